@@ -1,0 +1,69 @@
+"""The accelerator catalog: canonical chips with specs, and AWS instance type -> chip.
+
+All of it is data (chipcost/data/*.csv): a new chip or instance type is a row, not code.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+UNKNOWN_CHIP = "unknown"
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    with resources.files("chipcost").joinpath("data", name).open(encoding="utf-8") as handle:
+        return list(csv.DictReader(line for line in handle if not line.startswith("#")))
+
+
+@cache
+def chip_rows() -> tuple[dict[str, str], ...]:
+    """Canonical chips with their specs and where each spec came from (chips.csv)."""
+    return tuple(_rows("chips.csv"))
+
+
+@cache
+def canonical_chips() -> frozenset[str]:
+    return frozenset(row["chip"] for row in chip_rows())
+
+
+@cache
+def aws_families() -> dict[str, str]:
+    """Accelerator instance family (the part before the dot) -> canonical chip."""
+    return {row["family"]: row["chip"] for row in _rows("aws_families.csv")}
+
+
+@cache
+def aws_instance_chip_counts() -> dict[str, int]:
+    return {row["instance_type"]: int(row["chip_count"]) for row in _rows("aws_instance_types.csv")}
+
+
+@dataclass(frozen=True)
+class ChipMatch:
+    chip: str
+    chip_count: float
+    known_type: bool  # False: found by its attributes, not listed in the catalog
+
+    @property
+    def is_unknown(self) -> bool:
+        return self.chip == UNKNOWN_CHIP
+
+
+def aws_family(instance_type: str) -> str:
+    return instance_type.split(".", 1)[0]
+
+
+def aws_chip_for(instance_type: str, accelerator_count: float | None = None) -> ChipMatch:
+    """Canonical chip and chips per instance for an AWS instance type.
+
+    The catalog's count wins; the Price List's `gpu` attribute (which counts Trainium and
+    Inferentia chips too, but names nothing) fills in sizes the catalog does not list yet.
+    """
+    chip = aws_families().get(aws_family(instance_type), UNKNOWN_CHIP)
+    listed = aws_instance_chip_counts().get(instance_type)
+    if listed is not None:
+        return ChipMatch(chip, float(listed), known_type=True)
+    count = float(accelerator_count) if accelerator_count and accelerator_count > 0 else 0.0
+    return ChipMatch(chip, count, known_type=False)

@@ -1,0 +1,131 @@
+"""One source through fetch (or replay) -> parse -> validate, and one run into the warehouse.
+
+Prefect-free: flows/collect.py wraps these in tasks; tests and benchmarks call them directly.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from chipcost import archive
+from chipcost.errors import ChipcostError, SourceSkipped
+from chipcost.runs import (
+    ALREADY_LOADED,
+    FAILED,
+    OK,
+    SKIPPED,
+    RunResult,
+    SourceResult,
+    payload_digest,
+)
+from chipcost.settings import Settings
+from extract import FetchContext, Source, registry
+from transform.validate import validate_records
+from warehouse.db import connect
+from warehouse.load import LoadSummary, load_run, loaded_sources
+
+log = logging.getLogger("chipcost.collect")
+
+Progress = Callable[[str], None]
+
+
+def new_run_id(moment: datetime) -> str:
+    return f"{archive.run_stamp(moment)}-{uuid.uuid4().hex[:6]}"
+
+
+def select_sources(names: list[str] | None) -> list[Source]:
+    """The registered sources to run, by name; an unknown name is a clear error."""
+    sources = registry()
+    if not names:
+        return list(sources.values())
+    unknown = [n for n in names if n not in sources]
+    if unknown:
+        raise ChipcostError(
+            f"unknown source {', '.join(unknown)}: choose from {', '.join(sources)}"
+        )
+    return [sources[n] for n in names]
+
+
+def collect_source(
+    source: Source,
+    *,
+    settings: Settings,
+    stamp: str,
+    replay_dir: Path | None = None,
+    already_loaded: str | None = None,
+    progress: Progress = lambda message: None,
+) -> SourceResult:
+    """Fetch (or read from the archive), parse and validate one source; never raises."""
+    started = time.monotonic()
+    result = SourceResult(source=source.name, provider=source.provider, status=OK)
+    try:
+        if replay_dir is not None:
+            payloads = archive.read_payloads(replay_dir, source.name)
+        else:
+            writer = archive.ArchiveWriter(settings.archive_dir, stamp, source.name)
+            context = FetchContext(archive=writer, progress=lambda m: progress(f"{source.name}: {m}"))
+            payloads = source.fetch(context)
+        result.payloads = len(payloads)
+        result.payload_digest = payload_digest([archive.sha256(p.data) for p in payloads])
+        if already_loaded is not None and already_loaded == result.payload_digest:
+            result.status = ALREADY_LOADED
+            result.message = "already loaded from this archive: nothing to do"
+            return result
+        if not payloads:
+            raise ChipcostError(f"{source.name}: the fetch returned no payloads")
+        result.observed_at = min(p.fetched_at for p in payloads)
+        parsed = source.parse(payloads)
+        validated = validate_records(parsed.records, frozenset(registry()))
+        result.records = validated.records
+        result.rejects = parsed.rejects + validated.rejects
+        result.seen_keys = {r.offer_key() for r in parsed.records}
+        result.notes = list(dict.fromkeys(parsed.notes))
+        result.message = f"{len(result.records)} records, {len(result.rejects)} rejects"
+    except SourceSkipped as exc:
+        result.status, result.message = SKIPPED, f"skipped: {exc}"
+    except ChipcostError as exc:
+        result.status, result.message = FAILED, str(exc)
+    except Exception as exc:  # a parser bug must not take the other sources down
+        log.exception("unexpected error in source %s", source.name)
+        result.status = FAILED
+        result.message = (
+            f"unexpected {type(exc).__name__} in {source.name}: {exc}. This is a bug in "
+            "chipcost: the raw payloads are archived; please report it with the run directory"
+        )
+    finally:
+        result.seconds = time.monotonic() - started
+    progress(f"{source.name}: {result.status} ({result.message})")
+    return result
+
+
+def already_loaded_sources(settings: Settings, archive_run: str) -> dict[str, str]:
+    if not settings.db_path.exists():
+        return {}
+    con = connect(settings.db_path)
+    try:
+        return loaded_sources(con, archive_run)
+    finally:
+        con.close()
+
+
+def prepare_data_dir(settings: Settings) -> None:
+    """The data directory is ours to create; any other missing directory is the user's typo."""
+    if settings.db_path.parent == settings.data_dir:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+
+
+def load(settings: Settings, run: RunResult) -> LoadSummary:
+    con = connect(settings.db_path)
+    try:
+        return load_run(con, run)
+    finally:
+        con.close()
+
+
+def now() -> datetime:
+    return datetime.now(UTC)

@@ -1,0 +1,145 @@
+"""The price record every source produces (DESIGN.md), and a parser's result."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+
+# Providers named in DESIGN.md; a new provider is added here with its first source.
+PROVIDERS = (
+    "aws",
+    "azure",
+    "gcp",
+    "runpod",
+    "vastai",
+    "lambda",
+    "coreweave",
+    "spheron",
+    "oci",
+    "nebius",
+    "verda",
+)
+PRICING_MODELS = ("on_demand", "spot", "reserved", "savings_plan", "capacity_block", "commitment")
+PAYMENTS = ("none", "no_upfront", "partial_upfront", "all_upfront")
+# Fixed terms; a capacity block's duration is written as e.g. "1d", "7d", "14d".
+TERMS = ("none", "1w", "1mo", "3mo", "6mo", "1yr", "3yr")
+TERM_PATTERN = r"^(none|1w|1mo|3mo|6mo|1yr|3yr|\d+[hd])$"
+# The variant inside a pricing model: RI class, savings plan type, marketplace tier, ...
+PLANS = (
+    "default",
+    "standard",
+    "convertible",
+    "compute",
+    "ec2_instance",
+    "secure",
+    "community",
+    "interruptible",
+    "low_priority",
+)
+HOURS_PER_TERM = {"1yr": 8760.0, "3yr": 26280.0}
+
+OFFER_KEY = (
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "pricing_model",
+    "term",
+    "payment",
+    "plan",
+)
+
+
+@dataclass(frozen=True)
+class PriceRecord:
+    """One price of one offer as one source saw it at one moment."""
+
+    observed_at: datetime
+    provider: str
+    source: str
+    region: str
+    instance_type: str
+    chip: str
+    chip_count: float
+    pricing_model: str
+    price_per_hour: float
+    zone: str = ""
+    term: str = "none"
+    payment: str = "none"
+    plan: str = "default"
+    upfront: float | None = None
+    currency: str = "USD"
+    sku: str = ""
+    source_url: str = ""
+    payload_ref: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def offer_key(self) -> tuple[str, ...]:
+        return tuple(getattr(self, name) for name in OFFER_KEY)
+
+
+@dataclass(frozen=True)
+class Reject:
+    """A row a parser or validator refused, with the reason and the row as it came."""
+
+    source: str
+    reason: str
+    row: Any
+    sku: str = ""
+    payload_ref: str = ""
+
+    def row_json(self) -> str:
+        if isinstance(self.row, str):
+            return self.row
+        return json.dumps(self.row, default=str, sort_keys=True)
+
+
+@dataclass
+class ParseResult:
+    """What a parser made of a payload: good records, refused rows, and notes for the summary."""
+
+    records: list[PriceRecord] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def extend(self, other: ParseResult) -> None:
+        self.records.extend(other.records)
+        self.rejects.extend(other.rejects)
+        self.notes.extend(other.notes)
+
+
+RECORD_SCHEMA: dict[str, pl.DataType] = {
+    "observed_at": pl.Datetime("us", "UTC"),
+    "provider": pl.String(),
+    "source": pl.String(),
+    "region": pl.String(),
+    "zone": pl.String(),
+    "instance_type": pl.String(),
+    "chip": pl.String(),
+    "chip_count": pl.Float64(),
+    "pricing_model": pl.String(),
+    "term": pl.String(),
+    "payment": pl.String(),
+    "plan": pl.String(),
+    "price_per_hour": pl.Float64(),
+    "upfront": pl.Float64(),
+    "currency": pl.String(),
+    "sku": pl.String(),
+    "source_url": pl.String(),
+    "payload_ref": pl.String(),
+    "extra": pl.String(),
+}
+
+
+def records_frame(records: list[PriceRecord]) -> pl.DataFrame:
+    """Records as a polars frame in the warehouse's column order (extra as JSON text)."""
+    rows = []
+    for record in records:
+        row = asdict(record)
+        row["extra"] = json.dumps(record.extra, sort_keys=True, default=str) if record.extra else ""
+        rows.append(row)
+    return pl.DataFrame(rows, schema=RECORD_SCHEMA)

@@ -1,0 +1,54 @@
+"""What one collection run produced, per source, on its way to the warehouse."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from chipcost.record import PriceRecord, Reject
+
+OK, SKIPPED, FAILED, ALREADY_LOADED = "ok", "skipped", "failed", "already_loaded"
+
+
+@dataclass
+class SourceResult:
+    source: str
+    provider: str
+    status: str
+    message: str = ""
+    records: list[PriceRecord] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
+    # Offer keys the parser saw this run, valid or not: an offer whose row was rejected
+    # is not withdrawn.
+    seen_keys: set[tuple[str, ...]] = field(default_factory=set)
+    payloads: int = 0
+    seconds: float = 0.0
+    observed_at: datetime | None = None
+    payload_digest: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    started_at: datetime
+    observed_at: datetime
+    mode: str  # live | replay
+    archive_run: str
+    sample: bool
+    sources: list[SourceResult]
+
+    @property
+    def status(self) -> str:
+        ran = [s for s in self.sources if s.status != ALREADY_LOADED]
+        if not ran:
+            return OK
+        failed = [s for s in ran if s.status in (FAILED, SKIPPED)]
+        if len(failed) == len(ran):
+            return FAILED
+        return "partial" if failed else OK
+
+
+def payload_digest(sha256s: list[str]) -> str:
+    return hashlib.sha256("\n".join(sha256s).encode()).hexdigest()

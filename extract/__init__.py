@@ -1,0 +1,18 @@
+"""Sources: one module per provider API or file, each registered here."""
+
+from __future__ import annotations
+
+from extract.base import FetchContext, Source
+
+SOURCE_MODULES = ("aws_pricing",)
+
+
+def registry() -> dict[str, Source]:
+    """Every registered source by name, in a stable order."""
+    from importlib import import_module
+
+    sources = [import_module(f"extract.{module}").SOURCE for module in SOURCE_MODULES]
+    return {source.name: source for source in sources}
+
+
+__all__ = ["FetchContext", "Source", "registry", "SOURCE_MODULES"]

@@ -1,0 +1,312 @@
+"""Pure helpers for AWS Price List products and terms (GetProducts items and bulk offer files)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from chipcost.catalog import aws_chip_for
+from chipcost.record import HOURS_PER_TERM, ParseResult, PriceRecord, Reject
+
+# The Price List's words for a reserved term, in the record's vocabulary (DESIGN.md).
+LEASE_TERMS = {"1yr": "1yr", "3yr": "3yr"}
+PURCHASE_OPTIONS = {
+    "No Upfront": "no_upfront",
+    "Partial Upfront": "partial_upfront",
+    "All Upfront": "all_upfront",
+}
+OFFERING_CLASSES = ("standard", "convertible")
+# Price dimension units: "Hrs" is the hourly rate, "Quantity" a reserved term's Upfront Fee.
+HOURLY_UNIT = "Hrs"
+UPFRONT_UNIT = "Quantity"
+UNITS_BY_TERM_TYPE = {"OnDemand": (HOURLY_UNIT,), "Reserved": (HOURLY_UNIT, UPFRONT_UNIT)}
+REQUIRED_ATTRIBUTES = ("instanceType", "regionCode")
+# Attributes worth keeping with each record; everything else is in the archived payload.
+EXTRA_ATTRIBUTES = ("location", "gpuMemory", "vcpu", "memory")
+CAPACITY_BLOCK_MARKET = "CapacityBlock"
+CAPACITY_BLOCK_REASON = (
+    "capacity-block rows are listed at $0 in the Price List and are not prices "
+    "(Capacity Block prices come from the EC2 capacity-block offerings)"
+)
+FAMILIES_CSV = "chipcost/data/aws_families.csv"
+INSTANCE_TYPES_CSV = "chipcost/data/aws_instance_types.csv"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where the rows being parsed came from: stamped on every record and reject."""
+
+    source: str
+    source_url: str
+    payload_ref: str
+    observed_at: datetime
+    provider: str = "aws"
+
+
+@dataclass(frozen=True)
+class _Product:
+    sku: str
+    instance_type: str
+    region: str
+    chip: str
+    chip_count: float
+    market: str
+    extra: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+class _Refused(Exception):
+    """Internal: a product or term that cannot become a record; the message is the reason."""
+
+
+def decode_item(raw: object) -> dict[str, Any]:
+    """A GetProducts PriceList item (a JSON string) as a dict; ValueError says what is wrong."""
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    if not isinstance(raw, str):
+        raise ValueError(f"PriceList item is a {type(raw).__name__}, not a JSON string")
+    try:
+        item = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"PriceList item is not valid JSON ({exc})") from exc
+    if not isinstance(item, dict):
+        raise ValueError(f"PriceList item is a JSON {type(item).__name__}, not an object")
+    return item
+
+
+def item_offers(
+    item: Mapping[str, Any], origin: Origin, *, expected: Mapping[str, str], raw: object
+) -> ParseResult:
+    """Records for one GetProducts item: {"product", "terms", "version", ...}."""
+    return product_offers(
+        item.get("product"),
+        item.get("terms"),
+        origin,
+        expected=expected,
+        raw=raw,
+        version=str(item.get("version", "")),
+    )
+
+
+def product_offers(
+    product: object,
+    terms: object,
+    origin: Origin,
+    *,
+    expected: Mapping[str, str],
+    raw: object,
+    version: str = "",
+) -> ParseResult:
+    """One record per OnDemand/Reserved term of one product, or rejects saying why not.
+
+    `expected` holds attribute values a row must have (the query's filters); a row with
+    others is rejected, not silently loaded.
+    """
+    result = ParseResult()
+    sku = str(product.get("sku", "")) if isinstance(product, Mapping) else ""
+    try:
+        offer = _product(product, expected)
+        term_list = _terms(terms)
+    except _Refused as exc:
+        result.rejects.append(Reject(origin.source, str(exc), raw, sku, origin.payload_ref))
+        return result
+    result.notes.extend(offer.notes)
+    for term_type, term in term_list:
+        try:
+            result.records.append(_record(offer, term_type, term, origin, version))
+        except _Refused as exc:
+            row = {
+                "sku": offer.sku,
+                "instanceType": offer.instance_type,
+                "regionCode": offer.region,
+                "termType": term_type,
+                "term": term,
+            }
+            result.rejects.append(Reject(origin.source, str(exc), row, sku, origin.payload_ref))
+    return result
+
+
+def _product(product: object, expected: Mapping[str, str]) -> _Product:
+    if not isinstance(product, Mapping):
+        raise _Refused("item has no product object")
+    attributes = product.get("attributes")
+    if not isinstance(attributes, Mapping):
+        raise _Refused("product has no attributes")
+    missing = [name for name in REQUIRED_ATTRIBUTES if not attributes.get(name)]
+    if missing:
+        raise _Refused(f"missing attribute {', '.join(missing)}: cannot tell what or where it is")
+    mismatch = _filter_mismatch(attributes, expected)
+    if mismatch:
+        raise _Refused(mismatch)
+    instance_type = str(attributes["instanceType"])
+    gpu_text = str(attributes.get("gpu", "")).strip()
+    match = aws_chip_for(instance_type, _number(gpu_text))
+    if match.chip_count < 1:
+        raise _Refused(
+            f"chip count unknown: {instance_type} is not in {INSTANCE_TYPES_CSV} and the "
+            f"Price List gives no gpu count (gpu={gpu_text or 'missing'}); add a row there"
+        )
+    notes: tuple[str, ...] = ()
+    if match.is_unknown:
+        notes = (
+            f"unknown accelerator type {instance_type} (instanceFamily "
+            f"{attributes.get('instanceFamily', '?')}, gpu={gpu_text}): loaded as chip "
+            f"'unknown'; add it to {FAMILIES_CSV}",
+        )
+    elif not match.known_type:
+        notes = (
+            f"{instance_type} is not in {INSTANCE_TYPES_CSV}: chip_count "
+            f"{match.chip_count:g} taken from the Price List gpu attribute; add a row there",
+        )
+    extra = {name: str(attributes[name]) for name in EXTRA_ATTRIBUTES if attributes.get(name)}
+    return _Product(
+        sku=str(product.get("sku", "")),
+        instance_type=instance_type,
+        region=str(attributes["regionCode"]),
+        chip=match.chip,
+        chip_count=match.chip_count,
+        market=str(attributes.get("marketoption", "")),
+        extra=extra,
+        notes=notes,
+    )
+
+
+def _filter_mismatch(attributes: Mapping[str, Any], expected: Mapping[str, str]) -> str:
+    wrong = [
+        (name, attributes.get(name)) for name, want in expected.items() if attributes.get(name) != want
+    ]
+    if not wrong:
+        return ""
+    said = "; ".join(f"{name} is {value!r}, not {expected[name]!r}" for name, value in wrong)
+    if attributes.get("marketoption") == CAPACITY_BLOCK_MARKET:
+        return f"{said}: {CAPACITY_BLOCK_REASON}"
+    return f"{said}: not a price this source collects"
+
+
+def _terms(terms: object) -> list[tuple[str, Any]]:
+    if not isinstance(terms, Mapping) or not terms:
+        raise _Refused("item has no terms (expected OnDemand and/or Reserved)")
+    found = []
+    for term_type, by_code in terms.items():
+        if term_type not in UNITS_BY_TERM_TYPE:
+            raise _Refused(f"unknown term type {term_type!r} (expected OnDemand or Reserved)")
+        if not isinstance(by_code, Mapping):
+            raise _Refused(f"{term_type} terms are not an object")
+        found.extend((term_type, term) for term in by_code.values())
+    return found
+
+
+def _record(
+    offer: _Product, term_type: str, term: object, origin: Origin, version: str
+) -> PriceRecord:
+    if not isinstance(term, Mapping):
+        raise _Refused(f"{term_type} term is not an object")
+    hourly, upfront = _dimensions(term_type, term)
+    extra = dict(offer.extra)
+    extra.update(
+        effectiveDate=str(term.get("effectiveDate", "")),
+        offerTermCode=str(term.get("offerTermCode", "")),
+        version=version,
+    )
+    fields: dict[str, Any] = {"pricing_model": "on_demand"}
+    if term_type == "Reserved":
+        fields = _reserved_fields(term, hourly, upfront)
+    elif hourly is None:
+        raise _Refused("OnDemand term has no hourly (Hrs) price dimension")
+    else:
+        fields["price_per_hour"] = hourly
+    if fields["price_per_hour"] <= 0:
+        reason = "price is zero"
+        if offer.market == CAPACITY_BLOCK_MARKET:
+            reason = f"{reason}: {CAPACITY_BLOCK_REASON}"
+        raise _Refused(reason)
+    return PriceRecord(
+        observed_at=origin.observed_at,
+        provider=origin.provider,
+        source=origin.source,
+        region=offer.region,
+        instance_type=offer.instance_type,
+        chip=offer.chip,
+        chip_count=offer.chip_count,
+        sku=offer.sku,
+        source_url=origin.source_url,
+        payload_ref=origin.payload_ref,
+        extra={key: value for key, value in extra.items() if value},
+        **fields,
+    )
+
+
+def _reserved_fields(
+    term: Mapping[str, Any], hourly: float | None, upfront: float | None
+) -> dict[str, Any]:
+    attributes = term.get("termAttributes")
+    if not isinstance(attributes, Mapping):
+        raise _Refused("Reserved term has no termAttributes")
+    lease = attributes.get("LeaseContractLength")
+    option = attributes.get("PurchaseOption")
+    offering_class = attributes.get("OfferingClass")
+    if lease not in LEASE_TERMS:
+        raise _Refused(f"unknown LeaseContractLength {lease!r} (expected 1yr or 3yr)")
+    if option not in PURCHASE_OPTIONS:
+        raise _Refused(f"unknown PurchaseOption {option!r} (expected {', '.join(PURCHASE_OPTIONS)})")
+    if offering_class not in OFFERING_CLASSES:
+        raise _Refused(f"unknown OfferingClass {offering_class!r} (expected standard/convertible)")
+    payment = PURCHASE_OPTIONS[option]
+    if payment != "no_upfront" and upfront is None:
+        raise _Refused(f"{option} term has no Upfront Fee ({UPFRONT_UNIT}) price dimension")
+    if hourly is None and payment != "all_upfront":
+        raise _Refused(f"{option} term has no hourly ({HOURLY_UNIT}) price dimension")
+    length = LEASE_TERMS[lease]
+    effective = (hourly or 0.0) + (upfront or 0.0) / HOURS_PER_TERM[length]
+    return {
+        "pricing_model": "reserved",
+        "term": length,
+        "payment": payment,
+        "plan": offering_class,
+        "price_per_hour": round(effective, 10),
+        "upfront": upfront,
+    }
+
+
+def _dimensions(term_type: str, term: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """The hourly rate and the upfront fee of a term, each None where the term has none."""
+    dimensions = term.get("priceDimensions")
+    if not isinstance(dimensions, Mapping) or not dimensions:
+        raise _Refused(f"{term_type} term has no priceDimensions")
+    allowed = UNITS_BY_TERM_TYPE[term_type]
+    found: dict[str, float] = {}
+    for dimension in dimensions.values():
+        unit = dimension.get("unit") if isinstance(dimension, Mapping) else None
+        if unit not in allowed:
+            raise _Refused(
+                f"unknown price unit {unit!r} in {term_type} term "
+                f"{term.get('offerTermCode', '?')} (expected {' or '.join(allowed)})"
+            )
+        if unit in found:
+            raise _Refused(f"{term_type} term has several {unit} dimensions (tiered price)")
+        found[unit] = _usd(dimension)
+    return found.get(HOURLY_UNIT), found.get(UPFRONT_UNIT)
+
+
+def _usd(dimension: Mapping[str, Any]) -> float:
+    prices = dimension.get("pricePerUnit")
+    if not isinstance(prices, Mapping) or not prices:
+        raise _Refused(f"price dimension {dimension.get('rateCode', '?')} has no pricePerUnit")
+    if "USD" not in prices:
+        raise _Refused(f"non-USD currency {', '.join(map(str, prices))}: not converted")
+    value = _number(str(prices["USD"]))
+    if value is None or value < 0:
+        raise _Refused(f"price {prices['USD']!r} USD is not a non-negative number")
+    return value
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None

@@ -1,0 +1,218 @@
+"""AWS Price List Query API (GetProducts): EC2 accelerator on-demand and reserved prices."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import boto3
+import botocore.config
+from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+
+from chipcost.archive import Payload
+from chipcost.errors import ParseError, SourceError, SourceSkipped
+from chipcost.record import ParseResult, Reject
+from extract._aws_price_list import Origin, decode_item, item_offers
+from extract.base import FetchContext, Source
+
+SOURCE_NAME = "aws-pricing-api"
+PROVIDER = "aws"
+# The Price List Query API is served from a few regions only; us-east-1 answers for every
+# region's prices, so one endpoint covers them all.
+PRICING_REGION = "us-east-1"
+PRICING_URL = f"https://api.pricing.{PRICING_REGION}.amazonaws.com/ GetProducts"
+SERVICE_CODE = "AmazonEC2"
+FORMAT_VERSION = "aws_v1"
+# The API's maximum page size: fewer calls against its 10-request, 5-per-second bucket.
+PAGE_SIZE = 100
+# A query per instanceFamily spans every region: a few thousand products, tens of pages.
+# A runaway paginator stops here instead of looping for ever.
+MAX_PAGES = 400
+# One listed price per instance type and region: the shared-tenancy Linux on-demand SKU,
+# which also carries that instance's Reserved terms. Other OS, tenancy, licence or capacity
+# rows (reservations, Capacity Blocks) are different prices of the same hardware.
+TERM_MATCH = {
+    "operatingSystem": "Linux",
+    "tenancy": "Shared",
+    "preInstalledSw": "NA",
+    "capacitystatus": "Used",
+    "marketoption": "OnDemand",
+    "licenseModel": "No License required",
+}
+# One query per accelerator family value finds every accelerator type in every region,
+# including types our catalog (chipcost/data/aws_families.csv) does not know yet.
+INSTANCE_FAMILIES = ("GPU instance", "Machine Learning ASIC Instances")
+# Retries with backoff for throttling and 5xx live on the client, not in a loop here.
+CLIENT_CONFIG = botocore.config.Config(
+    connect_timeout=10,
+    read_timeout=60,
+    retries={"max_attempts": 8, "mode": "adaptive"},
+)
+NO_CREDENTIALS = (
+    "no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY "
+    "(or run `chipcost collect --replay DIR`)"
+)
+# Error codes that mean "these credentials may not call GetProducts".
+CREDENTIAL_ERRORS = frozenset(
+    {
+        "AccessDenied",
+        "AccessDeniedException",
+        "ExpiredToken",
+        "ExpiredTokenException",
+        "InvalidClientTokenId",
+        "UnrecognizedClientException",
+        "SignatureDoesNotMatch",
+    }
+)
+
+
+def query_filters(instance_family: str) -> list[dict[str, str]]:
+    """The GetProducts Filters of one instanceFamily query."""
+    fields = {"instanceFamily": instance_family, **TERM_MATCH}
+    return [{"Type": "TERM_MATCH", "Field": name, "Value": value} for name, value in fields.items()]
+
+
+def pricing_client() -> Any:
+    """A Price List client with timeouts and retries; SourceSkipped when there are no credentials."""
+    try:
+        credentials = boto3.Session().get_credentials()
+    except BotoCoreError as exc:
+        raise SourceError(
+            f"{SOURCE_NAME}: cannot load AWS credentials ({exc}): fix AWS_PROFILE or the "
+            "AWS config files"
+        ) from exc
+    if credentials is None:
+        raise SourceSkipped(NO_CREDENTIALS)
+    return boto3.client("pricing", region_name=PRICING_REGION, config=CLIENT_CONFIG)
+
+
+def fetch(ctx: FetchContext, client: Any = None) -> list[Payload]:
+    """Every GetProducts page of every accelerator query, each archived as it arrives."""
+    client = client if client is not None else pricing_client()
+    payloads: list[Payload] = []
+    for family in INSTANCE_FAMILIES:
+        payloads.extend(_fetch_query(client, ctx, family))
+    return payloads
+
+
+def _fetch_query(client: Any, ctx: FetchContext, family: str) -> list[Payload]:
+    filters = query_filters(family)
+    payloads: list[Payload] = []
+    seen: set[str] = set()
+    token: str | None = None
+    for page in range(1, MAX_PAGES + 1):
+        request: dict[str, Any] = {
+            "ServiceCode": SERVICE_CODE,
+            "Filters": filters,
+            "FormatVersion": FORMAT_VERSION,
+            "MaxResults": PAGE_SIZE,
+        }
+        if token:
+            request["NextToken"] = token
+        response = _get_products(client, request, f"instanceFamily {family!r} page {page}")
+        body = {key: value for key, value in response.items() if key != "ResponseMetadata"}
+        payloads.append(
+            ctx.archive.write(
+                json.dumps(body).encode("utf-8"),
+                PRICING_URL,
+                request={**request, "NextToken": token},
+            )
+        )
+        ctx.progress(f"{SOURCE_NAME}: GetProducts instanceFamily {family!r} page {page}")
+        token = response.get("NextToken")
+        if not token:
+            return payloads
+        if token in seen:
+            raise SourceError(
+                f"{SOURCE_NAME}: GetProducts for instanceFamily {family!r} returned a NextToken "
+                f"it had already returned (page {page}): the API is looping; run again later, "
+                "and report it if it persists"
+            )
+        seen.add(token)
+    raise SourceError(
+        f"{SOURCE_NAME}: GetProducts for instanceFamily {family!r} still had a NextToken after "
+        f"{MAX_PAGES} pages: raise MAX_PAGES in extract/aws_pricing.py if AWS lists that many"
+    )
+
+
+def _get_products(client: Any, request: dict[str, Any], where: str) -> dict[str, Any]:
+    """One GetProducts call; expected failures become SourceError with what to do."""
+    what = f"{SOURCE_NAME}: GetProducts ({where})"
+    try:
+        return client.get_products(**request)
+    except ClientError as exc:
+        error = exc.response.get("Error", {})
+        code, message = error.get("Code", "?"), error.get("Message", "")
+        raise SourceError(f"{what} failed with {code} ({message}): {_advice(code)}") from exc
+    except NoCredentialsError as exc:
+        raise SourceSkipped(NO_CREDENTIALS) from exc
+    except BotoCoreError as exc:
+        raise SourceError(
+            f"{what} could not reach the AWS Price List API ({exc}): check the network or "
+            "proxy, then run again"
+        ) from exc
+
+
+def _advice(code: str) -> str:
+    if code == "ThrottlingException":
+        return (
+            "AWS throttled the request after the client's retries; run again later (the "
+            "Price List API allows about 5 requests a second per account)"
+        )
+    if code in CREDENTIAL_ERRORS:
+        return "refresh the AWS credentials, and allow pricing:GetProducts for them"
+    if code in ("InvalidNextTokenException", "ExpiredNextTokenException"):
+        return "the page token expired mid-run; run again"
+    return "run again later; pages fetched so far are archived"
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """Price records from archived GetProducts pages; pure."""
+    result = ParseResult()
+    items = 0
+    for payload in payloads:
+        origin = Origin(SOURCE_NAME, payload.url, payload.ref, payload.fetched_at, PROVIDER)
+        for raw in _price_list(payload):
+            items += 1
+            try:
+                item = decode_item(raw)
+            except ValueError as exc:
+                result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, "", payload.ref))
+                continue
+            result.extend(item_offers(item, origin, expected=TERM_MATCH, raw=raw))
+    result.notes = list(dict.fromkeys(result.notes))
+    if payloads and not items:
+        result.notes.append(
+            f"{SOURCE_NAME}: {len(payloads)} GetProducts page(s) held no products: check that "
+            f"the instanceFamily values {', '.join(INSTANCE_FAMILIES)} still exist"
+        )
+    return result
+
+
+def _price_list(payload: Payload) -> list[Any]:
+    where = f"{SOURCE_NAME}: payload {payload.ref or payload.name or '?'} ({payload.url})"
+    try:
+        page = json.loads(payload.data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ParseError(
+            f"{where} is not JSON ({exc}): re-fetch, or report a format change"
+        ) from exc
+    if not isinstance(page, dict) or not isinstance(page.get("PriceList"), list):
+        keys = ", ".join(sorted(page)) if isinstance(page, dict) else type(page).__name__
+        raise ParseError(
+            f"{where} has no PriceList list (found {keys}): re-fetch, or report a format change"
+        )
+    return page["PriceList"]
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "AWS Price List Query API (GetProducts): EC2 GPU and ML-ASIC instances, Linux "
+        "shared-tenancy on-demand and reserved-instance prices in every region"
+    ),
+    fetch=fetch,
+    parse=parse,
+)

@@ -1,0 +1,37 @@
+"""The contract of a source: fetch (the only I/O) returns raw payloads; parse is pure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from chipcost.archive import ArchiveWriter, Payload
+from chipcost.record import ParseResult
+
+
+def _no_progress(message: str) -> None:
+    return None
+
+
+@dataclass
+class FetchContext:
+    """What a fetch needs from the run.
+
+    `archive.write(data, url, request=...)` must be called for every payload as soon as it
+    arrives, before parsing, so that nothing fetched is lost even if a later page fails.
+    """
+
+    archive: ArchiveWriter
+    progress: Callable[[str], None] = _no_progress
+    options: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One registered source: its name is the `source` column of the records it yields."""
+
+    name: str
+    provider: str
+    description: str
+    fetch: Callable[[FetchContext], list[Payload]]
+    parse: Callable[[Sequence[Payload]], ParseResult]

@@ -1,0 +1,1 @@
+"""Prefect flows: thin schedules over chipcost's steps."""

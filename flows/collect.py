@@ -1,0 +1,153 @@
+"""The daily collection flow: sources (concurrently) -> validate -> load -> run artifact."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+from prefect.artifacts import create_table_artifact
+
+from chipcost import archive
+from chipcost.collect import (
+    already_loaded_sources,
+    collect_source,
+    load,
+    new_run_id,
+    now,
+    prepare_data_dir,
+    select_sources,
+)
+from chipcost.errors import ChipcostError
+from chipcost.runs import ALREADY_LOADED, FAILED, SKIPPED, RunResult, SourceResult
+from chipcost.settings import Settings, load_settings
+from extract import Source
+from warehouse.db import run_lock
+from warehouse.load import LoadSummary
+
+# The CLI sets this to show progress; a deployed flow logs instead.
+PROGRESS_HOOK = None
+
+
+@dataclass
+class RunOutcome:
+    run: RunResult
+    summary: LoadSummary
+
+
+class AllSourcesFailed(ChipcostError):
+    """Every source of a run failed or was skipped: nothing was collected."""
+
+
+def _progress(message: str) -> None:
+    if PROGRESS_HOOK is not None:
+        PROGRESS_HOOK(message)
+
+
+# NO_CACHE: a source run must never be skipped as "cached"; its inputs are not hashable anyway.
+@task(name="collect-source", task_run_name="{source.name}", cache_policy=NO_CACHE)
+def collect_source_task(
+    source: Source,
+    settings: Settings,
+    stamp: str,
+    replay_dir: Path | None,
+    already_loaded: str | None,
+) -> SourceResult:
+    result = collect_source(
+        source,
+        settings=settings,
+        stamp=stamp,
+        replay_dir=replay_dir,
+        already_loaded=already_loaded,
+        progress=_progress,
+    )
+    logger = get_run_logger()
+    level = logger.warning if result.status in (FAILED, SKIPPED) else logger.info
+    level("%s: %s: %s", source.name, result.status, result.message)
+    for note in result.notes:
+        logger.warning("%s: %s", source.name, note)
+    return result
+
+
+@task(name="load-run", cache_policy=NO_CACHE)
+def load_task(settings: Settings, run: RunResult) -> LoadSummary:
+    return load(settings, run)
+
+
+def _collect_one(settings: Settings, sources: list[Source], run_dir: Path | None) -> RunOutcome:
+    started = now()
+    stamp = run_dir.name if run_dir else archive.run_stamp(started)
+    if run_dir is not None:
+        archived = set(archive.archived_sources(run_dir))
+        sources = [s for s in sources if s.name in archived]
+    loaded = already_loaded_sources(settings, stamp)
+    futures = [
+        collect_source_task.submit(s, settings, stamp, run_dir, loaded.get(s.name))
+        for s in sources
+    ]
+    results = [f.result() for f in futures]
+    observed = [r.observed_at for r in results if r.observed_at]
+    run = RunResult(
+        run_id=new_run_id(started),
+        started_at=started,
+        observed_at=min(observed) if observed else started,
+        mode="replay" if run_dir else "live",
+        archive_run=stamp,
+        sample=bool(run_dir and archive.is_sample(run_dir)),
+        sources=results,
+    )
+    summary = load_task(settings, run)
+    _publish(run, summary)
+    return RunOutcome(run, summary)
+
+
+def _publish(run: RunResult, summary: LoadSummary) -> None:
+    rows = [
+        {
+            "source": s.source,
+            "status": s.status,
+            "records": len(s.records),
+            "rejects": len(s.rejects),
+            "seconds": round(s.seconds, 2),
+            "message": s.message,
+            "notes": " | ".join(s.notes),
+        }
+        for s in run.sources
+    ]
+    label = " (SAMPLE DATA)" if run.sample else ""
+    create_table_artifact(
+        table=rows,
+        key="collect-summary",
+        description=(
+            f"Run {run.run_id}{label}: {run.status}; {summary.new} new, {summary.changed} "
+            f"changed, {summary.withdrawn} withdrawn offers"
+        ),
+    )
+
+
+@flow(name="collect", log_prints=True)
+def collect(
+    replay: str | None = None,
+    db: str | None = None,
+    data_dir: str | None = None,
+    sources: list[str] | None = None,
+) -> list[RunOutcome]:
+    """Collect today's prices (or replay an archive) into the warehouse."""
+    settings = load_settings(db=db, data_dir=data_dir)
+    chosen = select_sources(sources)
+    run_dirs: list[Path | None] = (
+        list(archive.run_directories(Path(replay))) if replay else [None]
+    )
+    prepare_data_dir(settings)
+    outcomes = []
+    with run_lock(settings.db_path):
+        for run_dir in run_dirs:
+            outcomes.append(_collect_one(settings, chosen, run_dir))
+    ran = [s for o in outcomes for s in o.run.sources if s.status != ALREADY_LOADED]
+    if ran and all(s.status in (FAILED, SKIPPED) for s in ran):
+        raise AllSourcesFailed(
+            "every source failed or was skipped: "
+            + "; ".join(f"{s.source}: {s.message}" for s in ran)
+        )
+    return outcomes

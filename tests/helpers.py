@@ -1,0 +1,56 @@
+"""Builders shared by the tests: price records and runs with sensible defaults."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from chipcost.record import PriceRecord
+from chipcost.runs import OK, RunResult, SourceResult
+
+DAY0 = datetime(2026, 11, 1, 6, 0, tzinfo=UTC)
+
+
+def day(n: int) -> datetime:
+    return DAY0 + timedelta(days=n)
+
+
+BASE = PriceRecord(
+    observed_at=DAY0,
+    provider="aws",
+    source="aws-pricing-api",
+    region="us-east-1",
+    instance_type="p5.48xlarge",
+    chip="H100-SXM",
+    chip_count=8.0,
+    pricing_model="on_demand",
+    price_per_hour=55.04,
+    sku="SKU1",
+    source_url="https://example.invalid/GetProducts",
+    payload_ref="2026-11-01T060000Z/aws-pricing-api/0001.json.gz",
+)
+
+
+def record(**changes) -> PriceRecord:
+    return replace(BASE, **changes)
+
+
+def run_of(records: list[PriceRecord], when: datetime, *, status: str = OK, run_id: str = "") -> RunResult:
+    source = SourceResult(
+        source="aws-pricing-api",
+        provider="aws",
+        status=status,
+        records=[replace(r, observed_at=when) for r in records] if status == OK else [],
+        seen_keys={r.offer_key() for r in records} if status == OK else set(),
+        observed_at=when,
+    )
+    stamp = when.strftime("%Y-%m-%dT%H%M%SZ")
+    return RunResult(
+        run_id=run_id or f"{stamp}-test",
+        started_at=when,
+        observed_at=when,
+        mode="replay",
+        archive_run=stamp,
+        sample=False,
+        sources=[source],
+    )

@@ -1,0 +1,178 @@
+"""Warehouse invariants: history only on change, idempotent, atomic, clear errors."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+import warehouse.load as load_module
+from chipcost.errors import WarehouseBusy, WarehouseError
+from chipcost.runs import FAILED
+from tests.helpers import day, record, run_of
+from warehouse.db import SCHEMA_VERSION, connect, run_lock, schema_version
+from warehouse.load import load_run
+
+PUBLIC_NAMES = {
+    "runs", "source_runs", "observations", "price_history", "rejects", "chips", "throughput",
+    "current_prices", "per_chip_prices", "cost_per_token", "price_changes",
+}
+
+
+@pytest.fixture
+def con(tmp_path):
+    connection = connect(tmp_path / "w.duckdb")
+    yield connection
+    connection.close()
+
+
+def count(con, sql: str) -> int:
+    return con.execute(sql).fetchone()[0]
+
+
+def snapshot(con) -> dict[str, list]:
+    return {
+        table: con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
+        for table in ("runs", "source_runs", "observations", "price_history", "rejects")
+    }
+
+
+def test_fresh_warehouse_has_every_public_name(con):
+    names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    assert PUBLIC_NAMES <= names
+    assert schema_version(con) == SCHEMA_VERSION
+    assert count(con, "SELECT count(*) FROM chips WHERE chip = 'H100-SXM'") == 1
+
+
+def test_history_grows_with_changes_not_days(con):
+    offers = [record(), record(region="us-west-2", price_per_hour=57.0)]
+    for n in range(5):
+        load_run(con, run_of(offers, day(n)))
+    assert count(con, "SELECT count(*) FROM price_history") == 2
+    assert count(con, "SELECT count(*) FROM observations") == 10
+    last_seen = con.execute("SELECT max(last_seen_at) FROM price_history").fetchone()[0]
+    assert last_seen == day(4)
+
+
+def test_price_change_closes_old_row_and_opens_new(con):
+    load_run(con, run_of([record()], day(0)))
+    load_run(con, run_of([record()], day(1)))
+    summary = load_run(con, run_of([record(price_per_hour=50.0)], day(2)))
+    assert (summary.new, summary.changed, summary.withdrawn) == (0, 1, 0)
+    rows = con.execute(
+        "SELECT price_per_hour, valid_from, valid_to, end_reason FROM price_history ORDER BY valid_from"
+    ).fetchall()
+    assert rows == [(55.04, day(0), day(2), "changed"), (50.0, day(2), None, None)]
+    change = con.execute(
+        "SELECT old_price_per_hour, new_price_per_hour, change_pct FROM price_changes "
+        "WHERE change = 'changed'"
+    ).fetchone()
+    assert change == (55.04, 50.0, pytest.approx(-9.16, abs=0.01))
+
+
+def test_same_day_twice_adds_no_history(con):
+    load_run(con, run_of([record()], day(0)))
+    before = count(con, "SELECT count(*) FROM price_history")
+    summary = load_run(con, run_of([record()], day(0).replace(hour=18), run_id="second"))
+    assert summary.history_changes == 0
+    assert count(con, "SELECT count(*) FROM price_history") == before
+
+
+def test_offer_missing_from_a_successful_run_is_withdrawn(con):
+    load_run(con, run_of([record(), record(region="eu-west-1")], day(0)))
+    summary = load_run(con, run_of([record()], day(1)))
+    assert summary.withdrawn == 1
+    assert con.execute(
+        "SELECT region, valid_to, end_reason FROM price_history WHERE valid_to IS NOT NULL"
+    ).fetchall() == [("eu-west-1", day(1), "withdrawn")]
+    assert count(con, "SELECT count(*) FROM price_changes WHERE change = 'withdrawn'") == 1
+    assert count(con, "SELECT count(*) FROM current_prices") == 1
+
+
+def test_failed_source_withdraws_nothing(con):
+    load_run(con, run_of([record()], day(0)))
+    load_run(con, run_of([record()], day(1), status=FAILED))
+    assert count(con, "SELECT count(*) FROM current_prices") == 1
+
+
+def test_older_observation_does_not_rewrite_history(con):
+    load_run(con, run_of([record()], day(5)))
+    summary = load_run(con, run_of([record(price_per_hour=60.0)], day(1)))
+    assert summary.history_changes == 0
+    assert con.execute("SELECT price_per_hour FROM current_prices").fetchall() == [(55.04,)]
+
+
+def test_failed_load_leaves_previous_state(con, monkeypatch):
+    load_run(con, run_of([record()], day(0)))
+    before = snapshot(con)
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("killed mid-load")
+
+    monkeypatch.setattr(load_module, "_insert_new", explode)
+    with pytest.raises(RuntimeError):
+        load_run(con, run_of([record(price_per_hour=1.0), record(region="x")], day(1)))
+    assert snapshot(con) == before
+
+
+def test_per_chip_view_divides_by_chips(con):
+    load_run(con, run_of([record()], day(0)))
+    assert con.execute("SELECT price_per_chip_hour FROM per_chip_prices").fetchone()[0] == (
+        pytest.approx(55.04 / 8)
+    )
+
+
+def test_second_collector_gets_a_clear_message(tmp_path):
+    db = tmp_path / "w.duckdb"
+    with run_lock(db):
+        with pytest.raises(WarehouseBusy, match="in use by another run"):
+            with run_lock(db):
+                pass
+
+
+def test_duckdb_lock_held_by_another_process_is_reported(tmp_path):
+    import subprocess
+    import sys
+
+    db = tmp_path / "w.duckdb"
+    connect(db).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         f"import duckdb,sys,time; c=duckdb.connect({str(db)!r}); print('ready', flush=True); "
+         "sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        with pytest.raises(WarehouseBusy, match="in use by another run"):
+            connect(db, read_only=True)
+    finally:
+        holder.communicate("", timeout=30)
+
+
+@pytest.mark.parametrize(
+    ("name", "read_only", "message"),
+    [
+        ("missing/w.duckdb", False, "does not exist"),
+        ("absent.duckdb", True, "run `chipcost collect` first"),
+        (".", False, "is a directory"),
+    ],
+)
+def test_bad_db_paths_are_explained(tmp_path, name, read_only, message):
+    with pytest.raises(WarehouseError, match=message):
+        connect(tmp_path / name, read_only=read_only)
+
+
+def test_foreign_duckdb_file_is_not_taken_over(tmp_path):
+    path = tmp_path / "other.duckdb"
+    other = duckdb.connect(str(path))
+    other.execute("CREATE TABLE mine (x INTEGER)")
+    other.close()
+    with pytest.raises(WarehouseError, match="not a chipcost warehouse"):
+        connect(path)
+
+
+def test_text_file_is_not_a_warehouse(tmp_path):
+    path = tmp_path / "notes.duckdb"
+    path.write_text("hello")
+    with pytest.raises(WarehouseError, match="cannot open"):
+        connect(path)

@@ -1,0 +1,1 @@
+"""Validation and pure transformations of price records."""

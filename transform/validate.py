@@ -1,0 +1,149 @@
+"""The pandera schema of price records, and the split of a batch into loadable rows and rejects."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import pandera.polars as pa
+import polars as pl
+
+from chipcost.catalog import UNKNOWN_CHIP, canonical_chips
+from chipcost.record import (
+    OFFER_KEY,
+    PAYMENTS,
+    PLANS,
+    PRICING_MODELS,
+    PROVIDERS,
+    TERM_PATTERN,
+    PriceRecord,
+    Reject,
+    records_frame,
+)
+
+# Per-chip hourly prices outside this band are almost surely a parsing or unit error
+# (a monthly price read as hourly, a per-instance price divided twice). The cheapest real
+# rates are ~$0.05/chip-hour (Inferentia1 3yr reserved), the dearest ~$20 (GB200 on demand).
+MIN_PER_CHIP_HOUR = 0.01
+MAX_PER_CHIP_HOUR = 150.0
+
+
+def _finite(data: pa.PolarsData) -> pl.LazyFrame:
+    return data.lazyframe.select(pl.col(data.key).is_finite())
+
+
+def _price_schema(sources: frozenset[str]) -> pa.DataFrameSchema:
+    text = {"nullable": False}
+    return pa.DataFrameSchema(
+        {
+            "observed_at": pa.Column(pl.Datetime("us", "UTC"), **text),
+            "provider": pa.Column(pl.String, pa.Check.isin(PROVIDERS), **text),
+            "source": pa.Column(pl.String, pa.Check.isin(sorted(sources)), **text),
+            "region": pa.Column(pl.String, pa.Check.str_length(min_value=1), **text),
+            "zone": pa.Column(pl.String, **text),
+            "instance_type": pa.Column(pl.String, pa.Check.str_length(min_value=1), **text),
+            "chip": pa.Column(
+                pl.String, pa.Check.isin(sorted(canonical_chips() | {UNKNOWN_CHIP})), **text
+            ),
+            "chip_count": pa.Column(pl.Float64, pa.Check.ge(1), **text),
+            "pricing_model": pa.Column(pl.String, pa.Check.isin(PRICING_MODELS), **text),
+            "term": pa.Column(pl.String, pa.Check.str_matches(TERM_PATTERN), **text),
+            "payment": pa.Column(pl.String, pa.Check.isin(PAYMENTS), **text),
+            "plan": pa.Column(pl.String, pa.Check.isin(PLANS), **text),
+            "price_per_hour": pa.Column(
+                pl.Float64,
+                [pa.Check(_finite, name="finite"), pa.Check.gt(0)],
+                **text,
+            ),
+            "upfront": pa.Column(pl.Float64, pa.Check.ge(0), nullable=True),
+            "currency": pa.Column(pl.String, pa.Check.eq("USD"), **text),
+            "price_per_chip_hour": pa.Column(
+                pl.Float64,
+                pa.Check.in_range(MIN_PER_CHIP_HOUR, MAX_PER_CHIP_HOUR),
+                nullable=True,
+            ),
+        },
+        strict=False,
+    )
+
+
+@dataclass
+class Validated:
+    records: list[PriceRecord]
+    rejects: list[Reject]
+
+
+def validate_records(records: list[PriceRecord], sources: frozenset[str]) -> Validated:
+    """Split records into those that pass the schema and duplicate checks, and rejects."""
+    if not records:
+        return Validated([], [])
+    reasons: dict[int, list[str]] = defaultdict(list)
+    _duplicate_reasons(records, reasons)
+    frame = records_frame(records).with_columns(
+        (pl.col("price_per_hour") / pl.col("chip_count")).alias("price_per_chip_hour")
+    )
+    try:
+        _price_schema(sources).validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as errors:
+        for case in errors.failure_cases.iter_rows(named=True):
+            if case["index"] is None:
+                continue
+            reasons[int(case["index"])].append(_describe(case))
+    good = [r for i, r in enumerate(records) if i not in reasons]
+    rejects = [
+        Reject(
+            source=records[i].source,
+            reason="; ".join(dict.fromkeys(reasons[i])),
+            row=_record_row(records[i]),
+            sku=records[i].sku,
+            payload_ref=records[i].payload_ref,
+        )
+        for i in sorted(reasons)
+    ]
+    return Validated(good, rejects)
+
+
+def _duplicate_reasons(records: list[PriceRecord], reasons: dict[int, list[str]]) -> None:
+    """Within one run an offer key appears once per source: repeats are refused.
+
+    An exact repeat keeps its first row; repeats that disagree on the price are all refused,
+    because nothing tells which one is right.
+    """
+    seen: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for index, record in enumerate(records):
+        seen[(record.source, *record.offer_key())].append(index)
+    for indexes in seen.values():
+        if len(indexes) == 1:
+            continue
+        prices = {(records[i].price_per_hour, records[i].upfront) for i in indexes}
+        if len(prices) == 1:
+            for i in indexes[1:]:
+                reasons[i].append("duplicate offer key in this run (first row kept)")
+        else:
+            for i in indexes:
+                reasons[i].append(
+                    "offer key appears with different prices in one run: "
+                    + ", ".join(f"{p:g}" for p, _ in sorted(prices))
+                )
+
+
+def _describe(case: dict) -> str:
+    column, check, value = case["column"], case["check"], case["failure_case"]
+    if check == "not_nullable":
+        return f"{column} is missing or NaN"
+    if column == "price_per_chip_hour":
+        return (
+            f"per-chip hourly price {value} outside the plausible range "
+            f"{MIN_PER_CHIP_HOUR}-{MAX_PER_CHIP_HOUR} USD"
+        )
+    if column == "currency":
+        return f"currency {value} is not USD (conversion is not supported)"
+    if column == "chip":
+        return f"chip {value!r} is not a canonical chip (chipcost/data/chips.csv)"
+    return f"{column}={value!r} fails {check}"
+
+
+def _record_row(record: PriceRecord) -> dict:
+    row = {k: getattr(record, k) for k in (*OFFER_KEY, "chip", "chip_count", "price_per_hour")}
+    row.update(upfront=record.upfront, currency=record.currency, sku=record.sku)
+    return row

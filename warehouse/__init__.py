@@ -1,0 +1,1 @@
+"""The DuckDB warehouse: schema and migrations, the run loader, and shared read queries."""

@@ -1,0 +1,174 @@
+"""Opening the warehouse: paths checked, schema migrated, lock conflicts turned into plain words."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+
+from chipcost.catalog import chip_rows
+from chipcost.errors import WarehouseBusy, WarehouseError
+
+
+def _sql_files(folder: str) -> list[tuple[str, str]]:
+    directory = resources.files("warehouse").joinpath(folder)
+    files = sorted(p for p in directory.iterdir() if p.name.endswith(".sql"))
+    return [(p.name, p.read_text(encoding="utf-8")) for p in files]
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """(version, file name, SQL) for every file in warehouse/migrations, in order."""
+    found = []
+    for name, sql in _sql_files("migrations"):
+        found.append((int(name.split("_", 1)[0]), name, sql))
+    return found
+
+
+SCHEMA_VERSION = max(version for version, _, _ in migrations())
+
+
+def _busy_message(path: Path, error: Exception) -> str:
+    pid = re.search(r"PID (\d+)", str(error))
+    holder = f" (process {pid.group(1)})" if pid else ""
+    return (
+        f"the warehouse {path} is in use by another run{holder}: wait for it to finish "
+        "and try again, or point --db at another file"
+    )
+
+
+def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse; a writer creates and migrates it, a reader needs it to exist."""
+    path = Path(path)
+    if path.exists() and path.is_dir():
+        raise WarehouseError(f"--db {path} is a directory: give the path of a .duckdb file")
+    if read_only and not path.exists():
+        raise WarehouseError(
+            f"no warehouse at {path}: run `chipcost collect` first, or pass --db "
+            "(or set CHIPCOST_DB) to an existing chipcost DuckDB file"
+        )
+    if not read_only and not path.parent.exists():
+        raise WarehouseError(
+            f"cannot create the warehouse {path}: the directory {path.parent} does not exist"
+        )
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise WarehouseBusy(_busy_message(path, exc)) from exc
+        raise WarehouseError(f"cannot open {path} as a DuckDB file: {exc}") from exc
+    except duckdb.Error as exc:
+        raise WarehouseError(f"cannot open {path} as a DuckDB file: {exc}") from exc
+    con.execute("SET TimeZone = 'UTC'")
+    if read_only:
+        _check_version(con, path)
+    else:
+        migrate(con, path)
+    return con
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int:
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
+    ).fetchone()
+    if not exists or exists[0] == 0:
+        return 0
+    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+    return int(row[0] or 0) if row else 0
+
+
+def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    version = schema_version(con)
+    if version == 0:
+        raise WarehouseError(f"{path} is not a chipcost warehouse (no schema_version table)")
+    if version > SCHEMA_VERSION:
+        raise WarehouseError(
+            f"{path} has schema version {version}, newer than this chipcost knows "
+            f"({SCHEMA_VERSION}): upgrade chipcost"
+        )
+    if version < SCHEMA_VERSION:
+        raise WarehouseError(
+            f"{path} has schema version {version}; this chipcost needs {SCHEMA_VERSION}: "
+            "run `chipcost migrate` (or any `chipcost collect`) to upgrade it"
+        )
+
+
+def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
+    """Apply pending migrations, each in its own transaction, then refresh views and chips."""
+    current = schema_version(con)
+    if current == 0:
+        tables = con.execute("SELECT count(*) FROM information_schema.tables").fetchone()
+        if tables and tables[0]:
+            raise WarehouseError(
+                f"{path or 'the file'} is a DuckDB file but not a chipcost warehouse: "
+                "pass --db a new path or an existing chipcost warehouse"
+            )
+        con.execute(
+            "CREATE TABLE schema_version (version INTEGER, file VARCHAR, applied_at TIMESTAMPTZ)"
+        )
+    if current > SCHEMA_VERSION:
+        _check_version(con, path or Path("?"))
+    for version, name, sql in migrations():
+        if version <= current:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(sql)
+            con.execute(
+                "INSERT INTO schema_version VALUES (?, ?, ?)", [version, name, datetime.now(UTC)]
+            )
+            con.execute("COMMIT")
+        except duckdb.Error:
+            con.execute("ROLLBACK")
+            raise
+    con.execute("BEGIN TRANSACTION")
+    for _, sql in _sql_files("views"):
+        con.execute(sql)
+    _refresh_chips(con)
+    con.execute("COMMIT")
+    return SCHEMA_VERSION
+
+
+def _refresh_chips(con: duckdb.DuckDBPyConnection) -> None:
+    """The chips table mirrors chipcost/data/chips.csv (the catalog is data in the repo)."""
+    columns = [c[0] for c in con.execute("DESCRIBE chips").fetchall()]
+    con.execute("DELETE FROM chips")
+    rows = [[(row.get(c) or None) for c in columns] for row in chip_rows()]
+    if rows:
+        marks = ", ".join("?" for _ in columns)
+        con.executemany(f"INSERT INTO chips VALUES ({marks})", rows)
+
+
+@contextmanager
+def run_lock(db_path: Path) -> Iterator[None]:
+    """Hold <db>.lock for a whole collection, so two collectors never interleave."""
+    lock_path = Path(str(db_path) + ".lock")
+    if not lock_path.parent.exists():
+        raise WarehouseError(
+            f"cannot create the warehouse {db_path}: the directory {lock_path.parent} does not exist"
+        )
+    handle = open(lock_path, "a+")  # noqa: SIM115 - held open for the lock's lifetime
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            handle.seek(0)
+            holder = handle.read().strip()
+            detail = f" ({holder})" if holder else ""
+            raise WarehouseBusy(
+                f"the warehouse {db_path} is in use by another run{detail}: wait for it to "
+                "finish and try again"
+            ) from exc
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}, started {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC")
+        handle.flush()
+        yield
+    finally:
+        handle.close()

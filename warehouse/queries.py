@@ -1,0 +1,73 @@
+"""Read queries shared by the CLI and the reports."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+
+# The order pricing models are listed in: the list price first, then commitments, then spot.
+MODEL_ORDER = ("on_demand", "reserved", "savings_plan", "commitment", "capacity_block", "spot")
+
+PRICE_COLUMNS = (
+    "chip",
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "chip_count",
+    "pricing_model",
+    "term",
+    "payment",
+    "plan",
+    "price_per_chip_hour",
+    "price_per_hour",
+    "upfront",
+    "source",
+    "last_seen_at",
+)
+
+
+def _any_of(column: str, values: list[str] | None, where: list[str], params: list) -> None:
+    if values:
+        where.append(f"lower({column}) IN ({', '.join('?' for _ in values)})")
+        params.extend(v.lower() for v in values)
+
+
+def per_chip_prices(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    chips: list[str] | None = None,
+    regions: list[str] | None = None,
+    models: list[str] | None = None,
+    providers: list[str] | None = None,
+) -> pl.DataFrame:
+    """Current per-chip prices, cheapest first within chip and pricing model."""
+    where: list[str] = ["TRUE"]
+    params: list = []
+    _any_of("chip", chips, where, params)
+    _any_of("region", regions, where, params)
+    _any_of("pricing_model", models, where, params)
+    _any_of("provider", providers, where, params)
+    order = ", ".join(f"'{m}'" for m in MODEL_ORDER)
+    sql = f"""
+        SELECT {", ".join(PRICE_COLUMNS)}
+        FROM per_chip_prices
+        WHERE {" AND ".join(where)}
+        ORDER BY chip, coalesce(list_position([{order}], pricing_model), 99),
+                 term, price_per_chip_hour, region, zone, instance_type, payment, plan
+    """
+    return con.sql(sql, params=params).pl()
+
+
+def known_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
+    """Distinct values of a per_chip_prices column (for 'did you mean' messages)."""
+    rows = con.execute(f"SELECT DISTINCT {column} FROM per_chip_prices ORDER BY 1").fetchall()
+    return [r[0] for r in rows]
+
+
+def last_run(con: duckdb.DuckDBPyConnection) -> tuple | None:
+    """(run_id, observed_at, sample, status) of the newest run, or None before the first."""
+    return con.execute(
+        "SELECT run_id, observed_at, sample, status FROM runs ORDER BY observed_at DESC, "
+        "started_at DESC LIMIT 1"
+    ).fetchone()

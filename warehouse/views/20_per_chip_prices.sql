@@ -1,0 +1,11 @@
+-- Current prices per chip-hour: the number to compare across instance sizes and providers.
+CREATE OR REPLACE VIEW per_chip_prices AS
+SELECT
+    chip, provider, region, zone, instance_type, chip_count,
+    pricing_model, term, payment, plan,
+    price_per_hour / chip_count AS price_per_chip_hour,
+    price_per_hour,
+    upfront,
+    source, sku, valid_from, last_seen_at, payload_ref
+FROM current_prices
+WHERE chip_count > 0;
