@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Set up, then run the daily job on the embedded defaults: the bundled SAMPLE archive
+# (no provider is reachable without credentials and network), a local DuckDB file under
+# ./data, and Prefect's temporary local server. Then show what it collected.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+export DO_NOT_TRACK=1 PREFECT_SERVER_ANALYTICS_ENABLED=false
+echo
+echo "== chipcost collect --replay sample/archive   (SAMPLE DATA, synthetic prices in AWS's real payload shape)"
+.venv/bin/chipcost collect --replay sample/archive
+echo
+echo "== chipcost prices --chip H100-SXM --region us-east-1"
+.venv/bin/chipcost prices --chip H100-SXM --region us-east-1
+echo
+echo "== chipcost sql \"select count(*) as history_rows from price_history\""
+.venv/bin/chipcost sql "select count(*) as history_rows from price_history"
+echo
+echo "Next: .venv/bin/chipcost --help   (warehouse: data/chipcost.duckdb)"
