@@ -1,0 +1,429 @@
+"""Builds AWS Price List GetProducts pages in the real response shape, for fixtures and samples.
+
+The one place where synthetic EC2 products and terms are made: the recorded fixtures under
+tests/fixtures/aws-pricing-api/ and the bundled sample archive (scripts/make_sample_archive.py)
+both come from here. Prices are realistic (AWS us-east-1 list prices after the June 2025
+cuts) but they are not a copy of AWS's data. Rewrite the fixtures with:
+
+    python scripts/aws_price_list_payloads.py [--out tests/fixtures/aws-pricing-api]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES_DIR = ROOT / "tests" / "fixtures" / "aws-pricing-api"
+SAMPLE_LABEL = "synthetic sample data, not AWS prices"
+SAMPLE_KEY = "chipcostSample"
+
+# regionCode -> (Price List location, usagetype prefix): AWS's own spellings.
+REGIONS = {
+    "us-east-1": ("US East (N. Virginia)", ""),
+    "us-east-2": ("US East (Ohio)", "USE2-"),
+    "us-west-2": ("US West (Oregon)", "USW2-"),
+    "eu-west-1": ("EU (Ireland)", "EU-"),
+    "eu-north-1": ("EU (Stockholm)", "EUN1-"),
+    "ap-northeast-1": ("Asia Pacific (Tokyo)", "APN1-"),
+    "ap-southeast-2": ("Asia Pacific (Sydney)", "APS2-"),
+    "cn-north-1": ("China (Beijing)", "CNN1-"),
+}
+# Regional price level against us-east-1 (the US regions list the same price).
+REGION_FACTOR = {
+    "us-east-1": 1.0,
+    "us-east-2": 1.0,
+    "us-west-2": 1.0,
+    "eu-west-1": 1.1,
+    "eu-north-1": 1.06,
+    "ap-northeast-1": 1.18,
+    "ap-southeast-2": 1.2,
+}
+GPU = "GPU instance"
+ASIC = "Machine Learning ASIC Instances"
+
+
+@dataclass(frozen=True)
+class Spec:
+    family: str
+    vcpu: int
+    memory: str
+    gpu: str
+    gpu_memory: str
+    storage: str
+    network: str
+    processor: str
+
+
+SPECS = {
+    "p4d.24xlarge": Spec(
+        GPU, 96, "1152 GiB", "8", "320 GB", "8 x 1000 SSD", "400 Gigabit", "Intel Xeon Platinum 8275L"
+    ),
+    "p4de.24xlarge": Spec(
+        GPU, 96, "1152 GiB", "8", "640 GB", "8 x 1000 SSD", "400 Gigabit", "Intel Xeon Platinum 8275L"
+    ),
+    "p5.48xlarge": Spec(
+        GPU, 192, "2048 GiB", "8", "640 GB", "8 x 3840 SSD", "3200 Gigabit", "AMD EPYC 7R13 Processor"
+    ),
+    "p5e.48xlarge": Spec(
+        GPU, 192, "2048 GiB", "8", "1128 GB", "8 x 3840 SSD", "3200 Gigabit", "AMD EPYC 7R13 Processor"
+    ),
+    "p5en.48xlarge": Spec(
+        GPU, 192, "2048 GiB", "8", "1128 GB", "8 x 3840 SSD", "3200 Gigabit", "Intel Xeon Platinum 8488C"
+    ),
+    "p6-b200.48xlarge": Spec(
+        GPU, 192, "2048 GiB", "8", "1432 GB", "8 x 3840 SSD", "3200 Gigabit", "Intel Xeon Platinum 8570"
+    ),
+    "g5.xlarge": Spec(
+        GPU, 4, "16 GiB", "1", "24 GB", "1 x 250 NVMe SSD", "Up to 10 Gigabit", "AMD EPYC 7R32"
+    ),
+    "g5.48xlarge": Spec(
+        GPU, 192, "768 GiB", "8", "192 GB", "2 x 3800 NVMe SSD", "100 Gigabit", "AMD EPYC 7R32"
+    ),
+    "g6.xlarge": Spec(
+        GPU, 4, "16 GiB", "1", "24 GB", "1 x 250 NVMe SSD", "Up to 10 Gigabit", "AMD EPYC 7R13 Processor"
+    ),
+    "g6.48xlarge": Spec(
+        GPU, 192, "768 GiB", "8", "192 GB", "8 x 7500 NVMe SSD", "100 Gigabit", "AMD EPYC 7R13 Processor"
+    ),
+    "g6e.xlarge": Spec(
+        GPU, 4, "32 GiB", "1", "48 GB", "1 x 250 NVMe SSD", "Up to 20 Gigabit", "AMD EPYC 7R13 Processor"
+    ),
+    "g6e.48xlarge": Spec(
+        GPU, 192, "1536 GiB", "8", "384 GB", "4 x 1900 NVMe SSD", "400 Gigabit", "AMD EPYC 7R13 Processor"
+    ),
+    "trn1.2xlarge": Spec(
+        ASIC, 8, "32 GiB", "1", "32 GB", "1 x 475 NVMe SSD", "Up to 12500 Megabit", "Intel Xeon Platinum 8375C"
+    ),
+    "trn1.32xlarge": Spec(
+        ASIC, 128, "512 GiB", "16", "512 GB", "4 x 1900 NVMe SSD", "800 Gigabit", "Intel Xeon Platinum 8375C"
+    ),
+    "trn1n.32xlarge": Spec(
+        ASIC, 128, "512 GiB", "16", "512 GB", "4 x 1900 NVMe SSD", "1600 Gigabit", "Intel Xeon Platinum 8375C"
+    ),
+    "trn2.48xlarge": Spec(
+        ASIC, 192, "2048 GiB", "16", "1536 GB", "4 x 1900 NVMe SSD", "3200 Gigabit", "Intel Xeon Platinum 8488C"
+    ),
+    "inf1.xlarge": Spec(
+        ASIC, 4, "8 GiB", "1", "8 GB", "EBS only", "Up to 25 Gigabit", "Intel Xeon Platinum 8275CL"
+    ),
+    "inf1.24xlarge": Spec(
+        ASIC, 96, "192 GiB", "16", "128 GB", "EBS only", "100 Gigabit", "Intel Xeon Platinum 8275CL"
+    ),
+    "inf2.xlarge": Spec(
+        ASIC, 4, "16 GiB", "1", "32 GB", "EBS only", "Up to 15 Gigabit", "AMD EPYC 7R13 Processor"
+    ),
+    "inf2.48xlarge": Spec(
+        ASIC, 192, "768 GiB", "12", "384 GB", "EBS only", "100 Gigabit", "AMD EPYC 7R13 Processor"
+    ),
+    # Not real (yet): a family the catalog does not know, and an unlisted size of a known one.
+    "g9x.48xlarge": Spec(
+        GPU, 192, "2048 GiB", "8", "1536 GB", "8 x 3840 SSD", "3200 Gigabit", "AMD EPYC 9R45 Processor"
+    ),
+    "trn2.24xlarge": Spec(
+        ASIC, 96, "1024 GiB", "8", "768 GB", "2 x 1900 NVMe SSD", "1600 Gigabit", "Intel Xeon Platinum 8488C"
+    ),
+}
+
+# us-east-1 Linux on-demand USD per hour (p5e, trn2 and the unreal types are estimates).
+ON_DEMAND_USD = {
+    "p4d.24xlarge": 21.96,
+    "p4de.24xlarge": 27.447,
+    "p5.48xlarge": 55.04,
+    "p5e.48xlarge": 60.0,
+    "p5en.48xlarge": 63.296,
+    "p6-b200.48xlarge": 113.93,
+    "g5.xlarge": 1.006,
+    "g5.48xlarge": 16.288,
+    "g6.xlarge": 0.8048,
+    "g6.48xlarge": 13.35,
+    "g6e.xlarge": 1.861,
+    "g6e.48xlarge": 30.131,
+    "trn1.2xlarge": 1.34375,
+    "trn1.32xlarge": 21.5,
+    "trn1n.32xlarge": 24.78,
+    "trn2.48xlarge": 35.76,
+    "inf1.xlarge": 0.228,
+    "inf1.24xlarge": 4.721,
+    "inf2.xlarge": 0.758,
+    "inf2.48xlarge": 12.98,
+    "g9x.48xlarge": 98.0,
+    "trn2.24xlarge": 17.88,
+}
+
+# (LeaseContractLength, OfferingClass, PurchaseOption) -> AWS's offerTermCode and the
+# term's effective hourly rate as a share of on-demand.
+RESERVED = {
+    ("1yr", "standard", "No Upfront"): ("4NA7Y494T4", 0.65),
+    ("1yr", "standard", "Partial Upfront"): ("HU7G6KETJZ", 0.62),
+    ("1yr", "standard", "All Upfront"): ("6QCMYABX3D", 0.605),
+    ("1yr", "convertible", "No Upfront"): ("7NE97W5U4E", 0.72),
+    ("1yr", "convertible", "Partial Upfront"): ("CUZHX8X6JH", 0.69),
+    ("1yr", "convertible", "All Upfront"): ("VJWZNREJX2", 0.675),
+    ("3yr", "standard", "No Upfront"): ("BPH4J8HBKS", 0.45),
+    ("3yr", "standard", "Partial Upfront"): ("38NPMPTW36", 0.415),
+    ("3yr", "standard", "All Upfront"): ("NQ3QZPMQV9", 0.39),
+    ("3yr", "convertible", "No Upfront"): ("Z2E3P23VKM", 0.53),
+    ("3yr", "convertible", "Partial Upfront"): ("R5XV2EPZQZ", 0.49),
+    ("3yr", "convertible", "All Upfront"): ("MZU6U2429S", 0.47),
+}
+HOURS = {"1yr": 8760, "3yr": 26280}
+ON_DEMAND_CODE = "JRTCKXETXF"
+HOURLY_RATE_CODE = "6YS6EN2CT7"
+UPFRONT_RATE_CODE = "2TG2D8R56U"
+VERSION = "20251201190623"
+PUBLICATION_DATE = "2025-12-01T19:06:23Z"
+EFFECTIVE_DATE = "2025-06-01T00:00:00Z"
+_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def sku_for(*parts: str) -> str:
+    """A stable 16-character SKU in AWS's style, derived from what the product is."""
+    digest = hashlib.sha256("|".join(parts).encode()).digest()
+    return "".join(_ALPHABET[byte % len(_ALPHABET)] for byte in digest[:16])
+
+
+def listed_price(instance_type: str, region: str) -> float:
+    return round(ON_DEMAND_USD[instance_type] * REGION_FACTOR.get(region, 1.15), 4)
+
+
+def product(instance_type: str, region: str, *, market: str = "OnDemand") -> dict[str, Any]:
+    spec = SPECS[instance_type]
+    location, prefix = REGIONS[region]
+    usage = "BoxUsage" if market == "OnDemand" else market
+    size = instance_type.split(".", 1)[1].removesuffix("xlarge")
+    attributes = {
+        "instanceType": instance_type,
+        "instanceFamily": spec.family,
+        "gpu": spec.gpu,
+        "gpuMemory": spec.gpu_memory,
+        "vcpu": str(spec.vcpu),
+        "memory": spec.memory,
+        "storage": spec.storage,
+        "networkPerformance": spec.network,
+        "physicalProcessor": spec.processor,
+        "processorArchitecture": "64-bit",
+        "currentGeneration": "Yes",
+        "normalizationSizeFactor": str(8 * int(size or 1)),
+        "location": location,
+        "locationType": "AWS Region",
+        "regionCode": region,
+        "availabilityzone": "NA",
+        "operatingSystem": "Linux",
+        "tenancy": "Shared",
+        "preInstalledSw": "NA",
+        "capacitystatus": "Used",
+        "marketoption": market,
+        "licenseModel": "No License required",
+        "usagetype": f"{prefix}{usage}:{instance_type}",
+        "operation": "RunInstances",
+        "servicecode": "AmazonEC2",
+        "servicename": "Amazon Elastic Compute Cloud",
+    }
+    sku = sku_for(instance_type, region, market)
+    return {"productFamily": "Compute Instance", "attributes": attributes, "sku": sku}
+
+
+def _dimension(sku: str, code: str, rate: str, unit: str, text: str, price: str, currency: str):
+    dimension: dict[str, Any] = {"unit": unit, "endRange": "Inf", "description": text}
+    dimension.update(appliesTo=[], rateCode=f"{sku}.{code}.{rate}", beginRange="0")
+    if unit != "Hrs":
+        dimension = {k: v for k, v in dimension.items() if k not in ("beginRange", "endRange")}
+    dimension["pricePerUnit"] = {currency: price}
+    return {f"{sku}.{code}.{rate}": dimension}
+
+
+def _term(sku: str, code: str, effective: str, dimensions: dict, attributes: dict) -> dict:
+    term = {"priceDimensions": dimensions, "sku": sku, "effectiveDate": effective}
+    term.update(offerTermCode=code, termAttributes=attributes)
+    return {f"{sku}.{code}": term}
+
+
+def on_demand_terms(
+    sku: str, instance_type: str, price: float, *, effective: str, currency: str = "USD"
+) -> dict[str, Any]:
+    shown = f"{price:.4f}".rstrip("0").rstrip(".")
+    money = f"${shown}" if currency == "USD" else f"{currency} {shown}"
+    text = f"{money} per On Demand Linux {instance_type} Instance Hour"
+    dims = _dimension(sku, ON_DEMAND_CODE, HOURLY_RATE_CODE, "Hrs", text, f"{price:.10f}", currency)
+    return _term(sku, ON_DEMAND_CODE, effective, dims, {})
+
+
+def reserved_terms(
+    sku: str,
+    instance_type: str,
+    base_price: float,
+    *,
+    effective: str,
+    currency: str = "USD",
+    share_factor: dict[str, float] | None = None,
+) -> dict[str, Any]:
+    """The 12 reserved terms; share_factor scales one lease length's rates (a price change)."""
+    terms: dict[str, Any] = {}
+    applied = f"Linux/UNIX (Amazon VPC), {instance_type} reserved instance applied"
+    for (lease, offering, option), (code, share) in RESERVED.items():
+        total = base_price * share * (share_factor or {}).get(lease, 1.0) * HOURS[lease]
+        upfront = {"No Upfront": 0, "Partial Upfront": round(total / 2), "All Upfront": round(total)}
+        hourly = round((total - upfront[option]) / HOURS[lease], 4)
+        text = f"USD 0.0 per {applied}" if option == "All Upfront" else applied
+        dims = _dimension(sku, code, HOURLY_RATE_CODE, "Hrs", text, f"{hourly:.10f}", currency)
+        if option != "No Upfront":
+            fee = str(upfront[option])
+            dims |= _dimension(sku, code, UPFRONT_RATE_CODE, "Quantity", "Upfront Fee", fee, currency)
+        attributes = {"LeaseContractLength": lease, "OfferingClass": offering, "PurchaseOption": option}
+        terms |= _term(sku, code, effective, dims, attributes)
+    return terms
+
+
+def offer_item(
+    instance_type: str,
+    region: str,
+    price: float | None = None,
+    *,
+    market: str = "OnDemand",
+    currency: str = "USD",
+    reserved: bool = True,
+    reserved_base: float | None = None,
+    reserved_factor: dict[str, float] | None = None,
+    effective: str = EFFECTIVE_DATE,
+    reserved_effective: str = EFFECTIVE_DATE,
+    version: str = VERSION,
+    publication_date: str = PUBLICATION_DATE,
+) -> dict[str, Any]:
+    """One GetProducts item (as a dict): the product, its OnDemand and its Reserved terms."""
+    price = listed_price(instance_type, region) if price is None else price
+    prod = product(instance_type, region, market=market)
+    sku = prod["sku"]
+    terms: dict[str, Any] = {
+        "OnDemand": on_demand_terms(sku, instance_type, price, effective=effective, currency=currency)
+    }
+    if reserved:
+        base = price if reserved_base is None else reserved_base
+        terms["Reserved"] = reserved_terms(
+            sku,
+            instance_type,
+            base,
+            effective=reserved_effective,
+            currency=currency,
+            share_factor=reserved_factor,
+        )
+    item = {"product": prod, "serviceCode": "AmazonEC2", "terms": terms}
+    item.update(version=version, publicationDate=publication_date)
+    return item
+
+
+def item_string(item: dict[str, Any]) -> str:
+    """A PriceList entry as the API sends it: the item as a compact JSON string."""
+    return json.dumps(item, separators=(",", ":"))
+
+
+def next_token(seed: str) -> str:
+    digest = hashlib.sha256(seed.encode()).digest()
+    return f"{base64.b64encode(digest[:16]).decode()}:{base64.b64encode(digest[16:]).decode()}"
+
+
+def get_products_page(
+    items: list[str], token: str | None = None, *, sample: bool = False
+) -> dict[str, Any]:
+    """A GetProducts response body (what fetch archives: the response minus ResponseMetadata)."""
+    page: dict[str, Any] = {"FormatVersion": "aws_v1", "PriceList": items}
+    if token:
+        page["NextToken"] = token
+    if sample:
+        page[SAMPLE_KEY] = SAMPLE_LABEL
+    return page
+
+
+def paginate(items: list[str], size: int, seed: str, *, sample: bool = False) -> list[dict]:
+    """Cut items into response pages chained by NextToken."""
+    chunks = [items[start : start + size] for start in range(0, len(items), size)] or [[]]
+    return [
+        get_products_page(
+            chunk, next_token(f"{seed}:{n}") if n < len(chunks) else None, sample=sample
+        )
+        for n, chunk in enumerate(chunks, start=1)
+    ]
+
+
+def page_bytes(page: dict[str, Any]) -> bytes:
+    """A page as fetch archives it (json.dumps of the response dict)."""
+    return json.dumps(page).encode("utf-8")
+
+
+def _strings(*items: dict[str, Any]) -> list[str]:
+    return [item_string(item) for item in items]
+
+
+def fixture_pages() -> dict[str, bytes]:
+    """Every recorded fixture file of the aws-pricing-api source, by file name."""
+    gpu = paginate(
+        _strings(
+            offer_item("p5.48xlarge", "us-east-1"),
+            offer_item("p5.48xlarge", "us-west-2"),
+            offer_item("g6e.xlarge", "us-east-1"),
+        ),
+        2,
+        "fixture:gpu",
+    )
+    asic = _strings(offer_item("trn1.32xlarge", "us-east-1"), offer_item("inf2.48xlarge", "us-east-1"))
+    future = _strings(offer_item("g9x.48xlarge", "us-east-1"), offer_item("trn2.24xlarge", "us-east-2"))
+    no_region = offer_item("p5.48xlarge", "us-east-1")
+    del no_region["product"]["attributes"]["regionCode"]
+    no_gpu = offer_item("g9x.48xlarge", "us-west-2")
+    del no_gpu["product"]["attributes"]["gpu"]
+    capacity_block = offer_item("p5.48xlarge", "us-east-1", 0.0, market="CapacityBlock", reserved=False)
+    cny = offer_item("g5.xlarge", "cn-north-1", 8.6916, currency="CNY")
+    odd_unit = offer_item("p5.48xlarge", "us-east-2")
+    for term in odd_unit["terms"]["Reserved"].values():
+        if term["offerTermCode"] == RESERVED[("3yr", "standard", "Partial Upfront")][0]:
+            for dimension in term["priceDimensions"].values():
+                if dimension["unit"] == "Quantity":
+                    dimension["unit"] = "Fee"
+    truncated = item_string(offer_item("inf2.xlarge", "us-west-2"))[:300]
+    pages = {
+        "gpu-instance-page-1.json": gpu[0],
+        "gpu-instance-page-2.json": gpu[1],
+        "ml-asic-page-1.json": get_products_page(asic),
+        "future-types.json": get_products_page(future),
+        "empty-page.json": get_products_page([]),
+        "bad-page-no-price-list.json": {
+            "__type": "com.amazon.awspricing#ThrottlingException",
+            "message": "Rate exceeded",
+        },
+        "bad-item-not-json.json": get_products_page(
+            [item_string(offer_item("inf2.xlarge", "us-east-1")), truncated]
+        ),
+        "bad-item-missing-attribute.json": get_products_page(_strings(no_region, no_gpu)),
+        "bad-capacity-block-zero.json": get_products_page(_strings(capacity_block)),
+        "bad-cny-only.json": get_products_page(_strings(cny)),
+        "bad-upfront-unknown-unit.json": get_products_page(_strings(odd_unit)),
+    }
+    files = {name: (json.dumps(page, indent=1) + "\n").encode() for name, page in pages.items()}
+    files["bad-page-truncated.json"] = files["ml-asic-page-1.json"][:500]
+    return dict(sorted(files.items()))
+
+
+def write_fixtures(directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, data in fixture_pages().items():
+        (directory / name).write_bytes(data)
+        written.append(directory / name)
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=FIXTURES_DIR, help="fixture directory")
+    args = parser.parse_args()
+    for path in write_fixtures(args.out):
+        print(path)
+
+
+if __name__ == "__main__":
+    main()
