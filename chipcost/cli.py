@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from chipcost.errors import ChipcostError
-from chipcost.settings import load_settings
+from chipcost.settings import Settings, load_settings
 
 app = typer.Typer(
     help="AI-accelerator prices with history: collect, query, compare.",
@@ -21,8 +21,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console()
-err = Console(stderr=True)
+# Piped output is not cut to 80 columns: tables stay whole in files and other programs.
+out = Console(width=None if sys.stdout.isatty() else 220)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 220)
 
 DbOption = Annotated[
     Path | None,
@@ -61,18 +62,35 @@ def collect(
     from flows import collect as collect_flow
 
     settings = load_settings(db=db, data_dir=data_dir)
+    _preflight(settings, replay, source)
     with err.status("collecting…", spinner="dots") as status:
         collect_flow.PROGRESS_HOOK = lambda message: status.update(f"[dim]{message}")
         try:
-            outcomes = collect_flow.collect(
+            outcomes = collect_flow.run_collect(
                 replay=str(replay) if replay else None,
                 db=str(settings.db_path),
                 data_dir=str(settings.data_dir),
                 sources=source or None,
             )
+        except collect_flow.CollectFailed as exc:
+            if exc.outcomes:
+                print_outcomes(out, exc.outcomes, settings.db_path)
+            raise
         finally:
             collect_flow.PROGRESS_HOOK = None
     print_outcomes(out, outcomes, settings.db_path)
+
+
+def _preflight(settings: Settings, replay: Path | None, sources: list[str] | None) -> None:
+    """Catch a wrong path or name before Prefect starts, with the same words the flow uses."""
+    from chipcost.archive import run_directories
+    from chipcost.collect import select_sources
+    from warehouse.db import check_writable
+
+    select_sources(sources)
+    if replay is not None:
+        run_directories(replay)
+    check_writable(settings)
 
 
 @app.command()

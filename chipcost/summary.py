@@ -57,6 +57,7 @@ def print_prices(console: Console, frame: pl.DataFrame, *, limit: int, last: tup
         ("term", "term"), ("payment", "payment"), ("plan", "plan"),
         ("$/chip-hr", "price_per_chip_hour"), ("$/instance-hr", "price_per_hour"),
     )
+    columns = tuple((h, c) for h, c in columns if frame[c].drop_nulls().cast(pl.String).str.len_chars().max())
     for header, _ in columns:
         numeric = header in ("chips", "$/chip-hr", "$/instance-hr")
         table.add_column(header, justify="right" if numeric else "left")

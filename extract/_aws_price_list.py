@@ -177,7 +177,9 @@ def _product(product: object, expected: Mapping[str, str]) -> _Product:
 
 def _filter_mismatch(attributes: Mapping[str, Any], expected: Mapping[str, str]) -> str:
     wrong = [
-        (name, attributes.get(name)) for name, want in expected.items() if attributes.get(name) != want
+        (name, attributes.get(name))
+        for name, want in expected.items()
+        if attributes.get(name) != want
     ]
     if not wrong:
         return ""
@@ -252,7 +254,9 @@ def _reserved_fields(
     if lease not in LEASE_TERMS:
         raise _Refused(f"unknown LeaseContractLength {lease!r} (expected 1yr or 3yr)")
     if option not in PURCHASE_OPTIONS:
-        raise _Refused(f"unknown PurchaseOption {option!r} (expected {', '.join(PURCHASE_OPTIONS)})")
+        raise _Refused(
+            f"unknown PurchaseOption {option!r} (expected {', '.join(PURCHASE_OPTIONS)})"
+        )
     if offering_class not in OFFERING_CLASSES:
         raise _Refused(f"unknown OfferingClass {offering_class!r} (expected standard/convertible)")
     payment = PURCHASE_OPTIONS[option]

@@ -73,8 +73,21 @@ def query_filters(instance_family: str) -> list[dict[str, str]]:
     return [{"Type": "TERM_MATCH", "Field": name, "Value": value} for name, value in fields.items()]
 
 
+def get_products_request(instance_family: str, next_token: str | None = None) -> dict[str, Any]:
+    """The keyword arguments of one GetProducts call (NextToken only after the first page)."""
+    request: dict[str, Any] = {
+        "ServiceCode": SERVICE_CODE,
+        "Filters": query_filters(instance_family),
+        "FormatVersion": FORMAT_VERSION,
+        "MaxResults": PAGE_SIZE,
+    }
+    if next_token:
+        request["NextToken"] = next_token
+    return request
+
+
 def pricing_client() -> Any:
-    """A Price List client with timeouts and retries; SourceSkipped when there are no credentials."""
+    """A Price List client with timeouts and retries; SourceSkipped without credentials."""
     try:
         credentials = boto3.Session().get_credentials()
     except BotoCoreError as exc:
@@ -97,19 +110,11 @@ def fetch(ctx: FetchContext, client: Any = None) -> list[Payload]:
 
 
 def _fetch_query(client: Any, ctx: FetchContext, family: str) -> list[Payload]:
-    filters = query_filters(family)
     payloads: list[Payload] = []
     seen: set[str] = set()
     token: str | None = None
     for page in range(1, MAX_PAGES + 1):
-        request: dict[str, Any] = {
-            "ServiceCode": SERVICE_CODE,
-            "Filters": filters,
-            "FormatVersion": FORMAT_VERSION,
-            "MaxResults": PAGE_SIZE,
-        }
-        if token:
-            request["NextToken"] = token
+        request = get_products_request(family, token)
         response = _get_products(client, request, f"instanceFamily {family!r} page {page}")
         body = {key: value for key, value in response.items() if key != "ResponseMetadata"}
         payloads.append(

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
+from prefect.client.schemas.objects import State
+from prefect.states import Failed
 from prefect.artifacts import create_table_artifact
 
 from chipcost import archive
@@ -36,8 +38,12 @@ class RunOutcome:
     summary: LoadSummary
 
 
-class AllSourcesFailed(ChipcostError):
-    """Every source of a run failed or was skipped: nothing was collected."""
+class CollectFailed(ChipcostError):
+    """The flow run failed; `outcomes` holds the runs it loaded before deciding so."""
+
+    def __init__(self, message: str, outcomes: list[RunOutcome]) -> None:
+        super().__init__(message)
+        self.outcomes = outcomes
 
 
 def _progress(message: str) -> None:
@@ -132,22 +138,40 @@ def collect(
     db: str | None = None,
     data_dir: str | None = None,
     sources: list[str] | None = None,
-) -> list[RunOutcome]:
-    """Collect today's prices (or replay an archive) into the warehouse."""
-    settings = load_settings(db=db, data_dir=data_dir)
-    chosen = select_sources(sources)
-    run_dirs: list[Path | None] = (
-        list(archive.run_directories(Path(replay))) if replay else [None]
-    )
-    prepare_data_dir(settings)
-    outcomes = []
-    with run_lock(settings.db_path):
-        for run_dir in run_dirs:
-            outcomes.append(_collect_one(settings, chosen, run_dir))
+) -> list[RunOutcome] | State:
+    """Collect today's prices (or replay an archive) into the warehouse.
+
+    Expected failures end the flow run Failed with a plain message (no traceback): a busy
+    or unusable warehouse, an unreadable archive, or every source failed or skipped.
+    """
+    try:
+        settings = load_settings(db=db, data_dir=data_dir)
+        chosen = select_sources(sources)
+        run_dirs: list[Path | None] = (
+            list(archive.run_directories(Path(replay))) if replay else [None]
+        )
+        prepare_data_dir(settings)
+        outcomes = []
+        with run_lock(settings.db_path):
+            for run_dir in run_dirs:
+                outcomes.append(_collect_one(settings, chosen, run_dir))
+    except ChipcostError as exc:
+        get_run_logger().error("%s", exc)
+        return Failed(message=str(exc))
     ran = [s for o in outcomes for s in o.run.sources if s.status != ALREADY_LOADED]
     if ran and all(s.status in (FAILED, SKIPPED) for s in ran):
-        raise AllSourcesFailed(
-            "every source failed or was skipped: "
-            + "; ".join(f"{s.source}: {s.message}" for s in ran)
+        message = "every source failed or was skipped: " + "; ".join(
+            dict.fromkeys(f"{s.source}: {s.message}" for s in ran)
         )
+        get_run_logger().error("%s", message)
+        return Failed(message=message, data=outcomes)
     return outcomes
+
+
+def run_collect(**parameters: object) -> list[RunOutcome]:
+    """Run the flow; a failed run raises CollectFailed carrying what was collected."""
+    state = collect(**parameters, return_state=True)
+    if state.is_failed():
+        data = state.result(raise_on_failure=False)
+        raise CollectFailed(state.message or "the collect flow failed", data if isinstance(data, list) else [])
+    return state.result()

@@ -51,7 +51,7 @@ ASIC = "Machine Learning ASIC Instances"
 @dataclass(frozen=True)
 class Spec:
     family: str
-    vcpu: int
+    vcpu: str
     memory: str
     gpu: str
     gpu_memory: str
@@ -60,75 +60,47 @@ class Spec:
     processor: str
 
 
-SPECS = {
-    "p4d.24xlarge": Spec(
-        GPU, 96, "1152 GiB", "8", "320 GB", "8 x 1000 SSD", "400 Gigabit", "Intel Xeon Platinum 8275L"
-    ),
-    "p4de.24xlarge": Spec(
-        GPU, 96, "1152 GiB", "8", "640 GB", "8 x 1000 SSD", "400 Gigabit", "Intel Xeon Platinum 8275L"
-    ),
-    "p5.48xlarge": Spec(
-        GPU, 192, "2048 GiB", "8", "640 GB", "8 x 3840 SSD", "3200 Gigabit", "AMD EPYC 7R13 Processor"
-    ),
-    "p5e.48xlarge": Spec(
-        GPU, 192, "2048 GiB", "8", "1128 GB", "8 x 3840 SSD", "3200 Gigabit", "AMD EPYC 7R13 Processor"
-    ),
-    "p5en.48xlarge": Spec(
-        GPU, 192, "2048 GiB", "8", "1128 GB", "8 x 3840 SSD", "3200 Gigabit", "Intel Xeon Platinum 8488C"
-    ),
-    "p6-b200.48xlarge": Spec(
-        GPU, 192, "2048 GiB", "8", "1432 GB", "8 x 3840 SSD", "3200 Gigabit", "Intel Xeon Platinum 8570"
-    ),
-    "g5.xlarge": Spec(
-        GPU, 4, "16 GiB", "1", "24 GB", "1 x 250 NVMe SSD", "Up to 10 Gigabit", "AMD EPYC 7R32"
-    ),
-    "g5.48xlarge": Spec(
-        GPU, 192, "768 GiB", "8", "192 GB", "2 x 3800 NVMe SSD", "100 Gigabit", "AMD EPYC 7R32"
-    ),
-    "g6.xlarge": Spec(
-        GPU, 4, "16 GiB", "1", "24 GB", "1 x 250 NVMe SSD", "Up to 10 Gigabit", "AMD EPYC 7R13 Processor"
-    ),
-    "g6.48xlarge": Spec(
-        GPU, 192, "768 GiB", "8", "192 GB", "8 x 7500 NVMe SSD", "100 Gigabit", "AMD EPYC 7R13 Processor"
-    ),
-    "g6e.xlarge": Spec(
-        GPU, 4, "32 GiB", "1", "48 GB", "1 x 250 NVMe SSD", "Up to 20 Gigabit", "AMD EPYC 7R13 Processor"
-    ),
-    "g6e.48xlarge": Spec(
-        GPU, 192, "1536 GiB", "8", "384 GB", "4 x 1900 NVMe SSD", "400 Gigabit", "AMD EPYC 7R13 Processor"
-    ),
-    "trn1.2xlarge": Spec(
-        ASIC, 8, "32 GiB", "1", "32 GB", "1 x 475 NVMe SSD", "Up to 12500 Megabit", "Intel Xeon Platinum 8375C"
-    ),
-    "trn1.32xlarge": Spec(
-        ASIC, 128, "512 GiB", "16", "512 GB", "4 x 1900 NVMe SSD", "800 Gigabit", "Intel Xeon Platinum 8375C"
-    ),
-    "trn1n.32xlarge": Spec(
-        ASIC, 128, "512 GiB", "16", "512 GB", "4 x 1900 NVMe SSD", "1600 Gigabit", "Intel Xeon Platinum 8375C"
-    ),
-    "trn2.48xlarge": Spec(
-        ASIC, 192, "2048 GiB", "16", "1536 GB", "4 x 1900 NVMe SSD", "3200 Gigabit", "Intel Xeon Platinum 8488C"
-    ),
-    "inf1.xlarge": Spec(
-        ASIC, 4, "8 GiB", "1", "8 GB", "EBS only", "Up to 25 Gigabit", "Intel Xeon Platinum 8275CL"
-    ),
-    "inf1.24xlarge": Spec(
-        ASIC, 96, "192 GiB", "16", "128 GB", "EBS only", "100 Gigabit", "Intel Xeon Platinum 8275CL"
-    ),
-    "inf2.xlarge": Spec(
-        ASIC, 4, "16 GiB", "1", "32 GB", "EBS only", "Up to 15 Gigabit", "AMD EPYC 7R13 Processor"
-    ),
-    "inf2.48xlarge": Spec(
-        ASIC, 192, "768 GiB", "12", "384 GB", "EBS only", "100 Gigabit", "AMD EPYC 7R13 Processor"
-    ),
-    # Not real (yet): a family the catalog does not know, and an unlisted size of a known one.
-    "g9x.48xlarge": Spec(
-        GPU, 192, "2048 GiB", "8", "1536 GB", "8 x 3840 SSD", "3200 Gigabit", "AMD EPYC 9R45 Processor"
-    ),
-    "trn2.24xlarge": Spec(
-        ASIC, 96, "1024 GiB", "8", "768 GB", "2 x 1900 NVMe SSD", "1600 Gigabit", "Intel Xeon Platinum 8488C"
-    ),
-}
+# instanceType | family | vcpu | memory | gpu | gpuMemory | storage | networkPerformance | CPU
+# (CPU model number: Intel Xeon Platinum 8xxx, AMD EPYC 7Rxx/9Rxx).
+# The last two rows are not real (yet): a family the catalog does not know, and an unlisted
+# size of a known family.
+_SPEC_TABLE = """
+p4d.24xlarge | GPU | 96 | 1152 GiB | 8 | 320 GB | 8 x 1000 SSD | 400 Gigabit | 8275L
+p4de.24xlarge | GPU | 96 | 1152 GiB | 8 | 640 GB | 8 x 1000 SSD | 400 Gigabit | 8275L
+p5.48xlarge | GPU | 192 | 2048 GiB | 8 | 640 GB | 8 x 3840 SSD | 3200 Gigabit | 7R13
+p5e.48xlarge | GPU | 192 | 2048 GiB | 8 | 1128 GB | 8 x 3840 SSD | 3200 Gigabit | 7R13
+p5en.48xlarge | GPU | 192 | 2048 GiB | 8 | 1128 GB | 8 x 3840 SSD | 3200 Gigabit | 8488C
+p6-b200.48xlarge | GPU | 192 | 2048 GiB | 8 | 1432 GB | 8 x 3840 SSD | 3200 Gigabit | 8570
+g5.xlarge | GPU | 4 | 16 GiB | 1 | 24 GB | 1 x 250 NVMe SSD | Up to 10 Gigabit | 7R32
+g5.48xlarge | GPU | 192 | 768 GiB | 8 | 192 GB | 2 x 3800 NVMe SSD | 100 Gigabit | 7R32
+g6.xlarge | GPU | 4 | 16 GiB | 1 | 24 GB | 1 x 250 NVMe SSD | Up to 10 Gigabit | 7R13
+g6.48xlarge | GPU | 192 | 768 GiB | 8 | 192 GB | 8 x 7500 NVMe SSD | 100 Gigabit | 7R13
+g6e.xlarge | GPU | 4 | 32 GiB | 1 | 48 GB | 1 x 250 NVMe SSD | Up to 20 Gigabit | 7R13
+g6e.48xlarge | GPU | 192 | 1536 GiB | 8 | 384 GB | 4 x 1900 NVMe SSD | 400 Gigabit | 7R13
+trn1.2xlarge | ASIC | 8 | 32 GiB | 1 | 32 GB | 1 x 475 NVMe SSD | Up to 12500 Megabit | 8375C
+trn1.32xlarge | ASIC | 128 | 512 GiB | 16 | 512 GB | 4 x 1900 NVMe SSD | 800 Gigabit | 8375C
+trn1n.32xlarge | ASIC | 128 | 512 GiB | 16 | 512 GB | 4 x 1900 NVMe SSD | 1600 Gigabit | 8375C
+trn2.48xlarge | ASIC | 192 | 2048 GiB | 16 | 1536 GB | 4 x 1900 NVMe SSD | 3200 Gigabit | 8488C
+inf1.xlarge | ASIC | 4 | 8 GiB | 1 | 8 GB | EBS only | Up to 25 Gigabit | 8275CL
+inf1.24xlarge | ASIC | 96 | 192 GiB | 16 | 128 GB | EBS only | 100 Gigabit | 8275CL
+inf2.xlarge | ASIC | 4 | 16 GiB | 1 | 32 GB | EBS only | Up to 15 Gigabit | 7R13
+inf2.48xlarge | ASIC | 192 | 768 GiB | 12 | 384 GB | EBS only | 100 Gigabit | 7R13
+g9x.48xlarge | GPU | 192 | 2048 GiB | 8 | 1536 GB | 8 x 3840 SSD | 3200 Gigabit | 9R45
+trn2.24xlarge | ASIC | 96 | 1024 GiB | 8 | 768 GB | 2 x 1900 NVMe SSD | 1600 Gigabit | 8488C
+"""
+_FAMILY_NAMES = {"GPU": GPU, "ASIC": ASIC}
+
+
+def _specs() -> dict[str, Spec]:
+    specs = {}
+    for line in _SPEC_TABLE.strip().splitlines():
+        name, family, *rest, cpu = (cell.strip() for cell in line.split("|"))
+        maker = "AMD EPYC" if cpu[0] in "79" else "Intel Xeon Platinum"
+        specs[name] = Spec(_FAMILY_NAMES[family], *rest, f"{maker} {cpu}")
+    return specs
+
+
+SPECS = _specs()
 
 # us-east-1 Linux on-demand USD per hour (p5e, trn2 and the unreal types are estimates).
 ON_DEMAND_USD = {
@@ -202,7 +174,7 @@ def product(instance_type: str, region: str, *, market: str = "OnDemand") -> dic
         "instanceFamily": spec.family,
         "gpu": spec.gpu,
         "gpuMemory": spec.gpu_memory,
-        "vcpu": str(spec.vcpu),
+        "vcpu": spec.vcpu,
         "memory": spec.memory,
         "storage": spec.storage,
         "networkPerformance": spec.network,
@@ -229,7 +201,9 @@ def product(instance_type: str, region: str, *, market: str = "OnDemand") -> dic
     return {"productFamily": "Compute Instance", "attributes": attributes, "sku": sku}
 
 
-def _dimension(sku: str, code: str, rate: str, unit: str, text: str, price: str, currency: str):
+def _dimension(
+    sku: str, code: str, rate: str, unit: str, text: str, price: str, currency: str
+) -> dict[str, Any]:
     dimension: dict[str, Any] = {"unit": unit, "endRange": "Inf", "description": text}
     dimension.update(appliesTo=[], rateCode=f"{sku}.{code}.{rate}", beginRange="0")
     if unit != "Hrs":
@@ -268,14 +242,26 @@ def reserved_terms(
     applied = f"Linux/UNIX (Amazon VPC), {instance_type} reserved instance applied"
     for (lease, offering, option), (code, share) in RESERVED.items():
         total = base_price * share * (share_factor or {}).get(lease, 1.0) * HOURS[lease]
-        upfront = {"No Upfront": 0, "Partial Upfront": round(total / 2), "All Upfront": round(total)}
-        hourly = round((total - upfront[option]) / HOURS[lease], 4)
+        upfront = {
+            "No Upfront": 0,
+            "Partial Upfront": round(total / 2),
+            "All Upfront": round(total),
+        }
+        hourly = (
+            0.0 if option == "All Upfront" else round((total - upfront[option]) / HOURS[lease], 4)
+        )
         text = f"USD 0.0 per {applied}" if option == "All Upfront" else applied
         dims = _dimension(sku, code, HOURLY_RATE_CODE, "Hrs", text, f"{hourly:.10f}", currency)
         if option != "No Upfront":
             fee = str(upfront[option])
-            dims |= _dimension(sku, code, UPFRONT_RATE_CODE, "Quantity", "Upfront Fee", fee, currency)
-        attributes = {"LeaseContractLength": lease, "OfferingClass": offering, "PurchaseOption": option}
+            dims |= _dimension(
+                sku, code, UPFRONT_RATE_CODE, "Quantity", "Upfront Fee", fee, currency
+            )
+        attributes = {
+            "LeaseContractLength": lease,
+            "OfferingClass": offering,
+            "PurchaseOption": option,
+        }
         terms |= _term(sku, code, effective, dims, attributes)
     return terms
 
@@ -300,7 +286,9 @@ def offer_item(
     prod = product(instance_type, region, market=market)
     sku = prod["sku"]
     terms: dict[str, Any] = {
-        "OnDemand": on_demand_terms(sku, instance_type, price, effective=effective, currency=currency)
+        "OnDemand": on_demand_terms(
+            sku, instance_type, price, effective=effective, currency=currency
+        )
     }
     if reserved:
         base = price if reserved_base is None else reserved_base
@@ -370,13 +358,19 @@ def fixture_pages() -> dict[str, bytes]:
         2,
         "fixture:gpu",
     )
-    asic = _strings(offer_item("trn1.32xlarge", "us-east-1"), offer_item("inf2.48xlarge", "us-east-1"))
-    future = _strings(offer_item("g9x.48xlarge", "us-east-1"), offer_item("trn2.24xlarge", "us-east-2"))
+    asic = _strings(
+        offer_item("trn1.32xlarge", "us-east-1"), offer_item("inf2.48xlarge", "us-east-1")
+    )
+    future = _strings(
+        offer_item("g9x.48xlarge", "us-east-1"), offer_item("trn2.24xlarge", "us-east-2")
+    )
     no_region = offer_item("p5.48xlarge", "us-east-1")
     del no_region["product"]["attributes"]["regionCode"]
     no_gpu = offer_item("g9x.48xlarge", "us-west-2")
     del no_gpu["product"]["attributes"]["gpu"]
-    capacity_block = offer_item("p5.48xlarge", "us-east-1", 0.0, market="CapacityBlock", reserved=False)
+    capacity_block = offer_item(
+        "p5.48xlarge", "us-east-1", 0.0, market="CapacityBlock", reserved=False
+    )
     cny = offer_item("g5.xlarge", "cn-north-1", 8.6916, currency="CNY")
     odd_unit = offer_item("p5.48xlarge", "us-east-2")
     for term in odd_unit["terms"]["Reserved"].values():

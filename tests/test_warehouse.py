@@ -26,7 +26,7 @@ def con(tmp_path):
 
 
 def count(con, sql: str) -> int:
-    return con.execute(sql).fetchone()[0]
+    return con.execute(sql).fetchall()[0][0]
 
 
 def snapshot(con) -> dict[str, list]:
@@ -49,7 +49,7 @@ def test_history_grows_with_changes_not_days(con):
         load_run(con, run_of(offers, day(n)))
     assert count(con, "SELECT count(*) FROM price_history") == 2
     assert count(con, "SELECT count(*) FROM observations") == 10
-    last_seen = con.execute("SELECT max(last_seen_at) FROM price_history").fetchone()[0]
+    last_seen = con.execute("SELECT max(last_seen_at) FROM price_history").fetchall()[0][0]
     assert last_seen == day(4)
 
 
@@ -65,7 +65,7 @@ def test_price_change_closes_old_row_and_opens_new(con):
     change = con.execute(
         "SELECT old_price_per_hour, new_price_per_hour, change_pct FROM price_changes "
         "WHERE change = 'changed'"
-    ).fetchone()
+    ).fetchall()[0]
     assert change == (55.04, 50.0, pytest.approx(-9.16, abs=0.01))
 
 
@@ -116,7 +116,7 @@ def test_failed_load_leaves_previous_state(con, monkeypatch):
 
 def test_per_chip_view_divides_by_chips(con):
     load_run(con, run_of([record()], day(0)))
-    assert con.execute("SELECT price_per_chip_hour FROM per_chip_prices").fetchone()[0] == (
+    assert con.execute("SELECT price_per_chip_hour FROM per_chip_prices").fetchall()[0][0] == (
         pytest.approx(55.04 / 8)
     )
 

@@ -15,6 +15,7 @@ import duckdb
 
 from chipcost.catalog import chip_rows
 from chipcost.errors import WarehouseBusy, WarehouseError
+from chipcost.settings import Settings
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
@@ -53,10 +54,8 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
             f"no warehouse at {path}: run `chipcost collect` first, or pass --db "
             "(or set CHIPCOST_DB) to an existing chipcost DuckDB file"
         )
-    if not read_only and not path.parent.exists():
-        raise WarehouseError(
-            f"cannot create the warehouse {path}: the directory {path.parent} does not exist"
-        )
+    if not read_only:
+        _check_parent(path)
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.IOException as exc:
@@ -65,7 +64,7 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         raise WarehouseError(f"cannot open {path} as a DuckDB file: {exc}") from exc
     except duckdb.Error as exc:
         raise WarehouseError(f"cannot open {path} as a DuckDB file: {exc}") from exc
-    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET TimeZone = 'UTC'").fetchall()
     if read_only:
         _check_version(con, path)
     else:
@@ -73,14 +72,23 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     return con
 
 
+def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> object:
+    """The first value of a query's result, read to the end.
+
+    DuckDB 2.0 refuses new work on a connection whose last result was not read fully,
+    so never leave a fetchone() behind.
+    """
+    rows = con.execute(sql, params or []).fetchall()
+    return rows[0][0] if rows else None
+
+
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:
-    exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
-    ).fetchone()
-    if not exists or exists[0] == 0:
+    exists = scalar(
+        con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
+    )
+    if not exists:
         return 0
-    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
-    return int(row[0] or 0) if row else 0
+    return int(scalar(con, "SELECT max(version) FROM schema_version") or 0)
 
 
 def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
@@ -103,8 +111,7 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
     """Apply pending migrations, each in its own transaction, then refresh views and chips."""
     current = schema_version(con)
     if current == 0:
-        tables = con.execute("SELECT count(*) FROM information_schema.tables").fetchone()
-        if tables and tables[0]:
+        if scalar(con, "SELECT count(*) FROM information_schema.tables"):
             raise WarehouseError(
                 f"{path or 'the file'} is a DuckDB file but not a chipcost warehouse: "
                 "pass --db a new path or an existing chipcost warehouse"
@@ -145,14 +152,28 @@ def _refresh_chips(con: duckdb.DuckDBPyConnection) -> None:
         con.executemany(f"INSERT INTO chips VALUES ({marks})", rows)
 
 
+def _check_parent(path: Path) -> None:
+    if not path.parent.exists():
+        raise WarehouseError(
+            f"cannot create the warehouse {path}: the directory {path.parent} does not exist "
+            "(create it, or fix --db / CHIPCOST_DB)"
+        )
+
+
+def check_writable(settings: Settings) -> None:
+    """A collection can create or update the warehouse at settings.db_path."""
+    path = settings.db_path
+    if path.is_dir():
+        raise WarehouseError(f"--db {path} is a directory: give the path of a .duckdb file")
+    if path.parent != settings.data_dir:
+        _check_parent(path)
+
+
 @contextmanager
 def run_lock(db_path: Path) -> Iterator[None]:
     """Hold <db>.lock for a whole collection, so two collectors never interleave."""
     lock_path = Path(str(db_path) + ".lock")
-    if not lock_path.parent.exists():
-        raise WarehouseError(
-            f"cannot create the warehouse {db_path}: the directory {lock_path.parent} does not exist"
-        )
+    _check_parent(lock_path)
     handle = open(lock_path, "a+")  # noqa: SIM115 - held open for the lock's lifetime
     try:
         try:

@@ -11,6 +11,7 @@ import polars as pl
 from chipcost import __version__
 from chipcost.record import OFFER_KEY, records_frame
 from chipcost.runs import OK, RunResult
+from warehouse.db import scalar
 
 HISTORY_KEY = ("source", *OFFER_KEY)
 # Prices are stored to 10 decimals by AWS; smaller differences are float noise, not changes.
@@ -66,8 +67,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run: RunResult) -> LoadSummary:
 
 
 def _count(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> int:
-    row = con.execute(sql, params or []).fetchone()
-    return int(row[0]) if row else 0
+    return int(scalar(con, sql, params) or 0)
 
 
 def _close_changed(con: duckdb.DuckDBPyConnection) -> int:

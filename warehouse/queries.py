@@ -67,7 +67,8 @@ def known_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
 
 def last_run(con: duckdb.DuckDBPyConnection) -> tuple | None:
     """(run_id, observed_at, sample, status) of the newest run, or None before the first."""
-    return con.execute(
+    rows = con.execute(
         "SELECT run_id, observed_at, sample, status FROM runs ORDER BY observed_at DESC, "
         "started_at DESC LIMIT 1"
-    ).fetchone()
+    ).fetchall()
+    return rows[0] if rows else None

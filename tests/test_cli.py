@@ -1,0 +1,106 @@
+"""The chipcost command as a user runs it: real console script, real DuckDB file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import day, record, run_of
+from warehouse.db import connect
+from warehouse.load import load_run
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+
+
+def chipcost(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [CHIPCOST, *args], capture_output=True, text=True, timeout=120, env=env,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "w.duckdb"
+    con = connect(path)
+    offers = [
+        record(),
+        record(region="us-west-2", price_per_hour=57.2),
+        record(pricing_model="reserved", term="1yr", payment="all_upfront", plan="standard",
+               price_per_hour=33.0, upfront=289080.0),
+        record(instance_type="trn1.32xlarge", chip="Trainium1", chip_count=16.0,
+               price_per_hour=21.5),
+    ]
+    load_run(con, run_of(offers, day(0)))
+    con.close()
+    return path
+
+
+def test_prices_for_a_chip(db):
+    result = chipcost("prices", "--chip", "H100-SXM", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    assert "p5.48xlarge" in result.stdout
+    assert "us-west-2" in result.stdout and "reserved" in result.stdout
+    assert "6.8800" in result.stdout  # 55.04 / 8 chips
+    assert "trn1" not in result.stdout
+
+
+def test_prices_with_an_unknown_chip_suggests_known_ones(db):
+    result = chipcost("prices", "--chip", "H100", "--db", str(db))
+    assert result.returncode == 1
+    assert "did you mean H100-SXM" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_prices_without_a_warehouse_says_what_to_do(tmp_path):
+    result = chipcost("prices", "--db", str(tmp_path / "none.duckdb"))
+    assert result.returncode == 1
+    assert "run `chipcost collect` first" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_sql_answers(db):
+    result = chipcost("sql", "select count(*) as n from price_history", "--db", str(db),
+                      "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["n", "4"]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "insert into chips (chip) values ('x')",
+        "attach 'other.duckdb' as other",
+        "copy price_history to 'out.csv'",
+        "install httpfs",
+        "select 1; drop table runs",
+    ],
+)
+def test_sql_refuses_anything_but_reading(db, statement):
+    result = chipcost("sql", statement, "--db", str(db))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "refused" in result.stderr or "exactly one" in result.stderr
+
+
+def test_reading_commands_do_not_start_prefect(db):
+    code = (
+        "import sys\n"
+        f"sys.argv = ['chipcost', 'prices', '--db', {str(db)!r}]\n"
+        "import chipcost.cli\n"
+        "try:\n    chipcost.cli.main()\nexcept SystemExit:\n    pass\n"
+        "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert "PREFECT NOT LOADED" in result.stdout, result.stdout + result.stderr
+
+
+def test_collect_with_a_wrong_db_directory_is_explained(tmp_path):
+    result = chipcost("collect", "--db", str(tmp_path / "no" / "such" / "w.duckdb"))
+    assert result.returncode == 1
+    assert "does not exist" in result.stderr
+    assert "Traceback" not in result.stderr

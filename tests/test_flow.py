@@ -1,0 +1,97 @@
+"""The collect flow on a real (temporary) Prefect server, replaying recorded payloads."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+
+import duckdb
+import pytest
+from prefect.client.orchestration import get_client
+
+from chipcost import collect as collect_module
+from chipcost.errors import ParseError
+from extract import Source, registry
+from flows.collect import CollectFailed, collect, run_collect
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+
+
+def query(db, sql: str):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_replay_loads_every_run_and_publishes_an_artifact(tmp_path, archive_copy):
+    db = tmp_path / "w.duckdb"
+    outcomes = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
+    assert len(outcomes) == 3
+    assert all(o.run.status == "ok" for o in outcomes)
+    runs = query(db, "SELECT archive_run, mode, sample, status FROM runs ORDER BY observed_at")
+    assert [r[0] for r in runs] == sorted(p.name for p in archive_copy.iterdir())
+    assert all(r[1:] == ("replay", True, "ok") for r in runs)
+    # Nothing lost: every parsed record is an observation or a reject.
+    for o in outcomes:
+        source = o.run.sources[0]
+        assert len(source.records) + len(source.rejects) > 0
+    (observations,) = query(db, "SELECT count(*) FROM observations")[0]
+    assert observations == sum(o.summary.records for o in outcomes)
+
+    async def artifacts():
+        async with get_client() as client:
+            return await client.read_artifacts()
+
+    import asyncio
+
+    found = [a for a in asyncio.run(artifacts()) if a.key == "collect-summary"]
+    assert found and found[0].type == "table"
+
+
+def test_replaying_twice_adds_nothing(tmp_path, archive_copy):
+    db = tmp_path / "w.duckdb"
+    collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
+    before = query(db, "SELECT count(*) FROM observations")[0][0], query(
+        db, "SELECT count(*) FROM price_history"
+    )[0][0]
+    outcomes = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
+    assert {s.status for o in outcomes for s in o.run.sources} == {"already_loaded"}
+    after = query(db, "SELECT count(*) FROM observations")[0][0], query(
+        db, "SELECT count(*) FROM price_history"
+    )[0][0]
+    assert after == before
+
+
+def _broken_parse(payloads):
+    raise ParseError("broken-test: layout changed")
+
+
+def test_one_failing_source_does_not_take_down_the_others(tmp_path, archive_copy, monkeypatch):
+    real = registry()
+    broken = Source("broken-test", "aws", "always fails", fetch=lambda ctx: [], parse=_broken_parse)
+    monkeypatch.setattr(collect_module, "registry", lambda: {**real, broken.name: broken})
+    run_dir = sorted(archive_copy.iterdir())[0]
+    shutil.copytree(run_dir / "aws-pricing-api", run_dir / "broken-test")
+    db = tmp_path / "w.duckdb"
+    outcomes = collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
+    statuses = {s.source: (s.status, s.message) for s in outcomes[0].run.sources}
+    assert statuses["broken-test"] == ("failed", "broken-test: layout changed")
+    assert statuses["aws-pricing-api"][0] == "ok"
+    assert outcomes[0].run.status == "partial"
+    assert query(db, "SELECT count(*) FROM current_prices")[0][0] > 0
+
+
+def test_flow_fails_when_every_source_fails(tmp_path, archive_copy):
+    run_dir = sorted(archive_copy.iterdir())[0]
+    first = sorted((run_dir / "aws-pricing-api").glob("*.gz"))[0]
+    first.write_bytes(gzip.compress(b"{not json")[:-4])  # truncated gzip: corrupt file
+    db = tmp_path / "w.duckdb"
+    state = collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path), return_state=True)
+    assert state.is_failed()
+    assert "corrupt" in state.message and "aws-pricing-api" in state.message
+    with pytest.raises(CollectFailed, match="every source failed"):
+        run_collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
+    assert query(db, "SELECT status FROM runs")[0][0] == "failed"
+    assert query(db, "SELECT count(*) FROM price_history")[0][0] == 0
