@@ -162,7 +162,9 @@ def read_payloads(run_dir: Path, source: str) -> list[Payload]:
                 f"{path} is corrupt ({exc}); restore it from a backup or remove the run directory"
             ) from exc
         if sha256(data) != entry["sha256"]:
-            raise ArchiveError(f"{path} does not match its sha256 in the manifest: the file changed")
+            raise ArchiveError(
+                f"{path} does not match its sha256 in the manifest: the file changed"
+            )
         payloads.append(
             Payload(
                 data=data,

@@ -68,7 +68,9 @@ def collect_source(
             payloads = archive.read_payloads(replay_dir, source.name)
         else:
             writer = archive.ArchiveWriter(settings.archive_dir, stamp, source.name)
-            context = FetchContext(archive=writer, progress=lambda m: progress(f"{source.name}: {m}"))
+            context = FetchContext(
+                archive=writer, progress=lambda m: progress(f"{source.name}: {m}")
+            )
             payloads = source.fetch(context)
         result.payloads = len(payloads)
         result.payload_digest = payload_digest([archive.sha256(p.data) for p in payloads])
@@ -87,7 +89,7 @@ def collect_source(
         result.notes = list(dict.fromkeys(parsed.notes))
         result.message = f"{len(result.records)} records, {len(result.rejects)} rejects"
     except SourceSkipped as exc:
-        result.status, result.message = SKIPPED, f"skipped: {exc}"
+        result.status, result.message = SKIPPED, str(exc)
     except ChipcostError as exc:
         result.status, result.message = FAILED, str(exc)
     except Exception as exc:  # a parser bug must not take the other sources down

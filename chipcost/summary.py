@@ -18,13 +18,20 @@ STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "already_lo
 def print_outcomes(console: Console, outcomes: list, db_path: Path) -> None:
     runs = Table(title="collection runs", title_justify="left")
     for column in ("archive run", "status", "records", "rejects", "new", "changed", "withdrawn"):
-        runs.add_column(column, justify="right" if column not in ("archive run", "status") else "left")
+        runs.add_column(
+            column, justify="right" if column not in ("archive run", "status") else "left"
+        )
     for outcome in outcomes:
         run, summary = outcome.run, outcome.summary
         label = f"{run.archive_run}{' (sample)' if run.sample else ''}"
         runs.add_row(
-            label, _status(run.status), str(summary.records), str(summary.rejects),
-            str(summary.new), str(summary.changed), str(summary.withdrawn),
+            label,
+            _status(run.status),
+            str(summary.records),
+            str(summary.rejects),
+            str(summary.new),
+            str(summary.changed),
+            str(summary.withdrawn),
         )
     console.print(runs)
     last = outcomes[-1].run
@@ -33,8 +40,12 @@ def print_outcomes(console: Console, outcomes: list, db_path: Path) -> None:
         sources.add_column(column)
     for s in last.sources:
         sources.add_row(
-            s.source, _status(s.status), str(len(s.records)), str(len(s.rejects)),
-            f"{s.seconds:.2f}", s.message,
+            s.source,
+            _status(s.status),
+            str(len(s.records)),
+            str(len(s.rejects)),
+            f"{s.seconds:.2f}",
+            s.message,
         )
     console.print(sources)
     notes = [f"{s.source}: {note}" for o in outcomes for s in o.run.sources for note in s.notes]
@@ -52,12 +63,22 @@ def _status(status: str) -> str:
 def print_prices(console: Console, frame: pl.DataFrame, *, limit: int, last: tuple | None) -> None:
     table = Table(title="current per-chip prices (USD)", title_justify="left")
     columns = (
-        ("chip", "chip"), ("provider", "provider"), ("region", "region"), ("zone", "zone"),
-        ("instance", "instance_type"), ("chips", "chip_count"), ("model", "pricing_model"),
-        ("term", "term"), ("payment", "payment"), ("plan", "plan"),
-        ("$/chip-hr", "price_per_chip_hour"), ("$/instance-hr", "price_per_hour"),
+        ("chip", "chip"),
+        ("provider", "provider"),
+        ("region", "region"),
+        ("zone", "zone"),
+        ("instance", "instance_type"),
+        ("chips", "chip_count"),
+        ("model", "pricing_model"),
+        ("term", "term"),
+        ("payment", "payment"),
+        ("plan", "plan"),
+        ("$/chip-hr", "price_per_chip_hour"),
+        ("$/instance-hr", "price_per_hour"),
     )
-    columns = tuple((h, c) for h, c in columns if frame[c].drop_nulls().cast(pl.String).str.len_chars().max())
+    columns = tuple(
+        (h, c) for h, c in columns if frame[c].drop_nulls().cast(pl.String).str.len_chars().max()
+    )
     for header, _ in columns:
         numeric = header in ("chips", "$/chip-hr", "$/instance-hr")
         table.add_column(header, justify="right" if numeric else "left")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from chipcost.catalog import aws_chip_for
+from chipcost.catalog import ChipMatch, aws_chip_for
 from chipcost.record import HOURS_PER_TERM, ParseResult, PriceRecord, Reject
 
 # The Price List's words for a reserved term, in the record's vocabulary (DESIGN.md).
@@ -150,18 +150,6 @@ def _product(product: object, expected: Mapping[str, str]) -> _Product:
             f"chip count unknown: {instance_type} is not in {INSTANCE_TYPES_CSV} and the "
             f"Price List gives no gpu count (gpu={gpu_text or 'missing'}); add a row there"
         )
-    notes: tuple[str, ...] = ()
-    if match.is_unknown:
-        notes = (
-            f"unknown accelerator type {instance_type} (instanceFamily "
-            f"{attributes.get('instanceFamily', '?')}, gpu={gpu_text}): loaded as chip "
-            f"'unknown'; add it to {FAMILIES_CSV}",
-        )
-    elif not match.known_type:
-        notes = (
-            f"{instance_type} is not in {INSTANCE_TYPES_CSV}: chip_count "
-            f"{match.chip_count:g} taken from the Price List gpu attribute; add a row there",
-        )
     extra = {name: str(attributes[name]) for name in EXTRA_ATTRIBUTES if attributes.get(name)}
     return _Product(
         sku=str(product.get("sku", "")),
@@ -171,8 +159,26 @@ def _product(product: object, expected: Mapping[str, str]) -> _Product:
         chip_count=match.chip_count,
         market=str(attributes.get("marketoption", "")),
         extra=extra,
-        notes=notes,
+        notes=_catalog_notes(instance_type, attributes, gpu_text, match),
     )
+
+
+def _catalog_notes(
+    instance_type: str, attributes: Mapping[str, Any], gpu_text: str, match: ChipMatch
+) -> tuple[str, ...]:
+    """What to add to the catalog so that this type loads with its real chip and count."""
+    if match.is_unknown:
+        family = attributes.get("instanceFamily", "?")
+        return (
+            f"unknown accelerator type {instance_type} (instanceFamily {family}, "
+            f"gpu={gpu_text}): loaded as chip 'unknown'; add it to {FAMILIES_CSV}",
+        )
+    if not match.known_type:
+        return (
+            f"{instance_type} is not in {INSTANCE_TYPES_CSV}: chip_count "
+            f"{match.chip_count:g} taken from the Price List gpu attribute; add a row there",
+        )
+    return ()
 
 
 def _filter_mismatch(attributes: Mapping[str, Any], expected: Mapping[str, str]) -> str:
@@ -194,8 +200,6 @@ def _terms(terms: object) -> list[tuple[str, Any]]:
         raise _Refused("item has no terms (expected OnDemand and/or Reserved)")
     found = []
     for term_type, by_code in terms.items():
-        if term_type not in UNITS_BY_TERM_TYPE:
-            raise _Refused(f"unknown term type {term_type!r} (expected OnDemand or Reserved)")
         if not isinstance(by_code, Mapping):
             raise _Refused(f"{term_type} terms are not an object")
         found.extend((term_type, term) for term in by_code.values())
@@ -205,6 +209,8 @@ def _terms(terms: object) -> list[tuple[str, Any]]:
 def _record(
     offer: _Product, term_type: str, term: object, origin: Origin, version: str
 ) -> PriceRecord:
+    if term_type not in UNITS_BY_TERM_TYPE:
+        raise _Refused(f"unknown term type {term_type!r} (expected OnDemand or Reserved)")
     if not isinstance(term, Mapping):
         raise _Refused(f"{term_type} term is not an object")
     hourly, upfront = _dimensions(term_type, term)

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State
 from prefect.states import Failed
-from prefect.artifacts import create_table_artifact
 
 from chipcost import archive
 from chipcost.collect import (
@@ -89,8 +89,7 @@ def _collect_one(settings: Settings, sources: list[Source], run_dir: Path | None
         sources = [s for s in sources if s.name in archived]
     loaded = already_loaded_sources(settings, stamp)
     futures = [
-        collect_source_task.submit(s, settings, stamp, run_dir, loaded.get(s.name))
-        for s in sources
+        collect_source_task.submit(s, settings, stamp, run_dir, loaded.get(s.name)) for s in sources
     ]
     results = [f.result() for f in futures]
     observed = [r.observed_at for r in results if r.observed_at]
@@ -161,10 +160,11 @@ def collect(
     ran = [s for o in outcomes for s in o.run.sources if s.status != ALREADY_LOADED]
     if ran and all(s.status in (FAILED, SKIPPED) for s in ran):
         message = "every source failed or was skipped: " + "; ".join(
-            dict.fromkeys(f"{s.source}: {s.message}" for s in ran)
+            dict.fromkeys(f"{s.source}: {s.status}: {s.message}" for s in ran)
         )
         get_run_logger().error("%s", message)
-        return Failed(message=message, data=outcomes)
+        # The state's data must be an exception: a deployed run re-raises it at its end.
+        return Failed(message=message, data=CollectFailed(message, outcomes))
     return outcomes
 
 
@@ -173,5 +173,7 @@ def run_collect(**parameters: object) -> list[RunOutcome]:
     state = collect(**parameters, return_state=True)
     if state.is_failed():
         data = state.result(raise_on_failure=False)
-        raise CollectFailed(state.message or "the collect flow failed", data if isinstance(data, list) else [])
+        if isinstance(data, CollectFailed):
+            raise data
+        raise CollectFailed(state.message or "the collect flow failed", [])
     return state.result()

@@ -35,7 +35,9 @@ def record(**changes) -> PriceRecord:
     return replace(BASE, **changes)
 
 
-def run_of(records: list[PriceRecord], when: datetime, *, status: str = OK, run_id: str = "") -> RunResult:
+def run_of(
+    records: list[PriceRecord], when: datetime, *, status: str = OK, run_id: str = ""
+) -> RunResult:
     source = SourceResult(
         source="aws-pricing-api",
         provider="aws",

@@ -17,7 +17,11 @@ CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 
 def chipcost(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [CHIPCOST, *args], capture_output=True, text=True, timeout=120, env=env,
+        [CHIPCOST, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
         check=False,
     )
 
@@ -29,10 +33,17 @@ def db(tmp_path_factory) -> Path:
     offers = [
         record(),
         record(region="us-west-2", price_per_hour=57.2),
-        record(pricing_model="reserved", term="1yr", payment="all_upfront", plan="standard",
-               price_per_hour=33.0, upfront=289080.0),
-        record(instance_type="trn1.32xlarge", chip="Trainium1", chip_count=16.0,
-               price_per_hour=21.5),
+        record(
+            pricing_model="reserved",
+            term="1yr",
+            payment="all_upfront",
+            plan="standard",
+            price_per_hour=33.0,
+            upfront=289080.0,
+        ),
+        record(
+            instance_type="trn1.32xlarge", chip="Trainium1", chip_count=16.0, price_per_hour=21.5
+        ),
     ]
     load_run(con, run_of(offers, day(0)))
     con.close()
@@ -63,8 +74,9 @@ def test_prices_without_a_warehouse_says_what_to_do(tmp_path):
 
 
 def test_sql_answers(db):
-    result = chipcost("sql", "select count(*) as n from price_history", "--db", str(db),
-                      "--format", "csv")
+    result = chipcost(
+        "sql", "select count(*) as n from price_history", "--db", str(db), "--format", "csv"
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["n", "4"]
 
@@ -94,8 +106,9 @@ def test_reading_commands_do_not_start_prefect(db):
         "try:\n    chipcost.cli.main()\nexcept SystemExit:\n    pass\n"
         "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
     assert "PREFECT NOT LOADED" in result.stdout, result.stdout + result.stderr
 
 

@@ -53,14 +53,16 @@ def test_replay_loads_every_run_and_publishes_an_artifact(tmp_path, archive_copy
 def test_replaying_twice_adds_nothing(tmp_path, archive_copy):
     db = tmp_path / "w.duckdb"
     collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
-    before = query(db, "SELECT count(*) FROM observations")[0][0], query(
-        db, "SELECT count(*) FROM price_history"
-    )[0][0]
+    before = (
+        query(db, "SELECT count(*) FROM observations")[0][0],
+        query(db, "SELECT count(*) FROM price_history")[0][0],
+    )
     outcomes = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
     assert {s.status for o in outcomes for s in o.run.sources} == {"already_loaded"}
-    after = query(db, "SELECT count(*) FROM observations")[0][0], query(
-        db, "SELECT count(*) FROM price_history"
-    )[0][0]
+    after = (
+        query(db, "SELECT count(*) FROM observations")[0][0],
+        query(db, "SELECT count(*) FROM price_history")[0][0],
+    )
     assert after == before
 
 

@@ -13,9 +13,19 @@ SOURCES = frozenset({"aws-pricing-api"})
 
 
 def test_good_records_pass():
-    result = validate_records([record(), record(pricing_model="reserved", term="1yr",
-                                                payment="all_upfront", plan="standard",
-                                                upfront=100000.0)], SOURCES)
+    result = validate_records(
+        [
+            record(),
+            record(
+                pricing_model="reserved",
+                term="1yr",
+                payment="all_upfront",
+                plan="standard",
+                upfront=100000.0,
+            ),
+        ],
+        SOURCES,
+    )
     assert len(result.records) == 2 and result.rejects == []
 
 

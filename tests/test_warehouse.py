@@ -13,8 +13,17 @@ from warehouse.db import SCHEMA_VERSION, connect, run_lock, schema_version
 from warehouse.load import load_run
 
 PUBLIC_NAMES = {
-    "runs", "source_runs", "observations", "price_history", "rejects", "chips", "throughput",
-    "current_prices", "per_chip_prices", "cost_per_token", "price_changes",
+    "runs",
+    "source_runs",
+    "observations",
+    "price_history",
+    "rejects",
+    "chips",
+    "throughput",
+    "current_prices",
+    "per_chip_prices",
+    "cost_per_token",
+    "price_changes",
 }
 
 
@@ -37,7 +46,9 @@ def snapshot(con) -> dict[str, list]:
 
 
 def test_fresh_warehouse_has_every_public_name(con):
-    names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    names = {
+        r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()
+    }
     assert PUBLIC_NAMES <= names
     assert schema_version(con) == SCHEMA_VERSION
     assert count(con, "SELECT count(*) FROM chips WHERE chip = 'H100-SXM'") == 1
@@ -59,7 +70,8 @@ def test_price_change_closes_old_row_and_opens_new(con):
     summary = load_run(con, run_of([record(price_per_hour=50.0)], day(2)))
     assert (summary.new, summary.changed, summary.withdrawn) == (0, 1, 0)
     rows = con.execute(
-        "SELECT price_per_hour, valid_from, valid_to, end_reason FROM price_history ORDER BY valid_from"
+        "SELECT price_per_hour, valid_from, valid_to, end_reason FROM price_history "
+        "ORDER BY valid_from"
     ).fetchall()
     assert rows == [(55.04, day(0), day(2), "changed"), (50.0, day(2), None, None)]
     change = con.execute(
@@ -136,10 +148,15 @@ def test_duckdb_lock_held_by_another_process_is_reported(tmp_path):
     db = tmp_path / "w.duckdb"
     connect(db).close()
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         f"import duckdb,sys,time; c=duckdb.connect({str(db)!r}); print('ready', flush=True); "
-         "sys.stdin.read()"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb,sys,time; c=duckdb.connect({str(db)!r}); print('ready', flush=True); "
+            "sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "ready"

@@ -144,8 +144,15 @@ def _insert_new(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
 
 def _insert_rejects(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
     rows = [
-        [run.run_id, s.source, s.observed_at or run.observed_at, r.reason, r.sku, r.payload_ref,
-         r.row_json()]
+        [
+            run.run_id,
+            s.source,
+            s.observed_at or run.observed_at,
+            r.reason,
+            r.sku,
+            r.payload_ref,
+            r.row_json(),
+        ]
         for s in run.sources
         for r in s.rejects
     ]
@@ -158,18 +165,37 @@ def _insert_run(con: duckdb.DuckDBPyConnection, run: RunResult, summary: LoadSum
     con.execute(
         "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            run.run_id, run.started_at, datetime.now(UTC), run.observed_at, run.mode,
-            run.archive_run, run.sample, run.status, summary.records, summary.rejects,
-            summary.history_changes, __version__,
+            run.run_id,
+            run.started_at,
+            datetime.now(UTC),
+            run.observed_at,
+            run.mode,
+            run.archive_run,
+            run.sample,
+            run.status,
+            summary.records,
+            summary.rejects,
+            summary.history_changes,
+            __version__,
         ],
     )
     con.executemany(
         "INSERT INTO source_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             [
-                run.run_id, s.source, s.provider, s.status, s.message, len(s.records),
-                len(s.rejects), s.payloads, round(s.seconds, 3), s.observed_at,
-                run.archive_run, s.payload_digest, s.notes,
+                run.run_id,
+                s.source,
+                s.provider,
+                s.status,
+                s.message,
+                len(s.records),
+                len(s.rejects),
+                s.payloads,
+                round(s.seconds, 3),
+                s.observed_at,
+                run.archive_run,
+                s.payload_digest,
+                s.notes,
             ]
             for s in run.sources
         ],
