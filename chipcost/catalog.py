@@ -40,6 +40,49 @@ def aws_instance_chip_counts() -> dict[str, int]:
     return {row["instance_type"]: int(row["chip_count"]) for row in _rows("aws_instance_types.csv")}
 
 
+_VENDORS = ("nvidia", "amd", "intel", "aws", "amazon", "habana")
+
+
+def normalise_spelling(spelling: str) -> str:
+    """'NVIDIA H100-SXM5 80GB' -> 'h100sxm580gb': case, separators and vendor ignored."""
+    text = spelling.strip().lower()
+    for vendor in _VENDORS:
+        if text.startswith(vendor + " "):
+            text = text[len(vendor) + 1 :]
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+@cache
+def chip_aliases() -> tuple[tuple[str, float | None, str], ...]:
+    return tuple(
+        (
+            normalise_spelling(row["spelling"]),
+            float(row["memory_gb"]) if row["memory_gb"] else None,
+            row["chip"],
+        )
+        for row in _rows("chip_aliases.csv")
+    )
+
+
+def canonical_chip(spelling: str, memory_gb: float | None = None) -> str:
+    """The canonical chip a provider's spelling names, or 'unknown' (never a guess).
+
+    A spelling listed with a memory size matches only when the stated memory is within 10%.
+    """
+    key = normalise_spelling(spelling)
+    if spelling in canonical_chips():
+        return spelling
+    plain = None
+    for alias, alias_memory, chip in chip_aliases():
+        if alias != key:
+            continue
+        if alias_memory is None:
+            plain = chip
+        elif memory_gb is not None and abs(memory_gb - alias_memory) <= 0.1 * alias_memory:
+            return chip
+    return plain or UNKNOWN_CHIP
+
+
 @dataclass(frozen=True)
 class ChipMatch:
     chip: str

@@ -13,6 +13,12 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 from chipcost.archive import Payload
 from chipcost.errors import ParseError, SourceError, SourceSkipped
 from chipcost.record import ParseResult, Reject
+from extract._aws_instance_types import (
+    accelerator_names,
+    describe_unknown,
+    is_describe,
+    name_unknown,
+)
 from extract._aws_price_list import Origin, decode_item, item_offers
 from extract.base import FetchContext, Source
 
@@ -22,6 +28,7 @@ PROVIDER = "aws"
 # region's prices, so one endpoint covers them all.
 PRICING_REGION = "us-east-1"
 PRICING_URL = f"https://api.pricing.{PRICING_REGION}.amazonaws.com/ GetProducts"
+EC2_URL = "https://ec2.{region}.amazonaws.com/ DescribeInstanceTypes"
 SERVICE_CODE = "AmazonEC2"
 FORMAT_VERSION = "aws_v1"
 # The API's maximum page size: fewer calls against its 10-request, 5-per-second bucket.
@@ -100,12 +107,24 @@ def pricing_client() -> Any:
     return boto3.client("pricing", region_name=PRICING_REGION, config=CLIENT_CONFIG)
 
 
-def fetch(ctx: FetchContext, client: Any = None) -> list[Payload]:
-    """Every GetProducts page of every accelerator query, each archived as it arrives."""
+def ec2_client(region: str) -> Any:
+    return boto3.client("ec2", region_name=region, config=CLIENT_CONFIG)
+
+
+def fetch(ctx: FetchContext, client: Any = None, ec2_client_for: Any = None) -> list[Payload]:
+    """Every GetProducts page of every accelerator query, each archived as it arrives.
+
+    Accelerator types the catalog cannot name are then looked up with EC2
+    DescribeInstanceTypes (GpuInfo/NeuronInfo), archived beside the price pages.
+    """
     client = client if client is not None else pricing_client()
     payloads: list[Payload] = []
     for family in INSTANCE_FAMILIES:
         payloads.extend(_fetch_query(client, ctx, family))
+    unknown = {r.instance_type: r.region for r in parse(payloads).records if r.chip == "unknown"}
+    if unknown:
+        ctx.progress(f"{SOURCE_NAME}: naming {len(unknown)} unknown type(s) with EC2")
+        payloads.extend(describe_unknown(ctx, unknown, ec2_client_for or ec2_client, EC2_URL))
     return payloads
 
 
@@ -176,7 +195,8 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     """Price records from archived GetProducts pages; pure."""
     result = ParseResult()
     items = 0
-    for payload in payloads:
+    names = accelerator_names([p for p in payloads if is_describe(p)])
+    for payload in (p for p in payloads if not is_describe(p)):
         origin = Origin(SOURCE_NAME, payload.url, payload.ref, payload.fetched_at, PROVIDER)
         for raw in _price_list(payload):
             items += 1
@@ -186,6 +206,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
                 result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, "", payload.ref))
                 continue
             result.extend(item_offers(item, origin, expected=TERM_MATCH, raw=raw))
+    name_unknown(result, names)
     result.notes = list(dict.fromkeys(result.notes))
     if payloads and not items:
         result.notes.append(

@@ -1,0 +1,118 @@
+"""Naming accelerator types the catalog does not know, from EC2 DescribeInstanceTypes.
+
+The Price List's `gpu` attribute counts accelerators but names none; DescribeInstanceTypes
+carries GpuInfo (NVIDIA, AMD) and NeuronInfo (Trainium, Inferentia) with name, count and
+memory. Used only when credentials exist; its responses are archived like any payload.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from chipcost.archive import Payload
+from chipcost.catalog import UNKNOWN_CHIP, canonical_chip
+from chipcost.record import ParseResult
+from extract.base import FetchContext
+
+OPERATION = "DescribeInstanceTypes"
+# DescribeInstanceTypes takes at most 100 names per call.
+BATCH = 100
+
+
+def describe_unknown(
+    ctx: FetchContext, unknown: dict[str, str], client_for: Any, url: str
+) -> list[Payload]:
+    """Archive DescribeInstanceTypes for the unknown types, each asked in a region it is sold in.
+
+    Failures here never fail the source: the types stay 'unknown' and the note says so.
+    """
+    by_region: dict[str, list[str]] = {}
+    for instance_type, region in sorted(unknown.items()):
+        by_region.setdefault(region, []).append(instance_type)
+    payloads = []
+    for region, types in by_region.items():
+        for start in range(0, len(types), BATCH):
+            batch = types[start : start + BATCH]
+            try:
+                response = client_for(region).describe_instance_types(InstanceTypes=batch)
+            except (ClientError, BotoCoreError) as exc:
+                ctx.progress(
+                    f"DescribeInstanceTypes in {region} failed ({exc}); types stay unknown"
+                )
+                continue
+            body = {k: v for k, v in response.items() if k != "ResponseMetadata"}
+            payloads.append(
+                ctx.archive.write(
+                    json.dumps(body, default=str).encode("utf-8"),
+                    url.format(region=region),
+                    request={"operation": OPERATION, "region": region, "InstanceTypes": batch},
+                )
+            )
+    return payloads
+
+
+def is_describe(payload: Payload) -> bool:
+    return payload.request.get("operation") == OPERATION
+
+
+def accelerator_names(payloads: Sequence[Payload]) -> dict[str, tuple[str, str, float]]:
+    """instance type -> (canonical chip or 'unknown', provider's spelling, count)."""
+    names: dict[str, tuple[str, str, float]] = {}
+    for payload in payloads:
+        try:
+            body = json.loads(payload.data)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            continue
+        for info in body.get("InstanceTypes", []) if isinstance(body, dict) else []:
+            named = _accelerator(info)
+            if named and isinstance(info.get("InstanceType"), str):
+                names[info["InstanceType"]] = named
+    return names
+
+
+def _accelerator(info: dict[str, Any]) -> tuple[str, str, float] | None:
+    for section, devices in (("GpuInfo", "Gpus"), ("NeuronInfo", "NeuronDevices")):
+        listed = (info.get(section) or {}).get(devices) or []
+        if listed and isinstance(listed[0], dict):
+            device = listed[0]
+            spelling = " ".join(
+                str(part)
+                for part in (device.get("Manufacturer", ""), device.get("Name", ""))
+                if part
+            )
+            memory_mib = (device.get("MemoryInfo") or {}).get("SizeInMiB")
+            memory_gb = memory_mib / 1024 if isinstance(memory_mib, int | float) else None
+            count = sum(float(d.get("Count", 0) or 0) for d in listed if isinstance(d, dict))
+            return canonical_chip(spelling, memory_gb), spelling, count
+    return None
+
+
+def name_unknown(result: ParseResult, names: dict[str, tuple[str, str, float]]) -> None:
+    """Give records of unknown chip the chip DescribeInstanceTypes names, with a note."""
+    if not names:
+        return
+    named = set()
+    for index, record in enumerate(result.records):
+        found = names.get(record.instance_type)
+        if record.chip != UNKNOWN_CHIP or not found:
+            continue
+        chip, spelling, count = found
+        if chip == UNKNOWN_CHIP:
+            continue
+        result.records[index] = replace(
+            record,
+            chip=chip,
+            chip_count=count or record.chip_count,
+            extra={**record.extra, "chip_from": f"DescribeInstanceTypes: {spelling}"},
+        )
+        named.add((record.instance_type, spelling, chip))
+    for instance_type, spelling, chip in sorted(named):
+        result.notes.append(
+            f"{instance_type} named {chip} from DescribeInstanceTypes ({spelling!r}); "
+            "add its family to chipcost/data/aws_families.csv to make it permanent"
+        )
