@@ -178,3 +178,7 @@ def sources() -> None:
     for source in registry().values():
         table.add_row(source.name, source.provider, source.description)
     out.print(table)
+
+
+# Commands in chipcost/commands/ register themselves on `app` when imported.
+import chipcost.commands  # noqa: E402,F401

@@ -168,12 +168,21 @@ def write_run(out: Path, day: int) -> Path:
     return writer.directory
 
 
+# Other sources' sample writers: modules beside this script, each with
+# write_run(out: Path, day: int, moment: datetime) -> Path writing <stamp>/<its source>/.
+EXTRA_WRITERS: tuple[str, ...] = ()
+
+
 def main() -> None:
+    from importlib import import_module
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="archive root to write")
     args = parser.parse_args()
     for day in range(1, DAYS + 1):
         print(write_run(args.out, day))
+        for name in EXTRA_WRITERS:
+            print(import_module(name).write_run(args.out, day, run_time(day)))
 
 
 if __name__ == "__main__":
