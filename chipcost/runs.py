@@ -41,13 +41,17 @@ class RunResult:
 
     @property
     def status(self) -> str:
+        """ok; partial when some source failed; failed when nothing was collected.
+
+        A skipped source (no credentials, or another source covers it) does not make a run
+        partial: it could not run here, which its own status says.
+        """
         ran = [s for s in self.sources if s.status != ALREADY_LOADED]
         if not ran:
             return OK
-        failed = [s for s in ran if s.status in (FAILED, SKIPPED)]
-        if len(failed) == len(ran):
+        if all(s.status in (FAILED, SKIPPED) for s in ran):
             return FAILED
-        return "partial" if failed else OK
+        return "partial" if any(s.status == FAILED for s in ran) else OK
 
 
 def payload_digest(sha256s: list[str]) -> str:
