@@ -55,7 +55,9 @@ def collect(
     ] = None,
 ) -> None:
     """Collect today's prices (or replay an archive) into the warehouse."""
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    # The summary table and the error line say what the flow's log says; keep the console to
+    # one account of it (the log still reaches the Prefect server).
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from chipcost.summary import print_outcomes
