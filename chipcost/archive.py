@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from chipcost.errors import ArchiveError
+from chipcost.errors import ArchiveError, ParseError
 
 MANIFEST = "manifest.json"
 STAMP_FORMAT = "%Y-%m-%dT%H%M%SZ"
@@ -43,7 +43,14 @@ class Payload:
     request: dict[str, Any] = field(default_factory=dict)
 
     def text(self) -> str:
-        return self.data.decode("utf-8")
+        """The payload as UTF-8 text; a payload that is not is a ParseError naming it."""
+        try:
+            return self.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(
+                f"payload {self.ref or self.name or '?'} ({self.url}) is not UTF-8 text "
+                f"({exc.reason} at byte {exc.start}): re-fetch, or report a format change"
+            ) from exc
 
 
 def sha256(data: bytes) -> str:

@@ -40,6 +40,23 @@ def aws_instance_chip_counts() -> dict[str, int]:
     return {row["instance_type"]: int(row["chip_count"]) for row in _rows("aws_instance_types.csv")}
 
 
+def aws_accelerator_types() -> tuple[str, ...]:
+    """Every accelerator instance type the catalog lists (aws_instance_types.csv), in order."""
+    return tuple(aws_instance_chip_counts())
+
+
+@cache
+def aws_no_spot_families() -> dict[str, str]:
+    """Families AWS runs no Spot market for -> where that is stated (aws_no_spot_families.csv)."""
+    return {row["family"]: row["source"] for row in _rows("aws_no_spot_families.csv")}
+
+
+@cache
+def aws_capacity_block_types() -> tuple[str, ...]:
+    """Instance types sold as EC2 Capacity Blocks for ML (aws_capacity_block_types.csv)."""
+    return tuple(row["instance_type"] for row in _rows("aws_capacity_block_types.csv"))
+
+
 _VENDORS = ("nvidia", "amd", "intel", "aws", "amazon", "habana")
 
 

@@ -124,7 +124,7 @@ def prepare_data_dir(settings: Settings) -> None:
 def load(settings: Settings, run: RunResult) -> LoadSummary:
     con = connect(settings.db_path)
     try:
-        return load_run(con, run)
+        return load_run(con, run, observations_days=settings.observations_days)
     finally:
         con.close()
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -26,8 +26,8 @@ PROVIDERS = (
 PRICING_MODELS = ("on_demand", "spot", "reserved", "savings_plan", "capacity_block", "commitment")
 PAYMENTS = ("none", "no_upfront", "partial_upfront", "all_upfront")
 # Fixed terms; a capacity block's duration is written as e.g. "1d", "7d", "14d".
-TERMS = ("none", "1w", "1mo", "3mo", "6mo", "1yr", "3yr")
-TERM_PATTERN = r"^(none|1w|1mo|3mo|6mo|1yr|3yr|\d+[hd])$"
+TERMS = ("none", "1w", "1mo", "3mo", "6mo", "1yr", "2yr", "3yr")
+TERM_PATTERN = r"^(none|1w|1mo|3mo|6mo|1yr|2yr|3yr|\d+[hd])$"
 # The variant inside a pricing model: RI class, savings plan type, marketplace tier, ...
 PLANS = (
     "default",
@@ -39,6 +39,7 @@ PLANS = (
     "community",
     "interruptible",
     "low_priority",
+    "dynamic",  # on-demand at a daily demand-based price (Verda), instead of the fixed one
 )
 HOURS_PER_TERM = {"1yr": 8760.0, "3yr": 26280.0}
 
@@ -137,9 +138,14 @@ RECORD_SCHEMA: dict[str, pl.DataType] = {
 
 def records_frame(records: list[PriceRecord]) -> pl.DataFrame:
     """Records as a polars frame in the warehouse's column order (extra as JSON text)."""
-    rows = []
-    for record in records:
-        row = asdict(record)
-        row["extra"] = json.dumps(record.extra, sort_keys=True, default=str) if record.extra else ""
-        rows.append(row)
-    return pl.DataFrame(rows, schema=RECORD_SCHEMA)
+    # Built column by column: asdict() per record cost ten times as much on a 50,000-offer day.
+    columns = {
+        name: [getattr(record, name) for record in records]
+        for name in RECORD_SCHEMA
+        if name != "extra"
+    }
+    columns["extra"] = [
+        json.dumps(record.extra, sort_keys=True, default=str) if record.extra else ""
+        for record in records
+    ]
+    return pl.DataFrame(columns, schema=RECORD_SCHEMA)

@@ -10,7 +10,7 @@ from rich.table import Table
 
 SAMPLE_BANNER = (
     "[bold yellow]SAMPLE DATA[/]: these prices come from the bundled sample archive "
-    "(synthetic, in AWS's real payload shape), not from a live fetch."
+    "(synthetic, in each provider's real payload shape), not from a live fetch."
 )
 STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "already_loaded": "dim"}
 

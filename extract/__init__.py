@@ -4,7 +4,23 @@ from __future__ import annotations
 
 from extract.base import FetchContext, Source
 
-SOURCE_MODULES = ("aws_pricing",)
+SOURCE_MODULES = (
+    "aws_pricing",
+    "aws_savings_plans",
+    "aws_spot",
+    "aws_capacity_blocks",
+    "aws_bulk",
+    "aws_spot_feed",
+    "coreweave",
+    "spheron",
+    "nebius",
+    "verda",
+    "runpod",
+    "vastai",
+    "azure",
+    "oci",
+    "lambda_cloud",
+)
 
 
 def registry() -> dict[str, Source]:

@@ -56,8 +56,10 @@ CLIENT_CONFIG = botocore.config.Config(
     read_timeout=60,
     retries={"max_attempts": 8, "mode": "adaptive"},
 )
+# Without credentials the public price files stand in (extract/aws_bulk.py, aws_spot_feed.py).
 NO_CREDENTIALS = (
-    "no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY "
+    "no AWS credentials: public price files are used instead (aws-bulk, aws-spot-feed); "
+    "set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY to use the APIs "
     "(or run `chipcost collect --replay DIR`)"
 )
 # Error codes that mean "these credentials may not call GetProducts".

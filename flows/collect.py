@@ -22,6 +22,7 @@ from chipcost.collect import (
     select_sources,
 )
 from chipcost.errors import ChipcostError
+from chipcost.jumps import flag_price_jumps
 from chipcost.runs import ALREADY_LOADED, FAILED, SKIPPED, RunResult, SourceResult
 from chipcost.settings import Settings, load_settings
 from extract import Source
@@ -92,6 +93,9 @@ def _collect_one(settings: Settings, sources: list[Source], run_dir: Path | None
         collect_source_task.submit(s, settings, stamp, run_dir, loaded.get(s.name)) for s in sources
     ]
     results = [f.result() for f in futures]
+    # Before the load: a jump is judged against the prices the warehouse held until now.
+    for source, note in flag_price_jumps(settings, results):
+        get_run_logger().warning("%s: %s", source, note)
     observed = [r.observed_at for r in results if r.observed_at]
     run = RunResult(
         run_id=new_run_id(started),
@@ -137,11 +141,15 @@ def collect(
     db: str | None = None,
     data_dir: str | None = None,
     sources: list[str] | None = None,
+    alert_pct: float | None = None,
+    alert_to: list[str] | None = None,
 ) -> list[RunOutcome] | State:
     """Collect today's prices (or replay an archive) into the warehouse.
 
     Expected failures end the flow run Failed with a plain message (no traceback): a busy
     or unusable warehouse, an unreadable archive, or every source failed or skipped.
+    With alert_pct and alert_to, a price move of at least alert_pct % is e-mailed at once
+    (docs/reports.md); an alert that cannot be sent fails the run, the prices stay loaded.
     """
     try:
         settings = load_settings(db=db, data_dir=data_dir)
@@ -165,6 +173,12 @@ def collect(
         get_run_logger().error("%s", message)
         # The state's data must be an exception: a deployed run re-raises it at its end.
         return Failed(message=message, data=CollectFailed(message, outcomes))
+    if alert_pct is not None and alert_to and outcomes:
+        from flows.report import alert_after_collect  # the report stack loads only when asked
+
+        failure = alert_after_collect(settings, [o.run for o in outcomes], alert_pct, alert_to)
+        if failure:
+            return Failed(message=failure, data=CollectFailed(failure, outcomes))
     return outcomes
 
 

@@ -7,13 +7,22 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 export DO_NOT_TRACK=1 PREFECT_SERVER_ANALYTICS_ENABLED=false
 echo
-echo "== chipcost collect --replay sample/archive   (SAMPLE DATA, synthetic prices in AWS's real payload shape)"
+echo "== chipcost collect --replay sample/archive   (SAMPLE DATA, synthetic prices in each provider's real payload shape)"
 .venv/bin/chipcost collect --replay sample/archive
 echo
 echo "== chipcost prices --chip H100-SXM --region us-east-1"
 .venv/bin/chipcost prices --chip H100-SXM --region us-east-1
 echo
+echo "== chipcost prices --chip H100-SXM --region eu-central-1 --limit 8   (aws-bulk, aws-spot-feed: AWS's public files, no credentials)"
+.venv/bin/chipcost prices --chip H100-SXM --region eu-central-1 --limit 8
+echo
+echo "== chipcost cost --model llama-3-70b --workload inference"
+.venv/bin/chipcost cost --model llama-3-70b --workload inference
+echo
 echo "== chipcost sql \"select count(*) as history_rows from price_history\""
 .venv/bin/chipcost sql "select count(*) as history_rows from price_history"
+echo
+echo "== chipcost report --dry-run   (the week's report: HTML and CSV, and the e-mail as .eml, not sent)"
+.venv/bin/chipcost report --dry-run
 echo
 echo "Next: .venv/bin/chipcost --help   (warehouse: data/chipcost.duckdb)"

@@ -170,7 +170,13 @@ def write_run(out: Path, day: int) -> Path:
 
 # Other sources' sample writers: modules beside this script, each with
 # write_run(out: Path, day: int, moment: datetime) -> Path writing <stamp>/<its source>/.
-EXTRA_WRITERS: tuple[str, ...] = ()
+EXTRA_WRITERS: tuple[str, ...] = (
+    "sample_neoclouds_a",
+    "sample_aws_more",
+    "sample_neoclouds_b",
+    "sample_aws_bulk",
+    "sample_aws_spot_feed",
+)
 
 
 def main() -> None:

@@ -572,7 +572,8 @@ def test_no_credentials_skips_the_source(tmp_path, no_aws_config):
     with pytest.raises(SourceSkipped) as raised:
         fetch(context(archive))
     assert str(raised.value) == (
-        "no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY "
+        "no AWS credentials: public price files are used instead (aws-bulk, aws-spot-feed); "
+        "set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY to use the APIs "
         "(or run `chipcost collect --replay DIR`)"
     )
     assert str(raised.value) == NO_CREDENTIALS

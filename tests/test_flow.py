@@ -87,13 +87,20 @@ def test_one_failing_source_does_not_take_down_the_others(tmp_path, archive_copy
 
 def test_flow_fails_when_every_source_fails(tmp_path, archive_copy):
     run_dir = sorted(archive_copy.iterdir())[0]
+    for other in run_dir.iterdir():  # the sample holds other sources too: keep only this one
+        if other.name != "aws-pricing-api":
+            shutil.rmtree(other)
     first = sorted((run_dir / "aws-pricing-api").glob("*.gz"))[0]
     first.write_bytes(gzip.compress(b"{not json")[:-4])  # truncated gzip: corrupt file
     db = tmp_path / "w.duckdb"
-    state = collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path), return_state=True)
+    # The sample holds other sources too: ask only for the one whose archive is corrupt.
+    only = ["aws-pricing-api"]
+    state = collect(
+        replay=str(run_dir), db=str(db), data_dir=str(tmp_path), sources=only, return_state=True
+    )
     assert state.is_failed()
     assert "corrupt" in state.message and "aws-pricing-api" in state.message
     with pytest.raises(CollectFailed, match="every source failed"):
-        run_collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
+        run_collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path), sources=only)
     assert query(db, "SELECT status FROM runs")[0][0] == "failed"
     assert query(db, "SELECT count(*) FROM price_history")[0][0] == 0

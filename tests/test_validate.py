@@ -40,7 +40,7 @@ def test_good_records_pass():
         ({"currency": "CNY"}, "currency CNY is not USD"),
         ({"chip": "H100"}, "not a canonical chip"),
         ({"pricing_model": "hourly"}, "pricing_model='hourly'"),
-        ({"term": "2yr"}, "term='2yr'"),
+        ({"term": "5yr"}, "term='5yr'"),
         ({"payment": "monthly"}, "payment='monthly'"),
         ({"provider": "acme"}, "provider='acme'"),
         ({"source": "nowhere"}, "source='nowhere'"),

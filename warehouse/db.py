@@ -16,6 +16,8 @@ import duckdb
 from chipcost.catalog import chip_rows
 from chipcost.errors import WarehouseBusy, WarehouseError
 from chipcost.settings import Settings
+from warehouse.bulk import insert_rows
+from warehouse.throughput import refresh_throughput
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
@@ -138,6 +140,7 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
     for _, sql in _sql_files("views"):
         con.execute(sql)
     _refresh_chips(con)
+    refresh_throughput(con)  # after chips: derived figures read their peaks
     con.execute("COMMIT")
     return SCHEMA_VERSION
 
@@ -147,9 +150,7 @@ def _refresh_chips(con: duckdb.DuckDBPyConnection) -> None:
     columns = [c[0] for c in con.execute("DESCRIBE chips").fetchall()]
     con.execute("DELETE FROM chips")
     rows = [[(row.get(c) or None) for c in columns] for row in chip_rows()]
-    if rows:
-        marks = ", ".join("?" for _ in columns)
-        con.executemany(f"INSERT INTO chips VALUES ({marks})", rows)
+    insert_rows(con, "chips", columns, rows)  # one statement: this runs on every write open
 
 
 def _check_parent(path: Path) -> None:

@@ -2,25 +2,40 @@
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timedelta
+from pathlib import Path
 
 import duckdb
 import polars as pl
 
-from chipcost import __version__
 from chipcost.record import OFFER_KEY, records_frame
 from chipcost.runs import OK, RunResult
+from chipcost.settings import DEFAULT_OBSERVATIONS_DAYS
 from warehouse.db import scalar
+from warehouse.run_rows import insert_rejects, insert_run
 
 HISTORY_KEY = ("source", *OFFER_KEY)
 # Prices are stored to 10 decimals by AWS; smaller differences are float noise, not changes.
 PRICE_EPSILON = 1e-9
+# Tests only (tests/test_crash.py, docs/operations.md): when set to a file path, the load
+# writes that file inside its open transaction and waits (at most STALL_SECONDS) until the
+# file is removed, so a test can kill the process in the middle of a load. Never set it
+# in production.
+STALL_ENV = "CHIPCOST_TEST_STALL_IN_LOAD"
+STALL_SECONDS = 120
 
 _KEY_MATCH = " AND ".join(f"h.{c} = s.{c}" for c in HISTORY_KEY)
 _SAME_PRICE = (
     f"abs(h.price_per_hour - s.price_per_hour) <= {PRICE_EPSILON} "
     f"AND abs(coalesce(h.upfront, 0) - coalesce(s.upfront, 0)) <= {PRICE_EPSILON}"
+)
+_OBSERVATION_COLUMNS = (
+    "run_id, observed_at, provider, source, region, zone, instance_type, chip, chip_count,"
+    " pricing_model, term, payment, plan, price_per_hour, upfront, currency, sku, source_url,"
+    " payload_ref, extra"
 )
 
 
@@ -31,14 +46,24 @@ class LoadSummary:
     new: int
     changed: int
     withdrawn: int
+    pruned: int = 0  # observations older than the retention window, deleted by this load
 
     @property
     def history_changes(self) -> int:
         return self.new + self.changed + self.withdrawn
 
 
-def load_run(con: duckdb.DuckDBPyConnection, run: RunResult) -> LoadSummary:
-    """Write a run's records, rejects and history in one transaction (all or nothing)."""
+def load_run(
+    con: duckdb.DuckDBPyConnection,
+    run: RunResult,
+    *,
+    observations_days: int | None = DEFAULT_OBSERVATIONS_DAYS,
+) -> LoadSummary:
+    """Write a run's records, rejects and history in one transaction (all or nothing).
+
+    Observations older than `observations_days` before the newest one are pruned in the
+    same transaction (None keeps them all); price_history and rejects are never pruned.
+    """
     records = [r for s in run.sources for r in s.records]
     staged = records_frame(records).with_columns(pl.lit(run.run_id).alias("run_id"))
     con.execute("BEGIN TRANSACTION")
@@ -46,19 +71,19 @@ def load_run(con: duckdb.DuckDBPyConnection, run: RunResult) -> LoadSummary:
         con.register("staged_frame", staged)
         con.execute("CREATE OR REPLACE TEMP TABLE staged AS SELECT * FROM staged_frame")
         con.unregister("staged_frame")
-        rejects = _insert_rejects(con, run)
-        con.execute(
-            "INSERT INTO observations SELECT run_id, observed_at, provider, source, region, zone,"
-            " instance_type, chip, chip_count, pricing_model, term, payment, plan,"
-            " price_per_hour, upfront, currency, sku, source_url, payload_ref, extra FROM staged"
-        )
+        cutoff = _retention_cutoff(con, run, observations_days)
+        rejects = insert_rejects(con, run)
+        _insert_observations(con, cutoff)
         changed = _close_changed(con)
+        _refresh_catalog_fields(con)
         _extend_unchanged(con, run.run_id)
         withdrawn = _close_withdrawn(con, run)
         new = _insert_new(con, run.run_id)
-        summary = LoadSummary(len(records), rejects, new - changed, changed, withdrawn)
-        _insert_run(con, run, summary)
+        pruned = _prune_observations(con, cutoff)
+        summary = LoadSummary(len(records), rejects, new - changed, changed, withdrawn, pruned)
+        insert_run(con, run, summary)
         con.execute("DROP TABLE staged")
+        _test_stall()
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -70,26 +95,75 @@ def _count(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None)
     return int(scalar(con, sql, params) or 0)
 
 
+def _retention_cutoff(
+    con: duckdb.DuckDBPyConnection, run: RunResult, days: int | None
+) -> datetime | None:
+    """Observations before this moment are pruned: `days` before the newest observation.
+
+    Measured from the newest observation, not the clock, so replaying an old archive into a
+    new file keeps the last `days` of that archive.
+    """
+    if days is None:
+        return None
+    newest = scalar(con, "SELECT greatest(max(observed_at), ?) FROM staged", [run.observed_at])
+    stored = scalar(con, "SELECT max(observed_at) FROM observations")
+    if stored is not None and stored > newest:
+        newest = stored
+    return newest - timedelta(days=days)
+
+
+def _insert_observations(con: duckdb.DuckDBPyConnection, cutoff: datetime | None) -> None:
+    # A record already outside the window (an old archive replayed late) is not written
+    # only to be pruned: its prices still reach price_history below.
+    where, params = ("WHERE observed_at >= ?", [cutoff]) if cutoff else ("", [])
+    con.execute(
+        f"INSERT INTO observations SELECT {_OBSERVATION_COLUMNS} FROM staged {where}", params
+    )
+
+
+def _prune_observations(con: duckdb.DuckDBPyConnection, cutoff: datetime | None) -> int:
+    if cutoff is None:
+        return 0
+    return _count(con, "DELETE FROM observations WHERE observed_at < ?", [cutoff])
+
+
 def _close_changed(con: duckdb.DuckDBPyConnection) -> int:
     """Close open rows whose price this run saw change (only for newer observations)."""
     return _count(
         con,
         f"""
-                    UPDATE price_history h SET valid_to = s.observed_at, end_reason = 'changed'
-            FROM staged s
-            WHERE h.valid_to IS NULL AND {_KEY_MATCH}
-              AND s.observed_at > h.last_seen_at AND NOT ({_SAME_PRICE})
+        UPDATE price_history h SET valid_to = s.observed_at, end_reason = 'changed'
+        FROM staged s
+        WHERE h.valid_to IS NULL AND {_KEY_MATCH}
+          AND s.observed_at > h.last_seen_at AND NOT ({_SAME_PRICE})
         """,
     )
 
 
-def _extend_unchanged(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """Same price seen again: move last_seen_at on; catalog fields follow the newest sighting."""
+def _refresh_catalog_fields(con: duckdb.DuckDBPyConnection) -> None:
+    """Catalog fields of an unchanged price follow the newest sighting.
+
+    Only rows where they differ are touched: rewriting four text columns of every open row
+    each day made this the slowest step of a 50,000-offer load (docs/performance.md).
+    """
     con.execute(
         f"""
         UPDATE price_history h SET
-            last_seen_at = s.observed_at, last_run_id = ?,
             chip = s.chip, chip_count = s.chip_count, sku = s.sku, source_url = s.source_url
+        FROM staged s
+        WHERE h.valid_to IS NULL AND {_KEY_MATCH}
+          AND s.observed_at > h.last_seen_at AND {_SAME_PRICE}
+          AND (h.chip <> s.chip OR h.chip_count <> s.chip_count OR h.sku <> s.sku
+               OR h.source_url <> s.source_url)
+        """
+    )
+
+
+def _extend_unchanged(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """Same price seen again: move last_seen_at on."""
+    con.execute(
+        f"""
+        UPDATE price_history h SET last_seen_at = s.observed_at, last_run_id = ?
         FROM staged s
         WHERE h.valid_to IS NULL AND {_KEY_MATCH}
           AND s.observed_at > h.last_seen_at AND {_SAME_PRICE}
@@ -100,27 +174,37 @@ def _extend_unchanged(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 
 def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
     """Offers a fully successful source no longer lists are closed as withdrawn."""
-    total = 0
-    for source in run.sources:
-        if source.status != OK or source.observed_at is None:
-            continue
-        seen = pl.DataFrame(
-            [dict(zip(OFFER_KEY, key, strict=True)) for key in source.seen_keys],
-            schema={c: pl.String for c in OFFER_KEY},
-        )
-        con.register("seen_keys", seen)
-        key_match = " AND ".join(f"h.{c} = k.{c}" for c in OFFER_KEY)
-        total += _count(
+    ok = [s for s in run.sources if s.status == OK and s.observed_at is not None]
+    if not ok:
+        return 0
+    # Built column-wise: a frame of one dict per key cost 0.1 s a day at 50,000 offers.
+    keys = [(s.source, *key) for s in ok for key in s.seen_keys]
+    columns = list(zip(*keys, strict=True)) if keys else [[] for _ in HISTORY_KEY]
+    seen = pl.DataFrame(dict(zip(HISTORY_KEY, columns, strict=True)), schema=_key_schema())
+    sources = pl.DataFrame(
+        {"source": [s.source for s in ok], "observed_at": [s.observed_at for s in ok]},
+        schema={"source": pl.String, "observed_at": pl.Datetime("us", "UTC")},
+    )
+    con.register("seen_keys", seen)
+    con.register("ok_sources", sources)
+    try:
+        key_match = " AND ".join(f"h.{c} = k.{c}" for c in HISTORY_KEY)
+        return _count(
             con,
             f"""
-                            UPDATE price_history h SET valid_to = ?, end_reason = 'withdrawn'
-                WHERE h.valid_to IS NULL AND h.source = ? AND h.last_seen_at < ?
-                  AND NOT EXISTS (SELECT 1 FROM seen_keys k WHERE {key_match})
+            UPDATE price_history h SET valid_to = o.observed_at, end_reason = 'withdrawn'
+            FROM ok_sources o
+            WHERE h.valid_to IS NULL AND h.source = o.source AND h.last_seen_at < o.observed_at
+              AND NOT EXISTS (SELECT 1 FROM seen_keys k WHERE {key_match})
             """,
-            [source.observed_at, source.source, source.observed_at],
         )
+    finally:
         con.unregister("seen_keys")
-    return total
+        con.unregister("ok_sources")
+
+
+def _key_schema() -> dict[str, pl.DataType]:
+    return {c: pl.String() for c in HISTORY_KEY}
 
 
 def _insert_new(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
@@ -128,7 +212,7 @@ def _insert_new(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
     return _count(
         con,
         f"""
-                    INSERT INTO price_history
+        INSERT INTO price_history
             SELECT provider, source, region, zone, instance_type, pricing_model, term, payment,
                    plan, chip, chip_count, price_per_hour, upfront, currency, sku, source_url,
                    observed_at, NULL, NULL, observed_at, ?, ?, payload_ref
@@ -142,64 +226,15 @@ def _insert_new(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
     )
 
 
-def _insert_rejects(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
-    rows = [
-        [
-            run.run_id,
-            s.source,
-            s.observed_at or run.observed_at,
-            r.reason,
-            r.sku,
-            r.payload_ref,
-            r.row_json(),
-        ]
-        for s in run.sources
-        for r in s.rejects
-    ]
-    if rows:
-        con.executemany("INSERT INTO rejects VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-    return len(rows)
-
-
-def _insert_run(con: duckdb.DuckDBPyConnection, run: RunResult, summary: LoadSummary) -> None:
-    con.execute(
-        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            run.run_id,
-            run.started_at,
-            datetime.now(UTC),
-            run.observed_at,
-            run.mode,
-            run.archive_run,
-            run.sample,
-            run.status,
-            summary.records,
-            summary.rejects,
-            summary.history_changes,
-            __version__,
-        ],
-    )
-    con.executemany(
-        "INSERT INTO source_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            [
-                run.run_id,
-                s.source,
-                s.provider,
-                s.status,
-                s.message,
-                len(s.records),
-                len(s.rejects),
-                s.payloads,
-                round(s.seconds, 3),
-                s.observed_at,
-                run.archive_run,
-                s.payload_digest,
-                s.notes,
-            ]
-            for s in run.sources
-        ],
-    )
+def _test_stall() -> None:
+    marker = os.environ.get(STALL_ENV)
+    if not marker:
+        return
+    path = Path(marker)
+    path.write_text(str(os.getpid()))
+    deadline = time.monotonic() + STALL_SECONDS
+    while path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def loaded_sources(con: duckdb.DuckDBPyConnection, archive_run: str) -> dict[str, str]:

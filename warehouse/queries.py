@@ -8,6 +8,15 @@ import polars as pl
 # The order pricing models are listed in: the list price first, then commitments, then spot.
 MODEL_ORDER = ("on_demand", "reserved", "savings_plan", "commitment", "capacity_block", "spot")
 
+# A term's length in hours, so that terms sort by length ("1d", "7d", "14d"; "1mo", "1yr").
+TERM_HOURS = r"""CASE
+    WHEN regexp_matches(term, '^\d+d$') THEN CAST(rtrim(term, 'd') AS INTEGER) * 24
+    WHEN regexp_matches(term, '^\d+h$') THEN CAST(rtrim(term, 'h') AS INTEGER)
+    ELSE coalesce(
+        [0, 168, 730, 2190, 4380, 8760, 17520, 26280][
+            list_position(['none', '1w', '1mo', '3mo', '6mo', '1yr', '2yr', '3yr'], term)], 0)
+    END"""
+
 PRICE_COLUMNS = (
     "chip",
     "provider",
@@ -54,7 +63,8 @@ def per_chip_prices(
         FROM per_chip_prices
         WHERE {" AND ".join(where)}
         ORDER BY chip, coalesce(list_position([{order}], pricing_model), 99),
-                 term, price_per_chip_hour, region, zone, instance_type, payment, plan
+                 {TERM_HOURS}, term, price_per_chip_hour, region, zone, instance_type,
+                 payment, plan
     """
     return con.sql(sql, params=params).pl()
 

@@ -6,7 +6,7 @@ and `chipcost sql` load every command module and must stay quick and Prefect-fre
 
 from importlib import import_module
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("cost", "report", "throughput", "backfill")
 
 for _name in COMMAND_MODULES:
     import_module(f"chipcost.commands.{_name}")

@@ -1,4 +1,6 @@
 -- Current prices per chip-hour: the number to compare across instance sizes and providers.
+-- Spot is listed per zone and once more per region at its cheapest zone (zone '', plan
+-- 'region_cheapest'; the zone itself is in spot_region_cheapest).
 CREATE OR REPLACE VIEW per_chip_prices AS
 SELECT
     chip, provider, region, zone, instance_type, chip_count,
@@ -8,4 +10,14 @@ SELECT
     upfront,
     source, sku, valid_from, last_seen_at, payload_ref
 FROM current_prices
+WHERE chip_count > 0
+UNION ALL
+SELECT
+    chip, provider, region, '' AS zone, instance_type, chip_count,
+    pricing_model, term, payment, 'region_cheapest' AS plan,
+    price_per_hour / chip_count,
+    price_per_hour,
+    upfront,
+    source, sku, valid_from, last_seen_at, payload_ref
+FROM spot_region_cheapest
 WHERE chip_count > 0;

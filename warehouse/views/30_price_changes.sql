@@ -1,30 +1,24 @@
 -- Every event in an offer's history: new, changed (old and new price) and withdrawn.
+-- The previous row of an offer is found by a join (its valid_to is this row's valid_from)
+-- rather than a window over the whole history: a filter on changed_at then prunes the
+-- scan, so a week's drift reads a week, not years (docs/performance.md).
 CREATE OR REPLACE VIEW price_changes AS
-WITH ordered AS (
+WITH events AS (
     SELECT
-        *,
-        lag(price_per_hour) OVER offer AS previous_price,
-        lag(valid_to) OVER offer AS previous_valid_to
-    FROM price_history
-    WINDOW offer AS (
-        PARTITION BY provider, source, region, zone, instance_type,
-                     pricing_model, term, payment, plan
-        ORDER BY valid_from
-    )
-),
-events AS (
-    SELECT
-        valid_from AS changed_at,
-        CASE
-            WHEN previous_price IS NOT NULL AND previous_valid_to = valid_from THEN 'changed'
-            ELSE 'new'
-        END AS change,
-        provider, source, region, zone, instance_type, chip, chip_count,
-        pricing_model, term, payment, plan,
-        CASE WHEN previous_valid_to = valid_from THEN previous_price END AS old_price_per_hour,
-        price_per_hour AS new_price_per_hour,
-        payload_ref
-    FROM ordered
+        n.valid_from AS changed_at,
+        CASE WHEN p.price_per_hour IS NOT NULL THEN 'changed' ELSE 'new' END AS change,
+        n.provider, n.source, n.region, n.zone, n.instance_type, n.chip, n.chip_count,
+        n.pricing_model, n.term, n.payment, n.plan,
+        p.price_per_hour AS old_price_per_hour,
+        n.price_per_hour AS new_price_per_hour,
+        n.payload_ref
+    FROM price_history n
+    LEFT JOIN price_history p
+      ON p.valid_to = n.valid_from
+     AND p.provider = n.provider AND p.source = n.source AND p.region = n.region
+     AND p.zone = n.zone AND p.instance_type = n.instance_type
+     AND p.pricing_model = n.pricing_model AND p.term = n.term AND p.payment = n.payment
+     AND p.plan = n.plan
     UNION ALL
     SELECT
         valid_to, 'withdrawn',

@@ -1,5 +1,9 @@
--- Cost per million tokens for every current per-chip price and every throughput figure
--- of that chip: price per chip-hour / (tokens per second per chip * 3600 / 1e6).
+-- Cost per million tokens for every current offer of a chip and every model and workload the
+-- chip has a chosen throughput figure for (throughput_ranked: one figure per chip, model and
+-- workload, by the choice rule in docs/cost-per-token.md):
+--   cost_per_million_tokens = price_per_chip_hour / (tokens_per_second_per_chip * 3600 / 1e6)
+-- Each row names the figure (throughput_id and its kind, source and date) and the price
+-- (the offer key, price_source, price_valid_from and the archived payload) it came from.
 CREATE OR REPLACE VIEW cost_per_token AS
 SELECT
     p.chip, t.model, t.workload, p.provider, p.region, p.zone, p.instance_type,
@@ -11,7 +15,15 @@ SELECT
     t.kind AS throughput_kind,
     t.source AS throughput_source,
     t.batch_size, t.precision,
-    p.source AS price_source, p.payload_ref AS price_payload_ref
+    p.source AS price_source, p.payload_ref AS price_payload_ref,
+    t.throughput_id,
+    t.origin AS throughput_origin,
+    t.source_date AS throughput_source_date,
+    t.implied_mfu,
+    p.chip_count,
+    p.price_per_hour,
+    p.sku AS price_sku,
+    p.valid_from AS price_valid_from
 FROM per_chip_prices p
-JOIN throughput t ON t.chip = p.chip
-WHERE t.tokens_per_second_per_chip > 0;
+JOIN throughput_ranked t ON t.chip = p.chip AND t.chosen
+WHERE p.price_per_chip_hour > 0 AND t.tokens_per_second_per_chip > 0;

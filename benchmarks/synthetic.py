@@ -1,0 +1,167 @@
+"""A synthetic price history with realistic shape and change rates, for the scale benchmark."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from chipcost.record import PriceRecord
+from chipcost.runs import OK, RunResult, SourceResult
+
+FIRST_DAY = datetime(2024, 1, 1, 6, 0, tzinfo=UTC)
+CHIPS = (
+    ("H100-SXM", 8, 6.9),
+    ("H200", 8, 7.9),
+    ("B200", 8, 11.0),
+    ("A100-80GB", 8, 4.1),
+    ("A10G", 4, 1.3),
+    ("L40S", 4, 1.9),
+    ("L4", 4, 0.9),
+    ("MI300X", 8, 4.9),
+    ("Trainium2", 16, 2.9),
+    ("Inferentia2", 12, 0.7),
+)
+# (source, provider, pricing_model, share of the day's offers, daily change probability).
+# On-demand lists move once or twice a year, commitments a little more often, capacity
+# blocks weekly and spot (one row per zone) every few days.
+MIX = (
+    ("aws-pricing-api", "aws", "on_demand", 0.04, 0.003),
+    ("aws-pricing-api", "aws", "reserved", 0.24, 0.002),
+    ("aws-savings-plans", "aws", "savings_plan", 0.12, 0.002),
+    ("aws-capacity-blocks", "aws", "capacity_block", 0.02, 0.15),
+    ("aws-spot", "aws", "spot", 0.46, 0.10),
+    ("runpod", "runpod", "on_demand", 0.02, 0.01),
+    ("vastai", "vastai", "spot", 0.06, 0.25),
+    ("coreweave", "coreweave", "commitment", 0.04, 0.004),
+)
+TERMS = (("1yr", "no_upfront"), ("1yr", "partial_upfront"), ("3yr", "all_upfront"))
+PLANS = {"reserved": ("standard", "convertible"), "savings_plan": ("compute", "ec2_instance")}
+# Offers that appear or disappear per day (new instance types, regions, marketplace hosts).
+CHURN = 0.0005
+
+
+@dataclass
+class Offer:
+    key: tuple[str, ...]  # source, provider, region, zone, instance_type, model, term, pay, plan
+    chip: str
+    chip_count: float
+    price: float
+    change_rate: float
+
+
+def _variants(model: str) -> list[tuple[str, str, str]]:
+    if model in PLANS:
+        return [(t, p, plan) for plan in PLANS[model] for t, p in TERMS]
+    if model == "capacity_block":
+        return [("1d", "all_upfront", "default"), ("7d", "all_upfront", "default")]
+    return [("none", "none", "default")]
+
+
+def _offers_of(source: str, provider: str, model: str, count: int, rng: random.Random):
+    """`count` distinct offers of one source and pricing model."""
+    variants = _variants(model)
+    zones = ("a", "b", "c", "d", "e", "f") if model == "spot" else ("",)
+    n = 0
+    for block in range(10**9):
+        # Eight instance sizes per chip and region: (region, size) never repeats.
+        region = f"region-{block // 8:03d}"
+        for chip, chips, per_chip in CHIPS:
+            instance = f"{chip.lower()}.{chips}x-v{block % 8}"
+            for zone in zones:
+                for term, payment, plan in variants:
+                    if n >= count:
+                        return
+                    key = (
+                        source,
+                        provider,
+                        region,
+                        f"{region}{zone}" if zone else "",
+                        instance,
+                        model,
+                        term,
+                        payment,
+                        plan,
+                    )
+                    price = round(per_chip * chips * rng.uniform(0.4, 1.2), 4)
+                    yield Offer(key, chip, float(chips), price, 0.0)
+                    n += 1
+
+
+def offers(total: int, seed: int = 7) -> list[Offer]:
+    """About `total` distinct offers across sources in the proportions of MIX."""
+    rng = random.Random(seed)
+    found = []
+    for source, provider, model, share, rate in MIX:
+        for offer in _offers_of(source, provider, model, int(total * share), rng):
+            offer.change_rate = rate
+            found.append(offer)
+    return found
+
+
+def advance(offers_now: list[Offer], rng: random.Random) -> None:
+    """One day passes: some prices move, a few offers are withdrawn and replaced."""
+    for index, offer in enumerate(offers_now):
+        if rng.random() < offer.change_rate:
+            step = rng.uniform(-0.12, 0.12) if offer.key[5] == "spot" else rng.uniform(-0.2, 0.1)
+            offer.price = round(max(0.05, offer.price * (1 + step)), 4)
+        elif rng.random() < CHURN:
+            source, provider, region, zone, instance, *rest = offer.key
+            renamed = f"{instance}-r{rng.randrange(10**6)}"
+            offers_now[index] = Offer(
+                (source, provider, region, zone, renamed, *rest),
+                offer.chip,
+                offer.chip_count,
+                offer.price,
+                offer.change_rate,
+            )
+
+
+def run_for(day: int, offers_now: list[Offer]) -> RunResult:
+    """The run a collector would hand the loader on `day`: one SourceResult per source."""
+    when = FIRST_DAY + timedelta(days=day)
+    stamp = when.strftime("%Y-%m-%dT%H%M%SZ")
+    by_source: dict[str, SourceResult] = {}
+    for offer in offers_now:
+        source, provider, region, zone, instance, model, term, payment, plan = offer.key
+        result = by_source.get(source)
+        if result is None:
+            result = by_source[source] = SourceResult(
+                source=source, provider=provider, status=OK, observed_at=when
+            )
+        result.records.append(
+            PriceRecord(
+                when,
+                provider,
+                source,
+                region,
+                instance,
+                offer.chip,
+                offer.chip_count,
+                model,
+                offer.price,
+                zone,
+                term,
+                payment,
+                plan,
+                None,
+                "USD",
+                f"sku-{instance}",
+                "https://example.invalid/prices",
+                f"{stamp}/{source}/0001.json.gz",
+            )
+        )
+        result.seen_keys.add(offer.key[1:])
+    return RunResult(
+        run_id=f"{stamp}-bench",
+        started_at=when,
+        observed_at=when,
+        mode="live",
+        archive_run=stamp,
+        sample=True,
+        sources=list(by_source.values()),
+    )
+
+
+def day_at(day: int) -> datetime:
+    return FIRST_DAY + timedelta(days=day)

@@ -1,0 +1,118 @@
+"""`chipcost backfill`: years of AWS on-demand and reserved history from AWS's past price lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from chipcost.cli import DbOption, app, err, out
+from chipcost.errors import ChipcostError
+from chipcost.settings import load_settings
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as RichProgress
+
+    from chipcost.backfill import Outcome, Version
+
+STATUS_STYLE = {"loaded": "green", "already loaded": "dim", "skipped": "yellow", "failed": "red"}
+
+
+@app.command()
+def backfill(
+    since: Annotated[
+        str, typer.Option(help="Load the versions in effect on or after this date (YYYY-MM-DD).")
+    ],
+    region: Annotated[
+        list[str] | None,
+        typer.Option("--region", help="Only this region (repeatable; default: every region)."),
+    ] = None,
+    db: DbOption = None,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="Data directory (default: $CHIPCOST_DATA_DIR or ./data).")
+    ] = None,
+) -> None:
+    """Load AWS's past EC2 price lists (on-demand, reserved) as history, oldest first.
+
+    Each version becomes a run dated when its prices took effect.
+    It resumes where it stopped; versions already loaded are skipped.
+    It downloads about 300 MB per region and version.
+    """
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from chipcost.backfill import backfill as run_backfill
+    from chipcost.backfill import parse_since
+
+    settings = load_settings(db=db, data_dir=data_dir)
+    first = parse_since(since)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeElapsedColumn(), console=err, transient=True) as bar:
+        outcomes = run_backfill(
+            settings, first, tuple(region) if region else None, progress=_Shown(bar)
+        )
+    _print(outcomes, settings.db_path)
+    if outcomes and outcomes[-1].status == "failed":
+        last = outcomes[-1]
+        raise ChipcostError(
+            f"version {last.version.version} failed: {last.message}. Versions before it are "
+            "loaded; run the same command again to resume from it"
+        )
+
+
+class _Shown:
+    """Draws the backfill's progress: versions done of total, and what is happening now."""
+
+    def __init__(self, bar: RichProgress) -> None:
+        self.bar = bar
+        self.task = bar.add_task("listing versions", total=None)
+        self.label = ""
+
+    def start(self, total: int) -> None:
+        self.bar.update(self.task, total=total, description="versions")
+
+    def version(self, version: Version, position: int) -> None:
+        self.label = f"{version.version} (from {version.begin:%Y-%m-%d})"
+        self.bar.update(self.task, description=self.label)
+
+    def message(self, text: str) -> None:
+        self.bar.update(self.task, description=f"{self.label}: {text}")
+
+    def done(self, outcome: Outcome) -> None:
+        self.bar.advance(self.task)
+
+
+def _print(outcomes: list[Outcome], db_path: Path) -> None:
+    if not outcomes:
+        out.print("no EC2 price list version is in effect on or after that date")
+        return
+    table = Table(title="EC2 price list versions", title_justify="left")
+    for column in ("version", "effective", "status", "records", "rejects", "changes", "message"):
+        table.add_column(
+            column, justify="right" if column in ("records", "rejects", "changes") else "left"
+        )
+    for o in sorted(outcomes, key=lambda o: (o.version.begin, o.version.version)):
+        end = f"{o.version.end:%Y-%m-%d}" if o.version.end else "now"
+        style = STATUS_STYLE.get(o.status, "white")
+        table.add_row(
+            o.version.version,
+            f"{o.version.begin:%Y-%m-%d} to {end}",
+            f"[{style}]{o.status}[/]",
+            str(o.records),
+            str(o.rejects),
+            str(o.changes),
+            o.message,
+        )
+    out.print(table)
+    out.print(
+        f'warehouse: {db_path}  (try: chipcost sql "select * from price_changes where '
+        "source = 'aws-bulk' order by changed_at\")",
+        highlight=False,
+    )

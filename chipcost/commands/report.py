@@ -1,0 +1,77 @@
+"""`chipcost report`: the price-drift report of a period, as files, an .eml, or an e-mail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from chipcost.cli import DbOption, app, out
+from chipcost.summary import SAMPLE_BANNER
+
+
+@app.command()
+def report(
+    since: Annotated[
+        str | None,
+        typer.Option(help="First day, YYYY-MM-DD (UTC). Default: six days before --until."),
+    ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option(help="Last day, YYYY-MM-DD (UTC). Default: the day of the newest run."),
+    ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Directory for the files (default: <data dir>/reports)."),
+    ] = None,
+    email: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--email", help="Send to this address (repeatable); SMTP from CHIPCOST_SMTP_*."
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Write the e-mail as an .eml file; send nothing.")
+    ] = False,
+    stale_days: Annotated[
+        int, typer.Option(help="A source with no success for this many days is stale.")
+    ] = 2,
+    disagree_pct: Annotated[
+        float, typer.Option(help="Flag offers two sources price more than this % apart.")
+    ] = 5.0,
+    db: DbOption = None,
+) -> None:
+    """Write the report (HTML) and a CSV of every change; mail it, or write it as .eml."""
+    # Imported here: `chipcost prices` loads this module and must stay light.
+    from chipcost.settings import load_settings
+    from reports.build import deliver, write_report
+    from reports.mail import check_recipients
+    from reports.period import ReportOptions, parse_day
+    from reports.summary import headline
+
+    settings = load_settings(db=db)
+    recipients = check_recipients(email or [])
+    options = ReportOptions(stale_days=stale_days, disagree_pct=disagree_pct)
+    made = write_report(
+        settings.db_path,
+        out_dir or settings.reports_dir,
+        since=parse_day(since, "--since"),
+        until=parse_day(until, "--until"),
+        options=options,
+    )
+    # Printed as text, not markup: the subject starts with "[sample data]".
+    out.print(made.subject, style="bold", markup=False, highlight=False)
+    out.print(headline(made.data), highlight=False)
+    out.print(f"report:  {made.html_path}", highlight=False)
+    out.print(f"changes: {made.csv_path} ({made.data.events.height} rows)", highlight=False)
+    if dry_run or recipients:
+        delivery = deliver(made, recipients, dry_run=dry_run)
+        if delivery.eml_path:
+            out.print(f"e-mail:  {delivery.eml_path} (dry run: not sent)", highlight=False)
+        else:
+            out.print(f"e-mail:  sent to {', '.join(delivery.sent_to)}", highlight=False)
+    else:
+        out.print("(add --dry-run to write the e-mail as .eml, or --email ADDRESS to send it)")
+    if made.data.sample:
+        out.print(SAMPLE_BANNER)

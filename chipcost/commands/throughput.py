@@ -1,0 +1,216 @@
+"""`chipcost throughput add/import/list/remove/model`: the figures cost per token rests on."""
+
+from __future__ import annotations
+
+import csv
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from chipcost.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
+from chipcost.cli import DbOption, app, out
+from chipcost.commands.cost import resolve_chip
+from chipcost.errors import ChipcostError
+from chipcost.settings import load_settings
+from transform.throughput import Figure, figure_from_row, figures_from_rows, normalise_model
+from transform.tokens import parse_quantity
+
+throughput_app = typer.Typer(
+    help="Throughput figures: references, derived figures and your own measurements.",
+    no_args_is_help=True,
+)
+app.add_typer(throughput_app, name="throughput")
+
+IMPORT_COLUMNS = (
+    "chip", "model", "workload", "tokens_per_second", "per", "chips", "batch_size", "precision",
+    "sequence_length", "mfu", "source", "source_date", "notes",
+)  # fmt: skip
+REQUIRED_COLUMNS = ("chip", "model", "workload", "tokens_per_second")
+AllowAbovePeak = Annotated[
+    bool,
+    typer.Option(help="Keep a figure above the chip's dense peak (FP4 or sparsity, say)."),
+]
+
+
+def _store(db: Path | None, figures: list[Figure], allow: bool) -> list[str]:
+    from warehouse.db import connect
+    from warehouse.throughput import add_user_figures
+
+    con = connect(load_settings(db=db).db_path)
+    try:
+        return add_user_figures(con, figures, allow_above_peak=allow)
+    finally:
+        con.close()
+
+
+@throughput_app.command()
+def add(
+    chip: Annotated[str, typer.Option(help="Chip measured, e.g. H100-SXM.")],
+    model: Annotated[str, typer.Option(help="Model, e.g. llama-3-70b.")],
+    workload: Annotated[str, typer.Option(help="training or inference.")],
+    tokens_per_second: Annotated[str, typer.Option(help="Tokens/s measured, e.g. 1500.")],
+    per: Annotated[str, typer.Option(help="What it was measured on: chip or instance.")] = "chip",
+    chips: Annotated[
+        float | None, typer.Option(help="Chips in the instance (with --per instance).")
+    ] = None,
+    batch_size: Annotated[int | None, typer.Option(help="Batch size.")] = None,
+    precision: Annotated[str | None, typer.Option(help="fp8, bf16, ...")] = None,
+    sequence_length: Annotated[int | None, typer.Option(help="Sequence length.")] = None,
+    mfu: Annotated[str | None, typer.Option(help="Measured MFU: 0.45 or 45%.")] = None,
+    source: Annotated[str, typer.Option(help="What was run, by whom.")] = "user measurement",
+    measured_on: Annotated[str | None, typer.Option(help="YYYY-MM-DD (default today).")] = None,
+    notes: Annotated[str | None, typer.Option(help="Caveats worth keeping.")] = None,
+    allow_above_peak: AllowAbovePeak = False,
+    db: DbOption = None,
+) -> None:
+    """Record a throughput you measured; it wins over every reference for that chip."""
+    row = {
+        "chip": resolve_chip(chip),
+        "model": model,
+        "workload": workload,
+        "tokens_per_second": tokens_per_second,
+        "per": per,
+        "chips": f"{chips:g}" if chips is not None else "",
+        "batch_size": str(batch_size or ""),
+        "precision": precision or "",
+        "sequence_length": str(sequence_length or ""),
+        "mfu": mfu or "",
+        "source": source,
+        "source_date": measured_on or datetime.now(UTC).date().isoformat(),
+        "notes": notes or "",
+    }
+    figure = figure_from_row(row, chips=canonical_chips(), origin="user", throughput_id="new")
+    (ident,) = _store(db, [figure], allow_above_peak)
+    out.print(
+        f"recorded {ident}: {figure.chip} {figure.model} {figure.workload}, "
+        f"{figure.tokens_per_second_per_chip:,.6g} tokens/s per chip (measured). It is now the "
+        "figure `chipcost cost` "
+        f"uses for this chip, model and workload; undo with `chipcost throughput remove {ident}`",
+        highlight=False,
+    )
+
+
+def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]]]:
+    """(line numbers, rows) of a measurements CSV, its columns checked."""
+    rows, lines = [], []
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            reader = csv.DictReader(handle)
+            columns = [c.strip() for c in reader.fieldnames or []]
+            for r in reader:
+                rows.append({k.strip(): (v or "").strip() for k, v in r.items() if k})
+                lines.append(reader.line_num)
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ChipcostError(f"cannot read {path}: {exc}") from exc
+    unknown = [c for c in columns if c not in IMPORT_COLUMNS]
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if unknown or missing:
+        raise ChipcostError(
+            f"{path}: " + "; ".join(
+                part for part in (
+                    f"unknown column(s) {', '.join(unknown)}" if unknown else "",
+                    f"missing column(s) {', '.join(missing)}" if missing else "",
+                ) if part
+            ) + f". Columns: {', '.join(IMPORT_COLUMNS)} (the first four are required)"
+        )  # fmt: skip
+    if not rows:
+        raise ChipcostError(f"{path} has a header but no rows")
+    return lines, rows
+
+
+@throughput_app.command("import")
+def import_(
+    path: Annotated[
+        Path, typer.Argument(help="CSV with a header row; see docs/cost-per-token.md.")
+    ],
+    allow_above_peak: AllowAbovePeak = False,
+    db: DbOption = None,
+) -> None:
+    """Record measurements from a CSV file: all rows, or none if any row is wrong."""
+    lines, rows = _read_import(path)
+    today = datetime.now(UTC).date().isoformat()
+    for row in rows:
+        mapped = canonical_chip(row["chip"]) if row["chip"] else UNKNOWN_CHIP
+        row["chip"] = mapped if mapped != UNKNOWN_CHIP else row["chip"]  # keep it for the error
+        row["source"] = row.get("source") or f"user measurement ({path.name})"
+        row["source_date"] = row.get("source_date") or today
+    figures = figures_from_rows(
+        rows, chips=canonical_chips(), origin="user", where=str(path), lines=lines
+    )
+    ids = _store(db, figures, allow_above_peak)
+    out.print(f"recorded {len(ids)} measurement(s) from {path}: {', '.join(ids)}")
+
+
+@throughput_app.command("list")
+def list_(
+    model: Annotated[list[str] | None, typer.Option(help="Only this model.")] = None,
+    chip: Annotated[list[str] | None, typer.Option(help="Only this chip.")] = None,
+    workload: Annotated[list[str] | None, typer.Option(help="training or inference.")] = None,
+    origin: Annotated[list[str] | None, typer.Option(help="reference, derived or user.")] = None,
+    derived: Annotated[bool, typer.Option(help="Include derived figures.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Every throughput figure, the one the choice rule uses first, with where it came from."""
+    from chipcost.throughput_report import print_throughput
+    from warehouse.cost import throughput_listing
+    from warehouse.db import connect
+
+    origins = origin or (["reference", "user", "derived"] if derived else ["reference", "user"])
+    con = connect(load_settings(db=db).db_path, read_only=True)
+    try:
+        frame = throughput_listing(
+            con,
+            models=[normalise_model(m) for m in model or []],
+            chips=[resolve_chip(c) for c in chip or []],
+            workloads=workload,
+            origins=origins,
+        )
+    finally:
+        con.close()
+    if frame.is_empty():
+        raise ChipcostError("no throughput figure matches these filters (try --derived)")
+    print_throughput(out, frame)
+
+
+@throughput_app.command()
+def remove(
+    throughput_id: Annotated[str, typer.Argument(help="Id of your measurement, e.g. user-3.")],
+    db: DbOption = None,
+) -> None:
+    """Delete one of your measurements (references cannot be removed)."""
+    from warehouse.db import connect
+    from warehouse.throughput import remove_user_figure
+
+    con = connect(load_settings(db=db).db_path)
+    try:
+        remove_user_figure(con, throughput_id)
+    finally:
+        con.close()
+    out.print(f"removed {throughput_id}")
+
+
+@throughput_app.command("model")
+def model_(
+    name: Annotated[str, typer.Argument(help="Model name, e.g. my-13b.")],
+    parameters: Annotated[str, typer.Option(help="Parameter count: 13e9 or 13B.")],
+    source: Annotated[str, typer.Option(help="Where the count comes from.")] = "user",
+    db: DbOption = None,
+) -> None:
+    """Give the size of a model of yours, so chipcost can derive its throughput."""
+    from chipcost.cost_report import human_count
+    from warehouse.db import connect
+    from warehouse.throughput import add_user_model
+
+    model = normalise_model(name)
+    count = parse_quantity(parameters, "--parameters")
+    con = connect(load_settings(db=db).db_path)
+    try:
+        add_user_model(con, model, count, source)
+    finally:
+        con.close()
+    out.print(
+        f"{model}: {human_count(count)} parameters; derived figures now cover it "
+        f"(`chipcost throughput list --model {model} --derived`)"
+    )

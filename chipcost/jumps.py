@@ -1,0 +1,138 @@
+"""Loud price jumps: offers whose price moved more than JUMP_FACTOR since the previous run.
+
+Such prices are still loaded (a real repricing must not be lost) but each one is named in its
+source's notes, which the run summary, the flow log and the Prefect artifact all show.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from chipcost.errors import ChipcostError
+from chipcost.record import PriceRecord
+from chipcost.runs import OK, SourceResult
+from chipcost.settings import Settings
+from warehouse.db import connect
+from warehouse.jumps import CurrentPrice, current_prices
+
+# 3x up or down. Real list-price moves are tens of percent (a cut, a new generation) and spot
+# markets rarely triple overnight; the errors a parser makes are bigger: a per-GPU price read
+# as per-instance (4x or 8x), a GPU count lost (4x, 8x), a monthly or per-minute figure read
+# as hourly (730x, 60x), cents as dollars (100x). 3x catches all of those and stays quiet on
+# ordinary repricing and spot swings. Compared per chip, so a misread GPU count shows too.
+JUMP_FACTOR = 3.0
+# Beyond this many jumps in one source, list the first ones and count the rest: a whole
+# table that moved is one layout or unit problem, not a hundred separate stories.
+MAX_LISTED = 10
+
+log = logging.getLogger("chipcost.jumps")
+
+
+@dataclass(frozen=True)
+class Jump:
+    record: PriceRecord
+    before: CurrentPrice
+
+    @property
+    def factor(self) -> float:
+        """New per-chip price over the old one (both per chip: a count change shows too)."""
+        old = self.before.price_per_hour / max(self.before.chip_count, 1e-9)
+        new = self.record.price_per_hour / max(self.record.chip_count, 1e-9)
+        return new / old if old > 0 else float("inf")
+
+    def note(self) -> str:
+        r, before = self.record, self.before
+        label = " ".join(
+            part
+            for part in (
+                r.instance_type,
+                "" if r.region in ("global", "") else r.region,
+                r.zone,
+                "" if r.plan == "default" else r.plan,
+                r.pricing_model,
+                "" if r.term == "none" else r.term,
+                "" if r.payment == "none" else r.payment,
+            )
+            if part
+        )
+        count = ""
+        if r.chip_count != before.chip_count:
+            count = f", {before.chip_count:g} → {r.chip_count:g} chips"
+        return (
+            f"{label} jumped {before.price_per_hour:,.2f} → {r.price_per_hour:,.2f} "
+            f"(×{self.factor:.{1 if self.factor >= 1 else 2}f}{count}) since "
+            f"{before.last_seen_at:%Y-%m-%d}: loaded; "
+            "check the page"
+        )
+
+
+def is_jump(factor: float) -> bool:
+    return factor > JUMP_FACTOR or factor < 1.0 / JUMP_FACTOR
+
+
+def jumps(
+    records: Iterable[PriceRecord], current: dict[tuple[str, ...], CurrentPrice]
+) -> list[Jump]:
+    """Records whose price moved more than JUMP_FACTOR from the same offer's current price.
+
+    Only observations newer than the current price count: replaying an old archive compares
+    nothing, as it changes no history either.
+    """
+    found = []
+    for record in records:
+        before = current.get((record.source, *record.offer_key()))
+        if before is None or record.observed_at <= before.last_seen_at:
+            continue
+        jump = Jump(record, before)
+        if is_jump(jump.factor):
+            found.append(jump)
+    return found
+
+
+def jump_notes(found: list[Jump]) -> list[str]:
+    ordered = sorted(found, key=lambda j: (-max(j.factor, 1 / j.factor), j.record.instance_type))
+    notes = [j.note() for j in ordered[:MAX_LISTED]]
+    if len(ordered) > MAX_LISTED:
+        notes.append(
+            f"and {len(ordered) - MAX_LISTED} more offers moved more than {JUMP_FACTOR:g}x: so "
+            "many at once is more likely a unit or layout change than repricing; check the page"
+        )
+    return notes
+
+
+def flag_jumps(
+    results: list[SourceResult], current: dict[tuple[str, ...], CurrentPrice]
+) -> list[tuple[str, str]]:
+    """Note each jumped offer in its (successful) source's notes; (source, note) pairs added."""
+    added = []
+    for result in results:
+        if result.status != OK:
+            continue
+        notes = jump_notes(jumps(result.records, current))
+        result.notes.extend(notes)
+        added.extend((result.source, note) for note in notes)
+    return added
+
+
+def flag_price_jumps(settings: Settings, results: list[SourceResult]) -> list[tuple[str, str]]:
+    """Compare a run's validated records with the warehouse (one query) and flag jumps.
+
+    Runs before the load, under the collection's run lock. A first run, or a warehouse that
+    cannot be read as it is (busy, or a schema the load will migrate first), flags nothing:
+    the check must never stop prices from loading.
+    """
+    sources = sorted({r.source for r in results if r.status == OK and r.records})
+    if not sources or not settings.db_path.exists():
+        return []
+    try:
+        con = connect(settings.db_path, read_only=True)  # the check never writes
+    except ChipcostError as exc:
+        log.warning("price-jump check skipped: %s", exc)
+        return []
+    try:
+        current = current_prices(con, sources)
+    finally:
+        con.close()
+    return flag_jumps(results, current)

@@ -1,0 +1,217 @@
+"""Fetching for aws-bulk and the backfill: indexes archived whole, region CSVs as extracts.
+
+A region's CSV (~300 MB) is streamed to <data dir>/downloads, filtered, and only the
+extract (its head lines and the selected rows) is archived, with the original's URL, size,
+sha256 and ETag in the manifest: AWS keeps every version at that URL, so the original can
+be fetched and checked again (docs/archive.md). The extract is cached under the URL and the
+filter's fingerprint, so an unchanged version is not downloaded twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from chipcost.archive import Payload
+from chipcost.errors import SourceError
+from extract._aws_bulk_csv import CsvHead, Selection, filter_file, read_head, rows, split
+from extract._aws_files import download, get_json
+from extract._aws_public import PublicFiles
+from extract.base import FetchContext
+
+# The offer index, the root of every price list file AWS publishes.
+OFFER_INDEX_PATH = "/offers/v1.0/aws/index.json"
+EC2_OFFER = "AmazonEC2"
+MEGABYTE = 1 << 20
+# Progress is reported every this many bytes of a download (a 300 MB file: ~10 messages).
+PROGRESS_STEP = 32 * MEGABYTE
+
+Progress = Callable[[str], None]
+
+
+def archive_json(
+    ctx: FetchContext, files: PublicFiles, path: str, kind: str
+) -> tuple[Payload, Any]:
+    """A JSON index, archived whole as it arrived; returns the payload and the parsed JSON."""
+    url = files.url(path)
+    data, body = get_json(files.client, url, files.source)
+    payload = ctx.archive.write(data, url, request={"kind": kind})
+    if not isinstance(body, dict):
+        raise SourceError(f"{files.source}: {url} is a JSON {type(body).__name__}, not an object")
+    return payload, body
+
+
+def archive_region_index(
+    ctx: FetchContext,
+    files: PublicFiles,
+    path: str,
+    kind: str,
+    *,
+    url_key: str = "currentVersionUrl",
+    among: set[str] | None = None,
+) -> tuple[Payload, dict[str, str]]:
+    """A region index, archived with the regions this run will read from it.
+
+    The list lets a parse tell a complete run from one whose fetch stopped part-way
+    (aws_bulk.parse refuses the latter rather than withdraw the missing regions' offers).
+    """
+    url = files.url(path)
+    data, index = get_json(files.client, url, files.source)
+    if not isinstance(index, dict):
+        raise SourceError(f"{files.source}: {url} is a JSON {type(index).__name__}, not an object")
+    found = region_files(index, files, url_key)
+    if among is not None:
+        found = {region: csv for region, csv in found.items() if region in among}
+    request = {"kind": kind, "regions": sorted(found)}
+    return ctx.archive.write(data, url, request=request), found
+
+
+def offer_entry(offers: dict[str, Any], code: str, source: str) -> dict[str, Any]:
+    entry = (offers.get("offers") or {}).get(code)
+    if not isinstance(entry, dict):
+        raise SourceError(
+            f"{source}: the offer index has no {code!r} offer: AWS changed the index; report it"
+        )
+    return entry
+
+
+def region_files(
+    index: dict[str, Any], files: PublicFiles, url_key: str = "currentVersionUrl"
+) -> dict[str, str]:
+    """region code -> CSV URL of every wanted region in a region index.
+
+    EC2's index maps codes to {regionCode, currentVersionUrl}; the savings plans' lists
+    {regionCode, versionUrl}. Both point at index.json; the CSV sits beside it.
+    """
+    entries = index.get("regions")
+    if isinstance(entries, dict):
+        entries = list(entries.values())
+    if not isinstance(entries, list):
+        raise SourceError(f"{files.source}: a region index has no regions: report a format change")
+    found = {}
+    for entry in entries:
+        code = entry.get("regionCode", "") if isinstance(entry, dict) else ""
+        path = (entry.get(url_key) or entry.get("versionUrl")) if code else None
+        if code and path and files.wants(code):
+            found[code] = files.url(str(path).removesuffix(".json") + ".csv")
+    return dict(sorted(found.items()))
+
+
+def region_extract(
+    ctx: FetchContext,
+    files: PublicFiles,
+    url: str,
+    selection: Selection,
+    *,
+    request: dict[str, Any],
+    progress: Progress,
+    fetched_at: datetime | None = None,
+    cache: bool = True,
+) -> Payload:
+    """The filtered extract of one region CSV, archived with what the original was.
+
+    cache=False (the backfill, whose versions are each read once) keeps no extract beside
+    the archive's copy.
+    """
+    cached = _ExtractCache(files.download_dir, url, selection.fingerprint())
+    found = cached.read() if cache else None
+    if found is None:
+        found = _download_and_filter(files, url, selection, cached, progress, request)
+        if cache:
+            cached.write(*found)
+    data, original = found
+    return ctx.archive.write(
+        data,
+        url,
+        fetched_at=fetched_at,
+        ext="csv",
+        request={**request, "original": original, "filter": selection.name},
+    )
+
+
+def _download_and_filter(
+    files: PublicFiles,
+    url: str,
+    selection: Selection,
+    cached: _ExtractCache,
+    progress: Progress,
+    request: dict[str, Any],
+) -> tuple[bytes, dict[str, Any]]:
+    raw = cached.raw_path()
+    label = request.get("region", url)
+    report = _download_progress(progress, label)
+    fetched = download(files.client, url, raw, source=files.source, progress=report)
+    where = f"{files.source}: {url}"
+    try:
+        head = read_head(raw, where)
+        missing = selection.missing(head.columns)
+        if missing:
+            raise SourceError(missing_message(where, missing, head))
+        progress(f"filtering {label} ({fetched.bytes / MEGABYTE:,.0f} MB)")
+        return filter_file(raw, selection, head, where), fetched.describe()
+    finally:
+        raw.unlink(missing_ok=True)  # the extract is what is kept; AWS keeps the original
+
+
+def missing_message(where: str, missing: list[str], head: CsvHead) -> str:
+    return (
+        f"{where} has no column {', '.join(repr(c) for c in missing)} (its header has "
+        f"{len(head.columns)} columns, version {head.version or '?'}): chipcost selects "
+        "columns by name, so added or reordered columns are fine, but this one is needed; "
+        "report the format change"
+    )
+
+
+def _download_progress(progress: Progress, label: str) -> Callable[[int, int | None], None]:
+    state = {"next": PROGRESS_STEP}
+
+    def report(done: int, total: int | None) -> None:
+        if done >= state["next"]:
+            state["next"] = done + PROGRESS_STEP
+            of = f" of {total / MEGABYTE:,.0f}" if total else ""
+            progress(f"downloading {label}: {done / MEGABYTE:,.0f}{of} MB")
+
+    return report
+
+
+class _ExtractCache:
+    """<download dir>/<URL path>: the raw file while it downloads, then its extract per filter.
+
+    Only the newest version's extract of a region is kept: an older version's is removed
+    when a newer one is written.
+    """
+
+    def __init__(self, root: Path, url: str, fingerprint: str) -> None:
+        relative = url.split("://", 1)[-1].split("/", 1)[-1]
+        self.directory = root / Path(relative).parent
+        self.name = Path(relative).name
+        self.data = self.directory / f"extract-{fingerprint}.csv"
+        self.meta = self.directory / f"extract-{fingerprint}.json"
+
+    def raw_path(self) -> Path:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        return self.directory / self.name
+
+    def read(self) -> tuple[bytes, dict[str, Any]] | None:
+        try:
+            return self.data.read_bytes(), json.loads(self.meta.read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def write(self, data: bytes, original: dict[str, Any]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.data.write_bytes(data)
+        self.meta.write_text(json.dumps(original, indent=1), "utf-8")  # written last: complete
+        versions = self.directory.parent.parent  # .../AmazonEC2/<version>/<region>
+        for old in versions.glob(f"*/{self.directory.name}/extract-*"):
+            if old.parent != self.directory:
+                old.unlink(missing_ok=True)
+
+
+def extract_skus(payload: Payload, where: str) -> set[str]:
+    """The SKUs in an EC2 extract: what its savings-plan rates may discount."""
+    head, body = split(payload.data, where)
+    return {row["SKU"] for row in rows(head, body, where)}

@@ -1,0 +1,143 @@
+"""What the AWS API sources share: a credential-checked client, AWS errors in plain words, JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import date, datetime
+from typing import Any
+
+import boto3
+from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, PaginationError
+
+from chipcost.archive import Payload
+from chipcost.errors import ParseError, SourceError, SourceSkipped
+from extract.aws_pricing import CLIENT_CONFIG, CREDENTIAL_ERRORS, NO_CREDENTIALS
+
+# Throttling error codes: the Savings Plans API's, then EC2's.
+THROTTLING = frozenset({"ThrottlingException", "Throttling", "RequestLimitExceeded"})
+# EC2 codes that mean "this account cannot use this region" (not enabled, opt-in needed).
+REGION_UNUSABLE = frozenset({"OptInRequired", "AuthFailure"})
+# A zone name starts with its region: us-east-1a, us-west-2-lax-1a (Local Zone),
+# us-east-1-wl1-bos-wlz-1 (Wavelength).
+ZONE_REGION = re.compile(r"^([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d+)")
+
+
+class AwsCallFailed(SourceError):
+    """An AWS call failed after the client's retries: AWS's error `code` and `aws_message`."""
+
+    def __init__(self, message: str, code: str = "", aws_message: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.aws_message = aws_message
+
+    def error_body(self) -> bytes:
+        """The error as AWS stated it, archived where the call is not a failure of the source."""
+        return json.dumps({"Error": {"Code": self.code, "Message": self.aws_message}}).encode()
+
+
+def aws_client(service: str, region: str, source: str) -> Any:
+    """A boto3 client with timeouts and adaptive retries; SourceSkipped without credentials."""
+    try:
+        credentials = boto3.Session().get_credentials()
+    except BotoCoreError as exc:
+        raise SourceError(
+            f"{source}: cannot load AWS credentials ({exc}): fix AWS_PROFILE or the AWS config "
+            "files"
+        ) from exc
+    if credentials is None:
+        raise SourceSkipped(NO_CREDENTIALS)
+    return boto3.client(service, region_name=region, config=CLIENT_CONFIG)
+
+
+@contextmanager
+def aws_errors(what: str, permission: str) -> Iterator[None]:
+    """Turn what boto3 raises inside the block into SourceError/SourceSkipped naming `what`."""
+    try:
+        yield
+    except ClientError as exc:
+        error = exc.response.get("Error", {})
+        code, message = error.get("Code", "?"), error.get("Message", "")
+        raise AwsCallFailed(
+            f"{what} failed with {code} ({message}): {advice(code, permission)}", code, message
+        ) from exc
+    except NoCredentialsError as exc:
+        raise SourceSkipped(NO_CREDENTIALS) from exc
+    except PaginationError as exc:
+        raise AwsCallFailed(
+            f"{what}: the API returned a page token it had already returned ({exc}): it is "
+            "looping; run again later, and report it if it persists"
+        ) from exc
+    except BotoCoreError as exc:
+        raise AwsCallFailed(
+            f"{what} could not reach AWS ({exc}): check the network or proxy, then run again"
+        ) from exc
+
+
+def advice(code: str, permission: str) -> str:
+    """What a user can do about an AWS error code."""
+    code = str(code)  # a damaged error body may carry a list or a number here
+    if code == "OptInRequired":
+        return "this account has not enabled the region: enable it, or ignore this note"
+    if code in ("Unsupported", "UnsupportedOperation"):
+        return "AWS does not offer this in this region"
+    if code in THROTTLING:
+        return "AWS throttled the request after the client's retries; run again later"
+    if code in CREDENTIAL_ERRORS or code in ("UnauthorizedOperation", "AuthFailure"):
+        return f"refresh the AWS credentials, and allow {permission} for them"
+    if code in ("InvalidNextTokenException", "InvalidNextToken", "ExpiredNextTokenException"):
+        return "the page token expired mid-run; run again"
+    if code in ("ValidationException", "InvalidParameterValue", "InvalidParameterCombination"):
+        return "AWS refused the request's parameters: report it with the archived run"
+    return "run again later; pages fetched so far are archived"
+
+
+def response_bytes(response: Mapping[str, Any]) -> bytes:
+    """A response as the JSON AWS sent (boto3's datetimes back to ISO 8601), metadata dropped."""
+    body = {key: value for key, value in response.items() if key != "ResponseMetadata"}
+    return json.dumps(body, default=_iso).encode("utf-8")
+
+
+def json_safe(request: Mapping[str, Any]) -> dict[str, Any]:
+    """A request's parameters as they can be written to a manifest (datetimes as ISO 8601)."""
+    return json.loads(json.dumps(dict(request), default=_iso))
+
+
+def _iso(value: object) -> str:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def named(names: list[str], limit: int = 8) -> str:
+    """'a, b, c' or, for long lists, the first few and how many more (for notes)."""
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[:limit])} and {len(names) - limit} more"
+
+
+def region_of_zone(zone: str) -> str:
+    """The region an availability zone (or Local/Wavelength Zone) belongs to, or ''."""
+    match = ZONE_REGION.match(zone) if isinstance(zone, str) else None
+    return match.group(1) if match else ""
+
+
+def json_body(payload: Payload, source: str, key: str) -> dict[str, Any]:
+    """A payload's JSON object holding a `key` list (or an archived `Error`); else ParseError."""
+    where = f"{source}: payload {payload.ref or payload.name or '?'} ({payload.url})"
+    try:
+        body = json.loads(payload.data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ParseError(
+            f"{where} is not JSON ({exc}): re-fetch, or report a format change"
+        ) from exc
+    if not isinstance(body, dict):
+        raise ParseError(f"{where} is a JSON {type(body).__name__}, not an object: re-fetch")
+    if not isinstance(body.get(key), list) and "Error" not in body:
+        raise ParseError(
+            f"{where} has no {key} list (found {', '.join(sorted(body)) or 'nothing'}): "
+            "re-fetch, or report a format change"
+        )
+    return body

@@ -1,0 +1,268 @@
+"""AWS's public price files over HTTP: small ones in memory, big ones streamed to disk."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from chipcost.errors import SourceError
+from extract._http import RETRY_STATUSES, HttpClient, backoff, retry_after, status_text
+
+# Bytes per read when hashing a finished download: flat memory whatever the file size.
+CHUNK = 1 << 20
+# A plain S3 ETag is the MD5 of the file; a multipart one ("<md5>-<parts>") is not, so then
+# only the size can be checked.
+PLAIN_ETAG = re.compile(r'^"?([0-9a-f]{32})"?$')
+# Identity encoding: byte offsets for Range must be offsets in the file itself, not in a
+# gzip stream the server might choose to send.
+IDENTITY = {"Accept-Encoding": "identity"}
+# AWS answers 403 (S3 AccessDenied) or 404 for a file it does not publish.
+MISSING = (403, 404)
+
+Progress = Callable[[int, int | None], None]
+
+
+class NotPublished(SourceError):
+    """AWS publishes no file at this URL (403/404)."""
+
+
+class _Retry(Exception):
+    """Internal: a failed attempt worth retrying; the message says what happened."""
+
+    def __init__(self, message: str, wait: float | None = None) -> None:
+        super().__init__(message)
+        self.wait = wait
+
+
+@dataclass(frozen=True)
+class Downloaded:
+    """A complete, verified download: what the manifest records about the original file."""
+
+    url: str
+    path: str
+    bytes: int
+    sha256: str
+    etag: str
+    last_modified: str
+    downloaded_at: str
+    verified: str  # what was checked: "size, md5 (ETag)" or "size"
+
+    def describe(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if k != "path"}
+
+
+def get_bytes(client: HttpClient, url: str, source: str) -> bytes:
+    """A small file (an index, the spot feed) with retries; SourceError says what to do."""
+    for attempt in range(1, client.max_attempts + 1):
+        try:
+            response = client.client.get(url)
+            _raise_for(response, url, source)
+            return response.content
+        except _Retry as exc:
+            failure, wait = str(exc), exc.wait or backoff(attempt)
+        except httpx.TransportError as exc:
+            failure, wait = f"{type(exc).__name__}: {exc}", backoff(attempt)
+        if attempt == client.max_attempts:
+            raise SourceError(
+                f"{source}: GET {url} failed after {attempt} attempt(s) ({failure}): check the "
+                "network or proxy, then run again"
+            )
+        client.sleep(wait)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def get_json(client: HttpClient, url: str, source: str) -> tuple[bytes, Any]:
+    data = get_bytes(client, url, source)
+    try:
+        return data, json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SourceError(
+            f"{source}: {url} is not JSON ({exc}): AWS may have changed the file; report it"
+        ) from exc
+
+
+def _raise_for(response: httpx.Response, url: str, source: str) -> None:
+    if response.is_success:
+        return
+    if response.status_code in MISSING:
+        raise NotPublished(f"{source}: AWS publishes no file at {url} ({status_text(response)})")
+    if response.status_code in RETRY_STATUSES:
+        raise _Retry(f"answered {status_text(response)}", retry_after(response))
+    raise SourceError(
+        f"{source}: GET {url} answered {status_text(response)}: AWS refused the request; "
+        "report it with the archived run"
+    )
+
+
+def download(
+    client: HttpClient, url: str, target: Path, *, source: str, progress: Progress | None = None
+) -> Downloaded:
+    """Stream url to target through target.part, resuming with Range, then verify it.
+
+    An attempt that moved the file forward does not count against the retries, so a flaky
+    connection still finishes a 300 MB file; only attempts that gain nothing do.
+    """
+    part = target.with_name(target.name + ".part")
+    state = _PartState.load(part, url)
+    stalled = 0
+    while True:
+        before = state.size()
+        try:
+            if _stream_once(client, url, state, progress or _quiet, source):
+                break
+            failure, wait = f"the connection closed at {state.size():,} bytes", None
+        except _Retry as exc:
+            failure, wait = str(exc), exc.wait
+        except httpx.TransportError as exc:
+            failure, wait = f"{type(exc).__name__}: {exc}", None
+        stalled = 0 if state.size() > before else stalled + 1
+        if stalled >= client.max_attempts:
+            raise SourceError(
+                f"{source}: download of {url} stopped at {state.size():,} of "
+                f"{state.total or '?'} bytes after {stalled} attempt(s) without progress "
+                f"({failure}): run again; it resumes from {part}"
+            )
+        client.sleep(wait if wait is not None else backoff(max(stalled, 1)))
+    return _finish(state, target, url, source)
+
+
+def _quiet(done: int, total: int | None) -> None:
+    return None
+
+
+@dataclass
+class _PartState:
+    """The .part file and what the server said about it, kept beside it across runs."""
+
+    part: Path
+    url: str
+    etag: str = ""
+    last_modified: str = ""
+    total: int | None = None
+
+    @property
+    def meta(self) -> Path:
+        return self.part.with_name(self.part.name + ".json")
+
+    @classmethod
+    def load(cls, part: Path, url: str) -> _PartState:
+        state = cls(part, url)
+        try:
+            saved = json.loads(state.meta.read_text("utf-8"))
+        except (OSError, ValueError):
+            saved = {}
+        if saved.get("url") == url and part.exists():
+            state.etag, state.total = saved.get("etag", ""), saved.get("total")
+            state.last_modified = saved.get("last_modified", "")
+        else:  # a .part of another file, or one we know nothing about: start again
+            part.unlink(missing_ok=True)
+        return state
+
+    def size(self) -> int:
+        return self.part.stat().st_size if self.part.exists() else 0
+
+    def save(self) -> None:
+        fields = {"url": self.url, "etag": self.etag, "last_modified": self.last_modified}
+        self.meta.write_text(json.dumps({**fields, "total": self.total}), "utf-8")
+
+    def restart(self) -> None:
+        self.part.unlink(missing_ok=True)
+        self.etag, self.last_modified, self.total = "", "", None
+
+
+def _stream_once(
+    client: HttpClient, url: str, state: _PartState, progress: Progress, source: str
+) -> bool:
+    """One request: True when the .part now holds the whole file."""
+    offset = state.size()
+    headers = dict(IDENTITY)
+    if offset:
+        headers["Range"] = f"bytes={offset}-"
+        if state.etag:  # the server sends the whole (new) file if it changed meanwhile
+            headers["If-Range"] = state.etag
+    state.part.parent.mkdir(parents=True, exist_ok=True)
+    with client.client.stream("GET", url, headers=headers) as response:
+        if response.status_code == 416:
+            return _range_not_satisfiable(response, state)
+        if not response.is_success:
+            response.read()  # an error body is small, and its text goes in the message
+        _raise_for(response, url, source)
+        mode = _resume_mode(response, state, offset)
+        if mode is None:
+            return False
+        with state.part.open(mode) as out:
+            done = state.size()
+            # As received, not re-chunked: a chunker would lose its buffer when the
+            # connection drops, and the .part must hold every byte that arrived.
+            for chunk in response.iter_raw():
+                out.write(chunk)
+                done += len(chunk)
+                progress(done, state.total)
+    return state.total is None or state.size() == state.total
+
+
+def _resume_mode(response: httpx.Response, state: _PartState, offset: int) -> str | None:
+    """'ab' to append a 206 at our offset, 'wb' for a whole 200; None to start over."""
+    if response.status_code == 206:
+        match = re.match(r"bytes (\d+)-\d+/(\d+|\*)", response.headers.get("Content-Range", ""))
+        if not match or int(match.group(1)) != offset:
+            state.restart()
+            return None
+        state.total = int(match.group(2)) if match.group(2) != "*" else state.total
+        return "ab"
+    length = response.headers.get("Content-Length")
+    state.total = int(length) if length and length.isdigit() else None
+    state.etag = response.headers.get("ETag", "")
+    state.last_modified = response.headers.get("Last-Modified", "")
+    state.part.unlink(missing_ok=True)
+    state.save()
+    return "wb"
+
+
+def _range_not_satisfiable(response: httpx.Response, state: _PartState) -> bool:
+    match = re.match(r"bytes \*/(\d+)", response.headers.get("Content-Range", ""))
+    if match and int(match.group(1)) == state.size():
+        state.total = state.size()
+        return True
+    state.restart()
+    return False
+
+
+def _finish(state: _PartState, target: Path, url: str, source: str) -> Downloaded:
+    sha, md5 = hashlib.sha256(), hashlib.md5()  # noqa: S324 - md5 only to check S3's ETag
+    with state.part.open("rb") as handle:
+        while chunk := handle.read(CHUNK):
+            sha.update(chunk)
+            md5.update(chunk)
+    checks = ["size"] if state.total is not None else []
+    plain = PLAIN_ETAG.match(state.etag)
+    if plain:
+        if plain.group(1) != md5.hexdigest():
+            state.restart()
+            state.meta.unlink(missing_ok=True)
+            raise SourceError(
+                f"{source}: the file downloaded from {url} does not match its ETag (MD5 "
+                f"{plain.group(1)}): it was corrupted on the way and was deleted; run again"
+            )
+        checks.append("md5 (ETag)")
+    os.replace(state.part, target)
+    state.meta.unlink(missing_ok=True)
+    return Downloaded(
+        url=url,
+        path=str(target),
+        bytes=target.stat().st_size,
+        sha256=sha.hexdigest(),
+        etag=state.etag,
+        last_modified=state.last_modified,
+        downloaded_at=datetime.now(UTC).isoformat(),
+        verified=", ".join(checks) or "nothing (no Content-Length or ETag)",
+    )

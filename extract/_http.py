@@ -1,0 +1,240 @@
+"""Shared HTTP for web sources: one httpx client with timeouts, per-host limits and retries."""
+
+from __future__ import annotations
+
+import email.utils
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from chipcost import __version__
+from chipcost.archive import Payload
+from chipcost.errors import SourceError
+from extract.base import FetchContext
+
+USER_AGENT = f"chipcost/{__version__} (+price collector)"
+# Every phase bounded: a provider that accepts the connection and then stalls must not hang
+# the daily run (Prefect's task timeouts cannot interrupt a blocking read).
+TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=30.0)
+# Requests in flight per host, across every source and thread of one process: pricing pages
+# are few, and a polite collector should never look like a burst.
+PER_HOST = 2
+# Retries on 429, 5xx and transport errors: bounded in count and in total waiting time so a
+# 429 storm or a dead endpoint fails the source within minutes, not hours.
+MAX_ATTEMPTS = 5
+MAX_RETRY_SECONDS = 120.0
+BACKOFF_BASE = 1.0
+BACKOFF_CAP = 30.0
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+# Query parameters whose values are credentials: never archived, logged or put in messages.
+SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "secret"})
+REDACTED = "<redacted>"
+
+Sleep = Callable[[float], None]
+
+_host_lock = threading.Lock()
+_host_slots: dict[str, threading.BoundedSemaphore] = {}
+
+
+def _slot(host: str) -> threading.BoundedSemaphore:
+    with _host_lock:
+        return _host_slots.setdefault(host, threading.BoundedSemaphore(PER_HOST))
+
+
+@dataclass
+class HttpClient:
+    """An httpx client for one provider, with the retry policy and the provider's name."""
+
+    provider: str
+    client: httpx.Client
+    sleep: Sleep = time.sleep
+    clock: Callable[[], float] = time.monotonic
+    max_attempts: int = MAX_ATTEMPTS
+    max_retry_seconds: float = MAX_RETRY_SECONDS
+    key_hint: str = ""  # the env var holding this provider's key, named in 401/403 advice
+    waits: list[float] = field(default_factory=list)  # the backoff waits taken, for the summary
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> HttpClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def http_client(
+    provider: str,
+    ctx: FetchContext | None = None,
+    *,
+    transport: httpx.BaseTransport | None = None,
+    sleep: Sleep | None = None,
+    key_hint: str = "",
+    headers: Mapping[str, str] | None = None,
+) -> HttpClient:
+    """A client for one provider; tests inject a transport and sleep (or via ctx.options)."""
+    options = ctx.options if ctx is not None else {}
+    transport = transport or options.get("http_transport")  # type: ignore[assignment]
+    sleep = sleep or options.get("http_sleep") or time.sleep  # type: ignore[assignment]
+    client = httpx.Client(
+        transport=transport,
+        timeout=TIMEOUT,
+        headers={"User-Agent": USER_AGENT, **(headers or {})},
+        follow_redirects=True,
+        limits=httpx.Limits(max_connections=PER_HOST * 4, max_keepalive_connections=PER_HOST),
+    )
+    return HttpClient(provider, client, sleep=sleep, key_hint=key_hint)
+
+
+def get(
+    ctx: FetchContext,
+    client: HttpClient,
+    url: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+    method: str = "GET",
+    json: Any = None,
+    ext: str = "",
+) -> Payload:
+    """One request with retries; its body archived as it arrives and returned as a Payload.
+
+    The archive records the method, the public URL, the parameters and any JSON body, never
+    headers (they carry API keys) nor secret-named parameters.
+    """
+    response = send(client, url, params=params, headers=headers, method=method, json=json)
+    request: dict[str, Any] = {"method": method}
+    if params:
+        request["params"] = redact(params)
+    if json is not None:
+        request["json"] = json
+    return ctx.archive.write(
+        response.content,
+        public_url(url),
+        ext=ext or extension(response),
+        request=request,
+    )
+
+
+def send(
+    client: HttpClient,
+    url: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+    method: str = "GET",
+    json: Any = None,
+) -> httpx.Response:
+    """The final 2xx response, after retries on 429/5xx/transport errors; else SourceError."""
+    where = f"{client.provider}: {method} {public_url(url)}"
+    started = client.clock()
+    for attempt in range(1, client.max_attempts + 1):
+        try:
+            with _slot(httpx.URL(url).host):
+                response = client.client.request(
+                    method, url, params=params, headers=headers, json=json
+                )
+        except httpx.TimeoutException as exc:
+            failure, wait = f"timed out ({type(exc).__name__})", backoff(attempt)
+            advice = "the provider is slow or unreachable: check the network or proxy, run again"
+        except httpx.TransportError as exc:
+            failure, wait = f"could not connect ({type(exc).__name__}: {exc})", backoff(attempt)
+            advice = "check the network, DNS or proxy, then run again"
+        else:
+            if response.is_success:
+                return response
+            failure, advice = f"answered {status_text(response)}", advice_for(client, response)
+            if response.status_code not in RETRY_STATUSES:
+                raise SourceError(f"{where} {failure}: {advice}")
+            wait = retry_after(response) or backoff(attempt)
+        elapsed = client.clock() - started
+        over_budget = elapsed + wait > client.max_retry_seconds
+        if attempt == client.max_attempts or over_budget:
+            why = (
+                f", as a further {wait:.0f} s wait would pass the retry budget"
+                if over_budget
+                else ""
+            )
+            raise SourceError(
+                f"{where} {failure}; gave up after {attempt} attempt(s) in {elapsed:.0f} s{why}: "
+                f"{advice}"
+            )
+        client.waits.append(wait)
+        client.sleep(wait)
+    raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+
+def backoff(attempt: int) -> float:
+    """Exponential backoff without jitter: one collector per host, so no herd to spread."""
+    return min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))
+
+
+def retry_after(response: httpx.Response, now: datetime | None = None) -> float | None:
+    """Seconds the server asked us to wait (Retry-After as seconds or an HTTP date), if any."""
+    value = response.headers.get("Retry-After", "").strip()
+    if not value:
+        return None
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def status_text(response: httpx.Response) -> str:
+    snippet = " ".join(response.text[:160].split()) if response.content else ""
+    text = f"{response.status_code} {response.reason_phrase}".strip()
+    return f"{text} ({snippet})" if snippet else text
+
+
+def advice_for(client: HttpClient, response: httpx.Response) -> str:
+    """What a user can do about one HTTP status."""
+    code = response.status_code
+    key = f" ({client.key_hint})" if client.key_hint else ""
+    if code == 401:
+        return f"check the API key{key}: it is missing, wrong or expired"
+    if code == 403:
+        return (
+            f"access refused: check the API key{key} and its permissions; if the page is "
+            "public, the provider may be blocking automated clients"
+        )
+    if code in (404, 410):
+        return "the endpoint moved or was removed: report a layout change for this provider"
+    if code == 429:
+        return "the provider kept rate-limiting us: run again later"
+    if code >= 500:
+        return "the provider's server kept failing: run again later"
+    return "the provider refused the request: report it with the archived run"
+
+
+def redact(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (REDACTED if k.lower() in SECRET_PARAMS else v) for k, v in params.items()}
+
+
+def public_url(url: str) -> str:
+    """The URL with any secret-named query parameter redacted (safe to archive and print)."""
+    parsed = httpx.URL(url)
+    pairs = parsed.params.multi_items()
+    if not any(key.lower() in SECRET_PARAMS for key, _ in pairs):
+        return url  # untouched: re-encoding would change a provider's own next-page link
+    safe = [(k, REDACTED if k.lower() in SECRET_PARAMS else v) for k, v in pairs]
+    return str(parsed.copy_with(params=safe))
+
+
+def extension(response: httpx.Response) -> str:
+    """The archive file extension from the Content-Type: json, html, xml or txt."""
+    kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    for name in ("json", "html", "xml"):
+        if kind.endswith(name) or kind.endswith(f"+{name}"):
+            return name
+    return "txt"

@@ -1,0 +1,237 @@
+"""EC2 Capacity Blocks for ML: the upfront price of 1-, 7- and 14-day blocks of one instance."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from chipcost.archive import Payload
+from chipcost.catalog import aws_capacity_block_types, aws_chip_for
+from chipcost.record import ParseResult, PriceRecord, Reject
+from extract._aws_calls import (
+    AwsCallFailed,
+    aws_client,
+    aws_errors,
+    json_body,
+    json_safe,
+    named,
+    region_of_zone,
+    response_bytes,
+)
+from extract._aws_price_list import Origin
+from extract.base import FetchContext, Source
+
+SOURCE_NAME = "aws-capacity-blocks"
+PROVIDER = "aws"
+OPERATION = "DescribeCapacityBlockOfferings"
+EC2_URL = "https://ec2.{region}.amazonaws.com/ " + OPERATION
+PERMISSION = "ec2:DescribeCapacityBlockOfferings"
+# Regions that sell Capacity Blocks for ML (EC2 User Guide, supported instance types and
+# Regions). Every type of chipcost/data/aws_capacity_block_types.csv is asked in each: the
+# per-type region lists change often, and an empty answer costs one call.
+REGIONS = ("us-east-1", "us-east-2", "us-west-2", "ap-northeast-1", "ap-southeast-4")
+# 1, 7 and 14 days: the short blocks people rent for a fine-tune or an experiment.
+DURATION_HOURS = (24, 168, 336)
+# One instance: the price per instance-hour, comparable to the other pricing models.
+INSTANCE_COUNT = 1
+# Error codes that mean "this type is not sold as Capacity Blocks in this region": archived
+# and noted, not a failure of the source.
+NOT_OFFERED = frozenset({"Unsupported", "UnsupportedOperation", "InvalidParameterValue"})
+PAGE_SIZE = 100
+
+
+def offerings_request(instance_type: str, hours: int) -> dict[str, Any]:
+    return {
+        "InstanceType": instance_type,
+        "InstanceCount": INSTANCE_COUNT,
+        "CapacityDurationHours": hours,
+    }
+
+
+def ec2_client(region: str) -> Any:
+    return aws_client("ec2", region, SOURCE_NAME)
+
+
+def fetch(ctx: FetchContext, client_for: Callable[[str], Any] | None = None) -> list[Payload]:
+    """Every offering page of every (region, type, duration), archived as it arrives."""
+    client_for = client_for or ec2_client
+    payloads: list[Payload] = []
+    for region in REGIONS:
+        client = client_for(region)
+        for instance_type in aws_capacity_block_types():
+            for hours in DURATION_HOURS:
+                ctx.progress(f"{OPERATION} {region} {instance_type} {hours}h")
+                request = offerings_request(instance_type, hours)
+                try:
+                    _fetch_pages(client, ctx, region, request, payloads)
+                except AwsCallFailed as exc:
+                    if exc.code not in NOT_OFFERED:
+                        raise
+                    payloads.append(_archive_error(ctx, region, request, exc))
+    return payloads
+
+
+def _fetch_pages(
+    client: Any, ctx: FetchContext, region: str, request: dict[str, Any], payloads: list[Payload]
+) -> None:
+    """Append each page to `payloads` as it is archived, so pages before a failure are kept."""
+    token = None
+    where = f"{request['InstanceType']} {request['CapacityDurationHours']}h in {region}"
+    paginator = client.get_paginator("describe_capacity_block_offerings")
+    pages = paginator.paginate(**request, PaginationConfig={"PageSize": PAGE_SIZE})
+    with aws_errors(f"{SOURCE_NAME}: {OPERATION} ({where})", PERMISSION):
+        for page in pages:
+            asked = {"region": region, **request, "MaxResults": PAGE_SIZE, "NextToken": token}
+            url = EC2_URL.format(region=region)
+            payloads.append(ctx.archive.write(response_bytes(page), url, request=json_safe(asked)))
+            token = page.get("NextToken") or None
+
+
+def _archive_error(
+    ctx: FetchContext, region: str, request: dict[str, Any], exc: AwsCallFailed
+) -> Payload:
+    """A type not sold here: AWS's answer is archived, so replays note it too."""
+    ctx.progress(f"{request['InstanceType']} in {region}: {exc.code}")
+    url = EC2_URL.format(region=region)
+    return ctx.archive.write(exc.error_body(), url, request={"region": region, **request})
+
+
+class _Refused(Exception):
+    """Internal: an offering that cannot become a record; the message is the reason."""
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """One record per offer key: the cheapest offering, the others kept in its extra; pure."""
+    result = ParseResult()
+    by_key: dict[tuple[str, ...], list[PriceRecord]] = {}
+    for payload in payloads:
+        body = json_body(payload, SOURCE_NAME, "CapacityBlockOfferings")
+        region = str(payload.request.get("region", ""))
+        if "Error" in body:
+            result.notes.append(_not_offered(payload, body["Error"]))
+            continue
+        origin = Origin(SOURCE_NAME, payload.url, payload.ref, payload.fetched_at, PROVIDER)
+        for raw in body["CapacityBlockOfferings"]:
+            try:
+                record = offering_record(raw, region, origin)
+            except _Refused as exc:
+                sku = str(raw.get("CapacityBlockOfferingId", "")) if isinstance(raw, dict) else ""
+                result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, sku, payload.ref))
+                continue
+            by_key.setdefault(record.offer_key(), []).append(record)
+    result.records = [_cheapest(found) for found in by_key.values()]
+    offered = {r.instance_type for r in result.records}
+    absent = sorted(set(aws_capacity_block_types()) - offered)
+    if payloads and absent:
+        result.notes.append(f"no Capacity Block offering today for {named(absent)}")
+    return result
+
+
+def _not_offered(payload: Payload, error: Any) -> str:
+    code = error.get("Code", "?") if isinstance(error, dict) else "?"
+    said = error.get("Message", "") if isinstance(error, dict) else str(error)
+    asked = payload.request
+    return (
+        f"no Capacity Blocks of {asked.get('InstanceType', '?')} for "
+        f"{asked.get('CapacityDurationHours', '?')}h in {asked.get('region', '?')}: {code} ({said})"
+    )
+
+
+def offering_record(raw: object, region: str, origin: Origin) -> PriceRecord:
+    """One CapacityBlockOffering as a record priced per instance-hour, or _Refused."""
+    if not isinstance(raw, dict):
+        raise _Refused(f"offering is a {type(raw).__name__}, not an object")
+    instance_type, zone, hours, count, fee = _offering_terms(raw)
+    match = aws_chip_for(instance_type)
+    if not match.known_type:
+        raise _Refused(
+            f"instance type {instance_type} is not in chipcost/data/aws_instance_types.csv: "
+            "chip count unknown; add a row there"
+        )
+    whole = int(raw.get("CapacityBlockDurationHours") or 0)
+    extra = {
+        name: raw.get(name)
+        for name in ("CapacityBlockOfferingId", "StartDate", "EndDate", "CurrencyCode")
+    }
+    extra.update(UpfrontFee=raw.get("UpfrontFee"), InstanceCount=count, DurationHours=hours)
+    return PriceRecord(
+        observed_at=origin.observed_at,
+        provider=origin.provider,
+        source=origin.source,
+        region=region or region_of_zone(zone),
+        zone=zone,
+        instance_type=instance_type,
+        chip=match.chip,
+        chip_count=match.chip_count,
+        pricing_model="capacity_block",
+        # The fee buys count instances for hours: per instance-hour, like every other record.
+        price_per_hour=round(fee / (count * hours), 10),
+        term=f"{whole // 24}d" if whole % 24 == 0 and hours == whole else f"{whole}h",
+        payment="all_upfront",
+        upfront=round(fee / count, 10),
+        sku=str(raw.get("CapacityBlockOfferingId", "")),
+        source_url=origin.source_url,
+        payload_ref=origin.payload_ref,
+        extra={key: value for key, value in extra.items() if value is not None},
+    )
+
+
+def _offering_terms(raw: dict[str, Any]) -> tuple[str, str, float, float, float]:
+    """(instance type, zone, hours, instances, fee) of a USD per-instance offering, or _Refused."""
+    instance_type, zone = raw.get("InstanceType"), raw.get("AvailabilityZone")
+    if not (isinstance(instance_type, str) and isinstance(zone, str) and instance_type and zone):
+        raise _Refused("offering has no InstanceType or AvailabilityZone")
+    if raw.get("UltraserverType"):
+        raise _Refused("an UltraServer block is priced per UltraServer: not collected")
+    if raw.get("CurrencyCode") != "USD":
+        raise _Refused(f"non-USD currency {raw.get('CurrencyCode')}: not converted")
+    hours, count = _duration_hours(raw), _number(raw.get("InstanceCount"), "InstanceCount")
+    if hours <= 0 or count <= 0:
+        raise _Refused(
+            f"offering of {count:g} instance(s) for {hours:g} hours: cannot price a block "
+            "with no instances or no hours"
+        )
+    return instance_type, zone, hours, count, _number(raw.get("UpfrontFee"), "UpfrontFee")
+
+
+def _duration_hours(raw: Mapping[str, Any]) -> float:
+    hours = _number(raw.get("CapacityBlockDurationHours", 0), "CapacityBlockDurationHours")
+    minutes = _number(raw.get("CapacityBlockDurationMinutes") or 0, "CapacityBlockDurationMinutes")
+    return hours + minutes / 60
+
+
+def _number(value: object, name: str) -> float:
+    try:
+        number = float(str(value))
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number) or number < 0:
+        raise _Refused(f"{name} {value!r} is not a non-negative number")
+    return number
+
+
+def _cheapest(found: list[PriceRecord]) -> PriceRecord:
+    """Offerings of one offer key at other start dates ride along in the cheapest's extra."""
+    ordered = sorted(found, key=lambda r: (r.price_per_hour, str(r.extra.get("StartDate"))))
+    best, others = ordered[0], ordered[1:]
+    if not others:
+        return best
+    alternatives = [
+        {name: r.extra.get(name) for name in ("CapacityBlockOfferingId", "StartDate", "UpfrontFee")}
+        for r in others
+    ]
+    return replace(best, extra={**best.extra, "other_offerings": alternatives})
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "EC2 DescribeCapacityBlockOfferings: upfront prices of 1-, 7- and 14-day Capacity "
+        "Blocks for ML of one GPU or Trainium instance, per availability zone"
+    ),
+    fetch=fetch,
+    parse=parse,
+)

@@ -1,0 +1,306 @@
+"""EC2 Spot prices: the current Linux price of each accelerator type in every zone of a region."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from chipcost.archive import Payload
+from chipcost.catalog import (
+    ChipMatch,
+    aws_accelerator_types,
+    aws_chip_for,
+    aws_family,
+    aws_no_spot_families,
+)
+from chipcost.errors import SourceError
+from chipcost.record import ParseResult, PriceRecord, Reject
+from extract._aws_calls import (
+    REGION_UNUSABLE,
+    AwsCallFailed,
+    advice,
+    aws_client,
+    aws_errors,
+    json_body,
+    json_safe,
+    named,
+    region_of_zone,
+)
+from extract._aws_calls import response_bytes as _bytes
+from extract._aws_price_list import Origin
+from extract.base import FetchContext, Source
+
+SOURCE_NAME = "aws-spot"
+PROVIDER = "aws"
+HISTORY = "DescribeSpotPriceHistory"
+REGIONS_OPERATION = "DescribeRegions"
+EC2_URL = "https://ec2.{region}.amazonaws.com/ {operation}"
+PERMISSION = "ec2:DescribeSpotPriceHistory and ec2:DescribeRegions"
+PRODUCT_DESCRIPTIONS = ("Linux/UNIX",)
+# DescribeRegions is asked here; any enabled region answers it.
+HOME_REGION = "us-east-1"
+# When DescribeRegions cannot be called: the commercial regions that sell accelerator
+# instances (GPU or Trainium/Inferentia) as of 2026. Opt-in regions an account has not
+# enabled answer OptInRequired and are skipped with a note.
+REGIONS = (
+    "us-east-1",
+    "us-east-2",
+    "us-west-1",
+    "us-west-2",
+    "ca-central-1",
+    "sa-east-1",
+    "eu-west-1",
+    "eu-west-2",
+    "eu-west-3",
+    "eu-central-1",
+    "eu-central-2",
+    "eu-north-1",
+    "eu-south-2",
+    "ap-northeast-1",
+    "ap-northeast-2",
+    "ap-south-1",
+    "ap-southeast-1",
+    "ap-southeast-2",
+    "ap-southeast-4",
+    "me-central-1",
+)
+# The API's largest page: a region's accelerator spot prices fit in one or two pages.
+PAGE_SIZE = 1000
+
+
+def spot_types() -> list[str]:
+    """The catalog's accelerator types, less the families AWS runs no Spot market for."""
+    no_spot = aws_no_spot_families()
+    return [t for t in aws_accelerator_types() if aws_family(t) not in no_spot]
+
+
+def spot_request(instance_types: Sequence[str], now: datetime) -> dict[str, Any]:
+    """DescribeSpotPriceHistory arguments: StartTime now returns only each zone's current price."""
+    return {
+        "InstanceTypes": list(instance_types),
+        "ProductDescriptions": list(PRODUCT_DESCRIPTIONS),
+        "StartTime": now,
+    }
+
+
+def ec2_client(region: str) -> Any:
+    return aws_client("ec2", region, SOURCE_NAME)
+
+
+def fetch(
+    ctx: FetchContext,
+    client_for: Callable[[str], Any] | None = None,
+    now: datetime | None = None,
+) -> list[Payload]:
+    """Every page of every region's spot prices (and the region list), archived as it arrives."""
+    client_for = client_for or ec2_client
+    now = now or datetime.now(UTC)
+    home = client_for(HOME_REGION)
+    payloads, regions = _regions(home, ctx)
+    types = spot_types()
+    unusable = 0
+    for number, region in enumerate(regions, 1):
+        client = home if region == HOME_REGION else client_for(region)
+        ctx.progress(f"{HISTORY} {region} ({number}/{len(regions)})")
+        try:
+            _fetch_region(client, ctx, region, spot_request(types, now), payloads)
+        except AwsCallFailed as exc:
+            if exc.code not in REGION_UNUSABLE:
+                raise
+            payloads.append(_archive_error(ctx, region, exc))
+            unusable += 1
+    if regions and unusable == len(regions):
+        raise SourceError(
+            f"{SOURCE_NAME}: every region refused {HISTORY} (e.g. AuthFailure): check the AWS "
+            "credentials and that they allow " + PERMISSION
+        )
+    return payloads
+
+
+def _regions(client: Any, ctx: FetchContext) -> tuple[list[Payload], list[str]]:
+    """The account's enabled regions from DescribeRegions, else the built-in REGIONS."""
+    what = f"{SOURCE_NAME}: {REGIONS_OPERATION}"
+    try:
+        with aws_errors(what, PERMISSION):
+            response = client.describe_regions()
+    except AwsCallFailed as exc:
+        ctx.progress(f"{exc}; using the built-in list of {len(REGIONS)} regions")
+        return [], list(REGIONS)
+    payload = ctx.archive.write(
+        _bytes(response),
+        EC2_URL.format(region=HOME_REGION, operation=REGIONS_OPERATION),
+        request={"operation": REGIONS_OPERATION, "region": HOME_REGION},
+    )
+    names = sorted(
+        r["RegionName"] for r in response.get("Regions", []) if isinstance(r.get("RegionName"), str)
+    )
+    return [payload], names or list(REGIONS)
+
+
+def _fetch_region(
+    client: Any, ctx: FetchContext, region: str, request: dict[str, Any], payloads: list[Payload]
+) -> None:
+    """Append each page to `payloads` as it is archived, so pages before a failure are kept."""
+    token = None
+    url = EC2_URL.format(region=region, operation=HISTORY)
+    what = f"{SOURCE_NAME}: {HISTORY} in {region}"
+    paginator = client.get_paginator("describe_spot_price_history")
+    pages = paginator.paginate(**request, PaginationConfig={"PageSize": PAGE_SIZE})
+    with aws_errors(what, PERMISSION):
+        for page in pages:
+            asked = {"operation": HISTORY, "region": region, **request}
+            asked.update(MaxResults=PAGE_SIZE, NextToken=token)
+            payloads.append(ctx.archive.write(_bytes(page), url, request=json_safe(asked)))
+            token = page.get("NextToken") or None
+
+
+def _archive_error(ctx: FetchContext, region: str, exc: AwsCallFailed) -> Payload:
+    """A region this account cannot use: its error is archived, so replays note it too."""
+    ctx.progress(f"{region} skipped: {exc}")
+    return ctx.archive.write(
+        exc.error_body(),
+        EC2_URL.format(region=region, operation=HISTORY),
+        request={"operation": HISTORY, "region": region},
+    )
+
+
+class _Refused(Exception):
+    """Internal: a spot price that cannot become a record; the message is the reason."""
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """One record per region, zone and instance type (the newest price); pure."""
+    result = ParseResult()
+    newest: dict[tuple[str, str, str], tuple[datetime, PriceRecord]] = {}
+    asked: set[str] = set()
+    answered: set[str] = set()
+    superseded = 0
+    for payload in payloads:
+        if payload.request.get("operation") == REGIONS_OPERATION:
+            continue
+        body = json_body(payload, SOURCE_NAME, "SpotPriceHistory")
+        if "Error" in body:
+            result.notes.append(_skipped_region(payload, body["Error"]))
+            continue
+        asked.update(payload.request.get("InstanceTypes") or [])
+        origin = Origin(SOURCE_NAME, payload.url, payload.ref, payload.fetched_at, PROVIDER)
+        for raw in body["SpotPriceHistory"]:
+            answered.add(str(raw.get("InstanceType", "")) if isinstance(raw, dict) else "")
+            try:
+                stamp, record = spot_record(raw, str(payload.request.get("region", "")), origin)
+            except _Refused as exc:
+                result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, "", payload.ref))
+                continue
+            key = (record.region, record.zone, record.instance_type)
+            superseded += key in newest
+            if key not in newest or stamp > newest[key][0]:
+                newest[key] = (stamp, record)
+    result.records = [record for _, record in newest.values()]
+    result.notes.extend(_notes(payloads, asked - answered, superseded))
+    return result
+
+
+def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, PriceRecord]:
+    """(when the price was set, the record) for one SpotPriceHistory entry, or _Refused."""
+    if not isinstance(raw, dict):
+        raise _Refused(f"SpotPriceHistory entry is a {type(raw).__name__}, not an object")
+    zone, instance_type = raw.get("AvailabilityZone"), raw.get("InstanceType")
+    if not (isinstance(zone, str) and isinstance(instance_type, str) and zone and instance_type):
+        raise _Refused("entry has no AvailabilityZone or InstanceType: cannot tell what it prices")
+    region = region or region_of_zone(zone)
+    if region_of_zone(zone) != region:
+        raise _Refused(f"zone {zone} is not in the region asked ({region})")
+    if raw.get("ProductDescription") not in PRODUCT_DESCRIPTIONS:
+        raise _Refused(
+            f"ProductDescription is {raw.get('ProductDescription')!r}, not "
+            f"{PRODUCT_DESCRIPTIONS[0]!r}: not a price this source collects"
+        )
+    price = _positive(raw.get("SpotPrice"))
+    stamp = _timestamp(raw.get("Timestamp"))
+    match = _accelerator(instance_type)
+    extra = {"Timestamp": stamp.isoformat(), "AvailabilityZoneId": raw.get("AvailabilityZoneId")}
+    record = PriceRecord(
+        observed_at=origin.observed_at,
+        provider=origin.provider,
+        source=origin.source,
+        region=region,
+        zone=zone,
+        instance_type=instance_type,
+        chip=match.chip,
+        chip_count=match.chip_count,
+        pricing_model="spot",
+        price_per_hour=price,
+        source_url=origin.source_url,
+        payload_ref=origin.payload_ref,
+        extra={key: str(value) for key, value in extra.items() if value},
+    )
+    return stamp, record
+
+
+def _accelerator(instance_type: str) -> ChipMatch:
+    match = aws_chip_for(instance_type)
+    if not match.known_type:
+        raise _Refused(
+            f"instance type {instance_type} is not an accelerator type of the catalog "
+            "(chipcost/data/aws_instance_types.csv), and this source asked only for those"
+        )
+    return match
+
+
+def _positive(text: object) -> float:
+    try:
+        value = float(str(text))
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise _Refused(f"SpotPrice {text!r} is not a positive number")
+    return value
+
+
+def _timestamp(text: object) -> datetime:
+    try:
+        stamp = datetime.fromisoformat(str(text))
+    except ValueError as exc:
+        raise _Refused(f"Timestamp {text!r} is not an ISO 8601 time") from exc
+    return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
+
+
+def _skipped_region(payload: Payload, error: Any) -> str:
+    code = error.get("Code", "?") if isinstance(error, dict) else "?"
+    said = error.get("Message", "") if isinstance(error, dict) else str(error)
+    region = payload.request.get("region", "?")
+    return f"region {region} skipped: {code} ({said}): {advice(code, PERMISSION)}"
+
+
+def _notes(payloads: Sequence[Payload], unanswered: set[str], superseded: int) -> list[str]:
+    notes = []
+    if payloads and not any(p.request.get("operation") == REGIONS_OPERATION for p in payloads):
+        notes.append(f"{REGIONS_OPERATION} was not answered: queried the built-in region list")
+    for family, why in aws_no_spot_families().items():
+        types = [t for t in aws_accelerator_types() if aws_family(t) == family]
+        notes.append(f"{', '.join(types) or family}: no spot market ({why})")
+    if unanswered:
+        notes.append(
+            f"no spot price in any region queried for {named(sorted(unanswered))} "
+            "(no Spot capacity offered there today)"
+        )
+    if superseded:
+        notes.append(
+            f"{superseded} older price(s) in the query window gave way to a newer one in the "
+            "same zone (all are in the archived payload)"
+        )
+    return notes
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "EC2 DescribeSpotPriceHistory: the current Linux/UNIX spot price of every accelerator "
+        "type in every availability zone of every enabled region"
+    ),
+    fetch=fetch,
+    parse=parse,
+)

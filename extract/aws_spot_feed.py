@@ -1,0 +1,177 @@
+"""AWS's public spot price feed (no credentials): the JSONP file behind the spot pricing page.
+
+callback({"vers": ..., "config": {"regions": [{"region", "instanceTypes": [{"type",
+"sizes": [{"size", "valueColumns": [{"name": "linux", "prices": {"USD": "..."}}]}]}]}]}})
+
+One Linux price per region and instance type (the feed has no zones): zone "". The feed
+carries no publication time, so a price is dated by its fetch. Values such as "N/A*" mean
+no spot market there; Java-style numbers such as "9.0E-4" occur for small prices.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from chipcost.archive import Payload
+from chipcost.catalog import aws_chip_for, aws_families, aws_family
+from chipcost.errors import ParseError
+from chipcost.record import ParseResult, PriceRecord, Reject
+from extract._aws_files import get_bytes
+from extract._aws_public import REGION_CODE, skip_if_credentials
+from extract._http import http_client
+from extract.base import FetchContext, Source
+
+SOURCE_NAME = "aws-spot-feed"
+PROVIDER = "aws"
+SPOT_FEED_URL = "https://website.spot.ec2.aws.a2z.com/spot.js"
+SPOT_FEED_URL_ENV = "CHIPCOST_AWS_SPOT_FEED_URL"
+INSTEAD = "spot prices come from aws-spot (DescribeSpotPriceHistory, per zone)"
+LINUX_COLUMN = "linux"
+# The feed still names the oldest regions the way the 2010 pricing pages did.
+REGION_ALIASES = {
+    "us-east": "us-east-1",
+    "us-west": "us-west-1",
+    "eu-ireland": "eu-west-1",
+    "apac-sin": "ap-southeast-1",
+    "apac-syd": "ap-southeast-2",
+    "apac-tokyo": "ap-northeast-1",
+}
+JSONP = re.compile(r"^\s*[\w.$]+\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
+INSTANCE_TYPES_CSV = "chipcost/data/aws_instance_types.csv"
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The feed, archived as it arrived."""
+    skip_if_credentials(SOURCE_NAME, INSTEAD)
+    url = str(
+        ctx.options.get("spot_feed_url") or os.environ.get(SPOT_FEED_URL_ENV) or SPOT_FEED_URL
+    )
+    with http_client(SOURCE_NAME, ctx) as client:
+        data = get_bytes(client, url, SOURCE_NAME)
+    return [ctx.archive.write(data, url, ext="js", request={"kind": "spot-feed"})]
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """One spot record per region and accelerator type with a Linux price; pure."""
+    result = ParseResult()
+    for payload in payloads:
+        feed = _feed(payload)
+        for region in _list(feed["config"], "regions"):
+            result.extend(_region(payload, region, str(feed.get("vers", ""))))
+    return result
+
+
+def _feed(payload: Payload) -> dict[str, Any]:
+    where = f"{SOURCE_NAME}: payload {payload.ref or payload.name or '?'} ({payload.url})"
+    match = JSONP.match(payload.data.decode("utf-8", errors="replace"))
+    if not match:
+        raise ParseError(f"{where} is not a JSONP callback(...) file: report a format change")
+    try:
+        feed = json.loads(match.group("body"))
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"{where} holds no valid JSON ({exc}): fetch it again") from exc
+    if not isinstance(feed, dict) or not isinstance(feed.get("config"), dict):
+        raise ParseError(f"{where} has no config object: report a format change")
+    return feed
+
+
+def _list(parent: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
+    value = parent.get(key)
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _region(payload: Payload, entry: Mapping[str, Any], vers: str) -> ParseResult:
+    result = ParseResult()
+    name = str(entry.get("region", ""))
+    region = REGION_ALIASES.get(name, name)
+    families = aws_families()
+    for group in _list(entry, "instanceTypes"):
+        for size in _list(group, "sizes"):
+            instance_type = str(size.get("size", ""))
+            if aws_family(instance_type) not in families:
+                continue  # not an accelerator type: not a price this source collects
+            raw = {"region": name, "type": group.get("type"), **size}
+            extra = {
+                "feedRegion": name,
+                "feedType": str(group.get("type", "")),
+                "feedVersion": vers,
+            }
+            try:
+                record = _record(payload, region, instance_type, size, extra)
+            except _Refused as exc:
+                reason = f"{instance_type} in {region or name}: {exc}"
+                result.rejects.append(Reject(SOURCE_NAME, reason, raw, "", payload.ref))
+                continue
+            result.records.append(record)
+    return result
+
+
+class _Refused(Exception):
+    """Internal: a feed entry that cannot become a record; the message says why."""
+
+
+def _record(
+    payload: Payload,
+    region: str,
+    instance_type: str,
+    size: Mapping[str, Any],
+    extra: dict[str, str],
+) -> PriceRecord:
+    if not REGION_CODE.match(region):
+        raise _Refused(f"unknown region name in the feed: add it to REGION_ALIASES in {__name__}")
+    match = aws_chip_for(instance_type)
+    if match.chip_count < 1:
+        raise _Refused(f"chip count unknown: add {instance_type} to {INSTANCE_TYPES_CSV}")
+    return PriceRecord(
+        observed_at=payload.fetched_at,
+        provider=PROVIDER,
+        source=SOURCE_NAME,
+        region=region,
+        instance_type=instance_type,
+        chip=match.chip,
+        chip_count=match.chip_count,
+        pricing_model="spot",
+        price_per_hour=_linux_price(size),
+        source_url=payload.url,
+        payload_ref=payload.ref,
+        extra={k: v for k, v in extra.items() if v},
+    )
+
+
+def _linux_price(size: Mapping[str, Any]) -> float:
+    columns = {str(c.get("name")): c for c in _list(size, "valueColumns")}
+    if LINUX_COLUMN not in columns:
+        raise _Refused(f"no {LINUX_COLUMN!r} price column (found {', '.join(columns) or 'none'})")
+    prices = columns[LINUX_COLUMN].get("prices")
+    text = str(prices.get("USD", "")) if isinstance(prices, dict) else ""
+    return spot_price(text)
+
+
+def spot_price(text: str) -> float:
+    """USD per hour from the feed's text: '9.0E-4' is a number, 'N/A*' is no spot market."""
+    if text.strip().upper().startswith("N/A"):
+        raise _Refused(f"no spot market: the feed lists {text!r} (not offered as spot here)")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise _Refused(f"spot price {text!r} is not a positive number")
+    return value
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "AWS public spot price feed (no credentials needed): Linux spot prices of GPU and "
+        "ML-ASIC instances per region; runs only when no AWS credentials are found"
+    ),
+    fetch=fetch,
+    parse=parse,
+)

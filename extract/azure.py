@@ -1,0 +1,263 @@
+"""Azure Retail Prices API: ND/NC GPU VMs on demand, spot, low priority, savings plan, reserved."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from collections.abc import Sequence
+from fractions import Fraction
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from chipcost.archive import Payload
+from chipcost.errors import SourceError
+from chipcost.record import HOURS_PER_TERM, ParseResult, PriceRecord, Reject
+from extract import _http
+from extract._offers import field_names, load_json, reject, shape_error
+from extract._scrape import require_columns, require_offers
+from extract.base import FetchContext, Source
+
+SOURCE_NAME = "azure"
+PROVIDER = "azure"
+# Public and unauthenticated. The 2023-01-01-preview version is the one that carries
+# savings-plan prices (savingsPlan[] on consumption rows).
+PRICES_URL = "https://prices.azure.com/api/retail/prices"
+API_VERSION = "2023-01-01-preview"
+SKU_TABLE = "azure_skus.csv"
+# One query per price type and GPU series prefix: plain `and` filters only, which every API
+# version supports. Windows rows (licence included) are left out at the source.
+PRICE_TYPES = ("Consumption", "Reservation")
+SERIES = ("Standard_ND", "Standard_NC")
+# A query spans every region: a few thousand rows, a few 1,000-row pages. A runaway
+# NextPageLink chain stops here.
+MAX_PAGES = 50
+TERMS = {"1 Year": "1yr", "3 Years": "3yr"}
+EXPECTED_FIELDS = ("armSkuName", "armRegionName", "retailPrice", "currencyCode", "type")
+
+
+def query_params(price_type: str, series: str) -> dict[str, str]:
+    """The first page's query string of one price type and series."""
+    return {
+        "api-version": API_VERSION,
+        "currencyCode": "'USD'",
+        # Primary meters only: the preview version also lists each meter's secondary copies.
+        "meterRegion": "'primary'",
+        "$filter": (
+            f"serviceName eq 'Virtual Machines' and priceType eq '{price_type}' and "
+            f"contains(armSkuName, '{series}') and contains(productName, 'Windows') eq false"
+        ),
+    }
+
+
+def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
+    """Every page of every query, each archived as it arrives."""
+    payloads: list[Payload] = []
+    with client or _http.http_client(PROVIDER, ctx) as http:
+        for price_type in PRICE_TYPES:
+            for series in SERIES:
+                payloads.extend(_fetch_query(ctx, http, price_type, series))
+    return payloads
+
+
+def _fetch_query(
+    ctx: FetchContext, http: _http.HttpClient, price_type: str, series: str
+) -> list[Payload]:
+    pages = [_http.get(ctx, http, PRICES_URL, params=query_params(price_type, series))]
+    seen: set[str] = set()
+    while True:
+        body = load_json(pages[-1], PROVIDER)
+        link = body.get("NextPageLink") if isinstance(body, dict) else None
+        ctx.progress(f"{SOURCE_NAME}: {price_type} {series} page {len(pages)}")
+        if not link:
+            return pages
+        if link in seen or len(pages) >= MAX_PAGES:
+            raise SourceError(
+                f"{PROVIDER}: {PRICES_URL} ({price_type}, {series}) still had a NextPageLink "
+                f"after {len(pages)} pages or repeated one: the API is looping; run again "
+                "later, or raise MAX_PAGES in extract/azure.py if Azure lists that many"
+            )
+        seen.add(link)
+        pages.append(_http.get(ctx, http, link))
+
+
+@cache
+def sku_table() -> dict[str, tuple[str, Fraction, str]]:
+    """armSkuName -> (chip, accelerators per VM, series) from chipcost/data/azure_skus.csv."""
+    path = resources.files("chipcost").joinpath("data", SKU_TABLE)
+    with path.open(encoding="utf-8") as handle:
+        rows = csv.DictReader(line for line in handle if not line.startswith("#"))
+        return {
+            r["arm_sku_name"]: (r["chip"], Fraction(r["chip_count"]), r["series"]) for r in rows
+        }
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """Price records from archived Retail Prices pages; pure."""
+    result = ParseResult()
+    skipped: Counter[str] = Counter()
+    unmapped: set[str] = set()
+    for payload in payloads:
+        body = load_json(payload, PROVIDER)
+        if not isinstance(body, dict) or not isinstance(body.get("Items"), list):
+            raise shape_error(PROVIDER, payload, "Items list", body)
+        items = body["Items"]
+        if items:
+            require_columns(field_names(items), EXPECTED_FIELDS, payload, PROVIDER)
+        for item in items:
+            result.extend(item_offers(item, payload, skipped, unmapped))
+    if payloads:
+        # Azure always sells ND/NC VMs: pages that hold none mean the filter stopped matching.
+        require_offers(result, payloads[0], PROVIDER)
+    result.notes.extend(_notes(skipped, unmapped))
+    return result
+
+
+def item_offers(
+    item: dict[str, Any], payload: Payload, skipped: Counter[str], unmapped: set[str]
+) -> ParseResult:
+    """The records of one Items[] row: one price, or an on-demand price and its savings plans."""
+    result = ParseResult()
+    if not isinstance(item, dict):
+        reason = f"Items entry is a {type(item).__name__}, not an object"
+        result.rejects.append(Reject(SOURCE_NAME, reason, item, "", payload.ref))
+        return result
+    why_skip = _not_ours(item)
+    if why_skip:
+        skipped[why_skip] += 1
+        return result
+    sku, price = str(item.get("armSkuName")), item.get("retailPrice")
+    problem = _problem(item, price)
+    if not problem and sku not in sku_table():
+        unmapped.add(sku)
+        problem = f"{sku} is not in chipcost/data/{SKU_TABLE}: add its chip and GPU count"
+    if not problem and sku_table()[sku][1].denominator != 1:
+        share = sku_table()[sku][1]
+        problem = f"{sku} rents {share} of a GPU: a fractional GPU is not priced per chip"
+    if problem:
+        result.rejects.append(
+            Reject(SOURCE_NAME, problem, item, item.get("skuId", ""), payload.ref)
+        )
+        return result
+    if item.get("type") == "Reservation":
+        result.records.append(_reserved(item, payload, float(price)))
+        return result
+    model, plan = _consumption_kind(item)
+    result.records.append(_record(item, payload, float(price), model=model, plan=plan))
+    if model == "on_demand":
+        result.extend(_savings_plans(item, payload))
+    return result
+
+
+def _not_ours(item: dict[str, Any]) -> str:
+    """Why a row is not a Linux GPU VM price we read ('' when it is)."""
+    if "Windows" in str(item.get("productName", "")):
+        return "Windows rows"
+    if item.get("isPrimaryMeterRegion") is False:
+        return "secondary meters"
+    if item.get("type") not in PRICE_TYPES:
+        return f"{item.get('type')} rows"
+    return ""
+
+
+def _problem(item: dict[str, Any], price: Any) -> str:
+    if item.get("currencyCode") != "USD":
+        return f"currency {item.get('currencyCode')!r} is not USD (the request asked for USD)"
+    if item.get("unitOfMeasure", "1 Hour") != "1 Hour":
+        return f"unit {item.get('unitOfMeasure')!r} is not '1 Hour'"
+    if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
+        return f"retailPrice {price!r} is not a positive price"
+    if not isinstance(item.get("armRegionName"), str) or not item.get("armRegionName"):
+        return "armRegionName is missing: cannot tell where the price applies"
+    if item.get("type") == "Reservation" and str(item.get("reservationTerm")) not in TERMS:
+        return f"reservationTerm {item.get('reservationTerm')!r} is not 1 Year or 3 Years"
+    return ""
+
+
+def _consumption_kind(item: dict[str, Any]) -> tuple[str, str]:
+    """Spot and low-priority meters are told apart by name: 'ND96asr v4 Spot' / 'Low Priority'."""
+    names = f"{item.get('meterName', '')} {item.get('skuName', '')}"
+    if "Low Priority" in names:
+        return "spot", "low_priority"
+    if "Spot" in names:
+        return "spot", "default"
+    return "on_demand", "default"
+
+
+def _reserved(item: dict[str, Any], payload: Payload, total: float) -> PriceRecord:
+    # A reservation's price is the whole term's; it is paid up front or in equal monthly
+    # instalments of the same total, so it is recorded as all upfront, amortised per hour.
+    term = TERMS[item["reservationTerm"]]
+    hourly = round(total / HOURS_PER_TERM[term], 6)
+    return _record(
+        item, payload, hourly, model="reserved", term=term, payment="all_upfront", upfront=total
+    )
+
+
+def _savings_plans(item: dict[str, Any], payload: Payload) -> ParseResult:
+    result = ParseResult()
+    for plan in item.get("savingsPlan") or []:
+        price = plan.get("retailPrice", plan.get("unitPrice")) if isinstance(plan, dict) else None
+        term = TERMS.get(str(plan.get("term", ""))) if isinstance(plan, dict) else None
+        if term is None or isinstance(price, bool) or not isinstance(price, int | float):
+            reason = f"savingsPlan entry {plan!r} has no known term or numeric price"
+            result.rejects.append(reject(SOURCE_NAME, reason, item, payload, item.get("skuId", "")))
+            continue
+        offer = {"model": "savings_plan", "term": term, "plan": "compute"}
+        # Savings plans are an hourly commitment billed monthly: nothing is paid up front.
+        result.records.append(_record(item, payload, float(price), payment="no_upfront", **offer))
+    return result
+
+
+def _record(item: dict[str, Any], payload: Payload, price: float, **offer: Any) -> PriceRecord:
+    chip, count, series = sku_table()[item["armSkuName"]]
+    return PriceRecord(
+        observed_at=payload.fetched_at,
+        provider=PROVIDER,
+        source=SOURCE_NAME,
+        region=str(item["armRegionName"]),
+        instance_type=str(item["armSkuName"]),
+        chip=chip,
+        chip_count=float(count),
+        price_per_hour=price,
+        pricing_model=offer["model"],
+        term=offer.get("term", "none"),
+        payment=offer.get("payment", "none"),
+        plan=offer.get("plan", "default"),
+        upfront=offer.get("upfront"),
+        currency=str(item["currencyCode"]),
+        sku=str(item.get("skuId", "")),
+        source_url=payload.url,
+        payload_ref=payload.ref,
+        extra={
+            "meter": item.get("meterName"),
+            "product": item.get("productName"),
+            "series": series,
+            "effective": item.get("effectiveStartDate"),
+        },
+    )
+
+
+def _notes(skipped: Counter[str], unmapped: set[str]) -> list[str]:
+    notes = [
+        f"skipped {count} {what} (not Linux GPU VM prices)"
+        for what, count in sorted(skipped.items())
+    ]
+    if unmapped:
+        notes.append(
+            f"{len(unmapped)} VM size(s) not in chipcost/data/{SKU_TABLE} were "
+            f"refused: {', '.join(sorted(unmapped))}; add them with their chip and GPU count"
+        )
+    return notes
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Azure Retail Prices API: Linux ND/NC GPU VMs in every region, on demand, spot, low "
+        "priority, 1/3-year savings plans and reservations"
+    ),
+    fetch=fetch,
+    parse=parse,
+)

@@ -1,0 +1,205 @@
+"""CoreWeave's public pricing page (HTML): per-instance GPU prices, on-demand and spot."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from chipcost.archive import Payload
+from chipcost.record import ParseResult, PriceRecord
+from extract import _http
+from extract._html_tree import Element, parse_html
+from extract._offers import ChipNames, price_of, reject, slug
+from extract._scrape import parse_count, require_columns, require_offers
+from extract.base import FetchContext, Source
+
+SOURCE_NAME = "coreweave"
+PROVIDER = "coreweave"
+# The public page; CoreWeave has no public price API. Server-rendered (Webflow), so one GET
+# returns every table: no script needs to run.
+PRICING_URL = "https://www.coreweave.com/pricing"
+# One row per GPU instance: CPU, storage and networking rows carry other classes.
+GPU_ROW = ("table-row-v2", "kubernetes-gpu-pricing")
+MODEL_NAME = "table-model-name"
+# Each row repeats its figures as labelled values (the page's mobile layout): reading by
+# label, not by column position, survives a reordered or widened table.
+META_VALUE = "table-meta-value"
+COUNT_LABEL = "gpu count"
+VRAM_LABEL = "vram"
+PRICE_SPANS = {"on_demand": "instance-price", "spot": "spot-price"}
+ITEM_VALUE = "item-value"
+# What every GPU row must carry; a page without them changed layout (ParseError).
+EXPECTED = ("GPU Count", "On-Demand Price")
+# Section labels such as "REGION: NORTH AMERICA" set the region of the tables after them.
+REGION_MARKER = re.compile(r"^region:\s*(.+)$", re.IGNORECASE)
+DEFAULT_REGION = "global"
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The pricing page, archived as it arrives."""
+    with _http.http_client(PROVIDER, ctx) as client:
+        page = _http.get(ctx, client, PRICING_URL, ext="html")
+    ctx.progress(f"pricing page, {len(page.data)} bytes")
+    return [page]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One GPU row of the page as printed, before any number is read from it."""
+
+    region: str
+    name: str
+    product: str
+    labels: dict[str, Element]
+    prices: dict[str, str]  # pricing model -> price text
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """Price records from archived pricing pages; pure."""
+    result = ParseResult()
+    chips = ChipNames(PROVIDER)
+    for payload in payloads:
+        rows = gpu_rows(parse_html(payload.text()))
+        page = ParseResult()
+        if rows:
+            labels = {label for row in rows for label in row.labels}
+            priced = {"on-demand price"} if any("on_demand" in r.prices for r in rows) else set()
+            require_columns(labels | priced, EXPECTED, payload, PROVIDER)
+        for row in rows:
+            page.extend(row_offers(row, payload, chips))
+        require_offers(page, payload, PROVIDER)
+        result.extend(page)
+    result.notes.extend(chips.notes())
+    return result
+
+
+def gpu_rows(root: Element) -> list[Row]:
+    """Every GPU row in document order, each with the region label that precedes it."""
+    rows, region = [], DEFAULT_REGION
+    for element in root.iter():
+        marker = _region_marker(element)
+        if marker:
+            region = marker
+        elif element.has_class(*GPU_ROW):
+            name_el = element.find(None, MODEL_NAME)
+            rows.append(
+                Row(
+                    region=region,
+                    name=name_el.text() if name_el else "",
+                    product=name_el.attrs.get("data-product", "") if name_el else "",
+                    labels=_labelled_values(element),
+                    prices=_price_texts(element),
+                )
+            )
+    return rows
+
+
+def _region_marker(element: Element) -> str:
+    if not element.children or not all(isinstance(c, str) for c in element.children):
+        return ""
+    match = REGION_MARKER.match(element.text())
+    return slug(match.group(1)) if match else ""
+
+
+def _labelled_values(row: Element) -> dict[str, Element]:
+    """{label: value element} from <div class="table-meta-value">8</div><div>GPU Count</div>."""
+    found: dict[str, Element] = {}
+    for parent in row.iter():
+        siblings = [c for c in parent.children if isinstance(c, Element)]
+        for value, label in zip(siblings, siblings[1:], strict=False):
+            if value.has_class(META_VALUE) and label.text():
+                found.setdefault(label.text().lower(), value)
+    return found
+
+
+def _price_texts(row: Element) -> dict[str, str]:
+    texts = {}
+    for model, css in PRICE_SPANS.items():
+        span = row.find("span", css)
+        if span is not None:
+            value = span.find(None, ITEM_VALUE)
+            texts[model] = value.text() if value is not None else ""
+    return texts
+
+
+def row_offers(row: Row, payload: Payload, chips: ChipNames) -> ParseResult:
+    """One record per price the row lists; a reject with the reason for each it cannot use."""
+    result = ParseResult()
+    count_el = row.labels.get(COUNT_LABEL)
+    shown = {"name": row.name, "region": row.region, "prices": row.prices}
+    shown["gpu_count"] = count_el.text(footnotes=True) if count_el is not None else None
+    try:
+        count = parse_count(count_el.text() if count_el is not None else None)
+        if not row.prices:
+            raise ValueError("the row shows no On-Demand or Spot price")
+    except ValueError as exc:
+        why = f"{row.name}: {exc}"
+        result.rejects.append(reject(SOURCE_NAME, why, shown, payload, row.product))
+        return result
+    vram = _number(row.labels.get(VRAM_LABEL))
+    chip = chips.chip(row.name, vram)
+    for model, text in row.prices.items():
+        price, why = price_of(text, f"{row.name} {model.replace('_', '-')}")
+        if price is None:
+            result.rejects.append(reject(SOURCE_NAME, why, shown, payload, row.product))
+            continue
+        result.records.append(_record(row, payload, chip, count, model, price, count_el, vram))
+    return result
+
+
+def _record(
+    row: Row,
+    payload: Payload,
+    chip: str,
+    count: int,
+    model: str,
+    price: float,
+    count_el: Element | None,
+    vram: float | None,
+) -> PriceRecord:
+    return PriceRecord(
+        observed_at=payload.fetched_at,
+        provider=PROVIDER,
+        source=SOURCE_NAME,
+        region=row.region,
+        instance_type=row.name,
+        chip=chip,
+        chip_count=float(count),
+        pricing_model=model,
+        price_per_hour=price,
+        sku=row.product,
+        source_url=payload.url,
+        payload_ref=payload.ref,
+        extra=_extra(vram, count_el),
+    )
+
+
+def _number(element: Element | None) -> float | None:
+    if element is None:
+        return None
+    try:
+        return float(element.text().replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _extra(vram: float | None, count_el: Element | None) -> dict[str, object]:
+    extra: dict[str, object] = {"price_basis": "per instance-hour"}
+    if vram is not None:
+        extra["vram_gb"] = vram
+    if count_el is not None and count_el.footnotes():
+        extra["gpu_count_footnotes"] = count_el.footnotes()
+    return extra
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "CoreWeave public pricing page (HTML): GPU instances per instance-hour, on-demand "
+        "and spot where listed"
+    ),
+    fetch=fetch,
+    parse=parse,
+)

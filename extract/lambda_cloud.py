@@ -1,0 +1,225 @@
+"""Lambda: the instance-types API with LAMBDA_API_KEY, its public pricing page without one."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from chipcost.archive import Payload
+from chipcost.catalog import UNKNOWN_CHIP
+from chipcost.record import ParseResult, PriceRecord
+from extract import _http
+from extract._html_tree import parse_html
+from extract._offers import ChipNames, load_json, price_of, reject, shape_error
+from extract._scrape import parse_count, require_columns, require_offers
+from extract.base import FetchContext, Source
+
+SOURCE_NAME = "lambda"
+PROVIDER = "lambda"
+# Lambda's API host (cloud.lambdalabs.com is its former name). Needs an API key.
+API_URL = "https://cloud.lambda.ai/api/v1/instance-types"
+API_KEY_ENV = "LAMBDA_API_KEY"
+# Without a key: the public pricing page, server-rendered, one table per instance size.
+PAGE_URL = "https://lambda.ai/pricing"
+API_PATH = f"instance-types API ({API_KEY_ENV})"
+PAGE_PATH = f"public pricing page (no {API_KEY_ENV})"
+# gpu_description as the API writes it: "H100 (80 GB SXM5)", "Tesla V100 (16 GB)".
+GPU_DESCRIPTION = re.compile(
+    r"^(?:Tesla\s+)?(?P<model>.+?)\s*\((?P<memory>\d+)\s*GB\s*(?P<form>[^)]*)\)"
+)
+# A page row's GPU cell: "8x NVIDIA H100 SXM".
+GPU_CELL = re.compile(r"^(?P<count>\S+?)\s*x\s+(?:NVIDIA\s+)?(?P<model>.+)$", re.IGNORECASE)
+FORM_WORDS = re.compile(r"\s+(SXM\d*|PCIe)\b", re.IGNORECASE)
+# Page columns by meaning: header text that contains the key (case-insensitive).
+COLUMNS = {"gpu": "gpu", "vram": "vram", "price": "price"}
+EXPECTED_API_FIELDS = ("name", "description", "price_cents_per_hour", "specs")
+# Lambda's on-demand price is the same in every region; capacity differs and is kept in extra.
+REGION = "global"
+
+
+def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
+    """The API response when LAMBDA_API_KEY is set, else the pricing page; archived on arrival."""
+    key = os.environ.get(API_KEY_ENV, "").strip()
+    http = client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV)
+    with http:
+        if key:
+            headers = {"Authorization": f"Bearer {key}"}
+            payload = _http.get(ctx, http, API_URL, headers=headers, ext="json")
+        else:
+            payload = _http.get(ctx, http, PAGE_URL, ext="html")
+    ctx.progress(f"{SOURCE_NAME}: {API_PATH if key else PAGE_PATH}")
+    return [payload]
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """Price records from an archived API response or pricing page; pure."""
+    result = ParseResult()
+    chips = ChipNames(PROVIDER)
+    for payload in payloads:
+        from_api = payload.url.startswith(API_URL)
+        page = _parse_api(payload, chips) if from_api else _parse_page(payload, chips)
+        require_offers(page, payload, PROVIDER)
+        page.notes.append(f"prices from the {API_PATH if from_api else PAGE_PATH}")
+        result.extend(page)
+    result.notes.extend(chips.notes())
+    return result
+
+
+def offer_name(count: int, chip: str, model: str, form: str) -> str:
+    """'8x H100-SXM', '8x A100-80GB SXM', '1x GH200': the same name from the API and the page."""
+    if chip == UNKNOWN_CHIP:
+        return f"{count}x {model}"
+    kind = "SXM" if form.upper().startswith("SXM") else "PCIe" if form.upper() == "PCIE" else ""
+    if kind and kind.lower() not in chip.lower():
+        return f"{count}x {chip} {kind}"
+    return f"{count}x {chip}"
+
+
+def _record(payload: Payload, name: str, chip: str, count: int, price: float, **extra: Any):
+    return PriceRecord(
+        observed_at=payload.fetched_at,
+        provider=PROVIDER,
+        source=SOURCE_NAME,
+        region=REGION,
+        instance_type=name,
+        chip=chip,
+        chip_count=float(count),
+        pricing_model="on_demand",
+        price_per_hour=round(price, 6),
+        sku=str(extra.pop("sku", "")),
+        source_url=payload.url,
+        payload_ref=payload.ref,
+        extra={k: v for k, v in extra.items() if v is not None},
+    )
+
+
+# --- the API ---------------------------------------------------------------------------------
+
+
+def _parse_api(payload: Payload, chips: ChipNames) -> ParseResult:
+    body = load_json(payload, PROVIDER)
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, dict):
+        raise shape_error(PROVIDER, payload, "data object of instance types", body)
+    types = [entry.get("instance_type") for entry in data.values() if isinstance(entry, dict)]
+    fields = {key for t in types if isinstance(t, dict) for key in t}
+    require_columns(fields, EXPECTED_API_FIELDS, payload, PROVIDER)
+    result = ParseResult()
+    for entry in data.values():
+        try:
+            result.records.append(_api_offer(entry, payload, chips))
+        except ValueError as exc:
+            result.rejects.append(reject(SOURCE_NAME, str(exc), entry, payload, _name(entry)))
+    return result
+
+
+def _name(entry: Any) -> str:
+    kind = entry.get("instance_type") if isinstance(entry, dict) else None
+    return str(kind.get("name", "")) if isinstance(kind, dict) else ""
+
+
+def _api_offer(entry: Any, payload: Payload, chips: ChipNames) -> PriceRecord:
+    kind = entry.get("instance_type") if isinstance(entry, dict) else None
+    if not isinstance(kind, dict):
+        raise ValueError("entry has no instance_type object")
+    specs = kind.get("specs") if isinstance(kind.get("specs"), dict) else {}
+    count = parse_count(specs.get("gpus"))
+    described = GPU_DESCRIPTION.match(str(kind.get("gpu_description") or ""))
+    if described is None:
+        raise ValueError(f"gpu_description {kind.get('gpu_description')!r} names no GPU and memory")
+    model, memory, form = described["model"], float(described["memory"]), described["form"]
+    chip = chips.chip(f"{model} {form}".strip(), memory)
+    cents = kind.get("price_cents_per_hour")
+    if isinstance(cents, bool) or not isinstance(cents, int | float) or cents <= 0:
+        raise ValueError(f"price_cents_per_hour {cents!r} is not a positive price")
+    regions = entry.get("regions_with_capacity_available") or []
+    return _record(
+        payload,
+        offer_name(count, chip, model, form),
+        chip,
+        count,
+        cents / 100,  # the API prices the whole instance, in cents
+        sku=kind.get("name"),
+        description=kind.get("description"),
+        regions_with_capacity=[r.get("name") for r in regions if isinstance(r, dict)],
+    )
+
+
+# --- the public pricing page -----------------------------------------------------------------
+
+
+def _parse_page(payload: Payload, chips: ChipNames) -> ParseResult:
+    result = ParseResult()
+    tables = parse_html(payload.text()).find_all("table")
+    for table in tables:
+        headers = [th.text() for th in table.find_all("th")]
+        columns = _columns(headers)
+        if "gpu" not in columns and "price" not in columns:
+            continue  # not a price table (a spec or FAQ table)
+        require_columns(columns, COLUMNS, payload, PROVIDER)
+        per_gpu = "gpu" in headers[columns["price"]].lower().split("price", 1)[1]
+        for row in table.find_all("tr"):
+            cells = [td.text() for td in row.find_all("td")]
+            if cells:
+                result.extend(_page_offer(cells, columns, per_gpu, payload, chips))
+    return result
+
+
+def _columns(headers: list[str]) -> dict[str, int]:
+    """Column index by meaning ('gpu', 'vram', 'price'), matched on header words."""
+    found: dict[str, int] = {}
+    for index, header in enumerate(headers):
+        text = header.lower()
+        for key, word in COLUMNS.items():
+            if word in text and key not in found and not (key == "gpu" and "/ gpu" in text):
+                found[key] = index
+    return found
+
+
+def _page_offer(
+    cells: list[str], columns: dict[str, int], per_gpu: bool, payload: Payload, chips: ChipNames
+) -> ParseResult:
+    result = ParseResult()
+    row = {key: _cell(cells, columns, key) for key in COLUMNS}
+    match = GPU_CELL.match(row["gpu"])
+    try:
+        if match is None:
+            raise ValueError(f"GPU cell {row['gpu']!r} is not '<count>x <GPU>'")
+        count = parse_count(match["count"])
+    except ValueError as exc:
+        result.rejects.append(reject(SOURCE_NAME, str(exc), row, payload, row["gpu"]))
+        return result
+    price, why = price_of(row["price"], f"{row['gpu']}: price")
+    if price is None:
+        result.rejects.append(reject(SOURCE_NAME, why, row, payload, row["gpu"]))
+        return result
+    form = FORM_WORDS.search(match["model"])
+    model = FORM_WORDS.sub("", match["model"]).strip()
+    memory = re.match(r"\s*(\d+)", row["vram"])
+    chip = chips.chip(match["model"], float(memory[1]) if memory else None)
+    name = offer_name(count, chip, model, form[1] if form else "")
+    total = price * count if per_gpu else price
+    unit = "per GPU-hour" if per_gpu else "per instance-hour"
+    result.records.append(
+        _record(payload, name, chip, count, total, sku=row["gpu"], listed=f"{row['price']} {unit}")
+    )
+    return result
+
+
+def _cell(cells: list[str], columns: dict[str, int], key: str) -> str:
+    index = columns.get(key)
+    return cells[index] if index is not None and index < len(cells) else ""
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Lambda on-demand GPU instances: the instance-types API with LAMBDA_API_KEY, else the "
+        "public pricing page; one price for every region"
+    ),
+    fetch=fetch,
+    parse=parse,
+)

@@ -1,0 +1,171 @@
+"""Nebius AI Cloud's public prices page (HTML): GPU presets per GPU-hour, by pricing model."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from chipcost.archive import Payload
+from chipcost.record import ParseResult, PriceRecord
+from extract import _http
+from extract._html_tree import Element, parse_html
+from extract._offers import ChipNames, price_of, reject
+from extract._scrape import require_columns, require_offers
+from extract.base import FetchContext, Source
+
+SOURCE_NAME = "nebius"
+PROVIDER = "nebius"
+# The public page. Nebius's billing calculator API needs an account, and the page states one
+# price list for every region; it is server-rendered, so one GET carries every table.
+PRICING_URL = "https://nebius.com/prices"
+TABLE = "pc-highlight-table-block"
+HEAD, BODY, ROW, CELL = (f"{TABLE}__{part}" for part in ("head", "body", "row", "cell"))
+ITEM = "item"
+# A GPU table is one with a per-GPU-hour price column; other tables (CPU, storage) have none.
+GPU_HOUR = "gpu-hour"
+EXPECTED = ("Item", "On-demand, GPU-hour")
+REGION = "global"
+# Column header words -> pricing model. Preemptible VMs can be stopped at any time: spot.
+MODEL_WORDS = (
+    ("preemptible", "spot"),
+    ("spot", "spot"),
+    ("commit", "commitment"),
+    ("reserve", "commitment"),
+    ("on-demand", "on_demand"),
+    ("price per gpu-hour", "on_demand"),
+)
+TERM_IN_HEADER = re.compile(r"(\d+)[\s-]*(month|year)", re.IGNORECASE)
+TERMS = {("1", "month"): "1mo", ("3", "month"): "3mo", ("6", "month"): "6mo"}
+TERMS |= {("12", "month"): "1yr", ("1", "year"): "1yr", ("2", "year"): "2yr"}
+TERMS |= {("36", "month"): "3yr", ("3", "year"): "3yr"}
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The prices page, archived as it arrives."""
+    with _http.http_client(PROVIDER, ctx) as client:
+        page = _http.get(ctx, client, PRICING_URL, ext="html")
+    ctx.progress(f"prices page, {len(page.data)} bytes")
+    return [page]
+
+
+@dataclass(frozen=True)
+class Column:
+    index: int
+    header: str
+    model: str  # pricing model, "" for a descriptive column
+    term: str = "none"
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """Price records from archived prices pages; pure."""
+    result = ParseResult()
+    chips = ChipNames(PROVIDER)
+    for payload in payloads:
+        tables = [t for t in parse_html(payload.text()).find_all(None, TABLE) if t.find(None, HEAD)]
+        headers = {t: _cells(t.find(None, HEAD)) for t in tables}
+        gpu_tables = [t for t in tables if any(GPU_HOUR in h.lower() for h in headers[t])]
+        found = {h for t in (gpu_tables or tables) for h in headers[t]}
+        require_columns(found, (EXPECTED[0],), payload, PROVIDER)
+        if not gpu_tables:
+            require_columns(found, EXPECTED, payload, PROVIDER)
+        page = ParseResult()
+        for table in gpu_tables:
+            page.extend(_table_offers(table, headers[table], payload, chips))
+        require_offers(page, payload, PROVIDER)
+        result.extend(page)
+    result.notes.extend(chips.notes())
+    return result
+
+
+def _cells(row_group: Element | None) -> list[str]:
+    row = row_group.find(None, ROW) if row_group is not None else None
+    return [cell.text() for cell in row.find_all(None, CELL)] if row is not None else []
+
+
+def columns(headers: list[str]) -> list[Column]:
+    """What each column of a GPU table holds, read from its header."""
+    found = []
+    for index, header in enumerate(headers):
+        lower = header.lower()
+        model = next((m for word, m in MODEL_WORDS if word in lower), "")
+        term = "none"
+        if model == "commitment":
+            match = TERM_IN_HEADER.search(header)
+            term = TERMS.get((match.group(1), match.group(2).lower()), "") if match else ""
+        found.append(Column(index, header, model if GPU_HOUR in lower else "", term))
+    return found
+
+
+def _table_offers(
+    table: Element, headers: list[str], payload: Payload, chips: ChipNames
+) -> ParseResult:
+    result = ParseResult()
+    cols = columns(headers)
+    lower = [h.lower() for h in headers]
+    body = table.find(None, BODY)
+    for row in body.find_all(None, ROW) if body is not None else []:
+        cells = [cell.text() for cell in row.find_all(None, CELL)]
+        shown = dict(zip(headers, cells, strict=False))
+        name = cells[lower.index(ITEM)].rstrip("*").strip() if len(cells) == len(headers) else ""
+        if not name:
+            why = f"row has {len(cells)} cells for {len(headers)} columns ({', '.join(headers)})"
+            result.rejects.append(reject(SOURCE_NAME, why, shown, payload))
+            continue
+        chip = chips.chip(name)
+        for col in (c for c in cols if c.model):
+            result.extend(_cell_offer(name, chip, col, cells, shown, payload))
+    return result
+
+
+def _cell_offer(
+    name: str, chip: str, col: Column, cells: list[str], shown: dict, payload: Payload
+) -> ParseResult:
+    result = ParseResult()
+    if not col.term:
+        why = f"{name}: column {col.header!r} names no commitment term chipcost knows"
+        result.rejects.append(reject(SOURCE_NAME, why, shown, payload))
+        return result
+    price, why = price_of(cells[col.index], f"{name} {col.header}")
+    if price is None:
+        result.rejects.append(reject(SOURCE_NAME, why, shown, payload))
+        return result
+    result.records.append(
+        PriceRecord(
+            observed_at=payload.fetched_at,
+            provider=PROVIDER,
+            source=SOURCE_NAME,
+            region=REGION,
+            instance_type=name,
+            chip=chip,
+            # The page prices one GPU (its preset's vCPUs and RAM included): an instance of 1.
+            chip_count=1.0,
+            pricing_model=col.model,
+            term=col.term,
+            price_per_hour=price,
+            source_url=payload.url,
+            payload_ref=payload.ref,
+            extra={"price_basis": "per GPU-hour", "column": col.header, **_specs(shown)},
+        )
+    )
+    return result
+
+
+# Descriptive columns kept in `extra`, by header.
+SPEC_COLUMNS = {"vcpus": "vcpus", "ram, gb": "ram_gb"}
+
+
+def _specs(shown: dict[str, str]) -> dict[str, str]:
+    return {SPEC_COLUMNS[k.lower()]: v for k, v in shown.items() if k.lower() in SPEC_COLUMNS}
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Nebius AI Cloud public prices page (HTML): GPU presets per GPU-hour, on-demand, "
+        "preemptible (spot) and commitment prices where listed"
+    ),
+    fetch=fetch,
+    parse=parse,
+)

@@ -1,0 +1,212 @@
+"""Verda (formerly DataCrunch) public API: instance types with fixed, dynamic, spot and
+long-term prices per instance-hour."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from chipcost.archive import Payload
+from chipcost.errors import SourceError
+from chipcost.record import ParseResult, PriceRecord
+from extract import _http
+from extract._offers import ChipNames, field_names, json_price, load_json, reject, shape_error
+from extract._scrape import parse_count, require_columns, require_offers
+from extract.base import FetchContext, Source
+
+SOURCE_NAME = "verda"
+PROVIDER = "verda"
+# Both endpoints answer without credentials (locations and availability need OAuth, and are
+# not needed for prices). api.datacrunch.io still answers too; api.verda.com is the new name.
+API = "https://api.verda.com/v1"
+INSTANCE_TYPES_URL = f"{API}/instance-types"
+PERIODS_URL = f"{API}/long-term/periods/instances"
+# What every instance type must carry; a list without them changed format (ParseError).
+FIELDS = ("instance_type", "price_per_hour", "gpu")
+# Verda prices are the same in every location (FIN-01, FIN-02, FIN-03, ICE-01).
+REGION = "global"
+# Price fields -> (pricing model, plan). Dynamic pricing is on-demand at a price that moves
+# daily with demand (capped at max_dynamic_price), chosen instead of the fixed price.
+PRICE_FIELDS = (
+    ("price_per_hour", "on_demand", "default"),
+    ("dynamic_price", "on_demand", "dynamic"),
+    ("spot_price", "spot", "default"),
+)
+# A missing or zero optional price means "not offered for this type", not a zero price.
+OPTIONAL = frozenset({"dynamic_price", "spot_price"})
+# Long-term periods -> chipcost terms.
+TERMS = {("month", 1): "1mo", ("month", 3): "3mo", ("month", 6): "6mo", ("month", 12): "1yr"}
+TERMS |= {("year", 1): "1yr", ("year", 2): "2yr", ("year", 3): "3yr"}
+
+log = logging.getLogger("chipcost.extract.verda")
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """Instance types, then the long-term periods (optional: failing them keeps the rest)."""
+    with _http.http_client(PROVIDER, ctx) as client:
+        payloads = [_http.get(ctx, client, INSTANCE_TYPES_URL, ext="json")]
+        ctx.progress("instance types")
+        try:
+            payloads.append(_http.get(ctx, client, PERIODS_URL, ext="json"))
+        except SourceError as exc:
+            # Commitment prices are derived from these discounts; without them the fixed,
+            # dynamic and spot prices still load, and parse() says what is missing.
+            log.warning("%s (commitment prices skipped this run)", exc)
+            ctx.progress(f"long-term periods unavailable: {exc}")
+    return payloads
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """Price records from archived API responses; pure."""
+    result = ParseResult()
+    chips = ChipNames(PROVIDER)
+    periods = [p for p in payloads if p.url.endswith("/long-term/periods/instances")]
+    discounts = _discounts(periods[-1]) if periods else []
+    if not periods:
+        result.notes.append(
+            f"no long-term periods were fetched ({PERIODS_URL}): commitment prices are "
+            "missing from this run"
+        )
+    for payload in (p for p in payloads if p not in periods):
+        page = ParseResult()
+        for row in _instance_types(payload):
+            page.extend(_row_offers(row, payload, chips, discounts))
+        require_offers(page, payload, PROVIDER)
+        result.extend(page)
+    result.notes.extend(chips.notes())
+    return result
+
+
+def _instance_types(payload: Payload) -> list[Any]:
+    body = load_json(payload, PROVIDER)
+    if not isinstance(body, list):
+        raise shape_error(PROVIDER, payload, "list of instance types", body)
+    if body:
+        require_columns(field_names(body), FIELDS, payload, PROVIDER)
+    return body
+
+
+def _discounts(payload: Payload) -> list[tuple[str, float, dict[str, Any]]]:
+    """(term, discount fraction, period) for every enabled period with a known term."""
+    body = load_json(payload, PROVIDER)
+    if not isinstance(body, list):
+        raise shape_error(PROVIDER, payload, "list of long-term periods", body)
+    require_columns(field_names(body), ("unit_name", "unit_value", "discount_percentage"),
+                    payload, PROVIDER)  # fmt: skip
+    found = []
+    for period in (p for p in body if isinstance(p, dict) and p.get("is_enabled")):
+        unit = str(period.get("unit_name", "")).lower().rstrip("s")
+        term = TERMS.get((unit, _whole(period.get("unit_value"))), "")
+        discount = period.get("discount_percentage")
+        if term and isinstance(discount, int | float) and 0 <= discount < 100:
+            found.append((term, discount / 100.0, period))
+    return found
+
+
+def _whole(value: object) -> int | None:
+    return int(value) if isinstance(value, int | float) and float(value).is_integer() else None
+
+
+def _row_offers(
+    row: Any, payload: Payload, chips: ChipNames, discounts: list[tuple[str, float, dict]]
+) -> ParseResult:
+    result = ParseResult()
+    if not isinstance(row, dict):
+        result.rejects.append(reject(SOURCE_NAME, "instance type is not an object", row, payload))
+        return result
+    name = str(row.get("instance_type") or "")
+    gpu = row.get("gpu") if isinstance(row.get("gpu"), dict) else {}
+    if gpu.get("number_of_gpus") == 0 and not gpu.get("description"):
+        return result  # a CPU-only type: no accelerator, nothing to price here
+    try:
+        count = parse_count(gpu.get("number_of_gpus"))
+    except ValueError as exc:
+        result.rejects.append(reject(SOURCE_NAME, f"{name}: {exc}", row, payload, name))
+        return result
+    chip = chips.chip(_gpu_name(row, gpu), _memory_per_gpu(row, count))
+    base = {"row": row, "name": name, "count": count, "chip": chip, "payload": payload}
+    for field, model, plan in PRICE_FIELDS:
+        value = row.get(field)
+        if field in OPTIONAL and (value is None or _is_zero(value)):
+            continue
+        price, why = json_price(value, f"{name} {field}")
+        if price is None:
+            result.rejects.append(reject(SOURCE_NAME, why, row, payload, name))
+            continue
+        result.records.append(_record(base, model, plan, price, field))
+        if field == "price_per_hour":
+            for term, discount, period in discounts:
+                result.records.append(_commitment(base, price, term, discount, period))
+    return result
+
+
+def _gpu_name(row: dict[str, Any], gpu: dict[str, Any]) -> str:
+    """'8x H200 SXM5 141GB' -> 'H200 SXM5 141GB' (the count prefix is not the chip's name)."""
+    description = str(gpu.get("description") or row.get("name") or "").strip()
+    head, _, rest = description.partition(" ")
+    return rest if head.lower().endswith("x") and head[:-1].isdigit() else description
+
+
+def _memory_per_gpu(row: dict[str, Any], count: int) -> float | None:
+    """gpu_memory is the instance's total: per GPU is total / count."""
+    memory = row.get("gpu_memory")
+    size = memory.get("size_in_gigabytes") if isinstance(memory, dict) else None
+    return float(size) / count if isinstance(size, int | float) and size > 0 else None
+
+
+def _is_zero(value: object) -> bool:
+    try:
+        return float(value) == 0.0  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def _record(base: dict, model: str, plan: str, price: float, field: str, **kw: Any) -> PriceRecord:
+    row, payload = base["row"], base["payload"]
+    extra = {"price_basis": "per instance-hour", "field": field, **kw.pop("extra", {})}
+    if row.get("max_dynamic_price") and plan == "dynamic":
+        extra["max_dynamic_price"] = row["max_dynamic_price"]
+    return PriceRecord(
+        observed_at=payload.fetched_at,
+        provider=PROVIDER,
+        source=SOURCE_NAME,
+        region=REGION,
+        instance_type=base["name"],
+        chip=base["chip"],
+        chip_count=float(base["count"]),
+        pricing_model=model,
+        plan=plan,
+        price_per_hour=price,
+        currency=str(row.get("currency") or "USD").upper(),
+        sku=str(row.get("id") or base["name"]),
+        source_url=payload.url,
+        payload_ref=payload.ref,
+        extra=extra,
+        **kw,
+    )
+
+
+def _commitment(
+    base: dict, fixed: float, term: str, discount: float, period: dict[str, Any]
+) -> PriceRecord:
+    """A long-term contract price: the fixed price less the period's published discount."""
+    extra = {
+        "derived_from": "price_per_hour x (1 - discount_percentage / 100)",
+        "period": period.get("code") or period.get("name"),
+        "discount_percentage": period.get("discount_percentage"),
+    }
+    price = round(fixed * (1.0 - discount), 6)
+    return _record(base, "commitment", "default", price, "price_per_hour", term=term, extra=extra)
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Verda (formerly DataCrunch) public API: instance types with fixed, dynamic and "
+        "spot prices, and long-term (commitment) prices from its published discounts"
+    ),
+    fetch=fetch,
+    parse=parse,
+)

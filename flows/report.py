@@ -1,0 +1,160 @@
+"""The weekly report flow: report files -> e-mail (or .eml) -> markdown artifact."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.client.schemas.objects import State
+from prefect.states import Failed
+
+from chipcost.errors import ChipcostError
+from chipcost.runs import OK, RunResult
+from chipcost.settings import Settings, load_settings
+from reports.alerts import send_price_alert
+from reports.build import Delivery, Report, deliver, write_report
+from reports.mail import EmailError
+from reports.period import ReportOptions, parse_day
+from reports.summary import markdown
+
+
+class ReportFailed(ChipcostError):
+    """The report run failed; `files` lists what it wrote before failing (left in place)."""
+
+    def __init__(self, message: str, files: list[Path] | None = None) -> None:
+        super().__init__(message)
+        self.files = files or []
+
+
+@dataclass
+class ReportOutcome:
+    report: Report
+    delivery: Delivery
+
+
+# The tasks return an expected failure instead of raising it: a raised error would be logged
+# with a traceback, and a failed send is an operations message, not a bug.
+@task(name="write-report", cache_policy=NO_CACHE)
+def write_task(db: Path, out: Path, since: str | None, until: str | None, options: ReportOptions):
+    try:
+        return write_report(
+            db,
+            out,
+            since=parse_day(since, "since"),
+            until=parse_day(until, "until"),
+            options=options,
+        )
+    except ChipcostError as exc:
+        return exc
+
+
+@task(name="deliver-report", cache_policy=NO_CACHE)
+def deliver_task(made: Report, recipients: list[str], dry_run: bool, smtp_block: str | None):
+    try:
+        smtp = _secret(smtp_block) if smtp_block else None
+        return deliver(made, recipients, dry_run=dry_run, smtp=smtp)
+    except ChipcostError as exc:
+        return exc
+
+
+def _secret(name: str) -> dict:
+    """SMTP settings from a Prefect Secret block holding a JSON object (host, port, ...)."""
+    from prefect.blocks.system import Secret
+
+    try:
+        value = Secret.load(name).get()
+    except ValueError:
+        raise EmailError(
+            f"no Secret block named {name!r}: create one whose value is a JSON object with "
+            "host, port, user, password, from and tls, or leave smtp_block empty to use "
+            "CHIPCOST_SMTP_* environment variables"
+        ) from None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            value = None
+    if not isinstance(value, dict):
+        raise EmailError(f"the Secret block {name!r} must hold a JSON object (host, port, ...)")
+    return value
+
+
+def _publish(made: Report, said: str) -> None:
+    files = [f"- report: `{made.html_path}`", f"- changes: `{made.csv_path}`", f"- e-mail: {said}"]
+    create_markdown_artifact(
+        markdown=markdown(made.data, files),
+        key="report-summary",
+        description=made.subject,
+    )
+
+
+@flow(name="report", log_prints=True)
+def report(
+    recipients: list[str] | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    db: str | None = None,
+    data_dir: str | None = None,
+    out: str | None = None,
+    dry_run: bool = False,
+    smtp_block: str | None = None,
+    stale_days: int = 2,
+    disagree_pct: float = 5.0,
+) -> ReportOutcome | State:
+    """Write the price-drift report of a period and e-mail it to the recipients.
+
+    The period defaults to the seven days up to the newest run. SMTP settings come from
+    the Secret block `smtp_block` or CHIPCOST_SMTP_* variables. A failed send ends the run
+    Failed with a plain message; the report files stay where they were written.
+    """
+    logger = get_run_logger()
+    settings = load_settings(db=db, data_dir=data_dir)
+    options = ReportOptions(stale_days=stale_days, disagree_pct=disagree_pct)
+    made = write_task(settings.db_path, Path(out or settings.reports_dir), since, until, options)
+    if isinstance(made, ChipcostError):
+        logger.error("%s", made)
+        return Failed(message=str(made), data=ReportFailed(str(made)))
+    logger.info("%s: %s and %s written", made.subject, made.html_path, made.csv_path)
+    if not recipients and not dry_run:
+        logger.warning("no recipients: the report was written but not sent")
+        _publish(made, "not sent (no recipients)")
+        return ReportOutcome(made, Delivery())
+    delivery = deliver_task(made, recipients or [], dry_run, smtp_block)
+    if isinstance(delivery, ChipcostError):
+        logger.error("%s", delivery)
+        _publish(made, f"**not sent**: {delivery}")
+        files = [made.html_path, made.csv_path]
+        return Failed(message=str(delivery), data=ReportFailed(str(delivery), files))
+    said = (
+        f"written to `{delivery.eml_path}` (dry run)"
+        if delivery.eml_path
+        else ("sent to " + ", ".join(delivery.sent_to))
+    )
+    logger.info("e-mail %s", said)
+    _publish(made, said)
+    return ReportOutcome(made, delivery)
+
+
+def alert_after_collect(
+    settings: Settings, runs: list[RunResult], alert_pct: float, alert_to: list[str]
+) -> str | None:
+    """E-mail the moves of at least alert_pct % the runs just loaded; the failure, or None."""
+    logger = get_run_logger()
+    # Runs whose sources were all loaded before (a replay) bring no new move to alert on.
+    fresh = [run for run in runs if any(s.status == OK for s in run.sources)]
+    if not fresh:
+        return None
+    since = min(run.observed_at for run in fresh)
+    try:
+        count = send_price_alert(settings.db_path, since, alert_pct, alert_to)
+    except ChipcostError as exc:
+        message = f"prices loaded, but the price alert was not sent: {exc}"
+        logger.error("%s", message)
+        return message
+    if count:
+        logger.info("price alert: %d moves of %g%% or more sent to %s", count, alert_pct, alert_to)
+    return None

@@ -1,0 +1,81 @@
+"""Threshold alerts: a short e-mail when a collection saw a price move more than N%."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from email.message import EmailMessage
+from html import escape
+from pathlib import Path
+
+import polars as pl
+
+from reports.labels import money, signed_pct, with_labels
+from reports.mail import build_message, check_recipients, send, smtp_settings
+from reports.summary import SAMPLE_NOTE, top_move
+from warehouse.db import connect
+
+_MOVES = """
+SELECT c.changed_at, c.chip, c.provider, c.region, c.zone, c.instance_type, c.pricing_model,
+    c.term, c.payment, c.plan, c.source,
+    c.old_price_per_hour / nullif(c.chip_count, 0) AS old_price_per_chip_hour,
+    c.new_price_per_hour / nullif(c.chip_count, 0) AS new_price_per_chip_hour,
+    c.change_pct,
+    coalesce((SELECT bool_or(sample) FROM runs WHERE observed_at >= $since), FALSE) AS sample
+FROM price_changes c
+WHERE c.change = 'changed' AND c.changed_at >= $since AND abs(c.change_pct) >= $threshold
+ORDER BY abs(c.change_pct) DESC, c.chip, c.region, c.instance_type
+"""
+
+
+def large_moves(db_path: Path, since: datetime, threshold_pct: float) -> pl.DataFrame:
+    """Price changes at or after `since` of at least threshold_pct, largest first."""
+    con = connect(db_path, read_only=True)
+    try:
+        frame = con.sql(_MOVES, params={"since": since, "threshold": threshold_pct}).pl()
+    finally:
+        con.close()
+    return with_labels(frame)
+
+
+def alert_message(
+    moves: pl.DataFrame, threshold_pct: float, sender: str, recipients: list[str]
+) -> EmailMessage:
+    """'Price alert: 3 moves of 5% or more, H100-SXM on-demand −8%' and one line per move."""
+    first = moves.row(0, named=True)
+    sample = "[sample data] " if first["sample"] else ""
+    count = f"{moves.height} move{'s' if moves.height != 1 else ''}"
+    subject = f"{sample}Price alert: {count} of {threshold_pct:g}% or more, {top_move(first)}"
+    lines = []
+    for row in moves.iter_rows(named=True):
+        lines.append(
+            f"{signed_pct(row['change_pct'])}  {row['chip']}  {row['where']} · "
+            f"{row['instance_type']} · {row['offer']}: {money(row['old_price_per_chip_hour'])} "
+            f"-> {money(row['new_price_per_chip_hour'])} per chip-hour "
+            f"({row['changed_at']:%Y-%m-%d %H:%M} UTC)"
+        )
+    head = [SAMPLE_NOTE, ""] if first["sample"] else []
+    text = "\n".join([*head, *lines, "", "The weekly report has the full picture."]) + "\n"
+    items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+    banner = f"<p><b>{escape(SAMPLE_NOTE)}</b></p>" if first["sample"] else ""
+    html = f"<html><body>{banner}<ul style='font-family:sans-serif'>{items}</ul></body></html>"
+    return build_message(
+        subject=subject, sender=sender, recipients=recipients, text=text, html=html, attachments=[]
+    )
+
+
+def send_price_alert(
+    db_path: Path,
+    since: datetime,
+    threshold_pct: float,
+    recipients: list[str],
+    smtp: Mapping[str, object] | None = None,
+) -> int:
+    """Mail the moves of at least threshold_pct since `since`; how many there were (0: no mail)."""
+    recipients = check_recipients(recipients)
+    moves = large_moves(db_path, since, threshold_pct)
+    if moves.is_empty():
+        return 0
+    settings = smtp_settings(smtp)
+    send(alert_message(moves, threshold_pct, settings.sender, recipients), settings, recipients)
+    return moves.height

@@ -1,0 +1,158 @@
+"""Making a report: read the warehouse, write the HTML and CSV, then mail it or write an .eml."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from email.message import EmailMessage
+from pathlib import Path
+
+import polars as pl
+
+from reports import page, summary
+from reports.data import ReportData, gather
+from reports.mail import (
+    DRY_RUN_SENDER,
+    EmailError,
+    build_message,
+    check_recipients,
+    send,
+    smtp_settings,
+    write_eml,
+)
+from reports.period import ReportError, ReportOptions, resolve_period
+from warehouse.db import connect
+from warehouse.report_queries import newest_run
+
+CSV_COLUMNS = (
+    "changed_at",
+    "change",
+    "chip",
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "pricing_model",
+    "term",
+    "payment",
+    "plan",
+    "source",
+    "chip_count",
+    "old_price_per_hour",
+    "new_price_per_hour",
+    "old_price_per_chip_hour",
+    "new_price_per_chip_hour",
+    "change_pct",
+    "history_start",
+    "payload_ref",
+)
+# A cell starting with one of these is a formula to a spreadsheet: scraped text must not be.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass
+class Report:
+    data: ReportData
+    subject: str
+    html_path: Path
+    csv_path: Path
+
+    @property
+    def eml_path(self) -> Path:
+        return self.html_path.with_suffix(".eml")
+
+
+@dataclass
+class Delivery:
+    eml_path: Path | None = None
+    sent_to: list[str] = field(default_factory=list)
+
+
+def write_report(
+    db_path: Path,
+    out_dir: Path,
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    options: ReportOptions | None = None,
+) -> Report:
+    """Read the period from the warehouse (read-only) and write the HTML report and CSV."""
+    options = options or ReportOptions()
+    con = connect(db_path, read_only=True)
+    try:
+        today = datetime.now(UTC).date()
+        period = resolve_period(since, until, newest_run(con), today)
+        data = gather(con, period, options)
+    finally:
+        con.close()
+    out_dir = _prepare(out_dir)
+    subject = summary.subject(data)
+    html_path = out_dir / f"chipcost-report_{period.slug}.html"
+    csv_path = out_dir / f"chipcost-changes_{period.slug}.csv"
+    html_path.write_text(page.report_html(data, subject), encoding="utf-8")
+    changes_csv(data.events).write_csv(csv_path)
+    return Report(data, subject, html_path, csv_path)
+
+
+def _prepare(out_dir: Path) -> Path:
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ReportError(f"--out {out_dir} is a file: give a directory for the report files")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportError(
+            f"cannot create the reports directory {out_dir}: {exc.strerror}"
+        ) from None
+    return out_dir
+
+
+def changes_csv(events: pl.DataFrame) -> pl.DataFrame:
+    """Every event of the period, timestamps in ISO UTC, text safe to open in a spreadsheet."""
+    frame = events.select(CSV_COLUMNS).with_columns(
+        pl.col("changed_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    )
+    text = [c for c, t in frame.schema.items() if t == pl.String]
+    return frame.with_columns(_defused(c) for c in text)
+
+
+def _defused(column: str) -> pl.Expr:
+    value = pl.col(column)
+    formula = pl.any_horizontal([value.str.starts_with(s) for s in FORMULA_START])
+    return pl.when(formula).then(pl.lit("'") + value).otherwise(value).alias(column)
+
+
+def compose(report: Report, sender: str, recipients: list[str]) -> EmailMessage:
+    data = report.data
+    return build_message(
+        subject=report.subject,
+        sender=sender,
+        recipients=recipients,
+        text=summary.text_body(data, data.options.top_movers),
+        html=page.email_html(data, report.subject),
+        attachments=[report.html_path, report.csv_path],
+    )
+
+
+def deliver(
+    report: Report,
+    recipients: list[str],
+    *,
+    dry_run: bool,
+    smtp: Mapping[str, object] | None = None,
+) -> Delivery:
+    """Write the message as .eml (dry run) or send it; the report files stay either way."""
+    recipients = check_recipients(recipients)
+    if dry_run:
+        given = (smtp or {}).get("from") or os.environ.get("CHIPCOST_SMTP_FROM")
+        sender = str(given or DRY_RUN_SENDER)
+        message = compose(report, sender, recipients)
+        return Delivery(eml_path=write_eml(message, report.eml_path))
+    try:
+        settings = smtp_settings(smtp)
+        send(compose(report, settings.sender, recipients), settings, recipients)
+    except EmailError as exc:
+        raise EmailError(f"{exc} (the report files are in {report.html_path.parent})") from None
+    return Delivery(sent_to=recipients)

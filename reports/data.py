@@ -1,0 +1,90 @@
+"""Everything one report shows, read from the warehouse in one go."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import duckdb
+import polars as pl
+
+from reports.labels import with_labels
+from reports.period import Period, ReportOptions
+from warehouse.report_queries import Coverage, change_events, coverage, price_moves
+from warehouse.snapshot_queries import (
+    cheapest_by_model,
+    cheapest_cost_per_token,
+    source_disagreements,
+    source_health,
+)
+
+
+@dataclass
+class ReportData:
+    period: Period
+    options: ReportOptions
+    coverage: Coverage
+    moves: pl.DataFrame  # one row per offer whose price changed, largest move first
+    events: pl.DataFrame  # every new / changed / withdrawn event (the CSV)
+    cheapest: pl.DataFrame  # per chip and pricing bucket, at the end of the period
+    cost_per_token: pl.DataFrame | None  # None: the warehouse has no usable view
+    health: pl.DataFrame
+    comparisons: pl.DataFrame  # offers priced by 2+ sources, `disagrees` flags the spread
+    generated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def sample(self) -> bool:
+        return self.coverage.sample
+
+    @property
+    def new_offers(self) -> pl.DataFrame:
+        return self.events.filter((pl.col("change") == "new") & ~pl.col("history_start"))
+
+    @property
+    def withdrawn(self) -> pl.DataFrame:
+        return self.events.filter(pl.col("change") == "withdrawn")
+
+    @property
+    def first_seen(self) -> int:
+        """Offers whose history began in this period (a source's first run): not news."""
+        return self.events.filter(pl.col("history_start")).height
+
+    @property
+    def disagreements(self) -> pl.DataFrame:
+        return self.comparisons.filter(pl.col("disagrees"))
+
+    @property
+    def stale_sources(self) -> pl.DataFrame:
+        return self.health.filter(pl.col("stale"))
+
+    @property
+    def has_history(self) -> bool:
+        return self.coverage.newest_observation is not None
+
+
+def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOptions) -> ReportData:
+    """Run every report query for the period against an open (read-only) warehouse."""
+    start, end = period.start, period.end
+    fresh = end - timedelta(days=options.fresh_days)
+    moves = price_moves(con, start, end, end - timedelta(days=options.trend_days))
+    return ReportData(
+        period=period,
+        options=options,
+        coverage=coverage(con, start, end),
+        moves=with_labels(moves),
+        events=with_labels(change_events(con, start, end)),
+        cheapest=with_labels(cheapest_by_model(con, end, fresh)),
+        cost_per_token=_labelled(cheapest_cost_per_token(con)),
+        health=source_health(con, start, end, end - timedelta(days=options.stale_days)),
+        comparisons=with_labels(source_disagreements(con, end, fresh, options.disagree_pct)),
+    )
+
+
+def _labelled(frame: pl.DataFrame | None) -> pl.DataFrame | None:
+    """Labels where the cost view carries the offer columns (it is being enriched)."""
+    needed = {"provider", "region", "pricing_model", "term", "payment", "plan"}
+    if frame is None or not needed <= set(frame.columns):
+        return frame
+    if "zone" not in frame.columns:
+        frame = frame.with_columns(zone=pl.lit(""))
+    return with_labels(frame)

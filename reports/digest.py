@@ -1,0 +1,109 @@
+"""The e-mail's sections: few columns, no sparklines, since every cell carries inline CSS."""
+
+from __future__ import annotations
+
+from html import escape
+
+import polars as pl
+from great_tables import GT
+
+from reports.data import ReportData
+from reports.labels import BUCKET_LABELS, money
+from reports.sections import Section, no_changes
+from reports.tables import SMALL, coloured, nowrap, styled
+
+# Pricing buckets the e-mail shows; the attached report has them all.
+EMAIL_BUCKETS = ("on_demand", "commit_1yr", "commit_3yr", "spot")
+
+
+def movers(data: ReportData, limit: int) -> list[Section]:
+    """The largest moves of list and commitment prices, then of spot prices apart: spot
+    moves daily and would otherwise push the prices people commit to out of the mail."""
+    spot = pl.col("pricing_model") == "spot"
+    listed, spots = data.moves.filter(~spot), data.moves.filter(spot)
+    if data.moves.is_empty():
+        explain = "Per chip-hour (instance price ÷ chips)."
+        return [Section("changes", "What changed", explain, None, no_changes(data))]
+    found = []
+    if not listed.is_empty() or spots.is_empty():
+        found.append(_moves("changes", "What changed", listed, limit, "list and commitment"))
+    if not spots.is_empty():
+        found.append(_moves("spot", "Spot moves", spots, max(1, limit // 2), "spot"))
+    return found
+
+
+def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> Section:
+    """One line a move: chip, where, pricing, was → now, %."""
+    shown = f"The {limit} largest of {moves.height}" if moves.height > limit else "All"
+    explain = f"{shown} moves of {kind} prices, per chip-hour; green is cheaper, red dearer."
+    frame = moves.head(limit).select(
+        "chip",
+        pl.concat_str([pl.col("where"), pl.col("instance_type")], separator=" · ").alias("place"),
+        "offer",
+        pl.concat_str(
+            [
+                pl.col("old_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
+                pl.col("new_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
+            ],
+            separator=" → ",
+        ).alias("prices"),
+        "change_pct",
+    )
+    gt = GT(frame).cols_label(
+        chip="Chip", place="Where", offer="Pricing", prices="USD per chip-hour", change_pct="%"
+    )
+    gt = gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
+    gt = nowrap(coloured(gt, ["change_pct"]), ["chip", "place", "prices", "change_pct"])
+    return Section(key, title, explain, styled(gt).as_raw_html())
+
+
+def cheapest_per_token(data: ReportData) -> Section | None:
+    """The cheapest chip for each model and workload; None when there are no costs."""
+    costs = data.cost_per_token
+    if costs is None or costs.is_empty():
+        return None
+    keys = [c for c in ("model", "workload") if c in costs.columns]
+    best = costs.sort("cost_per_million_tokens").group_by(keys, maintain_order=True).first()
+    label = pl.concat_str([pl.col(k) for k in keys], separator=", ").alias("for")
+    place = [c for c in ("where", "offer") if c in best.columns]
+    frame = best.sort(keys).select(
+        label,
+        "chip",
+        "cost_per_million_tokens",
+        pl.concat_str([pl.col(c) for c in place], separator=" · ").alias("place")
+        if place
+        else pl.lit("").alias("place"),
+    )
+    gt = GT(frame).cols_label(
+        **{"for": "Model, workload"},
+        chip="Cheapest chip",
+        cost_per_million_tokens="USD per million tokens",
+        place="Where",
+    )
+    gt = nowrap(gt.fmt_currency(columns="cost_per_million_tokens", decimals=4), ["for", "chip"])
+    explain = "The cheapest chip for each model and workload at current prices."
+    return Section("cost", "Cost per token", explain, styled(gt).as_raw_html())
+
+
+def _cell(cell: dict | None) -> str:
+    if cell is None:
+        return "—"
+    return f"<b>{money(cell['price'])}</b><br><span style='{SMALL}'>{escape(cell['where'])}</span>"
+
+
+def cheapest_now(data: ReportData) -> Section | None:
+    """On-demand, 1- and 3-year commitment and spot: cheapest per chip, with where."""
+    cheapest = data.cheapest.filter(pl.col("bucket").is_in(EMAIL_BUCKETS))
+    if cheapest.is_empty():
+        return None
+    wide = cheapest.select("chip").unique().sort("chip")
+    present = [b for b in EMAIL_BUCKETS if b in set(cheapest["bucket"].to_list())]
+    for bucket in present:
+        cells = cheapest.filter(pl.col("bucket") == bucket).select(
+            "chip", pl.struct(price="price_per_chip_hour", where="where").alias(bucket)
+        )
+        wide = wide.join(cells, on="chip", how="left")
+    gt = GT(wide).cols_label(chip="Chip", **{b: BUCKET_LABELS[b] for b in present})
+    gt = nowrap(gt.fmt(_cell, columns=present), ["chip"])
+    explain = f"Cheapest per chip-hour at the end of {data.period.until}; more in the report."
+    return Section("cheapest", "Cheapest now", explain, styled(gt).as_raw_html())

@@ -1,0 +1,70 @@
+"""Words and number formats the report shows instead of warehouse codes."""
+
+from __future__ import annotations
+
+import polars as pl
+
+MINUS = "\u2212"  # a real minus sign: "−8%" reads better than "-8%" and matches great-tables
+
+MODEL_LABELS = {
+    "on_demand": "on-demand",
+    "reserved": "reserved",
+    "savings_plan": "savings plan",
+    "commitment": "commitment",
+    "capacity_block": "capacity block",
+    "spot": "spot",
+}
+
+# The columns of "Cheapest now", in reading order: list price, commitments, then the rest.
+BUCKET_LABELS = {
+    "on_demand": "On-demand",
+    "commit_1yr": "1-yr commitment",
+    "commit_3yr": "3-yr commitment",
+    "commit_other": "Other terms",  # 1 week to 6 months, 2 years: neocloud commitments
+    "spot": "Spot",
+    "capacity_block": "Capacity block",
+}
+
+
+def offer_label() -> pl.Expr:
+    """'on-demand', 'reserved 1yr, standard, all upfront', 'spot', ... from the offer key."""
+    model = pl.col("pricing_model").replace(MODEL_LABELS)
+    term = pl.when(pl.col("term") != "none").then(pl.col("term"))
+    plan = pl.when(pl.col("plan") != "default").then(pl.col("plan").str.replace_all("_", " "))
+    payment = pl.when(pl.col("payment") != "none").then(pl.col("payment").str.replace_all("_", " "))
+    head = pl.concat_str([model, term], separator=" ", ignore_nulls=True)
+    return pl.concat_str([head, plan, payment], separator=", ", ignore_nulls=True)
+
+
+def where_label() -> pl.Expr:
+    """'aws · us-east-1' (with the zone where prices differ per zone)."""
+    zone = pl.when(pl.col("zone") != "").then(pl.col("zone"))
+    return pl.concat_str(
+        [pl.col("provider"), pl.col("region"), zone], separator=" · ", ignore_nulls=True
+    )
+
+
+def with_labels(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with `offer` and `where` columns added."""
+    return frame.with_columns(offer=offer_label(), where=where_label())
+
+
+def signed_pct(value: float | None) -> str:
+    """−8%, +2.5%, 0%: one decimal, dropped when it is zero."""
+    if value is None:
+        return ""
+    text = f"{abs(value):.1f}".removesuffix(".0")
+    if text == "0":
+        return "0%"
+    return f"{MINUS if value < 0 else '+'}{text}%"
+
+
+def money(value: float | None, decimals: int = 4) -> str:
+    """$6.8800 (per chip-hour prices need four decimals to show a small move)."""
+    return "" if value is None else f"${value:,.{decimals}f}"
+
+
+def model_label(pricing_model: str, term: str) -> str:
+    """'on-demand', 'reserved 1yr', 'spot': the short form used in subjects and alerts."""
+    label = MODEL_LABELS.get(pricing_model, pricing_model)
+    return f"{label} {term}" if term not in ("none", "") else label

@@ -1,0 +1,154 @@
+"""HTML documents: the full report page and the e-mail body (inline CSS, size-capped)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from html import escape
+
+import css_inline
+
+from chipcost import __version__
+from reports import digest, sections
+from reports.data import ReportData
+from reports.sections import Section
+from reports.summary import SAMPLE_NOTE, headline, health_line, lacks
+
+# Gmail clips HTML bodies over about 100 KB (102 KB); stay clear of it.
+EMAIL_BODY_LIMIT = 95_000
+
+CSS = """
+body { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; color: #111827;
+       margin: 0; background: #ffffff; }
+.report { max-width: 1240px; margin: 0 auto; padding: 20px 24px 40px; }
+.mail { max-width: 760px; margin: 0 auto; padding: 12px; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 17px; margin: 28px 0 4px; padding-bottom: 4px; border-bottom: 1px solid #e5e7eb; }
+p { font-size: 14px; line-height: 1.45; margin: 6px 0; }
+.meta { color: #6b7280; font-size: 13px; }
+.sample { background: #fef3c7; border: 1px solid #f59e0b; border-radius: 4px;
+          padding: 8px 12px; font-size: 13px; margin: 12px 0; }
+.headline { font-size: 16px; font-weight: 600; }
+.lacks { background: #f3f4f6; border-radius: 4px; padding: 8px 12px 8px 28px; font-size: 13px; }
+.explain { color: #4b5563; font-size: 13px; margin: 2px 0 8px; }
+.empty { color: #6b7280; font-style: italic; font-size: 13px; }
+nav a { font-size: 13px; margin-right: 12px; color: #2563eb; }
+footer { color: #6b7280; font-size: 12px; margin-top: 32px; }
+"""
+
+
+def _section(section: Section) -> str:
+    body = (
+        section.table
+        if section.table is not None
+        else f'<p class="empty">{escape(section.empty)}</p>'
+    )
+    return (
+        f'<section id="{section.key}"><h2>{escape(section.title)}</h2>'
+        f'<p class="explain">{escape(section.explain)}</p>{body}</section>'
+    )
+
+
+def _intro(data: ReportData) -> str:
+    period = data.period
+    parts = [
+        f"<h1>Accelerator prices: {escape(period.label)}</h1>",
+        f'<p class="meta">{period.since} to {period.until} (UTC days) · generated '
+        f"{data.generated_at:%Y-%m-%d %H:%M} UTC by chipcost {__version__}</p>",
+    ]
+    if data.sample:
+        parts.append(f'<div class="sample"><b>{escape(SAMPLE_NOTE)}</b></div>')
+    parts.append(f'<p class="headline">{escape(headline(data))}</p>')
+    parts.append(f"<p>{escape(health_line(data))}</p>")
+    notes = lacks(data)
+    if notes:
+        items = "".join(f"<li>{escape(n)}</li>" for n in notes)
+        parts.append(f'<ul class="lacks">{items}</ul>')
+    return "".join(parts)
+
+
+def _document(title: str, body: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>{body}</body></html>\n"
+    )
+
+
+def report_html(data: ReportData, title: str) -> str:
+    """The full report: every section, sparklines, for a browser."""
+    parts = sections.full_report(data)
+    nav = " ".join(f'<a href="#{s.key}">{escape(s.title)}</a>' for s in parts)
+    body = (
+        f'<main class="report">{_intro(data)}<nav>{nav}</nav>'
+        + "".join(_section(s) for s in parts)
+        + "<footer>USD. Per chip-hour prices are instance prices divided by the chips in the "
+        "instance. Every change of the period is in the CSV next to this file.</footer></main>"
+    )
+    return _document(title, body)
+
+
+def _email_variants(data: ReportData) -> list[Callable[[], list[Section]]]:
+    """From richest to plainest: the first that fits the size limit is sent."""
+    top = data.options.top_movers
+
+    def rich() -> list[Section]:
+        extra = [digest.cheapest_per_token(data), digest.cheapest_now(data)]
+        return [*digest.movers(data, top), *[s for s in extra if s is not None]]
+
+    def lean() -> list[Section]:
+        return [*digest.movers(data, top), *filter(None, [digest.cheapest_per_token(data)])]
+
+    return [
+        rich,
+        lean,
+        lambda: digest.movers(data, top),
+        lambda: digest.movers(data, min(top, 5)),
+        lambda: [],
+    ]
+
+
+def email_html(data: ReportData, title: str) -> str:
+    """The e-mail body: summary, top movers, cheapest; CSS inlined; under the size limit."""
+    closing = (
+        "<p class='meta'>The full report (every change with its daily prices, new and "
+        "withdrawn offers, cheapest prices, source health) and a CSV of every change are "
+        "attached.</p>"
+    )
+    html = ""
+    for variant in _email_variants(data):
+        body = (
+            f'<div class="mail">{_intro(data)}'
+            + "".join(_section(s) for s in variant())
+            + closing
+            + "</div>"
+        )
+        html = compact_styles(css_inline.inline(_document(title, body)))
+        if len(html.encode("utf-8")) <= EMAIL_BODY_LIMIT:
+            return html
+    return html
+
+
+_STYLE = re.compile(r'style="([^"]*)"')
+_SIDES = ("top", "right", "bottom", "left")
+
+
+def _compact(style: str) -> str:
+    """One inline style without what draws nothing: borders whose style is none, and
+    four paddings written as one. Inlined table CSS is most of an e-mail's weight."""
+    decls: dict[str, str] = {}
+    for part in style.split(";"):
+        name, _, value = part.partition(":")
+        if name.strip():
+            decls[name.strip()] = value.strip()
+    for side in ("left", "right"):
+        if decls.get(f"border-{side}-style") == "none":
+            for key in ("style", "width", "color"):
+                decls.pop(f"border-{side}-{key}", None)
+    if all(f"padding-{s}" in decls for s in _SIDES):
+        decls["padding"] = " ".join(decls.pop(f"padding-{s}") for s in _SIDES)
+    return ";".join(f"{k}:{v}" for k, v in decls.items())
+
+
+def compact_styles(html: str) -> str:
+    return _STYLE.sub(lambda m: f'style="{_compact(m.group(1))}"', html)

@@ -1,0 +1,86 @@
+"""The period a report covers, and the knobs that shape it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from chipcost.errors import ChipcostError
+
+DEFAULT_DAYS = 7
+
+
+class ReportError(ChipcostError):
+    """A report cannot be made as asked (bad dates, unusable output directory)."""
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """Thresholds of the report; defaults suit a daily collection and a weekly report."""
+
+    stale_days: int = 2  # a source with no success for this long is stale
+    disagree_pct: float = 5.0  # two sources differing by more than this on one offer
+    trend_days: int = 28  # how far back the sparklines go
+    # Prices last seen longer ago than this are left out of "cheapest now" and the
+    # comparison of sources: a source that stopped running keeps its last prices open.
+    fresh_days: int = 7
+    top_movers: int = 10  # rows of "what changed" in the e-mail body
+
+
+@dataclass(frozen=True)
+class Period:
+    """Whole UTC days, both ends included."""
+
+    since: date
+    until: date
+
+    @property
+    def start(self) -> datetime:
+        return datetime.combine(self.since, time(), tzinfo=UTC)
+
+    @property
+    def end(self) -> datetime:
+        """The first instant after the period."""
+        return datetime.combine(self.until + timedelta(days=1), time(), tzinfo=UTC)
+
+    @property
+    def days(self) -> int:
+        return (self.until - self.since).days + 1
+
+    @property
+    def label(self) -> str:
+        if self.days == DEFAULT_DAYS:
+            return f"week of {self.since.isoformat()}"
+        if self.days == 1:
+            return self.since.isoformat()
+        return f"{self.since.isoformat()} to {self.until.isoformat()}"
+
+    @property
+    def slug(self) -> str:
+        """For file names: 2026-11-15_2026-11-21."""
+        return f"{self.since.isoformat()}_{self.until.isoformat()}"
+
+
+def parse_day(text: str | date | None, option: str) -> date | None:
+    """A YYYY-MM-DD option value, or a message naming the option."""
+    if text is None or isinstance(text, date):
+        return text
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise ReportError(f"{option} {text!r} is not a date: use YYYY-MM-DD") from None
+
+
+def resolve_period(
+    since: date | None, until: date | None, newest: datetime | None, today: date
+) -> Period:
+    """Default: the seven days up to the newest collection run (or today, before any)."""
+    if until is None:
+        until = newest.astimezone(UTC).date() if newest else today
+        if since is not None and since > until:
+            until = since + timedelta(days=DEFAULT_DAYS - 1)
+    if since is None:
+        since = until - timedelta(days=DEFAULT_DAYS - 1)
+    if since > until:
+        raise ReportError(f"--since {since} is after --until {until}: swap them")
+    return Period(since, until)

@@ -1,0 +1,137 @@
+"""The report's sections: a title, what it means, and its table or why there is none."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from great_tables import GT
+
+from reports import tables
+from reports.data import ReportData
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    title: str
+    explain: str
+    table: str | None  # great-tables HTML
+    empty: str = ""  # shown instead of the table
+
+
+def _html(gt: GT) -> str:
+    return gt.as_raw_html()
+
+
+def changes(data: ReportData) -> Section:
+    explain = (
+        "Offers whose price moved in the period: the price before the first change and "
+        "after the last, per chip-hour (instance price ÷ chips). Green is cheaper, red dearer. "
+        "The line is the price at the end of each day over the last "
+        f"{data.options.trend_days // 7} weeks (as far as the history goes)."
+    )
+    if data.moves.is_empty():
+        return Section("changes", "What changed", explain, None, no_changes(data))
+    moves = data.moves.sort("chip", maintain_order=True)
+    return Section("changes", "What changed", explain, _html(tables.changes_table(moves)))
+
+
+def no_changes(data: ReportData) -> str:
+    if not data.has_history:
+        return "No prices yet, so no changes."
+    if data.coverage.runs_in_period == 0:
+        return "No collection ran in this period, so no changes were seen."
+    return f"No offer changed price from {data.period.since} to {data.period.until}."
+
+
+def new_offers(data: ReportData) -> Section:
+    explain = "Offers a source listed for the first time in the period (or listed again)."
+    if data.new_offers.is_empty():
+        return Section("new", "New offers", explain, None, "No new offers in this period.")
+    gt = tables.offers_table(data.new_offers, price="new_price_per_chip_hour", day="Listed")
+    return Section("new", "New offers", explain, _html(gt))
+
+
+def withdrawn(data: ReportData) -> Section:
+    explain = "Offers a source that ran successfully no longer lists, with their last price."
+    if data.withdrawn.is_empty():
+        return Section("withdrawn", "Withdrawn offers", explain, None, "No offer was withdrawn.")
+    gt = tables.offers_table(data.withdrawn, price="old_price_per_chip_hour", day="Withdrawn")
+    return Section("withdrawn", "Withdrawn offers", explain, _html(gt))
+
+
+def cheapest(data: ReportData) -> Section:
+    explain = (
+        f"The cheapest price per chip-hour of each chip at the end of {data.period.until}, by "
+        "pricing model, with where it is offered. Commitments are effective hourly rates, "
+        f"upfront fees spread over the term. Prices not seen in the last "
+        f"{data.options.fresh_days} days, and accelerators chipcost does not recognise "
+        "(chip 'unknown'), are left out."
+    )
+    if data.cheapest.is_empty():
+        empty = f"No prices known at the end of {data.period.until}."
+        return Section("cheapest", "Cheapest now", explain, None, empty)
+    return Section("cheapest", "Cheapest now", explain, _html(tables.cheapest_table(data.cheapest)))
+
+
+def cost_per_token(data: ReportData) -> Section:
+    explain = (
+        "For each model and workload, the cheapest cost per million tokens of each chip at "
+        "current prices, cheapest first, with the throughput figure's kind (vendor claim, "
+        "independent benchmark, estimate, derived or measured) and where it comes from."
+    )
+    costs = data.cost_per_token
+    if costs is None:
+        empty = "This warehouse has no cost_per_token view to read costs from."
+        return Section("cost", "Cost per token", explain, None, empty)
+    if costs.is_empty():
+        empty = (
+            "No cost per token yet: the warehouse has no throughput figure for any chip with "
+            "a current price (the throughput table is empty or covers other chips)."
+        )
+        return Section("cost", "Cost per token", explain, None, empty)
+    return Section("cost", "Cost per token", explain, _html(tables.cost_table(costs)))
+
+
+def health(data: ReportData) -> Section:
+    explain = (
+        f"Each source's last success, and the rows it loaded and had rejected in the period. "
+        f"A source is stale when it has not succeeded for {data.options.stale_days} days."
+    )
+    if data.health.is_empty():
+        empty = "No source has run before the end of this period."
+        return Section("health", "Health", explain, None, empty)
+    return Section("health", "Health", explain, _html(tables.health_table(data.health)))
+
+
+def disagreements(data: ReportData) -> Section:
+    pct = f"{data.options.disagree_pct:g}%"
+    explain = (
+        f"Offers that two sources price differently by more than {pct} (the same provider, "
+        "region, instance and terms): one of the sources is wrong or stale."
+    )
+    title = "Sources that disagree"
+    compared = data.comparisons.height
+    if compared == 0:
+        empty = "No offer is priced by two sources yet, so there is nothing to compare."
+        return Section("disagree", title, explain, None, empty)
+    if data.disagreements.is_empty():
+        empty = (
+            f"{compared} offers are priced by two or more sources; none differ by more than {pct}."
+        )
+        return Section("disagree", title, explain, None, empty)
+    return Section(
+        "disagree", title, explain, _html(tables.disagreements_table(data.disagreements))
+    )
+
+
+def full_report(data: ReportData) -> list[Section]:
+    return [
+        changes(data),
+        new_offers(data),
+        withdrawn(data),
+        cheapest(data),
+        cost_per_token(data),
+        health(data),
+        disagreements(data),
+    ]

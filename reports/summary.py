@@ -1,0 +1,193 @@
+"""The report in words: counts, subject line, what the data lacks, plain text and markdown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from reports.data import ReportData
+from reports.labels import model_label, money, signed_pct
+
+SAMPLE_NOTE = (
+    "SAMPLE DATA: these prices come from the bundled sample archive (synthetic, in the "
+    "providers' real payload shape), not from a live fetch. Do not quote them."
+)
+
+
+@dataclass(frozen=True)
+class Counts:
+    changed: int
+    down: int
+    up: int
+    new: int
+    withdrawn: int
+    stale: int
+    disagreements: int
+
+
+def counts(data: ReportData) -> Counts:
+    pct = data.moves["change_pct"]
+    return Counts(
+        changed=data.moves.height,
+        down=int((pct < 0).sum()),
+        up=int((pct > 0).sum()),
+        new=data.new_offers.height,
+        withdrawn=data.withdrawn.height,
+        stale=data.stale_sources.height,
+        disagreements=data.disagreements.height,
+    )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def top_move(row: dict) -> str:
+    """'H100-SXM on-demand −8%'."""
+    model = model_label(row["pricing_model"], row["term"])
+    return f"{row['chip']} {model} {signed_pct(row['change_pct'])}"
+
+
+def subject(data: ReportData) -> str:
+    """'7 price changes, H100-SXM on-demand −8%: week of 2026-11-15'."""
+    c = counts(data)
+    if not data.has_history:
+        head = "No price history yet"
+    elif c.changed:
+        head = f"{_plural(c.changed, 'price change')}, {top_move(data.moves.row(0, named=True))}"
+    else:
+        parts = ["No price changes"]
+        if c.new:
+            parts.append(_plural(c.new, "new offer"))
+        if c.withdrawn:
+            parts.append(f"{c.withdrawn} withdrawn")
+        head = ", ".join(parts)
+    prefix = "[sample data] " if data.sample else ""
+    return f"{prefix}{head}: {data.period.label}"
+
+
+def headline(data: ReportData) -> str:
+    """'7 price changes (7 down, 0 up), 26 new offers, 13 withdrawn.'"""
+    c = counts(data)
+    moves = _plural(c.changed, "price change")
+    if c.changed:
+        moves += f" ({c.down} down, {c.up} up)"
+    return f"{moves}, {_plural(c.new, 'new offer')}, {c.withdrawn} withdrawn."
+
+
+def health_line(data: ReportData) -> str:
+    """One sentence on the sources: all fresh, or which are stale, and disagreements."""
+    c = counts(data)
+    total = data.health.height
+    days = data.options.stale_days
+    if total == 0:
+        text = "No source has run yet."
+    elif c.stale:
+        names = ", ".join(data.stale_sources["source"].to_list())
+        text = f"{c.stale} of {total} sources stale (no success in {days} days): {names}."
+    else:
+        text = f"{_plural(total, 'source')}, none stale: each succeeded in the last {days} days."
+    if c.disagreements:
+        text += (
+            f" {_plural(c.disagreements, 'offer')} where two sources disagree by more than "
+            f"{data.options.disagree_pct:g}%."
+        )
+    return text
+
+
+def lacks(data: ReportData) -> list[str]:
+    """What the data cannot show for this period, in sentences a reader can act on."""
+    cov, period = data.coverage, data.period
+    if not data.has_history:
+        return ["The warehouse holds no prices yet: run `chipcost collect` first."]
+    notes = []
+    newest = cov.newest_observation.date().isoformat()
+    if cov.runs_in_period == 0:
+        notes.append(
+            f"No collection ran from {period.since} to {period.until} (newest prices: {newest}); "
+            "changes, new and withdrawn offers are empty for that reason."
+        )
+    start = cov.history_start.date() if cov.history_start else None
+    if start and start > period.since:
+        notes.append(f"History starts on {start}: nothing is known of prices before that day.")
+    if cov.days_in_period == 1 and start and start >= period.since:
+        notes.append("Only one day of prices so far: nothing to compare it with yet.")
+    if data.first_seen:
+        verb = "is" if data.first_seen == 1 else "are"
+        notes.append(
+            f"{_plural(data.first_seen, 'offer')} first seen in a source's first run in this "
+            f"period {verb} the start of its history, not news, and {verb} not listed as new."
+        )
+    return notes
+
+
+def mover_lines(moves: pl.DataFrame, limit: int) -> list[str]:
+    """Two lines a move: the change, then where (plain text has no room for a table)."""
+    lines = []
+    for row in moves.head(limit).iter_rows(named=True):
+        old, new = money(row["old_price_per_chip_hour"]), money(row["new_price_per_chip_hour"])
+        lines.append(f"  {signed_pct(row['change_pct']):>6}  {row['chip']}: {old} -> {new}")
+        lines.append(f"          {row['where']} · {row['instance_type']} · {row['offer']}")
+    return lines
+
+
+def text_body(data: ReportData, limit: int) -> str:
+    """The plain-text alternative of the e-mail."""
+    period = data.period
+    lines = [f"Accelerator prices, {period.label} ({period.since} to {period.until}, UTC)", ""]
+    if data.sample:
+        lines += [SAMPLE_NOTE, ""]
+    lines += [headline(data), health_line(data), *lacks(data), ""]
+    # Spot moves apart, as in the HTML body: they move daily and would crowd out the rest.
+    spot = pl.col("pricing_model") == "spot"
+    groups = (
+        ("list and commitment prices", data.moves.filter(~spot), limit),
+        ("spot prices", data.moves.filter(spot), max(1, limit // 2)),
+    )
+    for kind, moves, most in groups:
+        if moves.height:
+            shown = f"{min(most, moves.height)} of {moves.height}"
+            lines.append(f"Largest moves of {kind} ({shown}), USD per chip-hour:")
+            lines += mover_lines(moves, most) + [""]
+    lines.append("The full report (HTML, with every change and the cheapest prices per chip) and")
+    lines.append("a CSV of every change are attached.")
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: object) -> str:
+    """A table cell safe in markdown: no column breaks, no raw HTML from scraped text."""
+    return (
+        str(text)
+        .replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+    )
+
+
+def markdown(data: ReportData, footer: list[str]) -> str:
+    """The Prefect artifact: headline, health, largest moves, then the footer lines."""
+    lines = [f"## Accelerator prices: {data.period.label}", ""]
+    if data.sample:
+        lines += [f"**{SAMPLE_NOTE}**", ""]
+    lines += [headline(data), "", health_line(data), ""]
+    lines += [f"- {_md(note)}" for note in lacks(data)]
+    if data.moves.height:
+        limit = data.options.top_movers
+        lines += [
+            "",
+            "| change | chip | where | pricing | was | now |",
+            "|---:|---|---|---|---:|---:|",
+        ]
+        for row in data.moves.head(limit).iter_rows(named=True):
+            cells = [
+                signed_pct(row["change_pct"]),
+                row["chip"],
+                f"{row['where']} · {row['instance_type']}",
+                row["offer"],
+                money(row["old_price_per_chip_hour"]),
+                money(row["new_price_per_chip_hour"]),
+            ]
+            lines.append("| " + " | ".join(_md(c) for c in cells) + " |")
+    return "\n".join([*lines, "", *footer]) + "\n"

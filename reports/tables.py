@@ -1,0 +1,237 @@
+"""The report's great-tables: what changed, offers in and out, cheapest now, cost, health."""
+
+from __future__ import annotations
+
+from html import escape
+
+import polars as pl
+from great_tables import GT, loc, nanoplot_options, style
+
+from reports.labels import BUCKET_LABELS, money
+
+# Cheaper is good news for the people renting: green down, red up.
+DOWN, UP, STALE = "#15803d", "#b91c1c", "#fef3c7"
+SMALL = "font-size:11px;color:#6b7280"
+# Sparklines: values show on hover only (static labels crowd a 130px plot); the e-mail has
+# none, since most mail clients do not draw inline SVG.
+TREND = nanoplot_options(
+    data_line_type="straight",  # prices step; a smoothed curve would invent overshoots
+    data_line_stroke_color="#2563eb",
+    data_line_stroke_width=6,
+    data_point_radius=7,
+    data_point_fill_color="#2563eb",
+    data_point_stroke_color="#ffffff",
+    show_data_area=False,
+    show_vertical_guides=False,
+    interactive_data_values=True,
+    y_val_fmt_fn=lambda v: f"${v:,.4f}",
+    y_axis_fmt_fn=lambda v: f"${v:,.4f}",
+)
+
+
+def styled(gt: GT) -> GT:
+    """The house look: compact, full width, system font."""
+    return gt.tab_options(
+        table_font_size="13px",
+        table_width="100%",
+        column_labels_font_weight="bold",
+        row_group_font_weight="bold",
+        row_group_background_color="#f3f4f6",
+        data_row_padding="4px",
+    ).opt_table_font(stack="system-ui")
+
+
+def _day(column: str) -> pl.Expr:
+    return pl.col(column).dt.strftime("%Y-%m-%d")
+
+
+PRICE_COLUMNS = [
+    "old_price_per_chip_hour",
+    "new_price_per_chip_hour",
+    "change_per_chip_hour",
+    "change_pct",
+]
+
+
+def coloured(gt: GT, columns: list[str]) -> GT:
+    """Price moves in green (cheaper) or red (dearer)."""
+    for colour, direction in ((DOWN, pl.col("change_pct") < 0), (UP, pl.col("change_pct") > 0)):
+        gt = gt.tab_style(style.text(color=colour, weight="bold"), loc.body(columns, direction))
+    return gt
+
+
+def changes_table(moves: pl.DataFrame) -> GT:
+    """Moved offers by chip: old and new per-chip price, change coloured, daily sparkline."""
+    frame = moves.with_columns(
+        when=pl.when(pl.col("changes") > 1)
+        .then(pl.concat_str([_day("changed_at"), pl.lit(" ("), pl.col("changes"), pl.lit("×)")]))
+        .otherwise(_day("changed_at"))
+    ).select("chip", "where", "instance_type", "offer", *PRICE_COLUMNS, "when", "trend")
+    gt = GT(frame, groupname_col="chip").cols_label(
+        where="Where",
+        instance_type="Instance",
+        offer="Pricing",
+        old_price_per_chip_hour="Was",
+        new_price_per_chip_hour="Now",
+        change_per_chip_hour="Change",
+        change_pct="%",
+        when="Changed",
+        trend="Daily price",
+    )
+    gt = (
+        gt.fmt_currency(columns=PRICE_COLUMNS[:2], decimals=4)
+        .fmt_currency(columns="change_per_chip_hour", decimals=4, force_sign=True)
+        .fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
+        .tab_spanner("USD per chip-hour", PRICE_COLUMNS)
+        .fmt_nanoplot("trend", plot_type="line", options=TREND)
+        .sub_missing("trend", missing_text="one day only")
+    )
+    return styled(nowrap(coloured(gt, PRICE_COLUMNS[2:]), ["where", "instance_type", "when"]))
+
+
+def nowrap(gt: GT, columns: list[str]) -> GT:
+    """Keep short codes (regions, instance types, dates) on one line."""
+    return gt.tab_style(style.css("white-space: nowrap"), loc.body(columns))
+
+
+def offers_table(offers: pl.DataFrame, *, price: str, day: str) -> GT:
+    """New or withdrawn offers, grouped by chip, with their (last) per-chip price."""
+    frame = offers.with_columns(day=_day("changed_at")).select(
+        "chip", "where", "instance_type", "offer", price, "day"
+    )
+    gt = GT(frame, groupname_col="chip").cols_label(
+        where="Where", instance_type="Instance", offer="Pricing", day=day
+    )
+    gt = gt.cols_label(**{price: "USD per chip-hour"}).fmt_currency(columns=price, decimals=4)
+    return styled(nowrap(gt, ["where", "instance_type", "day"]))
+
+
+def _price_cell(cell: dict | None) -> str:
+    """'$6.8800' over 'aws · us-east-1 · p5.48xlarge' (and the commitment's terms)."""
+    if cell is None:
+        return "—"
+    detail = escape(f"{cell['where']} · {cell['instance_type']}")
+    if cell["bucket"].startswith("commit"):
+        detail += f"<br>{escape(cell['offer'])}"
+    return f"<b>{money(cell['price_per_chip_hour'])}</b><br><span style='{SMALL}'>{detail}</span>"
+
+
+def cheapest_table(cheapest: pl.DataFrame) -> GT:
+    """One row per chip, one column per pricing model present, cheapest per-chip price."""
+    wide = cheapest.select("chip").unique().sort("chip")
+    present = [b for b in BUCKET_LABELS if b in set(cheapest["bucket"].to_list())]
+    for bucket in present:
+        cells = cheapest.filter(pl.col("bucket") == bucket).select(
+            "chip",
+            pl.struct("price_per_chip_hour", "where", "instance_type", "offer", "bucket").alias(
+                bucket
+            ),
+        )
+        wide = wide.join(cells, on="chip", how="left")
+    gt = GT(wide, rowname_col="chip").cols_label(**{b: BUCKET_LABELS[b] for b in present})
+    gt = gt.fmt(_price_cell, columns=present).cols_align("left", columns=present)
+    return styled(gt.tab_stubhead("Chip"))
+
+
+def _source_cell(text: str | None) -> str:
+    """The throughput's source cut to its first clause; the whole text on hover."""
+    if not text:
+        return ""
+    short = text.split(" (", 1)[0]
+    if len(short) > 50:
+        short = short[:50].rsplit(" ", 1)[0] + " …"
+    return f"<span title='{escape(text, quote=True)}' style='{SMALL}'>{escape(short)}</span>"
+
+
+def cost_table(costs: pl.DataFrame) -> GT:
+    """Per model and workload, each chip's cheapest cost per million tokens, cheapest first."""
+    group = pl.concat_str([pl.col("model"), pl.lit(", "), pl.col("workload")])
+    frame = costs.with_columns(
+        group=group if "model" in costs.columns else pl.col("workload")
+    ).sort("group", "cost_per_million_tokens")
+    wanted = ["group", "chip", "cost_per_million_tokens", "where", "instance_type", "offer"]
+    wanted += ["tokens_per_second_per_chip", "throughput_kind", "throughput_source"]
+    frame = frame.select([c for c in wanted if c in frame.columns])
+    labels = {
+        "chip": "Chip",
+        "cost_per_million_tokens": "USD per million tokens",
+        "where": "Where",
+        "instance_type": "Instance",
+        "offer": "Pricing",
+        "tokens_per_second_per_chip": "Tokens/s per chip",
+        "throughput_kind": "Figure kind",
+        "throughput_source": "Figure from",
+    }
+    gt = GT(frame, groupname_col="group")
+    gt = gt.cols_label(**{k: v for k, v in labels.items() if k in frame.columns})
+    gt = gt.fmt_currency(columns="cost_per_million_tokens", decimals=4)
+    if "tokens_per_second_per_chip" in frame.columns:
+        gt = gt.fmt_number(columns="tokens_per_second_per_chip", decimals=0)
+    if "throughput_source" in frame.columns:
+        gt = gt.fmt(_source_cell, columns="throughput_source")
+    return styled(nowrap(gt, [c for c in ("chip", "where", "instance_type") if c in frame.columns]))
+
+
+def health_table(health: pl.DataFrame) -> GT:
+    """Per source: last success, runs, rows loaded and rejected, stale or not."""
+    frame = health.with_columns(
+        last_success=pl.col("last_success").dt.strftime("%Y-%m-%d %H:%M").fill_null("never"),
+        runs=pl.concat_str([pl.col("ok_runs"), pl.lit(" of "), pl.col("runs"), pl.lit(" ok")]),
+        state=pl.when(pl.col("stale")).then(pl.lit("stale")).otherwise(pl.lit("fresh")),
+        last=pl.concat_str([pl.col("last_status"), pl.lit(": "), pl.col("last_message")]),
+    ).select(
+        "source",
+        "provider",
+        "state",
+        "last_success",
+        "runs",
+        "rows_loaded",
+        "rows_rejected",
+        "last",
+    )
+    gt = GT(frame).cols_label(
+        source="Source",
+        provider="Provider",
+        state="State",
+        last_success="Last success (UTC)",
+        runs="Runs",
+        rows_loaded="Rows loaded",
+        rows_rejected="Rows rejected",
+        last="Last run said",
+    )
+    gt = gt.fmt_integer(columns=["rows_loaded", "rows_rejected"])
+    gt = gt.tab_style(style.fill(color=STALE), loc.body(rows=pl.col("state") == "stale"))
+    return styled(gt)
+
+
+def disagreements_table(frame: pl.DataFrame) -> GT:
+    """Offers two sources price differently: low and high price, which source, spread."""
+    rows = frame.select(
+        "chip",
+        "where",
+        "instance_type",
+        "offer",
+        "low_price_per_hour",
+        "low_source",
+        "high_price_per_hour",
+        "high_source",
+        "spread_pct",
+    )
+    gt = GT(rows, groupname_col="chip").cols_label(
+        where="Where",
+        instance_type="Instance",
+        offer="Pricing",
+        low_price_per_hour="Low",
+        low_source="from",
+        high_price_per_hour="High",
+        high_source="from",
+        spread_pct="Spread",
+    )
+    gt = gt.fmt_currency(columns=["low_price_per_hour", "high_price_per_hour"], decimals=4)
+    gt = gt.fmt_percent(columns="spread_pct", decimals=1, scale_values=False)
+    return styled(
+        gt.tab_spanner(
+            "USD per instance-hour",
+            ["low_price_per_hour", "low_source", "high_price_per_hour", "high_source"],
+        )
+    )

@@ -1,0 +1,109 @@
+"""A local HTTP server for recorded price files: Range, If-Range, ETag, and scripted faults."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+
+@dataclass
+class Faults:
+    """What the server does wrong, per URL path; each list entry is used up by one request."""
+
+    cut_at: dict[str, list[int]] = field(default_factory=dict)  # close after this many bytes
+    status: dict[str, list[int]] = field(default_factory=dict)  # answer this status instead
+    ignore_range: set[str] = field(default_factory=set)  # always send the whole file
+    multipart_etag: set[str] = field(default_factory=set)  # an ETag that is not an MD5
+    wrong_etag: set[str] = field(default_factory=set)  # the MD5 of other bytes (corruption)
+
+
+@dataclass
+class Served:
+    root: Path
+    url: str
+    faults: Faults
+    requests: list[tuple[str, str]]  # (path, Range header or "")
+
+    def hits(self, suffix: str) -> list[str]:
+        return [rng for path, rng in self.requests if path.endswith(suffix)]
+
+
+def _handler(root: Path, faults: Faults, log: list[tuple[str, str]]) -> type:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:  # keep test output quiet
+            return None
+
+        def do_GET(self) -> None:  # noqa: N802 - the http.server API
+            path = self.path.split("?", 1)[0]
+            log.append((path, self.headers.get("Range", "")))
+            statuses = faults.status.get(path)
+            if statuses:
+                self.send_error(statuses.pop(0))
+                return
+            file = (root / path.lstrip("/")).resolve()
+            if root not in file.parents or not file.is_file():
+                self.send_error(404)
+                return
+            self._send(path, file.read_bytes())
+
+        def _send(self, path: str, data: bytes) -> None:
+            etag = f'"{hashlib.md5(data).hexdigest()}"'  # noqa: S324 - S3's plain ETag
+            if path in faults.multipart_etag:
+                etag = f'"{hashlib.sha1(data).hexdigest()[:32]}-3"'  # noqa: S324
+            if path in faults.wrong_etag:
+                etag = f'"{hashlib.md5(b"other bytes").hexdigest()}"'  # noqa: S324
+            start = self._range_start(path, etag)
+            if start is not None and start >= len(data):
+                self.send_response(416)
+                self.send_header("Content-Range", f"bytes */{len(data)}")
+                self.end_headers()
+                return
+            body = data[start or 0 :]
+            self.send_response(206 if start is not None else 200)
+            if start is not None:
+                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("ETag", etag)
+            self.send_header("Last-Modified", "Mon, 01 Dec 2025 19:06:23 GMT")
+            self.end_headers()
+            cuts = faults.cut_at.get(path)
+            if cuts:
+                self.wfile.write(body[: cuts.pop(0)])
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            self.wfile.write(body)
+
+        def _range_start(self, path: str, etag: str) -> int | None:
+            match = re.match(r"bytes=(\d+)-$", self.headers.get("Range", ""))
+            if not match or path in faults.ignore_range:
+                return None
+            if_range = self.headers.get("If-Range")
+            if if_range and if_range != etag:
+                return None
+            return int(match.group(1))
+
+    return Handler
+
+
+@contextmanager
+def serve(root: Path, faults: Faults | None = None) -> Iterator[Served]:
+    """Serve root on 127.0.0.1 (a free port) in a thread for the duration of the block."""
+    faults = faults or Faults()
+    log: list[tuple[str, str]] = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(root.resolve(), faults, log))
+    # A short poll interval: shutdown() waits for one, and tests start many servers.
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield Served(root, f"http://127.0.0.1:{server.server_address[1]}", faults, log)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

@@ -1,0 +1,205 @@
+"""aws-bulk fetch() against a local HTTP server serving the recorded price list files.
+
+The server (tests/price_files_server.py) serves tests/fixtures/aws-bulk/ under AWS's URL
+paths, with Range/If-Range/ETag, and can cut a download off, ignore Range, or send a wrong
+ETag: resume, verification and the error messages are exercised over real HTTP.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
+from chipcost.errors import ParseError, SourceError, SourceSkipped
+from extract import _aws_public, aws_bulk
+from extract._http import MAX_ATTEMPTS
+from extract.base import FetchContext
+from tests.price_files_server import Faults, serve
+
+FIXTURES = Path(__file__).parent / "fixtures" / "aws-bulk"
+EC2 = "/offers/v1.0/aws/AmazonEC2/20251201190623"
+EAST_CSV = f"{EC2}/us-east-1/index.csv"
+WEST_CSV = f"{EC2}/us-west-2/index.csv"
+SP_EAST = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/20251127203214/us-east-1/index.csv"
+STAMP = "2026-11-14T060000Z"
+
+
+@pytest.fixture(autouse=True)
+def no_credentials(monkeypatch):
+    monkeypatch.setattr(_aws_public, "credentials_found", lambda: False)
+    monkeypatch.delenv("CHIPCOST_AWS_REGIONS", raising=False)
+
+
+@pytest.fixture
+def served_root(tmp_path) -> Path:
+    """A writable copy of the fixture tree, so a test can swap a file for a bad one."""
+    root = tmp_path / "aws"
+    shutil.copytree(FIXTURES, root)
+    return root
+
+
+def context(data_dir: Path, base_url: str, stamp: str = STAMP, **options) -> FetchContext:
+    writer = ArchiveWriter(data_dir / "archive", stamp, aws_bulk.SOURCE_NAME)
+    messages: list[str] = []
+    return FetchContext(
+        archive=writer,
+        progress=messages.append,
+        options={"base_url": base_url, "http_sleep": lambda seconds: None, **options},
+    )
+
+
+def sha256_of(relative: str) -> str:
+    return hashlib.sha256((FIXTURES / relative.lstrip("/")).read_bytes()).hexdigest()
+
+
+def test_fetch_archives_indexes_whole_and_regions_as_verified_extracts(tmp_path, served_root):
+    with serve(served_root) as server:
+        payloads = aws_bulk.fetch(context(tmp_path, server.url))
+    kinds = [(p.request["kind"], p.request.get("region")) for p in payloads]
+    assert kinds == [
+        ("offer-index", None),
+        ("region-index", None),
+        ("savings-plan-region-index", None),
+        ("ec2", "us-east-1"),
+        ("savings-plan", "us-east-1"),
+        ("ec2", "us-west-2"),
+        ("savings-plan", "us-west-2"),
+    ]  # the Local Zone us-west-2-lax-1 is not read
+    east = payloads[3]
+    original = east.request["original"]
+    assert east.url == server.url + EAST_CSV
+    assert original["sha256"] == sha256_of(EAST_CSV)
+    assert original["bytes"] == (FIXTURES / EAST_CSV.lstrip("/")).stat().st_size
+    assert original["verified"] == "size, md5 (ETag)"
+    # Only the selected rows are kept: five accelerator products, 21 price rows each (the
+    # on-demand rate and 12 reserved terms, two rows for each partial or all upfront one).
+    assert east.data.count(b"\n") == 6 + 5 * 21 and len(east.data) < original["bytes"]
+    manifest = read_manifest(tmp_path / "archive" / STAMP / "aws-bulk")
+    assert [e["name"] for e in manifest["payloads"]][3] == "0004.csv.gz"
+    assert manifest["payloads"][3]["request"]["original"]["sha256"] == original["sha256"]
+    replayed = read_payloads(tmp_path / "archive" / STAMP, "aws-bulk")
+    parsed = aws_bulk.parse(replayed)
+    regions = {(r.region, r.pricing_model) for r in parsed.records}
+    assert ("us-west-2", "savings_plan") in regions and ("us-east-1", "reserved") in regions
+    assert not list((tmp_path / "downloads").rglob("index.csv"))  # the raw files are gone
+
+
+def test_an_unchanged_version_is_not_downloaded_again(tmp_path, served_root):
+    with serve(served_root) as server:
+        first = aws_bulk.fetch(context(tmp_path, server.url))
+        server.requests.clear()
+        second = aws_bulk.fetch(context(tmp_path, server.url, stamp="2026-11-15T060000Z"))
+    assert not [path for path, _ in server.requests if path.endswith(".csv")]
+    assert [p.data for p in second] == [p.data for p in first]
+    assert second[3].request["original"] == first[3].request["original"]
+
+
+def test_a_download_cut_off_midway_resumes_with_range(tmp_path, served_root):
+    faults = Faults(cut_at={EAST_CSV: [40_000, 90_000]})
+    with serve(served_root, faults) as server:
+        payloads = aws_bulk.fetch(context(tmp_path, server.url))
+    # Each cut counts bytes of that response: 40,000, then 90,000 more from there.
+    assert server.hits(EAST_CSV) == ["", "bytes=40000-", "bytes=130000-"]
+    assert payloads[3].request["original"]["sha256"] == sha256_of(EAST_CSV)
+
+
+def test_a_server_that_ignores_range_sends_the_whole_file_again(tmp_path, served_root):
+    faults = Faults(cut_at={EAST_CSV: [40_000]}, ignore_range={EAST_CSV})
+    with serve(served_root, faults) as server:
+        payloads = aws_bulk.fetch(context(tmp_path, server.url))
+    assert server.hits(EAST_CSV) == ["", "bytes=40000-"]
+    assert payloads[3].request["original"]["sha256"] == sha256_of(EAST_CSV)
+
+
+def test_a_download_that_keeps_failing_says_where_and_resumes_next_run(tmp_path, served_root):
+    # Every attempt of the first run is cut at 1,000 bytes and restarts from zero: after the
+    # first, none makes progress, and MAX_ATTEMPTS of those end the run.
+    tries = MAX_ATTEMPTS + 1
+    faults = Faults(cut_at={EAST_CSV: [1000] * tries}, ignore_range={EAST_CSV})
+    with serve(served_root, faults) as server:
+        with pytest.raises(SourceError) as failed:
+            aws_bulk.fetch(context(tmp_path, server.url))
+        message = str(failed.value)
+        assert "1 of 2 region(s) failed" in message
+        assert server.url + EAST_CSV in message and "run again" in message
+        part = next((tmp_path / "downloads").rglob("index.csv.part"))
+        assert part.stat().st_size == 1000
+        # Everything fetched is archived: the other region's extracts are in the manifest.
+        manifest = read_manifest(tmp_path / "archive" / STAMP / "aws-bulk")
+        assert {e["request"].get("region") for e in manifest["payloads"]} >= {"us-west-2"}
+        # That run is incomplete: a replay refuses it rather than withdraw us-east-1's offers.
+        with pytest.raises(ParseError, match="incomplete: no ec2 file for us-east-1"):
+            aws_bulk.parse(read_payloads(tmp_path / "archive" / STAMP, "aws-bulk"))
+        faults.ignore_range.clear()
+        payloads = aws_bulk.fetch(context(tmp_path, server.url, stamp="2026-11-15T060000Z"))
+    assert len(server.hits(EAST_CSV)) == tries + 1
+    assert server.hits(EAST_CSV)[-1] == "bytes=1000-"
+    assert payloads[3].request["original"]["sha256"] == sha256_of(EAST_CSV)
+
+
+def test_a_corrupted_download_is_deleted_and_named(tmp_path, served_root):
+    with serve(served_root, Faults(wrong_etag={EAST_CSV})) as server:
+        with pytest.raises(SourceError, match="does not match its ETag") as failed:
+            aws_bulk.fetch(context(tmp_path, server.url))
+    assert EAST_CSV in str(failed.value)
+    assert not list((tmp_path / "downloads").rglob("index.csv*"))
+
+
+def test_a_multipart_etag_is_checked_by_size_only(tmp_path, served_root):
+    with serve(served_root, Faults(multipart_etag={EAST_CSV})) as server:
+        payloads = aws_bulk.fetch(context(tmp_path, server.url))
+    assert payloads[3].request["original"]["verified"] == "size"
+
+
+def test_a_header_without_a_needed_column_names_file_and_column(tmp_path, served_root):
+    shutil.copy(served_root / "bad" / "ec2-missing-column.csv", served_root / EAST_CSV.lstrip("/"))
+    with serve(served_root) as server:
+        with pytest.raises(SourceError) as failed:
+            aws_bulk.fetch(context(tmp_path, server.url))
+    message = str(failed.value)
+    assert server.url + EAST_CSV in message and "'PricePerUnit'" in message
+    assert "selects columns by name" in message
+
+
+def test_a_file_cut_off_at_the_source_is_a_clear_error(tmp_path, served_root):
+    cut = (served_root / "bad" / "ec2-cut-off.csv").read_bytes()
+    assert not cut.endswith(b"\n")  # cut inside a row
+    (served_root / EAST_CSV.lstrip("/")).write_bytes(cut)
+    with serve(served_root) as server:
+        with pytest.raises(SourceError, match="cut off or malformed") as failed:
+            aws_bulk.fetch(context(tmp_path, server.url))
+    assert server.url + EAST_CSV in str(failed.value)
+
+
+def test_a_missing_region_file_is_named(tmp_path, served_root):
+    (served_root / WEST_CSV.lstrip("/")).unlink()
+    with serve(served_root) as server:
+        with pytest.raises(SourceError, match="AWS publishes no file at") as failed:
+            aws_bulk.fetch(context(tmp_path, server.url))
+    assert "404" in str(failed.value) and WEST_CSV in str(failed.value)
+
+
+def test_regions_can_be_chosen(tmp_path, served_root, monkeypatch):
+    monkeypatch.setenv("CHIPCOST_AWS_REGIONS", "us-west-2")
+    with serve(served_root) as server:
+        payloads = aws_bulk.fetch(context(tmp_path, server.url))
+    assert {p.request.get("region") for p in payloads} == {None, "us-west-2"}
+    assert not server.hits(EAST_CSV) and not server.hits(SP_EAST)
+
+
+def test_with_credentials_the_api_sources_run_instead(tmp_path, monkeypatch):
+    monkeypatch.setattr(_aws_public, "credentials_found", lambda: True)
+    with pytest.raises(SourceSkipped) as skipped:
+        aws_bulk.fetch(context(tmp_path, "http://127.0.0.1:9"))
+    assert str(skipped.value).startswith("credentials found: AWS prices come from the API")
+    assert "aws-pricing-api" in str(skipped.value)
+
+
+def test_an_unreachable_host_fails_with_the_url(tmp_path):
+    ctx = context(tmp_path, "http://127.0.0.1:9")  # the discard port: nothing listens
+    with pytest.raises(SourceError, match="127.0.0.1:9/offers/v1.0/aws/index.json"):
+        aws_bulk.fetch(ctx)

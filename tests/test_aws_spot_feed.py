@@ -1,0 +1,134 @@
+"""aws-spot-feed: parse() on the recorded spot.js, fetch() from a local HTTP server."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from chipcost.archive import ArchiveWriter, Payload, read_payloads
+from chipcost.errors import ParseError, SourceError, SourceSkipped
+from extract import _aws_public, aws_spot_feed
+from extract.aws_spot_feed import SOURCE_NAME, parse
+from extract.base import FetchContext
+from tests.price_files_server import Faults, serve
+from transform.validate import validate_records
+
+FIXTURES = Path(__file__).parent / "fixtures" / "aws-spot-feed"
+FETCHED_AT = datetime(2026, 11, 14, 6, 0, 2, tzinfo=UTC)
+STAMP = "2026-11-14T060000Z"
+
+
+def payload(data: bytes | None = None) -> Payload:
+    data = (FIXTURES / "spot.js").read_bytes() if data is None else data
+    url = aws_spot_feed.SPOT_FEED_URL
+    return Payload(data, url, FETCHED_AT, "0001.js.gz", f"{STAMP}/aws-spot-feed/0001.js.gz")
+
+
+def feed_with(size: str, price: str, region: str = "us-west-2") -> bytes:
+    """The recorded feed with one more entry."""
+    text = (FIXTURES / "spot.js").read_text()
+    body = json.loads(text[len("callback(") : -2])
+    entry = {"size": size, "valueColumns": [{"name": "linux", "prices": {"USD": price}}]}
+    body["config"]["regions"].append(
+        {"region": region, "instanceTypes": [{"type": "gpuCurrentGen", "sizes": [entry]}]}
+    )
+    return f"callback({json.dumps(body)});".encode()
+
+
+def test_one_linux_spot_price_per_region_and_accelerator_type():
+    result = parse([payload()])
+    found = {(r.region, r.instance_type): r.price_per_hour for r in result.records}
+    assert found == {
+        ("us-east-1", "p5.48xlarge"): 23.8843,
+        ("us-east-1", "g6e.xlarge"): 0.6512,
+        ("us-east-1", "trn1.32xlarge"): 7.122,
+        ("us-west-2", "p5.48xlarge"): 19.9021,
+        ("us-west-2", "inf2.48xlarge"): 3.8931,
+        ("eu-west-1", "g5.xlarge"): 0.4829,  # the feed's "eu-ireland"
+    }
+    p5 = next(r for r in result.records if r.instance_type == "p5.48xlarge")
+    assert (p5.pricing_model, p5.zone, p5.term, p5.chip, p5.chip_count) == (
+        "spot",
+        "",
+        "none",
+        "H100-SXM",
+        8,
+    )
+    assert p5.extra["feedRegion"] == "us-east" and p5.payload_ref.endswith("0001.js.gz")
+
+
+def test_no_spot_market_is_a_reject_that_says_so():
+    reasons = sorted(r.reason for r in parse([payload()]).rejects)
+    assert reasons == [
+        "p4d.24xlarge in eu-west-1: no spot market: the feed lists 'N/A' (not offered as "
+        "spot here)",
+        "p6-b200.48xlarge in us-east-1: no spot market: the feed lists 'N/A*' (not offered as "
+        "spot here)",
+    ]
+
+
+def test_java_style_numbers_are_numbers_and_implausible_ones_are_caught():
+    # t4g.nano's "9.0E-4" in the recording is not an accelerator: skipped, not a reject.
+    assert not [r for r in parse([payload()]).rejects if "t4g" in str(r.row)]
+    result = parse([payload(feed_with("g6e.xlarge", "9.0E-4", "ap-south-1"))])
+    odd = next(r for r in result.records if r.region == "ap-south-1")
+    assert odd.price_per_hour == pytest.approx(0.0009)
+    validated = validate_records([odd], frozenset({SOURCE_NAME}))
+    assert not validated.records
+    assert "outside the plausible range" in validated.rejects[0].reason
+
+
+def test_an_unknown_region_name_or_type_size_is_a_reject_with_what_to_do():
+    result = parse([payload(feed_with("p5.48xlarge", "20.1", "apac-mars"))])
+    (reject,) = [r for r in result.rejects if "apac-mars" in r.reason]
+    assert "REGION_ALIASES" in reject.reason
+    result = parse([payload(feed_with("p5.12xlarge", "5.0"))])
+    assert any("add p5.12xlarge to" in r.reason for r in result.rejects)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"<html>Access Denied</html>", "not a JSONP callback"),
+        (b"callback({not json});", "no valid JSON"),
+        (b'callback({"vers": 0.01});', "no config object"),
+    ],
+)
+def test_a_broken_feed_is_a_parse_error(data, message):
+    with pytest.raises(ParseError, match=message):
+        parse([payload(data)])
+
+
+@pytest.fixture
+def ctx(tmp_path, monkeypatch) -> FetchContext:
+    monkeypatch.setattr(_aws_public, "credentials_found", lambda: False)
+    writer = ArchiveWriter(tmp_path / "archive", STAMP, SOURCE_NAME)
+    return FetchContext(archive=writer, options={"http_sleep": lambda seconds: None})
+
+
+def test_fetch_archives_the_feed_as_it_arrived(ctx, tmp_path):
+    with serve(FIXTURES) as server:
+        ctx.options["spot_feed_url"] = f"{server.url}/spot.js"
+        (fetched,) = aws_spot_feed.fetch(ctx)
+    assert fetched.data == (FIXTURES / "spot.js").read_bytes()
+    (replayed,) = read_payloads(tmp_path / "archive" / STAMP, SOURCE_NAME)
+    assert replayed.name == "0001.js.gz" and replayed.request == {"kind": "spot-feed"}
+    assert len(parse([replayed]).records) == 6
+
+
+def test_fetch_retries_a_server_error_then_names_the_url(ctx):
+    with serve(FIXTURES, Faults(status={"/spot.js": [503] * 10})) as server:
+        ctx.options["spot_feed_url"] = f"{server.url}/spot.js"
+        with pytest.raises(SourceError, match="503") as failed:
+            aws_spot_feed.fetch(ctx)
+        assert len(server.hits("/spot.js")) == 5
+    assert f"{server.url}/spot.js" in str(failed.value)
+
+
+def test_with_credentials_aws_spot_runs_instead(ctx, monkeypatch):
+    monkeypatch.setattr(_aws_public, "credentials_found", lambda: True)
+    with pytest.raises(SourceSkipped, match="spot prices come from aws-spot"):
+        aws_spot_feed.fetch(ctx)

@@ -1,0 +1,162 @@
+"""azure: parse() on recorded Retail Prices pages, fetch() with NextPageLink paging.
+
+Fixtures in tests/fixtures/azure/ have the Retail Prices API response shape (written with
+scripts/neoclouds_a_payloads.py): consumption-* and reservation-* are good pages (the ND
+consumption query spans two pages); bad-* and empty.json are the failure cases.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs, urlparse
+
+import httpx
+import pytest
+
+from chipcost.archive import read_manifest
+from chipcost.errors import ParseError, SourceError
+from extract import azure
+from extract.azure import PRICES_URL, fetch, parse, query_params, sku_table
+from tests.recorded import STAMP, assert_loadable, fake_context, recorded
+
+GOOD = (
+    "consumption-nd-page-1.json",
+    "consumption-nd-page-2.json",
+    "consumption-nc.json",
+    "reservation-nd.json",
+    "reservation-nc.json",
+)
+
+
+def payload(name: str):
+    return recorded("azure", name, PRICES_URL)
+
+
+def find(records, sku, region, model="on_demand", term="none", plan="default"):
+    found = [
+        r
+        for r in records
+        if (r.instance_type, r.region, r.pricing_model, r.term, r.plan)
+        == (sku, region, model, term, plan)
+    ]
+    assert len(found) == 1, (sku, region, model, term, plan, len(found))
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def good():
+    return parse([payload(name) for name in GOOD])
+
+
+def test_on_demand_spot_and_low_priority_are_told_apart_by_name(good):
+    h100 = "Standard_ND96isr_H100_v5"
+    demand = find(good.records, h100, "eastus")
+    assert (demand.price_per_hour, demand.chip, demand.chip_count) == (98.32, "H100-SXM", 8.0)
+    assert demand.extra["meter"] == "ND96isr H100 v5"
+    assert find(good.records, h100, "eastus", "spot").price_per_hour == 39.33
+    low = find(good.records, "Standard_ND96asr_v4", "westeurope", "spot", plan="low_priority")
+    assert (low.price_per_hour, low.chip) == (5.44, "A100-40GB")
+    assert find(good.records, "Standard_ND96asr_v4", "westeurope", "spot").price_per_hour == 10.88
+
+
+def test_savings_plans_come_from_the_consumption_rows(good):
+    one = find(
+        good.records, "Standard_ND96isr_H200_v5", "eastus2", "savings_plan", "1yr", "compute"
+    )
+    three = find(
+        good.records, "Standard_ND96isr_H200_v5", "eastus2", "savings_plan", "3yr", "compute"
+    )
+    assert (one.price_per_hour, three.price_per_hour) == (78.82, 53.02)
+    assert one.payment == "no_upfront" and one.upfront is None
+
+
+def test_reservations_are_term_totals_amortised_per_hour(good):
+    one = find(good.records, "Standard_ND96isr_H100_v5", "swedencentral", "reserved", "1yr")
+    assert one.upfront == 521712.0 and one.payment == "all_upfront"
+    assert one.price_per_hour == pytest.approx(521712.0 / 8760)
+    three = find(good.records, "Standard_ND96isr_H100_v5", "swedencentral", "reserved", "3yr")
+    assert three.price_per_hour == pytest.approx(1098340.0 / 26280)
+
+
+def test_a_fractional_gpu_size_is_refused_with_its_share(good):
+    reasons = {r.reason for r in good.rejects}
+    assert reasons == {
+        "Standard_NC8ads_A10_v4 rents 1/3 of a GPU: a fractional GPU is not priced per chip"
+    }
+    assert_loadable(good)
+
+
+def test_every_size_in_the_fixtures_is_in_the_sku_table(good):
+    skus = {r.instance_type for r in good.records}
+    assert skus <= set(sku_table())
+    assert {sku_table()[s][0] for s in skus} == {
+        "H100-SXM", "H200", "MI300X", "A100-80GB", "A100-40GB", "H100-NVL",
+    }  # fmt: skip
+
+
+def test_bad_rows_become_rejects_or_are_skipped_with_a_note():
+    result = parse([payload("bad-rows.json")])
+    reasons = sorted(r.reason for r in result.rejects)
+    assert reasons == [
+        "Standard_NC16ads_A10_v4 rents 2/3 of a GPU: a fractional GPU is not priced per chip",
+        "Standard_ND96isr_B300_v7 is not in chipcost/data/azure_skus.csv: add its chip and "
+        "GPU count",
+        "currency 'EUR' is not USD (the request asked for USD)",
+        "reservationTerm '5 Years' is not 1 Year or 3 Years",
+        "retailPrice 0.0 is not a positive price",
+        "savingsPlan entry {'unitPrice': 2.2, 'retailPrice': 2.2, 'term': '2 Years'} has no "
+        "known term or numeric price",
+    ]
+    notes = " | ".join(result.notes)
+    for skipped in ("1 DevTestConsumption rows", "1 Windows rows", "1 secondary meters"):
+        assert f"skipped {skipped}" in notes
+    assert "Standard_ND96isr_B300_v7" in notes
+    assert [r.term for r in result.records] == ["none", "1yr"]  # the A100 row and its 1yr plan
+
+
+def test_a_renamed_field_is_a_layout_change():
+    with pytest.raises(ParseError, match="lacks armSkuName"):
+        parse([payload("bad-renamed-field.json")])
+
+
+def test_pages_without_any_gpu_vm_are_loud():
+    with pytest.raises(ParseError, match="azure: parsed 0 offers from a non-empty page"):
+        parse([payload("empty.json")])
+
+
+def test_fetch_follows_next_page_links_and_archives_every_page(tmp_path):
+    pages = {
+        ("Consumption", "Standard_ND"): [payload(GOOD[0]).data, payload(GOOD[1]).data],
+        ("Consumption", "Standard_NC"): [payload(GOOD[2]).data],
+        ("Reservation", "Standard_ND"): [payload(GOOD[3]).data],
+        ("Reservation", "Standard_NC"): [payload(GOOD[4]).data],
+    }
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        query = parse_qs(urlparse(str(request.url)).query)
+        text = query["$filter"][0]
+        price_type = "Reservation" if "'Reservation'" in text else "Consumption"
+        series = "Standard_ND" if "'Standard_ND'" in text else "Standard_NC"
+        index = int(query.get("$skip", ["0"])[0]) // 1000
+        return httpx.Response(200, content=pages[(price_type, series)][index])
+
+    fetched = fetch(fake_context(tmp_path, "azure", handler))
+    assert len(fetched) == len(seen) == 5
+    first = parse_qs(urlparse(str(seen[0].url)).query)
+    assert first["api-version"] == ["2023-01-01-preview"] and first["currencyCode"] == ["'USD'"]
+    manifest = read_manifest(tmp_path / STAMP / "azure")["payloads"]
+    assert manifest[0]["request"]["params"] == query_params("Consumption", "Standard_ND")
+    assert "$skip=1000" in manifest[1]["url"]
+    assert len(parse(fetched).records) == len(parse([payload(n) for n in GOOD]).records)
+
+
+def test_a_looping_next_page_link_stops_the_source(tmp_path, monkeypatch):
+    monkeypatch.setattr(azure, "PRICE_TYPES", ("Consumption",))
+    body = json.loads(payload(GOOD[0]).data)
+    body["NextPageLink"] = f"{PRICES_URL}?$skip=1000"
+    ctx = fake_context(tmp_path, "azure", lambda request: httpx.Response(200, json=body))
+    with pytest.raises(SourceError, match="repeated one: the API is looping"):
+        fetch(ctx)
+    assert len(read_manifest(tmp_path / STAMP / "azure")["payloads"]) == 2  # both kept

@@ -1,0 +1,195 @@
+"""chipcost backfill: three recorded EC2 price list versions served over local HTTP.
+
+The versions (tests/fixtures/aws-bulk/offers/v1.0/aws/AmazonEC2/index.json): 2023-08-01 (an
+older header, p5.48xlarge at 98.32), 2025-04-01 (g6e.xlarge appears) and 2025-06-01 (the
+June 2025 cut to 55.04; g5.xlarge gone). History must come out dated by those versions.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from chipcost.backfill import Progress, backfill, parse_since, versions_since
+from chipcost.errors import ChipcostError
+from chipcost.settings import load_settings
+from extract._http import MAX_ATTEMPTS
+from tests.price_files_server import Faults, serve
+
+FIXTURES = Path(__file__).parent / "fixtures" / "aws-bulk"
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+EC2 = "/offers/v1.0/aws/AmazonEC2"
+V1, V2, V3 = "20230825183306", "20250415191720", "20251201190623"
+V3_CSV = f"{EC2}/{V3}/us-east-1/index.csv"
+
+
+def utc(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def query(db: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def history(db: Path, instance_type: str, model: str = "on_demand") -> list[tuple]:
+    return query(
+        db,
+        "SELECT valid_from, valid_to, end_reason, price_per_hour FROM price_history "
+        f"WHERE source = 'aws-bulk' AND instance_type = '{instance_type}' "
+        f"AND pricing_model = '{model}' ORDER BY valid_from",
+    )
+
+
+class Recorder(Progress):
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def start(self, total: int) -> None:
+        self.events.append(f"start {total}")
+
+    def version(self, version, position: int) -> None:
+        self.events.append(f"version {position} {version.version}")
+
+    def done(self, outcome) -> None:
+        self.events.append(f"done {outcome.version.version} {outcome.status}")
+
+
+def run(tmp_path: Path, url: str, progress: Progress | None = None):
+    settings = load_settings(db=tmp_path / "w.duckdb", data_dir=tmp_path)
+    options = {"base_url": url, "http_sleep": lambda seconds: None}
+    return backfill(settings, date(2023, 1, 1), ("us-east-1",), progress=progress, options=options)
+
+
+def test_versions_load_in_order_with_history_at_their_effective_dates(tmp_path):
+    recorder = Recorder()
+    with serve(FIXTURES) as server:
+        outcomes = run(tmp_path, server.url, recorder)
+    assert [(o.version.version, o.status) for o in outcomes] == [
+        (V1, "loaded"),
+        (V2, "loaded"),
+        (V3, "loaded"),
+    ]
+    assert recorder.events[0] == "start 3" and recorder.events[-1] == f"done {V3} loaded"
+    db = tmp_path / "w.duckdb"
+    assert history(db, "p5.48xlarge") == [
+        (utc("2023-08-01"), utc("2025-06-01"), "changed", 98.32),
+        (utc("2025-06-01"), None, None, 55.04),
+    ]
+    assert history(db, "g5.xlarge")[0][:3] == (utc("2023-08-01"), utc("2025-06-01"), "withdrawn")
+    assert history(db, "g6e.xlarge")[0][:2] == (utc("2025-04-01"), None)
+    reserved = history(db, "p5.48xlarge", "reserved")
+    assert len(reserved) == 24 and {r[0] for r in reserved} == {
+        utc("2023-08-01"),
+        utc("2025-06-01"),
+    }
+    runs = query(db, "SELECT archive_run, mode, status, observed_at FROM runs ORDER BY observed_at")
+    assert runs == [
+        ("2023-08-01T000000Z", "backfill", "ok", utc("2023-08-01")),
+        ("2025-04-01T000000Z", "backfill", "ok", utc("2025-04-01")),
+        ("2025-06-01T000000Z", "backfill", "ok", utc("2025-06-01")),
+    ]
+    # Provenance: every price points at its archived extract and AWS's versioned file.
+    (ref, url) = query(
+        db,
+        "SELECT payload_ref, source_url FROM price_history WHERE instance_type = 'p5.48xlarge' "
+        "AND pricing_model = 'on_demand' AND valid_to IS NULL",
+    )[0]
+    assert ref.startswith("2025-06-01T000000Z/aws-bulk/") and url.endswith(V3_CSV)
+    assert (tmp_path / "archive" / ref).is_file()
+
+
+def test_a_rerun_adds_nothing_and_downloads_nothing(tmp_path):
+    with serve(FIXTURES) as server:
+        run(tmp_path, server.url)
+        counts = query(
+            tmp_path / "w.duckdb",
+            "SELECT (SELECT count(*) FROM observations), (SELECT count(*) FROM price_history)",
+        )
+        server.requests.clear()
+        again = run(tmp_path, server.url)
+    assert {o.status for o in again} == {"already loaded"}
+    assert not [path for path, _ in server.requests if path.endswith(".csv")]
+    assert (
+        query(
+            tmp_path / "w.duckdb",
+            "SELECT (SELECT count(*) FROM observations), (SELECT count(*) FROM price_history)",
+        )
+        == counts
+    )
+
+
+def test_an_interrupted_backfill_resumes_where_it_stopped(tmp_path):
+    tries = MAX_ATTEMPTS + 1  # every attempt cut at 5,000 bytes and restarted: no progress
+    faults = Faults(cut_at={V3_CSV: [5000] * tries}, ignore_range={V3_CSV})
+    with serve(FIXTURES, faults) as server:
+        first = run(tmp_path, server.url)
+        assert [o.status for o in first] == ["loaded", "loaded", "failed"]
+        assert V3_CSV in first[-1].message and "run again" in first[-1].message
+        assert history(tmp_path / "w.duckdb", "p5.48xlarge")[-1][1:] == (None, None, 98.32)
+        faults.ignore_range.clear()
+        second = run(tmp_path, server.url)
+    assert [o.status for o in second] == ["already loaded", "already loaded", "loaded"]
+    assert server.hits(V3_CSV)[-1] == "bytes=5000-"  # the .part of the first run is resumed
+    assert len(server.hits(f"{EC2}/{V3}/region_index.json")) == 1  # archived, not refetched
+    assert history(tmp_path / "w.duckdb", "p5.48xlarge")[-1][0] == utc("2025-06-01")
+
+
+def test_since_picks_the_versions_in_effect_from_that_date():
+    import json
+
+    index = json.loads((FIXTURES / EC2.lstrip("/") / "index.json").read_text())
+    chosen, _ = versions_since(index, date(2025, 5, 1))
+    assert [v.version for v in chosen] == [V2, V3]
+    chosen, _ = versions_since(index, date(2025, 6, 1))
+    assert [v.version for v in chosen] == [V3]
+    republished = dict(index["versions"][V3], offerVersionUrl=f"{EC2}/20251202000000/index.json")
+    index["versions"]["20251202000000"] = republished
+    chosen, skipped = versions_since(index, date(2025, 6, 1))
+    assert [v.version for v in chosen] == ["20251202000000"]
+    assert skipped[0].version.version == V3 and "superseded by 20251202000000" in skipped[0].message
+
+
+def test_a_version_without_region_files_is_skipped_and_archives_nothing(tmp_path):
+    root = tmp_path / "aws"
+    shutil.copytree(FIXTURES, root)
+    (root / EC2.lstrip("/") / V1 / "region_index.json").unlink()
+    with serve(root) as server:
+        outcomes = run(tmp_path / "data", server.url)
+    assert [o.status for o in outcomes] == ["skipped", "loaded", "loaded"]
+    assert "no region index for version" in outcomes[0].message
+    assert not (tmp_path / "data" / "archive" / "2023-08-01T000000Z").exists()
+
+
+def test_a_bad_date_is_explained():
+    with pytest.raises(ChipcostError, match="write it as YYYY-MM-DD"):
+        parse_since("2024-13-01")
+
+
+def test_the_command_backfills_and_prints_what_it_loaded(tmp_path):
+    env = {**os.environ, "CHIPCOST_DATA_DIR": str(tmp_path)}
+    args = [CHIPCOST, "backfill", "--since", "2025-05-01", "--region", "us-east-1"]
+    with serve(FIXTURES) as server:
+        env["CHIPCOST_AWS_PRICE_LIST_URL"] = server.url
+        result = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert V2 in result.stdout and V3 in result.stdout and V1 not in result.stdout
+    assert result.stdout.count("│ loaded") == 2 and "2025-06-01 to now" in result.stdout
+    assert (tmp_path / "chipcost.duckdb").is_file()
+
+
+def test_chipcost_errors_are_plain(tmp_path):
+    settings = load_settings(db=tmp_path / "missing" / "w.duckdb", data_dir=tmp_path / "d")
+    with pytest.raises(ChipcostError, match="does not exist"):
+        backfill(settings, date(2025, 1, 1))

@@ -1,0 +1,181 @@
+"""coreweave: parse() on the recorded pricing page, its changed layouts, and fetch() over HTTP.
+
+tests/fixtures/coreweave/pricing.html reproduces the page's Webflow structure (GPU rows with
+labelled values and price spans, a CPU table, a region label, footnote markers), trimmed.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from chipcost.archive import ArchiveWriter, Payload, read_payloads
+from chipcost.errors import ParseError, SourceError
+from extract.base import FetchContext
+from extract.coreweave import PRICING_URL, SOURCE, fetch, parse
+from transform.validate import validate_records
+
+FIXTURES = Path(__file__).parent / "fixtures" / "coreweave"
+FETCHED_AT = datetime(2026, 11, 21, 6, 0, 2, tzinfo=UTC)
+STAMP = "2026-11-21T060000Z"
+
+
+def page(html: str | None = None) -> Payload:
+    data = (FIXTURES / "pricing.html").read_bytes() if html is None else html.encode()
+    return Payload(data, PRICING_URL, FETCHED_AT, "0001.html.gz", f"{STAMP}/coreweave/0001.html.gz")
+
+
+def html() -> str:
+    return (FIXTURES / "pricing.html").read_text()
+
+
+def find(records, instance_type, model="on_demand"):
+    found = [r for r in records if (r.instance_type, r.pricing_model) == (instance_type, model)]
+    assert len(found) == 1, f"{len(found)} records for {instance_type} {model}"
+    return found[0]
+
+
+def test_instance_prices_with_gpu_counts_from_the_page():
+    result = parse([page()])
+    h100 = find(result.records, "NVIDIA HGX H100")
+    assert (h100.chip, h100.chip_count, h100.price_per_hour) == ("H100-SXM", 8.0, 49.24)
+    assert h100.region == "north-america" and h100.sku == "nvidia-h100"
+    assert h100.source_url == PRICING_URL and h100.payload_ref.endswith("0001.html.gz")
+    assert h100.observed_at == FETCHED_AT
+    assert find(result.records, "NVIDIA HGX H200").price_per_hour == 50.44
+    assert find(result.records, "NVIDIA A100").chip == "A100-80GB"  # by its 80 GB VRAM
+
+
+def test_spot_prices_are_read_where_the_row_lists_them():
+    result = parse([page()])
+    spot = find(result.records, "NVIDIA HGX B200", "spot")
+    assert (spot.chip, spot.chip_count, spot.price_per_hour) == ("B200", 8.0, 34.11)
+    spot_types = {r.instance_type for r in result.records if r.pricing_model == "spot"}
+    assert spot_types == {"NVIDIA HGX B200", "NVIDIA HGX H200", "NVIDIA HGX H100", "NVIDIA L40S"}
+
+
+def test_footnote_marker_is_not_part_of_the_gpu_count():
+    gb200 = find(parse([page()]).records, "NVIDIA GB200 NVL72")
+    assert (gb200.chip, gb200.chip_count, gb200.price_per_hour) == ("GB200", 4.0, 42.0)
+    assert gb200.extra["gpu_count_footnotes"] == ["1"]
+
+
+def test_contact_sales_is_a_reject_with_its_reason_and_cpu_rows_are_not_read():
+    result = parse([page()])
+    [refused] = result.rejects
+    assert "GB300 NVL72" in refused.reason and "Contact sales" in refused.reason
+    assert refused.payload_ref.endswith("0001.html.gz")
+    assert not [r for r in result.records if "Genoa" in r.instance_type]
+
+
+def test_unmapped_gpu_names_load_as_unknown_and_are_reported():
+    result = parse([page()])
+    assert find(result.records, "NVIDIA GH200").chip == "unknown"
+    [note] = result.notes
+    assert "NVIDIA GH200" in note and "NVIDIA L40" in note and "chip_aliases.csv" in note
+
+
+def test_every_record_passes_validation():
+    records = parse([page()]).records
+    validated = validate_records(records, frozenset({"coreweave"}))
+    assert validated.rejects == [] and len(validated.records) == len(records) == 13
+
+
+def test_rows_without_the_gpu_count_label_fail_the_source_naming_url():
+    changed = html().replace("<div>GPU Count</div>", "<div>GPUs per node</div>")
+    with pytest.raises(ParseError) as error:
+        parse([page(changed)])
+    assert "coreweave" in str(error.value) and PRICING_URL in str(error.value)
+    assert "GPU Count" in str(error.value)
+
+
+def test_a_page_without_gpu_rows_fails_instead_of_reporting_no_offers():
+    changed = html().replace("kubernetes-gpu-pricing", "gpu-pricing-v3")
+    with pytest.raises(ParseError, match="parsed 0 offers from a non-empty page"):
+        parse([page(changed)])
+
+
+@pytest.mark.parametrize(
+    ("cell", "reason"),
+    [
+        ("Contact sales", "no price listed (Contact sales)"),
+        ("—", "no price listed (—)"),
+        ("$2-3", "is not one USD amount"),
+    ],
+)
+def test_bad_price_cells_become_rejects(cell, reason):
+    changed = html().replace(
+        '<span class="item-value">$49.24</span>', f'<span class="item-value">{cell}</span>'
+    )
+    result = parse([page(changed)])
+    assert any(reason in r.reason and "HGX H100" in r.reason for r in result.rejects)
+    assert not [
+        r
+        for r in result.records
+        if r.instance_type == "NVIDIA HGX H100" and r.pricing_model == "on_demand"
+    ]
+
+
+def test_hourly_suffix_and_decimal_comma_are_read_as_amounts():
+    changed = html().replace(">$49.24<", ">$49.24/hr<").replace(">$50.44<", ">50,44<")
+    result = parse([page(changed)])
+    assert find(result.records, "NVIDIA HGX H100").price_per_hour == 49.24
+    assert find(result.records, "NVIDIA HGX H200").price_per_hour == 50.44
+
+
+@pytest.mark.parametrize(("count", "reason"), [("0", "below 1"), ("1/2", "not a whole number")])
+def test_bad_gpu_counts_become_rejects(count, reason):
+    h100_count = (
+        'NVIDIA HGX H100</h3><div class="table-meta">'
+        '<div class="table-meta-item"><div class="table-meta-value">{}<'
+    )
+    changed = html().replace(h100_count.format(8), h100_count.format(count))
+    result = parse([page(changed)])
+    assert any("NVIDIA HGX H100" in r.reason and reason in r.reason for r in result.rejects)
+    assert not [r for r in result.records if r.instance_type == "NVIDIA HGX H100"]
+
+
+def context(tmp_path: Path, handler) -> FetchContext:
+    return FetchContext(
+        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
+        options={"http_transport": httpx.MockTransport(handler), "http_sleep": lambda s: None},
+    )
+
+
+def test_fetch_archives_the_page_as_it_arrives(tmp_path):
+    seen = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=(FIXTURES / "pricing.html").read_bytes(),
+                              headers={"Content-Type": "text/html; charset=utf-8"})  # fmt: skip
+
+    [payload] = fetch(context(tmp_path, handler))
+    assert str(seen[0].url) == PRICING_URL and "chipcost" in seen[0].headers["User-Agent"]
+    [archived] = read_payloads(tmp_path / STAMP, "coreweave")
+    assert archived.data == payload.data and archived.name.endswith(".html.gz")
+    assert len(parse([archived]).records) == 13
+
+
+def test_fetch_failure_names_the_provider_and_url(tmp_path):
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(503, headers={"Retry-After": "1"})
+
+    with pytest.raises(SourceError) as error:
+        fetch(context(tmp_path, handler))
+    assert "coreweave" in str(error.value) and PRICING_URL in str(error.value)
+
+
+def test_a_row_without_any_price_is_a_reject_not_a_silent_gap():
+    l40_price = (
+        '<span class="instance-price">On-Demand Price: <span class="item-value">$10.00</span>'
+        " / Hour<br/></span>"
+    )
+    result = parse([page(html().replace(l40_price, ""))])
+    assert [r.reason for r in result.rejects if r.sku == "nvidia-l40"] == [
+        "NVIDIA L40: the row shows no On-Demand or Spot price"
+    ]
+    assert not [r for r in result.records if r.instance_type == "NVIDIA L40"]

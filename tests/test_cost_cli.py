@@ -1,0 +1,274 @@
+"""`chipcost cost` and `chipcost throughput` as a user runs them: console script, real DuckDB."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chipcost.cost_report import human_count
+from tests.helpers import day, record, run_of
+from transform.tokens import (
+    break_even_days,
+    break_even_tokens,
+    cost_per_million_tokens,
+    cost_to_train,
+)
+from warehouse.db import connect
+from warehouse.load import load_run
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+H100_TRAINING = 989.5e12 * 0.40 / (6 * 70.6e9)  # derived: BF16 peak x 40% / 6N
+TRN2_TRAINING = 667e12 * 0.40 / (6 * 70.6e9)
+ROW = re.compile(r"^│\s+\d+ │", re.MULTILINE)
+
+
+def chipcost(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [CHIPCOST, *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def offers() -> list:
+    return [
+        record(),  # H100-SXM on demand, $55.04 / 8 = $6.88 per chip-hour
+        record(
+            pricing_model="reserved", term="1yr", payment="all_upfront", plan="standard",
+            price_per_hour=33.0, upfront=289_080.0,
+        ),
+        record(instance_type="p5e.48xlarge", chip="H200", price_per_hour=60.0, sku="S2"),
+        record(instance_type="trn2.48xlarge", chip="Trainium2", chip_count=16.0,
+               price_per_hour=35.76, sku="S3"),
+        record(instance_type="g5.xlarge", chip="A10G", chip_count=1.0, price_per_hour=1.006,
+               sku="S4"),
+    ]  # fmt: skip
+
+
+def _warehouse(path: Path) -> Path:
+    con = connect(path)
+    load_run(con, run_of(offers(), day(0)))
+    con.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    return _warehouse(tmp_path_factory.mktemp("cost") / "w.duckdb")
+
+
+@pytest.fixture
+def fresh_db(tmp_path) -> Path:
+    return _warehouse(tmp_path / "w.duckdb")
+
+
+def test_training_ranking_cheapest_first_with_provenance(db):
+    result = chipcost(
+        "cost", "--model", "Llama 3 70B", "--workload", "training", "--tokens", "300B",
+        "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    chips = re.findall(r"^│\s+\d+ │ (\S+)", out, re.MULTILINE)
+    assert chips == ["Trainium2", "H100-SXM", "H100-SXM", "H200"]
+    h100 = cost_to_train(300e9, H100_TRAINING, 6.88, 0.15)
+    assert f"${h100:,.0f}" in out
+    trn2 = cost_per_million_tokens(35.76 / 16, TRN2_TRAINING)
+    assert f"${trn2:,.4f}" in out and "derived [1]" in out
+    assert "set aside bitslovers-h100-llama-3-70b" in out and "574%" in out
+    assert "not ranked, no throughput for llama-3-70b training: A10G" in out
+    assert "1 + 15% overhead" in out and "SAMPLE DATA" not in out
+
+
+def test_the_sql_view_answers_the_same_numbers(db):
+    ranked = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "training", "--tokens", "300e9",
+        "--db", str(db),
+    )  # fmt: skip
+    (query,) = re.findall(r'same numbers by SQL: chipcost sql "(.+)"', ranked.stdout)
+    result = chipcost("sql", query, "--db", str(db), "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert len(rows) == len(ROW.findall(ranked.stdout)) == 4
+    for row in rows:
+        assert f"${float(row['usd_per_million']):,.4f}" in ranked.stdout
+        assert f"${float(row['usd_for_tokens']):,.0f}" in ranked.stdout
+
+
+def test_inference_uses_the_independent_h200_figure(db):
+    result = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "inference", "--chip", "H200",
+        "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert f"${cost_per_million_tokens(7.5, 1500):,.4f}" in result.stdout  # $7.50 / 5.4
+    assert (
+        "independent [1]" in result.stdout and "spheron-h200-llama-3-70b-batch-8" in result.stdout
+    )
+
+
+def test_break_even_against_the_baseline(db):
+    result = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "training", "--pricing-model",
+        "on_demand", "--migration-cost", "36000", "--daily-tokens", "1B", "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    saving = cost_per_million_tokens(6.88, H100_TRAINING) - cost_per_million_tokens(
+        35.76 / 16, TRN2_TRAINING
+    )
+    tokens = break_even_tokens(36_000, saving)
+    days = break_even_days(tokens, 1e9)
+    assert f"{human_count(tokens)} / {days:,.0f} d" in result.stdout
+    assert "never (no saving)" in result.stdout  # H200 costs more than H100 per token
+    assert "baseline" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "my-model"], "no parameter count to derive one from"),
+        (["--model", "llama-3-70"], "did you mean llama-3-70b"),
+        (["--chip", "Trainium3"], "no current price for Trainium3"),
+        (["--chip", "A10G"], "no throughput for A10G"),
+        (["--chip", "H100"], "unknown chip 'H100'"),
+        (["--tokens", "0"], "--tokens must be a positive number"),
+        (["--tokens", "lots"], "--tokens 'lots' is not a number"),
+        (["--workload", "serving"], "use training or inference"),
+        (["--daily-tokens", "1e9"], "give --migration-cost too"),
+        (["--baseline", "Trainium3"], "the baseline Trainium3 has no current price"),
+        (["--overhead", "-0.1"], "--overhead is a fraction"),
+        (["--region", "mars-1"], "widen --region"),
+    ],
+)
+def test_bad_input_is_explained_without_a_traceback(db, args, message):
+    base = {"--model": "llama-3-70b", "--workload": "training"}
+    pairs = dict(zip(args[::2], args[1::2], strict=True))
+    argv = [x for k, v in {**base, **pairs}.items() for x in (k, v)]
+    result = chipcost("cost", *argv, "--db", str(db))
+    assert result.returncode == 1, result.stdout
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert "nan" not in (result.stdout + result.stderr).lower().split()
+
+
+def test_a_measurement_changes_the_ranking(fresh_db):
+    added = chipcost(
+        "throughput", "add", "--chip", "H100 SXM5", "--model", "llama-3-70b", "--workload",
+        "training", "--tokens-per-second", "9600", "--per", "instance", "--chips", "8",
+        "--source", "our run", "--db", str(fresh_db),
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert "recorded user-1" in added.stdout and "1,200 tokens/s per chip" in added.stdout
+    result = chipcost("cost", "--model", "llama-3-70b", "--workload", "training",
+                      "--chip", "H100-SXM", "--db", str(fresh_db))  # fmt: skip
+    assert f"${cost_per_million_tokens(6.88, 1200):,.4f}" in result.stdout
+    assert "measured [1]" in result.stdout and "user-1: measured" in result.stdout
+    listed = chipcost("throughput", "list", "--origin", "user", "--db", str(fresh_db))
+    assert "user-1" in listed.stdout and "chosen" in listed.stdout
+    assert chipcost("throughput", "remove", "user-1", "--db", str(fresh_db)).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--tokens-per-second", "0"], "tokens_per_second must be a positive number"),
+        (["--tokens-per-second", "-5"], "must be a positive number"),
+        (["--tokens-per-second", "9600", "--chips", "8"], "say --per instance"),
+        (["--tokens-per-second", "9600", "--per", "instance"], "--chips N"),
+        (["--tokens-per-second", "9600"], "needs 205% of its dense peak"),
+    ],
+)
+def test_bad_measurements_are_refused(fresh_db, args, message):
+    base = ["--chip", "H100-SXM", "--model", "llama-3-70b", "--workload", "training"]
+    result = chipcost("throughput", "add", *base, *args, "--db", str(fresh_db))
+    assert result.returncode == 1 and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_import_is_all_or_nothing(fresh_db, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(
+        "chip,model,workload,tokens_per_second,per,chips\n"
+        "H100 SXM5,llama-3-70b,inference,12000,instance,8\n"
+        "H200,llama-3-70b,inference,0,chip,\n"
+    )
+    result = chipcost("throughput", "import", str(bad), "--db", str(fresh_db))
+    assert result.returncode == 1 and "line 3: tokens_per_second" in result.stderr
+    good = tmp_path / "good.csv"
+    good.write_text(bad.read_text().replace(",0,chip,", ",1700,chip,"))
+    result = chipcost("throughput", "import", str(good), "--db", str(fresh_db))
+    assert result.returncode == 0, result.stderr
+    assert "recorded 2 measurement(s)" in result.stdout
+    typo = tmp_path / "typo.csv"
+    typo.write_text("chip,model,workload,tokens_per_sec\nH200,llama-3-70b,inference,1\n")
+    result = chipcost("throughput", "import", str(typo), "--db", str(fresh_db))
+    assert "unknown column(s) tokens_per_sec" in result.stderr
+
+
+def test_cost_does_not_start_prefect(db):
+    code = (
+        "import sys\n"
+        f"sys.argv = ['chipcost', 'cost', '--model', 'llama-3-70b', '--workload', 'training',"
+        f" '--db', {str(db)!r}]\n"
+        "import chipcost.cli\n"
+        "try:\n    chipcost.cli.main()\nexcept SystemExit:\n    pass\n"
+        "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert "PREFECT NOT LOADED" in result.stdout, result.stdout + result.stderr
+
+
+def _replay_latest_sample_run(tmp_path: Path, sample_runs: list[Path]) -> Path:
+    """The newest sample run loaded without Prefect (the flow's steps, called directly)."""
+    from chipcost import archive
+    from chipcost.collect import collect_source, load, select_sources
+    from chipcost.runs import RunResult
+    from chipcost.settings import load_settings
+
+    run_dir = sample_runs[-1]
+    settings = load_settings(db=tmp_path / "s.duckdb", data_dir=tmp_path)
+    names = set(archive.archived_sources(run_dir))
+    results = [
+        collect_source(s, settings=settings, stamp=run_dir.name, replay_dir=run_dir)
+        for s in select_sources(None)
+        if s.name in names
+    ]
+    when = min(r.observed_at for r in results if r.observed_at)
+    load(settings, RunResult("sample-test", when, when, "replay", run_dir.name, True, results))
+    return settings.db_path
+
+
+def test_every_priced_chip_with_a_throughput_is_ranked_from_the_sample(tmp_path, sample_runs):
+    path = _replay_latest_sample_run(tmp_path, sample_runs)
+    con = connect(path, read_only=True)
+    try:
+        expected = con.execute(
+            "SELECT DISTINCT chip, pricing_model, term FROM cost_per_token "
+            "WHERE model = 'llama-3-70b' AND workload = 'training'"
+        ).fetchall()
+        priced = {r[0] for r in con.execute("SELECT DISTINCT chip FROM per_chip_prices").fetchall()}
+        covered = {
+            r[0]
+            for r in con.execute(
+                "SELECT chip FROM throughput_ranked WHERE chosen AND model = 'llama-3-70b' "
+                "AND workload = 'training'"
+            ).fetchall()
+        }
+    finally:
+        con.close()
+    result = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "training", "--tokens", "300e9",
+        "--limit", "1000", "--db", str(path),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    ranked = re.findall(r"^│\s+\d+ │ (\S+)", result.stdout, re.MULTILINE)
+    assert len(ranked) == len(expected) > 0
+    assert set(ranked) == priced & covered
+    assert "SAMPLE DATA" in result.stdout
+    for chip in priced - covered:
+        assert chip in result.stdout  # named in the "not ranked" note, never silently dropped

@@ -1,0 +1,176 @@
+"""Crash safety with real processes: SIGKILL in the middle of a load, two collectors at once.
+
+The load path has a test-only stall (warehouse/load.py STALL_ENV, docs/operations.md): it
+writes a marker file inside the open transaction and waits until the file is removed, so a
+test knows the process is mid-load before it kills it. Collectors run as the real
+`chipcost collect` command against the session's Prefect server.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from warehouse.load import STALL_ENV
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+TABLES = ("runs", "source_runs", "observations", "price_history", "rejects")
+DATA_TABLES = ("observations", "price_history", "rejects")
+WAIT_SECONDS = 180
+
+
+@pytest.fixture
+def env(tmp_path) -> dict[str, str]:
+    """The environment of a collector: this session's Prefect server, a quiet log."""
+    from prefect.settings import PREFECT_API_URL
+
+    return {
+        **os.environ,
+        "PREFECT_API_URL": PREFECT_API_URL.value(),
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "CHIPCOST_DATA_DIR": str(tmp_path),
+    }
+
+
+@pytest.fixture
+def runs(tmp_path, sample_runs) -> list[Path]:
+    """Two archived runs, each a directory on its own so it can be replayed alone."""
+    copies = []
+    for run in sample_runs[:2]:
+        shutil.copytree(run, tmp_path / "archive" / run.name)
+        copies.append(tmp_path / "archive" / run.name)
+    return copies
+
+
+def snapshot(db: Path, tables: tuple[str, ...] = TABLES) -> dict[str, list]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables}
+    finally:
+        con.close()
+
+
+def collector(run: Path, db: Path, env: dict, stall: Path | None = None) -> subprocess.Popen:
+    extra = {STALL_ENV: str(stall)} if stall else {}
+    return subprocess.Popen(
+        [CHIPCOST, "collect", "--replay", str(run), "--db", str(db)],
+        env={**env, **extra},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(process: subprocess.Popen) -> tuple[int, str, str]:
+    out, err = process.communicate(timeout=WAIT_SECONDS)
+    return process.returncode, out, err
+
+
+def wait_for(marker: Path, *processes: subprocess.Popen) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not marker.exists():
+        assert time.monotonic() < deadline, f"no process reached the load within {WAIT_SECONDS} s"
+        for process in processes:
+            assert process.poll() is None or marker.exists(), finish(process)
+        time.sleep(0.05)
+
+
+def test_sigkill_mid_load_leaves_the_previous_state_and_the_next_run_succeeds(tmp_path, runs, env):
+    db = tmp_path / "w.duckdb"
+    code, _, err = finish(collector(runs[0], db, env))
+    assert code == 0, err
+    before = snapshot(db)
+
+    marker = tmp_path / "loading"
+    victim = collector(runs[1], db, env, stall=marker)
+    wait_for(marker, victim)
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.communicate(timeout=WAIT_SECONDS)
+    assert victim.returncode == -signal.SIGKILL
+    marker.unlink()
+
+    assert snapshot(db) == before, "a killed load must leave the warehouse exactly as it was"
+    code, out, err = finish(collector(runs[1], db, env))
+    assert code == 0, err
+    after = snapshot(db)
+    loaded = {row[10] for row in after["source_runs"]}  # archive_run
+    assert loaded == {runs[0].name, runs[1].name}
+    assert len(after["runs"]) == 2 and len(after["price_history"]) >= len(before["price_history"])
+
+    # The same archive again adds nothing.
+    code, _, err = finish(collector(runs[1], db, env))
+    assert code == 0, err
+    assert snapshot(db, DATA_TABLES) == {t: after[t] for t in DATA_TABLES}
+
+
+def test_two_collectors_at_once_one_runs_the_other_says_why(tmp_path, runs, env):
+    db = tmp_path / "w.duckdb"
+    markers = [tmp_path / "first", tmp_path / "second"]
+    both = [collector(runs[0], db, env, stall=m) for m in markers]
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not any(m.exists() for m in markers):
+        assert (
+            time.monotonic() < deadline
+            and all(p.poll() is None for p in both)
+            or any(m.exists() for m in markers)
+        ), [finish(p) for p in both if p.poll() is not None]
+        time.sleep(0.05)
+    running = next(i for i, m in enumerate(markers) if m.exists())
+    code, _, err = finish(both[1 - running])
+    assert code == 1
+    assert "in use by another run" in err and "Traceback" not in err
+    assert not markers[1 - running].exists()
+    markers[running].unlink()  # let the first one finish its load
+    code, _, err = finish(both[running])
+    assert code == 0, err
+    assert snapshot(db)["runs"], "the collector that ran loaded its run"
+
+
+def test_sigkill_during_a_large_load(tmp_path):
+    """150,000 records (large enough for DuckDB to write blocks before the commit)."""
+    db = tmp_path / "w.duckdb"
+    marker = tmp_path / "loading"
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from dataclasses import replace
+        from tests.helpers import day, record, run_of
+        from warehouse.db import connect
+        from warehouse.load import load_run
+        n, when = int(sys.argv[1]), int(sys.argv[2])
+        offers = [
+            replace(record(), region=f"r{{i % 97}}", zone=f"z{{i}}", price_per_hour=1.0 + i % 50)
+            for i in range(n)
+        ]
+        con = connect({str(db)!r})
+        load_run(con, run_of(offers, day(when)))
+        con.close()
+        """
+    )
+    root = Path(__file__).resolve().parent.parent
+    run = [sys.executable, "-c", script]
+    done = subprocess.run([*run, "1000", "0"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    before = snapshot(db)
+    victim = subprocess.Popen(
+        [*run, "150000", "1"], cwd=root, env={**os.environ, STALL_ENV: str(marker)}
+    )
+    wait_for(marker, victim)
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.wait(timeout=WAIT_SECONDS)
+    marker.unlink()
+    assert snapshot(db) == before
+    done = subprocess.run([*run, "2000", "2"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert len(snapshot(db)["observations"]) == 3000

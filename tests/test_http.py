@@ -1,0 +1,313 @@
+"""The shared HTTP client (retries, Retry-After, errors, archiving) and the scrape helpers."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+
+import httpx
+import pytest
+
+from chipcost.archive import ArchiveWriter, Payload, read_manifest, read_payloads
+from chipcost.errors import ParseError, SourceError
+from chipcost.record import ParseResult, Reject
+from extract import _http
+from extract._http import MAX_ATTEMPTS, USER_AGENT, get, http_client, retry_after
+from extract._scrape import PriceError, parse_count, parse_price, require_columns, require_offers
+from extract.base import FetchContext
+from tests.helpers import record
+
+URL = "https://api.example.test/v1/prices"
+STAMP = "2026-11-14T060000Z"
+
+
+class Script:
+    """A fake server: answers requests from a list of responses (or exceptions) in order."""
+
+    def __init__(self, *answers: httpx.Response | Exception) -> None:
+        self.answers = list(answers)
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def ok(body: dict | None = None) -> httpx.Response:
+    return httpx.Response(200, json=body or {"prices": [1]})
+
+
+@pytest.fixture
+def ctx(tmp_path) -> FetchContext:
+    return FetchContext(archive=ArchiveWriter(tmp_path, STAMP, "demo"))
+
+
+def client_for(script: Script, ctx: FetchContext, **kw) -> _http.HttpClient:
+    waits: list[float] = []
+    client = http_client("demo", ctx, transport=httpx.MockTransport(script), sleep=waits.append)
+    for name, value in kw.items():
+        setattr(client, name, value)
+    return client
+
+
+def test_429_with_retry_after_then_200_waits_as_told_and_archives_once(ctx, tmp_path):
+    script = Script(httpx.Response(429, headers={"Retry-After": "7"}), ok({"prices": [2.49]}))
+    client = client_for(script, ctx)
+    payload = get(ctx, client, URL, params={"currency": "USD"})
+    assert json.loads(payload.data) == {"prices": [2.49]}
+    assert client.waits == [7.0]
+    assert len(script.requests) == 2
+    [archived] = read_payloads(tmp_path / STAMP, "demo")
+    assert archived.data == payload.data and archived.url == URL
+    assert archived.request == {"method": "GET", "params": {"currency": "USD"}}
+    assert payload.ref == f"{STAMP}/demo/0001.json.gz"
+
+
+def test_500_then_200_backs_off_exponentially(ctx):
+    script = Script(httpx.Response(500), httpx.Response(502), ok())
+    client = client_for(script, ctx)
+    get(ctx, client, URL)
+    assert client.waits == [1.0, 2.0]
+
+
+def test_retry_after_http_date():
+    now = datetime(2026, 11, 14, 6, 0, tzinfo=UTC)
+    later = format_datetime(now + timedelta(seconds=42), usegmt=True)
+    response = httpx.Response(503, headers={"Retry-After": later})
+    assert retry_after(response, now) == pytest.approx(42.0)
+    assert retry_after(httpx.Response(503, headers={"Retry-After": "soon"})) is None
+    assert retry_after(httpx.Response(503)) is None
+
+
+def test_timeout_becomes_source_error_naming_provider_and_url(ctx):
+    script = Script(httpx.ReadTimeout("read timed out"))
+    client = client_for(script, ctx)
+    with pytest.raises(SourceError) as caught:
+        get(ctx, client, URL)
+    message = str(caught.value)
+    assert message.startswith(f"demo: GET {URL} timed out (ReadTimeout)")
+    assert "check the network" in message
+    assert len(script.requests) == MAX_ATTEMPTS
+    assert client.waits == [1.0, 2.0, 4.0, 8.0]
+    assert not ctx.archive.manifest["payloads"]
+
+
+def test_connect_error_is_retried_then_succeeds(ctx):
+    script = Script(httpx.ConnectError("connection refused"), ok())
+    client = client_for(script, ctx)
+    get(ctx, client, URL)
+    assert client.waits == [1.0]
+
+
+def test_retries_are_bounded_in_count(ctx):
+    script = Script(httpx.Response(503, text="upstream down"))
+    client = client_for(script, ctx)
+    with pytest.raises(SourceError, match=r"503 Service Unavailable \(upstream down\); gave up"):
+        get(ctx, client, URL)
+    assert len(script.requests) == MAX_ATTEMPTS
+    assert "run again later" in str(pytest.raises(SourceError, get, ctx, client, URL).value)
+
+
+def test_retries_are_bounded_in_total_time(ctx):
+    clock = {"now": 0.0}
+
+    def sleep(seconds: float) -> None:
+        clock["now"] += seconds
+
+    script = Script(httpx.Response(429, headers={"Retry-After": "50"}))
+    client = client_for(script, ctx, sleep=sleep, clock=lambda: clock["now"])
+    with pytest.raises(SourceError, match="429 Too Many Requests; gave up after 3 attempt"):
+        get(ctx, client, URL)
+    assert clock["now"] == 100.0  # a third 50 s wait would pass the 120 s budget
+
+
+def test_a_retry_after_beyond_the_budget_fails_at_once(ctx):
+    script = Script(httpx.Response(429, headers={"Retry-After": "3600"}))
+    client = client_for(script, ctx)
+    with pytest.raises(SourceError, match="a further 3600 s wait would pass the retry budget"):
+        get(ctx, client, URL)
+    assert len(script.requests) == 1 and client.waits == []
+
+
+@pytest.mark.parametrize(
+    ("status", "advice"),
+    [
+        (401, "check the API key (DEMO_API_KEY)"),
+        (403, "access refused: check the API key (DEMO_API_KEY)"),
+        (404, "the endpoint moved or was removed: report a layout change"),
+        (410, "report a layout change"),
+        (400, "the provider refused the request"),
+    ],
+)
+def test_client_errors_fail_at_once_with_advice(ctx, status, advice):
+    script = Script(httpx.Response(status))
+    client = client_for(script, ctx, key_hint="DEMO_API_KEY")
+    with pytest.raises(SourceError) as caught:
+        get(ctx, client, URL)
+    assert str(caught.value).startswith(f"demo: GET {URL} answered {status}")
+    assert advice in str(caught.value)
+    assert len(script.requests) == 1
+
+
+def test_no_secret_reaches_the_archive(ctx, tmp_path):
+    script = Script(ok())
+    client = client_for(script, ctx)
+    query = {"query": "{ gpuTypes { id } }"}
+    get(
+        ctx,
+        client,
+        URL + "?api_key=s3cret-in-url",
+        method="POST",
+        params={"api_key": "s3cret-param", "q": "x"},
+        headers={"Authorization": "Bearer s3cret-header"},
+        json=query,
+    )
+    sent = script.requests[0]
+    assert sent.headers["Authorization"] == "Bearer s3cret-header"
+    assert "s3cret-param" in str(sent.url)
+    manifest = read_manifest(tmp_path / STAMP / "demo")
+    assert "s3cret" not in json.dumps(manifest)
+    [entry] = manifest["payloads"]
+    assert entry["request"] == {
+        "method": "POST",
+        "params": {"api_key": "<redacted>", "q": "x"},
+        "json": query,
+    }
+    assert entry["url"] == URL + "?api_key=%3Credacted%3E"
+
+
+def test_user_agent_timeouts_and_extension(ctx):
+    script = Script(
+        httpx.Response(200, text="<html></html>", headers={"Content-Type": "text/html"})
+    )
+    client = client_for(script, ctx)
+    payload = get(ctx, client, URL)
+    assert script.requests[0].headers["User-Agent"] == USER_AGENT
+    assert USER_AGENT.startswith("chipcost/") and USER_AGENT.endswith("(+price collector)")
+    timeout = client.client.timeout
+    assert (timeout.connect, timeout.read, timeout.write, timeout.pool) == (10, 60, 30, 30)
+    assert payload.name.endswith(".html.gz")
+
+
+def test_requests_to_one_host_are_bounded(ctx):
+    lock, in_flight, peak = threading.Lock(), [0], [0]
+
+    def slow(request: httpx.Request) -> httpx.Response:
+        with lock:
+            in_flight[0] += 1
+            peak[0] = max(peak[0], in_flight[0])
+        time.sleep(0.02)
+        with lock:
+            in_flight[0] -= 1
+        return ok()
+
+    client = http_client("demo", transport=httpx.MockTransport(slow))
+    threads = [
+        threading.Thread(target=_http.send, args=(client, f"https://slots.example.test/{i}"))
+        for i in range(8)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert peak[0] == _http.PER_HOST
+
+
+def test_transport_and_sleep_come_from_the_fetch_context(tmp_path):
+    script = Script(httpx.Response(503), ok())
+    waits: list[float] = []
+    ctx = FetchContext(
+        archive=ArchiveWriter(tmp_path, STAMP, "demo"),
+        options={"http_transport": httpx.MockTransport(script), "http_sleep": waits.append},
+    )
+    get(ctx, http_client("demo", ctx), URL)
+    assert waits == [1.0]
+
+
+@pytest.mark.parametrize(
+    ("text", "price"),
+    [
+        ("$2.49/hr", 2.49),
+        ("$2.49 / GPU / hr", 2.49),
+        ("US$ 3.00 per GPU-hour", 3.0),
+        ("2,49", 2.49),
+        ("2,49 USD", 2.49),
+        ("$1,234.50", 1234.5),
+        ("1.234,50", 1234.5),
+        ("1,234", 1234.0),
+        ("0,499", 0.499),
+        ("from $1.99/hr", 1.99),
+        (" $0.52 ", 0.52),
+        (2.49, 2.49),
+        (3, 3.0),
+        ("Contact sales", None),
+        ("Contact Sales.", None),
+        ("—", None),
+        ("-", None),
+        ("", None),
+        ("N/A", None),
+        ("Sold out", None),
+        (None, None),
+    ],
+)
+def test_parse_price(text, price):
+    assert parse_price(text) == price
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("$2-3", "not one USD amount"),
+        ("call us maybe", "not one USD amount"),
+        ("$1,800/mo", "not one USD amount"),
+        ("€2.49", "not one USD amount"),
+        ("$0.00", "not a positive amount"),
+        ("-1.50", "negative"),
+        (0, "not a positive amount"),
+    ],
+)
+def test_parse_price_refuses_what_is_not_a_price(text, why):
+    with pytest.raises(PriceError, match=why):
+        parse_price(text)
+
+
+@pytest.mark.parametrize(("text", "count"), [("8", 8), (1, 1), (2.0, 2), ("4x", 4)])
+def test_parse_count(text, count):
+    assert parse_count(text) == count
+
+
+@pytest.mark.parametrize("text", ["0", 0, "1/2", 0.5, "", None, "two"])
+def test_parse_count_refuses_fractions_and_zero(text):
+    with pytest.raises(ValueError, match="GPU count"):
+        parse_count(text)
+
+
+def page(data: bytes) -> Payload:
+    return Payload(data, "https://example.test/pricing", datetime(2026, 11, 14, tzinfo=UTC), "p")
+
+
+def test_require_offers_is_loud_on_a_non_empty_page_with_nothing_recognised():
+    with pytest.raises(ParseError) as caught:
+        require_offers([], page(b"<html><body>new layout</body></html>"), "lambda")
+    assert str(caught.value).startswith(
+        "lambda: parsed 0 offers from a non-empty page at https://example.test/pricing"
+    )
+    assert "layout probably changed" in str(caught.value)
+
+
+def test_require_offers_accepts_offers_rejects_or_an_empty_page():
+    require_offers([record()], page(b"{}"), "demo")
+    require_offers(ParseResult(rejects=[Reject("demo", "Contact sales", {})]), page(b"x"), "demo")
+    require_offers([], page(b"  "), "demo")
+
+
+def test_require_columns_names_what_is_missing():
+    require_columns(["GPU", "Price"], ["gpu", "price"], page(b"x"), "demo")
+    with pytest.raises(ParseError, match="lacks price .found gpu, vram.: the layout changed"):
+        require_columns(["GPU", "VRAM"], ["gpu", "price"], page(b"x"), "demo")

@@ -1,0 +1,135 @@
+"""Price jumps: flagged against a real DuckDB warehouse, loaded anyway, shown in the notes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from chipcost.jumps import JUMP_FACTOR, MAX_LISTED, flag_price_jumps
+from chipcost.runs import FAILED
+from chipcost.settings import Settings
+from tests.helpers import day, record, run_of
+from warehouse.db import connect
+from warehouse.load import load_run
+
+
+def settings_for(tmp_path) -> Settings:
+    return Settings(data_dir=tmp_path, db_path=tmp_path / "chipcost.duckdb")
+
+
+def load(settings: Settings, run) -> None:
+    con = connect(settings.db_path)
+    try:
+        load_run(con, run)
+    finally:
+        con.close()
+
+
+def h100(price: float, **changes):
+    fields = {"instance_type": "1x H100 SXM", "chip_count": 1.0, **changes}
+    return record(price_per_hour=price, **fields)
+
+
+def test_a_jump_beyond_the_factor_is_flagged_with_old_new_factor_and_date(tmp_path):
+    settings = settings_for(tmp_path)
+    load(settings, run_of([h100(1.99), h100(2.00, instance_type="2x H100 SXM")], day(19)))
+    second = run_of([h100(8.40), h100(2.50, instance_type="2x H100 SXM")], day(20))
+    added = flag_price_jumps(settings, second.sources)
+    expected = "1x H100 SXM us-east-1 on_demand jumped 1.99 → 8.40 (×4.2) since 2026-11-20"
+    assert [note for _, note in added] == [f"{expected}: loaded; check the page"]
+    assert second.sources[0].notes == [note for _, note in added]
+    assert added[0][0] == "aws-pricing-api"
+
+
+def test_flagged_prices_are_still_loaded_and_the_note_is_kept_with_the_run(tmp_path):
+    settings = settings_for(tmp_path)
+    load(settings, run_of([h100(1.99)], day(19)))
+    second = run_of([h100(8.40)], day(20))
+    flag_price_jumps(settings, second.sources)
+    load(settings, second)
+    con = connect(settings.db_path, read_only=True)
+    try:
+        price = con.execute("SELECT price_per_hour FROM current_prices").fetchall()
+        notes = con.execute(
+            "SELECT notes FROM source_runs WHERE run_id = ?", [second.run_id]
+        ).fetchall()
+    finally:
+        con.close()
+    assert price == [(8.40,)]
+    assert "jumped 1.99 → 8.40" in notes[0][0][0]
+
+
+def test_falls_are_flagged_too_and_moves_within_the_factor_are_not(tmp_path):
+    settings = settings_for(tmp_path)
+    offers = [h100(9.0, instance_type=f"t{i}") for i in range(3)]
+    load(settings, run_of(offers, day(1)))
+    moved = [replace(offers[0], price_per_hour=2.9), replace(offers[1], price_per_hour=3.1)]
+    moved.append(replace(offers[2], price_per_hour=9.0 * JUMP_FACTOR))  # exactly 3x: not over
+    second = run_of(moved, day(2))
+    notes = [note for _, note in flag_price_jumps(settings, second.sources)]
+    assert len(notes) == 1 and notes[0].startswith("t0 us-east-1 on_demand jumped 9.00 → 2.90")
+    assert "(×0.32)" in notes[0]
+
+
+def test_a_changed_chip_count_is_compared_per_chip(tmp_path):
+    settings = settings_for(tmp_path)
+    load(settings, run_of([record(chip_count=8.0, price_per_hour=55.04)], day(1)))
+    second = run_of([record(chip_count=1.0, price_per_hour=55.04)], day(2))
+    [(_, note)] = flag_price_jumps(settings, second.sources)
+    assert "55.04 → 55.04 (×8.0, 8 → 1 chips)" in note
+
+
+def test_plan_term_and_payment_name_the_offer(tmp_path):
+    settings = settings_for(tmp_path)
+    offer = record(pricing_model="reserved", term="1yr", payment="all_upfront", plan="standard")
+    load(settings, run_of([offer], day(1)))
+    second = run_of([replace(offer, price_per_hour=offer.price_per_hour / 5)], day(2))
+    [(_, note)] = flag_price_jumps(settings, second.sources)
+    assert note.startswith("p5.48xlarge us-east-1 standard reserved 1yr all_upfront jumped")
+
+
+def test_an_older_observation_replayed_late_is_not_compared(tmp_path):
+    settings = settings_for(tmp_path)
+    load(settings, run_of([h100(1.99)], day(5)))
+    late = run_of([h100(8.40)], day(3))
+    assert flag_price_jumps(settings, late.sources) == []
+    assert late.sources[0].notes == []
+
+
+def test_failed_sources_other_sources_and_first_runs_flag_nothing(tmp_path):
+    settings = settings_for(tmp_path)
+    first = run_of([h100(1.99)], day(1))
+    assert flag_price_jumps(settings, first.sources) == []  # no warehouse yet
+    load(settings, first)
+    failed = run_of([h100(8.40)], day(2), status=FAILED)
+    failed.sources[0].records = [replace(h100(8.40), observed_at=day(2))]
+    assert flag_price_jumps(settings, failed.sources) == []
+    other = run_of([h100(8.40, source="aws-bulk")], day(2))
+    other.sources[0].source = "aws-bulk"
+    assert flag_price_jumps(settings, other.sources) == []
+
+
+def test_many_jumps_in_one_source_are_listed_up_to_a_limit_then_counted(tmp_path):
+    settings = settings_for(tmp_path)
+    offers = [h100(1.0 + i / 100, instance_type=f"type-{i:02d}") for i in range(MAX_LISTED + 5)]
+    load(settings, run_of(offers, day(1)))
+    tenfold = [replace(o, price_per_hour=o.price_per_hour * 10) for o in offers]
+    second = run_of(tenfold, day(2))
+    notes = [note for _, note in flag_price_jumps(settings, second.sources)]
+    assert len(notes) == MAX_LISTED + 1
+    assert notes[-1].startswith("and 5 more offers moved more than 3x")
+
+
+def test_one_query_per_run(tmp_path, monkeypatch):
+    import chipcost.jumps as jumps_module
+
+    settings = settings_for(tmp_path)
+    load(settings, run_of([h100(1.0, instance_type=f"t{i}") for i in range(50)], day(1)))
+    calls = []
+    real = jumps_module.current_prices
+    monkeypatch.setattr(
+        jumps_module, "current_prices", lambda con, s: calls.append(s) or real(con, s)
+    )
+    flag_price_jumps(
+        settings, run_of([h100(9.0, instance_type=f"t{i}") for i in range(50)], day(2)).sources
+    )
+    assert calls == [["aws-pricing-api"]]

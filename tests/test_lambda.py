@@ -1,0 +1,168 @@
+"""lambda: the instance-types API (with a key) and the public pricing page (without one).
+
+Fixtures in tests/fixtures/lambda/: instance-types.json has the API's documented shape;
+pricing.html is a trimmed reconstruction of the pricing page's on-demand table. bad-* are the
+failure cases (changed layout, renamed column, unparseable cells, odd API entries).
+"""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from chipcost.archive import read_manifest
+from chipcost.errors import ParseError, SourceError
+from extract.lambda_cloud import API_KEY_ENV, API_URL, PAGE_URL, fetch, offer_name, parse
+from tests.recorded import STAMP, assert_loadable, fake_context, recorded
+
+
+def api(name: str = "instance-types.json"):
+    return recorded("lambda", name, API_URL)
+
+
+def page(name: str = "pricing.html"):
+    return recorded("lambda", name, PAGE_URL)
+
+
+def by_name(records):
+    return {r.instance_type: r for r in records}
+
+
+@pytest.fixture(scope="module")
+def from_api():
+    return parse([api()])
+
+
+@pytest.fixture(scope="module")
+def from_page():
+    return parse([page()])
+
+
+def test_the_api_prices_whole_instances_in_cents(from_api):
+    records = by_name(from_api.records)
+    h100 = records["8x H100-SXM"]
+    assert (h100.price_per_hour, h100.chip, h100.chip_count) == (23.92, "H100-SXM", 8.0)
+    assert h100.sku == "gpu_8x_h100_sxm5" and h100.region == "global"
+    assert h100.extra["regions_with_capacity"] == ["us-east-1", "us-west-1", "us-south-1"]
+    assert records["1x A100-40GB PCIe"].sku == "gpu_1x_a100"
+    assert records["1x A100-40GB SXM"].sku == "gpu_1x_a100_sxm4"
+    assert records["8x V100"].chip == "V100"
+    assert "prices from the instance-types API (LAMBDA_API_KEY)" in from_api.notes
+    assert len(from_api.records) == 9 and not from_api.rejects
+    assert_loadable(from_api)
+
+
+def test_the_page_prices_per_gpu_times_the_gpu_count(from_page):
+    records = by_name(from_page.records)
+    b200 = records["8x B200 SXM"]
+    assert (b200.price_per_hour, b200.chip, b200.chip_count) == (39.92, "B200", 8.0)
+    assert b200.extra["listed"] == "$4.99 per GPU-hour"
+    assert records["1x H100-PCIe"].price_per_hour == 2.49
+    assert records["8x A100-40GB SXM"].price_per_hour == pytest.approx(10.32)
+    assert "prices from the public pricing page (no LAMBDA_API_KEY)" in from_page.notes
+    assert len(from_page.records) == 7 and not from_page.rejects
+    assert_loadable(from_page)
+
+
+def test_both_paths_name_the_same_offers_alike(from_api, from_page):
+    shared = set(by_name(from_api.records)) & set(by_name(from_page.records))
+    assert {"8x B200 SXM", "8x H100-SXM", "1x H100-PCIe", "8x A100-80GB SXM", "1x GH200"} <= shared
+    for name in shared:
+        assert by_name(from_api.records)[name].chip == by_name(from_page.records)[name].chip
+
+
+@pytest.mark.parametrize(
+    ("count", "chip", "model", "form", "name"),
+    [
+        (8, "H100-SXM", "H100", "SXM5", "8x H100-SXM"),
+        (1, "H100-PCIe", "H100", "PCIe", "1x H100-PCIe"),
+        (8, "A100-80GB", "A100", "SXM4", "8x A100-80GB SXM"),
+        (1, "unknown", "GH200", "", "1x GH200"),
+    ],
+)
+def test_offer_name(count, chip, model, form, name):
+    assert offer_name(count, chip, model, form) == name
+
+
+def test_unknown_gpus_are_loaded_and_reported(from_page):
+    assert by_name(from_page.records)["1x GH200"].chip == "unknown"
+    assert any("A10, GH200" in note for note in from_page.notes)
+
+
+def test_cells_that_are_not_prices_or_counts_become_rejects():
+    result = parse([page("bad-pricing-cells.html")])
+    reasons = sorted(r.reason for r in result.rejects)
+    assert reasons == [
+        "1x NVIDIA H100 PCIe: price: no price listed (—)",
+        "8x NVIDIA B300 SXM6: price: no price listed (Contact sales)",
+        "GPU count '0' is below 1",
+        "GPU count '1/2' is not a whole number of GPUs",
+    ]
+    records = by_name(result.records)
+    assert records["1x GH200"].price_per_hour == 1.49  # "1,49": a decimal comma
+    assert records["2x A6000"].price_per_hour == 3.2  # "$1.60/hr" per GPU
+    assert_loadable(result)
+
+
+def test_a_renamed_price_column_is_a_layout_change():
+    with pytest.raises(ParseError, match="lacks price .found gpu, vram.: the layout changed"):
+        parse([page("bad-pricing-renamed-column.html")])
+
+
+def test_a_page_without_tables_is_a_layout_change():
+    with pytest.raises(ParseError, match="lambda: parsed 0 offers from a non-empty page"):
+        parse([page("bad-pricing-new-layout.html")])
+
+
+def test_odd_api_entries_become_rejects():
+    result = parse([api("bad-instance-types.json")])
+    reasons = sorted(r.reason for r in result.rejects)
+    assert reasons == [
+        "GPU count 0 is below 1",
+        "gpu_description 'Mystery accelerator' names no GPU and memory",
+        "price_cents_per_hour 0 is not a positive price",
+    ]
+    assert [r.instance_type for r in result.records] == ["1x H100-PCIe"]
+
+
+def test_fetch_uses_the_api_with_a_key_and_never_archives_it(tmp_path, monkeypatch):
+    monkeypatch.setenv(API_KEY_ENV, "secret_lambda_key")
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=api().data, headers={"Content-Type": "application/json"})
+
+    [fetched] = fetch(fake_context(tmp_path, "lambda", handler))
+    assert str(seen[0].url) == API_URL
+    assert seen[0].headers["Authorization"] == "Bearer secret_lambda_key"
+    manifest = read_manifest(tmp_path / STAMP / "lambda")
+    assert "secret_lambda_key" not in json.dumps(manifest)
+    assert manifest["payloads"][0]["name"] == "0001.json.gz"
+    assert len(parse([fetched]).records) == 9
+
+
+def test_fetch_reads_the_public_page_without_a_key(tmp_path, monkeypatch):
+    monkeypatch.delenv(API_KEY_ENV, raising=False)
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=page().data, headers={"Content-Type": "text/html"})
+
+    [fetched] = fetch(fake_context(tmp_path, "lambda", handler))
+    assert str(seen[0].url) == PAGE_URL and "Authorization" not in seen[0].headers
+    assert fetched.name == "0001.html.gz"
+    assert len(parse([fetched]).records) == 7
+
+
+def test_a_timeout_storm_fails_with_advice(tmp_path, monkeypatch):
+    monkeypatch.delenv(API_KEY_ENV, raising=False)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectTimeout("timed out")
+
+    with pytest.raises(SourceError, match=f"lambda: GET {PAGE_URL} timed out"):
+        fetch(fake_context(tmp_path, "lambda", handler))

@@ -1,0 +1,176 @@
+"""nebius: parse() on the recorded prices page, its changed layouts, and fetch() over HTTP.
+
+tests/fixtures/nebius/prices.html reproduces the page's highlight-table blocks (a GPU table
+priced per GPU-hour with preemptible and on-demand columns, a CPU table), trimmed.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from chipcost.archive import ArchiveWriter, Payload, read_payloads
+from chipcost.errors import ParseError
+from extract.base import FetchContext
+from extract.nebius import PRICING_URL, SOURCE, columns, fetch, parse
+from transform.validate import validate_records
+
+FIXTURES = Path(__file__).parent / "fixtures" / "nebius"
+FETCHED_AT = datetime(2026, 11, 21, 6, 0, 3, tzinfo=UTC)
+STAMP = "2026-11-21T060000Z"
+HEADER_CELL = '<div class="pc-highlight-table-block__cell" role="columnheader">{}</div>'
+
+
+def html() -> str:
+    return (FIXTURES / "prices.html").read_text()
+
+
+def page(text: str | None = None) -> Payload:
+    data = html().encode() if text is None else text.encode()
+    return Payload(data, PRICING_URL, FETCHED_AT, "0001.html.gz", f"{STAMP}/nebius/0001.html.gz")
+
+
+def find(records, instance_type, model="on_demand", term="none"):
+    found = [
+        r
+        for r in records
+        if (r.instance_type, r.pricing_model, r.term) == (instance_type, model, term)
+    ]
+    assert len(found) == 1, f"{len(found)} records for {instance_type} {model} {term}"
+    return found[0]
+
+
+def test_per_gpu_hour_prices_are_one_gpu_instances():
+    records = parse([page()]).records
+    h200 = find(records, "NVIDIA HGX H200")
+    assert (h200.chip, h200.chip_count, h200.price_per_hour) == ("H200", 1.0, 3.5)
+    assert h200.region == "global" and h200.source_url == PRICING_URL
+    assert h200.extra == {
+        "price_basis": "per GPU-hour",
+        "column": "On-demand, GPU-hour",
+        "vcpus": "16",
+        "ram_gb": "200",
+    }
+    assert find(records, "NVIDIA HGX H100").chip == "H100-SXM"
+
+
+def test_preemptible_is_spot():
+    records = parse([page()]).records
+    assert find(records, "NVIDIA HGX B200", "spot").price_per_hour == 2.6
+    assert find(records, "NVIDIA HGX H100", "spot").price_per_hour == 1.25
+
+
+def test_l40s_presets_keep_their_names_and_map_to_one_chip():
+    records = parse([page()]).records
+    amd, intel = (
+        find(records, "NVIDIA L40S GPU with AMD"),
+        find(records, "NVIDIA L40S GPU with Intel"),
+    )
+    assert (amd.chip, amd.price_per_hour, intel.chip, intel.price_per_hour) == (
+        "L40S",
+        1.82,
+        "L40S",
+        1.55,
+    )
+
+
+def test_dash_and_contact_us_cells_are_rejects_with_reasons():
+    rejects = parse([page()]).rejects
+    reasons = sorted(r.reason for r in rejects)
+    assert reasons == [
+        "NVIDIA GB200 NVL72 On-demand, GPU-hour: no price listed (Contact us)",
+        "NVIDIA GB200 NVL72 Preemptible, GPU-hour: no price listed (—)",
+        "NVIDIA L40S GPU with AMD Preemptible, GPU-hour: no price listed (—)",
+        "NVIDIA L40S GPU with Intel Preemptible, GPU-hour: no price listed (—)",
+    ]
+    assert all(r.payload_ref.endswith("0001.html.gz") for r in rejects)
+
+
+def test_cpu_table_is_not_read_and_every_record_validates():
+    records = parse([page()]).records
+    assert not [r for r in records if "Ice Lake" in r.instance_type]
+    validated = validate_records(records, frozenset({"nebius"}))
+    assert validated.rejects == [] and len(validated.records) == len(records) == 10
+
+
+def test_a_commitment_column_is_read_with_its_term():
+    with_commitment = (
+        html()
+        .replace(
+            HEADER_CELL.format("On-demand, GPU-hour"),
+            HEADER_CELL.format("On-demand, GPU-hour")
+            + HEADER_CELL.format("3-month commitment, GPU-hour"),
+        )
+        .replace(
+            '<div class="pc-highlight-table-block__cell" role="cell">$3.50</div>',
+            '<div class="pc-highlight-table-block__cell" role="cell">$3.50</div>'
+            '<div class="pc-highlight-table-block__cell" role="cell">$2.80</div>',
+        )
+    )
+    result = parse([page(with_commitment)])
+    commitment = find(result.records, "NVIDIA HGX H200", "commitment", "3mo")
+    assert commitment.price_per_hour == 2.8
+    # Rows that lack the new cell no longer line up with the header: refused, not misread.
+    assert any("5 cells for 6 columns" in r.reason for r in result.rejects)
+
+
+@pytest.mark.parametrize(
+    ("header", "model", "term"),
+    [
+        ("Price per GPU-hour", "on_demand", "none"),
+        ("Preemptible, GPU-hour", "spot", "none"),
+        ("1-year commitment, GPU-hour", "commitment", "1yr"),
+        ("Reserved 6 months, GPU-hour", "commitment", "6mo"),
+        ("Commitment, GPU-hour", "commitment", ""),
+        ("RAM, GB", "", "none"),
+    ],
+)
+def test_columns_are_told_apart_by_their_headers(header, model, term):
+    [column] = columns([header])
+    assert (column.model, column.term) == (model, term)
+
+
+def test_a_commitment_without_a_term_is_refused_not_guessed():
+    unclear = html().replace(
+        HEADER_CELL.format("Preemptible, GPU-hour"), HEADER_CELL.format("Commitment, GPU-hour")
+    )
+    result = parse([page(unclear)])
+    assert not [r for r in result.records if r.pricing_model == "commitment"]
+    assert any("names no commitment term" in r.reason for r in result.rejects)
+
+
+def test_a_renamed_item_column_fails_the_source_naming_the_url():
+    changed = html().replace(HEADER_CELL.format("Item"), HEADER_CELL.format("Configuration"))
+    with pytest.raises(ParseError) as error:
+        parse([page(changed)])
+    assert str(error.value).startswith("nebius:") and PRICING_URL in str(error.value)
+    assert "Item" in str(error.value)
+
+
+def test_a_table_without_gpu_hour_prices_fails_the_source():
+    changed = html().replace(", GPU-hour</div>", " per hour</div>")
+    with pytest.raises(ParseError, match="On-demand, GPU-hour"):
+        parse([page(changed)])
+
+
+def test_a_page_without_the_tables_fails_instead_of_reporting_no_offers():
+    with pytest.raises(ParseError, match="nebius"):
+        parse([page("<html><body><div id='__next'></div></body></html>")])
+
+
+def test_fetch_archives_the_page(tmp_path):
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert str(request.url) == PRICING_URL
+        return httpx.Response(200, text=html(), headers={"Content-Type": "text/html"})
+
+    ctx = FetchContext(
+        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
+        options={"http_transport": httpx.MockTransport(handler), "http_sleep": lambda s: None},
+    )
+    [payload] = fetch(ctx)
+    [archived] = read_payloads(tmp_path / STAMP, "nebius")
+    assert archived.data == payload.data and archived.url == PRICING_URL
+    assert len(parse([archived]).records) == 10

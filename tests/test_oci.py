@@ -1,0 +1,105 @@
+"""oci: parse() on recorded price lists (per-GPU prices times GPUs per shape), and fetch().
+
+Fixtures in tests/fixtures/oci/ have the cetools products API shape (written with
+scripts/neoclouds_a_payloads.py): products.json is good; bad-* are the failure cases.
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from chipcost.archive import read_manifest
+from chipcost.errors import ParseError, SourceError
+from extract.oci import PARAMS, PRODUCTS_URL, fetch, parse, shape_table
+from tests.recorded import STAMP, assert_loadable, fake_context, recorded
+
+
+def payload(name: str):
+    return recorded("oci", name, PRODUCTS_URL)
+
+
+def shape(records, name):
+    [found] = [r for r in records if r.instance_type == name]
+    return found
+
+
+@pytest.fixture(scope="module")
+def good():
+    return parse([payload("products.json")])
+
+
+@pytest.mark.parametrize(
+    ("name", "chip", "gpus", "per_gpu"),
+    [
+        ("BM.GPU.H100.8", "H100-SXM", 8, 10.0),
+        ("BM.GPU.H200.8", "H200", 8, 10.0),
+        ("BM.GPU.B200.8", "B200", 8, 14.0),
+        ("BM.GPU.GB200.4", "GB200", 4, 16.0),
+        ("BM.GPU.MI300X.8", "MI300X", 8, 6.0),
+        ("BM.GPU.L40S.4", "L40S", 4, 3.5),
+        ("BM.GPU.A100-v2.8", "A100-80GB", 8, 4.0),
+        ("VM.GPU.A10.1", "unknown", 1, 2.0),
+        ("BM.GPU.A10.4", "unknown", 4, 2.0),
+    ],
+)
+def test_a_shape_costs_its_per_gpu_price_times_its_gpus(good, name, chip, gpus, per_gpu):
+    record = shape(good.records, name)
+    assert (record.chip, record.chip_count) == (chip, float(gpus))
+    assert record.price_per_hour == pytest.approx(per_gpu * gpus)
+    assert record.extra["per_gpu_hour"] == per_gpu
+    assert (record.region, record.pricing_model, record.currency) == ("global", "on_demand", "USD")
+
+
+def test_only_gpu_rentals_are_read(good):
+    assert len(good.records) == 10 and not good.rejects
+    assert {r.sku for r in good.records} <= set(shape_table())
+    assert good.notes == [
+        "skipped 1 'GPU Per Hour' row(s) that are NVIDIA AI Enterprise, not rentals"
+    ]
+    assert shape(good.records, "BM.GPU.H100.8").extra["price_list_updated"] == (
+        "2026-11-03T09:12:40.118Z"
+    )
+    assert_loadable(good)
+
+
+def test_bad_rows_become_rejects_with_reasons():
+    result = parse([payload("bad-rows.json")])
+    reasons = sorted(r.reason for r in result.rejects)
+    assert reasons == [
+        "GPU part B109480 (OCI - Compute - GPU - H100T) is not in "
+        "chipcost/data/oci_gpu_shapes.csv: add the shapes it prices",
+        "PAY_AS_YOU_GO value 0 is not a positive number",
+        "expected one PAY_AS_YOU_GO price, found 2",
+        "expected one USD price, found currencies ['EUR']",
+    ]
+    assert [r.instance_type for r in result.records] == ["BM.GPU.H100.8"]
+    assert any("Cloud@Customer" in note for note in result.notes)
+
+
+def test_a_renamed_metric_is_a_layout_change():
+    with pytest.raises(ParseError) as caught:
+        parse([payload("bad-renamed-metric.json")])
+    assert str(caught.value).startswith(
+        f"oci: parsed 0 offers from a non-empty page at {PRODUCTS_URL}"
+    )
+
+
+def test_fetch_gets_the_usd_list_and_archives_it(tmp_path):
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=payload("products.json").data)
+
+    [fetched] = fetch(fake_context(tmp_path, "oci", handler))
+    assert seen[0].url.params["currencyCode"] == "USD"
+    entry = read_manifest(tmp_path / STAMP / "oci")["payloads"][0]
+    assert entry["request"] == {"method": "GET", "params": PARAMS}
+    assert len(parse([fetched]).records) == 10
+
+
+def test_a_moved_endpoint_says_so(tmp_path):
+    ctx = fake_context(tmp_path, "oci", lambda request: httpx.Response(404))
+    with pytest.raises(SourceError, match="oci: GET .* answered 404 Not Found: the endpoint moved"):
+        fetch(ctx)

@@ -1,0 +1,246 @@
+"""The report e-mail sent to real local SMTP servers: structure, size, TLS, login, failures."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from datetime import date
+
+import pytest
+
+from reports.build import deliver, write_report
+from reports.mail import EmailError, build_message, smtp_settings
+from tests import report_warehouse, smtp_server
+from tests.helpers import day, record, run_of
+from tests.smtp_server import PASSWORD, USER, Inbox
+from warehouse.db import connect
+from warehouse.load import load_run
+
+RECIPIENTS = ["finops@example.com", "Infra Team <infra@example.org>"]
+
+
+@pytest.fixture(autouse=True)
+def no_smtp_env(monkeypatch):
+    for key in ("HOST", "PORT", "USER", "PASSWORD", "FROM", "TLS", "CA_FILE"):
+        monkeypatch.delenv(f"CHIPCOST_SMTP_{key}", raising=False)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    base = tmp_path_factory.mktemp("mail")
+    db = report_warehouse.build(base / "w.duckdb")
+    return write_report(db, base / "reports")
+
+
+@pytest.fixture
+def inbox():
+    box = Inbox()
+    controller = smtp_server.start(box)
+    yield box, controller.port
+    controller.stop()
+
+
+def smtp_env(monkeypatch, port: int, **extra: str) -> None:
+    values = {"HOST": "127.0.0.1", "PORT": str(port), "TLS": "none", "FROM": USER, **extra}
+    for key, value in values.items():
+        monkeypatch.setenv(f"CHIPCOST_SMTP_{key}", value)
+
+
+def parsed(content: bytes) -> email.message.EmailMessage:
+    return email.message_from_bytes(content, policy=email.policy.default)
+
+
+def test_sent_message_has_the_right_structure(report, inbox, monkeypatch):
+    box, port = inbox
+    smtp_env(monkeypatch, port)
+    delivery = deliver(report, RECIPIENTS, dry_run=False)
+    assert delivery.sent_to == RECIPIENTS
+    (got,) = box.messages
+    assert got.mail_from == USER
+    assert got.rcpt_tos == ["finops@example.com", "infra@example.org"]
+    message = parsed(got.content)
+    assert message["Subject"] == "2 price changes, H100-SXM on-demand −7.5%: week of 2026-11-01"
+    assert message["To"] == "finops@example.com, Infra Team <infra@example.org>"
+    assert message.get_content_type() == "multipart/mixed"
+    alternative, *attachments = message.iter_parts()
+    assert alternative.get_content_type() == "multipart/alternative"
+    text, html = alternative.iter_parts()
+    assert (text.get_content_type(), html.get_content_type()) == ("text/plain", "text/html")
+    assert [(a.get_content_type(), a.get_filename()) for a in attachments] == [
+        ("text/html", "chipcost-report_2026-11-01_2026-11-07.html"),
+        ("text/csv", "chipcost-changes_2026-11-01_2026-11-07.csv"),
+    ]
+    assert all(a.get_content_disposition() == "attachment" for a in attachments)
+    body = html.get_content()
+    assert len(body.encode()) < 100_000
+    assert "<style" not in body and 'style="' in body  # CSS inlined for mail clients
+    assert "<svg" not in body  # sparklines stay in the attached report
+    assert "H100-SXM" in body and "−7.5%" in body
+    assert "−7.5%" in text.get_content() and "$10.0000 -> $9.2500" in text.get_content()
+    assert attachments[1].get_content().startswith("changed_at,change,chip,")
+
+
+def test_starttls_and_login(report, tmp_path, monkeypatch):
+    cert, key = smtp_server.self_signed(tmp_path)
+    box = Inbox()
+    controller = smtp_server.start(
+        box,
+        tls_context=smtp_server.server_context(cert, key),
+        require_starttls=True,
+        auth_required=True,
+        authenticator=smtp_server.check_login,
+    )
+    try:
+        smtp_env(
+            monkeypatch,
+            controller.port,
+            HOST="localhost",
+            TLS="starttls",
+            USER=USER,
+            PASSWORD=PASSWORD,
+            CA_FILE=str(cert),
+        )
+        deliver(report, RECIPIENTS[:1], dry_run=False)
+    finally:
+        controller.stop()
+    assert [m.rcpt_tos for m in box.messages] == [["finops@example.com"]]
+
+
+def test_implicit_ssl(report, tmp_path, monkeypatch):
+    cert, key = smtp_server.self_signed(tmp_path)
+    box = Inbox()
+    controller = smtp_server.start(box, ssl_context=smtp_server.server_context(cert, key))
+    try:
+        smtp_env(monkeypatch, controller.port, HOST="localhost", TLS="ssl", CA_FILE=str(cert))
+        deliver(report, RECIPIENTS[:1], dry_run=False)
+    finally:
+        controller.stop()
+    assert len(box.messages) == 1
+
+
+def test_untrusted_certificate_is_a_clear_error(report, tmp_path, monkeypatch):
+    cert, key = smtp_server.self_signed(tmp_path)
+    controller = smtp_server.start(Inbox(), tls_context=smtp_server.server_context(cert, key))
+    try:
+        smtp_env(monkeypatch, controller.port, HOST="localhost", TLS="starttls")
+        with pytest.raises(EmailError, match="TLS with the SMTP server .* failed.*CA_FILE"):
+            deliver(report, RECIPIENTS[:1], dry_run=False)
+    finally:
+        controller.stop()
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+def test_refused_login_says_what_to_check_and_hides_the_password(report, monkeypatch):
+    box = Inbox()
+    controller = smtp_server.start(
+        box,
+        auth_required=True,
+        auth_require_tls=False,
+        authenticator=smtp_server.check_login,
+    )
+    try:
+        smtp_env(monkeypatch, controller.port, USER=USER, PASSWORD="wrong-s3cret")
+        with pytest.raises(EmailError) as caught:
+            deliver(report, RECIPIENTS, dry_run=False)
+    finally:
+        controller.stop()
+    message = str(caught.value)
+    assert "refused the login of 'reports@example.com'" in message
+    assert "CHIPCOST_SMTP_PASSWORD" in message and "wrong-s3cret" not in message
+    assert f"the report files are in {report.html_path.parent}" in message
+    assert report.html_path.exists() and report.csv_path.exists()
+    assert box.messages == []
+
+
+def test_dropped_connection_is_a_clear_error(report, monkeypatch):
+    dropper = smtp_server.Dropper()
+    try:
+        smtp_env(monkeypatch, dropper.port)
+        with pytest.raises(EmailError, match="closed the connection: check the port"):
+            deliver(report, RECIPIENTS, dry_run=False)
+    finally:
+        dropper.close()
+
+
+def test_nothing_listening_is_a_clear_error(report, monkeypatch):
+    smtp_env(monkeypatch, smtp_server.free_port())
+    with pytest.raises(EmailError, match="cannot reach the SMTP server 127.0.0.1:"):
+        deliver(report, RECIPIENTS, dry_run=False)
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({}, "no SMTP server configured: set CHIPCOST_SMTP_HOST"),
+        ({"HOST": "mail", "TLS": "tls"}, "CHIPCOST_SMTP_TLS='tls' is not one of"),
+        ({"HOST": "mail", "PORT": "smtp"}, "CHIPCOST_SMTP_PORT='smtp' is not a port"),
+        ({"HOST": "mail"}, "no sender address: set CHIPCOST_SMTP_FROM"),
+    ],
+)
+def test_settings_errors(monkeypatch, env, message):
+    for key, value in env.items():
+        monkeypatch.setenv(f"CHIPCOST_SMTP_{key}", value)
+    with pytest.raises(EmailError, match=message):
+        smtp_settings()
+
+
+def test_settings_defaults_and_secret_values(monkeypatch):
+    monkeypatch.setenv("CHIPCOST_SMTP_HOST", "env-host")
+    settings = smtp_settings({"password": "from-block", "user": "me@example.com"})
+    assert (settings.host, settings.port, settings.tls) == ("env-host", 587, "starttls")
+    assert settings.sender == "me@example.com" and settings.password == "from-block"
+    assert "from-block" not in repr(settings)
+    assert smtp_settings({"host": "h", "tls": "SSL", "from": "a@b.c"}).port == 465
+
+
+def test_bad_recipient_is_refused_before_anything_is_sent(report):
+    with pytest.raises(EmailError, match="'finops' is not an e-mail address"):
+        deliver(report, ["finops"], dry_run=True)
+
+
+def test_dry_run_writes_an_eml_that_parses_back(report):
+    delivery = deliver(report, [], dry_run=True)
+    assert delivery.eml_path == report.html_path.with_suffix(".eml")
+    message = parsed(delivery.eml_path.read_bytes())
+    assert message["To"] == "undisclosed-recipients:;"
+    assert message["Subject"].startswith("2 price changes")
+    kinds = [p.get_content_type() for p in message.walk()]
+    assert kinds == [
+        "multipart/mixed",
+        "multipart/alternative",
+        "text/plain",
+        "text/html",
+        "text/html",
+        "text/csv",
+    ]
+
+
+def test_many_changes_keep_the_body_under_the_clip_limit(tmp_path):
+    con = connect(tmp_path / "w.duckdb")
+    offers = [record(region=f"region-{i:03d}", price_per_hour=50.0 + i) for i in range(300)]
+    load_run(con, run_of(offers, day(0)))
+    moved = [record(region=f"region-{i:03d}", price_per_hour=45.0 + i) for i in range(300)]
+    load_run(con, run_of(moved, day(1)))
+    con.close()
+    made = write_report(tmp_path / "w.duckdb", tmp_path / "out")
+    assert made.data.moves.height == 300
+    message = parsed(deliver(made, ["a@example.com"], dry_run=True).eml_path.read_bytes())
+    html = message.get_body(("html",)).get_content()
+    assert len(html.encode()) < 100_000
+    assert "The 10 largest of 300 moves of list and commitment prices, per chip-hour" in html
+    assert made.html_path.stat().st_size > 300_000  # the full report keeps every move
+    assert made.data.period.until == date(2026, 11, 2)
+
+
+@pytest.mark.parametrize("width", range(60, 100, 3))
+def test_subjects_with_a_minus_sign_read_back_unchanged(tmp_path, width):
+    subject = ("x" * width)[: width - 14] + " on-demand −8%"
+    message = build_message(
+        subject=subject,
+        sender="a@b.io",
+        recipients=["c@d.io"],
+        text="t",
+        html="<p>h</p>",
+        attachments=[],
+    )
+    assert parsed(bytes(message))["Subject"] == subject

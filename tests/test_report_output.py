@@ -1,0 +1,199 @@
+"""Report files and the CLI: hostile text escaped, thin data explained, clear errors."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import os
+import subprocess
+import sys
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+
+from chipcost.runs import FAILED
+from reports.build import deliver, write_report
+from reports.summary import markdown, text_body
+from tests import report_warehouse, smtp_server
+from tests.helpers import day, record, run_of
+from warehouse.db import connect
+from warehouse.load import load_run
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+SCRIPT = "<script>alert(1)</script>"
+
+
+def chipcost(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [CHIPCOST, *args], capture_output=True, text=True, timeout=120, env=env, check=False
+    )
+
+
+def warehouse(path: Path, runs: list) -> Path:
+    con = connect(path)
+    for run in runs:
+        load_run(con, run)
+    con.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def golden(tmp_path_factory) -> Path:
+    return report_warehouse.build(tmp_path_factory.mktemp("out") / "w.duckdb")
+
+
+def test_scraped_html_comes_out_escaped(tmp_path):
+    hostile = {"instance_type": SCRIPT, "region": '=HYPERLINK("http://x")'}
+    first, later = (
+        run_of([record(**hostile)], day(0)),
+        run_of([record(price_per_hour=50.0, **hostile)], day(1)),
+    )
+    failed = run_of([], day(2), status=FAILED)  # the health table shows the last run's message
+    failed.sources[0].message = "<img src=x onerror=alert(2)>"
+    made = write_report(warehouse(tmp_path / "w.duckdb", [first, later, failed]), tmp_path / "r")
+    page = made.html_path.read_text()
+    mail = deliver(made, [], dry_run=True).eml_path.read_bytes().decode()
+    message = email.message_from_string(mail, policy=email.policy.default)
+    body = message.get_body(("html",)).get_content()
+    for html in (page, body):
+        assert SCRIPT not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(2)&gt;" in page
+    assert SCRIPT not in markdown(made.data, [])
+    assert SCRIPT in text_body(made.data, 10)  # plain text is plain: nothing to escape
+    csv = made.csv_path.read_text()
+    assert "'=HYPERLINK" in csv and ",=HYPERLINK" not in csv  # not a spreadsheet formula
+
+
+def test_period_without_runs_says_so(golden, tmp_path):
+    made = write_report(golden, tmp_path, since=date(2026, 12, 1), until=date(2026, 12, 7))
+    page = made.html_path.read_text()
+    assert "No collection ran from 2026-12-01 to 2026-12-07 (newest prices: 2026-11-07)" in page
+    assert "No prices known at the end of 2026-12-07." in page
+    assert made.subject == "No price changes: week of 2026-12-01"
+    assert made.csv_path.read_text().startswith("changed_at,change,chip")
+    assert len(made.csv_path.read_text().splitlines()) == 1
+
+
+def test_empty_warehouse_makes_a_report_that_says_what_it_lacks(tmp_path):
+    made = write_report(warehouse(tmp_path / "w.duckdb", []), tmp_path / "r")
+    page = made.html_path.read_text()
+    assert "The warehouse holds no prices yet: run `chipcost collect` first." in page
+    assert "No prices yet, so no changes." in page
+    assert "No source has run before the end of this period." in page
+    assert made.subject.startswith("No price history yet: week of ")
+    assert made.data.period.until == date.today() or made.data.period.days == 7
+
+
+def test_single_day_of_history(tmp_path):
+    made = write_report(warehouse(tmp_path / "w.duckdb", [run_of([record()], day(0))]), tmp_path)
+    page = made.html_path.read_text()
+    assert "Only one day of prices so far: nothing to compare it with yet." in page
+    assert "History starts on 2026-11-01" in page
+    assert "1 offer first seen in a source&#x27;s first run in this period is the start" in page
+    assert "No new offers in this period." in page  # the first run is not news
+    assert made.data.period.since == date(2026, 11, 1) - timedelta(days=6)
+
+
+def test_a_change_with_one_daily_point_has_no_sparkline(tmp_path):
+    same_day = day(0).replace(hour=18)
+    runs = [run_of([record()], day(0)), run_of([record(price_per_hour=50.0)], same_day, run_id="x")]
+    made = write_report(warehouse(tmp_path / "w.duckdb", runs), tmp_path / "r")
+    assert made.data.moves["trend"].to_list() == [None]
+    page = made.html_path.read_text()
+    assert "one day only" in page and "<svg" not in page
+
+
+def test_sample_runs_are_labelled(tmp_path):
+    db = report_warehouse.build(tmp_path / "w.duckdb", report_warehouse.golden_runs(sample=True))
+    made = write_report(db, tmp_path / "r")
+    assert made.subject.startswith("[sample data] 2 price changes")
+    assert "SAMPLE DATA" in made.html_path.read_text()
+    assert "SAMPLE DATA" in text_body(made.data, 10)
+
+
+def test_cli_dry_run_writes_report_csv_and_eml(golden, tmp_path):
+    result = chipcost("report", "--dry-run", "--db", str(golden), "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    slug = "2026-11-01_2026-11-07"
+    for name in (f"chipcost-report_{slug}.html", f"chipcost-changes_{slug}.csv"):
+        assert str(tmp_path / name) in result.stdout
+    eml = tmp_path / f"chipcost-report_{slug}.eml"
+    assert f"{eml} (dry run: not sent)" in result.stdout
+    message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
+    assert message.get_content_type() == "multipart/mixed"
+    assert "2 price changes, H100-SXM on-demand −7.5%" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--since", "2026-13-01"], "--since '2026-13-01' is not a date: use YYYY-MM-DD"),
+        (["--since", "2026-11-09", "--until", "2026-11-08"], "is after --until 2026-11-08"),
+        (["--email", "finops"], "'finops' is not an e-mail address"),
+        (["--email", "a@example.com"], "no SMTP server configured"),
+    ],
+)
+def test_cli_errors_are_one_clear_line(golden, tmp_path, args, message):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHIPCOST_SMTP_")}
+    result = chipcost("report", "--db", str(golden), "--out", str(tmp_path), *args, env=env)
+    assert result.returncode == 1
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_cli_failed_send_leaves_the_files(golden, tmp_path):
+    env = {**os.environ, "CHIPCOST_SMTP_HOST": "127.0.0.1", "CHIPCOST_SMTP_TLS": "none"}
+    env |= {"CHIPCOST_SMTP_PORT": str(smtp_server.free_port()), "CHIPCOST_SMTP_FROM": "r@x.io"}
+    result = chipcost(
+        "report", "--db", str(golden), "--out", str(tmp_path), "--email", "a@b.io", env=env
+    )
+    assert result.returncode == 1 and "cannot reach the SMTP server" in result.stderr
+    assert f"the report files are in {tmp_path}" in result.stderr.replace("\n", "")
+    assert len(list(tmp_path.glob("chipcost-*"))) == 2
+
+
+def test_cli_sends_through_smtp(golden, tmp_path):
+    box = smtp_server.Inbox()
+    controller = smtp_server.start(box)
+    env = {**os.environ, "CHIPCOST_SMTP_HOST": "127.0.0.1", "CHIPCOST_SMTP_TLS": "none"}
+    env |= {"CHIPCOST_SMTP_PORT": str(controller.port), "CHIPCOST_SMTP_FROM": "r@x.io"}
+    try:
+        args = ["--email", "a@b.io", "--email", "c@d.io"]
+        result = chipcost("report", "--db", str(golden), "--out", str(tmp_path), *args, env=env)
+    finally:
+        controller.stop()
+    assert result.returncode == 0, result.stderr
+    assert "sent to a@b.io, c@d.io" in result.stdout
+    assert [m.rcpt_tos for m in box.messages] == [["a@b.io", "c@d.io"]]
+
+
+def test_reading_commands_do_not_load_the_report_machinery():
+    code = (
+        "import sys, chipcost.cli; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'prefect', 'great_tables', "
+        "'css_inline', 'reports'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_spot_moves_are_listed_apart_in_the_mail(tmp_path):
+    spot = {"pricing_model": "spot", "zone": "us-east-1a"}
+    runs = [
+        run_of([record(), record(price_per_hour=20.0, **spot)], day(0)),
+        run_of([record(price_per_hour=56.14), record(price_per_hour=26.0, **spot)], day(1)),
+    ]
+    made = write_report(warehouse(tmp_path / "w.duckdb", runs), tmp_path / "r")
+    message = email.message_from_bytes(
+        deliver(made, [], dry_run=True).eml_path.read_bytes(), policy=email.policy.default
+    )
+    html = message.get_body(("html",)).get_content()
+    listed, spot_part = html.split("Spot moves")
+    assert "+2.0%" in listed and "+30.0%" not in listed
+    assert "+30.0%" in spot_part and "All moves of spot prices" in spot_part
+    text = message.get_body(("plain",)).get_content()
+    assert "Largest moves of list and commitment prices (1 of 1)" in text
+    assert "Largest moves of spot prices (1 of 1)" in text
+    assert made.subject == "2 price changes, H100-SXM spot +30%: week of 2026-10-27"

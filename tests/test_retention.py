@@ -1,0 +1,109 @@
+"""The observations window: pruned inside the load, measured from the newest observation,
+never touching price_history or rejects, and configurable (CHIPCOST_OBSERVATIONS_DAYS)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+import warehouse.load as load_module
+from chipcost.errors import ChipcostError
+from chipcost.record import Reject
+from chipcost.settings import DEFAULT_OBSERVATIONS_DAYS, load_settings, observations_days
+from tests.helpers import day, record, run_of
+from warehouse.db import connect
+from warehouse.load import load_run
+
+
+@pytest.fixture
+def con(tmp_path):
+    connection = connect(tmp_path / "w.duckdb")
+    yield connection
+    connection.close()
+
+
+def rows(con, sql: str) -> list:
+    return con.execute(sql).fetchall()
+
+
+def days_kept(con) -> list:
+    return [r[0] for r in rows(con, "SELECT DISTINCT observed_at FROM observations ORDER BY 1")]
+
+
+def test_observations_older_than_the_window_are_pruned(con):
+    offers = [record(), record(region="eu-west-1", price_per_hour=60.0)]
+    for n in range(10):
+        price = 55.04 if n < 5 else 50.0  # one change on day 5
+        summary = load_run(
+            con,
+            run_of([replace(offers[0], price_per_hour=price), offers[1]], day(n)),
+            observations_days=3,
+        )
+    # Kept: observed at most 3 days before the newest (day 9), so days 6 to 9.
+    assert days_kept(con) == [day(6), day(7), day(8), day(9)]
+    assert summary.pruned == 2  # day 5's two records left the window on day 9
+    # History keeps every distinct price from day 0 on.
+    history = rows(
+        con, "SELECT region, price_per_hour, valid_from FROM price_history ORDER BY 3, 1"
+    )
+    assert history == [
+        ("eu-west-1", 60.0, day(0)),
+        ("us-east-1", 55.04, day(0)),
+        ("us-east-1", 50.0, day(5)),
+    ]
+
+
+def test_rejects_are_never_pruned(con):
+    for n in range(6):
+        run = run_of([record()], day(n))
+        run.sources[0].rejects = [Reject("aws-pricing-api", f"bad row {n}", {"n": n})]
+        load_run(con, run, observations_days=1)
+    assert rows(con, "SELECT count(*) FROM rejects") == [(6,)]
+    assert days_kept(con) == [day(4), day(5)]
+
+
+def test_an_old_run_replayed_late_updates_nothing_it_should_not(con):
+    load_run(con, run_of([record()], day(40)), observations_days=7)
+    summary = load_run(
+        con, run_of([record(region="ap-south-1")], day(1), run_id="old"), observations_days=7
+    )
+    # Outside the window: not written as an observation, but its new offer reaches history.
+    assert days_kept(con) == [day(40)]
+    assert summary.pruned == 0 and summary.new == 1
+    assert rows(con, "SELECT count(*) FROM price_history WHERE region = 'ap-south-1'") == [(1,)]
+
+
+def test_keeping_every_observation(con):
+    for n in range(5):
+        load_run(con, run_of([record()], day(n)), observations_days=None)
+    assert len(days_kept(con)) == 5
+
+
+def test_pruning_is_part_of_the_load_transaction(con, monkeypatch):
+    for n in range(4):
+        load_run(con, run_of([record()], day(n)), observations_days=2)
+    before = rows(con, "SELECT * FROM observations ORDER BY ALL")
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("killed after pruning")
+
+    monkeypatch.setattr(load_module, "insert_run", explode)
+    with pytest.raises(RuntimeError):
+        load_run(con, run_of([record()], day(9)), observations_days=2)
+    assert rows(con, "SELECT * FROM observations ORDER BY ALL") == before
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [(None, DEFAULT_OBSERVATIONS_DAYS), ("", DEFAULT_OBSERVATIONS_DAYS), ("90", 90), ("ALL", None)],
+)
+def test_the_setting(text, days):
+    assert observations_days(text) == days
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "two weeks", "1.5"])
+def test_a_bad_setting_is_explained(text, monkeypatch):
+    monkeypatch.setenv("CHIPCOST_OBSERVATIONS_DAYS", text)
+    with pytest.raises(ChipcostError, match="CHIPCOST_OBSERVATIONS_DAYS"):
+        load_settings()

@@ -1,0 +1,155 @@
+"""runpod: parse() on recorded gpuTypes responses, fetch() against a fake GraphQL endpoint.
+
+Fixtures in tests/fixtures/runpod/ have RunPod's GraphQL response shape (written with
+scripts/neoclouds_a_payloads.py): gpu-types.json is good; bad-* are the failure cases.
+"""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from chipcost.archive import read_manifest
+from chipcost.errors import ParseError, SourceError
+from extract.runpod import API_KEY_ENV, GPU_TYPES_QUERY, GRAPHQL_URL, fetch, parse
+from tests.recorded import STAMP, assert_loadable, fake_context, recorded
+
+
+def payload(name: str):
+    return recorded("runpod", name, GRAPHQL_URL)
+
+
+def offer(records, instance_type, model="on_demand", plan="secure", term="none"):
+    found = [
+        r
+        for r in records
+        if (r.instance_type, r.pricing_model, r.plan, r.term) == (instance_type, model, plan, term)
+    ]
+    assert len(found) == 1, (instance_type, model, plan, term, len(found))
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def good():
+    return parse([payload("gpu-types.json")])
+
+
+def test_every_price_field_becomes_one_record(good):
+    h100 = [r for r in good.records if r.sku == "NVIDIA H100 80GB HBM3"]
+    assert len(h100) == 8  # secure, community, two spot, four commitment terms
+    assert offer(good.records, "1x H100 SXM").price_per_hour == 2.69
+    assert offer(good.records, "1x H100 SXM", plan="community").price_per_hour == 1.99
+    assert offer(good.records, "1x H100 SXM", "spot").price_per_hour == 1.75
+    assert offer(good.records, "1x H100 SXM", "spot", "community").price_per_hour == 1.25
+    for term, price in (("1w", 2.59), ("1mo", 2.49), ("3mo", 2.39), ("6mo", 2.29)):
+        assert offer(good.records, "1x H100 SXM", "commitment", term=term).price_per_hour == price
+    assert_loadable(good)
+
+
+def test_records_are_per_gpu_with_provenance(good):
+    h200 = offer(good.records, "1x H200 SXM")
+    assert (h200.chip, h200.chip_count, h200.region) == ("H200", 1.0, "global")
+    assert h200.source_url == GRAPHQL_URL
+    assert h200.payload_ref == "fixtures/runpod/gpu-types.json"
+    assert h200.extra["memory_gb"] == 141 and h200.extra["priced"] == "per GPU-hour"
+
+
+def test_clouds_and_options_not_sold_give_no_record(good):
+    assert not [r for r in good.records if r.sku == "NVIDIA H200" and r.plan == "community"]
+    assert not [r for r in good.records if r.sku == "NVIDIA B200" and r.pricing_model == "spot"]
+    assert not [r for r in good.records if r.sku == "unknown"]  # RunPod's placeholder type
+    assert not good.rejects
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "chip"),
+    [
+        ("NVIDIA H100 80GB HBM3", "H100-SXM"),
+        ("NVIDIA H100 PCIe", "H100-PCIe"),
+        ("NVIDIA H100 NVL", "H100-NVL"),
+        ("NVIDIA H200", "H200"),
+        ("NVIDIA B200", "B200"),
+        ("NVIDIA A100 80GB PCIe", "A100-80GB"),
+        ("NVIDIA A100-SXM4-80GB", "A100-80GB"),
+        ("NVIDIA L40S", "L40S"),
+        ("NVIDIA L4", "L4"),
+        ("AMD Instinct MI300X OAM", "MI300X"),
+        ("NVIDIA GeForce RTX 4090", "unknown"),
+    ],
+)
+def test_every_fixture_spelling_maps_to_its_chip(good, gpu_id, chip):
+    assert {r.chip for r in good.records if r.sku == gpu_id} == {chip}
+
+
+def test_unknown_spellings_are_loaded_and_reported(good):
+    assert any("RTX 4090" in note and "chip_aliases.csv" in note for note in good.notes)
+
+
+def test_graphql_errors_fail_the_source_with_the_message():
+    with pytest.raises(ParseError) as caught:
+        parse([payload("bad-graphql-errors.json")])
+    message = str(caught.value)
+    assert message.startswith(f"runpod: the GraphQL API at {GRAPHQL_URL}")
+    assert "Cannot query field" in message and "GPU_TYPES_QUERY" in message
+
+
+def test_a_renamed_price_field_is_a_layout_change():
+    with pytest.raises(ParseError, match="lacks securePrice"):
+        parse([payload("bad-renamed-field.json")])
+
+
+def test_unusable_prices_become_rejects_and_the_rest_loads():
+    result = parse([payload("bad-prices.json")])
+    reasons = sorted(r.reason for r in result.rejects)
+    assert reasons == [
+        "gpuTypes entry 'not an object' is not a GPU type with an id",
+        "securePrice is None although secureCloud is true: no usable price",
+        "secureSpotPrice is '3.50' although secureCloud is true: no usable price",
+    ]
+    assert {r.instance_type for r in result.records} == {"1x H100 SXM", "1x B200"}
+    assert_loadable(result)
+
+
+def test_fetch_posts_the_query_with_the_key_and_archives_no_secret(tmp_path, monkeypatch):
+    monkeypatch.setenv(API_KEY_ENV, "rp-secret-key")
+    body = (payload("gpu-types.json")).data
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if len(seen) == 1:
+            return httpx.Response(429, headers={"Retry-After": "2"})
+        return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
+
+    waits: list[float] = []
+    ctx = fake_context(tmp_path, "runpod", handler, waits)
+    [fetched] = fetch(ctx)
+    assert waits == [2.0] and len(seen) == 2
+    assert seen[-1].method == "POST" and str(seen[-1].url) == GRAPHQL_URL
+    assert json.loads(seen[-1].content) == {"query": GPU_TYPES_QUERY}
+    assert seen[-1].headers["Authorization"] == "Bearer rp-secret-key"
+    manifest = read_manifest(tmp_path / STAMP / "runpod")
+    assert "rp-secret-key" not in json.dumps(manifest)
+    assert manifest["payloads"][0]["request"]["json"] == {"query": GPU_TYPES_QUERY}
+    assert len(parse([fetched]).records) == 39
+
+
+def test_fetch_without_a_key_sends_no_authorization(tmp_path, monkeypatch):
+    monkeypatch.delenv(API_KEY_ENV, raising=False)
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=payload("gpu-types.json").data)
+
+    fetch(fake_context(tmp_path, "runpod", handler))
+    assert "Authorization" not in seen[0].headers
+
+
+def test_a_refused_key_names_the_variable(tmp_path, monkeypatch):
+    monkeypatch.setenv(API_KEY_ENV, "expired")
+    ctx = fake_context(tmp_path, "runpod", lambda request: httpx.Response(401))
+    with pytest.raises(SourceError, match=f"check the API key \\({API_KEY_ENV}\\)"):
+        fetch(ctx)

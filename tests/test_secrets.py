@@ -1,0 +1,193 @@
+"""Credentials never leak: a replay, a live fetch that really sends them, and a report, with
+distinctive fake secrets set; then logs, captured output, Prefect artifacts and logs, every
+warehouse table, every archived file (decompressed) and every report file are searched.
+
+The secret names are found in the code (every *_API_KEY, *_TOKEN, *_PASSWORD, AWS key
+variable), so a source added later with its own key is covered without editing this file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import logging
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from extract import _http, aws_pricing, runpod
+from tests.fault_server import fault_server, respond
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+
+ROOT = Path(__file__).resolve().parent.parent
+CODE = ("extract", "reports", "flows", "chipcost", "transform", "warehouse")
+SECRET_NAME = re.compile(
+    r"\b[A-Z][A-Z0-9_]*(?:_API_KEY|_TOKEN|_PASSWORD|_SECRET_ACCESS_KEY|_ACCESS_KEY_ID)\b"
+)
+ALWAYS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
+RUNPOD_BODY = (ROOT / "tests/fixtures/runpod/gpu-types.json").read_bytes()
+AWS_PAGE = json.loads(
+    (ROOT / "tests/fixtures/aws-pricing-api/gpu-instance-page-1.json").read_text()
+)
+AWS_PAGE.pop("NextToken", None)
+
+
+def secret_names() -> set[str]:
+    names = set(ALWAYS)
+    for folder in CODE:
+        for path in (ROOT / folder).rglob("*.py"):
+            names |= set(SECRET_NAME.findall(path.read_text(encoding="utf-8")))
+    return names
+
+
+@pytest.fixture
+def secrets(monkeypatch) -> dict[str, str]:
+    values = {
+        name: f"leak{i:02d}x{name.lower().replace('_', '')}Q7"
+        for i, name in enumerate(sorted(secret_names()))
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CHIPCOST_SMTP_HOST", "127.0.0.1")
+    monkeypatch.setenv("CHIPCOST_SMTP_USER", "chipcost")
+    return values
+
+
+def found_in(text: str, secrets: dict[str, str]) -> list[str]:
+    return [name for name, value in secrets.items() if value in text]
+
+
+def warehouse_text(db: Path) -> str:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        tables = [
+            r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        ]
+        return "\n".join(str(con.execute(f'SELECT * FROM "{t}"').fetchall()) for t in tables)
+    finally:
+        con.close()
+
+
+def files_text(folder: Path) -> str:
+    parts = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        parts.append(
+            (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8", "replace")
+        )
+    return "\n".join(parts)
+
+
+def prefect_text() -> str:
+    from prefect.client.orchestration import get_client
+
+    async def read() -> str:
+        async with get_client() as client:
+            artifacts = await client.read_artifacts()
+            logs = await client.read_logs()
+        return "\n".join(
+            [
+                *(str(a.data) + str(a.description) for a in artifacts),
+                *(line.message for line in logs),
+            ]
+        )
+
+    return asyncio.run(read())
+
+
+@pytest.fixture
+def live_servers(monkeypatch):
+    """runpod and the AWS Price List answered by local servers that record what they got."""
+    monkeypatch.setattr(_http, "BACKOFF_BASE", 0.01)
+    page = json.dumps(AWS_PAGE).encode()
+    with (
+        fault_server(respond(200, RUNPOD_BODY)) as rp,
+        fault_server(respond(200, page, {"Content-Type": "application/x-amz-json-1.1"})) as aws,
+    ):
+        import boto3
+
+        monkeypatch.setattr(runpod, "GRAPHQL_URL", f"{rp.url}/graphql")
+        monkeypatch.setattr(
+            aws_pricing,
+            "pricing_client",
+            lambda: boto3.client(
+                "pricing",
+                region_name="us-east-1",
+                endpoint_url=aws.url,
+                config=aws_pricing.CLIENT_CONFIG,
+            ),
+        )
+        monkeypatch.setattr(
+            aws_pricing,
+            "ec2_client",
+            lambda region: boto3.client("ec2", region_name=region, endpoint_url=aws.url),
+        )
+        yield rp, aws
+
+
+def test_no_secret_leaks_from_collection_or_report(
+    tmp_path, secrets, live_servers, caplog, capfd, sample_runs
+):
+    # INFO: what a deployed run logs (library DEBUG logs, e.g. botocore's request dumps, are
+    # off unless someone turns them on).
+    from prefect.logging.configuration import setup_logging
+
+    setup_logging()  # Prefect configures logging on its first run: do it now, then listen
+    caplog.set_level(logging.INFO)
+    # Prefect's run loggers do not propagate to the root logger: listen to them directly.
+    loggers = [logging.getLogger(n) for n in ("prefect", "prefect.flow_runs", "prefect.task_runs")]
+    for logger in loggers:
+        logger.addHandler(caplog.handler)
+    try:
+        places = _run_everything(tmp_path, secrets, live_servers, caplog, capfd, sample_runs)
+    finally:
+        for logger in loggers:
+            logger.removeHandler(caplog.handler)
+    for place, text in places.items():
+        assert text, f"nothing to search in {place}: the test would prove nothing"
+        assert not found_in(text, secrets), f"{place} holds {found_in(text, secrets)}"
+
+
+def _run_everything(tmp_path, secrets, live_servers, caplog, capfd, sample_runs) -> dict:
+    from flows.collect import collect
+    from flows.report import report
+
+    db = tmp_path / "w.duckdb"
+    replayed = collect(replay=str(sample_runs[0]), db=str(db), data_dir=str(tmp_path))
+    assert all(s.status == "ok" for o in replayed for s in o.run.sources)
+    live = collect(db=str(db), data_dir=str(tmp_path), sources=["runpod", "aws-pricing-api"])
+    assert {s.source: s.status for s in live[0].run.sources} == {
+        "runpod": "ok",
+        "aws-pricing-api": "ok",
+    }
+
+    # The secrets were really in play: the servers received them.
+    rp, aws = live_servers
+    assert secrets["RUNPOD_API_KEY"] in str(rp.requests)
+    assert secrets["AWS_ACCESS_KEY_ID"] in str(aws.requests)
+    assert secrets["AWS_SESSION_TOKEN"] in str(aws.requests)
+
+    out_dir = tmp_path / "reports"
+    report(
+        db=str(db),
+        data_dir=str(tmp_path),
+        out=str(out_dir),
+        dry_run=True,
+        recipients=["ops@example.invalid"],
+    )
+    assert any(out_dir.rglob("*.html")), "the report wrote no HTML"
+
+    captured = capfd.readouterr()
+    places = {
+        "logs": "\n".join(f"{r.getMessage()} {r.args}" for r in caplog.records),
+        "output": captured.out + captured.err,
+        "prefect": prefect_text(),
+        "warehouse": warehouse_text(db),
+        "archive": files_text(tmp_path / "archive"),
+        "reports": files_text(out_dir),
+    }
+    return places

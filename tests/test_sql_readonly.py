@@ -1,0 +1,152 @@
+"""`chipcost sql` only reads: every way to write, reach files or change settings is refused."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chipcost.errors import ChipcostError
+from chipcost.readonly import run_readonly
+from tests.helpers import day, record, run_of
+from warehouse.db import connect
+from warehouse.load import load_run
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("sql") / "w.duckdb"
+    con = connect(path)
+    load_run(con, run_of([record(), record(region="us-west-2", price_per_hour=57.2)], day(0)))
+    con.close()
+    return path
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# {out} is a path in the test's own directory: nothing may appear there.
+REFUSED_BY_KIND = [
+    ("insert into chips (chip) values ('x')", "INSERT"),
+    ("update price_history set price_per_hour = 0", "UPDATE"),
+    ("delete from runs", "DELETE"),
+    ("drop table runs", "DROP"),
+    ("create table x as select 1", "CREATE"),
+    ("alter table runs add column x int", "ALTER"),
+    ("attach '{out}' as other", "ATTACH"),
+    ("detach other", "DETACH"),
+    ("copy price_history to '{out}'", "COPY"),
+    ("copy (select * from runs) to '{out}' (format parquet)", "COPY"),
+    ("export database '{out}'", "EXPORT"),
+    ("install httpfs", "LOAD"),
+    ("load httpfs", "LOAD"),
+    ("force install httpfs", "LOAD"),
+    ("set threads = 1", "SET"),
+    ("reset threads", "SET"),
+    ("pragma enable_profiling", "PRAGMA"),
+    ("pragma force_checkpoint", "PRAGMA"),
+    ("checkpoint", "CALL"),
+    ("call pragma_version()", "CALL"),
+    ("vacuum", "VACUUM"),
+    ("begin transaction", "TRANSACTION"),
+    ("explain analyze copy (select 1) to '{out}'", "EXPLAIN of a COPY"),
+    ("explain analyze insert into chips (chip) values ('x')", "EXPLAIN of a INSERT"),
+]
+
+
+@pytest.mark.parametrize(("statement", "kind"), REFUSED_BY_KIND)
+def test_writing_statements_are_refused_by_kind(db, tmp_path, statement, kind):
+    out = tmp_path / "out"
+    before = digest(db)
+    with pytest.raises(ChipcostError, match=f"a {kind} statement is refused"):
+        run_readonly(db, statement.format(out=out))
+    assert not out.exists()
+    assert digest(db) == before
+
+
+@pytest.mark.parametrize(
+    "statements",
+    [
+        "select 1; drop table runs",
+        "select 1; select 2",
+        "select 1; copy runs to 'x.csv'",
+    ],
+)
+def test_more_than_one_statement_is_refused(db, statements):
+    with pytest.raises(ChipcostError, match="exactly one SQL statement"):
+        run_readonly(db, statements)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "select * from read_csv('{probe}')",
+        "select * from read_text('{probe}')",
+        "select * from glob('{dir}/*')",
+        "select * from read_parquet('{dir}/*.parquet')",
+        "select * from query('copy (select 1) to ''{out}''')",
+    ],
+)
+def test_a_select_cannot_reach_files(db, tmp_path, statement):
+    """Reads pass the statement check; the sandboxed session still reaches no file."""
+    probe = tmp_path / "probe.csv"
+    probe.write_text("a\n1\n")
+    out = tmp_path / "out.csv"
+    query = statement.format(probe=probe, dir=tmp_path, out=out)
+    with pytest.raises(ChipcostError) as raised:
+        run_readonly(db, query)
+    assert "Traceback" not in str(raised.value)
+    assert not out.exists()
+
+
+def test_file_access_is_explained(db, tmp_path):
+    probe = tmp_path / "probe.csv"
+    probe.write_text("a\n1\n")
+    with pytest.raises(ChipcostError, match="reads only the warehouse"):
+        run_readonly(db, f"select * from read_csv('{probe}')")
+
+
+@pytest.mark.parametrize(
+    ("query", "rows"),
+    [
+        ("select count(*) as n from price_history", 1),
+        ("from current_prices", 2),
+        ("with x as (select * from runs) select * from x", 1),
+        ("explain select * from runs", None),
+        ("explain analyze select count(*) from observations", None),
+        ("select * from duckdb_tables() where table_name = 'runs'", 1),
+        ("describe price_history", None),
+        ("select current_setting('TimeZone') as tz", 1),
+    ],
+)
+def test_reads_still_answer(db, query, rows):
+    frame = run_readonly(db, query)
+    assert frame.height >= 1
+    if rows is not None:
+        assert frame.height == rows
+
+
+def test_settings_stay_locked_inside_a_query(db):
+    frame = run_readonly(db, "select current_setting('enable_external_access') as access")
+    assert frame["access"].to_list() == [False]
+
+
+def test_cli_refuses_with_one_clear_line(db, tmp_path):
+    out = tmp_path / "x.parquet"
+    result = subprocess.run(
+        [CHIPCOST, "sql", f"copy runs to '{out}'", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "a COPY statement is refused" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not out.exists()

@@ -1,0 +1,222 @@
+"""Throughput in the warehouse: references refreshed, user rows kept, the choice rule, the view."""
+
+from __future__ import annotations
+
+import csv
+from importlib import resources
+
+import pytest
+
+from chipcost.catalog import canonical_chips
+from chipcost.errors import ChipcostError
+from chipcost.references import model_rows, throughput_references
+from tests.helpers import day, record, run_of
+from transform.throughput import KINDS, figures_from_rows
+from transform.tokens import cost_per_million_tokens
+from warehouse.db import connect, scalar
+from warehouse.load import load_run
+from warehouse.throughput import add_user_figures, add_user_model, remove_user_figure
+
+
+def _measure(**changes) -> dict[str, str]:
+    row = {
+        "chip": "H100-SXM",
+        "model": "llama-3-70b",
+        "workload": "training",
+        "tokens_per_second": "800",
+        "source": "our Megatron run",
+        "source_date": "2026-11-01",
+    }
+    return {**row, **changes}
+
+
+def _user(con, *rows: dict[str, str], allow: bool = False) -> list[str]:
+    figures = figures_from_rows(rows, chips=canonical_chips(), origin="user", where="test")
+    return add_user_figures(con, figures, allow_above_peak=allow)
+
+
+def _chosen(con, chip: str, model: str, workload: str) -> tuple:
+    return con.execute(
+        "SELECT throughput_id, kind, tokens_per_second_per_chip FROM throughput_ranked "
+        "WHERE chosen AND chip = ? AND model = ? AND workload = ?",
+        [chip, model, workload],
+    ).fetchall()[0]
+
+
+@pytest.fixture
+def con(tmp_path):
+    connection = connect(tmp_path / "w.duckdb")
+    yield connection
+    connection.close()
+
+
+def test_every_reference_row_is_loaded_with_its_source_and_date(con):
+    rows = con.execute(
+        "SELECT throughput_id, source, source_date, stated_as FROM throughput "
+        "WHERE origin = 'reference'"
+    ).fetchall()
+    assert len(rows) == len(throughput_references()) >= 12
+    for ident, source, date, stated in rows:
+        assert source and date and stated, ident
+
+
+def test_the_reference_file_names_only_known_kinds_chips_and_models():
+    models = {m["model"] for m in model_rows()}
+    for figure in throughput_references():
+        assert figure.kind in KINDS and figure.kind != "measured"
+        assert figure.chip in canonical_chips()
+        assert figure.model in models, f"{figure.throughput_id}: add {figure.model} to models.csv"
+
+
+def test_the_trainium3_inference_figure_is_stored_per_chip_and_says_why():
+    (figure,) = [f for f in throughput_references() if f.throughput_id.startswith("spheron-trn3")]
+    assert figure.tokens_per_second_per_chip == 1800
+    assert "per NeuronCore" in figure.stated_as and "UNIT" in figure.notes
+
+
+def test_derived_figures_cover_chips_with_a_peak_and_state_their_assumption(con):
+    ident, kind, tps = _chosen(con, "H100-SXM", "llama-3-70b", "training")
+    assert (ident, kind) == ("derived:H100-SXM:llama-3-70b:training", "derived")
+    assert tps == pytest.approx(989.5e12 * 0.40 / (6 * 70.6e9))
+    mfu, notes, source = con.execute(
+        "SELECT mfu, notes, source FROM throughput WHERE throughput_id = ?", [ident]
+    ).fetchall()[0]
+    assert mfu == 0.40 and "Llama 3 Herd" in notes and "989.5 TFLOPS" in source
+    inferentia = scalar(
+        con,
+        "SELECT count(*) FROM throughput WHERE chip LIKE 'Inferentia%' AND workload = 'training'",
+    )
+    assert inferentia == 0  # AWS builds Inferentia for inference only
+
+
+@pytest.mark.parametrize(
+    ("chip", "model", "workload", "chosen_id"),
+    [
+        # independent beats derived; between the two independent figures, the lower one
+        ("H200", "llama-3-70b", "inference", "spheron-h200-llama-3-70b-batch-8"),
+        # an estimate beats derived when it fits under the chip's peak
+        ("Trainium3", "llama-3-70b", "inference", "spheron-trn3-llama-3-70b-batch-32"),
+        ("H100-SXM", "bert-large", "training", "bitslovers-h100-bert-large"),
+        # an estimate above the chip's peak is set aside: derived is used
+        ("H100-SXM", "llama-3-70b", "training", "derived:H100-SXM:llama-3-70b:training"),
+        ("Trainium3", "gpt-3-175b", "training", "derived:Trainium3:gpt-3-175b:training"),
+    ],
+)
+def test_the_choice_rule(con, chip, model, workload, chosen_id):
+    assert _chosen(con, chip, model, workload)[0] == chosen_id
+
+
+def test_set_aside_figures_say_why(con):
+    usable, because = con.execute(
+        "SELECT usable, set_aside_because FROM throughput_ranked "
+        "WHERE throughput_id = 'bitslovers-h100-llama-3-70b'"
+    ).fetchall()[0]
+    assert not usable and because == "needs 574% of the chip's dense peak"
+
+
+def test_a_measurement_wins_and_survives_the_refresh(tmp_path):
+    path = tmp_path / "w.duckdb"
+    con = connect(path)
+    (ident,) = _user(con, _measure())
+    con.close()
+    con = connect(path)  # a write open refreshes references and derived figures
+    try:
+        assert _chosen(con, "H100-SXM", "llama-3-70b", "training") == (ident, "measured", 800.0)
+        origins = dict(con.execute("SELECT origin, count(*) FROM throughput GROUP BY 1").fetchall())
+        assert origins["user"] == 1 and origins["reference"] == len(throughput_references())
+    finally:
+        con.close()
+
+
+def test_the_newest_measurement_wins(con):
+    _user(con, _measure(tokens_per_second="700", source_date="2026-10-01"))
+    (newest,) = _user(con, _measure(tokens_per_second="900", source_date="2026-11-01"))
+    assert _chosen(con, "H100-SXM", "llama-3-70b", "training")[0] == newest
+
+
+def test_a_per_instance_measurement_is_stored_per_chip(con):
+    (ident,) = _user(con, _measure(tokens_per_second="6400", per="instance", chips="8"))
+    tps, stated = con.execute(
+        "SELECT tokens_per_second_per_chip, stated_as FROM throughput WHERE throughput_id = ?",
+        [ident],
+    ).fetchall()[0]
+    assert tps == 800 and stated == "6,400 tokens/s per instance of 8 chips"
+
+
+def test_a_figure_above_the_peak_is_refused_unless_allowed(con):
+    with pytest.raises(ChipcostError, match=r"needs 137% of its dense peak.*--per instance"):
+        _user(con, _measure(tokens_per_second="6400"))
+    assert scalar(con, "SELECT count(*) FROM throughput WHERE origin = 'user'") == 0
+    _user(con, _measure(tokens_per_second="6400"), allow=True)
+    assert _chosen(con, "H100-SXM", "llama-3-70b", "training")[2] == 6400
+
+
+def test_bad_rows_stop_the_whole_import(con):
+    rows = [_measure(), _measure(tokens_per_second="0"), _measure(chip="H100"), _measure(per="x")]
+    with pytest.raises(ChipcostError) as caught:
+        _user(con, *rows)
+    message = str(caught.value)
+    assert "line 3: tokens_per_second must be a positive number" in message
+    assert "line 4: chip 'H100' is not a canonical chip" in message
+    assert "line 5: unknown unit 'x'" in message
+    assert scalar(con, "SELECT count(*) FROM throughput WHERE origin = 'user'") == 0
+
+
+def test_remove_takes_only_user_rows(con):
+    (ident,) = _user(con, _measure())
+    remove_user_figure(con, ident)
+    assert scalar(con, "SELECT count(*) FROM throughput WHERE origin = 'user'") == 0
+    with pytest.raises(ChipcostError, match="reference figure, not one of your measurements"):
+        remove_user_figure(con, "bitslovers-h100-bert-large")
+    with pytest.raises(ChipcostError, match="no throughput figure 'user-99'"):
+        remove_user_figure(con, "user-99")
+
+
+def test_a_users_model_gets_derived_figures(con):
+    add_user_model(con, "my-13b", 13e9, "our config")
+    ident, kind, tps = _chosen(con, "H100-SXM", "my-13b", "training")
+    assert kind == "derived" and tps == pytest.approx(989.5e12 * 0.4 / (6 * 13e9))
+    with pytest.raises(ChipcostError, match="reference model"):
+        add_user_model(con, "llama-3-70b", 70e9, "mine")
+
+
+def test_cost_per_token_names_the_figure_and_the_price(con):
+    load_run(con, run_of([record(), record(pricing_model="spot", price_per_hour=20.0)], day(0)))
+    rows = con.sql(
+        "SELECT pricing_model, cost_per_million_tokens, throughput_id, throughput_kind, "
+        "price_source, price_payload_ref, instance_type FROM cost_per_token "
+        "WHERE model = 'llama-3-70b' AND workload = 'inference' ORDER BY 2"
+    ).fetchall()
+    derived = 1979e12 * 0.10 / (2 * 70.6e9)
+    assert [r[0] for r in rows] == ["spot", "on_demand"]
+    assert rows[0][1] == pytest.approx(cost_per_million_tokens(20.0 / 8, derived))
+    assert rows[1][1] == pytest.approx(cost_per_million_tokens(55.04 / 8, derived))
+    assert rows[0][2:4] == ("derived:H100-SXM:llama-3-70b:inference", "derived")
+    assert rows[0][4:] == ("aws-pricing-api", record().payload_ref, "p5.48xlarge")
+
+
+def test_a_version_1_warehouse_is_upgraded_with_throughput(tmp_path):
+    import duckdb
+
+    path = tmp_path / "old.duckdb"
+    old = duckdb.connect(str(path))
+    sql = resources.files("warehouse").joinpath("migrations", "001_initial.sql").read_text()
+    old.execute(
+        "CREATE TABLE schema_version (version INTEGER, file VARCHAR, applied_at TIMESTAMPTZ)"
+    )
+    old.execute(sql)
+    old.execute("INSERT INTO schema_version VALUES (1, '001_initial.sql', now())")
+    old.close()
+    con = connect(path)
+    try:
+        assert scalar(con, "SELECT count(*) FROM throughput WHERE origin = 'reference'") > 0
+        assert scalar(con, "SELECT count(*) FROM models") == len(model_rows())
+    finally:
+        con.close()
+
+
+def test_the_shipped_csv_has_one_header_and_no_stray_columns():
+    path = resources.files("chipcost").joinpath("data", "throughput.csv")
+    with path.open(encoding="utf-8") as handle:
+        rows = list(csv.reader(line for line in handle if not line.startswith("#")))
+    assert all(len(row) == len(rows[0]) for row in rows)

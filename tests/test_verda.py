@@ -1,0 +1,185 @@
+"""verda: parse() on recorded instance-types and long-term periods, bad rows, and fetch().
+
+tests/fixtures/verda/ holds the instance-types list (prices as strings, per instance, with
+gpu.number_of_gpus and the instance's total gpu_memory), the long-term periods, a list of
+bad rows, and a list where price_per_hour was renamed.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from chipcost.archive import ArchiveWriter, Payload, read_payloads
+from chipcost.errors import ParseError, SourceError
+from extract.base import FetchContext
+from extract.verda import INSTANCE_TYPES_URL, PERIODS_URL, SOURCE, fetch, parse
+from transform.validate import validate_records
+
+FIXTURES = Path(__file__).parent / "fixtures" / "verda"
+FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)
+STAMP = "2026-11-21T060000Z"
+
+
+def payload(name: str, url: str = INSTANCE_TYPES_URL, data: bytes | None = None) -> Payload:
+    data = (FIXTURES / name).read_bytes() if data is None else data
+    return Payload(data, url, FETCHED_AT, name, f"{STAMP}/verda/{name}")
+
+
+def good() -> list[Payload]:
+    return [payload("instance-types.json"), payload("long-term-periods.json", PERIODS_URL)]
+
+
+def find(records, instance_type, model="on_demand", plan="default", term="none"):
+    key = (instance_type, model, plan, term)
+    found = [r for r in records if (r.instance_type, r.pricing_model, r.plan, r.term) == key]
+    assert len(found) == 1, f"{len(found)} records for {key}"
+    return found[0]
+
+
+def test_fixed_spot_and_dynamic_prices_per_instance():
+    records = parse(good()).records
+    eight = find(records, "8H200.141S.176V")
+    assert (eight.chip, eight.chip_count, eight.price_per_hour) == ("H200", 8.0, 28.72)
+    assert find(records, "8H200.141S.176V", "spot").price_per_hour == 11.52
+    dynamic = find(records, "8H200.141S.176V", plan="dynamic")
+    assert dynamic.price_per_hour == 21.52 and dynamic.extra["max_dynamic_price"] == "28.72"
+    assert eight.source_url == INSTANCE_TYPES_URL and eight.currency == "USD"
+    assert eight.payload_ref == f"{STAMP}/verda/instance-types.json"
+
+
+def test_memory_per_gpu_separates_a100_40_from_80():
+    records = parse(good()).records
+    assert find(records, "1A100.80S.22V").chip == "A100-80GB"
+    assert find(records, "1A100.40S.22V").chip == "A100-40GB"
+    assert find(records, "1A100.40S.22V", "spot").price_per_hour == 0.2524
+
+
+def test_long_term_periods_become_commitment_prices_with_terms():
+    records = parse(good()).records
+    one_year = find(records, "1H100.80S.30V", "commitment", term="1yr")
+    assert one_year.price_per_hour == pytest.approx(2.29 * 0.74)
+    assert one_year.extra["period"] == "1_YEAR" and one_year.extra["discount_percentage"] == 26
+    terms = {r.term for r in records if r.instance_type == "1H100.80S.30V"}
+    assert terms == {"none", "1mo", "3mo", "6mo", "1yr", "2yr"}  # 3 years is disabled
+
+
+def test_types_without_spot_or_dynamic_prices_load_what_they_have():
+    records = [r for r in parse(good()).records if r.instance_type == "1L40S.20V"]
+    assert {(r.pricing_model, r.plan) for r in records} == {
+        ("on_demand", "default"),
+        ("spot", "default"),
+        ("commitment", "default"),
+    }
+
+
+def test_cpu_only_types_are_not_accelerator_offers():
+    result = parse(good())
+    assert not [r for r in result.records if r.instance_type.startswith("CPU.")]
+    assert not [r for r in result.rejects if "CPU." in r.reason]
+
+
+def test_every_good_record_validates():
+    records = parse(good()).records
+    validated = validate_records(records, frozenset({"verda"}))
+    assert validated.rejects == [] and len(validated.records) == len(records)
+    assert {r.chip for r in records} >= {"B200", "B300", "H200", "H100-SXM", "L40S", "V100"}
+
+
+def test_without_the_periods_payload_the_rest_loads_and_a_note_says_so():
+    result = parse([payload("instance-types.json")])
+    assert not [r for r in result.records if r.pricing_model == "commitment"]
+    assert find(result.records, "1B200.30V").price_per_hour == 3.99
+    assert any("commitment prices are missing" in note for note in result.notes)
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "reason"),
+    [
+        ("1H100.80S.30V-bad0", "price '$2.49/hr' is not a plain number"),
+        ("1H100.80S.30V-bad1", "price '2,49' is not a plain number"),
+        ("1H100.80S.30V-bad2", "no price listed (Contact sales)"),
+        ("1H100.80S.30V-bad3", "no price listed (—)"),
+        ("0H100.bad", "GPU count 0 is below 1"),
+        ("halfH100.bad", "GPU count '1/2' is not a whole number of GPUs"),
+    ],
+)
+def test_bad_rows_become_rejects_with_reasons(instance_type, reason):
+    result = parse([payload("bad-rows.json")])
+    [refused] = [r for r in result.rejects if r.sku == instance_type]
+    assert reason in refused.reason and refused.payload_ref.endswith("bad-rows.json")
+    assert json.loads(refused.row_json())["instance_type"] == instance_type
+    assert not [r for r in result.records if r.instance_type == instance_type]
+
+
+def test_a_non_usd_row_is_refused_by_validation_not_mixed_in():
+    records = parse([payload("bad-rows.json")]).records
+    validated = validate_records(records, frozenset({"verda"}))
+    eur = [r for r in validated.rejects if "1H100.80S.30V-eur" in r.row_json()]
+    assert eur and all("not USD" in r.reason for r in eur)
+    assert {r.instance_type for r in validated.records} == {"8H100.80S.176V"}
+
+
+def test_a_renamed_price_field_fails_the_source_naming_provider_and_url():
+    with pytest.raises(ParseError) as error:
+        parse([payload("renamed-price-field.json")])
+    message = str(error.value)
+    assert message.startswith("verda:") and INSTANCE_TYPES_URL in message
+    assert "price_per_hour" in message
+
+
+def test_an_error_object_instead_of_a_list_fails_the_source():
+    body = json.dumps({"code": "unauthorized_request", "message": "Invalid token"}).encode()
+    with pytest.raises(ParseError, match="list of instance types"):
+        parse([payload("error.json", data=body)])
+
+
+def context(tmp_path: Path, handler) -> FetchContext:
+    return FetchContext(
+        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
+        options={"http_transport": httpx.MockTransport(handler), "http_sleep": lambda s: None},
+    )
+
+
+def test_fetch_archives_both_endpoints(tmp_path):
+    bodies = {
+        INSTANCE_TYPES_URL: (FIXTURES / "instance-types.json").read_bytes(),
+        PERIODS_URL: (FIXTURES / "long-term-periods.json").read_bytes(),
+    }
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=bodies[str(request.url)],
+                              headers={"Content-Type": "application/json"})  # fmt: skip
+
+    payloads = fetch(context(tmp_path, handler))
+    assert [p.url for p in payloads] == [INSTANCE_TYPES_URL, PERIODS_URL]
+    archived = read_payloads(tmp_path / STAMP, "verda")
+    assert [p.data for p in archived] == list(bodies.values())
+    assert any(r.pricing_model == "commitment" for r in parse(archived).records)
+
+
+def test_periods_refused_still_fetches_prices_and_says_what_is_missing(tmp_path):
+    def handler(request: httpx.Request) -> httpx.Response:
+        if str(request.url) == PERIODS_URL:
+            return httpx.Response(401, json={"code": "unauthorized_request"})
+        return httpx.Response(200, content=(FIXTURES / "instance-types.json").read_bytes())
+
+    payloads = fetch(context(tmp_path, handler))
+    assert [p.url for p in payloads] == [INSTANCE_TYPES_URL]
+    result = parse(read_payloads(tmp_path / STAMP, "verda"))
+    assert result.records and any("commitment prices are missing" in n for n in result.notes)
+
+
+def test_a_timeout_fails_the_source_naming_provider_url_and_what_to_do(tmp_path):
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("timed out", request=request)
+
+    with pytest.raises(SourceError) as error:
+        fetch(context(tmp_path, handler))
+    message = str(error.value)
+    assert message.startswith("verda:") and INSTANCE_TYPES_URL in message
+    assert "timed out" in message and "run again" in message

@@ -1,0 +1,235 @@
+"""Throughput figures: checked rows from references, user measurements, and derivations."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, fields
+
+from chipcost.errors import ChipcostError
+from transform.tokens import (
+    derived_tokens_per_second,
+    flops_per_token,
+    parse_quantity,
+    tokens_per_second_per_chip,
+)
+
+WORKLOADS = ("training", "inference")
+# The choice rule, best first: your own measurement, then an independent benchmark, then
+# what a vendor claims, then an author's estimate, and last chipcost's own derivation.
+KINDS = ("measured", "independent", "vendor-claim", "estimate", "derived")
+ORIGINS = ("reference", "derived", "user")
+DATE_PATTERN = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?|undated")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One row of the `throughput` table (columns in table order after schema 5)."""
+
+    chip: str
+    model: str
+    workload: str
+    batch_size: int | None
+    precision: str | None
+    sequence_length: int | None
+    tokens_per_second_per_chip: float
+    mfu: float | None
+    kind: str
+    source: str
+    notes: str | None
+    throughput_id: str
+    origin: str
+    source_date: str
+    stated_as: str
+
+    def values(self) -> list:
+        return list(asdict(self).values())
+
+
+COLUMNS = tuple(f.name for f in fields(Figure))
+
+
+def normalise_model(name: str) -> str:
+    """'Llama 3 70B' / 'llama_3_70b' -> 'llama-3-70b': models are named in lower kebab case."""
+    return re.sub(r"[^a-z0-9.]+", "-", name.strip().lower()).strip("-")
+
+
+def _optional_int(text: str | None, what: str) -> int | None:
+    if text is None or not str(text).strip():
+        return None
+    value = parse_quantity(str(text), what)
+    if value != int(value):
+        raise ChipcostError(f"{what} must be a whole number (got {text!r})")
+    return int(value)
+
+
+def _optional_mfu(text: str | None) -> float | None:
+    if text is None or not str(text).strip():
+        return None
+    try:
+        value = float(str(text).rstrip("%")) / (100 if str(text).endswith("%") else 1)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not 0 < value <= 1:
+        raise ChipcostError(f"mfu must be a fraction in (0, 1], e.g. 0.45 or 45% (got {text!r})")
+    return value
+
+
+def _required(row: Mapping[str, str | None], column: str) -> str:
+    value = (row.get(column) or "").strip()
+    if not value:
+        raise ChipcostError(f"{column} is empty")
+    return value
+
+
+def figure_from_row(
+    row: Mapping[str, str | None], *, chips: Iterable[str], origin: str, throughput_id: str
+) -> Figure:
+    """A checked Figure from a CSV-like row; raises ChipcostError naming the bad field."""
+    chip = _required(row, "chip")
+    if chip not in set(chips):
+        raise ChipcostError(f"chip {chip!r} is not a canonical chip (see chipcost/data/chips.csv)")
+    workload = _required(row, "workload").lower()
+    if workload not in WORKLOADS:
+        raise ChipcostError(f"workload {workload!r} is neither training nor inference")
+    kind = "measured" if origin == "user" else _required(row, "kind")
+    if kind not in KINDS:
+        raise ChipcostError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+    date = (row.get("source_date") or "undated").strip()
+    if not DATE_PATTERN.fullmatch(date):
+        raise ChipcostError(f"source_date {date!r} is not YYYY, YYYY-MM, YYYY-MM-DD or undated")
+    stated = parse_quantity(_required(row, "tokens_per_second"), "tokens_per_second")
+    per = (row.get("per") or "chip").strip().lower()
+    count = row.get("chips")
+    chip_count = parse_quantity(count, "chips") if count and count.strip() else None
+    per_chip = tokens_per_second_per_chip(stated, per, chip_count)
+    unit = f"per instance of {chip_count:g} chips" if per == "instance" else "per chip"
+    return Figure(
+        chip=chip,
+        model=normalise_model(_required(row, "model")),
+        workload=workload,
+        batch_size=_optional_int(row.get("batch_size"), "batch_size"),
+        precision=(row.get("precision") or "").strip().lower() or None,
+        sequence_length=_optional_int(row.get("sequence_length"), "sequence_length"),
+        tokens_per_second_per_chip=per_chip,
+        mfu=_optional_mfu(row.get("mfu")),
+        kind=kind,
+        source=_required(row, "source"),
+        notes=(row.get("notes") or "").strip() or None,
+        throughput_id=throughput_id,
+        origin=origin,
+        source_date=date,
+        stated_as=(row.get("stated_as") or "").strip() or f"{stated:,.6g} tokens/s {unit}",
+    )
+
+
+def figures_from_rows(
+    rows: Iterable[Mapping[str, str | None]],
+    *,
+    chips: Iterable[str],
+    origin: str,
+    where: str,
+    lines: Iterable[int] | None = None,
+) -> list[Figure]:
+    """Every row checked; all problems reported at once, by line, before anything is used.
+
+    `lines` are the rows' line numbers in their file (default: 2, 3, ... after a header).
+    """
+    known = frozenset(chips)
+    figures, problems = [], []
+    numbers = iter(lines) if lines is not None else itertools.count(2)
+    for line, row in zip(numbers, rows, strict=False):
+        ident = (row.get("id") or "").strip() or f"{origin}-{line}"
+        try:
+            figures.append(figure_from_row(row, chips=known, origin=origin, throughput_id=ident))
+        except ChipcostError as exc:
+            problems.append(f"line {line}: {exc}")
+    if problems:
+        raise ChipcostError(
+            f"{where} has bad rows (nothing was loaded):\n  " + "\n  ".join(problems)
+        )
+    ids = [f.throughput_id for f in figures]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ChipcostError(f"{where} repeats the id(s) {', '.join(duplicates)}")
+    return figures
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """How chipcost derives a workload's throughput where no figure exists (derivation.csv)."""
+
+    workload: str
+    mfu: float
+    precision: str  # the peak used: fp8 falls back to bf16 on chips without FP8
+    why: str
+    not_on: frozenset[str] = frozenset()  # chip families that cannot run the workload at all
+
+
+def _peak(chip: Mapping[str, object], precision: str) -> tuple[str, float] | None:
+    order = ("fp8", "bf16") if precision == "fp8" else ("bf16",)
+    for name in order:
+        value = chip.get(f"dense_{name}_tflops")
+        if isinstance(value, int | float) and value > 0:
+            return name, float(value)
+    return None
+
+
+def _without_url(text: object) -> str:
+    """A citation without its trailing URL (the chips and models tables keep the URL)."""
+    return re.sub(r",?\s*https?://\S+", "", str(text or "")).strip(" ,;")
+
+
+def derived_figures(
+    chips: Iterable[Mapping[str, object]],
+    models: Iterable[Mapping[str, object]],
+    assumptions: Iterable[Assumption],
+) -> list[Figure]:
+    """A `derived` figure for every chip with a dense peak, every model and every workload."""
+    figures = []
+    for chip in chips:
+        for model in models:
+            for rule in assumptions:
+                peak = _peak(chip, rule.precision)
+                if peak is None or chip.get("family") in rule.not_on:
+                    continue
+                figures.append(_derived(chip, model, rule, *peak))
+    return figures
+
+
+def _derived(
+    chip: Mapping[str, object],
+    model: Mapping[str, object],
+    rule: Assumption,
+    prec: str,
+    peak: float,
+) -> Figure:
+    params = float(model["parameters"])  # type: ignore[arg-type]
+    per_token = flops_per_token(params, rule.workload)
+    tps = derived_tokens_per_second(peak, rule.mfu, per_token)
+    factor = int(per_token / params)
+    spec = _without_url(chip.get("spec_source"))
+    return Figure(
+        chip=str(chip["chip"]),
+        model=str(model["model"]),
+        workload=rule.workload,
+        batch_size=None,
+        precision=prec,
+        sequence_length=None,
+        tokens_per_second_per_chip=tps,
+        mfu=rule.mfu,
+        kind="derived",
+        source=(
+            f"chipcost derivation: dense {prec.upper()} peak {peak:g} TFLOPS x MFU {rule.mfu:.2f} "
+            f"/ ({factor} x {params / 1e9:g}e9 FLOPs per token); peak: {spec} "
+            f"({chip.get('spec_date')}); parameters: {_without_url(model.get('source'))} "
+            f"({model.get('source_date') or 'undated'})"
+        ),
+        notes=rule.why,
+        throughput_id=f"derived:{chip['chip']}:{model['model']}:{rule.workload}",
+        origin="derived",
+        source_date=str(chip.get("spec_date") or "undated"),
+        stated_as=f"{tps:,.0f} tokens/s per chip (computed)",
+    )

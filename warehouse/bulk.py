@@ -1,0 +1,84 @@
+"""Inserting many Python rows in one statement: a typed frame registered with DuckDB.
+
+`executemany` runs one INSERT per row (about a millisecond each): 444 throughput rows on
+every write open, or 50,000 rejects from a source whose layout changed, took seconds to
+minutes. A frame typed from the table itself goes in with a single INSERT ... SELECT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import count
+
+import duckdb
+import polars as pl
+
+_TYPES: dict[str, pl.DataType] = {
+    "VARCHAR": pl.String(),
+    "DOUBLE": pl.Float64(),
+    "FLOAT": pl.Float32(),
+    "INTEGER": pl.Int32(),
+    "BIGINT": pl.Int64(),
+    "BOOLEAN": pl.Boolean(),
+    "DATE": pl.Date(),
+    "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC"),
+    "TIMESTAMP": pl.Datetime("us"),
+    "VARCHAR[]": pl.List(pl.String()),
+}
+_names = count()
+
+
+def _schema(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str]) -> dict:
+    types = {row[0]: row[1] for row in con.execute(f"DESCRIBE {table}").fetchall()}
+    return {c: _TYPES.get(types[c], pl.String()) for c in columns}
+
+
+def insert_rows(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[object]],
+) -> int:
+    """Insert `rows` (values in `columns` order) into `table` with one statement."""
+    if not rows:
+        return 0
+    schema = _schema(con, table, columns)
+    # Not strict: text such as the catalog's "80" goes into a DOUBLE column as DuckDB's own
+    # INSERT would cast it; a value that cannot be cast is an error below, never a NULL.
+    try:
+        frame = pl.DataFrame(
+            [list(row) for row in rows],
+            schema=schema,
+            orient="row",
+            infer_schema_length=None,
+            strict=False,
+        )
+    except (pl.exceptions.PolarsError, TypeError, ValueError) as exc:
+        raise ValueError(f"{table}: cannot store these rows as {schema} ({exc})") from exc
+    _check_no_value_lost(frame, columns, rows, table)
+    name = f"bulk_rows_{next(_names)}"
+    con.register(name, frame)
+    try:
+        listed = ", ".join(columns)
+        con.execute(f"INSERT INTO {table} ({listed}) SELECT {listed} FROM {name}")
+    finally:
+        con.unregister(name)
+    return len(rows)
+
+
+def _check_no_value_lost(
+    frame: pl.DataFrame, columns: Sequence[str], rows: Sequence[Sequence[object]], table: str
+) -> None:
+    for index, column in enumerate(columns):
+        given = sum(row[index] is None for row in rows)
+        if frame[column].null_count() != given:
+            bad = next(
+                row[index]
+                for row, value in zip(rows, frame[column].to_list(), strict=True)
+                if value is None and row[index] is not None
+            )
+            raise ValueError(f"{table}.{column}: cannot store {bad!r} as {frame[column].dtype}")
+
+
+def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    return [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]

@@ -1,0 +1,143 @@
+"""Read queries behind the price-drift report: changes, daily trends, coverage of a period."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import duckdb
+import polars as pl
+
+from chipcost.record import OFFER_KEY
+
+# An offer as the history keeps it: per source, so two sources pricing one offer stay apart.
+HISTORY_KEY = ("source", *OFFER_KEY)
+_KEY = ", ".join(HISTORY_KEY)
+
+_EVENTS = f"""
+WITH first_success AS (
+    -- Offers first seen in a source's first successful run are the start of its history,
+    -- not offers the provider added: the report lists them apart.
+    SELECT source, min(observed_at) AS first_ok FROM source_runs WHERE status = 'ok'
+    GROUP BY source
+)
+SELECT
+    e.changed_at, e.change, e.chip, e.provider, e.region, e.zone, e.instance_type,
+    e.pricing_model, e.term, e.payment, e.plan, e.source, e.chip_count,
+    e.old_price_per_hour, e.new_price_per_hour,
+    e.old_price_per_hour / nullif(e.chip_count, 0) AS old_price_per_chip_hour,
+    e.new_price_per_hour / nullif(e.chip_count, 0) AS new_price_per_chip_hour,
+    e.change_pct,
+    coalesce(e.change = 'new' AND e.changed_at <= f.first_ok, FALSE) AS history_start,
+    e.payload_ref
+FROM price_changes e LEFT JOIN first_success f USING (source)
+WHERE e.changed_at >= $start AND e.changed_at < $end
+ORDER BY e.changed_at, e.chip, {", ".join(f"e.{c}" for c in HISTORY_KEY)}
+"""
+
+_MOVES = f"""
+WITH events AS (
+    SELECT * FROM price_changes
+    WHERE change = 'changed' AND changed_at >= $start AND changed_at < $end
+),
+moves AS (
+    -- Net move per offer over the period: the price before its first change, after its last.
+    SELECT {_KEY},
+        arg_max(chip, changed_at) AS chip,
+        arg_max(chip_count, changed_at) AS chip_count,
+        arg_min(old_price_per_hour, changed_at) AS old_price_per_hour,
+        arg_max(new_price_per_hour, changed_at) AS new_price_per_hour,
+        count(*) AS changes,
+        max(changed_at) AS changed_at
+    FROM events GROUP BY {_KEY}
+),
+days AS (
+    SELECT unnest(range($trend_start::TIMESTAMPTZ, $end::TIMESTAMPTZ, INTERVAL 1 DAY))
+        + INTERVAL 1 DAY AS day_end
+),
+spans AS MATERIALIZED (
+    -- The moved offers' rows that overlap the trend window, joined before the days: the
+    -- other join order expanded every row of years of history by every day (10x slower,
+    -- docs/performance.md).
+    SELECT {", ".join(f"m.{c}" for c in HISTORY_KEY)}, h.valid_from, h.valid_to,
+        h.price_per_hour / nullif(h.chip_count, 0) AS price
+    FROM moves m
+    JOIN price_history h USING ({_KEY})
+    WHERE h.valid_from < $end AND (h.valid_to IS NULL OR h.valid_to >= $trend_start)
+),
+points AS (
+    -- The price in force at the end of each day (no point before the offer existed).
+    SELECT {_KEY}, d.day_end, s.price
+    FROM spans s
+    JOIN days d ON s.valid_from < d.day_end AND (s.valid_to IS NULL OR s.valid_to >= d.day_end)
+),
+trends AS (
+    SELECT {_KEY}, list(price ORDER BY day_end) AS trend FROM points GROUP BY {_KEY}
+)
+SELECT
+    m.chip, {", ".join(f"m.{c}" for c in HISTORY_KEY)}, m.chip_count, m.changes, m.changed_at,
+    m.old_price_per_hour, m.new_price_per_hour,
+    m.old_price_per_hour / nullif(m.chip_count, 0) AS old_price_per_chip_hour,
+    m.new_price_per_hour / nullif(m.chip_count, 0) AS new_price_per_chip_hour,
+    (m.new_price_per_hour - m.old_price_per_hour) / nullif(m.chip_count, 0)
+        AS change_per_chip_hour,
+    round(100 * (m.new_price_per_hour - m.old_price_per_hour) / m.old_price_per_hour, 2)
+        AS change_pct,
+    -- One price is not a line: no sparkline rather than a dot that looks like a chart.
+    CASE WHEN len(t.trend) >= 2 THEN t.trend END AS trend
+FROM moves m LEFT JOIN trends t USING ({_KEY})
+ORDER BY abs(change_pct) DESC, m.chip, {", ".join(f"m.{c}" for c in HISTORY_KEY)}
+"""
+
+_COVERAGE = """
+SELECT
+    (SELECT min(valid_from) FROM price_history) AS history_start,
+    (SELECT max(observed_at) FROM observations) AS newest_observation,
+    count(*) FILTER (WHERE observed_at >= $start AND observed_at < $end) AS runs_in_period,
+    count(DISTINCT observed_at::DATE) FILTER (
+        WHERE observed_at >= $start AND observed_at < $end AND status <> 'failed'
+    ) AS days_in_period,
+    coalesce(bool_or(sample) FILTER (WHERE observed_at < $end), FALSE) AS sample
+FROM runs
+"""
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much history the warehouse holds for a period."""
+
+    history_start: datetime | None
+    newest_observation: datetime | None
+    runs_in_period: int
+    days_in_period: int
+    sample: bool
+
+
+def newest_run(con: duckdb.DuckDBPyConnection) -> datetime | None:
+    """When the newest collection run fetched, or tried to (None before the first run).
+
+    Reports end there by default rather than at the newest price, so that sources failing
+    since their last success show up as stale instead of moving the period back.
+    """
+    rows = con.execute("SELECT max(observed_at) FROM runs").fetchall()
+    return rows[0][0] if rows else None
+
+
+def coverage(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> Coverage:
+    """History start, newest observation, runs and days of data in [start, end), sample flag."""
+    row = con.sql(_COVERAGE, params={"start": start, "end": end}).fetchall()[0]
+    return Coverage(row[0], row[1], int(row[2]), int(row[3]), bool(row[4]))
+
+
+def change_events(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> pl.DataFrame:
+    """Every new, changed and withdrawn event in [start, end), with per-chip prices."""
+    return con.sql(_EVENTS, params={"start": start, "end": end}).pl()
+
+
+def price_moves(
+    con: duckdb.DuckDBPyConnection, start: datetime, end: datetime, trend_start: datetime
+) -> pl.DataFrame:
+    """Offers whose price changed in [start, end): net move, and the daily per-chip price
+    from trend_start to end as a list (NULL with fewer than two days), largest move first."""
+    params = {"start": start, "end": end, "trend_start": trend_start}
+    return con.sql(_MOVES, params=params).pl()

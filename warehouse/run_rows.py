@@ -1,0 +1,81 @@
+"""The bookkeeping rows of a load: the run, each source's outcome, and every refused row."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import duckdb
+
+from chipcost import __version__
+from chipcost.runs import RunResult
+from warehouse.bulk import insert_rows
+
+if TYPE_CHECKING:
+    from warehouse.load import LoadSummary
+
+_REJECT_COLUMNS = ("run_id", "source", "observed_at", "reason", "sku", "payload_ref", "row_json")
+_SOURCE_RUN_COLUMNS = (
+    "run_id, source, provider, status, message, records, rejects, payloads, seconds,"
+    " observed_at, archive_run, payload_digest, notes"
+).split(", ")
+
+
+def insert_rejects(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
+    rows = [
+        [
+            run.run_id,
+            s.source,
+            s.observed_at or run.observed_at,
+            r.reason,
+            r.sku,
+            r.payload_ref,
+            r.row_json(),
+        ]
+        for s in run.sources
+        for r in s.rejects
+    ]
+    return insert_rows(con, "rejects", _REJECT_COLUMNS, rows)
+
+
+def insert_run(con: duckdb.DuckDBPyConnection, run: RunResult, summary: LoadSummary) -> None:
+    con.execute(
+        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            run.run_id,
+            run.started_at,
+            datetime.now(UTC),
+            run.observed_at,
+            run.mode,
+            run.archive_run,
+            run.sample,
+            run.status,
+            summary.records,
+            summary.rejects,
+            summary.history_changes,
+            __version__,
+        ],
+    )
+    insert_rows(
+        con,
+        "source_runs",
+        _SOURCE_RUN_COLUMNS,
+        [
+            [
+                run.run_id,
+                s.source,
+                s.provider,
+                s.status,
+                s.message,
+                len(s.records),
+                len(s.rejects),
+                s.payloads,
+                round(s.seconds, 3),
+                s.observed_at,
+                run.archive_run,
+                s.payload_digest,
+                s.notes,
+            ]
+            for s in run.sources
+        ],
+    )

@@ -1,0 +1,154 @@
+"""Writing throughput figures and models: references refreshed from the repo, user rows kept."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import duckdb
+
+from chipcost.errors import ChipcostError
+from chipcost.references import derivation_assumptions, model_rows, throughput_references
+from transform.throughput import COLUMNS, Figure, derived_figures
+from warehouse.bulk import insert_rows, table_columns
+
+_INSERT = (
+    f"INSERT INTO throughput ({', '.join(COLUMNS)}, recorded_at) "
+    f"VALUES ({', '.join('?' for _ in COLUMNS)}, ?)"
+)
+
+
+def refresh_throughput(con: duckdb.DuckDBPyConnection) -> None:
+    """Reload reference models and figures and re-derive the rest; user rows are untouched.
+
+    Runs inside the caller's transaction, after the chips table has been refreshed: derived
+    figures read the chips' dense peaks from it.
+    """
+    con.execute("DELETE FROM models WHERE origin = 'reference'")
+    user_models = {r[0] for r in con.execute("SELECT model FROM models").fetchall()}
+    rows = [
+        [
+            m["model"],
+            m["parameters"],
+            m["source"],
+            m.get("source_date"),
+            m.get("notes"),
+            "reference",
+        ]
+        for m in model_rows()
+        if m["model"] not in user_models  # the user's own size for a model wins
+    ]
+    insert_rows(con, "models", table_columns(con, "models")[:6], rows)
+    con.execute("DELETE FROM throughput WHERE origin IS DISTINCT FROM 'user'")
+    figures = list(throughput_references()) + _derived(con)
+    # One statement, not one per row: this runs on every write open (warehouse/bulk.py).
+    insert_rows(
+        con, "throughput", [*COLUMNS, "recorded_at"], [[*f.values(), None] for f in figures]
+    )
+
+
+def _derived(con: duckdb.DuckDBPyConnection) -> list[Figure]:
+    chips = con.sql(
+        "SELECT chip, family, dense_fp8_tflops, dense_bf16_tflops, spec_source, spec_date "
+        "FROM chips"
+    ).pl()
+    models = con.sql(
+        "SELECT model, parameters, source, source_date FROM models ORDER BY model"
+    ).pl()
+    return derived_figures(chips.to_dicts(), models.to_dicts(), derivation_assumptions())
+
+
+def _next_user_number(con: duckdb.DuckDBPyConnection) -> int:
+    ids = con.execute("SELECT throughput_id FROM throughput WHERE origin = 'user'").fetchall()
+    numbers = [int(m.group(1)) for (i,) in ids if (m := re.fullmatch(r"user-(\d+)", i or ""))]
+    return max(numbers, default=0) + 1
+
+
+def add_user_figures(
+    con: duckdb.DuckDBPyConnection, figures: Sequence[Figure], *, allow_above_peak: bool = False
+) -> list[str]:
+    """Store measurements (all or none) under new ids user-N; returns the ids.
+
+    A figure that needs more than the chip's dense peak is refused unless allowed: it is
+    almost always a per-instance figure given as per chip.
+    """
+    first = _next_user_number(con)
+    now = datetime.now(UTC)
+    stored = [
+        Figure(**{**f.__dict__, "throughput_id": f"user-{first + n}", "origin": "user"})
+        for n, f in enumerate(figures)
+    ]
+    ids = [f.throughput_id for f in stored]
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.executemany(_INSERT, [[*f.values(), now] for f in stored])
+        impossible = [] if allow_above_peak else _above_peak(con, ids)
+        con.execute("ROLLBACK" if impossible else "COMMIT")
+    except duckdb.Error:
+        con.execute("ROLLBACK")
+        raise
+    if impossible:
+        raise ChipcostError(
+            "nothing recorded: " + "; ".join(impossible) + ". If the figure was measured on a "
+            "whole instance, give --per instance --chips N (CSV: per=instance, chips=N); if it "
+            "is right (FP4, sparsity), pass --allow-above-peak"
+        )
+    return ids
+
+
+def _above_peak(con: duckdb.DuckDBPyConnection, ids: list[str]) -> list[str]:
+    """The new figures that need more than their chip's dense peak, in words."""
+    marks = ", ".join("?" for _ in ids)
+    rows = con.execute(
+        "SELECT chip, model, workload, tokens_per_second_per_chip, implied_mfu, peak_tflops "
+        f"FROM throughput_ranked WHERE throughput_id IN ({marks}) AND implied_mfu > 1 "
+        "ORDER BY throughput_id",
+        ids,
+    ).fetchall()
+    return [
+        f"{tps:,.0f} tokens/s per chip of {model} {workload} on {chip} needs "
+        f"{100 * mfu:,.0f}% of its dense peak ({peak:g} TFLOPS)"
+        for chip, model, workload, tps, mfu, peak in rows
+    ]
+
+
+def remove_user_figure(con: duckdb.DuckDBPyConnection, throughput_id: str) -> None:
+    """Delete one of the user's measurements; references cannot be removed."""
+    rows = con.execute(
+        "SELECT origin FROM throughput WHERE throughput_id = ?", [throughput_id]
+    ).fetchall()
+    if not rows:
+        raise ChipcostError(
+            f"no throughput figure {throughput_id!r}: `chipcost throughput list --origin user` "
+            "shows your measurements and their ids"
+        )
+    if rows[0][0] != "user":
+        raise ChipcostError(
+            f"{throughput_id} is a {rows[0][0]} figure, not one of your measurements: it cannot "
+            "be removed, but any measurement you add for that chip, model and workload wins over it"
+        )
+    con.execute("DELETE FROM throughput WHERE throughput_id = ?", [throughput_id])
+
+
+def add_user_model(
+    con: duckdb.DuckDBPyConnection, model: str, parameters: float, source: str
+) -> None:
+    """Record (or replace) the size of a model of the user's own, then re-derive its figures."""
+    if any(m["model"] == model for m in model_rows()):
+        raise ChipcostError(
+            f"{model} is a reference model (chipcost/data/models.csv): its size is not yours to "
+            "change; record measured throughput with `chipcost throughput add` instead"
+        )
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute("DELETE FROM models WHERE model = ?", [model])
+        con.execute(
+            "INSERT INTO models VALUES (?, ?, ?, ?, ?, 'user')",
+            [model, parameters, source, datetime.now(UTC).date().isoformat(), None],
+        )
+        refresh_throughput(con)
+        con.execute("COMMIT")
+    except duckdb.Error:
+        con.execute("ROLLBACK")
+        raise
