@@ -154,15 +154,17 @@ def report_loads(
     _spread("CPU seconds ", cpu_seconds)
     # Growth is measured once the observations window is full: from then on only price
     # changes should add bytes.
-    first = next((s for s in samples if s["day"] >= settled), samples[0])
+    first = next((s for s in samples if s["day"] >= settled), None)
     end = samples[-1]
-    grown = end["history"] - first["history"]
     print(
         f"\nfile: {end['bytes'] / 1e6:.1f} MB, {end['history']:,} price_history rows "
         f"(stored price changes), {end['observations']:,} observations"
     )
     print(f"  bytes per stored price change, whole file: {end['bytes'] / end['history']:.1f}")
-    if grown > 0:
+    grown = end["history"] - first["history"] if first else 0
+    if first is None or grown <= 0:
+        print(f"  growth per change: needs samples after day {settled} (observations window full)")
+    else:
         slope = (end["bytes"] - first["bytes"]) / grown
         print(f"  growth from day {first['day']} to {end['day']}: {slope:.1f} bytes per change")
     offer_days = offers * end["day"]

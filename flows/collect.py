@@ -167,9 +167,7 @@ def collect(
         return Failed(message=str(exc))
     ran = [s for o in outcomes for s in o.run.sources if s.status != ALREADY_LOADED]
     if ran and all(s.status in (FAILED, SKIPPED) for s in ran):
-        message = "every source failed or was skipped: " + "; ".join(
-            dict.fromkeys(f"{s.source}: {s.status}: {s.message}" for s in ran)
-        )
+        message = _all_failed_message(ran)
         get_run_logger().error("%s", message)
         # The state's data must be an exception: a deployed run re-raises it at its end.
         return Failed(message=message, data=CollectFailed(message, outcomes))
@@ -180,6 +178,26 @@ def collect(
         if failure:
             return Failed(message=failure, data=CollectFailed(failure, outcomes))
     return outcomes
+
+
+# Up to this many sources, the failure message carries each one's own message; beyond it, a
+# summary: every message is already in the run summary table and the Prefect artifact.
+DETAILED_FAILURES = 2
+
+
+def _all_failed_message(ran: list[SourceResult]) -> str:
+    if len(ran) <= DETAILED_FAILURES:
+        details = dict.fromkeys(f"{s.source}: {s.status}: {s.message}" for s in ran)
+        return "every source failed or was skipped: " + "; ".join(details)
+    groups = []
+    for status in (FAILED, SKIPPED):
+        names = [s.source for s in ran if s.status == status]
+        if names:
+            groups.append(f"{len(names)} {status} ({', '.join(names)})")
+    return (
+        f"every source failed or was skipped: {'; '.join(groups)}. Each source's message is "
+        "in the run summary; most often the network is down or the credentials are missing"
+    )
 
 
 def run_collect(**parameters: object) -> list[RunOutcome]:

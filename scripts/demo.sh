@@ -16,8 +16,8 @@ echo
 echo "== chipcost prices --chip H100-SXM --region eu-central-1 --limit 8   (aws-bulk, aws-spot-feed: AWS's public files, no credentials)"
 .venv/bin/chipcost prices --chip H100-SXM --region eu-central-1 --limit 8
 echo
-echo "== chipcost cost --model llama-3-70b --workload inference"
-.venv/bin/chipcost cost --model llama-3-70b --workload inference
+echo "== chipcost cost --model llama-3-70b --workload inference --limit 15"
+.venv/bin/chipcost cost --model llama-3-70b --workload inference --limit 15
 echo
 echo "== chipcost sql \"select count(*) as history_rows from price_history\""
 .venv/bin/chipcost sql "select count(*) as history_rows from price_history"

@@ -139,6 +139,7 @@ def aws_server(monkeypatch):
         "AWS_DEFAULT_REGION": "us-east-1",
     }.items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)  # read these variables, not a cache
     config = aws_pricing.CLIENT_CONFIG.merge(
         botocore.config.Config(connect_timeout=TEST_TIMEOUT, read_timeout=TEST_TIMEOUT)
     )

@@ -12,7 +12,10 @@ import asyncio
 import gzip
 import json
 import logging
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -24,6 +27,7 @@ from tests.fault_server import fault_server, respond
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
 ROOT = Path(__file__).resolve().parent.parent
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 CODE = ("extract", "reports", "flows", "chipcost", "transform", "warehouse")
 SECRET_NAME = re.compile(
     r"\b[A-Z][A-Z0-9_]*(?:_API_KEY|_TOKEN|_PASSWORD|_SECRET_ACCESS_KEY|_ACCESS_KEY_ID)\b"
@@ -52,6 +56,11 @@ def secrets(monkeypatch) -> dict[str, str]:
     }
     for name, value in values.items():
         monkeypatch.setenv(name, value)
+    # boto3's default session caches the credentials it first found: start a fresh one so
+    # these variables are the ones used.
+    import boto3
+
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
     monkeypatch.setenv("CHIPCOST_SMTP_HOST", "127.0.0.1")
     monkeypatch.setenv("CHIPCOST_SMTP_USER", "chipcost")
     return values
@@ -152,13 +161,31 @@ def test_no_secret_leaks_from_collection_or_report(
         assert not found_in(text, secrets), f"{place} holds {found_in(text, secrets)}"
 
 
+def chipcost(*args: str) -> str:
+    """Run a chipcost command with this environment (secrets included); its whole output."""
+    from prefect.settings import PREFECT_API_URL
+
+    env = {
+        **os.environ,
+        "PREFECT_API_URL": PREFECT_API_URL.value(),
+        "PREFECT_LOGGING_LEVEL": "INFO",
+    }
+    done = subprocess.run(
+        [CHIPCOST, *args], env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout + done.stderr
+
+
 def _run_everything(tmp_path, secrets, live_servers, caplog, capfd, sample_runs) -> dict:
     from flows.collect import collect
     from flows.report import report
 
     db = tmp_path / "w.duckdb"
-    replayed = collect(replay=str(sample_runs[0]), db=str(db), data_dir=str(tmp_path))
-    assert all(s.status == "ok" for o in replayed for s in o.run.sources)
+    # The replay as a user runs it: the command, its output captured, the secrets in its env.
+    replayed = chipcost("collect", "--replay", str(sample_runs[0]), "--db", str(db))
+    replayed_again = collect(replay=str(sample_runs[1]), db=str(db), data_dir=str(tmp_path))
+    assert all(s.status == "ok" for o in replayed_again for s in o.run.sources)
     live = collect(db=str(db), data_dir=str(tmp_path), sources=["runpod", "aws-pricing-api"])
     assert {s.source: s.status for s in live[0].run.sources} == {
         "runpod": "ok",
@@ -180,11 +207,12 @@ def _run_everything(tmp_path, secrets, live_servers, caplog, capfd, sample_runs)
         recipients=["ops@example.invalid"],
     )
     assert any(out_dir.rglob("*.html")), "the report wrote no HTML"
+    reported = chipcost("report", "--dry-run", "--db", str(db), "--out", str(out_dir / "cli"))
 
     captured = capfd.readouterr()
     places = {
         "logs": "\n".join(f"{r.getMessage()} {r.args}" for r in caplog.records),
-        "output": captured.out + captured.err,
+        "output": captured.out + captured.err + replayed + reported,
         "prefect": prefect_text(),
         "warehouse": warehouse_text(db),
         "archive": files_text(tmp_path / "archive"),

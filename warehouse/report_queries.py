@@ -55,24 +55,29 @@ days AS (
     SELECT unnest(range($trend_start::TIMESTAMPTZ, $end::TIMESTAMPTZ, INTERVAL 1 DAY))
         + INTERVAL 1 DAY AS day_end
 ),
+numbered AS MATERIALIZED (
+    -- An integer per moved offer: grouping the day points by one number instead of the
+    -- nine text columns of the offer key halved this query on three years of history.
+    SELECT *, row_number() OVER () AS offer_no FROM moves
+),
 spans AS MATERIALIZED (
     -- The moved offers' rows that overlap the trend window, joined before the days: the
     -- other join order expanded every row of years of history by every day (10x slower,
     -- docs/performance.md).
-    SELECT {", ".join(f"m.{c}" for c in HISTORY_KEY)}, h.valid_from, h.valid_to,
+    SELECT m.offer_no, h.valid_from, h.valid_to,
         h.price_per_hour / nullif(h.chip_count, 0) AS price
-    FROM moves m
+    FROM numbered m
     JOIN price_history h USING ({_KEY})
     WHERE h.valid_from < $end AND (h.valid_to IS NULL OR h.valid_to >= $trend_start)
 ),
 points AS (
     -- The price in force at the end of each day (no point before the offer existed).
-    SELECT {_KEY}, d.day_end, s.price
+    SELECT s.offer_no, d.day_end, s.price
     FROM spans s
     JOIN days d ON s.valid_from < d.day_end AND (s.valid_to IS NULL OR s.valid_to >= d.day_end)
 ),
 trends AS (
-    SELECT {_KEY}, list(price ORDER BY day_end) AS trend FROM points GROUP BY {_KEY}
+    SELECT offer_no, list(price ORDER BY day_end) AS trend FROM points GROUP BY offer_no
 )
 SELECT
     m.chip, {", ".join(f"m.{c}" for c in HISTORY_KEY)}, m.chip_count, m.changes, m.changed_at,
@@ -85,7 +90,7 @@ SELECT
         AS change_pct,
     -- One price is not a line: no sparkline rather than a dot that looks like a chart.
     CASE WHEN len(t.trend) >= 2 THEN t.trend END AS trend
-FROM moves m LEFT JOIN trends t USING ({_KEY})
+FROM numbered m LEFT JOIN trends t USING (offer_no)
 ORDER BY abs(change_pct) DESC, m.chip, {", ".join(f"m.{c}" for c in HISTORY_KEY)}
 """
 
