@@ -10,12 +10,36 @@ from datetime import date, datetime
 from typing import Any
 
 import boto3
+import botocore.config
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, PaginationError
 
 from chipcost.archive import Payload
 from chipcost.errors import ParseError, SourceError, SourceSkipped
-from extract.aws_pricing import CLIENT_CONFIG, CREDENTIAL_ERRORS, NO_CREDENTIALS
 
+# Retries with backoff for throttling and 5xx live on the client, not in a loop here.
+CLIENT_CONFIG = botocore.config.Config(
+    connect_timeout=10,
+    read_timeout=60,
+    retries={"max_attempts": 8, "mode": "adaptive"},
+)
+# Without credentials the public price files stand in (extract/aws_bulk.py, aws_spot_feed.py).
+NO_CREDENTIALS = (
+    "no AWS credentials: public price files are used instead (aws-bulk, aws-spot-feed); "
+    "set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY to use the APIs "
+    "(or run `chipcost collect --replay DIR`)"
+)
+# Error codes that mean "these credentials may not make this call".
+CREDENTIAL_ERRORS = frozenset(
+    {
+        "AccessDenied",
+        "AccessDeniedException",
+        "ExpiredToken",
+        "ExpiredTokenException",
+        "InvalidClientTokenId",
+        "UnrecognizedClientException",
+        "SignatureDoesNotMatch",
+    }
+)
 # Throttling error codes: the Savings Plans API's, then EC2's.
 THROTTLING = frozenset({"ThrottlingException", "Throttling", "RequestLimitExceeded"})
 # EC2 codes that mean "this account cannot use this region" (not enabled, opt-in needed).

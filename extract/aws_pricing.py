@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import boto3
-import botocore.config
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from chipcost.archive import Payload
 from chipcost.errors import ParseError, SourceError, SourceSkipped
 from chipcost.record import ParseResult, Reject
+from extract._aws_calls import CLIENT_CONFIG, CREDENTIAL_ERRORS, NO_CREDENTIALS, aws_client
 from extract._aws_instance_types import (
     accelerator_names,
     describe_unknown,
@@ -50,30 +50,6 @@ TERM_MATCH = {
 # One query per accelerator family value finds every accelerator type in every region,
 # including types our catalog (chipcost/data/aws_families.csv) does not know yet.
 INSTANCE_FAMILIES = ("GPU instance", "Machine Learning ASIC Instances")
-# Retries with backoff for throttling and 5xx live on the client, not in a loop here.
-CLIENT_CONFIG = botocore.config.Config(
-    connect_timeout=10,
-    read_timeout=60,
-    retries={"max_attempts": 8, "mode": "adaptive"},
-)
-# Without credentials the public price files stand in (extract/aws_bulk.py, aws_spot_feed.py).
-NO_CREDENTIALS = (
-    "no AWS credentials: public price files are used instead (aws-bulk, aws-spot-feed); "
-    "set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY to use the APIs "
-    "(or run `chipcost collect --replay DIR`)"
-)
-# Error codes that mean "these credentials may not call GetProducts".
-CREDENTIAL_ERRORS = frozenset(
-    {
-        "AccessDenied",
-        "AccessDeniedException",
-        "ExpiredToken",
-        "ExpiredTokenException",
-        "InvalidClientTokenId",
-        "UnrecognizedClientException",
-        "SignatureDoesNotMatch",
-    }
-)
 
 
 def query_filters(instance_family: str) -> list[dict[str, str]]:
@@ -97,16 +73,7 @@ def get_products_request(instance_family: str, next_token: str | None = None) ->
 
 def pricing_client() -> Any:
     """A Price List client with timeouts and retries; SourceSkipped without credentials."""
-    try:
-        credentials = boto3.Session().get_credentials()
-    except BotoCoreError as exc:
-        raise SourceError(
-            f"{SOURCE_NAME}: cannot load AWS credentials ({exc}): fix AWS_PROFILE or the "
-            "AWS config files"
-        ) from exc
-    if credentials is None:
-        raise SourceSkipped(NO_CREDENTIALS)
-    return boto3.client("pricing", region_name=PRICING_REGION, config=CLIENT_CONFIG)
+    return aws_client("pricing", PRICING_REGION, SOURCE_NAME)
 
 
 def ec2_client(region: str) -> Any:
