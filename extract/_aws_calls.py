@@ -14,6 +14,7 @@ import botocore.config
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, PaginationError
 
 from chipcost.archive import Payload
+from chipcost.catalog import ChipMatch, aws_chip_for
 from chipcost.errors import ParseError, SourceError, SourceSkipped
 
 # Retries with backoff for throttling and 5xx live on the client, not in a loop here.
@@ -47,6 +48,21 @@ REGION_UNUSABLE = frozenset({"OptInRequired", "AuthFailure"})
 # A zone name starts with its region: us-east-1a, us-west-2-lax-1a (Local Zone),
 # us-east-1-wl1-bos-wlz-1 (Wavelength).
 ZONE_REGION = re.compile(r"^([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d+)")
+
+
+class RowRefused(Exception):
+    """A row of an AWS answer that cannot become a record; the message is the reject reason."""
+
+
+def catalog_accelerator(instance_type: str) -> ChipMatch:
+    """The catalog's chip for a type these sources asked for by name, or RowRefused."""
+    match = aws_chip_for(instance_type)
+    if not match.known_type:
+        raise RowRefused(
+            f"instance type {instance_type} is not an accelerator type of the catalog "
+            "(chipcost/data/aws_instance_types.csv), and this source asked only for those"
+        )
+    return match
 
 
 class AwsCallFailed(SourceError):

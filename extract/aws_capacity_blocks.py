@@ -20,6 +20,7 @@ from extract._aws_calls import (
     region_of_zone,
     response_bytes,
 )
+from extract._aws_calls import RowRefused as _Refused
 from extract._aws_price_list import Origin
 from extract.base import FetchContext, Source
 
@@ -96,10 +97,6 @@ def _archive_error(
     ctx.progress(f"{request['InstanceType']} in {region}: {exc.code}")
     url = EC2_URL.format(region=region)
     return ctx.archive.write(exc.error_body(), url, request={"region": region, **request})
-
-
-class _Refused(Exception):
-    """Internal: an offering that cannot become a record; the message is the reason."""
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:

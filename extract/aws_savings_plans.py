@@ -7,10 +7,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chipcost.archive import Payload
-from chipcost.catalog import ChipMatch, aws_accelerator_types, aws_chip_for
+from chipcost.catalog import aws_accelerator_types
 from chipcost.errors import ParseError, SourceError
 from chipcost.record import ParseResult, PriceRecord, Reject
-from extract._aws_calls import aws_client, aws_errors, json_body, named, response_bytes
+from extract._aws_calls import RowRefused as _Refused
+from extract._aws_calls import (
+    aws_client,
+    aws_errors,
+    catalog_accelerator,
+    json_body,
+    named,
+    response_bytes,
+)
 from extract._aws_price_list import Origin
 from extract.base import FetchContext, Source
 
@@ -114,10 +122,6 @@ def _fetch_batch(client: Any, ctx: FetchContext, batch: list[str], where: str) -
     )
 
 
-class _Refused(Exception):
-    """Internal: a rate that cannot become a record; the message is the reason."""
-
-
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """Price records from archived offering-rate pages; pure."""
     result = ParseResult()
@@ -153,7 +157,7 @@ def rate_record(raw: object, origin: Origin) -> PriceRecord:
         raise _Refused("rate has no region or instanceType property: cannot tell what it prices")
     _check_scope(raw, properties, instance_type)
     plan, term, payment = _plan_term_payment(offering)
-    match = _accelerator(instance_type)
+    match = catalog_accelerator(instance_type)
     extra = {
         "usageType": raw.get("usageType"),
         "operation": raw.get("operation"),
@@ -191,16 +195,6 @@ def _plan_term_payment(offering: Mapping[str, Any]) -> tuple[str, str, str]:
     if offering.get("currency") != "USD":
         raise _Refused(f"non-USD currency {offering.get('currency')}: not converted")
     return plan, term, payment
-
-
-def _accelerator(instance_type: str) -> ChipMatch:
-    match = aws_chip_for(instance_type)
-    if not match.known_type:
-        raise _Refused(
-            f"instance type {instance_type} is not an accelerator type of the catalog "
-            "(chipcost/data/aws_instance_types.csv), and this source asked only for those"
-        )
-    return match
 
 
 def _check_scope(raw: Mapping[str, Any], properties: dict[str, str], instance_type: str) -> None:

@@ -9,9 +9,7 @@ from typing import Any
 
 from chipcost.archive import Payload
 from chipcost.catalog import (
-    ChipMatch,
     aws_accelerator_types,
-    aws_chip_for,
     aws_family,
     aws_no_spot_families,
 )
@@ -23,11 +21,13 @@ from extract._aws_calls import (
     advice,
     aws_client,
     aws_errors,
+    catalog_accelerator,
     json_body,
     json_safe,
     named,
     region_of_zone,
 )
+from extract._aws_calls import RowRefused as _Refused
 from extract._aws_calls import response_bytes as _bytes
 from extract._aws_price_list import Origin
 from extract.base import FetchContext, Source
@@ -166,10 +166,6 @@ def _archive_error(ctx: FetchContext, region: str, exc: AwsCallFailed) -> Payloa
     )
 
 
-class _Refused(Exception):
-    """Internal: a spot price that cannot become a record; the message is the reason."""
-
-
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """One record per region, zone and instance type (the newest price); pure."""
     result = ParseResult()
@@ -219,7 +215,7 @@ def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, Pri
         )
     price = _positive(raw.get("SpotPrice"))
     stamp = _timestamp(raw.get("Timestamp"))
-    match = _accelerator(instance_type)
+    match = catalog_accelerator(instance_type)
     extra = {"Timestamp": stamp.isoformat(), "AvailabilityZoneId": raw.get("AvailabilityZoneId")}
     record = PriceRecord(
         observed_at=origin.observed_at,
@@ -237,16 +233,6 @@ def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, Pri
         extra={key: str(value) for key, value in extra.items() if value},
     )
     return stamp, record
-
-
-def _accelerator(instance_type: str) -> ChipMatch:
-    match = aws_chip_for(instance_type)
-    if not match.known_type:
-        raise _Refused(
-            f"instance type {instance_type} is not an accelerator type of the catalog "
-            "(chipcost/data/aws_instance_types.csv), and this source asked only for those"
-        )
-    return match
 
 
 def _positive(text: object) -> float:
