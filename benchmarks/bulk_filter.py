@@ -101,8 +101,8 @@ def generate(path: Path, megabytes: int) -> int:
 
 
 def _run_chipcost(path: Path) -> int:
-    from extract._aws_bulk_csv import filter_file, read_head
-    from extract._aws_bulk_parse import ec2_selection
+    from chipcost.extract._aws_bulk_csv import filter_file, read_head
+    from chipcost.extract._aws_bulk_parse import ec2_selection
 
     data = filter_file(path, ec2_selection(), read_head(path, "bench"), "bench")
     return data.count(b"\n") - 6
@@ -111,7 +111,7 @@ def _run_chipcost(path: Path) -> int:
 def _run_csv(path: Path) -> int:
     import csv
 
-    from extract._aws_bulk_parse import ec2_selection
+    from chipcost.extract._aws_bulk_parse import ec2_selection
 
     selection, kept = ec2_selection(), []
     with path.open(encoding="utf-8", newline="") as handle:
@@ -126,7 +126,7 @@ def _run_csv(path: Path) -> int:
 def _run_pandas(path: Path) -> int:
     import pandas as pd
 
-    from extract._aws_bulk_parse import ec2_selection
+    from chipcost.extract._aws_bulk_parse import ec2_selection
 
     selection = ec2_selection()
     frame = pd.read_csv(path, skiprows=5, dtype=str, keep_default_na=False)
@@ -144,8 +144,8 @@ def measure(method: str, path: Path) -> dict[str, float]:
     run = {"chipcost": _run_chipcost, "csv": _run_csv, "pandas": _run_pandas}[method]
     import duckdb  # noqa: F401
 
-    import extract._aws_bulk_csv  # noqa: F401
-    import extract._aws_bulk_parse  # noqa: F401
+    import chipcost.extract._aws_bulk_csv as _aws_bulk_csv  # noqa: F401
+    import chipcost.extract._aws_bulk_parse as _aws_bulk_parse  # noqa: F401
 
     if method == "pandas":
         import pandas  # noqa: F401

@@ -48,7 +48,7 @@ def time_cli(archive: Path, work: Path) -> dict[str, float]:
     home = work / "prefect-home"
     env = _environment(home)
     found = {
-        "import chipcost CLI": time_command([sys.executable, "-c", "import chipcost.cli"], env)
+        "import chipcost CLI": time_command([sys.executable, "-c", "import chipcost.cli.main"], env)
     }
     for label in ("collect, new Prefect home", "collect, Prefect home reused"):
         db = work / f"{len(found)}.duckdb"
@@ -61,10 +61,10 @@ def time_cli(archive: Path, work: Path) -> dict[str, float]:
 def time_steps(archive: Path, work: Path) -> tuple[dict[str, float], float]:
     """The same replay without Prefect: seconds per source (all runs) and for the loads."""
     from chipcost.archive import archived_sources, run_directories
-    from chipcost.collect import collect_source, load, new_run_id, now
-    from chipcost.runs import RunResult
-    from chipcost.settings import Settings
-    from extract import registry
+    from chipcost.core.runs import RunResult
+    from chipcost.core.settings import Settings
+    from chipcost.extract import registry
+    from chipcost.pipeline.collect import collect_source, load, new_run_id, now
 
     settings = Settings(data_dir=work, db_path=work / "steps.duckdb")
     per_source: dict[str, float] = defaultdict(float)

@@ -17,7 +17,7 @@ import duckdb
 import polars as pl
 
 from benchmarks import synthetic
-from chipcost import __version__
+from chipcost.core.version import __version__
 
 HISTORY_COLUMNS = (
     "provider source region zone instance_type pricing_model term payment plan chip chip_count "

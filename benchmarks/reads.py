@@ -10,8 +10,8 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.db import connect
-from warehouse.queries import per_chip_prices
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.prices import per_chip_prices
 
 # The weekly report's window and the length of its sparklines.
 WEEK = timedelta(days=7)
@@ -38,7 +38,7 @@ def _cost_query(con: duckdb.DuckDBPyConnection) -> tuple[str, Callable[[], objec
         "SELECT model, workload FROM throughput GROUP BY ALL ORDER BY count(*) DESC LIMIT 1"
     ).fetchall()
     try:
-        from warehouse.cost import cost_rows
+        from chipcost.warehouse.cost_per_token import cost_rows
     except ImportError:
         cost_rows = None
     if not rows or cost_rows is None:
@@ -52,7 +52,7 @@ def time_reads(path: Path) -> list[tuple[str, int, float, float]]:
 
     The week is the one before the newest run, as the weekly report reads it.
     """
-    from warehouse import report_queries
+    from chipcost.warehouse import changes as report_queries
 
     con = connect(path, read_only=True)
     try:

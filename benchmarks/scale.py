@@ -24,10 +24,10 @@ from pathlib import Path
 from benchmarks import synthetic
 from benchmarks.prefill import prefill
 from benchmarks.reads import time_reads
-from chipcost.settings import DEFAULT_OBSERVATIONS_DAYS, observations_days
-from transform.validate import validate_records
-from warehouse.db import connect, scalar
-from warehouse.load import load_run
+from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS, observations_days
+from chipcost.transform.validate import validate_records
+from chipcost.warehouse.db import connect, scalar
+from chipcost.warehouse.load import load_run
 
 TARGET_LOAD_SECONDS = 2.0
 

@@ -6,8 +6,8 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from chipcost.record import PriceRecord
-from chipcost.runs import OK, RunResult, SourceResult
+from chipcost.core.record import PriceRecord
+from chipcost.core.runs import OK, RunResult, SourceResult
 
 FIRST_DAY = datetime(2024, 1, 1, 6, 0, tzinfo=UTC)
 CHIPS = (

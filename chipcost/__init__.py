@@ -1,3 +1,5 @@
 """chipcost: daily AI-accelerator prices with history, per-chip views and drift reports."""
 
-__version__ = "0.1.0"
+from chipcost.core.version import __version__
+
+__all__ = ["__version__"]

@@ -8,16 +8,15 @@ e.g. 2026-11-15T060000Z, so sorting directory names sorts runs by time.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import os
 import zlib
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from chipcost.errors import ArchiveError, ParseError
+from chipcost.core.errors import ArchiveError
+from chipcost.core.payload import Payload, sha256
 
 MANIFEST = "manifest.json"
 STAMP_FORMAT = "%Y-%m-%dT%H%M%SZ"
@@ -29,32 +28,6 @@ def run_stamp(moment: datetime) -> str:
 
 def parse_stamp(stamp: str) -> datetime:
     return datetime.strptime(stamp, STAMP_FORMAT).replace(tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class Payload:
-    """One raw payload exactly as the provider returned it."""
-
-    data: bytes
-    url: str
-    fetched_at: datetime
-    name: str = ""
-    ref: str = ""
-    request: dict[str, Any] = field(default_factory=dict)
-
-    def text(self) -> str:
-        """The payload as UTF-8 text; a payload that is not is a ParseError naming it."""
-        try:
-            return self.data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ParseError(
-                f"payload {self.ref or self.name or '?'} ({self.url}) is not UTF-8 text "
-                f"({exc.reason} at byte {exc.start}): re-fetch, or report a format change"
-            ) from exc
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 class ArchiveWriter:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from extract.base import FetchContext, Source
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_MODULES = (
     "aws_pricing",
@@ -27,7 +27,7 @@ def registry() -> dict[str, Source]:
     """Every registered source by name, in a stable order."""
     from importlib import import_module
 
-    sources = [import_module(f"extract.{module}").SOURCE for module in SOURCE_MODULES]
+    sources = [import_module(f"chipcost.extract.{module}").SOURCE for module in SOURCE_MODULES]
     return {source.name: source for source in sources}
 
 

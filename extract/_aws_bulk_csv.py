@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from chipcost.errors import ParseError
+from chipcost.core.errors import ParseError
 
 # The five "key","value" lines every price list CSV opens with, then the header line.
 METADATA_KEYS = ("FormatVersion", "Disclaimer", "Publication Date", "Version", "OfferCode")

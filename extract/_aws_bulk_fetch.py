@@ -15,12 +15,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.errors import SourceError
-from extract._aws_bulk_csv import CsvHead, Selection, filter_file, read_head, rows, split
-from extract._aws_files import download, get_json
-from extract._aws_public import PublicFiles
-from extract.base import FetchContext
+from chipcost.core.errors import SourceError
+from chipcost.core.payload import Payload
+from chipcost.extract._aws_bulk_csv import CsvHead, Selection, filter_file, read_head, rows, split
+from chipcost.extract._aws_files import download, get_json
+from chipcost.extract._aws_public import PublicFiles
+from chipcost.extract.base import FetchContext
 
 # The offer index, the root of every price list file AWS publishes.
 OFFER_INDEX_PATH = "/offers/v1.0/aws/index.json"

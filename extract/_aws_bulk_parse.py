@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from chipcost.catalog import aws_families
-from chipcost.record import ParseResult, PriceRecord, Reject
-from extract._aws_bulk_csv import CsvHead, Selection
-from extract._aws_price_list import PURCHASE_OPTIONS, Origin, product_offers
-from extract.aws_pricing import INSTANCE_FAMILIES, TERM_MATCH
+from chipcost.core.catalog import aws_families
+from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract._aws_bulk_csv import CsvHead, Selection
+from chipcost.extract._aws_price_list import PURCHASE_OPTIONS, Origin, product_offers
+from chipcost.extract.aws_pricing import INSTANCE_FAMILIES, TERM_MATCH
 
 # CSV column -> the Price List attribute it carries (the API source's vocabulary).
 ATTRIBUTE_COLUMNS = {

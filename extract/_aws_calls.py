@@ -13,9 +13,9 @@ import boto3
 import botocore.config
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, PaginationError
 
-from chipcost.archive import Payload
-from chipcost.catalog import ChipMatch, aws_chip_for
-from chipcost.errors import ParseError, SourceError, SourceSkipped
+from chipcost.core.catalog import ChipMatch, aws_chip_for
+from chipcost.core.errors import ParseError, SourceError, SourceSkipped
+from chipcost.core.payload import Payload
 
 # Retries with backoff for throttling and 5xx live on the client, not in a loop here.
 CLIENT_CONFIG = botocore.config.Config(

@@ -14,8 +14,8 @@ from typing import Any
 
 import httpx
 
-from chipcost.errors import SourceError
-from extract._http import RETRY_STATUSES, HttpClient, backoff, retry_after, status_text
+from chipcost.core.errors import SourceError
+from chipcost.extract._http import RETRY_STATUSES, HttpClient, backoff, retry_after, status_text
 
 # Bytes per read when hashing a finished download: flat memory whatever the file size.
 CHUNK = 1 << 20

@@ -14,10 +14,10 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from chipcost.archive import Payload
-from chipcost.catalog import UNKNOWN_CHIP, canonical_chip
-from chipcost.record import ParseResult
-from extract.base import FetchContext
+from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult
+from chipcost.extract.base import FetchContext
 
 OPERATION = "DescribeInstanceTypes"
 # DescribeInstanceTypes takes at most 100 names per call.

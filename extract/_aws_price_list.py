@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from chipcost.catalog import ChipMatch, aws_chip_for
-from chipcost.record import HOURS_PER_TERM, ParseResult, PriceRecord, Reject
+from chipcost.core.catalog import ChipMatch, aws_chip_for
+from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord, Reject
 
 # The Price List's words for a reserved term, in the record's vocabulary (DESIGN.md).
 LEASE_TERMS = {"1yr": "1yr", "3yr": "3yr"}

@@ -10,9 +10,9 @@ from pathlib import Path
 import boto3
 from botocore.exceptions import BotoCoreError
 
-from chipcost.errors import SourceSkipped
-from extract._http import HttpClient, http_client
-from extract.base import FetchContext
+from chipcost.core.errors import SourceSkipped
+from chipcost.extract._http import HttpClient, http_client
+from chipcost.extract.base import FetchContext
 
 # AWS's public price list host; the environment variable points chipcost at a mirror.
 PRICE_LIST_URL = "https://pricing.us-east-1.amazonaws.com"

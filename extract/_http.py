@@ -12,10 +12,10 @@ from typing import Any
 
 import httpx
 
-from chipcost import __version__
-from chipcost.archive import Payload
-from chipcost.errors import SourceError
-from extract.base import FetchContext
+from chipcost.core.errors import SourceError
+from chipcost.core.payload import Payload
+from chipcost.core.version import __version__
+from chipcost.extract.base import FetchContext
 
 USER_AGENT = f"chipcost/{__version__} (+price collector)"
 # Every phase bounded: a provider that accepts the connection and then stalls must not hang

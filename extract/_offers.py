@@ -7,11 +7,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.catalog import UNKNOWN_CHIP, canonical_chip
-from chipcost.errors import ParseError
-from chipcost.record import Reject
-from extract._scrape import NOT_A_PRICE, PriceError, parse_price
+from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
+from chipcost.core.errors import ParseError
+from chipcost.core.payload import Payload
+from chipcost.core.record import Reject
+from chipcost.extract._scrape import NOT_A_PRICE, PriceError, parse_price
 
 ALIASES_FILE = "chipcost/data/chip_aliases.csv"
 # A JSON API sends prices as numbers or plain decimal strings ("2.19"). Anything else there

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from chipcost.archive import Payload
-from chipcost.errors import ParseError
-from chipcost.record import ParseResult, PriceRecord
+from chipcost.core.errors import ParseError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord
 
 # Cells that say "no price here" on purpose: a reject with a reason, never a parse error.
 NOT_A_PRICE = frozenset(

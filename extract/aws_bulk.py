@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chipcost.archive import Payload
-from chipcost.errors import ChipcostError, ParseError, SourceError
-from chipcost.record import ParseResult, PriceRecord
-from extract._aws_bulk_csv import CsvHead, rows, split
-from extract._aws_bulk_fetch import (
+from chipcost.core.errors import ChipcostError, ParseError, SourceError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.extract._aws_bulk_csv import CsvHead, rows, split
+from chipcost.extract._aws_bulk_fetch import (
     EC2_OFFER,
     OFFER_INDEX_PATH,
     archive_json,
@@ -23,15 +23,15 @@ from extract._aws_bulk_fetch import (
     offer_entry,
     region_extract,
 )
-from extract._aws_bulk_parse import (
+from chipcost.extract._aws_bulk_parse import (
     ec2_offers,
     ec2_selection,
     savings_plan_offers,
     savings_plan_selection,
 )
-from extract._aws_price_list import Origin
-from extract._aws_public import PublicFiles, public_files, skip_if_credentials
-from extract.base import FetchContext, Source
+from chipcost.extract._aws_price_list import Origin
+from chipcost.extract._aws_public import PublicFiles, public_files, skip_if_credentials
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-bulk"
 PROVIDER = "aws"

@@ -7,10 +7,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.catalog import aws_capacity_block_types, aws_chip_for
-from chipcost.record import ParseResult, PriceRecord, Reject
-from extract._aws_calls import (
+from chipcost.core.catalog import aws_capacity_block_types, aws_chip_for
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract._aws_calls import (
     AwsCallFailed,
     aws_client,
     aws_errors,
@@ -20,9 +20,9 @@ from extract._aws_calls import (
     region_of_zone,
     response_bytes,
 )
-from extract._aws_calls import RowRefused as _Refused
-from extract._aws_price_list import Origin
-from extract.base import FetchContext, Source
+from chipcost.extract._aws_calls import RowRefused as _Refused
+from chipcost.extract._aws_price_list import Origin
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-capacity-blocks"
 PROVIDER = "aws"

@@ -9,18 +9,23 @@ from typing import Any
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
-from chipcost.archive import Payload
-from chipcost.errors import ParseError, SourceError, SourceSkipped
-from chipcost.record import ParseResult, Reject
-from extract._aws_calls import CLIENT_CONFIG, CREDENTIAL_ERRORS, NO_CREDENTIALS, aws_client
-from extract._aws_instance_types import (
+from chipcost.core.errors import ParseError, SourceError, SourceSkipped
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, Reject
+from chipcost.extract._aws_calls import (
+    CLIENT_CONFIG,
+    CREDENTIAL_ERRORS,
+    NO_CREDENTIALS,
+    aws_client,
+)
+from chipcost.extract._aws_instance_types import (
     accelerator_names,
     describe_unknown,
     is_describe,
     name_unknown,
 )
-from extract._aws_price_list import Origin, decode_item, item_offers
-from extract.base import FetchContext, Source
+from chipcost.extract._aws_price_list import Origin, decode_item, item_offers
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-pricing-api"
 PROVIDER = "aws"

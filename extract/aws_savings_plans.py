@@ -6,12 +6,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.catalog import aws_accelerator_types
-from chipcost.errors import ParseError, SourceError
-from chipcost.record import ParseResult, PriceRecord, Reject
-from extract._aws_calls import RowRefused as _Refused
-from extract._aws_calls import (
+from chipcost.core.catalog import aws_accelerator_types
+from chipcost.core.errors import ParseError, SourceError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract._aws_calls import RowRefused as _Refused
+from chipcost.extract._aws_calls import (
     aws_client,
     aws_errors,
     catalog_accelerator,
@@ -19,8 +19,8 @@ from extract._aws_calls import (
     named,
     response_bytes,
 )
-from extract._aws_price_list import Origin
-from extract.base import FetchContext, Source
+from chipcost.extract._aws_price_list import Origin
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-savings-plans"
 PROVIDER = "aws"

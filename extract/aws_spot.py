@@ -7,15 +7,11 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.catalog import (
-    aws_accelerator_types,
-    aws_family,
-    aws_no_spot_families,
-)
-from chipcost.errors import SourceError
-from chipcost.record import ParseResult, PriceRecord, Reject
-from extract._aws_calls import (
+from chipcost.core.catalog import aws_accelerator_types, aws_family, aws_no_spot_families
+from chipcost.core.errors import SourceError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract._aws_calls import (
     REGION_UNUSABLE,
     AwsCallFailed,
     advice,
@@ -27,10 +23,10 @@ from extract._aws_calls import (
     named,
     region_of_zone,
 )
-from extract._aws_calls import RowRefused as _Refused
-from extract._aws_calls import response_bytes as _bytes
-from extract._aws_price_list import Origin
-from extract.base import FetchContext, Source
+from chipcost.extract._aws_calls import RowRefused as _Refused
+from chipcost.extract._aws_calls import response_bytes as _bytes
+from chipcost.extract._aws_price_list import Origin
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-spot"
 PROVIDER = "aws"

@@ -17,14 +17,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.catalog import aws_chip_for, aws_families, aws_family
-from chipcost.errors import ParseError
-from chipcost.record import ParseResult, PriceRecord, Reject
-from extract._aws_files import get_bytes
-from extract._aws_public import REGION_CODE, skip_if_credentials
-from extract._http import http_client
-from extract.base import FetchContext, Source
+from chipcost.core.catalog import aws_chip_for, aws_families, aws_family
+from chipcost.core.errors import ParseError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract._aws_files import get_bytes
+from chipcost.extract._aws_public import REGION_CODE, skip_if_credentials
+from chipcost.extract._http import http_client
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-spot-feed"
 PROVIDER = "aws"

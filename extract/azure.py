@@ -10,13 +10,13 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.errors import SourceError
-from chipcost.record import HOURS_PER_TERM, ParseResult, PriceRecord, Reject
-from extract import _http
-from extract._offers import field_names, load_json, reject, shape_error
-from extract._scrape import require_columns, require_offers
-from extract.base import FetchContext, Source
+from chipcost.core.errors import SourceError
+from chipcost.core.payload import Payload
+from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord, Reject
+from chipcost.extract import _http
+from chipcost.extract._offers import field_names, load_json, reject, shape_error
+from chipcost.extract._scrape import require_columns, require_offers
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "azure"
 PROVIDER = "azure"

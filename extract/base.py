@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from chipcost.archive import ArchiveWriter, Payload
-from chipcost.record import ParseResult
+from chipcost.archive import ArchiveWriter
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult
 
 
 def _no_progress(message: str) -> None:

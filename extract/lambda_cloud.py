@@ -7,14 +7,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.catalog import UNKNOWN_CHIP
-from chipcost.record import ParseResult, PriceRecord
-from extract import _http
-from extract._html_tree import parse_html
-from extract._offers import ChipNames, load_json, price_of, reject, shape_error
-from extract._scrape import parse_count, require_columns, require_offers
-from extract.base import FetchContext, Source
+from chipcost.core.catalog import UNKNOWN_CHIP
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.extract import _http
+from chipcost.extract._html_tree import parse_html
+from chipcost.extract._offers import ChipNames, load_json, price_of, reject, shape_error
+from chipcost.extract._scrape import parse_count, require_columns, require_offers
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "lambda"
 PROVIDER = "lambda"

@@ -6,13 +6,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chipcost.archive import Payload
-from chipcost.record import ParseResult, PriceRecord
-from extract import _http
-from extract._html_tree import Element, parse_html
-from extract._offers import ChipNames, price_of, reject
-from extract._scrape import require_columns, require_offers
-from extract.base import FetchContext, Source
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.extract import _http
+from chipcost.extract._html_tree import Element, parse_html
+from chipcost.extract._offers import ChipNames, price_of, reject
+from chipcost.extract._scrape import require_columns, require_offers
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "nebius"
 PROVIDER = "nebius"

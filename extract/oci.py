@@ -9,12 +9,12 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.record import ParseResult, PriceRecord
-from extract import _http
-from extract._offers import field_names, load_json, reject, shape_error
-from extract._scrape import require_columns, require_offers
-from extract.base import FetchContext, Source
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.extract import _http
+from chipcost.extract._offers import field_names, load_json, reject, shape_error
+from chipcost.extract._scrape import require_columns, require_offers
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "oci"
 PROVIDER = "oci"

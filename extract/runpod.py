@@ -6,14 +6,14 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.catalog import UNKNOWN_CHIP, canonical_chip
-from chipcost.errors import ParseError
-from chipcost.record import ParseResult, PriceRecord
-from extract import _http
-from extract._offers import ChipNames, field_names, load_json, reject, shape_error
-from extract._scrape import require_columns, require_offers
-from extract.base import FetchContext, Source
+from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
+from chipcost.core.errors import ParseError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.extract import _http
+from chipcost.extract._offers import ChipNames, field_names, load_json, reject, shape_error
+from chipcost.extract._scrape import require_columns, require_offers
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "runpod"
 PROVIDER = "runpod"

@@ -8,12 +8,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.record import ParseResult, PriceRecord
-from extract import _http
-from extract._offers import ChipNames, field_names, load_json, reject, shape_error
-from extract._scrape import parse_count, require_columns, require_offers
-from extract.base import FetchContext, Source
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.extract import _http
+from chipcost.extract._offers import ChipNames, field_names, load_json, reject, shape_error
+from chipcost.extract._scrape import parse_count, require_columns, require_offers
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "vastai"
 PROVIDER = "vastai"

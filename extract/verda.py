@@ -7,13 +7,20 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from chipcost.archive import Payload
-from chipcost.errors import SourceError
-from chipcost.record import ParseResult, PriceRecord
-from extract import _http
-from extract._offers import ChipNames, field_names, json_price, load_json, reject, shape_error
-from extract._scrape import parse_count, require_columns, require_offers
-from extract.base import FetchContext, Source
+from chipcost.core.errors import SourceError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.extract import _http
+from chipcost.extract._offers import (
+    ChipNames,
+    field_names,
+    json_price,
+    load_json,
+    reject,
+    shape_error,
+)
+from chipcost.extract._scrape import parse_count, require_columns, require_offers
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "verda"
 PROVIDER = "verda"

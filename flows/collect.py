@@ -12,7 +12,11 @@ from prefect.client.schemas.objects import State
 from prefect.states import Failed
 
 from chipcost import archive
-from chipcost.collect import (
+from chipcost.core.errors import ChipcostError
+from chipcost.core.runs import ALREADY_LOADED, FAILED, SKIPPED, LoadSummary, RunResult, SourceResult
+from chipcost.core.settings import Settings, load_settings
+from chipcost.extract import Source
+from chipcost.pipeline.collect import (
     already_loaded_sources,
     collect_source,
     load,
@@ -21,13 +25,8 @@ from chipcost.collect import (
     prepare_data_dir,
     select_sources,
 )
-from chipcost.errors import ChipcostError
-from chipcost.jumps import flag_price_jumps
-from chipcost.runs import ALREADY_LOADED, FAILED, SKIPPED, RunResult, SourceResult
-from chipcost.settings import Settings, load_settings
-from extract import Source
-from warehouse.db import run_lock
-from warehouse.load import LoadSummary
+from chipcost.pipeline.jumps import flag_price_jumps
+from chipcost.warehouse.db import run_lock
 
 # The CLI sets this to show progress; a deployed flow logs instead.
 PROGRESS_HOOK = None
@@ -172,7 +171,9 @@ def collect(
         # The state's data must be an exception: a deployed run re-raises it at its end.
         return Failed(message=message, data=CollectFailed(message, outcomes))
     if alert_pct is not None and alert_to and outcomes:
-        from flows.report import alert_after_collect  # the report stack loads only when asked
+        from chipcost.flows.report import (
+            alert_after_collect,  # the report stack loads only when asked
+        )
 
         failure = alert_after_collect(settings, [o.run for o in outcomes], alert_pct, alert_to)
         if failure:

@@ -12,14 +12,14 @@ from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State
 from prefect.states import Failed
 
-from chipcost.errors import ChipcostError
-from chipcost.runs import OK, RunResult
-from chipcost.settings import Settings, load_settings
-from reports.alerts import send_price_alert
-from reports.build import Delivery, Report, deliver, write_report
-from reports.mail import EmailError
-from reports.period import ReportOptions, parse_day
-from reports.summary import markdown
+from chipcost.core.errors import ChipcostError
+from chipcost.core.runs import OK, RunResult
+from chipcost.core.settings import Settings, load_settings
+from chipcost.reports.alerts import send_price_alert
+from chipcost.reports.build import Delivery, Report, deliver, write_report
+from chipcost.reports.mail import EmailError
+from chipcost.reports.period import ReportOptions, parse_day
+from chipcost.reports.text import markdown
 
 
 class ReportFailed(ChipcostError):

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import polars as pl
 
-from reports.labels import money, signed_pct, with_labels
-from reports.mail import build_message, check_recipients, send, smtp_settings
-from reports.summary import SAMPLE_NOTE, top_move
-from warehouse.db import connect
+from chipcost.reports.labels import money, signed_pct, with_labels
+from chipcost.reports.mail import build_message, check_recipients, send, smtp_settings
+from chipcost.reports.text import SAMPLE_NOTE, top_move
+from chipcost.warehouse.db import connect
 
 _MOVES = """
 SELECT c.changed_at, c.chip, c.provider, c.region, c.zone, c.instance_type, c.pricing_model,

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import polars as pl
 
-from reports import page, summary
-from reports.data import ReportData, gather
-from reports.mail import (
+from chipcost.reports import page
+from chipcost.reports import text as summary
+from chipcost.reports.data import ReportData, gather
+from chipcost.reports.mail import (
     DRY_RUN_SENDER,
     EmailError,
     build_message,
@@ -22,9 +23,9 @@ from reports.mail import (
     smtp_settings,
     write_eml,
 )
-from reports.period import ReportError, ReportOptions, resolve_period
-from warehouse.db import connect
-from warehouse.report_queries import newest_run
+from chipcost.reports.period import ReportError, ReportOptions, resolve_period
+from chipcost.warehouse.changes import newest_run
+from chipcost.warehouse.db import connect
 
 CSV_COLUMNS = (
     "changed_at",

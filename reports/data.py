@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import duckdb
 import polars as pl
 
-from reports.labels import with_labels
-from reports.period import Period, ReportOptions
-from warehouse.report_queries import Coverage, change_events, coverage, price_moves
-from warehouse.snapshot_queries import (
+from chipcost.reports.labels import with_labels
+from chipcost.reports.period import Period, ReportOptions
+from chipcost.warehouse.changes import Coverage, change_events, coverage, price_moves
+from chipcost.warehouse.snapshot import (
     cheapest_by_model,
     cheapest_cost_per_token,
     source_disagreements,

@@ -7,10 +7,10 @@ from html import escape
 import polars as pl
 from great_tables import GT
 
-from reports.data import ReportData
-from reports.labels import BUCKET_LABELS, money
-from reports.sections import Section, no_changes
-from reports.tables import SMALL, coloured, nowrap, styled
+from chipcost.reports.data import ReportData
+from chipcost.reports.labels import BUCKET_LABELS, money
+from chipcost.reports.sections import Section, no_changes
+from chipcost.reports.tables import SMALL, coloured, nowrap, styled
 
 # Pricing buckets the e-mail shows; the attached report has them all.
 EMAIL_BUCKETS = ("on_demand", "commit_1yr", "commit_3yr", "spot")

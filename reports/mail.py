@@ -13,7 +13,7 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid, parseaddr
 from pathlib import Path
 
-from chipcost.errors import ChipcostError
+from chipcost.core.errors import ChipcostError
 
 ENV_PREFIX = "CHIPCOST_SMTP_"
 TLS_MODES = ("starttls", "ssl", "none")

@@ -8,11 +8,11 @@ from html import escape
 
 import css_inline
 
-from chipcost import __version__
-from reports import digest, sections
-from reports.data import ReportData
-from reports.sections import Section
-from reports.summary import SAMPLE_NOTE, headline, health_line, lacks
+from chipcost.core.version import __version__
+from chipcost.reports import digest, sections
+from chipcost.reports.data import ReportData
+from chipcost.reports.sections import Section
+from chipcost.reports.text import SAMPLE_NOTE, headline, health_line, lacks
 
 # Gmail clips HTML bodies over about 100 KB (102 KB); stay clear of it.
 EMAIL_BODY_LIMIT = 95_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from chipcost.errors import ChipcostError
+from chipcost.core.errors import ChipcostError
 
 DEFAULT_DAYS = 7
 

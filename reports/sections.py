@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from great_tables import GT
 
-from reports import tables
-from reports.data import ReportData
+from chipcost.reports import tables
+from chipcost.reports.data import ReportData
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from html import escape
 import polars as pl
 from great_tables import GT, loc, nanoplot_options, style
 
-from reports.labels import BUCKET_LABELS, money
+from chipcost.reports.labels import BUCKET_LABELS, money
 
 # Cheaper is good news for the people renting: green down, red up.
 DOWN, UP, STALE = "#15803d", "#b91c1c", "#fef3c7"

@@ -29,7 +29,7 @@ from aws_price_list_payloads import (  # noqa: E402
 )
 
 from chipcost.archive import ArchiveWriter, run_stamp  # noqa: E402
-from extract.aws_pricing import (  # noqa: E402
+from chipcost.extract.aws_pricing import (
     INSTANCE_FAMILIES,
     PRICING_URL,
     SOURCE_NAME,

@@ -34,8 +34,8 @@ from aws_index_payloads import ec2_region_index, offer_index, sp_region_index  #
 from aws_price_list_payloads import REGIONS, listed_price  # noqa: E402
 
 from chipcost.archive import ArchiveWriter, run_stamp  # noqa: E402
-from extract._aws_public import PRICE_LIST_URL  # noqa: E402
-from extract.aws_bulk import SOURCE_NAME  # noqa: E402
+from chipcost.extract._aws_public import PRICE_LIST_URL  # noqa: E402
+from chipcost.extract.aws_bulk import SOURCE_NAME  # noqa: E402
 
 # Location names and usage-type prefixes, as AWS spells them, for the sample's regions.
 SAMPLE_REGIONS = {

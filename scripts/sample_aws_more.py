@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from aws_price_list_payloads import SAMPLE_KEY, SAMPLE_LABEL, listed_price  # noqa: E402
 
 from chipcost.archive import ArchiveWriter, run_stamp  # noqa: E402
-from chipcost.catalog import aws_capacity_block_types  # noqa: E402
-from extract import aws_capacity_blocks as cb  # noqa: E402
-from extract import aws_savings_plans as sp  # noqa: E402
-from extract import aws_spot as spot  # noqa: E402
+from chipcost.core.catalog import aws_capacity_block_types  # noqa: E402
+from chipcost.extract import aws_capacity_blocks as cb  # noqa: E402
+from chipcost.extract import aws_savings_plans as sp  # noqa: E402
+from chipcost.extract import aws_spot as spot  # noqa: E402
 
 # Where each sample type is sold: a subset of the Price List sample's regions.
 TYPES_REGIONS = {

@@ -22,7 +22,7 @@ from aws_price_list_payloads import listed_price  # noqa: E402
 from sample_aws_bulk import TYPES  # noqa: E402
 
 from chipcost.archive import ArchiveWriter, run_stamp  # noqa: E402
-from extract.aws_spot_feed import SOURCE_NAME, SPOT_FEED_URL  # noqa: E402
+from chipcost.extract.aws_spot_feed import SOURCE_NAME, SPOT_FEED_URL  # noqa: E402
 
 # The feed groups sizes by family type; these are the groups the sample's types fall in.
 GROUPS = {"p": "gpuCurrentGen", "g": "gpuCurrentGen", "t": "mlCurrentGen", "i": "mlCurrentGen"}

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import neoclouds_a_payloads as shapes  # noqa: E402
 
 from chipcost.archive import ArchiveWriter, run_stamp  # noqa: E402
-from extract import azure, lambda_cloud, oci, runpod, vastai  # noqa: E402
+from chipcost.extract import azure, lambda_cloud, oci, runpod, vastai  # noqa: E402
 
 # RunPod per-GPU prices: id, display name, GB, prices, extra keyword arguments.
 # fmt: off

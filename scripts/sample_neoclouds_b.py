@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import neoclouds_b_payloads as shapes  # noqa: E402
 
 from chipcost.archive import ArchiveWriter, run_stamp  # noqa: E402
-from extract import coreweave, nebius, spheron, verda  # noqa: E402
+from chipcost.extract import coreweave, nebius, spheron, verda  # noqa: E402
 
 # CoreWeave rows: name, slug, GPUs as printed, VRAM, vCPUs, RAM, storage, on-demand, spot.
 # fmt: off

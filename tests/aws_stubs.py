@@ -13,8 +13,9 @@ import botocore.config
 import pytest
 from botocore.stub import Stubber
 
-from chipcost.archive import ArchiveWriter, Payload
-from extract.base import FetchContext
+from chipcost.archive import ArchiveWriter
+from chipcost.core.payload import Payload
+from chipcost.extract.base import FetchContext
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 3, tzinfo=UTC)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import duckdb
 
-from chipcost.collect import collect_source, load
-from chipcost.runs import FAILED, OK, RunResult, SourceResult
-from chipcost.settings import Settings
-from extract import registry
+from chipcost.core.runs import FAILED, OK, RunResult, SourceResult
+from chipcost.core.settings import Settings
+from chipcost.extract import registry
+from chipcost.pipeline.collect import collect_source, load
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample" / "archive"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from chipcost.record import PriceRecord
-from chipcost.runs import OK, RunResult, SourceResult
+from chipcost.core.record import PriceRecord
+from chipcost.core.runs import OK, RunResult, SourceResult
 
 DAY0 = datetime(2026, 11, 1, 6, 0, tzinfo=UTC)
 

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import httpx
 
-from chipcost.archive import ArchiveWriter, Payload
-from chipcost.record import ParseResult
-from extract.base import FetchContext
-from transform.validate import validate_records
+from chipcost.archive import ArchiveWriter
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult
+from chipcost.extract.base import FetchContext
+from chipcost.transform.validate import validate_records
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 2, tzinfo=UTC)
@@ -34,7 +35,7 @@ def fake_context(tmp_path: Path, source: str, handler, waits: list[float] | None
 
 def assert_loadable(result: ParseResult) -> None:
     """The shared invariants: every record passes validation (price, chips, key, USD)."""
-    from extract import registry
+    from chipcost.extract import registry
 
     validated = validate_records(result.records, frozenset(registry()))
     assert not validated.rejects, [r.reason for r in validated.rejects]

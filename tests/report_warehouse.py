@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from chipcost.record import PriceRecord, Reject
-from chipcost.runs import OK, SKIPPED, RunResult, SourceResult
+from chipcost.core.record import PriceRecord, Reject
+from chipcost.core.runs import OK, SKIPPED, RunResult, SourceResult
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.load import load_run
 from tests.helpers import day, record
-from warehouse.db import connect
-from warehouse.load import load_run
 
 H100 = {"instance_type": "p5.48xlarge", "chip": "H100-SXM", "chip_count": 8.0}
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from chipcost.references import model_rows, throughput_references
-from transform.tokens import (
+from chipcost.pipeline.references import model_rows, throughput_references
+from chipcost.transform.tokens import (
     cost_to_train,
     derived_tokens_per_second,
     flops_per_token,

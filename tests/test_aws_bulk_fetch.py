@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
-from chipcost.errors import ParseError, SourceError, SourceSkipped
-from extract import _aws_public, aws_bulk
-from extract._http import MAX_ATTEMPTS
-from extract.base import FetchContext
+from chipcost.core.errors import ParseError, SourceError, SourceSkipped
+from chipcost.extract import _aws_public, aws_bulk
+from chipcost.extract._http import MAX_ATTEMPTS
+from chipcost.extract.base import FetchContext
 from tests.price_files_server import Faults, serve
 
 FIXTURES = Path(__file__).parent / "fixtures" / "aws-bulk"

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.archive import Payload
-from chipcost.errors import ParseError
-from extract import aws_bulk, aws_pricing
-from extract._aws_bulk_csv import filter_file, read_head
-from extract._aws_bulk_parse import ec2_selection, savings_plan_selection
+from chipcost.core.errors import ParseError
+from chipcost.core.payload import Payload
+from chipcost.extract import aws_bulk, aws_pricing
+from chipcost.extract._aws_bulk_csv import filter_file, read_head
+from chipcost.extract._aws_bulk_parse import ec2_selection, savings_plan_selection
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "aws-bulk"

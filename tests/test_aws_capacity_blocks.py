@@ -12,10 +12,10 @@ import json
 import pytest
 
 from chipcost.archive import read_manifest, read_payloads
-from chipcost.catalog import aws_capacity_block_types
-from chipcost.errors import SourceError, SourceSkipped
-from extract import aws_capacity_blocks as cb
-from extract.aws_pricing import NO_CREDENTIALS
+from chipcost.core.catalog import aws_capacity_block_types
+from chipcost.core.errors import SourceError, SourceSkipped
+from chipcost.extract import aws_capacity_blocks as cb
+from chipcost.extract.aws_pricing import NO_CREDENTIALS
 from tests.aws_stubs import (
     STAMP,
     clear_aws_env,
@@ -254,7 +254,7 @@ def test_no_credentials_skips_the_source(tmp_path, no_aws_config):
 
 
 def test_capacity_block_types_are_catalog_types():
-    from chipcost.catalog import aws_chip_for
+    from chipcost.core.catalog import aws_chip_for
 
     for instance_type in aws_capacity_block_types():
         match = aws_chip_for(instance_type)
@@ -262,7 +262,7 @@ def test_capacity_block_types_are_catalog_types():
 
 
 def test_source_is_registered():
-    from extract import registry
+    from chipcost.extract import registry
 
     assert registry()[SOURCE] is cb.SOURCE
     assert (cb.SOURCE.provider, cb.SOURCE.fetch, cb.SOURCE.parse) == ("aws", cb.fetch, cb.parse)

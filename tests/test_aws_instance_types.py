@@ -10,11 +10,12 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from chipcost.archive import ArchiveWriter, Payload, read_payloads
-from chipcost.catalog import canonical_chip
-from extract.aws_pricing import EC2_URL, INSTANCE_FAMILIES, PRICING_URL, fetch, parse
-from extract.aws_pricing import get_products_request as request
-from extract.base import FetchContext
+from chipcost.archive import ArchiveWriter, read_payloads
+from chipcost.core.catalog import canonical_chip
+from chipcost.core.payload import Payload
+from chipcost.extract.aws_pricing import EC2_URL, INSTANCE_FAMILIES, PRICING_URL, fetch, parse
+from chipcost.extract.aws_pricing import get_products_request as request
+from chipcost.extract.base import FetchContext
 
 FIXTURES = Path(__file__).parent / "fixtures" / "aws-pricing-api"
 WHEN = datetime(2026, 11, 14, 6, tzinfo=UTC)

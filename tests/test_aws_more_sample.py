@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from chipcost.archive import parse_stamp, read_manifest, read_payloads, run_directories
-from chipcost.collect import collect_source
-from chipcost.runs import OK, RunResult, SourceResult
-from chipcost.settings import Settings
-from extract import registry
+from chipcost.core.runs import OK, RunResult, SourceResult
+from chipcost.core.settings import Settings
+from chipcost.extract import registry
+from chipcost.pipeline.collect import collect_source
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.load import load_run
+from chipcost.warehouse.prices import PRICE_COLUMNS, per_chip_prices
 from tests.helpers import day, record
-from warehouse.db import connect
-from warehouse.load import load_run
-from warehouse.queries import PRICE_COLUMNS, per_chip_prices
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample" / "archive"

@@ -18,11 +18,12 @@ import pytest
 from botocore.exceptions import ConnectTimeoutError, EndpointConnectionError, ReadTimeoutError
 from botocore.stub import Stubber
 
-from chipcost.archive import ArchiveWriter, Payload, read_manifest, read_payloads, run_directories
-from chipcost.errors import ParseError, SourceError, SourceSkipped
-from extract import aws_pricing
-from extract._aws_price_list import Origin, product_offers
-from extract.aws_pricing import (
+from chipcost.archive import ArchiveWriter, read_manifest, read_payloads, run_directories
+from chipcost.core.errors import ParseError, SourceError, SourceSkipped
+from chipcost.core.payload import Payload
+from chipcost.extract import aws_pricing
+from chipcost.extract._aws_price_list import Origin, product_offers
+from chipcost.extract.aws_pricing import (
     INSTANCE_FAMILIES,
     NO_CREDENTIALS,
     PRICING_URL,
@@ -33,7 +34,7 @@ from extract.aws_pricing import (
     pricing_client,
     query_filters,
 )
-from extract.base import FetchContext
+from chipcost.extract.base import FetchContext
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "aws-pricing-api"
@@ -592,7 +593,7 @@ def test_default_client_has_timeouts_and_adaptive_retries(no_aws_config, monkeyp
 
 
 def test_source_is_registered_under_its_name():
-    from extract import registry
+    from chipcost.extract import registry
 
     assert registry()["aws-pricing-api"] is SOURCE
     assert (SOURCE.provider, SOURCE.fetch, SOURCE.parse) == ("aws", fetch, parse)

@@ -13,10 +13,10 @@ import re
 import pytest
 
 from chipcost.archive import read_manifest, read_payloads
-from chipcost.catalog import aws_accelerator_types
-from chipcost.errors import ParseError, SourceError, SourceSkipped
-from extract import aws_savings_plans as sp
-from extract.aws_pricing import NO_CREDENTIALS
+from chipcost.core.catalog import aws_accelerator_types
+from chipcost.core.errors import ParseError, SourceError, SourceSkipped
+from chipcost.extract import aws_savings_plans as sp
+from chipcost.extract.aws_pricing import NO_CREDENTIALS
 from tests.aws_stubs import (
     FETCHED_AT,
     STAMP,
@@ -314,7 +314,7 @@ def test_no_credentials_skips_the_source(tmp_path, no_aws_config):
 
 
 def test_default_client_has_timeouts_and_adaptive_retries(no_aws_config, monkeypatch):
-    from extract._aws_calls import aws_client
+    from chipcost.extract._aws_calls import aws_client
 
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
@@ -327,7 +327,7 @@ def test_default_client_has_timeouts_and_adaptive_retries(no_aws_config, monkeyp
 
 
 def test_source_is_registered():
-    from extract import registry
+    from chipcost.extract import registry
 
     assert registry()[SOURCE] is sp.SOURCE
     assert (sp.SOURCE.provider, sp.SOURCE.fetch, sp.SOURCE.parse) == ("aws", sp.fetch, sp.parse)

@@ -14,11 +14,11 @@ from datetime import UTC, datetime
 import pytest
 
 from chipcost.archive import read_manifest, read_payloads
-from chipcost.catalog import aws_accelerator_types
-from chipcost.errors import ParseError, SourceError, SourceSkipped
-from extract import aws_spot as spot
-from extract._aws_calls import region_of_zone
-from extract.aws_pricing import NO_CREDENTIALS
+from chipcost.core.catalog import aws_accelerator_types
+from chipcost.core.errors import ParseError, SourceError, SourceSkipped
+from chipcost.extract import aws_spot as spot
+from chipcost.extract._aws_calls import region_of_zone
+from chipcost.extract.aws_pricing import NO_CREDENTIALS
 from tests.aws_stubs import (
     STAMP,
     clear_aws_env,
@@ -331,7 +331,7 @@ def test_no_credentials_skips_the_source(tmp_path, no_aws_config):
 
 
 def test_source_is_registered():
-    from extract import registry
+    from chipcost.extract import registry
 
     assert registry()[SOURCE] is spot.SOURCE
     assert (spot.SOURCE.provider, spot.SOURCE.fetch, spot.SOURCE.parse) == (

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.archive import ArchiveWriter, Payload, read_payloads
-from chipcost.errors import ParseError, SourceError, SourceSkipped
-from extract import _aws_public, aws_spot_feed
-from extract.aws_spot_feed import SOURCE_NAME, parse
-from extract.base import FetchContext
+from chipcost.archive import ArchiveWriter, read_payloads
+from chipcost.core.errors import ParseError, SourceError, SourceSkipped
+from chipcost.core.payload import Payload
+from chipcost.extract import _aws_public, aws_spot_feed
+from chipcost.extract.aws_spot_feed import SOURCE_NAME, parse
+from chipcost.extract.base import FetchContext
+from chipcost.transform.validate import validate_records
 from tests.price_files_server import Faults, serve
-from transform.validate import validate_records
 
 FIXTURES = Path(__file__).parent / "fixtures" / "aws-spot-feed"
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 2, tzinfo=UTC)

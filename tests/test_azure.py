@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from chipcost.archive import read_manifest
-from chipcost.errors import ParseError, SourceError
-from extract import azure
-from extract.azure import PRICES_URL, fetch, parse, query_params, sku_table
+from chipcost.core.errors import ParseError, SourceError
+from chipcost.extract import azure
+from chipcost.extract.azure import PRICES_URL, fetch, parse, query_params, sku_table
 from tests.recorded import STAMP, assert_loadable, fake_context, recorded
 
 GOOD = (

@@ -17,10 +17,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from chipcost.backfill import Progress, backfill, parse_since, versions_since
-from chipcost.errors import ChipcostError
-from chipcost.settings import load_settings
-from extract._http import MAX_ATTEMPTS
+from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import load_settings
+from chipcost.extract._http import MAX_ATTEMPTS
+from chipcost.pipeline.backfill import Progress, backfill, parse_since, versions_since
 from tests.price_files_server import Faults, serve
 
 FIXTURES = Path(__file__).parent / "fixtures" / "aws-bulk"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from chipcost.warehouse.insert import insert_rows
 from tests.helpers import day
-from warehouse.bulk import insert_rows
 
 
 @pytest.fixture

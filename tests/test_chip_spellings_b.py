@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.archive import Payload
-from chipcost.catalog import canonical_chip
-from extract import coreweave, nebius, spheron, verda
+from chipcost.core.catalog import canonical_chip
+from chipcost.core.payload import Payload
+from chipcost.extract import coreweave, nebius, spheron, verda
 
 FIXTURES = Path(__file__).parent / "fixtures"
 AT = datetime(2026, 11, 21, 6, 0, tzinfo=UTC)

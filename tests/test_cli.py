@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
-from warehouse.db import connect
-from warehouse.load import load_run
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 
@@ -102,8 +102,8 @@ def test_reading_commands_do_not_start_prefect(db):
     code = (
         "import sys\n"
         f"sys.argv = ['chipcost', 'prices', '--db', {str(db)!r}]\n"
-        "import chipcost.cli\n"
-        "try:\n    chipcost.cli.main()\nexcept SystemExit:\n    pass\n"
+        "import chipcost.cli.main\n"
+        "try:\n    chipcost.cli.main.main()\nexcept SystemExit:\n    pass\n"
         "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
     )
     result = subprocess.run(

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.cost_report import human_count
-from tests.helpers import day, record, run_of
-from transform.tokens import (
+from chipcost.cli.render_cost import human_count
+from chipcost.transform.tokens import (
     break_even_days,
     break_even_tokens,
     cost_per_million_tokens,
     cost_to_train,
 )
-from warehouse.db import connect
-from warehouse.load import load_run
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.load import load_run
+from tests.helpers import day, record, run_of
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 H100_TRAINING = 989.5e12 * 0.40 / (6 * 70.6e9)  # derived: BF16 peak x 40% / 6N
@@ -213,8 +213,8 @@ def test_cost_does_not_start_prefect(db):
         "import sys\n"
         f"sys.argv = ['chipcost', 'cost', '--model', 'llama-3-70b', '--workload', 'training',"
         f" '--db', {str(db)!r}]\n"
-        "import chipcost.cli\n"
-        "try:\n    chipcost.cli.main()\nexcept SystemExit:\n    pass\n"
+        "import chipcost.cli.main\n"
+        "try:\n    chipcost.cli.main.main()\nexcept SystemExit:\n    pass\n"
         "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
     )
     result = subprocess.run(
@@ -226,9 +226,9 @@ def test_cost_does_not_start_prefect(db):
 def _replay_latest_sample_run(tmp_path: Path, sample_runs: list[Path]) -> Path:
     """The newest sample run loaded without Prefect (the flow's steps, called directly)."""
     from chipcost import archive
-    from chipcost.collect import collect_source, load, select_sources
-    from chipcost.runs import RunResult
-    from chipcost.settings import load_settings
+    from chipcost.core.runs import RunResult
+    from chipcost.core.settings import load_settings
+    from chipcost.pipeline.collect import collect_source, load, select_sources
 
     run_dir = sample_runs[-1]
     settings = load_settings(db=tmp_path / "s.duckdb", data_dir=tmp_path)

@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from warehouse.load import STALL_ENV
+from chipcost.warehouse.load import STALL_ENV
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 

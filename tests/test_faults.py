@@ -21,10 +21,10 @@ import pytest
 from botocore.stub import Stubber
 
 from chipcost.archive import read_manifest
-from chipcost.collect import collect_source
-from chipcost.runs import FAILED, OK
-from chipcost.settings import Settings
-from extract import _http, aws_pricing, registry, runpod
+from chipcost.core.runs import FAILED, OK
+from chipcost.core.settings import Settings
+from chipcost.extract import _http, aws_pricing, registry, runpod
+from chipcost.pipeline.collect import collect_source
 from tests.fault_server import cut, fault_server, reset, respond, stall
 from tests.fault_support import ROOT, contained, load_day, preloaded_warehouse
 

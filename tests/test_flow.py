@@ -10,9 +10,9 @@ import pytest
 from prefect.client.orchestration import get_client
 
 from chipcost import collect as collect_module
-from chipcost.errors import ParseError
-from extract import Source, registry
-from flows.collect import CollectFailed, collect, run_collect
+from chipcost.core.errors import ParseError
+from chipcost.extract import Source, registry
+from chipcost.flows.collect import CollectFailed, collect, run_collect
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 

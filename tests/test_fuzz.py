@@ -22,12 +22,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chipcost.archive import Payload, archived_sources, read_payloads, run_directories
-from chipcost.errors import ChipcostError
-from chipcost.record import ParseResult, PriceRecord, Reject
-from extract import registry
+from chipcost.archive import archived_sources, read_payloads, run_directories
+from chipcost.core.errors import ChipcostError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract import registry
+from chipcost.transform.validate import validate_records
 from tests.mutations import finite_or_none, mutated_bytes
-from transform.validate import validate_records
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -11,13 +11,20 @@ from email.utils import format_datetime
 import httpx
 import pytest
 
-from chipcost.archive import ArchiveWriter, Payload, read_manifest, read_payloads
-from chipcost.errors import ParseError, SourceError
-from chipcost.record import ParseResult, Reject
-from extract import _http
-from extract._http import MAX_ATTEMPTS, USER_AGENT, get, http_client, retry_after
-from extract._scrape import PriceError, parse_count, parse_price, require_columns, require_offers
-from extract.base import FetchContext
+from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
+from chipcost.core.errors import ParseError, SourceError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, Reject
+from chipcost.extract import _http
+from chipcost.extract._http import MAX_ATTEMPTS, USER_AGENT, get, http_client, retry_after
+from chipcost.extract._scrape import (
+    PriceError,
+    parse_count,
+    parse_price,
+    require_columns,
+    require_offers,
+)
+from chipcost.extract.base import FetchContext
 from tests.helpers import record
 
 URL = "https://api.example.test/v1/prices"

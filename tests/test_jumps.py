@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from chipcost.jumps import JUMP_FACTOR, MAX_LISTED, flag_price_jumps
-from chipcost.runs import FAILED
-from chipcost.settings import Settings
+from chipcost.core.runs import FAILED
+from chipcost.core.settings import Settings
+from chipcost.pipeline.jumps import JUMP_FACTOR, MAX_LISTED, flag_price_jumps
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
-from warehouse.db import connect
-from warehouse.load import load_run
 
 
 def settings_for(tmp_path) -> Settings:
@@ -120,7 +120,7 @@ def test_many_jumps_in_one_source_are_listed_up_to_a_limit_then_counted(tmp_path
 
 
 def test_one_query_per_run(tmp_path, monkeypatch):
-    import chipcost.jumps as jumps_module
+    import chipcost.pipeline.jumps as jumps_module
 
     settings = settings_for(tmp_path)
     load(settings, run_of([h100(1.0, instance_type=f"t{i}") for i in range(50)], day(1)))

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from prefect.client.orchestration import get_client
 
-from flows.collect import collect
+from chipcost.flows.collect import collect
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from chipcost.archive import read_manifest
-from chipcost.errors import ParseError, SourceError
-from extract.lambda_cloud import API_KEY_ENV, API_URL, PAGE_URL, fetch, offer_name, parse
+from chipcost.core.errors import ParseError, SourceError
+from chipcost.extract.lambda_cloud import API_KEY_ENV, API_URL, PAGE_URL, fetch, offer_name, parse
 from tests.recorded import STAMP, assert_loadable, fake_context, recorded
 
 

@@ -12,11 +12,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from chipcost.archive import ArchiveWriter, Payload, read_payloads
-from chipcost.errors import ParseError
-from extract.base import FetchContext
-from extract.nebius import PRICING_URL, SOURCE, columns, fetch, parse
-from transform.validate import validate_records
+from chipcost.archive import ArchiveWriter, read_payloads
+from chipcost.core.errors import ParseError
+from chipcost.core.payload import Payload
+from chipcost.extract.base import FetchContext
+from chipcost.extract.nebius import PRICING_URL, SOURCE, columns, fetch, parse
+from chipcost.transform.validate import validate_records
 
 FIXTURES = Path(__file__).parent / "fixtures" / "nebius"
 FETCHED_AT = datetime(2026, 11, 21, 6, 0, 3, tzinfo=UTC)

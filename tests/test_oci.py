@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from chipcost.archive import read_manifest
-from chipcost.errors import ParseError, SourceError
-from extract.oci import PARAMS, PRODUCTS_URL, fetch, parse, shape_table
+from chipcost.core.errors import ParseError, SourceError
+from chipcost.extract.oci import PARAMS, PRODUCTS_URL, fetch, parse, shape_table
 from tests.recorded import STAMP, assert_loadable, fake_context, recorded
 
 

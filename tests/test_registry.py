@@ -5,8 +5,8 @@ from __future__ import annotations
 import pkgutil
 from pathlib import Path
 
-import extract
-from extract import SOURCE_MODULES, registry
+import chipcost.extract as extract
+from chipcost.extract import SOURCE_MODULES, registry
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -30,7 +30,7 @@ def test_every_source_has_recorded_fixtures():
 
 
 def test_every_source_has_a_known_provider():
-    from chipcost.record import PROVIDERS
+    from chipcost.core.record import PROVIDERS
 
     for source in registry().values():
         assert source.provider in PROVIDERS, source.name

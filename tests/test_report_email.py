@@ -8,13 +8,13 @@ from datetime import date
 
 import pytest
 
-from reports.build import deliver, write_report
-from reports.mail import EmailError, build_message, smtp_settings
+from chipcost.reports.build import deliver, write_report
+from chipcost.reports.mail import EmailError, build_message, smtp_settings
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.load import load_run
 from tests import report_warehouse, smtp_server
 from tests.helpers import day, record, run_of
 from tests.smtp_server import PASSWORD, USER, Inbox
-from warehouse.db import connect
-from warehouse.load import load_run
 
 RECIPIENTS = ["finops@example.com", "Infra Team <infra@example.org>"]
 

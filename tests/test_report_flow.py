@@ -15,7 +15,7 @@ import yaml
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 
-from flows.report import ReportFailed, report
+from chipcost.flows.report import ReportFailed, report
 from tests import report_warehouse, smtp_server
 from tests.conftest import ROOT, SAMPLE
 
@@ -141,7 +141,7 @@ def test_weekly_deployment_is_declared():
 
 
 def test_sample_archive_end_to_end(tmp_path):
-    from flows.collect import collect
+    from chipcost.flows.collect import collect
 
     db = tmp_path / "w.duckdb"
     # One source keeps the numbers golden while other sources join the sample archive.
@@ -169,7 +169,7 @@ def two_sample_days(tmp_path) -> Path:
 
 
 def test_daily_flow_sends_a_threshold_alert(two_sample_days, tmp_path, monkeypatch):
-    from flows.collect import collect
+    from chipcost.flows.collect import collect
 
     box = smtp_server.Inbox()
     controller = smtp_server.start(box)
@@ -202,7 +202,7 @@ def test_daily_flow_sends_a_threshold_alert(two_sample_days, tmp_path, monkeypat
 def test_an_alert_that_cannot_be_sent_fails_the_run_but_keeps_the_prices(
     two_sample_days, tmp_path, monkeypatch
 ):
-    from flows.collect import collect
+    from chipcost.flows.collect import collect
 
     monkeypatch.setenv("CHIPCOST_SMTP_HOST", "127.0.0.1")
     monkeypatch.setenv("CHIPCOST_SMTP_PORT", str(smtp_server.free_port()))

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.runs import FAILED
-from reports.build import deliver, write_report
-from reports.summary import markdown, text_body
+from chipcost.core.runs import FAILED
+from chipcost.reports.build import deliver, write_report
+from chipcost.reports.text import markdown, text_body
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.load import load_run
 from tests import report_warehouse, smtp_server
 from tests.helpers import day, record, run_of
-from warehouse.db import connect
-from warehouse.load import load_run
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 SCRIPT = "<script>alert(1)</script>"
@@ -169,9 +169,9 @@ def test_cli_sends_through_smtp(golden, tmp_path):
 
 def test_reading_commands_do_not_load_the_report_machinery():
     code = (
-        "import sys, chipcost.cli; "
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'prefect', 'great_tables', "
-        "'css_inline', 'reports'}))"
+        "import sys, chipcost.cli.main; heavy = ('prefect', 'great_tables', 'css_inline', "
+        "'chipcost.reports'); "
+        "print(sorted({h for m in sys.modules for h in heavy if m == h or m.startswith(h + '.')}))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -7,12 +7,12 @@ from datetime import UTC, date, datetime
 import polars as pl
 import pytest
 
-from chipcost.runs import FAILED
-from reports.data import ReportData, gather
-from reports.period import Period, ReportError, ReportOptions, resolve_period
+from chipcost.core.runs import FAILED
+from chipcost.reports.data import ReportData, gather
+from chipcost.reports.period import Period, ReportError, ReportOptions, resolve_period
+from chipcost.warehouse.changes import newest_run
+from chipcost.warehouse.db import connect
 from tests import report_warehouse
-from warehouse.db import connect
-from warehouse.report_queries import newest_run
 
 WEEK = Period(date(2026, 11, 1), date(2026, 11, 7))
 

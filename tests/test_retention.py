@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-import warehouse.load as load_module
-from chipcost.errors import ChipcostError
-from chipcost.record import Reject
-from chipcost.settings import DEFAULT_OBSERVATIONS_DAYS, load_settings, observations_days
+import chipcost.warehouse.load as load_module
+from chipcost.core.errors import ChipcostError
+from chipcost.core.record import Reject
+from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS, load_settings, observations_days
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
-from warehouse.db import connect
-from warehouse.load import load_run
 
 
 @pytest.fixture

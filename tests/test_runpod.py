@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from chipcost.archive import read_manifest
-from chipcost.errors import ParseError, SourceError
-from extract.runpod import API_KEY_ENV, GPU_TYPES_QUERY, GRAPHQL_URL, fetch, parse
+from chipcost.core.errors import ParseError, SourceError
+from chipcost.extract.runpod import API_KEY_ENV, GPU_TYPES_QUERY, GRAPHQL_URL, fetch, parse
 from tests.recorded import STAMP, assert_loadable, fake_context, recorded
 
 

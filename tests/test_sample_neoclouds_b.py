@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from chipcost.archive import read_manifest, read_payloads
-from extract import registry
-from transform.validate import validate_records
+from chipcost.extract import registry
+from chipcost.transform.validate import validate_records
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))

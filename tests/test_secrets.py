@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from extract import _http, aws_pricing, runpod
+from chipcost.extract import _http, aws_pricing, runpod
 from tests.fault_server import fault_server, respond
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
@@ -178,8 +178,8 @@ def chipcost(*args: str) -> str:
 
 
 def _run_everything(tmp_path, secrets, live_servers, caplog, capfd, sample_runs) -> dict:
-    from flows.collect import collect
-    from flows.report import report
+    from chipcost.flows.collect import collect
+    from chipcost.flows.report import report
 
     db = tmp_path / "w.duckdb"
     # The replay as a user runs it: the command, its output captured, the secrets in its env.

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.errors import ChipcostError
-from chipcost.readonly import run_readonly
+from chipcost.core.errors import ChipcostError
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.load import load_run
+from chipcost.warehouse.readonly import run_readonly
 from tests.helpers import day, record, run_of
-from warehouse.db import connect
-from warehouse.load import load_run
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 

@@ -7,15 +7,20 @@ from importlib import resources
 
 import pytest
 
-from chipcost.catalog import canonical_chips
-from chipcost.errors import ChipcostError
-from chipcost.references import model_rows, throughput_references
+from chipcost.core.catalog import canonical_chips
+from chipcost.core.errors import ChipcostError
+from chipcost.core.figures import KINDS
+from chipcost.pipeline.references import model_rows, throughput_references
+from chipcost.transform.throughput_figures import figures_from_rows
+from chipcost.transform.tokens import cost_per_million_tokens
+from chipcost.warehouse.db import connect, scalar
+from chipcost.warehouse.load import load_run
+from chipcost.warehouse.throughput_store import (
+    add_user_figures,
+    add_user_model,
+    remove_user_figure,
+)
 from tests.helpers import day, record, run_of
-from transform.throughput import KINDS, figures_from_rows
-from transform.tokens import cost_per_million_tokens
-from warehouse.db import connect, scalar
-from warehouse.load import load_run
-from warehouse.throughput import add_user_figures, add_user_model, remove_user_figure
 
 
 def _measure(**changes) -> dict[str, str]:
@@ -200,7 +205,8 @@ def test_a_version_1_warehouse_is_upgraded_with_throughput(tmp_path):
 
     path = tmp_path / "old.duckdb"
     old = duckdb.connect(str(path))
-    sql = resources.files("warehouse").joinpath("migrations", "001_initial.sql").read_text()
+    migrations = resources.files("chipcost.warehouse").joinpath("migrations")
+    sql = migrations.joinpath("001_initial.sql").read_text()
     old.execute(
         "CREATE TABLE schema_version (version INTEGER, file VARCHAR, applied_at TIMESTAMPTZ)"
     )

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from chipcost.errors import ChipcostError
-from transform.tokens import (
+from chipcost.core.errors import ChipcostError
+from chipcost.transform.tokens import (
     break_even_days,
     break_even_tokens,
     chip_hours,

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from chipcost.transform.validate import validate_records
 from tests.helpers import record
-from transform.validate import validate_records
 
 SOURCES = frozenset({"aws-pricing-api"})
 

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from chipcost.archive import read_manifest
-from chipcost.errors import ParseError
-from extract.vastai import BUNDLES_URL, SEARCH, fetch, parse
+from chipcost.core.errors import ParseError
+from chipcost.extract.vastai import BUNDLES_URL, SEARCH, fetch, parse
 from tests.recorded import STAMP, assert_loadable, fake_context, recorded
 
 

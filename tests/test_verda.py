@@ -14,11 +14,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from chipcost.archive import ArchiveWriter, Payload, read_payloads
-from chipcost.errors import ParseError, SourceError
-from extract.base import FetchContext
-from extract.verda import INSTANCE_TYPES_URL, PERIODS_URL, SOURCE, fetch, parse
-from transform.validate import validate_records
+from chipcost.archive import ArchiveWriter, read_payloads
+from chipcost.core.errors import ParseError, SourceError
+from chipcost.core.payload import Payload
+from chipcost.extract.base import FetchContext
+from chipcost.extract.verda import INSTANCE_TYPES_URL, PERIODS_URL, SOURCE, fetch, parse
+from chipcost.transform.validate import validate_records
 
 FIXTURES = Path(__file__).parent / "fixtures" / "verda"
 FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-import warehouse.load as load_module
-from chipcost.errors import WarehouseBusy, WarehouseError
-from chipcost.runs import FAILED
+import chipcost.warehouse.load as load_module
+from chipcost.core.errors import WarehouseBusy, WarehouseError
+from chipcost.core.runs import FAILED
+from chipcost.warehouse.db import SCHEMA_VERSION, connect, run_lock, schema_version
+from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
-from warehouse.db import SCHEMA_VERSION, connect, run_lock, schema_version
-from warehouse.load import load_run
 
 PUBLIC_NAMES = {
     "runs",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from chipcost.errors import ChipcostError
+from chipcost.core.errors import ChipcostError
 
 SECONDS_PER_HOUR = 3600
 TOKENS_PER_MILLION = 1_000_000

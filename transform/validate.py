@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pandera.polars as pa
 import polars as pl
 
-from chipcost.catalog import UNKNOWN_CHIP, canonical_chips
-from chipcost.record import (
+from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chips
+from chipcost.core.record import (
     OFFER_KEY,
     PAYMENTS,
     PLANS,

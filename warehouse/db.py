@@ -13,15 +13,15 @@ from pathlib import Path
 
 import duckdb
 
-from chipcost.catalog import chip_rows
-from chipcost.errors import WarehouseBusy, WarehouseError
-from chipcost.settings import Settings
-from warehouse.bulk import insert_rows
-from warehouse.throughput import refresh_throughput
+from chipcost.core.catalog import chip_rows
+from chipcost.core.errors import WarehouseBusy, WarehouseError
+from chipcost.core.settings import Settings
+from chipcost.warehouse.insert import insert_rows
+from chipcost.warehouse.throughput_store import refresh_throughput
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
-    directory = resources.files("warehouse").joinpath(folder)
+    directory = resources.files("chipcost.warehouse").joinpath(folder)
     files = sorted(p for p in directory.iterdir() if p.name.endswith(".sql"))
     return [(p.name, p.read_text(encoding="utf-8")) for p in files]
 

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
-from chipcost.record import OFFER_KEY, records_frame
-from chipcost.runs import OK, RunResult
-from chipcost.settings import DEFAULT_OBSERVATIONS_DAYS
-from warehouse.db import scalar
-from warehouse.run_rows import insert_rejects, insert_run
+from chipcost.core.record import OFFER_KEY, records_frame
+from chipcost.core.runs import OK, LoadSummary, RunResult
+from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
+from chipcost.warehouse.db import scalar
+from chipcost.warehouse.run_rows import insert_rejects, insert_run
 
 HISTORY_KEY = ("source", *OFFER_KEY)
 # Prices are stored to 10 decimals by AWS; smaller differences are float noise, not changes.
@@ -37,20 +36,6 @@ _OBSERVATION_COLUMNS = (
     " pricing_model, term, payment, plan, price_per_hour, upfront, currency, sku, source_url,"
     " payload_ref, extra"
 )
-
-
-@dataclass(frozen=True)
-class LoadSummary:
-    records: int
-    rejects: int
-    new: int
-    changed: int
-    withdrawn: int
-    pruned: int = 0  # observations older than the retention window, deleted by this load
-
-    @property
-    def history_changes(self) -> int:
-        return self.new + self.changed + self.withdrawn
 
 
 def load_run(

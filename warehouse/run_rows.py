@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 import duckdb
 
-from chipcost import __version__
-from chipcost.runs import RunResult
-from warehouse.bulk import insert_rows
-
-if TYPE_CHECKING:
-    from warehouse.load import LoadSummary
+from chipcost.core.runs import LoadSummary, RunResult
+from chipcost.core.version import __version__
+from chipcost.warehouse.insert import insert_rows
 
 _REJECT_COLUMNS = ("run_id", "source", "observed_at", "reason", "sku", "payload_ref", "row_json")
 _SOURCE_RUN_COLUMNS = (

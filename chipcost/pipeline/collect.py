@@ -13,21 +13,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from chipcost import archive
-from chipcost.errors import ChipcostError, SourceSkipped
-from chipcost.runs import (
+from chipcost.core.errors import ChipcostError, SourceSkipped
+from chipcost.core.payload import sha256
+from chipcost.core.runs import (
     ALREADY_LOADED,
     FAILED,
     OK,
     SKIPPED,
+    LoadSummary,
     RunResult,
     SourceResult,
     payload_digest,
 )
-from chipcost.settings import Settings
-from extract import FetchContext, Source, registry
-from transform.validate import validate_records
-from warehouse.db import connect
-from warehouse.load import LoadSummary, load_run, loaded_sources
+from chipcost.core.settings import Settings
+from chipcost.extract import FetchContext, Source, registry
+from chipcost.transform.validate import validate_records
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.load import load_run, loaded_sources
 
 log = logging.getLogger("chipcost.collect")
 
@@ -73,7 +75,7 @@ def collect_source(
             )
             payloads = source.fetch(context)
         result.payloads = len(payloads)
-        result.payload_digest = payload_digest([archive.sha256(p.data) for p in payloads])
+        result.payload_digest = payload_digest([sha256(p.data) for p in payloads])
         if already_loaded is not None and already_loaded == result.payload_digest:
             result.status = ALREADY_LOADED
             result.message = "already loaded from this archive: nothing to do"

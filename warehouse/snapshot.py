@@ -7,7 +7,7 @@ from datetime import datetime
 import duckdb
 import polars as pl
 
-from chipcost.record import OFFER_KEY
+from chipcost.core.record import OFFER_KEY
 
 # Prices in force at $at, from offers some source still saw after $fresh: an offer whose
 # source stopped running long ago is not "cheapest now" (the health table names the source).

@@ -10,12 +10,12 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from chipcost.errors import ChipcostError
-from chipcost.record import PriceRecord
-from chipcost.runs import OK, SourceResult
-from chipcost.settings import Settings
-from warehouse.db import connect
-from warehouse.jumps import CurrentPrice, current_prices
+from chipcost.core.errors import ChipcostError
+from chipcost.core.record import PriceRecord
+from chipcost.core.runs import OK, SourceResult
+from chipcost.core.settings import Settings
+from chipcost.warehouse.current import CurrentPrice, current_prices
+from chipcost.warehouse.db import connect
 
 # 3x up or down. Real list-price moves are tens of percent (a cut, a new generation) and spot
 # markets rarely triple overnight; the errors a parser makes are bigger: a per-GPU price read

@@ -8,7 +8,7 @@ from datetime import datetime
 import duckdb
 import polars as pl
 
-from chipcost.record import OFFER_KEY
+from chipcost.core.record import OFFER_KEY
 
 # An offer as the history keeps it: per source, so two sources pricing one offer stay apart.
 HISTORY_KEY = ("source", *OFFER_KEY)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import duckdb
 from rich.console import Console
 
-from chipcost.cost_report import (
+from chipcost.cli.render_cost import (
     human_count,
     print_footer,
     print_set_aside,
@@ -15,9 +15,9 @@ from chipcost.cost_report import (
     ranking_table,
     reference_numbers,
 )
-from chipcost.errors import ChipcostError
-from transform.cost_table import CostQuestion, with_costs
-from warehouse.cost import (
+from chipcost.core.errors import ChipcostError
+from chipcost.transform.cost import CostQuestion, with_costs
+from chipcost.warehouse.cost_per_token import (
     baseline_costs,
     chips_with_prices,
     chips_with_throughput,
@@ -25,7 +25,7 @@ from warehouse.cost import (
     model_parameters,
     set_aside,
 )
-from warehouse.queries import last_run
+from chipcost.warehouse.prices import last_run
 
 
 @dataclass(frozen=True)

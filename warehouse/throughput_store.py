@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from chipcost.errors import ChipcostError
-from chipcost.references import derivation_assumptions, model_rows, throughput_references
-from transform.throughput import COLUMNS, Figure, derived_figures
-from warehouse.bulk import insert_rows, table_columns
+from chipcost.core.errors import ChipcostError
+from chipcost.core.figures import COLUMNS, Figure
+from chipcost.pipeline.references import derivation_assumptions, model_rows, throughput_references
+from chipcost.transform.throughput_figures import derived_figures
+from chipcost.warehouse.insert import insert_rows, table_columns
 
 _INSERT = (
     f"INSERT INTO throughput ({', '.join(COLUMNS)}, recorded_at) "

@@ -6,10 +6,11 @@ import csv
 from functools import cache
 from importlib import resources
 
-from chipcost.catalog import canonical_chips
-from chipcost.errors import ChipcostError
-from transform.throughput import WORKLOADS, Assumption, Figure, figures_from_rows, normalise_model
-from transform.tokens import parse_quantity
+from chipcost.core.catalog import canonical_chips
+from chipcost.core.errors import ChipcostError
+from chipcost.core.figures import WORKLOADS, Assumption, Figure
+from chipcost.transform.throughput_figures import figures_from_rows, normalise_model
+from chipcost.transform.tokens import parse_quantity
 
 THROUGHPUT_FILE = "chipcost/data/throughput.csv"
 MODELS_FILE = "chipcost/data/models.csv"

@@ -6,15 +6,15 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from chipcost.archive import read_payloads
-from chipcost.errors import SourceError
-from extract._aws_bulk_fetch import region_extract, region_files
-from extract._aws_bulk_parse import ec2_selection
-from extract._aws_files import NotPublished, get_json
-from extract._aws_public import PublicFiles
-from extract.base import FetchContext
+from chipcost.core.errors import SourceError
+from chipcost.extract._aws_bulk_fetch import region_extract, region_files
+from chipcost.extract._aws_bulk_parse import ec2_selection
+from chipcost.extract._aws_files import NotPublished, get_json
+from chipcost.extract._aws_public import PublicFiles
+from chipcost.extract.base import FetchContext
 
 if TYPE_CHECKING:
-    from chipcost.backfill import Version
+    from chipcost.pipeline.backfill import Version
 
 
 def archive_version_files(

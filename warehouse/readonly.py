@@ -8,8 +8,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from chipcost.errors import ChipcostError
-from warehouse.db import connect
+from chipcost.core.errors import ChipcostError
+from chipcost.warehouse.db import connect
 
 # Statement types that only read. Everything else (INSERT, ATTACH, COPY, INSTALL, SET, ...)
 # is refused even though the connection is read-only: ATTACH and COPY ... TO could still

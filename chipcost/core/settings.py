@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from chipcost.errors import ChipcostError
+from chipcost.core.errors import ChipcostError
 
 DEFAULT_DATA_DIR = Path("data")
 DB_FILENAME = "chipcost.duckdb"

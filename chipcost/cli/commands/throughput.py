@@ -9,19 +9,23 @@ from typing import Annotated
 
 import typer
 
-from chipcost.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
-from chipcost.cli import DbOption, app, out
-from chipcost.commands.cost import resolve_chip
-from chipcost.errors import ChipcostError
-from chipcost.settings import load_settings
-from transform.throughput import Figure, figure_from_row, figures_from_rows, normalise_model
-from transform.tokens import parse_quantity
+from chipcost.cli.commands.cost import resolve_chip
+from chipcost.cli.options import DbOption, out
+from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
+from chipcost.core.errors import ChipcostError
+from chipcost.core.figures import Figure
+from chipcost.core.settings import load_settings
+from chipcost.transform.throughput_figures import (
+    figure_from_row,
+    figures_from_rows,
+    normalise_model,
+)
+from chipcost.transform.tokens import parse_quantity
 
 throughput_app = typer.Typer(
     help="Throughput figures: references, derived figures and your own measurements.",
     no_args_is_help=True,
 )
-app.add_typer(throughput_app, name="throughput")
 
 IMPORT_COLUMNS = (
     "chip", "model", "workload", "tokens_per_second", "per", "chips", "batch_size", "precision",
@@ -35,8 +39,8 @@ AllowAbovePeak = Annotated[
 
 
 def _store(db: Path | None, figures: list[Figure], allow: bool) -> list[str]:
-    from warehouse.db import connect
-    from warehouse.throughput import add_user_figures
+    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.throughput_store import add_user_figures
 
     con = connect(load_settings(db=db).db_path)
     try:
@@ -153,9 +157,9 @@ def list_(
     db: DbOption = None,
 ) -> None:
     """Every throughput figure, the one the choice rule uses first, with where it came from."""
-    from chipcost.throughput_report import print_throughput
-    from warehouse.cost import throughput_listing
-    from warehouse.db import connect
+    from chipcost.cli.render_throughput import print_throughput
+    from chipcost.warehouse.cost_per_token import throughput_listing
+    from chipcost.warehouse.db import connect
 
     origins = origin or (["reference", "user", "derived"] if derived else ["reference", "user"])
     con = connect(load_settings(db=db).db_path, read_only=True)
@@ -180,8 +184,8 @@ def remove(
     db: DbOption = None,
 ) -> None:
     """Delete one of your measurements (references cannot be removed)."""
-    from warehouse.db import connect
-    from warehouse.throughput import remove_user_figure
+    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.throughput_store import remove_user_figure
 
     con = connect(load_settings(db=db).db_path)
     try:
@@ -199,9 +203,9 @@ def model_(
     db: DbOption = None,
 ) -> None:
     """Give the size of a model of yours, so chipcost can derive its throughput."""
-    from chipcost.cost_report import human_count
-    from warehouse.db import connect
-    from warehouse.throughput import add_user_model
+    from chipcost.cli.render_cost import human_count
+    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.throughput_store import add_user_model
 
     model = normalise_model(name)
     count = parse_quantity(parameters, "--parameters")

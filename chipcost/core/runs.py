@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from chipcost.record import PriceRecord, Reject
+from chipcost.core.record import PriceRecord, Reject
 
 OK, SKIPPED, FAILED, ALREADY_LOADED = "ok", "skipped", "failed", "already_loaded"
 
@@ -56,3 +56,17 @@ class RunResult:
 
 def payload_digest(sha256s: list[str]) -> str:
     return hashlib.sha256("\n".join(sha256s).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class LoadSummary:
+    records: int
+    rejects: int
+    new: int
+    changed: int
+    withdrawn: int
+    pruned: int = 0  # observations older than the retention window, deleted by this load
+
+    @property
+    def history_changes(self) -> int:
+        return self.new + self.changed + self.withdrawn

@@ -7,13 +7,14 @@ from typing import Annotated
 
 import typer
 
-from chipcost.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
-from chipcost.cli import DbOption, app, out
-from chipcost.errors import ChipcostError
-from chipcost.settings import load_settings
-from transform.cost_table import DEFAULT_OVERHEAD, CostQuestion
-from transform.throughput import WORKLOADS, normalise_model
-from transform.tokens import parse_quantity
+from chipcost.cli.options import DbOption, out
+from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
+from chipcost.core.errors import ChipcostError
+from chipcost.core.figures import WORKLOADS
+from chipcost.core.settings import load_settings
+from chipcost.transform.cost import DEFAULT_OVERHEAD, CostQuestion
+from chipcost.transform.throughput_figures import normalise_model
+from chipcost.transform.tokens import parse_quantity
 
 DEFAULT_BASELINE = "H100-SXM"
 
@@ -31,7 +32,7 @@ def resolve_chip(spelling: str) -> str:
 
 def resolve_model(con, name: str) -> str:
     """The model as stored, or a message saying how to give chipcost what it lacks."""
-    from warehouse.cost import known_models
+    from chipcost.warehouse.cost_per_token import known_models
 
     model = normalise_model(name)
     known = known_models(con)
@@ -63,7 +64,6 @@ def _question(workload, tokens, overhead, migration_cost, daily_tokens) -> CostQ
     )
 
 
-@app.command()
 def cost(
     model: Annotated[str, typer.Option(help="Model, e.g. llama-3-70b (see `throughput list`).")],
     workload: Annotated[str, typer.Option(help="training or inference.")],
@@ -96,8 +96,8 @@ def cost(
     db: DbOption = None,
 ) -> None:
     """Cost per million tokens (and of N tokens) per chip and pricing model, cheapest first."""
-    from chipcost.costing import Ask, run_cost
-    from warehouse.db import connect
+    from chipcost.pipeline.cost import Ask, run_cost
+    from chipcost.warehouse.db import connect
 
     workload = workload.strip().lower()
     if workload not in WORKLOADS:

@@ -17,23 +17,17 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from chipcost import archive
-from chipcost.backfill_files import archive_version_files
-from chipcost.collect import (
-    collect_source,
-    load,
-    new_run_id,
-    now,
-    prepare_data_dir,
-)
-from chipcost.errors import ChipcostError
-from chipcost.runs import FAILED, OK, RunResult
-from chipcost.settings import Settings
-from extract import aws_bulk
-from extract._aws_bulk_fetch import EC2_OFFER, OFFER_INDEX_PATH, offer_entry
-from extract._aws_files import get_json
-from extract._aws_public import public_files
-from extract.base import FetchContext
-from warehouse.db import check_writable, connect, run_lock, scalar
+from chipcost.core.errors import ChipcostError
+from chipcost.core.runs import FAILED, OK, RunResult
+from chipcost.core.settings import Settings
+from chipcost.extract import aws_bulk
+from chipcost.extract._aws_bulk_fetch import EC2_OFFER, OFFER_INDEX_PATH, offer_entry
+from chipcost.extract._aws_files import get_json
+from chipcost.extract._aws_public import public_files
+from chipcost.extract.base import FetchContext
+from chipcost.pipeline.backfill_files import archive_version_files
+from chipcost.pipeline.collect import collect_source, load, new_run_id, now, prepare_data_dir
+from chipcost.warehouse.db import check_writable, connect, run_lock, scalar
 
 SOURCE = aws_bulk.SOURCE
 # Where AWS lists every version of the EC2 offer, when the offer index does not say.

@@ -7,11 +7,10 @@ from typing import Annotated
 
 import typer
 
-from chipcost.cli import DbOption, app, out
-from chipcost.summary import SAMPLE_BANNER
+from chipcost.cli.options import DbOption, out
+from chipcost.cli.render import SAMPLE_BANNER
 
 
-@app.command()
 def report(
     since: Annotated[
         str | None,
@@ -44,11 +43,11 @@ def report(
 ) -> None:
     """Write the report (HTML) and a CSV of every change; mail it, or write it as .eml."""
     # Imported here: `chipcost prices` loads this module and must stay light.
-    from chipcost.settings import load_settings
-    from reports.build import deliver, write_report
-    from reports.mail import check_recipients
-    from reports.period import ReportOptions, parse_day
-    from reports.summary import headline
+    from chipcost.core.settings import load_settings
+    from chipcost.reports.build import deliver, write_report
+    from chipcost.reports.mail import check_recipients
+    from chipcost.reports.period import ReportOptions, parse_day
+    from chipcost.reports.text import headline
 
     settings = load_settings(db=db)
     recipients = check_recipients(email or [])

@@ -8,19 +8,18 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from chipcost.cli import DbOption, app, err, out
-from chipcost.errors import ChipcostError
-from chipcost.settings import load_settings
+from chipcost.cli.options import DbOption, err, out
+from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import load_settings
 
 if TYPE_CHECKING:
     from rich.progress import Progress as RichProgress
 
-    from chipcost.backfill import Outcome, Version
+    from chipcost.pipeline.backfill import Outcome, Version
 
 STATUS_STYLE = {"loaded": "green", "already loaded": "dim", "skipped": "yellow", "failed": "red"}
 
 
-@app.command()
 def backfill(
     since: Annotated[
         str, typer.Option(help="Load the versions in effect on or after this date (YYYY-MM-DD).")
@@ -48,8 +47,8 @@ def backfill(
         TimeElapsedColumn,
     )
 
-    from chipcost.backfill import backfill as run_backfill
-    from chipcost.backfill import parse_since
+    from chipcost.pipeline.backfill import backfill as run_backfill
+    from chipcost.pipeline.backfill import parse_since
 
     settings = load_settings(db=db, data_dir=data_dir)
     first = parse_since(since)

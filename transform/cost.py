@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from transform.tokens import (
+from chipcost.transform.tokens import (
     break_even_days,
     break_even_tokens,
     cost_to_train,

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import duckdb
 
-from chipcost.record import OFFER_KEY
+from chipcost.core.record import OFFER_KEY
 
 _COLUMNS = ("source", *OFFER_KEY, "price_per_hour", "chip_count", "last_seen_at")
 

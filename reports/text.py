@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from reports.data import ReportData
-from reports.labels import model_label, money, signed_pct
+from chipcost.reports.data import ReportData
+from chipcost.reports.labels import model_label, money, signed_pct
 
 SAMPLE_NOTE = (
     "SAMPLE DATA: these prices come from the bundled sample archive (synthetic, in the "

@@ -8,7 +8,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from chipcost.summary import SAMPLE_BANNER
+from chipcost.cli.render import SAMPLE_BANNER
 
 
 def pricing_label(row: Mapping[str, object]) -> str:

@@ -1,0 +1,1 @@
+"""The `chipcost` command line: options, console rendering, and one module per command."""

@@ -1,0 +1,36 @@
+"""The `chipcost` command: every command registered here, by name; errors print one line."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from chipcost.cli.commands import admin, backfill, collect, cost, prices, report, throughput
+from chipcost.cli.options import err
+from chipcost.core.errors import ChipcostError
+
+app = typer.Typer(
+    help="AI-accelerator prices with history: collect, query, compare.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command()(collect.collect)
+app.command()(prices.prices)
+app.command()(admin.sql)
+app.command()(cost.cost)
+app.command()(report.report)
+app.command()(backfill.backfill)
+app.command()(admin.migrate)
+app.command()(admin.sources)
+app.add_typer(throughput.throughput_app, name="throughput")
+
+
+def main() -> None:
+    """Entry point: expected failures print one clear line, never a traceback."""
+    try:
+        app()
+    except ChipcostError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(1)

@@ -1,0 +1,1 @@
+"""The ground layer: the vocabulary every other layer speaks; it imports nothing of chipcost."""

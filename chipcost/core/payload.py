@@ -1,0 +1,36 @@
+"""A raw payload exactly as the provider sent it, and its checksum."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from chipcost.core.errors import ParseError
+
+
+@dataclass(frozen=True)
+class Payload:
+    """One raw payload exactly as the provider returned it."""
+
+    data: bytes
+    url: str
+    fetched_at: datetime
+    name: str = ""
+    ref: str = ""
+    request: dict[str, Any] = field(default_factory=dict)
+
+    def text(self) -> str:
+        """The payload as UTF-8 text; a payload that is not is a ParseError naming it."""
+        try:
+            return self.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(
+                f"payload {self.ref or self.name or '?'} ({self.url}) is not UTF-8 text "
+                f"({exc.reason} at byte {exc.start}): re-fetch, or report a format change"
+            ) from exc
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,3 @@
+"""The version of chipcost, recorded with every run."""
+
+__version__ = "0.1.0"

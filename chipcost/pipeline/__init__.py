@@ -1,0 +1,1 @@
+"""Use-cases without Prefect: collect, backfill, seeding reference data, cost ranking."""
