@@ -52,7 +52,7 @@ def time_reads(path: Path) -> list[tuple[str, int, float, float]]:
 
     The week is the one before the newest run, as the weekly report reads it.
     """
-    from chipcost.warehouse import changes as report_queries
+    from chipcost.warehouse import changes
 
     con = connect(path, read_only=True)
     try:
@@ -63,11 +63,11 @@ def time_reads(path: Path) -> list[tuple[str, int, float, float]]:
         reads: list[tuple[str, Callable[[], object]]] = [
             (
                 "weekly drift: change events (7 days)",
-                lambda: report_queries.change_events(con, start, end),
+                lambda: changes.change_events(con, start, end),
             ),
             (
                 "weekly drift: moves with 8-week sparklines",
-                lambda: report_queries.price_moves(con, start, end, end - TREND),
+                lambda: changes.price_moves(con, start, end, end - TREND),
             ),
             ("chipcost prices (every current price)", lambda: per_chip_prices(con)),
             (

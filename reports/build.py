@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from chipcost.reports import page
-from chipcost.reports import text as summary
+from chipcost.reports import text
 from chipcost.reports.data import ReportData, gather
 from chipcost.reports.mail import (
     DRY_RUN_SENDER,
@@ -89,7 +89,7 @@ def write_report(
     finally:
         con.close()
     out_dir = _prepare(out_dir)
-    subject = summary.subject(data)
+    subject = text.subject(data)
     html_path = out_dir / f"chipcost-report_{period.slug}.html"
     csv_path = out_dir / f"chipcost-changes_{period.slug}.csv"
     html_path.write_text(page.report_html(data, subject), encoding="utf-8")
@@ -131,7 +131,7 @@ def compose(report: Report, sender: str, recipients: list[str]) -> EmailMessage:
         subject=report.subject,
         sender=sender,
         recipients=recipients,
-        text=summary.text_body(data, data.options.top_movers),
+        text=text.text_body(data, data.options.top_movers),
         html=page.email_html(data, report.subject),
         attachments=[report.html_path, report.csv_path],
     )
