@@ -27,7 +27,7 @@ def prefect_server():
 @pytest.fixture
 def sample_runs() -> list[Path]:
     runs = sorted(p for p in SAMPLE.iterdir() if p.is_dir())
-    assert runs, f"the sample archive {SAMPLE} is empty: run scripts/make_sample_archive.py"
+    assert runs, f"the sample archive {SAMPLE} is empty: run python -m chipcost.sample.build"
     return runs
 
 

@@ -1,7 +1,7 @@
 """aws-bulk parse() on recorded price list CSVs: by-name columns, the filter, the SP join.
 
 Fixtures in tests/fixtures/aws-bulk/ (AWS's URL paths) are written by
-scripts/aws_bulk_payloads.py from the same products as the aws-pricing-api fixtures.
+`python -m tests.aws_bulk_fixtures` from the same products as the aws-pricing-api fixtures.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import csv
 import io
 import json
 import random
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,6 +20,8 @@ from chipcost.core.payload import Payload
 from chipcost.extract import aws_bulk, aws_pricing
 from chipcost.extract._aws_bulk_csv import filter_file, read_head
 from chipcost.extract._aws_bulk_parse import ec2_selection, savings_plan_selection
+from chipcost.sample.build._aws_price_list import get_products_page, item_string, offer_item
+from tests import aws_bulk_fixtures
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "aws-bulk"
@@ -68,10 +69,17 @@ def current():
     )
 
 
-def test_on_demand_and_reserved_prices_as_the_api_source_makes_them(current):
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from aws_price_list_payloads import get_products_page, item_string, offer_item
+def test_fixtures_are_what_the_writer_writes():
+    for folder, built in (
+        ("aws-bulk", aws_bulk_fixtures.files()),
+        ("aws-spot-feed", aws_bulk_fixtures.spot_files()),
+    ):
+        root = ROOT / "tests" / "fixtures" / folder
+        on_disk = {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+        assert built == on_disk, "run: python -m tests.aws_bulk_fixtures"
 
+
+def test_on_demand_and_reserved_prices_as_the_api_source_makes_them(current):
     page = json.dumps(get_products_page([item_string(offer_item("p5.48xlarge", "us-east-1"))]))
     api = aws_pricing.parse([Payload(page.encode(), "u", FETCHED_AT, "p", "p")]).records
     bulk = [r for r in current.records if r.sku == api[0].sku]

@@ -3,7 +3,6 @@ of it: every pricing model of p5.48xlarge side by side, spot per zone and per re
 
 from __future__ import annotations
 
-import importlib
 import json
 from dataclasses import replace
 from datetime import datetime
@@ -16,6 +15,7 @@ from chipcost.core.runs import OK, RunResult, SourceResult
 from chipcost.core.settings import Settings
 from chipcost.extract import registry
 from chipcost.pipeline.collect import collect_source
+from chipcost.sample.build import DAYS, aws_capacity_blocks, aws_savings_plans, aws_spot, run_time
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.prices import PRICE_COLUMNS, per_chip_prices
@@ -24,33 +24,20 @@ from tests.helpers import day, record
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample" / "archive"
 SOURCES = ("aws-savings-plans", "aws-spot", "aws-capacity-blocks")
+BUILDERS = (aws_savings_plans, aws_spot, aws_capacity_blocks)
 
 
-@pytest.fixture(scope="module")
-def writer():
-    import sys
-
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        yield (
-            importlib.import_module("sample_aws_more"),
-            importlib.import_module("make_sample_archive"),
-        )
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-
-
-def test_sample_is_what_the_writer_writes(writer, tmp_path):
-    sample, archive = writer
-    for number in range(1, archive.DAYS + 1):
-        sample.write_run(tmp_path, number, archive.run_time(number))
+def test_sample_is_what_the_builders_write(tmp_path):
+    for number in range(1, DAYS + 1):
+        for builder in BUILDERS:
+            builder.write_run(tmp_path, number, run_time(number))
     written = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     bundled = {
         p.relative_to(SAMPLE): p.read_bytes()
         for p in SAMPLE.rglob("*")
         if p.is_file() and p.relative_to(SAMPLE).parts[1] in SOURCES
     }
-    assert written == bundled, "run: python scripts/make_sample_archive.py"
+    assert written == bundled, "run: python -m chipcost.sample.build"
 
 
 @pytest.mark.parametrize("source", SOURCES)

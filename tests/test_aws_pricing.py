@@ -1,13 +1,12 @@
 """aws-pricing-api: parse() on recorded GetProducts pages, fetch() against a stubbed client.
 
-Fixtures in tests/fixtures/aws-pricing-api/ are written by scripts/aws_price_list_payloads.py
-(the same builder as the sample archive): gpu-instance-page-*, ml-asic-page-1 and
+Fixtures in tests/fixtures/aws-pricing-api/ are written by `python -m tests.aws_pricing_fixtures`
+(the same item builder as the sample archive): gpu-instance-page-*, ml-asic-page-1 and
 future-types are good pages; bad-* and empty-page are the failure cases.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,10 +34,12 @@ from chipcost.extract.aws_pricing import (
     query_filters,
 )
 from chipcost.extract.base import FetchContext
+from chipcost.sample.build import DAYS, run_time
+from chipcost.sample.build import aws_pricing as sample_builder
+from tests import aws_pricing_fixtures
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "aws-pricing-api"
-SCRIPTS = ROOT / "scripts"
 SAMPLE = ROOT / "sample" / "archive"
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 3, tzinfo=UTC)
 STAMP = "2026-11-14T060000Z"
@@ -602,32 +603,22 @@ def test_source_is_registered_under_its_name():
 # ---------------------------------------------------------------- generated data
 
 
-@pytest.fixture
-def scripts(monkeypatch):
-    monkeypatch.syspath_prepend(str(SCRIPTS))
-    return importlib.import_module("aws_price_list_payloads"), importlib.import_module(
-        "make_sample_archive"
-    )
-
-
-def test_fixtures_are_what_the_builder_writes(scripts):
-    builder, _ = scripts
-    built = builder.fixture_pages()
+def test_fixtures_are_what_the_builder_writes():
+    built = aws_pricing_fixtures.fixture_pages()
     on_disk = {p.name: p.read_bytes() for p in FIXTURES.iterdir() if p.name in built}
-    assert built == on_disk, "run: python scripts/aws_price_list_payloads.py"
+    assert built == on_disk, "run: python -m tests.aws_pricing_fixtures"
 
 
-def test_sample_archive_is_what_the_generator_writes(scripts, tmp_path):
-    _, sample = scripts
-    for day in range(1, sample.DAYS + 1):
-        sample.write_run(tmp_path, day)
+def test_sample_archive_is_what_the_generator_writes(tmp_path):
+    for day in range(1, DAYS + 1):
+        sample_builder.write_run(tmp_path, day, run_time(day))
     written = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     bundled = {
         p.relative_to(SAMPLE): p.read_bytes()
         for p in SAMPLE.rglob("*")
         if p.is_file() and "aws-pricing-api" in p.parts
     }
-    assert written == bundled, "run: python scripts/make_sample_archive.py"
+    assert written == bundled, "run: python -m chipcost.sample.build"
 
 
 def test_sample_archive_parses_with_its_scripted_changes():

@@ -1,7 +1,7 @@
 """azure: parse() on recorded Retail Prices pages, fetch() with NextPageLink paging.
 
 Fixtures in tests/fixtures/azure/ have the Retail Prices API response shape (written with
-scripts/neoclouds_a_payloads.py): consumption-* and reservation-* are good pages (the ND
+chipcost.sample.build.azure): consumption-* and reservation-* are good pages (the ND
 consumption query spans two pages); bad-* and empty.json are the failure cases.
 """
 

@@ -1,11 +1,15 @@
-"""Every source module in extract/ is registered and has recorded fixtures."""
+"""Every source module in extract/ is registered and has recorded fixtures and a sample builder."""
 
 from __future__ import annotations
 
 import pkgutil
+from importlib import import_module
 from pathlib import Path
 
+import pytest
+
 import chipcost.extract as extract
+import chipcost.sample.build as sample_build
 from chipcost.extract import SOURCE_MODULES, registry
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -27,6 +31,26 @@ def test_every_source_has_recorded_fixtures():
     for name in registry():
         folder = FIXTURES / name
         assert folder.is_dir() and any(folder.iterdir()), f"no fixtures for {name} in {folder}"
+
+
+@pytest.mark.parametrize("module", SOURCE_MODULES)
+def test_every_source_module_has_a_sample_builder_and_fixtures(module):
+    """chipcost.sample.build.<module> writes its sample; tests/fixtures/<source name>/ exists."""
+    builder = sample_build.builder(module)
+    assert callable(builder.write_run), f"chipcost.sample.build.{module} has no write_run"
+    name = import_module(f"chipcost.extract.{module}").SOURCE.name
+    assert (FIXTURES / name).is_dir(), f"no tests/fixtures/{name}/ for chipcost.extract.{module}"
+
+
+def test_sample_builders_are_named_after_source_modules():
+    """One public builder module per source and nothing else (helpers are private: _name)."""
+    public = {m.name for m in pkgutil.iter_modules(sample_build.__path__)}
+    assert {name for name in public if not name.startswith("_")} == set(SOURCE_MODULES)
+
+
+def test_a_missing_builder_is_a_clear_error():
+    with pytest.raises(sample_build.MissingBuilder, match="add sample/build/no_such_source.py"):
+        sample_build.builder("no_such_source")
 
 
 def test_every_source_has_a_known_provider():

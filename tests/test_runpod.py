@@ -1,7 +1,7 @@
 """runpod: parse() on recorded gpuTypes responses, fetch() against a fake GraphQL endpoint.
 
 Fixtures in tests/fixtures/runpod/ have RunPod's GraphQL response shape (written with
-scripts/neoclouds_a_payloads.py): gpu-types.json is good; bad-* are the failure cases.
+chipcost.sample.build.runpod): gpu-types.json is good; bad-* are the failure cases.
 """
 
 from __future__ import annotations

@@ -1,31 +1,28 @@
-"""The sample writer for coreweave, spheron, nebius and verda, and the archive it wrote."""
+"""The sample builders of coreweave, spheron, nebius and verda, and the archive they wrote."""
 
 from __future__ import annotations
 
 import gzip
 import json
-import sys
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from chipcost.archive import read_manifest, read_payloads
 from chipcost.extract import registry
+from chipcost.sample import ARCHIVE as SAMPLE
+from chipcost.sample.build import coreweave, nebius, run_time, spheron, verda
 from chipcost.transform.validate import validate_records
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import sample_neoclouds_b  # noqa: E402
-
 SOURCES = ("coreweave", "spheron", "nebius", "verda")
-FIRST = datetime(2026, 11, 14, 6, 0, tzinfo=UTC)
-SAMPLE = ROOT / "sample" / "archive"
+BUILDERS = (coreweave, spheron, nebius, verda)
 
 
 def write(out: Path, day: int) -> Path:
-    return sample_neoclouds_b.write_run(out, day, FIRST + timedelta(days=day - 1))
+    """The four sources' run of one sample day; returns the run directory."""
+    for builder in BUILDERS:
+        run = builder.write_run(out, day, run_time(day)).parent
+    return run
 
 
 def parsed(run: Path, source: str):
@@ -90,5 +87,5 @@ def test_the_bundled_sample_archive_is_what_the_writer_writes(days):
         for source in SOURCES:
             written = [p.data for p in read_payloads(run, source)]
             assert [p.data for p in read_payloads(bundled, source)] == written, (
-                f"sample/archive/{run.name}/{source} is stale: run scripts/make_sample_archive.py"
+                f"sample/archive/{run.name}/{source} is stale: run python -m chipcost.sample.build"
             )

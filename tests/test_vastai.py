@@ -1,7 +1,7 @@
 """vastai: the marketplace summary (median per GPU) on recorded offer searches, and fetch().
 
 Fixtures in tests/fixtures/vastai/ have the bundles search response shape (written with
-scripts/neoclouds_a_payloads.py): bundles.json is good; bad-* are the failure cases.
+chipcost.sample.build.vastai): bundles.json is good; bad-* are the failure cases.
 """
 
 from __future__ import annotations

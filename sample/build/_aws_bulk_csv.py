@@ -1,26 +1,11 @@
-"""Builds AWS's public price list files in their real formats, for fixtures and the sample.
-
-EC2 region CSVs (five metadata lines, then a header of AWS's column names, every value
-quoted) and savings-plan region CSVs; the JSON indexes and spot.js are in
-scripts/aws_index_payloads.py. Products and prices come from
-scripts/aws_price_list_payloads.py, so the files price the same synthetic products as the
-GetProducts fixtures. Rewrite the fixtures (tests/fixtures/aws-bulk, aws-spot-feed) with:
-
-    python scripts/aws_bulk_payloads.py
-"""
+"""AWS's EC2 and savings-plan region CSVs in their real format, pricing the GetProducts catalog."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chipcost.sample.build._aws_price_list import REGIONS, offer_item, sku_for
 
-from aws_price_list_payloads import REGIONS, offer_item, sku_for  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / "tests" / "fixtures"
 DISCLAIMER = (
     "This pricing list is for informational purposes only. All prices are subject to the "
     "additional terms included in the pricing pages on http://aws.amazon.com. All Free Tier "
@@ -243,10 +228,3 @@ def sp_csv(
     ]
     lines = head + [",".join(row.get(c, "") for c in SP_HEADER) for row in rows]
     return ("\n".join(lines) + "\n").encode()
-
-
-if __name__ == "__main__":
-    from aws_bulk_fixtures import write_fixtures  # noqa: E402
-
-    for path in write_fixtures(FIXTURES):
-        print(path)

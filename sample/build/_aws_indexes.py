@@ -1,19 +1,12 @@
-"""AWS's public price list indexes and the spot feed, in their real JSON shapes.
-
-The offer index, the EC2 region and version indexes, the savings-plan region index, and
-spot.js (JSONP), for the recorded fixtures (scripts/aws_bulk_fixtures.py) and the sample.
-"""
+"""AWS's public price list indexes and the spot feed (spot.js), in their real JSON shapes."""
 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from aws_bulk_payloads import DISCLAIMER, EC2_PATH, SP_PATH  # noqa: E402
+from chipcost.sample.build._aws_bulk_csv import DISCLAIMER, EC2_PATH, SP_PATH
+from chipcost.sample.build._aws_price_list import SAMPLE_KEY, SAMPLE_LABEL
 
 
 def offer_index(published: str, *, sample: bool = False) -> dict[str, Any]:
@@ -100,4 +93,4 @@ def spot_feed(regions: dict[str, list[tuple[str, str, str]]], *, sample: bool = 
 
 
 def _labelled(body: dict[str, Any], sample: bool) -> dict[str, Any]:
-    return {**body, "chipcostSample": "synthetic sample data, not AWS prices"} if sample else body
+    return {**body, SAMPLE_KEY: SAMPLE_LABEL} if sample else body

@@ -1,28 +1,16 @@
-"""Sample payload of aws-spot-feed for one run day: spot.js as fetch() archives it.
-
-Registered in EXTRA_WRITERS of scripts/make_sample_archive.py. The file has the real feed's
-JSONP shape; prices are synthetic (a share of the sample's on-demand price that moves from
-day to day), deterministic and labelled: the manifest says "sample": true and the feed
-carries a "chipcostSample" key. It covers the aws-bulk sample's regions (eu-central-1,
-ap-south-1), with one type that has no spot market ("N/A*").
-"""
+"""Sample runs of aws-spot-feed: spot.js for the aws-bulk sample's regions, synthetic prices."""
 
 from __future__ import annotations
 
 import hashlib
-import shutil
-import sys
 from datetime import datetime
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from aws_index_payloads import spot_feed  # noqa: E402
-from aws_price_list_payloads import listed_price  # noqa: E402
-from sample_aws_bulk import TYPES  # noqa: E402
-
-from chipcost.archive import ArchiveWriter, run_stamp  # noqa: E402
-from chipcost.extract.aws_spot_feed import SOURCE_NAME, SPOT_FEED_URL  # noqa: E402
+from chipcost.extract.aws_spot_feed import SOURCE_NAME, SPOT_FEED_URL
+from chipcost.sample.build._aws_indexes import spot_feed
+from chipcost.sample.build._aws_price_list import listed_price
+from chipcost.sample.build._common import fresh_writer
+from chipcost.sample.build.aws_bulk import TYPES
 
 # The feed groups sizes by family type; these are the groups the sample's types fall in.
 GROUPS = {"p": "gpuCurrentGen", "g": "gpuCurrentGen", "t": "mlCurrentGen", "i": "mlCurrentGen"}
@@ -36,10 +24,8 @@ def spot_share(instance_type: str, region: str, day: int) -> float:
 
 
 def write_run(out: Path, day: int, moment: datetime) -> Path:
-    stamp = run_stamp(moment)
-    if (out / stamp / SOURCE_NAME).exists():
-        shutil.rmtree(out / stamp / SOURCE_NAME)
-    writer = ArchiveWriter(out, stamp, SOURCE_NAME, sample=True)
+    """<stamp>/aws-spot-feed/: one spot.js with a non-accelerator type and a no-market reject."""
+    writer = fresh_writer(out, moment, SOURCE_NAME)
     regions: dict[str, list[tuple[str, str, str]]] = {}
     for region, kinds in TYPES.items():
         sizes = regions.setdefault(region, [("generalCurrentGen", "t4g.nano", "9.0E-4")])

@@ -1,21 +1,24 @@
 """The recorded fixtures of aws-bulk and aws-spot-feed, laid out as AWS's URL paths.
 
+    python -m tests.aws_bulk_fixtures [--out DIR]   # default tests/fixtures
+
 tests/fixtures/aws-bulk/ mirrors https://pricing.us-east-1.amazonaws.com (a test serves it
 over HTTP as it is): the offer index, EC2's current region index and three versions (an
 older header, a 2025 header, and the current one whose us-west-2 file has its columns in
 another order plus two new ones), the savings-plan region index and files, and bad/ files.
 Prices: us-east-1 list prices before (98.32 USD/h for p5.48xlarge) and after the June 2025
-cuts. Written by `python scripts/aws_bulk_payloads.py`.
+cuts, from the same builders as the bundled sample (chipcost.sample.build).
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
 from pathlib import Path
 
-from aws_bulk_payloads import (
+from chipcost.sample.build._aws_bulk_csv import (
     EC2_PATH,
     HEADER_2025,
     HEADER_OLD,
@@ -28,7 +31,7 @@ from aws_bulk_payloads import (
     sp_rows,
     variant,
 )
-from aws_index_payloads import (
+from chipcost.sample.build._aws_indexes import (
     ec2_region_index,
     offer_index,
     sp_region_index,
@@ -36,6 +39,7 @@ from aws_index_payloads import (
     version_index,
 )
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # (version, effective begin, effective end, publication date)
 V1 = ("20230825183306", "2023-08-01T00:00:00Z", "2025-04-01T00:00:00Z", "2023-08-25T18:33:06Z")
 V2 = ("20250415191720", "2025-04-01T00:00:00Z", "2025-06-01T00:00:00Z", "2025-04-15T19:17:20Z")
@@ -161,3 +165,15 @@ def write_fixtures(root: Path) -> list[Path]:
             path.write_bytes(data)
             written.append(path)
     return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=FIXTURES, help="fixtures root")
+    args = parser.parse_args()
+    for path in write_fixtures(args.out):
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

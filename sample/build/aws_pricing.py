@@ -1,25 +1,19 @@
-"""Writes the bundled sample archive: 8 daily aws-pricing-api runs of synthetic GetProducts pages.
-
-    python scripts/make_sample_archive.py [--out sample/archive]
-
-Deterministic: the same code writes the same bytes. The pages have AWS's real GetProducts
-shape but the prices are synthetic (see sample/README.md); every manifest says "sample": true
-and every page carries a top-level "chipcostSample" label.
-"""
+"""Sample runs of aws-pricing-api: both instance-family queries' GetProducts pages, synthetic."""
 
 from __future__ import annotations
 
-import argparse
-import shutil
-import sys
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
-# The payload builder sits next to this script (also when imported from the tests).
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from aws_price_list_payloads import (  # noqa: E402
+from chipcost.archive import run_stamp
+from chipcost.extract.aws_pricing import (
+    INSTANCE_FAMILIES,
+    PRICING_URL,
+    SOURCE_NAME,
+    get_products_request,
+)
+from chipcost.sample.build._aws_price_list import (
     SPECS,
     item_string,
     listed_price,
@@ -27,18 +21,8 @@ from aws_price_list_payloads import (  # noqa: E402
     page_bytes,
     paginate,
 )
+from chipcost.sample.build._common import fresh_writer, run_time
 
-from chipcost.archive import ArchiveWriter, run_stamp  # noqa: E402
-from chipcost.extract.aws_pricing import (
-    INSTANCE_FAMILIES,
-    PRICING_URL,
-    SOURCE_NAME,
-    get_products_request,
-)
-
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "sample" / "archive"
-FIRST_RUN = datetime(2026, 11, 14, 6, 0, tzinfo=UTC)
-DAYS = 8
 # Pages are cut shorter than the API's 100 so that the GPU query spans two pages in the
 # sample too (the real query returns many more products than the sample carries).
 SAMPLE_PAGE_SIZE = 40
@@ -90,10 +74,6 @@ class Offer:
     reserved_effective: str = "2025-06-01T00:00:00Z"
 
 
-def run_time(day: int) -> datetime:
-    return FIRST_RUN + timedelta(days=day - 1)
-
-
 def changed_on(day: int) -> str:
     return f"{run_time(day):%Y-%m-%d}T00:00:00Z"
 
@@ -125,16 +105,15 @@ def day_offers(day: int) -> list[Offer]:
     return sorted(offers, key=lambda o: (o.instance_type, o.region, o.market))
 
 
-def offer_string(offer: Offer, day: int) -> str:
-    published = run_time(day) - timedelta(hours=11)
-    base = listed_price(offer.instance_type, offer.region)
+def offer_string(offer: Offer, moment: datetime) -> str:
+    published = moment - timedelta(hours=11)
     item = offer_item(
         offer.instance_type,
         offer.region,
         offer.price,
         market=offer.market,
         reserved=offer.market == "OnDemand",
-        reserved_base=base,
+        reserved_base=listed_price(offer.instance_type, offer.region),
         reserved_factor=offer.reserved_factor,
         effective=offer.effective,
         reserved_effective=offer.reserved_effective,
@@ -144,17 +123,13 @@ def offer_string(offer: Offer, day: int) -> str:
     return item_string(item)
 
 
-def write_run(out: Path, day: int) -> Path:
-    """One run directory: both queries' pages, archived the way fetch archives them."""
-    moment = run_time(day)
+def write_run(out: Path, day: int, moment: datetime) -> Path:
+    """<stamp>/aws-pricing-api/: both queries' pages, archived the way fetch archives them."""
     stamp = run_stamp(moment)
-    source_dir = out / stamp / SOURCE_NAME
-    if source_dir.exists():
-        shutil.rmtree(source_dir)
-    writer = ArchiveWriter(out, stamp, SOURCE_NAME, sample=True)
+    writer = fresh_writer(out, moment, SOURCE_NAME)
     offers = day_offers(day)
     for family in INSTANCE_FAMILIES:
-        items = [offer_string(o, day) for o in offers if SPECS[o.instance_type].family == family]
+        items = [offer_string(o, moment) for o in offers if SPECS[o.instance_type].family == family]
         token = None
         for page in paginate(items, SAMPLE_PAGE_SIZE, f"sample:{stamp}:{family}", sample=True):
             request = get_products_request(family, token)
@@ -166,30 +141,3 @@ def write_run(out: Path, day: int) -> Path:
             )
             token = page.get("NextToken")
     return writer.directory
-
-
-# Other sources' sample writers: modules beside this script, each with
-# write_run(out: Path, day: int, moment: datetime) -> Path writing <stamp>/<its source>/.
-EXTRA_WRITERS: tuple[str, ...] = (
-    "sample_neoclouds_a",
-    "sample_aws_more",
-    "sample_neoclouds_b",
-    "sample_aws_bulk",
-    "sample_aws_spot_feed",
-)
-
-
-def main() -> None:
-    from importlib import import_module
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="archive root to write")
-    args = parser.parse_args()
-    for day in range(1, DAYS + 1):
-        print(write_run(args.out, day))
-        for name in EXTRA_WRITERS:
-            print(import_module(name).write_run(args.out, day, run_time(day)))
-
-
-if __name__ == "__main__":
-    main()

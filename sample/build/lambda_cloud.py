@@ -1,0 +1,62 @@
+"""Sample runs of lambda: the public pricing page's on-demand table, synthetic prices."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from chipcost.extract.lambda_cloud import PAGE_URL, SOURCE_NAME
+from chipcost.sample.build._common import factor, fresh_writer
+
+# Page rows: GPU cell, VRAM, vCPUs, RAM, storage, per-GPU price.
+ROWS = (
+    ("8x NVIDIA B200 SXM6", "180 GB", "208", "2900 GiB", "22 TiB SSD", 4.99),
+    ("8x NVIDIA H100 SXM", "80 GB", "208", "1800 GiB", "22 TiB SSD", 2.99),
+    ("1x NVIDIA H100 PCIe", "80 GB", "26", "225 GiB", "1 TiB SSD", 2.49),
+    ("1x NVIDIA GH200", "96 GB", "64", "432 GiB", "4 TiB SSD", 1.49),
+    ("8x NVIDIA A100 SXM", "80 GB", "240", "1800 GiB", "19.5 TiB SSD", 1.79),
+    ("8x NVIDIA A100 SXM", "40 GB", "124", "1800 GiB", "5.8 TiB SSD", 1.29),
+    ("1x NVIDIA A10", "24 GB", "30", "200 GiB", "1.4 TiB SSD", 0.75),
+)
+HEADERS = ("GPUs", "VRAM / GPU", "vCPUs", "RAM", "Storage", "Price / GPU / hr*")
+# (GPU cell, first day) -> price factor from that day on.
+MOVES = {("8x NVIDIA B200 SXM6", 6): 0.9}  # B200 4.99 -> 4.49
+
+
+def pricing_page(rows: list[tuple[str, ...]]) -> bytes:
+    """The on-demand table of the public pricing page, trimmed to its structure."""
+    head = "".join(f"<th>{h}</th>" for h in HEADERS)
+    body = "\n".join(
+        "      <tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows
+    )
+    html = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>GPU Cloud Pricing | Lambda</title></head>
+<body>
+<main>
+  <section class="pricing-section" id="on-demand">
+    <h2>On-demand Cloud pricing</h2>
+    <table class="pricing-table">
+      <thead><tr>{head}</tr></thead>
+      <tbody>
+{body}
+      </tbody>
+    </table>
+    <p class="footnote">* Prices are per GPU per hour and exclude applicable sales tax.</p>
+  </section>
+</main>
+</body></html>
+"""
+    return html.encode("utf-8")
+
+
+def day_page(day: int) -> bytes:
+    rows = [(*cells, f"${price * factor(MOVES, cells[0], day):.2f}") for *cells, price in ROWS]
+    return pricing_page(rows)
+
+
+def write_run(out: Path, day: int, moment: datetime) -> Path:
+    """<stamp>/lambda/: the pricing page (the source's path without an API key)."""
+    writer = fresh_writer(out, moment, SOURCE_NAME)
+    request = {"method": "GET"}
+    writer.write(day_page(day), PAGE_URL, fetched_at=moment, ext="html", request=request)
+    return writer.directory

@@ -1,0 +1,95 @@
+"""Sample runs of vastai: a bundles search answer in Vast.ai's real shape, synthetic offers."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from chipcost.extract.vastai import BUNDLES_URL, SEARCH, SOURCE_NAME
+from chipcost.sample.build._common import factor, fresh_writer, indented_json
+
+# The market: gpu_name, MB per GPU, per-GPU dph_base of each offer, GPUs per offer.
+MARKET = (
+    ("H100 SXM", 81559, (1.73, 1.85, 1.87, 1.9, 1.93, 1.99, 2.14, 24.0), (8, 8, 1, 2, 8, 4, 1, 1)),
+    ("H100 PCIE", 81559, (1.59, 1.67, 1.75), (1, 2, 1)),
+    ("H200", 144384, (2.45, 2.59, 2.69, 2.89, 3.1), (8, 1, 8, 2, 1)),
+    ("B200", 184320, (3.65, 3.89, 4.15), (8, 8, 1)),
+    ("A100 SXM4", 81920, (0.89, 0.95, 1.02, 1.12), (8, 1, 4, 1)),
+    ("L40S", 46068, (0.52, 0.57, 0.61), (1, 4, 2)),
+    ("RTX 4090", 24564, (0.29, 0.31, 0.33, 0.35, 0.4, 0.52), (1, 2, 1, 4, 1, 8)),
+)
+PLACES = ("Texas, US", "Quebec, CA", "Oslo, NO", "Nevada, US", "Bavaria, DE", "Tokyo, JP")
+# (gpu_name, first day) -> price factor from that day on.
+MOVES = {("H100 SXM", 5): 0.95}  # the H100 market softens 5%
+
+
+def vast_offer(
+    offer_id: int, gpu_name: str, num_gpus: int, gpu_ram_mb: int, dph_base: float, **kw: Any
+) -> dict[str, Any]:
+    """One bundle offer as the search returns it: prices are for the whole offer (all GPUs)."""
+    storage_cost = kw.get("storage_cost", 0.15)  # $/GB/month
+    disk = kw.get("disk_space", 500.0)
+    min_bid = kw.get("min_bid", round(dph_base * 0.62, 4))
+    return {
+        "id": offer_id,
+        "ask_contract_id": offer_id,
+        "bundle_id": offer_id + 7,
+        "machine_id": kw.get("machine_id", offer_id % 50000),
+        "host_id": kw.get("host_id", offer_id % 9000),
+        "gpu_name": gpu_name,
+        "num_gpus": num_gpus,
+        "gpu_ram": gpu_ram_mb,
+        "gpu_total_ram": gpu_ram_mb * num_gpus,
+        "gpu_arch": "nvidia",
+        "cuda_max_good": 12.8,
+        "driver_version": "570.124.06",
+        "cpu_name": kw.get("cpu_name", "AMD EPYC 9654 96-Core Processor"),
+        "cpu_cores": 24 * num_gpus,
+        "cpu_cores_effective": float(24 * num_gpus),
+        "cpu_ram": 128000 * num_gpus,
+        "disk_space": disk,
+        "dph_base": dph_base,
+        "dph_total": round(dph_base + disk * storage_cost / 30 / 24, 6),
+        "storage_cost": storage_cost,
+        "storage_total_cost": round(disk * storage_cost / 30 / 24, 6),
+        "inet_up_cost": 0.004,
+        "inet_down_cost": 0.004,
+        "min_bid": min_bid,
+        "is_bid": False,
+        "geolocation": kw.get("geolocation", "Texas, US"),
+        "verification": "verified",
+        "verified": True,
+        "rentable": True,
+        "rented": False,
+        "external": False,
+        "hosting_type": kw.get("hosting_type", 1),
+        "reliability2": kw.get("reliability", 0.9962),
+        "inet_up": 4512.3,
+        "inet_down": 6120.8,
+        "direct_port_count": 120,
+        "pci_gen": 5.0,
+        "pcie_bw": 52.6,
+        "start_date": 1763000000.0,
+        "end_date": 1795000000.0,
+    }
+
+
+def bundles(day: int) -> bytes:
+    """The day's offers: new ids every day, the places rotating through PLACES."""
+    offers, offer_id = [], 18_400_000 + day * 1000
+    for name, ram, per_gpu, counts in MARKET:
+        for index, (price, gpus) in enumerate(zip(per_gpu, counts, strict=True)):
+            offer_id += 37
+            base = round(price * gpus * factor(MOVES, name, day), 4)
+            place = PLACES[(index + day) % len(PLACES)]
+            offers.append(vast_offer(offer_id, name, gpus, ram, base, geolocation=place))
+    return indented_json({"offers": offers})
+
+
+def write_run(out: Path, day: int, moment: datetime) -> Path:
+    """<stamp>/vastai/: the one search answer, archived the way fetch archives it."""
+    writer = fresh_writer(out, moment, SOURCE_NAME)
+    request = {"method": "POST", "json": SEARCH}
+    writer.write(bundles(day), BUNDLES_URL, fetched_at=moment, request=request)
+    return writer.directory
