@@ -64,7 +64,7 @@ def time_steps(archive: Path, work: Path) -> tuple[dict[str, float], float]:
     from chipcost.core.runs import RunResult
     from chipcost.core.settings import Settings
     from chipcost.extract import registry
-    from chipcost.pipeline.collect import collect_source, load, new_run_id, now
+    from chipcost.pipeline.collect import WarehouseSession, collect_source, load, new_run_id, now
 
     settings = Settings(data_dir=work, db_path=work / "steps.duckdb")
     per_source: dict[str, float] = defaultdict(float)
@@ -82,7 +82,8 @@ def time_steps(archive: Path, work: Path) -> tuple[dict[str, float], float]:
             new_run_id(started), started, started, "replay", run_dir.name, True, results
         )
         begin = time.perf_counter()
-        load(settings, run)
+        with WarehouseSession(settings) as session:
+            load(session, run)
         loading += time.perf_counter() - begin
     return dict(per_source), loading
 

@@ -16,8 +16,13 @@ from typing import Any
 from chipcost.core.catalog import aws_families
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract._aws_bulk_csv import CsvHead, Selection
-from chipcost.extract._aws_price_list import PURCHASE_OPTIONS, Origin, product_offers
-from chipcost.extract.aws_pricing import INSTANCE_FAMILIES, TERM_MATCH
+from chipcost.extract._aws_price_list import (
+    INSTANCE_FAMILIES,
+    PURCHASE_OPTIONS,
+    TERM_MATCH,
+    Origin,
+    product_offers,
+)
 
 # CSV column -> the Price List attribute it carries (the API source's vocabulary).
 ATTRIBUTE_COLUMNS = {

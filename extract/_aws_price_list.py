@@ -36,6 +36,23 @@ FAMILIES_CSV = "chipcost/data/aws_families.csv"
 INSTANCE_TYPES_CSV = "chipcost/data/aws_instance_types.csv"
 
 
+# Shared by the Price List API source and the price list files (aws_bulk).
+# One listed price per instance type and region: the shared-tenancy Linux on-demand SKU,
+# which also carries that instance's Reserved terms. Other OS, tenancy, licence or capacity
+# rows (reservations, Capacity Blocks) are different prices of the same hardware.
+TERM_MATCH = {
+    "operatingSystem": "Linux",
+    "tenancy": "Shared",
+    "preInstalledSw": "NA",
+    "capacitystatus": "Used",
+    "marketoption": "OnDemand",
+    "licenseModel": "No License required",
+}
+# One query per accelerator family value finds every accelerator type in every region,
+# including types our catalog (chipcost/data/aws_families.csv) does not know yet.
+INSTANCE_FAMILIES = ("GPU instance", "Machine Learning ASIC Instances")
+
+
 @dataclass(frozen=True)
 class Origin:
     """Where the rows being parsed came from: stamped on every record and reject."""

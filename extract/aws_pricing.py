@@ -24,7 +24,13 @@ from chipcost.extract._aws_instance_types import (
     is_describe,
     name_unknown,
 )
-from chipcost.extract._aws_price_list import Origin, decode_item, item_offers
+from chipcost.extract._aws_price_list import (
+    INSTANCE_FAMILIES,
+    TERM_MATCH,
+    Origin,
+    decode_item,
+    item_offers,
+)
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-pricing-api"
@@ -41,20 +47,6 @@ PAGE_SIZE = 100
 # A query per instanceFamily spans every region: a few thousand products, tens of pages.
 # A runaway paginator stops here instead of looping for ever.
 MAX_PAGES = 400
-# One listed price per instance type and region: the shared-tenancy Linux on-demand SKU,
-# which also carries that instance's Reserved terms. Other OS, tenancy, licence or capacity
-# rows (reservations, Capacity Blocks) are different prices of the same hardware.
-TERM_MATCH = {
-    "operatingSystem": "Linux",
-    "tenancy": "Shared",
-    "preInstalledSw": "NA",
-    "capacitystatus": "Used",
-    "marketoption": "OnDemand",
-    "licenseModel": "No License required",
-}
-# One query per accelerator family value finds every accelerator type in every region,
-# including types our catalog (chipcost/data/aws_families.csv) does not know yet.
-INSTANCE_FAMILIES = ("GPU instance", "Machine Learning ASIC Instances")
 
 
 def query_filters(instance_family: str) -> list[dict[str, str]]:

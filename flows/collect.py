@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from chipcost.core.runs import ALREADY_LOADED, FAILED, SKIPPED, LoadSummary, Run
 from chipcost.core.settings import Settings, load_settings
 from chipcost.extract import Source
 from chipcost.pipeline.collect import (
+    WarehouseSession,
     already_loaded_sources,
     collect_source,
     load,
@@ -28,8 +30,9 @@ from chipcost.pipeline.collect import (
 from chipcost.pipeline.jumps import flag_price_jumps
 from chipcost.warehouse.db import run_lock
 
-# The CLI sets this to show progress; a deployed flow logs instead.
-PROGRESS_HOOK = None
+# Progress of each source goes to this logger: the CLI shows it on its status line, a
+# deployed run leaves it to the flow run's log.
+progress_log = logging.getLogger("chipcost.progress")
 
 
 @dataclass
@@ -47,8 +50,7 @@ class CollectFailed(ChipcostError):
 
 
 def _progress(message: str) -> None:
-    if PROGRESS_HOOK is not None:
-        PROGRESS_HOOK(message)
+    progress_log.info("%s", message)
 
 
 # NO_CACHE: a source run must never be skipped as "cached"; its inputs are not hashable anyway.
@@ -77,23 +79,25 @@ def collect_source_task(
 
 
 @task(name="load-run", cache_policy=NO_CACHE)
-def load_task(settings: Settings, run: RunResult) -> LoadSummary:
-    return load(settings, run)
+def load_task(session: WarehouseSession, run: RunResult) -> LoadSummary:
+    return load(session, run)
 
 
-def _collect_one(settings: Settings, sources: list[Source], run_dir: Path | None) -> RunOutcome:
+def _collect_one(
+    settings: Settings, session: WarehouseSession, sources: list[Source], run_dir: Path | None
+) -> RunOutcome:
     started = now()
     stamp = run_dir.name if run_dir else archive.run_stamp(started)
     if run_dir is not None:
         archived = set(archive.archived_sources(run_dir))
         sources = [s for s in sources if s.name in archived]
-    loaded = already_loaded_sources(settings, stamp)
+    loaded = already_loaded_sources(session, stamp) if run_dir else {}
     futures = [
         collect_source_task.submit(s, settings, stamp, run_dir, loaded.get(s.name)) for s in sources
     ]
     results = [f.result() for f in futures]
     # Before the load: a jump is judged against the prices the warehouse held until now.
-    for source, note in flag_price_jumps(settings, results):
+    for source, note in flag_price_jumps(session.con, results):
         get_run_logger().warning("%s: %s", source, note)
     observed = [r.observed_at for r in results if r.observed_at]
     run = RunResult(
@@ -105,7 +109,7 @@ def _collect_one(settings: Settings, sources: list[Source], run_dir: Path | None
         sample=bool(run_dir and archive.is_sample(run_dir)),
         sources=results,
     )
-    summary = load_task(settings, run)
+    summary = load_task(session, run)
     _publish(run, summary)
     return RunOutcome(run, summary)
 
@@ -158,9 +162,9 @@ def collect(
         )
         prepare_data_dir(settings)
         outcomes = []
-        with run_lock(settings.db_path):
+        with run_lock(settings.db_path), WarehouseSession(settings) as session:
             for run_dir in run_dirs:
-                outcomes.append(_collect_one(settings, chosen, run_dir))
+                outcomes.append(_collect_one(settings, session, chosen, run_dir))
     except ChipcostError as exc:
         get_run_logger().error("%s", exc)
         return Failed(message=str(exc))

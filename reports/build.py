@@ -11,8 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
-from chipcost.reports import page
-from chipcost.reports import text
+from chipcost.reports import page, text
 from chipcost.reports.data import ReportData, gather
 from chipcost.reports.mail import (
     DRY_RUN_SENDER,

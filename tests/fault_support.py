@@ -11,7 +11,7 @@ import duckdb
 from chipcost.core.runs import FAILED, OK, RunResult, SourceResult
 from chipcost.core.settings import Settings
 from chipcost.extract import registry
-from chipcost.pipeline.collect import collect_source, load
+from chipcost.pipeline.collect import WarehouseSession, collect_source, load
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample" / "archive"
@@ -47,7 +47,8 @@ def preloaded_warehouse(directory: Path) -> Path:
     settings = Settings(data_dir=directory, db_path=directory / "yesterday.duckdb")
     sources = list(replayed(YESTERDAY))
     assert all(s.status == OK for s in sources), [(s.source, s.message) for s in sources]
-    load(settings, _run(YESTERDAY, sources))
+    with WarehouseSession(settings) as session:
+        load(session, _run(YESTERDAY, sources))
     return settings.db_path
 
 
@@ -55,7 +56,8 @@ def load_day(settings: Settings, result: SourceResult) -> RunResult:
     """Load today's run: `result` in place of its source, every other source replayed."""
     others = [s for s in replayed(TODAY) if s.source != result.source]
     run = _run(TODAY, [*others, result])
-    load(settings, run)
+    with WarehouseSession(settings) as session:
+        load(session, run)
     return run
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from chipcost.core.record import PriceRecord, Reject
 from chipcost.core.runs import OK, SKIPPED, RunResult, SourceResult
-from chipcost.warehouse.db import connect
+from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record
 
@@ -99,7 +99,7 @@ def golden_runs(*, sample: bool = False) -> list[RunResult]:
 
 
 def build(path: Path, runs: list[RunResult] | None = None) -> Path:
-    con = connect(path)
+    con = open_warehouse(path)
     try:
         for r in golden_runs() if runs is None else runs:
             load_run(con, r)

@@ -15,8 +15,8 @@ from chipcost.core.runs import OK, RunResult, SourceResult
 from chipcost.core.settings import Settings
 from chipcost.extract import registry
 from chipcost.pipeline.collect import collect_source
+from chipcost.pipeline.seed import open_warehouse
 from chipcost.sample.build import DAYS, aws_capacity_blocks, aws_savings_plans, aws_spot, run_time
-from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.prices import PRICE_COLUMNS, per_chip_prices
 from tests.helpers import day, record
@@ -57,7 +57,7 @@ def sample_warehouse(tmp_path_factory):
     """The last two sample runs of the AWS sources loaded (without Prefect) into a DuckDB file."""
     folder = tmp_path_factory.mktemp("sample")
     settings = Settings(data_dir=folder, db_path=folder / "w.duckdb")
-    con = connect(settings.db_path)
+    con = open_warehouse(settings.db_path)
     for run in run_directories(SAMPLE)[-2:]:
         results = [
             collect_source(registry()[name], settings=settings, stamp=run.name, replay_dir=run)
@@ -159,7 +159,7 @@ def spot_run(records, when: datetime) -> RunResult:
 
 @pytest.fixture
 def con(tmp_path):
-    connection = connect(tmp_path / "w.duckdb")
+    connection = open_warehouse(tmp_path / "w.duckdb")
     yield connection
     connection.close()
 

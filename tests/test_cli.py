@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.warehouse.db import connect
+from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
 
@@ -29,7 +29,7 @@ def chipcost(*args: str, env: dict | None = None) -> subprocess.CompletedProcess
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("cli") / "w.duckdb"
-    con = connect(path)
+    con = open_warehouse(path)
     offers = [
         record(),
         record(region="us-west-2", price_per_hour=57.2),

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.cli.render_cost import human_count
+from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.tokens import (
     break_even_days,
     break_even_tokens,
     cost_per_million_tokens,
     cost_to_train,
+    human_count,
 )
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
@@ -50,7 +51,7 @@ def offers() -> list:
 
 
 def _warehouse(path: Path) -> Path:
-    con = connect(path)
+    con = open_warehouse(path)
     load_run(con, run_of(offers(), day(0)))
     con.close()
     return path
@@ -228,7 +229,7 @@ def _replay_latest_sample_run(tmp_path: Path, sample_runs: list[Path]) -> Path:
     from chipcost import archive
     from chipcost.core.runs import RunResult
     from chipcost.core.settings import load_settings
-    from chipcost.pipeline.collect import collect_source, load, select_sources
+    from chipcost.pipeline.collect import WarehouseSession, collect_source, load, select_sources
 
     run_dir = sample_runs[-1]
     settings = load_settings(db=tmp_path / "s.duckdb", data_dir=tmp_path)
@@ -239,7 +240,8 @@ def _replay_latest_sample_run(tmp_path: Path, sample_runs: list[Path]) -> Path:
         if s.name in names
     ]
     when = min(r.observed_at for r in results if r.observed_at)
-    load(settings, RunResult("sample-test", when, when, "replay", run_dir.name, True, results))
+    with WarehouseSession(settings) as session:
+        load(session, RunResult("sample-test", when, when, "replay", run_dir.name, True, results))
     return settings.db_path
 
 

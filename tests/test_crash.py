@@ -1,8 +1,8 @@
 """Crash safety with real processes: SIGKILL in the middle of a load, two collectors at once.
 
-The load path has a test-only stall (warehouse/load.py STALL_ENV, docs/operations.md): it
-writes a marker file inside the open transaction and waits until the file is removed, so a
-test knows the process is mid-load before it kills it. Collectors run as the real
+A test injects a stall into the load (tests/stall.py): it writes a marker file inside the
+open transaction and waits until the file is removed, so a test knows the process is
+mid-load before it kills it. Collectors run as the real
 `chipcost collect` command against the session's Prefect server.
 """
 
@@ -20,11 +20,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from chipcost.warehouse.load import STALL_ENV
-
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+ROOT = Path(__file__).resolve().parent.parent
 TABLES = ("runs", "source_runs", "observations", "price_history", "rejects")
 DATA_TABLES = ("observations", "price_history", "rejects")
 WAIT_SECONDS = 180
@@ -62,10 +61,12 @@ def snapshot(db: Path, tables: tuple[str, ...] = TABLES) -> dict[str, list]:
 
 
 def collector(run: Path, db: Path, env: dict, stall: Path | None = None) -> subprocess.Popen:
-    extra = {STALL_ENV: str(stall)} if stall else {}
+    command = ["collect", "--replay", str(run), "--db", str(db)]
+    stalled = [sys.executable, "-m", "tests.stall", str(stall), "chipcost"] if stall else None
     return subprocess.Popen(
-        [CHIPCOST, "collect", "--replay", str(run), "--db", str(db)],
-        env={**env, **extra},
+        [*stalled, *command] if stalled else [CHIPCOST, *command],
+        cwd=ROOT,
+        env={**env},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -143,27 +144,29 @@ def test_sigkill_during_a_large_load(tmp_path):
         f"""
         import sys
         from dataclasses import replace
+        from pathlib import Path
         from tests.helpers import day, record, run_of
-        from warehouse.db import connect
-        from warehouse.load import load_run
+        from tests.stall import stall_loads
+        from chipcost.pipeline.seed import open_warehouse
+        from chipcost.warehouse.load import load_run
         n, when = int(sys.argv[1]), int(sys.argv[2])
+        if len(sys.argv) > 3:
+            stall_loads(Path(sys.argv[3]))
         offers = [
             replace(record(), region=f"r{{i % 97}}", zone=f"z{{i}}", price_per_hour=1.0 + i % 50)
             for i in range(n)
         ]
-        con = connect({str(db)!r})
+        con = open_warehouse({str(db)!r})
         load_run(con, run_of(offers, day(when)))
         con.close()
         """
     )
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     run = [sys.executable, "-c", script]
     done = subprocess.run([*run, "1000", "0"], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     before = snapshot(db)
-    victim = subprocess.Popen(
-        [*run, "150000", "1"], cwd=root, env={**os.environ, STALL_ENV: str(marker)}
-    )
+    victim = subprocess.Popen([*run, "150000", "1", str(marker)], cwd=root)
     wait_for(marker, victim)
     os.kill(victim.pid, signal.SIGKILL)
     victim.wait(timeout=WAIT_SECONDS)

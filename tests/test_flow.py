@@ -9,10 +9,10 @@ import duckdb
 import pytest
 from prefect.client.orchestration import get_client
 
-from chipcost.pipeline import collect as collect_module
 from chipcost.core.errors import ParseError
 from chipcost.extract import Source, registry
 from chipcost.flows.collect import CollectFailed, collect, run_collect
+from chipcost.pipeline import collect as collect_module
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 

@@ -6,7 +6,9 @@ from dataclasses import replace
 
 from chipcost.core.runs import FAILED
 from chipcost.core.settings import Settings
-from chipcost.pipeline.jumps import JUMP_FACTOR, MAX_LISTED, flag_price_jumps
+from chipcost.pipeline.collect import WarehouseSession
+from chipcost.pipeline.jumps import JUMP_FACTOR, MAX_LISTED
+from chipcost.pipeline.jumps import flag_price_jumps as flag_jumps_on
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
@@ -17,11 +19,14 @@ def settings_for(tmp_path) -> Settings:
 
 
 def load(settings: Settings, run) -> None:
-    con = connect(settings.db_path)
-    try:
-        load_run(con, run)
-    finally:
-        con.close()
+    with WarehouseSession(settings) as session:
+        load_run(session.con, run)
+
+
+def flag_price_jumps(settings: Settings, results):
+    """The check as the flow makes it: on the collection's own connection."""
+    with WarehouseSession(settings) as session:
+        return flag_jumps_on(session.con, results)
 
 
 def h100(price: float, **changes):

@@ -8,9 +8,9 @@ from datetime import date
 
 import pytest
 
+from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.build import deliver, write_report
 from chipcost.reports.mail import EmailError, build_message, smtp_settings
-from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
 from tests import report_warehouse, smtp_server
 from tests.helpers import day, record, run_of
@@ -216,7 +216,7 @@ def test_dry_run_writes_an_eml_that_parses_back(report):
 
 
 def test_many_changes_keep_the_body_under_the_clip_limit(tmp_path):
-    con = connect(tmp_path / "w.duckdb")
+    con = open_warehouse(tmp_path / "w.duckdb")
     offers = [record(region=f"region-{i:03d}", price_per_hour=50.0 + i) for i in range(300)]
     load_run(con, run_of(offers, day(0)))
     moved = [record(region=f"region-{i:03d}", price_per_hour=45.0 + i) for i in range(300)]

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from chipcost.core.runs import FAILED
+from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.build import deliver, write_report
 from chipcost.reports.text import markdown, text_body
-from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
 from tests import report_warehouse, smtp_server
 from tests.helpers import day, record, run_of
@@ -31,7 +31,7 @@ def chipcost(*args: str, env: dict | None = None) -> subprocess.CompletedProcess
 
 
 def warehouse(path: Path, runs: list) -> Path:
-    con = connect(path)
+    con = open_warehouse(path)
     for run in runs:
         load_run(con, run)
     con.close()

@@ -11,14 +11,14 @@ import chipcost.warehouse.load as load_module
 from chipcost.core.errors import ChipcostError
 from chipcost.core.record import Reject
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS, load_settings, observations_days
-from chipcost.warehouse.db import connect
+from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
 
 
 @pytest.fixture
 def con(tmp_path):
-    connection = connect(tmp_path / "w.duckdb")
+    connection = open_warehouse(tmp_path / "w.duckdb")
     yield connection
     connection.close()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chipcost.core.errors import ChipcostError
-from chipcost.warehouse.db import connect
+from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.readonly import run_readonly
 from tests.helpers import day, record, run_of
@@ -21,7 +21,7 @@ CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("sql") / "w.duckdb"
-    con = connect(path)
+    con = open_warehouse(path)
     load_run(con, run_of([record(), record(region="us-west-2", price_per_hour=57.2)], day(0)))
     con.close()
     return path

@@ -11,13 +11,13 @@ from chipcost.core.catalog import canonical_chips
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import KINDS
 from chipcost.pipeline.references import model_rows, throughput_references
+from chipcost.pipeline.seed import add_user_model, open_warehouse
 from chipcost.transform.throughput_figures import figures_from_rows
 from chipcost.transform.tokens import cost_per_million_tokens
-from chipcost.warehouse.db import connect, scalar
+from chipcost.warehouse.db import scalar
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.throughput_store import (
     add_user_figures,
-    add_user_model,
     remove_user_figure,
 )
 from tests.helpers import day, record, run_of
@@ -50,7 +50,7 @@ def _chosen(con, chip: str, model: str, workload: str) -> tuple:
 
 @pytest.fixture
 def con(tmp_path):
-    connection = connect(tmp_path / "w.duckdb")
+    connection = open_warehouse(tmp_path / "w.duckdb")
     yield connection
     connection.close()
 
@@ -121,10 +121,10 @@ def test_set_aside_figures_say_why(con):
 
 def test_a_measurement_wins_and_survives_the_refresh(tmp_path):
     path = tmp_path / "w.duckdb"
-    con = connect(path)
+    con = open_warehouse(path)
     (ident,) = _user(con, _measure())
     con.close()
-    con = connect(path)  # a write open refreshes references and derived figures
+    con = open_warehouse(path)  # a write open refreshes references and derived figures
     try:
         assert _chosen(con, "H100-SXM", "llama-3-70b", "training") == (ident, "measured", 800.0)
         origins = dict(con.execute("SELECT origin, count(*) FROM throughput GROUP BY 1").fetchall())
@@ -213,7 +213,7 @@ def test_a_version_1_warehouse_is_upgraded_with_throughput(tmp_path):
     old.execute(sql)
     old.execute("INSERT INTO schema_version VALUES (1, '001_initial.sql', now())")
     old.close()
-    con = connect(path)
+    con = open_warehouse(path)
     try:
         assert scalar(con, "SELECT count(*) FROM throughput WHERE origin = 'reference'") > 0
         assert scalar(con, "SELECT count(*) FROM models") == len(model_rows())

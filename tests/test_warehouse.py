@@ -8,6 +8,7 @@ import pytest
 import chipcost.warehouse.load as load_module
 from chipcost.core.errors import WarehouseBusy, WarehouseError
 from chipcost.core.runs import FAILED
+from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.db import SCHEMA_VERSION, connect, run_lock, schema_version
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
@@ -29,7 +30,7 @@ PUBLIC_NAMES = {
 
 @pytest.fixture
 def con(tmp_path):
-    connection = connect(tmp_path / "w.duckdb")
+    connection = open_warehouse(tmp_path / "w.duckdb")
     yield connection
     connection.close()
 

@@ -134,3 +134,11 @@ def tokens_per_second_per_chip(tokens_per_second: float, per: str, chips: float 
             )
         return tps / _positive(chips, "the chip count")
     raise ChipcostError(f"unknown unit {per!r}: the figure is per chip or per instance")
+
+
+def human_count(value: float) -> str:
+    """1.09e11 -> '109.1B'."""
+    for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(value) >= size:
+            return f"{value / size:,.1f}".removesuffix(".0") + suffix
+    return f"{value:,.0f}"

@@ -71,19 +71,23 @@ def _price_schema(sources: frozenset[str]) -> pa.DataFrameSchema:
 class Validated:
     records: list[PriceRecord]
     rejects: list[Reject]
+    # The loadable records as the frame the checks ran on (warehouse column order), so the
+    # loader does not build it again.
+    frame: pl.DataFrame | None = None
 
 
 def validate_records(records: list[PriceRecord], sources: frozenset[str]) -> Validated:
     """Split records into those that pass the schema and duplicate checks, and rejects."""
     if not records:
-        return Validated([], [])
+        return Validated([], [], records_frame([]))
     reasons: dict[int, list[str]] = defaultdict(list)
     _duplicate_reasons(records, reasons)
-    frame = records_frame(records).with_columns(
+    frame = records_frame(records)
+    checked = frame.with_columns(
         (pl.col("price_per_hour") / pl.col("chip_count")).alias("price_per_chip_hour")
     )
     try:
-        _price_schema(sources).validate(frame, lazy=True)
+        _price_schema(sources).validate(checked, lazy=True)
     except pa.errors.SchemaErrors as errors:
         for case in errors.failure_cases.iter_rows(named=True):
             if case["index"] is None:
@@ -100,7 +104,10 @@ def validate_records(records: list[PriceRecord], sources: frozenset[str]) -> Val
         )
         for i in sorted(reasons)
     ]
-    return Validated(good, rejects)
+    if reasons:
+        keep = pl.Series([i not in reasons for i in range(len(records))])
+        frame = frame.filter(keep)
+    return Validated(good, rejects, frame)
 
 
 def _duplicate_reasons(records: list[PriceRecord], reasons: dict[int, list[str]]) -> None:

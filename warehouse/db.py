@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import re
 from collections.abc import Iterator
@@ -13,11 +14,8 @@ from pathlib import Path
 
 import duckdb
 
-from chipcost.core.catalog import chip_rows
 from chipcost.core.errors import WarehouseBusy, WarehouseError
 from chipcost.core.settings import Settings
-from chipcost.warehouse.insert import insert_rows
-from chipcost.warehouse.throughput_store import refresh_throughput
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
@@ -110,7 +108,7 @@ def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 
 def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
-    """Apply pending migrations, each in its own transaction, then refresh views and chips."""
+    """Apply pending migrations, each in its own transaction, then the views if they changed."""
     current = schema_version(con)
     if current == 0:
         if scalar(con, "SELECT count(*) FROM information_schema.tables"):
@@ -136,21 +134,32 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
         except duckdb.Error:
             con.execute("ROLLBACK")
             raise
-    con.execute("BEGIN TRANSACTION")
-    for _, sql in _sql_files("views"):
-        con.execute(sql)
-    _refresh_chips(con)
-    refresh_throughput(con)  # after chips: derived figures read their peaks
-    con.execute("COMMIT")
+    if current < SCHEMA_VERSION or _views_changed(con):
+        con.execute("BEGIN TRANSACTION")
+        for _, sql in _sql_files("views"):
+            con.execute(sql)
+        set_state(con, "views", _views_digest())
+        con.execute("COMMIT")
     return SCHEMA_VERSION
 
 
-def _refresh_chips(con: duckdb.DuckDBPyConnection) -> None:
-    """The chips table mirrors chipcost/data/chips.csv (the catalog is data in the repo)."""
-    columns = [c[0] for c in con.execute("DESCRIBE chips").fetchall()]
-    con.execute("DELETE FROM chips")
-    rows = [[(row.get(c) or None) for c in columns] for row in chip_rows()]
-    insert_rows(con, "chips", columns, rows)  # one statement: this runs on every write open
+def _views_digest() -> str:
+    return hashlib.sha256("".join(sql for _, sql in _sql_files("views")).encode()).hexdigest()
+
+
+def _views_changed(con: duckdb.DuckDBPyConnection) -> bool:
+    return state(con, "views") != _views_digest()
+
+
+def state(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
+    """The digest last stored under `name` in reference_state (None if never)."""
+    return scalar(con, "SELECT digest FROM reference_state WHERE name = ?", [name])
+
+
+def set_state(con: duckdb.DuckDBPyConnection, name: str, digest: str) -> None:
+    con.execute(
+        "INSERT OR REPLACE INTO reference_state VALUES (?, ?, ?)", [name, digest, datetime.now(UTC)]
+    )
 
 
 def _check_parent(path: Path) -> None:

@@ -82,3 +82,12 @@ def _check_no_value_lost(
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     return [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
+
+
+def replace_table(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[dict]) -> int:
+    """Make `table` hold exactly `rows` (dicts by column name; missing or empty values NULL)."""
+    columns = table_columns(con, table)
+    con.execute(f"DELETE FROM {table}")
+    return insert_rows(
+        con, table, columns, [[(row.get(c) or None) for c in columns] for row in rows]
+    )

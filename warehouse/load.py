@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import time
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -19,12 +16,6 @@ from chipcost.warehouse.run_rows import insert_rejects, insert_run
 HISTORY_KEY = ("source", *OFFER_KEY)
 # Prices are stored to 10 decimals by AWS; smaller differences are float noise, not changes.
 PRICE_EPSILON = 1e-9
-# Tests only (tests/test_crash.py, docs/operations.md): when set to a file path, the load
-# writes that file inside its open transaction and waits (at most STALL_SECONDS) until the
-# file is removed, so a test can kill the process in the middle of a load. Never set it
-# in production.
-STALL_ENV = "CHIPCOST_TEST_STALL_IN_LOAD"
-STALL_SECONDS = 120
 
 _KEY_MATCH = " AND ".join(f"h.{c} = s.{c}" for c in HISTORY_KEY)
 _SAME_PRICE = (
@@ -49,8 +40,9 @@ def load_run(
     Observations older than `observations_days` before the newest one are pruned in the
     same transaction (None keeps them all); price_history and rejects are never pruned.
     """
-    records = [r for s in run.sources for r in s.records]
-    staged = records_frame(records).with_columns(pl.lit(run.run_id).alias("run_id"))
+    frames = [s.records_frame() for s in run.sources]
+    staged = pl.concat(frames) if frames else records_frame([])
+    staged = staged.with_columns(pl.lit(run.run_id).alias("run_id"))
     con.execute("BEGIN TRANSACTION")
     try:
         con.register("staged_frame", staged)
@@ -65,10 +57,9 @@ def load_run(
         withdrawn = _close_withdrawn(con, run)
         new = _insert_new(con, run.run_id)
         pruned = _prune_observations(con, cutoff)
-        summary = LoadSummary(len(records), rejects, new - changed, changed, withdrawn, pruned)
+        summary = LoadSummary(staged.height, rejects, new - changed, changed, withdrawn, pruned)
         insert_run(con, run, summary)
         con.execute("DROP TABLE staged")
-        _test_stall()
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -209,17 +200,6 @@ def _insert_new(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
         """,
         [run_id, run_id],
     )
-
-
-def _test_stall() -> None:
-    marker = os.environ.get(STALL_ENV)
-    if not marker:
-        return
-    path = Path(marker)
-    path.write_text(str(os.getpid()))
-    deadline = time.monotonic() + STALL_SECONDS
-    while path.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
 
 
 def loaded_sources(con: duckdb.DuckDBPyConnection, archive_run: str) -> dict[str, str]:

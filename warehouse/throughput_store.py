@@ -1,4 +1,4 @@
-"""Writing throughput figures and models: references refreshed from the repo, user rows kept."""
+"""Writing throughput figures and models: reference rows replaced whole, user rows kept."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ import duckdb
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import COLUMNS, Figure
-from chipcost.pipeline.references import derivation_assumptions, model_rows, throughput_references
-from chipcost.transform.throughput_figures import derived_figures
 from chipcost.warehouse.insert import insert_rows, table_columns
 
 _INSERT = (
@@ -20,12 +18,8 @@ _INSERT = (
 )
 
 
-def refresh_throughput(con: duckdb.DuckDBPyConnection) -> None:
-    """Reload reference models and figures and re-derive the rest; user rows are untouched.
-
-    Runs inside the caller's transaction, after the chips table has been refreshed: derived
-    figures read the chips' dense peaks from it.
-    """
+def replace_reference_models(con: duckdb.DuckDBPyConnection, models: Sequence[dict]) -> None:
+    """Reference models are replaced; a user's own size for a model of the same name wins."""
     con.execute("DELETE FROM models WHERE origin = 'reference'")
     user_models = {r[0] for r in con.execute("SELECT model FROM models").fetchall()}
     rows = [
@@ -37,19 +31,23 @@ def refresh_throughput(con: duckdb.DuckDBPyConnection) -> None:
             m.get("notes"),
             "reference",
         ]
-        for m in model_rows()
-        if m["model"] not in user_models  # the user's own size for a model wins
+        for m in models
+        if m["model"] not in user_models
     ]
     insert_rows(con, "models", table_columns(con, "models")[:6], rows)
+
+
+def replace_generated_figures(con: duckdb.DuckDBPyConnection, figures: Sequence[Figure]) -> None:
+    """Every figure that is not the user's (references and derivations) is replaced."""
     con.execute("DELETE FROM throughput WHERE origin IS DISTINCT FROM 'user'")
-    figures = list(throughput_references()) + _derived(con)
-    # One statement, not one per row: this runs on every write open (warehouse/bulk.py).
+    # One statement, not one per row (warehouse/insert.py).
     insert_rows(
         con, "throughput", [*COLUMNS, "recorded_at"], [[*f.values(), None] for f in figures]
     )
 
 
-def _derived(con: duckdb.DuckDBPyConnection) -> list[Figure]:
+def derivation_inputs(con: duckdb.DuckDBPyConnection) -> tuple[list[dict], list[dict]]:
+    """(chips with their dense peaks, models with their sizes): what derivations read."""
     chips = con.sql(
         "SELECT chip, family, dense_fp8_tflops, dense_bf16_tflops, spec_source, spec_date "
         "FROM chips"
@@ -57,7 +55,7 @@ def _derived(con: duckdb.DuckDBPyConnection) -> list[Figure]:
     models = con.sql(
         "SELECT model, parameters, source, source_date FROM models ORDER BY model"
     ).pl()
-    return derived_figures(chips.to_dicts(), models.to_dicts(), derivation_assumptions())
+    return chips.to_dicts(), models.to_dicts()
 
 
 def _next_user_number(con: duckdb.DuckDBPyConnection) -> int:
@@ -132,24 +130,12 @@ def remove_user_figure(con: duckdb.DuckDBPyConnection, throughput_id: str) -> No
     con.execute("DELETE FROM throughput WHERE throughput_id = ?", [throughput_id])
 
 
-def add_user_model(
+def put_user_model(
     con: duckdb.DuckDBPyConnection, model: str, parameters: float, source: str
 ) -> None:
-    """Record (or replace) the size of a model of the user's own, then re-derive its figures."""
-    if any(m["model"] == model for m in model_rows()):
-        raise ChipcostError(
-            f"{model} is a reference model (chipcost/data/models.csv): its size is not yours to "
-            "change; record measured throughput with `chipcost throughput add` instead"
-        )
-    con.execute("BEGIN TRANSACTION")
-    try:
-        con.execute("DELETE FROM models WHERE model = ?", [model])
-        con.execute(
-            "INSERT INTO models VALUES (?, ?, ?, ?, ?, 'user')",
-            [model, parameters, source, datetime.now(UTC).date().isoformat(), None],
-        )
-        refresh_throughput(con)
-        con.execute("COMMIT")
-    except duckdb.Error:
-        con.execute("ROLLBACK")
-        raise
+    """Record (or replace) the size of a user's own model, inside the caller's transaction."""
+    con.execute("DELETE FROM models WHERE model = ?", [model])
+    con.execute(
+        "INSERT INTO models VALUES (?, ?, ?, ?, ?, 'user')",
+        [model, parameters, source, datetime.now(UTC).date().isoformat(), None],
+    )

@@ -9,20 +9,14 @@ from rich.console import Console
 from rich.table import Table
 
 from chipcost.cli.render import SAMPLE_BANNER
+from chipcost.pipeline.cost import CostRanking
+from chipcost.transform.tokens import human_count
 
 
 def pricing_label(row: Mapping[str, object]) -> str:
     """'reserved 1yr all_upfront standard'; 'none' and 'default' parts are left out."""
     parts = [row["pricing_model"], row["term"], row["payment"], row["plan"]]
     return " ".join(str(p) for p in parts if p not in (None, "none", "default"))
-
-
-def human_count(value: float) -> str:
-    """1.09e11 -> '109.1B'."""
-    for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if abs(value) >= size:
-            return f"{value / size:,.1f}".removesuffix(".0") + suffix
-    return f"{value:,.0f}"
 
 
 def _money(value: float | None, digits: int = 2) -> str:
@@ -143,3 +137,14 @@ def print_footer(console: Console, notes: Sequence[str], last: tuple | None) -> 
         console.print(f"prices as of {observed_at:%Y-%m-%d %H:%M} UTC (run {run_id})")
         if sample:
             console.print(SAMPLE_BANNER)
+
+
+def print_ranking(console: Console, ranking: CostRanking) -> None:
+    """The ranking, the figures it used, what was set aside or left out, and the method."""
+    refs = reference_numbers(ranking.rows)
+    console.print(ranking_table(ranking.rows, refs, ranking.header))
+    if ranking.more:
+        console.print(f"{ranking.more} more rows: narrow with --chip/--region or --limit")
+    print_sources(console, ranking.rows, refs)
+    print_set_aside(console, ranking.set_aside)
+    print_footer(console, ranking.notes, ranking.last_run)

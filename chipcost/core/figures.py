@@ -9,6 +9,8 @@ WORKLOADS = ("training", "inference")
 # what a vendor claims, then an author's estimate, and last chipcost's own derivation.
 KINDS = ("measured", "independent", "vendor-claim", "estimate", "derived")
 ORIGINS = ("reference", "derived", "user")
+
+
 @dataclass(frozen=True)
 class Figure:
     """One row of the `throughput` table (columns in table order after schema 5)."""

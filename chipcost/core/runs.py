@@ -6,7 +6,9 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from chipcost.core.record import PriceRecord, Reject
+import polars as pl
+
+from chipcost.core.record import PriceRecord, Reject, records_frame
 
 OK, SKIPPED, FAILED, ALREADY_LOADED = "ok", "skipped", "failed", "already_loaded"
 
@@ -27,6 +29,11 @@ class SourceResult:
     observed_at: datetime | None = None
     payload_digest: str = ""
     notes: list[str] = field(default_factory=list)
+    # `records` as validation's frame, when it made one (the loader reads this).
+    frame: pl.DataFrame | None = None
+
+    def records_frame(self) -> pl.DataFrame:
+        return self.frame if self.frame is not None else records_frame(self.records)
 
 
 @dataclass

@@ -25,32 +25,21 @@ from chipcost.extract._aws_bulk_fetch import EC2_OFFER, OFFER_INDEX_PATH, offer_
 from chipcost.extract._aws_files import get_json
 from chipcost.extract._aws_public import public_files
 from chipcost.extract.base import FetchContext
-from chipcost.pipeline.backfill_files import archive_version_files
-from chipcost.pipeline.collect import collect_source, load, new_run_id, now, prepare_data_dir
+from chipcost.pipeline.backfill_files import Version, archive_version_files
+from chipcost.pipeline.collect import (
+    WarehouseSession,
+    collect_source,
+    load,
+    new_run_id,
+    now,
+    prepare_data_dir,
+)
 from chipcost.warehouse.db import check_writable, connect, run_lock, scalar
 
 SOURCE = aws_bulk.SOURCE
 # Where AWS lists every version of the EC2 offer, when the offer index does not say.
 VERSION_INDEX_PATH = "/offers/v1.0/aws/AmazonEC2/index.json"
 LOADED, ALREADY, SKIPPED, STOPPED = "loaded", "already loaded", "skipped", "failed"
-
-
-@dataclass(frozen=True)
-class Version:
-    """One version of the EC2 price list and the dates it was in effect."""
-
-    version: str
-    begin: datetime
-    end: datetime | None
-    path: str  # offerVersionUrl
-
-    @property
-    def stamp(self) -> str:
-        return archive.run_stamp(self.begin)
-
-    @property
-    def region_index_path(self) -> str:
-        return self.path.rsplit("/", 1)[0] + "/region_index.json"
 
 
 @dataclass
@@ -175,7 +164,9 @@ def _load_version(
         sample=False,
         sources=[result],
     )
-    summary = load(settings, run)
+    # A connection per version: the next version's download must not keep readers out.
+    with WarehouseSession(settings) as session:
+        summary = load(session, run)
     status = STOPPED if result.status == FAILED else LOADED
     message = result.message
     if newest is not None and newest > version.begin and status == LOADED:

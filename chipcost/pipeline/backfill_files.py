@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
-from chipcost.archive import read_payloads
+from chipcost.archive import read_payloads, run_stamp
 from chipcost.core.errors import SourceError
 from chipcost.extract._aws_bulk_fetch import region_extract, region_files
 from chipcost.extract._aws_bulk_parse import ec2_selection
@@ -13,8 +15,23 @@ from chipcost.extract._aws_files import NotPublished, get_json
 from chipcost.extract._aws_public import PublicFiles
 from chipcost.extract.base import FetchContext
 
-if TYPE_CHECKING:
-    from chipcost.pipeline.backfill import Version
+
+@dataclass(frozen=True)
+class Version:
+    """One version of the EC2 price list and the dates it was in effect."""
+
+    version: str
+    begin: datetime
+    end: datetime | None
+    path: str  # offerVersionUrl
+
+    @property
+    def stamp(self) -> str:
+        return run_stamp(self.begin)
+
+    @property
+    def region_index_path(self) -> str:
+        return self.path.rsplit("/", 1)[0] + "/region_index.json"
 
 
 def archive_version_files(

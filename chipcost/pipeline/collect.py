@@ -12,6 +12,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import duckdb
+
 from chipcost import archive
 from chipcost.core.errors import ChipcostError, SourceSkipped
 from chipcost.core.payload import sha256
@@ -27,8 +29,8 @@ from chipcost.core.runs import (
 )
 from chipcost.core.settings import Settings
 from chipcost.extract import FetchContext, Source, registry
+from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_records
-from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run, loaded_sources
 
 log = logging.getLogger("chipcost.collect")
@@ -86,6 +88,7 @@ def collect_source(
         parsed = source.parse(payloads)
         validated = validate_records(parsed.records, frozenset(registry()))
         result.records = validated.records
+        result.frame = validated.frame
         result.rejects = parsed.rejects + validated.rejects
         result.seen_keys = {r.offer_key() for r in parsed.records}
         result.notes = list(dict.fromkeys(parsed.notes))
@@ -107,14 +110,43 @@ def collect_source(
     return result
 
 
-def already_loaded_sources(settings: Settings, archive_run: str) -> dict[str, str]:
-    if not settings.db_path.exists():
+class WarehouseSession:
+    """The one writable connection of a collection, opened when first needed, closed at the end.
+
+    A live collection fetches before it opens the file, so readers are not kept out while
+    providers answer; a replay opens it for its first already-loaded check and keeps it.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._con: duckdb.DuckDBPyConnection | None = None
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        if self._con is None:
+            prepare_data_dir(self.settings)
+            self._con = open_warehouse(self.settings.db_path)
+        return self._con
+
+    def exists(self) -> bool:
+        return self._con is not None or self.settings.db_path.exists()
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+    def __enter__(self) -> WarehouseSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def already_loaded_sources(session: WarehouseSession, archive_run: str) -> dict[str, str]:
+    if not session.exists():
         return {}
-    con = connect(settings.db_path)
-    try:
-        return loaded_sources(con, archive_run)
-    finally:
-        con.close()
+    return loaded_sources(session.con, archive_run)
 
 
 def prepare_data_dir(settings: Settings) -> None:
@@ -123,12 +155,8 @@ def prepare_data_dir(settings: Settings) -> None:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
 
 
-def load(settings: Settings, run: RunResult) -> LoadSummary:
-    con = connect(settings.db_path)
-    try:
-        return load_run(con, run, observations_days=settings.observations_days)
-    finally:
-        con.close()
+def load(session: WarehouseSession, run: RunResult) -> LoadSummary:
+    return load_run(session.con, run, observations_days=session.settings.observations_days)
 
 
 def now() -> datetime:

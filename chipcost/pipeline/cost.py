@@ -5,18 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import duckdb
-from rich.console import Console
+import polars as pl
 
-from chipcost.cli.render_cost import (
-    human_count,
-    print_footer,
-    print_set_aside,
-    print_sources,
-    ranking_table,
-    reference_numbers,
-)
 from chipcost.core.errors import ChipcostError
 from chipcost.transform.cost import CostQuestion, with_costs
+from chipcost.transform.tokens import human_count
 from chipcost.warehouse.cost_per_token import (
     baseline_costs,
     chips_with_prices,
@@ -177,22 +170,33 @@ def _header(ask: Ask, question: CostQuestion) -> dict[str, object]:
     }  # fmt: skip
 
 
-def run_cost(
-    con: duckdb.DuckDBPyConnection, console: Console, ask: Ask, question: CostQuestion
-) -> None:
-    """Print the ranking, the figures it used, what was set aside or left out, and the method."""
+@dataclass(frozen=True)
+class CostRanking:
+    """What `chipcost cost` shows, as data: rows cheapest first, and every note about them."""
+
+    header: dict[str, object]
+    rows: list[dict[str, object]]
+    more: int  # rows beyond the limit, not in `rows`
+    set_aside: pl.DataFrame  # reference figures set aside for the shown chips, and why
+    notes: list[str]
+    last_run: tuple | None
+
+
+def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:
+    """The ranking of `ask`, or a ChipcostError saying why there is none."""
     priced = chips_with_prices(con)
     covered = chips_with_throughput(con, ask.model, ask.workload)
     _check_chips(priced, covered, ask)
     baseline, baseline_notes = _baseline(con, ask, question)
     rows = _ranked(con, ask, question, baseline, sorted(set(priced) & set(covered)))
     shown = rows[: ask.limit]
-    refs = reference_numbers(shown)
-    console.print(ranking_table(shown, refs, _header(ask, question)))
-    if len(rows) > len(shown):
-        console.print(f"{len(rows) - len(shown)} more rows: narrow with --chip/--region or --limit")
-    print_sources(console, shown, refs)
     chips = sorted({str(r["chip"]) for r in shown})
-    print_set_aside(console, set_aside(con, ask.model, ask.workload, chips))
     notes = _coverage_notes(con, priced, covered, ask) + baseline_notes
-    print_footer(console, notes + _method_notes(ask, question), last_run(con))
+    return CostRanking(
+        header=_header(ask, question),
+        rows=shown,
+        more=len(rows) - len(shown),
+        set_aside=set_aside(con, ask.model, ask.workload, chips),
+        notes=notes + _method_notes(ask, question),
+        last_run=last_run(con),
+    )

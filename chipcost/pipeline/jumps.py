@@ -10,12 +10,11 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from chipcost.core.errors import ChipcostError
+import duckdb
+
 from chipcost.core.record import PriceRecord
 from chipcost.core.runs import OK, SourceResult
-from chipcost.core.settings import Settings
 from chipcost.warehouse.current import CurrentPrice, current_prices
-from chipcost.warehouse.db import connect
 
 # 3x up or down. Real list-price moves are tens of percent (a cut, a new generation) and spot
 # markets rarely triple overnight; the errors a parser makes are bigger: a per-GPU price read
@@ -116,23 +115,20 @@ def flag_jumps(
     return added
 
 
-def flag_price_jumps(settings: Settings, results: list[SourceResult]) -> list[tuple[str, str]]:
+def flag_price_jumps(
+    con: duckdb.DuckDBPyConnection, results: list[SourceResult]
+) -> list[tuple[str, str]]:
     """Compare a run's validated records with the warehouse (one query) and flag jumps.
 
-    Runs before the load, under the collection's run lock. A first run, or a warehouse that
-    cannot be read as it is (busy, or a schema the load will migrate first), flags nothing:
-    the check must never stop prices from loading.
+    Runs before the load, on the collection's connection. A first run flags nothing; a query
+    that fails flags nothing either: the check must never stop prices from loading.
     """
     sources = sorted({r.source for r in results if r.status == OK and r.records})
-    if not sources or not settings.db_path.exists():
-        return []
-    try:
-        con = connect(settings.db_path, read_only=True)  # the check never writes
-    except ChipcostError as exc:
-        log.warning("price-jump check skipped: %s", exc)
+    if not sources:
         return []
     try:
         current = current_prices(con, sources)
-    finally:
-        con.close()
+    except duckdb.Error as exc:
+        log.warning("price-jump check skipped: %s", exc)
+        return []
     return flag_jumps(results, current)

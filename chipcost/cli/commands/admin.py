@@ -53,5 +53,3 @@ def sources() -> None:
     for source in registry().values():
         table.add_row(source.name, source.provider, source.description)
     out.print(table)
-
-

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.status import Status
 
 from chipcost.cli.options import DbOption, err, out
 from chipcost.core.settings import Settings, load_settings
@@ -36,8 +40,7 @@ def collect(
 
     settings = load_settings(db=db, data_dir=data_dir)
     _preflight(settings, replay, source)
-    with err.status("collecting…", spinner="dots") as status:
-        collect_flow.PROGRESS_HOOK = lambda message: status.update(f"[dim]{message}")
+    with err.status("collecting…", spinner="dots") as status, _shown_on(status):
         try:
             outcomes = collect_flow.run_collect(
                 replay=str(replay) if replay else None,
@@ -49,9 +52,29 @@ def collect(
             if exc.outcomes:
                 print_outcomes(out, exc.outcomes, settings.db_path)
             raise
-        finally:
-            collect_flow.PROGRESS_HOOK = None
     print_outcomes(out, outcomes, settings.db_path)
+
+
+@contextmanager
+def _shown_on(status: Status) -> Iterator[None]:
+    """Each source's progress (the flow logs it to chipcost.progress) on the status line."""
+    handler = _StatusHandler(status)
+    logger = logging.getLogger("chipcost.progress")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+
+
+class _StatusHandler(logging.Handler):
+    def __init__(self, status: Status) -> None:
+        super().__init__()
+        self.status = status
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.status.update(f"[dim]{record.getMessage()}")
 
 
 def _preflight(settings: Settings, replay: Path | None, sources: list[str] | None) -> None:
@@ -64,5 +87,3 @@ def _preflight(settings: Settings, replay: Path | None, sources: list[str] | Non
     if replay is not None:
         run_directories(replay)
     check_writable(settings)
-
-

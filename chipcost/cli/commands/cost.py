@@ -96,7 +96,8 @@ def cost(
     db: DbOption = None,
 ) -> None:
     """Cost per million tokens (and of N tokens) per chip and pricing model, cheapest first."""
-    from chipcost.pipeline.cost import Ask, run_cost
+    from chipcost.cli.render_cost import print_ranking
+    from chipcost.pipeline.cost import Ask, rank_cost
     from chipcost.warehouse.db import connect
 
     workload = workload.strip().lower()
@@ -117,6 +118,6 @@ def cost(
             all_offers=all_offers,
             limit=limit,
         )
-        run_cost(con, out, ask, question)
+        print_ranking(out, rank_cost(con, ask, question))
     finally:
         con.close()

@@ -51,5 +51,3 @@ def _no_prices_message(con, known_values, chip, region, model) -> str:
                 f"known: {', '.join(known) or 'none yet: run `chipcost collect`'}"
             )
     return "no current prices match these filters; run `chipcost collect` or widen the filters"
-
-

@@ -39,10 +39,10 @@ AllowAbovePeak = Annotated[
 
 
 def _store(db: Path | None, figures: list[Figure], allow: bool) -> list[str]:
-    from chipcost.warehouse.db import connect
+    from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.throughput_store import add_user_figures
 
-    con = connect(load_settings(db=db).db_path)
+    con = open_warehouse(load_settings(db=db).db_path)
     try:
         return add_user_figures(con, figures, allow_above_peak=allow)
     finally:
@@ -184,10 +184,10 @@ def remove(
     db: DbOption = None,
 ) -> None:
     """Delete one of your measurements (references cannot be removed)."""
-    from chipcost.warehouse.db import connect
+    from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.throughput_store import remove_user_figure
 
-    con = connect(load_settings(db=db).db_path)
+    con = open_warehouse(load_settings(db=db).db_path)
     try:
         remove_user_figure(con, throughput_id)
     finally:
@@ -203,13 +203,12 @@ def model_(
     db: DbOption = None,
 ) -> None:
     """Give the size of a model of yours, so chipcost can derive its throughput."""
-    from chipcost.cli.render_cost import human_count
-    from chipcost.warehouse.db import connect
-    from chipcost.warehouse.throughput_store import add_user_model
+    from chipcost.pipeline.seed import add_user_model, open_warehouse
+    from chipcost.transform.tokens import human_count
 
     model = normalise_model(name)
     count = parse_quantity(parameters, "--parameters")
-    con = connect(load_settings(db=db).db_path)
+    con = open_warehouse(load_settings(db=db).db_path)
     try:
         add_user_model(con, model, count, source)
     finally:

@@ -1,0 +1,92 @@
+"""Reference data into the warehouse: chips, models and throughput, reseeded only when changed.
+
+The chips, reference models and reference throughput figures mirror the files in
+chipcost/data; derived figures are computed from them. A writer opens the warehouse through
+`open_warehouse`, which reseeds once when those files (or the derivation) changed since the
+last seed, not on every connection.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+
+from chipcost.core.catalog import chip_rows
+from chipcost.core.errors import ChipcostError
+from chipcost.core.version import __version__
+from chipcost.pipeline.references import derivation_assumptions, model_rows, throughput_references
+from chipcost.transform.throughput_figures import derived_figures
+from chipcost.warehouse import throughput_store
+from chipcost.warehouse.db import connect, set_state, state
+from chipcost.warehouse.insert import replace_table
+
+# The files the reference tables are made from; a change to any of them reseeds.
+REFERENCE_FILES = ("chips.csv", "models.csv", "throughput.csv", "derivation.csv")
+STATE_NAME = "reference_data"
+
+
+def reference_digest() -> str:
+    """One digest of the reference files and of the code that derives from them."""
+    digest = hashlib.sha256(__version__.encode())
+    for name in REFERENCE_FILES:
+        digest.update(resources.files("chipcost").joinpath("data", name).read_bytes())
+    return digest.hexdigest()
+
+
+def open_warehouse(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse; a writer also gets the schema migrated and reference data current."""
+    con = connect(path, read_only=read_only)
+    if not read_only:
+        try:
+            seed_reference(con)
+        except BaseException:
+            con.close()
+            raise
+    return con
+
+
+def seed_reference(con: duckdb.DuckDBPyConnection, *, force: bool = False) -> bool:
+    """Reload chips, reference models and figures when the files changed; True if it did."""
+    digest = reference_digest()
+    if not force and state(con, STATE_NAME) == digest:
+        return False
+    con.execute("BEGIN TRANSACTION")
+    try:
+        replace_table(con, "chips", chip_rows())
+        throughput_store.replace_reference_models(con, model_rows())
+        _refresh_figures(con)
+        set_state(con, STATE_NAME, digest)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return True
+
+
+def _refresh_figures(con: duckdb.DuckDBPyConnection) -> None:
+    """Reference figures and a derived figure per chip, model and workload (after chips)."""
+    chips, models = throughput_store.derivation_inputs(con)
+    derived = derived_figures(chips, models, derivation_assumptions())
+    throughput_store.replace_generated_figures(con, list(throughput_references()) + derived)
+
+
+def add_user_model(
+    con: duckdb.DuckDBPyConnection, model: str, parameters: float, source: str
+) -> None:
+    """Record (or replace) the size of a model of the user's own, then re-derive its figures."""
+    if any(m["model"] == model for m in model_rows()):
+        raise ChipcostError(
+            f"{model} is a reference model (chipcost/data/models.csv): its size is not yours to "
+            "change; record measured throughput with `chipcost throughput add` instead"
+        )
+    con.execute("BEGIN TRANSACTION")
+    try:
+        throughput_store.put_user_model(con, model, parameters, source)
+        _refresh_figures(con)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Check the import contract (pyproject.toml [tool.importlinter]) on the package as installed:
+# the layer folders at the top of the repository are chipcost.<layer>, so lint a view of the
+# tree laid out that way (a copy of the Python files in a temporary directory), whatever the
+# install mode: the import graph is read from files, and an editable install maps folders.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+view=$(mktemp -d)
+trap 'rm -rf "$view"' EXIT
+copy() {  # the .py files of folder $1 into $2
+  (cd "$1" && find . -name '*.py' -not -path '*/__pycache__/*' -print0 \
+    | xargs -0 -I{} install -D -m 644 {} "$2/{}")
+}
+copy chipcost "$view/chipcost"
+for layer in extract transform warehouse reports flows sample; do
+  copy "$layer" "$view/chipcost/$layer"
+done
+repo=$PWD
+cd "$view"  # import-linter puts the working directory first on the path
+PYTHONPATH="$view" "$repo/.venv/bin/lint-imports" --config "$repo/pyproject.toml" --no-cache "$@"
