@@ -6,7 +6,16 @@ import sys
 
 import typer
 
-from chipcost.cli.commands import admin, backfill, collect, cost, prices, report, throughput
+from chipcost.cli.commands import (
+    admin,
+    backfill,
+    collect,
+    cost,
+    demo,
+    prices,
+    report,
+    throughput,
+)
 from chipcost.cli.options import err
 from chipcost.core.errors import ChipcostError
 
@@ -24,6 +33,7 @@ app.command()(report.report)
 app.command()(backfill.backfill)
 app.command()(admin.migrate)
 app.command()(admin.sources)
+app.command()(demo.demo)
 app.add_typer(throughput.throughput_app, name="throughput")
 
 
