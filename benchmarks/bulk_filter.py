@@ -1,39 +1,53 @@
-"""Filtering an EC2 region price list CSV: seconds and peak memory against file size.
+"""Filtering an EC2 region price list CSV: seconds and peak memory against file size."""
 
-    python benchmarks/bulk_filter.py                 # 30 MB and 300 MB files
-    python benchmarks/bulk_filter.py --sizes 30 300 1000
-
-Generates synthetic region CSVs in AWS's real format (the five metadata lines, the 2025
-header, every value quoted; mostly non-accelerator rows, a few thousand accelerator rows of
-which the on-demand/reserved Linux shared-tenancy ones are kept), then extracts the kept
-rows three ways, each in a fresh process so that its peak RSS is its own:
-
-- chipcost: extract/_aws_bulk_csv.filter_file (DuckDB's streaming CSV reader + WHERE);
-- csv: the standard library's csv.DictReader, row by row (the approach gpuhunt takes);
-- pandas: pandas.read_csv of the whole file, then boolean masks (SkyPilot's approach),
-  when pandas is installed (pip install -c constraints.txt -e '.[bench]').
-
-Prints seconds, MB/s, peak RSS and the ratios; figures are recorded in docs/performance.md.
-"""
+# python benchmarks/bulk_filter.py                        # 30 MB and 300 MB files
+# python benchmarks/bulk_filter.py --sizes 30 300 2000 --methods chipcost gpuhunt
+#
+# Writes synthetic region CSVs in AWS's real format (the five metadata lines, the 2025
+# header, every value quoted; mostly non-accelerator rows, a few thousand accelerator rows
+# of which the on-demand/reserved Linux shared-tenancy ones are kept), then reads each file
+# with every method, each in a fresh process so that its peak RSS is its own:
+#
+# - chipcost: extract/_aws_bulk_csv.filter_file (a byte scan for the selection's marks,
+#   then csv parses only the lines that hold one);
+# - gpuhunt: gpuhunt 0.1.34's own AWS parse, AWSProvider(cache_path=FILE).get(), offline
+#   (its calls to AWS's APIs stubbed); it skips lines lacking its quoted filter values and
+#   csv-parses the rest. Its filter differs (on-demand Linux rows of every instance type),
+#   so it keeps other rows: compare the time and memory, not the counts;
+# - csv: a plain standard-library baseline, csv.DictReader over every row, same filter;
+# - pandas: pandas.read_csv of the whole file, then boolean masks (SkyPilot's approach).
+#
+# gpuhunt and pandas come with pip install -c constraints.txt -e '.[bench]' (a method whose
+# package is missing is skipped). Prints seconds (the parse; imports not timed), MB/s, RSS
+# after the imports, peak RSS, and the whole process's seconds from start to exit; the last
+# line compares chipcost with gpuhunt on the last size. Figures are in docs/performance.md.
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT))
 
 MEGABYTE = 1 << 20
-METHODS = ("chipcost", "csv", "pandas")
+METHODS = ("chipcost", "gpuhunt", "csv", "pandas")
+# What each method imports before its timer starts (and the package it needs).
+IMPORTS = {
+    "chipcost": ("chipcost.extract._aws_bulk_csv", "chipcost.extract._aws_bulk_parse"),
+    "gpuhunt": ("gpuhunt.providers.aws",),
+    "csv": ("csv", "chipcost.extract._aws_bulk_parse"),
+    "pandas": ("pandas", "chipcost.extract._aws_bulk_parse"),
+}
 # Accelerator types and the variants (other OS, tenancy, capacity) that the filter drops.
 ACCELERATORS = (
     "p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge",
@@ -57,7 +71,7 @@ FILLER_TYPES = ("m5.large", "c6i.xlarge", "r7g.2xlarge", "t3.medium", "m7i.4xlar
 
 def _template_lines() -> tuple[list[str], list[str]]:
     """(accelerator lines, filler lines) as AWS would write them, one product's worth each."""
-    from aws_bulk_payloads import HEADER_2025, csv_line, product_rows, variant
+    from chipcost.sample.build._aws_bulk_csv import HEADER_2025, csv_line, product_rows, variant
 
     accelerators, fillers = [], []
     for kind in ACCELERATORS:
@@ -75,7 +89,7 @@ def _template_lines() -> tuple[list[str], list[str]]:
 
 def generate(path: Path, megabytes: int) -> int:
     """A region CSV of about `megabytes` MB; returns its row count."""
-    from aws_bulk_payloads import DISCLAIMER, HEADER_2025, csv_line
+    from chipcost.sample.build._aws_bulk_csv import DISCLAIMER, HEADER_2025, csv_line
 
     accelerators, fillers = _template_lines()
     head = [
@@ -108,6 +122,21 @@ def _run_chipcost(path: Path) -> int:
     return data.count(b"\n") - 6
 
 
+def _run_gpuhunt(path: Path) -> int:
+    from gpuhunt.providers import aws
+
+    # Offline, so that only the parse of the local file is timed: no region list, GPU details
+    # or spot prices from AWS's APIs. cache_path is the region CSV itself, as gpuhunt keeps
+    # its download (five metadata lines, then the header).
+    with ExitStack() as stack:
+        stack.enter_context(mock.patch.object(aws, "_get_ec2_api_regions", return_value=set()))
+        provider = aws.AWSProvider
+        stack.enter_context(mock.patch.object(provider, "_fill_gpu_details", return_value=None))
+        spot = mock.patch.object(provider, "_with_spot_offers", side_effect=lambda offers: offers)
+        stack.enter_context(spot)
+        return len(provider(cache_path=str(path)).get())
+
+
 def _run_csv(path: Path) -> int:
     import csv
 
@@ -130,39 +159,54 @@ def _run_pandas(path: Path) -> int:
 
     selection = ec2_selection()
     frame = pd.read_csv(path, skiprows=5, dtype=str, keep_default_na=False)
-    mask = frame["Instance Family"].isin(selection.scope_params[:2]) | frame[
-        "Instance Type"
-    ].str.split(".", n=1).str[0].isin(selection.scope_params[2:])
+    kind = frame["Instance Type"].str.split(".", n=1)
+    mask = frame["Instance Family"].isin(selection.scope_params[:2]) | (
+        kind.str[0].isin(selection.scope_params[2:]) & (kind.str.len() == 2)
+    )
     for column, values in selection.match.items():
         if column in frame.columns:
             mask &= frame[column].isin(values)
     return int(mask.sum())
 
 
+RUNS: dict[str, Callable[[Path], int]] = {
+    "chipcost": _run_chipcost,
+    "gpuhunt": _run_gpuhunt,
+    "csv": _run_csv,
+    "pandas": _run_pandas,
+}
+
+
 def measure(method: str, path: Path) -> dict[str, float]:
     """Run one method in this process: rows kept, seconds, peak RSS (imports not timed)."""
-    run = {"chipcost": _run_chipcost, "csv": _run_csv, "pandas": _run_pandas}[method]
-    import duckdb  # noqa: F401
-
-    import chipcost.extract._aws_bulk_csv as _aws_bulk_csv  # noqa: F401
-    import chipcost.extract._aws_bulk_parse as _aws_bulk_parse  # noqa: F401
-
-    if method == "pandas":
-        import pandas  # noqa: F401
-    before_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    for module in IMPORTS[method]:
+        importlib.import_module(module)
+    before = _peak_rss_mb()
     started = time.perf_counter()
-    kept = run(path)
+    kept = RUNS[method](path)
     seconds = time.perf_counter() - started
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
         "kept": kept,
         "seconds": seconds,
-        "rss_before_mb": before_kb / 1024,
-        "peak_rss_mb": peak_kb / 1024,
+        "rss_before_mb": before,
+        "peak_rss_mb": _peak_rss_mb(),
     }
 
 
+def _peak_rss_mb() -> float:
+    """This process's peak RSS (Linux's VmHWM).
+
+    Not getrusage's ru_maxrss: Linux carries that over exec from the parent, so a process
+    started by a large parent reports the parent's size until it outgrows it.
+    """
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024  # kB
+    raise RuntimeError("no VmHWM in /proc/self/status: this benchmark measures memory on Linux")
+
+
 def _in_subprocess(method: str, path: Path) -> dict[str, float] | None:
+    started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, __file__, "--measure", method, str(path)],
         capture_output=True,
@@ -172,55 +216,77 @@ def _in_subprocess(method: str, path: Path) -> dict[str, float] | None:
     if done.returncode != 0:
         print(f"  {method}: failed: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
         return None
-    return json.loads(done.stdout)
+    return json.loads(done.stdout) | {"process_seconds": time.perf_counter() - started}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[30, 300], help="file MB")
+    parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
     parser.add_argument("--measure", nargs=2, metavar=("METHOD", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
         print(json.dumps(measure(args.measure[0], Path(args.measure[1]))))
         return
-    methods = [m for m in METHODS if m != "pandas" or _has_pandas()]
+    methods = [m for m in args.methods if _installed(m)]
     print(f"machine: {os.cpu_count()} CPUs, {_memory_gb():.0f} GB RAM; methods: {methods}")
-    header = f"{'method':<9} {'file MB':>8} {'rows':>10} {'kept':>6} {'seconds':>8} "
-    print(header + f"{'MB/s':>7} {'RSS before':>11} {'peak RSS MB':>12}")
+    print(
+        f"{'method':<9} {'file MB':>8} {'rows':>10} {'kept':>6} {'seconds':>8} {'MB/s':>7} "
+        f"{'RSS before':>11} {'peak RSS MB':>12} {'process s':>10}"
+    )
+    last: dict[str, dict[str, float] | None] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             path = Path(tmp) / f"region-{size}.csv"
             rows = generate(path, size)
-            mb = path.stat().st_size / MEGABYTE
-            results = {m: _in_subprocess(m, path) for m in methods}
-            for method, r in results.items():
-                if r:
-                    speed = mb / r["seconds"]
-                    print(
-                        f"{method:<9} {mb:>8.0f} {rows:>10,} {r['kept']:>6.0f} "
-                        f"{r['seconds']:>8.2f} {speed:>7.0f} {r['rss_before_mb']:>11.0f} "
-                        f"{r['peak_rss_mb']:>12.0f}"
-                    )
-            _ratios(results)
+            last = {m: _in_subprocess(m, path) for m in methods}
+            _print_results(last, path.stat().st_size / MEGABYTE, rows)
             path.unlink()
+    _summary(last)
 
 
-def _ratios(results: dict[str, dict[str, float] | None]) -> None:
+def _print_results(results: dict[str, dict[str, float] | None], mb: float, rows: int) -> None:
+    for method, r in results.items():
+        if r:
+            print(
+                f"{method:<9} {mb:>8.0f} {rows:>10,} {r['kept']:>6.0f} {r['seconds']:>8.2f} "
+                f"{mb / r['seconds']:>7.0f} {r['rss_before_mb']:>11.0f} "
+                f"{r['peak_rss_mb']:>12.0f} {r['process_seconds']:>10.2f}"
+            )
     ours = results.get("chipcost")
     for other in ("csv", "pandas"):
         theirs = results.get(other)
         if ours and theirs:
-            print(
-                f"  chipcost vs {other}: {theirs['seconds'] / ours['seconds']:.1f}x faster, "
-                f"{theirs['peak_rss_mb'] / ours['peak_rss_mb']:.1f}x less peak memory"
-            )
+            print(f"  {_versus(other, ours, theirs)}")
 
 
-def _has_pandas() -> bool:
+def _summary(results: dict[str, dict[str, float] | None]) -> None:
+    """The comparison with gpuhunt on the last size, as the last line."""
+    ours, theirs = results.get("chipcost"), results.get("gpuhunt")
+    if not (ours and theirs):
+        return
+    whole = theirs["process_seconds"] / ours["process_seconds"]
+    print(
+        f"  whole processes (start to exit, imports included): chipcost "
+        f"{ours['process_seconds']:.2f} s, gpuhunt {theirs['process_seconds']:.2f} s: "
+        f"{whole:.1f}x"
+    )
+    print(_versus("gpuhunt", ours, theirs))
+
+
+def _versus(other: str, ours: dict[str, float], theirs: dict[str, float]) -> str:
+    return (
+        f"chipcost vs {other}: {theirs['seconds'] / ours['seconds']:.1f}x faster, "
+        f"peak RSS {ours['peak_rss_mb']:.0f} MB vs {theirs['peak_rss_mb']:.0f} MB"
+    )
+
+
+def _installed(method: str) -> bool:
+    package = IMPORTS[method][0].split(".")[0]
     try:
-        import pandas  # noqa: F401
+        importlib.import_module(package)
     except ImportError:
-        print("pandas is not installed: its baseline is skipped", file=sys.stderr)
+        print(f"{package} is not installed: the {method} baseline is skipped", file=sys.stderr)
         return False
     return True
 

@@ -1,9 +1,4 @@
-"""AWS price list CSVs: the metadata lines, columns by name, and a filter that streams the file.
-
-An EC2 region file is ~300 MB of which a few thousand rows are accelerator prices. DuckDB's
-CSV reader streams it with a WHERE on the filter columns, so memory stays flat whatever the
-file size; the kept rows are written back in AWS's own quoting as a small extract.
-"""
+"""AWS price list CSVs: metadata lines, columns by name, and a filter that scans raw bytes."""
 
 from __future__ import annotations
 
@@ -11,29 +6,21 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-import duckdb
 
 from chipcost.core.errors import ParseError
 
 # The five "key","value" lines every price list CSV opens with, then the header line.
 METADATA_KEYS = ("FormatVersion", "Disclaimer", "Publication Date", "Version", "OfferCode")
 HEAD_LINES = len(METADATA_KEYS) + 1
-# One thread and an 8 MiB read buffer keep peak memory flat at any file size (more threads
-# each hold buffers, and RSS then grew with the file); one thread still reads ~70-90 MB/s,
-# faster than the download it follows (docs/performance.md). memory_limit is a ceiling.
-DUCKDB_CONFIG = {"memory_limit": "256MB", "threads": "1"}
-READ_BUFFER = 8 << 20
-# By name and as text: the header is read first and handed over as the column list, so no
-# sniffing; allow_quoted_nulls=false keeps "" apart from a bare empty field (NULL), which
-# lets an extract row be written back exactly as AWS wrote it.
-READ_CSV = (
-    "read_csv(?, skip=5, header=true, auto_detect=false, columns=?, delim=',', quote='\"', "
-    f"escape='\"', allow_quoted_nulls=false, buffer_size={READ_BUFFER})"
-)
+# The filter reads the file into one reused buffer of this size, so memory stays flat at any
+# file size. From 256 KiB up the size makes no measurable difference to speed (the scan's
+# passes and the per-read work are the same); 4 MiB keeps the peak low.
+BLOCK_SIZE = 4 << 20
+NEWLINE = b"\n"
 
 
 @dataclass(frozen=True)
@@ -115,17 +102,15 @@ def rows(head: CsvHead, body: str, where: str) -> Iterator[dict[str, str]]:
         ) from exc
 
 
-def quoted(name: str) -> str:
-    """A column name as a SQL identifier (AWS's names have spaces and slashes)."""
-    return '"' + name.replace('"', '""') + '"'
-
-
 @dataclass(frozen=True)
 class Selection:
-    """Which rows of a price list file a source keeps: the same test in SQL and in Python.
+    """Which rows of a price list file a source keeps, and the text that finds them fast.
 
     `match` applies to the columns a file has (older files lack some), `required` columns
-    must all be present, and `scope` is a SQL condition with its Python twin.
+    must all be present, and `scope` narrows further (`scope_sql` is its SQL twin, for
+    queries on an extract). `marks`: text of which the line of every row `keeps` accepts
+    holds at least one; the filter csv-parses only the lines holding a mark (every line when
+    there are none), so a kept row that could lack every mark would be lost.
     """
 
     name: str
@@ -134,9 +119,10 @@ class Selection:
     scope_sql: str
     scope_params: tuple[object, ...]
     scope: Callable[[Mapping[str, str]], bool]
+    marks: tuple[str, ...] = ()
 
     def keeps(self, row: Mapping[str, str]) -> bool:
-        """The Python twin of where(): a missing value ('' here, NULL there) matches nothing."""
+        """Whether a row is selected: a missing value ('') matches nothing."""
         if not self.scope(row):
             return False
         return all(row[c] in values for c, values in self.match.items() if c in row)
@@ -144,39 +130,217 @@ class Selection:
     def missing(self, columns: tuple[str, ...]) -> list[str]:
         return [c for c in self.required if c not in columns]
 
-    def where(self, columns: tuple[str, ...]) -> tuple[str, list[object]]:
-        clauses, params = [f"({self.scope_sql})"], list(self.scope_params)
-        for column, values in self.match.items():
-            if column in columns:
-                clauses.append(f"{quoted(column)} IN ({', '.join('?' for _ in values)})")
-                params.extend(values)
-        return " AND ".join(clauses), params
-
     def fingerprint(self) -> str:
         text = json.dumps([self.name, self.match, self.scope_sql, self.scope_params], default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def filter_file(path: Path, selection: Selection, head: CsvHead, where: str) -> bytes:
-    """The file's six head lines and the selected rows, in AWS's quoting: the extract."""
-    clause, params = selection.where(head.columns)
-    columns = {name: "VARCHAR" for name in head.columns}
-    con = duckdb.connect(config=DUCKDB_CONFIG)
-    try:
-        found = con.execute(
-            f"SELECT * FROM {READ_CSV} WHERE {clause}", [str(path), columns, *params]
-        ).fetchall()
-    except duckdb.Error as exc:
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ParseError(
-            f"{where} cannot be read as CSV ({detail}): the file is cut off or malformed; "
-            "delete it and fetch it again"
-        ) from exc
-    finally:
-        con.close()
-    return (head.text + "".join(csv_line(row) for row in found)).encode("utf-8")
+    """The file's six head lines and the selected rows, each byte for byte AWS's own line."""
+    found = _Filter(path, selection, head, where)
+    with path.open("rb") as handle:
+        for piece in _pieces(handle, len(found.head)):
+            found.take(piece)
+    return found.head + b"".join(found.kept)
 
 
-def csv_line(values: tuple[str | None, ...]) -> str:
-    """One row as AWS writes it: every value quoted, an empty (null) field left bare."""
-    return ",".join("" if v is None else '"' + v.replace('"', '""') + '"' for v in values) + "\n"
+@dataclass(frozen=True)
+class _Piece:
+    """data[start:end]: whole lines of the file from byte `offset` on, each with its newline
+    unless `ended` is false (the file's last line, without one)."""
+
+    offset: int
+    data: bytes | bytearray
+    start: int
+    end: int
+    ended: bool = True
+
+
+def _pieces(handle: io.BufferedIOBase, offset: int) -> Iterator[_Piece]:
+    """The file from `offset` on in whole lines, read in blocks into one reused buffer.
+
+    A line that straddles two reads comes as a piece of its own; so does a last line
+    without its newline, which is how a file cut off inside a row ends.
+    """
+    handle.seek(offset)
+    buffer, tail = bytearray(BLOCK_SIZE), b""
+    view = memoryview(buffer)
+    while size := handle.readinto(buffer):
+        first = buffer.find(NEWLINE, 0, size) + 1
+        if not first:  # a line longer than the buffer: gather it
+            tail += view[:size]
+            continue
+        begin = 0
+        if tail:
+            straddling = tail + view[:first]
+            yield _Piece(offset, straddling, 0, len(straddling))
+            offset, begin = offset + len(straddling), first
+        last = buffer.rfind(NEWLINE, 0, size) + 1
+        yield _Piece(offset, buffer, begin, last)
+        offset, tail = offset + last - begin, bytes(view[last:size])
+    if tail:
+        yield _Piece(offset, tail, 0, len(tail), ended=False)
+
+
+class _Filter:
+    """The kept lines of one file, gathered piece by piece."""
+
+    def __init__(self, path: Path, selection: Selection, head: CsvHead, where: str) -> None:
+        self.path, self.selection, self.columns, self.where = path, selection, head.columns, where
+        self.head = head.text.encode("utf-8")
+        self.scan = _Scan.of(selection.marks)
+        # A match column with one allowed value puts that value in a kept row's raw line (AWS
+        # doubles only quotes): a substring test first spares most candidates the csv parse.
+        self.needed = tuple(
+            values[0].encode("utf-8")
+            for column, values in selection.match.items()
+            if column in head.columns and len(values) == 1 and '"' not in values[0]
+        )
+        self.kept: list[bytes] = []
+
+    def take(self, piece: _Piece) -> None:
+        if not piece.ended:
+            # A last line without its newline is always parsed: a download cut off inside a
+            # row ends so, and that must be an error, not a shorter extract.
+            self._keep(bytes(piece.data[piece.start : piece.end]), piece.offset)
+            return
+        for at, line in _candidates(self.scan, piece.data, piece.start, piece.end):
+            if all(map(line.__contains__, self.needed)):
+                self._keep(line, piece.offset + at - piece.start)
+
+    def _keep(self, line: bytes, offset: int) -> None:
+        if self.selection.keeps(self._row(line, offset)):
+            self.kept.append(line)
+
+    def _row(self, line: bytes, offset: int) -> dict[str, str]:
+        try:
+            fields = next(csv.reader((line.decode("utf-8"),), strict=True), [])
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise self._error(offset, str(exc)) from exc
+        if len(fields) != len(self.columns):
+            raise self._error(offset, f"{len(fields)} fields, the header {len(self.columns)}")
+        return dict(zip(self.columns, fields, strict=True))
+
+    def _error(self, offset: int, detail: str) -> ParseError:
+        return ParseError(
+            f"{self.where} cannot be read as CSV (line {_line_number(self.path, offset)}: "
+            f"{detail}): the file is cut off or malformed; delete it and fetch it again"
+        )
+
+
+def _candidates(
+    scan: _Scan | None, data: bytes | bytearray, start: int, end: int
+) -> Iterator[tuple[int, bytes]]:
+    """(position, line) of each line of data[start:end] holding a mark, or of every line."""
+    if scan is None:
+        at = start
+        while at < end:
+            stop = data.find(NEWLINE, at, end) + 1 or end
+            yield at, bytes(data[at:stop])
+            at = stop
+        return
+    for begin in scan.line_starts(data, start, end):
+        stop = data.find(NEWLINE, begin, end) + 1 or end
+        yield begin, bytes(data[begin:stop])
+
+
+@dataclass(frozen=True)
+class _Scan:
+    """How the filter finds the lines holding a mark: a few passes over the raw bytes."""
+
+    literals: tuple[bytes, ...]
+    dotted: re.Pattern[bytes] | None
+
+    @classmethod
+    def of(cls, marks: tuple[str, ...]) -> _Scan | None:
+        encoded = [mark.encode("utf-8") for mark in marks]
+        if not encoded:
+            return None
+        if any(not mark or NEWLINE in mark for mark in encoded):
+            raise ValueError(f"a mark is empty or spans lines: {marks}")
+        literals = tuple(mark for mark in encoded if b"." not in mark)
+        return cls(literals, _dotted_pattern([mark for mark in encoded if b"." in mark]))
+
+    def line_starts(self, data: bytes | bytearray, start: int, end: int) -> list[int]:
+        """Where the lines of data[start:end] holding a mark begin, in order."""
+        found: set[int] = set()
+        for literal in self.literals:
+            found.update(_lines_hit(data, start, end, _finder(literal, data, end)))
+        if self.dotted is not None:
+            found.update(_lines_hit(data, start, end, _searcher(self.dotted, data, end)))
+        return sorted(found)
+
+
+def _dotted_pattern(marks: list[bytes]) -> re.Pattern[bytes] | None:
+    """One search for all the marks that hold a dot, anchored on their (first) dot.
+
+    re scans for a pattern's first byte, then tries the rest there. A quote opens every
+    value of an EC2 row, about 80 a row, where a dot comes about 7 times: starting at the
+    dot and looking back for the mark's first part is about ten times faster than starting
+    at the quote of "<family>.", and one pass for all families beats one find per family.
+    """
+    if not marks:
+        return None
+    groups: dict[tuple[int, bytes], list[bytes]] = {}
+    for mark in marks:
+        before, _, after = mark.partition(b".")
+        groups.setdefault((len(before), after), []).append(before)
+    # A lookbehind has a fixed width: one per length of the part before the dot.
+    tries = b"|".join(_behind(befores) + re.escape(after) for (_, after), befores in groups.items())
+    screen = _screen([mark.partition(b".")[0] for mark in marks])
+    return re.compile(rb"\." + screen + b"(?:" + tries + b")")
+
+
+def _screen(befores: list[bytes]) -> bytes:
+    """Lookbehinds on the one and two bytes before the dot: cheap, they turn most dots away
+    (prices, descriptions) before the marks are tried one by one."""
+    if not all(befores):
+        return b""
+    ends = sorted({before[-1:] for before in befores})
+    screen = rb"(?<=[" + b"".join(map(re.escape, ends)) + rb"]\.)"
+    if all(len(before) > 1 for before in befores):
+        screen += _behind(sorted({before[-2:] for before in befores}))
+    return screen
+
+
+def _behind(texts: list[bytes]) -> bytes:
+    """A lookbehind for any of `texts` (all of one length) followed by the dot."""
+    return b"(?<=(?:" + b"|".join(map(re.escape, texts)) + rb")\.)"
+
+
+def _finder(literal: bytes, data: bytes | bytearray, end: int) -> Callable[[int], int]:
+    return lambda at: data.find(literal, at, end)
+
+
+def _searcher(
+    pattern: re.Pattern[bytes], data: bytes | bytearray, end: int
+) -> Callable[[int], int]:
+    def search(at: int) -> int:
+        found = pattern.search(data, at, end)
+        return found.start() if found else -1
+
+    return search
+
+
+def _lines_hit(
+    data: bytes | bytearray, start: int, end: int, find: Callable[[int], int]
+) -> Iterator[int]:
+    """Where each line of data[start:end] in which find(at) finds something begins."""
+    at = find(start)
+    while at >= 0:
+        newline = data.rfind(NEWLINE, start, at)
+        yield start if newline < 0 else newline + 1
+        stop = data.find(NEWLINE, at, end)
+        if stop < 0:
+            return
+        at = find(stop + 1)
+
+
+def _line_number(path: Path, offset: int) -> int:
+    """The number of the line holding byte `offset`; for messages, so it reads the file again."""
+    number, done = 1, 0
+    with path.open("rb") as handle:
+        while done < offset and (block := handle.read(min(BLOCK_SIZE, offset - done))):
+            number += block.count(NEWLINE)
+            done += len(block)
+    return number

@@ -71,21 +71,25 @@ def ec2_selection() -> Selection:
     """The API source's filters (TERM_MATCH), on-demand and reserved terms, accelerators only."""
     families = _families()
 
+    # An instance type is "<family>.<size>": the filter finds rows by "<family>." in the raw
+    # line (the marks), so a value without a dot is no type of ours.
     def scope(row: Mapping[str, str]) -> bool:
-        family = row["Instance Type"].split(".", 1)[0]
-        return row["Instance Family"] in INSTANCE_FAMILIES or family in families
+        family, dot, _ = row["Instance Type"].partition(".")
+        return row["Instance Family"] in INSTANCE_FAMILIES or (dot == "." and family in families)
 
-    marks = ", ".join("?" for _ in families)
+    places = ", ".join("?" for _ in families)
     return Selection(
         name="aws-bulk ec2",
         required=EC2_REQUIRED,
         match={"TermType": TERM_TYPES}
         | {COLUMN_OF[name]: (value,) for name, value in TERM_MATCH.items()},
         scope_sql=(
-            f'"Instance Family" IN (?, ?) OR split_part("Instance Type", \'.\', 1) IN ({marks})'
+            '"Instance Family" IN (?, ?) OR (contains("Instance Type", \'.\') AND '
+            f"split_part(\"Instance Type\", '.', 1) IN ({places}))"
         ),
         scope_params=(*INSTANCE_FAMILIES, *families),
         scope=scope,
+        marks=(*INSTANCE_FAMILIES, *(f"{family}." for family in families)),
     )
 
 

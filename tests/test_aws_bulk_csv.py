@@ -1,0 +1,111 @@
+"""The aws-bulk filter: a scan of the raw bytes that keeps what parsing every line keeps."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from chipcost.core.errors import ParseError
+from chipcost.extract import _aws_bulk_csv
+from chipcost.extract._aws_bulk_csv import Selection, filter_file, read_head
+from chipcost.extract._aws_bulk_parse import ec2_selection, savings_plan_selection
+from chipcost.sample.build._aws_bulk_csv import HEADER_2025, ec2_csv, product_rows, variant
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "aws-bulk"
+EC2 = "offers/v1.0/aws/AmazonEC2"
+EC2_FILES = [
+    f"{EC2}/20251201190623/us-east-1/index.csv",
+    f"{EC2}/20251201190623/us-west-2/index.csv",
+    f"{EC2}/20230825183306/us-east-1/index.csv",
+]
+SP_EAST = "savingsPlan/v1.0/aws/AWSComputeSavingsPlan/20251127203214/us-east-1/index.csv"
+
+
+
+def extract(path: Path, selection: Selection) -> bytes:
+    return filter_file(path, selection, read_head(path, "w"), "w")
+
+
+def every_line(selection: Selection) -> Selection:
+    """The same selection without marks: the filter then parses every line."""
+    return dataclasses.replace(selection, marks=())
+
+
+@pytest.fixture
+def tricky(tmp_path) -> Path:
+    """Rows only one part of the filter finds, or that hold a mark and are not kept."""
+    p5 = product_rows("p5.48xlarge", "us-east-1")
+    rows = [
+        *variant(p5, Processor_Features='Intel AVX; "quoted" text'),  # kept, with a quote
+        # A catalog family AWS files under another instance family: found by "trn1."
+        *variant(product_rows("trn1.32xlarge", "us-east-1"), Instance_Family="Compute optimized"),
+        # Not a type: no dot (its usage type still holds "p5.", so it is parsed and dropped).
+        *variant(p5, Instance_Type="p5", Instance_Family="Compute optimized"),
+        *variant(p5, 0.1, Instance_Type="m5.large", Instance_Family="General purpose", GPU=""),
+        *variant(p5, Operating_System="Windows"),
+    ]
+    path = tmp_path / "index.csv"
+    path.write_bytes(ec2_csv(rows, HEADER_2025, "20251201190623", "2025-12-01T19:06:23Z"))
+    return path
+
+
+@pytest.mark.parametrize("relative", EC2_FILES)
+def test_the_scan_keeps_what_parsing_every_line_keeps(relative):
+    path = FIXTURES / relative
+    assert extract(path, ec2_selection()) == extract(path, every_line(ec2_selection()))
+
+
+def test_rows_found_by_family_kept_and_dropped_as_the_parser_decides(tricky):
+    found = extract(tricky, ec2_selection())
+    assert found == extract(tricky, every_line(ec2_selection()))
+    lines = found.decode().splitlines()[6:]
+    assert len(lines) == 2 * 21  # p5 with its quoted value and trn1, on demand and reserved
+    assert all(line in tricky.read_text().splitlines() for line in lines)  # AWS's own bytes
+    assert sum('"Intel AVX; ""quoted"" text"' in line for line in lines) == 21
+    assert sum('"Compute optimized"' in line for line in lines) == 21
+
+
+def test_an_instance_type_without_a_dot_is_not_in_scope():
+    row = {"Instance Type": "p5", "Instance Family": "Compute optimized"}
+    assert not ec2_selection().scope(row)
+    assert ec2_selection().scope({**row, "Instance Type": "p5.48xlarge"})
+
+
+@pytest.mark.parametrize("block", [5, 64, 1000, 4096])
+def test_lines_straddling_reads_are_found(monkeypatch, tricky, block):
+    sp_skus = {"SOPKW98XELV8N14K"}
+    cases = [(FIXTURES / EC2_FILES[0], ec2_selection()), (tricky, ec2_selection())]
+    cases.append((FIXTURES / SP_EAST, savings_plan_selection(sp_skus)))
+    expected = [extract(path, selection) for path, selection in cases]
+    monkeypatch.setattr(_aws_bulk_csv, "BLOCK_SIZE", block)
+    assert [extract(path, selection) for path, selection in cases] == expected
+
+
+def test_a_last_line_without_its_newline_is_read(tmp_path, tricky):
+    whole = extract(tricky, ec2_selection())
+    path = tmp_path / "no-newline.csv"
+    path.write_bytes(tricky.read_bytes().rstrip(b"\n"))
+    assert extract(path, ec2_selection()) == whole
+
+
+@pytest.mark.parametrize("cut", [-1, -40, -300])
+def test_a_file_cut_off_inside_a_row_is_an_error(tmp_path, tricky, cut):
+    data = tricky.read_bytes()
+    path = tmp_path / "cut.csv"
+    path.write_bytes(data[: len(data) - 1 + cut])  # the last row is Windows: not a candidate
+    last = data.count(b"\n")
+    with pytest.raises(ParseError, match=f"line {last}: .*cut off or malformed"):
+        extract(path, ec2_selection())
+
+
+def test_a_malformed_candidate_line_is_an_error_naming_it(tmp_path, tricky):
+    lines = tricky.read_bytes().splitlines(keepends=True)
+    lines[8] = lines[8].replace(b',"AmazonEC2",', b",", 1)
+    path = tmp_path / "short.csv"
+    path.write_bytes(b"".join(lines))
+    width = len(HEADER_2025)
+    with pytest.raises(ParseError, match=rf"line 9: {width - 1} fields, the header {width}\)"):
+        extract(path, ec2_selection())
