@@ -9,6 +9,7 @@ import pandera.polars as pa
 import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chips
+from chipcost.core.frames import records_frame
 from chipcost.core.record import (
     OFFER_KEY,
     PAYMENTS,
@@ -18,7 +19,6 @@ from chipcost.core.record import (
     TERM_PATTERN,
     PriceRecord,
     Reject,
-    records_frame,
 )
 
 # Per-chip hourly prices outside this band are almost surely a parsing or unit error

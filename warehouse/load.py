@@ -7,7 +7,8 @@ from datetime import datetime, timedelta
 import duckdb
 import polars as pl
 
-from chipcost.core.record import OFFER_KEY, records_frame
+from chipcost.core.frames import records_frame
+from chipcost.core.record import OFFER_KEY
 from chipcost.core.runs import OK, LoadSummary, RunResult
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
 from chipcost.warehouse.db import scalar

@@ -7,8 +7,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import polars as pl
-
 # Providers named in DESIGN.md; a new provider is added here with its first source.
 PROVIDERS = (
     "aws",
@@ -111,41 +109,3 @@ class ParseResult:
         self.records.extend(other.records)
         self.rejects.extend(other.rejects)
         self.notes.extend(other.notes)
-
-
-RECORD_SCHEMA: dict[str, pl.DataType] = {
-    "observed_at": pl.Datetime("us", "UTC"),
-    "provider": pl.String(),
-    "source": pl.String(),
-    "region": pl.String(),
-    "zone": pl.String(),
-    "instance_type": pl.String(),
-    "chip": pl.String(),
-    "chip_count": pl.Float64(),
-    "pricing_model": pl.String(),
-    "term": pl.String(),
-    "payment": pl.String(),
-    "plan": pl.String(),
-    "price_per_hour": pl.Float64(),
-    "upfront": pl.Float64(),
-    "currency": pl.String(),
-    "sku": pl.String(),
-    "source_url": pl.String(),
-    "payload_ref": pl.String(),
-    "extra": pl.String(),
-}
-
-
-def records_frame(records: list[PriceRecord]) -> pl.DataFrame:
-    """Records as a polars frame in the warehouse's column order (extra as JSON text)."""
-    # Built column by column: asdict() per record cost ten times as much on a 50,000-offer day.
-    columns = {
-        name: [getattr(record, name) for record in records]
-        for name in RECORD_SCHEMA
-        if name != "extra"
-    }
-    columns["extra"] = [
-        json.dumps(record.extra, sort_keys=True, default=str) if record.extra else ""
-        for record in records
-    ]
-    return pl.DataFrame(columns, schema=RECORD_SCHEMA)

@@ -8,7 +8,8 @@ from datetime import datetime
 
 import polars as pl
 
-from chipcost.core.record import PriceRecord, Reject, records_frame
+from chipcost.core.frames import records_frame
+from chipcost.core.record import PriceRecord, Reject
 
 OK, SKIPPED, FAILED, ALREADY_LOADED = "ok", "skipped", "failed", "already_loaded"
 
