@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,14 +10,14 @@ import boto3
 from botocore.exceptions import BotoCoreError
 
 from chipcost.core.errors import SourceSkipped
+from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract._http import HttpClient, http_client
 from chipcost.extract.base import FetchContext
 
-# AWS's public price list host; the environment variable points chipcost at a mirror.
+# AWS's public price list host; settings.aws_price_list_url points chipcost at a mirror.
 PRICE_LIST_URL = "https://pricing.us-east-1.amazonaws.com"
-PRICE_LIST_URL_ENV = "CHIPCOST_AWS_PRICE_LIST_URL"
-# Which regions to read from the public files (comma-separated codes); unset = every region.
-REGIONS_ENV = "CHIPCOST_AWS_REGIONS"
+# Which regions to read from the public files (settings.aws_regions); unset = every region.
+REGIONS_ENV = SOURCE_ENV["aws_regions"]
 # A plain AWS region code (us-east-1, us-gov-west-1): the region indexes also list Local and
 # Wavelength Zones (us-west-2-lax-1), which carry no accelerator instances worth a 100 MB file.
 REGION_CODE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d+$")
@@ -71,19 +70,14 @@ def public_files(
     regions: tuple[str, ...] | None = None,
     base_url: str | None = None,
 ) -> PublicFiles:
-    """Settings from the arguments, then ctx.options, then the environment, then defaults."""
-    options = ctx.options
-    chosen = regions or options.get("regions") or _env_regions()
+    """From the arguments (a backfill's --region), then ctx.settings, then AWS's defaults."""
+    settings = ctx.settings
+    chosen = regions or settings.aws_regions
     return PublicFiles(
         source=source,
-        base_url=str(
-            base_url
-            or options.get("base_url")
-            or os.environ.get(PRICE_LIST_URL_ENV)
-            or PRICE_LIST_URL
-        ),
-        regions=tuple(chosen) if chosen else None,  # type: ignore[arg-type]
-        download_dir=Path(options.get("download_dir") or default_download_dir(ctx)),  # type: ignore[arg-type]
+        base_url=base_url or settings.aws_price_list_url or PRICE_LIST_URL,
+        regions=tuple(chosen) if chosen else None,
+        download_dir=default_download_dir(ctx),
         client=http_client(source, ctx),
     )
 
@@ -91,9 +85,3 @@ def public_files(
 def default_download_dir(ctx: FetchContext) -> Path:
     """<data dir>/downloads: beside the archive (<data dir>/archive/<run>/<source>)."""
     return ctx.archive.directory.parents[2] / "downloads"
-
-
-def _env_regions() -> tuple[str, ...] | None:
-    text = os.environ.get(REGIONS_ENV, "")
-    regions = tuple(r.strip() for r in text.split(",") if r.strip())
-    return regions or None

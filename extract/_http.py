@@ -5,7 +5,7 @@ from __future__ import annotations
 import email.utils
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -58,6 +58,9 @@ class HttpClient:
     max_retry_seconds: float = MAX_RETRY_SECONDS
     key_hint: str = ""  # the env var holding this provider's key, named in 401/403 advice
     waits: list[float] = field(default_factory=list)  # the backoff waits taken, for the summary
+    # The key values of the settings: scrubbed from what is archived and from error messages,
+    # whatever the parameter or field that carried them (or a provider echoing them back).
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     def close(self) -> None:
         self.client.close()
@@ -78,10 +81,10 @@ def http_client(
     key_hint: str = "",
     headers: Mapping[str, str] | None = None,
 ) -> HttpClient:
-    """A client for one provider; tests inject a transport and sleep (or via ctx.options)."""
-    options = ctx.options if ctx is not None else {}
-    transport = transport or options.get("http_transport")  # type: ignore[assignment]
-    sleep = sleep or options.get("http_sleep") or time.sleep  # type: ignore[assignment]
+    """A client for one provider; tests inject a transport and sleep (or via the ctx fields)."""
+    if ctx is not None:
+        transport = transport or ctx.transport
+        sleep = sleep or ctx.sleep
     client = httpx.Client(
         transport=transport,
         timeout=TIMEOUT,
@@ -89,7 +92,10 @@ def http_client(
         follow_redirects=True,
         limits=httpx.Limits(max_connections=PER_HOST * 4, max_keepalive_connections=PER_HOST),
     )
-    return HttpClient(provider, client, sleep=sleep, key_hint=key_hint)
+    secrets = ctx.settings.secrets() if ctx is not None else ()
+    return HttpClient(
+        provider, client, sleep=sleep or time.sleep, key_hint=key_hint, secrets=secrets
+    )
 
 
 def get(
@@ -106,7 +112,7 @@ def get(
     """One request with retries; its body archived as it arrives and returned as a Payload.
 
     The archive records the method, the public URL, the parameters and any JSON body, never
-    headers (they carry API keys) nor secret-named parameters.
+    headers (they carry API keys), secret-named parameters nor the settings' key values.
     """
     response = send(client, url, params=params, headers=headers, method=method, json=json)
     request: dict[str, Any] = {"method": method}
@@ -116,9 +122,9 @@ def get(
         request["json"] = json
     return ctx.archive.write(
         response.content,
-        public_url(url),
+        scrub(public_url(url), client.secrets),
         ext=ext or extension(response),
-        request=request,
+        request=scrub(request, client.secrets),
     )
 
 
@@ -132,6 +138,25 @@ def send(
     json: Any = None,
 ) -> httpx.Response:
     """The final 2xx response, after retries on 429/5xx/transport errors; else SourceError."""
+    try:
+        return _send(client, url, params=params, headers=headers, method=method, json=json)
+    except SourceError as exc:
+        safe = scrub(str(exc), client.secrets)
+        if safe == str(exc):
+            raise
+    # Raised outside the handler so the original, whose message holds a key, is not chained.
+    raise SourceError(safe)
+
+
+def _send(
+    client: HttpClient,
+    url: str,
+    *,
+    params: Mapping[str, Any] | None,
+    headers: Mapping[str, str] | None,
+    method: str,
+    json: Any,
+) -> httpx.Response:
     where = f"{client.provider}: {method} {public_url(url)}"
     started = client.clock()
     for attempt in range(1, client.max_attempts + 1):
@@ -219,6 +244,21 @@ def advice_for(client: HttpClient, response: httpx.Response) -> str:
 
 def redact(params: Mapping[str, Any]) -> dict[str, Any]:
     return {k: (REDACTED if k.lower() in SECRET_PARAMS else v) for k, v in params.items()}
+
+
+def scrub(value: Any, secrets: Sequence[str]) -> Any:
+    """The value (text, or lists and mappings of it) with every secret replaced by REDACTED."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, Mapping):
+        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub(v, secrets) for v in value]
+    return value
 
 
 def public_url(url: str) -> str:

@@ -30,7 +30,12 @@ from chipcost.extract._aws_bulk_parse import (
     savings_plan_selection,
 )
 from chipcost.extract._aws_price_list import Origin
-from chipcost.extract._aws_public import PublicFiles, public_files, skip_if_credentials
+from chipcost.extract._aws_public import (
+    REGIONS_ENV,
+    PublicFiles,
+    public_files,
+    skip_if_credentials,
+)
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-bulk"
@@ -114,7 +119,7 @@ def _fetch_region(
 
 def _no_regions_message(files: PublicFiles) -> str:
     wanted = ", ".join(files.regions) if files.regions else "any AWS region"
-    return f"{SOURCE_NAME}: the EC2 region index lists none of {wanted}: check CHIPCOST_AWS_REGIONS"
+    return f"{SOURCE_NAME}: the EC2 region index lists none of {wanted}: check {REGIONS_ENV}"
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:

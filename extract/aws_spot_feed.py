@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -29,7 +28,6 @@ from chipcost.extract.base import FetchContext, Source
 SOURCE_NAME = "aws-spot-feed"
 PROVIDER = "aws"
 SPOT_FEED_URL = "https://website.spot.ec2.aws.a2z.com/spot.js"
-SPOT_FEED_URL_ENV = "CHIPCOST_AWS_SPOT_FEED_URL"
 INSTEAD = "spot prices come from aws-spot (DescribeSpotPriceHistory, per zone)"
 LINUX_COLUMN = "linux"
 # The feed still names the oldest regions the way the 2010 pricing pages did.
@@ -48,9 +46,7 @@ INSTANCE_TYPES_CSV = "chipcost/data/aws_instance_types.csv"
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The feed, archived as it arrived."""
     skip_if_credentials(SOURCE_NAME, INSTEAD)
-    url = str(
-        ctx.options.get("spot_feed_url") or os.environ.get(SPOT_FEED_URL_ENV) or SPOT_FEED_URL
-    )
+    url = ctx.settings.aws_spot_feed_url or SPOT_FEED_URL
     with http_client(SOURCE_NAME, ctx) as client:
         data = get_bytes(client, url, SOURCE_NAME)
     return [ctx.archive.write(data, url, ext="js", request={"kind": "spot-feed"})]

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import httpx
+
 from chipcost.archive import ArchiveWriter
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
+from chipcost.core.settings import SourceSettings
 
 
 def _no_progress(message: str) -> None:
@@ -20,11 +23,15 @@ class FetchContext:
 
     `archive.write(data, url, request=...)` must be called for every payload as soon as it
     arrives, before parsing, so that nothing fetched is lost even if a later page fails.
+    Keys and endpoints come from `settings` (read from the environment once, by
+    chipcost.core.settings); `transport` and `sleep` are for tests to fake HTTP and waits.
     """
 
     archive: ArchiveWriter
     progress: Callable[[str], None] = _no_progress
-    options: dict[str, object] = field(default_factory=dict)
+    settings: SourceSettings = field(default_factory=SourceSettings)
+    transport: httpx.BaseTransport | None = None
+    sleep: Callable[[float], None] | None = None
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._html_tree import parse_html
 from chipcost.extract._offers import ChipNames, load_json, price_of, reject, shape_error
@@ -20,7 +20,7 @@ SOURCE_NAME = "lambda"
 PROVIDER = "lambda"
 # Lambda's API host (cloud.lambdalabs.com is its former name). Needs an API key.
 API_URL = "https://cloud.lambda.ai/api/v1/instance-types"
-API_KEY_ENV = "LAMBDA_API_KEY"
+API_KEY_ENV = SOURCE_ENV["lambda_api_key"]  # named in messages; read by the settings
 # Without a key: the public pricing page, server-rendered, one table per instance size.
 PAGE_URL = "https://lambda.ai/pricing"
 API_PATH = f"instance-types API ({API_KEY_ENV})"
@@ -41,7 +41,7 @@ REGION = "global"
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
     """The API response when LAMBDA_API_KEY is set, else the pricing page; archived on arrival."""
-    key = os.environ.get(API_KEY_ENV, "").strip()
+    key = ctx.settings.lambda_api_key
     http = client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV)
     with http:
         if key:

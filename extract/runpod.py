@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,6 +9,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._offers import ChipNames, field_names, load_json, reject, shape_error
 from chipcost.extract._scrape import require_columns, require_offers
@@ -20,7 +20,7 @@ PROVIDER = "runpod"
 # RunPod's public GraphQL endpoint; gpuTypes and its prices answer without an API key.
 GRAPHQL_URL = "https://api.runpod.io/graphql"
 # Sent as a Bearer token when set (higher rate limits); never archived or printed.
-API_KEY_ENV = "RUNPOD_API_KEY"
+API_KEY_ENV = SOURCE_ENV["runpod_api_key"]  # named in messages; read by the settings
 # Every price field of a GPU type in one query: prices are per GPU-hour and the same in
 # every data centre, so no per-datacentre lowestPrice fan-out is needed for list prices.
 GPU_TYPES_QUERY = """query GpuTypes {
@@ -66,7 +66,7 @@ REGION = "global"
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
     """One GraphQL POST, archived as it arrives (the query is kept, the key never)."""
-    key = os.environ.get(API_KEY_ENV, "").strip()
+    key = ctx.settings.runpod_api_key
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     http = client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV)
     with http:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
@@ -11,6 +10,7 @@ from typing import Any
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._offers import (
     ChipNames,
@@ -29,7 +29,7 @@ PROVIDER = "spheron"
 # public path); with SPHERON_API_KEY set the same endpoint is called as the API, with the key
 # as a Bearer token, so account-specific offers are included.
 OFFERS_URL = "https://app.spheron.ai/api/gpu-offers"
-API_KEY_ENV = "SPHERON_API_KEY"
+API_KEY_ENV = SOURCE_ENV["spheron_api_key"]  # named in messages; read by the settings
 # The feed pages by GPU type; 50 types a page covers the catalogue in one or two calls.
 PAGE_SIZE = 50
 # A feed that keeps reporting more pages stops here instead of looping for ever.
@@ -39,13 +39,9 @@ OFFER_FIELDS = ("price", "gpuCount")
 DEFAULT_REGION = "global"
 
 
-def api_key() -> str:
-    return os.environ.get(API_KEY_ENV, "").strip()
-
-
 def fetch(ctx: FetchContext) -> list[Payload]:
     """Every page of the offers feed, each archived as it arrives."""
-    key = api_key()
+    key = ctx.settings.spheron_api_key
     headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"} if key else {}
     access = "api_key" if key else "public"
     payloads: list[Payload] = []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
@@ -10,6 +9,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._offers import ChipNames, field_names, load_json, reject, shape_error
 from chipcost.extract._scrape import parse_count, require_columns, require_offers
@@ -19,7 +19,7 @@ SOURCE_NAME = "vastai"
 PROVIDER = "vastai"
 # The offer search behind `vastai search offers`; it answers without an API key.
 BUNDLES_URL = "https://console.vast.ai/api/v0/bundles/"
-API_KEY_ENV = "VAST_API_KEY"
+API_KEY_ENV = SOURCE_ENV["vast_api_key"]  # named in messages; read by the settings
 # The marketplace is a few thousand machines: one page this large holds all of it, so the
 # median sees the whole market, not the first screen of it.
 LIMIT = 5000
@@ -44,7 +44,7 @@ REGION = "global"
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
     """One offer search, archived as it arrives (the filter is kept, the key never)."""
-    key = os.environ.get(API_KEY_ENV, "").strip()
+    key = ctx.settings.vast_api_key
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     http = client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV)
     with http:

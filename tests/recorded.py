@@ -10,6 +10,7 @@ import httpx
 from chipcost.archive import ArchiveWriter
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
+from chipcost.core.settings import SourceSettings
 from chipcost.extract.base import FetchContext
 from chipcost.transform.validate import validate_records
 
@@ -24,12 +25,20 @@ def recorded(source: str, name: str, url: str) -> Payload:
     return Payload(data, url, FETCHED_AT, name, f"fixtures/{source}/{name}")
 
 
-def fake_context(tmp_path: Path, source: str, handler, waits: list[float] | None = None):
+def fake_context(
+    tmp_path: Path,
+    source: str,
+    handler,
+    waits: list[float] | None = None,
+    settings: SourceSettings | None = None,
+):
     """A FetchContext whose HTTP goes to `handler` (httpx.MockTransport) and never sleeps."""
     sleeps = waits if waits is not None else []
     return FetchContext(
         archive=ArchiveWriter(tmp_path, STAMP, source),
-        options={"http_transport": httpx.MockTransport(handler), "http_sleep": sleeps.append},
+        settings=settings or SourceSettings(),
+        transport=httpx.MockTransport(handler),
+        sleep=sleeps.append,
     )
 
 

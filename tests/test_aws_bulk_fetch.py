@@ -15,6 +15,7 @@ import pytest
 
 from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
+from chipcost.core.settings import SourceSettings
 from chipcost.extract import _aws_public, aws_bulk
 from chipcost.extract._http import MAX_ATTEMPTS
 from chipcost.extract.base import FetchContext
@@ -31,7 +32,6 @@ STAMP = "2026-11-14T060000Z"
 @pytest.fixture(autouse=True)
 def no_credentials(monkeypatch):
     monkeypatch.setattr(_aws_public, "credentials_found", lambda: False)
-    monkeypatch.delenv("CHIPCOST_AWS_REGIONS", raising=False)
 
 
 @pytest.fixture
@@ -42,13 +42,19 @@ def served_root(tmp_path) -> Path:
     return root
 
 
-def context(data_dir: Path, base_url: str, stamp: str = STAMP, **options) -> FetchContext:
+def context(
+    data_dir: Path,
+    base_url: str,
+    stamp: str = STAMP,
+    regions: tuple[str, ...] | None = None,
+) -> FetchContext:
     writer = ArchiveWriter(data_dir / "archive", stamp, aws_bulk.SOURCE_NAME)
     messages: list[str] = []
     return FetchContext(
         archive=writer,
         progress=messages.append,
-        options={"base_url": base_url, "http_sleep": lambda seconds: None, **options},
+        settings=SourceSettings(aws_price_list_url=base_url, aws_regions=regions),
+        sleep=lambda seconds: None,
     )
 
 
@@ -183,10 +189,9 @@ def test_a_missing_region_file_is_named(tmp_path, served_root):
     assert "404" in str(failed.value) and WEST_CSV in str(failed.value)
 
 
-def test_regions_can_be_chosen(tmp_path, served_root, monkeypatch):
-    monkeypatch.setenv("CHIPCOST_AWS_REGIONS", "us-west-2")
+def test_regions_can_be_chosen(tmp_path, served_root):
     with serve(served_root) as server:
-        payloads = aws_bulk.fetch(context(tmp_path, server.url))
+        payloads = aws_bulk.fetch(context(tmp_path, server.url, regions=("us-west-2",)))
     assert {p.request.get("region") for p in payloads} == {None, "us-west-2"}
     assert not server.hits(EAST_CSV) and not server.hits(SP_EAST)
 

@@ -11,6 +11,7 @@ import pytest
 from chipcost.archive import ArchiveWriter, read_payloads
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
+from chipcost.core.settings import SourceSettings
 from chipcost.extract import _aws_public, aws_spot_feed
 from chipcost.extract.aws_spot_feed import SOURCE_NAME, parse
 from chipcost.extract.base import FetchContext
@@ -107,12 +108,12 @@ def test_a_broken_feed_is_a_parse_error(data, message):
 def ctx(tmp_path, monkeypatch) -> FetchContext:
     monkeypatch.setattr(_aws_public, "credentials_found", lambda: False)
     writer = ArchiveWriter(tmp_path / "archive", STAMP, SOURCE_NAME)
-    return FetchContext(archive=writer, options={"http_sleep": lambda seconds: None})
+    return FetchContext(archive=writer, sleep=lambda seconds: None)
 
 
 def test_fetch_archives_the_feed_as_it_arrived(ctx, tmp_path):
     with serve(FIXTURES) as server:
-        ctx.options["spot_feed_url"] = f"{server.url}/spot.js"
+        ctx.settings = SourceSettings(aws_spot_feed_url=f"{server.url}/spot.js")
         (fetched,) = aws_spot_feed.fetch(ctx)
     assert fetched.data == (FIXTURES / "spot.js").read_bytes()
     (replayed,) = read_payloads(tmp_path / "archive" / STAMP, SOURCE_NAME)
@@ -122,7 +123,7 @@ def test_fetch_archives_the_feed_as_it_arrived(ctx, tmp_path):
 
 def test_fetch_retries_a_server_error_then_names_the_url(ctx):
     with serve(FIXTURES, Faults(status={"/spot.js": [503] * 10})) as server:
-        ctx.options["spot_feed_url"] = f"{server.url}/spot.js"
+        ctx.settings = SourceSettings(aws_spot_feed_url=f"{server.url}/spot.js")
         with pytest.raises(SourceError, match="503") as failed:
             aws_spot_feed.fetch(ctx)
         assert len(server.hits("/spot.js")) == 5

@@ -18,7 +18,7 @@ import duckdb
 import pytest
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.settings import load_settings
+from chipcost.core.settings import Settings, SourceSettings, load_settings
 from chipcost.extract._http import MAX_ATTEMPTS
 from chipcost.pipeline.backfill import Progress, backfill, parse_since, versions_since
 from tests.price_files_server import Faults, serve
@@ -67,9 +67,14 @@ class Recorder(Progress):
 
 
 def run(tmp_path: Path, url: str, progress: Progress | None = None):
-    settings = load_settings(db=tmp_path / "w.duckdb", data_dir=tmp_path)
-    options = {"base_url": url, "http_sleep": lambda seconds: None}
-    return backfill(settings, date(2023, 1, 1), ("us-east-1",), progress=progress, options=options)
+    settings = Settings(
+        data_dir=tmp_path,
+        db_path=tmp_path / "w.duckdb",
+        sources=SourceSettings(aws_price_list_url=url),
+    )
+    return backfill(
+        settings, date(2023, 1, 1), ("us-east-1",), progress=progress, sleep=lambda seconds: None
+    )
 
 
 def test_versions_load_in_order_with_history_at_their_effective_dates(tmp_path):

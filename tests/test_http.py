@@ -15,6 +15,7 @@ from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
+from chipcost.core.settings import SourceSettings
 from chipcost.extract import _http
 from chipcost.extract._http import MAX_ATTEMPTS, USER_AGENT, get, http_client, retry_after
 from chipcost.extract._scrape import (
@@ -189,6 +190,30 @@ def test_no_secret_reaches_the_archive(ctx, tmp_path):
     assert entry["url"] == URL + "?api_key=%3Credacted%3E"
 
 
+def test_key_values_from_the_settings_are_scrubbed_wherever_they_appear(tmp_path):
+    key = "sk-settings-key-4242"
+    echoed = {"error": f"key {key} is not valid"}
+    script = Script(ok(), httpx.Response(400, json=echoed))
+    ctx = FetchContext(
+        archive=ArchiveWriter(tmp_path, STAMP, "demo"),
+        settings=SourceSettings(runpod_api_key=key),
+        transport=httpx.MockTransport(script),
+        sleep=lambda seconds: None,
+    )
+    client = http_client("demo", ctx)
+    # A key in a parameter or body field whose name says nothing of secrets.
+    get(ctx, client, f"{URL}?auth={key}", params={"q": key}, method="POST", json={"k": [key]})
+    assert key in str(script.requests[0].url)
+    manifest = json.dumps(read_manifest(tmp_path / STAMP / "demo"))
+    assert key not in manifest and manifest.count("<redacted>") == 3
+    assert key not in repr(client) and key not in repr(ctx)
+    # A provider echoing the key back in its error body.
+    with pytest.raises(SourceError) as caught:
+        get(ctx, client, URL)
+    assert key not in str(caught.value) and "key <redacted> is not valid" in str(caught.value)
+    assert caught.value.__cause__ is None and caught.value.__context__ is None
+
+
 def test_user_agent_timeouts_and_extension(ctx):
     script = Script(
         httpx.Response(200, text="<html></html>", headers={"Content-Type": "text/html"})
@@ -231,7 +256,8 @@ def test_transport_and_sleep_come_from_the_fetch_context(tmp_path):
     waits: list[float] = []
     ctx = FetchContext(
         archive=ArchiveWriter(tmp_path, STAMP, "demo"),
-        options={"http_transport": httpx.MockTransport(script), "http_sleep": waits.append},
+        transport=httpx.MockTransport(script),
+        sleep=waits.append,
     )
     get(ctx, http_client("demo", ctx), URL)
     assert waits == [1.0]

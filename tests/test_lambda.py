@@ -14,7 +14,8 @@ import pytest
 
 from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError, SourceError
-from chipcost.extract.lambda_cloud import API_KEY_ENV, API_URL, PAGE_URL, fetch, offer_name, parse
+from chipcost.core.settings import SourceSettings
+from chipcost.extract.lambda_cloud import API_URL, PAGE_URL, fetch, offer_name, parse
 from tests.recorded import STAMP, assert_loadable, fake_context, recorded
 
 
@@ -127,15 +128,15 @@ def test_odd_api_entries_become_rejects():
     assert [r.instance_type for r in result.records] == ["1x H100-PCIe"]
 
 
-def test_fetch_uses_the_api_with_a_key_and_never_archives_it(tmp_path, monkeypatch):
-    monkeypatch.setenv(API_KEY_ENV, "secret_lambda_key")
+def test_fetch_uses_the_api_with_a_key_and_never_archives_it(tmp_path):
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         return httpx.Response(200, content=api().data, headers={"Content-Type": "application/json"})
 
-    [fetched] = fetch(fake_context(tmp_path, "lambda", handler))
+    settings = SourceSettings(lambda_api_key="secret_lambda_key")
+    [fetched] = fetch(fake_context(tmp_path, "lambda", handler, settings=settings))
     assert str(seen[0].url) == API_URL
     assert seen[0].headers["Authorization"] == "Bearer secret_lambda_key"
     manifest = read_manifest(tmp_path / STAMP / "lambda")
@@ -144,8 +145,7 @@ def test_fetch_uses_the_api_with_a_key_and_never_archives_it(tmp_path, monkeypat
     assert len(parse([fetched]).records) == 9
 
 
-def test_fetch_reads_the_public_page_without_a_key(tmp_path, monkeypatch):
-    monkeypatch.delenv(API_KEY_ENV, raising=False)
+def test_fetch_reads_the_public_page_without_a_key(tmp_path):
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -158,9 +158,7 @@ def test_fetch_reads_the_public_page_without_a_key(tmp_path, monkeypatch):
     assert len(parse([fetched]).records) == 7
 
 
-def test_a_timeout_storm_fails_with_advice(tmp_path, monkeypatch):
-    monkeypatch.delenv(API_KEY_ENV, raising=False)
-
+def test_a_timeout_storm_fails_with_advice(tmp_path):
     def handler(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectTimeout("timed out")
 

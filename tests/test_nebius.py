@@ -169,7 +169,8 @@ def test_fetch_archives_the_page(tmp_path):
 
     ctx = FetchContext(
         archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
-        options={"http_transport": httpx.MockTransport(handler), "http_sleep": lambda s: None},
+        transport=httpx.MockTransport(handler),
+        sleep=lambda s: None,
     )
     [payload] = fetch(ctx)
     [archived] = read_payloads(tmp_path / STAMP, "nebius")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 from importlib import import_module
 from pathlib import Path
@@ -13,6 +14,8 @@ import chipcost.sample.build as sample_build
 from chipcost.extract import SOURCE_MODULES, registry
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# What reads the process environment: os.environ / os.getenv and their bytes forms.
+ENVIRONMENT_READS = frozenset({"environ", "environb", "getenv", "getenvb"})
 
 
 def source_modules() -> set[str]:
@@ -58,3 +61,44 @@ def test_every_source_has_a_known_provider():
 
     for source in registry().values():
         assert source.provider in PROVIDERS, source.name
+
+
+def environment_reads(text: str) -> list[str]:
+    """Where code reads the environment: `os.environ`, `os.getenv`, `from os import environ`."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Attribute) and node.attr in ENVIRONMENT_READS:
+            found.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            names = [a.name for a in node.names if a.name in ENVIRONMENT_READS or a.name == "*"]
+            found.extend(f"line {node.lineno}: from os import {name}" for name in names)
+    return found
+
+
+def test_no_module_in_extract_reads_the_environment():
+    """Keys and endpoints reach sources as ctx.settings, read once by chipcost.core.settings."""
+    modules = sorted(Path(extract.__path__[0]).rglob("*.py"))
+    assert modules
+    reads = {
+        path.name: found
+        for path in modules
+        if (found := environment_reads(path.read_text(encoding="utf-8")))
+    }
+    assert not reads, f"read them in chipcost/core/settings.py (SOURCE_ENV) instead: {reads}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import os\nkey = os.environ.get('X')",
+        "import os as o\nkey = o.getenv('X')",
+        "from os import environ\nkey = environ['X']",
+        "from os import *",
+    ],
+)
+def test_the_environment_check_sees_every_form(text):
+    assert environment_reads(text)
+
+
+def test_the_environment_check_allows_other_uses_of_os():
+    assert not environment_reads("import os\nos.replace('a.part', 'a')  # environment, in words")

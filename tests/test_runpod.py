@@ -13,6 +13,7 @@ import pytest
 
 from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError, SourceError
+from chipcost.core.settings import SourceSettings
 from chipcost.extract.runpod import API_KEY_ENV, GPU_TYPES_QUERY, GRAPHQL_URL, fetch, parse
 from tests.recorded import STAMP, assert_loadable, fake_context, recorded
 
@@ -112,8 +113,7 @@ def test_unusable_prices_become_rejects_and_the_rest_loads():
     assert_loadable(result)
 
 
-def test_fetch_posts_the_query_with_the_key_and_archives_no_secret(tmp_path, monkeypatch):
-    monkeypatch.setenv(API_KEY_ENV, "rp-secret-key")
+def test_fetch_posts_the_query_with_the_key_and_archives_no_secret(tmp_path):
     body = (payload("gpu-types.json")).data
     seen: list[httpx.Request] = []
 
@@ -124,7 +124,8 @@ def test_fetch_posts_the_query_with_the_key_and_archives_no_secret(tmp_path, mon
         return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
 
     waits: list[float] = []
-    ctx = fake_context(tmp_path, "runpod", handler, waits)
+    settings = SourceSettings(runpod_api_key="rp-secret-key")
+    ctx = fake_context(tmp_path, "runpod", handler, waits, settings)
     [fetched] = fetch(ctx)
     assert waits == [2.0] and len(seen) == 2
     assert seen[-1].method == "POST" and str(seen[-1].url) == GRAPHQL_URL
@@ -136,8 +137,7 @@ def test_fetch_posts_the_query_with_the_key_and_archives_no_secret(tmp_path, mon
     assert len(parse([fetched]).records) == 39
 
 
-def test_fetch_without_a_key_sends_no_authorization(tmp_path, monkeypatch):
-    monkeypatch.delenv(API_KEY_ENV, raising=False)
+def test_fetch_without_a_key_sends_no_authorization(tmp_path):
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -148,8 +148,8 @@ def test_fetch_without_a_key_sends_no_authorization(tmp_path, monkeypatch):
     assert "Authorization" not in seen[0].headers
 
 
-def test_a_refused_key_names_the_variable(tmp_path, monkeypatch):
-    monkeypatch.setenv(API_KEY_ENV, "expired")
-    ctx = fake_context(tmp_path, "runpod", lambda request: httpx.Response(401))
+def test_a_refused_key_names_the_variable(tmp_path):
+    refused = SourceSettings(runpod_api_key="rp-expired-key")
+    ctx = fake_context(tmp_path, "runpod", lambda request: httpx.Response(401), settings=refused)
     with pytest.raises(SourceError, match=f"check the API key \\({API_KEY_ENV}\\)"):
         fetch(ctx)

@@ -16,6 +16,7 @@ import pytest
 from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
+from chipcost.core.settings import SourceSettings
 from chipcost.extract.base import FetchContext
 from chipcost.extract.spheron import API_KEY_ENV, OFFERS_URL, SOURCE, fetch, parse
 from chipcost.transform.validate import validate_records
@@ -160,18 +161,18 @@ def page_response(name: str) -> httpx.Response:
     return httpx.Response(200, content=(FIXTURES / name).read_bytes())
 
 
-def context(tmp_path: Path, feed: Feed, waits: list[float] | None = None) -> FetchContext:
+def context(
+    tmp_path: Path, feed: Feed, waits: list[float] | None = None, key: str = ""
+) -> FetchContext:
     return FetchContext(
         archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
-        options={
-            "http_transport": httpx.MockTransport(feed),
-            "http_sleep": (waits if waits is not None else []).append,
-        },
+        settings=SourceSettings(spheron_api_key=key),
+        transport=httpx.MockTransport(feed),
+        sleep=(waits if waits is not None else []).append,
     )
 
 
-def test_fetch_pages_through_the_feed_and_archives_each_page(tmp_path, monkeypatch):
-    monkeypatch.delenv(API_KEY_ENV, raising=False)
+def test_fetch_pages_through_the_feed_and_archives_each_page(tmp_path):
     feed = Feed(*(page_response(name) for name in PAGES))
     payloads = fetch(context(tmp_path, feed))
     assert [r.url.params["page"] for r in feed.requests] == ["1", "2"]
@@ -183,10 +184,9 @@ def test_fetch_pages_through_the_feed_and_archives_each_page(tmp_path, monkeypat
     assert len(parse(archived).records) == 14
 
 
-def test_fetch_with_a_key_sends_it_but_never_archives_it(tmp_path, monkeypatch):
-    monkeypatch.setenv(API_KEY_ENV, "sk-test-secret")
+def test_fetch_with_a_key_sends_it_but_never_archives_it(tmp_path):
     feed = Feed(page_response(PAGES[0]), page_response(PAGES[1]))
-    fetch(context(tmp_path, feed))
+    fetch(context(tmp_path, feed, key="sk-test-secret"))
     assert feed.requests[0].headers["authorization"] == "Bearer sk-test-secret"
     stored = (tmp_path / STAMP / "spheron" / "manifest.json").read_text()
     assert "sk-test-secret" not in stored and '"access": "api_key"' in stored
@@ -202,7 +202,7 @@ def test_a_429_storm_fails_the_source_with_advice(tmp_path):
     assert waits and all(w == 30.0 for w in waits)
 
 
-def test_a_rejected_key_says_which_variable_to_check(tmp_path, monkeypatch):
-    monkeypatch.setenv(API_KEY_ENV, "expired")
+def test_a_rejected_key_says_which_variable_to_check(tmp_path):
+    feed = Feed(httpx.Response(401, json={"message": "Unauthorized"}))
     with pytest.raises(SourceError, match=API_KEY_ENV):
-        fetch(context(tmp_path, Feed(httpx.Response(401, json={"message": "Unauthorized"}))))
+        fetch(context(tmp_path, feed, key="sk-expired-key"))

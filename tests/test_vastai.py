@@ -113,8 +113,7 @@ def test_an_html_error_page_is_not_json():
         parse([payload("bad-error-page.html")])
 
 
-def test_fetch_posts_the_search_and_archives_it(tmp_path, monkeypatch):
-    monkeypatch.delenv("VAST_API_KEY", raising=False)
+def test_fetch_posts_the_search_and_archives_it(tmp_path):
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:

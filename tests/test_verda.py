@@ -142,7 +142,8 @@ def test_an_error_object_instead_of_a_list_fails_the_source():
 def context(tmp_path: Path, handler) -> FetchContext:
     return FetchContext(
         archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
-        options={"http_transport": httpx.MockTransport(handler), "http_sleep": lambda s: None},
+        transport=httpx.MockTransport(handler),
+        sleep=lambda s: None,
     )
 
 

@@ -1,9 +1,11 @@
-"""One settings object: where data lives, read from options and environment variables."""
+"""One settings object: where data lives and what sources use, from options and environment."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from chipcost.core.errors import ChipcostError
@@ -15,6 +17,77 @@ DB_FILENAME = "chipcost.duckdb"
 # price and the raw archive every payload for ever (docs/warehouse.md, "Retention").
 DEFAULT_OBSERVATIONS_DAYS = 35
 OBSERVATIONS_DAYS_ENV = "CHIPCOST_OBSERVATIONS_DAYS"
+# The environment variables sources read, by SourceSettings field: read here once, so a source
+# gets typed values and never looks at the environment itself (docs/sources.md).
+SOURCE_ENV = {
+    "runpod_api_key": "RUNPOD_API_KEY",
+    "vast_api_key": "VAST_API_KEY",
+    "spheron_api_key": "SPHERON_API_KEY",
+    "lambda_api_key": "LAMBDA_API_KEY",
+    "aws_price_list_url": "CHIPCOST_AWS_PRICE_LIST_URL",
+    "aws_spot_feed_url": "CHIPCOST_AWS_SPOT_FEED_URL",
+    "aws_regions": "CHIPCOST_AWS_REGIONS",
+}
+# Lower-case words joined by hyphens (us-east-1, us-gov-west-1, us-west-2-lax-1): catches a
+# list written with spaces or semicolons instead of commas before any download starts.
+REGION_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
+
+
+@dataclass(frozen=True)
+class SourceSettings:
+    """Credentials and endpoints of the sources; empty means none set (or the provider's own).
+
+    Keys are kept out of repr so that a logged or printed settings object shows no secret.
+    """
+
+    runpod_api_key: str = field(default="", repr=False)
+    vast_api_key: str = field(default="", repr=False)
+    spheron_api_key: str = field(default="", repr=False)
+    lambda_api_key: str = field(default="", repr=False)
+    aws_price_list_url: str = ""
+    aws_spot_feed_url: str = ""
+    aws_regions: tuple[str, ...] | None = None  # None: every region AWS's index lists
+
+    def secrets(self) -> tuple[str, ...]:
+        """The credential values set: what the HTTP layer scrubs from anything it archives."""
+        return tuple(
+            value
+            for f in fields(self)
+            if f.name.endswith("_api_key") and (value := getattr(self, f.name))
+        )
+
+
+def source_settings(environ: Mapping[str, str]) -> SourceSettings:
+    """SourceSettings from the variables of SOURCE_ENV; a malformed value is a ChipcostError."""
+    values: dict[str, object] = {}
+    for name, variable in SOURCE_ENV.items():
+        text = environ.get(variable, "").strip()
+        if not text:
+            continue
+        if name == "aws_regions":
+            values[name] = _regions(variable, text)
+        elif name.endswith("_url"):
+            values[name] = _url(variable, text)
+        else:
+            values[name] = text
+    return SourceSettings(**values)  # type: ignore[arg-type]
+
+
+def _url(variable: str, text: str) -> str:
+    if not text.startswith(("http://", "https://")):
+        raise ChipcostError(f"{variable}={text!r}: give an http:// or https:// URL, or unset it")
+    return text
+
+
+def _regions(variable: str, text: str) -> tuple[str, ...] | None:
+    regions = tuple(dict.fromkeys(r.strip() for r in text.split(",") if r.strip()))
+    wrong = [r for r in regions if not REGION_NAME.match(r)]
+    if wrong:
+        raise ChipcostError(
+            f"{variable}={text!r}: {', '.join(map(repr, wrong))} is not a region code; give "
+            "codes separated by commas, e.g. us-east-1,us-west-2"
+        )
+    return regions or None
 
 
 @dataclass(frozen=True)
@@ -22,6 +95,7 @@ class Settings:
     data_dir: Path
     db_path: Path
     observations_days: int | None = DEFAULT_OBSERVATIONS_DAYS  # None keeps every observation
+    sources: SourceSettings = field(default_factory=SourceSettings)
 
     @property
     def archive_dir(self) -> Path:
@@ -37,7 +111,12 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
     data = Path(data_dir or os.environ.get("CHIPCOST_DATA_DIR") or DEFAULT_DATA_DIR)
     db_path = Path(db or os.environ.get("CHIPCOST_DB") or data / DB_FILENAME)
     days = observations_days(os.environ.get(OBSERVATIONS_DAYS_ENV))
-    return Settings(data_dir=data, db_path=db_path, observations_days=days)
+    return Settings(
+        data_dir=data,
+        db_path=db_path,
+        observations_days=days,
+        sources=source_settings(os.environ),
+    )
 
 
 def observations_days(text: str | None) -> int | None:

@@ -12,6 +12,7 @@ same history as the backfill did, with valid_from at the dates the prices took e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -117,15 +118,18 @@ def backfill(
     regions: tuple[str, ...] | None = None,
     *,
     progress: Progress | None = None,
-    options: dict[str, object] | None = None,
+    sleep: Callable[[float], None] | None = None,
 ) -> list[Outcome]:
-    """Load every version since `since`, oldest first; stop at the first that fails."""
+    """Load every version since `since`, oldest first; stop at the first that fails.
+
+    Where to download from comes from settings.sources; `sleep` is for tests to skip waits.
+    """
     progress = progress or Progress()
     check_writable(settings)
     prepare_data_dir(settings)
     outcomes: list[Outcome] = []
     with run_lock(settings.db_path):
-        fetcher = _Fetcher(settings, regions, progress, options or {})
+        fetcher = _Fetcher(settings, regions, progress, sleep)
         versions, superseded = versions_since(fetcher.version_index(), since)
         outcomes.extend(superseded)
         loaded, newest = _warehouse_state(settings)
@@ -206,17 +210,19 @@ class _Fetcher:
         settings: Settings,
         regions: tuple[str, ...] | None,
         progress: Progress,
-        options: dict[str, object],
+        sleep: Callable[[float], None] | None,
     ) -> None:
         self.settings, self.regions, self.progress = settings, regions, progress
-        self.options = options
+        self.sleep = sleep
         self.indexes: list[tuple[str, str, bytes]] = []  # (kind, url, bytes) fetched once
 
     def context(self, stamp: str) -> FetchContext:
         writer = archive.ArchiveWriter(self.settings.archive_dir, stamp, SOURCE.name)
         if (writer.directory / archive.MANIFEST).is_file():  # resume an interrupted version
             writer.manifest = archive.read_manifest(writer.directory)
-        return FetchContext(writer, progress=self.progress.message, options=self.options)
+        return FetchContext(
+            writer, progress=self.progress.message, settings=self.settings.sources, sleep=self.sleep
+        )
 
     def version_index(self) -> dict[str, Any]:
         files = public_files(self.context(archive.run_stamp(now())), SOURCE.name)

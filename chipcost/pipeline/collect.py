@@ -73,7 +73,9 @@ def collect_source(
         else:
             writer = archive.ArchiveWriter(settings.archive_dir, stamp, source.name)
             context = FetchContext(
-                archive=writer, progress=lambda m: progress(f"{source.name}: {m}")
+                archive=writer,
+                progress=lambda m: progress(f"{source.name}: {m}"),
+                settings=settings.sources,
             )
             payloads = source.fetch(context)
         result.payloads = len(payloads)

@@ -1,0 +1,78 @@
+"""The settings object reads the sources' keys and endpoints from the environment, once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import (
+    SOURCE_ENV,
+    Settings,
+    SourceSettings,
+    load_settings,
+    source_settings,
+)
+
+
+def test_every_variable_reaches_its_typed_field():
+    environ = {
+        "RUNPOD_API_KEY": " rp-key\n",
+        "VAST_API_KEY": "vast-key",
+        "SPHERON_API_KEY": "sph-key",
+        "LAMBDA_API_KEY": "lambda-key",
+        "CHIPCOST_AWS_PRICE_LIST_URL": "https://mirror.example.test/prices",
+        "CHIPCOST_AWS_SPOT_FEED_URL": "http://127.0.0.1:8080/spot.js",
+        "CHIPCOST_AWS_REGIONS": " us-east-1, us-west-2 ,,us-east-1",
+        "UNRELATED": "ignored",
+    }
+    assert source_settings(environ) == SourceSettings(
+        runpod_api_key="rp-key",
+        vast_api_key="vast-key",
+        spheron_api_key="sph-key",
+        lambda_api_key="lambda-key",
+        aws_price_list_url="https://mirror.example.test/prices",
+        aws_spot_feed_url="http://127.0.0.1:8080/spot.js",
+        aws_regions=("us-east-1", "us-west-2"),
+    )
+    assert set(SOURCE_ENV.values()) == set(environ) - {"UNRELATED"}
+
+
+def test_unset_or_blank_means_the_defaults():
+    blank = {name: "  " for name in SOURCE_ENV.values()}
+    assert source_settings({}) == source_settings(blank) == SourceSettings()
+    assert SourceSettings().aws_regions is None and SourceSettings().secrets() == ()
+    assert Settings(data_dir=Path("d"), db_path=Path("d/x")).sources == SourceSettings()
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "words"),
+    [
+        ("CHIPCOST_AWS_REGIONS", "us-east-1 us-west-2", "'us-east-1 us-west-2' is not a region"),
+        ("CHIPCOST_AWS_REGIONS", "us-east-1;eu-west-1", "separated by commas"),
+        ("CHIPCOST_AWS_PRICE_LIST_URL", "pricing.example.test", "http:// or https://"),
+        ("CHIPCOST_AWS_SPOT_FEED_URL", "ftp://example.test/spot.js", "http:// or https://"),
+    ],
+)
+def test_a_malformed_value_names_its_variable(name, value, words):
+    with pytest.raises(ChipcostError, match=name) as caught:
+        source_settings({name: value})
+    assert words in str(caught.value)
+
+
+def test_keys_are_secrets_and_never_shown():
+    settings = SourceSettings(runpod_api_key="rp-secret", lambda_api_key="lambda-secret")
+    assert settings.secrets() == ("rp-secret", "lambda-secret")
+    shown = repr(Settings(data_dir=Path("d"), db_path=Path("d/x"), sources=settings))
+    assert "secret" not in shown
+
+
+def test_load_settings_reads_the_environment(monkeypatch):
+    for name in SOURCE_ENV.values():
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("VAST_API_KEY", "vast-from-env")
+    monkeypatch.setenv("CHIPCOST_AWS_REGIONS", "eu-west-1")
+    sources = load_settings(db="x.duckdb", data_dir="d").sources
+    assert sources.vast_api_key == "vast-from-env" and sources.aws_regions == ("eu-west-1",)
+    assert sources.runpod_api_key == "" and sources.aws_price_list_url == ""
