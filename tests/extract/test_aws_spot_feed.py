@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
@@ -16,9 +15,10 @@ from chipcost.extract import _aws_public, aws_spot_feed
 from chipcost.extract.aws_spot_feed import SOURCE_NAME, parse
 from chipcost.extract.base import FetchContext
 from chipcost.transform.validate import validate_records
+from tests.paths import FIXTURES
 from tests.price_files_server import Faults, serve
 
-FIXTURES = Path(__file__).parent / "fixtures" / "aws-spot-feed"
+FIXTURES = FIXTURES / "aws-spot-feed"
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 2, tzinfo=UTC)
 STAMP = "2026-11-14T060000Z"
 

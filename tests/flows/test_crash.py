@@ -20,10 +20,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.paths import ROOT
+
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
-ROOT = Path(__file__).resolve().parent.parent
 TABLES = ("runs", "source_runs", "observations", "price_history", "rejects")
 DATA_TABLES = ("observations", "price_history", "rejects")
 WAIT_SECONDS = 180

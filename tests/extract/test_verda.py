@@ -20,8 +20,9 @@ from chipcost.core.payload import Payload
 from chipcost.extract.base import FetchContext
 from chipcost.extract.verda import INSTANCE_TYPES_URL, PERIODS_URL, SOURCE, fetch, parse
 from chipcost.transform.validate import validate_records
+from tests.paths import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "verda"
+FIXTURES = FIXTURES / "verda"
 FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)
 STAMP = "2026-11-21T060000Z"
 

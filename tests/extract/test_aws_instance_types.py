@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 
 import boto3
 import pytest
@@ -16,8 +15,9 @@ from chipcost.core.payload import Payload
 from chipcost.extract.aws_pricing import EC2_URL, INSTANCE_FAMILIES, PRICING_URL, fetch, parse
 from chipcost.extract.aws_pricing import get_products_request as request
 from chipcost.extract.base import FetchContext
+from tests.paths import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "aws-pricing-api"
+FIXTURES = FIXTURES / "aws-pricing-api"
 WHEN = datetime(2026, 11, 14, 6, tzinfo=UTC)
 EMPTY_PAGE = {"FormatVersion": "aws_v1", "PriceList": []}
 

@@ -21,9 +21,10 @@ from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Settings, SourceSettings, load_settings
 from chipcost.extract._http import MAX_ATTEMPTS
 from chipcost.pipeline.backfill import Progress, backfill, parse_since, versions_since
+from tests.paths import FIXTURES
 from tests.price_files_server import Faults, serve
 
-FIXTURES = Path(__file__).parent / "fixtures" / "aws-bulk"
+FIXTURES = FIXTURES / "aws-bulk"
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 EC2 = "/offers/v1.0/aws/AmazonEC2"
 V1, V2, V3 = "20230825183306", "20250415191720", "20251201190623"

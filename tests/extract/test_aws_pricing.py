@@ -37,8 +37,8 @@ from chipcost.extract.base import FetchContext
 from chipcost.sample.build import DAYS, run_time
 from chipcost.sample.build import aws_pricing as sample_builder
 from tests import aws_pricing_fixtures
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "aws-pricing-api"
 SAMPLE = ROOT / "sample" / "archive"
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 3, tzinfo=UTC)

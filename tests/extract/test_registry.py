@@ -12,8 +12,8 @@ import pytest
 import chipcost.extract as extract
 import chipcost.sample.build as sample_build
 from chipcost.extract import SOURCE_MODULES, registry
+from tests.paths import FIXTURES, ROOT
 
-FIXTURES = Path(__file__).parent / "fixtures"
 # What reads the process environment: os.environ / os.getenv and their bytes forms.
 ENVIRONMENT_READS = frozenset({"environ", "environb", "getenv", "getenvb"})
 
@@ -102,3 +102,13 @@ def test_the_environment_check_sees_every_form(text):
 
 def test_the_environment_check_allows_other_uses_of_os():
     assert not environment_reads("import os\nos.replace('a.part', 'a')  # environment, in words")
+
+
+def test_the_independence_contract_lists_every_source():
+    """pyproject.toml's "a source never imports another source" names exactly the registry."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    contracts = config["tool"]["importlinter"]["contracts"]
+    [independence] = [c for c in contracts if c["type"] == "independence"]
+    assert independence["modules"] == [f"chipcost.extract.{m}" for m in SOURCE_MODULES]

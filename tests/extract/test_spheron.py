@@ -20,8 +20,9 @@ from chipcost.core.settings import SourceSettings
 from chipcost.extract.base import FetchContext
 from chipcost.extract.spheron import API_KEY_ENV, OFFERS_URL, SOURCE, fetch, parse
 from chipcost.transform.validate import validate_records
+from tests.paths import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "spheron"
+FIXTURES = FIXTURES / "spheron"
 FETCHED_AT = datetime(2026, 11, 21, 6, 0, 4, tzinfo=UTC)
 STAMP = "2026-11-21T060000Z"
 PAGES = ("gpu-offers-page-1.json", "gpu-offers-page-2.json")

@@ -18,8 +18,9 @@ from chipcost.core.payload import Payload
 from chipcost.extract.base import FetchContext
 from chipcost.extract.coreweave import PRICING_URL, SOURCE, fetch, parse
 from chipcost.transform.validate import validate_records
+from tests.paths import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "coreweave"
+FIXTURES = FIXTURES / "coreweave"
 FETCHED_AT = datetime(2026, 11, 21, 6, 0, 2, tzinfo=UTC)
 STAMP = "2026-11-21T060000Z"
 

@@ -12,8 +12,8 @@ from chipcost.extract import _aws_bulk_csv
 from chipcost.extract._aws_bulk_csv import Selection, filter_file, read_head
 from chipcost.extract._aws_bulk_parse import ec2_selection, savings_plan_selection
 from chipcost.sample.build._aws_bulk_csv import HEADER_2025, ec2_csv, product_rows, variant
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "aws-bulk"
 EC2 = "offers/v1.0/aws/AmazonEC2"
 EC2_FILES = [

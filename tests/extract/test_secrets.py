@@ -23,10 +23,10 @@ import pytest
 
 from chipcost.extract import _http, aws_pricing, runpod
 from tests.fault_server import fault_server, respond
+from tests.paths import ROOT
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
-ROOT = Path(__file__).resolve().parent.parent
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 CODE = ("extract", "reports", "flows", "chipcost", "transform", "warehouse")
 SECRET_NAME = re.compile(

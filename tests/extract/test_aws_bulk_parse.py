@@ -11,7 +11,6 @@ import io
 import json
 import random
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
@@ -22,8 +21,8 @@ from chipcost.extract._aws_bulk_csv import filter_file, read_head
 from chipcost.extract._aws_bulk_parse import ec2_selection, savings_plan_selection
 from chipcost.sample.build._aws_price_list import get_products_page, item_string, offer_item
 from tests import aws_bulk_fixtures
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "aws-bulk"
 EC2 = "offers/v1.0/aws/AmazonEC2"
 EAST = f"{EC2}/20251201190623/us-east-1/index.csv"

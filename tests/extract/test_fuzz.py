@@ -29,8 +29,8 @@ from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract import registry
 from chipcost.transform.validate import validate_records
 from tests.mutations import finite_or_none, mutated_bytes
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 SAMPLE = ROOT / "sample" / "archive"
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 2, tzinfo=UTC)

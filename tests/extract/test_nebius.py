@@ -7,7 +7,6 @@ priced per GPU-hour with preemptible and on-demand columns, a CPU table), trimme
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import httpx
 import pytest
@@ -18,8 +17,9 @@ from chipcost.core.payload import Payload
 from chipcost.extract.base import FetchContext
 from chipcost.extract.nebius import PRICING_URL, SOURCE, columns, fetch, parse
 from chipcost.transform.validate import validate_records
+from tests.paths import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "nebius"
+FIXTURES = FIXTURES / "nebius"
 FETCHED_AT = datetime(2026, 11, 21, 6, 0, 3, tzinfo=UTC)
 STAMP = "2026-11-21T060000Z"
 HEADER_CELL = '<div class="pc-highlight-table-block__cell" role="columnheader">{}</div>'

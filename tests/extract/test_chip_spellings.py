@@ -7,15 +7,14 @@ decided (a row in chipcost/data/chip_aliases.csv, or knowingly 'unknown') and te
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from chipcost.core.catalog import canonical_chip
 from chipcost.core.payload import Payload
 from chipcost.extract import coreweave, nebius, spheron, verda
+from tests.paths import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures"
 AT = datetime(2026, 11, 21, 6, 0, tzinfo=UTC)
 
 # (source, instance as the record names it) -> canonical chip.

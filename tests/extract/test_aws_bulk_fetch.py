@@ -19,9 +19,10 @@ from chipcost.core.settings import SourceSettings
 from chipcost.extract import _aws_public, aws_bulk
 from chipcost.extract._http import MAX_ATTEMPTS
 from chipcost.extract.base import FetchContext
+from tests.paths import FIXTURES
 from tests.price_files_server import Faults, serve
 
-FIXTURES = Path(__file__).parent / "fixtures" / "aws-bulk"
+FIXTURES = FIXTURES / "aws-bulk"
 EC2 = "/offers/v1.0/aws/AmazonEC2/20251201190623"
 EAST_CSV = f"{EC2}/us-east-1/index.csv"
 WEST_CSV = f"{EC2}/us-west-2/index.csv"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,8 @@ from chipcost.sample.build import DAYS, aws_capacity_blocks, aws_savings_plans, 
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.prices import PRICE_COLUMNS, per_chip_prices
 from tests.helpers import day, record
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample" / "archive"
 SOURCES = ("aws-savings-plans", "aws-spot", "aws-capacity-blocks")
 BUILDERS = (aws_savings_plans, aws_spot, aws_capacity_blocks)
