@@ -25,6 +25,7 @@ import typer
 from rich.console import Console
 
 from chipcost.cli.options import err, out
+from chipcost.core.durations import iso_timedelta
 
 if TYPE_CHECKING:
     import polars as pl
@@ -53,28 +54,6 @@ def notices(fmt: OutputFormat) -> Console:
     return out if fmt is OutputFormat.table else err
 
 
-def iso_duration(value: timedelta) -> str:
-    """timedelta(days=1, hours=2, minutes=30) -> 'P1DT2H30M'; negative ones get a leading '-'."""
-    sign = "-" if value < timedelta(0) else ""
-    value = abs(value)
-    seconds = value.seconds + value.microseconds / 1e6
-    return sign + iso_duration_parts(0, value.days, seconds)
-
-
-def iso_duration_parts(months: int, days: int, seconds: float) -> str:
-    """An ISO 8601 duration from non-negative months, days and seconds: 'P1Y2M3DT4H5M6.5S'."""
-    years, months = divmod(months, 12)
-    date_part = "".join(f"{n}{unit}" for n, unit in ((years, "Y"), (months, "M"), (days, "D")) if n)
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    time_part = "".join(f"{int(n)}{unit}" for n, unit in ((hours, "H"), (minutes, "M")) if n)
-    if secs:
-        time_part += f"{secs:.6f}".rstrip("0").rstrip(".") + "S"
-    if not date_part and not time_part:
-        return "PT0S"
-    return "P" + date_part + (f"T{time_part}" if time_part else "")
-
-
 def json_value(value: Any) -> Any:
     """A value as JSON can hold it (see the module docstring for each kind)."""
     if value is None or isinstance(value, bool | int | str):
@@ -83,10 +62,11 @@ def json_value(value: Any) -> Any:
         return value if math.isfinite(value) else None
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, datetime | date | time):
-        return value.isoformat()
     if isinstance(value, timedelta):
-        return iso_duration(value)
+        return iso_timedelta(value)
+    if isinstance(value, datetime | date | time) or hasattr(value, "isoformat"):
+        # Dates and times, and the warehouse's exact intervals (chipcost.warehouse.readonly).
+        return value.isoformat()
     if isinstance(value, bytes | bytearray | memoryview):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, dict):

@@ -37,14 +37,17 @@ def names(sources: list[str]) -> str:
     return f"{', '.join(sources[:_LISTED])} and {len(sources) - _LISTED} more"
 
 
-def freshness_lines(fresh: Freshness, what: str = "prices") -> list[str]:
-    """'prices as of ...', stale sources, failed latest attempts, and the sample banner."""
+def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[str]:
+    """'prices as of ...' (unless `what` is None), stale sources, failed latest attempts, and
+    the sample banner."""
     groups = fresh.as_of()
     if not groups:
         return []
     lines = []
     newest = next(iter(groups))
-    if len(groups) == 1:
+    if what is None:
+        pass
+    elif len(groups) == 1:
         count = len(groups[newest])
         lines.append(
             f"{what} as of {when(newest)} ({ago(fresh.now - newest if newest else None)}; "
@@ -83,6 +86,6 @@ def _failed_lines(fresh: Freshness) -> list[str]:
     ]
 
 
-def print_freshness(console: Console, fresh: Freshness, what: str = "prices") -> None:
+def print_freshness(console: Console, fresh: Freshness, what: str | None = "prices") -> None:
     for line in freshness_lines(fresh, what):
         console.print(line, highlight=False, soft_wrap=True)

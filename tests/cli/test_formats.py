@@ -12,14 +12,8 @@ from uuid import UUID
 
 import pytest
 
-from chipcost.cli.formats import (
-    OutputFormat,
-    iso_duration,
-    iso_duration_parts,
-    json_value,
-    text_value,
-    write_rows,
-)
+from chipcost.cli.formats import OutputFormat, json_value, text_value, write_rows
+from chipcost.core.durations import iso_duration, iso_timedelta
 
 ROW = (
     datetime(2026, 11, 21, 6, 0, tzinfo=UTC),
@@ -50,12 +44,23 @@ COLUMNS = ["ts", "d", "t", "iv", "blob", "list", "struct", "dec", "huge", "uuid"
         (timedelta(days=400), "P400D"),
     ],
 )
-def test_iso_duration(value, expected):
-    assert iso_duration(value) == expected
+def test_iso_timedelta(value, expected):
+    assert iso_timedelta(value) == expected
 
 
-def test_iso_duration_months():
-    assert iso_duration_parts(14, 3, 4 * 3600) == "P1Y2M3DT4H"
+@pytest.mark.parametrize(
+    ("parts", "expected"),
+    [
+        ((14, 3, (4 * 3600 + 1.5) * 1e6), "P1Y2M3DT4H1.5S"),
+        ((1, -1, 0), "P1M-1D"),
+        ((0, 0, -5400e6), "-PT1H30M"),
+        ((0, -2, 3 * 3600e6), "P-2DT3H"),
+        ((-14, 0, 0), "-P1Y2M"),
+    ],
+)
+def test_iso_duration_of_interval_parts(parts, expected):
+    months, days, micros = parts
+    assert iso_duration(months, days, int(micros)) == expected
 
 
 def test_json_is_an_array_of_objects_with_every_kind_converted():
