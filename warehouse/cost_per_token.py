@@ -61,20 +61,6 @@ def cost_rows(
     return con.sql(sql, params=params).pl()
 
 
-def baseline_costs(
-    con: duckdb.DuckDBPyConnection, model: str, workload: str, chip: str, **filters
-) -> dict[tuple[str, str], float]:
-    """The baseline chip's cheapest cost per million tokens per (pricing_model, term)."""
-    where, params = _filters(model, workload, **filters)
-    _any_of("chip", [chip], where, params)
-    rows = con.execute(
-        f"SELECT pricing_model, term, min(cost_per_million_tokens) FROM cost_per_token "
-        f"WHERE {' AND '.join(where)} GROUP BY ALL",
-        params,
-    ).fetchall()
-    return {(pm, term): cpm for pm, term, cpm in rows}
-
-
 def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Models with a parameter count or at least one throughput figure."""
     rows = con.execute(
