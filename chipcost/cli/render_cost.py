@@ -84,6 +84,8 @@ def ranking_table(
     rows: Sequence[Mapping[str, object]],
     refs: Mapping[str, int],
     ask: Mapping[str, object],
+    *,
+    wide: bool = False,
 ) -> Fitted:
     """The ranking, cheapest per million tokens first (those that hold the model first)."""
     cells = []
@@ -104,7 +106,7 @@ def ranking_table(
                 "fits": _fits(row, ask["workload"]),
             }
         )
-    return fit_table(console, _columns(ask), cells, keep_order=KEEP_ORDER)
+    return fit_table(console, _columns(ask), cells, keep_order=KEEP_ORDER, wide=wide)
 
 
 def reference_numbers(rows: Sequence[Mapping[str, object]]) -> dict[str, int]:
@@ -163,7 +165,7 @@ def print_footer(console: Console, notes: Sequence[str], fresh: Freshness) -> No
     print_freshness(console, fresh)
 
 
-def print_ranking(console: Console, ranking: CostRanking) -> None:
+def print_ranking(console: Console, ranking: CostRanking, *, wide: bool = False) -> None:
     """The ranking, the figures it used, what was set aside or left out, and the method."""
     refs = reference_numbers(ranking.rows)
     header = ranking.header
@@ -171,12 +173,12 @@ def print_ranking(console: Console, ranking: CostRanking) -> None:
         f"cost per million tokens: {header['model']} {header['workload']} ({header['scope']})",
         highlight=False,
     )
-    fitted = ranking_table(console, ranking.rows, refs, header)
+    fitted = ranking_table(console, ranking.rows, refs, header, wide=wide)
     print_fitted(console, fitted)
     if fitted.dropped:
         console.print(
             f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} "
-            "(--format csv or json has every field)",
+            "(--wide shows every column; --format csv or json every field)",
             highlight=False,
         )
     if ranking.more:

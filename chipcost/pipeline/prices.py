@@ -51,7 +51,7 @@ def _number(name: str, value: float | None, *, low: float = 0.0) -> float | None
     if value is None:
         return None
     if not math.isfinite(value) or value < low:
-        raise ChipcostError(f"{name} {value!r}: give a number of {low:g} or more")
+        raise ChipcostError(f"{name} {value!r}: give a finite number of {low:g} or more")
     return float(value)
 
 

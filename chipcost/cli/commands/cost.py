@@ -7,7 +7,14 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.formats import FormatOption, OutputFormat
-from chipcost.cli.options import DEFAULT_TABLE_ROWS, MAX_LIMIT, DbOption, LimitOption, out
+from chipcost.cli.options import (
+    DEFAULT_TABLE_ROWS,
+    MAX_LIMIT,
+    DbOption,
+    LimitOption,
+    WideOption,
+    out,
+)
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import WORKLOADS
@@ -79,6 +86,7 @@ def cost(
         bool, typer.Option(help="Every offer, not the cheapest per chip, pricing model and term.")
     ] = False,
     limit: LimitOption = None,
+    wide: WideOption = False,
     format: FormatOption = OutputFormat.table,
     db: DbOption = None,
 ) -> None:
@@ -114,7 +122,7 @@ def cost(
     finally:
         con.close()
     if format is OutputFormat.table:
-        print_ranking(out, ranking)
+        print_ranking(out, ranking, wide=wide)
         return
     write_frame(format, ranking.frame())
     print_freshness(notices(format), ranking.freshness)
