@@ -17,6 +17,8 @@ DB_FILENAME = "chipcost.duckdb"
 # price and the raw archive every payload for ever (docs/warehouse.md, "Retention").
 DEFAULT_OBSERVATIONS_DAYS = 35
 OBSERVATIONS_DAYS_ENV = "CHIPCOST_OBSERVATIONS_DAYS"
+# Where price alerts go: apprise URLs separated by commas (docs/reports.md, "Price alerts").
+NOTIFY_ENV = "CHIPCOST_NOTIFY"
 # The environment variables sources read, by SourceSettings field: read here once, so a source
 # gets typed values and never looks at the environment itself (docs/sources.md).
 SOURCE_ENV = {
@@ -96,6 +98,8 @@ class Settings:
     db_path: Path
     observations_days: int | None = DEFAULT_OBSERVATIONS_DAYS  # None keeps every observation
     sources: SourceSettings = field(default_factory=SourceSettings)
+    # apprise URLs carry tokens (a webhook's secret): kept out of repr like the API keys.
+    notify: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def archive_dir(self) -> Path:
@@ -116,7 +120,13 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
         db_path=db_path,
         observations_days=days,
         sources=source_settings(os.environ),
+        notify=notify_urls(os.environ.get(NOTIFY_ENV)),
     )
+
+
+def notify_urls(text: str | None) -> tuple[str, ...]:
+    """CHIPCOST_NOTIFY: apprise URLs separated by commas; empty or unset sends no alert."""
+    return tuple(dict.fromkeys(u.strip() for u in (text or "").split(",") if u.strip()))
 
 
 def observations_days(text: str | None) -> int | None:
