@@ -1,0 +1,113 @@
+"""Price history by day: each chip's cheapest per-chip price per pricing model per UTC day."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import duckdb
+import polars as pl
+
+# Columns of daily_cheapest's frame, in order (a stable contract for the CLI and the API).
+HISTORY_COLUMNS = (
+    "day",
+    "chip",
+    "pricing_model",
+    "price_per_chip_hour",
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "chip_count",
+    "term",
+    "payment",
+    "plan",
+    "source",
+    "offers",
+)
+
+# A history row is the price in force at the end of day d when it began before the day ended
+# and had not ended by then: the same rule as the report's daily trends (warehouse/changes.py).
+# Each row is expanded only over its own days, not joined against a calendar, so a filtered
+# read of years of history touches only the rows it needs.
+_DAILY = """
+WITH bounds AS (
+    SELECT
+        coalesce($since::DATE, min(valid_from)::DATE) AS first_day,
+        coalesce($until::DATE, max(last_seen_at)::DATE) AS last_day
+    FROM price_history
+),
+rows AS (
+    SELECT h.*, h.price_per_hour / h.chip_count AS price_per_chip_hour,
+        greatest(h.valid_from::DATE, b.first_day) AS from_day,
+        least(coalesce((h.valid_to - INTERVAL 1 DAY)::DATE, b.last_day), b.last_day) AS to_day
+    FROM price_history h, bounds b
+    WHERE h.chip_count > 0 AND {where}
+),
+days AS (
+    SELECT unnest(generate_series(from_day, to_day, INTERVAL 1 DAY))::DATE AS day, *
+    FROM rows WHERE from_day <= to_day
+)
+SELECT
+    day, chip, pricing_model,
+    min(price_per_chip_hour) AS price_per_chip_hour,
+    arg_min(provider, {tie}) AS provider,
+    arg_min(region, {tie}) AS region,
+    arg_min(zone, {tie}) AS zone,
+    arg_min(instance_type, {tie}) AS instance_type,
+    arg_min(chip_count, {tie}) AS chip_count,
+    arg_min(term, {tie}) AS term,
+    arg_min(payment, {tie}) AS payment,
+    arg_min(plan, {tie}) AS plan,
+    arg_min(source, {tie}) AS source,
+    count(*) AS offers
+FROM days
+GROUP BY day, chip, pricing_model
+ORDER BY chip, pricing_model, day
+"""
+
+# Ties on price are broken the same way every time, so a day's "where" does not flicker.
+_TIE = "(price_per_chip_hour, provider, region, zone, instance_type, term, payment, plan, source)"
+
+
+def _any_of(column: str, values: list[str] | None, where: list[str], params: dict) -> None:
+    if values:
+        names = []
+        for i, value in enumerate(values):
+            key = f"{column}_{i}"
+            params[key] = value.lower()
+            names.append(f"${key}")
+        where.append(f"lower(h.{column}) IN ({', '.join(names)})")
+
+
+def daily_cheapest(
+    con: duckdb.DuckDBPyConnection,
+    chips: list[str] | None = None,
+    providers: list[str] | None = None,
+    regions: list[str] | None = None,
+    models: list[str] | None = None,
+    since: date | datetime | None = None,
+    until: date | datetime | None = None,
+) -> pl.DataFrame:
+    """The cheapest per-chip price of each chip, per pricing model, per UTC day.
+
+    One row per (day, chip, pricing_model) with the price in force at the end of that day,
+    where it was (provider, region, zone, instance, term, payment, plan, source) and how many
+    offers were priced that day. Filters match case-insensitively; `since` and `until` are
+    inclusive days (default: the first price in the warehouse, the day of the newest price
+    seen). Spot is per zone, so its cheapest zone is the day's spot price.
+    """
+    where: list[str] = ["TRUE"]
+    params: dict = {"since": _day(since), "until": _day(until)}
+    _any_of("chip", chips, where, params)
+    _any_of("provider", providers, where, params)
+    _any_of("region", regions, where, params)
+    _any_of("pricing_model", models, where, params)
+    sql = _DAILY.format(where=" AND ".join(where), tie=_TIE)
+    frame = con.sql(sql, params=params).pl()
+    return frame.select(HISTORY_COLUMNS)
+
+
+def _day(value: date | datetime | None) -> date | None:
+    if isinstance(value, datetime):
+        return value.date()
+    return value
