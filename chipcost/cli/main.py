@@ -12,6 +12,7 @@ from chipcost.cli.commands import (
     collect,
     cost,
     demo,
+    history,
     prices,
     report,
     throughput,
@@ -27,6 +28,7 @@ app = typer.Typer(
 )
 app.command()(collect.collect)
 app.command()(prices.prices)
+app.command()(history.history)
 app.command()(admin.sql)
 app.command()(cost.cost)
 app.command()(report.report)
