@@ -6,14 +6,16 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from html import escape
 
-from chipcost.reports.labels import money
+import polars as pl
 
-# One colour per pricing bucket, the same in the report and the price explorer.
+from chipcost.reports.labels import MODEL_LABELS, money
+
+# One colour per pricing model, the same in the report and the price explorer.
 COLOURS = {
     "on_demand": "#2563eb",
-    "commit_1yr": "#059669",
-    "commit_3yr": "#7c3aed",
-    "commit_other": "#0891b2",
+    "reserved": "#059669",
+    "savings_plan": "#7c3aed",
+    "commitment": "#0891b2",
     "spot": "#ea580c",
     "capacity_block": "#be185d",
 }
@@ -102,3 +104,24 @@ def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
         f"<title>{escape(title)}</title>"
         f'<g transform="translate({LEFT},{TOP})">{"".join(body)}{"".join(legend)}</g></svg>'
     )
+
+
+def chip_charts(history: pl.DataFrame) -> dict[str, str]:
+    """Chip -> its chart, from warehouse.history.daily_cheapest rows (one line per model)."""
+    charts = {}
+    for (chip,), rows in history.sort("chip", "day").group_by("chip", maintain_order=True):
+        series = {
+            model: list(
+                zip(part["day"].to_list(), part["price_per_chip_hour"].to_list(), strict=True)
+            )
+            for (model,), part in rows.group_by("pricing_model", maintain_order=True)
+        }
+        ordered = {m: series[m] for m in sorted(series, key=_model_order)}
+        title = f"{chip}: cheapest USD per chip-hour by pricing model"
+        charts[chip] = price_chart(ordered, MODEL_LABELS, title)
+    return charts
+
+
+def _model_order(model: str) -> int:
+    order = list(COLOURS)
+    return order.index(model) if model in order else len(order)
