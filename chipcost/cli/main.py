@@ -15,6 +15,7 @@ from chipcost.cli.commands import (
     history,
     prices,
     report,
+    site,
     throughput,
 )
 from chipcost.cli.options import err
@@ -32,6 +33,7 @@ app.command()(history.history)
 app.command()(admin.sql)
 app.command()(cost.cost)
 app.command()(report.report)
+app.command()(site.site)
 app.command()(backfill.backfill)
 app.command()(admin.migrate)
 app.command()(admin.sources)
