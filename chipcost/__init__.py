@@ -1,5 +1,25 @@
-"""chipcost: daily AI-accelerator prices with history, per-chip views and drift reports."""
+"""chipcost: daily AI-accelerator prices with history, per-chip views and drift reports.
+
+The Python API (docs/api.md) is imported on first use, so `import chipcost` stays light:
+chipcost.prices(), chipcost.cost(), chipcost.history(), chipcost.sources().
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from chipcost.core.version import __version__
 
-__all__ = ["__version__"]
+if TYPE_CHECKING:
+    from chipcost.api import cost, history, prices, sources
+
+__all__ = ["__version__", "cost", "history", "prices", "sources"]
+_API = ("cost", "history", "prices", "sources")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from chipcost import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'chipcost' has no attribute {name!r}")

@@ -24,6 +24,7 @@ PRICE_COLUMNS = (
     "zone",
     "instance_type",
     "chip_count",
+    "memory_gb",
     "pricing_model",
     "term",
     "payment",
@@ -32,6 +33,7 @@ PRICE_COLUMNS = (
     "price_per_hour",
     "upfront",
     "source",
+    "valid_from",
     "last_seen_at",
 )
 
@@ -49,22 +51,45 @@ def per_chip_prices(
     regions: list[str] | None = None,
     models: list[str] | None = None,
     providers: list[str] | None = None,
+    min_memory_gb: float | None = None,
+    chip_counts: list[float] | None = None,
+    min_price: float | None = None,
+    max_price: float | None = None,
+    spot: bool | None = None,
 ) -> pl.DataFrame:
-    """Current per-chip prices, cheapest first within chip and pricing model."""
+    """Current per-chip prices, cheapest first within chip and pricing model.
+
+    memory_gb is one chip's memory (chips.csv); min_price/max_price bound the per-chip-hour
+    price; spot True keeps only spot prices, False leaves them out.
+    """
     where: list[str] = ["TRUE"]
     params: list = []
-    _any_of("chip", chips, where, params)
+    _any_of("p.chip", chips, where, params)
     _any_of("region", regions, where, params)
     _any_of("pricing_model", models, where, params)
     _any_of("provider", providers, where, params)
+    for condition, value in (
+        ("c.memory_gb >= ?", min_memory_gb),
+        ("price_per_chip_hour >= ?", min_price),
+        ("price_per_chip_hour <= ?", max_price),
+    ):
+        if value is not None:
+            where.append(condition)
+            params.append(value)
+    if chip_counts:
+        where.append(f"chip_count IN ({', '.join('?' for _ in chip_counts)})")
+        params.extend(chip_counts)
+    if spot is not None:
+        where.append("pricing_model " + ("=" if spot else "<>") + " 'spot'")
     order = ", ".join(f"'{m}'" for m in MODEL_ORDER)
+    columns = ", ".join("c.memory_gb" if c == "memory_gb" else f"p.{c}" for c in PRICE_COLUMNS)
     sql = f"""
-        SELECT {", ".join(PRICE_COLUMNS)}
-        FROM per_chip_prices
+        SELECT {columns}
+        FROM per_chip_prices p LEFT JOIN chips c ON c.chip = p.chip
         WHERE {" AND ".join(where)}
-        ORDER BY chip, coalesce(list_position([{order}], pricing_model), 99),
+        ORDER BY p.chip, coalesce(list_position([{order}], pricing_model), 99),
                  {TERM_HOURS}, term, price_per_chip_hour, region, zone, instance_type,
-                 payment, plan
+                 payment, plan, source
     """
     return con.sql(sql, params=params).pl()
 
@@ -76,9 +101,14 @@ def known_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
 
 
 def last_run(con: duckdb.DuckDBPyConnection) -> tuple | None:
-    """(run_id, observed_at, sample, status) of the newest run, or None before the first."""
+    """(run_id, observed_at, sample, status) of the newest run that loaded prices, or None.
+
+    A failed run loads nothing, so it never dates the prices; per source freshness (what
+    the read commands show) is chipcost.warehouse.freshness.
+    """
     rows = con.execute(
-        "SELECT run_id, observed_at, sample, status FROM runs ORDER BY observed_at DESC, "
+        "SELECT run_id, observed_at, sample, status FROM runs WHERE status <> 'failed' "
+        "ORDER BY observed_at DESC, "
         "started_at DESC LIMIT 1"
     ).fetchall()
     return rows[0] if rows else None

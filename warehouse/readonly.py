@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
+from chipcost.core.durations import iso_duration
 from chipcost.core.errors import ChipcostError
 from chipcost.warehouse.db import connect
 
@@ -51,12 +55,97 @@ def _check_reads_only(query: str) -> None:
 
 
 def run_readonly(db_path: Path, query: str) -> pl.DataFrame:
+    """The query's result as a polars frame (for types polars holds; read_rows takes any)."""
+    with _sandboxed(db_path, query) as con:
+        return con.sql(query).pl()
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A DuckDB INTERVAL, exact: months and days are not turned into a number of seconds."""
+
+    months: int
+    days: int
+    micros: int
+
+    def isoformat(self) -> str:
+        return iso_duration(self.months, self.days, self.micros)
+
+    def __str__(self) -> str:
+        return self.isoformat()
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: list[str]
+    types: list[str]
+    rows: list[tuple]
+
+
+# Top-level columns of these types are read as DuckDB's own text, which keeps what Python's
+# types lose: nanoseconds, years past 9999, 'infinity' (which Python reads as 9999-12-31).
+_AS_TEXT = ("TIMESTAMP", "DATE", "TIME")
+_OFFSET = re.compile(r"([+-]\d\d)$")
+_INTERVAL_PARTS = "datepart(['year', 'month', 'day', 'hour', 'minute', 'microsecond'], #{n})"
+
+
+def _projection(n: int, kind: str) -> str:
+    if kind == "INTERVAL":
+        return _INTERVAL_PARTS.format(n=n)
+    if kind.startswith(_AS_TEXT):
+        return f"CAST(#{n} AS VARCHAR)"
+    return f"#{n}"
+
+
+def _iso_text(text: str | None, kind: str) -> str | None:
+    """'2026-11-21 06:00:00+00' -> '2026-11-21T06:00:00+00:00'; 'infinity' stays as it is."""
+    if text is None:
+        return None
+    if kind.startswith("TIMESTAMP"):
+        text = text.replace(" ", "T", 1)
+    if kind.endswith("WITH TIME ZONE"):
+        text = _OFFSET.sub(r"\1:00", text)
+    return text
+
+
+def _interval(parts: dict | None) -> Interval | None:
+    if parts is None:
+        return None
+    micros = (parts["hour"] * 3600 + parts["minute"] * 60) * 1_000_000 + parts["microsecond"]
+    return Interval(12 * parts["year"] + parts["month"], parts["day"], micros)
+
+
+def _value(value: object, kind: str) -> object:
+    if kind == "INTERVAL":
+        return _interval(value)  # type: ignore[arg-type]
+    if kind.startswith(_AS_TEXT):
+        return _iso_text(value, kind)  # type: ignore[arg-type]
+    return value
+
+
+def read_rows(db_path: Path, query: str) -> QueryResult:
+    """The query's result as Python values, every DuckDB type included: top-level intervals
+    as Interval, timestamps, dates and times as ISO 8601 text, the rest as DuckDB gives them
+    (nested values as lists and dicts, BLOBs as bytes)."""
+    with _sandboxed(db_path, query) as con:
+        relation = con.sql(query)
+        columns = list(relation.columns)
+        kinds = [str(t) for t in relation.types]
+        projected = ", ".join(_projection(n, k) for n, k in enumerate(kinds, start=1))
+        rows = relation.project(projected).fetchall()
+    converted = [tuple(_value(v, k) for v, k in zip(row, kinds, strict=True)) for row in rows]
+    return QueryResult(columns=columns, types=kinds, rows=converted)
+
+
+@contextmanager
+def _sandboxed(db_path: Path, query: str) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only, sandboxed connection for one checked query; DuckDB errors in plain words."""
     _check_reads_only(query)
     con = connect(db_path, read_only=True)
     try:
         for setting in SANDBOX:
             con.execute(setting).fetchall()
-        return con.sql(query).pl()
+        yield con
     except duckdb.PermissionException as exc:
         raise ChipcostError(
             f"`chipcost sql` reads only the warehouse: files, other databases and extensions "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -20,13 +21,35 @@ from chipcost.cli.commands import (
 )
 from chipcost.cli.options import err
 from chipcost.core.errors import ChipcostError
+from chipcost.core.version import __version__
 
 app = typer.Typer(
     help="AI-accelerator prices with history: collect, query, compare.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"chipcost {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", "-V", callback=_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """AI-accelerator prices with history: collect, query, compare."""
+
+
 app.command()(collect.collect)
 app.command()(prices.prices)
 app.command()(history.history)
@@ -46,5 +69,5 @@ def main() -> None:
     try:
         app()
     except ChipcostError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(1)

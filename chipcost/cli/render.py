@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-SAMPLE_BANNER = (
-    "[bold yellow]SAMPLE DATA[/]: these prices come from the bundled sample archive "
-    "(synthetic, in each provider's real payload shape), not from a live fetch."
-)
+from chipcost.cli.fit import Column, fit_table, print_fitted
+from chipcost.cli.formats import text_value
+from chipcost.cli.render_fresh import SAMPLE_BANNER, ago, when
+
+__all__ = ["SAMPLE_BANNER", "print_frame", "print_outcomes", "print_rows", "print_sources"]
 STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "already_loaded": "dim"}
 
 
@@ -60,50 +62,6 @@ def _status(status: str) -> str:
     return f"[{STATUS_STYLE.get(status, 'white')}]{status}[/]"
 
 
-def print_prices(console: Console, frame: pl.DataFrame, *, limit: int, last: tuple | None) -> None:
-    table = Table(title="current per-chip prices (USD)", title_justify="left")
-    columns = (
-        ("chip", "chip"),
-        ("provider", "provider"),
-        ("region", "region"),
-        ("zone", "zone"),
-        ("instance", "instance_type"),
-        ("chips", "chip_count"),
-        ("model", "pricing_model"),
-        ("term", "term"),
-        ("payment", "payment"),
-        ("plan", "plan"),
-        ("$/chip-hr", "price_per_chip_hour"),
-        ("$/instance-hr", "price_per_hour"),
-    )
-    columns = tuple(
-        (h, c) for h, c in columns if frame[c].drop_nulls().cast(pl.String).str.len_chars().max()
-    )
-    for header, _ in columns:
-        numeric = header in ("chips", "$/chip-hr", "$/instance-hr")
-        table.add_column(header, justify="right" if numeric else "left")
-    for row in frame.head(limit).iter_rows(named=True):
-        table.add_row(*(_cell(column, row[column]) for _, column in columns))
-    console.print(table)
-    if frame.height > limit:
-        console.print(f"{frame.height - limit} more rows: narrow with --region/--model or --limit")
-    if last is not None:
-        run_id, observed_at, sample, _ = last
-        console.print(f"as of {observed_at:%Y-%m-%d %H:%M} UTC (run {run_id})")
-        if sample:
-            console.print(SAMPLE_BANNER)
-
-
-def _cell(column: str, value: object) -> str:
-    if value is None:
-        return ""
-    if column in ("price_per_chip_hour", "price_per_hour"):
-        return f"{value:,.4f}"
-    if column == "chip_count":
-        return f"{value:g}"
-    return str(value)
-
-
 def print_frame(console: Console, frame: pl.DataFrame, *, max_rows: int) -> None:
     table = Table(*frame.columns)
     for row in frame.head(max_rows).iter_rows():
@@ -111,3 +69,65 @@ def print_frame(console: Console, frame: pl.DataFrame, *, max_rows: int) -> None
     console.print(table)
     suffix = f" (showing {max_rows})" if frame.height > max_rows else ""
     console.print(f"{frame.height} rows{suffix}")
+
+
+def print_rows(
+    console: Console, columns: Sequence[str], rows: Sequence[Sequence[object]], *, max_rows: int
+) -> None:
+    """Any query's rows, each value whole (long ones wrap, none is cut)."""
+    table = Table(*columns)
+    for column in table.columns:
+        column.overflow = "fold"
+    for row in rows[:max_rows]:
+        table.add_row(*(text_value(v) for v in row))
+    console.print(table)
+    suffix = f" (showing {max_rows})" if len(rows) > max_rows else ""
+    console.print(f"{len(rows)} rows{suffix}")
+
+
+_SOURCE_COLUMNS = (
+    Column("source", "source", essential=True),
+    Column("provider", "provider"),
+    Column("last_success_at", "last success (UTC)", essential=True),
+    Column("age", "age", essential=True),
+    Column("stale", "stale", essential=True),
+    Column("last_status", "latest attempt", essential=True),
+    Column("data", "data", essential=True),
+    Column("description", "description"),
+)
+
+
+def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wide: bool) -> None:
+    """Every source, and its last successful run and age when a warehouse was read."""
+    if frame["last_attempt_at"].is_null().all() and not frame["stale"].any():
+        essential = ("source", "provider", "description")
+        columns = [Column(c.key, c.header, essential=True) for c in _SOURCE_COLUMNS]
+        columns = [c for c in columns if c.key in essential]
+    else:
+        columns = list(_SOURCE_COLUMNS)
+    rows = []
+    for r in frame.iter_rows(named=True):
+        rows.append(
+            {k: text_value(v) for k, v in r.items()}
+            | {
+                "last_success_at": when(r["last_success_at"]).removesuffix(" UTC"),
+                "age": ago(None if r["age_hours"] is None else _hours(r["age_hours"])),
+                "stale": "[yellow]stale[/]" if r["stale"] else "",
+                "last_status": r["last_status"] or "never run",
+                "data": {True: "sample", False: "live"}.get(r["sample"], ""),
+            }
+        )
+    fitted = fit_table(console, columns, rows, keep_order=("provider", "description"), wide=wide)
+    print_fitted(console, fitted)
+    if len(columns) > 3:
+        console.print(
+            f"stale: no successful run in {stale_days} days (CHIPCOST_STALE_DAYS)"
+            + ("; --wide adds the descriptions" if fitted.dropped else ""),
+            highlight=False,
+        )
+
+
+def _hours(hours: float):
+    from datetime import timedelta
+
+    return timedelta(hours=hours)

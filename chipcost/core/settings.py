@@ -19,6 +19,10 @@ DEFAULT_OBSERVATIONS_DAYS = 35
 OBSERVATIONS_DAYS_ENV = "CHIPCOST_OBSERVATIONS_DAYS"
 # Where price alerts go: apprise URLs separated by commas (docs/reports.md, "Price alerts").
 NOTIFY_ENV = "CHIPCOST_NOTIFY"
+# A source with no successful run for this many days is named as stale wherever its prices are
+# read (the same default as the report's --stale-days).
+DEFAULT_STALE_DAYS = 2
+STALE_DAYS_ENV = "CHIPCOST_STALE_DAYS"
 # The environment variables sources read, by SourceSettings field: read here once, so a source
 # gets typed values and never looks at the environment itself (docs/sources.md).
 SOURCE_ENV = {
@@ -97,6 +101,7 @@ class Settings:
     data_dir: Path
     db_path: Path
     observations_days: int | None = DEFAULT_OBSERVATIONS_DAYS  # None keeps every observation
+    stale_days: int = DEFAULT_STALE_DAYS
     sources: SourceSettings = field(default_factory=SourceSettings)
     # apprise URLs carry tokens (a webhook's secret): kept out of repr like the API keys.
     notify: tuple[str, ...] = field(default=(), repr=False)
@@ -119,6 +124,7 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
         data_dir=data,
         db_path=db_path,
         observations_days=days,
+        stale_days=stale_days(os.environ.get(STALE_DAYS_ENV)),
         sources=source_settings(os.environ),
         notify=notify_urls(os.environ.get(NOTIFY_ENV)),
     )
@@ -140,5 +146,17 @@ def observations_days(text: str | None) -> int | None:
         raise ChipcostError(
             f"{OBSERVATIONS_DAYS_ENV}={text!r}: give a number of days (1 or more), or 'all' "
             "to keep every observation"
+        )
+    return days
+
+
+def stale_days(text: str | None) -> int:
+    """CHIPCOST_STALE_DAYS: days without a successful run before a source is called stale."""
+    if text is None or not text.strip():
+        return DEFAULT_STALE_DAYS
+    days = int(text) if text.strip().isdigit() and len(text.strip()) < 6 else 0
+    if days < 1:
+        raise ChipcostError(
+            f"{STALE_DAYS_ENV}={text!r}: give a whole number of days from 1 to 99999, e.g. 2"
         )
     return days

@@ -60,9 +60,9 @@ def test_prices_for_a_chip(db):
 
 
 def test_prices_with_an_unknown_chip_suggests_known_ones(db):
-    result = chipcost("prices", "--chip", "H100", "--db", str(db))
+    result = chipcost("prices", "--chip", "H100-SMX", "--db", str(db))
     assert result.returncode == 1
-    assert "did you mean H100-SXM" in result.stderr
+    assert "unknown chip 'H100-SMX' (did you mean H100-SXM" in result.stderr
     assert "Traceback" not in result.stderr
 
 

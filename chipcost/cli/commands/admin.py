@@ -2,37 +2,51 @@
 
 from __future__ import annotations
 
-import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from chipcost.cli.options import DbOption, out
-from chipcost.core.errors import ChipcostError
+from chipcost.cli.formats import FormatOption, OutputFormat
+from chipcost.cli.options import MAX_LIMIT, DbOption, WideOption, out
 from chipcost.core.settings import load_settings
 
 
 def sql(
     query: Annotated[str, typer.Argument(help="A read-only SQL query (SELECT ...).")],
     db: DbOption = None,
-    format: Annotated[str, typer.Option(help="table, csv or json.")] = "table",
-    max_rows: Annotated[int, typer.Option(help="Rows shown in table format.")] = 100,
+    format: FormatOption = OutputFormat.table,
+    max_rows: Annotated[
+        int, typer.Option(min=1, max=MAX_LIMIT, help="Rows shown in table format.")
+    ] = 100,
 ) -> None:
     """Run an ad hoc read-only query against the warehouse."""
-    from chipcost.cli.render import print_frame
-    from chipcost.warehouse.readonly import run_readonly
+    from chipcost.cli.formats import write_rows
+    from chipcost.cli.render import print_rows
+    from chipcost.warehouse.readonly import read_rows
 
     settings = load_settings(db=db)
-    frame = run_readonly(settings.db_path, query)
-    if format == "csv":
-        sys.stdout.write(frame.write_csv())
-    elif format == "json":
-        sys.stdout.write(frame.write_json() + "\n")
-    elif format == "table":
-        print_frame(out, frame, max_rows=max_rows)
+    result = read_rows(settings.db_path, query)
+    if format is OutputFormat.table:
+        print_rows(out, result.columns, result.rows, max_rows=max_rows)
     else:
-        raise ChipcostError(f"unknown --format {format!r}: use table, csv or json")
+        write_rows(format, result.columns, result.rows)
+    print_warehouse_state(settings.db_path, format, settings.stale_days)
+
+
+def print_warehouse_state(db_path: Path, format: OutputFormat, stale_days: int) -> None:
+    """Stale, failing and sample sources, for commands that show no prices of their own."""
+    from chipcost.cli.formats import notices
+    from chipcost.cli.render_fresh import print_freshness
+    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.freshness import freshness
+
+    con = connect(db_path, read_only=True)
+    try:
+        fresh = freshness(con, None, stale_days=stale_days)
+    finally:
+        con.close()
+    print_freshness(notices(format), fresh, what=None)
 
 
 def migrate(db: DbOption = None) -> None:
@@ -45,11 +59,26 @@ def migrate(db: DbOption = None) -> None:
     out.print(f"{settings.db_path}: schema version {SCHEMA_VERSION}")
 
 
-def sources() -> None:
-    """List the registered sources."""
-    from chipcost.extract import registry
+def sources(
+    db: DbOption = None, format: FormatOption = OutputFormat.table, wide: WideOption = False
+) -> None:
+    """List the registered sources, with each one's last successful run when a warehouse exists."""
+    from chipcost.cli.formats import write_frame
+    from chipcost.cli.render import print_sources
+    from chipcost.pipeline.sources import registered_sources, source_table
+    from chipcost.warehouse.db import connect
 
-    table = Table("source", "provider", "description")
-    for source in registry().values():
-        table.add_row(source.name, source.provider, source.description)
-    out.print(table)
+    settings = load_settings(db=db)
+    if db is None and not settings.db_path.exists():
+        # Before the first collection there is no warehouse: the sources alone.
+        frame = registered_sources()
+    else:
+        con = connect(settings.db_path, read_only=True)
+        try:
+            frame = source_table(con, stale_days=settings.stale_days)
+        finally:
+            con.close()
+    if format is OutputFormat.table:
+        print_sources(out, frame, stale_days=settings.stale_days, wide=wide)
+    else:
+        write_frame(format, frame)

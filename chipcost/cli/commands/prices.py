@@ -2,52 +2,98 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Annotated
 
 import typer
 
-from chipcost.cli.options import DbOption, out
+from chipcost.cli.formats import FormatOption, OutputFormat, notices
+from chipcost.cli.options import DEFAULT_TABLE_ROWS, DbOption, LimitOption, WideOption, out
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import load_settings
 
+ChipFilter = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--chip",
+        help="Chip or family: H100-SXM, H100 (SXM, PCIe, NVL), A100, Trainium, Hopper. "
+        "Repeat it or give a comma list.",
+    ),
+]
+
 
 def prices(
-    chip: Annotated[list[str] | None, typer.Option(help="Canonical chip, e.g. H100-SXM.")] = None,
-    region: Annotated[list[str] | None, typer.Option(help="Region code, e.g. us-east-1.")] = None,
-    model: Annotated[
-        list[str] | None,
-        typer.Option(help="Pricing model: on_demand, reserved, savings_plan, spot, ..."),
+    chip: ChipFilter = None,
+    region: Annotated[
+        list[str] | None, typer.Option(help="Region code, e.g. us-east-1 (repeat or comma list).")
     ] = None,
-    provider: Annotated[list[str] | None, typer.Option(help="Provider, e.g. aws.")] = None,
-    limit: Annotated[int, typer.Option(help="Show at most this many rows.")] = 200,
+    pricing_model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pricing-model",
+            help="on_demand, reserved, savings_plan, commitment, capacity_block, spot.",
+        ),
+    ] = None,
+    model: Annotated[
+        list[str] | None, typer.Option("--model", hidden=True, help="Old name of --pricing-model.")
+    ] = None,
+    provider: Annotated[
+        list[str] | None, typer.Option(help="Provider, e.g. aws, runpod (repeat or comma list).")
+    ] = None,
+    min_memory: Annotated[
+        float | None, typer.Option("--min-memory", help="At least this much memory per chip, GB.")
+    ] = None,
+    chips: Annotated[
+        list[str] | None, typer.Option("--chips", help="Chips per instance: 8 (or 1,8).")
+    ] = None,
+    min_price: Annotated[
+        float | None, typer.Option("--min-price", help="At least this many USD per chip-hour.")
+    ] = None,
+    max_price: Annotated[
+        float | None, typer.Option("--max-price", help="At most this many USD per chip-hour.")
+    ] = None,
+    spot: Annotated[
+        bool | None,
+        typer.Option("--spot/--no-spot", help="Only spot prices, or none of them (default: all)."),
+    ] = None,
+    limit: LimitOption = None,
+    wide: WideOption = False,
+    format: FormatOption = OutputFormat.table,
     db: DbOption = None,
 ) -> None:
     """Current per-chip hourly prices, cheapest first within each chip and pricing model."""
-    from chipcost.cli.render import print_prices
+    from chipcost.cli.formats import write_frame
+    from chipcost.cli.render_fresh import print_freshness
+    from chipcost.cli.render_prices import print_prices
+    from chipcost.pipeline.prices import PriceAsk, find_prices, why_empty
     from chipcost.warehouse.db import connect
-    from chipcost.warehouse.prices import known_values, last_run, per_chip_prices
 
     settings = load_settings(db=db)
+    ask = PriceAsk(
+        chips=chip,
+        regions=region,
+        pricing_models=[*(pricing_model or []), *(model or [])] or None,
+        providers=provider,
+        min_memory_gb=min_memory,
+        chip_counts=chips,
+        min_price=min_price,
+        max_price=max_price,
+        spot=spot,
+    )
     con = connect(settings.db_path, read_only=True)
     try:
-        frame = per_chip_prices(con, chips=chip, regions=region, models=model, providers=provider)
-        if frame.is_empty():
-            raise ChipcostError(_no_prices_message(con, known_values, chip, region, model))
-        print_prices(out, frame, limit=limit, last=last_run(con))
+        result = find_prices(con, ask, stale_days=settings.stale_days)
+        empty = why_empty(con, result.chips) if result.frame.is_empty() else None
     finally:
         con.close()
-
-
-def _no_prices_message(con, known_values, chip, region, model) -> str:
-    for column, asked in (("chip", chip), ("region", region), ("pricing_model", model)):
-        known = known_values(con, column)
-        missing = [a for a in asked or [] if a.lower() not in {k.lower() for k in known}]
-        if missing:
-            close = difflib.get_close_matches(missing[0], known, n=3, cutoff=0.4)
-            hint = f" (did you mean {', '.join(close)}?)" if close else ""
-            return (
-                f"no current prices for {column} {missing[0]!r}{hint}; "
-                f"known: {', '.join(known) or 'none yet: run `chipcost collect`'}"
-            )
-    return "no current prices match these filters; run `chipcost collect` or widen the filters"
+    if format is OutputFormat.table:
+        if empty:
+            raise ChipcostError(empty)
+        print_prices(out, result, limit=limit or DEFAULT_TABLE_ROWS, wide=wide)
+        return
+    frame = result.frame if limit is None else result.frame.head(limit)
+    write_frame(format, frame)
+    if result.frame.height > frame.height:
+        notices(format).print(f"{result.frame.height - frame.height} more rows (--limit)")
+    if empty:
+        notices(format).print(f"note: {empty}", highlight=False)
+    print_freshness(notices(format), result.freshness)

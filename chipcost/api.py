@@ -1,0 +1,159 @@
+"""The Python API: the warehouse's prices, costs and history as polars DataFrames, read-only.
+
+Every function opens the warehouse read-only (default: $CHIPCOST_DB, else
+$CHIPCOST_DATA_DIR/chipcost.duckdb, else ./data/chipcost.duckdb), reads, and closes it; none
+starts Prefect or touches the network. Names work as on the command line: chip families
+(H100, A100, Trainium), comma lists or lists, any case. docs/api.md has examples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date, datetime
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from chipcost.core.settings import load_settings
+
+Names = str | Sequence[str] | None
+
+
+@contextmanager
+def _warehouse(db: str | Path | None) -> Iterator[tuple[duckdb.DuckDBPyConnection, int]]:
+    from chipcost.warehouse.db import connect
+
+    settings = load_settings(db=db)
+    con = connect(settings.db_path, read_only=True)
+    try:
+        yield con, settings.stale_days
+    finally:
+        con.close()
+
+
+def prices(
+    chip: Names = None,
+    *,
+    region: Names = None,
+    pricing_model: Names = None,
+    provider: Names = None,
+    min_memory: float | None = None,
+    chips: float | Sequence[float] | None = None,
+    min_price: float | None = None,
+    max_price: float | None = None,
+    spot: bool | None = None,
+    db: str | Path | None = None,
+) -> pl.DataFrame:
+    """Current per-chip hourly prices, cheapest first within each chip and pricing model.
+
+    One row per offer: chip, provider, region, zone, instance_type, chip_count, memory_gb (per
+    chip), pricing_model, term, payment, plan, price_per_chip_hour, price_per_hour, upfront
+    (per instance, USD), source, valid_from, last_seen_at, source_as_of (the source's last
+    successful run) and sample (bundled sample data). min_memory is GB per chip, chips the
+    chips per instance, min_price/max_price USD per chip-hour, spot True/False to keep
+    only/no spot prices. An unknown name raises chipcost.core.errors.ChipcostError.
+    """
+    from chipcost.pipeline.prices import PriceAsk, find_prices
+
+    ask = PriceAsk(
+        chips=chip,
+        regions=region,
+        pricing_models=pricing_model,
+        providers=provider,
+        min_memory_gb=min_memory,
+        chip_counts=chips,
+        min_price=min_price,
+        max_price=max_price,
+        spot=spot,
+    )
+    with _warehouse(db) as (con, stale_days):
+        return find_prices(con, ask, stale_days=stale_days).frame
+
+
+def cost(
+    model: str,
+    workload: str,
+    *,
+    chip: Names = None,
+    tokens: float | str | None = None,
+    baseline: str | None = None,
+    region: Names = None,
+    pricing_model: Names = None,
+    provider: Names = None,
+    all_offers: bool = False,
+    db: str | Path | None = None,
+) -> pl.DataFrame:
+    """Cost per million tokens of `model` ('llama-3-70b') for `workload` ('training' or
+    'inference') per chip and pricing model, cheapest first, those that can hold the model
+    before those that cannot (`fits`, `memory_needed_gb`, `instance_memory_gb`).
+
+    tokens ('300e9', '300B' or a number) adds cost_for_tokens; baseline (a chip) the
+    saving against it. Columns: those of the cost_per_token view plus the ranking's.
+    """
+    from chipcost.pipeline.cost import cost_frame
+
+    with _warehouse(db) as (con, _):
+        return cost_frame(
+            con,
+            model=model,
+            workload=workload,
+            chips=chip,
+            tokens=tokens,
+            baseline=baseline,
+            filters={"regions": region, "pricing_models": pricing_model, "providers": provider},
+            all_offers=all_offers,
+        )
+
+
+def history(
+    chip: Names = None,
+    *,
+    provider: Names = None,
+    region: Names = None,
+    pricing_model: Names = None,
+    since: date | datetime | str | None = None,
+    until: date | datetime | str | None = None,
+    db: str | Path | None = None,
+) -> pl.DataFrame:
+    """Each chip's cheapest per-chip price per pricing model per UTC day.
+
+    Columns: day, chip, pricing_model, price_per_chip_hour, and where that price was
+    (provider, region, zone, instance_type, chip_count, term, payment, plan, source) and how
+    many offers were priced that day. since/until are inclusive days ('2026-11-01' or dates).
+    """
+    from chipcost.core.names import resolve_chip_names, split_values
+    from chipcost.pipeline.prices import pricing_model_name
+    from chipcost.warehouse.history import daily_cheapest
+
+    models = [pricing_model_name(m) for m in split_values(pricing_model) or []] or None
+    with _warehouse(db) as (con, _):
+        return daily_cheapest(
+            con,
+            chips=resolve_chip_names(chip),
+            providers=split_values(provider),
+            regions=split_values(region),
+            models=models,
+            since=_day(since, "since"),
+            until=_day(until, "until"),
+        )
+
+
+def sources(db: str | Path | None = None) -> pl.DataFrame:
+    """Every registered source with its last successful run, age in hours and staleness."""
+    from chipcost.pipeline.sources import source_table
+
+    with _warehouse(db) as (con, stale_days):
+        return source_table(con, stale_days=stale_days)
+
+
+def _day(value: date | datetime | str | None, name: str) -> date | None:
+    from chipcost.core.errors import ChipcostError
+
+    if value is None or isinstance(value, date):
+        return value.date() if isinstance(value, datetime) else value
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise ChipcostError(f"{name}={value!r}: give a day as YYYY-MM-DD") from exc

@@ -1,0 +1,131 @@
+"""Output for scripts: `--format table|csv|json`, with one conversion of values for every command.
+
+JSON is an array of objects, one per row, with the column names as keys: timestamps and dates
+in ISO 8601, durations as ISO 8601 durations (P1DT2H), binary values in base64, nested values
+(lists, structs, maps) as JSON arrays and objects, NaN and infinities as null. CSV has a header
+row; the same conversions, with nested values as JSON text in their cell. Notices a human
+should see (SAMPLE DATA, stale sources) go to stderr in csv and json, so stdout stays parseable.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+import math
+import sys
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from enum import Enum, StrEnum
+from typing import IO, TYPE_CHECKING, Annotated, Any
+from uuid import UUID
+
+import typer
+from rich.console import Console
+
+from chipcost.cli.options import err, out
+from chipcost.core.durations import iso_timedelta
+
+if TYPE_CHECKING:
+    import polars as pl
+
+
+class OutputFormat(StrEnum):
+    """What a read command writes to stdout."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+FormatOption = Annotated[
+    OutputFormat,
+    typer.Option(
+        "--format",
+        case_sensitive=False,
+        help="table (for people), csv or json (for scripts: stable field names, ISO 8601 times).",
+    ),
+]
+
+
+def notices(fmt: OutputFormat) -> Console:
+    """Where banners and notes go: with the table, or on stderr when stdout is data."""
+    return out if fmt is OutputFormat.table else err
+
+
+def json_value(value: Any) -> Any:
+    """A value as JSON can hold it (see the module docstring for each kind)."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, timedelta):
+        return iso_timedelta(value)
+    if isinstance(value, datetime | date | time) or hasattr(value, "isoformat"):
+        # Dates and times, and the warehouse's exact intervals (chipcost.warehouse.readonly).
+        return value.isoformat()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_value(v) for v in value]
+    if isinstance(value, UUID | Enum):
+        return str(value.value if isinstance(value, Enum) else value)
+    return str(value)
+
+
+def text_value(value: Any) -> str:
+    """A value as one CSV or table cell: nested values as JSON text, None as empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else str(value)
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(json_value(value), ensure_ascii=False)
+    converted = json_value(value)
+    return converted if isinstance(converted, str) else str(converted)
+
+
+def _unique(columns: Sequence[str]) -> list[str]:
+    """Column names made unique (a, a_2, ...): a JSON object cannot hold a key twice."""
+    seen: dict[str, int] = {}
+    names = []
+    for name in columns:
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name}_{seen[name]}")
+    return names
+
+
+def write_rows(
+    fmt: OutputFormat,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    stream: IO[str] | None = None,
+) -> None:
+    """Rows as csv or json on `stream` (stdout by default)."""
+    stream = stream or sys.stdout
+    if fmt is OutputFormat.csv:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([text_value(v) for v in row])
+        return
+    if fmt is not OutputFormat.json:
+        raise ValueError(f"write_rows writes csv or json, not {fmt.value}")
+    keys = _unique(columns)
+    stream.write("[")
+    for n, row in enumerate(rows):
+        record = dict(zip(keys, (json_value(v) for v in row), strict=True))
+        stream.write(("," if n else "") + "\n" + json.dumps(record, ensure_ascii=False))
+    stream.write("\n]\n")
+
+
+def write_frame(fmt: OutputFormat, frame: pl.DataFrame, stream: IO[str] | None = None) -> None:
+    """A polars frame as csv or json (same conversions as write_rows)."""
+    write_rows(fmt, frame.columns, frame.iter_rows(), stream)

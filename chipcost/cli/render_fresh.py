@@ -1,0 +1,91 @@
+"""How fresh the shown prices are, in words: as of when, stale sources, sample data."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from rich.console import Console
+
+from chipcost.warehouse.freshness import Freshness
+
+SAMPLE_BANNER = (
+    "[bold yellow]SAMPLE DATA[/]: these prices come from the bundled sample archive "
+    "(synthetic, in each provider's real payload shape), not from a live fetch."
+)
+# Past this many sources a list is summarised (the warehouse has about fifteen).
+_LISTED = 6
+
+
+def when(moment: datetime | None) -> str:
+    return "never" if moment is None else f"{moment:%Y-%m-%d %H:%M} UTC"
+
+
+def ago(age: timedelta | None) -> str:
+    if age is None:
+        return "never"
+    if age < timedelta(hours=1):
+        return "under an hour ago"
+    if age < timedelta(days=2):
+        hours = int(age.total_seconds() // 3600)
+        return f"{hours} hour{'s' if hours != 1 else ''} ago"
+    return f"{age.days} days ago"
+
+
+def names(sources: list[str]) -> str:
+    if len(sources) <= _LISTED:
+        return ", ".join(sources)
+    return f"{', '.join(sources[:_LISTED])} and {len(sources) - _LISTED} more"
+
+
+def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[str]:
+    """'prices as of ...' (unless `what` is None), stale sources, failed latest attempts, and
+    the sample banner."""
+    groups = fresh.as_of()
+    if not groups:
+        return []
+    lines = []
+    newest = next(iter(groups))
+    if what is None:
+        pass
+    elif len(groups) == 1:
+        count = len(groups[newest])
+        lines.append(
+            f"{what} as of {when(newest)} ({ago(fresh.now - newest if newest else None)}; "
+            f"the last successful run of {'its' if count == 1 else f'all {count}'} "
+            f"source{'' if count == 1 else 's'})"
+        )
+    else:
+        lines.append(f"{what} as of each source's last successful run:")
+        lines += [f"  {when(at)}: {names(sources)}" for at, sources in groups.items()]
+    lines += _failed_lines(fresh)
+    stale = fresh.stale
+    if stale:
+        listed = [f"{s.source} ({ago(s.age(fresh.now))})" for s in stale]
+        lines.append(
+            f"[yellow]stale[/] (no successful run in {fresh.stale_days} days, "
+            f"CHIPCOST_STALE_DAYS): {names(listed)}"
+        )
+    sample = list(fresh.sample)
+    if sample and len(sample) == len(fresh.sources):
+        lines.append(SAMPLE_BANNER)
+    elif sample:
+        lines.append(f"[bold yellow]SAMPLE DATA[/] from {names(sample)}: synthetic, not fetched")
+    return lines
+
+
+def _failed_lines(fresh: Freshness) -> list[str]:
+    """Sources whose newest attempt did not succeed: their last good prices are shown."""
+    failed = [s for s in fresh.sources if s.last_status not in ("ok", "already_loaded")]
+    if not failed:
+        return []
+    latest = max(s.last_attempt_at for s in failed if s.last_attempt_at is not None)
+    return [
+        f"[yellow]latest attempt not successful[/] ({when(latest)}) for "
+        f"{names([f'{s.source} ({s.last_status})' for s in failed])}: "
+        "their prices are those of their last successful run"
+    ]
+
+
+def print_freshness(console: Console, fresh: Freshness, what: str | None = "prices") -> None:
+    for line in freshness_lines(fresh, what):
+        console.print(line, highlight=False, soft_wrap=True)

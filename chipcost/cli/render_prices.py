@@ -1,0 +1,150 @@
+"""The `chipcost prices` table: constant columns said once, the essentials always whole."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+from rich.console import Console
+
+from chipcost.cli.fit import Column, fit_table, print_fitted
+from chipcost.cli.render_fresh import print_freshness
+from chipcost.pipeline.prices import PriceResult
+
+# Fields that make up an offer, said once above the table when every row shares them.
+_FIELDS = {
+    "chip": "chip",
+    "provider": "provider",
+    "region": "region",
+    "zone": "zone",
+    "instance_type": "instance",
+    "chip_count": "chips",
+    "pricing_model": "pricing",
+    "term": "term",
+    "payment": "payment",
+    "plan": "plan",
+    "source": "source",
+}
+_WHERE = ("provider", "region", "zone")
+_PRICING = ("pricing_model", "term", "payment", "plan")
+# Parts of a price that say nothing when shown (an on-demand price has no term).
+_EMPTY = ("", "none", "default")
+# Beside chip, where, pricing and $/chip-hr (always shown), the columns kept while they fit,
+# most useful first.
+KEEP_ORDER = ("upfront", "instance_type", "price_per_hour", "chip_count", "source")
+_WIDE = (
+    Column("chip", "chip"),
+    Column("provider", "provider"),
+    Column("region", "region"),
+    Column("zone", "zone"),
+    Column("instance_type", "instance"),
+    Column("chip_count", "chips", numeric=True),
+    Column("memory_gb", "GB/chip", numeric=True),
+    Column("pricing_model", "pricing model"),
+    Column("term", "term"),
+    Column("payment", "payment"),
+    Column("plan", "plan"),
+    Column("price_per_chip_hour", "$/chip-hr", numeric=True),
+    Column("price_per_hour", "$/instance-hr", numeric=True),
+    Column("upfront", "upfront $", numeric=True),
+    Column("source", "source"),
+    Column("source_as_of", "as of (UTC)"),
+)
+
+
+def cell(column: str, value: object) -> str:
+    if value is None:
+        return ""
+    if column in ("price_per_chip_hour", "price_per_hour"):
+        return f"{value:,.4f}"
+    if column == "upfront":
+        return f"{value:,.2f}"
+    if column in ("chip_count", "memory_gb"):
+        return f"{value:g}"
+    if column == "source_as_of":
+        return f"{value:%Y-%m-%d %H:%M}"
+    return str(value)
+
+
+def constants(frame: pl.DataFrame) -> dict[str, str]:
+    """Offer fields with one value in every row (said once, not repeated per row)."""
+    same = {}
+    for column in _FIELDS:
+        values = frame[column].unique()
+        if values.len() == 1:
+            same[column] = cell(column, values[0])
+    return same
+
+
+def _joined(row: Mapping[str, object], parts: tuple[str, ...], skip: dict[str, str]) -> str:
+    values = [cell(p, row[p]) for p in parts if p not in skip]
+    values = [v for v in values if v not in _EMPTY]
+    # A zone names its region (us-east-1a): the region would only repeat it.
+    if "zone" in parts and row.get("zone") and "region" not in skip:
+        values = [v for v in values if v != row["region"] or not str(row["zone"]).startswith(v)]
+    return " ".join(values)
+
+
+def _columns(frame: pl.DataFrame, same: dict[str, str]) -> list[Column]:
+    varying = [c for c in _FIELDS if c not in same]
+    columns = []
+    if "chip" in varying:
+        columns.append(Column("chip", "chip", essential=True))
+    if any(c in varying for c in _WHERE):
+        columns.append(Column("where", "where", essential=True))
+    if any(c in varying for c in _PRICING):
+        columns.append(Column("pricing", "pricing", essential=True))
+    if "instance_type" in varying:
+        columns.append(Column("instance_type", "instance"))
+    if "chip_count" in varying:
+        columns.append(Column("chip_count", "chips", numeric=True))
+    columns.append(Column("price_per_chip_hour", "$/chip-hr", numeric=True, essential=True))
+    columns.append(Column("price_per_hour", "$/instance-hr", numeric=True))
+    if (frame["upfront"].fill_null(0) > 0).any():
+        columns.append(Column("upfront", "upfront $", numeric=True))
+    if "source" in varying:
+        columns.append(Column("source", "source"))
+    return columns
+
+
+def _rows(frame: pl.DataFrame, same: dict[str, str]) -> list[dict[str, str]]:
+    rows = []
+    for row in frame.iter_rows(named=True):
+        shown = {key: cell(key, value) for key, value in row.items()}
+        shown["where"] = _joined(row, _WHERE, same)
+        shown["pricing"] = _joined(row, _PRICING, same)
+        rows.append(shown)
+    return rows
+
+
+def _header(same: dict[str, str]) -> str:
+    parts = [f"{_FIELDS[k]} [bold]{v}[/]" for k, v in same.items() if v not in _EMPTY]
+    return "   ".join(parts)
+
+
+def print_prices(console: Console, result: PriceResult, *, limit: int, wide: bool) -> None:
+    """The prices (at most `limit` rows), what they share, and how fresh they are."""
+    frame = result.frame
+    shown = frame.head(limit)
+    same: dict[str, str] = {}
+    if wide:
+        columns = [
+            c for c in _WIDE if shown[c.key].drop_nulls().cast(pl.String).str.len_chars().max()
+        ]
+    else:
+        same = constants(frame)
+        columns = _columns(frame, same)
+    fitted = fit_table(console, columns, _rows(shown, same), keep_order=KEEP_ORDER, wide=wide)
+    console.print("current per-chip prices (USD)", highlight=False)
+    if _header(same):
+        console.print(_header(same), highlight=False)
+    print_fitted(console, fitted)
+    if frame.height > limit:
+        console.print(f"{frame.height - limit} more rows: narrow the filters or raise --limit")
+    if fitted.dropped:
+        console.print(
+            f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} "
+            "(--wide shows every column)",
+            highlight=False,
+        )
+    print_freshness(console, result.freshness)

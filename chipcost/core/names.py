@@ -1,0 +1,124 @@
+"""Names users type: chip families, comma lists, and close matches for anything unknown."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+from chipcost.core.catalog import (
+    UNKNOWN_CHIP,
+    canonical_chip,
+    canonical_chips,
+    chip_rows,
+    normalise_spelling,
+)
+from chipcost.core.errors import ChipcostError
+
+# A product line is the canonical name before its variant: H100-SXM, H100-PCIe -> H100;
+# A100-40GB -> A100; Trainium1..3 -> Trainium (a word of 3+ letters and a generation number).
+_GENERATION = re.compile(r"([A-Za-z]{3,})\d+")
+
+
+def split_values(values: str | Iterable[str] | None) -> list[str] | None:
+    """'H100-SXM,H200' or ['H100-SXM', 'H200'] (or both) -> ['H100-SXM', 'H200']; None if none."""
+    if values is None:
+        return None
+    items = [values] if isinstance(values, str) else list(values)
+    parts = [p.strip() for item in items for p in str(item).split(",")]
+    unique = list(dict.fromkeys(p for p in parts if p))
+    return unique or None
+
+
+def _line(chip: str) -> str:
+    base = chip.split("-", 1)[0]
+    generation = _GENERATION.fullmatch(base)
+    return generation.group(1) if generation else base
+
+
+@cache
+def chip_families() -> dict[str, tuple[str, ...]]:
+    """Family name -> its chips: product lines (H100, A100, Trainium) and the architectures of
+    chips.csv's `family` column (Hopper, Blackwell, CDNA3); only names that are not a chip."""
+    families: dict[str, list[str]] = {}
+    for row in chip_rows():
+        chip = row["chip"]
+        if chip == UNKNOWN_CHIP:
+            continue
+        for name in {_line(chip), row.get("family") or ""} - {"", chip}:
+            families.setdefault(name, []).append(chip)
+    chips = {c.lower() for c in canonical_chips()}
+    return {k: tuple(v) for k, v in sorted(families.items()) if k.lower() not in chips}
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance, ignoring case."""
+    a, b = a.lower(), b.lower()
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i]
+        for j, cb in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def close_matches(value: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """Up to n known names within a few edits of `value` (or starting with it), closest first."""
+    limit = max(2, len(value) // 3)
+    scored = []
+    for name in dict.fromkeys(known):
+        distance = edit_distance(value, name)
+        if name.lower().startswith(value.lower()) and value:
+            distance = min(distance, 1)
+        if distance <= limit:
+            scored.append((distance, name))
+    return [name for _, name in sorted(scored)[:n]]
+
+
+def did_you_mean(value: str, known: Iterable[str]) -> str:
+    close = close_matches(value, known)
+    return f" (did you mean {', '.join(close)}?)" if close else ""
+
+
+def resolve_chip_name(name: str) -> list[str]:
+    """The canonical chips a typed name means: a chip, a family's chips, or a provider spelling.
+
+    An unknown name is a ChipcostError naming the closest chips and families.
+    """
+    wanted = normalise_spelling(name)
+    for chip in sorted(canonical_chips() - {UNKNOWN_CHIP}):
+        if normalise_spelling(chip) == wanted:
+            return [chip]
+    for family, members in chip_families().items():
+        if normalise_spelling(family) == wanted:
+            return list(members)
+    chip = canonical_chip(name)
+    if chip != UNKNOWN_CHIP:
+        return [chip]
+    known = sorted(canonical_chips() - {UNKNOWN_CHIP}) + list(chip_families())
+    raise ChipcostError(
+        f"unknown chip {name!r}{did_you_mean(name, known)}; chips: "
+        f"{', '.join(sorted(canonical_chips() - {UNKNOWN_CHIP}))}; families: "
+        f"{', '.join(chip_families())}"
+    )
+
+
+def resolve_chip_names(names: str | Sequence[str] | None) -> list[str] | None:
+    """Every chip the names (comma lists allowed) stand for, in order, without repeats."""
+    values = split_values(names)
+    if values is None:
+        return None
+    return list(dict.fromkeys(chip for name in values for chip in resolve_chip_name(name)))
+
+
+def check_known(kind: str, values: Sequence[str] | None, known: Sequence[str]) -> None:
+    """Refuse a filter value that matches nothing known, with the closest known values."""
+    lowered = {k.lower() for k in known}
+    for value in values or []:
+        if value.lower() in lowered:
+            continue
+        listing = f"; known: {', '.join(known)}" if len(known) <= 20 else f" ({len(known)} known)"
+        if not known:
+            listing = "; none known yet: run `chipcost collect`"
+        raise ChipcostError(f"unknown {kind} {value!r}{did_you_mean(value, known)}{listing}")

@@ -1,0 +1,137 @@
+"""What `chipcost prices` and chipcost.prices() do: check the filters, query, date the prices."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import duckdb
+import polars as pl
+
+from chipcost.core.errors import ChipcostError
+from chipcost.core.names import check_known, resolve_chip_names, split_values
+from chipcost.warehouse.freshness import Freshness, freshness
+from chipcost.warehouse.prices import known_values, per_chip_prices
+
+# Columns the read adds to the warehouse's: when the row's source last succeeded (what dates
+# the price) and whether that run was the bundled sample.
+FRESHNESS_COLUMNS = ("source_as_of", "sample")
+
+
+@dataclass(frozen=True)
+class PriceAsk:
+    """Filters as a user gives them: names may be families or comma lists, any case."""
+
+    chips: Sequence[str] | str | None = None
+    regions: Sequence[str] | str | None = None
+    pricing_models: Sequence[str] | str | None = None
+    providers: Sequence[str] | str | None = None
+    min_memory_gb: float | None = None
+    chip_counts: Sequence[float] | float | None = None
+    min_price: float | None = None
+    max_price: float | None = None
+    spot: bool | None = None
+
+
+@dataclass(frozen=True)
+class PriceResult:
+    frame: pl.DataFrame  # every matching current price, cheapest first within chip and model
+    freshness: Freshness  # of the sources in `frame`
+    chips: list[str] | None  # the canonical chips the names asked for stood for
+
+
+def pricing_model_name(value: str) -> str:
+    """'On-Demand' -> 'on_demand': the warehouse spells pricing models in snake case."""
+    return value.strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def _number(name: str, value: float | None, *, low: float = 0.0) -> float | None:
+    if value is None:
+        return None
+    if not math.isfinite(value) or value < low:
+        raise ChipcostError(f"{name} {value!r}: give a number of {low:g} or more")
+    return float(value)
+
+
+def _counts(values: Sequence[float] | float | None) -> list[float] | None:
+    if values is None:
+        return None
+    items = [values] if isinstance(values, int | float | str) else list(values)
+    counts = []
+    for item in split_values([str(v) for v in items]) or []:
+        try:
+            count = float(item)
+        except ValueError:
+            count = math.nan
+        if not math.isfinite(count) or count <= 0 or count > 1e6:
+            raise ChipcostError(f"--chips {item!r}: give chips per instance as a number, e.g. 8")
+        counts.append(count)
+    return counts or None
+
+
+def _checked(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> dict:
+    """The filters as per_chip_prices takes them; unknown names refused with close matches."""
+    models = [pricing_model_name(m) for m in split_values(ask.pricing_models) or []] or None
+    regions, providers = split_values(ask.regions), split_values(ask.providers)
+    for kind, column, values in (
+        ("region", "region", regions),
+        ("pricing model", "pricing_model", models),
+        ("provider", "provider", providers),
+    ):
+        if values:
+            check_known(kind, values, known_values(con, column))
+    low = _number("--min-price", ask.min_price)
+    high = _number("--max-price", ask.max_price)
+    if low is not None and high is not None and low > high:
+        raise ChipcostError(f"--min-price {low:g} is above --max-price {high:g}")
+    return {
+        "chips": resolve_chip_names(ask.chips),
+        "regions": regions,
+        "models": models,
+        "providers": providers,
+        "min_memory_gb": _number("--min-memory", ask.min_memory_gb),
+        "chip_counts": _counts(ask.chip_counts),
+        "min_price": low,
+        "max_price": high,
+        "spot": ask.spot,
+    }
+
+
+def find_prices(
+    con: duckdb.DuckDBPyConnection, ask: PriceAsk, *, stale_days: int, now: datetime | None = None
+) -> PriceResult:
+    """Current per-chip prices matching `ask`, each dated by its source's last successful run."""
+    filters = _checked(con, ask)
+    frame = per_chip_prices(con, **filters)
+    fresh = freshness(
+        con, frame["source"].unique().sort().to_list(), stale_days=stale_days, now=now
+    )
+    as_of = {s.source: s.last_ok_at for s in fresh.sources}
+    sample = {s.source: s.sample for s in fresh.sources}
+    stamp = frame["last_seen_at"].dtype
+    frame = frame.with_columns(
+        pl.col("source")
+        .replace_strict(as_of, default=None, return_dtype=stamp)
+        .alias("source_as_of"),
+        pl.col("source")
+        .replace_strict(sample, default=False, return_dtype=pl.Boolean)
+        .alias("sample"),
+    )
+    return PriceResult(frame=frame, freshness=fresh, chips=filters["chips"])
+
+
+def why_empty(con: duckdb.DuckDBPyConnection, chips: list[str] | None) -> str:
+    """A message for a query that matched no current price: which part of it has none."""
+    priced = known_values(con, "chip")
+    if not priced:
+        return "the warehouse has no current prices yet: run `chipcost collect`"
+    unpriced = [c for c in chips or [] if c not in priced]
+    if chips and len(unpriced) == len(chips):
+        return (
+            f"no current prices for {', '.join(unpriced)}: no source lists "
+            f"{'it' if len(unpriced) == 1 else 'them'} today. "
+            f"Chips with prices: {', '.join(priced)}"
+        )
+    return "no current price matches all of these filters; widen them (chipcost prices --help)"

@@ -1,0 +1,59 @@
+"""What `chipcost sources` shows: every registered source and how fresh its prices are."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import duckdb
+import polars as pl
+
+from chipcost.extract import registry
+from chipcost.warehouse.freshness import source_freshness
+
+SOURCE_SCHEMA = {
+    "source": pl.String,
+    "provider": pl.String,
+    "description": pl.String,
+    "last_success_at": pl.Datetime("us", "UTC"),
+    "age_hours": pl.Float64,
+    "stale": pl.Boolean,
+    "sample": pl.Boolean,
+    "last_status": pl.String,
+    "last_attempt_at": pl.Datetime("us", "UTC"),
+}
+
+
+def registered_sources() -> pl.DataFrame:
+    """The registered sources alone (no warehouse needed)."""
+    return source_table(None, stale_days=0)
+
+
+def source_table(
+    con: duckdb.DuckDBPyConnection | None, *, stale_days: int, now: datetime | None = None
+) -> pl.DataFrame:
+    """One row per registered source (and any other source the warehouse has run), with its
+    last successful run, its age in hours, whether it is stale, and its latest attempt."""
+    now = now or datetime.now(UTC)
+    fresh = source_freshness(con) if con is not None else {}
+    rows = []
+    known = registry()
+    for name in [*known, *(s for s in fresh if s not in known)]:
+        source, state = known.get(name), fresh.get(name)
+        age = state.age(now) if state else None
+        rows.append(
+            {
+                "source": name,
+                "provider": source.provider if source else "",
+                "description": source.description if source else "(no longer registered)",
+                "last_success_at": state.last_ok_at if state else None,
+                "age_hours": round(age.total_seconds() / 3600, 1) if age is not None else None,
+                "stale": state.is_stale(now, stale_days) if con is not None and state else None,
+                "sample": state.sample if state else None,
+                "last_status": state.last_status if state else None,
+                "last_attempt_at": state.last_attempt_at if state else None,
+            }
+        )
+    if con is not None:
+        # A source that never ran here is stale too: it has no price to show.
+        rows = [{**r, "stale": True if r["stale"] is None else r["stale"]} for r in rows]
+    return pl.DataFrame(rows, schema=SOURCE_SCHEMA)

@@ -1,0 +1,107 @@
+"""How fresh the prices shown are: per source, its last successful run, its age, sample or not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import duckdb
+
+# A failed, skipped or partial attempt never counts: the prices a source shows are those of
+# its last run that succeeded ('ok'), so only that run dates them and says whether they are
+# sample data. 'already_loaded' (a replay of a run already in the warehouse) adds nothing new.
+_SOURCES = """
+SELECT
+    s.source,
+    max(r.observed_at) FILTER (WHERE s.status = 'ok') AS last_ok_at,
+    arg_max(s.run_id, r.observed_at) FILTER (WHERE s.status = 'ok') AS last_ok_run,
+    arg_max(r.sample, r.observed_at) FILTER (WHERE s.status = 'ok') AS sample,
+    max(r.started_at) AS last_attempt_at,
+    arg_max(s.status, r.started_at) AS last_status
+FROM source_runs s JOIN runs r USING (run_id)
+GROUP BY s.source
+ORDER BY s.source
+"""
+
+
+@dataclass(frozen=True)
+class SourceFreshness:
+    """One source: when its prices were last fetched successfully, and its latest attempt."""
+
+    source: str
+    last_ok_at: datetime | None  # when the prices of its last successful run were fetched
+    last_ok_run: str | None
+    sample: bool  # that run replayed the bundled sample archive
+    last_attempt_at: datetime | None  # when its newest run, whatever its outcome, started
+    last_status: str
+
+    def age(self, now: datetime) -> timedelta | None:
+        return None if self.last_ok_at is None else now - self.last_ok_at
+
+    def is_stale(self, now: datetime, stale_days: int) -> bool:
+        """No success within `stale_days` of `now` (never succeeded counts as stale)."""
+        age = self.age(now)
+        return age is None or age > timedelta(days=stale_days)
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """The freshness of the sources whose prices are shown, as of `now`."""
+
+    sources: tuple[SourceFreshness, ...]
+    now: datetime
+    stale_days: int
+
+    @property
+    def sample(self) -> tuple[str, ...]:
+        """Sources whose shown prices are bundled sample data."""
+        return tuple(s.source for s in self.sources if s.sample)
+
+    @property
+    def stale(self) -> tuple[SourceFreshness, ...]:
+        return tuple(s for s in self.sources if s.is_stale(self.now, self.stale_days))
+
+    def as_of(self) -> dict[datetime | None, list[str]]:
+        """Sources grouped by the time of their last success, newest first (never: None)."""
+        groups: dict[datetime | None, list[str]] = {}
+        dated = sorted(
+            (s for s in self.sources if s.last_ok_at is not None),
+            key=lambda s: s.last_ok_at,  # type: ignore[arg-type, return-value]
+            reverse=True,
+        )
+        for s in [*dated, *(s for s in self.sources if s.last_ok_at is None)]:
+            groups.setdefault(s.last_ok_at, []).append(s.source)
+        return groups
+
+
+def source_freshness(con: duckdb.DuckDBPyConnection) -> dict[str, SourceFreshness]:
+    """Every source that has run, by name."""
+    rows = con.execute(_SOURCES).fetchall()
+    return {
+        row[0]: SourceFreshness(
+            source=row[0],
+            last_ok_at=row[1],
+            last_ok_run=row[2],
+            sample=bool(row[3]),
+            last_attempt_at=row[4],
+            last_status=row[5],
+        )
+        for row in rows
+    }
+
+
+def freshness(
+    con: duckdb.DuckDBPyConnection,
+    sources: list[str] | None,
+    *,
+    stale_days: int,
+    now: datetime | None = None,
+) -> Freshness:
+    """The freshness of `sources` (the ones whose prices are shown; None: every source with
+    current prices)."""
+    known = source_freshness(con)
+    if sources is None:
+        rows = con.execute("SELECT DISTINCT source FROM current_prices ORDER BY 1").fetchall()
+        sources = [r[0] for r in rows]
+    picked = tuple(known[s] for s in dict.fromkeys(sources) if s in known)
+    return Freshness(sources=picked, now=now or datetime.now(UTC), stale_days=stale_days)
