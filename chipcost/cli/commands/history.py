@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import sys
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
+from chipcost.cli.formats import FormatOption, OutputFormat
 from chipcost.cli.options import DbOption, out
 from chipcost.core.errors import ChipcostError
 
 
-class Format(StrEnum):
-    table = "table"
-    csv = "csv"
-    json = "json"
-
-
 def history(
     chip: Annotated[
-        list[str], typer.Option(help="Canonical chip, e.g. H100-SXM (repeatable: one chart each).")
+        list[str],
+        typer.Option(help="Chip or family, e.g. H100-SXM or H100 (repeatable: a chart each)."),
     ],
     provider: Annotated[list[str] | None, typer.Option(help="Provider, e.g. aws.")] = None,
     region: Annotated[list[str] | None, typer.Option(help="Region code, e.g. us-east-1.")] = None,
@@ -32,24 +26,26 @@ def history(
         str | None, typer.Option(help="First day, YYYY-MM-DD (default: the whole history).")
     ] = None,
     until: Annotated[str | None, typer.Option(help="Last day, YYYY-MM-DD.")] = None,
-    output: Annotated[
-        Format, typer.Option("--format", help="table (with a chart), csv or json.")
-    ] = Format.table,
+    output: FormatOption = OutputFormat.table,
     no_chart: Annotated[bool, typer.Option("--no-chart", help="The table only.")] = False,
     db: DbOption = None,
 ) -> None:
     """The cheapest per-chip-hour price per day per pricing model, with a terminal chart."""
-    from chipcost.cli.commands.cost import resolve_chip
+    from chipcost.core.names import resolve_chip_names, split_values
     from chipcost.core.settings import load_settings
+    from chipcost.pipeline.prices import pricing_model_name
     from chipcost.reports.period import parse_day
     from chipcost.warehouse.db import connect
     from chipcost.warehouse.history import daily_cheapest
 
-    chips = [resolve_chip(c) for c in chip]
+    chips = resolve_chip_names(chip) or []
+    models = [pricing_model_name(m) for m in split_values(model) or []] or None
     first, last = parse_day(since, "--since"), parse_day(until, "--until")
     con = connect(load_settings(db=db).db_path, read_only=True)
     try:
-        frame = daily_cheapest(con, chips, provider, region, model, first, last)
+        frame = daily_cheapest(
+            con, chips, split_values(provider), split_values(region), models, first, last
+        )
     finally:
         con.close()
     if frame.is_empty():
@@ -58,12 +54,12 @@ def history(
             f"{f' from {first}' if first else ''}: check --provider, --region and --model "
             "with `chipcost prices`, or run `chipcost collect`"
         )
-    if output is Format.csv:
-        sys.stdout.write(frame.write_csv())
-    elif output is Format.json:
-        sys.stdout.write(frame.with_columns(day=frame["day"].cast(str)).write_json() + "\n")
-    else:
+    if output is OutputFormat.table:
         _show(frame, chips, chart=not no_chart)
+    else:
+        from chipcost.cli.formats import write_frame
+
+        write_frame(output, frame)
 
 
 def _show(frame, chips: list[str], *, chart: bool) -> None:
