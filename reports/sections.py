@@ -81,7 +81,7 @@ def history(data: ReportData) -> Section:
     explain = (
         f"Each chip's cheapest price per chip-hour at the end of each day over the last {weeks} "
         "weeks (as far as the history goes), one line per pricing model; hover a line for its "
-        "last price. `chipcost history --chip NAME` gives the numbers."
+        "last price; chipcost history --chip NAME gives the numbers."
     )
     charts = chip_charts(data.history)
     if not charts:

@@ -106,7 +106,9 @@ def changes_table(moves: pl.DataFrame) -> GT:
         .sub_missing("trend", missing_text="one day only")
     )
     gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
-    return styled(nowrap(coloured(gt, PRICE_COLUMNS[2:]), ["where", "instance_type", "when"]))
+    return styled(
+        nowrap(coloured(gt, PRICE_COLUMNS[2:]), ["where", "instance_type", "when", "change_pct"])
+    )
 
 
 def nowrap(gt: GT, columns: list[str]) -> GT:
