@@ -1,9 +1,8 @@
 """The documentation's screenshots, made from a warehouse with headless chromium (Playwright).
 
-Usage: .venv/bin/python scripts/screenshots.py [WAREHOUSE]   (default data/chipcost.duckdb,
+Usage: .venv/bin/python docs/screenshots.py [WAREHOUSE]   (default data/chipcost.duckdb,
 which scripts/demo.sh fills with the bundled sample). Writes docs/img/report.png,
-docs/img/report-history.png,
-docs/img/report-jump.png and docs/img/site.png. Needs /usr/bin/chromium (or $CHROMIUM).
+report-history.png, report-jump.png and site.png. Needs /usr/bin/chromium (or $CHROMIUM).
 """
 
 from __future__ import annotations
