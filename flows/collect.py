@@ -146,6 +146,8 @@ def collect(
     sources: list[str] | None = None,
     alert_pct: float | None = None,
     alert_to: list[str] | None = None,
+    notify: list[str] | None = None,
+    notify_block: str | None = None,
 ) -> list[RunOutcome] | State:
     """Collect today's prices (or replay an archive) into the warehouse.
 
@@ -153,6 +155,8 @@ def collect(
     or unusable warehouse, an unreadable archive, or every source failed or skipped.
     With alert_pct and alert_to, a price move of at least alert_pct % is e-mailed at once
     (docs/reports.md); an alert that cannot be sent fails the run, the prices stay loaded.
+    notify (apprise URLs), the Secret block notify_block, or else $CHIPCOST_NOTIFY: moves and
+    new cheapest prices go there too, each at most once a day per target.
     """
     try:
         settings = load_settings(db=db, data_dir=data_dir)
@@ -174,15 +178,33 @@ def collect(
         get_run_logger().error("%s", message)
         # The state's data must be an exception: a deployed run re-raises it at its end.
         return Failed(message=message, data=CollectFailed(message, outcomes))
-    if alert_pct is not None and alert_to and outcomes:
-        from chipcost.flows.report import (
-            alert_after_collect,  # the report stack loads only when asked
-        )
-
-        failure = alert_after_collect(settings, [o.run for o in outcomes], alert_pct, alert_to)
-        if failure:
-            return Failed(message=failure, data=CollectFailed(failure, outcomes))
+    failure = _alert(settings, outcomes, alert_pct, alert_to, notify, notify_block)
+    if failure:
+        return Failed(message=failure, data=CollectFailed(failure, outcomes))
     return outcomes
+
+
+def _alert(
+    settings: Settings,
+    outcomes: list[RunOutcome],
+    alert_pct: float | None,
+    alert_to: list[str] | None,
+    notify: list[str] | None,
+    notify_block: str | None,
+) -> str | None:
+    """E-mail and notification alerts on what the runs loaded; what failed, or None."""
+    mail = alert_pct is not None and bool(alert_to)
+    if not outcomes or not (mail or notify or notify_block or settings.notify):
+        return None
+    # The report stack loads only when some alert is asked for.
+    from chipcost.flows.report import alert_after_collect, notify_targets
+
+    try:
+        urls = notify_targets(settings, notify, notify_block)
+    except ChipcostError as exc:
+        return f"prices loaded, but no price notification was sent: {exc}"
+    runs = [o.run for o in outcomes]
+    return alert_after_collect(settings, runs, alert_pct, alert_to if mail else None, urls)
 
 
 # Up to this many sources, the failure message carries each one's own message; beyond it, a

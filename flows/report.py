@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
@@ -18,8 +19,12 @@ from chipcost.core.settings import Settings, load_settings
 from chipcost.reports.alerts import send_price_alert
 from chipcost.reports.build import Delivery, Report, deliver, write_report
 from chipcost.reports.mail import EmailError
+from chipcost.reports.notify import NotifyError, send_alerts
 from chipcost.reports.period import ReportOptions, parse_day
 from chipcost.reports.text import markdown
+
+# Moves this large go to notification targets when the flow sets no alert_pct.
+DEFAULT_NOTIFY_PCT = 10.0
 
 
 class ReportFailed(ChipcostError):
@@ -140,21 +145,82 @@ def report(
 
 
 def alert_after_collect(
-    settings: Settings, runs: list[RunResult], alert_pct: float, alert_to: list[str]
+    settings: Settings,
+    runs: list[RunResult],
+    alert_pct: float | None,
+    alert_to: list[str] | None,
+    notify: list[str] | None = None,
 ) -> str | None:
-    """E-mail the moves of at least alert_pct % the runs just loaded; the failure, or None."""
+    """Alert on the prices the runs just loaded: moves of at least alert_pct % by e-mail to
+    alert_to, and moves and new cheapest prices to the apprise URLs in `notify`, each at most
+    once a day. What could not be sent, or None."""
     logger = get_run_logger()
     # Runs whose sources were all loaded before (a replay) bring no new move to alert on.
     fresh = [run for run in runs if any(s.status == OK for s in run.sources)]
     if not fresh:
         return None
     since = min(run.observed_at for run in fresh)
+    failures = []
+    if alert_pct is not None and alert_to:
+        try:
+            count = send_price_alert(settings.db_path, since, alert_pct, alert_to)
+        except ChipcostError as exc:
+            failures.append(f"prices loaded, but the price alert was not sent: {exc}")
+        else:
+            if count:
+                logger.info(
+                    "price alert: %d moves of %g%% or more sent to %s", count, alert_pct, alert_to
+                )
+    if notify:
+        failures += _notify(settings, fresh, since, alert_pct, notify)
+    for failure in failures:
+        logger.error("%s", failure)
+    return "; ".join(failures) or None
+
+
+def _notify(
+    settings: Settings, fresh: list[RunResult], since, alert_pct: float | None, urls: list[str]
+) -> list[str]:
+    # From the start of the day: a re-run the same day sees the day's alerts again, sends a
+    # target only those it has not had (one that failed before gets them now).
+    day_start = since.replace(hour=0, minute=0, second=0, microsecond=0)
+    until = max(run.observed_at for run in fresh) + timedelta(seconds=1)
+    pct = DEFAULT_NOTIFY_PCT if alert_pct is None else alert_pct
     try:
-        count = send_price_alert(settings.db_path, since, alert_pct, alert_to)
+        done = send_alerts(settings.db_path, urls, day_start, until, pct)
     except ChipcostError as exc:
-        message = f"prices loaded, but the price alert was not sent: {exc}"
-        logger.error("%s", message)
-        return message
-    if count:
-        logger.info("price alert: %d moves of %g%% or more sent to %s", count, alert_pct, alert_to)
-    return None
+        return [f"prices loaded, but a price notification was not sent: {exc}"]
+    logger = get_run_logger()
+    for label, count in done.sent.items():
+        logger.info("price notification: %d alerts sent to %s", count, label)
+    for label, count in done.already.items():
+        if count:
+            logger.info("%d alerts already sent to %s today: not sent again", count, label)
+    return []
+
+
+def notify_targets(settings: Settings, notify: list[str] | None, block: str | None) -> list[str]:
+    """The apprise URLs to alert: the flow's `notify` and the Secret block's, else
+    $CHIPCOST_NOTIFY."""
+    urls = list(notify or [])
+    if block:
+        urls += _block_urls(block)
+    return list(dict.fromkeys(urls or settings.notify))
+
+
+def _block_urls(name: str) -> list[str]:
+    """apprise URLs from a Prefect Secret block: a list, or one string separated by commas."""
+    from prefect.blocks.system import Secret
+
+    try:
+        value = Secret.load(name).get()
+    except ValueError:
+        raise NotifyError(
+            f"no Secret block named {name!r}: create one whose value is a list of apprise "
+            "URLs, or leave notify_block empty to use $CHIPCOST_NOTIFY"
+        ) from None
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise NotifyError(f"the Secret block {name!r} must hold a list of apprise URLs")
+    return [v.strip() for v in value if v.strip()]

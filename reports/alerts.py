@@ -8,6 +8,7 @@ from email.message import EmailMessage
 from html import escape
 from pathlib import Path
 
+import duckdb
 import polars as pl
 
 from chipcost.reports.labels import money, signed_pct, with_labels
@@ -32,9 +33,16 @@ def large_moves(db_path: Path, since: datetime, threshold_pct: float) -> pl.Data
     """Price changes at or after `since` of at least threshold_pct, largest first."""
     con = connect(db_path, read_only=True)
     try:
-        frame = con.sql(_MOVES, params={"since": since, "threshold": threshold_pct}).pl()
+        return moves_since(con, since, threshold_pct)
     finally:
         con.close()
+
+
+def moves_since(
+    con: duckdb.DuckDBPyConnection, since: datetime, threshold_pct: float
+) -> pl.DataFrame:
+    """large_moves on an open connection, with `offer` and `where` labels."""
+    frame = con.sql(_MOVES, params={"since": since, "threshold": threshold_pct}).pl()
     return with_labels(frame)
 
 

@@ -114,6 +114,11 @@ def changes_csv(events: pl.DataFrame) -> pl.DataFrame:
     frame = events.select(CSV_COLUMNS).with_columns(
         pl.col("changed_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     )
+    return spreadsheet_safe(frame)
+
+
+def spreadsheet_safe(frame: pl.DataFrame) -> pl.DataFrame:
+    """Text cells that a spreadsheet would run as a formula get a leading '."""
     text = [c for c, t in frame.schema.items() if t == pl.String]
     return frame.with_columns(_defused(c) for c in text)
 

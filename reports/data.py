@@ -8,9 +8,12 @@ from datetime import UTC, datetime, timedelta
 import duckdb
 import polars as pl
 
+from chipcost.core.catalog import UNKNOWN_CHIP
+from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.reports.labels import with_labels
 from chipcost.reports.period import Period, ReportOptions
 from chipcost.warehouse.changes import Coverage, change_events, coverage, price_moves
+from chipcost.warehouse.history import daily_cheapest
 from chipcost.warehouse.snapshot import (
     cheapest_by_model,
     cheapest_cost_per_token,
@@ -30,6 +33,8 @@ class ReportData:
     cost_per_token: pl.DataFrame | None  # None: the warehouse has no usable view
     health: pl.DataFrame
     comparisons: pl.DataFrame  # offers priced by 2+ sources, `disagrees` flags the spread
+    # each chip's cheapest price per day per pricing model over the last history_weeks
+    history: pl.DataFrame = field(default_factory=pl.DataFrame)
     generated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     @property
@@ -71,13 +76,39 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         period=period,
         options=options,
         coverage=coverage(con, start, end),
-        moves=with_labels(moves),
+        moves=with_jumps(with_labels(moves)),
         events=with_labels(change_events(con, start, end)),
         cheapest=with_labels(cheapest_by_model(con, end, fresh)),
         cost_per_token=_labelled(cheapest_cost_per_token(con)),
         health=source_health(con, start, end, end - timedelta(days=options.stale_days)),
         comparisons=with_labels(source_disagreements(con, end, fresh, options.disagree_pct)),
+        history=_history(con, period, options),
     )
+
+
+def _history(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOptions):
+    first = period.until - timedelta(days=7 * options.history_weeks - 1)
+    frame = daily_cheapest(con, since=first, until=period.until)
+    return frame.filter(pl.col("chip") != UNKNOWN_CHIP)
+
+
+def with_jumps(moves: pl.DataFrame) -> pl.DataFrame:
+    """Moves marked `jump_back` when the price went more than JUMP_FACTOR out and came back
+    (a net move under JUMP_FACTOR), with `jump_factor` and `jump_up`; ranked by that jump
+    rather than by a net change near 0%."""
+    old, new = pl.col("old_price_per_hour"), pl.col("new_price_per_hour")
+    up, down = pl.col("high_price_per_hour") / old, old / pl.col("low_price_per_hour")
+    net = pl.max_horizontal(new / old, old / new)
+    frame = moves.with_columns(jump_up=up >= down, jump_factor=pl.max_horizontal(up, down))
+    frame = frame.with_columns(
+        jump_back=(pl.col("jump_factor") > JUMP_FACTOR) & (net < JUMP_FACTOR)
+    )
+    size = (
+        pl.when(pl.col("jump_back"))
+        .then(100 * (pl.col("jump_factor") - 1))
+        .otherwise(pl.col("change_pct").abs())
+    )
+    return frame.sort(size, descending=True, maintain_order=True)
 
 
 def _labelled(frame: pl.DataFrame | None) -> pl.DataFrame | None:

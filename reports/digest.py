@@ -10,7 +10,7 @@ from great_tables import GT
 from chipcost.reports.data import ReportData
 from chipcost.reports.labels import BUCKET_LABELS, money
 from chipcost.reports.sections import Section, no_changes
-from chipcost.reports.tables import SMALL, coloured, nowrap, styled
+from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
 
 # Pricing buckets the e-mail shows; the attached report has them all.
 EMAIL_BUCKETS = ("on_demand", "commit_1yr", "commit_3yr", "spot")
@@ -48,11 +48,13 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
             separator=" → ",
         ).alias("prices"),
         "change_pct",
+        *[c for c in JUMP_COLUMNS if c in moves.columns],
     )
     gt = GT(frame).cols_label(
         chip="Chip", place="Where", offer="Pricing", prices="USD per chip-hour", change_pct="%"
     )
     gt = gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
+    gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
     gt = nowrap(coloured(gt, ["change_pct"]), ["chip", "place", "prices", "change_pct"])
     return Section(key, title, explain, styled(gt).as_raw_html())
 

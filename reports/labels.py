@@ -68,3 +68,17 @@ def model_label(pricing_model: str, term: str) -> str:
     """'on-demand', 'reserved 1yr', 'spot': the short form used in subjects and alerts."""
     label = MODEL_LABELS.get(pricing_model, pricing_model)
     return f"{label} {term}" if term not in ("none", "") else label
+
+
+def jump_mark(factor: float, up: bool, net_pct: float | None) -> str:
+    """'×8.0 and back' (or '÷8.0 and back, +2%'): a move out and back, not a 0% change."""
+    mark = f"{'×' if up else '÷'}{factor:.1f} and back"
+    net = signed_pct(net_pct)
+    return mark if net in ("", "0%") else f"{mark}, {net}"
+
+
+def move_text(row: dict) -> str:
+    """The move of a row of price_moves: its net %, or its jump-and-back mark."""
+    if row.get("jump_back"):
+        return jump_mark(row["jump_factor"], row["jump_up"], row["change_pct"])
+    return signed_pct(row["change_pct"])

@@ -34,6 +34,9 @@ p { font-size: 14px; line-height: 1.45; margin: 6px 0; }
 .empty { color: #6b7280; font-style: italic; font-size: 13px; }
 nav a { font-size: 13px; margin-right: 12px; color: #2563eb; }
 footer { color: #6b7280; font-size: 12px; margin-top: 32px; }
+.charts { display: flex; flex-wrap: wrap; gap: 8px 24px; }
+.chart { margin: 8px 0; }
+.chart figcaption { font-size: 13px; font-weight: 600; margin-bottom: 2px; }
 """
 
 
@@ -112,8 +115,8 @@ def email_html(data: ReportData, title: str) -> str:
     """The e-mail body: summary, top movers, cheapest; CSS inlined; under the size limit."""
     closing = (
         "<p class='meta'>The full report (every change with its daily prices, new and "
-        "withdrawn offers, cheapest prices, source health) and a CSV of every change are "
-        "attached.</p>"
+        "withdrawn offers, cheapest prices, each chip's price history chart, source health) "
+        "and a CSV of every change are attached.</p>"
     )
     html = ""
     for variant in _email_variants(data):

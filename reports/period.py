@@ -25,6 +25,7 @@ class ReportOptions:
     # comparison of sources: a source that stopped running keeps its last prices open.
     fresh_days: int = 7
     top_movers: int = 10  # rows of "what changed" in the e-mail body
+    history_weeks: int = 12  # how far back the price history charts go
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 
 from great_tables import GT
 
 from chipcost.reports import tables
+from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData
 
 
@@ -74,6 +76,23 @@ def cheapest(data: ReportData) -> Section:
     return Section("cheapest", "Cheapest now", explain, _html(tables.cheapest_table(data.cheapest)))
 
 
+def history(data: ReportData) -> Section:
+    weeks = data.options.history_weeks
+    explain = (
+        f"Each chip's cheapest price per chip-hour at the end of each day over the last {weeks} "
+        "weeks (as far as the history goes), one line per pricing model; hover a line for its "
+        "last price; chipcost history --chip NAME gives the numbers."
+    )
+    charts = chip_charts(data.history)
+    if not charts:
+        return Section("history", "Price history", explain, None, "No prices in these weeks.")
+    figures = "".join(
+        f'<figure class="chart"><figcaption>{escape(chip)}</figcaption>{svg}</figure>'
+        for chip, svg in charts.items()
+    )
+    return Section("history", "Price history", explain, f'<div class="charts">{figures}</div>')
+
+
 def cost_per_token(data: ReportData) -> Section:
     explain = (
         "For each model and workload, the cheapest cost per million tokens of each chip at "
@@ -131,6 +150,7 @@ def full_report(data: ReportData) -> list[Section]:
         new_offers(data),
         withdrawn(data),
         cheapest(data),
+        history(data),
         cost_per_token(data),
         health(data),
         disagreements(data),

@@ -7,10 +7,12 @@ from html import escape
 import polars as pl
 from great_tables import GT, loc, nanoplot_options, style
 
-from chipcost.reports.labels import BUCKET_LABELS, money
+from chipcost.reports.labels import BUCKET_LABELS, jump_mark, money
 
 # Cheaper is good news for the people renting: green down, red up.
 DOWN, UP, STALE = "#15803d", "#b91c1c", "#fef3c7"
+JUMP = "#b45309"  # a move out and back: neither cheaper nor dearer, but worth a look
+JUMP_COLUMNS = ["jump_back", "jump_factor", "jump_up"]
 SMALL = "font-size:11px;color:#6b7280"
 # Sparklines: values show on hover only (static labels crowd a 130px plot); the e-mail has
 # none, since most mail clients do not draw inline SVG.
@@ -60,13 +62,30 @@ def coloured(gt: GT, columns: list[str]) -> GT:
     return gt
 
 
+def marked_jumps(gt: GT, frame: pl.DataFrame, column: str = "change_pct") -> GT:
+    """'×8.0 and back' instead of the net 0.0% of a price that went out and came back."""
+    if "jump_back" not in frame.columns:
+        return gt
+    rows = frame.with_row_index("i").filter(pl.col("jump_back"))
+    for row in rows.iter_rows(named=True):
+        mark = jump_mark(row["jump_factor"], row["jump_up"], row["change_pct"])
+        gt = gt.fmt(lambda _, mark=mark: escape(mark), columns=column, rows=[row["i"]])
+    if rows.height:
+        bold = style.text(color=JUMP, weight="bold")
+        gt = gt.tab_style(bold, loc.body(column, rows=rows["i"].to_list()))
+    return gt
+
+
 def changes_table(moves: pl.DataFrame) -> GT:
     """Moved offers by chip: old and new per-chip price, change coloured, daily sparkline."""
     frame = moves.with_columns(
         when=pl.when(pl.col("changes") > 1)
         .then(pl.concat_str([_day("changed_at"), pl.lit(" ("), pl.col("changes"), pl.lit("×)")]))
         .otherwise(_day("changed_at"))
-    ).select("chip", "where", "instance_type", "offer", *PRICE_COLUMNS, "when", "trend")
+    ).select(
+        "chip", "where", "instance_type", "offer", *PRICE_COLUMNS, "when", "trend",
+        *[c for c in JUMP_COLUMNS if c in moves.columns],
+    )  # fmt: skip
     gt = GT(frame, groupname_col="chip").cols_label(
         where="Where",
         instance_type="Instance",
@@ -86,7 +105,10 @@ def changes_table(moves: pl.DataFrame) -> GT:
         .fmt_nanoplot("trend", plot_type="line", options=TREND)
         .sub_missing("trend", missing_text="one day only")
     )
-    return styled(nowrap(coloured(gt, PRICE_COLUMNS[2:]), ["where", "instance_type", "when"]))
+    gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
+    return styled(
+        nowrap(coloured(gt, PRICE_COLUMNS[2:]), ["where", "instance_type", "when", "change_pct"])
+    )
 
 
 def nowrap(gt: GT, columns: list[str]) -> GT:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from chipcost.reports.data import ReportData
-from chipcost.reports.labels import model_label, money, signed_pct
+from chipcost.reports.labels import model_label, money, move_text
 
 SAMPLE_NOTE = (
     "SAMPLE DATA: these prices come from the bundled sample archive (synthetic, in the "
@@ -46,7 +46,7 @@ def _plural(n: int, word: str) -> str:
 def top_move(row: dict) -> str:
     """'H100-SXM on-demand −8%'."""
     model = model_label(row["pricing_model"], row["term"])
-    return f"{row['chip']} {model} {signed_pct(row['change_pct'])}"
+    return f"{row['chip']} {model} {move_text(row)}"
 
 
 def subject(data: ReportData) -> str:
@@ -127,7 +127,7 @@ def mover_lines(moves: pl.DataFrame, limit: int) -> list[str]:
     lines = []
     for row in moves.head(limit).iter_rows(named=True):
         old, new = money(row["old_price_per_chip_hour"]), money(row["new_price_per_chip_hour"])
-        lines.append(f"  {signed_pct(row['change_pct']):>6}  {row['chip']}: {old} -> {new}")
+        lines.append(f"  {move_text(row):>6}  {row['chip']}: {old} -> {new}")
         lines.append(f"          {row['where']} · {row['instance_type']} · {row['offer']}")
     return lines
 
@@ -182,7 +182,7 @@ def markdown(data: ReportData, footer: list[str]) -> str:
         ]
         for row in data.moves.head(limit).iter_rows(named=True):
             cells = [
-                signed_pct(row["change_pct"]),
+                move_text(row),
                 row["chip"],
                 f"{row['where']} · {row['instance_type']}",
                 row["offer"],

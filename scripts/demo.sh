@@ -16,6 +16,9 @@ echo
 echo "== chipcost prices --chip H100-SXM --region eu-central-1 --limit 8   (aws-bulk, aws-spot-feed: AWS's public files, no credentials)"
 .venv/bin/chipcost prices --chip H100-SXM --region eu-central-1 --limit 8
 echo
+echo "== chipcost history --chip H100-SXM   (the cheapest price per day per pricing model)"
+.venv/bin/chipcost history --chip H100-SXM
+echo
 echo "== chipcost cost --model llama-3-70b --workload inference --limit 15"
 .venv/bin/chipcost cost --model llama-3-70b --workload inference --limit 15
 echo
@@ -24,5 +27,8 @@ echo "== chipcost sql \"select count(*) as history_rows from price_history\""
 echo
 echo "== chipcost report --dry-run   (the week's report: HTML and CSV, and the e-mail as .eml, not sent)"
 .venv/bin/chipcost report --dry-run
+echo
+echo "== chipcost site data/site   (the price explorer: open data/site/index.html in a browser)"
+.venv/bin/chipcost site data/site
 echo
 echo "Next: .venv/bin/chipcost --help   (warehouse: data/chipcost.duckdb)"

@@ -47,6 +47,9 @@ moves AS (
         arg_max(chip_count, changed_at) AS chip_count,
         arg_min(old_price_per_hour, changed_at) AS old_price_per_hour,
         arg_max(new_price_per_hour, changed_at) AS new_price_per_hour,
+        -- The extremes the price reached in the period: a move out and back nets to 0%.
+        max(new_price_per_hour) AS high_price_per_hour,
+        min(new_price_per_hour) AS low_price_per_hour,
         count(*) AS changes,
         max(changed_at) AS changed_at
     FROM events GROUP BY {_KEY}
@@ -81,7 +84,7 @@ trends AS (
 )
 SELECT
     m.chip, {", ".join(f"m.{c}" for c in HISTORY_KEY)}, m.chip_count, m.changes, m.changed_at,
-    m.old_price_per_hour, m.new_price_per_hour,
+    m.old_price_per_hour, m.new_price_per_hour, m.high_price_per_hour, m.low_price_per_hour,
     m.old_price_per_hour / nullif(m.chip_count, 0) AS old_price_per_chip_hour,
     m.new_price_per_hour / nullif(m.chip_count, 0) AS new_price_per_chip_hour,
     (m.new_price_per_hour - m.old_price_per_hour) / nullif(m.chip_count, 0)
@@ -142,7 +145,8 @@ def change_events(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime
 def price_moves(
     con: duckdb.DuckDBPyConnection, start: datetime, end: datetime, trend_start: datetime
 ) -> pl.DataFrame:
-    """Offers whose price changed in [start, end): net move, and the daily per-chip price
-    from trend_start to end as a list (NULL with fewer than two days), largest move first."""
+    """Offers whose price changed in [start, end): net move, the highest and lowest price the
+    period reached, and the daily per-chip price from trend_start to end as a list (NULL with
+    fewer than two days), largest move first."""
     params = {"start": start, "end": end, "trend_start": trend_start}
     return con.sql(_MOVES, params=params).pl()

@@ -13,8 +13,10 @@ from chipcost.cli.commands import (
     collect,
     cost,
     demo,
+    history,
     prices,
     report,
+    site,
     throughput,
 )
 from chipcost.cli.options import err
@@ -50,9 +52,11 @@ def _main(
 
 app.command()(collect.collect)
 app.command()(prices.prices)
+app.command()(history.history)
 app.command()(admin.sql)
 app.command()(cost.cost)
 app.command()(report.report)
+app.command()(site.site)
 app.command()(backfill.backfill)
 app.command()(admin.migrate)
 app.command()(admin.sources)

@@ -17,6 +17,8 @@ DB_FILENAME = "chipcost.duckdb"
 # price and the raw archive every payload for ever (docs/warehouse.md, "Retention").
 DEFAULT_OBSERVATIONS_DAYS = 35
 OBSERVATIONS_DAYS_ENV = "CHIPCOST_OBSERVATIONS_DAYS"
+# Where price alerts go: apprise URLs separated by commas (docs/reports.md, "Price alerts").
+NOTIFY_ENV = "CHIPCOST_NOTIFY"
 # A source with no successful run for this many days is named as stale wherever its prices are
 # read (the same default as the report's --stale-days).
 DEFAULT_STALE_DAYS = 2
@@ -101,6 +103,8 @@ class Settings:
     observations_days: int | None = DEFAULT_OBSERVATIONS_DAYS  # None keeps every observation
     stale_days: int = DEFAULT_STALE_DAYS
     sources: SourceSettings = field(default_factory=SourceSettings)
+    # apprise URLs carry tokens (a webhook's secret): kept out of repr like the API keys.
+    notify: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def archive_dir(self) -> Path:
@@ -122,7 +126,13 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
         observations_days=days,
         stale_days=stale_days(os.environ.get(STALE_DAYS_ENV)),
         sources=source_settings(os.environ),
+        notify=notify_urls(os.environ.get(NOTIFY_ENV)),
     )
+
+
+def notify_urls(text: str | None) -> tuple[str, ...]:
+    """CHIPCOST_NOTIFY: apprise URLs separated by commas; empty or unset sends no alert."""
+    return tuple(dict.fromkeys(u.strip() for u in (text or "").split(",") if u.strip()))
 
 
 def observations_days(text: str | None) -> int | None:

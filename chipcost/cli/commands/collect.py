@@ -28,6 +28,17 @@ def collect(
     source: Annotated[
         list[str] | None, typer.Option("--source", help="Run only this source (repeatable).")
     ] = None,
+    notify: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--notify",
+            help="Send price alerts to this apprise URL (repeatable; default $CHIPCOST_NOTIFY).",
+        ),
+    ] = None,
+    alert_pct: Annotated[
+        float | None,
+        typer.Option(help="Alert on moves of at least this % (default 10 with --notify)."),
+    ] = None,
 ) -> None:
     """Collect today's prices (or replay an archive) into the warehouse."""
     # The summary table and the error line say what the flow's log says; keep the console to
@@ -39,7 +50,7 @@ def collect(
     from chipcost.flows import collect as collect_flow
 
     settings = load_settings(db=db, data_dir=data_dir)
-    _preflight(settings, replay, source)
+    _preflight(settings, replay, source, notify)
     with err.status("collecting…", spinner="dots") as status, _shown_on(status):
         try:
             outcomes = collect_flow.run_collect(
@@ -47,6 +58,8 @@ def collect(
                 db=str(settings.db_path),
                 data_dir=str(settings.data_dir),
                 sources=source or None,
+                notify=notify or None,
+                alert_pct=alert_pct,
             )
         except collect_flow.CollectFailed as exc:
             if exc.outcomes:
@@ -77,13 +90,19 @@ class _StatusHandler(logging.Handler):
         self.status.update(f"[dim]{record.getMessage()}")
 
 
-def _preflight(settings: Settings, replay: Path | None, sources: list[str] | None) -> None:
-    """Catch a wrong path or name before Prefect starts, with the same words the flow uses."""
+def _preflight(
+    settings: Settings, replay: Path | None, sources: list[str] | None, notify: list[str] | None
+) -> None:
+    """Catch a wrong path, name or URL before Prefect starts, in the words the flow uses."""
     from chipcost.archive import run_directories
     from chipcost.pipeline.collect import select_sources
     from chipcost.warehouse.db import check_writable
 
     select_sources(sources)
+    if notify or settings.notify:
+        from chipcost.reports.notify import check_urls
+
+        check_urls(notify or settings.notify)
     if replay is not None:
         run_directories(replay)
     check_writable(settings)

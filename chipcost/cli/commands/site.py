@@ -1,0 +1,35 @@
+"""`chipcost site DIR`: the price explorer, a static page of every current offer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from chipcost.cli.options import DbOption, out
+
+
+def site(
+    directory: Annotated[
+        Path, typer.Argument(help="Where to write index.html, offers.json, offers.csv.")
+    ],
+    weeks: Annotated[int, typer.Option(help="Weeks of price history to chart per chip.")] = 12,
+    db: DbOption = None,
+) -> None:
+    """Write the price explorer: every current offer, sortable and filterable, no server."""
+    from chipcost.cli.render import SAMPLE_BANNER
+    from chipcost.core.errors import ChipcostError
+    from chipcost.core.settings import load_settings
+    from chipcost.reports.site import write_site
+
+    if weeks < 1:
+        raise ChipcostError(f"--weeks {weeks}: give 1 or more weeks of history")
+    made = write_site(load_settings(db=db).db_path, directory, weeks=weeks)
+    out.print(
+        f"price explorer: {made.index} ({made.offers} offers of {made.chips} chips)",
+        highlight=False,
+    )
+    out.print(f"open it in a browser: file://{made.index.resolve()}", highlight=False)
+    if made.sample:
+        out.print(SAMPLE_BANNER)

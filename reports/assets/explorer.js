@@ -1,0 +1,141 @@
+// The price explorer: filter, sort and download the offers embedded in the page (no server).
+"use strict";
+(function () {
+  const data = JSON.parse(document.getElementById("data").textContent);
+  const cols = data.columns;
+  const at = Object.fromEntries(cols.map((c, i) => [c, i]));
+  const offers = data.offers;
+  const throughput = {};  // "model|workload" -> chip -> figure
+  for (const t of data.throughput) {
+    (throughput[t.model + "|" + t.workload] ??= {})[t.chip] = t;
+  }
+  const $ = (id) => document.getElementById(id);
+  const state = { key: "price_per_chip_hour", dir: 1, rows: [] };
+  // The table's columns: [key, label, numeric, decimals]; "cost" is computed per row.
+  const shown = [
+    ["chip", "Chip"], ["memory_gb", "Memory GB", true, 0], ["provider", "Provider"],
+    ["region", "Region"], ["zone", "Zone"], ["instance_type", "Instance"],
+    ["chip_count", "Chips", true, 0], ["pricing", "Pricing"],
+    ["price_per_chip_hour", "USD / chip-hour", true, 4],
+    ["price_per_hour", "USD / instance-hour", true, 4],
+    ["cost", "USD / M tokens", true, 4], ["source", "Source"],
+  ];
+
+  function fill(select, values, label) {
+    for (const v of values) {
+      const option = document.createElement("option");
+      option.value = v;
+      option.textContent = label ? label(v) : v;
+      select.appendChild(option);
+    }
+  }
+  const distinct = (c) => [...new Set(offers.map((r) => r[at[c]]))].sort();
+  fill($("chip"), distinct("chip"));
+  fill($("provider"), distinct("provider"));
+  fill($("region"), distinct("region"));
+  fill($("model"), distinct("pricing_model"), (v) => data.model_labels[v] || v);
+  fill($("tokens"), Object.keys(throughput).sort(), (v) => v.replace("|", ", "));
+
+  function costOf(row) {
+    const figures = throughput[$("tokens").value];
+    const figure = figures && figures[row[at.chip]];
+    if (!figure) return null;
+    return row[at.price_per_chip_hour] / (figure.tokens_per_second_per_chip * 3600 / 1e6);
+  }
+  const value = (row, key) => (key === "cost" ? costOf(row) : row[at[key]]);
+
+  function matches(row) {
+    const want = (id, c) => !$(id).value || row[at[c]] === $(id).value;
+    const memory = parseFloat($("memory").value);
+    const price = parseFloat($("price").value);
+    const text = $("search").value.trim().toLowerCase();
+    return want("chip", "chip") && want("provider", "provider") && want("region", "region") &&
+      want("model", "pricing_model") &&
+      (isNaN(memory) || (row[at.memory_gb] ?? 0) >= memory) &&
+      (isNaN(price) || row[at.price_per_chip_hour] <= price) &&
+      (!text || row.join(" ").toLowerCase().includes(text));
+  }
+
+  function compare(a, b) {
+    const x = value(a, state.key), y = value(b, state.key);
+    if (x === y) return 0;
+    if (x === null || x === undefined || x === "") return 1;  // blanks last either way
+    if (y === null || y === undefined || y === "") return -1;
+    return (x < y ? -1 : 1) * state.dir;
+  }
+
+  function cell(row, column) {
+    const [key, , numeric, decimals] = column;
+    const td = document.createElement("td");
+    const v = value(row, key);
+    td.textContent = v === null || v === undefined ? "" :
+      numeric ? v.toLocaleString("en-US", { minimumFractionDigits: decimals,
+        maximumFractionDigits: decimals }) : v;
+    if (numeric) td.className = "num";
+    if (key === "pricing") td.className = "wrap";
+    if (key === "cost" && v !== null) {
+      const figure = throughput[$("tokens").value][row[at.chip]];
+      td.title = `${Math.round(figure.tokens_per_second_per_chip)} tokens/s per chip, ` +
+        `${figure.kind}: ${figure.source}`;
+    }
+    return td;
+  }
+
+  function render() {
+    state.rows = offers.filter(matches).sort(compare);
+    const body = document.createElement("tbody");
+    for (const row of state.rows) {
+      const tr = document.createElement("tr");
+      for (const column of shown) tr.appendChild(cell(row, column));
+      body.appendChild(tr);
+    }
+    $("offers").replaceChild(body, $("offers").tBodies[0]);
+    $("count").textContent = `${state.rows.length} of ${offers.length} offers`;
+    for (const th of $("offers").tHead.rows[0].cells) {
+      const sorted = th.dataset.key === state.key;
+      th.setAttribute("aria-sort", sorted ? (state.dir > 0 ? "ascending" : "descending") : "none");
+    }
+    for (const figure of document.querySelectorAll("figure[data-chip]")) {
+      figure.hidden = Boolean($("chip").value) && figure.dataset.chip !== $("chip").value;
+    }
+  }
+
+  const head = $("offers").tHead.rows[0];
+  for (const column of shown) {
+    const th = document.createElement("th");
+    th.textContent = column[1];
+    th.dataset.key = column[0];
+    th.tabIndex = 0;
+    const sort = () => {
+      state.dir = state.key === column[0] ? -state.dir : 1;
+      state.key = column[0];
+      render();
+    };
+    th.addEventListener("click", sort);
+    th.addEventListener("keydown", (e) => { if (e.key === "Enter") sort(); });
+    head.appendChild(th);
+  }
+
+  // A cell starting like a formula is text to a spreadsheet, not something to run.
+  const safe = (v) => {
+    const s = v === null || v === undefined ? "" : String(v);
+    const t = /^[=+\-@\t\r]/.test(s) ? "'" + s : s;
+    return /[",\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
+  };
+  $("download").addEventListener("click", () => {
+    const keys = [...cols, "usd_per_million_tokens"];
+    const lines = [keys.join(",")];
+    for (const row of state.rows) lines.push([...row, costOf(row)].map(safe).join(","));
+    const blob = new Blob([lines.join("\n") + "\n"], { type: "text/csv" });
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = "chipcost-offers.csv";
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+  });
+  $("filters").addEventListener("input", render);
+  $("filters").addEventListener("reset", () => setTimeout(render));
+  $("tokens").value = data.default_tokens || $("tokens").value;
+  render();
+})();

@@ -1,0 +1,127 @@
+"""Price history charts as hand-built SVG: one step line per pricing model, no library."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import date
+from html import escape
+
+import polars as pl
+
+from chipcost.reports.labels import MODEL_LABELS, money
+
+# One colour per pricing model, the same in the report and the price explorer.
+COLOURS = {
+    "on_demand": "#2563eb",
+    "reserved": "#059669",
+    "savings_plan": "#7c3aed",
+    "commitment": "#0891b2",
+    "spot": "#ea580c",
+    "capacity_block": "#be185d",
+}
+OTHER_COLOUR = "#6b7280"
+WIDTH, HEIGHT = 560, 200
+LEFT, RIGHT, TOP, BOTTOM = 64, 150, 12, 28  # room for price labels, the legend, the dates
+TICKS = 4
+
+Series = Mapping[str, Sequence[tuple[date, float]]]
+
+
+def _scale(lo: float, hi: float, size: float, flip: bool = False):
+    span = (hi - lo) or 1.0
+
+    def at(value: float) -> float:
+        share = (value - lo) / span
+        return round(size * (1 - share if flip else share), 1)
+
+    return at
+
+
+def _path(points: Sequence[tuple[date, float]], x, y) -> str:
+    """A step line: a price holds until the day it changes (no slope between prices)."""
+    parts = []
+    for i, (day, price) in enumerate(points):
+        px, py = x(day.toordinal()), y(price)
+        if i == 0:
+            parts.append(f"M{px},{py}")
+        else:
+            parts.append(f"H{px}V{py}")
+    if len(points) == 1:  # one day: a short tick, so that the price shows at all
+        parts.append("h4")
+    return "".join(parts)
+
+
+def _axes(lo: float, hi: float, first: date, last: date, y, x) -> list[str]:
+    inner_w = WIDTH - LEFT - RIGHT
+    out = []
+    for i in range(TICKS + 1):
+        value = lo + (hi - lo) * i / TICKS
+        py = y(value)
+        out.append(
+            f'<line x1="0" x2="{inner_w}" y1="{py}" y2="{py}" stroke="#e5e7eb" stroke-width="1"/>'
+            f'<text x="-6" y="{py + 4}" text-anchor="end">{escape(money(value, 2))}</text>'
+        )
+    inner_h = HEIGHT - TOP - BOTTOM
+    for day, anchor in ((first, "start"), (last, "end")):
+        out.append(
+            f'<text x="{x(day.toordinal())}" y="{inner_h + 18}" text-anchor="{anchor}">'
+            f"{day.isoformat()}</text>"
+        )
+    return out
+
+
+def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
+    """An SVG of each series' daily price (USD per chip-hour); empty string with no points."""
+    drawn = {k: sorted(v) for k, v in series.items() if v}
+    if not drawn:
+        return ""
+    days = [d for points in drawn.values() for d, _ in points]
+    prices = [p for points in drawn.values() for _, p in points]
+    first, last = min(days), max(days)
+    lo, hi = 0.0, max(prices) * 1.08  # from zero: a chart of prices should not magnify moves
+    inner_w, inner_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    x = _scale(first.toordinal(), max(last.toordinal(), first.toordinal() + 1), inner_w)
+    y = _scale(lo, hi, inner_h, flip=True)
+    body = _axes(lo, hi, first, last, y, x)
+    legend = []
+    for i, (key, points) in enumerate(drawn.items()):
+        colour = COLOURS.get(key, OTHER_COLOUR)
+        body.append(
+            f'<path d="{_path(points, x, y)}" fill="none" stroke="{colour}" stroke-width="2">'
+            f"<title>{escape(labels.get(key, key))}: {escape(money(points[-1][1]))} on "
+            f"{points[-1][0].isoformat()}</title></path>"
+        )
+        ly = 14 + 18 * i
+        legend.append(
+            f'<rect x="{inner_w + 14}" y="{ly - 9}" width="10" height="10" fill="{colour}"/>'
+            f'<text x="{inner_w + 30}" y="{ly}">{escape(labels.get(key, key))} '
+            f"{escape(money(points[-1][1], 2))}</text>"
+        )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title, quote=True)}" '
+        'style="font-family:system-ui,sans-serif;font-size:11px;fill:#374151">'
+        f"<title>{escape(title)}</title>"
+        f'<g transform="translate({LEFT},{TOP})">{"".join(body)}{"".join(legend)}</g></svg>'
+    )
+
+
+def chip_charts(history: pl.DataFrame) -> dict[str, str]:
+    """Chip -> its chart, from warehouse.history.daily_cheapest rows (one line per model)."""
+    charts = {}
+    for (chip,), rows in history.sort("chip", "day").group_by("chip", maintain_order=True):
+        series = {
+            model: list(
+                zip(part["day"].to_list(), part["price_per_chip_hour"].to_list(), strict=True)
+            )
+            for (model,), part in rows.group_by("pricing_model", maintain_order=True)
+        }
+        ordered = {m: series[m] for m in sorted(series, key=_model_order)}
+        title = f"{chip}: cheapest USD per chip-hour by pricing model"
+        charts[chip] = price_chart(ordered, MODEL_LABELS, title)
+    return charts
+
+
+def _model_order(model: str) -> int:
+    order = list(COLOURS)
+    return order.index(model) if model in order else len(order)

@@ -1,0 +1,191 @@
+"""Price alerts through apprise URLs (Slack, Teams, Discord, webhooks, e-mail), once a day each."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import duckdb
+import polars as pl
+
+from chipcost.core.errors import ChipcostError
+from chipcost.reports.alerts import moves_since
+from chipcost.reports.labels import BUCKET_LABELS, money, signed_pct, with_labels
+from chipcost.reports.text import top_move
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.notifications import record_sent, sent_today
+from chipcost.warehouse.snapshot import cheapest_by_model
+
+# The same freshness as the report's "cheapest now": an offer whose source stopped running
+# a week ago is not today's cheapest.
+FRESH_DAYS = 7
+# Lines in one notification: chat services cut long messages (Discord at 2,000 characters).
+MAX_LINES = 15
+
+
+class NotifyError(ChipcostError):
+    """A notification target refused the alert or cannot be reached."""
+
+
+@dataclass(frozen=True)
+class Alert:
+    key: str  # what makes it the same alert on a re-run
+    kind: str  # "move" or "cheapest"
+    line: str
+
+
+@dataclass
+class Notified:
+    alerts: int = 0  # alerts found in the window
+    sent: dict[str, int] = field(default_factory=dict)  # target label -> alerts sent to it
+    already: dict[str, int] = field(default_factory=dict)  # target label -> sent before today
+
+
+def target_label(url: str) -> str:
+    """The URL with its secrets masked (apprise's privacy form), for messages and logs."""
+    import apprise
+
+    plugin = apprise.Apprise.instantiate(url)
+    if plugin is None:
+        return url.split("://", 1)[0] + "://…"
+    return plugin.url(privacy=True).split("?", 1)[0]
+
+
+def check_urls(urls: Sequence[str]) -> list[str]:
+    """The URLs, each one apprise can send to; otherwise a NotifyError naming it."""
+    import apprise
+
+    checked = []
+    for i, url in enumerate(u.strip() for u in urls):
+        if not url:
+            continue
+        if apprise.Apprise.instantiate(url) is None:
+            scheme = url.split("://", 1)[0] if "://" in url else url[:12]
+            raise NotifyError(
+                f"notification target {i + 1} ({scheme}://…) is not an apprise URL: give one "
+                "such as slack://…, msteams://…, discord://…, json://host/path or mailto://…"
+            )
+        checked.append(url)
+    return checked
+
+
+def _target_id(url: str) -> str:
+    return hashlib.sha256(url.encode()).hexdigest()[:24]
+
+
+def move_alerts(moves: pl.DataFrame) -> list[Alert]:
+    alerts = []
+    for row in moves.iter_rows(named=True):
+        key = "|".join(
+            str(row[c])
+            for c in ("source", "provider", "region", "zone", "instance_type", "pricing_model")
+        )
+        key += f"|{row['term']}|{row['payment']}|{row['plan']}|{row['changed_at']:%Y-%m-%dT%H:%M}"
+        line = (
+            f"{signed_pct(row['change_pct'])} {row['chip']} {row['where']} · "
+            f"{row['instance_type']} · {row['offer']}: {money(row['old_price_per_chip_hour'])} "
+            f"→ {money(row['new_price_per_chip_hour'])} per chip-hour"
+        )
+        alerts.append(Alert(f"move|{key}|{row['new_price_per_chip_hour']:.6f}", "move", line))
+    return alerts
+
+
+def cheapest_alerts(before: pl.DataFrame, after: pl.DataFrame) -> list[Alert]:
+    """A chip whose cheapest price under a pricing model fell below the cheapest before."""
+    was = before.select("chip", "bucket", was="price_per_chip_hour", was_where="where")
+    joined = after.join(was, on=["chip", "bucket"], how="inner").filter(
+        pl.col("price_per_chip_hour") < pl.col("was")
+    )
+    alerts = []
+    for row in joined.iter_rows(named=True):
+        bucket = BUCKET_LABELS.get(row["bucket"], row["bucket"])
+        line = (
+            f"new cheapest {row['chip']} {bucket.lower()}: {money(row['price_per_chip_hour'])} "
+            f"per chip-hour at {row['where']} · {row['instance_type']} (was "
+            f"{money(row['was'])} at {row['was_where']})"
+        )
+        key = f"cheapest|{row['chip']}|{row['bucket']}|{row['price_per_chip_hour']:.6f}"
+        alerts.append(Alert(key, "cheapest", line))
+    return alerts
+
+
+def price_alerts(
+    con: duckdb.DuckDBPyConnection, since: datetime, until: datetime, threshold_pct: float
+) -> tuple[list[Alert], str]:
+    """Moves of at least threshold_pct since `since`, and new cheapest prices at `until`
+    against those at `since`; with the title that announces them."""
+    moves = moves_since(con, since, threshold_pct)
+    fresh = timedelta(days=FRESH_DAYS)
+    before = with_labels(cheapest_by_model(con, since, since - fresh))
+    after = with_labels(cheapest_by_model(con, until, until - fresh))
+    alerts = move_alerts(moves) + cheapest_alerts(before, after)
+    sample = bool(moves.height and moves["sample"].any()) or _sample_since(con, since)
+    parts = []
+    if moves.height:
+        count = f"{moves.height} move{'s' if moves.height != 1 else ''}"
+        parts.append(f"{count} of {threshold_pct:g}% or more, {top_move(moves.row(0, named=True))}")
+    cheaper = len(alerts) - moves.height
+    if cheaper:
+        parts.append(f"{cheaper} new cheapest price{'s' if cheaper != 1 else ''}")
+    title = ("[sample data] " if sample else "") + "Price alert: " + "; ".join(parts)
+    return alerts, title
+
+
+def _sample_since(con: duckdb.DuckDBPyConnection, since: datetime) -> bool:
+    rows = con.execute("SELECT bool_or(sample) FROM runs WHERE observed_at >= ?", [since])
+    return bool(rows.fetchall()[0][0])
+
+
+def _send(url: str, title: str, lines: list[str]) -> None:
+    import apprise
+
+    shown = lines[:MAX_LINES]
+    if len(lines) > MAX_LINES:
+        shown.append(f"… and {len(lines) - MAX_LINES} more: see the weekly report")
+    notifier = apprise.Apprise()
+    notifier.add(url)
+    with apprise.LogCapture(level=apprise.logging.WARNING) as log:
+        ok = notifier.notify(title=title, body="\n".join(shown))
+        said = log.getvalue().strip().splitlines()
+    if not ok:
+        reason = said[-1] if said else "no reason given"
+        raise NotifyError(f"{target_label(url)} did not accept the price alert: {reason}")
+
+
+def send_alerts(
+    db_path, urls: Sequence[str], since: datetime, until: datetime, threshold_pct: float
+) -> Notified:
+    """Send each target the alerts of [since, until] it has not had today; record them.
+
+    Every target is tried; the first failure is raised after the others were sent.
+    """
+    urls = check_urls(urls)
+    con = connect(db_path)
+    try:
+        alerts, title = price_alerts(con, since, until, threshold_pct)
+        done = Notified(alerts=len(alerts))
+        if not alerts:
+            return done
+        failures = []
+        today = datetime.now(UTC).date()
+        for url in urls:
+            target, label = _target_id(url), target_label(url)
+            old = sent_today(con, today, target, (a.key for a in alerts))
+            new = [a for a in alerts if a.key not in old]
+            done.already[label] = len(old)
+            if not new:
+                continue
+            try:
+                _send(url, title, [a.line for a in new])
+            except NotifyError as exc:
+                failures.append(str(exc))
+                continue
+            record_sent(con, today, target, ((a.key, a.kind) for a in new))
+            done.sent[label] = len(new)
+    finally:
+        con.close()
+    if failures:
+        raise NotifyError("; ".join(failures))
+    return done

@@ -1,0 +1,159 @@
+"""The price explorer: one self-contained page of every current offer, sortable and filterable,
+with cost per token and each chip's price history; the data also as JSON and CSV beside it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from html import escape
+from importlib import resources
+from pathlib import Path
+
+import polars as pl
+
+from chipcost.core.version import __version__
+from chipcost.reports.build import spreadsheet_safe
+from chipcost.reports.charts import chip_charts
+from chipcost.reports.labels import MODEL_LABELS, offer_label
+from chipcost.reports.period import ReportError
+from chipcost.reports.text import SAMPLE_NOTE
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.history import daily_cheapest
+from chipcost.warehouse.offers import chosen_throughput, current_offers
+
+# The columns each offer carries in the page, offers.json and offers.csv, in this order.
+COLUMNS = (
+    "chip",
+    "memory_gb",
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "chip_count",
+    "pricing_model",
+    "pricing",
+    "price_per_chip_hour",
+    "price_per_hour",
+    "source",
+    "last_seen_at",
+)
+DEFAULT_TOKENS = "llama-3-70b|inference"
+DEFAULT_WEEKS = 12
+
+
+@dataclass(frozen=True)
+class Site:
+    index: Path
+    offers: int
+    chips: int
+    sample: bool
+
+
+def _read(db_path: Path, weeks: int) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict]:
+    con = connect(db_path, read_only=True)
+    try:
+        offers = current_offers(con).with_columns(pricing=offer_label())
+        throughput = chosen_throughput(con)
+        row = con.execute("SELECT max(observed_at), bool_or(sample) FROM runs").fetchall()[0]
+        newest, sample = row
+        until = newest.date() if newest else datetime.now(UTC).date()
+        history = daily_cheapest(con, since=until - timedelta(days=7 * weeks - 1), until=until)
+    finally:
+        con.close()
+    meta = {"as_of": f"{newest:%Y-%m-%d %H:%M} UTC" if newest else "", "sample": bool(sample)}
+    return offers, throughput, history.filter(pl.col("chip") != "unknown"), meta
+
+
+def site_data(offers: pl.DataFrame, throughput: pl.DataFrame, meta: dict) -> dict:
+    """What the page embeds (and offers.json holds): offers as rows of COLUMNS, throughput."""
+    rows = offers.with_columns(pl.col("last_seen_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return {
+        "generator": f"chipcost {__version__}",
+        **meta,
+        "columns": list(COLUMNS),
+        "offers": rows.select(COLUMNS).rows(),
+        "throughput": throughput.to_dicts(),
+        "model_labels": MODEL_LABELS,
+        "default_tokens": DEFAULT_TOKENS,
+    }
+
+
+def _asset(name: str) -> str:
+    return resources.files("chipcost.reports").joinpath("assets", name).read_text("utf-8")
+
+
+def _embedded(data: dict) -> str:
+    # "</" would end the script element early: scraped text must not be able to.
+    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+
+
+def _filters() -> str:
+    selects = [("chip", "Chip"), ("provider", "Provider"), ("region", "Region")]
+    selects.append(("model", "Pricing model"))
+    parts = [
+        f'<label>{label}<select id="{key}"><option value="">all</option></select></label>'
+        for key, label in selects
+    ]
+    parts += [
+        '<label>Memory ≥ GB<input id="memory" type="number" min="0" step="8"></label>',
+        '<label>USD / chip-hour ≤<input id="price" type="number" min="0" step="0.1"></label>',
+        '<label>Search<input id="search" type="search" placeholder="instance, source…"></label>',
+        '<label>Cost per token for<select id="tokens"></select></label>',
+        '<button type="reset">Reset</button>',
+        '<button type="button" id="download">Download CSV</button>',
+    ]
+    return f'<form id="filters" onsubmit="return false">{"".join(parts)}</form>'
+
+
+def page_html(data: dict, charts: dict[str, str]) -> str:
+    chips = len({row[0] for row in data["offers"]})
+    providers = len({row[2] for row in data["offers"]})
+    banner = f'<div class="sample"><b>{escape(SAMPLE_NOTE)}</b></div>' if data["sample"] else ""
+    figures = "".join(
+        f'<figure data-chip="{escape(chip, quote=True)}"><figcaption>{escape(chip)}</figcaption>'
+        f"{svg}</figure>"
+        for chip, svg in charts.items()
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Accelerator prices: every offer per chip</title><style>{_asset('explorer.css')}"
+        f"</style></head><body><main><h1>Accelerator prices per chip</h1>"
+        f'<p class="meta">{len(data["offers"])} current offers of {chips} chips from '
+        f"{providers} providers, prices as of {escape(data['as_of'])}; made by "
+        f"{escape(data['generator'])}. USD; per chip-hour is the instance price divided by "
+        "its chips (commitments: upfront fees spread over the term).</p>"
+        f"{banner}{_filters()}"
+        '<p id="count"></p><div class="scroll"><table id="offers"><thead><tr></tr></thead>'
+        "<tbody></tbody></table></div>"
+        '<section id="history"><h2>Price history</h2><p class="meta">Each chip\'s cheapest '
+        "price per chip-hour at the end of each day, one line per pricing model.</p>"
+        f'<div class="charts">{figures}</div></section>'
+        "<footer>Cost per million tokens = USD per chip-hour ÷ (tokens/s per chip × 3600) × "
+        "10⁶, with the throughput figure chipcost's choice rule picks (hover a cost for it). "
+        "offers.json and offers.csv beside this page hold the same offers.</footer></main>"
+        f'<script id="data" type="application/json">{_embedded(data)}</script>'
+        f"<script>{_asset('explorer.js')}</script></body></html>\n"
+    )
+
+
+def write_site(db_path: Path, out_dir: Path, weeks: int = DEFAULT_WEEKS) -> Site:
+    """index.html (data embedded), offers.json and offers.csv in out_dir."""
+    offers, throughput, history, meta = _read(db_path, weeks)
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ReportError(f"{out_dir} is a file: give a directory for the price explorer")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportError(f"cannot create {out_dir}: {exc.strerror}") from None
+    data = site_data(offers, throughput, meta)
+    index = out_dir / "index.html"
+    index.write_text(page_html(data, chip_charts(history)), encoding="utf-8")
+    (out_dir / "offers.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    table = offers.select(COLUMNS).with_columns(
+        pl.col("last_seen_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    )
+    spreadsheet_safe(table).write_csv(out_dir / "offers.csv")
+    return Site(index, offers.height, offers["chip"].n_unique(), data["sample"])

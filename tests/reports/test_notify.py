@@ -1,0 +1,111 @@
+"""Price alerts through apprise to a real local webhook receiver, at most once a day each."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from chipcost.core.settings import load_settings, notify_urls
+from chipcost.reports.notify import NotifyError, check_urls, send_alerts, target_label
+from tests import report_warehouse, webhook_server
+from tests.helpers import day
+from tests.smtp_server import free_port
+
+SINCE = datetime(2026, 11, 4, tzinfo=UTC)  # the golden week's moves: A -10% on the 4th, B +5%
+UNTIL = day(6) + timedelta(seconds=1)
+TITLE = "Price alert: 2 moves of 5% or more, H100-SXM on-demand −10%; 1 new cheapest price"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    return report_warehouse.build(tmp_path_factory.mktemp("notify") / "w.duckdb")
+
+
+@pytest.fixture
+def golden(built, tmp_path) -> Path:
+    """A copy per test: each records what it sent."""
+    return Path(shutil.copy(built, tmp_path / "w.duckdb"))
+
+
+@pytest.mark.parametrize("scheme", ["json", "form"])
+def test_moves_and_a_new_cheapest_price_reach_the_webhook(golden, scheme):
+    with webhook_server.serving() as (port, inbox):
+        done = send_alerts(golden, [f"{scheme}://127.0.0.1:{port}/hook"], SINCE, UNTIL, 5.0)
+    (hook,) = inbox.hooks
+    assert hook.path == "/hook"
+    posted = hook.fields()
+    assert posted["title"] == TITLE
+    lines = posted["message"].splitlines()
+    assert lines == [
+        "−10% H100-SXM aws · us-east-1 · p5.48xlarge · on-demand: $10.0000 → $9.0000 per chip-hour",
+        "+5% H100-SXM aws · us-west-2 · p5.48xlarge · on-demand: $12.0000 → $12.6000 per chip-hour",
+        "new cheapest H100-SXM on-demand: $9.2500 per chip-hour at aws · us-east-1 · p5.48xlarge "
+        "(was $10.0000 at aws · us-east-1)",
+    ]
+    assert done.alerts == 3 and list(done.sent.values()) == [3]
+
+
+def test_a_same_day_rerun_sends_nothing_again(golden):
+    with webhook_server.serving() as (port, inbox):
+        url = f"json://127.0.0.1:{port}/hook"
+        send_alerts(golden, [url], SINCE, UNTIL, 5.0)
+        again = send_alerts(golden, [url], SINCE, UNTIL, 5.0)
+    assert len(inbox.hooks) == 1
+    assert again.sent == {} and list(again.already.values()) == [3]
+    con = duckdb.connect(str(golden), read_only=True)
+    try:
+        kinds = con.execute("SELECT kind, count(*) FROM notifications GROUP BY ALL ORDER BY 1")
+        assert kinds.fetchall() == [("cheapest", 1), ("move", 2)]
+    finally:
+        con.close()
+
+
+def test_a_failing_target_gets_its_alerts_on_the_rerun_and_the_other_not_twice(golden):
+    down_port = free_port()
+    with webhook_server.serving() as (port, inbox):
+        good, down = f"json://127.0.0.1:{port}/ok", f"json://127.0.0.1:{down_port}/later"
+        with pytest.raises(NotifyError, match=f"json://127.0.0.1:{down_port}/later did not"):
+            send_alerts(golden, [down, good], SINCE, UNTIL, 5.0)
+        assert len(inbox.hooks) == 1
+        with webhook_server.serving(down_port) as (_, late):
+            done = send_alerts(golden, [down, good], SINCE, UNTIL, 5.0)
+    assert len(inbox.hooks) == 1 and len(late.hooks) == 1
+    assert list(done.sent.values()) == [3]
+
+
+def test_a_server_error_is_reported_with_the_masked_target(golden):
+    with webhook_server.serving(status=500) as (port, _):
+        url = f"json://user:s3cret@127.0.0.1:{port}/hook"
+        with pytest.raises(NotifyError) as caught:
+            send_alerts(golden, [url], SINCE, UNTIL, 5.0)
+    assert "s3cret" not in str(caught.value) and "did not accept the price alert" in str(
+        caught.value
+    )
+
+
+def test_nothing_to_alert_posts_nothing(golden):
+    with webhook_server.serving() as (port, inbox):
+        later = datetime(2026, 11, 8, tzinfo=UTC)
+        done = send_alerts(golden, [f"json://127.0.0.1:{port}/x"], later, later, 5.0)
+    assert inbox.hooks == [] and done.alerts == 0
+
+
+def test_a_wrong_url_is_named_before_anything_is_sent():
+    with pytest.raises(NotifyError, match="target 2 .*not an apprise URL"):
+        check_urls(["json://127.0.0.1/x", "nope://hook"])
+
+
+def test_secrets_are_masked_in_labels():
+    label = target_label("slack://TA1234/BB22222/CC3333333333")
+    assert "BB22222" not in label and label.startswith("slack://")
+
+
+def test_chipcost_notify_is_read_as_comma_separated_urls(monkeypatch):
+    assert notify_urls(" json://a/x , form://b/y,,json://a/x") == ("json://a/x", "form://b/y")
+    monkeypatch.setenv("CHIPCOST_NOTIFY", "discord://1/abc")
+    settings = load_settings()
+    assert settings.notify == ("discord://1/abc",) and "discord" not in repr(settings)

@@ -1,0 +1,85 @@
+"""The report's price history charts, and moves out and back marked instead of 0.0%."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from pathlib import Path
+
+from chipcost.reports.build import compose, write_report
+from chipcost.reports.text import text_body
+from tests import report_warehouse
+from tests.helpers import day, record, run_of
+from tests.reports.test_report_output import warehouse
+
+
+def jump_and_back(path: Path) -> Path:
+    """A: 80 -> 640 on the 3rd (x8) -> 80 on the 4th; B: 96 -> 86.4 on the 5th (-10%)."""
+    a = {1: 80.0, 2: 80.0, 3: 640.0}
+    runs = []
+    for n in range(1, 7):
+        offers = [
+            record(price_per_hour=a.get(n, 80.0), sku="A"),
+            record(region="us-west-2", price_per_hour=96.0 if n < 5 else 86.4, sku="B"),
+        ]
+        runs.append(run_of(offers, day(n)))
+    return warehouse(path, runs)
+
+
+def test_a_move_out_and_back_is_marked_and_ranked_first(tmp_path):
+    made = write_report(jump_and_back(tmp_path / "w.duckdb"), tmp_path / "r")
+    moves = made.data.moves
+    assert moves["region"].to_list() == ["us-east-1", "us-west-2"]  # the x8 jump first
+    jump = moves.row(0, named=True)
+    assert jump["change_pct"] == 0.0 and jump["jump_back"] and jump["jump_factor"] == 8.0
+    assert not moves.row(1, named=True)["jump_back"]
+    assert made.subject == "2 price changes, H100-SXM on-demand ×8.0 and back: week of 2026-11-01"
+    changes = made.html_path.read_text().split('id="changes"')[1].split("</section>")[0]
+    assert "×8.0 and back" in changes and "+0.0%" not in changes
+    assert "−10.0%" in changes  # an ordinary move keeps its net change
+    assert "×8.0 and back  H100-SXM: $10.0000 -> $10.0000" in text_body(made.data, 10)
+
+
+def test_the_mail_marks_it_too(tmp_path):
+    made = write_report(jump_and_back(tmp_path / "w.duckdb"), tmp_path / "r")
+    message = email.message_from_bytes(
+        bytes(compose(made, "r@example.com", ["a@example.com"])), policy=email.policy.default
+    )
+    html = message.get_body(("html",)).get_content()
+    assert "×8.0 and back" in html and "+0.0%" not in html
+
+
+def test_a_jump_that_stays_is_a_net_move_not_a_jump_back(tmp_path):
+    runs = [run_of([record(price_per_hour=p)], day(n)) for n, p in ((1, 80.0), (3, 640.0))]
+    made = write_report(warehouse(tmp_path / "w.duckdb", runs), tmp_path / "r")
+    (row,) = made.data.moves.iter_rows(named=True)
+    assert row["change_pct"] == 700.0 and not row["jump_back"]
+
+
+def test_the_report_draws_each_chips_price_history(tmp_path):
+    golden = report_warehouse.build(tmp_path / "w.duckdb")
+    made = write_report(golden, tmp_path / "r")
+    page = made.html_path.read_text()
+    section = page.split('id="history"')[1].split("</section>")[0]
+    captions = re.findall(r"<figcaption>([^<]+)</figcaption>", section)
+    assert captions == ["H100-SXM", "L4", "Trainium1"]
+    h100 = section.split("<figcaption>H100-SXM</figcaption>")[1].split("</svg>")[0]
+    # Two lines: on-demand (blue) and spot (orange), each labelled with its last price.
+    assert h100.count("<path ") == 2
+    assert "on-demand: $9.2500 on 2026-11-07" in h100 and "spot: $5.0000 on 2026-11-07" in h100
+    assert "2026-11-01" in h100 and "2026-11-07" in h100  # the dates on the axis
+    # The history is the last 12 weeks up to the period's end.
+    assert made.data.history["day"].min().isoformat() == "2026-11-01"
+    assert made.data.history["day"].max().isoformat() == "2026-11-07"
+
+
+def test_the_mail_body_stays_small_and_without_charts(tmp_path):
+    golden = report_warehouse.build(tmp_path / "w.duckdb")
+    made = write_report(golden, tmp_path / "r")
+    message = email.message_from_bytes(
+        bytes(compose(made, "r@example.com", ["a@example.com"])), policy=email.policy.default
+    )
+    html = message.get_body(("html",)).get_content()
+    assert "<svg" not in html and "price history chart" in html
+    assert len(html.encode()) < 100_000

@@ -1,0 +1,141 @@
+"""The price explorer in a real browser (the system's chromium, driven by Playwright):
+filter, sort, download, no network, screenshot."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from chipcost.reports.site import COLUMNS, write_site
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.offers import chosen_throughput
+from tests import report_warehouse
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="no /usr/bin/chromium: install it (apt-get install -y chromium; scripts/setup.sh "
+        "test does so on Debian as root) to run the price explorer's browser test",
+    ),
+]
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed: pip install -e '.[test]'"
+)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The golden warehouse's explorer: 6 offers (H100-SXM x5, Trainium1)."""
+    root = tmp_path_factory.mktemp("site")
+    db = report_warehouse.build(root / "w.duckdb")
+    write_site(db, root / "site")
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, site):
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors, fetched = [], []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: fetched.append(r.url))
+    page.goto((site / "index.html").as_uri())
+    yield page
+    # Self-contained: the page runs without errors and asks no server for anything.
+    assert errors == []
+    assert [u for u in fetched if not u.startswith(("file:", "data:", "blob:"))] == []
+    context.close()
+
+
+def column(page, label: str) -> list[str]:
+    """The texts of one column of the table, in the order shown."""
+    headers = page.locator("#offers thead th").all_inner_texts()
+    index = [h.rstrip(" ▲▼") for h in headers].index(label) + 1
+    return page.locator(f"#offers tbody td:nth-child({index})").all_inner_texts()
+
+
+def prices(page) -> list[float]:
+    return [float(p) for p in column(page, "USD / chip-hour")]
+
+
+def test_every_offer_is_listed_cheapest_first(page):
+    assert page.inner_text("#count") == "6 of 6 offers"
+    assert prices(page) == [1.25, 5.0, 9.25, 10.0, 12.6, 12.6]
+    assert column(page, "Memory GB")[0] == "32"  # Trainium1's memory, from the chip table
+
+
+def test_filters_narrow_the_rows_and_the_charts(page):
+    page.select_option("#chip", "Trainium1")
+    assert page.inner_text("#count") == "1 of 6 offers"
+    assert column(page, "Pricing") == ["reserved 1yr, standard, all upfront"]
+    assert page.locator("figure[data-chip]:visible figcaption").all_inner_texts() == ["Trainium1"]
+    page.click("button[type=reset]")
+    page.fill("#memory", "64")  # H100-SXM has 80 GB, Trainium1 32
+    page.fill("#price", "10")
+    assert prices(page) == [5.0, 9.25, 10.0]
+    page.fill("#price", "")
+    page.select_option("#model", "spot")
+    assert column(page, "Zone") == ["us-east-2a"]
+    page.select_option("#model", "")
+    page.fill("#search", "aws-bulk")
+    assert column(page, "Source") == ["aws-bulk", "aws-bulk"]
+
+
+def test_headers_sort_both_ways(page):
+    header = page.locator("#offers thead th", has_text="USD / chip-hour")
+    header.click()
+    assert header.get_attribute("aria-sort") == "descending"
+    assert prices(page) == [12.6, 12.6, 10.0, 9.25, 5.0, 1.25]
+    page.locator("#offers thead th", has_text="Region").click()
+    assert column(page, "Region") == sorted(column(page, "Region"))
+    assert header.get_attribute("aria-sort") == "none"
+
+
+def test_cost_per_token_follows_the_chosen_model(page, site):
+    con = connect(site.parent / "w.duckdb", read_only=True)
+    try:
+        figures = {
+            (r["chip"], r["model"], r["workload"]): r["tokens_per_second_per_chip"]
+            for r in chosen_throughput(con).to_dicts()
+        }
+    finally:
+        con.close()
+    page.select_option("#chip", "H100-SXM")
+    for tokens in ("llama-3-70b|inference", "llama-3-70b|training"):
+        page.select_option("#tokens", tokens)
+        tps = figures[("H100-SXM", *tokens.split("|"))]
+        expected = [f"{p / (tps * 3600 / 1e6):.4f}" for p in prices(page)]
+        assert [c.replace(",", "") for c in column(page, "USD / M tokens")] == expected
+
+
+def test_download_gives_the_rows_shown_as_csv(page, tmp_path):
+    page.select_option("#chip", "H100-SXM")
+    page.locator("#offers thead th", has_text="USD / chip-hour").click()  # most expensive first
+    with page.expect_download() as download:
+        page.click("#download")
+    assert download.value.suggested_filename == "chipcost-offers.csv"
+    saved = tmp_path / "offers.csv"
+    download.value.save_as(saved)
+    rows = list(csv.DictReader(io.StringIO(saved.read_text())))
+    assert list(rows[0]) == [*COLUMNS, "usd_per_million_tokens"]
+    assert [float(r["price_per_chip_hour"]) for r in rows] == [12.6, 12.6, 10.0, 9.25, 5.0]
+    assert all(r["chip"] == "H100-SXM" and float(r["usd_per_million_tokens"]) > 0 for r in rows)
+
+
+def test_a_screenshot_shows_the_page(page, tmp_path):
+    shot = tmp_path / "site.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000

@@ -1,0 +1,35 @@
+"""Read queries behind the price explorer: every current offer with its chip's memory, and
+the throughput figure chosen for each chip, model and workload."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+
+# Spot rows summarised per region (plan 'region_cheapest') repeat a zone's offer: left out.
+_OFFERS = """
+SELECT
+    p.chip, c.memory_gb, p.provider, p.region, p.zone, p.instance_type, p.chip_count,
+    p.pricing_model, p.term, p.payment, p.plan,
+    p.price_per_chip_hour, p.price_per_hour, p.upfront, p.source, p.valid_from, p.last_seen_at
+FROM per_chip_prices p LEFT JOIN chips c USING (chip)
+WHERE p.plan <> 'region_cheapest' AND p.chip <> 'unknown'
+ORDER BY p.chip, p.price_per_chip_hour, p.provider, p.region, p.zone, p.instance_type,
+    p.pricing_model, p.term, p.payment, p.plan, p.source
+"""
+
+_THROUGHPUT = """
+SELECT chip, model, workload, tokens_per_second_per_chip, kind, source
+FROM throughput_ranked WHERE chosen
+ORDER BY model, workload, chip
+"""
+
+
+def current_offers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Every current per-chip offer of a known chip, with the chip's memory (GB)."""
+    return con.sql(_OFFERS).pl()
+
+
+def chosen_throughput(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per chip, model and workload, the tokens/s per chip the choice rule picked."""
+    return con.sql(_THROUGHPUT).pl()
