@@ -162,12 +162,13 @@ def _product(product: object, expected: Mapping[str, str]) -> _Product:
     instance_type = str(attributes["instanceType"])
     gpu_text = str(attributes.get("gpu", "")).strip()
     match = aws_chip_for(instance_type, _number(gpu_text))
-    if match.chip_count < 1:
+    if not match.chip_count > 0:
         raise _Refused(
             f"chip count unknown: {instance_type} is not in {INSTANCE_TYPES_CSV} and the "
             f"Price List gives no gpu count (gpu={gpu_text or 'missing'}); add a row there"
         )
     extra = {name: str(attributes[name]) for name in EXTRA_ATTRIBUTES if attributes.get(name)}
+    extra |= match.share_label()
     return _Product(
         sku=str(product.get("sku", "")),
         instance_type=instance_type,

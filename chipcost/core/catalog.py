@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 from importlib import resources
 
@@ -36,8 +37,12 @@ def aws_families() -> dict[str, str]:
 
 
 @cache
-def aws_instance_chip_counts() -> dict[str, int]:
-    return {row["instance_type"]: int(row["chip_count"]) for row in _rows("aws_instance_types.csv")}
+def aws_instance_chip_counts() -> dict[str, float]:
+    """Instance type -> chips per instance; below 1 for a fractional GPU ("1/8" of one L4)."""
+    return {
+        row["instance_type"]: float(Fraction(row["chip_count"]))
+        for row in _rows("aws_instance_types.csv")
+    }
 
 
 def aws_accelerator_types() -> tuple[str, ...]:
@@ -111,6 +116,17 @@ class ChipMatch:
     @property
     def is_unknown(self) -> bool:
         return self.chip == UNKNOWN_CHIP
+
+    @property
+    def share(self) -> str:
+        """'1/8' when the instance rents a share of one chip, '' when it rents whole chips."""
+        if not 0 < self.chip_count < 1:
+            return ""
+        return str(Fraction(self.chip_count).limit_denominator(64))
+
+    def share_label(self) -> dict[str, str]:
+        """The record's `extra` entry naming a fractional chip, e.g. {'share': '1/8 of one L4'}."""
+        return {"share": f"{self.share} of one {self.chip}"} if self.share else {}
 
 
 def aws_family(instance_type: str) -> str:
