@@ -181,6 +181,16 @@ def _file_tpu(
     return ""
 
 
+def machine_types() -> tuple[skus.MachineType, ...]:
+    """The accelerator machine types this source prices (chipcost/data/gcp_machine_types.csv)."""
+    return skus.machine_types()
+
+
+def tpu_types() -> dict[str, tuple[str, str]]:
+    """TPU instance type ('tpu-v6e') -> (chip, accelerator type), one chip each."""
+    return {f"tpu-{acc}": (chip, acc) for chip, acc in skus.tpu_table().values()}
+
+
 def _machine_records(catalog: Catalog) -> ParseResult:
     result = ParseResult()
     missing: Counter[tuple[str, str]] = Counter()

@@ -33,7 +33,13 @@ def canonical_chips() -> frozenset[str]:
 @cache
 def aws_families() -> dict[str, str]:
     """Accelerator instance family (the part before the dot) -> canonical chip."""
-    return {row["family"]: row["chip"] for row in _rows("aws_families.csv")}
+    return {row["family"]: row["chip"] for row in aws_family_rows()}
+
+
+@cache
+def aws_family_rows() -> tuple[dict[str, str], ...]:
+    """aws_families.csv as rows: family, chip, vendor, note and the AWS page it comes from."""
+    return tuple(_rows("aws_families.csv"))
 
 
 @cache
