@@ -57,6 +57,12 @@ def aws_accelerator_types() -> tuple[str, ...]:
 
 
 @cache
+def aws_location_regions() -> dict[str, str]:
+    """Price List `location` ("EU (Ireland)", "US East (Ohio)") -> region code."""
+    return {row["location"]: row["region"] for row in _rows("aws_locations.csv")}
+
+
+@cache
 def aws_no_spot_families() -> dict[str, str]:
     """Families AWS runs no Spot market for -> where that is stated (aws_no_spot_families.csv)."""
     return {row["family"]: row["source"] for row in _rows("aws_no_spot_families.csv")}

@@ -36,6 +36,7 @@ REFERENCE_FILES = (
     "gcp_tpus.csv",
     "azure_skus.csv",
     "oci_gpu_shapes.csv",
+    "oci_gpu_models.csv",
 )
 STATE_NAME = "reference_data"
 

@@ -252,7 +252,8 @@ def test_no_payloads_no_records():
             "bad-item-missing-attribute.json",
             0,
             [
-                "missing attribute regionCode: cannot tell what or where it is",
+                "missing attribute regionCode (location 'US West (Los Angeles)' is not in "
+                "chipcost/data/aws_locations.csv): cannot tell what or where it is",
                 "chip count unknown: g9x.48xlarge is not in chipcost/data/aws_instance_types.csv "
                 "and the Price List gives no gpu count (gpu=missing); add a row there",
             ],
@@ -655,3 +656,25 @@ def test_a_fractional_gpu_type_is_priced_per_whole_chip_and_labelled_as_a_share(
     assert not result.notes  # a catalog type: nothing to add
     assert record.price_per_hour / record.chip_count == pytest.approx(1.6)  # per whole L4
     assert validate_records(result.records, frozenset(registry())).rejects == []
+
+
+@pytest.mark.parametrize(
+    ("region", "location"),
+    [("us-east-1", "US East (N. Virginia)"), ("eu-west-1", "EU (Ireland)")],
+)
+def test_an_item_with_location_but_no_region_code_is_mapped_through_the_table(region, location):
+    item = offer_item("p5.48xlarge", region, reserved=False)
+    attributes = item["product"]["attributes"]
+    del attributes["regionCode"]
+    attributes["location"] = location
+    [record] = parse([payload("old-shape.json", page_of(item))]).records
+    assert record.region == region
+    assert record.extra["regionCodeFrom"] == f"location {location!r}"
+
+
+def test_botocores_documented_get_products_example_reads_its_location():
+    # The EBS item of the documented example has `location` "Canada (Central)" and no
+    # regionCode: only its missing instanceType is left to refuse it.
+    result = parse([payload("documented-getproducts-botocore.json")])
+    [refused] = result.rejects
+    assert refused.reason == "missing attribute instanceType: cannot tell what or where it is"
