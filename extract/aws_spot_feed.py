@@ -39,7 +39,8 @@ REGION_ALIASES = {
     "apac-syd": "ap-southeast-2",
     "apac-tokyo": "ap-northeast-1",
 }
-JSONP = re.compile(r"^\s*[\w.$]+\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
+# callback({...}); copies of the feed kept by other projects may open with a /* comment */.
+JSONP = re.compile(r"^\s*(?:/\*.*?\*/\s*)*[\w.$]+\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
 INSTANCE_TYPES_CSV = "chipcost/data/aws_instance_types.csv"
 
 

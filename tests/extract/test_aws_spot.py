@@ -339,3 +339,13 @@ def test_source_is_registered():
         spot.fetch,
         spot.parse,
     )
+
+
+def test_botocores_documented_spot_history_example_is_read_and_refused_by_product():
+    # AWS's SDK example (m1.xlarge, "Linux/UNIX (Amazon VPC)", 2014): the shape this source
+    # reads; its rows are a product description this source does not collect.
+    result = spot.parse([history("documented-spot-price-history-botocore.json", "us-west-1")])
+    assert result.records == [] and len(result.rejects) == 2
+    assert all(
+        "ProductDescription is 'Linux/UNIX (Amazon VPC)'" in r.reason for r in result.rejects
+    )
