@@ -1,8 +1,9 @@
 """Naming accelerator types the catalog does not know, from EC2 DescribeInstanceTypes.
 
 The Price List's `gpu` attribute counts accelerators but names none; DescribeInstanceTypes
-carries GpuInfo (NVIDIA, AMD) and NeuronInfo (Trainium, Inferentia) with name, count and
-memory. Used only when credentials exist; its responses are archived like any payload.
+carries GpuInfo (NVIDIA, AMD, Habana Gaudi), NeuronInfo (Trainium, Inferentia) and
+InferenceAcceleratorInfo with name, count and memory (a fractional GPU: count 0 and its
+share's memory). Used only when credentials exist; its responses are archived like any payload.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
+from chipcost.core.catalog import UNKNOWN_CHIP, ChipMatch, canonical_chip, chip_rows
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract.base import FetchContext
@@ -75,8 +77,16 @@ def accelerator_names(payloads: Sequence[Payload]) -> dict[str, tuple[str, str, 
     return names
 
 
+# DescribeInstanceTypes sections that name accelerators, and the list inside each.
+SECTIONS = (
+    ("GpuInfo", "Gpus"),
+    ("NeuronInfo", "NeuronDevices"),
+    ("InferenceAcceleratorInfo", "Accelerators"),
+)
+
+
 def _accelerator(info: dict[str, Any]) -> tuple[str, str, float] | None:
-    for section, devices in (("GpuInfo", "Gpus"), ("NeuronInfo", "NeuronDevices")):
+    for section, devices in SECTIONS:
         listed = (info.get(section) or {}).get(devices) or []
         if listed and isinstance(listed[0], dict):
             device = listed[0]
@@ -88,8 +98,22 @@ def _accelerator(info: dict[str, Any]) -> tuple[str, str, float] | None:
             memory_mib = (device.get("MemoryInfo") or {}).get("SizeInMiB")
             memory_gb = memory_mib / 1024 if isinstance(memory_mib, int | float) else None
             count = sum(float(d.get("Count", 0) or 0) for d in listed if isinstance(d, dict))
-            return canonical_chip(spelling, memory_gb), spelling, count
+            chip = canonical_chip(spelling, memory_gb)
+            if not count:
+                count = _share(chip, memory_gb)
+            return chip, spelling, count
     return None
+
+
+def _share(chip: str, memory_gb: float | None) -> float:
+    """A fractional GPU (AWS g6f) reports 0 GPUs and its slice's memory: the share of one chip.
+
+    0 when the chip or its memory is unknown, so the Price List's count stands.
+    """
+    full = next((r["memory_gb"] for r in chip_rows() if r["chip"] == chip), "")
+    if not memory_gb or not full:
+        return 0.0
+    return float(Fraction(memory_gb / float(full)).limit_denominator(16))
 
 
 def name_unknown(result: ParseResult, names: dict[str, tuple[str, str, float]]) -> None:
@@ -104,11 +128,16 @@ def name_unknown(result: ParseResult, names: dict[str, tuple[str, str, float]]) 
         chip, spelling, count = found
         if chip == UNKNOWN_CHIP:
             continue
+        match = ChipMatch(chip, count or record.chip_count, known_type=False)
         result.records[index] = replace(
             record,
             chip=chip,
-            chip_count=count or record.chip_count,
-            extra={**record.extra, "chip_from": f"DescribeInstanceTypes: {spelling}"},
+            chip_count=match.chip_count,
+            extra={
+                **record.extra,
+                "chip_from": f"DescribeInstanceTypes: {spelling}",
+                **match.share_label(),
+            },
         )
         named.add((record.instance_type, spelling, chip))
     for instance_type, spelling, chip in sorted(named):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from chipcost.core.catalog import ChipMatch, aws_chip_for
+from chipcost.core.catalog import ChipMatch, aws_chip_for, aws_location_regions
 from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord, Reject
 
 # The Price List's words for a reserved term, in the record's vocabulary (DESIGN.md).
@@ -26,7 +26,7 @@ UPFRONT_UNIT = "Quantity"
 UNITS_BY_TERM_TYPE = {"OnDemand": (HOURLY_UNIT,), "Reserved": (HOURLY_UNIT, UPFRONT_UNIT)}
 REQUIRED_ATTRIBUTES = ("instanceType", "regionCode")
 # Attributes worth keeping with each record; everything else is in the archived payload.
-EXTRA_ATTRIBUTES = ("location", "gpuMemory", "vcpu", "memory")
+EXTRA_ATTRIBUTES = ("location", "regionCodeFrom", "gpuMemory", "vcpu", "memory")
 CAPACITY_BLOCK_MARKET = "CapacityBlock"
 CAPACITY_BLOCK_REASON = (
     "capacity-block rows are listed at $0 in the Price List and are not prices "
@@ -34,6 +34,7 @@ CAPACITY_BLOCK_REASON = (
 )
 FAMILIES_CSV = "chipcost/data/aws_families.csv"
 INSTANCE_TYPES_CSV = "chipcost/data/aws_instance_types.csv"
+LOCATIONS_CSV = "chipcost/data/aws_locations.csv"
 
 
 # Shared by the Price List API source and the price list files (aws_bulk).
@@ -153,21 +154,28 @@ def _product(product: object, expected: Mapping[str, str]) -> _Product:
     attributes = product.get("attributes")
     if not isinstance(attributes, Mapping):
         raise _Refused("product has no attributes")
+    attributes = _with_region_code(attributes)
     missing = [name for name in REQUIRED_ATTRIBUTES if not attributes.get(name)]
     if missing:
-        raise _Refused(f"missing attribute {', '.join(missing)}: cannot tell what or where it is")
+        where = attributes.get("location")
+        unmapped = where and "regionCode" in missing
+        known = f" (location {where!r} is not in {LOCATIONS_CSV})" if unmapped else ""
+        raise _Refused(
+            f"missing attribute {', '.join(missing)}{known}: cannot tell what or where it is"
+        )
     mismatch = _filter_mismatch(attributes, expected)
     if mismatch:
         raise _Refused(mismatch)
     instance_type = str(attributes["instanceType"])
     gpu_text = str(attributes.get("gpu", "")).strip()
     match = aws_chip_for(instance_type, _number(gpu_text))
-    if match.chip_count < 1:
+    if not match.chip_count > 0:
         raise _Refused(
             f"chip count unknown: {instance_type} is not in {INSTANCE_TYPES_CSV} and the "
             f"Price List gives no gpu count (gpu={gpu_text or 'missing'}); add a row there"
         )
     extra = {name: str(attributes[name]) for name in EXTRA_ATTRIBUTES if attributes.get(name)}
+    extra |= match.share_label()
     return _Product(
         sku=str(product.get("sku", "")),
         instance_type=instance_type,
@@ -178,6 +186,22 @@ def _product(product: object, expected: Mapping[str, str]) -> _Product:
         extra=extra,
         notes=_catalog_notes(instance_type, attributes, gpu_text, match),
     )
+
+
+def _with_region_code(attributes: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Older items name the region only by `location`: its code from aws_locations.csv.
+
+    A location the table lacks (or a Local Zone's) leaves regionCode missing: refused.
+    """
+    location = attributes.get("location")
+    if attributes.get("regionCode") or not isinstance(location, str):
+        return attributes
+    if attributes.get("locationType", "AWS Region") != "AWS Region":
+        return attributes
+    code = aws_location_regions().get(location)
+    if code is None:
+        return attributes
+    return {**attributes, "regionCode": code, "regionCodeFrom": f"location {location!r}"}
 
 
 def _catalog_notes(

@@ -163,6 +163,7 @@ def rate_record(raw: object, origin: Origin) -> PriceRecord:
         "operation": raw.get("operation"),
         "planDescription": offering.get("planDescription"),
         "instanceFamily": properties.get("instanceFamily"),
+        **match.share_label(),
     }
     # `rate` is what one instance-hour costs under the plan, whatever the payment option:
     # the upfront part is a prepayment of the plan's hourly commitment, not a fee on top,

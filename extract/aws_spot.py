@@ -213,6 +213,7 @@ def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, Pri
     stamp = _timestamp(raw.get("Timestamp"))
     match = catalog_accelerator(instance_type)
     extra = {"Timestamp": stamp.isoformat(), "AvailabilityZoneId": raw.get("AvailabilityZoneId")}
+    extra |= match.share_label()
     record = PriceRecord(
         observed_at=origin.observed_at,
         provider=origin.provider,

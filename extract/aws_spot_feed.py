@@ -39,7 +39,8 @@ REGION_ALIASES = {
     "apac-syd": "ap-southeast-2",
     "apac-tokyo": "ap-northeast-1",
 }
-JSONP = re.compile(r"^\s*[\w.$]+\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
+# callback({...}); copies of the feed kept by other projects may open with a /* comment */.
+JSONP = re.compile(r"^\s*(?:/\*.*?\*/\s*)*[\w.$]+\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
 INSTANCE_TYPES_CSV = "chipcost/data/aws_instance_types.csv"
 
 
@@ -121,7 +122,7 @@ def _record(
     if not REGION_CODE.match(region):
         raise _Refused(f"unknown region name in the feed: add it to REGION_ALIASES in {__name__}")
     match = aws_chip_for(instance_type)
-    if match.chip_count < 1:
+    if not match.chip_count > 0:
         raise _Refused(f"chip count unknown: add {instance_type} to {INSTANCE_TYPES_CSV}")
     return PriceRecord(
         observed_at=payload.fetched_at,
@@ -135,7 +136,7 @@ def _record(
         price_per_hour=_linux_price(size),
         source_url=payload.url,
         payload_ref=payload.ref,
-        extra={k: v for k, v in extra.items() if v},
+        extra={k: v for k, v in (extra | match.share_label()).items() if v},
     )
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import csv
+import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
@@ -44,23 +46,42 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
     return [payload]
 
 
+MODEL_TABLE = "oci_gpu_models.csv"
+# BM.GPU.H100.8 (model H100, 8 GPUs), BM.GPU4.8 (generation GPU4), VM.GPU.A10.2.
+SHAPE_NAME = re.compile(r"^(?:BM|VM)\.(?:GPU\.(?P<model>[^.]+)|(?P<gen>GPU\d+))\.(?P<count>\d+)$")
+
+
+def _data_rows(name: str) -> list[dict[str, str]]:
+    path = resources.files("chipcost").joinpath("data", name)
+    with path.open(encoding="utf-8") as handle:
+        return list(csv.DictReader(line for line in handle if not line.startswith("#")))
+
+
 @cache
 def shape_table() -> dict[str, list[tuple[str, str, int]]]:
-    """partNumber -> [(shape, chip, GPUs per shape)] from chipcost/data/oci_gpu_shapes.csv."""
+    """partNumber -> [(shape, chip, GPUs per shape)]: chip and count read from each shape name."""
+    models = {row["model"]: row["chip"] for row in _data_rows(MODEL_TABLE)}
     table: dict[str, list[tuple[str, str, int]]] = {}
-    path = resources.files("chipcost").joinpath("data", SHAPE_TABLE)
-    with path.open(encoding="utf-8") as handle:
-        for row in csv.DictReader(line for line in handle if not line.startswith("#")):
-            table.setdefault(row["part_number"], []).append(
-                (row["shape"], row["chip"], int(row["gpus"]))
-            )
+    for row in _data_rows(SHAPE_TABLE):
+        chip, gpus = shape_chip(row["shape"], models)
+        table.setdefault(row["part_number"], []).append((row["shape"], chip, gpus))
     return table
+
+
+def shape_chip(shape: str, models: dict[str, str]) -> tuple[str, int]:
+    """(chip, GPUs) a GPU shape's name gives; chip 'unknown' for a model the table lacks."""
+    found = SHAPE_NAME.match(shape)
+    if not found:
+        raise ValueError(f"{shape} in chipcost/data/{SHAPE_TABLE} is not a GPU shape name")
+    model = found.group("model") or found.group("gen")
+    return models.get(model, UNKNOWN_CHIP), int(found.group("count"))
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """Price records from archived price lists; pure."""
     result = ParseResult()
     skipped: Counter[str] = Counter()
+    unmapped: set[str] = set()
     for payload in payloads:
         body = load_json(payload, PROVIDER)
         if not isinstance(body, dict) or not isinstance(body.get("items"), list):
@@ -71,6 +92,8 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         for item in items:
             if _is_gpu_rental(item, skipped):
                 page.extend(part_offers(item, payload, str(body.get("lastUpdated", ""))))
+                if str(item.get("partNumber", "")) not in shape_table():
+                    unmapped.add(f"{item.get('partNumber')} ({item.get('displayName')})")
         # The price list always holds GPU parts: none at all means the metric was renamed.
         require_offers(page, payload, PROVIDER)
         if body.get("hasMore"):
@@ -80,6 +103,17 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         f"skipped {count} '{GPU_METRIC}' row(s) that are {what}, not rentals"
         for what, count in sorted(skipped.items())
     )
+    unknown = sorted({r.instance_type for r in result.records if r.chip == UNKNOWN_CHIP})
+    if unknown:
+        result.notes.append(
+            f"shape(s) {', '.join(unknown)} name a GPU not in chipcost/data/{MODEL_TABLE}: "
+            "loaded as chip 'unknown'; add the model"
+        )
+    if unmapped:
+        result.notes.append(
+            f"{len(unmapped)} GPU part(s) price no shape in chipcost/data/{SHAPE_TABLE}: "
+            f"{', '.join(sorted(unmapped))}; add the shapes each prices"
+        )
     return result
 
 

@@ -23,8 +23,13 @@ API_KEY_ENV = SOURCE_ENV["vast_api_key"]  # named in messages; read by the setti
 # The marketplace is a few thousand machines: one page this large holds all of it, so the
 # median sees the whole market, not the first screen of it.
 LIMIT = 5000
-# The CLI's default filter (verified, on-Vast, rentable, not rented) for on-demand offers.
-# Every offer also carries min_bid, the interruptible price, so one search covers both.
+# Storage the search prices offers with (the CLI's `--storage` default): Vast computes each
+# offer's dph_total as its rental rate plus this much of its storage_cost, for the pricing
+# type asked. The same amount in both searches puts on-demand and interruptible prices on
+# one basis.
+ALLOCATED_STORAGE_GIB = 5.0
+# The CLI's default filter (verified, on-Vast, rentable, not rented), once per pricing type:
+# `on-demand` and `bid` (interruptible), as `vastai search offers --type`.
 SEARCH = {
     "verified": {"eq": True},
     "external": {"eq": False},
@@ -34,47 +39,98 @@ SEARCH = {
     "type": "on-demand",
     "order": [["score", "desc"]],
     "limit": LIMIT,
+    "allocated_storage": ALLOCATED_STORAGE_GIB,
 }
-# dph_base is the machine's price without storage; dph_total adds the default disk's
-# storage_cost, which depends on the disk size a renter picks, so it is not compared.
-PRICE_FIELDS = {"on_demand": ("dph_base", "default"), "spot": ("min_bid", "interruptible")}
-EXPECTED_FIELDS = ("id", "gpu_name", "num_gpus", "gpu_ram", "dph_base", "min_bid")
+SEARCHES = {"on_demand": SEARCH, "spot": {**SEARCH, "type": "bid"}}
+PLANS = {"on_demand": "default", "spot": "interruptible"}
+# Archives from before the two searches hold one on-demand search without allocated_storage:
+# there on demand was dph_base and interruptible min_bid, two fields whose bases differ.
+LEGACY_FIELDS = {"on_demand": "dph_base", "spot": "min_bid"}
+EXPECTED_FIELDS = ("id", "gpu_name", "num_gpus", "gpu_ram", "dph_total")
+LEGACY_EXPECTED = ("id", "gpu_name", "num_gpus", "gpu_ram", "dph_base", "min_bid")
+VERIFIED = "verified"
 REGION = "global"
 
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
-    """One offer search, archived as it arrives (the filter is kept, the key never)."""
+    """The on-demand and the interruptible search, archived as they arrive (never the key)."""
     key = ctx.settings.vast_api_key
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    http = client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV)
-    with http:
-        payload = _http.get(ctx, http, BUNDLES_URL, method="POST", json=SEARCH, headers=headers)
-    ctx.progress(f"{SOURCE_NAME}: offer search, {len(payload.data)} bytes")
-    return [payload]
+    payloads = []
+    with client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as http:
+        for model, search in SEARCHES.items():
+            payloads.append(
+                _http.get(ctx, http, BUNDLES_URL, method="POST", json=search, headers=headers)
+            )
+            ctx.progress(f"{SOURCE_NAME}: {model} search, {len(payloads[-1].data)} bytes")
+    return payloads
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """One record per GPU model and pricing model: the median per-GPU price of its offers."""
     result = ParseResult()
     chips = ChipNames(PROVIDER)
+    left_out: dict[str, set[Any]] = defaultdict(set)
     for payload in payloads:
         offers = _offers(payload)
-        require_columns(field_names(offers), EXPECTED_FIELDS, payload, PROVIDER)
+        fields = _price_fields(payload)
+        expected = LEGACY_EXPECTED if "dph_base" in fields.values() else EXPECTED_FIELDS
+        require_columns(field_names(offers), expected, payload, PROVIDER)
         page = ParseResult()
-        markets = _per_gpu_prices(offers, payload, page)
+        markets = _per_gpu_prices(offers, payload, page, fields, left_out)
         for (gpu_name, memory_gb), prices in sorted(markets.items()):
             chip = chips.chip(gpu_name, memory_gb)
             for model, values in prices.items():
-                page.records.append(_summary(payload, gpu_name, memory_gb, chip, model, values))
+                page.records.append(
+                    _summary(payload, (gpu_name, memory_gb, chip), model, values, fields[model])
+                )
         require_offers(page, payload, PROVIDER)
         if len(offers) >= LIMIT:
             page.notes.append(
                 f"the search returned {len(offers)} offers, its limit: the market "
                 "may be larger; raise LIMIT in extract/vastai.py"
             )
+        if "dph_base" in fields.values():
+            page.notes.append(
+                "an archive from before the interruptible search: on demand is dph_base and "
+                "interruptible min_bid, not on one basis (docs/sources.md, vastai)"
+            )
         result.extend(page)
+    result.notes.extend(_left_out_note(left_out))
+    result.notes.extend(_basis_notes(result.records))
     result.notes.extend(chips.notes())
     return result
+
+
+def _price_fields(payload: Payload) -> dict[str, str]:
+    """Pricing model -> the offer field that prices it, by the search the payload answers."""
+    search = payload.request.get("json") if isinstance(payload.request, dict) else None
+    if not isinstance(search, dict) or "allocated_storage" not in search:
+        return dict(LEGACY_FIELDS)
+    model = "spot" if search.get("type") == "bid" else "on_demand"
+    return {model: "dph_total"}
+
+
+def _left_out_note(left_out: dict[str, set[Any]]) -> list[str]:
+    if not left_out:
+        return []
+    counts = ", ".join(f"{status} {len(ids)}" for status, ids in sorted(left_out.items()))
+    total = sum(len(ids) for ids in left_out.values())
+    return [
+        f"left {total} offer(s) of hosts not verified out of the medians ({counts}); the "
+        "search asks for verified hosts only"
+    ]
+
+
+def _basis_notes(records: list[PriceRecord]) -> list[str]:
+    """GPUs whose interruptible median is above their on-demand one: worth a look."""
+    on_demand = {r.instance_type: r.price_per_hour for r in records if r.plan == "default"}
+    return [
+        f"{r.instance_type}: the interruptible median {r.price_per_hour:g} is above the "
+        f"on-demand median {on_demand[r.instance_type]:g}; check the offers"
+        for r in records
+        if r.plan == "interruptible" and r.price_per_hour > on_demand.get(r.instance_type, 1e9)
+    ]
 
 
 def _offers(payload: Payload) -> list[Any]:
@@ -87,7 +143,13 @@ def _offers(payload: Payload) -> list[Any]:
 Market = dict[tuple[str, float], dict[str, list[tuple[float, Any]]]]
 
 
-def _per_gpu_prices(offers: list[Any], payload: Payload, page: ParseResult) -> Market:
+def _per_gpu_prices(
+    offers: list[Any],
+    payload: Payload,
+    page: ParseResult,
+    fields: dict[str, str],
+    left_out: dict[str, set[Any]],
+) -> Market:
     """(gpu name, GB per GPU) -> pricing model -> [(price per GPU-hour, offer id)]."""
     markets: Market = defaultdict(lambda: defaultdict(list))
     for offer in offers:
@@ -97,7 +159,11 @@ def _per_gpu_prices(offers: list[Any], payload: Payload, page: ParseResult) -> M
         except ValueError as exc:
             page.rejects.append(reject(SOURCE_NAME, str(exc), offer, payload, sku))
             continue
-        for model, (field, _) in PRICE_FIELDS.items():
+        status = _verification(offer)
+        if status != VERIFIED:
+            left_out[status].add(offer.get("id"))
+            continue
+        for model, field in fields.items():
             price = offer.get(field)
             if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
                 reason = f"{field} is {price!r}: not a price (offer {sku}, {gpus}x {name})"
@@ -105,6 +171,14 @@ def _per_gpu_prices(offers: list[Any], payload: Payload, page: ParseResult) -> M
                 continue
             markets[(name, memory)][model].append((price / gpus, offer.get("id")))
     return markets
+
+
+def _verification(offer: dict[str, Any]) -> str:
+    """'verified', or the host's other status ('unverified', 'deverified', ...)."""
+    status = offer.get("verification")
+    if isinstance(status, str) and status:
+        return status
+    return VERIFIED if offer.get("verified", True) is True else "unverified"
 
 
 def _machine(offer: Any) -> tuple[str, float, int]:
@@ -124,14 +198,14 @@ def _machine(offer: Any) -> tuple[str, float, int]:
 
 def _summary(
     payload: Payload,
-    gpu_name: str,
-    memory_gb: float,
-    chip: str,
+    gpu: tuple[str, float, str],
     model: str,
     values: list[tuple[float, Any]],
+    field: str,
 ) -> PriceRecord:
+    gpu_name, memory_gb, chip = gpu
     prices = sorted(price for price, _ in values)
-    plan = PRICE_FIELDS[model][1]
+    plan = PLANS[model]
     return PriceRecord(
         observed_at=payload.fetched_at,
         provider=PROVIDER,
@@ -152,7 +226,7 @@ def _summary(
             "min": round(prices[0], 4),
             "max": round(prices[-1], 4),
             "offers": len(prices),
-            "price_field": PRICE_FIELDS[model][0],
+            "price_field": field,
             "cheapest_offer": min(values, key=lambda pair: pair[0])[1],
         },
     )
@@ -163,7 +237,8 @@ SOURCE = Source(
     provider=PROVIDER,
     description=(
         "Vast.ai marketplace offer search: verified rentable offers summarised per GPU model "
-        "(median per-GPU price, with min and offer count), on-demand and interruptible"
+        "(median per-GPU price, with min and offer count), on-demand and interruptible "
+        "searches priced by Vast on one storage basis"
     ),
     fetch=fetch,
     parse=parse,

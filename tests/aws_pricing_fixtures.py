@@ -44,8 +44,11 @@ def fixture_pages() -> dict[str, bytes]:
     future = _strings(
         offer_item("g9x.48xlarge", "us-east-1"), offer_item("trn2.24xlarge", "us-east-2")
     )
+    # No regionCode, and a location no table maps to a region (a Local Zone's).
     no_region = offer_item("p5.48xlarge", "us-east-1")
     del no_region["product"]["attributes"]["regionCode"]
+    no_region["product"]["attributes"]["location"] = "US West (Los Angeles)"
+    no_region["product"]["attributes"]["locationType"] = "AWS Local Zone"
     no_gpu = offer_item("g9x.48xlarge", "us-west-2")
     del no_gpu["product"]["attributes"]["gpu"]
     capacity_block = offer_item(

@@ -45,7 +45,8 @@ def _price_schema(sources: frozenset[str]) -> pa.DataFrameSchema:
             "chip": pa.Column(
                 pl.String, pa.Check.isin(sorted(canonical_chips() | {UNKNOWN_CHIP})), **text
             ),
-            "chip_count": pa.Column(pl.Float64, pa.Check.ge(1), **text),
+            # Below 1 for a fractional GPU (AWS g6f: 1/8 of an L4), never 0 or negative.
+            "chip_count": pa.Column(pl.Float64, pa.Check.gt(0), **text),
             "pricing_model": pa.Column(pl.String, pa.Check.isin(PRICING_MODELS), **text),
             "term": pa.Column(pl.String, pa.Check.str_matches(TERM_PATTERN), **text),
             "payment": pa.Column(pl.String, pa.Check.isin(PAYMENTS), **text),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 from importlib import resources
 
@@ -32,17 +33,33 @@ def canonical_chips() -> frozenset[str]:
 @cache
 def aws_families() -> dict[str, str]:
     """Accelerator instance family (the part before the dot) -> canonical chip."""
-    return {row["family"]: row["chip"] for row in _rows("aws_families.csv")}
+    return {row["family"]: row["chip"] for row in aws_family_rows()}
 
 
 @cache
-def aws_instance_chip_counts() -> dict[str, int]:
-    return {row["instance_type"]: int(row["chip_count"]) for row in _rows("aws_instance_types.csv")}
+def aws_family_rows() -> tuple[dict[str, str], ...]:
+    """aws_families.csv as rows: family, chip, vendor, note and the AWS page it comes from."""
+    return tuple(_rows("aws_families.csv"))
+
+
+@cache
+def aws_instance_chip_counts() -> dict[str, float]:
+    """Instance type -> chips per instance; below 1 for a fractional GPU ("1/8" of one L4)."""
+    return {
+        row["instance_type"]: float(Fraction(row["chip_count"]))
+        for row in _rows("aws_instance_types.csv")
+    }
 
 
 def aws_accelerator_types() -> tuple[str, ...]:
     """Every accelerator instance type the catalog lists (aws_instance_types.csv), in order."""
     return tuple(aws_instance_chip_counts())
+
+
+@cache
+def aws_location_regions() -> dict[str, str]:
+    """Price List `location` ("EU (Ireland)", "US East (Ohio)") -> region code."""
+    return {row["location"]: row["region"] for row in _rows("aws_locations.csv")}
 
 
 @cache
@@ -57,7 +74,9 @@ def aws_capacity_block_types() -> tuple[str, ...]:
     return tuple(row["instance_type"] for row in _rows("aws_capacity_block_types.csv"))
 
 
-_VENDORS = ("nvidia", "amd", "intel", "aws", "amazon", "habana")
+# Vendor and brand words a provider may put first; removed in this order, each once.
+_VENDORS = ("nvidia", "amd", "intel", "aws", "amazon", "habana", "google", "qualcomm")
+_VENDORS += ("geforce", "tesla")  # NVIDIA brands: "NVIDIA GeForce RTX 4090", "Tesla T4"
 
 
 def normalise_spelling(spelling: str) -> str:
@@ -109,6 +128,17 @@ class ChipMatch:
     @property
     def is_unknown(self) -> bool:
         return self.chip == UNKNOWN_CHIP
+
+    @property
+    def share(self) -> str:
+        """'1/8' when the instance rents a share of one chip, '' when it rents whole chips."""
+        if not 0 < self.chip_count < 1:
+            return ""
+        return str(Fraction(self.chip_count).limit_denominator(64))
+
+    def share_label(self) -> dict[str, str]:
+        """The record's `extra` entry naming a fractional chip, e.g. {'share': '1/8 of one L4'}."""
+        return {"share": f"{self.share} of one {self.chip}"} if self.share else {}
 
 
 def aws_family(instance_type: str) -> str:

@@ -30,6 +30,7 @@ SOURCE_ENV = {
     "vast_api_key": "VAST_API_KEY",
     "spheron_api_key": "SPHERON_API_KEY",
     "lambda_api_key": "LAMBDA_API_KEY",
+    "gcp_api_key": "GCP_API_KEY",
     "aws_price_list_url": "CHIPCOST_AWS_PRICE_LIST_URL",
     "aws_spot_feed_url": "CHIPCOST_AWS_SPOT_FEED_URL",
     "aws_regions": "CHIPCOST_AWS_REGIONS",
@@ -50,6 +51,7 @@ class SourceSettings:
     vast_api_key: str = field(default="", repr=False)
     spheron_api_key: str = field(default="", repr=False)
     lambda_api_key: str = field(default="", repr=False)
+    gcp_api_key: str = field(default="", repr=False)
     aws_price_list_url: str = ""
     aws_spot_feed_url: str = ""
     aws_regions: tuple[str, ...] | None = None  # None: every region AWS's index lists

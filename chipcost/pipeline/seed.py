@@ -1,9 +1,9 @@
-"""Reference data into the warehouse: chips, models and throughput, reseeded only when changed.
+"""Reference data into the warehouse: chips, instance types, models and throughput.
 
-The chips, reference models and reference throughput figures mirror the files in
-chipcost/data; derived figures are computed from them. A writer opens the warehouse through
-`open_warehouse`, which reseeds once when those files (or the derivation) changed since the
-last seed, not on every connection.
+The chips, instance types, reference models and reference throughput figures mirror the files
+in chipcost/data; derived figures are computed from them. A writer opens the warehouse
+through `open_warehouse`, which reseeds once when those files (or the derivation) changed
+since the last seed, not on every connection.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import duckdb
 from chipcost.core.catalog import chip_rows
 from chipcost.core.errors import ChipcostError
 from chipcost.core.version import __version__
+from chipcost.pipeline.instance_catalog import instance_type_rows
 from chipcost.pipeline.references import derivation_assumptions, model_rows, throughput_references
 from chipcost.transform.throughput_figures import derived_figures
 from chipcost.warehouse import throughput_store
@@ -24,7 +25,19 @@ from chipcost.warehouse.db import connect, set_state, state
 from chipcost.warehouse.insert import replace_table
 
 # The files the reference tables are made from; a change to any of them reseeds.
-REFERENCE_FILES = ("chips.csv", "models.csv", "throughput.csv", "derivation.csv")
+REFERENCE_FILES = (
+    "chips.csv",
+    "models.csv",
+    "throughput.csv",
+    "derivation.csv",
+    "aws_families.csv",
+    "aws_instance_types.csv",
+    "gcp_machine_types.csv",
+    "gcp_tpus.csv",
+    "azure_skus.csv",
+    "oci_gpu_shapes.csv",
+    "oci_gpu_models.csv",
+)
 STATE_NAME = "reference_data"
 
 
@@ -49,13 +62,14 @@ def open_warehouse(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyCon
 
 
 def seed_reference(con: duckdb.DuckDBPyConnection, *, force: bool = False) -> bool:
-    """Reload chips, reference models and figures when the files changed; True if it did."""
+    """Reload chips, instance types, models and figures when the files changed; True if it did."""
     digest = reference_digest()
     if not force and state(con, STATE_NAME) == digest:
         return False
     con.execute("BEGIN TRANSACTION")
     try:
         replace_table(con, "chips", chip_rows())
+        replace_table(con, "instance_types", instance_type_rows())
         throughput_store.replace_reference_models(con, model_rows())
         _refresh_figures(con)
         set_state(con, STATE_NAME, digest)

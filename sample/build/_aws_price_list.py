@@ -77,6 +77,8 @@ inf1.xlarge | ASIC | 4 | 8 GiB | 1 | 8 GB | EBS only | Up to 25 Gigabit | 8275CL
 inf1.24xlarge | ASIC | 96 | 192 GiB | 16 | 128 GB | EBS only | 100 Gigabit | 8275CL
 inf2.xlarge | ASIC | 4 | 16 GiB | 1 | 32 GB | EBS only | Up to 15 Gigabit | 7R13
 inf2.48xlarge | ASIC | 192 | 768 GiB | 12 | 384 GB | EBS only | 100 Gigabit | 7R13
+g4dn.xlarge | GPU | 4 | 16 GiB | 1 | 16 GB | 1 x 125 NVMe SSD | Up to 25 Gigabit | 8259CL
+g6f.large | GPU | 2 | 8 GiB | 0.125 | 3 GB | 1 x 250 NVMe SSD | Up to 10 Gigabit | 7R13
 g9x.48xlarge | GPU | 192 | 2048 GiB | 8 | 1536 GB | 8 x 3840 SSD | 3200 Gigabit | 9R45
 trn2.24xlarge | ASIC | 96 | 1024 GiB | 8 | 768 GB | 2 x 1900 NVMe SSD | 1600 Gigabit | 8488C
 """
@@ -94,7 +96,7 @@ def _specs() -> dict[str, Spec]:
 
 SPECS = _specs()
 
-# us-east-1 Linux on-demand USD per hour (p5e, trn2 and the unreal types are estimates).
+# us-east-1 Linux on-demand USD per hour (p5e, trn2, g6f and the unreal types are estimates).
 ON_DEMAND_USD = {
     "p4d.24xlarge": 21.96,
     "p4de.24xlarge": 27.447,
@@ -116,6 +118,8 @@ ON_DEMAND_USD = {
     "inf1.24xlarge": 4.721,
     "inf2.xlarge": 0.758,
     "inf2.48xlarge": 12.98,
+    "g4dn.xlarge": 0.526,
+    "g6f.large": 0.2,
     "g9x.48xlarge": 98.0,
     "trn2.24xlarge": 17.88,
 }
@@ -173,7 +177,8 @@ def product(instance_type: str, region: str, *, market: str = "OnDemand") -> dic
         "physicalProcessor": spec.processor,
         "processorArchitecture": "64-bit",
         "currentGeneration": "Yes",
-        "normalizationSizeFactor": str(8 * int(size or 1)),
+        # AWS's size factors: large 4, xlarge 8, Nxlarge 8N.
+        "normalizationSizeFactor": str(4 if size == "large" else 8 * int(size or 1)),
         "location": location,
         "locationType": "AWS Region",
         "regionCode": region,

@@ -30,7 +30,15 @@ from chipcost.sample.build._common import fresh_writer
 
 TYPES = {
     "eu-central-1": ("p5.48xlarge", "p4d.24xlarge", "g6e.xlarge", "g6e.48xlarge", "inf2.48xlarge"),
-    "ap-south-1": ("p5.48xlarge", "g5.xlarge", "g6e.xlarge", "trn1.32xlarge", "inf2.xlarge"),
+    "ap-south-1": (
+        "p5.48xlarge",
+        "g5.xlarge",
+        "g6e.xlarge",
+        "trn1.32xlarge",
+        "inf2.xlarge",
+        "g4dn.xlarge",
+        "g6f.large",
+    ),
 }
 # (version, publication) of the EC2 files: a new version from day 5, with one price cut.
 EC2_VERSIONS = (

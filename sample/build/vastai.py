@@ -6,7 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from chipcost.extract.vastai import BUNDLES_URL, SEARCH, SOURCE_NAME
+from chipcost.extract.vastai import ALLOCATED_STORAGE_GIB, BUNDLES_URL, SEARCHES, SOURCE_NAME
 from chipcost.sample.build._common import factor, fresh_writer, indented_json
 
 # The market: gpu_name, MB per GPU, per-GPU dph_base of each offer, GPUs per offer.
@@ -18,6 +18,17 @@ MARKET = (
     ("A100 SXM4", 81920, (0.89, 0.95, 1.02, 1.12), (8, 1, 4, 1)),
     ("L40S", 46068, (0.52, 0.57, 0.61), (1, 4, 2)),
     ("RTX 4090", 24564, (0.29, 0.31, 0.33, 0.35, 0.4, 0.52), (1, 2, 1, 4, 1, 8)),
+    ("RTX 5090", 32607, (0.46, 0.52, 0.6), (1, 2, 1)),
+    ("RTX A6000", 49140, (0.42, 0.47), (1, 4)),
+    ("RTX 6000Ada", 49140, (0.68, 0.75), (1, 2)),
+    ("A40", 46068, (0.39,), (2,)),
+    ("A10", 23028, (0.17, 0.19), (1, 1)),
+)
+# Offers of hosts that are not verified (the search asks for verified ones; any that come
+# anyway are left out of the medians): gpu_name, MB, per-GPU dph_base, GPUs, status.
+NOT_VERIFIED = (
+    ("H100 SXM", 81559, 0.95, 1, "unverified"),
+    ("RTX 4090", 24564, 0.18, 1, "deverified"),
 )
 PLACES = ("Texas, US", "Quebec, CA", "Oslo, NO", "Nevada, US", "Bavaria, DE", "Tokyo, JP")
 # (gpu_name, first day) -> price factor from that day on.
@@ -27,10 +38,17 @@ MOVES = {("H100 SXM", 5): 0.95}  # the H100 market softens 5%
 def vast_offer(
     offer_id: int, gpu_name: str, num_gpus: int, gpu_ram_mb: int, dph_base: float, **kw: Any
 ) -> dict[str, Any]:
-    """One bundle offer as the search returns it: prices are for the whole offer (all GPUs)."""
+    """One bundle offer as the search returns it: prices are for the whole offer (all GPUs).
+
+    dph_total is the price of the search's pricing type (`bid`: the minimum bid) plus the
+    allocated storage's share of storage_cost.
+    """
     storage_cost = kw.get("storage_cost", 0.15)  # $/GB/month
     disk = kw.get("disk_space", 500.0)
     min_bid = kw.get("min_bid", round(dph_base * 0.62, 4))
+    storage = ALLOCATED_STORAGE_GIB * storage_cost / 30 / 24
+    rate = min_bid if kw.get("search_type") == "bid" else dph_base
+    status = kw.get("verification", "verified")
     return {
         "id": offer_id,
         "ask_contract_id": offer_id,
@@ -50,16 +68,16 @@ def vast_offer(
         "cpu_ram": 128000 * num_gpus,
         "disk_space": disk,
         "dph_base": dph_base,
-        "dph_total": round(dph_base + disk * storage_cost / 30 / 24, 6),
+        "dph_total": round(rate + storage, 6),
         "storage_cost": storage_cost,
-        "storage_total_cost": round(disk * storage_cost / 30 / 24, 6),
+        "storage_total_cost": round(storage, 6),
         "inet_up_cost": 0.004,
         "inet_down_cost": 0.004,
         "min_bid": min_bid,
-        "is_bid": False,
+        "is_bid": kw.get("search_type") == "bid",
         "geolocation": kw.get("geolocation", "Texas, US"),
-        "verification": "verified",
-        "verified": True,
+        "verification": status,
+        "verified": status == "verified",
         "rentable": True,
         "rented": False,
         "external": False,
@@ -75,21 +93,40 @@ def vast_offer(
     }
 
 
-def bundles(day: int) -> bytes:
-    """The day's offers: new ids every day, the places rotating through PLACES."""
+def bundles(day: int, search_type: str = "on-demand") -> bytes:
+    """The day's offers priced for one search type: new ids every day, places rotating."""
     offers, offer_id = [], 18_400_000 + day * 1000
     for name, ram, per_gpu, counts in MARKET:
         for index, (price, gpus) in enumerate(zip(per_gpu, counts, strict=True)):
             offer_id += 37
             base = round(price * gpus * factor(MOVES, name, day), 4)
             place = PLACES[(index + day) % len(PLACES)]
-            offers.append(vast_offer(offer_id, name, gpus, ram, base, geolocation=place))
+            offers.append(
+                vast_offer(
+                    offer_id, name, gpus, ram, base, geolocation=place, search_type=search_type
+                )
+            )
+    for name, ram, price, gpus, status in NOT_VERIFIED:
+        offer_id += 37
+        offers.append(
+            vast_offer(
+                offer_id,
+                name,
+                gpus,
+                ram,
+                price * gpus,
+                verification=status,
+                search_type=search_type,
+            )
+        )
     return indented_json({"offers": offers})
 
 
 def write_run(out: Path, day: int, moment: datetime) -> Path:
-    """<stamp>/vastai/: the one search answer, archived the way fetch archives it."""
+    """<stamp>/vastai/: the on-demand and the bid search answers, archived as fetch does."""
     writer = fresh_writer(out, moment, SOURCE_NAME)
-    request = {"method": "POST", "json": SEARCH}
-    writer.write(bundles(day), BUNDLES_URL, fetched_at=moment, request=request)
+    for search in SEARCHES.values():
+        request = {"method": "POST", "json": search}
+        data = bundles(day, str(search["type"]))
+        writer.write(data, BUNDLES_URL, fetched_at=moment, request=request)
     return writer.directory

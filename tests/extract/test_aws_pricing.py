@@ -20,7 +20,7 @@ from botocore.stub import Stubber
 from chipcost.archive import ArchiveWriter, read_manifest, read_payloads, run_directories
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
-from chipcost.extract import aws_pricing
+from chipcost.extract import aws_pricing, registry
 from chipcost.extract._aws_price_list import Origin, product_offers
 from chipcost.extract.aws_pricing import (
     INSTANCE_FAMILIES,
@@ -36,6 +36,8 @@ from chipcost.extract.aws_pricing import (
 from chipcost.extract.base import FetchContext
 from chipcost.sample.build import DAYS, run_time
 from chipcost.sample.build import aws_pricing as sample_builder
+from chipcost.sample.build._aws_price_list import offer_item
+from chipcost.transform.validate import validate_records
 from tests import aws_pricing_fixtures
 from tests.paths import ROOT
 
@@ -250,7 +252,8 @@ def test_no_payloads_no_records():
             "bad-item-missing-attribute.json",
             0,
             [
-                "missing attribute regionCode: cannot tell what or where it is",
+                "missing attribute regionCode (location 'US West (Los Angeles)' is not in "
+                "chipcost/data/aws_locations.csv): cannot tell what or where it is",
                 "chip count unknown: g9x.48xlarge is not in chipcost/data/aws_instance_types.csv "
                 "and the Price List gives no gpu count (gpu=missing); add a row there",
             ],
@@ -642,3 +645,36 @@ def test_sample_archive_parses_with_its_scripted_changes():
     assert [p4d_ireland in day for day in prices] == [True] * 6 + [False] * 2
     g6e_tokyo = ("aws", "ap-northeast-1", "", "g6e.xlarge", "on_demand", "none", "none", "default")
     assert [g6e_tokyo in day for day in prices] == [False] * 4 + [True] * 4
+
+
+def test_a_fractional_gpu_type_is_priced_per_whole_chip_and_labelled_as_a_share():
+    item = offer_item("g6f.large", "us-east-1", 0.2, reserved=False)
+    result = parse([payload("g6f.json", page_of(item))])
+    [record] = result.records
+    assert (record.chip, record.chip_count, record.price_per_hour) == ("L4", 0.125, 0.2)
+    assert record.extra["share"] == "1/8 of one L4"
+    assert not result.notes  # a catalog type: nothing to add
+    assert record.price_per_hour / record.chip_count == pytest.approx(1.6)  # per whole L4
+    assert validate_records(result.records, frozenset(registry())).rejects == []
+
+
+@pytest.mark.parametrize(
+    ("region", "location"),
+    [("us-east-1", "US East (N. Virginia)"), ("eu-west-1", "EU (Ireland)")],
+)
+def test_an_item_with_location_but_no_region_code_is_mapped_through_the_table(region, location):
+    item = offer_item("p5.48xlarge", region, reserved=False)
+    attributes = item["product"]["attributes"]
+    del attributes["regionCode"]
+    attributes["location"] = location
+    [record] = parse([payload("old-shape.json", page_of(item))]).records
+    assert record.region == region
+    assert record.extra["regionCodeFrom"] == f"location {location!r}"
+
+
+def test_botocores_documented_get_products_example_reads_its_location():
+    # The EBS item of the documented example has `location` "Canada (Central)" and no
+    # regionCode: only its missing instanceType is left to refuse it.
+    result = parse([payload("documented-getproducts-botocore.json")])
+    [refused] = result.rejects
+    assert refused.reason == "missing attribute instanceType: cannot tell what or where it is"

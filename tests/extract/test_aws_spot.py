@@ -133,8 +133,8 @@ def test_notes_say_skipped_regions_no_market_and_no_price(good):
     )
     assert no_market.startswith("trn3.48xlarge: no spot market (AWS does not offer a Spot")
     assert no_price == (
-        "no spot price in any region queried for g5.12xlarge, g5.16xlarge, g5.24xlarge, "
-        f"g5.2xlarge, g5.48xlarge, g5.4xlarge, g5.8xlarge, g5.xlarge and {len(TYPES) - 4 - 8} "
+        "no spot price in any region queried for dl1.24xlarge, dl2q.24xlarge, g3.16xlarge, "
+        f"g3.4xlarge, g3.8xlarge, g3s.xlarge, g4ad.16xlarge, g4ad.2xlarge and {len(TYPES) - 4 - 8} "
         "more (no Spot capacity offered there today)"
     )
     assert superseded == (
@@ -338,4 +338,14 @@ def test_source_is_registered():
         "aws",
         spot.fetch,
         spot.parse,
+    )
+
+
+def test_botocores_documented_spot_history_example_is_read_and_refused_by_product():
+    # AWS's SDK example (m1.xlarge, "Linux/UNIX (Amazon VPC)", 2014): the shape this source
+    # reads; its rows are a product description this source does not collect.
+    result = spot.parse([history("documented-spot-price-history-botocore.json", "us-west-1")])
+    assert result.records == [] and len(result.rejects) == 2
+    assert all(
+        "ProductDescription is 'Linux/UNIX (Amazon VPC)'" in r.reason for r in result.rejects
     )

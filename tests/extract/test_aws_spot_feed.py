@@ -134,3 +134,11 @@ def test_with_credentials_aws_spot_runs_instead(ctx, monkeypatch):
     monkeypatch.setattr(_aws_public, "credentials_found", lambda: True)
     with pytest.raises(SourceSkipped, match="spot prices come from aws-spot"):
         aws_spot_feed.fetch(ctx)
+
+
+def test_a_recorded_feed_copy_with_a_comment_header_parses():
+    # ligoj's 2018 copy of the feed (ORIGIN.md): four non-accelerator sizes, a licence comment
+    # added above callback(...). Its shape parses; none of its sizes is ours.
+    data = (FIXTURES / "recorded-spot-ligoj-2018.js").read_bytes()
+    result = parse([payload(data)])
+    assert result.records == [] and result.rejects == []

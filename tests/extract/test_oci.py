@@ -11,7 +11,7 @@ import pytest
 
 from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError, SourceError
-from chipcost.extract.oci import PARAMS, PRODUCTS_URL, fetch, parse, shape_table
+from chipcost.extract.oci import PARAMS, PRODUCTS_URL, fetch, parse, shape_chip, shape_table
 from tests.recorded import STAMP, assert_loadable, fake_context, recorded
 
 
@@ -39,8 +39,8 @@ def good():
         ("BM.GPU.MI300X.8", "MI300X", 8, 6.0),
         ("BM.GPU.L40S.4", "L40S", 4, 3.5),
         ("BM.GPU.A100-v2.8", "A100-80GB", 8, 4.0),
-        ("VM.GPU.A10.1", "unknown", 1, 2.0),
-        ("BM.GPU.A10.4", "unknown", 4, 2.0),
+        ("VM.GPU.A10.1", "A10", 1, 2.0),
+        ("BM.GPU.A10.4", "A10", 4, 2.0),
     ],
 )
 def test_a_shape_costs_its_per_gpu_price_times_its_gpus(good, name, chip, gpus, per_gpu):
@@ -75,6 +75,38 @@ def test_bad_rows_become_rejects_with_reasons():
     ]
     assert [r.instance_type for r in result.records] == ["BM.GPU.H100.8"]
     assert any("Cloud@Customer" in note for note in result.notes)
+    assert any(
+        note.startswith("1 GPU part(s) price no shape") and "B109480" in note
+        for note in result.notes
+    )
+
+
+def test_oracles_recorded_price_list_prices_every_gpu_part():
+    result = parse([payload("recorded-products-opencost.json")])
+    assert not result.rejects and not [n for n in result.notes if "no shape" in n]
+    bm4 = shape(result.records, "BM.GPU4.8")  # part B92740, "Compute - GPU - E3"
+    assert (bm4.chip, bm4.chip_count, bm4.sku) == ("A100-40GB", 8.0, "B92740")
+    assert bm4.price_per_hour == pytest.approx(8 * 3.05)
+    assert bm4.extra["display_name"] == "Compute - GPU - E3"
+    found = {r.instance_type: (r.chip, r.chip_count) for r in result.records}
+    assert found["BM.GPU3.8"] == ("V100", 8.0) and found["VM.GPU2.1"] == ("P100", 1.0)
+    assert len(found) == 12  # the 7 GPU parts of the list price 12 shapes
+    assert_loadable(result)
+
+
+@pytest.mark.parametrize(
+    ("shape_name", "chip", "gpus"),
+    [
+        ("BM.GPU4.8", "A100-40GB", 8),
+        ("VM.GPU3.2", "V100", 2),
+        ("BM.GPU.A100-v2.8", "A100-80GB", 8),
+        ("BM.GPU.MI355X.8", "MI355X", 8),
+        ("BM.GPU.X9.8", "unknown", 8),
+    ],
+)
+def test_a_shape_name_gives_its_chip_and_gpus(shape_name, chip, gpus):
+    models = {"GPU4": "A100-40GB", "GPU3": "V100", "A100-v2": "A100-80GB", "MI355X": "MI355X"}
+    assert shape_chip(shape_name, models) == (chip, gpus)
 
 
 def test_a_renamed_metric_is_a_layout_change():

@@ -1,7 +1,9 @@
 """vastai: the marketplace summary (median per GPU) on recorded offer searches, and fetch().
 
 Fixtures in tests/fixtures/vastai/ have the bundles search response shape (written with
-chipcost.sample.build.vastai): bundles.json is good; bad-* are the failure cases.
+chipcost.sample.build.vastai): search-on-demand.json and search-bid.json answer the two
+searches; bundles.json is an archive from before the bid search (the legacy path); bad-* are
+the failure cases. ORIGIN.md says where each comes from.
 """
 
 from __future__ import annotations
@@ -14,12 +16,26 @@ import pytest
 
 from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError
-from chipcost.extract.vastai import BUNDLES_URL, SEARCH, fetch, parse
-from tests.recorded import STAMP, assert_loadable, fake_context, recorded
+from chipcost.core.payload import Payload
+from chipcost.extract.vastai import ALLOCATED_STORAGE_GIB, BUNDLES_URL, SEARCHES, fetch, parse
+from tests.recorded import FETCHED_AT, STAMP, assert_loadable, fake_context, recorded
 
 
 def payload(name: str):
     return recorded("vastai", name, BUNDLES_URL)
+
+
+def searched(name: str, model: str, data: bytes | None = None) -> Payload:
+    """A fixture as the answer to one of the two searches (its request archived with it)."""
+    body = data if data is not None else payload(name).data
+    request = {"method": "POST", "json": SEARCHES[model]}
+    return Payload(body, BUNDLES_URL, FETCHED_AT, name, f"fixtures/vastai/{name}", request)
+
+
+@pytest.fixture(scope="module")
+def both():
+    on_demand = searched("search-on-demand.json", "on_demand")
+    return parse([on_demand, searched("search-bid.json", "spot")])
 
 
 def summary(records, instance_type, model="on_demand"):
@@ -82,7 +98,7 @@ def test_one_on_demand_and_one_spot_record_per_gpu_model(good):
         ("1x B200 180GB", "B200"),
         ("1x A100 SXM4 80GB", "A100-80GB"),
         ("1x L40S 45GB", "L40S"),
-        ("1x RTX 4090 24GB", "unknown"),
+        ("1x RTX 4090 24GB", "RTX-4090"),
     ],
 )
 def test_every_fixture_spelling_maps_to_its_chip(good, instance_type, chip):
@@ -113,20 +129,75 @@ def test_an_html_error_page_is_not_json():
         parse([payload("bad-error-page.html")])
 
 
-def test_fetch_posts_the_search_and_archives_it(tmp_path):
+def test_fetch_posts_both_searches_and_archives_them(tmp_path):
     seen: list[httpx.Request] = []
+    answers = {"on-demand": "search-on-demand.json", "bid": "search-bid.json"}
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         if len(seen) == 1:
             return httpx.Response(503)
-        return httpx.Response(200, content=payload("bundles.json").data)
+        return httpx.Response(
+            200, content=payload(answers[json.loads(request.content)["type"]]).data
+        )
 
     waits: list[float] = []
-    [fetched] = fetch(fake_context(tmp_path, "vastai", handler, waits))
+    fetched = fetch(fake_context(tmp_path, "vastai", handler, waits))
     assert waits == [1.0]
-    assert seen[-1].method == "POST" and json.loads(seen[-1].content) == SEARCH
-    assert SEARCH["verified"] == {"eq": True} and SEARCH["rentable"] == {"eq": True}
-    entry = read_manifest(tmp_path / STAMP / "vastai")["payloads"][0]
-    assert entry["request"] == {"method": "POST", "json": SEARCH}
-    assert len(parse([fetched]).records) == 14
+    sent = [json.loads(r.content) for r in seen[1:]]
+    assert sent == [SEARCHES["on_demand"], SEARCHES["spot"]]
+    assert {s["type"] for s in sent} == {"on-demand", "bid"}
+    assert all(s["allocated_storage"] == ALLOCATED_STORAGE_GIB for s in sent)
+    assert all(s["verified"] == {"eq": True} and s["rentable"] == {"eq": True} for s in sent)
+    entries = read_manifest(tmp_path / STAMP / "vastai")["payloads"]
+    assert [e["request"]["json"]["type"] for e in entries] == ["on-demand", "bid"]
+    assert len(parse(fetched).records) == 24
+
+
+def test_both_searches_are_priced_on_one_storage_basis(both):
+    on_demand = json.loads(payload("search-on-demand.json").data)["offers"]
+    bid = json.loads(payload("search-bid.json").data)["offers"]
+    verified = [o for o in on_demand if o["verification"] == "verified"]
+    h100 = [o for o in verified if o["gpu_name"] == "H100 SXM"]
+    record = summary(both.records, "1x H100 SXM 80GB")
+    expected = statistics.median(o["dph_total"] / o["num_gpus"] for o in h100)
+    assert record.price_per_hour == pytest.approx(expected, abs=1e-4)
+    assert record.extra["price_field"] == "dph_total"
+    spot = summary(both.records, "1x H100 SXM 80GB", "spot")
+    assert spot.plan == "interruptible" and spot.price_per_hour < record.price_per_hour
+    # Vast adds the same allocated storage to the on-demand rate and to the minimum bid.
+    storage = {o["id"]: round(o["dph_total"] - o["dph_base"], 6) for o in on_demand}
+    assert all(round(o["dph_total"] - o["min_bid"], 6) == storage[o["id"]] for o in bid)
+    assert not [n for n in both.notes if "above the on-demand median" in n]
+    assert_loadable(both)
+
+
+def test_offers_of_hosts_not_verified_are_left_out_and_counted(both):
+    record = summary(both.records, "1x RTX 4090 24GB")
+    assert record.extra["offers"] == 6 and record.extra["min"] > 0.2  # not the 0.18 one
+    assert (
+        "left 2 offer(s) of hosts not verified out of the medians (deverified 1, unverified 1); "
+        "the search asks for verified hosts only"
+    ) in both.notes
+
+
+def test_new_gpu_spellings_load_as_their_chips(both):
+    chips = {r.instance_type: r.chip for r in both.records}
+    assert chips["1x RTX A6000 48GB"] == "RTX-A6000"
+    assert chips["1x RTX 6000Ada 48GB"] == "RTX-6000-Ada"
+    assert chips["1x A10 22GB"] == "A10" and chips["1x A40 45GB"] == "A40"
+    assert "unknown" not in chips.values()
+
+
+def test_an_interruptible_median_above_on_demand_is_named():
+    bid = json.loads(payload("search-bid.json").data)
+    for offer in bid["offers"]:
+        if offer["gpu_name"] == "A40":
+            offer["dph_total"] = 5.0
+    data = json.dumps(bid).encode()
+    result = parse([searched("search-on-demand.json", "on_demand"), searched("b", "spot", data)])
+    assert any(n.startswith("1x A40 45GB: the interruptible median 2.5") for n in result.notes)
+
+
+def test_an_archive_from_before_the_bid_search_still_parses_and_says_so(good):
+    assert any("an archive from before the interruptible search" in n for n in good.notes)

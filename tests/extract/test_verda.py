@@ -186,3 +186,14 @@ def test_a_timeout_fails_the_source_naming_provider_url_and_what_to_do(tmp_path)
     message = str(error.value)
     assert message.startswith("verda:") and INSTANCE_TYPES_URL in message
     assert "timed out" in message and "run again" in message
+
+
+def test_gpuhunts_instance_types_items_parse_with_their_chips():
+    # Four items of verda.instance_types.get() kept in dstackai/gpuhunt's tests (ORIGIN.md).
+    result = parse([payload("gpuhunt-instance-types.json")])
+    chips = {(r.instance_type, r.pricing_model): r.chip for r in result.records}
+    assert chips[("1H100.80S.30V", "on_demand")] == "H100-SXM"
+    assert chips[("2A6000.20V", "spot")] == "RTX-A6000"
+    assert chips[("1V100.6V", "on_demand")] == "V100"
+    assert find(result.records, "1H100.80S.30V").price_per_hour == 3.95
+    assert not result.rejects and "unknown" not in chips.values()

@@ -51,10 +51,12 @@ def print_warehouse_state(db_path: Path, format: OutputFormat, stale_days: int) 
 
 def migrate(db: DbOption = None) -> None:
     """Create the warehouse or upgrade its schema to this version of chipcost."""
-    from chipcost.warehouse.db import SCHEMA_VERSION, connect
+    from chipcost.pipeline.seed import open_warehouse
+    from chipcost.warehouse.db import SCHEMA_VERSION
 
     settings = load_settings(db=db)
-    con = connect(settings.db_path)
+    # A writer's open also loads reference data that changed (chips, instance types, ...).
+    con = open_warehouse(settings.db_path)
     con.close()
     out.print(f"{settings.db_path}: schema version {SCHEMA_VERSION}")
 
