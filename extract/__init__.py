@@ -21,6 +21,7 @@ SOURCE_MODULES = (
     "oci",
     "lambda_cloud",
     "vultr",
+    "daytona",
 )
 
 
