@@ -57,7 +57,9 @@ def aws_capacity_block_types() -> tuple[str, ...]:
     return tuple(row["instance_type"] for row in _rows("aws_capacity_block_types.csv"))
 
 
-_VENDORS = ("nvidia", "amd", "intel", "aws", "amazon", "habana")
+# Vendor and brand words a provider may put first; removed in this order, each once.
+_VENDORS = ("nvidia", "amd", "intel", "aws", "amazon", "habana", "google", "qualcomm")
+_VENDORS += ("geforce", "tesla")  # NVIDIA brands: "NVIDIA GeForce RTX 4090", "Tesla T4"
 
 
 def normalise_spelling(spelling: str) -> str:

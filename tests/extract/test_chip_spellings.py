@@ -24,9 +24,9 @@ EXPECTED = {
     ("coreweave", "NVIDIA RTX PRO 6000 Blackwell Server Edition"): "RTX-PRO-6000",
     ("coreweave", "NVIDIA HGX H200"): "H200",
     ("coreweave", "NVIDIA HGX H100"): "H100-SXM",
-    ("coreweave", "NVIDIA GH200"): "unknown",  # Grace Hopper: no chip row yet
+    ("coreweave", "NVIDIA GH200"): "GH200",
     ("coreweave", "NVIDIA L40S"): "L40S",
-    ("coreweave", "NVIDIA L40"): "unknown",  # L40 (not L40S): no chip row yet
+    ("coreweave", "NVIDIA L40"): "L40",  # not L40S
     ("coreweave", "NVIDIA A100"): "A100-80GB",  # by its 80 GB VRAM
     ("nebius", "NVIDIA HGX B300"): "B300",
     ("nebius", "NVIDIA HGX B200"): "B200",
@@ -41,7 +41,7 @@ EXPECTED = {
     ("spheron", "1x B200 SXM6"): "B200",
     ("spheron", "8x B200 SXM6"): "B200",
     ("spheron", "1x A100 SXM4"): "A100-80GB",  # gpu_memory 80
-    ("spheron", "1x RTX 4090"): "unknown",  # a consumer card: no chip row
+    ("spheron", "1x RTX 4090"): "RTX-4090",
     ("verda", "1B300.30V"): "B300",
     ("verda", "8B300.240V"): "B300",
     ("verda", "1B200.30V"): "B200",
@@ -90,6 +90,15 @@ def test_every_fixture_spelling_is_listed_and_maps_as_expected(source):
         ("H200 SXM5 141GB", None, "H200"),
         ("Tesla V100 16GB", None, "V100"),
         ("NVIDIA L40S GPU with Intel", None, "L40S"),
+        ("NVIDIA GeForce RTX 4090", None, "RTX-4090"),
+        ("RTX 6000Ada", None, "RTX-6000-Ada"),
+        ("Tesla V100", 32.0, "V100-32GB"),
+        ("Tesla V100", 16.0, "V100"),
+        ("RTX 3080", 12.0, "unknown"),  # the 12 GB card is a different product
+        ("AMD Instinct MI355X OAM", None, "MI355X"),
+        ("Google TPU v6e", None, "TPU-v6e"),
+        ("A100X", None, "A100-80GB"),
+        ("H200 NVL", None, "H200-NVL"),
     ],
 )
 def test_alias_rows(spelling, memory, chip):
