@@ -19,6 +19,7 @@ METAL = (
     ("vbm-112c-3072gb-8-h200-gpu", "Platinum 8568Y+", ("ewr",), 29.52, None),
     ("vbm-128c-3072gb-8-b200-gpu", "Platinum 8570", ("ewr",), 41.52, None),
     ("vbm-64c-2048gb-8-l40-gpu", "EPYC 9354", ("ewr", "lax"), 13.52, 10.80),
+    ("vbm-72c-480gb-gh200-gpu", "Grace", ("ewr",), 2.99, None),
     ("vbm-8c-132gb", "E-2388G", ("ewr", "ams"), 0.48, None),
 )
 # id, type, vCPUs, RAM GB, locations, hourly, gpu_type, gpu_vram_gb.
@@ -32,6 +33,8 @@ PLANS = (
     ("vcg-l40s-16c-180g-48vram", "vcg", 16, 180, ("ewr", "ams"), 1.671, "NVIDIA_L40S", 48),
     ("vcg-l40s-32c-375g-96vram", "vcg", 32, 375, ("ewr",), 3.342, "NVIDIA_L40S", 96),
     ("vcg-h100-24c-240g-80vram", "vcg", 24, 240, ("ewr",), 2.99, "NVIDIA_H100", 80),
+    ("vcg-a40-2c-10g-8vram", "vcg", 2, 10, ("ewr", "fra"), 0.275, "NVIDIA_A40", 8),
+    ("vcg-a40-12c-60g-48vram", "vcg", 12, 60, ("ewr", "fra"), 1.65, "NVIDIA_A40", 48),
 )
 # (plan id, first day) -> price factor from that day on.
 MOVES = {
