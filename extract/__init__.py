@@ -22,6 +22,7 @@ SOURCE_MODULES = (
     "lambda_cloud",
     "vultr",
     "daytona",
+    "lium",
 )
 
 
