@@ -23,6 +23,7 @@ SOURCE_MODULES = (
     "vultr",
     "daytona",
     "lium",
+    "cloudrift",
 )
 
 
