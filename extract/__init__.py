@@ -24,6 +24,7 @@ SOURCE_MODULES = (
     "daytona",
     "lium",
     "cloudrift",
+    "digitalocean",
 )
 
 
