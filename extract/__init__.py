@@ -25,6 +25,7 @@ SOURCE_MODULES = (
     "lium",
     "cloudrift",
     "digitalocean",
+    "hotaisle",
 )
 
 
