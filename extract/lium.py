@@ -104,7 +104,7 @@ def _node(node: Any) -> tuple[str, float, int, str]:
     if not gpu:
         raise ValueError("no gpu_model")
     tier = node.get("tier")
-    if tier not in TIERS:
+    if not isinstance(tier, str) or tier not in TIERS:
         raise ValueError(f"tier {tier!r} is neither 'secure' nor 'spot'")
     memory = node.get("gpu_memory_gb")
     memory = float(memory) if isinstance(memory, int | float) and memory > 0 else 0.0

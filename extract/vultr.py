@@ -121,7 +121,7 @@ def _metal_offers(plan: Any, payload: Payload, chips: ChipNames) -> ParseResult:
 def _cloud_gpu_offers(
     plan: Any, payload: Payload, chips: ChipNames, slices: list[str]
 ) -> ParseResult:
-    if not isinstance(plan, dict) or plan.get("type") in CPU_TYPES:
+    if not isinstance(plan, dict) or str(plan.get("type")) in CPU_TYPES:
         return ParseResult()
     name = str(plan.get("id", ""))
     if plan.get("type") != "vcg" and not plan.get("gpu_type"):
