@@ -26,6 +26,7 @@ SOURCE_MODULES = (
     "cloudrift",
     "digitalocean",
     "hotaisle",
+    "jarvislabs",
 )
 
 
