@@ -27,6 +27,7 @@ SOURCE_MODULES = (
     "digitalocean",
     "hotaisle",
     "jarvislabs",
+    "seeweb",
 )
 
 
