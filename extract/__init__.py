@@ -28,6 +28,7 @@ SOURCE_MODULES = (
     "hotaisle",
     "jarvislabs",
     "seeweb",
+    "crusoe",
 )
 
 

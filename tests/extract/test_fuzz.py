@@ -103,7 +103,9 @@ def check_outcome(source_name: str, payloads: list[Payload]) -> ParseResult | No
     return result
 
 
-SOURCES = sorted(registry())
+# Registered only to say why nothing is collected (docs/sources.md): nothing to parse.
+NOT_COLLECTED = frozenset({"crusoe"})
+SOURCES = sorted(set(registry()) - NOT_COLLECTED)
 
 
 @pytest.mark.parametrize("source_name", SOURCES)
