@@ -20,6 +20,7 @@ SOURCE_MODULES = (
     "azure",
     "oci",
     "lambda_cloud",
+    "gcp",
     "vultr",
     "daytona",
     "lium",

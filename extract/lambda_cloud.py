@@ -72,6 +72,10 @@ def offer_name(count: int, chip: str, model: str, form: str) -> str:
     if chip == UNKNOWN_CHIP:
         return f"{count}x {model}"
     kind = "SXM" if form.upper().startswith("SXM") else "PCIe" if form.upper() == "PCIE" else ""
+    # "PCIe" is kept only where one chip row covers both forms (A100): a PCIe-only card (A10)
+    # gets none, as the page, which omits its form, names it.
+    if kind == "PCIe" and not chip.startswith("A100"):
+        kind = ""
     if kind and kind.lower() not in chip.lower():
         return f"{count}x {chip} {kind}"
     return f"{count}x {chip}"

@@ -24,6 +24,7 @@ SOURCE_ENV = {
     "vast_api_key": "VAST_API_KEY",
     "spheron_api_key": "SPHERON_API_KEY",
     "lambda_api_key": "LAMBDA_API_KEY",
+    "gcp_api_key": "GCP_API_KEY",
     "digitalocean_api_key": "DIGITALOCEAN_TOKEN",
     "hotaisle_api_key": "HOTAISLE_API_KEY",
     "hotaisle_team": "HOTAISLE_TEAM_HANDLE",
@@ -49,6 +50,7 @@ class SourceSettings:
     vast_api_key: str = field(default="", repr=False)
     spheron_api_key: str = field(default="", repr=False)
     lambda_api_key: str = field(default="", repr=False)
+    gcp_api_key: str = field(default="", repr=False)
     digitalocean_api_key: str = field(default="", repr=False)
     hotaisle_api_key: str = field(default="", repr=False)
     hotaisle_team: str = ""  # the team handle in Hot Aisle's API paths; not a secret

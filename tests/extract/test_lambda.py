@@ -14,9 +14,10 @@ import pytest
 
 from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError, SourceError
+from chipcost.core.payload import Payload
 from chipcost.core.settings import SourceSettings
 from chipcost.extract.lambda_cloud import API_URL, PAGE_URL, fetch, offer_name, parse
-from tests.recorded import STAMP, assert_loadable, fake_context, recorded
+from tests.recorded import FETCHED_AT, STAMP, assert_loadable, fake_context, recorded
 
 
 def api(name: str = "instance-types.json"):
@@ -80,16 +81,21 @@ def test_both_paths_name_the_same_offers_alike(from_api, from_page):
         (8, "H100-SXM", "H100", "SXM5", "8x H100-SXM"),
         (1, "H100-PCIe", "H100", "PCIe", "1x H100-PCIe"),
         (8, "A100-80GB", "A100", "SXM4", "8x A100-80GB SXM"),
-        (1, "unknown", "GH200", "", "1x GH200"),
+        (1, "GH200", "GH200", "", "1x GH200"),
+        (1, "A10", "A10", "PCIe", "1x A10"),
+        (1, "unknown", "GX900", "", "1x GX900"),
     ],
 )
 def test_offer_name(count, chip, model, form, name):
     assert offer_name(count, chip, model, form) == name
 
 
-def test_unknown_gpus_are_loaded_and_reported(from_page):
-    assert by_name(from_page.records)["1x GH200"].chip == "unknown"
-    assert any("A10, GH200" in note for note in from_page.notes)
+def test_unknown_gpus_are_loaded_and_reported():
+    # Every GPU the page lists has a chip row: a name no alias lists (GH200 renamed) is unknown.
+    data = page().data.replace(b"GH200", b"GX900")
+    result = parse([Payload(data, PAGE_URL, FETCHED_AT, "renamed", "renamed")])
+    assert by_name(result.records)["1x GX900"].chip == "unknown"
+    assert any("GX900" in note and "chip_aliases.csv" in note for note in result.notes)
 
 
 def test_cells_that_are_not_prices_or_counts_become_rejects():
@@ -103,7 +109,7 @@ def test_cells_that_are_not_prices_or_counts_become_rejects():
     ]
     records = by_name(result.records)
     assert records["1x GH200"].price_per_hour == 1.49  # "1,49": a decimal comma
-    assert records["2x A6000"].price_per_hour == 3.2  # "$1.60/hr" per GPU
+    assert records["2x RTX-A6000"].price_per_hour == 3.2  # "$1.60/hr" per GPU
     assert_loadable(result)
 
 

@@ -13,9 +13,10 @@ import pytest
 
 from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError, SourceError
+from chipcost.core.payload import Payload
 from chipcost.core.settings import SourceSettings
 from chipcost.extract.runpod import API_KEY_ENV, GPU_TYPES_QUERY, GRAPHQL_URL, fetch, parse
-from tests.recorded import STAMP, assert_loadable, fake_context, recorded
+from tests.recorded import FETCHED_AT, STAMP, assert_loadable, fake_context, recorded
 
 
 def payload(name: str):
@@ -77,15 +78,19 @@ def test_clouds_and_options_not_sold_give_no_record(good):
         ("NVIDIA L40S", "L40S"),
         ("NVIDIA L4", "L4"),
         ("AMD Instinct MI300X OAM", "MI300X"),
-        ("NVIDIA GeForce RTX 4090", "unknown"),
+        ("NVIDIA GeForce RTX 4090", "RTX-4090"),
     ],
 )
 def test_every_fixture_spelling_maps_to_its_chip(good, gpu_id, chip):
     assert {r.chip for r in good.records if r.sku == gpu_id} == {chip}
 
 
-def test_unknown_spellings_are_loaded_and_reported(good):
-    assert any("RTX 4090" in note and "chip_aliases.csv" in note for note in good.notes)
+def test_unknown_spellings_are_loaded_and_reported():
+    # A GPU id no alias lists (the fixture's 4090 renamed to a card that does not exist).
+    data = payload("gpu-types.json").data.replace(b"RTX 4090", b"RTX 9090")
+    result = parse([Payload(data, GRAPHQL_URL, FETCHED_AT, "renamed", "renamed")])
+    assert {r.chip for r in result.records if r.sku == "NVIDIA GeForce RTX 9090"} == {"unknown"}
+    assert any("RTX 9090" in note and "chip_aliases.csv" in note for note in result.notes)
 
 
 def test_graphql_errors_fail_the_source_with_the_message():

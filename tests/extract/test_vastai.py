@@ -82,7 +82,7 @@ def test_one_on_demand_and_one_spot_record_per_gpu_model(good):
         ("1x B200 180GB", "B200"),
         ("1x A100 SXM4 80GB", "A100-80GB"),
         ("1x L40S 45GB", "L40S"),
-        ("1x RTX 4090 24GB", "unknown"),
+        ("1x RTX 4090 24GB", "RTX-4090"),
     ],
 )
 def test_every_fixture_spelling_maps_to_its_chip(good, instance_type, chip):

@@ -1,0 +1,306 @@
+"""Google Cloud Billing Catalog: accelerator VMs and Cloud TPUs, on demand, spot and committed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from chipcost.core.errors import SourceError, SourceSkipped
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract import _gcp_skus as skus
+from chipcost.extract import _http
+from chipcost.extract._offers import field_names, load_json, shape_error
+from chipcost.extract._scrape import require_columns, require_offers
+from chipcost.extract.base import FetchContext, Source
+
+SOURCE_NAME = "gcp"
+PROVIDER = "gcp"
+API_KEY_ENV = "GCP_API_KEY"
+SKUS_URL = "https://cloudbilling.googleapis.com/v1/services/{service}/skus"
+# Compute Engine holds the GPU, vCPU and RAM SKUs and the newer TPUs (v5e, v5p, v6e); Cloud
+# TPU holds the older TPUs and, where Google lists them there, newer ones.
+SERVICES = ("6F81-5844-456A", "E000-3F24-B8AA")
+PAGE_SIZE = 5000
+# Compute Engine lists some tens of thousands of SKUs: a handful of pages. A runaway
+# nextPageToken chain stops here.
+MAX_PAGES = 40
+EXPECTED_FIELDS = ("skuId", "description", "category", "serviceRegions", "pricingInfo")
+NO_KEY = (
+    f"no GCP API key: set {API_KEY_ENV} to a Google Cloud API key allowed to call the Cloud "
+    "Billing API (its catalog is public; no billing account is needed), or run "
+    "`chipcost collect --replay DIR`"
+)
+
+
+def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
+    """Every page of both services' SKU lists, each archived as it arrives."""
+    key = ctx.settings.gcp_api_key
+    if not key:
+        raise SourceSkipped(NO_KEY)
+    payloads: list[Payload] = []
+    with client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as http:
+        for service in SERVICES:
+            payloads.extend(_fetch_service(ctx, http, service, key))
+    return payloads
+
+
+def _fetch_service(
+    ctx: FetchContext, http: _http.HttpClient, service: str, key: str
+) -> list[Payload]:
+    url = SKUS_URL.format(service=service)
+    params: dict[str, Any] = {"key": key, "currencyCode": "USD", "pageSize": PAGE_SIZE}
+    pages: list[Payload] = []
+    seen: set[str] = set()
+    while True:
+        pages.append(_http.get(ctx, http, url, params=params))
+        body = load_json(pages[-1], PROVIDER)
+        token = body.get("nextPageToken") if isinstance(body, dict) else None
+        ctx.progress(f"{SOURCE_NAME}: {service} page {len(pages)}")
+        if not token:
+            return pages
+        if token in seen or len(pages) >= MAX_PAGES:
+            raise SourceError(
+                f"{PROVIDER}: {url} still had a nextPageToken after {len(pages)} pages or "
+                "repeated one: the API is looping; run again later, or raise MAX_PAGES in "
+                "extract/gcp.py if Google lists that many"
+            )
+        seen.add(token)
+        params = {**params, "pageToken": token}
+
+
+@dataclass(frozen=True)
+class Rate:
+    price: float
+    sku: str
+    payload: Payload
+    effective: str
+
+
+@dataclass
+class Catalog:
+    """The prices read from every page: (stem key, usage type, region) -> rate."""
+
+    rates: dict[tuple[str, str, str], Rate] = field(default_factory=dict)
+    conflicts: set[tuple[str, str, str]] = field(default_factory=set)
+    tpus: dict[tuple[str, bool, str, str], Rate] = field(default_factory=dict)
+    unmapped: set[str] = field(default_factory=set)
+    skipped: Counter[str] = field(default_factory=Counter)
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """Price records from archived SKU pages; pure. Components join across pages."""
+    result, catalog = ParseResult(), Catalog()
+    for payload in payloads:
+        body = load_json(payload, PROVIDER)
+        if not isinstance(body, dict) or not isinstance(body.get("skus", []), list):
+            raise shape_error(PROVIDER, payload, "skus list", body)
+        page = body.get("skus", [])
+        if page:
+            require_columns(field_names(page), EXPECTED_FIELDS, payload, PROVIDER)
+        for sku in page:
+            result.rejects.extend(_read_sku(sku, payload, catalog))
+    result.extend(_machine_records(catalog))
+    result.extend(_tpu_records(catalog))
+    if payloads:
+        # Google always sells accelerator VMs: pages that price none mean the SKUs changed.
+        require_offers(result, payloads[0], PROVIDER)
+    result.notes.extend(_notes(catalog))
+    return result
+
+
+def _read_sku(sku: Any, payload: Payload, catalog: Catalog) -> list[Reject]:
+    """File one SKU's price under its resource, usage type and regions; a reject if unusable."""
+    if not isinstance(sku, dict):
+        return [Reject(SOURCE_NAME, f"SKU is a {type(sku).__name__}", sku, "", payload.ref)]
+    category = sku.get("category") if isinstance(sku.get("category"), dict) else {}
+    description = str(sku.get("description", ""))
+    group = str(category.get("resourceGroup", ""))
+    is_tpu = group == "TPU" or bool(skus.tpu_version(description))
+    key = skus.stem_key(description)
+    if not is_tpu and key not in skus.component_keys():
+        if group == "GPU" or " gpu" in f" {key}":
+            _file_unmapped_gpu(description, catalog)
+        return []
+    usage = str(category.get("usageType", ""))
+    if usage not in skus.USAGE or any(m in description for m in skus.NOT_RENTALS):
+        catalog.skipped[f"{usage or 'no'} usage type or not a plain rental"] += 1
+        return []
+    unit = "GiBy.h" if key.endswith(" ram") and not is_tpu else "h"
+    price, problem = skus.unit_price(sku, unit)
+    regions = [r for r in sku.get("serviceRegions") or [] if isinstance(r, str) and r]
+    if not problem and not regions:
+        problem = "serviceRegions is empty: cannot tell where the price applies"
+    if is_tpu and not problem:
+        problem = _file_tpu(sku, description, usage, regions, price, payload, catalog)
+    elif not problem:
+        rate = Rate(price, str(sku.get("skuId", "")), payload, skus.effective_time(sku))
+        for region in regions:
+            _file(catalog, (key, usage, region), rate)
+    if not problem:
+        return []
+    reason = f"{description}: {problem}"
+    return [Reject(SOURCE_NAME, reason, sku, str(sku.get("skuId", "")), payload.ref)]
+
+
+def _file_unmapped_gpu(description: str, catalog: Catalog) -> None:
+    stem = skus.stem(description)
+    if any(m in description for m in skus.NOT_RENTALS):
+        catalog.skipped["GPU SKUs of other products (DWS, sole tenancy, workstation)"] += 1
+    elif any(gpu in stem for gpu in skus.ATTACHED_GPUS):
+        catalog.skipped["GPU SKUs of GPUs attached to N1 VMs (priced without their VM)"] += 1
+    else:
+        catalog.unmapped.add(stem)
+
+
+def _file(catalog: Catalog, where: tuple[str, str, str], rate: Rate) -> None:
+    known = catalog.rates.setdefault(where, rate)
+    if known.price != rate.price:
+        catalog.conflicts.add(where)
+
+
+def _file_tpu(
+    sku: dict[str, Any],
+    description: str,
+    usage: str,
+    regions: list[str],
+    price: float,
+    payload: Payload,
+    catalog: Catalog,
+) -> str:
+    version = skus.tpu_version(description)
+    if version not in skus.tpu_table():
+        catalog.unmapped.add(skus.stem(description))
+        return ""
+    rate = Rate(price, str(sku.get("skuId", "")), payload, skus.effective_time(sku))
+    pod = "pod" in description.lower().split()
+    for region in regions:
+        catalog.tpus.setdefault((version, pod, usage, region), rate)
+    return ""
+
+
+def _machine_records(catalog: Catalog) -> ParseResult:
+    result = ParseResult()
+    missing: Counter[tuple[str, str]] = Counter()
+    by_key: dict[str, list[tuple[str, str, Rate]]] = {}
+    for (key, usage, region), rate in sorted(catalog.rates.items(), key=_by_place):
+        by_key.setdefault(key, []).append((usage, region, rate))
+    for machine in skus.machine_types():
+        for usage, region, gpu in by_key.get(machine.gpu, []):
+            parts = {"gpu": gpu}
+            for kind, part in (("cpu", machine.cpu), ("ram", machine.ram)):
+                if part and (rate := catalog.rates.get((part, usage, region))) is not None:
+                    parts[kind] = rate
+                elif part:
+                    missing[(machine.name, f"{part} ({usage})")] += 1
+            if len(parts) == 1 + bool(machine.cpu) + bool(machine.ram):
+                result.extend(_machine_record(machine, usage, region, parts, catalog))
+    result.notes.extend(
+        f"{name}: no {part} price in {count} region(s) where its GPU is priced; not recorded there"
+        for (name, part), count in sorted(missing.items())
+    )
+    return result
+
+
+def _by_place(item: tuple[tuple[str, str, str], Rate]) -> tuple[str, str, str]:
+    return item[0]
+
+
+def _machine_record(
+    machine: skus.MachineType, usage: str, region: str, parts: dict[str, Rate], catalog: Catalog
+) -> ParseResult:
+    result = ParseResult()
+    keys = {"gpu": machine.gpu, "cpu": machine.cpu, "ram": machine.ram}
+    clashing = [keys[k] for k in parts if (keys[k], usage, region) in catalog.conflicts]
+    gpu = parts["gpu"]
+    if clashing:
+        reason = (
+            f"{machine.name} in {region} ({usage}): several SKUs price {', '.join(clashing)} "
+            "differently; none is used"
+        )
+        result.rejects.append(Reject(SOURCE_NAME, reason, machine.name, gpu.sku, gpu.payload.ref))
+        return result
+    total = machine.chip_count * gpu.price
+    if machine.billing == "components":
+        total += machine.vcpus * parts["cpu"].price + machine.memory_gib * parts["ram"].price
+    extra = {
+        "family": machine.family,
+        "billing": machine.billing,
+        "vcpus": machine.vcpus,
+        "memory_gib": machine.memory_gib,
+        "gpu_per_hour": gpu.price,
+        "skus": [rate.sku for rate in parts.values()],
+        "effective": gpu.effective,
+    }
+    if machine.billing == "components":
+        extra |= {"vcpu_per_hour": parts["cpu"].price, "ram_gib_per_hour": parts["ram"].price}
+    result.records.append(
+        _record(machine.name, machine.chip, machine.chip_count, usage, region, total, gpu, extra)
+    )
+    return result
+
+
+def _tpu_records(catalog: Catalog) -> ParseResult:
+    result = ParseResult()
+    for (version, pod, usage, region), rate in sorted(catalog.tpus.items()):
+        chip, accelerator = skus.tpu_table()[version]
+        name = f"tpu-{accelerator}" + ("-pod" if pod else "")
+        extra = {"priced": "per chip-hour", "accelerator_type": accelerator, "pod": pod}
+        extra["effective"] = rate.effective
+        result.records.append(_record(name, chip, 1, usage, region, rate.price, rate, extra))
+    return result
+
+
+def _record(
+    name: str,
+    chip: str,
+    count: int,
+    usage: str,
+    region: str,
+    price: float,
+    rate: Rate,
+    extra: dict[str, Any],
+) -> PriceRecord:
+    model, term, payment = skus.USAGE[usage]
+    return PriceRecord(
+        observed_at=rate.payload.fetched_at,
+        provider=PROVIDER,
+        source=SOURCE_NAME,
+        region=region,
+        instance_type=name,
+        chip=chip,
+        chip_count=float(count),
+        pricing_model=model,
+        price_per_hour=round(price, 6),
+        term=term,
+        payment=payment,
+        sku=rate.sku,
+        source_url=rate.payload.url,
+        payload_ref=rate.payload.ref,
+        extra=extra,
+    )
+
+
+def _notes(catalog: Catalog) -> list[str]:
+    notes = [f"skipped {count} {what}" for what, count in sorted(catalog.skipped.items())]
+    if catalog.unmapped:
+        notes.append(
+            f"{len(catalog.unmapped)} accelerator SKU(s) price no machine type or TPU that "
+            f"chipcost knows: {'; '.join(sorted(catalog.unmapped))}; add them to "
+            f"chipcost/data/{skus.MACHINE_TABLE} or {skus.TPU_TABLE}"
+        )
+    return notes
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Google Cloud Billing Catalog API (GCP_API_KEY): Compute Engine accelerator VMs (A2, "
+        "A3, A4, A4X, G2, G4) and Cloud TPU chips, on demand, spot and 1/3-year committed use"
+    ),
+    fetch=fetch,
+    parse=parse,
+)

@@ -1,0 +1,199 @@
+"""gcp: parse() on a recorded Cloud Billing page and pages in its shape; fetch() against fakes.
+
+tests/fixtures/gcp/ORIGIN.md says which file is recorded (opencost's copy of a real page) and
+which are reconstructed in its shape (written with chipcost.sample.build.gcp).
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs, urlparse
+
+import httpx
+import pytest
+
+from chipcost.archive import read_manifest
+from chipcost.core.errors import ParseError, SourceError, SourceSkipped
+from chipcost.core.settings import SourceSettings
+from chipcost.extract import gcp
+from chipcost.extract._gcp_skus import stem_key, tpu_version
+from chipcost.extract.gcp import SERVICES, SKUS_URL, fetch, parse
+from tests.recorded import STAMP, assert_loadable, fake_context, recorded
+
+COMPUTE_URL = SKUS_URL.format(service=SERVICES[0])
+TPU_URL = SKUS_URL.format(service=SERVICES[1])
+KEY = "AIza-test-key-123"
+
+
+def payload(name: str, url: str = COMPUTE_URL):
+    return recorded("gcp", name, url)
+
+
+def good():
+    pages = [payload("compute-skus-page-1.json"), payload("compute-skus-page-2.json")]
+    return [*pages, payload("tpu-skus-page-1.json", TPU_URL)]
+
+
+def find(records, instance_type, region="us-central1", model="on_demand", term="none"):
+    found = [
+        r
+        for r in records
+        if (r.instance_type, r.region, r.pricing_model, r.term)
+        == (instance_type, region, model, term)
+    ]
+    assert len(found) == 1, (instance_type, region, model, term, len(found))
+    return found[0]
+
+
+def test_the_recorded_page_prices_a2_vms_from_gpu_cores_and_memory():
+    result = parse([payload("recorded-compute-skus-opencost.json")])
+    a2 = find(result.records, "a2-highgpu-1g")
+    # 1 A100 at 2.933908 + 12 vCPUs at 0.031611 + 85 GiB at 0.004237 (Google's own list price).
+    assert a2.price_per_hour == pytest.approx(2.933908 + 12 * 0.031611 + 85 * 0.004237)
+    assert (a2.chip, a2.chip_count, a2.sku) == ("A100-40GB", 1.0, "039F-D0DA-4055")
+    assert a2.extra["effective"] == "2023-03-24T10:52:50.681Z"
+    # Five A2 standard types in the three regions the SKUs list; IDR-priced E2/T2D are not ours.
+    assert len(result.records) == 15 and not result.rejects
+    assert {r.region for r in result.records} == {"us-central1", "us-east1", "us-west1"}
+    assert find(result.records, "a2-megagpu-16g", "us-west1").chip_count == 16.0
+    assert_loadable(result)
+
+
+def test_components_join_across_pages_for_every_usage_type():
+    records = parse(good()).records
+    g2 = find(records, "g2-standard-4")  # L4 on page 1, G2 cores and memory on page 2
+    assert g2.price_per_hour == pytest.approx(0.56004 + 4 * 0.024174 + 16 * 0.002832)
+    spot = find(records, "a3-highgpu-8g", model="spot")
+    assert spot.price_per_hour == pytest.approx(8 * 2.25 + 208 * 0.0132 + 1872 * 0.00177)
+    for term, gpu in (("1yr", 7.73928), ("3yr", 4.40845)):
+        cud = find(records, "a3-highgpu-8g", model="commitment", term=term)
+        assert cud.payment == "no_upfront" and cud.extra["gpu_per_hour"] == gpu
+
+
+def test_slice_billed_types_are_chips_times_the_slice_price():
+    a4 = find(parse(good()).records, "a4-highgpu-8g")
+    assert (a4.chip, a4.chip_count, a4.price_per_hour) == ("B200", 8.0, pytest.approx(8 * 13.9826))
+    assert a4.extra["billing"] == "slice" and "vcpu_per_hour" not in a4.extra
+
+
+def test_tpus_are_priced_per_chip_hour():
+    records = parse(good()).records
+    v6e = find(records, "tpu-v6e")
+    assert (v6e.chip, v6e.chip_count, v6e.price_per_hour) == ("TPU-v6e", 1.0, 2.7)
+    assert v6e.extra["priced"] == "per chip-hour"
+    assert find(records, "tpu-v5litepod", model="spot").chip == "TPU-v5e"
+    assert find(records, "tpu-v4", "us-east5", "commitment", "3yr").price_per_hour == 1.45
+
+
+def test_unmapped_accelerators_are_named_and_attached_gpus_counted():
+    result = parse(good())
+    assert any("TpuV3" in note and "gcp_tpus.csv" in note for note in result.notes)
+    assert "skipped 8 GPU SKUs of GPUs attached to N1 VMs (priced without their VM)" in (
+        result.notes
+    )
+    assert not [r for r in result.records if "Tesla T4" in str(r.extra)]
+    assert not result.rejects
+    assert_loadable(result)
+
+
+def test_bad_rows_become_rejects_and_the_rest_loads():
+    result = parse([payload("bad-rows.json")])
+    reasons = sorted(r.reason for r in result.rejects)
+    assert any("Jakarta: currency 'IDR' is not USD" in r for r in reasons)
+    assert any("Warsaw: usageUnit 'mo' is not 'h'" in r for r in reasons)
+    assert any("Nowhere: serviceRegions is empty" in r for r in reasons)
+    assert any("Zurich: unitPrice" in r and "not a positive price" in r for r in reasons)
+    assert any("SKU is a str" in r for r in reasons)
+    assert len(reasons) == 5
+    assert any("Nvidia GX900 GPU" in note for note in result.notes)
+    assert {r.instance_type for r in result.records} >= {"a2-highgpu-1g"}
+    assert_loadable(result)
+
+
+def test_a_renamed_field_is_a_layout_change():
+    with pytest.raises(ParseError, match="pricingInfo"):
+        parse([payload("bad-renamed-field.json")])
+
+
+def test_pages_that_price_no_accelerator_fail_loudly():
+    with pytest.raises(ParseError, match="parsed 0 offers"):
+        parse([payload("error-body.json")])
+
+
+@pytest.mark.parametrize(
+    ("description", "key"),
+    [
+        ("A2 Instance Core running in Americas", "a2 cpu"),
+        ("Commitment v1: A2 Cpu in APAC for 1 Year", "a2 cpu"),
+        ("Commitment v1: A2 Ram in Americas for 3 Years", "a2 ram"),
+        ("Spot Preemptible Nvidia Tesla A100 GPU running in Americas", "nvidia tesla a100 gpu"),
+        ("Nvidia L4 GPU attached to Spot Preemptible VMs running in Netherlands", "nvidia l4 gpu"),
+        ("Commitment v1: Nvidia L4 GPU running in Frankfurt for 1 Year", "nvidia l4 gpu"),
+    ],
+)
+def test_description_stems(description, key):
+    assert stem_key(description) == key
+
+
+@pytest.mark.parametrize(
+    ("description", "version"),
+    [
+        ("TpuV6e running in Americas", "v6e"),
+        ("Tpu-v5p Pod running in Americas", "v5p"),
+        ("TPU v5 lite device running in EMEA", "v5lite"),
+        ("TPU7x running in Americas", "7x"),
+        ("A3 Instance Core running in Americas", ""),
+    ],
+)
+def test_tpu_versions(description, version):
+    assert tpu_version(description) == version
+
+
+def test_without_a_key_the_source_is_skipped(tmp_path):
+    ctx = fake_context(tmp_path, "gcp", lambda request: httpx.Response(500))
+    with pytest.raises(SourceSkipped, match="no GCP API key: set GCP_API_KEY"):
+        fetch(ctx)
+
+
+def test_fetch_reads_both_services_page_by_page_and_archives_no_key(tmp_path):
+    pages = {
+        (COMPUTE_URL, None): payload("compute-skus-page-1.json").data,
+        (COMPUTE_URL, "page-2-token"): payload("compute-skus-page-2.json").data,
+        (TPU_URL, None): payload("tpu-skus-page-1.json", TPU_URL).data,
+    }
+    seen = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        query = parse_qs(urlparse(str(request.url)).query)
+        seen.append(query)
+        url = str(request.url).split("?")[0]
+        return httpx.Response(200, content=pages[(url, query.get("pageToken", [None])[0])])
+
+    settings = SourceSettings(gcp_api_key=KEY)
+    fetched = fetch(fake_context(tmp_path, "gcp", handler, settings=settings))
+    assert len(fetched) == 3 and all(q["key"] == [KEY] for q in seen)
+    assert all(q["currencyCode"] == ["USD"] for q in seen)
+    manifest = read_manifest(tmp_path / STAMP / "gcp")
+    assert KEY not in json.dumps(manifest)
+    assert manifest["payloads"][1]["request"]["params"]["pageToken"] == "page-2-token"
+    assert len(parse(fetched).records) == len(parse(good()).records)
+
+
+def test_a_looping_page_token_stops_the_source(tmp_path, monkeypatch):
+    monkeypatch.setattr(gcp, "SERVICES", (SERVICES[0],))
+    body = {"skus": [], "nextPageToken": "same"}
+    settings = SourceSettings(gcp_api_key=KEY)
+    ctx = fake_context(tmp_path, "gcp", lambda r: httpx.Response(200, json=body), settings=settings)
+    with pytest.raises(SourceError, match="repeated one: the API is looping"):
+        fetch(ctx)
+
+
+def test_a_refused_key_fails_the_source_without_showing_it(tmp_path):
+    body = payload("error-body.json").data
+    settings = SourceSettings(gcp_api_key=KEY)
+    ctx = fake_context(
+        tmp_path, "gcp", lambda r: httpx.Response(400, content=body), settings=settings
+    )
+    with pytest.raises(SourceError) as caught:
+        fetch(ctx)
+    assert "400" in str(caught.value) and KEY not in str(caught.value)
