@@ -21,6 +21,15 @@ SOURCE_MODULES = (
     "oci",
     "lambda_cloud",
     "gcp",
+    "vultr",
+    "daytona",
+    "lium",
+    "cloudrift",
+    "digitalocean",
+    "hotaisle",
+    "jarvislabs",
+    "seeweb",
+    "crusoe",
 )
 
 

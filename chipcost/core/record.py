@@ -20,6 +20,15 @@ PROVIDERS = (
     "oci",
     "nebius",
     "verda",
+    "crusoe",
+    "digitalocean",
+    "vultr",
+    "hotaisle",
+    "cloudrift",
+    "jarvislabs",
+    "seeweb",
+    "daytona",
+    "lium",
 )
 PRICING_MODELS = ("on_demand", "spot", "reserved", "savings_plan", "capacity_block", "commitment")
 PAYMENTS = ("none", "no_upfront", "partial_upfront", "all_upfront")

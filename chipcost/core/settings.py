@@ -31,6 +31,11 @@ SOURCE_ENV = {
     "spheron_api_key": "SPHERON_API_KEY",
     "lambda_api_key": "LAMBDA_API_KEY",
     "gcp_api_key": "GCP_API_KEY",
+    "digitalocean_api_key": "DIGITALOCEAN_TOKEN",
+    "hotaisle_api_key": "HOTAISLE_API_KEY",
+    "hotaisle_team": "HOTAISLE_TEAM_HANDLE",
+    "jarvislabs_api_key": "JL_API_KEY",
+    "seeweb_api_key": "SEEWEB_API_TOKEN",
     "aws_price_list_url": "CHIPCOST_AWS_PRICE_LIST_URL",
     "aws_spot_feed_url": "CHIPCOST_AWS_SPOT_FEED_URL",
     "aws_regions": "CHIPCOST_AWS_REGIONS",
@@ -52,6 +57,11 @@ class SourceSettings:
     spheron_api_key: str = field(default="", repr=False)
     lambda_api_key: str = field(default="", repr=False)
     gcp_api_key: str = field(default="", repr=False)
+    digitalocean_api_key: str = field(default="", repr=False)
+    hotaisle_api_key: str = field(default="", repr=False)
+    hotaisle_team: str = ""  # the team handle in Hot Aisle's API paths; not a secret
+    jarvislabs_api_key: str = field(default="", repr=False)
+    seeweb_api_key: str = field(default="", repr=False)
     aws_price_list_url: str = ""
     aws_spot_feed_url: str = ""
     aws_regions: tuple[str, ...] | None = None  # None: every region AWS's index lists

@@ -48,6 +48,8 @@ FUZZ = settings(
 
 def _is_recorded_good(path: Path, folder: Path) -> bool:
     parts = path.relative_to(folder).parts
+    if path.suffix == ".md":
+        return False  # ORIGIN.md says where the fixtures came from: not a payload
     return path.is_file() and not any(
         p.startswith("bad") or "malformed" in p.lower() for p in parts
     )
@@ -101,7 +103,9 @@ def check_outcome(source_name: str, payloads: list[Payload]) -> ParseResult | No
     return result
 
 
-SOURCES = sorted(registry())
+# Registered only to say why nothing is collected (docs/sources.md): nothing to parse.
+NOT_COLLECTED = frozenset({"crusoe"})
+SOURCES = sorted(set(registry()) - NOT_COLLECTED)
 
 
 @pytest.mark.parametrize("source_name", SOURCES)

@@ -1,0 +1,163 @@
+"""Seeweb's ECS API (SEEWEB_API_TOKEN): Cloud Server GPU plans per region, euros converted."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
+from chipcost.core.errors import SourceError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.settings import SOURCE_ENV
+from chipcost.extract import _http
+from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
+from chipcost.extract._offers import (
+    ChipNames,
+    field_names,
+    json_price,
+    load_json,
+    reject,
+    shape_error,
+)
+from chipcost.extract._plans import missing_key
+from chipcost.extract._scrape import parse_count, require_columns
+from chipcost.extract.base import FetchContext, Source
+
+SOURCE_NAME = "seeweb"
+PROVIDER = "seeweb"
+PLANS_URL = "https://api.seeweb.it/ecs/v2/plans"
+API_KEY_ENV = SOURCE_ENV["seeweb_api_key"]  # named in messages; read by the settings
+FIELDS = ("name", "gpu", "hourly_price", "available_regions")
+# "L40s 48GB", "A100 80GB", "RTX PRO 6000 96GB": a model and its memory per card.
+LABEL = re.compile(r"^(?P<model>.+?)\s*(?P<memory>\d+)\s*GB$", re.IGNORECASE)
+
+log = logging.getLogger("chipcost.extract.seeweb")
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The plans, then the ECB's euro rates (optional: without them the prices stay euros)."""
+    key = ctx.settings.seeweb_api_key
+    if not key:
+        raise missing_key(API_KEY_ENV, "Seeweb", "its cloud panel (API token)")
+    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
+        headers = {"X-APITOKEN": key, "Accept": "application/json"}
+        payloads = [_http.get(ctx, client, PLANS_URL, headers=headers, ext="json")]
+        ctx.progress("plans")
+        try:
+            payloads.append(_http.get(ctx, client, ECB_DAILY_URL, ext="xml"))
+        except SourceError as exc:
+            log.warning("%s (Seeweb's euro prices cannot be converted this run)", exc)
+            ctx.progress(f"ECB rates unavailable: {exc}")
+    return payloads
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """One record per GPU plan and region, per instance-hour, in US dollars; pure."""
+    result = ParseResult()
+    chips = ChipNames(PROVIDER)
+    rates = [r for p in payloads if p.url == ECB_DAILY_URL and (r := eur_usd(p))]
+    rate = rates[-1] if rates else None
+    if rate is None:
+        result.notes.append(
+            f"no EUR/USD rate from the ECB ({ECB_DAILY_URL}) in this run: Seeweb's prices are "
+            "in euros and are refused until one is archived"
+        )
+    for payload in (p for p in payloads if p.url != ECB_DAILY_URL):
+        for plan in _plans(payload):
+            result.extend(_plan_offers(plan, payload, chips, rate))
+    result.notes.extend(chips.notes())
+    return result
+
+
+def _plans(payload: Payload) -> list[Any]:
+    body = load_json(payload, PROVIDER)
+    plans = body.get("plans") if isinstance(body, dict) else None
+    if not isinstance(plans, list):
+        raise shape_error(PROVIDER, payload, "plans list", body)
+    if plans:
+        require_columns(field_names(plans), FIELDS, payload, PROVIDER)
+    return plans
+
+
+def _plan_offers(plan: Any, payload: Payload, chips: ChipNames, rate: EurUsd | None) -> ParseResult:
+    if not isinstance(plan, dict) or str(plan.get("gpu") or "0").strip() in ("0", ""):
+        return ParseResult()  # a CPU-only plan
+    if plan.get("available") is False:
+        return ParseResult()  # a plan Seeweb no longer sells ("available" is not capacity)
+    name = str(plan.get("name") or "")
+    label = str(plan.get("gpu_label") or "").strip()
+    try:
+        count = parse_count(plan.get("gpu"))
+    except ValueError as exc:
+        return ParseResult(rejects=[reject(SOURCE_NAME, f"{name}: {exc}", plan, payload, name)])
+    eur, why = json_price(plan.get("hourly_price"), f"{name} hourly_price")
+    if eur is None or not label:
+        why = why or f"{name}: a GPU plan without gpu_label"
+        return ParseResult(rejects=[reject(SOURCE_NAME, why, plan, payload, name)])
+    chip = _chip(label, chips)
+    offer = (name, chip, count, label, eur)
+    return ParseResult(records=[_record(payload, offer, r, rate) for r in _regions(plan)])
+
+
+def _regions(plan: dict[str, Any]) -> list[str]:
+    """Where the plan is sold (not whether it has capacity now), each once."""
+    regions = plan.get("available_regions")
+    found = {
+        str(region.get("location") or "").strip()
+        for region in (regions if isinstance(regions, list) else [])
+        if isinstance(region, dict)
+    }
+    return sorted(found - {""})
+
+
+def _chip(label: str, chips: ChipNames) -> str:
+    """The label as a whole ("L40s 48GB"), else its model with the memory ("H200", 141)."""
+    chip = canonical_chip(label)
+    if chip != UNKNOWN_CHIP:
+        return chip
+    found = LABEL.match(label)
+    return chips.chip(found["model"], float(found["memory"])) if found else chips.chip(label)
+
+
+def _record(
+    payload: Payload, offer: tuple[str, str, int, str, float], region: str, rate: EurUsd | None
+) -> PriceRecord:
+    name, chip, count, label, eur = offer
+    extra: dict[str, Any] = {
+        "gpu_label": label,
+        "price_eur": eur,
+        "price_basis": "per instance-hour",
+    }
+    if rate is not None:
+        extra |= {"eur_usd": rate.rate, "rate_date": rate.day, "rate_payload": rate.ref}
+    return PriceRecord(
+        observed_at=payload.fetched_at,
+        provider=PROVIDER,
+        source=SOURCE_NAME,
+        region=region,
+        instance_type=name,
+        chip=chip,
+        chip_count=float(count),
+        pricing_model="on_demand",
+        price_per_hour=rate.usd(eur) if rate else eur,
+        currency="USD" if rate else "EUR",
+        sku=name,
+        source_url=payload.url,
+        payload_ref=payload.ref,
+        extra=extra,
+    )
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Seeweb ECS API (needs SEEWEB_API_TOKEN): Cloud Server GPU plans on demand, per "
+        "instance and region, euro prices converted at the ECB's daily rate"
+    ),
+    fetch=fetch,
+    parse=parse,
+)

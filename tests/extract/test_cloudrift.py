@@ -1,0 +1,110 @@
+"""cloudrift: parse() on a reconstructed instance-type list, bad variants, fetch().
+
+tests/fixtures/cloudrift/ holds POST /api/v1/instance-types/list answers in the shape gpuhunt
+and SkyPilot read (ORIGIN.md: reconstructed, no recording exists), variants the parser must
+refuse, and a list where cost_per_hour was renamed.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
+from chipcost.core.errors import ParseError
+from chipcost.core.payload import Payload
+from chipcost.extract.base import FetchContext
+from chipcost.extract.cloudrift import LIST_URL, REQUEST, SOURCE, fetch, parse
+from chipcost.transform.validate import validate_records
+from tests.paths import FIXTURES
+
+FIXTURES = FIXTURES / "cloudrift"
+FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)
+STAMP = "2026-11-21T060000Z"
+
+
+def payload(name: str, data: bytes | None = None) -> Payload:
+    data = (FIXTURES / name).read_bytes() if data is None else data
+    return Payload(data, LIST_URL, FETCHED_AT, name, f"{STAMP}/cloudrift/{name}")
+
+
+def test_one_record_per_gpu_variant_and_datacenter_in_dollars():
+    records = parse([payload("instance-types.json")]).records
+    offers = {(r.instance_type, r.region): r for r in records}
+    eight = offers[("rtx49-16c-nr.8", "eu-north-1")]
+    assert (eight.chip, eight.chip_count, eight.price_per_hour) == ("RTX-4090", 8, 3.12)
+    assert ("rtx49-16c-nr.8", "us-east-nc-nr-1") in offers
+    assert offers[("rtxpro6k-24c-nr.1", "us-east-nc-nr-1")].chip == "RTX-PRO-6000"
+    assert eight.extra["gpu_memory_gb"] == 24 and eight.extra["nodes"] == 1
+    assert {r.pricing_model for r in records} == {"on_demand"}
+
+
+def test_a_variant_in_no_datacenter_is_not_offered():
+    names = {r.instance_type for r in parse([payload("instance-types.json")]).records}
+    assert "rtx59-16c-nr.4" not in names and "rtx59-16c-nr.1" in names
+
+
+def test_a_gpu_the_catalog_lacks_loads_as_unknown_and_is_named():
+    result = parse([payload("instance-types.json")])
+    [mi350x] = [r for r in result.records if r.instance_type == "mi350x-32c-nr.8"]
+    assert mi350x.chip in ("MI350X", "unknown")  # a canonical chip once the catalog has one
+    if mi350x.chip == "unknown":
+        assert any("MI350X" in note for note in result.notes)
+
+
+def test_every_good_record_validates():
+    records = parse([payload("instance-types.json")]).records
+    validated = validate_records(records, frozenset({"cloudrift"}))
+    assert validated.rejects == [] and len(validated.records) == len(records) == 7
+
+
+@pytest.mark.parametrize(
+    ("sku", "reason"),
+    [
+        ("rtx49-bad-price.1", "price '$0.39' is not a plain number"),
+        ("rtx49-zero.1", "price 0 is not a positive amount"),
+        ("rtx49-half.1", "GPU count '1/2' is not a whole number"),
+    ],
+)
+def test_bad_variants_become_rejects(sku, reason):
+    result = parse([payload("bad-rows.json")])
+    [refused] = [r for r in result.rejects if r.sku == sku]
+    assert reason in refused.reason
+    assert [r.instance_type for r in result.records] == ["h100-good.1"]
+    assert any("has no brand_short" in r.reason for r in result.rejects)
+    assert not [r for r in result.rejects if r.sku == "cpu-only"]  # CPU-only: not read
+
+
+def test_a_renamed_price_field_fails_the_source_naming_provider_and_url():
+    with pytest.raises(ParseError) as error:
+        parse([payload("bad-renamed-field.json")])
+    message = str(error.value)
+    assert message.startswith("cloudrift:") and LIST_URL in message and "cost_per_hour" in message
+
+
+def test_an_answer_that_is_a_bare_string_fails_the_source_with_it():
+    with pytest.raises(ParseError, match="unsupported version"):
+        parse([payload("error.json", json.dumps("unsupported version").encode())])
+
+
+def test_fetch_posts_the_versioned_request_and_archives_it(tmp_path: Path):
+    body = (FIXTURES / "instance-types.json").read_bytes()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.method == "POST" and json.loads(request.content) == REQUEST
+        return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
+
+    ctx = FetchContext(
+        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
+        transport=httpx.MockTransport(handler),
+        sleep=lambda s: None,
+    )
+    [fetched] = fetch(ctx)
+    assert fetched.url == LIST_URL
+    [entry] = read_manifest(tmp_path / STAMP / "cloudrift")["payloads"]
+    assert entry["request"] == {"method": "POST", "json": REQUEST}
+    assert len(parse(read_payloads(tmp_path / STAMP, "cloudrift")).records) == 7

@@ -1,0 +1,139 @@
+"""seeweb: parse() on gpuhunt's /ecs/v2/plans mock with a recorded ECB rates file, bad plans,
+and fetch() with and without SEEWEB_API_TOKEN (skipped without it; the token never archived).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
+from chipcost.core.errors import ParseError, SourceSkipped
+from chipcost.core.payload import Payload
+from chipcost.core.settings import SourceSettings
+from chipcost.extract._fx import ECB_DAILY_URL
+from chipcost.extract.base import FetchContext
+from chipcost.extract.seeweb import PLANS_URL, SOURCE, fetch, parse
+from chipcost.transform.validate import validate_records
+from tests.paths import FIXTURES
+
+FIXTURES = FIXTURES / "seeweb"
+FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)
+STAMP = "2026-11-21T060000Z"
+TOKEN = "sw-secret0token"
+ECB = "ecb-eurofxref-daily.xml"
+
+
+def payload(name: str, url: str = PLANS_URL, data: bytes | None = None) -> Payload:
+    data = (FIXTURES / name).read_bytes() if data is None else data
+    return Payload(data, url, FETCHED_AT, name, f"{STAMP}/seeweb/{name}")
+
+
+def good(name: str = "plans.json") -> list[Payload]:
+    return [payload(name), payload(ECB, ECB_DAILY_URL)]
+
+
+def offers(records) -> dict[tuple[str, str], object]:
+    return {(r.instance_type, r.region): r for r in records}
+
+
+def test_gpu_plans_per_region_converted_from_euros_at_the_ecb_rate():
+    found = offers(parse(good()).records)
+    assert set(found) == {("ECS1GPU7", "it-fr2"), ("ECS1GPU7", "it-mi2"),
+                          ("ECS2GPU3", "it-fr2"), ("ECS1GPU9", "it-fr2")}  # fmt: skip
+    l40s = found[("ECS1GPU7", "it-fr2")]
+    assert (l40s.chip, l40s.chip_count, l40s.currency) == ("L40S", 1.0, "USD")
+    assert l40s.price_per_hour == round(0.85 * 1.0556, 2) == 0.9
+    assert (l40s.extra["price_eur"], l40s.extra["eur_usd"], l40s.extra["rate_date"]) == (
+        0.85, 1.0556, "2017-03-08",
+    )  # fmt: skip
+    a100 = found[("ECS2GPU3", "it-fr2")]
+    assert (a100.chip, a100.chip_count, a100.price_per_hour) == ("A100-80GB", 2.0, 2.09)
+    assert found[("ECS1GPU9", "it-fr2")].chip == "MI300X"  # AMD is loaded, not skipped
+
+
+def test_every_good_record_validates():
+    records = parse(good()).records
+    validated = validate_records(records, frozenset({"seeweb"}))
+    assert validated.rejects == [] and len(validated.records) == 4
+
+
+def test_without_the_rate_prices_stay_euros_and_validation_refuses_them():
+    result = parse([payload("plans.json")])
+    assert {r.currency for r in result.records} == {"EUR"}
+    assert any("no EUR/USD rate" in note for note in result.notes)
+    validated = validate_records(result.records, frozenset({"seeweb"}))
+    assert not validated.records and all("EUR is not USD" in r.reason for r in validated.rejects)
+
+
+def test_an_ecb_error_page_is_no_rate():
+    page = payload("ecb.html", ECB_DAILY_URL, b"<html>Service unavailable</html>")
+    result = parse([payload("plans.json"), page])
+    assert {r.currency for r in result.records} == {"EUR"}
+
+
+def test_bad_plans_become_rejects_and_retired_plans_are_not_read():
+    result = parse(good("bad-rows.json"))
+    reasons = {r.sku: r.reason for r in result.rejects}
+    assert "'€0,85' is not a plain number" in reasons["ECS1GPU7-text"]
+    assert "no price (None)" in reasons["ECS1GPU7-null"]
+    assert "without gpu_label" in reasons["ECS1GPU7-nolabel"]
+    assert "GPU count '1/2'" in reasons["ECS1GPU7-half"] and len(reasons) == 4
+    found = offers(result.records)
+    assert set(found) == {("ECS1GPU4", "it-fr2"), ("ECS1GPU10", "it-mi2")}  # H200 region once
+    assert found[("ECS1GPU10", "it-mi2")].chip == "H200"  # "H200 141GB": model and memory
+    assert found[("ECS1GPU4", "it-fr2")].chip == "unknown"
+    assert any("Tenstorrent Grayskull e75" in note for note in result.notes)
+
+
+def test_a_renamed_price_field_fails_the_source_naming_provider_and_url():
+    with pytest.raises(ParseError) as error:
+        parse(good("bad-renamed-field.json"))
+    message = str(error.value)
+    assert message.startswith("seeweb:") and PLANS_URL in message and "hourly_price" in message
+
+
+def context(tmp_path: Path, handler, token: str = TOKEN) -> FetchContext:
+    return FetchContext(
+        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
+        settings=SourceSettings(seeweb_api_key=token),
+        transport=httpx.MockTransport(handler),
+        sleep=lambda s: None,
+    )
+
+
+def test_without_a_token_the_source_is_skipped_and_nothing_is_requested(tmp_path):
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise AssertionError("no request may be sent without a token")
+
+    with pytest.raises(SourceSkipped, match="^no SEEWEB_API_TOKEN key"):
+        fetch(context(tmp_path, handler, token=""))
+
+
+def test_fetch_sends_the_token_to_seeweb_only_and_archives_plans_and_rates(tmp_path):
+    bodies = {PLANS_URL: (FIXTURES / "plans.json").read_bytes(),
+              ECB_DAILY_URL: (FIXTURES / ECB).read_bytes()}  # fmt: skip
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent = request.headers.get("X-APITOKEN")
+        assert sent == (TOKEN if str(request.url) == PLANS_URL else None)
+        return httpx.Response(200, content=bodies[str(request.url)])
+
+    payloads = fetch(context(tmp_path, handler))
+    assert [p.url for p in payloads] == [PLANS_URL, ECB_DAILY_URL]
+    assert TOKEN not in json.dumps(read_manifest(tmp_path / STAMP / "seeweb"))
+    records = parse(read_payloads(tmp_path / STAMP, "seeweb")).records
+    assert {r.currency for r in records} == {"USD"} and len(records) == 4
+
+
+def test_rates_unreachable_still_archives_the_plans(tmp_path):
+    def handler(request: httpx.Request) -> httpx.Response:
+        if str(request.url) == ECB_DAILY_URL:
+            return httpx.Response(404)
+        return httpx.Response(200, content=(FIXTURES / "plans.json").read_bytes())
+
+    assert [p.url for p in fetch(context(tmp_path, handler))] == [PLANS_URL]

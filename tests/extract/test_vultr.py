@@ -1,0 +1,140 @@
+"""vultr: parse() on gpuhunt's plan-list mocks (bare metal and Cloud GPU), bad rows, fetch().
+
+tests/fixtures/vultr/ holds GET /v2/plans-metal and GET /v2/plans?type=all in the API's shape
+(ORIGIN.md), rows the parser must refuse, and a list where hourly_cost was renamed.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from chipcost.archive import ArchiveWriter, read_payloads
+from chipcost.core.errors import ParseError
+from chipcost.core.payload import Payload
+from chipcost.extract.base import FetchContext
+from chipcost.extract.vultr import METAL_URL, PLANS_URL, SOURCE, fetch, parse
+from chipcost.transform.validate import validate_records
+from tests.paths import FIXTURES
+
+FIXTURES = FIXTURES / "vultr"
+FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)
+STAMP = "2026-11-21T060000Z"
+
+
+def payload(name: str, url: str = METAL_URL) -> Payload:
+    return Payload((FIXTURES / name).read_bytes(), url, FETCHED_AT, name, f"{STAMP}/vultr/{name}")
+
+
+def good() -> list[Payload]:
+    return [payload("plans-metal.json"), payload("plans.json", PLANS_URL)]
+
+
+def offers(records, name):
+    return {(r.region, r.pricing_model): r for r in records if r.instance_type == name}
+
+
+def test_bare_metal_plans_priced_per_server_with_preemptible_as_spot():
+    records = parse(good()).records
+    mi300x = offers(records, "vbm-256c-2048gb-8-mi300x-gpu")
+    assert set(mi300x) == {("ord", "on_demand"), ("ord", "spot")}
+    on_demand = mi300x[("ord", "on_demand")]
+    assert (on_demand.chip, on_demand.chip_count, on_demand.price_per_hour) == ("MI300X", 8, 17.52)
+    assert mi300x[("ord", "spot")].price_per_hour == 14.72
+    h100 = offers(records, "vbm-112c-2048gb-8-h100-gpu")[("sea", "on_demand")]
+    assert (h100.chip, h100.chip_count, h100.price_per_hour) == ("H100-SXM", 8, 23.92)
+    assert h100.source_url == METAL_URL and h100.payload_ref.endswith("plans-metal.json")
+
+
+def test_whole_cloud_gpu_cards_load_and_slices_are_named_in_a_note():
+    result = parse(good())
+    [a100] = offers(result.records, "vcg-a100-12c-120g-80vram").values()
+    assert (a100.region, a100.chip, a100.chip_count, a100.price_per_hour) == (
+        "ewr", "A100-80GB", 1, 2.397,
+    )  # fmt: skip
+    assert not offers(result.records, "vcg-a100-1c-6g-4vram")
+    [note] = [n for n in result.notes if "slice" in n]
+    assert "vcg-a100-1c-6g-4vram" in note and "vcg-a100-6c-60g-40vram" in note
+
+
+def test_every_good_record_validates():
+    records = parse(good()).records
+    validated = validate_records(records, frozenset({"vultr"}))
+    assert validated.rejects == [] and len(validated.records) == len(records) == 5
+
+
+def test_one_record_per_location():
+    body = json.loads((FIXTURES / "plans-metal.json").read_text())
+    body["plans_metal"][0]["locations"] = ["ord", "ewr", "lax"]
+    data = json.dumps(body).encode()
+    records = parse([Payload(data, METAL_URL, FETCHED_AT, "x", "x")]).records
+    regions = {r.region for r in records if r.chip == "MI300X" and r.pricing_model == "on_demand"}
+    assert regions == {"ord", "ewr", "lax"}
+
+
+@pytest.mark.parametrize(
+    ("sku", "reason"),
+    [
+        ("vbm-256c-2048gb-8-mi300x-gpu", "price '$17.52/hr' is not a plain number"),
+        ("vbm-112c-2048gb-8-h100-gpu", "price 0 is not a positive amount"),
+        ("vbm-custom-gpu-cluster", "a GPU bare-metal id this parser cannot read"),
+    ],
+)
+def test_bad_bare_metal_rows_become_rejects(sku, reason):
+    result = parse([payload("bad-rows.json")])
+    [refused] = [r for r in result.rejects if r.sku == sku]
+    assert reason in refused.reason and refused.payload_ref.endswith("bad-rows.json")
+    assert not [r for r in result.records if r.instance_type == sku]
+    assert not [r for r in result.rejects if r.sku == "vbm-8c-132gb"]  # CPU server: not read
+
+
+def test_bad_cloud_gpu_rows_become_rejects_and_free_cpu_plans_are_ignored():
+    result = parse([payload("bad-cloud-gpu-rows.json", PLANS_URL)])
+    reasons = {r.sku: r.reason for r in result.rejects}
+    assert "not a whole number of 80 GB A100-80GB cards" in reasons["vcg-a100-18c-180g-120vram"]
+    assert "without gpu_type" in reasons["vcg-mystery-4c-30g"]
+    assert "vc2-1c-1gb-free" not in reasons and not result.records
+
+
+def test_a_renamed_price_field_fails_the_source_naming_provider_and_url():
+    with pytest.raises(ParseError) as error:
+        parse([payload("bad-renamed-field.json")])
+    message = str(error.value)
+    assert message.startswith("vultr:") and METAL_URL in message and "hourly_cost" in message
+
+
+def test_an_error_object_fails_the_source():
+    data = json.dumps({"error": "Invalid API token.", "status": 401}).encode()
+    with pytest.raises(ParseError, match="plans_metal list"):
+        parse([Payload(data, METAL_URL, FETCHED_AT, "e", "e")])
+
+
+def test_fetch_follows_the_cursor_and_archives_every_page(tmp_path: Path):
+    metal = json.loads((FIXTURES / "plans-metal.json").read_text())
+    first = {"plans_metal": metal["plans_metal"][:1], "meta": {"links": {"next": "bmV4dA=="}}}
+    second = {"plans_metal": metal["plans_metal"][1:], "meta": {"links": {"next": ""}}}
+    seen: list[httpx.URL] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url)
+        if request.url.path.endswith("/plans"):
+            return httpx.Response(200, content=(FIXTURES / "plans.json").read_bytes())
+        return httpx.Response(200, json=second if request.url.params.get("cursor") else first)
+
+    ctx = FetchContext(
+        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
+        transport=httpx.MockTransport(handler),
+        sleep=lambda s: None,
+    )
+    payloads = fetch(ctx)
+    assert [p.url for p in payloads] == [METAL_URL, METAL_URL, PLANS_URL]
+    assert seen[1].params["cursor"] == "bmV4dA==" and seen[2].params["type"] == "all"
+    assert all("Authorization" not in str(p.request) for p in payloads)
+    archived = read_payloads(tmp_path / STAMP, "vultr")
+    assert {r.instance_type for r in parse(archived).records} >= {
+        "vbm-256c-2048gb-8-mi300x-gpu", "vbm-112c-2048gb-8-h100-gpu", "vcg-a100-12c-120g-80vram",
+    }  # fmt: skip
