@@ -50,9 +50,10 @@ def _check_reads_only(query: str) -> None:
             raise _refuse(f"EXPLAIN of a {inner[0].type.name if inner else 'missing'}")
 
 
-def run_readonly(db_path: Path, query: str) -> pl.DataFrame:
+def run_readonly(db_path: Path, query: str, *, wait: float = 0.0) -> pl.DataFrame:
+    """The query's result, read whole; the file is held only while the query runs."""
     _check_reads_only(query)
-    con = connect(db_path, read_only=True)
+    con = connect(db_path, read_only=True, wait=wait)
     try:
         for setting in SANDBOX:
             con.execute(setting).fetchall()

@@ -24,7 +24,7 @@ def sql(
     from chipcost.warehouse.readonly import run_readonly
 
     settings = load_settings(db=db)
-    frame = run_readonly(settings.db_path, query)
+    frame = run_readonly(settings.db_path, query, wait=settings.read_wait)
     if format == "csv":
         sys.stdout.write(frame.write_csv())
     elif format == "json":
@@ -40,7 +40,7 @@ def migrate(db: DbOption = None) -> None:
     from chipcost.warehouse.db import SCHEMA_VERSION, connect
 
     settings = load_settings(db=db)
-    con = connect(settings.db_path)
+    con = connect(settings.db_path, wait=settings.lock_wait)
     con.close()
     out.print(f"{settings.db_path}: schema version {SCHEMA_VERSION}")
 

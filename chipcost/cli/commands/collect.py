@@ -28,6 +28,12 @@ def collect(
     source: Annotated[
         list[str] | None, typer.Option("--source", help="Run only this source (repeatable).")
     ] = None,
+    pending: Annotated[
+        bool,
+        typer.Option(
+            "--pending", help="Only load runs earlier collections archived but did not load."
+        ),
+    ] = False,
 ) -> None:
     """Collect today's prices (or replay an archive) into the warehouse."""
     # The summary table and the error line say what the flow's log says; keep the console to
@@ -39,7 +45,7 @@ def collect(
     from chipcost.flows import collect as collect_flow
 
     settings = load_settings(db=db, data_dir=data_dir)
-    _preflight(settings, replay, source)
+    _preflight(settings, replay, source, pending)
     with err.status("collecting…", spinner="dots") as status, _shown_on(status):
         try:
             outcomes = collect_flow.run_collect(
@@ -47,11 +53,15 @@ def collect(
                 db=str(settings.db_path),
                 data_dir=str(settings.data_dir),
                 sources=source or None,
+                pending=pending,
             )
         except collect_flow.CollectFailed as exc:
             if exc.outcomes:
                 print_outcomes(out, exc.outcomes, settings.db_path)
             raise
+    if not outcomes:
+        out.print(f"no pending runs: every run archived for {settings.db_path} is loaded")
+        return
     print_outcomes(out, outcomes, settings.db_path)
 
 
@@ -77,12 +87,20 @@ class _StatusHandler(logging.Handler):
         self.status.update(f"[dim]{record.getMessage()}")
 
 
-def _preflight(settings: Settings, replay: Path | None, sources: list[str] | None) -> None:
+def _preflight(
+    settings: Settings, replay: Path | None, sources: list[str] | None, pending: bool
+) -> None:
     """Catch a wrong path or name before Prefect starts, with the same words the flow uses."""
     from chipcost.archive import run_directories
+    from chipcost.core.errors import ChipcostError
     from chipcost.pipeline.collect import select_sources
     from chipcost.warehouse.db import check_writable
 
+    if pending and (replay or sources):
+        raise ChipcostError(
+            "--pending loads every run earlier collections archived but did not load: it "
+            "takes neither --replay nor --source"
+        )
     select_sources(sources)
     if replay is not None:
         run_directories(replay)

@@ -106,8 +106,9 @@ def cost(
     question = _question(workload, tokens, overhead, migration_cost, daily_tokens)
     chips = [resolve_chip(c) for c in chip or []]
     base = resolve_chip(baseline)
-    con = connect(load_settings(db=db).db_path, read_only=True)
-    try:
+    settings = load_settings(db=db)
+    con = connect(settings.db_path, read_only=True, wait=settings.read_wait)
+    try:  # read, then let go of the file before printing
         ask = Ask(
             model=resolve_model(con, model),
             workload=workload,
@@ -118,6 +119,7 @@ def cost(
             all_offers=all_offers,
             limit=limit,
         )
-        print_ranking(out, rank_cost(con, ask, question))
+        ranking = rank_cost(con, ask, question)
     finally:
         con.close()
+    print_ranking(out, ranking)

@@ -29,14 +29,18 @@ def prices(
     from chipcost.warehouse.prices import known_values, last_run, per_chip_prices
 
     settings = load_settings(db=db)
-    con = connect(settings.db_path, read_only=True)
-    try:
+    con = connect(settings.db_path, read_only=True, wait=settings.read_wait)
+    try:  # read, then let go of the file before printing (a pager may wait on the output)
         frame = per_chip_prices(con, chips=chip, regions=region, models=model, providers=provider)
-        if frame.is_empty():
-            raise ChipcostError(_no_prices_message(con, known_values, chip, region, model))
-        print_prices(out, frame, limit=limit, last=last_run(con))
+        last = last_run(con)
+        empty = (
+            _no_prices_message(con, known_values, chip, region, model) if frame.is_empty() else ""
+        )
     finally:
         con.close()
+    if empty:
+        raise ChipcostError(empty)
+    print_prices(out, frame, limit=limit, last=last)
 
 
 def _no_prices_message(con, known_values, chip, region, model) -> str:
