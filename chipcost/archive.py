@@ -10,16 +10,26 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
+import stat
 import zlib
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from chipcost.core.errors import ArchiveError
 from chipcost.core.payload import Payload, sha256
+from chipcost.core.settings import DEFAULT_PAYLOAD_MAX_MB
 
 MANIFEST = "manifest.json"
 STAMP_FORMAT = "%Y-%m-%dT%H%M%SZ"
+# A payload's name as the writer makes it (0001.json.gz): one file of the source's directory,
+# so no '/', no '..', no absolute path can lead a replay out of the archive.
+PAYLOAD_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]*(\.[0-9A-Za-z_-]+)*\.gz")
+SHA256 = re.compile(r"[0-9a-f]{64}")
+READ_BLOCK = 4 << 20
+RESTORE = "restore the manifest from a backup, or remove this source's directory from the run"
 
 
 def run_stamp(moment: datetime) -> str:
@@ -33,16 +43,31 @@ def parse_stamp(stamp: str) -> datetime:
 class ArchiveWriter:
     """Writes one source's payloads of one run; the manifest is rewritten after each payload."""
 
-    def __init__(self, root: Path, stamp: str, source: str, *, sample: bool = False) -> None:
+    def __init__(
+        self,
+        root: Path,
+        stamp: str,
+        source: str,
+        *,
+        sample: bool = False,
+        in_progress: bool = False,
+    ) -> None:
         self.directory = Path(root) / stamp / source
         self.stamp = stamp
         self.source = source
-        self.manifest: dict[str, Any] = {
-            "source": source,
-            "run": stamp,
-            "sample": sample,
-            "payloads": [],
-        }
+        self.manifest: dict[str, Any] = {"source": source, "run": stamp, "sample": sample}
+        if in_progress:
+            # Until finish(): a fetch that dies part-way must not be replayed as whole, or the
+            # offers it did not reach would be taken as withdrawn.
+            self.manifest["complete"] = False
+        self.manifest["payloads"] = []
+
+    def finish(self) -> None:
+        """The fetch returned: the manifest now lists everything it fetched."""
+        if self.manifest.get("complete") is False:
+            self.manifest["complete"] = True
+            if self.manifest["payloads"]:
+                self._write_manifest()
 
     def write(
         self,
@@ -66,9 +91,7 @@ class ArchiveWriter:
             "request": request or {},
         }
         self.manifest["payloads"].append(entry)
-        _atomic_write(
-            self.directory / MANIFEST, json.dumps(self.manifest, indent=1).encode("utf-8")
-        )
+        self._write_manifest()
         return Payload(
             data=data,
             url=url,
@@ -76,6 +99,11 @@ class ArchiveWriter:
             name=name,
             ref=f"{self.stamp}/{self.source}/{name}",
             request=request or {},
+        )
+
+    def _write_manifest(self) -> None:
+        _atomic_write(
+            self.directory / MANIFEST, json.dumps(self.manifest, indent=1).encode("utf-8")
         )
 
 
@@ -119,40 +147,49 @@ def archived_sources(run_dir: Path) -> list[str]:
 def read_manifest(source_dir: Path) -> dict[str, Any]:
     path = Path(source_dir) / MANIFEST
     try:
-        return json.loads(path.read_text("utf-8"))
+        _check_file(path)
+        manifest = json.loads(path.read_text("utf-8"))
     except FileNotFoundError as exc:
         raise ArchiveError(f"{path} is missing: this source was not archived in this run") from exc
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ArchiveError(f"{path} is not valid JSON ({exc}); restore it from a backup") from exc
+    if not isinstance(manifest, dict):
+        raise ArchiveError(f"{path} is a JSON {type(manifest).__name__}, not an object; {RESTORE}")
+    return manifest
 
 
-def read_payloads(run_dir: Path, source: str) -> list[Payload]:
-    """Every payload a source archived in one run, checked against its sha256."""
-    source_dir = Path(run_dir) / source
+def read_payloads(
+    run_dir: Path, source: str, *, max_bytes: int = DEFAULT_PAYLOAD_MAX_MB << 20
+) -> list[Payload]:
+    """Every payload a source archived in one run, checked against its manifest.
+
+    Nothing in the archive is trusted: names must be files of the source's own directory,
+    nothing on the way may be a symbolic link, every manifest field is checked, and a
+    payload is not inflated beyond max_bytes.
+    """
+    run_dir = Path(run_dir)
+    source_dir = run_dir / source
+    _check_dir(run_dir)
+    _check_dir(source_dir)
     manifest = read_manifest(source_dir)
+    entries = manifest_entries(manifest, source_dir / MANIFEST)
+    _check_complete(manifest, source_dir, len(entries))
     payloads = []
-    for entry in manifest.get("payloads", []):
-        path = source_dir / entry["name"]
-        try:
-            data = gzip.decompress(path.read_bytes())
-        except FileNotFoundError as exc:
-            raise ArchiveError(f"{path} is listed in the manifest but missing") from exc
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ArchiveError(
-                f"{path} is corrupt ({exc}); restore it from a backup or remove the run directory"
-            ) from exc
-        if sha256(data) != entry["sha256"]:
+    for entry in entries:
+        path = source_dir / entry.name
+        data = _inflate(path, max_bytes)
+        if sha256(data) != entry.sha256:
             raise ArchiveError(
                 f"{path} does not match its sha256 in the manifest: the file changed"
             )
         payloads.append(
             Payload(
                 data=data,
-                url=entry.get("url", ""),
-                fetched_at=datetime.fromisoformat(entry["fetched_at"]),
-                name=entry["name"],
-                ref=f"{Path(run_dir).name}/{source}/{entry['name']}",
-                request=entry.get("request", {}),
+                url=entry.url,
+                fetched_at=entry.fetched_at,
+                name=entry.name,
+                ref=f"{run_dir.name}/{source}/{entry.name}",
+                request=entry.request,
             )
         )
     return payloads
@@ -161,6 +198,127 @@ def read_payloads(run_dir: Path, source: str) -> list[Payload]:
 def is_sample(run_dir: Path) -> bool:
     """True when any source of this run is labelled as sample data."""
     for source in archived_sources(run_dir):
-        if read_manifest(Path(run_dir) / source).get("sample"):
+        try:
+            manifest = read_manifest(Path(run_dir) / source)
+        except ArchiveError:
+            continue  # that source fails on its own, with the reason
+        if manifest.get("sample") is True:
             return True
     return False
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One manifest entry, checked."""
+
+    name: str
+    sha256: str
+    fetched_at: datetime
+    url: str = ""
+    request: dict[str, Any] = field(default_factory=dict)
+
+
+def manifest_entries(manifest: dict[str, Any], path: Path) -> list[Entry]:
+    """The manifest's payload entries; a missing or malformed field names the file and field."""
+    raw = manifest.get("payloads")
+    if not isinstance(raw, list):
+        raise ArchiveError(f"{path}: field 'payloads' is not a list of payloads; {RESTORE}")
+    return [_entry(item, n, path) for n, item in enumerate(raw, start=1)]
+
+
+def _entry(item: object, n: int, path: Path) -> Entry:
+    where = f"{path}: payload {n}"
+    if not isinstance(item, dict):
+        raise ArchiveError(f"{where} is a JSON {type(item).__name__}, not an object; {RESTORE}")
+    if isinstance(item.get("name"), str):
+        where = f"{where} ({item['name']})"
+    name, digest, fetched = (_text(item, key, where) for key in ("name", "sha256", "fetched_at"))
+    if not PAYLOAD_NAME.fullmatch(name):
+        raise ArchiveError(
+            f"{where}: field 'name' is not a file name of this directory (no '/', '..' or "
+            f"absolute path; e.g. 0001.json.gz); {RESTORE}"
+        )
+    if not SHA256.fullmatch(digest):
+        raise ArchiveError(f"{where}: field 'sha256' is not 64 lower-case hex digits; {RESTORE}")
+    try:
+        fetched_at = datetime.fromisoformat(fetched)
+    except ValueError:
+        fetched_at = None
+    if fetched_at is None or fetched_at.tzinfo is None:
+        raise ArchiveError(
+            f"{where}: field 'fetched_at' {fetched!r} is not an ISO 8601 time with a UTC "
+            f"offset (e.g. 2026-11-21T06:00:03+00:00); {RESTORE}"
+        )
+    url, request = item.get("url", ""), item.get("request") or {}
+    if not isinstance(url, str) or not isinstance(request, dict):
+        bad = "url" if not isinstance(url, str) else "request"
+        raise ArchiveError(f"{where}: field {bad!r} has the wrong type; {RESTORE}")
+    return Entry(name, digest, fetched_at, url, request)
+
+
+def _text(item: dict[str, Any], key: str, where: str) -> str:
+    value = item.get(key)
+    if not isinstance(value, str) or not value:
+        state = "is missing" if value is None else "is not a text"
+        raise ArchiveError(f"{where}: field {key!r} {state}; {RESTORE}")
+    return value
+
+
+def _check_complete(manifest: dict[str, Any], source_dir: Path, count: int) -> None:
+    complete = manifest.get("complete", True)  # archives before the field are whole
+    if complete is False:
+        raise ArchiveError(
+            f"{source_dir}: the fetch of this source did not finish (the collector stopped "
+            f"after {count} payload(s)): not loaded, since the offers it did not reach would "
+            "be taken as withdrawn; its payloads stay archived"
+        )
+    if complete is not True:
+        raise ArchiveError(f"{source_dir / MANIFEST}: field 'complete' is not true or false")
+
+
+def _check_dir(path: Path) -> None:
+    try:
+        _check_kind(path, stat.S_ISDIR, "a directory")
+    except FileNotFoundError as exc:
+        raise ArchiveError(f"{path} does not exist: this source was not archived") from exc
+
+
+def _check_file(path: Path) -> None:
+    _check_kind(path, stat.S_ISREG, "a regular file")
+
+
+def _check_kind(path: Path, is_kind: Any, kind: str) -> None:
+    """No symbolic link (it can point anywhere, outside the archive too), nor a device or pipe."""
+    mode = os.lstat(path).st_mode  # FileNotFoundError is the caller's to word
+    if stat.S_ISLNK(mode):
+        raise ArchiveError(
+            f"{path} is a symbolic link: an archive holds its own files, and a link can lead "
+            "outside it. Replace the link with what it points to, or remove it"
+        )
+    if not is_kind(mode):
+        raise ArchiveError(f"{path} is not {kind}: remove it from the archive")
+
+
+def _inflate(path: Path, max_bytes: int) -> bytes:
+    """A payload file uncompressed, refused as soon as it passes max_bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        _check_file(path)
+        with gzip.open(path, "rb") as stream:
+            while chunk := stream.read(READ_BLOCK):
+                size += len(chunk)
+                if size > max_bytes:
+                    raise ArchiveError(
+                        f"{path} inflates to more than {max_bytes / (1 << 20):g} MiB, the "
+                        "limit per payload (CHIPCOST_PAYLOAD_MAX_MB): not read. Raise the "
+                        "limit if the provider really sent that much, or remove the file"
+                    )
+                chunks.append(chunk)
+    except FileNotFoundError as exc:
+        raise ArchiveError(f"{path} is listed in the manifest but missing") from exc
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ArchiveError(
+            f"{path} is corrupt ({exc}); restore it from a backup or remove the run directory"
+        ) from exc
+    return b"".join(chunks)

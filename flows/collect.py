@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
@@ -13,7 +14,7 @@ from prefect.client.schemas.objects import State
 from prefect.states import Failed
 
 from chipcost import archive
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, WarehouseBusy
 from chipcost.core.runs import ALREADY_LOADED, FAILED, SKIPPED, LoadSummary, RunResult, SourceResult
 from chipcost.core.settings import Settings, load_settings
 from chipcost.extract import Source
@@ -28,6 +29,7 @@ from chipcost.pipeline.collect import (
     select_sources,
 )
 from chipcost.pipeline.jumps import flag_price_jumps
+from chipcost.pipeline.pending import clear_pending, is_archived_run, mark_pending, pending_runs
 from chipcost.warehouse.db import run_lock
 
 # Progress of each source goes to this logger: the CLI shows it on its status line, a
@@ -83,33 +85,117 @@ def load_task(session: WarehouseSession, run: RunResult) -> LoadSummary:
     return load(session, run)
 
 
-def _collect_one(
-    settings: Settings, session: WarehouseSession, sources: list[Source], run_dir: Path | None
+def _collect_archived(
+    settings: Settings, session: WarehouseSession, sources: list[Source], run_dir: Path, mode: str
 ) -> RunOutcome:
-    started = now()
-    stamp = run_dir.name if run_dir else archive.run_stamp(started)
-    if run_dir is not None:
-        archived = set(archive.archived_sources(run_dir))
-        sources = [s for s in sources if s.name in archived]
-    loaded = already_loaded_sources(session, stamp) if run_dir else {}
+    """One archived run (a replay, or a pending live run) parsed and loaded."""
+    started, stamp = now(), run_dir.name
+    archived = set(archive.archived_sources(run_dir))
+    sources = [s for s in sources if s.name in archived]
+    loaded = already_loaded_sources(session, stamp)
+    results = _gather(settings, sources, stamp, run_dir, loaded)
+    sample = archive.is_sample(run_dir)
+    run = _run(started, stamp, mode, results, dated=archive.parse_stamp(stamp), sample=sample)
+    return _load(settings, session, run, run_dir)
+
+
+def _collect_live(
+    settings: Settings, session: WarehouseSession, sources: list[Source], *, fetch: bool
+) -> list[RunOutcome]:
+    """Today's fetch, then every pending run (oldest first) and today's loaded in order.
+
+    Today's run is pending from before its fetch until its load commits: if the load is
+    refused or the process dies, the next collection loads it from the archive.
+    """
+    pending = pending_runs(settings)
+    today = None
+    if fetch:
+        started = now()
+        stamp = archive.run_stamp(started)
+        mark_pending(settings, stamp)
+        results = _gather(settings, sources, stamp, None, {})
+        today = _run(started, stamp, "live", results, dated=started)
+    outcomes = []
+    try:
+        for run_dir in pending:
+            outcome = _collect_pending(settings, session, run_dir)
+            if outcome is not None:
+                outcomes.append(outcome)
+        if today is not None:
+            outcomes.append(_load(settings, session, today, None))
+    except WarehouseBusy as exc:
+        if today is None and not pending:
+            raise
+        raise WarehouseBusy(
+            f"{exc}. The fetched payloads are archived in {settings.archive_dir}: the next "
+            "`chipcost collect` loads them first, or run `chipcost collect --pending`"
+        ) from exc
+    return outcomes
+
+
+def _collect_pending(
+    settings: Settings, session: WarehouseSession, run_dir: Path
+) -> RunOutcome | None:
+    if not run_dir.is_dir() or not archive.archived_sources(run_dir):
+        _progress(f"pending run {run_dir.name}: nothing was archived; dropped")
+        clear_pending(settings, run_dir.name)
+        return None
+    _progress(f"loading pending run {run_dir.name}")
+    # Every source it archived, whatever this collection was asked to fetch.
+    return _collect_archived(settings, session, select_sources(None), run_dir, "live")
+
+
+def _gather(
+    settings: Settings,
+    sources: list[Source],
+    stamp: str,
+    run_dir: Path | None,
+    loaded: dict[str, str],
+) -> list[SourceResult]:
     futures = [
         collect_source_task.submit(s, settings, stamp, run_dir, loaded.get(s.name)) for s in sources
     ]
-    results = [f.result() for f in futures]
-    # Before the load: a jump is judged against the prices the warehouse held until now.
-    for source, note in flag_price_jumps(session.con, results):
-        get_run_logger().warning("%s: %s", source, note)
+    return [f.result() for f in futures]
+
+
+def _run(
+    started: datetime,
+    stamp: str,
+    mode: str,
+    results: list[SourceResult],
+    *,
+    dated: datetime,
+    sample: bool = False,
+) -> RunResult:
+    """The run of these results, dated `dated` when no source observed anything.
+
+    An archived run whose sources all failed is dated by its archive stamp, not today:
+    `runs` by observed_at is what the report's default week and freshness follow.
+    """
     observed = [r.observed_at for r in results if r.observed_at]
-    run = RunResult(
+    return RunResult(
         run_id=new_run_id(started),
         started_at=started,
-        observed_at=min(observed) if observed else started,
-        mode="replay" if run_dir else "live",
+        observed_at=min(observed) if observed else dated,
+        mode=mode,
         archive_run=stamp,
-        sample=bool(run_dir and archive.is_sample(run_dir)),
+        sample=sample,
         sources=results,
     )
-    summary = load_task(session, run)
+
+
+def _load(
+    settings: Settings, session: WarehouseSession, run: RunResult, run_dir: Path | None
+) -> RunOutcome:
+    try:
+        # Before the load: a jump is judged against the prices the warehouse held until now.
+        for source, note in flag_price_jumps(session.con, run.sources):
+            get_run_logger().warning("%s: %s", source, note)
+        summary = load_task(session, run)
+    finally:
+        session.close()  # readers get in between runs
+    if run_dir is None or is_archived_run(settings, run_dir):
+        clear_pending(settings, run.archive_run)
     _publish(run, summary)
     return RunOutcome(run, summary)
 
@@ -148,8 +234,13 @@ def collect(
     alert_to: list[str] | None = None,
     notify: list[str] | None = None,
     notify_block: str | None = None,
+    pending: bool = False,
 ) -> list[RunOutcome] | State:
     """Collect today's prices (or replay an archive) into the warehouse.
+
+    A live collection also loads, before its own run, the runs earlier live collections
+    archived but did not load (docs/operations.md, "Pending runs"); pending=True loads only
+    those and fetches nothing.
 
     Expected failures end the flow run Failed with a plain message (no traceback): a busy
     or unusable warehouse, an unreadable archive, or every source failed or skipped.
@@ -161,14 +252,20 @@ def collect(
     try:
         settings = load_settings(db=db, data_dir=data_dir)
         chosen = select_sources(sources)
-        run_dirs: list[Path | None] = (
-            list(archive.run_directories(Path(replay))) if replay else [None]
-        )
+        if replay and pending:
+            raise ChipcostError(
+                "--pending loads the runs a live collection archived but did not load; "
+                "it does not go with --replay"
+            )
+        run_dirs = list(archive.run_directories(Path(replay))) if replay else []
         prepare_data_dir(settings)
-        outcomes = []
         with run_lock(settings.db_path), WarehouseSession(settings) as session:
-            for run_dir in run_dirs:
-                outcomes.append(_collect_one(settings, session, chosen, run_dir))
+            if replay:
+                outcomes = [
+                    _collect_archived(settings, session, chosen, d, "replay") for d in run_dirs
+                ]
+            else:
+                outcomes = _collect_live(settings, session, chosen, fetch=not pending)
     except ChipcostError as exc:
         get_run_logger().error("%s", exc)
         return Failed(message=str(exc))

@@ -77,10 +77,14 @@ def write_report(
     since: date | None = None,
     until: date | None = None,
     options: ReportOptions | None = None,
+    wait: float = 0.0,
 ) -> Report:
-    """Read the period from the warehouse (read-only) and write the HTML report and CSV."""
+    """Read the period from the warehouse (read-only) and write the HTML report and CSV.
+
+    `wait`: seconds to wait for a collection that holds the file (warehouse/lock_wait.py).
+    """
     options = options or ReportOptions()
-    con = connect(db_path, read_only=True)
+    con = connect(db_path, read_only=True, wait=wait)
     try:
         today = datetime.now(UTC).date()
         period = resolve_period(since, until, newest_run(con), today)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import logging
 import os
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -16,6 +16,9 @@ import duckdb
 
 from chipcost.core.errors import WarehouseBusy, WarehouseError
 from chipcost.core.settings import Settings
+from chipcost.warehouse.lock_wait import open_waiting
+
+log = logging.getLogger("chipcost.warehouse")
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
@@ -35,17 +38,12 @@ def migrations() -> list[tuple[int, str, str]]:
 SCHEMA_VERSION = max(version for version, _, _ in migrations())
 
 
-def _busy_message(path: Path, error: Exception) -> str:
-    pid = re.search(r"PID (\d+)", str(error))
-    holder = f" (process {pid.group(1)})" if pid else ""
-    return (
-        f"the warehouse {path} is in use by another run{holder}: wait for it to finish "
-        "and try again, or point --db at another file"
-    )
+def connect(path: Path, *, read_only: bool = False, wait: float = 0.0) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse; a writer creates and migrates it, a reader needs it to exist.
 
-
-def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse; a writer creates and migrates it, a reader needs it to exist."""
+    While another process holds the file, the open is retried for up to `wait` seconds
+    (warehouse/lock_wait.py) before it fails naming the holder.
+    """
     path = Path(path)
     if path.exists() and path.is_dir():
         raise WarehouseError(f"--db {path} is a directory: give the path of a .duckdb file")
@@ -57,11 +55,12 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     if not read_only:
         _check_parent(path)
     try:
-        con = duckdb.connect(str(path), read_only=read_only)
-    except duckdb.IOException as exc:
-        if "lock" in str(exc).lower():
-            raise WarehouseBusy(_busy_message(path, exc)) from exc
-        raise WarehouseError(f"cannot open {path} as a DuckDB file: {exc}") from exc
+        con = open_waiting(
+            lambda: duckdb.connect(str(path), read_only=read_only),
+            path,
+            wait=wait,
+            writing=not read_only,
+        )
     except duckdb.Error as exc:
         raise WarehouseError(f"cannot open {path} as a DuckDB file: {exc}") from exc
     con.execute("SET TimeZone = 'UTC'").fetchall()
@@ -70,6 +69,19 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     else:
         migrate(con, path)
     return con
+
+
+def checkpoint(con: duckdb.DuckDBPyConnection) -> None:
+    """Write committed work into the database file, so that it does not live only in the WAL.
+
+    A WAL torn by a crash or a full disk is replayed up to the tear and the rest dropped
+    without a word; after a checkpoint the WAL is empty. A failed checkpoint loses nothing
+    (the commit stands in the WAL, as before), so it is logged, not raised.
+    """
+    try:
+        con.execute("CHECKPOINT").fetchall()
+    except duckdb.Error as exc:
+        log.warning("checkpoint after the load failed (the load is committed): %s", exc)
 
 
 def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> object:

@@ -11,7 +11,7 @@ from chipcost.core.frames import records_frame
 from chipcost.core.record import OFFER_KEY
 from chipcost.core.runs import OK, LoadSummary, RunResult
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
-from chipcost.warehouse.db import scalar
+from chipcost.warehouse.db import checkpoint, scalar
 from chipcost.warehouse.run_rows import insert_rejects, insert_run
 
 HISTORY_KEY = ("source", *OFFER_KEY)
@@ -40,6 +40,7 @@ def load_run(
 
     Observations older than `observations_days` before the newest one are pruned in the
     same transaction (None keeps them all); price_history and rejects are never pruned.
+    A checkpoint follows the commit, so the run is in the file, not only in the WAL.
     """
     frames = [s.records_frame() for s in run.sources]
     staged = pl.concat(frames) if frames else records_frame([])
@@ -65,6 +66,7 @@ def load_run(
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    checkpoint(con)
     return summary
 
 

@@ -54,9 +54,9 @@ def _check_reads_only(query: str) -> None:
             raise _refuse(f"EXPLAIN of a {inner[0].type.name if inner else 'missing'}")
 
 
-def run_readonly(db_path: Path, query: str) -> pl.DataFrame:
+def run_readonly(db_path: Path, query: str, *, wait: float = 0.0) -> pl.DataFrame:
     """The query's result as a polars frame (for types polars holds; read_rows takes any)."""
-    with _sandboxed(db_path, query) as con:
+    with _sandboxed(db_path, query, wait=wait) as con:
         return con.sql(query).pl()
 
 
@@ -123,11 +123,11 @@ def _value(value: object, kind: str) -> object:
     return value
 
 
-def read_rows(db_path: Path, query: str) -> QueryResult:
+def read_rows(db_path: Path, query: str, *, wait: float = 0.0) -> QueryResult:
     """The query's result as Python values, every DuckDB type included: top-level intervals
     as Interval, timestamps, dates and times as ISO 8601 text, the rest as DuckDB gives them
     (nested values as lists and dicts, BLOBs as bytes)."""
-    with _sandboxed(db_path, query) as con:
+    with _sandboxed(db_path, query, wait=wait) as con:
         relation = con.sql(query)
         columns = list(relation.columns)
         kinds = [str(t) for t in relation.types]
@@ -138,10 +138,12 @@ def read_rows(db_path: Path, query: str) -> QueryResult:
 
 
 @contextmanager
-def _sandboxed(db_path: Path, query: str) -> Iterator[duckdb.DuckDBPyConnection]:
+def _sandboxed(
+    db_path: Path, query: str, *, wait: float = 0.0
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only, sandboxed connection for one checked query; DuckDB errors in plain words."""
     _check_reads_only(query)
-    con = connect(db_path, read_only=True)
+    con = connect(db_path, read_only=True, wait=wait)
     try:
         for setting in SANDBOX:
             con.execute(setting).fetchall()

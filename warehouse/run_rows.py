@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from chipcost.core.runs import LoadSummary, RunResult
+from chipcost.core.runs import ALREADY_LOADED, LoadSummary, RunResult
 from chipcost.core.version import __version__
 from chipcost.warehouse.insert import insert_rows
 
@@ -72,6 +72,26 @@ def insert_run(con: duckdb.DuckDBPyConnection, run: RunResult, summary: LoadSumm
                 s.payload_digest,
                 s.notes,
             ]
+            # A source already loaded from this archived run said so in its own run: a row
+            # here would make health report "already_loaded" as its latest word.
             for s in run.sources
+            if s.status != ALREADY_LOADED
+        ],
+    )
+
+
+def insert_attempt(con: duckdb.DuckDBPyConnection, run: RunResult) -> None:
+    """A run that found everything already loaded: kept apart from `runs` (migration 010)."""
+    con.execute(
+        "INSERT INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            run.run_id,
+            run.started_at,
+            datetime.now(UTC),
+            run.mode,
+            run.archive_run,
+            ALREADY_LOADED,
+            [s.source for s in run.sources],
+            __version__,
         ],
     )

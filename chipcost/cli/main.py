@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import Annotated
 
@@ -64,8 +65,24 @@ app.command()(demo.demo)
 app.add_typer(throughput.throughput_app, name="throughput")
 
 
+class _WaitHandler(logging.Handler):
+    """Waits for the warehouse file (chipcost.warehouse.lock_wait), one line each on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        err.print(record.getMessage(), style="dim", markup=False, highlight=False)
+
+
+def _show_waits() -> None:
+    # Every command may wait for the file; `collect` also shows it on its status line.
+    logger = logging.getLogger("chipcost.progress.wait")
+    if not any(isinstance(h, _WaitHandler) for h in logger.handlers):
+        logger.addHandler(_WaitHandler())
+    logger.setLevel(logging.INFO)
+
+
 def main() -> None:
     """Entry point: expected failures print one clear line, never a traceback."""
+    _show_waits()
     try:
         app()
     except ChipcostError as exc:

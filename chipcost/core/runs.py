@@ -52,11 +52,12 @@ class RunResult:
         """ok; partial when some source failed; failed when nothing was collected.
 
         A skipped source (no credentials, or another source covers it) does not make a run
-        partial: it could not run here, which its own status says.
+        partial: it could not run here, which its own status says. A run whose every source
+        was already loaded is already_loaded (it adds no `runs` row).
         """
         ran = [s for s in self.sources if s.status != ALREADY_LOADED]
         if not ran:
-            return OK
+            return ALREADY_LOADED if self.sources else OK
         if all(s.status in (FAILED, SKIPPED) for s in ran):
             return FAILED
         return "partial" if any(s.status == FAILED for s in ran) else OK

@@ -23,6 +23,18 @@ NOTIFY_ENV = "CHIPCOST_NOTIFY"
 # read (the same default as the report's --stale-days).
 DEFAULT_STALE_DAYS = 2
 STALE_DAYS_ENV = "CHIPCOST_STALE_DAYS"
+# DuckDB lets one process write a file and refuses every other opener meanwhile, readers
+# included: a writer retries for this long (a reader for at most READ_WAIT) before it gives
+# up naming the holder (docs/operations.md, "Readers and writers").
+DEFAULT_LOCK_WAIT = 300.0
+LOCK_WAIT_ENV = "CHIPCOST_LOCK_WAIT"
+# A load holds the file for seconds; a reader that waits longer meets a long rebuild, and is
+# better told so than left hanging.
+READ_WAIT = 30.0
+# An archived payload is refused beyond this many bytes uncompressed: a whole 300 MB AWS
+# region CSV fits (aws-bulk archives extracts of a few MB), a gzip bomb does not.
+DEFAULT_PAYLOAD_MAX_MB = 512
+PAYLOAD_MAX_ENV = "CHIPCOST_PAYLOAD_MAX_MB"
 # The environment variables sources read, by SourceSettings field: read here once, so a source
 # gets typed values and never looks at the environment itself (docs/sources.md).
 SOURCE_ENV = {
@@ -117,6 +129,13 @@ class Settings:
     sources: SourceSettings = field(default_factory=SourceSettings)
     # apprise URLs carry tokens (a webhook's secret): kept out of repr like the API keys.
     notify: tuple[str, ...] = field(default=(), repr=False)
+    lock_wait: float = DEFAULT_LOCK_WAIT  # seconds a writer waits for the file
+    payload_max_bytes: int = DEFAULT_PAYLOAD_MAX_MB << 20  # per archived payload, uncompressed
+
+    @property
+    def read_wait(self) -> float:
+        """Seconds a reading command waits for a writer to finish."""
+        return min(self.lock_wait, READ_WAIT)
 
     @property
     def archive_dir(self) -> Path:
@@ -139,6 +158,8 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
         stale_days=stale_days(os.environ.get(STALE_DAYS_ENV)),
         sources=source_settings(os.environ),
         notify=notify_urls(os.environ.get(NOTIFY_ENV)),
+        lock_wait=lock_wait(os.environ.get(LOCK_WAIT_ENV)),
+        payload_max_bytes=payload_max_mb(os.environ.get(PAYLOAD_MAX_ENV)) << 20,
     )
 
 
@@ -172,3 +193,30 @@ def stale_days(text: str | None) -> int:
             f"{STALE_DAYS_ENV}={text!r}: give a whole number of days from 1 to 99999, e.g. 2"
         )
     return days
+def lock_wait(text: str | None) -> float:
+    """CHIPCOST_LOCK_WAIT: seconds (0 or more, decimals allowed) a writer waits for the file."""
+    if text is None or not text.strip():
+        return DEFAULT_LOCK_WAIT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 86400:
+        raise ChipcostError(
+            f"{LOCK_WAIT_ENV}={text!r}: give the seconds a collection waits for readers of the "
+            "warehouse to close it (0 to 86400, e.g. 300), or unset it"
+        )
+    return seconds
+
+
+def payload_max_mb(text: str | None) -> int:
+    """CHIPCOST_PAYLOAD_MAX_MB: the largest archived payload read back, in MiB (1 or more)."""
+    if text is None or not text.strip():
+        return DEFAULT_PAYLOAD_MAX_MB
+    size = int(text) if text.strip().isdigit() else 0
+    if size < 1:
+        raise ChipcostError(
+            f"{PAYLOAD_MAX_ENV}={text!r}: give the largest uncompressed payload a replay "
+            f"reads, in MiB (1 or more; default {DEFAULT_PAYLOAD_MAX_MB}), or unset it"
+        )
+    return size

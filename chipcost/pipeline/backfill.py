@@ -188,7 +188,7 @@ def _warehouse_state(settings: Settings) -> tuple[set[str], datetime | None]:
     """Archive runs aws-bulk was loaded from, and its newest observation before this backfill."""
     if not settings.db_path.exists():
         return set(), None
-    con = connect(settings.db_path)
+    con = connect(settings.db_path, wait=settings.lock_wait)
     try:
         rows = con.execute(
             "SELECT archive_run FROM source_runs WHERE source = ? AND status = ?",

@@ -31,7 +31,9 @@ from chipcost.core.settings import Settings
 from chipcost.extract import FetchContext, Source, registry
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_records
+from chipcost.warehouse.db import checkpoint
 from chipcost.warehouse.load import load_run, loaded_sources
+from chipcost.warehouse.run_rows import insert_attempt
 
 log = logging.getLogger("chipcost.collect")
 
@@ -69,15 +71,20 @@ def collect_source(
     result = SourceResult(source=source.name, provider=source.provider, status=OK)
     try:
         if replay_dir is not None:
-            payloads = archive.read_payloads(replay_dir, source.name)
+            payloads = archive.read_payloads(
+                replay_dir, source.name, max_bytes=settings.payload_max_bytes
+            )
         else:
-            writer = archive.ArchiveWriter(settings.archive_dir, stamp, source.name)
+            writer = archive.ArchiveWriter(
+                settings.archive_dir, stamp, source.name, in_progress=True
+            )
             context = FetchContext(
                 archive=writer,
                 progress=lambda m: progress(f"{source.name}: {m}"),
                 settings=settings.sources,
             )
             payloads = source.fetch(context)
+            writer.finish()
         result.payloads = len(payloads)
         result.payload_digest = payload_digest([sha256(p.data) for p in payloads])
         if already_loaded is not None and already_loaded == result.payload_digest:
@@ -113,10 +120,12 @@ def collect_source(
 
 
 class WarehouseSession:
-    """The one writable connection of a collection, opened when first needed, closed at the end.
+    """The one writable connection of a collection, opened when needed, closed after each use.
 
     A live collection fetches before it opens the file, so readers are not kept out while
-    providers answer; a replay opens it for its first already-loaded check and keeps it.
+    providers answer; a replay opens it for each run's already-loaded check and for its
+    load, and closes it in between (`close`), so that readers get in between runs. Opening
+    waits for other holders up to settings.lock_wait.
     """
 
     def __init__(self, settings: Settings) -> None:
@@ -127,7 +136,7 @@ class WarehouseSession:
     def con(self) -> duckdb.DuckDBPyConnection:
         if self._con is None:
             prepare_data_dir(self.settings)
-            self._con = open_warehouse(self.settings.db_path)
+            self._con = open_warehouse(self.settings.db_path, wait=self.settings.lock_wait)
         return self._con
 
     def exists(self) -> bool:
@@ -146,9 +155,13 @@ class WarehouseSession:
 
 
 def already_loaded_sources(session: WarehouseSession, archive_run: str) -> dict[str, str]:
+    """Sources loaded from this archived run; the file is released again for the parse."""
     if not session.exists():
         return {}
-    return loaded_sources(session.con, archive_run)
+    try:
+        return loaded_sources(session.con, archive_run)
+    finally:
+        session.close()
 
 
 def prepare_data_dir(settings: Settings) -> None:
@@ -158,7 +171,17 @@ def prepare_data_dir(settings: Settings) -> None:
 
 
 def load(session: WarehouseSession, run: RunResult) -> LoadSummary:
-    return load_run(session.con, run, observations_days=session.settings.observations_days)
+    """Load a run; one whose every source was already loaded adds no run, only an attempt.
+
+    Replaying what is loaded must change nothing users read: a `runs` row would move the
+    report's default week, the freshness of prices and the sources' health.
+    """
+    if any(s.status != ALREADY_LOADED for s in run.sources):
+        return load_run(session.con, run, observations_days=session.settings.observations_days)
+    if run.sources:
+        insert_attempt(session.con, run)
+        checkpoint(session.con)
+    return LoadSummary(0, 0, 0, 0, 0)
 
 
 def now() -> datetime:

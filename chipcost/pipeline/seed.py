@@ -49,9 +49,14 @@ def reference_digest() -> str:
     return digest.hexdigest()
 
 
-def open_warehouse(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse; a writer also gets the schema migrated and reference data current."""
-    con = connect(path, read_only=read_only)
+def open_warehouse(
+    path: Path, *, read_only: bool = False, wait: float = 0.0
+) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse; a writer also gets the schema migrated and reference data current.
+
+    `wait`: seconds to wait for another process holding the file (warehouse/lock_wait.py).
+    """
+    con = connect(path, read_only=read_only, wait=wait)
     if not read_only:
         try:
             seed_reference(con)

@@ -88,3 +88,32 @@ def test_load_settings_reads_the_environment(monkeypatch):
     sources = load_settings(db="x.duckdb", data_dir="d").sources
     assert sources.vast_api_key == "vast-from-env" and sources.aws_regions == ("eu-west-1",)
     assert sources.runpod_api_key == "" and sources.aws_price_list_url == ""
+
+
+def test_lock_wait_and_payload_cap_come_from_the_environment(monkeypatch):
+    monkeypatch.delenv("CHIPCOST_LOCK_WAIT", raising=False)
+    monkeypatch.delenv("CHIPCOST_PAYLOAD_MAX_MB", raising=False)
+    default = load_settings(db="x.duckdb", data_dir="d")
+    assert default.lock_wait == 300 and default.read_wait == 30
+    assert default.payload_max_bytes == 512 << 20
+    monkeypatch.setenv("CHIPCOST_LOCK_WAIT", " 2.5 ")
+    monkeypatch.setenv("CHIPCOST_PAYLOAD_MAX_MB", "64")
+    chosen = load_settings(db="x.duckdb", data_dir="d")
+    assert chosen.lock_wait == 2.5 and chosen.read_wait == 2.5
+    assert chosen.payload_max_bytes == 64 << 20
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("CHIPCOST_LOCK_WAIT", "five minutes"),
+        ("CHIPCOST_LOCK_WAIT", "-1"),
+        ("CHIPCOST_LOCK_WAIT", "nan"),
+        ("CHIPCOST_PAYLOAD_MAX_MB", "0"),
+        ("CHIPCOST_PAYLOAD_MAX_MB", "1.5"),
+    ],
+)
+def test_a_malformed_wait_or_cap_names_its_variable(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ChipcostError, match=f"{name}={value!r}"):
+        load_settings(db="x.duckdb", data_dir="d")

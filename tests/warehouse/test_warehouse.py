@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 import pytest
 
@@ -161,7 +163,8 @@ def test_duckdb_lock_held_by_another_process_is_reported(tmp_path):
     )
     try:
         assert holder.stdout.readline().strip() == "ready"
-        with pytest.raises(WarehouseBusy, match="in use by another run"):
+        python = Path(sys.executable).name
+        with pytest.raises(WarehouseBusy, match=rf"in use by process {holder.pid} \({python} -c\)"):
             connect(db, read_only=True)
     finally:
         holder.communicate("", timeout=30)

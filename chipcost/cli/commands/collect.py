@@ -39,6 +39,12 @@ def collect(
         float | None,
         typer.Option(help="Alert on moves of at least this % (default 10 with --notify)."),
     ] = None,
+    pending: Annotated[
+        bool,
+        typer.Option(
+            "--pending", help="Only load runs earlier collections archived but did not load."
+        ),
+    ] = False,
 ) -> None:
     """Collect today's prices (or replay an archive) into the warehouse."""
     # The summary table and the error line say what the flow's log says; keep the console to
@@ -50,7 +56,7 @@ def collect(
     from chipcost.flows import collect as collect_flow
 
     settings = load_settings(db=db, data_dir=data_dir)
-    _preflight(settings, replay, source, notify)
+    _preflight(settings, replay, source, notify, pending)
     with err.status("collecting…", spinner="dots") as status, _shown_on(status):
         try:
             outcomes = collect_flow.run_collect(
@@ -60,11 +66,15 @@ def collect(
                 sources=source or None,
                 notify=notify or None,
                 alert_pct=alert_pct,
+                pending=pending,
             )
         except collect_flow.CollectFailed as exc:
             if exc.outcomes:
                 print_outcomes(out, exc.outcomes, settings.db_path)
             raise
+    if not outcomes:
+        out.print(f"no pending runs: every run archived for {settings.db_path} is loaded")
+        return
     print_outcomes(out, outcomes, settings.db_path)
 
 
@@ -91,13 +101,23 @@ class _StatusHandler(logging.Handler):
 
 
 def _preflight(
-    settings: Settings, replay: Path | None, sources: list[str] | None, notify: list[str] | None
+    settings: Settings,
+    replay: Path | None,
+    sources: list[str] | None,
+    notify: list[str] | None,
+    pending: bool,
 ) -> None:
     """Catch a wrong path, name or URL before Prefect starts, in the words the flow uses."""
     from chipcost.archive import run_directories
+    from chipcost.core.errors import ChipcostError
     from chipcost.pipeline.collect import select_sources
     from chipcost.warehouse.db import check_writable
 
+    if pending and (replay or sources):
+        raise ChipcostError(
+            "--pending loads every run earlier collections archived but did not load: it "
+            "takes neither --replay nor --source"
+        )
     select_sources(sources)
     if notify or settings.notify:
         from chipcost.reports.notify import check_urls

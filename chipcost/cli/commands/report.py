@@ -62,6 +62,7 @@ def report(
         since=parse_day(since, "--since"),
         until=parse_day(until, "--until"),
         options=options,
+        wait=settings.read_wait,
     )
     # Printed as text, not markup: the subject starts with "[sample data]".
     out.print(made.subject, style="bold", markup=False, highlight=False)

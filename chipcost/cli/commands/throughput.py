@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,6 +23,9 @@ from chipcost.transform.throughput_figures import (
 )
 from chipcost.transform.tokens import parse_quantity
 
+if TYPE_CHECKING:  # imported when a command runs: `chipcost --help` stays light
+    import duckdb
+
 throughput_app = typer.Typer(
     help="Throughput figures: references, derived figures and your own measurements.",
     no_args_is_help=True,
@@ -39,11 +42,18 @@ AllowAbovePeak = Annotated[
 ]
 
 
-def _store(db: Path | None, figures: list[Figure], allow: bool) -> list[str]:
+def _open_writable(db: Path | None) -> duckdb.DuckDBPyConnection:
+    """The warehouse for writing, waiting for another holder like a collection does."""
     from chipcost.pipeline.seed import open_warehouse
+
+    settings = load_settings(db=db)
+    return open_warehouse(settings.db_path, wait=settings.lock_wait)
+
+
+def _store(db: Path | None, figures: list[Figure], allow: bool) -> list[str]:
     from chipcost.warehouse.throughput_store import add_user_figures
 
-    con = open_warehouse(load_settings(db=db).db_path)
+    con = _open_writable(db)
     try:
         return add_user_figures(con, figures, allow_above_peak=allow)
     finally:
@@ -168,7 +178,8 @@ def list_(
     from chipcost.warehouse.db import connect
 
     origins = origin or (["reference", "user", "derived"] if derived else ["reference", "user"])
-    con = connect(load_settings(db=db).db_path, read_only=True)
+    settings = load_settings(db=db)
+    con = connect(settings.db_path, read_only=True, wait=settings.read_wait)
     try:
         frame = throughput_listing(
             con,
@@ -193,10 +204,9 @@ def remove(
     db: DbOption = None,
 ) -> None:
     """Delete one of your measurements (references cannot be removed)."""
-    from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.throughput_store import remove_user_figure
 
-    con = open_warehouse(load_settings(db=db).db_path)
+    con = _open_writable(db)
     try:
         remove_user_figure(con, throughput_id)
     finally:
@@ -212,12 +222,12 @@ def model_(
     db: DbOption = None,
 ) -> None:
     """Give the size of a model of yours, so chipcost can derive its throughput."""
-    from chipcost.pipeline.seed import add_user_model, open_warehouse
+    from chipcost.pipeline.seed import add_user_model
     from chipcost.transform.tokens import human_count
 
     model = normalise_model(name)
     count = parse_quantity(parameters, "--parameters")
-    con = open_warehouse(load_settings(db=db).db_path)
+    con = _open_writable(db)
     try:
         add_user_model(con, model, count, source)
     finally:

@@ -1,0 +1,185 @@
+"""Replay trusts nothing in the archive: names, links, sizes and manifest fields are checked."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tracemalloc
+import zlib
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from chipcost.archive import MANIFEST, ArchiveWriter, read_payloads
+from chipcost.core.errors import ArchiveError
+from chipcost.core.payload import sha256
+from chipcost.core.settings import Settings
+from chipcost.extract import registry
+from chipcost.pipeline.collect import collect_source
+
+STAMP = "2026-11-21T060000Z"
+SOURCE = "aws-spot-feed"
+MiB = 1 << 20
+
+
+def archived(root: Path, *payloads: bytes) -> Path:
+    """A run directory with one source whose payloads the real writer archived."""
+    writer = ArchiveWriter(root, STAMP, SOURCE)
+    for data in payloads:
+        writer.write(data, "https://example.test/spot.js", ext="js")
+    return root / STAMP
+
+
+def rewrite_manifest(run_dir: Path, change) -> Path:
+    path = run_dir / SOURCE / MANIFEST
+    manifest = json.loads(path.read_text())
+    change(manifest)
+    path.write_text(json.dumps(manifest))
+    return path
+
+
+def test_what_the_writer_wrote_reads_back(tmp_path):
+    run_dir = archived(tmp_path, b"one", b"two")
+    assert [p.data for p in read_payloads(run_dir, SOURCE)] == [b"one", b"two"]
+
+
+@pytest.mark.parametrize("name", ["../../../outside/x.js.gz", "/etc/x.js.gz", "sub/0001.js.gz"])
+def test_a_name_that_leaves_the_source_directory_is_refused(tmp_path, name):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.js.gz").write_bytes(gzip.compress(b"planted prices"))
+    run_dir = archived(tmp_path / "archive", b"real")
+
+    def plant(manifest: dict) -> None:
+        manifest["payloads"][0].update(name=name, sha256=sha256(b"planted prices"))
+
+    manifest = rewrite_manifest(run_dir, plant)
+    with pytest.raises(ArchiveError, match="field 'name' is not a file name") as caught:
+        read_payloads(run_dir, SOURCE)
+    assert str(manifest) in str(caught.value)
+
+
+def test_a_symlinked_payload_is_refused(tmp_path):
+    run_dir = archived(tmp_path / "archive", b"real")
+    planted = tmp_path / "planted.js.gz"
+    planted.write_bytes(gzip.compress(b"real"))  # even with the right bytes
+    payload = run_dir / SOURCE / "0001.js.gz"
+    payload.unlink()
+    payload.symlink_to(planted)
+    with pytest.raises(ArchiveError, match="0001.js.gz is a symbolic link"):
+        read_payloads(run_dir, SOURCE)
+
+
+def test_a_symlinked_source_directory_is_refused(tmp_path):
+    elsewhere = archived(tmp_path / "elsewhere", b"planted")
+    run_dir = tmp_path / "archive" / STAMP
+    run_dir.mkdir(parents=True)
+    (run_dir / SOURCE).symlink_to(elsewhere / SOURCE, target_is_directory=True)
+    with pytest.raises(ArchiveError, match=f"{SOURCE} is a symbolic link"):
+        read_payloads(run_dir, SOURCE)
+
+
+def test_a_symlinked_run_directory_or_manifest_is_refused(tmp_path):
+    elsewhere = archived(tmp_path / "elsewhere", b"planted")
+    linked_run = tmp_path / "archive" / STAMP
+    linked_run.parent.mkdir()
+    linked_run.symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(ArchiveError, match="symbolic link"):
+        read_payloads(linked_run, SOURCE)
+    run_dir = archived(tmp_path / "other", b"real")
+    manifest = run_dir / SOURCE / MANIFEST
+    manifest.unlink()
+    manifest.symlink_to(elsewhere / SOURCE / MANIFEST)
+    with pytest.raises(ArchiveError, match="manifest.json is a symbolic link"):
+        read_payloads(run_dir, SOURCE)
+
+
+def gzip_of_zeros(path: Path, size: int) -> None:
+    """A gzip file of `size` zero bytes, written in blocks (a small file that inflates big)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(MiB)
+    with open(path, "wb") as out:
+        for _ in range(size // MiB):
+            out.write(packer.compress(block))
+        out.write(packer.flush())
+
+
+def test_a_payload_that_inflates_past_the_cap_is_refused_without_inflating_it(tmp_path):
+    run_dir = archived(tmp_path, b"placeholder")
+    bomb = run_dir / SOURCE / "0001.js.gz"
+    gzip_of_zeros(bomb, 256 * MiB)
+    assert bomb.stat().st_size < MiB
+    rewrite_manifest(run_dir, lambda m: m["payloads"][0].update(sha256="0" * 64))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ArchiveError, match=r"inflates to more than 32 MiB.*PAYLOAD_MAX_MB"):
+            read_payloads(run_dir, SOURCE, max_bytes=32 * MiB)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * MiB, f"reading stopped at the cap, yet {peak / MiB:.0f} MiB were used"
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda e: e.pop("sha256"), "payload 1 (0001.js.gz): field 'sha256' is missing"),
+        (lambda e: e.update(sha256="abc"), "field 'sha256' is not 64 lower-case hex"),
+        (lambda e: e.update(fetched_at="yesterday"), "field 'fetched_at' 'yesterday' is not"),
+        (lambda e: e.update(fetched_at="2026-11-21T06:00:00"), "with a UTC offset"),
+        (lambda e: e.pop("name"), "payload 1: field 'name' is missing"),
+        (lambda e: e.update(name=7), "field 'name' is not a text"),
+        (lambda e: e.update(request=[1]), "field 'request' has the wrong type"),
+    ],
+)
+def test_a_malformed_entry_names_the_file_and_the_field(tmp_path, change, words):
+    run_dir = archived(tmp_path, b"data")
+    manifest = rewrite_manifest(run_dir, lambda m: change(m["payloads"][0]))
+    with pytest.raises(ArchiveError) as caught:
+        read_payloads(run_dir, SOURCE)
+    assert str(manifest) in str(caught.value) and words in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [([1, 2], "is a JSON list, not an object"), ({"source": SOURCE}, "field 'payloads'")],
+)
+def test_a_manifest_of_the_wrong_shape_is_refused(tmp_path, body, words):
+    run_dir = archived(tmp_path, b"data")
+    (run_dir / SOURCE / MANIFEST).write_text(json.dumps(body))
+    with pytest.raises(ArchiveError, match=words):
+        read_payloads(run_dir, SOURCE)
+
+
+def test_a_fetch_that_did_not_finish_is_not_replayed_as_whole(tmp_path):
+    writer = ArchiveWriter(tmp_path, STAMP, SOURCE, in_progress=True)
+    writer.write(b"page 1", "https://example.test/1")
+    with pytest.raises(ArchiveError, match="did not finish .* after 1 payload"):
+        read_payloads(tmp_path / STAMP, SOURCE)
+    writer.write(b"page 2", "https://example.test/2")
+    writer.finish()
+    assert [p.data for p in read_payloads(tmp_path / STAMP, SOURCE)] == [b"page 1", b"page 2"]
+
+
+def test_a_bad_manifest_fails_its_source_with_the_reason_not_as_a_bug(tmp_path):
+    run_dir = archived(tmp_path, b"data")
+    rewrite_manifest(run_dir, lambda m: m["payloads"][0].pop("sha256"))
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
+    result = collect_source(registry()[SOURCE], settings=settings, stamp=STAMP, replay_dir=run_dir)
+    assert result.status == "failed"
+    assert "field 'sha256' is missing" in result.message and "bug" not in result.message
+
+
+def test_the_cap_comes_from_the_settings(tmp_path):
+    run_dir = archived(tmp_path, bytes(2 * MiB))
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb", payload_max_bytes=MiB)
+    result = collect_source(registry()[SOURCE], settings=settings, stamp=STAMP, replay_dir=run_dir)
+    assert result.status == "failed" and "inflates to more than 1 MiB" in result.message
+
+
+def test_writer_timestamps_are_what_replay_reads(tmp_path):
+    when = datetime(2026, 11, 21, 6, 0, 3, tzinfo=UTC)
+    writer = ArchiveWriter(tmp_path, STAMP, SOURCE)
+    writer.write(b"x", "https://example.test/", fetched_at=when)
+    assert read_payloads(tmp_path / STAMP, SOURCE)[0].fetched_at == when
