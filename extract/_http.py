@@ -5,13 +5,14 @@ from __future__ import annotations
 import email.utils
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
+from chipcost.core.clean import REDACTED, scrub
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.version import __version__
@@ -33,7 +34,6 @@ BACKOFF_CAP = 30.0
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 # Query parameters whose values are credentials: never archived, logged or put in messages.
 SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "secret"})
-REDACTED = "<redacted>"
 
 Sleep = Callable[[float], None]
 
@@ -244,21 +244,6 @@ def advice_for(client: HttpClient, response: httpx.Response) -> str:
 
 def redact(params: Mapping[str, Any]) -> dict[str, Any]:
     return {k: (REDACTED if k.lower() in SECRET_PARAMS else v) for k, v in params.items()}
-
-
-def scrub(value: Any, secrets: Sequence[str]) -> Any:
-    """The value (text, or lists and mappings of it) with every secret replaced by REDACTED."""
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, REDACTED)
-        return value
-    if isinstance(value, Mapping):
-        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [scrub(v, secrets) for v in value]
-    return value
 
 
 def public_url(url: str) -> str:

@@ -58,10 +58,12 @@ def write_task(db: Path, out: Path, since: str | None, until: str | None, option
 
 
 @task(name="deliver-report", cache_policy=NO_CACHE)
-def deliver_task(made: Report, recipients: list[str], dry_run: bool, smtp_block: str | None):
+def deliver_task(
+    made: Report, recipients: list[str], dry_run: bool, smtp_block: str | None, force: bool
+):
     try:
         smtp = _secret(smtp_block) if smtp_block else None
-        return deliver(made, recipients, dry_run=dry_run, smtp=smtp)
+        return deliver(made, recipients, dry_run=dry_run, smtp=smtp, force=force)
     except ChipcostError as exc:
         return exc
 
@@ -109,12 +111,14 @@ def report(
     smtp_block: str | None = None,
     stale_days: int = 2,
     disagree_pct: float = 5.0,
+    force: bool = False,
 ) -> ReportOutcome | State:
     """Write the price-drift report of a period and e-mail it to the recipients.
 
     The period defaults to the seven days up to the newest run. SMTP settings come from
     the Secret block `smtp_block` or CHIPCOST_SMTP_* variables. A failed send ends the run
-    Failed with a plain message; the report files stay where they were written.
+    Failed with a plain message; the report files stay where they were written. A recipient
+    this report (same period) already went to is not sent it again, unless `force`.
     """
     logger = get_run_logger()
     settings = load_settings(db=db, data_dir=data_dir)
@@ -128,20 +132,25 @@ def report(
         logger.warning("no recipients: the report was written but not sent")
         _publish(made, "not sent (no recipients)")
         return ReportOutcome(made, Delivery())
-    delivery = deliver_task(made, recipients or [], dry_run, smtp_block)
+    delivery = deliver_task(made, recipients or [], dry_run, smtp_block, force)
     if isinstance(delivery, ChipcostError):
         logger.error("%s", delivery)
         _publish(made, f"**not sent**: {delivery}")
         files = [made.html_path, made.csv_path]
         return Failed(message=str(delivery), data=ReportFailed(str(delivery), files))
-    said = (
-        f"written to `{delivery.eml_path}` (dry run)"
-        if delivery.eml_path
-        else ("sent to " + ", ".join(delivery.sent_to))
-    )
+    said = delivered_text(delivery)
     logger.info("e-mail %s", said)
     _publish(made, said)
     return ReportOutcome(made, delivery)
+
+
+def delivered_text(delivery: Delivery) -> str:
+    """What became of the e-mail, in one line: written, sent, or already sent before."""
+    if delivery.eml_path:
+        return f"written to `{delivery.eml_path}` (dry run)"
+    parts = ["sent to " + ", ".join(delivery.sent_to)] if delivery.sent_to else []
+    parts += [f"not sent again to {r} ({when})" for r, when in delivery.already.items()]
+    return "; ".join(parts)
 
 
 def alert_after_collect(

@@ -12,7 +12,13 @@ import duckdb
 import polars as pl
 
 from chipcost.reports.labels import money, signed_pct, with_labels
-from chipcost.reports.mail import build_message, check_recipients, send, smtp_settings
+from chipcost.reports.mail import (
+    build_message,
+    check_recipients,
+    smtp_settings,
+    stable_message_id,
+)
+from chipcost.reports.outbox import send_once
 from chipcost.reports.text import SAMPLE_NOTE, top_move
 from chipcost.warehouse.db import connect
 
@@ -47,7 +53,11 @@ def moves_since(
 
 
 def alert_message(
-    moves: pl.DataFrame, threshold_pct: float, sender: str, recipients: list[str]
+    moves: pl.DataFrame,
+    threshold_pct: float,
+    sender: str,
+    recipients: list[str],
+    since: datetime | None = None,
 ) -> EmailMessage:
     """'Price alert: 3 moves of 5% or more, H100-SXM on-demand −8%' and one line per move."""
     first = moves.row(0, named=True)
@@ -67,8 +77,16 @@ def alert_message(
     items = "".join(f"<li>{escape(line)}</li>" for line in lines)
     banner = f"<p><b>{escape(SAMPLE_NOTE)}</b></p>" if first["sample"] else ""
     html = f"<html><body>{banner}<ul style='font-family:sans-serif'>{items}</ul></body></html>"
+    # One alert per collection and threshold: a retried flow's alert is the same message.
+    key = f"{since:%Y%m%dT%H%M%S}.{threshold_pct:g}pct" if since else None
     return build_message(
-        subject=subject, sender=sender, recipients=recipients, text=text, html=html, attachments=[]
+        subject=subject,
+        sender=sender,
+        recipients=recipients,
+        text=text,
+        html=html,
+        attachments=[],
+        message_id=stable_message_id("alert", key, sender) if key else None,
     )
 
 
@@ -85,5 +103,6 @@ def send_price_alert(
     if moves.is_empty():
         return 0
     settings = smtp_settings(smtp)
-    send(alert_message(moves, threshold_pct, settings.sender, recipients), settings, recipients)
+    message = alert_message(moves, threshold_pct, settings.sender, recipients, since)
+    send_once(db_path, message, settings, recipients, kind="alert")
     return moves.height

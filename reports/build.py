@@ -18,10 +18,11 @@ from chipcost.reports.mail import (
     EmailError,
     build_message,
     check_recipients,
-    send,
     smtp_settings,
+    stable_message_id,
     write_eml,
 )
+from chipcost.reports.outbox import send_once
 from chipcost.reports.period import ReportError, ReportOptions, resolve_period
 from chipcost.warehouse.changes import newest_run
 from chipcost.warehouse.db import connect
@@ -58,6 +59,12 @@ class Report:
     subject: str
     html_path: Path
     csv_path: Path
+    db_path: Path | None = None  # where deliveries are recorded
+
+    @property
+    def message_id_key(self) -> str:
+        """What makes the report's Message-ID: its period, and whether it is sample data."""
+        return self.data.period.slug + (".sample" if self.data.sample else "")
 
     @property
     def eml_path(self) -> Path:
@@ -68,6 +75,8 @@ class Report:
 class Delivery:
     eml_path: Path | None = None
     sent_to: list[str] = field(default_factory=list)
+    # Recipients not sent to again: they have it, or may have ("sent 2026-11-09 07:00 UTC").
+    already: dict[str, str] = field(default_factory=dict)
 
 
 def write_report(
@@ -97,7 +106,7 @@ def write_report(
     csv_path = out_dir / f"chipcost-changes_{period.slug}.csv"
     html_path.write_text(page.report_html(data, subject), encoding="utf-8")
     changes_csv(data.events).write_csv(csv_path)
-    return Report(data, subject, html_path, csv_path)
+    return Report(data, subject, html_path, csv_path, Path(db_path))
 
 
 def _prepare(out_dir: Path) -> Path:
@@ -142,6 +151,7 @@ def compose(report: Report, sender: str, recipients: list[str]) -> EmailMessage:
         text=text.text_body(data, data.options.top_movers),
         html=page.email_html(data, report.subject),
         attachments=[report.html_path, report.csv_path],
+        message_id=stable_message_id("report", report.message_id_key, sender),
     )
 
 
@@ -151,8 +161,12 @@ def deliver(
     *,
     dry_run: bool,
     smtp: Mapping[str, object] | None = None,
+    force: bool = False,
 ) -> Delivery:
-    """Write the message as .eml (dry run) or send it; the report files stay either way."""
+    """Write the message as .eml (dry run) or send it; the report files stay either way.
+
+    A recipient this report (same period) was already sent to is skipped unless `force`.
+    """
     recipients = check_recipients(recipients)
     if dry_run:
         given = (smtp or {}).get("from") or os.environ.get("CHIPCOST_SMTP_FROM")
@@ -161,7 +175,12 @@ def deliver(
         return Delivery(eml_path=write_eml(message, report.eml_path))
     try:
         settings = smtp_settings(smtp)
-        send(compose(report, settings.sender, recipients), settings, recipients)
+        message = compose(report, settings.sender, recipients)
+        db = report.db_path or Path()
+        sent = send_once(db, message, settings, recipients, kind="report", force=force)
     except EmailError as exc:
         raise EmailError(f"{exc} (the report files are in {report.html_path.parent})") from None
-    return Delivery(sent_to=recipients)
+    already = {
+        r: f"{d.status} {d.attempted_at:%Y-%m-%d %H:%M} UTC" for r, d in sent.already.items()
+    }
+    return Delivery(sent_to=sent.sent_to, already=already)

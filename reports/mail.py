@@ -1,12 +1,10 @@
-"""E-mail: SMTP settings from the environment (or a secret), the MIME message, sending."""
+"""E-mail: SMTP settings from the environment (or a secret) and the MIME message."""
 
 from __future__ import annotations
 
 import email.policy
 import mimetypes
 import os
-import smtplib
-import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import EmailMessage
@@ -24,10 +22,25 @@ DRY_RUN_SENDER = "chipcost <chipcost@localhost>"
 MAIL_POLICY = email.policy.SMTP.clone(max_line_length=200)
 # Seconds for connecting and for each SMTP reply: a dead relay fails the run, not hangs it.
 SMTP_TIMEOUT = 30
+# Seconds for the whole exchange (connect, greeting, TLS, login, send): a relay that answers
+# a byte at a time, each within SMTP_TIMEOUT, must not hold a run for many minutes.
+SMTP_DEADLINE = 120
 
 
 class EmailError(ChipcostError):
     """The message could not be sent (settings, connection, login or refusal)."""
+
+
+class MaybeDelivered(EmailError):
+    """The server had the whole message when the connection ended: it may have delivered it."""
+
+
+class RecipientsRefused(EmailError):
+    """The server refused these recipients (the others, if any, were accepted)."""
+
+    def __init__(self, message: str, refused: list[str]) -> None:
+        super().__init__(message)
+        self.refused = refused
 
 
 @dataclass(frozen=True)
@@ -66,8 +79,9 @@ def smtp_settings(values: Mapping[str, object] | None = None) -> SmtpSettings:
     if tls not in TLS_MODES:
         raise EmailError(f"CHIPCOST_SMTP_TLS={tls!r} is not one of {', '.join(TLS_MODES)}")
     port_text = get("port") or str(DEFAULT_PORTS[tls])
-    if not port_text.isdigit():
-        raise EmailError(f"CHIPCOST_SMTP_PORT={port_text!r} is not a port number")
+    # isascii: str.isdigit() accepts "²", which int() refuses.
+    if not (port_text.isascii() and port_text.isdigit() and 0 < int(port_text) < 65536):
+        raise EmailError(f"CHIPCOST_SMTP_PORT={port_text!r} is not a port number (1 to 65535)")
     user = get("user")
     sender = get("from") or (user if user and "@" in user else None)
     if not sender:
@@ -92,16 +106,20 @@ def build_message(
     text: str,
     html: str,
     attachments: list[Path],
+    message_id: str | None = None,
 ) -> EmailMessage:
-    """multipart/mixed > (multipart/alternative: text, html) + attachments."""
+    """multipart/mixed > (multipart/alternative: text, html) + attachments.
+
+    A message_id given (stable_message_id) makes a copy sent again the same message to mail
+    clients, which show one; without it every message gets a new one.
+    """
     message = EmailMessage(policy=MAIL_POLICY)
     message["Subject"] = subject
     message["From"] = sender
     # An RFC 5322 empty group: a dry run may have nobody to address.
     message["To"] = ", ".join(recipients) if recipients else "undisclosed-recipients:;"
     message["Date"] = formatdate(usegmt=True)
-    domain = parseaddr(sender)[1].rpartition("@")[2] or "localhost"
-    message["Message-ID"] = make_msgid(domain=domain)
+    message["Message-ID"] = message_id or make_msgid(domain=_domain(sender))
     message.set_content(text)
     message.add_alternative(html, subtype="html")
     for path in attachments:
@@ -113,71 +131,16 @@ def build_message(
     return message
 
 
+def _domain(sender: str) -> str:
+    return parseaddr(sender)[1].rpartition("@")[2] or "localhost"
+
+
+def stable_message_id(kind: str, key: str, sender: str) -> str:
+    """The same Message-ID for the same report and period: <chipcost.report.KEY@domain>."""
+    safe = "".join(c if (c.isascii() and c.isalnum()) or c in "-_." else "-" for c in key)
+    return f"<chipcost.{kind}.{safe}@{_domain(sender)}>"
+
+
 def write_eml(message: EmailMessage, path: Path) -> Path:
     path.write_bytes(bytes(message))
     return path
-
-
-def _tls_context(settings: SmtpSettings) -> ssl.SSLContext:
-    return ssl.create_default_context(cafile=settings.ca_file)
-
-
-def _open(settings: SmtpSettings) -> smtplib.SMTP:
-    if settings.tls == "ssl":
-        return smtplib.SMTP_SSL(
-            settings.host, settings.port, timeout=SMTP_TIMEOUT, context=_tls_context(settings)
-        )
-    client = smtplib.SMTP(settings.host, settings.port, timeout=SMTP_TIMEOUT)
-    if settings.tls == "starttls":
-        try:
-            client.starttls(context=_tls_context(settings))
-        except smtplib.SMTPNotSupportedError:
-            client.close()
-            raise EmailError(
-                f"the SMTP server {settings.address} does not offer STARTTLS: set "
-                "CHIPCOST_SMTP_TLS=ssl (usually port 465), or none on a trusted network"
-            ) from None
-    return client
-
-
-def send(message: EmailMessage, settings: SmtpSettings, recipients: list[str]) -> None:
-    """Send over SMTP; every failure becomes an EmailError that says what to check."""
-    if not recipients:
-        raise EmailError("no recipients: pass --email ADDRESS (or the flow's recipients)")
-    try:
-        with _open(settings) as client:
-            if settings.user:
-                client.login(settings.user, settings.password or "")
-            refused = client.send_message(message, settings.sender, recipients)
-    except smtplib.SMTPAuthenticationError as exc:
-        raise EmailError(
-            f"the SMTP server {settings.address} refused the login of {settings.user!r} "
-            f"({exc.smtp_code}): check CHIPCOST_SMTP_USER and CHIPCOST_SMTP_PASSWORD"
-        ) from None
-    except smtplib.SMTPRecipientsRefused as exc:
-        raise EmailError(
-            f"the SMTP server refused every recipient: {_refusals(exc.recipients)}"
-        ) from None
-    except smtplib.SMTPServerDisconnected:
-        raise EmailError(
-            f"the SMTP server {settings.address} closed the connection: check the port and "
-            "CHIPCOST_SMTP_TLS (ssl for port 465, starttls for 587)"
-        ) from None
-    except smtplib.SMTPException as exc:
-        raise EmailError(f"the SMTP server {settings.address} refused the message: {exc}") from None
-    except ssl.SSLError as exc:
-        raise EmailError(
-            f"TLS with the SMTP server {settings.address} failed ({exc.reason}): check "
-            "CHIPCOST_SMTP_TLS, or CHIPCOST_SMTP_CA_FILE for a private certificate authority"
-        ) from None
-    except OSError as exc:
-        raise EmailError(f"cannot reach the SMTP server {settings.address}: {exc}") from None
-    if refused:
-        raise EmailError(f"the SMTP server refused some recipients: {_refusals(refused)}")
-
-
-def _refusals(refused: dict) -> str:
-    return "; ".join(
-        f"{addr} ({code} {reply.decode(errors='replace')})"
-        for addr, (code, reply) in refused.items()
-    )

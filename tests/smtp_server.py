@@ -119,3 +119,98 @@ class Dropper:
 
     def close(self) -> None:
         self.socket.close()
+
+
+class Scripted:
+    """A raw SMTP server on 127.0.0.1 that plays one misbehaviour on every connection.
+
+    `behaviour(conn, server)` runs in a thread per connection; `messages` counts the messages
+    a server read to their final dot (what a relay would have queued for delivery).
+    """
+
+    def __init__(self, behaviour) -> None:
+        self.behaviour = behaviour
+        self.messages: list[bytes] = []
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.port = self.socket.getsockname()[1]
+        self.closed = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.socket.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+
+    def _handle(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                self.behaviour(conn, self)
+            except OSError:
+                pass  # the client gave up: that is what these servers provoke
+
+    def close(self) -> None:
+        self.closed.set()
+        self.socket.close()
+
+    def __enter__(self) -> Scripted:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def refuse(conn: socket.socket, server: Scripted) -> None:
+    """Greets with a refusal, as a relay out of service does."""
+    conn.sendall(b"554 5.3.2 no service here\r\n")
+
+
+def hang(conn: socket.socket, server: Scripted) -> None:
+    """Accepts the connection and never says a word."""
+    server.closed.wait(60)
+
+
+def drip(seconds: float):
+    """Sends its greeting one byte every `seconds`: every read is quick, the whole is not."""
+
+    def behaviour(conn: socket.socket, server: Scripted) -> None:
+        for byte in b"220 slow.example ESMTP\r\n":
+            if server.closed.wait(seconds):
+                return
+            conn.sendall(bytes([byte]))
+        server.closed.wait(60)
+
+    return behaviour
+
+
+def take_message(conn: socket.socket, server: Scripted) -> None:
+    """A plain SMTP dialogue up to the message's final dot, which is kept in `messages`."""
+    reader = conn.makefile("rb")
+    conn.sendall(b"220 test ESMTP\r\n")
+    for line in reader:
+        verb = line[:4].upper()
+        if verb in (b"EHLO", b"HELO"):
+            conn.sendall(b"250-test\r\n250 8BITMIME\r\n")
+        elif verb == b"DATA":
+            conn.sendall(b"354 go ahead\r\n")
+            body = []
+            while (data := reader.readline()) not in (b".\r\n", b""):
+                body.append(data)
+            if data:  # the final dot: the whole message is here
+                server.messages.append(b"".join(body))
+            return
+        else:
+            conn.sendall(b"250 OK\r\n")
+
+
+def drop_after_data(conn: socket.socket, server: Scripted) -> None:
+    """Reads the whole message, then hangs up without the 250 that confirms it."""
+    take_message(conn, server)
+
+
+def silent_after_data(conn: socket.socket, server: Scripted) -> None:
+    """Reads the whole message, then never confirms it."""
+    take_message(conn, server)
+    server.closed.wait(60)

@@ -52,6 +52,15 @@ SOURCE_ENV = {
     "aws_spot_feed_url": "CHIPCOST_AWS_SPOT_FEED_URL",
     "aws_regions": "CHIPCOST_AWS_REGIONS",
 }
+# Variables whose values are credentials, by name (the sources' keys, AWS's, the SMTP
+# password, a Prefect API key): every value set is scrubbed from messages (chipcost.core.clean).
+SECRET_VARIABLE = re.compile(r"(_API_KEY|_TOKEN|_PASSWORD|_SECRET|_ACCESS_KEY|_ACCESS_KEY_ID)$")
+# Shorter values are not scrubbed: replacing "abc" everywhere would garble every message, and
+# a credential that short protects nothing.
+MIN_SECRET_LENGTH = 6
+# The longest retention a user can ask for (about 270 years): beyond it the window's start
+# falls before year 1 and cannot be computed; 'all' keeps everything.
+MAX_OBSERVATIONS_DAYS = 100_000
 # Lower-case words joined by hyphens (us-east-1, us-gov-west-1, us-west-2-lax-1): catches a
 # list written with spaces or semicolons instead of commas before any download starts.
 REGION_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
@@ -120,6 +129,16 @@ def _regions(variable: str, text: str) -> tuple[str, ...] | None:
     return regions or None
 
 
+def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The values of every credential variable set (SECRET_VARIABLE), longest first."""
+    values = {
+        value.strip()
+        for name, value in environ.items()
+        if SECRET_VARIABLE.search(name.upper()) and len(value.strip()) >= MIN_SECRET_LENGTH
+    }
+    return tuple(sorted(values, key=len, reverse=True))
+
+
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path
@@ -136,6 +155,8 @@ class Settings:
     def read_wait(self) -> float:
         """Seconds a reading command waits for a writer to finish."""
         return min(self.lock_wait, READ_WAIT)
+    # Every credential value known to this run: scrubbed from what it stores, logs or prints.
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def archive_dir(self) -> Path:
@@ -151,12 +172,14 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
     data = Path(data_dir or os.environ.get("CHIPCOST_DATA_DIR") or DEFAULT_DATA_DIR)
     db_path = Path(db or os.environ.get("CHIPCOST_DB") or data / DB_FILENAME)
     days = observations_days(os.environ.get(OBSERVATIONS_DAYS_ENV))
+    sources = source_settings(os.environ)
     return Settings(
         data_dir=data,
         db_path=db_path,
         observations_days=days,
         stale_days=stale_days(os.environ.get(STALE_DAYS_ENV)),
-        sources=source_settings(os.environ),
+        sources=sources,
+        secrets=tuple(dict.fromkeys(sources.secrets() + secret_values(os.environ))),
         notify=notify_urls(os.environ.get(NOTIFY_ENV)),
         lock_wait=lock_wait(os.environ.get(LOCK_WAIT_ENV)),
         payload_max_bytes=payload_max_mb(os.environ.get(PAYLOAD_MAX_ENV)) << 20,
@@ -174,11 +197,13 @@ def observations_days(text: str | None) -> int | None:
         return DEFAULT_OBSERVATIONS_DAYS
     if text.strip().lower() == "all":
         return None
-    days = int(text) if text.strip().isdigit() else 0
-    if days < 1:
+    digits = text.strip()
+    # isascii: str.isdigit() accepts "²" and other digits int() refuses.
+    days = int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 10 else 0
+    if not 1 <= days <= MAX_OBSERVATIONS_DAYS:
         raise ChipcostError(
-            f"{OBSERVATIONS_DAYS_ENV}={text!r}: give a number of days (1 or more), or 'all' "
-            "to keep every observation"
+            f"{OBSERVATIONS_DAYS_ENV}={text!r}: give a number of days from 1 to "
+            f"{MAX_OBSERVATIONS_DAYS:,}, or 'all' to keep every observation"
         )
     return days
 

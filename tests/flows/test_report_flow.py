@@ -225,3 +225,26 @@ def test_an_alert_that_cannot_be_sent_fails_the_run_but_keeps_the_prices(
         assert con.execute("SELECT count(*) FROM runs").fetchall() == [(2,)]
     finally:
         con.close()
+
+
+def test_a_retried_report_run_does_not_mail_twice(golden, tmp_path, monkeypatch):
+    db = tmp_path / "w.duckdb"
+    shutil.copy(golden, db)
+    box = smtp_server.Inbox()
+    controller = smtp_server.start(box)
+    for key, value in {"HOST": "127.0.0.1", "PORT": str(controller.port), "TLS": "none"}.items():
+        monkeypatch.setenv(f"CHIPCOST_SMTP_{key}", value)
+    monkeypatch.setenv("CHIPCOST_SMTP_FROM", "reports@example.com")
+    try:
+        states = [
+            report(recipients=["ops@example.com"], db=str(db), out=str(tmp_path), return_state=True)
+            for _ in range(2)
+        ]
+        forced = report(recipients=["ops@example.com"], db=str(db), out=str(tmp_path), force=True)
+    finally:
+        controller.stop()
+    assert all(s.is_completed() for s in states)
+    assert states[1].result().delivery.sent_to == []
+    (artifact,) = [a for a in artifacts_of(states[1]) if a.key == "report-summary"]
+    assert "not sent again to ops@example.com (sent 20" in artifact.data
+    assert forced.delivery.sent_to == ["ops@example.com"] and len(box.messages) == 2

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import email
 import email.policy
+import shutil
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -26,10 +28,17 @@ def no_smtp_env(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def made(tmp_path_factory):
     base = tmp_path_factory.mktemp("mail")
     db = report_warehouse.build(base / "w.duckdb")
     return write_report(db, base / "reports")
+
+
+@pytest.fixture
+def report(made, tmp_path):
+    """The report with a warehouse of its own: what one test sent is not "already sent"."""
+    shutil.copy(made.db_path, tmp_path / "w.duckdb")
+    return replace(made, db_path=tmp_path / "w.duckdb")
 
 
 @pytest.fixture
@@ -156,7 +165,7 @@ def test_dropped_connection_is_a_clear_error(report, monkeypatch):
     dropper = smtp_server.Dropper()
     try:
         smtp_env(monkeypatch, dropper.port)
-        with pytest.raises(EmailError, match="closed the connection: check the port"):
+        with pytest.raises(EmailError, match="closed the connection .*nothing was sent. Check"):
             deliver(report, RECIPIENTS, dry_run=False)
     finally:
         dropper.close()
@@ -174,6 +183,9 @@ def test_nothing_listening_is_a_clear_error(report, monkeypatch):
         ({}, "no SMTP server configured: set CHIPCOST_SMTP_HOST"),
         ({"HOST": "mail", "TLS": "tls"}, "CHIPCOST_SMTP_TLS='tls' is not one of"),
         ({"HOST": "mail", "PORT": "smtp"}, "CHIPCOST_SMTP_PORT='smtp' is not a port"),
+        ({"HOST": "mail", "PORT": "99999999999"}, "CHIPCOST_SMTP_PORT='99999999999' is not a"),
+        ({"HOST": "mail", "PORT": "0"}, "CHIPCOST_SMTP_PORT='0' is not a port number"),
+        ({"HOST": "mail", "PORT": "²5"}, "CHIPCOST_SMTP_PORT='²5' is not a port number"),
         ({"HOST": "mail"}, "no sender address: set CHIPCOST_SMTP_FROM"),
     ],
 )

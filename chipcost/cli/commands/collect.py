@@ -52,12 +52,18 @@ def collect(
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    from chipcost.cli.prefect_server import temporary_server
     from chipcost.cli.render import print_outcomes
     from chipcost.flows import collect as collect_flow
 
     settings = load_settings(db=db, data_dir=data_dir)
     _preflight(settings, replay, source, notify, pending)
-    with err.status("collecting…", spinner="dots") as status, _shown_on(status):
+    with (
+        err.status("starting Prefect…", spinner="dots") as status,
+        _shown_on(status),
+        temporary_server(),
+    ):
+        status.update("collecting…")
         try:
             outcomes = collect_flow.run_collect(
                 replay=str(replay) if replay else None,

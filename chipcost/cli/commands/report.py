@@ -33,6 +33,12 @@ def report(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Write the e-mail as an .eml file; send nothing.")
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Send even to recipients this report (same period) already went to."
+        ),
+    ] = False,
     stale_days: Annotated[
         int | None,
         typer.Option(
@@ -70,11 +76,17 @@ def report(
     out.print(f"report:  {made.html_path}", highlight=False)
     out.print(f"changes: {made.csv_path} ({made.data.events.height} rows)", highlight=False)
     if dry_run or recipients:
-        delivery = deliver(made, recipients, dry_run=dry_run)
+        delivery = deliver(made, recipients, dry_run=dry_run, force=force)
         if delivery.eml_path:
             out.print(f"e-mail:  {delivery.eml_path} (dry run: not sent)", highlight=False)
-        else:
-            out.print(f"e-mail:  sent to {', '.join(delivery.sent_to)}", highlight=False)
+        if delivery.sent_to:
+            out.print(f"e-mail:  sent to {', '.join(delivery.sent_to)}", highlight=False, markup=False)
+        for recipient, when in delivery.already.items():
+            out.print(
+                f"e-mail:  not sent again to {recipient} ({when}); --force sends it again",
+                highlight=False,
+                markup=False,
+            )
     else:
         out.print("(add --dry-run to write the e-mail as .eml, or --email ADDRESS to send it)")
     if made.data.sample:

@@ -1,0 +1,166 @@
+"""The temporary Prefect server of one command: its child, and gone when the command dies.
+
+Prefect starts a temporary server by itself when no API URL is set, and stops it at exit;
+a command killed with SIGKILL (a scheduler's timeout, the OOM killer) never reaches exit, so
+that server would run for ever. chipcost starts it instead, as `python -m
+chipcost.cli.prefect_server PORT`, which watches its parent two ways: the parent holds the
+other end of its stdin, so end of file means the parent is gone, however it died; and on
+Linux the kernel also sends it SIGTERM the moment its parent dies (PR_SET_PDEATHSIG).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from chipcost.core.errors import ChipcostError
+
+# A busy 2-core machine took more than Prefect's own 20 s to start one.
+STARTUP_SECONDS = 120.0
+# After the parent died: time for the server to stop cleanly before it is ended.
+GRACE_SECONDS = 10.0
+PR_SET_PDEATHSIG = 1
+# What Prefect sets for its own temporary server: no UI, and the server knows it is temporary.
+SERVER_ENV = {
+    "PREFECT_UI_ENABLED": "0",
+    "PREFECT__SERVER_EPHEMERAL": "1",
+    "PREFECT__SERVER_FINAL": "1",
+}
+PORT_IN_USE = 3  # uvicorn's exit code when it could not bind
+
+
+class ServerError(ChipcostError):
+    """The temporary Prefect server did not start."""
+
+
+@contextmanager
+def temporary_server() -> Iterator[str | None]:
+    """Point Prefect at a server this process owns, unless an API URL is configured."""
+    from prefect.context import refresh_global_settings_context
+    from prefect.settings import PREFECT_API_URL
+
+    if PREFECT_API_URL.value():
+        yield None
+        return
+    process, url = _start()
+    os.environ["PREFECT_API_URL"] = url
+    refresh_global_settings_context()
+    try:
+        yield url
+    finally:
+        _drain_prefect()
+        _stop(process)
+        os.environ.pop("PREFECT_API_URL", None)
+        refresh_global_settings_context()
+
+
+def _start() -> tuple[subprocess.Popen, str]:
+    for _ in range(3):
+        port = _free_port()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "chipcost.cli.prefect_server", str(port), str(os.getpid())],
+            stdin=subprocess.PIPE,
+            env={**os.environ, **SERVER_ENV},
+            # Its own session: Ctrl-C reaches the command, which then stops the server itself.
+            start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}/api"
+        if _wait_healthy(process, url):
+            return process, url
+        _stop(process)
+        if process.returncode != PORT_IN_USE:
+            break
+    raise ServerError(
+        f"the temporary Prefect server did not start within {STARTUP_SECONDS:.0f} s (exit "
+        f"code {process.returncode}): run `prefect server start` and set PREFECT_API_URL "
+        "to it, or check PREFECT_HOME"
+    )
+
+
+def _wait_healthy(process: subprocess.Popen, url: str) -> bool:
+    import httpx
+
+    end = time.monotonic() + STARTUP_SECONDS
+    with httpx.Client(timeout=5.0) as client:
+        while time.monotonic() < end and process.poll() is None:
+            try:
+                if client.get(f"{url}/health").status_code == 200:
+                    return True
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+    return False
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _drain_prefect() -> None:
+    """Send the logs and events still queued while the server is there to take them."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for worker in (APILogWorker, EventsWorker):
+        try:
+            worker.drain_all(timeout=5)
+        except Exception:  # noqa: BLE001 - nothing queued, or the server is gone: stop anyway
+            pass
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.stdin:
+        process.stdin.close()
+    process.terminate()
+    try:
+        process.wait(timeout=GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _die_with_parent(parent: int) -> None:
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+    threading.Thread(target=_watch_stdin, daemon=True).start()
+
+
+def _watch_stdin() -> None:
+    while sys.stdin.buffer.read(4096):
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(GRACE_SECONDS)
+    os._exit(1)
+
+
+def serve(port: int, parent: int) -> None:
+    """The server process: Prefect's API app under uvicorn, as Prefect runs it itself."""
+    _die_with_parent(parent)
+    import uvicorn
+
+    uvicorn.run(
+        "prefect.server.api.server:create_app",
+        factory=True,
+        host="127.0.0.1",
+        port=port,
+        log_level="error",
+        lifespan="on",
+    )
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]), int(sys.argv[2]))

@@ -1,0 +1,35 @@
+"""Text safe to show and to keep: control and bidi characters out, secret values scrubbed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+REDACTED = "<redacted>"
+# C0 and C1 controls (ESC starts terminal escape sequences, NUL cuts C strings, CR rewrites a
+# line) and the Unicode bidi overrides, embeddings and isolates, which reorder what a reader
+# sees (CVE-2021-42574). Tabs and line breaks become a space: a table cell is one line.
+_BREAKS = re.compile(r"[\t\n\r\v\f\x85\u2028\u2029]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """The text with line breaks as spaces and every control or bidi character removed."""
+    return _CONTROL.sub("", _BREAKS.sub(" ", text))
+
+
+def scrub(value: Any, secrets: Sequence[str]) -> Any:
+    """The value (text, or lists and mappings of it) with every secret replaced by REDACTED."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        # Longest first: a key that contains another key is redacted whole.
+        for secret in sorted(secrets, key=len, reverse=True):
+            value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, Mapping):
+        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub(v, secrets) for v in value]
+    return value

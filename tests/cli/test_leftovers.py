@@ -1,0 +1,111 @@
+"""Nothing outlives its run: `chipcost collect` killed with SIGKILL leaves no server behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests import procs
+from tests.conftest import SAMPLE
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+SERVER_MODULE = "chipcost.cli.prefect_server"
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+def own_env(tmp_path: Path) -> dict[str, str]:
+    """No PREFECT_API_URL: the command starts its temporary server, in a Prefect home of its own."""
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(
+        PREFECT_HOME=str(tmp_path / "prefect"),
+        DO_NOT_TRACK="1",
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        # Were Prefect to start its own server, it should get as long as chipcost's does.
+        PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="120",
+    )
+    return env
+
+
+def wait_for_server(command: subprocess.Popen, seconds: float = 240) -> int:
+    """The pid of the command's temporary server, once it answers."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        assert command.poll() is None, "the command ended before its server answered"
+        for pid in procs.descendants(command.pid):
+            port = server_port(procs.cmdline(pid))
+            if port:
+                try:
+                    if httpx.get(f"http://127.0.0.1:{port}/api/health").status_code == 200:
+                        return pid
+                except httpx.TransportError:
+                    pass
+        time.sleep(0.5)
+    raise AssertionError(f"no temporary server answered within {seconds} s")
+
+
+def server_port(args: list[str]) -> str | None:
+    """The port of a Prefect server process: chipcost's own, or one Prefect started itself."""
+    for flag in (SERVER_MODULE, "--port"):
+        if flag in args[:-1]:
+            return args[args.index(flag) + 1]
+    return None
+
+
+def gone(pids: list[int], seconds: float = 60) -> list[int]:
+    """The pids still alive after waiting up to `seconds` for them to end."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and any(procs.alive(p) for p in pids):
+        time.sleep(0.5)
+    return [p for p in pids if procs.alive(p)]
+
+
+@pytest.fixture
+def env(tmp_path):
+    """The command's environment; whatever it leaves running is ended after the test."""
+    env = own_env(tmp_path)
+    yield env
+    for pid in procs.with_environment("PREFECT_HOME", env["PREFECT_HOME"]):
+        os.kill(pid, signal.SIGKILL)
+
+
+def test_sigkill_of_collect_leaves_no_process(tmp_path, env):
+    command = subprocess.Popen(
+        [CHIPCOST, "collect", "--replay", str(SAMPLE), "--db", str(tmp_path / "w.duckdb")],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        server = wait_for_server(command)
+        helpers = procs.descendants(command.pid)
+        assert server in helpers
+        os.kill(command.pid, signal.SIGKILL)
+        command.wait(timeout=30)
+    finally:
+        if command.poll() is None:
+            command.kill()
+    assert gone(helpers) == [], f"still running after the command was killed: {helpers}"
+    assert procs.with_environment("PREFECT_HOME", env["PREFECT_HOME"]) == []
+
+
+def test_a_finished_collect_leaves_no_process(tmp_path, env):
+    first_run = sorted(p for p in SAMPLE.iterdir() if p.is_dir())[0]
+    done = subprocess.run(
+        [CHIPCOST, "collect", "--replay", str(first_run), "--db", str(tmp_path / "w.duckdb")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert gone(procs.with_environment("PREFECT_HOME", env["PREFECT_HOME"]), 10) == []
