@@ -162,7 +162,7 @@ def collect(
         )
         prepare_data_dir(settings)
         outcomes = []
-        with run_lock(settings.db_path), WarehouseSession(settings) as session:
+        with run_lock(settings.warehouse), WarehouseSession(settings) as session:
             for run_dir in run_dirs:
                 outcomes.append(_collect_one(settings, session, chosen, run_dir))
     except ChipcostError as exc:

@@ -14,7 +14,7 @@ from prefect.states import Failed
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.runs import OK, RunResult
-from chipcost.core.settings import Settings, load_settings
+from chipcost.core.settings import Settings, Warehouse, load_settings
 from chipcost.reports.alerts import send_price_alert
 from chipcost.reports.build import Delivery, Report, deliver, write_report
 from chipcost.reports.mail import EmailError
@@ -39,7 +39,9 @@ class ReportOutcome:
 # The tasks return an expected failure instead of raising it: a raised error would be logged
 # with a traceback, and a failed send is an operations message, not a bug.
 @task(name="write-report", cache_policy=NO_CACHE)
-def write_task(db: Path, out: Path, since: str | None, until: str | None, options: ReportOptions):
+def write_task(
+    db: Path | Warehouse, out: Path, since: str | None, until: str | None, options: ReportOptions
+):
     try:
         return write_report(
             db,
@@ -114,7 +116,7 @@ def report(
     logger = get_run_logger()
     settings = load_settings(db=db, data_dir=data_dir)
     options = ReportOptions(stale_days=stale_days, disagree_pct=disagree_pct)
-    made = write_task(settings.db_path, Path(out or settings.reports_dir), since, until, options)
+    made = write_task(settings.warehouse, Path(out or settings.reports_dir), since, until, options)
     if isinstance(made, ChipcostError):
         logger.error("%s", made)
         return Failed(message=str(made), data=ReportFailed(str(made)))
@@ -150,7 +152,7 @@ def alert_after_collect(
         return None
     since = min(run.observed_at for run in fresh)
     try:
-        count = send_price_alert(settings.db_path, since, alert_pct, alert_to)
+        count = send_price_alert(settings.warehouse, since, alert_pct, alert_to)
     except ChipcostError as exc:
         message = f"prices loaded, but the price alert was not sent: {exc}"
         logger.error("%s", message)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from chipcost.core.settings import Warehouse
 from chipcost.reports.labels import money, signed_pct, with_labels
 from chipcost.reports.mail import build_message, check_recipients, send, smtp_settings
 from chipcost.reports.text import SAMPLE_NOTE, top_move
@@ -28,7 +29,7 @@ ORDER BY abs(c.change_pct) DESC, c.chip, c.region, c.instance_type
 """
 
 
-def large_moves(db_path: Path, since: datetime, threshold_pct: float) -> pl.DataFrame:
+def large_moves(db_path: Path | Warehouse, since: datetime, threshold_pct: float) -> pl.DataFrame:
     """Price changes at or after `since` of at least threshold_pct, largest first."""
     con = connect(db_path, read_only=True)
     try:
@@ -65,7 +66,7 @@ def alert_message(
 
 
 def send_price_alert(
-    db_path: Path,
+    db_path: Path | Warehouse,
     since: datetime,
     threshold_pct: float,
     recipients: list[str],

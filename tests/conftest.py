@@ -38,3 +38,23 @@ def archive_copy(tmp_path, sample_runs) -> Path:
     for run in sample_runs[:3]:
         shutil.copytree(run, target / run.name)
     return target
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL 15 server of its own for the session (the lake's catalog)."""
+    from tests import pg_server as pg
+
+    if not pg.available():
+        pytest.skip("PostgreSQL 15 is not installed (apt-get install postgresql-15)")
+    with pg.running() as server:
+        yield server
+
+
+@pytest.fixture
+def lake(pg_server, tmp_path):
+    """A fresh lake warehouse: its own PostgreSQL database and data directory."""
+    from chipcost.core.settings import Warehouse
+
+    url = "ducklake:postgres:" + pg_server.conninfo(pg_server.new_database())
+    return Warehouse(url, str(tmp_path / "lake-data"))

@@ -9,6 +9,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import Warehouse
 from chipcost.warehouse.db import connect
 
 # Statement types that only read. Everything else (INSERT, ATTACH, COPY, INSTALL, SET, ...)
@@ -50,7 +51,7 @@ def _check_reads_only(query: str) -> None:
             raise _refuse(f"EXPLAIN of a {inner[0].type.name if inner else 'missing'}")
 
 
-def run_readonly(db_path: Path, query: str) -> pl.DataFrame:
+def run_readonly(db_path: Path | Warehouse, query: str) -> pl.DataFrame:
     _check_reads_only(query)
     con = connect(db_path, read_only=True)
     try:

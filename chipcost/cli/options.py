@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -14,6 +13,13 @@ out = Console(width=None if sys.stdout.isatty() else 220)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 220)
 
 DbOption = Annotated[
-    Path | None,
-    typer.Option("--db", help="Warehouse file (default: $CHIPCOST_DB or ./data/chipcost.duckdb)."),
+    str | None,
+    typer.Option(
+        "--warehouse",
+        "--db",
+        help=(
+            "Warehouse: a DuckDB file path or ducklake:postgres:<conninfo> (default: "
+            "$CHIPCOST_WAREHOUSE, $CHIPCOST_DB or ./data/chipcost.duckdb)."
+        ),
+    ),
 ]

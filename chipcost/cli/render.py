@@ -8,6 +8,8 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from chipcost.core.settings import Warehouse
+
 SAMPLE_BANNER = (
     "[bold yellow]SAMPLE DATA[/]: these prices come from the bundled sample archive "
     "(synthetic, in each provider's real payload shape), not from a live fetch."
@@ -15,7 +17,7 @@ SAMPLE_BANNER = (
 STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "already_loaded": "dim"}
 
 
-def print_outcomes(console: Console, outcomes: list, db_path: Path) -> None:
+def print_outcomes(console: Console, outcomes: list, db_path: Path | Warehouse) -> None:
     runs = Table(title="collection runs", title_justify="left")
     for column in ("archive run", "status", "records", "rejects", "new", "changed", "withdrawn"):
         runs.add_column(

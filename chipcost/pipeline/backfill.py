@@ -128,7 +128,7 @@ def backfill(
     check_writable(settings)
     prepare_data_dir(settings)
     outcomes: list[Outcome] = []
-    with run_lock(settings.db_path):
+    with run_lock(settings.warehouse):
         fetcher = _Fetcher(settings, regions, progress, sleep)
         versions, superseded = versions_since(fetcher.version_index(), since)
         outcomes.extend(superseded)
@@ -186,9 +186,9 @@ def _load_version(
 
 def _warehouse_state(settings: Settings) -> tuple[set[str], datetime | None]:
     """Archive runs aws-bulk was loaded from, and its newest observation before this backfill."""
-    if not settings.db_path.exists():
+    if not settings.is_lake and not settings.db_path.exists():
         return set(), None
-    con = connect(settings.db_path)
+    con = connect(settings.warehouse)
     try:
         rows = con.execute(
             "SELECT archive_run FROM source_runs WHERE source = ? AND status = ?",

@@ -127,11 +127,13 @@ class WarehouseSession:
     def con(self) -> duckdb.DuckDBPyConnection:
         if self._con is None:
             prepare_data_dir(self.settings)
-            self._con = open_warehouse(self.settings.db_path)
+            self._con = open_warehouse(self.settings.warehouse)
         return self._con
 
     def exists(self) -> bool:
-        return self._con is not None or self.settings.db_path.exists()
+        return (
+            self._con is not None or self.settings.is_lake or self.settings.db_path.exists()
+        )
 
     def close(self) -> None:
         if self._con is not None:

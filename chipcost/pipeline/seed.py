@@ -16,6 +16,7 @@ import duckdb
 
 from chipcost.core.catalog import chip_rows
 from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
 from chipcost.pipeline.references import derivation_assumptions, model_rows, throughput_references
 from chipcost.transform.throughput_figures import derived_figures
@@ -36,7 +37,7 @@ def reference_digest() -> str:
     return digest.hexdigest()
 
 
-def open_warehouse(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def open_warehouse(path: Path | Warehouse, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the warehouse; a writer also gets the schema migrated and reference data current."""
     con = connect(path, read_only=read_only)
     if not read_only:

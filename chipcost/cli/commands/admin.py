@@ -24,7 +24,7 @@ def sql(
     from chipcost.warehouse.readonly import run_readonly
 
     settings = load_settings(db=db)
-    frame = run_readonly(settings.db_path, query)
+    frame = run_readonly(settings.warehouse, query)
     if format == "csv":
         sys.stdout.write(frame.write_csv())
     elif format == "json":
@@ -40,9 +40,9 @@ def migrate(db: DbOption = None) -> None:
     from chipcost.warehouse.db import SCHEMA_VERSION, connect
 
     settings = load_settings(db=db)
-    con = connect(settings.db_path)
+    con = connect(settings.warehouse)
     con.close()
-    out.print(f"{settings.db_path}: schema version {SCHEMA_VERSION}")
+    out.print(f"{settings.warehouse}: schema version {SCHEMA_VERSION}", highlight=False)
 
 
 def sources() -> None:

@@ -44,15 +44,15 @@ def collect(
         try:
             outcomes = collect_flow.run_collect(
                 replay=str(replay) if replay else None,
-                db=str(settings.db_path),
+                db=settings.warehouse.url,
                 data_dir=str(settings.data_dir),
                 sources=source or None,
             )
         except collect_flow.CollectFailed as exc:
             if exc.outcomes:
-                print_outcomes(out, exc.outcomes, settings.db_path)
+                print_outcomes(out, exc.outcomes, settings.warehouse)
             raise
-    print_outcomes(out, outcomes, settings.db_path)
+    print_outcomes(out, outcomes, settings.warehouse)
 
 
 @contextmanager

@@ -106,7 +106,7 @@ def cost(
     question = _question(workload, tokens, overhead, migration_cost, daily_tokens)
     chips = [resolve_chip(c) for c in chip or []]
     base = resolve_chip(baseline)
-    con = connect(load_settings(db=db).db_path, read_only=True)
+    con = connect(load_settings(db=db).warehouse, read_only=True)
     try:
         ask = Ask(
             model=resolve_model(con, model),

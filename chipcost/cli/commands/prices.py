@@ -29,7 +29,7 @@ def prices(
     from chipcost.warehouse.prices import known_values, last_run, per_chip_prices
 
     settings = load_settings(db=db)
-    con = connect(settings.db_path, read_only=True)
+    con = connect(settings.warehouse, read_only=True)
     try:
         frame = per_chip_prices(con, chips=chip, regions=region, models=model, providers=provider)
         if frame.is_empty():

@@ -42,7 +42,7 @@ def _store(db: Path | None, figures: list[Figure], allow: bool) -> list[str]:
     from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.throughput_store import add_user_figures
 
-    con = open_warehouse(load_settings(db=db).db_path)
+    con = open_warehouse(load_settings(db=db).warehouse)
     try:
         return add_user_figures(con, figures, allow_above_peak=allow)
     finally:
@@ -162,7 +162,7 @@ def list_(
     from chipcost.warehouse.db import connect
 
     origins = origin or (["reference", "user", "derived"] if derived else ["reference", "user"])
-    con = connect(load_settings(db=db).db_path, read_only=True)
+    con = connect(load_settings(db=db).warehouse, read_only=True)
     try:
         frame = throughput_listing(
             con,
@@ -187,7 +187,7 @@ def remove(
     from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.throughput_store import remove_user_figure
 
-    con = open_warehouse(load_settings(db=db).db_path)
+    con = open_warehouse(load_settings(db=db).warehouse)
     try:
         remove_user_figure(con, throughput_id)
     finally:
@@ -208,7 +208,7 @@ def model_(
 
     model = normalise_model(name)
     count = parse_quantity(parameters, "--parameters")
-    con = open_warehouse(load_settings(db=db).db_path)
+    con = open_warehouse(load_settings(db=db).warehouse)
     try:
         add_user_model(con, model, count, source)
     finally:
