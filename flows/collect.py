@@ -158,7 +158,7 @@ def collect(
         settings = load_settings(db=db, data_dir=data_dir)
         chosen = select_sources(sources)
         run_dirs: list[Path | None] = (
-            list(archive.run_directories(Path(replay))) if replay else [None]
+            list(archive.run_directories(replay)) if replay else [None]
         )
         prepare_data_dir(settings)
         outcomes = []

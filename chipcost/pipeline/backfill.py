@@ -156,7 +156,7 @@ def _load_version(
         return Outcome(version, STOPPED, str(exc))
     if note:
         return Outcome(version, SKIPPED, note)
-    run_dir = settings.archive_dir / version.stamp
+    run_dir = archive.location(settings.archive_root) / version.stamp
     started = now()
     result = collect_source(SOURCE, settings=settings, stamp=version.stamp, replay_dir=run_dir)
     run = RunResult(
@@ -217,7 +217,7 @@ class _Fetcher:
         self.indexes: list[tuple[str, str, bytes]] = []  # (kind, url, bytes) fetched once
 
     def context(self, stamp: str) -> FetchContext:
-        writer = archive.ArchiveWriter(self.settings.archive_dir, stamp, SOURCE.name)
+        writer = archive.ArchiveWriter(self.settings.archive_root, stamp, SOURCE.name)
         if (writer.directory / archive.MANIFEST).is_file():  # resume an interrupted version
             writer.manifest = archive.read_manifest(writer.directory)
         return FetchContext(

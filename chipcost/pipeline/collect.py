@@ -71,7 +71,7 @@ def collect_source(
         if replay_dir is not None:
             payloads = archive.read_payloads(replay_dir, source.name)
         else:
-            writer = archive.ArchiveWriter(settings.archive_dir, stamp, source.name)
+            writer = archive.ArchiveWriter(settings.archive_root, stamp, source.name)
             context = FetchContext(
                 archive=writer,
                 progress=lambda m: progress(f"{source.name}: {m}"),

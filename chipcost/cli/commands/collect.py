@@ -18,8 +18,10 @@ from chipcost.core.settings import Settings, load_settings
 
 def collect(
     replay: Annotated[
-        Path | None,
-        typer.Option(help="Parse an archive (root or one run directory) instead of fetching."),
+        str | None,
+        typer.Option(
+            help="Parse an archive (root or one run directory, or s3://...) instead of fetching."
+        ),
     ] = None,
     db: DbOption = None,
     data_dir: Annotated[
@@ -43,7 +45,7 @@ def collect(
     with err.status("collecting…", spinner="dots") as status, _shown_on(status):
         try:
             outcomes = collect_flow.run_collect(
-                replay=str(replay) if replay else None,
+                replay=replay,
                 db=settings.warehouse.url,
                 data_dir=str(settings.data_dir),
                 sources=source or None,
@@ -77,7 +79,7 @@ class _StatusHandler(logging.Handler):
         self.status.update(f"[dim]{record.getMessage()}")
 
 
-def _preflight(settings: Settings, replay: Path | None, sources: list[str] | None) -> None:
+def _preflight(settings: Settings, replay: str | None, sources: list[str] | None) -> None:
     """Catch a wrong path or name before Prefect starts, with the same words the flow uses."""
     from chipcost.archive import run_directories
     from chipcost.pipeline.collect import select_sources
