@@ -1,8 +1,10 @@
 """The raw archive: every fetched payload, gzip-compressed, with fetch time and sha256.
 
 Layout (docs/archive.md): <root>/<run stamp>/<source>/manifest.json plus one
-<NNNN>.<ext>.gz per payload. A run stamp is the UTC start of the collection run,
-e.g. 2026-11-15T060000Z, so sorting directory names sorts runs by time.
+<NNNN>.<ext>.gz per payload. The root is a directory or an s3://bucket/prefix URL (through
+fsspec: the same layout, manifests and checks; endpoint and keys from the AWS variables).
+A run stamp is the UTC start of the collection run, e.g. 2026-11-15T060000Z, so sorting
+directory names sorts runs by time.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from chipcost.core.payload import Payload, sha256
 from chipcost.core.settings import DEFAULT_PAYLOAD_MAX_MB
 
 MANIFEST = "manifest.json"
+# An object store that stops answering fails the write instead of holding the run for ever.
+S3_OPTIONS = {
+    "config_kwargs": {"connect_timeout": 10, "read_timeout": 60, "retries": {"max_attempts": 3}}
+}
 STAMP_FORMAT = "%Y-%m-%dT%H%M%SZ"
 # A payload's name as the writer makes it (0001.json.gz): one file of the source's directory,
 # so no '/', no '..', no absolute path can lead a replay out of the archive.
@@ -40,19 +46,34 @@ def parse_stamp(stamp: str) -> datetime:
     return datetime.strptime(stamp, STAMP_FORMAT).replace(tzinfo=UTC)
 
 
+def location(root: str | Path) -> Path:
+    """A local path, or a pathlib-like view of an s3://... (or other fsspec) URL."""
+    text = str(root)
+    if "://" not in text:
+        return Path(root)
+    from upath import UPath  # only archives on object storage need fsspec
+
+    options = S3_OPTIONS if text.startswith("s3://") else {}
+    return UPath(text, **options)
+
+
+def _remote(path: Path) -> bool:
+    return "://" in str(path)
+
+
 class ArchiveWriter:
     """Writes one source's payloads of one run; the manifest is rewritten after each payload."""
 
     def __init__(
         self,
-        root: Path,
+        root: str | Path,
         stamp: str,
         source: str,
         *,
         sample: bool = False,
         in_progress: bool = False,
     ) -> None:
-        self.directory = Path(root) / stamp / source
+        self.directory = location(root) / stamp / source
         self.stamp = stamp
         self.source = source
         self.manifest: dict[str, Any] = {"source": source, "run": stamp, "sample": sample}
@@ -78,9 +99,10 @@ class ArchiveWriter:
         ext: str = "json",
         request: dict[str, Any] | None = None,
     ) -> Payload:
-        self.directory.mkdir(parents=True, exist_ok=True)
         fetched_at = fetched_at or datetime.now(UTC)
         name = f"{len(self.manifest['payloads']) + 1:04d}.{ext}.gz"
+        if not _remote(self.directory):
+            self.directory.mkdir(parents=True, exist_ok=True)
         _atomic_write(self.directory / name, gzip.compress(data, mtime=0))
         entry = {
             "name": name,
@@ -108,28 +130,55 @@ class ArchiveWriter:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
+    if _remote(path):
+        _put(path, data)
+        return
     tmp = path.with_name(path.name + ".part")
     tmp.write_bytes(data)
     os.replace(tmp, path)
 
 
+def _put(path: Path, data: bytes) -> None:
+    """One object PUT (all or nothing on S3): the manifest only lists payloads that landed."""
+    try:
+        path.write_bytes(data)
+    except Exception as exc:  # botocore, aiohttp and fsspec each raise their own kinds
+        raise ArchiveError(
+            f"cannot write {path} ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}): "
+            "check the endpoint, bucket and credentials of CHIPCOST_ARCHIVE, then run again "
+            "(payloads already archived are kept)"
+        ) from exc
+
+
 def run_directories(root: Path) -> list[Path]:
     """The run directories under an archive root, oldest first; root itself if it is one."""
-    root = Path(root)
-    if not root.is_dir():
+    root = location(root)
+    if not _is_dir(root):
         raise ArchiveError(
             f"archive directory {root} does not exist: pass the archive root or one run "
             "directory under it (see docs/archive.md)"
         )
     if _is_run_dir(root):
         return [root]
-    runs = sorted(p for p in root.iterdir() if p.is_dir() and _is_run_dir(p))
+    runs = sorted(
+        (p for p in root.iterdir() if _is_run_dir(p) and _is_dir(p)), key=lambda p: p.name
+    )
     if not runs:
         raise ArchiveError(
             f"{root} holds no archived runs (expected <run stamp>/<source>/manifest.json, "
             "see docs/archive.md)"
         )
     return runs
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except Exception as exc:  # an object store that refuses or is not there
+        raise ArchiveError(
+            f"cannot list {path} ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}): "
+            "check the URL, endpoint and credentials"
+        ) from exc
 
 
 def _is_run_dir(path: Path) -> bool:
@@ -141,11 +190,11 @@ def _is_run_dir(path: Path) -> bool:
 
 
 def archived_sources(run_dir: Path) -> list[str]:
-    return sorted(p.name for p in Path(run_dir).iterdir() if (p / MANIFEST).is_file())
+    return sorted(p.name for p in location(run_dir).iterdir() if (p / MANIFEST).is_file())
 
 
 def read_manifest(source_dir: Path) -> dict[str, Any]:
-    path = Path(source_dir) / MANIFEST
+    path = location(source_dir) / MANIFEST
     try:
         _check_file(path)
         manifest = json.loads(path.read_text("utf-8"))
@@ -167,7 +216,7 @@ def read_payloads(
     nothing on the way may be a symbolic link, every manifest field is checked, and a
     payload is not inflated beyond max_bytes.
     """
-    run_dir = Path(run_dir)
+    run_dir = location(run_dir)
     source_dir = run_dir / source
     _check_dir(run_dir)
     _check_dir(source_dir)
@@ -199,7 +248,7 @@ def is_sample(run_dir: Path) -> bool:
     """True when any source of this run is labelled as sample data."""
     for source in archived_sources(run_dir):
         try:
-            manifest = read_manifest(Path(run_dir) / source)
+            manifest = read_manifest(location(run_dir) / source)
         except ArchiveError:
             continue  # that source fails on its own, with the reason
         if manifest.get("sample") is True:

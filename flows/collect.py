@@ -257,9 +257,9 @@ def collect(
                 "--pending loads the runs a live collection archived but did not load; "
                 "it does not go with --replay"
             )
-        run_dirs = list(archive.run_directories(Path(replay))) if replay else []
+        run_dirs = list(archive.run_directories(replay)) if replay else []
         prepare_data_dir(settings)
-        with run_lock(settings.db_path), WarehouseSession(settings) as session:
+        with run_lock(settings.warehouse), WarehouseSession(settings) as session:
             if replay:
                 outcomes = [
                     _collect_archived(settings, session, chosen, d, "replay") for d in run_dirs

@@ -15,7 +15,7 @@ from prefect.states import Failed
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.runs import OK, RunResult
-from chipcost.core.settings import Settings, load_settings
+from chipcost.core.settings import Settings, Warehouse, load_settings
 from chipcost.reports.alerts import send_price_alert
 from chipcost.reports.build import Delivery, Report, deliver, write_report
 from chipcost.reports.mail import EmailError
@@ -44,7 +44,9 @@ class ReportOutcome:
 # The tasks return an expected failure instead of raising it: a raised error would be logged
 # with a traceback, and a failed send is an operations message, not a bug.
 @task(name="write-report", cache_policy=NO_CACHE)
-def write_task(db: Path, out: Path, since: str | None, until: str | None, options: ReportOptions):
+def write_task(
+    db: Path | Warehouse, out: Path, since: str | None, until: str | None, options: ReportOptions
+):
     try:
         return write_report(
             db,
@@ -123,7 +125,7 @@ def report(
     logger = get_run_logger()
     settings = load_settings(db=db, data_dir=data_dir)
     options = ReportOptions(stale_days=stale_days, disagree_pct=disagree_pct)
-    made = write_task(settings.db_path, Path(out or settings.reports_dir), since, until, options)
+    made = write_task(settings.warehouse, Path(out or settings.reports_dir), since, until, options)
     if isinstance(made, ChipcostError):
         logger.error("%s", made)
         return Failed(message=str(made), data=ReportFailed(str(made)))
@@ -196,7 +198,7 @@ def _notify(
     until = max(run.observed_at for run in fresh) + timedelta(seconds=1)
     pct = DEFAULT_NOTIFY_PCT if alert_pct is None else alert_pct
     try:
-        done = send_alerts(settings.db_path, urls, day_start, until, pct)
+        done = send_alerts(settings.warehouse, urls, day_start, until, pct)
     except ChipcostError as exc:
         return [f"prices loaded, but a price notification was not sent: {exc}"]
     logger = get_run_logger()

@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from chipcost.core.settings import Warehouse
 from chipcost.reports.labels import money, signed_pct, with_labels
 from chipcost.reports.mail import (
     build_message,
@@ -35,7 +36,7 @@ ORDER BY abs(c.change_pct) DESC, c.chip, c.region, c.instance_type
 """
 
 
-def large_moves(db_path: Path, since: datetime, threshold_pct: float) -> pl.DataFrame:
+def large_moves(db_path: Path | Warehouse, since: datetime, threshold_pct: float) -> pl.DataFrame:
     """Price changes at or after `since` of at least threshold_pct, largest first."""
     con = connect(db_path, read_only=True)
     try:
@@ -91,7 +92,7 @@ def alert_message(
 
 
 def send_price_alert(
-    db_path: Path,
+    db_path: Path | Warehouse,
     since: datetime,
     threshold_pct: float,
     recipients: list[str],

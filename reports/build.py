@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from chipcost.core.settings import Warehouse
 from chipcost.reports import page, text
 from chipcost.reports.data import ReportData, gather
 from chipcost.reports.mail import (
@@ -80,7 +81,7 @@ class Delivery:
 
 
 def write_report(
-    db_path: Path,
+    db_path: Path | Warehouse,
     out_dir: Path,
     *,
     since: date | None = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 from pathlib import Path
@@ -13,6 +14,7 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample" / "archive"
+_BUCKETS = itertools.count()
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -49,3 +51,50 @@ def archive_copy(tmp_path, sample_runs) -> Path:
     for run in sample_runs[:3]:
         shutil.copytree(run, target / run.name)
     return target
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL 15 server of its own for the session (the lake's catalog)."""
+    from tests import pg_server as pg
+
+    if not pg.available():
+        pytest.skip("PostgreSQL 15 is not installed (apt-get install postgresql-15)")
+    with pg.running() as server:
+        yield server
+
+
+@pytest.fixture
+def lake(pg_server, tmp_path):
+    """A fresh lake warehouse: its own PostgreSQL database and data directory."""
+    from chipcost.core.settings import Warehouse
+
+    url = "ducklake:postgres:" + pg_server.conninfo(pg_server.new_database())
+    return Warehouse(url, str(tmp_path / "lake-data"))
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint():
+    """moto's S3 server (a test double for S3) for the session."""
+    from tests import s3_server
+
+    with s3_server.running() as url:
+        yield url
+
+
+@pytest.fixture
+def s3_bucket(s3_endpoint, monkeypatch) -> str:
+    """A fresh bucket on the S3 test double, with the AWS variables pointing at it."""
+    import boto3
+
+    from tests import s3_server
+
+    for name, value in {**s3_server.ENV, "AWS_ENDPOINT_URL": s3_endpoint}.items():
+        monkeypatch.setenv(name, value)
+    s3_server.forget_clients()
+    name = f"chipcost-{os.getpid()}-{next(_BUCKETS)}"
+    boto3.client("s3", endpoint_url=s3_endpoint).create_bucket(Bucket=name)
+    yield name
+    s3_server.forget_clients()
+
+

@@ -6,6 +6,7 @@ import fcntl
 import hashlib
 import logging
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -15,7 +16,8 @@ from pathlib import Path
 import duckdb
 
 from chipcost.core.errors import WarehouseBusy, WarehouseError
-from chipcost.core.settings import Settings
+from chipcost.core.settings import Settings, Warehouse
+from chipcost.warehouse import lake
 from chipcost.warehouse.lock_wait import open_waiting
 
 log = logging.getLogger("chipcost.warehouse")
@@ -38,13 +40,18 @@ def migrations() -> list[tuple[int, str, str]]:
 SCHEMA_VERSION = max(version for version, _, _ in migrations())
 
 
-def connect(path: Path, *, read_only: bool = False, wait: float = 0.0) -> duckdb.DuckDBPyConnection:
+def connect(
+    path: Path | Warehouse, *, read_only: bool = False, wait: float = 0.0
+) -> duckdb.DuckDBPyConnection:
     """Open the warehouse; a writer creates and migrates it, a reader needs it to exist.
 
-    While another process holds the file, the open is retried for up to `wait` seconds
-    (warehouse/lock_wait.py) before it fails naming the holder.
+    A file warehouse held by another process is retried for up to `wait` seconds
+    (warehouse/lock_wait.py) before the open fails naming the holder; a lake has no such
+    lock (readers see the last committed snapshot).
     """
-    path = Path(path)
+    if isinstance(path, Warehouse) and path.is_lake:
+        return _connect_lake(path, read_only=read_only)
+    path = path.path if isinstance(path, Warehouse) else Path(path)
     if path.exists() and path.is_dir():
         raise WarehouseError(f"--db {path} is a directory: give the path of a .duckdb file")
     if read_only and not path.exists():
@@ -84,6 +91,20 @@ def checkpoint(con: duckdb.DuckDBPyConnection) -> None:
         log.warning("checkpoint after the load failed (the load is committed): %s", exc)
 
 
+def _connect_lake(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    con = lake.connect_lake(warehouse, read_only=read_only)
+    try:
+        con.execute("SET TimeZone = 'UTC'").fetchall()
+        if read_only:
+            _check_version(con, Path(str(warehouse)))
+        else:
+            migrate(con, Path(str(warehouse)))
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
 def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> object:
     """The first value of a query's result, read to the end.
 
@@ -96,7 +117,9 @@ def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None)
 
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     exists = scalar(
-        con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
+        con,
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version' "
+        "AND table_catalog = current_database()",
     )
     if not exists:
         return 0
@@ -119,11 +142,36 @@ def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         )
 
 
+# Two processes migrating one lake at once: the loser's commit conflicts; it waits and
+# starts over from the version the winner left.
+MIGRATE_ATTEMPTS = 5
+
+
 def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
     """Apply pending migrations, each in its own transaction, then the views if they changed."""
+    if not lake.is_lake(con):
+        return _migrate(con, path, adapt=lambda sql: sql)
+    for attempt in range(1, MIGRATE_ATTEMPTS + 1):
+        try:
+            return _migrate(con, path, adapt=lake.adapt)
+        except duckdb.Error as exc:
+            if attempt == MIGRATE_ATTEMPTS or not lake.is_race(exc):
+                raise WarehouseError(
+                    f"migrating the lake {path} failed ({' '.join(str(exc).split())}); "
+                    "nothing half-applied is kept: run `chipcost migrate` again"
+                ) from exc
+            time.sleep(0.2 * attempt)
+    return SCHEMA_VERSION
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt) -> int:
     current = schema_version(con)
     if current == 0:
-        if scalar(con, "SELECT count(*) FROM information_schema.tables"):
+        if scalar(
+            con,
+            "SELECT count(*) FROM information_schema.tables "
+            "WHERE table_catalog = current_database()",
+        ):
             raise WarehouseError(
                 f"{path or 'the file'} is a DuckDB file but not a chipcost warehouse: "
                 "pass --db a new path or an existing chipcost warehouse"
@@ -138,21 +186,33 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
             continue
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(sql)
+            con.execute(adapt(sql))
             con.execute(
                 "INSERT INTO schema_version VALUES (?, ?, ?)", [version, name, datetime.now(UTC)]
             )
             con.execute("COMMIT")
         except duckdb.Error:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise
     if current < SCHEMA_VERSION or _views_changed(con):
         con.execute("BEGIN TRANSACTION")
-        for _, sql in _sql_files("views"):
-            con.execute(sql)
-        set_state(con, "views", _views_digest())
-        con.execute("COMMIT")
+        try:
+            for _, sql in _sql_files("views"):
+                con.execute(sql)
+            set_state(con, "views", _views_digest())
+            con.execute("COMMIT")
+        except duckdb.Error:
+            rollback(con)
+            raise
     return SCHEMA_VERSION
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back if a transaction is still open (a failed COMMIT has already ended it)."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.TransactionException:
+        pass
 
 
 def _views_digest() -> str:
@@ -169,9 +229,9 @@ def state(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
 
 
 def set_state(con: duckdb.DuckDBPyConnection, name: str, digest: str) -> None:
-    con.execute(
-        "INSERT OR REPLACE INTO reference_state VALUES (?, ?, ?)", [name, digest, datetime.now(UTC)]
-    )
+    # Delete then insert rather than INSERT OR REPLACE: a lake table has no primary key.
+    con.execute("DELETE FROM reference_state WHERE name = ?", [name])
+    con.execute("INSERT INTO reference_state VALUES (?, ?, ?)", [name, digest, datetime.now(UTC)])
 
 
 def _check_parent(path: Path) -> None:
@@ -184,6 +244,8 @@ def _check_parent(path: Path) -> None:
 
 def check_writable(settings: Settings) -> None:
     """A collection can create or update the warehouse at settings.db_path."""
+    if settings.is_lake:
+        return
     path = settings.db_path
     if path.is_dir():
         raise WarehouseError(f"--db {path} is a directory: give the path of a .duckdb file")
@@ -192,8 +254,16 @@ def check_writable(settings: Settings) -> None:
 
 
 @contextmanager
-def run_lock(db_path: Path) -> Iterator[None]:
-    """Hold <db>.lock for a whole collection, so two collectors never interleave."""
+def run_lock(db_path: Path | Warehouse) -> Iterator[None]:
+    """Hold <db>.lock for a whole collection, so two collectors never interleave.
+
+    A lake needs none: each load is one DuckLake transaction, and writers commit side by side.
+    """
+    if isinstance(db_path, Warehouse):
+        if db_path.is_lake:
+            yield
+            return
+        db_path = db_path.path
     lock_path = Path(str(db_path) + ".lock")
     _check_parent(lock_path)
     handle = open(lock_path, "a+")  # noqa: SIM115 - held open for the lock's lifetime

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta
 
 import duckdb
@@ -11,7 +12,8 @@ from chipcost.core.frames import records_frame
 from chipcost.core.record import OFFER_KEY
 from chipcost.core.runs import OK, LoadSummary, RunResult
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
-from chipcost.warehouse.db import checkpoint, scalar
+from chipcost.warehouse import lake
+from chipcost.warehouse.db import checkpoint, rollback, scalar
 from chipcost.warehouse.run_rows import insert_rejects, insert_run
 
 HISTORY_KEY = ("source", *OFFER_KEY)
@@ -30,6 +32,11 @@ _OBSERVATION_COLUMNS = (
 )
 
 
+# A lake load whose commit conflicts with another writer's (both changed price_history) is
+# rerun from the start on the new snapshot, this many times at most.
+LAKE_LOAD_ATTEMPTS = 8
+
+
 def load_run(
     con: duckdb.DuckDBPyConnection,
     run: RunResult,
@@ -42,6 +49,21 @@ def load_run(
     same transaction (None keeps them all); price_history and rejects are never pruned.
     A checkpoint follows the commit, so the run is in the file, not only in the WAL.
     """
+    if not lake.is_lake(con):
+        return _load_once(con, run, observations_days)
+    for attempt in range(1, LAKE_LOAD_ATTEMPTS + 1):
+        try:
+            return _load_once(con, run, observations_days)
+        except duckdb.Error as exc:
+            if attempt == LAKE_LOAD_ATTEMPTS or not lake.is_conflict(exc):
+                raise
+            time.sleep(0.1 * attempt)
+    raise AssertionError("unreachable")
+
+
+def _load_once(
+    con: duckdb.DuckDBPyConnection, run: RunResult, observations_days: int | None
+) -> LoadSummary:
     frames = [s.records_frame() for s in run.sources]
     staged = pl.concat(frames) if frames else records_frame([])
     staged = staged.with_columns(pl.lit(run.run_id).alias("run_id"))
@@ -64,7 +86,7 @@ def load_run(
         con.execute("DROP TABLE staged")
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
     checkpoint(con)
     return summary

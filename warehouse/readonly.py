@@ -13,6 +13,7 @@ import polars as pl
 
 from chipcost.core.durations import iso_duration
 from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import Warehouse
 from chipcost.warehouse.db import connect
 
 # Statement types that only read. Everything else (INSERT, ATTACH, COPY, INSTALL, SET, ...)
@@ -54,7 +55,7 @@ def _check_reads_only(query: str) -> None:
             raise _refuse(f"EXPLAIN of a {inner[0].type.name if inner else 'missing'}")
 
 
-def run_readonly(db_path: Path, query: str, *, wait: float = 0.0) -> pl.DataFrame:
+def run_readonly(db_path: Path | Warehouse, query: str, *, wait: float = 0.0) -> pl.DataFrame:
     """The query's result as a polars frame (for types polars holds; read_rows takes any)."""
     with _sandboxed(db_path, query, wait=wait) as con:
         return con.sql(query).pl()
@@ -123,7 +124,7 @@ def _value(value: object, kind: str) -> object:
     return value
 
 
-def read_rows(db_path: Path, query: str, *, wait: float = 0.0) -> QueryResult:
+def read_rows(db_path: Path | Warehouse, query: str, *, wait: float = 0.0) -> QueryResult:
     """The query's result as Python values, every DuckDB type included: top-level intervals
     as Interval, timestamps, dates and times as ISO 8601 text, the rest as DuckDB gives them
     (nested values as lists and dicts, BLOBs as bytes)."""
@@ -139,7 +140,7 @@ def read_rows(db_path: Path, query: str, *, wait: float = 0.0) -> QueryResult:
 
 @contextmanager
 def _sandboxed(
-    db_path: Path, query: str, *, wait: float = 0.0
+    db_path: Path | Warehouse, query: str, *, wait: float = 0.0
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only, sandboxed connection for one checked query; DuckDB errors in plain words."""
     _check_reads_only(query)

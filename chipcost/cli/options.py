@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -30,8 +29,15 @@ out = Console(width=_width(sys.stdout))
 err = Console(stderr=True, width=_width(sys.stderr))
 
 DbOption = Annotated[
-    Path | None,
-    typer.Option("--db", help="Warehouse file (default: $CHIPCOST_DB or ./data/chipcost.duckdb)."),
+    str | None,
+    typer.Option(
+        "--warehouse",
+        "--db",
+        help=(
+            "Warehouse: a DuckDB file path or ducklake:postgres:<conninfo> (default: "
+            "$CHIPCOST_WAREHOUSE, $CHIPCOST_DB or ./data/chipcost.duckdb)."
+        ),
+    ),
 ]
 LimitOption = Annotated[
     int | None,

@@ -17,10 +17,12 @@ if TYPE_CHECKING:  # polars is loaded by the commands that make frames, not by `
     import polars as pl
 
 __all__ = ["SAMPLE_BANNER", "print_frame", "print_outcomes", "print_rows", "print_sources"]
+from chipcost.core.settings import Warehouse
+
 STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "already_loaded": "dim"}
 
 
-def print_outcomes(console: Console, outcomes: list, db_path: Path) -> None:
+def print_outcomes(console: Console, outcomes: list, db_path: Path | Warehouse) -> None:
     runs = Table(title="collection runs", title_justify="left")
     for column in ("archive run", "status", "records", "rejects", "new", "changed", "withdrawn"):
         runs.add_column(

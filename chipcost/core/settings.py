@@ -12,6 +12,12 @@ from chipcost.core.errors import ChipcostError
 
 DEFAULT_DATA_DIR = Path("data")
 DB_FILENAME = "chipcost.duckdb"
+# A warehouse URL (docs/deploy.md): a DuckDB file path, or ducklake:postgres:<libpq conninfo>
+# with the lake's data (Parquet files) under CHIPCOST_LAKE_DATA, a directory or s3://...
+WAREHOUSE_ENV = "CHIPCOST_WAREHOUSE"
+LAKE_DATA_ENV = "CHIPCOST_LAKE_DATA"
+ARCHIVE_ENV = "CHIPCOST_ARCHIVE"
+LAKE_PREFIX = "ducklake:"
 # observations (every record of every run) are kept this many days back from the newest, so
 # the file grows with price changes, not days x offers; price_history keeps every distinct
 # price and the raw archive every payload for ever (docs/warehouse.md, "Retention").
@@ -140,6 +146,27 @@ def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class Warehouse:
+    """Where the warehouse lives: a DuckDB file, or a DuckLake catalog and its data path."""
+
+    url: str
+    lake_data: str = ""
+
+    @property
+    def is_lake(self) -> bool:
+        return self.url.startswith(LAKE_PREFIX)
+
+    @property
+    def path(self) -> Path:
+        """The DuckDB file (file warehouses only)."""
+        return Path(self.url)
+
+    def __str__(self) -> str:
+        # Shown in tables and errors: a password in the conninfo never is.
+        return re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", self.url)
+
+
+@dataclass(frozen=True)
 class Settings:
     data_dir: Path
     db_path: Path
@@ -158,6 +185,23 @@ class Settings:
     # Every credential value known to this run: scrubbed from what it stores, logs or prints.
     secrets: tuple[str, ...] = field(default=(), repr=False)
 
+    warehouse_url: str = ""  # empty: the file at db_path
+    lake_data: str = ""
+    archive_url: str = ""  # empty: <data dir>/archive
+
+    @property
+    def warehouse(self) -> Warehouse:
+        return Warehouse(self.warehouse_url or str(self.db_path), self.lake_data)
+
+    @property
+    def is_lake(self) -> bool:
+        return self.warehouse.is_lake
+
+    @property
+    def archive_root(self) -> str | Path:
+        """Where fetched payloads go: a directory, or an s3://bucket/prefix URL."""
+        return self.archive_url or self.archive_dir
+
     @property
     def archive_dir(self) -> Path:
         return self.data_dir / "archive"
@@ -168,14 +212,27 @@ class Settings:
 
 
 def load_settings(db: str | Path | None = None, data_dir: str | Path | None = None) -> Settings:
-    """Options win over CHIPCOST_DB / CHIPCOST_DATA_DIR, which win over ./data."""
+    """Options win over CHIPCOST_WAREHOUSE / CHIPCOST_DB / CHIPCOST_DATA_DIR, then ./data.
+
+    `db` is a warehouse URL: a DuckDB file path or ducklake:postgres:<conninfo>.
+    """
     data = Path(data_dir or os.environ.get("CHIPCOST_DATA_DIR") or DEFAULT_DATA_DIR)
-    db_path = Path(db or os.environ.get("CHIPCOST_DB") or data / DB_FILENAME)
+    url = str(
+        db
+        or os.environ.get(WAREHOUSE_ENV, "").strip()
+        or os.environ.get("CHIPCOST_DB")
+        or data / DB_FILENAME
+    )
+    lake = url.startswith(LAKE_PREFIX)
+    lake_data = os.environ.get(LAKE_DATA_ENV, "").strip()
+    if lake:
+        _check_lake(url, lake_data)
     days = observations_days(os.environ.get(OBSERVATIONS_DAYS_ENV))
     sources = source_settings(os.environ)
     return Settings(
         data_dir=data,
-        db_path=db_path,
+        # A lake has no file: db_path names where a file warehouse would be, and is unused.
+        db_path=data / DB_FILENAME if lake else Path(url),
         observations_days=days,
         stale_days=stale_days(os.environ.get(STALE_DAYS_ENV)),
         sources=sources,
@@ -183,12 +240,28 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
         notify=notify_urls(os.environ.get(NOTIFY_ENV)),
         lock_wait=lock_wait(os.environ.get(LOCK_WAIT_ENV)),
         payload_max_bytes=payload_max_mb(os.environ.get(PAYLOAD_MAX_ENV)) << 20,
+        warehouse_url=url if lake else "",
+        lake_data=lake_data,
+        archive_url=os.environ.get(ARCHIVE_ENV, "").strip(),
     )
 
 
 def notify_urls(text: str | None) -> tuple[str, ...]:
     """CHIPCOST_NOTIFY: apprise URLs separated by commas; empty or unset sends no alert."""
     return tuple(dict.fromkeys(u.strip() for u in (text or "").split(",") if u.strip()))
+
+
+def _check_lake(url: str, lake_data: str) -> None:
+    if not url.startswith(LAKE_PREFIX + "postgres:"):
+        raise ChipcostError(
+            f"warehouse {Warehouse(url)}: a lake is ducklake:postgres:<conninfo>, e.g. "
+            "ducklake:postgres:dbname=chipcost host=db.internal user=chipcost"
+        )
+    if not lake_data:
+        raise ChipcostError(
+            f"warehouse {Warehouse(url)} needs {LAKE_DATA_ENV}: set it to the directory or "
+            "s3://bucket/prefix where the lake keeps its Parquet files"
+        )
 
 
 def observations_days(text: str | None) -> int | None:

@@ -128,7 +128,7 @@ def backfill(
     check_writable(settings)
     prepare_data_dir(settings)
     outcomes: list[Outcome] = []
-    with run_lock(settings.db_path):
+    with run_lock(settings.warehouse):
         fetcher = _Fetcher(settings, regions, progress, sleep)
         versions, superseded = versions_since(fetcher.version_index(), since)
         outcomes.extend(superseded)
@@ -156,7 +156,7 @@ def _load_version(
         return Outcome(version, STOPPED, str(exc))
     if note:
         return Outcome(version, SKIPPED, note)
-    run_dir = settings.archive_dir / version.stamp
+    run_dir = archive.location(settings.archive_root) / version.stamp
     started = now()
     result = collect_source(SOURCE, settings=settings, stamp=version.stamp, replay_dir=run_dir)
     run = RunResult(
@@ -186,9 +186,9 @@ def _load_version(
 
 def _warehouse_state(settings: Settings) -> tuple[set[str], datetime | None]:
     """Archive runs aws-bulk was loaded from, and its newest observation before this backfill."""
-    if not settings.db_path.exists():
+    if not settings.is_lake and not settings.db_path.exists():
         return set(), None
-    con = connect(settings.db_path, wait=settings.lock_wait)
+    con = connect(settings.warehouse, wait=settings.lock_wait)
     try:
         rows = con.execute(
             "SELECT archive_run FROM source_runs WHERE source = ? AND status = ?",
@@ -217,7 +217,7 @@ class _Fetcher:
         self.indexes: list[tuple[str, str, bytes]] = []  # (kind, url, bytes) fetched once
 
     def context(self, stamp: str) -> FetchContext:
-        writer = archive.ArchiveWriter(self.settings.archive_dir, stamp, SOURCE.name)
+        writer = archive.ArchiveWriter(self.settings.archive_root, stamp, SOURCE.name)
         if (writer.directory / archive.MANIFEST).is_file():  # resume an interrupted version
             writer.manifest = archive.read_manifest(writer.directory)
         return FetchContext(

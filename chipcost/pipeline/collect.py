@@ -76,7 +76,7 @@ def collect_source(
             )
         else:
             writer = archive.ArchiveWriter(
-                settings.archive_dir, stamp, source.name, in_progress=True
+                settings.archive_root, stamp, source.name, in_progress=True
             )
             context = FetchContext(
                 archive=writer,
@@ -136,11 +136,13 @@ class WarehouseSession:
     def con(self) -> duckdb.DuckDBPyConnection:
         if self._con is None:
             prepare_data_dir(self.settings)
-            self._con = open_warehouse(self.settings.db_path, wait=self.settings.lock_wait)
+            self._con = open_warehouse(self.settings.warehouse, wait=self.settings.lock_wait)
         return self._con
 
     def exists(self) -> bool:
-        return self._con is not None or self.settings.db_path.exists()
+        return (
+            self._con is not None or self.settings.is_lake or self.settings.db_path.exists()
+        )
 
     def close(self) -> None:
         if self._con is not None:

@@ -16,6 +16,7 @@ import duckdb
 
 from chipcost.core.catalog import chip_rows
 from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
 from chipcost.pipeline.instance_catalog import instance_type_rows
 from chipcost.pipeline.references import derivation_assumptions, model_rows, throughput_references
@@ -50,7 +51,7 @@ def reference_digest() -> str:
 
 
 def open_warehouse(
-    path: Path, *, read_only: bool = False, wait: float = 0.0
+    path: Path | Warehouse, *, read_only: bool = False, wait: float = 0.0
 ) -> duckdb.DuckDBPyConnection:
     """Open the warehouse; a writer also gets the schema migrated and reference data current.
 

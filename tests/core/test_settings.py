@@ -117,3 +117,32 @@ def test_a_malformed_wait_or_cap_names_its_variable(monkeypatch, name, value):
     monkeypatch.setenv(name, value)
     with pytest.raises(ChipcostError, match=f"{name}={value!r}"):
         load_settings(db="x.duckdb", data_dir="d")
+
+
+LAKE = "ducklake:postgres:dbname=cc host=db user=cc password=s3cret"
+
+
+def test_the_warehouse_url_wins_over_the_db_variable(monkeypatch, tmp_path):
+    monkeypatch.setenv("CHIPCOST_DB", str(tmp_path / "file.duckdb"))
+    monkeypatch.setenv("CHIPCOST_WAREHOUSE", LAKE)
+    monkeypatch.setenv("CHIPCOST_LAKE_DATA", "s3://bucket/lake")
+    settings = load_settings(data_dir=tmp_path)
+    assert settings.is_lake and settings.warehouse.url == LAKE
+    assert settings.warehouse.lake_data == "s3://bucket/lake"
+    assert "s3cret" not in str(settings.warehouse) and "password=***" in str(settings.warehouse)
+
+
+def test_a_db_path_still_means_the_file(monkeypatch, tmp_path):
+    monkeypatch.delenv("CHIPCOST_WAREHOUSE", raising=False)
+    settings = load_settings(db=tmp_path / "w.duckdb")
+    assert not settings.is_lake and settings.warehouse.path == tmp_path / "w.duckdb"
+
+
+def test_a_lake_without_its_data_path_or_of_another_kind_is_refused(monkeypatch):
+    monkeypatch.delenv("CHIPCOST_LAKE_DATA", raising=False)
+    with pytest.raises(ChipcostError, match="CHIPCOST_LAKE_DATA") as error:
+        load_settings(db=LAKE)
+    assert "s3cret" not in str(error.value)
+    monkeypatch.setenv("CHIPCOST_LAKE_DATA", "/tmp/x")
+    with pytest.raises(ChipcostError, match="ducklake:postgres:"):
+        load_settings(db="ducklake:sqlite:x.db")

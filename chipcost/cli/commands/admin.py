@@ -26,7 +26,7 @@ def sql(
     from chipcost.warehouse.readonly import read_rows
 
     settings = load_settings(db=db)
-    result = read_rows(settings.db_path, query, wait=settings.read_wait)
+    result = read_rows(settings.warehouse, query, wait=settings.read_wait)
     if format is OutputFormat.table:
         print_rows(out, result.columns, result.rows, max_rows=max_rows)
     else:
@@ -56,9 +56,9 @@ def migrate(db: DbOption = None) -> None:
 
     settings = load_settings(db=db)
     # A writer's open also loads reference data that changed (chips, instance types, ...).
-    con = open_warehouse(settings.db_path, wait=settings.lock_wait)
+    con = open_warehouse(settings.warehouse, wait=settings.lock_wait)
     con.close()
-    out.print(f"{settings.db_path}: schema version {SCHEMA_VERSION}")
+    out.print(f"{settings.warehouse}: schema version {SCHEMA_VERSION}", highlight=False)
 
 
 def sources(

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from chipcost.cli.options import DbOption, err, out
 from chipcost.core.errors import ChipcostError
-from chipcost.core.settings import load_settings
+from chipcost.core.settings import Warehouse, load_settings
 
 if TYPE_CHECKING:
     from rich.progress import Progress as RichProgress
@@ -57,7 +57,7 @@ def backfill(
         outcomes = run_backfill(
             settings, first, tuple(region) if region else None, progress=_Shown(bar)
         )
-    _print(outcomes, settings.db_path)
+    _print(outcomes, settings.warehouse)
     if outcomes and outcomes[-1].status == "failed":
         last = outcomes[-1]
         raise ChipcostError(
@@ -88,7 +88,7 @@ class _Shown:
         self.bar.advance(self.task)
 
 
-def _print(outcomes: list[Outcome], db_path: Path) -> None:
+def _print(outcomes: list[Outcome], db_path: Path | Warehouse) -> None:
     if not outcomes:
         out.print("no EC2 price list version is in effect on or after that date")
         return

@@ -18,8 +18,10 @@ from chipcost.core.settings import Settings, load_settings
 
 def collect(
     replay: Annotated[
-        Path | None,
-        typer.Option(help="Parse an archive (root or one run directory) instead of fetching."),
+        str | None,
+        typer.Option(
+            help="Parse an archive (root or one run directory, or s3://...) instead of fetching."
+        ),
     ] = None,
     db: DbOption = None,
     data_dir: Annotated[
@@ -66,8 +68,8 @@ def collect(
         status.update("collecting…")
         try:
             outcomes = collect_flow.run_collect(
-                replay=str(replay) if replay else None,
-                db=str(settings.db_path),
+                replay=replay,
+                db=settings.warehouse.url,
                 data_dir=str(settings.data_dir),
                 sources=source or None,
                 notify=notify or None,
@@ -76,12 +78,12 @@ def collect(
             )
         except collect_flow.CollectFailed as exc:
             if exc.outcomes:
-                print_outcomes(out, exc.outcomes, settings.db_path)
+                print_outcomes(out, exc.outcomes, settings.warehouse)
             raise
     if not outcomes:
-        out.print(f"no pending runs: every run archived for {settings.db_path} is loaded")
+        out.print(f"no pending runs: every run archived for {settings.warehouse} is loaded")
         return
-    print_outcomes(out, outcomes, settings.db_path)
+    print_outcomes(out, outcomes, settings.warehouse)
 
 
 @contextmanager
@@ -108,7 +110,7 @@ class _StatusHandler(logging.Handler):
 
 def _preflight(
     settings: Settings,
-    replay: Path | None,
+    replay: str | None,
     sources: list[str] | None,
     notify: list[str] | None,
     pending: bool,

@@ -104,7 +104,7 @@ def cost(
     question = _question(workload, tokens, overhead, migration_cost, daily_tokens)
     base = resolve_chip(baseline)
     settings = load_settings(db=db)
-    con = connect(settings.db_path, read_only=True, wait=settings.read_wait)
+    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
         name = resolve_model(con, model)
         ask = Ask(

@@ -79,7 +79,7 @@ def prices(
         max_price=max_price,
         spot=spot,
     )
-    con = connect(settings.db_path, read_only=True, wait=settings.read_wait)
+    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
         result = find_prices(con, ask, stale_days=settings.stale_days)
         empty = why_empty(con, result.chips) if result.frame.is_empty() else None

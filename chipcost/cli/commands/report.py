@@ -63,7 +63,7 @@ def report(
     recipients = check_recipients(email or [])
     options = ReportOptions(stale_days=stale_days or settings.stale_days, disagree_pct=disagree_pct)
     made = write_report(
-        settings.db_path,
+        settings.warehouse,
         out_dir or settings.reports_dir,
         since=parse_day(since, "--since"),
         until=parse_day(until, "--until"),

@@ -179,7 +179,7 @@ def list_(
 
     origins = origin or (["reference", "user", "derived"] if derived else ["reference", "user"])
     settings = load_settings(db=db)
-    con = connect(settings.db_path, read_only=True, wait=settings.read_wait)
+    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
         frame = throughput_listing(
             con,

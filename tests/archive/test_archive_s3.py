@@ -1,0 +1,114 @@
+"""The raw archive on an S3-protocol endpoint (moto's server: a test double for S3)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import boto3
+import pytest
+
+from chipcost import archive
+from chipcost.core.errors import ArchiveError
+from chipcost.core.settings import Settings, Warehouse
+from chipcost.warehouse.db import connect
+from tests.lake_support import history, replay, settings_for
+from tests.pg_server import free_port
+from tests.s3_server import forget_clients
+
+
+def _upload(bucket: str, local, prefix: str) -> None:
+    s3 = boto3.client("s3")
+    for path in sorted(p for p in local.rglob("*") if p.is_file()):
+        s3.upload_file(str(path), bucket, f"{prefix}/{path.relative_to(local)}")
+
+
+def test_payloads_written_to_s3_read_back_with_their_manifest(s3_bucket):
+    root = f"s3://{s3_bucket}/archive"
+    writer = archive.ArchiveWriter(root, "2026-11-20T060000Z", "runpod")
+    first = writer.write(b'{"a": 1}', "https://api.example.test/a")
+    writer.write(b'{"b": 2}', "https://api.example.test/b")
+    assert first.ref == "2026-11-20T060000Z/runpod/0001.json.gz"
+    raw = boto3.client("s3").get_object(
+        Bucket=s3_bucket, Key="archive/2026-11-20T060000Z/runpod/manifest.json"
+    )
+    manifest = json.loads(raw["Body"].read())
+    assert [p["name"] for p in manifest["payloads"]] == ["0001.json.gz", "0002.json.gz"]
+    [run] = archive.run_directories(root)
+    assert run.name == "2026-11-20T060000Z"
+    assert archive.archived_sources(run) == ["runpod"]
+    payloads = archive.read_payloads(run, "runpod")
+    assert [p.data for p in payloads] == [b'{"a": 1}', b'{"b": 2}']
+
+
+def test_a_changed_object_fails_its_sha256_check(s3_bucket):
+    root = f"s3://{s3_bucket}/archive"
+    archive.ArchiveWriter(root, "2026-11-20T060000Z", "runpod").write(b"{}", "u")
+    boto3.client("s3").put_object(
+        Bucket=s3_bucket,
+        Key="archive/2026-11-20T060000Z/runpod/0001.json.gz",
+        Body=gzip.compress(b'{"x": 1}'),
+    )
+    forget_clients()
+    with pytest.raises(ArchiveError, match="does not match its sha256"):
+        archive.read_payloads(archive.run_directories(root)[0], "runpod")
+
+
+def test_the_sample_replayed_from_s3_loads_what_the_local_copy_loads(
+    s3_bucket, archive_copy, tmp_path
+):
+    _upload(s3_bucket, archive_copy, "sample")
+    runs = archive.run_directories(f"s3://{s3_bucket}/sample")
+    assert [r.name for r in runs] == sorted(p.name for p in archive_copy.iterdir())
+    from_s3, local = Warehouse(str(tmp_path / "s3.duckdb")), Warehouse(str(tmp_path / "l.duckdb"))
+    replay(settings_for(from_s3, tmp_path), runs)
+    replay(settings_for(local, tmp_path), archive.run_directories(archive_copy))
+    a, b = connect(from_s3, read_only=True), connect(local, read_only=True)
+    try:
+        assert history(a) == history(b) and len(history(a)) > 50
+    finally:
+        a.close()
+        b.close()
+
+
+def test_an_endpoint_that_refuses_is_one_line_and_leaves_no_manifest(
+    s3_bucket, monkeypatch, tmp_path
+):
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")
+    forget_clients()
+    writer = archive.ArchiveWriter(f"s3://{s3_bucket}/archive", "2026-11-20T060000Z", "runpod")
+    with pytest.raises(ArchiveError, match="CHIPCOST_ARCHIVE") as error:
+        writer.write(b"{}", "u")
+    assert "\n" not in str(error.value)
+    assert writer.manifest["payloads"] == []
+
+
+def test_settings_read_the_archive_url(monkeypatch, tmp_path):
+    from chipcost.core.settings import load_settings
+
+    monkeypatch.setenv("CHIPCOST_ARCHIVE", "s3://bucket/prefix")
+    assert load_settings(db=tmp_path / "w.duckdb").archive_root == "s3://bucket/prefix"
+    monkeypatch.delenv("CHIPCOST_ARCHIVE")
+    settings = load_settings(db=tmp_path / "w.duckdb", data_dir=tmp_path)
+    assert settings.archive_root == tmp_path / "archive"
+    assert isinstance(settings, Settings)
+
+
+def test_a_lake_keeps_its_parquet_files_on_s3(s3_bucket, s3_endpoint, pg_server, tmp_path):
+    from chipcost.pipeline.seed import open_warehouse
+    from chipcost.warehouse.load import load_run
+    from tests.helpers import day, record, run_of
+
+    url = "ducklake:postgres:" + pg_server.conninfo(pg_server.new_database())
+    lake = Warehouse(url, f"s3://{s3_bucket}/lake")
+    con = open_warehouse(lake)
+    load_run(con, run_of([record(price_per_hour=float(i)) for i in range(1, 2)], day(0)))
+    con.execute("CALL ducklake_flush_inlined_data('lake')")
+    con.close()
+    reader = connect(lake, read_only=True)
+    try:
+        assert reader.execute("SELECT price_per_hour FROM price_history").fetchall() == [(1.0,)]
+    finally:
+        reader.close()
+    keys = boto3.client("s3").list_objects_v2(Bucket=s3_bucket, Prefix="lake/")
+    assert any(o["Key"].endswith(".parquet") for o in keys.get("Contents", []))

@@ -1,0 +1,75 @@
+"""The chipcost command on a lake warehouse (real PostgreSQL): the issue's acceptance check."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+from chipcost.core.settings import Warehouse
+from chipcost.warehouse.db import connect
+from tests.cli.test_cli import CHIPCOST, chipcost
+from tests.lake_support import history, replay, settings_for
+
+
+def test_replay_into_the_lake_and_read_prices_while_another_replay_loads(
+    lake, tmp_path, sample_runs, prefect_server
+):
+    from prefect.settings import PREFECT_API_URL
+
+    env = {
+        **os.environ,
+        # the session's Prefect server: two collectors share it, as on a work pool
+        "PREFECT_API_URL": str(PREFECT_API_URL.value()),
+        "CHIPCOST_WAREHOUSE": lake.url,
+        "CHIPCOST_LAKE_DATA": lake.lake_data,
+        "CHIPCOST_DATA_DIR": str(tmp_path / "data"),
+    }
+    first, second = tmp_path / "first", tmp_path / "second"
+    for run in sample_runs[:4]:
+        shutil.copytree(run, first / run.name)
+    for run in sample_runs[4:]:
+        shutil.copytree(run, second / run.name)
+    done = chipcost("collect", "--replay", str(first), env=env)
+    assert done.returncode == 0, done.stderr
+    assert "password=***" in done.stdout or "lake-test-pw" not in done.stdout
+    loading = subprocess.Popen(
+        [CHIPCOST, "collect", "--replay", str(second)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        answers = []
+        while loading.poll() is None or not answers:
+            answers.append(chipcost("prices", "--chip", "H100-SXM", env=env))
+            assert answers[-1].returncode == 0, answers[-1].stderr
+            assert "H100" in answers[-1].stdout
+    finally:
+        out, err = loading.communicate(timeout=600)
+    assert loading.returncode == 0, err
+    file = Warehouse(str(tmp_path / "file.duckdb"))
+    replay(settings_for(file, tmp_path), sample_runs)
+    lake_con, file_con = connect(lake, read_only=True), connect(file, read_only=True)
+    try:
+        assert history(lake_con) == history(file_con)
+    finally:
+        lake_con.close()
+        file_con.close()
+
+
+def test_a_lake_without_its_data_path_is_one_line(lake):
+    env = {**os.environ, "CHIPCOST_WAREHOUSE": lake.url}
+    env.pop("CHIPCOST_LAKE_DATA", None)
+    result = chipcost("prices", env=env)
+    assert result.returncode != 0
+    assert "CHIPCOST_LAKE_DATA" in result.stderr and "Traceback" not in result.stderr
+    assert "lake-test-pw" not in result.stderr
+
+
+def test_migrate_creates_the_lake_from_the_warehouse_option(lake):
+    env = {**os.environ, "CHIPCOST_LAKE_DATA": lake.lake_data}
+    result = chipcost("migrate", "--warehouse", lake.url, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "schema version" in result.stdout and "lake-test-pw" not in result.stdout

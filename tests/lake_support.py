@@ -1,0 +1,77 @@
+"""Replaying the sample archive into a warehouse without Prefect, and reading it back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from chipcost import archive
+from chipcost.core.runs import RunResult
+from chipcost.core.settings import Settings, Warehouse
+from chipcost.pipeline.collect import (
+    WarehouseSession,
+    already_loaded_sources,
+    collect_source,
+    load,
+    new_run_id,
+    now,
+    select_sources,
+)
+
+HISTORY_COLUMNS = (
+    "source, region, zone, instance_type, pricing_model, term, payment, plan, chip,"
+    " price_per_hour, upfront, valid_from, valid_to, end_reason, last_seen_at"
+)
+
+
+def settings_for(warehouse: Warehouse, data_dir: Path) -> Settings:
+    if warehouse.is_lake:
+        return Settings(
+            data_dir=data_dir,
+            db_path=data_dir / "unused.duckdb",
+            warehouse_url=warehouse.url,
+            lake_data=warehouse.lake_data,
+        )
+    return Settings(data_dir=data_dir, db_path=warehouse.path)
+
+
+def replay(settings: Settings, run_dirs: list[Path], sources: list[str] | None = None) -> None:
+    """What `chipcost collect --replay` does for each run, minus Prefect."""
+    with WarehouseSession(settings) as session:
+        for run_dir in run_dirs:
+            replay_run(settings, session, run_dir, sources)
+
+
+def replay_run(
+    settings: Settings, session: WarehouseSession, run_dir: Path, sources: list[str] | None
+) -> None:
+    archived = set(archive.archived_sources(run_dir))
+    chosen = [s for s in select_sources(sources) if s.name in archived]
+    loaded = already_loaded_sources(session, run_dir.name)
+    started = now()
+    results = [
+        collect_source(
+            s,
+            settings=settings,
+            stamp=run_dir.name,
+            replay_dir=run_dir,
+            already_loaded=loaded.get(s.name),
+        )
+        for s in chosen
+    ]
+    observed = [r.observed_at for r in results if r.observed_at]
+    run = RunResult(
+        run_id=new_run_id(started),
+        started_at=started,
+        observed_at=min(observed) if observed else started,
+        mode="replay",
+        archive_run=run_dir.name,
+        sample=True,
+        sources=results,
+    )
+    load(session, run)
+
+
+def history(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    return con.execute(f"SELECT {HISTORY_COLUMNS} FROM price_history ORDER BY ALL").fetchall()

@@ -1,0 +1,203 @@
+"""The lake warehouse (DuckLake, catalog in a real PostgreSQL started by the tests)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from chipcost.core.errors import ChipcostError, WarehouseError
+from chipcost.core.settings import Warehouse
+from chipcost.pipeline.seed import open_warehouse
+from chipcost.warehouse.db import SCHEMA_VERSION, connect, schema_version
+from chipcost.warehouse.load import load_run
+from chipcost.warehouse.readonly import run_readonly
+from tests.helpers import day, record, run_of
+from tests.lake_support import history, replay, settings_for
+
+
+def test_the_sample_gives_the_same_history_in_the_lake_as_in_a_file(lake, tmp_path, sample_runs):
+    file = Warehouse(str(tmp_path / "w.duckdb"))
+    for warehouse in (lake, file):
+        replay(settings_for(warehouse, tmp_path), sample_runs)
+    lake_con, file_con = connect(lake, read_only=True), connect(file, read_only=True)
+    try:
+        lake_rows, file_rows = history(lake_con), history(file_con)
+        assert len(lake_rows) > 100
+        assert lake_rows == file_rows
+        views = "SELECT count(*) FROM per_chip_prices"
+        assert lake_con.execute(views).fetchall() == file_con.execute(views).fetchall()
+        assert schema_version(lake_con) == SCHEMA_VERSION
+    finally:
+        lake_con.close()
+        file_con.close()
+
+
+def test_a_rerun_of_the_same_archive_adds_nothing(lake, tmp_path, sample_runs):
+    settings = settings_for(lake, tmp_path)
+    replay(settings, sample_runs[:2])
+    con = connect(lake, read_only=True)
+    before = history(con), con.execute("SELECT count(*) FROM observations").fetchall()
+    con.close()
+    replay(settings, sample_runs[:2])
+    con = connect(lake, read_only=True)
+    try:
+        assert (history(con), con.execute("SELECT count(*) FROM observations").fetchall()) == before
+        statuses = con.execute("SELECT DISTINCT status FROM source_runs").fetchall()
+        assert ("already_loaded",) in statuses
+    finally:
+        con.close()
+
+
+def test_a_reader_sees_the_last_commit_while_a_load_is_open(lake):
+    writer = open_warehouse(lake)
+    load_run(writer, run_of([record()], day(0)))
+    writer.execute("BEGIN TRANSACTION")
+    writer.execute("UPDATE price_history SET price_per_hour = 1.0")
+    writer.execute("INSERT INTO runs SELECT * FROM runs")
+    reader = connect(lake, read_only=True)  # not refused, not waiting
+    try:
+        assert reader.execute("SELECT price_per_hour FROM price_history").fetchall() == [(55.04,)]
+        assert reader.execute("SELECT count(*) FROM runs").fetchall() == [(1,)]
+    finally:
+        reader.close()
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_two_collectors_of_different_sources_both_commit(lake):
+    open_warehouse(lake).close()
+    runs = [run_of([record()], day(1), run_id="a"), run_of([record()], day(1), run_id="b")]
+    runs[1].sources[0].source = "other-source"
+    runs[1].sources[0].records = [
+        r.__class__(**{**r.__dict__, "source": "other-source"}) for r in runs[1].sources[0].records
+    ]
+    barrier, errors = threading.Barrier(2), []
+
+    def collect(run) -> None:
+        con = open_warehouse(lake)
+        try:
+            barrier.wait()
+            load_run(con, run)
+        except Exception as exc:  # reported below
+            errors.append(exc)
+        finally:
+            con.close()
+
+    threads = [threading.Thread(target=collect, args=(run,)) for run in runs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    con = connect(lake, read_only=True)
+    try:
+        assert con.execute("SELECT run_id FROM runs ORDER BY 1").fetchall() == [("a",), ("b",)]
+        sources = con.execute("SELECT DISTINCT source FROM price_history ORDER BY 1").fetchall()
+        assert sources == [("aws-pricing-api",), ("other-source",)]
+    finally:
+        con.close()
+
+
+KILLED_LOAD = """
+import os, sys
+from chipcost.core.settings import Warehouse
+from chipcost.pipeline.seed import open_warehouse
+con = open_warehouse(Warehouse(sys.argv[1], sys.argv[2]))
+con.execute("BEGIN TRANSACTION")
+con.execute("DELETE FROM price_history")
+con.execute("INSERT INTO runs SELECT * FROM runs")
+os._exit(9)  # killed mid-load: no commit, no rollback
+"""
+
+
+def test_a_load_killed_midway_leaves_the_last_snapshot(lake):
+    con = open_warehouse(lake)
+    load_run(con, run_of([record()], day(0)))
+    con.close()
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_LOAD, lake.url, lake.lake_data], capture_output=True
+    )
+    assert done.returncode == 9, done.stderr
+    con = open_warehouse(lake)
+    try:
+        assert con.execute("SELECT count(*) FROM price_history").fetchall() == [(1,)]
+        load_run(con, run_of([record(price_per_hour=60.0)], day(1)))  # the next run recovers
+        assert con.execute("SELECT count(*) FROM runs").fetchall() == [(2,)]
+    finally:
+        con.close()
+
+
+def test_two_migrations_at_once_both_end_current(lake):
+    errors, barrier = [], threading.Barrier(2)
+
+    def migrate() -> None:
+        try:
+            barrier.wait()
+            connect(lake).close()
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=migrate) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    con = connect(lake, read_only=True)
+    try:
+        rows = con.execute("SELECT version FROM schema_version ORDER BY 1").fetchall()
+        assert [r[0] for r in rows] == sorted({r[0] for r in rows})  # each applied once
+        assert schema_version(con) == SCHEMA_VERSION
+    finally:
+        con.close()
+
+
+def test_sql_reads_the_lake_and_refuses_writes(lake):
+    con = open_warehouse(lake)
+    load_run(con, run_of([record()], day(0)))
+    con.close()
+    frame = run_readonly(lake, "SELECT chip, price_per_hour FROM current_prices")
+    assert frame.rows() == [("H100-SXM", 55.04)]
+    with pytest.raises(ChipcostError, match="only reads"):
+        run_readonly(lake, "DELETE FROM price_history")
+    with pytest.raises(ChipcostError, match="out of its reach"):
+        run_readonly(lake, "SELECT * FROM read_csv('/etc/passwd')")
+
+
+def test_postgres_down_is_one_line_naming_what_to_do(pg_server, tmp_path):
+    from tests.pg_server import free_port
+
+    url = "ducklake:postgres:" + pg_server.conninfo("nowhere", port=free_port())
+    with pytest.raises(WarehouseError) as error:
+        connect(Warehouse(url, str(tmp_path / "d")))
+    message = str(error.value)
+    assert "not reachable" in message and "\n" not in message
+    assert "lake-test-pw" not in message
+
+
+def test_a_wrong_password_is_named_and_not_shown(pg_server, tmp_path):
+    url = "ducklake:postgres:" + pg_server.conninfo(pg_server.new_database(), password="nope")
+    with pytest.raises(WarehouseError, match="refused the user or password") as error:
+        connect(Warehouse(url, str(tmp_path / "d")))
+    assert "nope" not in str(error.value)
+
+
+def test_an_unwritable_data_path_is_named_and_nothing_is_written(pg_server, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    url = "ducklake:postgres:" + pg_server.conninfo(pg_server.new_database())
+    with pytest.raises(WarehouseError, match="CHIPCOST_LAKE_DATA"):
+        connect(Warehouse(url, str(blocker / "lake")))
+    good = Warehouse(url, str(tmp_path / "ok"))
+    connect(good).close()  # the next run, with a usable path, creates the lake
+    assert Path(good.lake_data).is_dir()
+
+
+def test_a_reader_of_a_lake_never_created_is_told_to_migrate(pg_server, tmp_path):
+    url = "ducklake:postgres:" + pg_server.conninfo(pg_server.new_database())
+    with pytest.raises(WarehouseError, match="chipcost migrate|not a chipcost warehouse"):
+        connect(Warehouse(url, str(tmp_path / "d")), read_only=True)

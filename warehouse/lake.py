@@ -1,0 +1,201 @@
+"""The lake warehouse: a DuckLake catalog in PostgreSQL, its data as Parquet files anywhere.
+
+DuckDB cannot download extensions here or in locked-down containers: they come as Python
+packages (the `lake` extra) and are installed from their files. A reader attaches the lake
+read-only and sees the last committed snapshot; writers commit optimistically (DuckLake
+retries a commit that does not conflict; a load that does conflict is rerun, see load.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import time
+from pathlib import Path
+
+import duckdb
+
+from chipcost.core.errors import WarehouseBusy, WarehouseError
+from chipcost.core.settings import LAKE_DATA_ENV, LAKE_PREFIX, Warehouse
+
+CATALOG = "lake"
+# (Python package, extension name): the packages ship the extension built for this DuckDB.
+EXTENSIONS = (
+    ("duckdb_extension_ducklake", "ducklake"),
+    ("duckdb_extension_postgres_scanner", "postgres_scanner"),
+)
+HTTPFS = ("duckdb_extension_httpfs", "httpfs")
+# A commit that loses a race to another writer is retried this many times by DuckLake itself
+# (when the two touched different things) before the load is rerun (conflicts).
+COMMIT_RETRIES = 20
+# DuckLake tables take no PRIMARY KEY or UNIQUE constraint; the loader keeps keys unique.
+_TABLE_KEY = re.compile(r",\s*PRIMARY KEY\s*\([^)]*\)", re.IGNORECASE)
+_COLUMN_KEY = re.compile(r"\s+PRIMARY KEY\b", re.IGNORECASE)
+_RACE = re.compile(r"already exists|duplicate key", re.IGNORECASE)
+ATTACH_ATTEMPTS = 4
+_CONFLICT = re.compile(r"conflict|concurrent", re.IGNORECASE)
+
+
+def is_lake(con: duckdb.DuckDBPyConnection) -> bool:
+    """True when this connection's default catalog is the lake."""
+    rows = con.execute(
+        "SELECT type FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchall()
+    return bool(rows) and rows[0][0] == "ducklake"
+
+
+def adapt(sql: str) -> str:
+    """A migration written for a DuckDB file, as the lake takes it (no key constraints)."""
+    return _COLUMN_KEY.sub("", _TABLE_KEY.sub("", sql))
+
+
+def is_conflict(error: Exception) -> bool:
+    """A commit refused because another writer committed first: worth running again."""
+    return isinstance(error, duckdb.TransactionException) or bool(_CONFLICT.search(str(error)))
+
+
+def is_race(error: Exception) -> bool:
+    """Another process created the same thing first (two migrations at once)."""
+    return is_conflict(error) or bool(_RACE.search(str(error)))
+
+
+def connect_lake(warehouse: Warehouse, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the lake attached (read-only for readers) as the default."""
+    data = warehouse.lake_data
+    if not data:
+        raise WarehouseError(
+            f"warehouse {warehouse} needs {LAKE_DATA_ENV}: the directory or s3://bucket/prefix "
+            "of its Parquet files"
+        )
+    if not read_only and not data.startswith("s3://"):
+        _check_data_dir(Path(data))
+    for attempt in range(1, ATTACH_ATTEMPTS + 1):
+        try:
+            return _attach(warehouse, read_only=read_only)
+        except duckdb.Error as exc:
+            # Two first connections both create the catalog tables: the loser retries and
+            # finds them made.
+            if attempt < ATTACH_ATTEMPTS and _RACE.search(str(exc)):
+                time.sleep(0.3 * attempt)
+                continue
+            raise WarehouseError(_attach_message(warehouse, exc)) from exc
+    raise AssertionError("unreachable")
+
+
+def _attach(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    data = warehouse.lake_data
+    con = duckdb.connect()
+    try:
+        _load_extensions(con, s3=data.startswith("s3://"))
+        options = [f"DATA_PATH {_quote(data.rstrip('/') + '/')}"]
+        if read_only:
+            options.append("READ_ONLY")
+        con.execute(f"ATTACH {_quote(warehouse.url)} AS {CATALOG} ({', '.join(options)})")
+        con.execute(f"USE {CATALOG}").fetchall()
+        if not read_only:
+            con.execute(f"SET ducklake_max_retry_count = {COMMIT_RETRIES}").fetchall()
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def extension_file(package: str, name: str) -> Path:
+    """The extension file a package ships for the DuckDB installed here."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise WarehouseError(
+            f"the DuckDB extension {name} is not installed: install chipcost with the `lake` "
+            f"extra (pip install 'chipcost[lake]'), which brings {package.replace('_', '-')}"
+        )
+    base = Path(next(iter(spec.submodule_search_locations)))
+    path = base / "extensions" / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"
+    if not path.is_file():
+        raise WarehouseError(
+            f"{package.replace('_', '-')} has no {name} extension for DuckDB "
+            f"{duckdb.__version__}: install the release matching duckdb=={duckdb.__version__}"
+        )
+    return path
+
+
+def _load_extensions(con: duckdb.DuckDBPyConnection, *, s3: bool) -> None:
+    for package, name in EXTENSIONS + ((HTTPFS,) if s3 else ()):
+        con.execute(f"INSTALL {_quote(str(extension_file(package, name)))}").fetchall()
+        con.execute(f"LOAD {name}").fetchall()
+    if s3:
+        _s3_secret(con)
+
+
+def _s3_secret(con: duckdb.DuckDBPyConnection) -> None:
+    """S3 credentials and endpoint from the usual AWS variables (nothing is stored)."""
+    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL", "")
+    fields = {
+        "KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", ""),
+        "SECRET": os.environ.get("AWS_SECRET_ACCESS_KEY", ""),
+        "SESSION_TOKEN": os.environ.get("AWS_SESSION_TOKEN", ""),
+        "REGION": os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION", ""),
+    }
+    if endpoint:
+        fields["ENDPOINT"] = re.sub(r"^https?://", "", endpoint).rstrip("/")
+        fields["URL_STYLE"] = "path"
+        fields["USE_SSL"] = "true" if endpoint.startswith("https://") else "false"
+    listed = ", ".join(f"{k} {v if k == 'USE_SSL' else _quote(v)}" for k, v in fields.items() if v)
+    con.execute(f"CREATE OR REPLACE SECRET chipcost_s3 (TYPE s3{', ' if listed else ''}{listed})")
+
+
+def _check_data_dir(path: Path) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WarehouseError(
+            f"cannot create the lake data directory {path} ({exc.strerror}): fix "
+            f"{LAKE_DATA_ENV} or the directory's permissions"
+        ) from exc
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise WarehouseError(
+            f"the lake data directory {path} is not writable: fix its permissions or point "
+            f"{LAKE_DATA_ENV} elsewhere"
+        )
+
+
+def _attach_message(warehouse: Warehouse, error: Exception) -> str:
+    text = _scrub(str(error), warehouse)
+    where = f"the lake catalog {warehouse}"
+    if "password authentication failed" in text or "no password supplied" in text:
+        return f"{where}: PostgreSQL refused the user or password: fix the conninfo's user/password"
+    if "does not exist" in text and "database" in text:
+        return f"{where}: that PostgreSQL database does not exist: create it (createdb) first"
+    if "Connection refused" in text or "could not connect" in text or "timeout" in text.lower():
+        return (
+            f"{where}: PostgreSQL is not reachable (is the server running, are host and port "
+            "right?); start it or fix the conninfo"
+        )
+    if "creating a new DuckLake is explicitly disabled" in text:
+        return (
+            f"no chipcost lake in {where} yet: run `chipcost migrate` (or `chipcost collect`) "
+            "with this warehouse first"
+        )
+    if "lock" in text.lower():
+        return f"{where} is busy: {text}; try again"
+    first = text.strip().splitlines()[0] if text.strip() else type(error).__name__
+    return f"cannot open {where}: {first}"
+
+
+def _scrub(text: str, warehouse: Warehouse) -> str:
+    conninfo = warehouse.url[len(LAKE_PREFIX) :]
+    for secret in (conninfo, conninfo.removeprefix("postgres:")):
+        text = text.replace(secret, str(Warehouse(secret)))
+    return " ".join(text.split())
+
+
+def busy(warehouse: Warehouse, error: Exception) -> WarehouseBusy:
+    """A write that kept losing to other writers: nothing was committed."""
+    return WarehouseBusy(
+        f"the lake {warehouse} kept changing under this write ({_scrub(str(error), warehouse)}); "
+        "nothing was committed: run it again"
+    )
