@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,27 +14,10 @@ import pytest
 from chipcost.core.errors import WarehouseBusy
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.lock_wait import describe_holder
+from tests.holders import holding, release
 
 WAIT_LOG = "chipcost.progress.wait"
 PYTHON = Path(sys.executable).name
-
-
-@contextmanager
-def holding(db: Path, *, read_only: bool) -> Iterator[subprocess.Popen]:
-    """Another process with the file open until the block releases it (closes its stdin)."""
-    code = (
-        f"import duckdb, sys; con = duckdb.connect({str(db)!r}, read_only={read_only}); "
-        "print('ready', flush=True); sys.stdin.read(); con.close()"
-    )
-    holder = subprocess.Popen(
-        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert holder.stdout.readline().strip() == "ready"
-        yield holder
-    finally:
-        if holder.poll() is None:
-            holder.communicate("", timeout=60)
 
 
 def release_when_waiting(holder: subprocess.Popen) -> logging.Handler:
@@ -43,9 +25,8 @@ def release_when_waiting(holder: subprocess.Popen) -> logging.Handler:
 
     class Release(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
-            if record.getMessage().startswith("waiting for") and holder.poll() is None:
-                holder.stdin.close()
-                holder.wait(timeout=60)
+            if record.getMessage().startswith("waiting for"):
+                release(holder)
 
     return Release()
 

@@ -1,0 +1,176 @@
+"""A collection meets a warehouse another process holds: it waits, or says who holds it, and
+what it fetched is loaded later (pending runs). The real `chipcost collect` command, against
+the session's Prefect server; live runs fetch from a local HTTP server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from chipcost.warehouse.db import connect
+from tests.holders import holding, release
+from tests.paths import FIXTURES, ROOT
+from tests.price_files_server import serve
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+TIMEOUT = 240
+FEED = "aws-spot-feed"
+
+
+@pytest.fixture
+def env(tmp_path) -> dict[str, str]:
+    """A collector's environment: this session's Prefect server, no AWS credentials."""
+    from prefect.settings import PREFECT_API_URL
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    return {
+        **clean,
+        "PREFECT_API_URL": PREFECT_API_URL.value(),
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "CHIPCOST_DATA_DIR": str(tmp_path),
+        # boto3 finds no credentials and asks no instance metadata service: the public feed runs.
+        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-credentials"),
+        "AWS_CONFIG_FILE": str(tmp_path / "no-config"),
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    path = tmp_path / "w.duckdb"
+    connect(path).close()
+    return path
+
+
+def chipcost(*args: str, env: dict, **changes: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [CHIPCOST, *args],
+        cwd=ROOT,
+        env={**env, **changes},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def words(text: str) -> str:
+    """Console output with its line wrapping undone."""
+    return " ".join(text.split())
+
+
+def rows(db: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_a_replay_waits_for_a_reader_then_loads(db, env, sample_runs, tmp_path):
+    with holding(db, read_only=True) as holder:
+        collector = subprocess.Popen(
+            [CHIPCOST, "collect", "--replay", str(sample_runs[0]), "--db", str(db)],
+            cwd=ROOT,
+            env={**env, "CHIPCOST_LOCK_WAIT": "200"},
+            stdout=open(tmp_path / "stdout", "w"),  # noqa: SIM115 - closed with the process
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        seen = []
+        # The reader lets go only once the collector says it is waiting for it.
+        while not any(line.startswith("waiting for") for line in seen):
+            line = collector.stderr.readline()
+            assert line or collector.poll() is None, "".join(seen)
+            seen.append(line)
+        assert f"process {holder.pid}" in words("".join(seen))
+        release(holder)
+        _, err = collector.communicate(timeout=TIMEOUT)
+    assert collector.returncode == 0, "".join(seen) + err
+    assert "is free: going on" in err
+    assert rows(db, "SELECT archive_run, status FROM runs") == [(sample_runs[0].name, "ok")]
+
+
+def test_a_replay_that_waits_too_long_names_the_holder(db, env, sample_runs):
+    with holding(db, read_only=True) as holder:
+        done = chipcost(
+            "collect", "--replay", str(sample_runs[0]), "--db", str(db), env=env,
+            CHIPCOST_LOCK_WAIT="1",
+        )  # fmt: skip
+    assert done.returncode == 1
+    err = words(done.stderr)
+    assert f"is in use by process {holder.pid}" in err and "waited 1 s" in err
+    assert "CHIPCOST_LOCK_WAIT" in err and "Traceback" not in err
+    assert rows(db, "SELECT count(*) FROM runs") == [(0,)]
+
+
+def test_a_refused_live_load_stays_pending_and_collect_pending_loads_it(db, env, tmp_path):
+    with serve(FIXTURES) as server:
+        env = {**env, "CHIPCOST_AWS_SPOT_FEED_URL": f"{server.url}/{FEED}/spot.js"}
+        with holding(db, read_only=True) as holder:
+            refused = chipcost(
+                "collect", "--source", FEED, "--db", str(db), env=env, CHIPCOST_LOCK_WAIT="1"
+            )
+        assert server.hits("/spot.js"), "the feed was fetched before the load was refused"
+    assert refused.returncode == 1, refused.stderr
+    err = words(refused.stderr)
+    assert f"process {holder.pid}" in err and "chipcost collect --pending" in err
+    assert "Traceback" not in err
+    [run_dir] = (tmp_path / "archive").iterdir()
+    manifest = json.loads((run_dir / FEED / "manifest.json").read_text())
+    assert manifest["complete"] is True and len(manifest["payloads"]) == 1
+    assert [p.stem for p in (tmp_path / "pending").iterdir()] == [run_dir.name]
+    assert rows(db, "SELECT count(*) FROM runs") == [(0,)]
+
+    loaded = chipcost("collect", "--pending", "--db", str(db), env=env)
+    assert loaded.returncode == 0, loaded.stderr
+    assert rows(db, "SELECT archive_run, mode, status FROM runs") == [(run_dir.name, "live", "ok")]
+    assert rows(db, "SELECT count(*) > 0 FROM price_history WHERE source = 'aws-spot-feed'")[0][0]
+    assert not list((tmp_path / "pending").iterdir())
+
+    again = chipcost("collect", "--pending", "--db", str(db), env=env)
+    assert again.returncode == 0, again.stderr
+    assert "no pending runs" in again.stdout
+
+
+def test_a_live_run_killed_mid_load_is_loaded_by_the_next_collect_first(db, env, tmp_path):
+    marker = tmp_path / "loading"
+    with serve(FIXTURES) as server:
+        env = {**env, "CHIPCOST_AWS_SPOT_FEED_URL": f"{server.url}/{FEED}/spot.js"}
+        victim = subprocess.Popen(
+            [sys.executable, "-m", "tests.stall", str(marker), "chipcost"]
+            + ["collect", "--source", FEED, "--db", str(db)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + TIMEOUT
+        while not marker.exists():
+            assert victim.poll() is None and time.monotonic() < deadline, "never reached the load"
+            time.sleep(0.05)
+        os.kill(victim.pid, signal.SIGKILL)
+        victim.wait(timeout=TIMEOUT)
+        marker.unlink()
+        [killed] = [p.stem for p in (tmp_path / "pending").iterdir()]
+        assert rows(db, "SELECT count(*) FROM runs") == [(0,)]
+        time.sleep(1)  # the next run's archive stamp is a second later at least
+        nxt = chipcost("collect", "--source", FEED, "--db", str(db), env=env)
+    assert nxt.returncode == 0, nxt.stderr
+    runs = rows(db, "SELECT archive_run, mode, status FROM runs ORDER BY observed_at")
+    assert len(runs) == 2 and runs[0] == (killed, "live", "ok") and runs[1][1:] == ("live", "ok")
+    loaded_in_order = rows(db, "SELECT archive_run FROM runs ORDER BY finished_at")
+    assert [r[0] for r in loaded_in_order] == [killed, runs[1][0]], "the pending run loads first"
+    assert killed in nxt.stdout and runs[1][0] in nxt.stdout
+    assert not list((tmp_path / "pending").iterdir())
