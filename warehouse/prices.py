@@ -24,7 +24,6 @@ PRICE_COLUMNS = (
     "zone",
     "instance_type",
     "chip_count",
-    "memory_gb",
     "pricing_model",
     "term",
     "payment",
@@ -82,7 +81,10 @@ def per_chip_prices(
     if spot is not None:
         where.append("pricing_model " + ("=" if spot else "<>") + " 'spot'")
     order = ", ".join(f"'{m}'" for m in MODEL_ORDER)
-    columns = ", ".join("c.memory_gb" if c == "memory_gb" else f"p.{c}" for c in PRICE_COLUMNS)
+    # One chip's memory (chips.csv) beside the chip count: what --min-memory filters on.
+    columns = ", ".join(
+        f"p.{c}, c.memory_gb" if c == "chip_count" else f"p.{c}" for c in PRICE_COLUMNS
+    )
     sql = f"""
         SELECT {columns}
         FROM per_chip_prices p LEFT JOIN chips c ON c.chip = p.chip
