@@ -45,16 +45,12 @@ class ReportOutcome:
 # with a traceback, and a failed send is an operations message, not a bug.
 @task(name="write-report", cache_policy=NO_CACHE)
 def write_task(
-<<<<<<< HEAD
-    db: Path | Warehouse, out: Path, since: str | None, until: str | None, options: ReportOptions
-=======
-    db: Path,
+    db: Path | Warehouse,
     out: Path,
     since: str | None,
     until: str | None,
     options: ReportOptions,
     wait: float = 0.0,
->>>>>>> hostile-a
 ):
     try:
         return write_report(
@@ -135,13 +131,9 @@ def report(
     logger = get_run_logger()
     settings = load_settings(db=db, data_dir=data_dir)
     options = ReportOptions(stale_days=stale_days, disagree_pct=disagree_pct)
-<<<<<<< HEAD
-    made = write_task(settings.warehouse, Path(out or settings.reports_dir), since, until, options)
-=======
     out_dir = Path(out or settings.reports_dir)
     # Nobody waits at a terminal for a scheduled report: it waits for a load like a writer.
-    made = write_task(settings.db_path, out_dir, since, until, options, settings.lock_wait)
->>>>>>> hostile-a
+    made = write_task(settings.warehouse, out_dir, since, until, options, settings.lock_wait)
     if isinstance(made, ChipcostError):
         logger.error("%s", made)
         return Failed(message=str(made), data=ReportFailed(str(made)))
