@@ -16,6 +16,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from chipcost.core.errors import ChipcostError
+from chipcost.core.names import resolve_chip_names
 from chipcost.core.settings import load_settings
 
 Names = str | Sequence[str] | None
@@ -92,19 +94,30 @@ def cost(
     tokens ('300e9', '300B' or a number) adds cost_for_tokens; baseline (a chip) the
     saving against it. Columns: those of the cost_per_token view plus the ranking's.
     """
-    from chipcost.pipeline.cost import cost_frame
+    from chipcost.core.figures import WORKLOADS
+    from chipcost.pipeline.cost import Ask, rank_cost, resolve_chips, resolve_model
+    from chipcost.pipeline.prices import checked_filters
+    from chipcost.transform.cost import DEFAULT_OVERHEAD, CostQuestion
+    from chipcost.transform.tokens import parse_quantity
 
-    with _warehouse(db) as (con, _):
-        return cost_frame(
-            con,
-            model=model,
+    if workload not in WORKLOADS:
+        raise ChipcostError(f"workload {workload!r}: use training or inference")
+    count = None if tokens is None else parse_quantity(str(tokens), "tokens")
+    question = CostQuestion(tokens=count, overhead=DEFAULT_OVERHEAD[workload])
+    with _warehouse(db) as (con, stale_days):
+        name = resolve_model(con, model)
+        ask = Ask(
+            model=name,
             workload=workload,
-            chips=chip,
-            tokens=tokens,
-            baseline=baseline,
-            filters={"regions": region, "pricing_models": pricing_model, "providers": provider},
+            chips=resolve_chips(con, chip, name, workload),
+            baseline=resolve_chip_names(baseline or "H100-SXM")[0],  # type: ignore[index]
+            baseline_given=baseline is not None,
+            filters=checked_filters(con, region, pricing_model, provider),
             all_offers=all_offers,
+            limit=10**9,
+            stale_days=stale_days,
         )
+        return rank_cost(con, ask, question).frame()
 
 
 def history(
@@ -123,7 +136,7 @@ def history(
     (provider, region, zone, instance_type, chip_count, term, payment, plan, source) and how
     many offers were priced that day. since/until are inclusive days ('2026-11-01' or dates).
     """
-    from chipcost.core.names import resolve_chip_names, split_values
+    from chipcost.core.names import split_values
     from chipcost.pipeline.prices import pricing_model_name
     from chipcost.warehouse.history import daily_cheapest
 
@@ -149,8 +162,6 @@ def sources(db: str | Path | None = None) -> pl.DataFrame:
 
 
 def _day(value: date | datetime | str | None, name: str) -> date | None:
-    from chipcost.core.errors import ChipcostError
-
     if value is None or isinstance(value, date):
         return value.date() if isinstance(value, datetime) else value
     try:

@@ -15,6 +15,17 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample" / "archive"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_terminal_width():
+    """Piped chipcost output follows COLUMNS when it is set (docs: "Tables that fit"). The test
+    runner's own terminal width, which readline exports to child processes, must not narrow
+    the tables of every command a test runs; a test that wants a width sets COLUMNS itself.
+    Set, then deleted: that unsets it below Python too, where readline put it."""
+    for name in ("COLUMNS", "LINES"):
+        os.environ[name] = "0"
+        del os.environ[name]
+
+
 @pytest.fixture(scope="session")
 def prefect_server():
     """One temporary Prefect server (SQLite) for the whole session: flow tests run for real."""

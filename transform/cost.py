@@ -61,3 +61,41 @@ def with_costs(
                 extra["break_even_days"] = break_even_days(tokens, question.daily_tokens)
         result.append({**row, **extra})
     return result
+
+
+# Memory a model needs per parameter (docs/cost-per-token.md, "Does the model fit"). Training
+# with mixed-precision Adam keeps BF16 weights (2 bytes) and gradients (2), FP32 master weights
+# (4) and Adam's two moments (4 + 4): 16 bytes, activations not counted. Inference keeps the
+# weights alone, at the throughput figure's precision (KV cache and activations not counted).
+TRAINING_BYTES_PER_PARAMETER = 16.0
+INFERENCE_BYTES_PER_PARAMETER = {"fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
+DEFAULT_INFERENCE_BYTES = 2.0  # BF16 or FP16, and figures that state no precision
+
+
+def bytes_per_parameter(workload: str, precision: str | None) -> float:
+    if workload == "training":
+        return TRAINING_BYTES_PER_PARAMETER
+    key = (precision or "").strip().lower()
+    for prefix, size in INFERENCE_BYTES_PER_PARAMETER.items():
+        if key.startswith(prefix):
+            return size
+    return DEFAULT_INFERENCE_BYTES
+
+
+def memory_needed_gb(parameters: float, workload: str, precision: str | None) -> float:
+    """GB (10^9 bytes) the model's weights (inference) or training state need."""
+    return parameters * bytes_per_parameter(workload, precision) / 1e9
+
+
+def fit_rule(workload: str) -> str:
+    """The rule `fits` applies, in words, for the notes under the ranking."""
+    if workload == "training":
+        return (
+            f"training state {TRAINING_BYTES_PER_PARAMETER:g} bytes/parameter (mixed-precision "
+            "Adam: BF16 weights and gradients, FP32 master weights and two moments), sharded "
+            "over the instance's chips; activations not counted"
+        )
+    return (
+        f"weights {DEFAULT_INFERENCE_BYTES:g} bytes/parameter at BF16, 1 at FP8 (the throughput "
+        "figure's precision), over the instance's chips; KV cache and activations not counted"
+    )

@@ -41,7 +41,8 @@ def cost_rows(
     all_offers: bool = False,
     **filters: list[str] | None,
 ) -> pl.DataFrame:
-    """Rows of cost_per_token for a model and workload, cheapest per million tokens first."""
+    """Rows of cost_per_token for a model and workload, cheapest per million tokens first,
+    with chip_memory_gb, one chip's memory (chips.csv)."""
     where, params = _filters(model, workload, **filters)
     _any_of("chip", chips, where, params)
     order = "cost_per_million_tokens, chip, provider, region, zone, instance_type, payment, plan"
@@ -50,22 +51,14 @@ def cost_rows(
         if all_offers
         else f"QUALIFY row_number() OVER (PARTITION BY {', '.join(GROUP)} ORDER BY {order}) = 1"
     )
-    sql = f"SELECT * FROM cost_per_token WHERE {' AND '.join(where)} {qualify} ORDER BY {order}"
+    sql = f"""
+        WITH k AS (
+            SELECT k.*, c.memory_gb AS chip_memory_gb
+            FROM cost_per_token k LEFT JOIN chips c ON c.chip = k.chip
+        )
+        SELECT * FROM k WHERE {" AND ".join(where)} {qualify} ORDER BY {order}
+    """
     return con.sql(sql, params=params).pl()
-
-
-def baseline_costs(
-    con: duckdb.DuckDBPyConnection, model: str, workload: str, chip: str, **filters
-) -> dict[tuple[str, str], float]:
-    """The baseline chip's cheapest cost per million tokens per (pricing_model, term)."""
-    where, params = _filters(model, workload, **filters)
-    _any_of("chip", [chip], where, params)
-    rows = con.execute(
-        f"SELECT pricing_model, term, min(cost_per_million_tokens) FROM cost_per_token "
-        f"WHERE {' AND '.join(where)} GROUP BY ALL",
-        params,
-    ).fetchall()
-    return {(pm, term): cpm for pm, term, cpm in rows}
 
 
 def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
 from rich.console import Console
 from rich.table import Table
 
 from chipcost.cli.fit import Column, fit_table, print_fitted
 from chipcost.cli.formats import text_value
 from chipcost.cli.render_fresh import SAMPLE_BANNER, ago, when
+
+if TYPE_CHECKING:  # polars is loaded by the commands that make frames, not by `--help`
+    import polars as pl
 
 __all__ = ["SAMPLE_BANNER", "print_frame", "print_outcomes", "print_rows", "print_sources"]
 STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "already_loaded": "dim"}

@@ -6,11 +6,12 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 from rich.console import Console
-from rich.table import Table
 
-from chipcost.cli.render import SAMPLE_BANNER
+from chipcost.cli.fit import Column, Fitted, fit_table, print_fitted
+from chipcost.cli.render_fresh import print_freshness
 from chipcost.pipeline.cost import CostRanking
 from chipcost.transform.tokens import human_count
+from chipcost.warehouse.freshness import Freshness
 
 
 def pricing_label(row: Mapping[str, object]) -> str:
@@ -42,41 +43,70 @@ def _break_even(row: Mapping[str, object], baseline: object) -> str:
     return human_count(float(tokens)) + (f" / {float(days):,.0f} d" if days is not None else "")
 
 
-def ranking_table(
-    rows: Sequence[Mapping[str, object]], refs: Mapping[str, int], ask: Mapping[str, object]
-) -> Table:
-    """The ranking, cheapest per million tokens first."""
-    title = f"cost per million tokens: {ask['model']} {ask['workload']} ({ask['scope']})"
-    table = Table(title=title, title_justify="left")
-    headers = ["#", "chip", "pricing", "provider", "region", "$/chip-hr", "tok/s/chip"]
-    headers += ["throughput", "$/M tokens"]
+def _fits(row: Mapping[str, object], workload: object) -> str:
+    """'yes 141/640 GB', 'NO 1,130/640 GB' (training: 'NO ... (2 inst.)'); '?' if unknown."""
+    fits, needed, has = row.get("fits"), row.get("memory_needed_gb"), row.get("instance_memory_gb")
+    if fits is None or needed is None or has is None:
+        return "?"
+    sizes = f"{float(needed):,.0f}/{float(has):,.0f} GB"  # type: ignore[arg-type]
+    if fits:
+        return f"yes {sizes}"
+    more = f" ({row['instances_needed']} inst.)" if workload == "training" else ""
+    return f"[bold red]NO[/] {sizes}{more}"
+
+
+def _columns(ask: Mapping[str, object]) -> list[Column]:
+    columns = [
+        Column("rank", "#", numeric=True, essential=True),
+        Column("chip", "chip", essential=True),
+        Column("pricing", "pricing", essential=True),
+        Column("where", "where"),
+        Column("price", "$/chip-hr", numeric=True),
+        Column("tps", "tok/s/chip", numeric=True),
+        Column("throughput", "throughput"),
+        Column("cpm", "$/M tokens", numeric=True, essential=True),
+    ]
     if ask["tokens"]:
-        headers.append(f"cost of {human_count(float(ask['tokens']))} tok")
-    headers.append(f"vs {ask['baseline']}")
+        columns.append(Column("tokens", f"cost of {human_count(float(ask['tokens']))} tok", True))  # type: ignore[arg-type]
+    columns.append(Column("vs", f"vs {ask['baseline']}", numeric=True))
     if ask["migration_cost"] is not None:
-        headers.append("break-even")
-    for header in headers:
-        numeric = header.startswith(("$", "tok/s", "cost", "vs", "#"))
-        table.add_column(header, justify="right" if numeric else "left")
+        columns.append(Column("break_even", "break-even"))
+    columns.append(Column("fits", "fits (needs/has)", essential=True))
+    return columns
+
+
+# Beside rank, chip, pricing, $/M tokens and fits, the columns kept while they fit.
+KEEP_ORDER = ("tokens", "vs", "break_even", "price", "where", "throughput", "tps")
+
+
+def ranking_table(
+    console: Console,
+    rows: Sequence[Mapping[str, object]],
+    refs: Mapping[str, int],
+    ask: Mapping[str, object],
+    *,
+    wide: bool = False,
+) -> Fitted:
+    """The ranking, cheapest per million tokens first (those that hold the model first)."""
+    cells = []
     for n, row in enumerate(rows, start=1):
-        cells = [
-            str(n),
-            str(row["chip"]),
-            pricing_label(row),
-            str(row["provider"]),
-            str(row["region"]),
-            _money(float(row["price_per_chip_hour"]), 4),
-            f"{float(row['tokens_per_second_per_chip']):,.0f}",
-            f"{row['throughput_kind']} [{refs[str(row['throughput_id'])]}]",
-            _money(float(row["cost_per_million_tokens"]), 4),
-        ]
-        if ask["tokens"]:
-            cells.append(_money(row["cost_for_tokens"], 0))  # type: ignore[arg-type]
-        cells.append(_change(row["savings_vs_baseline"]))  # type: ignore[arg-type]
-        if ask["migration_cost"] is not None:
-            cells.append(_break_even(row, ask["baseline"]))
-        table.add_row(*cells)
-    return table
+        cells.append(
+            {
+                "rank": str(n),
+                "chip": str(row["chip"]),
+                "pricing": pricing_label(row),
+                "where": f"{row['provider']} {row['region']}",
+                "price": _money(float(row["price_per_chip_hour"]), 4),  # type: ignore[arg-type]
+                "tps": f"{float(row['tokens_per_second_per_chip']):,.0f}",  # type: ignore[arg-type]
+                "throughput": f"{row['throughput_kind']} [{refs[str(row['throughput_id'])]}]",
+                "cpm": _money(float(row["cost_per_million_tokens"]), 4),  # type: ignore[arg-type]
+                "tokens": _money(row.get("cost_for_tokens"), 0),  # type: ignore[arg-type]
+                "vs": _change(row["savings_vs_baseline"]),  # type: ignore[arg-type]
+                "break_even": _break_even(row, ask["baseline"]),
+                "fits": _fits(row, ask["workload"]),
+            }
+        )
+    return fit_table(console, _columns(ask), cells, keep_order=KEEP_ORDER, wide=wide)
 
 
 def reference_numbers(rows: Sequence[Mapping[str, object]]) -> dict[str, int]:
@@ -129,22 +159,30 @@ def print_set_aside(console: Console, frame: pl.DataFrame) -> None:
         )
 
 
-def print_footer(console: Console, notes: Sequence[str], last: tuple | None) -> None:
+def print_footer(console: Console, notes: Sequence[str], fresh: Freshness) -> None:
     for note in notes:
         console.print(f"[dim]note[/] {note}", highlight=False, soft_wrap=True)
-    if last is not None:
-        run_id, observed_at, sample, _ = last
-        console.print(f"prices as of {observed_at:%Y-%m-%d %H:%M} UTC (run {run_id})")
-        if sample:
-            console.print(SAMPLE_BANNER)
+    print_freshness(console, fresh)
 
 
-def print_ranking(console: Console, ranking: CostRanking) -> None:
+def print_ranking(console: Console, ranking: CostRanking, *, wide: bool = False) -> None:
     """The ranking, the figures it used, what was set aside or left out, and the method."""
     refs = reference_numbers(ranking.rows)
-    console.print(ranking_table(ranking.rows, refs, ranking.header))
+    header = ranking.header
+    console.print(
+        f"cost per million tokens: {header['model']} {header['workload']} ({header['scope']})",
+        highlight=False,
+    )
+    fitted = ranking_table(console, ranking.rows, refs, header, wide=wide)
+    print_fitted(console, fitted)
+    if fitted.dropped:
+        console.print(
+            f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} "
+            "(--wide shows every column; --format csv or json every field)",
+            highlight=False,
+        )
     if ranking.more:
         console.print(f"{ranking.more} more rows: narrow with --chip/--region or --limit")
     print_sources(console, ranking.rows, refs)
     print_set_aside(console, ranking.set_aside)
-    print_footer(console, ranking.notes, ranking.last_run)
+    print_footer(console, ranking.notes, ranking.freshness)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from chipcost.warehouse.freshness import Freshness
+if TYPE_CHECKING:  # DuckDB is loaded by the commands that read, not by `--help`
+    from chipcost.warehouse.freshness import Freshness
 
 SAMPLE_BANNER = (
     "[bold yellow]SAMPLE DATA[/]: these prices come from the bundled sample archive "

@@ -8,17 +8,18 @@ import duckdb
 import polars as pl
 
 from chipcost.core.errors import ChipcostError
-from chipcost.transform.cost import CostQuestion, with_costs
+from chipcost.core.settings import DEFAULT_STALE_DAYS
+from chipcost.pipeline.cost_fit import baseline_costs, choose, with_fit
+from chipcost.transform.cost import CostQuestion, fit_rule, with_costs
 from chipcost.transform.tokens import human_count
 from chipcost.warehouse.cost_per_token import (
-    baseline_costs,
     chips_with_prices,
     chips_with_throughput,
     cost_rows,
     model_parameters,
     set_aside,
 )
-from chipcost.warehouse.prices import last_run
+from chipcost.warehouse.freshness import Freshness, freshness
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class Ask:
     filters: dict[str, list[str] | None] = field(default_factory=dict)
     all_offers: bool = False
     limit: int = 200
+    stale_days: int = DEFAULT_STALE_DAYS
 
 
 def _no_throughput(chip: str, ask: Ask) -> str:
@@ -82,8 +84,8 @@ def _coverage_notes(con, priced: list[str], covered: list[str], ask: Ask) -> lis
     return notes
 
 
-def _baseline(con, ask: Ask, question: CostQuestion) -> tuple[dict, list[str]]:
-    baseline = baseline_costs(con, ask.model, ask.workload, ask.baseline, **ask.filters)
+def _baseline(offers: pl.DataFrame, ask: Ask, question: CostQuestion) -> tuple[dict, list[str]]:
+    baseline = baseline_costs(offers, ask.baseline)
     if baseline:
         parts = ", ".join(
             f"{pm} {t}".replace(" none", "") + f" ${v:,.4f}/M"
@@ -91,7 +93,8 @@ def _baseline(con, ask: Ask, question: CostQuestion) -> tuple[dict, list[str]]:
         )
         return baseline, [
             f"vs {ask.baseline}: cost change against {ask.baseline}'s cheapest offer on the same "
-            f"pricing model and term ({parts}); blank where it has none"
+            f"pricing model and term (one that holds the model, if any: {parts}); blank where "
+            "it has none"
         ]
     message = (
         f"the baseline {ask.baseline} has no current price with a throughput for {ask.model} "
@@ -100,6 +103,23 @@ def _baseline(con, ask: Ask, question: CostQuestion) -> tuple[dict, list[str]]:
     if ask.baseline_given or question.migration_cost is not None:
         raise ChipcostError(message + ": pick another with --baseline")
     return baseline, [message + ": no savings shown (pick one with --baseline)"]
+
+
+def _fit_notes(con, ask: Ask, rows: list[dict]) -> list[str]:
+    parameters = model_parameters(con, ask.model)
+    if parameters is None:
+        return [f"fits: unknown, {ask.model} has no parameter count (chipcost throughput model)"]
+    cannot = sorted({str(r["chip"]) for r in rows if r["fits"] is False})
+    needed = sorted({float(r["memory_needed_gb"]) for r in rows if r["memory_needed_gb"]})
+    sizes = " or ".join(f"{n:,.0f} GB" for n in needed)
+    note = (
+        f"fits: whether one instance of the row's chips holds {ask.model} "
+        f"({parameters / 1e9:,.1f}B parameters, {sizes}): {fit_rule(ask.workload)}"
+    )
+    if cannot:
+        more = "more instances each" if ask.workload == "training" else "a larger instance"
+        note += f"; ranked after those that do: {', '.join(cannot)} (need {more})"
+    return [note]
 
 
 def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
@@ -148,18 +168,19 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
     )
 
 
-def _ranked(con, ask: Ask, question: CostQuestion, baseline: dict, both: list[str]) -> list:
-    """The ranking's rows with costs, savings and break-even; an empty ranking is an error."""
-    frame = cost_rows(
-        con, ask.model, ask.workload, chips=ask.chips or None, all_offers=ask.all_offers,
-        **ask.filters,
-    )  # fmt: skip
+def _ranked(con, ask: Ask, question: CostQuestion, both: list[str]) -> tuple[list, list[str]]:
+    """The ranking's rows with fit, costs, savings and break-even, and the baseline's note;
+    an empty ranking is an error."""
+    offers = cost_rows(con, ask.model, ask.workload, all_offers=True, **ask.filters)
+    offers = with_fit(offers, model_parameters(con, ask.model), ask.workload)
+    baseline, notes = _baseline(offers, ask, question)
+    frame = choose(offers, chips=ask.chips or None, all_offers=ask.all_offers)
     if frame.is_empty():
         raise ChipcostError(
             f"no current offer matches for {ask.model} {ask.workload}. Chips with a price and "
             f"a throughput: {', '.join(both) or 'none'}; widen --region/--pricing-model/--provider"
         )
-    return with_costs(frame.to_dicts(), question, baseline)
+    return with_costs(frame.to_dicts(), question, baseline), notes
 
 
 def _header(ask: Ask, question: CostQuestion) -> dict[str, object]:
@@ -179,7 +200,12 @@ class CostRanking:
     more: int  # rows beyond the limit, not in `rows`
     set_aside: pl.DataFrame  # reference figures set aside for the shown chips, and why
     notes: list[str]
-    last_run: tuple | None
+    freshness: Freshness  # of the sources of the prices shown
+
+    def frame(self) -> pl.DataFrame:
+        """The rows as data (csv, json, the Python API): a rank column, then every field."""
+        rows = [{"rank": n, **row} for n, row in enumerate(self.rows, start=1)]
+        return pl.DataFrame(rows, infer_schema_length=None)
 
 
 def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:
@@ -187,16 +213,56 @@ def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) 
     priced = chips_with_prices(con)
     covered = chips_with_throughput(con, ask.model, ask.workload)
     _check_chips(priced, covered, ask)
-    baseline, baseline_notes = _baseline(con, ask, question)
-    rows = _ranked(con, ask, question, baseline, sorted(set(priced) & set(covered)))
+    rows, baseline_notes = _ranked(con, ask, question, sorted(set(priced) & set(covered)))
     shown = rows[: ask.limit]
     chips = sorted({str(r["chip"]) for r in shown})
-    notes = _coverage_notes(con, priced, covered, ask) + baseline_notes
+    notes = _coverage_notes(con, priced, covered, ask) + baseline_notes + _fit_notes(con, ask, rows)
+    sources = sorted({str(r["price_source"]) for r in shown})
     return CostRanking(
         header=_header(ask, question),
         rows=shown,
         more=len(rows) - len(shown),
         set_aside=set_aside(con, ask.model, ask.workload, chips),
         notes=notes + _method_notes(ask, question),
-        last_run=last_run(con),
+        freshness=freshness(con, sources, stale_days=ask.stale_days),
+    )
+
+
+def resolve_chips(
+    con: duckdb.DuckDBPyConnection, names: list[str] | str | None, model: str, workload: str
+) -> list[str]:
+    """Chips for typed names: a chip stays (rank_cost says if it has no price or figure); a
+    family (H100, Trainium) becomes its members with a price and a throughput figure."""
+    from chipcost.core.names import resolve_chip_name, split_values
+
+    both = set(chips_with_prices(con)) & set(chips_with_throughput(con, model, workload))
+    chips: list[str] = []
+    for name in split_values(names) or []:
+        members = resolve_chip_name(name)
+        if len(members) > 1:
+            members = [c for c in members if c in both]
+            if not members:
+                raise ChipcostError(
+                    f"no {name} chip ({', '.join(resolve_chip_name(name))}) has a current price "
+                    f"and a throughput for {model} {workload}"
+                )
+        chips += [c for c in members if c not in chips]
+    return chips
+
+
+def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> str:
+    """The model as stored, or a message saying how to give chipcost what it lacks."""
+    from chipcost.core.names import did_you_mean
+    from chipcost.transform.throughput_figures import normalise_model
+    from chipcost.warehouse.cost_per_token import known_models
+
+    model = normalise_model(name)
+    known = known_models(con)
+    if model in known:
+        return model
+    raise ChipcostError(
+        f"no throughput for model {model!r}{did_you_mean(model, known)}: it has no reference "
+        "figure, no measurement and no parameter count to derive one from. Record a measurement "
+        f"with `chipcost throughput add --model {model} ...`, or its size with `chipcost "
+        f"throughput model {model} --parameters 13e9`. Known models: {', '.join(known) or 'none'}"
     )

@@ -51,7 +51,7 @@ def _number(name: str, value: float | None, *, low: float = 0.0) -> float | None
     if value is None:
         return None
     if not math.isfinite(value) or value < low:
-        raise ChipcostError(f"{name} {value!r}: give a number of {low:g} or more")
+        raise ChipcostError(f"{name} {value!r}: give a finite number of {low:g} or more")
     return float(value)
 
 
@@ -71,26 +71,40 @@ def _counts(values: Sequence[float] | float | None) -> list[float] | None:
     return counts or None
 
 
+def checked_filters(
+    con: duckdb.DuckDBPyConnection,
+    regions: Sequence[str] | str | None,
+    pricing_models: Sequence[str] | str | None,
+    providers: Sequence[str] | str | None,
+) -> dict[str, list[str] | None]:
+    """Region, pricing model and provider filters split and checked against the current
+    prices: an unknown one is refused with the closest known values."""
+    checked = {
+        "regions": split_values(regions),
+        "pricing_models": [pricing_model_name(m) for m in split_values(pricing_models) or []]
+        or None,
+        "providers": split_values(providers),
+    }
+    kinds = {"regions": "region", "pricing_models": "pricing model", "providers": "provider"}
+    for key, values in checked.items():
+        column = key.removesuffix("s")
+        if values:
+            check_known(kinds[key], values, known_values(con, column))
+    return checked
+
+
 def _checked(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> dict:
     """The filters as per_chip_prices takes them; unknown names refused with close matches."""
-    models = [pricing_model_name(m) for m in split_values(ask.pricing_models) or []] or None
-    regions, providers = split_values(ask.regions), split_values(ask.providers)
-    for kind, column, values in (
-        ("region", "region", regions),
-        ("pricing model", "pricing_model", models),
-        ("provider", "provider", providers),
-    ):
-        if values:
-            check_known(kind, values, known_values(con, column))
+    named = checked_filters(con, ask.regions, ask.pricing_models, ask.providers)
     low = _number("--min-price", ask.min_price)
     high = _number("--max-price", ask.max_price)
     if low is not None and high is not None and low > high:
         raise ChipcostError(f"--min-price {low:g} is above --max-price {high:g}")
     return {
         "chips": resolve_chip_names(ask.chips),
-        "regions": regions,
-        "models": models,
-        "providers": providers,
+        "regions": named["regions"],
+        "models": named["pricing_models"],
+        "providers": named["providers"],
         "min_memory_gb": _number("--min-memory", ask.min_memory_gb),
         "chip_counts": _counts(ask.chip_counts),
         "min_price": low,

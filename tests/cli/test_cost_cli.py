@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 import subprocess
 import sys
@@ -26,7 +27,8 @@ from tests.helpers import day, record, run_of
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 H100_TRAINING = 989.5e12 * 0.40 / (6 * 70.6e9)  # derived: BF16 peak x 40% / 6N
 TRN2_TRAINING = 667e12 * 0.40 / (6 * 70.6e9)
-ROW = re.compile(r"^│\s+\d+ │", re.MULTILINE)
+# A ranked row: its rank, then its chip.
+ROW = re.compile(r"^ *\d+ {2,}(\S+) {2,}", re.MULTILINE)
 
 
 def chipcost(*args: str) -> subprocess.CompletedProcess:
@@ -74,8 +76,10 @@ def test_training_ranking_cheapest_first_with_provenance(db):
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    chips = re.findall(r"^│\s+\d+ │ (\S+)", out, re.MULTILINE)
+    chips = ROW.findall(out)
+    # Only Trainium2 (16 x 96 GB) holds the 1,130 GB of training state: the others follow.
     assert chips == ["Trainium2", "H100-SXM", "H100-SXM", "H200"]
+    assert "yes 1,130/1,536 GB" in out and "NO 1,130/640 GB (2 inst.)" in out
     h100 = cost_to_train(300e9, H100_TRAINING, 6.88, 0.15)
     assert f"${h100:,.0f}" in out
     trn2 = cost_per_million_tokens(35.76 / 16, TRN2_TRAINING)
@@ -135,14 +139,16 @@ def test_break_even_against_the_baseline(db):
         (["--model", "llama-3-70"], "did you mean llama-3-70b"),
         (["--chip", "Trainium3"], "no current price for Trainium3"),
         (["--chip", "A10G"], "no throughput for A10G"),
-        (["--chip", "H100"], "unknown chip 'H100'"),
+        (["--chip", "H10"], "unknown chip 'H10' (did you mean H100"),
         (["--tokens", "0"], "--tokens must be a positive number"),
         (["--tokens", "lots"], "--tokens 'lots' is not a number"),
         (["--workload", "serving"], "use training or inference"),
         (["--daily-tokens", "1e9"], "give --migration-cost too"),
         (["--baseline", "Trainium3"], "the baseline Trainium3 has no current price"),
         (["--overhead", "-0.1"], "--overhead is a fraction"),
-        (["--region", "mars-1"], "widen --region"),
+        (["--region", "mars-1"], "unknown region 'mars-1'"),
+        (["--pricing-model", "ondemand"], "pricing model 'ondemand' (did you mean on_demand"),
+        (["--region", "us-east-9"], "(did you mean us-east-1"),
     ],
 )
 def test_bad_input_is_explained_without_a_traceback(db, args, message):
@@ -153,6 +159,39 @@ def test_bad_input_is_explained_without_a_traceback(db, args, message):
     assert result.returncode == 1, result.stdout
     assert message in result.stderr and "Traceback" not in result.stderr
     assert "nan" not in (result.stdout + result.stderr).lower().split()
+
+
+@pytest.mark.parametrize("limit", ["-1", "0", "99999999999999999999"])
+def test_a_limit_out_of_range_is_refused(db, limit):
+    result = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "training", "--limit", limit,
+        "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "Invalid value for '--limit'" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_inference_rows_that_cannot_hold_the_model_come_last(fresh_db):
+    # A cheap measured figure on one A10G (24 GB): Llama-3-70B at BF16 needs 141 GB of
+    # weights, so that row is ranked after every chip that can hold them, however cheap.
+    added = chipcost(
+        "throughput", "add", "--chip", "A10G", "--model", "llama-3-70b", "--workload",
+        "inference", "--tokens-per-second", "5000", "--precision", "bf16", "--db", str(fresh_db),
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    db = fresh_db
+    result = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "inference", "--format", "json",
+        "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    fits = [row["fits"] for row in rows]
+    assert fits == sorted(fits, reverse=True) and fits[-1] is False
+    assert rows[-1]["cost_per_million_tokens"] < rows[0]["cost_per_million_tokens"]
+    a10g = next(row for row in rows if row["chip"] == "A10G")
+    assert (a10g["memory_needed_gb"], a10g["instance_memory_gb"]) == (141.2, 24.0)
+    assert [row["rank"] for row in rows] == list(range(1, len(rows) + 1))
 
 
 def test_a_measurement_changes_the_ranking(fresh_db):
@@ -268,7 +307,7 @@ def test_every_priced_chip_with_a_throughput_is_ranked_from_the_sample(tmp_path,
         "--limit", "1000", "--db", str(path),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    ranked = re.findall(r"^│\s+\d+ │ (\S+)", result.stdout, re.MULTILINE)
+    ranked = ROW.findall(result.stdout)
     assert len(ranked) == len(expected) > 0
     assert set(ranked) == priced & covered
     assert "SAMPLE DATA" in result.stdout

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Annotated
 
 import typer
 
-from chipcost.cli.options import DbOption, out
+from chipcost.cli.formats import FormatOption, OutputFormat
+from chipcost.cli.options import (
+    DEFAULT_TABLE_ROWS,
+    MAX_LIMIT,
+    DbOption,
+    LimitOption,
+    WideOption,
+    out,
+)
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import WORKLOADS
 from chipcost.core.settings import load_settings
 from chipcost.transform.cost import DEFAULT_OVERHEAD, CostQuestion
-from chipcost.transform.throughput_figures import normalise_model
 from chipcost.transform.tokens import parse_quantity
 
 DEFAULT_BASELINE = "H100-SXM"
@@ -21,30 +27,14 @@ DEFAULT_BASELINE = "H100-SXM"
 
 def resolve_chip(spelling: str) -> str:
     """A canonical chip name for what the user typed, or a message naming the close ones."""
+    from chipcost.core.names import did_you_mean
+
     chip = canonical_chip(spelling)
     if chip != UNKNOWN_CHIP:
         return chip
     names = sorted(canonical_chips() - {UNKNOWN_CHIP})
-    close = difflib.get_close_matches(spelling, names, n=3, cutoff=0.4)
-    hint = f" (did you mean {', '.join(close)}?)" if close else ""
-    raise ChipcostError(f"unknown chip {spelling!r}{hint}; known: {', '.join(names)}")
-
-
-def resolve_model(con, name: str) -> str:
-    """The model as stored, or a message saying how to give chipcost what it lacks."""
-    from chipcost.warehouse.cost_per_token import known_models
-
-    model = normalise_model(name)
-    known = known_models(con)
-    if model in known:
-        return model
-    close = difflib.get_close_matches(model, known, n=3, cutoff=0.5)
-    hint = f" (did you mean {', '.join(close)}?)" if close else ""
     raise ChipcostError(
-        f"no throughput for model {model!r}{hint}: it has no reference figure, no measurement "
-        "and no parameter count to derive one from. Record a measurement with `chipcost "
-        f"throughput add --model {model} ...`, or its size with `chipcost throughput model "
-        f"{model} --parameters 13e9`. Known models: {', '.join(known) or 'none'}"
+        f"unknown chip {spelling!r}{did_you_mean(spelling, names)}; known: {', '.join(names)}"
     )
 
 
@@ -67,7 +57,10 @@ def _question(workload, tokens, overhead, migration_cost, daily_tokens) -> CostQ
 def cost(
     model: Annotated[str, typer.Option(help="Model, e.g. llama-3-70b (see `throughput list`).")],
     workload: Annotated[str, typer.Option(help="training or inference.")],
-    chip: Annotated[list[str] | None, typer.Option(help="Only this chip (repeatable).")] = None,
+    chip: Annotated[
+        list[str] | None,
+        typer.Option(help="Only this chip or family: H200, H100, Trainium (repeat or comma list)."),
+    ] = None,
     tokens: Annotated[
         str | None, typer.Option(help="Cost of processing this many tokens: 300e9 or 300B.")
     ] = None,
@@ -92,32 +85,44 @@ def cost(
     all_offers: Annotated[
         bool, typer.Option(help="Every offer, not the cheapest per chip, pricing model and term.")
     ] = False,
-    limit: Annotated[int, typer.Option(help="Show at most this many rows.")] = 200,
+    limit: LimitOption = None,
+    wide: WideOption = False,
+    format: FormatOption = OutputFormat.table,
     db: DbOption = None,
 ) -> None:
     """Cost per million tokens (and of N tokens) per chip and pricing model, cheapest first."""
+    from chipcost.cli.formats import notices, write_frame
     from chipcost.cli.render_cost import print_ranking
-    from chipcost.pipeline.cost import Ask, rank_cost
+    from chipcost.cli.render_fresh import print_freshness
+    from chipcost.pipeline.cost import Ask, rank_cost, resolve_chips, resolve_model
+    from chipcost.pipeline.prices import checked_filters
     from chipcost.warehouse.db import connect
 
     workload = workload.strip().lower()
     if workload not in WORKLOADS:
         raise ChipcostError(f"--workload {workload!r}: use training or inference")
     question = _question(workload, tokens, overhead, migration_cost, daily_tokens)
-    chips = [resolve_chip(c) for c in chip or []]
     base = resolve_chip(baseline)
-    con = connect(load_settings(db=db).db_path, read_only=True)
+    settings = load_settings(db=db)
+    con = connect(settings.db_path, read_only=True)
     try:
+        name = resolve_model(con, model)
         ask = Ask(
-            model=resolve_model(con, model),
+            model=name,
             workload=workload,
-            chips=chips,
+            chips=resolve_chips(con, chip, name, workload),
             baseline=base,
             baseline_given=baseline != DEFAULT_BASELINE,
-            filters={"regions": region, "pricing_models": pricing_model, "providers": provider},
+            filters=checked_filters(con, region, pricing_model, provider),
             all_offers=all_offers,
-            limit=limit,
+            limit=limit or (MAX_LIMIT if format is not OutputFormat.table else DEFAULT_TABLE_ROWS),
+            stale_days=settings.stale_days,
         )
-        print_ranking(out, rank_cost(con, ask, question))
+        ranking = rank_cost(con, ask, question)
     finally:
         con.close()
+    if format is OutputFormat.table:
+        print_ranking(out, ranking, wide=wide)
+        return
+    write_frame(format, ranking.frame())
+    print_freshness(notices(format), ranking.freshness)

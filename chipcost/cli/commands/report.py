@@ -34,8 +34,12 @@ def report(
         bool, typer.Option("--dry-run", help="Write the e-mail as an .eml file; send nothing.")
     ] = False,
     stale_days: Annotated[
-        int, typer.Option(help="A source with no success for this many days is stale.")
-    ] = 2,
+        int | None,
+        typer.Option(
+            min=1,
+            help="A source with no success for this many days is stale ($CHIPCOST_STALE_DAYS, 2).",
+        ),
+    ] = None,
     disagree_pct: Annotated[
         float, typer.Option(help="Flag offers two sources price more than this % apart.")
     ] = 5.0,
@@ -51,7 +55,7 @@ def report(
 
     settings = load_settings(db=db)
     recipients = check_recipients(email or [])
-    options = ReportOptions(stale_days=stale_days, disagree_pct=disagree_pct)
+    options = ReportOptions(stale_days=stale_days or settings.stale_days, disagree_pct=disagree_pct)
     made = write_report(
         settings.db_path,
         out_dir or settings.reports_dir,

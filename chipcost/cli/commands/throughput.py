@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.commands.cost import resolve_chip
+from chipcost.cli.formats import FormatOption, OutputFormat
 from chipcost.cli.options import DbOption, out
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
 from chipcost.core.errors import ChipcostError
@@ -150,14 +151,19 @@ def import_(
 @throughput_app.command("list")
 def list_(
     model: Annotated[list[str] | None, typer.Option(help="Only this model.")] = None,
-    chip: Annotated[list[str] | None, typer.Option(help="Only this chip.")] = None,
+    chip: Annotated[
+        list[str] | None, typer.Option(help="Only this chip or family (H100, Trainium).")
+    ] = None,
     workload: Annotated[list[str] | None, typer.Option(help="training or inference.")] = None,
     origin: Annotated[list[str] | None, typer.Option(help="reference, derived or user.")] = None,
     derived: Annotated[bool, typer.Option(help="Include derived figures.")] = False,
+    format: FormatOption = OutputFormat.table,
     db: DbOption = None,
 ) -> None:
     """Every throughput figure, the one the choice rule uses first, with where it came from."""
+    from chipcost.cli.formats import write_frame
     from chipcost.cli.render_throughput import print_throughput
+    from chipcost.core.names import resolve_chip_names, split_values
     from chipcost.warehouse.cost_per_token import throughput_listing
     from chipcost.warehouse.db import connect
 
@@ -166,13 +172,16 @@ def list_(
     try:
         frame = throughput_listing(
             con,
-            models=[normalise_model(m) for m in model or []],
-            chips=[resolve_chip(c) for c in chip or []],
-            workloads=workload,
-            origins=origins,
+            models=[normalise_model(m) for m in split_values(model) or []],
+            chips=resolve_chip_names(chip),
+            workloads=split_values(workload),
+            origins=split_values(origins),
         )
     finally:
         con.close()
+    if format is not OutputFormat.table:
+        write_frame(format, frame)
+        return
     if frame.is_empty():
         raise ChipcostError("no throughput figure matches these filters (try --derived)")
     print_throughput(out, frame)

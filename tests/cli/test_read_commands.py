@@ -1,0 +1,223 @@
+"""The read commands as a script or a person uses them: formats, widths, names, freshness."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chipcost.core.runs import FAILED
+from chipcost.pipeline.seed import open_warehouse
+from chipcost.warehouse.load import load_run
+from tests.helpers import day, record, run_of
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+H100 = {"instance_type": "p5.48xlarge", "chip": "H100-SXM", "chip_count": 8.0}
+OFFERS = [
+    record(),  # H100-SXM us-east-1 on demand: 55.04 / 8 = 6.88 per chip-hour
+    record(
+        pricing_model="reserved", term="1yr", payment="all_upfront", plan="standard",
+        price_per_hour=33.0, upfront=289_080.0, sku="R1",
+    ),
+    record(pricing_model="spot", zone="us-east-1a", price_per_hour=20.0, sku="S1"),
+    record(instance_type="h100-pcie-1x", chip="H100-PCIe", chip_count=1.0, region="us-west-2",
+           price_per_hour=2.5, sku="P1"),
+    record(instance_type="trn1.32xlarge", chip="Trainium1", chip_count=16.0,
+           price_per_hour=21.5, sku="T1"),
+    record(instance_type="g6.xlarge", chip="L4", chip_count=1.0, region="eu-west-1",
+           price_per_hour=0.8, sku="L1"),
+]  # fmt: skip
+
+
+def chipcost(*args: str, columns: int | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    if columns:
+        env["COLUMNS"] = str(columns)
+    return subprocess.run(
+        [CHIPCOST, *args], capture_output=True, text=True, timeout=120, check=False, env=env
+    )
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    """The sample replayed on 2026-11-01, then a live collection that failed on 11-02."""
+    path = tmp_path_factory.mktemp("read") / "w.duckdb"
+    con = open_warehouse(path)
+    sample = run_of(OFFERS, day(0))
+    sample.sample = True
+    load_run(con, sample)
+    load_run(con, run_of(OFFERS, day(1), status=FAILED))
+    con.close()
+    return path
+
+
+def test_a_failed_collection_never_makes_sample_prices_look_fresh(db):
+    result = chipcost("prices", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "SAMPLE DATA" in out
+    assert "prices as of 2026-11-01 06:00 UTC" in out
+    assert "2026-11-02" not in out.split("latest")[0]
+    assert "latest attempt not successful (2026-11-02 06:00 UTC) for aws-pricing-api (failed)" in (
+        out
+    )
+    assert "stale (no successful run in 2 days" in out
+
+
+def test_stale_days_come_from_the_environment(db):
+    env_days = subprocess.run(
+        [CHIPCOST, "prices", "--db", str(db)],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "CHIPCOST_STALE_DAYS": "99999"},
+    )  # fmt: skip
+    assert env_days.returncode == 0, env_days.stderr
+    assert "stale" not in env_days.stdout
+
+
+def test_a_family_matches_its_variants_and_json_is_for_scripts(db):
+    result = chipcost("prices", "--chip", "H100", "--format", "json", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert {r["chip"] for r in rows} == {"H100-SXM", "H100-PCIe"}
+    first = rows[0]
+    assert first["source_as_of"] == "2026-11-01T06:00:00+00:00" and first["sample"] is True
+    assert {"price_per_chip_hour", "upfront", "memory_gb", "last_seen_at"} <= first.keys()
+    assert "SAMPLE DATA" in result.stderr  # notices stay off stdout
+
+
+def test_lists_by_comma_or_repetition(db):
+    comma = chipcost("prices", "--chip", "H100-PCIe,L4", "--format", "csv", "--db", str(db))
+    repeated = chipcost(
+        "prices", "--chip", "H100-PCIe", "--chip", "L4", "--format", "csv", "--db", str(db)
+    )
+    assert comma.returncode == 0, comma.stderr
+    assert comma.stdout == repeated.stdout
+    rows = list(csv.DictReader(io.StringIO(comma.stdout)))
+    assert sorted(r["chip"] for r in rows) == ["H100-PCIe", "L4"]
+
+
+@pytest.mark.parametrize(
+    ("args", "chips", "count"),
+    [
+        (["--min-memory", "80"], {"H100-SXM", "H100-PCIe"}, 5),
+        (["--chips", "16"], {"Trainium1"}, 1),
+        (["--max-price", "1"], {"L4"}, 1),
+        (["--min-price", "6", "--max-price", "7"], {"H100-SXM"}, 1),
+        (["--spot"], {"H100-SXM"}, 2),  # the zone and the region's cheapest zone
+        (["--no-spot", "--chip", "H100-SXM"], {"H100-SXM"}, 2),
+        (["--pricing-model", "On-Demand", "--provider", "AWS"], None, 4),
+        (["--model", "reserved"], {"H100-SXM"}, 1),  # the old name of --pricing-model
+    ],
+)
+def test_filters(db, args, chips, count):
+    result = chipcost("prices", *args, "--format", "json", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert len(rows) == count
+    if chips is not None:
+        assert {r["chip"] for r in rows} == chips
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--chip", "H100-SMX"], "unknown chip 'H100-SMX' (did you mean H100-SXM"),
+        (["--region", "us-east-9"], "unknown region 'us-east-9' (did you mean us-east-1"),
+        (["--pricing-model", "ondemand"], "pricing model 'ondemand' (did you mean on_demand"),
+        (["--provider", "aw"], "unknown provider 'aw' (did you mean aws"),
+        (["--min-price", "3", "--max-price", "2"], "--min-price 3 is above --max-price 2"),
+        (["--chips", "eight"], "--chips 'eight': give chips per instance"),
+        (["--min-memory", "nan"], "--min-memory nan"),
+    ],
+)
+def test_wrong_names_and_numbers_are_explained(db, args, message):
+    result = chipcost("prices", *args, "--db", str(db))
+    assert result.returncode == 1, result.stdout
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("limit", ["-5", "0", "99999999999999999999"])
+def test_a_limit_out_of_range_is_refused(db, limit):
+    result = chipcost("prices", "--limit", limit, "--db", str(db))
+    assert result.returncode == 2
+    assert "Invalid value for '--limit'" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_tables_fit_and_never_cut_a_price(db, columns):
+    result = chipcost(
+        "prices", "--chip", "H100-SXM", "--region", "us-east-1", "--db", str(db), columns=columns
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    table = lines[: next(i for i, line in enumerate(lines) if line.startswith("prices as of"))]
+    assert all(len(line) <= columns for line in table), "\n".join(table)
+    assert "…" not in result.stdout
+    # What every row shares is said once; every price is whole.
+    assert "chip H100-SXM" in lines[1] and "region us-east-1" in lines[1]
+    for price in ("6.8800", "4.1250", "2.5000"):
+        assert price in result.stdout
+    # The upfront fee of the all-upfront reservation, or a word that it did not fit.
+    assert "289,080.00" in result.stdout or "upfront $" in result.stdout.split("left out")[1]
+
+
+def test_wide_shows_every_column(db):
+    result = chipcost("prices", "--chip", "H100-SXM", "--wide", "--db", str(db), columns=80)
+    assert result.returncode == 0, result.stderr
+    for header in ("provider", "region", "instance", "$/instance-hr", "upfront $", "source"):
+        assert header in result.stdout
+    assert "289,080.00" in result.stdout
+
+
+def test_sources_reads_the_warehouse(db):
+    result = chipcost("sources", "--format", "json", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    rows = {r["source"]: r for r in json.loads(result.stdout)}
+    api = rows["aws-pricing-api"]
+    assert api["last_success_at"] == "2026-11-01T06:00:00+00:00"
+    assert api["last_status"] == "failed" and api["stale"] is True and api["sample"] is True
+    assert rows["runpod"]["last_success_at"] is None  # registered, never run here
+    table = chipcost("sources", "--db", str(db), columns=120)
+    assert "2026-11-01 06:00" in table.stdout and "stale" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("query", "fmt", "expected"),
+    [
+        ("select interval 14 month + interval 3 day as iv", "json", [{"iv": "P1Y2M3D"}]),
+        ("select 'ab'::blob as b, [1, 2] as l, {'k': 'v'} as s", "json",
+         [{"b": "YWI=", "l": [1, 2], "s": {"k": "v"}}]),
+        ("select 'infinity'::timestamp as t, timestamp_ns '2026-01-01 00:00:00.123456789' as ns",
+         "json", [{"t": "infinity", "ns": "2026-01-01T00:00:00.123456789"}]),
+        ("select map {'k': 1} as m, 170141183460469231731687303715884105727::hugeint as h", "json",
+         [{"m": {"k": 1}, "h": 170141183460469231731687303715884105727}]),
+    ],
+)  # fmt: skip
+def test_sql_writes_every_type(db, query, fmt, expected):
+    result = chipcost("sql", query, "--format", fmt, "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == expected
+
+
+def test_sql_csv_of_nested_and_interval_columns(db):
+    result = chipcost("sql", "select * from source_runs", "--format", "csv", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [json.loads(r["notes"]) for r in rows] == [[], []]
+    age = chipcost("sql", "select now() - min(valid_from) as age from price_history",
+                   "--format", "csv", "--db", str(db))  # fmt: skip
+    assert age.returncode == 0, age.stderr
+    assert age.stdout.splitlines()[1].startswith("P")
+
+
+def test_version_and_short_help():
+    version = chipcost("--version")
+    assert version.returncode == 0 and version.stdout.startswith("chipcost ")
+    short = chipcost("prices", "-h")
+    assert short.returncode == 0 and "--pricing-model" in short.stdout

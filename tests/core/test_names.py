@@ -1,0 +1,67 @@
+"""Names users type: families, lists, close matches."""
+
+from __future__ import annotations
+
+import pytest
+
+from chipcost.core.errors import ChipcostError
+from chipcost.core.names import (
+    check_known,
+    chip_families,
+    close_matches,
+    edit_distance,
+    resolve_chip_names,
+    split_values,
+)
+
+
+@pytest.mark.parametrize(
+    ("names", "chips"),
+    [
+        ("H100", ["H100-SXM", "H100-PCIe", "H100-NVL"]),
+        ("a100", ["A100-40GB", "A100-80GB"]),
+        ("Trainium", ["Trainium1", "Trainium2", "Trainium3"]),
+        ("MI300X", ["MI300X"]),
+        ("mi300x", ["MI300X"]),
+        ("Hopper", ["H100-SXM", "H100-PCIe", "H100-NVL", "H200"]),  # chips.csv's family column
+        ("H100 SXM5", ["H100-SXM"]),  # a provider's spelling
+        ("H100-SXM,H200", ["H100-SXM", "H200"]),
+        (["H200", "H100-SXM, H200"], ["H200", "H100-SXM"]),
+        (None, None),
+    ],
+)
+def test_resolve_chip_names(names, chips):
+    assert resolve_chip_names(names) == chips
+
+
+def test_a_family_is_never_also_a_chip():
+    chips = {"H100-SXM", "MI300X", "L4", "Gaudi2"}
+    assert not chips & set(chip_families())
+
+
+@pytest.mark.parametrize(
+    ("name", "suggested"),
+    [("H10", "H100"), ("H100-SMX", "H100-SXM"), ("Traniumm", "Trainium"), ("B20", "B200")],
+)
+def test_unknown_chips_name_the_closest(name, suggested):
+    with pytest.raises(ChipcostError, match=f"unknown chip '{name}'") as raised:
+        resolve_chip_names(name)
+    assert f"did you mean {suggested}" in str(raised.value)
+
+
+def test_close_matches_by_edit_distance():
+    assert edit_distance("us-east-9", "us-east-1") == 1
+    assert close_matches("us-east-9", ["eu-west-1", "us-east-2", "us-east-1"]) == [
+        "us-east-1",
+        "us-east-2",
+    ]
+    assert close_matches("ondemand", ["spot", "on_demand", "reserved"]) == ["on_demand"]
+    assert close_matches("zzz", ["spot", "on_demand"]) == []
+
+
+def test_check_known_and_split_values():
+    check_known("region", ["US-EAST-1"], ["us-east-1"])
+    with pytest.raises(ChipcostError, match="unknown region 'mars-1'; known: us-east-1"):
+        check_known("region", ["mars-1"], ["us-east-1"])
+    assert split_values(" a, b ,,a ") == ["a", "b"]
+    assert split_values([",", ""]) is None

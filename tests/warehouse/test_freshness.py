@@ -1,0 +1,64 @@
+"""Freshness per source: only a successful run dates a source's prices."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from chipcost.core.runs import FAILED, OK, RunResult
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.freshness import freshness, source_freshness
+from chipcost.warehouse.prices import last_run
+from tests.helpers import day
+from tests.report_warehouse import api_prices, build, golden_runs, offer, source
+
+
+def _partial(n: int) -> RunResult:
+    """aws-pricing-api succeeds, aws-bulk fails: a partial run, and live (not sample)."""
+    when = day(n)
+    stamp = when.strftime("%Y-%m-%dT%H%M%SZ")
+    sources = [
+        source("aws-pricing-api", api_prices(6), n),
+        source("aws-bulk", [], n, status=FAILED, message="could not connect"),
+    ]
+    return RunResult(f"{stamp}-partial", when, when, "live", stamp, False, sources)
+
+
+def test_each_source_is_dated_by_its_own_last_success(tmp_path):
+    path = build(tmp_path / "w.duckdb", [*golden_runs(sample=True), _partial(7)])
+    con = connect(path, read_only=True)
+    try:
+        known = source_freshness(con)
+        fresh = freshness(con, ["aws-pricing-api", "aws-bulk"], stale_days=2, now=day(8))
+        later = freshness(con, None, stale_days=2, now=day(10))
+        assert last_run(con)[0].endswith("-partial")
+    finally:
+        con.close()
+    api, bulk = known["aws-pricing-api"], known["aws-bulk"]
+    assert (api.last_ok_at, api.sample, api.last_status) == (day(7), False, OK)
+    # aws-bulk's prices are still the sample's of 11-07, whatever the newer run says.
+    assert (bulk.last_ok_at, bulk.sample, bulk.last_status) == (day(6), True, FAILED)
+    assert known["aws-spot"].last_ok_at is None  # skipped every day: never succeeded
+    assert fresh.sample == ("aws-bulk",)
+    assert fresh.stale == ()
+    assert list(fresh.as_of()) == [day(7), day(6)]
+    assert [s.source for s in later.stale] == ["aws-bulk", "aws-pricing-api"]
+    assert bulk.age(day(10)) == timedelta(days=4)
+
+
+def test_a_failed_run_does_not_date_the_prices(tmp_path):
+    failed = RunResult(
+        "failed-run", day(9), day(9), "live", "x", False,
+        [source("aws-pricing-api", [offer("A", 1.0)], 9, status=FAILED)],
+    )  # fmt: skip
+    path = build(tmp_path / "w.duckdb", [*golden_runs(sample=True), failed])
+    con = connect(path, read_only=True)
+    try:
+        fresh = freshness(con, None, stale_days=30, now=day(9))
+        assert last_run(con)[0] != "failed-run"
+    finally:
+        con.close()
+    assert {s.source: s.last_ok_at for s in fresh.sources} == {
+        "aws-bulk": day(6),
+        "aws-pricing-api": day(6),
+    }
+    assert set(fresh.sample) == {"aws-bulk", "aws-pricing-api"}
