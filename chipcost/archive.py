@@ -338,6 +338,10 @@ def _check_file(path: Path) -> None:
 
 def _check_kind(path: Path, is_kind: Any, kind: str) -> None:
     """No symbolic link (it can point anywhere, outside the archive too), nor a device or pipe."""
+    if _remote(path):  # object storage has no links, devices or pipes: it must only exist
+        if not (path.is_dir() if kind == "a directory" else path.is_file()):
+            raise FileNotFoundError(str(path))
+        return
     mode = os.lstat(path).st_mode  # FileNotFoundError is the caller's to word
     if stat.S_ISLNK(mode):
         raise ArchiveError(
@@ -354,7 +358,7 @@ def _inflate(path: Path, max_bytes: int) -> bytes:
     size = 0
     try:
         _check_file(path)
-        with gzip.open(path, "rb") as stream:
+        with path.open("rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as stream:
             while chunk := stream.read(READ_BLOCK):
                 size += len(chunk)
                 if size > max_bytes:
