@@ -107,7 +107,7 @@ def write_report(
     csv_path = out_dir / f"chipcost-changes_{period.slug}.csv"
     html_path.write_text(page.report_html(data, subject), encoding="utf-8")
     changes_csv(data.events).write_csv(csv_path)
-    return Report(data, subject, html_path, csv_path, Path(db_path))
+    return Report(data, subject, html_path, csv_path, db_path)
 
 
 def _prepare(out_dir: Path) -> Path:
