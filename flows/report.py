@@ -20,6 +20,7 @@ from chipcost.reports.build import Delivery, Report, deliver, write_report
 from chipcost.reports.mail import EmailError
 from chipcost.reports.period import ReportOptions, parse_day
 from chipcost.reports.text import markdown
+from chipcost.warehouse.db import damaged_after_open
 
 
 class ReportFailed(ChipcostError):
@@ -50,6 +51,11 @@ def write_task(db: Path, out: Path, since: str | None, until: str | None, option
         )
     except ChipcostError as exc:
         return exc
+    except Exception as exc:
+        # A damaged warehouse fails where a query reads the damaged part, not at open.
+        if (damage := damaged_after_open(exc)) is None:
+            raise
+        return damage
 
 
 @task(name="deliver-report", cache_policy=NO_CACHE)
@@ -116,8 +122,12 @@ def report(
     this report (same period) already went to is not sent it again, unless `force`.
     """
     logger = get_run_logger()
-    settings = load_settings(db=db, data_dir=data_dir)
-    options = ReportOptions(stale_days=stale_days, disagree_pct=disagree_pct)
+    try:
+        settings = load_settings(db=db, data_dir=data_dir)
+        options = ReportOptions(stale_days=stale_days, disagree_pct=disagree_pct)
+    except ChipcostError as exc:
+        logger.error("%s", exc)
+        return Failed(message=str(exc), data=ReportFailed(str(exc)))
     made = write_task(settings.db_path, Path(out or settings.reports_dir), since, until, options)
     if isinstance(made, ChipcostError):
         logger.error("%s", made)

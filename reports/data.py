@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import duckdb
 import polars as pl
 
+from chipcost.core.clean import BREAKS, CONTROL
 from chipcost.reports.labels import with_labels
 from chipcost.reports.period import Period, ReportOptions
 from chipcost.warehouse.changes import Coverage, change_events, coverage, price_moves
@@ -71,12 +72,28 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         period=period,
         options=options,
         coverage=coverage(con, start, end),
-        moves=with_labels(moves),
-        events=with_labels(change_events(con, start, end)),
-        cheapest=with_labels(cheapest_by_model(con, end, fresh)),
-        cost_per_token=_labelled(cheapest_cost_per_token(con)),
-        health=source_health(con, start, end, end - timedelta(days=options.stale_days)),
-        comparisons=with_labels(source_disagreements(con, end, fresh, options.disagree_pct)),
+        moves=with_labels(printable(moves)),
+        events=with_labels(printable(change_events(con, start, end))),
+        cheapest=with_labels(printable(cheapest_by_model(con, end, fresh))),
+        cost_per_token=_labelled(printable(cheapest_cost_per_token(con))),
+        health=printable(
+            source_health(con, start, end, end - timedelta(days=options.stale_days))
+        ),
+        comparisons=with_labels(
+            printable(source_disagreements(con, end, fresh, options.disagree_pct))
+        ),
+    )
+
+
+def printable(frame: pl.DataFrame | None) -> pl.DataFrame | None:
+    """Text columns as shown: provider text loses control and bidi characters (ESC, NUL,
+    right-to-left override) before it reaches the report, the e-mail or the CSV; the raw
+    archive keeps them."""
+    if frame is None:
+        return None
+    text = [name for name, kind in frame.schema.items() if kind == pl.String]
+    return frame.with_columns(
+        pl.col(text).str.replace_all(BREAKS, " ").str.replace_all(CONTROL, "")
     )
 
 

@@ -9,7 +9,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.errors import ChipcostError
-from chipcost.warehouse.db import connect
+from chipcost.warehouse.db import connect, damaged
 
 # Statement types that only read. Everything else (INSERT, ATTACH, COPY, INSTALL, SET, ...)
 # is refused even though the connection is read-only: ATTACH and COPY ... TO could still
@@ -63,6 +63,6 @@ def run_readonly(db_path: Path, query: str) -> pl.DataFrame:
             f"are out of its reach ({exc}). Use the duckdb CLI for those"
         ) from exc
     except duckdb.Error as exc:
-        raise ChipcostError(f"query failed: {exc}") from exc
+        raise damaged(db_path, exc) or ChipcostError(f"query failed: {exc}") from exc
     finally:
         con.close()

@@ -7,12 +7,20 @@ from pathlib import Path
 import polars as pl
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from chipcost.core.clean import printable
 
 SAMPLE_BANNER = (
     "[bold yellow]SAMPLE DATA[/]: these prices come from the bundled sample archive "
     "(synthetic, in each provider's real payload shape), not from a live fetch."
 )
 STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "already_loaded": "dim"}
+
+
+def shown(value: object) -> Text:
+    """Provider (or user) text as a cell: control and bidi characters out, never rich markup."""
+    return Text("" if value is None else printable(str(value)))
 
 
 def print_outcomes(console: Console, outcomes: list, db_path: Path) -> None:
@@ -25,7 +33,7 @@ def print_outcomes(console: Console, outcomes: list, db_path: Path) -> None:
         run, summary = outcome.run, outcome.summary
         label = f"{run.archive_run}{' (sample)' if run.sample else ''}"
         runs.add_row(
-            label,
+            shown(label),
             _status(run.status),
             str(summary.records),
             str(summary.rejects),
@@ -45,12 +53,12 @@ def print_outcomes(console: Console, outcomes: list, db_path: Path) -> None:
             str(len(s.records)),
             str(len(s.rejects)),
             f"{s.seconds:.2f}",
-            s.message,
+            shown(s.message),
         )
     console.print(sources)
     notes = [f"{s.source}: {note}" for o in outcomes for s in o.run.sources for note in s.notes]
     for note in dict.fromkeys(notes):
-        console.print(f"[yellow]note[/] {note}", highlight=False)
+        console.print(Text.assemble(("note", "yellow"), " ", printable(note)), highlight=False)
     if any(o.run.sample for o in outcomes):
         console.print(SAMPLE_BANNER)
     console.print(f"warehouse: {db_path}  (try: chipcost prices --chip H100-SXM)")
@@ -94,20 +102,20 @@ def print_prices(console: Console, frame: pl.DataFrame, *, limit: int, last: tup
             console.print(SAMPLE_BANNER)
 
 
-def _cell(column: str, value: object) -> str:
+def _cell(column: str, value: object) -> str | Text:
     if value is None:
         return ""
     if column in ("price_per_chip_hour", "price_per_hour"):
         return f"{value:,.4f}"
     if column == "chip_count":
         return f"{value:g}"
-    return str(value)
+    return shown(value)
 
 
 def print_frame(console: Console, frame: pl.DataFrame, *, max_rows: int) -> None:
     table = Table(*frame.columns)
     for row in frame.head(max_rows).iter_rows():
-        table.add_row(*("" if v is None else str(v) for v in row))
+        table.add_row(*(shown(v) for v in row))
     console.print(table)
     suffix = f" (showing {max_rows})" if frame.height > max_rows else ""
     console.print(f"{frame.height} rows{suffix}")

@@ -8,7 +8,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from chipcost.cli.render import SAMPLE_BANNER
+from chipcost.cli.render import SAMPLE_BANNER, shown
 from chipcost.pipeline.cost import CostRanking
 from chipcost.transform.tokens import human_count
 
@@ -62,9 +62,9 @@ def ranking_table(
         cells = [
             str(n),
             str(row["chip"]),
-            pricing_label(row),
-            str(row["provider"]),
-            str(row["region"]),
+            shown(pricing_label(row)),
+            shown(row["provider"]),
+            shown(row["region"]),
             _money(float(row["price_per_chip_hour"]), 4),
             f"{float(row['tokens_per_second_per_chip']):,.0f}",
             f"{row['throughput_kind']} [{refs[str(row['throughput_id'])]}]",

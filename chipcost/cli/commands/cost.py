@@ -17,6 +17,7 @@ from chipcost.transform.throughput_figures import normalise_model
 from chipcost.transform.tokens import parse_quantity
 
 DEFAULT_BASELINE = "H100-SXM"
+MAX_ROWS = 1_000_000  # more than any ranking has; a larger --limit is a typo
 
 
 def resolve_chip(spelling: str) -> str:
@@ -92,7 +93,9 @@ def cost(
     all_offers: Annotated[
         bool, typer.Option(help="Every offer, not the cheapest per chip, pricing model and term.")
     ] = False,
-    limit: Annotated[int, typer.Option(help="Show at most this many rows.")] = 200,
+    limit: Annotated[
+        int, typer.Option(help="Show at most this many rows.", min=1, max=MAX_ROWS)
+    ] = 200,
     db: DbOption = None,
 ) -> None:
     """Cost per million tokens (and of N tokens) per chip and pricing model, cheapest first."""

@@ -75,7 +75,8 @@ def report(
         if delivery.eml_path:
             out.print(f"e-mail:  {delivery.eml_path} (dry run: not sent)", highlight=False)
         if delivery.sent_to:
-            out.print(f"e-mail:  sent to {', '.join(delivery.sent_to)}", highlight=False, markup=False)
+            sent_to = ", ".join(delivery.sent_to)
+            out.print(f"e-mail:  sent to {sent_to}", highlight=False, markup=False)
         for recipient, when in delivery.already.items():
             out.print(
                 f"e-mail:  not sent again to {recipient} ({when}); --force sends it again",
