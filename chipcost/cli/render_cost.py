@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from chipcost.cli.render import SAMPLE_BANNER, shown
 from chipcost.pipeline.cost import CostRanking
@@ -109,14 +110,14 @@ def print_sources(
             source, _, parameters = source.partition("; parameters: ")
             shared[parameters] = None
             implied = dated = ""
-        console.print(
+        # A Text, not markup: the source is what a user typed or a reference file holds.
+        line = (
             f"[{refs[ident]}] {ident}: {row['throughput_kind']}, "
             f"{float(row['tokens_per_second_per_chip']):,.0f} tok/s per chip{implied}; "
-            f"{source}{dated}",
-            highlight=False,
         )
+        console.print(shown(f"{line}{source}{dated}"), highlight=False)
     for parameters in shared:
-        console.print(f"    derived figures' parameter count: {parameters}", highlight=False)
+        console.print(shown(f"    derived figures' parameter count: {parameters}"), highlight=False)
 
 
 def print_set_aside(console: Console, frame: pl.DataFrame) -> None:
@@ -131,7 +132,8 @@ def print_set_aside(console: Console, frame: pl.DataFrame) -> None:
 
 def print_footer(console: Console, notes: Sequence[str], last: tuple | None) -> None:
     for note in notes:
-        console.print(f"[dim]note[/] {note}", highlight=False, soft_wrap=True)
+        note_line = Text.assemble(("note", "dim"), " ", shown(note))
+        console.print(note_line, highlight=False, soft_wrap=True)
     if last is not None:
         run_id, observed_at, sample, _ = last
         console.print(f"prices as of {observed_at:%Y-%m-%d %H:%M} UTC (run {run_id})")

@@ -7,16 +7,13 @@ fails test_every_command_is_walked.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from chipcost.cli.main import main
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests.conftest import SAMPLE
@@ -31,38 +28,7 @@ FIRST_RUN = str(sorted(p for p in SAMPLE.iterdir() if p.is_dir())[0])
 UX = pytest.mark.xfail(reason="sql/prices output validation belongs to the ux work", strict=False)
 
 
-@dataclass
-class Ran:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-@pytest.fixture
-def run(monkeypatch, capsys, tmp_path):
-    """chipcost's entry point in this process (a subprocess each would take minutes here):
-    an exception escaping main() is the traceback a user would see, and fails the test."""
-    monkeypatch.setenv("CHIPCOST_DATA_DIR", str(tmp_path / "data"))
-    for name in ("PREFECT_LOGGING_LEVEL", "DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED"):
-        monkeypatch.setenv(name, os.environ.get(name, "CRITICAL" if "LEVEL" in name else "1"))
-
-    def invoke(*args: str, env: dict[str, str] | None = None) -> Ran:
-        with monkeypatch.context() as patched:
-            for name, value in (env or {}).items():
-                patched.setenv(name, value)
-            patched.setattr(sys, "argv", ["chipcost", *args])
-            try:
-                main()
-                code = 0
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-        captured = capsys.readouterr()
-        return Ran(code, captured.out, captured.err)
-
-    return invoke
-
-
-def assert_refused(done: Ran) -> None:
+def assert_refused(done) -> None:
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     assert done.returncode in (1, 2), (done.returncode, done.stdout[-500:], done.stderr[-500:])
     assert done.stderr.strip(), "refused without saying why"

@@ -67,7 +67,7 @@ def report(
     )
     # Printed as text, not markup: the subject starts with "[sample data]".
     out.print(made.subject, style="bold", markup=False, highlight=False)
-    out.print(headline(made.data), highlight=False)
+    out.print(headline(made.data), highlight=False, markup=False)
     out.print(f"report:  {made.html_path}", highlight=False)
     out.print(f"changes: {made.csv_path} ({made.data.events.height} rows)", highlight=False)
     if dry_run or recipients:
