@@ -98,11 +98,17 @@ def damaged(path: Path | None, error: BaseException) -> WarehouseError | None:
     if not any(sign in text.lower() for sign in DAMAGE_SIGNS):
         return None
     where = f"the warehouse {path}" if path else "the warehouse"
-    return WarehouseError(
-        f"{where} is damaged ({text[:300]}): restore from backup or rebuild from the archive: "
-        "chipcost collect --replay <data dir>/archive --db NEW.duckdb, then move it in place "
-        "(docs/operations.md, \"Re-parsing after a parser fix\")"
+    advice = (
+        "restore from backup or rebuild from the archive: chipcost collect --replay "
+        "<data dir>/archive --db NEW.duckdb, then move it in place (docs/operations.md, "
+        '"Re-parsing after a parser fix")'
     )
+    if DAMAGE_SIGNS[0] in text.lower():  # perhaps not damaged: perhaps not the warehouse
+        return WarehouseError(
+            f"cannot open {path} as a DuckDB file ({text[:300]}): check --db (or CHIPCOST_DB); "
+            f"if it is the warehouse, it is damaged: {advice}"
+        )
+    return WarehouseError(f"{where} is damaged ({text[:300]}): {advice}")
 
 
 def _unopenable(path: Path, error: duckdb.Error) -> ChipcostError:

@@ -65,5 +65,5 @@ def main() -> None:
 def _fail(message: str) -> NoReturn:
     """One line on stderr, secret values scrubbed and control characters out; exit 1."""
     safe = printable(scrub(message, secret_values(os.environ)))
-    err.print(Text.assemble(("error:", "bold red"), " ", safe), highlight=False)
+    err.print(Text.assemble(("error:", "bold red"), " ", safe), highlight=False, soft_wrap=True)
     sys.exit(1)
