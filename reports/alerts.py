@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from chipcost.reports.data import printable_text
 from chipcost.reports.labels import money, signed_pct, with_labels
 from chipcost.reports.mail import (
     build_message,
@@ -41,7 +42,7 @@ def large_moves(db_path: Path, since: datetime, threshold_pct: float) -> pl.Data
         frame = con.sql(_MOVES, params={"since": since, "threshold": threshold_pct}).pl()
     finally:
         con.close()
-    return with_labels(frame)
+    return with_labels(printable_text(frame))
 
 
 def alert_message(

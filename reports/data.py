@@ -72,20 +72,20 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         period=period,
         options=options,
         coverage=coverage(con, start, end),
-        moves=with_labels(printable(moves)),
-        events=with_labels(printable(change_events(con, start, end))),
-        cheapest=with_labels(printable(cheapest_by_model(con, end, fresh))),
-        cost_per_token=_labelled(printable(cheapest_cost_per_token(con))),
-        health=printable(
+        moves=with_labels(printable_text(moves)),
+        events=with_labels(printable_text(change_events(con, start, end))),
+        cheapest=with_labels(printable_text(cheapest_by_model(con, end, fresh))),
+        cost_per_token=_labelled(printable_text(cheapest_cost_per_token(con))),
+        health=printable_text(
             source_health(con, start, end, end - timedelta(days=options.stale_days))
         ),
         comparisons=with_labels(
-            printable(source_disagreements(con, end, fresh, options.disagree_pct))
+            printable_text(source_disagreements(con, end, fresh, options.disagree_pct))
         ),
     )
 
 
-def printable(frame: pl.DataFrame | None) -> pl.DataFrame | None:
+def printable_text(frame: pl.DataFrame | None) -> pl.DataFrame | None:
     """Text columns as shown: provider text loses control and bidi characters (ESC, NUL,
     right-to-left override) before it reaches the report, the e-mail or the CSV; the raw
     archive keeps them."""
