@@ -5,7 +5,7 @@ from __future__ import annotations
 import email.utils
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -174,7 +174,8 @@ def _send(
         else:
             if response.is_success:
                 return response
-            failure, advice = f"answered {status_text(response)}", advice_for(client, response)
+            failure = f"answered {status_text(response, client.secrets)}"
+            advice = advice_for(client, response)
             if response.status_code not in RETRY_STATUSES:
                 raise SourceError(f"{where} {failure}: {advice}")
             wait = retry_after(response) or backoff(attempt)
@@ -216,8 +217,10 @@ def retry_after(response: httpx.Response, now: datetime | None = None) -> float 
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def status_text(response: httpx.Response) -> str:
-    snippet = " ".join(response.text[:160].split()) if response.content else ""
+def status_text(response: httpx.Response, secrets: Sequence[str] = ()) -> str:
+    # Scrubbed before it is cut: a key straddling the cut would otherwise leave its start.
+    body = scrub(response.text, secrets) if response.content else ""
+    snippet = " ".join(body[:160].split())
     text = f"{response.status_code} {response.reason_phrase}".strip()
     return f"{text} ({snippet})" if snippet else text
 

@@ -30,7 +30,7 @@ from chipcost.pipeline.collect import (
 )
 from chipcost.pipeline.jumps import flag_price_jumps
 from chipcost.pipeline.pending import clear_pending, is_archived_run, mark_pending, pending_runs
-from chipcost.warehouse.db import run_lock
+from chipcost.warehouse.db import damaged_after_open, run_lock
 
 # Progress of each source goes to this logger: the CLI shows it on its status line, a
 # deployed run leaves it to the flow run's log.
@@ -269,6 +269,12 @@ def collect(
     except ChipcostError as exc:
         get_run_logger().error("%s", exc)
         return Failed(message=str(exc))
+    except Exception as exc:
+        # A damaged warehouse fails where a query reads the damaged part, not at open.
+        if (damage := damaged_after_open(exc)) is None:
+            raise
+        get_run_logger().error("%s", damage)
+        return Failed(message=str(damage))
     ran = [s for o in outcomes for s in o.run.sources if s.status != ALREADY_LOADED]
     if ran and all(s.status in (FAILED, SKIPPED) for s in ran):
         message = _all_failed_message(ran)

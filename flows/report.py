@@ -22,6 +22,7 @@ from chipcost.reports.mail import EmailError
 from chipcost.reports.notify import NotifyError, send_alerts
 from chipcost.reports.period import ReportOptions, parse_day
 from chipcost.reports.text import markdown
+from chipcost.warehouse.db import damaged_after_open
 
 # Moves this large go to notification targets when the flow sets no alert_pct.
 DEFAULT_NOTIFY_PCT = 10.0
@@ -63,6 +64,11 @@ def write_task(
         )
     except ChipcostError as exc:
         return exc
+    except Exception as exc:
+        # A damaged warehouse fails where a query reads the damaged part, not at open.
+        if (damage := damaged_after_open(exc)) is None:
+            raise
+        return damage
 
 
 @task(name="deliver-report", cache_policy=NO_CACHE)
@@ -129,8 +135,12 @@ def report(
     this report (same period) already went to is not sent it again, unless `force`.
     """
     logger = get_run_logger()
-    settings = load_settings(db=db, data_dir=data_dir)
-    options = ReportOptions(stale_days=stale_days, disagree_pct=disagree_pct)
+    try:
+        settings = load_settings(db=db, data_dir=data_dir)
+        options = ReportOptions(stale_days=stale_days, disagree_pct=disagree_pct)
+    except ChipcostError as exc:
+        logger.error("%s", exc)
+        return Failed(message=str(exc), data=ReportFailed(str(exc)))
     out_dir = Path(out or settings.reports_dir)
     # Nobody waits at a terminal for a scheduled report: it waits for a load like a writer.
     made = write_task(settings.warehouse, out_dir, since, until, options, settings.lock_wait)

@@ -12,6 +12,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.settings import Warehouse
+from chipcost.reports.data import printable_text
 from chipcost.reports.labels import money, signed_pct, with_labels
 from chipcost.reports.mail import (
     build_message,
@@ -50,7 +51,7 @@ def moves_since(
 ) -> pl.DataFrame:
     """large_moves on an open connection, with `offer` and `where` labels."""
     frame = con.sql(_MOVES, params={"since": since, "threshold": threshold_pct}).pl()
-    return with_labels(frame)
+    return with_labels(printable_text(frame))
 
 
 def alert_message(

@@ -9,6 +9,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP
+from chipcost.core.clean import BREAKS, CONTROL
 from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.reports.labels import with_labels
 from chipcost.reports.period import Period, ReportOptions
@@ -76,13 +77,29 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         period=period,
         options=options,
         coverage=coverage(con, start, end),
-        moves=with_jumps(with_labels(moves)),
-        events=with_labels(change_events(con, start, end)),
-        cheapest=with_labels(cheapest_by_model(con, end, fresh)),
-        cost_per_token=_labelled(cheapest_cost_per_token(con)),
-        health=source_health(con, start, end, end - timedelta(days=options.stale_days)),
-        comparisons=with_labels(source_disagreements(con, end, fresh, options.disagree_pct)),
+        moves=with_jumps(with_labels(printable_text(moves))),
+        events=with_labels(printable_text(change_events(con, start, end))),
+        cheapest=with_labels(printable_text(cheapest_by_model(con, end, fresh))),
+        cost_per_token=_labelled(printable_text(cheapest_cost_per_token(con))),
+        health=printable_text(
+            source_health(con, start, end, end - timedelta(days=options.stale_days))
+        ),
+        comparisons=with_labels(
+            printable_text(source_disagreements(con, end, fresh, options.disagree_pct))
+        ),
         history=_history(con, period, options),
+    )
+
+
+def printable_text(frame: pl.DataFrame | None) -> pl.DataFrame | None:
+    """Text columns as shown: provider text loses control and bidi characters (ESC, NUL,
+    right-to-left override) before it reaches the report, the e-mail or the CSV; the raw
+    archive keeps them."""
+    if frame is None:
+        return None
+    text = [name for name, kind in frame.schema.items() if kind == pl.String]
+    return frame.with_columns(
+        pl.col(text).str.replace_all(BREAKS, " ").str.replace_all(CONTROL, "")
     )
 
 

@@ -8,6 +8,9 @@ from datetime import UTC, date, datetime, time, timedelta
 from chipcost.core.errors import ChipcostError
 
 DEFAULT_DAYS = 7
+# Bounds of the report's knobs: ten years of staleness, a 1000% spread between sources.
+MAX_DAYS = 3650
+MAX_PCT = 1000.0
 
 
 class ReportError(ChipcostError):
@@ -26,6 +29,19 @@ class ReportOptions:
     fresh_days: int = 7
     top_movers: int = 10  # rows of "what changed" in the e-mail body
     history_weeks: int = 12  # how far back the price history charts go
+
+    def __post_init__(self) -> None:
+        # NaN compares false with everything: the range checks below refuse it too.
+        if not 1 <= self.stale_days <= MAX_DAYS:
+            raise ReportError(
+                f"--stale-days (stale_days) {self.stale_days}: give a number of days from 1 "
+                f"to {MAX_DAYS}"
+            )
+        if not 0 < self.disagree_pct <= MAX_PCT:
+            raise ReportError(
+                f"--disagree-pct (disagree_pct) {self.disagree_pct:g}: give a percentage "
+                f"above 0 and up to {MAX_PCT:g}"
+            )
 
 
 @dataclass(frozen=True)
@@ -76,12 +92,17 @@ def resolve_period(
     since: date | None, until: date | None, newest: datetime | None, today: date
 ) -> Period:
     """Default: the seven days up to the newest collection run (or today, before any)."""
-    if until is None:
-        until = newest.astimezone(UTC).date() if newest else today
-        if since is not None and since > until:
-            until = since + timedelta(days=DEFAULT_DAYS - 1)
-    if since is None:
-        since = until - timedelta(days=DEFAULT_DAYS - 1)
+    try:
+        if until is None:
+            until = newest.astimezone(UTC).date() if newest else today
+            if since is not None and since > until:
+                until = since + timedelta(days=DEFAULT_DAYS - 1)
+        if since is None:
+            since = until - timedelta(days=DEFAULT_DAYS - 1)
+    except OverflowError:  # a week before year 1 or after 9999
+        raise ReportError(
+            f"--since {since} / --until {until}: the period must fall between years 1 and 9999"
+        ) from None
     if since > until:
         raise ReportError(f"--since {since} is after --until {until}: swap them")
     return Period(since, until)

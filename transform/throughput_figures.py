@@ -24,12 +24,16 @@ def normalise_model(name: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", name.strip().lower()).strip("-")
 
 
+MAX_INT = 2**31 - 1
+
+
 def _optional_int(text: str | None, what: str) -> int | None:
     if text is None or not str(text).strip():
         return None
     value = parse_quantity(str(text), what)
-    if value != int(value):
-        raise ChipcostError(f"{what} must be a whole number (got {text!r})")
+    # The warehouse stores these as INTEGER: a larger number is a typo, not a batch size.
+    if value != int(value) or not 0 < value <= MAX_INT:
+        raise ChipcostError(f"{what} must be a whole number from 1 to {MAX_INT:,} (got {text!r})")
     return int(value)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from chipcost.core.errors import WarehouseBusy, WarehouseError
+from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
 from chipcost.core.settings import Settings, Warehouse
 from chipcost.warehouse import lake
 from chipcost.warehouse.lock_wait import open_waiting
@@ -69,12 +69,19 @@ def connect(
             writing=not read_only,
         )
     except duckdb.Error as exc:
-        raise WarehouseError(f"cannot open {path} as a DuckDB file: {exc}") from exc
-    con.execute("SET TimeZone = 'UTC'").fetchall()
-    if read_only:
-        _check_version(con, path)
-    else:
-        migrate(con, path)
+        raise _unopenable(path, exc) from exc
+    _opened[:] = [path]
+    try:
+        con.execute("SET TimeZone = 'UTC'").fetchall()
+        if read_only:
+            _check_version(con, path)
+        else:
+            migrate(con, path)
+    except duckdb.Error as exc:
+        con.close()
+        if (damage := damaged(path, exc)) is None:
+            raise
+        raise damage from exc
     return con
 
 
@@ -103,6 +110,50 @@ def _connect_lake(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyCo
         con.close()
         raise
     return con
+# What DuckDB says when the file itself is damaged: cut short, scribbled over, not DuckDB.
+DAMAGE_SIGNS = (
+    "not a valid duckdb database file",
+    "could not read enough bytes",
+    "corrupt database file",
+    "checksum",
+    "failed to deserialize",
+    "serialization error",
+    "database has been invalidated",
+    "internal error",
+)
+# The file this process opened last: a damage found by a later query names it.
+_opened: list[Path] = []
+
+
+def damaged(path: Path | None, error: BaseException) -> WarehouseError | None:
+    """A WarehouseError saying what to do, when DuckDB's error says the file is damaged."""
+    if not isinstance(error, duckdb.Error):
+        return None
+    text = " ".join(str(error).split())
+    if not any(sign in text.lower() for sign in DAMAGE_SIGNS):
+        return None
+    where = f"the warehouse {path}" if path else "the warehouse"
+    advice = (
+        "restore from backup or rebuild from the archive: chipcost collect --replay "
+        "<data dir>/archive --db NEW.duckdb, then move it in place (docs/operations.md, "
+        '"Re-parsing after a parser fix")'
+    )
+    if DAMAGE_SIGNS[0] in text.lower():  # perhaps not damaged: perhaps not the warehouse
+        return WarehouseError(
+            f"cannot open {path} as a DuckDB file ({text[:300]}): check --db (or CHIPCOST_DB); "
+            f"if it is the warehouse, it is damaged: {advice}"
+        )
+    return WarehouseError(f"{where} is damaged ({text[:300]}): {advice}")
+
+
+def _unopenable(path: Path, error: duckdb.Error) -> ChipcostError:
+    # A lock held by another process was waited for (and named) by open_waiting.
+    return damaged(path, error) or WarehouseError(f"cannot open {path} as a DuckDB file: {error}")
+
+
+def damaged_after_open(error: BaseException) -> WarehouseError | None:
+    """damaged() for a DuckDB error a query raised after connect(), naming the file opened."""
+    return damaged(_opened[0] if _opened else None, error)
 
 
 def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> object:
@@ -251,6 +302,17 @@ def check_writable(settings: Settings) -> None:
         raise WarehouseError(f"--db {path} is a directory: give the path of a .duckdb file")
     if path.parent != settings.data_dir:
         _check_parent(path)
+    if path.is_file():
+        _check_readable(path)
+
+
+def _check_readable(path: Path) -> None:
+    """A damaged file is refused before a collection starts; a busy one is left to the run."""
+    try:
+        duckdb.connect(str(path), read_only=True).close()
+    except duckdb.Error as exc:
+        if (damage := damaged(path, exc)) is not None:
+            raise damage from exc
 
 
 @contextmanager

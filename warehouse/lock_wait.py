@@ -50,7 +50,7 @@ def open_waiting(
         try:
             opened = open_once()
         except duckdb.IOException as exc:
-            if "lock" not in str(exc).lower():
+            if not is_lock_conflict(exc):
                 raise
             holder = describe_holder(str(exc))
             left = deadline - clock()
@@ -65,6 +65,13 @@ def open_waiting(
         if noticed is not None:
             wait_log.info("%s is free: going on", path)
         return opened
+
+
+def is_lock_conflict(error: BaseException) -> bool:
+    """DuckDB's 'Could not set lock on file ...: Conflicting lock is held in ...'; not any
+    message with 'lock' in it ('Failed to read block' of a damaged file is not a lock)."""
+    text = str(error).lower()
+    return "could not set lock" in text or "conflicting lock" in text
 
 
 def describe_holder(error: str) -> str:

@@ -14,7 +14,7 @@ import polars as pl
 from chipcost.core.durations import iso_duration
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Warehouse
-from chipcost.warehouse.db import connect
+from chipcost.warehouse.db import connect, damaged
 
 # Statement types that only read. Everything else (INSERT, ATTACH, COPY, INSTALL, SET, ...)
 # is refused even though the connection is read-only: ATTACH and COPY ... TO could still
@@ -25,6 +25,14 @@ _EXPLAIN = re.compile(r"^\s*explain\s+(analy[sz]e\s+)?", re.IGNORECASE)
 # A second line of defence behind the statement check: no file, other database or extension
 # can be reached from the session, and no setting can be changed back.
 SANDBOX = ("SET enable_external_access = false", "SET lock_configuration = true")
+
+
+def _sandbox(db_path: Path | Warehouse) -> tuple[str, ...]:
+    """SANDBOX; a lake's queries still read its own Parquet files, and only those."""
+    if isinstance(db_path, Warehouse) and db_path.is_lake and db_path.lake_data:
+        data = (db_path.lake_data.rstrip("/") + "/").replace("'", "''")
+        return (f"SET allowed_directories = ['{data}']", *SANDBOX)
+    return SANDBOX
 
 
 def _refuse(kind: str) -> ChipcostError:
@@ -146,7 +154,7 @@ def _sandboxed(
     _check_reads_only(query)
     con = connect(db_path, read_only=True, wait=wait)
     try:
-        for setting in SANDBOX:
+        for setting in _sandbox(db_path):
             con.execute(setting).fetchall()
         yield con
     except duckdb.PermissionException as exc:
@@ -155,6 +163,6 @@ def _sandboxed(
             f"are out of its reach ({exc}). Use the duckdb CLI for those"
         ) from exc
     except duckdb.Error as exc:
-        raise ChipcostError(f"query failed: {exc}") from exc
+        raise damaged(db_path, exc) or ChipcostError(f"query failed: {exc}") from exc
     finally:
         con.close()

@@ -7,10 +7,19 @@ from dataclasses import dataclass
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
+
+from chipcost.core.clean import printable
 
 # Wider than any terminal: measures a table's natural width, uncut.
 _UNBOUNDED = 100_000
+
+
+def plain(value: object) -> str:
+    """Provider or user text as a cell: control and bidi characters out, markup escaped."""
+    return escape(printable(str(value)))
 
 
 @dataclass(frozen=True)
@@ -29,7 +38,7 @@ class Fitted:
 
 
 def _table(
-    title: str | None, columns: Sequence[Column], rows: Sequence[Mapping[str, str]]
+    title: str | None, columns: Sequence[Column], rows: Sequence[Mapping[str, str | Text]]
 ) -> Table:
     table = Table(
         title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False
@@ -56,7 +65,7 @@ def natural_width(console: Console, table: Table) -> int:
 def fit_table(
     console: Console,
     columns: Sequence[Column],
-    rows: Sequence[Mapping[str, str]],
+    rows: Sequence[Mapping[str, str | Text]],
     *,
     title: str | None = None,
     keep_order: Sequence[str] = (),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
+from rich.text import Text
 
 from chipcost.cli.commands import (
     admin,
@@ -21,7 +23,9 @@ from chipcost.cli.commands import (
     throughput,
 )
 from chipcost.cli.options import err
+from chipcost.core.clean import printable, scrub
 from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import secret_values
 from chipcost.core.version import __version__
 
 app = typer.Typer(
@@ -86,5 +90,23 @@ def main() -> None:
     try:
         app()
     except ChipcostError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        sys.exit(1)
+        _fail(str(exc))
+    except OSError as exc:
+        # A path the system refuses (too long, read-only, no permission) is the user's to fix.
+        name = str(exc.filename or "")
+        shown = name if len(name) < 200 else name[:100] + "…" + name[-40:]
+        _fail(f"{shown}: {exc.strerror or exc}" if shown else str(exc.strerror or exc))
+    except Exception as exc:
+        # A query on a damaged file fails where it reads the damaged part, not at open.
+        from chipcost.warehouse.db import damaged_after_open
+
+        if (damage := damaged_after_open(exc)) is None:
+            raise
+        _fail(str(damage))
+
+
+def _fail(message: str) -> NoReturn:
+    """One line on stderr, secret values scrubbed and control characters out; exit 1."""
+    safe = printable(scrub(message, secret_values(os.environ)))
+    err.print(Text.assemble(("error:", "bold red"), " ", safe), highlight=False, soft_wrap=True)
+    sys.exit(1)

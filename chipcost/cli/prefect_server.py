@@ -3,9 +3,9 @@
 Prefect starts a temporary server by itself when no API URL is set, and stops it at exit;
 a command killed with SIGKILL (a scheduler's timeout, the OOM killer) never reaches exit, so
 that server would run for ever. chipcost starts it instead, as `python -m
-chipcost.cli.prefect_server PORT`, which watches its parent two ways: the parent holds the
-other end of its stdin, so end of file means the parent is gone, however it died; and on
-Linux the kernel also sends it SIGTERM the moment its parent dies (PR_SET_PDEATHSIG).
+chipcost.cli.prefect_server PORT PARENT_PID`, which watches its parent two ways: the parent
+holds the other end of its stdin, so end of file means the parent is gone, however it died;
+and on Linux the kernel also sends it SIGTERM the moment its parent dies (PR_SET_PDEATHSIG).
 """
 
 from __future__ import annotations

@@ -8,18 +8,25 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from chipcost.cli.fit import Column, fit_table, print_fitted
+from chipcost.cli.fit import Column, fit_table, plain, print_fitted
 from chipcost.cli.formats import text_value
 from chipcost.cli.render_fresh import SAMPLE_BANNER, ago, when
+from chipcost.core.clean import printable
+from chipcost.core.settings import Warehouse
 
 if TYPE_CHECKING:  # polars is loaded by the commands that make frames, not by `--help`
     import polars as pl
 
 __all__ = ["SAMPLE_BANNER", "print_frame", "print_outcomes", "print_rows", "print_sources"]
-from chipcost.core.settings import Warehouse
 
 STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "already_loaded": "dim"}
+
+
+def shown(value: object) -> Text:
+    """Provider (or user) text as a cell: control and bidi characters out, never rich markup."""
+    return Text("" if value is None else printable(str(value)))
 
 
 def print_outcomes(console: Console, outcomes: list, db_path: Path | Warehouse) -> None:
@@ -32,7 +39,7 @@ def print_outcomes(console: Console, outcomes: list, db_path: Path | Warehouse) 
         run, summary = outcome.run, outcome.summary
         label = f"{run.archive_run}{' (sample)' if run.sample else ''}"
         runs.add_row(
-            label,
+            shown(label),
             _status(run.status),
             str(summary.records),
             str(summary.rejects),
@@ -52,12 +59,12 @@ def print_outcomes(console: Console, outcomes: list, db_path: Path | Warehouse) 
             str(len(s.records)),
             str(len(s.rejects)),
             f"{s.seconds:.2f}",
-            s.message,
+            shown(s.message),
         )
     console.print(sources)
     notes = [f"{s.source}: {note}" for o in outcomes for s in o.run.sources for note in s.notes]
     for note in dict.fromkeys(notes):
-        console.print(f"[yellow]note[/] {note}", highlight=False)
+        console.print(Text.assemble(("note", "yellow"), " ", printable(note)), highlight=False)
     if any(o.run.sample for o in outcomes):
         console.print(SAMPLE_BANNER)
     console.print(f"warehouse: {db_path}  (try: chipcost prices --chip H100-SXM)")
@@ -70,7 +77,7 @@ def _status(status: str) -> str:
 def print_frame(console: Console, frame: pl.DataFrame, *, max_rows: int) -> None:
     table = Table(*frame.columns)
     for row in frame.head(max_rows).iter_rows():
-        table.add_row(*("" if v is None else str(v) for v in row))
+        table.add_row(*(shown(v) for v in row))
     console.print(table)
     suffix = f" (showing {max_rows})" if frame.height > max_rows else ""
     console.print(f"{frame.height} rows{suffix}")
@@ -113,12 +120,12 @@ def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wid
     rows = []
     for r in frame.iter_rows(named=True):
         rows.append(
-            {k: text_value(v) for k, v in r.items()}
+            {k: plain(text_value(v)) for k, v in r.items()}
             | {
                 "last_success_at": when(r["last_success_at"]).removesuffix(" UTC"),
                 "age": ago(None if r["age_hours"] is None else _hours(r["age_hours"])),
                 "stale": "[yellow]stale[/]" if r["stale"] else "",
-                "last_status": r["last_status"] or "never run",
+                "last_status": plain(r["last_status"] or "never run"),
                 "data": {True: "sample", False: "live"}.get(r["sample"], ""),
             }
         )

@@ -6,8 +6,10 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 from rich.console import Console
+from rich.text import Text
 
 from chipcost.cli.fit import Column, Fitted, fit_table, print_fitted
+from chipcost.cli.render import shown
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.pipeline.cost import CostRanking
 from chipcost.transform.tokens import human_count
@@ -94,8 +96,8 @@ def ranking_table(
             {
                 "rank": str(n),
                 "chip": str(row["chip"]),
-                "pricing": pricing_label(row),
-                "where": f"{row['provider']} {row['region']}",
+                "pricing": shown(pricing_label(row)),
+                "where": shown(f"{row['provider']} {row['region']}"),
                 "price": _money(float(row["price_per_chip_hour"]), 4),  # type: ignore[arg-type]
                 "tps": f"{float(row['tokens_per_second_per_chip']):,.0f}",  # type: ignore[arg-type]
                 "throughput": f"{row['throughput_kind']} [{refs[str(row['throughput_id'])]}]",
@@ -139,14 +141,14 @@ def print_sources(
             source, _, parameters = source.partition("; parameters: ")
             shared[parameters] = None
             implied = dated = ""
-        console.print(
+        # A Text, not markup: the source is what a user typed or a reference file holds.
+        line = (
             f"[{refs[ident]}] {ident}: {row['throughput_kind']}, "
             f"{float(row['tokens_per_second_per_chip']):,.0f} tok/s per chip{implied}; "
-            f"{source}{dated}",
-            highlight=False,
         )
+        console.print(shown(f"{line}{source}{dated}"), highlight=False)
     for parameters in shared:
-        console.print(f"    derived figures' parameter count: {parameters}", highlight=False)
+        console.print(shown(f"    derived figures' parameter count: {parameters}"), highlight=False)
 
 
 def print_set_aside(console: Console, frame: pl.DataFrame) -> None:
@@ -161,7 +163,8 @@ def print_set_aside(console: Console, frame: pl.DataFrame) -> None:
 
 def print_footer(console: Console, notes: Sequence[str], fresh: Freshness) -> None:
     for note in notes:
-        console.print(f"[dim]note[/] {note}", highlight=False, soft_wrap=True)
+        note_line = Text.assemble(("note", "dim"), " ", shown(note))
+        console.print(note_line, highlight=False, soft_wrap=True)
     print_freshness(console, fresh)
 
 

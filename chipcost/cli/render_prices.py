@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import polars as pl
 from rich.console import Console
 
-from chipcost.cli.fit import Column, fit_table, print_fitted
+from chipcost.cli.fit import Column, fit_table, plain, print_fitted
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.pipeline.prices import PriceResult
 
@@ -63,7 +63,7 @@ def cell(column: str, value: object) -> str:
         return f"{value:g}"
     if column == "source_as_of":
         return f"{value:%Y-%m-%d %H:%M}"
-    return str(value)
+    return plain(value)
 
 
 def constants(frame: pl.DataFrame) -> dict[str, str]:

@@ -6,6 +6,8 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from chipcost.cli.render import shown
+
 
 def status(row: dict) -> str:
     """chosen, alternative, or set aside with the reason."""
@@ -28,15 +30,15 @@ def print_throughput(console: Console, frame: pl.DataFrame) -> None:
         table.add_row(
             row["throughput_id"],
             row["chip"],
-            row["model"],
+            shown(row["model"]),
             row["workload"],
             f"{row['tokens_per_second_per_chip']:,.0f}",
             row["kind"],
             "" if row["batch_size"] is None else str(row["batch_size"]),
-            row["precision"] or "",
+            shown(row["precision"]),
             "" if mfu is None else f"{100 * mfu:,.0f}%",
             status(row),
-            f"{row['source']} ({row['source_date']})",
+            shown(f"{row['source']} ({row['source_date']})"),
         )
     console.print(table)
     console.print(

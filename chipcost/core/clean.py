@@ -10,8 +10,11 @@ REDACTED = "<redacted>"
 # C0 and C1 controls (ESC starts terminal escape sequences, NUL cuts C strings, CR rewrites a
 # line) and the Unicode bidi overrides, embeddings and isolates, which reorder what a reader
 # sees (CVE-2021-42574). Tabs and line breaks become a space: a table cell is one line.
-_BREAKS = re.compile(r"[\t\n\r\v\f\x85\u2028\u2029]")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# The patterns are written so that Python's re and polars' (Rust) regex read them alike.
+BREAKS = r"[\t\n\r\v\f\x85\u2028\u2029]"
+CONTROL = r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+_BREAKS = re.compile(BREAKS)
+_CONTROL = re.compile(CONTROL)
 
 
 def printable(text: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
+import traceback
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from pathlib import Path
 import duckdb
 
 from chipcost import archive
+from chipcost.core.clean import scrub
 from chipcost.core.errors import ChipcostError, SourceSkipped
 from chipcost.core.payload import sha256
 from chipcost.core.runs import (
@@ -107,7 +109,8 @@ def collect_source(
     except ChipcostError as exc:
         result.status, result.message = FAILED, str(exc)
     except Exception as exc:  # a parser bug must not take the other sources down
-        log.exception("unexpected error in source %s", source.name)
+        trace = "".join(traceback.format_exception(exc))
+        log.error("unexpected error in source %s\n%s", source.name, scrub(trace, settings.secrets))
         result.status = FAILED
         result.message = (
             f"unexpected {type(exc).__name__} in {source.name}: {exc}. This is a bug in "
@@ -115,6 +118,9 @@ def collect_source(
         )
     finally:
         result.seconds = time.monotonic() - started
+    # Stored in source_runs, logged and printed: no key value, whoever echoed it.
+    result.message = scrub(result.message, settings.secrets)
+    result.notes = scrub(result.notes, settings.secrets)
     progress(f"{source.name}: {result.status} ({result.message})")
     return result
 

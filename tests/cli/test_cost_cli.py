@@ -139,7 +139,7 @@ def test_break_even_against_the_baseline(db):
         (["--model", "llama-3-70"], "did you mean llama-3-70b"),
         (["--chip", "Trainium3"], "no current price for Trainium3"),
         (["--chip", "A10G"], "no throughput for A10G"),
-        (["--chip", "H10"], "unknown chip 'H10' (did you mean H100"),
+        (["--chip", "H10"], "unknown chip 'H10' (did you mean "),  # H100 among them: test_names
         (["--tokens", "0"], "--tokens must be a positive number"),
         (["--tokens", "lots"], "--tokens 'lots' is not a number"),
         (["--workload", "serving"], "use training or inference"),

@@ -1,4 +1,5 @@
-"""Nothing outlives its run: `chipcost collect` killed with SIGKILL leaves no server behind."""
+"""Nothing outlives its run: `chipcost collect` killed with SIGKILL leaves no server behind;
+a collection that cannot write says so before its server starts."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tests.conftest import SAMPLE
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 SERVER_MODULE = "chipcost.cli.prefect_server"
+FIRST_RUN = str(sorted(p for p in SAMPLE.iterdir() if p.is_dir())[0])
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
@@ -109,3 +111,76 @@ def test_a_finished_collect_leaves_no_process(tmp_path, env):
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert gone(procs.with_environment("PREFECT_HOME", env["PREFECT_HOME"]), 10) == []
+
+
+PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 24, 1, 2
+
+
+def without_override() -> None:
+    """Root writes anywhere: the child of a root test loses the capability to (Linux)."""
+    if os.geteuid() != 0:
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
+        if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "cannot drop the capability to override modes")
+
+
+@pytest.fixture
+def read_only_data(tmp_path):
+    """A data directory no one may write to (beside a Prefect home that may be written)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (tmp_path / "prefect").mkdir()
+    data.chmod(0o555)
+    yield tmp_path
+    data.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--replay", FIRST_RUN], "cannot write to the warehouse's directory"),
+        (["--source", "runpod"], "cannot write to the warehouse's directory"),
+    ],
+)
+def test_a_read_only_data_directory_is_said_before_prefect_starts(read_only_data, args, named):
+    data = read_only_data / "data"
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(PREFECT_HOME=str(read_only_data / "prefect"), CHIPCOST_DATA_DIR=str(data))
+    done = subprocess.run(
+        [CHIPCOST, "collect", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=without_override,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert named in done.stderr and str(data) in done.stderr
+    assert "--db" in done.stderr
+    # Prefect never started: its temporary server would have made a database here.
+    assert not list((read_only_data / "prefect").rglob("*.db"))
+
+
+def test_a_read_only_archive_is_said_before_a_live_collect(read_only_data):
+    data = read_only_data / "data"
+    writable = read_only_data / "db"
+    writable.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(PREFECT_HOME=str(read_only_data / "prefect"), CHIPCOST_DATA_DIR=str(data))
+    done = subprocess.run(
+        [CHIPCOST, "collect", "--source", "runpod", "--db", str(writable / "w.duckdb")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=without_override,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert f"cannot write to the archive directory {data}" in done.stderr
+    assert "--data-dir" in done.stderr

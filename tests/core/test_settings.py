@@ -8,10 +8,12 @@ import pytest
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import (
+    MAX_OBSERVATIONS_DAYS,
     SOURCE_ENV,
     Settings,
     SourceSettings,
     load_settings,
+    observations_days,
     source_settings,
 )
 
@@ -146,3 +148,25 @@ def test_a_lake_without_its_data_path_or_of_another_kind_is_refused(monkeypatch)
     monkeypatch.setenv("CHIPCOST_LAKE_DATA", "/tmp/x")
     with pytest.raises(ChipcostError, match="ducklake:postgres:"):
         load_settings(db="ducklake:sqlite:x.db")
+@pytest.mark.parametrize(
+    "value", ["0", "-5", "²", "1.5", "ten", "99999999999999999999", str(MAX_OBSERVATIONS_DAYS + 1)]
+)
+def test_observations_days_out_of_range_names_the_variable(value):
+    with pytest.raises(ChipcostError, match=f"CHIPCOST_OBSERVATIONS_DAYS={value!r}: give a number"):
+        observations_days(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "days"),
+    [("1", 1), (" 35 ", 35), (str(MAX_OBSERVATIONS_DAYS), 100_000), ("ALL", None)],
+)
+def test_observations_days_in_range(value, days):
+    assert observations_days(value) == days
+
+
+def test_settings_carry_every_secret_value_for_scrubbing(monkeypatch):
+    monkeypatch.setenv("RUNPOD_API_KEY", "runpod-key-value")
+    monkeypatch.setenv("CHIPCOST_SMTP_PASSWORD", "smtp-password-value")
+    settings = load_settings()
+    assert {"runpod-key-value", "smtp-password-value"} <= set(settings.secrets)
+    assert "runpod-key-value" not in repr(settings) and "smtp-password" not in repr(settings)

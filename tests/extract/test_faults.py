@@ -17,6 +17,7 @@ from pathlib import Path
 
 import boto3
 import botocore.config
+import botocore.retries.standard
 import pytest
 from botocore.stub import Stubber
 
@@ -140,6 +141,11 @@ def aws_server(monkeypatch):
     }.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)  # read these variables, not a cache
+    # botocore's own retries, as configured, but without its jittered sleeps (up to 20 s each
+    # in this botocore): the attempts are counted below, the waiting is botocore's business.
+    monkeypatch.setattr(
+        botocore.retries.standard.ExponentialBackoff, "delay_amount", lambda self, context: 0.01
+    )
     config = aws_pricing.CLIENT_CONFIG.merge(
         botocore.config.Config(connect_timeout=TEST_TIMEOUT, read_timeout=TEST_TIMEOUT)
     )
@@ -195,8 +201,7 @@ def test_aws_fault_is_contained(aws_server, settings, answers, words, attempts):
     assert result.status == FAILED
     assert words in result.message and "aws-pricing-api" in result.message
     assert len(server.requests) == attempts
-    # botocore's own backoff for connection errors is at most 0.05 * 2^n s (under 7 s for
-    # eight attempts), plus eight 0.3 s timeouts.
+    # Nine 0.3 s timeouts and no backoff sleeps: a hang would take far longer.
     assert seconds < 30
     contained(settings, result)
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from chipcost.core.runs import ALREADY_LOADED
-from chipcost.warehouse.db import connect
+from chipcost.warehouse.db import connect, migrations
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
 
@@ -16,7 +17,10 @@ def as_before_version_10(db) -> None:
     """A warehouse as chipcost wrote it before attempts existed, after a second replay."""
     con = connect(db)
     load_run(con, run_of([record()], day(0), run_id="real"))
-    con.execute("DROP TABLE attempts")
+    # Version 10 and every later migration undone: their tables did not exist yet.
+    for version, _, sql in migrations():
+        for table in re.findall(r"CREATE TABLE (\w+)", sql) if version >= 10 else ():
+            con.execute(f"DROP TABLE {table}")
     con.execute("DELETE FROM schema_version WHERE version >= 10")
     con.execute(
         "INSERT INTO runs VALUES ('again', ?, ?, ?, 'replay', '2026-11-01T060000Z', false,"

@@ -46,8 +46,9 @@ def test_a_rerun_of_the_same_archive_adds_nothing(lake, tmp_path, sample_runs):
     con = connect(lake, read_only=True)
     try:
         assert (history(con), con.execute("SELECT count(*) FROM observations").fetchall()) == before
-        statuses = con.execute("SELECT DISTINCT status FROM source_runs").fetchall()
-        assert ("already_loaded",) in statuses
+        # The second replay is an attempt that loaded nothing, not a run (migration 010).
+        outcomes = con.execute("SELECT DISTINCT outcome FROM attempts").fetchall()
+        assert outcomes == [("already_loaded",)]
     finally:
         con.close()
 

@@ -134,3 +134,32 @@ def _preflight(
     if replay is not None:
         run_directories(replay)
     check_writable(settings)
+    # The warehouse's directory takes its lock file and write-ahead log; a live run writes
+    # the archive. A read-only one is said here, not as an OSError once Prefect runs.
+    _check_can_write(settings.db_path.parent, "the warehouse's directory", "--db")
+    if settings.db_path.is_file():
+        _check_can_write(settings.db_path, "the warehouse", "--db")
+    if replay is None:
+        _check_can_write(settings.archive_dir, "the archive directory", "--data-dir")
+
+
+def _check_can_write(path: Path, what: str, option: str) -> None:
+    """Create a file in `path` (or its nearest existing parent), or open it for writing."""
+    import tempfile
+
+    from chipcost.core.errors import ChipcostError
+
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        if path.is_dir():
+            with tempfile.TemporaryFile(dir=path):
+                pass
+        else:
+            with path.open("r+b"):
+                pass
+    except OSError as exc:
+        raise ChipcostError(
+            f"cannot write to {what} {path} ({exc.strerror}): make it writable (or mount it "
+            f"read-write), or choose another place with {option}"
+        ) from None

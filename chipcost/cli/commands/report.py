@@ -72,7 +72,7 @@ def report(
     )
     # Printed as text, not markup: the subject starts with "[sample data]".
     out.print(made.subject, style="bold", markup=False, highlight=False)
-    out.print(headline(made.data), highlight=False)
+    out.print(headline(made.data), highlight=False, markup=False)
     out.print(f"report:  {made.html_path}", highlight=False)
     out.print(f"changes: {made.csv_path} ({made.data.events.height} rows)", highlight=False)
     if dry_run or recipients:
@@ -80,8 +80,8 @@ def report(
         if delivery.eml_path:
             out.print(f"e-mail:  {delivery.eml_path} (dry run: not sent)", highlight=False)
         if delivery.sent_to:
-            sent = ", ".join(delivery.sent_to)
-            out.print(f"e-mail:  sent to {sent}", highlight=False, markup=False)
+            sent_to = ", ".join(delivery.sent_to)
+            out.print(f"e-mail:  sent to {sent_to}", highlight=False, markup=False)
         for recipient, when in delivery.already.items():
             out.print(
                 f"e-mail:  not sent again to {recipient} ({when}); --force sends it again",

@@ -1,0 +1,49 @@
+"""The command line in this process: `run` calls chipcost's entry point as the console script
+does, so an exception escaping main() is the traceback a user would see."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+import pytest
+
+from chipcost.cli.main import main
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def run(monkeypatch, capsys, tmp_path):
+    """Run `chipcost ARGS` in this process (a subprocess each would take seconds to start);
+    an exception escaping main() fails the test as the traceback it would be."""
+    monkeypatch.setenv("CHIPCOST_DATA_DIR", str(tmp_path / "data"))
+    # What `chipcost collect` sets for itself: set here so that the test undoes it after.
+    quiet = {
+        "PREFECT_LOGGING_LEVEL": "CRITICAL",
+        "DO_NOT_TRACK": "1",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    }
+    for name, value in quiet.items():
+        monkeypatch.setenv(name, os.environ.get(name, value))
+
+    def invoke(*args: str, env: dict[str, str] | None = None) -> Ran:
+        with monkeypatch.context() as patched:
+            for name, value in (env or {}).items():
+                patched.setenv(name, value)
+            patched.setattr(sys, "argv", ["chipcost", *args])
+            try:
+                main()
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        captured = capsys.readouterr()
+        return Ran(code, captured.out, captured.err)
+
+    return invoke

@@ -1,0 +1,81 @@
+"""Provider and user text on the terminal and in the report: no control or bidi character
+reaches the reader, and no bracket is taken for rich markup."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from chipcost.core.runs import FAILED, LoadSummary, RunResult, SourceResult
+from chipcost.pipeline.seed import open_warehouse
+from chipcost.reports.build import deliver, write_report
+from chipcost.warehouse.load import load_run
+from tests.helpers import day, record, run_of
+
+HOSTILE = "p5\x1b[2J.48x\x00large\u202e[/]"
+SHOWN = "p5[2J.48xlarge[/]"
+RAW = ("\x1b", "\x00", "\u202e")
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("clean") / "w.duckdb"
+    con = open_warehouse(path)
+    load_run(con, run_of([record(instance_type=HOSTILE)], day(0)))
+    load_run(con, run_of([record(instance_type=HOSTILE, price_per_hour=50.0)], day(1)))
+    con.close()
+    return path
+
+
+def assert_clean(text: str) -> None:
+    assert not [c for c in RAW if c in text], repr(text[:500])
+
+
+def test_prices_shows_the_text_cleaned_and_literal(db, run):
+    done = run("prices", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert SHOWN in done.stdout
+    assert_clean(done.stdout)
+
+
+def test_a_user_source_with_brackets_is_shown_not_parsed(db, run, tmp_path):
+    own = tmp_path / "w.duckdb"
+    own.write_bytes(db.read_bytes())
+    added = run(
+        "throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b", "--workload",
+        "inference", "--tokens-per-second", "1500", "--source", "our [/bench] \x1b[1mrun",
+        "--db", str(own),
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    done = run("cost", "--model", "llama-3-70b", "--workload", "inference", "--db", str(own))
+    assert done.returncode == 0, done.stderr
+    # The footnote may wrap at the terminal's width: compare with the lines joined.
+    assert "our [/bench] [1mrun" in " ".join(done.stdout.split())
+    assert_clean(done.stdout)
+
+
+def test_the_report_the_email_and_the_csv_are_clean(db, tmp_path):
+    made = write_report(db, tmp_path / "out")
+    eml = deliver(made, ["a@example.com"], dry_run=True).eml_path
+    for path in (made.html_path, made.csv_path, eml):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert_clean(text)
+    assert SHOWN in made.csv_path.read_text()
+
+
+def test_a_source_message_in_the_run_summary_is_clean_and_literal():
+    from chipcost.cli.render import print_outcomes
+    from chipcost.flows.collect import RunOutcome
+
+    source = SourceResult("runpod", "runpod", FAILED, message="answered 500 ([/x]\x1b[31m\u202e)")
+    source.notes = ["note [bold]\x00 here"]
+    run = RunResult("r", day(0), day(0), "live", "2026-11-01T060000Z", False, [source])
+    buffer = io.StringIO()
+    print_outcomes(Console(file=buffer, width=200), [RunOutcome(run, LoadSummary(0, 0, 0, 0, 0))],
+                   Path("w.duckdb"))  # fmt: skip
+    assert "answered 500 ([/x][31m)" in buffer.getvalue()
+    assert "note [bold] here" in buffer.getvalue()
+    assert_clean(buffer.getvalue())
