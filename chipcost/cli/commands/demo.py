@@ -22,7 +22,7 @@ def demo(
     from chipcost.sample import ARCHIVE
 
     out.print(f"[bold]collect --replay {ARCHIVE}[/]  (SAMPLE DATA: synthetic prices)")
-    collect(replay=ARCHIVE, db=db, data_dir=data_dir, source=None)
+    collect(replay=str(ARCHIVE), db=db, data_dir=data_dir, source=None)
     out.print("\n[bold]prices --chip H100-SXM --region us-east-1 --limit 12[/]")
     prices(chip=["H100-SXM"], region=["us-east-1"], model=None, provider=None, limit=12, db=db)
     out.print(
