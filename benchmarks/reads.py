@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 
+from chipcost.core.frames import frame_of
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.prices import per_chip_prices
 
@@ -42,7 +43,7 @@ def _cost_query(con: duckdb.DuckDBPyConnection) -> tuple[str, Callable[[], objec
     except ImportError:
         cost_rows = None
     if not rows or cost_rows is None:
-        return "cost_per_token (whole view)", lambda: con.sql("FROM cost_per_token").pl()
+        return "cost_per_token (whole view)", lambda: frame_of(con.sql("FROM cost_per_token"))
     model, workload = rows[0]
     return f"chipcost cost --model {model} ({workload})", lambda: cost_rows(con, model, workload)
 
@@ -75,7 +76,7 @@ def time_reads(path: Path) -> list[tuple[str, int, float, float]]:
                 lambda: per_chip_prices(con, chips=["H100-SXM"]),
             ),
             (cost_label, cost),
-            ("cost_per_token (whole view)", lambda: con.sql("FROM cost_per_token").pl()),
+            ("cost_per_token (whole view)", lambda: frame_of(con.sql("FROM cost_per_token"))),
         ]
         return [(label, *_timed(query)) for label, query in reads]
     finally:

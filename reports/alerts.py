@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from chipcost.core.frames import frame_of
 from chipcost.core.settings import Warehouse
 from chipcost.reports.data import printable_text
 from chipcost.reports.labels import money, signed_pct, with_labels
@@ -50,7 +51,7 @@ def moves_since(
     con: duckdb.DuckDBPyConnection, since: datetime, threshold_pct: float
 ) -> pl.DataFrame:
     """large_moves on an open connection, with `offer` and `where` labels."""
-    frame = con.sql(_MOVES, params={"since": since, "threshold": threshold_pct}).pl()
+    frame = frame_of(con.sql(_MOVES, params={"since": since, "threshold": threshold_pct}))
     return with_labels(printable_text(frame))
 
 

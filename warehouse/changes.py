@@ -8,6 +8,7 @@ from datetime import datetime
 import duckdb
 import polars as pl
 
+from chipcost.core.frames import frame_of
 from chipcost.core.record import OFFER_KEY
 
 # An offer as the history keeps it: per source, so two sources pricing one offer stay apart.
@@ -139,7 +140,7 @@ def coverage(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> 
 
 def change_events(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> pl.DataFrame:
     """Every new, changed and withdrawn event in [start, end), with per-chip prices."""
-    return con.sql(_EVENTS, params={"start": start, "end": end}).pl()
+    return frame_of(con.sql(_EVENTS, params={"start": start, "end": end}))
 
 
 def price_moves(
@@ -149,4 +150,4 @@ def price_moves(
     period reached, and the daily per-chip price from trend_start to end as a list (NULL with
     fewer than two days), largest move first."""
     params = {"start": start, "end": end, "trend_start": trend_start}
-    return con.sql(_MOVES, params=params).pl()
+    return frame_of(con.sql(_MOVES, params=params))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from chipcost.core.frames import frame_of
+
 
 def _any_of(column: str, values: list[str] | None, where: list[str], params: list) -> None:
     if values:
@@ -58,7 +60,7 @@ def cost_rows(
         )
         SELECT * FROM k WHERE {" AND ".join(where)} {qualify} ORDER BY {order}
     """
-    return con.sql(sql, params=params).pl()
+    return frame_of(con.sql(sql, params=params))
 
 
 def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -99,12 +101,14 @@ def set_aside(
     if not chips:
         return pl.DataFrame()
     marks = ", ".join("?" for _ in chips)
-    return con.sql(
-        "SELECT throughput_id, chip, tokens_per_second_per_chip, kind, set_aside_because, source "
-        f"FROM throughput_ranked WHERE NOT usable AND model = ? AND workload = ? "
-        f"AND chip IN ({marks}) ORDER BY chip, throughput_id",
-        params=[model, workload, *chips],
-    ).pl()
+    return frame_of(
+        con.sql(
+            "SELECT throughput_id, chip, tokens_per_second_per_chip, kind, set_aside_because, "
+            f"source FROM throughput_ranked WHERE NOT usable AND model = ? AND workload = ? "
+            f"AND chip IN ({marks}) ORDER BY chip, throughput_id",
+            params=[model, workload, *chips],
+        )
+    )
 
 
 def throughput_listing(
@@ -122,8 +126,10 @@ def throughput_listing(
     _any_of("chip", chips, where, params)
     _any_of("workload", workloads, where, params)
     _any_of("origin", origins, where, params)
-    return con.sql(
-        f"SELECT * FROM throughput_ranked WHERE {' AND '.join(where)} "
-        "ORDER BY model, workload, chip, choice_rank",
-        params=params,
-    ).pl()
+    return frame_of(
+        con.sql(
+            f"SELECT * FROM throughput_ranked WHERE {' AND '.join(where)} "
+            "ORDER BY model, workload, chip, choice_rank",
+            params=params,
+        )
+    )

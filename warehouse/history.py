@@ -7,6 +7,8 @@ from datetime import date, datetime
 import duckdb
 import polars as pl
 
+from chipcost.core.frames import frame_of
+
 # Columns of daily_cheapest's frame, in order (a stable contract for the CLI and the API).
 HISTORY_COLUMNS = (
     "day",
@@ -103,7 +105,7 @@ def daily_cheapest(
     _any_of("region", regions, where, params)
     _any_of("pricing_model", models, where, params)
     sql = _DAILY.format(where=" AND ".join(where), tie=_TIE)
-    frame = con.sql(sql, params=params).pl()
+    frame = frame_of(con.sql(sql, params=params))
     return frame.select(HISTORY_COLUMNS)
 
 

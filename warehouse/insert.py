@@ -13,6 +13,8 @@ from itertools import count
 import duckdb
 import polars as pl
 
+from chipcost.core.frames import ArrowStream
+
 _TYPES: dict[str, pl.DataType] = {
     "VARCHAR": pl.String(),
     "DOUBLE": pl.Float64(),
@@ -57,7 +59,7 @@ def insert_rows(
         raise ValueError(f"{table}: cannot store these rows as {schema} ({exc})") from exc
     _check_no_value_lost(frame, columns, rows, table)
     name = f"bulk_rows_{next(_names)}"
-    con.register(name, frame)
+    con.register(name, ArrowStream(frame))
     try:
         listed = ", ".join(columns)
         con.execute(f"INSERT INTO {table} ({listed}) SELECT {listed} FROM {name}")

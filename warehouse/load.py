@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import duckdb
 import polars as pl
 
-from chipcost.core.frames import records_frame
+from chipcost.core.frames import ArrowStream, records_frame
 from chipcost.core.record import OFFER_KEY
 from chipcost.core.runs import OK, LoadSummary, RunResult
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
@@ -69,7 +69,7 @@ def _load_once(
     staged = staged.with_columns(pl.lit(run.run_id).alias("run_id"))
     con.execute("BEGIN TRANSACTION")
     try:
-        con.register("staged_frame", staged)
+        con.register("staged_frame", ArrowStream(staged))
         con.execute("CREATE OR REPLACE TEMP TABLE staged AS SELECT * FROM staged_frame")
         con.unregister("staged_frame")
         cutoff = _retention_cutoff(con, run, observations_days)
@@ -186,8 +186,8 @@ def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
         {"source": [s.source for s in ok], "observed_at": [s.observed_at for s in ok]},
         schema={"source": pl.String, "observed_at": pl.Datetime("us", "UTC")},
     )
-    con.register("seen_keys", seen)
-    con.register("ok_sources", sources)
+    con.register("seen_keys", ArrowStream(seen))
+    con.register("ok_sources", ArrowStream(sources))
     try:
         key_match = " AND ".join(f"h.{c} = k.{c}" for c in HISTORY_KEY)
         return _count(

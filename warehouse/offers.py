@@ -6,6 +6,8 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from chipcost.core.frames import frame_of
+
 # Spot rows summarised per region (plan 'region_cheapest') repeat a zone's offer: left out.
 _OFFERS = """
 SELECT
@@ -27,9 +29,9 @@ ORDER BY model, workload, chip
 
 def current_offers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Every current per-chip offer of a known chip, with the chip's memory (GB)."""
-    return con.sql(_OFFERS).pl()
+    return frame_of(con.sql(_OFFERS))
 
 
 def chosen_throughput(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Per chip, model and workload, the tokens/s per chip the choice rule picked."""
-    return con.sql(_THROUGHPUT).pl()
+    return frame_of(con.sql(_THROUGHPUT))

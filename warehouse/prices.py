@@ -5,6 +5,8 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from chipcost.core.frames import frame_of
+
 # The order pricing models are listed in: the list price first, then commitments, then spot.
 MODEL_ORDER = ("on_demand", "reserved", "savings_plan", "commitment", "capacity_block", "spot")
 
@@ -93,7 +95,7 @@ def per_chip_prices(
                  {TERM_HOURS}, term, price_per_chip_hour, region, zone, instance_type,
                  payment, plan, source
     """
-    return con.sql(sql, params=params).pl()
+    return frame_of(con.sql(sql, params=params))
 
 
 def known_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:

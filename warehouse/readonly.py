@@ -13,6 +13,7 @@ import polars as pl
 
 from chipcost.core.durations import iso_duration
 from chipcost.core.errors import ChipcostError
+from chipcost.core.frames import frame_of
 from chipcost.core.settings import Warehouse
 from chipcost.warehouse.db import connect, damaged
 
@@ -66,7 +67,22 @@ def _check_reads_only(query: str) -> None:
 def run_readonly(db_path: Path | Warehouse, query: str, *, wait: float = 0.0) -> pl.DataFrame:
     """The query's result as a polars frame (for types polars holds; read_rows takes any)."""
     with _sandboxed(db_path, query, wait=wait) as con:
-        return con.sql(query).pl()
+        relation = con.sql(query)
+        # polars has no type for a calendar INTERVAL (months and days): those come as text.
+        columns = list(zip(relation.columns, [str(t) for t in relation.types], strict=True))
+        if any(kind == "INTERVAL" for _, kind in columns):
+            relation = relation.project(
+                ", ".join(
+                    _as_text(n, name) if kind == "INTERVAL" else f"#{n}"
+                    for n, (name, kind) in enumerate(columns, start=1)
+                )
+            )
+        return frame_of(relation)
+
+
+def _as_text(n: int, name: str) -> str:
+    quoted = name.replace('"', '""')
+    return f'CAST(#{n} AS VARCHAR) AS "{quoted}"'
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from datetime import datetime
 import duckdb
 import polars as pl
 
+from chipcost.core.frames import frame_of
 from chipcost.core.record import OFFER_KEY
 
 # Prices in force at $at, from offers some source still saw after $fresh: an offer whose
@@ -107,7 +108,7 @@ def cheapest_by_model(
 ) -> pl.DataFrame:
     """Per chip and pricing bucket (on_demand, commit_1yr, commit_3yr, commit_other, spot,
     capacity_block), the cheapest per-chip hourly price in force at `at`."""
-    return con.sql(_CHEAPEST, params={"at": at, "fresh": fresh}).pl()
+    return frame_of(con.sql(_CHEAPEST, params={"at": at, "fresh": fresh}))
 
 
 def source_disagreements(
@@ -116,7 +117,7 @@ def source_disagreements(
     """Offers priced by two or more sources at `at`, with their spread; `disagrees` marks
     those whose highest price is more than threshold_pct above the lowest."""
     params = {"at": at, "fresh": fresh, "threshold": threshold_pct}
-    return con.sql(_DISAGREEMENTS, params=params).pl()
+    return frame_of(con.sql(_DISAGREEMENTS, params=params))
 
 
 def source_health(
@@ -125,7 +126,7 @@ def source_health(
     """Per source: last success before `end`, runs, rows loaded and rejected in [start, end),
     and whether it is stale (no success since stale_before)."""
     params = {"start": start, "end": end, "stale_before": stale_before}
-    return con.sql(_HEALTH, params=params).pl()
+    return frame_of(con.sql(_HEALTH, params=params))
 
 
 def relation_columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
@@ -154,4 +155,4 @@ def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | No
         ) = 1
         ORDER BY chip, workload, cost_per_million_tokens
     """
-    return con.sql(sql).pl()
+    return frame_of(con.sql(sql))

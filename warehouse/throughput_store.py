@@ -10,6 +10,7 @@ import duckdb
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import COLUMNS, Figure
+from chipcost.core.frames import frame_of
 from chipcost.warehouse.insert import insert_rows, table_columns
 
 _INSERT = (
@@ -48,13 +49,15 @@ def replace_generated_figures(con: duckdb.DuckDBPyConnection, figures: Sequence[
 
 def derivation_inputs(con: duckdb.DuckDBPyConnection) -> tuple[list[dict], list[dict]]:
     """(chips with their dense peaks, models with their sizes): what derivations read."""
-    chips = con.sql(
-        "SELECT chip, family, dense_fp8_tflops, dense_bf16_tflops, spec_source, spec_date "
-        "FROM chips"
-    ).pl()
-    models = con.sql(
-        "SELECT model, parameters, source, source_date FROM models ORDER BY model"
-    ).pl()
+    chips = frame_of(
+        con.sql(
+            "SELECT chip, family, dense_fp8_tflops, dense_bf16_tflops, spec_source, spec_date "
+            "FROM chips"
+        )
+    )
+    models = frame_of(
+        con.sql("SELECT model, parameters, source, source_date FROM models ORDER BY model")
+    )
     return chips.to_dicts(), models.to_dicts()
 
 

@@ -44,3 +44,22 @@ def records_frame(records: list[PriceRecord]) -> pl.DataFrame:
         for record in records
     ]
     return pl.DataFrame(columns, schema=RECORD_SCHEMA)
+
+
+class ArrowStream:
+    """A polars frame as DuckDB scans it, through the Arrow C stream interface (no pyarrow).
+
+    DuckDB asks for a fresh stream each time it scans a registered object, so a view of it
+    can be read more than once.
+    """
+
+    def __init__(self, frame: pl.DataFrame) -> None:
+        self.frame = frame
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        return self.frame.__arrow_c_stream__(requested_schema)
+
+
+def frame_of(relation: object) -> pl.DataFrame:
+    """A DuckDB relation's rows as a polars frame, through the Arrow C stream (no pyarrow)."""
+    return pl.DataFrame(relation)

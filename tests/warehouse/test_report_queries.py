@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime
 import polars as pl
 import pytest
 
+from chipcost.core.frames import frame_of
 from chipcost.core.runs import FAILED
 from chipcost.reports.data import ReportData, gather
 from chipcost.reports.period import Period, ReportError, ReportOptions, resolve_period
@@ -169,7 +170,9 @@ def test_prices_not_seen_lately_are_not_cheapest(con):
 
 
 def test_cost_per_token_is_the_cheapest_row_of_the_view(con, week):
-    view = con.sql("SELECT chip, workload, model, cost_per_million_tokens FROM cost_per_token").pl()
+    view = frame_of(
+        con.sql("SELECT chip, workload, model, cost_per_million_tokens FROM cost_per_token")
+    )
     if view.is_empty():
         assert week.cost_per_token is not None and week.cost_per_token.is_empty()
         return
