@@ -147,11 +147,14 @@ def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | No
         return None
     columns = [c for c in COST_COLUMNS if c in present]
     group = [c for c in ("chip", "workload", "model") if c in present]
+    # Ties (one price in several regions, one figure from several sources) broken by every
+    # column shown: the same warehouse always gives the same report.
+    order = [c for c in columns if c not in group]
     sql = f"""
         SELECT {", ".join(columns)} FROM cost_per_token
         WHERE cost_per_million_tokens IS NOT NULL
         QUALIFY row_number() OVER (
-            PARTITION BY {", ".join(group)} ORDER BY cost_per_million_tokens
+            PARTITION BY {", ".join(group)} ORDER BY {", ".join(order)}
         ) = 1
         ORDER BY chip, workload, cost_per_million_tokens
     """

@@ -82,6 +82,8 @@ def _show_waits() -> None:
     if not any(isinstance(h, _WaitHandler) for h in logger.handlers):
         logger.addHandler(_WaitHandler())
     logger.setLevel(logging.INFO)
+    # Said once: not again by whatever handler Prefect's logging put on the root logger.
+    logger.propagate = False
 
 
 def main() -> None:

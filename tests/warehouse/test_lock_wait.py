@@ -41,10 +41,12 @@ def db(tmp_path) -> Path:
 @pytest.fixture
 def wait_log() -> Iterator[logging.Logger]:
     logger = logging.getLogger(WAIT_LOG)
-    level = logger.level
+    level, propagate = logger.level, logger.propagate
     logger.setLevel(logging.INFO)
+    logger.propagate = True  # to caplog's handler (an in-process CLI run turns it off)
     yield logger
     logger.setLevel(level)
+    logger.propagate = propagate
 
 
 @pytest.mark.parametrize("writer_waits", [True, False])
