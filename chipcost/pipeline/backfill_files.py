@@ -211,13 +211,22 @@ class Fetcher:
                 writer = SharedWriter(self.settings.archive_root, stamp, SOURCE.name)
                 self.writers[stamp] = writer
         return FetchContext(
-            writer, progress=self.message, settings=self.settings.sources, sleep=self.sleep
+            writer,
+            progress=self.message,
+            settings=self.settings.sources,
+            sleep=self.sleep,
+            download_dir=self.settings.data_dir / "downloads",
         )
 
     def version_index(self) -> dict[str, Any]:
         stamp = run_stamp(datetime.now(UTC))  # a writer for the context only: nothing is written
         writer = ArchiveWriter(self.settings.archive_root, stamp, SOURCE.name)
-        ctx = FetchContext(writer, settings=self.settings.sources, sleep=self.sleep)
+        ctx = FetchContext(
+            writer,
+            settings=self.settings.sources,
+            sleep=self.sleep,
+            download_dir=self.settings.data_dir / "downloads",
+        )
         files = public_files(ctx, SOURCE.name)
         with files.client:
             url = files.url(OFFER_INDEX_PATH)
