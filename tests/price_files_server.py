@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ class Faults:
     wrong_etag: set[str] = field(default_factory=set)  # the MD5 of other bytes (corruption)
     # Answer this path only once that one was served (or after HOLD_SECONDS): a forced order.
     hold_until: dict[str, str] = field(default_factory=dict)
+    pace: float = 0.0  # bytes a second per request (a slow link; benchmarks), 0: as fast as can be
 
 
 @dataclass
@@ -117,7 +119,16 @@ def _handler(root: Path, faults: Faults, log: list[tuple[str, str]], traffic: Tr
                 self.wfile.flush()
                 self.close_connection = True
                 return
+            if faults.pace:
+                self._paced(body)
+                return
             self.wfile.write(body)
+
+        def _paced(self, body: bytes) -> None:
+            step = 64 * 1024
+            for start in range(0, len(body), step):
+                time.sleep(step / faults.pace)  # before, so the answer ends with its last byte
+                self.wfile.write(body[start : start + step])
 
         def _range_start(self, path: str, etag: str) -> int | None:
             match = re.match(r"bytes=(\d+)-$", self.headers.get("Range", ""))
