@@ -14,6 +14,7 @@ import json
 import os
 import re
 import stat
+import threading
 import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +30,8 @@ MANIFEST = "manifest.json"
 S3_OPTIONS = {
     "config_kwargs": {"connect_timeout": 10, "read_timeout": 60, "retries": {"max_attempts": 3}}
 }
+# A PUT the object store has not answered after this long fails the write (see _put).
+PUT_SECONDS = 120.0
 STAMP_FORMAT = "%Y-%m-%dT%H%M%SZ"
 # A payload's name as the writer makes it (0001.json.gz): one file of the source's directory,
 # so no '/', no '..', no absolute path can lead a replay out of the archive.
@@ -139,15 +142,33 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def _put(path: Path, data: bytes) -> None:
-    """One object PUT (all or nothing on S3): the manifest only lists payloads that landed."""
-    try:
-        path.write_bytes(data)
-    except Exception as exc:  # botocore, aiohttp and fsspec each raise their own kinds
-        raise ArchiveError(
-            f"cannot write {path} ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}): "
-            "check the endpoint, bucket and credentials of CHIPCOST_ARCHIVE, then run again "
-            "(payloads already archived are kept)"
-        ) from exc
+    """One object PUT (all or nothing on S3): the manifest only lists payloads that landed.
+
+    An endpoint that takes the request and never answers holds an s3fs upload past
+    botocore's read timeout, so each PUT has its own deadline, waited for in this thread.
+    """
+    outcome: list[Exception | None] = []
+
+    def put() -> None:
+        try:
+            path.write_bytes(data)
+            outcome.append(None)
+        except Exception as exc:  # botocore, aiohttp and fsspec each raise their own kinds
+            outcome.append(exc)
+
+    worker = threading.Thread(target=put, name="archive-put", daemon=True)
+    worker.start()
+    worker.join(PUT_SECONDS)
+    if not outcome:
+        reason = f"no answer in {PUT_SECONDS:.0f} s"
+    elif (exc := outcome[0]) is not None:
+        reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+    else:
+        return
+    raise ArchiveError(
+        f"cannot write {path} ({reason}): check the endpoint, bucket and credentials of "
+        "CHIPCOST_ARCHIVE, then run again (payloads already archived are kept)"
+    )
 
 
 def run_directories(root: Path) -> list[Path]:

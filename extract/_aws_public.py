@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,5 +84,14 @@ def public_files(
 
 
 def default_download_dir(ctx: FetchContext) -> Path:
-    """<data dir>/downloads: beside the archive (<data dir>/archive/<run>/<source>)."""
+    """ctx.download_dir, else <data dir>/downloads beside a local archive (<run>/<source>).
+
+    Downloads are staged on local disk: a .part file is appended to and renamed, which
+    object storage cannot do. An archive on object storage without a download_dir stages
+    in the system's temporary directory.
+    """
+    if ctx.download_dir is not None:
+        return ctx.download_dir
+    if "://" in str(ctx.archive.directory):
+        return Path(tempfile.gettempdir()) / "chipcost-downloads"
     return ctx.archive.directory.parents[2] / "downloads"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 
@@ -32,6 +33,9 @@ class FetchContext:
     settings: SourceSettings = field(default_factory=SourceSettings)
     transport: httpx.BaseTransport | None = None
     sleep: Callable[[float], None] | None = None
+    # Where large downloads are staged (aws-bulk): always a local directory, even when the
+    # archive is on object storage. None: <data dir>/downloads beside a local archive.
+    download_dir: Path | None = None
 
 
 @dataclass(frozen=True)

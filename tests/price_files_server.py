@@ -5,11 +5,39 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+HOLD_SECONDS = 30.0  # a held request that never sees its release is answered anyway
+
+
+@dataclass
+class Traffic:
+    """Requests in flight now, the most ever at once, and the paths served in order."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    now: int = 0
+    most: int = 0
+    served: list[str] = field(default_factory=list)
+    released: dict[str, threading.Event] = field(default_factory=dict)
+
+    def enter(self) -> None:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+
+    def leave(self, path: str) -> None:
+        with self.lock:
+            self.now -= 1
+            self.served.append(path)
+            self.event(path).set()
+
+    def event(self, path: str) -> threading.Event:
+        return self.released.setdefault(path, threading.Event())  # atomic: one event per path
 
 
 @dataclass
@@ -21,6 +49,9 @@ class Faults:
     ignore_range: set[str] = field(default_factory=set)  # always send the whole file
     multipart_etag: set[str] = field(default_factory=set)  # an ETag that is not an MD5
     wrong_etag: set[str] = field(default_factory=set)  # the MD5 of other bytes (corruption)
+    # Answer this path only once that one was served (or after HOLD_SECONDS): a forced order.
+    hold_until: dict[str, str] = field(default_factory=dict)
+    pace: float = 0.0  # bytes a second per request (a slow link; benchmarks), 0: as fast as can be
 
 
 @dataclass
@@ -29,12 +60,13 @@ class Served:
     url: str
     faults: Faults
     requests: list[tuple[str, str]]  # (path, Range header or "")
+    traffic: Traffic
 
     def hits(self, suffix: str) -> list[str]:
         return [rng for path, rng in self.requests if path.endswith(suffix)]
 
 
-def _handler(root: Path, faults: Faults, log: list[tuple[str, str]]) -> type:
+def _handler(root: Path, faults: Faults, log: list[tuple[str, str]], traffic: Traffic) -> type:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:  # keep test output quiet
             return None
@@ -42,6 +74,15 @@ def _handler(root: Path, faults: Faults, log: list[tuple[str, str]]) -> type:
         def do_GET(self) -> None:  # noqa: N802 - the http.server API
             path = self.path.split("?", 1)[0]
             log.append((path, self.headers.get("Range", "")))
+            traffic.enter()
+            try:
+                self._answer(path)
+            finally:
+                traffic.leave(path)
+
+        def _answer(self, path: str) -> None:
+            if path in faults.hold_until:
+                traffic.event(faults.hold_until[path]).wait(HOLD_SECONDS)
             statuses = faults.status.get(path)
             if statuses:
                 self.send_error(statuses.pop(0))
@@ -78,7 +119,16 @@ def _handler(root: Path, faults: Faults, log: list[tuple[str, str]]) -> type:
                 self.wfile.flush()
                 self.close_connection = True
                 return
+            if faults.pace:
+                self._paced(body)
+                return
             self.wfile.write(body)
+
+        def _paced(self, body: bytes) -> None:
+            step = 64 * 1024
+            for start in range(0, len(body), step):
+                time.sleep(step / faults.pace)  # before, so the answer ends with its last byte
+                self.wfile.write(body[start : start + step])
 
         def _range_start(self, path: str, etag: str) -> int | None:
             match = re.match(r"bytes=(\d+)-$", self.headers.get("Range", ""))
@@ -97,12 +147,13 @@ def serve(root: Path, faults: Faults | None = None) -> Iterator[Served]:
     """Serve root on 127.0.0.1 (a free port) in a thread for the duration of the block."""
     faults = faults or Faults()
     log: list[tuple[str, str]] = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(root.resolve(), faults, log))
+    traffic = Traffic()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(root.resolve(), faults, log, traffic))
     # A short poll interval: shutdown() waits for one, and tests start many servers.
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
-        yield Served(root, f"http://127.0.0.1:{server.server_address[1]}", faults, log)
+        yield Served(root, f"http://127.0.0.1:{server.server_address[1]}", faults, log, traffic)
     finally:
         server.shutdown()
         server.server_close()

@@ -1,9 +1,9 @@
 """History backfill: AWS's past EC2 price list versions, each loaded as its own run, in order.
 
-Prefect-free on purpose: a backfill is a one-off, hours-long job that resumes from the
-warehouse's own record of what it loaded (source_runs) and from partial downloads, shows a
-progress bar, and holds the warehouse's run lock throughout; a Prefect run would add a
-server start and nothing it uses (docs/operations.md).
+Prefect-free: what runs concurrently is decided by the Pool it is given (chipcost.flows.backfill
+gives Prefect task runs on a bounded thread pool; the default runs each step when its result
+is needed, one after another). Region files are fetched in any order; versions are parsed and
+loaded by this one writer, oldest first, whatever order their files arrive in.
 
 A version runs as archive run <its effective begin date> (e.g. 2025-06-01T000000Z) with
 source aws-bulk: every payload's fetched_at is that date, so replaying the archive gives the
@@ -15,18 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from chipcost import archive
 from chipcost.core.errors import ChipcostError
 from chipcost.core.runs import FAILED, OK, RunResult
 from chipcost.core.settings import Settings
 from chipcost.extract import aws_bulk
-from chipcost.extract._aws_bulk_fetch import EC2_OFFER, OFFER_INDEX_PATH, offer_entry
-from chipcost.extract._aws_files import get_json
-from chipcost.extract._aws_public import public_files
-from chipcost.extract.base import FetchContext
-from chipcost.pipeline.backfill_files import Version, archive_version_files
+from chipcost.pipeline.backfill_files import Fetcher, Plan, Version
 from chipcost.pipeline.collect import (
     WarehouseSession,
     collect_source,
@@ -38,9 +34,8 @@ from chipcost.pipeline.collect import (
 from chipcost.warehouse.db import check_writable, connect, run_lock, scalar
 
 SOURCE = aws_bulk.SOURCE
-# Where AWS lists every version of the EC2 offer, when the offer index does not say.
-VERSION_INDEX_PATH = "/offers/v1.0/aws/AmazonEC2/index.json"
 LOADED, ALREADY, SKIPPED, STOPPED = "loaded", "already loaded", "skipped", "failed"
+T = TypeVar("T")
 
 
 @dataclass
@@ -112,6 +107,46 @@ def _instant(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
 
 
+class Future(Protocol[T]):
+    def result(self) -> T: ...
+
+
+class Pool(Protocol):
+    """Where the backfill's steps run: `submit` may run them concurrently, `call` runs one now."""
+
+    def submit(self, label: str, fn: Callable[..., T], *args: object) -> Future[T]: ...
+
+    def call(self, label: str, fn: Callable[..., T], *args: object) -> T: ...
+
+
+class _Later:
+    """A step run when its result is first asked for (the one-after-another pool)."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple) -> None:
+        self.fn, self.args, self.done, self.value = fn, args, False, None
+
+    def result(self) -> Any:
+        if not self.done:
+            self.value, self.done = self.fn(*self.args), True
+        return self.value
+
+
+class InOrder:
+    """Every step in the calling thread, when its result is needed: version after version."""
+
+    def submit(self, label: str, fn: Callable[..., T], *args: object) -> Future[T]:
+        return _Later(fn, args)
+
+    def call(self, label: str, fn: Callable[..., T], *args: object) -> T:
+        return fn(*args)
+
+
+@dataclass
+class _Job:
+    plan: Plan
+    fetches: list[Future[str]]
+
+
 def backfill(
     settings: Settings,
     since: date,
@@ -119,43 +154,77 @@ def backfill(
     *,
     progress: Progress | None = None,
     sleep: Callable[[float], None] | None = None,
+    pool: Pool | None = None,
 ) -> list[Outcome]:
     """Load every version since `since`, oldest first; stop at the first that fails.
 
     Where to download from comes from settings.sources; `sleep` is for tests to skip waits.
     """
-    progress = progress or Progress()
+    progress, pool = progress or Progress(), pool or InOrder()
     check_writable(settings)
     prepare_data_dir(settings)
     outcomes: list[Outcome] = []
     with run_lock(settings.warehouse):
-        fetcher = _Fetcher(settings, regions, progress, sleep)
+        fetcher = Fetcher(settings, regions, progress.message, sleep)
         versions, superseded = versions_since(fetcher.version_index(), since)
         outcomes.extend(superseded)
         loaded, newest = _warehouse_state(settings)
         progress.start(len(versions))
-        for position, version in enumerate(versions, start=1):
-            progress.version(version, position)
-            if version.stamp in loaded:
-                outcome = Outcome(version, ALREADY, "loaded by an earlier run: nothing to do")
-            else:
-                outcome = _load_version(settings, fetcher, version, newest)
-            outcomes.append(outcome)
-            progress.done(outcome)
-            if outcome.status == STOPPED:
-                break
+        jobs = _fetch_all(pool, fetcher, [v for v in versions if v.stamp not in loaded])
+        try:
+            for position, version in enumerate(versions, start=1):
+                progress.version(version, position)
+                if version.stamp in loaded:
+                    outcome = Outcome(version, ALREADY, "loaded by an earlier run: nothing to do")
+                else:
+                    outcome = _finish(settings, pool, version, jobs[version.stamp], newest)
+                outcomes.append(outcome)
+                progress.done(outcome)
+                if outcome.status == STOPPED:
+                    break
+        finally:
+            fetcher.stop.set()  # fetches not yet started return at once
+            _settle(jobs.values())
     return outcomes
 
 
-def _load_version(
-    settings: Settings, fetcher: _Fetcher, version: Version, newest: datetime | None
+def _fetch_all(pool: Pool, fetcher: Fetcher, versions: list[Version]) -> dict[str, _Job]:
+    """Every version's plan, then every region file, submitted oldest version first."""
+    plans = {v.stamp: pool.submit(f"plan {v.version}", fetcher.plan, v) for v in versions}
+    jobs = {}
+    for version in versions:
+        plan = plans[version.stamp].result()
+        fetches = [
+            pool.submit(f"fetch {version.version} {region}", fetcher.fetch, version, plan, region)
+            for region in plan.regions
+        ]
+        jobs[version.stamp] = _Job(plan, fetches)
+    return jobs
+
+
+def _finish(
+    settings: Settings, pool: Pool, version: Version, job: _Job, newest: datetime | None
 ) -> Outcome:
-    try:
-        note = fetcher.archive_version(version)
-    except ChipcostError as exc:
-        return Outcome(version, STOPPED, str(exc))
-    if note:
-        return Outcome(version, SKIPPED, note)
+    """The version's outcome once all its files are in: loaded, skipped, or what stopped it."""
+    if job.plan.error:
+        return Outcome(version, STOPPED, job.plan.error)
+    if job.plan.note:
+        return Outcome(version, SKIPPED, job.plan.note)
+    errors = [message for message in (f.result() for f in job.fetches) if message]
+    if errors:
+        return Outcome(version, STOPPED, errors[0])
+    return pool.call(f"load {version.version}", _load_version, settings, version, newest)
+
+
+def _settle(jobs: Any) -> None:
+    """Wait for the fetches still running: none may write the archive after the lock is gone."""
+    for job in jobs:
+        for future in job.fetches:
+            if not isinstance(future, _Later):
+                future.result()
+
+
+def _load_version(settings: Settings, version: Version, newest: datetime | None) -> Outcome:
     run_dir = archive.location(settings.archive_root) / version.stamp
     started = now()
     result = collect_source(SOURCE, settings=settings, stamp=version.stamp, replay_dir=run_dir)
@@ -200,45 +269,3 @@ def _warehouse_state(settings: Settings) -> tuple[set[str], datetime | None]:
     finally:
         con.close()
     return {row[0] for row in rows}, newest if isinstance(newest, datetime) else None
-
-
-class _Fetcher:
-    """Fetches a version's files into its archive run, reusing whatever is already there."""
-
-    def __init__(
-        self,
-        settings: Settings,
-        regions: tuple[str, ...] | None,
-        progress: Progress,
-        sleep: Callable[[float], None] | None,
-    ) -> None:
-        self.settings, self.regions, self.progress = settings, regions, progress
-        self.sleep = sleep
-        self.indexes: list[tuple[str, str, bytes]] = []  # (kind, url, bytes) fetched once
-
-    def context(self, stamp: str) -> FetchContext:
-        writer = archive.ArchiveWriter(self.settings.archive_root, stamp, SOURCE.name)
-        if (writer.directory / archive.MANIFEST).is_file():  # resume an interrupted version
-            writer.manifest = archive.read_manifest(writer.directory)
-        return FetchContext(
-            writer, progress=self.progress.message, settings=self.settings.sources, sleep=self.sleep
-        )
-
-    def version_index(self) -> dict[str, Any]:
-        files = public_files(self.context(archive.run_stamp(now())), SOURCE.name)
-        with files.client:
-            url = files.url(OFFER_INDEX_PATH)
-            data, offers = get_json(files.client, url, SOURCE.name)
-            self.indexes.append(("offer-index", url, data))
-            path = offer_entry(offers, EC2_OFFER, SOURCE.name).get("versionIndexUrl")
-            url = files.url(str(path or VERSION_INDEX_PATH))
-            data, index = get_json(files.client, url, SOURCE.name)
-            self.indexes.append(("version-index", url, data))
-        return index
-
-    def archive_version(self, version: Version) -> str:
-        """Archive what the version's run still lacks; a note when it has nothing to load."""
-        ctx = self.context(version.stamp)
-        files = public_files(ctx, SOURCE.name, regions=self.regions)
-        with files.client:
-            return archive_version_files(ctx, files, version, self.indexes)

@@ -3,17 +3,34 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from datetime import datetime
+import threading
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from chipcost.archive import read_payloads, run_stamp
-from chipcost.core.errors import SourceError
-from chipcost.extract._aws_bulk_fetch import region_extract, region_files
+from chipcost.archive import MANIFEST, ArchiveWriter, read_manifest, read_payloads, run_stamp
+from chipcost.core.errors import ChipcostError, SourceError
+from chipcost.core.payload import Payload
+from chipcost.core.settings import Settings
+from chipcost.extract import aws_bulk
+from chipcost.extract._aws_bulk_fetch import (
+    EC2_OFFER,
+    OFFER_INDEX_PATH,
+    offer_entry,
+    region_extract,
+    region_files,
+)
 from chipcost.extract._aws_bulk_parse import ec2_selection
 from chipcost.extract._aws_files import NotPublished, get_json
-from chipcost.extract._aws_public import PublicFiles
+from chipcost.extract._aws_public import PublicFiles, public_files
 from chipcost.extract.base import FetchContext
+
+SOURCE = aws_bulk.SOURCE
+# Where AWS lists every version of the EC2 offer, when the offer index does not say.
+VERSION_INDEX_PATH = "/offers/v1.0/aws/AmazonEC2/index.json"
 
 
 @dataclass(frozen=True)
@@ -33,25 +50,51 @@ class Version:
     def region_index_path(self) -> str:
         return self.path.rsplit("/", 1)[0] + "/region_index.json"
 
+    def dates(self) -> dict[str, str]:
+        return {
+            "version": self.version,
+            "versionEffectiveBeginDate": self.begin.isoformat(),
+            "versionEffectiveEndDate": self.end.isoformat() if self.end else "",
+        }
 
-def archive_version_files(
-    ctx: FetchContext, files: PublicFiles, version: Version, indexes: list[tuple[str, str, bytes]]
-) -> str:
-    """Archive what the version's run lacks; a note (and nothing archived) when it has no file.
+
+@dataclass(frozen=True)
+class Plan:
+    """What a version's run still lacks: region files to fetch, or why it has nothing to load."""
+
+    regions: dict[str, str] = field(default_factory=dict)  # region -> CSV URL, not yet archived
+    wanted: tuple[str, ...] = ()  # every region the version is loaded with
+    index: bytes = b""  # the region index, archived with the first region file
+    note: str = ""  # nothing to load, and why (the version is skipped)
+    error: str = ""  # the plan could not be made (the backfill stops here)
+
+
+class SharedWriter(ArchiveWriter):
+    """A version's archive run written by concurrent region fetches: one manifest, one lock."""
+
+    def __init__(self, root: str | Path, stamp: str, source: str) -> None:
+        super().__init__(root, stamp, source)
+        self.lock = threading.RLock()
+        if (self.directory / MANIFEST).is_file():  # resume an interrupted version
+            self.manifest = read_manifest(self.directory)
+
+    def write(self, data: bytes, url: str, **kwargs: Any) -> Payload:
+        # Payload names count the manifest's entries: numbering and rewrite go together.
+        with self.lock:
+            return super().write(data, url, **kwargs)
+
+
+def plan_version(ctx: FetchContext, files: PublicFiles, version: Version) -> Plan:
+    """The version's region files still to archive; a note (and no files) when it has none.
 
     A version is archived only once it is known to have files for the wanted regions, so a
     run directory always holds price files: replaying it never loads an empty run.
     """
     present = _present(ctx)
-    dates = {
-        "version": version.version,
-        "versionEffectiveBeginDate": version.begin.isoformat(),
-        "versionEffectiveEndDate": version.end.isoformat() if version.end else "",
-    }
     found = _region_index(ctx, files, version, present)
     if found is None:
-        return (
-            f"AWS publishes no region index for version {version.version} "
+        return Plan(
+            note=f"AWS publishes no region index for version {version.version} "
             f"({files.url(version.region_index_path)}): older versions exist only as one "
             "global file of several GB, which chipcost does not read; start --since later"
         )
@@ -59,28 +102,50 @@ def archive_version_files(
     regions = region_files(index, files)
     if not regions:
         wanted = ", ".join(files.regions or ()) or "any AWS region"
-        return f"version {version.version} has no file for {wanted}"
-    for kind, url, body in indexes:
-        if (kind, None) not in present:
-            _write(ctx, body, url, version, {"kind": kind, **dates})
-    if ("region-index", None) not in present:
-        url = files.url(version.region_index_path)
-        request = {"kind": "region-index", "regions": sorted(regions), **dates}
-        _write(ctx, data, url, version, request)
-    for region, url in regions.items():
-        if ("ec2", region) in present:
-            continue
-        region_extract(
-            ctx,
-            files,
-            url,
-            ec2_selection(),
-            request={"kind": "ec2", "region": region, "version": version.version},
-            progress=ctx.progress,
-            fetched_at=version.begin,
-            cache=False,
-        )
-    return ""
+        return Plan(note=f"version {version.version} has no file for {wanted}")
+    missing = {r: url for r, url in regions.items() if ("ec2", r) not in present}
+    return Plan(missing, tuple(sorted(regions)), data)
+
+
+def fetch_region(
+    ctx: FetchContext,
+    files: PublicFiles,
+    version: Version,
+    plan: Plan,
+    region: str,
+    indexes: list[tuple[str, str, bytes]],
+) -> None:
+    """Archive one region's EC2 extract (and, with the version's first file, its indexes)."""
+    _write_indexes(ctx, files, version, plan, indexes)
+    region_extract(
+        ctx,
+        files,
+        plan.regions[region],
+        ec2_selection(),
+        request={"kind": "ec2", "region": region, "version": version.version},
+        progress=ctx.progress,
+        fetched_at=version.begin,
+        cache=False,
+    )
+
+
+def _write_indexes(
+    ctx: FetchContext,
+    files: PublicFiles,
+    version: Version,
+    plan: Plan,
+    indexes: list[tuple[str, str, bytes]],
+) -> None:
+    writer = ctx.archive
+    with writer.lock if isinstance(writer, SharedWriter) else nullcontext():
+        present = _present(ctx)
+        for kind, url, body in indexes:
+            if (kind, None) not in present:
+                _write(ctx, body, url, version, {"kind": kind, **version.dates()})
+        if ("region-index", None) not in present:
+            url = files.url(version.region_index_path)
+            request = {"kind": "region-index", "regions": list(plan.wanted), **version.dates()}
+            _write(ctx, plan.index, url, version, request)
 
 
 def _present(ctx: FetchContext) -> set[tuple[str | None, str | None]]:
@@ -116,3 +181,82 @@ def _write(
     ctx: FetchContext, data: bytes, url: str, version: Version, request: dict[str, Any]
 ) -> None:
     ctx.archive.write(data, url, fetched_at=version.begin, request=request)
+
+
+class Fetcher:
+    """Fetches versions' files into their archive runs, reusing whatever is already there.
+
+    Its methods run in the pool's threads: each opens its own HTTP client, and a version's
+    region fetches share that version's writer (one manifest, written under a lock).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        regions: tuple[str, ...] | None,
+        message: Callable[[str], None],
+        sleep: Callable[[float], None] | None,
+    ) -> None:
+        self.settings, self.regions, self.message = settings, regions, message
+        self.sleep = sleep
+        self.indexes: list[tuple[str, str, bytes]] = []  # (kind, url, bytes) fetched once
+        self.writers: dict[str, SharedWriter] = {}
+        self.guard = threading.Lock()
+        self.stop = threading.Event()
+
+    def context(self, stamp: str) -> FetchContext:
+        with self.guard:
+            writer = self.writers.get(stamp)
+            if writer is None:
+                writer = SharedWriter(self.settings.archive_root, stamp, SOURCE.name)
+                self.writers[stamp] = writer
+        return FetchContext(
+            writer,
+            progress=self.message,
+            settings=self.settings.sources,
+            sleep=self.sleep,
+            download_dir=self.settings.data_dir / "downloads",
+        )
+
+    def version_index(self) -> dict[str, Any]:
+        stamp = run_stamp(datetime.now(UTC))  # a writer for the context only: nothing is written
+        writer = ArchiveWriter(self.settings.archive_root, stamp, SOURCE.name)
+        ctx = FetchContext(
+            writer,
+            settings=self.settings.sources,
+            sleep=self.sleep,
+            download_dir=self.settings.data_dir / "downloads",
+        )
+        files = public_files(ctx, SOURCE.name)
+        with files.client:
+            url = files.url(OFFER_INDEX_PATH)
+            data, offers = get_json(files.client, url, SOURCE.name)
+            self.indexes.append(("offer-index", url, data))
+            path = offer_entry(offers, EC2_OFFER, SOURCE.name).get("versionIndexUrl")
+            url = files.url(str(path or VERSION_INDEX_PATH))
+            data, index = get_json(files.client, url, SOURCE.name)
+            self.indexes.append(("version-index", url, data))
+        return index
+
+    def plan(self, version: Version) -> Plan:
+        """What the version's run still lacks (its region index is read, not yet archived)."""
+        ctx = self.context(version.stamp)
+        files = public_files(ctx, SOURCE.name, regions=self.regions)
+        try:
+            with files.client:
+                return plan_version(ctx, files, version)
+        except ChipcostError as exc:
+            return Plan(error=str(exc))
+
+    def fetch(self, version: Version, plan: Plan, region: str) -> str:
+        """Archive one region file of the version; what went wrong, or "" when it is in."""
+        if self.stop.is_set():
+            return "not fetched: the backfill stopped at an earlier version"
+        ctx = self.context(version.stamp)
+        files = public_files(ctx, SOURCE.name, regions=self.regions)
+        try:
+            with files.client:
+                fetch_region(ctx, files, version, plan, region, self.indexes)
+        except ChipcostError as exc:
+            return str(exc)
+        return ""

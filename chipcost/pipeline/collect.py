@@ -84,6 +84,7 @@ def collect_source(
                 archive=writer,
                 progress=lambda m: progress(f"{source.name}: {m}"),
                 settings=settings.sources,
+                download_dir=settings.data_dir / "downloads",
             )
             payloads = source.fetch(context)
             writer.finish()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress as RichProgress
 
     from chipcost.pipeline.backfill import Outcome, Version
+    from chipcost.pipeline.backfill import Progress as BackfillProgress
 
 STATUS_STYLE = {"loaded": "green", "already loaded": "dim", "skipped": "yellow", "failed": "red"}
 
@@ -32,10 +34,14 @@ def backfill(
     data_dir: Annotated[
         Path | None, typer.Option(help="Data directory (default: $CHIPCOST_DATA_DIR or ./data).")
     ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Region files downloaded at once (Prefect task runs).")
+    ] = 2,
 ) -> None:
     """Load AWS's past EC2 price lists (on-demand, reserved) as history, oldest first.
 
     Each version becomes a run dated when its prices took effect.
+    Region files download concurrently; versions load one by one, oldest first.
     It resumes where it stopped; versions already loaded are skipped.
     It downloads about 300 MB per region and version.
     """
@@ -47,45 +53,62 @@ def backfill(
         TimeElapsedColumn,
     )
 
-    from chipcost.pipeline.backfill import backfill as run_backfill
+    # The table and the error line say what the flow's log says (it still reaches Prefect).
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    from chipcost.cli.prefect_server import temporary_server
+    from chipcost.flows.backfill import BackfillStopped, run_backfill
     from chipcost.pipeline.backfill import parse_since
 
     settings = load_settings(db=db, data_dir=data_dir)
-    first = parse_since(since)
+    parse_since(since)  # a wrong date is said before Prefect starts
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    with Progress(*columns, TimeElapsedColumn(), console=err, transient=True) as bar:
-        outcomes = run_backfill(
-            settings, first, tuple(region) if region else None, progress=_Shown(bar)
-        )
+    with (
+        Progress(*columns, TimeElapsedColumn(), console=err, transient=True) as bar,
+        temporary_server(),
+    ):
+        try:
+            outcomes = run_backfill(
+                since=since,
+                regions=region or None,
+                db=settings.warehouse.url,
+                data_dir=str(settings.data_dir),
+                workers=workers,
+                progress=_shown(bar),
+            )
+        except BackfillStopped as exc:
+            if exc.outcomes:
+                bar.stop()
+                _print(exc.outcomes, settings.warehouse)
+            raise ChipcostError(str(exc)) from None
     _print(outcomes, settings.warehouse)
-    if outcomes and outcomes[-1].status == "failed":
-        last = outcomes[-1]
-        raise ChipcostError(
-            f"version {last.version.version} failed: {last.message}. Versions before it are "
-            "loaded; run the same command again to resume from it"
-        )
 
 
-class _Shown:
+def _shown(bar: RichProgress) -> BackfillProgress:
     """Draws the backfill's progress: versions done of total, and what is happening now."""
+    from chipcost.pipeline.backfill import Progress
 
-    def __init__(self, bar: RichProgress) -> None:
-        self.bar = bar
-        self.task = bar.add_task("listing versions", total=None)
-        self.label = ""
+    class Shown(Progress):
+        def __init__(self) -> None:
+            self.task = bar.add_task("listing versions", total=None)
+            self.label = ""
 
-    def start(self, total: int) -> None:
-        self.bar.update(self.task, total=total, description="versions")
+        def start(self, total: int) -> None:
+            bar.update(self.task, total=total, description="versions")
 
-    def version(self, version: Version, position: int) -> None:
-        self.label = f"{version.version} (from {version.begin:%Y-%m-%d})"
-        self.bar.update(self.task, description=self.label)
+        def version(self, version: Version, position: int) -> None:
+            self.label = f"{version.version} (from {version.begin:%Y-%m-%d})"
+            bar.update(self.task, description=self.label)
 
-    def message(self, text: str) -> None:
-        self.bar.update(self.task, description=f"{self.label}: {text}")
+        def message(self, text: str) -> None:
+            # Downloads run concurrently: each message names its own region.
+            bar.update(self.task, description=f"{self.label}: {text}")
 
-    def done(self, outcome: Outcome) -> None:
-        self.bar.advance(self.task)
+        def done(self, outcome: Outcome) -> None:
+            bar.advance(self.task)
+
+    return Shown()
 
 
 def _print(outcomes: list[Outcome], db_path: Path | Warehouse) -> None:
