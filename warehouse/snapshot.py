@@ -138,6 +138,18 @@ def relation_columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     return [r[0] for r in rows]
 
 
+TIE_BREAK = (
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "pricing_model",
+    "term",
+    "payment",
+    "plan",
+)
+
+
 def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | None:
     """Cheapest cost per million tokens per chip, workload and model from the cost_per_token
     view; None when the view is missing or lacks the columns to rank by."""
@@ -146,11 +158,14 @@ def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | No
         return None
     columns = [c for c in COST_COLUMNS if c in present]
     group = [c for c in ("chip", "workload", "model") if c in present]
+    # Ties (a zone's spot price and its region's cheapest row cost the same) are broken by
+    # the offer key, so every rendering of one warehouse picks the same row.
+    order = [c for c in ("cost_per_million_tokens", *TIE_BREAK) if c in present]
     sql = f"""
         SELECT {", ".join(columns)} FROM cost_per_token
         WHERE cost_per_million_tokens IS NOT NULL
         QUALIFY row_number() OVER (
-            PARTITION BY {", ".join(group)} ORDER BY cost_per_million_tokens
+            PARTITION BY {", ".join(group)} ORDER BY {", ".join(order)}
         ) = 1
         ORDER BY chip, workload, cost_per_million_tokens
     """
