@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State
 from prefect.states import Failed
+from prefect.utilities.annotations import quote
 
 from chipcost import archive
 from chipcost.core.errors import ChipcostError, WarehouseBusy
@@ -20,12 +20,14 @@ from chipcost.core.settings import Settings, load_settings
 from chipcost.extract import Source
 from chipcost.pipeline.collect import (
     WarehouseSession,
+    already_loaded_runs,
     already_loaded_sources,
     collect_source,
     load,
     new_run_id,
     now,
     prepare_data_dir,
+    replay_sources,
     select_sources,
 )
 from chipcost.pipeline.jumps import flag_price_jumps
@@ -37,10 +39,22 @@ from chipcost.warehouse.db import damaged_after_open, run_lock
 progress_log = logging.getLogger("chipcost.progress")
 
 
-@dataclass
 class RunOutcome:
-    run: RunResult
-    summary: LoadSummary
+    """A run and what its load changed.
+
+    A plain class, not a dataclass: Prefect walks a flow's return value (and a task's
+    parameters) through lists, dicts and dataclasses, looking for futures, and a run holds
+    thousands of records; walking the sample replay's outcomes took longer than loading them.
+    """
+
+    __slots__ = ("run", "summary")
+
+    def __init__(self, run: RunResult, summary: LoadSummary) -> None:
+        self.run = run
+        self.summary = summary
+
+    def __repr__(self) -> str:
+        return f"RunOutcome(run={self.run.run_id!r}, summary={self.summary!r})"
 
 
 class CollectFailed(ChipcostError):
@@ -72,12 +86,31 @@ def collect_source_task(
         already_loaded=already_loaded,
         progress=_progress,
     )
-    logger = get_run_logger()
-    level = logger.warning if result.status in (FAILED, SKIPPED) else logger.info
-    level("%s: %s: %s", source.name, result.status, result.message)
-    for note in result.notes:
-        logger.warning("%s: %s", source.name, note)
+    _log_result(get_run_logger(), result)
     return result
+
+
+@task(name="replay-run", task_run_name="{replay_dir.name}", cache_policy=NO_CACHE)
+def replay_run_task(
+    sources: list[Source], settings: Settings, replay_dir: Path, loaded: dict[str, str]
+) -> list[SourceResult]:
+    """Every source of one archived run, validated together: a replay of days of archive
+    costs one task run per day, not one per source per day (Prefect's round trips were most
+    of a sample replay's time). A live run keeps one task per source."""
+    results = replay_sources(
+        sources, settings=settings, replay_dir=replay_dir, already_loaded=loaded, progress=_progress
+    )
+    logger = get_run_logger()
+    for result in results:
+        _log_result(logger, result)
+    return results
+
+
+def _log_result(logger: logging.Logger | logging.LoggerAdapter, result: SourceResult) -> None:
+    level = logger.warning if result.status in (FAILED, SKIPPED) else logger.info
+    level("%s: %s: %s", result.source, result.status, result.message)
+    for note in result.notes:
+        logger.warning("%s: %s", result.source, note)
 
 
 @task(name="load-run", cache_policy=NO_CACHE)
@@ -85,15 +118,38 @@ def load_task(session: WarehouseSession, run: RunResult) -> LoadSummary:
     return load(session, run)
 
 
+def _replay(
+    settings: Settings, session: WarehouseSession, sources: list[Source], run_dirs: list[Path]
+) -> list[RunOutcome]:
+    """Archived runs in order, one task run each; one open of the file answers which sources
+    every run has loaded already, then each load opens it again (readers get in between)."""
+    loaded = already_loaded_runs(session, [d.name for d in run_dirs])
+    return [
+        _collect_archived(settings, session, sources, d, "replay", loaded.get(d.name, {}))
+        for d in run_dirs
+    ]
+
+
 def _collect_archived(
-    settings: Settings, session: WarehouseSession, sources: list[Source], run_dir: Path, mode: str
+    settings: Settings,
+    session: WarehouseSession,
+    sources: list[Source],
+    run_dir: Path,
+    mode: str,
+    loaded: dict[str, str] | None = None,
 ) -> RunOutcome:
-    """One archived run (a replay, or a pending live run) parsed and loaded."""
+    """One archived run (a replay, or a pending live run) parsed and loaded.
+
+    A replay (`loaded` given) parses its sources in one task; a pending live run keeps the
+    daily flow's task per source.
+    """
     started, stamp = now(), run_dir.name
     archived = set(archive.archived_sources(run_dir))
     sources = [s for s in sources if s.name in archived]
-    loaded = already_loaded_sources(session, stamp)
-    results = _gather(settings, sources, stamp, run_dir, loaded)
+    if loaded is None:
+        results = _gather(settings, sources, stamp, run_dir, already_loaded_sources(session, stamp))
+    else:
+        results = replay_run_task(sources, settings, run_dir, loaded)
     sample = archive.is_sample(run_dir)
     run = _run(started, stamp, mode, results, dated=archive.parse_stamp(stamp), sample=sample)
     return _load(settings, session, run, run_dir)
@@ -191,7 +247,8 @@ def _load(
         # Before the load: a jump is judged against the prices the warehouse held until now.
         for source, note in flag_price_jumps(session.con, run.sources):
             get_run_logger().warning("%s: %s", source, note)
-        summary = load_task(session, run)
+        # quote: the run is handed over as it is, not walked record by record (see RunOutcome).
+        summary = load_task(session, quote(run))
     finally:
         session.close()  # readers get in between runs
     if run_dir is None or is_archived_run(settings, run_dir):
@@ -261,9 +318,7 @@ def collect(
         prepare_data_dir(settings)
         with run_lock(settings.warehouse), WarehouseSession(settings) as session:
             if replay:
-                outcomes = [
-                    _collect_archived(settings, session, chosen, d, "replay") for d in run_dirs
-                ]
+                outcomes = _replay(settings, session, chosen, run_dirs)
             else:
                 outcomes = _collect_live(settings, session, chosen, fetch=not pending)
     except ChipcostError as exc:

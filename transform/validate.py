@@ -79,11 +79,35 @@ class Validated:
 
 def validate_records(records: list[PriceRecord], sources: frozenset[str]) -> Validated:
     """Split records into those that pass the schema and duplicate checks, and rejects."""
-    if not records:
-        return Validated([], [], records_frame([]))
+    return validate_batches([records], sources)[0]
+
+
+def validate_batches(batches: list[list[PriceRecord]], sources: frozenset[str]) -> list[Validated]:
+    """`validate_records` of each batch (one per source), with one pandera validation for all.
+
+    pandera's cost is mostly per call (a dozen lazy queries per column), not per row: a run
+    of two dozen sources validated at once takes about what one source alone does. A record
+    is judged as in its batch alone: the checks are per row, duplicates are per batch.
+    """
+    records = [r for batch in batches for r in batch]
     reasons: dict[int, list[str]] = defaultdict(list)
-    _duplicate_reasons(records, reasons)
+    offset = 0
+    for batch in batches:
+        _duplicate_reasons(batch, reasons, offset)
+        offset += len(batch)
     frame = records_frame(records)
+    if records:
+        _schema_reasons(frame, sources, reasons)
+    found, offset = [], 0
+    for batch in batches:
+        found.append(_split(records, frame, reasons, offset, len(batch)))
+        offset += len(batch)
+    return found
+
+
+def _schema_reasons(
+    frame: pl.DataFrame, sources: frozenset[str], reasons: dict[int, list[str]]
+) -> None:
     checked = frame.with_columns(
         (pl.col("price_per_hour") / pl.col("chip_count")).alias("price_per_chip_hour")
     )
@@ -94,7 +118,18 @@ def validate_records(records: list[PriceRecord], sources: frozenset[str]) -> Val
             if case["index"] is None:
                 continue
             reasons[int(case["index"])].append(_describe(case))
-    good = [r for i, r in enumerate(records) if i not in reasons]
+
+
+def _split(
+    records: list[PriceRecord],
+    frame: pl.DataFrame,
+    reasons: dict[int, list[str]],
+    offset: int,
+    length: int,
+) -> Validated:
+    """One batch's records, rejects and frame rows, from the positions offset..offset+length."""
+    positions = range(offset, offset + length)
+    good = [records[i] for i in positions if i not in reasons]
     rejects = [
         Reject(
             source=records[i].source,
@@ -103,15 +138,18 @@ def validate_records(records: list[PriceRecord], sources: frozenset[str]) -> Val
             sku=records[i].sku,
             payload_ref=records[i].payload_ref,
         )
-        for i in sorted(reasons)
+        for i in positions
+        if i in reasons
     ]
-    if reasons:
-        keep = pl.Series([i not in reasons for i in range(len(records))])
-        frame = frame.filter(keep)
-    return Validated(good, rejects, frame)
+    part = frame.slice(offset, length)
+    if rejects:
+        part = part.filter(pl.Series([i not in reasons for i in positions], dtype=pl.Boolean))
+    return Validated(good, rejects, part)
 
 
-def _duplicate_reasons(records: list[PriceRecord], reasons: dict[int, list[str]]) -> None:
+def _duplicate_reasons(
+    records: list[PriceRecord], reasons: dict[int, list[str]], offset: int = 0
+) -> None:
     """Within one run an offer key appears once per source: repeats are refused.
 
     An exact repeat keeps its first row; repeats that disagree on the price are all refused,
@@ -126,10 +164,10 @@ def _duplicate_reasons(records: list[PriceRecord], reasons: dict[int, list[str]]
         prices = {(records[i].price_per_hour, records[i].upfront) for i in indexes}
         if len(prices) == 1:
             for i in indexes[1:]:
-                reasons[i].append("duplicate offer key in this run (first row kept)")
+                reasons[offset + i].append("duplicate offer key in this run (first row kept)")
         else:
             for i in indexes:
-                reasons[i].append(
+                reasons[offset + i].append(
                     "offer key appears with different prices in one run: "
                     + ", ".join(f"{p:g}" for p, _ in sorted(prices))
                 )

@@ -7,15 +7,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import polars as pl
 
 from chipcost.core.durations import iso_duration
 from chipcost.core.errors import ChipcostError
 from chipcost.core.frames import frame_of
 from chipcost.core.settings import Warehouse
 from chipcost.warehouse.db import connect, damaged
+
+if TYPE_CHECKING:  # `chipcost sql` reads rows without loading polars
+    import polars as pl
 
 # Statement types that only read. Everything else (INSERT, ATTACH, COPY, INSTALL, SET, ...)
 # is refused even though the connection is read-only: ATTACH and COPY ... TO could still

@@ -139,6 +139,8 @@ def relation_columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     return [r[0] for r in rows]
 
 
+
+
 def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | None:
     """Cheapest cost per million tokens per chip, workload and model from the cost_per_token
     view; None when the view is missing or lacks the columns to rank by."""
@@ -149,7 +151,7 @@ def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | No
     group = [c for c in ("chip", "workload", "model") if c in present]
     # Ties (one price in several regions, one figure from several sources) broken by every
     # column shown: the same warehouse always gives the same report.
-    order = [c for c in columns if c not in group]
+    order = [c for c in columns if c not in group] + [c for c in ("zone",) if c in present]
     sql = f"""
         SELECT {", ".join(columns)} FROM cost_per_token
         WHERE cost_per_million_tokens IS NOT NULL

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -38,13 +39,17 @@ class Fitted:
 
 
 def _table(
-    title: str | None, columns: Sequence[Column], rows: Sequence[Mapping[str, str | Text]]
+    title: str | None,
+    columns: Sequence[Column],
+    rows: Sequence[Mapping[str, str | Text]],
+    widest_of: Mapping[str, int] | None = None,
 ) -> Table:
     table = Table(
         title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False
     )
+    widest_of = widest_of or _widest(columns, rows)
     for column in columns:
-        widest = max([len(column.header), *(len(r[column.key]) for r in rows)])
+        widest = widest_of[column.key]
         table.add_column(
             column.header,
             justify="right" if column.numeric else "left",
@@ -56,6 +61,26 @@ def _table(
     for row in rows:
         table.add_row(*(row[c.key] for c in columns))
     return table
+
+
+def _widest(columns: Sequence[Column], rows: Sequence[Mapping[str, str | Text]]) -> dict[str, int]:
+    return {c.key: max([len(c.header), *(len(r[c.key]) for r in rows)]) for c in columns}
+
+
+def _widest_rows(
+    console: Console, columns: Sequence[Column], rows: Sequence[Mapping[str, str | Text]]
+) -> list[Mapping[str, str | Text]]:
+    """The rows holding each column's widest cell. A table's natural width is each column's
+    widest cell plus fixed padding, so a table of these rows alone measures as wide as one of
+    all rows: the trials of `fit_table` measure a few rows, not hundreds, each time."""
+    if not rows:
+        return list(rows)
+    options = console.options.update_width(_UNBOUNDED)
+    picked = set()
+    for column in columns:
+        widths = [Measurement.get(console, options, row[column.key]).maximum for row in rows]
+        picked.add(max(range(len(rows)), key=widths.__getitem__))
+    return [rows[i] for i in sorted(picked)]
 
 
 def natural_width(console: Console, table: Table) -> int:
@@ -79,9 +104,10 @@ def fit_table(
     kept = {c.key for c in columns if c.essential}
     optional = [k for k in keep_order if any(c.key == k for c in columns)]
     optional += [c.key for c in columns if c.key not in kept and c.key not in optional]
+    widest, sample = _widest(columns, rows), _widest_rows(console, columns, rows)
     for key in optional:
         trial = [c for c in columns if c.key in kept | {key}]
-        if natural_width(console, _table(title, trial, rows)) <= console.width:
+        if natural_width(console, _table(title, trial, sample, widest)) <= console.width:
             kept.add(key)
     shown = [c for c in columns if c.key in kept]
     dropped = [c.header for c in columns if c.key not in kept]

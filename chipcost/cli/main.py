@@ -5,30 +5,118 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.text import Text
+from typer.core import TyperCommand, TyperGroup
 
-from chipcost.cli.commands import (
-    admin,
-    backfill,
-    collect,
-    cost,
-    demo,
-    history,
-    prices,
-    report,
-    site,
-    throughput,
-)
 from chipcost.cli.options import err
 from chipcost.core.clean import printable, scrub
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import secret_values
 from chipcost.core.version import __version__
 
+if TYPE_CHECKING:  # Typer's own copy of Click
+    from typer._click import Command, Context
+
+# Every command, by name: its module in chipcost.cli.commands, the function (or Typer app)
+# there, and the line `chipcost --help` shows for it. A command's module is imported only
+# when the command runs or shows its own help, so `--help` and each command load only what
+# they need (tests/cli/test_cli.py checks each line against the command's own help).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "collect": (
+        "collect",
+        "collect",
+        "Collect today's prices (or replay an archive) into the warehouse.",
+    ),
+    "prices": (
+        "prices",
+        "prices",
+        "Current per-chip hourly prices, cheapest first within each chip and pricing model.",
+    ),
+    "history": (
+        "history",
+        "history",
+        "The cheapest per-chip-hour price per day per pricing model, with a terminal chart.",
+    ),
+    "sql": ("admin", "sql", "Run an ad hoc read-only query against the warehouse."),
+    "cost": (
+        "cost",
+        "cost",
+        "Cost per million tokens (and of N tokens) per chip and pricing model, cheapest first.",
+    ),
+    "report": (
+        "report",
+        "report",
+        "Write the report (HTML) and a CSV of every change; mail it, or write it as .eml.",
+    ),
+    "site": (
+        "site",
+        "site",
+        "Write the price explorer: every current offer, sortable and filterable, no server.",
+    ),
+    "backfill": (
+        "backfill",
+        "backfill",
+        "Load AWS's past EC2 price lists (on-demand, reserved) as history, oldest first.",
+    ),
+    "migrate": (
+        "admin",
+        "migrate",
+        "Create the warehouse or upgrade its schema to this version of chipcost.",
+    ),
+    "sources": (
+        "admin",
+        "sources",
+        "List the registered sources, with each one's last successful run when a warehouse exists.",
+    ),
+    "demo": (
+        "demo",
+        "demo",
+        "Replay the bundled SAMPLE archive (synthetic prices) into the warehouse and show them.",
+    ),
+    "throughput": (
+        "throughput",
+        "throughput_app",
+        "Throughput figures: references, derived figures and your own measurements.",
+    ),
+}
+
+
+def load_command(name: str) -> Command:
+    """The command's Click command, its module imported now."""
+    from importlib import import_module
+
+    module, attribute, _ = COMMANDS[name]
+    found = getattr(import_module(f"chipcost.cli.commands.{module}"), attribute)
+    holder = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    if isinstance(found, typer.Typer):
+        holder.add_typer(found, name=name)
+    else:
+        holder.command(name=name)(found)
+    return typer.main.get_group(holder).commands[name]
+
+
+class _Commands(TyperGroup):
+    """Lists every command of COMMANDS; imports a command's module only to run it."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        for name, (_, _, line) in COMMANDS.items():
+            self.commands[name] = TyperCommand(name=name, help=line)
+
+    def resolve_command(
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if name in COMMANDS:
+            command = load_command(name)
+        return name, command, rest
+
+
 app = typer.Typer(
+    cls=_Commands,
     help="AI-accelerator prices with history: collect, query, compare.",
     no_args_is_help=True,
     add_completion=False,
@@ -53,20 +141,6 @@ def _main(
     ] = False,
 ) -> None:
     """AI-accelerator prices with history: collect, query, compare."""
-
-
-app.command()(collect.collect)
-app.command()(prices.prices)
-app.command()(history.history)
-app.command()(admin.sql)
-app.command()(cost.cost)
-app.command()(report.report)
-app.command()(site.site)
-app.command()(backfill.backfill)
-app.command()(admin.migrate)
-app.command()(admin.sources)
-app.command()(demo.demo)
-app.add_typer(throughput.throughput_app, name="throughput")
 
 
 class _WaitHandler(logging.Handler):

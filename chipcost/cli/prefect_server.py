@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from chipcost.core.errors import ChipcostError
@@ -41,15 +41,37 @@ class ServerError(ChipcostError):
 
 
 @contextmanager
-def temporary_server() -> Iterator[str | None]:
-    """Point Prefect at a server this process owns, unless an API URL is configured."""
-    from prefect.context import refresh_global_settings_context
-    from prefect.settings import PREFECT_API_URL
+def temporary_server(meanwhile: Callable[[], object] = lambda: None) -> Iterator[str | None]:
+    """Point Prefect at a server this process owns, unless an API URL is configured.
 
-    if PREFECT_API_URL.value():
+    The server takes seconds to import and start: it is spawned first, and `meanwhile` (the
+    command's own imports of Prefect and the flow) runs while it starts, on the other core.
+    """
+    if os.environ.get("PREFECT_API_URL"):
+        meanwhile()
         yield None
         return
-    process, url = _start()
+    port, process = _spawn()
+    try:
+        meanwhile()
+        from prefect.settings import PREFECT_API_URL
+
+        configured = bool(PREFECT_API_URL.value())  # in a profile, not in the environment
+        if not configured:
+            process, url = _started(port, process)
+    except BaseException:
+        _stop(process)
+        raise
+    if configured:
+        _stop(process)
+        yield None
+        return
+    yield from _pointed_at(process, url)
+
+
+def _pointed_at(process: subprocess.Popen, url: str) -> Iterator[str]:
+    from prefect.context import refresh_global_settings_context
+
     os.environ["PREFECT_API_URL"] = url
     refresh_global_settings_context()
     try:
@@ -61,16 +83,23 @@ def temporary_server() -> Iterator[str | None]:
         refresh_global_settings_context()
 
 
-def _start() -> tuple[subprocess.Popen, str]:
-    for _ in range(3):
-        port = _free_port()
-        process = subprocess.Popen(
-            [sys.executable, "-m", "chipcost.cli.prefect_server", str(port), str(os.getpid())],
-            stdin=subprocess.PIPE,
-            env={**os.environ, **SERVER_ENV},
-            # Its own session: Ctrl-C reaches the command, which then stops the server itself.
-            start_new_session=True,
-        )
+def _spawn() -> tuple[int, subprocess.Popen]:
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "chipcost.cli.prefect_server", str(port), str(os.getpid())],
+        stdin=subprocess.PIPE,
+        env={**os.environ, **SERVER_ENV},
+        # Its own session: Ctrl-C reaches the command, which then stops the server itself.
+        start_new_session=True,
+    )
+    return port, process
+
+
+def _started(port: int, process: subprocess.Popen) -> tuple[subprocess.Popen, str]:
+    """The spawned server once healthy; a port taken meanwhile is tried twice more."""
+    for attempt in range(3):
+        if attempt:
+            port, process = _spawn()
         url = f"http://127.0.0.1:{port}/api"
         if _wait_healthy(process, url):
             return process, url

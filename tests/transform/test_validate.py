@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from chipcost.transform.validate import validate_records
+from chipcost.transform.validate import validate_batches, validate_records
 from tests.helpers import record
 
 SOURCES = frozenset({"aws-pricing-api"})
@@ -79,3 +79,24 @@ def test_several_reasons_are_kept_together():
     result = validate_records([record(price_per_hour=0.0, currency="EUR")], SOURCES)
     assert "price_per_hour" in result.rejects[0].reason
     assert "currency EUR" in result.rejects[0].reason
+
+
+def test_batches_validated_together_are_judged_as_each_alone():
+    # The same offer in two batches is no duplicate; within one it is. A reject in one
+    # batch leaves the others' records and frame rows alone; an empty batch stays empty.
+    batches = [
+        [record(sku="A"), record(sku="B"), record(zone="eu-west-1a", chip="H100")],
+        [],
+        [record(sku="C"), record(zone="us-east-1b", price_per_hour=60.0)],
+        [record(zone="us-east-1c", currency="EUR")],
+    ]
+    together = validate_batches(batches, SOURCES)
+    for batch, found in zip(batches, together, strict=True):
+        alone = validate_records(batch, SOURCES)
+        assert found.records == alone.records
+        assert [(r.reason, r.row) for r in found.rejects] == [
+            (r.reason, r.row) for r in alone.rejects
+        ]
+        assert found.frame.equals(alone.frame)
+    assert [len(v.records) for v in together] == [1, 0, 2, 0]
+    assert [len(v.rejects) for v in together] == [2, 0, 0, 1]

@@ -55,16 +55,18 @@ def collect(
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from chipcost.cli.prefect_server import temporary_server
-    from chipcost.cli.render import print_outcomes
-    from chipcost.flows import collect as collect_flow
 
     settings = load_settings(db=db, data_dir=data_dir)
     _preflight(settings, replay, source, notify, pending)
     with (
         err.status("starting Prefect…", spinner="dots") as status,
         _shown_on(status),
-        temporary_server(),
+        # Prefect and the flow are imported while the temporary server starts.
+        temporary_server(meanwhile=_import_flow),
     ):
+        from chipcost.cli.render import print_outcomes
+        from chipcost.flows import collect as collect_flow
+
         status.update("collecting…")
         try:
             outcomes = collect_flow.run_collect(
@@ -84,6 +86,11 @@ def collect(
         out.print(f"no pending runs: every run archived for {settings.warehouse} is loaded")
         return
     print_outcomes(out, outcomes, settings.warehouse)
+
+
+def _import_flow() -> None:
+    import chipcost.cli.render
+    import chipcost.flows.collect  # noqa: F401
 
 
 @contextmanager
