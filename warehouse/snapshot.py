@@ -139,8 +139,6 @@ def relation_columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-
-
 def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | None:
     """Cheapest cost per million tokens per chip, workload and model from the cost_per_token
     view; None when the view is missing or lacks the columns to rank by."""
