@@ -13,7 +13,6 @@ import duckdb
 
 from chipcost.core.durations import iso_duration
 from chipcost.core.errors import ChipcostError
-from chipcost.core.frames import frame_of
 from chipcost.core.settings import Warehouse
 from chipcost.warehouse.db import connect, damaged
 
@@ -80,6 +79,8 @@ def run_readonly(db_path: Path | Warehouse, query: str, *, wait: float = 0.0) ->
                     for n, (name, kind) in enumerate(columns, start=1)
                 )
             )
+        from chipcost.core.frames import frame_of  # polars: not for `chipcost sql`
+
         return frame_of(relation)
 
 
