@@ -60,7 +60,10 @@ def test_an_endpoint_failing_mid_archive_stops_plainly_and_the_next_run_recovers
         proxy.heal()
         forget_clients()
         _every_listed_payload_landed(s3_bucket)
+        # Each run is a new process in use: no listing cached by the checks above.
+        forget_clients()
         second = run(config)
+        forget_clients()
         assert {V1, V2, V3} <= _versions_archived(s3_bucket)
     assert [o.status for o in second] == ["already loaded", "loaded", "loaded"]
     assert history(tmp_path / "w.duckdb", "p5.48xlarge") == [
