@@ -100,10 +100,14 @@ def _shown_on(status: Status) -> Iterator[None]:
     logger = logging.getLogger("chipcost.progress")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+    # Shown on the status line only: not printed again by the handler Prefect's logging puts
+    # on the root logger (a timestamped line per source, hundreds in a replay).
+    propagate, logger.propagate = logger.propagate, False
     try:
         yield
     finally:
         logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 class _StatusHandler(logging.Handler):
