@@ -11,7 +11,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import Reject
-from chipcost.extract._scrape import NOT_A_PRICE, PriceError, parse_price
+from chipcost.extract._scrape import NOT_A_PRICE, PriceError, parse_price, require_columns
 
 ALIASES_FILE = "chipcost/data/chip_aliases.csv"
 # A JSON API sends prices as numbers or plain decimal strings ("2.19"). Anything else there
@@ -111,3 +111,17 @@ def shape_error(provider: str, payload: Payload, expected: str, found: object) -
 def field_names(rows: Iterable[Any]) -> set[str]:
     """The union of the keys of the dict rows (for a "renamed field" check)."""
     return {key for row in rows if isinstance(row, dict) for key in row}
+
+
+def listed_rows(
+    payload: Payload, provider: str, key: str, fields: Iterable[str], body: object = None
+) -> list[Any]:
+    """The list under `key` of a JSON payload (`body`, when already read), its rows checked
+    for every field the parser reads: a renamed field fails the parse, naming it."""
+    body = load_json(payload, provider) if body is None else body
+    rows = body.get(key) if isinstance(body, dict) else None
+    if not isinstance(rows, list):
+        raise shape_error(provider, payload, f"{key} list", body)
+    if rows:
+        require_columns(field_names(rows), fields, payload, provider)
+    return rows

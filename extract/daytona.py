@@ -10,13 +10,12 @@ from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._offers import (
     ChipNames,
-    field_names,
     json_price,
+    listed_rows,
     load_json,
     reject,
-    shape_error,
 )
-from chipcost.extract._scrape import require_columns, require_offers
+from chipcost.extract._scrape import require_offers
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "daytona"
@@ -48,13 +47,8 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     chips = ChipNames(PROVIDER)
     for payload in payloads:
         body = load_json(payload, PROVIDER)
-        gpus = body.get("gpus") if isinstance(body, dict) else None
-        if not isinstance(gpus, list):
-            raise shape_error(PROVIDER, payload, "gpus list", body)
-        if gpus:
-            require_columns(field_names(gpus), FIELDS, payload, PROVIDER)
         page = ParseResult()
-        for gpu in gpus:
+        for gpu in listed_rows(payload, PROVIDER, "gpus", FIELDS, body=body):
             page.extend(_gpu_offers(gpu, body, payload, chips))
         require_offers(page, payload, PROVIDER)
         result.extend(page)

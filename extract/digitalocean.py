@@ -12,14 +12,13 @@ from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._offers import (
     ChipNames,
-    field_names,
     json_price,
+    listed_rows,
     load_json,
     reject,
-    shape_error,
 )
 from chipcost.extract._plans import missing_key
-from chipcost.extract._scrape import parse_count, require_columns
+from chipcost.extract._scrape import parse_count
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "digitalocean"
@@ -65,7 +64,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     chips = ChipNames(PROVIDER)
     unavailable: list[str] = []
     for payload in payloads:
-        for size in _sizes(payload):
+        for size in listed_rows(payload, PROVIDER, "sizes", FIELDS):
             result.extend(_size_offers(size, payload, chips, unavailable))
     if unavailable:
         result.notes.append(
@@ -74,16 +73,6 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         )
     result.notes.extend(chips.notes())
     return result
-
-
-def _sizes(payload: Payload) -> list[Any]:
-    body = load_json(payload, PROVIDER)
-    sizes = body.get("sizes") if isinstance(body, dict) else None
-    if not isinstance(sizes, list):
-        raise shape_error(PROVIDER, payload, "sizes list", body)
-    if sizes:
-        require_columns(field_names(sizes), FIELDS, payload, PROVIDER)
-    return sizes
 
 
 def _size_offers(

@@ -11,14 +11,12 @@ from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._offers import (
     ChipNames,
-    field_names,
     json_price,
-    load_json,
+    listed_rows,
     reject,
-    shape_error,
 )
 from chipcost.extract._plans import missing_key
-from chipcost.extract._scrape import require_columns, require_offers
+from chipcost.extract._scrape import require_offers
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "jarvislabs"
@@ -49,14 +47,8 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     result = ParseResult()
     chips = ChipNames(PROVIDER)
     for payload in payloads:
-        body = load_json(payload, PROVIDER)
-        rows = body.get("server_meta") if isinstance(body, dict) else None
-        if not isinstance(rows, list):
-            raise shape_error(PROVIDER, payload, "server_meta list", body)
-        if rows:
-            require_columns(field_names(rows), FIELDS, payload, PROVIDER)
         page = ParseResult()
-        for row in rows:
+        for row in listed_rows(payload, PROVIDER, "server_meta", FIELDS):
             page.extend(_row_offers(row, payload, chips))
         require_offers(page, payload, PROVIDER)
         result.extend(page)

@@ -16,14 +16,12 @@ from chipcost.extract import _http
 from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
 from chipcost.extract._offers import (
     ChipNames,
-    field_names,
     json_price,
-    load_json,
+    listed_rows,
     reject,
-    shape_error,
 )
 from chipcost.extract._plans import missing_key
-from chipcost.extract._scrape import parse_count, require_columns
+from chipcost.extract._scrape import parse_count
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "seeweb"
@@ -66,20 +64,10 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
             "in euros and are refused until one is archived"
         )
     for payload in (p for p in payloads if p.url != ECB_DAILY_URL):
-        for plan in _plans(payload):
+        for plan in listed_rows(payload, PROVIDER, "plans", FIELDS):
             result.extend(_plan_offers(plan, payload, chips, rate))
     result.notes.extend(chips.notes())
     return result
-
-
-def _plans(payload: Payload) -> list[Any]:
-    body = load_json(payload, PROVIDER)
-    plans = body.get("plans") if isinstance(body, dict) else None
-    if not isinstance(plans, list):
-        raise shape_error(PROVIDER, payload, "plans list", body)
-    if plans:
-        require_columns(field_names(plans), FIELDS, payload, PROVIDER)
-    return plans
 
 
 def _plan_offers(plan: Any, payload: Payload, chips: ChipNames, rate: EurUsd | None) -> ParseResult:

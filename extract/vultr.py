@@ -13,14 +13,12 @@ from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._offers import (
     ChipNames,
-    field_names,
     json_price,
+    listed_rows,
     load_json,
     reject,
-    shape_error,
 )
 from chipcost.extract._plans import chip_memory_gb
-from chipcost.extract._scrape import require_columns
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "vultr"
@@ -81,7 +79,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         key = LISTS.get(payload.url, ("", {}))[0]
         if not key:
             continue
-        for plan in _plans(payload, key):
+        for plan in listed_rows(payload, PROVIDER, key, FIELDS):
             if key == "plans_metal":
                 result.extend(_metal_offers(plan, payload, chips))
             else:
@@ -93,16 +91,6 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         )
     result.notes.extend(chips.notes())
     return result
-
-
-def _plans(payload: Payload, key: str) -> list[Any]:
-    body = load_json(payload, PROVIDER)
-    plans = body.get(key) if isinstance(body, dict) else None
-    if not isinstance(plans, list):
-        raise shape_error(PROVIDER, payload, f"{key} list", body)
-    if plans:
-        require_columns(field_names(plans), FIELDS, payload, PROVIDER)
-    return plans
 
 
 def _metal_offers(plan: Any, payload: Payload, chips: ChipNames) -> ParseResult:
