@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from chipcost.archive import ArchiveWriter
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.core.settings import SourceSettings
+
+if TYPE_CHECKING:  # imported by the sources that fetch over HTTP, not by every importer
+    import httpx
 
 
 def _no_progress(message: str) -> None:

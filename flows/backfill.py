@@ -14,6 +14,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import load_settings
+from chipcost.flows._state import FlowStopped, returned
 from chipcost.pipeline.backfill import STOPPED, Future, Outcome, Progress, parse_since
 from chipcost.pipeline.backfill import backfill as run_steps
 
@@ -21,12 +22,8 @@ T = TypeVar("T")
 DEFAULT_WORKERS = 2
 
 
-class BackfillStopped(ChipcostError):
+class BackfillStopped(FlowStopped):
     """A version failed; `outcomes` holds what the backfill did before it stopped."""
-
-    def __init__(self, message: str, outcomes: list[Outcome]) -> None:
-        super().__init__(message)
-        self.outcomes = outcomes
 
 
 # NO_CACHE: a step must run every time (the warehouse and archive say what is done).
@@ -103,10 +100,4 @@ def _summary(outcomes: list[Outcome]) -> str:
 
 def run_backfill(**parameters: object) -> list[Outcome]:
     """Run the flow; a stopped or refused backfill raises BackfillStopped with its outcomes."""
-    state = backfill(**parameters, return_state=True)
-    if state.is_failed():
-        data = state.result(raise_on_failure=False)
-        if isinstance(data, BackfillStopped):
-            raise data
-        raise BackfillStopped(state.message or "the backfill flow failed", [])
-    return state.result()
+    return returned(backfill(**parameters, return_state=True), BackfillStopped, "backfill")

@@ -18,6 +18,7 @@ from chipcost.core.errors import ChipcostError, WarehouseBusy
 from chipcost.core.runs import ALREADY_LOADED, FAILED, SKIPPED, LoadSummary, RunResult, SourceResult
 from chipcost.core.settings import Settings, load_settings
 from chipcost.extract import Source
+from chipcost.flows._state import FlowStopped, returned
 from chipcost.pipeline.collect import (
     WarehouseSession,
     already_loaded_runs,
@@ -57,12 +58,8 @@ class RunOutcome:
         return f"RunOutcome(run={self.run.run_id!r}, summary={self.summary!r})"
 
 
-class CollectFailed(ChipcostError):
+class CollectFailed(FlowStopped):
     """The flow run failed; `outcomes` holds the runs it loaded before deciding so."""
-
-    def __init__(self, message: str, outcomes: list[RunOutcome]) -> None:
-        super().__init__(message)
-        self.outcomes = outcomes
 
 
 def _progress(message: str) -> None:
@@ -387,10 +384,4 @@ def _all_failed_message(ran: list[SourceResult]) -> str:
 
 def run_collect(**parameters: object) -> list[RunOutcome]:
     """Run the flow; a failed run raises CollectFailed carrying what was collected."""
-    state = collect(**parameters, return_state=True)
-    if state.is_failed():
-        data = state.result(raise_on_failure=False)
-        if isinstance(data, CollectFailed):
-            raise data
-        raise CollectFailed(state.message or "the collect flow failed", [])
-    return state.result()
+    return returned(collect(**parameters, return_state=True), CollectFailed, "collect")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from chipcost.core.record import PriceRecord
 from chipcost.core.runs import OK, RunResult, SourceResult
+from chipcost.core.settings import Warehouse
 
 DAY0 = datetime(2026, 11, 1, 6, 0, tzinfo=UTC)
 
@@ -56,3 +58,16 @@ def run_of(
         sample=False,
         sources=[source],
     )
+
+
+def loaded_warehouse(target: Path | Warehouse, records: list[PriceRecord]) -> Path | Warehouse:
+    """A warehouse (file or lake) created with one run of `records`, observed on day 0."""
+    from chipcost.pipeline.seed import open_warehouse
+    from chipcost.warehouse.load import load_run
+
+    con = open_warehouse(target)
+    try:
+        load_run(con, run_of(records, day(0)))
+    finally:
+        con.close()
+    return target

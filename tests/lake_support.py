@@ -12,10 +12,10 @@ from chipcost.core.settings import Settings, Warehouse
 from chipcost.pipeline.collect import (
     WarehouseSession,
     already_loaded_sources,
-    collect_source,
     load,
     new_run_id,
     now,
+    replay_sources,
     select_sources,
 )
 
@@ -50,16 +50,8 @@ def replay_run(
     chosen = [s for s in select_sources(sources) if s.name in archived]
     loaded = already_loaded_sources(session, run_dir.name)
     started = now()
-    results = [
-        collect_source(
-            s,
-            settings=settings,
-            stamp=run_dir.name,
-            replay_dir=run_dir,
-            already_loaded=loaded.get(s.name),
-        )
-        for s in chosen
-    ]
+    # As the flow's replay-run task: every source of the run parsed, then validated together.
+    results = replay_sources(chosen, settings=settings, replay_dir=run_dir, already_loaded=loaded)
     observed = [r.observed_at for r in results if r.observed_at]
     run = RunResult(
         run_id=new_run_id(started),

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import duckdb
-import polars as pl
 
-from chipcost.core.frames import frame_of
+from chipcost.warehouse.db import dict_rows
+from chipcost.warehouse.literals import any_of, listed, literal
 
+if TYPE_CHECKING:
+    import polars as pl
 
-def _any_of(column: str, values: list[str] | None, where: list[str], params: list) -> None:
-    if values:
-        where.append(f"lower({column}) IN ({', '.join('?' for _ in values)})")
-        params.extend(v.lower() for v in values)
+Row = dict[str, object]
 
 
 # One row per chip, pricing model and term unless every offer is asked for: the cheapest
@@ -26,12 +27,12 @@ def _filters(
     regions: list[str] | None = None,
     pricing_models: list[str] | None = None,
     providers: list[str] | None = None,
-) -> tuple[list[str], list]:
-    where, params = ["model = ?", "workload = ?"], [model, workload]
-    _any_of("region", regions, where, params)
-    _any_of("pricing_model", pricing_models, where, params)
-    _any_of("provider", providers, where, params)
-    return where, params
+) -> list[str]:
+    where = [f"model = {literal(model)}", f"workload = {literal(workload)}"]
+    any_of("region", regions, where)
+    any_of("pricing_model", pricing_models, where)
+    any_of("provider", providers, where)
+    return where
 
 
 def cost_rows(
@@ -42,11 +43,11 @@ def cost_rows(
     chips: list[str] | None = None,
     all_offers: bool = False,
     **filters: list[str] | None,
-) -> pl.DataFrame:
+) -> list[Row]:
     """Rows of cost_per_token for a model and workload, cheapest per million tokens first,
     with chip_memory_gb, one chip's memory (chips.csv)."""
-    where, params = _filters(model, workload, **filters)
-    _any_of("chip", chips, where, params)
+    where = _filters(model, workload, **filters)
+    any_of("chip", chips, where)
     order = "cost_per_million_tokens, chip, provider, region, zone, instance_type, payment, plan"
     qualify = (
         ""
@@ -60,7 +61,7 @@ def cost_rows(
         )
         SELECT * FROM k WHERE {" AND ".join(where)} {qualify} ORDER BY {order}
     """
-    return frame_of(con.sql(sql, params=params))
+    return dict_rows(con, sql)
 
 
 def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -72,7 +73,7 @@ def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def model_parameters(con: duckdb.DuckDBPyConnection, model: str) -> float | None:
-    rows = con.execute("SELECT parameters FROM models WHERE model = ?", [model]).fetchall()
+    rows = con.execute(f"SELECT parameters FROM models WHERE model = {literal(model)}").fetchall()
     return rows[0][0] if rows else None
 
 
@@ -87,27 +88,23 @@ def chips_with_throughput(
     """Chips with a chosen figure for the model and workload (derived ones only if asked)."""
     only = "" if derived else "AND origin <> 'derived'"
     rows = con.execute(
-        "SELECT DISTINCT chip FROM throughput_ranked WHERE chosen AND model = ? AND workload = ? "
-        f"{only} ORDER BY 1",
-        [model, workload],
+        f"SELECT DISTINCT chip FROM throughput_ranked WHERE chosen AND model = {literal(model)} "
+        f"AND workload = {literal(workload)} {only} ORDER BY 1"
     ).fetchall()
     return [r[0] for r in rows]
 
 
 def set_aside(
     con: duckdb.DuckDBPyConnection, model: str, workload: str, chips: list[str]
-) -> pl.DataFrame:
+) -> list[Row]:
     """Figures the choice rule refused for these chips (they need more than the chip's peak)."""
     if not chips:
-        return pl.DataFrame()
-    marks = ", ".join("?" for _ in chips)
-    return frame_of(
-        con.sql(
-            "SELECT throughput_id, chip, tokens_per_second_per_chip, kind, set_aside_because, "
-            f"source FROM throughput_ranked WHERE NOT usable AND model = ? AND workload = ? "
-            f"AND chip IN ({marks}) ORDER BY chip, throughput_id",
-            params=[model, workload, *chips],
-        )
+        return []
+    return dict_rows(
+        con,
+        "SELECT throughput_id, chip, tokens_per_second_per_chip, kind, set_aside_because, "
+        f"source FROM throughput_ranked WHERE NOT usable AND model = {literal(model)} AND "
+        f"workload = {literal(workload)} AND chip IN {listed(chips)} ORDER BY chip, throughput_id",
     )
 
 
@@ -120,16 +117,16 @@ def throughput_listing(
     origins: list[str] | None = None,
 ) -> pl.DataFrame:
     """throughput_ranked filtered, chosen figure first within chip, model and workload."""
+    from chipcost.core.frames import frame_of
+
     where: list[str] = ["TRUE"]
-    params: list = []
-    _any_of("model", models, where, params)
-    _any_of("chip", chips, where, params)
-    _any_of("workload", workloads, where, params)
-    _any_of("origin", origins, where, params)
+    any_of("model", models, where)
+    any_of("chip", chips, where)
+    any_of("workload", workloads, where)
+    any_of("origin", origins, where)
     return frame_of(
         con.sql(
             f"SELECT * FROM throughput_ranked WHERE {' AND '.join(where)} "
-            "ORDER BY model, workload, chip, choice_rank",
-            params=params,
+            "ORDER BY model, workload, chip, choice_rank"
         )
     )

@@ -40,6 +40,13 @@ def migrations() -> list[tuple[int, str, str]]:
 SCHEMA_VERSION = max(version for version, _, _ in migrations())
 
 
+def dict_rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, object]]:
+    """A query's rows as column -> value: what the terminal tables read, without polars."""
+    cursor = con.execute(sql)
+    columns = [d[0] for d in cursor.description]
+    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
 def connect(
     path: Path | Warehouse, *, read_only: bool = False, wait: float = 0.0
 ) -> duckdb.DuckDBPyConnection:
@@ -110,6 +117,8 @@ def _connect_lake(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyCo
         con.close()
         raise
     return con
+
+
 # What DuckDB says when the file itself is damaged: cut short, scribbled over, not DuckDB.
 DAMAGE_SIGNS = (
     "not a valid duckdb database file",

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-import duckdb
-import polars as pl
+from typing import TYPE_CHECKING
 
-from chipcost.core.frames import frame_of
+import duckdb
+
+from chipcost.warehouse.db import dict_rows
+from chipcost.warehouse.literals import any_of, listed, literal
+
+if TYPE_CHECKING:  # polars is loaded for frames only: the terminal table reads rows
+    import polars as pl
 
 # The order pricing models are listed in: the list price first, then commitments, then spot.
 MODEL_ORDER = ("on_demand", "reserved", "savings_plan", "commitment", "capacity_block", "spot")
@@ -39,14 +44,7 @@ PRICE_COLUMNS = (
 )
 
 
-def _any_of(column: str, values: list[str] | None, where: list[str], params: list) -> None:
-    if values:
-        where.append(f"lower({column}) IN ({', '.join('?' for _ in values)})")
-        params.extend(v.lower() for v in values)
-
-
-def per_chip_prices(
-    con: duckdb.DuckDBPyConnection,
+def _price_query(
     *,
     chips: list[str] | None = None,
     regions: list[str] | None = None,
@@ -57,29 +55,23 @@ def per_chip_prices(
     min_price: float | None = None,
     max_price: float | None = None,
     spot: bool | None = None,
-) -> pl.DataFrame:
-    """Current per-chip prices, cheapest first within chip and pricing model.
-
-    memory_gb is one chip's memory (chips.csv); min_price/max_price bound the per-chip-hour
-    price; spot True keeps only spot prices, False leaves them out.
-    """
+) -> str:
+    """The query of current per-chip prices (per_chip_prices), the values in its text
+    (chipcost.warehouse.literals says why)."""
     where: list[str] = ["TRUE"]
-    params: list = []
-    _any_of("p.chip", chips, where, params)
-    _any_of("region", regions, where, params)
-    _any_of("pricing_model", models, where, params)
-    _any_of("provider", providers, where, params)
+    any_of("p.chip", chips, where)
+    any_of("region", regions, where)
+    any_of("pricing_model", models, where)
+    any_of("provider", providers, where)
     for condition, value in (
-        ("c.memory_gb >= ?", min_memory_gb),
-        ("price_per_chip_hour >= ?", min_price),
-        ("price_per_chip_hour <= ?", max_price),
+        ("c.memory_gb >= ", min_memory_gb),
+        ("price_per_chip_hour >= ", min_price),
+        ("price_per_chip_hour <= ", max_price),
     ):
         if value is not None:
-            where.append(condition)
-            params.append(value)
+            where.append(condition + literal(float(value)))
     if chip_counts:
-        where.append(f"chip_count IN ({', '.join('?' for _ in chip_counts)})")
-        params.extend(chip_counts)
+        where.append(f"chip_count IN {listed(float(c) for c in chip_counts)}")
     if spot is not None:
         where.append("pricing_model " + ("=" if spot else "<>") + " 'spot'")
     order = ", ".join(f"'{m}'" for m in MODEL_ORDER)
@@ -95,7 +87,24 @@ def per_chip_prices(
                  {TERM_HOURS}, term, price_per_chip_hour, region, zone, instance_type,
                  payment, plan, source
     """
-    return frame_of(con.sql(sql, params=params))
+    return sql
+
+
+def per_chip_prices(con: duckdb.DuckDBPyConnection, **filters) -> pl.DataFrame:
+    """Current per-chip prices, cheapest first within chip and pricing model.
+
+    Filters (all optional): chips, regions, models, providers (lists, any case);
+    min_memory_gb (one chip's memory, chips.csv); chip_counts; min_price/max_price bound the
+    per-chip-hour price; spot True keeps only spot prices, False leaves them out.
+    """
+    from chipcost.core.frames import frame_of
+
+    return frame_of(con.sql(_price_query(**filters)))
+
+
+def per_chip_price_rows(con: duckdb.DuckDBPyConnection, **filters) -> list[dict[str, object]]:
+    """The same as per_chip_prices, as rows: what a terminal table needs, without polars."""
+    return dict_rows(con, _price_query(**filters))
 
 
 def known_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:

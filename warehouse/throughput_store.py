@@ -10,7 +10,7 @@ import duckdb
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import COLUMNS, Figure
-from chipcost.core.frames import frame_of
+from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.insert import insert_rows, table_columns
 
 _INSERT = (
@@ -49,16 +49,15 @@ def replace_generated_figures(con: duckdb.DuckDBPyConnection, figures: Sequence[
 
 def derivation_inputs(con: duckdb.DuckDBPyConnection) -> tuple[list[dict], list[dict]]:
     """(chips with their dense peaks, models with their sizes): what derivations read."""
-    chips = frame_of(
-        con.sql(
-            "SELECT chip, family, dense_fp8_tflops, dense_bf16_tflops, spec_source, spec_date "
-            "FROM chips"
-        )
+    chips = dict_rows(
+        con,
+        "SELECT chip, family, dense_fp8_tflops, dense_bf16_tflops, spec_source, spec_date "
+        "FROM chips",
     )
-    models = frame_of(
-        con.sql("SELECT model, parameters, source, source_date FROM models ORDER BY model")
+    models = dict_rows(
+        con, "SELECT model, parameters, source, source_date FROM models ORDER BY model"
     )
-    return chips.to_dicts(), models.to_dicts()
+    return chips, models
 
 
 def _next_user_number(con: duckdb.DuckDBPyConnection) -> int:

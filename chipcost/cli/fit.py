@@ -36,6 +36,63 @@ class Fitted:
     table: Table
     dropped: list[str]  # headers of the columns left out to fit
     width: int  # the width to print it at
+    lines: Text | None = None  # the same table laid out directly, when no cell needs wrapping
+
+
+# Between two columns: the left one's right padding, the box's blank rule, the right one's
+# left padding (rich's SIMPLE_HEAD box without edges).
+_GAP = 3
+
+
+def _laid_out(
+    columns: Sequence[Column], rows: Sequence[Mapping[str, str | Text]], width: int
+) -> tuple[Text, int] | None:
+    """The table as rich draws `_table`'s (header, a rule, one line per row) and its width,
+    built line by line: rich's general layout measures and renders every cell several times,
+    most of the time of a long table. None when a cell holds a line break or the table is
+    wider than `width` (rich wraps cells then): `_table` draws those."""
+    if not columns:
+        return None
+    cells = [[_cell(row[c.key]) for c in columns] for row in rows]
+    if any("\n" in cell.plain for line in cells for cell in line):
+        return None
+    headers = [Text.from_markup(c.header, style="table.header") for c in columns]
+    widths = []
+    for i, column in enumerate(columns):
+        natural = max(cell.cell_len for cell in [headers[i], *(line[i] for line in cells)])
+        # A number's column is as wide as its widest cell (min_width in `_table`).
+        floor = max([len(column.header), *(len(row[column.key]) for row in rows)])
+        widths.append(max(natural, floor) if column.numeric else natural)
+    total = sum(widths) + _GAP * (len(widths) - 1)
+    if total > width:
+        return None
+    lines = [_line(headers, columns, widths, pad_style="table.header")]
+    lines.append(Text("─" * total))
+    lines += [_line(line, columns, widths) for line in cells]
+    return Text("\n").join(lines), total
+
+
+def _line(
+    cells: Sequence[Text], columns: Sequence[Column], widths: Sequence[int], pad_style: str = ""
+) -> Text:
+    line = Text()
+    for i, (cell, column) in enumerate(zip(cells, columns, strict=True)):
+        if i:
+            line.append(" " * _GAP)
+        if column.numeric:  # right-justified as rich does it: trailing blanks dropped first
+            cell.rstrip()
+            line.append(" " * (widths[i] - cell.cell_len), style=pad_style)
+            line.append_text(cell)
+        else:
+            pad = " " * (widths[i] - cell.cell_len)
+            line.append_text(cell)
+            line.append(pad, style=pad_style)
+    return line
+
+
+def _cell(value: str | Text) -> Text:
+    # A string cell is markup, as rich's table reads it (never highlighted).
+    return value.copy() if isinstance(value, Text) else Text.from_markup(value)
 
 
 def _table(
@@ -100,7 +157,9 @@ def fit_table(
     console; `wide` keeps every column and prints at the table's own width."""
     if wide:
         table = _table(title, columns, rows)
-        return Fitted(table, [], max(console.width, natural_width(console, table)))
+        laid = None if title else _laid_out(columns, rows, _UNBOUNDED)
+        natural = laid[1] if laid else natural_width(console, table)
+        return Fitted(table, [], max(console.width, natural), laid[0] if laid else None)
     kept = {c.key for c in columns if c.essential}
     optional = [k for k in keep_order if any(c.key == k for c in columns)]
     optional += [c.key for c in columns if c.key not in kept and c.key not in optional]
@@ -111,11 +170,15 @@ def fit_table(
             kept.add(key)
     shown = [c for c in columns if c.key in kept]
     dropped = [c.header for c in columns if c.key not in kept]
-    return Fitted(_table(title, shown, rows), dropped, console.width)
+    laid = None if title else _laid_out(shown, rows, console.width)
+    return Fitted(_table(title, shown, rows), dropped, console.width, laid[0] if laid else None)
 
 
 def print_fitted(console: Console, fitted: Fitted) -> None:
     """Print at the fitted width (wider than the terminal only for --wide)."""
+    if fitted.lines is not None:
+        console.print(fitted.lines, soft_wrap=True, highlight=False)
+        return
     width = console.width
     console.width = fitted.width
     try:

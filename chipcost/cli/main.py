@@ -1,4 +1,5 @@
-"""The `chipcost` command: every command registered here, by name; errors print one line."""
+"""The `chipcost` command: each command of chipcost.cli.index loaded by name when it runs;
+expected errors print one line."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import typer
 from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
 
+from chipcost.cli.index import COMMANDS, SUMMARY
 from chipcost.cli.options import err
 from chipcost.core.clean import printable, scrub
 from chipcost.core.errors import ChipcostError
@@ -19,69 +21,6 @@ from chipcost.core.version import __version__
 
 if TYPE_CHECKING:  # Typer's own copy of Click
     from typer._click import Command, Context
-
-# Every command, by name: its module in chipcost.cli.commands, the function (or Typer app)
-# there, and the line `chipcost --help` shows for it. A command's module is imported only
-# when the command runs or shows its own help, so `--help` and each command load only what
-# they need (tests/cli/test_cli.py checks each line against the command's own help).
-COMMANDS: dict[str, tuple[str, str, str]] = {
-    "collect": (
-        "collect",
-        "collect",
-        "Collect today's prices (or replay an archive) into the warehouse.",
-    ),
-    "prices": (
-        "prices",
-        "prices",
-        "Current per-chip hourly prices, cheapest first within each chip and pricing model.",
-    ),
-    "history": (
-        "history",
-        "history",
-        "The cheapest per-chip-hour price per day per pricing model, with a terminal chart.",
-    ),
-    "sql": ("admin", "sql", "Run an ad hoc read-only query against the warehouse."),
-    "cost": (
-        "cost",
-        "cost",
-        "Cost per million tokens (and of N tokens) per chip and pricing model, cheapest first.",
-    ),
-    "report": (
-        "report",
-        "report",
-        "Write the report (HTML) and a CSV of every change; mail it, or write it as .eml.",
-    ),
-    "site": (
-        "site",
-        "site",
-        "Write the price explorer: every current offer, sortable and filterable, no server.",
-    ),
-    "backfill": (
-        "backfill",
-        "backfill",
-        "Load AWS's past EC2 price lists (on-demand, reserved) as history, oldest first.",
-    ),
-    "migrate": (
-        "admin",
-        "migrate",
-        "Create the warehouse or upgrade its schema to this version of chipcost.",
-    ),
-    "sources": (
-        "admin",
-        "sources",
-        "List the registered sources, with each one's last successful run when a warehouse exists.",
-    ),
-    "demo": (
-        "demo",
-        "demo",
-        "Replay the bundled SAMPLE archive (synthetic prices) into the warehouse and show them.",
-    ),
-    "throughput": (
-        "throughput",
-        "throughput_app",
-        "Throughput figures: references, derived figures and your own measurements.",
-    ),
-}
 
 
 def load_command(name: str) -> Command:
@@ -117,7 +56,7 @@ class _Commands(TyperGroup):
 
 app = typer.Typer(
     cls=_Commands,
-    help="AI-accelerator prices with history: collect, query, compare.",
+    help=SUMMARY,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -33,11 +33,23 @@ SERVER_ENV = {
     "PREFECT__SERVER_EPHEMERAL": "1",
     "PREFECT__SERVER_FINAL": "1",
 }
+# Unless the user says otherwise: a server that lives for one command does not phone home
+# (offline, each attempt fails after a name lookup, in the server's log).
+SERVER_DEFAULTS = {"PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+# Unless the user says otherwise, for a command that runs a flow: its own table and error line
+# say what the flow's log says (the log still reaches the server), and no client telemetry.
+COMMAND_DEFAULTS = {"PREFECT_LOGGING_LEVEL": "CRITICAL", "DO_NOT_TRACK": "1"}
 PORT_IN_USE = 3  # uvicorn's exit code when it could not bind
 
 
 class ServerError(ChipcostError):
     """The temporary Prefect server did not start."""
+
+
+def command_defaults() -> None:
+    """COMMAND_DEFAULTS into the environment: called before Prefect is first imported."""
+    for name, value in COMMAND_DEFAULTS.items():
+        os.environ.setdefault(name, value)
 
 
 @contextmanager
@@ -88,7 +100,7 @@ def _spawn() -> tuple[int, subprocess.Popen]:
     process = subprocess.Popen(
         [sys.executable, "-m", "chipcost.cli.prefect_server", str(port), str(os.getpid())],
         stdin=subprocess.PIPE,
-        env={**os.environ, **SERVER_ENV},
+        env={**SERVER_DEFAULTS, **os.environ, **SERVER_ENV},
         # Its own session: Ctrl-C reaches the command, which then stops the server itself.
         start_new_session=True,
     )

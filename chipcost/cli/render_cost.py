@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import polars as pl
 from rich.console import Console
 from rich.text import Text
 
@@ -151,8 +150,8 @@ def print_sources(
         console.print(shown(f"    derived figures' parameter count: {parameters}"), highlight=False)
 
 
-def print_set_aside(console: Console, frame: pl.DataFrame) -> None:
-    for row in frame.iter_rows(named=True):
+def print_set_aside(console: Console, rows: Sequence[Mapping[str, object]]) -> None:
+    for row in rows:
         console.print(
             f"[yellow]set aside[/] {row['throughput_id']} ({row['kind']}, "
             f"{row['tokens_per_second_per_chip']:,.0f} tok/s per chip on {row['chip']}): "

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import polars as pl
 from rich.console import Console
 
 from chipcost.cli.fit import Column, fit_table, plain, print_fitted
 from chipcost.cli.render_fresh import print_freshness
-from chipcost.pipeline.prices import PriceResult
+
+if TYPE_CHECKING:  # the table reads rows: neither DuckDB's nor polars' import is needed here
+    from chipcost.pipeline.prices import PriceRows
+
+Row = Mapping[str, object]
 
 # Fields that make up an offer, said once above the table when every row shares them.
 _FIELDS = {
@@ -66,13 +70,13 @@ def cell(column: str, value: object) -> str:
     return plain(value)
 
 
-def constants(frame: pl.DataFrame) -> dict[str, str]:
+def constants(rows: Sequence[Row]) -> dict[str, str]:
     """Offer fields with one value in every row (said once, not repeated per row)."""
     same = {}
     for column in _FIELDS:
-        values = frame[column].unique()
-        if values.len() == 1:
-            same[column] = cell(column, values[0])
+        values = {row[column] for row in rows}
+        if len(values) == 1:
+            same[column] = cell(column, next(iter(values)))
     return same
 
 
@@ -85,7 +89,7 @@ def _joined(row: Mapping[str, object], parts: tuple[str, ...], skip: dict[str, s
     return " ".join(values)
 
 
-def _columns(frame: pl.DataFrame, same: dict[str, str]) -> list[Column]:
+def _columns(rows: Sequence[Row], same: dict[str, str]) -> list[Column]:
     varying = [c for c in _FIELDS if c not in same]
     columns = []
     if "chip" in varying:
@@ -100,21 +104,25 @@ def _columns(frame: pl.DataFrame, same: dict[str, str]) -> list[Column]:
         columns.append(Column("chip_count", "chips", numeric=True))
     columns.append(Column("price_per_chip_hour", "$/chip-hr", numeric=True, essential=True))
     columns.append(Column("price_per_hour", "$/instance-hr", numeric=True))
-    if (frame["upfront"].fill_null(0) > 0).any():
+    if any((row["upfront"] or 0) > 0 for row in rows):
         columns.append(Column("upfront", "upfront $", numeric=True))
     if "source" in varying:
         columns.append(Column("source", "source"))
     return columns
 
 
-def _rows(frame: pl.DataFrame, same: dict[str, str]) -> list[dict[str, str]]:
-    rows = []
-    for row in frame.iter_rows(named=True):
+def _shown(rows: Sequence[Row], same: dict[str, str]) -> list[dict[str, str]]:
+    cells = []
+    for row in rows:
         shown = {key: cell(key, value) for key, value in row.items()}
         shown["where"] = _joined(row, _WHERE, same)
         shown["pricing"] = _joined(row, _PRICING, same)
-        rows.append(shown)
-    return rows
+        cells.append(shown)
+    return cells
+
+
+def _has_values(rows: Sequence[Row], column: str) -> bool:
+    return any(row[column] is not None and str(row[column]) != "" for row in rows)
 
 
 def _header(same: dict[str, str]) -> str:
@@ -122,25 +130,23 @@ def _header(same: dict[str, str]) -> str:
     return "   ".join(parts)
 
 
-def print_prices(console: Console, result: PriceResult, *, limit: int, wide: bool) -> None:
+def print_prices(console: Console, result: PriceRows, *, limit: int, wide: bool) -> None:
     """The prices (at most `limit` rows), what they share, and how fresh they are."""
-    frame = result.frame
-    shown = frame.head(limit)
+    rows = result.rows
+    shown = rows[:limit]
     same: dict[str, str] = {}
     if wide:
-        columns = [
-            c for c in _WIDE if shown[c.key].drop_nulls().cast(pl.String).str.len_chars().max()
-        ]
+        columns = [c for c in _WIDE if _has_values(shown, c.key)]
     else:
-        same = constants(frame)
-        columns = _columns(frame, same)
-    fitted = fit_table(console, columns, _rows(shown, same), keep_order=KEEP_ORDER, wide=wide)
+        same = constants(rows)
+        columns = _columns(rows, same)
+    fitted = fit_table(console, columns, _shown(shown, same), keep_order=KEEP_ORDER, wide=wide)
     console.print("current per-chip prices (USD)", highlight=False)
     if _header(same):
         console.print(_header(same), highlight=False)
     print_fitted(console, fitted)
-    if frame.height > limit:
-        console.print(f"{frame.height - limit} more rows: narrow the filters or raise --limit")
+    if len(rows) > limit:
+        console.print(f"{len(rows) - limit} more rows: narrow the filters or raise --limit")
     if fitted.dropped:
         console.print(
             f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} "

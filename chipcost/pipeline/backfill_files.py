@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -136,8 +135,7 @@ def _write_indexes(
     plan: Plan,
     indexes: list[tuple[str, str, bytes]],
 ) -> None:
-    writer = ctx.archive
-    with writer.lock if isinstance(writer, SharedWriter) else nullcontext():
+    with ctx.archive.lock:  # the version's SharedWriter (Fetcher.context)
         present = _present(ctx)
         for kind, url, body in indexes:
             if (kind, None) not in present:
@@ -210,9 +208,14 @@ class Fetcher:
             if writer is None:
                 writer = SharedWriter(self.settings.archive_root, stamp, SOURCE.name)
                 self.writers[stamp] = writer
+        return self._context(writer, self.message)
+
+    def _context(
+        self, writer: ArchiveWriter, progress: Callable[[str], None] = lambda message: None
+    ) -> FetchContext:
         return FetchContext(
             writer,
-            progress=self.message,
+            progress=progress,
             settings=self.settings.sources,
             sleep=self.sleep,
             download_dir=self.settings.data_dir / "downloads",
@@ -220,13 +223,7 @@ class Fetcher:
 
     def version_index(self) -> dict[str, Any]:
         stamp = run_stamp(datetime.now(UTC))  # a writer for the context only: nothing is written
-        writer = ArchiveWriter(self.settings.archive_root, stamp, SOURCE.name)
-        ctx = FetchContext(
-            writer,
-            settings=self.settings.sources,
-            sleep=self.sleep,
-            download_dir=self.settings.data_dir / "downloads",
-        )
+        ctx = self._context(ArchiveWriter(self.settings.archive_root, stamp, SOURCE.name))
         files = public_files(ctx, SOURCE.name)
         with files.client:
             url = files.url(OFFER_INDEX_PATH)

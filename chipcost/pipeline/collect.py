@@ -228,9 +228,7 @@ class WarehouseSession:
         return self._con
 
     def exists(self) -> bool:
-        return (
-            self._con is not None or self.settings.is_lake or self.settings.db_path.exists()
-        )
+        return self._con is not None or self.settings.is_lake or self.settings.db_path.exists()
 
     def close(self) -> None:
         if self._con is not None:
@@ -246,12 +244,7 @@ class WarehouseSession:
 
 def already_loaded_sources(session: WarehouseSession, archive_run: str) -> dict[str, str]:
     """Sources loaded from this archived run; the file is released again for the parse."""
-    if not session.exists():
-        return {}
-    try:
-        return loaded_sources(session.con, archive_run)
-    finally:
-        session.close()
+    return already_loaded_runs(session, [archive_run]).get(archive_run, {})
 
 
 def already_loaded_runs(

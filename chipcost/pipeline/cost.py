@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import duckdb
-import polars as pl
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import DEFAULT_STALE_DAYS
@@ -20,6 +20,9 @@ from chipcost.warehouse.cost_per_token import (
     set_aside,
 )
 from chipcost.warehouse.freshness import Freshness, freshness
+
+if TYPE_CHECKING:  # a frame only for csv, json and the Python API
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,7 @@ def _coverage_notes(con, priced: list[str], covered: list[str], ask: Ask) -> lis
     return notes
 
 
-def _baseline(offers: pl.DataFrame, ask: Ask, question: CostQuestion) -> tuple[dict, list[str]]:
+def _baseline(offers: list[dict], ask: Ask, question: CostQuestion) -> tuple[dict, list[str]]:
     baseline = baseline_costs(offers, ask.baseline)
     if baseline:
         parts = ", ".join(
@@ -174,13 +177,13 @@ def _ranked(con, ask: Ask, question: CostQuestion, both: list[str]) -> tuple[lis
     offers = cost_rows(con, ask.model, ask.workload, all_offers=True, **ask.filters)
     offers = with_fit(offers, model_parameters(con, ask.model), ask.workload)
     baseline, notes = _baseline(offers, ask, question)
-    frame = choose(offers, chips=ask.chips or None, all_offers=ask.all_offers)
-    if frame.is_empty():
+    chosen = choose(offers, chips=ask.chips or None, all_offers=ask.all_offers)
+    if not chosen:
         raise ChipcostError(
             f"no current offer matches for {ask.model} {ask.workload}. Chips with a price and "
             f"a throughput: {', '.join(both) or 'none'}; widen --region/--pricing-model/--provider"
         )
-    return with_costs(frame.to_dicts(), question, baseline), notes
+    return with_costs(chosen, question, baseline), notes
 
 
 def _header(ask: Ask, question: CostQuestion) -> dict[str, object]:
@@ -198,12 +201,14 @@ class CostRanking:
     header: dict[str, object]
     rows: list[dict[str, object]]
     more: int  # rows beyond the limit, not in `rows`
-    set_aside: pl.DataFrame  # reference figures set aside for the shown chips, and why
+    set_aside: list[dict[str, object]]  # reference figures set aside for the shown chips, and why
     notes: list[str]
     freshness: Freshness  # of the sources of the prices shown
 
     def frame(self) -> pl.DataFrame:
         """The rows as data (csv, json, the Python API): a rank column, then every field."""
+        import polars as pl
+
         rows = [{"rank": n, **row} for n, row in enumerate(self.rows, start=1)]
         return pl.DataFrame(rows, infer_schema_length=None)
 

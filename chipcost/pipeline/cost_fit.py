@@ -1,57 +1,79 @@
-"""Whether the model fits each offer's instance, and the ranking that puts those that fit first."""
+"""Whether the model fits each offer's instance, and the ranking that puts those that fit first.
+
+Offers are rows (column -> value) as the warehouse returns them: a ranking is a few hundred
+rows, and `chipcost cost` answers without importing polars.
+"""
 
 from __future__ import annotations
 
-import polars as pl
+import math
+from collections.abc import Iterable, Sequence
 
 from chipcost.transform.cost import memory_needed_gb
 from chipcost.warehouse.cost_per_token import GROUP
+
+Row = dict[str, object]
 
 # Within a rank, the same order as the warehouse's (cheapest, then a stable tie-break).
 ORDER = ("cost_per_million_tokens", "chip", "provider", "region", "zone", "instance_type")
 ORDER += ("payment", "plan")
 
 
-def with_fit(frame: pl.DataFrame, parameters: float | None, workload: str) -> pl.DataFrame:
+def with_fit(offers: Iterable[Row], parameters: float | None, workload: str) -> list[Row]:
     """The offers with memory_needed_gb, instance_memory_gb (chips x memory per chip), fits
     (None when either is unknown) and instances_needed (how many such instances hold it)."""
-    needed = [
-        None if parameters is None else memory_needed_gb(parameters, workload, precision)
-        for precision in frame["precision"].to_list()
-    ]
-    frame = frame.with_columns(
-        pl.Series("memory_needed_gb", needed, dtype=pl.Float64),
-        (pl.col("chip_memory_gb") * pl.col("chip_count")).alias("instance_memory_gb"),
-    )
-    return frame.with_columns(
-        (pl.col("memory_needed_gb") <= pl.col("instance_memory_gb")).alias("fits"),
-        (pl.col("memory_needed_gb") / pl.col("instance_memory_gb")).ceil().cast(pl.Int64)
-        .alias("instances_needed"),
-    )  # fmt: skip
+    fitted = []
+    for offer in offers:
+        needed = (
+            None
+            if parameters is None
+            else memory_needed_gb(parameters, workload, str(offer["precision"]))
+        )
+        chip_memory, count = offer["chip_memory_gb"], offer["chip_count"]
+        instance = None if chip_memory is None or count is None else chip_memory * count
+        known = needed is not None and instance is not None
+        fitted.append(
+            {
+                **offer,
+                "memory_needed_gb": needed,
+                "instance_memory_gb": instance,
+                "fits": needed <= instance if known else None,
+                "instances_needed": math.ceil(needed / instance) if known and instance else None,
+            }
+        )
+    return fitted
 
 
-def _sorted(frame: pl.DataFrame) -> pl.DataFrame:
-    """Offers that can hold the model (or may: unknown) first, each part cheapest first."""
-    cannot = pl.col("fits").fill_null(True).not_().alias("_cannot")
-    return frame.with_columns(cannot).sort(["_cannot", *ORDER]).drop("_cannot")
+def _key(row: Row) -> tuple:
+    """Those that can hold the model (or may: unknown) first, each part cheapest first; an
+    empty value sorts before any other."""
+    return (row["fits"] is False, *(_nulls_first(row[c]) for c in ORDER))
 
 
-def choose(frame: pl.DataFrame, *, chips: list[str] | None, all_offers: bool) -> pl.DataFrame:
+def _nulls_first(value: object) -> tuple[bool, object]:
+    return (False, "") if value is None else (True, value)
+
+
+def _sorted(rows: Iterable[Row]) -> list[Row]:
+    return sorted(rows, key=_key)
+
+
+def choose(rows: Sequence[Row], *, chips: list[str] | None, all_offers: bool) -> list[Row]:
     """The ranking's offers: every one, or per chip, pricing model and term the cheapest that
     holds the model (the cheapest of all when none does); those that fit first."""
     if chips:
-        frame = frame.filter(pl.col("chip").is_in(chips))
-    frame = _sorted(frame)
+        rows = [r for r in rows if r["chip"] in chips]
+    ranked = _sorted(rows)
     if not all_offers:
-        frame = _sorted(frame.unique(subset=list(GROUP), keep="first", maintain_order=True))
-    return frame
+        first: dict[tuple, Row] = {}
+        for row in ranked:
+            first.setdefault(tuple(row[c] for c in GROUP), row)
+        ranked = _sorted(first.values())
+    return ranked
 
 
-def baseline_costs(frame: pl.DataFrame, chip: str) -> dict[tuple[str, str], float]:
+def baseline_costs(rows: Sequence[Row], chip: str) -> dict[tuple[str, str], float]:
     """The baseline chip's cost per million tokens per (pricing_model, term): its cheapest offer
     that holds the model, or its cheapest when none does (the same choice as the ranking's)."""
-    chosen = choose(frame, chips=[chip], all_offers=False)
-    return {
-        (row["pricing_model"], row["term"]): row["cost_per_million_tokens"]
-        for row in chosen.iter_rows(named=True)
-    }
+    chosen = choose(rows, chips=[chip], all_offers=False)
+    return {(str(r["pricing_model"]), str(r["term"])): r["cost_per_million_tokens"] for r in chosen}

@@ -6,14 +6,17 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import duckdb
-import polars as pl
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import check_known, resolve_chip_names, split_values
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.prices import known_values, per_chip_prices
+from chipcost.warehouse.prices import known_values, per_chip_price_rows, per_chip_prices
+
+if TYPE_CHECKING:  # frames for the API, csv and json; the terminal table reads rows
+    import polars as pl
 
 # Columns the read adds to the warehouse's: when the row's source last succeeded (what dates
 # the price) and whether that run was the bundled sample.
@@ -40,6 +43,15 @@ class PriceResult:
     frame: pl.DataFrame  # every matching current price, cheapest first within chip and model
     freshness: Freshness  # of the sources in `frame`
     chips: list[str] | None  # the canonical chips the names asked for stood for
+
+
+@dataclass(frozen=True)
+class PriceRows:
+    """The same as PriceResult, as rows (column -> value): what a terminal table reads."""
+
+    rows: list[dict[str, object]]
+    freshness: Freshness
+    chips: list[str] | None
 
 
 def pricing_model_name(value: str) -> str:
@@ -117,6 +129,8 @@ def find_prices(
     con: duckdb.DuckDBPyConnection, ask: PriceAsk, *, stale_days: int, now: datetime | None = None
 ) -> PriceResult:
     """Current per-chip prices matching `ask`, each dated by its source's last successful run."""
+    import polars as pl
+
     filters = _checked(con, ask)
     frame = per_chip_prices(con, **filters)
     fresh = freshness(
@@ -134,6 +148,19 @@ def find_prices(
         .alias("sample"),
     )
     return PriceResult(frame=frame, freshness=fresh, chips=filters["chips"])
+
+
+def find_price_rows(
+    con: duckdb.DuckDBPyConnection, ask: PriceAsk, *, stale_days: int, now: datetime | None = None
+) -> PriceRows:
+    """find_prices as rows, without polars: the `chipcost prices` table."""
+    filters = _checked(con, ask)
+    rows = per_chip_price_rows(con, **filters)
+    fresh = freshness(con, sorted({str(r["source"]) for r in rows}), stale_days=stale_days, now=now)
+    dated = {s.source: (s.last_ok_at, s.sample) for s in fresh.sources}
+    for row in rows:
+        row["source_as_of"], row["sample"] = dated.get(str(row["source"]), (None, False))
+    return PriceRows(rows=rows, freshness=fresh, chips=filters["chips"])
 
 
 def why_empty(con: duckdb.DuckDBPyConnection, chips: list[str] | None) -> str:

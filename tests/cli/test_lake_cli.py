@@ -82,3 +82,20 @@ def test_migrate_creates_the_lake_from_the_warehouse_option(lake):
     result = chipcost("migrate", "--warehouse", lake.url, env=env)
     assert result.returncode == 0, result.stderr
     assert "schema version" in result.stdout and "lake-test-pw" not in result.stdout
+
+
+def test_sql_and_sources_read_the_lake_and_its_freshness(lake, tmp_path):
+    from tests.helpers import loaded_warehouse, record
+
+    loaded_warehouse(lake, [record()])
+    # A file warehouse where the default one would be: the lake's commands must not read it.
+    env = {**os.environ, "CHIPCOST_LAKE_DATA": lake.lake_data, "CHIPCOST_DATA_DIR": str(tmp_path)}
+    result = chipcost("sql", "select count(*) as n from price_history", "--db", lake.url, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "│ 1 │" in result.stdout
+    # The note on the lake's source (its only run is long past: stale), not on another file.
+    assert "stale" in result.stdout + result.stderr and "aws-pricing-api" in result.stdout
+    assert not (tmp_path / "chipcost.duckdb").exists()
+    listed = chipcost("sources", env={**env, "CHIPCOST_WAREHOUSE": lake.url})
+    assert listed.returncode == 0, listed.stderr
+    assert "aws-pricing-api" in listed.stdout and "stale" in listed.stdout

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import inspect
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+import typer
 
 from chipcost.cli.main import COMMANDS, load_command
+from chipcost.core.version import __version__
 
 CHIPCOST_COMMANDS = "chipcost.cli.commands."
 
@@ -52,3 +56,96 @@ def test_help_loads_no_command_and_no_data_library():
 
 def test_a_command_loads_its_own_module_only():
     assert loaded_after("sql", "--help") == ["chipcost.cli.commands.admin"]
+
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+
+
+@pytest.mark.parametrize(("args", "code"), [((), 2), (("--help",), 0), (("-h",), 0)])
+def test_the_overview_lists_every_command_and_option_without_the_cli_framework(args, code):
+    code_run = (
+        "import sys\n"
+        f"sys.argv = ['chipcost', *{list(args)!r}]\n"
+        "from chipcost.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    print('exit', exc.code)\n"
+        "print(sorted(m for m in ('typer', 'rich', 'chipcost.cli.main') if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code_run],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    *shown, exit_line, loaded = result.stdout.strip().splitlines()
+    assert loaded == "[]"
+    assert exit_line == f"exit {code}"
+    text = " ".join(" ".join(shown).split())  # lines wrap at the terminal's width
+    for name, (_, _, line) in COMMANDS.items():
+        assert f" {name} {line}" in text
+    # Every option of `chipcost` itself, as the framework's own help has them.
+    from chipcost.cli.main import app
+
+    group = typer.main.get_group(app)
+    with group.make_context("chipcost", ["--version"], resilient_parsing=True) as ctx:
+        params = group.get_params(ctx)
+    for param in params:
+        for flag in param.opts + param.secondary_opts:
+            assert flag in text, flag
+        assert param.help in text
+
+
+def test_the_console_script_answers_help_and_version():
+    shown = subprocess.run(
+        [CHIPCOST, "--help"], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert shown.stdout.startswith("Usage: chipcost [OPTIONS] COMMAND [ARGS]...")
+    assert "chipcost COMMAND --help" in shown.stdout
+    version = subprocess.run([CHIPCOST, "-V"], capture_output=True, text=True, check=True)
+    assert version.stdout == f"chipcost {__version__}\n"
+    # Anything else still reaches the commands.
+    sub = subprocess.run([CHIPCOST, "sql", "--help"], capture_output=True, text=True, check=True)
+    assert "read-only" in sub.stdout
+
+
+@pytest.fixture(scope="module")
+def priced(tmp_path_factory) -> Path:
+    from tests.helpers import loaded_warehouse, record
+
+    path = tmp_path_factory.mktemp("lazy") / "w.duckdb"
+    return loaded_warehouse(path, [record(), record(region="us-west-2", price_per_hour=57.2)])
+
+
+def test_the_prices_table_is_read_without_polars(priced):
+    """The terminal table reads DuckDB's rows; polars is loaded for csv and json only."""
+    assert loaded_after("prices", "--db", str(priced)) == ["chipcost.cli.commands.prices", "duckdb"]
+    as_json = loaded_after("prices", "--format", "json", "--db", str(priced))
+    assert "polars" in as_json
+
+
+def test_the_cost_table_is_read_without_polars(priced):
+    ask = ("cost", "--model", "llama-3-70b", "--workload", "training", "--db", str(priced))
+    assert loaded_after(*ask) == ["chipcost.cli.commands.cost", "duckdb"]
+    assert "polars" in loaded_after(*ask, "--format", "csv")
+
+
+def test_prices_and_cost_do_not_import_pandas_where_it_is_installed(priced, tmp_path):
+    """DuckDB imports pandas (if installed) to bind a query parameter: the read commands
+    write their values into the query instead. A stand-in pandas that leaves a mark when
+    imported shows whether anything imports it."""
+    fake = tmp_path / "site" / "pandas"
+    fake.mkdir(parents=True)
+    mark = tmp_path / "pandas-imported"
+    (fake / "__init__.py").write_text(f"open({str(mark)!r}, 'w').close()\n")
+    env = {**os.environ, "PYTHONPATH": str(fake.parent)}
+    for args in (
+        ["prices", "--chip", "H100-SXM", "--region", "us-east-1", "--min-price", "1"],
+        ["cost", "--model", "llama-3-70b", "--workload", "training", "--chip", "H100"],
+    ):
+        done = subprocess.run(
+            [CHIPCOST, *args, "--db", str(priced)], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        assert "p5.48xlarge" in done.stdout or "H100-SXM" in done.stdout
+        assert not mark.exists(), f"chipcost {args[0]} imported pandas"

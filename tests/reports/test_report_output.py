@@ -142,6 +142,27 @@ def test_cli_errors_are_one_clear_line(golden, tmp_path, args, message):
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("smtp", "message"),
+    [
+        ({"HOST": "127.0.0.1", "PORT": "0"}, "CHIPCOST_SMTP_PORT='0' is not a port number"),
+        ({"HOST": "127.0.0.1", "TLS": "maybe"}, "CHIPCOST_SMTP_TLS='maybe' is not one of"),
+        ({"HOST": "127.0.0.1"}, "no sender address: set CHIPCOST_SMTP_FROM"),
+    ],
+)
+def test_smtp_settings_that_cannot_work_are_refused_before_the_report_is_built(
+    golden, tmp_path, smtp, message
+):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHIPCOST_SMTP_")}
+    env |= {f"CHIPCOST_SMTP_{k}": v for k, v in smtp.items()}
+    result = chipcost(
+        "report", "--db", str(golden), "--out", str(tmp_path), "--email", "a@b.io", env=env
+    )
+    assert result.returncode == 1
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing built, nothing written
+
+
 def test_cli_failed_send_leaves_the_files(golden, tmp_path):
     env = {**os.environ, "CHIPCOST_SMTP_HOST": "127.0.0.1", "CHIPCOST_SMTP_TLS": "none"}
     env |= {"CHIPCOST_SMTP_PORT": str(smtp_server.free_port()), "CHIPCOST_SMTP_FROM": "r@x.io"}

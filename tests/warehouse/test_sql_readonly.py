@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.seed import open_warehouse
-from chipcost.warehouse.load import load_run
 from chipcost.warehouse.readonly import run_readonly
-from tests.helpers import day, record, run_of
+from tests.helpers import loaded_warehouse, record
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 
@@ -21,10 +19,7 @@ CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("sql") / "w.duckdb"
-    con = open_warehouse(path)
-    load_run(con, run_of([record(), record(region="us-west-2", price_per_hour=57.2)], day(0)))
-    con.close()
-    return path
+    return loaded_warehouse(path, [record(), record(region="us-west-2", price_per_hour=57.2)])
 
 
 def digest(path: Path) -> str:

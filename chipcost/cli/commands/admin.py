@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from chipcost.cli.formats import FormatOption, OutputFormat
 from chipcost.cli.options import MAX_LIMIT, DbOption, WideOption, out
-from chipcost.core.settings import load_settings
+from chipcost.core.settings import Warehouse, load_settings
 
 
 def sql(
@@ -31,17 +30,17 @@ def sql(
         print_rows(out, result.columns, result.rows, max_rows=max_rows)
     else:
         write_rows(format, result.columns, result.rows)
-    print_warehouse_state(settings.db_path, format, settings.stale_days)
+    print_warehouse_state(settings.warehouse, format, settings.stale_days)
 
 
-def print_warehouse_state(db_path: Path, format: OutputFormat, stale_days: int) -> None:
+def print_warehouse_state(warehouse: Warehouse, format: OutputFormat, stale_days: int) -> None:
     """Stale, failing and sample sources, for commands that show no prices of their own."""
     from chipcost.cli.formats import notices
     from chipcost.cli.render_fresh import print_freshness
     from chipcost.warehouse.db import connect
     from chipcost.warehouse.freshness import freshness
 
-    con = connect(db_path, read_only=True)
+    con = connect(warehouse, read_only=True)
     try:
         fresh = freshness(con, None, stale_days=stale_days)
     finally:
@@ -71,11 +70,11 @@ def sources(
     from chipcost.warehouse.db import connect
 
     settings = load_settings(db=db)
-    if db is None and not settings.db_path.exists():
+    if db is None and not settings.is_lake and not settings.db_path.exists():
         # Before the first collection there is no warehouse: the sources alone.
         frame = registered_sources()
     else:
-        con = connect(settings.db_path, read_only=True)
+        con = connect(settings.warehouse, read_only=True)
         try:
             frame = source_table(con, stale_days=settings.stale_days)
         finally:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -53,11 +52,9 @@ def backfill(
         TimeElapsedColumn,
     )
 
-    # The table and the error line say what the flow's log says (it still reaches Prefect).
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
-    os.environ.setdefault("DO_NOT_TRACK", "1")
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    from chipcost.cli.prefect_server import temporary_server
+    from chipcost.cli.prefect_server import command_defaults, temporary_server
+
+    command_defaults()
     from chipcost.flows.backfill import BackfillStopped, run_backfill
     from chipcost.pipeline.backfill import parse_since
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,12 +48,9 @@ def collect(
     ] = False,
 ) -> None:
     """Collect today's prices (or replay an archive) into the warehouse."""
-    # The summary table and the error line say what the flow's log says; keep the console to
-    # one account of it (the log still reaches the Prefect server).
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
-    os.environ.setdefault("DO_NOT_TRACK", "1")
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    from chipcost.cli.prefect_server import temporary_server
+    from chipcost.cli.prefect_server import command_defaults, temporary_server
+
+    command_defaults()
 
     settings = load_settings(db=db, data_dir=data_dir)
     _preflight(settings, replay, source, notify, pending)

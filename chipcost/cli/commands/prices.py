@@ -61,10 +61,7 @@ def prices(
     db: DbOption = None,
 ) -> None:
     """Current per-chip hourly prices, cheapest first within each chip and pricing model."""
-    from chipcost.cli.formats import write_frame
-    from chipcost.cli.render_fresh import print_freshness
-    from chipcost.cli.render_prices import print_prices
-    from chipcost.pipeline.prices import PriceAsk, find_prices, why_empty
+    from chipcost.pipeline.prices import PriceAsk, find_price_rows, find_prices, why_empty
     from chipcost.warehouse.db import connect
 
     settings = load_settings(db=db)
@@ -79,17 +76,28 @@ def prices(
         max_price=max_price,
         spot=spot,
     )
+    table = format is OutputFormat.table
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
-        result = find_prices(con, ask, stale_days=settings.stale_days)
-        empty = why_empty(con, result.chips) if result.frame.is_empty() else None
+        # The table reads rows (no polars to import); csv and json write the frame.
+        if table:
+            rows = find_price_rows(con, ask, stale_days=settings.stale_days)
+            empty = why_empty(con, rows.chips) if not rows.rows else None
+        else:
+            result = find_prices(con, ask, stale_days=settings.stale_days)
+            empty = why_empty(con, result.chips) if result.frame.is_empty() else None
     finally:
         con.close()
-    if format is OutputFormat.table:
+    if table:
+        from chipcost.cli.render_prices import print_prices
+
         if empty:
             raise ChipcostError(empty)
-        print_prices(out, result, limit=limit or DEFAULT_TABLE_ROWS, wide=wide)
+        print_prices(out, rows, limit=limit or DEFAULT_TABLE_ROWS, wide=wide)
         return
+    from chipcost.cli.formats import write_frame
+    from chipcost.cli.render_fresh import print_freshness
+
     frame = result.frame if limit is None else result.frame.head(limit)
     write_frame(format, frame)
     if result.frame.height > frame.height:

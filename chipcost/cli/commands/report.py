@@ -55,12 +55,14 @@ def report(
     # Imported here: `chipcost prices` loads this module and must stay light.
     from chipcost.core.settings import load_settings
     from chipcost.reports.build import deliver, write_report
-    from chipcost.reports.mail import check_recipients
+    from chipcost.reports.mail import check_recipients, smtp_settings
     from chipcost.reports.period import ReportOptions, parse_day
     from chipcost.reports.text import headline
 
     settings = load_settings(db=db)
     recipients = check_recipients(email or [])
+    if recipients and not dry_run:
+        smtp_settings()  # a setting that cannot work is said before the report is built
     options = ReportOptions(stale_days=stale_days or settings.stale_days, disagree_pct=disagree_pct)
     made = write_report(
         settings.warehouse,

@@ -1,0 +1,28 @@
+"""What a flow run ended with, for the commands that run a flow in-process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect.client.schemas.objects import State
+
+from chipcost.core.errors import ChipcostError
+
+
+class FlowStopped(ChipcostError):
+    """A flow run failed; `outcomes` holds what it did before it stopped."""
+
+    def __init__(self, message: str, outcomes: list) -> None:
+        super().__init__(message)
+        self.outcomes = outcomes
+
+
+def returned(state: State, stopped: type[FlowStopped], flow: str) -> Any:
+    """The run's return value; a failed run raises the flow's own `stopped` (with its
+    outcomes), or one made from the state's message."""
+    if state.is_failed():
+        data = state.result(raise_on_failure=False)
+        if isinstance(data, stopped):
+            raise data
+        raise stopped(state.message or f"the {flow} flow failed", [])
+    return state.result()

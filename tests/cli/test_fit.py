@@ -1,0 +1,83 @@
+"""Fitted tables laid out line by line print exactly what rich's table layout prints."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.text import Text
+
+from chipcost.cli.fit import Column, fit_table, plain, print_fitted
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+# Cell text as the renderers make it: provider text escaped by `plain`, some markup of our own,
+# numbers, wide (two-cell) characters, empty cells.
+words = st.text(alphabet="abcxyz-_./$%,0123456789 日本", max_size=14)
+cells = st.one_of(
+    words.map(plain),
+    words.map(lambda w: f"[yellow]{plain(w)}[/]"),
+    st.floats(0, 1e7, allow_nan=False).map(lambda v: f"{v:,.4f}"),
+    words.map(lambda w: Text(w, style="green")),
+    st.just(""),
+)
+
+
+@st.composite
+def tables(draw):
+    count = draw(st.integers(1, 6))
+    columns = [
+        Column(f"c{i}", draw(words.filter(str.strip)) or f"c{i}", numeric=draw(st.booleans()),
+               essential=draw(st.booleans()))
+        for i in range(count)
+    ]  # fmt: skip
+    rows = draw(st.lists(st.fixed_dictionaries({c.key: cells for c in columns}), max_size=12))
+    return columns, rows
+
+
+def printed(columns, rows, *, width: int, wide: bool, laid_out: bool, color: bool) -> str:
+    console = Console(
+        file=io.StringIO(),
+        width=width,
+        force_terminal=color,
+        color_system="standard" if color else None,
+    )
+    fitted = fit_table(console, columns, rows, keep_order=[c.key for c in columns], wide=wide)
+    if not laid_out:
+        fitted = type(fitted)(fitted.table, fitted.dropped, fitted.width)  # rich's layout
+    print_fitted(console, fitted)
+    return console.file.getvalue()
+
+
+@settings(max_examples=300, deadline=None)
+@given(tables(), st.integers(20, 200), st.booleans())
+def test_the_direct_layout_prints_what_rich_prints(table, width, wide):
+    columns, rows = table
+    ours = printed(columns, rows, width=width, wide=wide, laid_out=True, color=False)
+    theirs = printed(columns, rows, width=width, wide=wide, laid_out=False, color=False)
+    assert ours == theirs
+    # In a terminal the same characters, styled.
+    coloured = printed(columns, rows, width=width, wide=wide, laid_out=True, color=True)
+    assert ANSI.sub("", coloured) == theirs
+
+
+def test_a_long_table_is_laid_out_directly():
+    columns = [Column("chip", "chip", essential=True), Column("usd", "$/hr", numeric=True)]
+    rows = [{"chip": f"H{n}", "usd": f"{n / 7:,.4f}"} for n in range(200)]
+    console = Console(file=io.StringIO(), width=100)
+    fitted = fit_table(console, columns, rows)
+    assert fitted.lines is not None
+    assert fitted.lines.plain.splitlines()[:3] == [
+        "chip      $/hr",
+        "──────────────",
+        "H0      0.0000",
+    ]
+
+
+def test_a_cell_with_a_line_break_is_left_to_rich():
+    columns = [Column("note", "note", essential=True)]
+    console = Console(file=io.StringIO(), width=100)
+    assert fit_table(console, columns, [{"note": "two\nlines"}]).lines is None
