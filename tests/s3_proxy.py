@@ -8,6 +8,7 @@ request starts with, so connections kept alive by the client are caught too.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from collections.abc import Iterator
@@ -37,6 +38,9 @@ class Proxy:
             try:
                 client, _ = self.listener.accept()
             except OSError:
+                return
+            if self.closed.is_set():  # the wake-up connection from close()
+                _close(client)
                 return
             threading.Thread(target=self._pipe_client, args=(client,), daemon=True).start()
 
@@ -94,5 +98,8 @@ def proxying(upstream: str, fail_after: int, how: str) -> Iterator[Proxy]:
         yield proxy
     finally:
         proxy.closed.set()
-        proxy.listener.close()
+        # Closing a listening socket does not wake a thread blocked in accept(): connect once.
+        with contextlib.suppress(OSError):
+            socket.create_connection(proxy.listener.getsockname(), timeout=1).close()
         thread.join(5)
+        proxy.listener.close()

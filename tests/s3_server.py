@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,6 +21,8 @@ def running() -> Iterator[str]:
     """The endpoint URL of a fresh moto server, stopped at the end."""
     from moto.server import ThreadedMotoServer
 
+    # One line per request on stderr would bury a failing test's report.
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
