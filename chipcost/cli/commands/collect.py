@@ -53,12 +53,18 @@ def collect(
     command_defaults()
 
     settings = load_settings(db=db, data_dir=data_dir)
-    _preflight(settings, replay, source, notify, pending)
+    _preflight(settings, replay, source, pending)
+
+    def meanwhile() -> None:
+        # While the temporary server starts, on the other core: the checks that import the
+        # sources, then Prefect and the flow. An error here stops the server.
+        _check_sources(settings, source, notify)
+        _import_flow()
+
     with (
         err.status("starting Prefect…", spinner="dots") as status,
         _shown_on(status),
-        # Prefect and the flow are imported while the temporary server starts.
-        temporary_server(meanwhile=_import_flow),
+        temporary_server(meanwhile=meanwhile),
     ):
         from chipcost.cli.render import print_outcomes
         from chipcost.flows import collect as collect_flow
@@ -116,16 +122,14 @@ class _StatusHandler(logging.Handler):
 
 
 def _preflight(
-    settings: Settings,
-    replay: str | None,
-    sources: list[str] | None,
-    notify: list[str] | None,
-    pending: bool,
+    settings: Settings, replay: str | None, sources: list[str] | None, pending: bool
 ) -> None:
-    """Catch a wrong path, name or URL before Prefect starts, in the words the flow uses."""
+    """Catch a wrong path or option before Prefect starts, in the words the flow uses.
+
+    Only what is quick to check: the server is not started for a command that cannot run.
+    """
     from chipcost.archive import run_directories
     from chipcost.core.errors import ChipcostError
-    from chipcost.pipeline.collect import select_sources
     from chipcost.warehouse.db import check_writable
 
     if pending and (replay or sources):
@@ -133,11 +137,6 @@ def _preflight(
             "--pending loads every run earlier collections archived but did not load: it "
             "takes neither --replay nor --source"
         )
-    select_sources(sources)
-    if notify or settings.notify:
-        from chipcost.reports.notify import check_urls
-
-        check_urls(notify or settings.notify)
     if replay is not None:
         run_directories(replay)
     check_writable(settings)
@@ -148,6 +147,19 @@ def _preflight(
         _check_can_write(settings.db_path, "the warehouse", "--db")
     if replay is None:
         _check_can_write(settings.archive_dir, "the archive directory", "--data-dir")
+
+
+def _check_sources(
+    settings: Settings, sources: list[str] | None, notify: list[str] | None
+) -> None:
+    """Source names and notification URLs: these checks import every source module."""
+    from chipcost.pipeline.collect import select_sources
+
+    select_sources(sources)
+    if notify or settings.notify:
+        from chipcost.reports.notify import check_urls
+
+        check_urls(notify or settings.notify)
 
 
 def _check_can_write(path: Path, what: str, option: str) -> None:
