@@ -83,11 +83,16 @@ def temporary_server(meanwhile: Callable[[], object] = lambda: None) -> Iterator
 
 def _pointed_at(process: subprocess.Popen, url: str) -> Iterator[str]:
     from prefect.context import refresh_global_settings_context
+    from prefect.settings import temporary_settings
 
     os.environ["PREFECT_API_URL"] = url
     refresh_global_settings_context()
     try:
-        yield url
+        # No flow-run heartbeats to a server that ends with this command: nobody is left to
+        # notice a run that stopped beating, and each flow run's end waits up to a second
+        # for the heartbeat thread to wake.
+        with temporary_settings(updates={"flows.heartbeat_frequency": None}):
+            yield url
     finally:
         _drain_prefect()
         _stop(process)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,3 +33,25 @@ def test_the_temporary_server_sends_no_telemetry_unless_the_user_asks(monkeypatc
     assert env["PREFECT__SERVER_EPHEMERAL"] == "1" and env["PREFECT_UI_ENABLED"] == "0"
     asked = spawned_environment(monkeypatch, PREFECT_SERVER_ANALYTICS_ENABLED="true")
     assert asked["PREFECT_SERVER_ANALYTICS_ENABLED"] == "true"
+
+
+def test_flows_on_the_commands_own_server_send_no_heartbeats():
+    # Heartbeats tell a lasting server that a run still lives; this server ends with the
+    # command, and each flow run's end waited for the heartbeat thread to wake. In a new
+    # process, as a command has it (this one may hold the suite's own server).
+    code = """
+from prefect.settings import get_current_settings as current
+from chipcost.cli import prefect_server
+before = current().flows.heartbeat_frequency
+with prefect_server.temporary_server() as url:
+    inside = (url, current().api.url, current().flows.heartbeat_frequency)
+print(before, *inside, current().flows.heartbeat_frequency, current().api.url)
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180
+    )
+    assert result.returncode == 0, result.stderr
+    before, url, api, inside, after, api_after = result.stdout.split()
+    assert url.startswith("http://127.0.0.1:") and api == url
+    assert before == after != "None" and inside == "None" and api_after == "None"
