@@ -141,7 +141,7 @@ def _wait_healthy(process: subprocess.Popen, url: str) -> bool:
                     return True
             except httpx.TransportError:
                 pass
-            time.sleep(0.2)
+            time.sleep(0.05)  # a poll refused while it starts costs next to nothing
     return False
 
 
