@@ -35,7 +35,7 @@ def test_the_temporary_server_sends_no_telemetry_unless_the_user_asks(monkeypatc
     assert asked["PREFECT_SERVER_ANALYTICS_ENABLED"] == "true"
 
 
-def test_flows_on_the_commands_own_server_send_no_heartbeats():
+def test_flows_on_the_commands_own_server_send_no_heartbeats(tmp_path):
     # Heartbeats tell a lasting server that a run still lives; this server ends with the
     # command, and each flow run's end waited for the heartbeat thread to wake. In a new
     # process, as a command has it (this one may hold the suite's own server).
@@ -48,6 +48,7 @@ with prefect_server.temporary_server() as url:
 print(before, *inside, current().flows.heartbeat_frequency, current().api.url)
 """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
+    env["PREFECT_HOME"] = str(tmp_path / "prefect")  # its own database, whatever else runs
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180
     )
