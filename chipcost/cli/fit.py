@@ -45,7 +45,10 @@ _GAP = 3
 
 
 def _laid_out(
-    columns: Sequence[Column], rows: Sequence[Mapping[str, str | Text]], width: int
+    columns: Sequence[Column],
+    rows: Sequence[Mapping[str, str | Text]],
+    width: int,
+    cells: list[list[Text]] | None = None,
 ) -> tuple[Text, int] | None:
     """The table as rich draws `_table`'s (header, a rule, one line per row) and its width,
     built line by line: rich's general layout measures and renders every cell several times,
@@ -53,23 +56,52 @@ def _laid_out(
     wider than `width` (rich wraps cells then): `_table` draws those."""
     if not columns:
         return None
-    cells = [[_cell(row[c.key]) for c in columns] for row in rows]
-    if any("\n" in cell.plain for line in cells for cell in line):
+    cells = cells if cells is not None else _cells(columns, rows)
+    if cells is None:
         return None
-    headers = [Text.from_markup(c.header, style="table.header") for c in columns]
-    widths = []
-    for i, column in enumerate(columns):
-        natural = max(cell.cell_len for cell in [headers[i], *(line[i] for line in cells)])
-        # A number's column is as wide as its widest cell (min_width in `_table`).
-        floor = max([len(column.header), *(len(row[column.key]) for row in rows)])
-        widths.append(max(natural, floor) if column.numeric else natural)
-    total = sum(widths) + _GAP * (len(widths) - 1)
+    headers = _headers(columns)
+    widths = _natural_widths(columns, rows, cells, headers)
+    total = _total(widths)
     if total > width:
         return None
     lines = [_line(headers, columns, widths, pad_style="table.header")]
     lines.append(Text("─" * total))
     lines += [_line(line, columns, widths) for line in cells]
     return Text("\n").join(lines), total
+
+
+def _cells(
+    columns: Sequence[Column], rows: Sequence[Mapping[str, str | Text]]
+) -> list[list[Text]] | None:
+    """Each row's cells as rich reads them; None when one holds a line break."""
+    cells = [[_cell(row[c.key]) for c in columns] for row in rows]
+    if any("\n" in cell.plain for line in cells for cell in line):
+        return None
+    return cells
+
+
+def _headers(columns: Sequence[Column]) -> list[Text]:
+    return [Text.from_markup(c.header, style="table.header") for c in columns]
+
+
+def _natural_widths(
+    columns: Sequence[Column],
+    rows: Sequence[Mapping[str, str | Text]],
+    cells: Sequence[Sequence[Text]],
+    headers: Sequence[Text],
+) -> list[int]:
+    """Each column's width in `_table`, uncut: its widest cell (one line each), and a
+    number's column at least as wide as its widest text (min_width in `_table`)."""
+    widths = []
+    for i, column in enumerate(columns):
+        natural = max(cell.cell_len for cell in [headers[i], *(line[i] for line in cells)])
+        floor = max([len(column.header), *(len(row[column.key]) for row in rows)])
+        widths.append(max(natural, floor) if column.numeric else natural)
+    return widths
+
+
+def _total(widths: Sequence[int]) -> int:
+    return sum(widths) + _GAP * (len(widths) - 1)
 
 
 def _line(
@@ -163,14 +195,27 @@ def fit_table(
     kept = {c.key for c in columns if c.essential}
     optional = [k for k in keep_order if any(c.key == k for c in columns)]
     optional += [c.key for c in columns if c.key not in kept and c.key not in optional]
-    widest, sample = _widest(columns, rows), _widest_rows(console, columns, rows)
-    for key in optional:
-        trial = [c for c in columns if c.key in kept | {key}]
-        if natural_width(console, _table(title, trial, sample, widest)) <= console.width:
-            kept.add(key)
+    cells = None if title else _cells(columns, rows)
+    if cells is not None:
+        # Each column's width is known without rich: a trial's width is their sum.
+        widths = _natural_widths(columns, rows, cells, _headers(columns))
+        width_of = {c.key: w for c, w in zip(columns, widths, strict=True)}
+        for key in optional:
+            trial = [width_of[c.key] for c in columns if c.key in kept | {key}]
+            if _total(trial) <= console.width:
+                kept.add(key)
+    else:
+        widest, sample = _widest(columns, rows), _widest_rows(console, columns, rows)
+        for key in optional:
+            trial = [c for c in columns if c.key in kept | {key}]
+            if natural_width(console, _table(title, trial, sample, widest)) <= console.width:
+                kept.add(key)
     shown = [c for c in columns if c.key in kept]
     dropped = [c.header for c in columns if c.key not in kept]
-    laid = None if title else _laid_out(shown, rows, console.width)
+    if cells is not None:  # the cells parsed above, of the columns shown
+        at = [i for i, c in enumerate(columns) if c.key in kept]
+        cells = [[line[i] for i in at] for line in cells]
+    laid = None if title else _laid_out(shown, rows, console.width, cells)
     return Fitted(_table(title, shown, rows), dropped, console.width, laid[0] if laid else None)
 
 

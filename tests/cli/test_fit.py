@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
+from chipcost.cli import fit
 from chipcost.cli.fit import Column, fit_table, plain, print_fitted
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -50,6 +51,30 @@ def printed(columns, rows, *, width: int, wide: bool, laid_out: bool, color: boo
         fitted = type(fitted)(fitted.table, fitted.dropped, fitted.width)  # rich's layout
     print_fitted(console, fitted)
     return console.file.getvalue()
+
+
+def dropped_by_rich(columns, rows, width: int) -> list[str]:
+    """The columns left out when each trial table is measured by rich itself."""
+    console = Console(file=io.StringIO(), width=width)
+    kept = {c.key for c in columns if c.essential}
+    for column in columns:
+        if column.key in kept:
+            continue
+        trial = [c for c in columns if c.key in kept | {column.key}]
+        table = fit._table(None, trial, rows)
+        measured = console.measure(table, options=console.options.update_width(100_000))
+        if measured.maximum <= width:
+            kept.add(column.key)
+    return [c.header for c in columns if c.key not in kept]
+
+
+@settings(max_examples=300, deadline=None)
+@given(tables(), st.integers(20, 200))
+def test_the_columns_kept_are_those_rich_measures_to_fit(table, width):
+    columns, rows = table
+    console = Console(file=io.StringIO(), width=width)
+    fitted = fit_table(console, columns, rows, keep_order=[c.key for c in columns])
+    assert fitted.dropped == dropped_by_rich(columns, rows, width)
 
 
 @settings(max_examples=300, deadline=None)
