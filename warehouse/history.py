@@ -8,6 +8,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
+from chipcost.warehouse.literals import any_of
 
 # Columns of daily_cheapest's frame, in order (a stable contract for the CLI and the API).
 HISTORY_COLUMNS = (
@@ -34,8 +35,8 @@ HISTORY_COLUMNS = (
 _DAILY = """
 WITH bounds AS (
     SELECT
-        coalesce($since::DATE, min(valid_from)::DATE) AS first_day,
-        coalesce($until::DATE, max(last_seen_at)::DATE) AS last_day
+        coalesce({since}::DATE, min(valid_from)::DATE) AS first_day,
+        coalesce({until}::DATE, max(last_seen_at)::DATE) AS last_day
     FROM price_history
 ),
 rows AS (
@@ -71,16 +72,6 @@ ORDER BY chip, pricing_model, day
 _TIE = "(price_per_chip_hour, provider, region, zone, instance_type, term, payment, plan, source)"
 
 
-def _any_of(column: str, values: list[str] | None, where: list[str], params: dict) -> None:
-    if values:
-        names = []
-        for i, value in enumerate(values):
-            key = f"{column}_{i}"
-            params[key] = value.lower()
-            names.append(f"${key}")
-        where.append(f"lower(h.{column}) IN ({', '.join(names)})")
-
-
 def daily_cheapest(
     con: duckdb.DuckDBPyConnection,
     chips: list[str] | None = None,
@@ -98,18 +89,22 @@ def daily_cheapest(
     inclusive days (default: the first price in the warehouse, the day of the newest price
     seen). Spot is per zone, so its cheapest zone is the day's spot price.
     """
+    # Values as literals, not parameters: binding one makes DuckDB import pandas where it
+    # is installed (warehouse/literals.py).
     where: list[str] = ["TRUE"]
-    params: dict = {"since": _day(since), "until": _day(until)}
-    _any_of("chip", chips, where, params)
-    _any_of("provider", providers, where, params)
-    _any_of("region", regions, where, params)
-    _any_of("pricing_model", models, where, params)
-    sql = _DAILY.format(where=" AND ".join(where), tie=_TIE)
-    frame = frame_of(con.sql(sql, params=params))
+    any_of("h.chip", chips, where)
+    any_of("h.provider", providers, where)
+    any_of("h.region", regions, where)
+    any_of("h.pricing_model", models, where)
+    sql = _DAILY.format(where=" AND ".join(where), tie=_TIE, since=_day(since), until=_day(until))
+    frame = frame_of(con.sql(sql))
     return frame.select(HISTORY_COLUMNS)
 
 
-def _day(value: date | datetime | None) -> date | None:
+def _day(value: date | datetime | None) -> str:
+    """A day as a SQL DATE literal, NULL for none."""
+    if value is None:
+        return "NULL"
     if isinstance(value, datetime):
-        return value.date()
-    return value
+        value = value.date()
+    return f"DATE '{value.isoformat()}'"

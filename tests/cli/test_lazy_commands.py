@@ -130,7 +130,7 @@ def test_the_cost_table_is_read_without_polars(priced):
     assert "polars" in loaded_after(*ask, "--format", "csv")
 
 
-def test_prices_and_cost_do_not_import_pandas_where_it_is_installed(priced, tmp_path):
+def test_read_commands_do_not_import_pandas_where_it_is_installed(priced, tmp_path):
     """DuckDB imports pandas (if installed) to bind a query parameter: the read commands
     write their values into the query instead. A stand-in pandas that leaves a mark when
     imported shows whether anything imports it."""
@@ -142,6 +142,7 @@ def test_prices_and_cost_do_not_import_pandas_where_it_is_installed(priced, tmp_
     for args in (
         ["prices", "--chip", "H100-SXM", "--region", "us-east-1", "--min-price", "1"],
         ["cost", "--model", "llama-3-70b", "--workload", "training", "--chip", "H100"],
+        ["history", "--chip", "H100-SXM", "--region", "us-east-1", "--since", "2020-01-01"],
     ):
         done = subprocess.run(
             [CHIPCOST, *args, "--db", str(priced)], capture_output=True, text=True, env=env
