@@ -55,7 +55,6 @@ def backfill(
     from chipcost.cli.prefect_server import command_defaults, temporary_server
 
     command_defaults()
-    from chipcost.flows.backfill import BackfillStopped, run_backfill
     from chipcost.pipeline.backfill import parse_since
 
     settings = load_settings(db=db, data_dir=data_dir)
@@ -63,8 +62,11 @@ def backfill(
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with (
         Progress(*columns, TimeElapsedColumn(), console=err, transient=True) as bar,
-        temporary_server(),
+        # Prefect and the flow are imported while the temporary server starts.
+        temporary_server(meanwhile=_import_flow),
     ):
+        from chipcost.flows.backfill import BackfillStopped, run_backfill
+
         try:
             outcomes = run_backfill(
                 since=since,
@@ -80,6 +82,10 @@ def backfill(
                 _print(exc.outcomes, settings.warehouse)
             raise ChipcostError(str(exc)) from None
     _print(outcomes, settings.warehouse)
+
+
+def _import_flow() -> None:
+    import chipcost.flows.backfill  # noqa: F401
 
 
 def _shown(bar: RichProgress) -> BackfillProgress:
