@@ -10,6 +10,7 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State
+from prefect.futures import PrefectFuture
 from prefect.states import Failed
 from prefect.utilities.annotations import quote
 
@@ -119,36 +120,57 @@ def _replay(
     settings: Settings, session: WarehouseSession, sources: list[Source], run_dirs: list[Path]
 ) -> list[RunOutcome]:
     """Archived runs in order, one task run each; one open of the file answers which sources
-    every run has loaded already, then each load opens it again (readers get in between)."""
+    every run has loaded already, then each load opens it again (readers get in between).
+
+    The next run is parsed (a task submitted to the flow's thread pool) while this one
+    loads: DuckDB's load and polars' checks run outside Python's lock, so the parse fills
+    that time. One run ahead at most, so a long replay holds two runs' records, not all.
+    """
     loaded = already_loaded_runs(session, [d.name for d in run_dirs])
-    return [
-        _collect_archived(settings, session, sources, d, "replay", loaded.get(d.name, {}))
-        for d in run_dirs
-    ]
+
+    def parse(run_dir: Path) -> _Parsing:
+        return _parse_archived(settings, sources, run_dir, loaded.get(run_dir.name, {}))
+
+    outcomes = []
+    parsing = [parse(d) for d in run_dirs[:1]]
+    for position, run_dir in enumerate(run_dirs):
+        parsing += [parse(d) for d in run_dirs[position + 1 : position + 2]]  # the next one
+        current = parsing.pop(0)
+        run = current.run(current.results.result())
+        outcomes.append(_load(settings, session, run, run_dir))
+    return outcomes
+
+
+class _Parsing:
+    """An archived run whose sources are being parsed by a submitted task."""
+
+    def __init__(self, run_dir: Path, results: PrefectFuture) -> None:
+        self.started, self.run_dir, self.results = now(), run_dir, results
+
+    def run(self, results: list[SourceResult]) -> RunResult:
+        stamp = self.run_dir.name
+        dated, sample = archive.parse_stamp(stamp), archive.is_sample(self.run_dir)
+        return _run(self.started, stamp, "replay", results, dated=dated, sample=sample)
+
+
+def _parse_archived(
+    settings: Settings, sources: list[Source], run_dir: Path, loaded: dict[str, str]
+) -> _Parsing:
+    archived = set(archive.archived_sources(run_dir))
+    chosen = [s for s in sources if s.name in archived]
+    return _Parsing(run_dir, replay_run_task.submit(chosen, settings, run_dir, loaded))
 
 
 def _collect_archived(
-    settings: Settings,
-    session: WarehouseSession,
-    sources: list[Source],
-    run_dir: Path,
-    mode: str,
-    loaded: dict[str, str] | None = None,
+    settings: Settings, session: WarehouseSession, sources: list[Source], run_dir: Path
 ) -> RunOutcome:
-    """One archived run (a replay, or a pending live run) parsed and loaded.
-
-    A replay (`loaded` given) parses its sources in one task; a pending live run keeps the
-    daily flow's task per source.
-    """
+    """A pending live run parsed and loaded, with the daily flow's task per source."""
     started, stamp = now(), run_dir.name
     archived = set(archive.archived_sources(run_dir))
     sources = [s for s in sources if s.name in archived]
-    if loaded is None:
-        results = _gather(settings, sources, stamp, run_dir, already_loaded_sources(session, stamp))
-    else:
-        results = replay_run_task(sources, settings, run_dir, loaded)
+    results = _gather(settings, sources, stamp, run_dir, already_loaded_sources(session, stamp))
     sample = archive.is_sample(run_dir)
-    run = _run(started, stamp, mode, results, dated=archive.parse_stamp(stamp), sample=sample)
+    run = _run(started, stamp, "live", results, dated=archive.parse_stamp(stamp), sample=sample)
     return _load(settings, session, run, run_dir)
 
 
@@ -195,7 +217,7 @@ def _collect_pending(
         return None
     _progress(f"loading pending run {run_dir.name}")
     # Every source it archived, whatever this collection was asked to fetch.
-    return _collect_archived(settings, session, select_sources(None), run_dir, "live")
+    return _collect_archived(settings, session, select_sources(None), run_dir)
 
 
 def _gather(

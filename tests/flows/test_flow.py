@@ -101,3 +101,36 @@ def test_flow_fails_when_every_source_fails(tmp_path, archive_copy):
         run_collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path), sources=only)
     assert query(db, "SELECT status FROM runs")[0][0] == "failed"
     assert query(db, "SELECT count(*) FROM price_history")[0][0] == 0
+
+
+def test_a_replay_parses_at_most_one_run_ahead_of_its_loads(tmp_path, archive_copy, monkeypatch):
+    """The next run is parsed while one loads, never two: a long replay holds two runs."""
+    import threading
+
+    from chipcost.flows import collect as flow_module
+
+    events, lock = [], threading.Lock()
+
+    def note(*event):
+        with lock:
+            events.append(event)
+
+    def parsing(sources, *, replay_dir, **kwargs):
+        note("parse", replay_dir.name)
+        return collect_module.replay_sources(sources, replay_dir=replay_dir, **kwargs)
+
+    def loading(session, run):
+        note("load", run.archive_run)
+        summary = collect_module.load(session, run)
+        note("loaded", run.archive_run)
+        return summary
+
+    monkeypatch.setattr(flow_module, "replay_sources", parsing)
+    monkeypatch.setattr(flow_module, "load", loading)
+    outcomes = collect(replay=str(archive_copy), db=str(tmp_path / "w.duckdb"))
+    runs = sorted(p.name for p in archive_copy.iterdir())
+    assert [o.run.archive_run for o in outcomes] == runs
+    assert [name for kind, name in events if kind == "load"] == runs
+    assert sorted(name for kind, name in events if kind == "parse") == runs
+    for earlier, later in zip(runs, runs[2:], strict=False):
+        assert events.index(("loaded", earlier)) < events.index(("parse", later)), events
