@@ -128,37 +128,34 @@ def _replay(
     """
     loaded = already_loaded_runs(session, [d.name for d in run_dirs])
 
-    def parse(run_dir: Path) -> _Parsing:
-        return _parse_archived(settings, sources, run_dir, loaded.get(run_dir.name, {}))
+    def parse(run_dir: Path) -> tuple[datetime, PrefectFuture]:
+        started, chosen = now(), _archived(sources, run_dir)
+        loaded_here = loaded.get(run_dir.name, {})
+        return started, replay_run_task.submit(chosen, settings, run_dir, loaded_here)
 
     outcomes = []
-    parsing = [parse(d) for d in run_dirs[:1]]
-    for position, run_dir in enumerate(run_dirs):
-        parsing += [parse(d) for d in run_dirs[position + 1 : position + 2]]  # the next one
-        current = parsing.pop(0)
-        run = current.run(current.results.result())
+    ahead = parse(run_dirs[0]) if run_dirs else None
+    for run_dir, following in zip(run_dirs, [*run_dirs[1:], None], strict=True):
+        started, parsing = ahead
+        ahead = parse(following) if following else None
+        run = _archived_run(started, run_dir, "replay", parsing.result())
         outcomes.append(_load(settings, session, run, run_dir))
     return outcomes
 
 
-class _Parsing:
-    """An archived run whose sources are being parsed by a submitted task."""
-
-    def __init__(self, run_dir: Path, results: PrefectFuture) -> None:
-        self.started, self.run_dir, self.results = now(), run_dir, results
-
-    def run(self, results: list[SourceResult]) -> RunResult:
-        stamp = self.run_dir.name
-        dated, sample = archive.parse_stamp(stamp), archive.is_sample(self.run_dir)
-        return _run(self.started, stamp, "replay", results, dated=dated, sample=sample)
-
-
-def _parse_archived(
-    settings: Settings, sources: list[Source], run_dir: Path, loaded: dict[str, str]
-) -> _Parsing:
+def _archived(sources: list[Source], run_dir: Path) -> list[Source]:
+    """The sources an archived run directory holds payloads of."""
     archived = set(archive.archived_sources(run_dir))
-    chosen = [s for s in sources if s.name in archived]
-    return _Parsing(run_dir, replay_run_task.submit(chosen, settings, run_dir, loaded))
+    return [s for s in sources if s.name in archived]
+
+
+def _archived_run(
+    started: datetime, run_dir: Path, mode: str, results: list[SourceResult]
+) -> RunResult:
+    """The run of an archived run directory's results (dated by its stamp if none observed)."""
+    stamp = run_dir.name
+    dated, sample = archive.parse_stamp(stamp), archive.is_sample(run_dir)
+    return _run(started, stamp, mode, results, dated=dated, sample=sample)
 
 
 def _collect_archived(
@@ -166,12 +163,9 @@ def _collect_archived(
 ) -> RunOutcome:
     """A pending live run parsed and loaded, with the daily flow's task per source."""
     started, stamp = now(), run_dir.name
-    archived = set(archive.archived_sources(run_dir))
-    sources = [s for s in sources if s.name in archived]
-    results = _gather(settings, sources, stamp, run_dir, already_loaded_sources(session, stamp))
-    sample = archive.is_sample(run_dir)
-    run = _run(started, stamp, "live", results, dated=archive.parse_stamp(stamp), sample=sample)
-    return _load(settings, session, run, run_dir)
+    loaded = already_loaded_sources(session, stamp)
+    results = _gather(settings, _archived(sources, run_dir), stamp, run_dir, loaded)
+    return _load(settings, session, _archived_run(started, run_dir, "live", results), run_dir)
 
 
 def _collect_live(

@@ -8,7 +8,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
-from chipcost.warehouse.literals import any_of
+from chipcost.warehouse.literals import any_of, literal
 
 # Columns of daily_cheapest's frame, in order (a stable contract for the CLI and the API).
 HISTORY_COLUMNS = (
@@ -96,15 +96,14 @@ def daily_cheapest(
     any_of("h.provider", providers, where)
     any_of("h.region", regions, where)
     any_of("h.pricing_model", models, where)
-    sql = _DAILY.format(where=" AND ".join(where), tie=_TIE, since=_day(since), until=_day(until))
+    sql = _DAILY.format(
+        where=" AND ".join(where), tie=_TIE, since=literal(_day(since)), until=literal(_day(until))
+    )
     frame = frame_of(con.sql(sql))
     return frame.select(HISTORY_COLUMNS)
 
 
-def _day(value: date | datetime | None) -> str:
-    """A day as a SQL DATE literal, NULL for none."""
-    if value is None:
-        return "NULL"
+def _day(value: date | datetime | None) -> date | None:
     if isinstance(value, datetime):
-        value = value.date()
-    return f"DATE '{value.isoformat()}'"
+        return value.date()
+    return value

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from datetime import date, datetime
 
 
-def literal(value: str | float) -> str:
-    """A string, number or boolean as SQL text that reads back as the same value."""
+def literal(value: str | float | date | None) -> str:
+    """A string, number, boolean, day or None as SQL text that reads back as the same value."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, datetime):
+        raise TypeError(f"{value!r}: pass its date(), a day is what the queries take")
+    if isinstance(value, date):
+        return f"DATE '{value.isoformat()}'"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, int):
