@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from chipcost.extract.base import FetchContext, Source
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chipcost.extract.base import FetchContext, Source
 
 SOURCE_MODULES = (
     "aws_pricing",
@@ -39,6 +42,16 @@ def registry() -> dict[str, Source]:
 
     sources = [import_module(f"chipcost.extract.{module}").SOURCE for module in SOURCE_MODULES]
     return {source.name: source for source in sources}
+
+
+def __getattr__(name: str) -> object:
+    # FetchContext and Source are imported when first asked for: a module of this package
+    # that needs neither (the price-file filter, the HTTP client) does not load the archive.
+    if name in ("FetchContext", "Source"):
+        from chipcost.extract import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["FetchContext", "Source", "registry", "SOURCE_MODULES"]

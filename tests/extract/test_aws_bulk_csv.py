@@ -6,6 +6,8 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chipcost.core.errors import ParseError
 from chipcost.extract import _aws_bulk_csv
@@ -22,7 +24,6 @@ EC2_FILES = [
     f"{EC2}/20230825183306/us-east-1/index.csv",
 ]
 SP_EAST = "savingsPlan/v1.0/aws/AWSComputeSavingsPlan/20251127203214/us-east-1/index.csv"
-
 
 
 def extract(path: Path, selection: Selection) -> bytes:
@@ -109,3 +110,24 @@ def test_a_malformed_candidate_line_is_an_error_naming_it(tmp_path, tricky):
     width = len(HEADER_2025)
     with pytest.raises(ParseError, match=rf"line 9: {width - 1} fields, the header {width}\)"):
         extract(path, ec2_selection())
+
+
+_MARK_TEXT = st.text(alphabet="ab1-.", min_size=1, max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    marks=st.lists(_MARK_TEXT, min_size=1, max_size=6),
+    lines=st.lists(st.text(alphabet='ab1-."GPU ', max_size=30), min_size=1, max_size=12),
+)
+def test_the_scan_finds_exactly_the_lines_holding_a_mark(marks, lines):
+    # Marks with and without dots, short and long, sharing bytes with the rest of the line:
+    # the byte-class screen and the lookbehinds must turn no line holding a mark away.
+    data = "".join(line + "\n" for line in lines).encode()
+    starts, at = [], 0
+    for line in lines:
+        if any(mark in line for mark in marks):
+            starts.append(at)
+        at += len(line.encode()) + 1
+    scan = _aws_bulk_csv._Scan.of(tuple(marks))
+    assert scan.line_starts(data, 0, len(data)) == starts
