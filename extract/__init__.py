@@ -46,7 +46,7 @@ def registry() -> dict[str, Source]:
 
 def __getattr__(name: str) -> object:
     # FetchContext and Source are imported when first asked for: a module of this package
-    # that needs neither (the price-file filter, the HTTP client) does not load the archive.
+    # that needs neither (the price-file filter) does not load the archive module.
     if name in ("FetchContext", "Source"):
         from chipcost.extract import base
 
