@@ -15,6 +15,7 @@ from chipcost.core.durations import iso_duration
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Warehouse
 from chipcost.warehouse.db import connect, damaged
+from chipcost.warehouse.freshness import Freshness, freshness
 
 if TYPE_CHECKING:  # `chipcost sql` reads rows without loading polars
     import polars as pl
@@ -109,6 +110,7 @@ class QueryResult:
     columns: list[str]
     types: list[str]
     rows: list[tuple]
+    freshness: Freshness | None = None  # of the whole warehouse, when asked for
 
 
 # Top-level columns of these types are read as DuckDB's own text, which keeps what Python's
@@ -152,18 +154,34 @@ def _value(value: object, kind: str) -> object:
     return value
 
 
-def read_rows(db_path: Path | Warehouse, query: str, *, wait: float = 0.0) -> QueryResult:
+def read_rows(
+    db_path: Path | Warehouse, query: str, *, wait: float = 0.0, stale_days: int | None = None
+) -> QueryResult:
     """The query's result as Python values, every DuckDB type included: top-level intervals
     as Interval, timestamps, dates and times as ISO 8601 text, the rest as DuckDB gives them
-    (nested values as lists and dicts, BLOBs as bytes)."""
+    (nested values as lists and dicts, BLOBs as bytes).
+
+    With `stale_days`, the warehouse's freshness is read in the same open (a lake attaches its
+    catalog on each open).
+    """
     with _sandboxed(db_path, query, wait=wait) as con:
         relation = con.sql(query)
         columns = list(relation.columns)
         kinds = [str(t) for t in relation.types]
         projected = ", ".join(_projection(n, k) for n, k in enumerate(kinds, start=1))
         rows = relation.project(projected).fetchall()
+        fresh = None if stale_days is None else _freshness(con, db_path, stale_days)
     converted = [tuple(_value(v, k) for v, k in zip(row, kinds, strict=True)) for row in rows]
-    return QueryResult(columns=columns, types=kinds, rows=converted)
+    return QueryResult(columns=columns, types=kinds, rows=converted, freshness=fresh)
+
+
+def _freshness(con: duckdb.DuckDBPyConnection, db_path: Path | Warehouse, days: int) -> Freshness:
+    try:
+        return freshness(con, None, stale_days=days)
+    except duckdb.Error as exc:  # not the query's fault: said so, not "query failed"
+        raise damaged(db_path, exc) or ChipcostError(
+            f"the query ran, but the warehouse's sources could not be read: {exc}"
+        ) from exc
 
 
 @contextmanager

@@ -145,3 +145,29 @@ def test_cli_refuses_with_one_clear_line(db, tmp_path):
     assert "a COPY statement is refused" in result.stderr
     assert "Traceback" not in result.stderr
     assert not out.exists()
+
+
+def test_the_query_and_the_freshness_notes_share_one_open(db, monkeypatch):
+    from chipcost.warehouse import readonly
+
+    opened = []
+    real = readonly.connect
+    monkeypatch.setattr(readonly, "connect", lambda *a, **k: opened.append(a) or real(*a, **k))
+    result = readonly.read_rows(db, "select count(*) as n from price_history", stale_days=2)
+    assert result.rows == [(2,)]
+    assert result.freshness is not None and result.freshness.sources  # the loaded source
+    assert len(opened) == 1
+
+
+def test_freshness_that_cannot_be_read_is_not_called_a_failed_query(db, monkeypatch):
+    import duckdb
+
+    from chipcost.warehouse import readonly
+
+    def broken(*args, **kwargs):
+        raise duckdb.CatalogException("Table with name runs does not exist!")
+
+    monkeypatch.setattr(readonly, "freshness", broken)
+    with pytest.raises(ChipcostError, match="the query ran, but the warehouse's sources") as info:
+        readonly.read_rows(db, "select 1", stale_days=2)
+    assert "query failed" not in str(info.value)

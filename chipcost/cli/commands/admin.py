@@ -8,7 +8,7 @@ import typer
 
 from chipcost.cli.formats import FormatOption, OutputFormat
 from chipcost.cli.options import MAX_LIMIT, DbOption, WideOption, out
-from chipcost.core.settings import Warehouse, load_settings
+from chipcost.core.settings import load_settings
 
 
 def sql(
@@ -20,32 +20,21 @@ def sql(
     ] = 100,
 ) -> None:
     """Run an ad hoc read-only query against the warehouse."""
-    from chipcost.cli.formats import write_rows
+    from chipcost.cli.formats import notices, write_rows
     from chipcost.cli.render import print_rows
+    from chipcost.cli.render_fresh import print_freshness
     from chipcost.warehouse.readonly import read_rows
 
     settings = load_settings(db=db)
-    result = read_rows(settings.warehouse, query, wait=settings.read_wait)
+    # One open of the file for the query and the freshness notes under it.
+    result = read_rows(
+        settings.warehouse, query, wait=settings.read_wait, stale_days=settings.stale_days
+    )
     if format is OutputFormat.table:
         print_rows(out, result.columns, result.rows, max_rows=max_rows)
     else:
         write_rows(format, result.columns, result.rows)
-    print_warehouse_state(settings.warehouse, format, settings.stale_days)
-
-
-def print_warehouse_state(warehouse: Warehouse, format: OutputFormat, stale_days: int) -> None:
-    """Stale, failing and sample sources, for commands that show no prices of their own."""
-    from chipcost.cli.formats import notices
-    from chipcost.cli.render_fresh import print_freshness
-    from chipcost.warehouse.db import connect
-    from chipcost.warehouse.freshness import freshness
-
-    con = connect(warehouse, read_only=True)
-    try:
-        fresh = freshness(con, None, stale_days=stale_days)
-    finally:
-        con.close()
-    print_freshness(notices(format), fresh, what=None)
+    print_freshness(notices(format), result.freshness, what=None)
 
 
 def migrate(db: DbOption = None) -> None:
