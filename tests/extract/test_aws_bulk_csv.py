@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from pathlib import Path
 
 import pytest
@@ -115,19 +116,43 @@ def test_a_malformed_candidate_line_is_an_error_naming_it(tmp_path, tricky):
 _MARK_TEXT = st.text(alphabet="ab1-.", min_size=1, max_size=5)
 
 
+@pytest.fixture(scope="module", params=["native", "python"])
+def native(request) -> bool:
+    if request.param == "native":
+        pytest.importorskip("hyperscan")
+    return request.param == "native"
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     marks=st.lists(_MARK_TEXT, min_size=1, max_size=6),
     lines=st.lists(st.text(alphabet='ab1-."GPU ', max_size=30), min_size=1, max_size=12),
 )
-def test_the_scan_finds_exactly_the_lines_holding_a_mark(marks, lines):
+def test_the_scan_finds_exactly_the_lines_holding_a_mark(native, marks, lines):
     # Marks with and without dots, short and long, sharing bytes with the rest of the line:
-    # the byte-class screen and the lookbehinds must turn no line holding a mark away.
+    # the byte-class screen and the lookbehinds (and Hyperscan's reports of where matches
+    # end) must turn no line holding a mark away, and find no other.
     data = "".join(line + "\n" for line in lines).encode()
     starts, at = [], 0
     for line in lines:
         if any(mark in line for mark in marks):
             starts.append(at)
         at += len(line.encode()) + 1
-    scan = _aws_bulk_csv._Scan.of(tuple(marks))
+    scan = _aws_bulk_csv.scanner(tuple(marks), native=native)
     assert scan.line_starts(data, 0, len(data)) == starts
+    # A piece that starts inside the data: positions stay the data's own.
+    first = len(lines[0].encode()) + 1
+    assert scan.line_starts(data, first, len(data)) == [s for s in starts if s >= first]
+
+
+def test_without_hyperscan_the_pure_python_scan_is_used(monkeypatch):
+    monkeypatch.setitem(sys.modules, "hyperscan", None)  # as where no wheel installed
+    found = _aws_bulk_csv.scanner(ec2_selection().marks)
+    assert isinstance(found, _aws_bulk_csv._Scan)
+
+
+def test_both_scans_keep_the_same_rows_of_a_region_file(monkeypatch, tricky):
+    pytest.importorskip("hyperscan")
+    native = extract(tricky, ec2_selection())
+    monkeypatch.setitem(sys.modules, "hyperscan", None)
+    assert extract(tricky, ec2_selection()) == native
