@@ -291,6 +291,7 @@ class _NativeScan:
         so its occurrence lies in the line around that end.
         """
         ends: list[int] = []
+        # The handler returns None (list.append's): a true value would stop the scan.
         self.database.scan(
             memoryview(data)[start:end],
             match_event_handler=lambda _id, _from, to, _flags, _context: ends.append(start + to),
