@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -10,8 +12,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 
 from chipcost.core.errors import ParseError
 
@@ -270,44 +271,52 @@ class _NativeScan:
     """Every mark in one pass of Hyperscan's literal matcher (SIMD): about twice as fast on
     an EC2 file as the three passes of _Scan (docs/performance.md)."""
 
-    def __init__(self, hyperscan: ModuleType, marks: list[bytes]) -> None:
-        self.database = hyperscan.Database()
-        self.database.compile(expressions=marks, elements=len(marks), flags=0, literal=True)
-        # Scratch space is per scanner, and a scanner per file filter: never shared by threads.
-        self.scratch = hyperscan.Scratch(self.database)
+    def __init__(self, database: Any) -> None:
+        from hyperscan import Scratch
+
+        self.database = database
+        # Scratch space is per scanner, and a scanner per file filter: never shared by threads
+        # (the compiled database is, read only).
+        self.scratch = Scratch(database)
 
     @classmethod
     def of(cls, marks: list[bytes]) -> _NativeScan | None:
         try:
-            import hyperscan
+            import hyperscan  # noqa: F401
         except ImportError:  # no wheel for this platform: the pure-Python scan
             return None
-        return cls(hyperscan, marks)
+        return cls(_compiled(tuple(marks)))
 
     def line_starts(self, data: bytes | bytearray, start: int, end: int) -> list[int]:
         """Where the lines of data[start:end] holding a mark begin, in order.
 
         Hyperscan reports where each occurrence of each mark ends; a mark holds no newline,
-        so its occurrence lies in the line around that end.
+        so the occurrence's last byte lies in the line that holds it.
         """
-        ends: list[int] = []
+        hits: list[int] = []
         # The handler returns None (list.append's): a true value would stop the scan.
         self.database.scan(
             memoryview(data)[start:end],
-            match_event_handler=lambda _id, _from, to, _flags, _context: ends.append(start + to),
+            match_event_handler=lambda _id, _from, to, _flags, _ctx: hits.append(start + to - 1),
             scratch=self.scratch,
         )
-        starts: list[int] = []
-        line_end = start - 1  # where the last line found ends (its newline)
-        for at in sorted(ends):
-            if at <= line_end:
-                continue
-            newline = data.rfind(NEWLINE, start, at)
-            starts.append(start if newline < 0 else newline + 1)
-            line_end = data.find(NEWLINE, at, end)
-            if line_end < 0:
-                line_end = end
-        return starts
+        hits.sort()
+
+        def find(at: int) -> int:
+            i = bisect.bisect_left(hits, at)
+            return hits[i] if i < len(hits) else -1
+
+        return list(_lines_hit(data, start, end, find))
+
+
+@functools.cache
+def _compiled(marks: tuple[bytes, ...]) -> Any:
+    """The marks compiled for Hyperscan, once per process (every EC2 file has the same)."""
+    import hyperscan
+
+    database = hyperscan.Database()
+    database.compile(expressions=list(marks), elements=len(marks), flags=0, literal=True)
+    return database
 
 
 @dataclass(frozen=True)
