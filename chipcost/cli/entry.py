@@ -7,6 +7,8 @@ instead of a few hundred. Everything else goes to chipcost.cli.main.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import sys
 
 # No arguments is a usage error (exit 2) that shows the overview, as the framework does.
@@ -15,6 +17,10 @@ _VERSION = {("--version",), ("-V",)}
 
 
 def main() -> None:
+    # Registered first, so it runs last of the exit handlers: what is still alive then is left
+    # to the operating system instead of walked by the collector's passes at interpreter exit.
+    # Prefect's import alone leaves 0.3 s of such work, a sample replay about 1 s.
+    atexit.register(gc.freeze)
     args = tuple(sys.argv[1:])
     if args in _OVERVIEW:
         from chipcost.cli.index import overview
