@@ -18,13 +18,12 @@ from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import Enum, StrEnum
-from typing import IO, TYPE_CHECKING, Annotated, Any
+from typing import IO, TYPE_CHECKING, Any
 from uuid import UUID
 
-import typer
 from rich.console import Console
 
-from chipcost.cli.options import err, out
+from chipcost.cli.consoles import err, out
 from chipcost.core.durations import iso_timedelta
 
 if TYPE_CHECKING:
@@ -37,16 +36,6 @@ class OutputFormat(StrEnum):
     table = "table"
     csv = "csv"
     json = "json"
-
-
-FormatOption = Annotated[
-    OutputFormat,
-    typer.Option(
-        "--format",
-        case_sensitive=False,
-        help="table (for people), csv or json (for scripts: stable field names, ISO 8601 times).",
-    ),
-]
 
 
 def notices(fmt: OutputFormat) -> Console:

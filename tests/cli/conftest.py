@@ -1,5 +1,6 @@
 """The command line in this process: `run` calls chipcost's entry point as the console script
-does, so an exception escaping main() is the traceback a user would see."""
+does (chipcost.cli.entry: the overview, the quick read commands, then Typer), so an exception
+escaping main() is the traceback a user would see."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from chipcost.cli.main import main
+from chipcost.cli.entry import main
 
 
 @dataclass

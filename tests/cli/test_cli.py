@@ -102,8 +102,8 @@ def test_reading_commands_do_not_start_prefect(db):
     code = (
         "import sys\n"
         f"sys.argv = ['chipcost', 'prices', '--db', {str(db)!r}]\n"
-        "import chipcost.cli.main\n"
-        "try:\n    chipcost.cli.main.main()\nexcept SystemExit:\n    pass\n"
+        "import chipcost.cli.entry\n"
+        "try:\n    chipcost.cli.entry.main()\nexcept SystemExit:\n    pass\n"
         "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
     )
     result = subprocess.run(

@@ -253,8 +253,8 @@ def test_cost_does_not_start_prefect(db):
         "import sys\n"
         f"sys.argv = ['chipcost', 'cost', '--model', 'llama-3-70b', '--workload', 'training',"
         f" '--db', {str(db)!r}]\n"
-        "import chipcost.cli.main\n"
-        "try:\n    chipcost.cli.main.main()\nexcept SystemExit:\n    pass\n"
+        "import chipcost.cli.entry\n"
+        "try:\n    chipcost.cli.entry.main()\nexcept SystemExit:\n    pass\n"
         "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
     )
     result = subprocess.run(

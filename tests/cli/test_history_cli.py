@@ -72,8 +72,8 @@ def test_history_does_not_start_prefect(golden):
     code = (
         "import sys\n"
         f"sys.argv = ['chipcost', 'history', '--chip', 'L4', '--db', {str(golden)!r}]\n"
-        "import chipcost.cli.main\n"
-        "try:\n    chipcost.cli.main.main()\nexcept SystemExit:\n    pass\n"
+        "import chipcost.cli.entry\n"
+        "try:\n    chipcost.cli.entry.main()\nexcept SystemExit:\n    pass\n"
         "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
     )
     result = subprocess.run(

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from chipcost.cli.formats import FormatOption, OutputFormat
-from chipcost.cli.options import MAX_LIMIT, DbOption, WideOption, out
+from chipcost.cli.formats import OutputFormat
+from chipcost.cli.options import MAX_LIMIT, DbOption, FormatOption, WideOption, out
 from chipcost.core.settings import load_settings
 
 
@@ -20,21 +20,9 @@ def sql(
     ] = 100,
 ) -> None:
     """Run an ad hoc read-only query against the warehouse."""
-    from chipcost.cli.formats import notices, write_rows
-    from chipcost.cli.render import print_rows
-    from chipcost.cli.render_fresh import print_freshness
-    from chipcost.warehouse.readonly import read_rows
+    from chipcost.cli import reads
 
-    settings = load_settings(db=db)
-    # One open of the file for the query and the freshness notes under it.
-    result = read_rows(
-        settings.warehouse, query, wait=settings.read_wait, stale_days=settings.stale_days
-    )
-    if format is OutputFormat.table:
-        print_rows(out, result.columns, result.rows, max_rows=max_rows)
-    else:
-        write_rows(format, result.columns, result.rows)
-    print_freshness(notices(format), result.freshness, what=None)
+    reads.sql(query=query, db=db, format=format, max_rows=max_rows)
 
 
 def migrate(db: DbOption = None) -> None:

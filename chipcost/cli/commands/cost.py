@@ -6,52 +6,9 @@ from typing import Annotated
 
 import typer
 
-from chipcost.cli.formats import FormatOption, OutputFormat
-from chipcost.cli.options import (
-    DEFAULT_TABLE_ROWS,
-    MAX_LIMIT,
-    DbOption,
-    LimitOption,
-    WideOption,
-    out,
-)
-from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
-from chipcost.core.errors import ChipcostError
-from chipcost.core.figures import WORKLOADS
-from chipcost.core.settings import load_settings
-from chipcost.transform.cost import DEFAULT_OVERHEAD, CostQuestion
-from chipcost.transform.tokens import parse_quantity
-
-DEFAULT_BASELINE = "H100-SXM"
-
-
-def resolve_chip(spelling: str) -> str:
-    """A canonical chip name for what the user typed, or a message naming the close ones."""
-    from chipcost.core.names import did_you_mean
-
-    chip = canonical_chip(spelling)
-    if chip != UNKNOWN_CHIP:
-        return chip
-    names = sorted(canonical_chips() - {UNKNOWN_CHIP})
-    raise ChipcostError(
-        f"unknown chip {spelling!r}{did_you_mean(spelling, names)}; known: {', '.join(names)}"
-    )
-
-
-def _question(workload, tokens, overhead, migration_cost, daily_tokens) -> CostQuestion:
-    if daily_tokens is not None and migration_cost is None:
-        raise ChipcostError("--daily-tokens is used for break-even: give --migration-cost too")
-    if overhead is not None and not 0 <= overhead <= 10:
-        raise ChipcostError(f"--overhead is a fraction, e.g. 0.15 for 15% (got {overhead:g})")
-    migration = None
-    if migration_cost is not None:
-        migration = parse_quantity(migration_cost, "--migration-cost")
-    return CostQuestion(
-        tokens=parse_quantity(tokens, "--tokens") if tokens is not None else None,
-        overhead=DEFAULT_OVERHEAD[workload] if overhead is None else overhead,
-        migration_cost=migration,
-        daily_tokens=parse_quantity(daily_tokens, "--daily-tokens") if daily_tokens else None,
-    )
+from chipcost.cli.formats import OutputFormat
+from chipcost.cli.options import DbOption, FormatOption, LimitOption, WideOption
+from chipcost.cli.reads import DEFAULT_BASELINE
 
 
 def cost(
@@ -91,38 +48,23 @@ def cost(
     db: DbOption = None,
 ) -> None:
     """Cost per million tokens (and of N tokens) per chip and pricing model, cheapest first."""
-    from chipcost.cli.formats import notices, write_frame
-    from chipcost.cli.render_cost import print_ranking
-    from chipcost.cli.render_fresh import print_freshness
-    from chipcost.pipeline.cost import Ask, rank_cost, resolve_chips, resolve_model
-    from chipcost.pipeline.prices import checked_filters
-    from chipcost.warehouse.db import connect
+    from chipcost.cli import reads
 
-    workload = workload.strip().lower()
-    if workload not in WORKLOADS:
-        raise ChipcostError(f"--workload {workload!r}: use training or inference")
-    question = _question(workload, tokens, overhead, migration_cost, daily_tokens)
-    base = resolve_chip(baseline)
-    settings = load_settings(db=db)
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
-    try:
-        name = resolve_model(con, model)
-        ask = Ask(
-            model=name,
-            workload=workload,
-            chips=resolve_chips(con, chip, name, workload),
-            baseline=base,
-            baseline_given=baseline != DEFAULT_BASELINE,
-            filters=checked_filters(con, region, pricing_model, provider),
-            all_offers=all_offers,
-            limit=limit or (MAX_LIMIT if format is not OutputFormat.table else DEFAULT_TABLE_ROWS),
-            stale_days=settings.stale_days,
-        )
-        ranking = rank_cost(con, ask, question)
-    finally:
-        con.close()
-    if format is OutputFormat.table:
-        print_ranking(out, ranking, wide=wide)
-        return
-    write_frame(format, ranking.frame())
-    print_freshness(notices(format), ranking.freshness)
+    reads.cost(
+        model=model,
+        workload=workload,
+        chip=chip,
+        tokens=tokens,
+        baseline=baseline,
+        overhead=overhead,
+        migration_cost=migration_cost,
+        daily_tokens=daily_tokens,
+        region=region,
+        pricing_model=pricing_model,
+        provider=provider,
+        all_offers=all_offers,
+        limit=limit,
+        wide=wide,
+        format=format,
+        db=db,
+    )

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from chipcost.cli.formats import FormatOption, OutputFormat
-from chipcost.cli.options import DbOption, out
+from chipcost.cli.formats import OutputFormat
+from chipcost.cli.options import DbOption, FormatOption, out
 from chipcost.core.errors import ChipcostError
 
 

@@ -6,10 +6,8 @@ from typing import Annotated
 
 import typer
 
-from chipcost.cli.formats import FormatOption, OutputFormat, notices
-from chipcost.cli.options import DEFAULT_TABLE_ROWS, DbOption, LimitOption, WideOption, out
-from chipcost.core.errors import ChipcostError
-from chipcost.core.settings import load_settings
+from chipcost.cli.formats import OutputFormat
+from chipcost.cli.options import DbOption, FormatOption, LimitOption, WideOption
 
 ChipFilter = Annotated[
     list[str] | None,
@@ -61,47 +59,21 @@ def prices(
     db: DbOption = None,
 ) -> None:
     """Current per-chip hourly prices, cheapest first within each chip and pricing model."""
-    from chipcost.pipeline.prices import PriceAsk, find_price_rows, find_prices, why_empty
-    from chipcost.warehouse.db import connect
+    from chipcost.cli import reads
 
-    settings = load_settings(db=db)
-    ask = PriceAsk(
-        chips=chip,
-        regions=region,
-        pricing_models=[*(pricing_model or []), *(model or [])] or None,
-        providers=provider,
-        min_memory_gb=min_memory,
-        chip_counts=chips,
+    reads.prices(
+        chip=chip,
+        region=region,
+        pricing_model=pricing_model,
+        model=model,
+        provider=provider,
+        min_memory=min_memory,
+        chips=chips,
         min_price=min_price,
         max_price=max_price,
         spot=spot,
+        limit=limit,
+        wide=wide,
+        format=format,
+        db=db,
     )
-    table = format is OutputFormat.table
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
-    try:
-        # The table reads rows (no polars to import); csv and json write the frame.
-        if table:
-            rows = find_price_rows(con, ask, stale_days=settings.stale_days)
-            empty = why_empty(con, rows.chips) if not rows.rows else None
-        else:
-            result = find_prices(con, ask, stale_days=settings.stale_days)
-            empty = why_empty(con, result.chips) if result.frame.is_empty() else None
-    finally:
-        con.close()
-    if table:
-        from chipcost.cli.render_prices import print_prices
-
-        if empty:
-            raise ChipcostError(empty)
-        print_prices(out, rows, limit=limit or DEFAULT_TABLE_ROWS, wide=wide)
-        return
-    from chipcost.cli.formats import write_frame
-    from chipcost.cli.render_fresh import print_freshness
-
-    frame = result.frame if limit is None else result.frame.head(limit)
-    write_frame(format, frame)
-    if result.frame.height > frame.height:
-        notices(format).print(f"{result.frame.height - frame.height} more rows (--limit)")
-    if empty:
-        notices(format).print(f"note: {empty}", highlight=False)
-    print_freshness(notices(format), result.freshness)

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from chipcost.cli.commands.cost import resolve_chip
-from chipcost.cli.formats import FormatOption, OutputFormat
-from chipcost.cli.options import DbOption, out
+from chipcost.cli.formats import OutputFormat
+from chipcost.cli.options import DbOption, FormatOption, out
+from chipcost.cli.reads import resolve_chip
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import Figure

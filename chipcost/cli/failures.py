@@ -1,0 +1,66 @@
+"""How every command ends on an expected failure: one clear line on stderr, exit 1.
+
+No CLI framework here: the Typer path (chipcost.cli.main) and the read commands parsed
+without it (chipcost.cli.quick) end the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+from chipcost.cli.consoles import err
+from chipcost.core.errors import ChipcostError
+
+
+class _WaitHandler(logging.Handler):
+    """Waits for the warehouse file (chipcost.warehouse.lock_wait), one line each on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        err.print(record.getMessage(), style="dim", markup=False, highlight=False)
+
+
+def show_waits() -> None:
+    # Every command may wait for the file; `collect` also shows it on its status line.
+    logger = logging.getLogger("chipcost.progress.wait")
+    if not any(isinstance(h, _WaitHandler) for h in logger.handlers):
+        logger.addHandler(_WaitHandler())
+    logger.setLevel(logging.INFO)
+    # Said once: not again by whatever handler Prefect's logging put on the root logger.
+    logger.propagate = False
+
+
+def guarded(run: Callable[[], object]) -> None:
+    """Run a command: expected failures print one clear line, never a traceback."""
+    show_waits()
+    try:
+        run()
+    except ChipcostError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        # A path the system refuses (too long, read-only, no permission) is the user's to fix.
+        name = str(exc.filename or "")
+        shown = name if len(name) < 200 else name[:100] + "…" + name[-40:]
+        fail(f"{shown}: {exc.strerror or exc}" if shown else str(exc.strerror or exc))
+    except Exception as exc:
+        # A query on a damaged file fails where it reads the damaged part, not at open.
+        from chipcost.warehouse.db import damaged_after_open
+
+        if (damage := damaged_after_open(exc)) is None:
+            raise
+        fail(str(damage))
+
+
+def fail(message: str) -> NoReturn:
+    """One line on stderr, secret values scrubbed and control characters out; exit 1."""
+    from rich.text import Text
+
+    from chipcost.core.clean import printable, scrub
+    from chipcost.core.settings import secret_values
+
+    safe = printable(scrub(message, secret_values(os.environ)))
+    err.print(Text.assemble(("error:", "bold red"), " ", safe), highlight=False, soft_wrap=True)
+    sys.exit(1)

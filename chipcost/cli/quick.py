@@ -1,0 +1,243 @@
+"""`prices`, `cost` and `sql` straight from the command line, without importing Typer.
+
+These are the commands people script and run over and over; Typer's import and the building
+of a command from its signature were a third of what `chipcost prices` added to the DuckDB
+query it runs. Here a command line made only of the command's own long options (`--opt
+value`, `--opt=value`, flags) and, for `sql`, its query is read into the keyword arguments
+chipcost.cli.reads takes, and the command runs. Anything else (`--help`, a short option, an
+unknown or misspelt option, a value that does not convert, a missing required option, a value
+that starts with "-") returns None and the command goes through Typer as before, which
+explains the mistake in its own words: this path never reports a usage error of its own.
+
+tests/cli/test_quick.py checks that each table below names exactly the options Typer builds
+from the command's signature, and that for generated command lines both paths pass the
+command the same arguments.
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from chipcost.cli.consoles import MAX_LIMIT
+from chipcost.cli.formats import OutputFormat
+
+
+@dataclass(frozen=True)
+class Opt:
+    """One long option: the parameter it sets, how its value is read, and whether it repeats.
+
+    kind: "text", "int" (within low..high), "float", "format" (an OutputFormat, any case), or
+    "flag" (no value: sets `value`).
+    """
+
+    param: str
+    kind: str = "text"
+    multiple: bool = False
+    value: bool = True
+    low: int | None = None
+    high: int | None = None
+
+
+def _switch(name: str, param: str) -> dict[str, Opt]:
+    """A --name/--no-name pair of flags."""
+    return {f"--{name}": Opt(param, "flag"), f"--no-{name}": Opt(param, "flag", value=False)}
+
+
+def _texts(*names: str) -> dict[str, Opt]:
+    """Repeatable text options (--chip H100 --chip A100)."""
+    return {f"--{n}": Opt(n.replace("-", "_"), multiple=True) for n in names}
+
+
+_COMMON = {
+    "--warehouse": Opt("db"),
+    "--db": Opt("db"),
+    "--format": Opt("format", "format"),
+}
+_TABLE = {
+    **_COMMON,
+    "--limit": Opt("limit", "int", low=1, high=MAX_LIMIT),
+    "--wide": Opt("wide", "flag"),
+}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A command's options, its one positional argument (if any), what it requires, and the
+    value of every parameter not given."""
+
+    options: dict[str, Opt]
+    defaults: dict[str, Any]
+    positional: str | None = None
+    required: tuple[str, ...] = ()
+
+
+SPECS: dict[str, Spec] = {
+    "prices": Spec(
+        options={
+            **_TABLE,
+            **_texts("chip", "region", "pricing-model", "model", "provider", "chips"),
+            "--min-memory": Opt("min_memory", "float"),
+            "--min-price": Opt("min_price", "float"),
+            "--max-price": Opt("max_price", "float"),
+            **_switch("spot", "spot"),
+        },
+        defaults={
+            "chip": None,
+            "region": None,
+            "pricing_model": None,
+            "model": None,
+            "provider": None,
+            "min_memory": None,
+            "chips": None,
+            "min_price": None,
+            "max_price": None,
+            "spot": None,
+            "limit": None,
+            "wide": False,
+            "format": OutputFormat.table,
+            "db": None,
+        },
+    ),
+    "cost": Spec(
+        options={
+            **_TABLE,
+            "--model": Opt("model"),
+            "--workload": Opt("workload"),
+            "--tokens": Opt("tokens"),
+            "--baseline": Opt("baseline"),
+            "--overhead": Opt("overhead", "float"),
+            "--migration-cost": Opt("migration_cost"),
+            "--daily-tokens": Opt("daily_tokens"),
+            **_texts("chip", "region", "pricing-model", "provider"),
+            **_switch("all-offers", "all_offers"),
+        },
+        defaults={
+            "chip": None,
+            "tokens": None,
+            "baseline": "H100-SXM",
+            "overhead": None,
+            "migration_cost": None,
+            "daily_tokens": None,
+            "region": None,
+            "pricing_model": None,
+            "provider": None,
+            "all_offers": False,
+            "limit": None,
+            "wide": False,
+            "format": OutputFormat.table,
+            "db": None,
+        },
+        required=("model", "workload"),
+    ),
+    "sql": Spec(
+        options={**_COMMON, "--max-rows": Opt("max_rows", "int", low=1, high=MAX_LIMIT)},
+        defaults={"db": None, "format": OutputFormat.table, "max_rows": 100},
+        positional="query",
+        required=("query",),
+    ),
+}
+
+
+def parse(command: str, args: list[str]) -> dict[str, Any] | None:
+    """The command's keyword arguments for this command line, or None: leave it to Typer."""
+    spec = SPECS[command]
+    given: dict[str, Any] = {}
+    rest = list(args)
+    while rest:
+        token = rest.pop(0)
+        if not token.startswith("-"):
+            if spec.positional is None or spec.positional in given:
+                return None
+            given[spec.positional] = token
+            continue
+        name, has_value, value = token.partition("=")
+        opt = spec.options.get(name)
+        if opt is None or not name.startswith("--"):
+            return None
+        if opt.kind == "flag":
+            if has_value:
+                return None
+            given[opt.param] = opt.value
+            continue
+        if not has_value:
+            if not rest or rest[0].startswith("-"):
+                return None
+            value = rest.pop(0)
+        converted = _converted(opt, value)
+        if converted is None:
+            return None
+        if opt.multiple:
+            given.setdefault(opt.param, []).append(converted)
+        else:
+            given[opt.param] = converted
+    if any(name not in given for name in spec.required):
+        return None
+    return {**spec.defaults, **given}
+
+
+def _converted(opt: Opt, value: str) -> Any:
+    """The value as Typer would pass it, or None where Typer would refuse it."""
+    try:
+        if opt.kind == "int":
+            number = int(value)
+            return number if opt.low <= number <= opt.high else None
+        if opt.kind == "float":
+            return float(value)
+    except ValueError:
+        return None
+    if opt.kind == "format":
+        folded = value.casefold()
+        return OutputFormat(folded) if folded in OutputFormat.__members__ else None
+    return value
+
+
+def run(command: str, args: list[str]) -> bool:
+    """Run the command if its line parses here; False leaves it to Typer."""
+    kwargs = parse(command, args)
+    if kwargs is None:
+        return False
+    from chipcost.cli import reads
+    from chipcost.cli.failures import guarded
+
+    body = getattr(reads, command)
+    guarded(lambda: _as_typer_ends(lambda: body(**kwargs)))
+    return True
+
+
+def _as_typer_ends(call: Callable[[], object]) -> None:
+    """End as a command run by Typer ends on Ctrl-C, end of input, or a closed pipe."""
+    try:
+        call()
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except EOFError:
+        sys.stderr.write("\nAborted!\n")
+        sys.exit(1)
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        # `chipcost prices | head`: exit 1 without a second error when Python flushes at exit.
+        sys.stdout = _QuietFlush(sys.stdout)
+        sys.stderr = _QuietFlush(sys.stderr)
+        sys.exit(1)
+
+
+class _QuietFlush:
+    """A stream whose flush ignores a closed pipe (what Typer does after one)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

@@ -1,0 +1,197 @@
+"""The read commands' work, `prices`, `cost` and `sql`, as plain functions of their options.
+
+No CLI framework here: chipcost.cli.commands gives them Typer's options and help, and
+chipcost.cli.quick calls them straight from a command line it can parse (without importing
+Typer, a tenth of a second of such a command). Both pass the same keyword arguments.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from chipcost.cli.consoles import DEFAULT_TABLE_ROWS, MAX_LIMIT, out
+from chipcost.cli.formats import OutputFormat, notices
+from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import load_settings
+
+if TYPE_CHECKING:
+    from chipcost.transform.cost import CostQuestion
+
+DEFAULT_BASELINE = "H100-SXM"
+
+
+def resolve_chip(spelling: str) -> str:
+    """A canonical chip name for what the user typed, or a message naming the close ones."""
+    from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
+    from chipcost.core.names import did_you_mean
+
+    chip = canonical_chip(spelling)
+    if chip != UNKNOWN_CHIP:
+        return chip
+    names = sorted(canonical_chips() - {UNKNOWN_CHIP})
+    raise ChipcostError(
+        f"unknown chip {spelling!r}{did_you_mean(spelling, names)}; known: {', '.join(names)}"
+    )
+
+
+def _question(workload, tokens, overhead, migration_cost, daily_tokens) -> CostQuestion:
+    from chipcost.transform.cost import DEFAULT_OVERHEAD, CostQuestion
+    from chipcost.transform.tokens import parse_quantity
+
+    if daily_tokens is not None and migration_cost is None:
+        raise ChipcostError("--daily-tokens is used for break-even: give --migration-cost too")
+    if overhead is not None and not 0 <= overhead <= 10:
+        raise ChipcostError(f"--overhead is a fraction, e.g. 0.15 for 15% (got {overhead:g})")
+    migration = None
+    if migration_cost is not None:
+        migration = parse_quantity(migration_cost, "--migration-cost")
+    return CostQuestion(
+        tokens=parse_quantity(tokens, "--tokens") if tokens is not None else None,
+        overhead=DEFAULT_OVERHEAD[workload] if overhead is None else overhead,
+        migration_cost=migration,
+        daily_tokens=parse_quantity(daily_tokens, "--daily-tokens") if daily_tokens else None,
+    )
+
+
+def prices(
+    chip: list[str] | None = None,
+    region: list[str] | None = None,
+    pricing_model: list[str] | None = None,
+    model: list[str] | None = None,
+    provider: list[str] | None = None,
+    min_memory: float | None = None,
+    chips: list[str] | None = None,
+    min_price: float | None = None,
+    max_price: float | None = None,
+    spot: bool | None = None,
+    limit: int | None = None,
+    wide: bool = False,
+    format: OutputFormat = OutputFormat.table,
+    db: str | None = None,
+) -> None:
+    """`chipcost prices`: current per-chip hourly prices from the warehouse, without Prefect."""
+    from chipcost.pipeline.prices import PriceAsk, find_price_rows, find_prices, why_empty
+    from chipcost.warehouse.db import connect
+
+    settings = load_settings(db=db)
+    ask = PriceAsk(
+        chips=chip,
+        regions=region,
+        pricing_models=[*(pricing_model or []), *(model or [])] or None,
+        providers=provider,
+        min_memory_gb=min_memory,
+        chip_counts=chips,
+        min_price=min_price,
+        max_price=max_price,
+        spot=spot,
+    )
+    table = format is OutputFormat.table
+    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    try:
+        # The table reads rows (no polars to import); csv and json write the frame.
+        if table:
+            rows = find_price_rows(con, ask, stale_days=settings.stale_days)
+            empty = why_empty(con, rows.chips) if not rows.rows else None
+        else:
+            result = find_prices(con, ask, stale_days=settings.stale_days)
+            empty = why_empty(con, result.chips) if result.frame.is_empty() else None
+    finally:
+        con.close()
+    if table:
+        from chipcost.cli.render_prices import print_prices
+
+        if empty:
+            raise ChipcostError(empty)
+        print_prices(out, rows, limit=limit or DEFAULT_TABLE_ROWS, wide=wide)
+        return
+    from chipcost.cli.formats import write_frame
+    from chipcost.cli.render_fresh import print_freshness
+
+    frame = result.frame if limit is None else result.frame.head(limit)
+    write_frame(format, frame)
+    if result.frame.height > frame.height:
+        notices(format).print(f"{result.frame.height - frame.height} more rows (--limit)")
+    if empty:
+        notices(format).print(f"note: {empty}", highlight=False)
+    print_freshness(notices(format), result.freshness)
+
+
+def cost(
+    model: str,
+    workload: str,
+    chip: list[str] | None = None,
+    tokens: str | None = None,
+    baseline: str = DEFAULT_BASELINE,
+    overhead: float | None = None,
+    migration_cost: str | None = None,
+    daily_tokens: str | None = None,
+    region: list[str] | None = None,
+    pricing_model: list[str] | None = None,
+    provider: list[str] | None = None,
+    all_offers: bool = False,
+    limit: int | None = None,
+    wide: bool = False,
+    format: OutputFormat = OutputFormat.table,
+    db: str | None = None,
+) -> None:
+    """`chipcost cost`: the cheapest chip and pricing model per token for a model and workload."""
+    from chipcost.cli.formats import write_frame
+    from chipcost.cli.render_cost import print_ranking
+    from chipcost.cli.render_fresh import print_freshness
+    from chipcost.core.figures import WORKLOADS
+    from chipcost.pipeline.cost import Ask, rank_cost, resolve_chips, resolve_model
+    from chipcost.pipeline.prices import checked_filters
+    from chipcost.warehouse.db import connect
+
+    workload = workload.strip().lower()
+    if workload not in WORKLOADS:
+        raise ChipcostError(f"--workload {workload!r}: use training or inference")
+    question = _question(workload, tokens, overhead, migration_cost, daily_tokens)
+    base = resolve_chip(baseline)
+    settings = load_settings(db=db)
+    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    try:
+        name = resolve_model(con, model)
+        ask = Ask(
+            model=name,
+            workload=workload,
+            chips=resolve_chips(con, chip, name, workload),
+            baseline=base,
+            baseline_given=baseline != DEFAULT_BASELINE,
+            filters=checked_filters(con, region, pricing_model, provider),
+            all_offers=all_offers,
+            limit=limit or (MAX_LIMIT if format is not OutputFormat.table else DEFAULT_TABLE_ROWS),
+            stale_days=settings.stale_days,
+        )
+        ranking = rank_cost(con, ask, question)
+    finally:
+        con.close()
+    if format is OutputFormat.table:
+        print_ranking(out, ranking, wide=wide)
+        return
+    write_frame(format, ranking.frame())
+    print_freshness(notices(format), ranking.freshness)
+
+
+def sql(
+    query: str,
+    db: str | None = None,
+    format: OutputFormat = OutputFormat.table,
+    max_rows: int = 100,
+) -> None:
+    """`chipcost sql`: an ad hoc read-only query against the warehouse."""
+    from chipcost.cli.formats import write_rows
+    from chipcost.cli.render import print_rows
+    from chipcost.cli.render_fresh import print_freshness
+    from chipcost.warehouse.readonly import read_rows
+
+    settings = load_settings(db=db)
+    # One open of the file for the query and the freshness notes under it.
+    result = read_rows(
+        settings.warehouse, query, wait=settings.read_wait, stale_days=settings.stale_days
+    )
+    if format is OutputFormat.table:
+        print_rows(out, result.columns, result.rows, max_rows=max_rows)
+    else:
+        write_rows(format, result.columns, result.rows)
+    print_freshness(notices(format), result.freshness, what=None)
