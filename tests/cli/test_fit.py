@@ -16,10 +16,11 @@ from chipcost.cli.fit import Column, fit_table, plain, print_fitted
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 # Cell text as the renderers make it: provider text escaped by `plain`, some markup of our own,
-# numbers, wide (two-cell) characters, empty cells.
-words = st.text(alphabet="abcxyz-_./$%,0123456789 日本", max_size=14)
+# numbers, wide (two-cell) characters, empty cells, text rich reads :emoji: codes in.
+words = st.text(alphabet="abcxyz-_./$%,:0123456789 日本", max_size=14)
 cells = st.one_of(
     words.map(plain),
+    st.sampled_from([":smile:", "06:00", "derived:B200:x", ":a:"]).map(plain),  # emoji codes
     words.map(lambda w: f"[yellow]{plain(w)}[/]"),
     st.floats(0, 1e7, allow_nan=False).map(lambda v: f"{v:,.4f}"),
     words.map(lambda w: Text(w, style="green")),
