@@ -240,11 +240,14 @@ def resolve_chips(
     family (H100, Trainium) becomes its members with a price and a throughput figure."""
     from chipcost.core.names import resolve_chip_name, split_values
 
-    both = set(chips_with_prices(con)) & set(chips_with_throughput(con, model, workload))
+    both: set[str] | None = None  # read only for a family: two queries rank_cost runs again
     chips: list[str] = []
     for name in split_values(names) or []:
         members = resolve_chip_name(name)
         if len(members) > 1:
+            if both is None:
+                priced = chips_with_prices(con)
+                both = set(priced) & set(chips_with_throughput(con, model, workload))
             members = [c for c in members if c in both]
             if not members:
                 raise ChipcostError(

@@ -104,6 +104,31 @@ def test_the_sql_view_answers_the_same_numbers(db):
         assert f"${float(row['usd_for_tokens']):,.0f}" in ranked.stdout
 
 
+def test_a_family_becomes_its_members_with_a_price_and_a_figure(db):
+    # H100 is H100-SXM, H100-PCIe and H100-NVL: only H100-SXM has both here.
+    result = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "training", "--chip", "H100",
+        "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert set(ROW.findall(result.stdout)) == {"H100-SXM"}
+    # Trainium1-3: only Trainium2 is priced; Gaudi: none is.
+    both = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "training", "--chip", "Trainium,H200",
+        "--db", str(db),
+    )  # fmt: skip
+    assert both.returncode == 0, both.stderr
+    assert set(ROW.findall(both.stdout)) == {"Trainium2", "H200"}
+    none = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "training", "--chip", "Gaudi",
+        "--db", str(db),
+    )  # fmt: skip
+    assert none.returncode == 1
+    assert "no Gaudi chip (" in none.stderr and "has a current price and a throughput" in (
+        none.stderr
+    )
+
+
 def test_inference_uses_the_independent_h200_figure(db):
     result = chipcost(
         "cost", "--model", "llama-3-70b", "--workload", "inference", "--chip", "H200",
