@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import logging
 import os
 import time
@@ -276,6 +275,8 @@ def rollback(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _views_digest() -> str:
+    import hashlib  # writers only: a read command does not load OpenSSL for it (4 ms)
+
     return hashlib.sha256("".join(sql for _, sql in _sql_files("views")).encode()).hexdigest()
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import csv
-import json
 import math
 import sys
 from collections.abc import Iterable, Sequence
@@ -19,7 +18,6 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import Enum, StrEnum
 from typing import IO, TYPE_CHECKING, Any
-from uuid import UUID
 
 from rich.console import Console
 
@@ -62,9 +60,9 @@ def json_value(value: Any) -> Any:
         return {str(k): json_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [json_value(v) for v in value]
-    if isinstance(value, UUID | Enum):
-        return str(value.value if isinstance(value, Enum) else value)
-    return str(value)
+    if isinstance(value, Enum):
+        return str(value.value)
+    return str(value)  # UUIDs and anything else as their text
 
 
 def text_value(value: Any) -> str:
@@ -76,6 +74,8 @@ def text_value(value: Any) -> str:
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else str(value)
     if isinstance(value, dict | list | tuple):
+        import json
+
         return json.dumps(json_value(value), ensure_ascii=False)
     converted = json_value(value)
     return converted if isinstance(converted, str) else str(converted)
@@ -107,6 +107,8 @@ def write_rows(
         return
     if fmt is not OutputFormat.json:
         raise ValueError(f"write_rows writes csv or json, not {fmt.value}")
+    import json
+
     keys = _unique(columns)
     stream.write("[")
     for n, row in enumerate(rows):
