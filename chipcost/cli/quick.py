@@ -17,11 +17,13 @@ command the same arguments.
 from __future__ import annotations
 
 import errno
+import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from chipcost.cli import reads
 from chipcost.cli.consoles import MAX_LIMIT
 from chipcost.cli.formats import OutputFormat
 
@@ -66,17 +68,30 @@ _TABLE = {
 
 @dataclass(frozen=True)
 class Spec:
-    """A command's options, its one positional argument (if any), what it requires, and the
-    value of every parameter not given."""
+    """A command's plain function, its options and its one positional argument (if any).
 
+    What the command requires and the value of every parameter not given are the function's
+    own: its parameters without a default, and its defaults."""
+
+    function: Callable[..., None]
     options: dict[str, Opt]
-    defaults: dict[str, Any]
     positional: str | None = None
-    required: tuple[str, ...] = ()
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self._parameters() if p.default is not p.empty}
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self._parameters() if p.default is p.empty)
+
+    def _parameters(self) -> list[inspect.Parameter]:
+        return list(inspect.signature(self.function).parameters.values())
 
 
 SPECS: dict[str, Spec] = {
     "prices": Spec(
+        reads.prices,
         options={
             **_TABLE,
             **_texts("chip", "region", "pricing-model", "model", "provider", "chips"),
@@ -85,24 +100,9 @@ SPECS: dict[str, Spec] = {
             "--max-price": Opt("max_price", "float"),
             **_switch("spot", "spot"),
         },
-        defaults={
-            "chip": None,
-            "region": None,
-            "pricing_model": None,
-            "model": None,
-            "provider": None,
-            "min_memory": None,
-            "chips": None,
-            "min_price": None,
-            "max_price": None,
-            "spot": None,
-            "limit": None,
-            "wide": False,
-            "format": OutputFormat.table,
-            "db": None,
-        },
     ),
     "cost": Spec(
+        reads.cost,
         options={
             **_TABLE,
             "--model": Opt("model"),
@@ -115,29 +115,11 @@ SPECS: dict[str, Spec] = {
             **_texts("chip", "region", "pricing-model", "provider"),
             **_switch("all-offers", "all_offers"),
         },
-        defaults={
-            "chip": None,
-            "tokens": None,
-            "baseline": "H100-SXM",
-            "overhead": None,
-            "migration_cost": None,
-            "daily_tokens": None,
-            "region": None,
-            "pricing_model": None,
-            "provider": None,
-            "all_offers": False,
-            "limit": None,
-            "wide": False,
-            "format": OutputFormat.table,
-            "db": None,
-        },
-        required=("model", "workload"),
     ),
     "sql": Spec(
+        reads.sql,
         options={**_COMMON, "--max-rows": Opt("max_rows", "int", low=1, high=MAX_LIMIT)},
-        defaults={"db": None, "format": OutputFormat.table, "max_rows": 100},
         positional="query",
-        required=("query",),
     ),
 }
 
@@ -200,18 +182,17 @@ def run(command: str, args: list[str]) -> bool:
     kwargs = parse(command, args)
     if kwargs is None:
         return False
-    from chipcost.cli import reads
     from chipcost.cli.failures import guarded
 
-    body = getattr(reads, command)
-    guarded(lambda: _as_typer_ends(lambda: body(**kwargs)))
+    guarded(lambda: _as_typer_ends(SPECS[command].function, kwargs))
     return True
 
 
-def _as_typer_ends(call: Callable[[], object]) -> None:
-    """End as a command run by Typer ends on Ctrl-C, end of input, or a closed pipe."""
+def _as_typer_ends(function: Callable[..., None], kwargs: dict[str, Any]) -> None:
+    """Call the command, ending as a command run by Typer ends on Ctrl-C, end of input, or a
+    closed pipe."""
     try:
-        call()
+        function(**kwargs)
     except KeyboardInterrupt:
         sys.exit(130)
     except EOFError:
