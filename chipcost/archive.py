@@ -141,12 +141,29 @@ def _atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+# PUTs given up on at their deadline, by object: their threads go on with botocore's retries
+# and may still land. The next PUT of the same object in this process waits for them first,
+# so an older manifest (or payload) never lands over a newer one.
+_ABANDONED: dict[str, threading.Thread] = {}
+_ABANDONED_LOCK = threading.Lock()
+
+
 def _put(path: Path, data: bytes) -> None:
     """One object PUT (all or nothing on S3): the manifest only lists payloads that landed.
 
     An endpoint that takes the request and never answers holds an s3fs upload past
     botocore's read timeout, so each PUT has its own deadline, waited for in this thread.
     """
+    with _ABANDONED_LOCK:
+        earlier = _ABANDONED.pop(str(path), None)
+    if earlier is not None:
+        earlier.join(PUT_SECONDS)
+        if earlier.is_alive():
+            raise ArchiveError(
+                f"cannot write {path}: an earlier write of it that gave up has not ended: check "
+                "the endpoint of CHIPCOST_ARCHIVE, then run again (payloads already archived "
+                "are kept)"
+            )
     outcome: list[Exception | None] = []
 
     def put() -> None:
@@ -160,6 +177,8 @@ def _put(path: Path, data: bytes) -> None:
     worker.start()
     worker.join(PUT_SECONDS)
     if not outcome:
+        with _ABANDONED_LOCK:
+            _ABANDONED[str(path)] = worker
         reason = f"no answer in {PUT_SECONDS:.0f} s"
     elif (exc := outcome[0]) is not None:
         reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
