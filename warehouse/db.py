@@ -226,17 +226,20 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
 def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt) -> int:
     current = schema_version(con)
     if current == 0:
+        # An empty schema_version is ours: created by a migration that has not committed its
+        # first step yet (another process's on a lake, or one that died in between).
         if scalar(
             con,
             "SELECT count(*) FROM information_schema.tables "
-            "WHERE table_catalog = current_database()",
+            "WHERE table_catalog = current_database() AND table_name <> 'schema_version'",
         ):
             raise WarehouseError(
                 f"{path or 'the file'} is a DuckDB file but not a chipcost warehouse: "
                 "pass --db a new path or an existing chipcost warehouse"
             )
         con.execute(
-            "CREATE TABLE schema_version (version INTEGER, file VARCHAR, applied_at TIMESTAMPTZ)"
+            "CREATE TABLE IF NOT EXISTS schema_version "
+            "(version INTEGER, file VARCHAR, applied_at TIMESTAMPTZ)"
         )
     if current > SCHEMA_VERSION:
         _check_version(con, path or Path("?"))

@@ -197,3 +197,20 @@ def test_text_file_is_not_a_warehouse(tmp_path):
     path.write_text("hello")
     with pytest.raises(WarehouseError, match="cannot open"):
         connect(path)
+
+
+def test_a_migration_that_died_after_creating_its_version_table_is_finished(tmp_path):
+    # The version table is created before the first migration's transaction: a process that
+    # died in between left a file with that table alone, empty. It is ours: the next writer
+    # migrates it.
+    path = tmp_path / "w.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(
+        "CREATE TABLE schema_version (version INTEGER, file VARCHAR, applied_at TIMESTAMPTZ)"
+    )
+    con.close()
+    con = connect(path)
+    try:
+        assert schema_version(con) == SCHEMA_VERSION
+    finally:
+        con.close()
