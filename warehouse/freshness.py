@@ -7,16 +7,19 @@ from datetime import UTC, datetime, timedelta
 
 import duckdb
 
+# Times are read as microseconds since the epoch and made UTC datetimes here: a DuckDB
+# TIMESTAMPTZ fetched as a datetime brings in pytz for its time zone, a tenth of what a
+# read command adds to its query.
 # A failed, skipped or partial attempt never counts: the prices a source shows are those of
 # its last run that succeeded ('ok'), so only that run dates them and says whether they are
 # sample data. 'already_loaded' (a replay of a run already in the warehouse) adds nothing new.
 _SOURCES = """
 SELECT
     s.source,
-    max(r.observed_at) FILTER (WHERE s.status = 'ok') AS last_ok_at,
+    epoch_us(max(r.observed_at) FILTER (WHERE s.status = 'ok')) AS last_ok_at,
     arg_max(s.run_id, r.observed_at) FILTER (WHERE s.status = 'ok') AS last_ok_run,
     arg_max(r.sample, r.observed_at) FILTER (WHERE s.status = 'ok') AS sample,
-    max(r.started_at) AS last_attempt_at,
+    epoch_us(max(r.started_at)) AS last_attempt_at,
     arg_max(s.status, r.started_at) AS last_status
 FROM source_runs s JOIN runs r USING (run_id)
 GROUP BY s.source
@@ -74,16 +77,23 @@ class Freshness:
         return groups
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _utc(micros: int | None) -> datetime | None:
+    return None if micros is None else _EPOCH + timedelta(microseconds=micros)
+
+
 def source_freshness(con: duckdb.DuckDBPyConnection) -> dict[str, SourceFreshness]:
     """Every source that has run, by name."""
     rows = con.execute(_SOURCES).fetchall()
     return {
         row[0]: SourceFreshness(
             source=row[0],
-            last_ok_at=row[1],
+            last_ok_at=_utc(row[1]),
             last_ok_run=row[2],
             sample=bool(row[3]),
-            last_attempt_at=row[4],
+            last_attempt_at=_utc(row[4]),
             last_status=row[5],
         )
         for row in rows

@@ -26,5 +26,11 @@ def _width(stream) -> int | None:
     return None if stream.isatty() else 220
 
 
-out = Console(width=_width(sys.stdout))
-err = Console(stderr=True, width=_width(sys.stderr))
+def make_console(**options) -> Console:
+    """A console as chipcost's are: a provider's or a query's ":smile:" (or "06:00:00:") is
+    text, never an emoji (and rich's table of emoji codes is never loaded)."""
+    return Console(emoji=False, **options)
+
+
+out = make_console(width=_width(sys.stdout))
+err = make_console(stderr=True, width=_width(sys.stderr))

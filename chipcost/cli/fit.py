@@ -83,7 +83,7 @@ def _cells(
 
 
 def _headers(columns: Sequence[Column]) -> list[Text]:
-    return [Text.from_markup(c.header, style="table.header") for c in columns]
+    return [Text.from_markup(c.header, style="table.header", emoji=False) for c in columns]
 
 
 def _natural_widths(
@@ -125,14 +125,15 @@ def _line(
 
 
 def _cell(value: str | Text) -> Text:
-    # A string cell is markup, as rich's table reads it (never highlighted).
+    # A string cell is markup, as rich's table reads it on chipcost's consoles (never
+    # highlighted, no :emoji: codes: chipcost.cli.consoles).
     if isinstance(value, Text):
         return value.copy()
-    if "[" not in value and ":" not in value:
-        # What Text.from_markup makes of text with no tag and no :emoji: code, a fifth of
-        # its time (a 200-row table has thousands of cells).
+    if "[" not in value:
+        # What Text.from_markup makes of text with no tag, a fifth of its time (a 200-row
+        # table has thousands of cells).
         return Text(value)
-    return Text.from_markup(value)
+    return Text.from_markup(value, emoji=False)
 
 
 def _table(

@@ -9,23 +9,22 @@ should see (SAMPLE DATA, stale sources) go to stderr in csv and json, so stdout 
 
 from __future__ import annotations
 
-import base64
-import csv
 import math
 import sys
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta
-from decimal import Decimal
 from enum import Enum, StrEnum
 from typing import IO, TYPE_CHECKING, Any
-
-from rich.console import Console
 
 from chipcost.cli.consoles import err, out
 from chipcost.core.durations import iso_timedelta
 
 if TYPE_CHECKING:
     import polars as pl
+    from rich.console import Console
+
+# csv, json, base64 and decimal are imported where a value or a format needs them: a table of
+# plain numbers and text (most of what `chipcost sql` prints) needs none.
 
 
 class OutputFormat(StrEnum):
@@ -47,6 +46,8 @@ def json_value(value: Any) -> Any:
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
+    from decimal import Decimal
+
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, timedelta):
@@ -55,6 +56,8 @@ def json_value(value: Any) -> Any:
         # Dates and times, and the warehouse's exact intervals (chipcost.warehouse.readonly).
         return value.isoformat()
     if isinstance(value, bytes | bytearray | memoryview):
+        import base64
+
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, dict):
         return {str(k): json_value(v) for k, v in value.items()}
@@ -100,6 +103,8 @@ def write_rows(
     """Rows as csv or json on `stream` (stdout by default)."""
     stream = stream or sys.stdout
     if fmt is OutputFormat.csv:
+        import csv
+
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(columns)
         for row in rows:

@@ -10,16 +10,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from chipcost.cli.fit import Column, fit_table, plain, print_fitted
 from chipcost.cli.formats import text_value
-from chipcost.cli.render_fresh import SAMPLE_BANNER, ago, when
+from chipcost.cli.render_fresh import SAMPLE_BANNER
 from chipcost.core.clean import printable
 from chipcost.core.settings import Warehouse
 
 if TYPE_CHECKING:  # polars is loaded by the commands that make frames, not by `--help`
     import polars as pl
 
-__all__ = ["SAMPLE_BANNER", "print_frame", "print_outcomes", "print_rows", "print_sources"]
+__all__ = ["SAMPLE_BANNER", "print_frame", "print_outcomes", "print_rows"]
 
 STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "already_loaded": "dim"}
 
@@ -86,60 +85,13 @@ def print_frame(console: Console, frame: pl.DataFrame, *, max_rows: int) -> None
 def print_rows(
     console: Console, columns: Sequence[str], rows: Sequence[Sequence[object]], *, max_rows: int
 ) -> None:
-    """Any query's rows, each value whole (long ones wrap, none is cut)."""
-    table = Table(*columns)
-    for column in table.columns:
-        column.overflow = "fold"
+    """Any query's rows, each value whole (long ones wrap, none is cut), and each name and
+    value as the text it is: never read as rich markup or :emoji: codes."""
+    table = Table()
+    for name in columns:
+        table.add_column(shown(name), overflow="fold")
     for row in rows[:max_rows]:
-        table.add_row(*(text_value(v) for v in row))
+        table.add_row(*(shown(text_value(v)) for v in row))
     console.print(table)
     suffix = f" (showing {max_rows})" if len(rows) > max_rows else ""
     console.print(f"{len(rows)} rows{suffix}")
-
-
-_SOURCE_COLUMNS = (
-    Column("source", "source", essential=True),
-    Column("provider", "provider"),
-    Column("last_success_at", "last success (UTC)", essential=True),
-    Column("age", "age", essential=True),
-    Column("stale", "stale", essential=True),
-    Column("last_status", "latest attempt", essential=True),
-    Column("data", "data", essential=True),
-    Column("description", "description"),
-)
-
-
-def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wide: bool) -> None:
-    """Every source, and its last successful run and age when a warehouse was read."""
-    if frame["last_attempt_at"].is_null().all() and not frame["stale"].any():
-        essential = ("source", "provider", "description")
-        columns = [Column(c.key, c.header, essential=True) for c in _SOURCE_COLUMNS]
-        columns = [c for c in columns if c.key in essential]
-    else:
-        columns = list(_SOURCE_COLUMNS)
-    rows = []
-    for r in frame.iter_rows(named=True):
-        rows.append(
-            {k: plain(text_value(v)) for k, v in r.items()}
-            | {
-                "last_success_at": when(r["last_success_at"]).removesuffix(" UTC"),
-                "age": ago(None if r["age_hours"] is None else _hours(r["age_hours"])),
-                "stale": "[yellow]stale[/]" if r["stale"] else "",
-                "last_status": plain(r["last_status"] or "never run"),
-                "data": {True: "sample", False: "live"}.get(r["sample"], ""),
-            }
-        )
-    fitted = fit_table(console, columns, rows, keep_order=("provider", "description"), wide=wide)
-    print_fitted(console, fitted)
-    if len(columns) > 3:
-        console.print(
-            f"stale: no successful run in {stale_days} days (CHIPCOST_STALE_DAYS)"
-            + ("; --wide adds the descriptions" if fitted.dropped else ""),
-            highlight=False,
-        )
-
-
-def _hours(hours: float):
-    from datetime import timedelta
-
-    return timedelta(hours=hours)

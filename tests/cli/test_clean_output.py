@@ -7,16 +7,16 @@ import io
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
+from chipcost.cli.consoles import make_console
 from chipcost.core.runs import FAILED, LoadSummary, RunResult, SourceResult
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.build import deliver, write_report
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
 
-HOSTILE = "p5\x1b[2J.48x\x00large\u202e[/]"
-SHOWN = "p5[2J.48xlarge[/]"
+HOSTILE = "p5\x1b[2J.48x\x00large\u202e[/]:smile:"
+SHOWN = "p5[2J.48xlarge[/]:smile:"
 RAW = ("\x1b", "\x00", "\u202e")
 
 
@@ -38,6 +38,17 @@ def test_prices_shows_the_text_cleaned_and_literal(db, run):
     done = run("prices", "--db", str(db))
     assert done.returncode == 0, done.stderr
     assert SHOWN in done.stdout
+    assert_clean(done.stdout)
+
+
+def test_sql_shows_names_and_values_as_text(db, run):
+    # Brackets that close nothing once ended `chipcost sql` in a markup error.
+    query = "select instance_type as \"[/]:a: name\", '[bold]b[/] :smile:' as e from price_history"
+    done = run("sql", query, "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert "[/]:a: name" in done.stdout
+    assert SHOWN in done.stdout
+    assert "[bold]b[/] :smile:" in done.stdout
     assert_clean(done.stdout)
 
 
@@ -74,8 +85,8 @@ def test_a_source_message_in_the_run_summary_is_clean_and_literal():
     source.notes = ["note [bold]\x00 here"]
     run = RunResult("r", day(0), day(0), "live", "2026-11-01T060000Z", False, [source])
     buffer = io.StringIO()
-    print_outcomes(Console(file=buffer, width=200), [RunOutcome(run, LoadSummary(0, 0, 0, 0, 0))],
-                   Path("w.duckdb"))  # fmt: skip
+    outcome = RunOutcome(run, LoadSummary(0, 0, 0, 0, 0))
+    print_outcomes(make_console(file=buffer, width=200), [outcome], Path("w.duckdb"))
     assert "answered 500 ([/x][31m)" in buffer.getvalue()
     assert "note [bold] here" in buffer.getvalue()
     assert_clean(buffer.getvalue())

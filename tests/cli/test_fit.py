@@ -7,10 +7,10 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rich.console import Console
 from rich.text import Text
 
 from chipcost.cli import fit
+from chipcost.cli.consoles import make_console
 from chipcost.cli.fit import Column, fit_table, plain, print_fitted
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -41,7 +41,7 @@ def tables(draw):
 
 
 def printed(columns, rows, *, width: int, wide: bool, laid_out: bool, color: bool) -> str:
-    console = Console(
+    console = make_console(
         file=io.StringIO(),
         width=width,
         force_terminal=color,
@@ -56,7 +56,7 @@ def printed(columns, rows, *, width: int, wide: bool, laid_out: bool, color: boo
 
 def dropped_by_rich(columns, rows, width: int) -> list[str]:
     """The columns left out when each trial table is measured by rich itself."""
-    console = Console(file=io.StringIO(), width=width)
+    console = make_console(file=io.StringIO(), width=width)
     kept = {c.key for c in columns if c.essential}
     for column in columns:
         if column.key in kept:
@@ -73,7 +73,7 @@ def dropped_by_rich(columns, rows, width: int) -> list[str]:
 @given(tables(), st.integers(20, 200))
 def test_the_columns_kept_are_those_rich_measures_to_fit(table, width):
     columns, rows = table
-    console = Console(file=io.StringIO(), width=width)
+    console = make_console(file=io.StringIO(), width=width)
     fitted = fit_table(console, columns, rows, keep_order=[c.key for c in columns])
     assert fitted.dropped == dropped_by_rich(columns, rows, width)
 
@@ -93,7 +93,7 @@ def test_the_direct_layout_prints_what_rich_prints(table, width, wide):
 def test_a_long_table_is_laid_out_directly():
     columns = [Column("chip", "chip", essential=True), Column("usd", "$/hr", numeric=True)]
     rows = [{"chip": f"H{n}", "usd": f"{n / 7:,.4f}"} for n in range(200)]
-    console = Console(file=io.StringIO(), width=100)
+    console = make_console(file=io.StringIO(), width=100)
     fitted = fit_table(console, columns, rows)
     assert fitted.lines is not None
     assert fitted.lines.plain.splitlines()[:3] == [
@@ -105,5 +105,5 @@ def test_a_long_table_is_laid_out_directly():
 
 def test_a_cell_with_a_line_break_is_left_to_rich():
     columns = [Column("note", "note", essential=True)]
-    console = Console(file=io.StringIO(), width=100)
+    console = make_console(file=io.StringIO(), width=100)
     assert fit_table(console, columns, [{"note": "two\nlines"}]).lines is None

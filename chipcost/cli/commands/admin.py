@@ -42,7 +42,7 @@ def sources(
 ) -> None:
     """List the registered sources, with each one's last successful run when a warehouse exists."""
     from chipcost.cli.formats import write_frame
-    from chipcost.cli.render import print_sources
+    from chipcost.cli.render_sources import print_sources
     from chipcost.pipeline.sources import registered_sources, source_table
     from chipcost.warehouse.db import connect
 

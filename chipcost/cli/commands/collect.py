@@ -149,9 +149,7 @@ def _preflight(
         _check_can_write(settings.archive_dir, "the archive directory", "--data-dir")
 
 
-def _check_sources(
-    settings: Settings, sources: list[str] | None, notify: list[str] | None
-) -> None:
+def _check_sources(settings: Settings, sources: list[str] | None, notify: list[str] | None) -> None:
     """Source names and notification URLs: these checks import every source module."""
     from chipcost.pipeline.collect import select_sources
 

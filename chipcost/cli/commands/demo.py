@@ -27,5 +27,5 @@ def demo(
     prices(chip=["H100-SXM"], region=["us-east-1"], model=None, provider=None, limit=12, db=db)
     out.print(
         "\nNext: chipcost cost --model llama-3-70b --workload inference, chipcost report "
-        "--dry-run, chipcost sql \"select * from price_changes limit 10\""
+        '--dry-run, chipcost sql "select * from price_changes limit 10"'
     )

@@ -1,0 +1,60 @@
+"""`chipcost sources`: every source, its last successful run and its age."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from chipcost.cli.fit import Column, fit_table, plain, print_fitted
+from chipcost.cli.formats import text_value
+from chipcost.cli.render_fresh import ago, when
+
+if TYPE_CHECKING:
+    import polars as pl
+
+_SOURCE_COLUMNS = (
+    Column("source", "source", essential=True),
+    Column("provider", "provider"),
+    Column("last_success_at", "last success (UTC)", essential=True),
+    Column("age", "age", essential=True),
+    Column("stale", "stale", essential=True),
+    Column("last_status", "latest attempt", essential=True),
+    Column("data", "data", essential=True),
+    Column("description", "description"),
+)
+
+
+def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wide: bool) -> None:
+    """Every source, and its last successful run and age when a warehouse was read."""
+    if frame["last_attempt_at"].is_null().all() and not frame["stale"].any():
+        essential = ("source", "provider", "description")
+        columns = [Column(c.key, c.header, essential=True) for c in _SOURCE_COLUMNS]
+        columns = [c for c in columns if c.key in essential]
+    else:
+        columns = list(_SOURCE_COLUMNS)
+    rows = []
+    for r in frame.iter_rows(named=True):
+        rows.append(
+            {k: plain(text_value(v)) for k, v in r.items()}
+            | {
+                "last_success_at": when(r["last_success_at"]).removesuffix(" UTC"),
+                "age": ago(None if r["age_hours"] is None else _hours(r["age_hours"])),
+                "stale": "[yellow]stale[/]" if r["stale"] else "",
+                "last_status": plain(r["last_status"] or "never run"),
+                "data": {True: "sample", False: "live"}.get(r["sample"], ""),
+            }
+        )
+    fitted = fit_table(console, columns, rows, keep_order=("provider", "description"), wide=wide)
+    print_fitted(console, fitted)
+    if len(columns) > 3:
+        console.print(
+            f"stale: no successful run in {stale_days} days (CHIPCOST_STALE_DAYS)"
+            + ("; --wide adds the descriptions" if fitted.dropped else ""),
+            highlight=False,
+        )
+
+
+def _hours(hours: float) -> timedelta:
+    return timedelta(hours=hours)
