@@ -18,6 +18,10 @@ Row = dict[str, object]
 # One row per chip, pricing model and term unless every offer is asked for: the cheapest
 # offer stands for the others (its provider, region, payment and plan are shown).
 GROUP = ("chip", "pricing_model", "term")
+# Cheapest first, then a stable tie-break; an empty value before any other. The ranking of
+# chipcost.pipeline.cost_fit keeps this order within "holds the model or not".
+ORDER = ("cost_per_million_tokens", "chip", "provider", "region", "zone", "instance_type")
+ORDER += ("payment", "plan")
 
 
 def _filters(
@@ -44,11 +48,11 @@ def cost_rows(
     all_offers: bool = False,
     **filters: list[str] | None,
 ) -> list[Row]:
-    """Rows of cost_per_token for a model and workload, cheapest per million tokens first,
-    with chip_memory_gb, one chip's memory (chips.csv)."""
+    """Rows of cost_per_token for a model and workload in ORDER (cheapest per million tokens
+    first), with chip_memory_gb, one chip's memory (chips.csv)."""
     where = _filters(model, workload, **filters)
     any_of("chip", chips, where)
-    order = "cost_per_million_tokens, chip, provider, region, zone, instance_type, payment, plan"
+    order = ", ".join(f"{column} NULLS FIRST" for column in ORDER)
     qualify = (
         ""
         if all_offers

@@ -8,67 +8,59 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 
 from chipcost.transform.cost import memory_needed_gb
 from chipcost.warehouse.cost_per_token import GROUP
 
 Row = dict[str, object]
 
-# Within a rank, the same order as the warehouse's (cheapest, then a stable tie-break).
-ORDER = ("cost_per_million_tokens", "chip", "provider", "region", "zone", "instance_type")
-ORDER += ("payment", "plan")
+_group = itemgetter(*GROUP)
 
 
 def with_fit(offers: Iterable[Row], parameters: float | None, workload: str) -> list[Row]:
-    """The offers with memory_needed_gb, instance_memory_gb (chips x memory per chip), fits
-    (None when either is unknown) and instances_needed (how many such instances hold it)."""
-    fitted = []
-    for offer in offers:
-        needed = (
-            None
-            if parameters is None
-            else memory_needed_gb(parameters, workload, str(offer["precision"]))
-        )
+    """The offers, each given memory_needed_gb, instance_memory_gb (chips x memory per chip),
+    fits (None when either is unknown) and instances_needed (how many such instances hold
+    it). The rows are the caller's, completed in place (a ranking reads thousands)."""
+    needed_for: dict[object, float | None] = {}  # by precision: a few for thousands of rows
+    fitted = list(offers)
+    for offer in fitted:
+        precision = offer["precision"]
+        if precision not in needed_for:
+            needed_for[precision] = (
+                None
+                if parameters is None
+                else memory_needed_gb(parameters, workload, str(precision))
+            )
+        needed = needed_for[precision]
         chip_memory, count = offer["chip_memory_gb"], offer["chip_count"]
         instance = None if chip_memory is None or count is None else chip_memory * count
         known = needed is not None and instance is not None
-        fitted.append(
-            {
-                **offer,
-                "memory_needed_gb": needed,
-                "instance_memory_gb": instance,
-                "fits": needed <= instance if known else None,
-                "instances_needed": math.ceil(needed / instance) if known and instance else None,
-            }
-        )
+        offer["memory_needed_gb"] = needed
+        offer["instance_memory_gb"] = instance
+        offer["fits"] = needed <= instance if known else None
+        offer["instances_needed"] = math.ceil(needed / instance) if known and instance else None
     return fitted
 
 
-def _key(row: Row) -> tuple:
-    """Those that can hold the model (or may: unknown) first, each part cheapest first; an
-    empty value sorts before any other."""
-    return (row["fits"] is False, *(_nulls_first(row[c]) for c in ORDER))
-
-
-def _nulls_first(value: object) -> tuple[bool, object]:
-    return (False, "") if value is None else (True, value)
-
-
-def _sorted(rows: Iterable[Row]) -> list[Row]:
-    return sorted(rows, key=_key)
+def _cannot_fit(row: Row) -> bool:
+    return row["fits"] is False
 
 
 def choose(rows: Sequence[Row], *, chips: list[str] | None, all_offers: bool) -> list[Row]:
     """The ranking's offers: every one, or per chip, pricing model and term the cheapest that
-    holds the model (the cheapest of all when none does); those that fit first."""
+    holds the model (the cheapest of all when none does); those that fit first.
+
+    `rows` are in the warehouse's ORDER (cost_rows returns them so): the sort by fit alone is
+    stable, so within each part the order stays cheapest first, empty values first."""
     if chips:
         rows = [r for r in rows if r["chip"] in chips]
-    ranked = _sorted(rows)
+    ranked = sorted(rows, key=_cannot_fit)
     if not all_offers:
         first: dict[tuple, Row] = {}
         for row in ranked:
-            first.setdefault(tuple(row[c] for c in GROUP), row)
-        ranked = _sorted(first.values())
+            first.setdefault(_group(row), row)
+        ranked = list(first.values())  # still in the ranking's order
     return ranked
 
 
