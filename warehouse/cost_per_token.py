@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.warehouse.db import dict_rows
-from chipcost.warehouse.literals import any_of, listed, literal
+from chipcost.warehouse.literals import any_of, literal
 
 if TYPE_CHECKING:
     import polars as pl
@@ -86,29 +86,46 @@ def chips_with_prices(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in rows]
 
 
-def chips_with_throughput(
-    con: duckdb.DuckDBPyConnection, model: str, workload: str, *, derived: bool = True
-) -> list[str]:
-    """Chips with a chosen figure for the model and workload (derived ones only if asked)."""
-    only = "" if derived else "AND origin <> 'derived'"
-    rows = con.execute(
-        f"SELECT DISTINCT chip FROM throughput_ranked WHERE chosen AND model = {literal(model)} "
-        f"AND workload = {literal(workload)} {only} ORDER BY 1"
-    ).fetchall()
-    return [r[0] for r in rows]
+class Figures:
+    """The throughput figures of one model and workload (throughput_ranked), read once: a
+    ranking asks which chips have one, which have one not derived, and which were set aside,
+    and the view is the costliest part of each such question."""
+
+    _SET_ASIDE = ("throughput_id", "chip", "tokens_per_second_per_chip", "kind")
+    _SET_ASIDE += ("set_aside_because", "source")
+
+    def __init__(self, rows: list[Row]) -> None:
+        self.rows = rows  # chip and throughput_id order
+
+    def chips(self, *, derived: bool = True) -> list[str]:
+        """Chips with a chosen figure (a derived one counts only if `derived`)."""
+        return sorted(
+            {
+                str(r["chip"])
+                for r in self.rows
+                if r["chosen"] and (derived or r["origin"] not in (None, "derived"))
+            }
+        )
+
+    def set_aside(self, chips: list[str]) -> list[Row]:
+        """Figures the choice rule refused for these chips (they need more than the chip's
+        peak)."""
+        return [
+            {k: r[k] for k in self._SET_ASIDE}
+            for r in self.rows
+            if r["usable"] is False and r["chip"] in chips
+        ]
 
 
-def set_aside(
-    con: duckdb.DuckDBPyConnection, model: str, workload: str, chips: list[str]
-) -> list[Row]:
-    """Figures the choice rule refused for these chips (they need more than the chip's peak)."""
-    if not chips:
-        return []
-    return dict_rows(
-        con,
-        "SELECT throughput_id, chip, tokens_per_second_per_chip, kind, set_aside_because, "
-        f"source FROM throughput_ranked WHERE NOT usable AND model = {literal(model)} AND "
-        f"workload = {literal(workload)} AND chip IN {listed(chips)} ORDER BY chip, throughput_id",
+def figures(con: duckdb.DuckDBPyConnection, model: str, workload: str) -> Figures:
+    return Figures(
+        dict_rows(
+            con,
+            "SELECT chip, throughput_id, chosen, usable, origin, tokens_per_second_per_chip, "
+            "kind, set_aside_because, source FROM throughput_ranked "
+            f"WHERE model = {literal(model)} AND workload = {literal(workload)} "
+            "ORDER BY chip, throughput_id",
+        )
     )
 
 

@@ -13,11 +13,11 @@ from chipcost.pipeline.cost_fit import baseline_costs, choose, with_fit
 from chipcost.transform.cost import CostQuestion, fit_rule, with_costs
 from chipcost.transform.tokens import human_count
 from chipcost.warehouse.cost_per_token import (
+    Figures,
     chips_with_prices,
-    chips_with_throughput,
     cost_rows,
+    figures,
     model_parameters,
-    set_aside,
 )
 from chipcost.warehouse.freshness import Freshness, freshness
 
@@ -60,17 +60,20 @@ def _check_chips(priced: list[str], covered: list[str], ask: Ask) -> None:
             raise ChipcostError(_no_throughput(chip, ask))
 
 
-def _coverage_notes(con, priced: list[str], covered: list[str], ask: Ask) -> list[str]:
+def _coverage_notes(
+    priced: list[str], known: Figures, parameters: float | None, ask: Ask
+) -> list[str]:
     """Chips left out of the ranking and why, so that none disappears silently."""
     if ask.chips:
         return []
     notes = []
+    covered = known.chips()
     unranked = [c for c in priced if c not in covered]
     why = (
         "none derived: no dense peak, or a chip family that cannot run the workload; see "
         "chipcost/data/derivation.csv"
     )
-    if model_parameters(con, ask.model) is None:
+    if parameters is None:
         why = (
             f"none derived: {ask.model} has no parameter count; give it with `chipcost "
             f"throughput model {ask.model} --parameters N`"
@@ -80,8 +83,7 @@ def _coverage_notes(con, priced: list[str], covered: list[str], ask: Ask) -> lis
             f"not ranked, no throughput for {ask.model} {ask.workload}: {', '.join(unranked)} "
             f"(no reference or measurement, and {why})"
         )
-    figures = chips_with_throughput(con, ask.model, ask.workload, derived=False)
-    unpriced = [c for c in figures if c not in priced]
+    unpriced = [c for c in known.chips(derived=False) if c not in priced]
     if unpriced:
         notes.append(f"not ranked, a throughput figure but no current price: {', '.join(unpriced)}")
     return notes
@@ -108,8 +110,7 @@ def _baseline(offers: list[dict], ask: Ask, question: CostQuestion) -> tuple[dic
     return baseline, [message + ": no savings shown (pick one with --baseline)"]
 
 
-def _fit_notes(con, ask: Ask, rows: list[dict]) -> list[str]:
-    parameters = model_parameters(con, ask.model)
+def _fit_notes(parameters: float | None, ask: Ask, rows: list[dict]) -> list[str]:
     if parameters is None:
         return [f"fits: unknown, {ask.model} has no parameter count (chipcost throughput model)"]
     cannot = sorted({str(r["chip"]) for r in rows if r["fits"] is False})
@@ -171,11 +172,13 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
     )
 
 
-def _ranked(con, ask: Ask, question: CostQuestion, both: list[str]) -> tuple[list, list[str]]:
+def _ranked(
+    con, ask: Ask, question: CostQuestion, both: list[str], parameters: float | None
+) -> tuple[list, list[str]]:
     """The ranking's rows with fit, costs, savings and break-even, and the baseline's note;
     an empty ranking is an error."""
     offers = cost_rows(con, ask.model, ask.workload, all_offers=True, **ask.filters)
-    offers = with_fit(offers, model_parameters(con, ask.model), ask.workload)
+    offers = with_fit(offers, parameters, ask.workload)
     baseline, notes = _baseline(offers, ask, question)
     chosen = choose(offers, chips=ask.chips or None, all_offers=ask.all_offers)
     if not chosen:
@@ -216,18 +219,22 @@ class CostRanking:
 def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:
     """The ranking of `ask`, or a ChipcostError saying why there is none."""
     priced = chips_with_prices(con)
-    covered = chips_with_throughput(con, ask.model, ask.workload)
+    known = figures(con, ask.model, ask.workload)
+    covered = known.chips()
     _check_chips(priced, covered, ask)
-    rows, baseline_notes = _ranked(con, ask, question, sorted(set(priced) & set(covered)))
+    parameters = model_parameters(con, ask.model)
+    both = sorted(set(priced) & set(covered))
+    rows, baseline_notes = _ranked(con, ask, question, both, parameters)
     shown = rows[: ask.limit]
     chips = sorted({str(r["chip"]) for r in shown})
-    notes = _coverage_notes(con, priced, covered, ask) + baseline_notes + _fit_notes(con, ask, rows)
+    notes = _coverage_notes(priced, known, parameters, ask) + baseline_notes
+    notes += _fit_notes(parameters, ask, rows)
     sources = sorted({str(r["price_source"]) for r in shown})
     return CostRanking(
         header=_header(ask, question),
         rows=shown,
         more=len(rows) - len(shown),
-        set_aside=set_aside(con, ask.model, ask.workload, chips),
+        set_aside=known.set_aside(chips),
         notes=notes + _method_notes(ask, question),
         freshness=freshness(con, sources, stale_days=ask.stale_days),
     )
@@ -247,7 +254,7 @@ def resolve_chips(
         if len(members) > 1:
             if both is None:
                 priced = chips_with_prices(con)
-                both = set(priced) & set(chips_with_throughput(con, model, workload))
+                both = set(priced) & set(figures(con, model, workload).chips())
             members = [c for c in members if c in both]
             if not members:
                 raise ChipcostError(
