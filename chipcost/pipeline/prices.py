@@ -83,6 +83,36 @@ def _counts(values: Sequence[float] | float | None) -> list[float] | None:
     return counts or None
 
 
+_KINDS = {"regions": "region", "pricing_models": "pricing model", "providers": "provider"}
+
+
+def _named(
+    regions: Sequence[str] | str | None,
+    pricing_models: Sequence[str] | str | None,
+    providers: Sequence[str] | str | None,
+) -> dict[str, list[str] | None]:
+    return {
+        "regions": split_values(regions),
+        "pricing_models": [pricing_model_name(m) for m in split_values(pricing_models) or []]
+        or None,
+        "providers": split_values(providers),
+    }
+
+
+def _check_named(
+    con: duckdb.DuckDBPyConnection, named: dict[str, list[str] | None], seen: Sequence[dict] = ()
+) -> None:
+    """Refuse an unknown region, pricing model or provider with the closest known values. A
+    value among `seen` (rows of per_chip_prices the filters matched) is known without asking
+    the warehouse again."""
+    for key, values in named.items():
+        column = key.removesuffix("s")
+        shown = {str(r[column]).lower() for r in seen}
+        unseen = [v for v in values or [] if v.lower() not in shown]
+        if unseen:
+            check_known(_KINDS[key], unseen, known_values(con, column))
+
+
 def checked_filters(
     con: duckdb.DuckDBPyConnection,
     regions: Sequence[str] | str | None,
@@ -91,23 +121,15 @@ def checked_filters(
 ) -> dict[str, list[str] | None]:
     """Region, pricing model and provider filters split and checked against the current
     prices: an unknown one is refused with the closest known values."""
-    checked = {
-        "regions": split_values(regions),
-        "pricing_models": [pricing_model_name(m) for m in split_values(pricing_models) or []]
-        or None,
-        "providers": split_values(providers),
-    }
-    kinds = {"regions": "region", "pricing_models": "pricing model", "providers": "provider"}
-    for key, values in checked.items():
-        column = key.removesuffix("s")
-        if values:
-            check_known(kinds[key], values, known_values(con, column))
-    return checked
+    named = _named(regions, pricing_models, providers)
+    _check_named(con, named)
+    return named
 
 
-def _checked(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> dict:
-    """The filters as per_chip_prices takes them; unknown names refused with close matches."""
-    named = checked_filters(con, ask.regions, ask.pricing_models, ask.providers)
+def _filters(ask: PriceAsk) -> dict:
+    """The filters as per_chip_prices takes them, numbers and chips checked; the names
+    (regions, pricing models, providers) are checked by _check_named."""
+    named = _named(ask.regions, ask.pricing_models, ask.providers)
     low = _number("--min-price", ask.min_price)
     high = _number("--max-price", ask.max_price)
     if low is not None and high is not None and low > high:
@@ -125,13 +147,22 @@ def _checked(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> dict:
     }
 
 
+def _names_of(filters: dict) -> dict[str, list[str] | None]:
+    return {
+        "regions": filters["regions"],
+        "pricing_models": filters["models"],
+        "providers": filters["providers"],
+    }
+
+
 def find_prices(
     con: duckdb.DuckDBPyConnection, ask: PriceAsk, *, stale_days: int, now: datetime | None = None
 ) -> PriceResult:
     """Current per-chip prices matching `ask`, each dated by its source's last successful run."""
     import polars as pl
 
-    filters = _checked(con, ask)
+    filters = _filters(ask)
+    _check_named(con, _names_of(filters))
     frame = per_chip_prices(con, **filters)
     fresh = freshness(
         con, frame["source"].unique().sort().to_list(), stale_days=stale_days, now=now
@@ -154,8 +185,10 @@ def find_price_rows(
     con: duckdb.DuckDBPyConnection, ask: PriceAsk, *, stale_days: int, now: datetime | None = None
 ) -> PriceRows:
     """find_prices as rows, without polars: the `chipcost prices` table."""
-    filters = _checked(con, ask)
+    filters = _filters(ask)
     rows = per_chip_price_rows(con, **filters)
+    # A name the rows show is known: only the others are looked up (the usual case: none).
+    _check_named(con, _names_of(filters), seen=rows)
     fresh = freshness(con, sorted({str(r["source"]) for r in rows}), stale_days=stale_days, now=now)
     dated = {s.source: (s.last_ok_at, s.sample) for s in fresh.sources}
     for row in rows:

@@ -131,6 +131,9 @@ def test_filters(db, args, chips, count):
         (["--region", "us-east-9"], "unknown region 'us-east-9' (did you mean us-east-1"),
         (["--pricing-model", "ondemand"], "pricing model 'ondemand' (did you mean on_demand"),
         (["--provider", "aw"], "unknown provider 'aw' (did you mean aws"),
+        # A typo beside a name the matched rows show is still refused.
+        (["--region", "us-east-1", "--region", "us-east-9"], "unknown region 'us-east-9'"),
+        (["--provider", "AWS", "--provider", "aw"], "unknown provider 'aw' (did you mean aws"),
         (["--min-price", "3", "--max-price", "2"], "--min-price 3 is above --max-price 2"),
         (["--chips", "eight"], "--chips 'eight': give chips per instance"),
         (["--min-memory", "nan"], "--min-memory nan"),
