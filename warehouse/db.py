@@ -97,11 +97,30 @@ def checkpoint(con: duckdb.DuckDBPyConnection) -> None:
     A WAL torn by a crash or a full disk is replayed up to the tear and the rest dropped
     without a word; after a checkpoint the WAL is empty. A failed checkpoint loses nothing
     (the commit stands in the WAL, as before), so it is logged, not raised.
+
+    A lake has no WAL (a commit is durable in its catalog): there CHECKPOINT is DuckLake's
+    maintenance, which `maintain` runs once a collection, not after every load.
     """
+    if lake.is_lake(con):
+        return
     try:
         con.execute("CHECKPOINT").fetchall()
     except duckdb.Error as exc:
         log.warning("checkpoint after the load failed (the load is committed): %s", exc)
+
+
+def maintain(con: duckdb.DuckDBPyConnection) -> None:
+    """A lake's maintenance after a collection loaded into it: DuckLake's CHECKPOINT (small
+    Parquet files merged, inlined rows flushed, files no snapshot needs removed; half a
+    second and more, so once a collection, not per load). Nothing for a file warehouse,
+    whose every load is checkpointed. A failure is logged: the loads stand, and the next
+    collection tries again."""
+    if not lake.is_lake(con):
+        return
+    try:
+        con.execute("CHECKPOINT").fetchall()
+    except duckdb.Error as exc:
+        log.warning("lake maintenance after the collection failed (its loads stand): %s", exc)
 
 
 def _connect_lake(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyConnection:

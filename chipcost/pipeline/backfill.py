@@ -31,7 +31,7 @@ from chipcost.pipeline.collect import (
     now,
     prepare_data_dir,
 )
-from chipcost.warehouse.db import check_writable, connect, run_lock, scalar
+from chipcost.warehouse.db import check_writable, connect, maintain, run_lock, scalar
 
 SOURCE = aws_bulk.SOURCE
 LOADED, ALREADY, SKIPPED, STOPPED = "loaded", "already loaded", "skipped", "failed"
@@ -185,6 +185,9 @@ def backfill(
         finally:
             fetcher.stop.set()  # fetches not yet started return at once
             _settle(jobs.values())
+        if settings.is_lake and any(o.status == LOADED for o in outcomes):
+            with WarehouseSession(settings) as session:
+                maintain(session.con)
     return outcomes
 
 
@@ -237,8 +240,9 @@ def _load_version(settings: Settings, version: Version, newest: datetime | None)
         sample=False,
         sources=[result],
     )
-    # A connection per version: the next version's download must not keep readers out.
-    with WarehouseSession(settings) as session:
+    # A connection per version: the next version's download must not keep readers out. A
+    # lake is maintained once, after the last version (backfill).
+    with WarehouseSession(settings, maintain=False) as session:
         summary = load(session, run)
     status = STOPPED if result.status == FAILED else LOADED
     message = result.message

@@ -36,7 +36,7 @@ from chipcost.core.settings import Settings
 from chipcost.extract import FetchContext, Source, registry
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_batches
-from chipcost.warehouse.db import checkpoint
+from chipcost.warehouse.db import checkpoint, maintain
 from chipcost.warehouse.load import load_run, loaded_sources
 from chipcost.warehouse.run_rows import insert_attempt
 
@@ -216,9 +216,11 @@ class WarehouseSession:
     waits for other holders up to settings.lock_wait.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, maintain: bool = True) -> None:
         self.settings = settings
         self._con: duckdb.DuckDBPyConnection | None = None
+        self.loaded = False  # something was written: a lake is maintained when it ends
+        self._maintain = maintain  # False: the caller maintains after several sessions
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -238,8 +240,12 @@ class WarehouseSession:
     def __enter__(self) -> WarehouseSession:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        try:
+            if kind is None and self.loaded and self._maintain and self.settings.is_lake:
+                maintain(self.con)
+        finally:
+            self.close()
 
 
 def already_loaded_sources(session: WarehouseSession, archive_run: str) -> dict[str, str]:
@@ -272,10 +278,13 @@ def load(session: WarehouseSession, run: RunResult) -> LoadSummary:
     report's default week, the freshness of prices and the sources' health.
     """
     if any(s.status != ALREADY_LOADED for s in run.sources):
-        return load_run(session.con, run, observations_days=session.settings.observations_days)
+        summary = load_run(session.con, run, observations_days=session.settings.observations_days)
+        session.loaded = True
+        return summary
     if run.sources:
         insert_attempt(session.con, run)
         checkpoint(session.con)
+        session.loaded = True
     return LoadSummary(0, 0, 0, 0, 0)
 
 

@@ -199,3 +199,42 @@ def test_chipcost_errors_are_plain(tmp_path):
     settings = load_settings(db=tmp_path / "missing" / "w.duckdb", data_dir=tmp_path / "d")
     with pytest.raises(ChipcostError, match="does not exist"):
         backfill(settings, date(2025, 1, 1))
+
+
+def test_a_lake_gets_the_same_history_and_is_maintained_once_at_the_end(
+    lake, tmp_path, monkeypatch
+):
+    # A connection per version, as for a file; DuckLake's CHECKPOINT (file merging, half a
+    # second and more) once after the last version, not after each.
+    from chipcost.pipeline import backfill as module
+    from chipcost.pipeline import collect
+    from chipcost.warehouse.db import connect as open_read
+    from chipcost.warehouse.db import maintain
+    from tests.lake_support import HISTORY_COLUMNS
+
+    maintained = []
+    for where in (module, collect):
+        monkeypatch.setattr(where, "maintain", lambda con: maintained.append(maintain(con)))
+
+    with serve(FIXTURES) as server:
+        settings = Settings(
+            data_dir=tmp_path / "lake-run",
+            db_path=tmp_path / "unused.duckdb",
+            warehouse_url=lake.url,
+            lake_data=lake.lake_data,
+            sources=SourceSettings(aws_price_list_url=server.url),
+        )
+        outcomes = backfill(settings, date(2023, 1, 1), ("us-east-1",), sleep=lambda s: None)
+        run(tmp_path, server.url)  # the same versions into a file
+    assert [o.status for o in outcomes] == ["loaded"] * 3
+    assert len(maintained) == 1
+    reader = open_read(lake, read_only=True)
+    try:
+        listed = "SELECT count(*) FROM ducklake_list_files('lake', 'price_history')"
+        files = reader.execute(listed).fetchall()[0][0]
+        ordered = f"SELECT {HISTORY_COLUMNS} FROM price_history ORDER BY ALL"
+        lake_rows = reader.execute(ordered).fetchall()
+    finally:
+        reader.close()
+    assert files == 1  # three versions' files, merged
+    assert lake_rows == query(tmp_path / "w.duckdb", ordered)

@@ -11,12 +11,13 @@ import pytest
 
 from chipcost.core.errors import ChipcostError, WarehouseError
 from chipcost.core.settings import Warehouse
+from chipcost.pipeline.collect import WarehouseSession
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.db import SCHEMA_VERSION, connect, schema_version
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.readonly import run_readonly
 from tests.helpers import day, record, run_of
-from tests.lake_support import history, replay, settings_for
+from tests.lake_support import history, replay, replay_run, settings_for
 
 
 def test_the_sample_gives_the_same_history_in_the_lake_as_in_a_file(lake, tmp_path, sample_runs):
@@ -34,6 +35,29 @@ def test_the_sample_gives_the_same_history_in_the_lake_as_in_a_file(lake, tmp_pa
     finally:
         lake_con.close()
         file_con.close()
+
+
+def _data_files(lake: Warehouse, table: str) -> int:
+    con = connect(lake, read_only=True)
+    try:
+        listed = f"SELECT count(*) FROM ducklake_list_files('lake', '{table}')"
+        return con.execute(listed).fetchall()[0][0]
+    finally:
+        con.close()
+
+
+def test_a_collection_maintains_the_lake_once_when_it_ends(lake, tmp_path, sample_runs):
+    # Each load writes its own Parquet files; DuckLake's CHECKPOINT (half a second and more)
+    # merges them, once as the collection ends rather than after every load.
+    settings = settings_for(lake, tmp_path)
+    with WarehouseSession(settings) as session:
+        for run_dir in sample_runs[:3]:
+            replay_run(settings, session, run_dir, None)
+        session.close()
+        during = [_data_files(lake, t) for t in ("price_history", "observations")]
+    after = [_data_files(lake, t) for t in ("price_history", "observations")]
+    assert min(during) >= 3
+    assert all(a < d for a, d in zip(after, during, strict=True)), (during, after)
 
 
 def test_a_rerun_of_the_same_archive_adds_nothing(lake, tmp_path, sample_runs):
@@ -106,6 +130,7 @@ def test_two_collectors_of_different_sources_both_commit(lake):
 KILLED_LOAD = """
 import os, sys
 from chipcost.core.settings import Warehouse
+from chipcost.pipeline.collect import WarehouseSession
 from chipcost.pipeline.seed import open_warehouse
 con = open_warehouse(Warehouse(sys.argv[1], sys.argv[2]))
 con.execute("BEGIN TRANSACTION")
