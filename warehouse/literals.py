@@ -27,7 +27,9 @@ def literal(value: str | float | date | None) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(f"{value!r} has no SQL literal")
-        return f"CAST({value!r} AS DOUBLE)"  # 0.5 alone reads as a DECIMAL
+        # From its text: 0.5 alone reads as a DECIMAL, and a DECIMAL of 18 digits made a
+        # DOUBLE is not always the same double (0.048308097052996116 came back one off).
+        return f"CAST('{value!r}' AS DOUBLE)"
     if "\x00" in value or not value.isascii() and _unencodable(value):
         raise ValueError(f"{value!r} cannot be written into a query (NUL or not UTF-8)")
     return "'" + value.replace("'", "''") + "'"
