@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
 import duckdb
 
@@ -20,15 +20,17 @@ SELECT
     arg_max(s.run_id, r.observed_at) FILTER (WHERE s.status = 'ok') AS last_ok_run,
     arg_max(r.sample, r.observed_at) FILTER (WHERE s.status = 'ok') AS sample,
     epoch_us(max(r.started_at)) AS last_attempt_at,
-    arg_max(s.status, r.started_at) AS last_status
+    arg_max(s.status, r.started_at) AS last_status,
+    s.source IN (SELECT source FROM current_prices) AS has_prices
 FROM source_runs s JOIN runs r USING (run_id)
 GROUP BY s.source
 ORDER BY s.source
 """
 
 
-@dataclass(frozen=True)
-class SourceFreshness:
+# NamedTuples rather than frozen dataclasses: each dataclass takes about a millisecond to
+# define at import, and every read command imports this module.
+class SourceFreshness(NamedTuple):
     """One source: when its prices were last fetched successfully, and its latest attempt."""
 
     source: str
@@ -47,8 +49,7 @@ class SourceFreshness:
         return age is None or age > timedelta(days=stale_days)
 
 
-@dataclass(frozen=True)
-class Freshness:
+class Freshness(NamedTuple):
     """The freshness of the sources whose prices are shown, as of `now`."""
 
     sources: tuple[SourceFreshness, ...]
@@ -84,10 +85,10 @@ def _utc(micros: int | None) -> datetime | None:
     return None if micros is None else _EPOCH + timedelta(microseconds=micros)
 
 
-def source_freshness(con: duckdb.DuckDBPyConnection) -> dict[str, SourceFreshness]:
-    """Every source that has run, by name."""
+def _read(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, SourceFreshness], list[str]]:
+    """Every source that has run, by name, and those with current prices (one query)."""
     rows = con.execute(_SOURCES).fetchall()
-    return {
+    known = {
         row[0]: SourceFreshness(
             source=row[0],
             last_ok_at=_utc(row[1]),
@@ -98,6 +99,12 @@ def source_freshness(con: duckdb.DuckDBPyConnection) -> dict[str, SourceFreshnes
         )
         for row in rows
     }
+    return known, [row[0] for row in rows if row[6]]
+
+
+def source_freshness(con: duckdb.DuckDBPyConnection) -> dict[str, SourceFreshness]:
+    """Every source that has run, by name."""
+    return _read(con)[0]
 
 
 def freshness(
@@ -109,9 +116,8 @@ def freshness(
 ) -> Freshness:
     """The freshness of `sources` (the ones whose prices are shown; None: every source with
     current prices)."""
-    known = source_freshness(con)
+    known, shown = _read(con)
     if sources is None:
-        rows = con.execute("SELECT DISTINCT source FROM current_prices ORDER BY 1").fetchall()
-        sources = [r[0] for r in rows]
+        sources = shown
     picked = tuple(known[s] for s in dict.fromkeys(sources) if s in known)
     return Freshness(sources=picked, now=now or datetime.now(UTC), stale_days=stale_days)

@@ -20,16 +20,16 @@ import errno
 import inspect
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from chipcost.cli import reads
 from chipcost.cli.consoles import MAX_LIMIT
 from chipcost.cli.formats import OutputFormat
 
 
-@dataclass(frozen=True)
-class Opt:
+# NamedTuples rather than frozen dataclasses: each dataclass takes about a millisecond to
+# define at import, on the path these commands keep short.
+class Opt(NamedTuple):
     """One long option: the parameter it sets, how its value is read, and whether it repeats.
 
     kind: "text", "int" (within low..high), "float", "format" (an OutputFormat, any case), or
@@ -66,8 +66,7 @@ _TABLE = {
 }
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(NamedTuple):
     """A command's plain function, its options and its one positional argument (if any).
 
     What the command requires and the value of every parameter not given are the function's
