@@ -1,29 +1,17 @@
-"""The consoles every command writes to, and the row limits: no CLI framework imported here.
+"""The rich consoles every command writes to: no CLI framework imported here.
 
 The read commands chipcost.cli.quick runs without Typer import this, not chipcost.cli.options.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
 from rich.console import Console
 
-# The most rows a command shows: enough for any terminal or script, and a bound that keeps
-# a mistyped --limit (99999999999999999999) a clear refusal rather than an overflow.
-MAX_LIMIT = 1_000_000
-# Rows a table shows when --limit is not given (csv and json give every row).
-DEFAULT_TABLE_ROWS = 200
+from chipcost.cli.terminal import DEFAULT_TABLE_ROWS, MAX_LIMIT, width
 
-
-def _width(stream) -> int | None:
-    """COLUMNS when set (so COLUMNS=80 works in pipes too), the terminal's width on a terminal;
-    piped output is not cut to 80 columns: tables stay whole in files and other programs."""
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    return None if stream.isatty() else 220
+__all__ = ["DEFAULT_TABLE_ROWS", "MAX_LIMIT", "err", "make_console", "out"]
 
 
 def make_console(**options) -> Console:
@@ -32,5 +20,5 @@ def make_console(**options) -> Console:
     return Console(emoji=False, **options)
 
 
-out = make_console(width=_width(sys.stdout))
-err = make_console(stderr=True, width=_width(sys.stderr))
+out = make_console(width=width(sys.stdout))
+err = make_console(stderr=True, width=width(sys.stderr))

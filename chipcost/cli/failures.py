@@ -12,7 +12,6 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
-from chipcost.cli.consoles import err
 from chipcost.core.errors import ChipcostError
 
 
@@ -20,6 +19,8 @@ class _WaitHandler(logging.Handler):
     """Waits for the warehouse file (chipcost.warehouse.lock_wait), one line each on stderr."""
 
     def emit(self, record: logging.LogRecord) -> None:
+        from chipcost.cli.consoles import err
+
         err.print(record.getMessage(), style="dim", markup=False, highlight=False)
 
 
@@ -58,6 +59,7 @@ def fail(message: str) -> NoReturn:
     """One line on stderr, secret values scrubbed and control characters out; exit 1."""
     from rich.text import Text
 
+    from chipcost.cli.consoles import err
     from chipcost.core.clean import printable, scrub
     from chipcost.core.settings import secret_values
 

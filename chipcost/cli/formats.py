@@ -16,7 +16,6 @@ from datetime import date, datetime, time, timedelta
 from enum import Enum, StrEnum
 from typing import IO, TYPE_CHECKING, Any
 
-from chipcost.cli.consoles import err, out
 from chipcost.core.durations import iso_timedelta
 
 if TYPE_CHECKING:
@@ -37,6 +36,8 @@ class OutputFormat(StrEnum):
 
 def notices(fmt: OutputFormat) -> Console:
     """Where banners and notes go: with the table, or on stderr when stdout is data."""
+    from chipcost.cli.consoles import err, out
+
     return out if fmt is OutputFormat.table else err
 
 

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from chipcost.cli import reads
-from chipcost.cli.consoles import MAX_LIMIT
 from chipcost.cli.formats import OutputFormat
+from chipcost.cli.terminal import MAX_LIMIT
 
 
 # NamedTuples rather than frozen dataclasses: each dataclass takes about a millisecond to

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chipcost.cli.consoles import DEFAULT_TABLE_ROWS, MAX_LIMIT, out
 from chipcost.cli.formats import OutputFormat, notices
+from chipcost.cli.terminal import DEFAULT_TABLE_ROWS, MAX_LIMIT
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import load_settings
 
 if TYPE_CHECKING:
     from chipcost.transform.cost import CostQuestion
+    from chipcost.warehouse.readonly import QueryResult
 
 DEFAULT_BASELINE = "H100-SXM"
 
@@ -70,6 +71,7 @@ def prices(
     db: str | None = None,
 ) -> None:
     """`chipcost prices`: current per-chip hourly prices from the warehouse, without Prefect."""
+    from chipcost.cli.consoles import out
     from chipcost.pipeline.prices import PriceAsk, find_price_rows, find_prices, why_empty
     from chipcost.warehouse.db import connect
 
@@ -135,6 +137,7 @@ def cost(
     db: str | None = None,
 ) -> None:
     """`chipcost cost`: the cheapest chip and pricing model per token for a model and workload."""
+    from chipcost.cli.consoles import out
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_cost import print_ranking
     from chipcost.cli.render_fresh import print_freshness
@@ -181,8 +184,6 @@ def sql(
 ) -> None:
     """`chipcost sql`: an ad hoc read-only query against the warehouse."""
     from chipcost.cli.formats import write_rows
-    from chipcost.cli.render import print_rows
-    from chipcost.cli.render_fresh import print_freshness
     from chipcost.warehouse.readonly import read_rows
 
     settings = load_settings(db=db)
@@ -190,8 +191,43 @@ def sql(
     result = read_rows(
         settings.warehouse, query, wait=settings.read_wait, stale_days=settings.stale_days
     )
+    if format is OutputFormat.table and _plain_sql(result, max_rows):
+        return
+    from chipcost.cli.render_fresh import print_freshness
+
     if format is OutputFormat.table:
+        from chipcost.cli.consoles import out
+        from chipcost.cli.render import print_rows
+
         print_rows(out, result.columns, result.rows, max_rows=max_rows)
     else:
         write_rows(format, result.columns, result.rows)
     print_freshness(notices(format), result.freshness, what=None)
+
+
+def _plain_sql(result: QueryResult, max_rows: int) -> bool:
+    """The sql table and its notes as rich writes them to a pipe or a file, written without
+    importing rich (chipcost.cli.terminal); False leaves a terminal, or a table that is not
+    simple, to rich."""
+    import sys
+
+    from chipcost.cli import terminal
+    from chipcost.cli.formats import text_value
+    from chipcost.cli.render_fresh import freshness_lines
+    from chipcost.core.clean import printable
+
+    at = terminal.plain_width(sys.stdout)
+    if at is None:
+        return False
+    names = [printable(name) for name in result.columns]
+    cells = [[printable(text_value(v)) for v in row] for row in result.rows[:max_rows]]
+    table = terminal.table_lines(names, cells, at)
+    fresh = result.freshness
+    notes = terminal.note_lines(freshness_lines(fresh, what=None) if fresh else [])
+    count = f"{len(result.rows)} rows"
+    if len(result.rows) > max_rows:
+        count += f" (showing {max_rows})"
+    if table is None or notes is None or len(count) > at:
+        return False
+    sys.stdout.write("\n".join([*table, count, *notes]) + "\n")
+    return True

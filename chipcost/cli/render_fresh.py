@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
 if TYPE_CHECKING:  # DuckDB is loaded by the commands that read, not by `--help`
+    from rich.console import Console
+
     from chipcost.warehouse.freshness import Freshness
 
 SAMPLE_BANNER = (

@@ -1,0 +1,130 @@
+"""`chipcost sql` without rich writes exactly what rich writes to a pipe or a file."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chipcost.cli import terminal
+from chipcost.cli.consoles import make_console
+from chipcost.cli.render import print_rows
+
+# Cell text: printable ASCII with the characters rich reads as markup or emoji codes, blanks
+# at either end, empty cells; and now and then what only rich lays out (a line break, wide
+# and accented characters), for which the plain path must step aside.
+ascii_text = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=24)
+other_text = st.sampled_from(["a\nb", "日本", "é", "tab\there"])
+cell = st.one_of(ascii_text, ascii_text, ascii_text, other_text)
+
+
+@st.composite
+def tables(draw):
+    count = draw(st.integers(1, 5))
+    names = draw(st.lists(cell.filter(bool), min_size=count, max_size=count))
+    rows = draw(st.lists(st.lists(cell, min_size=count, max_size=count), max_size=8))
+    return names, rows
+
+
+def rich_prints(names, rows, width: int) -> str:
+    console = make_console(file=io.StringIO(), width=width)
+    print_rows(console, names, rows, max_rows=100)
+    return console.file.getvalue()
+
+
+@settings(max_examples=400, deadline=None)
+@given(tables(), st.integers(8, 160))
+def test_the_plain_table_is_rich_s_table_byte_for_byte(table, width):
+    names, rows = table
+    lines = terminal.table_lines(names, rows, width)
+    expected = rich_prints(names, rows, width)
+    simple = all(c.isascii() and c.isprintable() for line in [names, *rows] for c in line)
+    if lines is None:
+        # Left to rich only what is not simple, what rich must narrow to the width (its
+        # natural width: each column's widest cell, padding and rules), or an empty column.
+        widths = [max(len(line[i]) for line in [names, *rows]) for i in range(len(names))]
+        assert not simple or sum(widths) + 3 * len(widths) + 1 > width or not all(widths)
+        return
+    assert simple
+    assert "\n".join([*lines, f"{len(rows)} rows"]) + "\n" == expected
+
+
+notes_text = st.text(st.characters(min_codepoint=32, max_codepoint=126, blacklist_characters="[\\"))
+tagged = st.tuples(st.sampled_from(["[bold yellow]", "[yellow]"]), notes_text, notes_text).map(
+    lambda t: f"{t[0]}{t[1]}[/]{t[2]}"
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(notes_text, tagged), max_size=4), st.integers(8, 160))
+def test_notes_without_their_markup_are_what_rich_prints(notes, width):
+    console = make_console(file=io.StringIO(), width=width)
+    for note in notes:  # as chipcost.cli.render_fresh.print_freshness prints them
+        console.print(note, highlight=False, soft_wrap=True)
+    plain = terminal.note_lines(notes)
+    assert plain is not None
+    assert "".join(line + "\n" for line in plain) == console.file.getvalue()
+
+
+def test_notes_with_other_markup_are_left_to_rich():
+    assert terminal.note_lines(["[red]x[/]"]) is None
+    assert terminal.note_lines(["a [link=x]b"]) is None
+    assert terminal.note_lines(["[bold yellow]\\[/]"]) is None  # an escaped bracket
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool, encoding: str = "utf-8") -> None:
+        super().__init__()
+        self._tty, self._encoding = tty, encoding
+
+    def isatty(self) -> bool:
+        return self._tty
+
+    @property
+    def encoding(self) -> str:
+        return self._encoding
+
+
+@pytest.mark.parametrize(
+    ("stream", "env", "expected"),
+    [
+        (_Stream(tty=False), {}, terminal.PIPED_WIDTH),
+        (_Stream(tty=False), {"COLUMNS": "80"}, 80),
+        (_Stream(tty=True), {}, None),  # colours and bold: rich's
+        (_Stream(tty=False), {"FORCE_COLOR": "1"}, None),
+        (_Stream(tty=False), {"FORCE_COLOR": ""}, None),
+        (_Stream(tty=False), {"TTY_COMPATIBLE": "1"}, None),
+        (_Stream(tty=False, encoding="ascii"), {}, None),  # rich draws ASCII boxes there
+    ],
+)
+def test_plain_output_only_where_rich_writes_plain_text(stream, env, expected, monkeypatch):
+    for name in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert terminal.plain_width(stream) == expected
+
+
+def test_sql_to_a_pipe_does_not_import_rich(tmp_path):
+    from chipcost.pipeline.seed import open_warehouse
+
+    db = tmp_path / "w.duckdb"
+    open_warehouse(db).close()
+    code = (
+        "import atexit, sys; atexit.register(lambda: print('rich' in sys.modules, "
+        "file=sys.stderr)); sys.argv = ['chipcost', *sys.argv[1:]]; "
+        "from chipcost.cli.entry import main; main()"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    done = subprocess.run(
+        [sys.executable, "-c", code, "sql", "select 42 as answer", "--db", str(db)],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1] == "┃ answer ┃" and "42" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "False"
