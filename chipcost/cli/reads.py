@@ -191,18 +191,36 @@ def sql(
     result = read_rows(
         settings.warehouse, query, wait=settings.read_wait, stale_days=settings.stale_days
     )
-    if format is OutputFormat.table and _plain_sql(result, max_rows):
-        return
-    from chipcost.cli.render_fresh import print_freshness
-
     if format is OutputFormat.table:
+        if _plain_sql(result, max_rows):
+            return
         from chipcost.cli.consoles import out
         from chipcost.cli.render import print_rows
 
         print_rows(out, result.columns, result.rows, max_rows=max_rows)
     else:
         write_rows(format, result.columns, result.rows)
+        if _plain_notes(result):
+            return
+    from chipcost.cli.render_fresh import print_freshness
+
     print_freshness(notices(format), result.freshness, what=None)
+
+
+def _plain_notes(result: QueryResult) -> bool:
+    """csv and json: the freshness notes on stderr as rich writes them to a pipe or a file,
+    without importing rich; False leaves a terminal, or other notes, to rich."""
+    import sys
+
+    from chipcost.cli import terminal
+    from chipcost.cli.render_fresh import freshness_lines
+
+    fresh = result.freshness
+    notes = terminal.note_lines(freshness_lines(fresh, what=None) if fresh else [])
+    if notes is None or terminal.plain_width(sys.stderr) is None:
+        return False
+    sys.stderr.write("".join(line + "\n" for line in notes))
+    return True
 
 
 def _plain_sql(result: QueryResult, max_rows: int) -> bool:

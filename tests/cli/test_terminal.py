@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import duckdb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -110,21 +111,30 @@ def test_plain_output_only_where_rich_writes_plain_text(stream, env, expected, m
     assert terminal.plain_width(stream) == expected
 
 
-def test_sql_to_a_pipe_does_not_import_rich(tmp_path):
-    from chipcost.pipeline.seed import open_warehouse
+@pytest.mark.parametrize(
+    ("fmt", "answer"), [("table", "┃ answer ┃"), ("csv", "answer"), ("json", '{"answer": 42}')]
+)
+def test_sql_to_a_pipe_does_not_import_rich(fmt, answer, tmp_path):
+    from tests.helpers import loaded_warehouse, record
 
-    db = tmp_path / "w.duckdb"
-    open_warehouse(db).close()
+    # A sample run: the notes (SAMPLE DATA) go with the table, or to stderr for csv and json.
+    db = loaded_warehouse(tmp_path / "w.duckdb", [record()])
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE runs SET sample = TRUE")
+    con.close()
     code = (
         "import atexit, sys; atexit.register(lambda: print('rich' in sys.modules, "
         "file=sys.stderr)); sys.argv = ['chipcost', *sys.argv[1:]]; "
         "from chipcost.cli.entry import main; main()"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    args = ["sql", "select 42 as answer", "--format", fmt, "--db", str(db)]
     done = subprocess.run(
-        [sys.executable, "-c", code, "sql", "select 42 as answer", "--db", str(db)],
+        [sys.executable, "-c", code, *args],
         capture_output=True, text=True, env=env, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[1] == "┃ answer ┃" and "42" in done.stdout
+    assert answer in done.stdout.splitlines()[1 if fmt != "csv" else 0]
+    notes = done.stdout if fmt == "table" else done.stderr
+    assert "SAMPLE DATA: these prices come from the bundled sample archive" in notes
     assert done.stderr.strip().splitlines()[-1] == "False"
