@@ -101,12 +101,8 @@ def checkpoint(con: duckdb.DuckDBPyConnection) -> None:
     A lake has no WAL (a commit is durable in its catalog): there CHECKPOINT is DuckLake's
     maintenance, which `maintain` runs once a collection, not after every load.
     """
-    if lake.is_lake(con):
-        return
-    try:
-        con.execute("CHECKPOINT").fetchall()
-    except duckdb.Error as exc:
-        log.warning("checkpoint after the load failed (the load is committed): %s", exc)
+    if not lake.is_lake(con):
+        _checkpoint(con, "checkpoint after the load failed (the load is committed)")
 
 
 def maintain(con: duckdb.DuckDBPyConnection) -> None:
@@ -115,12 +111,16 @@ def maintain(con: duckdb.DuckDBPyConnection) -> None:
     second and more, so once a collection, not per load). Nothing for a file warehouse,
     whose every load is checkpointed. A failure is logged: the loads stand, and the next
     collection tries again."""
-    if not lake.is_lake(con):
-        return
+    if lake.is_lake(con):
+        _checkpoint(con, "lake maintenance after the collection failed (its loads stand)")
+
+
+def _checkpoint(con: duckdb.DuckDBPyConnection, failure: str) -> None:
+    """CHECKPOINT; a failure is logged as `failure`, not raised: what was committed stands."""
     try:
         con.execute("CHECKPOINT").fetchall()
     except duckdb.Error as exc:
-        log.warning("lake maintenance after the collection failed (its loads stand): %s", exc)
+        log.warning("%s: %s", failure, exc)
 
 
 def _connect_lake(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyConnection:

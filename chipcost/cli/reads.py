@@ -7,6 +7,7 @@ Typer, a tenth of a second of such a command). Both pass the same keyword argume
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from chipcost.cli.formats import OutputFormat, notices
@@ -210,14 +211,10 @@ def sql(
 def _plain_notes(result: QueryResult) -> bool:
     """csv and json: the freshness notes on stderr as rich writes them to a pipe or a file,
     without importing rich; False leaves a terminal, or other notes, to rich."""
-    import sys
-
     from chipcost.cli import terminal
-    from chipcost.cli.render_fresh import freshness_lines
 
-    fresh = result.freshness
-    notes = terminal.note_lines(freshness_lines(fresh, what=None) if fresh else [])
-    if notes is None or terminal.plain_width(sys.stderr) is None:
+    notes = _note_lines(result) if terminal.plain_width(sys.stderr) is not None else None
+    if notes is None:
         return False
     sys.stderr.write("".join(line + "\n" for line in notes))
     return True
@@ -227,11 +224,8 @@ def _plain_sql(result: QueryResult, max_rows: int) -> bool:
     """The sql table and its notes as rich writes them to a pipe or a file, written without
     importing rich (chipcost.cli.terminal); False leaves a terminal, or a table that is not
     simple, to rich."""
-    import sys
-
     from chipcost.cli import terminal
     from chipcost.cli.formats import text_value
-    from chipcost.cli.render_fresh import freshness_lines
     from chipcost.core.clean import printable
 
     at = terminal.plain_width(sys.stdout)
@@ -240,12 +234,17 @@ def _plain_sql(result: QueryResult, max_rows: int) -> bool:
     names = [printable(name) for name in result.columns]
     cells = [[printable(text_value(v)) for v in row] for row in result.rows[:max_rows]]
     table = terminal.table_lines(names, cells, at)
-    fresh = result.freshness
-    notes = terminal.note_lines(freshness_lines(fresh, what=None) if fresh else [])
-    count = f"{len(result.rows)} rows"
-    if len(result.rows) > max_rows:
-        count += f" (showing {max_rows})"
+    count = terminal.row_count(len(result.rows), max_rows)
+    notes = _note_lines(result)
     if table is None or notes is None or len(count) > at:
         return False
     sys.stdout.write("\n".join([*table, count, *notes]) + "\n")
     return True
+
+
+def _note_lines(result: QueryResult) -> list[str] | None:
+    """The query's freshness notes as plain lines, or None where only rich can print them."""
+    from chipcost.cli import terminal
+    from chipcost.cli.render_fresh import freshness_lines
+
+    return terminal.note_lines(freshness_lines(result.freshness, what=None))

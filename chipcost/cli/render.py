@@ -12,6 +12,7 @@ from rich.text import Text
 
 from chipcost.cli.formats import text_value
 from chipcost.cli.render_fresh import SAMPLE_BANNER
+from chipcost.cli.terminal import row_count
 from chipcost.core.clean import printable
 from chipcost.core.settings import Warehouse
 
@@ -93,5 +94,4 @@ def print_rows(
     for row in rows[:max_rows]:
         table.add_row(*(shown(text_value(v)) for v in row))
     console.print(table)
-    suffix = f" (showing {max_rows})" if len(rows) > max_rows else ""
-    console.print(f"{len(rows)} rows{suffix}")
+    console.print(row_count(len(rows), max_rows))

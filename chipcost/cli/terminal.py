@@ -48,6 +48,11 @@ def plain_width(stream: TextIO) -> int | None:
     return width(stream)
 
 
+def row_count(rows: int, shown: int) -> str:
+    """The line under a query's table: how many rows, and how many are shown."""
+    return f"{rows} rows" + (f" (showing {shown})" if rows > shown else "")
+
+
 def _simple(text: str) -> bool:
     """Printable ASCII: one character, one column, as rich measures it."""
     return text.isascii() and text.isprintable()

@@ -106,9 +106,11 @@ def _check_named(
     value among `seen` (rows of per_chip_prices the filters matched) is known without asking
     the warehouse again."""
     for key, values in named.items():
+        if not values:
+            continue
         column = key.removesuffix("s")
         shown = {str(r[column]).lower() for r in seen}
-        unseen = [v for v in values or [] if v.lower() not in shown]
+        unseen = [v for v in values if v.lower() not in shown]
         if unseen:
             check_known(_KINDS[key], unseen, known_values(con, column))
 
@@ -126,10 +128,9 @@ def checked_filters(
     return named
 
 
-def _filters(ask: PriceAsk) -> dict:
+def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:
     """The filters as per_chip_prices takes them, numbers and chips checked; the names
-    (regions, pricing models, providers) are checked by _check_named."""
-    named = _named(ask.regions, ask.pricing_models, ask.providers)
+    (`named`: regions, pricing models, providers) are checked by _check_named."""
     low = _number("--min-price", ask.min_price)
     high = _number("--max-price", ask.max_price)
     if low is not None and high is not None and low > high:
@@ -147,22 +148,15 @@ def _filters(ask: PriceAsk) -> dict:
     }
 
 
-def _names_of(filters: dict) -> dict[str, list[str] | None]:
-    return {
-        "regions": filters["regions"],
-        "pricing_models": filters["models"],
-        "providers": filters["providers"],
-    }
-
-
 def find_prices(
     con: duckdb.DuckDBPyConnection, ask: PriceAsk, *, stale_days: int, now: datetime | None = None
 ) -> PriceResult:
     """Current per-chip prices matching `ask`, each dated by its source's last successful run."""
     import polars as pl
 
-    filters = _filters(ask)
-    _check_named(con, _names_of(filters))
+    named = _named(ask.regions, ask.pricing_models, ask.providers)
+    filters = _filters(ask, named)
+    _check_named(con, named)
     frame = per_chip_prices(con, **filters)
     fresh = freshness(
         con, frame["source"].unique().sort().to_list(), stale_days=stale_days, now=now
@@ -185,10 +179,11 @@ def find_price_rows(
     con: duckdb.DuckDBPyConnection, ask: PriceAsk, *, stale_days: int, now: datetime | None = None
 ) -> PriceRows:
     """find_prices as rows, without polars: the `chipcost prices` table."""
-    filters = _filters(ask)
+    named = _named(ask.regions, ask.pricing_models, ask.providers)
+    filters = _filters(ask, named)
     rows = per_chip_price_rows(con, **filters)
     # A name the rows show is known: only the others are looked up (the usual case: none).
-    _check_named(con, _names_of(filters), seen=rows)
+    _check_named(con, named, seen=rows)
     fresh = freshness(con, sorted({str(r["source"]) for r in rows}), stale_days=stale_days, now=now)
     dated = {s.source: (s.last_ok_at, s.sample) for s in fresh.sources}
     for row in rows:
