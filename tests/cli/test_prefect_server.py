@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,24 @@ def spawned_environment(monkeypatch, **env: str) -> dict[str, str]:
         monkeypatch.setenv(name, value)
     _, process = prefect_server._spawn()
     try:
-        raw = Path(f"/proc/{process.pid}/environ").read_bytes()
+        # Popen can return before the kernel has laid out the new program's arguments and
+        # environment: /proc then shows this process's own or nothing. Wait for the server's
+        # command line, then for its environment.
+        proc = Path(f"/proc/{process.pid}")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if b"chipcost.cli.prefect_server" in (proc / "cmdline").read_bytes():
+                environment = _read_environ(proc / "environ")
+                if environment:
+                    return environment
+            time.sleep(0.01)
+        raise AssertionError(f"the spawned server {process.pid} never showed its environment")
     finally:
         prefect_server._stop(process)
+
+
+def _read_environ(path: Path) -> dict[str, str]:
+    raw = path.read_bytes()
     pairs = (item.split("=", 1) for item in raw.decode().split("\0") if "=" in item)
     return dict(pairs)
 
