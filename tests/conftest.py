@@ -28,9 +28,37 @@ def _no_terminal_width():
         del os.environ[name]
 
 
+_SHARED_SERVER = pytest.StashKey[tuple]()
+
+
+def pytest_configure(config):
+    """A run spread over workers starts one Prefect server for all of them, now."""
+    from tests import shared_prefect
+
+    distributing = getattr(config.option, "numprocesses", None) and not hasattr(
+        config, "workerinput"
+    )
+    if distributing and not config.option.collectonly and shared_prefect.URL_ENV not in os.environ:
+        config.stash[_SHARED_SERVER] = shared_prefect.start()
+
+
+def pytest_unconfigure(config):
+    if (started := config.stash.get(_SHARED_SERVER, None)) is not None:
+        from tests import shared_prefect
+
+        shared_prefect.stop(*started)
+
+
 @pytest.fixture(scope="session")
 def prefect_server():
-    """One temporary Prefect server (SQLite) for the whole session: flow tests run for real."""
+    """A real Prefect server (SQLite) for the whole session: flow tests run for real. The run's
+    shared server when it has one (tests/shared_prefect.py), else Prefect's test harness."""
+    from tests import shared_prefect
+
+    if url := os.environ.get(shared_prefect.URL_ENV):
+        with shared_prefect.pointed_at(url):
+            yield
+        return
     from prefect.testing.utilities import prefect_test_harness
 
     with prefect_test_harness(server_startup_timeout=90):

@@ -102,7 +102,11 @@ def running() -> Iterator[PgServer]:
         check=True,
         capture_output=True,
     )
-    options = f"-p {port} -k {directory} -c listen_addresses=127.0.0.1 -c max_connections=200"
+    # A throwaway cluster: nothing to survive a power cut, so no waiting on the disk.
+    options = (
+        f"-p {port} -k {directory} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    )
     ctl = [str(BIN / "pg_ctl"), "-D", str(data), "-l", str(directory / "log")]
     subprocess.run(
         _as_postgres([*ctl, "-o", options, "-w", "start"]), check=True, capture_output=True

@@ -8,7 +8,6 @@ variable), so a source added later with its own key is covered without editing t
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 import json
 import logging
@@ -92,20 +91,15 @@ def files_text(folder: Path) -> str:
 
 
 def prefect_text() -> str:
-    from prefect.client.orchestration import get_client
+    """Every artifact and log line on the server (the runs of this test among them)."""
+    from tests.shared_prefect import every_artifact, every_log
 
-    async def read() -> str:
-        async with get_client() as client:
-            artifacts = await client.read_artifacts()
-            logs = await client.read_logs()
-        return "\n".join(
-            [
-                *(str(a.data) + str(a.description) for a in artifacts),
-                *(line.message for line in logs),
-            ]
-        )
-
-    return asyncio.run(read())
+    return "\n".join(
+        [
+            *(str(a.data) + str(a.description) for a in every_artifact()),
+            *(line.message for line in every_log()),
+        ]
+    )
 
 
 @pytest.fixture

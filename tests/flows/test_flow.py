@@ -7,12 +7,12 @@ import shutil
 
 import duckdb
 import pytest
-from prefect.client.orchestration import get_client
 
 from chipcost.core.errors import ParseError
 from chipcost.extract import Source, registry
 from chipcost.flows.collect import CollectFailed, collect, run_collect
 from chipcost.pipeline import collect as collect_module
+from tests.shared_prefect import artifacts_of
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
@@ -27,7 +27,8 @@ def query(db, sql: str):
 
 def test_replay_loads_every_run_and_publishes_an_artifact(tmp_path, archive_copy):
     db = tmp_path / "w.duckdb"
-    outcomes = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
+    state = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path), return_state=True)
+    outcomes = state.result()
     assert len(outcomes) == 3
     assert all(o.run.status == "ok" for o in outcomes)
     runs = query(db, "SELECT archive_run, mode, sample, status FROM runs ORDER BY observed_at")
@@ -40,14 +41,8 @@ def test_replay_loads_every_run_and_publishes_an_artifact(tmp_path, archive_copy
     (observations,) = query(db, "SELECT count(*) FROM observations")[0]
     assert observations == sum(o.summary.records for o in outcomes)
 
-    async def artifacts():
-        async with get_client() as client:
-            return await client.read_artifacts()
-
-    import asyncio
-
-    found = [a for a in asyncio.run(artifacts()) if a.key == "collect-summary"]
-    assert found and found[0].type == "table"
+    found = [a for a in artifacts_of(state.state_details.flow_run_id) if a.key == "collect-summary"]
+    assert found and all(a.type == "table" for a in found)
 
 
 def test_replaying_twice_adds_nothing(tmp_path, archive_copy):

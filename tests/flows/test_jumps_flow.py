@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 
 import duckdb
 import pytest
-from prefect.client.orchestration import get_client
 
 from chipcost.flows.collect import collect
+from tests.shared_prefect import artifacts_of
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
@@ -22,7 +21,14 @@ def test_the_day_6_jump_is_flagged_in_notes_and_artifact(tmp_path, sample_runs):
     for run in sample_runs[4:6]:  # days 5 and 6
         shutil.copytree(run / "spheron", archive / run.name / "spheron")
     db = tmp_path / "w.duckdb"
-    outcomes = collect(replay=str(archive), db=str(db), data_dir=str(tmp_path), sources=["spheron"])
+    state = collect(
+        replay=str(archive),
+        db=str(db),
+        data_dir=str(tmp_path),
+        sources=["spheron"],
+        return_state=True,
+    )
+    outcomes = state.result()
     day5, day6 = (o.run.sources[0] for o in outcomes)
     assert not [n for n in day5.notes if "jumped" in n]
     assert [n for n in day6.notes if "jumped" in n] == [
@@ -40,10 +46,8 @@ def test_the_day_6_jump_is_flagged_in_notes_and_artifact(tmp_path, sample_runs):
     [(notes, price)] = stored
     assert price == 7.12 and any(JUMP in note for note in notes)  # flagged, and loaded
 
-    async def artifacts():
-        async with get_client() as client:
-            return await client.read_artifacts()
-
-    tables = [a for a in asyncio.run(artifacts()) if a.key == "collect-summary"]
+    tables = [
+        a for a in artifacts_of(state.state_details.flow_run_id) if a.key == "collect-summary"
+    ]
     rows = [row for a in tables for row in json.loads(a.data)]
     assert any(JUMP in row["notes"] for row in rows if row["source"] == "spheron")

@@ -1,0 +1,137 @@
+"""One real Prefect server for a whole distributed test run, started before the workers.
+
+Each worker used to start its own server (prefect_test_harness): seconds of CPU apiece, paid
+while the worker waited. When the run is spread over workers, the runner itself spawns one
+server as soon as it is configured, with chipcost's own temporary-server module (so it also
+dies with the runner, however the runner ends), and hands its URL to the workers in the
+environment; it keeps starting while the workers collect their tests. A worker's
+`prefect_server` fixture waits until it answers and points Prefect at it. A run on one
+process keeps Prefect's harness.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from unittest import mock
+
+# The shared server's API URL, for the workers.
+URL_ENV = "CHIPCOST_TEST_PREFECT_API"
+STARTUP_SECONDS = 180.0
+
+
+def start() -> tuple[subprocess.Popen, Path]:
+    """Spawn the server in a Prefect home of its own; its URL goes into the environment."""
+    from chipcost.cli import prefect_server
+
+    home = Path(tempfile.mkdtemp(prefix="chipcost-test-prefect-"))
+    with mock.patch.dict(os.environ, {"PREFECT_HOME": str(home)}):
+        port, process = prefect_server._spawn()
+    os.environ[URL_ENV] = f"http://127.0.0.1:{port}/api"
+    return process, home
+
+
+def stop(process: subprocess.Popen, home: Path) -> None:
+    import shutil
+
+    from chipcost.cli import prefect_server
+
+    os.environ.pop(URL_ENV, None)
+    prefect_server._stop(process)
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def wait_until_answering(url: str, seconds: float = STARTUP_SECONDS) -> None:
+    import httpx
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            if httpx.get(f"{url}/health", timeout=5.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"the test run's Prefect server at {url} did not answer in {seconds:.0f} s")
+
+
+@contextmanager
+def pointed_at(url: str) -> Iterator[None]:
+    """Prefect in this process talks to the shared server, as the harness does with its own."""
+    import prefect.context
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    wait_until_answering(url)
+    # The harness also makes these the process-wide settings (for contexts copied earlier).
+    make_global = getattr(prefect.context, "_temporary_global_settings_context", None)
+    with temporary_settings(updates={PREFECT_API_URL: url}):
+        settings = prefect.context.get_settings_context()
+        with make_global(settings) if make_global else nullcontext():
+            try:
+                yield
+            finally:
+                _drain()
+
+
+def _drain() -> None:
+    """Send the logs and events still queued while the server is there to take them."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for worker in (APILogWorker, EventsWorker):
+        try:
+            worker.drain_all(timeout=5)
+        except Exception:  # noqa: BLE001 - nothing queued: nothing to send
+            pass
+
+
+# Reading back what flows sent. Several workers share one server, and Prefect answers 200
+# items a page: a test reads its own flow run's items, or every page. Pages are in an order
+# that what other workers add meanwhile can only repeat an item, never skip one.
+PAGE = 200
+
+
+def artifacts_of(flow_run_id) -> list:
+    """The artifacts one flow run published."""
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    only = ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id]))
+    return _every_page("read_artifacts", artifact_filter=only, sort=_newest_artifacts())
+
+
+def every_artifact() -> list:
+    return _every_page("read_artifacts", sort=_newest_artifacts())
+
+
+def every_log() -> list:
+    from prefect.client.schemas.sorting import LogSort
+
+    return _every_page("read_logs", sort=LogSort.TIMESTAMP_ASC)
+
+
+def _newest_artifacts():
+    from prefect.client.schemas.sorting import ArtifactSort
+
+    return ArtifactSort.CREATED_DESC
+
+
+def _every_page(method: str, **filters) -> list:
+    import asyncio
+
+    from prefect.client.orchestration import get_client
+
+    async def read() -> list:
+        found: list = []
+        async with get_client() as client:
+            while True:
+                page = await getattr(client, method)(**filters, limit=PAGE, offset=len(found))
+                found.extend(page)
+                if len(page) < PAGE:
+                    return found
+
+    return asyncio.run(read())
