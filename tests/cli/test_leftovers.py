@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests import procs
+from tests import procs, shared_prefect
 from tests.conftest import SAMPLE
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -79,6 +79,9 @@ def env(tmp_path):
 
 
 def test_sigkill_of_collect_leaves_no_process(tmp_path, env):
+    # A Prefect home used before (its database migrated): the server answers sooner. The next
+    # test starts from an empty one, as a first run does.
+    shared_prefect.seed_home(Path(env["PREFECT_HOME"]))
     command = subprocess.Popen(
         [CHIPCOST, "collect", "--replay", str(SAMPLE), "--db", str(tmp_path / "w.duckdb")],
         env=env,

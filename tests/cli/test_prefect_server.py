@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from chipcost.cli import prefect_server
+from tests import shared_prefect
 
 
 def spawned_environment(monkeypatch, **env: str) -> dict[str, str]:
@@ -58,6 +59,7 @@ def test_flows_on_the_commands_own_server_send_no_heartbeats(tmp_path):
     code = """
 from prefect.settings import get_current_settings as current
 from chipcost.cli import prefect_server
+from tests import shared_prefect
 before = current().flows.heartbeat_frequency
 with prefect_server.temporary_server() as url:
     inside = (url, current().api.url, current().flows.heartbeat_frequency)
@@ -65,6 +67,7 @@ print(before, *inside, current().flows.heartbeat_frequency, current().api.url)
 """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
     env["PREFECT_HOME"] = str(tmp_path / "prefect")  # its own database, whatever else runs
+    shared_prefect.seed_home(tmp_path / "prefect")  # migrated already: the server starts sooner
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180
     )
