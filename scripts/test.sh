@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
 export DO_NOT_TRACK=1 PREFECT_SERVER_ANALYTICS_ENABLED=false
+# The suite starts hundreds of Python processes on these same sources: let them share the
+# compiled bytecode, and pytest its rewritten test modules (__pycache__ is ignored by git).
+unset PYTHONDONTWRITEBYTECODE
 .venv/bin/ruff check .
 scripts/lint-imports.sh
 .venv/bin/python -m pytest -n auto "$@"
