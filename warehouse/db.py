@@ -242,16 +242,36 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
     return SCHEMA_VERSION
 
 
+def _first_look(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """The schema version, and when it is 0 how many other tables there are, read from one
+    snapshot: on a lake another process's first migration can commit between two statements,
+    and its tables without its version would look like someone else's database."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        current = schema_version(con)
+        others = 0
+        if current == 0:
+            others = int(
+                scalar(
+                    con,
+                    "SELECT count(*) FROM information_schema.tables WHERE table_catalog = "
+                    "current_database() AND table_name <> 'schema_version'",
+                )
+                or 0
+            )
+    except duckdb.Error:
+        rollback(con)
+        raise
+    con.execute("COMMIT")  # read only: nothing to keep
+    return current, others
+
+
 def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt) -> int:
-    current = schema_version(con)
+    current, others = _first_look(con)
     if current == 0:
         # An empty schema_version is ours: created by a migration that has not committed its
         # first step yet (another process's on a lake, or one that died in between).
-        if scalar(
-            con,
-            "SELECT count(*) FROM information_schema.tables "
-            "WHERE table_catalog = current_database() AND table_name <> 'schema_version'",
-        ):
+        if others:
             raise WarehouseError(
                 f"{path or 'the file'} is a DuckDB file but not a chipcost warehouse: "
                 "pass --db a new path or an existing chipcost warehouse"

@@ -182,6 +182,31 @@ def test_two_migrations_at_once_both_end_current(lake):
         con.close()
 
 
+def test_a_first_migration_committed_meanwhile_is_not_taken_for_someone_elses(lake, monkeypatch):
+    # The window two first migrations race through, held open: this one has read the
+    # version (none yet) when another commits its tables. Read apart, the tables without
+    # the version looked like another application's database.
+    from chipcost.warehouse import db
+
+    read_version = db.schema_version
+
+    def version_then_another_migrates(con):
+        found = read_version(con)
+        monkeypatch.setattr(db, "schema_version", read_version)
+        connect(lake).close()  # the other process's whole migration commits
+        return found
+
+    monkeypatch.setattr(db, "schema_version", version_then_another_migrates)
+    connect(lake).close()
+    con = connect(lake, read_only=True)
+    try:
+        rows = con.execute("SELECT version FROM schema_version ORDER BY 1").fetchall()
+        assert [r[0] for r in rows] == sorted({r[0] for r in rows})  # each applied once
+        assert schema_version(con) == SCHEMA_VERSION
+    finally:
+        con.close()
+
+
 def test_sql_reads_the_lake_and_refuses_writes(lake):
     con = open_warehouse(lake)
     load_run(con, run_of([record()], day(0)))
