@@ -99,19 +99,9 @@ def pointed_at(url: str) -> Iterator[None]:
             try:
                 yield
             finally:
-                _drain()
+                from chipcost.cli import prefect_server
 
-
-def _drain() -> None:
-    """Send the logs and events still queued while the server is there to take them."""
-    from prefect.events.worker import EventsWorker
-    from prefect.logging.handlers import APILogWorker
-
-    for worker in (APILogWorker, EventsWorker):
-        try:
-            worker.drain_all(timeout=5)
-        except Exception:  # noqa: BLE001 - nothing queued: nothing to send
-            pass
+                prefect_server._drain_prefect()
 
 
 # Reading back what flows sent. Several workers share one server, and Prefect answers 200
@@ -120,11 +110,12 @@ def _drain() -> None:
 PAGE = 200
 
 
-def artifacts_of(flow_run_id) -> list:
-    """The artifacts one flow run published."""
+def artifacts_of(state) -> list:
+    """The artifacts published by the flow run that ended in `state` (return_state=True)."""
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 
-    only = ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id]))
+    run = state.state_details.flow_run_id
+    only = ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run]))
     return _every_page("read_artifacts", artifact_filter=only, sort=_newest_artifacts())
 
 

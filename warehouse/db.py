@@ -251,14 +251,11 @@ def _first_look(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
         current = schema_version(con)
         others = 0
         if current == 0:
-            others = int(
-                scalar(
-                    con,
-                    "SELECT count(*) FROM information_schema.tables WHERE table_catalog = "
-                    "current_database() AND table_name <> 'schema_version'",
-                )
-                or 0
+            sql = (
+                "SELECT count(*) FROM information_schema.tables WHERE table_catalog = "
+                "current_database() AND table_name <> 'schema_version'"
             )
+            others = int(scalar(con, sql))
     except duckdb.Error:
         rollback(con)
         raise

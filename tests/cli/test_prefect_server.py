@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from chipcost.cli import prefect_server
-from tests import shared_prefect
+from tests import procs, shared_prefect
 
 
 def spawned_environment(monkeypatch, **env: str) -> dict[str, str]:
@@ -23,11 +23,10 @@ def spawned_environment(monkeypatch, **env: str) -> dict[str, str]:
         # Popen can return before the kernel has laid out the new program's arguments and
         # environment: /proc then shows this process's own or nothing. Wait for the server's
         # command line, then for its environment.
-        proc = Path(f"/proc/{process.pid}")
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            if b"chipcost.cli.prefect_server" in (proc / "cmdline").read_bytes():
-                environment = _read_environ(proc / "environ")
+            if prefect_server.__name__ in procs.cmdline(process.pid):
+                environment = _read_environ(Path(f"/proc/{process.pid}/environ"))
                 if environment:
                     return environment
             time.sleep(0.01)
@@ -59,7 +58,6 @@ def test_flows_on_the_commands_own_server_send_no_heartbeats(tmp_path):
     code = """
 from prefect.settings import get_current_settings as current
 from chipcost.cli import prefect_server
-from tests import shared_prefect
 before = current().flows.heartbeat_frequency
 with prefect_server.temporary_server() as url:
     inside = (url, current().api.url, current().flows.heartbeat_frequency)

@@ -41,7 +41,7 @@ def test_replay_loads_every_run_and_publishes_an_artifact(tmp_path, archive_copy
     (observations,) = query(db, "SELECT count(*) FROM observations")[0]
     assert observations == sum(o.summary.records for o in outcomes)
 
-    found = [a for a in artifacts_of(state.state_details.flow_run_id) if a.key == "collect-summary"]
+    found = [a for a in artifacts_of(state) if a.key == "collect-summary"]
     assert found and all(a.type == "table" for a in found)
 
 

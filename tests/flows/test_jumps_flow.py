@@ -46,8 +46,6 @@ def test_the_day_6_jump_is_flagged_in_notes_and_artifact(tmp_path, sample_runs):
     [(notes, price)] = stored
     assert price == 7.12 and any(JUMP in note for note in notes)  # flagged, and loaded
 
-    tables = [
-        a for a in artifacts_of(state.state_details.flow_run_id) if a.key == "collect-summary"
-    ]
+    tables = [a for a in artifacts_of(state) if a.key == "collect-summary"]
     rows = [row for a in tables for row in json.loads(a.data)]
     assert any(JUMP in row["notes"] for row in rows if row["source"] == "spheron")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import email
 import email.policy
 import inspect
@@ -12,12 +11,11 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 
 from chipcost.flows.report import ReportFailed, report
 from tests import report_warehouse, smtp_server
 from tests.conftest import ROOT, SAMPLE
+from tests.shared_prefect import artifacts_of
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
@@ -31,17 +29,6 @@ def no_smtp_env(monkeypatch):
 @pytest.fixture(scope="module")
 def golden(tmp_path_factory) -> Path:
     return report_warehouse.build(tmp_path_factory.mktemp("flow") / "w.duckdb")
-
-
-def artifacts_of(state) -> list:
-    async def read():
-        async with get_client() as client:
-            run_filter = ArtifactFilterFlowRunId(any_=[state.state_details.flow_run_id])
-            return await client.read_artifacts(
-                artifact_filter=ArtifactFilter(flow_run_id=run_filter)
-            )
-
-    return asyncio.run(read())
 
 
 def test_flow_mails_the_report_and_publishes_a_summary(golden, tmp_path, monkeypatch):
