@@ -20,9 +20,8 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from unittest import mock
 
-# The shared server's API URL and its Prefect home, for the workers.
+# The shared server's API URL, for the workers.
 URL_ENV = "CHIPCOST_TEST_PREFECT_API"
-HOME_ENV = "CHIPCOST_TEST_PREFECT_HOME"
 STARTUP_SECONDS = 180.0
 
 
@@ -34,7 +33,6 @@ def start() -> tuple[subprocess.Popen, Path]:
     with mock.patch.dict(os.environ, {"PREFECT_HOME": str(home)}):
         port, process = prefect_server._spawn()
     os.environ[URL_ENV] = f"http://127.0.0.1:{port}/api"
-    os.environ[HOME_ENV] = str(home)
     return process, home
 
 
@@ -44,7 +42,6 @@ def stop(process: subprocess.Popen, home: Path) -> None:
     from chipcost.cli import prefect_server
 
     os.environ.pop(URL_ENV, None)
-    os.environ.pop(HOME_ENV, None)
     prefect_server._stop(process)
     shutil.rmtree(home, ignore_errors=True)
 
@@ -61,27 +58,6 @@ def wait_until_answering(url: str, seconds: float = STARTUP_SECONDS) -> None:
             pass
         time.sleep(0.1)
     raise RuntimeError(f"the test run's Prefect server at {url} did not answer in {seconds:.0f} s")
-
-
-def seed_home(home: Path) -> bool:
-    """Give a new Prefect home the shared server's database, already migrated: a command's
-    own temporary server then starts in seconds less, as it does for a user after the first
-    run. False (the home left empty, as on a first run) when the run has no shared server."""
-    import sqlite3
-
-    url, shared = os.environ.get(URL_ENV), os.environ.get(HOME_ENV)
-    if not url or not shared:
-        return False
-    wait_until_answering(url)  # its migrations are done
-    home.mkdir(parents=True, exist_ok=True)
-    source = sqlite3.connect(Path(shared) / "prefect.db")
-    target = sqlite3.connect(home / "prefect.db")
-    try:
-        source.backup(target)  # a consistent copy of a database in use
-    finally:
-        source.close()
-        target.close()
-    return True
 
 
 @contextmanager

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests import procs, shared_prefect
+from tests import procs
 from tests.conftest import SAMPLE
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -36,11 +36,14 @@ def own_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def wait_for_server(command: subprocess.Popen, seconds: float = 240) -> int:
-    """The pid of the command's temporary server, once it answers."""
+def wait_for_server(command: subprocess.Popen, said: Path, seconds: float = 240) -> int:
+    """The pid of the command's temporary server, once it answers (`said`: its stderr)."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        assert command.poll() is None, "the command ended before its server answered"
+        assert command.poll() is None, (
+            f"the command ended (exit {command.returncode}) before its server answered: "
+            + said.read_text()[-2000:]
+        )
         for pid in procs.descendants(command.pid):
             port = server_port(procs.cmdline(pid))
             if port:
@@ -79,17 +82,14 @@ def env(tmp_path):
 
 
 def test_sigkill_of_collect_leaves_no_process(tmp_path, env):
-    # A Prefect home used before (its database migrated): the server answers sooner. The next
-    # test starts from an empty one, as a first run does.
-    shared_prefect.seed_home(Path(env["PREFECT_HOME"]))
     command = subprocess.Popen(
         [CHIPCOST, "collect", "--replay", str(SAMPLE), "--db", str(tmp_path / "w.duckdb")],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=(tmp_path / "stderr").open("w"),  # noqa: SIM115 - closed with the process
     )
     try:
-        server = wait_for_server(command)
+        server = wait_for_server(command, said=tmp_path / "stderr")
         helpers = procs.descendants(command.pid)
         assert server in helpers
         os.kill(command.pid, signal.SIGKILL)

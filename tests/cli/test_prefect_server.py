@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from chipcost.cli import prefect_server
-from tests import procs, shared_prefect
+from tests import procs
 
 
 def spawned_environment(monkeypatch, **env: str) -> dict[str, str]:
@@ -65,7 +65,6 @@ print(before, *inside, current().flows.heartbeat_frequency, current().api.url)
 """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
     env["PREFECT_HOME"] = str(tmp_path / "prefect")  # its own database, whatever else runs
-    shared_prefect.seed_home(tmp_path / "prefect")  # migrated already: the server starts sooner
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180
     )
