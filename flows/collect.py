@@ -263,7 +263,7 @@ def _load(
         # quote: the run is handed over as it is, not walked record by record (see RunOutcome).
         summary = load_task(session, quote(run))
     finally:
-        session.close()  # readers get in between runs
+        session.release()  # readers get in between runs
     if run_dir is None or is_archived_run(settings, run_dir):
         clear_pending(settings, run.archive_run)
     _publish(run, summary)

@@ -11,6 +11,7 @@ import pytest
 
 from chipcost.core.errors import ChipcostError, WarehouseError
 from chipcost.core.settings import Warehouse
+from chipcost.pipeline import collect
 from chipcost.pipeline.collect import WarehouseSession
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.db import SCHEMA_VERSION, connect, schema_version
@@ -46,13 +47,24 @@ def _data_files(lake: Warehouse, table: str) -> int:
         con.close()
 
 
-def test_a_collection_maintains_the_lake_once_when_it_ends(lake, tmp_path, sample_runs):
+def test_a_collection_maintains_the_lake_once_when_it_ends(
+    lake, tmp_path, sample_runs, monkeypatch
+):
     # Each load writes its own Parquet files; DuckLake's CHECKPOINT (half a second and more)
     # merges them, once as the collection ends rather than after every load.
     settings = settings_for(lake, tmp_path)
+    opened = []
+
+    def counted(*args, **kwargs):
+        opened.append(args)
+        return open_warehouse(*args, **kwargs)
+
+    monkeypatch.setattr(collect, "open_warehouse", counted)
     with WarehouseSession(settings) as session:
         for run_dir in sample_runs[:3]:
             replay_run(settings, session, run_dir, None)
+        # Lake readers read beside a writer: the session attaches once, not once a run.
+        assert len(opened) == 1
         session.close()
         during = [_data_files(lake, t) for t in ("price_history", "observations")]
     after = [_data_files(lake, t) for t in ("price_history", "observations")]
