@@ -10,6 +10,7 @@ directory names sorts runs by time.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import re
@@ -181,7 +182,7 @@ def _put(path: Path, data: bytes) -> None:
             _ABANDONED[str(path)] = worker
         reason = f"no answer in {PUT_SECONDS:.0f} s"
     elif (exc := outcome[0]) is not None:
-        reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+        reason = _reason(exc)
     else:
         return
     raise ArchiveError(
@@ -215,10 +216,14 @@ def _is_dir(path: Path) -> bool:
     try:
         return path.is_dir()
     except Exception as exc:  # an object store that refuses or is not there
-        raise ArchiveError(
-            f"cannot list {path} ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}): "
-            "check the URL, endpoint and credentials"
-        ) from exc
+        raise ArchiveError(f"cannot list {path} ({_reason(exc)}): {_CHECK_REMOTE}") from exc
+
+
+_CHECK_REMOTE = "check the URL, endpoint and credentials"
+
+
+def _reason(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
 
 
 def _is_run_dir(path: Path) -> bool:
@@ -230,14 +235,28 @@ def _is_run_dir(path: Path) -> bool:
 
 
 def archived_sources(run_dir: Path) -> list[str]:
-    return sorted(p.name for p in location(run_dir).iterdir() if (p / MANIFEST).is_file())
+    run_dir = location(run_dir)
+    if _remote(run_dir):
+        # One listing of the run's keys, not one request per source (object storage answers
+        # each request in tens of milliseconds).
+        try:
+            keys = run_dir.fs.find(run_dir.path)
+        except Exception as exc:  # an object store that refuses or is not there
+            raise ArchiveError(f"cannot list {run_dir} ({_reason(exc)}): {_CHECK_REMOTE}") from exc
+        base = run_dir.path.rstrip("/") + "/"
+        parts = (key[len(base) :].split("/") for key in keys if key.startswith(base))
+        return sorted({p[0] for p in parts if len(p) == 2 and p[1] == MANIFEST})
+    return sorted(p.name for p in run_dir.iterdir() if (p / MANIFEST).is_file())
 
 
 def read_manifest(source_dir: Path) -> dict[str, Any]:
     path = location(source_dir) / MANIFEST
     try:
-        _check_file(path)
-        manifest = json.loads(path.read_text("utf-8"))
+        if _remote(path):
+            manifest = json.loads(_fetch(path).decode("utf-8"))
+        else:
+            _check_file(path)
+            manifest = json.loads(path.read_text("utf-8"))
     except FileNotFoundError as exc:
         raise ArchiveError(f"{path} is missing: this source was not archived in this run") from exc
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -258,8 +277,9 @@ def read_payloads(
     """
     run_dir = location(run_dir)
     source_dir = run_dir / source
-    _check_dir(run_dir)
-    _check_dir(source_dir)
+    if not _remote(run_dir):  # on object storage a missing directory is a missing manifest
+        _check_dir(run_dir)
+        _check_dir(source_dir)
     manifest = read_manifest(source_dir)
     entries = manifest_entries(manifest, source_dir / MANIFEST)
     _check_complete(manifest, source_dir, len(entries))
@@ -376,12 +396,21 @@ def _check_file(path: Path) -> None:
     _check_kind(path, stat.S_ISREG, "a regular file")
 
 
+def _fetch(path: Path) -> bytes:
+    """An object's bytes in one request (opening it as a file first asks for its size)."""
+    try:
+        return path.fs.cat_file(path.path)  # type: ignore[attr-defined]
+    except FileNotFoundError:
+        raise  # the caller says what the missing file means
+    except Exception as exc:  # botocore, aiohttp and fsspec each raise their own kinds
+        raise ArchiveError(f"cannot read {path} ({_reason(exc)}): {_CHECK_REMOTE}") from exc
+
+
 def _check_kind(path: Path, is_kind: Any, kind: str) -> None:
-    """No symbolic link (it can point anywhere, outside the archive too), nor a device or pipe."""
-    if _remote(path):  # object storage has no links, devices or pipes: it must only exist
-        if not (path.is_dir() if kind == "a directory" else path.is_file()):
-            raise FileNotFoundError(str(path))
-        return
+    """No symbolic link (it can point anywhere, outside the archive too), nor a device or pipe.
+
+    Local files only: object storage has no links, devices or pipes.
+    """
     mode = os.lstat(path).st_mode  # FileNotFoundError is the caller's to word
     if stat.S_ISLNK(mode):
         raise ArchiveError(
@@ -397,8 +426,12 @@ def _inflate(path: Path, max_bytes: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     try:
-        _check_file(path)
-        with path.open("rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as stream:
+        if _remote(path):
+            raw: Any = io.BytesIO(_fetch(path))  # one GET; inflated below as a local file
+        else:
+            _check_file(path)
+            raw = path.open("rb")
+        with raw, gzip.GzipFile(fileobj=raw, mode="rb") as stream:
             while chunk := stream.read(READ_BLOCK):
                 size += len(chunk)
                 if size > max_bytes:

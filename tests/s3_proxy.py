@@ -3,7 +3,8 @@
 Requests pass through untouched until `fail_after` PUT requests went by; from the next one
 on, `how` = "stall" holds every request unanswered (an endpoint timing out) and "refuse"
 cuts the connection (an endpoint refusing), until `heal()`. It works on the bytes each
-request starts with, so connections kept alive by the client are caught too.
+request starts with, so connections kept alive by the client are caught too; `requests`
+lists the request line ("GET /bucket/key?query") of each request that went through.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 BLOCK = 64 * 1024
+# How a chunk that starts a request begins (a body's chunks do not).
+METHODS = (b"GET /", b"PUT /", b"HEAD ", b"POST ", b"DELET")
 
 
 class Proxy:
@@ -23,6 +26,7 @@ class Proxy:
         self.upstream = (host, int(port))
         self.fail_after, self.how = fail_after, how
         self.puts = 0
+        self.requests: list[str] = []
         self.failing = threading.Event()  # set once the Nth PUT went by; clear: healed
         self.lock = threading.Lock()
         self.listener = socket.create_server(("127.0.0.1", 0))
@@ -64,11 +68,16 @@ class Proxy:
 
     def _fails(self, data: bytes) -> bool:
         with self.lock:
+            starts = data[:5] in METHODS
             if data.startswith(b"PUT "):
                 self.puts += 1
                 if self.puts > self.fail_after:
                     self.failing.set()
-            return self.failing.is_set() and data[:4] in (b"PUT ", b"GET ", b"HEAD", b"POST")
+            failing = self.failing.is_set() and starts
+            if starts and not failing:
+                line = data.split(b"\r\n", 1)[0].rsplit(b" ", 1)[0]  # no " HTTP/1.1"
+                self.requests.append(line.decode("latin-1"))
+            return failing
 
 
 def _copy(source: socket.socket, target: socket.socket) -> None:

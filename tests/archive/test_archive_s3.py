@@ -14,6 +14,7 @@ from chipcost.core.settings import Settings, Warehouse
 from chipcost.warehouse.db import connect
 from tests.lake_support import history, replay, settings_for
 from tests.pg_server import free_port
+from tests.s3_proxy import proxying
 from tests.s3_server import forget_clients
 
 
@@ -55,14 +56,27 @@ def test_a_changed_object_fails_its_sha256_check(s3_bucket):
 
 
 def test_the_sample_replayed_from_s3_loads_what_the_local_copy_loads(
-    s3_bucket, archive_copy, tmp_path
+    s3_bucket, s3_endpoint, archive_copy, tmp_path, monkeypatch
 ):
     _upload(s3_bucket, archive_copy, "sample")
-    runs = archive.run_directories(f"s3://{s3_bucket}/sample")
-    assert [r.name for r in runs] == sorted(p.name for p in archive_copy.iterdir())
     from_s3, local = Warehouse(str(tmp_path / "s3.duckdb")), Warehouse(str(tmp_path / "l.duckdb"))
-    replay(settings_for(from_s3, tmp_path), runs)
+    with proxying(s3_endpoint, fail_after=10**9, how="refuse") as proxy:  # it only watches
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+        forget_clients()
+        runs = archive.run_directories(f"s3://{s3_bucket}/sample")
+        assert [r.name for r in runs] == sorted(p.name for p in archive_copy.iterdir())
+        replay(settings_for(from_s3, tmp_path), runs)
     replay(settings_for(local, tmp_path), archive.run_directories(archive_copy))
+    # Each object is read with one GET (no HEAD first), each run's keys with one listing.
+    objects = sorted(
+        f"/{s3_bucket}/sample/{p.relative_to(archive_copy)}"
+        for p in archive_copy.rglob("*")
+        if p.is_file()
+    )
+    reads = sorted(r.removeprefix("GET ") for r in proxy.requests if "list-type=2" not in r)
+    assert reads == objects
+    listings = [r for r in proxy.requests if "list-type=2" in r]
+    assert 1 <= len(listings) <= 2 + len(runs), listings
     a, b = connect(from_s3, read_only=True), connect(local, read_only=True)
     try:
         assert history(a) == history(b) and len(history(a)) > 50
@@ -71,10 +85,16 @@ def test_the_sample_replayed_from_s3_loads_what_the_local_copy_loads(
         b.close()
 
 
+def refusing_endpoint(monkeypatch) -> None:
+    """Nothing listens there; one attempt, not botocore's retries with their back-off."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")
+    monkeypatch.setitem(archive.S3_OPTIONS, "config_kwargs", {"retries": {"max_attempts": 1}})
+
+
 def test_an_endpoint_that_refuses_is_one_line_and_leaves_no_manifest(
     s3_bucket, monkeypatch, tmp_path
 ):
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")
+    refusing_endpoint(monkeypatch)
     forget_clients()
     writer = archive.ArchiveWriter(f"s3://{s3_bucket}/archive", "2026-11-20T060000Z", "runpod")
     with pytest.raises(ArchiveError, match="CHIPCOST_ARCHIVE") as error:
@@ -112,3 +132,13 @@ def test_a_lake_keeps_its_parquet_files_on_s3(s3_bucket, s3_endpoint, pg_server,
         reader.close()
     keys = boto3.client("s3").list_objects_v2(Bucket=s3_bucket, Prefix="lake/")
     assert any(o["Key"].endswith(".parquet") for o in keys.get("Contents", []))
+
+
+def test_an_endpoint_that_refuses_a_read_is_one_line_naming_the_object(s3_bucket, monkeypatch):
+    run = f"s3://{s3_bucket}/archive/2026-11-20T060000Z"
+    refusing_endpoint(monkeypatch)
+    forget_clients()
+    with pytest.raises(ArchiveError, match="check the URL, endpoint and credentials") as error:
+        archive.read_payloads(run, "runpod")
+    assert f"cannot read {run}/runpod/manifest.json (" in str(error.value)
+    assert "\n" not in str(error.value)
