@@ -396,10 +396,13 @@ def _check_file(path: Path) -> None:
     _check_kind(path, stat.S_ISREG, "a regular file")
 
 
-def _fetch(path: Path) -> bytes:
-    """An object's bytes in one request (opening it as a file first asks for its size)."""
+def _fetch(path: Path, limit: int | None = None) -> bytes:
+    """An object's bytes (its first `limit` bytes at most) in one request.
+
+    Opening it as a file would first ask for its size: a second request.
+    """
     try:
-        return path.fs.cat_file(path.path)  # type: ignore[attr-defined]
+        return path.fs.cat_file(path.path, start=0 if limit else None, end=limit)
     except FileNotFoundError:
         raise  # the caller says what the missing file means
     except Exception as exc:  # botocore, aiohttp and fsspec each raise their own kinds
@@ -421,13 +424,29 @@ def _check_kind(path: Path, is_kind: Any, kind: str) -> None:
         raise ArchiveError(f"{path} is not {kind}: remove it from the archive")
 
 
+_OVER_LIMIT = (
+    "the limit per payload (CHIPCOST_PAYLOAD_MAX_MB): not read. Raise the limit if the "
+    "provider really sent that much, or remove the file"
+)
+
+
 def _inflate(path: Path, max_bytes: int) -> bytes:
     """A payload file uncompressed, refused as soon as it passes max_bytes."""
     chunks: list[bytes] = []
     size = 0
     try:
         if _remote(path):
-            raw: Any = io.BytesIO(_fetch(path))  # one GET; inflated below as a local file
+            # One GET, of no more than a payload within the limit can take compressed
+            # (deflate adds at most 5 bytes a 64 KiB block, gzip a header): a larger object
+            # is refused without being downloaded whole.
+            cap = max_bytes + max_bytes // 1024 + 1024
+            data = _fetch(path, cap)
+            if len(data) >= cap:
+                raise ArchiveError(
+                    f"{path} is larger than {max_bytes / (1 << 20):g} MiB even compressed, "
+                    f"{_OVER_LIMIT}"
+                )
+            raw: Any = io.BytesIO(data)  # inflated below as a local file
         else:
             _check_file(path)
             raw = path.open("rb")
@@ -436,9 +455,7 @@ def _inflate(path: Path, max_bytes: int) -> bytes:
                 size += len(chunk)
                 if size > max_bytes:
                     raise ArchiveError(
-                        f"{path} inflates to more than {max_bytes / (1 << 20):g} MiB, the "
-                        "limit per payload (CHIPCOST_PAYLOAD_MAX_MB): not read. Raise the "
-                        "limit if the provider really sent that much, or remove the file"
+                        f"{path} inflates to more than {max_bytes / (1 << 20):g} MiB, {_OVER_LIMIT}"
                     )
                 chunks.append(chunk)
     except FileNotFoundError as exc:

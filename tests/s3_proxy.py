@@ -4,7 +4,8 @@ Requests pass through untouched until `fail_after` PUT requests went by; from th
 on, `how` = "stall" holds every request unanswered (an endpoint timing out) and "refuse"
 cuts the connection (an endpoint refusing), until `heal()`. It works on the bytes each
 request starts with, so connections kept alive by the client are caught too; `requests`
-lists the request line ("GET /bucket/key?query") of each request that went through.
+lists the request line ("GET /bucket/key?query") of each request that went through, and
+`answered_bytes` counts what the endpoint sent back.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class Proxy:
         self.fail_after, self.how = fail_after, how
         self.puts = 0
         self.requests: list[str] = []
+        self.answered_bytes = 0  # all the endpoint sent back, headers included
         self.failing = threading.Event()  # set once the Nth PUT went by; clear: healed
         self.lock = threading.Lock()
         self.listener = socket.create_server(("127.0.0.1", 0))
@@ -50,7 +52,7 @@ class Proxy:
 
     def _pipe_client(self, client: socket.socket) -> None:
         upstream = socket.create_connection(self.upstream)
-        threading.Thread(target=_copy, args=(upstream, client), daemon=True).start()
+        threading.Thread(target=self._answer, args=(upstream, client), daemon=True).start()
         try:
             while data := client.recv(BLOCK):
                 if self._fails(data):
@@ -66,6 +68,17 @@ class Proxy:
             _close(client)
             _close(upstream)
 
+    def _answer(self, upstream: socket.socket, client: socket.socket) -> None:
+        try:
+            while data := upstream.recv(BLOCK):
+                with self.lock:
+                    self.answered_bytes += len(data)
+                client.sendall(data)
+        except OSError:
+            pass
+        finally:
+            _close(client)
+
     def _fails(self, data: bytes) -> bool:
         with self.lock:
             starts = data[:5] in METHODS
@@ -78,16 +91,6 @@ class Proxy:
                 line = data.split(b"\r\n", 1)[0].rsplit(b" ", 1)[0]  # no " HTTP/1.1"
                 self.requests.append(line.decode("latin-1"))
             return failing
-
-
-def _copy(source: socket.socket, target: socket.socket) -> None:
-    try:
-        while data := source.recv(BLOCK):
-            target.sendall(data)
-    except OSError:
-        pass
-    finally:
-        _close(target)
 
 
 def _close(sock: socket.socket) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 
 import boto3
 import pytest
@@ -16,6 +17,8 @@ from tests.lake_support import history, replay, settings_for
 from tests.pg_server import free_port
 from tests.s3_proxy import proxying
 from tests.s3_server import forget_clients
+
+MiB = 1 << 20
 
 
 def _upload(bucket: str, local, prefix: str) -> None:
@@ -142,3 +145,21 @@ def test_an_endpoint_that_refuses_a_read_is_one_line_naming_the_object(s3_bucket
         archive.read_payloads(run, "runpod")
     assert f"cannot read {run}/runpod/manifest.json (" in str(error.value)
     assert "\n" not in str(error.value)
+
+
+def test_an_object_larger_than_the_payload_limit_is_refused_without_downloading_it(
+    s3_bucket, s3_endpoint, monkeypatch
+):
+    root = f"s3://{s3_bucket}/archive"
+    writer = archive.ArchiveWriter(root, "2026-11-20T060000Z", "runpod")
+    writer.write(b'{"a": 1}', "https://api.example.test/a")
+    # Replaced by 16 MiB that do not compress: over a 1 MiB limit before inflating a byte.
+    key = "archive/2026-11-20T060000Z/runpod/0001.json.gz"
+    boto3.client("s3").put_object(Bucket=s3_bucket, Key=key, Body=os.urandom(16 * MiB))
+    with proxying(s3_endpoint, fail_after=10**9, how="refuse") as proxy:  # it only watches
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+        forget_clients()
+        [run] = archive.run_directories(root)
+        with pytest.raises(ArchiveError, match=r"larger than 1 MiB even compressed.*MAX_MB"):
+            archive.read_payloads(run, "runpod", max_bytes=MiB)
+    assert proxy.answered_bytes < 2 * MiB, f"{proxy.answered_bytes / MiB:.1f} MiB downloaded"
