@@ -31,3 +31,5 @@ def release(holder: subprocess.Popen) -> None:
     if holder.poll() is None:
         holder.stdin.close()
         holder.wait(timeout=60)
+    for pipe in (holder.stdin, holder.stdout):
+        pipe.close()

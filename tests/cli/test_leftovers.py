@@ -82,12 +82,13 @@ def env(tmp_path):
 
 
 def test_sigkill_of_collect_leaves_no_process(tmp_path, env):
-    command = subprocess.Popen(
-        [CHIPCOST, "collect", "--replay", str(SAMPLE), "--db", str(tmp_path / "w.duckdb")],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=(tmp_path / "stderr").open("w"),  # noqa: SIM115 - closed with the process
-    )
+    with (tmp_path / "stderr").open("w") as stderr:  # the child keeps its own copy
+        command = subprocess.Popen(
+            [CHIPCOST, "collect", "--replay", str(SAMPLE), "--db", str(tmp_path / "w.duckdb")],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
     try:
         server = wait_for_server(command, said=tmp_path / "stderr")
         helpers = procs.descendants(command.pid)

@@ -79,12 +79,12 @@ def rows(db: Path, sql: str) -> list[tuple]:
 
 
 def test_a_replay_waits_for_a_reader_then_loads(db, env, sample_runs, tmp_path):
-    with holding(db, read_only=True) as holder:
+    with holding(db, read_only=True) as holder, open(tmp_path / "stdout", "w") as stdout:
         collector = subprocess.Popen(
             [CHIPCOST, "collect", "--replay", str(sample_runs[0]), "--db", str(db)],
             cwd=ROOT,
             env={**env, "CHIPCOST_LOCK_WAIT": "200"},
-            stdout=open(tmp_path / "stdout", "w"),  # noqa: SIM115 - closed with the process
+            stdout=stdout,  # the child keeps its own copy
             stderr=subprocess.PIPE,
             text=True,
         )
