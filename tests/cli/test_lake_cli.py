@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+import time
 
 from chipcost.core.settings import Warehouse
 from chipcost.warehouse.db import connect
 from tests.cli.test_cli import CHIPCOST, chipcost
 from tests.lake_support import history, replay, settings_for
+from tests.paths import ROOT
 
 
 def test_replay_into_the_lake_and_read_prices_while_another_replay_loads(
@@ -42,28 +45,36 @@ def test_replay_into_the_lake_and_read_prices_while_another_replay_loads(
     )
     assert done.returncode == 0, done.stderr
     assert "password=***" in done.stdout or "lake-test-pw" not in done.stdout
+    # The second replay stalls inside each load's open transaction (tests/stall.py) until
+    # the marker goes: a read then happens mid-load for certain, once per archived run.
+    marker = tmp_path / "loading"
     loading = subprocess.Popen(
-        [CHIPCOST, "collect", "--replay", str(second)],
+        [sys.executable, "-m", "tests.stall", str(marker), "chipcost"]
+        + ["collect", "--replay", str(second)],
+        cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    reads = 0
     try:
-        # A read, then another each second while the load runs (back to back, the readers
-        # would take the CPU the load needs).
-        while True:
+        deadline = time.monotonic() + 900
+        while loading.poll() is None:
+            assert time.monotonic() < deadline, "the second replay never finished"
+            if not marker.exists():
+                time.sleep(0.05)
+                continue
             answer = chipcost("prices", "--chip", "H100-SXM", env=env)
             assert answer.returncode == 0, answer.stderr
             assert "H100" in answer.stdout
-            try:
-                loading.wait(timeout=1.0)
-                break
-            except subprocess.TimeoutExpired:
-                continue
+            reads += 1
+            marker.unlink()  # let this load commit
     finally:
+        marker.unlink(missing_ok=True)
         out, err = loading.communicate(timeout=900)
     assert loading.returncode == 0, err
+    assert reads == 2, f"read during {reads} of the 2 loads"
     file = Warehouse(str(tmp_path / "file.duckdb"))
     replay(settings_for(file, tmp_path), sample_runs[:4])
     lake_con, file_con = connect(lake, read_only=True), connect(file, read_only=True)
