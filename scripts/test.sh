@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Set up with the test extras, then lint, check the layer contract, and run the whole suite
-# on every core.
+# Set up with the test extras, then lint, check the formatting and the layer contract, and
+# run the whole suite on every core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
@@ -9,5 +9,6 @@ export DO_NOT_TRACK=1 PREFECT_SERVER_ANALYTICS_ENABLED=false
 # compiled bytecode, and pytest its rewritten test modules (__pycache__ is ignored by git).
 unset PYTHONDONTWRITEBYTECODE
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
 scripts/lint-imports.sh
 .venv/bin/python -m pytest -n auto "$@"

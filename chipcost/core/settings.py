@@ -182,6 +182,7 @@ class Settings:
     def read_wait(self) -> float:
         """Seconds a reading command waits for a writer to finish."""
         return min(self.lock_wait, READ_WAIT)
+
     # Every credential value known to this run: scrubbed from what it stores, logs or prints.
     secrets: tuple[str, ...] = field(default=(), repr=False)
 
@@ -291,6 +292,8 @@ def stale_days(text: str | None) -> int:
             f"{STALE_DAYS_ENV}={text!r}: give a whole number of days from 1 to 99999, e.g. 2"
         )
     return days
+
+
 def lock_wait(text: str | None) -> float:
     """CHIPCOST_LOCK_WAIT: seconds (0 or more, decimals allowed) a writer waits for the file."""
     if text is None or not text.strip():

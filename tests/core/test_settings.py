@@ -148,6 +148,8 @@ def test_a_lake_without_its_data_path_or_of_another_kind_is_refused(monkeypatch)
     monkeypatch.setenv("CHIPCOST_LAKE_DATA", "/tmp/x")
     with pytest.raises(ChipcostError, match="ducklake:postgres:"):
         load_settings(db="ducklake:sqlite:x.db")
+
+
 @pytest.mark.parametrize(
     "value", ["0", "-5", "²", "1.5", "ten", "99999999999999999999", str(MAX_OBSERVATIONS_DAYS + 1)]
 )
