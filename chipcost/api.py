@@ -28,7 +28,7 @@ def _warehouse(db: str | Path | None) -> Iterator[tuple[duckdb.DuckDBPyConnectio
     from chipcost.warehouse.db import connect
 
     settings = load_settings(db=db)
-    con = connect(settings.db_path, read_only=True)
+    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
         yield con, settings.stale_days
     finally:
@@ -136,21 +136,19 @@ def history(
     (provider, region, zone, instance_type, chip_count, term, payment, plan, source) and how
     many offers were priced that day. since/until are inclusive days ('2026-11-01' or dates).
     """
-    from chipcost.core.names import split_values
-    from chipcost.pipeline.prices import pricing_model_name
-    from chipcost.warehouse.history import daily_cheapest
+    from chipcost.pipeline.history import HistoryAsk, find_history
 
-    models = [pricing_model_name(m) for m in split_values(pricing_model) or []] or None
-    with _warehouse(db) as (con, _):
-        return daily_cheapest(
-            con,
-            chips=resolve_chip_names(chip),
-            providers=split_values(provider),
-            regions=split_values(region),
-            models=models,
-            since=_day(since, "since"),
-            until=_day(until, "until"),
-        )
+    ask = HistoryAsk(
+        chips=chip,
+        regions=region,
+        pricing_models=pricing_model,
+        providers=provider,
+        since=_day(since, "since"),
+        until=_day(until, "until"),
+        options=("since=", "until="),
+    )
+    with _warehouse(db) as (con, stale_days):
+        return find_history(con, ask, stale_days=stale_days).frame
 
 
 def sources(db: str | Path | None = None) -> pl.DataFrame:

@@ -30,16 +30,16 @@ def _not_negative(value: float, what: str) -> float:
     return float(value)
 
 
-def parse_quantity(text: str, what: str = "the value") -> float:
+def parse_quantity(
+    text: str, what: str = "the value", examples: str = "300e9, 300B or 300000000000"
+) -> float:
     """'300e9', '300B', '1.5T', '36,000' -> a positive float (K, M, B/G, T suffixes)."""
     cleaned = text.strip().replace(",", "").replace("_", "")
     match = re.fullmatch(r"([0-9.eE+-]+)\s*([kKmMbBgGtT]?)", cleaned)
     try:
         value = float(match.group(1)) * _SUFFIXES.get(match.group(2).lower(), 1.0)
     except (AttributeError, ValueError):
-        raise ChipcostError(
-            f"{what} {text!r} is not a number: write e.g. 300e9, 300B or 300000000000"
-        ) from None
+        raise ChipcostError(f"{what} {text!r} is not a number: write e.g. {examples}") from None
     return _positive(value, what)
 
 

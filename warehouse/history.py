@@ -107,3 +107,11 @@ def _day(value: date | datetime | None) -> date | None:
     if isinstance(value, datetime):
         return value.date()
     return value
+
+
+def history_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
+    """Distinct values of a price_history column, now or ever (for 'did you mean' messages)."""
+    if column not in ("chip", "provider", "region", "pricing_model"):
+        raise ValueError(f"not a name column of price_history: {column!r}")
+    rows = con.execute(f"SELECT DISTINCT {column} FROM price_history ORDER BY 1").fetchall()
+    return [r[0] for r in rows]

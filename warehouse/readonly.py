@@ -39,9 +39,16 @@ def _sandbox(db_path: Path | Warehouse) -> tuple[str, ...]:
     return SANDBOX
 
 
+def _statement(kind: str) -> str:
+    """'an INSERT', 'a COPY': DuckDB files INSTALL under LOAD, so both are named."""
+    kind = "INSTALL or LOAD" if kind == "LOAD" else kind
+    return f"{'an' if kind[:1] in 'AEIOU' else 'a'} {kind}"
+
+
 def _refuse(kind: str) -> ChipcostError:
     return ChipcostError(
-        f"`chipcost sql` only reads: a {kind} statement is refused. Open the file with the "
+        f"`chipcost sql` only reads: {_statement(kind)} statement is refused. Open the file "
+        "with the "
         "duckdb CLI or Python if you really mean to change it (stop scheduled runs first)"
     )
 
@@ -64,7 +71,7 @@ def _check_reads_only(query: str) -> None:
         except duckdb.Error as exc:
             raise ChipcostError(f"cannot parse the explained query: {exc}") from exc
         if len(inner) != 1 or inner[0].type.name != "SELECT":
-            raise _refuse(f"EXPLAIN of a {inner[0].type.name if inner else 'missing'}")
+            raise _refuse(f"EXPLAIN of {_statement(inner[0].type.name) if inner else 'nothing'}")
 
 
 def run_readonly(db_path: Path | Warehouse, query: str, *, wait: float = 0.0) -> pl.DataFrame:

@@ -46,7 +46,9 @@ def _question(workload, tokens, overhead, migration_cost, daily_tokens) -> CostQ
         raise ChipcostError(f"--overhead is a fraction, e.g. 0.15 for 15% (got {overhead:g})")
     migration = None
     if migration_cost is not None:
-        migration = parse_quantity(migration_cost, "--migration-cost")
+        migration = parse_quantity(
+            migration_cost, "--migration-cost", "250000, 250K or 2.5e5 (USD)"
+        )
     return CostQuestion(
         tokens=parse_quantity(tokens, "--tokens") if tokens is not None else None,
         overhead=DEFAULT_OVERHEAD[workload] if overhead is None else overhead,

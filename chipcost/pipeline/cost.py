@@ -182,6 +182,11 @@ def _ranked(
     baseline, notes = _baseline(offers, ask, question)
     chosen = choose(offers, chips=ask.chips or None, all_offers=ask.all_offers)
     if not chosen:
+        if not both and not any(ask.filters.values()):
+            raise ChipcostError(
+                f"no current offer to rank for {ask.model} {ask.workload}: the warehouse has "
+                "no priced chip with a throughput yet; run `chipcost collect`"
+            )
         raise ChipcostError(
             f"no current offer matches for {ask.model} {ask.workload}. Chips with a price and "
             f"a throughput: {', '.join(both) or 'none'}; widen --region/--pricing-model/--provider"

@@ -62,6 +62,8 @@ def pricing_model_name(value: str) -> str:
 def _number(name: str, value: float | None, *, low: float = 0.0) -> float | None:
     if value is None:
         return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ChipcostError(f"{name} {value!r}: give a number, e.g. 3.5")
     if not math.isfinite(value) or value < low:
         raise ChipcostError(f"{name} {value!r}: give a finite number of {low:g} or more")
     return float(value)
@@ -78,7 +80,7 @@ def _counts(values: Sequence[float] | float | None) -> list[float] | None:
         except ValueError:
             count = math.nan
         if not math.isfinite(count) or count <= 0 or count > 1e6:
-            raise ChipcostError(f"--chips {item!r}: give chips per instance as a number, e.g. 8")
+            raise ChipcostError(f"--chips {item!r}: give the chips per instance, 1 or more, e.g. 8")
         counts.append(count)
     return counts or None
 

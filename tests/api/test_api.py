@@ -65,5 +65,15 @@ def test_errors_are_chipcost_errors(db):
         chipcost.prices(chip="H10", db=db)
     with pytest.raises(ChipcostError, match="give a day as YYYY-MM-DD"):
         chipcost.history(since="last week", db=db)
+    with pytest.raises(ChipcostError, match=r"since=2026-11-06 is after until=2026-11-04"):
+        chipcost.history("H100-SXM", since="2026-11-06", until=date(2026, 11, 4), db=db)
+    with pytest.raises(ChipcostError, match=r"unknown region 'us-west-9' \(did you mean us-west-2"):
+        chipcost.history("H100-SXM", region="us-west-9", db=db)
+    with pytest.raises(ChipcostError, match="unknown pricing model 'ondemand'"):
+        chipcost.history("H100-SXM", pricing_model="ondemand", db=db)
+    with pytest.raises(ChipcostError, match=r"--max-price 'abc': give a number"):
+        chipcost.prices(max_price="abc", db=db)
+    with pytest.raises(ChipcostError, match=r"--min-memory '80': give a number"):
+        chipcost.prices(min_memory="80", db=db)
     with pytest.raises(AttributeError):
         chipcost.nothing  # noqa: B018

@@ -169,6 +169,7 @@ def test_break_even_against_the_baseline(db):
         (["--tokens", "lots"], "--tokens 'lots' is not a number"),
         (["--workload", "serving"], "use training or inference"),
         (["--daily-tokens", "1e9"], "give --migration-cost too"),
+        (["--migration-cost", "abc"], "write e.g. 250000, 250K or 2.5e5 (USD)"),
         (["--baseline", "Trainium3"], "the baseline Trainium3 has no current price"),
         (["--overhead", "-0.1"], "--overhead is a fraction"),
         (["--region", "mars-1"], "unknown region 'mars-1'"),
@@ -184,6 +185,19 @@ def test_bad_input_is_explained_without_a_traceback(db, args, message):
     assert result.returncode == 1, result.stdout
     assert message in result.stderr and "Traceback" not in result.stderr
     assert "nan" not in (result.stdout + result.stderr).lower().split()
+
+
+def test_a_warehouse_with_no_prices_yet_says_to_collect(tmp_path):
+    from chipcost.pipeline.seed import open_warehouse
+
+    empty = tmp_path / "empty.duckdb"
+    open_warehouse(empty).close()
+    result = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "inference", "--db", str(empty)
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "no priced chip with a throughput yet; run `chipcost collect`" in result.stderr
+    assert "widen" not in result.stderr
 
 
 @pytest.mark.parametrize("limit", ["-1", "0", "99999999999999999999"])

@@ -62,8 +62,11 @@ def test_history_filters_and_since(golden):
 def test_history_with_nothing_to_show_says_what_to_check(golden):
     result = chipcost("history", "--chip", "B200", "--db", str(golden))
     assert result.returncode == 1
-    assert "no prices of B200 match these filters" in result.stderr
+    assert "the warehouse has never held a price of B200" in result.stderr
     assert "Traceback" not in result.stderr
+    result = chipcost("history", "--chip", "H100-SXM", "--since", "2027-01-01", "--db", str(golden))
+    assert result.returncode == 1
+    assert "no prices of H100-SXM match these filters from 2027-01-01" in result.stderr
     result = chipcost("history", "--chip", "H1OO-SXM", "--db", str(golden))
     assert result.returncode == 1 and "unknown chip 'H1OO-SXM'" in result.stderr
 
@@ -80,3 +83,44 @@ def test_history_does_not_start_prefect(golden):
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
     )
     assert "PREFECT NOT LOADED" in result.stdout, result.stdout + result.stderr
+
+
+def test_history_says_when_its_prices_were_fetched(golden, tmp_path):
+    table = chipcost("history", "--chip", "H100-SXM", "--no-chart", "--db", str(golden))
+    assert table.returncode == 0, table.stderr
+    assert "prices as of 2026-11-07 06:00 UTC" in table.stdout
+    assert "stale (no successful run in 2 days" in table.stdout
+    assert "SAMPLE DATA" not in table.stdout
+    # As data on stdout, the notes go to stderr; sample prices say so.
+    sample = report_warehouse.build(
+        tmp_path / "sample.duckdb", report_warehouse.golden_runs(sample=True)
+    )
+    args = ("history", "--chip", "H100-SXM", "--format", "json", "--db", str(sample))
+    result = chipcost(*args)
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads(result.stdout)) == 12
+    assert "SAMPLE DATA" in result.stderr and "prices as of 2026-11-07" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--region", "us-west-9"], "unknown region 'us-west-9' (did you mean us-west-2"),
+        (
+            ["--pricing-model", "ondemand"],
+            "unknown pricing model 'ondemand' (did you mean on_demand",
+        ),
+        (["--provider", "awz"], "unknown provider 'awz' (did you mean aws"),
+        (["--since", "2026-11-06", "--until", "2026-11-04"], "--since 2026-11-06 is after --until"),
+    ],
+)
+def test_history_refuses_what_it_cannot_match_and_says_why(golden, args, message):
+    result = chipcost("history", "--chip", "H100-SXM", *args, "--db", str(golden))
+    assert result.returncode == 1 and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_history_takes_the_pricing_model_option_of_the_other_commands(golden):
+    args = ("history", "--chip", "H100-SXM", "--format", "csv", "--db", str(golden))
+    rows = csv.DictReader(io.StringIO(chipcost(*args, "--pricing-model", "spot").stdout))
+    assert {r["pricing_model"] for r in rows} == {"spot"}

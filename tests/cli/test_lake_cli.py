@@ -116,3 +116,20 @@ def test_sql_and_sources_read_the_lake_and_its_freshness(lake, tmp_path):
     listed = chipcost("sources", env={**env, "CHIPCOST_WAREHOUSE": lake.url})
     assert listed.returncode == 0, listed.stderr
     assert "aws-pricing-api" in listed.stdout and "stale" in listed.stdout
+    # history and the Python API read the lake too, not the file a file warehouse would be.
+    shown = chipcost(
+        "history", "--chip", "H100-SXM", "--no-chart", env={**env, "CHIPCOST_WAREHOUSE": lake.url}
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "H100-SXM: cheapest USD per chip-hour by day" in shown.stdout
+    code = "import chipcost; print(chipcost.history('H100-SXM').height, chipcost.prices().height)"
+    read = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**env, "CHIPCOST_WAREHOUSE": lake.url},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.split() == ["1", "1"]

@@ -135,7 +135,8 @@ def test_filters(db, args, chips, count):
         (["--region", "us-east-1", "--region", "us-east-9"], "unknown region 'us-east-9'"),
         (["--provider", "AWS", "--provider", "aw"], "unknown provider 'aw' (did you mean aws"),
         (["--min-price", "3", "--max-price", "2"], "--min-price 3 is above --max-price 2"),
-        (["--chips", "eight"], "--chips 'eight': give chips per instance"),
+        (["--chips", "eight"], "--chips 'eight': give the chips per instance, 1 or more"),
+        (["--chips", "0"], "--chips '0': give the chips per instance, 1 or more"),
         (["--min-memory", "nan"], "--min-memory nan"),
     ],
 )

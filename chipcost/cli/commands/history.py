@@ -18,9 +18,15 @@ def history(
     ],
     provider: Annotated[list[str] | None, typer.Option(help="Provider, e.g. aws.")] = None,
     region: Annotated[list[str] | None, typer.Option(help="Region code, e.g. us-east-1.")] = None,
-    model: Annotated[
+    pricing_model: Annotated[
         list[str] | None,
-        typer.Option(help="Pricing model: on_demand, reserved, savings_plan, spot, ..."),
+        typer.Option(
+            "--pricing-model",
+            help="on_demand, reserved, savings_plan, commitment, capacity_block, spot.",
+        ),
+    ] = None,
+    model: Annotated[
+        list[str] | None, typer.Option("--model", hidden=True, help="Old name of --pricing-model.")
     ] = None,
     since: Annotated[
         str | None, typer.Option(help="First day, YYYY-MM-DD (default: the whole history).")
@@ -31,35 +37,37 @@ def history(
     db: DbOption = None,
 ) -> None:
     """The cheapest per-chip-hour price per day per pricing model, with a terminal chart."""
-    from chipcost.core.names import resolve_chip_names, split_values
+    from chipcost.cli.formats import notices
+    from chipcost.cli.render_fresh import print_freshness
     from chipcost.core.settings import load_settings
-    from chipcost.pipeline.prices import pricing_model_name
+    from chipcost.pipeline.history import HistoryAsk, find_history, why_no_history
     from chipcost.reports.period import parse_day
     from chipcost.warehouse.db import connect
-    from chipcost.warehouse.history import daily_cheapest
 
-    chips = resolve_chip_names(chip) or []
-    models = [pricing_model_name(m) for m in split_values(model) or []] or None
-    first, last = parse_day(since, "--since"), parse_day(until, "--until")
-    con = connect(load_settings(db=db).db_path, read_only=True)
+    ask = HistoryAsk(
+        chips=chip,
+        regions=region,
+        pricing_models=[*(pricing_model or []), *(model or [])] or None,
+        providers=provider,
+        since=parse_day(since, "--since"),
+        until=parse_day(until, "--until"),
+    )
+    settings = load_settings(db=db)
+    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
-        frame = daily_cheapest(
-            con, chips, split_values(provider), split_values(region), models, first, last
-        )
+        result = find_history(con, ask, stale_days=settings.stale_days)
+        empty = why_no_history(con, ask, result.chips) if result.frame.is_empty() else None
     finally:
         con.close()
-    if frame.is_empty():
-        raise ChipcostError(
-            f"no prices of {', '.join(chips)} match these filters"
-            f"{f' from {first}' if first else ''}: check --provider, --region and --model "
-            "with `chipcost prices`, or run `chipcost collect`"
-        )
+    if empty:
+        raise ChipcostError(empty)
     if output is OutputFormat.table:
-        _show(frame, chips, chart=not no_chart)
+        _show(result.frame, result.chips, chart=not no_chart)
     else:
         from chipcost.cli.formats import write_frame
 
-        write_frame(output, frame)
+        write_frame(output, result.frame)
+    print_freshness(notices(output), result.freshness)
 
 
 def _show(frame, chips: list[str], *, chart: bool) -> None:

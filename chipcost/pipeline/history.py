@@ -1,0 +1,93 @@
+"""What `chipcost history` and chipcost.history() do: check the filters, query, date the prices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+import duckdb
+
+from chipcost.core.errors import ChipcostError
+from chipcost.core.names import check_known, resolve_chip_names, split_values
+from chipcost.pipeline.prices import pricing_model_name
+from chipcost.warehouse.freshness import Freshness, freshness
+from chipcost.warehouse.history import daily_cheapest, history_values
+
+if TYPE_CHECKING:
+    import polars as pl
+
+_KINDS = {"region": "region", "pricing_model": "pricing model", "provider": "provider"}
+
+
+@dataclass(frozen=True)
+class HistoryAsk:
+    """Filters as a user gives them: names may be families or comma lists, any case.
+    `options` names the since/until parameters in messages ('--since ' or 'since=')."""
+
+    chips: Sequence[str] | str | None = None
+    regions: Sequence[str] | str | None = None
+    pricing_models: Sequence[str] | str | None = None
+    providers: Sequence[str] | str | None = None
+    since: date | None = None
+    until: date | None = None
+    options: tuple[str, str] = ("--since ", "--until ")
+
+
+@dataclass(frozen=True)
+class HistoryResult:
+    frame: pl.DataFrame  # daily_cheapest's columns
+    freshness: Freshness  # of the sources the frame shows
+    chips: list[str]  # the canonical chips the names stood for
+
+
+def find_history(
+    con: duckdb.DuckDBPyConnection, ask: HistoryAsk, *, stale_days: int, now: datetime | None = None
+) -> HistoryResult:
+    """Each chip's cheapest price per pricing model per day, the names checked against the
+    history (a region, pricing model or provider it never held is refused with the closest
+    ones) and the days checked against each other."""
+    if ask.since and ask.until and ask.since > ask.until:
+        first, last = ask.options
+        raise ChipcostError(f"{first}{ask.since} is after {last}{ask.until}: swap them")
+    chips = resolve_chip_names(ask.chips) or []
+    named = {
+        "region": split_values(ask.regions),
+        "pricing_model": [pricing_model_name(m) for m in split_values(ask.pricing_models) or []]
+        or None,
+        "provider": split_values(ask.providers),
+    }
+    for column, values in named.items():
+        if values:
+            check_known(_KINDS[column], values, history_values(con, column))
+    frame = daily_cheapest(
+        con,
+        chips,
+        named["provider"],
+        named["region"],
+        named["pricing_model"],
+        ask.since,
+        ask.until,
+    )
+    fresh = freshness(
+        con, frame["source"].unique().sort().to_list(), stale_days=stale_days, now=now
+    )
+    return HistoryResult(frame=frame, freshness=fresh, chips=chips)
+
+
+def why_no_history(con: duckdb.DuckDBPyConnection, ask: HistoryAsk, chips: list[str]) -> str:
+    """A message for a history read that matched nothing: which part of the ask has none."""
+    if not history_values(con, "chip"):
+        return "the warehouse has no prices yet: run `chipcost collect`"
+    held = set(history_values(con, "chip"))
+    named = ", ".join(chips) or "any chip"
+    if chips and not any(c in held for c in chips):
+        return f"the warehouse has never held a price of {named}: see `chipcost prices`"
+    days = ""
+    if ask.since or ask.until:
+        days = f" from {ask.since or 'the start'} to {ask.until or 'the last run'}"
+    return (
+        f"no prices of {named} match these filters{days}: check the region, pricing model, "
+        "provider and days with `chipcost prices` and `chipcost sql`"
+    )
