@@ -31,6 +31,12 @@ def canonical_chips() -> frozenset[str]:
 
 
 @cache
+def chip_memory_gb() -> dict[str, float]:
+    """Memory per chip, GB (chips.csv), for the chips that state it."""
+    return {r["chip"]: float(r["memory_gb"]) for r in chip_rows() if r["memory_gb"]}
+
+
+@cache
 def aws_families() -> dict[str, str]:
     """Accelerator instance family (the part before the dot) -> canonical chip."""
     return {row["family"]: row["chip"] for row in aws_family_rows()}

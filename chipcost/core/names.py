@@ -10,6 +10,7 @@ from chipcost.core.catalog import (
     UNKNOWN_CHIP,
     canonical_chip,
     canonical_chips,
+    chip_memory_gb,
     chip_rows,
     normalise_spelling,
 )
@@ -96,12 +97,45 @@ def resolve_chip_name(name: str) -> list[str]:
     chip = canonical_chip(name)
     if chip != UNKNOWN_CHIP:
         return [chip]
+    if sized := _with_memory(name):
+        return [sized]
     known = sorted(canonical_chips() - {UNKNOWN_CHIP}) + list(chip_families())
     raise ChipcostError(
         f"unknown chip {name!r}{did_you_mean(name, known)}; chips: "
         f"{', '.join(sorted(canonical_chips() - {UNKNOWN_CHIP}))}; families: "
         f"{', '.join(chip_families())}"
     )
+
+
+# A memory size at the end of a marketplace's name: "MI300X 192GB", "H200 SXM 141 GB HBM3e".
+_MEMORY = re.compile(r"^(?P<name>.*?)[\s_-]*(?P<gb>\d+(?:\.\d+)?)\s*gb(?:\s*hbm\w*)?\s*$", re.I)
+
+
+def _with_memory(name: str) -> str | None:
+    """The chip a name ending in a memory size means, when the name without it is a chip (or
+    a spelling) whose memory (chips.csv) the size matches within 10%; None otherwise."""
+    match = _MEMORY.match(name.strip())
+    if not match or not match["name"].strip():
+        return None
+    gb = float(match["gb"])
+    rest = match["name"]
+    wanted = normalise_spelling(rest)
+    chip = next(
+        (c for c in canonical_chips() - {UNKNOWN_CHIP} if normalise_spelling(c) == wanted),
+        None,
+    ) or canonical_chip(rest, gb)
+    if chip == UNKNOWN_CHIP:  # a family ("H100 94GB"): its one member of that size
+        family = next(
+            (m for f, m in chip_families().items() if normalise_spelling(f) == wanted), ()
+        )
+        sized = [c for c in family if _holds(c, gb)]
+        return sized[0] if len(sized) == 1 else None
+    return chip if _holds(chip, gb) else None
+
+
+def _holds(chip: str, gb: float) -> bool:
+    memory = chip_memory_gb().get(chip)
+    return memory is not None and abs(memory - gb) <= 0.1 * memory
 
 
 def resolve_chip_names(names: str | Sequence[str] | None) -> list[str] | None:

@@ -34,6 +34,31 @@ def test_resolve_chip_names(names, chips):
     assert resolve_chip_names(names) == chips
 
 
+@pytest.mark.parametrize(
+    ("name", "chip"),
+    [
+        # Marketplace names that end in the memory size: the rest names the chip, and chips.csv
+        # gives it that much memory (within 10%).
+        ("MI300X 192GB", "MI300X"),
+        ("H200 SXM 141GB", "H200"),
+        ("H200 141GB HBM3e", "H200"),
+        ("L40S 48GB", "L40S"),
+        ("RTX 4090 24GB", "RTX-4090"),
+        ("H100 PCIe 80GB", "H100-PCIe"),
+        ("H100-80GB", "H100-SXM"),  # as chip_aliases.csv reads a bare H100 with 80 GB
+        ("H100 94GB", "H100-NVL"),  # the one H100 with 94 GB
+    ],
+)
+def test_a_memory_size_after_a_chip_is_read(name, chip):
+    assert resolve_chip_names(name) == [chip]
+
+
+@pytest.mark.parametrize("name", ["MI300X 80GB", "H100 40GB", "80GB", "A100 60GB"])
+def test_a_memory_size_the_chip_does_not_have_is_refused(name):
+    with pytest.raises(ChipcostError, match=f"unknown chip {name!r}"):
+        resolve_chip_names(name)
+
+
 def test_a_family_is_never_also_a_chip():
     chips = {"H100-SXM", "MI300X", "L4", "Gaudi2"}
     assert not chips & set(chip_families())
