@@ -26,8 +26,9 @@ DbOption = Annotated[
         "--warehouse",
         "--db",
         help=(
-            "Warehouse: a DuckDB file path or ducklake:postgres:<conninfo> (default: "
-            "$CHIPCOST_WAREHOUSE, $CHIPCOST_DB or ./data/chipcost.duckdb)."
+            "Warehouse: a DuckDB file, or a lake as ducklake:postgres: and its "
+            "connection string (default: the variables CHIPCOST_WAREHOUSE, then "
+            "CHIPCOST_DB, else chipcost.duckdb in CHIPCOST_DATA_DIR or ./data)."
         ),
     ),
 ]

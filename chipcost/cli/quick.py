@@ -112,7 +112,7 @@ SPECS: dict[str, Spec] = {
             "--migration-cost": Opt("migration_cost"),
             "--daily-tokens": Opt("daily_tokens"),
             **_texts("chip", "region", "pricing-model", "provider"),
-            **_switch("all-offers", "all_offers"),
+            "--all-offers": Opt("all_offers", "flag"),
         },
     ),
     "sql": Spec(

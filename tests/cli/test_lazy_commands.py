@@ -150,3 +150,18 @@ def test_read_commands_do_not_import_pandas_where_it_is_installed(priced, tmp_pa
         assert done.returncode == 0, done.stderr
         assert "p5.48xlarge" in done.stdout or "H100-SXM" in done.stdout
         assert not mark.exists(), f"chipcost {args[0]} imported pandas"
+
+
+HELPS = [(name,) for name in sorted(COMMANDS) if name != "throughput"] + [
+    ("throughput", sub) for sub in ("add", "list", "import", "remove")
+]
+
+
+@pytest.mark.parametrize("command", HELPS, ids=" ".join)
+def test_every_help_fits_80_columns_without_cutting_a_word(run, command):
+    # Rich cuts what does not fit its column with an ellipsis: an option's name, a default.
+    shown = run(*command, "--help", env={"COLUMNS": "80"})
+    assert shown.returncode == 0, shown.stderr
+    assert "Options" in shown.stdout
+    assert "…" not in shown.stdout, shown.stdout
+    assert max(len(line) for line in shown.stdout.splitlines()) <= 80

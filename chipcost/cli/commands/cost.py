@@ -40,7 +40,10 @@ def cost(
     ] = None,
     provider: Annotated[list[str] | None, typer.Option(help="Only this provider.")] = None,
     all_offers: Annotated[
-        bool, typer.Option(help="Every offer, not the cheapest per chip, pricing model and term.")
+        bool,
+        typer.Option(
+            "--all-offers", help="Every offer, not the cheapest per chip, pricing model and term."
+        ),
     ] = False,
     limit: LimitOption = None,
     wide: WideOption = False,

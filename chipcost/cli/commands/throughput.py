@@ -38,7 +38,10 @@ IMPORT_COLUMNS = (
 REQUIRED_COLUMNS = ("chip", "model", "workload", "tokens_per_second")
 AllowAbovePeak = Annotated[
     bool,
-    typer.Option(help="Keep a figure above the chip's dense peak (FP4 or sparsity, say)."),
+    typer.Option(
+        "--allow-above-peak",
+        help="Keep a figure above the chip's dense peak (FP4 or sparsity, say).",
+    ),
 ]
 
 
