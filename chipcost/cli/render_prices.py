@@ -139,7 +139,7 @@ def print_prices(console: Console, result: PriceRows, *, limit: int, wide: bool)
         columns = [c for c in _WIDE if _has_values(shown, c.key)]
     else:
         same = constants(rows)
-        columns = _columns(rows, same)
+        columns = _columns(shown, same)
     fitted = fit_table(console, columns, _shown(shown, same), keep_order=KEEP_ORDER, wide=wide)
     console.print("current per-chip prices (USD)", highlight=False)
     if _header(same):

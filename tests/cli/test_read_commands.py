@@ -225,3 +225,13 @@ def test_version_and_short_help():
     assert version.returncode == 0 and version.stdout.startswith("chipcost ")
     short = chipcost("prices", "-h")
     assert short.returncode == 0 and "--pricing-model" in short.stdout
+
+
+def test_columns_follow_the_rows_shown_not_those_cut_by_the_limit(db):
+    # The all-upfront reservation is the only row with an upfront fee: past --limit, its
+    # column would be empty and take the room of one that tells the rows apart.
+    every = chipcost("prices", "--chip", "H100-SXM", "--db", str(db), columns=200)
+    assert "upfront $" in every.stdout and "289,080.00" in every.stdout
+    first = chipcost("prices", "--chip", "H100-SXM", "--limit", "1", "--db", str(db), columns=200)
+    assert first.returncode == 0, first.stderr
+    assert "289,080.00" not in first.stdout and "upfront $" not in first.stdout
