@@ -146,6 +146,17 @@ def resolve_chip_names(names: str | Sequence[str] | None) -> list[str] | None:
     return list(dict.fromkeys(chip for name in values for chip in resolve_chip_name(name)))
 
 
+# Company names people type for the providers chipcost names by their cloud.
+PROVIDER_ALIASES = {"amazon": "aws", "google": "gcp", "microsoft": "azure", "oracle": "oci"}
+
+
+def provider_names(values: list[str] | None) -> list[str] | None:
+    """Provider filters with a company name read as its cloud: 'Amazon' -> 'aws'."""
+    if values is None:
+        return None
+    return [PROVIDER_ALIASES.get(v.strip().lower(), v) for v in values]
+
+
 def check_known(kind: str, values: Sequence[str] | None, known: Sequence[str]) -> None:
     """Refuse a filter value that matches nothing known, with the closest known values."""
     lowered = {k.lower() for k in known}

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.names import check_known, resolve_chip_names, split_values
+from chipcost.core.names import check_known, provider_names, resolve_chip_names, split_values
 from chipcost.pipeline.prices import pricing_model_name
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.history import daily_cheapest, history_values
@@ -56,7 +56,7 @@ def find_history(
         "region": split_values(ask.regions),
         "pricing_model": [pricing_model_name(m) for m in split_values(ask.pricing_models) or []]
         or None,
-        "provider": split_values(ask.providers),
+        "provider": provider_names(split_values(ask.providers)),
     }
     for column, values in named.items():
         if values:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.names import check_known, resolve_chip_names, split_values
+from chipcost.core.names import check_known, provider_names, resolve_chip_names, split_values
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.prices import known_values, per_chip_price_rows, per_chip_prices
 
@@ -97,7 +97,7 @@ def _named(
         "regions": split_values(regions),
         "pricing_models": [pricing_model_name(m) for m in split_values(pricing_models) or []]
         or None,
-        "providers": split_values(providers),
+        "providers": provider_names(split_values(providers)),
     }
 
 

@@ -124,3 +124,6 @@ def test_history_takes_the_pricing_model_option_of_the_other_commands(golden):
     args = ("history", "--chip", "H100-SXM", "--format", "csv", "--db", str(golden))
     rows = csv.DictReader(io.StringIO(chipcost(*args, "--pricing-model", "spot").stdout))
     assert {r["pricing_model"] for r in rows} == {"spot"}
+    # A company name is read as its cloud, as in prices and cost.
+    rows = csv.DictReader(io.StringIO(chipcost(*args, "--provider", "Amazon").stdout))
+    assert {r["provider"] for r in rows} == {"aws"}

@@ -91,3 +91,12 @@ def test_check_known_and_split_values():
         check_known("region", ["mars-1"], ["us-east-1"])
     assert split_values(" a, b ,,a ") == ["a", "b"]
     assert split_values([",", ""]) is None
+
+
+def test_a_company_name_is_read_as_its_cloud():
+    from chipcost.core.names import provider_names
+
+    assert provider_names(["Amazon", "google", "MICROSOFT", "oracle", "runpod"]) == [
+        "aws", "gcp", "azure", "oci", "runpod",
+    ]  # fmt: skip
+    assert provider_names(None) is None
