@@ -195,8 +195,10 @@ def run_directories(root: Path) -> list[Path]:
     """The run directories under an archive root, oldest first; root itself if it is one."""
     root = location(root)
     if not _is_dir(root):
+        local_file = not _remote(root) and root.is_file()
+        what = "is a file, not a directory" if local_file else "does not exist"
         raise ArchiveError(
-            f"archive directory {root} does not exist: pass the archive root or one run "
+            f"archive directory {root} {what}: pass the archive root or one run "
             "directory under it (see docs/archive.md)"
         )
     if _is_run_dir(root):
@@ -235,6 +237,20 @@ def _is_run_dir(path: Path) -> bool:
 
 
 def archived_sources(run_dir: Path) -> list[str]:
+    """The sources archived in this run: those whose directory holds a manifest."""
+    return sorted(name for name, files in _source_files(run_dir).items() if MANIFEST in files)
+
+
+def unfinished_sources(run_dir: Path) -> list[str]:
+    """Sources with payload files but no manifest (lost, or never written: the run stopped
+    right after its first payload): they cannot be replayed, and say so."""
+    return sorted(
+        name for name, files in _source_files(run_dir).items() if files and MANIFEST not in files
+    )
+
+
+def _source_files(run_dir: Path) -> dict[str, set[str]]:
+    """The file names in each directory of a run."""
     run_dir = location(run_dir)
     if _remote(run_dir):
         # One listing of the run's keys, not one request per source (object storage answers
@@ -244,9 +260,17 @@ def archived_sources(run_dir: Path) -> list[str]:
         except Exception as exc:  # an object store that refuses or is not there
             raise ArchiveError(f"cannot list {run_dir} ({_reason(exc)}): {_CHECK_REMOTE}") from exc
         base = run_dir.path.rstrip("/") + "/"
-        parts = (key[len(base) :].split("/") for key in keys if key.startswith(base))
-        return sorted({p[0] for p in parts if len(p) == 2 and p[1] == MANIFEST})
-    return sorted(p.name for p in run_dir.iterdir() if (p / MANIFEST).is_file())
+        found: dict[str, set[str]] = {}
+        for key in keys:
+            parts = key[len(base) :].split("/") if key.startswith(base) else []
+            if len(parts) == 2:
+                found.setdefault(parts[0], set()).add(parts[1])
+        return found
+    return {
+        p.name: {f.name for f in p.iterdir() if f.is_file()}
+        for p in run_dir.iterdir()
+        if p.is_dir()
+    }
 
 
 def read_manifest(source_dir: Path) -> dict[str, Any]:
@@ -258,6 +282,12 @@ def read_manifest(source_dir: Path) -> dict[str, Any]:
             _check_file(path)
             manifest = json.loads(path.read_text("utf-8"))
     except FileNotFoundError as exc:
+        if source_dir.name in unfinished_sources(location(source_dir).parent):
+            raise ArchiveError(
+                f"{path} is missing, though the payloads beside it are there: the run "
+                "stopped before writing it, or it was deleted; without it they are not "
+                "replayed (restore the manifest from a backup, or fetch again)"
+            ) from exc
         raise ArchiveError(f"{path} is missing: this source was not archived in this run") from exc
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ArchiveError(f"{path} is not valid JSON ({exc}); restore it from a backup") from exc

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
+from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
 from chipcost.reports.build import spreadsheet_safe
 from chipcost.reports.charts import chip_charts
@@ -50,7 +51,9 @@ class Site:
     sample: bool
 
 
-def _read(db_path: Path, weeks: int) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict]:
+def _read(
+    db_path: Path | Warehouse, weeks: int
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict]:
     con = connect(db_path, read_only=True)
     try:
         offers = current_offers(con).with_columns(pricing=offer_label())
@@ -138,7 +141,7 @@ def page_html(data: dict, charts: dict[str, str]) -> str:
     )
 
 
-def write_site(db_path: Path, out_dir: Path, weeks: int = DEFAULT_WEEKS) -> Site:
+def write_site(db_path: Path | Warehouse, out_dir: Path, weeks: int = DEFAULT_WEEKS) -> Site:
     """index.html (data embedded), offers.json and offers.csv in out_dir."""
     offers, throughput, history, meta = _read(db_path, weeks)
     out_dir = Path(out_dir)

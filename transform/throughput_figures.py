@@ -119,9 +119,7 @@ def figures_from_rows(
         except ChipcostError as exc:
             problems.append(f"line {line}: {exc}")
     if problems:
-        raise ChipcostError(
-            f"{where} has bad rows (nothing was loaded):\n  " + "\n  ".join(problems)
-        )
+        raise ChipcostError(f"{where} has bad rows (nothing was loaded)", details=problems)
     ids = [f.throughput_id for f in figures]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:

@@ -98,6 +98,18 @@ def add_user_figures(
     return ids
 
 
+def chosen_ids(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> set[str]:
+    """Those of `ids` the choice rule uses for their chip, model and workload."""
+    if not ids:
+        return set()
+    marks = ", ".join("?" for _ in ids)
+    rows = con.execute(
+        f"SELECT throughput_id FROM throughput_ranked WHERE chosen AND throughput_id IN ({marks})",
+        list(ids),
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
 def _above_peak(con: duckdb.DuckDBPyConnection, ids: list[str]) -> list[str]:
     """The new figures that need more than their chip's dense peak, in words."""
     marks = ", ".join("?" for _ in ids)

@@ -40,6 +40,8 @@ def guarded(run: Callable[[], object]) -> None:
     try:
         run()
     except ChipcostError as exc:
+        if exc.details:
+            fail(f"{exc.headline}:", details=exc.details)
         fail(str(exc))
     except OSError as exc:
         # A path the system refuses (too long, read-only, no permission) is the user's to fix.
@@ -55,14 +57,18 @@ def guarded(run: Callable[[], object]) -> None:
         fail(str(damage))
 
 
-def fail(message: str) -> NoReturn:
-    """One line on stderr, secret values scrubbed and control characters out; exit 1."""
+def fail(message: str, details: tuple[str, ...] = ()) -> NoReturn:
+    """One line on stderr (and one more per detail, indented), secret values scrubbed and
+    control characters out of each; exit 1."""
     from rich.text import Text
 
     from chipcost.cli.consoles import err
     from chipcost.core.clean import printable, scrub
     from chipcost.core.settings import secret_values
 
-    safe = printable(scrub(message, secret_values(os.environ)))
+    secrets = secret_values(os.environ)
+    safe = printable(scrub(message, secrets))
     err.print(Text.assemble(("error:", "bold red"), " ", safe), highlight=False, soft_wrap=True)
+    for detail in details:
+        err.print(Text("  " + printable(scrub(detail, secrets))), highlight=False, soft_wrap=True)
     sys.exit(1)

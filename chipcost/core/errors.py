@@ -2,7 +2,16 @@
 
 
 class ChipcostError(Exception):
-    """An expected failure: the CLI prints its message, never a traceback."""
+    """An expected failure: the CLI prints its message, never a traceback.
+
+    `details` (one problem each, e.g. every bad row of a file) are printed one per line
+    under the message; str() holds them too, after the message, for logs and the API.
+    """
+
+    def __init__(self, message: str = "", *, details: tuple[str, ...] | list[str] = ()) -> None:
+        self.headline = message
+        self.details = tuple(details)
+        super().__init__(f"{message}: {'; '.join(self.details)}" if self.details else message)
 
 
 class SourceSkipped(ChipcostError):

@@ -183,3 +183,26 @@ def test_writer_timestamps_are_what_replay_reads(tmp_path):
     writer = ArchiveWriter(tmp_path, STAMP, SOURCE)
     writer.write(b"x", "https://example.test/", fetched_at=when)
     assert read_payloads(tmp_path / STAMP, SOURCE)[0].fetched_at == when
+
+
+def test_payloads_without_their_manifest_are_an_unfinished_archive_said_as_such(tmp_path):
+    from chipcost.archive import archived_sources, unfinished_sources
+
+    run_dir = archived(tmp_path, b"data")
+    assert archived_sources(run_dir) == [SOURCE] and unfinished_sources(run_dir) == []
+    (run_dir / SOURCE / MANIFEST).unlink()
+    (run_dir / "empty-dir").mkdir()  # nothing archived there: neither list holds it
+    assert archived_sources(run_dir) == [] and unfinished_sources(run_dir) == [SOURCE]
+    with pytest.raises(ArchiveError, match="the run stopped before writing it, or it was deleted"):
+        read_payloads(run_dir, SOURCE)
+
+
+def test_a_replay_given_a_file_or_nothing_says_which(tmp_path):
+    from chipcost.archive import run_directories
+
+    file = tmp_path / "afile"
+    file.write_text("not an archive")
+    with pytest.raises(ArchiveError, match="afile is a file, not a directory"):
+        run_directories(file)
+    with pytest.raises(ArchiveError, match="nowhere does not exist"):
+        run_directories(tmp_path / "nowhere")

@@ -258,6 +258,9 @@ def test_a_measurement_changes_the_ranking(fresh_db):
         (["--tokens-per-second", "9600", "--chips", "8"], "say --per instance"),
         (["--tokens-per-second", "9600", "--per", "instance"], "--chips N"),
         (["--tokens-per-second", "9600"], "needs 205% of its dense peak"),
+        # A precision without a peak of its own is checked against the chip's highest one.
+        (["--tokens-per-second", "9600", "--precision", "fp3"], "needs 205% of its dense peak"),
+        (["--tokens-per-second", "9600", "--precision", "fp4"], "pass --allow-above-peak"),
     ],
 )
 def test_bad_measurements_are_refused(fresh_db, args, message):
@@ -273,14 +276,22 @@ def test_import_is_all_or_nothing(fresh_db, tmp_path):
         "chip,model,workload,tokens_per_second,per,chips\n"
         "H100 SXM5,llama-3-70b,inference,12000,instance,8\n"
         "H200,llama-3-70b,inference,0,chip,\n"
+        "H200,llama-3-70b,serving,10,chip,\n"
     )
     result = chipcost("throughput", "import", str(bad), "--db", str(fresh_db))
-    assert result.returncode == 1 and "line 3: tokens_per_second" in result.stderr
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    # One bad row a line, under the message.
+    assert result.stderr.splitlines()[1:] == [
+        "  line 3: tokens_per_second must be a positive number (got 0.0)",
+        "  line 4: workload 'serving' is neither training nor inference",
+    ]
     good = tmp_path / "good.csv"
-    good.write_text(bad.read_text().replace(",0,chip,", ",1700,chip,"))
+    good.write_text(
+        bad.read_text().replace(",0,chip,", ",1700,chip,").replace("serving", "training")
+    )
     result = chipcost("throughput", "import", str(good), "--db", str(fresh_db))
     assert result.returncode == 0, result.stderr
-    assert "recorded 2 measurement(s)" in result.stdout
+    assert "recorded 3 measurement(s)" in result.stdout
     typo = tmp_path / "typo.csv"
     typo.write_text("chip,model,workload,tokens_per_sec\nH200,llama-3-70b,inference,1\n")
     result = chipcost("throughput", "import", str(typo), "--db", str(fresh_db))
@@ -352,3 +363,26 @@ def test_every_priced_chip_with_a_throughput_is_ranked_from_the_sample(tmp_path,
     assert "SAMPLE DATA" in result.stdout
     for chip in priced - covered:
         assert chip in result.stdout  # named in the "not ranked" note, never silently dropped
+
+
+def test_an_older_measurement_is_recorded_but_not_said_to_be_used(fresh_db):
+    base = ["throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b"]
+    base += ["--workload", "inference", "--db", str(fresh_db)]
+    newer = chipcost(*base, "--tokens-per-second", "1500", "--measured-on", "2026-11-20")
+    assert "It is now the figure `chipcost cost` uses" in newer.stdout, newer.stderr
+    older = chipcost(*base, "--tokens-per-second", "900", "--measured-on", "2026-10-01")
+    assert older.returncode == 0, older.stderr
+    assert "It is now the figure" not in older.stdout
+    assert "Another measurement of yours, dated later, stays the one" in older.stdout
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--origin", "bogus", "unknown origin 'bogus'; known: reference, user, derived"),
+        ("--workload", "serving", "unknown workload 'serving'; known: training, inference"),
+    ],
+)
+def test_throughput_list_names_the_values_it_takes(fresh_db, option, value, message):
+    result = chipcost("throughput", "list", option, value, "--db", str(fresh_db))
+    assert result.returncode == 1 and message in result.stderr, result.stderr

@@ -133,3 +133,16 @@ def test_sql_and_sources_read_the_lake_and_its_freshness(lake, tmp_path):
     )
     assert read.returncode == 0, read.stderr
     assert read.stdout.split() == ["1", "1"]
+    # So do the price explorer and the throughput commands, which write.
+    lake_env = {**env, "CHIPCOST_WAREHOUSE": lake.url}
+    site = chipcost("site", str(tmp_path / "site"), env=lake_env)
+    assert site.returncode == 0, site.stderr
+    assert "H100-SXM" in (tmp_path / "site" / "offers.csv").read_text()
+    added = chipcost(
+        "throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b",
+        "--workload", "inference", "--tokens-per-second", "1500", env=lake_env,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    mine = chipcost("throughput", "list", "--origin", "user", "--format", "csv", env=lake_env)
+    assert "user-1,H100-SXM" in mine.stdout.replace('"', ""), mine.stdout + mine.stderr
+    assert not (tmp_path / "chipcost.duckdb").exists()

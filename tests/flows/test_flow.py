@@ -71,10 +71,17 @@ def test_one_failing_source_does_not_take_down_the_others(tmp_path, archive_copy
     monkeypatch.setattr(collect_module, "registry", lambda: {**real, broken.name: broken})
     run_dir = sorted(archive_copy.iterdir())[0]
     shutil.copytree(run_dir / "aws-pricing-api", run_dir / "broken-test")
+    # Payloads without their manifest: lost, or a run stopped before writing it.
+    (run_dir / "vastai" / "manifest.json").unlink()
     db = tmp_path / "w.duckdb"
     outcomes = collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
     statuses = {s.source: (s.status, s.message) for s in outcomes[0].run.sources}
     assert statuses["broken-test"] == ("failed", "broken-test: layout changed")
+    assert statuses["vastai"][0] == "failed"
+    assert (
+        "manifest.json is missing, though the payloads beside it are there"
+        in (statuses["vastai"][1])
+    )
     assert statuses["aws-pricing-api"][0] == "ok"
     assert outcomes[0].run.status == "partial"
     assert query(db, "SELECT count(*) FROM current_prices")[0][0] > 0

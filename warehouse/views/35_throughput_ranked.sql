@@ -1,7 +1,7 @@
 -- Every throughput figure with what it implies and its place in the choice rule.
 -- implied_mfu: the share of the chip's dense peak (at the figure's precision; the higher of
--- FP8 and BF16 when none is stated) that the figure needs, at 6 (training) or 2 (inference)
--- FLOPs per parameter per token. Above 1 the figure is physically impossible: a reference or
+-- FP8 and BF16 when none is stated or it is another, e.g. FP4 or INT8) that the figure
+-- needs, at 6 (training) or 2 (inference) FLOPs per parameter per token. Above 1 the figure is physically impossible: a reference or
 -- derived figure that needs more than the chip's peak is set aside (usable = false); the
 -- user's own measurements are always usable.
 -- Choice rule, per chip, model and workload: usable first; then measured > independent >
@@ -17,7 +17,7 @@ WITH figures AS (
         CASE
             WHEN lower(t.precision) LIKE 'fp8%' THEN c.dense_fp8_tflops
             WHEN lower(t.precision) IN ('bf16', 'fp16') THEN c.dense_bf16_tflops
-            WHEN t.precision IS NULL THEN greatest(c.dense_fp8_tflops, c.dense_bf16_tflops)
+            ELSE greatest(c.dense_fp8_tflops, c.dense_bf16_tflops)
         END AS peak_tflops
     FROM throughput t
     LEFT JOIN models m ON m.model = t.model

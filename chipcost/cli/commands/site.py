@@ -25,7 +25,7 @@ def site(
 
     if weeks < 1:
         raise ChipcostError(f"--weeks {weeks}: give 1 or more weeks of history")
-    made = write_site(load_settings(db=db).db_path, directory, weeks=weeks)
+    made = write_site(load_settings(db=db).warehouse, directory, weeks=weeks)
     out.print(
         f"price explorer: {made.index} ({made.offers} offers of {made.chips} chips)",
         highlight=False,

@@ -50,15 +50,17 @@ def _open_writable(db: Path | None) -> duckdb.DuckDBPyConnection:
     from chipcost.pipeline.seed import open_warehouse
 
     settings = load_settings(db=db)
-    return open_warehouse(settings.db_path, wait=settings.lock_wait)
+    return open_warehouse(settings.warehouse, wait=settings.lock_wait)
 
 
-def _store(db: Path | None, figures: list[Figure], allow: bool) -> list[str]:
-    from chipcost.warehouse.throughput_store import add_user_figures
+def _store(db: Path | None, figures: list[Figure], allow: bool) -> tuple[list[str], set[str]]:
+    """The new ids, and those of them the choice rule now uses."""
+    from chipcost.warehouse.throughput_store import add_user_figures, chosen_ids
 
     con = _open_writable(db)
     try:
-        return add_user_figures(con, figures, allow_above_peak=allow)
+        ids = add_user_figures(con, figures, allow_above_peak=allow)
+        return ids, chosen_ids(con, ids)
     finally:
         con.close()
 
@@ -100,12 +102,17 @@ def add(
         "notes": notes or "",
     }
     figure = figure_from_row(row, chips=canonical_chips(), origin="user", throughput_id="new")
-    (ident,) = _store(db, [figure], allow_above_peak)
+    (ident,), chosen = _store(db, [figure], allow_above_peak)
+    used = (
+        "It is now the figure `chipcost cost` uses for this chip, model and workload"
+        if ident in chosen
+        else "Another measurement of yours, dated later, stays the one `chipcost cost` uses "
+        "for this chip, model and workload (see `chipcost throughput list`)"
+    )
     out.print(
         f"recorded {ident}: {figure.chip} {figure.model} {figure.workload}, "
-        f"{figure.tokens_per_second_per_chip:,.6g} tokens/s per chip (measured). It is now the "
-        "figure `chipcost cost` "
-        f"uses for this chip, model and workload; undo with `chipcost throughput remove {ident}`",
+        f"{figure.tokens_per_second_per_chip:,.6g} tokens/s per chip (measured). {used}; "
+        f"undo with `chipcost throughput remove {ident}`",
         highlight=False,
     )
 
@@ -157,8 +164,14 @@ def import_(
     figures = figures_from_rows(
         rows, chips=canonical_chips(), origin="user", where=str(path), lines=lines
     )
-    ids = _store(db, figures, allow_above_peak)
+    ids, chosen = _store(db, figures, allow_above_peak)
     out.print(f"recorded {len(ids)} measurement(s) from {path}: {', '.join(ids)}")
+    if unused := [i for i in ids if i not in chosen]:
+        out.print(
+            f"not used by `chipcost cost` (another measurement wins the choice rule): "
+            f"{', '.join(unused)}; see `chipcost throughput list`",
+            highlight=False,
+        )
 
 
 @throughput_app.command("list")
@@ -176,11 +189,13 @@ def list_(
     """Every throughput figure, the one the choice rule uses first, with where it came from."""
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_throughput import print_throughput
-    from chipcost.core.names import resolve_chip_names, split_values
+    from chipcost.core.names import check_known, resolve_chip_names, split_values
     from chipcost.warehouse.cost_per_token import throughput_listing
     from chipcost.warehouse.db import connect
 
     origins = origin or (["reference", "user", "derived"] if derived else ["reference", "user"])
+    check_known("origin", split_values(origins), ["reference", "user", "derived"])
+    check_known("workload", split_values(workload), ["training", "inference"])
     settings = load_settings(db=db)
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
