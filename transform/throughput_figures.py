@@ -6,6 +6,7 @@ import itertools
 import math
 import re
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import KINDS, WORKLOADS, Assumption, Figure
@@ -72,6 +73,10 @@ def figure_from_row(
     date = (row.get("source_date") or "undated").strip()
     if not DATE_PATTERN.fullmatch(date):
         raise ChipcostError(f"source_date {date!r} is not YYYY, YYYY-MM, YYYY-MM-DD or undated")
+    today = datetime.now(UTC).date().isoformat()
+    if date != "undated" and date > today[: len(date)]:
+        # The newest date wins the choice rule: a future one would win for good.
+        raise ChipcostError(f"source_date {date!r} is in the future (today is {today})")
     stated = parse_quantity(_required(row, "tokens_per_second"), "tokens_per_second")
     per = (row.get("per") or "chip").strip().lower()
     count = row.get("chips")

@@ -253,7 +253,11 @@ def test_a_measurement_changes_the_ranking(fresh_db):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--tokens-per-second", "0"], "tokens_per_second must be a positive number"),
+        (["--tokens-per-second", "0"], "--tokens-per-second must be a positive number"),
+        (["--tokens-per-second", "900", "--batch-size", "0"], "--batch-size must be a positive"),
+        (["--tokens-per-second", "900", "--sequence-length", "0"], "--sequence-length must be"),
+        (["--tokens-per-second", "900", "--measured-on", "2099-01-01"], "is in the future"),
+        (["--tokens-per-second", "900", "--measured-on", "yesterday"], "--measured-on 'yesterday'"),
         (["--tokens-per-second", "-5"], "must be a positive number"),
         (["--tokens-per-second", "9600", "--chips", "8"], "say --per instance"),
         (["--tokens-per-second", "9600", "--per", "instance"], "--chips N"),

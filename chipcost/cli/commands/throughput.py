@@ -65,6 +65,17 @@ def _store(db: Path | None, figures: list[Figure], allow: bool) -> tuple[list[st
         con.close()
 
 
+# The CSV columns `add` fills from its options, for its messages.
+_OPTIONS = {
+    "tokens_per_second": "--tokens-per-second",
+    "source_date": "--measured-on",
+    "batch_size": "--batch-size",
+    "sequence_length": "--sequence-length",
+    "mfu": "--mfu",
+    "chips": "--chips",
+}
+
+
 @throughput_app.command()
 def add(
     chip: Annotated[str, typer.Option(help="Chip measured, e.g. H100-SXM.")],
@@ -93,15 +104,19 @@ def add(
         "tokens_per_second": tokens_per_second,
         "per": per,
         "chips": f"{chips:g}" if chips is not None else "",
-        "batch_size": str(batch_size or ""),
+        "batch_size": "" if batch_size is None else str(batch_size),
         "precision": precision or "",
-        "sequence_length": str(sequence_length or ""),
+        "sequence_length": "" if sequence_length is None else str(sequence_length),
         "mfu": mfu or "",
         "source": source,
         "source_date": measured_on or datetime.now(UTC).date().isoformat(),
         "notes": notes or "",
     }
-    figure = figure_from_row(row, chips=canonical_chips(), origin="user", throughput_id="new")
+    try:
+        figure = figure_from_row(row, chips=canonical_chips(), origin="user", throughput_id="new")
+    except ChipcostError as exc:  # named as the options are, not as the CSV's columns
+        field, _, rest = str(exc).partition(" ")
+        raise ChipcostError(f"{_OPTIONS.get(field, field)} {rest}") from None
     (ident,), chosen = _store(db, [figure], allow_above_peak)
     used = (
         "It is now the figure `chipcost cost` uses for this chip, model and workload"
