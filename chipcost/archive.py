@@ -319,7 +319,8 @@ def read_payloads(
         data = _inflate(path, max_bytes)
         if sha256(data) != entry.sha256:
             raise ArchiveError(
-                f"{path} does not match its sha256 in the manifest: the file changed"
+                f"{path} does not match its sha256 in the manifest: the file changed; restore "
+                "it from a backup, or remove this source's directory from the run"
             )
         payloads.append(
             Payload(
@@ -489,7 +490,10 @@ def _inflate(path: Path, max_bytes: int) -> bytes:
                     )
                 chunks.append(chunk)
     except FileNotFoundError as exc:
-        raise ArchiveError(f"{path} is listed in the manifest but missing") from exc
+        raise ArchiveError(
+            f"{path} is listed in the manifest but missing: restore it from a backup, or "
+            "remove this source's directory from the run"
+        ) from exc
     except (OSError, EOFError, zlib.error) as exc:
         raise ArchiveError(
             f"{path} is corrupt ({exc}); restore it from a backup or remove the run directory"

@@ -126,8 +126,16 @@ def _fetch_and_parse(
         if already_loaded is not None and already_loaded == result.payload_digest:
             result.status = ALREADY_LOADED
             result.message = "already loaded from this archive: nothing to do"
+        elif not payloads and replay_dir is not None:
+            raise ChipcostError(
+                f"{source.name}: its manifest in {replay_dir} lists no payloads, so there is "
+                "nothing to replay (the fetch that archived it saved nothing)"
+            )
         elif not payloads:
-            raise ChipcostError(f"{source.name}: the fetch returned no payloads")
+            raise ChipcostError(
+                f"{source.name}: the fetch returned no payloads (the provider answered with "
+                "nothing to save); run again later"
+            )
         else:
             result.observed_at = min(p.fetched_at for p in payloads)
             found.parsed = source.parse(payloads)

@@ -206,3 +206,13 @@ def test_a_replay_given_a_file_or_nothing_says_which(tmp_path):
         run_directories(file)
     with pytest.raises(ArchiveError, match="nowhere does not exist"):
         run_directories(tmp_path / "nowhere")
+
+
+def test_a_manifest_listing_no_payloads_says_there_is_nothing_to_replay(tmp_path):
+    run_dir = archived(tmp_path, b"data")
+    rewrite_manifest(run_dir, lambda m: m["payloads"].clear())
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
+    result = collect_source(registry()[SOURCE], settings=settings, stamp=STAMP, replay_dir=run_dir)
+    assert result.status == "failed"
+    assert "lists no payloads, so there is nothing to replay" in result.message
+    assert "the fetch returned" not in result.message
