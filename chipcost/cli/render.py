@@ -67,7 +67,10 @@ def print_outcomes(console: Console, outcomes: list, db_path: Path | Warehouse) 
         console.print(Text.assemble(("note", "yellow"), " ", printable(note)), highlight=False)
     if any(o.run.sample for o in outcomes):
         console.print(SAMPLE_BANNER)
-    console.print(f"warehouse: {db_path}  (try: chipcost prices --chip H100-SXM)")
+    if outcomes and all(o.run.status == "failed" for o in outcomes):
+        console.print(f"warehouse: {db_path}  (nothing was loaded: see the messages above)")
+    else:
+        console.print(f"warehouse: {db_path}  (try: chipcost prices --chip H100-SXM)")
 
 
 def _status(status: str) -> str:

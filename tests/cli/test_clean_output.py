@@ -90,3 +90,6 @@ def test_a_source_message_in_the_run_summary_is_clean_and_literal():
     assert "answered 500 ([/x][31m)" in buffer.getvalue()
     assert "note [bold] here" in buffer.getvalue()
     assert_clean(buffer.getvalue())
+    # Nothing was loaded: no hint to read prices that are not there.
+    assert "w.duckdb  (nothing was loaded: see the messages above)" in buffer.getvalue()
+    assert "try: chipcost prices" not in buffer.getvalue()
