@@ -211,6 +211,11 @@ VALUES = [
     ),
     ("backfill since far future", ["backfill", "--since", "99999-01-01"], {}),
     ("backfill since not a date", ["backfill", "--since", "yesterday"], {}),
+    (
+        "backfill region not a code",
+        ["backfill", "--since", "2025-01-01", "--region", "useast1"],
+        {},
+    ),
     ("collect unknown source", ["collect", "--source", "no-such-source"], {}),
     ("collect replay missing", ["collect", "--replay", "/nonexistent-archive"], {}),
     ("db is a directory", ["prices", "--db", "/"], {}),
@@ -335,3 +340,14 @@ def test_the_installed_command_prints_one_line_for_a_damaged_file(good, tmp_path
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert DAMAGE_ADVICE in done.stderr
+
+
+def test_a_backfill_region_that_is_no_code_is_refused_before_any_download(run, tmp_path):
+    db = tmp_path / "w.duckdb"
+    done = run(
+        "backfill", "--since", "2025-01-01", "--region", "us-east-1,us-west-2", "--db", str(db)
+    )
+    assert done.returncode == 1
+    assert "--region 'us-east-1,us-west-2' is not a region code" in done.stderr
+    assert "one code per --region" in done.stderr
+    assert not db.exists()

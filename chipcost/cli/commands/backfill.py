@@ -59,6 +59,7 @@ def backfill(
 
     settings = load_settings(db=db, data_dir=data_dir)
     parse_since(since)  # a wrong date is said before Prefect starts
+    _check_regions(region)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with (
         Progress(*columns, TimeElapsedColumn(), console=err, transient=True) as bar,
@@ -82,6 +83,18 @@ def backfill(
                 _print(exc.outcomes, settings.warehouse)
             raise ChipcostError(str(exc)) from None
     _print(outcomes, settings.warehouse)
+
+
+def _check_regions(regions: list[str] | None) -> None:
+    """A region that cannot be an AWS code is said before anything is downloaded."""
+    from chipcost.core.settings import REGION_NAME
+
+    for region in regions or []:
+        if not REGION_NAME.match(region):
+            raise ChipcostError(
+                f"--region {region!r} is not a region code: give one code per --region, "
+                "e.g. --region us-east-1 --region eu-west-1"
+            )
 
 
 def _import_flow() -> None:
