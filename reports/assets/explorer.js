@@ -12,13 +12,15 @@
   const $ = (id) => document.getElementById(id);
   const state = { key: "price_per_chip_hour", dir: 1, rows: [] };
   // The table's columns: [key, label, numeric, decimals]; "cost" is computed per row.
+  // The prices come right after what they are for, so that a laptop's width shows them
+  // without scrolling sideways; where the offer is follows.
   const shown = [
-    ["chip", "Chip"], ["memory_gb", "Memory GB", true, 0], ["provider", "Provider"],
-    ["region", "Region"], ["zone", "Zone"], ["instance_type", "Instance"],
-    ["chip_count", "Chips", true, 0], ["pricing", "Pricing"],
+    ["chip", "Chip"], ["memory_gb", "Memory GB", true, 0], ["pricing", "Pricing"],
     ["price_per_chip_hour", "USD / chip-hour", true, 4],
-    ["price_per_hour", "USD / instance-hour", true, 4],
-    ["cost", "USD / M tokens", true, 4], ["source", "Source"],
+    ["cost", "USD / M tokens", true, 4], ["provider", "Provider"],
+    ["region", "Region"], ["zone", "Zone"], ["instance_type", "Instance"],
+    ["chip_count", "Chips", true, 0], ["price_per_hour", "USD / instance-hour", true, 4],
+    ["source", "Source"],
   ];
 
   function fill(select, values, label) {

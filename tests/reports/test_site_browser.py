@@ -139,3 +139,27 @@ def test_a_screenshot_shows_the_page(page, tmp_path):
     shot = tmp_path / "site.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+def test_the_prices_are_in_view_on_a_laptop_beside_long_names(browser, tmp_path):
+    # Names as long as real marketplaces give them: the prices must still show in 1280
+    # pixels without scrolling sideways.
+    from tests.helpers import loaded_warehouse, record
+
+    long = record(
+        instance_type="Standard_ND96isr_H100_v5_with_a_long_marketplace_name",
+        region="southcentralus-long-region-name",
+        zone="southcentralus-long-region-name-az3",
+        pricing_model="reserved", term="3yr", payment="partial_upfront", plan="convertible",
+    )  # fmt: skip
+    db = loaded_warehouse(tmp_path / "w.duckdb", [long])
+    write_site(db, tmp_path / "site")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto((tmp_path / "site" / "index.html").as_uri())
+        for label in ("USD / chip-hour", "USD / M tokens"):
+            box = page.locator("#offers thead th", has_text=label).bounding_box()
+            assert box is not None and box["x"] + box["width"] <= 1280, (label, box)
+    finally:
+        context.close()
