@@ -16,6 +16,11 @@ class FlowStopped(ChipcostError):
         super().__init__(message)
         self.outcomes = outcomes
 
+    def __reduce__(self) -> tuple:
+        # Pickled with its outcomes (a result store pickles a failed run's exception): the
+        # default would call __init__ with the message alone.
+        return type(self), (str(self), self.outcomes)
+
 
 def returned(state: State, stopped: type[FlowStopped], flow: str) -> Any:
     """The run's return value; a failed run raises the flow's own `stopped` (with its
