@@ -142,6 +142,9 @@ def resolve_chip_names(names: str | Sequence[str] | None) -> list[str] | None:
     """Every chip the names (comma lists allowed) stand for, in order, without repeats."""
     values = split_values(names)
     if values is None:
+        if names is not None and (isinstance(names, str) or list(names)):
+            # Given, but blank ("", " , "): not the same as no filter at all.
+            raise ChipcostError("the chip name is empty: give a chip or family, e.g. H100-SXM")
         return None
     return list(dict.fromkeys(chip for name in values for chip in resolve_chip_name(name)))
 

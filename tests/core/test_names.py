@@ -100,3 +100,10 @@ def test_a_company_name_is_read_as_its_cloud():
         "aws", "gcp", "azure", "oci", "runpod",
     ]  # fmt: skip
     assert provider_names(None) is None
+
+
+@pytest.mark.parametrize("blank", ["", " , ", [""], ["", " "]])
+def test_a_blank_chip_name_is_refused_not_read_as_no_filter(blank):
+    with pytest.raises(ChipcostError, match="the chip name is empty"):
+        resolve_chip_names(blank)
+    assert resolve_chip_names(None) is None and resolve_chip_names([]) is None
