@@ -249,6 +249,11 @@ def unfinished_sources(run_dir: Path) -> list[str]:
     )
 
 
+def sources_in(run_dir: Path) -> list[str]:
+    """Every source with anything archived in this run: archived, or unfinished."""
+    return sorted(name for name, files in _source_files(run_dir).items() if files)
+
+
 def _source_files(run_dir: Path) -> dict[str, set[str]]:
     """The file names in each directory of a run."""
     run_dir = location(run_dir)

@@ -1,4 +1,4 @@
-"""Shared by the plan-list sources: the skip when a key is missing, memory per chip."""
+"""Shared by the plan-list sources: the skip when a key is missing."""
 
 from __future__ import annotations
 
@@ -11,10 +11,3 @@ def missing_key(variable: str, provider: str, where: str) -> SourceSkipped:
         f"no {variable} key: {provider}'s price API needs one; create it in {where} and set "
         f"{variable} to collect {provider} prices (or run `chipcost collect --replay DIR`)"
     )
-
-
-def chip_memory_gb() -> dict[str, float]:
-    """Canonical chip -> memory per chip in GB (chips.csv), for providers that sell slices."""
-    from chipcost.core.catalog import chip_rows
-
-    return {row["chip"]: float(row["memory_gb"]) for row in chip_rows() if row["memory_gb"]}

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from chipcost.core.catalog import UNKNOWN_CHIP
+from chipcost.core.catalog import UNKNOWN_CHIP, chip_memory_gb
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
@@ -18,7 +18,6 @@ from chipcost.extract._offers import (
     load_json,
     reject,
 )
-from chipcost.extract._plans import chip_memory_gb
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "vultr"

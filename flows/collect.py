@@ -146,7 +146,7 @@ def _replay(
 def _archived(sources: list[Source], run_dir: Path) -> list[Source]:
     """The sources an archived run directory holds payloads of; one whose payloads have no
     manifest is kept too, so that it fails with the reason, not in silence."""
-    archived = set(archive.archived_sources(run_dir)) | set(archive.unfinished_sources(run_dir))
+    archived = set(archive.sources_in(run_dir))
     return [s for s in sources if s.name in archived]
 
 

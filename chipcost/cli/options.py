@@ -15,6 +15,8 @@ __all__ = [
     "DbOption",
     "FormatOption",
     "LimitOption",
+    "OldModelOption",
+    "PricingModelOption",
     "WideOption",
     "err",
     "out",
@@ -31,6 +33,17 @@ DbOption = Annotated[
             "CHIPCOST_DB, else chipcost.duckdb in CHIPCOST_DATA_DIR or ./data)."
         ),
     ),
+]
+PricingModelOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--pricing-model",
+        help="on_demand, reserved, savings_plan, commitment, capacity_block, spot.",
+    ),
+]
+# The old name of --pricing-model, still taken.
+OldModelOption = Annotated[
+    list[str] | None, typer.Option("--model", hidden=True, help="Old name of --pricing-model.")
 ]
 LimitOption = Annotated[
     int | None,

@@ -87,13 +87,8 @@ def resolve_chip_name(name: str) -> list[str]:
 
     An unknown name is a ChipcostError naming the closest chips and families.
     """
-    wanted = normalise_spelling(name)
-    for chip in sorted(canonical_chips() - {UNKNOWN_CHIP}):
-        if normalise_spelling(chip) == wanted:
-            return [chip]
-    for family, members in chip_families().items():
-        if normalise_spelling(family) == wanted:
-            return list(members)
+    if named := _by_name(normalise_spelling(name)):
+        return named
     chip = canonical_chip(name)
     if chip != UNKNOWN_CHIP:
         return [chip]
@@ -111,26 +106,32 @@ def resolve_chip_name(name: str) -> list[str]:
 _MEMORY = re.compile(r"^(?P<name>.*?)[\s_-]*(?P<gb>\d+(?:\.\d+)?)\s*gb(?:\s*hbm\w*)?\s*$", re.I)
 
 
+def _by_name(wanted: str) -> list[str] | None:
+    """The chip, or the family's chips, whose normalised name is `wanted`."""
+    for chip in sorted(canonical_chips() - {UNKNOWN_CHIP}):
+        if normalise_spelling(chip) == wanted:
+            return [chip]
+    for family, members in chip_families().items():
+        if normalise_spelling(family) == wanted:
+            return list(members)
+    return None
+
+
 def _with_memory(name: str) -> str | None:
     """The chip a name ending in a memory size means, when the name without it is a chip (or
-    a spelling) whose memory (chips.csv) the size matches within 10%; None otherwise."""
+    a spelling) whose memory (chips.csv) the size matches within 10%, or a family with one
+    member of that size ("H100 94GB"); None otherwise."""
     match = _MEMORY.match(name.strip())
     if not match or not match["name"].strip():
         return None
-    gb = float(match["gb"])
-    rest = match["name"]
-    wanted = normalise_spelling(rest)
-    chip = next(
-        (c for c in canonical_chips() - {UNKNOWN_CHIP} if normalise_spelling(c) == wanted),
-        None,
-    ) or canonical_chip(rest, gb)
-    if chip == UNKNOWN_CHIP:  # a family ("H100 94GB"): its one member of that size
-        family = next(
-            (m for f, m in chip_families().items() if normalise_spelling(f) == wanted), ()
-        )
-        sized = [c for c in family if _holds(c, gb)]
-        return sized[0] if len(sized) == 1 else None
-    return chip if _holds(chip, gb) else None
+    gb, rest = float(match["gb"]), match["name"]
+    named = _by_name(normalise_spelling(rest)) or []
+    candidates = named
+    if len(named) != 1:  # not a chip: a spelling first, else the family's members
+        spelled = canonical_chip(rest, gb)
+        candidates = [spelled] if spelled != UNKNOWN_CHIP else named
+    sized = [c for c in candidates if _holds(c, gb)]
+    return sized[0] if len(sized) == 1 else None
 
 
 def _holds(chip: str, gb: float) -> bool:

@@ -10,15 +10,13 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.names import check_known, provider_names, resolve_chip_names, split_values
-from chipcost.pipeline.prices import pricing_model_name
+from chipcost.core.names import resolve_chip_names
+from chipcost.pipeline.prices import check_named, named_filters
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.history import daily_cheapest, history_values
 
 if TYPE_CHECKING:
     import polars as pl
-
-_KINDS = {"region": "region", "pricing_model": "pricing model", "provider": "provider"}
 
 
 @dataclass(frozen=True)
@@ -52,21 +50,14 @@ def find_history(
         first, last = ask.options
         raise ChipcostError(f"{first}{ask.since} is after {last}{ask.until}: swap them")
     chips = resolve_chip_names(ask.chips) or []
-    named = {
-        "region": split_values(ask.regions),
-        "pricing_model": [pricing_model_name(m) for m in split_values(ask.pricing_models) or []]
-        or None,
-        "provider": provider_names(split_values(ask.providers)),
-    }
-    for column, values in named.items():
-        if values:
-            check_known(_KINDS[column], values, history_values(con, column))
+    named = named_filters(ask.regions, ask.pricing_models, ask.providers)
+    check_named(con, named, known=history_values)
     frame = daily_cheapest(
         con,
         chips,
-        named["provider"],
-        named["region"],
-        named["pricing_model"],
+        named["providers"],
+        named["regions"],
+        named["pricing_models"],
         ask.since,
         ask.until,
     )
@@ -78,9 +69,9 @@ def find_history(
 
 def why_no_history(con: duckdb.DuckDBPyConnection, ask: HistoryAsk, chips: list[str]) -> str:
     """A message for a history read that matched nothing: which part of the ask has none."""
-    if not history_values(con, "chip"):
-        return "the warehouse has no prices yet: run `chipcost collect`"
     held = set(history_values(con, "chip"))
+    if not held:
+        return "the warehouse has no prices yet: run `chipcost collect`"
     named = ", ".join(chips) or "any chip"
     if chips and not any(c in held for c in chips):
         return f"the warehouse has never held a price of {named}: see `chipcost prices`"

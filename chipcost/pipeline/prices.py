@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -88,11 +88,13 @@ def _counts(values: Sequence[float] | float | None) -> list[float] | None:
 _KINDS = {"regions": "region", "pricing_models": "pricing model", "providers": "provider"}
 
 
-def _named(
+def named_filters(
     regions: Sequence[str] | str | None,
     pricing_models: Sequence[str] | str | None,
     providers: Sequence[str] | str | None,
 ) -> dict[str, list[str] | None]:
+    """The filters as the warehouse spells them: lists split, pricing models in snake case,
+    a company name read as its cloud."""
     return {
         "regions": split_values(regions),
         "pricing_models": [pricing_model_name(m) for m in split_values(pricing_models) or []]
@@ -101,12 +103,15 @@ def _named(
     }
 
 
-def _check_named(
-    con: duckdb.DuckDBPyConnection, named: dict[str, list[str] | None], seen: Sequence[dict] = ()
+def check_named(
+    con: duckdb.DuckDBPyConnection,
+    named: dict[str, list[str] | None],
+    seen: Sequence[dict] = (),
+    known: Callable[[duckdb.DuckDBPyConnection, str], list[str]] = known_values,
 ) -> None:
-    """Refuse an unknown region, pricing model or provider with the closest known values. A
-    value among `seen` (rows of per_chip_prices the filters matched) is known without asking
-    the warehouse again."""
+    """Refuse an unknown region, pricing model or provider with the closest known values
+    (`known` lists a column's values: the current prices' by default). A value among `seen`
+    (rows the filters matched) is known without asking the warehouse again."""
     for key, values in named.items():
         if not values:
             continue
@@ -114,7 +119,7 @@ def _check_named(
         shown = {str(r[column]).lower() for r in seen}
         unseen = [v for v in values if v.lower() not in shown]
         if unseen:
-            check_known(_KINDS[key], unseen, known_values(con, column))
+            check_known(_KINDS[key], unseen, known(con, column))
 
 
 def checked_filters(
@@ -125,14 +130,14 @@ def checked_filters(
 ) -> dict[str, list[str] | None]:
     """Region, pricing model and provider filters split and checked against the current
     prices: an unknown one is refused with the closest known values."""
-    named = _named(regions, pricing_models, providers)
-    _check_named(con, named)
+    named = named_filters(regions, pricing_models, providers)
+    check_named(con, named)
     return named
 
 
 def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:
     """The filters as per_chip_prices takes them, numbers and chips checked; the names
-    (`named`: regions, pricing models, providers) are checked by _check_named."""
+    (`named`: regions, pricing models, providers) are checked by check_named."""
     low = _number("--min-price", ask.min_price)
     high = _number("--max-price", ask.max_price)
     if low is not None and high is not None and low > high:
@@ -156,9 +161,9 @@ def find_prices(
     """Current per-chip prices matching `ask`, each dated by its source's last successful run."""
     import polars as pl
 
-    named = _named(ask.regions, ask.pricing_models, ask.providers)
+    named = named_filters(ask.regions, ask.pricing_models, ask.providers)
     filters = _filters(ask, named)
-    _check_named(con, named)
+    check_named(con, named)
     frame = per_chip_prices(con, **filters)
     fresh = freshness(
         con, frame["source"].unique().sort().to_list(), stale_days=stale_days, now=now
@@ -181,11 +186,11 @@ def find_price_rows(
     con: duckdb.DuckDBPyConnection, ask: PriceAsk, *, stale_days: int, now: datetime | None = None
 ) -> PriceRows:
     """find_prices as rows, without polars: the `chipcost prices` table."""
-    named = _named(ask.regions, ask.pricing_models, ask.providers)
+    named = named_filters(ask.regions, ask.pricing_models, ask.providers)
     filters = _filters(ask, named)
     rows = per_chip_price_rows(con, **filters)
     # A name the rows show is known: only the others are looked up (the usual case: none).
-    _check_named(con, named, seen=rows)
+    check_named(con, named, seen=rows)
     fresh = freshness(con, sorted({str(r["source"]) for r in rows}), stale_days=stale_days, now=now)
     dated = {s.source: (s.last_ok_at, s.sample) for s in fresh.sources}
     for row in rows:

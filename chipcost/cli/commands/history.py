@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import DbOption, FormatOption, out
+from chipcost.cli.options import DbOption, FormatOption, OldModelOption, PricingModelOption, out
 from chipcost.core.errors import ChipcostError
 
 
@@ -18,16 +18,8 @@ def history(
     ],
     provider: Annotated[list[str] | None, typer.Option(help="Provider, e.g. aws.")] = None,
     region: Annotated[list[str] | None, typer.Option(help="Region code, e.g. us-east-1.")] = None,
-    pricing_model: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--pricing-model",
-            help="on_demand, reserved, savings_plan, commitment, capacity_block, spot.",
-        ),
-    ] = None,
-    model: Annotated[
-        list[str] | None, typer.Option("--model", hidden=True, help="Old name of --pricing-model.")
-    ] = None,
+    pricing_model: PricingModelOption = None,
+    model: OldModelOption = None,
     since: Annotated[
         str | None, typer.Option(help="First day, YYYY-MM-DD (default: the whole history).")
     ] = None,

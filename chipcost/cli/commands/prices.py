@@ -7,7 +7,14 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import DbOption, FormatOption, LimitOption, WideOption
+from chipcost.cli.options import (
+    DbOption,
+    FormatOption,
+    LimitOption,
+    OldModelOption,
+    PricingModelOption,
+    WideOption,
+)
 
 ChipFilter = Annotated[
     list[str] | None,
@@ -24,16 +31,8 @@ def prices(
     region: Annotated[
         list[str] | None, typer.Option(help="Region code, e.g. us-east-1 (repeat or comma list).")
     ] = None,
-    pricing_model: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--pricing-model",
-            help="on_demand, reserved, savings_plan, commitment, capacity_block, spot.",
-        ),
-    ] = None,
-    model: Annotated[
-        list[str] | None, typer.Option("--model", hidden=True, help="Old name of --pricing-model.")
-    ] = None,
+    pricing_model: PricingModelOption = None,
+    model: OldModelOption = None,
     provider: Annotated[
         list[str] | None, typer.Option(help="Provider, e.g. aws, runpod (repeat or comma list).")
     ] = None,
