@@ -6,8 +6,8 @@ from chipcost.core.errors import SourceSkipped
 
 
 def missing_key(variable: str, provider: str, where: str) -> SourceSkipped:
-    """'no JL_API_KEY key: ...': the run goes on and the summary says what to set."""
+    """'JL_API_KEY is not set: ...': the run goes on and the summary says what to set."""
     return SourceSkipped(
-        f"no {variable} key: {provider}'s price API needs one; create it in {where} and set "
+        f"{variable} is not set: {provider}'s price API needs a key; create one in {where} and set "
         f"{variable} to collect {provider} prices (or run `chipcost collect --replay DIR`)"
     )

@@ -49,3 +49,6 @@ class Source:
     description: str
     fetch: Callable[[FetchContext], list[Payload]]
     parse: Callable[[Sequence[Payload]], ParseResult]
+    # False for a provider registered only to say why its prices are not collected: it is
+    # never stale, and `chipcost sources` says "not collected" rather than "never run".
+    collected: bool = True

@@ -42,4 +42,5 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    collected=False,
 )

@@ -45,7 +45,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
         raise missing_key(API_KEY_ENV, "Hot Aisle", "its admin console (API keys)")
     if not team:
         raise SourceSkipped(
-            f"no {TEAM_ENV}: Hot Aisle lists VMs per team; set {TEAM_ENV} to your team's "
+            f"{TEAM_ENV} is not set: Hot Aisle lists VMs per team; set {TEAM_ENV} to your team's "
             "handle (beside HOTAISLE_API_KEY) to collect Hot Aisle prices"
         )
     headers = {"Authorization": f"Token {key}", "Accept": "application/json"}

@@ -42,7 +42,9 @@ def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wid
                 "last_success_at": when(r["last_success_at"]).removesuffix(" UTC"),
                 "age": ago(None if r["age_hours"] is None else _hours(r["age_hours"])),
                 "stale": "[yellow]stale[/]" if r["stale"] else "",
-                "last_status": plain(r["last_status"] or "never run"),
+                "last_status": plain(
+                    r["last_status"] or ("never run" if r["collected"] else "not collected")
+                ),
                 "data": {True: "sample", False: "live"}.get(r["sample"], ""),
             }
         )

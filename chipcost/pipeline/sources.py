@@ -14,6 +14,7 @@ SOURCE_SCHEMA = {
     "source": pl.String,
     "provider": pl.String,
     "description": pl.String,
+    "collected": pl.Boolean,
     "last_success_at": pl.Datetime("us", "UTC"),
     "age_hours": pl.Float64,
     "stale": pl.Boolean,
@@ -45,6 +46,7 @@ def source_table(
                 "source": name,
                 "provider": source.provider if source else "",
                 "description": source.description if source else "(no longer registered)",
+                "collected": source.collected if source else True,
                 "last_success_at": state.last_ok_at if state else None,
                 "age_hours": round(age.total_seconds() / 3600, 1) if age is not None else None,
                 "stale": state.is_stale(now, stale_days) if con is not None and state else None,
@@ -54,6 +56,10 @@ def source_table(
             }
         )
     if con is not None:
-        # A source that never ran here is stale too: it has no price to show.
-        rows = [{**r, "stale": True if r["stale"] is None else r["stale"]} for r in rows]
+        # A source that never ran here is stale too: it has no price to show. One that is
+        # never collected by design (crusoe) is not: no run would make it fresh.
+        rows = [
+            {**r, "stale": (True if r["stale"] is None else r["stale"]) and r["collected"]}
+            for r in rows
+        ]
     return pl.DataFrame(rows, schema=SOURCE_SCHEMA)

@@ -95,7 +95,10 @@ def refuse(request: httpx.Request) -> httpx.Response:
 
 @pytest.mark.parametrize(
     ("key", "team", "message"),
-    [("", "my-team", "^no HOTAISLE_API_KEY key"), (KEY, "", "^no HOTAISLE_TEAM_HANDLE")],
+    [
+        ("", "my-team", "^HOTAISLE_API_KEY is not set"),
+        (KEY, "", "^HOTAISLE_TEAM_HANDLE is not set"),
+    ],
 )
 def test_without_key_or_team_the_source_is_skipped(tmp_path, key, team, message):
     with pytest.raises(SourceSkipped, match=message):

@@ -95,7 +95,7 @@ def test_without_a_key_the_source_is_skipped_and_nothing_is_requested(tmp_path):
     def handler(request: httpx.Request) -> httpx.Response:
         raise AssertionError("no request may be sent without a key")
 
-    with pytest.raises(SourceSkipped, match="^no JL_API_KEY key"):
+    with pytest.raises(SourceSkipped, match="^JL_API_KEY is not set"):
         fetch(context(tmp_path, handler, key=""))
 
 

@@ -110,7 +110,7 @@ def test_without_a_token_the_source_is_skipped_and_nothing_is_requested(tmp_path
     def handler(request: httpx.Request) -> httpx.Response:
         raise AssertionError("no request may be sent without a token")
 
-    with pytest.raises(SourceSkipped, match="^no SEEWEB_API_TOKEN key"):
+    with pytest.raises(SourceSkipped, match="^SEEWEB_API_TOKEN is not set"):
         fetch(context(tmp_path, handler, token=""))
 
 
