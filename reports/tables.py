@@ -106,14 +106,26 @@ def changes_table(moves: pl.DataFrame) -> GT:
         .sub_missing("trend", missing_text="one day only")
     )
     gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
-    return styled(
-        nowrap(coloured(gt, PRICE_COLUMNS[2:]), ["where", "instance_type", "when", "change_pct"])
-    )
+    # The widest table: where and when may wrap between their parts, so that it fits a
+    # 1,024-pixel screen; a jump's "×8.0 and back" may wrap at its spaces.
+    gt = wrap_between(wrap_between(gt, "where", " · "), "when", " ")
+    return styled(nowrap(coloured(gt, PRICE_COLUMNS[2:]), ["instance_type"]))
 
 
 def nowrap(gt: GT, columns: list[str]) -> GT:
     """Keep short codes (regions, instance types, dates) on one line."""
     return gt.tab_style(style.css("white-space: nowrap"), loc.body(columns))
+
+
+def wrap_between(gt: GT, column: str, separator: str) -> GT:
+    """'aws · ap-northeast-1 · ap-northeast-1d' may break after a separator, never inside a
+    code (a browser would break a region at its hyphens)."""
+
+    def cell(value: str) -> str:
+        parts = str(value).split(separator)
+        return separator.join(f'<span style="white-space:nowrap">{escape(p)}</span>' for p in parts)
+
+    return gt.fmt(cell, columns=column)
 
 
 def offers_table(offers: pl.DataFrame, *, price: str, day: str) -> GT:

@@ -13,16 +13,9 @@ from chipcost.reports.site import COLUMNS, write_site
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.offers import chosen_throughput
 from tests import report_warehouse
+from tests.browser import launch, needs_chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
-
-pytestmark = [
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="no /usr/bin/chromium: install it (apt-get install -y chromium; scripts/setup.sh "
-        "test does so on Debian as root) to run the price explorer's browser test",
-    ),
-]
+pytestmark = [needs_chromium]
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed: pip install -e '.[test]'"
 )
@@ -39,10 +32,8 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+    with launch(sync_api) as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture
