@@ -37,6 +37,8 @@ footer { color: #6b7280; font-size: 12px; margin-top: 32px; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px 24px; }
 .chart { margin: 8px 0; }
 .chart figcaption { font-size: 13px; font-weight: 600; margin-bottom: 2px; }
+.parts, .parts > span { white-space: nowrap; }
+@media (max-width: 1199px) { .parts { white-space: normal; } }
 """
 
 

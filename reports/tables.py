@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
 import polars as pl
@@ -62,14 +63,16 @@ def coloured(gt: GT, columns: list[str]) -> GT:
     return gt
 
 
-def marked_jumps(gt: GT, frame: pl.DataFrame, column: str = "change_pct") -> GT:
+def marked_jumps(
+    gt: GT, frame: pl.DataFrame, column: str = "change_pct", html: Callable[[str], str] = escape
+) -> GT:
     """'×8.0 and back' instead of the net 0.0% of a price that went out and came back."""
     if "jump_back" not in frame.columns:
         return gt
     rows = frame.with_row_index("i").filter(pl.col("jump_back"))
     for row in rows.iter_rows(named=True):
         mark = jump_mark(row["jump_factor"], row["jump_up"], row["change_pct"])
-        gt = gt.fmt(lambda _, mark=mark: escape(mark), columns=column, rows=[row["i"]])
+        gt = gt.fmt(lambda _, mark=mark: html(mark), columns=column, rows=[row["i"]])
     if rows.height:
         bold = style.text(color=JUMP, weight="bold")
         gt = gt.tab_style(bold, loc.body(column, rows=rows["i"].to_list()))
@@ -105,11 +108,12 @@ def changes_table(moves: pl.DataFrame) -> GT:
         .fmt_nanoplot("trend", plot_type="line", options=TREND)
         .sub_missing("trend", missing_text="one day only")
     )
-    gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
-    # The widest table: where and when may wrap between their parts, so that it fits a
-    # 1,024-pixel screen; a jump's "×8.0 and back" may wrap at its spaces.
-    gt = wrap_between(wrap_between(gt, "where", " · "), "when", " ")
-    return styled(nowrap(coloured(gt, PRICE_COLUMNS[2:]), ["instance_type"]))
+    # The widest table: on a screen too narrow for it (the report page's .parts rule), where,
+    # when and a jump's "×8.0 and back" wrap between their parts, never inside a code.
+    gt = marked_jumps(gt, frame, html=lambda mark: parts(mark, " "))
+    gt = gt.cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
+    gt = gt.fmt(lambda v: parts(v, " · "), columns="where").fmt(lambda v: parts(v, " "), "when")
+    return styled(nowrap(coloured(gt, PRICE_COLUMNS[2:]), ["instance_type", "change_pct"]))
 
 
 def nowrap(gt: GT, columns: list[str]) -> GT:
@@ -117,15 +121,12 @@ def nowrap(gt: GT, columns: list[str]) -> GT:
     return gt.tab_style(style.css("white-space: nowrap"), loc.body(columns))
 
 
-def wrap_between(gt: GT, column: str, separator: str) -> GT:
-    """'aws · ap-northeast-1 · ap-northeast-1d' may break after a separator, never inside a
-    code (a browser would break a region at its hyphens)."""
-
-    def cell(value: str) -> str:
-        parts = str(value).split(separator)
-        return separator.join(f'<span style="white-space:nowrap">{escape(p)}</span>' for p in parts)
-
-    return gt.fmt(cell, columns=column)
+def parts(text: str, separator: str) -> str:
+    """'aws · ap-northeast-1 · ap-northeast-1d' as HTML that may break after a separator, never
+    inside a code (a browser would break a region at its hyphens), and only where the page's
+    CSS lets `.parts` wrap."""
+    spans = (f"<span>{escape(p)}</span>" for p in str(text).split(separator))
+    return f'<span class="parts">{escape(separator).join(spans)}</span>'
 
 
 def offers_table(offers: pl.DataFrame, *, price: str, day: str) -> GT:

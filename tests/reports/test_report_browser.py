@@ -43,6 +43,12 @@ def report(tmp_path_factory) -> Path:
     return write_report(root / "w.duckdb", root / "out").html_path
 
 
+def one_line(page, text: str) -> bool:
+    box = page.locator("#changes tbody").get_by_text(text, exact=True).first.bounding_box()
+    assert box is not None, text
+    return box["height"] < 20
+
+
 def test_the_changes_table_fits_a_small_laptop_screen(report):
     html = report.read_text()
     assert "ap-northeast-1d" in html and "and back" in html and "(4×)" in html
@@ -56,7 +62,9 @@ def test_the_changes_table_fits_a_small_laptop_screen(report):
         )
         assert widths and all(shown <= room for _, shown, room in widths), widths
         # A region or zone wraps as a whole, never at its hyphens.
-        cells = page.locator("#changes tbody td", has_text="ap-northeast-1d")
-        box = cells.first.locator("span", has_text="ap-northeast-1d").bounding_box()
-        assert box is not None and box["height"] < 20
+        assert one_line(page, "ap-northeast-1d") and one_line(page, "us-central-tx-1")
+        # With room to spare nothing wraps.
+        page.set_viewport_size({"width": 1280, "height": 800})
+        assert one_line(page, "aws · ap-northeast-1 · ap-northeast-1d")
+        assert one_line(page, "×8.0 and back")
         page.close()
