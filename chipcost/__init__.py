@@ -23,3 +23,8 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, name)
     raise AttributeError(f"module 'chipcost' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The lazily imported API too, for tab completion in notebooks and shells."""
+    return sorted({*globals(), *_API})

@@ -17,7 +17,6 @@ import duckdb
 import polars as pl
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.names import resolve_chip_names
 from chipcost.core.settings import load_settings
 
 Names = str | Sequence[str] | None
@@ -59,6 +58,8 @@ def prices(
     """
     from chipcost.pipeline.prices import PriceAsk, find_prices
 
+    if spot is not None and not isinstance(spot, bool):
+        raise ChipcostError(f"spot={spot!r}: give True (only spot), False (no spot) or None")
     ask = PriceAsk(
         chips=chip,
         regions=region,
@@ -94,14 +95,22 @@ def cost(
     tokens ('300e9', '300B' or a number) adds cost_for_tokens; baseline (a chip) the
     saving against it. Columns: those of the cost_per_token view plus the ranking's.
     """
-    from chipcost.core.figures import WORKLOADS
-    from chipcost.pipeline.cost import Ask, rank_cost, resolve_chips, resolve_model
+    from chipcost.pipeline.cost import (
+        Ask,
+        baseline_chip,
+        rank_cost,
+        resolve_chips,
+        resolve_model,
+        workload_name,
+    )
     from chipcost.pipeline.prices import checked_filters
     from chipcost.transform.cost import DEFAULT_OVERHEAD, CostQuestion
     from chipcost.transform.tokens import parse_quantity
 
-    if workload not in WORKLOADS:
-        raise ChipcostError(f"workload {workload!r}: use training or inference")
+    if not isinstance(model, str) or not model.strip():
+        raise ChipcostError(f"model={model!r}: give a model name, e.g. 'llama-3-70b'")
+    workload = workload_name(workload)
+    base = baseline_chip("H100-SXM" if baseline is None else baseline)
     count = None if tokens is None else parse_quantity(str(tokens), "tokens")
     question = CostQuestion(tokens=count, overhead=DEFAULT_OVERHEAD[workload])
     with _warehouse(db) as (con, stale_days):
@@ -110,7 +119,7 @@ def cost(
             model=name,
             workload=workload,
             chips=resolve_chips(con, chip, name, workload),
-            baseline=resolve_chip_names(baseline or "H100-SXM")[0],  # type: ignore[index]
+            baseline=base,
             baseline_given=baseline is not None,
             filters=checked_filters(con, region, pricing_model, provider),
             all_offers=all_offers,
@@ -164,5 +173,5 @@ def _day(value: date | datetime | str | None, name: str) -> date | None:
         return value.date() if isinstance(value, datetime) else value
     try:
         return date.fromisoformat(value)
-    except ValueError as exc:
+    except (TypeError, ValueError) as exc:
         raise ChipcostError(f"{name}={value!r}: give a day as YYYY-MM-DD") from exc

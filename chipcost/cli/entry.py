@@ -26,7 +26,18 @@ _QUICK = {"prices", "cost", "sql"}
 atexit.register(gc.freeze)
 
 
+def _tolerant_streams() -> None:
+    """On a stdout or stderr that cannot hold every character (PYTHONIOENCODING=ascii, a C
+    locale on an old system), write what it can't as escapes instead of failing mid-output;
+    JSON output escapes them itself (chipcost.cli.formats)."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if not encoding.startswith("utf") and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main() -> None:
+    _tolerant_streams()
     args = tuple(sys.argv[1:])
     if args in _OVERVIEW:
         from chipcost.cli.index import overview

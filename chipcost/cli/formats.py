@@ -2,8 +2,9 @@
 
 JSON is an array of objects, one per row, with the column names as keys: timestamps and dates
 in ISO 8601, durations as ISO 8601 durations (P1DT2H), binary values in base64, nested values
-(lists, structs, maps) as JSON arrays and objects, NaN and infinities as null. CSV has a header
-row; the same conversions, with nested values as JSON text in their cell. Notices a human
+(lists, structs, maps) as JSON arrays and objects, NaN and infinities as null, repeated column
+names made unique (a, a_2). CSV has a header row; the same conversions and names, with nested
+values as JSON text in their cell and null as an empty cell. Notices a human
 should see (SAMPLE DATA, stale sources) go to stderr in csv and json, so stdout stays parseable.
 """
 
@@ -85,6 +86,13 @@ def text_value(value: Any) -> str:
     return converted if isinstance(converted, str) else str(converted)
 
 
+def _csv_cell(value: Any) -> str:
+    """A CSV cell: as text_value, but NaN and infinities empty, as JSON's null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return ""
+    return text_value(value)
+
+
 def _unique(columns: Sequence[str]) -> list[str]:
     """Column names made unique (a, a_2, ...): a JSON object cannot hold a key twice."""
     seen: dict[str, int] = {}
@@ -107,19 +115,21 @@ def write_rows(
         import csv
 
         writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(columns)
+        writer.writerow(_unique(columns))
         for row in rows:
-            writer.writerow([text_value(v) for v in row])
+            writer.writerow([_csv_cell(v) for v in row])
         return
     if fmt is not OutputFormat.json:
         raise ValueError(f"write_rows writes csv or json, not {fmt.value}")
     import json
 
     keys = _unique(columns)
+    # Escaped (\u00e9) where the stream cannot hold every character: still the same JSON.
+    ascii_only = not (getattr(stream, "encoding", None) or "utf").lower().startswith("utf")
     stream.write("[")
     for n, row in enumerate(rows):
         record = dict(zip(keys, (json_value(v) for v in row), strict=True))
-        stream.write(("," if n else "") + "\n" + json.dumps(record, ensure_ascii=False))
+        stream.write(("," if n else "") + "\n" + json.dumps(record, ensure_ascii=ascii_only))
     stream.write("\n]\n")
 
 

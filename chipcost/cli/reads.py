@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from chipcost.cli.formats import OutputFormat, notices
 from chipcost.cli.terminal import DEFAULT_TABLE_ROWS, MAX_LIMIT
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.settings import load_settings
 
 if TYPE_CHECKING:
@@ -106,18 +106,18 @@ def prices(
         from chipcost.cli.render_prices import print_prices
 
         if empty:
-            raise ChipcostError(empty)
+            raise NoMatch(empty)
         print_prices(out, rows, limit=limit or DEFAULT_TABLE_ROWS, wide=wide)
         return
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_fresh import print_freshness
 
     frame = result.frame if limit is None else result.frame.head(limit)
-    write_frame(format, frame)
+    write_frame(format, frame)  # when empty, [] or the header: a pipe still parses
+    if empty:
+        raise NoMatch(empty)
     if result.frame.height > frame.height:
         notices(format).print(f"{result.frame.height - frame.height} more rows (--limit)")
-    if empty:
-        notices(format).print(f"note: {empty}", highlight=False)
     print_freshness(notices(format), result.freshness)
 
 
@@ -144,16 +144,20 @@ def cost(
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_cost import print_ranking
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.core.figures import WORKLOADS
-    from chipcost.pipeline.cost import Ask, rank_cost, resolve_chips, resolve_model
+    from chipcost.pipeline.cost import (
+        Ask,
+        baseline_chip,
+        rank_cost,
+        resolve_chips,
+        resolve_model,
+        workload_name,
+    )
     from chipcost.pipeline.prices import checked_filters
     from chipcost.warehouse.db import connect
 
-    workload = workload.strip().lower()
-    if workload not in WORKLOADS:
-        raise ChipcostError(f"--workload {workload!r}: use training or inference")
+    workload = workload_name(workload, "--workload")
     question = _question(workload, tokens, overhead, migration_cost, daily_tokens)
-    base = resolve_chip(baseline)
+    base = baseline_chip(baseline, "--baseline")
     settings = load_settings(db=db)
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
@@ -170,12 +174,20 @@ def cost(
             stale_days=settings.stale_days,
         )
         ranking = rank_cost(con, ask, question)
+    except NoMatch:
+        if format is not OutputFormat.table:  # a pipe still parses: [] or no rows
+            import polars as pl
+
+            write_frame(format, pl.DataFrame())
+        raise
     finally:
         con.close()
     if format is OutputFormat.table:
         print_ranking(out, ranking, wide=wide)
         return
     write_frame(format, ranking.frame())
+    if ranking.more:
+        notices(format).print(f"{ranking.more} more rows (--limit)", highlight=False)
     print_freshness(notices(format), ranking.freshness)
 
 

@@ -14,6 +14,11 @@ class ChipcostError(Exception):
         super().__init__(f"{message}: {'; '.join(self.details)}" if self.details else message)
 
 
+class NoMatch(ChipcostError):
+    """A read matched nothing: the message says which part of the question has no answer.
+    The CLI exits 1 in every format; csv and json first write an empty result."""
+
+
 class SourceSkipped(ChipcostError):
     """A source cannot run here (no credentials, no network); not a failure of the data."""
 

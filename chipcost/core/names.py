@@ -21,14 +21,51 @@ from chipcost.core.errors import ChipcostError
 _GENERATION = re.compile(r"([A-Za-z]{3,})\d+")
 
 
-def split_values(values: str | Iterable[str] | None) -> list[str] | None:
-    """'H100-SXM,H200' or ['H100-SXM', 'H200'] (or both) -> ['H100-SXM', 'H200']; None if none."""
+def split_values(values: str | Iterable[str] | None, what: str = "") -> list[str] | None:
+    """'H100-SXM,H200' or ['H100-SXM', 'H200'] (or both) -> ['H100-SXM', 'H200']; None if none.
+
+    With `what` (the filter's name, e.g. "region"), a value that is given but blank ("", " , ",
+    an unset shell variable) is refused: it is not the same as no filter at all."""
     if values is None:
         return None
-    items = [values] if isinstance(values, str) else list(values)
+    if isinstance(values, str):
+        items = [values]
+    elif isinstance(values, Iterable) and not isinstance(values, bytes | dict):
+        items = list(values)
+    else:
+        raise ChipcostError(
+            f"{what or 'value'} {_shown(values)}: give a name or a list of names, e.g. "
+            f"{EXAMPLES.get(what, 'H100-SXM')}"
+        )
+    if what:
+        for item in items:
+            if not isinstance(item, str | int | float) or isinstance(item, bool):
+                raise ChipcostError(f"{what} {_shown(item)}: give a name, e.g. {EXAMPLES[what]}")
     parts = [p.strip() for item in items for p in str(item).split(",")]
     unique = list(dict.fromkeys(p for p in parts if p))
+    if not unique and what and items:
+        raise ChipcostError(f"the {what} is empty: give one, e.g. {EXAMPLES[what]}")
     return unique or None
+
+
+# What each filter's message suggests.
+EXAMPLES = {
+    "chip name": "H100-SXM",
+    "region": "us-east-1",
+    "pricing model": "on_demand",
+    "provider": "aws",
+    "chip count": "8",
+    "baseline": "H100-SXM",
+    "origin": "reference",
+    "workload": "inference",
+    "model": "llama-3-70b",
+}
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """A value as a message quotes it: its repr, cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 5]}...{text[-1]}"
 
 
 def _line(chip: str) -> str:
@@ -141,11 +178,8 @@ def _holds(chip: str, gb: float) -> bool:
 
 def resolve_chip_names(names: str | Sequence[str] | None) -> list[str] | None:
     """Every chip the names (comma lists allowed) stand for, in order, without repeats."""
-    values = split_values(names)
+    values = split_values(names, "chip name")
     if values is None:
-        if names is not None and (isinstance(names, str) or list(names)):
-            # Given, but blank ("", " , "): not the same as no filter at all.
-            raise ChipcostError("the chip name is empty: give a chip or family, e.g. H100-SXM")
         return None
     return list(dict.fromkeys(chip for name in values for chip in resolve_chip_name(name)))
 
@@ -170,4 +204,4 @@ def check_known(kind: str, values: Sequence[str] | None, known: Sequence[str]) -
         listing = f"; known: {', '.join(known)}" if len(known) <= 20 else f" ({len(known)} known)"
         if not known:
             listing = "; none known yet: run `chipcost collect`"
-        raise ChipcostError(f"unknown {kind} {value!r}{did_you_mean(value, known)}{listing}")
+        raise ChipcostError(f"unknown {kind} {_shown(value)}{did_you_mean(value, known)}{listing}")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.cost_fit import baseline_costs, choose, with_fit
 from chipcost.transform.cost import CostQuestion, fit_rule, with_costs
@@ -183,11 +183,11 @@ def _ranked(
     chosen = choose(offers, chips=ask.chips or None, all_offers=ask.all_offers)
     if not chosen:
         if not both and not any(ask.filters.values()):
-            raise ChipcostError(
+            raise NoMatch(
                 f"no current offer to rank for {ask.model} {ask.workload}: the warehouse has "
                 "no priced chip with a throughput yet; run `chipcost collect`"
             )
-        raise ChipcostError(
+        raise NoMatch(
             f"no current offer matches for {ask.model} {ask.workload}. Chips with a price and "
             f"a throughput: {', '.join(both) or 'none'}; widen --region/--pricing-model/--provider"
         )
@@ -245,6 +245,32 @@ def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) 
     )
 
 
+def workload_name(value: object, option: str = "workload") -> str:
+    """'Inference ' -> 'inference'; anything but training or inference is refused."""
+    from chipcost.core.figures import WORKLOADS
+
+    name = value.strip().lower() if isinstance(value, str) else value
+    if name not in WORKLOADS:
+        raise ChipcostError(f"{option} {value!r}: use training or inference")
+    return str(name)
+
+
+def baseline_chip(name: object, option: str = "baseline") -> str:
+    """The one chip savings are shown against: a chip or its spelling, never a family."""
+    from chipcost.core.names import resolve_chip_name
+
+    if not isinstance(name, str):
+        raise ChipcostError(f"{option} {name!r}: give one chip, e.g. H100-SXM")
+    if not name.strip():
+        raise ChipcostError(f"the {option} is empty: give one chip, e.g. H100-SXM")
+    chips = resolve_chip_name(name)
+    if len(chips) > 1:
+        raise ChipcostError(
+            f"{option} {name!r} is a family ({', '.join(chips)}): pick one chip, e.g. {chips[0]}"
+        )
+    return chips[0]
+
+
 def resolve_chips(
     con: duckdb.DuckDBPyConnection, names: list[str] | str | None, model: str, workload: str
 ) -> list[str]:
@@ -254,7 +280,7 @@ def resolve_chips(
 
     both: set[str] | None = None  # read only for a family: two queries rank_cost runs again
     chips: list[str] = []
-    for name in split_values(names) or []:
+    for name in split_values(names, "chip name") or []:
         members = resolve_chip_name(name)
         if len(members) > 1:
             if both is None:

@@ -74,7 +74,7 @@ def _counts(values: Sequence[float] | float | None) -> list[float] | None:
         return None
     items = [values] if isinstance(values, int | float | str) else list(values)
     counts = []
-    for item in split_values([str(v) for v in items]) or []:
+    for item in split_values(items, "chip count") or []:
         try:
             count = float(item)
         except ValueError:
@@ -96,10 +96,12 @@ def named_filters(
     """The filters as the warehouse spells them: lists split, pricing models in snake case,
     a company name read as its cloud."""
     return {
-        "regions": split_values(regions),
-        "pricing_models": [pricing_model_name(m) for m in split_values(pricing_models) or []]
+        "regions": split_values(regions, "region"),
+        "pricing_models": [
+            pricing_model_name(m) for m in split_values(pricing_models, "pricing model") or []
+        ]
         or None,
-        "providers": provider_names(split_values(providers)),
+        "providers": provider_names(split_values(providers, "provider")),
     }
 
 

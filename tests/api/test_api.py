@@ -29,6 +29,8 @@ def test_import_stays_light():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.startswith("[] ")
+    # Completion in a notebook lists the API before its first use.
+    assert {"prices", "cost", "history", "sources"} <= set(dir(chipcost))
 
 
 def test_prices(db):
@@ -77,3 +79,33 @@ def test_errors_are_chipcost_errors(db):
         chipcost.prices(min_memory="80", db=db)
     with pytest.raises(AttributeError):
         chipcost.nothing  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda db: chipcost.prices(chip=100, db=db), "chip name 100: give a name or a list"),
+        (lambda db: chipcost.prices(region=5, db=db), "region 5: give a name or a list"),
+        (lambda db: chipcost.prices(region="", db=db), "the region is empty"),
+        (lambda db: chipcost.prices(provider=[" , "], db=db), "the provider is empty"),
+        (lambda db: chipcost.prices(chips="", db=db), "the chip count is empty"),
+        (lambda db: chipcost.prices(spot="no", db=db), r"spot='no': give True"),
+        (lambda db: chipcost.history("H100-SXM", since=20261101, db=db), "since=20261101"),
+        (lambda db: chipcost.cost(None, "inference", db=db), "model=None: give a model name"),
+        (lambda db: chipcost.cost("llama-3-70b", "inference", chip="", db=db),
+         "the chip name is empty"),
+        (lambda db: chipcost.cost("llama-3-70b", "inference", baseline=5, db=db),
+         "baseline 5: give one chip"),
+        (lambda db: chipcost.cost("llama-3-70b", "inference", baseline="H100", db=db),
+         r"baseline 'H100' is a family \(H100-SXM, H100-PCIe, H100-NVL\): pick one chip"),
+        (lambda db: chipcost.prices(region="x" * 5000, db=db), r"unknown region 'x{50,60}\.\.\.'"),
+    ],
+)  # fmt: skip
+def test_a_wrong_type_or_a_blank_is_a_chipcost_error_not_a_traceback(db, call, message):
+    with pytest.raises(ChipcostError, match=message):
+        call(db)
+
+
+def test_names_read_as_on_the_command_line(db):
+    """Any case for the workload, as `chipcost cost --workload Inference` takes it."""
+    assert chipcost.cost("llama-3-70b", "Inference ", chip="H100-SXM", db=db).height > 0

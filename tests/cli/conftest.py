@@ -4,6 +4,7 @@ escaping main() is the traceback a user would see."""
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ def run(monkeypatch, capsys, tmp_path):
             for name, value in (env or {}).items():
                 patched.setenv(name, value)
             patched.setattr(sys, "argv", ["chipcost", *args])
+            _prefect_console_to(sys.stderr)
             try:
                 main()
                 code = 0
@@ -48,3 +50,15 @@ def run(monkeypatch, capsys, tmp_path):
         return Ran(code, captured.out, captured.err)
 
     return invoke
+
+
+def _prefect_console_to(stream) -> None:
+    """Prefect sets up its console logging once per process, on the stderr of that moment: in
+    a test worker, an earlier test's capture, closed since. A process of its own (what users
+    run) has one stderr; here the handlers are pointed at this test's."""
+    loggers = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)]
+    for logger in [logging.root, *loggers]:
+        for handler in getattr(logger, "handlers", []):
+            if type(handler).__name__ == "PrefectConsoleHandler":
+                handler.stream = stream  # not setStream: it flushes the closed one
+                handler.console.file = stream

@@ -227,6 +227,32 @@ def test_sql_csv_of_nested_and_interval_columns(db):
     assert age.stdout.splitlines()[1].startswith("P")
 
 
+def test_csv_and_json_convert_the_same_way(db):
+    """NaN and infinities are null (an empty CSV cell); a repeated name is made unique."""
+    query = "select 'nan'::double as n, '-inf'::double as i, 1 as a, 2 as a"
+    as_json = chipcost("sql", query, "--format", "json", "--db", str(db))
+    assert json.loads(as_json.stdout) == [{"n": None, "i": None, "a": 1, "a_2": 2}]
+    as_csv = chipcost("sql", query, "--format", "csv", "--db", str(db))
+    assert list(csv.DictReader(io.StringIO(as_csv.stdout))) == [
+        {"n": "", "i": "", "a": "1", "a_2": "2"}
+    ]
+
+
+def test_a_stdout_that_cannot_hold_every_character_gets_escapes_not_a_traceback(db):
+    query = "select 'é→' as x"
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    for fmt in ("json", "csv", "table"):
+        done = subprocess.run(
+            [CHIPCOST, "sql", query, "--format", fmt, "--db", str(db)],
+            capture_output=True, text=True, timeout=120, check=False, env=env,
+        )  # fmt: skip
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        if fmt == "json":
+            assert json.loads(done.stdout) == [{"x": "é→"}]
+        else:
+            assert "\\xe9\\u2192" in done.stdout
+
+
 def test_version_and_short_help():
     version = chipcost("--version")
     assert version.returncode == 0 and version.stdout.startswith("chipcost ")

@@ -107,3 +107,14 @@ def test_a_blank_chip_name_is_refused_not_read_as_no_filter(blank):
     with pytest.raises(ChipcostError, match="the chip name is empty"):
         resolve_chip_names(blank)
     assert resolve_chip_names(None) is None and resolve_chip_names([]) is None
+
+
+@pytest.mark.parametrize("what", ["region", "pricing model", "provider"])
+def test_a_blank_filter_is_refused_where_a_name_is_expected(what):
+    """An unset shell variable (--region "$REGION") must not widen the query to everything."""
+    from chipcost.core.names import split_values
+
+    with pytest.raises(ChipcostError, match=f"the {what} is empty"):
+        split_values(["", ","], what)
+    assert split_values(["us-east-1,", ""], what) == ["us-east-1"]  # a stray comma is fine
+    assert split_values(None, what) is None and split_values([], what) is None

@@ -8,7 +8,7 @@ import typer
 
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import DbOption, FormatOption, OldModelOption, PricingModelOption, out
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import NoMatch
 
 
 def history(
@@ -49,20 +49,28 @@ def history(
     try:
         result = find_history(con, ask, stale_days=settings.stale_days)
         empty = why_no_history(con, ask, result.chips) if result.frame.is_empty() else None
+        # Several chips asked, some without a row: each says why, as one chip alone would.
+        shown = set() if empty else set(result.frame["chip"].unique().to_list())
+        missing = {
+            c: why_no_history(con, ask, [c]) for c in result.chips if not empty and c not in shown
+        }
     finally:
         con.close()
-    if empty:
-        raise ChipcostError(empty)
-    if output is OutputFormat.table:
-        _show(result.frame, result.chips, chart=not no_chart)
-    else:
+    if output is not OutputFormat.table:
         from chipcost.cli.formats import write_frame
 
-        write_frame(output, result.frame)
+        write_frame(output, result.frame)  # when empty, [] or the header: a pipe still parses
+    if empty:
+        raise NoMatch(empty)
+    if output is OutputFormat.table:
+        _show(result.frame, result.chips, missing, chart=not no_chart)
+    else:
+        for why in missing.values():
+            notices(output).print(f"note: {why}", highlight=False)
     print_freshness(notices(output), result.freshness)
 
 
-def _show(frame, chips: list[str], *, chart: bool) -> None:
+def _show(frame, chips: list[str], missing: dict[str, str], *, chart: bool) -> None:
     import polars as pl
 
     from chipcost.cli.render_history import chart as draw
@@ -72,7 +80,7 @@ def _show(frame, chips: list[str], *, chart: bool) -> None:
     for chip in chips:
         rows = frame.filter(pl.col("chip") == chip)
         if rows.is_empty():
-            out.print(f"{chip}: no prices match these filters", highlight=False)
+            out.print(missing[chip], highlight=False)
             continue
         print_history(out, chip, rows)
         if chart:

@@ -209,14 +209,14 @@ def list_(
     from chipcost.warehouse.db import connect
 
     origins = origin or (["reference", "user", "derived"] if derived else ["reference", "user"])
-    check_known("origin", split_values(origins), ["reference", "user", "derived"])
-    check_known("workload", split_values(workload), ["training", "inference"])
+    check_known("origin", split_values(origins, "origin"), ["reference", "user", "derived"])
+    check_known("workload", split_values(workload, "workload"), ["training", "inference"])
     settings = load_settings(db=db)
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
         frame = throughput_listing(
             con,
-            models=[normalise_model(m) for m in split_values(model) or []],
+            models=[normalise_model(m) for m in split_values(model, "model") or []],
             chips=resolve_chip_names(chip),
             workloads=split_values(workload),
             origins=split_values(origins),

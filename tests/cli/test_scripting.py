@@ -1,0 +1,87 @@
+"""What scripts rely on: a read that matches nothing exits 1 in every format while its stdout
+still parses, a blank filter is refused rather than read as none, and each chip that has no
+row says why."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from tests.report_warehouse import build
+
+COST = ["cost", "--model", "llama-3-70b", "--workload", "inference"]
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> str:
+    return str(build(tmp_path_factory.mktemp("scripting") / "w.duckdb"))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["prices", "--chip", "K80"], "no current prices for K80"),
+        (["history", "--chip", "K80"], "the warehouse has never held a price of K80"),
+        ([*COST, "--chip", "H100-SXM", "--region", "us-west-2", "--pricing-model", "spot"],
+         "no current offer matches for llama-3-70b inference"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_nothing_matched_exits_1_in_every_format_and_stdout_still_parses(
+    run, db, args, message, fmt
+):
+    done = run(*args, "--format", fmt, "--db", db)
+    assert done.returncode == 1 and message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    if fmt == "json":
+        assert json.loads(done.stdout) == []
+    elif fmt == "csv":
+        assert list(csv.DictReader(io.StringIO(done.stdout))) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["prices", "--region", ""],
+        ["prices", "--provider", " , "],
+        ["prices", "--pricing-model", ""],
+        ["prices", "--chips", ""],
+        ["history", "--chip", "H100-SXM", "--region", ""],
+        [*COST, "--chip", ""],
+        [*COST, "--baseline", ""],
+        ["throughput", "list", "--workload", ""],
+    ],
+)
+def test_a_blank_filter_is_refused_not_read_as_every_value(run, db, args):
+    done = run(*args, "--db", db)
+    assert done.returncode == 1, (done.stdout[-300:], done.stderr)
+    assert " is empty: give " in done.stderr and done.stdout == ""
+
+
+def test_a_family_is_not_a_baseline(run, db):
+    done = run(*COST, "--baseline", "H100", "--db", db)
+    assert done.returncode == 1
+    assert "--baseline 'H100' is a family (H100-SXM, H100-PCIe, H100-NVL): pick one" in done.stderr
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_each_chip_without_history_says_why(run, db, fmt):
+    done = run("history", "--chip", "H100-SXM,K80", "--no-chart", "--format", fmt, "--db", db)
+    assert done.returncode == 0, done.stderr
+    why = "the warehouse has never held a price of K80"
+    if fmt == "json":
+        assert {r["chip"] for r in json.loads(done.stdout)} == {"H100-SXM"}
+        assert f"note: {why}" in done.stderr
+    else:
+        assert why in done.stdout and "H100-SXM" in done.stdout
+
+
+@pytest.mark.parametrize("command", [["prices", "--chip", "H100-SXM"], [*COST]])
+def test_rows_cut_by_the_limit_are_counted_on_stderr(run, db, command):
+    every = json.loads(run(*command, "--format", "json", "--db", db).stdout)
+    done = run(*command, "--format", "json", "--limit", "1", "--db", db)
+    assert done.returncode == 0 and len(json.loads(done.stdout)) == 1
+    assert len(every) > 1 and f"{len(every) - 1} more rows (--limit)" in done.stderr
