@@ -8,6 +8,7 @@ consumption query spans two pages); bad-* and empty.json are the failure cases.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from urllib.parse import parse_qs, urlparse
 
 import httpx
@@ -92,6 +93,15 @@ def test_every_size_in_the_fixtures_is_in_the_sku_table(good):
     assert {sku_table()[s][0] for s in skus} == {
         "H100-SXM", "H200", "MI300X", "A100-80GB", "A100-40GB", "H100-NVL",
     }  # fmt: skip
+
+
+def test_the_whole_a10_size_is_an_a10_the_parts_are_fractions():
+    table = sku_table()
+    assert table["Standard_NC32ads_A10_v4"][:2] == ("A10", 1)
+    assert [table[f"Standard_NC{n}ads_A10_v4"][1] for n in (8, 16)] == [
+        Fraction(1, 3),
+        Fraction(2, 3),
+    ]
 
 
 def test_bad_rows_become_rejects_or_are_skipped_with_a_note():
