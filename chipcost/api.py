@@ -51,7 +51,8 @@ def prices(
 
     One row per offer: chip, provider, region, zone, instance_type, chip_count, memory_gb (per
     chip), pricing_model, term, payment, plan, price_per_chip_hour, price_per_hour, upfront
-    (per instance, USD), source, valid_from, last_seen_at, source_as_of (the source's last
+    (per instance, USD), source, valid_from, last_seen_at, sku, payload_ref (the archived
+    payload the price was read from), source_as_of (the source's last
     successful run) and sample (bundled sample data). min_memory is GB per chip, chips the
     chips per instance, min_price/max_price USD per chip-hour, spot True/False to keep
     only/no spot prices. An unknown name raises chipcost.core.errors.ChipcostError.

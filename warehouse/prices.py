@@ -41,6 +41,9 @@ PRICE_COLUMNS = (
     "source",
     "valid_from",
     "last_seen_at",
+    # Provenance: the provider's id of the price and the archived payload it was read from.
+    "sku",
+    "payload_ref",
 )
 
 
