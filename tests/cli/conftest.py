@@ -40,25 +40,40 @@ def run(monkeypatch, capsys, tmp_path):
             for name, value in (env or {}).items():
                 patched.setenv(name, value)
             patched.setattr(sys, "argv", ["chipcost", *args])
-            _prefect_console_to(sys.stderr)
+            before = _prefect_console_to(sys.stderr)
             try:
                 main()
                 code = 0
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+            finally:
+                for handler, stream in before:
+                    _point(handler, stream)
         captured = capsys.readouterr()
         return Ran(code, captured.out, captured.err)
 
     return invoke
 
 
-def _prefect_console_to(stream) -> None:
+def _prefect_console_to(stream) -> list:
     """Prefect sets up its console logging once per process, on the stderr of that moment: in
     a test worker, an earlier test's capture, closed since. A process of its own (what users
-    run) has one stderr; here the handlers are pointed at this test's."""
+    run) has one stderr; here the handlers are pointed at this test's for one command, and
+    back after it (a later test must not write to this test's capture once it is closed).
+    Returns each handler with the stream it had."""
     loggers = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)]
-    for logger in [logging.root, *loggers]:
-        for handler in getattr(logger, "handlers", []):
-            if type(handler).__name__ == "PrefectConsoleHandler":
-                handler.stream = stream  # not setStream: it flushes the closed one
-                handler.console.file = stream
+    handlers = {
+        id(h): h
+        for logger in [logging.root, *loggers]
+        for h in getattr(logger, "handlers", [])
+        if type(h).__name__ == "PrefectConsoleHandler"
+    }  # one handler may serve several loggers: each is saved once, as it was
+    before = [(h, h.stream) for h in handlers.values()]
+    for handler in handlers.values():
+        _point(handler, stream)
+    return before
+
+
+def _point(handler, stream) -> None:
+    handler.stream = stream  # not setStream: it flushes the old one, which may be closed
+    handler.console.file = stream
