@@ -75,7 +75,13 @@ def prices(
 ) -> None:
     """`chipcost prices`: current per-chip hourly prices from the warehouse, without Prefect."""
     from chipcost.cli.consoles import out
-    from chipcost.pipeline.prices import PriceAsk, find_price_rows, find_prices, why_empty
+    from chipcost.pipeline.prices import (
+        PriceAsk,
+        find_price_rows,
+        find_prices,
+        unmatched_names,
+        why_empty,
+    )
     from chipcost.warehouse.db import connect
 
     settings = load_settings(db=db)
@@ -108,6 +114,7 @@ def prices(
         if empty:
             raise NoMatch(empty)
         print_prices(out, rows, limit=limit or DEFAULT_TABLE_ROWS, wide=wide)
+        _no_rows_for(out, unmatched_names(ask.chips, {str(r["chip"]) for r in rows.rows}))
         return
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_fresh import print_freshness
@@ -116,9 +123,18 @@ def prices(
     write_frame(format, frame)  # when empty, [] or the header: a pipe still parses
     if empty:
         raise NoMatch(empty)
+    _no_rows_for(notices(format), unmatched_names(ask.chips, set(result.frame["chip"])))
     if result.frame.height > frame.height:
         notices(format).print(f"{result.frame.height - frame.height} more rows (--limit)")
     print_freshness(notices(format), result.freshness)
+
+
+def _no_rows_for(console, names: list[str]) -> None:
+    """A note for each chip asked for, of several, that no current price matched."""
+    if names:
+        console.print(
+            f"note: no current price of {', '.join(names)} matches these filters", highlight=False
+        )
 
 
 def cost(

@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.names import check_known, provider_names, resolve_chip_names, split_values
+from chipcost.core.names import (
+    check_known,
+    provider_names,
+    resolve_chip_name,
+    resolve_chip_names,
+    split_values,
+)
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.prices import known_values, per_chip_price_rows, per_chip_prices
 
@@ -198,6 +204,15 @@ def find_price_rows(
     for row in rows:
         row["source_as_of"], row["sample"] = dated.get(str(row["source"]), (None, False))
     return PriceRows(rows=rows, freshness=fresh, chips=filters["chips"])
+
+
+def unmatched_names(names: Sequence[str] | str | None, shown: set[str]) -> list[str]:
+    """The typed chip names (of several) none of whose chips has a row among `shown`: 'K80'
+    in 'H100-SXM,K80', where the rows would otherwise leave it out without a word."""
+    typed = split_values(names, "chip name") or []
+    if len(typed) < 2:
+        return []
+    return [n for n in typed if not set(resolve_chip_name(n)) & shown]
 
 
 def why_empty(con: duckdb.DuckDBPyConnection, chips: list[str] | None) -> str:

@@ -85,3 +85,16 @@ def test_rows_cut_by_the_limit_are_counted_on_stderr(run, db, command):
     done = run(*command, "--format", "json", "--limit", "1", "--db", db)
     assert done.returncode == 0 and len(json.loads(done.stdout)) == 1
     assert len(every) > 1 and f"{len(every) - 1} more rows (--limit)" in done.stderr
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_prices_name_each_chip_of_several_that_matched_nothing(run, db, fmt):
+    done = run("prices", "--chip", "H100-SXM,K80", "--format", fmt, "--db", db)
+    assert done.returncode == 0, done.stderr
+    note = "note: no current price of K80 matches these filters"
+    assert note in (done.stdout if fmt == "table" else done.stderr)
+    if fmt == "json":
+        assert {r["chip"] for r in json.loads(done.stdout)} == {"H100-SXM"}
+    # A family's members without a price are not named: the family matched.
+    family = run("prices", "--chip", "H100,Trainium", "--format", fmt, "--db", db)
+    assert "note: no current price" not in family.stdout + family.stderr
