@@ -71,6 +71,7 @@ def prices(
         min_price=min_price,
         max_price=max_price,
         spot=spot,
+        api=True,
     )
     with _warehouse(db) as (con, stale_days):
         return find_prices(con, ask, stale_days=stale_days).frame

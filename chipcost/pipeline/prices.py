@@ -42,6 +42,14 @@ class PriceAsk:
     min_price: float | None = None
     max_price: float | None = None
     spot: bool | None = None
+    api: bool = False  # messages name the Python API's parameters (max_price=), not options
+
+
+def _named(ask: PriceAsk, option: str, value: object) -> str:
+    """'--max-price 3' on the command line, 'max_price=3' from the Python API."""
+    if ask.api:
+        return f"{option.removeprefix('--').replace('-', '_')}={value}"
+    return f"{option} {value}"
 
 
 @dataclass(frozen=True)
@@ -65,17 +73,19 @@ def pricing_model_name(value: str) -> str:
     return value.strip().lower().replace("-", "_").replace(" ", "_")
 
 
-def _number(name: str, value: float | None, *, low: float = 0.0) -> float | None:
+def _number(ask: PriceAsk, option: str, value: float | None, *, low: float = 0.0) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ChipcostError(f"{name} {value!r}: give a number, e.g. 3.5")
+        raise ChipcostError(f"{_named(ask, option, repr(value))}: give a number, e.g. 3.5")
     if not math.isfinite(value) or value < low:
-        raise ChipcostError(f"{name} {value!r}: give a finite number of {low:g} or more")
+        raise ChipcostError(
+            f"{_named(ask, option, repr(value))}: give a finite number of {low:g} or more"
+        )
     return float(value)
 
 
-def _counts(values: Sequence[float] | float | None) -> list[float] | None:
+def _counts(ask: PriceAsk, values: Sequence[float] | float | None) -> list[float] | None:
     if values is None:
         return None
     items = [values] if isinstance(values, int | float | str) else list(values)
@@ -86,7 +96,10 @@ def _counts(values: Sequence[float] | float | None) -> list[float] | None:
         except ValueError:
             count = math.nan
         if not math.isfinite(count) or count <= 0 or count > 1e6:
-            raise ChipcostError(f"--chips {item!r}: give the chips per instance, 1 or more, e.g. 8")
+            raise ChipcostError(
+                f"{_named(ask, '--chips', repr(item))}: give the chips per instance, 1 or more, "
+                "e.g. 8"
+            )
         counts.append(count)
     return counts or None
 
@@ -146,17 +159,20 @@ def checked_filters(
 def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:
     """The filters as per_chip_prices takes them, numbers and chips checked; the names
     (`named`: regions, pricing models, providers) are checked by check_named."""
-    low = _number("--min-price", ask.min_price)
-    high = _number("--max-price", ask.max_price)
+    low = _number(ask, "--min-price", ask.min_price)
+    high = _number(ask, "--max-price", ask.max_price)
     if low is not None and high is not None and low > high:
-        raise ChipcostError(f"--min-price {low:g} is above --max-price {high:g}")
+        raise ChipcostError(
+            f"{_named(ask, '--min-price', f'{low:g}')} is above "
+            f"{_named(ask, '--max-price', f'{high:g}')}"
+        )
     return {
         "chips": resolve_chip_names(ask.chips),
         "regions": named["regions"],
         "models": named["pricing_models"],
         "providers": named["providers"],
-        "min_memory_gb": _number("--min-memory", ask.min_memory_gb),
-        "chip_counts": _counts(ask.chip_counts),
+        "min_memory_gb": _number(ask, "--min-memory", ask.min_memory_gb),
+        "chip_counts": _counts(ask, ask.chip_counts),
         "min_price": low,
         "max_price": high,
         "spot": ask.spot,

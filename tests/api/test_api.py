@@ -73,9 +73,9 @@ def test_errors_are_chipcost_errors(db):
         chipcost.history("H100-SXM", region="us-west-9", db=db)
     with pytest.raises(ChipcostError, match="unknown pricing model 'ondemand'"):
         chipcost.history("H100-SXM", pricing_model="ondemand", db=db)
-    with pytest.raises(ChipcostError, match=r"--max-price 'abc': give a number"):
+    with pytest.raises(ChipcostError, match=r"max_price='abc': give a number"):
         chipcost.prices(max_price="abc", db=db)
-    with pytest.raises(ChipcostError, match=r"--min-memory '80': give a number"):
+    with pytest.raises(ChipcostError, match=r"min_memory='80': give a number"):
         chipcost.prices(min_memory="80", db=db)
     with pytest.raises(AttributeError):
         chipcost.nothing  # noqa: B018
@@ -90,6 +90,9 @@ def test_errors_are_chipcost_errors(db):
         (lambda db: chipcost.prices(provider=[" , "], db=db), "the provider is empty"),
         (lambda db: chipcost.prices(chips="", db=db), "the chip count is empty"),
         (lambda db: chipcost.prices(spot="no", db=db), r"spot='no': give True"),
+        (lambda db: chipcost.prices(chips="eight", db=db), r"chips='eight': give the chips"),
+        (lambda db: chipcost.prices(min_price=3, max_price=1, db=db),
+         "min_price=3 is above max_price=1"),
         (lambda db: chipcost.history("H100-SXM", since=20261101, db=db), "since=20261101"),
         (lambda db: chipcost.cost(None, "inference", db=db), "model=None: give a model name"),
         (lambda db: chipcost.cost("llama-3-70b", "inference", chip="", db=db),
