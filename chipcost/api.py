@@ -113,7 +113,7 @@ def cost(
         raise ChipcostError(f"model={model!r}: give a model name, e.g. 'llama-3-70b'")
     workload = workload_name(workload)
     base = baseline_chip("H100-SXM" if baseline is None else baseline)
-    count = None if tokens is None else parse_quantity(str(tokens), "tokens")
+    count = None if tokens is None else parse_quantity(tokens, "tokens")
     question = CostQuestion(tokens=count, overhead=DEFAULT_OVERHEAD[workload])
     with _warehouse(db) as (con, stale_days):
         name = resolve_model(con, model)

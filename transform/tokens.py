@@ -31,9 +31,12 @@ def _not_negative(value: float, what: str) -> float:
 
 
 def parse_quantity(
-    text: str, what: str = "the value", examples: str = "300e9, 300B or 300000000000"
+    text: str | float, what: str = "the value", examples: str = "300e9, 300B or 300000000000"
 ) -> float:
-    """'300e9', '300B', '1.5T', '36,000' -> a positive float (K, M, B/G, T suffixes)."""
+    """'300e9', '300B', '1.5T', '36,000' -> a positive float (K, M, B/G, T suffixes); a number
+    given as one (the Python API's tokens=3e11) is checked as it is."""
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return _positive(text, what)
     cleaned = text.strip().replace(",", "").replace("_", "")
     match = re.fullmatch(r"([0-9.eE+-]+)\s*([kKmMbBgGtT]?)", cleaned)
     try:

@@ -91,6 +91,8 @@ def test_errors_are_chipcost_errors(db):
         (lambda db: chipcost.prices(chips="", db=db), "the chip count is empty"),
         (lambda db: chipcost.prices(spot="no", db=db), r"spot='no': give True"),
         (lambda db: chipcost.prices(chips="eight", db=db), r"chips='eight': give the chips"),
+        (lambda db: chipcost.cost("llama-3-70b", "inference", tokens=float("inf"), db=db),
+         r"tokens must be a positive number \(got inf\)"),
         (lambda db: chipcost.prices(min_price=3, max_price=1, db=db),
          "min_price=3 is above max_price=1"),
         (lambda db: chipcost.history("H100-SXM", since=20261101, db=db), "since=20261101"),
