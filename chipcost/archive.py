@@ -501,6 +501,7 @@ def _inflate(path: Path, max_bytes: int) -> bytes:
         ) from exc
     except (OSError, EOFError, zlib.error) as exc:
         raise ArchiveError(
-            f"{path} is corrupt ({exc}); restore it from a backup or remove the run directory"
+            f"{path} is corrupt ({exc}); restore it from a backup, or remove this source's "
+            "directory from the run"
         ) from exc
     return b"".join(chunks)

@@ -105,4 +105,10 @@ def resolve_period(
         ) from None
     if since > until:
         raise ReportError(f"--since {since} is after --until {until}: swap them")
+    if until > today:
+        # Days to come have no prices yet: every source would look stale, every table empty.
+        raise ReportError(
+            f"--until {until} is in the future (today is {today}, UTC): give a day that has "
+            "begun, or leave --until out for the week up to the newest run"
+        )
     return Period(since, until)

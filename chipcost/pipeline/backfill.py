@@ -60,11 +60,22 @@ class Progress:
     def done(self, outcome: Outcome) -> None: ...
 
 
-def parse_since(text: str) -> date:
+def parse_since(text: str, today: date | None = None) -> date:
+    """The first day to load; a day to come is refused (its prices would be the current
+    version's, and every older version would then be refused as going back in time)."""
     try:
-        return date.fromisoformat(text)
+        since = date.fromisoformat(text)
     except ValueError as exc:
-        raise ChipcostError(f"--since {text!r} is not a date: write it as YYYY-MM-DD") from exc
+        raise ChipcostError(
+            f"--since {text!r} is not a day: write one that exists as YYYY-MM-DD, e.g. 2023-01-01"
+        ) from exc
+    today = today or datetime.now(UTC).date()
+    if since > today:
+        raise ChipcostError(
+            f"--since {since} is in the future (today is {today}, UTC): give the first past day "
+            "to load, e.g. 2023-01-01"
+        )
+    return since
 
 
 def versions_since(index: dict[str, Any], since: date) -> tuple[list[Version], list[Outcome]]:

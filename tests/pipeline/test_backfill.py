@@ -179,8 +179,14 @@ def test_a_version_without_region_files_is_skipped_and_archives_nothing(tmp_path
 
 
 def test_a_bad_date_is_explained():
-    with pytest.raises(ChipcostError, match="write it as YYYY-MM-DD"):
+    with pytest.raises(ChipcostError, match="write one that exists as YYYY-MM-DD"):
         parse_since("2024-13-01")
+    with pytest.raises(ChipcostError, match="write one that exists"):
+        parse_since("2025-02-30")
+    # A day to come would load the current version and then refuse every older one for good.
+    with pytest.raises(ChipcostError, match=r"--since 2026-11-24 is in the future \(today is"):
+        parse_since("2026-11-24", today=date(2026, 11, 23))
+    assert parse_since("2026-11-23", today=date(2026, 11, 23)) == date(2026, 11, 23)
 
 
 def test_the_command_backfills_and_prints_what_it_loaded(tmp_path):

@@ -70,8 +70,17 @@ def test_period_errors_and_defaults():
     # No history yet: the week up to today.
     assert resolve_period(None, None, None, date(2026, 11, 30)).since == date(2026, 11, 24)
     # --since alone past the newest price: a week from --since, not an error.
-    later = resolve_period(date(2026, 12, 1), None, datetime(2026, 11, 7, tzinfo=UTC), date.today())
+    newest = datetime(2026, 11, 7, tzinfo=UTC)
+    later = resolve_period(date(2026, 12, 1), None, newest, date(2026, 12, 31))
     assert later == Period(date(2026, 12, 1), date(2026, 12, 7))
+    # Days to come have no prices: every source would look stale, every table empty.
+    with pytest.raises(ReportError, match=r"--until 2026-11-30 is in the future \(today is"):
+        resolve_period(date(2026, 11, 1), date(2026, 11, 30), newest, date(2026, 11, 23))
+    with pytest.raises(ReportError, match="--until 2026-12-07 is in the future"):
+        resolve_period(date(2026, 12, 1), None, newest, date(2026, 11, 23))
+    assert resolve_period(None, date(2026, 11, 23), newest, date(2026, 11, 23)).until == date(
+        2026, 11, 23
+    )
 
 
 def test_moves_are_net_per_offer_with_golden_numbers(week):
