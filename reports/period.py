@@ -85,7 +85,9 @@ def parse_day(text: str | date | None, option: str) -> date | None:
     try:
         return date.fromisoformat(text.strip())
     except ValueError:
-        raise ReportError(f"{option} {text!r} is not a date: use YYYY-MM-DD") from None
+        raise ReportError(
+            f"{option} {text!r} is not a day: write one that exists as YYYY-MM-DD, e.g. 2026-11-01"
+        ) from None
 
 
 def resolve_period(

@@ -129,7 +129,7 @@ def test_cli_dry_run_writes_report_csv_and_eml(golden, tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--since", "2026-13-01"], "--since '2026-13-01' is not a date: use YYYY-MM-DD"),
+        (["--since", "2026-13-01"], "--since '2026-13-01' is not a day: write one that exists"),
         (["--since", "2026-11-09", "--until", "2026-11-08"], "is after --until 2026-11-08"),
         (["--email", "finops"], "'finops' is not an e-mail address"),
         (["--email", "a@example.com"], "no SMTP server configured"),
