@@ -207,6 +207,12 @@ def _stream_once(
                 out.write(chunk)
                 done += len(chunk)
                 progress(done, state.total)
+                if client.stopped():
+                    raise SourceError(
+                        f"{source}: download of {url} stopped at {done:,} of "
+                        f"{state.total or '?'} bytes: the run was stopped; the next one resumes "
+                        f"from {state.part}"
+                    )
     return state.total is None or state.size() == state.total
 
 

@@ -61,6 +61,10 @@ class HttpClient:
     # The key values of the settings: scrubbed from what is archived and from error messages,
     # whatever the parameter or field that carried them (or a provider echoing them back).
     secrets: tuple[str, ...] = field(default=(), repr=False)
+    stop: threading.Event | None = None  # FetchContext.stop
+
+    def stopped(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
 
     def close(self) -> None:
         self.client.close()
@@ -93,8 +97,9 @@ def http_client(
         limits=httpx.Limits(max_connections=PER_HOST * 4, max_keepalive_connections=PER_HOST),
     )
     secrets = ctx.settings.secrets() if ctx is not None else ()
+    stop = ctx.stop if ctx is not None else None
     return HttpClient(
-        provider, client, sleep=sleep or time.sleep, key_hint=key_hint, secrets=secrets
+        provider, client, sleep=sleep or time.sleep, key_hint=key_hint, secrets=secrets, stop=stop
     )
 
 

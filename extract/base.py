@@ -13,6 +13,8 @@ from chipcost.core.record import ParseResult
 from chipcost.core.settings import SourceSettings
 
 if TYPE_CHECKING:  # imported by the sources that fetch over HTTP, not by every importer
+    import threading
+
     import httpx
 
 
@@ -38,6 +40,9 @@ class FetchContext:
     # Where large downloads are staged (aws-bulk): always a local directory, even when the
     # archive is on object storage. None: <data dir>/downloads beside a local archive.
     download_dir: Path | None = None
+    # Set when whoever runs the fetch gives up on it (a backfill stopped, Ctrl-C): a large
+    # download stops at its next chunk and keeps what arrived for the next run to resume.
+    stop: threading.Event | None = None
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,9 @@ from chipcost.warehouse.db import damaged_after_open, run_lock
 # Progress of each source goes to this logger: the CLI shows it on its status line, a
 # deployed run leaves it to the flow run's log.
 progress_log = logging.getLogger("chipcost.progress")
+# Each committed load, its archive run in the record's `loaded_run`: the CLI says after a
+# Ctrl-C which runs the warehouse holds.
+LOADED = "loaded_run"
 
 
 class RunOutcome:
@@ -265,6 +268,7 @@ def _load(
         summary = load_task(session, quote(run))
     finally:
         session.release()  # readers get in between runs
+    progress_log.info("loaded run %s", run.archive_run, extra={LOADED: run.archive_run})
     if run_dir is None or is_archived_run(settings, run_dir):
         clear_pending(settings, run.archive_run)
     _publish(run, summary)

@@ -52,6 +52,8 @@ class Faults:
     # Answer this path only once that one was served (or after HOLD_SECONDS): a forced order.
     hold_until: dict[str, str] = field(default_factory=dict)
     pace: float = 0.0  # bytes a second per request (a slow link; benchmarks), 0: as fast as can be
+    # This path at this many bytes a second, 1 KiB at a time (a slow download to stop mid-way).
+    trickle: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -119,16 +121,19 @@ def _handler(root: Path, faults: Faults, log: list[tuple[str, str]], traffic: Tr
                 self.wfile.flush()
                 self.close_connection = True
                 return
+            if path in faults.trickle:
+                self._paced(body, faults.trickle[path], 1024)
+                return
             if faults.pace:
-                self._paced(body)
+                self._paced(body, faults.pace, 64 * 1024)
                 return
             self.wfile.write(body)
 
-        def _paced(self, body: bytes) -> None:
-            step = 64 * 1024
+        def _paced(self, body: bytes, pace: float, step: int) -> None:
             for start in range(0, len(body), step):
-                time.sleep(step / faults.pace)  # before, so the answer ends with its last byte
+                time.sleep(step / pace)  # before, so the answer ends with its last byte
                 self.wfile.write(body[start : start + step])
+                self.wfile.flush()
 
         def _range_start(self, path: str, etag: str) -> int | None:
             match = re.match(r"bytes=(\d+)-$", self.headers.get("Range", ""))

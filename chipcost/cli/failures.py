@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import NoReturn
 
 from chipcost.core.errors import ChipcostError
@@ -72,3 +75,40 @@ def fail(message: str, details: tuple[str, ...] = ()) -> NoReturn:
     for detail in details:
         err.print(Text("  " + printable(scrub(detail, secrets))), highlight=False, soft_wrap=True)
     sys.exit(1)
+
+
+@contextmanager
+def interruptible(said: Callable[[], str]) -> Iterator[None]:
+    """Ctrl-C (SIGINT) ends the block with `said()` on stderr and exit 130, however the code it
+    interrupted surfaced it: a KeyboardInterrupt, DuckDB's "Query interrupted", a Prefect run
+    that crashed, or an error from a thread cut short. Elsewhere a signal is not ours to take
+    (a thread other than the main one cannot set a handler): the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    hit = threading.Event()
+
+    def handler(signum: int, frame: object) -> None:
+        hit.set()
+        signal.default_int_handler(signum, frame)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    except BaseException:
+        if not hit.is_set():
+            raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if hit.is_set():
+        interrupted(said())
+
+
+def interrupted(message: str) -> NoReturn:
+    """What was done and what to do, after a Ctrl-C: exit 130, as a shell expects."""
+    from rich.text import Text
+
+    from chipcost.cli.consoles import err
+
+    err.print(Text.assemble(("interrupted:", "bold yellow"), " ", message), soft_wrap=True)
+    sys.exit(130)

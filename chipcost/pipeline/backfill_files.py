@@ -219,6 +219,7 @@ class Fetcher:
             settings=self.settings.sources,
             sleep=self.sleep,
             download_dir=self.settings.data_dir / "downloads",
+            stop=self.stop,
         )
 
     def version_index(self) -> dict[str, Any]:

@@ -116,6 +116,30 @@ def test_sigkill_mid_load_leaves_the_previous_state_and_the_next_run_succeeds(tm
     assert snapshot(db, DATA_TABLES) == {t: after[t] for t in DATA_TABLES}
 
 
+def test_ctrl_c_mid_replay_says_what_was_loaded_and_the_same_command_loads_the_rest(
+    tmp_path, runs, env
+):
+    db, marker = tmp_path / "w.duckdb", tmp_path / "loading"
+    archive = runs[0].parent
+    replay = collector(archive, db, env, stall=marker)
+    wait_for(marker, replay)
+    marker.unlink()  # the first run's load commits
+    wait_for(marker, replay)  # the second run's load is open
+    replay.send_signal(signal.SIGINT)
+    code, out, err = finish(replay)
+    marker.unlink(missing_ok=True)
+    assert code == 130, err
+    assert "Traceback" not in err and "Query interrupted" not in err
+    assert f"interrupted: 1 of 2 runs loaded ({runs[0].name}) into {db}" in err, err
+    assert "nothing of the run under way. Run the same command again to load the rest" in err
+    loaded = {row[10] for row in snapshot(db)["source_runs"]}  # archive_run
+    assert loaded == {runs[0].name}, "the interrupted load must leave nothing of its run"
+
+    code, out, err = finish(collector(archive, db, env))
+    assert code == 0, err
+    assert {row[10] for row in snapshot(db)["source_runs"]} == {r.name for r in runs}
+
+
 def test_two_collectors_at_once_one_runs_the_other_says_why(tmp_path, runs, env):
     db = tmp_path / "w.duckdb"
     markers = [tmp_path / "first", tmp_path / "second"]

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -189,16 +191,70 @@ def test_a_bad_date_is_explained():
     assert parse_since("2026-11-23", today=date(2026, 11, 23)) == date(2026, 11, 23)
 
 
-def test_the_command_backfills_and_prints_what_it_loaded(tmp_path):
-    env = {**os.environ, "CHIPCOST_DATA_DIR": str(tmp_path)}
+@pytest.fixture
+def command_env(tmp_path, prefect_server) -> dict[str, str]:
+    """The environment of a `chipcost backfill`: the session's Prefect server (a command's own
+    temporary server is tested in tests/cli/test_prefect_server.py), this test's data."""
+    from prefect.settings import PREFECT_API_URL
+
+    return {
+        **os.environ,
+        "PREFECT_API_URL": PREFECT_API_URL.value(),
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "CHIPCOST_DATA_DIR": str(tmp_path),
+    }
+
+
+def test_the_command_backfills_and_prints_what_it_loaded(tmp_path, command_env):
     args = [CHIPCOST, "backfill", "--since", "2025-05-01", "--region", "us-east-1"]
     with serve(FIXTURES) as server:
-        env["CHIPCOST_AWS_PRICE_LIST_URL"] = server.url
+        env = {**command_env, "CHIPCOST_AWS_PRICE_LIST_URL": server.url}
         result = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
     assert result.returncode == 0, result.stderr
     assert V2 in result.stdout and V3 in result.stdout and V1 not in result.stdout
     assert result.stdout.count("│ loaded") == 2 and "2025-06-01 to now" in result.stdout
     assert (tmp_path / "chipcost.duckdb").is_file()
+
+
+def test_ctrl_c_says_which_versions_were_loaded_and_that_a_rerun_resumes(tmp_path, command_env):
+    # The newer version's file comes at 512 bytes a second (four minutes in all): the older
+    # version is loaded and the newer one downloading when Ctrl-C comes. The command stops the
+    # download at once and keeps its part.
+    args = [CHIPCOST, "backfill", "--since", "2025-05-01", "--region", "us-east-1"]
+    db = tmp_path / "chipcost.duckdb"
+    with serve(FIXTURES, Faults(trickle={V3_CSV: 512})) as server:
+        env = {**command_env, "CHIPCOST_AWS_PRICE_LIST_URL": server.url}
+        command = subprocess.Popen(args, stderr=subprocess.PIPE, text=True, env=env)
+        deadline = time.monotonic() + 120
+        while not server.hits(V3_CSV) or not _runs_in(db):
+            assert command.poll() is None and time.monotonic() < deadline, command.stderr.read()
+            time.sleep(0.05)
+        command.send_signal(signal.SIGINT)
+        interrupted = time.monotonic()
+        _, err = command.communicate(timeout=120)
+        took = time.monotonic() - interrupted
+    assert command.returncode == 130, err
+    assert took < 45, f"the command took {took:.0f} s to stop: it waited for the download"
+    parts = list((tmp_path / "downloads").rglob("*.part"))
+    assert len(parts) == 1 and parts[0].stat().st_size > 0, "the part is kept to resume from"
+    assert "Traceback" not in err
+    assert f"interrupted: 1 version loaded ({V2}) into {db}; nothing of the version" in err, err
+    assert "Run the same command again: it resumes where it stopped" in err
+    assert _runs_in(db) == 1, "the version under way must leave nothing"
+
+
+def _runs_in(db: Path) -> int:
+    """The runs the warehouse holds (0 while it is not there yet, or busy)."""
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error:
+        return 0
+    try:
+        return con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    except duckdb.Error:
+        return 0
+    finally:
+        con.close()
 
 
 def test_chipcost_errors_are_plain(tmp_path):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
+from chipcost.cli.failures import interruptible
 from chipcost.cli.options import DbOption, err, out
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Warehouse, load_settings
@@ -61,7 +62,9 @@ def backfill(
     parse_since(since)  # a wrong date is said before Prefect starts
     _check_regions(region)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    loaded: list[Outcome] = []
     with (
+        interruptible(lambda: _after_interrupt(settings.warehouse, loaded)),
         Progress(*columns, TimeElapsedColumn(), console=err, transient=True) as bar,
         # Prefect and the flow are imported while the temporary server starts.
         temporary_server(meanwhile=_import_flow),
@@ -75,7 +78,7 @@ def backfill(
                 db=settings.warehouse.url,
                 data_dir=str(settings.data_dir),
                 workers=workers,
-                progress=_shown(bar),
+                progress=_shown(bar, loaded),
             )
         except BackfillStopped as exc:
             if exc.outcomes:
@@ -101,8 +104,21 @@ def _import_flow() -> None:
     import chipcost.flows.backfill  # noqa: F401
 
 
-def _shown(bar: RichProgress) -> BackfillProgress:
-    """Draws the backfill's progress: versions done of total, and what is happening now."""
+def _after_interrupt(warehouse: Warehouse, loaded: list[Outcome]) -> str:
+    """What a Ctrl-C left: each version loads all or nothing."""
+    if not loaded:
+        done = f"no version was loaded: {warehouse} is as it was"
+    else:
+        first, last = loaded[0].version.version, loaded[-1].version.version
+        span = first if len(loaded) == 1 else f"{first} … {last}"
+        count = f"{len(loaded)} version{'s' if len(loaded) > 1 else ''}"
+        done = f"{count} loaded ({span}) into {warehouse}; nothing of the version under way"
+    return f"{done}. Run the same command again: it resumes where it stopped"
+
+
+def _shown(bar: RichProgress, loaded: list[Outcome]) -> BackfillProgress:
+    """Draws the backfill's progress: versions done of total, and what is happening now;
+    each version loaded goes in `loaded`."""
     from chipcost.pipeline.backfill import Progress
 
     class Shown(Progress):
@@ -122,6 +138,8 @@ def _shown(bar: RichProgress) -> BackfillProgress:
             bar.update(self.task, description=f"{self.label}: {text}")
 
         def done(self, outcome: Outcome) -> None:
+            if outcome.status == "loaded":
+                loaded.append(outcome)
             bar.advance(self.task)
 
     return Shown()

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.status import Status
 
+from chipcost.cli.failures import interruptible
 from chipcost.cli.options import DbOption, err, out
 from chipcost.core.settings import Settings, load_settings
 
@@ -53,7 +54,7 @@ def collect(
     command_defaults()
 
     settings = load_settings(db=db, data_dir=data_dir)
-    _preflight(settings, replay, source, pending)
+    runs = _preflight(settings, replay, source, pending)
 
     def meanwhile() -> None:
         # While the temporary server starts, on the other core: the checks that import the
@@ -61,9 +62,11 @@ def collect(
         _check_sources(settings, source, notify)
         _import_flow()
 
+    loaded = _LoadedRuns()
     with (
+        interruptible(lambda: _after_interrupt(settings, runs, loaded.runs)),
         err.status("starting Prefect…", spinner="dots") as status,
-        _shown_on(status),
+        _shown_on(status, loaded),
         temporary_server(meanwhile=meanwhile),
     ):
         from chipcost.cli.render import print_outcomes
@@ -96,11 +99,13 @@ def _import_flow() -> None:
 
 
 @contextmanager
-def _shown_on(status: Status) -> Iterator[None]:
-    """Each source's progress (the flow logs it to chipcost.progress) on the status line."""
+def _shown_on(status: Status, loaded: _LoadedRuns) -> Iterator[None]:
+    """Each source's progress (the flow logs it to chipcost.progress) on the status line, and
+    each committed load in `loaded`."""
     handler = _StatusHandler(status)
     logger = logging.getLogger("chipcost.progress")
     logger.addHandler(handler)
+    logger.addHandler(loaded)
     logger.setLevel(logging.INFO)
     # Shown on the status line only: not printed again by the handler Prefect's logging puts
     # on the root logger (a timestamped line per source, hundreds in a replay).
@@ -109,7 +114,53 @@ def _shown_on(status: Status) -> Iterator[None]:
         yield
     finally:
         logger.removeHandler(handler)
+        logger.removeHandler(loaded)
         logger.propagate = propagate
+
+
+class _LoadedRuns(logging.Handler):
+    """The archive runs whose load committed, in order (the flow logs each with its stamp)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # The flow's name for the field (chipcost.flows.collect.LOADED), without importing
+        # Prefect to read it.
+        if run := getattr(record, "loaded_run", None):
+            self.runs.append(run)
+
+
+def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) -> str:
+    """What a Ctrl-C left: each load is all or nothing, so the warehouse holds the runs that
+    were loaded, whole, and nothing of the one under way."""
+    from chipcost.pipeline.pending import pending_runs
+
+    if loaded:
+        span = loaded[0] if len(loaded) == 1 else f"{loaded[0]} … {loaded[-1]}"
+        count = f"{len(loaded)} of {runs} runs" if runs else _runs(len(loaded))
+        done = (
+            f"{count} loaded ({span}) into {settings.warehouse}, each whole; nothing of the "
+            "run under way"
+        )
+    else:
+        done = f"nothing was loaded: {settings.warehouse} is as it was"
+    if runs is not None:
+        rest = "the rest (loaded runs are skipped)" if loaded else "them"
+        return f"{done}. Run the same command again to load {rest}"
+    if waiting := pending_runs(settings):
+        return (
+            f"{done}. What was fetched is archived in {settings.archive_dir}, "
+            f"{_runs(len(waiting))} pending: `chipcost collect --pending` loads "
+            f"{'them' if len(waiting) > 1 else 'it'}, and so does the next `chipcost collect`, "
+            "first"
+        )
+    return f"{done}. Nothing fetched is waiting: run `chipcost collect` again"
+
+
+def _runs(count: int) -> str:
+    return f"{count} run{'s' if count != 1 else ''}"
 
 
 class _StatusHandler(logging.Handler):
@@ -123,8 +174,9 @@ class _StatusHandler(logging.Handler):
 
 def _preflight(
     settings: Settings, replay: str | None, sources: list[str] | None, pending: bool
-) -> None:
-    """Catch a wrong path or option before Prefect starts, in the words the flow uses.
+) -> int | None:
+    """Catch a wrong path or option before Prefect starts, in the words the flow uses; the
+    number of archived runs a replay loads.
 
     Only what is quick to check: the server is not started for a command that cannot run.
     """
@@ -137,8 +189,7 @@ def _preflight(
             "--pending loads every run earlier collections archived but did not load: it "
             "takes neither --replay nor --source"
         )
-    if replay is not None:
-        run_directories(replay)
+    runs = len(run_directories(replay)) if replay is not None else None
     check_writable(settings)
     # The warehouse's directory takes its lock file and write-ahead log; a live run writes
     # the archive. A read-only one is said here, not as an OSError once Prefect runs.
@@ -147,6 +198,7 @@ def _preflight(
         _check_can_write(settings.db_path, "the warehouse", "--db")
     if replay is None:
         _check_can_write(settings.archive_dir, "the archive directory", "--data-dir")
+    return runs
 
 
 def _check_sources(settings: Settings, sources: list[str] | None, notify: list[str] | None) -> None:
