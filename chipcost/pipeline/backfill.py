@@ -12,6 +12,7 @@ same history as the backfill did, with valid_from at the dates the prices took e
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -181,7 +182,7 @@ def backfill(
         outcomes.extend(superseded)
         loaded, newest = _warehouse_state(settings)
         progress.start(len(versions))
-        jobs = _fetch_all(pool, fetcher, [v for v in versions if v.stamp not in loaded])
+        jobs = _fetch_all(pool, fetcher, [v for v in versions if v.stamp not in loaded], since)
         try:
             for position, version in enumerate(versions, start=1):
                 progress.version(version, position)
@@ -202,18 +203,42 @@ def backfill(
     return outcomes
 
 
-def _fetch_all(pool: Pool, fetcher: Fetcher, versions: list[Version]) -> dict[str, _Job]:
+def _fetch_all(
+    pool: Pool, fetcher: Fetcher, versions: list[Version], since: date
+) -> dict[str, _Job]:
     """Every version's plan, then every region file, submitted oldest version first."""
-    plans = {v.stamp: pool.submit(f"plan {v.version}", fetcher.plan, v) for v in versions}
+    futures = {v.stamp: pool.submit(f"plan {v.version}", fetcher.plan, v) for v in versions}
+    plans = {stamp: future.result() for stamp, future in futures.items()}
+    _check_listed(fetcher.regions, list(plans.values()), since)
     jobs = {}
     for version in versions:
-        plan = plans[version.stamp].result()
+        plan = plans[version.stamp]
         fetches = [
             pool.submit(f"fetch {version.version} {region}", fetcher.fetch, version, plan, region)
             for region in plan.regions
         ]
         jobs[version.stamp] = _Job(plan, fetches)
     return jobs
+
+
+def _check_listed(regions: tuple[str, ...] | None, plans: list[Plan], since: date) -> None:
+    """A region that no version to load lists is a typo (or a region AWS has no EC2 prices
+    for): refused before anything is downloaded, with the closest codes AWS lists."""
+    read = [p for p in plans if p.listed]
+    if not regions or not read or any(p.error for p in plans):
+        return
+    listed = sorted({code for p in read for code in p.listed})
+    for region in regions:
+        if region not in listed:
+            close = difflib.get_close_matches(region, listed, n=3, cutoff=0.6)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            versions = f"{len(read)} EC2 price list version{'s' if len(read) > 1 else ''}"
+            shown = ", ".join(listed) if len(listed) <= 6 else f"{', '.join(listed[:5])}, …"
+            count = f"{len(listed)} region{'s' if len(listed) > 1 else ''}"
+            raise ChipcostError(
+                f"--region {region}: none of the {versions} since {since:%Y-%m-%d} has a file "
+                f"for it{hint}; they list {count}: {shown}"
+            )
 
 
 def _finish(

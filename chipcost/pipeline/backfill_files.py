@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,7 @@ class Plan:
     index: bytes = b""  # the region index, archived with the first region file
     note: str = ""  # nothing to load, and why (the version is skipped)
     error: str = ""  # the plan could not be made (the backfill stops here)
+    listed: tuple[str, ...] = ()  # every region code the version's index lists
 
 
 class SharedWriter(ArchiveWriter):
@@ -99,11 +100,12 @@ def plan_version(ctx: FetchContext, files: PublicFiles, version: Version) -> Pla
         )
     data, index = found
     regions = region_files(index, files)
+    listed = tuple(region_files(index, replace(files, regions=None)))
     if not regions:
         wanted = ", ".join(files.regions or ()) or "any AWS region"
-        return Plan(note=f"version {version.version} has no file for {wanted}")
+        return Plan(note=f"version {version.version} has no file for {wanted}", listed=listed)
     missing = {r: url for r, url in regions.items() if ("ec2", r) not in present}
-    return Plan(missing, tuple(sorted(regions)), data)
+    return Plan(missing, tuple(sorted(regions)), data, listed=listed)
 
 
 def fetch_region(

@@ -98,3 +98,16 @@ def test_prices_name_each_chip_of_several_that_matched_nothing(run, db, fmt):
     # A family's members without a price are not named: the family matched.
     family = run("prices", "--chip", "H100,Trainium", "--format", fmt, "--db", db)
     assert "note: no current price" not in family.stdout + family.stderr
+
+
+def test_migrate_creates_its_data_directory_but_not_a_db_option_s(run, tmp_path):
+    # The data directory is chipcost's to create, as a collection does (CHIPCOST_DATA_DIR or
+    # --data-dir); the directory of a file named with --db or CHIPCOST_DB is the user's.
+    data = tmp_path / "new" / "data"
+    done = run("migrate", env={"CHIPCOST_DATA_DIR": str(data)})
+    assert done.returncode == 0, done.stderr
+    assert (data / "chipcost.duckdb").is_file() and "schema version" in done.stdout
+    elsewhere = tmp_path / "typo" / "w.duckdb"
+    done = run("migrate", "--db", str(elsewhere))
+    assert done.returncode == 1 and "does not exist" in done.stderr
+    assert "fix --db / CHIPCOST_DB" in done.stderr and not elsewhere.parent.exists()

@@ -257,6 +257,20 @@ def _runs_in(db: Path) -> int:
         con.close()
 
 
+def test_a_region_no_version_lists_is_refused_before_any_download(tmp_path):
+    with serve(FIXTURES) as server:
+        sources = SourceSettings(aws_price_list_url=server.url)
+        settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb", sources=sources)
+        with pytest.raises(ChipcostError) as refused:
+            backfill(settings, date(2023, 1, 1), ("us-east-1", "us-east-9"), sleep=lambda s: 0)
+        assert not any(path.endswith(".csv") for path, _ in server.requests)
+    assert str(refused.value) == (
+        "--region us-east-9: none of the 3 EC2 price list versions since 2023-01-01 has a "
+        "file for it (did you mean us-east-1?); they list 1 region: us-east-1"
+    )
+    assert not (tmp_path / "w.duckdb").exists() or _runs_in(tmp_path / "w.duckdb") == 0
+
+
 def test_chipcost_errors_are_plain(tmp_path):
     settings = load_settings(db=tmp_path / "missing" / "w.duckdb", data_dir=tmp_path / "d")
     with pytest.raises(ChipcostError, match="does not exist"):

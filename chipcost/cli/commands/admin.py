@@ -27,10 +27,12 @@ def sql(
 
 def migrate(db: DbOption = None) -> None:
     """Create the warehouse or upgrade its schema to this version of chipcost."""
+    from chipcost.pipeline.collect import prepare_data_dir
     from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.db import SCHEMA_VERSION
 
     settings = load_settings(db=db)
+    prepare_data_dir(settings)  # ours to create, as a collection does; a --db directory is not
     # A writer's open also loads reference data that changed (chips, instance types, ...).
     con = open_warehouse(settings.warehouse, wait=settings.lock_wait)
     con.close()
