@@ -187,7 +187,7 @@ def backfill(
             for position, version in enumerate(versions, start=1):
                 progress.version(version, position)
                 if version.stamp in loaded:
-                    outcome = Outcome(version, ALREADY, "loaded by an earlier run: nothing to do")
+                    outcome = Outcome(version, ALREADY, _already(settings, version, regions))
                 else:
                     outcome = _finish(settings, pool, version, jobs[version.stamp], newest)
                 outcomes.append(outcome)
@@ -290,6 +290,34 @@ def _load_version(settings: Settings, version: Version, newest: datetime | None)
         )
     return Outcome(
         version, status, message, summary.records, summary.rejects, summary.history_changes
+    )
+
+
+def _already(settings: Settings, version: Version, regions: tuple[str, ...] | None) -> str:
+    """Why a loaded version is not loaded again, naming the asked regions it was loaded
+    without (its archived run says which regions it holds)."""
+    done = "loaded by an earlier run"
+    if not regions:
+        return f"{done}: nothing to do"
+    try:
+        manifest = archive.read_manifest(
+            archive.location(settings.archive_root) / version.stamp / SOURCE.name
+        )
+    except (ChipcostError, OSError, ValueError):  # moved or removed since: nothing to name
+        return f"{done}: nothing to do"
+    held = sorted(
+        {
+            str(p["request"]["region"])
+            for p in manifest.get("payloads", [])
+            if isinstance(p.get("request"), dict) and p["request"].get("kind") == "ec2"
+        }
+    )
+    lacking = [r for r in regions if r not in held]
+    if not held or not lacking:
+        return f"{done}: nothing to do"
+    return (
+        f"{done} with {', '.join(held)} only: a version is loaded once, so "
+        f"{', '.join(lacking)} is not added; backfill into a new --db for it"
     )
 
 

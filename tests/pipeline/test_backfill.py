@@ -271,6 +271,24 @@ def test_a_region_no_version_lists_is_refused_before_any_download(tmp_path):
     assert not (tmp_path / "w.duckdb").exists() or _runs_in(tmp_path / "w.duckdb") == 0
 
 
+def test_a_version_loaded_without_an_asked_region_says_so(tmp_path):
+    with serve(FIXTURES) as server:
+        run(tmp_path, server.url)  # us-east-1
+        settings = Settings(
+            data_dir=tmp_path,
+            db_path=tmp_path / "w.duckdb",
+            sources=SourceSettings(aws_price_list_url=server.url),
+        )
+        again = backfill(settings, date(2023, 1, 1), ("us-east-1",), sleep=lambda s: None)
+        wider = backfill(settings, date(2023, 1, 1), ("us-west-2",), sleep=lambda s: None)
+    assert {o.message for o in again} == {"loaded by an earlier run: nothing to do"}
+    assert {o.status for o in wider} == {"already loaded"}
+    assert {o.message for o in wider} == {
+        "loaded by an earlier run with us-east-1 only: a version is loaded once, so "
+        "us-west-2 is not added; backfill into a new --db for it"
+    }
+
+
 def test_chipcost_errors_are_plain(tmp_path):
     settings = load_settings(db=tmp_path / "missing" / "w.duckdb", data_dir=tmp_path / "d")
     with pytest.raises(ChipcostError, match="does not exist"):
