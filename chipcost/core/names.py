@@ -8,6 +8,8 @@ from functools import cache
 
 from chipcost.core.catalog import (
     UNKNOWN_CHIP,
+    aws_families,
+    aws_family,
     canonical_chip,
     canonical_chips,
     chip_memory_gb,
@@ -131,6 +133,13 @@ def resolve_chip_name(name: str) -> list[str]:
         return [chip]
     if sized := _with_memory(name):
         return [sized]
+    if chip := aws_families().get(aws_family(name.strip().lower())):
+        # An instance family or type names AWS's offers, not the chip: say which chip it has
+        # rather than read it as every provider's offers of that chip.
+        raise ChipcostError(
+            f"{name!r} is an AWS instance {'type' if '.' in name else 'family'}, not a chip: "
+            f"its chip is {chip} (--chip {chip}; add --provider aws for AWS's offers only)"
+        )
     known = sorted(canonical_chips() - {UNKNOWN_CHIP}) + list(chip_families())
     raise ChipcostError(
         f"unknown chip {name!r}{did_you_mean(name, known)}; chips: "

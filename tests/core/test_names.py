@@ -118,3 +118,22 @@ def test_a_blank_filter_is_refused_where_a_name_is_expected(what):
         split_values(["", ","], what)
     assert split_values(["us-east-1,", ""], what) == ["us-east-1"]  # a stray comma is fine
     assert split_values(None, what) is None and split_values([], what) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "what", "chip"),
+    [
+        ("trn2", "family", "Trainium2"),
+        ("P5e", "family", "H200"),
+        ("p5.48xlarge", "type", "H100-SXM"),
+        ("inf2.xlarge", "type", "Inferentia2"),
+    ],
+)
+def test_an_aws_instance_family_or_type_is_refused_naming_its_chip(typed, what, chip):
+    # Read as the chip it would mean every provider's offers of it, not AWS's instances.
+    with pytest.raises(ChipcostError) as refused:
+        resolve_chip_names(typed)
+    assert str(refused.value) == (
+        f"{typed!r} is an AWS instance {what}, not a chip: its chip is {chip} "
+        f"(--chip {chip}; add --provider aws for AWS's offers only)"
+    )
