@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import gc
 import importlib
+import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -45,6 +47,10 @@ COMMAND_DEFAULTS = {"PREFECT_LOGGING_LEVEL": "CRITICAL", "DO_NOT_TRACK": "1"}
 # FastAPI's jsonable_encoder): 0.12 s of the run, unless imported while the server starts.
 FIRST_CALL_IMPORTS = ("fastapi.encoders",)
 PORT_IN_USE = 3  # uvicorn's exit code when it could not bind
+QUEUE_SERVICES = ("EventsWorker", "APILogWorker")
+# The lines of the server's own output shown when it did not start (it is kept from the
+# terminal otherwise: stopping it mid-flush logs tracebacks of its cancelled services).
+SERVER_TAIL_LINES = 6
 
 
 class ServerError(ChipcostError):
@@ -55,6 +61,14 @@ def command_defaults() -> None:
     """COMMAND_DEFAULTS into the environment: called before Prefect is first imported."""
     for name, value in COMMAND_DEFAULTS.items():
         os.environ.setdefault(name, value)
+    # Prefect's queue services log under their class names, outside the `prefect` logger that
+    # PREFECT_LOGGING_LEVEL sets: "EventsWorker - Still processing items: 9 items remaining"
+    # reached the terminal while a command that failed early drained its events.
+    for service in QUEUE_SERVICES:
+        try:
+            logging.getLogger(service).setLevel(os.environ["PREFECT_LOGGING_LEVEL"].upper())
+        except ValueError:  # not a level name: Prefect's own settings will say so
+            pass
 
 
 @contextmanager
@@ -117,14 +131,37 @@ def _pointed_at(process: subprocess.Popen, url: str) -> Iterator[str]:
 
 def _spawn() -> tuple[int, subprocess.Popen]:
     port = _free_port()
+    output = tempfile.TemporaryFile()  # open for the server's life: closed by _stop
     process = subprocess.Popen(
         [sys.executable, "-m", "chipcost.cli.prefect_server", str(port), str(os.getpid())],
         stdin=subprocess.PIPE,
+        stdout=output,
+        stderr=subprocess.STDOUT,
         env={**SERVER_DEFAULTS, **os.environ, **SERVER_ENV},
         # Its own session: Ctrl-C reaches the command, which then stops the server itself.
         start_new_session=True,
     )
+    process.output = output  # type: ignore[attr-defined]
     return port, process
+
+
+def _last_words(process: subprocess.Popen) -> str:
+    """What the server said last, for a message that it did not start: the unindented lines
+    of its output (a traceback's frames are indented; its exception and uvicorn's own lines
+    are not), the last few."""
+    output = getattr(process, "output", None)
+    if output is None or output.closed:
+        return ""
+    output.seek(0)
+    lines = output.read().decode(errors="replace").splitlines()
+    said = [line for line in lines if line.strip() and not line[0].isspace()]
+    chained = ("The above exception", "During handling of the above")
+    said = [
+        line
+        for line in said
+        if "Traceback (most recent call last)" not in line and not line.startswith(chained)
+    ]
+    return "\n".join(said[-SERVER_TAIL_LINES:])
 
 
 def _started(port: int, process: subprocess.Popen) -> tuple[subprocess.Popen, str]:
@@ -135,13 +172,20 @@ def _started(port: int, process: subprocess.Popen) -> tuple[subprocess.Popen, st
         url = f"http://127.0.0.1:{port}/api"
         if _wait_healthy(process, url):
             return process, url
+        exited = process.poll() is not None
+        said = _last_words(process)
         _stop(process)
-        if process.returncode != PORT_IN_USE:
+        if not (process.returncode == PORT_IN_USE and "address already in use" in said.lower()):
             break
+    how = (
+        f"exited with code {process.returncode} while starting"
+        if exited
+        else f"did not answer within {STARTUP_SECONDS:.0f} s"
+    )
     raise ServerError(
-        f"the temporary Prefect server did not start within {STARTUP_SECONDS:.0f} s (exit "
-        f"code {process.returncode}): run `prefect server start` and set PREFECT_API_URL "
-        "to it, or check PREFECT_HOME"
+        f"the temporary Prefect server {how}: run `prefect server start` and set "
+        "PREFECT_API_URL to it, or check PREFECT_HOME and Prefect's server settings",
+        details=tuple(said.splitlines()),
     )
 
 
@@ -187,6 +231,8 @@ def _stop(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    if (output := getattr(process, "output", None)) is not None:
+        output.close()
 
 
 def _die_with_parent(parent: int) -> None:
@@ -213,14 +259,22 @@ def serve(port: int, parent: int) -> None:
     _die_with_parent(parent)
     import uvicorn
 
-    uvicorn.run(
-        "prefect.server.api.server:create_app",
-        factory=True,
-        host="127.0.0.1",
-        port=port,
-        log_level="error",
-        lifespan="on",
-    )
+    try:
+        uvicorn.run(
+            "prefect.server.api.server:create_app",
+            factory=True,
+            host="127.0.0.1",
+            port=port,
+            log_level="error",
+            lifespan="on",
+        )
+    except SystemExit as exc:
+        # uvicorn's startup failure (3: a port taken, or the app's startup failed). Ended
+        # here, not by the interpreter's shutdown: the stdin watcher blocked in its read
+        # made that abort ("could not acquire lock for <stdin>"), exit code -6 instead.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exc.code if isinstance(exc.code, int) else 1)
     # Stopped: exit without the collector's passes over Prefect's objects (0.3-0.9 s here),
     # which the command waits for.
     gc.freeze()

@@ -72,3 +72,38 @@ print(before, *inside, current().flows.heartbeat_frequency, current().api.url)
     before, url, api, inside, after, api_after = result.stdout.split()
     assert url.startswith("http://127.0.0.1:") and api == url
     assert before == after != "None" and inside == "None" and api_after == "None"
+
+
+def test_a_server_that_cannot_start_says_why_in_its_own_words(monkeypatch, tmp_path):
+    # Its database cannot be opened: the server exits while starting (uvicorn's 3, not an
+    # abort of the interpreter), is not retried as a taken port would be, and the message
+    # ends with what it said, not its traceback.
+    database = f"sqlite+aiosqlite:///{tmp_path}/missing/dir/prefect.db"
+    monkeypatch.setenv("PREFECT_SERVER_DATABASE_CONNECTION_URL", database)
+    spawned = []
+    spawn = prefect_server._spawn
+    monkeypatch.setattr(prefect_server, "_spawn", lambda: spawned.append(1) or spawn())
+    port, process = spawn()
+    with pytest.raises(prefect_server.ServerError) as refused:
+        prefect_server._started(port, process)
+    error = refused.value
+    assert error.headline.startswith("the temporary Prefect server exited with code 3 while")
+    assert "unable to open database file" in "\n".join(error.details)
+    assert not any("Traceback" in line or line.startswith(" ") for line in error.details)
+    assert process.returncode == prefect_server.PORT_IN_USE and spawned == []
+
+
+def test_prefects_queue_services_log_at_the_commands_level(monkeypatch):
+    # "EventsWorker - Still processing items: 9 items remaining..." reached the terminal of a
+    # command that failed early: those services log outside the `prefect` logger.
+    import logging
+
+    monkeypatch.delenv("PREFECT_LOGGING_LEVEL", raising=False)
+    services = [logging.getLogger(name) for name in prefect_server.QUEUE_SERVICES]
+    for logger in services:
+        monkeypatch.setattr(logger, "level", logging.NOTSET)
+    prefect_server.command_defaults()
+    assert [logger.level for logger in services] == [logging.CRITICAL] * 2
+    monkeypatch.setenv("PREFECT_LOGGING_LEVEL", "debug")
+    prefect_server.command_defaults()
+    assert [logger.level for logger in services] == [logging.DEBUG] * 2

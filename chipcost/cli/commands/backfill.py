@@ -65,7 +65,14 @@ def backfill(
     loaded: list[Outcome] = []
     with (
         interruptible(lambda: _after_interrupt(settings.warehouse, loaded)),
-        Progress(*columns, TimeElapsedColumn(), console=err, transient=True) as bar,
+        # Drawn on a terminal only: elsewhere rich would leave just an empty line behind.
+        Progress(
+            *columns,
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,
+        ) as bar,
         # Prefect and the flow are imported while the temporary server starts.
         temporary_server(meanwhile=_import_flow),
     ):
