@@ -31,7 +31,8 @@ class ReportData:
     moves: pl.DataFrame  # one row per offer whose price changed, largest move first
     events: pl.DataFrame  # every new / changed / withdrawn event (the CSV)
     cheapest: pl.DataFrame  # per chip and pricing bucket, at the end of the period
-    cost_per_token: pl.DataFrame | None  # None: the warehouse has no usable view
+    # None: the warehouse has no usable view, or the period ended before the newest prices
+    cost_per_token: pl.DataFrame | None
     health: pl.DataFrame
     comparisons: pl.DataFrame  # offers priced by 2+ sources, `disagrees` flags the spread
     # each chip's cheapest price per day per pricing model over the last history_weeks
@@ -67,20 +68,29 @@ class ReportData:
     def has_history(self) -> bool:
         return self.coverage.newest_observation is not None
 
+    @property
+    def ended_before_newest_prices(self) -> bool:
+        """The period ended before the newest prices: cost per token, computed at current
+        prices only, is not of this period (nor is its sample flag), so it is not shown."""
+        newest = self.coverage.newest_observation
+        return newest is not None and newest >= self.period.end
+
 
 def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOptions) -> ReportData:
     """Run every report query for the period against an open (read-only) warehouse."""
     start, end = period.start, period.end
     fresh = end - timedelta(days=options.fresh_days)
     moves = price_moves(con, start, end, end - timedelta(days=options.trend_days))
+    covered = coverage(con, start, end)
+    later = covered.newest_observation is not None and covered.newest_observation >= end
     return ReportData(
         period=period,
         options=options,
-        coverage=coverage(con, start, end),
+        coverage=covered,
         moves=with_jumps(with_labels(printable_text(moves))),
         events=with_labels(printable_text(change_events(con, start, end))),
         cheapest=with_labels(printable_text(cheapest_by_model(con, end, fresh))),
-        cost_per_token=_labelled(printable_text(cheapest_cost_per_token(con))),
+        cost_per_token=None if later else _labelled(printable_text(cheapest_cost_per_token(con))),
         health=printable_text(
             source_health(con, start, end, end - timedelta(days=options.stale_days))
         ),

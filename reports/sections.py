@@ -100,6 +100,14 @@ def cost_per_token(data: ReportData) -> Section:
         "independent benchmark, estimate, derived or measured) and where it comes from."
     )
     costs = data.cost_per_token
+    if data.ended_before_newest_prices:
+        newest = data.coverage.newest_observation
+        empty = (
+            f"Cost per token is computed at current prices only, and this period ended on "
+            f"{data.period.until} (the newest prices are of {newest:%Y-%m-%d}): report a "
+            "period that reaches them to see it, or see `chipcost cost`."
+        )
+        return Section("cost", "Cost per token", explain, None, empty)
     if costs is None:
         empty = "This warehouse has no cost_per_token view to read costs from."
         return Section("cost", "Cost per token", explain, None, empty)

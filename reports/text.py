@@ -81,7 +81,9 @@ def health_line(data: ReportData) -> str:
     c = counts(data)
     total = data.health.height
     days = data.options.stale_days
-    if total == 0:
+    if total == 0 and data.has_history:
+        text = f"No source had run by {data.period.until}."
+    elif total == 0:
         text = "No source has run yet."
     elif c.stale:
         names = ", ".join(data.stale_sources["source"].to_list())

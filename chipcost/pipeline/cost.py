@@ -52,12 +52,12 @@ def _no_throughput(chip: str, ask: Ask) -> str:
 def _check_chips(priced: list[str], covered: list[str], ask: Ask) -> None:
     for chip in ask.chips:
         if chip not in priced:
-            raise ChipcostError(
+            raise NoMatch(
                 f"no current price for {chip}: no source lists it today, so its cost per token "
                 f"cannot be computed. Chips with prices: {', '.join(priced) or 'none'}"
             )
         if chip not in covered:
-            raise ChipcostError(_no_throughput(chip, ask))
+            raise NoMatch(_no_throughput(chip, ask))
 
 
 def _coverage_notes(

@@ -27,6 +27,7 @@ def db(tmp_path_factory) -> str:
         (["history", "--chip", "K80"], "the warehouse has never held a price of K80"),
         ([*COST, "--chip", "H100-SXM", "--region", "us-west-2", "--pricing-model", "spot"],
          "no current offer matches for llama-3-70b inference"),
+        ([*COST, "--chip", "K80"], "no current price for K80"),
     ],
 )  # fmt: skip
 @pytest.mark.parametrize("fmt", ["table", "json", "csv"])

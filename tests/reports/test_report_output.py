@@ -75,6 +75,27 @@ def test_period_without_runs_says_so(golden, tmp_path):
     assert len(made.csv_path.read_text().splitlines()) == 1
 
 
+def test_a_period_before_the_prices_shows_none_of_them(tmp_path):
+    # Cost per token is computed at current prices only: a past period's report showed
+    # today's (sample) costs, without the sample banner, since nothing of the period was.
+    db = report_warehouse.build(tmp_path / "w.duckdb", report_warehouse.golden_runs(sample=True))
+    latest = write_report(db, tmp_path / "latest")
+    assert "USD per million tokens" in _mail_html(latest)
+    made = write_report(db, tmp_path / "r", since=date(2026, 10, 1), until=date(2026, 10, 31))
+    page = made.html_path.read_text()
+    assert made.data.cost_per_token is None and not made.data.sample
+    assert "Cost per token is computed at current prices only, and this period ended on " in page
+    assert "No source had run by 2026-10-31." in page
+    assert "USD per million tokens" not in _mail_html(made)
+    assert "SAMPLE DATA" not in page and not made.subject.startswith("[sample data]")
+
+
+def _mail_html(made) -> str:
+    mail = deliver(made, [], dry_run=True).eml_path.read_bytes().decode()
+    message = email.message_from_string(mail, policy=email.policy.default)
+    return message.get_body(("html",)).get_content()
+
+
 def test_empty_warehouse_makes_a_report_that_says_what_it_lacks(tmp_path):
     made = write_report(warehouse(tmp_path / "w.duckdb", []), tmp_path / "r")
     page = made.html_path.read_text()
