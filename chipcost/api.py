@@ -84,6 +84,9 @@ def cost(
     chip: Names = None,
     tokens: float | str | None = None,
     baseline: str | None = None,
+    overhead: float | None = None,
+    migration_cost: float | str | None = None,
+    daily_tokens: float | str | None = None,
     region: Names = None,
     pricing_model: Names = None,
     provider: Names = None,
@@ -95,7 +98,11 @@ def cost(
     before those that cannot (`fits`, `memory_needed_gb`, `instance_memory_gb`).
 
     tokens ('300e9', '300B' or a number) adds cost_for_tokens; baseline (a chip) the
-    saving against it. Columns: those of the cost_per_token view plus the ranking's.
+    saving against it; migration_cost (USD) the break-even against it in tokens, and with
+    daily_tokens in days; overhead the extra share of chip-hours (0.15 training, 0
+    inference by default). Columns: those of the cost_per_token view plus the ranking's,
+    each with the same type whatever the rows (an empty column too), so that rankings
+    concatenate.
     """
     from chipcost.pipeline.cost import (
         Ask,
@@ -114,7 +121,19 @@ def cost(
     workload = workload_name(workload)
     base = baseline_chip("H100-SXM" if baseline is None else baseline)
     count = None if tokens is None else parse_quantity(tokens, "tokens")
-    question = CostQuestion(tokens=count, overhead=DEFAULT_OVERHEAD[workload])
+    if daily_tokens is not None and migration_cost is None:
+        raise ChipcostError("daily_tokens is for the break-even: give migration_cost too")
+    number = isinstance(overhead, int | float) and not isinstance(overhead, bool)
+    if overhead is not None and not (number and 0 <= overhead <= 10):
+        raise ChipcostError(f"overhead={overhead!r}: give a fraction, e.g. 0.15 for 15%")
+    question = CostQuestion(
+        tokens=count,
+        overhead=DEFAULT_OVERHEAD[workload] if overhead is None else float(overhead),
+        migration_cost=None
+        if migration_cost is None
+        else parse_quantity(migration_cost, "migration_cost", "250000, '250K' or 2.5e5 (USD)"),
+        daily_tokens=None if daily_tokens is None else parse_quantity(daily_tokens, "daily_tokens"),
+    )
     with _warehouse(db) as (con, stale_days):
         name = resolve_model(con, model)
         ask = Ask(

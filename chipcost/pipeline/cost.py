@@ -40,6 +40,24 @@ class Ask:
     stale_days: int = DEFAULT_STALE_DAYS
 
 
+# The ranking's columns that may be empty in every row, by polars type name; any other such
+# column is text.
+_COLUMN_TYPES = {
+    "batch_size": "Int64",
+    "implied_mfu": "Float64",
+    "chip_memory_gb": "Float64",
+    "memory_needed_gb": "Float64",
+    "instance_memory_gb": "Float64",
+    "fits": "Boolean",
+    "instances_needed": "Int64",
+    "cost_for_tokens": "Float64",
+    "baseline_cost_per_million": "Float64",
+    "savings_vs_baseline": "Float64",
+    "break_even_tokens": "Float64",
+    "break_even_days": "Float64",
+}
+
+
 def _no_throughput(chip: str, ask: Ask) -> str:
     return (
         f"no throughput for {chip} on {ask.model} {ask.workload}: no reference, no measurement, "
@@ -218,7 +236,14 @@ class CostRanking:
         import polars as pl
 
         rows = [{"rank": n, **row} for n, row in enumerate(self.rows, start=1)]
-        return pl.DataFrame(rows, infer_schema_length=None)
+        frame = pl.DataFrame(rows, infer_schema_length=None)
+        # A column empty in every row has no type of its own (Null): give it its type, so
+        # that rankings (training and inference, two models) concatenate.
+        return frame.with_columns(
+            pl.col(name).cast(getattr(pl, _COLUMN_TYPES.get(name, "String")))
+            for name, kind in frame.schema.items()
+            if kind == pl.Null
+        )
 
 
 def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:

@@ -11,6 +11,9 @@ import pytest
 
 import chipcost
 from chipcost.core.errors import ChipcostError
+from chipcost.pipeline.seed import open_warehouse
+from chipcost.warehouse.load import load_run
+from tests.helpers import day, record, run_of
 from tests.report_warehouse import build
 
 
@@ -104,11 +107,41 @@ def test_errors_are_chipcost_errors(db):
         (lambda db: chipcost.cost("llama-3-70b", "inference", baseline="H100", db=db),
          r"baseline 'H100' is a family \(H100-SXM, H100-PCIe, H100-NVL\): pick one chip"),
         (lambda db: chipcost.prices(region="x" * 5000, db=db), r"unknown region 'x{50,60}\.\.\.'"),
+        (lambda db: chipcost.cost("llama-3-70b", "inference", overhead="15%", db=db),
+         r"overhead='15%': give a fraction, e.g. 0.15"),
+        (lambda db: chipcost.cost("llama-3-70b", "inference", daily_tokens="1B", db=db),
+         "daily_tokens is for the break-even: give migration_cost too"),
+        (lambda db: chipcost.cost("llama-3-70b", "inference", migration_cost="lots", db=db),
+         "migration_cost 'lots' is not a number"),
     ],
 )  # fmt: skip
 def test_a_wrong_type_or_a_blank_is_a_chipcost_error_not_a_traceback(db, call, message):
     with pytest.raises(ChipcostError, match=message):
         call(db)
+
+
+def test_rankings_concatenate_and_give_the_break_even(tmp_path):
+    # A column empty in every row has its type all the same (batch_size, cost_for_tokens,
+    # break_even_*): a training and an inference ranking concatenate.
+    db = tmp_path / "w.duckdb"
+    con = open_warehouse(db)
+    trn1 = record(
+        instance_type="trn1.32xlarge", chip="Trainium1", chip_count=16.0, price_per_hour=8.0
+    )
+    load_run(con, run_of([record(), trn1], day(0)))
+    con.close()
+    training = chipcost.cost("llama-3-70b", "training", db=db)
+    inference = chipcost.cost(
+        "llama-3-70b", "inference", migration_cost="36K", daily_tokens=1e9, db=db
+    )
+    assert pl.Null not in training.schema.values()
+    assert training.schema["break_even_days"] == pl.Float64
+    both = pl.concat([training, inference], how="diagonal")
+    assert both.height == training.height + inference.height
+    even = inference.filter(pl.col("break_even_tokens").is_not_null())
+    assert even.height > 0, "the break-even of some offer against H100-SXM"
+    days = even["break_even_tokens"] / 1e9
+    assert (even["break_even_days"] - days).abs().max() < 1e-6
 
 
 def test_names_read_as_on_the_command_line(db):
