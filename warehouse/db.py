@@ -62,8 +62,9 @@ def connect(
         raise WarehouseError(f"--db {path} is a directory: give the path of a .duckdb file")
     if read_only and not path.exists():
         raise WarehouseError(
-            f"no warehouse at {path}: run `chipcost collect` first, or pass --db "
-            "(or set CHIPCOST_DB) to an existing chipcost DuckDB file"
+            f"no warehouse at {path}: run `chipcost collect` first (`chipcost demo` loads "
+            "the bundled sample, with no network), or pass --db (or set CHIPCOST_DB) to an "
+            "existing chipcost DuckDB file"
         )
     if not read_only:
         _check_parent(path)

@@ -20,6 +20,7 @@ import duckdb
 from chipcost import archive
 from chipcost.core.clean import scrub
 from chipcost.core.errors import ChipcostError, SourceSkipped
+from chipcost.core.names import did_you_mean
 from chipcost.core.payload import Payload, sha256
 from chipcost.core.record import ParseResult
 from chipcost.core.runs import (
@@ -56,8 +57,9 @@ def select_sources(names: list[str] | None) -> list[Source]:
         return list(sources.values())
     unknown = [n for n in names if n not in sources]
     if unknown:
+        close = did_you_mean(unknown[0], sources) if len(unknown) == 1 else ""
         raise ChipcostError(
-            f"unknown source {', '.join(unknown)}: choose from {', '.join(sources)}"
+            f"unknown source {', '.join(unknown)}{close}: choose from {', '.join(sources)}"
         )
     return [sources[n] for n in names]
 

@@ -112,3 +112,23 @@ def test_migrate_creates_its_data_directory_but_not_a_db_option_s(run, tmp_path)
     done = run("migrate", "--db", str(elsewhere))
     assert done.returncode == 1 and "does not exist" in done.stderr
     assert "fix --db / CHIPCOST_DB" in done.stderr and not elsewhere.parent.exists()
+
+
+def test_a_blank_site_directory_is_refused_not_read_as_here(run, db, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    done = run("site", "", "--db", db)
+    assert done.returncode == 1 and "the directory is empty" in done.stderr
+    assert not (tmp_path / "index.html").exists()
+
+
+def test_a_misspelt_source_gets_the_closest_name():
+    from chipcost.core.errors import ChipcostError
+    from chipcost.pipeline.collect import select_sources
+
+    with pytest.raises(ChipcostError, match=r"unknown source aws-pricng-api \(did you mean "):
+        select_sources(["aws-pricng-api"])
+
+
+def test_no_warehouse_points_at_the_demo_too(run, tmp_path):
+    done = run("prices", "--chip", "H100-SXM")  # the fixture's data directory has none
+    assert done.returncode == 1 and "run `chipcost collect` first (`chipcost demo`" in done.stderr

@@ -12,7 +12,7 @@ from chipcost.cli.options import DbOption, out
 
 def site(
     directory: Annotated[
-        Path, typer.Argument(help="Where to write index.html, offers.json, offers.csv.")
+        str, typer.Argument(help="Where to write index.html, offers.json, offers.csv.")
     ],
     weeks: Annotated[int, typer.Option(help="Weeks of price history to chart per chip.")] = 12,
     db: DbOption = None,
@@ -25,7 +25,11 @@ def site(
 
     if weeks < 1:
         raise ChipcostError(f"--weeks {weeks}: give 1 or more weeks of history")
-    made = write_site(load_settings(db=db).warehouse, directory, weeks=weeks)
+    if not directory.strip():  # Path("") is the current directory: never meant
+        raise ChipcostError(
+            "the directory is empty: give where to write, e.g. chipcost site public/"
+        )
+    made = write_site(load_settings(db=db).warehouse, Path(directory), weeks=weeks)
     out.print(
         f"price explorer: {made.index} ({made.offers} offers of {made.chips} chips)",
         highlight=False,
