@@ -72,7 +72,9 @@ def headline(data: ReportData) -> str:
     c = counts(data)
     moves = _plural(c.changed, "price change")
     if c.changed:
-        moves += f" ({c.down} down, {c.up} up)"
+        # An offer that moved and came back (a jump and back) is neither down nor up.
+        back = c.changed - c.down - c.up
+        moves += f" ({c.down} down, {c.up} up{f', {back} back where it was' if back else ''})"
     return f"{moves}, {_plural(c.new, 'new offer')}, {c.withdrawn} withdrawn."
 
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from chipcost.reports.build import compose, write_report
-from chipcost.reports.text import text_body
+from chipcost.reports.text import headline, text_body
 from tests import report_warehouse
 from tests.helpers import day, record, run_of
 from tests.reports.test_report_output import warehouse
@@ -35,6 +35,8 @@ def test_a_move_out_and_back_is_marked_and_ranked_first(tmp_path):
     assert jump["change_pct"] == 0.0 and jump["jump_back"] and jump["jump_factor"] == 8.0
     assert not moves.row(1, named=True)["jump_back"]
     assert made.subject == "2 price changes, H100-SXM on-demand ×8.0 and back: week of 2026-11-01"
+    # The counts add up: the move that came back is neither down nor up.
+    assert headline(made.data).startswith("2 price changes (1 down, 0 up, 1 back where it was)")
     changes = made.html_path.read_text().split('id="changes"')[1].split("</section>")[0]
     shown = re.sub(r"<[^>]+>", "", changes)  # the text a reader sees
     assert "×8.0 and back" in shown and "+0.0%" not in shown
