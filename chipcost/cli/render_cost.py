@@ -67,11 +67,13 @@ def _columns(ask: Mapping[str, object]) -> list[Column]:
         Column("throughput", "throughput"),
         Column("cpm", "$/M tokens", numeric=True, essential=True),
     ]
+    # What the user asked for (--tokens, --migration-cost) is kept, however narrow the screen.
     if ask["tokens"]:
-        columns.append(Column("tokens", f"cost of {human_count(float(ask['tokens']))} tok", True))  # type: ignore[arg-type]
+        label = f"cost of {human_count(float(ask['tokens']))} tok"  # type: ignore[arg-type]
+        columns.append(Column("tokens", label, numeric=True, essential=True))
     columns.append(Column("vs", f"vs {ask['baseline']}", numeric=True))
     if ask["migration_cost"] is not None:
-        columns.append(Column("break_even", "break-even"))
+        columns.append(Column("break_even", "break-even", essential=True))
     columns.append(Column("fits", "fits (needs/has)", essential=True))
     return columns
 

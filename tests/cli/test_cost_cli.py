@@ -157,6 +157,18 @@ def test_break_even_against_the_baseline(db):
     assert "baseline" in result.stdout
 
 
+def test_the_columns_asked_for_are_kept_on_a_narrow_screen(db, run):
+    done = run(
+        "cost", "--model", "llama-3-70b", "--workload", "training", "--tokens", "300B",
+        "--migration-cost", "36000", "--db", str(db), env={"COLUMNS": "90"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    header = next(line for line in done.stdout.splitlines() if line.startswith("#"))
+    assert "break-even" in header and "cost of 300B tok" in header
+    left_out = next(line for line in done.stdout.splitlines() if line.startswith("left out"))
+    assert "vs H100-SXM" in left_out and "break-even" not in left_out
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
