@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -31,9 +32,14 @@ TRN2_TRAINING = 667e12 * 0.40 / (6 * 70.6e9)
 ROW = re.compile(r"^ *\d+ {2,}(\S+) {2,}", re.MULTILINE)
 
 
-def chipcost(*args: str) -> subprocess.CompletedProcess:
+def chipcost(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [CHIPCOST, *args], capture_output=True, text=True, timeout=120, check=False
+        [CHIPCOST, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -157,8 +163,8 @@ def test_break_even_against_the_baseline(db):
     assert "baseline" in result.stdout
 
 
-def test_the_columns_asked_for_are_kept_on_a_narrow_screen(db, run):
-    done = run(
+def test_the_columns_asked_for_are_kept_on_a_narrow_screen(db):
+    done = chipcost(
         "cost", "--model", "llama-3-70b", "--workload", "training", "--tokens", "300B",
         "--migration-cost", "36000", "--db", str(db), env={"COLUMNS": "90"},
     )  # fmt: skip
