@@ -91,10 +91,35 @@ def print_rows(
 ) -> None:
     """Any query's rows, each value whole (long ones wrap, none is cut), and each name and
     value as the text it is: never read as rich markup or :emoji: codes."""
+    from chipcost.cli.fit import natural_width
+
     table = Table()
     for name in columns:
         table.add_column(shown(name), overflow="fold")
     for row in rows[:max_rows]:
         table.add_row(*(shown(text_value(v)) for v in row))
+    if len(columns) > 1 and natural_width(console, table) > console.width:
+        _print_expanded(console, columns, rows[:max_rows])
+        console.print(
+            f"{row_count(len(rows), max_rows)}, a block each: a table would be wider than "
+            f"{console.width} columns (--format csv or json for every row on one line)",
+            highlight=False,
+        )
+        return
     console.print(table)
     console.print(row_count(len(rows), max_rows))
+
+
+def _print_expanded(
+    console: Console, columns: Sequence[str], rows: Sequence[Sequence[object]]
+) -> None:
+    """Each row as a block of `name  value` lines (psql's expanded display): a table wider
+    than the terminal would cut every name and value into pieces."""
+    for n, row in enumerate(rows, start=1):
+        console.print(Text(f"-[ row {n} ]".ljust(min(console.width, 40), "-"), style="dim"))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(overflow="fold")
+        for name, value in zip(columns, row, strict=True):
+            grid.add_row(shown(name), shown(text_value(value)))
+        console.print(grid)

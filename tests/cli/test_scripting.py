@@ -7,6 +7,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +137,24 @@ def test_a_misspelt_source_gets_the_closest_name():
 def test_no_warehouse_points_at_the_demo_too(run, tmp_path):
     done = run("prices", "--chip", "H100-SXM")  # the fixture's data directory has none
     assert done.returncode == 1 and "run `chipcost collect` first (`chipcost demo`" in done.stderr
+
+
+def test_a_query_wider_than_the_terminal_is_shown_a_block_per_row(db):
+    # A table of price_changes' 18 columns in 80 cut every name and value into pieces.
+    chipcost = str(Path(sys.executable).with_name("chipcost"))
+    query = "select * from price_changes order by all limit 2"
+    env = {**os.environ, "COLUMNS": "80"}
+    done = subprocess.run(
+        [chipcost, "sql", query, "--db", db], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("-[ row 1 ]") and any(s.startswith("-[ row 2 ]") for s in lines)
+    assert any(re.fullmatch(r"new_price_per_hour +[0-9.]+ *", line) for line in lines)
+    assert "2 rows, a block each: a table would be wider than 80 columns" in done.stdout
+    assert max(len(line) for line in lines[:-3]) <= 80
+    narrow = "select chip, count(*) as n from price_history group by 1 order by 1 limit 2"
+    done = subprocess.run(
+        [chipcost, "sql", narrow, "--db", db], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.stdout.startswith("┏") and "2 rows\n" in done.stdout  # a table where it fits
