@@ -4,43 +4,75 @@ from __future__ import annotations
 
 import polars as pl
 from rich.console import Console
-from rich.table import Table
 
+from chipcost.cli.fit import Column, fit_table, plain, print_fitted
 from chipcost.cli.render import shown
 
 
 def status(row: dict) -> str:
-    """chosen, alternative, or set aside with the reason."""
+    """chosen, alternative, or set aside (the reason is said under the table)."""
     if row["chosen"]:
         return "[green]chosen[/]"
     if not row["usable"]:
-        return f"[yellow]set aside[/]: {row['set_aside_because']}"
+        return "[yellow]set aside[/]"
     return "alternative"
 
 
-def print_throughput(console: Console, frame: pl.DataFrame) -> None:
-    table = Table(title="throughput figures (tokens/s per chip)", title_justify="left")
-    for header in ("id", "chip", "model", "workload", "tok/s/chip", "kind", "batch", "precision"):
-        table.add_column(header, justify="right" if header in ("tok/s/chip", "batch") else "left")
-    table.add_column("% of peak", justify="right")
-    table.add_column("status")
-    table.add_column("source (date)")
+def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = False) -> None:
+    """The figures as a table that fits the terminal, each source a numbered line under it:
+    a derivation's source is a paragraph, which wrapped one word a line in a table cell."""
+    columns = [
+        Column("id", "id", essential=True),
+        Column("chip", "chip", essential=True),
+        Column("model", "model"),
+        Column("workload", "workload"),
+        Column("tps", "tok/s/chip", numeric=True, essential=True),
+        Column("kind", "kind", essential=True),
+        Column("batch", "batch", numeric=True),
+        Column("precision", "precision"),
+        Column("peak", "% of peak", numeric=True),
+        Column("status", "status", essential=True),
+        Column("source", "source", essential=True),
+    ]
+    sources: dict[str, int] = {}
+    cells = []
     for row in frame.iter_rows(named=True):
         mfu = row["implied_mfu"]
-        table.add_row(
-            row["throughput_id"],
-            row["chip"],
-            shown(row["model"]),
-            row["workload"],
-            f"{row['tokens_per_second_per_chip']:,.0f}",
-            row["kind"],
-            "" if row["batch_size"] is None else str(row["batch_size"]),
-            shown(row["precision"]),
-            "" if mfu is None else f"{100 * mfu:,.0f}%",
-            status(row),
-            shown(f"{row['source']} ({row['source_date']})"),
+        cited = f"{row['source']} ({row['source_date']})"
+        number = sources.setdefault(cited, len(sources) + 1)
+        cells.append(
+            {
+                "id": plain(row["throughput_id"]),
+                "chip": plain(row["chip"]),
+                "model": plain(row["model"]),
+                "workload": plain(row["workload"]),
+                "tps": f"{row['tokens_per_second_per_chip']:,.0f}",
+                "kind": plain(row["kind"]),
+                "batch": "" if row["batch_size"] is None else str(row["batch_size"]),
+                "precision": plain(row["precision"] or ""),
+                "peak": "" if mfu is None else f"{100 * mfu:,.0f}%",
+                "status": status(row),
+                "source": f"[{number}]",
+            }
         )
-    console.print(table)
+    keep = ("model", "workload", "precision", "peak", "batch")
+    fitted = fit_table(console, columns, cells, keep_order=keep, wide=wide)
+    console.print("throughput figures (tokens/s per chip)", highlight=False)
+    print_fitted(console, fitted)
+    if fitted.dropped:
+        console.print(
+            f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} (--wide "
+            "shows every column; --format csv or json every field)",
+            highlight=False,
+        )
+    for row in frame.filter(~pl.col("usable")).iter_rows(named=True):
+        console.print(
+            shown(f"set aside: {row['throughput_id']}: {row['set_aside_because']}"),
+            style="yellow",
+            highlight=False,
+        )
+    for cited, number in sources.items():
+        console.print(shown(f"[{number}] {cited}"), highlight=False)
     console.print(
         "choice rule per chip, model and workload: measured > independent > vendor-claim > "
         "estimate > derived; a figure above the chip's dense peak is set aside "

@@ -268,6 +268,25 @@ def test_a_measurement_changes_the_ranking(fresh_db):
     assert chipcost("throughput", "remove", "user-1", "--db", str(fresh_db)).returncode == 0
 
 
+def test_the_throughput_list_fits_and_cites_each_source_once_under_it(db):
+    # A derivation's source is a paragraph: in a cell it wrapped one word a line (2,669
+    # lines for 74 figures at 120 columns).
+    listed = chipcost(
+        "throughput", "list", "--chip", "H100-SXM", "--derived", "--db", str(db),
+        env={"COLUMNS": "100"},
+    )  # fmt: skip
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    header = lines[1].split()
+    assert header[:2] == ["id", "chip"] and header[-2:] == ["status", "source"]
+    table = lines[3 : next(i for i, x in enumerate(lines) if x.startswith("left out"))]
+    assert len(table) == 12 and all(len(line) <= 100 for line in table)  # a line per figure
+    assert any(x.startswith("set aside: bitslovers-h100-llama-3-70b: needs 574%") for x in lines)
+    cited = [x for x in lines if re.match(r"\[\d+\] ", x)]
+    assert cited[0].startswith("[1] ") and len(cited) == len({x.split("]")[0] for x in cited})
+    assert any("chipcost derivation: dense BF16 peak" in x for x in cited)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import DbOption, FormatOption, out
+from chipcost.cli.options import DbOption, FormatOption, WideOption, out
 from chipcost.cli.reads import resolve_chip
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
 from chipcost.core.errors import ChipcostError
@@ -198,6 +198,7 @@ def list_(
     workload: Annotated[list[str] | None, typer.Option(help="training or inference.")] = None,
     origin: Annotated[list[str] | None, typer.Option(help="reference, derived or user.")] = None,
     derived: Annotated[bool, typer.Option(help="Include derived figures.")] = False,
+    wide: WideOption = False,
     format: FormatOption = OutputFormat.table,
     db: DbOption = None,
 ) -> None:
@@ -228,7 +229,7 @@ def list_(
         return
     if frame.is_empty():
         raise ChipcostError("no throughput figure matches these filters (try --derived)")
-    print_throughput(out, frame)
+    print_throughput(out, frame, wide=wide)
 
 
 @throughput_app.command()
