@@ -204,13 +204,28 @@ def provider_names(values: list[str] | None) -> list[str] | None:
     return [PROVIDER_ALIASES.get(v.strip().lower(), v) for v in values]
 
 
-def check_known(kind: str, values: Sequence[str] | None, known: Sequence[str]) -> None:
-    """Refuse a filter value that matches nothing known, with the closest known values."""
+def check_known(
+    kind: str,
+    values: Sequence[str] | None,
+    known: Sequence[str],
+    *,
+    held: tuple[str, str] | None = None,
+) -> None:
+    """Refuse a filter value that matches nothing known, with the closest known values.
+
+    `held` says what the known values are the values of, for a value that may be real but
+    has none ("no current price is in region 'eu-west-3'; current prices are in 42
+    regions"): (the words before the kind, the words before where they are)."""
     lowered = {k.lower() for k in known}
     for value in values or []:
         if value.lower() in lowered:
             continue
+        close = did_you_mean(value, known)
+        if held and known:
+            where = ", ".join(known) if len(known) <= 20 else f"{len(known)} {kind}s"
+            none_in, are_in = held
+            raise ChipcostError(f"{none_in} {kind} {_shown(value)}{close}; {are_in} {where}")
         listing = f"; known: {', '.join(known)}" if len(known) <= 20 else f" ({len(known)} known)"
         if not known:
             listing = "; none known yet: run `chipcost collect`"
-        raise ChipcostError(f"unknown {kind} {_shown(value)}{did_you_mean(value, known)}{listing}")
+        raise ChipcostError(f"unknown {kind} {_shown(value)}{close}{listing}")

@@ -51,7 +51,8 @@ def find_history(
         raise ChipcostError(f"{first}{ask.since} is after {last}{ask.until}: swap them")
     chips = resolve_chip_names(ask.chips) or []
     named = named_filters(ask.regions, ask.pricing_models, ask.providers)
-    check_named(con, named, known=history_values)
+    held = ("the history holds no price in", "its prices are in")
+    check_named(con, named, known=history_values, held=held)
     frame = daily_cheapest(
         con,
         chips,

@@ -129,10 +129,12 @@ def check_named(
     named: dict[str, list[str] | None],
     seen: Sequence[dict] = (),
     known: Callable[[duckdb.DuckDBPyConnection, str], list[str]] = known_values,
+    held: tuple[str, str] = ("no current price is in", "current prices are in"),
 ) -> None:
     """Refuse an unknown region, pricing model or provider with the closest known values
-    (`known` lists a column's values: the current prices' by default). A value among `seen`
-    (rows the filters matched) is known without asking the warehouse again."""
+    (`known` lists a column's values: the current prices' by default, whose name is `held`).
+    A value among `seen` (rows the filters matched) is known without asking the warehouse
+    again. A region may be real without prices: it is said to have none, not to be unknown."""
     for key, values in named.items():
         if not values:
             continue
@@ -140,7 +142,8 @@ def check_named(
         shown = {str(r[column]).lower() for r in seen}
         unseen = [v for v in values if v.lower() not in shown]
         if unseen:
-            check_known(_KINDS[key], unseen, known(con, column))
+            among = known(con, column)
+            check_known(_KINDS[key], unseen, among, held=held if key == "regions" else "")
 
 
 def checked_filters(

@@ -190,7 +190,7 @@ def test_the_columns_asked_for_are_kept_on_a_narrow_screen(db):
         (["--migration-cost", "abc"], "write e.g. 250000, 250K or 2.5e5 (USD)"),
         (["--baseline", "Trainium3"], "the baseline Trainium3 has no current price"),
         (["--overhead", "-0.1"], "--overhead is a fraction"),
-        (["--region", "mars-1"], "unknown region 'mars-1'"),
+        (["--region", "mars-1"], "no current price is in region 'mars-1'"),
         (["--pricing-model", "ondemand"], "pricing model 'ondemand' (did you mean on_demand"),
         (["--region", "us-east-9"], "(did you mean us-east-1"),
     ],

@@ -105,7 +105,10 @@ def test_history_says_when_its_prices_were_fetched(golden, tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--region", "us-west-9"], "unknown region 'us-west-9' (did you mean us-west-2"),
+        (
+            ["--region", "us-west-9"],
+            "the history holds no price in region 'us-west-9' (did you mean us-west-2",
+        ),
         (
             ["--pricing-model", "ondemand"],
             "unknown pricing model 'ondemand' (did you mean on_demand",

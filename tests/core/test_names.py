@@ -89,6 +89,14 @@ def test_check_known_and_split_values():
     check_known("region", ["US-EAST-1"], ["us-east-1"])
     with pytest.raises(ChipcostError, match="unknown region 'mars-1'; known: us-east-1"):
         check_known("region", ["mars-1"], ["us-east-1"])
+    # What the known values are of: a real region may just have no prices.
+    held = ("no current price is in", "current prices are in")
+    with pytest.raises(ChipcostError) as refused:
+        check_known("region", ["eu-west-3"], ["eu-west-1", "us-east-1"], held=held)
+    assert str(refused.value) == (
+        "no current price is in region 'eu-west-3' (did you mean eu-west-1?); current prices "
+        "are in eu-west-1, us-east-1"
+    )
     assert split_values(" a, b ,,a ") == ["a", "b"]
     assert split_values([",", ""]) is None
 
