@@ -268,6 +268,20 @@ def test_a_measurement_changes_the_ranking(fresh_db):
     assert chipcost("throughput", "remove", "user-1", "--db", str(fresh_db)).returncode == 0
 
 
+def test_a_measurement_of_a_model_chipcost_did_not_know_is_noted(fresh_db):
+    add = ["throughput", "add", "--chip", "H100-SXM", "--workload", "inference"]
+    typo = chipcost(*add, "--model", "lama-3-70b", "--tokens-per-second", "900",
+                    "--db", str(fresh_db))  # fmt: skip
+    assert typo.returncode == 0, typo.stderr
+    assert (
+        "note: lama-3-70b is a model chipcost had no figure or size of (did you mean "
+        "llama-3-70b" in typo.stderr
+    )
+    known = chipcost(*add, "--model", "llama-3-70b", "--tokens-per-second", "900",
+                     "--db", str(fresh_db))  # fmt: skip
+    assert known.returncode == 0 and "note:" not in known.stderr
+
+
 def test_the_throughput_list_fits_and_cites_each_source_once_under_it(db):
     # A derivation's source is a paragraph: in a cell it wrapped one word a line (2,669
     # lines for 74 figures at 120 columns).

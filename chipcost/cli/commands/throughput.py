@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import DbOption, FormatOption, WideOption, out
+from chipcost.cli.options import DbOption, FormatOption, WideOption, err, out
 from chipcost.cli.reads import resolve_chip
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
 from chipcost.core.errors import ChipcostError
@@ -54,15 +54,26 @@ def _open_writable(db: Path | None) -> duckdb.DuckDBPyConnection:
 
 
 def _store(db: Path | None, figures: list[Figure], allow: bool) -> tuple[list[str], set[str]]:
-    """The new ids, and those of them the choice rule now uses."""
+    """The new ids, and those of them the choice rule now uses; a model chipcost knew
+    nothing of is noted, with the closest it knew (a typo makes a model of its own)."""
+    from chipcost.core.names import did_you_mean
+    from chipcost.warehouse.cost_per_token import known_models
     from chipcost.warehouse.throughput_store import add_user_figures, chosen_ids
 
     con = _open_writable(db)
     try:
+        known = known_models(con)
         ids = add_user_figures(con, figures, allow_above_peak=allow)
-        return ids, chosen_ids(con, ids)
+        chosen = chosen_ids(con, ids)
     finally:
         con.close()
+    for model in dict.fromkeys(f.model for f in figures if f.model not in known):
+        err.print(
+            f"note: {model} is a model chipcost had no figure or size of"
+            f"{did_you_mean(model, known)}: `chipcost cost --model {model}` ranks it now",
+            highlight=False,
+        )
+    return ids, chosen
 
 
 # The CSV columns `add` fills from its options, for its messages.
