@@ -102,10 +102,10 @@ def prices(
         # The table reads rows (no polars to import); csv and json write the frame.
         if table:
             rows = find_price_rows(con, ask, stale_days=settings.stale_days)
-            empty = why_empty(con, rows.chips) if not rows.rows else None
+            empty = why_empty(con, rows.chips, ask) if not rows.rows else None
         else:
             result = find_prices(con, ask, stale_days=settings.stale_days)
-            empty = why_empty(con, result.chips) if result.frame.is_empty() else None
+            empty = why_empty(con, result.chips, ask) if result.frame.is_empty() else None
     finally:
         con.close()
     if table:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -234,8 +234,11 @@ def unmatched_names(names: Sequence[str] | str | None, shown: set[str]) -> list[
     return [n for n in typed if not set(resolve_chip_name(n)) & shown]
 
 
-def why_empty(con: duckdb.DuckDBPyConnection, chips: list[str] | None) -> str:
-    """A message for a query that matched no current price: which part of it has none."""
+def why_empty(
+    con: duckdb.DuckDBPyConnection, chips: list[str] | None, ask: PriceAsk | None = None
+) -> str:
+    """A message for a query that matched no current price: which part of it has none, or
+    which filter, dropped alone, would give prices."""
     priced = known_values(con, "chip")
     if not priced:
         return "the warehouse has no current prices yet: run `chipcost collect`"
@@ -246,4 +249,50 @@ def why_empty(con: duckdb.DuckDBPyConnection, chips: list[str] | None) -> str:
             f"{'it' if len(unpriced) == 1 else 'them'} today. "
             f"Chips with prices: {', '.join(priced)}"
         )
-    return "no current price matches all of these filters; widen them (chipcost prices --help)"
+    widen = "widen them (chipcost prices --help)" if ask is None or not ask.api else "widen them"
+    if ask is not None and (found := _without_one(con, ask)):
+        return (
+            "no current price matches all of these filters; some match without "
+            f"{', or without '.join(found)}"
+        )
+    return f"no current price matches all of these filters; {widen}"
+
+
+# The filters of a PriceAsk as the command line (or the API) names them, for why_empty.
+_FILTER_OPTIONS = {
+    "chips": "--chip",
+    "regions": "--region",
+    "pricing_models": "--pricing-model",
+    "providers": "--provider",
+    "min_memory_gb": "--min-memory",
+    "chip_counts": "--chips",
+    "min_price": "--min-price",
+    "max_price": "--max-price",
+    "spot": "--spot",
+}
+
+
+def _without_one(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> list[str]:
+    """Each filter given (of two or more) without which some current price matches."""
+    given = [f for f in _FILTER_OPTIONS if getattr(ask, f) not in (None, "", [], ())]
+    if len(given) < 2:
+        return []
+    found = []
+    for field in given:
+        rest = replace(ask, **{field: None})
+        filters = _filters(rest, named_filters(rest.regions, rest.pricing_models, rest.providers))
+        if per_chip_price_rows(con, **filters):
+            found.append(_shown_filter(ask, field))
+    return found
+
+
+def _shown_filter(ask: PriceAsk, field: str) -> str:
+    value = getattr(ask, field)
+    if field == "spot":
+        option = "--spot" if value else "--no-spot"
+        return f"spot={value}" if ask.api else option
+    if isinstance(value, list | tuple):
+        value = ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
+    elif isinstance(value, float):
+        value = f"{value:g}"
+    return _named(ask, _FILTER_OPTIONS[field], value)

@@ -158,3 +158,16 @@ def test_a_query_wider_than_the_terminal_is_shown_a_block_per_row(db):
         [chipcost, "sql", narrow, "--db", db], capture_output=True, text=True, env=env, timeout=60
     )
     assert done.stdout.startswith("┏") and "2 rows\n" in done.stdout  # a table where it fits
+
+
+def test_filters_that_cancel_out_name_each_one_whose_removal_gives_prices(run, db):
+    done = run("prices", "--chip", "H100-SXM", "--spot", "--pricing-model", "on_demand",
+               "--db", db)  # fmt: skip
+    assert done.returncode == 1
+    assert (
+        "no current price matches all of these filters; some match without --pricing-model "
+        "on_demand, or without --spot"
+    ) in done.stderr
+    # Of two filters, only the one whose removal gives prices is named.
+    alone = run("prices", "--chip", "H100-SXM", "--max-price", "0.01", "--db", db)
+    assert "some match without --max-price 0.01" in alone.stderr
