@@ -8,6 +8,7 @@ starts Prefect or touches the network. Names work as on the command line: chip f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
@@ -27,7 +28,11 @@ def _warehouse(db: str | Path | None) -> Iterator[tuple[duckdb.DuckDBPyConnectio
     from chipcost.warehouse.db import connect
 
     settings = load_settings(db=db)
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    try:
+        con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    except ChipcostError as exc:  # its advice in the API's words: db=, not --db
+        said = re.sub(r"--db (?!\()(\S+)", r"db='\1'", exc.headline).replace("--db", "db=")
+        raise type(exc)(said, details=exc.details) from None
     try:
         yield con, settings.stale_days
     finally:

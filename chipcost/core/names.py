@@ -42,7 +42,8 @@ def split_values(values: str | Iterable[str] | None, what: str = "") -> list[str
     if what:
         for item in items:
             if not isinstance(item, str | int | float) or isinstance(item, bool):
-                raise ChipcostError(f"{what} {_shown(item)}: give a name, e.g. {EXAMPLES[what]}")
+                kind = "a number" if what == "chip count" else "a name"
+                raise ChipcostError(f"{what} {_shown(item)}: give {kind}, e.g. {EXAMPLES[what]}")
     parts = [p.strip() for item in items for p in str(item).split(",")]
     unique = list(dict.fromkeys(p for p in parts if p))
     if not unique and what and items:
@@ -138,7 +139,7 @@ def resolve_chip_name(name: str) -> list[str]:
         # rather than read it as every provider's offers of that chip.
         raise ChipcostError(
             f"{name!r} is an AWS instance {'type' if '.' in name else 'family'}, not a chip: "
-            f"its chip is {chip} (--chip {chip}; add --provider aws for AWS's offers only)"
+            f"its chip is {chip} (ask for {chip}, with provider aws for AWS's offers only)"
         )
     known = sorted(canonical_chips() - {UNKNOWN_CHIP}) + list(chip_families())
     raise ChipcostError(

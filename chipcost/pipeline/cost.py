@@ -124,7 +124,7 @@ def _baseline(offers: list[dict], ask: Ask, question: CostQuestion) -> tuple[dic
         f"{ask.workload} under these filters"
     )
     if ask.baseline_given or question.migration_cost is not None:
-        raise ChipcostError(message + ": pick another with --baseline")
+        raise ChipcostError(message + ": pick another baseline")
     return baseline, [message + ": no savings shown (pick one with --baseline)"]
 
 

@@ -143,5 +143,5 @@ def test_an_aws_instance_family_or_type_is_refused_naming_its_chip(typed, what, 
         resolve_chip_names(typed)
     assert str(refused.value) == (
         f"{typed!r} is an AWS instance {what}, not a chip: its chip is {chip} "
-        f"(--chip {chip}; add --provider aws for AWS's offers only)"
+        f"(ask for {chip}, with provider aws for AWS's offers only)"
     )
