@@ -143,7 +143,7 @@ def check_named(
         unseen = [v for v in values if v.lower() not in shown]
         if unseen:
             among = known(con, column)
-            check_known(_KINDS[key], unseen, among, held=held if key == "regions" else "")
+            check_known(_KINDS[key], unseen, among, held=held if key == "regions" else None)
 
 
 def checked_filters(
