@@ -228,6 +228,13 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
     lake_data = os.environ.get(LAKE_DATA_ENV, "").strip()
     if lake:
         _check_lake(url, lake_data)
+    elif _URL.match(url):  # read as a file path, it became "no warehouse at postgres:/x"
+        shown = re.sub(r"://([^:/@]*):[^@/]*@", r"://\1:***@", url)  # no password in a message
+        raise ChipcostError(
+            f"warehouse {shown} is a URL: a warehouse is a DuckDB file's path, or a "
+            "lake, ducklake:postgres:<conninfo> (e.g. ducklake:postgres:dbname=chipcost "
+            "host=db.internal), docs/deploy.md"
+        )
     days = observations_days(os.environ.get(OBSERVATIONS_DAYS_ENV))
     sources = source_settings(os.environ)
     return Settings(
@@ -250,6 +257,10 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
 def notify_urls(text: str | None) -> tuple[str, ...]:
     """CHIPCOST_NOTIFY: apprise URLs separated by commas; empty or unset sends no alert."""
     return tuple(dict.fromkeys(u.strip() for u in (text or "").split(",") if u.strip()))
+
+
+# A URL's scheme (postgres://, s3://, md:...): never a DuckDB file's path.
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def _check_lake(url: str, lake_data: str) -> None:

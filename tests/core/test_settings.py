@@ -140,6 +140,17 @@ def test_a_db_path_still_means_the_file(monkeypatch, tmp_path):
     assert not settings.is_lake and settings.warehouse.path == tmp_path / "w.duckdb"
 
 
+@pytest.mark.parametrize(
+    "url", ["postgres://chipcost:s3cret@db.internal/chipcost", "s3://bucket/w.duckdb"]
+)
+def test_a_url_is_not_read_as_a_file_path(monkeypatch, url):
+    # Read as a path it was "no warehouse at postgres:/..." (the slashes collapsed).
+    monkeypatch.delenv("CHIPCOST_WAREHOUSE", raising=False)
+    with pytest.raises(ChipcostError, match=r"is a URL: a warehouse is a DuckDB file's") as error:
+        load_settings(db=url)
+    assert "s3cret" not in str(error.value) and "ducklake:postgres:" in str(error.value)
+
+
 def test_a_lake_without_its_data_path_or_of_another_kind_is_refused(monkeypatch):
     monkeypatch.delenv("CHIPCOST_LAKE_DATA", raising=False)
     with pytest.raises(ChipcostError, match="CHIPCOST_LAKE_DATA") as error:
