@@ -110,44 +110,29 @@ def cost(
     concatenate.
     """
     from chipcost.pipeline.cost import (
-        Ask,
+        ask_of,
         baseline_chip,
+        cost_question,
         rank_cost,
-        resolve_chips,
-        resolve_model,
         workload_name,
     )
-    from chipcost.pipeline.prices import checked_filters
-    from chipcost.transform.cost import DEFAULT_OVERHEAD, CostQuestion
-    from chipcost.transform.tokens import parse_quantity
 
     if not isinstance(model, str) or not model.strip():
         raise ChipcostError(f"model={model!r}: give a model name, e.g. 'llama-3-70b'")
     workload = workload_name(workload)
     base = baseline_chip("H100-SXM" if baseline is None else baseline)
-    count = None if tokens is None else parse_quantity(tokens, "tokens")
-    if daily_tokens is not None and migration_cost is None:
-        raise ChipcostError("daily_tokens is for the break-even: give migration_cost too")
-    number = isinstance(overhead, int | float) and not isinstance(overhead, bool)
-    if overhead is not None and not (number and 0 <= overhead <= 10):
-        raise ChipcostError(f"overhead={overhead!r}: give a fraction, e.g. 0.15 for 15%")
-    question = CostQuestion(
-        tokens=count,
-        overhead=DEFAULT_OVERHEAD[workload] if overhead is None else float(overhead),
-        migration_cost=None
-        if migration_cost is None
-        else parse_quantity(migration_cost, "migration_cost", "250000, '250K' or 2.5e5 (USD)"),
-        daily_tokens=None if daily_tokens is None else parse_quantity(daily_tokens, "daily_tokens"),
-    )
+    question = cost_question(workload, tokens, overhead, migration_cost, daily_tokens, api=True)
     with _warehouse(db) as (con, stale_days):
-        name = resolve_model(con, model)
-        ask = Ask(
-            model=name,
-            workload=workload,
-            chips=resolve_chips(con, chip, name, workload),
+        ask = ask_of(
+            con,
+            model,
+            workload,
+            chip=chip,
             baseline=base,
             baseline_given=baseline is not None,
-            filters=checked_filters(con, region, pricing_model, provider),
+            region=region,
+            pricing_model=pricing_model,
+            provider=provider,
             all_offers=all_offers,
             limit=10**9,
             stale_days=stale_days,

@@ -70,10 +70,14 @@ class ReportData:
 
     @property
     def ended_before_newest_prices(self) -> bool:
-        """The period ended before the newest prices: cost per token, computed at current
-        prices only, is not of this period (nor is its sample flag), so it is not shown."""
-        newest = self.coverage.newest_observation
-        return newest is not None and newest >= self.period.end
+        return _ended_before_newest_prices(self.coverage, self.period.end)
+
+
+def _ended_before_newest_prices(covered: Coverage, end: datetime) -> bool:
+    """The period ended before the newest prices: cost per token, computed at current prices
+    only, is not of this period (nor is its sample flag), so it is not shown."""
+    newest = covered.newest_observation
+    return newest is not None and newest >= end
 
 
 def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOptions) -> ReportData:
@@ -82,7 +86,7 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
     fresh = end - timedelta(days=options.fresh_days)
     moves = price_moves(con, start, end, end - timedelta(days=options.trend_days))
     covered = coverage(con, start, end)
-    later = covered.newest_observation is not None and covered.newest_observation >= end
+    later = _ended_before_newest_prices(covered, end)
     return ReportData(
         period=period,
         options=options,

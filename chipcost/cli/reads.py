@@ -16,7 +16,6 @@ from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.settings import load_settings
 
 if TYPE_CHECKING:
-    from chipcost.transform.cost import CostQuestion
     from chipcost.warehouse.readonly import QueryResult
 
 DEFAULT_BASELINE = "H100-SXM"
@@ -33,27 +32,6 @@ def resolve_chip(spelling: str) -> str:
     names = sorted(canonical_chips() - {UNKNOWN_CHIP})
     raise ChipcostError(
         f"unknown chip {spelling!r}{did_you_mean(spelling, names)}; known: {', '.join(names)}"
-    )
-
-
-def _question(workload, tokens, overhead, migration_cost, daily_tokens) -> CostQuestion:
-    from chipcost.transform.cost import DEFAULT_OVERHEAD, CostQuestion
-    from chipcost.transform.tokens import parse_quantity
-
-    if daily_tokens is not None and migration_cost is None:
-        raise ChipcostError("--daily-tokens is used for break-even: give --migration-cost too")
-    if overhead is not None and not 0 <= overhead <= 10:
-        raise ChipcostError(f"--overhead is a fraction, e.g. 0.15 for 15% (got {overhead:g})")
-    migration = None
-    if migration_cost is not None:
-        migration = parse_quantity(
-            migration_cost, "--migration-cost", "250000, 250K or 2.5e5 (USD)"
-        )
-    return CostQuestion(
-        tokens=parse_quantity(tokens, "--tokens") if tokens is not None else None,
-        overhead=DEFAULT_OVERHEAD[workload] if overhead is None else overhead,
-        migration_cost=migration,
-        daily_tokens=parse_quantity(daily_tokens, "--daily-tokens") if daily_tokens else None,
     )
 
 
@@ -161,30 +139,31 @@ def cost(
     from chipcost.cli.render_cost import print_ranking
     from chipcost.cli.render_fresh import print_freshness
     from chipcost.pipeline.cost import (
-        Ask,
+        ask_of,
         baseline_chip,
+        cost_question,
         rank_cost,
-        resolve_chips,
-        resolve_model,
         workload_name,
     )
-    from chipcost.pipeline.prices import checked_filters
     from chipcost.warehouse.db import connect
 
     workload = workload_name(workload, "--workload")
-    question = _question(workload, tokens, overhead, migration_cost, daily_tokens)
+    # A blank --daily-tokens is none, as it was before the question was shared with the API.
+    question = cost_question(workload, tokens, overhead, migration_cost, daily_tokens or None)
     base = baseline_chip(baseline, "--baseline")
     settings = load_settings(db=db)
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
-        name = resolve_model(con, model)
-        ask = Ask(
-            model=name,
-            workload=workload,
-            chips=resolve_chips(con, chip, name, workload),
+        ask = ask_of(
+            con,
+            model,
+            workload,
+            chip=chip,
             baseline=base,
             baseline_given=baseline != DEFAULT_BASELINE,
-            filters=checked_filters(con, region, pricing_model, provider),
+            region=region,
+            pricing_model=pricing_model,
+            provider=provider,
             all_offers=all_offers,
             limit=limit or (MAX_LIMIT if format is not OutputFormat.table else DEFAULT_TABLE_ROWS),
             stale_days=settings.stale_days,

@@ -337,3 +337,77 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> str:
         f"with `chipcost throughput add --model {model} ...`, or its size with `chipcost "
         f"throughput model {model} --parameters 13e9`. Known models: {', '.join(known) or 'none'}"
     )
+
+
+def cost_question(
+    workload: str,
+    tokens: object = None,
+    overhead: object = None,
+    migration_cost: object = None,
+    daily_tokens: object = None,
+    *,
+    api: bool = False,
+) -> CostQuestion:
+    """What was asked beyond the ranking, checked; messages name the command's options
+    (--daily-tokens), or the Python API's parameters (daily_tokens) when `api`."""
+    from chipcost.core.names import python_name
+    from chipcost.transform.cost import DEFAULT_OVERHEAD
+    from chipcost.transform.tokens import parse_quantity
+
+    def quantity(value: object, option: str, *examples: str) -> float | None:
+        what = python_name(option) if api else option
+        return None if value is None else parse_quantity(value, what, *examples)  # type: ignore[arg-type]
+
+    if daily_tokens is not None and migration_cost is None:
+        raise ChipcostError(
+            "daily_tokens is for the break-even: give migration_cost too"
+            if api
+            else "--daily-tokens is used for break-even: give --migration-cost too"
+        )
+    number = isinstance(overhead, int | float) and not isinstance(overhead, bool)
+    if overhead is not None and not (number and 0 <= overhead <= 10):  # type: ignore[operator]
+        raise ChipcostError(
+            f"overhead={overhead!r}: give a fraction, e.g. 0.15 for 15%"
+            if api
+            else f"--overhead is a fraction, e.g. 0.15 for 15% (got {overhead:g})"
+        )
+    dollars = "250000, '250K' or 2.5e5 (USD)" if api else "250000, 250K or 2.5e5 (USD)"
+    return CostQuestion(
+        tokens=quantity(tokens, "--tokens"),
+        overhead=DEFAULT_OVERHEAD[workload] if overhead is None else float(overhead),  # type: ignore[arg-type]
+        migration_cost=quantity(migration_cost, "--migration-cost", dollars),
+        daily_tokens=quantity(daily_tokens, "--daily-tokens"),
+    )
+
+
+def ask_of(
+    con: duckdb.DuckDBPyConnection,
+    model: str,
+    workload: str,
+    *,
+    chip: list[str] | str | None,
+    baseline: str,
+    baseline_given: bool,
+    region: list[str] | str | None,
+    pricing_model: list[str] | str | None,
+    provider: list[str] | str | None,
+    all_offers: bool,
+    limit: int,
+    stale_days: int,
+) -> Ask:
+    """The ranking asked for, its names resolved against the warehouse (the command and the
+    Python API ask alike)."""
+    from chipcost.pipeline.prices import checked_filters
+
+    name = resolve_model(con, model)
+    return Ask(
+        model=name,
+        workload=workload,
+        chips=resolve_chips(con, chip, name, workload),
+        baseline=baseline,
+        baseline_given=baseline_given,
+        filters=checked_filters(con, region, pricing_model, provider),
+        all_offers=all_offers,
+        limit=limit,
+        stale_days=stale_days,
+    )

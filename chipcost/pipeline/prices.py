@@ -14,6 +14,7 @@ from chipcost.core.errors import ChipcostError
 from chipcost.core.names import (
     check_known,
     provider_names,
+    python_name,
     resolve_chip_name,
     resolve_chip_names,
     split_values,
@@ -48,7 +49,7 @@ class PriceAsk:
 def _named(ask: PriceAsk, option: str, value: object) -> str:
     """'--max-price 3' on the command line, 'max_price=3' from the Python API."""
     if ask.api:
-        return f"{option.removeprefix('--').replace('-', '_')}={value}"
+        return f"{python_name(option)}={value}"
     return f"{option} {value}"
 
 
@@ -249,16 +250,15 @@ def why_empty(
             f"{'it' if len(unpriced) == 1 else 'them'} today. "
             f"Chips with prices: {', '.join(priced)}"
         )
-    widen = "widen them (chipcost prices --help)" if ask is None or not ask.api else "widen them"
     if ask is not None and (found := _without_one(con, ask)):
         return (
             "no current price matches all of these filters; some match without "
             f"{', or without '.join(found)}"
         )
-    return f"no current price matches all of these filters; {widen}"
+    return "no current price matches all of these filters; widen them (chipcost prices --help)"
 
 
-# The filters of a PriceAsk as the command line (or the API) names them, for why_empty.
+# The filters of a PriceAsk as `chipcost prices` names them, for why_empty (the command's).
 _FILTER_OPTIONS = {
     "chips": "--chip",
     "regions": "--region",
@@ -289,8 +289,7 @@ def _without_one(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> list[str]:
 def _shown_filter(ask: PriceAsk, field: str) -> str:
     value = getattr(ask, field)
     if field == "spot":
-        option = "--spot" if value else "--no-spot"
-        return f"spot={value}" if ask.api else option
+        return "--spot" if value else "--no-spot"
     if isinstance(value, list | tuple):
         value = ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
     elif isinstance(value, float):
