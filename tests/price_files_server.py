@@ -22,13 +22,33 @@ class Traffic:
     lock: threading.Lock = field(default_factory=threading.Lock)
     now: int = 0
     most: int = 0
+    together: int = 0  # requests for paths in Faults.together in flight now
+    most_together: int = 0
     served: list[str] = field(default_factory=list)
     released: dict[str, threading.Event] = field(default_factory=dict)
+    changed: threading.Condition = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.changed = threading.Condition(self.lock)
 
     def enter(self) -> None:
         with self.lock:
             self.now += 1
             self.most = max(self.most, self.now)
+            self.changed.notify_all()
+
+    def wait_for_company(self) -> None:
+        """Count this request among those in `Faults.together`, then wait until two of them
+        were in flight at once (or HOLD_SECONDS). `most_together` tells how many were."""
+        with self.lock:
+            self.together += 1
+            self.most_together = max(self.most_together, self.together)
+            self.changed.notify_all()
+            self.changed.wait_for(lambda: self.most_together >= 2, HOLD_SECONDS)
+
+    def part_company(self) -> None:
+        with self.lock:
+            self.together -= 1
 
     def leave(self, path: str) -> None:
         with self.lock:
@@ -51,6 +71,9 @@ class Faults:
     wrong_etag: set[str] = field(default_factory=set)  # the MD5 of other bytes (corruption)
     # Answer this path only once that one was served (or after HOLD_SECONDS): a forced order.
     hold_until: dict[str, str] = field(default_factory=dict)
+    # Answer these paths only once two requests were in flight at once (or after HOLD_SECONDS):
+    # a client that downloads concurrently passes at once, in whatever order it sends them.
+    together: set[str] = field(default_factory=set)
     pace: float = 0.0  # bytes a second per request (a slow link; benchmarks), 0: as fast as can be
     # This path at this many bytes a second, 1 KiB at a time (a slow download to stop mid-way).
     trickle: dict[str, float] = field(default_factory=dict)
@@ -83,6 +106,16 @@ def _handler(root: Path, faults: Faults, log: list[tuple[str, str]], traffic: Tr
                 traffic.leave(path)
 
         def _answer(self, path: str) -> None:
+            if path in faults.together:
+                traffic.wait_for_company()
+                try:
+                    self._answer_now(path)
+                finally:
+                    traffic.part_company()
+                return
+            self._answer_now(path)
+
+        def _answer_now(self, path: str) -> None:
             if path in faults.hold_until:
                 traffic.event(faults.hold_until[path]).wait(HOLD_SECONDS)
             statuses = faults.status.get(path)
