@@ -11,6 +11,7 @@ DEFAULT_DAYS = 7
 # Bounds of the report's knobs: ten years of staleness, a 1000% spread between sources.
 MAX_DAYS = 3650
 MAX_PCT = 1000.0
+MAX_WEEKS = MAX_DAYS // 7  # of price history charted
 
 
 class ReportError(ChipcostError):
@@ -31,16 +32,16 @@ class ReportOptions:
     history_weeks: int = 12  # how far back the price history charts go
 
     def __post_init__(self) -> None:
+        # Named as the report flow's parameters: the command's options are checked by click.
         # NaN compares false with everything: the range checks below refuse it too.
         if not 1 <= self.stale_days <= MAX_DAYS:
             raise ReportError(
-                f"--stale-days (stale_days) {self.stale_days}: give a number of days from 1 "
-                f"to {MAX_DAYS}"
+                f"stale_days {self.stale_days}: give a number of days from 1 to {MAX_DAYS}"
             )
         if not 0 < self.disagree_pct <= MAX_PCT:
             raise ReportError(
-                f"--disagree-pct (disagree_pct) {self.disagree_pct:g}: give a percentage "
-                f"above 0 and up to {MAX_PCT:g}"
+                f"disagree_pct {self.disagree_pct:g}: give a percentage above 0 and up to "
+                f"{MAX_PCT:g}"
             )
 
 

@@ -17,7 +17,7 @@ from chipcost.core.version import __version__
 from chipcost.reports.build import spreadsheet_safe
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.labels import MODEL_LABELS, offer_label
-from chipcost.reports.period import ReportError
+from chipcost.reports.period import MAX_WEEKS, ReportError
 from chipcost.reports.text import SAMPLE_NOTE
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.history import daily_cheapest
@@ -143,6 +143,8 @@ def page_html(data: dict, charts: dict[str, str]) -> str:
 
 def write_site(db_path: Path | Warehouse, out_dir: Path, weeks: int = DEFAULT_WEEKS) -> Site:
     """index.html (data embedded), offers.json and offers.csv in out_dir."""
+    if not 1 <= weeks <= MAX_WEEKS:
+        raise ReportError(f"weeks {weeks}: give 1 to {MAX_WEEKS} weeks of price history")
     offers, throughput, history, meta = _read(db_path, weeks)
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():

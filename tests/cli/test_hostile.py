@@ -351,3 +351,17 @@ def test_a_backfill_region_that_is_no_code_is_refused_before_any_download(run, t
     assert "--region 'us-east-1,us-west-2' is not a region code" in done.stderr
     assert "one code per --region" in done.stderr
     assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--disagree-pct", "0"], "--disagree-pct 0: give a percentage above 0 and up to 1000"),
+        (["--stale-days", "4000"], "'--stale-days': 4000 is not in the range 1<=x<=3650"),
+    ],
+)
+def test_the_report_names_its_option_not_the_flow_parameter(good, run, args, said):
+    done = run("report", *args, "--dry-run", "--db", str(good))
+    assert_refused(done)
+    assert said in " ".join(done.stderr.split()), done.stderr
+    assert "_pct" not in done.stderr and "_days" not in done.stderr

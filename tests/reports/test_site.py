@@ -7,6 +7,9 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
+from chipcost.reports.period import ReportError
 from chipcost.reports.site import COLUMNS, write_site
 from tests import report_warehouse
 from tests.helpers import day, record, run_of
@@ -65,3 +68,14 @@ def test_without_a_warehouse_says_what_to_do(tmp_path):
     result = chipcost("site", str(tmp_path / "out"), "--db", str(tmp_path / "none.duckdb"))
     assert result.returncode == 1 and "run `chipcost collect` first" in result.stderr
     assert not Path(tmp_path / "out").exists()
+
+
+def test_weeks_beyond_ten_years_are_refused_before_reading(tmp_path):
+    db = report_warehouse.build(tmp_path / "w.duckdb")
+    # 100 million weeks before the newest run is before year 1: it was a traceback.
+    result = chipcost("site", str(tmp_path / "out"), "--weeks", "100000000", "--db", str(db))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "is not in the range 1<=x<=521" in result.stderr and not (tmp_path / "out").exists()
+    with pytest.raises(ReportError, match="weeks 522: give 1 to 521 weeks of price history"):
+        write_site(db, tmp_path / "out", weeks=522)
+    assert write_site(db, tmp_path / "out", weeks=521).offers == 6

@@ -206,3 +206,16 @@ def test_trend_window_covers_only_days_with_history(con):
     assert row["trend"] == [10.0, 10.0, 10.0, 9.0]  # 11-01 .. 11-04, nothing before
     short = gather(con, WEEK, ReportOptions(trend_days=1))
     assert short.moves["trend"].to_list() == [None, None]  # one point is not a line
+
+
+@pytest.mark.parametrize(
+    ("knobs", "said"),
+    [
+        ({"disagree_pct": 0.0}, "disagree_pct 0: give a percentage above 0 and up to 1000"),
+        ({"disagree_pct": float("nan")}, "disagree_pct nan: give a percentage"),
+        ({"stale_days": 0}, "stale_days 0: give a number of days from 1 to 3650"),
+    ],
+)
+def test_the_knobs_are_checked_in_the_flow_parameters_words(knobs, said):
+    with pytest.raises(ReportError, match=f"^{said}"):
+        ReportOptions(**knobs)

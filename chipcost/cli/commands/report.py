@@ -9,6 +9,8 @@ import typer
 
 from chipcost.cli.options import DbOption, out
 from chipcost.cli.render import SAMPLE_BANNER
+from chipcost.core.errors import ChipcostError
+from chipcost.reports.period import MAX_DAYS, MAX_PCT
 
 
 def report(
@@ -43,11 +45,13 @@ def report(
         int | None,
         typer.Option(
             min=1,
+            max=MAX_DAYS,
             help="A source with no success for this many days is stale ($CHIPCOST_STALE_DAYS, 2).",
         ),
     ] = None,
     disagree_pct: Annotated[
-        float, typer.Option(help="Flag offers two sources price more than this % apart.")
+        float,
+        typer.Option(help="Flag offers two sources price more than this % apart."),
     ] = 5.0,
     db: DbOption = None,
 ) -> None:
@@ -59,6 +63,10 @@ def report(
     from chipcost.reports.period import ReportOptions, parse_day
     from chipcost.reports.text import headline
 
+    if not 0 < disagree_pct <= MAX_PCT:  # NaN too; ReportOptions says it in the flow's words
+        raise ChipcostError(
+            f"--disagree-pct {disagree_pct:g}: give a percentage above 0 and up to {MAX_PCT:g}"
+        )
     settings = load_settings(db=db)
     recipients = check_recipients(email or [])
     if recipients and not dry_run:

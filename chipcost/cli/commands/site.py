@@ -8,13 +8,16 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.options import DbOption, out
+from chipcost.reports.period import MAX_WEEKS
 
 
 def site(
     directory: Annotated[
         str, typer.Argument(help="Where to write index.html, offers.json, offers.csv.")
     ],
-    weeks: Annotated[int, typer.Option(help="Weeks of price history to chart per chip.")] = 12,
+    weeks: Annotated[
+        int, typer.Option(min=1, max=MAX_WEEKS, help="Weeks of price history to chart per chip.")
+    ] = 12,
     db: DbOption = None,
 ) -> None:
     """Write the price explorer: every current offer, sortable and filterable, no server."""
@@ -23,8 +26,6 @@ def site(
     from chipcost.core.settings import load_settings
     from chipcost.reports.site import write_site
 
-    if weeks < 1:
-        raise ChipcostError(f"--weeks {weeks}: give 1 or more weeks of history")
     if not directory.strip():  # Path("") is the current directory: never meant
         raise ChipcostError(
             "the directory is empty: give where to write, e.g. chipcost site public/"
