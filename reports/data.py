@@ -143,10 +143,16 @@ def with_jumps(moves: pl.DataFrame) -> pl.DataFrame:
 
 
 def _labelled(frame: pl.DataFrame | None) -> pl.DataFrame | None:
-    """Labels where the cost view carries the offer columns (it is being enriched)."""
-    needed = {"provider", "region", "pricing_model", "term", "payment", "plan"}
-    if frame is None or not needed <= set(frame.columns):
-        return frame
-    if "zone" not in frame.columns:
-        frame = frame.with_columns(zone=pl.lit(""))
-    return with_labels(frame)
+    """The offer's labels (where, offer), and `holds`: whether its instance holds the model,
+    in words."""
+    if frame is None:
+        return None
+    needed = pl.col("instances_needed")
+    holds = (
+        pl.when(pl.col("fits"))
+        .then(pl.lit("yes"))
+        .when(pl.col("fits").not_())
+        .then(pl.format("no, needs {} instances", needed.cast(pl.String)))
+        .otherwise(pl.lit("unknown"))
+    )
+    return with_labels(frame).with_columns(holds=holds)

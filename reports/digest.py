@@ -60,21 +60,27 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
 
 
 def cheapest_per_token(data: ReportData) -> Section | None:
-    """The cheapest chip for each model and workload; None when there are no costs."""
+    """The cheapest chip for each model and workload among the offers that hold the model (the
+    cheapest of all, saying so, when none does); None when there are no costs."""
     costs = data.cost_per_token
     if costs is None or costs.is_empty():
         return None
-    keys = [c for c in ("model", "workload") if c in costs.columns]
-    best = costs.sort("cost_per_million_tokens").group_by(keys, maintain_order=True).first()
-    label = pl.concat_str([pl.col(k) for k in keys], separator=", ").alias("for")
-    place = [c for c in ("where", "offer") if c in best.columns]
-    frame = best.sort(keys).select(
-        label,
-        "chip",
-        "cost_per_million_tokens",
-        pl.concat_str([pl.col(c) for c in place], separator=" · ").alias("place")
-        if place
-        else pl.lit("").alias("place"),
+    keys = ["model", "workload"]
+    cannot = pl.col("fits").eq(False).fill_null(False)
+    best = costs.sort(cannot, "cost_per_million_tokens").group_by(keys, maintain_order=True)
+    place = pl.concat_str([pl.col("where"), pl.col("offer")], separator=" · ")
+    frame = (
+        best.first()
+        .sort(keys)
+        .select(
+            pl.concat_str([pl.col(k) for k in keys], separator=", ").alias("for"),
+            pl.when(pl.col("fits").not_())
+            .then(pl.format("{} ({})", pl.col("chip"), pl.col("holds")))
+            .otherwise(pl.col("chip"))
+            .alias("chip"),
+            "cost_per_million_tokens",
+            place.alias("place"),
+        )
     )
     gt = GT(frame).cols_label(
         **{"for": "Model, workload"},
@@ -83,7 +89,10 @@ def cheapest_per_token(data: ReportData) -> Section | None:
         place="Where",
     )
     gt = nowrap(gt.fmt_currency(columns="cost_per_million_tokens", decimals=4), ["for", "chip"])
-    explain = "The cheapest chip for each model and workload at current prices."
+    explain = (
+        "The cheapest chip for each model and workload at current prices, among the offers "
+        "whose instance holds the model."
+    )
     return Section("cost", "Cost per token", explain, styled(gt).as_raw_html())
 
 

@@ -95,9 +95,12 @@ def history(data: ReportData) -> Section:
 
 def cost_per_token(data: ReportData) -> Section:
     explain = (
-        "For each model and workload, the cheapest cost per million tokens of each chip at "
-        "current prices, cheapest first, with the throughput figure's kind (vendor claim, "
-        "independent benchmark, estimate, derived or measured) and where it comes from."
+        "For each model and workload, each chip's cheapest cost per million tokens at "
+        "current prices among its offers whose instance holds the model (its weights for "
+        "inference, its training state for training: the rule of `chipcost cost`), cheapest "
+        "first; then the chips none of whose offers holds it, with how many instances it "
+        "would take. Each row names the throughput figure's kind (vendor claim, independent "
+        "benchmark, estimate, derived or measured) and where it comes from."
     )
     costs = data.cost_per_token
     if data.ended_before_newest_prices:

@@ -179,17 +179,18 @@ def _source_cell(text: str | None) -> str:
 
 
 def cost_table(costs: pl.DataFrame) -> GT:
-    """Per model and workload, each chip's cheapest cost per million tokens, cheapest first."""
+    """Per model and workload, each chip's cheapest cost per million tokens: the chips whose
+    offers hold the model first, each part cheapest first."""
     group = pl.concat_str([pl.col("model"), pl.lit(", "), pl.col("workload")])
-    frame = costs.with_columns(
-        group=group if "model" in costs.columns else pl.col("workload")
-    ).sort("group", "cost_per_million_tokens")
-    wanted = ["group", "chip", "cost_per_million_tokens", "where", "instance_type", "offer"]
-    wanted += ["tokens_per_second_per_chip", "throughput_kind", "throughput_source"]
-    frame = frame.select([c for c in wanted if c in frame.columns])
+    cannot = pl.col("fits").eq(False).fill_null(False)
+    frame = costs.with_columns(group=group).sort("group", cannot, "cost_per_million_tokens")
+    wanted = ["group", "chip", "cost_per_million_tokens", "holds", "where", "instance_type"]
+    wanted += ["offer", "tokens_per_second_per_chip", "throughput_kind", "throughput_source"]
+    frame = frame.select(wanted)
     labels = {
         "chip": "Chip",
         "cost_per_million_tokens": "USD per million tokens",
+        "holds": "Holds the model",
         "where": "Where",
         "instance_type": "Instance",
         "offer": "Pricing",
@@ -197,14 +198,11 @@ def cost_table(costs: pl.DataFrame) -> GT:
         "throughput_kind": "Figure kind",
         "throughput_source": "Figure from",
     }
-    gt = GT(frame, groupname_col="group")
-    gt = gt.cols_label(**{k: v for k, v in labels.items() if k in frame.columns})
+    gt = GT(frame, groupname_col="group").cols_label(**labels)
     gt = gt.fmt_currency(columns="cost_per_million_tokens", decimals=4)
-    if "tokens_per_second_per_chip" in frame.columns:
-        gt = gt.fmt_number(columns="tokens_per_second_per_chip", decimals=0)
-    if "throughput_source" in frame.columns:
-        gt = gt.fmt(_source_cell, columns="throughput_source")
-    return styled(nowrap(gt, [c for c in ("chip", "where", "instance_type") if c in frame.columns]))
+    gt = gt.fmt_number(columns="tokens_per_second_per_chip", decimals=0)
+    gt = gt.fmt(_source_cell, columns="throughput_source")
+    return styled(nowrap(gt, ["chip", "holds", "where", "instance_type"]))
 
 
 def health_table(health: pl.DataFrame) -> GT:

@@ -9,6 +9,7 @@ import polars as pl
 
 from chipcost.core.frames import frame_of
 from chipcost.core.record import OFFER_KEY
+from chipcost.transform.cost import bytes_per_parameter
 
 # Prices in force at $at, from offers some source still saw after $fresh: an offer whose
 # source stopped running long ago is not "cheapest now" (the health table names the source).
@@ -82,7 +83,7 @@ GROUP BY source
 ORDER BY stale DESC, source
 """
 
-# The columns the cost-per-token table shows, when the view has them (it is being enriched).
+# The columns the cost-per-token table shows.
 COST_COLUMNS = (
     "chip",
     "workload",
@@ -100,7 +101,6 @@ COST_COLUMNS = (
     "throughput_kind",
     "throughput_source",
 )
-COST_REQUIRED = ("chip", "workload", "cost_per_million_tokens")
 
 
 def cheapest_by_model(
@@ -140,22 +140,56 @@ def relation_columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
 
 
 def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | None:
-    """Cheapest cost per million tokens per chip, workload and model from the cost_per_token
-    view; None when the view is missing or lacks the columns to rank by."""
-    present = relation_columns(con, "cost_per_token")
-    if not all(c in present for c in COST_REQUIRED):
+    """Per chip, workload and model, the cheapest cost per million tokens of an offer whose
+    instance holds the model (the rule of `chipcost cost`: chipcost.transform.cost), or the
+    cheapest of all when none does; within each workload and model, the chips whose offers
+    hold it come first. Each row adds memory_needed_gb, instance_memory_gb, fits and
+    instances_needed (None when the model's parameter count or the chip's memory is
+    unknown). None when the warehouse has no cost_per_token view."""
+    if not relation_columns(con, "cost_per_token"):
         return None
-    columns = [c for c in COST_COLUMNS if c in present]
-    group = [c for c in ("chip", "workload", "model") if c in present]
+    rows = frame_of(
+        con.sql(f"""
+            SELECT {", ".join(f"k.{c}" for c in COST_COLUMNS)}, k.zone, k.chip_count, k.precision,
+                c.memory_gb AS chip_memory_gb, m.parameters
+            FROM cost_per_token k
+            LEFT JOIN chips c ON c.chip = k.chip
+            LEFT JOIN models m ON m.model = k.model
+            WHERE k.cost_per_million_tokens IS NOT NULL
+        """)
+    )
+    cannot = pl.col("fits").eq(False).fill_null(False).alias("cannot")
+    fitted = with_fit(rows).with_columns(cannot)
     # Ties (one price in several regions, one figure from several sources) broken by every
     # column shown: the same warehouse always gives the same report.
-    order = [c for c in columns if c not in group] + [c for c in ("zone",) if c in present]
-    sql = f"""
-        SELECT {", ".join(columns)} FROM cost_per_token
-        WHERE cost_per_million_tokens IS NOT NULL
-        QUALIFY row_number() OVER (
-            PARTITION BY {", ".join(group)} ORDER BY {", ".join(order)}
-        ) = 1
-        ORDER BY chip, workload, cost_per_million_tokens
-    """
-    return frame_of(con.sql(sql))
+    order = ["cannot", *[c for c in COST_COLUMNS if c not in _PER], "zone"]
+    chosen = fitted.sort(order, nulls_last=False).group_by(_PER, maintain_order=True).first()
+    return chosen.sort("chip", "workload", "cannot", "cost_per_million_tokens").select(
+        *COST_COLUMNS, "zone", "memory_needed_gb", "instance_memory_gb", "fits", "instances_needed"
+    )
+
+
+_PER = ["chip", "workload", "model"]
+
+
+def with_fit(rows: pl.DataFrame) -> pl.DataFrame:
+    """Rows with workload, precision, parameters, chip_memory_gb and chip_count, given
+    memory_needed_gb (by the rule of chipcost.transform.cost), instance_memory_gb (the chips'
+    memory together), fits and instances_needed (how many such instances hold the model)."""
+    pairs = rows.select("workload", pl.col("precision").cast(pl.String)).unique()
+    per_parameter = pairs.with_columns(
+        bytes_per_parameter=pl.Series(
+            [bytes_per_parameter(w, p) for w, p in pairs.iter_rows()], dtype=pl.Float64
+        )
+    )
+    frame = rows.with_columns(pl.col("precision").cast(pl.String)).join(
+        per_parameter, on=["workload", "precision"], how="left", nulls_equal=True
+    )
+    need = pl.col("parameters") * pl.col("bytes_per_parameter") / 1e9
+    have = pl.col("chip_memory_gb") * pl.col("chip_count")
+    frame = frame.with_columns(memory_needed_gb=need, instance_memory_gb=have)
+    need, have = pl.col("memory_needed_gb"), pl.col("instance_memory_gb")
+    return frame.drop("bytes_per_parameter").with_columns(
+        fits=need <= have,
+        instances_needed=pl.when(have > 0).then((need / have).ceil().cast(pl.Int64)),
+    )

@@ -179,6 +179,8 @@ def test_prices_not_seen_lately_are_not_cheapest(con):
 
 
 def test_cost_per_token_is_the_cheapest_row_of_the_view(con, week):
+    # Each chip here has one offer, or only offers that hold the model: its cheapest row
+    # stands for it (tests/reports/test_cost_fit.py: when the cheapest cannot hold it).
     view = frame_of(
         con.sql("SELECT chip, workload, model, cost_per_million_tokens FROM cost_per_token")
     )
