@@ -99,7 +99,7 @@ def _filters() -> str:
         for key, label in selects
     ]
     parts += [
-        '<label>Memory ≥ GB<input id="memory" type="number" min="0" step="8"></label>',
+        '<label>GB / chip ≥<input id="memory" type="number" min="0" step="8"></label>',
         '<label>USD / chip-hour ≤<input id="price" type="number" min="0" step="0.1"></label>',
         '<label>Search<input id="search" type="search" placeholder="instance, source…"></label>',
         '<label>Cost per token for<select id="tokens"></select></label>',
@@ -135,6 +135,9 @@ def page_html(data: dict, charts: dict[str, str]) -> str:
         f'<div class="charts">{figures}</div></section>'
         "<footer>Cost per million tokens = USD per chip-hour ÷ (tokens/s per chip × 3600) × "
         "10⁶, with the throughput figure chipcost's choice rule picks (hover a cost for it). "
+        "A grey cost marked (needs N) is an offer whose instance cannot hold the model (its "
+        "weights for inference, its training state for training): N such instances would; "
+        "those sort after the offers that can. "
         "offers.json and offers.csv beside this page hold the same offers.</footer></main>"
         f'<script id="data" type="application/json">{_embedded(data)}</script>'
         f"<script>{_asset('explorer.js')}</script></body></html>\n"

@@ -7,6 +7,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
+from chipcost.transform.cost import memory_needed_gb
 
 # Spot rows summarised per region (plan 'region_cheapest') repeat a zone's offer: left out.
 _OFFERS = """
@@ -21,9 +22,11 @@ ORDER BY p.chip, p.price_per_chip_hour, p.provider, p.region, p.zone, p.instance
 """
 
 _THROUGHPUT = """
-SELECT chip, model, workload, tokens_per_second_per_chip, kind, source
-FROM throughput_ranked WHERE chosen
-ORDER BY model, workload, chip
+SELECT t.chip, t.model, t.workload, t.tokens_per_second_per_chip, t.kind, t.source,
+    t.precision, m.parameters
+FROM throughput_ranked t LEFT JOIN models m USING (model)
+WHERE t.chosen
+ORDER BY t.model, t.workload, t.chip
 """
 
 
@@ -33,5 +36,16 @@ def current_offers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 
 def chosen_throughput(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Per chip, model and workload, the tokens/s per chip the choice rule picked."""
-    return frame_of(con.sql(_THROUGHPUT))
+    """Per chip, model and workload, the tokens/s per chip the choice rule picked, and
+    memory_needed_gb: what an instance must hold for the model at the figure's precision
+    (chipcost.transform.cost; None when the model's parameter count is unknown)."""
+    rows = frame_of(con.sql(_THROUGHPUT))
+    needed = [
+        None if parameters is None else memory_needed_gb(parameters, workload, precision)
+        for workload, precision, parameters in rows.select(
+            "workload", "precision", "parameters"
+        ).iter_rows()
+    ]
+    return rows.drop("precision", "parameters").with_columns(
+        memory_needed_gb=pl.Series(needed, dtype=pl.Float64)
+    )

@@ -11,15 +11,16 @@
   }
   const $ = (id) => document.getElementById(id);
   const state = { key: "price_per_chip_hour", dir: 1, rows: [] };
-  // The table's columns: [key, label, numeric, decimals]; "cost" is computed per row.
+  // The table's columns: [key, label, numeric, decimals, most decimals]; "cost" is computed
+  // per row.
   // The prices come right after what they are for, so that a laptop's width shows them
   // without scrolling sideways; where the offer is follows.
   const shown = [
-    ["chip", "Chip"], ["memory_gb", "Memory GB", true, 0], ["pricing", "Pricing"],
+    ["chip", "Chip"], ["memory_gb", "GB / chip", true, 0], ["pricing", "Pricing"],
     ["price_per_chip_hour", "USD / chip-hour", true, 4],
     ["cost", "USD / M tokens", true, 4], ["provider", "Provider"],
     ["region", "Region"], ["zone", "Zone"], ["instance_type", "Instance"],
-    ["chip_count", "Chips", true, 0], ["price_per_hour", "USD / instance-hour", true, 4],
+    ["chip_count", "Chips", true, 0, 3], ["price_per_hour", "USD / instance-hour", true, 4],
     ["source", "Source"],
   ];
 
@@ -38,13 +39,26 @@
   fill($("model"), distinct("pricing_model"), (v) => data.model_labels[v] || v);
   fill($("tokens"), Object.keys(throughput).sort(), (v) => v.replace("|", ", "));
 
+  const figureOf = (row) => (throughput[$("tokens").value] || {})[row[at.chip]];
   function costOf(row) {
-    const figures = throughput[$("tokens").value];
-    const figure = figures && figures[row[at.chip]];
+    const figure = figureOf(row);
     if (!figure) return null;
     return row[at.price_per_chip_hour] / (figure.tokens_per_second_per_chip * 3600 / 1e6);
   }
+  // Whether the offer's instance holds the chosen model: null when unknown (no figure, or
+  // the model's size or the chip's memory unknown). The memory needed comes with the figure.
+  function fitOf(row) {
+    const figure = figureOf(row);
+    const needed = figure && figure.memory_needed_gb;
+    const memory = row[at.memory_gb], chips = row[at.chip_count];
+    if (needed == null || memory == null || !chips) return null;
+    const has = memory * chips;
+    return { fits: needed <= has, needed, has, instances: Math.ceil(needed / has) };
+  }
+  const cannot = (row) => fitOf(row)?.fits === false;
   const value = (row, key) => (key === "cost" ? costOf(row) : row[at[key]]);
+  // What one chip slot of the offer gives: a fraction of a GPU gives that share of its memory.
+  const memoryPerChip = (row) => (row[at.memory_gb] ?? 0) * Math.min(row[at.chip_count], 1);
 
   function matches(row) {
     const want = (id, c) => !$(id).value || row[at[c]] === $(id).value;
@@ -53,12 +67,14 @@
     const text = $("search").value.trim().toLowerCase();
     return want("chip", "chip") && want("provider", "provider") && want("region", "region") &&
       want("model", "pricing_model") &&
-      (isNaN(memory) || (row[at.memory_gb] ?? 0) >= memory) &&
+      (isNaN(memory) || memoryPerChip(row) >= memory) &&
       (isNaN(price) || row[at.price_per_chip_hour] <= price) &&
       (!text || row.join(" ").toLowerCase().includes(text));
   }
 
   function compare(a, b) {
+    // Costs of offers that cannot hold the model come after the others, either way.
+    if (state.key === "cost" && cannot(a) !== cannot(b)) return cannot(a) ? 1 : -1;
     const x = value(a, state.key), y = value(b, state.key);
     if (x === y) return 0;
     if (x === null || x === undefined || x === "") return 1;  // blanks last either way
@@ -67,18 +83,28 @@
   }
 
   function cell(row, column) {
-    const [key, , numeric, decimals] = column;
+    const [key, , numeric, decimals, most] = column;
     const td = document.createElement("td");
     const v = value(row, key);
     td.textContent = v === null || v === undefined ? "" :
       numeric ? v.toLocaleString("en-US", { minimumFractionDigits: decimals,
-        maximumFractionDigits: decimals }) : v;
+        maximumFractionDigits: most ?? decimals }) : v;
     if (numeric) td.className = "num";
     if (key === "pricing") td.className = "wrap";
     if (key === "cost" && v !== null) {
-      const figure = throughput[$("tokens").value][row[at.chip]];
+      const figure = figureOf(row);
       td.title = `${Math.round(figure.tokens_per_second_per_chip)} tokens/s per chip, ` +
         `${figure.kind}: ${figure.source}`;
+      const fit = fitOf(row);
+      if (fit && !fit.fits) {
+        const needs = document.createElement("span");
+        needs.className = "needs";
+        needs.textContent = ` (needs ${fit.instances})`;
+        td.appendChild(needs);
+        td.classList.add("nofit");
+        td.title = `The model needs ${Math.round(fit.needed)} GB; this instance has ` +
+          `${Math.round(fit.has)} GB: ${fit.instances} of them would hold it. ` + td.title;
+      }
     }
     return td;
   }
@@ -125,9 +151,12 @@
     return /[",\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
   };
   $("download").addEventListener("click", () => {
-    const keys = [...cols, "usd_per_million_tokens"];
+    const keys = [...cols, "usd_per_million_tokens", "holds_model"];
     const lines = [keys.join(",")];
-    for (const row of state.rows) lines.push([...row, costOf(row)].map(safe).join(","));
+    for (const row of state.rows) {
+      const fit = fitOf(row);
+      lines.push([...row, costOf(row), fit ? fit.fits : null].map(safe).join(","));
+    }
     const blob = new Blob([lines.join("\n") + "\n"], { type: "text/csv" });
     const link = document.createElement("a");
     link.href = URL.createObjectURL(blob);
@@ -137,7 +166,15 @@
     link.remove();
   });
   $("filters").addEventListener("input", render);
-  $("filters").addEventListener("reset", () => setTimeout(render));
-  $("tokens").value = data.default_tokens || $("tokens").value;
+  // Reset clears the filters; the model for cost per token goes back to the default, not
+  // to the first in the list.
+  const chooseDefaultModel = () => {
+    $("tokens").value = data.default_tokens || $("tokens").value;
+  };
+  $("filters").addEventListener("reset", () => setTimeout(() => {
+    chooseDefaultModel();
+    render();
+  }));
+  chooseDefaultModel();
   render();
 })();

@@ -65,7 +65,7 @@ def prices(page) -> list[float]:
 def test_every_offer_is_listed_cheapest_first(page):
     assert page.inner_text("#count") == "6 of 6 offers"
     assert prices(page) == [1.25, 5.0, 9.25, 10.0, 12.6, 12.6]
-    assert column(page, "Memory GB")[0] == "32"  # Trainium1's memory, from the chip table
+    assert column(page, "GB / chip")[0] == "32"  # Trainium1's memory, from the chip table
 
 
 def test_filters_narrow_the_rows_and_the_charts(page):
@@ -109,7 +109,11 @@ def test_cost_per_token_follows_the_chosen_model(page, site):
         page.select_option("#tokens", tokens)
         tps = figures[("H100-SXM", *tokens.split("|"))]
         expected = [f"{p / (tps * 3600 / 1e6):.4f}" for p in prices(page)]
-        assert [c.replace(",", "") for c in column(page, "USD / M tokens")] == expected
+        costs = column(page, "USD / M tokens")
+        assert [c.replace(",", "").split(" (")[0] for c in costs] == expected
+        # Training state is 16 bytes a parameter: 1,130 GB, two of the 640 GB instances.
+        needs = " (needs 2)" if tokens.endswith("training") else ""
+        assert [c.endswith(needs) and ("(" in c) == bool(needs) for c in costs] == [True] * 5
 
 
 def test_download_gives_the_rows_shown_as_csv(page, tmp_path):
@@ -121,9 +125,10 @@ def test_download_gives_the_rows_shown_as_csv(page, tmp_path):
     saved = tmp_path / "offers.csv"
     download.value.save_as(saved)
     rows = list(csv.DictReader(io.StringIO(saved.read_text())))
-    assert list(rows[0]) == [*COLUMNS, "usd_per_million_tokens"]
+    assert list(rows[0]) == [*COLUMNS, "usd_per_million_tokens", "holds_model"]
     assert [float(r["price_per_chip_hour"]) for r in rows] == [12.6, 12.6, 10.0, 9.25, 5.0]
     assert all(r["chip"] == "H100-SXM" and float(r["usd_per_million_tokens"]) > 0 for r in rows)
+    assert {r["holds_model"] for r in rows} == {"true"}  # 640 GB hold Llama-3-70B
 
 
 def test_a_screenshot_shows_the_page(page, tmp_path):
@@ -154,3 +159,52 @@ def test_the_prices_are_in_view_on_a_laptop_beside_long_names(browser, tmp_path)
             assert box is not None and box["x"] + box["width"] <= 1280, (label, box)
     finally:
         context.close()
+
+
+def test_reset_clears_the_filters_and_keeps_the_default_model(page):
+    page.select_option("#tokens", "llama-3-70b|training")
+    page.select_option("#chip", "Trainium1")
+    page.click("button[type=reset]")
+    assert page.input_value("#tokens") == "llama-3-70b|inference"  # not the list's first
+    assert page.input_value("#chip") == "" and page.inner_text("#count") == "6 of 6 offers"
+
+
+@pytest.fixture
+def slices(browser, tmp_path):
+    """One H100 (80 GB), eight H100 (640 GB), and an eighth of an L4 (3 of its 24 GB)."""
+    from tests.helpers import loaded_warehouse, record
+
+    offers = [
+        record(instance_type="p5.4xlarge", chip_count=1.0, price_per_hour=2.0, sku="1"),
+        record(instance_type="p5.48xlarge", chip_count=8.0, price_per_hour=40.0, sku="8"),
+        record(instance_type="g6f.large", chip="L4", chip_count=0.125, price_per_hour=0.23),
+    ]
+    write_site(loaded_warehouse(tmp_path / "w.duckdb", offers), tmp_path / "site")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto((tmp_path / "site" / "index.html").as_uri())
+    yield page
+    context.close()
+
+
+def test_an_offer_that_cannot_hold_the_model_is_marked_and_ranked_after(slices):
+    page = slices
+    # GPT-3 175B inference needs at least 175 GB: only the eight H100 hold it.
+    page.select_option("#tokens", "gpt-3-175b|inference")
+    page.locator("#offers thead th", has_text="USD / M tokens").click()
+    assert column(page, "Instance") == ["p5.48xlarge", "p5.4xlarge", "g6f.large"]
+    costs = column(page, "USD / M tokens")
+    assert "needs" not in costs[0]
+    assert costs[1].endswith(" (needs 3)") or costs[1].endswith(" (needs 5)")  # 175/350 GB
+    cell = page.locator("#offers tbody tr:nth-child(2) td.nofit")
+    assert "this instance has 80 GB" in cell.get_attribute("title")
+    page.locator("#offers thead th", has_text="USD / M tokens").click()  # most expensive first
+    assert column(page, "Instance")[0] == "p5.48xlarge"  # those that cannot stay after
+
+
+def test_a_slice_of_a_gpu_shows_its_fraction_and_its_share_of_memory(slices):
+    page = slices
+    page.select_option("#chip", "L4")
+    assert column(page, "Chips") == ["0.125"] and column(page, "GB / chip") == ["24"]
+    page.fill("#memory", "4")  # the slice gives 3 GB
+    assert page.inner_text("#count") == "0 of 3 offers"
