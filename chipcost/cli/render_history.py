@@ -34,10 +34,15 @@ def print_history(console: Console, chip: str, frame: pl.DataFrame) -> None:
         note = f" ({shown.height} of {table.height} days: those a price changed, and the last)"
         table = shown
     console.print(f"[bold]{chip}[/]: cheapest USD per chip-hour by day{note}", highlight=False)
+    models = table.columns[1:]
+    # Headers on one line when the screen has room, else a word a line ("capacity" over
+    # "block"): the days and prices are never cut.
+    one_line = len("│ 2026-11-21 │") + sum(max(len(m), len("1,234.5678")) + 3 for m in models)
+    split = "\n" if one_line > console.width else " "
     out = Table()
-    out.add_column("day")
-    for model in table.columns[1:]:
-        out.add_column(model, justify="right")
+    out.add_column("day", no_wrap=True)
+    for model in models:
+        out.add_column(model.replace("_", split), justify="right", no_wrap=True)
     for row in table.iter_rows():
         day, *prices = row
         out.add_row(str(day), *("" if p is None else f"{p:,.4f}" for p in prices))

@@ -130,3 +130,35 @@ def test_history_takes_the_pricing_model_option_of_the_other_commands(golden):
     # A company name is read as its cloud, as in prices and cost.
     rows = csv.DictReader(io.StringIO(chipcost(*args, "--provider", "Amazon").stdout))
     assert {r["provider"] for r in rows} == {"aws"}
+
+
+def test_an_80_column_screen_shows_whole_days_and_pricing_models():
+    from datetime import date
+
+    import polars as pl
+    from rich.console import Console
+
+    from chipcost.cli.render_history import print_history
+
+    models = ["capacity_block", "commitment", "on_demand", "reserved", "savings_plan", "spot"]
+    frame = pl.DataFrame(
+        [
+            {
+                "day": date(2026, 11, d), "pricing_model": m, "price_per_chip_hour": 3.8826,
+                "provider": "aws", "region": "us-east-1", "zone": "", "offers": 2,
+                "instance_type": "p5.48xlarge",
+            }
+            for d in (14, 15) for m in models
+        ]
+    )  # fmt: skip
+    console = Console(width=80, record=True, color_system=None)
+    print_history(console, "H100-SXM", frame)
+    text = console.export_text()
+    table = [line for line in text.splitlines() if line[:1] in "┏┃┡│└"]
+    assert max(len(line) for line in table) <= 80 and "…" not in text
+    assert "│ 2026-11-14 │" in text and "│ 2026-11-15 │" in text
+    for word in ("capacity", "block", "commitment", "demand", "reserved", "savings", "spot"):
+        assert f" {word} " in text
+    wide = Console(width=120, record=True, color_system=None)
+    print_history(wide, "H100-SXM", frame)
+    assert "┃ capacity block ┃" in wide.export_text()  # one line where there is room
