@@ -52,7 +52,7 @@ def prices(
     spot: bool | None = None,
     db: str | Path | None = None,
 ) -> pl.DataFrame:
-    """Current per-chip hourly prices, cheapest first within each chip and pricing model.
+    """Current per-chip hourly prices, cheapest first per chip, pricing model and term.
 
     One row per offer: chip, provider, region, zone, instance_type, chip_count, memory_gb (per
     chip), pricing_model, term, payment, plan, price_per_chip_hour, price_per_hour, upfront

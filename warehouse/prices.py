@@ -94,7 +94,8 @@ def _price_query(
 
 
 def per_chip_prices(con: duckdb.DuckDBPyConnection, **filters) -> pl.DataFrame:
-    """Current per-chip prices, cheapest first within chip and pricing model.
+    """Current per-chip prices, cheapest first within chip, pricing model and term (shortest
+    term first).
 
     Filters (all optional): chips, regions, models, providers (lists, any case);
     min_memory_gb (one chip's memory, chips.csv); chip_counts; min_price/max_price bound the

@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "prices": (
         "prices",
         "prices",
-        "Current per-chip hourly prices, cheapest first within each chip and pricing model.",
+        "Current per-chip hourly prices, cheapest first per chip, pricing model and term.",
     ),
     "history": (
         "history",

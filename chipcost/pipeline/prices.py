@@ -55,7 +55,7 @@ def _named(ask: PriceAsk, option: str, value: object) -> str:
 
 @dataclass(frozen=True)
 class PriceResult:
-    frame: pl.DataFrame  # every matching current price, cheapest first within chip and model
+    frame: pl.DataFrame  # every matching current price, cheapest first within chip, model and term
     freshness: Freshness  # of the sources in `frame`
     chips: list[str] | None  # the canonical chips the names asked for stood for
 

@@ -57,7 +57,7 @@ def prices(
     format: FormatOption = OutputFormat.table,
     db: DbOption = None,
 ) -> None:
-    """Current per-chip hourly prices, cheapest first within each chip and pricing model."""
+    """Current per-chip hourly prices, cheapest first per chip, pricing model and term."""
     from chipcost.cli import reads
 
     reads.prices(
