@@ -38,7 +38,8 @@ def _scale(lo: float, hi: float, size: float, flip: bool = False):
 
 
 def _path(points: Sequence[tuple[date, float]], x, y) -> str:
-    """A step line: a price holds until the day it changes (no slope between prices)."""
+    """A step line: a price holds until the day it changes (no slope between prices), and
+    each day's price spans that day, the last one's too (a change on the last day shows)."""
     parts = []
     for i, (day, price) in enumerate(points):
         px, py = x(day.toordinal()), y(price)
@@ -46,8 +47,7 @@ def _path(points: Sequence[tuple[date, float]], x, y) -> str:
             parts.append(f"M{px},{py}")
         else:
             parts.append(f"H{px}V{py}")
-    if len(points) == 1:  # one day: a short tick, so that the price shows at all
-        parts.append("h4")
+    parts.append(f"H{x(points[-1][0].toordinal() + 1)}")
     return "".join(parts)
 
 
@@ -62,10 +62,13 @@ def _axes(lo: float, hi: float, first: date, last: date, y, x) -> list[str]:
             f'<text x="-6" y="{py + 4}" text-anchor="end">{escape(money(value, 2))}</text>'
         )
     inner_h = HEIGHT - TOP - BOTTOM
-    for day, anchor in ((first, "start"), (last, "end")):
+    # The first day's label where it starts, the last's where it ends (the right edge).
+    for day, at, anchor in (
+        (first, first.toordinal(), "start"),
+        (last, last.toordinal() + 1, "end"),
+    ):
         out.append(
-            f'<text x="{x(day.toordinal())}" y="{inner_h + 18}" text-anchor="{anchor}">'
-            f"{day.isoformat()}</text>"
+            f'<text x="{x(at)}" y="{inner_h + 18}" text-anchor="{anchor}">{day.isoformat()}</text>'
         )
     return out
 
@@ -80,7 +83,7 @@ def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
     first, last = min(days), max(days)
     lo, hi = 0.0, max(prices) * 1.08  # from zero: a chart of prices should not magnify moves
     inner_w, inner_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    x = _scale(first.toordinal(), max(last.toordinal(), first.toordinal() + 1), inner_w)
+    x = _scale(first.toordinal(), last.toordinal() + 1, inner_w)  # the last day ends the axis
     y = _scale(lo, hi, inner_h, flip=True)
     body = _axes(lo, hi, first, last, y, x)
     legend = []
@@ -100,7 +103,9 @@ def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title, quote=True)}" '
-        'style="font-family:system-ui,sans-serif;font-size:11px;fill:#374151">'
+        # Narrower on a phone: the viewBox scales it down rather than widen the page.
+        'style="font-family:system-ui,sans-serif;font-size:11px;fill:#374151;'
+        'max-width:100%;height:auto">'
         f"<title>{escape(title)}</title>"
         f'<g transform="translate({LEFT},{TOP})">{"".join(body)}{"".join(legend)}</g></svg>'
     )

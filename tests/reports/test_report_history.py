@@ -86,3 +86,19 @@ def test_the_mail_body_stays_small_and_without_charts(tmp_path):
     html = message.get_body(("html",)).get_content()
     assert "<svg" not in html and "price history chart" in html
     assert len(html.encode()) < 100_000
+
+
+def test_a_change_on_the_last_day_is_drawn_as_a_step_of_that_day():
+    import re
+    from datetime import date
+
+    from chipcost.reports.charts import LEFT, RIGHT, WIDTH, price_chart
+
+    days = [date(2026, 11, d) for d in (19, 20, 21)]
+    svg = price_chart({"spot": list(zip(days, [0.26, 0.26, 0.30], strict=True))}, {}, "t")
+    path = re.search(r'<path d="([^"]+)"', svg).group(1)
+    # Three days over the width: each price spans its day, the last one's to the right edge;
+    # the line used to end where the last day began, its new price a bare vertical stroke.
+    edge = WIDTH - LEFT - RIGHT  # 346 px for 3 days
+    assert path.startswith("M0.0,") and path.endswith(f"H{round(edge * 2 / 3, 1)}V11.9H{edge}.0")
+    assert ">2026-11-21</text>" in svg and "max-width:100%" in svg
