@@ -83,15 +83,22 @@ def health_line(data: ReportData) -> str:
     c = counts(data)
     total = data.health.height
     days = data.options.stale_days
+    until = data.period.until  # judged then, as the report's other figures: later, see sources
     if total == 0 and data.has_history:
         text = f"No source had run by {data.period.until}."
     elif total == 0:
         text = "No source has run yet."
     elif c.stale:
         names = ", ".join(data.stale_sources["source"].to_list())
-        text = f"{c.stale} of {total} sources stale (no success in {days} days): {names}."
+        text = (
+            f"{c.stale} of {total} sources stale at the end of {until} (no success in the "
+            f"{days} days before): {names}."
+        )
     else:
-        text = f"{_plural(total, 'source')}, none stale: each succeeded in the last {days} days."
+        text = (
+            f"{_plural(total, 'source')}, none stale at the end of {until}: each succeeded in "
+            f"the {days} days before."
+        )
     if c.disagreements:
         text += (
             f" {_plural(c.disagreements, 'offer')} where two sources disagree by more than "

@@ -240,3 +240,15 @@ def test_spot_moves_are_listed_apart_in_the_mail(tmp_path):
     assert "Largest moves of list and commitment prices (1 of 1)" in text
     assert "Largest moves of spot prices (1 of 1)" in text
     assert made.subject == "2 price changes, H100-SXM spot +30%: week of 2026-10-27"
+
+
+def test_the_health_line_says_when_staleness_is_judged(golden, tmp_path):
+    # Judged at the end of the period, as every figure of the report: `chipcost sources` a
+    # few days later may call the same sources stale, so the line names the day.
+    from chipcost.reports.text import health_line
+
+    made = write_report(golden, tmp_path)
+    assert health_line(made.data).startswith(
+        "1 of 3 sources stale at the end of 2026-11-07 (no success in the 2 days before): aws-spot."
+    )
+    assert "stale at the end of 2026-11-07" in made.html_path.read_text()
