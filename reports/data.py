@@ -156,3 +156,52 @@ def _labelled(frame: pl.DataFrame | None) -> pl.DataFrame | None:
         .otherwise(pl.lit("unknown"))
     )
     return with_labels(frame).with_columns(holds=holds)
+
+
+# What makes two moves alike for the e-mail: the same chip, provider, pricing and prices.
+_ALIKE = ["chip", "provider", "pricing_model", "offer", "old_price_per_chip_hour"]
+_ALIKE += ["new_price_per_chip_hour", "change_pct", "jump_back", "jump_factor", "jump_up"]
+
+
+def alike_moves(moves: pl.DataFrame) -> pl.DataFrame:
+    """Moves (in their order) with the offers that moved alike on one row: one provider's
+    price of a chip changing the same way in several regions and instance sizes is one
+    move to read. `where` and `instance_type` then name them all, or count them; `offers`
+    is how many offers the row stands for."""
+    alike = [c for c in _ALIKE if c in moves.columns]
+    places, regions = pl.col("where"), pl.col("region")
+    one_place = places.list.len() == 1
+    return (
+        moves.group_by(alike, maintain_order=True)
+        .agg(
+            pl.len().alias("offers"),
+            places.unique(maintain_order=True),
+            regions.unique(maintain_order=True),
+            pl.col("instance_type").unique(maintain_order=True),
+        )
+        .with_columns(
+            where=pl.when(one_place)
+            .then(places.list.first())
+            .otherwise(pl.concat_str(pl.col("provider"), pl.lit(" · "), _some(regions, "regions"))),
+            instance_type=_some(pl.col("instance_type"), "instance types"),
+        )
+        .drop("region")
+    )
+
+
+def _some(names: pl.Expr, noun: str) -> pl.Expr:
+    """A list column as 'a', 'a, b, c' (sorted) or '5 instance types'."""
+    return (
+        pl.when(names.list.len() <= 3)
+        .then(names.list.sort().list.join(", "))
+        .otherwise(pl.format("{} " + noun, names.list.len()))
+    )
+
+
+def place_of_alike() -> pl.Expr:
+    """Where a row of alike_moves is: 'gcp · us-central1, us-east5 · 4 instance types (8
+    offers)'."""
+    offers = pl.when(pl.col("offers") > 1).then(pl.format(" ({} offers)", pl.col("offers")))
+    return pl.concat_str(
+        pl.col("where"), pl.lit(" · "), pl.col("instance_type"), offers.otherwise(pl.lit(""))
+    )

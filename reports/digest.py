@@ -7,7 +7,7 @@ from html import escape
 import polars as pl
 from great_tables import GT
 
-from chipcost.reports.data import ReportData
+from chipcost.reports.data import ReportData, alike_moves, place_of_alike
 from chipcost.reports.labels import BUCKET_LABELS, money
 from chipcost.reports.sections import Section, no_changes
 from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
@@ -33,12 +33,17 @@ def movers(data: ReportData, limit: int) -> list[Section]:
 
 
 def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> Section:
-    """One line a move: chip, where, pricing, was → now, %."""
-    shown = f"The {limit} largest of {moves.height}" if moves.height > limit else "All"
-    explain = f"{shown} moves of {kind} prices, per chip-hour; green is cheaper, red dearer."
-    frame = moves.head(limit).select(
+    """One line a move: chip, where, pricing, was → now, %; offers that moved alike share one."""
+    rows = alike_moves(moves)
+    shown = f"The {limit} largest" if rows.height > limit else "All"
+    explain = (
+        f"{shown} moves of {kind} prices ({moves.height} offer{'s' * (moves.height != 1)}; "
+        "those of one provider that moved alike share a line), per chip-hour; green is "
+        "cheaper, red dearer."
+    )
+    frame = rows.head(limit).select(
         "chip",
-        pl.concat_str([pl.col("where"), pl.col("instance_type")], separator=" · ").alias("place"),
+        place_of_alike().alias("place"),
         "offer",
         pl.concat_str(
             [

@@ -120,11 +120,23 @@ def email_html(data: ReportData, title: str) -> str:
         "withdrawn offers, cheapest prices, each chip's price history chart, source health) "
         "and a CSV of every change are attached.</p>"
     )
-    html = ""
+    html, everything = "", None
     for variant in _email_variants(data):
+        sections = variant()
+        everything = everything or [s.title for s in sections]  # the richest comes first
+        shown = {s.title for s in sections}
+        left_out = [title for title in everything if title not in shown]
+        note = (
+            f"<p class='meta'>Left out to keep this e-mail under {EMAIL_BODY_LIMIT // 1000} KB "
+            f"(mail clients clip longer ones): {escape(', '.join(left_out))}. The attached "
+            "report has everything.</p>"
+            if left_out
+            else ""
+        )
         body = (
             f'<div class="mail">{_intro(data)}'
-            + "".join(_section(s) for s in variant())
+            + "".join(_section(s) for s in sections)
+            + note
             + closing
             + "</div>"
         )
@@ -136,11 +148,13 @@ def email_html(data: ReportData, title: str) -> str:
 
 _STYLE = re.compile(r'style="([^"]*)"')
 _SIDES = ("top", "right", "bottom", "left")
+_BORDER = ("width", "style", "color")
 
 
 def _compact(style: str) -> str:
-    """One inline style without what draws nothing: borders whose style is none, and
-    four paddings written as one. Inlined table CSS is most of an e-mail's weight."""
+    """One inline style without what draws nothing (borders whose style is none), and
+    shorter: four paddings as one, a side's border width, style and colour as one. Inlined
+    table CSS is most of an e-mail's weight."""
     decls: dict[str, str] = {}
     for part in style.split(";"):
         name, _, value = part.partition(":")
@@ -152,8 +166,22 @@ def _compact(style: str) -> str:
                 decls.pop(f"border-{side}-{key}", None)
     if all(f"padding-{s}" in decls for s in _SIDES):
         decls["padding"] = " ".join(decls.pop(f"padding-{s}") for s in _SIDES)
-    return ";".join(f"{k}:{v}" for k, v in decls.items())
+    merged = {side for side in _SIDES if all(f"border-{side}-{k}" in decls for k in _BORDER)}
+    out, done = [], set()
+    for name, value in decls.items():
+        side = name.split("-")[1] if name.count("-") == 2 and name.startswith("border-") else ""
+        if side not in merged:
+            out.append(f"{name}:{value}")
+        elif side not in done:  # border-top-width, -style and -color as one, where they stood
+            out.append(f"border-{side}:{' '.join(decls[f'border-{side}-{k}'] for k in _BORDER)}")
+            done.add(side)
+    return ";".join(out)
+
+
+# Class names of the inlined tables: their rules are in the style attributes now.
+_GT_CLASS = re.compile(r' class="gt_[^"]*"')
 
 
 def compact_styles(html: str) -> str:
-    return _STYLE.sub(lambda m: f'style="{_compact(m.group(1))}"', html)
+    html = _STYLE.sub(lambda m: f'style="{_compact(m.group(1))}"', html)
+    return _GT_CLASS.sub("", html)

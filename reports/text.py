@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from chipcost.reports.data import ReportData
+from chipcost.reports.data import ReportData, alike_moves, place_of_alike
 from chipcost.reports.labels import model_label, money, move_text
 
 SAMPLE_NOTE = (
@@ -134,12 +134,14 @@ def lacks(data: ReportData) -> list[str]:
 
 
 def mover_lines(moves: pl.DataFrame, limit: int) -> list[str]:
-    """Two lines a move: the change, then where (plain text has no room for a table)."""
+    """Two lines a move: the change, then where (plain text has no room for a table); offers
+    that moved alike share them."""
     lines = []
-    for row in moves.head(limit).iter_rows(named=True):
+    rows = alike_moves(moves).with_columns(place=place_of_alike())
+    for row in rows.head(limit).iter_rows(named=True):
         old, new = money(row["old_price_per_chip_hour"]), money(row["new_price_per_chip_hour"])
         lines.append(f"  {move_text(row):>6}  {row['chip']}: {old} -> {new}")
-        lines.append(f"          {row['where']} · {row['instance_type']} · {row['offer']}")
+        lines.append(f"          {row['place']} · {row['offer']}")
     return lines
 
 
@@ -158,7 +160,7 @@ def text_body(data: ReportData, limit: int) -> str:
     )
     for kind, moves, most in groups:
         if moves.height:
-            shown = f"{min(most, moves.height)} of {moves.height}"
+            shown = f"{_plural(moves.height, 'offer')}; those that moved alike share a line"
             lines.append(f"Largest moves of {kind} ({shown}), USD per chip-hour:")
             lines += mover_lines(moves, most) + [""]
     lines.append("The full report (HTML, with every change and the cheapest prices per chip) and")

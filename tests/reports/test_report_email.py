@@ -239,7 +239,7 @@ def test_many_changes_keep_the_body_under_the_clip_limit(tmp_path):
     message = parsed(deliver(made, ["a@example.com"], dry_run=True).eml_path.read_bytes())
     html = message.get_body(("html",)).get_content()
     assert len(html.encode()) < 100_000
-    assert "The 10 largest of 300 moves of list and commitment prices, per chip-hour" in html
+    assert "The 10 largest moves of list and commitment prices (300 offers; " in html
     assert made.html_path.stat().st_size > 300_000  # the full report keeps every move
     assert made.data.period.until == date(2026, 11, 2)
 
@@ -256,3 +256,45 @@ def test_subjects_with_a_minus_sign_read_back_unchanged(tmp_path, width):
         attachments=[],
     )
     assert parsed(bytes(message))["Subject"] == subject
+
+
+def test_offers_that_moved_alike_share_a_line(tmp_path):
+    # One provider's price cut the same way in 3 regions and 4 instance sizes: one line of
+    # the e-mail, not 12 that push every other move out.
+    regions = ["us-central1", "europe-west4", "asia-southeast1"]
+    sizes = {"a3-highgpu-1g": 1, "a3-highgpu-2g": 2, "a3-highgpu-4g": 4, "a3-highgpu-8g": 8}
+
+    def offers(per_chip: float) -> list:
+        alike = [
+            record(provider="gcp", region=r, instance_type=t, chip_count=float(n),
+                   price_per_hour=per_chip * n, sku=f"{r}-{t}")
+            for r in regions for t, n in sizes.items()
+        ]  # fmt: skip
+        return [*alike, record(price_per_hour=80.0 if per_chip == 10.0 else 76.0)]
+
+    db = tmp_path / "w.duckdb"
+    con = open_warehouse(db)
+    load_run(con, run_of(offers(10.0), day(0)))
+    load_run(con, run_of(offers(8.7), day(1)))
+    con.close()
+    made = write_report(db, tmp_path / "out")
+    mail = deliver(made, [], dry_run=True).eml_path.read_bytes()
+    message = parsed(mail)
+    html = message.get_body(("html",)).get_content()
+    text = message.get_body(("plain",)).get_content()
+    place = "gcp · asia-southeast1, europe-west4, us-central1 · 4 instance types (12 offers)"
+    assert html.count(place) == 1 and text.count(place) == 1
+    assert "p5.48xlarge" in html  # the other move still shows
+    assert "(13 offers; those of one provider that moved alike share a line)" in html
+
+
+def test_sections_left_out_for_size_are_named(tmp_path, monkeypatch):
+    from chipcost.reports import page
+
+    made = write_report(report_warehouse.build(tmp_path / "w.duckdb"), tmp_path / "out")
+    full = page.email_html(made.data, "t")
+    assert "Left out" not in full and "Cheapest now</h2>" in full
+    monkeypatch.setattr(page, "EMAIL_BODY_LIMIT", len(full.encode()) - 1)
+    lean = page.email_html(made.data, "t")
+    assert "Cheapest now</h2>" not in lean
+    assert "Left out to keep this e-mail under" in lean and ": Cheapest now. The attached" in lean

@@ -237,8 +237,8 @@ def test_spot_moves_are_listed_apart_in_the_mail(tmp_path):
     assert "+2.0%" in listed and "+30.0%" not in listed
     assert "+30.0%" in spot_part and "All moves of spot prices" in spot_part
     text = message.get_body(("plain",)).get_content()
-    assert "Largest moves of list and commitment prices (1 of 1)" in text
-    assert "Largest moves of spot prices (1 of 1)" in text
+    assert "Largest moves of list and commitment prices (1 offer; " in text
+    assert "Largest moves of spot prices (1 offer; " in text
     assert made.subject == "2 price changes, H100-SXM spot +30%: week of 2026-10-27"
 
 
