@@ -60,7 +60,7 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
     )
     gt = gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
     gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
-    gt = nowrap(coloured(gt, ["change_pct"]), ["chip", "place", "prices", "change_pct"])
+    gt = nowrap(coloured(gt, ["change_pct"]), ["chip", "prices", "change_pct"])  # where wraps
     return Section(key, title, explain, styled(gt).as_raw_html())
 
 
