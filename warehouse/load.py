@@ -10,11 +10,11 @@ import polars as pl
 
 from chipcost.core.frames import ArrowStream, records_frame
 from chipcost.core.record import OFFER_KEY
-from chipcost.core.runs import OK, LoadSummary, RunResult
+from chipcost.core.runs import ALREADY_LOADED, OK, LoadSummary, RunResult
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
 from chipcost.warehouse import lake
 from chipcost.warehouse.db import checkpoint, rollback, scalar
-from chipcost.warehouse.run_rows import insert_rejects, insert_run
+from chipcost.warehouse.run_rows import insert_attempt, insert_rejects, insert_run
 
 HISTORY_KEY = ("source", *OFFER_KEY)
 # Prices are stored to 10 decimals by AWS; smaller differences are float noise, not changes.
@@ -64,11 +64,16 @@ def load_run(
 def _load_once(
     con: duckdb.DuckDBPyConnection, run: RunResult, observations_days: int | None
 ) -> LoadSummary:
-    frames = [s.records_frame() for s in run.sources]
-    staged = pl.concat(frames) if frames else records_frame([])
-    staged = staged.with_columns(pl.lit(run.run_id).alias("run_id"))
     con.execute("BEGIN TRANSACTION")
     try:
+        _claim(con)
+        if not _unloaded(con, run):
+            insert_attempt(con, run)  # another writer loaded all of it meanwhile
+            con.execute("COMMIT")
+            return LoadSummary(0, 0, 0, 0, 0)
+        frames = [s.records_frame() for s in run.sources]
+        staged = pl.concat(frames) if frames else records_frame([])
+        staged = staged.with_columns(pl.lit(run.run_id).alias("run_id"))
         con.register("staged_frame", ArrowStream(staged))
         con.execute("CREATE OR REPLACE TEMP TABLE staged AS SELECT * FROM staged_frame")
         con.unregister("staged_frame")
@@ -90,6 +95,30 @@ def _load_once(
         raise
     checkpoint(con)
     return summary
+
+
+def _claim(con: duckdb.DuckDBPyConnection) -> None:
+    """Rewrite the row every load rewrites (migration 050): on a lake, two loads at once then
+    conflict, and the later is rerun from the start on a snapshot holding the other's rows."""
+    con.execute("UPDATE load_claim SET claimed_at = now()")
+
+
+def _unloaded(con: duckdb.DuckDBPyConnection, run: RunResult) -> bool:
+    """Whether the run has anything left to load, its sources already loaded from the same
+    archived run with the same payloads (by another collect at the same time, seen in this
+    transaction's snapshot) marked so and emptied. A source found loaded before the load
+    began was marked by the collect and has no records."""
+    loaded = loaded_sources(con, run.archive_run) if run.archive_run else {}
+    for source in run.sources:
+        if (
+            source.status == OK
+            and source.payload_digest
+            and (loaded.get(source.source) == source.payload_digest)
+        ):
+            source.status = ALREADY_LOADED
+            source.message = "already loaded from this archive by another collect: nothing to do"
+            source.records, source.rejects, source.seen_keys = [], [], set()
+    return any(s.status != ALREADY_LOADED for s in run.sources)
 
 
 def _count(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> int:

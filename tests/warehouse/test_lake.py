@@ -262,3 +262,46 @@ def test_a_reader_of_a_lake_never_created_is_told_to_migrate(pg_server, tmp_path
     url = "ducklake:postgres:" + pg_server.conninfo(pg_server.new_database())
     with pytest.raises(WarehouseError, match="chipcost migrate|not a chipcost warehouse"):
         connect(Warehouse(url, str(tmp_path / "d")), read_only=True)
+
+
+def test_two_collects_replaying_the_same_runs_load_each_once(lake, tmp_path, sample_runs):
+    # DuckLake lets two transactions that only append commit together: both collects loaded
+    # every run (16 runs for 8, each current price four times). Each load now rewrites one
+    # row first, so the later conflicts, is rerun, and finds the run loaded.
+    open_warehouse(lake).close()
+    runs, sources = sample_runs[:2], ["aws-pricing-api", "runpod"]
+    barrier, errors = threading.Barrier(2), []
+
+    def collect(name: str) -> None:
+        settings = settings_for(lake, tmp_path / name)
+        try:
+            barrier.wait()
+            replay(settings, runs, sources)
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=collect, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    once = tmp_path / "once.duckdb"
+    replay(settings_for(Warehouse(str(once)), tmp_path / "once"), runs, sources)
+    counts = (
+        "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM source_runs), "
+        "(SELECT count(*) FROM observations), (SELECT count(*) FROM price_history), "
+        "(SELECT count(*) FROM current_prices)"
+    )
+    con = connect(lake, read_only=True)
+    try:
+        both = con.execute(counts).fetchall()
+        attempts = con.execute("SELECT count(*) FROM attempts").fetchall()
+    finally:
+        con.close()
+    alone = connect(once, read_only=True)
+    try:
+        assert both == alone.execute(counts).fetchall()
+    finally:
+        alone.close()
+    assert both[0][0] == 2 and attempts == [(2,)]  # the other collect's two found them loaded
