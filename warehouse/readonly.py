@@ -53,6 +53,59 @@ def _refuse(kind: str) -> ChipcostError:
     )
 
 
+# Functions that reach past the warehouse though the session is sandboxed: a lake's catalog
+# is an attached PostgreSQL database (postgres_query runs any SQL there), `query` runs SQL
+# given as text (beyond the checks here), and the secrets hold storage credentials.
+_OUT_OF_REACH = {"query", "query_table", "duckdb_secrets", "which_secret"}
+_OUT_OF_REACH_PREFIX = "postgres_"
+# The lake's catalog database, attached under this prefix: its tables are not the warehouse.
+_CATALOG_PREFIX = "__ducklake_metadata"
+
+
+def _reached(tree: object) -> Iterator[str]:
+    """Each function and catalog-qualified table the serialized query names."""
+    if isinstance(tree, dict):
+        if isinstance(tree.get("function_name"), str):
+            yield tree["function_name"].lower()
+        if tree.get("type") == "BASE_TABLE":
+            for part in ("catalog_name", "schema_name"):
+                if str(tree.get(part, "")).lower().startswith(_CATALOG_PREFIX):
+                    yield str(tree[part])
+        for value in tree.values():
+            yield from _reached(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            yield from _reached(value)
+
+
+def _out_of_reach(name: str) -> bool:
+    name = name.lower()
+    return (
+        name in _OUT_OF_REACH
+        or name.startswith(_OUT_OF_REACH_PREFIX)
+        or name.startswith(_CATALOG_PREFIX)
+    )
+
+
+def _check_reach(query: str) -> None:
+    """Refuse a query naming what reaches past the warehouse (see _OUT_OF_REACH)."""
+    import json
+
+    with duckdb.connect() as con:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [query]).fetchone()[0])
+    if tree.get("error"):  # a statement the serializer does not take: judged by its words
+        names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query)
+    else:
+        names = list(_reached(tree))
+    refused = sorted({n for n in names if _out_of_reach(n)})
+    if refused:
+        raise ChipcostError(
+            f"`chipcost sql` reads only the warehouse: {', '.join(refused)} reaches past it "
+            "(the lake's catalog database, other databases, SQL given as text, stored "
+            "secrets). Use psql or the duckdb CLI for those"
+        )
+
+
 def _check_reads_only(query: str) -> None:
     """Refuse anything but one SELECT (or an EXPLAIN of one), with a message saying why."""
     try:
@@ -72,6 +125,8 @@ def _check_reads_only(query: str) -> None:
             raise ChipcostError(f"cannot parse the explained query: {exc}") from exc
         if len(inner) != 1 or inner[0].type.name != "SELECT":
             raise _refuse(f"EXPLAIN of {_statement(inner[0].type.name) if inner else 'nothing'}")
+        query = explained
+    _check_reach(query)
 
 
 def run_readonly(db_path: Path | Warehouse, query: str, *, wait: float = 0.0) -> pl.DataFrame:

@@ -305,3 +305,24 @@ def test_two_collects_replaying_the_same_runs_load_each_once(lake, tmp_path, sam
     finally:
         alone.close()
     assert both[0][0] == 2 and attempts == [(2,)]  # the other collect's two found them loaded
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "select * from postgres_query('__ducklake_metadata_lake', 'select current_user')",
+        "select * from __ducklake_metadata_lake.public.ducklake_snapshot",
+        "select * from __ducklake_metadata_lake.ducklake_snapshot",
+        "select * from duckdb_secrets()",
+        "select * from query('select * from postgres_query(''x'', ''select 1'')')",
+        "explain select * from postgres_execute('__ducklake_metadata_lake', 'select 1')",
+        "with c as (select 1) select * from c, (select * from POSTGRES_QUERY('x', 'y'))",
+    ],
+)
+def test_sql_on_a_lake_cannot_reach_its_catalog_database(lake, query):
+    # The catalog is an attached PostgreSQL database: postgres_query ran any SQL there as the
+    # catalog's user (pg_read_file('/etc/passwd') as postgres), past the sandbox.
+    open_warehouse(lake).close()
+    with pytest.raises(ChipcostError, match="reaches past it"):
+        run_readonly(lake, query)
+    assert run_readonly(lake, "select count(*) as n from lake.main.runs")["n"].to_list() == [0]
