@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime
 from typing import Any, Protocol, TypeVar
 
 from chipcost import archive
+from chipcost.core.catalog import aws_location_regions
 from chipcost.core.errors import ChipcostError
 from chipcost.core.runs import FAILED, OK, RunResult
 from chipcost.core.settings import Settings
@@ -315,10 +316,25 @@ def _already(settings: Settings, version: Version, regions: tuple[str, ...] | No
     lacking = [r for r in regions if r not in held]
     if not held or not lacking:
         return f"{done}: nothing to do"
+    _check_known(lacking, held)
     return (
         f"{done} with {', '.join(held)} only: a version is loaded once, so "
         f"{', '.join(lacking)} is not added; backfill into a new --db for it"
     )
+
+
+def _check_known(regions: list[str], held: list[str]) -> None:
+    """A region no loaded version holds and no AWS region has as its code is a typo: refused
+    (with every version loaded, no region index was read to check it against)."""
+    known = set(aws_location_regions().values()) | set(held)
+    for region in regions:
+        if region not in known:
+            close = difflib.get_close_matches(region, sorted(known), n=3, cutoff=0.6)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise ChipcostError(
+                f"--region {region}: no AWS region has this code{hint}; every version since "
+                f"--since is loaded, with {', '.join(held)}"
+            )
 
 
 def _warehouse_state(settings: Settings) -> tuple[set[str], datetime | None]:

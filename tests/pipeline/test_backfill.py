@@ -281,6 +281,13 @@ def test_a_version_loaded_without_an_asked_region_says_so(tmp_path):
         )
         again = backfill(settings, date(2023, 1, 1), ("us-east-1",), sleep=lambda s: None)
         wider = backfill(settings, date(2023, 1, 1), ("us-west-2",), sleep=lambda s: None)
+        # With every version loaded no region index is read: a typo is known by AWS's codes.
+        with pytest.raises(ChipcostError) as typo:
+            backfill(settings, date(2023, 1, 1), ("us-east-9",), sleep=lambda s: None)
+    assert str(typo.value).startswith(
+        "--region us-east-9: no AWS region has this code (did you mean us-east-2, us-east-1"
+    )
+    assert str(typo.value).endswith("every version since --since is loaded, with us-east-1")
     assert {o.message for o in again} == {"loaded by an earlier run: nothing to do"}
     assert {o.status for o in wider} == {"already loaded"}
     assert {o.message for o in wider} == {
