@@ -215,9 +215,16 @@ def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
             f"({SCHEMA_VERSION}): upgrade chipcost"
         )
     if version < SCHEMA_VERSION:
+        # A lake's writers migrate it a version per transaction while readers look on.
+        meanwhile = (
+            "; a collect or migrate may be upgrading it right now: if one is running, try "
+            "again once it is done"
+            if lake.is_lake(con)
+            else ""
+        )
         raise WarehouseError(
             f"{path} has schema version {version}; this chipcost needs {SCHEMA_VERSION}: "
-            "run `chipcost migrate` (or any `chipcost collect`) to upgrade it"
+            f"run `chipcost migrate` (or any `chipcost collect`) to upgrade it{meanwhile}"
         )
 
 

@@ -326,3 +326,18 @@ def test_sql_on_a_lake_cannot_reach_its_catalog_database(lake, query):
     with pytest.raises(ChipcostError, match="reaches past it"):
         run_readonly(lake, query)
     assert run_readonly(lake, "select count(*) as n from lake.main.runs")["n"].to_list() == [0]
+
+
+def test_a_reader_of_a_lake_being_migrated_is_told_to_wait_for_it(lake):
+    # Writers migrate a lake one version a transaction: a reader between two of them saw only
+    # "run chipcost migrate", while a migration was running.
+    con = open_warehouse(lake)
+    con.execute("DELETE FROM schema_version WHERE version > 5")  # as after the first step
+    con.close()
+    with pytest.raises(WarehouseError) as refused:
+        connect(lake, read_only=True)
+    assert "has schema version 5; this chipcost needs" in str(refused.value)
+    assert str(refused.value).endswith(
+        "a collect or migrate may be upgrading it right now: if one is running, try again "
+        "once it is done"
+    )
