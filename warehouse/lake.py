@@ -180,6 +180,13 @@ def _attach_message(warehouse: Warehouse, error: Exception) -> str:
             f"no chipcost lake in {where} yet: run `chipcost migrate` (or `chipcost collect`) "
             "with this warehouse first"
         )
+    mismatch = re.search(r'does not match existing data path (?:in the catalog )?"([^"]*)"', text)
+    if mismatch:
+        return (
+            f"{where} keeps its data at {mismatch.group(1)}, not at {warehouse.lake_data}: set "
+            f"{LAKE_DATA_ENV} to {mismatch.group(1)} (the same on every machine and worker "
+            "that opens this lake)"
+        )
     if "lock" in text.lower():
         return f"{where} is busy: {text}; try again"
     first = text.strip().splitlines()[0] if text.strip() else type(error).__name__

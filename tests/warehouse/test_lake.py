@@ -341,3 +341,17 @@ def test_a_reader_of_a_lake_being_migrated_is_told_to_wait_for_it(lake):
         "a collect or migrate may be upgrading it right now: if one is running, try again "
         "once it is done"
     )
+
+
+def test_another_data_path_names_the_setting_and_the_lakes_own(lake, tmp_path):
+    # DuckDB's own words told the operator to set OVERRIDE_DATA_PATH, which chipcost does not
+    # take: the variable to fix is CHIPCOST_LAKE_DATA.
+    open_warehouse(lake).close()
+    elsewhere = Warehouse(lake.url, str(tmp_path / "other-data"))
+    with pytest.raises(WarehouseError) as refused:
+        connect(elsewhere, read_only=True)
+    own = lake.lake_data.rstrip("/") + "/"
+    assert f"keeps its data at {own}, not at {elsewhere.lake_data}: set CHIPCOST_LAKE_DATA to " in (
+        str(refused.value)
+    )
+    assert "OVERRIDE_DATA_PATH" not in str(refused.value)
