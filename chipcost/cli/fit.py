@@ -29,6 +29,7 @@ class Column:
     header: str
     numeric: bool = False
     essential: bool = False  # kept at any width; optional columns are left out to fit
+    whole: bool = False  # a name never broken (a source, an id): other columns wrap instead
 
 
 @dataclass(frozen=True)
@@ -151,9 +152,10 @@ def _table(
         table.add_column(
             column.header,
             justify="right" if column.numeric else "left",
-            # A number is never wrapped or cut: its column is as wide as its widest cell.
-            no_wrap=column.numeric,
-            min_width=widest if column.numeric else None,
+            # A number or a name is never wrapped or cut: its column is as wide as its widest
+            # cell.
+            no_wrap=column.numeric or column.whole,
+            min_width=widest if column.numeric or column.whole else None,
             overflow="fold",
         )
     for row in rows:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     import polars as pl
 
 _SOURCE_COLUMNS = (
-    Column("source", "source", essential=True),
+    Column("source", "source", essential=True, whole=True),
     Column("provider", "provider"),
     Column("last_success_at", "last success (UTC)", essential=True),
     Column("age", "age", essential=True),
@@ -30,7 +30,7 @@ def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wid
     """Every source, and its last successful run and age when a warehouse was read."""
     if frame["last_attempt_at"].is_null().all() and not frame["stale"].any():
         essential = ("source", "provider", "description")
-        columns = [Column(c.key, c.header, essential=True) for c in _SOURCE_COLUMNS]
+        columns = [Column(c.key, c.header, essential=True, whole=c.whole) for c in _SOURCE_COLUMNS]
         columns = [c for c in columns if c.key in essential]
     else:
         columns = list(_SOURCE_COLUMNS)

@@ -202,6 +202,11 @@ def test_sources_reads_the_warehouse(db):
     assert "not collected" in crusoe and "stale" not in crusoe
     runpod = next(line for line in table.stdout.splitlines() if line.startswith("runpod"))
     assert "never run" in runpod and "stale" in runpod
+    # At 80 columns a source's name stays whole (it broke as 'aws-savings-pla' / 'ns').
+    narrow = chipcost("sources", "--db", str(db), columns=80)
+    names = [line.split(" ")[0] for line in narrow.stdout.splitlines()[3:] if line[:1].isalpha()]
+    assert "aws-savings-plans" in names and "aws-capacity-blocks" in names
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 80
 
 
 @pytest.mark.parametrize(
