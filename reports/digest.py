@@ -41,10 +41,11 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
         "those of one provider that moved alike share a line), per chip-hour; green is "
         "cheaper, red dearer."
     )
+    # The move and its prices first: on a phone the columns after them are the ones that
+    # scroll out of view.
     frame = rows.head(limit).select(
         "chip",
-        place_of_alike().alias("place"),
-        "offer",
+        "change_pct",
         pl.concat_str(
             [
                 pl.col("old_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
@@ -52,7 +53,8 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
             ],
             separator=" → ",
         ).alias("prices"),
-        "change_pct",
+        place_of_alike().alias("place"),
+        "offer",
         *[c for c in JUMP_COLUMNS if c in moves.columns],
     )
     gt = GT(frame).cols_label(
@@ -60,7 +62,7 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
     )
     gt = gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
     gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
-    gt = nowrap(coloured(gt, ["change_pct"]), ["chip", "prices", "change_pct"])  # where wraps
+    gt = nowrap(coloured(gt, ["change_pct"]), ["chip", "change_pct"])  # the rest may wrap
     return Section(key, title, explain, styled(gt).as_raw_html())
 
 
