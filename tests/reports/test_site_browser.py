@@ -208,3 +208,14 @@ def test_a_slice_of_a_gpu_shows_its_fraction_and_its_share_of_memory(slices):
     assert column(page, "Chips") == ["0.125"] and column(page, "GB / chip") == ["24"]
     page.fill("#memory", "4")  # the slice gives 3 GB
     assert page.inner_text("#count") == "0 of 3 offers"
+
+
+def test_the_price_is_in_view_on_a_phone(browser, site):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto((site / "index.html").as_uri())
+        box = page.locator("#offers thead th", has_text="USD / chip-hour").bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390, box
+    finally:
+        context.close()
