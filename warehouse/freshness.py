@@ -13,14 +13,16 @@ import duckdb
 # A failed, skipped or partial attempt never counts: the prices a source shows are those of
 # its last run that succeeded ('ok'), so only that run dates them and says whether they are
 # sample data. 'already_loaded' (a replay of a run already in the warehouse) adds nothing new.
+# The latest attempt is the one of the newest prices (then the latest started): a replay of
+# older archived runs does not hide how today's live run went.
 _SOURCES = """
 SELECT
     s.source,
     epoch_us(max(r.observed_at) FILTER (WHERE s.status = 'ok')) AS last_ok_at,
     arg_max(s.run_id, r.observed_at) FILTER (WHERE s.status = 'ok') AS last_ok_run,
     arg_max(r.sample, r.observed_at) FILTER (WHERE s.status = 'ok') AS sample,
-    epoch_us(max(r.started_at)) AS last_attempt_at,
-    arg_max(s.status, r.started_at) AS last_status,
+    epoch_us(arg_max(r.started_at, (r.observed_at, r.started_at))) AS last_attempt_at,
+    arg_max(s.status, (r.observed_at, r.started_at)) AS last_status,
     s.source IN (SELECT source FROM current_prices) AS has_prices
 FROM source_runs s JOIN runs r USING (run_id)
 GROUP BY s.source
@@ -37,7 +39,9 @@ class SourceFreshness(NamedTuple):
     last_ok_at: datetime | None  # when the prices of its last successful run were fetched
     last_ok_run: str | None
     sample: bool  # that run replayed the bundled sample archive
-    last_attempt_at: datetime | None  # when its newest run, whatever its outcome, started
+    last_attempt_at: (
+        datetime | None
+    )  # when its run of the newest prices, whatever its outcome, started
     last_status: str
 
     def age(self, now: datetime) -> timedelta | None:

@@ -62,3 +62,25 @@ def test_a_failed_run_does_not_date_the_prices(tmp_path):
         "aws-pricing-api": day(6),
     }
     assert set(fresh.sample) == {"aws-bulk", "aws-pricing-api"}
+
+
+def test_a_replay_of_older_runs_does_not_hide_todays_failed_attempt(tmp_path):
+    # Today's live run failed; then the sample week was replayed (started later, prices
+    # older). "latest attempt" read the replay's ok: it is the attempt of the newest prices.
+    failed = RunResult(
+        "live-failed", day(9), day(9), "live", "x", False,
+        [source("aws-bulk", [], 9, status=FAILED, message="could not connect")],
+    )  # fmt: skip
+    replayed = [
+        RunResult(r.run_id + "-again", day(10), r.observed_at, r.mode, r.archive_run, True,
+                  r.sources)
+        for r in golden_runs(sample=True)[-1:]
+    ]  # fmt: skip
+    path = build(tmp_path / "w.duckdb", [*golden_runs(sample=True)[:-1], failed, *replayed])
+    con = connect(path, read_only=True)
+    try:
+        bulk = source_freshness(con)["aws-bulk"]
+    finally:
+        con.close()
+    assert (bulk.last_status, bulk.last_attempt_at) == (FAILED, day(9))
+    assert bulk.last_ok_at == day(6)  # the replayed prices still date it
