@@ -11,6 +11,7 @@ from chipcost.reports.data import ReportData, alike_moves, place_of_alike
 from chipcost.reports.labels import BUCKET_LABELS, money
 from chipcost.reports.sections import Section, no_changes
 from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
+from chipcost.transform.cost import cost_text
 
 # Pricing buckets the e-mail shows; the attached report has them all.
 EMAIL_BUCKETS = ("on_demand", "commit_1yr", "commit_3yr", "spot")
@@ -95,7 +96,7 @@ def cheapest_per_token(data: ReportData) -> Section | None:
         cost_per_million_tokens="USD per million tokens",
         place="Where",
     )
-    gt = nowrap(gt.fmt_currency(columns="cost_per_million_tokens", decimals=4), ["for", "chip"])
+    gt = nowrap(gt.fmt(cost_text, columns="cost_per_million_tokens"), ["for", "chip"])
     explain = (
         "The cheapest chip for each model and workload at current prices, among the offers "
         "whose instance holds the model."

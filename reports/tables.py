@@ -9,6 +9,7 @@ import polars as pl
 from great_tables import GT, loc, nanoplot_options, style
 
 from chipcost.reports.labels import BUCKET_LABELS, jump_mark, money
+from chipcost.transform.cost import cost_text
 
 # Cheaper is good news for the people renting: green down, red up.
 DOWN, UP, STALE = "#15803d", "#b91c1c", "#fef3c7"
@@ -199,7 +200,7 @@ def cost_table(costs: pl.DataFrame) -> GT:
         "throughput_source": "Figure from",
     }
     gt = GT(frame, groupname_col="group").cols_label(**labels)
-    gt = gt.fmt_currency(columns="cost_per_million_tokens", decimals=4)
+    gt = gt.fmt(cost_text, columns="cost_per_million_tokens")
     gt = gt.fmt_number(columns="tokens_per_second_per_chip", decimals=0)
     gt = gt.fmt(_source_cell, columns="throughput_source")
     return styled(nowrap(gt, ["chip", "holds", "where", "instance_type"]))

@@ -99,3 +99,18 @@ def fit_rule(workload: str) -> str:
         f"weights {DEFAULT_INFERENCE_BYTES:g} bytes/parameter at BF16, 1 at FP8 (the throughput "
         "figure's precision), over the instance's chips; KV cache and activations not counted"
     )
+
+
+def cost_decimals(usd: float) -> int:
+    """Decimals to show a cost per million tokens with: 4, or enough for 3 significant digits
+    below a cent ($0.000712, not a $0.0007 that ties with $0.0007x)."""
+    import math
+
+    if not usd or not math.isfinite(usd) or usd >= 0.01:
+        return 4
+    return max(4, 2 - math.floor(math.log10(abs(usd))))
+
+
+def cost_text(usd: float) -> str:
+    """'$0.1813', '$0.000712': a cost per million tokens as every output shows it."""
+    return f"${usd:,.{cost_decimals(usd)}f}"

@@ -11,6 +11,7 @@ from chipcost.cli.fit import Column, Fitted, fit_table, print_fitted
 from chipcost.cli.render import shown
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.pipeline.cost import CostRanking
+from chipcost.transform.cost import cost_text
 from chipcost.transform.tokens import human_count
 from chipcost.warehouse.freshness import Freshness
 
@@ -44,12 +45,17 @@ def _break_even(row: Mapping[str, object], baseline: object) -> str:
     return human_count(float(tokens)) + (f" / {float(days):,.0f} d" if days is not None else "")
 
 
+def _gb(size: float) -> str:
+    """'141', '1,536'; under 10 GB one decimal ('0.7'), where a whole number shows 0."""
+    return f"{size:,.1f}" if size < 10 else f"{size:,.0f}"
+
+
 def _fits(row: Mapping[str, object], workload: object) -> str:
     """'yes 141/640 GB', 'NO 1,130/640 GB' (training: 'NO ... (2 inst.)'); '?' if unknown."""
     fits, needed, has = row.get("fits"), row.get("memory_needed_gb"), row.get("instance_memory_gb")
     if fits is None or needed is None or has is None:
         return "?"
-    sizes = f"{float(needed):,.0f}/{float(has):,.0f} GB"  # type: ignore[arg-type]
+    sizes = f"{_gb(float(needed))}/{_gb(float(has))} GB"  # type: ignore[arg-type]
     if fits:
         return f"yes {sizes}"
     more = f" ({row['instances_needed']} inst.)" if workload == "training" else ""
@@ -102,7 +108,7 @@ def ranking_table(
                 "price": _money(float(row["price_per_chip_hour"]), 4),  # type: ignore[arg-type]
                 "tps": f"{float(row['tokens_per_second_per_chip']):,.0f}",  # type: ignore[arg-type]
                 "throughput": f"{row['throughput_kind']} [{refs[str(row['throughput_id'])]}]",
-                "cpm": _money(float(row["cost_per_million_tokens"]), 4),  # type: ignore[arg-type]
+                "cpm": cost_text(float(row["cost_per_million_tokens"])),  # type: ignore[arg-type]
                 "tokens": _money(row.get("cost_for_tokens"), 0),  # type: ignore[arg-type]
                 "vs": _change(row["savings_vs_baseline"]),  # type: ignore[arg-type]
                 "break_even": _break_even(row, ask["baseline"]),

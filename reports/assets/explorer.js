@@ -83,9 +83,13 @@
   }
 
   function cell(row, column) {
-    const [key, , numeric, decimals, most] = column;
+    const [key, , numeric, fixed, most] = column;
     const td = document.createElement("td");
     const v = value(row, key);
+    // A cost below a cent keeps 3 significant digits, as chipcost's other outputs
+    // (chipcost.transform.cost.cost_decimals): $0.000712, not a $0.0007 tied with others.
+    const decimals = key === "cost" && v > 0 && v < 0.01 ?
+      Math.max(fixed, 2 - Math.floor(Math.log10(v))) : fixed;
     td.textContent = v === null || v === undefined ? "" :
       numeric ? v.toLocaleString("en-US", { minimumFractionDigits: decimals,
         maximumFractionDigits: most ?? decimals }) : v;
