@@ -14,6 +14,7 @@ import gc
 import importlib
 import logging
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -80,7 +81,7 @@ def temporary_server(meanwhile: Callable[[], object] = lambda: None) -> Iterator
     """
     if os.environ.get("PREFECT_API_URL"):
         meanwhile()
-        yield None
+        yield from _configured()
         return
     port, process = _spawn()
     try:
@@ -96,9 +97,59 @@ def temporary_server(meanwhile: Callable[[], object] = lambda: None) -> Iterator
         raise
     if configured:
         _stop(process)
-        yield None
+        yield from _configured()
         return
     yield from _pointed_at(process, url)
+
+
+def _configured() -> Iterator[None]:
+    """The server PREFECT_API_URL names, once it answers: one that does not is said in one
+    line before any flow runs (Prefect's own "Failed to reach API" came as its traceback)."""
+    import httpx
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        problem = client.api_healthcheck()
+    # Only no answer at all: a server that answers (even 401 or 404) is Prefect's to judge.
+    if isinstance(problem, httpx.TransportError):
+        raise ServerError(_unreachable(_reason(problem)))
+    try:
+        yield None
+    except RuntimeError as exc:
+        # It stopped answering between the check and the flow's first call.
+        if not str(exc).startswith("Failed to reach API"):
+            raise
+        raise ServerError(_unreachable("")) from None
+
+
+def _unreachable(reason: str) -> str:
+    """No Prefect server at the configured URL: where the URL comes from, and what to do."""
+    from prefect.context import get_settings_context
+    from prefect.settings import PREFECT_API_URL
+
+    url = _without_credentials(str(PREFECT_API_URL.value()))
+    if os.environ.get("PREFECT_API_URL"):
+        where, unset = "PREFECT_API_URL", "unset PREFECT_API_URL"
+    else:
+        profile = get_settings_context().profile.name
+        where = f"PREFECT_API_URL (Prefect profile {profile!r})"
+        unset = "run `prefect config unset PREFECT_API_URL`"
+    return (
+        f"{where} is {url}, where no Prefect server answers{f' ({reason})' if reason else ''}: "
+        f"start the server (`prefect server start`), or {unset} and chipcost starts a "
+        "temporary one for the command"
+    )
+
+
+def _reason(exc: Exception) -> str:
+    """'Connection refused' from '[Errno 111] Connection refused'; the class name if empty."""
+    text = re.sub(r"^\[Errno -?\d+\] ", "", str(exc).strip()).splitlines()
+    return (text[0] if text else type(exc).__name__)[:200]
+
+
+def _without_credentials(url: str) -> str:
+    """A URL as a message shows it: no user or password."""
+    return re.sub(r"^([a-z][a-z0-9+.-]*://)[^/@]*@", r"\1", url, flags=re.IGNORECASE)
 
 
 def _import_for_first_call() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -12,6 +13,9 @@ import pytest
 
 from chipcost.cli import prefect_server
 from tests import procs
+from tests.conftest import SAMPLE
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 
 
 def spawned_environment(monkeypatch, **env: str) -> dict[str, str]:
@@ -107,3 +111,55 @@ def test_prefects_queue_services_log_at_the_commands_level(monkeypatch):
     monkeypatch.setenv("PREFECT_LOGGING_LEVEL", "debug")
     prefect_server.command_defaults()
     assert [logger.level for logger in services] == [logging.DEBUG] * 2
+
+
+def closed_port() -> int:
+    """A port nothing listens on: bound, then closed."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["collect", "--replay", str(SAMPLE)], ["backfill", "--since", "2025-01-01"]],
+    ids=["collect", "backfill"],
+)
+def test_a_configured_server_that_does_not_answer_is_one_line(tmp_path, args):
+    # Prefect's own "RuntimeError: Failed to reach API" came as 140 lines of traceback.
+    url = f"http://127.0.0.1:{closed_port()}/api"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
+    env.update(
+        PREFECT_API_URL=url,
+        PREFECT_HOME=str(tmp_path / "prefect"),
+        CHIPCOST_DATA_DIR=str(tmp_path / "data"),
+    )
+    done = subprocess.run(
+        [CHIPCOST, *args], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    said = " ".join(done.stderr.split())
+    assert said.startswith(f"error: PREFECT_API_URL is {url}, where no Prefect server answers")
+    assert "`prefect server start`" in said and "unset PREFECT_API_URL" in said
+    assert len(done.stderr.strip().splitlines()) <= 3, done.stderr  # one line, wrapped
+    # Nothing was loaded, nor made ready to load.
+    assert not (tmp_path / "data" / "chipcost.duckdb").exists()
+
+
+def test_a_server_that_stops_before_the_flow_starts_is_one_line_too(monkeypatch):
+    # Between the check and the flow's first call: Prefect's RuntimeError becomes the message.
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    url = f"http://127.0.0.1:{closed_port()}/api"
+    monkeypatch.setenv("PREFECT_API_URL", url)
+    monkeypatch.setattr(
+        "prefect.client.orchestration.SyncPrefectClient.api_healthcheck", lambda self: None
+    )
+    with temporary_settings(updates={PREFECT_API_URL: url}):
+        with pytest.raises(prefect_server.ServerError, match=f"is {url}, where no Prefect"):
+            with prefect_server.temporary_server():
+                raise RuntimeError(f"Failed to reach API at {url}/")
+        with pytest.raises(RuntimeError, match="something else"):
+            with prefect_server.temporary_server():
+                raise RuntimeError("something else")
