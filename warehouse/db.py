@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 
 from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
-from chipcost.core.settings import Settings, Warehouse
+from chipcost.core.settings import DB_FILENAME, WAREHOUSE_ENV, Settings, Warehouse, named
 from chipcost.warehouse import lake
 from chipcost.warehouse.lock_wait import open_waiting
 
@@ -57,9 +57,10 @@ def connect(
     """
     if isinstance(path, Warehouse) and path.is_lake:
         return _connect_lake(path, read_only=read_only)
-    path = path.path if isinstance(path, Warehouse) else Path(path)
+    warehouse = path if isinstance(path, Warehouse) else Warehouse(str(path))
+    path = warehouse.path
     if path.exists() and path.is_dir():
-        raise WarehouseError(f"--db {path} is a directory: give the path of a .duckdb file")
+        raise _a_directory(warehouse)
     if read_only and not path.exists():
         raise WarehouseError(
             f"no warehouse at {path}: run `chipcost collect` first (`chipcost demo` loads "
@@ -356,11 +357,25 @@ def check_writable(settings: Settings) -> None:
         return
     path = settings.db_path
     if path.is_dir():
-        raise WarehouseError(f"--db {path} is a directory: give the path of a .duckdb file")
+        raise _a_directory(settings.warehouse)
     if path.parent != settings.data_dir:
         _check_parent(path)
     if path.is_file():
         _check_readable(path)
+
+
+def _a_directory(warehouse: Warehouse) -> WarehouseError:
+    """The warehouse's path is a directory: named as the user gave it (--db, which variable,
+    or the default in the data directory)."""
+    path, given_by = warehouse.path, warehouse.given_by
+    if given_by.startswith("--"):
+        todo = "give the path of a .duckdb file"
+    elif given_by:
+        todo = f"set it to the path of a .duckdb file (e.g. {path / DB_FILENAME}), or unset it"
+    else:
+        todo = f"move it away, or give a .duckdb file with --db or {WAREHOUSE_ENV}"
+    where = named(given_by, path) if given_by else f"the warehouse {path}"
+    return WarehouseError(f"{where} is a directory: {todo}")
 
 
 def _check_readable(path: Path) -> None:

@@ -11,7 +11,9 @@ from pathlib import Path
 from chipcost.core.errors import ChipcostError
 
 DEFAULT_DATA_DIR = Path("data")
+DATA_DIR_ENV = "CHIPCOST_DATA_DIR"
 DB_FILENAME = "chipcost.duckdb"
+DB_ENV = "CHIPCOST_DB"  # the older name of CHIPCOST_WAREHOUSE, read after it
 # A warehouse URL (docs/deploy.md): a DuckDB file path, or ducklake:postgres:<libpq conninfo>
 # with the lake's data (Parquet files) under CHIPCOST_LAKE_DATA, a directory or s3://...
 WAREHOUSE_ENV = "CHIPCOST_WAREHOUSE"
@@ -151,6 +153,9 @@ class Warehouse:
 
     url: str
     lake_data: str = ""
+    # The option or variable that gave the URL ("" for the file in the data directory): a
+    # message names what the user set.
+    given_by: str = field(default="--db", compare=False)
 
     @property
     def is_lake(self) -> bool:
@@ -189,10 +194,15 @@ class Settings:
     warehouse_url: str = ""  # empty: the file at db_path
     lake_data: str = ""
     archive_url: str = ""  # empty: <data dir>/archive
+    # The option or variable that gave db_path (or warehouse_url) and data_dir; "" for the
+    # defaults (chipcost.duckdb in the data directory, ./data).
+    warehouse_given_by: str = "--db"
+    data_dir_given_by: str = "--data-dir"
 
     @property
     def warehouse(self) -> Warehouse:
-        return Warehouse(self.warehouse_url or str(self.db_path), self.lake_data)
+        url = self.warehouse_url or str(self.db_path)
+        return Warehouse(url, self.lake_data, given_by=self.warehouse_given_by)
 
     @property
     def is_lake(self) -> bool:
@@ -217,13 +227,19 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
 
     `db` is a warehouse URL: a DuckDB file path or ducklake:postgres:<conninfo>.
     """
-    data = Path(data_dir or os.environ.get("CHIPCOST_DATA_DIR") or DEFAULT_DATA_DIR)
-    url = str(
-        db
-        or os.environ.get(WAREHOUSE_ENV, "").strip()
-        or os.environ.get("CHIPCOST_DB")
-        or data / DB_FILENAME
+    data_given_by, data = _first(
+        ("--data-dir", data_dir),
+        (DATA_DIR_ENV, os.environ.get(DATA_DIR_ENV)),
+        ("", DEFAULT_DATA_DIR),
     )
+    data = Path(data)
+    warehouse_given_by, url = _first(
+        ("--db", db),
+        (WAREHOUSE_ENV, os.environ.get(WAREHOUSE_ENV, "").strip()),
+        (DB_ENV, os.environ.get(DB_ENV)),
+        ("", data / DB_FILENAME),
+    )
+    url = str(url)
     lake = url.startswith(LAKE_PREFIX)
     lake_data = os.environ.get(LAKE_DATA_ENV, "").strip()
     if lake:
@@ -251,7 +267,46 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
         warehouse_url=url if lake else "",
         lake_data=lake_data,
         archive_url=os.environ.get(ARCHIVE_ENV, "").strip(),
+        warehouse_given_by=warehouse_given_by,
+        data_dir_given_by=data_given_by,
     )
+
+
+def _first(*given: tuple[str, object]) -> tuple[str, object]:
+    """The first value set, with the name of the option or variable that set it."""
+    return next((name, value) for name, value in given if value)
+
+
+def named(given_by: str, value: object) -> str:
+    """A value as a message names it, with what set it: `--db data`, `CHIPCOST_DB='data'`,
+    or the value alone when it is a default."""
+    if given_by.startswith("--"):
+        return f"{given_by} {value}"
+    return f"{given_by}={str(value)!r}" if given_by else str(value)
+
+
+def check_data_dir(settings: Settings) -> None:
+    """The data directory is one, or can be made one (chipcost creates it): a file in its
+    place is said before anything runs, naming what set it."""
+    path = settings.data_dir
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    if path.is_dir():
+        return
+    data, given_by = settings.data_dir, settings.data_dir_given_by
+    where = named(given_by, data) if given_by else f"the data directory {data}"
+    what = (
+        f"{where} is not a directory"
+        if path == data
+        else f"{where} cannot be created, since {path} is not a directory"
+    )
+    if given_by.startswith("--"):
+        todo = f"give {given_by} a directory (chipcost creates a missing one)"
+    elif given_by:
+        todo = "set it to a directory (chipcost creates a missing one), or unset it to use ./data"
+    else:
+        todo = f"move {path} away, or choose another directory with --data-dir or {DATA_DIR_ENV}"
+    raise ChipcostError(f"{what}: {todo}")
 
 
 def notify_urls(text: str | None) -> tuple[str, ...]:

@@ -33,7 +33,7 @@ from chipcost.core.runs import (
     SourceResult,
     payload_digest,
 )
-from chipcost.core.settings import Settings
+from chipcost.core.settings import Settings, check_data_dir
 from chipcost.extract import FetchContext, Source, registry
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_batches
@@ -285,6 +285,7 @@ def already_loaded_runs(
 def prepare_data_dir(settings: Settings) -> None:
     """The data directory is ours to create; any other missing directory is the user's typo."""
     if settings.db_path.parent == settings.data_dir:
+        check_data_dir(settings)  # a file in its place: said, not FileExistsError
         settings.data_dir.mkdir(parents=True, exist_ok=True)
 
 

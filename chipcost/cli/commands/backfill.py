@@ -11,7 +11,7 @@ from rich.table import Table
 from chipcost.cli.failures import interruptible
 from chipcost.cli.options import DbOption, err, out
 from chipcost.core.errors import ChipcostError
-from chipcost.core.settings import Warehouse, load_settings
+from chipcost.core.settings import Settings, Warehouse, check_data_dir, load_settings
 
 if TYPE_CHECKING:
     from rich.progress import Progress as RichProgress
@@ -61,6 +61,7 @@ def backfill(
     settings = load_settings(db=db, data_dir=data_dir)
     parse_since(since)  # a wrong date is said before Prefect starts
     _check_regions(region)
+    _preflight(settings)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     loaded: list[Outcome] = []
     with (
@@ -105,6 +106,15 @@ def _check_regions(regions: list[str] | None) -> None:
                 f"--region {region!r} is not a region code: give one code per --region, "
                 "e.g. --region us-east-1 --region eu-west-1"
             )
+
+
+def _preflight(settings: Settings) -> None:
+    """Where it downloads, archives and loads, checked before Prefect starts, in the words of
+    the options and variables that gave them (the flow is handed them as --db, --data-dir)."""
+    from chipcost.warehouse.db import check_writable
+
+    check_data_dir(settings)  # the downloads go there
+    check_writable(settings)
 
 
 def _import_flow() -> None:

@@ -182,6 +182,7 @@ def _preflight(
     """
     from chipcost.archive import run_directories
     from chipcost.core.errors import ChipcostError
+    from chipcost.core.settings import check_data_dir
     from chipcost.warehouse.db import check_writable
 
     if pending and (replay or sources):
@@ -190,6 +191,9 @@ def _preflight(
             "takes neither --replay nor --source"
         )
     runs = len(run_directories(replay)) if replay is not None else None
+    if replay is None or settings.db_path.parent == settings.data_dir:
+        # A live run archives and downloads there; the warehouse's default place is in it.
+        check_data_dir(settings)
     check_writable(settings)
     # The warehouse's directory takes its lock file and write-ahead log; a live run writes
     # the archive. A read-only one is said here, not as an OSError once Prefect runs.
