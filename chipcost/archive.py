@@ -10,6 +10,7 @@ directory names sorts runs by time.
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import io
 import json
 import os
@@ -27,6 +28,10 @@ from chipcost.core.payload import Payload, sha256
 from chipcost.core.settings import DEFAULT_PAYLOAD_MAX_MB
 
 MANIFEST = "manifest.json"
+# What an archive URL needs beyond upath, by scheme (fsspec imports it on first access), and
+# the packages that bring each module: all come with the `lake` extra (aiohttp with s3fs).
+REMOTE_MODULES = {"s3": ("s3fs",), "http": ("aiohttp",), "https": ("aiohttp",)}
+PACKAGES = {"upath": "universal-pathlib"}
 # An object store that stops answering fails the write instead of holding the run for ever.
 S3_OPTIONS = {
     "config_kwargs": {"connect_timeout": 10, "read_timeout": 60, "retries": {"max_attempts": 3}}
@@ -55,10 +60,25 @@ def location(root: str | Path) -> Path:
     text = str(root)
     if "://" not in text:
         return Path(root)
+    _check_installed(text)
     from upath import UPath  # only archives on object storage need fsspec
 
     options = S3_OPTIONS if text.startswith("s3://") else {}
     return UPath(text, **options)
+
+
+def _check_installed(url: str) -> None:
+    """An archive URL in a base install: what to install, said before any read or write
+    (without it, each source failed with "No module named 'upath'... a bug in chipcost")."""
+    scheme = url.split("://", 1)[0].lower()
+    modules = ("upath", *REMOTE_MODULES.get(scheme, ()))
+    missing = [PACKAGES.get(m, m) for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        shown = re.sub(r"//[^/@]*@", "//", url, count=1)  # no user or password in a message
+        raise ArchiveError(
+            f"the archive {shown} is an {scheme}:// URL, which needs chipcost's `lake` extra: "
+            f"pip install 'chipcost[lake]' (it brings {' and '.join(missing)})"
+        )
 
 
 def _remote(path: Path) -> bool:

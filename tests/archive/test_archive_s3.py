@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import sys
+from pathlib import Path
 
 import boto3
 import pytest
@@ -104,6 +106,27 @@ def test_an_endpoint_that_refuses_is_one_line_and_leaves_no_manifest(
         writer.write(b"{}", "u")
     assert "\n" not in str(error.value)
     assert writer.manifest["payloads"] == []
+
+
+@pytest.mark.parametrize(
+    ("url", "absent", "brings"),
+    [
+        ("s3://bucket/x", "upath", "universal-pathlib"),
+        ("s3://bucket/x", "s3fs", "s3fs"),
+        ("https://user:secret@example.com/archive", "aiohttp", "aiohttp"),
+    ],
+)
+def test_an_archive_url_without_the_lake_extra_says_what_to_install(
+    monkeypatch, url, absent, brings
+):
+    # A base install has no universal-pathlib (upath) nor s3fs: simulated by blocking the import.
+    monkeypatch.setitem(sys.modules, absent, None)
+    with pytest.raises(ArchiveError) as error:
+        archive.location(url)
+    said = str(error.value)
+    assert "needs chipcost's `lake` extra: pip install 'chipcost[lake]'" in said
+    assert said.endswith(f"(it brings {brings})") and "secret" not in said
+    assert archive.location("plain/directory") == Path("plain/directory")
 
 
 def test_settings_read_the_archive_url(monkeypatch, tmp_path):

@@ -1,7 +1,9 @@
-"""A data directory or a warehouse path that cannot work is refused before Prefect starts, in
-one line naming what gave it: the option, the variable, or the default."""
+"""A data directory, a warehouse path or an archive that cannot work is refused before Prefect
+starts, in one line naming what gave it: the option, the variable, or the default."""
 
 from __future__ import annotations
+
+import sys
 
 import pytest
 
@@ -102,3 +104,23 @@ def test_the_default_warehouse_as_a_directory(run, tmp_path):
     message = said(run("prices"))
     assert f"error: the warehouse {tmp_path / 'data' / 'chipcost.duckdb'} is a directory" in message
     assert "--db or CHIPCOST_WAREHOUSE" in message
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["collect", "--replay", "s3://bucket/x"], {}),
+        (["collect", "--source", "runpod"], {"CHIPCOST_ARCHIVE": "s3://bucket/x"}),
+        (["backfill", "--since", "2025-01-01"], {"CHIPCOST_ARCHIVE": "s3://bucket/x"}),
+    ],
+    ids=["replay", "collect", "backfill"],
+)
+def test_an_s3_archive_without_the_lake_extra(run, monkeypatch, args, env):
+    # A base install has no upath: a replay printed its traceback, a live collection failed
+    # each source with "No module named 'upath'. This is a bug in chipcost".
+    monkeypatch.setitem(sys.modules, "upath", None)
+    message = said(run(*args, env=env))
+    assert message == (
+        "error: the archive s3://bucket/x is an s3:// URL, which needs chipcost's `lake` extra: "
+        "pip install 'chipcost[lake]' (it brings universal-pathlib)"
+    )

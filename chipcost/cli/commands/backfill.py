@@ -111,10 +111,12 @@ def _check_regions(regions: list[str] | None) -> None:
 def _preflight(settings: Settings) -> None:
     """Where it downloads, archives and loads, checked before Prefect starts, in the words of
     the options and variables that gave them (the flow is handed them as --db, --data-dir)."""
+    from chipcost.archive import location
     from chipcost.warehouse.db import check_writable
 
     check_data_dir(settings)  # the downloads go there
     check_writable(settings)
+    location(settings.archive_root)  # an s3:// archive needs the `lake` extra
 
 
 def _import_flow() -> None:

@@ -180,7 +180,7 @@ def _preflight(
 
     Only what is quick to check: the server is not started for a command that cannot run.
     """
-    from chipcost.archive import run_directories
+    from chipcost.archive import location, run_directories
     from chipcost.core.errors import ChipcostError
     from chipcost.core.settings import check_data_dir
     from chipcost.warehouse.db import check_writable
@@ -201,6 +201,7 @@ def _preflight(
     if settings.db_path.is_file():
         _check_can_write(settings.db_path, "the warehouse", "--db")
     if replay is None:
+        location(settings.archive_root)  # an s3:// archive needs the `lake` extra
         _check_can_write(settings.archive_dir, "the archive directory", "--data-dir")
     return runs
 
