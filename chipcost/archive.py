@@ -2,7 +2,7 @@
 
 Layout (docs/archive.md): <root>/<run stamp>/<source>/manifest.json plus one
 <NNNN>.<ext>.gz per payload. The root is a directory or an s3://bucket/prefix URL (through
-fsspec: the same layout, manifests and checks; endpoint and keys from the AWS variables).
+fsspec: the same layout, manifests and checks; endpoint and keys from CHIPCOST_S3_*).
 A run stamp is the UTC start of the collection run, e.g. 2026-11-15T060000Z, so sorting
 directory names sorts runs by time.
 """
@@ -23,9 +23,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from chipcost.core.errors import ArchiveError
+from chipcost.core.errors import ArchiveError, ChipcostError
 from chipcost.core.payload import Payload, sha256
-from chipcost.core.settings import DEFAULT_PAYLOAD_MAX_MB
+from chipcost.core.settings import DEFAULT_PAYLOAD_MAX_MB, object_store
 
 MANIFEST = "manifest.json"
 # What an archive URL needs beyond upath, by scheme (fsspec imports it on first access), and
@@ -63,8 +63,29 @@ def location(root: str | Path) -> Path:
     _check_installed(text)
     from upath import UPath  # only archives on object storage need fsspec
 
-    options = S3_OPTIONS if text.startswith("s3://") else {}
+    options = s3_options(text) if text.startswith("s3://") else {}
     return UPath(text, **options)
+
+
+def s3_options(url: str) -> dict[str, Any]:
+    """s3fs's options for `url`: the timeouts, and the store of CHIPCOST_S3_* (the lake's too).
+
+    Endpoints that botocore would take from AWS_ENDPOINT_URL or the AWS config files are
+    ignored: those are AWS's, and the store's is CHIPCOST_S3_ENDPOINT_URL.
+    """
+    try:
+        store = object_store(os.environ, f"the archive {url}")
+    except ChipcostError as exc:
+        raise ArchiveError(str(exc)) from exc
+    config = {**S3_OPTIONS["config_kwargs"], "ignore_configured_endpoint_urls": True}
+    options: dict[str, Any] = {**S3_OPTIONS, "config_kwargs": config}
+    if store.endpoint_url:
+        options["endpoint_url"] = store.endpoint_url
+    if store.key_id:
+        options.update(key=store.key_id, secret=store.secret, token=store.session_token or None)
+    if store.region:
+        options["client_kwargs"] = {"region_name": store.region}
+    return options
 
 
 def _check_installed(url: str) -> None:
@@ -206,8 +227,9 @@ def _put(path: Path, data: bytes) -> None:
     else:
         return
     raise ArchiveError(
-        f"cannot write {path} ({reason}): check the endpoint, bucket and credentials of "
-        "CHIPCOST_ARCHIVE, then run again (payloads already archived are kept)"
+        f"cannot write {path} ({reason}): check the bucket of CHIPCOST_ARCHIVE and the "
+        "store's endpoint and keys (CHIPCOST_S3_*), then run again (payloads already archived "
+        "are kept)"
     )
 
 
@@ -241,7 +263,7 @@ def _is_dir(path: Path) -> bool:
         raise ArchiveError(f"cannot list {path} ({_reason(exc)}): {_CHECK_REMOTE}") from exc
 
 
-_CHECK_REMOTE = "check the URL, endpoint and credentials"
+_CHECK_REMOTE = "check the URL, endpoint and credentials (an s3:// store's: CHIPCOST_S3_*)"
 
 
 def _reason(exc: Exception) -> str:

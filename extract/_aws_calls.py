@@ -18,10 +18,14 @@ from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
 
 # Retries with backoff for throttling and 5xx live on the client, not in a loop here.
+# The calls go to AWS's own endpoints: an endpoint in AWS_ENDPOINT_URL (or the AWS config
+# files) is ignored, since it is typically an S3-compatible store's, set for s3fs or the AWS
+# CLI, where the Price List, EC2 and Savings Plans APIs do not exist (docs/deploy.md).
 CLIENT_CONFIG = botocore.config.Config(
     connect_timeout=10,
     read_timeout=60,
     retries={"max_attempts": 8, "mode": "adaptive"},
+    ignore_configured_endpoint_urls=True,
 )
 # Without credentials the public price files stand in (extract/aws_bulk.py, aws_spot_feed.py).
 NO_CREDENTIALS = (

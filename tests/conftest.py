@@ -111,16 +111,17 @@ def s3_endpoint():
 
 
 @pytest.fixture
-def s3_bucket(s3_endpoint, monkeypatch) -> str:
-    """A fresh bucket on the S3 test double, with the AWS variables pointing at it."""
-    import boto3
-
+def s3_bucket(s3_endpoint, tmp_path, monkeypatch) -> str:
+    """A fresh bucket on the S3 test double, with the store's CHIPCOST_S3_* variables pointing
+    at it, and no AWS credentials or endpoint anywhere boto3 looks (those are AWS's own)."""
     from tests import s3_server
+    from tests.aws_stubs import clear_aws_env
 
-    for name, value in {**s3_server.ENV, "AWS_ENDPOINT_URL": s3_endpoint}.items():
+    clear_aws_env(tmp_path, monkeypatch)
+    for name, value in {**s3_server.ENV, s3_server.ENDPOINT_ENV: s3_endpoint}.items():
         monkeypatch.setenv(name, value)
     s3_server.forget_clients()
     name = f"chipcost-{os.getpid()}-{next(_BUCKETS)}"
-    boto3.client("s3", endpoint_url=s3_endpoint).create_bucket(Bucket=name)
+    s3_server.client(s3_endpoint).create_bucket(Bucket=name)
     yield name
     s3_server.forget_clients()

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import duckdb
 
-from chipcost.core.errors import WarehouseBusy, WarehouseError
-from chipcost.core.settings import LAKE_DATA_ENV, LAKE_PREFIX, Warehouse
+from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
+from chipcost.core.settings import LAKE_DATA_ENV, LAKE_PREFIX, Warehouse, object_store
 
 CATALOG = "lake"
 # (Python package, extension name): the packages ship the extension built for this DuckDB.
@@ -87,7 +87,7 @@ def _attach(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyConnecti
     data = warehouse.lake_data
     con = duckdb.connect()
     try:
-        _load_extensions(con, s3=data.startswith("s3://"))
+        _load_extensions(con, data)
         options = [f"DATA_PATH {_quote(data.rstrip('/') + '/')}"]
         if read_only:
             options.append("READ_ONLY")
@@ -123,23 +123,31 @@ def extension_file(package: str, name: str) -> Path:
     return path
 
 
-def _load_extensions(con: duckdb.DuckDBPyConnection, *, s3: bool) -> None:
+def _load_extensions(con: duckdb.DuckDBPyConnection, data: str) -> None:
+    """The lake's extensions, and httpfs with the store's secret for data on s3://."""
+    s3 = data.startswith("s3://")
     for package, name in EXTENSIONS + ((HTTPFS,) if s3 else ()):
         con.execute(f"INSTALL {_quote(str(extension_file(package, name)))}").fetchall()
         con.execute(f"LOAD {name}").fetchall()
     if s3:
-        _s3_secret(con)
+        _s3_secret(con, data)
 
 
-def _s3_secret(con: duckdb.DuckDBPyConnection) -> None:
-    """S3 credentials and endpoint from the usual AWS variables (nothing is stored)."""
-    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL", "")
+def _s3_secret(con: duckdb.DuckDBPyConnection, data: str) -> None:
+    """The store of CHIPCOST_S3_* (the archive's too); without its keys, AWS's from the
+    environment. Nothing is stored; AWS_ENDPOINT_URL is AWS's, never the store's."""
+    try:
+        store = object_store(os.environ, f"the lake's data {data}")
+    except ChipcostError as exc:
+        raise WarehouseError(str(exc)) from exc
+    env = os.environ
     fields = {
-        "KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", ""),
-        "SECRET": os.environ.get("AWS_SECRET_ACCESS_KEY", ""),
-        "SESSION_TOKEN": os.environ.get("AWS_SESSION_TOKEN", ""),
-        "REGION": os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION", ""),
+        "KEY_ID": store.key_id or env.get("AWS_ACCESS_KEY_ID", ""),
+        "SECRET": store.secret or env.get("AWS_SECRET_ACCESS_KEY", ""),
+        "SESSION_TOKEN": store.session_token if store.key_id else env.get("AWS_SESSION_TOKEN", ""),
+        "REGION": store.region or env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION", ""),
     }
+    endpoint = store.endpoint_url
     if endpoint:
         fields["ENDPOINT"] = re.sub(r"^https?://", "", endpoint).rstrip("/")
         fields["URL_STYLE"] = "path"

@@ -60,6 +60,20 @@ SOURCE_ENV = {
     "aws_spot_feed_url": "CHIPCOST_AWS_SPOT_FEED_URL",
     "aws_regions": "CHIPCOST_AWS_REGIONS",
 }
+# Object storage for s3:// paths (the archive, the lake's Parquet files): an endpoint and keys
+# of its own, read by chipcost.archive and chipcost.warehouse.lake alike (docs/deploy.md,
+# "Object storage"). AWS_* mean AWS itself, for the AWS sources: boto3 sends every AWS call to
+# AWS_ENDPOINT_URL, and a store's keys in AWS_ACCESS_KEY_ID read as AWS credentials.
+STORAGE_ENV = {
+    "endpoint_url": "CHIPCOST_S3_ENDPOINT_URL",
+    "key_id": "CHIPCOST_S3_ACCESS_KEY_ID",
+    "secret": "CHIPCOST_S3_SECRET_ACCESS_KEY",
+    "session_token": "CHIPCOST_S3_SESSION_TOKEN",
+    "region": "CHIPCOST_S3_REGION",
+}
+# Where chipcost took the store's endpoint from before STORAGE_ENV: set without
+# CHIPCOST_S3_ENDPOINT_URL while a path is on object storage, it is refused saying what to set.
+AWS_ENDPOINT_ENV = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
 # Variables whose values are credentials, by name (the sources' keys, AWS's, the SMTP
 # password, a Prefect API key): every value set is scrubbed from messages (chipcost.core.clean).
 SECRET_VARIABLE = re.compile(r"(_API_KEY|_TOKEN|_PASSWORD|_SECRET|_ACCESS_KEY|_ACCESS_KEY_ID)$")
@@ -135,6 +149,52 @@ def _regions(variable: str, text: str) -> tuple[str, ...] | None:
             "codes separated by commas, e.g. us-east-1,us-west-2"
         )
     return regions or None
+
+
+@dataclass(frozen=True)
+class ObjectStore:
+    """Where s3:// paths live. No endpoint: AWS S3; no keys: boto3's usual chain (AWS's own
+    credentials, right for AWS S3 and AWS endpoints; any other store needs its keys here)."""
+
+    endpoint_url: str = ""
+    key_id: str = field(default="", repr=False)
+    secret: str = field(default="", repr=False)
+    session_token: str = field(default="", repr=False)
+    region: str = ""
+
+
+def object_store(environ: Mapping[str, str], where: str) -> ObjectStore:
+    """The store of `where` (e.g. "the archive s3://b/x") from STORAGE_ENV; a ChipcostError
+    for half a key pair, an endpoint that is no URL, or one left in AWS_ENDPOINT_URL."""
+    values = {name: environ.get(var, "").strip() for name, var in STORAGE_ENV.items()}
+    store = ObjectStore(**values)
+    env = STORAGE_ENV
+    if store.endpoint_url:
+        _url(env["endpoint_url"], store.endpoint_url)
+    elif legacy := next((v for v in AWS_ENDPOINT_ENV if environ.get(v, "").strip()), ""):
+        endpoint = _shown(environ[legacy].strip())
+        raise ChipcostError(
+            f"{legacy}={endpoint!r} is set and {_shown(where)} is on object storage: chipcost "
+            f"takes the store's endpoint and keys from {env['endpoint_url']}, "
+            f"{env['key_id']} and {env['secret']}, never from AWS_*, which mean AWS itself "
+            f"(boto3 would send the AWS pricing calls to {legacy}): set "
+            f"{env['endpoint_url']}={endpoint!r} and the store's keys there, then unset "
+            f"{legacy} (and the AWS_ keys too if they are the store's); docs/deploy.md"
+        )
+    if bool(store.key_id) != bool(store.secret):
+        given, missing = (
+            (env["key_id"], env["secret"]) if store.key_id else (env["secret"], env["key_id"])
+        )
+        raise ChipcostError(
+            f"{given} is set without {missing}: set both to the keys of the store of "
+            f"{_shown(where)}, or neither to use AWS's usual credentials"
+        )
+    return store
+
+
+def _shown(url: str) -> str:
+    """A URL as a message shows it: no user or password."""
+    return re.sub(r"//[^/@]*@", "//", url, count=1)
 
 
 def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:

@@ -8,7 +8,6 @@ import os
 import sys
 from pathlib import Path
 
-import boto3
 import pytest
 
 from chipcost import archive
@@ -18,13 +17,14 @@ from chipcost.warehouse.db import connect
 from tests.lake_support import history, replay, settings_for
 from tests.pg_server import free_port
 from tests.s3_proxy import proxying
-from tests.s3_server import forget_clients
+from tests.s3_server import ENDPOINT_ENV, forget_clients
+from tests.s3_server import client as s3_client
 
 MiB = 1 << 20
 
 
 def _upload(bucket: str, local, prefix: str) -> None:
-    s3 = boto3.client("s3")
+    s3 = s3_client()
     for path in sorted(p for p in local.rglob("*") if p.is_file()):
         s3.upload_file(str(path), bucket, f"{prefix}/{path.relative_to(local)}")
 
@@ -35,7 +35,7 @@ def test_payloads_written_to_s3_read_back_with_their_manifest(s3_bucket):
     first = writer.write(b'{"a": 1}', "https://api.example.test/a")
     writer.write(b'{"b": 2}', "https://api.example.test/b")
     assert first.ref == "2026-11-20T060000Z/runpod/0001.json.gz"
-    raw = boto3.client("s3").get_object(
+    raw = s3_client().get_object(
         Bucket=s3_bucket, Key="archive/2026-11-20T060000Z/runpod/manifest.json"
     )
     manifest = json.loads(raw["Body"].read())
@@ -50,7 +50,7 @@ def test_payloads_written_to_s3_read_back_with_their_manifest(s3_bucket):
 def test_a_changed_object_fails_its_sha256_check(s3_bucket):
     root = f"s3://{s3_bucket}/archive"
     archive.ArchiveWriter(root, "2026-11-20T060000Z", "runpod").write(b"{}", "u")
-    boto3.client("s3").put_object(
+    s3_client().put_object(
         Bucket=s3_bucket,
         Key="archive/2026-11-20T060000Z/runpod/0001.json.gz",
         Body=gzip.compress(b'{"x": 1}'),
@@ -66,7 +66,7 @@ def test_the_sample_replayed_from_s3_loads_what_the_local_copy_loads(
     _upload(s3_bucket, archive_copy, "sample")
     from_s3, local = Warehouse(str(tmp_path / "s3.duckdb")), Warehouse(str(tmp_path / "l.duckdb"))
     with proxying(s3_endpoint, fail_after=10**9, how="refuse") as proxy:  # it only watches
-        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+        monkeypatch.setenv(ENDPOINT_ENV, proxy.url)
         forget_clients()
         runs = archive.run_directories(f"s3://{s3_bucket}/sample")
         assert [r.name for r in runs] == sorted(p.name for p in archive_copy.iterdir())
@@ -92,7 +92,7 @@ def test_the_sample_replayed_from_s3_loads_what_the_local_copy_loads(
 
 def refusing_endpoint(monkeypatch) -> None:
     """Nothing listens there; one attempt, not botocore's retries with their back-off."""
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")
+    monkeypatch.setenv(ENDPOINT_ENV, f"http://127.0.0.1:{free_port()}")
     monkeypatch.setitem(archive.S3_OPTIONS, "config_kwargs", {"retries": {"max_attempts": 1}})
 
 
@@ -156,7 +156,7 @@ def test_a_lake_keeps_its_parquet_files_on_s3(s3_bucket, s3_endpoint, pg_server,
         assert reader.execute("SELECT price_per_hour FROM price_history").fetchall() == [(1.0,)]
     finally:
         reader.close()
-    keys = boto3.client("s3").list_objects_v2(Bucket=s3_bucket, Prefix="lake/")
+    keys = s3_client().list_objects_v2(Bucket=s3_bucket, Prefix="lake/")
     assert any(o["Key"].endswith(".parquet") for o in keys.get("Contents", []))
 
 
@@ -178,9 +178,9 @@ def test_an_object_larger_than_the_payload_limit_is_refused_without_downloading_
     writer.write(b'{"a": 1}', "https://api.example.test/a")
     # Replaced by 16 MiB that do not compress: over a 1 MiB limit before inflating a byte.
     key = "archive/2026-11-20T060000Z/runpod/0001.json.gz"
-    boto3.client("s3").put_object(Bucket=s3_bucket, Key=key, Body=os.urandom(16 * MiB))
+    s3_client().put_object(Bucket=s3_bucket, Key=key, Body=os.urandom(16 * MiB))
     with proxying(s3_endpoint, fail_after=10**9, how="refuse") as proxy:  # it only watches
-        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+        monkeypatch.setenv(ENDPOINT_ENV, proxy.url)
         forget_clients()
         [run] = archive.run_directories(root)
         with pytest.raises(ArchiveError, match=r"larger than 1 MiB even compressed.*MAX_MB"):

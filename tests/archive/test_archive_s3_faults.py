@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from datetime import date
 
-import boto3
 import pytest
 
 from chipcost import archive
@@ -20,7 +19,8 @@ from chipcost.pipeline.backfill import backfill
 from tests.pipeline.test_backfill import FIXTURES, V1, V2, V3, history, utc
 from tests.price_files_server import serve
 from tests.s3_proxy import proxying
-from tests.s3_server import forget_clients
+from tests.s3_server import ENDPOINT_ENV, forget_clients
+from tests.s3_server import client as s3_client
 
 # PUTs of the first version: three indexes and one region file, each followed by its manifest.
 FIRST_VERSION_PUTS = 8
@@ -49,7 +49,7 @@ def test_an_endpoint_failing_mid_archive_stops_plainly_and_the_next_run_recovers
     monkeypatch.setitem(archive.S3_OPTIONS, "config_kwargs", quick)
     monkeypatch.setattr(archive, "PUT_SECONDS", 4.0)
     with serve(FIXTURES) as files, proxying(s3_endpoint, FIRST_VERSION_PUTS + 1, how) as proxy:
-        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+        monkeypatch.setenv(ENDPOINT_ENV, proxy.url)
         forget_clients()
         config = settings(tmp_path, s3_bucket, files.url)
         first = run(config)
@@ -96,6 +96,6 @@ def _versions_archived(bucket: str) -> set[str]:
 
 def test_the_proxy_passes_requests_until_told(s3_bucket, s3_endpoint, monkeypatch):
     with proxying(s3_endpoint, 1, "refuse") as proxy:
-        s3 = boto3.client("s3", endpoint_url=proxy.url)
+        s3 = s3_client(proxy.url)
         s3.put_object(Bucket=s3_bucket, Key="a", Body=b"1")
         assert proxy.puts == 1 and not proxy.failing.is_set()

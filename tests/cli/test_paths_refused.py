@@ -124,3 +124,27 @@ def test_an_s3_archive_without_the_lake_extra(run, monkeypatch, args, env):
         "error: the archive s3://bucket/x is an s3:// URL, which needs chipcost's `lake` extra: "
         "pip install 'chipcost[lake]' (it brings universal-pathlib)"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["collect", "--replay", "s3://bucket/x"], {}),
+        (["collect", "--source", "runpod"], {"CHIPCOST_ARCHIVE": "s3://bucket/x"}),
+        (["backfill", "--since", "2025-01-01"], {"CHIPCOST_ARCHIVE": "s3://bucket/x"}),
+    ],
+    ids=["replay", "collect", "backfill"],
+)
+def test_an_s3_archive_whose_endpoint_is_left_in_aws_endpoint_url(run, monkeypatch, args, env):
+    # Before CHIPCOST_S3_*, the store's endpoint was AWS_ENDPOINT_URL, which boto3 also gave
+    # the AWS pricing clients: an existing deployment is told what to set, not left to write
+    # to AWS S3 instead.
+    monkeypatch.delenv("CHIPCOST_S3_ENDPOINT_URL", raising=False)
+    endpoint = "http://minio.internal:9000"
+    message = said(run(*args, env={**env, "AWS_ENDPOINT_URL": endpoint}))
+    assert message.startswith(
+        f"error: AWS_ENDPOINT_URL='{endpoint}' is set and the archive s3://bucket/x is on "
+        "object storage: chipcost takes the store's endpoint and keys from "
+        "CHIPCOST_S3_ENDPOINT_URL, CHIPCOST_S3_ACCESS_KEY_ID and CHIPCOST_S3_SECRET_ACCESS_KEY"
+    )
+    assert f"set CHIPCOST_S3_ENDPOINT_URL='{endpoint}'" in message
