@@ -11,7 +11,7 @@ import boto3
 from botocore.exceptions import BotoCoreError
 
 from chipcost.core.errors import SourceSkipped
-from chipcost.core.settings import SOURCE_ENV
+from chipcost.core.settings import SOURCE_ENV, STORAGE_ENV
 from chipcost.extract._http import HttpClient, http_client
 from chipcost.extract.base import FetchContext
 
@@ -22,23 +22,42 @@ REGIONS_ENV = SOURCE_ENV["aws_regions"]
 # A plain AWS region code (us-east-1, us-gov-west-1): the region indexes also list Local and
 # Wavelength Zones (us-west-2-lax-1), which carry no accelerator instances worth a 100 MB file.
 REGION_CODE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d+$")
+# Where boto3 found credentials (botocore's provider `method`), as a skip message names it.
+CREDENTIAL_ORIGINS = {
+    "env": "AWS_ACCESS_KEY_ID in the environment",
+    "shared-credentials-file": "the AWS credentials file",
+    "config-file": "the AWS config file",
+    "iam-role": "the instance's IAM role",
+    "container-role": "the container's IAM role",
+    "assume-role": "a role assumed by the AWS config",
+    "assume-role-with-web-identity": "a web identity role",
+    "sso": "AWS IAM Identity Center (SSO)",
+    "custom-process": "a credential_process of the AWS config",
+}
 
 
-def credentials_found() -> bool:
-    """True when boto3's usual chain finds AWS credentials (then the API sources run)."""
+def credentials_origin() -> str:
+    """Where boto3's usual chain found AWS credentials, or '' for none (then these run)."""
     try:
-        return boto3.Session().get_credentials() is not None
+        credentials = boto3.Session().get_credentials()
     except BotoCoreError:
         # A broken AWS config: the API sources report it; the public files still work.
-        return False
+        return ""
+    if credentials is None:
+        return ""
+    method = str(getattr(credentials, "method", "") or "")
+    return CREDENTIAL_ORIGINS.get(method, method or "boto3's credential chain")
 
 
 def skip_if_credentials(source: str, instead: str) -> None:
-    """The public files are the fallback: with credentials, say which source is used instead."""
-    if credentials_found():
+    """The public files are the fallback: with credentials, say which source is used instead,
+    and where the credentials came from (a store's keys left in AWS_* look like AWS's)."""
+    origin = credentials_origin()
+    if origin:
         raise SourceSkipped(
-            f"credentials found: {instead}; {source} reads AWS's public files only when no "
-            "AWS credentials are set"
+            f"credentials found ({origin}): {instead}; {source} reads AWS's public files only "
+            f"when no AWS credentials are set (an S3-compatible store's keys go in "
+            f"{STORAGE_ENV['key_id']}/{STORAGE_ENV['secret']}, not AWS_*)"
         )
 
 

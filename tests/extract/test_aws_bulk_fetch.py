@@ -32,7 +32,7 @@ STAMP = "2026-11-14T060000Z"
 
 @pytest.fixture(autouse=True)
 def no_credentials(monkeypatch):
-    monkeypatch.setattr(_aws_public, "credentials_found", lambda: False)
+    monkeypatch.setattr(_aws_public, "credentials_origin", lambda: "")
 
 
 @pytest.fixture
@@ -198,11 +198,16 @@ def test_regions_can_be_chosen(tmp_path, served_root):
 
 
 def test_with_credentials_the_api_sources_run_instead(tmp_path, monkeypatch):
-    monkeypatch.setattr(_aws_public, "credentials_found", lambda: True)
+    origin = "AWS_ACCESS_KEY_ID in the environment"
+    monkeypatch.setattr(_aws_public, "credentials_origin", lambda: origin)
     with pytest.raises(SourceSkipped) as skipped:
         aws_bulk.fetch(context(tmp_path, "http://127.0.0.1:9"))
-    assert str(skipped.value).startswith("credentials found: AWS prices come from the API")
+    assert str(skipped.value).startswith(f"credentials found ({origin}): AWS prices come from")
     assert "aws-pricing-api" in str(skipped.value)
+    # A store's keys left in AWS_* look like AWS's: the message says where they go.
+    assert "CHIPCOST_S3_ACCESS_KEY_ID/CHIPCOST_S3_SECRET_ACCESS_KEY, not AWS_*" in str(
+        skipped.value
+    )
 
 
 def test_an_unreachable_host_fails_with_the_url(tmp_path):

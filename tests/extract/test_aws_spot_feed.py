@@ -106,7 +106,7 @@ def test_a_broken_feed_is_a_parse_error(data, message):
 
 @pytest.fixture
 def ctx(tmp_path, monkeypatch) -> FetchContext:
-    monkeypatch.setattr(_aws_public, "credentials_found", lambda: False)
+    monkeypatch.setattr(_aws_public, "credentials_origin", lambda: "")
     writer = ArchiveWriter(tmp_path / "archive", STAMP, SOURCE_NAME)
     return FetchContext(archive=writer, sleep=lambda seconds: None)
 
@@ -131,8 +131,8 @@ def test_fetch_retries_a_server_error_then_names_the_url(ctx):
 
 
 def test_with_credentials_aws_spot_runs_instead(ctx, monkeypatch):
-    monkeypatch.setattr(_aws_public, "credentials_found", lambda: True)
-    with pytest.raises(SourceSkipped, match="spot prices come from aws-spot"):
+    monkeypatch.setattr(_aws_public, "credentials_origin", lambda: "the AWS credentials file")
+    with pytest.raises(SourceSkipped, match=r"\(the AWS credentials file\): spot prices come"):
         aws_spot_feed.fetch(ctx)
 
 
