@@ -99,7 +99,8 @@ def _columns(rows: Sequence[Row], same: dict[str, str]) -> list[Column]:
     if any(c in varying for c in _PRICING):
         columns.append(Column("pricing", "pricing", essential=True))
     if "instance_type" in varying:
-        columns.append(Column("instance_type", "instance"))
+        # What tells two offers of one provider and region apart: kept on any screen.
+        columns.append(Column("instance_type", "instance", essential=True))
     if "chip_count" in varying:
         columns.append(Column("chip_count", "chips", numeric=True))
     columns.append(Column("price_per_chip_hour", "$/chip-hr", numeric=True, essential=True))

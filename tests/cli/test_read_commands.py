@@ -279,3 +279,16 @@ def test_columns_follow_the_rows_shown_not_those_cut_by_the_limit(db):
     first = chipcost("prices", "--chip", "H100-SXM", "--limit", "1", "--db", str(db), columns=200)
     assert first.returncode == 0, first.stderr
     assert "289,080.00" not in first.stdout and "upfront $" not in first.stdout
+
+
+def test_an_80_column_screen_keeps_the_instance(db):
+    # The instance tells two offers of one provider and region apart: at 80 columns it was
+    # left out, and three OCI A10 rows read 'oci global on_demand 2.0000' alike.
+    result = chipcost("prices", "--db", str(db), columns=80)
+    assert result.returncode == 0, result.stderr
+    header = next(line for line in result.stdout.splitlines() if "$/chip-hr" in line)
+    assert " instance " in header, result.stdout
+    assert "p5.48xlarge" in result.stdout
+    lines = result.stdout.splitlines()
+    table = lines[lines.index(header) : next(i for i, x in enumerate(lines) if "as of" in x)]
+    assert max(len(line) for line in table) <= 80, table
