@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.core.clean import without_credentials
 from chipcost.core.errors import ArchiveError, ChipcostError
 from chipcost.core.payload import Payload, sha256
 from chipcost.core.settings import DEFAULT_PAYLOAD_MAX_MB, object_store
@@ -95,7 +96,7 @@ def _check_installed(url: str) -> None:
     modules = ("upath", *REMOTE_MODULES.get(scheme, ()))
     missing = [PACKAGES.get(m, m) for m in modules if importlib.util.find_spec(m) is None]
     if missing:
-        shown = re.sub(r"//[^/@]*@", "//", url, count=1)  # no user or password in a message
+        shown = without_credentials(url)
         raise ArchiveError(
             f"the archive {shown} is an {scheme}:// URL, which needs chipcost's `lake` extra: "
             f"pip install 'chipcost[lake]' (it brings {' and '.join(missing)})"

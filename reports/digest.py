@@ -12,6 +12,7 @@ from chipcost.reports.labels import BUCKET_LABELS, money
 from chipcost.reports.sections import Section, no_changes
 from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
 from chipcost.transform.cost import cost_text
+from chipcost.warehouse.snapshot import CANNOT_HOLD
 
 # Pricing buckets the e-mail shows; the attached report has them all.
 EMAIL_BUCKETS = ("on_demand", "commit_1yr", "commit_3yr", "spot")
@@ -74,8 +75,7 @@ def cheapest_per_token(data: ReportData) -> Section | None:
     if costs is None or costs.is_empty():
         return None
     keys = ["model", "workload"]
-    cannot = pl.col("fits").eq(False).fill_null(False)
-    best = costs.sort(cannot, "cost_per_million_tokens").group_by(keys, maintain_order=True)
+    best = costs.sort(CANNOT_HOLD, "cost_per_million_tokens").group_by(keys, maintain_order=True)
     place = pl.concat_str([pl.col("where"), pl.col("offer")], separator=" · ")
     frame = (
         best.first()

@@ -10,6 +10,7 @@ from great_tables import GT, loc, nanoplot_options, style
 
 from chipcost.reports.labels import BUCKET_LABELS, jump_mark, money
 from chipcost.transform.cost import cost_text
+from chipcost.warehouse.snapshot import CANNOT_HOLD
 
 # Cheaper is good news for the people renting: green down, red up.
 DOWN, UP, STALE = "#15803d", "#b91c1c", "#fef3c7"
@@ -183,8 +184,7 @@ def cost_table(costs: pl.DataFrame) -> GT:
     """Per model and workload, each chip's cheapest cost per million tokens: the chips whose
     offers hold the model first, each part cheapest first."""
     group = pl.concat_str([pl.col("model"), pl.lit(", "), pl.col("workload")])
-    cannot = pl.col("fits").eq(False).fill_null(False)
-    frame = costs.with_columns(group=group).sort("group", cannot, "cost_per_million_tokens")
+    frame = costs.with_columns(group=group).sort("group", CANNOT_HOLD, "cost_per_million_tokens")
     wanted = ["group", "chip", "cost_per_million_tokens", "holds", "where", "instance_type"]
     wanted += ["offer", "tokens_per_second_per_chip", "throughput_kind", "throughput_source"]
     frame = frame.select(wanted)

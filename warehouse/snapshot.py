@@ -83,6 +83,10 @@ GROUP BY source
 ORDER BY stale DESC, source
 """
 
+# An offer whose instance cannot hold the model (fits False; unknown counts as holding it, as
+# in chipcost.pipeline.cost_fit): ranked after those that can.
+CANNOT_HOLD = pl.col("fits").eq(False).fill_null(False)
+
 # The columns the cost-per-token table shows.
 COST_COLUMNS = (
     "chip",
@@ -158,8 +162,7 @@ def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | No
             WHERE k.cost_per_million_tokens IS NOT NULL
         """)
     )
-    cannot = pl.col("fits").eq(False).fill_null(False).alias("cannot")
-    fitted = with_fit(rows).with_columns(cannot)
+    fitted = _with_fit(rows).with_columns(CANNOT_HOLD.alias("cannot"))
     # Ties (one price in several regions, one figure from several sources) broken by every
     # column shown: the same warehouse always gives the same report.
     order = ["cannot", *[c for c in COST_COLUMNS if c not in _PER], "zone"]
@@ -172,10 +175,11 @@ def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | No
 _PER = ["chip", "workload", "model"]
 
 
-def with_fit(rows: pl.DataFrame) -> pl.DataFrame:
+def _with_fit(rows: pl.DataFrame) -> pl.DataFrame:
     """Rows with workload, precision, parameters, chip_memory_gb and chip_count, given
     memory_needed_gb (by the rule of chipcost.transform.cost), instance_memory_gb (the chips'
-    memory together), fits and instances_needed (how many such instances hold the model)."""
+    memory together), fits and instances_needed (how many such instances hold the model):
+    chipcost.pipeline.cost_fit.with_fit's columns, for every model at once in polars."""
     pairs = rows.select("workload", pl.col("precision").cast(pl.String)).unique()
     per_parameter = pairs.with_columns(
         bytes_per_parameter=pl.Series(

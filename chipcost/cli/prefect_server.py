@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from chipcost.core.clean import without_credentials
 from chipcost.core.errors import ChipcostError
 
 # A busy 2-core machine took more than Prefect's own 20 s to start one.
@@ -127,7 +128,7 @@ def _unreachable(reason: str) -> str:
     from prefect.context import get_settings_context
     from prefect.settings import PREFECT_API_URL
 
-    url = _without_credentials(str(PREFECT_API_URL.value()))
+    url = without_credentials(str(PREFECT_API_URL.value()))
     if os.environ.get("PREFECT_API_URL"):
         where, unset = "PREFECT_API_URL", "unset PREFECT_API_URL"
     else:
@@ -145,11 +146,6 @@ def _reason(exc: Exception) -> str:
     """'Connection refused' from '[Errno 111] Connection refused'; the class name if empty."""
     text = re.sub(r"^\[Errno -?\d+\] ", "", str(exc).strip()).splitlines()
     return (text[0] if text else type(exc).__name__)[:200]
-
-
-def _without_credentials(url: str) -> str:
-    """A URL as a message shows it: no user or password."""
-    return re.sub(r"^([a-z][a-z0-9+.-]*://)[^/@]*@", r"\1", url, flags=re.IGNORECASE)
 
 
 def _import_for_first_call() -> None:

@@ -36,3 +36,8 @@ def scrub(value: Any, secrets: Sequence[str]) -> Any:
     if isinstance(value, list | tuple):
         return [scrub(v, secrets) for v in value]
     return value
+
+
+def without_credentials(url: str) -> str:
+    """A URL as a message shows it: no user or password (`s3://key:secret@host/x`)."""
+    return re.sub(r"//[^/@]*@", "//", url, count=1)

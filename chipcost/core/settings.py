@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from chipcost.core.clean import without_credentials
 from chipcost.core.errors import ChipcostError
 
 DEFAULT_DATA_DIR = Path("data")
@@ -172,9 +173,9 @@ def object_store(environ: Mapping[str, str], where: str) -> ObjectStore:
     if store.endpoint_url:
         _url(env["endpoint_url"], store.endpoint_url)
     elif legacy := next((v for v in AWS_ENDPOINT_ENV if environ.get(v, "").strip()), ""):
-        endpoint = _shown(environ[legacy].strip())
+        endpoint, where = without_credentials(environ[legacy].strip()), without_credentials(where)
         raise ChipcostError(
-            f"{legacy}={endpoint!r} is set and {_shown(where)} is on object storage: chipcost "
+            f"{legacy}={endpoint!r} is set and {where} is on object storage: chipcost "
             f"takes the store's endpoint and keys from {env['endpoint_url']}, "
             f"{env['key_id']} and {env['secret']}, never from AWS_*, which mean AWS itself "
             f"(boto3 would send the AWS pricing calls to {legacy}): set "
@@ -187,14 +188,9 @@ def object_store(environ: Mapping[str, str], where: str) -> ObjectStore:
         )
         raise ChipcostError(
             f"{given} is set without {missing}: set both to the keys of the store of "
-            f"{_shown(where)}, or neither to use AWS's usual credentials"
+            f"{without_credentials(where)}, or neither to use AWS's usual credentials"
         )
     return store
-
-
-def _shown(url: str) -> str:
-    """A URL as a message shows it: no user or password."""
-    return re.sub(r"//[^/@]*@", "//", url, count=1)
 
 
 def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:

@@ -106,7 +106,8 @@ def test_the_default_warehouse_as_a_directory(run, tmp_path):
     assert "--db or CHIPCOST_WAREHOUSE" in message
 
 
-@pytest.mark.parametrize(
+# Each command that reads or writes the archive, with it on s3://.
+S3_ARCHIVE_COMMANDS = pytest.mark.parametrize(
     ("args", "env"),
     [
         (["collect", "--replay", "s3://bucket/x"], {}),
@@ -115,6 +116,9 @@ def test_the_default_warehouse_as_a_directory(run, tmp_path):
     ],
     ids=["replay", "collect", "backfill"],
 )
+
+
+@S3_ARCHIVE_COMMANDS
 def test_an_s3_archive_without_the_lake_extra(run, monkeypatch, args, env):
     # A base install has no upath: a replay printed its traceback, a live collection failed
     # each source with "No module named 'upath'. This is a bug in chipcost".
@@ -126,15 +130,7 @@ def test_an_s3_archive_without_the_lake_extra(run, monkeypatch, args, env):
     )
 
 
-@pytest.mark.parametrize(
-    ("args", "env"),
-    [
-        (["collect", "--replay", "s3://bucket/x"], {}),
-        (["collect", "--source", "runpod"], {"CHIPCOST_ARCHIVE": "s3://bucket/x"}),
-        (["backfill", "--since", "2025-01-01"], {"CHIPCOST_ARCHIVE": "s3://bucket/x"}),
-    ],
-    ids=["replay", "collect", "backfill"],
-)
+@S3_ARCHIVE_COMMANDS
 def test_an_s3_archive_whose_endpoint_is_left_in_aws_endpoint_url(run, monkeypatch, args, env):
     # Before CHIPCOST_S3_*, the store's endpoint was AWS_ENDPOINT_URL, which boto3 also gave
     # the AWS pricing clients: an existing deployment is told what to set, not left to write
