@@ -1,21 +1,31 @@
-"""The contract of a source: fetch (the only I/O) returns raw payloads; parse is pure."""
+"""The contract of a source and the kit it is built on: fetch (the only I/O), then rows ->
+offers, with provenance, chip names, notes and the emptiness rule owned here, once."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chipcost.archive import ArchiveWriter
+from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult
+from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.core.settings import SourceSettings
+from chipcost.extract._kit import ChipNames, Origin, load_json
 
 if TYPE_CHECKING:  # imported by the sources that fetch over HTTP, not by every importer
     import threading
 
     import httpx
+
+# A row the mapping made nothing of: a reject saying so, never a row lost without a word.
+NOTHING_MADE = (
+    "the parser made no record, reject or reason of this row (a chipcost bug): report it "
+    "with the archived run"
+)
 
 
 def _no_progress(message: str) -> None:
@@ -46,14 +56,171 @@ class FetchContext:
 
 
 @dataclass(frozen=True)
+class Skip:
+    """A provider row that is not an offer on purpose (a CPU-only plan, a slice of a card):
+    counted under its reason in the parse's notes, naming `what` when given."""
+
+    reason: str
+    what: str = ""
+
+
+Item = PriceRecord | Reject | Skip
+
+
+@dataclass
+class Page:
+    """One payload being parsed: its origin, the parse's chip names and notes."""
+
+    payload: Payload
+    origin: Origin
+    chips: ChipNames
+    notes: list[str] = field(default_factory=list)
+    _json: Any = None
+
+    def json(self) -> Any:
+        """The payload's JSON (read once), or a ParseError naming the provider and file."""
+        if self._json is None:
+            self._json = load_json(self.payload, self.origin.provider)
+        return self._json
+
+    def chip(self, spelling: str, memory_gb: float | None = None) -> str:
+        return self.chips.chip(spelling, memory_gb)
+
+    def record(self, **offer: Any) -> PriceRecord:
+        return self.origin.record(**offer)
+
+    def reject(self, reason: str, row: Any, sku: str = "") -> Reject:
+        return self.origin.reject(reason, row, sku)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+
+Rows = Callable[[Page], Iterable[Any]]
+Offers = Callable[[Any, Page], Iterable[Item]]
+Combine = Callable[[list[PriceRecord], Page], list[PriceRecord]]
+
+
+def each_row(
+    payloads: Sequence[Payload],
+    source: str,
+    provider: str,
+    *,
+    rows: Rows,
+    offers: Offers,
+    combine: Combine | None = None,
+) -> ParseResult:
+    """Every payload's rows through `offers`: each row ends as records, rejects or a counted
+    reason; `combine` may then summarise a payload's records (a marketplace's median).
+
+    A listing that yields no offer at all is refused: an empty answer is a failure of the
+    source, never news that every offer was withdrawn.
+    """
+    result = ParseResult()
+    chips = ChipNames(provider)
+    skipped: dict[str, list[str]] = defaultdict(list)
+    seen = 0
+    for payload in payloads:
+        page = Page(payload, Origin.of(source, provider, payload), chips)
+        records: list[PriceRecord] = []
+        for row in page_rows(rows, page):
+            seen += 1
+            _file(row, offers(row, page), page, records, result.rejects, skipped)
+        result.records.extend(combine(records, page) if combine and records else records)
+        result.notes.extend(page.notes)
+    if not result.records and not result.rejects:
+        raise _empty(payloads, provider, seen, len(result.rejects), skipped)
+    result.notes.extend(_skip_notes(skipped))
+    result.notes.extend(chips.notes())
+    return result
+
+
+def page_rows(rows: Rows, page: Page) -> list[Any]:
+    found = rows(page)
+    return found if isinstance(found, list) else list(found)
+
+
+def _file(
+    row: Any,
+    made: Iterable[Item],
+    page: Page,
+    records: list[PriceRecord],
+    rejects: list[Reject],
+    skipped: dict[str, list[str]],
+) -> None:
+    """Files what one row made; a row that made nothing becomes a reject saying so."""
+    empty = True
+    for item in made:
+        empty = False
+        if isinstance(item, PriceRecord):
+            records.append(item)
+        elif isinstance(item, Reject):
+            rejects.append(item)
+        else:
+            skipped[item.reason].append(item.what)
+    if empty:
+        rejects.append(page.reject(NOTHING_MADE, row))
+
+
+def _skip_notes(skipped: dict[str, list[str]]) -> list[str]:
+    notes = []
+    for reason, names in sorted(skipped.items()):
+        named = sorted({name for name in names if name})
+        which = f" ({', '.join(named)})" if named else ""
+        notes.append(f"{len(names)} row(s) not loaded: {reason}{which}")
+    return notes
+
+
+def _empty(
+    payloads: Sequence[Payload], provider: str, rows: int, rejects: int, skipped: dict
+) -> ParseError:
+    where = ", ".join(sorted({p.url for p in payloads})) or "no payload"
+    refs = ", ".join(p.ref or p.name for p in payloads[:3]) or "none"
+    found = f"{rows} row(s): {rejects} refused, {sum(map(len, skipped.values()))} not offers"
+    return ParseError(
+        f"{provider}: the listing at {where} ({refs}) gave no offer ({found}): an empty or "
+        "unreadable listing is refused, not taken as every offer withdrawn; if the provider "
+        "really lists nothing now, the source stays failed until it does, and its prices are "
+        "kept. If the layout changed, report it and re-parse the archived payload with "
+        "`chipcost collect --replay` once fixed"
+    )
+
+
+@dataclass(frozen=True)
 class Source:
-    """One registered source: its name is the `source` column of the records it yields."""
+    """One registered source: its name is the `source` column of the records it yields.
+
+    A source on the kit declares `rows` and `offers` (and `combine` where a marketplace is
+    summarised) and gets its `parse` from them; one that parses its own way passes `parse`.
+    """
 
     name: str
     provider: str
     description: str
     fetch: Callable[[FetchContext], list[Payload]]
-    parse: Callable[[Sequence[Payload]], ParseResult]
+    parse: Callable[[Sequence[Payload]], ParseResult] = None  # type: ignore[assignment]
+    rows: Rows | None = None
+    offers: Offers | None = None
+    combine: Combine | None = None
     # False for a provider registered only to say why its prices are not collected: it is
     # never stale, and `chipcost sources` says "not collected" rather than "never run".
     collected: bool = True
+
+    def __post_init__(self) -> None:
+        if self.parse is not None:
+            return
+        if self.rows is None or self.offers is None:
+            raise TypeError(f"source {self.name}: give parse, or rows and offers")
+        object.__setattr__(self, "parse", self._parse_rows)
+
+    def _parse_rows(self, payloads: Sequence[Payload]) -> ParseResult:
+        """Price records from archived payloads; pure."""
+        assert self.rows is not None and self.offers is not None
+        return each_row(
+            payloads,
+            self.name,
+            self.provider,
+            rows=self.rows,
+            offers=self.offers,
+            combine=self.combine,
+        )

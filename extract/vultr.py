@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from chipcost.core.catalog import UNKNOWN_CHIP, chip_memory_gb
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
-from chipcost.extract._offers import (
-    ChipNames,
-    json_price,
-    listed_rows,
-    load_json,
-    reject,
-)
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import json_price, listed_rows, load_json
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "vultr"
 PROVIDER = "vultr"
@@ -40,6 +32,7 @@ METAL_SPELLINGS = {"h100": "H100 SXM", "a100": "A100 SXM4 80GB", "l40": "L40S"}
 # A100 and H100 are 80 GB cards (gpuhunt: "VULTR A100 instances have 80GB").
 CARD_GB = {"NVIDIA_A100": 80.0, "NVIDIA_H100": 80.0}
 CPU_TYPES = frozenset({"vc2", "vhf", "vhp", "voc", "vdc"})
+SLICE = "a Cloud GPU plan selling a slice of one card: prices are per whole chip here"
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -69,108 +62,89 @@ def _next_cursor(payload: Payload) -> str:
     return cursor if isinstance(cursor, str) else ""
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One record per GPU plan, location and pricing model; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    slices: list[str] = []
-    for payload in payloads:
-        key = LISTS.get(payload.url, ("", {}))[0]
-        if not key:
-            continue
-        for plan in listed_rows(payload, PROVIDER, key, FIELDS):
-            if key == "plans_metal":
-                result.extend(_metal_offers(plan, payload, chips))
-            else:
-                result.extend(_cloud_gpu_offers(plan, payload, chips, slices))
-    if slices:
-        result.notes.append(
-            f"{len(slices)} Cloud GPU plan(s) sell a slice of one card ({', '.join(sorted(slices))}"
-            "): prices are per whole chip here, so slices are not loaded"
-        )
-    result.notes.extend(chips.notes())
-    return result
+def rows(page: Page) -> list[Any]:
+    """The plans of one page of either list (its list key is told by the URL)."""
+    key = LISTS.get(page.payload.url, ("", {}))[0]
+    if not key:
+        return []
+    return listed_rows(page.payload, PROVIDER, key, FIELDS, body=page.json())
 
 
-def _metal_offers(plan: Any, payload: Payload, chips: ChipNames) -> ParseResult:
+def offers(plan: Any, page: Page) -> list[Item]:
+    """One record per location and pricing model of a GPU plan; pure."""
+    if page.payload.url == METAL_URL:
+        return _metal_offers(plan, page)
+    return _cloud_gpu_offers(plan, page)
+
+
+def _metal_offers(plan: Any, page: Page) -> list[Item]:
     if not isinstance(plan, dict) or "gpu" not in str(plan.get("id", "")):
-        return ParseResult()  # a CPU-only server: no accelerator to price
+        return [Skip("a CPU-only bare-metal server: no accelerator to price")]
     name = str(plan["id"])
     found = METAL_ID.match(name)
     if found is None:
         why = f"{name}: a GPU bare-metal id this parser cannot read (expected ...-8-h100-gpu)"
-        return ParseResult(rejects=[reject(SOURCE_NAME, why, plan, payload, name)])
+        return [page.reject(why, plan, name)]
     token = found["gpu"]
-    chip = chips.chip(METAL_SPELLINGS.get(token, token))
-    return _offers(plan, payload, chip, int(found["count"] or 1), {"gpu": token})
+    chip = page.chip(METAL_SPELLINGS.get(token, token))
+    return _offers(plan, page, chip, int(found["count"] or 1), {"gpu": token})
 
 
-def _cloud_gpu_offers(
-    plan: Any, payload: Payload, chips: ChipNames, slices: list[str]
-) -> ParseResult:
+def _cloud_gpu_offers(plan: Any, page: Page) -> list[Item]:
     if not isinstance(plan, dict) or str(plan.get("type")) in CPU_TYPES:
-        return ParseResult()
+        return [Skip("a CPU plan: no accelerator to price")]
     name = str(plan.get("id", ""))
     if plan.get("type") != "vcg" and not plan.get("gpu_type"):
-        return ParseResult()  # another kind of plan (storage, Kubernetes): not a GPU
+        return [Skip("another kind of plan (storage, Kubernetes): not a GPU", name)]
     gpu_type, vram = str(plan.get("gpu_type") or ""), plan.get("gpu_vram_gb")
     if not gpu_type or isinstance(vram, bool) or not isinstance(vram, int | float) or vram <= 0:
         why = f"{name}: Cloud GPU plan without gpu_type or gpu_vram_gb ({gpu_type!r}, {vram!r})"
-        return ParseResult(rejects=[reject(SOURCE_NAME, why, plan, payload, name)])
+        return [page.reject(why, plan, name)]
     spelling = gpu_type.replace("_", " ")
     card = CARD_GB.get(gpu_type)
-    chip = chips.chip(spelling, card or float(vram))
+    chip = page.chip(spelling, card or float(vram))
     card = card or chip_memory_gb().get(chip)
     count = vram / card if card else 1.0
     if count < 0.95:
-        slices.append(name)
-        return ParseResult()
+        return [Skip(SLICE, name)]
     if abs(count - round(count)) > 0.05:
         why = f"{name}: {vram} GB is not a whole number of {card:g} GB {chip} cards"
-        return ParseResult(rejects=[reject(SOURCE_NAME, why, plan, payload, name)])
+        return [page.reject(why, plan, name)]
     extra = {"gpu_type": gpu_type, "gpu_vram_gb": vram}
     if chip == UNKNOWN_CHIP:
         extra["chip_count_assumed"] = "one card: the chip and its memory are unknown"
-    return _offers(plan, payload, chip, round(count), extra)
+    return _offers(plan, page, chip, round(count), extra)
 
 
-def _offers(plan: dict, payload: Payload, chip: str, count: int, extra: dict) -> ParseResult:
-    result = ParseResult()
+def _offers(plan: dict, page: Page, chip: str, count: int, extra: dict) -> list[Item]:
     name = str(plan["id"])
-    locations = plan.get("locations") if isinstance(plan.get("locations"), list) else []
+    listed = plan.get("locations") if isinstance(plan.get("locations"), list) else []
+    locations = [str(location) for location in listed if location]
+    if not locations:
+        return [page.reject(f"{name}: the plan lists no location to rent it in", plan, name)]
     prices = [("on_demand", "hourly_cost")]
     if plan.get("hourly_cost_preemptible") not in (None, 0):
         prices.append(("spot", "hourly_cost_preemptible"))
+    made: list[Item] = []
     for model, field in prices:
         price, why = json_price(plan.get(field), f"{name} {field}")
         if price is None:
-            result.rejects.append(reject(SOURCE_NAME, why, plan, payload, name))
+            made.append(page.reject(why, plan, name))
             continue
-        for location in (str(loc) for loc in locations if loc):
-            offer = (location, chip, count, model, price)
-            result.records.append(_record(payload, name, offer, {**extra, "field": field}))
-    return result
-
-
-def _record(
-    payload: Payload, name: str, offer: tuple[str, str, int, str, float], extra: dict[str, Any]
-) -> PriceRecord:
-    region, chip, count, model, price = offer
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
-        region=region,
-        instance_type=name,
-        chip=chip,
-        chip_count=float(count),
-        pricing_model=model,
-        price_per_hour=price,
-        sku=name,
-        source_url=payload.url,
-        payload_ref=payload.ref,
-        extra={"price_basis": "per instance-hour", **extra},
-    )
+        made.extend(
+            page.record(
+                region=location,
+                instance_type=name,
+                chip=chip,
+                chip_count=float(count),
+                pricing_model=model,
+                price_per_hour=price,
+                sku=name,
+                extra={"price_basis": "per instance-hour", **extra, "field": field},
+            )
+            for location in locations
+        )
+    return made
 
 
 SOURCE = Source(
@@ -181,5 +155,7 @@ SOURCE = Source(
         "GPU plans of whole cards, per location"
     ),
     fetch=fetch,
-    parse=parse,
+    rows=rows,
+    offers=offers,
 )
+parse = SOURCE.parse

@@ -7,7 +7,6 @@ tests/fixtures/vultr/ holds GET /v2/plans-metal and GET /v2/plans?type=all in th
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -18,16 +17,13 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract.base import FetchContext
 from chipcost.extract.vultr import METAL_URL, PLANS_URL, SOURCE, fetch, parse
-from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
+from tests.sources import FETCHED_AT, STAMP, payloads_of
 
 FIXTURES = FIXTURES / "vultr"
-FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)
-STAMP = "2026-11-21T060000Z"
 
 
-def payload(name: str, url: str = METAL_URL) -> Payload:
-    return Payload((FIXTURES / name).read_bytes(), url, FETCHED_AT, name, f"{STAMP}/vultr/{name}")
+payload = payloads_of("vultr", METAL_URL)
 
 
 def good() -> list[Payload]:
@@ -61,12 +57,6 @@ def test_whole_cloud_gpu_cards_load_and_slices_are_named_in_a_note():
     assert "vcg-a100-1c-6g-4vram" in note and "vcg-a100-6c-60g-40vram" in note
 
 
-def test_every_good_record_validates():
-    records = parse(good()).records
-    validated = validate_records(records, frozenset({"vultr"}))
-    assert validated.rejects == [] and len(validated.records) == len(records) == 5
-
-
 def test_one_record_per_location():
     body = json.loads((FIXTURES / "plans-metal.json").read_text())
     body["plans_metal"][0]["locations"] = ["ord", "ewr", "lax"]
@@ -98,13 +88,6 @@ def test_bad_cloud_gpu_rows_become_rejects_and_free_cpu_plans_are_ignored():
     assert "not a whole number of 80 GB A100-80GB cards" in reasons["vcg-a100-18c-180g-120vram"]
     assert "without gpu_type" in reasons["vcg-mystery-4c-30g"]
     assert "vc2-1c-1gb-free" not in reasons and not result.records
-
-
-def test_a_renamed_price_field_fails_the_source_naming_provider_and_url():
-    with pytest.raises(ParseError) as error:
-        parse([payload("bad-renamed-field.json")])
-    message = str(error.value)
-    assert message.startswith("vultr:") and METAL_URL in message and "hourly_cost" in message
 
 
 def test_an_error_object_fails_the_source():

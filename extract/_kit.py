@@ -1,0 +1,295 @@
+"""What every source shares: provenance, price cells, counts, chip names, JSON shapes, loud
+failures (no I/O here: the price-file filter imports it without the archive)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
+from chipcost.core.errors import ParseError, SourceSkipped
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult, PriceRecord, Reject
+
+# Cells that say "no price here" on purpose: a reject with a reason, never a parse error.
+NOT_A_PRICE = frozenset(
+    {
+        "",
+        "-",
+        "--",
+        "—",
+        "–",
+        "n/a",
+        "na",
+        "tbd",
+        "tba",
+        "contact sales",
+        "contact us",
+        "coming soon",
+        "sold out",
+        "unavailable",
+        "not available",
+        "on request",
+    }
+)
+_NUMBER = re.compile(r"\d[\d.,]*")
+_NEGATIVE = re.compile(r"(?i)^[-−]\s*(us\$|\$)?\s*\d")
+# Unit words and currency marks around a price: "$2.49/hr", "US$ 2.49 per GPU-hour", "2,49 USD".
+_DECORATION = re.compile(r"(?i)(us\$|\$|usd|/|per|gpu|hour|hr|h\b|from|starting at|at|-|\s)+")
+
+
+class PriceError(ValueError):
+    """A price cell that is neither a price nor a known "no price" marker."""
+
+
+def parse_price(text: str | float | int | None) -> float | None:
+    """USD amount in a price string; None for "Contact sales", "—", "N/A" or empty.
+
+    "$2.49/hr" -> 2.49, "2,49" -> 2.49 (decimal comma), "$1,234.50" -> 1234.5. Raises
+    PriceError (a ValueError) for text that is neither, such as "$2-3" or "call".
+    """
+    if text is None:
+        return None
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return _positive(float(text), str(text))
+    cleaned = " ".join(str(text).split())
+    if cleaned.lower().rstrip(".") in NOT_A_PRICE:
+        return None
+    if _NEGATIVE.match(cleaned):
+        raise PriceError(f"price {str(text)!r} is negative")
+    numbers = _NUMBER.findall(cleaned)
+    rest = _DECORATION.sub("", _NUMBER.sub("", cleaned))
+    if len(numbers) != 1 or rest:
+        raise PriceError(f"price {str(text)!r} is not one USD amount")
+    return _positive(_decimal(numbers[0], str(text)), str(text))
+
+
+def _decimal(number: str, original: str) -> float:
+    """'1,234.50' and '1.234,50' -> 1234.5; '2,49' -> 2.49; '1,234' -> 1234."""
+    number = number.rstrip(".,")
+    if "," in number and "." in number:
+        decimal_mark = "," if number.rfind(",") > number.rfind(".") else "."
+    elif number.count(",") == 1:
+        whole, fraction = number.split(",")
+        decimal_mark = "," if len(fraction) != 3 or whole == "0" else ""
+    else:
+        decimal_mark = "." if number.count(".") <= 1 else ""
+    thousands = {",": ".", ".": ",", "": ",."}[decimal_mark]
+    digits = number.translate(str.maketrans("", "", thousands))
+    try:
+        return float(digits.replace(",", ".") if decimal_mark == "," else digits)
+    except ValueError as exc:
+        raise PriceError(f"price {original!r} is not a number") from exc
+
+
+def _positive(value: float, original: str) -> float:
+    if not value > 0 or value != value or value == float("inf"):
+        raise PriceError(f"price {original!r} is not a positive amount")
+    return value
+
+
+def parse_count(text: str | float | int | None) -> int:
+    """A whole, positive GPU count; ValueError for 0, fractions ("1/2", 0.5) or text."""
+    if isinstance(text, bool) or text is None:
+        raise ValueError(f"GPU count {text!r} is missing")
+    if isinstance(text, float) and text.is_integer():
+        text = int(text)
+    cleaned = str(text).strip().lower().removesuffix("x").strip()
+    if not cleaned.isdigit():
+        raise ValueError(f"GPU count {text!r} is not a whole number of GPUs")
+    if int(cleaned) < 1:
+        raise ValueError(f"GPU count {text!r} is below 1")
+    return int(cleaned)
+
+
+def require_offers(
+    found: ParseResult | Sequence[PriceRecord], payload: Payload, provider: str
+) -> None:
+    """Fail loudly when a non-empty payload yields no rows at all: its layout changed.
+
+    Rows refused with a reason count as rows: a page of "Contact sales" is not a layout
+    change, a page where nothing was recognised is.
+    """
+    if isinstance(found, ParseResult):
+        rows = len(found.records) + len(found.rejects)
+    else:
+        rows = len(found)
+    if rows or not payload.data.strip():
+        return
+    raise ParseError(
+        f"{provider}: parsed 0 offers from a non-empty page at {payload.url} "
+        f"({payload.ref or payload.name or 'unarchived'}, {len(payload.data)} bytes): the page "
+        "layout probably changed; the payload is archived, so report a layout change and "
+        "re-parse it with `chipcost collect --replay` once the parser is fixed"
+    )
+
+
+def require_columns(
+    found: Iterable[str], expected: Iterable[str], payload: Payload, provider: str
+) -> None:
+    """Fail loudly when a price table or record lacks the columns or fields we read."""
+    have = {name.strip().lower() for name in found}
+    missing = [name for name in expected if name.lower() not in have]
+    if not missing:
+        return
+    raise ParseError(
+        f"{provider}: the price data at {payload.url} "
+        f"({payload.ref or payload.name or 'unarchived'}) lacks {', '.join(missing)} "
+        f"(found {', '.join(sorted(have)) or 'nothing'}): the layout changed; report it, then "
+        "re-parse the archived payload with `chipcost collect --replay` once fixed"
+    )
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where the rows being parsed came from: stamped on every record and reject."""
+
+    source: str
+    provider: str
+    source_url: str
+    payload_ref: str
+    observed_at: datetime
+
+    @classmethod
+    def of(cls, source: str, provider: str, payload: Payload) -> Origin:
+        return cls(source, provider, payload.url, payload.ref, payload.fetched_at)
+
+    def record(self, **offer: Any) -> PriceRecord:
+        """A PriceRecord of this origin; `offer` gives the rest (region, chip, price, ...)."""
+        offer.setdefault("source_url", self.source_url)
+        return PriceRecord(
+            observed_at=self.observed_at,
+            provider=self.provider,
+            source=self.source,
+            payload_ref=self.payload_ref,
+            **offer,
+        )
+
+    def reject(self, reason: str, row: Any, sku: str = "") -> Reject:
+        return Reject(self.source, reason, row, sku, self.payload_ref)
+
+
+ALIASES_FILE = "chipcost/data/chip_aliases.csv"
+# A JSON API sends prices as numbers or plain decimal strings ("2.19"). Anything else there
+# ("$2.49/hr", "2,49") means the API changed what it sends: refused, not guessed at.
+PLAIN_NUMBER = re.compile(r"^\d+(\.\d+)?$")
+
+
+class ChipNames:
+    """Canonical chips for one parse, remembering spellings that map to none (for the note).
+
+    Notes carry no source prefix: the run summary and the flow log put the source in front.
+    """
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self.unknown: set[str] = set()
+
+    def chip(self, spelling: str, memory_gb: float | None = None) -> str:
+        chip = canonical_chip(spelling, memory_gb)
+        if chip == UNKNOWN_CHIP:
+            self.unknown.add(spelling)
+        return chip
+
+    def notes(self) -> list[str]:
+        if not self.unknown:
+            return []
+        names = ", ".join(sorted(self.unknown))
+        return [
+            f"{len(self.unknown)} GPU name(s) map to no canonical chip and were loaded as "
+            f"'unknown': {names}; add them to {ALIASES_FILE} if they name a known chip"
+        ]
+
+
+def price_of(text: object, what: str) -> tuple[float | None, str]:
+    """(USD amount, "") or (None, why not): "Contact sales" and "—" are reasons, not errors."""
+    try:
+        value = parse_price(text)  # type: ignore[arg-type]
+    except PriceError as exc:
+        return None, f"{what}: {exc}"
+    if value is None:
+        shown = " ".join(str(text).split()) if text is not None else "nothing"
+        return None, f"{what}: no price listed ({shown or 'empty'})"
+    return value, ""
+
+
+def json_price(value: object, what: str) -> tuple[float | None, str]:
+    """(USD amount, "") for a JSON price field, or (None, why it cannot be used)."""
+    if value is None or isinstance(value, bool):
+        return None, f"{what}: no price ({value!r})"
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str) and PLAIN_NUMBER.match(value.strip()):
+        number = float(value.strip())
+    elif isinstance(value, str) and " ".join(value.split()).lower() in NOT_A_PRICE:
+        return None, f"{what}: no price listed ({value.strip() or 'empty'})"
+    else:
+        return None, f"{what}: price {value!r} is not a plain number as this API sends prices"
+    if not number > 0 or number == float("inf"):
+        return None, f"{what}: price {value!r} is not a positive amount"
+    return number, ""
+
+
+def reject(source: str, reason: str, row: Any, payload: Payload, sku: str = "") -> Reject:
+    return Reject(source=source, reason=reason, row=row, sku=sku, payload_ref=payload.ref)
+
+
+def slug(text: str) -> str:
+    """'NORTH AMERICA' -> 'north-america': a stable region code from a page label."""
+    return re.sub(r"[^a-z0-9]+", "-", text.strip().lower()).strip("-")
+
+
+def load_json(payload: Payload, provider: str) -> Any:
+    """A payload's JSON, or a ParseError naming the provider, URL and archived file."""
+    try:
+        return json.loads(payload.data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ParseError(
+            f"{provider}: the response from {payload.url} ({payload.ref or payload.name}) is "
+            f"not JSON ({exc}): the API changed or returned an error page; report it, then "
+            "re-parse the archived payload with `chipcost collect --replay` once fixed"
+        ) from exc
+
+
+def shape_error(provider: str, payload: Payload, expected: str, found: object) -> ParseError:
+    """A ParseError for a JSON document whose top level is not what the parser reads."""
+    if isinstance(found, dict):
+        what = "keys " + ", ".join(sorted(found)) if found else "an empty object"
+    else:
+        what = type(found).__name__
+    return ParseError(
+        f"{provider}: the response from {payload.url} ({payload.ref or payload.name}) has no "
+        f"{expected} (found {what}): the API format changed; report it, then re-parse the "
+        "archived payload with `chipcost collect --replay` once fixed"
+    )
+
+
+def field_names(rows: Iterable[Any]) -> set[str]:
+    """The union of the keys of the dict rows (for a "renamed field" check)."""
+    return {key for row in rows if isinstance(row, dict) for key in row}
+
+
+def listed_rows(
+    payload: Payload, provider: str, key: str, fields: Iterable[str], body: object = None
+) -> list[Any]:
+    """The list under `key` of a JSON payload (`body`, when already read), its rows checked
+    for every field the parser reads: a renamed field fails the parse, naming it."""
+    body = load_json(payload, provider) if body is None else body
+    rows = body.get(key) if isinstance(body, dict) else None
+    if not isinstance(rows, list):
+        raise shape_error(provider, payload, f"{key} list", body)
+    if rows:
+        require_columns(field_names(rows), fields, payload, provider)
+    return rows
+
+
+def missing_key(variable: str, provider: str, where: str) -> SourceSkipped:
+    """'JL_API_KEY is not set: ...': the run goes on and the summary says what to set."""
+    return SourceSkipped(
+        f"{variable} is not set: {provider}'s price API needs a key; create one in {where} and set "
+        f"{variable} to collect {provider} prices (or run `chipcost collect --replay DIR`)"
+    )

@@ -1,0 +1,128 @@
+"""The one helper every source test uses: recorded payloads, fetch contexts that fake HTTP at the
+transport, and each source's contract cases (tests/fixtures/<source>/contract.toml)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from chipcost.archive import ArchiveWriter
+from chipcost.core.payload import Payload
+from chipcost.core.settings import SourceSettings
+from chipcost.extract.base import FetchContext
+from tests.paths import FIXTURES
+
+FETCHED_AT = datetime(2026, 11, 14, 6, 0, 2, tzinfo=UTC)
+STAMP = "2026-11-14T060000Z"
+# Every key a source may be given, set to one value the contract test looks for everywhere.
+SECRET = "sekrit-KEY-0123456789"
+CONTRACT = "contract.toml"
+
+
+def payload(source: str, name: str, url: str, fetched_at: datetime = FETCHED_AT) -> Payload:
+    """A fixture file as the Payload its fetch would have archived."""
+    data = (FIXTURES / source / name).read_bytes()
+    return Payload(data, url, fetched_at, name, f"{STAMP}/{source}/{name}")
+
+
+def context(
+    tmp_path: Path,
+    source: str,
+    handler: Callable[[httpx.Request], httpx.Response],
+    *,
+    settings: SourceSettings | None = None,
+    waits: list[float] | None = None,
+) -> FetchContext:
+    """A FetchContext whose HTTP goes to `handler` (httpx.MockTransport) and never sleeps."""
+    sleeps = waits if waits is not None else []
+    return FetchContext(
+        archive=ArchiveWriter(tmp_path, STAMP, source),
+        settings=settings or SourceSettings(),
+        transport=httpx.MockTransport(handler),
+        sleep=sleeps.append,
+    )
+
+
+def keyed_settings() -> SourceSettings:
+    """Settings with every key set to SECRET (and a team handle), as a keyed run has them."""
+    keys = {f: SECRET for f in SourceSettings.__dataclass_fields__ if f.endswith("_api_key")}
+    return SourceSettings(**keys, hotaisle_team="team-handle")  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Case:
+    file: str
+    url: str
+    field: str = ""
+
+    def payload(self, source: str) -> Payload:
+        return payload(source, self.file, self.url)
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What tests/fixtures/<source>/contract.toml declares for the contract test."""
+
+    source: str
+    good: tuple[Case, ...]
+    renamed: Case | None = None
+    bad_rows: tuple[Case, ...] = ()
+    fetch: str = "http"  # "http": through httpx; anything else names where fetch is tested
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def good_payloads(self) -> list[Payload]:
+        return [case.payload(self.source) for case in self.good]
+
+    def answer(self, request: httpx.Request) -> httpx.Response:
+        """The good fixture recorded from the request's host and path (any query)."""
+        for case in self.good:
+            url = httpx.URL(case.url)
+            if (url.host, url.path) == (request.url.host, request.url.path):
+                body = (FIXTURES / self.source / case.file).read_bytes()
+                return httpx.Response(200, content=body)
+        return httpx.Response(404, json={"error": f"no fixture for {request.url}"})
+
+
+def contract(source: str) -> Contract | None:
+    path = FIXTURES / source / CONTRACT
+    if not path.is_file():
+        return None
+    spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    renamed = spec.get("renamed")
+    return Contract(
+        source=source,
+        good=tuple(Case(**c) for c in spec.get("good", [])),
+        renamed=Case(**renamed) if renamed else None,
+        bad_rows=tuple(Case(**c) for c in spec.get("bad_rows", [])),
+        fetch=spec.get("fetch", "http"),
+    )
+
+
+def emptied(found: Payload) -> Payload:
+    """The payload with every JSON list in it emptied: the provider's shape, listing nothing."""
+
+    def empty(value: Any) -> Any:
+        if isinstance(value, list):
+            return []
+        if isinstance(value, dict):
+            return {k: empty(v) for k, v in value.items()}
+        return value
+
+    data = json.dumps(empty(json.loads(found.data))).encode()
+    return Payload(data, found.url, found.fetched_at, found.name, found.ref)
+
+
+def payloads_of(source: str, default_url: str = "") -> Callable[..., Payload]:
+    """`payload(name, url=default_url)` bound to one source's fixture folder."""
+
+    def recorded(name: str, url: str = default_url, fetched_at: datetime = FETCHED_AT) -> Payload:
+        return payload(source, name, url, fetched_at)
+
+    return recorded
