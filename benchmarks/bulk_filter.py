@@ -44,12 +44,12 @@ MEGABYTE = 1 << 20
 METHODS = ("chipcost", "gpuhunt", "csv", "pandas")
 # What each method imports before its timer starts (and the package it needs).
 IMPORTS = {
-    "chipcost": ("chipcost.extract._aws_bulk_csv", "chipcost.extract._aws_bulk_parse"),
+    "chipcost": ("chipcost.extract.aws._bulk_csv", "chipcost.extract.aws._bulk_parse"),
     # unittest.mock stubs gpuhunt's calls to AWS: loaded before its timer, and only by its
     # process (with asyncio it is ~70 ms of imports the other methods have no use for).
     "gpuhunt": ("gpuhunt.providers.aws", "unittest.mock"),
-    "csv": ("csv", "chipcost.extract._aws_bulk_parse"),
-    "pandas": ("pandas", "chipcost.extract._aws_bulk_parse"),
+    "csv": ("csv", "chipcost.extract.aws._bulk_parse"),
+    "pandas": ("pandas", "chipcost.extract.aws._bulk_parse"),
 }
 # Accelerator types and the variants (other OS, tenancy, capacity) that the filter drops.
 ACCELERATORS = (
@@ -118,8 +118,8 @@ def generate(path: Path, megabytes: int) -> int:
 
 
 def _run_chipcost(path: Path) -> int:
-    from chipcost.extract._aws_bulk_csv import filter_file, read_head
-    from chipcost.extract._aws_bulk_parse import ec2_selection
+    from chipcost.extract.aws._bulk_csv import filter_file, read_head
+    from chipcost.extract.aws._bulk_parse import ec2_selection
 
     data = filter_file(path, ec2_selection(), read_head(path, "bench"), "bench")
     return data.count(b"\n") - 6
@@ -145,7 +145,7 @@ def _run_gpuhunt(path: Path) -> int:
 def _run_csv(path: Path) -> int:
     import csv
 
-    from chipcost.extract._aws_bulk_parse import ec2_selection
+    from chipcost.extract.aws._bulk_parse import ec2_selection
 
     selection, kept = ec2_selection(), []
     with path.open(encoding="utf-8", newline="") as handle:
@@ -160,7 +160,7 @@ def _run_csv(path: Path) -> int:
 def _run_pandas(path: Path) -> int:
     import pandas as pd
 
-    from chipcost.extract._aws_bulk_parse import ec2_selection
+    from chipcost.extract.aws._bulk_parse import ec2_selection
 
     selection = ec2_selection()
     frame = pd.read_csv(path, skiprows=5, dtype=str, keep_default_na=False)

@@ -1,47 +1,63 @@
-"""Sources: one module per provider API or file, each registered here."""
+"""Sources: one module per provider API or file, discovered here (the registry is the list).
+
+A source module is a public module of this package or of a provider's subpackage (extract/aws/)
+that declares SOURCE; private modules (`_kit`, `_http`, `aws/_price_list`, ...) and `base` are
+the kit. Nothing else lists the sources: the import contract, the validator's providers and
+`chipcost sources` are derived from this registry.
+"""
 
 from __future__ import annotations
 
+import pkgutil
+from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from chipcost.extract.base import FetchContext, Source
 
-SOURCE_MODULES = (
-    "aws_pricing",
-    "aws_savings_plans",
-    "aws_spot",
-    "aws_capacity_blocks",
-    "aws_bulk",
-    "aws_spot_feed",
-    "coreweave",
-    "spheron",
-    "nebius",
-    "verda",
-    "runpod",
-    "vastai",
-    "azure",
-    "oci",
-    "lambda_cloud",
-    "gcp",
-    "vultr",
-    "daytona",
-    "lium",
-    "cloudrift",
-    "digitalocean",
-    "hotaisle",
-    "jarvislabs",
-    "seeweb",
-    "crusoe",
-)
+# Subpackages that hold the sources of one provider and the helpers only they share.
+PROVIDER_PACKAGES = ("aws",)
+KIT_MODULES = frozenset({"base"})
+
+
+@cache
+def source_modules() -> tuple[str, ...]:
+    """Every source module, relative to this package ('vultr', 'aws.pricing'), found on disk
+    without importing it: a provider's subpackage first, then the rest by name."""
+    here = Path(__file__).parent
+    found = [
+        f"{package}.{m.name}"
+        for package in PROVIDER_PACKAGES
+        for m in pkgutil.iter_modules([str(here / package)])
+        if _is_source(m.name, m.ispkg)
+    ]
+    found += sorted(
+        m.name for m in pkgutil.iter_modules([str(here)]) if _is_source(m.name, m.ispkg)
+    )
+    return tuple(found)
+
+
+def _is_source(name: str, package: bool) -> bool:
+    return not package and not name.startswith("_") and name not in KIT_MODULES
+
+
+def module_key(module: str) -> str:
+    """'aws.pricing' -> 'aws_pricing': the sample builder's module name for a source module."""
+    return module.replace(".", "_")
 
 
 def registry() -> dict[str, Source]:
-    """Every registered source by name, in a stable order."""
+    """Every source by name, in a stable order."""
     from importlib import import_module
 
-    sources = [import_module(f"chipcost.extract.{module}").SOURCE for module in SOURCE_MODULES]
+    sources = [import_module(f"chipcost.extract.{module}").SOURCE for module in source_modules()]
     return {source.name: source for source in sources}
+
+
+def providers() -> frozenset[str]:
+    """The providers the registered sources collect (the record's `provider` values)."""
+    return frozenset(source.provider for source in registry().values())
 
 
 def __getattr__(name: str) -> object:
@@ -54,4 +70,4 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["FetchContext", "Source", "registry", "SOURCE_MODULES"]
+__all__ = ["FetchContext", "Source", "module_key", "providers", "registry", "source_modules"]

@@ -7,29 +7,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-# Providers named in DESIGN.md; a new provider is added here with its first source.
-PROVIDERS = (
-    "aws",
-    "azure",
-    "gcp",
-    "runpod",
-    "vastai",
-    "lambda",
-    "coreweave",
-    "spheron",
-    "oci",
-    "nebius",
-    "verda",
-    "crusoe",
-    "digitalocean",
-    "vultr",
-    "hotaisle",
-    "cloudrift",
-    "jarvislabs",
-    "seeweb",
-    "daytona",
-    "lium",
-)
 PRICING_MODELS = ("on_demand", "spot", "reserved", "savings_plan", "capacity_block", "commitment")
 PAYMENTS = ("none", "no_upfront", "partial_upfront", "all_upfront")
 # Fixed terms; a capacity block's duration is written as e.g. "1d", "7d", "14d".

@@ -23,7 +23,7 @@ from chipcost.core.catalog import aws_location_regions
 from chipcost.core.errors import ChipcostError
 from chipcost.core.runs import FAILED, OK, RunResult
 from chipcost.core.settings import Settings
-from chipcost.extract import aws_bulk
+from chipcost.extract.aws import bulk as aws_bulk
 from chipcost.pipeline.backfill_files import Fetcher, Plan, Version
 from chipcost.pipeline.collect import (
     WarehouseSession,

@@ -14,17 +14,17 @@ from chipcost.archive import MANIFEST, ArchiveWriter, read_manifest, read_payloa
 from chipcost.core.errors import ChipcostError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.settings import Settings
-from chipcost.extract import aws_bulk
-from chipcost.extract._aws_bulk_fetch import (
+from chipcost.extract.aws import bulk as aws_bulk
+from chipcost.extract.aws._bulk_fetch import (
     EC2_OFFER,
     OFFER_INDEX_PATH,
     offer_entry,
     region_extract,
     region_files,
 )
-from chipcost.extract._aws_bulk_parse import ec2_selection
-from chipcost.extract._aws_files import NotPublished, get_json
-from chipcost.extract._aws_public import PublicFiles, public_files
+from chipcost.extract.aws._bulk_parse import ec2_selection
+from chipcost.extract.aws._files import NotPublished, get_json
+from chipcost.extract.aws._public import PublicFiles, public_files
 from chipcost.extract.base import FetchContext
 
 SOURCE = aws_bulk.SOURCE

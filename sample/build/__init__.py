@@ -1,4 +1,5 @@
-"""Sample archive builders: one module per source module of chipcost.extract, same name."""
+"""Sample archive builders: one module per source module of chipcost.extract, named after it
+('aws.pricing' -> aws_pricing)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from types import ModuleType
 from typing import Protocol, cast
 
 from chipcost.core.errors import ChipcostError
-from chipcost.extract import SOURCE_MODULES
+from chipcost.extract import module_key, source_modules
 from chipcost.sample.build._common import DAYS, FIRST_RUN, run_time
 
 
@@ -27,15 +28,16 @@ class MissingBuilder(ChipcostError):
 
 def builder(module: str) -> Builder:
     """The sample builder of chipcost.extract.<module>."""
-    name = f"{__name__}.{module}"
+    key = module_key(module)
+    name = f"{__name__}.{key}"
     try:
         found: ModuleType = import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name != name:
             raise
         raise MissingBuilder(
-            f"source module {module!r} (chipcost.extract.SOURCE_MODULES) has no sample "
-            f"builder: add sample/build/{module}.py with write_run(out, day, moment)"
+            f"source module {module!r} (chipcost.extract) has no sample "
+            f"builder: add sample/build/{key}.py with write_run(out, day, moment)"
         ) from exc
     return cast(Builder, found)
 
@@ -43,7 +45,7 @@ def builder(module: str) -> Builder:
 def build(out: Path) -> list[Path]:
     """Every registered source's DAYS sample runs under out; the directories written."""
     # Every builder is imported first, so that a missing one fails before anything is written.
-    builders = [builder(module) for module in SOURCE_MODULES]
+    builders = [builder(module) for module in source_modules()]
     return [
         each.write_run(out, day, run_time(day)) for day in range(1, DAYS + 1) for each in builders
     ]

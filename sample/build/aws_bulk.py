@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from chipcost.archive import ArchiveWriter
-from chipcost.extract._aws_public import PRICE_LIST_URL
-from chipcost.extract.aws_bulk import SOURCE_NAME
+from chipcost.extract.aws._public import PRICE_LIST_URL
+from chipcost.extract.aws.bulk import SOURCE_NAME
 from chipcost.sample.build._aws_bulk_csv import (
     EC2_PATH,
     HEADER_2025,

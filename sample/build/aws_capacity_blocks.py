@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from chipcost.core.catalog import aws_capacity_block_types
-from chipcost.extract import aws_capacity_blocks as cb
+from chipcost.extract.aws import capacity_blocks as cb
 from chipcost.sample.build._aws_api import ZONES, labelled, response_bytes, unit
 from chipcost.sample.build._common import fresh_writer
 

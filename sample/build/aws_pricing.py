@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from chipcost.archive import run_stamp
-from chipcost.extract.aws_pricing import (
+from chipcost.extract.aws.pricing import (
     INSTANCE_FAMILIES,
     PRICING_URL,
     SOURCE_NAME,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from chipcost.archive import ArchiveWriter
-from chipcost.extract import aws_savings_plans as sp
+from chipcost.extract.aws import savings_plans as sp
 from chipcost.sample.build._aws_api import TYPES_REGIONS, labelled, response_bytes, token
 from chipcost.sample.build._aws_price_list import listed_price
 from chipcost.sample.build._common import fresh_writer

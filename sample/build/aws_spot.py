@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from chipcost.archive import ArchiveWriter
-from chipcost.extract import aws_spot as spot
+from chipcost.extract.aws import spot as spot
 from chipcost.sample.build._aws_api import (
     TYPES_REGIONS,
     ZONES,

@@ -6,7 +6,7 @@ import hashlib
 from datetime import datetime
 from pathlib import Path
 
-from chipcost.extract.aws_spot_feed import SOURCE_NAME, SPOT_FEED_URL
+from chipcost.extract.aws.spot_feed import SOURCE_NAME, SPOT_FEED_URL
 from chipcost.sample.build._aws_indexes import spot_feed
 from chipcost.sample.build._aws_price_list import listed_price
 from chipcost.sample.build._common import fresh_writer

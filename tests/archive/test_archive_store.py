@@ -11,7 +11,7 @@ from chipcost import archive
 from chipcost.core.errors import ArchiveError, WarehouseError
 from chipcost.core.runs import OK
 from chipcost.core.settings import Settings, SourceSettings
-from chipcost.extract import aws_bulk
+from chipcost.extract.aws import bulk as aws_bulk
 from chipcost.pipeline.collect import collect_source
 from chipcost.warehouse import lake
 from tests.pg_server import free_port

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chipcost.core.errors import ParseError
-from chipcost.extract import _aws_bulk_csv
-from chipcost.extract._aws_bulk_csv import Selection, filter_file, read_head
-from chipcost.extract._aws_bulk_parse import ec2_selection, savings_plan_selection
+from chipcost.extract.aws import _bulk_csv as _aws_bulk_csv
+from chipcost.extract.aws._bulk_csv import Selection, filter_file, read_head
+from chipcost.extract.aws._bulk_parse import ec2_selection, savings_plan_selection
 from chipcost.sample.build._aws_bulk_csv import HEADER_2025, ec2_csv, product_rows, variant
 from tests.paths import ROOT
 

@@ -16,8 +16,9 @@ import pytest
 from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.settings import SourceSettings
-from chipcost.extract import _aws_public, aws_bulk
 from chipcost.extract._http import MAX_ATTEMPTS
+from chipcost.extract.aws import _public as _aws_public
+from chipcost.extract.aws import bulk as aws_bulk
 from chipcost.extract.base import FetchContext
 from tests.paths import FIXTURES
 from tests.price_files_server import Faults, serve

@@ -16,9 +16,10 @@ import pytest
 
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
-from chipcost.extract import aws_bulk, aws_pricing
-from chipcost.extract._aws_bulk_csv import filter_file, read_head
-from chipcost.extract._aws_bulk_parse import ec2_selection, savings_plan_selection
+from chipcost.extract.aws import bulk as aws_bulk
+from chipcost.extract.aws import pricing as aws_pricing
+from chipcost.extract.aws._bulk_csv import filter_file, read_head
+from chipcost.extract.aws._bulk_parse import ec2_selection, savings_plan_selection
 from chipcost.sample.build._aws_price_list import get_products_page, item_string, offer_item
 from tests import aws_bulk_fixtures
 from tests.paths import ROOT

@@ -14,8 +14,8 @@ import pytest
 from chipcost.archive import read_manifest, read_payloads
 from chipcost.core.catalog import aws_capacity_block_types
 from chipcost.core.errors import SourceError, SourceSkipped
-from chipcost.extract import aws_capacity_blocks as cb
-from chipcost.extract.aws_pricing import NO_CREDENTIALS
+from chipcost.extract.aws import capacity_blocks as cb
+from chipcost.extract.aws.pricing import NO_CREDENTIALS
 from tests.aws_stubs import (
     STAMP,
     clear_aws_env,

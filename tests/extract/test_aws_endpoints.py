@@ -14,8 +14,11 @@ import boto3
 import pytest
 from botocore.awsrequest import AWSResponse
 
-from chipcost.extract import aws_capacity_blocks, aws_pricing, aws_savings_plans, aws_spot
-from chipcost.extract._aws_calls import aws_client
+from chipcost.extract.aws import capacity_blocks as aws_capacity_blocks
+from chipcost.extract.aws import pricing as aws_pricing
+from chipcost.extract.aws import savings_plans as aws_savings_plans
+from chipcost.extract.aws import spot as aws_spot
+from chipcost.extract.aws._calls import aws_client
 from tests.aws_stubs import clear_aws_env, context, fixture_bytes
 
 CLIENTS = {

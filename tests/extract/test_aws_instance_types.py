@@ -9,7 +9,7 @@ import pytest
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
-from chipcost.extract._aws_instance_types import OPERATION, accelerator_names, name_unknown
+from chipcost.extract.aws._instance_types import OPERATION, accelerator_names, name_unknown
 
 AT = datetime(2026, 11, 14, 6, 0, tzinfo=UTC)
 

@@ -20,9 +20,10 @@ from botocore.stub import Stubber
 from chipcost.archive import ArchiveWriter, read_manifest, read_payloads, run_directories
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
-from chipcost.extract import aws_pricing, registry
-from chipcost.extract._aws_price_list import Origin, product_offers
-from chipcost.extract.aws_pricing import (
+from chipcost.extract import registry
+from chipcost.extract.aws import pricing as aws_pricing
+from chipcost.extract.aws._price_list import Origin, product_offers
+from chipcost.extract.aws.pricing import (
     INSTANCE_FAMILIES,
     NO_CREDENTIALS,
     PRICING_URL,
@@ -365,7 +366,7 @@ def test_zero_on_demand_price_is_rejected_and_the_rest_loads():
 
 def test_zero_capacity_block_price_explains_itself_without_filters():
     item = json.loads(page("bad-capacity-block-zero.json")["PriceList"][0])
-    origin = Origin("aws-bulk", "file", "ref", FETCHED_AT)
+    origin = Origin("aws-bulk", "aws", "file", "ref", FETCHED_AT)
     result = product_offers(item["product"], item["terms"], origin, expected={}, raw=item)
     assert result.records == []
     assert result.rejects[0].reason.startswith(

@@ -15,8 +15,8 @@ import pytest
 from chipcost.archive import read_manifest, read_payloads
 from chipcost.core.catalog import aws_accelerator_types
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
-from chipcost.extract import aws_savings_plans as sp
-from chipcost.extract.aws_pricing import NO_CREDENTIALS
+from chipcost.extract.aws import savings_plans as sp
+from chipcost.extract.aws.pricing import NO_CREDENTIALS
 from tests.aws_stubs import (
     FETCHED_AT,
     STAMP,
@@ -314,7 +314,7 @@ def test_no_credentials_skips_the_source(tmp_path, no_aws_config):
 
 
 def test_default_client_has_timeouts_and_adaptive_retries(no_aws_config, monkeypatch):
-    from chipcost.extract._aws_calls import aws_client
+    from chipcost.extract.aws._calls import aws_client
 
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")

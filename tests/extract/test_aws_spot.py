@@ -16,9 +16,9 @@ import pytest
 from chipcost.archive import read_manifest, read_payloads
 from chipcost.core.catalog import aws_accelerator_types
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
-from chipcost.extract import aws_spot as spot
-from chipcost.extract._aws_calls import region_of_zone
-from chipcost.extract.aws_pricing import NO_CREDENTIALS
+from chipcost.extract.aws import spot as spot
+from chipcost.extract.aws._calls import region_of_zone
+from chipcost.extract.aws.pricing import NO_CREDENTIALS
 from tests.aws_stubs import (
     STAMP,
     clear_aws_env,

@@ -11,8 +11,9 @@ from chipcost.archive import ArchiveWriter, read_payloads
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.settings import SourceSettings
-from chipcost.extract import _aws_public, aws_spot_feed
-from chipcost.extract.aws_spot_feed import SOURCE_NAME, parse
+from chipcost.extract.aws import _public as _aws_public
+from chipcost.extract.aws import spot_feed as aws_spot_feed
+from chipcost.extract.aws.spot_feed import SOURCE_NAME, parse
 from chipcost.extract.base import FetchContext
 from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES

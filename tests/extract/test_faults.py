@@ -24,7 +24,8 @@ from botocore.stub import Stubber
 from chipcost.archive import read_manifest
 from chipcost.core.runs import FAILED, OK
 from chipcost.core.settings import Settings
-from chipcost.extract import _http, aws_pricing, registry, runpod
+from chipcost.extract import _http, registry, runpod
+from chipcost.extract.aws import pricing as aws_pricing
 from chipcost.pipeline.collect import collect_source
 from tests.fault_server import cut, fault_server, reset, respond, stall
 from tests.fault_support import ROOT, contained, load_day, preloaded_warehouse

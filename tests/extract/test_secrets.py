@@ -20,7 +20,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from chipcost.extract import _http, aws_pricing, runpod
+from chipcost.extract import _http, runpod
+from chipcost.extract.aws import pricing as aws_pricing
 from tests.fault_server import fault_server, respond
 from tests.paths import ROOT
 

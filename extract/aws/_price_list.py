@@ -6,11 +6,11 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from chipcost.core.catalog import ChipMatch, aws_chip_for, aws_location_regions
-from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord, Reject
+from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
+from chipcost.extract._kit import Origin
 
 # The Price List's words for a reserved term, in the record's vocabulary (DESIGN.md).
 LEASE_TERMS = {"1yr": "1yr", "3yr": "3yr"}
@@ -52,17 +52,6 @@ TERM_MATCH = {
 # One query per accelerator family value finds every accelerator type in every region,
 # including types our catalog (chipcost/data/aws_families.csv) does not know yet.
 INSTANCE_FAMILIES = ("GPU instance", "Machine Learning ASIC Instances")
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where the rows being parsed came from: stamped on every record and reject."""
-
-    source: str
-    source_url: str
-    payload_ref: str
-    observed_at: datetime
-    provider: str = "aws"
 
 
 @dataclass(frozen=True)
@@ -130,7 +119,7 @@ def product_offers(
         offer = _product(product, expected)
         term_list = _terms(terms)
     except _Refused as exc:
-        result.rejects.append(Reject(origin.source, str(exc), raw, sku, origin.payload_ref))
+        result.rejects.append(origin.reject(str(exc), raw, sku))
         return result
     result.notes.extend(offer.notes)
     for term_type, term in term_list:
@@ -144,7 +133,7 @@ def product_offers(
                 "termType": term_type,
                 "term": term,
             }
-            result.rejects.append(Reject(origin.source, str(exc), row, sku, origin.payload_ref))
+            result.rejects.append(origin.reject(str(exc), row, sku))
     return result
 
 
@@ -273,17 +262,12 @@ def _record(
         if offer.market == CAPACITY_BLOCK_MARKET:
             reason = f"{reason}: {CAPACITY_BLOCK_REASON}"
         raise _Refused(reason)
-    return PriceRecord(
-        observed_at=origin.observed_at,
-        provider=origin.provider,
-        source=origin.source,
+    return origin.record(
         region=offer.region,
         instance_type=offer.instance_type,
         chip=offer.chip,
         chip_count=offer.chip_count,
         sku=offer.sku,
-        source_url=origin.source_url,
-        payload_ref=origin.payload_ref,
         extra={key: value for key, value in extra.items() if value},
         **fields,
     )

@@ -17,9 +17,9 @@ from typing import Any
 
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
-from chipcost.extract._aws_bulk_csv import CsvHead, Selection, filter_file, read_head, rows, split
-from chipcost.extract._aws_files import download, get_json
-from chipcost.extract._aws_public import PublicFiles
+from chipcost.extract.aws._bulk_csv import CsvHead, Selection, filter_file, read_head, rows, split
+from chipcost.extract.aws._files import download, get_json
+from chipcost.extract.aws._public import PublicFiles
 from chipcost.extract.base import FetchContext
 
 # The offer index, the root of every price list file AWS publishes.

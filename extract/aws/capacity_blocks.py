@@ -10,7 +10,8 @@ from typing import Any
 from chipcost.core.catalog import aws_capacity_block_types, aws_chip_for
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
-from chipcost.extract._aws_calls import (
+from chipcost.extract._kit import Origin
+from chipcost.extract.aws._calls import (
     AwsCallFailed,
     aws_client,
     aws_errors,
@@ -20,8 +21,7 @@ from chipcost.extract._aws_calls import (
     region_of_zone,
     response_bytes,
 )
-from chipcost.extract._aws_calls import RowRefused as _Refused
-from chipcost.extract._aws_price_list import Origin
+from chipcost.extract.aws._calls import RowRefused as _Refused
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-capacity-blocks"
@@ -109,7 +109,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         if "Error" in body:
             result.notes.append(_not_offered(payload, body["Error"]))
             continue
-        origin = Origin(SOURCE_NAME, payload.url, payload.ref, payload.fetched_at, PROVIDER)
+        origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
         for raw in body["CapacityBlockOfferings"]:
             try:
                 record = offering_record(raw, region, origin)
@@ -153,10 +153,7 @@ def offering_record(raw: object, region: str, origin: Origin) -> PriceRecord:
         for name in ("CapacityBlockOfferingId", "StartDate", "EndDate", "CurrencyCode")
     }
     extra.update(UpfrontFee=raw.get("UpfrontFee"), InstanceCount=count, DurationHours=hours)
-    return PriceRecord(
-        observed_at=origin.observed_at,
-        provider=origin.provider,
-        source=origin.source,
+    return origin.record(
         region=region or region_of_zone(zone),
         zone=zone,
         instance_type=instance_type,
@@ -169,8 +166,6 @@ def offering_record(raw: object, region: str, origin: Origin) -> PriceRecord:
         payment="all_upfront",
         upfront=round(fee / count, 10),
         sku=str(raw.get("CapacityBlockOfferingId", "")),
-        source_url=origin.source_url,
-        payload_ref=origin.payload_ref,
         extra={key: value for key, value in extra.items() if value is not None},
     )
 

@@ -10,8 +10,9 @@ from chipcost.core.catalog import aws_accelerator_types
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
-from chipcost.extract._aws_calls import RowRefused as _Refused
-from chipcost.extract._aws_calls import (
+from chipcost.extract._kit import Origin
+from chipcost.extract.aws._calls import RowRefused as _Refused
+from chipcost.extract.aws._calls import (
     aws_client,
     aws_errors,
     catalog_accelerator,
@@ -19,7 +20,6 @@ from chipcost.extract._aws_calls import (
     named,
     response_bytes,
 )
-from chipcost.extract._aws_price_list import Origin
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-savings-plans"
@@ -118,7 +118,7 @@ def _fetch_batch(client: Any, ctx: FetchContext, batch: list[str], where: str) -
         seen.add(token)
     raise SourceError(
         f"{SOURCE_NAME}: {OPERATION} ({where}) still had a nextToken after {MAX_PAGES} pages: "
-        "raise MAX_PAGES in extract/aws_savings_plans.py if AWS lists that many rates"
+        "raise MAX_PAGES in extract/aws/savings_plans.py if AWS lists that many rates"
     )
 
 
@@ -128,7 +128,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     asked: set[str] = set()
     answered: set[str] = set()
     for payload in payloads:
-        origin = Origin(SOURCE_NAME, payload.url, payload.ref, payload.fetched_at, PROVIDER)
+        origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
         asked.update(_asked_types(payload))
         for raw in _search_results(payload):
             answered.add(_dig(raw, "properties", "instanceType"))
@@ -168,10 +168,7 @@ def rate_record(raw: object, origin: Origin) -> PriceRecord:
     # `rate` is what one instance-hour costs under the plan, whatever the payment option:
     # the upfront part is a prepayment of the plan's hourly commitment, not a fee on top,
     # so the rate is already the effective hourly price and no per-instance upfront exists.
-    return PriceRecord(
-        observed_at=origin.observed_at,
-        provider=origin.provider,
-        source=origin.source,
+    return origin.record(
         region=region,
         instance_type=instance_type,
         chip=match.chip,
@@ -182,8 +179,6 @@ def rate_record(raw: object, origin: Origin) -> PriceRecord:
         payment=payment,
         plan=plan,
         sku=str(offering.get("offeringId", "")),
-        source_url=origin.source_url,
-        payload_ref=origin.payload_ref,
         extra={key: str(value) for key, value in extra.items() if value},
     )
 

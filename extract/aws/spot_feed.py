@@ -19,10 +19,11 @@ from typing import Any
 from chipcost.core.catalog import aws_chip_for, aws_families, aws_family
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord, Reject
-from chipcost.extract._aws_files import get_bytes
-from chipcost.extract._aws_public import REGION_CODE, skip_if_credentials
+from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract._http import http_client
+from chipcost.extract._kit import Origin
+from chipcost.extract.aws._files import get_bytes
+from chipcost.extract.aws._public import REGION_CODE, skip_if_credentials
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-spot-feed"
@@ -84,6 +85,7 @@ def _list(parent: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
 
 def _region(payload: Payload, entry: Mapping[str, Any], vers: str) -> ParseResult:
     result = ParseResult()
+    origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
     name = str(entry.get("region", ""))
     region = REGION_ALIASES.get(name, name)
     families = aws_families()
@@ -99,10 +101,10 @@ def _region(payload: Payload, entry: Mapping[str, Any], vers: str) -> ParseResul
                 "feedVersion": vers,
             }
             try:
-                record = _record(payload, region, instance_type, size, extra)
+                record = _spot_record(origin, region, instance_type, size, extra)
             except _Refused as exc:
                 reason = f"{instance_type} in {region or name}: {exc}"
-                result.rejects.append(Reject(SOURCE_NAME, reason, raw, "", payload.ref))
+                result.rejects.append(origin.reject(reason, raw))
                 continue
             result.records.append(record)
     return result
@@ -112,8 +114,8 @@ class _Refused(Exception):
     """Internal: a feed entry that cannot become a record; the message says why."""
 
 
-def _record(
-    payload: Payload,
+def _spot_record(
+    origin: Origin,
     region: str,
     instance_type: str,
     size: Mapping[str, Any],
@@ -124,18 +126,13 @@ def _record(
     match = aws_chip_for(instance_type)
     if not match.chip_count > 0:
         raise _Refused(f"chip count unknown: add {instance_type} to {INSTANCE_TYPES_CSV}")
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
+    return origin.record(
         region=region,
         instance_type=instance_type,
         chip=match.chip,
         chip_count=match.chip_count,
         pricing_model="spot",
         price_per_hour=_linux_price(size),
-        source_url=payload.url,
-        payload_ref=payload.ref,
         extra={k: v for k, v in (extra | match.share_label()).items() if v},
     )
 

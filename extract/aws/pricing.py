@@ -12,19 +12,19 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
-from chipcost.extract._aws_calls import (
+from chipcost.extract.aws._calls import (
     CLIENT_CONFIG,
     CREDENTIAL_ERRORS,
     NO_CREDENTIALS,
     aws_client,
 )
-from chipcost.extract._aws_instance_types import (
+from chipcost.extract.aws._instance_types import (
     accelerator_names,
     describe_unknown,
     is_describe,
     name_unknown,
 )
-from chipcost.extract._aws_price_list import (
+from chipcost.extract.aws._price_list import (
     INSTANCE_FAMILIES,
     TERM_MATCH,
     Origin,
@@ -122,7 +122,7 @@ def _fetch_query(client: Any, ctx: FetchContext, family: str) -> list[Payload]:
         seen.add(token)
     raise SourceError(
         f"{SOURCE_NAME}: GetProducts for instanceFamily {family!r} still had a NextToken after "
-        f"{MAX_PAGES} pages: raise MAX_PAGES in extract/aws_pricing.py if AWS lists that many"
+        f"{MAX_PAGES} pages: raise MAX_PAGES in extract/aws/pricing.py if AWS lists that many"
     )
 
 
@@ -163,7 +163,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     items = 0
     names = accelerator_names([p for p in payloads if is_describe(p)])
     for payload in (p for p in payloads if not is_describe(p)):
-        origin = Origin(SOURCE_NAME, payload.url, payload.ref, payload.fetched_at, PROVIDER)
+        origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
         for raw in _price_list(payload):
             items += 1
             try:

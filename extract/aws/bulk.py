@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from chipcost.core.errors import ChipcostError, ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
-from chipcost.extract._aws_bulk_csv import CsvHead, rows, split
-from chipcost.extract._aws_bulk_fetch import (
+from chipcost.extract._kit import Origin
+from chipcost.extract.aws._bulk_csv import CsvHead, rows, split
+from chipcost.extract.aws._bulk_fetch import (
     EC2_OFFER,
     OFFER_INDEX_PATH,
     archive_json,
@@ -23,14 +24,13 @@ from chipcost.extract._aws_bulk_fetch import (
     offer_entry,
     region_extract,
 )
-from chipcost.extract._aws_bulk_parse import (
+from chipcost.extract.aws._bulk_parse import (
     ec2_offers,
     ec2_selection,
     savings_plan_offers,
     savings_plan_selection,
 )
-from chipcost.extract._aws_price_list import Origin
-from chipcost.extract._aws_public import (
+from chipcost.extract.aws._public import (
     REGIONS_ENV,
     PublicFiles,
     public_files,
@@ -186,7 +186,7 @@ def _check_complete(payloads: Sequence[Payload]) -> None:
 
 
 def _origin(payload: Payload) -> Origin:
-    return Origin(SOURCE_NAME, payload.url, payload.ref, payload.fetched_at, PROVIDER)
+    return Origin.of(SOURCE_NAME, PROVIDER, payload)
 
 
 def _file_region(payload: Payload) -> str:

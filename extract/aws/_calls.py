@@ -27,7 +27,7 @@ CLIENT_CONFIG = botocore.config.Config(
     retries={"max_attempts": 8, "mode": "adaptive"},
     ignore_configured_endpoint_urls=True,
 )
-# Without credentials the public price files stand in (extract/aws_bulk.py, aws_spot_feed.py).
+# Without credentials the public price files stand in (extract/aws/bulk.py, aws_spot_feed.py).
 NO_CREDENTIALS = (
     "no AWS credentials: public price files are used instead (aws-bulk, aws-spot-feed); "
     "set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY to use the APIs "

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chipcost.core.catalog import aws_families
-from chipcost.core.record import ParseResult, PriceRecord, Reject
-from chipcost.extract._aws_bulk_csv import CsvHead, Selection
-from chipcost.extract._aws_price_list import (
+from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.extract.aws._bulk_csv import CsvHead, Selection
+from chipcost.extract.aws._price_list import (
     INSTANCE_FAMILIES,
     PURCHASE_OPTIONS,
     TERM_MATCH,
@@ -212,9 +212,7 @@ def savings_plan_offers(
             result.records.append(_plan_record(row, product, origin, head.version))
         except _Refused as exc:
             raw = {k: v for k, v in row.items() if v}
-            result.rejects.append(
-                Reject(origin.source, str(exc), raw, row["RateCode"], origin.payload_ref)
-            )
+            result.rejects.append(origin.reject(str(exc), raw, row["RateCode"]))
     return result
 
 
@@ -269,8 +267,6 @@ def _plan_record(
         price_per_hour=_rate(row["DiscountedRate"]),
         upfront=None,
         sku=row["RateCode"],
-        source_url=origin.source_url,
-        payload_ref=origin.payload_ref,
         observed_at=origin.observed_at,
         extra={k: v for k, v in extra.items() if v},
     )

@@ -11,7 +11,8 @@ from chipcost.core.catalog import aws_accelerator_types, aws_family, aws_no_spot
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
-from chipcost.extract._aws_calls import (
+from chipcost.extract._kit import Origin
+from chipcost.extract.aws._calls import (
     REGION_UNUSABLE,
     AwsCallFailed,
     advice,
@@ -23,9 +24,8 @@ from chipcost.extract._aws_calls import (
     named,
     region_of_zone,
 )
-from chipcost.extract._aws_calls import RowRefused as _Refused
-from chipcost.extract._aws_calls import response_bytes as _bytes
-from chipcost.extract._aws_price_list import Origin
+from chipcost.extract.aws._calls import RowRefused as _Refused
+from chipcost.extract.aws._calls import response_bytes as _bytes
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "aws-spot"
@@ -177,7 +177,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
             result.notes.append(_skipped_region(payload, body["Error"]))
             continue
         asked.update(payload.request.get("InstanceTypes") or [])
-        origin = Origin(SOURCE_NAME, payload.url, payload.ref, payload.fetched_at, PROVIDER)
+        origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
         for raw in body["SpotPriceHistory"]:
             answered.add(str(raw.get("InstanceType", "")) if isinstance(raw, dict) else "")
             try:
@@ -214,10 +214,7 @@ def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, Pri
     match = catalog_accelerator(instance_type)
     extra = {"Timestamp": stamp.isoformat(), "AvailabilityZoneId": raw.get("AvailabilityZoneId")}
     extra |= match.share_label()
-    record = PriceRecord(
-        observed_at=origin.observed_at,
-        provider=origin.provider,
-        source=origin.source,
+    record = origin.record(
         region=region,
         zone=zone,
         instance_type=instance_type,
@@ -225,8 +222,6 @@ def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, Pri
         chip_count=match.chip_count,
         pricing_model="spot",
         price_per_hour=price,
-        source_url=origin.source_url,
-        payload_ref=origin.payload_ref,
         extra={key: str(value) for key, value in extra.items() if value},
     )
     return stamp, record
