@@ -8,17 +8,11 @@ from html import escape
 
 import polars as pl
 
+from chipcost.core.vocabulary import MODEL_COLOURS
 from chipcost.reports.labels import MODEL_LABELS, money
 
-# One colour per pricing model, the same in the report and the price explorer.
-COLOURS = {
-    "on_demand": "#2563eb",
-    "reserved": "#059669",
-    "savings_plan": "#7c3aed",
-    "commitment": "#0891b2",
-    "spot": "#ea580c",
-    "capacity_block": "#be185d",
-}
+# One colour per pricing model (core/vocabulary.py), the same in the report and the explorer.
+COLOURS = MODEL_COLOURS
 OTHER_COLOUR = "#6b7280"
 WIDTH, HEIGHT = 560, 200
 LEFT, RIGHT, TOP, BOTTOM = 64, 150, 12, 28  # room for price labels, the legend, the dates

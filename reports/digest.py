@@ -7,8 +7,9 @@ from html import escape
 import polars as pl
 from great_tables import GT
 
+from chipcost.core.vocabulary import BUCKET_LABELS
 from chipcost.reports.data import ReportData, alike_moves, place_of_alike
-from chipcost.reports.labels import BUCKET_LABELS, money
+from chipcost.reports.labels import money
 from chipcost.reports.sections import Section, no_changes
 from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
 from chipcost.transform.cost import cost_text

@@ -4,26 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
+from chipcost.core.vocabulary import MODEL_LABELS
+
 MINUS = "\u2212"  # a real minus sign: "−8%" reads better than "-8%" and matches great-tables
-
-MODEL_LABELS = {
-    "on_demand": "on-demand",
-    "reserved": "reserved",
-    "savings_plan": "savings plan",
-    "commitment": "commitment",
-    "capacity_block": "capacity block",
-    "spot": "spot",
-}
-
-# The columns of "Cheapest now", in reading order: list price, commitments, then the rest.
-BUCKET_LABELS = {
-    "on_demand": "On-demand",
-    "commit_1yr": "1-yr commitment",
-    "commit_3yr": "3-yr commitment",
-    "commit_other": "Other terms",  # 1 week to 6 months, 2 years: neocloud commitments
-    "spot": "Spot",
-    "capacity_block": "Capacity block",
-}
 
 
 def offer_label() -> pl.Expr:

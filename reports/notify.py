@@ -11,8 +11,9 @@ import duckdb
 import polars as pl
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.vocabulary import BUCKET_LABELS
 from chipcost.reports.alerts import moves_since
-from chipcost.reports.labels import BUCKET_LABELS, money, signed_pct, with_labels
+from chipcost.reports.labels import money, signed_pct, with_labels
 from chipcost.reports.text import top_move
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.notifications import record_sent, sent_today

@@ -8,7 +8,8 @@ from html import escape
 import polars as pl
 from great_tables import GT, loc, nanoplot_options, style
 
-from chipcost.reports.labels import BUCKET_LABELS, jump_mark, money
+from chipcost.core.vocabulary import BUCKET_LABELS
+from chipcost.reports.labels import jump_mark, money
 from chipcost.transform.cost import cost_text
 from chipcost.warehouse.snapshot import CANNOT_HOLD
 

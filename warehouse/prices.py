@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from chipcost.core.vocabulary import PRICING_MODELS
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.literals import any_of, listed, literal
 
@@ -13,7 +14,6 @@ if TYPE_CHECKING:  # polars is loaded for frames only: the terminal table reads 
     import polars as pl
 
 # The order pricing models are listed in: the list price first, then commitments, then spot.
-MODEL_ORDER = ("on_demand", "reserved", "savings_plan", "commitment", "capacity_block", "spot")
 
 # A term's length in hours, so that terms sort by length ("1d", "7d", "14d"; "1mo", "1yr").
 TERM_HOURS = r"""CASE
@@ -77,7 +77,7 @@ def _price_query(
         where.append(f"chip_count IN {listed(float(c) for c in chip_counts)}")
     if spot is not None:
         where.append("pricing_model " + ("=" if spot else "<>") + " 'spot'")
-    order = ", ".join(f"'{m}'" for m in MODEL_ORDER)
+    order = ", ".join(f"'{m}'" for m in PRICING_MODELS)
     # One chip's memory (chips.csv) beside the chip count: what --min-memory filters on.
     columns = ", ".join(
         f"p.{c}, c.memory_gb" if c == "chip_count" else f"p.{c}" for c in PRICE_COLUMNS

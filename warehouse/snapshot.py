@@ -9,20 +9,17 @@ import polars as pl
 
 from chipcost.core.frames import frame_of
 from chipcost.core.record import OFFER_KEY
+from chipcost.core.vocabulary import bucket_sql
 from chipcost.transform.cost import bytes_per_parameter
 
 # Prices in force at $at, from offers some source still saw after $fresh: an offer whose
 # source stopped running long ago is not "cheapest now" (the health table names the source).
-_AS_OF = """
+_AS_OF = f"""
 SELECT
     chip, provider, region, zone, instance_type, pricing_model, term, payment, plan, source,
     chip_count, price_per_hour, price_per_hour / chip_count AS price_per_chip_hour,
     last_seen_at,
-    CASE
-        WHEN pricing_model IN ('on_demand', 'spot', 'capacity_block') THEN pricing_model
-        WHEN term IN ('1yr', '3yr') THEN 'commit_' || term
-        ELSE 'commit_other'
-    END AS bucket
+    {bucket_sql()} AS bucket
 FROM price_history
 WHERE valid_from < $at AND (valid_to IS NULL OR valid_to >= $at)
   AND last_seen_at >= $fresh AND chip_count > 0

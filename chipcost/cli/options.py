@@ -8,6 +8,7 @@ import typer
 
 from chipcost.cli.consoles import DEFAULT_TABLE_ROWS, MAX_LIMIT, err, out
 from chipcost.cli.formats import OutputFormat
+from chipcost.core.vocabulary import models_help
 
 __all__ = [
     "DEFAULT_TABLE_ROWS",
@@ -38,7 +39,7 @@ PricingModelOption = Annotated[
     list[str] | None,
     typer.Option(
         "--pricing-model",
-        help="on_demand, reserved, savings_plan, commitment, capacity_block, spot.",
+        help=f"{models_help()}.",
     ),
 ]
 # The old name of --pricing-model, still taken.

@@ -7,24 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-PRICING_MODELS = ("on_demand", "spot", "reserved", "savings_plan", "capacity_block", "commitment")
-PAYMENTS = ("none", "no_upfront", "partial_upfront", "all_upfront")
-# Fixed terms; a capacity block's duration is written as e.g. "1d", "7d", "14d".
-TERMS = ("none", "1w", "1mo", "3mo", "6mo", "1yr", "2yr", "3yr")
-TERM_PATTERN = r"^(none|1w|1mo|3mo|6mo|1yr|2yr|3yr|\d+[hd])$"
-# The variant inside a pricing model: RI class, savings plan type, marketplace tier, ...
-PLANS = (
-    "default",
-    "standard",
-    "convertible",
-    "compute",
-    "ec2_instance",
-    "secure",
-    "community",
-    "interruptible",
-    "low_priority",
-    "dynamic",  # on-demand at a daily demand-based price (Verda), instead of the fixed one
-)
+# The vocabulary of pricing_model, term, payment and plan is declared in core/vocabulary.py.
 HOURS_PER_TERM = {"1yr": 8760.0, "3yr": 26280.0}
 
 OFFER_KEY = (

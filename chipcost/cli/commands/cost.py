@@ -9,6 +9,7 @@ import typer
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import DbOption, FormatOption, LimitOption, WideOption
 from chipcost.cli.reads import DEFAULT_BASELINE
+from chipcost.core.vocabulary import models_help
 
 
 def cost(
@@ -36,7 +37,7 @@ def cost(
     ] = None,
     region: Annotated[list[str] | None, typer.Option(help="Only this region.")] = None,
     pricing_model: Annotated[
-        list[str] | None, typer.Option(help="Only this pricing model: on_demand, spot, ...")
+        list[str] | None, typer.Option(help=f"Only this pricing model: {models_help()}.")
     ] = None,
     provider: Annotated[list[str] | None, typer.Option(help="Only this provider.")] = None,
     all_offers: Annotated[

@@ -1,0 +1,79 @@
+"""The price record's vocabulary, declared once: pricing models (label, order, colour, report
+bucket), terms, payments and plans. The validator, the warehouse's ordering and buckets, the
+reports, the charts, the explorer and the CLI's help all read it from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PricingModel:
+    code: str  # the record's `pricing_model`
+    label: str  # in sentences and offer labels: "savings plan"
+    heading: str  # a column of its own in the report: "Capacity block"
+    colour: str  # its line in charts, the same in the report and the explorer
+    # A commitment is bucketed by its term in the report (1-yr, 3-yr, other terms); any
+    # other model is a bucket of its own, so a new one never lands among the commitments.
+    commits: bool
+
+
+# In the order listings show them: list price first, commitments, then the rest.
+PRICING_MODEL_TABLE = (
+    PricingModel("on_demand", "on-demand", "On-demand", "#2563eb", commits=False),
+    PricingModel("reserved", "reserved", "Reserved", "#059669", commits=True),
+    PricingModel("savings_plan", "savings plan", "Savings plan", "#7c3aed", commits=True),
+    PricingModel("commitment", "commitment", "Commitment", "#0891b2", commits=True),
+    PricingModel("capacity_block", "capacity block", "Capacity block", "#be185d", commits=False),
+    PricingModel("spot", "spot", "Spot", "#ea580c", commits=False),
+)
+PRICING_MODELS = tuple(model.code for model in PRICING_MODEL_TABLE)
+MODEL_LABELS = {model.code: model.label for model in PRICING_MODEL_TABLE}
+MODEL_COLOURS = {model.code: model.colour for model in PRICING_MODEL_TABLE}
+OWN_BUCKET_MODELS = tuple(model.code for model in PRICING_MODEL_TABLE if not model.commits)
+
+# Commitment terms the report gives a column of their own; other terms share one.
+COMMITMENT_BUCKETS = {
+    "commit_1yr": "1-yr commitment",
+    "commit_3yr": "3-yr commitment",
+    "commit_other": "Other terms",  # 1 week to 6 months, 2 years: neocloud commitments
+}
+# The columns of "Cheapest now", in reading order: list price, commitments, then the rest.
+BUCKET_ORDER = ("on_demand", "commit_1yr", "commit_3yr", "commit_other", "spot", "capacity_block")
+BUCKET_LABELS = {
+    bucket: COMMITMENT_BUCKETS.get(bucket)
+    or next(m.heading for m in PRICING_MODEL_TABLE if m.code == bucket)
+    for bucket in BUCKET_ORDER
+}
+
+PAYMENTS = ("none", "no_upfront", "partial_upfront", "all_upfront")
+# Fixed terms; a capacity block's duration is written as e.g. "1d", "7d", "14d".
+TERMS = ("none", "1w", "1mo", "3mo", "6mo", "1yr", "2yr", "3yr")
+TERM_PATTERN = rf"^({'|'.join(TERMS)}|\d+[hd])$"
+# The variant inside a pricing model: RI class, savings plan type, marketplace tier, ...
+PLANS = (
+    "default",
+    "standard",
+    "convertible",
+    "compute",
+    "ec2_instance",
+    "secure",
+    "community",
+    "interruptible",
+    "low_priority",
+    "dynamic",  # on-demand at a daily demand-based price (Verda), instead of the fixed one
+)
+
+
+def bucket_sql(model: str = "pricing_model", term: str = "term") -> str:
+    """The report bucket of an offer as a SQL expression (warehouse/snapshot.py)."""
+    own = ", ".join(f"'{code}'" for code in OWN_BUCKET_MODELS)
+    return (
+        f"CASE WHEN {model} IN ({own}) THEN {model} "
+        f"WHEN {term} IN ('1yr', '3yr') THEN 'commit_' || {term} ELSE 'commit_other' END"
+    )
+
+
+def models_help() -> str:
+    """'on_demand, reserved, ...': the pricing models as options list them."""
+    return ", ".join(PRICING_MODELS)
