@@ -64,7 +64,7 @@ def without_prefect(archive: Path, work: Path, *, per_source: bool) -> None:
 
     settings = Settings(data_dir=work, db_path=work / "plain.duckdb")
     sources = registry()
-    names = frozenset(sources)
+    names = {name: source.provider for name, source in sources.items()}
     for run_dir in archives.run_directories(str(archive)):
         results, parsed = [], []
         for name in archives.archived_sources(run_dir):

@@ -55,9 +55,14 @@ def registry() -> dict[str, Source]:
     return {source.name: source for source in sources}
 
 
+def source_providers() -> dict[str, str]:
+    """Each registered source's provider: what the validator checks records against."""
+    return {name: source.provider for name, source in registry().items()}
+
+
 def providers() -> frozenset[str]:
     """The providers the registered sources collect (the record's `provider` values)."""
-    return frozenset(source.provider for source in registry().values())
+    return frozenset(source_providers().values())
 
 
 def __getattr__(name: str) -> object:
@@ -70,4 +75,12 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["FetchContext", "Source", "module_key", "providers", "registry", "source_modules"]
+__all__ = [
+    "FetchContext",
+    "Source",
+    "module_key",
+    "providers",
+    "registry",
+    "source_modules",
+    "source_providers",
+]

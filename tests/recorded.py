@@ -44,9 +44,9 @@ def fake_context(
 
 def assert_loadable(result: ParseResult) -> None:
     """The shared invariants: every record passes validation (price, chips, key, USD)."""
-    from chipcost.extract import registry
+    from chipcost.extract import source_providers
 
-    validated = validate_records(result.records, frozenset(registry()))
+    validated = validate_records(result.records, source_providers())
     assert not validated.rejects, [r.reason for r in validated.rejects]
     for record in result.records:
         assert record.payload_ref and record.source_url and record.observed_at == FETCHED_AT

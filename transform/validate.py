@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandera.polars as pa
@@ -10,15 +11,8 @@ import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chips
 from chipcost.core.frames import records_frame
-from chipcost.core.record import (
-    OFFER_KEY,
-    PAYMENTS,
-    PLANS,
-    PRICING_MODELS,
-    TERM_PATTERN,
-    PriceRecord,
-    Reject,
-)
+from chipcost.core.record import OFFER_KEY, PriceRecord, Reject
+from chipcost.core.vocabulary import PAYMENTS, PLANS, PRICING_MODELS, TERM_PATTERN
 
 # Per-chip hourly prices outside this band are almost surely a parsing or unit error
 # (a monthly price read as hourly, a per-instance price divided twice). The cheapest real
@@ -31,14 +25,13 @@ def _finite(data: pa.PolarsData) -> pl.LazyFrame:
     return data.lazyframe.select(pl.col(data.key).is_finite())
 
 
-def _price_schema(sources: frozenset[str]) -> pa.DataFrameSchema:
+def _price_schema(sources: Mapping[str, str]) -> pa.DataFrameSchema:
     text = {"nullable": False}
     return pa.DataFrameSchema(
         {
             "observed_at": pa.Column(pl.Datetime("us", "UTC"), **text),
-            # Which provider a source collects is declared once, by its Source (the registry);
-            # the kit stamps it on every record and the source contract test checks it.
-            "provider": pa.Column(pl.String, pa.Check.str_length(min_value=1), **text),
+            # The providers the registered sources declare (chipcost.extract.registry()).
+            "provider": pa.Column(pl.String, pa.Check.isin(sorted(set(sources.values()))), **text),
             "source": pa.Column(pl.String, pa.Check.isin(sorted(sources)), **text),
             "region": pa.Column(pl.String, pa.Check.str_length(min_value=1), **text),
             "zone": pa.Column(pl.String, **text),
@@ -78,12 +71,17 @@ class Validated:
     frame: pl.DataFrame | None = None
 
 
-def validate_records(records: list[PriceRecord], sources: frozenset[str]) -> Validated:
-    """Split records into those that pass the schema and duplicate checks, and rejects."""
+def validate_records(records: list[PriceRecord], sources: Mapping[str, str]) -> Validated:
+    """Split records into those that pass the schema and duplicate checks, and rejects.
+
+    `sources` maps each registered source to its provider (chipcost.extract.source_providers()).
+    """
     return validate_batches([records], sources)[0]
 
 
-def validate_batches(batches: list[list[PriceRecord]], sources: frozenset[str]) -> list[Validated]:
+def validate_batches(
+    batches: list[list[PriceRecord]], sources: Mapping[str, str]
+) -> list[Validated]:
     """`validate_records` of each batch (one per source), with one pandera validation for all.
 
     pandera's cost is mostly per call (a dozen lazy queries per column), not per row: a run
@@ -107,7 +105,7 @@ def validate_batches(batches: list[list[PriceRecord]], sources: frozenset[str]) 
 
 
 def _schema_reasons(
-    frame: pl.DataFrame, sources: frozenset[str], reasons: dict[int, list[str]]
+    frame: pl.DataFrame, sources: Mapping[str, str], reasons: dict[int, list[str]]
 ) -> None:
     checked = frame.with_columns(
         (pl.col("price_per_hour") / pl.col("chip_count")).alias("price_per_chip_hour")

@@ -34,7 +34,7 @@ from chipcost.core.runs import (
     payload_digest,
 )
 from chipcost.core.settings import Settings, check_data_dir
-from chipcost.extract import FetchContext, Source, registry
+from chipcost.extract import FetchContext, Source, registry, source_providers
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_batches
 from chipcost.warehouse.db import checkpoint, maintain
@@ -169,7 +169,7 @@ def _validate(batch: list[_Parsed], settings: Settings) -> None:
         return
     started = time.monotonic()
     try:
-        validated = validate_batches([p.parsed.records for p in todo], frozenset(registry()))
+        validated = validate_batches([p.parsed.records for p in todo], source_providers())
     except Exception as exc:  # a validation bug fails these sources, not the run
         for p in todo:
             _unexpected(p.result, p.result.source, exc, settings)

@@ -20,7 +20,7 @@ from botocore.stub import Stubber
 from chipcost.archive import ArchiveWriter, read_manifest, read_payloads, run_directories
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
-from chipcost.extract import registry
+from chipcost.extract import registry, source_providers
 from chipcost.extract.aws import pricing as aws_pricing
 from chipcost.extract.aws._price_list import Origin, product_offers
 from chipcost.extract.aws.pricing import (
@@ -598,7 +598,6 @@ def test_default_client_has_timeouts_and_adaptive_retries(no_aws_config, monkeyp
 
 
 def test_source_is_registered_under_its_name():
-    from chipcost.extract import registry
 
     assert registry()["aws-pricing-api"] is SOURCE
     assert (SOURCE.provider, SOURCE.fetch, SOURCE.parse) == ("aws", fetch, parse)
@@ -656,7 +655,7 @@ def test_a_fractional_gpu_type_is_priced_per_whole_chip_and_labelled_as_a_share(
     assert record.extra["share"] == "1/8 of one L4"
     assert not result.notes  # a catalog type: nothing to add
     assert record.price_per_hour / record.chip_count == pytest.approx(1.6)  # per whole L4
-    assert validate_records(result.records, frozenset(registry())).rejects == []
+    assert validate_records(result.records, source_providers()).rejects == []
 
 
 @pytest.mark.parametrize(

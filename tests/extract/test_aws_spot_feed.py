@@ -79,7 +79,7 @@ def test_java_style_numbers_are_numbers_and_implausible_ones_are_caught():
     result = parse([payload(feed_with("g6e.xlarge", "9.0E-4", "ap-south-1"))])
     odd = next(r for r in result.records if r.region == "ap-south-1")
     assert odd.price_per_hour == pytest.approx(0.0009)
-    validated = validate_records([odd], frozenset({SOURCE_NAME}))
+    validated = validate_records([odd], {SOURCE_NAME: "aws"})
     assert not validated.records
     assert "outside the plausible range" in validated.rejects[0].reason
 

@@ -17,7 +17,7 @@ from chipcost.archive import read_payloads
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
-from chipcost.extract import registry
+from chipcost.extract import registry, source_providers
 from chipcost.extract.base import NOTHING_MADE, Page, Skip, each_row
 from chipcost.transform.validate import validate_records
 from tests.sources import (
@@ -85,7 +85,7 @@ def test_good_fixtures_parse_to_records_that_validate(case: Contract):
     source = SOURCES[case.source]
     result = source.parse(case.good_payloads())
     assert result.records, f"{case.source}: the good fixtures gave no record"
-    validated = validate_records(result.records, frozenset(SOURCES))
+    validated = validate_records(result.records, source_providers())
     assert not validated.rejects, [r.reason for r in validated.rejects]
     refs = {p.ref for p in case.good_payloads()}
     for record in result.records:

@@ -84,7 +84,7 @@ def test_unmapped_gpu_names_load_as_unknown_and_are_reported():
 
 def test_every_record_passes_validation():
     records = parse([page()]).records
-    validated = validate_records(records, frozenset({"coreweave"}))
+    validated = validate_records(records, {"coreweave": "coreweave"})
     assert validated.rejects == [] and len(validated.records) == len(records) == 13
 
 

@@ -52,7 +52,7 @@ def test_per_gpu_on_demand_and_spot_prices():
 
 def test_every_good_record_validates():
     records = parse([payload("gpu-pricing.json")]).records
-    validated = validate_records(records, frozenset({"daytona"}))
+    validated = validate_records(records, {"daytona": "daytona"})
     assert validated.rejects == [] and len(validated.records) == len(records)
     assert {"B300", "B200", "H200", "H100-SXM", "RTX-PRO-6000"} <= {r.chip for r in records}
 
@@ -73,7 +73,7 @@ def test_bad_rows_become_rejects_and_a_null_spot_price_means_not_sold_on_spot():
 def test_a_non_usd_rate_card_is_refused_by_validation():
     body = json.loads((FIXTURES / "gpu-pricing.json").read_text()) | {"currency": "EUR"}
     records = parse([payload("eur.json", json.dumps(body).encode())]).records
-    validated = validate_records(records, frozenset({"daytona"}))
+    validated = validate_records(records, {"daytona": "daytona"})
     assert not validated.records and all("not USD" in r.reason for r in validated.rejects)
 
 

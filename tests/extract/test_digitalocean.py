@@ -44,7 +44,7 @@ def test_gpu_sizes_priced_per_droplet_in_each_region():
 
 def test_every_good_record_validates():
     records = parse([payload("sizes.json")]).records
-    validated = validate_records(records, frozenset({"digitalocean"}))
+    validated = validate_records(records, {"digitalocean": "digitalocean"})
     assert validated.rejects == [] and len(validated.records) == 2
 
 

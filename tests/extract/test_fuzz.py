@@ -26,7 +26,7 @@ from chipcost.archive import archived_sources, read_payloads, run_directories
 from chipcost.core.errors import ChipcostError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
-from chipcost.extract import registry
+from chipcost.extract import registry, source_providers
 from chipcost.transform.validate import validate_records
 from tests.mutations import finite_or_none, mutated_bytes
 from tests.paths import ROOT
@@ -99,7 +99,7 @@ def check_outcome(source_name: str, payloads: list[Payload]) -> ParseResult | No
         reject.row_json()  # stored as JSON text: must serialise
     assert all(isinstance(note, str) for note in result.notes)
     # Records must survive the validation step that follows every parse.
-    validate_records(result.records, frozenset(registry()))
+    validate_records(result.records, source_providers())
     return result
 
 

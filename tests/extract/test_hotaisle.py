@@ -55,7 +55,7 @@ def test_a_configuration_listed_several_times_is_one_offer_at_its_cheapest():
 
 def test_every_good_record_validates():
     records = parse([payload("available-several.json")]).records
-    validated = validate_records(records, frozenset({"hotaisle"}))
+    validated = validate_records(records, {"hotaisle": "hotaisle"})
     assert validated.rejects == [] and len(validated.records) == 3
 
 

@@ -58,7 +58,7 @@ def test_gpu_plans_per_region_converted_from_euros_at_the_ecb_rate():
 
 def test_every_good_record_validates():
     records = parse(good()).records
-    validated = validate_records(records, frozenset({"seeweb"}))
+    validated = validate_records(records, {"seeweb": "seeweb"})
     assert validated.rejects == [] and len(validated.records) == 4
 
 
@@ -66,7 +66,7 @@ def test_without_the_rate_prices_stay_euros_and_validation_refuses_them():
     result = parse([payload("plans.json")])
     assert {r.currency for r in result.records} == {"EUR"}
     assert any("no EUR/USD rate" in note for note in result.notes)
-    validated = validate_records(result.records, frozenset({"seeweb"}))
+    validated = validate_records(result.records, {"seeweb": "seeweb"})
     assert not validated.records and all("EUR is not USD" in r.reason for r in validated.rejects)
 
 

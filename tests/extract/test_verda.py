@@ -87,7 +87,7 @@ def test_cpu_only_types_are_not_accelerator_offers():
 
 def test_every_good_record_validates():
     records = parse(good()).records
-    validated = validate_records(records, frozenset({"verda"}))
+    validated = validate_records(records, {"verda": "verda"})
     assert validated.rejects == [] and len(validated.records) == len(records)
     assert {r.chip for r in records} >= {"B200", "B300", "H200", "H100-SXM", "L40S", "V100"}
 
@@ -120,7 +120,7 @@ def test_bad_rows_become_rejects_with_reasons(instance_type, reason):
 
 def test_a_non_usd_row_is_refused_by_validation_not_mixed_in():
     records = parse([payload("bad-rows.json")]).records
-    validated = validate_records(records, frozenset({"verda"}))
+    validated = validate_records(records, {"verda": "verda"})
     eur = [r for r in validated.rejects if "1H100.80S.30V-eur" in r.row_json()]
     assert eur and all("not USD" in r.reason for r in eur)
     assert {r.instance_type for r in validated.records} == {"8H100.80S.176V"}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from chipcost.archive import read_manifest, read_payloads
-from chipcost.extract import registry
+from chipcost.extract import registry, source_providers
 from chipcost.sample import ARCHIVE as SAMPLE
 from chipcost.sample.build import builder, run_time
 from chipcost.transform.validate import validate_records
@@ -30,7 +30,7 @@ def days(tmp_path_factory) -> dict[int, Path]:
 def test_every_day_loads_without_rejects_or_unknown_chips(days, source):
     for run in days.values():
         result = registry()[source].parse(read_payloads(run, source))
-        validated = validate_records(result.records, frozenset(SOURCES))
+        validated = validate_records(result.records, source_providers())
         assert result.records and not result.rejects and not validated.rejects, run.name
         assert "unknown" not in {r.chip for r in result.records}, run.name
         assert read_manifest(run / source)["sample"] is True

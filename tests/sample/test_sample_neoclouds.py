@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from chipcost.archive import read_manifest, read_payloads
-from chipcost.extract import registry
+from chipcost.extract import registry, source_providers
 from chipcost.sample import ARCHIVE as SAMPLE
 from chipcost.sample.build import coreweave, nebius, run_time, spheron, verda
 from chipcost.transform.validate import validate_records
@@ -39,7 +39,7 @@ def test_every_day_parses_and_validates_for_every_source(days):
     for run in days.values():
         for source in SOURCES:
             result = parsed(run, source)
-            validated = validate_records(result.records, frozenset(SOURCES))
+            validated = validate_records(result.records, source_providers())
             assert result.records and not validated.rejects, (run.name, source)
             assert len(result.rejects) == (1 if source == "nebius" else 0)  # L40S preemptible "—"
 

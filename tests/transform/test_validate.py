@@ -9,7 +9,7 @@ import pytest
 from chipcost.transform.validate import validate_batches, validate_records
 from tests.helpers import record
 
-SOURCES = frozenset({"aws-pricing-api"})
+SOURCES = {"aws-pricing-api": "aws"}
 
 
 def test_good_records_pass():
