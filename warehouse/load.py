@@ -9,7 +9,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import ArrowStream, records_frame
-from chipcost.core.record import OFFER_KEY
+from chipcost.core.record import OFFER_KEY, RECORD_COLUMNS
 from chipcost.core.runs import ALREADY_LOADED, OK, LoadSummary, RunResult
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
 from chipcost.warehouse import lake
@@ -25,11 +25,7 @@ _SAME_PRICE = (
     f"abs(h.price_per_hour - s.price_per_hour) <= {PRICE_EPSILON} "
     f"AND abs(coalesce(h.upfront, 0) - coalesce(s.upfront, 0)) <= {PRICE_EPSILON}"
 )
-_OBSERVATION_COLUMNS = (
-    "run_id, observed_at, provider, source, region, zone, instance_type, chip, chip_count,"
-    " pricing_model, term, payment, plan, price_per_hour, upfront, currency, sku, source_url,"
-    " payload_ref, extra"
-)
+_OBSERVATION_COLUMNS = ", ".join(["run_id", *(name for name, _ in RECORD_COLUMNS)])
 
 
 # A lake load whose commit conflicts with another writer's (both changed price_history) is

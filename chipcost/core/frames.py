@@ -6,29 +6,16 @@ import json
 
 import polars as pl
 
-from chipcost.core.record import PriceRecord
+from chipcost.core.record import RECORD_COLUMNS, PriceRecord
 
-RECORD_SCHEMA: dict[str, pl.DataType] = {
-    "observed_at": pl.Datetime("us", "UTC"),
-    "provider": pl.String(),
-    "source": pl.String(),
-    "region": pl.String(),
-    "zone": pl.String(),
-    "instance_type": pl.String(),
-    "chip": pl.String(),
-    "chip_count": pl.Float64(),
-    "pricing_model": pl.String(),
-    "term": pl.String(),
-    "payment": pl.String(),
-    "plan": pl.String(),
-    "price_per_hour": pl.Float64(),
-    "upfront": pl.Float64(),
-    "currency": pl.String(),
-    "sku": pl.String(),
-    "source_url": pl.String(),
-    "payload_ref": pl.String(),
-    "extra": pl.String(),
+# The polars type of each kind of record column (core/record.py RECORD_COLUMNS).
+_POLARS = {
+    "timestamp": pl.Datetime("us", "UTC"),
+    "text": pl.String(),
+    "number": pl.Float64(),
+    "json": pl.String(),  # extra, as JSON text
 }
+RECORD_SCHEMA: dict[str, pl.DataType] = {name: _POLARS[kind] for name, kind in RECORD_COLUMNS}
 
 
 def records_frame(records: list[PriceRecord]) -> pl.DataFrame:

@@ -10,6 +10,31 @@ from typing import Any
 # The vocabulary of pricing_model, term, payment and plan is declared in core/vocabulary.py.
 HOURS_PER_TERM = {"1yr": 8760.0, "3yr": 26280.0}
 
+# The record's columns in the warehouse's order (the observations table after its run_id), each
+# with its kind: the frame schema (core/frames.py) and the loader's insert are derived from it,
+# and tests/core/test_vocabulary.py checks PriceRecord and the warehouse against it.
+RECORD_COLUMNS = (
+    ("observed_at", "timestamp"),
+    ("provider", "text"),
+    ("source", "text"),
+    ("region", "text"),
+    ("zone", "text"),
+    ("instance_type", "text"),
+    ("chip", "text"),
+    ("chip_count", "number"),
+    ("pricing_model", "text"),
+    ("term", "text"),
+    ("payment", "text"),
+    ("plan", "text"),
+    ("price_per_hour", "number"),
+    ("upfront", "number"),
+    ("currency", "text"),
+    ("sku", "text"),
+    ("source_url", "text"),
+    ("payload_ref", "text"),
+    ("extra", "json"),
+)
+
 OFFER_KEY = (
     "provider",
     "region",

@@ -102,3 +102,27 @@ def test_the_sql_views_list_no_pricing_models():
         text = Path(view).read_text(encoding="utf-8")
         named = [m for m in PRICING_MODELS if f"'{m}'" in text]
         assert len(named) < 3, f"{view.name} lists {named}: derive it from core/vocabulary.py"
+
+
+def test_the_record_columns_are_declared_once(tmp_path):
+    """PriceRecord, the frame schema, the loader's insert and the observations table all have
+    the columns of core/record.py RECORD_COLUMNS."""
+    from dataclasses import fields
+
+    from chipcost.core.frames import RECORD_SCHEMA
+    from chipcost.core.record import RECORD_COLUMNS, PriceRecord
+    from chipcost.transform.validate import _price_schema
+    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.load import _OBSERVATION_COLUMNS
+
+    names = [name for name, _ in RECORD_COLUMNS]
+    assert {f.name for f in fields(PriceRecord)} == set(names)
+    assert list(RECORD_SCHEMA) == names
+    assert _OBSERVATION_COLUMNS.split(", ") == ["run_id", *names]
+    assert set(_price_schema({"x": "x"}).columns) <= set(names) | {"price_per_chip_hour"}
+    con = connect(tmp_path / "w.duckdb")
+    try:
+        table = [row[0] for row in con.execute("DESCRIBE observations").fetchall()]
+    finally:
+        con.close()
+    assert table == ["run_id", *names]
