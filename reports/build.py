@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from chipcost.core.clean import FORMULA
 from chipcost.core.settings import Warehouse
 from chipcost.reports import page, text
 from chipcost.reports.data import ReportData, gather
@@ -50,8 +51,6 @@ CSV_COLUMNS = (
     "history_start",
     "payload_ref",
 )
-# A cell starting with one of these is a formula to a spreadsheet: scraped text must not be.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass
@@ -139,7 +138,7 @@ def spreadsheet_safe(frame: pl.DataFrame) -> pl.DataFrame:
 
 def _defused(column: str) -> pl.Expr:
     value = pl.col(column)
-    formula = pl.any_horizontal([value.str.starts_with(s) for s in FORMULA_START])
+    formula = value.str.contains(FORMULA)  # after any leading spaces too (core/clean.py)
     return pl.when(formula).then(pl.lit("'") + value).otherwise(value).alias(column)
 
 

@@ -86,9 +86,14 @@ def _asset(name: str) -> str:
     return resources.files("chipcost.reports").joinpath("assets", name).read_text("utf-8")
 
 
+# Scraped text must not end or open anything in the page's script: "</script>" would end it
+# and "<!--<script>" would swallow the page's own script. JSON inside a string may spell any
+# character as \\u: "<", ">" and "&" never appear as themselves.
+_HTML_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
 def _embedded(data: dict) -> str:
-    # "</" would end the script element early: scraped text must not be able to.
-    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    return json.dumps(data, separators=(",", ":")).translate(_HTML_SAFE)
 
 
 def _filters() -> str:

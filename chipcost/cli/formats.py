@@ -17,6 +17,7 @@ from datetime import date, datetime, time, timedelta
 from enum import Enum, StrEnum
 from typing import IO, TYPE_CHECKING, Any
 
+from chipcost.core.clean import spreadsheet_text
 from chipcost.core.durations import iso_timedelta
 
 if TYPE_CHECKING:
@@ -87,9 +88,12 @@ def text_value(value: Any) -> str:
 
 
 def _csv_cell(value: Any) -> str:
-    """A CSV cell: as text_value, but NaN and infinities empty, as JSON's null."""
+    """A CSV cell: as text_value, but NaN and infinities empty, as JSON's null, and text a
+    spreadsheet would run as a formula defused (numbers are left as they are)."""
     if isinstance(value, float) and not math.isfinite(value):
         return ""
+    if isinstance(value, str):
+        return spreadsheet_text(value)
     return text_value(value)
 
 

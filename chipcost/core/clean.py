@@ -15,6 +15,15 @@ BREAKS = r"[\t\n\r\v\f\x85\u2028\u2029]"
 CONTROL = r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 _BREAKS = re.compile(BREAKS)
 _CONTROL = re.compile(CONTROL)
+# A cell a spreadsheet runs as a formula: one that starts, after any spaces, with = + - or @,
+# or that starts with a tab or a carriage return. Written for Python's re and polars' alike.
+FORMULA = r"^(\s*[=+\-@]|[\t\r])"
+_FORMULA = re.compile(FORMULA)
+
+
+def spreadsheet_text(text: str) -> str:
+    """The text, with a leading ' where a spreadsheet would otherwise run it as a formula."""
+    return f"'{text}" if _FORMULA.match(text) else text
 
 
 def printable(text: str) -> str:

@@ -148,10 +148,11 @@
     head.appendChild(th);
   }
 
-  // A cell starting like a formula is text to a spreadsheet, not something to run.
+  // Text starting like a formula (after any spaces) is text to a spreadsheet, not something
+  // to run; numbers are left as they are.
   const safe = (v) => {
     const s = v === null || v === undefined ? "" : String(v);
-    const t = /^[=+\-@\t\r]/.test(s) ? "'" + s : s;
+    const t = typeof v === "string" && /^(\s*[=+\-@]|[\t\r])/.test(s) ? "'" + s : s;
     return /[",\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
   };
   $("download").addEventListener("click", () => {

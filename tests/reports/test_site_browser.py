@@ -219,3 +219,28 @@ def test_the_price_is_in_view_on_a_phone(browser, site):
         assert box is not None and box["x"] + box["width"] <= 390, box
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("text", ["<!--<script>", "</script><script>alert(1)</script>", "a & b >"])
+def test_hostile_provider_text_neither_blanks_nor_runs_in_the_page(browser, tmp_path, text):
+    """On main at 368c4bd a provider string `<!--<script>` swallowed the page's own script and
+    the explorer showed no offer at all."""
+    from tests.helpers import loaded_warehouse, record
+
+    offers = [
+        record(instance_type=text, price_per_hour=2.0, sku="1"),
+        record(instance_type="p5.48xlarge", chip_count=8.0, price_per_hour=40.0, sku="8"),
+    ]
+    write_site(loaded_warehouse(tmp_path / "w.duckdb", offers), tmp_path / "site")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        errors, dialogs = [], []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto((tmp_path / "site" / "index.html").as_uri())
+        assert page.inner_text("#count") == "2 of 2 offers"
+        assert text in column(page, "Instance")
+        assert errors == [] and dialogs == []
+    finally:
+        context.close()
