@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import duckdb
 import polars as pl
 
+from chipcost.core.clean import printable
 from chipcost.core.errors import ChipcostError
 from chipcost.core.vocabulary import BUCKET_LABELS
 from chipcost.reports.alerts import moves_since
@@ -24,6 +25,17 @@ from chipcost.warehouse.snapshot import cheapest_by_model
 FRESH_DAYS = 7
 # Lines in one notification: chat services cut long messages (Discord at 2,000 characters).
 MAX_LINES = 15
+
+
+# Chat services read markup in a message: Slack's <!channel> and <url|text>, Discord's
+# @everyone and [text](url), Telegram's HTML. Provider text reaches alerts as plain text only:
+# no angle brackets, no square brackets, and an @ that mentions nobody.
+_CHAT_SAFE = str.maketrans({"<": "‹", ">": "›", "[": "(", "]": ")", "@": "@\u200b"})
+
+
+def chat_text(text: str) -> str:
+    """The text as an alert may carry it: printable, with no mention, link or tag syntax."""
+    return printable(text).translate(_CHAT_SAFE)
 
 
 class NotifyError(ChipcostError):
@@ -147,8 +159,11 @@ def _send(url: str, title: str, lines: list[str]) -> None:
         shown.append(f"… and {len(lines) - MAX_LINES} more: see the weekly report")
     notifier = apprise.Apprise()
     notifier.add(url)
+    body = "\n".join(chat_text(line) for line in shown)
     with apprise.LogCapture(level=apprise.logging.WARNING) as log:
-        ok = notifier.notify(title=title, body="\n".join(shown))
+        ok = notifier.notify(
+            title=chat_text(title), body=body, body_format=apprise.NotifyFormat.TEXT
+        )
         said = log.getvalue().strip().splitlines()
     if not ok:
         reason = said[-1] if said else "no reason given"

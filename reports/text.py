@@ -168,15 +168,17 @@ def text_body(data: ReportData, limit: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Markdown's own characters in scraped text are escaped, so a provider string can make no
+# link, image, emphasis or code span in the artifact; "<" and ">" make no raw HTML.
+_MARKDOWN = "\\`*_[]()!|#"
+
+
 def _md(text: object) -> str:
-    """A table cell safe in markdown: no column breaks, no raw HTML from scraped text."""
-    return (
-        str(text)
-        .replace("\\", "\\\\")
-        .replace("|", "\\|")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-    )
+    """A table cell safe in markdown: no column breaks, links, images or raw HTML."""
+    found = str(text)
+    for mark in _MARKDOWN:
+        found = found.replace(mark, "\\" + mark)
+    return found.replace("<", "&lt;").replace(">", "&gt;")
 
 
 def markdown(data: ReportData, footer: list[str]) -> str:

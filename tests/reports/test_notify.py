@@ -109,3 +109,39 @@ def test_chipcost_notify_is_read_as_comma_separated_urls(monkeypatch):
     monkeypatch.setenv("CHIPCOST_NOTIFY", "discord://1/abc")
     settings = load_settings()
     assert settings.notify == ("discord://1/abc",) and "discord" not in repr(settings)
+
+
+HOSTILE = "<!channel> @everyone [docs](http://evil.test) <http://evil.test|Docs> <b>x</b>"
+
+
+def test_provider_text_reaches_a_chat_as_plain_text(tmp_path):
+    """On main at 368c4bd a provider string went into the alert as it came: a Slack
+    `<!channel>`, a Discord `@everyone` or a disguised link would have reached the team."""
+    from chipcost.pipeline.seed import open_warehouse
+    from chipcost.warehouse.load import load_run
+    from tests.helpers import record, run_of
+
+    db = tmp_path / "w.duckdb"
+    con = open_warehouse(db)
+    try:
+        for n, price in enumerate((10.0, 8.0)):
+            load_run(con, run_of([record(instance_type=HOSTILE, price_per_hour=price)], day(n)))
+    finally:
+        con.close()
+    with webhook_server.serving() as (port, inbox):
+        done = send_alerts(db, [f"json://127.0.0.1:{port}/hook"], day(0), day(1), 5.0)
+    assert done.alerts >= 1
+    (hook,) = inbox.hooks
+    text = hook.fields()["title"] + "\n" + hook.fields()["message"]
+    for markup in ("<", ">", "[", "]", "@everyone", "<!channel>"):
+        assert markup not in text, markup
+    assert "‹!channel› @\u200beveryone (docs)(http://evil.test)" in text
+
+
+def test_the_artifact_escapes_markdown_links_and_images():
+    from chipcost.reports.text import _md
+
+    assert _md("![x](http://evil.test/a.png) [y](http://evil.test)") == (
+        "\\!\\[x\\]\\(http://evil.test/a.png\\) \\[y\\]\\(http://evil.test\\)"
+    )
+    assert _md("a|b <script>") == "a\\|b &lt;script&gt;"
