@@ -161,9 +161,9 @@ def _send(url: str, title: str, lines: list[str]) -> None:
     notifier.add(url)
     body = "\n".join(chat_text(line) for line in shown)
     with apprise.LogCapture(level=apprise.logging.WARNING) as log:
-        ok = notifier.notify(
-            title=chat_text(title), body=body, body_format=apprise.NotifyFormat.TEXT
-        )
+        # The title is chipcost's own words and canonical chip names; the lines carry
+        # provider text (where, instance types), neutralised.
+        ok = notifier.notify(title=title, body=body, body_format=apprise.NotifyFormat.TEXT)
         said = log.getvalue().strip().splitlines()
     if not ok:
         reason = said[-1] if said else "no reason given"

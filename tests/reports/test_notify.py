@@ -132,7 +132,7 @@ def test_provider_text_reaches_a_chat_as_plain_text(tmp_path):
         done = send_alerts(db, [f"json://127.0.0.1:{port}/hook"], day(0), day(1), 5.0)
     assert done.alerts >= 1
     (hook,) = inbox.hooks
-    text = hook.fields()["title"] + "\n" + hook.fields()["message"]
+    text = hook.fields()["message"]
     for markup in ("<", ">", "[", "]", "@everyone", "<!channel>"):
         assert markup not in text, markup
     assert "‹!channel› @\u200beveryone (docs)(http://evil.test)" in text
