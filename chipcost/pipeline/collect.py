@@ -35,6 +35,7 @@ from chipcost.core.runs import (
 )
 from chipcost.core.settings import Settings, check_data_dir
 from chipcost.extract import FetchContext, Source, registry, source_providers
+from chipcost.pipeline.clock import check_dates
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_batches
 from chipcost.warehouse.db import checkpoint, maintain
@@ -139,6 +140,7 @@ def _fetch_and_parse(
                 "nothing to save); run again later"
             )
         else:
+            check_dates(source.name, stamp, payloads, now=None if replay_dir else now())
             result.observed_at = min(p.fetched_at for p in payloads)
             found.parsed = source.parse(payloads)
     result.seconds = time.monotonic() - started
