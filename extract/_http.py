@@ -5,6 +5,7 @@ from __future__ import annotations
 import email.utils
 import threading
 import time
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,6 +35,14 @@ BACKOFF_CAP = 30.0
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 # Query parameters whose values are credentials: never archived, logged or put in messages.
 SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "secret"})
+# A price API answers in kilobytes to a few megabytes; a body past this is not a price list
+# (AWS's price files, hundreds of megabytes, stream to disk through extract/aws/_files.py).
+MAX_BODY_BYTES = 64 << 20
+# One response, connect to last byte: a server sending a byte every few seconds never trips
+# the per-read timeout, so the whole body has a deadline of its own.
+BODY_DEADLINE_SECONDS = 120.0
+# Redirects followed per request, each on the same host and never from https to http.
+MAX_REDIRECTS = 5
 
 Sleep = Callable[[float], None]
 
@@ -93,7 +102,7 @@ def http_client(
         transport=transport,
         timeout=TIMEOUT,
         headers={"User-Agent": USER_AGENT, **(headers or {})},
-        follow_redirects=True,
+        follow_redirects=False,  # followed by _request: same host, never down to http
         limits=httpx.Limits(max_connections=PER_HOST * 4, max_keepalive_connections=PER_HOST),
     )
     secrets = ctx.settings.secrets() if ctx is not None else ()
@@ -167,12 +176,13 @@ def _send(
     for attempt in range(1, client.max_attempts + 1):
         try:
             with _slot(httpx.URL(url).host):
-                response = client.client.request(
-                    method, url, params=params, headers=headers, json=json
-                )
+                response = _request(client, where, method, url, params, headers, json)
         except httpx.TimeoutException as exc:
             failure, wait = f"timed out ({type(exc).__name__})", backoff(attempt)
             advice = "the provider is slow or unreachable: check the network or proxy, run again"
+        except CutShort as exc:
+            failure, wait = f"sent an incomplete response ({exc})", backoff(attempt)
+            advice = "the connection was cut mid-answer: nothing of it is loaded; run again"
         except httpx.TransportError as exc:
             failure, wait = f"could not connect ({type(exc).__name__}: {exc})", backoff(attempt)
             advice = "check the network, DNS or proxy, then run again"
@@ -199,6 +209,105 @@ def _send(
         client.waits.append(wait)
         client.sleep(wait)
     raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+
+def _request(
+    client: HttpClient,
+    where: str,
+    method: str,
+    url: str,
+    params: Mapping[str, Any] | None,
+    headers: Mapping[str, str] | None,
+    json: Any,
+) -> httpx.Response:
+    """One request, its redirects followed on the same host and scheme, its body read whole
+    and checked complete; a transport error or timeout is the caller's to retry."""
+    request = client.client.build_request(method, url, params=params, headers=headers, json=json)
+    for _ in range(MAX_REDIRECTS + 1):
+        response = _complete(client, where, request)
+        if not response.is_redirect:
+            return response
+        request = _redirected(where, request, response)
+    raise SourceError(f"{where} redirected more than {MAX_REDIRECTS} times: report it")
+
+
+def _redirected(where: str, request: httpx.Request, response: httpx.Response) -> httpx.Request:
+    """The request a redirect asks for, when it stays on the host and on https."""
+    target = request.url.join(response.headers.get("Location", ""))
+    if target.host != request.url.host or (request.url.scheme, target.scheme) == ("https", "http"):
+        raise SourceError(
+            f"{where} redirected to {public_url(str(target))}, off {request.url.host} or down to "
+            "http: not followed, as a price list comes from its provider over https. If the "
+            "provider moved, report it so the source's URL is changed"
+        )
+    method = "GET" if response.status_code == 303 else request.method
+    body = None if method == "GET" and request.method != "GET" else request.content
+    return httpx.Request(method, target, headers=request.headers, content=body)
+
+
+def _complete(client: HttpClient, where: str, request: httpx.Request) -> httpx.Response:
+    """The response with its body read and checked: within the size cap and the deadline, as
+    long as its Content-Length says, and a gzip stream that ends; else SourceError."""
+    started = client.clock()
+    response = client.client.send(request, stream=True)
+    if hasattr(response, "_content"):  # built in memory (a test's transport): nothing to read
+        return response
+    try:
+        raw = bytearray()
+        for chunk in response.iter_raw():
+            raw += chunk
+            if len(raw) > MAX_BODY_BYTES:
+                raise SourceError(f"{where} sent more than {MAX_BODY_BYTES >> 20} MB: {BIG}")
+            if client.clock() - started > BODY_DEADLINE_SECONDS:
+                raise httpx.ReadTimeout(f"body not received within {BODY_DEADLINE_SECONDS:.0f} s")
+    finally:
+        response.close()
+    return _whole(response, bytes(raw))
+
+
+BIG = "not a price list; report it"
+
+
+class CutShort(httpx.TransportError):
+    """A response whose body did not arrive whole: retried, then named as such."""
+
+
+def _whole(response: httpx.Response, raw: bytes) -> httpx.Response:
+    """The response rebuilt on its decoded body, once the body is known to be complete."""
+    length = response.headers.get("Content-Length", "")
+    if length.isdigit() and int(length) != len(raw):
+        raise CutShort(f"body cut short: {len(raw)} of {length} bytes")
+    encoding = response.headers.get("Content-Encoding", "").strip().lower()
+    body = _decoded(raw, encoding) if response.is_success else raw
+    kind = response.headers.get("Content-Type", "").lower()
+    if response.is_success and "html" in kind and not _ends_html(body):
+        raise CutShort("HTML page cut short: it never closes </html>")
+    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() != "content-encoding"]
+    return httpx.Response(
+        response.status_code, headers=headers, content=body, request=response.request
+    )
+
+
+def _decoded(raw: bytes, encoding: str) -> bytes:
+    """The body without its gzip or deflate coding; a stream that does not end is cut short."""
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        return raw
+    inflater = zlib.decompressobj(31 if "gzip" in encoding else 15)
+    try:
+        body = inflater.decompress(raw) + inflater.flush()
+    except zlib.error as exc:
+        raise CutShort(f"{encoding} body is corrupt or cut short ({exc})") from exc
+    if not inflater.eof:
+        raise CutShort(f"{encoding} body cut short: its stream never ends")
+    return body
+
+
+def _ends_html(body: bytes) -> bool:
+    """Whether an HTML document that opens as one also closes (a page cut mid-way does not)."""
+    head = body[:512].lstrip().lower()
+    if not head.startswith((b"<!doctype html", b"<html")):
+        return True  # a fragment: nothing to compare
+    return b"</html>" in body[-4096:].lower()
 
 
 def backoff(attempt: int) -> float:

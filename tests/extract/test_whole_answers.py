@@ -1,0 +1,143 @@
+"""A response is complete or it fails the source, and a redirect stays on the provider's host:
+through a real local HTTP server, for an HTTP source (vultr, through extract/_http.py).
+
+On main at 368c4bd a gzip body cut at 80% with a matching Content-Length, an HTML page cut
+mid-way, and a body without Content-Length closed early were read without error, so part of a
+price list loaded and the rest was closed as withdrawn; redirects were followed to any host,
+https to http included; a server sending a byte every few seconds never timed out.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from chipcost.core.errors import SourceError
+from chipcost.extract import _http
+from tests.fault_server import fault_server, respond
+from tests.paths import FIXTURES
+from tests.sources import context
+
+METAL = (FIXTURES / "vultr" / "plans-metal.json").read_bytes()
+ROWS = b"<tr><td>x</td></tr>" * 200
+PAGE = b"<!DOCTYPE html><html><body><table>" + ROWS + b"</table></body></html>"
+
+
+@pytest.fixture(autouse=True)
+def quick(monkeypatch):
+    monkeypatch.setattr(_http, "BACKOFF_BASE", 0.01)
+
+
+def served(tmp_path: Path, server, path: str = "/v2/plans-metal"):
+    """Fetch vultr's two lists from the local server; the first answer is the one tested."""
+    return _http.get(
+        context(tmp_path, "vultr", lambda r: None),
+        _http.http_client("vultr"),
+        f"{server.url}{path}",
+    )
+
+
+def raw(status: int, body: bytes, headers: dict[str, str]):
+    """An answer with exactly these headers (no Content-Length unless given), then close."""
+
+    def answer(handler, stop) -> None:
+        handler.send_response(status)
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(body)
+        handler.wfile.flush()
+        handler.close_connection = True
+
+    return answer
+
+
+def test_a_whole_gzip_body_is_read():
+    packed = gzip.compress(METAL)
+    headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+    with fault_server(respond(200, packed, headers)) as server:
+        client = _http.http_client("vultr")
+        response = _http.send(client, f"{server.url}/v2/plans-metal")
+    assert json.loads(response.content) == json.loads(METAL)
+
+
+def test_a_gzip_body_cut_short_with_a_matching_length_fails_the_source(tmp_path):
+    packed = gzip.compress(METAL)[: int(len(gzip.compress(METAL)) * 0.8)]
+    headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+    with fault_server(respond(200, packed, headers)) as server:
+        with pytest.raises(SourceError, match="incomplete response .*gzip body cut short"):
+            served(tmp_path, server)
+        assert len(server.requests) == _http.MAX_ATTEMPTS  # retried, then named
+    assert not list(tmp_path.rglob("*.json*"))  # nothing of it archived as a payload
+
+
+def test_an_html_page_closed_early_without_a_length_fails_the_source(tmp_path):
+    cut = raw(200, PAGE[: len(PAGE) // 2], {"Content-Type": "text/html"})
+    with fault_server(cut) as server:
+        with pytest.raises(SourceError, match="HTML page cut short"):
+            served(tmp_path, server, "/pricing")
+
+
+def test_a_whole_html_page_without_a_length_is_read(tmp_path):
+    with fault_server(raw(200, PAGE, {"Content-Type": "text/html"})) as server:
+        payload = served(tmp_path, server, "/pricing")
+    assert payload.data == PAGE
+
+
+def test_a_body_shorter_than_its_length_fails_the_source(tmp_path):
+    from tests.fault_server import cut
+
+    with fault_server(cut(METAL, len(METAL) // 2)) as server:
+        with pytest.raises(SourceError, match="vultr"):
+            served(tmp_path, server)
+
+
+def test_a_redirect_on_the_same_host_is_followed(tmp_path):
+    moved = raw(301, b"", {"Location": "/v2/plans-metal-new", "Content-Length": "0"})
+    with fault_server(moved, respond(200, METAL)) as server:
+        payload = served(tmp_path, server)
+    assert payload.data == METAL
+    assert [path for _, path, _ in server.requests] == ["/v2/plans-metal", "/v2/plans-metal-new"]
+
+
+@pytest.mark.parametrize("target", ["http://evil.test/v2/plans", "http://127.0.0.2:9/x"])
+def test_a_redirect_off_the_host_is_refused_naming_it(tmp_path, target):
+    moved = raw(302, b"", {"Location": target, "Content-Length": "0"})
+    with fault_server(moved) as server:
+        with pytest.raises(SourceError, match="redirected to .*not followed"):
+            served(tmp_path, server)
+        assert len(server.requests) == 1
+
+
+def test_a_server_sending_a_byte_at_a_time_meets_the_body_deadline(tmp_path, monkeypatch):
+    monkeypatch.setattr(_http, "BODY_DEADLINE_SECONDS", 1.0)
+
+    def drip(handler, stop: threading.Event) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(METAL)))
+        handler.end_headers()
+        for byte in METAL[:40]:
+            if stop.wait(0.2):
+                return
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+        handler.close_connection = True
+
+    started = time.monotonic()
+    with fault_server(drip) as server:
+        with pytest.raises(SourceError, match="timed out"):
+            served(tmp_path, server)
+    assert time.monotonic() - started < 10
+
+
+def test_a_body_over_the_size_cap_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(_http, "MAX_BODY_BYTES", 1000)
+    with fault_server(respond(200, METAL)) as server:
+        with pytest.raises(SourceError, match="sent more than"):
+            served(tmp_path, server)
