@@ -114,6 +114,7 @@ def _unloaded(con: duckdb.DuckDBPyConnection, run: RunResult) -> bool:
             source.status = ALREADY_LOADED
             source.message = "already loaded from this archive by another collect: nothing to do"
             source.records, source.rejects, source.seen_keys = [], [], set()
+            source.refused_skus = set()
     return any(s.status != ALREADY_LOADED for s in run.sources)
 
 
@@ -199,7 +200,8 @@ def _extend_unchanged(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 
 
 def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
-    """Offers a fully successful source no longer lists are closed as withdrawn."""
+    """Offers a fully successful source no longer lists are closed as withdrawn; one whose
+    row was seen but refused (by the validator: its key; by the parser: its sku) is not."""
     ok = [s for s in run.sources if s.status == OK and s.observed_at is not None]
     if not ok:
         return 0
@@ -211,8 +213,14 @@ def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
         {"source": [s.source for s in ok], "observed_at": [s.observed_at for s in ok]},
         schema={"source": pl.String, "observed_at": pl.Datetime("us", "UTC")},
     )
+    refused = [(s.source, sku) for s in ok for sku in s.refused_skus]
+    refused_frame = pl.DataFrame(
+        {"source": [r[0] for r in refused], "sku": [r[1] for r in refused]},
+        schema={"source": pl.String, "sku": pl.String},
+    )
     con.register("seen_keys", ArrowStream(seen))
     con.register("ok_sources", ArrowStream(sources))
+    con.register("refused_skus", ArrowStream(refused_frame))
     try:
         key_match = " AND ".join(f"h.{c} = k.{c}" for c in HISTORY_KEY)
         return _count(
@@ -222,11 +230,15 @@ def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
             FROM ok_sources o
             WHERE h.valid_to IS NULL AND h.source = o.source AND h.last_seen_at < o.observed_at
               AND NOT EXISTS (SELECT 1 FROM seen_keys k WHERE {key_match})
+              AND NOT EXISTS (
+                  SELECT 1 FROM refused_skus r WHERE r.source = h.source AND r.sku = h.sku
+              )
             """,
         )
     finally:
         con.unregister("seen_keys")
         con.unregister("ok_sources")
+        con.unregister("refused_skus")
 
 
 def _key_schema() -> dict[str, pl.DataType]:

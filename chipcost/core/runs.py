@@ -25,6 +25,9 @@ class SourceResult:
     # Offer keys the parser saw this run, valid or not: an offer whose row was rejected
     # is not withdrawn.
     seen_keys: set[tuple[str, ...]] = field(default_factory=set)
+    # The provider's ids (sku) of rows the parser refused: their open offers were seen too, so
+    # they are not withdrawn either.
+    refused_skus: set[str] = field(default_factory=set)
     payloads: int = 0
     seconds: float = 0.0
     observed_at: datetime | None = None

@@ -1,0 +1,81 @@
+"""An offer is withdrawn only when its source ran whole and no longer lists it: an offer whose
+row the parser refused was seen, and a source that failed or was refused withdraws nothing.
+
+On main at 368c4bd a price the parser rejected closed its offer as withdrawn (back as "new" on
+the next good run), while one the validator rejected kept its open price.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from chipcost.archive import ArchiveWriter
+from chipcost.core.runs import FAILED, OK, RunResult
+from chipcost.core.settings import load_settings
+from chipcost.extract import registry
+from chipcost.extract.vultr import METAL_URL, PLANS_URL
+from chipcost.pipeline.collect import WarehouseSession, collect_source, load
+from chipcost.warehouse.db import connect
+from tests.paths import FIXTURES
+
+VULTR = FIXTURES / "vultr"
+MI300X = "vbm-256c-2048gb-8-mi300x-gpu"
+
+
+def archived(root: Path, day: int, files: list[tuple[str, str]]) -> Path:
+    """One archived vultr run of `day` (November 2026) holding these fixture files."""
+    moment = datetime(2026, 11, day, 6, 0, tzinfo=UTC)
+    stamp = moment.strftime("%Y-%m-%dT%H%M%SZ")
+    writer = ArchiveWriter(root, stamp, "vultr")
+    for name, url in files:
+        writer.write((VULTR / name).read_bytes(), url, ext="json", fetched_at=moment)
+    writer.finish()
+    return root / stamp
+
+
+def replay(settings, run_dir: Path):
+    result = collect_source(
+        registry()["vultr"], settings=settings, stamp=run_dir.name, replay_dir=run_dir
+    )
+    when = result.observed_at or datetime(2026, 11, 1, tzinfo=UTC)
+    with WarehouseSession(settings) as session:
+        load(session, RunResult(f"{run_dir.name}-t", when, when, "replay", run_dir.name, False,
+                                [result]))  # fmt: skip
+    return result
+
+
+def open_offers(db: Path) -> dict[str, str | None]:
+    con = connect(db, read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT instance_type || ' ' || region || ' ' || pricing_model, end_reason "
+            "FROM price_history WHERE valid_to IS NULL OR end_reason = 'withdrawn'"
+        ).fetchall()
+    finally:
+        con.close()
+    return dict(rows)
+
+
+def test_an_offer_whose_price_the_parser_refused_is_not_withdrawn(tmp_path):
+    settings = load_settings(db=tmp_path / "w.duckdb", data_dir=tmp_path)
+    good = [("plans-metal.json", METAL_URL), ("plans.json", PLANS_URL)]
+    replay(settings, archived(tmp_path / "a", 20, good))
+    before = open_offers(settings.db_path)
+    assert f"{MI300X} ord on_demand" in before
+    # The next day the MI300X plan's price reads "$17.52/hr": refused by the parser.
+    bad = [("bad-rows.json", METAL_URL), ("plans.json", PLANS_URL)]
+    result = replay(settings, archived(tmp_path / "a", 21, bad))
+    assert result.status == OK and MI300X in result.refused_skus
+    after = open_offers(settings.db_path)
+    assert after[f"{MI300X} ord on_demand"] is None  # still open, not withdrawn
+
+
+def test_a_source_that_fails_withdraws_nothing(tmp_path):
+    settings = load_settings(db=tmp_path / "w.duckdb", data_dir=tmp_path)
+    good = [("plans-metal.json", METAL_URL), ("plans.json", PLANS_URL)]
+    replay(settings, archived(tmp_path / "a", 20, good))
+    before = open_offers(settings.db_path)
+    result = replay(settings, archived(tmp_path / "a", 21, [("bad-renamed-field.json", METAL_URL)]))
+    assert result.status == FAILED and "hourly_cost" in result.message
+    assert open_offers(settings.db_path) == before
