@@ -16,6 +16,7 @@ from pathlib import Path
 
 import duckdb
 
+from chipcost.core.clean import masked
 from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
 from chipcost.core.settings import LAKE_DATA_ENV, LAKE_PREFIX, Warehouse, object_store
 
@@ -205,7 +206,7 @@ def _scrub(text: str, warehouse: Warehouse) -> str:
     conninfo = warehouse.url[len(LAKE_PREFIX) :]
     for secret in (conninfo, conninfo.removeprefix("postgres:")):
         text = text.replace(secret, str(Warehouse(secret)))
-    return " ".join(text.split())
+    return " ".join(masked(text).split())
 
 
 def busy(warehouse: Warehouse, error: Exception) -> WarehouseBusy:

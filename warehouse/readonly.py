@@ -56,7 +56,22 @@ def _refuse(kind: str) -> ChipcostError:
 # Functions that reach past the warehouse though the session is sandboxed: a lake's catalog
 # is an attached PostgreSQL database (postgres_query runs any SQL there), `query` runs SQL
 # given as text (beyond the checks here), and the secrets hold storage credentials.
-_OUT_OF_REACH = {"query", "query_table", "duckdb_secrets", "which_secret"}
+# The catalog functions that show how databases are attached (a lake's conninfo, with its
+# password) or the settings (allowed paths) are refused too: information_schema and
+# duckdb_tables() describe the warehouse without them.
+_OUT_OF_REACH = {
+    "query",
+    "query_table",
+    "duckdb_secrets",
+    "which_secret",
+    "duckdb_databases",
+    "pragma_database_list",
+    "duckdb_settings",
+    "getvariable",
+}
+# current_setting() of a named setting is a read; of the paths the session may reach (where
+# a lake's conninfo shows), or of a name computed in the query, it is refused.
+_PATH_SETTINGS = {"allowed_paths", "allowed_directories"}
 _OUT_OF_REACH_PREFIX = "postgres_"
 # The lake's catalog database, attached under this prefix: its tables are not the warehouse.
 _CATALOG_PREFIX = "__ducklake_metadata"
@@ -67,7 +82,11 @@ def _reached(tree: object) -> Iterator[str]:
     if isinstance(tree, dict):
         if isinstance(tree.get("function_name"), str):
             yield tree["function_name"].lower()
+            if tree["function_name"].lower() == "current_setting":
+                yield from _setting_reached(tree.get("children") or [])
         if tree.get("type") == "BASE_TABLE":
+            # A table function may be named as a table (`FROM pragma_database_list`).
+            yield str(tree.get("table_name", "")).lower()
             for part in ("catalog_name", "schema_name"):
                 if str(tree.get(part, "")).lower().startswith(_CATALOG_PREFIX):
                     yield str(tree[part])
@@ -78,10 +97,21 @@ def _reached(tree: object) -> Iterator[str]:
             yield from _reached(value)
 
 
+def _setting_reached(arguments: list) -> Iterator[str]:
+    """'current_setting(allowed_paths)' when current_setting reads a path setting or a name
+    that is no plain constant; nothing for current_setting('TimeZone')."""
+    first = arguments[0] if arguments else {}
+    value = first.get("value", {}) if first.get("type") == "VALUE_CONSTANT" else {}
+    name = str(value.get("value", "")).lower() if isinstance(value, dict) else ""
+    if not name or name in _PATH_SETTINGS:
+        yield f"current_setting({name or 'a computed name'})"
+
+
 def _out_of_reach(name: str) -> bool:
     name = name.lower()
     return (
         name in _OUT_OF_REACH
+        or name.startswith("current_setting(")
         or name.startswith(_OUT_OF_REACH_PREFIX)
         or name.startswith(_CATALOG_PREFIX)
     )

@@ -66,14 +66,15 @@ def fail(message: str, details: tuple[str, ...] = ()) -> NoReturn:
     from rich.text import Text
 
     from chipcost.cli.consoles import err
-    from chipcost.core.clean import printable, scrub
+    from chipcost.core.clean import masked, printable, scrub
     from chipcost.core.settings import secret_values
 
     secrets = secret_values(os.environ)
-    safe = printable(scrub(message, secrets))
+    safe = printable(masked(scrub(message, secrets)))
     err.print(Text.assemble(("error:", "bold red"), " ", safe), highlight=False, soft_wrap=True)
     for detail in details:
-        err.print(Text("  " + printable(scrub(detail, secrets))), highlight=False, soft_wrap=True)
+        line = printable(masked(scrub(detail, secrets)))
+        err.print(Text("  " + line), highlight=False, soft_wrap=True)
     sys.exit(1)
 
 

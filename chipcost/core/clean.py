@@ -47,6 +47,18 @@ def scrub(value: Any, secrets: Sequence[str]) -> Any:
     return value
 
 
+# Passwords as connection strings carry them: a conninfo's `password=...` (quoted or not) and
+# a URL's `//user:password@`. Masked in every message chipcost prints, logs or stores.
+_CONNINFO_PASSWORD = re.compile(r"(?i)\b(password|passwd|pwd)(\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s;]+)")
+_URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+):[^\s@/]*@")
+
+
+def masked(text: str) -> str:
+    """The text with every password of a conninfo or URL replaced by REDACTED."""
+    text = _CONNINFO_PASSWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+    return _URL_PASSWORD.sub(lambda m: f"{m.group(1)}:{REDACTED}@", text)
+
+
 def without_credentials(url: str) -> str:
     """A URL as a message shows it: no user or password (`s3://key:secret@host/x`)."""
     return re.sub(r"//[^/@]*@", "//", url, count=1)

@@ -1,5 +1,7 @@
 """Errors chipcost raises on purpose: each carries a message a user can act on."""
 
+from chipcost.core.clean import masked
+
 
 class ChipcostError(Exception):
     """An expected failure: the CLI prints its message, never a traceback.
@@ -9,8 +11,10 @@ class ChipcostError(Exception):
     """
 
     def __init__(self, message: str = "", *, details: tuple[str, ...] | list[str] = ()) -> None:
+        # No message carries a password, whatever error text it quotes (a lake's conninfo).
+        message = masked(message)
         self.headline = message
-        self.details = tuple(details)
+        self.details = tuple(masked(d) for d in details)
         super().__init__(f"{message}: {'; '.join(self.details)}" if self.details else message)
 
 

@@ -223,8 +223,9 @@ class Warehouse:
         return Path(self.url)
 
     def __str__(self) -> str:
-        # Shown in tables and errors: a password in the conninfo never is.
-        return re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", self.url)
+        # Shown in tables and errors: a password in the conninfo or a URL never is.
+        shown = re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", self.url)
+        return re.sub(r"(//[^\s:/@]+):[^\s@/]*@", r"\1:***@", shown)
 
 
 @dataclass(frozen=True)
