@@ -76,7 +76,7 @@ def get_bytes(client: HttpClient, url: str, source: str) -> bytes:
                 f"{source}: GET {url} failed after {attempt} attempt(s) ({failure}): check the "
                 "network or proxy, then run again"
             )
-        client.sleep(wait)
+        client.sleep(_bounded(client, wait, url, source))
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -131,8 +131,21 @@ def download(
                 f"{state.total or '?'} bytes after {stalled} attempt(s) without progress "
                 f"({failure}): run again; it resumes from {part}"
             )
+        if wait is not None:
+            wait = _bounded(client, wait, url, source)
         client.sleep(wait if wait is not None else backoff(max(stalled, 1)))
     return _finish(state, target, url, source)
+
+
+def _bounded(client: HttpClient, wait: float, url: str, source: str) -> float:
+    """A wait the server asked for (Retry-After), when it fits the retry budget; a longer
+    one (999999 s, a date in 2100) fails the source at once instead of hanging the run."""
+    if wait > client.max_retry_seconds:
+        raise SourceError(
+            f"{source}: {url} asked to wait {wait:,.0f} s before trying again (Retry-After), "
+            f"past the {client.max_retry_seconds:.0f} s a fetch may wait: run again later"
+        )
+    return wait
 
 
 def _quiet(done: int, total: int | None) -> None:
