@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ import duckdb
 from chipcost.core.durations import iso_duration
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Warehouse
+from chipcost.core.sql_limits import MEMORY_ENV, TEMP_ENV, TIMEOUT_ENV, SqlLimits
 from chipcost.warehouse.db import connect, damaged
 from chipcost.warehouse.freshness import Freshness, freshness
 
@@ -247,7 +249,12 @@ def _value(value: object, kind: str) -> object:
 
 
 def read_rows(
-    db_path: Path | Warehouse, query: str, *, wait: float = 0.0, stale_days: int | None = None
+    db_path: Path | Warehouse,
+    query: str,
+    *,
+    wait: float = 0.0,
+    stale_days: int | None = None,
+    limits: SqlLimits | None = None,
 ) -> QueryResult:
     """The query's result as Python values, every DuckDB type included: top-level intervals
     as Interval, timestamps, dates and times as ISO 8601 text, the rest as DuckDB gives them
@@ -256,7 +263,7 @@ def read_rows(
     With `stale_days`, the warehouse's freshness is read in the same open (a lake attaches its
     catalog on each open).
     """
-    with _sandboxed(db_path, query, wait=wait) as con:
+    with _sandboxed(db_path, query, wait=wait, limits=limits) as con:
         relation = con.sql(query)
         columns = list(relation.columns)
         kinds = [str(t) for t in relation.types]
@@ -278,15 +285,30 @@ def _freshness(con: duckdb.DuckDBPyConnection, db_path: Path | Warehouse, days: 
 
 @contextmanager
 def _sandboxed(
-    db_path: Path | Warehouse, query: str, *, wait: float = 0.0
+    db_path: Path | Warehouse, query: str, *, wait: float = 0.0, limits: SqlLimits | None = None
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only, sandboxed connection for one checked query; DuckDB errors in plain words."""
+    """A read-only, sandboxed connection for one checked query, within its time, memory and
+    temporary-disk limits; DuckDB errors in plain words."""
     _check_reads_only(query)
+    limits = limits or SqlLimits()
     con = connect(db_path, read_only=True, wait=wait)
+    timer = threading.Timer(limits.timeout, con.interrupt)
+    timer.daemon = True
     try:
-        for setting in _sandbox(db_path):
+        for setting in (*limits.settings(), *_sandbox(db_path)):
             con.execute(setting).fetchall()
+        timer.start()
         yield con
+    except duckdb.InterruptException as exc:
+        raise ChipcostError(
+            f"the query ran past {limits.timeout:g} s ({TIMEOUT_ENV}) and was stopped: narrow it "
+            f"(a WHERE, a LIMIT), or raise {TIMEOUT_ENV}"
+        ) from exc
+    except duckdb.OutOfMemoryException as exc:
+        raise ChipcostError(
+            f"the query needed more than {limits.memory} of memory ({MEMORY_ENV}) or "
+            f"{limits.temp} of temporary disk ({TEMP_ENV}): narrow it, or raise them ({exc})"
+        ) from exc
     except duckdb.PermissionException as exc:
         raise ChipcostError(
             f"`chipcost sql` reads only the warehouse: files, other databases and extensions "
@@ -295,4 +317,5 @@ def _sandboxed(
     except duckdb.Error as exc:
         raise damaged(db_path, exc) or ChipcostError(f"query failed: {exc}") from exc
     finally:
+        timer.cancel()
         con.close()

@@ -193,13 +193,20 @@ def sql(
     max_rows: int = 100,
 ) -> None:
     """`chipcost sql`: an ad hoc read-only query against the warehouse."""
+    import os
+
     from chipcost.cli.formats import write_rows
+    from chipcost.core.sql_limits import sql_limits
     from chipcost.warehouse.readonly import read_rows
 
     settings = load_settings(db=db)
     # One open of the file for the query and the freshness notes under it.
     result = read_rows(
-        settings.warehouse, query, wait=settings.read_wait, stale_days=settings.stale_days
+        settings.warehouse,
+        query,
+        wait=settings.read_wait,
+        stale_days=settings.stale_days,
+        limits=sql_limits(os.environ),
     )
     if format is OutputFormat.table:
         if _plain_sql(result, max_rows):

@@ -1,0 +1,73 @@
+"""`chipcost sql` has a time, a memory and a temporary-disk limit, each configurable and named
+when hit. On main at 368c4bd a runaway query ran until killed, holding the file (a collect
+then failed its lock wait), or spilled next to the warehouse until the disk was nearly full."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from chipcost.core.errors import ChipcostError
+from chipcost.core.sql_limits import SqlLimits, sql_limits
+from chipcost.warehouse.readonly import read_rows
+from tests.helpers import loaded_warehouse, record
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+RUNAWAY = "SELECT count(*) FROM range(1000000000) a, range(1000000000) b"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    return loaded_warehouse(tmp_path_factory.mktemp("limits") / "w.duckdb", [record()])
+
+
+def test_a_runaway_query_is_stopped_at_its_time_limit(db):
+    started = time.monotonic()
+    with pytest.raises(ChipcostError, match=r"ran past 1 s \(CHIPCOST_SQL_TIMEOUT\)"):
+        read_rows(db, RUNAWAY, limits=SqlLimits(timeout=1.0))
+    assert time.monotonic() - started < 15
+
+
+def test_a_query_past_its_memory_is_stopped_naming_the_limit(db):
+    big = "SELECT list(range) FROM range(50000000) GROUP BY range % 3"
+    with pytest.raises(ChipcostError, match="CHIPCOST_SQL_MEMORY"):
+        read_rows(db, big, limits=SqlLimits(memory="64MB", temp="1MB"))
+
+
+def test_an_ordinary_query_reads_within_the_limits(db):
+    result = read_rows(db, "SELECT count(*) AS n FROM price_history", limits=SqlLimits())
+    assert result.rows == [(1,)]
+
+
+def test_the_cli_takes_its_limits_from_the_environment(db):
+    env = {**os.environ, "CHIPCOST_SQL_TIMEOUT": "1"}
+    started = time.monotonic()
+    done = subprocess.run(
+        [CHIPCOST, "sql", RUNAWAY, "--db", str(db)], capture_output=True, text=True, env=env,
+        timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and "CHIPCOST_SQL_TIMEOUT" in done.stderr
+    assert "Traceback" not in done.stderr and time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ({"CHIPCOST_SQL_TIMEOUT": "soon"}, "CHIPCOST_SQL_TIMEOUT='soon'"),
+        ({"CHIPCOST_SQL_MEMORY": "lots"}, "CHIPCOST_SQL_MEMORY='lots'"),
+        ({"CHIPCOST_SQL_TEMP": "-1GB"}, "CHIPCOST_SQL_TEMP='-1GB'"),
+    ],
+)
+def test_a_malformed_limit_is_refused_naming_it(env, said):
+    with pytest.raises(ChipcostError, match=said):
+        sql_limits(env)
+
+
+def test_limits_read_from_the_environment():
+    found = sql_limits({"CHIPCOST_SQL_TIMEOUT": "5", "CHIPCOST_SQL_MEMORY": "512MB"})
+    assert found == SqlLimits(timeout=5.0, memory="512MB", temp="1GB")
