@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.figures import KINDS, WORKLOADS, Assumption, Figure
+from chipcost.core.figures import KINDS, OPERATING_POINTS, WORKLOADS, Assumption, Figure
 from chipcost.transform.tokens import (
     derived_tokens_per_second,
     flops_per_token,
@@ -50,6 +50,52 @@ def _optional_mfu(text: str | None) -> float | None:
     return value
 
 
+def _optional_number(row: Mapping[str, str | None], column: str) -> float | None:
+    text = (row.get(column) or "").strip()
+    return parse_quantity(text, column) if text else None
+
+
+def _text(row: Mapping[str, str | None], column: str) -> str | None:
+    return (row.get(column) or "").strip() or None
+
+
+def _point(row: Mapping[str, str | None], workload: str, kind: str) -> str | None:
+    """The figure's operating point; a reference must state one (or say `unstated`, which
+    only an author's estimate may); a measurement of yours may leave it out."""
+    point = _text(row, "operating_point")
+    if point is None:
+        if "operating_point" in row:
+            raise ChipcostError(
+                f"operating_point is empty: give one of {', '.join(OPERATING_POINTS)}"
+            )
+        return "training" if workload == "training" else None
+    if point not in OPERATING_POINTS:
+        raise ChipcostError(
+            f"operating_point {point!r} is not one of {', '.join(OPERATING_POINTS)}"
+        )
+    if (point == "training") != (workload == "training"):
+        raise ChipcostError(f"operating_point {point!r} does not fit a {workload} figure")
+    if point == "unstated" and kind != "estimate":
+        raise ChipcostError("operating_point 'unstated' is for an author's estimate only")
+    return point
+
+
+def _published(row: Mapping[str, str | None]) -> dict[str, object]:
+    """Where and how a figure was measured, as its document states it."""
+    return {
+        "scenario": _text(row, "scenario"),
+        "tokens_per_second_per_user": _optional_number(row, "tokens_per_second_per_user"),
+        "ttft_ms": _optional_number(row, "ttft_ms"),
+        "tpot_ms": _optional_number(row, "tpot_ms"),
+        "input_tokens": _optional_int(row.get("input_tokens"), "input_tokens"),
+        "output_tokens": _optional_int(row.get("output_tokens"), "output_tokens"),
+        "concurrency": _optional_int(row.get("concurrency"), "concurrency"),
+        "software": _text(row, "software"),
+        "system": _text(row, "system"),
+        "source_url": _text(row, "source_url"),
+    }
+
+
 def _required(row: Mapping[str, str | None], column: str) -> str:
     value = (row.get(column) or "").strip()
     if not value:
@@ -58,9 +104,19 @@ def _required(row: Mapping[str, str | None], column: str) -> str:
 
 
 def figure_from_row(
-    row: Mapping[str, str | None], *, chips: Iterable[str], origin: str, throughput_id: str
+    row: Mapping[str, str | None],
+    *,
+    chips: Iterable[str],
+    origin: str,
+    throughput_id: str,
+    equivalents: Mapping[str, tuple[str, str]] | None = None,
 ) -> Figure:
-    """A checked Figure from a CSV-like row; raises ChipcostError naming the bad field."""
+    """A checked Figure from a CSV-like row; raises ChipcostError naming the bad field.
+
+    `equivalents` maps a published model to (the model it stands for, why): a figure published
+    for llama-2-70b counts for llama-3-70b and says so (chipcost/data/model_equivalents.csv).
+    """
+    equivalents = equivalents or {}
     chip = _required(row, "chip")
     if chip not in set(chips):
         raise ChipcostError(f"chip {chip!r} is not a canonical chip (see chipcost/data/chips.csv)")
@@ -79,13 +135,19 @@ def figure_from_row(
         raise ChipcostError(f"source_date {date!r} is in the future (today is {today})")
     stated = parse_quantity(_required(row, "tokens_per_second"), "tokens_per_second")
     per = (row.get("per") or "chip").strip().lower()
+    per = "instance" if per == "system" else per  # a benchmark's system is an instance
     count = row.get("chips")
     chip_count = parse_quantity(count, "chips") if count and count.strip() else None
     per_chip = tokens_per_second_per_chip(stated, per, chip_count)
     unit = f"per instance of {chip_count:g} chips" if per == "instance" else "per chip"
+    model, published = _model(_required(row, "model"), equivalents)
+    notes = (row.get("notes") or "").strip() or None
+    if published:
+        rule = f"Published for {published}; stands for {model} ({equivalents[published][1]})."
+        notes = f"{rule} {notes}" if notes else rule
     return Figure(
         chip=chip,
-        model=normalise_model(_required(row, "model")),
+        model=model,
         workload=workload,
         batch_size=_optional_int(row.get("batch_size"), "batch_size"),
         precision=(row.get("precision") or "").strip().lower() or None,
@@ -94,12 +156,23 @@ def figure_from_row(
         mfu=_optional_mfu(row.get("mfu")),
         kind=kind,
         source=_required(row, "source"),
-        notes=(row.get("notes") or "").strip() or None,
+        notes=notes,
         throughput_id=throughput_id,
         origin=origin,
         source_date=date,
         stated_as=(row.get("stated_as") or "").strip() or f"{stated:,.6g} tokens/s {unit}",
+        operating_point=_point(row, workload, kind),
+        published_model=published,
+        **_published(row),  # type: ignore[arg-type]
     )
+
+
+def _model(name: str, equivalents: Mapping[str, tuple[str, str]]) -> tuple[str, str | None]:
+    """(the model a figure counts for, the model as published when a rule maps it)."""
+    published = normalise_model(name)
+    if published in equivalents:
+        return equivalents[published][0], published
+    return published, None
 
 
 def figures_from_rows(
@@ -109,18 +182,29 @@ def figures_from_rows(
     origin: str,
     where: str,
     lines: Iterable[int] | None = None,
+    equivalents: Mapping[str, tuple[str, str]] | None = None,
+    models: Iterable[str] | None = None,
 ) -> list[Figure]:
     """Every row checked; all problems reported at once, by line, before anything is used.
 
     `lines` are the rows' line numbers in their file (default: 2, 3, ... after a header).
     """
     known = frozenset(chips)
+    known_models = frozenset(models or ())
     figures, problems = [], []
     numbers = iter(lines) if lines is not None else itertools.count(2)
     for line, row in zip(numbers, rows, strict=False):
         ident = (row.get("id") or "").strip() or f"{origin}-{line}"
         try:
-            figures.append(figure_from_row(row, chips=known, origin=origin, throughput_id=ident))
+            figure = figure_from_row(
+                row, chips=known, origin=origin, throughput_id=ident, equivalents=equivalents
+            )
+            if models is not None and figure.model not in known_models:
+                raise ChipcostError(
+                    f"model {figure.model!r} has no config in chipcost/data/models.csv and no "
+                    "rule in chipcost/data/model_equivalents.csv: add one of them"
+                )
+            figures.append(figure)
         except ChipcostError as exc:
             problems.append(f"line {line}: {exc}")
     if problems:

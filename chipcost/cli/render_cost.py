@@ -151,11 +151,24 @@ def print_sources(
         # A Text, not markup: the source is what a user typed or a reference file holds.
         line = (
             f"[{refs[ident]}] {ident}: {row['throughput_kind']}, "
-            f"{float(row['tokens_per_second_per_chip']):,.0f} tok/s per chip{implied}; "
+            f"{float(row['tokens_per_second_per_chip']):,.0f} tok/s per chip{_point(row)}"
+            f"{implied}; "
         )
         console.print(shown(f"{line}{source}{dated}"), highlight=False)
     for parameters in shared:
         console.print(shown(f"    derived figures' parameter count: {parameters}"), highlight=False)
+
+
+def _point(row: Mapping[str, object]) -> str:
+    """' at max-throughput (Offline)', ' at latency-bound (Server, 6.8 tok/s per user)'."""
+    point = row.get("throughput_operating_point")
+    if not point or point in ("training", "unstated"):
+        return ""
+    said = [str(row["throughput_scenario"])] if row.get("throughput_scenario") else []
+    speed = row.get("throughput_tokens_per_second_per_user")
+    if speed:
+        said.append(f"{float(speed):g} tok/s per user")  # type: ignore[arg-type]
+    return f" at {point}" + (f" ({', '.join(said)})" if said else "")
 
 
 def print_set_aside(console: Console, rows: Sequence[Mapping[str, object]]) -> None:

@@ -5,9 +5,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 WORKLOADS = ("training", "inference")
-# The choice rule, best first: your own measurement, then an independent benchmark, then
-# what a vendor claims, then an author's estimate, and last chipcost's own derivation.
-KINDS = ("measured", "independent", "vendor-claim", "estimate", "derived")
+# The choice rule, best first: your own measurement, then a peer-reviewed benchmark result
+# (MLPerf: submitted by vendors, but run to published rules and reviewed by the other
+# submitters), then an independent measurement, then what a vendor claims, then an author's
+# estimate, and last chipcost's own derivation.
+KINDS = ("measured", "benchmark", "independent", "vendor-claim", "estimate", "derived")
+# Where a figure was measured: at the largest batch the system takes (MLPerf Offline), under a
+# per-user speed or latency bound (MLPerf Server and Interactive), at a stated batch with no
+# per-user speed given, in training, or not said by the document (an author's estimate).
+OPERATING_POINTS = ("max-throughput", "latency-bound", "fixed-batch", "training", "unstated")
 ORIGINS = ("reference", "derived", "user")
 
 
@@ -30,6 +36,20 @@ class Figure:
     origin: str
     source_date: str
     stated_as: str
+    # The operating point and where the figure was published (schema 60); None where the
+    # document does not say, and for derived figures.
+    operating_point: str | None = None
+    scenario: str | None = None  # the document's own name for the point: Offline, ISL/OSL ...
+    tokens_per_second_per_user: float | None = None
+    ttft_ms: float | None = None
+    tpot_ms: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    concurrency: int | None = None
+    software: str | None = None
+    system: str | None = None  # the system measured, with its chip count as published
+    published_model: str | None = None  # the model as published, when it stands for another
+    source_url: str | None = None
 
     def values(self) -> list:
         return list(asdict(self).values())

@@ -12,14 +12,25 @@ from chipcost.core.figures import WORKLOADS, Assumption, Figure
 from chipcost.transform.throughput_figures import figures_from_rows, normalise_model
 from chipcost.transform.tokens import parse_quantity
 
-THROUGHPUT_FILE = "chipcost/data/throughput.csv"
+# The throughput catalogue: one file per publication family (articles, MLPerf, vendors' pages),
+# every file in the folder read (docs/cost-per-token.md, "The throughput catalogue").
+THROUGHPUT_DIR = "throughput"
 MODELS_FILE = "chipcost/data/models.csv"
+EQUIVALENTS_FILE = "chipcost/data/model_equivalents.csv"
 DERIVATION_FILE = "chipcost/data/derivation.csv"
+
+
+def throughput_files() -> list[str]:
+    """The catalogue's files, relative to chipcost/data, in a stable order."""
+    folder = resources.files("chipcost").joinpath("data", THROUGHPUT_DIR)
+    names = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".csv"))
+    return [f"{THROUGHPUT_DIR}/{name}" for name in names]
 
 
 def _numbered_rows(name: str) -> tuple[list[int], list[dict[str, str]]]:
     """(line numbers, rows) of a data file; '#' lines are skipped but still counted."""
-    with resources.files("chipcost").joinpath("data", name).open(encoding="utf-8") as handle:
+    path = resources.files("chipcost").joinpath("data", *name.split("/"))
+    with path.open(encoding="utf-8") as handle:
         kept = [(n, line) for n, line in enumerate(handle, start=1) if not line.startswith("#")]
     reader = csv.DictReader(line for _, line in kept)
     rows, lines = [], []
@@ -35,12 +46,45 @@ def _rows(name: str) -> list[dict[str, str]]:
 
 @cache
 def throughput_references() -> tuple[Figure, ...]:
-    """Every row of throughput.csv, checked (a bad row stops the load, naming its line)."""
-    lines, rows = _numbered_rows("throughput.csv")
-    figures = figures_from_rows(
-        rows, chips=canonical_chips(), origin="reference", where=THROUGHPUT_FILE, lines=lines
-    )
+    """Every row of the catalogue's files, checked: a bad row stops the load, naming its file
+    and line, and an id may appear once in the whole catalogue."""
+    chips, equivalents = canonical_chips(), model_equivalents()
+    models = [str(m["model"]) for m in model_rows()]
+    figures: list[Figure] = []
+    for name in throughput_files():
+        lines, rows = _numbered_rows(name)
+        figures += figures_from_rows(
+            rows,
+            chips=chips,
+            origin="reference",
+            where=f"chipcost/data/{name}",
+            lines=lines,
+            equivalents=equivalents,
+            models=models,
+        )
+    ids = [f.throughput_id for f in figures]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ChipcostError(
+            f"chipcost/data/{THROUGHPUT_DIR}/ repeats the id(s) {', '.join(repeated)}"
+        )
     return tuple(figures)
+
+
+@cache
+def model_equivalents() -> dict[str, tuple[str, str]]:
+    """published model -> (the model it stands for, why): model_equivalents.csv, checked."""
+    known = {str(m["model"]) for m in model_rows()}
+    found = {}
+    for line, row in enumerate(_rows("model_equivalents.csv"), start=2):
+        published, target = normalise_model(row["model"]), normalise_model(row["stands_for"])
+        if target not in known or published in known or not (row.get("why") or "").strip():
+            raise ChipcostError(
+                f"{EQUIVALENTS_FILE} line {line}: {published} -> {target} needs a model of "
+                "models.csv to stand for, a published name that is not one, and why"
+            )
+        found[published] = (target, row["why"].strip())
+    return found
 
 
 @cache

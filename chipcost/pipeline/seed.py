@@ -19,7 +19,12 @@ from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
 from chipcost.pipeline.instance_catalog import instance_type_rows
-from chipcost.pipeline.references import derivation_assumptions, model_rows, throughput_references
+from chipcost.pipeline.references import (
+    derivation_assumptions,
+    model_rows,
+    throughput_files,
+    throughput_references,
+)
 from chipcost.transform.throughput_figures import derived_figures
 from chipcost.warehouse import throughput_store
 from chipcost.warehouse.db import connect, set_state, state
@@ -29,7 +34,7 @@ from chipcost.warehouse.insert import replace_table
 REFERENCE_FILES = (
     "chips.csv",
     "models.csv",
-    "throughput.csv",
+    "model_equivalents.csv",
     "derivation.csv",
     "aws_families.csv",
     "aws_instance_types.csv",
@@ -45,8 +50,9 @@ STATE_NAME = "reference_data"
 def reference_digest() -> str:
     """One digest of the reference files and of the code that derives from them."""
     digest = hashlib.sha256(__version__.encode())
-    for name in REFERENCE_FILES:
-        digest.update(resources.files("chipcost").joinpath("data", name).read_bytes())
+    for name in (*REFERENCE_FILES, *throughput_files()):
+        digest.update(name.encode())
+        digest.update(resources.files("chipcost").joinpath("data", *name.split("/")).read_bytes())
     return digest.hexdigest()
 
 

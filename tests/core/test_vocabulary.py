@@ -126,3 +126,10 @@ def test_the_record_columns_are_declared_once(tmp_path):
     finally:
         con.close()
     assert table == ["run_id", *names]
+
+
+def test_the_choice_rule_view_ranks_the_kinds_of_core_figures():
+    from chipcost.core.figures import KINDS
+
+    view = (ROOT / "warehouse" / "views" / "35_throughput_ranked.sql").read_text()
+    assert "[" + ", ".join(f"'{k}'" for k in KINDS) + "]" in view

@@ -23,7 +23,11 @@ SELECT
     p.chip_count,
     p.price_per_hour,
     p.sku AS price_sku,
-    p.valid_from AS price_valid_from
+    p.valid_from AS price_valid_from,
+    -- where the figure was measured, appended so the columns above keep their places
+    t.operating_point AS throughput_operating_point,
+    t.scenario AS throughput_scenario,
+    t.tokens_per_second_per_user AS throughput_tokens_per_second_per_user
 FROM per_chip_prices p
 JOIN throughput_ranked t ON t.chip = p.chip AND t.chosen
 WHERE p.price_per_chip_hour > 0 AND t.tokens_per_second_per_chip > 0;
