@@ -205,6 +205,10 @@ class Source:
     # False for a provider registered only to say why its prices are not collected: it is
     # never stale, and `chipcost sources` says "not collected" rather than "never run".
     collected: bool = True
+    # True only where an empty answer is news, not a failure (no Capacity Block is on offer
+    # today): every other source that yields no offer at all fails the run's collection and
+    # withdraws nothing (chipcost.pipeline.collect).
+    may_be_empty: bool = False
 
     def __post_init__(self) -> None:
         if self.parse is not None:

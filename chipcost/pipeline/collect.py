@@ -142,9 +142,23 @@ def _fetch_and_parse(
         else:
             check_dates(source.name, stamp, payloads, now=None if replay_dir else now())
             result.observed_at = min(p.fetched_at for p in payloads)
-            found.parsed = source.parse(payloads)
+            found.parsed = _not_empty(source, source.parse(payloads), payloads)
     result.seconds = time.monotonic() - started
     return found
+
+
+def _not_empty(source: Source, parsed: ParseResult, payloads: list[Payload]) -> ParseResult:
+    """The parse, unless it found no offer at all: an empty listing fails the source, so that
+    nothing is withdrawn on the word of an empty answer (the kit's sources refuse it first)."""
+    if parsed.records or parsed.rejects or source.may_be_empty:
+        return parsed
+    where = ", ".join(sorted({p.url for p in payloads}))
+    raise ChipcostError(
+        f"{source.name}: the listing at {where} gave no offer ({len(payloads)} payload(s), "
+        f"{'; '.join(parsed.notes) or 'no note'}): an empty listing is refused, not taken as "
+        "every offer withdrawn; the prices already held are kept. Run again later; if it "
+        "lasts, report it"
+    )
 
 
 def _payloads(

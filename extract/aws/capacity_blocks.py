@@ -226,4 +226,6 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    # No Capacity Block on offer today is an answer, not a failure.
+    may_be_empty=True,
 )

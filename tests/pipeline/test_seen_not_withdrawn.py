@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from chipcost.archive import ArchiveWriter
 from chipcost.core.runs import FAILED, OK, RunResult
 from chipcost.core.settings import load_settings
@@ -79,3 +81,50 @@ def test_a_source_that_fails_withdraws_nothing(tmp_path):
     result = replay(settings, archived(tmp_path / "a", 21, [("bad-renamed-field.json", METAL_URL)]))
     assert result.status == FAILED and "hourly_cost" in result.message
     assert open_offers(settings.db_path) == before
+
+
+@pytest.mark.parametrize(
+    ("source", "good", "empty", "url"),
+    [
+        ("lium", "nodes.json", b'{"nodes": []}', "https://lium.io/api/public/v1/nodes"),
+        ("hotaisle", "available.json", b"null", "https://admin.hotaisle.app/api/teams/t/"),
+        ("vultr", "plans-metal.json", b'{"plans_metal": [], "meta": {}}', METAL_URL),
+    ],
+)
+def test_an_empty_listing_fails_the_source_and_withdraws_nothing(
+    tmp_path, source, good, empty, url
+):
+    """On main at 368c4bd Lium, Hot Aisle (and Vultr, CloudRift, DigitalOcean, Seeweb) took a
+    listing with no offers as 'ok, 0 records' and closed every open offer as withdrawn."""
+    settings = load_settings(db=tmp_path / "w.duckdb", data_dir=tmp_path)
+    first = replay_of(
+        settings,
+        source,
+        archived_files(tmp_path, source, 20, [(FIXTURES / source / good).read_bytes()], url),
+    )
+    assert first.status == OK and first.records
+    before = open_offers(settings.db_path)
+    result = replay_of(settings, source, archived_files(tmp_path, source, 21, [empty], url))
+    assert result.status == FAILED and "gave no offer" in result.message, result.message
+    assert open_offers(settings.db_path) == before
+
+
+def archived_files(root: Path, source: str, day: int, bodies: list[bytes], url: str) -> Path:
+    moment = datetime(2026, 11, day, 6, 0, tzinfo=UTC)
+    stamp = moment.strftime("%Y-%m-%dT%H%M%SZ")
+    writer = ArchiveWriter(root / "a", stamp, source)
+    for body in bodies:
+        writer.write(body, url, ext="json", fetched_at=moment)
+    writer.finish()
+    return root / "a" / stamp
+
+
+def replay_of(settings, source: str, run_dir: Path):
+    result = collect_source(
+        registry()[source], settings=settings, stamp=run_dir.name, replay_dir=run_dir
+    )
+    when = result.observed_at or datetime(2026, 11, 1, tzinfo=UTC)
+    with WarehouseSession(settings) as session:
+        load(session, RunResult(f"{run_dir.name}-{source}", when, when, "replay", run_dir.name,
+                                False, [result]))  # fmt: skip
+    return result
