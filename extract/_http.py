@@ -134,6 +134,9 @@ def get(
         request["params"] = redact(params)
     if json is not None:
         request["json"] = json
+    final = str(response.request.url) if response.request is not None else url
+    if final.split("?")[0] != url.split("?")[0]:
+        request["final_url"] = public_url(final)  # where a redirect (same host) led
     return ctx.archive.write(
         response.content,
         scrub(public_url(url), client.secrets),

@@ -103,6 +103,7 @@ def test_a_redirect_on_the_same_host_is_followed(tmp_path):
         payload = served(tmp_path, server)
     assert payload.data == METAL
     assert [path for _, path, _ in server.requests] == ["/v2/plans-metal", "/v2/plans-metal-new"]
+    assert payload.request["final_url"] == f"{server.url}/v2/plans-metal-new"  # in the manifest
 
 
 @pytest.mark.parametrize("target", ["http://evil.test/v2/plans", "http://127.0.0.2:9/x"])
@@ -141,3 +142,15 @@ def test_a_body_over_the_size_cap_is_refused(tmp_path, monkeypatch):
     with fault_server(respond(200, METAL)) as server:
         with pytest.raises(SourceError, match="sent more than"):
             served(tmp_path, server)
+
+
+def test_the_manifest_keeps_the_final_url_and_replays(tmp_path):
+    from chipcost.archive import read_payloads
+    from tests.sources import STAMP
+
+    moved = raw(301, b"", {"Location": "/v2/plans-metal-new", "Content-Length": "0"})
+    with fault_server(moved, respond(200, METAL)) as server:
+        served(tmp_path, server)
+        [archived] = read_payloads(tmp_path / STAMP, "vultr")
+    assert archived.request["final_url"] == f"{server.url}/v2/plans-metal-new"
+    assert archived.url == f"{server.url}/v2/plans-metal" and archived.data == METAL
