@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 
 from chipcost import archive
-from chipcost.core.clean import scrub
+from chipcost.core.clean import masked, scrub
 from chipcost.core.errors import ChipcostError, SourceSkipped
 from chipcost.core.names import did_you_mean
 from chipcost.core.payload import Payload, sha256
@@ -36,6 +36,7 @@ from chipcost.core.runs import (
 from chipcost.core.settings import Settings, check_data_dir
 from chipcost.extract import FetchContext, Source, registry, source_providers
 from chipcost.pipeline.clock import check_dates
+from chipcost.pipeline.refusals import disk_message, not_empty
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_batches
 from chipcost.warehouse.db import checkpoint, maintain
@@ -142,23 +143,9 @@ def _fetch_and_parse(
         else:
             check_dates(source.name, stamp, payloads, now=None if replay_dir else now())
             result.observed_at = min(p.fetched_at for p in payloads)
-            found.parsed = _not_empty(source, source.parse(payloads), payloads)
+            found.parsed = not_empty(source, source.parse(payloads), payloads)
     result.seconds = time.monotonic() - started
     return found
-
-
-def _not_empty(source: Source, parsed: ParseResult, payloads: list[Payload]) -> ParseResult:
-    """The parse, unless it found no offer at all: an empty listing fails the source, so that
-    nothing is withdrawn on the word of an empty answer (the kit's sources refuse it first)."""
-    if parsed.records or parsed.rejects or source.may_be_empty:
-        return parsed
-    where = ", ".join(sorted({p.url for p in payloads}))
-    raise ChipcostError(
-        f"{source.name}: the listing at {where} gave no offer ({len(payloads)} payload(s), "
-        f"{'; '.join(parsed.notes) or 'no note'}): an empty listing is refused, not taken as "
-        "every offer withdrawn; the prices already held are kept. Run again later; if it "
-        "lasts, report it"
-    )
 
 
 def _payloads(
@@ -212,6 +199,8 @@ def _guarded(result: SourceResult, name: str, settings: Settings) -> Iterator[No
         result.status, result.message = SKIPPED, str(exc)
     except ChipcostError as exc:
         result.status, result.message = FAILED, str(exc)
+    except OSError as exc:
+        result.status, result.message = FAILED, disk_message(name, exc)
     except Exception as exc:
         _unexpected(result, name, exc, settings)
 
@@ -220,7 +209,7 @@ def _unexpected(result: SourceResult, name: str, exc: Exception, settings: Setti
     trace = "".join(traceback.format_exception(exc))
     log.error("unexpected error in source %s\n%s", name, scrub(trace, settings.secrets))
     result.status = FAILED
-    result.message = (
+    result.message = masked(
         f"unexpected {type(exc).__name__} in {name}: {exc}. This is a bug in "
         "chipcost: the raw payloads are archived; please report it with the run directory"
     )
@@ -228,7 +217,7 @@ def _unexpected(result: SourceResult, name: str, exc: Exception, settings: Setti
 
 def _done(result: SourceResult, settings: Settings, progress: Progress) -> SourceResult:
     # Stored in source_runs, logged and printed: no key value, whoever echoed it.
-    result.message = scrub(result.message, settings.secrets)
+    result.message = masked(scrub(result.message, settings.secrets))
     result.notes = scrub(result.notes, settings.secrets)
     progress(f"{result.source}: {result.status} ({result.message})")
     return result

@@ -1,0 +1,42 @@
+"""Why a source's collection is refused: an empty listing, a disk that cannot take the archive."""
+
+from __future__ import annotations
+
+import errno
+
+from chipcost.core.errors import ChipcostError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult
+from chipcost.extract import Source
+
+
+def not_empty(source: Source, parsed: ParseResult, payloads: list[Payload]) -> ParseResult:
+    """The parse, unless it found no offer at all: an empty listing fails the source, so that
+    nothing is withdrawn on the word of an empty answer (the kit's sources refuse it first)."""
+    if parsed.records or parsed.rejects or source.may_be_empty:
+        return parsed
+    where = ", ".join(sorted({p.url for p in payloads}))
+    raise ChipcostError(
+        f"{source.name}: the listing at {where} gave no offer ({len(payloads)} payload(s), "
+        f"{'; '.join(parsed.notes) or 'no note'}): an empty listing is refused, not taken as "
+        "every offer withdrawn; the prices already held are kept. Run again later; if it "
+        "lasts, report it"
+    )
+
+
+def disk_message(name: str, exc: OSError) -> str:
+    """What a full, read-only or refused disk means for a source, and what to do."""
+    where = f" {exc.filename}" if exc.filename else ""
+    if exc.errno == errno.ENOSPC:
+        what = f"the disk holding{where or ' the archive'} is full"
+        advice = "free some space, or point CHIPCOST_DATA_DIR (or CHIPCOST_ARCHIVE) elsewhere"
+    elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        what = f"cannot write{where or ' to the archive'}"
+        advice = "make it writable, or point CHIPCOST_DATA_DIR (or CHIPCOST_ARCHIVE) elsewhere"
+    else:
+        what = f"reading or writing{where or ' the archive'} failed"
+        advice = "check the disk and the path"
+    return (
+        f"{name}: {what} ({exc.strerror or exc}): {advice}, then run again; nothing of this "
+        "source was loaded, and the prices already held are kept"
+    )
