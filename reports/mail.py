@@ -86,12 +86,24 @@ def smtp_settings(values: Mapping[str, object] | None = None) -> SmtpSettings:
     sender = get("from") or (user if user and "@" in user else None)
     if not sender:
         raise EmailError("no sender address: set CHIPCOST_SMTP_FROM (e.g. reports@example.com)")
+    check_address(sender, f"the sender CHIPCOST_SMTP_FROM={sender!r}")
     return SmtpSettings(host, int(port_text), sender, tls, user, get("password"), get("ca_file"))
+
+
+def check_address(address: str, what: str = "") -> None:
+    """Refuse an address with a control character: a line break in it would add a header (or
+    fail the message after the report files are written)."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in address):
+        raise EmailError(
+            f"{what or repr(address)} holds a control character (a line break?): give one plain "
+            "address, e.g. finops@example.com"
+        )
 
 
 def check_recipients(recipients: list[str]) -> list[str]:
     """Addresses as given, or a message naming the first that is not an address."""
     for address in recipients:
+        check_address(address)
         _, addr = parseaddr(address)
         if "@" not in addr or " " in addr:
             raise EmailError(f"{address!r} is not an e-mail address")

@@ -154,6 +154,9 @@ def test_cli_dry_run_writes_report_csv_and_eml(golden, tmp_path):
         (["--since", "2026-11-09", "--until", "2026-11-08"], "is after --until 2026-11-08"),
         (["--email", "finops"], "'finops' is not an e-mail address"),
         (["--email", "a@example.com"], "no SMTP server configured"),
+        # A line break in an address (header injection) is refused before anything is built;
+        # on main at 368c4bd it was a traceback after the report files were written.
+        (["--email", "a@example.com\r\nBcc: b@example.com"], "holds a control character"),
     ],
 )
 def test_cli_errors_are_one_clear_line(golden, tmp_path, args, message):
@@ -169,6 +172,7 @@ def test_cli_errors_are_one_clear_line(golden, tmp_path, args, message):
         ({"HOST": "127.0.0.1", "PORT": "0"}, "CHIPCOST_SMTP_PORT='0' is not a port number"),
         ({"HOST": "127.0.0.1", "TLS": "maybe"}, "CHIPCOST_SMTP_TLS='maybe' is not one of"),
         ({"HOST": "127.0.0.1"}, "no sender address: set CHIPCOST_SMTP_FROM"),
+        ({"HOST": "127.0.0.1", "FROM": "r@example.com\nBcc: x@example.com"}, "control character"),
     ],
 )
 def test_smtp_settings_that_cannot_work_are_refused_before_the_report_is_built(
