@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from chipcost.core.catalog import aws_capacity_block_types, aws_chip_for
@@ -148,6 +149,7 @@ def offering_record(raw: object, region: str, origin: Origin) -> PriceRecord:
             "chip count unknown; add a row there"
         )
     whole = int(raw.get("CapacityBlockDurationHours") or 0)
+    minutes = raw.get("CapacityBlockDurationMinutes") or 0
     extra = {
         name: raw.get(name)
         for name in ("CapacityBlockOfferingId", "StartDate", "EndDate", "CurrencyCode")
@@ -162,7 +164,8 @@ def offering_record(raw: object, region: str, origin: Origin) -> PriceRecord:
         pricing_model="capacity_block",
         # The fee buys count instances for hours: per instance-hour, like every other record.
         price_per_hour=round(fee / (count * hours), 10),
-        term=f"{whole // 24}d" if whole % 24 == 0 and hours == whole else f"{whole}h",
+        # The block's listed length names it (1d, 7d, 23h); the dates above price it.
+        term=f"{whole // 24}d" if whole % 24 == 0 and not minutes else f"{whole}h",
         payment="all_upfront",
         upfront=round(fee / count, 10),
         sku=str(raw.get("CapacityBlockOfferingId", "")),
@@ -189,9 +192,30 @@ def _offering_terms(raw: dict[str, Any]) -> tuple[str, str, float, float, float]
 
 
 def _duration_hours(raw: Mapping[str, Any]) -> float:
+    """The block's length: from its StartDate and EndDate, what the fee buys, when both are
+    given (a block listed as 24 hours may run 24 h 17 min); else from its duration fields."""
+    span = _span_hours(raw.get("StartDate"), raw.get("EndDate"))
+    if span is not None:
+        return span
     hours = _number(raw.get("CapacityBlockDurationHours", 0), "CapacityBlockDurationHours")
     minutes = _number(raw.get("CapacityBlockDurationMinutes") or 0, "CapacityBlockDurationMinutes")
     return hours + minutes / 60
+
+
+def _span_hours(start: object, end: object) -> float | None:
+    """Hours from start to end (ISO 8601 or datetimes); None when either is missing or bad."""
+    moments = []
+    for value in (start, end):
+        if isinstance(value, datetime):
+            moments.append(value)
+            continue
+        try:
+            moments.append(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
+        except ValueError:
+            return None
+    if moments[0].tzinfo is None or moments[1].tzinfo is None or moments[1] <= moments[0]:
+        return None
+    return (moments[1] - moments[0]).total_seconds() / 3600
 
 
 def _number(value: object, name: str) -> float:
