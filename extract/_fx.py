@@ -24,8 +24,9 @@ class EurUsd:
     ref: str
 
     def usd(self, eur: float) -> float:
-        """Rounded to the cent: a price list in dollars does not move by fractions of one."""
-        return round(eur * self.rate, 2)
+        """Not rounded to the cent: the price is divided by its chips later, and a cent
+        rounded first is 0.45% of a price under a dollar (kept to a millionth of a dollar)."""
+        return round(eur * self.rate, 6)
 
 
 def eur_usd(payload: Payload) -> EurUsd | None:

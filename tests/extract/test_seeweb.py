@@ -47,12 +47,17 @@ def test_gpu_plans_per_region_converted_from_euros_at_the_ecb_rate():
                           ("ECS2GPU3", "it-fr2"), ("ECS1GPU9", "it-fr2")}  # fmt: skip
     l40s = found[("ECS1GPU7", "it-fr2")]
     assert (l40s.chip, l40s.chip_count, l40s.currency) == ("L40S", 1.0, "USD")
-    assert l40s.price_per_hour == round(0.85 * 1.0556, 2) == 0.9
+    # Not rounded to the cent before the per-chip division (0.45% off under a dollar).
+    assert l40s.price_per_hour == round(0.85 * 1.0556, 6) == 0.89726
     assert (l40s.extra["price_eur"], l40s.extra["eur_usd"], l40s.extra["rate_date"]) == (
         0.85, 1.0556, "2017-03-08",
     )  # fmt: skip
     a100 = found[("ECS2GPU3", "it-fr2")]
-    assert (a100.chip, a100.chip_count, a100.price_per_hour) == ("A100-80GB", 2.0, 2.09)
+    assert (a100.chip, a100.chip_count, a100.price_per_hour) == (
+        "A100-80GB",
+        2.0,
+        round(1.98 * 1.0556, 6),
+    )
     assert found[("ECS1GPU9", "it-fr2")].chip == "MI300X"  # AMD is loaded, not skipped
 
 

@@ -59,4 +59,4 @@ def test_seeweb_prices_move_with_the_ecb_rate(days):
         records = registry()["seeweb"].parse(read_payloads(days[day], "seeweb")).records
         return next(r.price_per_hour for r in records if r.instance_type == "ECS1GPU7")
 
-    assert (l40s(4), l40s(5)) == (round(0.85 * 1.0812, 2), round(0.85 * 1.0934, 2))
+    assert (l40s(4), l40s(5)) == (round(0.85 * 1.0812, 6), round(0.85 * 1.0934, 6))
