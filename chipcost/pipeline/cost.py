@@ -55,6 +55,7 @@ _COLUMN_TYPES = {
     "savings_vs_baseline": "Float64",
     "break_even_tokens": "Float64",
     "break_even_days": "Float64",
+    "throughput_tokens_per_second_per_user": "Float64",
 }
 
 

@@ -21,6 +21,9 @@ def as_before_version_10(db) -> None:
     for version, _, sql in migrations():
         for table in re.findall(r"CREATE TABLE (\w+)", sql) if version >= 10 else ():
             con.execute(f"DROP TABLE {table}")
+        added = re.findall(r"ALTER TABLE (\w+) ADD COLUMN (\w+)", sql) if version >= 10 else ()
+        for table, column in added:
+            con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     con.execute("DELETE FROM schema_version WHERE version >= 10")
     con.execute(
         "INSERT INTO runs VALUES ('again', ?, ?, ?, 'replay', '2026-11-01T060000Z', false,"
