@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
-from chipcost.extract._offers import (
-    ChipNames,
+from chipcost.extract._kit import (
     field_names,
     json_price,
-    load_json,
-    reject,
+    parse_count,
+    require_columns,
     shape_error,
 )
-from chipcost.extract._scrape import parse_count, require_columns
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "cloudrift"
 PROVIDER = "cloudrift"
@@ -41,19 +37,23 @@ def fetch(ctx: FetchContext) -> list[Payload]:
     return [payload]
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One record per GPU variant and datacenter, per instance-hour; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    for payload in payloads:
-        for kind in _instance_types(payload):
-            result.extend(_type_offers(kind, payload, chips))
-    result.notes.extend(chips.notes())
-    return result
+def rows(page: Page) -> list[tuple[str, Any]]:
+    """(brand, variant) of every variant of every instance type; ("", type) for a type that
+    has no brand or variants list, which offers() refuses."""
+    found: list[tuple[str, Any]] = []
+    for kind in _instance_types(page):
+        brand = str(kind.get("brand_short") or "").strip() if isinstance(kind, dict) else ""
+        variants = kind.get("variants") if isinstance(kind, dict) else None
+        if not brand or not isinstance(variants, list):
+            found.append(("", kind))
+            continue
+        found += [(brand, variant) for variant in variants]
+    return found
 
 
-def _instance_types(payload: Payload) -> list[Any]:
-    body = load_json(payload, PROVIDER)
+def _instance_types(page: Page) -> list[Any]:
+    body = page.json()
+    payload = page.payload
     if isinstance(body, str):
         raise ParseError(
             f"{PROVIDER}: {payload.url} ({payload.ref or payload.name}) answered {body[:160]!r} "
@@ -70,60 +70,43 @@ def _instance_types(payload: Payload) -> list[Any]:
     return types
 
 
-def _type_offers(kind: Any, payload: Payload, chips: ChipNames) -> ParseResult:
-    result = ParseResult()
-    brand = str(kind.get("brand_short") or "").strip() if isinstance(kind, dict) else ""
-    variants = kind.get("variants") if isinstance(kind, dict) else None
-    if not brand or not isinstance(variants, list):
-        why = f"instance type {kind!r:.80} has no brand_short or variants list"
-        return ParseResult(rejects=[reject(SOURCE_NAME, why, kind, payload)])
-    for variant in variants:
-        result.extend(_variant_offers(brand, variant, payload, chips))
-    return result
-
-
-def _variant_offers(brand: str, variant: Any, payload: Payload, chips: ChipNames) -> ParseResult:
+def offers(row: tuple[str, Any], page: Page) -> list[Item]:
+    """One record per datacenter of a GPU variant, per instance-hour; pure."""
+    brand, variant = row
+    if not brand:
+        why = f"instance type {variant!r:.80} has no brand_short or variants list"
+        return [page.reject(why, variant)]
     name = str(variant.get("name", "")) if isinstance(variant, dict) else ""
     if not isinstance(variant, dict) or variant.get("gpu_count") in (0, None):
-        return ParseResult()  # a CPU-only variant: nothing to price here
+        return [Skip("a CPU-only variant: nothing to price here", name)]
     try:
         count = parse_count(variant.get("gpu_count"))
     except ValueError as exc:
-        return ParseResult(rejects=[reject(SOURCE_NAME, f"{name}: {exc}", variant, payload, name)])
+        return [page.reject(f"{name}: {exc}", variant, name)]
     cents, why = json_price(variant.get("cost_per_hour"), f"{name} cost_per_hour")
     if cents is None:
-        return ParseResult(rejects=[reject(SOURCE_NAME, why, variant, payload, name)])
-    vram = variant.get("vram")
-    memory = round(vram / GIB) if isinstance(vram, int | float) and vram > 0 else None
-    chip = chips.chip(brand, memory)
+        return [page.reject(why, variant, name)]
     datacenters = variant.get("nodes_per_dc")
     places = sorted(datacenters) if isinstance(datacenters, dict) else []
+    if not places:
+        return [Skip("a variant offered in no datacenter today", name)]
+    vram = variant.get("vram")
+    memory = round(vram / GIB) if isinstance(vram, int | float) and vram > 0 else None
+    chip = page.chip(brand, memory)
     extra = {"brand_short": brand, "gpu_memory_gb": memory, "price_field": "cost_per_hour / 100"}
-    records = [
-        _record(payload, name, dc, chip, count, cents / 100, extra | {"nodes": datacenters[dc]})
+    return [
+        page.record(
+            region=dc,
+            instance_type=name,
+            chip=chip,
+            chip_count=float(count),
+            pricing_model="on_demand",
+            price_per_hour=round(cents / 100, 6),
+            sku=name,
+            extra={"price_basis": "per instance-hour", **extra, "nodes": datacenters[dc]},
+        )
         for dc in places
     ]
-    return ParseResult(records=records)
-
-
-def _record(
-    payload: Payload, name: str, region: str, chip: str, count: int, price: float, extra: dict
-) -> PriceRecord:
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
-        region=region,
-        instance_type=name,
-        chip=chip,
-        chip_count=float(count),
-        pricing_model="on_demand",
-        price_per_hour=round(price, 6),
-        sku=name,
-        source_url=payload.url,
-        payload_ref=payload.ref,
-        extra={"price_basis": "per instance-hour", **extra},
-    )
 
 
 SOURCE = Source(
@@ -134,5 +117,7 @@ SOURCE = Source(
         "datacenter"
     ),
     fetch=fetch,
-    parse=parse,
+    rows=rows,
+    offers=offers,
 )
+parse = SOURCE.parse

@@ -1,35 +1,27 @@
 """cloudrift: parse() on a reconstructed instance-type list, bad variants, fetch().
 
 tests/fixtures/cloudrift/ holds POST /api/v1/instance-types/list answers in the shape gpuhunt
-and SkyPilot read (ORIGIN.md: reconstructed, no recording exists), variants the parser must
-refuse, and a list where cost_per_hour was renamed.
+and SkyPilot read (ORIGIN.md: reconstructed, no recording exists) and variants the parser must
+refuse. What every source must do is the contract test's (tests/extract/test_contract.py).
 """
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
 
-from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
+from chipcost.archive import read_manifest, read_payloads
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
-from chipcost.extract.base import FetchContext
 from chipcost.extract.cloudrift import LIST_URL, REQUEST, SOURCE, fetch, parse
-from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
+from tests.sources import FETCHED_AT, STAMP, context, payloads_of
 
 FIXTURES = FIXTURES / "cloudrift"
-FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)
-STAMP = "2026-11-21T060000Z"
-
-
-def payload(name: str, data: bytes | None = None) -> Payload:
-    data = (FIXTURES / name).read_bytes() if data is None else data
-    return Payload(data, LIST_URL, FETCHED_AT, name, f"{STAMP}/cloudrift/{name}")
+payload = payloads_of("cloudrift", LIST_URL)
 
 
 def test_one_record_per_gpu_variant_and_datacenter_in_dollars():
@@ -56,12 +48,6 @@ def test_a_gpu_the_catalog_lacks_loads_as_unknown_and_is_named():
         assert any("MI350X" in note for note in result.notes)
 
 
-def test_every_good_record_validates():
-    records = parse([payload("instance-types.json")]).records
-    validated = validate_records(records, {"cloudrift": "cloudrift"})
-    assert validated.rejects == [] and len(validated.records) == len(records) == 7
-
-
 @pytest.mark.parametrize(
     ("sku", "reason"),
     [
@@ -79,16 +65,10 @@ def test_bad_variants_become_rejects(sku, reason):
     assert not [r for r in result.rejects if r.sku == "cpu-only"]  # CPU-only: not read
 
 
-def test_a_renamed_price_field_fails_the_source_naming_provider_and_url():
-    with pytest.raises(ParseError) as error:
-        parse([payload("bad-renamed-field.json")])
-    message = str(error.value)
-    assert message.startswith("cloudrift:") and LIST_URL in message and "cost_per_hour" in message
-
-
 def test_an_answer_that_is_a_bare_string_fails_the_source_with_it():
     with pytest.raises(ParseError, match="unsupported version"):
-        parse([payload("error.json", json.dumps("unsupported version").encode())])
+        text = json.dumps("unsupported version").encode()
+        parse([Payload(text, LIST_URL, FETCHED_AT, "error.json", "error.json")])
 
 
 def test_fetch_posts_the_versioned_request_and_archives_it(tmp_path: Path):
@@ -98,12 +78,7 @@ def test_fetch_posts_the_versioned_request_and_archives_it(tmp_path: Path):
         assert request.method == "POST" and json.loads(request.content) == REQUEST
         return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
 
-    ctx = FetchContext(
-        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
-        transport=httpx.MockTransport(handler),
-        sleep=lambda s: None,
-    )
-    [fetched] = fetch(ctx)
+    [fetched] = fetch(context(tmp_path, SOURCE.name, handler))
     assert fetched.url == LIST_URL
     [entry] = read_manifest(tmp_path / STAMP / "cloudrift")["payloads"]
     assert entry["request"] == {"method": "POST", "json": REQUEST}

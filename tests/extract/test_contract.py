@@ -54,7 +54,6 @@ NOT_YET = frozenset({
     "gcp",
     "daytona",
     "lium",
-    "cloudrift",
     "digitalocean",
     "hotaisle",
     "jarvislabs",
