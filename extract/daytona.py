@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
-from chipcost.extract._offers import (
-    ChipNames,
-    json_price,
-    listed_rows,
-    load_json,
-    reject,
-)
-from chipcost.extract._scrape import require_offers
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import json_price, listed_rows
+from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "daytona"
 PROVIDER = "daytona"
@@ -41,64 +32,46 @@ def fetch(ctx: FetchContext) -> list[Payload]:
     return [payload]
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One record per GPU type and pricing model, per GPU-hour; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    for payload in payloads:
-        body = load_json(payload, PROVIDER)
-        page = ParseResult()
-        for gpu in listed_rows(payload, PROVIDER, "gpus", FIELDS, body=body):
-            page.extend(_gpu_offers(gpu, body, payload, chips))
-        require_offers(page, payload, PROVIDER)
-        result.extend(page)
-    result.notes.extend(chips.notes())
-    return result
+def rows(page: Page) -> list[Any]:
+    """The GPU types of the rate card, their fields checked."""
+    return listed_rows(page.payload, PROVIDER, "gpus", FIELDS, body=page.json())
 
 
-def _gpu_offers(gpu: Any, body: dict, payload: Payload, chips: ChipNames) -> ParseResult:
-    result = ParseResult()
+def offers(gpu: Any, page: Page) -> list[Item]:
+    """One record per pricing model of a GPU type, per GPU-hour; pure."""
     name = str(gpu.get("type") or "").strip() if isinstance(gpu, dict) else ""
     if not name:
-        why = f"GPU entry {gpu!r:.60} has no type"
-        return ParseResult(rejects=[reject(SOURCE_NAME, why, gpu, payload)])
-    chip = chips.chip(name, MEMORY_GB.get(name.upper()))
+        return [page.reject(f"GPU entry {gpu!r:.60} has no type", gpu)]
+    body = page.json()
+    chip = page.chip(name, MEMORY_GB.get(name.upper()))
     resources = body.get("resources") if isinstance(body.get("resources"), dict) else {}
+    made: list[Item] = []
     for field, model, rates in PRICES:
         if model == "spot" and gpu.get(field) in (None, 0):
             continue  # this GPU is not sold on spot
         price, why = json_price(gpu.get(field), f"{name} {field}")
         if price is None:
-            result.rejects.append(reject(SOURCE_NAME, why, gpu, payload, name))
+            made.append(page.reject(why, gpu, name))
             continue
         extra = {
             "price_basis": "per GPU-hour; vCPU, memory and disk are billed separately",
             "resource_rates": resources.get(rates),
             "generated_at": body.get("generatedAt"),
         }
-        result.records.append(_record(payload, name, chip, model, price, body, extra))
-    return result
-
-
-def _record(
-    payload: Payload, name: str, chip: str, model: str, price: float, body: dict, extra: dict
-) -> PriceRecord:
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
-        region=REGION,
-        instance_type=f"1x {name}",
-        chip=chip,
-        chip_count=1.0,
-        pricing_model=model,
-        price_per_hour=price,
-        currency=str(body.get("currency") or "USD").upper(),
-        sku=name,
-        source_url=payload.url,
-        payload_ref=payload.ref,
-        extra={k: v for k, v in extra.items() if v is not None},
-    )
+        made.append(
+            page.record(
+                region=REGION,
+                instance_type=f"1x {name}",
+                chip=chip,
+                chip_count=1.0,
+                pricing_model=model,
+                price_per_hour=price,
+                currency=str(body.get("currency") or "USD").upper(),
+                sku=name,
+                extra={k: v for k, v in extra.items() if v is not None},
+            )
+        )
+    return made
 
 
 SOURCE = Source(
@@ -109,5 +82,7 @@ SOURCE = Source(
         "(vCPU, memory and disk billed separately)"
     ),
     fetch=fetch,
-    parse=parse,
+    rows=rows,
+    offers=offers,
 )
+parse = SOURCE.parse

@@ -26,10 +26,12 @@ SECRET = "sekrit-KEY-0123456789"
 CONTRACT = "contract.toml"
 
 
-def payload(source: str, name: str, url: str, fetched_at: datetime = FETCHED_AT) -> Payload:
-    """A fixture file as the Payload its fetch would have archived."""
-    data = (FIXTURES / source / name).read_bytes()
-    return Payload(data, url, fetched_at, name, f"{STAMP}/{source}/{name}")
+def payload(
+    source: str, name: str, url: str, fetched_at: datetime = FETCHED_AT, data: bytes | None = None
+) -> Payload:
+    """A fixture file (or `data` given under that name) as the Payload its fetch archived."""
+    body = (FIXTURES / source / name).read_bytes() if data is None else data
+    return Payload(body, url, fetched_at, name, f"{STAMP}/{source}/{name}")
 
 
 def context(
@@ -122,7 +124,12 @@ def emptied(found: Payload) -> Payload:
 def payloads_of(source: str, default_url: str = "") -> Callable[..., Payload]:
     """`payload(name, url=default_url)` bound to one source's fixture folder."""
 
-    def recorded(name: str, url: str = default_url, fetched_at: datetime = FETCHED_AT) -> Payload:
-        return payload(source, name, url, fetched_at)
+    def recorded(
+        name: str,
+        url: str = default_url,
+        fetched_at: datetime = FETCHED_AT,
+        data: bytes | None = None,
+    ) -> Payload:
+        return payload(source, name, url, fetched_at, data)
 
     return recorded

@@ -52,7 +52,6 @@ NOT_YET = frozenset({
     "oci",
     "lambda",
     "gcp",
-    "daytona",
     "lium",
     "digitalocean",
     "hotaisle",

@@ -1,34 +1,25 @@
 """daytona: parse() on the rate card gpuhunt keeps (probably a capture), bad rows, fetch().
 
 tests/fixtures/daytona/ holds GET /gpu-pricing in its real shape (ORIGIN.md), rows the parser
-must refuse, and a rate card where onDemandPricePerHour was renamed.
+must refuse; what every source must do is the contract test's (tests/extract/test_contract.py).
 """
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from pathlib import Path
 
 import httpx
 import pytest
 
-from chipcost.archive import ArchiveWriter, read_payloads
-from chipcost.core.errors import ParseError, SourceError
-from chipcost.core.payload import Payload
-from chipcost.extract.base import FetchContext
+from chipcost.archive import read_payloads
+from chipcost.core.errors import ParseError
 from chipcost.extract.daytona import PRICING_URL, SOURCE, fetch, parse
 from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
+from tests.sources import STAMP, context, payloads_of
 
 FIXTURES = FIXTURES / "daytona"
-FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)
-STAMP = "2026-11-21T060000Z"
-
-
-def payload(name: str, data: bytes | None = None) -> Payload:
-    data = (FIXTURES / name).read_bytes() if data is None else data
-    return Payload(data, PRICING_URL, FETCHED_AT, name, f"{STAMP}/daytona/{name}")
+payload = payloads_of("daytona", PRICING_URL)
 
 
 def prices(records) -> dict[tuple[str, str], float]:
@@ -50,10 +41,8 @@ def test_per_gpu_on_demand_and_spot_prices():
     assert spot.extra["resource_rates"]["vcpuPerHour"] == 0.03  # the spot resource rates
 
 
-def test_every_good_record_validates():
+def test_the_known_gpus_map_to_their_chips():
     records = parse([payload("gpu-pricing.json")]).records
-    validated = validate_records(records, {"daytona": "daytona"})
-    assert validated.rejects == [] and len(validated.records) == len(records)
     assert {"B300", "B200", "H200", "H100-SXM", "RTX-PRO-6000"} <= {r.chip for r in records}
 
 
@@ -72,30 +61,14 @@ def test_bad_rows_become_rejects_and_a_null_spot_price_means_not_sold_on_spot():
 
 def test_a_non_usd_rate_card_is_refused_by_validation():
     body = json.loads((FIXTURES / "gpu-pricing.json").read_text()) | {"currency": "EUR"}
-    records = parse([payload("eur.json", json.dumps(body).encode())]).records
+    records = parse([payload("eur.json", data=json.dumps(body).encode())]).records
     validated = validate_records(records, {"daytona": "daytona"})
     assert not validated.records and all("not USD" in r.reason for r in validated.rejects)
 
 
-def test_a_renamed_price_field_fails_the_source_naming_provider_and_url():
-    with pytest.raises(ParseError) as error:
-        parse([payload("bad-renamed-field.json")])
-    message = str(error.value)
-    assert message.startswith("daytona:") and PRICING_URL in message
-    assert "onDemandPricePerHour" in message
-
-
 def test_an_error_page_fails_the_source():
     with pytest.raises(ParseError, match="not JSON"):
-        parse([payload("error.html", b"<html>502 Bad Gateway</html>")])
-
-
-def context(tmp_path: Path, handler) -> FetchContext:
-    return FetchContext(
-        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
-        transport=httpx.MockTransport(handler),
-        sleep=lambda s: None,
-    )
+        parse([payload("error.html", data=b"<html>502 Bad Gateway</html>")])
 
 
 def test_fetch_archives_the_rate_card_without_credentials(tmp_path):
@@ -105,13 +78,7 @@ def test_fetch_archives_the_rate_card_without_credentials(tmp_path):
         assert "Authorization" not in request.headers
         return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
 
-    [fetched] = fetch(context(tmp_path, handler))
+    [fetched] = fetch(context(tmp_path, SOURCE.name, handler))
     assert fetched.url == PRICING_URL
     [archived] = read_payloads(tmp_path / STAMP, "daytona")
     assert archived.data == body and parse([archived]).records
-
-
-def test_a_server_error_fails_the_source_after_retries(tmp_path):
-    with pytest.raises(SourceError) as error:
-        fetch(context(tmp_path, lambda request: httpx.Response(503)))
-    assert str(error.value).startswith("daytona:") and "run again later" in str(error.value)
