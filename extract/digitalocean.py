@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
-from chipcost.extract._offers import (
-    ChipNames,
-    json_price,
-    listed_rows,
-    load_json,
-    reject,
-)
-from chipcost.extract._plans import missing_key
-from chipcost.extract._scrape import parse_count
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import json_price, listed_rows, load_json, missing_key, parse_count
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "digitalocean"
 PROVIDER = "digitalocean"
@@ -29,6 +19,7 @@ API_KEY_ENV = SOURCE_ENV["digitalocean_api_key"]  # named in messages; read by t
 PAGE_SIZE = 200  # the API's maximum page size
 MAX_PAGES = 20
 FIELDS = ("slug", "price_hourly", "regions")
+UNAVAILABLE = "a GPU size listed but sold in no region"
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -58,49 +49,45 @@ def _next_page(payload: Payload) -> str:
     return found if isinstance(found, str) and found.startswith(SIZES_URL) else ""
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One record per GPU size and region, per instance-hour; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    unavailable: list[str] = []
-    for payload in payloads:
-        for size in listed_rows(payload, PROVIDER, "sizes", FIELDS):
-            result.extend(_size_offers(size, payload, chips, unavailable))
-    if unavailable:
-        result.notes.append(
-            f"{len(unavailable)} GPU size(s) are listed but sold in no region: "
-            f"{', '.join(sorted(unavailable))}"
-        )
-    result.notes.extend(chips.notes())
-    return result
+def rows(page: Page) -> list[Any]:
+    """The sizes of one page, their fields checked."""
+    return listed_rows(page.payload, PROVIDER, "sizes", FIELDS, body=page.json())
 
 
-def _size_offers(
-    size: Any, payload: Payload, chips: ChipNames, unavailable: list[str]
-) -> ParseResult:
+def offers(size: Any, page: Page) -> list[Item]:
+    """One record per region of a GPU size, per instance-hour; pure."""
     gpu = size.get("gpu_info") if isinstance(size, dict) else None
     if not gpu:
-        return ParseResult()  # a CPU Droplet: no accelerator to price
+        return [Skip("a CPU Droplet: no accelerator to price")]
     slug = str(size.get("slug", ""))
     try:
         count = parse_count(gpu.get("count") if isinstance(gpu, dict) else None)
     except ValueError as exc:
-        return ParseResult(rejects=[reject(SOURCE_NAME, f"{slug}: {exc}", size, payload, slug)])
+        return [page.reject(f"{slug}: {exc}", size, slug)]
     model = str(gpu.get("model") or "")
     price, why = json_price(size.get("price_hourly"), f"{slug} price_hourly")
     if price is None or not model:
-        why = why or f"{slug}: gpu_info has no model"
-        return ParseResult(rejects=[reject(SOURCE_NAME, why, size, payload, slug)])
+        return [page.reject(why or f"{slug}: gpu_info has no model", size, slug)]
     regions = [str(r) for r in size.get("regions") or [] if r]
     if not regions or size.get("available") is False:
-        unavailable.append(slug)
-        return ParseResult()
+        return [Skip(UNAVAILABLE, slug)]
     memory = _memory_per_gpu(gpu, count)
     # "nvidia_h100", "amd_mi300x", "nvidia_rtx6000_ada": the vendor and words, underscored.
-    chip = chips.chip(model.replace("_", " "), memory)
+    chip = page.chip(model.replace("_", " "), memory)
     extra = {"gpu_model": model, "gpu_memory_gb": memory, "price_basis": "per instance-hour"}
-    records = [_record(payload, slug, region, chip, count, price, extra) for region in regions]
-    return ParseResult(records=records)
+    return [
+        page.record(
+            region=region,
+            instance_type=slug,
+            chip=chip,
+            chip_count=float(count),
+            pricing_model="on_demand",
+            price_per_hour=price,
+            sku=slug,
+            extra={k: v for k, v in extra.items() if v is not None},
+        )
+        for region in regions
+    ]
 
 
 def _memory_per_gpu(gpu: dict[str, Any], count: int) -> float | None:
@@ -114,26 +101,6 @@ def _memory_per_gpu(gpu: dict[str, Any], count: int) -> float | None:
     return round(gib / count, 1)
 
 
-def _record(
-    payload: Payload, slug: str, region: str, chip: str, count: int, price: float, extra: dict
-) -> PriceRecord:
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
-        region=region,
-        instance_type=slug,
-        chip=chip,
-        chip_count=float(count),
-        pricing_model="on_demand",
-        price_per_hour=price,
-        sku=slug,
-        source_url=payload.url,
-        payload_ref=payload.ref,
-        extra={k: v for k, v in extra.items() if v is not None},
-    )
-
-
 SOURCE = Source(
     name=SOURCE_NAME,
     provider=PROVIDER,
@@ -142,5 +109,7 @@ SOURCE = Source(
         "instance and region"
     ),
     fetch=fetch,
-    parse=parse,
+    rows=rows,
+    offers=offers,
 )
+parse = SOURCE.parse

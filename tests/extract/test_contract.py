@@ -53,7 +53,6 @@ NOT_YET = frozenset({
     "lambda",
     "gcp",
     "lium",
-    "digitalocean",
     "hotaisle",
     "jarvislabs",
     "seeweb",
