@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.record import PriceRecord
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
-from chipcost.extract._offers import (
-    ChipNames,
-    json_price,
-    listed_rows,
-    reject,
-)
-from chipcost.extract._plans import missing_key
-from chipcost.extract._scrape import require_offers
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import json_price, listed_rows, missing_key
+from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "jarvislabs"
 PROVIDER = "jarvislabs"
@@ -42,42 +34,34 @@ def fetch(ctx: FetchContext) -> list[Payload]:
     return [payload]
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One record per GPU type, region, kind and pricing model, per GPU-hour; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    for payload in payloads:
-        page = ParseResult()
-        for row in listed_rows(payload, PROVIDER, "server_meta", FIELDS):
-            page.extend(_row_offers(row, payload, chips))
-        require_offers(page, payload, PROVIDER)
-        result.extend(page)
-    result.notes.extend(chips.notes())
-    return result
+def rows(page: Page) -> list[Any]:
+    """The rows of server_meta, their fields checked."""
+    return listed_rows(page.payload, PROVIDER, "server_meta", FIELDS, body=page.json())
 
 
-def _row_offers(row: Any, payload: Payload, chips: ChipNames) -> ParseResult:
-    result = ParseResult()
+def offers(row: Any, page: Page) -> list[Item]:
+    """One record per pricing model of a GPU type, region and kind, per GPU-hour; pure."""
     gpu = str(row.get("gpu_type") or "").strip() if isinstance(row, dict) else ""
     region = str(row.get("region") or "").strip() if isinstance(row, dict) else ""
     workload = row.get("workload_type") if isinstance(row, dict) else ""
     kind = KINDS.get(workload, "") if workload is None or isinstance(workload, str) else ""
     if not gpu or not region or not kind:
         why = f"server_meta row {row!r:.80} has no gpu_type, region or known workload_type"
-        return ParseResult(rejects=[reject(SOURCE_NAME, why, row, payload, gpu)])
+        return [page.reject(why, row, gpu)]
     name = f"1x {gpu} {kind}"
-    chip = chips.chip(gpu, _number(row.get("vram")))
+    chip = page.chip(gpu, _number(row.get("vram")))
     # Spot is sold for containers only; a VM row's spot_price is not a price one can rent at.
     prices = [("on_demand", "price_per_hour")]
     if kind == "container" and row.get("spot_price") not in (None, 0):
         prices.append(("spot", "spot_price"))
+    made: list[Item] = []
     for model, field in prices:
         price, why = json_price(row.get(field), f"{name} {region} {field}")
         if price is None:
-            result.rejects.append(reject(SOURCE_NAME, why, row, payload, gpu))
+            made.append(page.reject(why, row, gpu))
             continue
-        result.records.append(_record(payload, row, (name, region, chip, model, price)))
-    return result
+        made.append(_offer(page, row, (name, region, chip, model, price)))
+    return made
 
 
 def _number(value: object) -> float | None:
@@ -89,7 +73,7 @@ def _number(value: object) -> float | None:
     return number if number > 0 else None
 
 
-def _record(payload: Payload, row: dict, offer: tuple[str, str, str, str, float]) -> PriceRecord:
+def _offer(page: Page, row: dict, offer: tuple[str, str, str, str, float]) -> PriceRecord:
     name, region, chip, model, price = offer
     extra = {
         "price_basis": "per GPU-hour",
@@ -98,10 +82,7 @@ def _record(payload: Payload, row: dict, offer: tuple[str, str, str, str, float]
         "free_gpus": row.get("spot_num_free_devices" if model == "spot" else "num_free_devices"),
         "workload_type": row.get("workload_type"),
     }
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
+    return page.record(
         region=region,
         instance_type=name,
         chip=chip,
@@ -109,8 +90,6 @@ def _record(payload: Payload, row: dict, offer: tuple[str, str, str, str, float]
         pricing_model=model,
         price_per_hour=price,
         sku=str(row.get("gpu_type")),
-        source_url=payload.url,
-        payload_ref=payload.ref,
         extra={k: v for k, v in extra.items() if v is not None},
     )
 
@@ -123,5 +102,7 @@ SOURCE = Source(
         "containers, and container spot prices, per region"
     ),
     fetch=fetch,
-    parse=parse,
+    rows=rows,
+    offers=offers,
 )
+parse = SOURCE.parse

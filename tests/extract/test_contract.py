@@ -54,7 +54,6 @@ NOT_YET = frozenset({
     "gcp",
     "lium",
     "hotaisle",
-    "jarvislabs",
     "seeweb",
 })  # fmt: skip
 

@@ -5,30 +5,21 @@ without JL_API_KEY (skipped without it; the key never archived).
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
 
-from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
-from chipcost.core.errors import ParseError, SourceSkipped
-from chipcost.core.payload import Payload
+from chipcost.archive import read_manifest, read_payloads
+from chipcost.core.errors import SourceSkipped
 from chipcost.core.settings import SourceSettings
-from chipcost.extract.base import FetchContext
 from chipcost.extract.jarvislabs import SERVER_META_URL, SOURCE, fetch, parse
-from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
+from tests.sources import STAMP, context, payloads_of
 
 FIXTURES = FIXTURES / "jarvislabs"
-FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)
-STAMP = "2026-11-21T060000Z"
 KEY = "jl-secret0key"
-
-
-def payload(name: str) -> Payload:
-    data = (FIXTURES / name).read_bytes()
-    return Payload(data, SERVER_META_URL, FETCHED_AT, name, f"{STAMP}/jarvislabs/{name}")
+payload = payloads_of("jarvislabs", SERVER_META_URL)
 
 
 def offers(name: str = "server-meta.json") -> dict[tuple[str, str, str], object]:
@@ -58,12 +49,6 @@ def test_both_spellings_of_rtx_pro_6000_name_the_same_chip():
     assert found[("1x RTX PRO 6000 VM", "india-noida-01", "on_demand")].chip == "RTX-PRO-6000"
 
 
-def test_every_good_record_validates():
-    records = parse([payload("server-meta.json")]).records
-    validated = validate_records(records, {"jarvislabs": "jarvislabs"})
-    assert validated.rejects == [] and len(validated.records) == len(records) == 8
-
-
 def test_bad_rows_become_rejects_with_reasons():
     result = parse([payload("bad-rows.json")])
     reasons = " | ".join(r.reason for r in result.rejects)
@@ -74,21 +59,9 @@ def test_bad_rows_become_rejects_with_reasons():
     assert {r.instance_type for r in result.records} == {"1x A100-80GB container", "1x H200 VM"}
 
 
-def test_a_renamed_price_field_fails_the_source_naming_provider_and_url():
-    with pytest.raises(ParseError) as error:
-        parse([payload("bad-renamed-field.json")])
-    message = str(error.value)
-    assert message.startswith("jarvislabs:") and SERVER_META_URL in message
-    assert "price_per_hour" in message
-
-
-def context(tmp_path: Path, handler, key: str = KEY) -> FetchContext:
-    return FetchContext(
-        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
-        settings=SourceSettings(jarvislabs_api_key=key),
-        transport=httpx.MockTransport(handler),
-        sleep=lambda s: None,
-    )
+def keyed(tmp_path: Path, handler, key: str = KEY):
+    settings = SourceSettings(jarvislabs_api_key=key)
+    return context(tmp_path, SOURCE.name, handler, settings=settings)
 
 
 def test_without_a_key_the_source_is_skipped_and_nothing_is_requested(tmp_path):
@@ -96,7 +69,7 @@ def test_without_a_key_the_source_is_skipped_and_nothing_is_requested(tmp_path):
         raise AssertionError("no request may be sent without a key")
 
     with pytest.raises(SourceSkipped, match="^JL_API_KEY is not set"):
-        fetch(context(tmp_path, handler, key=""))
+        fetch(keyed(tmp_path, handler, key=""))
 
 
 def test_fetch_sends_the_key_and_never_archives_it(tmp_path):
@@ -106,7 +79,7 @@ def test_fetch_sends_the_key_and_never_archives_it(tmp_path):
         assert request.headers["Authorization"] == f"Bearer {KEY}"
         return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
 
-    [fetched] = fetch(context(tmp_path, handler))
+    [fetched] = fetch(keyed(tmp_path, handler))
     assert fetched.url == SERVER_META_URL
     assert KEY not in json.dumps(read_manifest(tmp_path / STAMP / "jarvislabs"))
     assert len(parse(read_payloads(tmp_path / STAMP, "jarvislabs")).records) == 8
