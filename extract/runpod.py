@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.record import PriceRecord
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
-from chipcost.extract._offers import ChipNames, field_names, load_json, reject, shape_error
-from chipcost.extract._scrape import require_columns, require_offers
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import field_names, require_columns, shape_error
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "runpod"
 PROVIDER = "runpod"
@@ -77,24 +75,9 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
     return [payload]
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """Price records from archived gpuTypes responses; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    for payload in payloads:
-        gpu_types = _gpu_types(payload)
-        require_columns(field_names(gpu_types), EXPECTED_FIELDS, payload, PROVIDER)
-        page = ParseResult()
-        for gpu in gpu_types:
-            page.extend(gpu_offers(gpu, payload, chips))
-        require_offers(page, payload, PROVIDER)
-        result.extend(page)
-    result.notes.extend(chips.notes())
-    return result
-
-
-def _gpu_types(payload: Payload) -> list[Any]:
-    body = load_json(payload, PROVIDER)
+def rows(page: Page) -> list[Any]:
+    """The GPU types of one gpuTypes answer, their fields checked."""
+    payload, body = page.payload, page.json()
     if isinstance(body, dict) and body.get("errors"):
         messages = "; ".join(str(e.get("message", e)) for e in body["errors"][:3])
         raise ParseError(
@@ -105,22 +88,21 @@ def _gpu_types(payload: Payload) -> list[Any]:
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, dict) or not isinstance(data.get("gpuTypes"), list):
         raise shape_error(PROVIDER, payload, "data.gpuTypes list", data or body)
+    require_columns(field_names(data["gpuTypes"]), EXPECTED_FIELDS, payload, PROVIDER)
     return data["gpuTypes"]
 
 
-def gpu_offers(gpu: Any, payload: Payload, chips: ChipNames) -> ParseResult:
-    """Every priced offer of one GPU type: one record per listed price field."""
-    result = ParseResult()
+def offers(gpu: Any, page: Page) -> list[Item]:
+    """Every priced offer of one GPU type: one record per listed price field; pure."""
     if not isinstance(gpu, dict) or not gpu.get("id"):
-        reason = f"gpuTypes entry {gpu!r:.60} is not a GPU type with an id"
-        result.rejects.append(reject(SOURCE_NAME, reason, gpu, payload))
-        return result
+        return [page.reject(f"gpuTypes entry {gpu!r:.60} is not a GPU type with an id", gpu)]
     if gpu["id"] == "unknown":
-        return result  # RunPod lists an "unknown" placeholder type with no prices
+        return [Skip("RunPod's 'unknown' placeholder type, listed with no prices")]
     memory = gpu.get("memoryInGb") if isinstance(gpu.get("memoryInGb"), int | float) else None
     chip = canonical_chip(str(gpu["id"]), memory)
     if chip == UNKNOWN_CHIP:
-        chip = chips.chip(str(gpu.get("displayName") or gpu["id"]), memory)
+        chip = page.chip(str(gpu.get("displayName") or gpu["id"]), memory)
+    made: list[Item] = []
     for name, (model, plan, term, flag) in PRICE_FIELDS.items():
         if not gpu.get(flag):
             continue
@@ -129,14 +111,16 @@ def gpu_offers(gpu: Any, payload: Payload, chips: ChipNames) -> ParseResult:
             continue  # this GPU is not sold on spot or on this term
         if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
             reason = f"{name} is {price!r} although {flag} is true: no usable price"
-            result.rejects.append(reject(SOURCE_NAME, reason, gpu, payload, str(gpu["id"])))
+            made.append(page.reject(reason, gpu, str(gpu["id"])))
             continue
-        result.records.append(_record(gpu, payload, chip, float(price), (model, plan, term)))
-    return result
+        made.append(_offer(gpu, page, chip, float(price), (model, plan, term)))
+    if not made:
+        made.append(Skip("a GPU type sold on neither Secure nor Community Cloud", str(gpu["id"])))
+    return made
 
 
-def _record(
-    gpu: dict[str, Any], payload: Payload, chip: str, price: float, offer: tuple[str, str, str]
+def _offer(
+    gpu: dict[str, Any], page: Page, chip: str, price: float, offer: tuple[str, str, str]
 ) -> PriceRecord:
     model, plan, term = offer
     lowest = gpu.get("lowestPrice") if isinstance(gpu.get("lowestPrice"), dict) else {}
@@ -146,10 +130,7 @@ def _record(
         "stock_status": lowest.get("stockStatus"),
         "priced": "per GPU-hour",
     }
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
+    return page.record(
         region=REGION,
         # RunPod rents single GPUs; multi-GPU pods cost the per-GPU price times the count.
         instance_type=f"1x {gpu.get('displayName') or gpu['id']}",
@@ -160,8 +141,6 @@ def _record(
         plan=plan,
         price_per_hour=price,
         sku=str(gpu["id"]),
-        source_url=payload.url,
-        payload_ref=payload.ref,
         extra={k: v for k, v in extra.items() if v is not None},
     )
 
@@ -174,5 +153,7 @@ SOURCE = Source(
         "Cloud, spot prices, and 1-week to 6-month commitment prices"
     ),
     fetch=fetch,
-    parse=parse,
+    rows=rows,
+    offers=offers,
 )
+parse = SOURCE.parse

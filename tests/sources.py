@@ -15,8 +15,10 @@ import httpx
 
 from chipcost.archive import ArchiveWriter
 from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult
 from chipcost.core.settings import SourceSettings
 from chipcost.extract.base import FetchContext
+from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
 
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 2, tzinfo=UTC)
@@ -38,9 +40,8 @@ def context(
     tmp_path: Path,
     source: str,
     handler: Callable[[httpx.Request], httpx.Response],
-    *,
-    settings: SourceSettings | None = None,
     waits: list[float] | None = None,
+    settings: SourceSettings | None = None,
 ) -> FetchContext:
     """A FetchContext whose HTTP goes to `handler` (httpx.MockTransport) and never sleeps."""
     sleeps = waits if waits is not None else []
@@ -50,6 +51,16 @@ def context(
         transport=httpx.MockTransport(handler),
         sleep=sleeps.append,
     )
+
+
+def assert_loadable(result: ParseResult) -> None:
+    """The shared invariants: every record passes validation (price, chips, key, USD)."""
+    from chipcost.extract import source_providers
+
+    validated = validate_records(result.records, source_providers())
+    assert not validated.rejects, [r.reason for r in validated.rejects]
+    for record in result.records:
+        assert record.payload_ref and record.source_url and record.observed_at == FETCHED_AT
 
 
 def keyed_settings() -> SourceSettings:

@@ -18,7 +18,9 @@ from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.extract import azure
 from chipcost.extract.azure import PRICES_URL, fetch, parse, query_params, sku_table
-from tests.recorded import STAMP, assert_loadable, fake_context, recorded
+from tests.sources import STAMP, assert_loadable
+from tests.sources import context as fake_context
+from tests.sources import payload as recorded
 
 GOOD = (
     "consumption-nd-page-1.json",

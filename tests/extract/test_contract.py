@@ -46,7 +46,6 @@ NOT_YET = frozenset({
     "spheron",
     "nebius",
     "verda",
-    "runpod",
     "vastai",
     "azure",
     "oci",

@@ -17,7 +17,9 @@ from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.settings import SourceSettings
 from chipcost.extract.lambda_cloud import API_URL, PAGE_URL, fetch, offer_name, parse
-from tests.recorded import FETCHED_AT, STAMP, assert_loadable, fake_context, recorded
+from tests.sources import FETCHED_AT, STAMP, assert_loadable
+from tests.sources import context as fake_context
+from tests.sources import payload as recorded
 
 
 def api(name: str = "instance-types.json"):

@@ -12,7 +12,9 @@ import pytest
 from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.extract.oci import PARAMS, PRODUCTS_URL, fetch, parse, shape_chip, shape_table
-from tests.recorded import STAMP, assert_loadable, fake_context, recorded
+from tests.sources import STAMP, assert_loadable
+from tests.sources import context as fake_context
+from tests.sources import payload as recorded
 
 
 def payload(name: str):

@@ -18,7 +18,9 @@ from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract.vastai import ALLOCATED_STORAGE_GIB, BUNDLES_URL, SEARCHES, fetch, parse
-from tests.recorded import FETCHED_AT, STAMP, assert_loadable, fake_context, recorded
+from tests.sources import FETCHED_AT, STAMP, assert_loadable
+from tests.sources import context as fake_context
+from tests.sources import payload as recorded
 
 
 def payload(name: str):
