@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.record import PriceRecord
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
-from chipcost.extract._offers import (
-    ChipNames,
+from chipcost.extract._kit import (
     field_names,
     json_price,
-    load_json,
-    reject,
+    missing_key,
+    parse_count,
+    require_columns,
     shape_error,
 )
-from chipcost.extract._plans import missing_key
-from chipcost.extract._scrape import parse_count, require_columns
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "hotaisle"
 PROVIDER = "hotaisle"
@@ -55,45 +53,63 @@ def fetch(ctx: FetchContext) -> list[Payload]:
     return [payload]
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One record per distinct VM configuration, per instance-hour; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    for payload in payloads:
-        vms = _vms(payload)
-        if not vms:
-            result.notes.append("Hot Aisle listed no VM available to rent")
-        configurations: dict[str, list[tuple[float, dict]]] = defaultdict(list)
-        for vm in vms:
-            _add_vm(vm, payload, result, configurations)
-        for name, found in sorted(configurations.items()):
-            result.records.append(_record(payload, name, found, chips))
-    result.notes.extend(chips.notes())
-    return result
-
-
-def _vms(payload: Payload) -> list[Any]:
-    body = load_json(payload, PROVIDER)
+def rows(page: Page) -> list[Any]:
+    """The VMs available now (`null` when there are none: an empty listing, refused)."""
+    body = page.json()
     if body is None:
-        return []  # the API answers null when nothing is available
+        return []
     if not isinstance(body, list):
-        raise shape_error(PROVIDER, payload, "list of virtual machines", body)
+        raise shape_error(PROVIDER, page.payload, "list of virtual machines", body)
     if body:
-        require_columns(field_names(body), FIELDS, payload, PROVIDER)
+        require_columns(field_names(body), FIELDS, page.payload, PROVIDER)
     return body
 
 
-def _add_vm(vm: Any, payload: Payload, result: ParseResult, configs: dict[str, list]) -> None:
+def offers(vm: Any, page: Page) -> list[Item]:
+    """A record per VM, at its price per instance-hour; combine() keeps one per configuration."""
     try:
         name, specs = _configuration(vm)
     except ValueError as exc:
-        result.rejects.append(reject(SOURCE_NAME, str(exc), vm, payload))
-        return
+        return [page.reject(str(exc), vm)]
     cents, why = json_price(vm.get("OnDemandPrice"), f"{name} OnDemandPrice")
     if cents is None:
-        result.rejects.append(reject(SOURCE_NAME, why, vm, payload, name))
-        return
-    configs[name].append((cents / 100, specs))
+        return [page.reject(why, vm, name)]
+    gpu = specs["gpus"][0]
+    cpus = specs.get("cpus") if isinstance(specs.get("cpus"), dict) else {}
+    disk = specs.get("disk_capacity")
+    extra = {
+        "price_basis": "per instance-hour (OnDemandPrice / 100)",
+        "cpu_model": cpus.get("model"),
+        "disk_gb": round(disk / GIB) if isinstance(disk, int | float) else None,
+    }
+    return [
+        page.record(
+            region=REGION,
+            instance_type=name,
+            chip=page.chip(str(gpu["model"])),
+            chip_count=float(parse_count(gpu.get("count"))),
+            pricing_model="on_demand",
+            price_per_hour=cents / 100,
+            sku=name,
+            extra={k: v for k, v in extra.items() if v is not None},
+        )
+    ]
+
+
+def combine(records: list[PriceRecord], page: Page) -> list[PriceRecord]:
+    """Identical VMs listed more than once: the cheapest is the price one can rent at, with
+    how many are available and the dearest."""
+    configurations: dict[str, list[PriceRecord]] = defaultdict(list)
+    for record in records:
+        configurations[record.instance_type].append(record)
+    found = []
+    for _, same in sorted(configurations.items()):
+        prices = sorted(r.price_per_hour for r in same)
+        cheapest = min(same, key=lambda r: r.price_per_hour)
+        dearest = {"max_price": prices[-1]} if prices[-1] != prices[0] else {}
+        extra = {**cheapest.extra, "vms_available": len(same), **dearest}
+        found.append(replace(cheapest, extra=extra))
+    return found
 
 
 def _configuration(vm: Any) -> tuple[str, dict[str, Any]]:
@@ -112,39 +128,6 @@ def _configuration(vm: Any) -> tuple[str, dict[str, Any]]:
     return f"{count}x {model}{cpu}{ram_gb}", specs
 
 
-def _record(
-    payload: Payload, name: str, found: list[tuple[float, dict]], chips: ChipNames
-) -> PriceRecord:
-    prices = sorted(price for price, _ in found)
-    specs = found[0][1]
-    gpu = specs["gpus"][0]
-    cpus = specs.get("cpus") if isinstance(specs.get("cpus"), dict) else {}
-    extra = {
-        "price_basis": "per instance-hour (OnDemandPrice / 100)",
-        "vms_available": len(found),
-        "max_price": prices[-1] if prices[-1] != prices[0] else None,
-        "cpu_model": cpus.get("model"),
-        "disk_gb": round(specs["disk_capacity"] / GIB) if isinstance(
-            specs.get("disk_capacity"), int | float) else None,
-    }  # fmt: skip
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
-        region=REGION,
-        instance_type=name,
-        chip=chips.chip(str(gpu["model"])),
-        chip_count=float(parse_count(gpu.get("count"))),
-        pricing_model="on_demand",
-        # Identical VMs listed more than once: the cheapest is the price one can rent at.
-        price_per_hour=prices[0],
-        sku=name,
-        source_url=payload.url,
-        payload_ref=payload.ref,
-        extra={k: v for k, v in extra.items() if v is not None},
-    )
-
-
 SOURCE = Source(
     name=SOURCE_NAME,
     provider=PROVIDER,
@@ -153,5 +136,8 @@ SOURCE = Source(
         "available to rent, on demand per instance"
     ),
     fetch=fetch,
-    parse=parse,
+    rows=rows,
+    offers=offers,
+    combine=combine,
 )
+parse = SOURCE.parse

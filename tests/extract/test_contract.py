@@ -52,7 +52,6 @@ NOT_YET = frozenset({
     "lambda",
     "gcp",
     "lium",
-    "hotaisle",
     "seeweb",
 })  # fmt: skip
 
