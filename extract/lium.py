@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.record import PriceRecord
 from chipcost.extract import _http
-from chipcost.extract._offers import (
-    ChipNames,
+from chipcost.extract._kit import (
     field_names,
     json_price,
-    load_json,
-    reject,
+    parse_count,
+    require_columns,
     shape_error,
 )
-from chipcost.extract._scrape import parse_count, require_columns, require_offers
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "lium"
 PROVIDER = "lium"
@@ -31,8 +29,6 @@ FIELDS = ("id", "gpu_model", "gpu_count", "price_per_gpu_hour", "tier")
 TIERS = {"secure": "on_demand", "spot": "spot"}
 REGION = "global"
 
-Market = dict[tuple[str, float, str], list[dict[str, Any]]]
-
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The whole feed in one response, archived as it arrives."""
@@ -42,58 +38,58 @@ def fetch(ctx: FetchContext) -> list[Payload]:
     return [payload]
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One record per GPU model, memory and tier: the median per-GPU price of its nodes."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    for payload in payloads:
-        nodes = _nodes(payload)
-        page = ParseResult()
-        markets: Market = defaultdict(list)
-        for node in nodes:
-            _add_node(node, payload, page, markets)
-        for (gpu, memory, model), found in sorted(markets.items()):
-            chip = chips.chip(gpu, memory or None)
-            page.records.append(_summary(payload, gpu, memory, chip, model, found))
-        if nodes:
-            require_offers(page, payload, PROVIDER)
-        else:
-            page.notes.append(f"the feed at {payload.url} listed no nodes")
-        result.extend(page)
-    result.notes.extend(chips.notes())
-    return result
-
-
-def _nodes(payload: Payload) -> list[Any]:
-    body = load_json(payload, PROVIDER)
+def rows(page: Page) -> list[Any]:
+    """The nodes of the feed, their fields checked."""
+    body = page.json()
     nodes = body.get("nodes") if isinstance(body, dict) else None
     if not isinstance(nodes, list):
-        raise shape_error(PROVIDER, payload, "nodes list", body)
-    if nodes:  # an empty market is possible: a note, not a layout change
-        require_columns(field_names(nodes), FIELDS, payload, PROVIDER)
+        raise shape_error(PROVIDER, page.payload, "nodes list", body)
+    if nodes:
+        require_columns(field_names(nodes), FIELDS, page.payload, PROVIDER)
     return nodes
 
 
-def _add_node(node: Any, payload: Payload, page: ParseResult, markets: Market) -> None:
-    """Files one node under its market, or refuses it with the reason."""
+def offers(node: Any, page: Page) -> list[Item]:
+    """A record per node at its per-GPU price; combine() summarises each market (GPU model,
+    memory and tier) to its median."""
     sku = str(node.get("id", "")) if isinstance(node, dict) else ""
     try:
         gpu, memory, count, model = _node(node)
     except ValueError as exc:
-        page.rejects.append(reject(SOURCE_NAME, f"node {sku}: {exc}", node, payload, sku))
-        return
+        return [page.reject(f"node {sku}: {exc}", node, sku)]
     price, why = json_price(node.get("price_per_gpu_hour"), f"node {sku} price_per_gpu_hour")
     if price is None:
-        page.rejects.append(reject(SOURCE_NAME, why, node, payload, sku))
-        return
+        return [page.reject(why, node, sku)]
     available = node.get("available_gpu_count")
-    markets[(gpu, memory, model)].append({
-        "price": price,
-        "id": sku,
-        "gpus": count,
-        "available": available if isinstance(available, int) else 0,
-        "country": node.get("country_code"),
-    })  # fmt: skip
+    # Memory in the name, as Lium names A100 40 GB and 80 GB alike, unless the name has it.
+    named = f"{memory:g}gb" in gpu.lower().replace(" ", "")
+    size = f" {memory:g}GB" if memory and not named else ""
+    return [
+        page.record(
+            region=REGION,
+            instance_type=f"1x {gpu}{size}",
+            chip=page.chip(gpu, memory or None),
+            chip_count=1.0,
+            pricing_model=model,
+            price_per_hour=price,
+            sku=gpu,
+            extra={
+                "node": sku,
+                "gpus": count,
+                "available": available if isinstance(available, int) else 0,
+                "country": node.get("country_code"),
+            },
+        )
+    ]
+
+
+def combine(records: list[PriceRecord], page: Page) -> list[PriceRecord]:
+    """One record per market: the median per-GPU price of its nodes (so one odd host does not
+    become the price), with the spread, node count and availability beside it."""
+    markets: dict[tuple[str, str], list[PriceRecord]] = defaultdict(list)
+    for record in records:
+        markets[(record.instance_type, record.pricing_model)].append(record)
+    return [_summary(found) for _, found in sorted(markets.items())]
 
 
 def _node(node: Any) -> tuple[str, float, int, str]:
@@ -111,37 +107,21 @@ def _node(node: Any) -> tuple[str, float, int, str]:
     return gpu, memory, parse_count(node.get("gpu_count")), TIERS[str(tier)]
 
 
-def _summary(
-    payload: Payload, gpu: str, memory: float, chip: str, model: str, nodes: list[dict]
-) -> PriceRecord:
-    prices = sorted(n["price"] for n in nodes)
-    cheapest = min(nodes, key=lambda n: n["price"])
-    # Memory in the name, as Lium names A100 40 GB and 80 GB alike, unless the name has it.
-    named = f"{memory:g}gb" in gpu.lower().replace(" ", "")
-    size = f" {memory:g}GB" if memory and not named else ""
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
-        region=REGION,
-        instance_type=f"1x {gpu}{size}",
-        chip=chip,
-        chip_count=1.0,
-        pricing_model=model,
-        # The median, so one odd host does not become the price; the spread is kept beside it.
+def _summary(nodes: list[PriceRecord]) -> PriceRecord:
+    prices = sorted(n.price_per_hour for n in nodes)
+    cheapest = min(nodes, key=lambda n: n.price_per_hour)
+    return replace(
+        cheapest,
         price_per_hour=round(statistics.median(prices), 4),
-        sku=gpu,
-        source_url=payload.url,
-        payload_ref=payload.ref,
         extra={
             "statistic": "median of nodes, per GPU-hour",
             "min": prices[0],
             "max": prices[-1],
             "nodes": len(nodes),
-            "gpus": sum(n["gpus"] for n in nodes),
-            "available_gpus": sum(n["available"] for n in nodes),
-            "cheapest_node": cheapest["id"],
-            "countries": sorted({str(n["country"]) for n in nodes if n["country"]}),
+            "gpus": sum(n.extra["gpus"] for n in nodes),
+            "available_gpus": sum(n.extra["available"] for n in nodes),
+            "cheapest_node": cheapest.extra["node"],
+            "countries": sorted({str(n.extra["country"]) for n in nodes if n.extra["country"]}),
         },
     )
 
@@ -154,5 +134,8 @@ SOURCE = Source(
         "(median per-GPU price, with min, max and node count), secure (on demand) and spot"
     ),
     fetch=fetch,
-    parse=parse,
+    rows=rows,
+    offers=offers,
+    combine=combine,
 )
+parse = SOURCE.parse

@@ -51,7 +51,6 @@ NOT_YET = frozenset({
     "oci",
     "lambda",
     "gcp",
-    "lium",
     "seeweb",
 })  # fmt: skip
 
