@@ -14,8 +14,14 @@ from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord, Reject
 from chipcost.extract import _http
-from chipcost.extract._offers import field_names, load_json, reject, shape_error
-from chipcost.extract._scrape import require_columns, require_offers
+from chipcost.extract._kit import (
+    field_names,
+    load_json,
+    reject,
+    require_columns,
+    require_offers,
+    shape_error,
+)
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "azure"

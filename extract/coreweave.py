@@ -10,8 +10,15 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._offers import ChipNames, price_of, reject, slug
-from chipcost.extract._scrape import parse_count, require_columns, require_offers
+from chipcost.extract._kit import (
+    ChipNames,
+    parse_count,
+    price_of,
+    reject,
+    require_columns,
+    require_offers,
+    slug,
+)
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "coreweave"

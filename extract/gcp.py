@@ -12,8 +12,13 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract import _gcp_skus as skus
 from chipcost.extract import _http
-from chipcost.extract._offers import field_names, load_json, shape_error
-from chipcost.extract._scrape import require_columns, require_offers
+from chipcost.extract._kit import (
+    field_names,
+    load_json,
+    require_columns,
+    require_offers,
+    shape_error,
+)
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "gcp"

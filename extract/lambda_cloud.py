@@ -12,8 +12,16 @@ from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._html_tree import parse_html
-from chipcost.extract._offers import ChipNames, load_json, price_of, reject, shape_error
-from chipcost.extract._scrape import parse_count, require_columns, require_offers
+from chipcost.extract._kit import (
+    ChipNames,
+    load_json,
+    parse_count,
+    price_of,
+    reject,
+    require_columns,
+    require_offers,
+    shape_error,
+)
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "lambda"

@@ -10,8 +10,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._offers import ChipNames, price_of, reject
-from chipcost.extract._scrape import require_columns, require_offers
+from chipcost.extract._kit import ChipNames, price_of, reject, require_columns, require_offers
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "nebius"

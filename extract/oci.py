@@ -14,8 +14,14 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
-from chipcost.extract._offers import field_names, load_json, reject, shape_error
-from chipcost.extract._scrape import require_columns, require_offers
+from chipcost.extract._kit import (
+    field_names,
+    load_json,
+    reject,
+    require_columns,
+    require_offers,
+    shape_error,
+)
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "oci"

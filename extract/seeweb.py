@@ -14,14 +14,14 @@ from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
-from chipcost.extract._offers import (
+from chipcost.extract._kit import (
     ChipNames,
     json_price,
     listed_rows,
+    missing_key,
+    parse_count,
     reject,
 )
-from chipcost.extract._plans import missing_key
-from chipcost.extract._scrape import parse_count
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "seeweb"

@@ -12,15 +12,17 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
-from chipcost.extract._offers import (
+from chipcost.extract._kit import (
     ChipNames,
     field_names,
     json_price,
     load_json,
+    parse_count,
     reject,
+    require_columns,
+    require_offers,
     shape_error,
 )
-from chipcost.extract._scrape import parse_count, require_columns, require_offers
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "spheron"

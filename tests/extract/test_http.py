@@ -18,7 +18,7 @@ from chipcost.core.record import ParseResult, Reject
 from chipcost.core.settings import SourceSettings
 from chipcost.extract import _http
 from chipcost.extract._http import MAX_ATTEMPTS, USER_AGENT, get, http_client, retry_after
-from chipcost.extract._scrape import (
+from chipcost.extract._kit import (
     PriceError,
     parse_count,
     parse_price,
