@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import ChipNames, price_of, reject, require_columns, require_offers
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import price_of, require_columns
+from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "nebius"
 PROVIDER = "nebius"
@@ -56,25 +54,22 @@ class Column:
     term: str = "none"
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """Price records from archived prices pages; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    for payload in payloads:
-        tables = [t for t in parse_html(payload.text()).find_all(None, TABLE) if t.find(None, HEAD)]
-        headers = {t: _cells(t.find(None, HEAD)) for t in tables}
-        gpu_tables = [t for t in tables if any(GPU_HOUR in h.lower() for h in headers[t])]
-        found = {h for t in (gpu_tables or tables) for h in headers[t]}
-        require_columns(found, (EXPECTED[0],), payload, PROVIDER)
-        if not gpu_tables:
-            require_columns(found, EXPECTED, payload, PROVIDER)
-        page = ParseResult()
-        for table in gpu_tables:
-            page.extend(_table_offers(table, headers[table], payload, chips))
-        require_offers(page, payload, PROVIDER)
-        result.extend(page)
-    result.notes.extend(chips.notes())
-    return result
+def rows(page: Page) -> list[tuple[list[str], Element]]:
+    """(the table's headers, a row) of every row of the page's GPU tables; the page must have
+    the columns the parser reads (a new layout fails loudly)."""
+    payload = page.payload
+    tables = [t for t in parse_html(payload.text()).find_all(None, TABLE) if t.find(None, HEAD)]
+    headers = {t: _cells(t.find(None, HEAD)) for t in tables}
+    gpu_tables = [t for t in tables if any(GPU_HOUR in h.lower() for h in headers[t])]
+    found = {h for t in (gpu_tables or tables) for h in headers[t]}
+    require_columns(found, (EXPECTED[0],), payload, PROVIDER)
+    if not gpu_tables:
+        require_columns(found, EXPECTED, payload, PROVIDER)
+    listed = []
+    for table in gpu_tables:
+        body = table.find(None, BODY)
+        listed += [(headers[table], row) for row in body.find_all(None, ROW)] if body else []
+    return listed
 
 
 def _cells(row_group: Element | None) -> list[str]:
@@ -96,58 +91,42 @@ def columns(headers: list[str]) -> list[Column]:
     return found
 
 
-def _table_offers(
-    table: Element, headers: list[str], payload: Payload, chips: ChipNames
-) -> ParseResult:
-    result = ParseResult()
-    cols = columns(headers)
+def offers(row: tuple[list[str], Element], page: Page) -> list[Item]:
+    """One record per priced column of a GPU row (per GPU-hour); pure."""
+    headers, element = row
+    cells = [cell.text() for cell in element.find_all(None, CELL)]
+    shown = dict(zip(headers, cells, strict=False))
     lower = [h.lower() for h in headers]
-    body = table.find(None, BODY)
-    for row in body.find_all(None, ROW) if body is not None else []:
-        cells = [cell.text() for cell in row.find_all(None, CELL)]
-        shown = dict(zip(headers, cells, strict=False))
-        name = cells[lower.index(ITEM)].rstrip("*").strip() if len(cells) == len(headers) else ""
-        if not name:
-            why = f"row has {len(cells)} cells for {len(headers)} columns ({', '.join(headers)})"
-            result.rejects.append(reject(SOURCE_NAME, why, shown, payload))
-            continue
-        chip = chips.chip(name)
-        for col in (c for c in cols if c.model):
-            result.extend(_cell_offer(name, chip, col, cells, shown, payload))
-    return result
+    name = cells[lower.index(ITEM)].rstrip("*").strip() if len(cells) == len(headers) else ""
+    if not name:
+        why = f"row has {len(cells)} cells for {len(headers)} columns ({', '.join(headers)})"
+        return [page.reject(why, shown)]
+    chip = page.chip(name)
+    return [
+        _cell_offer(name, chip, col, cells, shown, page) for col in columns(headers) if col.model
+    ]
 
 
 def _cell_offer(
-    name: str, chip: str, col: Column, cells: list[str], shown: dict, payload: Payload
-) -> ParseResult:
-    result = ParseResult()
+    name: str, chip: str, col: Column, cells: list[str], shown: dict, page: Page
+) -> Item:
     if not col.term:
         why = f"{name}: column {col.header!r} names no commitment term chipcost knows"
-        result.rejects.append(reject(SOURCE_NAME, why, shown, payload))
-        return result
+        return page.reject(why, shown)
     price, why = price_of(cells[col.index], f"{name} {col.header}")
     if price is None:
-        result.rejects.append(reject(SOURCE_NAME, why, shown, payload))
-        return result
-    result.records.append(
-        PriceRecord(
-            observed_at=payload.fetched_at,
-            provider=PROVIDER,
-            source=SOURCE_NAME,
-            region=REGION,
-            instance_type=name,
-            chip=chip,
-            # The page prices one GPU (its preset's vCPUs and RAM included): an instance of 1.
-            chip_count=1.0,
-            pricing_model=col.model,
-            term=col.term,
-            price_per_hour=price,
-            source_url=payload.url,
-            payload_ref=payload.ref,
-            extra={"price_basis": "per GPU-hour", "column": col.header, **_specs(shown)},
-        )
+        return page.reject(why, shown)
+    return page.record(
+        region=REGION,
+        instance_type=name,
+        chip=chip,
+        # The page prices one GPU (its preset's vCPUs and RAM included): an instance of 1.
+        chip_count=1.0,
+        pricing_model=col.model,
+        term=col.term,
+        price_per_hour=price,
+        extra={"price_basis": "per GPU-hour", "column": col.header, **_specs(shown)},
     )
-    return result
 
 
 # Descriptive columns kept in `extra`, by header.
@@ -166,5 +145,7 @@ SOURCE = Source(
         "preemptible (spot) and commitment prices where listed"
     ),
     fetch=fetch,
-    parse=parse,
+    rows=rows,
+    offers=offers,
 )
+parse = SOURCE.parse

@@ -44,7 +44,6 @@ NOT_YET = frozenset({
     "aws-spot-feed",
     "coreweave",
     "spheron",
-    "nebius",
     "verda",
     "vastai",
     "azure",

@@ -6,22 +6,18 @@ priced per GPU-hour with preemptible and on-demand columns, a CPU table), trimme
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import httpx
 import pytest
 
-from chipcost.archive import ArchiveWriter, read_payloads
+from chipcost.archive import read_payloads
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
-from chipcost.extract.base import FetchContext
 from chipcost.extract.nebius import PRICING_URL, SOURCE, columns, fetch, parse
 from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
+from tests.sources import STAMP, context, payload
 
 FIXTURES = FIXTURES / "nebius"
-FETCHED_AT = datetime(2026, 11, 21, 6, 0, 3, tzinfo=UTC)
-STAMP = "2026-11-21T060000Z"
 HEADER_CELL = '<div class="pc-highlight-table-block__cell" role="columnheader">{}</div>'
 
 
@@ -30,8 +26,9 @@ def html() -> str:
 
 
 def page(text: str | None = None) -> Payload:
-    data = html().encode() if text is None else text.encode()
-    return Payload(data, PRICING_URL, FETCHED_AT, "0001.html.gz", f"{STAMP}/nebius/0001.html.gz")
+    return payload(
+        "nebius", "prices.html", PRICING_URL, data=None if text is None else text.encode()
+    )
 
 
 def find(records, instance_type, model="on_demand", term="none"):
@@ -87,7 +84,7 @@ def test_dash_and_contact_us_cells_are_rejects_with_reasons():
         "NVIDIA L40S GPU with AMD Preemptible, GPU-hour: no price listed (—)",
         "NVIDIA L40S GPU with Intel Preemptible, GPU-hour: no price listed (—)",
     ]
-    assert all(r.payload_ref.endswith("0001.html.gz") for r in rejects)
+    assert all(r.payload_ref.endswith("prices.html") for r in rejects)
 
 
 def test_cpu_table_is_not_read_and_every_record_validates():
@@ -167,12 +164,7 @@ def test_fetch_archives_the_page(tmp_path):
         assert str(request.url) == PRICING_URL
         return httpx.Response(200, text=html(), headers={"Content-Type": "text/html"})
 
-    ctx = FetchContext(
-        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
-        transport=httpx.MockTransport(handler),
-        sleep=lambda s: None,
-    )
-    [payload] = fetch(ctx)
+    [fetched] = fetch(context(tmp_path, SOURCE.name, handler))
     [archived] = read_payloads(tmp_path / STAMP, "nebius")
-    assert archived.data == payload.data and archived.url == PRICING_URL
+    assert archived.data == fetched.data and archived.url == PRICING_URL
     assert len(parse([archived]).records) == 10
