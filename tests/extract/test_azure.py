@@ -172,3 +172,11 @@ def test_a_looping_next_page_link_stops_the_source(tmp_path, monkeypatch):
     with pytest.raises(SourceError, match="repeated one: the API is looping"):
         fetch(ctx)
     assert len(read_manifest(tmp_path / STAMP / "azure")["payloads"]) == 2  # both kept
+
+
+def test_ndv2_is_eight_32_gb_v100s():
+    """On main at 368c4bd ND40rs_v2 was mapped to the 16 GB V100 (NDv2 has 32 GB cards)."""
+    from chipcost.extract.azure import sku_table
+
+    chip, count, series = sku_table()["Standard_ND40rs_v2"]
+    assert (chip, count, series) == ("V100-32GB", 8, "NDv2")
