@@ -47,7 +47,8 @@ def raw(status: int, body: bytes, headers: dict[str, str]):
 
     def answer(handler, stop) -> None:
         handler.send_response(status)
-        for name, value in headers.items():
+        # Said, as well as done: a client that would reuse the connection meets a closed one.
+        for name, value in {**headers, "Connection": "close"}.items():
             handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.write(body)
