@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import (
-    ChipNames,
-    parse_count,
-    price_of,
-    reject,
-    require_columns,
-    require_offers,
-    slug,
-)
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import parse_count, price_of, require_columns, slug
+from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "coreweave"
 PROVIDER = "coreweave"
@@ -62,23 +52,14 @@ class Row:
     prices: dict[str, str]  # pricing model -> price text
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """Price records from archived pricing pages; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    for payload in payloads:
-        rows = gpu_rows(parse_html(payload.text()))
-        page = ParseResult()
-        if rows:
-            labels = {label for row in rows for label in row.labels}
-            priced = {"on-demand price"} if any("on_demand" in r.prices for r in rows) else set()
-            require_columns(labels | priced, EXPECTED, payload, PROVIDER)
-        for row in rows:
-            page.extend(row_offers(row, payload, chips))
-        require_offers(page, payload, PROVIDER)
-        result.extend(page)
-    result.notes.extend(chips.notes())
-    return result
+def rows(page: Page) -> list[Row]:
+    """The page's GPU rows; the labels and prices the parser reads must be among them."""
+    found = gpu_rows(parse_html(page.payload.text()))
+    if found:
+        labels = {label for row in found for label in row.labels}
+        priced = {"on-demand price"} if any("on_demand" in r.prices for r in found) else set()
+        require_columns(labels | priced, EXPECTED, page.payload, PROVIDER)
+    return found
 
 
 def gpu_rows(root: Element) -> list[Row]:
@@ -130,9 +111,8 @@ def _price_texts(row: Element) -> dict[str, str]:
     return texts
 
 
-def row_offers(row: Row, payload: Payload, chips: ChipNames) -> ParseResult:
+def offers(row: Row, page: Page) -> list[Item]:
     """One record per price the row lists; a reject with the reason for each it cannot use."""
-    result = ParseResult()
     count_el = row.labels.get(COUNT_LABEL)
     shown = {"name": row.name, "region": row.region, "prices": row.prices}
     shown["gpu_count"] = count_el.text(footnotes=True) if count_el is not None else None
@@ -141,45 +121,28 @@ def row_offers(row: Row, payload: Payload, chips: ChipNames) -> ParseResult:
         if not row.prices:
             raise ValueError("the row shows no On-Demand or Spot price")
     except ValueError as exc:
-        why = f"{row.name}: {exc}"
-        result.rejects.append(reject(SOURCE_NAME, why, shown, payload, row.product))
-        return result
+        return [page.reject(f"{row.name}: {exc}", shown, row.product)]
     vram = _number(row.labels.get(VRAM_LABEL))
-    chip = chips.chip(row.name, vram)
+    chip = page.chip(row.name, vram)
+    made: list[Item] = []
     for model, text in row.prices.items():
         price, why = price_of(text, f"{row.name} {model.replace('_', '-')}")
         if price is None:
-            result.rejects.append(reject(SOURCE_NAME, why, shown, payload, row.product))
+            made.append(page.reject(why, shown, row.product))
             continue
-        result.records.append(_record(row, payload, chip, count, model, price, count_el, vram))
-    return result
-
-
-def _record(
-    row: Row,
-    payload: Payload,
-    chip: str,
-    count: int,
-    model: str,
-    price: float,
-    count_el: Element | None,
-    vram: float | None,
-) -> PriceRecord:
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
-        region=row.region,
-        instance_type=row.name,
-        chip=chip,
-        chip_count=float(count),
-        pricing_model=model,
-        price_per_hour=price,
-        sku=row.product,
-        source_url=payload.url,
-        payload_ref=payload.ref,
-        extra=_extra(vram, count_el),
-    )
+        made.append(
+            page.record(
+                region=row.region,
+                instance_type=row.name,
+                chip=chip,
+                chip_count=float(count),
+                pricing_model=model,
+                price_per_hour=price,
+                sku=row.product,
+                extra=_extra(vram, count_el),
+            )
+        )
+    return made
 
 
 def _number(element: Element | None) -> float | None:
@@ -208,5 +171,7 @@ SOURCE = Source(
         "and spot where listed"
     ),
     fetch=fetch,
-    parse=parse,
+    rows=rows,
+    offers=offers,
 )
+parse = SOURCE.parse

@@ -6,28 +6,23 @@ labelled values and price spans, a CPU table, a region label, footnote markers),
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from pathlib import Path
-
 import httpx
 import pytest
 
-from chipcost.archive import ArchiveWriter, read_payloads
+from chipcost.archive import read_payloads
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
-from chipcost.extract.base import FetchContext
 from chipcost.extract.coreweave import PRICING_URL, SOURCE, fetch, parse
 from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
+from tests.sources import FETCHED_AT, STAMP, context, payload
 
 FIXTURES = FIXTURES / "coreweave"
-FETCHED_AT = datetime(2026, 11, 21, 6, 0, 2, tzinfo=UTC)
-STAMP = "2026-11-21T060000Z"
 
 
 def page(html: str | None = None) -> Payload:
-    data = (FIXTURES / "pricing.html").read_bytes() if html is None else html.encode()
-    return Payload(data, PRICING_URL, FETCHED_AT, "0001.html.gz", f"{STAMP}/coreweave/0001.html.gz")
+    data = None if html is None else html.encode()
+    return payload("coreweave", "pricing.html", PRICING_URL, data=data)
 
 
 def html() -> str:
@@ -45,7 +40,7 @@ def test_instance_prices_with_gpu_counts_from_the_page():
     h100 = find(result.records, "NVIDIA HGX H100")
     assert (h100.chip, h100.chip_count, h100.price_per_hour) == ("H100-SXM", 8.0, 49.24)
     assert h100.region == "north-america" and h100.sku == "nvidia-h100"
-    assert h100.source_url == PRICING_URL and h100.payload_ref.endswith("0001.html.gz")
+    assert h100.source_url == PRICING_URL and h100.payload_ref.endswith("pricing.html")
     assert h100.observed_at == FETCHED_AT
     assert find(result.records, "NVIDIA HGX H200").price_per_hour == 50.44
     assert find(result.records, "NVIDIA A100").chip == "A100-80GB"  # by its 80 GB VRAM
@@ -69,7 +64,7 @@ def test_contact_sales_is_a_reject_with_its_reason_and_cpu_rows_are_not_read():
     result = parse([page()])
     [refused] = result.rejects
     assert "GB300 NVL72" in refused.reason and "Contact sales" in refused.reason
-    assert refused.payload_ref.endswith("0001.html.gz")
+    assert refused.payload_ref.endswith("pricing.html")
     assert not [r for r in result.records if "Genoa" in r.instance_type]
 
 
@@ -98,7 +93,7 @@ def test_rows_without_the_gpu_count_label_fail_the_source_naming_url():
 
 def test_a_page_without_gpu_rows_fails_instead_of_reporting_no_offers():
     changed = html().replace("kubernetes-gpu-pricing", "gpu-pricing-v3")
-    with pytest.raises(ParseError, match="parsed 0 offers from a non-empty page"):
+    with pytest.raises(ParseError, match="coreweave: the listing at .* gave no offer"):
         parse([page(changed)])
 
 
@@ -142,14 +137,6 @@ def test_bad_gpu_counts_become_rejects(count, reason):
     assert not [r for r in result.records if r.instance_type == "NVIDIA HGX H100"]
 
 
-def context(tmp_path: Path, handler) -> FetchContext:
-    return FetchContext(
-        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
-        transport=httpx.MockTransport(handler),
-        sleep=lambda s: None,
-    )
-
-
 def test_fetch_archives_the_page_as_it_arrives(tmp_path):
     seen = []
 
@@ -158,10 +145,10 @@ def test_fetch_archives_the_page_as_it_arrives(tmp_path):
         return httpx.Response(200, content=(FIXTURES / "pricing.html").read_bytes(),
                               headers={"Content-Type": "text/html; charset=utf-8"})  # fmt: skip
 
-    [payload] = fetch(context(tmp_path, handler))
+    [fetched] = fetch(context(tmp_path, SOURCE.name, handler))
     assert str(seen[0].url) == PRICING_URL and "chipcost" in seen[0].headers["User-Agent"]
     [archived] = read_payloads(tmp_path / STAMP, "coreweave")
-    assert archived.data == payload.data and archived.name.endswith(".html.gz")
+    assert archived.data == fetched.data and archived.name.endswith(".html.gz")
     assert len(parse([archived]).records) == 13
 
 
@@ -170,7 +157,7 @@ def test_fetch_failure_names_the_provider_and_url(tmp_path):
         return httpx.Response(503, headers={"Retry-After": "1"})
 
     with pytest.raises(SourceError) as error:
-        fetch(context(tmp_path, handler))
+        fetch(context(tmp_path, SOURCE.name, handler))
     assert "coreweave" in str(error.value) and PRICING_URL in str(error.value)
 
 
