@@ -92,6 +92,7 @@ def cost(
     overhead: float | None = None,
     migration_cost: float | str | None = None,
     daily_tokens: float | str | None = None,
+    speed: float | str | None = None,
     region: Names = None,
     pricing_model: Names = None,
     provider: Names = None,
@@ -105,10 +106,14 @@ def cost(
     tokens ('300e9', '300B' or a number) adds cost_for_tokens; baseline (a chip) the
     saving against it; migration_cost (USD) the break-even against it in tokens, and with
     daily_tokens in days; overhead the extra share of chip-hours (0.15 training, 0
-    inference by default). Columns: those of the cost_per_token view plus the ranking's,
+    inference by default); speed (inference) the tokens/s per user each chip's figure must
+    reach: a number, 'server' (5, the default), 'interactive' (25) or 'max' (maximum
+    throughput); throughput_at_speed says whether it does. Columns: those of the
+    cost_per_token view plus the ranking's,
     each with the same type whatever the rows (an empty column too), so that rankings
     concatenate.
     """
+    from chipcost.core.figures import speed_value
     from chipcost.pipeline.cost import (
         ask_of,
         baseline_chip,
@@ -136,6 +141,7 @@ def cost(
             all_offers=all_offers,
             limit=10**9,
             stale_days=stale_days,
+            speed=speed_value(speed, "speed"),
         )
         return rank_cost(con, ask, question).frame()
 

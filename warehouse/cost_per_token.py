@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -66,6 +68,17 @@ def cost_rows(
         SELECT * FROM k WHERE {" AND ".join(where)} {qualify} ORDER BY {order}
     """
     return dict_rows(con, sql)
+
+
+@contextmanager
+def at_speed(con: duckdb.DuckDBPyConnection, speed: str) -> Iterator[None]:
+    """Within the block, throughput_ranked and cost_per_token choose each chip's figure at
+    `speed` ('max' or tokens/s per user as text; chipcost.core.figures.speed_value)."""
+    con.execute(f"SET VARIABLE chipcost_speed = {literal(speed)}")
+    try:
+        yield
+    finally:
+        con.execute("RESET VARIABLE chipcost_speed")
 
 
 def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -43,6 +43,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "cost",
         "Cost per million tokens (and of N tokens) per chip and pricing model, cheapest first.",
     ),
+    "compare": (
+        "compare",
+        "compare",
+        "Is chip A cheaper per token than chip B? Per pricing model, with the figures used.",
+    ),
     "report": (
         "report",
         "report",

@@ -111,6 +111,7 @@ SPECS: dict[str, Spec] = {
             "--overhead": Opt("overhead", "float"),
             "--migration-cost": Opt("migration_cost"),
             "--daily-tokens": Opt("daily_tokens"),
+            "--speed": Opt("speed"),
             **_texts("chip", "region", "pricing-model", "provider"),
             "--all-offers": Opt("all_offers", "flag"),
         },

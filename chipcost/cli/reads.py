@@ -124,6 +124,7 @@ def cost(
     overhead: float | None = None,
     migration_cost: str | None = None,
     daily_tokens: str | None = None,
+    speed: str | None = None,
     region: list[str] | None = None,
     pricing_model: list[str] | None = None,
     provider: list[str] | None = None,
@@ -167,6 +168,7 @@ def cost(
             all_offers=all_offers,
             limit=limit or (MAX_LIMIT if format is not OutputFormat.table else DEFAULT_TABLE_ROWS),
             stale_days=settings.stale_days,
+            speed=speed,
         )
         ranking = rank_cost(con, ask, question)
     except NoMatch:
@@ -264,3 +266,54 @@ def _note_lines(result: QueryResult) -> list[str] | None:
     from chipcost.cli.render_fresh import freshness_lines
 
     return terminal.note_lines(freshness_lines(result.freshness, what=None))
+
+
+def compare(
+    chip_a: str,
+    chip_b: str,
+    model: str,
+    workload: str,
+    speed: str | None = None,
+    region: list[str] | None = None,
+    pricing_model: list[str] | None = None,
+    provider: list[str] | None = None,
+    format: OutputFormat = OutputFormat.table,
+    db: str | None = None,
+) -> None:
+    """`chipcost compare`: chip A against chip B per pricing model, in one screen."""
+    from chipcost.cli.consoles import out
+    from chipcost.cli.formats import write_frame
+    from chipcost.cli.render_compare import comparison_frame, print_comparison
+    from chipcost.cli.render_fresh import print_freshness
+    from chipcost.pipeline.compare import compare as compare_chips
+    from chipcost.pipeline.cost import ask_of, baseline_chip, workload_name
+    from chipcost.warehouse.db import connect
+
+    workload = workload_name(workload, "--workload")
+    a, b = baseline_chip(chip_a, "chip A"), baseline_chip(chip_b, "chip B")
+    settings = load_settings(db=db)
+    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    try:
+        ask = ask_of(
+            con,
+            model,
+            workload,
+            chip=None,
+            baseline=b,
+            baseline_given=True,
+            region=region,
+            pricing_model=pricing_model,
+            provider=provider,
+            all_offers=True,
+            limit=MAX_LIMIT,
+            stale_days=settings.stale_days,
+            speed=speed,
+        )
+        result = compare_chips(con, ask, a, b)
+    finally:
+        con.close()
+    if format is OutputFormat.table:
+        print_comparison(out, result)
+        return
+    write_frame(format, comparison_frame(result))
+    print_freshness(notices(format), result.ranking.freshness)

@@ -10,6 +10,7 @@ from rich.text import Text
 from chipcost.cli.fit import Column, Fitted, fit_table, print_fitted
 from chipcost.cli.render import shown
 from chipcost.cli.render_fresh import print_freshness
+from chipcost.core.figures import speed_label
 from chipcost.pipeline.cost import CostRanking
 from chipcost.transform.cost import cost_text
 from chipcost.transform.tokens import human_count
@@ -107,7 +108,8 @@ def ranking_table(
                 "where": shown(f"{row['provider']} {row['region']}"),
                 "price": _money(float(row["price_per_chip_hour"]), 4),  # type: ignore[arg-type]
                 "tps": f"{float(row['tokens_per_second_per_chip']):,.0f}",  # type: ignore[arg-type]
-                "throughput": f"{row['throughput_kind']} [{refs[str(row['throughput_id'])]}]",
+                "throughput": f"{row['throughput_kind']} [{refs[str(row['throughput_id'])]}]"
+                + (" [yellow]off-speed[/]" if row.get("throughput_at_speed") is False else ""),
                 "cpm": cost_text(float(row["cost_per_million_tokens"])),  # type: ignore[arg-type]
                 "tokens": _money(row.get("cost_for_tokens"), 0),  # type: ignore[arg-type]
                 "vs": _change(row["savings_vs_baseline"]),  # type: ignore[arg-type]
@@ -192,8 +194,9 @@ def print_ranking(console: Console, ranking: CostRanking, *, wide: bool = False)
     """The ranking, the figures it used, what was set aside or left out, and the method."""
     refs = reference_numbers(ranking.rows)
     header = ranking.header
+    at = f", {speed_label(str(header['speed']))}" if header.get("speed") else ""
     console.print(
-        f"cost per million tokens: {header['model']} {header['workload']} ({header['scope']})",
+        f"cost per million tokens: {header['model']} {header['workload']}{at} ({header['scope']})",
         highlight=False,
     )
     fitted = ranking_table(console, ranking.rows, refs, header, wide=wide)

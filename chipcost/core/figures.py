@@ -15,6 +15,47 @@ KINDS = ("measured", "benchmark", "independent", "vendor-claim", "estimate", "de
 # per-user speed given, in training, or not said by the document (an author's estimate).
 OPERATING_POINTS = ("max-throughput", "latency-bound", "fixed-batch", "training", "unstated")
 ORIGINS = ("reference", "derived", "user")
+# The speed a cost per token is asked at (`chipcost cost --speed`): tokens/s per user the
+# figure must reach, or 'max' for the maximum-throughput point. Named speeds are MLPerf's
+# bounds for Llama 2 70B (99th percentile time per output token within 200 ms for Server,
+# 40 ms for Interactive). The default is Server's: every chip MLPerf measured has a figure
+# there, and it is the point a throughput-oriented service runs at.
+NAMED_SPEEDS = {"server": 5.0, "interactive": 25.0}
+DEFAULT_SPEED = "server"
+SPEED_EXAMPLES = "max, server (5 tokens/s per user), interactive (25) or a number such as 25"
+
+
+def speed_value(value: object, option: str = "--speed") -> str:
+    """The asked speed as the warehouse takes it: 'max' or tokens/s per user as text ('25').
+    None is the default (MLPerf Server's bound)."""
+    from chipcost.core.errors import ChipcostError
+
+    if value is None:
+        value = DEFAULT_SPEED
+    text = str(value).strip().lower()
+    if text == "max":
+        return "max"
+    if text in NAMED_SPEEDS:
+        return f"{NAMED_SPEEDS[text]:g}"
+    try:
+        number = float(text.removesuffix("tok/s").strip())
+    except ValueError:
+        number = float("nan")
+    if not (0 < number < 100_000) or isinstance(value, bool):
+        raise ChipcostError(f"{option} {value!r}: give {SPEED_EXAMPLES}")
+    return f"{number:g}"
+
+
+def speed_label(speed: str) -> str:
+    """How outputs name the asked speed: 'at maximum throughput (...)', 'at 25 or more
+    tokens/s per user (MLPerf Interactive bound for Llama 2 70B)'."""
+    if speed == "max":
+        return "at maximum throughput (MLPerf Offline, a vendor's maximum-load tables)"
+    named = {f"{v:g}": k for k, v in NAMED_SPEEDS.items()}
+    label = f"at {speed} or more tokens/s per user"
+    if speed in named:
+        label += f" (MLPerf {named[speed].title()} bound for Llama 2 70B)"
+    return label
 
 
 @dataclass(frozen=True)

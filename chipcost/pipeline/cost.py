@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import ChipcostError, NoMatch
+from chipcost.core.figures import DEFAULT_SPEED, speed_label, speed_value
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.cost_fit import baseline_costs, choose, with_fit
 from chipcost.transform.cost import CostQuestion, fit_rule, with_costs
 from chipcost.transform.tokens import human_count
 from chipcost.warehouse.cost_per_token import (
     Figures,
+    at_speed,
     chips_with_prices,
     cost_rows,
     figures,
@@ -38,6 +40,7 @@ class Ask:
     all_offers: bool = False
     limit: int = 200
     stale_days: int = DEFAULT_STALE_DAYS
+    speed: str = field(default_factory=lambda: speed_value(None))  # 'max' or tokens/s per user
 
 
 # The ranking's columns that may be empty in every row, by polars type name; any other such
@@ -56,6 +59,7 @@ _COLUMN_TYPES = {
     "break_even_tokens": "Float64",
     "break_even_days": "Float64",
     "throughput_tokens_per_second_per_user": "Float64",
+    "throughput_at_speed": "Boolean",
 }
 
 
@@ -124,6 +128,11 @@ def _baseline(offers: list[dict], ask: Ask, question: CostQuestion) -> tuple[dic
         f"the baseline {ask.baseline} has no current price with a throughput for {ask.model} "
         f"{ask.workload} under these filters"
     )
+    if any(r["chip"] == ask.baseline for r in offers):
+        message = (
+            f"the baseline {ask.baseline} has no throughput figure for {ask.model} at the asked "
+            "speed (--speed)"
+        )
     if ask.baseline_given or question.migration_cost is not None:
         raise ChipcostError(message + ": pick another baseline")
     return baseline, [message + ": no savings shown (pick one with --baseline)"]
@@ -160,7 +169,13 @@ def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
             f"break-even = ${question.migration_cost:,.0f} / (baseline $/M - row $/M) x 10^6 "
             f"tokens{daily}"
         )
-    notes.append(f'same numbers by SQL: chipcost sql "{equivalent_sql(ask, question)}"')
+    sql = f'same numbers by SQL: chipcost sql "{equivalent_sql(ask, question)}"'
+    if ask.workload == "inference" and ask.speed != speed_value(DEFAULT_SPEED):
+        sql += (
+            f" (the view chooses figures at the default speed: in a DuckDB session of your "
+            f"own, run SET VARIABLE chipcost_speed = '{ask.speed}' first)"
+        )
+    notes.append(sql)
     return notes
 
 
@@ -218,6 +233,7 @@ def _header(ask: Ask, question: CostQuestion) -> dict[str, object]:
     return {
         "model": ask.model, "workload": ask.workload, "scope": scope, "tokens": question.tokens,
         "baseline": ask.baseline, "migration_cost": question.migration_cost,
+        "speed": ask.speed if ask.workload == "inference" else None,
     }  # fmt: skip
 
 
@@ -249,6 +265,52 @@ class CostRanking:
 
 def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:
     """The ranking of `ask`, or a ChipcostError saying why there is none."""
+    with at_speed(con, ask.speed):
+        return _rank_cost(con, ask, question)
+
+
+def _speed_notes(ask: Ask, rows: list[dict]) -> list[str]:
+    """Which point the figures are for, and the chips whose figure is not at it."""
+    if ask.workload != "inference":
+        return []
+    default = " (the default; --speed max, interactive or N to change)"
+    note = f"throughput {speed_label(ask.speed)}"
+    note += default if ask.speed == speed_value(DEFAULT_SPEED) else ""
+    note += ": each chip's figure is its one at that speed (the sources say where measured)"
+    notes = [note]
+    below: dict[str, str] = {}
+    far: dict[str, str] = {}
+    for row in rows:
+        chip, user = str(row["chip"]), row.get("throughput_tokens_per_second_per_user")
+        if row.get("throughput_at_speed") is False:
+            below.setdefault(chip, _point(row))
+        elif ask.speed != "max" and user is not None and float(user) > 2 * float(ask.speed):
+            far.setdefault(chip, _point(row))
+    if far:
+        listed = "; ".join(f"{chip}: {point}" for chip, point in sorted(far.items()))
+        notes.append(
+            "measured far above the asked speed, the only published point that meets it, so "
+            f"it understates what the chip does at that speed: {listed}"
+        )
+    if below:
+        listed = "; ".join(f"{chip}: {point}" for chip, point in sorted(below.items()))
+        notes.append(
+            f"no figure at that speed, ranked after those with one (their best figure is "
+            f"used and may overstate or understate): {listed}. Record one at your speed with "
+            "`chipcost throughput add ... --per-user N`"
+        )
+    return notes
+
+
+def _point(row: dict) -> str:
+    """'latency-bound, 51.0 tok/s per user' for a figure's operating point."""
+    point = str(row.get("throughput_operating_point") or "operating point not stated")
+    if row.get("throughput_tokens_per_second_per_user") is not None:
+        point += f", {float(row['throughput_tokens_per_second_per_user']):.1f} tok/s per user"
+    return point
+
+
+def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:
     priced = chips_with_prices(con)
     known = figures(con, ask.model, ask.workload)
     covered = known.chips()
@@ -258,8 +320,8 @@ def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) 
     rows, baseline_notes = _ranked(con, ask, question, both, parameters)
     shown = rows[: ask.limit]
     chips = sorted({str(r["chip"]) for r in shown})
-    notes = _coverage_notes(priced, known, parameters, ask) + baseline_notes
-    notes += _fit_notes(parameters, ask, rows)
+    notes = _speed_notes(ask, rows) + _coverage_notes(priced, known, parameters, ask)
+    notes += baseline_notes + _fit_notes(parameters, ask, rows)
     sources = sorted({str(r["price_source"]) for r in shown})
     return CostRanking(
         header=_header(ask, question),
@@ -395,6 +457,7 @@ def ask_of(
     all_offers: bool,
     limit: int,
     stale_days: int,
+    speed: str | None = None,
 ) -> Ask:
     """The ranking asked for, its names resolved against the warehouse (the command and the
     Python API ask alike)."""
@@ -411,4 +474,5 @@ def ask_of(
         all_offers=all_offers,
         limit=limit,
         stale_days=stale_days,
+        speed=speed_value(speed),
     )

@@ -47,15 +47,22 @@ def _cannot_fit(row: Row) -> bool:
     return row["fits"] is False
 
 
+def _last(row: Row) -> tuple[bool, bool]:
+    """Rows whose figure is not at the asked speed go after those that are, then those that
+    cannot hold the model after those that can."""
+    return row.get("throughput_at_speed") is False, _cannot_fit(row)
+
+
 def choose(rows: Sequence[Row], *, chips: list[str] | None, all_offers: bool) -> list[Row]:
     """The ranking's offers: every one, or per chip, pricing model and term the cheapest that
-    holds the model (the cheapest of all when none does); those that fit first.
+    holds the model (the cheapest of all when none does); those at the asked speed first,
+    and of each part those that fit first.
 
-    `rows` are in the warehouse's ORDER (cost_rows returns them so): the sort by fit alone is
-    stable, so within each part the order stays cheapest first, empty values first."""
+    `rows` are in the warehouse's ORDER (cost_rows returns them so): the sort by speed and fit
+    is stable, so within each part the order stays cheapest first, empty values first."""
     if chips:
         rows = [r for r in rows if r["chip"] in chips]
-    ranked = sorted(rows, key=_cannot_fit)
+    ranked = sorted(rows, key=_last)
     if not all_offers:
         first: dict[tuple, Row] = {}
         for row in ranked:
@@ -68,4 +75,8 @@ def baseline_costs(rows: Sequence[Row], chip: str) -> dict[tuple[str, str], floa
     """The baseline chip's cost per million tokens per (pricing_model, term): its cheapest offer
     that holds the model, or its cheapest when none does (the same choice as the ranking's)."""
     chosen = choose(rows, chips=[chip], all_offers=False)
-    return {(str(r["pricing_model"]), str(r["term"])): r["cost_per_million_tokens"] for r in chosen}
+    return {
+        (str(r["pricing_model"]), str(r["term"])): r["cost_per_million_tokens"]
+        for r in chosen
+        if r.get("throughput_at_speed") is not False  # no saving against another speed's figure
+    }

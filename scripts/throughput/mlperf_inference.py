@@ -2,13 +2,16 @@
 MLPerf Inference results repositories (inference_results_vX.Y).
 
 Usage: python scripts/throughput/mlperf_inference.py CHECKOUT ROUND DATE COMMIT [BENCHMARK ...]
-e.g.   ... inference_results_v4.1 v4.1 2024-08-28 a2f5d66d17e8 llama2-70b-99
+e.g.   ... inference_results_v5.1 v5.1 2025-09-09 965182b03376 llama2-70b-99 llama3.1-8b
 
 For each closed-division system of each submitter, each benchmark and scenario, it reads
 results/<system>/<benchmark>/<scenario>/performance/run_1/mlperf_log_summary.txt (a VALID run
-only) and systems/<system>.json (accelerator, count, framework, availability), and writes one
-row per result, per system as published. Accelerators that map to no canonical chip are
-left out and named on stderr.
+only), systems/<system>.json (accelerator, count, framework, availability) and the weights'
+data type from measurements/<system>/<benchmark>/<scenario>/*.json where the submission has
+one, and writes one row per result, per system as published. Accelerators that map to no
+canonical chip (and systems that mix two kinds) are left out and named on stderr. Give one
+accuracy target per model (llama2-70b-99, not also llama2-70b-99.9: the same systems submit
+both, and one result per system and scenario is what the catalogue wants).
 """
 
 from __future__ import annotations
@@ -23,14 +26,25 @@ from pathlib import Path
 CHIPS = {
     "NVIDIA H100-SXM-80GB": "H100-SXM",
     "NVIDIA H200-SXM-141GB": "H200",
+    "NVIDIA H200-NVL-141GB": "H200-NVL",
+    "Virtualized NVIDIA H200-SXM-141GB": "H200",
     "NVIDIA B200-SXM-180GB": "B200",
+    "NVIDIA GB200": "GB200",
+    "NVIDIA L40S": "L40S",
+    "NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX-PRO-6000",
     "NVIDIA GH200-GraceHopper-Superchip": "GH200",
     "AMD Instinct MI300X 192GB HBM3": "MI300X",
     "AMD Instinct MI300X": "MI300X",
     "AMD Instinct MI325X": "MI325X",
+    "AMD Instinct MI325X 256GB HBM3e": "MI325X",
 }
 # The benchmark's name -> the model as chipcost names it.
-MODELS = {"llama2-70b-99": "llama-2-70b", "llama2-70b-99.9": "llama-2-70b"}
+MODELS = {
+    "llama2-70b-99": "llama-2-70b",
+    "llama2-70b-99.9": "llama-2-70b",
+    "llama3.1-8b": "llama-3.1-8b",
+    "llama3_1-8b": "llama-3.1-8b",  # one submitter's folder name for the same benchmark
+}
 POINTS = {"Offline": "max-throughput", "Server": "latency-bound", "Interactive": "latency-bound"}
 COLUMNS = (
     "id,chip,model,workload,kind,tokens_per_second,per,chips,precision,operating_point,"
@@ -51,18 +65,55 @@ def summary(path: Path) -> dict[str, str]:
     return found
 
 
+# What each scenario measures, said in every row's notes.
+SCENARIOS = {
+    "Offline": "Offline: every query sent at once, the system's maximum throughput",
+    "Server": (
+        "Server: queries arrive as a Poisson stream and the result counts only if the 99th "
+        "percentile time to first token and time per output token stay within the "
+        "benchmark's bounds"
+    ),
+    "Interactive": "Interactive: the Server scenario under the benchmark's tighter bounds",
+}
+
+
 def result_row(
-    log: dict[str, str], system: dict, where: tuple[str, str, str, str], cite: tuple[str, str, str]
+    log: dict[str, str],
+    system: dict,
+    where: tuple[str, str, str, str],
+    cite: tuple[str, str, str],
+    precision: str = "",
 ) -> dict[str, str] | None:
     """One catalogue row from a summary log and its system's JSON; None if not VALID."""
     submitter, name, benchmark, scenario = where
     round_, date, url = cite
     if log.get("Result is") != "VALID":
         return None
-    tokens = log.get("Completed tokens per second") or log.get("Tokens per second")
+    field = next(f for f in ("Completed tokens per second", "Tokens per second") if f in log)
+    tokens = log[field]
     count = int(system["accelerators_per_node"]) * int(system.get("number_of_nodes") or 1)
+    notes = [
+        SCENARIOS[scenario],
+        f"the result is the whole system's, divided by its {count} accelerators here",
+    ]
+    if scenario != "Offline":
+        names = ("ttft_latency (ns)", "tpot_latency (ns)")
+        if all(name in log for name in names):
+            bounds = " and ".join(f"{float(log[name]) / 1e6:,.0f} ms" for name in names)
+            notes.append(f"the run's bounds (ttft_latency, tpot_latency): {bounds}")
+        notes.append(
+            "ttft_ms and tpot_ms are the run's measured 99th percentiles; "
+            "tokens_per_second_per_user is 1000 / that TPOT"
+        )
+    notes.append(
+        f"weights' data type {precision} (the submission's measurements JSON)"
+        if precision
+        else "the weights' precision is not stated in the submission's files"
+    )
     row = {
-        "id": f"mlperf-{round_}-{_slug(name)}-{benchmark}-{scenario.lower()}",
+        "id": "",  # given by rows(), which sees every system of the submitter
+        "precision": precision,
+        "notes": "; ".join(notes) + ".",
         "chip": CHIPS[system["accelerator_model_name"]],
         "model": MODELS[benchmark],
         "workload": "inference",
@@ -79,7 +130,7 @@ def result_row(
         "source": f"MLPerf Inference {round_} Datacenter, closed division, {benchmark}",
         "source_url": url,
         "source_date": date,
-        "stated_as": f"Tokens per second: {tokens} ({scenario}, Result is : VALID)",
+        "stated_as": f"{field}: {tokens} ({scenario}, Result is : VALID)",
     }
     if scenario != "Offline":
         row |= _latency(log)
@@ -97,8 +148,36 @@ def _latency(log: dict[str, str]) -> dict[str, str]:
     }
 
 
+def _precision(measurements: Path, where: tuple[str, str, str, str]) -> str:
+    """The weights' data type the submission states (weight_data_types), or ''."""
+    _, _, benchmark, scenario = where
+    for path in sorted((measurements / benchmark / scenario).glob("*.json")):
+        stated = json.loads(path.read_text(encoding="utf-8")).get("weight_data_types", "")
+        if stated:
+            return str(stated).strip().lower()
+    return ""
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _ids(found: list[dict[str, str]], round_: str) -> None:
+    """mlperf-v5.1-dell-h200x8-llama2-70b-server: round, submitter (its first word), chip and
+    count; systems of one submitter with the same chip and count are numbered (-2, -3) in
+    the order of their names."""
+    systems: dict[str, list[str]] = {}
+    for row in found:
+        base = f"{row['submitter'].split('_')[0]}-{row['chip']}x{row['chips']}"
+        names = systems.setdefault(_slug(base), [])
+        if row["system_dir"] not in names:
+            names.append(row["system_dir"])
+    for row in found:
+        base = _slug(f"{row['submitter'].split('_')[0]}-{row['chip']}x{row['chips']}")
+        names = sorted(systems[base])
+        number = f"-{names.index(row['system_dir']) + 1}" if len(names) > 1 else ""
+        model = row["benchmark"].removesuffix("-99").replace("_", ".")
+        row["id"] = f"mlperf-{round_}-{base}{number}-{model}-{row['scenario'].lower()}"
 
 
 def rows(checkout: Path, round_: str, date: str, commit: str, benchmarks: list[str]) -> list:
@@ -120,9 +199,12 @@ def rows(checkout: Path, round_: str, date: str, commit: str, benchmarks: list[s
             continue
         url = base + str(summary_path.relative_to(checkout))
         where = (submitter, name, benchmark, scenario_dir.name)
-        row = result_row(summary(summary_path), system, where, (round_, date, url))
+        cite = (round_, date, url)
+        precision = _precision(checkout / "closed" / submitter / "measurements" / name, where)
+        row = result_row(summary(summary_path), system, where, cite, precision)
         if row:
-            found.append(row)
+            found.append(row | {"system_dir": name, "benchmark": benchmark})
+    _ids(found, round_)
     return found
 
 

@@ -136,16 +136,20 @@ def test_a_family_becomes_its_members_with_a_price_and_a_figure(db):
 
 
 def test_inference_uses_the_mlperf_h200_figure(db):
-    """MLPerf Inference v4.1's Server result for 8 x H200 (a benchmark) is used before the
-    article's independent batch-8 figure (1,500 tokens/s) it once used."""
+    """MLPerf Inference's newest round (v5.1) beats v4.1 and the article's independent batch-8
+    figure (1,500 tokens/s) it once used: at the default speed, the middle of its 8 x H200
+    Server results."""
+    from tests.cli.test_speed_compare import _middle, _mlperf
+
     result = chipcost(
         "cost", "--model", "llama-3-70b", "--workload", "inference", "--chip", "H200",
         "--db", str(db),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert f"${cost_per_million_tokens(7.5, 29228.22 / 8):,.4f}" in result.stdout
+    middle = _middle(_mlperf("H200", "Server"))
+    assert f"${cost_per_million_tokens(7.5, middle):,.4f}" in result.stdout
     assert "benchmark [1]" in result.stdout
-    assert "mlperf-v4.1-h200x8-llama2-70b-server" in result.stdout
+    assert re.search(r"mlperf-v5\.1-\S+-llama2-70b-server", result.stdout)
 
 
 def test_break_even_against_the_baseline(db):
@@ -300,7 +304,9 @@ def test_the_throughput_list_fits_and_cites_each_source_once_under_it(db):
         figures = con.execute("SELECT count(*) FROM throughput WHERE chip = 'H100-SXM'").fetchone()
     finally:
         con.close()
-    assert len(table) == figures[0] and all(len(line) <= 100 for line in table)  # one a figure
+    # one line a figure, two for an id longer than its column (MLPerf's name the submitter,
+    # the chip and count, the benchmark and the scenario)
+    assert figures[0] <= len(table) <= 2 * figures[0] and all(len(line) <= 100 for line in table)
     assert any(x.startswith("set aside: bitslovers-h100-llama-3-70b: needs 574%") for x in lines)
     cited = [x for x in lines if re.match(r"\[\d+\] ", x)]
     assert cited[0].startswith("[1] ") and len(cited) == len({x.split("]")[0] for x in cited})

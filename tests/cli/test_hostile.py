@@ -70,6 +70,15 @@ WAREHOUSE_COMMANDS = {
     # Reads every row: a count alone comes from metadata, which the damage may spare.
     "sql": ["sql", "select sum(price_per_hour), max(payload_ref) from observations"],
     "cost": ["cost", "--model", "llama-3-70b", "--workload", "inference"],
+    "compare": [
+        "compare",
+        "Trainium2",
+        "H100-SXM",
+        "--model",
+        "llama-3-70b",
+        "--workload",
+        "inference",
+    ],
     "report": ["report", "--dry-run"],
     "migrate": ["migrate"],
     "collect": ["collect", "--replay", FIRST_RUN, "--source", "aws-pricing-api"],
@@ -164,6 +173,26 @@ VALUES = [
     ("report until first day", ["report", "--until", "0001-01-01"], {}),
     ("report until before since", ["report", "--since", "2026-11-07", "--until", "2026-11-01"], {}),
     ("report bad address", ["report", "--email", "not an address"], {}),
+    (
+        "cost speed nan",
+        ["cost", "--model", "llama-3-70b", "--workload", "inference", "--speed", "nan"],
+        {},
+    ),
+    (
+        "compare speed huge",
+        [
+            "compare",
+            "Trainium2",
+            "H100-SXM",
+            "--model",
+            "llama-3-70b",
+            "--workload",
+            "inference",
+            "--speed",
+            "9" * 400,
+        ],
+        {},
+    ),
     (
         "cost tokens huge",
         ["cost", "--model", "llama-3-70b", "--workload", "inference", "--tokens", "9" * 400],
@@ -293,7 +322,7 @@ OUTPUT_CASES = [
     ("sql blob json", ["sql", "select 'a'::blob as b", "--format", "json"], (0,)),
 ]
 # Commands whose cases must reach the warehouse get one that exists.
-NEEDS_DB = ("prices", "sql", "cost", "report", "throughput", "migrate")
+NEEDS_DB = ("prices", "sql", "cost", "compare", "report", "throughput", "migrate")
 
 
 @pytest.mark.parametrize(("case", "args", "env"), VALUES)

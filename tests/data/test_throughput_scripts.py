@@ -21,6 +21,8 @@ Completed tokens per second: 29228.22
 Result is : VALID
 99.00 percentile first token latency (ns)   : 452744202
 99.00 percentile time to output token (ns)   : 146040006
+ttft_latency (ns): 2000000000
+tpot_latency (ns): 200000000
 """
 
 
@@ -50,7 +52,13 @@ def test_mlperf_rows_from_a_results_tree(tmp_path: Path):
         "number_of_nodes": 1, "framework": "TensorRT 10.2.0, CUDA 12.4", "status": "available",
         "system_name": "NVIDIA H200 (8x H200-SXM-141GB, TensorRT)",
     }))  # fmt: skip
+    measured = tmp_path / "closed/NVIDIA/measurements" / system / "llama2-70b-99/Server"
+    measured.mkdir(parents=True)
+    (measured / f"{system}_Server.json").write_text(json.dumps({"weight_data_types": "FP8"}))
     [row] = mlperf.rows(tmp_path, "v4.1", "2024-08-28", "abc", ["llama2-70b-99"])
+    assert row["id"] == "mlperf-v4.1-nvidia-h200x8-llama2-70b-server"
+    assert row["precision"] == "fp8" and "2,000 ms and 200 ms" in row["notes"]
+    assert row["stated_as"].startswith("Completed tokens per second: 29228.22 (Server")
     assert (row["chip"], row["model"], row["chips"], row["tokens_per_second"]) == (
         "H200", "llama-2-70b", "8", "29228.22",
     )  # fmt: skip

@@ -27,7 +27,10 @@ SELECT
     -- where the figure was measured, appended so the columns above keep their places
     t.operating_point AS throughput_operating_point,
     t.scenario AS throughput_scenario,
-    t.tokens_per_second_per_user AS throughput_tokens_per_second_per_user
+    t.tokens_per_second_per_user AS throughput_tokens_per_second_per_user,
+    -- the speed the figure was chosen for (throughput_ranked) and whether it meets it
+    t.asked_speed AS throughput_asked_speed,
+    t.at_speed AS throughput_at_speed
 FROM per_chip_prices p
 JOIN throughput_ranked t ON t.chip = p.chip AND t.chosen
 WHERE p.price_per_chip_hour > 0 AND t.tokens_per_second_per_chip > 0;

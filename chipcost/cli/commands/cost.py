@@ -35,6 +35,14 @@ def cost(
     daily_tokens: Annotated[
         str | None, typer.Option(help="Tokens per day, for break-even in days: 1e9 or 1B.")
     ] = None,
+    speed: Annotated[
+        str | None,
+        typer.Option(
+            help="Inference: tokens/s per user each chip's figure must reach: a number, "
+            "server (5, MLPerf Server's bound; the default), interactive (25) or max "
+            "(maximum throughput)."
+        ),
+    ] = None,
     region: Annotated[list[str] | None, typer.Option(help="Only this region.")] = None,
     pricing_model: Annotated[
         list[str] | None, typer.Option(help=f"Only this pricing model: {models_help()}.")
@@ -63,6 +71,7 @@ def cost(
         overhead=overhead,
         migration_cost=migration_cost,
         daily_tokens=daily_tokens,
+        speed=speed,
         region=region,
         pricing_model=pricing_model,
         provider=provider,

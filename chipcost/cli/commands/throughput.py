@@ -84,6 +84,8 @@ _OPTIONS = {
     "sequence_length": "--sequence-length",
     "mfu": "--mfu",
     "chips": "--chips",
+    "tokens_per_second_per_user": "--per-user",
+    "operating_point": "--operating-point",
 }
 
 
@@ -101,6 +103,14 @@ def add(
     precision: Annotated[str | None, typer.Option(help="fp8, bf16, ...")] = None,
     sequence_length: Annotated[int | None, typer.Option(help="Sequence length.")] = None,
     mfu: Annotated[str | None, typer.Option(help="Measured MFU: 0.45 or 45%.")] = None,
+    tokens_per_second_per_user: Annotated[
+        str | None,
+        typer.Option("--per-user", help="Inference: tokens/s each user saw (for cost --speed)."),
+    ] = None,
+    operating_point: Annotated[
+        str | None,
+        typer.Option(help="Inference: max-throughput, latency-bound or fixed-batch."),
+    ] = None,
     source: Annotated[str, typer.Option(help="What was run, by whom.")] = "user measurement",
     measured_on: Annotated[str | None, typer.Option(help="YYYY-MM-DD (default today).")] = None,
     notes: Annotated[str | None, typer.Option(help="Caveats worth keeping.")] = None,
@@ -119,10 +129,15 @@ def add(
         "precision": precision or "",
         "sequence_length": "" if sequence_length is None else str(sequence_length),
         "mfu": mfu or "",
+        "tokens_per_second_per_user": tokens_per_second_per_user or "",
         "source": source,
         "source_date": measured_on or datetime.now(UTC).date().isoformat(),
         "notes": notes or "",
     }
+    if operating_point is not None:
+        row["operating_point"] = operating_point
+    elif tokens_per_second_per_user:
+        row["operating_point"] = "latency-bound"
     try:
         figure = figure_from_row(row, chips=canonical_chips(), origin="user", throughput_id="new")
     except ChipcostError as exc:  # named as the options are, not as the CSV's columns
