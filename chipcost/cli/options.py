@@ -18,6 +18,7 @@ __all__ = [
     "LimitOption",
     "OldModelOption",
     "PricingModelOption",
+    "SpeedOption",
     "WideOption",
     "err",
     "out",
@@ -53,6 +54,13 @@ LimitOption = Annotated[
         max=MAX_LIMIT,
         help=f"Show at most this many rows (table: {DEFAULT_TABLE_ROWS} unless given; "
         "csv and json: all).",
+    ),
+]
+SpeedOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Inference: tokens/s per user each chip's figure must reach: a number, server "
+        "(5, MLPerf Server's bound; the default), interactive (25) or max (maximum throughput)."
     ),
 ]
 WideOption = Annotated[

@@ -139,6 +139,7 @@ def cost(
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_cost import print_ranking
     from chipcost.cli.render_fresh import print_freshness
+    from chipcost.core.figures import speed_value
     from chipcost.pipeline.cost import (
         ask_of,
         baseline_chip,
@@ -168,7 +169,7 @@ def cost(
             all_offers=all_offers,
             limit=limit or (MAX_LIMIT if format is not OutputFormat.table else DEFAULT_TABLE_ROWS),
             stale_days=settings.stale_days,
-            speed=speed,
+            speed=speed_value(speed),
         )
         ranking = rank_cost(con, ask, question)
     except NoMatch:
@@ -285,6 +286,7 @@ def compare(
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_compare import comparison_frame, print_comparison
     from chipcost.cli.render_fresh import print_freshness
+    from chipcost.core.figures import speed_value
     from chipcost.pipeline.compare import compare as compare_chips
     from chipcost.pipeline.cost import ask_of, baseline_chip, workload_name
     from chipcost.warehouse.db import connect
@@ -307,7 +309,7 @@ def compare(
             all_offers=True,
             limit=MAX_LIMIT,
             stale_days=settings.stale_days,
-            speed=speed,
+            speed=speed_value(speed),
         )
         result = compare_chips(con, ask, a, b)
     finally:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from chipcost.cli.render import shown
-from chipcost.cli.render_cost import print_footer
+from chipcost.cli.render_cost import figure_point, print_footer
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.compare import CompareResult, Comparison, change_words
 
@@ -29,11 +29,9 @@ def _range(line: Comparison) -> str:
 
 
 def _figure(row: dict) -> str:
-    from chipcost.cli.render_cost import _point
-
     return (
         f"{row['throughput_id']}: {row['throughput_kind']}, "
-        f"{float(row['tokens_per_second_per_chip']):,.1f} tok/s per chip{_point(row)}; "
+        f"{float(row['tokens_per_second_per_chip']):,.1f} tok/s per chip{figure_point(row)}; "
         f"{row['throughput_source']} ({row['throughput_source_date']})"
     )
 
@@ -67,12 +65,7 @@ def print_comparison(console: Console, result: CompareResult) -> None:
         held = len(result.figures.get(chip, []))
         count = f"{held} published figures held" if held else "no published figure held"
         console.print(shown(f"  {chip}: {_figure(row)} ({count})"), highlight=False)
-    notes = [
-        n
-        for n in result.ranking.notes
-        if n.startswith(("throughput", "measured far", "no figure", "fits"))
-    ]
-    print_footer(console, notes, result.ranking.freshness)
+    print_footer(console, result.notes, result.ranking.freshness)
 
 
 def comparison_frame(result: CompareResult) -> pl.DataFrame:

@@ -153,7 +153,7 @@ def print_sources(
         # A Text, not markup: the source is what a user typed or a reference file holds.
         line = (
             f"[{refs[ident]}] {ident}: {row['throughput_kind']}, "
-            f"{float(row['tokens_per_second_per_chip']):,.0f} tok/s per chip{_point(row)}"
+            f"{float(row['tokens_per_second_per_chip']):,.0f} tok/s per chip{figure_point(row)}"
             f"{implied}; "
         )
         console.print(shown(f"{line}{source}{dated}"), highlight=False)
@@ -161,7 +161,7 @@ def print_sources(
         console.print(shown(f"    derived figures' parameter count: {parameters}"), highlight=False)
 
 
-def _point(row: Mapping[str, object]) -> str:
+def figure_point(row: Mapping[str, object]) -> str:
     """' at max-throughput (Offline)', ' at latency-bound (Server, 6.8 tok/s per user)'."""
     point = row.get("throughput_operating_point")
     if not point or point in ("training", "unstated"):

@@ -15,11 +15,10 @@ from dataclasses import dataclass, replace
 import duckdb
 
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.cost import Ask, CostRanking, rank_cost
+from chipcost.pipeline.cost import Ask, CostRanking, fit_notes, rank_cost, speed_notes
 from chipcost.transform.cost import CostQuestion
-from chipcost.warehouse.cost_per_token import at_speed
-from chipcost.warehouse.db import dict_rows
-from chipcost.warehouse.literals import literal
+from chipcost.transform.tokens import cost_per_million_tokens
+from chipcost.warehouse.cost_per_token import at_speed, figures, model_parameters
 
 Row = dict[str, object]
 
@@ -55,21 +54,21 @@ class CompareResult:
     chip_b: str
     ranking: CostRanking  # both chips' offers, with the notes of the ranking
     lines: list[Comparison]
-    figures: dict[str, list[Row]]  # every usable figure per chip at the asked speed
+    figures: dict[str, list[float]]  # each chip's usable published tokens/s at the speed
+    notes: list[str]  # the asked speed, figures not at it or far above it, whether it fits
 
 
-def _figures(con: duckdb.DuckDBPyConnection, ask: Ask, chip: str) -> list[Row]:
-    """The chip's usable figures for the model and workload at the asked speed (all of them
-    when none is at it), best first."""
-    rows = dict_rows(
-        con,
-        "SELECT throughput_id, kind, tokens_per_second_per_chip, at_speed, chosen "
-        f"FROM throughput_ranked WHERE chip = {literal(chip)} AND model = {literal(ask.model)} "
-        f"AND workload = {literal(ask.workload)} AND usable AND origin <> 'derived' "
-        "ORDER BY tokens_per_second_per_chip DESC",
-    )
-    at = [r for r in rows if r["at_speed"]]
-    return at or rows
+def _published(con: duckdb.DuckDBPyConnection, ask: Ask, chips: tuple[str, str]) -> dict:
+    """Each chip's usable published tokens/s for the model and workload at the asked speed
+    (all of them when none is at it)."""
+    with at_speed(con, ask.speed):
+        rows = figures(con, ask.model, ask.workload).rows
+    found = {}
+    for chip in chips:
+        mine = [r for r in rows if r["chip"] == chip and r["usable"] and r["origin"] != "derived"]
+        mine = [r for r in mine if r["at_speed"]] or mine
+        found[chip] = [float(r["tokens_per_second_per_chip"]) for r in mine]  # type: ignore[arg-type]
+    return found
 
 
 def _pricing(row: Row) -> str:
@@ -87,7 +86,7 @@ def _pricing_order(item: tuple[str, object]) -> tuple[int, str]:
 
 
 def _cost(row: Row, tps: float) -> float:
-    return float(row["price_per_chip_hour"]) / (tps * 3600 / 1e6)  # type: ignore[arg-type]
+    return cost_per_million_tokens(float(row["price_per_chip_hour"]), tps)  # type: ignore[arg-type]
 
 
 def _pair(offers_a: list[Row], offers_b: list[Row]) -> tuple[Row, Row, bool]:
@@ -106,8 +105,7 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
     both = replace(ask, chips=[chip_a, chip_b], baseline=chip_b, all_offers=True, limit=10**9)
     question = CostQuestion(tokens=None, overhead=0.0, migration_cost=None, daily_tokens=None)
     ranking = rank_cost(con, both, question)
-    with at_speed(con, ask.speed):
-        figures = {chip: _figures(con, ask, chip) for chip in (chip_a, chip_b)}
+    published = _published(con, ask, (chip_a, chip_b))
     by_pricing: dict[str, dict[str, list[Row]]] = {}
     for row in ranking.rows:  # every offer, cheapest first
         by_pricing.setdefault(_pricing(row), {}).setdefault(str(row["chip"]), []).append(row)
@@ -118,9 +116,8 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
         a, b, same = _pair(offers[chip_a], offers[chip_b])
         change = float(a["cost_per_million_tokens"]) / float(b["cost_per_million_tokens"]) - 1  # type: ignore[arg-type]
         best = worst = None
-        fa = [float(f["tokens_per_second_per_chip"]) for f in figures[chip_a]]  # type: ignore[arg-type]
-        fb = [float(f["tokens_per_second_per_chip"]) for f in figures[chip_b]]  # type: ignore[arg-type]
-        if len(fa) + len(fb) > 2:
+        fa, fb = published[chip_a], published[chip_b]
+        if fa and fb and len(fa) + len(fb) > 2:
             best = _cost(a, max(fa)) / _cost(b, min(fb)) - 1
             worst = _cost(a, min(fa)) / _cost(b, max(fb)) - 1
         lines.append(Comparison(pricing, a, b, same, change, best, worst))
@@ -131,4 +128,6 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
             f"{', '.join(have[chip_a]) or 'none'}; {chip_b}: {', '.join(have[chip_b]) or 'none'})"
             "; widen --provider/--region/--pricing-model"
         )
-    return CompareResult(chip_a, chip_b, ranking, lines, figures)
+    parameters = model_parameters(con, ask.model)
+    notes = speed_notes(both, ranking.rows) + fit_notes(parameters, both, ranking.rows)
+    return CompareResult(chip_a, chip_b, ranking, lines, published, notes)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import ChipcostError, NoMatch
-from chipcost.core.figures import DEFAULT_SPEED, speed_label, speed_value
+from chipcost.core.figures import DEFAULT_SPEED, speed_label
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.cost_fit import baseline_costs, choose, with_fit
 from chipcost.transform.cost import CostQuestion, fit_rule, with_costs
@@ -40,7 +40,7 @@ class Ask:
     all_offers: bool = False
     limit: int = 200
     stale_days: int = DEFAULT_STALE_DAYS
-    speed: str = field(default_factory=lambda: speed_value(None))  # 'max' or tokens/s per user
+    speed: str = DEFAULT_SPEED  # 'max' or tokens/s per user (core.figures.speed_value)
 
 
 # The ranking's columns that may be empty in every row, by polars type name; any other such
@@ -138,7 +138,7 @@ def _baseline(offers: list[dict], ask: Ask, question: CostQuestion) -> tuple[dic
     return baseline, [message + ": no savings shown (pick one with --baseline)"]
 
 
-def _fit_notes(parameters: float | None, ask: Ask, rows: list[dict]) -> list[str]:
+def fit_notes(parameters: float | None, ask: Ask, rows: list[dict]) -> list[str]:
     if parameters is None:
         return [f"fits: unknown, {ask.model} has no parameter count (chipcost throughput model)"]
     cannot = sorted({str(r["chip"]) for r in rows if r["fits"] is False})
@@ -170,7 +170,7 @@ def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
             f"tokens{daily}"
         )
     sql = f'same numbers by SQL: chipcost sql "{equivalent_sql(ask, question)}"'
-    if ask.workload == "inference" and ask.speed != speed_value(DEFAULT_SPEED):
+    if ask.workload == "inference" and ask.speed != DEFAULT_SPEED:
         sql += (
             f" (the view chooses figures at the default speed: in a DuckDB session of your "
             f"own, run SET VARIABLE chipcost_speed = '{ask.speed}' first)"
@@ -269,13 +269,13 @@ def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) 
         return _rank_cost(con, ask, question)
 
 
-def _speed_notes(ask: Ask, rows: list[dict]) -> list[str]:
+def speed_notes(ask: Ask, rows: list[dict]) -> list[str]:
     """Which point the figures are for, and the chips whose figure is not at it."""
     if ask.workload != "inference":
         return []
     default = " (the default; --speed max, interactive or N to change)"
     note = f"throughput {speed_label(ask.speed)}"
-    note += default if ask.speed == speed_value(DEFAULT_SPEED) else ""
+    note += default if ask.speed == DEFAULT_SPEED else ""
     note += ": each chip's figure is its one at that speed (the sources say where measured)"
     notes = [note]
     below: dict[str, str] = {}
@@ -283,9 +283,9 @@ def _speed_notes(ask: Ask, rows: list[dict]) -> list[str]:
     for row in rows:
         chip, user = str(row["chip"]), row.get("throughput_tokens_per_second_per_user")
         if row.get("throughput_at_speed") is False:
-            below.setdefault(chip, _point(row))
+            below.setdefault(chip, point_text(row))
         elif ask.speed != "max" and user is not None and float(user) > 2 * float(ask.speed):
-            far.setdefault(chip, _point(row))
+            far.setdefault(chip, point_text(row))
     if far:
         listed = "; ".join(f"{chip}: {point}" for chip, point in sorted(far.items()))
         notes.append(
@@ -302,7 +302,7 @@ def _speed_notes(ask: Ask, rows: list[dict]) -> list[str]:
     return notes
 
 
-def _point(row: dict) -> str:
+def point_text(row: dict) -> str:
     """'latency-bound, 51.0 tok/s per user' for a figure's operating point."""
     point = str(row.get("throughput_operating_point") or "operating point not stated")
     if row.get("throughput_tokens_per_second_per_user") is not None:
@@ -320,8 +320,8 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
     rows, baseline_notes = _ranked(con, ask, question, both, parameters)
     shown = rows[: ask.limit]
     chips = sorted({str(r["chip"]) for r in shown})
-    notes = _speed_notes(ask, rows) + _coverage_notes(priced, known, parameters, ask)
-    notes += baseline_notes + _fit_notes(parameters, ask, rows)
+    notes = speed_notes(ask, rows) + _coverage_notes(priced, known, parameters, ask)
+    notes += baseline_notes + fit_notes(parameters, ask, rows)
     sources = sorted({str(r["price_source"]) for r in shown})
     return CostRanking(
         header=_header(ask, question),
@@ -457,7 +457,7 @@ def ask_of(
     all_offers: bool,
     limit: int,
     stale_days: int,
-    speed: str | None = None,
+    speed: str = DEFAULT_SPEED,
 ) -> Ask:
     """The ranking asked for, its names resolved against the warehouse (the command and the
     Python API ask alike)."""
@@ -474,5 +474,5 @@ def ask_of(
         all_offers=all_offers,
         limit=limit,
         stale_days=stale_days,
-        speed=speed_value(speed),
+        speed=speed,
     )

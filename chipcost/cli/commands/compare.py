@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import DbOption, FormatOption
+from chipcost.cli.options import DbOption, FormatOption, SpeedOption
 from chipcost.core.vocabulary import models_help
 
 
@@ -16,13 +16,7 @@ def compare(
     chip_b: Annotated[str, typer.Argument(help="The chip it is compared with, e.g. H100-SXM.")],
     model: Annotated[str, typer.Option(help="Model, e.g. llama-3-70b (see `throughput list`).")],
     workload: Annotated[str, typer.Option(help="training or inference.")],
-    speed: Annotated[
-        str | None,
-        typer.Option(
-            help="Inference: tokens/s per user each figure must reach: a number, server (5, "
-            "the default), interactive (25) or max."
-        ),
-    ] = None,
+    speed: SpeedOption = None,
     region: Annotated[list[str] | None, typer.Option(help="Only this region.")] = None,
     pricing_model: Annotated[
         list[str] | None, typer.Option(help=f"Only this pricing model: {models_help()}.")

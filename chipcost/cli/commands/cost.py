@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import DbOption, FormatOption, LimitOption, WideOption
+from chipcost.cli.options import DbOption, FormatOption, LimitOption, SpeedOption, WideOption
 from chipcost.cli.reads import DEFAULT_BASELINE
 from chipcost.core.vocabulary import models_help
 
@@ -35,14 +35,7 @@ def cost(
     daily_tokens: Annotated[
         str | None, typer.Option(help="Tokens per day, for break-even in days: 1e9 or 1B.")
     ] = None,
-    speed: Annotated[
-        str | None,
-        typer.Option(
-            help="Inference: tokens/s per user each chip's figure must reach: a number, "
-            "server (5, MLPerf Server's bound; the default), interactive (25) or max "
-            "(maximum throughput)."
-        ),
-    ] = None,
+    speed: SpeedOption = None,
     region: Annotated[list[str] | None, typer.Option(help="Only this region.")] = None,
     pricing_model: Annotated[
         list[str] | None, typer.Option(help=f"Only this pricing model: {models_help()}.")
