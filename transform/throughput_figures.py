@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import KINDS, OPERATING_POINTS, WORKLOADS, Assumption, Figure
+from chipcost.transform import roofline
+from chipcost.transform.roofline import Settings
 from chipcost.transform.tokens import (
     derived_tokens_per_second,
     flops_per_token,
@@ -234,17 +236,28 @@ def derived_figures(
     chips: Iterable[Mapping[str, object]],
     models: Iterable[Mapping[str, object]],
     assumptions: Iterable[Assumption],
+    settings: Settings,
 ) -> list[Figure]:
-    """A `derived` figure for every chip with a dense peak, every model and every workload."""
+    """`derived` figures for every chip with a dense peak, every model and every workload:
+    training at the assumed MFU; inference from the roofline at maximum throughput and at
+    each of the settings' speeds the chip reaches (an encoder: at its compute roof only)."""
     figures = []
+    models = list(models)
     for chip in chips:
         for model in models:
             for rule in assumptions:
                 peak = _peak(chip, rule.precision)
                 if peak is None or chip.get("family") in rule.not_on:
                     continue
-                figures.append(_derived(chip, model, rule, *peak))
+                if rule.workload == "inference" and model.get("attention") != "none":
+                    figures += _decoded(chip, model, rule, *peak, settings)
+                else:
+                    figures.append(_derived(chip, model, rule, *peak))
     return figures
+
+
+def _active(model: Mapping[str, object]) -> float:
+    return float(model.get("active_parameters") or model["parameters"])  # type: ignore[arg-type]
 
 
 def _derived(
@@ -254,7 +267,7 @@ def _derived(
     prec: str,
     peak: float,
 ) -> Figure:
-    params = float(model["parameters"])  # type: ignore[arg-type]
+    params = _active(model)
     per_token = flops_per_token(params, rule.workload)
     tps = derived_tokens_per_second(peak, rule.mfu, per_token)
     factor = int(per_token / params)
@@ -280,4 +293,104 @@ def _derived(
         origin="derived",
         source_date=str(chip.get("spec_date") or "undated"),
         stated_as=f"{tps:,.0f} tokens/s per chip (computed)",
+    )
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
+def _decoded(
+    chip: Mapping[str, object],
+    model: Mapping[str, object],
+    rule: Assumption,
+    prec: str,
+    peak: float,
+    settings: Settings,
+) -> list[Figure]:
+    """Inference figures from the roofline: maximum throughput, then each speed of the
+    settings the chip reaches that costs throughput."""
+    memory, bandwidth = _number(chip.get("memory_gb")), _number(chip.get("memory_bandwidth_tbps"))
+    if memory is None or bandwidth is None:
+        return []
+    kv = roofline.kv_values_per_token(
+        model.get("layers"), model.get("kv_heads"), model.get("head_dim"), model.get("attention")
+    )  # type: ignore[arg-type]
+    shape = roofline.Shape(float(model["parameters"]), _active(model), kv)  # type: ignore[arg-type]
+    spec = roofline.Chip(memory, bandwidth, peak)
+    serving = settings.serving(rule.mfu)
+    points: list[tuple[float | None, roofline.Point]] = []
+    for speed in (None, *settings.speeds):
+        point = roofline.decode_point(shape, spec, prec, serving, speed=speed)
+        if point is None:
+            break  # a faster speed is out of reach too
+        points.append((speed, point))
+    # A point is dropped when a faster one gives (within 0.5%) as many tokens/s per chip: the
+    # faster point answers every speed the slower one does, as cheaply.
+    kept = [
+        (speed, point)
+        for (speed, point), following in zip(points, [*points[1:], None], strict=True)
+        if following is None
+        or following[1].tokens_per_second_per_chip < 0.995 * point.tokens_per_second_per_chip
+    ]
+    return [
+        _decoded_figure(chip, model, rule, prec, peak, serving, point, speed)
+        for speed, point in kept
+    ]
+
+
+def _decoded_figure(
+    chip: Mapping[str, object],
+    model: Mapping[str, object],
+    rule: Assumption,
+    prec: str,
+    peak: float,
+    serving: roofline.Serving,
+    point: roofline.Point,
+    speed: float | None,
+) -> Figure:
+    name = "maximum throughput" if speed is None else f"{speed:g} tokens/s per user or more"
+    unit = f"{point.chips} x {chip['chip']}"
+    kv_note = "" if model.get("layers") else " The model states no layers or KV heads: no KV cache."
+    return Figure(
+        chip=str(chip["chip"]),
+        model=str(model["model"]),
+        workload="inference",
+        batch_size=point.batch,
+        precision=prec,
+        sequence_length=serving.input_tokens + serving.output_tokens,
+        tokens_per_second_per_chip=point.tokens_per_second_per_chip,
+        mfu=None,
+        kind="derived",
+        source=(
+            f"chipcost roofline: {unit}, batch {point.batch}, {prec.upper()} weights; "
+            f"memory roof {100 * serving.bandwidth_efficiency:.0f}% of "
+            f"{chip.get('memory_bandwidth_tbps')} TB/s, compute roof {100 * rule.mfu:.0f}% of "
+            f"{peak:g} TFLOPS {prec.upper()}, {chip.get('memory_gb')} GB; "
+            f"chip: {_without_url(chip.get('spec_source'))} ({chip.get('spec_date')}); "
+            f"model: {_without_url(model.get('source'))} ({model.get('source_date') or 'undated'})"
+        ),
+        notes=(
+            f"{point.bound.capitalize()}-bound at batch {point.batch} on {unit}, "
+            f"ISL/OSL {serving.input_tokens}/{serving.output_tokens} (chipcost/data/roofline.csv). "
+            f"{rule.why}{kv_note}"
+        ),
+        throughput_id=(
+            f"derived:{chip['chip']}:{model['model']}:inference:"
+            + ("max" if speed is None else f"{speed:g}")
+        ),
+        origin="derived",
+        source_date=str(chip.get("spec_date") or "undated"),
+        stated_as=(
+            f"{point.tokens_per_second_per_chip:,.0f} tokens/s per chip at "
+            f"{point.tokens_per_second_per_user:,.1f} tokens/s per user (computed)"
+        ),
+        operating_point="max-throughput" if speed is None else "latency-bound",
+        scenario=f"derived: {name}",
+        tokens_per_second_per_user=point.tokens_per_second_per_user,
+        tpot_ms=1000 / point.tokens_per_second_per_user,
+        input_tokens=serving.input_tokens,
+        output_tokens=serving.output_tokens,
+        concurrency=point.batch,
+        system=f"serving unit of {unit}",
     )

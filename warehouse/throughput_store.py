@@ -11,12 +11,15 @@ import duckdb
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import COLUMNS, Figure
 from chipcost.warehouse.db import dict_rows
-from chipcost.warehouse.insert import insert_rows, table_columns
+from chipcost.warehouse.insert import insert_rows
 
 _INSERT = (
     f"INSERT INTO throughput ({', '.join(COLUMNS)}, recorded_at) "
     f"VALUES ({', '.join('?' for _ in COLUMNS)}, ?)"
 )
+
+
+SHAPE_COLUMNS = ("active_parameters", "layers", "kv_heads", "head_dim", "attention")
 
 
 def replace_reference_models(con: duckdb.DuckDBPyConnection, models: Sequence[dict]) -> None:
@@ -31,11 +34,13 @@ def replace_reference_models(con: duckdb.DuckDBPyConnection, models: Sequence[di
             m.get("source_date"),
             m.get("notes"),
             "reference",
+            *(m.get(column) for column in SHAPE_COLUMNS),
         ]
         for m in models
         if m["model"] not in user_models
     ]
-    insert_rows(con, "models", table_columns(con, "models")[:6], rows)
+    columns = ["model", "parameters", "source", "source_date", "notes", "origin", *SHAPE_COLUMNS]
+    insert_rows(con, "models", columns, rows)
 
 
 def replace_generated_figures(con: duckdb.DuckDBPyConnection, figures: Sequence[Figure]) -> None:
@@ -51,11 +56,13 @@ def derivation_inputs(con: duckdb.DuckDBPyConnection) -> tuple[list[dict], list[
     """(chips with their dense peaks, models with their sizes): what derivations read."""
     chips = dict_rows(
         con,
-        "SELECT chip, family, dense_fp8_tflops, dense_bf16_tflops, spec_source, spec_date "
-        "FROM chips",
+        "SELECT chip, family, dense_fp8_tflops, dense_bf16_tflops, memory_gb, "
+        "memory_bandwidth_tbps, spec_source, spec_date FROM chips",
     )
     models = dict_rows(
-        con, "SELECT model, parameters, source, source_date FROM models ORDER BY model"
+        con,
+        f"SELECT model, parameters, source, source_date, {', '.join(SHAPE_COLUMNS)} "
+        "FROM models ORDER BY model",
     )
     return chips, models
 
@@ -150,6 +157,7 @@ def put_user_model(
     """Record (or replace) the size of a user's own model, inside the caller's transaction."""
     con.execute("DELETE FROM models WHERE model = ?", [model])
     con.execute(
-        "INSERT INTO models VALUES (?, ?, ?, ?, ?, 'user')",
+        "INSERT INTO models (model, parameters, source, source_date, notes, origin) "
+        "VALUES (?, ?, ?, ?, ?, 'user')",
         [model, parameters, source, datetime.now(UTC).date().isoformat(), None],
     )

@@ -74,7 +74,7 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
     for cited, number in sources.items():
         console.print(shown(f"[{number}] {cited}"), highlight=False)
     console.print(
-        "choice rule per chip, model and workload: measured > independent > vendor-claim > "
-        "estimate > derived; a figure above the chip's dense peak is set aside "
-        "(docs/cost-per-token.md)"
+        "choice rule per chip, model and workload: a figure above the chip's dense peak is set "
+        "aside; published before derived; at the asked speed first; then measured > benchmark "
+        "> independent > vendor-claim > estimate (docs/cost-per-token.md)"
     )

@@ -9,6 +9,7 @@ from importlib import resources
 from chipcost.core.catalog import canonical_chips
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import WORKLOADS, Assumption, Figure
+from chipcost.transform.roofline import Settings
 from chipcost.transform.throughput_figures import figures_from_rows, normalise_model
 from chipcost.transform.tokens import parse_quantity
 
@@ -98,8 +99,30 @@ def model_rows() -> tuple[dict[str, object], ...]:
         if not (row.get("source") or "").strip():
             raise ChipcostError(f"{MODELS_FILE} line {line}: the source is empty")
         params = parse_quantity(row["parameters"], f"{MODELS_FILE} line {line} parameters")
-        models.append({**row, "parameters": params})
+        models.append({**row, "parameters": params, **_shape(row, params, line)})
     return tuple(models)
+
+
+def _shape(row: dict[str, str], params: float, line: int) -> dict[str, object]:
+    """A model's shape as the roofline reads it: active parameters (a mixture of experts
+    computes with fewer than it holds), layers, KV heads, head dimension and attention kind."""
+    where = f"{MODELS_FILE} line {line}"
+    active_text = (row.get("active_parameters") or "").strip()
+    active = parse_quantity(active_text, f"{where} active_parameters") if active_text else params
+    if active > params:
+        raise ChipcostError(f"{where}: active_parameters exceed parameters")
+    attention = (row.get("attention") or "").strip()
+    if attention not in ATTENTION:
+        known = ", ".join(ATTENTION)
+        raise ChipcostError(f"{where}: attention {attention!r} is not one of {known}")
+    shape: dict[str, object] = {"active_parameters": active, "attention": attention}
+    for column in ("layers", "kv_heads", "head_dim"):
+        text = (row.get(column) or "").strip()
+        value = int(parse_quantity(text, f"{where} {column}")) if text else None
+        if value is None and attention != "none":
+            raise ChipcostError(f"{where}: {column} is empty (the KV cache needs it)")
+        shape[column] = value
+    return shape
 
 
 @cache
@@ -114,3 +137,27 @@ def derivation_assumptions() -> tuple[Assumption, ...]:
         families = frozenset(f.strip() for f in (row.get("not_on") or "").split(";") if f.strip())
         rules.append(Assumption(workload, mfu, precision, row["why"], families))
     return tuple(rules)
+
+
+ROOFLINE_FILE = "chipcost/data/roofline.csv"
+ATTENTION = ("gqa", "mha", "mla", "none")
+
+
+@cache
+def roofline_settings() -> Settings:
+    """The inference roofline's settings (roofline.csv), checked."""
+    values = {row["setting"]: row["value"].strip() for row in _rows("roofline.csv")}
+    try:
+        settings = Settings(
+            bandwidth_efficiency=float(values["bandwidth_efficiency"]),
+            usable_memory=float(values["usable_memory"]),
+            input_tokens=int(values["input_tokens"]),
+            output_tokens=int(values["output_tokens"]),
+            speeds=tuple(sorted(float(v) for v in values["speeds"].split(";"))),
+        )
+    except (KeyError, ValueError) as exc:
+        raise ChipcostError(f"{ROOFLINE_FILE}: missing or bad setting ({exc})") from None
+    fractions = (settings.bandwidth_efficiency, settings.usable_memory)
+    if not all(0 < f <= 1 for f in fractions) or min(settings.speeds, default=0) <= 0:
+        raise ChipcostError(f"{ROOFLINE_FILE}: efficiencies are in (0, 1], speeds positive")
+    return settings

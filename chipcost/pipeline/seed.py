@@ -22,9 +22,11 @@ from chipcost.pipeline.instance_catalog import instance_type_rows
 from chipcost.pipeline.references import (
     derivation_assumptions,
     model_rows,
+    roofline_settings,
     throughput_files,
     throughput_references,
 )
+from chipcost.transform import roofline, throughput_figures
 from chipcost.transform.throughput_figures import derived_figures
 from chipcost.warehouse import throughput_store
 from chipcost.warehouse.db import connect, set_state, state
@@ -36,6 +38,7 @@ REFERENCE_FILES = (
     "models.csv",
     "model_equivalents.csv",
     "derivation.csv",
+    "roofline.csv",
     "aws_families.csv",
     "aws_instance_types.csv",
     "gcp_machine_types.csv",
@@ -53,6 +56,8 @@ def reference_digest() -> str:
     for name in (*REFERENCE_FILES, *throughput_files()):
         digest.update(name.encode())
         digest.update(resources.files("chipcost").joinpath("data", *name.split("/")).read_bytes())
+    for module in (roofline, throughput_figures):  # a change re-derives without a release
+        digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()
 
 
@@ -95,7 +100,7 @@ def seed_reference(con: duckdb.DuckDBPyConnection, *, force: bool = False) -> bo
 def _refresh_figures(con: duckdb.DuckDBPyConnection) -> None:
     """Reference figures and a derived figure per chip, model and workload (after chips)."""
     chips, models = throughput_store.derivation_inputs(con)
-    derived = derived_figures(chips, models, derivation_assumptions())
+    derived = derived_figures(chips, models, derivation_assumptions(), roofline_settings())
     throughput_store.replace_generated_figures(con, list(throughput_references()) + derived)
 
 

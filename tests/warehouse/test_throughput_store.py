@@ -107,7 +107,8 @@ def test_derived_figures_cover_chips_with_a_peak_and_state_their_assumption(con)
             "inference",
             "mlperf-v5.1-dell-h200x8-2-llama2-70b-server",
         ),
-        # an estimate beats derived when it fits under the chip's peak
+        # a published estimate beats derived, even one at the asked speed, when it fits under
+        # the chip's peak
         ("Trainium3", "llama-3-70b", "inference", "spheron-trn3-llama-3-70b-batch-32"),
         ("H100-SXM", "bert-large", "training", "bitslovers-h100-bert-large"),
         # an estimate above the chip's peak is set aside: derived is used

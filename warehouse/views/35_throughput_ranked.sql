@@ -10,7 +10,10 @@
 -- A figure is at the asked speed (at_speed) when: training; 'max' and it was measured at
 -- maximum throughput; a speed and its tokens_per_second_per_user is at least that; or it
 -- is the user's own and states no per-user speed (their workload, their point).
--- Choice rule, per chip, model and workload: usable first; then at the asked speed; then
+-- Choice rule, per chip, model and workload: usable first; then published before derived
+-- (a derived figure only stands in for a chip with no usable published figure, whatever its
+-- speed: an off-speed published figure is marked so, not replaced by a guess); then at the
+-- asked speed; then
 -- measured > benchmark > independent > vendor-claim > estimate > derived
 -- (chipcost/core/figures.py KINDS); then the newest source date; then the newest
 -- measurement; then, at a per-user speed, the scenario whose figures have the highest median
@@ -33,7 +36,8 @@ figures AS (
             ELSE coalesce(t.tokens_per_second_per_user >= TRY_CAST(a.speed AS DOUBLE), FALSE)
         END AS at_speed,
         m.parameters,
-        CASE t.workload WHEN 'training' THEN 6 WHEN 'inference' THEN 2 END * m.parameters
+        CASE t.workload WHEN 'training' THEN 6 WHEN 'inference' THEN 2 END
+            * coalesce(m.active_parameters, m.parameters)
             AS flops_per_token,
         CASE
             WHEN lower(t.precision) LIKE 'fp8%' THEN c.dense_fp8_tflops
@@ -84,6 +88,7 @@ ranked AS (
             PARTITION BY chip, model, workload
             ORDER BY
                 (origin = 'user' OR coalesce(implied_mfu <= 1, TRUE)) DESC,
+                kind = 'derived',
                 at_speed DESC,
                 kind_rank,
                 CASE WHEN source_date <> 'undated' THEN source_date END DESC NULLS LAST,
