@@ -10,19 +10,12 @@ from typing import Any
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.record import ParseResult
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
-from chipcost.extract._kit import (
-    ChipNames,
-    json_price,
-    listed_rows,
-    missing_key,
-    parse_count,
-    reject,
-)
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import json_price, listed_rows, missing_key, parse_count
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "seeweb"
 PROVIDER = "seeweb"
@@ -54,40 +47,68 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """One record per GPU plan and region, per instance-hour, in US dollars; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
     rates = [r for p in payloads if p.url == ECB_DAILY_URL and (r := eur_usd(p))]
     rate = rates[-1] if rates else None
+    plans = [p for p in payloads if p.url != ECB_DAILY_URL]
+    result = each_row(
+        plans, SOURCE_NAME, PROVIDER, rows=rows, offers=lambda plan, page: offers(plan, page, rate)
+    )
     if rate is None:
         result.notes.append(
             f"no EUR/USD rate from the ECB ({ECB_DAILY_URL}) in this run: Seeweb's prices are "
             "in euros and are refused until one is archived"
         )
-    for payload in (p for p in payloads if p.url != ECB_DAILY_URL):
-        for plan in listed_rows(payload, PROVIDER, "plans", FIELDS):
-            result.extend(_plan_offers(plan, payload, chips, rate))
-    result.notes.extend(chips.notes())
     return result
 
 
-def _plan_offers(plan: Any, payload: Payload, chips: ChipNames, rate: EurUsd | None) -> ParseResult:
+def rows(page: Page) -> list[Any]:
+    """The plans of the listing."""
+    return listed_rows(page.payload, PROVIDER, "plans", FIELDS, body=page.json())
+
+
+def offers(plan: Any, page: Page, rate: EurUsd | None) -> list[Item]:
+    """One record per region of a GPU plan Seeweb sells; pure."""
     if not isinstance(plan, dict) or str(plan.get("gpu") or "0").strip() in ("0", ""):
-        return ParseResult()  # a CPU-only plan
-    if plan.get("available") is False:
-        return ParseResult()  # a plan Seeweb no longer sells ("available" is not capacity)
+        return [
+            Skip("a CPU-only plan", str(plan.get("name") or "") if isinstance(plan, dict) else "")
+        ]
     name = str(plan.get("name") or "")
+    if plan.get("available") is False:
+        # "available" is not capacity: false marks a plan Seeweb no longer sells
+        return [Skip("a retired plan (available: false)", name)]
     label = str(plan.get("gpu_label") or "").strip()
     try:
         count = parse_count(plan.get("gpu"))
     except ValueError as exc:
-        return ParseResult(rejects=[reject(SOURCE_NAME, f"{name}: {exc}", plan, payload, name)])
+        return [page.reject(f"{name}: {exc}", plan, name)]
     eur, why = json_price(plan.get("hourly_price"), f"{name} hourly_price")
     if eur is None or not label:
-        why = why or f"{name}: a GPU plan without gpu_label"
-        return ParseResult(rejects=[reject(SOURCE_NAME, why, plan, payload, name)])
-    chip = _chip(label, chips)
-    offer = (name, chip, count, label, eur)
-    return ParseResult(records=[_record(payload, offer, r, rate) for r in _regions(plan)])
+        return [page.reject(why or f"{name}: a GPU plan without gpu_label", plan, name)]
+    regions = _regions(plan)
+    if not regions:
+        return [page.reject(f"{name}: the plan lists no region to rent it in", plan, name)]
+    chip = _chip(label, page)
+    extra: dict[str, Any] = {
+        "gpu_label": label,
+        "price_eur": eur,
+        "price_basis": "per instance-hour",
+    }
+    if rate is not None:
+        extra |= {"eur_usd": rate.rate, "rate_date": rate.day, "rate_payload": rate.ref}
+    return [
+        page.record(
+            region=region,
+            instance_type=name,
+            chip=chip,
+            chip_count=float(count),
+            pricing_model="on_demand",
+            price_per_hour=rate.usd(eur) if rate else eur,
+            currency="USD" if rate else "EUR",
+            sku=name,
+            extra=extra,
+        )
+        for region in regions
+    ]
 
 
 def _regions(plan: dict[str, Any]) -> list[str]:
@@ -101,42 +122,13 @@ def _regions(plan: dict[str, Any]) -> list[str]:
     return sorted(found - {""})
 
 
-def _chip(label: str, chips: ChipNames) -> str:
+def _chip(label: str, page: Page) -> str:
     """The label as a whole ("L40s 48GB"), else its model with the memory ("H200", 141)."""
     chip = canonical_chip(label)
     if chip != UNKNOWN_CHIP:
         return chip
     found = LABEL.match(label)
-    return chips.chip(found["model"], float(found["memory"])) if found else chips.chip(label)
-
-
-def _record(
-    payload: Payload, offer: tuple[str, str, int, str, float], region: str, rate: EurUsd | None
-) -> PriceRecord:
-    name, chip, count, label, eur = offer
-    extra: dict[str, Any] = {
-        "gpu_label": label,
-        "price_eur": eur,
-        "price_basis": "per instance-hour",
-    }
-    if rate is not None:
-        extra |= {"eur_usd": rate.rate, "rate_date": rate.day, "rate_payload": rate.ref}
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
-        region=region,
-        instance_type=name,
-        chip=chip,
-        chip_count=float(count),
-        pricing_model="on_demand",
-        price_per_hour=rate.usd(eur) if rate else eur,
-        currency="USD" if rate else "EUR",
-        sku=name,
-        source_url=payload.url,
-        payload_ref=payload.ref,
-        extra=extra,
-    )
+    return page.chip(found["model"], float(found["memory"])) if found else page.chip(label)
 
 
 SOURCE = Source(

@@ -49,7 +49,6 @@ NOT_YET = frozenset({
     "oci",
     "lambda",
     "gcp",
-    "seeweb",
 })  # fmt: skip
 
 
@@ -110,9 +109,14 @@ def test_bad_rows_become_rejects_with_reasons_never_exceptions(case: Contract):
 @pytest.mark.parametrize("case", contracts())
 def test_a_listing_with_no_offers_is_refused(case: Contract):
     source = SOURCES[case.source]
-    try:
-        empty = [emptied(p) for p in case.good_payloads()]
-    except ValueError:
+    empty, listings = [], 0
+    for found in case.good_payloads():
+        try:
+            empty.append(emptied(found))
+            listings += 1
+        except ValueError:  # not JSON (an exchange-rate file beside the listing): kept whole
+            empty.append(found)
+    if not listings:
         pytest.skip(f"{case.source}: not JSON; its own test gives an empty page")
     with pytest.raises(SourceError) as error:
         source.parse(empty)
