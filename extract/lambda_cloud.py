@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._html_tree import parse_html
-from chipcost.extract._kit import (
-    ChipNames,
-    load_json,
-    parse_count,
-    price_of,
-    reject,
-    require_columns,
-    require_offers,
-    shape_error,
-)
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import parse_count, price_of, require_columns, shape_error
+from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "lambda"
 PROVIDER = "lambda"
@@ -61,18 +50,20 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
     return [payload]
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """Price records from an archived API response or pricing page; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    for payload in payloads:
-        from_api = payload.url.startswith(API_URL)
-        page = _parse_api(payload, chips) if from_api else _parse_page(payload, chips)
-        require_offers(page, payload, PROVIDER)
-        page.notes.append(f"prices from the {API_PATH if from_api else PAGE_PATH}")
-        result.extend(page)
-    result.notes.extend(chips.notes())
-    return result
+def rows(page: Page) -> list[Any]:
+    """The API's instance types, or the pricing page's table rows (as cells by meaning)."""
+    if page.payload.url.startswith(API_URL):
+        page.note(f"prices from the {API_PATH}")
+        return _api_rows(page)
+    page.note(f"prices from the {PAGE_PATH}")
+    return _page_rows(page)
+
+
+def offers(row: Any, page: Page) -> list[Item]:
+    """One on-demand record per instance type; pure."""
+    if page.payload.url.startswith(API_URL):
+        return [_api_offer(row, page)]
+    return [_page_offer(row, page)]
 
 
 def offer_name(count: int, chip: str, model: str, form: str) -> str:
@@ -89,11 +80,8 @@ def offer_name(count: int, chip: str, model: str, form: str) -> str:
     return f"{count}x {chip}"
 
 
-def _record(payload: Payload, name: str, chip: str, count: int, price: float, **extra: Any):
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
+def _record(page: Page, name: str, chip: str, count: int, price: float, **extra: Any):
+    return page.record(
         region=REGION,
         instance_type=name,
         chip=chip,
@@ -101,8 +89,6 @@ def _record(payload: Payload, name: str, chip: str, count: int, price: float, **
         pricing_model="on_demand",
         price_per_hour=round(price, 6),
         sku=str(extra.pop("sku", "")),
-        source_url=payload.url,
-        payload_ref=payload.ref,
         extra={k: v for k, v in extra.items() if v is not None},
     )
 
@@ -110,21 +96,15 @@ def _record(payload: Payload, name: str, chip: str, count: int, price: float, **
 # --- the API ---------------------------------------------------------------------------------
 
 
-def _parse_api(payload: Payload, chips: ChipNames) -> ParseResult:
-    body = load_json(payload, PROVIDER)
+def _api_rows(page: Page) -> list[Any]:
+    body = page.json()
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, dict):
-        raise shape_error(PROVIDER, payload, "data object of instance types", body)
+        raise shape_error(PROVIDER, page.payload, "data object of instance types", body)
     types = [entry.get("instance_type") for entry in data.values() if isinstance(entry, dict)]
     fields = {key for t in types if isinstance(t, dict) for key in t}
-    require_columns(fields, EXPECTED_API_FIELDS, payload, PROVIDER)
-    result = ParseResult()
-    for entry in data.values():
-        try:
-            result.records.append(_api_offer(entry, payload, chips))
-        except ValueError as exc:
-            result.rejects.append(reject(SOURCE_NAME, str(exc), entry, payload, _name(entry)))
-    return result
+    require_columns(fields, EXPECTED_API_FIELDS, page.payload, PROVIDER)
+    return list(data.values())
 
 
 def _name(entry: Any) -> str:
@@ -132,23 +112,28 @@ def _name(entry: Any) -> str:
     return str(kind.get("name", "")) if isinstance(kind, dict) else ""
 
 
-def _api_offer(entry: Any, payload: Payload, chips: ChipNames) -> PriceRecord:
+def _api_offer(entry: Any, page: Page) -> Item:
     kind = entry.get("instance_type") if isinstance(entry, dict) else None
     if not isinstance(kind, dict):
-        raise ValueError("entry has no instance_type object")
+        return page.reject("entry has no instance_type object", entry)
     specs = kind.get("specs") if isinstance(kind.get("specs"), dict) else {}
-    count = parse_count(specs.get("gpus"))
+    try:
+        count = parse_count(specs.get("gpus"))
+    except ValueError as exc:
+        return page.reject(str(exc), entry, _name(entry))
     described = GPU_DESCRIPTION.match(str(kind.get("gpu_description") or ""))
     if described is None:
-        raise ValueError(f"gpu_description {kind.get('gpu_description')!r} names no GPU and memory")
+        why = f"gpu_description {kind.get('gpu_description')!r} names no GPU and memory"
+        return page.reject(why, entry, _name(entry))
     model, memory, form = described["model"], float(described["memory"]), described["form"]
-    chip = chips.chip(f"{model} {form}".strip(), memory)
+    chip = page.chip(f"{model} {form}".strip(), memory)
     cents = kind.get("price_cents_per_hour")
     if isinstance(cents, bool) or not isinstance(cents, int | float) or cents <= 0:
-        raise ValueError(f"price_cents_per_hour {cents!r} is not a positive price")
+        why = f"price_cents_per_hour {cents!r} is not a positive price"
+        return page.reject(why, entry, _name(entry))
     regions = entry.get("regions_with_capacity_available") or []
     return _record(
-        payload,
+        page,
         offer_name(count, chip, model, form),
         chip,
         count,
@@ -162,21 +147,20 @@ def _api_offer(entry: Any, payload: Payload, chips: ChipNames) -> PriceRecord:
 # --- the public pricing page -----------------------------------------------------------------
 
 
-def _parse_page(payload: Payload, chips: ChipNames) -> ParseResult:
-    result = ParseResult()
-    tables = parse_html(payload.text()).find_all("table")
-    for table in tables:
+def _page_rows(page: Page) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for table in parse_html(page.payload.text()).find_all("table"):
         headers = [th.text() for th in table.find_all("th")]
         columns = _columns(headers)
         if "gpu" not in columns and "price" not in columns:
             continue  # not a price table (a spec or FAQ table)
-        require_columns(columns, COLUMNS, payload, PROVIDER)
+        require_columns(columns, COLUMNS, page.payload, PROVIDER)
         per_gpu = "gpu" in headers[columns["price"]].lower().split("price", 1)[1]
         for row in table.find_all("tr"):
             cells = [td.text() for td in row.find_all("td")]
             if cells:
-                result.extend(_page_offer(cells, columns, per_gpu, payload, chips))
-    return result
+                found.append({**{k: _cell(cells, columns, k) for k in COLUMNS}, "per_gpu": per_gpu})
+    return found
 
 
 def _columns(headers: list[str]) -> dict[str, int]:
@@ -190,34 +174,28 @@ def _columns(headers: list[str]) -> dict[str, int]:
     return found
 
 
-def _page_offer(
-    cells: list[str], columns: dict[str, int], per_gpu: bool, payload: Payload, chips: ChipNames
-) -> ParseResult:
-    result = ParseResult()
-    row = {key: _cell(cells, columns, key) for key in COLUMNS}
+def _page_offer(row: dict[str, Any], page: Page) -> Item:
+    cells = {key: row[key] for key in COLUMNS}
     match = GPU_CELL.match(row["gpu"])
+    if match is None:
+        return page.reject(f"GPU cell {row['gpu']!r} is not '<count>x <GPU>'", cells, row["gpu"])
     try:
-        if match is None:
-            raise ValueError(f"GPU cell {row['gpu']!r} is not '<count>x <GPU>'")
         count = parse_count(match["count"])
     except ValueError as exc:
-        result.rejects.append(reject(SOURCE_NAME, str(exc), row, payload, row["gpu"]))
-        return result
+        return page.reject(str(exc), cells, row["gpu"])
     price, why = price_of(row["price"], f"{row['gpu']}: price")
     if price is None:
-        result.rejects.append(reject(SOURCE_NAME, why, row, payload, row["gpu"]))
-        return result
+        return page.reject(why, cells, row["gpu"])
     form = FORM_WORDS.search(match["model"])
     model = FORM_WORDS.sub("", match["model"]).strip()
     memory = re.match(r"\s*(\d+)", row["vram"])
-    chip = chips.chip(match["model"], float(memory[1]) if memory else None)
+    chip = page.chip(match["model"], float(memory[1]) if memory else None)
     name = offer_name(count, chip, model, form[1] if form else "")
+    per_gpu = row["per_gpu"]
     total = price * count if per_gpu else price
     unit = "per GPU-hour" if per_gpu else "per instance-hour"
-    result.records.append(
-        _record(payload, name, chip, count, total, sku=row["gpu"], listed=f"{row['price']} {unit}")
-    )
-    return result
+    listed = f"{row['price']} {unit}"
+    return _record(page, name, chip, count, total, sku=row["gpu"], listed=listed)
 
 
 def _cell(cells: list[str], columns: dict[str, int], key: str) -> str:
@@ -233,5 +211,7 @@ SOURCE = Source(
         "public pricing page; one price for every region"
     ),
     fetch=fetch,
-    parse=parse,
+    rows=rows,
+    offers=offers,
 )
+parse = SOURCE.parse

@@ -87,6 +87,9 @@ class Contract:
     good: tuple[Case, ...]
     renamed: Case | None = None
     bad_rows: tuple[Case, ...] = ()
+    # the provider's own empty answer, where emptying the good files' lists cannot make one
+    # (a listing keyed by name: {"data": {}})
+    empty: Case | None = None
     fetch: str = "http"  # "http": through httpx; anything else names where fetch is tested
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -114,6 +117,7 @@ def contract(source: str) -> Contract | None:
         good=tuple(Case(**c) for c in spec.get("good", [])),
         renamed=Case(**renamed) if renamed else None,
         bad_rows=tuple(Case(**c) for c in spec.get("bad_rows", [])),
+        empty=Case(**spec["empty"]) if "empty" in spec else None,
         fetch=spec.get("fetch", "http"),
     )
 
