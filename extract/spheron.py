@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from chipcost.core.errors import ParseError, SourceError
@@ -13,17 +14,14 @@ from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._kit import (
-    ChipNames,
     field_names,
     json_price,
     load_json,
     parse_count,
-    reject,
     require_columns,
-    require_offers,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import FetchContext, Item, Page, Source, each_row
 
 SOURCE_NAME = "spheron"
 PROVIDER = "spheron"
@@ -77,28 +75,26 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
 
     A marketplace lists many offers for one GPU: each (GPU, GPU count, region, on-demand or
     spot) becomes one record at the cheapest offer's price, with the number of offers, their
-    median and maximum in `extra`, so one odd host cannot hide the spread.
+    median and maximum in `extra`, so one odd host cannot hide the spread (across pages: the
+    feed pages by GPU type, but nothing here depends on it).
     """
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    offers: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-    for payload in payloads:
-        groups = _groups(payload)
-        page = ParseResult()
-        before = sum(len(entries) for entries in offers.values())
-        for group in groups:
-            page.extend(_group_offers(group, payload, chips, offers))
-        if before == sum(len(entries) for entries in offers.values()):
-            require_offers(page, payload, PROVIDER)  # nothing usable and nothing refused
-        result.extend(page)
-    result.records.extend(_summaries(offers))
-    result.notes.extend(chips.notes())
+    result = each_row(payloads, SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
+    result.records = _summaries(result.records)
     result.notes.extend(_access_notes(payloads))
     return result
 
 
-def _groups(payload: Payload) -> list[dict[str, Any]]:
-    body = load_json(payload, PROVIDER)
+def rows(page: Page) -> list[tuple[str, Any]]:
+    """Every offer of every GPU type on the page, with the type's name."""
+    found = []
+    for group in _groups(page):
+        name = str(group.get("displayName") or group.get("gpuType") or "").strip()
+        found.extend((name, offer) for offer in group.get("offers") or [])
+    return found
+
+
+def _groups(page: Page) -> list[dict[str, Any]]:
+    payload, body = page.payload, page.json()
     if not isinstance(body, dict) or not isinstance(body.get("data"), list):
         raise shape_error(PROVIDER, payload, "'data' list of GPU types", body)
     groups = [g for g in body["data"] if isinstance(g, dict)]
@@ -114,39 +110,40 @@ def _groups(payload: Payload) -> list[dict[str, Any]]:
     return groups
 
 
-def _group_offers(
-    group: dict[str, Any],
-    payload: Payload,
-    chips: ChipNames,
-    offers: dict[tuple[str, str, str], list[dict[str, Any]]],
-) -> ParseResult:
-    """Sort one GPU type's usable offers by key into `offers`; rejects for the rest."""
-    result = ParseResult()
-    name = str(group.get("displayName") or group.get("gpuType") or "").strip()
-    for offer in group.get("offers") or []:
-        if not isinstance(offer, dict):
-            result.rejects.append(reject(SOURCE_NAME, "offer is not an object", offer, payload))
-            continue
-        sku = str(offer.get("offerId") or "")
-        model = "spot" if is_spot(offer) else "on_demand"
-        try:
-            count = parse_count(offer.get("gpuCount"))
-        except ValueError as exc:
-            result.rejects.append(reject(SOURCE_NAME, f"{name}: {exc}", offer, payload, sku))
-            continue
-        text = offer.get("spot_price") if model == "spot" else offer.get("price")
-        if text is None and model == "spot":
-            text = offer.get("price")
-        price, why = json_price(text, f"{name} {model.replace('_', '-')} offer {sku}")
-        if price is None:
-            result.rejects.append(reject(SOURCE_NAME, why, offer, payload, sku))
-            continue
-        memory = offer.get("gpu_memory")
-        chip = chips.chip(name, memory if isinstance(memory, int | float) else None)
-        region = str(offer.get("region") or DEFAULT_REGION)
-        entry = {**offer, "_price": price, "_count": count, "_chip": chip, "_payload": payload}
-        offers[(f"{count}x {name}", region, model)].append(entry)
-    return result
+def offers(row: tuple[str, Any], page: Page) -> list[Item]:
+    """One offer as a record at its own price (summarised per key by `parse`); pure."""
+    name, offer = row
+    if not isinstance(offer, dict):
+        return [page.reject("offer is not an object", offer)]
+    sku = str(offer.get("offerId") or "")
+    model = "spot" if is_spot(offer) else "on_demand"
+    try:
+        count = parse_count(offer.get("gpuCount"))
+    except ValueError as exc:
+        return [page.reject(f"{name}: {exc}", offer, sku)]
+    text = offer.get("spot_price") if model == "spot" else offer.get("price")
+    if text is None and model == "spot":
+        text = offer.get("price")
+    price, why = json_price(text, f"{name} {model.replace('_', '-')} offer {sku}")
+    if price is None:
+        return [page.reject(why, offer, sku)]
+    memory = offer.get("gpu_memory")
+    return [
+        page.record(
+            region=str(offer.get("region") or DEFAULT_REGION),
+            instance_type=f"{count}x {name}",
+            chip=page.chip(name, memory if isinstance(memory, int | float) else None),
+            chip_count=float(count),
+            pricing_model=model,
+            price_per_hour=price,
+            sku=sku,
+            extra={
+                "available": offer.get("available") is True,
+                "upstream_provider": offer.get("provider"),
+                "gpu_memory_gb": memory,
+            },
+        )
+    ]
 
 
 def is_spot(offer: dict[str, Any]) -> bool:
@@ -158,38 +155,26 @@ def is_spot(offer: dict[str, Any]) -> bool:
     )
 
 
-def _summaries(offers: dict[tuple[str, str, str], list[dict[str, Any]]]) -> list[PriceRecord]:
-    records = []
-    for (instance_type, region, model), entries in sorted(offers.items()):
-        cheapest = min(entries, key=lambda e: (e["_price"], str(e.get("offerId"))))
-        prices = [e["_price"] for e in entries]
-        payload: Payload = cheapest["_payload"]
-        records.append(
-            PriceRecord(
-                observed_at=payload.fetched_at,
-                provider=PROVIDER,
-                source=SOURCE_NAME,
-                region=region,
-                instance_type=instance_type,
-                chip=cheapest["_chip"],
-                chip_count=float(cheapest["_count"]),
-                pricing_model=model,
-                price_per_hour=cheapest["_price"],
-                sku=str(cheapest.get("offerId") or ""),
-                source_url=payload.url,
-                payload_ref=payload.ref,
-                extra={
-                    "price_basis": "cheapest offer, per instance-hour",
-                    "offers": len(entries),
-                    "available_offers": sum(1 for e in entries if e.get("available") is True),
-                    "median_price_per_hour": round(statistics.median(prices), 6),
-                    "max_price_per_hour": max(prices),
-                    "upstream_provider": cheapest.get("provider"),
-                    "gpu_memory_gb": cheapest.get("gpu_memory"),
-                },
-            )
-        )
-    return records
+def _summaries(found: list[PriceRecord]) -> list[PriceRecord]:
+    """The cheapest offer per GPU, size, region and pricing model, with the spread."""
+    groups: dict[tuple[str, str, str], list[PriceRecord]] = defaultdict(list)
+    for record in found:
+        groups[(record.instance_type, record.region, record.pricing_model)].append(record)
+    summaries = []
+    for _, entries in sorted(groups.items()):
+        cheapest = min(entries, key=lambda r: (r.price_per_hour, r.sku))
+        prices = [r.price_per_hour for r in entries]
+        extra = {
+            "price_basis": "cheapest offer, per instance-hour",
+            "offers": len(entries),
+            "available_offers": sum(1 for r in entries if r.extra.get("available")),
+            "median_price_per_hour": round(statistics.median(prices), 6),
+            "max_price_per_hour": max(prices),
+            "upstream_provider": cheapest.extra.get("upstream_provider"),
+            "gpu_memory_gb": cheapest.extra.get("gpu_memory_gb"),
+        }
+        summaries.append(replace(cheapest, extra=extra))
+    return summaries
 
 
 def _access_notes(payloads: Sequence[Payload]) -> list[str]:

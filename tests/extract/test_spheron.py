@@ -142,7 +142,7 @@ def test_an_error_body_fails_the_source():
 
 def test_an_empty_data_list_is_not_reported_as_no_offers():
     empty = json.dumps({"data": [], "total": 0, "page": 1, "totalPages": 1}).encode()
-    with pytest.raises(ParseError, match="parsed 0 offers"):
+    with pytest.raises(ParseError, match="gave no offer"):
         parse([payload("empty.json", data=empty)])
 
 
