@@ -12,17 +12,14 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._kit import (
-    ChipNames,
     field_names,
     json_price,
     load_json,
     parse_count,
-    reject,
     require_columns,
-    require_offers,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "verda"
 PROVIDER = "verda"
@@ -68,31 +65,31 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """Price records from archived API responses; pure."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
     periods = [p for p in payloads if p.url.endswith("/long-term/periods/instances")]
     discounts = _discounts(periods[-1]) if periods else []
+    types = [p for p in payloads if p not in periods]
+    result = each_row(
+        types,
+        SOURCE_NAME,
+        PROVIDER,
+        rows=rows,
+        offers=lambda row, page: offers(row, page, discounts),
+    )
     if not periods:
         result.notes.append(
             f"no long-term periods were fetched ({PERIODS_URL}): commitment prices are "
             "missing from this run"
         )
-    for payload in (p for p in payloads if p not in periods):
-        page = ParseResult()
-        for row in _instance_types(payload):
-            page.extend(_row_offers(row, payload, chips, discounts))
-        require_offers(page, payload, PROVIDER)
-        result.extend(page)
-    result.notes.extend(chips.notes())
     return result
 
 
-def _instance_types(payload: Payload) -> list[Any]:
-    body = load_json(payload, PROVIDER)
+def rows(page: Page) -> list[Any]:
+    """The instance types."""
+    body = page.json()
     if not isinstance(body, list):
-        raise shape_error(PROVIDER, payload, "list of instance types", body)
+        raise shape_error(PROVIDER, page.payload, "list of instance types", body)
     if body:
-        require_columns(field_names(body), FIELDS, payload, PROVIDER)
+        require_columns(field_names(body), FIELDS, page.payload, PROVIDER)
     return body
 
 
@@ -117,37 +114,33 @@ def _whole(value: object) -> int | None:
     return int(value) if isinstance(value, int | float) and float(value).is_integer() else None
 
 
-def _row_offers(
-    row: Any, payload: Payload, chips: ChipNames, discounts: list[tuple[str, float, dict]]
-) -> ParseResult:
-    result = ParseResult()
+def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> list[Item]:
+    """Fixed, dynamic and spot prices of one instance type, and its long-term prices; pure."""
     if not isinstance(row, dict):
-        result.rejects.append(reject(SOURCE_NAME, "instance type is not an object", row, payload))
-        return result
+        return [page.reject("instance type is not an object", row)]
     name = str(row.get("instance_type") or "")
     gpu = row.get("gpu") if isinstance(row.get("gpu"), dict) else {}
     if gpu.get("number_of_gpus") == 0 and not gpu.get("description"):
-        return result  # a CPU-only type: no accelerator, nothing to price here
+        return [Skip("a CPU-only type: no accelerator to price", name)]
     try:
         count = parse_count(gpu.get("number_of_gpus"))
     except ValueError as exc:
-        result.rejects.append(reject(SOURCE_NAME, f"{name}: {exc}", row, payload, name))
-        return result
-    chip = chips.chip(_gpu_name(row, gpu), _memory_per_gpu(row, count))
-    base = {"row": row, "name": name, "count": count, "chip": chip, "payload": payload}
+        return [page.reject(f"{name}: {exc}", row, name)]
+    chip = page.chip(_gpu_name(row, gpu), _memory_per_gpu(row, count))
+    base = {"row": row, "name": name, "count": count, "chip": chip, "page": page}
+    made: list[Item] = []
     for field, model, plan in PRICE_FIELDS:
         value = row.get(field)
         if field in OPTIONAL and (value is None or _is_zero(value)):
             continue
         price, why = json_price(value, f"{name} {field}")
         if price is None:
-            result.rejects.append(reject(SOURCE_NAME, why, row, payload, name))
+            made.append(page.reject(why, row, name))
             continue
-        result.records.append(_record(base, model, plan, price, field))
+        made.append(_record(base, model, plan, price, field))
         if field == "price_per_hour":
-            for term, discount, period in discounts:
-                result.records.append(_commitment(base, price, term, discount, period))
-    return result
+            made.extend(_commitment(base, price, *discount) for discount in discounts)
+    return made
 
 
 def _gpu_name(row: dict[str, Any], gpu: dict[str, Any]) -> str:
@@ -172,14 +165,11 @@ def _is_zero(value: object) -> bool:
 
 
 def _record(base: dict, model: str, plan: str, price: float, field: str, **kw: Any) -> PriceRecord:
-    row, payload = base["row"], base["payload"]
+    row, page = base["row"], base["page"]
     extra = {"price_basis": "per instance-hour", "field": field, **kw.pop("extra", {})}
     if row.get("max_dynamic_price") and plan == "dynamic":
         extra["max_dynamic_price"] = row["max_dynamic_price"]
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
+    return page.record(
         region=REGION,
         instance_type=base["name"],
         chip=base["chip"],
@@ -189,8 +179,6 @@ def _record(base: dict, model: str, plan: str, price: float, field: str, **kw: A
         price_per_hour=price,
         currency=str(row.get("currency") or "USD").upper(),
         sku=str(row.get("id") or base["name"]),
-        source_url=payload.url,
-        payload_ref=payload.ref,
         extra=extra,
         **kw,
     )

@@ -42,7 +42,6 @@ NOT_YET = frozenset({
     "aws-capacity-blocks",
     "aws-bulk",
     "aws-spot-feed",
-    "verda",
     "vastai",
     "azure",
     "oci",
