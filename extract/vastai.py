@@ -5,23 +5,15 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
-from chipcost.extract._kit import (
-    ChipNames,
-    field_names,
-    load_json,
-    parse_count,
-    reject,
-    require_columns,
-    require_offers,
-    shape_error,
-)
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import field_names, parse_count, require_columns, shape_error
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "vastai"
 PROVIDER = "vastai"
@@ -76,38 +68,63 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """One record per GPU model and pricing model: the median per-GPU price of its offers."""
-    result = ParseResult()
-    chips = ChipNames(PROVIDER)
-    left_out: dict[str, set[Any]] = defaultdict(set)
-    for payload in payloads:
-        offers = _offers(payload)
-        fields = _price_fields(payload)
-        expected = LEGACY_EXPECTED if "dph_base" in fields.values() else EXPECTED_FIELDS
-        require_columns(field_names(offers), expected, payload, PROVIDER)
-        page = ParseResult()
-        markets = _per_gpu_prices(offers, payload, page, fields, left_out)
-        for (gpu_name, memory_gb), prices in sorted(markets.items()):
-            chip = chips.chip(gpu_name, memory_gb)
-            for model, values in prices.items():
-                page.records.append(
-                    _summary(payload, (gpu_name, memory_gb, chip), model, values, fields[model])
-                )
-        require_offers(page, payload, PROVIDER)
-        if len(offers) >= LIMIT:
-            page.notes.append(
-                f"the search returned {len(offers)} offers, its limit: the market "
-                "may be larger; raise LIMIT in extract/vastai.py"
-            )
-        if "dph_base" in fields.values():
-            page.notes.append(
-                "an archive from before the interruptible search: on demand is dph_base and "
-                "interruptible min_bid, not on one basis (docs/sources.md, vastai)"
-            )
-        result.extend(page)
-    result.notes.extend(_left_out_note(left_out))
+    result = each_row(payloads, SOURCE_NAME, PROVIDER, rows=rows, offers=offers, combine=_summaries)
     result.notes.extend(_basis_notes(result.records))
-    result.notes.extend(chips.notes())
     return result
+
+
+def rows(page: Page) -> list[Any]:
+    """The search's offers (said when the search may have been cut at its limit)."""
+    found = _offers(page)
+    fields = _price_fields(page.payload)
+    expected = LEGACY_EXPECTED if "dph_base" in fields.values() else EXPECTED_FIELDS
+    require_columns(field_names(found), expected, page.payload, PROVIDER)
+    if len(found) >= LIMIT:
+        page.note(
+            f"the search returned {len(found)} offers, its limit: the market "
+            "may be larger; raise LIMIT in extract/vastai.py"
+        )
+    if "dph_base" in fields.values():
+        page.note(
+            "an archive from before the interruptible search: on demand is dph_base and "
+            "interruptible min_bid, not on one basis (docs/sources.md, vastai)"
+        )
+    return found
+
+
+def offers(offer: Any, page: Page) -> list[Item]:
+    """The offer's price per GPU-hour for each pricing model its search prices; pure. The
+    records are summarised per GPU by `_summaries`."""
+    sku = str(offer.get("id", "")) if isinstance(offer, dict) else ""
+    try:
+        name, memory, gpus = _machine(offer)
+    except ValueError as exc:
+        return [page.reject(str(exc), offer, sku)]
+    status = _verification(offer)
+    if status != VERIFIED:
+        return [Skip(f"a host not verified ({status}): left out of the medians", sku)]
+    chip = page.chip(name, memory)
+    made: list[Item] = []
+    for model, field in _price_fields(page.payload).items():
+        price = offer.get(field)
+        if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
+            reason = f"{field} is {price!r}: not a price (offer {sku}, {gpus}x {name})"
+            made.append(page.reject(reason, offer, sku))
+            continue
+        made.append(
+            page.record(
+                region=REGION,
+                instance_type=f"1x {name} {memory:g}GB",
+                chip=chip,
+                chip_count=1.0,
+                pricing_model=model,
+                plan=PLANS[model],
+                price_per_hour=price / gpus,
+                sku=name,
+                extra={"price_field": field, "offer": offer.get("id")},
+            )
+        )
+    return made
 
 
 def _price_fields(payload: Payload) -> dict[str, str]:
@@ -117,17 +134,6 @@ def _price_fields(payload: Payload) -> dict[str, str]:
         return dict(LEGACY_FIELDS)
     model = "spot" if search.get("type") == "bid" else "on_demand"
     return {model: "dph_total"}
-
-
-def _left_out_note(left_out: dict[str, set[Any]]) -> list[str]:
-    if not left_out:
-        return []
-    counts = ", ".join(f"{status} {len(ids)}" for status, ids in sorted(left_out.items()))
-    total = sum(len(ids) for ids in left_out.values())
-    return [
-        f"left {total} offer(s) of hosts not verified out of the medians ({counts}); the "
-        "search asks for verified hosts only"
-    ]
 
 
 def _basis_notes(records: list[PriceRecord]) -> list[str]:
@@ -141,44 +147,11 @@ def _basis_notes(records: list[PriceRecord]) -> list[str]:
     ]
 
 
-def _offers(payload: Payload) -> list[Any]:
-    body = load_json(payload, PROVIDER)
+def _offers(page: Page) -> list[Any]:
+    body = page.json()
     if not isinstance(body, dict) or not isinstance(body.get("offers"), list):
-        raise shape_error(PROVIDER, payload, "offers list", body)
+        raise shape_error(PROVIDER, page.payload, "offers list", body)
     return body["offers"]
-
-
-Market = dict[tuple[str, float], dict[str, list[tuple[float, Any]]]]
-
-
-def _per_gpu_prices(
-    offers: list[Any],
-    payload: Payload,
-    page: ParseResult,
-    fields: dict[str, str],
-    left_out: dict[str, set[Any]],
-) -> Market:
-    """(gpu name, GB per GPU) -> pricing model -> [(price per GPU-hour, offer id)]."""
-    markets: Market = defaultdict(lambda: defaultdict(list))
-    for offer in offers:
-        sku = str(offer.get("id", "")) if isinstance(offer, dict) else ""
-        try:
-            name, memory, gpus = _machine(offer)
-        except ValueError as exc:
-            page.rejects.append(reject(SOURCE_NAME, str(exc), offer, payload, sku))
-            continue
-        status = _verification(offer)
-        if status != VERIFIED:
-            left_out[status].add(offer.get("id"))
-            continue
-        for model, field in fields.items():
-            price = offer.get(field)
-            if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
-                reason = f"{field} is {price!r}: not a price (offer {sku}, {gpus}x {name})"
-                page.rejects.append(reject(SOURCE_NAME, reason, offer, payload, sku))
-                continue
-            markets[(name, memory)][model].append((price / gpus, offer.get("id")))
-    return markets
 
 
 def _verification(offer: dict[str, Any]) -> str:
@@ -204,40 +177,27 @@ def _machine(offer: Any) -> tuple[str, float, int]:
     return name, float(round(ram_mb / 1024)), gpus
 
 
-def _summary(
-    payload: Payload,
-    gpu: tuple[str, float, str],
-    model: str,
-    values: list[tuple[float, Any]],
-    field: str,
-) -> PriceRecord:
-    gpu_name, memory_gb, chip = gpu
-    prices = sorted(price for price, _ in values)
-    plan = PLANS[model]
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
-        region=REGION,
-        instance_type=f"1x {gpu_name} {memory_gb:g}GB",
-        chip=chip,
-        chip_count=1.0,
-        pricing_model=model,
-        plan=plan,
-        # The median, so that one odd host does not become the price; min and count beside it.
-        price_per_hour=round(statistics.median(prices), 4),
-        sku=gpu_name,
-        source_url=payload.url,
-        payload_ref=payload.ref,
-        extra={
+def _summaries(found: list[PriceRecord], page: Page) -> list[PriceRecord]:
+    """One record per GPU and pricing model of one search: the median per-GPU price, so that
+    one odd host does not become the price; min, max and count beside it."""
+    groups: dict[tuple[str, str], list[PriceRecord]] = defaultdict(list)
+    for record in found:
+        groups[(record.instance_type, record.pricing_model)].append(record)
+    summaries = []
+    for _, entries in sorted(groups.items()):
+        prices = sorted(r.price_per_hour for r in entries)
+        cheapest = min(entries, key=lambda r: r.price_per_hour)
+        extra = {
             "statistic": "median of offers, per GPU-hour",
             "min": round(prices[0], 4),
             "max": round(prices[-1], 4),
             "offers": len(prices),
-            "price_field": field,
-            "cheapest_offer": min(values, key=lambda pair: pair[0])[1],
-        },
-    )
+            "price_field": cheapest.extra["price_field"],
+            "cheapest_offer": cheapest.extra["offer"],
+        }
+        price = round(statistics.median(prices), 4)
+        summaries.append(replace(cheapest, price_per_hour=price, extra=extra))
+    return summaries
 
 
 SOURCE = Source(
@@ -250,4 +210,7 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    rows=rows,
+    offers=offers,
+    combine=_summaries,
 )
