@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import re
-from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
@@ -12,17 +11,10 @@ from typing import Any
 
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.record import ParseResult
 from chipcost.extract import _http
-from chipcost.extract._kit import (
-    field_names,
-    load_json,
-    reject,
-    require_columns,
-    require_offers,
-    shape_error,
-)
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import field_names, require_columns, shape_error
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "oci"
 PROVIDER = "oci"
@@ -39,6 +31,7 @@ PAYG = "PAY_AS_YOU_GO"
 # Rows with the GPU metric that are not cloud rentals: per-GPU software licences and
 # on-premises (Cloud@Customer, Roving Edge) or VMware bundles. Counted in a note.
 NOT_RENTALS = ("NVIDIA AI Enterprise", "Cloud@Customer", "Roving Edge", "VMware")
+UNMAPPED = f"is not in chipcost/data/{SHAPE_TABLE}"
 EXPECTED_FIELDS = ("partNumber", "displayName", "metricName", "currencyCodeLocalizations")
 # OCI lists one price for every commercial region.
 REGION = "global"
@@ -85,93 +78,74 @@ def shape_chip(shape: str, models: dict[str, str]) -> tuple[str, int]:
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """Price records from archived price lists; pure."""
-    result = ParseResult()
-    skipped: Counter[str] = Counter()
-    unmapped: set[str] = set()
-    for payload in payloads:
-        body = load_json(payload, PROVIDER)
-        if not isinstance(body, dict) or not isinstance(body.get("items"), list):
-            raise shape_error(PROVIDER, payload, "items list", body)
-        items = body["items"]
-        require_columns(field_names(items), EXPECTED_FIELDS, payload, PROVIDER)
-        page = ParseResult()
-        for item in items:
-            if _is_gpu_rental(item, skipped):
-                page.extend(part_offers(item, payload, str(body.get("lastUpdated", ""))))
-                if str(item.get("partNumber", "")) not in shape_table():
-                    unmapped.add(f"{item.get('partNumber')} ({item.get('displayName')})")
-        # The price list always holds GPU parts: none at all means the metric was renamed.
-        require_offers(page, payload, PROVIDER)
-        if body.get("hasMore"):
-            page.notes.append(f"{payload.url} says hasMore: products after this page are missing")
-        result.extend(page)
-    result.notes.extend(
-        f"skipped {count} '{GPU_METRIC}' row(s) that are {what}, not rentals"
-        for what, count in sorted(skipped.items())
-    )
+    result = each_row(payloads, SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
     unknown = sorted({r.instance_type for r in result.records if r.chip == UNKNOWN_CHIP})
     if unknown:
         result.notes.append(
             f"shape(s) {', '.join(unknown)} name a GPU not in chipcost/data/{MODEL_TABLE}: "
             "loaded as chip 'unknown'; add the model"
         )
+    unmapped = sorted(
+        f"{r.sku} ({r.row.get('displayName')})"
+        for r in result.rejects
+        if UNMAPPED in r.reason and isinstance(r.row, dict)
+    )
     if unmapped:
         result.notes.append(
             f"{len(unmapped)} GPU part(s) price no shape in chipcost/data/{SHAPE_TABLE}: "
-            f"{', '.join(sorted(unmapped))}; add the shapes each prices"
+            f"{', '.join(unmapped)}; add the shapes each prices"
         )
     return result
 
 
-def _is_gpu_rental(item: Any, skipped: Counter[str]) -> bool:
+def rows(page: Page) -> list[Any]:
+    """Every product of the price list (the GPU rentals are told apart by `offers`)."""
+    body = page.json()
+    if not isinstance(body, dict) or not isinstance(body.get("items"), list):
+        raise shape_error(PROVIDER, page.payload, "items list", body)
+    items = body["items"]
+    require_columns(field_names(items), EXPECTED_FIELDS, page.payload, PROVIDER)
+    if body.get("hasMore"):
+        page.note(f"{page.payload.url} says hasMore: products after this page are missing")
+    return items
+
+
+def offers(item: Any, page: Page) -> list[Item]:
+    """One record per shape that uses a GPU part, or a reject saying why none; pure."""
     if not isinstance(item, dict) or item.get("metricName") != GPU_METRIC:
-        return False
+        return [Skip("another product (not billed per GPU-hour)")]
     if not str(item.get("serviceCategory", "")).startswith(GPU_CATEGORY):
-        return False
+        return [Skip(f"a '{GPU_METRIC}' row outside {GPU_CATEGORY}")]
     for marker in NOT_RENTALS:
         if marker in str(item.get("displayName", "")):
-            skipped[marker] += 1
-            return False
-    return True
-
-
-def part_offers(item: dict[str, Any], payload: Payload, last_updated: str) -> ParseResult:
-    """One record per shape that uses this GPU part, or a reject saying why none."""
-    result = ParseResult()
+            return [Skip(f"a '{GPU_METRIC}' row that is {marker}, not a rental")]
     part = str(item.get("partNumber", ""))
     per_gpu, problem = _usd_payg(item)
     if not problem and part not in shape_table():
         problem = (
-            f"GPU part {part} ({item.get('displayName')}) is not in chipcost/data/{SHAPE_TABLE}:"
-            " add the shapes it prices"
+            f"GPU part {part} ({item.get('displayName')}) {UNMAPPED}: add the shapes it prices"
         )
     if problem:
-        result.rejects.append(reject(SOURCE_NAME, problem, item, payload, part))
-        return result
-    for shape, chip, gpus in shape_table()[part]:
-        result.records.append(
-            PriceRecord(
-                observed_at=payload.fetched_at,
-                provider=PROVIDER,
-                source=SOURCE_NAME,
-                region=REGION,
-                instance_type=shape,
-                chip=chip,
-                chip_count=float(gpus),
-                pricing_model="on_demand",
-                # OCI prices per GPU-hour; a shape rents all its GPUs.
-                price_per_hour=round(per_gpu * gpus, 6),
-                sku=part,
-                source_url=payload.url,
-                payload_ref=payload.ref,
-                extra={
-                    "per_gpu_hour": per_gpu,
-                    "display_name": item.get("displayName"),
-                    "price_list_updated": last_updated,
-                },
-            )
+        return [page.reject(problem, item, part)]
+    updated = page.json().get("lastUpdated", "")
+    return [
+        page.record(
+            region=REGION,
+            instance_type=shape,
+            chip=chip,
+            chip_count=float(gpus),
+            pricing_model="on_demand",
+            # OCI prices per GPU-hour; a shape rents all its GPUs.
+            price_per_hour=round(per_gpu * gpus, 6),
+            sku=part,
+            extra={
+                "per_gpu_hour": per_gpu,
+                "display_name": item.get("displayName"),
+                "price_list_updated": str(updated),
+            },
         )
-    return result
+        for shape, chip, gpus in shape_table()[part]
+    ]
 
 
 def _usd_payg(item: dict[str, Any]) -> tuple[float, str]:
@@ -199,4 +173,6 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    rows=rows,
+    offers=offers,
 )

@@ -43,7 +43,6 @@ NOT_YET = frozenset({
     "aws-bulk",
     "aws-spot-feed",
     "azure",
-    "oci",
     "gcp",
 })  # fmt: skip
 
