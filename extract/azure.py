@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
@@ -12,17 +11,10 @@ from typing import Any
 
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
-from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord, Reject
+from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
 from chipcost.extract import _http
-from chipcost.extract._kit import (
-    field_names,
-    load_json,
-    reject,
-    require_columns,
-    require_offers,
-    shape_error,
-)
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract._kit import field_names, load_json, require_columns, shape_error
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "azure"
 PROVIDER = "azure"
@@ -39,6 +31,7 @@ SERIES = ("Standard_ND", "Standard_NC")
 # NextPageLink chain stops here.
 MAX_PAGES = 50
 TERMS = {"1 Year": "1yr", "3 Years": "3yr"}
+UNMAPPED = f"is not in chipcost/data/{SKU_TABLE}"
 EXPECTED_FIELDS = ("armSkuName", "armRegionName", "retailPrice", "currencyCode", "type")
 
 
@@ -99,70 +92,62 @@ def sku_table() -> dict[str, tuple[str, Fraction, str]]:
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """Price records from archived Retail Prices pages; pure."""
-    result = ParseResult()
-    skipped: Counter[str] = Counter()
-    unmapped: set[str] = set()
-    for payload in payloads:
-        body = load_json(payload, PROVIDER)
-        if not isinstance(body, dict) or not isinstance(body.get("Items"), list):
-            raise shape_error(PROVIDER, payload, "Items list", body)
-        items = body["Items"]
-        if items:
-            require_columns(field_names(items), EXPECTED_FIELDS, payload, PROVIDER)
-        for item in items:
-            result.extend(item_offers(item, payload, skipped, unmapped))
-    if payloads:
-        # Azure always sells ND/NC VMs: pages that hold none mean the filter stopped matching.
-        require_offers(result, payloads[0], PROVIDER)
-    result.notes.extend(_notes(skipped, unmapped))
+    """Price records from archived Retail Prices pages; pure. Azure always sells ND/NC VMs:
+    pages that hold none mean the filter stopped matching (refused by the kit's rule)."""
+    result = each_row(payloads, SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
+    unmapped = sorted({r.row.get("armSkuName") for r in result.rejects if UNMAPPED in r.reason})
+    if unmapped:
+        result.notes.append(
+            f"{len(unmapped)} VM size(s) not in chipcost/data/{SKU_TABLE} were "
+            f"refused: {', '.join(unmapped)}; add them with their chip and GPU count"
+        )
     return result
 
 
-def item_offers(
-    item: dict[str, Any], payload: Payload, skipped: Counter[str], unmapped: set[str]
-) -> ParseResult:
+def rows(page: Page) -> list[Any]:
+    """The page's Items."""
+    body = page.json()
+    if not isinstance(body, dict) or not isinstance(body.get("Items"), list):
+        raise shape_error(PROVIDER, page.payload, "Items list", body)
+    items = body["Items"]
+    if items:
+        require_columns(field_names(items), EXPECTED_FIELDS, page.payload, PROVIDER)
+    return items
+
+
+def offers(item: Any, page: Page) -> list[Item]:
     """The records of one Items[] row: one price, or an on-demand price and its savings plans."""
-    result = ParseResult()
     if not isinstance(item, dict):
-        reason = f"Items entry is a {type(item).__name__}, not an object"
-        result.rejects.append(Reject(SOURCE_NAME, reason, item, "", payload.ref))
-        return result
+        return [page.reject(f"Items entry is a {type(item).__name__}, not an object", item)]
     why_skip = _not_ours(item)
     if why_skip:
-        skipped[why_skip] += 1
-        return result
+        return [Skip(f"{why_skip} (not Linux GPU VM prices)")]
     sku, price = str(item.get("armSkuName")), item.get("retailPrice")
     problem = _problem(item, price)
     if not problem and sku not in sku_table():
-        unmapped.add(sku)
-        problem = f"{sku} is not in chipcost/data/{SKU_TABLE}: add its chip and GPU count"
+        problem = f"{sku} {UNMAPPED}: add its chip and GPU count"
     if not problem and sku_table()[sku][1].denominator != 1:
         share = sku_table()[sku][1]
         problem = f"{sku} rents {share} of a GPU: a fractional GPU is not priced per chip"
     if problem:
-        result.rejects.append(
-            Reject(SOURCE_NAME, problem, item, item.get("skuId", ""), payload.ref)
-        )
-        return result
+        return [page.reject(problem, item, str(item.get("skuId", "")))]
     if item.get("type") == "Reservation":
-        result.records.append(_reserved(item, payload, float(price)))
-        return result
+        return [_reserved(item, page, float(price))]
     model, plan = _consumption_kind(item)
-    result.records.append(_record(item, payload, float(price), model=model, plan=plan))
+    made: list[Item] = [_record(item, page, float(price), model=model, plan=plan)]
     if model == "on_demand":
-        result.extend(_savings_plans(item, payload))
-    return result
+        made.extend(_savings_plans(item, page))
+    return made
 
 
 def _not_ours(item: dict[str, Any]) -> str:
     """Why a row is not a Linux GPU VM price we read ('' when it is)."""
     if "Windows" in str(item.get("productName", "")):
-        return "Windows rows"
+        return "a Windows row"
     if item.get("isPrimaryMeterRegion") is False:
-        return "secondary meters"
+        return "a secondary meter"
     if item.get("type") not in PRICE_TYPES:
-        return f"{item.get('type')} rows"
+        return f"a {item.get('type')} row"
     return ""
 
 
@@ -190,37 +175,34 @@ def _consumption_kind(item: dict[str, Any]) -> tuple[str, str]:
     return "on_demand", "default"
 
 
-def _reserved(item: dict[str, Any], payload: Payload, total: float) -> PriceRecord:
+def _reserved(item: dict[str, Any], page: Page, total: float) -> PriceRecord:
     # A reservation's price is the whole term's; it is paid up front or in equal monthly
     # instalments of the same total, so it is recorded as all upfront, amortised per hour.
     term = TERMS[item["reservationTerm"]]
     hourly = round(total / HOURS_PER_TERM[term], 6)
     return _record(
-        item, payload, hourly, model="reserved", term=term, payment="all_upfront", upfront=total
+        item, page, hourly, model="reserved", term=term, payment="all_upfront", upfront=total
     )
 
 
-def _savings_plans(item: dict[str, Any], payload: Payload) -> ParseResult:
-    result = ParseResult()
+def _savings_plans(item: dict[str, Any], page: Page) -> list[Item]:
+    made: list[Item] = []
     for plan in item.get("savingsPlan") or []:
         price = plan.get("retailPrice", plan.get("unitPrice")) if isinstance(plan, dict) else None
         term = TERMS.get(str(plan.get("term", ""))) if isinstance(plan, dict) else None
         if term is None or isinstance(price, bool) or not isinstance(price, int | float):
             reason = f"savingsPlan entry {plan!r} has no known term or numeric price"
-            result.rejects.append(reject(SOURCE_NAME, reason, item, payload, item.get("skuId", "")))
+            made.append(page.reject(reason, item, str(item.get("skuId", ""))))
             continue
         offer = {"model": "savings_plan", "term": term, "plan": "compute"}
         # Savings plans are an hourly commitment billed monthly: nothing is paid up front.
-        result.records.append(_record(item, payload, float(price), payment="no_upfront", **offer))
-    return result
+        made.append(_record(item, page, float(price), payment="no_upfront", **offer))
+    return made
 
 
-def _record(item: dict[str, Any], payload: Payload, price: float, **offer: Any) -> PriceRecord:
+def _record(item: dict[str, Any], page: Page, price: float, **offer: Any) -> PriceRecord:
     chip, count, series = sku_table()[item["armSkuName"]]
-    return PriceRecord(
-        observed_at=payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
+    return page.record(
         region=str(item["armRegionName"]),
         instance_type=str(item["armSkuName"]),
         chip=chip,
@@ -233,8 +215,6 @@ def _record(item: dict[str, Any], payload: Payload, price: float, **offer: Any) 
         upfront=offer.get("upfront"),
         currency=str(item["currencyCode"]),
         sku=str(item.get("skuId", "")),
-        source_url=payload.url,
-        payload_ref=payload.ref,
         extra={
             "meter": item.get("meterName"),
             "product": item.get("productName"),
@@ -242,19 +222,6 @@ def _record(item: dict[str, Any], payload: Payload, price: float, **offer: Any) 
             "effective": item.get("effectiveStartDate"),
         },
     )
-
-
-def _notes(skipped: Counter[str], unmapped: set[str]) -> list[str]:
-    notes = [
-        f"skipped {count} {what} (not Linux GPU VM prices)"
-        for what, count in sorted(skipped.items())
-    ]
-    if unmapped:
-        notes.append(
-            f"{len(unmapped)} VM size(s) not in chipcost/data/{SKU_TABLE} were "
-            f"refused: {', '.join(sorted(unmapped))}; add them with their chip and GPU count"
-        )
-    return notes
 
 
 SOURCE = Source(
@@ -266,4 +233,6 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    rows=rows,
+    offers=offers,
 )
