@@ -42,7 +42,6 @@ NOT_YET = frozenset({
     "aws-capacity-blocks",
     "aws-bulk",
     "aws-spot-feed",
-    "gcp",
 })  # fmt: skip
 
 
