@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from chipcost.transform.tokens import (
     break_even_days,
     break_even_tokens,
+    change_words,
+    cost_change,
     cost_to_train,
-    savings_fraction,
 )
 
 # The published articles' allowance for checkpointing, data loading and restarts on a
@@ -30,19 +31,25 @@ class CostQuestion:
 def with_costs(
     rows: Sequence[Mapping[str, object]],
     question: CostQuestion,
-    baseline: Mapping[tuple[str, str], float],
+    baseline: Mapping[tuple[str, str], tuple[str, float, bool]]
+    | Callable[[Mapping[str, object]], tuple[str, float, bool] | None],
 ) -> list[dict[str, object]]:
-    """Each row with cost_for_tokens, baseline_cost_per_million, savings and break-even.
+    """Each row with cost_for_tokens, the baseline's cost, the cost change and break-even.
 
-    The baseline for a row is the baseline chip's cheapest cost per million tokens on the
-    same pricing model and term; a row without one gets None, never NaN.
+    `baseline` gives, for a row, (the baseline's provider, its cost per million tokens, whether
+    that is the row's own provider), or None where the baseline has no offer on the row's
+    pricing model and term: then the change is None, never NaN. The change is the one sign
+    every output uses: the row's cost / the baseline's - 1, negative = cheaper.
     """
+    find = baseline if callable(baseline) else _by_pricing(baseline)
     result = []
     for row in rows:
         cpm = float(row["cost_per_million_tokens"])  # type: ignore[arg-type]
         tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
         price = float(row["price_per_chip_hour"])  # type: ignore[arg-type]
-        base = baseline.get((str(row["pricing_model"]), str(row["term"])))
+        found = find(row)
+        provider, base, same = found if found else (None, None, None)
+        change = cost_change(cpm, base) if base else None
         extra: dict[str, object] = {
             "cost_for_tokens": (
                 cost_to_train(question.tokens, tps, price, question.overhead)
@@ -50,7 +57,10 @@ def with_costs(
                 else None
             ),
             "baseline_cost_per_million": base,
-            "savings_vs_baseline": savings_fraction(cpm, base) if base else None,
+            "baseline_provider": provider,
+            "baseline_same_provider": same,
+            "cost_change_vs_baseline": change,
+            "vs_baseline": change_words(change) if change is not None else None,
             "break_even_tokens": None,
             "break_even_days": None,
         }
@@ -61,6 +71,12 @@ def with_costs(
                 extra["break_even_days"] = break_even_days(tokens, question.daily_tokens)
         result.append({**row, **extra})
     return result
+
+
+def _by_pricing(
+    baseline: Mapping[tuple[str, str], tuple[str, float, bool]],
+) -> Callable[[Mapping[str, object]], tuple[str, float, bool] | None]:
+    return lambda row: baseline.get((str(row["pricing_model"]), str(row["term"])))
 
 
 # Memory a model needs per parameter (docs/cost-per-token.md, "Does the model fit"). Training

@@ -9,7 +9,8 @@ from rich.console import Console
 from chipcost.cli.render import shown
 from chipcost.cli.render_cost import figure_point, print_footer
 from chipcost.core.figures import speed_label
-from chipcost.pipeline.compare import CompareResult, Comparison, change_words
+from chipcost.pipeline.compare import CompareResult, Comparison
+from chipcost.transform.tokens import change_words
 
 if TYPE_CHECKING:
     import polars as pl

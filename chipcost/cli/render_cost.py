@@ -27,12 +27,12 @@ def _money(value: float | None, digits: int = 2) -> str:
     return "" if value is None else f"${value:,.{digits}f}"
 
 
-def _change(savings: float | None) -> str:
-    """A saving of 0.47 shows as the cost change it is: '−47%' (dearer: '+12%')."""
-    if savings is None:
+def _change(row: Mapping[str, object]) -> str:
+    """'48% cheaper', '15% dearer'; * when against the baseline on another provider."""
+    words = row.get("vs_baseline")
+    if not words:
         return ""
-    change = round(-100 * savings)
-    return "0%" if change == 0 else f"{change:+d}%".replace("-", "\u2212")
+    return f"{words}{'' if row.get('baseline_same_provider') else '*'}"
 
 
 def _break_even(row: Mapping[str, object], baseline: object) -> str:
@@ -78,7 +78,7 @@ def _columns(ask: Mapping[str, object]) -> list[Column]:
     if ask["tokens"]:
         label = f"cost of {human_count(float(ask['tokens']))} tok"  # type: ignore[arg-type]
         columns.append(Column("tokens", label, numeric=True, essential=True))
-    columns.append(Column("vs", f"vs {ask['baseline']}", numeric=True))
+    columns.append(Column("vs", f"vs {ask['baseline']}"))
     if ask["migration_cost"] is not None:
         columns.append(Column("break_even", "break-even", essential=True))
     columns.append(Column("fits", "fits (needs/has)", essential=True))
@@ -112,7 +112,7 @@ def ranking_table(
                 + (" [yellow]off-speed[/]" if row.get("throughput_at_speed") is False else ""),
                 "cpm": cost_text(float(row["cost_per_million_tokens"])),  # type: ignore[arg-type]
                 "tokens": _money(row.get("cost_for_tokens"), 0),  # type: ignore[arg-type]
-                "vs": _change(row["savings_vs_baseline"]),  # type: ignore[arg-type]
+                "vs": _change(row),
                 "break_even": _break_even(row, ask["baseline"]),
                 "fits": _fits(row, ask["workload"]),
             }

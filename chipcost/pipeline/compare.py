@@ -17,7 +17,7 @@ import duckdb
 from chipcost.core.errors import ChipcostError
 from chipcost.pipeline.cost import Ask, CostRanking, fit_notes, rank_cost, speed_notes
 from chipcost.transform.cost import CostQuestion
-from chipcost.transform.tokens import cost_per_million_tokens
+from chipcost.transform.tokens import change_words, cost_change, cost_per_million_tokens
 from chipcost.warehouse.cost_per_token import at_speed, figures, model_parameters
 
 Row = dict[str, object]
@@ -39,13 +39,6 @@ class Comparison:
     def words(self) -> str:
         """'32% cheaper', '15% dearer', 'as cheap'."""
         return change_words(self.change)
-
-
-def change_words(change: float) -> str:
-    percent = round(abs(change) * 100)
-    if percent == 0:
-        return "as cheap"
-    return f"{percent}% {'cheaper' if change < 0 else 'dearer'}"
 
 
 @dataclass(frozen=True)
@@ -114,7 +107,9 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
         if chip_a not in offers or chip_b not in offers:
             continue
         a, b, same = _pair(offers[chip_a], offers[chip_b])
-        change = float(a["cost_per_million_tokens"]) / float(b["cost_per_million_tokens"]) - 1  # type: ignore[arg-type]
+        change = cost_change(
+            float(a["cost_per_million_tokens"]), float(b["cost_per_million_tokens"])
+        )  # type: ignore[arg-type]
         best = worst = None
         fa, fb = published[chip_a], published[chip_b]
         if fa and fb and len(fa) + len(fb) > 2:

@@ -10,7 +10,7 @@ import duckdb
 from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.figures import DEFAULT_SPEED, speed_label
 from chipcost.core.settings import DEFAULT_STALE_DAYS
-from chipcost.pipeline.cost_fit import baseline_costs, choose, with_fit
+from chipcost.pipeline.cost_fit import baseline_costs, choose, compared_with, with_fit
 from chipcost.transform.cost import CostQuestion, fit_rule, with_costs
 from chipcost.transform.tokens import human_count
 from chipcost.warehouse.cost_per_token import (
@@ -55,7 +55,10 @@ _COLUMN_TYPES = {
     "instances_needed": "Int64",
     "cost_for_tokens": "Float64",
     "baseline_cost_per_million": "Float64",
-    "savings_vs_baseline": "Float64",
+    "baseline_provider": "String",
+    "baseline_same_provider": "Boolean",
+    "cost_change_vs_baseline": "Float64",
+    "vs_baseline": "String",
     "break_even_tokens": "Float64",
     "break_even_days": "Float64",
     "throughput_tokens_per_second_per_user": "Float64",
@@ -112,17 +115,19 @@ def _coverage_notes(
     return notes
 
 
-def _baseline(offers: list[dict], ask: Ask, question: CostQuestion) -> tuple[dict, list[str]]:
-    baseline = baseline_costs(offers, ask.baseline)
-    if baseline:
-        parts = ", ".join(
-            f"{pm} {t}".replace(" none", "") + f" ${v:,.4f}/M"
-            for (pm, t), v in sorted(baseline.items())
-        )
-        return baseline, [
-            f"vs {ask.baseline}: cost change against {ask.baseline}'s cheapest offer on the same "
-            f"pricing model and term (one that holds the model, if any: {parts}); blank where "
-            "it has none"
+def _baseline(offers: list[dict], ask: Ask, question: CostQuestion) -> tuple[object, list[str]]:
+    options = baseline_costs(offers, ask.baseline)
+    if options:
+
+        def find(row: dict) -> tuple[str, float, bool] | None:
+            found = options.get((str(row["pricing_model"]), str(row["term"])))
+            return compared_with(found, str(row["provider"])) if found else None
+
+        return find, [
+            f"vs {ask.baseline}: the cost per token against {ask.baseline}'s on the same "
+            f"provider, pricing model and term (its cheapest offer there that holds the model); "
+            f"where the row's provider does not offer {ask.baseline} on it, against "
+            f"{ask.baseline}'s cheapest elsewhere, marked *; blank where it has none"
         ]
     message = (
         f"the baseline {ask.baseline} has no current price with a throughput for {ask.model} "
@@ -135,7 +140,7 @@ def _baseline(offers: list[dict], ask: Ask, question: CostQuestion) -> tuple[dic
         )
     if ask.baseline_given or question.migration_cost is not None:
         raise ChipcostError(message + ": pick another baseline")
-    return baseline, [message + ": no savings shown (pick one with --baseline)"]
+    return {}, [message + ": no cost change shown (pick one with --baseline)"]
 
 
 def fit_notes(parameters: float | None, ask: Ask, rows: list[dict]) -> list[str]:

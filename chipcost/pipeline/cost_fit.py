@@ -71,12 +71,26 @@ def choose(rows: Sequence[Row], *, chips: list[str] | None, all_offers: bool) ->
     return ranked
 
 
-def baseline_costs(rows: Sequence[Row], chip: str) -> dict[tuple[str, str], float]:
-    """The baseline chip's cost per million tokens per (pricing_model, term): its cheapest offer
-    that holds the model, or its cheapest when none does (the same choice as the ranking's)."""
-    chosen = choose(rows, chips=[chip], all_offers=False)
-    return {
-        (str(r["pricing_model"]), str(r["term"])): r["cost_per_million_tokens"]
-        for r in chosen
-        if r.get("throughput_at_speed") is not False  # no saving against another speed's figure
-    }
+def baseline_costs(rows: Sequence[Row], chip: str) -> dict[tuple[str, str], dict[str, float]]:
+    """The baseline chip's cost per million tokens per (pricing_model, term) and provider: on
+    each provider, its cheapest offer that holds the model, or its cheapest when none does (the
+    same choice as the ranking's). A row is compared on its own provider where that provider
+    offers the baseline, else against the cheapest of these (`compared_with`)."""
+    mine = [r for r in rows if r["chip"] == chip and r.get("throughput_at_speed") is not False]
+    found: dict[tuple[str, str], dict[str, float]] = {}
+    for provider in sorted({str(r["provider"]) for r in mine}):
+        chosen = choose(
+            [r for r in mine if r["provider"] == provider], chips=None, all_offers=False
+        )
+        for r in chosen:
+            key = (str(r["pricing_model"]), str(r["term"]))
+            found.setdefault(key, {}).setdefault(provider, float(r["cost_per_million_tokens"]))  # type: ignore[arg-type]
+    return found
+
+
+def compared_with(options: dict[str, float], provider: str) -> tuple[str, float, bool]:
+    """(the baseline's provider, its cost per million, whether it is the row's own provider)."""
+    if provider in options:
+        return provider, options[provider], True
+    cheapest = min(options, key=lambda p: (options[p], p))
+    return cheapest, options[cheapest], False

@@ -453,3 +453,69 @@ def test_an_older_measurement_is_recorded_but_not_said_to_be_used(fresh_db):
 def test_throughput_list_names_the_values_it_takes(fresh_db, option, value, message):
     result = chipcost("throughput", "list", option, value, "--db", str(fresh_db))
     assert result.returncode == 1 and message in result.stderr, result.stderr
+
+
+def _two_clouds(path: Path) -> Path:
+    """aws (H100, H200), lambda (H100, H200) and verda (H200 only) in one run."""
+    from dataclasses import replace as changed
+
+    from chipcost.core.runs import SourceResult
+
+    when = day(0)
+    by_provider = {
+        "aws": offers()[:1] + [offers()[2]],
+        "lambda": [
+            record(provider="lambda", source="lambda", region="global", instance_type="8x H100",
+                   price_per_hour=20.0, sku="L1"),
+            record(provider="lambda", source="lambda", region="global", instance_type="8x H200",
+                   chip="H200", price_per_hour=28.0, sku="L2"),
+        ],
+        "verda": [
+            record(provider="verda", source="verda", region="global", instance_type="8x H200",
+                   chip="H200", price_per_hour=16.0, sku="V1"),
+        ],
+    }  # fmt: skip
+    sources = [
+        SourceResult(
+            source="aws-pricing-api" if provider == "aws" else provider,
+            provider=provider,
+            status="ok",
+            records=[changed(r, observed_at=when) for r in found],
+            seen_keys={r.offer_key() for r in found},
+            observed_at=when,
+        )
+        for provider, found in by_provider.items()
+    ]
+    run = run_of(offers(), when)
+    con = open_warehouse(path)
+    load_run(con, changed(run, sources=sources))
+    con.close()
+    return path
+
+
+def test_the_baseline_is_taken_on_the_rows_own_provider_with_one_sign(tmp_path):
+    db = _two_clouds(tmp_path / "w.duckdb")
+    args = ("--model", "llama-3-70b", "--workload", "inference", "--db", str(db))
+    result = chipcost("cost", *args, "--all-offers", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    h100 = {r["provider"]: r for r in rows if r["chip"] == "H100-SXM"}
+    h200 = {r["provider"]: r for r in rows if r["chip"] == "H200"}
+    for provider in ("aws", "lambda"):  # both offer H100: compared there
+        row = h200[provider]
+        assert (row["baseline_provider"], row["baseline_same_provider"]) == (provider, True)
+        base = h100[provider]["cost_per_million_tokens"]
+        assert row["baseline_cost_per_million"] == pytest.approx(base)
+    # verda has no H100: its H200 is compared with the cheapest H100 elsewhere (lambda's)
+    verda = h200["verda"]
+    assert (verda["baseline_provider"], verda["baseline_same_provider"]) == ("lambda", False)
+    for row in rows:
+        change = row["cost_per_million_tokens"] / row["baseline_cost_per_million"] - 1
+        assert row["cost_change_vs_baseline"] == pytest.approx(change)
+        word = "cheaper" if change < -0.005 else "dearer" if change > 0.005 else "as cheap"
+        assert word in row["vs_baseline"]
+    table = chipcost("cost", *args, "--all-offers", env={"COLUMNS": "220"})
+    assert table.returncode == 0, table.stderr
+    line = next(x for x in table.stdout.splitlines() if "verda" in x)
+    assert re.search(r"\d+% (cheaper|dearer)\*", line), line
+    assert "marked *" in " ".join(table.stdout.split())
