@@ -37,6 +37,9 @@ class ReportData:
     comparisons: pl.DataFrame  # offers priced by 2+ sources, `disagrees` flags the spread
     # each chip's cheapest price per day per pricing model over the last history_weeks
     history: pl.DataFrame = field(default_factory=pl.DataFrame)
+    # the articles' questions (is Trainium2 cheaper per token than H100?), as `chipcost
+    # compare` answers them; None when cost per token is not shown (see cost_per_token)
+    head_to_head: pl.DataFrame | None = None
     generated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     @property
@@ -102,7 +105,20 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
             printable_text(source_disagreements(con, end, fresh, options.disagree_pct))
         ),
         history=_history(con, period, options),
+        head_to_head=None if later else _head_to_head(con, options),
     )
+
+
+def _head_to_head(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> pl.DataFrame | None:
+    """The article pairs answered (chipcost.pipeline.compare.ARTICLE_PAIRS); None without the
+    views cost per token needs."""
+    from chipcost.pipeline.compare import article_answers
+
+    try:
+        answers = article_answers(con, options.stale_days)
+    except duckdb.Error:
+        return None
+    return printable_text(pl.DataFrame(answers, infer_schema_length=None))
 
 
 def printable_text(frame: pl.DataFrame | None) -> pl.DataFrame | None:

@@ -123,6 +123,23 @@ def cost_per_token(data: ReportData) -> Section:
     return Section("cost", "Cost per token", explain, _html(tables.cost_table(costs)))
 
 
+def head_to_head(data: ReportData) -> Section:
+    title = "Is chip A cheaper than chip B?"
+    explain = (
+        "The questions the articles ask (Trainium against H100, H200 and B200; TPU v6e and "
+        "MI300X against H100), answered per token for Llama 3 70B as `chipcost compare A B` "
+        "answers them: on demand, A's cheapest offer against B's on the same provider where it "
+        "has one, each divided by its chip's chosen throughput figure at the default speed "
+        "(5 tokens/s per user). A figure's kind says how far to trust it (benchmark, vendor "
+        "claim, estimate, derived); the range is the best and worst case the figures held allow."
+    )
+    answers = data.head_to_head
+    if data.ended_before_newest_prices or answers is None or answers.is_empty():
+        empty = "No answer: cost per token is not shown for this period (see Cost per token)."
+        return Section("versus", title, explain, None, empty)
+    return Section("versus", title, explain, _html(tables.head_to_head_table(answers)))
+
+
 def health(data: ReportData) -> Section:
     explain = (
         f"Each source's last success, and the rows it loaded and had rejected in the period. "
@@ -162,6 +179,7 @@ def full_report(data: ReportData) -> list[Section]:
         withdrawn(data),
         cheapest(data),
         history(data),
+        head_to_head(data),
         cost_per_token(data),
         health(data),
         disagreements(data),

@@ -19,6 +19,7 @@ from chipcost.reports.charts import chip_charts
 from chipcost.reports.labels import MODEL_LABELS, offer_label
 from chipcost.reports.period import MAX_WEEKS, ReportError
 from chipcost.reports.text import SAMPLE_NOTE
+from chipcost.transform.cost import cost_text
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.history import daily_cheapest
 from chipcost.warehouse.offers import chosen_throughput, current_offers
@@ -62,10 +63,67 @@ def _read(
         newest, sample = row
         until = newest.date() if newest else datetime.now(UTC).date()
         history = daily_cheapest(con, since=until - timedelta(days=7 * weeks - 1), until=until)
+        answers = _answers(con)
     finally:
         con.close()
     meta = {"as_of": f"{newest:%Y-%m-%d %H:%M} UTC" if newest else "", "sample": bool(sample)}
+    meta["head_to_head"] = answers
     return offers, throughput, history.filter(pl.col("chip") != "unknown"), meta
+
+
+def _answers(con) -> list[dict]:
+    """The article pairs answered as `chipcost compare` does (chipcost.pipeline.compare), as
+    the weekly report shows them; none when the warehouse cannot cost tokens."""
+    import duckdb
+
+    from chipcost.core.settings import DEFAULT_STALE_DAYS
+    from chipcost.pipeline.compare import article_answers
+
+    try:
+        return article_answers(con, DEFAULT_STALE_DAYS)
+    except duckdb.Error:
+        return []
+
+
+def _versus(answers: list[dict]) -> str:
+    """The answers as a static table (escaped: provider text never becomes markup)."""
+    if not answers:
+        return ""
+    rows = []
+    for a in answers:
+        question = f"{a['model']} {a['workload']}"
+        if a["answer"] is None:
+            cells = [question, f"not answered: {a['why_not']}", "", "", "", ""]
+        else:
+            cells = [
+                question,
+                f"{a['answer']} ({a['pricing']})",
+                f"{cost_text(a['a_cost_per_million'])} {a['a_where']}",
+                f"{cost_text(a['b_cost_per_million'])} {a['b_where']}",
+                f"{a['a_figure']}; {a['b_figure']}",
+                a["caveats"] or "",
+            ]
+        rows.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            "For",
+            "Answer",
+            "A: USD / M tokens",
+            "B: USD / M tokens",
+            "Figures (A; B)",
+            "Caveats",
+        )  # fmt: skip
+    )
+    return (
+        '<section id="versus"><h2>Is chip A cheaper than chip B?</h2><p class="meta">The '
+        "articles' questions, per token, as <code>chipcost compare A B</code> answers them: on "
+        "demand, A's cheapest offer against B's on the same provider where it has one, at the "
+        "default speed (5 tokens/s per user); each figure's kind says how far to trust it. "
+        "The weekly report adds the range over the figures held.</p>"
+        f'<div class="scroll"><table class="versus"><thead><tr>{head}</tr></thead><tbody>'
+        f"{''.join(rows)}</tbody></table></div></section>"
+    )
 
 
 def site_data(offers: pl.DataFrame, throughput: pl.DataFrame, meta: dict) -> dict:
@@ -135,6 +193,7 @@ def page_html(data: dict, charts: dict[str, str]) -> str:
         f"{banner}{_filters()}"
         '<p id="count"></p><div class="scroll"><table id="offers"><thead><tr></tr></thead>'
         "<tbody></tbody></table></div>"
+        f"{_versus(data.get('head_to_head') or [])}"
         '<section id="history"><h2>Price history</h2><p class="meta">Each chip\'s cheapest '
         "price per chip-hour at the end of each day, one line per pricing model.</p>"
         f'<div class="charts">{figures}</div></section>'

@@ -207,6 +207,47 @@ def cost_table(costs: pl.DataFrame) -> GT:
     return styled(nowrap(gt, ["chip", "holds", "where", "instance_type"]))
 
 
+def head_to_head_table(answers: pl.DataFrame) -> GT:
+    """Per model and workload, each article pair: the answer, both costs and figures."""
+    from chipcost.transform.tokens import change_words
+
+    def ranged(row: dict) -> str:
+        best, worst = row["best_case_change"], row["worst_case_change"]
+        if row["answer"] is None:
+            return ""
+        if best is None or worst is None:
+            return "one figure each"
+        return f"{change_words(best)} to {change_words(worst)}"
+
+    frame = answers.with_columns(
+        group=pl.concat_str([pl.col("model"), pl.lit(", "), pl.col("workload")]),
+        answer=pl.coalesce(pl.col("answer"), pl.lit("not answered: ") + pl.col("why_not")),
+        a_cost=pl.col("a_cost_per_million").map_elements(cost_text, return_dtype=pl.String)
+        + pl.lit(" ")
+        + pl.col("a_where"),
+        b_cost=pl.col("b_cost_per_million").map_elements(cost_text, return_dtype=pl.String)
+        + pl.lit(" ")
+        + pl.col("b_where"),
+        range=pl.struct("answer", "best_case_change", "worst_case_change").map_elements(
+            ranged, return_dtype=pl.String
+        ),
+    )
+    wanted = ["group", "answer", "pricing", "a_cost", "b_cost", "a_figure", "b_figure"]
+    frame = frame.select(*wanted, "range", "caveats")
+    labels = {
+        "answer": "Answer",
+        "pricing": "Pricing",
+        "a_cost": "A: USD per million tokens",
+        "b_cost": "B: USD per million tokens",
+        "a_figure": "A's figure",
+        "b_figure": "B's figure",
+        "range": "Range over the figures held",
+        "caveats": "Caveats",
+    }
+    gt = GT(frame, groupname_col="group").cols_label(**labels).sub_missing(missing_text="")
+    return styled(nowrap(gt, ["pricing"]))
+
+
 def health_table(health: pl.DataFrame) -> GT:
     """Per source: last success, runs, rows loaded and rejected, stale or not."""
     frame = health.with_columns(

@@ -126,3 +126,89 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
     parameters = model_parameters(con, ask.model)
     notes = speed_notes(both, ranking.rows) + fit_notes(parameters, both, ranking.rows)
     return CompareResult(chip_a, chip_b, ranking, lines, published, notes)
+
+
+# The pairs the articles chipcost grew from ask about (docs/cost-per-token.md, "Where the
+# articles' figures do not follow"): Trainium against NVIDIA's H100, H200 and B200, Google's
+# TPU v6e and AMD's MI300X against the H100. The weekly report and the explorer answer them.
+ARTICLE_PAIRS = (
+    ("Trainium2", "H100-SXM"),
+    ("Trainium2", "H200"),
+    ("Trainium2", "B200"),
+    ("Trainium3", "H100-SXM"),
+    ("Trainium3", "H200"),
+    ("Trainium3", "B200"),
+    ("TPU-v6e", "H100-SXM"),
+    ("MI300X", "H100-SXM"),
+)
+ARTICLE_QUESTIONS = (("llama-3-70b", "inference"), ("llama-3-70b", "training"))
+# Every answer carries every field (None where a pair is not answered).
+ANSWER_FIELDS = (
+    "pricing", "answer", "cost_change", "best_case_change", "worst_case_change",
+    "a_cost_per_million", "b_cost_per_million", "a_where", "b_where", "same_provider",
+    "a_figure", "b_figure", "a_figure_at_speed", "b_figure_at_speed", "caveats", "why_not",
+)  # fmt: skip
+
+
+def _figure_text(row: Row) -> str:
+    """'3,819 tok/s per chip (benchmark, 5.2 tok/s per user)'."""
+    said = [str(row.get("throughput_kind") or "")]
+    per_user = row.get("throughput_tokens_per_second_per_user")
+    if per_user:
+        said.append(f"{float(per_user):,.1f} tok/s per user")  # type: ignore[arg-type]
+    elif row.get("throughput_operating_point"):
+        said.append(str(row["throughput_operating_point"]))
+    tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+    return f"{tps:,.0f} tok/s per chip ({', '.join(said)})"
+
+
+def _caveats(notes: list[str]) -> str:
+    """The comparison's notes that qualify the answer (not the speed asked or the fit rule)."""
+    return "; ".join(n for n in notes if not n.startswith(("throughput at", "fits:")))
+
+
+def article_answers(con: duckdb.DuckDBPyConnection, stale_days: int) -> list[dict[str, object]]:
+    """For each article pair, model and workload: A against B on demand (else the first
+    pricing model both have), at the default speed, as `chipcost compare` answers it; a pair
+    chipcost cannot answer says why instead."""
+    answers = []
+    for model, workload in ARTICLE_QUESTIONS:
+        for chip_a, chip_b in ARTICLE_PAIRS:
+            row: dict[str, object] = {
+                **dict.fromkeys(ANSWER_FIELDS),
+                "model": model, "workload": workload, "chip_a": chip_a, "chip_b": chip_b,
+            }  # fmt: skip
+            ask = Ask(
+                model=model, workload=workload, chips=[], baseline=chip_b,
+                baseline_given=True, stale_days=stale_days,
+            )  # fmt: skip
+            try:
+                result = compare(con, ask, chip_a, chip_b)
+            except ChipcostError as exc:
+                why = str(exc).split(". ", 1)[0].rstrip(".")  # the reason, not the chip list
+                answers.append({**row, "why_not": f"{chip_a} against {chip_b}: {why}"})
+                continue
+            line = result.lines[0]  # on demand first (_pricing_order)
+            a, b = line.a, line.b
+            answers.append(
+                {
+                    **row,
+                    "pricing": line.pricing,
+                    "answer": f"{chip_a} is {line.words} per token than {chip_b}",
+                    "cost_change": line.change,
+                    "best_case_change": line.best,
+                    "worst_case_change": line.worst,
+                    "a_cost_per_million": a["cost_per_million_tokens"],
+                    "b_cost_per_million": b["cost_per_million_tokens"],
+                    "a_where": f"{a['provider']} {a['region']}",
+                    "b_where": f"{b['provider']} {b['region']}",
+                    "same_provider": line.same_provider,
+                    "a_figure": _figure_text(a),
+                    "b_figure": _figure_text(b),
+                    "a_figure_at_speed": a.get("throughput_at_speed") is not False,
+                    "b_figure_at_speed": b.get("throughput_at_speed") is not False,
+                    "caveats": _caveats(result.notes),
+                    "why_not": None,
+                }
+            )
+    return answers

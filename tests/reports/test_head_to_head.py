@@ -1,0 +1,83 @@
+"""The articles' questions (is Trainium2 cheaper per token than H100?) in the weekly report and
+the price explorer, answered as `chipcost compare` answers them: real DuckDB, the shipped
+throughput catalogue."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chipcost.pipeline.compare import ARTICLE_PAIRS, ARTICLE_QUESTIONS, article_answers, compare
+from chipcost.pipeline.cost import Ask
+from chipcost.reports.site import write_site
+from chipcost.warehouse.db import connect
+from tests.cli.test_cost_cli import _warehouse, chipcost
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    # aws: H100-SXM (on demand and reserved), H200 and Trainium2
+    return _warehouse(tmp_path_factory.mktemp("versus") / "w.duckdb")
+
+
+@pytest.fixture(scope="module")
+def answers(db):
+    con = connect(db, read_only=True)
+    try:
+        yield article_answers(con, stale_days=10_000)
+    finally:
+        con.close()
+
+
+def _answer(answers, chip_a, chip_b, workload):
+    return next(
+        a
+        for a in answers
+        if (a["chip_a"], a["chip_b"], a["workload"]) == (chip_a, chip_b, workload)
+    )
+
+
+def test_every_pair_is_answered_or_says_why_not(answers):
+    assert len(answers) == len(ARTICLE_PAIRS) * len(ARTICLE_QUESTIONS)
+    for answer in answers:
+        assert (answer["answer"] is None) != (answer["why_not"] is None), answer
+    not_priced = _answer(answers, "Trainium3", "H100-SXM", "training")
+    assert not_priced["why_not"].startswith("Trainium3 against H100-SXM: no current price")
+    assert "Chips with prices" not in not_priced["why_not"]  # the reason, not the chip list
+
+
+def test_an_answer_is_compares_on_demand_line_with_one_sign(db, answers):
+    answer = _answer(answers, "Trainium2", "H100-SXM", "training")
+    con = connect(db, read_only=True)
+    try:
+        ask = Ask(model="llama-3-70b", workload="training", chips=[], baseline="H100-SXM",
+                  baseline_given=True, stale_days=10_000)  # fmt: skip
+        line = compare(con, ask, "Trainium2", "H100-SXM").lines[0]
+    finally:
+        con.close()
+    assert answer["pricing"] == line.pricing == "on_demand"
+    change = answer["a_cost_per_million"] / answer["b_cost_per_million"] - 1
+    assert answer["cost_change"] == pytest.approx(change) == pytest.approx(line.change)
+    word = "cheaper" if change < 0 else "dearer"
+    assert (
+        answer["answer"]
+        == f"Trainium2 is {round(abs(change) * 100)}% {word} per token than H100-SXM"
+    )
+    assert answer["same_provider"] is True and answer["a_where"].startswith("aws ")
+    assert "tok/s per chip (derived" in answer["a_figure"]
+
+
+def test_the_weekly_report_and_the_explorer_show_them(db, tmp_path):
+    result = chipcost("report", "--out", str(tmp_path / "report"), "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    (page,) = (tmp_path / "report").glob("*.html")
+    html = page.read_text(encoding="utf-8")
+    assert "Is chip A cheaper than chip B?" in html
+    assert "Trainium2 is" in html and "per token than H100-SXM" in html
+    assert "not answered: Trainium3 against H100-SXM" in html
+    write_site(db, tmp_path / "site")
+    site = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert '<section id="versus">' in site and "per token than H100-SXM" in site
+    data = json.loads((tmp_path / "site" / "offers.json").read_text(encoding="utf-8"))
+    assert len(data["head_to_head"]) == len(ARTICLE_PAIRS) * len(ARTICLE_QUESTIONS)
