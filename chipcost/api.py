@@ -97,6 +97,7 @@ def cost(
     pricing_model: Names = None,
     provider: Names = None,
     all_offers: bool = False,
+    max_instances: int | None = None,
     db: str | Path | None = None,
 ) -> pl.DataFrame:
     """Cost per million tokens of `model` ('llama-3-70b') for `workload` ('training' or
@@ -142,6 +143,7 @@ def cost(
             limit=10**9,
             stale_days=stale_days,
             speed=speed_value(speed, "speed"),
+            max_instances=max_instances,
         )
         return rank_cost(con, ask, question).frame()
 

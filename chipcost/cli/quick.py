@@ -114,6 +114,7 @@ SPECS: dict[str, Spec] = {
             "--speed": Opt("speed"),
             **_texts("chip", "region", "pricing-model", "provider"),
             "--all-offers": Opt("all_offers", "flag"),
+            "--max-instances": Opt("max_instances", "int", low=1),
         },
     ),
     "sql": Spec(
@@ -166,7 +167,9 @@ def _converted(opt: Opt, value: str) -> Any:
     try:
         if opt.kind == "int":
             number = int(value)
-            return number if opt.low <= number <= opt.high else None
+            low = number if opt.low is None else opt.low
+            high = number if opt.high is None else opt.high
+            return number if low <= number <= high else None
         if opt.kind == "float":
             return float(value)
     except ValueError:

@@ -129,6 +129,7 @@ def cost(
     pricing_model: list[str] | None = None,
     provider: list[str] | None = None,
     all_offers: bool = False,
+    max_instances: int | None = None,
     limit: int | None = None,
     wide: bool = False,
     format: OutputFormat = OutputFormat.table,
@@ -170,6 +171,7 @@ def cost(
             limit=limit or (MAX_LIMIT if format is not OutputFormat.table else DEFAULT_TABLE_ROWS),
             stale_days=settings.stale_days,
             speed=speed_value(speed),
+            max_instances=max_instances,
         )
         ranking = rank_cost(con, ask, question)
     except NoMatch:

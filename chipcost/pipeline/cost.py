@@ -41,6 +41,7 @@ class Ask:
     limit: int = 200
     stale_days: int = DEFAULT_STALE_DAYS
     speed: str = DEFAULT_SPEED  # 'max' or tokens/s per user (core.figures.speed_value)
+    max_instances: int | None = None  # drop offers needing more instances to hold the model
 
 
 # The ranking's columns that may be empty in every row, by polars type name; any other such
@@ -153,9 +154,16 @@ def fit_notes(parameters: float | None, ask: Ask, rows: list[dict]) -> list[str]
         f"fits: whether one instance of the row's chips holds {ask.model} "
         f"({parameters / 1e9:,.1f}B parameters, {sizes}): {fit_rule(ask.workload)}"
     )
-    if cannot:
-        more = "more instances each" if ask.workload == "training" else "a larger instance"
-        note += f"; ranked after those that do: {', '.join(cannot)} (need {more})"
+    if cannot and ask.workload == "training":
+        note += (
+            f"; training spreads over instances, so rows are ranked by cost per token alone, "
+            f"the instances needed shown ({', '.join(cannot)} need more than one; "
+            "--max-instances N drops what needs more than N)"
+        )
+    elif cannot:
+        note += f"; ranked after those that do: {', '.join(cannot)} (need a larger instance)"
+    if ask.max_instances is not None:
+        note += f"; offers needing more than {ask.max_instances} instance(s) left out"
     return [note]
 
 
@@ -219,7 +227,18 @@ def _ranked(
     offers = cost_rows(con, ask.model, ask.workload, all_offers=True, **ask.filters)
     offers = with_fit(offers, parameters, ask.workload)
     baseline, notes = _baseline(offers, ask, question)
-    chosen = choose(offers, chips=ask.chips or None, all_offers=ask.all_offers)
+    chosen = choose(
+        offers,
+        chips=ask.chips or None,
+        all_offers=ask.all_offers,
+        unfit_last=ask.workload != "training",
+        max_instances=ask.max_instances,
+    )
+    if not chosen and ask.max_instances is not None and offers:
+        raise NoMatch(
+            f"no offer holds {ask.model} for {ask.workload} in {ask.max_instances} instance(s) "
+            "or fewer: allow more instances, or pick a smaller model"
+        )
     if not chosen:
         if not both and not any(ask.filters.values()):
             raise NoMatch(
@@ -463,6 +482,7 @@ def ask_of(
     limit: int,
     stale_days: int,
     speed: str = DEFAULT_SPEED,
+    max_instances: int | None = None,
 ) -> Ask:
     """The ranking asked for, its names resolved against the warehouse (the command and the
     Python API ask alike)."""
@@ -480,4 +500,13 @@ def ask_of(
         limit=limit,
         stale_days=stale_days,
         speed=speed,
+        max_instances=_max_instances(max_instances),
     )
+
+
+def _max_instances(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ChipcostError(f"max instances {value!r}: give a whole number of instances, 1 or more")
+    return value

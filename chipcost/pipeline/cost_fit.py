@@ -53,21 +53,35 @@ def _last(row: Row) -> tuple[bool, bool]:
     return row.get("throughput_at_speed") is False, _cannot_fit(row)
 
 
-def choose(rows: Sequence[Row], *, chips: list[str] | None, all_offers: bool) -> list[Row]:
+def choose(
+    rows: Sequence[Row],
+    *,
+    chips: list[str] | None,
+    all_offers: bool,
+    unfit_last: bool = True,
+    max_instances: int | None = None,
+) -> list[Row]:
     """The ranking's offers: every one, or per chip, pricing model and term the cheapest that
     holds the model (the cheapest of all when none does); those at the asked speed first,
-    and of each part those that fit first.
+    then, with `unfit_last` (inference: one instance serves the model), those that fit before
+    those that do not. Training spreads over instances anyway: its rows are ranked by cost
+    alone, `instances_needed` beside them. `max_instances` drops the offers needing more.
 
-    `rows` are in the warehouse's ORDER (cost_rows returns them so): the sort by speed and fit
-    is stable, so within each part the order stays cheapest first, empty values first."""
+    `rows` are in the warehouse's ORDER (cost_rows returns them so): the sorts are stable, so
+    within each part the order stays cheapest first, empty values first."""
     if chips:
         rows = [r for r in rows if r["chip"] in chips]
+    if max_instances is not None:
+        rows = [r for r in rows if (r.get("instances_needed") or 1) <= max_instances]
     ranked = sorted(rows, key=_last)
     if not all_offers:
         first: dict[tuple, Row] = {}
         for row in ranked:
             first.setdefault(_group(row), row)
-        ranked = list(first.values())  # still in the ranking's order
+        ranked = list(first.values())
+    if not unfit_last:
+        order = {id(row): n for n, row in enumerate(rows)}  # the warehouse's: cheapest first
+        ranked.sort(key=lambda row: (row.get("throughput_at_speed") is False, order[id(row)]))
     return ranked
 
 

@@ -83,7 +83,8 @@ def test_training_ranking_cheapest_first_with_provenance(db):
     assert result.returncode == 0, result.stderr
     out = result.stdout
     chips = ROW.findall(out)
-    # Only Trainium2 (16 x 96 GB) holds the 1,130 GB of training state: the others follow.
+    # Training is ranked by cost alone (Trainium2 is the cheapest per token here); only it
+    # (16 x 96 GB) holds the 1,130 GB of training state in one instance.
     assert chips == ["Trainium2", "H100-SXM", "H100-SXM", "H200"]
     assert "yes 1,130/1,536 GB" in out and "NO 1,130/640 GB (2 inst.)" in out
     h100 = cost_to_train(300e9, H100_TRAINING, 6.88, 0.15)
@@ -519,3 +520,34 @@ def test_the_baseline_is_taken_on_the_rows_own_provider_with_one_sign(tmp_path):
     line = next(x for x in table.stdout.splitlines() if "verda" in x)
     assert re.search(r"\d+% (cheaper|dearer)\*", line), line
     assert "marked *" in " ".join(table.stdout.split())
+
+
+def test_training_ranks_by_cost_with_the_instances_needed_and_max_instances_drops(tmp_path):
+    db = tmp_path / "w.duckdb"
+    con = open_warehouse(db)
+    cheap_h100 = record(price_per_hour=8.0)  # $1 per H100-hour: cheaper per token than Trn2
+    trn2 = offers()[3]
+    load_run(con, run_of([cheap_h100, trn2], day(0)))
+    con.close()
+    args = ("cost", "--model", "llama-3-70b", "--workload", "training", "--format", "json")
+    result = chipcost(*args, "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    # 8 x 80 GB cannot hold 1,130 GB of training state, yet H100 ranks first: it is cheaper
+    assert [r["chip"] for r in rows] == ["H100-SXM", "Trainium2"]
+    assert (rows[0]["fits"], rows[0]["instances_needed"]) == (False, 2)
+    assert rows[0]["cost_per_million_tokens"] < rows[1]["cost_per_million_tokens"]
+    one = json.loads(chipcost(*args, "--max-instances", "1", "--db", str(db)).stdout)
+    assert [r["chip"] for r in one] == ["Trainium2"]
+    table = chipcost(*args[:-2], "--max-instances", "1", "--db", str(db), env={"COLUMNS": "200"})
+    assert "offers needing more than 1 instance(s) left out" in " ".join(table.stdout.split())
+    # inference keeps serving on one instance first: DeepSeek-V3's 671 GB of FP8 weights do
+    # not fit 8 x 80 GB, so the cheaper H100 follows the Trainium2 that holds them
+    inference = chipcost(
+        "cost", "--model", "deepseek-v3", "--workload", "inference", "--format", "json",
+        "--db", str(db),
+    )  # fmt: skip
+    assert inference.returncode == 0, inference.stderr
+    served = json.loads(inference.stdout)
+    assert [(r["chip"], r["fits"]) for r in served] == [("Trainium2", True), ("H100-SXM", False)]
+    assert served[1]["cost_per_million_tokens"] < served[0]["cost_per_million_tokens"]

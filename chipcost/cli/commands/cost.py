@@ -47,6 +47,12 @@ def cost(
             "--all-offers", help="Every offer, not the cheapest per chip, pricing model and term."
         ),
     ] = False,
+    max_instances: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Drop offers needing more than this many instances to hold the model."
+        ),
+    ] = None,
     limit: LimitOption = None,
     wide: WideOption = False,
     format: FormatOption = OutputFormat.table,
@@ -69,6 +75,7 @@ def cost(
         pricing_model=pricing_model,
         provider=provider,
         all_offers=all_offers,
+        max_instances=max_instances,
         limit=limit,
         wide=wide,
         format=format,
