@@ -128,11 +128,24 @@ def each_row(
             _file(row, offers(row, page), page, records, result.rejects, skipped)
         result.records.extend(combine(records, page) if combine and records else records)
         result.notes.extend(page.notes)
-    if not result.records and not result.rejects:
-        raise _empty(payloads, provider, seen, len(result.rejects), skipped)
+    refuse_empty(result, payloads, provider, rows=seen, skipped=skipped)
     result.notes.extend(_skip_notes(skipped))
     result.notes.extend(chips.notes())
     return result
+
+
+def refuse_empty(
+    result: ParseResult,
+    payloads: Sequence[Payload],
+    provider: str,
+    *,
+    rows: int = 0,
+    skipped: dict | None = None,
+) -> None:
+    """The emptiness rule, for the kit and the sources that parse their own way (AWS): a
+    parse that made no record and refused no row is a failure, never every offer withdrawn."""
+    if not result.records and not result.rejects:
+        raise _empty(payloads, provider, rows, 0, skipped or {})
 
 
 def page_rows(rows: Rows, page: Page) -> list[Any]:

@@ -7,6 +7,7 @@ import json
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,11 +30,17 @@ CONTRACT = "contract.toml"
 
 
 def payload(
-    source: str, name: str, url: str, fetched_at: datetime = FETCHED_AT, data: bytes | None = None
+    source: str,
+    name: str,
+    url: str,
+    fetched_at: datetime = FETCHED_AT,
+    data: bytes | None = None,
+    request: dict[str, Any] | None = None,
 ) -> Payload:
-    """A fixture file (or `data` given under that name) as the Payload its fetch archived."""
+    """A fixture file (or `data` given under that name) as the Payload its fetch archived,
+    with the request the archive's manifest keeps beside it (an AWS call's operation)."""
     body = (FIXTURES / source / name).read_bytes() if data is None else data
-    return Payload(body, url, fetched_at, name, f"{STAMP}/{source}/{name}")
+    return Payload(body, url, fetched_at, name, f"{STAMP}/{source}/{name}", request or {})
 
 
 def context(
@@ -74,9 +81,10 @@ class Case:
     file: str
     url: str
     field: str = ""
+    request: dict[str, Any] = dataclass_field(default_factory=dict)
 
     def payload(self, source: str) -> Payload:
-        return payload(source, self.file, self.url)
+        return payload(source, self.file, self.url, request=self.request)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from chipcost.extract.aws._calls import (
 )
 from chipcost.extract.aws._calls import RowRefused as _Refused
 from chipcost.extract.aws._calls import response_bytes as _bytes
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-spot"
 PROVIDER = "aws"
@@ -190,6 +190,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
             if key not in newest or stamp > newest[key][0]:
                 newest[key] = (stamp, record)
     result.records = [record for _, record in newest.values()]
+    refuse_empty(result, payloads, PROVIDER)
     result.notes.extend(_notes(payloads, asked - answered, superseded))
     return result
 

@@ -38,7 +38,6 @@ COLLECTED = [name for name, source in SOURCES.items() if source.collected]
 NOT_YET = frozenset({
     "aws-pricing-api",
     "aws-savings-plans",
-    "aws-spot",
     "aws-capacity-blocks",
     "aws-bulk",
     "aws-spot-feed",
