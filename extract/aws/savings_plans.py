@@ -20,7 +20,7 @@ from chipcost.extract.aws._calls import (
     named,
     response_bytes,
 )
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-savings-plans"
 PROVIDER = "aws"
@@ -137,6 +137,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
             except _Refused as exc:
                 sku = _dig(raw, "savingsPlanOffering", "offeringId")
                 result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, sku, payload.ref))
+    refuse_empty(result, payloads, PROVIDER)
     missing = sorted(asked - answered)
     if missing:
         result.notes.append(
