@@ -31,7 +31,7 @@ from chipcost.extract.aws._price_list import (
     decode_item,
     item_offers,
 )
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-pricing-api"
 PROVIDER = "aws"
@@ -174,11 +174,16 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
             result.extend(item_offers(item, origin, expected=TERM_MATCH, raw=raw))
     name_unknown(result, names)
     result.notes = list(dict.fromkeys(result.notes))
-    if payloads and not items:
-        result.notes.append(
-            f"{SOURCE_NAME}: {len(payloads)} GetProducts page(s) held no products: check that "
-            f"the instanceFamily values {', '.join(INSTANCE_FAMILIES)} still exist"
+    pages = [p for p in payloads if not is_describe(p)]
+    if pages and not items:
+        refs = ", ".join(p.ref or p.name for p in pages[:3])
+        raise ParseError(
+            f"{SOURCE_NAME}: {len(pages)} GetProducts page(s) ({refs}) held no products: an "
+            "empty answer is refused, not taken as every offer withdrawn; check that the "
+            f"instanceFamily values {', '.join(INSTANCE_FAMILIES)} still exist"
         )
+    if pages:
+        refuse_empty(result, pages, PROVIDER)
     return result
 
 

@@ -228,10 +228,10 @@ def test_unknown_top_level_keys_are_ignored(good):
     assert len(plain.records) == 13
 
 
-def test_empty_page_gives_nothing_but_a_note():
-    result = parse([payload("empty-page.json")])
-    assert (result.records, result.rejects) == ([], [])
-    assert "held no products" in result.notes[0]
+def test_an_empty_answer_is_refused_naming_the_families_to_check():
+    with pytest.raises(ParseError, match="held no products: an empty answer is refused") as no:
+        parse([payload("empty-page.json")])
+    assert "empty-page.json" in str(no.value) and "GPU instance" in str(no.value)
 
 
 def test_no_payloads_no_records():
