@@ -24,7 +24,7 @@ from chipcost.extract._http import http_client
 from chipcost.extract._kit import Origin
 from chipcost.extract.aws._files import get_bytes
 from chipcost.extract.aws._public import REGION_CODE, skip_if_credentials
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-spot-feed"
 PROVIDER = "aws"
@@ -61,6 +61,8 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         feed = _feed(payload)
         for region in _list(feed["config"], "regions"):
             result.extend(_region(payload, region, str(feed.get("vers", ""))))
+    if payloads:
+        refuse_empty(result, payloads, PROVIDER)
     return result
 
 
@@ -75,6 +77,11 @@ def _feed(payload: Payload) -> dict[str, Any]:
         raise ParseError(f"{where} holds no valid JSON ({exc}): fetch it again") from exc
     if not isinstance(feed, dict) or not isinstance(feed.get("config"), dict):
         raise ParseError(f"{where} has no config object: report a format change")
+    if not isinstance(feed["config"].get("regions"), list):
+        found = ", ".join(sorted(feed["config"])) or "nothing"
+        raise ParseError(
+            f"{where} has no config.regions list (found {found}): report a format change"
+        )
     return feed
 
 

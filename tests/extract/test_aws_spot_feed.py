@@ -140,6 +140,7 @@ def test_with_credentials_aws_spot_runs_instead(ctx, monkeypatch):
 def test_a_recorded_feed_copy_with_a_comment_header_parses():
     # ligoj's 2018 copy of the feed (ORIGIN.md): four non-accelerator sizes, a licence comment
     # added above callback(...). Its shape parses; none of its sizes is ours.
+    # Alone it prices nothing of ours, so it is refused as a feed that gave no offer.
     data = (FIXTURES / "recorded-spot-ligoj-2018.js").read_bytes()
-    result = parse([payload(data)])
-    assert result.records == [] and result.rejects == []
+    with pytest.raises(ParseError, match="gave no offer"):
+        parse([payload(data)])

@@ -37,7 +37,6 @@ COLLECTED = [name for name, source in SOURCES.items() if source.collected]
 # Sources not yet moved onto the kit and this contract; empties as each one moves.
 NOT_YET = frozenset({
     "aws-bulk",
-    "aws-spot-feed",
 })  # fmt: skip
 
 
