@@ -139,7 +139,11 @@ def spot_files() -> dict[str, bytes]:
         "us-west-2": [(gpu, "p5.48xlarge", "19.9021"), (ml, "inf2.48xlarge", "3.8931")],
         "eu-ireland": [(gpu, "g5.xlarge", "0.4829"), (gpu, "p4d.24xlarge", "N/A")],
     }
-    return {"spot.js": spot_feed(feed)}
+    good = spot_feed(feed)
+    # The contract test's cases: the feed with config.regions renamed, and prices to refuse.
+    renamed = good.replace(b'"regions":', b'"areas":', 1)
+    bad = {"us-east": [(gpu, "p5.48xlarge", "N/A*"), (gpu, "g6e.xlarge", "-5")]}
+    return {"spot.js": good, "bad-renamed-field.js": renamed, "bad-rows.js": spot_feed(bad)}
 
 
 def _json(body: dict) -> bytes:

@@ -36,7 +36,7 @@ from chipcost.extract.aws._public import (
     public_files,
     skip_if_credentials,
 )
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-bulk"
 PROVIDER = "aws"
@@ -159,6 +159,8 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
             f"{SOURCE_NAME}: the run holds {len(payloads)} index file(s) and no price file: "
             "nothing to load (its fetch stopped before the first region; run it again)"
         )
+    if versions:  # price files that priced nothing of ours: refused, not every offer withdrawn
+        refuse_empty(result, payloads, PROVIDER)
     result.notes = list(dict.fromkeys(result.notes)) + _version_notes(versions)
     return result
 

@@ -75,14 +75,14 @@ def test_fixtures_are_what_the_writer_writes():
         ("aws-spot-feed", aws_bulk_fixtures.spot_files()),
     ):
         root = ROOT / "tests" / "fixtures" / folder
-        # ORIGIN.md and recorded-* files come from elsewhere (ORIGIN.md says where).
+        # ORIGIN.md, contract.toml and recorded-* files come from elsewhere (ORIGIN.md says where).
         written = [p for p in root.rglob("*") if p.is_file() and not _kept_apart(p.name)]
         on_disk = {str(p.relative_to(root)): p.read_bytes() for p in written}
         assert built == on_disk, "run: python -m tests.aws_bulk_fixtures"
 
 
 def _kept_apart(name: str) -> bool:
-    return name == "ORIGIN.md" or name.startswith("recorded-")
+    return name in ("ORIGIN.md", "contract.toml") or name.startswith("recorded-")
 
 
 def test_on_demand_and_reserved_prices_as_the_api_source_makes_them(current):
