@@ -1,7 +1,7 @@
 """chipcost: daily AI-accelerator prices with history, per-chip views and drift reports.
 
 The Python API (docs/api.md) is imported on first use, so `import chipcost` stays light:
-chipcost.prices(), chipcost.cost(), chipcost.history(), chipcost.sources().
+chipcost.prices(), chipcost.cost(), chipcost.history(), chipcost.index(), chipcost.sources().
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 from chipcost.core.version import __version__
 
 if TYPE_CHECKING:
-    from chipcost.api import cost, history, prices, sources
+    from chipcost.api import cost, history, index, prices, sources
 
-__all__ = ["__version__", "cost", "history", "prices", "sources"]
-_API = ("cost", "history", "prices", "sources")
+__all__ = ["__version__", "cost", "history", "index", "prices", "sources"]
+_API = ("cost", "history", "index", "prices", "sources")
 
 
 def __getattr__(name: str) -> Any:

@@ -148,6 +148,35 @@ def cost(
         return rank_cost(con, ask, question).frame()
 
 
+def index(
+    chip: Names = None,
+    *,
+    bucket: Names = None,
+    since: date | datetime | str | None = None,
+    until: date | datetime | str | None = None,
+    latest: bool = False,
+    db: str | Path | None = None,
+) -> pl.DataFrame:
+    """The daily rental price index per chip (docs/price-index.md): per chip, bucket
+    ('on_demand' by default, 'spot', '1yr') and day, `level` (the median of each provider's
+    cheapest per-chip price), `constituents`, `change_1d`/`_7d`/`_30d`,
+    `constituents_changed`, `prices` (each provider's price) and `left_out` (jump-and-back
+    glitches). Default days: the 30 to `until` (or the newest); `latest=True` gives each
+    chip's newest day only."""
+    from chipcost.pipeline.price_index import IndexAsk, find_index
+
+    ask = IndexAsk(
+        chips=chip,
+        buckets=bucket,
+        since=_day(since, "since"),
+        until=_day(until, "until"),
+        latest=latest,
+        options=("bucket=", "since=", "until="),
+    )
+    with _warehouse(db) as (con, _):
+        return find_index(con, ask)
+
+
 def history(
     chip: Names = None,
     *,

@@ -37,6 +37,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "history",
         "The cheapest per-chip-hour price per day per pricing model, with a terminal chart.",
     ),
+    "index": (
+        "price_index",
+        "index",
+        "The daily rental price index per chip, with its changes and constituents.",
+    ),
     "sql": ("admin", "sql", "Run an ad hoc read-only query against the warehouse."),
     "cost": (
         "cost",

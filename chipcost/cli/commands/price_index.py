@@ -1,0 +1,110 @@
+"""`chipcost index`: the daily rental price index per chip, with its changes and constituents."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from chipcost.cli.formats import OutputFormat
+from chipcost.cli.options import DbOption, FormatOption, out
+
+
+def index(
+    chip: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Chip or family (repeatable): its daily index. Default: every chip's latest."
+        ),
+    ] = None,
+    bucket: Annotated[
+        list[str] | None,
+        typer.Option(help="on_demand (default), spot or 1yr (repeat or comma list)."),
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option(help="First day, YYYY-MM-DD (default: 30 days to --until).")
+    ] = None,
+    until: Annotated[str | None, typer.Option(help="Last day, YYYY-MM-DD.")] = None,
+    output: FormatOption = OutputFormat.table,
+    db: DbOption = None,
+) -> None:
+    """The daily rental price index per chip, with its changes and constituents.
+
+    The level is the median of each provider's cheapest per-chip price (docs/price-index.md).
+    """
+    from chipcost.core.settings import load_settings
+    from chipcost.pipeline.price_index import IndexAsk, find_index
+    from chipcost.reports.period import parse_day
+    from chipcost.warehouse.db import connect
+
+    ask = IndexAsk(
+        chips=chip,
+        buckets=bucket,
+        since=parse_day(since, "--since"),
+        until=parse_day(until, "--until"),
+        latest=not chip and since is None,
+    )
+    settings = load_settings(db=db)
+    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    try:
+        frame = find_index(con, ask)
+    finally:
+        con.close()
+    if output is not OutputFormat.table:
+        from chipcost.cli.formats import write_frame
+
+        write_frame(output, frame)
+        return
+    _show(frame, daily=bool(chip) or since is not None)
+
+
+def _change(value: float | None) -> str:
+    if value is None:
+        return ""
+    percent = round(100 * value, 1)
+    return "0%" if percent == 0 else f"{percent:+.1f}%".replace("-", "\u2212")
+
+
+def _show(frame, *, daily: bool) -> None:
+    from rich.table import Table
+
+    from chipcost.cli.render import shown
+
+    title = "rental price index: median of each provider's cheapest per-chip-hour price (USD)"
+    table = Table(title=title, title_justify="left", box=None, header_style="bold")
+    columns = ["chip", "bucket", "day", "level", "1d", "7d", "30d", "providers"]
+    for name in columns:
+        table.add_column(
+            name, justify="right" if name in ("level", "1d", "7d", "30d", "providers") else "left"
+        )
+    for row in frame.iter_rows(named=True):
+        moved = " *" if row["constituents_changed"] else ""
+        table.add_row(
+            row["chip"],
+            row["bucket"],
+            str(row["day"]),
+            f"${row['level']:,.4f}",
+            _change(row["change_1d"]),
+            _change(row["change_7d"]),
+            _change(row["change_30d"]),
+            f"{row['constituents']}{moved}",
+        )
+    out.print(table)
+    if not daily:
+        out.print(
+            "constituents per day: chipcost index --chip NAME (or --format csv/json)",
+            highlight=False,
+        )
+    newest = frame.filter(frame["day"] == frame["day"].max()) if daily else frame.clear()
+    for row in newest.iter_rows(named=True):
+        out.print(
+            shown(f"{row['chip']} {row['bucket']} {row['day']}: {row['prices']}"),
+            highlight=False,
+        )
+        if row["left_out"]:
+            out.print(shown(f"  left out: {row['left_out']}"), highlight=False)
+    out.print(
+        "* the providers differ from the day before (an entry or exit moved the level, not "
+        "only prices); method: docs/price-index.md",
+        highlight=False,
+    )

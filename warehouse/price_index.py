@@ -1,0 +1,149 @@
+"""A daily rental price index per chip: the level of per-chip-hour prices across providers.
+
+The method (docs/price-index.md):
+- **Buckets**: on demand, spot, and 1-year commitments (reserved, savings plans and other
+  commitments with a 1-year term) are three indexes, never mixed.
+- **Constituents**: per chip, bucket and UTC day, each provider's cheapest per-chip price in
+  force at the end of that day (any region, instance size, payment or plan): the same "price in
+  force" rule as `chipcost history`. One provider is one constituent, so a marketplace's 200
+  offers count once, as a cloud's one offer does; every constituent weighs 1/n.
+- **Level**: the median of the constituents (the mean of the middle two when n is even).
+- **Glitches**: a provider's price that jumps by more than `jump` times against both the day
+  before and the day after, while those two agree within that factor, is a jump-and-back
+  glitch: left out of that day (named in `left_out`). The newest day has no day after: its
+  level may be restated when the next day shows a glitch.
+- **Entries and exits**: the level is the median of the providers present that day;
+  `constituents_changed` says when the set differs from the day before, so a move that comes
+  from a provider entering or leaving is told apart from prices moving.
+- **Restatement**: the index is computed on read from `price_history`; a late load (a
+  backfill, a replayed archive) restates the days it covers. Nothing is stored.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import duckdb
+import polars as pl
+
+from chipcost.core.frames import frame_of
+from chipcost.warehouse.literals import any_of, literal
+
+BUCKETS = ("on_demand", "spot", "1yr")
+COMMITMENTS = ("reserved", "savings_plan", "commitment")
+
+INDEX_COLUMNS = (
+    "day",
+    "chip",
+    "bucket",
+    "level",
+    "constituents",
+    "change_1d",
+    "change_7d",
+    "change_30d",
+    "constituents_changed",
+    "prices",
+    "left_out",
+)
+
+_INDEX = """
+WITH bounds AS (
+    SELECT
+        coalesce({since}::DATE, min(valid_from)::DATE) AS first_day,
+        coalesce({until}::DATE, max(last_seen_at)::DATE) AS last_day
+    FROM price_history
+),
+rows AS (
+    SELECT h.chip, h.provider, h.price_per_hour / h.chip_count AS price,
+        CASE
+            WHEN h.pricing_model = 'on_demand' THEN 'on_demand'
+            WHEN h.pricing_model = 'spot' THEN 'spot'
+            WHEN h.pricing_model IN ({commitments}) AND h.term = '1yr' THEN '1yr'
+        END AS bucket,
+        greatest(h.valid_from::DATE, b.first_day - INTERVAL 31 DAY) AS from_day,
+        least(coalesce((h.valid_to - INTERVAL 1 DAY)::DATE, b.last_day), b.last_day) AS to_day
+    FROM price_history h, bounds b
+    WHERE h.chip_count > 0 AND h.price_per_hour > 0 AND h.chip <> 'unknown' AND {where}
+),
+days AS (
+    SELECT unnest(generate_series(from_day, to_day, INTERVAL 1 DAY))::DATE AS day, *
+    FROM rows WHERE from_day <= to_day AND bucket IN ({buckets})
+),
+provider_day AS (
+    SELECT day, chip, bucket, provider, min(price) AS price
+    FROM days GROUP BY ALL
+),
+neighbours AS (
+    SELECT *,
+        lag(price) OVER w AS before, lag(day) OVER w AS before_day,
+        lead(price) OVER w AS after, lead(day) OVER w AS after_day
+    FROM provider_day
+    WINDOW w AS (PARTITION BY chip, bucket, provider ORDER BY day)
+),
+judged AS (
+    SELECT *,
+        coalesce(
+            before_day = day - 1 AND after_day = day + 1
+            AND greatest(price / before, before / price) > {jump}
+            AND greatest(price / after, after / price) > {jump}
+            AND greatest(before / after, after / before) <= {jump},
+            FALSE
+        ) AS glitch
+    FROM neighbours
+),
+levels AS (
+    SELECT day, chip, bucket,
+        median(price) FILTER (WHERE NOT glitch) AS level,
+        count(*) FILTER (WHERE NOT glitch) AS constituents,
+        string_agg(provider || ' ' || printf('%.4f', price), '; ' ORDER BY price, provider)
+            FILTER (WHERE NOT glitch) AS prices,
+        string_agg(provider, ',' ORDER BY provider) FILTER (WHERE NOT glitch) AS members,
+        string_agg(provider || ' ' || printf('%.4f', price) || ' (a jump and back)', '; '
+            ORDER BY provider) FILTER (WHERE glitch) AS left_out
+    FROM judged GROUP BY ALL
+),
+dated AS (
+    SELECT l.*,
+        l.level / p1.level - 1 AS change_1d,
+        l.level / p7.level - 1 AS change_7d,
+        l.level / p30.level - 1 AS change_30d,
+        p1.members IS NOT NULL AND p1.members <> l.members AS constituents_changed
+    FROM levels l
+    LEFT JOIN levels p1 ON (p1.chip, p1.bucket, p1.day) = (l.chip, l.bucket, l.day - 1)
+    LEFT JOIN levels p7 ON (p7.chip, p7.bucket, p7.day) = (l.chip, l.bucket, l.day - 7)
+    LEFT JOIN levels p30 ON (p30.chip, p30.bucket, p30.day) = (l.chip, l.bucket, l.day - 30)
+    WHERE l.level IS NOT NULL
+)
+SELECT d.* FROM dated d, bounds b
+WHERE d.day BETWEEN b.first_day AND b.last_day
+ORDER BY chip, bucket, day
+"""
+
+
+def price_index(
+    con: duckdb.DuckDBPyConnection,
+    chips: list[str] | None = None,
+    buckets: list[str] | None = None,
+    since: date | None = None,
+    until: date | None = None,
+    *,
+    jump: float = 3.0,
+) -> pl.DataFrame:
+    """The index per chip, bucket and day (INDEX_COLUMNS), from `since` to `until` inclusive
+    (default: the whole history). Days before `since` (up to 31) are read for the glitch rule
+    and the changes, not shown. `jump` is the glitch factor (chipcost.pipeline.jumps)."""
+    where: list[str] = ["TRUE"]
+    any_of("h.chip", chips, where)
+    chosen = buckets or list(BUCKETS)
+    unknown = sorted(set(chosen) - set(BUCKETS))
+    if unknown:
+        raise ValueError(f"unknown index bucket(s): {', '.join(unknown)}")
+    sql = _INDEX.format(
+        where=" AND ".join(where),
+        since=literal(since),
+        until=literal(until),
+        jump=float(jump),
+        buckets=", ".join(literal(b) for b in chosen),
+        commitments=", ".join(literal(c) for c in COMMITMENTS),
+    )
+    return frame_of(con.sql(sql)).select(INDEX_COLUMNS)
