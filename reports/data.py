@@ -40,6 +40,8 @@ class ReportData:
     # the articles' questions (is Trainium2 cheaper per token than H100?), as `chipcost
     # compare` answers them; None when cost per token is not shown (see cost_per_token)
     head_to_head: pl.DataFrame | None = None
+    # per chip, the on-demand price index at the period's end and its move over the period
+    index: pl.DataFrame = field(default_factory=pl.DataFrame)
     generated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     @property
@@ -106,6 +108,28 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         ),
         history=_history(con, period, options),
         head_to_head=None if later else _head_to_head(con, options),
+        index=_index(con, period),
+    )
+
+
+def _index(con: duckdb.DuckDBPyConnection, period: Period) -> pl.DataFrame:
+    """Per chip: the on-demand index on the period's last day, the day before it began, the
+    move between, and the constituents (docs/price-index.md)."""
+    from chipcost.pipeline.jumps import JUMP_FACTOR
+    from chipcost.warehouse.price_index import price_index
+
+    before = period.since - timedelta(days=1)
+    try:
+        daily = price_index(con, None, ["on_demand"], before, period.until, jump=JUMP_FACTOR)
+    except duckdb.Error:
+        return pl.DataFrame()
+    if daily.is_empty():
+        return daily
+    first = daily.sort("day").group_by("chip", maintain_order=True).first()
+    last = daily.sort("day").group_by("chip", maintain_order=True).last()
+    joined = last.join(first.select("chip", start=pl.col("level")), on="chip")
+    return joined.with_columns(change=pl.col("level") / pl.col("start") - 1).sort(
+        pl.col("change").abs(), "chip", descending=[True, False]
     )
 
 

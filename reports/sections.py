@@ -25,6 +25,19 @@ def _html(gt: GT) -> str:
     return gt.as_raw_html()
 
 
+def index(data: ReportData) -> Section:
+    title = "Price index"
+    explain = (
+        "Each chip's on-demand rental price index: the median of each provider's cheapest "
+        "per-chip-hour price (a marketplace's many offers count once; jump-and-back glitches "
+        "left out), at the end of the period and its move over it, largest moves first "
+        "(`chipcost index`, docs/price-index.md)."
+    )
+    if data.index.is_empty():
+        return Section("index", title, explain, None, "No on-demand prices in this period.")
+    return Section("index", title, explain, _html(tables.index_table(data.index)))
+
+
 def changes(data: ReportData) -> Section:
     explain = (
         "Offers whose price moved in the period: the price before the first change and "
@@ -174,6 +187,7 @@ def disagreements(data: ReportData) -> Section:
 
 def full_report(data: ReportData) -> list[Section]:
     return [
+        index(data),
         changes(data),
         new_offers(data),
         withdrawn(data),

@@ -207,6 +207,28 @@ def cost_table(costs: pl.DataFrame) -> GT:
     return styled(nowrap(gt, ["chip", "holds", "where", "instance_type"]))
 
 
+def index_table(index: pl.DataFrame) -> GT:
+    """Per chip: the index level at the period's end, its move over the period, providers."""
+    frame = index.select(
+        "chip",
+        "level",
+        "change",
+        pl.concat_str(
+            [
+                pl.col("constituents").cast(pl.String),
+                pl.when(pl.col("constituents_changed"))
+                .then(pl.lit(" (changed)"))
+                .otherwise(pl.lit("")),
+            ]
+        ).alias("providers"),
+    )
+    gt = GT(frame).cols_label(
+        chip="Chip", level="USD per chip-hour", change="Move in the period", providers="Providers"
+    )
+    gt = gt.fmt_currency(columns="level", decimals=4).fmt_percent(columns="change", decimals=1)
+    return styled(nowrap(gt, ["chip"]))
+
+
 def head_to_head_table(answers: pl.DataFrame) -> GT:
     """Per model and workload, each article pair: the answer, both costs and figures."""
     from chipcost.transform.tokens import change_words
