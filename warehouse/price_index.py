@@ -27,10 +27,12 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
+from chipcost.core.vocabulary import PRICING_MODEL_TABLE
 from chipcost.warehouse.literals import any_of, literal
 
 BUCKETS = ("on_demand", "spot", "1yr")
-COMMITMENTS = ("reserved", "savings_plan", "commitment")
+# The pricing models that commit to a term (chipcost/core/vocabulary.py's `commits`).
+COMMITMENTS = tuple(m.code for m in PRICING_MODEL_TABLE if m.commits)
 
 INDEX_COLUMNS = (
     "day",

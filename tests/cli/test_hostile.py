@@ -85,6 +85,7 @@ WAREHOUSE_COMMANDS = {
     "backfill": ["backfill", "--since", "2025-01-01", "--region", "us-east-1"],
     "demo": ["demo"],
     "history": ["history", "--chip", "H100-SXM"],
+    "index": ["index", "--chip", "H100-SXM"],
     "site": ["site", "OUT"],
     "throughput list": ["throughput", "list"],
     "throughput add": [
