@@ -37,6 +37,23 @@ def record(**changes) -> PriceRecord:
     return replace(BASE, **changes)
 
 
+def run_by_provider(by_provider: dict[str, list[PriceRecord]], when: datetime) -> RunResult:
+    """One successful run in which each provider's records are its own source's (aws's
+    aws-pricing-api, any other provider's its name), all observed at `when`."""
+    sources = [
+        SourceResult(
+            source="aws-pricing-api" if provider == "aws" else provider,
+            provider=provider,
+            status=OK,
+            records=[replace(r, observed_at=when) for r in found],
+            seen_keys={r.offer_key() for r in found},
+            observed_at=when,
+        )
+        for provider, found in by_provider.items()
+    ]
+    return replace(run_of([], when), sources=sources)
+
+
 def run_of(
     records: list[PriceRecord], when: datetime, *, status: str = OK, run_id: str = ""
 ) -> RunResult:

@@ -28,11 +28,19 @@ HISTORY_COLUMNS = (
     "offers",
 )
 
+
 # A history row is the price in force at the end of day d when it began before the day ended
 # and had not ended by then: the same rule as the report's daily trends (warehouse/changes.py).
 # Each row is expanded only over its own days, not joined against a calendar, so a filtered
 # read of years of history touches only the rows it needs.
-_DAILY = """
+def in_force_days(
+    *, where: str, since: str, until: str, columns: str = "h.*", lookback_days: int = 0
+) -> str:
+    """The CTEs `bounds` (first_day, last_day: since/until as SQL, else the history's ends),
+    `rows` (`columns` of price_history, price_per_chip_hour) and `days` (one row per day each
+    price was in force, from `lookback_days` before first_day to last_day): the rule every
+    daily read of the history shares (`chipcost history`, the price index)."""
+    return f"""
 WITH bounds AS (
     SELECT
         coalesce({since}::DATE, min(valid_from)::DATE) AS first_day,
@@ -40,8 +48,8 @@ WITH bounds AS (
     FROM price_history
 ),
 rows AS (
-    SELECT h.*, h.price_per_hour / h.chip_count AS price_per_chip_hour,
-        greatest(h.valid_from::DATE, b.first_day) AS from_day,
+    SELECT {columns}, h.price_per_hour / h.chip_count AS price_per_chip_hour,
+        greatest(h.valid_from::DATE, b.first_day - INTERVAL {int(lookback_days)} DAY) AS from_day,
         least(coalesce((h.valid_to - INTERVAL 1 DAY)::DATE, b.last_day), b.last_day) AS to_day
     FROM price_history h, bounds b
     WHERE h.chip_count > 0 AND {where}
@@ -50,6 +58,10 @@ days AS (
     SELECT unnest(generate_series(from_day, to_day, INTERVAL 1 DAY))::DATE AS day, *
     FROM rows WHERE from_day <= to_day
 )
+"""
+
+
+_DAILY = """
 SELECT
     day, chip, pricing_model,
     min(price_per_chip_hour) AS price_per_chip_hour,
@@ -96,9 +108,10 @@ def daily_cheapest(
     any_of("h.provider", providers, where)
     any_of("h.region", regions, where)
     any_of("h.pricing_model", models, where)
-    sql = _DAILY.format(
-        where=" AND ".join(where), tie=_TIE, since=literal(_day(since)), until=literal(_day(until))
+    days = in_force_days(
+        where=" AND ".join(where), since=literal(_day(since)), until=literal(_day(until))
     )
+    sql = days + _DAILY.format(tie=_TIE)
     frame = frame_of(con.sql(sql))
     return frame.select(HISTORY_COLUMNS)
 

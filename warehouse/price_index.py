@@ -28,6 +28,7 @@ import polars as pl
 
 from chipcost.core.frames import frame_of
 from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+from chipcost.warehouse.history import in_force_days
 from chipcost.warehouse.literals import any_of, literal
 
 BUCKETS = ("on_demand", "spot", "1yr")
@@ -48,31 +49,16 @@ INDEX_COLUMNS = (
     "left_out",
 )
 
-_INDEX = """
-WITH bounds AS (
-    SELECT
-        coalesce({since}::DATE, min(valid_from)::DATE) AS first_day,
-        coalesce({until}::DATE, max(last_seen_at)::DATE) AS last_day
-    FROM price_history
-),
-rows AS (
-    SELECT h.chip, h.provider, h.price_per_hour / h.chip_count AS price,
-        CASE
+# The bucket of each history row; rows outside the buckets asked are not expanded into days.
+_BUCKET = """CASE
             WHEN h.pricing_model = 'on_demand' THEN 'on_demand'
             WHEN h.pricing_model = 'spot' THEN 'spot'
             WHEN h.pricing_model IN ({commitments}) AND h.term = '1yr' THEN '1yr'
-        END AS bucket,
-        greatest(h.valid_from::DATE, b.first_day - INTERVAL 31 DAY) AS from_day,
-        least(coalesce((h.valid_to - INTERVAL 1 DAY)::DATE, b.last_day), b.last_day) AS to_day
-    FROM price_history h, bounds b
-    WHERE h.chip_count > 0 AND h.price_per_hour > 0 AND h.chip <> 'unknown' AND {where}
-),
-days AS (
-    SELECT unnest(generate_series(from_day, to_day, INTERVAL 1 DAY))::DATE AS day, *
-    FROM rows WHERE from_day <= to_day AND bucket IN ({buckets})
-),
+        END"""
+
+_INDEX = """,
 provider_day AS (
-    SELECT day, chip, bucket, provider, min(price) AS price
+    SELECT day, chip, bucket, provider, min(price_per_chip_hour) AS price
     FROM days GROUP BY ALL
 ),
 neighbours AS (
@@ -140,12 +126,18 @@ def price_index(
     unknown = sorted(set(chosen) - set(BUCKETS))
     if unknown:
         raise ValueError(f"unknown index bucket(s): {', '.join(unknown)}")
-    sql = _INDEX.format(
+    bucket = _BUCKET.format(commitments=", ".join(literal(c) for c in COMMITMENTS))
+    where += [
+        "h.price_per_hour > 0",
+        "h.chip <> 'unknown'",
+        f"({bucket}) IN ({', '.join(literal(b) for b in chosen)})",
+    ]
+    days = in_force_days(
         where=" AND ".join(where),
         since=literal(since),
         until=literal(until),
-        jump=float(jump),
-        buckets=", ".join(literal(b) for b in chosen),
-        commitments=", ".join(literal(c) for c in COMMITMENTS),
+        columns=f"h.chip, h.provider, {bucket} AS bucket",
+        lookback_days=31,
     )
+    sql = days + _INDEX.format(jump=float(jump))
     return frame_of(con.sql(sql)).select(INDEX_COLUMNS)

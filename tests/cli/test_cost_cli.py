@@ -23,7 +23,7 @@ from chipcost.transform.tokens import (
 )
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
-from tests.helpers import day, record, run_of
+from tests.helpers import day, record, run_by_provider, run_of
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 H100_TRAINING = 989.5e12 * 0.40 / (6 * 70.6e9)  # derived: BF16 peak x 40% / 6N
@@ -458,11 +458,6 @@ def test_throughput_list_names_the_values_it_takes(fresh_db, option, value, mess
 
 def _two_clouds(path: Path) -> Path:
     """aws (H100, H200), lambda (H100, H200) and verda (H200 only) in one run."""
-    from dataclasses import replace as changed
-
-    from chipcost.core.runs import SourceResult
-
-    when = day(0)
     by_provider = {
         "aws": offers()[:1] + [offers()[2]],
         "lambda": [
@@ -476,20 +471,8 @@ def _two_clouds(path: Path) -> Path:
                    chip="H200", price_per_hour=16.0, sku="V1"),
         ],
     }  # fmt: skip
-    sources = [
-        SourceResult(
-            source="aws-pricing-api" if provider == "aws" else provider,
-            provider=provider,
-            status="ok",
-            records=[changed(r, observed_at=when) for r in found],
-            seen_keys={r.offer_key() for r in found},
-            observed_at=when,
-        )
-        for provider, found in by_provider.items()
-    ]
-    run = run_of(offers(), when)
     con = open_warehouse(path)
-    load_run(con, changed(run, sources=sources))
+    load_run(con, run_by_provider(by_provider, day(0)))
     con.close()
     return path
 

@@ -4,18 +4,16 @@ a real DuckDB history of five days loaded run by run, the levels worked out by h
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 
 import chipcost
-from chipcost.core.runs import SourceResult
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.price_index import price_index
 from tests.cli.test_cost_cli import chipcost as run_cli
-from tests.helpers import day, record, run_of
+from tests.helpers import day, record, run_by_provider
 
 
 def _offers(n: int) -> dict[str, list]:
@@ -47,19 +45,7 @@ def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("index") / "w.duckdb"
     con = open_warehouse(path)
     for n in range(5):
-        when = day(n)
-        sources = [
-            SourceResult(
-                source="aws-pricing-api" if provider == "aws" else provider,
-                provider=provider,
-                status="ok",
-                records=[replace(r, observed_at=when) for r in found],
-                seen_keys={r.offer_key() for r in found},
-                observed_at=when,
-            )
-            for provider, found in _offers(n).items()
-        ]
-        load_run(con, replace(run_of([], when), sources=sources))
+        load_run(con, run_by_provider(_offers(n), day(n)))
     con.close()
     return path
 
