@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import math
 import threading
 import time
 import zlib
@@ -16,6 +17,8 @@ import httpx
 from chipcost.core.clean import REDACTED, scrub
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
+from chipcost.core.stopping import Deadline, pause, stopping
+from chipcost.core.stopping import check as on_time
 from chipcost.core.version import __version__
 from chipcost.extract.base import FetchContext
 
@@ -61,7 +64,7 @@ class HttpClient:
 
     provider: str
     client: httpx.Client
-    sleep: Sleep = time.sleep
+    sleep: Sleep = pause
     clock: Callable[[], float] = time.monotonic
     max_attempts: int = MAX_ATTEMPTS
     max_retry_seconds: float = MAX_RETRY_SECONDS
@@ -71,9 +74,27 @@ class HttpClient:
     # whatever the parameter or field that carried them (or a provider echoing them back).
     secrets: tuple[str, ...] = field(default=(), repr=False)
     stop: threading.Event | None = None  # FetchContext.stop
+    deadline: Deadline | None = None  # FetchContext.deadline: the whole fetch's budget
 
     def stopped(self) -> bool:
-        return self.stop is not None and self.stop.is_set()
+        """The process was asked to stop (SIGTERM, Ctrl-C), or whoever runs the fetch was."""
+        return stopping() or (self.stop is not None and self.stop.is_set())
+
+    def left(self) -> float:
+        """Seconds left before the fetch's deadline; infinity without one."""
+        return self.deadline.left() if self.deadline is not None else math.inf
+
+    def check(self, where: str) -> None:
+        """SourceError when the run is stopping or the fetch's deadline has passed."""
+        on_time(where, self.deadline, self.stop)
+
+    def timeout(self) -> httpx.Timeout:
+        """The request's timeouts, none past what is left of the deadline."""
+        left = self.left()
+        if left >= TIMEOUT.read:  # type: ignore[operator]
+            return TIMEOUT
+        s = max(left, 0.5)
+        return httpx.Timeout(connect=min(10.0, s), read=s, write=min(30.0, s), pool=min(30.0, s))
 
     def close(self) -> None:
         self.client.close()
@@ -106,9 +127,14 @@ def http_client(
         limits=httpx.Limits(max_connections=PER_HOST * 4, max_keepalive_connections=PER_HOST),
     )
     secrets = ctx.settings.secrets() if ctx is not None else ()
-    stop = ctx.stop if ctx is not None else None
     return HttpClient(
-        provider, client, sleep=sleep or time.sleep, key_hint=key_hint, secrets=secrets, stop=stop
+        provider,
+        client,
+        sleep=sleep or pause,
+        key_hint=key_hint,
+        secrets=secrets,
+        stop=ctx.stop if ctx is not None else None,
+        deadline=ctx.deadline if ctx is not None else None,
     )
 
 
@@ -177,6 +203,7 @@ def _send(
     where = f"{client.provider}: {method} {public_url(url)}"
     started = client.clock()
     for attempt in range(1, client.max_attempts + 1):
+        client.check(where)
         try:
             with _slot(httpx.URL(url).host):
                 response = _request(client, where, method, url, params, headers, json)
@@ -199,10 +226,13 @@ def _send(
             wait = retry_after(response) or backoff(attempt)
         elapsed = client.clock() - started
         over_budget = elapsed + wait > client.max_retry_seconds
-        if attempt == client.max_attempts or over_budget:
+        past_deadline = wait >= client.left()
+        if attempt == client.max_attempts or over_budget or past_deadline:
             why = (
                 f", as a further {wait:.0f} s wait would pass the retry budget"
                 if over_budget
+                else f", as a further {wait:.0f} s wait would pass the source's deadline"
+                if past_deadline
                 else ""
             )
             raise SourceError(
@@ -225,9 +255,11 @@ def _request(
 ) -> httpx.Response:
     """One request, its redirects followed on the same host and scheme, its body read whole
     and checked complete; a transport error or timeout is the caller's to retry."""
-    request = client.client.build_request(method, url, params=params, headers=headers, json=json)
+    request = client.client.build_request(
+        method, url, params=params, headers=headers, json=json, timeout=client.timeout()
+    )
     for _ in range(MAX_REDIRECTS + 1):
-        response = _complete(client, where, request)
+        response = complete(client, where, request)
         if not response.is_redirect:
             return response
         request = _redirected(where, request, response)
@@ -248,12 +280,19 @@ def _redirected(where: str, request: httpx.Request, response: httpx.Response) ->
     return httpx.Request(method, target, headers=request.headers, content=body)
 
 
-def _complete(client: HttpClient, where: str, request: httpx.Request) -> httpx.Response:
-    """The response with its body read and checked: within the size cap and the deadline, as
-    long as its Content-Length says, and a gzip stream that ends; else SourceError."""
+def complete(client: HttpClient, where: str, request: httpx.Request) -> httpx.Response:
+    """The response with its body read and checked: within the size cap and the deadlines
+    (the body's own, the fetch's), stopped when the run is, as long as its Content-Length
+    says, and a gzip stream that ends; else SourceError (or a transport error to retry)."""
     started = client.clock()
     response = client.client.send(request, stream=True)
     try:
+        length = response.headers.get("Content-Length", "")
+        if length.isdigit() and int(length) > MAX_BODY_BYTES:
+            raise SourceError(
+                f"{where} announced {int(length):,} bytes, more than {MAX_BODY_BYTES >> 20} MB: "
+                f"{BIG}"
+            )
         raw = bytearray()
         # The body as sent (still encoded), from a network stream or one held in memory alike.
         for chunk in response.stream:  # type: ignore[union-attr]
@@ -262,6 +301,7 @@ def _complete(client: HttpClient, where: str, request: httpx.Request) -> httpx.R
                 raise SourceError(f"{where} sent more than {MAX_BODY_BYTES >> 20} MB: {BIG}")
             if client.clock() - started > BODY_DEADLINE_SECONDS:
                 raise httpx.ReadTimeout(f"body not received within {BODY_DEADLINE_SECONDS:.0f} s")
+            client.check(where)
     finally:
         response.close()
     return _whole(response, bytes(raw))

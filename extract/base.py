@@ -14,6 +14,7 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.core.settings import SourceSettings
+from chipcost.core.stopping import Deadline, check
 from chipcost.extract._kit import ChipNames, Origin, load_json
 
 if TYPE_CHECKING:  # imported by the sources that fetch over HTTP, not by every importer
@@ -53,6 +54,14 @@ class FetchContext:
     # Set when whoever runs the fetch gives up on it (a backfill stopped, Ctrl-C): a large
     # download stops at its next chunk and keeps what arrived for the next run to resume.
     stop: threading.Event | None = None
+    # The whole fetch's budget (connect, reads, retry waits, downloads): past it, the next
+    # request, wait or chunk fails the source. None: no limit (a backfill).
+    deadline: Deadline | None = None
+
+    def on_time(self, where: str) -> None:
+        """SourceError when the run is stopping or this fetch's deadline has passed: a source
+        calls it before each request or page its own client makes (boto3's paginators)."""
+        check(where, self.deadline, self.stop)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import load_settings
+from chipcost.core.stopping import on_signals
 from chipcost.flows._state import FlowStopped, returned
 from chipcost.pipeline.backfill import STOPPED, Future, Outcome, Progress, parse_since
 from chipcost.pipeline.backfill import backfill as run_steps
@@ -66,7 +67,7 @@ def backfill(
         first = parse_since(since)
         if workers < 1:
             raise ChipcostError(f"--workers {workers}: give 1 or more concurrent downloads")
-        with ThreadPoolTaskRunner(max_workers=workers) as runner:
+        with on_signals(), ThreadPoolTaskRunner(max_workers=workers) as runner:
             outcomes = run_steps(
                 settings,
                 first,

@@ -18,6 +18,7 @@ from chipcost import archive
 from chipcost.core.errors import ChipcostError, WarehouseBusy
 from chipcost.core.runs import ALREADY_LOADED, FAILED, SKIPPED, LoadSummary, RunResult, SourceResult
 from chipcost.core.settings import Settings, load_settings
+from chipcost.core.stopping import on_signals
 from chipcost.extract import Source
 from chipcost.flows._state import FlowStopped, returned
 from chipcost.pipeline.collect import (
@@ -334,7 +335,9 @@ def collect(
             )
         run_dirs = list(archive.run_directories(replay)) if replay else []
         prepare_data_dir(settings)
-        with run_lock(settings.warehouse), WarehouseSession(settings) as session:
+        # SIGTERM/SIGINT: every fetch stops at its next wait or chunk, the process ends
+        # within seconds (chipcost.core.stopping).
+        with on_signals(), run_lock(settings.warehouse), WarehouseSession(settings) as session:
             if replay:
                 outcomes = _replay(settings, session, chosen, run_dirs)
             else:

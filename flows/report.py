@@ -216,7 +216,9 @@ def _notify(
     until = max(run.observed_at for run in fresh) + timedelta(seconds=1)
     pct = DEFAULT_NOTIFY_PCT if alert_pct is None else alert_pct
     try:
-        done = send_alerts(settings.warehouse, urls, day_start, until, pct)
+        done = send_alerts(
+            settings.warehouse, urls, day_start, until, pct, deadline=settings.notify_deadline
+        )
     except ChipcostError as exc:
         return [f"prices loaded, but a price notification was not sent: {exc}"]
     logger = get_run_logger()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -12,6 +13,7 @@ import polars as pl
 
 from chipcost.core.clean import printable
 from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import DEFAULT_NOTIFY_DEADLINE, NOTIFY_DEADLINE_ENV
 from chipcost.core.vocabulary import BUCKET_LABELS
 from chipcost.reports.alerts import moves_since
 from chipcost.reports.labels import money, signed_pct, with_labels
@@ -151,7 +153,35 @@ def _sample_since(con: duckdb.DuckDBPyConnection, since: datetime) -> bool:
     return bool(rows.fetchall()[0][0])
 
 
-def _send(url: str, title: str, lines: list[str]) -> None:
+def _send(url: str, title: str, lines: list[str], deadline: float) -> None:
+    """Post to one target within `deadline` seconds (connect to last byte: apprise's own
+    timeouts bound each read, not their sum), or NotifyError: a target that answers a byte
+    at a time fails alone (its post may still land late; nothing records it)."""
+    done: list[BaseException | None] = []
+    thread = threading.Thread(
+        target=_post, args=(url, title, lines, done), name="chipcost-notify", daemon=True
+    )
+    thread.start()
+    thread.join(deadline)
+    if not done:
+        raise NotifyError(
+            f"{target_label(url)} did not answer the price alert within {deadline:g} s "
+            f"({NOTIFY_DEADLINE_ENV}): not recorded as sent, so the next run sends it again"
+        )
+    if done[0] is not None:
+        raise done[0]
+
+
+def _post(url: str, title: str, lines: list[str], done: list[BaseException | None]) -> None:
+    try:
+        _notify(url, title, lines)
+    except BaseException as exc:  # handed to the waiting thread, which raises it
+        done.append(exc)
+    else:
+        done.append(None)
+
+
+def _notify(url: str, title: str, lines: list[str]) -> None:
     import apprise
 
     shown = lines[:MAX_LINES]
@@ -171,37 +201,54 @@ def _send(url: str, title: str, lines: list[str]) -> None:
 
 
 def send_alerts(
-    db_path, urls: Sequence[str], since: datetime, until: datetime, threshold_pct: float
+    db_path,
+    urls: Sequence[str],
+    since: datetime,
+    until: datetime,
+    threshold_pct: float,
+    *,
+    deadline: float = DEFAULT_NOTIFY_DEADLINE,
 ) -> Notified:
     """Send each target the alerts of [since, until] it has not had today; record them.
 
-    Every target is tried; the first failure is raised after the others were sent.
+    The warehouse is read, closed while the targets are posted to (each within `deadline`
+    seconds), then opened again to record what was sent: a slow target never holds the
+    warehouse from its readers or the next load. Every target is tried; the first failure
+    is raised after the others were sent.
     """
     urls = check_urls(urls)
-    con = connect(db_path)
+    today = datetime.now(UTC).date()
+    con = connect(db_path, read_only=True)
     try:
         alerts, title = price_alerts(con, since, until, threshold_pct)
         done = Notified(alerts=len(alerts))
         if not alerts:
             return done
-        failures = []
-        today = datetime.now(UTC).date()
-        for url in urls:
-            target, label = _target_id(url), target_label(url)
-            old = sent_today(con, today, target, (a.key for a in alerts))
-            new = [a for a in alerts if a.key not in old]
-            done.already[label] = len(old)
-            if not new:
-                continue
-            try:
-                _send(url, title, [a.line for a in new])
-            except NotifyError as exc:
-                failures.append(str(exc))
-                continue
-            record_sent(con, today, target, ((a.key, a.kind) for a in new))
-            done.sent[label] = len(new)
+        keys = [a.key for a in alerts]
+        old = {url: sent_today(con, today, _target_id(url), keys) for url in urls}
     finally:
         con.close()
+    failures, sent = [], {}
+    for url in urls:
+        label = target_label(url)
+        new = [a for a in alerts if a.key not in old[url]]
+        done.already[label] = len(old[url])
+        if not new:
+            continue
+        try:
+            _send(url, title, [a.line for a in new], deadline)
+        except NotifyError as exc:
+            failures.append(str(exc))
+            continue
+        sent[url] = new
+        done.sent[label] = len(new)
+    if sent:
+        con = connect(db_path)
+        try:
+            for url, new in sent.items():
+                record_sent(con, today, _target_id(url), ((a.key, a.kind) for a in new))
+        finally:
+            con.close()
     if failures:
         raise NotifyError("; ".join(failures))
     return done

@@ -68,6 +68,29 @@ def cut(body: bytes, keep: int) -> Answer:
     return answer
 
 
+def drip(body: bytes, every: float, length: int | None = None) -> Answer:
+    """Promise `length` bytes (the body's, or None: no Content-Length) and send one byte every
+    `every` seconds: never a read timeout, never a whole body in reasonable time."""
+
+    def answer(handler: BaseHTTPRequestHandler, stop: threading.Event) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        if length is not None or body:
+            handler.send_header("Content-Length", str(len(body) if length is None else length))
+        handler.end_headers()
+        for byte in body:
+            if stop.wait(every):
+                return
+            try:
+                handler.wfile.write(bytes([byte]))
+                handler.wfile.flush()
+            except OSError:  # the client gave up, as it should
+                return
+        handler.close_connection = True
+
+    return answer
+
+
 @dataclass
 class FaultServer:
     url: str

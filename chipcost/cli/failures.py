@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import NoReturn
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.stopping import SIGNALS as STOP_SIGNALS
 
 
 class _WaitHandler(logging.Handler):
@@ -80,36 +81,40 @@ def fail(message: str, details: tuple[str, ...] = ()) -> NoReturn:
 
 @contextmanager
 def interruptible(said: Callable[[], str]) -> Iterator[None]:
-    """Ctrl-C (SIGINT) ends the block with `said()` on stderr and exit 130, however the code it
-    interrupted surfaced it: a KeyboardInterrupt, DuckDB's "Query interrupted", a Prefect run
-    that crashed, or an error from a thread cut short. Elsewhere a signal is not ours to take
-    (a thread other than the main one cannot set a handler): the block runs as it is."""
+    """Ctrl-C (SIGINT) or SIGTERM ends the block with `said()` on stderr and exit 130 (143),
+    however the code it interrupted surfaced it: a KeyboardInterrupt, DuckDB's "Query
+    interrupted", a Prefect run that crashed, or an error from a thread cut short. Elsewhere a
+    signal is not ours to take (a thread other than the main one cannot set a handler): the
+    block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    hit = threading.Event()
+    hit: list[int] = []
 
     def handler(signum: int, frame: object) -> None:
-        hit.set()
+        hit.append(signum)
         signal.default_int_handler(signum, frame)
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {signum: signal.signal(signum, handler) for signum in STOP_SIGNALS}
     try:
         yield
     except BaseException:
-        if not hit.is_set():
+        if not hit:
             raise
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if hit.is_set():
-        interrupted(said())
+        for signum, was in previous.items():
+            signal.signal(signum, was)
+    if hit:
+        interrupted(said(), hit[0])
 
 
-def interrupted(message: str) -> NoReturn:
-    """What was done and what to do, after a Ctrl-C: exit 130, as a shell expects."""
+def interrupted(message: str, signum: int = signal.SIGINT) -> NoReturn:
+    """What was done and what to do, after a Ctrl-C or SIGTERM: exit 128 + the signal's
+    number (130, 143), as a shell expects."""
     from rich.text import Text
 
     from chipcost.cli.consoles import err
 
-    err.print(Text.assemble(("interrupted:", "bold yellow"), " ", message), soft_wrap=True)
-    sys.exit(130)
+    word = "interrupted:" if signum == signal.SIGINT else "stopped (SIGTERM):"
+    err.print(Text.assemble((word, "bold yellow"), " ", message), soft_wrap=True)
+    sys.exit(128 + signum)

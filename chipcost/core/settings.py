@@ -44,6 +44,15 @@ READ_WAIT = 30.0
 # region CSV fits (aws-bulk archives extracts of a few MB), a gzip bomb does not.
 DEFAULT_PAYLOAD_MAX_MB = 512
 PAYLOAD_MAX_ENV = "CHIPCOST_PAYLOAD_MAX_MB"
+# A source's whole fetch (connect, every read, retry wait and download) ends by this many
+# seconds: a provider that stalls or trickles fails its source, not the day's run. An hour
+# holds aws-bulk's price files of every region on a slow link.
+DEFAULT_SOURCE_DEADLINE = 3600.0
+SOURCE_DEADLINE_ENV = "CHIPCOST_SOURCE_DEADLINE"
+# One alert target (a webhook, a chat) takes an alert within this many seconds, or fails
+# alone; the warehouse is closed meanwhile.
+DEFAULT_NOTIFY_DEADLINE = 30.0
+NOTIFY_DEADLINE_ENV = "CHIPCOST_NOTIFY_DEADLINE"
 # The environment variables sources read, by SourceSettings field: read here once, so a source
 # gets typed values and never looks at the environment itself (docs/sources.md).
 SOURCE_ENV = {
@@ -239,6 +248,8 @@ class Settings:
     notify: tuple[str, ...] = field(default=(), repr=False)
     lock_wait: float = DEFAULT_LOCK_WAIT  # seconds a writer waits for the file
     payload_max_bytes: int = DEFAULT_PAYLOAD_MAX_MB << 20  # per archived payload, uncompressed
+    source_deadline: float = DEFAULT_SOURCE_DEADLINE  # seconds a source's fetch may take
+    notify_deadline: float = DEFAULT_NOTIFY_DEADLINE  # seconds one alert target may take
 
     @property
     def read_wait(self) -> float:
@@ -321,6 +332,8 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
         notify=notify_urls(os.environ.get(NOTIFY_ENV)),
         lock_wait=lock_wait(os.environ.get(LOCK_WAIT_ENV)),
         payload_max_bytes=payload_max_mb(os.environ.get(PAYLOAD_MAX_ENV)) << 20,
+        source_deadline=source_deadline(os.environ.get(SOURCE_DEADLINE_ENV)),
+        notify_deadline=notify_deadline(os.environ.get(NOTIFY_DEADLINE_ENV)),
         warehouse_url=url if lake else "",
         lake_data=lake_data,
         archive_url=os.environ.get(ARCHIVE_ENV, "").strip(),
@@ -430,6 +443,38 @@ def lock_wait(text: str | None) -> float:
             f"{LOCK_WAIT_ENV}={text!r}: give the seconds a collection waits for readers of the "
             "warehouse to close it (0 to 86400, e.g. 300), or unset it"
         )
+    return seconds
+
+
+def source_deadline(text: str | None) -> float:
+    """CHIPCOST_SOURCE_DEADLINE: seconds a source's whole fetch may take (1 to 86400)."""
+    return _seconds(
+        SOURCE_DEADLINE_ENV,
+        text,
+        DEFAULT_SOURCE_DEADLINE,
+        "a source's fetch may take, retries and downloads included (1 to 86400, e.g. 3600)",
+    )
+
+
+def notify_deadline(text: str | None) -> float:
+    """CHIPCOST_NOTIFY_DEADLINE: seconds one alert target may take to answer (1 to 86400)."""
+    return _seconds(
+        NOTIFY_DEADLINE_ENV,
+        text,
+        DEFAULT_NOTIFY_DEADLINE,
+        "one alert target may take to answer (1 to 86400, e.g. 30)",
+    )
+
+
+def _seconds(variable: str, text: str | None, default: float, what: str) -> float:
+    if text is None or not text.strip():
+        return default
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 1 <= seconds <= 86400:
+        raise ChipcostError(f"{variable}={text!r}: give the seconds {what}, or unset it")
     return seconds
 
 

@@ -34,6 +34,7 @@ from chipcost.core.runs import (
     payload_digest,
 )
 from chipcost.core.settings import Settings, check_data_dir
+from chipcost.core.stopping import Deadline
 from chipcost.extract import FetchContext, Source, registry, source_providers
 from chipcost.pipeline.clock import check_dates
 from chipcost.pipeline.refusals import disk_message, not_empty
@@ -159,6 +160,7 @@ def _payloads(
         progress=lambda m: progress(f"{source.name}: {m}"),
         settings=settings.sources,
         download_dir=settings.data_dir / "downloads",
+        deadline=Deadline.after(settings.source_deadline),
     )
     payloads = source.fetch(context)
     writer.finish()

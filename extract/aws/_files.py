@@ -15,7 +15,14 @@ from typing import Any
 import httpx
 
 from chipcost.core.errors import SourceError
-from chipcost.extract._http import RETRY_STATUSES, HttpClient, backoff, retry_after, status_text
+from chipcost.extract._http import (
+    RETRY_STATUSES,
+    HttpClient,
+    backoff,
+    complete,
+    retry_after,
+    status_text,
+)
 
 # Bytes per read when hashing a finished download: flat memory whatever the file size.
 CHUNK = 1 << 20
@@ -27,6 +34,10 @@ PLAIN_ETAG = re.compile(r'^"?([0-9a-f]{32})"?$')
 IDENTITY = {"Accept-Encoding": "identity"}
 # AWS answers 403 (S3 AccessDenied) or 404 for a file it does not publish.
 MISSING = (403, 404)
+# A region's price file is up to a few GB (EC2 in us-east-1); one past this is not a price
+# file, and streaming it would fill the disk. Small files (indexes, the spot feed) are read
+# in memory within extract/_http.py's cap.
+MAX_DOWNLOAD_BYTES = 16 << 30
 
 Progress = Callable[[int, int | None], None]
 
@@ -61,22 +72,27 @@ class Downloaded:
 
 
 def get_bytes(client: HttpClient, url: str, source: str) -> bytes:
-    """A small file (an index, the spot feed) with retries; SourceError says what to do."""
+    """A small file (an index, the spot feed) with retries, read whole within the size cap and
+    the deadlines; SourceError says what to do."""
+    where = f"{source}: GET {url}"
     for attempt in range(1, client.max_attempts + 1):
+        client.check(where)
         try:
-            response = client.client.get(url)
+            request = client.client.build_request("GET", url, timeout=client.timeout())
+            response = complete(client, where, request)
             _raise_for(response, url, source)
             return response.content
         except _Retry as exc:
-            failure, wait = str(exc), exc.wait or backoff(attempt)
+            failure, asked = str(exc), exc.wait
         except httpx.TransportError as exc:
-            failure, wait = f"{type(exc).__name__}: {exc}", backoff(attempt)
+            failure, asked = f"{type(exc).__name__}: {exc}", None
         if attempt == client.max_attempts:
             raise SourceError(
                 f"{source}: GET {url} failed after {attempt} attempt(s) ({failure}): check the "
                 "network or proxy, then run again"
             )
-        client.sleep(_bounded(client, wait, url, source))
+        wait = _bounded(client, asked, url, source) if asked else backoff(attempt)
+        client.sleep(min(wait, max(client.left(), 0.0)))  # the next check names the deadline
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -116,6 +132,7 @@ def download(
     stalled = 0
     while True:
         before = state.size()
+        client.check(f"{source}: download of {url}")
         try:
             if _stream_once(client, url, state, progress or _quiet, source):
                 break
@@ -133,13 +150,21 @@ def download(
             )
         if wait is not None:
             wait = _bounded(client, wait, url, source)
-        client.sleep(wait if wait is not None else backoff(max(stalled, 1)))
+        wait = wait if wait is not None else backoff(max(stalled, 1))
+        client.sleep(min(wait, max(client.left(), 0.0)))  # the next check names the deadline
     return _finish(state, target, url, source)
 
 
 def _bounded(client: HttpClient, wait: float, url: str, source: str) -> float:
-    """A wait the server asked for (Retry-After), when it fits the retry budget; a longer
-    one (999999 s, a date in 2100) fails the source at once instead of hanging the run."""
+    """A wait the server asked for (Retry-After), when it fits the retry budget and what is
+    left of the deadline; a longer one (999999 s, a date in 2100) fails the source at once
+    instead of hanging the run."""
+    if wait >= client.left():
+        raise SourceError(
+            f"{source}: {url} asked to wait {wait:,.0f} s before trying again (Retry-After), "
+            f"past what is left of the source's deadline ({client.left():,.0f} s): run again "
+            "later"
+        )
     if wait > client.max_retry_seconds:
         raise SourceError(
             f"{source}: {url} asked to wait {wait:,.0f} s before trying again (Retry-After), "
@@ -203,7 +228,7 @@ def _stream_once(
         if state.etag:  # the server sends the whole (new) file if it changed meanwhile
             headers["If-Range"] = state.etag
     state.part.parent.mkdir(parents=True, exist_ok=True)
-    with client.client.stream("GET", url, headers=headers) as response:
+    with client.client.stream("GET", url, headers=headers, timeout=client.timeout()) as response:
         if response.status_code == 416:
             return _range_not_satisfiable(response, state)
         if not response.is_success:
@@ -212,6 +237,11 @@ def _stream_once(
         mode = _resume_mode(response, state, offset)
         if mode is None:
             return False
+        if (state.total or 0) > MAX_DOWNLOAD_BYTES:
+            raise SourceError(
+                f"{source}: {url} announced {state.total:,} bytes, past the "
+                f"{MAX_DOWNLOAD_BYTES >> 30} GB a price file may have: not downloaded; report it"
+            )
         with state.part.open(mode) as out:
             done = state.size()
             # As received, not re-chunked: a chunker would lose its buffer when the
@@ -220,12 +250,18 @@ def _stream_once(
                 out.write(chunk)
                 done += len(chunk)
                 progress(done, state.total)
+                if done > MAX_DOWNLOAD_BYTES:
+                    raise SourceError(
+                        f"{source}: {url} sent more than {MAX_DOWNLOAD_BYTES >> 30} GB, past "
+                        "what a price file may have: stopped; report it"
+                    )
                 if client.stopped():
                     raise SourceError(
                         f"{source}: download of {url} stopped at {done:,} of "
                         f"{state.total or '?'} bytes: the run was stopped; the next one resumes "
                         f"from {state.part}"
                     )
+                client.check(f"{source}: download of {url} at {done:,} bytes")
     return state.total is None or state.size() == state.total
 
 

@@ -67,6 +67,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
                 payloads.extend(_fetch_region(ctx, files, region, url, plans.get(region)))
             except ChipcostError as exc:
                 failures.append(str(exc))
+                ctx.on_time(f"{SOURCE_NAME}: stopped after {region}")  # no region is left
     if failures:
         raise SourceError(
             f"{SOURCE_NAME}: {len(failures)} of {len(regions)} region(s) failed: "

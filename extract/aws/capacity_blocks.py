@@ -85,6 +85,7 @@ def _fetch_pages(
     pages = paginator.paginate(**request, PaginationConfig={"PageSize": PAGE_SIZE})
     with aws_errors(f"{SOURCE_NAME}: {OPERATION} ({where})", PERMISSION):
         for page in pages:
+            ctx.on_time(f"{SOURCE_NAME}: {OPERATION} ({where})")
             asked = {"region": region, **request, "MaxResults": PAGE_SIZE, "NextToken": token}
             url = EC2_URL.format(region=region)
             payloads.append(ctx.archive.write(response_bytes(page), url, request=json_safe(asked)))

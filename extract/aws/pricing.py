@@ -99,6 +99,7 @@ def _fetch_query(client: Any, ctx: FetchContext, family: str) -> list[Payload]:
     seen: set[str] = set()
     token: str | None = None
     for page in range(1, MAX_PAGES + 1):
+        ctx.on_time(f"{SOURCE_NAME}: GetProducts instanceFamily {family!r} page {page}")
         request = get_products_request(family, token)
         response = _get_products(client, request, f"instanceFamily {family!r} page {page}")
         body = {key: value for key, value in response.items() if key != "ResponseMetadata"}

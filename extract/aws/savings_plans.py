@@ -97,6 +97,7 @@ def _fetch_batch(client: Any, ctx: FetchContext, batch: list[str], where: str) -
     for page in range(1, MAX_PAGES + 1):
         request = offering_rates_request(batch, token)
         what = f"{SOURCE_NAME}: {OPERATION} ({where}, page {page})"
+        ctx.on_time(what)
         with aws_errors(what, PERMISSION):
             response = client.describe_savings_plans_offering_rates(**request)
         payloads.append(

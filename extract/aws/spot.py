@@ -146,6 +146,7 @@ def _fetch_region(
     pages = paginator.paginate(**request, PaginationConfig={"PageSize": PAGE_SIZE})
     with aws_errors(what, PERMISSION):
         for page in pages:
+            ctx.on_time(what)
             asked = {"operation": HISTORY, "region": region, **request}
             asked.update(MaxResults=PAGE_SIZE, NextToken=token)
             payloads.append(ctx.archive.write(_bytes(page), url, request=json_safe(asked)))

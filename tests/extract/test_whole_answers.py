@@ -144,7 +144,7 @@ def test_a_server_sending_a_byte_at_a_time_meets_the_body_deadline(tmp_path, mon
 def test_a_body_over_the_size_cap_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(_http, "MAX_BODY_BYTES", 1000)
     with fault_server(respond(200, METAL)) as server:
-        with pytest.raises(SourceError, match="sent more than"):
+        with pytest.raises(SourceError, match="announced 1,049 bytes, more than 0 MB"):
             served(tmp_path, server)
 
 

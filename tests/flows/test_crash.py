@@ -20,6 +20,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.fault_server import drip, fault_server, stall
 from tests.paths import ROOT
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
@@ -200,3 +201,49 @@ def test_sigkill_during_a_large_load(tmp_path):
     done = subprocess.run([*run, "2000", "2"], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert len(snapshot(db)["observations"]) == 3000
+
+
+def fetcher(env: dict, url: str) -> subprocess.Popen:
+    """`chipcost collect --source aws-spot-feed` against a local server standing in for AWS."""
+    return subprocess.Popen(
+        [CHIPCOST, "collect", "--source", "aws-spot-feed"],
+        cwd=ROOT,
+        env={**env, "CHIPCOST_AWS_SPOT_FEED_URL": url},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def asked(server, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not server.requests:
+        assert time.monotonic() < deadline, "the collector never asked the server"
+        assert process.poll() is None, finish(process)
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        # A byte every 2 s: no read ever times out. The fetch sees the stop at its next byte,
+        # the run winds down and says what it kept.
+        (drip(b" " * 5000, 2.0), "stopped (SIGTERM): nothing was loaded"),
+        # Nothing at all: the read blocks; the process ends at the grace period's end.
+        (stall(600), "stopped: SIGTERM received 10 s ago and a fetch is still waiting"),
+    ],
+    ids=["trickling", "silent"],
+)
+def test_sigterm_ends_a_collection_stuck_on_a_provider_within_seconds(env, answer, said):
+    """On 368c4bd a collection held by a slow provider ignored SIGTERM for over 9 minutes."""
+    with fault_server(answer) as server:
+        process = fetcher(env, f"{server.url}/spot.js")
+        asked(server, process)
+        time.sleep(1)  # inside the read
+        process.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        code, _, err = finish(process)
+        took = time.monotonic() - started
+    assert code == 128 + signal.SIGTERM, err
+    assert said in err and "Traceback" not in err
+    assert took < 20, f"took {took:.0f} s after SIGTERM"

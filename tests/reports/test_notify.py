@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -145,3 +148,56 @@ def test_the_artifact_escapes_markdown_links_and_images():
         "\\!\\[x\\]\\(http://evil.test/a.png\\) \\[y\\]\\(http://evil.test\\)"
     )
     assert _md("a|b <script>") == "a\\|b &lt;script&gt;"
+
+
+def can_write(db: Path) -> bool:
+    """Whether another process can open the warehouse for writing right now."""
+    probe = "import duckdb, sys; duckdb.connect(sys.argv[1]).close()"
+    done = subprocess.run([sys.executable, "-c", probe, str(db)], capture_output=True, timeout=60)
+    return done.returncode == 0
+
+
+def test_a_target_is_posted_to_with_the_warehouse_closed(golden):
+    """On 368c4bd a slow webhook held the warehouse's write lock while it answered."""
+    with webhook_server.serving(delay=1.0) as (port, inbox):
+        writable = []
+        inbox.on_hook = lambda hook: writable.append(can_write(golden))
+        done = send_alerts(golden, [f"json://127.0.0.1:{port}/hook"], SINCE, UNTIL, 5.0)
+    assert writable == [True], "the warehouse was held while the target answered"
+    assert list(done.sent.values()) == [3]
+    con = duckdb.connect(str(golden), read_only=True)
+    try:  # recorded after the post, on a connection of its own
+        assert con.execute("SELECT count(*) FROM notifications").fetchone() == (3,)
+    finally:
+        con.close()
+
+
+def test_a_target_that_does_not_answer_fails_alone_at_its_deadline(golden):
+    with (
+        webhook_server.serving(delay=60) as (slow_port, _),
+        webhook_server.serving() as (port, inbox),
+    ):
+        slow, good = f"json://127.0.0.1:{slow_port}/slow", f"json://127.0.0.1:{port}/ok"
+        started = time.monotonic()
+        with pytest.raises(NotifyError) as caught:
+            send_alerts(golden, [slow, good], SINCE, UNTIL, 5.0, deadline=1.0)
+        took = time.monotonic() - started
+    assert f"{slow} did not answer the price alert within 1 s (CHIPCOST_NOTIFY_DEADLINE)" in str(
+        caught.value
+    )
+    assert len(inbox.hooks) == 1 and took < 3.5
+    con = duckdb.connect(str(golden), read_only=True)
+    try:  # the slow target's alerts are not recorded: the next run sends them again
+        targets = con.execute("SELECT DISTINCT target FROM notifications").fetchall()
+        assert len(targets) == 1
+    finally:
+        con.close()
+
+
+def test_the_notify_deadline_setting_is_checked():
+    from chipcost.core.errors import ChipcostError
+    from chipcost.core.settings import notify_deadline
+
+    assert notify_deadline(None) == 30 and notify_deadline("5") == 5
+    with pytest.raises(ChipcostError, match="CHIPCOST_NOTIFY_DEADLINE='never'"):
+        notify_deadline("never")

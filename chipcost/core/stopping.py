@@ -1,0 +1,118 @@
+"""Stopping on time: the process-wide stop (SIGTERM, SIGINT) and a fetch's own deadline.
+
+A signal during a collection or a backfill sets `STOP`: every fetch ends its next wait or
+read chunk with a SourceError, so the run winds down, closes the warehouse and says what it
+loaded. A thread blocked in a read that nothing arrives on cannot see it; `GRACE_SECONDS`
+after the signal the process ends anyway (a load cut off is rolled back by the warehouse,
+and a run archived but not loaded is loaded by the next collection).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FrameType
+
+from chipcost.core.errors import SourceError
+from chipcost.core.settings import SOURCE_DEADLINE_ENV
+
+STOP = threading.Event()
+# Seconds between a signal and the end of the process, whatever still runs.
+GRACE_SECONDS = 10.0
+SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def stopping() -> bool:
+    return STOP.is_set()
+
+
+def check(where: str, deadline: Deadline | None, stop: threading.Event | None = None) -> None:
+    """SourceError when the process (or the `stop` of whoever runs the fetch) is stopping, or
+    the fetch's deadline has passed: called before each request, wait, page and chunk."""
+    if STOP.is_set() or (stop is not None and stop.is_set()):
+        raise SourceError(f"{where}: stopped, as the run was asked to stop: run again")
+    if deadline is not None and deadline.left() <= 0:
+        raise SourceError(
+            f"{where}: not done within the source's {deadline.seconds:,.0f} s deadline "
+            f"({SOURCE_DEADLINE_ENV}): the provider is slow or stalling; run again later, or "
+            "raise the deadline"
+        )
+
+
+def pause(seconds: float) -> None:
+    """time.sleep that ends at once when the process is asked to stop."""
+    STOP.wait(max(seconds, 0.0))
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A fetch's whole budget: connect, reads, retry waits and downloads together."""
+
+    seconds: float
+    ends: float  # on time.monotonic's clock
+
+    @classmethod
+    def after(cls, seconds: float, clock: Callable[[], float] = time.monotonic) -> Deadline:
+        return cls(seconds, clock() + seconds)
+
+    def left(self, clock: Callable[[], float] = time.monotonic) -> float:
+        return self.ends - clock()
+
+
+@contextmanager
+def on_signals(grace: float = GRACE_SECONDS) -> Iterator[None]:
+    """While the block runs (in the main thread), SIGTERM and SIGINT set STOP and then do what
+    they did before (Prefect's bridge raises in the flow, the CLI's handler says what was
+    done); a process still alive `grace` seconds later ends with 128 + the signal's number.
+    Elsewhere than the main thread a handler cannot be set: the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if not STOP.is_set():
+            STOP.set()
+            _watchdog(signum, grace)
+        chained = previous[signum]
+        if callable(chained):
+            chained(signum, frame)
+        elif chained == signal.SIG_DFL:
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
+            _end(signum)
+
+    for signum in SIGNALS:
+        signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        # The watchdog, once started, stays: what keeps a process from ending after the block
+        # (a thread pool waiting on a stalled read) is what it is there for.
+        for signum, was in previous.items():
+            signal.signal(signum, was)
+
+
+def _watchdog(signum: int, grace: float) -> None:
+    def end_late() -> None:
+        time.sleep(grace)
+        name = signal.Signals(signum).name
+        sys.stderr.write(
+            f"stopped: {name} received {grace:g} s ago and a fetch is still waiting on its "
+            "provider; ending now. The warehouse keeps what was committed; runs archived but "
+            "not loaded are loaded by the next `chipcost collect`.\n"
+        )
+        sys.stderr.flush()
+        _end(signum)
+
+    threading.Thread(target=end_late, name="chipcost-stop", daemon=True).start()
+
+
+def _end(signum: int) -> None:
+    os._exit(128 + signum)
