@@ -116,8 +116,14 @@ def _log_result(logger: logging.Logger | logging.LoggerAdapter, result: SourceRe
 
 
 @task(name="load-run", cache_policy=NO_CACHE)
-def load_task(session: WarehouseSession, run: RunResult) -> LoadSummary:
-    return load(session, run)
+def load_task(session: WarehouseSession, run: RunResult) -> LoadSummary | State:
+    """The load; an expected failure (a busy warehouse, a lake whose PostgreSQL went away)
+    ends the task Failed with its message, raised again in the flow, not logged as a crash
+    with its traceback."""
+    try:
+        return load(session, run)
+    except ChipcostError as exc:
+        return Failed(message=str(exc), data=exc)
 
 
 def _replay(
@@ -267,6 +273,9 @@ def _load(
             get_run_logger().warning("%s: %s", source, note)
         # quote: the run is handed over as it is, not walked record by record (see RunOutcome).
         summary = load_task(session, quote(run))
+        if isinstance(summary, State):  # an expected failure: the state raises its error
+            summary.result()
+            raise AssertionError("unreachable: a Failed state raises")  # pragma: no cover
     finally:
         session.release()  # readers get in between runs
     progress_log.info("loaded run %s", run.archive_run, extra={LOADED: run.archive_run})

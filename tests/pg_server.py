@@ -53,6 +53,27 @@ class PgServer:
             capture_output=True,
         )
 
+    def _ctl(self) -> list[str]:
+        data = self.directory / "data"
+        return [str(BIN / "pg_ctl"), "-D", str(data), "-l", str(self.directory / "log")]
+
+    def start(self) -> None:
+        # A throwaway cluster: nothing to survive a power cut, so no waiting on the disk.
+        options = (
+            f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1 "
+            "-c max_connections=200 -c fsync=off -c synchronous_commit=off "
+            "-c full_page_writes=off"
+        )
+        subprocess.run(
+            _as_postgres([*self._ctl(), "-o", options, "-w", "start"]),
+            check=True,
+            capture_output=True,
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server; mode "immediate" is a crash (no shutdown, connections cut)."""
+        subprocess.run(_as_postgres([*self._ctl(), "-m", mode, "-w", "stop"]), capture_output=True)
+
     def new_database(self) -> str:
         name = f"lake_{os.getpid()}_{next(_names)}"
         self.psql(f"CREATE DATABASE {name}")
@@ -102,17 +123,10 @@ def running() -> Iterator[PgServer]:
         check=True,
         capture_output=True,
     )
-    # A throwaway cluster: nothing to survive a power cut, so no waiting on the disk.
-    options = (
-        f"-p {port} -k {directory} -c listen_addresses=127.0.0.1 -c max_connections=200"
-        " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-    )
-    ctl = [str(BIN / "pg_ctl"), "-D", str(data), "-l", str(directory / "log")]
-    subprocess.run(
-        _as_postgres([*ctl, "-o", options, "-w", "start"]), check=True, capture_output=True
-    )
+    server = PgServer(port, directory)
+    server.start()
     try:
-        yield PgServer(port, directory)
+        yield server
     finally:
-        subprocess.run(_as_postgres([*ctl, "-m", "fast", "-w", "stop"]), capture_output=True)
+        server.stop()
         shutil.rmtree(directory, ignore_errors=True)

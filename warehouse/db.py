@@ -114,7 +114,10 @@ def maintain(con: duckdb.DuckDBPyConnection) -> None:
     whose every load is checkpointed. A failure is logged: the loads stand, and the next
     collection tries again."""
     if lake.is_lake(con):
-        _checkpoint(con, "lake maintenance after the collection failed (its loads stand)")
+        try:
+            con.execute("CHECKPOINT").fetchall()
+        except duckdb.Error as exc:
+            log.warning("%s", lake.maintenance_failed(exc))
 
 
 def _checkpoint(con: duckdb.DuckDBPyConnection, failure: str) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from chipcost.core.clean import masked
-from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
+from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError, WarehouseLost
 from chipcost.core.settings import LAKE_DATA_ENV, LAKE_PREFIX, Warehouse, object_store
 
 CATALOG = "lake"
@@ -36,6 +36,14 @@ _COLUMN_KEY = re.compile(r"\s+PRIMARY KEY\b", re.IGNORECASE)
 _RACE = re.compile(r"already exists|duplicate key", re.IGNORECASE)
 ATTACH_ATTEMPTS = 4
 _CONFLICT = re.compile(r"conflict|concurrent", re.IGNORECASE)
+# What the postgres extension says when the catalog database goes away mid-write: stopped,
+# restarted, its connection cut. The last is all a failed COMMIT may leave to read.
+_LOST = re.compile(
+    r"Unable to connect to Postgres|server closed the connection|terminating connection|"
+    r"no connection to the server|could not receive data from server|SSL SYSCALL|"
+    r'Failed to execute query "ROLLBACK"|connection to server at .* failed',
+    re.IGNORECASE,
+)
 
 
 def is_lake(con: duckdb.DuckDBPyConnection) -> bool:
@@ -207,6 +215,34 @@ def _scrub(text: str, warehouse: Warehouse) -> str:
     for secret in (conninfo, conninfo.removeprefix("postgres:")):
         text = text.replace(secret, str(Warehouse(secret)))
     return " ".join(masked(text).split())
+
+
+def lost(warehouse: Warehouse, error: Exception) -> WarehouseLost | None:
+    """The error as WarehouseLost when it says the catalog database went away mid-write;
+    None for any other error."""
+    text = _scrub(str(error), warehouse)
+    found = _LOST.search(text)
+    if found is None:
+        return None
+    # What the extension said, without the conninfo it repeats: the phrase that told.
+    said = "Connection refused" if "Connection refused" in text else found.group(0)
+    return WarehouseLost(
+        f"the lake {warehouse} stopped answering during the load: its PostgreSQL catalog was "
+        f"stopped, restarted or cut off ({said}). Nothing of the run was committed; check "
+        "that PostgreSQL is running and reachable, then run the same command again"
+    )
+
+
+def maintenance_failed(error: Exception) -> str:
+    """What a failed DuckLake CHECKPOINT after a collection means, password masked."""
+    text = " ".join(masked(str(error)).split())
+    said = text if len(text) <= 200 else text[:197] + "..."
+    return (
+        f"lake maintenance after the collection (DuckLake's CHECKPOINT: merging small files, "
+        f"removing the ones no snapshot needs) failed: {said}. The loads stand and nothing is "
+        "lost; the next collection tries again. If it fails every time, report it with this "
+        "message"
+    )
 
 
 def busy(warehouse: Warehouse, error: Exception) -> WarehouseBusy:

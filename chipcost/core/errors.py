@@ -43,5 +43,10 @@ class WarehouseBusy(ChipcostError):
     """Another process holds the DuckDB file."""
 
 
+class WarehouseLost(WarehouseBusy):
+    """The warehouse stopped answering in the middle of a write (a lake's PostgreSQL stopped,
+    restarted or cut off): nothing of the write was committed; running it again is the cure."""
+
+
 class WarehouseError(ChipcostError):
     """The warehouse file cannot be opened or is not a chipcost warehouse."""

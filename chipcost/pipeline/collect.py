@@ -41,6 +41,7 @@ from chipcost.pipeline.refusals import disk_message, not_empty
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_batches
 from chipcost.warehouse.db import checkpoint, maintain
+from chipcost.warehouse.lake import lost
 from chipcost.warehouse.load import load_run, loaded_sources
 from chipcost.warehouse.run_rows import insert_attempt
 
@@ -304,7 +305,14 @@ def load(session: WarehouseSession, run: RunResult) -> LoadSummary:
     report's default week, the freshness of prices and the sources' health.
     """
     if any(s.status != ALREADY_LOADED for s in run.sources):
-        summary = load_run(session.con, run, observations_days=session.settings.observations_days)
+        try:
+            summary = load_run(
+                session.con, run, observations_days=session.settings.observations_days
+            )
+        except duckdb.Error as exc:
+            if (gone := lost(session.settings.warehouse, exc)) is not None:
+                raise gone from None
+            raise
         session.loaded = True
         return summary
     if run.sources:
