@@ -34,9 +34,7 @@ class Received:
 
 
 @contextmanager
-def serving(
-    port: int = 0, status: int = 200, delay: float = 0.0
-) -> Iterator[tuple[int, Received]]:
+def serving(port: int = 0, status: int = 200, delay: float = 0.0) -> Iterator[tuple[int, Received]]:
     """A webhook receiver on 127.0.0.1 (port 0: any free one); yields its port and inbox."""
     received = Received(status=status, delay=delay)
     stop = threading.Event()

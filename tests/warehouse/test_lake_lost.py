@@ -93,7 +93,7 @@ def test_postgres_killed_mid_load_is_one_line_and_the_same_command_recovers(
 )
 def test_each_way_postgres_goes_away_is_told_as_such(said, phrase):
     from chipcost.core.settings import Warehouse
-    from warehouse.lake import lost
+    from chipcost.warehouse.lake import lost
 
     lake = Warehouse("ducklake:postgres:dbname=w host=db password=hunter22", "/tmp/x")
     error = lost(lake, RuntimeError(f"IO Error: {said}"))
@@ -102,7 +102,7 @@ def test_each_way_postgres_goes_away_is_told_as_such(said, phrase):
 
 
 def test_a_failed_maintenance_says_the_loads_stand_and_masks_the_password():
-    from warehouse.lake import maintenance_failed
+    from chipcost.warehouse.lake import maintenance_failed
 
     text = maintenance_failed(RuntimeError("IO Error: at postgresql://u:hunter22@db/w: boom"))
     assert "The loads stand and nothing is lost; the next collection tries again" in text
