@@ -33,6 +33,10 @@ METAL_SPELLINGS = {"h100": "H100 SXM", "a100": "A100 SXM4 80GB", "l40": "L40S"}
 CARD_GB = {"NVIDIA_A100": 80.0, "NVIDIA_H100": 80.0}
 CPU_TYPES = frozenset({"vc2", "vhf", "vhp", "voc", "vdc"})
 SLICE = "a Cloud GPU plan selling a slice of one card: prices are per whole chip here"
+NOT_ON_DEMAND = "on-demand price not loaded: the plan is not deployable on demand (deploy_ondemand)"
+NOT_PREEMPTIBLE = (
+    "preemptible price not loaded: the plan is not deployable preemptible (deploy_preemptible)"
+)
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -122,10 +126,19 @@ def _offers(plan: dict, page: Page, chip: str, count: int, extra: dict) -> list[
     locations = [str(location) for location in listed if location]
     if not locations:
         return [page.reject(f"{name}: the plan lists no location to rent it in", plan, name)]
-    prices = [("on_demand", "hourly_cost")]
-    if plan.get("hourly_cost_preemptible") not in (None, 0):
-        prices.append(("spot", "hourly_cost_preemptible"))
     made: list[Item] = []
+    prices = []
+    # deploy_ondemand / deploy_preemptible false: listed with a price no one can rent at
+    # (Vultr's 8 x MI300X bare metal lists $31.92/h on demand with deploy_ondemand false).
+    if plan.get("deploy_ondemand") is False:
+        made.append(Skip(NOT_ON_DEMAND, name))
+    else:
+        prices.append(("on_demand", "hourly_cost"))
+    if plan.get("hourly_cost_preemptible") not in (None, 0):
+        if plan.get("deploy_preemptible") is False:
+            made.append(Skip(NOT_PREEMPTIBLE, name))
+        else:
+            prices.append(("spot", "hourly_cost_preemptible"))
     for model, field in prices:
         price, why = json_price(plan.get(field), f"{name} {field}")
         if price is None:

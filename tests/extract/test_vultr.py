@@ -121,3 +121,17 @@ def test_fetch_follows_the_cursor_and_archives_every_page(tmp_path: Path):
     assert {r.instance_type for r in parse(archived).records} >= {
         "vbm-256c-2048gb-8-mi300x-gpu", "vbm-112c-2048gb-8-h100-gpu", "vcg-a100-12c-120g-80vram",
     }  # fmt: skip
+
+
+def test_a_price_that_cannot_be_deployed_is_not_loaded_and_is_said():
+    """On 368c4bd a plan with deploy_ondemand false was recorded at an on-demand price no one
+    can rent at (Vultr's 8 x MI300X bare metal: preemptible only)."""
+    result = parse([payload("deploy-flags.json")])
+    mi300x = offers(result.records, "vbm-256c-2048gb-8-mi300x-gpu")
+    assert set(mi300x) == {("ord", "spot")} and mi300x[("ord", "spot")].price_per_hour == 14.80
+    h100 = offers(result.records, "vbm-112c-2048gb-8-h100-gpu")
+    assert {model for _, model in h100} == {"on_demand"}
+    [on_demand] = [n for n in result.notes if "deploy_ondemand" in n]
+    [preemptible] = [n for n in result.notes if "deploy_preemptible" in n]
+    assert "vbm-256c-2048gb-8-mi300x-gpu" in on_demand
+    assert "vbm-112c-2048gb-8-h100-gpu" in preemptible
