@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chipcost.core.catalog import listed_spelling
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.core.settings import SOURCE_ENV
@@ -48,7 +49,9 @@ def offers(row: Any, page: Page) -> list[Item]:
     if not gpu or not region or not kind:
         why = f"server_meta row {row!r:.80} has no gpu_type, region or known workload_type"
         return [page.reject(why, row, gpu)]
-    name = f"1x {gpu} {kind}"
+    # One name per card: JarvisLabs writes the RTX PRO 6000 "RTX PRO 6000" in one region and
+    # "RTX-PRO6000" in another, which made two offers of one card.
+    name = f"1x {listed_spelling(gpu)} {kind}"
     chip = page.chip(gpu, _number(row.get("vram")))
     # Spot is sold for containers only; a VM row's spot_price is not a price one can rent at.
     prices = [("on_demand", "price_per_hour")]

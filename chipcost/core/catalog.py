@@ -106,6 +106,21 @@ def chip_aliases() -> tuple[tuple[str, float | None, str], ...]:
     )
 
 
+@cache
+def _listed_spellings() -> dict[str, str]:
+    listed: dict[str, str] = {}
+    for row in _rows("chip_aliases.csv"):
+        listed.setdefault(normalise_spelling(row["spelling"]), row["spelling"])
+    return listed
+
+
+def listed_spelling(spelling: str) -> str:
+    """The spelling as chip_aliases.csv writes it when the provider's spelling is the same but
+    for case and separators ('RTX-PRO6000' -> 'RTX PRO 6000'), else the provider's own: one
+    name for one card where a provider writes it two ways."""
+    return _listed_spellings().get(normalise_spelling(spelling), spelling.strip())
+
+
 def canonical_chip(spelling: str, memory_gb: float | None = None) -> str:
     """The canonical chip a provider's spelling names, or 'unknown' (never a guess).
 

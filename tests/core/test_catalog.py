@@ -53,3 +53,47 @@ def test_the_family_and_type_tables_agree_with_the_chip_table():
     assert {aws_family(t) for t in aws_instance_chip_counts()} == set(aws_families())
     assert all(count > 0 for count in aws_instance_chip_counts().values())
     assert all(row["spec_source"] for row in chip_rows())
+
+
+@pytest.mark.parametrize(
+    ("spelling", "memory", "chip"),
+    [
+        ("Quadro RTX 6000", None, "Quadro-RTX-6000"),
+        ("Q RTX 6000", 24, "Quadro-RTX-6000"),
+        ("RTX 6000", 24, "Quadro-RTX-6000"),
+        ("RTX 6000", 48, "unknown"),  # the Ada card is spelled with its generation
+        ("GTX 1080 Ti", 11, "GTX-1080-Ti"),
+        ("GTX 1070", 8, "GTX-1070"),
+        ("RTX 2070S", 8, "RTX-2070-SUPER"),
+        ("RTX 2080", 8, "RTX-2080"),
+        ("RTX 3060 Ti", 8, "RTX-3060-Ti"),
+        ("Titan V", 12, "Titan-V"),
+        ("NVIDIA TITAN RTX", 24, "Titan-RTX"),
+    ],
+)
+def test_older_gpus_a_marketplace_lists_have_a_chip(spelling, memory, chip):
+    """On 368c4bd these loaded as `unknown` (Lambda's and Vast's spellings)."""
+    from chipcost.core.catalog import canonical_chip
+
+    assert canonical_chip(spelling, memory) == chip
+
+
+def test_every_added_chip_row_says_where_its_specs_come_from():
+    added = {
+        "Quadro-RTX-6000", "GTX-1070", "GTX-1070-Ti", "GTX-1080", "GTX-1080-Ti", "RTX-2060",
+        "RTX-2060-SUPER", "RTX-2070", "RTX-2070-SUPER", "RTX-2080", "RTX-2080-SUPER",
+        "RTX-3060-Ti", "RTX-3070-Ti", "Titan-V", "Titan-RTX", "Radeon-Instinct-MI25",
+        "Radeon-Pro-V620", "TPU-v3",
+    }  # fmt: skip
+    rows = {row["chip"]: row for row in chip_rows() if row["chip"] in added}
+    assert set(rows) == added
+    for row in rows.values():
+        assert float(row["memory_gb"]) > 0 and row["spec_date"]
+        assert "'" in row["spec_source"]  # the document's own words, quoted
+
+
+def test_a_spelling_written_two_ways_is_listed_once():
+    from chipcost.core.catalog import listed_spelling
+
+    assert listed_spelling("RTX-PRO6000") == listed_spelling("RTX PRO 6000") == "RTX PRO 6000"
+    assert listed_spelling("Some New Card") == "Some New Card"

@@ -180,3 +180,18 @@ def test_ndv2_is_eight_32_gb_v100s():
 
     chip, count, series = sku_table()["Standard_ND40rs_v2"]
     assert (chip, count, series) == ("V100-32GB", 8, "NDv2")
+
+
+def test_the_nv_and_ng_series_are_in_the_sku_table():
+    """On 368c4bd NVadsA10 v5, NVv3, NVv4 and NGads V620 sizes were missing from the table."""
+    from chipcost.extract.azure import sku_table
+
+    table = sku_table()
+    assert table["Standard_NV36ads_A10_v5"][:2] == ("A10", 1)
+    assert table["Standard_NV72ads_A10_v5"][:2] == ("A10", 2)
+    assert table["Standard_NV6ads_A10_v5"][1] == Fraction(1, 6)
+    assert table["Standard_NV48s_v3"][:2] == ("M60", 4)
+    assert table["Standard_NV32as_v4"][:2] == ("Radeon-Instinct-MI25", 1)
+    assert table["Standard_NV4as_v4"][1] == Fraction(1, 8)
+    assert table["Standard_NG32adms_V620_v1"][:2] == ("Radeon-Pro-V620", 1)
+    assert table["Standard_NG8ads_V620_v1"][1] == Fraction(1, 4)

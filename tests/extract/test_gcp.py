@@ -87,9 +87,13 @@ def test_tpus_are_priced_per_chip_hour():
     assert find(records, "tpu-v4", "us-east5", "commitment", "3yr").price_per_hour == 1.45
 
 
-def test_unmapped_accelerators_are_named_and_attached_gpus_counted():
+def test_tpu_v3_is_priced_and_attached_gpus_counted():
     result = parse(good())
-    assert any("TpuV3" in note and "gcp_tpus.csv" in note for note in result.notes)
+    # On 368c4bd TPU v3 was an unmapped accelerator (named in a note, no price).
+    assert not [note for note in result.notes if "gcp_tpus.csv" in note]
+    v3 = [r for r in result.records if r.chip == "TPU-v3"]
+    assert v3 and {r.pricing_model for r in v3} >= {"on_demand", "spot", "commitment"}
+    assert all(r.chip_count == 1.0 for r in v3)
     assert "skipped 8 GPU SKUs of GPUs attached to N1 VMs (priced without their VM)" in (
         result.notes
     )
@@ -199,3 +203,14 @@ def test_a_refused_key_fails_the_source_without_showing_it(tmp_path):
     with pytest.raises(SourceError) as caught:
         fetch(ctx)
     assert "400" in str(caught.value) and KEY not in str(caught.value)
+
+
+def test_a3_high_without_local_ssd_is_priced_as_a3_high():
+    """On 368c4bd the -nolssd A3 shapes were missing; they are the same GPUs, vCPUs and
+    memory, so the same component SKUs price them."""
+    records = parse(good()).records
+    for size in ("1g", "8g"):
+        plain = find(records, f"a3-highgpu-{size}")
+        bare = find(records, f"a3-highgpu-{size}-nolssd")
+        assert (bare.chip, bare.chip_count) == (plain.chip, plain.chip_count)
+        assert bare.price_per_hour == plain.price_per_hour

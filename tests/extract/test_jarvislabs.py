@@ -29,7 +29,7 @@ def offers(name: str = "server-meta.json") -> dict[tuple[str, str, str], object]
 
 def test_per_gpu_prices_of_vms_and_containers_per_region():
     found = offers()
-    vm = found[("1x A100-80GB VM", "india-noida-01", "on_demand")]
+    vm = found[("1x A100 80GB VM", "india-noida-01", "on_demand")]
     assert (vm.chip, vm.chip_count, vm.price_per_hour) == ("A100-80GB", 1.0, 1.49)
     assert found[("1x L4 container", "india-noida-01", "on_demand")].price_per_hour == 0.44
     assert found[("1x L4 VM", "india-noida-01", "on_demand")].extra["max_gpus"] == 8
@@ -43,10 +43,14 @@ def test_spot_is_read_for_containers_only():
     assert not [k for k in found if k[2] == "spot" and "VM" in k[0]]
 
 
-def test_both_spellings_of_rtx_pro_6000_name_the_same_chip():
+def test_both_spellings_of_rtx_pro_6000_are_one_offer_name_and_one_chip():
+    """On 368c4bd "RTX-PRO6000" and "RTX PRO 6000" made two instance names of one card."""
     found = offers()
-    assert found[("1x RTX-PRO6000 VM", "india-chennai-01", "on_demand")].chip == "RTX-PRO-6000"
-    assert found[("1x RTX PRO 6000 VM", "india-noida-01", "on_demand")].chip == "RTX-PRO-6000"
+    chennai = found[("1x RTX PRO 6000 VM", "india-chennai-01", "on_demand")]
+    noida = found[("1x RTX PRO 6000 VM", "india-noida-01", "on_demand")]
+    assert chennai.chip == noida.chip == "RTX-PRO-6000"
+    assert chennai.sku == "RTX-PRO6000" and noida.sku == "RTX PRO 6000"  # as the provider wrote it
+    assert not [name for name, _, _ in found if "PRO6000" in name]
 
 
 def test_bad_rows_become_rejects_with_reasons():
@@ -56,7 +60,7 @@ def test_bad_rows_become_rejects_with_reasons():
                   "has no gpu_type, region or known workload_type", "'0.89 USD'"):  # fmt: skip
         assert words in reasons
     assert len(result.rejects) == 5
-    assert {r.instance_type for r in result.records} == {"1x A100-80GB container", "1x H200 VM"}
+    assert {r.instance_type for r in result.records} == {"1x A100 80GB container", "1x H200 VM"}
 
 
 def keyed(tmp_path: Path, handler, key: str = KEY):
