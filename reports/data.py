@@ -62,6 +62,24 @@ class ReportData:
         return self.events.filter(pl.col("history_start")).height
 
     @property
+    def real_moves(self) -> pl.DataFrame:
+        """The moves that are not jump-and-back glitches."""
+        return self.moves.filter(~pl.col("jump_back")) if "jump_back" in self.moves else self.moves
+
+    @property
+    def glitches(self) -> pl.DataFrame:
+        """Offers whose price jumped out and came back (a data glitch, most likely)."""
+        if "jump_back" not in self.moves:
+            return self.moves.clear()
+        return self.moves.filter(pl.col("jump_back"))
+
+    @property
+    def price_changes(self) -> int:
+        """Price changes in the period (an offer may change more than once): the CSV's rows
+        of changed prices."""
+        return self.events.filter(pl.col("change") == "changed").height
+
+    @property
     def disagreements(self) -> pl.DataFrame:
         return self.comparisons.filter(pl.col("disagrees"))
 
@@ -165,8 +183,9 @@ def _history(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOpti
 
 def with_jumps(moves: pl.DataFrame) -> pl.DataFrame:
     """Moves marked `jump_back` when the price went more than JUMP_FACTOR out and came back
-    (a net move under JUMP_FACTOR), with `jump_factor` and `jump_up`; ranked by that jump
-    rather than by a net change near 0%."""
+    (a net move under JUMP_FACTOR), with `jump_factor` and `jump_up`. Real moves come first,
+    largest first; the jump-and-back glitches after them, ranked by their jump rather than
+    by a net change near 0%: a x8-and-back data glitch never leads the report or its subject."""
     old, new = pl.col("old_price_per_hour"), pl.col("new_price_per_hour")
     up, down = pl.col("high_price_per_hour") / old, old / pl.col("low_price_per_hour")
     net = pl.max_horizontal(new / old, old / new)
@@ -179,7 +198,7 @@ def with_jumps(moves: pl.DataFrame) -> pl.DataFrame:
         .then(100 * (pl.col("jump_factor") - 1))
         .otherwise(pl.col("change_pct").abs())
     )
-    return frame.sort(size, descending=True, maintain_order=True)
+    return frame.sort([pl.col("jump_back"), size], descending=[False, True], maintain_order=True)
 
 
 def _labelled(frame: pl.DataFrame | None) -> pl.DataFrame | None:
@@ -209,6 +228,7 @@ def alike_moves(moves: pl.DataFrame) -> pl.DataFrame:
     move to read. `where` and `instance_type` then name them all, or count them; `offers`
     is how many offers the row stands for."""
     alike = [c for c in _ALIKE if c in moves.columns]
+    listed = {*alike, "where", "region", "instance_type"}
     places, regions = pl.col("where"), pl.col("region")
     one_place = places.list.len() == 1
     return (
@@ -218,6 +238,8 @@ def alike_moves(moves: pl.DataFrame) -> pl.DataFrame:
             places.unique(maintain_order=True),
             regions.unique(maintain_order=True),
             pl.col("instance_type").unique(maintain_order=True),
+            # The rest (the daily trend, when it changed) as the row's first offer has them.
+            *[pl.col(c).first() for c in moves.columns if c not in listed],
         )
         .with_columns(
             where=pl.when(one_place)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from html import escape
@@ -80,6 +81,36 @@ def _document(title: str, body: str) -> str:
     )
 
 
+# great-tables scopes each table's stylesheet (about 9 KB) by the table's own id, and each
+# sparkline repeats its own: one copy of each serves every table of the page.
+_TABLE_STYLE = re.compile(
+    r'<div id="(?P<id>[a-z]+)"(?P<attrs>[^>]*)>\s*<style>(?P<css>.*?)</style>', re.S
+)
+_ANY_STYLE = re.compile(r"<style>.*?</style>", re.S)
+
+
+def shared_styles(html: str) -> str:
+    """The page with one copy of each table stylesheet: a table's `#id` rules become a class
+    shared by the tables whose rules were the same, and a repeated <style> is dropped."""
+
+    def shared(match: re.Match) -> str:
+        table_id, css = match["id"], match["css"]
+        name = "gts-" + hashlib.sha256(css.replace(table_id, "ID").encode()).hexdigest()[:8]
+        css = css.replace(f"#{table_id}", f".{name}")
+        return f'<div id="{table_id}" class="{name}"{match["attrs"]}><style>{css}</style>'
+
+    seen: set[str] = set()
+
+    def once(match: re.Match) -> str:
+        block = match.group(0)
+        if block in seen:
+            return ""
+        seen.add(block)
+        return block
+
+    return _ANY_STYLE.sub(once, _TABLE_STYLE.sub(shared, html))
+
+
 def report_html(data: ReportData, title: str) -> str:
     """The full report: every section, sparklines, for a browser."""
     parts = sections.full_report(data)
@@ -90,7 +121,7 @@ def report_html(data: ReportData, title: str) -> str:
         + "<footer>USD. Per chip-hour prices are instance prices divided by the chips in the "
         "instance. Every change of the period is in the CSV next to this file.</footer></main>"
     )
-    return _document(title, body)
+    return shared_styles(_document(title, body))
 
 
 def _email_variants(data: ReportData) -> list[Callable[[], list[Section]]]:

@@ -29,6 +29,11 @@ class ReportOptions:
     # comparison of sources: a source that stopped running keeps its last prices open.
     fresh_days: int = 7
     top_movers: int = 10  # rows of "what changed" in the e-mail body
+    # Rows of the report page's long tables (moves, new, withdrawn; per model and workload
+    # for cost per token): the page stays a read of minutes; the CSV and the explorer have
+    # every row.
+    report_rows: int = 16
+    cost_rows: int = 3
     history_weeks: int = 12  # how far back the price history charts go
 
     def __post_init__(self) -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
+import polars as pl
 from great_tables import GT
 
 from chipcost.reports import tables
 from chipcost.reports.charts import chip_charts
-from chipcost.reports.data import ReportData
+from chipcost.reports.data import ReportData, alike_moves
 
 
 @dataclass(frozen=True)
@@ -35,20 +36,80 @@ def index(data: ReportData) -> Section:
     )
     if data.index.is_empty():
         return Section("index", title, explain, None, "No on-demand prices in this period.")
-    return Section("index", title, explain, _html(tables.index_table(data.index)))
+    # Every chip that moved; the unchanged ones (largest markets first) up to the table's
+    # size, the rest counted: `chipcost index` lists them all.
+    limit = data.options.report_rows // 2
+    moved = data.index.filter(pl.col("change").abs() >= 0.0005)
+    still = data.index.filter(pl.col("change").abs() < 0.0005)
+    still = still.sort("constituents", "chip", descending=[True, False])
+    kept = pl.concat([moved, still.head(max(limit - moved.height, 0))])
+    left = data.index.height - kept.height
+    if left:
+        explain += (
+            f" {_plural(left, 'other chip')} did not move: `chipcost index` lists every chip."
+        )
+    return Section("index", title, explain, _html(tables.index_table(kept)))
 
 
 def changes(data: ReportData) -> Section:
-    explain = (
-        "Offers whose price moved in the period: the price before the first change and "
-        "after the last, per chip-hour (instance price ÷ chips). Green is cheaper, red dearer. "
-        "The line is the price at the end of each day over the last "
-        f"{data.options.trend_days // 7} weeks (as far as the history goes)."
-    )
+    """List and commitment prices that moved; spot moves (daily, by design) have their own."""
     if data.moves.is_empty():
+        explain = "Offers whose price moved in the period."
         return Section("changes", "What changed", explain, None, no_changes(data))
-    moves = data.moves.sort("chip", maintain_order=True)
-    return Section("changes", "What changed", explain, _html(tables.changes_table(moves)))
+    listed = data.moves.filter(pl.col("pricing_model") != "spot")
+    return _moves_section("changes", "What changed", "list and commitment", listed, data)
+
+
+def spot_changes(data: ReportData) -> Section | None:
+    spot = data.moves.filter(pl.col("pricing_model") == "spot")
+    if spot.is_empty():
+        return None
+    return _moves_section("spot", "Spot moves", "spot", spot, data, data.options.report_rows // 2)
+
+
+def _moves_section(
+    key: str, title: str, kind: str, moves: pl.DataFrame, data: ReportData, limit: int = 0
+) -> Section:
+    limit = limit or data.options.report_rows
+    moved = alike_moves(moves)
+    glitches = moves.filter(pl.col("jump_back")).height if "jump_back" in moves else 0
+    shown = f"The {limit} largest" if moved.height > limit else "All"
+    explain = (
+        f"{shown} moves of {kind} prices in the period ({_plural(moves.height, 'offer')}), "
+        "largest first, per chip-hour (instance price ÷ chips): one provider's offers of a "
+        "chip that moved alike share a line. Green is cheaper, red dearer. The line is the "
+        "first offer's price at the end of each day over the last "
+        f"{data.options.trend_days // 7} weeks. Every change is in the CSV next to this "
+        "report and in the price explorer."
+    )
+    if glitches:
+        explain += (
+            f" {_plural(glitches, 'offer')} jumped out and came back (likely a data glitch): "
+            "marked with the jump, after the real moves."
+        )
+    if moved.is_empty():
+        return Section(key, title, explain, None, f"No {kind} price moved in this period.")
+    many = pl.col("offers") > 1
+    shown_rows = moved.head(limit).with_columns(
+        instance_type=pl.when(many)
+        .then(pl.format("{} ({} offers)", pl.col("instance_type"), pl.col("offers")))
+        .otherwise(pl.col("instance_type"))
+    )
+    return Section(key, title, explain, _html(tables.changes_table(shown_rows)))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _capped(frame: pl.DataFrame, limit: int, what: str) -> tuple[pl.DataFrame, str]:
+    """The first `limit` rows, and a sentence on the rest ('' when none is left out)."""
+    if frame.height <= limit:
+        return frame, ""
+    rest = frame.height - limit
+    return frame.head(limit), f" The first {limit} of {frame.height} {what} are shown; the " + (
+        f"other {rest} are in the CSV next to this report and in the price explorer."
+    )
 
 
 def no_changes(data: ReportData) -> str:
@@ -63,7 +124,9 @@ def new_offers(data: ReportData) -> Section:
     explain = "Offers a source listed for the first time in the period (or listed again)."
     if data.new_offers.is_empty():
         return Section("new", "New offers", explain, None, "No new offers in this period.")
-    gt = tables.offers_table(data.new_offers, price="new_price_per_chip_hour", day="Listed")
+    offers, rest = _capped(data.new_offers, data.options.report_rows, "new offers")
+    explain += rest
+    gt = tables.offers_table(offers, price="new_price_per_chip_hour", day="Listed")
     return Section("new", "New offers", explain, _html(gt))
 
 
@@ -71,7 +134,9 @@ def withdrawn(data: ReportData) -> Section:
     explain = "Offers a source that ran successfully no longer lists, with their last price."
     if data.withdrawn.is_empty():
         return Section("withdrawn", "Withdrawn offers", explain, None, "No offer was withdrawn.")
-    gt = tables.offers_table(data.withdrawn, price="old_price_per_chip_hour", day="Withdrawn")
+    offers, rest = _capped(data.withdrawn, data.options.report_rows, "withdrawn offers")
+    explain += rest
+    gt = tables.offers_table(offers, price="old_price_per_chip_hour", day="Withdrawn")
     return Section("withdrawn", "Withdrawn offers", explain, _html(gt))
 
 
@@ -107,13 +172,15 @@ def history(data: ReportData) -> Section:
 
 
 def cost_per_token(data: ReportData) -> Section:
+    rows = data.options.cost_rows
     explain = (
-        "For each model and workload, each chip's cheapest cost per million tokens at "
-        "current prices among its offers whose instance holds the model (its weights for "
-        "inference, its training state for training: the rule of `chipcost cost`), cheapest "
-        "first; then the chips none of whose offers holds it, with how many instances it "
-        "would take. Each row names the throughput figure's kind (vendor claim, independent "
-        "benchmark, estimate, derived or measured) and where it comes from."
+        f"For each model and workload, the {rows} chips with the cheapest cost per million "
+        "tokens at current prices, each at its cheapest offer whose instance holds the model "
+        "(its weights for inference, its training state for training: the rule of "
+        "`chipcost cost`); a chip none of whose offers holds it comes after those that do, "
+        "with how many instances it would take. Each row names the throughput figure's kind "
+        "(vendor claim, independent benchmark, estimate, derived or measured) and where it "
+        "comes from. `chipcost cost --model NAME` ranks every chip and offer."
     )
     costs = data.cost_per_token
     if data.ended_before_newest_prices:
@@ -133,7 +200,7 @@ def cost_per_token(data: ReportData) -> Section:
             "a current price (the throughput table is empty or covers other chips)."
         )
         return Section("cost", "Cost per token", explain, None, empty)
-    return Section("cost", "Cost per token", explain, _html(tables.cost_table(costs)))
+    return Section("cost", "Cost per token", explain, _html(tables.cost_table(costs, rows)))
 
 
 def head_to_head(data: ReportData) -> Section:
@@ -186,15 +253,17 @@ def disagreements(data: ReportData) -> Section:
 
 
 def full_report(data: ReportData) -> list[Section]:
+    """What the market did, what moved, the questions users ask; then the details."""
     return [
         index(data),
         changes(data),
+        *filter(None, [spot_changes(data)]),
+        head_to_head(data),
+        cheapest(data),
+        cost_per_token(data),
+        history(data),
         new_offers(data),
         withdrawn(data),
-        cheapest(data),
-        history(data),
-        head_to_head(data),
-        cost_per_token(data),
         health(data),
         disagreements(data),
     ]

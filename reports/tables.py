@@ -175,36 +175,59 @@ def _source_cell(text: str | None) -> str:
     """The throughput's source cut to its first clause; the whole text on hover."""
     if not text:
         return ""
-    short = text.split(" (", 1)[0]
-    if len(short) > 50:
-        short = short[:50].rsplit(" ", 1)[0] + " …"
+    short = _short(text)
     return f"<span title='{escape(text, quote=True)}' style='{SMALL}'>{escape(short)}</span>"
 
 
-def cost_table(costs: pl.DataFrame) -> GT:
-    """Per model and workload, each chip's cheapest cost per million tokens: the chips whose
-    offers hold the model first, each part cheapest first."""
+def cost_table(costs: pl.DataFrame, rows: int = 3) -> GT:
+    """Per model and workload, one row: its `rows` cheapest chips per million tokens, each
+    with where, how and the throughput figure's kind and source; chips whose offers hold the
+    model come before those that do not."""
     group = pl.concat_str([pl.col("model"), pl.lit(", "), pl.col("workload")])
-    frame = costs.with_columns(group=group).sort("group", CANNOT_HOLD, "cost_per_million_tokens")
-    wanted = ["group", "chip", "cost_per_million_tokens", "holds", "where", "instance_type"]
-    wanted += ["offer", "tokens_per_second_per_chip", "throughput_kind", "throughput_source"]
-    frame = frame.select(wanted)
-    labels = {
-        "chip": "Chip",
-        "cost_per_million_tokens": "USD per million tokens",
-        "holds": "Holds the model",
-        "where": "Where",
-        "instance_type": "Instance",
-        "offer": "Pricing",
-        "tokens_per_second_per_chip": "Tokens/s per chip",
-        "throughput_kind": "Figure kind",
-        "throughput_source": "Figure from",
-    }
-    gt = GT(frame, groupname_col="group").cols_label(**labels)
-    gt = gt.fmt(cost_text, columns="cost_per_million_tokens")
-    gt = gt.fmt_number(columns="tokens_per_second_per_chip", decimals=0)
-    gt = gt.fmt(_source_cell, columns="throughput_source")
-    return styled(nowrap(gt, ["chip", "holds", "where", "instance_type"]))
+    ranked = (
+        costs.with_columns(group=group)
+        .sort("group", CANNOT_HOLD, "cost_per_million_tokens")
+        .group_by("group", maintain_order=True)
+        .head(rows)
+        .with_columns(rank=pl.int_range(pl.len()).over("group") + 1)
+    )
+    cell = pl.struct(
+        "chip", "cost_per_million_tokens", "holds", "where", "instance_type", "offer",
+        "tokens_per_second_per_chip", "throughput_kind", "throughput_source",
+    )  # fmt: skip
+    wide = ranked.select("group", "rank", cell.alias("cell")).pivot(
+        on="rank", index="group", values="cell", sort_columns=True
+    )
+    places = [c for c in wide.columns if c != "group"]
+    labels = {c: "Cheapest" if c == "1" else f"#{c}" for c in places}
+    gt = GT(wide, rowname_col="group").cols_label(**labels).tab_stubhead("Model, workload")
+    gt = gt.fmt(_cost_cell, columns=places).cols_align("left", columns=places)
+    return styled(gt)
+
+
+def _cost_cell(cell: dict | None) -> str:
+    """'H200 $0.21 per M tokens' over 'aws · us-east-1 · p5e.48xlarge, on-demand' and
+    '4,156 tok/s per chip, benchmark: MLPerf ...'."""
+    if not cell or cell.get("chip") is None:
+        return ""
+    holds = "" if cell["holds"] == "yes" else f" ({escape(cell['holds'])})"
+    speed = cell["tokens_per_second_per_chip"]
+    figure = f"{speed:,.0f} tok/s per chip, " if speed is not None else ""
+    return (
+        f"<b>{escape(cell['chip'])}</b> {escape(cost_text(cell['cost_per_million_tokens']))}"
+        f"{holds}<br><span style='{SMALL}'>{escape(cell['where'])} · "
+        f"{escape(cell['instance_type'])}, {escape(cell['offer'])}<br>{figure}"
+        f"{escape(cell['throughput_kind'] or '')}: {escape(_short(cell['throughput_source']))}"
+        "</span>"
+    )
+
+
+def _short(text: str | None, limit: int = 50) -> str:
+    """A source's first clause, cut at a word within `limit` characters."""
+    short = (text or "").split(" (", 1)[0]
+    if len(short) > limit:
+        short = short[:limit].rsplit(" ", 1)[0] + " …"
+    return short
 
 
 def index_table(index: pl.DataFrame) -> GT:

@@ -17,19 +17,23 @@ SAMPLE_NOTE = (
 
 @dataclass(frozen=True)
 class Counts:
-    changed: int
+    changed: int  # offers whose price moved (once or more)
     down: int
     up: int
     new: int
     withdrawn: int
     stale: int
     disagreements: int
+    changes: int = 0  # price changes, every one (the CSV's changed rows)
+    glitches: int = 0  # offers that jumped out and came back
 
 
 def counts(data: ReportData) -> Counts:
-    pct = data.moves["change_pct"]
+    pct = data.real_moves["change_pct"]
     return Counts(
         changed=data.moves.height,
+        changes=data.price_changes,
+        glitches=data.glitches.height,
         down=int((pct < 0).sum()),
         up=int((pct > 0).sum()),
         new=data.new_offers.height,
@@ -55,7 +59,11 @@ def subject(data: ReportData) -> str:
     if not data.has_history:
         head = "No price history yet"
     elif c.changed:
-        head = f"{_plural(c.changed, 'price change')}, {top_move(data.moves.row(0, named=True))}"
+        # The largest real move (moves come real first, glitches after), as its offers
+        # moved alike: "H100-SXM on-demand −8% (gcp, 4 offers)".
+        top = alike_moves(data.moves).row(0, named=True)
+        alike = f" ({top['provider']}, {top['offers']} offers)" if top["offers"] > 1 else ""
+        head = f"{_plural(c.changed, 'offer')} moved, {top_move(top)}{alike}"
     else:
         parts = ["No price changes"]
         if c.new:
@@ -68,14 +76,24 @@ def subject(data: ReportData) -> str:
 
 
 def headline(data: ReportData) -> str:
-    """'7 price changes (7 down, 0 up), 26 new offers, 13 withdrawn.'"""
+    """'7 offers moved in price (9 price changes): 6 down, 1 up. 26 new offers, 13
+    withdrawn.' Offers and changes are counted apart and named: one offer may change twice."""
     c = counts(data)
-    moves = _plural(c.changed, "price change")
-    if c.changed:
-        # An offer that moved and came back (a jump and back) is neither down nor up.
-        back = c.changed - c.down - c.up
-        moves += f" ({c.down} down, {c.up} up{f', {back} back where it was' if back else ''})"
-    return f"{moves}, {_plural(c.new, 'new offer')}, {c.withdrawn} withdrawn."
+    if not c.changed:
+        moves = "No offer moved in price"
+    else:
+        moves = (
+            f"{_plural(c.changed, 'offer')} moved in price ({_plural(c.changes, 'price change')}"
+            f" in all): {c.down} down, {c.up} up"
+        )
+        # An offer that moved and came back is neither down nor up: a glitch, or a real
+        # move undone; said apart.
+        back = c.changed - c.down - c.up - c.glitches
+        if back:
+            moves += f", {back} back where {'it was' if back == 1 else 'they were'}"
+        if c.glitches:
+            moves += f", {c.glitches} jumped out and back (likely a data glitch)"
+    return f"{moves}. {_plural(c.new, 'new offer')}, {c.withdrawn} withdrawn."
 
 
 def health_line(data: ReportData) -> str:
@@ -195,11 +213,13 @@ def markdown(data: ReportData, footer: list[str]) -> str:
             "| change | chip | where | pricing | was | now |",
             "|---:|---|---|---|---:|---:|",
         ]
-        for row in data.moves.head(limit).iter_rows(named=True):
+        # Offers of one provider that moved alike share a line, as in the e-mail.
+        rows = alike_moves(data.moves).with_columns(place=place_of_alike())
+        for row in rows.head(limit).iter_rows(named=True):
             cells = [
                 move_text(row),
                 row["chip"],
-                f"{row['where']} · {row['instance_type']}",
+                row["place"],
                 row["offer"],
                 money(row["old_price_per_chip_hour"]),
                 money(row["new_price_per_chip_hour"]),

@@ -48,10 +48,13 @@ def test_flow_mails_the_report_and_publishes_a_summary(golden, tmp_path, monkeyp
     assert outcome.delivery.sent_to == ["finops@example.com"]
     (got,) = box.messages
     message = email.message_from_bytes(got.content, policy=email.policy.default)
-    assert message["Subject"] == "2 price changes, H100-SXM on-demand −7.5%: week of 2026-11-01"
+    assert message["Subject"] == "2 offers moved, H100-SXM on-demand −7.5%: week of 2026-11-01"
     (artifact,) = [a for a in artifacts_of(state) if a.key == "report-summary"]
     assert artifact.type == "markdown"
-    assert "2 price changes (1 down, 1 up), 1 new offer, 1 withdrawn." in artifact.data
+    assert (
+        "2 offers moved in price (3 price changes in all): 1 down, 1 up. 1 new offer, 1 withdrawn."
+        in artifact.data
+    )
     assert "| −7.5% | H100-SXM | aws · us-east-1 · p5.48xlarge | on-demand |" in artifact.data
     assert "sent to finops@example.com" in artifact.data
 
@@ -134,7 +137,7 @@ def test_sample_archive_end_to_end(tmp_path):
     # One source keeps the numbers golden while other sources join the sample archive.
     collect(replay=str(SAMPLE), db=str(db), data_dir=str(tmp_path), sources=["aws-pricing-api"])
     outcome = report(db=str(db), out=str(tmp_path / "reports"), dry_run=True)
-    subject = "[sample data] 7 price changes, H100-SXM on-demand −8%: week of 2026-11-15"
+    subject = "[sample data] 7 offers moved, H100-SXM on-demand −8%: week of 2026-11-15"
     assert outcome.report.subject == subject
     message = email.message_from_bytes(
         outcome.delivery.eml_path.read_bytes(), policy=email.policy.default

@@ -68,7 +68,7 @@ def test_sent_message_has_the_right_structure(report, inbox, monkeypatch):
     assert got.mail_from == USER
     assert got.rcpt_tos == ["finops@example.com", "infra@example.org"]
     message = parsed(got.content)
-    assert message["Subject"] == "2 price changes, H100-SXM on-demand −7.5%: week of 2026-11-01"
+    assert message["Subject"] == "2 offers moved, H100-SXM on-demand −7.5%: week of 2026-11-01"
     assert message["To"] == "finops@example.com, Infra Team <infra@example.org>"
     assert message.get_content_type() == "multipart/mixed"
     alternative, *attachments = message.iter_parts()
@@ -215,7 +215,7 @@ def test_dry_run_writes_an_eml_that_parses_back(report):
     assert delivery.eml_path == report.html_path.with_suffix(".eml")
     message = parsed(delivery.eml_path.read_bytes())
     assert message["To"] == "undisclosed-recipients:;"
-    assert message["Subject"].startswith("2 price changes")
+    assert message["Subject"].startswith("2 offers moved")
     kinds = [p.get_content_type() for p in message.walk()]
     assert kinds == [
         "multipart/mixed",
@@ -240,7 +240,12 @@ def test_many_changes_keep_the_body_under_the_clip_limit(tmp_path):
     html = message.get_body(("html",)).get_content()
     assert len(html.encode()) < 100_000
     assert "The 10 largest moves of list and commitment prices (300 offers; " in html
-    assert made.html_path.stat().st_size > 300_000  # the full report keeps every move
+    # The page shows the 20 largest moves (each offer's price was its own: no two alike);
+    # the CSV keeps every change.
+    page = made.html_path.read_text()
+    assert made.html_path.stat().st_size < 300_000
+    assert "The 16 largest moves of list and commitment prices" in page
+    assert len(made.csv_path.read_text().splitlines()) == 1 + 600  # 300 new, 300 changed
     assert made.data.period.until == date(2026, 11, 2)
 
 

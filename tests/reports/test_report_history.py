@@ -27,16 +27,19 @@ def jump_and_back(path: Path) -> Path:
     return warehouse(path, runs)
 
 
-def test_a_move_out_and_back_is_marked_and_ranked_first(tmp_path):
+def test_a_move_out_and_back_is_marked_and_ranked_after_the_real_moves(tmp_path):
+    """On 368c4bd the x8-and-back glitch led the report and its subject."""
     made = write_report(jump_and_back(tmp_path / "w.duckdb"), tmp_path / "r")
     moves = made.data.moves
-    assert moves["region"].to_list() == ["us-east-1", "us-west-2"]  # the x8 jump first
-    jump = moves.row(0, named=True)
+    assert moves["region"].to_list() == ["us-west-2", "us-east-1"]  # the real move first
+    jump = moves.row(1, named=True)
     assert jump["change_pct"] == 0.0 and jump["jump_back"] and jump["jump_factor"] == 8.0
-    assert not moves.row(1, named=True)["jump_back"]
-    assert made.subject == "2 price changes, H100-SXM on-demand ×8.0 and back: week of 2026-11-01"
-    # The counts add up: the move that came back is neither down nor up.
-    assert headline(made.data).startswith("2 price changes (1 down, 0 up, 1 back where it was)")
+    assert not moves.row(0, named=True)["jump_back"]
+    assert made.subject == "2 offers moved, H100-SXM on-demand −10%: week of 2026-11-01"
+    # The counts add up and say what they count: offers, and changes (the jump is two).
+    assert headline(made.data).startswith(
+        "2 offers moved in price (3 price changes in all): 1 down, 0 up, 1 jumped out and back"
+    )
     changes = made.html_path.read_text().split('id="changes"')[1].split("</section>")[0]
     shown = re.sub(r"<[^>]+>", "", changes)  # the text a reader sees
     assert "×8.0 and back" in shown and "+0.0%" not in shown

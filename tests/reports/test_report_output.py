@@ -129,7 +129,7 @@ def test_a_change_with_one_daily_point_has_no_sparkline(tmp_path):
 def test_sample_runs_are_labelled(tmp_path):
     db = report_warehouse.build(tmp_path / "w.duckdb", report_warehouse.golden_runs(sample=True))
     made = write_report(db, tmp_path / "r")
-    assert made.subject.startswith("[sample data] 2 price changes")
+    assert made.subject.startswith("[sample data] 2 offers moved")
     assert "SAMPLE DATA" in made.html_path.read_text()
     assert "SAMPLE DATA" in text_body(made.data, 10)
 
@@ -144,7 +144,7 @@ def test_cli_dry_run_writes_report_csv_and_eml(golden, tmp_path):
     assert f"{eml} (dry run: not sent)" in result.stdout
     message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
     assert message.get_content_type() == "multipart/mixed"
-    assert "2 price changes, H100-SXM on-demand −7.5%" in result.stdout
+    assert "2 offers moved, H100-SXM on-demand −7.5%" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -243,7 +243,7 @@ def test_spot_moves_are_listed_apart_in_the_mail(tmp_path):
     text = message.get_body(("plain",)).get_content()
     assert "Largest moves of list and commitment prices (1 offer; " in text
     assert "Largest moves of spot prices (1 offer; " in text
-    assert made.subject == "2 price changes, H100-SXM spot +30%: week of 2026-10-27"
+    assert made.subject == "2 offers moved, H100-SXM spot +30%: week of 2026-10-27"
 
 
 def test_the_health_line_says_when_staleness_is_judged(golden, tmp_path):

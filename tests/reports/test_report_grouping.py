@@ -1,0 +1,82 @@
+"""The weekly report read in two minutes: offers that moved alike on one line (page, e-mail,
+Prefect summary), the subject naming the largest real move, and a page under 300 KB.
+
+On 368c4bd one GCP move on a3-highgpu-1g/2g/4g/8g in several regions was 16 identical rows
+of the HTML and the artifact, the headline counted offers as "price changes", and the page
+of the sample was 2.4 MB.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+
+import pytest
+
+from chipcost.reports.build import deliver, write_report
+from chipcost.reports.text import headline, markdown
+from tests.conftest import SAMPLE
+from tests.helpers import day, record, run_of
+from tests.reports.test_report_output import warehouse
+
+REGIONS = ("us-east-1", "us-west-2", "eu-west-1", "ap-south-1")
+
+
+def alike(path):
+    """One provider's H100 price falling 10% the same day in four regions, and one other
+    offer moving 5% up."""
+    runs = []
+    for n in (1, 2, 3):
+        price = 100.0 if n < 3 else 90.0
+        offers = [record(region=r, price_per_hour=price, sku=f"H-{r}") for r in REGIONS]
+        a100 = 40.0 if n < 2 else 42.0
+        offers.append(
+            record(chip="A100-80GB", instance_type="p4de.24xlarge", price_per_hour=a100, sku="A")
+        )
+        runs.append(run_of(offers, day(n)))
+    return warehouse(path, runs)
+
+
+def test_offers_that_moved_alike_are_one_line_everywhere(tmp_path):
+    made = write_report(alike(tmp_path / "w.duckdb"), tmp_path / "r")
+    assert made.data.moves.height == 5
+    assert made.subject.startswith("5 offers moved, H100-SXM on-demand −10% (aws, 4 offers)")
+    page = made.html_path.read_text()
+    changes = re.sub(r"<[^>]+>", " ", page.split('id="changes"')[1].split("</section>")[0])
+    assert changes.count("−10.0%") == 1 and "(4 offers)" in changes
+    summary = markdown(made.data, [])
+    rows = [line for line in summary.splitlines() if line.startswith("| −10%")]
+    assert len(rows) == 1 and "aws · 4 regions" in rows[0] and "4 offers" in rows[0]
+    message = email.message_from_bytes(
+        deliver(made, [], dry_run=True).eml_path.read_bytes(), policy=email.policy.default
+    )
+    html = message.get_body(("html",)).get_content()
+    assert html.count("−10.0%") == 1 and "(4 offers)" in html
+
+
+def test_the_headline_names_what_it_counts(tmp_path):
+    made = write_report(alike(tmp_path / "w.duckdb"), tmp_path / "r")
+
+    assert headline(made.data).startswith(
+        "5 offers moved in price (5 price changes in all): 4 down, 1 up."
+    )
+
+
+@pytest.mark.usefixtures("prefect_server")
+def test_the_sample_report_page_is_under_300_kb(tmp_path):
+    """On 368c4bd the sample's page was 2.4 MB (every move with its sparkline, every chip of
+    every model's cost, a 9 KB stylesheet per table)."""
+    from chipcost.flows.collect import collect
+
+    db = tmp_path / "w.duckdb"
+    collect(replay=str(SAMPLE), db=str(db), data_dir=str(tmp_path))
+    made = write_report(db, tmp_path / "r")
+    page = made.html_path.read_text()
+    assert made.html_path.stat().st_size < 300_000
+    # What it opens with, in order: the index, the moves, the articles' questions.
+    order = [page.index(f'id="{key}"') for key in ("index", "changes", "versus", "cost")]
+    assert order == sorted(order)
+    changes = page.split('id="changes"')[1].split("</section>")[0]
+    assert changes.count("<tr") <= 1 + 16 + 16  # header, rows, chip group rows at most
+    assert len(made.csv_path.read_text().splitlines()) > 700  # every change stays in the CSV
