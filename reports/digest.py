@@ -15,8 +15,9 @@ from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps,
 from chipcost.transform.cost import cost_text
 from chipcost.warehouse.snapshot import CANNOT_HOLD
 
-# Pricing buckets the e-mail shows; the attached report has them all.
-EMAIL_BUCKETS = ("on_demand", "commit_1yr", "commit_3yr", "spot")
+# Pricing buckets the e-mail shows (four columns fit a 390 px phone screen); the attached
+# report has them all.
+EMAIL_BUCKETS = ("on_demand", "commit_1yr", "spot")
 
 
 def movers(data: ReportData, limit: int) -> list[Section]:
@@ -56,12 +57,12 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
             ],
             separator=" → ",
         ).alias("prices"),
-        place_of_alike().alias("place"),
-        "offer",
+        # Where and the pricing in one column: four columns fit a 390 px phone screen.
+        pl.concat_str([place_of_alike(), pl.col("offer")], separator=" · ").alias("place"),
         *[c for c in JUMP_COLUMNS if c in moves.columns],
     )
     gt = GT(frame).cols_label(
-        chip="Chip", place="Where", offer="Pricing", prices="USD per chip-hour", change_pct="%"
+        chip="Chip", place="Where, pricing", prices="USD per chip-hour", change_pct="%"
     )
     gt = gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
     gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
@@ -83,26 +84,32 @@ def cheapest_per_token(data: ReportData) -> Section | None:
         .sort(keys)
         .select(
             pl.concat_str([pl.col(k) for k in keys], separator=", ").alias("for"),
-            pl.when(pl.col("fits").not_())
-            .then(pl.format("{} ({})", pl.col("chip"), pl.col("holds")))
-            .otherwise(pl.col("chip"))
-            .alias("chip"),
-            "cost_per_million_tokens",
-            place.alias("place"),
+            pl.struct(
+                pl.when(pl.col("fits").not_())
+                .then(pl.format("{} ({})", pl.col("chip"), pl.col("holds")))
+                .otherwise(pl.col("chip"))
+                .alias("chip"),
+                "cost_per_million_tokens",
+                place.alias("place"),
+            ).alias("cheapest"),
         )
     )
-    gt = GT(frame).cols_label(
-        **{"for": "Model, workload"},
-        chip="Cheapest chip",
-        cost_per_million_tokens="USD per million tokens",
-        place="Where",
-    )
-    gt = nowrap(gt.fmt(cost_text, columns="cost_per_million_tokens"), ["for", "chip"])
+    # Two columns, the chip, its cost and where stacked in one: readable on a phone.
+    gt = GT(frame).cols_label(**{"for": "Model, workload"}, cheapest="Cheapest chip, USD")
+    gt = gt.fmt(_cost_cell, columns="cheapest")
     explain = (
         "The cheapest chip for each model and workload at current prices, among the offers "
         "whose instance holds the model."
     )
     return Section("cost", "Cost per token", explain, styled(gt).as_raw_html())
+
+
+def _cost_cell(cell: dict) -> str:
+    cost = cost_text(cell["cost_per_million_tokens"])
+    return (
+        f"<b>{escape(cell['chip'])}</b> {escape(cost)} per million tokens<br>"
+        f"<span style='{SMALL}'>{escape(cell['place'])}</span>"
+    )
 
 
 def _cell(cell: dict | None) -> str:
@@ -125,5 +132,8 @@ def cheapest_now(data: ReportData) -> Section | None:
         wide = wide.join(cells, on="chip", how="left")
     gt = GT(wide).cols_label(chip="Chip", **{b: BUCKET_LABELS[b] for b in present})
     gt = nowrap(gt.fmt(_cell, columns=present), ["chip"])
-    explain = f"Cheapest per chip-hour at the end of {data.period.until}; more in the report."
+    explain = (
+        f"Cheapest per chip-hour at the end of {data.period.until}; 3-year commitments and "
+        "more in the report."
+    )
     return Section("cheapest", "Cheapest now", explain, styled(gt).as_raw_html())

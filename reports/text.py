@@ -61,7 +61,7 @@ def subject(data: ReportData) -> str:
     elif c.changed:
         # The largest real move (moves come real first, glitches after), as its offers
         # moved alike: "H100-SXM on-demand −8% (gcp, 4 offers)".
-        top = alike_moves(data.moves).row(0, named=True)
+        top = lead_move(data)
         alike = f" ({top['provider']}, {top['offers']} offers)" if top["offers"] > 1 else ""
         head = f"{_plural(c.changed, 'offer')} moved, {top_move(top)}{alike}"
     else:
@@ -73,6 +73,19 @@ def subject(data: ReportData) -> str:
         head = ", ".join(parts)
     prefix = "[sample data] " if data.sample else ""
     return f"{prefix}{head}: {data.period.label}"
+
+
+def lead_move(data: ReportData) -> dict:
+    """The move a subject names: the largest real move of a list or commitment price (spot
+    prices move daily), as its offers moved alike; else the largest real spot move; else the
+    largest glitch."""
+    grouped = alike_moves(data.moves)
+    real = grouped.filter(~pl.col("jump_back")) if "jump_back" in grouped else grouped
+    listed = real.filter(pl.col("pricing_model") != "spot")
+    for frame in (listed, real, grouped):
+        if frame.height:
+            return frame.row(0, named=True)
+    raise ValueError("no move to lead with")
 
 
 def headline(data: ReportData) -> str:

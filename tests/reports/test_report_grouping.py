@@ -16,6 +16,7 @@ import pytest
 
 from chipcost.reports.build import deliver, write_report
 from chipcost.reports.text import headline, markdown
+from tests.browser import launch, needs_chromium
 from tests.conftest import SAMPLE
 from tests.helpers import day, record, run_of
 from tests.reports.test_report_output import warehouse
@@ -63,15 +64,22 @@ def test_the_headline_names_what_it_counts(tmp_path):
     )
 
 
-@pytest.mark.usefixtures("prefect_server")
-def test_the_sample_report_page_is_under_300_kb(tmp_path):
-    """On 368c4bd the sample's page was 2.4 MB (every move with its sparkline, every chip of
-    every model's cost, a 9 KB stylesheet per table)."""
+@pytest.fixture(scope="module")
+def sample_report(tmp_path_factory, prefect_server):
+    """The weekly report of the whole sample archive, replayed through the collect flow."""
     from chipcost.flows.collect import collect
 
-    db = tmp_path / "w.duckdb"
-    collect(replay=str(SAMPLE), db=str(db), data_dir=str(tmp_path))
-    made = write_report(db, tmp_path / "r")
+    root = tmp_path_factory.mktemp("sample-report")
+    db = root / "w.duckdb"
+    collect(replay=str(SAMPLE), db=str(db), data_dir=str(root))
+    made = write_report(db, root / "r")
+    return made, deliver(made, [], dry_run=True).eml_path
+
+
+def test_the_sample_report_page_is_under_300_kb(sample_report):
+    """On 368c4bd the sample's page was 2.4 MB (every move with its sparkline, every chip of
+    every model's cost, a 9 KB stylesheet per table)."""
+    made, _ = sample_report
     page = made.html_path.read_text()
     assert made.html_path.stat().st_size < 300_000
     # What it opens with, in order: the index, the moves, the articles' questions.
@@ -80,3 +88,21 @@ def test_the_sample_report_page_is_under_300_kb(tmp_path):
     changes = page.split('id="changes"')[1].split("</section>")[0]
     assert changes.count("<tr") <= 1 + 16 + 16  # header, rows, chip group rows at most
     assert len(made.csv_path.read_text().splitlines()) > 700  # every change stays in the CSV
+
+
+@needs_chromium
+def test_the_sample_e_mail_fits_a_390_px_phone(sample_report, tmp_path):
+    """On 368c4bd the e-mail's tables ran past a phone's screen (pricing and cost cut off)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    _, eml = sample_report
+    message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
+    html = tmp_path / "mail.html"
+    html.write_text(message.get_body(("html",)).get_content())
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 390, "height": 800})
+        page.goto(html.as_uri())
+        widths = page.eval_on_selector_all(
+            "table", "ts => ts.map(t => [t.scrollWidth, document.documentElement.clientWidth])"
+        )
+        page.close()
+    assert len(widths) >= 3 and all(wide <= room for wide, room in widths), widths

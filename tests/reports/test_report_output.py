@@ -80,13 +80,13 @@ def test_a_period_before_the_prices_shows_none_of_them(tmp_path):
     # today's (sample) costs, without the sample banner, since nothing of the period was.
     db = report_warehouse.build(tmp_path / "w.duckdb", report_warehouse.golden_runs(sample=True))
     latest = write_report(db, tmp_path / "latest")
-    assert "USD per million tokens" in _mail_html(latest)
+    assert "per million tokens" in _mail_html(latest)
     made = write_report(db, tmp_path / "r", since=date(2026, 10, 1), until=date(2026, 10, 31))
     page = made.html_path.read_text()
     assert made.data.cost_per_token is None and not made.data.sample
     assert "Cost per token is computed at current prices only, and this period ended on " in page
     assert "No source had run by 2026-10-31." in page
-    assert "USD per million tokens" not in _mail_html(made)
+    assert "per million tokens" not in _mail_html(made)
     assert "SAMPLE DATA" not in page and not made.subject.startswith("[sample data]")
 
 
@@ -243,7 +243,8 @@ def test_spot_moves_are_listed_apart_in_the_mail(tmp_path):
     text = message.get_body(("plain",)).get_content()
     assert "Largest moves of list and commitment prices (1 offer; " in text
     assert "Largest moves of spot prices (1 offer; " in text
-    assert made.subject == "2 offers moved, H100-SXM spot +30%: week of 2026-10-27"
+    # The subject names the largest list or commitment move: spot prices move daily.
+    assert made.subject == "2 offers moved, H100-SXM on-demand +2%: week of 2026-10-27"
 
 
 def test_the_health_line_says_when_staleness_is_judged(golden, tmp_path):
