@@ -87,6 +87,35 @@ def text_value(value: Any) -> str:
     return converted if isinstance(converted, str) else str(converted)
 
 
+def table_value(value: Any) -> str:
+    """A value as a cell of the `sql` table: as text_value, but a float to six decimals at
+    most (2.5072666666666668 -> 2.507267); csv and json keep every digit."""
+    if isinstance(value, float) and math.isfinite(value) and value:
+        if 1e-4 <= abs(value) < 1e15:
+            return f"{value:.6f}".rstrip("0").rstrip(".")
+        return f"{value:.6g}"
+    if isinstance(value, float) and value == 0:
+        return "0"
+    return text_value(value)
+
+
+def numeric_columns(rows: Any, width: int) -> list[bool]:
+    """Per column, whether every value set is a number (not a bool): those align right."""
+    import decimal
+
+    kinds = (int, float, decimal.Decimal)
+    numeric = [True] * width
+    seen = [False] * width
+    for row in rows:
+        for i, value in enumerate(row):
+            if value is None:
+                continue
+            seen[i] = True
+            if isinstance(value, bool) or not isinstance(value, kinds):
+                numeric[i] = False
+    return [n and s for n, s in zip(numeric, seen, strict=True)]
+
+
 def _csv_cell(value: Any) -> str:
     """A CSV cell: as text_value, but NaN and infinities empty, as JSON's null, and text a
     spreadsheet would run as a formula defused (numbers are left as they are)."""

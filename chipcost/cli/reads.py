@@ -246,15 +246,17 @@ def _plain_sql(result: QueryResult, max_rows: int) -> bool:
     importing rich (chipcost.cli.terminal); False leaves a terminal, or a table that is not
     simple, to rich."""
     from chipcost.cli import terminal
-    from chipcost.cli.formats import text_value
+    from chipcost.cli.formats import numeric_columns, table_value
     from chipcost.core.clean import printable
 
     at = terminal.plain_width(sys.stdout)
     if at is None:
         return False
     names = [printable(name) for name in result.columns]
-    cells = [[printable(text_value(v)) for v in row] for row in result.rows[:max_rows]]
-    table = terminal.table_lines(names, cells, at)
+    shown = result.rows[:max_rows]
+    cells = [[printable(table_value(v)) for v in row] for row in shown]
+    right = numeric_columns(shown, len(names))
+    table = terminal.table_lines(names, cells, at, right=right)
     count = terminal.row_count(len(result.rows), max_rows)
     notes = _note_lines(result)
     if table is None or notes is None or len(count) > at:

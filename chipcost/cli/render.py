@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from chipcost.cli.formats import text_value
+from chipcost.cli.formats import numeric_columns, table_value, text_value
 from chipcost.cli.render_fresh import SAMPLE_BANNER
 from chipcost.cli.terminal import row_count
 from chipcost.core.clean import printable
@@ -94,10 +94,11 @@ def print_rows(
     from chipcost.cli.fit import natural_width
 
     table = Table()
-    for name in columns:
-        table.add_column(shown(name), overflow="fold")
+    right = numeric_columns(rows[:max_rows], len(columns))
+    for name, numeric in zip(columns, right, strict=True):
+        table.add_column(shown(name), overflow="fold", justify="right" if numeric else "left")
     for row in rows[:max_rows]:
-        table.add_row(*(shown(text_value(v)) for v in row))
+        table.add_row(*(shown(table_value(v)) for v in row))
     if len(columns) > 1 and natural_width(console, table) > console.width:
         _print_expanded(console, columns, rows[:max_rows])
         console.print(

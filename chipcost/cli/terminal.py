@@ -58,10 +58,15 @@ def _simple(text: str) -> bool:
     return text.isascii() and text.isprintable()
 
 
-def table_lines(columns: Sequence[str], rows: Sequence[Sequence[str]], at: int) -> list[str] | None:
+def table_lines(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    at: int,
+    right: Sequence[bool] = (),
+) -> list[str] | None:
     """rich's default table (heavy head, edges, one space of padding) of these cells, left
-    aligned, as plain lines; None when a cell is not simple or the table is wider than `at`
-    (rich wraps cells then)."""
+    aligned but the `right` columns (numbers), as plain lines; None when a cell is not
+    simple or the table is wider than `at` (rich wraps cells then)."""
     cells = [list(columns), *(list(row) for row in rows)]
     if not columns or any(not _simple(cell) for line in cells for cell in line):
         return None
@@ -72,8 +77,14 @@ def table_lines(columns: Sequence[str], rows: Sequence[Sequence[str]], at: int) 
     def rule(left: str, fill: str, cross: str, right: str) -> str:
         return left + cross.join(fill * (w + 2) for w in widths) + right
 
+    aligned = list(right) or [False] * len(columns)
+
     def line(edge: str, values: Sequence[str]) -> str:
-        padded = (f" {v.ljust(w)} " for v, w in zip(values, widths, strict=True))
+        # A right-aligned column (a number) is right-aligned in its header too, as in rich.
+        padded = (
+            f" {v.rjust(w) if r else v.ljust(w)} "
+            for v, w, r in zip(values, widths, aligned, strict=True)
+        )
         return edge + edge.join(padded) + edge
 
     lines = [rule("┏", "━", "┳", "┓"), line("┃", columns), rule("┡", "━", "╇", "┩")]

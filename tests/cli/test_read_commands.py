@@ -292,3 +292,20 @@ def test_an_80_column_screen_keeps_the_instance(db):
     lines = result.stdout.splitlines()
     table = lines[lines.index(header) : next(i for i, x in enumerate(lines) if "as of" in x)]
     assert max(len(line) for line in table) <= 80, table
+
+
+QUERY_NUMBERS = (
+    "select chip, avg(price_per_hour / 3) as third, count(*) as n, 0.00001::double as tiny "
+    "from current_prices group by chip order by chip"
+)
+
+
+@pytest.mark.parametrize("columns", [None, 200])  # a pipe (the plain writer), rich's width
+def test_sql_right_aligns_numbers_and_shortens_floats(db, columns):
+    """On 368c4bd `sql` left-aligned numbers and printed raw doubles (0.8333333333333334)."""
+    table = chipcost("sql", QUERY_NUMBERS, "--db", str(db), columns=columns).stdout
+    lines = table.splitlines()
+    assert "┃ chip      ┃     third ┃ n ┃  tiny ┃" in lines[1], lines[1]
+    assert any("│ L4        │  0.266667 │ 1 │ 1e-05 │" in line for line in lines), table
+    raw = chipcost("sql", QUERY_NUMBERS, "--db", str(db), "--format", "csv").stdout
+    assert "0.26666666666666666" in raw  # csv and json keep every digit
