@@ -72,10 +72,13 @@ def is_race(error: Exception) -> bool:
 def connect_lake(warehouse: Warehouse, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with the lake attached (read-only for readers) as the default."""
     data = warehouse.lake_data
-    if not data:
+    # A reader needs no data path: the catalog keeps the one its writers gave (a lake on
+    # object storage still needs the store's settings, read with CHIPCOST_LAKE_DATA).
+    if not data and not read_only:
         raise WarehouseError(
-            f"warehouse {warehouse} needs {LAKE_DATA_ENV}: the directory or s3://bucket/prefix "
-            "of its Parquet files"
+            f"warehouse {warehouse} needs {LAKE_DATA_ENV} to write: set it to the directory "
+            "or s3://bucket/prefix where the lake keeps its Parquet files (reading commands "
+            "need it only for a lake on object storage)"
         )
     if not read_only and not data.startswith("s3://"):
         _check_data_dir(Path(data))
@@ -97,7 +100,7 @@ def _attach(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyConnecti
     con = duckdb.connect()
     try:
         _load_extensions(con, data)
-        options = [f"DATA_PATH {_quote(data.rstrip('/') + '/')}"]
+        options = [f"DATA_PATH {_quote(data.rstrip('/') + '/')}"] if data else []
         if read_only:
             options.append("READ_ONLY")
         con.execute(f"ATTACH {_quote(warehouse.url)} AS {CATALOG} ({', '.join(options)})")
@@ -185,6 +188,14 @@ def _attach_message(warehouse: Warehouse, error: Exception) -> str:
     where = f"the lake catalog {warehouse}"
     if "password authentication failed" in text or "no password supplied" in text:
         return f"{where}: PostgreSQL refused the user or password: fix the conninfo's user/password"
+    denied = re.search(r"permission denied for (?:table|schema|relation) (\S+)", text)
+    if denied:
+        return (
+            f"{where}: its PostgreSQL role may not use the lake's catalog (permission denied "
+            f"for {denied.group(1)}): connect as the role that created the lake, or grant this "
+            "one access to the catalog's tables (readers: GRANT SELECT ON ALL TABLES IN SCHEMA "
+            "public TO <role>; collectors need INSERT, UPDATE and DELETE too)"
+        )
     if "does not exist" in text and "database" in text:
         return f"{where}: that PostgreSQL database does not exist: create it (createdb) first"
     if "Connection refused" in text or "could not connect" in text or "timeout" in text.lower():

@@ -394,11 +394,8 @@ def _check_lake(url: str, lake_data: str) -> None:
             f"warehouse {Warehouse(url)}: a lake is ducklake:postgres:<conninfo>, e.g. "
             "ducklake:postgres:dbname=chipcost host=db.internal user=chipcost"
         )
-    if not lake_data:
-        raise ChipcostError(
-            f"warehouse {Warehouse(url)} needs {LAKE_DATA_ENV}: set it to the directory or "
-            "s3://bucket/prefix where the lake keeps its Parquet files"
-        )
+    # CHIPCOST_LAKE_DATA is checked where it is needed: a writer needs it, a reader of a lake
+    # on a file system reads the data path its catalog keeps (warehouse/lake.py).
 
 
 def observations_days(text: str | None) -> int | None:

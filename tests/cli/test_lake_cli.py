@@ -85,13 +85,19 @@ def test_replay_into_the_lake_and_read_prices_while_another_replay_loads(
         file_con.close()
 
 
-def test_a_lake_without_its_data_path_is_one_line(lake):
+def test_a_lake_is_read_without_its_data_path_and_written_only_with_it(lake):
+    """On 368c4bd reading commands refused a lake without CHIPCOST_LAKE_DATA, which they do
+    not need: its catalog keeps the data path."""
+    env = {**os.environ, "CHIPCOST_LAKE_DATA": lake.lake_data}
+    assert chipcost("migrate", "--warehouse", lake.url, env=env).returncode == 0
     env = {**os.environ, "CHIPCOST_WAREHOUSE": lake.url}
     env.pop("CHIPCOST_LAKE_DATA", None)
-    result = chipcost("prices", env=env)
+    read = chipcost("sql", "select count(*) as n from price_history", env=env)
+    assert read.returncode == 0, read.stderr
+    result = chipcost("migrate", env=env)
     assert result.returncode != 0
-    assert "CHIPCOST_LAKE_DATA" in result.stderr and "Traceback" not in result.stderr
-    assert "lake-test-pw" not in result.stderr
+    assert "needs CHIPCOST_LAKE_DATA to write" in result.stderr
+    assert "Traceback" not in result.stderr and "lake-test-pw" not in result.stderr
 
 
 def test_migrate_creates_the_lake_from_the_warehouse_option(lake):

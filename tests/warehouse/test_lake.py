@@ -355,3 +355,29 @@ def test_another_data_path_names_the_setting_and_the_lakes_own(lake, tmp_path):
         str(refused.value)
     )
     assert "OVERRIDE_DATA_PATH" not in str(refused.value)
+
+
+def test_a_role_without_access_to_the_catalog_is_told_what_to_grant(lake, pg_server):
+    """On 368c4bd a wrong role was DuckDB's raw "Failed to attach DuckLake MetaData"."""
+    open_warehouse(lake).close()
+    role = f"reader_{abs(hash(lake.url)) % 10**6}"
+    pg_server.psql(f"CREATE ROLE {role} LOGIN PASSWORD 'reader-pw'")
+    dbname = lake.url.split("dbname=")[1].split()[0]
+    url = f"ducklake:postgres:dbname={dbname} host=127.0.0.1 port={pg_server.port} user={role} "
+    with pytest.raises(WarehouseError) as error:
+        connect(Warehouse(url + "password=reader-pw", lake.lake_data), read_only=True)
+    message = str(error.value)
+    assert "its PostgreSQL role may not use the lake's catalog (permission denied for" in message
+    assert "GRANT SELECT ON ALL TABLES IN SCHEMA public TO <role>" in message
+    assert "reader-pw" not in message
+
+
+def test_a_reader_needs_no_data_path(lake):
+    con = open_warehouse(lake)
+    load_run(con, run_of([record()], day(0)))
+    con.close()
+    reader = connect(Warehouse(lake.url, ""), read_only=True)
+    try:
+        assert reader.execute("SELECT count(*) FROM price_history").fetchall() == [(1,)]
+    finally:
+        reader.close()
