@@ -50,6 +50,7 @@ def prices(
     min_price: float | None = None,
     max_price: float | None = None,
     spot: bool | None = None,
+    sort: str | None = None,
     db: str | Path | None = None,
 ) -> pl.DataFrame:
     """Current per-chip hourly prices, cheapest first per chip, pricing model and term.
@@ -60,7 +61,9 @@ def prices(
     payload the price was read from), source_as_of (the source's last
     successful run) and sample (bundled sample data). min_memory is GB per chip, chips the
     chips per instance, min_price/max_price USD per chip-hour, spot True/False to keep
-    only/no spot prices. An unknown name raises chipcost.core.errors.ChipcostError.
+    only/no spot prices; sort "price", "chip", "provider" or "region" (default: price when
+    the chip names stand for several chips, such as "H100", else chip). An unknown name
+    raises chipcost.core.errors.ChipcostError.
     """
     from chipcost.pipeline.prices import PriceAsk, find_prices
 
@@ -76,6 +79,7 @@ def prices(
         min_price=min_price,
         max_price=max_price,
         spot=spot,
+        sort=sort,
         api=True,
     )
     with _warehouse(db) as (con, stale_days):

@@ -47,6 +47,15 @@ PRICE_COLUMNS = (
 )
 
 
+# What `--sort` puts first; then by chip, pricing model, term and price as always.
+SORTS = {
+    "chip": "",
+    "price": "price_per_chip_hour, ",
+    "provider": "provider, ",
+    "region": "region, ",
+}
+
+
 def _price_query(
     *,
     chips: list[str] | None = None,
@@ -58,9 +67,10 @@ def _price_query(
     min_price: float | None = None,
     max_price: float | None = None,
     spot: bool | None = None,
+    sort: str = "chip",
 ) -> str:
     """The query of current per-chip prices (per_chip_prices), the values in its text
-    (chipcost.warehouse.literals says why)."""
+    (chipcost.warehouse.literals says why); `sort` one of SORTS."""
     where: list[str] = ["TRUE"]
     any_of("p.chip", chips, where)
     any_of("region", regions, where)
@@ -82,11 +92,12 @@ def _price_query(
     columns = ", ".join(
         f"p.{c}, c.memory_gb" if c == "chip_count" else f"p.{c}" for c in PRICE_COLUMNS
     )
+    first = SORTS[sort]
     sql = f"""
         SELECT {columns}
         FROM per_chip_prices p LEFT JOIN chips c ON c.chip = p.chip
         WHERE {" AND ".join(where)}
-        ORDER BY p.chip, coalesce(list_position([{order}], pricing_model), 99),
+        ORDER BY {first}p.chip, coalesce(list_position([{order}], pricing_model), 99),
                  {TERM_HOURS}, term, price_per_chip_hour, region, zone, instance_type,
                  payment, plan, source
     """

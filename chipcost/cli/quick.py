@@ -97,6 +97,7 @@ SPECS: dict[str, Spec] = {
             "--min-memory": Opt("min_memory", "float"),
             "--min-price": Opt("min_price", "float"),
             "--max-price": Opt("max_price", "float"),
+            "--sort": Opt("sort"),
             **_switch("spot", "spot"),
         },
     ),

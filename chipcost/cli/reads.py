@@ -46,6 +46,7 @@ def prices(
     min_price: float | None = None,
     max_price: float | None = None,
     spot: bool | None = None,
+    sort: str | None = None,
     limit: int | None = None,
     wide: bool = False,
     format: OutputFormat = OutputFormat.table,
@@ -73,6 +74,7 @@ def prices(
         min_price=min_price,
         max_price=max_price,
         spot=spot,
+        sort=sort,
     )
     table = format is OutputFormat.table
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)

@@ -43,6 +43,9 @@ class PriceAsk:
     min_price: float | None = None
     max_price: float | None = None
     spot: bool | None = None
+    # chip | price | provider | region; None: cheapest first when the chip names stand for
+    # more than one chip (a family, "H100"), else by chip
+    sort: str | None = None
     api: bool = False  # messages name the Python API's parameters (max_price=), not options
 
 
@@ -170,8 +173,10 @@ def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:
             f"{_named(ask, '--min-price', f'{low:g}')} is above "
             f"{_named(ask, '--max-price', f'{high:g}')}"
         )
+    chips = resolve_chip_names(ask.chips)
     return {
-        "chips": resolve_chip_names(ask.chips),
+        "chips": chips,
+        "sort": _sort(ask, chips),
         "regions": named["regions"],
         "models": named["pricing_models"],
         "providers": named["providers"],
@@ -181,6 +186,19 @@ def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:
         "max_price": high,
         "spot": ask.spot,
     }
+
+
+def _sort(ask: PriceAsk, chips: list[str] | None) -> str:
+    """The order asked for, or the default: cheapest first across a family's variants (the
+    alphabetically first variant would fill the page), else by chip."""
+    from chipcost.warehouse.prices import SORTS
+
+    if ask.sort is None:
+        return "price" if chips is not None and len(chips) > 1 else "chip"
+    wanted = str(ask.sort).strip().lower()
+    if wanted not in SORTS:
+        raise ChipcostError(f"{_named(ask, '--sort', ask.sort)}: sort by one of {', '.join(SORTS)}")
+    return wanted
 
 
 def find_prices(

@@ -309,3 +309,17 @@ def test_sql_right_aligns_numbers_and_shortens_floats(db, columns):
     assert any("│ L4        │  0.266667 │ 1 │ 1e-05 │" in line for line in lines), table
     raw = chipcost("sql", QUERY_NUMBERS, "--db", str(db), "--format", "csv").stdout
     assert "0.26666666666666666" in raw  # csv and json keep every digit
+
+
+def test_a_family_is_listed_cheapest_first_across_its_variants(db):
+    """On 368c4bd `prices --chip H100` filled the page with H100-PCIe, the alphabetically
+    first variant, before the cheaper H100-SXM offers."""
+    rows = chipcost("prices", "--chip", "H100", "--format", "csv", "--db", str(db)).stdout
+    prices = [float(line.split(",")[11]) for line in rows.splitlines()[1:]]
+    assert len(prices) > 1 and prices == sorted(prices)
+    by_chip = chipcost("prices", "--chip", "H100", "--sort", "chip", "--format", "csv",
+                       "--db", str(db)).stdout  # fmt: skip
+    chips = [line.split(",")[0] for line in by_chip.splitlines()[1:]]
+    assert chips == sorted(chips)
+    bad = chipcost("prices", "--sort", "cost", "--db", str(db))
+    assert bad.returncode == 1 and "--sort cost: sort by one of chip, price" in bad.stderr

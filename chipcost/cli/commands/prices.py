@@ -52,6 +52,14 @@ def prices(
         bool | None,
         typer.Option("--spot/--no-spot", help="Only spot prices, or none of them (default: all)."),
     ] = None,
+    sort: Annotated[
+        str | None,
+        typer.Option(
+            "--sort",
+            help="Order by price, chip, provider or region (default: price for a family such "
+            "as H100, else chip).",
+        ),
+    ] = None,
     limit: LimitOption = None,
     wide: WideOption = False,
     format: FormatOption = OutputFormat.table,
@@ -71,6 +79,7 @@ def prices(
         min_price=min_price,
         max_price=max_price,
         spot=spot,
+        sort=sort,
         limit=limit,
         wide=wide,
         format=format,
