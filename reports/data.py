@@ -143,9 +143,13 @@ def _index(con: duckdb.DuckDBPyConnection, period: Period) -> pl.DataFrame:
         return pl.DataFrame()
     if daily.is_empty():
         return daily
-    first = daily.sort("day").group_by("chip", maintain_order=True).first()
-    last = daily.sort("day").group_by("chip", maintain_order=True).last()
+    ordered = daily.sort("day")
+    first = ordered.group_by("chip", maintain_order=True).first()
+    last = ordered.group_by("chip", maintain_order=True).last()
+    # The day-by-day level over the period: the index table's line.
+    trend = ordered.group_by("chip", maintain_order=True).agg(pl.col("level").alias("trend"))
     joined = last.join(first.select("chip", start=pl.col("level")), on="chip")
+    joined = joined.join(trend, on="chip")
     return joined.with_columns(change=pl.col("level") / pl.col("start") - 1).sort(
         pl.col("change").abs(), "chip", descending=[True, False]
     )

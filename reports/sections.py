@@ -124,7 +124,7 @@ def new_offers(data: ReportData) -> Section:
     explain = "Offers a source listed for the first time in the period (or listed again)."
     if data.new_offers.is_empty():
         return Section("new", "New offers", explain, None, "No new offers in this period.")
-    offers, rest = _capped(data.new_offers, data.options.report_rows, "new offers")
+    offers, rest = _capped(data.new_offers, data.options.report_rows // 2, "new offers")
     explain += rest
     gt = tables.offers_table(offers, price="new_price_per_chip_hour", day="Listed")
     return Section("new", "New offers", explain, _html(gt))
@@ -134,7 +134,7 @@ def withdrawn(data: ReportData) -> Section:
     explain = "Offers a source that ran successfully no longer lists, with their last price."
     if data.withdrawn.is_empty():
         return Section("withdrawn", "Withdrawn offers", explain, None, "No offer was withdrawn.")
-    offers, rest = _capped(data.withdrawn, data.options.report_rows, "withdrawn offers")
+    offers, rest = _capped(data.withdrawn, data.options.report_rows // 2, "withdrawn offers")
     explain += rest
     gt = tables.offers_table(offers, price="old_price_per_chip_hour", day="Withdrawn")
     return Section("withdrawn", "Withdrawn offers", explain, _html(gt))

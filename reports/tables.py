@@ -244,11 +244,25 @@ def index_table(index: pl.DataFrame) -> GT:
                 .otherwise(pl.lit("")),
             ]
         ).alias("providers"),
+        # A line for the chips that moved; "flat" says the rest in four letters.
+        *(
+            [pl.when(pl.col("change").abs() >= 0.0005).then(pl.col("trend")).alias("trend")]
+            if "trend" in index.columns
+            else []
+        ),
     )
     gt = GT(frame).cols_label(
-        chip="Chip", level="USD per chip-hour", change="Move in the period", providers="Providers"
+        chip="Chip",
+        level="USD per chip-hour",
+        change="Move in the period",
+        providers="Providers",
+        trend="Index each day",
     )
     gt = gt.fmt_currency(columns="level", decimals=4).fmt_percent(columns="change", decimals=1)
+    if "trend" in frame.columns:
+        gt = gt.fmt_nanoplot("trend", plot_type="line", options=TREND).sub_missing(
+            "trend", missing_text="flat"
+        )
     return styled(nowrap(gt, ["chip"]))
 
 
