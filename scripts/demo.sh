@@ -19,6 +19,9 @@ echo
 echo "== chipcost history --chip H100-SXM   (the cheapest price per day per pricing model)"
 .venv/bin/chipcost history --chip H100-SXM
 echo
+echo "== chipcost index --chip H100-SXM   (the daily rental price index: median of each provider's cheapest)"
+.venv/bin/chipcost index --chip H100-SXM
+
 echo "== chipcost cost --model llama-3-70b --workload inference --limit 15"
 .venv/bin/chipcost cost --model llama-3-70b --workload inference --limit 15
 echo
