@@ -118,8 +118,8 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         events=with_labels(printable_text(change_events(con, start, end))),
         cheapest=with_labels(printable_text(cheapest_by_model(con, end, fresh))),
         cost_per_token=None if later else _labelled(printable_text(cheapest_cost_per_token(con))),
-        health=printable_text(
-            source_health(con, start, end, end - timedelta(days=options.stale_days))
+        health=_collected(
+            printable_text(source_health(con, start, end, end - timedelta(days=options.stale_days)))
         ),
         comparisons=with_labels(
             printable_text(source_disagreements(con, end, fresh, options.disagree_pct))
@@ -128,6 +128,17 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         head_to_head=None if later else _head_to_head(con, options),
         index=_index(con, period),
     )
+
+
+def _collected(health: pl.DataFrame) -> pl.DataFrame:
+    """The health of the sources chipcost collects: a source registered but never collected
+    by design (crusoe) is neither healthy nor stale, and is not counted, as `sources` says."""
+    from chipcost.extract import registry
+
+    kept = [name for name, source in registry().items() if not source.collected]
+    if health.is_empty() or not kept:
+        return health
+    return health.filter(~pl.col("source").is_in(kept))
 
 
 def _index(con: duckdb.DuckDBPyConnection, period: Period) -> pl.DataFrame:

@@ -106,3 +106,18 @@ def test_the_sample_e_mail_fits_a_390_px_phone(sample_report, tmp_path):
         )
         page.close()
     assert len(widths) >= 3 and all(wide <= room for wide, room in widths), widths
+
+
+def test_a_source_not_collected_is_not_counted_among_the_sources(tmp_path):
+    """On 368c4bd a failed live run counted crusoe (registered, never collected) among "25 of
+    25 sources stale"; `chipcost sources` says "not collected"."""
+    from chipcost.core.runs import SKIPPED
+    from chipcost.reports.text import health_line
+    from tests import report_warehouse as golden
+
+    runs = golden.golden_runs()
+    crusoe = golden.source("crusoe", [], 6, status=SKIPPED, message="not collected")
+    runs[-1].sources.append(crusoe)
+    made = write_report(golden.build(tmp_path / "w.duckdb", runs), tmp_path / "r")
+    assert "crusoe" not in made.data.health["source"].to_list()
+    assert health_line(made.data).startswith("1 of 3 sources stale")  # crusoe not among them
