@@ -11,6 +11,7 @@ from great_tables import GT
 from chipcost.reports import tables
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData, alike_moves
+from chipcost.reports.labels import plural
 
 
 @dataclass(frozen=True)
@@ -45,9 +46,7 @@ def index(data: ReportData) -> Section:
     kept = pl.concat([moved, still.head(max(limit - moved.height, 0))])
     left = data.index.height - kept.height
     if left:
-        explain += (
-            f" {_plural(left, 'other chip')} did not move: `chipcost index` lists every chip."
-        )
+        explain += f" {plural(left, 'other chip')} did not move: `chipcost index` lists every chip."
     return Section("index", title, explain, _html(tables.index_table(kept)))
 
 
@@ -75,7 +74,7 @@ def _moves_section(
     glitches = moves.filter(pl.col("jump_back")).height if "jump_back" in moves else 0
     shown = f"The {limit} largest" if moved.height > limit else "All"
     explain = (
-        f"{shown} moves of {kind} prices in the period ({_plural(moves.height, 'offer')}), "
+        f"{shown} moves of {kind} prices in the period ({plural(moves.height, 'offer')}), "
         "largest first, per chip-hour (instance price ÷ chips): one provider's offers of a "
         "chip that moved alike share a line. Green is cheaper, red dearer. The line is the "
         "first offer's price at the end of each day over the last "
@@ -84,7 +83,7 @@ def _moves_section(
     )
     if glitches:
         explain += (
-            f" {_plural(glitches, 'offer')} jumped out and came back (likely a data glitch): "
+            f" {plural(glitches, 'offer')} jumped out and came back (likely a data glitch): "
             "marked with the jump, after the real moves."
         )
     if moved.is_empty():
@@ -98,18 +97,15 @@ def _moves_section(
     return Section(key, title, explain, _html(tables.changes_table(shown_rows)))
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _capped(frame: pl.DataFrame, limit: int, what: str) -> tuple[pl.DataFrame, str]:
     """The first `limit` rows, and a sentence on the rest ('' when none is left out)."""
     if frame.height <= limit:
         return frame, ""
-    rest = frame.height - limit
-    return frame.head(limit), f" The first {limit} of {frame.height} {what} are shown; the " + (
-        f"other {rest} are in the CSV next to this report and in the price explorer."
+    said = (
+        f" The first {limit} of {frame.height} {what} are shown; the other "
+        f"{frame.height - limit} are in the CSV next to this report and in the price explorer."
     )
+    return frame.head(limit), said
 
 
 def no_changes(data: ReportData) -> str:

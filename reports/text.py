@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from chipcost.reports.data import ReportData, alike_moves, place_of_alike
-from chipcost.reports.labels import model_label, money, move_text
+from chipcost.reports.labels import model_label, money, move_text, plural
 
 SAMPLE_NOTE = (
     "SAMPLE DATA: these prices come from the bundled sample archive (synthetic, in the "
@@ -43,10 +43,6 @@ def counts(data: ReportData) -> Counts:
     )
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def top_move(row: dict) -> str:
     """'H100-SXM on-demand −8%'."""
     model = model_label(row["pricing_model"], row["term"])
@@ -63,11 +59,11 @@ def subject(data: ReportData) -> str:
         # moved alike: "H100-SXM on-demand −8% (gcp, 4 offers)".
         top = lead_move(data)
         alike = f" ({top['provider']}, {top['offers']} offers)" if top["offers"] > 1 else ""
-        head = f"{_plural(c.changed, 'offer')} moved, {top_move(top)}{alike}"
+        head = f"{plural(c.changed, 'offer')} moved, {top_move(top)}{alike}"
     else:
         parts = ["No price changes"]
         if c.new:
-            parts.append(_plural(c.new, "new offer"))
+            parts.append(plural(c.new, "new offer"))
         if c.withdrawn:
             parts.append(f"{c.withdrawn} withdrawn")
         head = ", ".join(parts)
@@ -96,7 +92,7 @@ def headline(data: ReportData) -> str:
         moves = "No offer moved in price"
     else:
         moves = (
-            f"{_plural(c.changed, 'offer')} moved in price ({_plural(c.changes, 'price change')}"
+            f"{plural(c.changed, 'offer')} moved in price ({plural(c.changes, 'price change')}"
             f" in all): {c.down} down, {c.up} up"
         )
         # An offer that moved and came back is neither down nor up: a glitch, or a real
@@ -106,7 +102,7 @@ def headline(data: ReportData) -> str:
             moves += f", {back} back where {'it was' if back == 1 else 'they were'}"
         if c.glitches:
             moves += f", {c.glitches} jumped out and back (likely a data glitch)"
-    return f"{moves}. {_plural(c.new, 'new offer')}, {c.withdrawn} withdrawn."
+    return f"{moves}. {plural(c.new, 'new offer')}, {c.withdrawn} withdrawn."
 
 
 def health_line(data: ReportData) -> str:
@@ -127,12 +123,12 @@ def health_line(data: ReportData) -> str:
         )
     else:
         text = (
-            f"{_plural(total, 'source')}, none stale at the end of {until}: each succeeded in "
+            f"{plural(total, 'source')}, none stale at the end of {until}: each succeeded in "
             f"the {days} days before."
         )
     if c.disagreements:
         text += (
-            f" {_plural(c.disagreements, 'offer')} where two sources disagree by more than "
+            f" {plural(c.disagreements, 'offer')} where two sources disagree by more than "
             f"{data.options.disagree_pct:g}%."
         )
     return text
@@ -158,7 +154,7 @@ def lacks(data: ReportData) -> list[str]:
     if data.first_seen:
         verb = "is" if data.first_seen == 1 else "are"
         notes.append(
-            f"{_plural(data.first_seen, 'offer')} first seen in a source's first run in this "
+            f"{plural(data.first_seen, 'offer')} first seen in a source's first run in this "
             f"period {verb} the start of its history, not news, and {verb} not listed as new."
         )
     return notes
@@ -191,7 +187,7 @@ def text_body(data: ReportData, limit: int) -> str:
     )
     for kind, moves, most in groups:
         if moves.height:
-            shown = f"{_plural(moves.height, 'offer')}; those that moved alike share a line"
+            shown = f"{plural(moves.height, 'offer')}; those that moved alike share a line"
             lines.append(f"Largest moves of {kind} ({shown}), USD per chip-hour:")
             lines += mover_lines(moves, most) + [""]
     lines.append("The full report (HTML, with every change and the cheapest prices per chip) and")
