@@ -85,8 +85,9 @@ def _columns(ask: Mapping[str, object]) -> list[Column]:
     return columns
 
 
-# Beside rank, chip, pricing, $/M tokens and fits, the columns kept while they fit.
-KEEP_ORDER = ("tokens", "vs", "break_even", "price", "where", "throughput", "tps")
+# Beside rank, chip, pricing, $/M tokens and fits, the columns kept while they fit: where
+# to buy first (a ranking one cannot act on is no answer).
+KEEP_ORDER = ("where", "tokens", "vs", "break_even", "price", "throughput", "tps")
 
 
 def ranking_table(

@@ -534,3 +534,18 @@ def test_training_ranks_by_cost_with_the_instances_needed_and_max_instances_drop
     served = json.loads(inference.stdout)
     assert [(r["chip"], r["fits"]) for r in served] == [("Trainium2", True), ("H100-SXM", False)]
     assert served[1]["cost_per_million_tokens"] < served[0]["cost_per_million_tokens"]
+
+
+@pytest.mark.parametrize("width", [80, 95, 110, 130])
+def test_where_to_buy_is_the_first_optional_column_kept(db, width):
+    """On 368c4bd `cost` at 80 columns dropped where (provider, region) before anything."""
+    args = ("cost", "--model", "llama-3-70b", "--workload", "inference", "--db", str(db))
+    result = chipcost(*args, env={"COLUMNS": str(width)})
+    assert result.returncode == 0, result.stderr
+    header = next(line for line in result.stdout.splitlines() if line.startswith("#"))
+    assert len(header.rstrip()) <= width
+    # Where it fits beside the essential columns, where to buy is kept before vs, $/chip-hr,
+    # tok/s and the figure (a narrower one may still fill a width where it does not fit).
+    if width >= 110:
+        assert "where" in header and "aws us-east-1" in result.stdout
+        assert "vs " not in header or width >= 130, header
