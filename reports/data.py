@@ -14,6 +14,7 @@ from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.reports.labels import with_labels
 from chipcost.reports.period import Period, ReportOptions
 from chipcost.warehouse.changes import Coverage, change_events, coverage, price_moves
+from chipcost.warehouse.freshness import freshness
 from chipcost.warehouse.history import daily_cheapest
 from chipcost.warehouse.snapshot import (
     cheapest_by_model,
@@ -43,6 +44,9 @@ class ReportData:
     # per chip, the on-demand price index at the period's end and its move over the period
     index: pl.DataFrame = field(default_factory=pl.DataFrame)
     generated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    # The sources stale when the report was made, judged as the reads and `chipcost sources`
+    # judge (chipcost.warehouse.freshness, at generated_at); None when not judged.
+    stale_now: tuple[str, ...] | None = None
 
     @property
     def sample(self) -> bool:
@@ -110,7 +114,19 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
     moves = price_moves(con, start, end, end - timedelta(days=options.trend_days))
     covered = coverage(con, start, end)
     later = _ended_before_newest_prices(covered, end)
+    generated = datetime.now(UTC)
+    health = _collected(
+        printable_text(source_health(con, start, end, end - timedelta(days=options.stale_days)))
+    )
+    judged = freshness(
+        con,
+        health["source"].to_list() if not health.is_empty() else [],
+        stale_days=options.stale_days,
+        now=generated,
+    )
     return ReportData(
+        generated_at=generated,
+        stale_now=tuple(s.source for s in judged.stale),
         period=period,
         options=options,
         coverage=covered,
@@ -118,9 +134,7 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         events=with_labels(printable_text(change_events(con, start, end))),
         cheapest=with_labels(printable_text(cheapest_by_model(con, end, fresh))),
         cost_per_token=None if later else _labelled(printable_text(cheapest_cost_per_token(con))),
-        health=_collected(
-            printable_text(source_health(con, start, end, end - timedelta(days=options.stale_days)))
-        ),
+        health=health,
         comparisons=with_labels(
             printable_text(source_disagreements(con, end, fresh, options.disagree_pct))
         ),

@@ -126,12 +126,35 @@ def health_line(data: ReportData) -> str:
             f"{plural(total, 'source')}, none stale at the end of {until}: each succeeded in "
             f"the {days} days before."
         )
+    text += _stale_now(data, total)
     if c.disagreements:
         text += (
             f" {plural(c.disagreements, 'offer')} where two sources disagree by more than "
             f"{data.options.disagree_pct:g}%."
         )
     return text
+
+
+# Stale sources named in the line judged now; the rest counted (`chipcost sources` has all).
+NAMED_STALE = 6
+
+
+def _stale_now(data: ReportData, total: int) -> str:
+    """The sources stale when the report was made, judged as `chipcost sources` and every
+    read judge them, at the moment the report states: ' Now (2026-11-25 03:14 UTC), as
+    `chipcost sources` judges: 24 of 24 stale (...).'"""
+    if data.stale_now is None or total == 0:
+        return ""
+    when = f"{data.generated_at:%Y-%m-%d %H:%M} UTC"
+    stale = data.stale_now
+    if not stale:
+        return f" Now ({when}), as `chipcost sources` judges: none stale."
+    names = ", ".join(stale[:NAMED_STALE])
+    more = f" and {len(stale) - NAMED_STALE} more" if len(stale) > NAMED_STALE else ""
+    return (
+        f" Now ({when}), as `chipcost sources` judges: {len(stale)} of {total} stale "
+        f"({names}{more})."
+    )
 
 
 def lacks(data: ReportData) -> list[str]:

@@ -121,3 +121,25 @@ def test_a_source_not_collected_is_not_counted_among_the_sources(tmp_path):
     made = write_report(golden.build(tmp_path / "w.duckdb", runs), tmp_path / "r")
     assert "crusoe" not in made.data.health["source"].to_list()
     assert health_line(made.data).startswith("1 of 3 sources stale")  # crusoe not among them
+
+
+def test_the_report_judges_staleness_now_as_the_reads_do(tmp_path):
+    """On 368c4bd the report said "24 sources, none stale" (at the period's end) while every
+    read said "stale ... and 18 more" (now), with nothing saying why they differed."""
+    from chipcost.reports.text import health_line
+    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.freshness import freshness
+    from tests import report_warehouse as golden
+
+    db = golden.build(tmp_path / "w.duckdb")
+    made = write_report(db, tmp_path / "r")
+    sources = made.data.health["source"].to_list()
+    con = connect(db, read_only=True)
+    try:  # what `prices` and `sources` say at the report's own moment
+        read = freshness(con, sources, stale_days=2, now=made.data.generated_at)
+    finally:
+        con.close()
+    assert made.data.stale_now == tuple(s.source for s in read.stale)
+    when = f"{made.data.generated_at:%Y-%m-%d %H:%M} UTC"
+    line = health_line(made.data)
+    assert f"Now ({when}), as `chipcost sources` judges: {len(read.stale)} of 3 stale" in line
