@@ -74,7 +74,12 @@ def on_signals(grace: float = GRACE_SECONDS) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
+    # A signal the process was started ignoring (SIGINT in a background job) stays ignored.
+    previous = {
+        signum: handler
+        for signum in SIGNALS
+        if (handler := signal.getsignal(signum)) != signal.SIG_IGN
+    }
 
     def handler(signum: int, frame: FrameType | None) -> None:
         if not STOP.is_set():
@@ -88,7 +93,7 @@ def on_signals(grace: float = GRACE_SECONDS) -> Iterator[None]:
                 raise KeyboardInterrupt
             _end(signum)
 
-    for signum in SIGNALS:
+    for signum in previous:
         signal.signal(signum, handler)
     try:
         yield
