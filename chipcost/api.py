@@ -51,6 +51,8 @@ def prices(
     max_price: float | None = None,
     spot: bool | None = None,
     sort: str | None = None,
+    currency: str | None = None,
+    list_prices: bool = False,
     db: str | Path | None = None,
 ) -> pl.DataFrame:
     """Current per-chip hourly prices, cheapest first per chip, pricing model and term.
@@ -64,8 +66,15 @@ def prices(
     only/no spot prices; sort "price", "chip", "provider" or "region" (default: price when
     the chip names stand for several chips, such as "H100", else chip). An unknown name
     raises chipcost.core.errors.ChipcostError.
+
+    Your prices (docs/prices.md): with $CHIPCOST_DISCOUNTS set, the money columns are after
+    your discounts and `discount` says which ("10% EDP 2026"), `list_prices=True` sets the
+    file aside; `currency` ('EUR'; default $CHIPCOST_CURRENCY, else USD) converts them at
+    the ECB reference rate of each price's day (`currency`, `usd_rate`, `rate_day`). Either
+    way `list_price_per_chip_hour_usd` keeps the list price.
     """
     from chipcost.pipeline.prices import PriceAsk, find_prices
+    from chipcost.pipeline.your_prices import for_read
 
     if spot is not None and not isinstance(spot, bool):
         raise ChipcostError(f"spot={spot!r}: give True (only spot), False (no spot) or None")
@@ -83,7 +92,8 @@ def prices(
         api=True,
     )
     with _warehouse(db) as (con, stale_days):
-        return find_prices(con, ask, stale_days=stale_days).frame
+        mine = for_read(con, currency, list_prices, api=True)
+        return find_prices(con, ask, stale_days=stale_days, mine=mine).frame
 
 
 def cost(
@@ -102,6 +112,8 @@ def cost(
     provider: Names = None,
     all_offers: bool = False,
     max_instances: int | None = None,
+    currency: str | None = None,
+    list_prices: bool = False,
     db: str | Path | None = None,
 ) -> pl.DataFrame:
     """Cost per million tokens of `model` ('llama-3-70b') for `workload` ('training' or
@@ -116,7 +128,8 @@ def cost(
     throughput); throughput_at_speed says whether it does. Columns: those of the
     cost_per_token view plus the ranking's,
     each with the same type whatever the rows (an empty column too), so that rankings
-    concatenate.
+    concatenate. currency and list_prices as in prices(): the ranking is made on your prices
+    (a discount may reorder it), migration_cost is then in that currency.
     """
     from chipcost.core.figures import speed_value
     from chipcost.pipeline.cost import (
@@ -126,6 +139,7 @@ def cost(
         rank_cost,
         workload_name,
     )
+    from chipcost.pipeline.your_prices import for_read
 
     if not isinstance(model, str) or not model.strip():
         raise ChipcostError(f"model={model!r}: give a model name, e.g. 'llama-3-70b'")
@@ -148,6 +162,7 @@ def cost(
             stale_days=stale_days,
             speed=speed_value(speed, "speed"),
             max_instances=max_instances,
+            mine=for_read(con, currency, list_prices, api=True),
         )
         return rank_cost(con, ask, question).frame()
 

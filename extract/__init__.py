@@ -65,6 +65,11 @@ def providers() -> frozenset[str]:
     return frozenset(source_providers().values())
 
 
+def price_providers() -> list[str]:
+    """The providers whose prices are collected (not those of reference facts), by name."""
+    return sorted({s.provider for s in registry().values() if not s.reference})
+
+
 def __getattr__(name: str) -> object:
     # FetchContext and Source are imported when first asked for: a module of this package
     # that needs neither (the price-file filter) does not load the archive module.

@@ -231,6 +231,9 @@ class Source:
     # today): every other source that yields no offer at all fails the run's collection and
     # withdraws nothing (chipcost.pipeline.collect).
     may_be_empty: bool = False
+    # True for a source of reference facts, not prices (the ECB's exchange rates): its
+    # provider sells nothing, so no discount or price filter names it.
+    reference: bool = False
 
     def __post_init__(self) -> None:
         if self.parse is not None:

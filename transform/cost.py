@@ -127,6 +127,14 @@ def cost_decimals(usd: float) -> int:
     return max(4, 2 - math.floor(math.log10(abs(usd))))
 
 
-def cost_text(usd: float) -> str:
-    """'$0.1813', '$0.000712': a cost per million tokens as every output shows it."""
-    return f"${usd:,.{cost_decimals(usd)}f}"
+# How an amount of money is prefixed: a symbol where it is one currency's only, else its code.
+SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+
+
+def money_sign(currency: str = "USD") -> str:
+    return SYMBOLS.get(currency, f"{currency} ")
+
+
+def cost_text(usd: float, currency: str = "USD") -> str:
+    """'$0.1813', '$0.000712', '€0.1660': a cost per million tokens as every output shows it."""
+    return f"{money_sign(currency)}{usd:,.{cost_decimals(usd)}f}"

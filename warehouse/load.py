@@ -14,6 +14,7 @@ from chipcost.core.runs import ALREADY_LOADED, OK, LoadSummary, RunResult
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
 from chipcost.warehouse import lake
 from chipcost.warehouse.db import checkpoint, rollback, scalar
+from chipcost.warehouse.insert import insert_rows
 from chipcost.warehouse.run_rows import insert_attempt, insert_rejects, insert_run
 
 HISTORY_KEY = ("source", *OFFER_KEY)
@@ -81,6 +82,7 @@ def _load_once(
         _extend_unchanged(con, run.run_id)
         withdrawn = _close_withdrawn(con, run)
         new = _insert_new(con, run.run_id)
+        _load_facts(con, run)
         pruned = _prune_observations(con, cutoff)
         summary = LoadSummary(staged.height, rejects, new - changed, changed, withdrawn, pruned)
         insert_run(con, run, summary)
@@ -91,6 +93,51 @@ def _load_once(
         raise
     checkpoint(con)
     return summary
+
+
+# The reference tables sources may fill beside prices (ParseResult.facts), each with the key
+# a later row replaces an earlier one by (migration 080).
+FACT_KEYS = {
+    "fx_rates": ("day", "currency"),
+    "spot_interruptions": ("region", "instance_type", "os"),
+}
+
+
+def _load_facts(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
+    """Each successful source's reference rows, replacing the rows they have the key of."""
+    loaded = 0
+    for source in run.sources:
+        if source.status != OK:
+            continue
+        for table, rows in sorted(source.facts.items()):
+            if table not in FACT_KEYS:
+                raise ValueError(f"{source.source}: no reference table {table!r} to load into")
+            loaded += _replace_facts(con, table, FACT_KEYS[table], rows)
+    return loaded
+
+
+def _replace_facts(
+    con: duckdb.DuckDBPyConnection, table: str, key: tuple[str, ...], rows: list[dict]
+) -> int:
+    if not rows:
+        return 0
+    # One row per key: a later row of the run (a later payload) wins.
+    latest = {tuple(row[k] for k in key): row for row in rows}
+    columns = list(rows[0])
+    con.execute(f"CREATE OR REPLACE TEMP TABLE staged_facts AS SELECT * FROM {table} LIMIT 0")
+    try:
+        insert_rows(
+            con, "staged_facts", columns, [[r.get(c) for c in columns] for r in latest.values()]
+        )
+        match = " AND ".join(f"t.{k} = s.{k}" for k in key)
+        con.execute(
+            f"DELETE FROM {table} t WHERE EXISTS (SELECT 1 FROM staged_facts s WHERE {match})"
+        )
+        listed = ", ".join(columns)
+        con.execute(f"INSERT INTO {table} ({listed}) SELECT {listed} FROM staged_facts")
+    finally:
+        con.execute("DROP TABLE IF EXISTS staged_facts")
+    return len(latest)
 
 
 def _claim(con: duckdb.DuckDBPyConnection) -> None:

@@ -140,3 +140,24 @@ def last_run(con: duckdb.DuckDBPyConnection) -> tuple | None:
         "started_at DESC LIMIT 1"
     ).fetchall()
     return rows[0] if rows else None
+
+
+# What tells one current offer from another (per_chip_prices), as a cost row spells it too.
+SEEN_KEY = (
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "pricing_model",
+    "term",
+    "payment",
+    "plan",
+)
+
+
+def last_seen(con: duckdb.DuckDBPyConnection) -> dict[tuple, object]:
+    """Each current offer's last_seen_at by its SEEN_KEY and source: the day a price read
+    elsewhere (a cost ranking) is of."""
+    listed = ", ".join(SEEN_KEY)
+    rows = con.execute(f"SELECT {listed}, source, last_seen_at FROM per_chip_prices").fetchall()
+    return {tuple(str(v or "") for v in row[:-1]): row[-1] for row in rows}

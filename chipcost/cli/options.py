@@ -18,6 +18,8 @@ __all__ = [
     "LimitOption",
     "OldModelOption",
     "PricingModelOption",
+    "CurrencyOption",
+    "ListPricesOption",
     "SpeedOption",
     "WideOption",
     "err",
@@ -54,6 +56,21 @@ LimitOption = Annotated[
         max=MAX_LIMIT,
         help=f"Show at most this many rows (table: {DEFAULT_TABLE_ROWS} unless given; "
         "csv and json: all).",
+    ),
+]
+CurrencyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--currency",
+        help="Show prices in this currency (EUR, GBP, JPY, ...) at the ECB reference rate of "
+        "each price's own day (default: $CHIPCOST_CURRENCY, else USD).",
+    ),
+]
+ListPricesOption = Annotated[
+    bool,
+    typer.Option(
+        "--list-prices",
+        help="List prices: set aside your discounts file ($CHIPCOST_DISCOUNTS).",
     ),
 ]
 SpeedOption = Annotated[

@@ -66,6 +66,10 @@ _TABLE = {
 }
 
 
+# Your currency and discounts (chipcost.pipeline.your_prices), on every read of prices.
+_YOURS = {"--currency": Opt("currency"), "--list-prices": Opt("list_prices", "flag")}
+
+
 class Spec(NamedTuple):
     """A command's plain function, its options and its one positional argument (if any).
 
@@ -99,6 +103,7 @@ SPECS: dict[str, Spec] = {
             "--max-price": Opt("max_price", "float"),
             "--sort": Opt("sort"),
             **_switch("spot", "spot"),
+            **_YOURS,
         },
     ),
     "cost": Spec(
@@ -116,6 +121,7 @@ SPECS: dict[str, Spec] = {
             **_texts("chip", "region", "pricing-model", "provider"),
             "--all-offers": Opt("all_offers", "flag"),
             "--max-instances": Opt("max_instances", "int", low=1),
+            **_YOURS,
         },
     ),
     "sql": Spec(

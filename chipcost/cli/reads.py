@@ -47,6 +47,8 @@ def prices(
     max_price: float | None = None,
     spot: bool | None = None,
     sort: str | None = None,
+    currency: str | None = None,
+    list_prices: bool = False,
     limit: int | None = None,
     wide: bool = False,
     format: OutputFormat = OutputFormat.table,
@@ -61,6 +63,7 @@ def prices(
         unmatched_names,
         why_empty,
     )
+    from chipcost.pipeline.your_prices import for_read
     from chipcost.warehouse.db import connect
 
     settings = load_settings(db=db)
@@ -79,12 +82,13 @@ def prices(
     table = format is OutputFormat.table
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
+        mine = for_read(con, currency, list_prices)
         # The table reads rows (no polars to import); csv and json write the frame.
         if table:
-            rows = find_price_rows(con, ask, stale_days=settings.stale_days)
+            rows = find_price_rows(con, ask, stale_days=settings.stale_days, mine=mine)
             empty = why_empty(con, rows.chips, ask) if not rows.rows else None
         else:
-            result = find_prices(con, ask, stale_days=settings.stale_days)
+            result = find_prices(con, ask, stale_days=settings.stale_days, mine=mine)
             empty = why_empty(con, result.chips, ask) if result.frame.is_empty() else None
     finally:
         con.close()
@@ -104,6 +108,8 @@ def prices(
     if empty:
         raise NoMatch(empty)
     _no_rows_for(notices(format), unmatched_names(ask.chips, set(result.frame["chip"])))
+    for line in mine.notes(result.frame.to_dicts()):
+        notices(format).print(f"note: {line}", highlight=False)
     if result.frame.height > frame.height:
         notices(format).print(f"{result.frame.height - frame.height} more rows (--limit)")
     print_freshness(notices(format), result.freshness)
@@ -132,6 +138,8 @@ def cost(
     provider: list[str] | None = None,
     all_offers: bool = False,
     max_instances: int | None = None,
+    currency: str | None = None,
+    list_prices: bool = False,
     limit: int | None = None,
     wide: bool = False,
     format: OutputFormat = OutputFormat.table,
@@ -150,6 +158,7 @@ def cost(
         rank_cost,
         workload_name,
     )
+    from chipcost.pipeline.your_prices import for_read
     from chipcost.warehouse.db import connect
 
     workload = workload_name(workload, "--workload")
@@ -174,6 +183,7 @@ def cost(
             stale_days=settings.stale_days,
             speed=speed_value(speed),
             max_instances=max_instances,
+            mine=for_read(con, currency, list_prices),
         )
         ranking = rank_cost(con, ask, question)
     except NoMatch:

@@ -12,7 +12,7 @@ from chipcost.cli.render import shown
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.cost import CostRanking
-from chipcost.transform.cost import cost_text
+from chipcost.transform.cost import cost_text, money_sign
 from chipcost.transform.tokens import human_count
 from chipcost.warehouse.freshness import Freshness
 
@@ -23,8 +23,8 @@ def pricing_label(row: Mapping[str, object]) -> str:
     return " ".join(str(p) for p in parts if p not in (None, "none", "default"))
 
 
-def _money(value: float | None, digits: int = 2) -> str:
-    return "" if value is None else f"${value:,.{digits}f}"
+def _money(value: float | None, digits: int = 2, currency: str = "USD") -> str:
+    return "" if value is None else f"{money_sign(currency)}{value:,.{digits}f}"
 
 
 def _change(row: Mapping[str, object]) -> str:
@@ -64,15 +64,16 @@ def _fits(row: Mapping[str, object], workload: object) -> str:
 
 
 def _columns(ask: Mapping[str, object]) -> list[Column]:
+    sign = money_sign(str(ask.get("currency") or "USD")).strip()
     columns = [
         Column("rank", "#", numeric=True, essential=True),
         Column("chip", "chip", essential=True),
         Column("pricing", "pricing", essential=True),
         Column("where", "where"),
-        Column("price", "$/chip-hr", numeric=True),
+        Column("price", f"{sign}/chip-hr", numeric=True),
         Column("tps", "tok/s/chip", numeric=True),
         Column("throughput", "throughput"),
-        Column("cpm", "$/M tokens", numeric=True, essential=True),
+        Column("cpm", f"{sign}/M tokens", numeric=True, essential=True),
     ]
     # What the user asked for (--tokens, --migration-cost) is kept, however narrow the screen.
     if ask["tokens"]:
@@ -100,6 +101,7 @@ def ranking_table(
 ) -> Fitted:
     """The ranking, cheapest per million tokens first (those that hold the model first)."""
     cells = []
+    currency = str(ask.get("currency") or "USD")
     for n, row in enumerate(rows, start=1):
         cells.append(
             {
@@ -107,12 +109,12 @@ def ranking_table(
                 "chip": str(row["chip"]),
                 "pricing": shown(pricing_label(row)),
                 "where": shown(f"{row['provider']} {row['region']}"),
-                "price": _money(float(row["price_per_chip_hour"]), 4),  # type: ignore[arg-type]
+                "price": _money(float(row["price_per_chip_hour"]), 4, currency),  # type: ignore[arg-type]
                 "tps": f"{float(row['tokens_per_second_per_chip']):,.0f}",  # type: ignore[arg-type]
                 "throughput": f"{row['throughput_kind']} [{refs[str(row['throughput_id'])]}]"
                 + (" [yellow]off-speed[/]" if row.get("throughput_at_speed") is False else ""),
-                "cpm": cost_text(float(row["cost_per_million_tokens"])),  # type: ignore[arg-type]
-                "tokens": _money(row.get("cost_for_tokens"), 0),  # type: ignore[arg-type]
+                "cpm": cost_text(float(row["cost_per_million_tokens"]), currency),  # type: ignore[arg-type]
+                "tokens": _money(row.get("cost_for_tokens"), 0, currency),  # type: ignore[arg-type]
                 "vs": _change(row),
                 "break_even": _break_even(row, ask["baseline"]),
                 "fits": _fits(row, ask["workload"]),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from chipcost.cli.fit import Column, fit_table, plain, print_fitted
 from chipcost.cli.render_fresh import print_freshness
+from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
 
 if TYPE_CHECKING:  # the table reads rows: neither DuckDB's nor polars' import is needed here
     from chipcost.pipeline.prices import PriceRows
@@ -35,7 +37,10 @@ _PRICING = ("pricing_model", "term", "payment", "plan")
 _EMPTY = ("", "none", "default")
 # Beside chip, where, pricing and $/chip-hr (always shown), the columns kept while they fit,
 # most useful first.
-KEEP_ORDER = ("upfront", "instance_type", "price_per_hour", "chip_count", "source")
+KEEP_ORDER = (
+    DISCOUNT_COLUMN, LIST_COLUMN, "upfront", "instance_type", "price_per_hour", "chip_count",
+    "source",
+)  # fmt: skip
 _WIDE = (
     Column("chip", "chip"),
     Column("provider", "provider"),
@@ -59,7 +64,7 @@ _WIDE = (
 def cell(column: str, value: object) -> str:
     if value is None:
         return ""
-    if column in ("price_per_chip_hour", "price_per_hour"):
+    if column in ("price_per_chip_hour", "price_per_hour", LIST_COLUMN):
         return f"{value:,.4f}"
     if column == "upfront":
         return f"{value:,.2f}"
@@ -126,6 +131,25 @@ def _has_values(rows: Sequence[Row], column: str) -> bool:
     return any(row[column] is not None and str(row[column]) != "" for row in rows)
 
 
+def _yours(columns: list[Column], result: PriceRows) -> list[Column]:
+    """The price columns named in your currency, and your discount beside the list price."""
+    mine = result.mine
+    if not mine.active:
+        return columns
+    money = mine.currency
+    named = [
+        replace(
+            c, header=c.header.replace("$/", f"{money}/").replace("upfront $", f"upfront {money}")
+        )
+        for c in columns
+    ]
+    at = next(i for i, c in enumerate(named) if c.key == "price_per_chip_hour") + 1
+    extra = [Column(LIST_COLUMN, "list $/chip-hr", numeric=True)]
+    if mine.discounts is not None:
+        extra.append(Column(DISCOUNT_COLUMN, "your discount"))
+    return named[:at] + extra + named[at:]
+
+
 def _header(same: dict[str, str]) -> str:
     parts = [f"{_FIELDS[k]} [bold]{v}[/]" for k, v in same.items() if v not in _EMPTY]
     return "   ".join(parts)
@@ -141,8 +165,9 @@ def print_prices(console: Console, result: PriceRows, *, limit: int, wide: bool)
     else:
         same = constants(rows)
         columns = _columns(shown, same)
+    columns = _yours(columns, result)
     fitted = fit_table(console, columns, _shown(shown, same), keep_order=KEEP_ORDER, wide=wide)
-    console.print("current per-chip prices (USD)", highlight=False)
+    console.print(f"current per-chip prices ({result.mine.heading()})", highlight=False)
     if _header(same):
         console.print(_header(same), highlight=False)
     print_fitted(console, fitted)
@@ -154,4 +179,6 @@ def print_prices(console: Console, result: PriceRows, *, limit: int, wide: bool)
             "(--wide shows every column)",
             highlight=False,
         )
+    for line in result.mine.notes(rows):
+        console.print(f"note: {line}", highlight=False)
     print_freshness(console, result.freshness)

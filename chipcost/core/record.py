@@ -98,8 +98,13 @@ class ParseResult:
     records: list[PriceRecord] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Rows of a reference table the source read beside prices (table -> rows by column):
+    # the ECB's rates (fx_rates), AWS's spot interruption buckets (spot_interruptions).
+    facts: dict[str, list[dict[str, object]]] = field(default_factory=dict)
 
     def extend(self, other: ParseResult) -> None:
         self.records.extend(other.records)
         self.rejects.extend(other.rejects)
         self.notes.extend(other.notes)
+        for table, rows in other.facts.items():
+            self.facts.setdefault(table, []).extend(rows)

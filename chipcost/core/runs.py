@@ -33,6 +33,8 @@ class SourceResult:
     observed_at: datetime | None = None
     payload_digest: str = ""
     notes: list[str] = field(default_factory=list)
+    # Reference rows the source read beside prices (ParseResult.facts), loaded by table.
+    facts: dict[str, list[dict[str, object]]] = field(default_factory=dict)
     # `records` as validation's frame, when it made one (the loader reads this).
     frame: pl.DataFrame | None = None
 

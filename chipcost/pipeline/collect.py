@@ -189,7 +189,12 @@ def _validate(batch: list[_Parsed], settings: Settings) -> None:
         result.seen_keys = {r.offer_key() for r in parsed.records}
         result.refused_skus = {r.sku for r in parsed.rejects if r.sku}
         result.notes = list(dict.fromkeys(parsed.notes))
+        result.facts = parsed.facts
         result.message = f"{len(result.records)} records, {len(result.rejects)} rejects"
+        if parsed.facts:
+            result.message += "".join(
+                f", {len(rows)} {table} rows" for table, rows in sorted(parsed.facts.items())
+            )
         result.seconds += share
 
 

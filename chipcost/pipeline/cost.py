@@ -11,6 +11,7 @@ from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.figures import DEFAULT_SPEED, speed_label
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.cost_fit import baseline_costs, choose, compared_with, with_fit
+from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.cost import CostQuestion, fit_rule, with_costs
 from chipcost.transform.tokens import human_count
 from chipcost.warehouse.cost_per_token import (
@@ -22,6 +23,7 @@ from chipcost.warehouse.cost_per_token import (
     model_parameters,
 )
 from chipcost.warehouse.freshness import Freshness, freshness
+from chipcost.warehouse.prices import SEEN_KEY, last_seen
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
@@ -42,6 +44,7 @@ class Ask:
     stale_days: int = DEFAULT_STALE_DAYS
     speed: str = DEFAULT_SPEED  # 'max' or tokens/s per user (core.figures.speed_value)
     max_instances: int | None = None  # drop offers needing more instances to hold the model
+    mine: YourPrices = field(default_factory=YourPrices)  # your discounts and currency
 
 
 # The ranking's columns that may be empty in every row, by polars type name; any other such
@@ -188,6 +191,8 @@ def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
             f" (the view chooses figures at the default speed: in a DuckDB session of your "
             f"own, run SET VARIABLE chipcost_speed = '{ask.speed}' first)"
         )
+    if ask.mine.active:
+        sql += " (list prices in US dollars: the view holds neither discounts nor currencies)"
     notes.append(sql)
     return notes
 
@@ -225,6 +230,9 @@ def _ranked(
     """The ranking's rows with fit, costs, savings and break-even, and the baseline's note;
     an empty ranking is an error."""
     offers = cost_rows(con, ask.model, ask.workload, all_offers=True, **ask.filters)
+    if ask.mine.active:  # before the ranking: a discount may change which offer is cheaper
+        seen = last_seen(con)
+        ask.mine.rows(offers, COST_MONEY, day=lambda row: seen.get(_seen_key(row)))
     offers = with_fit(offers, parameters, ask.workload)
     baseline, notes = _baseline(offers, ask, question)
     chosen = choose(
@@ -252,12 +260,21 @@ def _ranked(
     return with_costs(chosen, question, baseline), notes
 
 
+# The money of a cost row (the break-even's migration cost is taken in the same currency).
+COST_MONEY = ("price_per_chip_hour", "price_per_hour", "cost_per_million_tokens")
+
+
+def _seen_key(row: dict) -> tuple:
+    return (*(str(row.get(k) or "") for k in SEEN_KEY), str(row.get("price_source") or ""))
+
+
 def _header(ask: Ask, question: CostQuestion) -> dict[str, object]:
     scope = "every offer" if ask.all_offers else "cheapest offer per chip, pricing model and term"
     return {
         "model": ask.model, "workload": ask.workload, "scope": scope, "tokens": question.tokens,
         "baseline": ask.baseline, "migration_cost": question.migration_cost,
         "speed": ask.speed if ask.workload == "inference" else None,
+        "currency": ask.mine.currency,
     }  # fmt: skip
 
 
@@ -345,7 +362,7 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
     shown = rows[: ask.limit]
     chips = sorted({str(r["chip"]) for r in shown})
     notes = speed_notes(ask, rows) + _coverage_notes(priced, known, parameters, ask)
-    notes += baseline_notes + fit_notes(parameters, ask, rows)
+    notes += baseline_notes + fit_notes(parameters, ask, rows) + ask.mine.notes(rows)
     sources = sorted({str(r["price_source"]) for r in shown})
     return CostRanking(
         header=_header(ask, question),
@@ -483,6 +500,7 @@ def ask_of(
     stale_days: int,
     speed: str = DEFAULT_SPEED,
     max_instances: int | None = None,
+    mine: YourPrices | None = None,
 ) -> Ask:
     """The ranking asked for, its names resolved against the warehouse (the command and the
     Python API ask alike)."""
@@ -501,6 +519,7 @@ def ask_of(
         stale_days=stale_days,
         speed=speed,
         max_instances=_max_instances(max_instances),
+        mine=mine or YourPrices(),
     )
 
 

@@ -19,12 +19,16 @@ from chipcost.core.names import (
     resolve_chip_names,
     split_values,
 )
+from chipcost.core.vocabulary import PRICING_MODELS, TERMS
+from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.prices import known_values, per_chip_price_rows, per_chip_prices
 
 if TYPE_CHECKING:  # frames for the API, csv and json; the terminal table reads rows
     import polars as pl
 
+# The money of a price row: what your discounts and currency change.
+MONEY = ("price_per_chip_hour", "price_per_hour", "upfront")
 # Columns the read adds to the warehouse's: when the row's source last succeeded (what dates
 # the price) and whether that run was the bundled sample.
 FRESHNESS_COLUMNS = ("source_as_of", "sample")
@@ -61,6 +65,7 @@ class PriceResult:
     frame: pl.DataFrame  # every matching current price, cheapest first within chip, model and term
     freshness: Freshness  # of the sources in `frame`
     chips: list[str] | None  # the canonical chips the names asked for stood for
+    mine: YourPrices = YourPrices()  # your discounts and currency, applied to `frame`
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,7 @@ class PriceRows:
     rows: list[dict[str, object]]
     freshness: Freshness
     chips: list[str] | None
+    mine: YourPrices = YourPrices()
 
 
 def pricing_model_name(value: str) -> str:
@@ -202,7 +208,12 @@ def _sort(ask: PriceAsk, chips: list[str] | None) -> str:
 
 
 def find_prices(
-    con: duckdb.DuckDBPyConnection, ask: PriceAsk, *, stale_days: int, now: datetime | None = None
+    con: duckdb.DuckDBPyConnection,
+    ask: PriceAsk,
+    *,
+    stale_days: int,
+    now: datetime | None = None,
+    mine: YourPrices | None = None,
 ) -> PriceResult:
     """Current per-chip prices matching `ask`, each dated by its source's last successful run."""
     import polars as pl
@@ -225,11 +236,23 @@ def find_prices(
         .replace_strict(sample, default=False, return_dtype=pl.Boolean)
         .alias("sample"),
     )
-    return PriceResult(frame=frame, freshness=fresh, chips=filters["chips"])
+    mine = mine or YourPrices()
+    if mine.active:
+        frame = mine.frame(frame, MONEY)
+        if mine.discounts is not None:  # a discount may change which offer is cheaper
+            rows = frame.to_dicts()
+            order = sorted(range(frame.height), key=lambda i: price_order(rows[i], filters["sort"]))
+            frame = frame[order]
+    return PriceResult(frame=frame, freshness=fresh, chips=filters["chips"], mine=mine)
 
 
 def find_price_rows(
-    con: duckdb.DuckDBPyConnection, ask: PriceAsk, *, stale_days: int, now: datetime | None = None
+    con: duckdb.DuckDBPyConnection,
+    ask: PriceAsk,
+    *,
+    stale_days: int,
+    now: datetime | None = None,
+    mine: YourPrices | None = None,
 ) -> PriceRows:
     """find_prices as rows, without polars: the `chipcost prices` table."""
     named = named_filters(ask.regions, ask.pricing_models, ask.providers)
@@ -241,7 +264,38 @@ def find_price_rows(
     dated = {s.source: (s.last_ok_at, s.sample) for s in fresh.sources}
     for row in rows:
         row["source_as_of"], row["sample"] = dated.get(str(row["source"]), (None, False))
-    return PriceRows(rows=rows, freshness=fresh, chips=filters["chips"])
+    mine = mine or YourPrices()
+    if mine.active:
+        mine.rows(rows, MONEY)
+        if mine.discounts is not None:  # a discount may change which offer is cheaper
+            rows.sort(key=lambda row: price_order(row, filters["sort"]))
+    return PriceRows(rows=rows, freshness=fresh, chips=filters["chips"], mine=mine)
+
+
+_TERM_HOURS = dict(zip(TERMS, (0, 168, 730, 2190, 4380, 8760, 17520, 26280), strict=True))
+
+
+def _term_hours(term: str) -> int:
+    """A term's length in hours, as the warehouse's TERM_HOURS sorts it ('7d', '1yr')."""
+    if term[:-1].isdigit() and term[-1:] in ("d", "h"):
+        return int(term[:-1]) * (24 if term.endswith("d") else 1)
+    return _TERM_HOURS.get(term, 0)
+
+
+def price_order(row: dict, sort: str) -> tuple:
+    """The order of warehouse.prices' query, in Python: for rows whose prices changed on read."""
+    model = str(row["pricing_model"])
+    first = {"chip": (), "price": (row["price_per_chip_hour"],)}.get(sort, (str(row.get(sort)),))
+    return (
+        *first,
+        str(row["chip"]),
+        PRICING_MODELS.index(model) if model in PRICING_MODELS else 99,
+        _term_hours(str(row["term"])),
+        str(row["term"]),
+        row["price_per_chip_hour"],
+        *(str(row.get(c) or "") for c in ("region", "zone", "instance_type", "payment", "plan")),
+        str(row["source"]),
+    )
 
 
 def unmatched_names(names: Sequence[str] | str | None, shown: set[str]) -> list[str]:

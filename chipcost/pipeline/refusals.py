@@ -13,7 +13,7 @@ from chipcost.extract import Source
 def not_empty(source: Source, parsed: ParseResult, payloads: list[Payload]) -> ParseResult:
     """The parse, unless it found no offer at all: an empty listing fails the source, so that
     nothing is withdrawn on the word of an empty answer (the kit's sources refuse it first)."""
-    if parsed.records or parsed.rejects or source.may_be_empty:
+    if parsed.records or parsed.rejects or any(parsed.facts.values()) or source.may_be_empty:
         return parsed
     where = ", ".join(sorted({p.url for p in payloads}))
     raise ChipcostError(

@@ -7,7 +7,15 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import DbOption, FormatOption, LimitOption, SpeedOption, WideOption
+from chipcost.cli.options import (
+    CurrencyOption,
+    DbOption,
+    FormatOption,
+    LimitOption,
+    ListPricesOption,
+    SpeedOption,
+    WideOption,
+)
 from chipcost.cli.reads import DEFAULT_BASELINE
 from chipcost.core.vocabulary import models_help
 
@@ -53,6 +61,8 @@ def cost(
             min=1, help="Drop offers needing more than this many instances to hold the model."
         ),
     ] = None,
+    currency: CurrencyOption = None,
+    list_prices: ListPricesOption = False,
     limit: LimitOption = None,
     wide: WideOption = False,
     format: FormatOption = OutputFormat.table,
@@ -76,6 +86,8 @@ def cost(
         provider=provider,
         all_offers=all_offers,
         max_instances=max_instances,
+        currency=currency,
+        list_prices=list_prices,
         limit=limit,
         wide=wide,
         format=format,

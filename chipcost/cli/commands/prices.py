@@ -8,9 +8,11 @@ import typer
 
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import (
+    CurrencyOption,
     DbOption,
     FormatOption,
     LimitOption,
+    ListPricesOption,
     OldModelOption,
     PricingModelOption,
     WideOption,
@@ -60,6 +62,8 @@ def prices(
             "as H100, else chip).",
         ),
     ] = None,
+    currency: CurrencyOption = None,
+    list_prices: ListPricesOption = False,
     limit: LimitOption = None,
     wide: WideOption = False,
     format: FormatOption = OutputFormat.table,
@@ -80,6 +84,8 @@ def prices(
         max_price=max_price,
         spot=spot,
         sort=sort,
+        currency=currency,
+        list_prices=list_prices,
         limit=limit,
         wide=wide,
         format=format,

@@ -1,0 +1,267 @@
+"""Your prices, not list prices: your discounts ($CHIPCOST_DISCOUNTS) and your currency
+(--currency, $CHIPCOST_CURRENCY) applied to what a read shows, never to what is stored.
+
+A price is converted at the ECB reference rate of its own day (the latest rate published on
+or before it, at most MAX_RATE_AGE_DAYS earlier: the ECB publishes on working days), so a
+history converts day by day. Every adjusted row keeps its list price in USD beside it and
+says which discount and which rate it got; a price that cannot be converted is an error,
+never shown unconverted under another currency's name.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from chipcost.core.errors import ChipcostError
+from chipcost.core.names import did_you_mean, resolve_chip_name
+from chipcost.core.vocabulary import PRICING_MODELS
+from chipcost.transform.discounts import Discounts, Vocabulary, read_discounts
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+
+DISCOUNTS_ENV = "CHIPCOST_DISCOUNTS"
+CURRENCY_ENV = "CHIPCOST_CURRENCY"
+MAX_RATE_AGE_DAYS = 7
+BASE = "USD"
+# Columns added to an adjusted row: what it was before, and what was done to it.
+LIST_COLUMN = "list_price_per_chip_hour_usd"
+DISCOUNT_COLUMN = "discount"
+RATE_COLUMNS = ("currency", "usd_rate", "rate_day")
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Units of one currency per US dollar by day (ECB reference rates, crossed via the euro)."""
+
+    currency: str
+    days: tuple[date, ...]
+    rates: tuple[float, ...]
+
+    def on(self, day: date) -> tuple[float, date]:
+        """The rate in force on `day` and the day it was published."""
+        at = bisect.bisect_right(self.days, day) - 1
+        if at < 0 or (day - self.days[at]).days > MAX_RATE_AGE_DAYS:
+            near = (
+                f"; the ECB rates held run {self.days[0]} to {self.days[-1]}" if self.days else ""
+            )
+            raise ChipcostError(
+                f"no ECB reference rate for {self.currency} on {day} or the "
+                f"{MAX_RATE_AGE_DAYS} days before it{near}: collect the rates of that time "
+                "(chipcost collect --source ecb-rates) or show US dollars (--currency USD)"
+            )
+        return self.rates[at], self.days[at]
+
+
+@dataclass(frozen=True)
+class YourPrices:
+    """What a read does to its list prices: nothing by default."""
+
+    discounts: Discounts | None = None
+    rates: Rates | None = None
+    list_prices_asked: bool = False  # --list-prices: the discounts file was set aside
+    used: dict[str, object] = field(default_factory=dict, compare=False)  # what the last rows got
+
+    @property
+    def currency(self) -> str:
+        return self.rates.currency if self.rates else BASE
+
+    @property
+    def active(self) -> bool:
+        return self.discounts is not None or self.rates is not None
+
+    def factor(self, row: Mapping[str, object], day: object) -> tuple[float, str | None, tuple]:
+        """(multiplier, discount shown, (rate, rate day)) for one row."""
+        factor, shown, rate = 1.0, None, ()
+        if self.discounts is not None and (rule := self.discounts.rule_for(row)):
+            factor, shown = rule.factor, rule.shown
+        if self.rates is not None:
+            value, published = self.rates.on(_day(day))
+            factor *= value
+            rate = (value, published)
+        return factor, shown, rate
+
+    def rows(
+        self,
+        rows: list[dict[str, object]],
+        money: Sequence[str],
+        day: str | Callable[[Mapping[str, object]], object] = "last_seen_at",
+        price: str | None = "price_per_chip_hour",
+    ) -> list[dict[str, object]]:
+        """The rows with their money in your currency after your discounts (in place), each
+        keeping its USD list price and saying what it got; unchanged when nothing applies."""
+        if not self.active:
+            return rows
+        day_of = day if callable(day) else (lambda r: r.get(day))
+        for row in rows:
+            factor, shown, rate = self.factor(row, day_of(row))
+            if price is not None:
+                row[LIST_COLUMN] = row.get(price)
+            for column in money:
+                value = row.get(column)
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    row[column] = round(value * factor, 6)
+            if self.discounts is not None:
+                row[DISCOUNT_COLUMN] = shown
+            if rate:
+                row.update(zip(RATE_COLUMNS, (self.currency, rate[0], rate[1]), strict=True))
+        return rows
+
+    def frame(
+        self,
+        frame: pl.DataFrame,
+        money: Sequence[str],
+        day: str = "last_seen_at",
+        price: str | None = "price_per_chip_hour",
+    ) -> pl.DataFrame:
+        """`rows` for a frame: the same columns added, the same values."""
+        import polars as pl
+
+        if not self.active or frame.is_empty():
+            return frame
+        keys = [
+            c for c in ("provider", "pricing_model", "chip", "region", day) if c in frame.columns
+        ]
+        made = [self.factor(r, r.get(day)) for r in frame.select(keys).iter_rows(named=True)]
+        factors = pl.Series([m[0] for m in made], dtype=pl.Float64)
+        added = []
+        if price is not None:
+            added.append(pl.col(price).alias(LIST_COLUMN))
+        added += [
+            (pl.col(c).cast(pl.Float64) * factors).round(6).alias(c)
+            for c in money
+            if c in frame.columns
+        ]
+        if self.discounts is not None:
+            added.append(pl.Series(DISCOUNT_COLUMN, [m[1] for m in made], dtype=pl.String))
+        if self.rates is not None:
+            added += [
+                pl.lit(self.currency).alias("currency"),
+                pl.Series("usd_rate", [m[2][0] for m in made], dtype=pl.Float64),
+                pl.Series("rate_day", [m[2][1] for m in made], dtype=pl.Date),
+            ]
+        return frame.with_columns(added)
+
+    def notes(self, rows: Sequence[Mapping[str, object]] = ()) -> list[str]:
+        """What the prices shown are, in a line each: the discounts, the rates."""
+        said = []
+        if self.discounts is not None:
+            hit = sum(1 for r in rows if r.get(DISCOUNT_COLUMN))
+            counted = f" ({hit} of {len(rows)} rows discounted)" if rows else ""
+            said.append(
+                f"after your discounts ({self.discounts.summary()}; {DISCOUNTS_ENV}="
+                f"{self.discounts.path}){counted}; --list-prices shows list prices"
+            )
+        if self.rates is not None:
+            said.append(self.rate_note(rows))
+        return said
+
+    def rate_note(self, rows: Sequence[Mapping[str, object]] = ()) -> str:
+        used = sorted({(r["rate_day"], r["usd_rate"]) for r in rows if r.get("rate_day")})
+        if not used:
+            return f"in {self.currency} at the ECB reference rate of each price's own day"
+        days = f"{used[0][0]}" if len(used) == 1 else f"{used[0][0]} to {used[-1][0]}"
+        low, high = min(u[1] for u in used), max(u[1] for u in used)
+        each = f"{low:.4f}" if low == high else f"{low:.4f} to {high:.4f}"
+        return (
+            f"in {self.currency} at the ECB reference rate of each price's own day: 1 USD = "
+            f"{each} {self.currency} (ECB, {days}); list prices in USD: --currency USD"
+        )
+
+    def heading(self) -> str:
+        """'EUR, after your discounts': what the price columns are in."""
+        return self.currency + (", after your discounts" if self.discounts is not None else "")
+
+
+def your_prices(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    currency: str | None = None,
+    list_prices: bool = False,
+    providers: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    api: bool = False,
+) -> YourPrices:
+    """What to do to the prices of a read: the discounts file named by $CHIPCOST_DISCOUNTS
+    (unless `list_prices`), and `currency` (else $CHIPCOST_CURRENCY; US dollars by default)."""
+    env = os.environ if env is None else env
+    discounts = None
+    path = (env.get(DISCOUNTS_ENV) or "").strip()
+    if path and not list_prices:
+        discounts = load_discounts(path, providers)
+    asked = currency if currency is not None else (env.get(CURRENCY_ENV) or "").strip()
+    option = ("currency=" if api else "--currency ") if currency is not None else f"{CURRENCY_ENV}="
+    rates = currency_rates(con, asked, option) if asked else None
+    return YourPrices(discounts=discounts, rates=rates, list_prices_asked=list_prices)
+
+
+def for_read(
+    con: duckdb.DuckDBPyConnection,
+    currency: str | None,
+    list_prices: bool = False,
+    *,
+    api: bool = False,
+) -> YourPrices:
+    """your_prices with the providers a discount may name (read only when a file is set)."""
+    providers: list[str] = []
+    if os.environ.get(DISCOUNTS_ENV, "").strip() and not list_prices:
+        from chipcost.extract import price_providers
+
+        providers = price_providers()
+    return your_prices(
+        con, currency=currency, list_prices=list_prices, providers=providers, api=api
+    )
+
+
+def load_discounts(path: str, providers: Sequence[str]) -> Discounts:
+    file = Path(path).expanduser()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ChipcostError(
+            f"{DISCOUNTS_ENV}={path}: no such file; point it at your discounts file "
+            "(docs/prices.md, 'Your discounts') or unset it"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ChipcostError(f"{DISCOUNTS_ENV}={path}: cannot read it ({exc})") from None
+    known = Vocabulary(providers=providers, pricing_models=PRICING_MODELS, chips=resolve_chip_name)
+    return read_discounts(text, path, known)
+
+
+def currency_rates(con: duckdb.DuckDBPyConnection, asked: str, option: str) -> Rates | None:
+    """The rates of the currency asked for; None for US dollars (no conversion)."""
+    from chipcost.warehouse.fx import currencies, per_usd
+
+    code = asked.strip().upper()
+    if code == BASE:
+        return None
+    known = currencies(con)
+    if not known:
+        raise ChipcostError(
+            f"{option}{asked}: the warehouse holds no exchange rates yet; run `chipcost "
+            "collect` (its ecb-rates source reads the ECB's reference rates)"
+        )
+    if code not in known:
+        raise ChipcostError(
+            f"{option}{asked}: no ECB reference rate for it{did_you_mean(code, known)}; "
+            f"currencies: {', '.join(known)}"
+        )
+    table = per_usd(con, code)
+    return Rates(code, tuple(t[0] for t in table), tuple(t[1] for t in table))
+
+
+def _day(value: object) -> date:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        return date.fromisoformat(value[:10])
+    raise ChipcostError(f"a price without a day ({value!r}) cannot be converted")

@@ -1,0 +1,115 @@
+"""The ECB's euro foreign exchange reference rates: what prices convert to other currencies at.
+
+Not prices of chips: each day's rates go to the warehouse's `fx_rates` (a day, a currency, the
+units of it one euro bought), from which `--currency` converts a price at its own day's rate.
+The 90-day file is fetched on every run, so a day missed is filled by the next; it is archived
+and replayed like any payload. Public, no key: the ECB publishes around 16:00 CET on working
+days (https://www.ecb.europa.eu/stats/policy_and_exchange_rates/euro_reference_exchange_rates/).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date
+
+from chipcost.core.errors import ParseError
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult
+from chipcost.extract import _http
+from chipcost.extract._kit import Origin
+from chipcost.extract.base import FetchContext, Source, refuse_empty
+
+SOURCE_NAME = "ecb-rates"
+PROVIDER = "ecb"
+RATES_90D_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist-90d.xml"
+TABLE = "fx_rates"
+# <Cube time="2026-11-20"> opens a day; <Cube currency="USD" rate="1.0561"/> is one rate. Read
+# by pattern, not by an XML parser, so a hostile document can expand no entities; the daily
+# file quotes with ', the history files with ".
+_DAY = re.compile(r"""<Cube\s+time=['"]([^'"]*)['"]\s*>""")
+_RATE = re.compile(r"""<Cube\s+currency=['"]([^'"]*)['"]\s+rate=['"]([^'"]*)['"]\s*/>""")
+_CODE = re.compile(r"^[A-Z]{3}$")
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The last 90 days of reference rates, one file."""
+    with _http.http_client(PROVIDER, ctx) as client:
+        found = _http.get(ctx, client, RATES_90D_URL, ext="xml")
+    ctx.progress("90 days of reference rates")
+    return [found]
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """One fx_rates row per day and currency (the euro itself at 1); pure."""
+    result = ParseResult()
+    rows: list[dict[str, object]] = []
+    for payload in payloads:
+        origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
+        text = payload.data.decode("utf-8", errors="replace")
+        days = list(_DAY.finditer(text))
+        if not days and _RATE.search(text):
+            raise ParseError(
+                f"ecb: {payload.url} ({payload.ref or payload.name}) has rates but no "
+                "<Cube time=...> day to date them: the ECB's file changed shape"
+            )
+        for n, found in enumerate(days):
+            end = days[n + 1].start() if n + 1 < len(days) else len(text)
+            rows.extend(_day_rows(found.group(1), text[found.end() : end], origin, result))
+    result.facts[TABLE] = rows
+    if not rows:  # a file of no day at all fails the source, as an empty listing does
+        refuse_empty(result, payloads, PROVIDER)
+    return result
+
+
+def _day_rows(
+    day_text: str, block: str, origin: Origin, result: ParseResult
+) -> list[dict[str, object]]:
+    try:
+        day = date.fromisoformat(day_text)
+    except ValueError:
+        result.rejects.append(origin.reject(f"not a day: time={day_text!r}", block[:200]))
+        return []
+    rows = [_row(day, "EUR", 1.0, origin)]
+    for currency, rate in _RATE.findall(block):
+        try:
+            per_eur = float(rate)
+        except ValueError:
+            per_eur = float("nan")
+        if not _CODE.match(currency) or not per_eur > 0 or per_eur == float("inf"):
+            result.rejects.append(
+                origin.reject(
+                    f"not a rate: currency={currency!r} rate={rate!r} on {day_text}",
+                    {"day": day_text, "currency": currency, "rate": rate},
+                )
+            )
+            continue
+        rows.append(_row(day, currency, per_eur, origin))
+    if len(rows) == 1:
+        result.notes.append(f"{day_text}: a day without rates")
+        return []
+    return rows
+
+
+def _row(day: date, currency: str, per_eur: float, origin: Origin) -> dict[str, object]:
+    return {
+        "day": day,
+        "currency": currency,
+        "per_eur": per_eur,
+        "source": origin.source,
+        "observed_at": origin.observed_at,
+        "payload_ref": origin.payload_ref,
+    }
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "ECB euro foreign exchange reference rates (public, no key): the last 90 days, what "
+        "--currency converts prices at"
+    ),
+    fetch=fetch,
+    parse=parse,
+    reference=True,
+)

@@ -1,0 +1,219 @@
+"""Your prices as a user asks for them: a discounts file and a currency on `prices` and
+`cost` (real console script) and the Python API, on the golden warehouse with ECB rates
+loaded through the real parser and loader."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+import chipcost
+from chipcost.core.payload import Payload
+from chipcost.core.runs import OK, RunResult, SourceResult
+from chipcost.extract.ecb_rates import RATES_90D_URL, SOURCE
+from chipcost.pipeline.seed import open_warehouse
+from chipcost.warehouse.load import load_run
+from tests import report_warehouse
+from tests.cli.test_cli import chipcost as run_cli
+
+LOADED = datetime(2026, 11, 7, 17, 0, tzinfo=UTC)
+
+
+def rates_file(days: dict[str, dict[str, float]]) -> bytes:
+    cubes = "".join(
+        f'<Cube time="{day}">'
+        + "".join(f'<Cube currency="{c}" rate="{r}"/>' for c, r in rates.items())
+        + "</Cube>"
+        for day, rates in days.items()
+    )
+    return f"<gesmes:Envelope><Cube>{cubes}</Cube></gesmes:Envelope>".encode()
+
+
+def load_rates(path: Path, data: bytes, run_id: str) -> None:
+    payload = Payload(data, RATES_90D_URL, LOADED, "rates.xml", f"{run_id}/ecb-rates/0001.xml")
+    parsed = SOURCE.parse([payload])
+    result = SourceResult(
+        source="ecb-rates", provider="ecb", status=OK, observed_at=LOADED, payloads=1,
+        facts=parsed.facts, payload_digest=run_id,
+    )  # fmt: skip
+    run = RunResult(run_id, LOADED, LOADED, "live", run_id, False, [result])
+    con = open_warehouse(path)
+    try:
+        load_run(con, run)
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def golden(tmp_path_factory) -> Path:
+    path = report_warehouse.build(tmp_path_factory.mktemp("yours") / "w.duckdb")
+    # The prices were last seen on Saturday 2026-11-07: Friday's rate is theirs.
+    first = {
+        "2026-11-05": {"USD": 1.2, "GBP": 0.8},
+        "2026-11-06": {"USD": 1.0, "GBP": 0.8},  # replaced below
+        "2026-10-01": {"USD": 1.1, "CHF": 0.95},  # CHF only long before: no rate in force
+    }
+    load_rates(path, rates_file(first), "2026-11-07T170000Z")
+    # A later file restates Friday's rate: the later row replaces the earlier.
+    load_rates(path, rates_file({"2026-11-06": {"USD": 1.25, "GBP": 0.8}}), "2026-11-08T170000Z")
+    return path
+
+
+@pytest.fixture
+def discounts(tmp_path) -> Path:
+    path = tmp_path / "discounts.toml"
+    path.write_text('[[discount]]\nprovider = "aws"\npercent = 10\nlabel = "EDP 2026"\n')
+    return path
+
+
+def cli(*args: str, **env: str):
+    return run_cli(*args, env={**os.environ, "CHIPCOST_DISCOUNTS": "", **env})
+
+
+def test_a_later_rate_file_replaces_the_same_day(golden):
+    rows = chipcost.prices(chip="H100-SXM", currency="USD", db=golden)  # opens; rates held
+    assert rows.height
+    import duckdb
+
+    con = duckdb.connect(str(golden), read_only=True)
+    try:
+        friday = con.execute(
+            "SELECT per_eur, payload_ref FROM fx_rates WHERE day = '2026-11-06' AND currency = 'USD'"
+        ).fetchall()
+        assert friday == [(1.25, "2026-11-08T170000Z/ecb-rates/0001.xml")]
+        assert con.execute("SELECT count(*) FROM fx_rates WHERE currency = 'EUR'").fetchone() == (
+            3,
+        )
+    finally:
+        con.close()
+
+
+def test_discounts_show_ninety_percent_of_list_labelled(golden, discounts):
+    args = ("prices", "--chip", "H100-SXM", "--provider", "aws", "--db", str(golden))
+    result = cli(*args, "--format", "json", CHIPCOST_DISCOUNTS=str(discounts))
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert rows and all(r["discount"] == "10% EDP 2026" for r in rows)
+    for row in rows:
+        assert row["price_per_chip_hour"] == pytest.approx(
+            0.9 * row["list_price_per_chip_hour_usd"]
+        )
+    assert "after your discounts (EDP 2026: aws 10%" in result.stderr
+    table = cli(*args, CHIPCOST_DISCOUNTS=str(discounts))
+    assert "current per-chip prices (USD, after your discounts)" in table.stdout
+    assert "10% EDP 2026" in table.stdout and "--list-prices shows list prices" in table.stdout
+    # us-east-1's API price, 74.00 / 8 = 9.25 a chip-hour: 8.3250 after 10%
+    assert "8.3250" in table.stdout and "9.2500" in table.stdout
+    listed = cli(*args, "--list-prices", "--format", "json", CHIPCOST_DISCOUNTS=str(discounts))
+    plain = json.loads(listed.stdout)
+    assert "discount" not in plain[0] and min(r["price_per_chip_hour"] for r in plain) == 5.0
+
+
+def test_a_discount_reorders_what_is_cheapest(golden, tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("provider,region,percent,label\naws,us-west-2,40,west deal\n")
+    result = cli(
+        "prices", "--chip", "H100-SXM", "--pricing-model", "on_demand", "--sort", "price",
+        "--format", "json", "--db", str(golden), CHIPCOST_DISCOUNTS=str(path),
+    )  # fmt: skip
+    rows = json.loads(result.stdout)
+    assert rows[0]["region"] == "us-west-2" and rows[0]["price_per_chip_hour"] == pytest.approx(
+        7.56
+    )
+    assert [r["discount"] for r in rows].count("40% west deal") == len(
+        [r for r in rows if r["region"] == "us-west-2"]
+    )
+    assert [r["price_per_chip_hour"] for r in rows] == sorted(
+        r["price_per_chip_hour"] for r in rows
+    )
+
+
+def test_currency_converts_at_the_rate_of_the_price_day(golden):
+    result = cli("prices", "--chip", "H100-SXM", "--currency", "eur", "--format", "json",
+                 "--db", str(golden))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    for row in rows:
+        assert row["currency"] == "EUR" and row["rate_day"] == "2026-11-06"
+        assert row["usd_rate"] == pytest.approx(1 / 1.25)
+        assert row["price_per_chip_hour"] == pytest.approx(
+            row["list_price_per_chip_hour_usd"] / 1.25
+        )
+    assert "1 USD = 0.8000 EUR (ECB, 2026-11-06)" in result.stderr
+    gbp = cli("prices", "--chip", "H100-SXM", "--db", str(golden), CHIPCOST_CURRENCY="GBP")
+    assert "current per-chip prices (GBP)" in gbp.stdout and "GBP/chip-hr" in gbp.stdout
+    assert "1 USD = 0.6400 GBP (ECB, 2026-11-06)" in gbp.stdout  # 0.8 / 1.25
+    frame = chipcost.prices(chip="H100-SXM", currency="EUR", db=golden)
+    assert set(frame["currency"]) == {"EUR"}
+
+
+def test_cost_ranks_your_prices(golden, discounts):
+    args = ("cost", "--model", "llama-3-70b", "--workload", "inference", "--format", "json",
+            "--db", str(golden))  # fmt: skip
+    listed = {(r["chip"], r["pricing_model"]): r for r in json.loads(cli(*args).stdout)}
+    yours = cli(*args, "--currency", "EUR", CHIPCOST_DISCOUNTS=str(discounts))
+    assert yours.returncode == 0, yours.stderr
+    for row in json.loads(yours.stdout):
+        before = listed[(row["chip"], row["pricing_model"])]
+        assert row["cost_per_million_tokens"] == pytest.approx(
+            before["cost_per_million_tokens"] * 0.9 / 1.25
+        )
+        assert row["discount"] == "10% EDP 2026" and row["currency"] == "EUR"
+    table = cli(*args[:5], "--db", str(golden), "--currency", "EUR")
+    assert "€/M tokens" in table.stdout and "in EUR at the ECB reference rate" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            '[[discount]]\nprovider = "awz"\npercent = 10\n',
+            "line 1: unknown provider 'awz' (did you mean aws",
+        ),
+        (
+            '[[discount]]\nprovider = "aws"\npercent = 120\n',
+            "line 1: percent 120 is not a discount",
+        ),
+        (
+            '[[discount]]\nprovider = "aws"\npercent = 10\n\n[[discount]]\nprovider = "aws"\npercent = 5\n',
+            "lines 1 and 5: two rules for the same offers (aws)",
+        ),
+        (
+            '[[discount]]\nprovider = "aws"\nchip = "H100-SXM"\npercent = 10\n'
+            '[[discount]]\nprovider = "aws"\nregion = "us-east-1"\npercent = 5\n',
+            "lines 1 and 5: both rules match some offers",
+        ),
+    ],
+)
+def test_a_bad_discounts_file_is_one_line_naming_file_and_line(golden, tmp_path, text, said):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    result = cli("prices", "--chip", "H100-SXM", "--db", str(golden), CHIPCOST_DISCOUNTS=str(path))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"discounts file {path}" in result.stderr and said in result.stderr, result.stderr
+    assert "$/chip-hr" not in result.stdout  # nothing shown as discounted
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--currency", "EUX"), "--currency EUX: no ECB reference rate for it (did you mean EUR"),
+        (("--currency", "CHF"), "no ECB reference rate for CHF on 2026-11-07 or the 7 days before"),
+    ],
+)
+def test_a_currency_without_a_rate_is_refused(golden, args, said):
+    result = cli("prices", "--chip", "H100-SXM", "--db", str(golden), *args)
+    assert result.returncode == 1 and said in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not result.stdout.strip()
+
+
+def test_no_rates_yet_says_to_collect_them(tmp_path):
+    path = report_warehouse.build(tmp_path / "w.duckdb")
+    result = cli("prices", "--chip", "H100-SXM", "--db", str(path), CHIPCOST_CURRENCY="EUR")
+    assert result.returncode == 1
+    assert "CHIPCOST_CURRENCY=EUR: the warehouse holds no exchange rates yet" in result.stderr
+    assert "ecb-rates" in result.stderr

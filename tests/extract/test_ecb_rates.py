@@ -1,0 +1,59 @@
+"""ecb-rates: what the contract test does not say, on the recorded daily file and the 90-day
+structure: every day and currency a fact, the euro at 1, bad rates refused one by one."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from chipcost.core.errors import ParseError
+from chipcost.extract.ecb_rates import RATES_90D_URL, SOURCE
+from chipcost.pipeline.your_prices import Rates
+from tests.sources import payload
+
+DAILY = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
+
+
+def rates(*names: str):
+    found = SOURCE.parse([payload("ecb-rates", n, RATES_90D_URL) for n in names])
+    return {(str(r["day"]), r["currency"]): r["per_eur"] for r in found.facts["fx_rates"]}, found
+
+
+def test_the_recorded_daily_file_gives_every_rate_of_its_day():
+    found, result = rates("eurofxref-daily-2013-08-20.xml")
+    assert found[("2013-08-20", "USD")] == 1.3392 and found[("2013-08-20", "JPY")] == 130.33
+    assert found[("2013-08-20", "EUR")] == 1.0
+    assert len(found) == 32 + 1 and not result.rejects and not result.records
+
+
+def test_the_90_day_file_gives_each_day():
+    found, _ = rates("eurofxref-hist-90d.xml")
+    assert {day for day, _ in found} == {"2026-11-11", "2026-11-12", "2026-11-13"}
+    assert found[("2026-11-12", "USD")] == 1.05
+
+
+def test_bad_rates_are_refused_one_by_one_and_the_good_kept():
+    found, result = rates("bad-rows.xml")
+    assert found == {("2026-11-16", "EUR"): 1.0, ("2026-11-16", "JPY"): 162.2}
+    reasons = sorted(r.reason for r in result.rejects)
+    assert len(reasons) == 4, reasons
+    assert any("rate='n/a'" in r for r in reasons) and any("2026-13-40" in r for r in reasons)
+
+
+@pytest.mark.parametrize(
+    "body", [b"<html>Service temporarily unavailable</html>", b"<Cube><Cube></Cube></Cube>"]
+)
+def test_a_file_without_any_day_is_refused(body):
+    with pytest.raises(ParseError, match="ecb"):
+        SOURCE.parse([payload("ecb-rates", "x.xml", DAILY, data=body)])
+
+
+def test_a_price_converts_at_the_latest_rate_of_the_week_before_it():
+    table = Rates("EUR", (date(2026, 11, 5), date(2026, 11, 6)), (0.9, 0.8))
+    assert table.on(date(2026, 11, 8)) == (0.8, date(2026, 11, 6))  # a Sunday: Friday's
+    assert table.on(date(2026, 11, 5)) == (0.9, date(2026, 11, 5))
+    with pytest.raises(Exception, match="no ECB reference rate for EUR on 2026-11-14"):
+        table.on(date(2026, 11, 14))
+    with pytest.raises(Exception, match="on 2026-11-04"):
+        table.on(date(2026, 11, 4))
