@@ -82,7 +82,8 @@ def test_a_later_rate_file_replaces_the_same_day(golden):
     con = duckdb.connect(str(golden), read_only=True)
     try:
         friday = con.execute(
-            "SELECT per_eur, payload_ref FROM fx_rates WHERE day = '2026-11-06' AND currency = 'USD'"
+            "SELECT per_eur, payload_ref FROM fx_rates "
+            "WHERE day = '2026-11-06' AND currency = 'USD'"
         ).fetchall()
         assert friday == [(1.25, "2026-11-08T170000Z/ecb-rates/0001.xml")]
         assert con.execute("SELECT count(*) FROM fx_rates WHERE currency = 'EUR'").fetchone() == (
@@ -179,7 +180,8 @@ def test_cost_ranks_your_prices(golden, discounts):
             "line 1: percent 120 is not a discount",
         ),
         (
-            '[[discount]]\nprovider = "aws"\npercent = 10\n\n[[discount]]\nprovider = "aws"\npercent = 5\n',
+            '[[discount]]\nprovider = "aws"\npercent = 10\n\n'
+            '[[discount]]\nprovider = "aws"\npercent = 5\n',
             "lines 1 and 5: two rules for the same offers (aws)",
         ),
         (
