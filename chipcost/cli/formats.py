@@ -36,6 +36,15 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
+class PriceFormat(StrEnum):
+    """`chipcost prices` also writes FOCUS's columns (chipcost.transform.focus), as CSV."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    focus = "focus"
+
+
 def notices(fmt: OutputFormat) -> Console:
     """Where banners and notes go: with the table, or on stderr when stdout is data."""
     from chipcost.cli.consoles import err, out

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.consoles import DEFAULT_TABLE_ROWS, MAX_LIMIT, err, out
-from chipcost.cli.formats import OutputFormat
+from chipcost.cli.formats import OutputFormat, PriceFormat
 from chipcost.core.vocabulary import models_help
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "MAX_LIMIT",
     "DbOption",
     "FormatOption",
+    "PriceFormatOption",
     "LimitOption",
     "OldModelOption",
     "PricingModelOption",
@@ -89,5 +90,14 @@ FormatOption = Annotated[
         "--format",
         case_sensitive=False,
         help="table (for people), csv or json (for scripts: stable field names, ISO 8601 times).",
+    ),
+]
+PriceFormatOption = Annotated[
+    PriceFormat,
+    typer.Option(
+        "--format",
+        case_sensitive=False,
+        help="table (for people), csv or json (for scripts: stable field names, ISO 8601 "
+        "times), or focus (CSV under the FinOps FOCUS column names, docs/focus.md).",
     ),
 ]

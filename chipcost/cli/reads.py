@@ -51,10 +51,12 @@ def prices(
     list_prices: bool = False,
     limit: int | None = None,
     wide: bool = False,
-    format: OutputFormat = OutputFormat.table,
+    format: OutputFormat | str = OutputFormat.table,
     db: str | None = None,
 ) -> None:
     """`chipcost prices`: current per-chip hourly prices from the warehouse, without Prefect."""
+    focus = format == "focus"  # the frame, under FOCUS's column names
+    format = OutputFormat.csv if focus else OutputFormat(format)
     from chipcost.cli.consoles import out
     from chipcost.pipeline.prices import (
         PriceAsk,
@@ -104,13 +106,21 @@ def prices(
     from chipcost.cli.render_fresh import print_freshness
 
     frame = result.frame if limit is None else result.frame.head(limit)
+    if focus:
+        import polars as pl
+
+        from chipcost.transform.focus import FOCUS_COLUMNS, focus_rows
+
+        made = focus_rows(frame.to_dicts())
+        frame = pl.DataFrame(made, schema=dict.fromkeys(FOCUS_COLUMNS), infer_schema_length=None)
+        frame = frame.select(FOCUS_COLUMNS) if made else pl.DataFrame(schema=list(FOCUS_COLUMNS))
     write_frame(format, frame)  # when empty, [] or the header: a pipe still parses
     if empty:
         raise NoMatch(empty)
     _no_rows_for(notices(format), unmatched_names(ask.chips, set(result.frame["chip"])))
     for line in mine.notes(result.frame.to_dicts()):
         notices(format).print(f"note: {line}", highlight=False)
-    if result.frame.height > frame.height:
+    if result.frame.height > frame.height and not focus:
         notices(format).print(f"{result.frame.height - frame.height} more rows (--limit)")
     print_freshness(notices(format), result.freshness)
 

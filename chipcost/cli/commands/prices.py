@@ -6,14 +6,14 @@ from typing import Annotated
 
 import typer
 
-from chipcost.cli.formats import OutputFormat
+from chipcost.cli.formats import PriceFormat
 from chipcost.cli.options import (
     CurrencyOption,
     DbOption,
-    FormatOption,
     LimitOption,
     ListPricesOption,
     OldModelOption,
+    PriceFormatOption,
     PricingModelOption,
     WideOption,
 )
@@ -66,7 +66,7 @@ def prices(
     list_prices: ListPricesOption = False,
     limit: LimitOption = None,
     wide: WideOption = False,
-    format: FormatOption = OutputFormat.table,
+    format: PriceFormatOption = PriceFormat.table,
     db: DbOption = None,
 ) -> None:
     """Current per-chip hourly prices, cheapest first per chip, pricing model and term."""

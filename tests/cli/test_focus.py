@@ -1,0 +1,64 @@
+"""`chipcost prices --format focus`: FOCUS's column names and allowed values, checked against
+the column list read from the specification (chipcost/data/focus_columns.csv)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from chipcost.transform.focus import FOCUS_COLUMNS, PRICING_CATEGORY
+from tests import report_warehouse
+from tests.cli.test_cli import chipcost
+from tests.paths import ROOT
+
+SPEC = {
+    row["column_id"]: row
+    for row in csv.DictReader((ROOT / "chipcost/data/focus_columns.csv").open(encoding="utf-8"))
+}
+
+
+@pytest.fixture(scope="module")
+def golden(tmp_path_factory) -> Path:
+    return report_warehouse.build(tmp_path_factory.mktemp("focus") / "w.duckdb")
+
+
+def test_every_column_is_the_specifications_or_a_custom_x_column():
+    for column in FOCUS_COLUMNS:
+        assert column in SPEC or column.startswith("x_"), column
+    allowed = set(SPEC["PricingCategory"]["allowed_values"].split("|"))
+    assert set(PRICING_CATEGORY.values()) <= allowed
+
+
+def test_prices_as_focus(golden, tmp_path):
+    env = {**os.environ, "CHIPCOST_DISCOUNTS": ""}
+    result = chipcost("prices", "--db", str(golden), "--format", "focus", env=env)
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert tuple(rows[0]) == FOCUS_COLUMNS
+    by_model = {}
+    for row in rows:
+        details = json.loads(row["SkuPriceDetails"])
+        by_model[details["x_PricingModel"]] = row
+        assert row["PricingUnit"] == "Hours" and row["PricingCurrency"] == "USD"
+        assert float(row["x_ListUnitPricePerChipHour"]) * float(details["GpuCount"]) == (
+            pytest.approx(float(row["ListUnitPrice"]))
+        )
+        assert row["SkuPriceEffectiveStart"] and row["x_PayloadRef"]
+    assert by_model["on_demand"]["PricingCategory"] == "Standard"
+    assert by_model["spot"]["PricingCategory"] == "Dynamic"
+    reserved = by_model["reserved"]
+    assert reserved["PricingCategory"] == "Committed"
+    assert reserved["CommitmentDiscountCategory"] == "Usage"
+    assert json.loads(reserved["SkuPriceDetails"])["x_Term"] == "1yr"
+    # your discount is the contracted price; the list price stays
+    path = tmp_path / "d.toml"
+    path.write_text('[[discount]]\nprovider = "aws"\npercent = 20\n')
+    env["CHIPCOST_DISCOUNTS"] = str(path)
+    discounted = chipcost("prices", "--db", str(golden), "--format", "focus", env=env)
+    for row in csv.DictReader(io.StringIO(discounted.stdout)):
+        assert float(row["ContractedUnitPrice"]) == pytest.approx(0.8 * float(row["ListUnitPrice"]))

@@ -1,0 +1,111 @@
+"""Prices under the FinOps Open Cost and Usage Specification's names (FOCUS); pure.
+
+A chipcost price row becomes one FOCUS row per offer: the list price per instance-hour in
+ListUnitPrice with PricingUnit "Hours", the per-chip price beside it in a custom column, the
+pricing model as PricingCategory, what the price is of (instance type, GPUs, term, payment)
+in SkuPriceDetails, and the price's validity as the SKU Price dataset's effective start and
+end. Column IDs and allowed values are the specification's (chipcost/data/focus_columns.csv
+says where each was read); custom columns and properties start with "x_", as it requires.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+# The pricing model as FOCUS's PricingCategory: a list price is Standard, spot Dynamic (the
+# provider changes it without notice), a price under a commitment Committed. A Capacity
+# Block is a reservation bought for a fixed term at a price set ahead: Committed too.
+PRICING_CATEGORY = {
+    "on_demand": "Standard",
+    "spot": "Dynamic",
+    "reserved": "Committed",
+    "savings_plan": "Committed",
+    "commitment": "Committed",
+    "capacity_block": "Committed",
+}
+# A commitment of usage (an instance, a term) or of spend (dollars an hour): FOCUS's
+# CommitmentDiscountCategory, for committed prices only.
+COMMITMENT_CATEGORY = {
+    "reserved": "Usage",
+    "commitment": "Usage",
+    "capacity_block": "Usage",
+    "savings_plan": "Spend",
+}
+FOCUS_COLUMNS = (
+    "ServiceProviderName",
+    "ServiceCategory",
+    "RegionId",
+    "AvailabilityZone",
+    "SkuId",
+    "SkuPriceId",
+    "PricingCategory",
+    "CommitmentDiscountCategory",
+    "PricingUnit",
+    "PricingCurrency",
+    "ListUnitPrice",
+    "ContractedUnitPrice",
+    "SkuPriceDetails",
+    "SkuPriceEffectiveStart",
+    "SkuPriceEffectiveEnd",
+    "x_Chip",
+    "x_ListUnitPricePerChipHour",
+    "x_UpfrontCost",
+    "x_Source",
+    "x_PayloadRef",
+)
+
+
+def focus_rows(rows: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
+    """The rows (a price read's: provider, region, ..., price_per_hour, valid_from) as FOCUS
+    rows, in FOCUS_COLUMNS order. ContractedUnitPrice is the price after your discounts,
+    where a discount applied (a negotiated discount, in FOCUS's words), else the list price;
+    with a currency other than USD both are in it, and PricingCurrency says so."""
+    return [_row(row) for row in rows]
+
+
+def _row(row: Mapping[str, object]) -> dict[str, object]:
+    model = str(row["pricing_model"])
+    chips = row.get("chip_count")
+    per_hour = row.get("price_per_hour")
+    listed_chip = row.get("list_price_per_chip_hour_usd")
+    currency = str(row.get("currency") or "USD")
+    discounted = bool(row.get("discount"))
+    list_per_hour, list_per_chip = per_hour, row.get("price_per_chip_hour")
+    if discounted and listed_chip is not None and chips:  # the list price, in its currency
+        list_per_chip = round(float(listed_chip) * float(row.get("usd_rate") or 1.0), 6)
+        list_per_hour = round(list_per_chip * float(chips), 6)
+    details = {
+        "InstanceType": row.get("instance_type"),
+        "GpuCount": chips,
+        "x_PricingModel": model,
+        "x_Term": row.get("term"),
+        "x_PaymentOption": row.get("payment"),
+        "x_Plan": row.get("plan"),
+    }
+    key = ":".join(
+        str(row.get(k) or "")
+        for k in ("provider", "region", "zone", "instance_type", "pricing_model", "term")
+    )
+    return {
+        "ServiceProviderName": row.get("provider"),
+        "ServiceCategory": "Compute",
+        "RegionId": row.get("region"),
+        "AvailabilityZone": row.get("zone") or None,
+        "SkuId": row.get("sku") or None,
+        "SkuPriceId": f"{key}:{row.get('payment') or ''}:{row.get('plan') or ''}",
+        "PricingCategory": PRICING_CATEGORY.get(model, "Other"),
+        "CommitmentDiscountCategory": COMMITMENT_CATEGORY.get(model),
+        "PricingUnit": "Hours",
+        "PricingCurrency": currency,
+        "ListUnitPrice": list_per_hour,
+        "ContractedUnitPrice": per_hour,
+        "SkuPriceDetails": json.dumps(details, separators=(",", ":")),
+        "SkuPriceEffectiveStart": row.get("valid_from"),
+        "SkuPriceEffectiveEnd": row.get("valid_to"),
+        "x_Chip": row.get("chip"),
+        "x_ListUnitPricePerChipHour": list_per_chip,
+        "x_UpfrontCost": row.get("upfront"),
+        "x_Source": row.get("source"),
+        "x_PayloadRef": row.get("payload_ref"),
+    }
