@@ -16,6 +16,9 @@ echo
 echo "== chipcost prices --chip H100-SXM --region eu-central-1 --limit 8   (aws-bulk, aws-spot-feed: AWS's public files, no credentials)"
 .venv/bin/chipcost prices --chip H100-SXM --region eu-central-1 --limit 8
 echo
+echo "== chipcost prices --chip H100-SXM --provider aws --currency EUR --limit 5   (at the ECB rate of each price's day)"
+.venv/bin/chipcost prices --chip H100-SXM --provider aws --currency EUR --limit 5
+
 echo "== chipcost history --chip H100-SXM   (the cheapest price per day per pricing model)"
 .venv/bin/chipcost history --chip H100-SXM
 echo

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from chipcost.cli import reads
-from chipcost.cli.formats import OutputFormat
+from chipcost.cli.formats import OutputFormat, PriceFormat
 from chipcost.cli.terminal import MAX_LIMIT
 
 
@@ -32,8 +32,8 @@ from chipcost.cli.terminal import MAX_LIMIT
 class Opt(NamedTuple):
     """One long option: the parameter it sets, how its value is read, and whether it repeats.
 
-    kind: "text", "int" (within low..high), "float", "format" (an OutputFormat, any case), or
-    "flag" (no value: sets `value`).
+    kind: "text", "int" (within low..high), "float", "format" (an OutputFormat, any case),
+    "price-format" (a PriceFormat: focus too), or "flag" (no value: sets `value`).
     """
 
     param: str
@@ -104,6 +104,7 @@ SPECS: dict[str, Spec] = {
             "--sort": Opt("sort"),
             **_switch("spot", "spot"),
             **_YOURS,
+            "--format": Opt("format", "price-format"),
         },
     ),
     "cost": Spec(
@@ -181,9 +182,10 @@ def _converted(opt: Opt, value: str) -> Any:
             return float(value)
     except ValueError:
         return None
-    if opt.kind == "format":
+    if opt.kind in ("format", "price-format"):
+        kind = PriceFormat if opt.kind == "price-format" else OutputFormat
         folded = value.casefold()
-        return OutputFormat(folded) if folded in OutputFormat.__members__ else None
+        return kind(folded) if folded in kind.__members__ else None
     return value
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from chipcost.cli.formats import OutputFormat, notices
+from chipcost.cli.formats import OutputFormat, PriceFormat, notices
 from chipcost.cli.terminal import DEFAULT_TABLE_ROWS, MAX_LIMIT
 from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.settings import load_settings
@@ -51,7 +51,7 @@ def prices(
     list_prices: bool = False,
     limit: int | None = None,
     wide: bool = False,
-    format: OutputFormat | str = OutputFormat.table,
+    format: PriceFormat | OutputFormat = PriceFormat.table,
     db: str | None = None,
 ) -> None:
     """`chipcost prices`: current per-chip hourly prices from the warehouse, without Prefect."""

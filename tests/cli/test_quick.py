@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from chipcost.cli import entry, quick, reads
 from chipcost.cli.commands import admin, cost, prices
-from chipcost.cli.formats import OutputFormat
+from chipcost.cli.formats import OutputFormat, PriceFormat
 from chipcost.cli.main import app, load_command
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
@@ -65,13 +65,17 @@ def test_each_table_names_the_options_typer_builds_and_reads_them_the_same_way(n
         assert (opt.kind == "flag") == param.is_flag, name_
         if opt.kind == "flag":
             assert opt.value is primary, name_
-        kinds = {"int": "int range", "float": "float", "format": "choice", "text": "str"}
+        kinds = {
+            "int": "int range", "float": "float", "format": "choice", "price-format": "choice",
+            "text": "str",
+        }  # fmt: skip
         if opt.kind != "flag":
             assert param.type.name == kinds[opt.kind], name_
         if opt.kind == "int":
             assert (opt.low, opt.high) == (param.type.min, param.type.max), name_
-        if opt.kind == "format":
-            assert sorted(param.type.choices) == sorted(f.value for f in OutputFormat), name_
+        if opt.kind in ("format", "price-format"):
+            kind = PriceFormat if opt.kind == "price-format" else OutputFormat
+            assert sorted(param.type.choices) == sorted(f.value for f in kind), name_
             assert not param.type.case_sensitive, name_
     required = tuple(p.name for p in command.params if p.required)
     assert set(spec.required) == set(required)
@@ -121,6 +125,7 @@ VALUES = {
     "int": st.sampled_from(["5", " 5", "+5", "0", "1", "1000000", "1000001", "5.0", "x", "-1"]),
     "float": st.sampled_from(["2.5", "1e3", "nan", "inf", " 3", "x", "1_0", "-1"]),
     "format": st.sampled_from(["csv", "CSV", "json", "Table", "xml", ""]),
+    "price-format": st.sampled_from(["csv", "Focus", "json", "Table", "xml", ""]),
 }
 ANY_VALUE = st.one_of(*VALUES.values())
 
