@@ -112,6 +112,7 @@ def cost(
     provider: Names = None,
     all_offers: bool = False,
     max_instances: int | None = None,
+    max_interruption: float | str | None = None,
     currency: str | None = None,
     list_prices: bool = False,
     db: str | Path | None = None,
@@ -129,13 +130,16 @@ def cost(
     cost_per_token view plus the ranking's,
     each with the same type whatever the rows (an empty column too), so that rankings
     concatenate. currency and list_prices as in prices(): the ranking is made on your prices
-    (a discount may reorder it), migration_cost is then in that currency.
+    (a discount may reorder it), migration_cost is then in that currency. max_interruption
+    ('10%' or 10) keeps spot offers only where AWS's frequency of interruption bucket tops
+    out at that percent or less (`interruption` says the bucket).
     """
     from chipcost.core.figures import speed_value
     from chipcost.pipeline.cost import (
         ask_of,
         baseline_chip,
         cost_question,
+        interruption_percent,
         rank_cost,
         workload_name,
     )
@@ -163,6 +167,7 @@ def cost(
             speed=speed_value(speed, "speed"),
             max_instances=max_instances,
             mine=for_read(con, currency, list_prices, api=True),
+            max_interruption=interruption_percent(max_interruption, "max_interruption="),
         )
         return rank_cost(con, ask, question).frame()
 

@@ -93,9 +93,13 @@ def _price_query(
         f"p.{c}, c.memory_gb" if c == "chip_count" else f"p.{c}" for c in PRICE_COLUMNS
     )
     first = SORTS[sort]
+    # An AWS spot price's frequency of interruption (the Spot Instance Advisor's bucket, Linux).
     sql = f"""
-        SELECT {columns}
+        SELECT {columns}, si.interruption
         FROM per_chip_prices p LEFT JOIN chips c ON c.chip = p.chip
+        LEFT JOIN spot_interruptions si
+            ON p.provider = 'aws' AND p.pricing_model = 'spot' AND si.os = 'Linux'
+            AND si.region = p.region AND si.instance_type = p.instance_type
         WHERE {" AND ".join(where)}
         ORDER BY {first}p.chip, coalesce(list_position([{order}], pricing_model), 99),
                  {TERM_HOURS}, term, price_per_chip_hour, region, zone, instance_type,
@@ -161,3 +165,13 @@ def last_seen(con: duckdb.DuckDBPyConnection) -> dict[tuple, object]:
     listed = ", ".join(SEEN_KEY)
     rows = con.execute(f"SELECT {listed}, source, last_seen_at FROM per_chip_prices").fetchall()
     return {tuple(str(v or "") for v in row[:-1]): row[-1] for row in rows}
+
+
+def spot_buckets(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tuple[str, float]]:
+    """AWS's frequency of interruption bucket per (region, instance type), Linux: label and
+    upper bound in percent (spot_interruptions, the Spot Instance Advisor's)."""
+    rows = con.execute(
+        "SELECT region, instance_type, interruption, interruption_max FROM spot_interruptions "
+        "WHERE os = 'Linux'"
+    ).fetchall()
+    return {(r[0], r[1]): (r[2], float(r[3])) for r in rows}

@@ -122,6 +122,7 @@ SPECS: dict[str, Spec] = {
             **_texts("chip", "region", "pricing-model", "provider"),
             "--all-offers": Opt("all_offers", "flag"),
             "--max-instances": Opt("max_instances", "int", low=1),
+            "--max-interruption": Opt("max_interruption"),
             **_YOURS,
         },
     ),

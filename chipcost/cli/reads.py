@@ -148,6 +148,7 @@ def cost(
     provider: list[str] | None = None,
     all_offers: bool = False,
     max_instances: int | None = None,
+    max_interruption: str | None = None,
     currency: str | None = None,
     list_prices: bool = False,
     limit: int | None = None,
@@ -165,6 +166,7 @@ def cost(
         ask_of,
         baseline_chip,
         cost_question,
+        interruption_percent,
         rank_cost,
         workload_name,
     )
@@ -194,6 +196,7 @@ def cost(
             speed=speed_value(speed),
             max_instances=max_instances,
             mine=for_read(con, currency, list_prices),
+            max_interruption=interruption_percent(max_interruption),
         )
         ranking = rank_cost(con, ask, question)
     except NoMatch:

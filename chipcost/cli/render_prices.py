@@ -38,6 +38,7 @@ _EMPTY = ("", "none", "default")
 # Beside chip, where, pricing and $/chip-hr (always shown), the columns kept while they fit,
 # most useful first.
 KEEP_ORDER = (
+    "interruption",
     DISCOUNT_COLUMN, LIST_COLUMN, "upfront", "instance_type", "price_per_hour", "chip_count",
     "source",
 )  # fmt: skip
@@ -56,6 +57,7 @@ _WIDE = (
     Column("price_per_chip_hour", "$/chip-hr", numeric=True),
     Column("price_per_hour", "$/instance-hr", numeric=True),
     Column("upfront", "upfront $", numeric=True),
+    Column("interruption", "interrupted"),
     Column("source", "source"),
     Column("source_as_of", "as of (UTC)"),
 )
@@ -112,6 +114,9 @@ def _columns(rows: Sequence[Row], same: dict[str, str]) -> list[Column]:
     columns.append(Column("price_per_hour", "$/instance-hr", numeric=True))
     if any((row["upfront"] or 0) > 0 for row in rows):
         columns.append(Column("upfront", "upfront $", numeric=True))
+    if any(row.get("interruption") for row in rows):
+        # AWS's frequency of interruption bucket (Spot Instance Advisor) beside a spot price.
+        columns.append(Column("interruption", "interrupted"))
     if "source" in varying:
         columns.append(Column("source", "source"))
     return columns

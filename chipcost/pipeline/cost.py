@@ -23,7 +23,7 @@ from chipcost.warehouse.cost_per_token import (
     model_parameters,
 )
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.prices import SEEN_KEY, last_seen
+from chipcost.warehouse.prices import SEEN_KEY, last_seen, spot_buckets
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
@@ -45,6 +45,8 @@ class Ask:
     speed: str = DEFAULT_SPEED  # 'max' or tokens/s per user (core.figures.speed_value)
     max_instances: int | None = None  # drop offers needing more instances to hold the model
     mine: YourPrices = field(default_factory=YourPrices)  # your discounts and currency
+    # Spot offers only where AWS's interruption bucket tops out at this percent or less.
+    max_interruption: float | None = None
 
 
 # The ranking's columns that may be empty in every row, by polars type name; any other such
@@ -234,7 +236,11 @@ def _ranked(
         seen = last_seen(con)
         ask.mine.rows(offers, COST_MONEY, day=lambda row: seen.get(_seen_key(row)))
     offers = with_fit(offers, parameters, ask.workload)
-    baseline, notes = _baseline(offers, ask, question)
+    notes: list[str] = []
+    if ask.max_interruption is not None:
+        offers, notes = _within_interruption(con, offers, ask.max_interruption)
+    baseline, baseline_notes = _baseline(offers, ask, question)
+    notes += baseline_notes
     chosen = choose(
         offers,
         chips=ask.chips or None,
@@ -266,6 +272,47 @@ COST_MONEY = ("price_per_chip_hour", "price_per_hour", "cost_per_million_tokens"
 
 def _seen_key(row: dict) -> tuple:
     return (*(str(row.get(k) or "") for k in SEEN_KEY), str(row.get("price_source") or ""))
+
+
+def _within_interruption(con, offers: list[dict], most: float) -> tuple[list[dict], list[str]]:
+    """The offers without the spot ones whose interruption bucket (AWS's Spot Instance
+    Advisor) may go above `most` percent, or whose risk no one publishes."""
+    buckets = spot_buckets(con)
+    kept, above, unknown = [], 0, 0
+    for row in offers:
+        if row["pricing_model"] != "spot":
+            kept.append(row)
+            continue
+        found = buckets.get((str(row["region"]), str(row["instance_type"])))
+        if row["provider"] == "aws" and found is not None:
+            row["interruption"] = found[0]
+            if found[1] <= most:
+                kept.append(row)
+                continue
+            above += 1
+        else:
+            unknown += 1
+    return kept, [
+        f"max interruption {most:g}%: {above} AWS spot offer(s) left out for a frequency of "
+        f"interruption bucket above it (AWS Spot Instance Advisor), {unknown} spot offer(s) "
+        "for a risk no one publishes (other providers' spot, AWS types the advisor lacks)"
+    ]
+
+
+def interruption_percent(value: object, option: str = "--max-interruption") -> float | None:
+    """'10%', '10' or 10 -> 10.0: a frequency of interruption, in percent (0 to 100)."""
+    if value is None:
+        return None
+    try:
+        number = float(str(value).strip().removesuffix("%")) if not isinstance(value, bool) else -1
+    except ValueError:
+        number = -1
+    if not 0 <= number <= 100:
+        raise ChipcostError(
+            f"{option} {value!r}: give a percent from 0 to 100, e.g. 10% (AWS's buckets: <5%, "
+            "5-10%, 10-15%, 15-20%, >20%)"
+        )
+    return number
 
 
 def _header(ask: Ask, question: CostQuestion) -> dict[str, object]:
@@ -501,6 +548,7 @@ def ask_of(
     speed: str = DEFAULT_SPEED,
     max_instances: int | None = None,
     mine: YourPrices | None = None,
+    max_interruption: float | None = None,
 ) -> Ask:
     """The ranking asked for, its names resolved against the warehouse (the command and the
     Python API ask alike)."""
@@ -520,6 +568,7 @@ def ask_of(
         speed=speed,
         max_instances=_max_instances(max_instances),
         mine=mine or YourPrices(),
+        max_interruption=max_interruption,
     )
 
 

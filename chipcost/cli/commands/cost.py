@@ -61,6 +61,14 @@ def cost(
             min=1, help="Drop offers needing more than this many instances to hold the model."
         ),
     ] = None,
+    max_interruption: Annotated[
+        str | None,
+        typer.Option(
+            "--max-interruption",
+            help="Spot offers only where AWS's frequency of interruption bucket (Spot Instance "
+            "Advisor) tops out at this percent or less, e.g. 10%; other spot left out.",
+        ),
+    ] = None,
     currency: CurrencyOption = None,
     list_prices: ListPricesOption = False,
     limit: LimitOption = None,
@@ -86,6 +94,7 @@ def cost(
         provider=provider,
         all_offers=all_offers,
         max_instances=max_instances,
+        max_interruption=max_interruption,
         currency=currency,
         list_prices=list_prices,
         limit=limit,
