@@ -209,6 +209,7 @@ def history(
     pricing_model: Names = None,
     since: date | datetime | str | None = None,
     until: date | datetime | str | None = None,
+    currency: str | None = None,
     db: str | Path | None = None,
 ) -> pl.DataFrame:
     """Each chip's cheapest per-chip price per pricing model per UTC day.
@@ -216,8 +217,11 @@ def history(
     Columns: day, chip, pricing_model, price_per_chip_hour, and where that price was
     (provider, region, zone, instance_type, chip_count, term, payment, plan, source) and how
     many offers were priced that day. since/until are inclusive days ('2026-11-01' or dates).
+    currency ('EUR'; default $CHIPCOST_CURRENCY) converts each day's price at that day's ECB
+    reference rate (list_price_per_chip_hour_usd, currency, usd_rate, rate_day added).
     """
     from chipcost.pipeline.history import HistoryAsk, find_history
+    from chipcost.pipeline.your_prices import for_read
 
     ask = HistoryAsk(
         chips=chip,
@@ -229,7 +233,8 @@ def history(
         options=("since=", "until="),
     )
     with _warehouse(db) as (con, stale_days):
-        return find_history(con, ask, stale_days=stale_days).frame
+        mine = for_read(con, currency, list_prices=True, api=True)
+        return find_history(con, ask, stale_days=stale_days, mine=mine).frame
 
 
 def sources(db: str | Path | None = None) -> pl.DataFrame:

@@ -23,6 +23,9 @@ from chipcost.extract.base import FetchContext, Source, refuse_empty
 SOURCE_NAME = "ecb-rates"
 PROVIDER = "ecb"
 RATES_90D_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist-90d.xml"
+# Every day since 1999, in the same layout: CHIPCOST_ECB_RATES_URL points a run at it once,
+# after a backfill of older prices (docs/your-prices.md).
+RATES_HISTORY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.xml"
 TABLE = "fx_rates"
 # <Cube time="2026-11-20"> opens a day; <Cube currency="USD" rate="1.0561"/> is one rate. Read
 # by pattern, not by an XML parser, so a hostile document can expand no entities; the daily
@@ -33,10 +36,11 @@ _CODE = re.compile(r"^[A-Z]{3}$")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
-    """The last 90 days of reference rates, one file."""
+    """The last 90 days of reference rates (or the file CHIPCOST_ECB_RATES_URL names), one file."""
+    url = ctx.settings.ecb_rates_url or RATES_90D_URL
     with _http.http_client(PROVIDER, ctx) as client:
-        found = _http.get(ctx, client, RATES_90D_URL, ext="xml")
-    ctx.progress("90 days of reference rates")
+        found = _http.get(ctx, client, url, ext="xml")
+    ctx.progress("reference rates" if url != RATES_90D_URL else "90 days of reference rates")
     return [found]
 
 

@@ -6,6 +6,8 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from chipcost.transform.cost import money_sign
+
 # Beyond this many days the table keeps the days a price changed (and the first and last).
 TABLE_DAYS = 60
 CHART_HEIGHT = 20
@@ -26,14 +28,16 @@ def changed_days(table: pl.DataFrame) -> pl.DataFrame:
     return table.filter(moved | last)
 
 
-def print_history(console: Console, chip: str, frame: pl.DataFrame) -> None:
+def print_history(console: Console, chip: str, frame: pl.DataFrame, currency: str = "USD") -> None:
     table = wide(frame)
     note = ""
     if table.height > TABLE_DAYS:
         shown = changed_days(table)
         note = f" ({shown.height} of {table.height} days: those a price changed, and the last)"
         table = shown
-    console.print(f"[bold]{chip}[/]: cheapest USD per chip-hour by day{note}", highlight=False)
+    console.print(
+        f"[bold]{chip}[/]: cheapest {currency} per chip-hour by day{note}", highlight=False
+    )
     models = table.columns[1:]
     # Headers on one line when the screen has room, else a word a line ("capacity" over
     # "block"): the days and prices are never cut.
@@ -52,7 +56,8 @@ def print_history(console: Console, chip: str, frame: pl.DataFrame) -> None:
         where = " · ".join(p for p in (row["provider"], row["region"], row["zone"]) if p)
         offers = f"{row['offers']} offer{'s' if row['offers'] != 1 else ''}"
         console.print(
-            f"  {row['pricing_model']}: ${row['price_per_chip_hour']:,.4f} on {row['day']} at "
+            f"  {row['pricing_model']}: {money_sign(currency)}{row['price_per_chip_hour']:,.4f} "
+            f"on {row['day']} at "
             f"{where} · {row['instance_type']} ({offers})",
             highlight=False,
         )
@@ -70,7 +75,7 @@ def _steps(days: list[str], prices: list[float]) -> tuple[list[str], list[float]
     return xs, ys
 
 
-def chart(chip: str, frame: pl.DataFrame, width: int, colour: bool) -> str:
+def chart(chip: str, frame: pl.DataFrame, width: int, colour: bool, currency: str = "USD") -> str:
     """A terminal line chart (plotext) of each pricing model's cheapest price per day."""
     import plotext as plt
 
@@ -82,7 +87,7 @@ def chart(chip: str, frame: pl.DataFrame, width: int, colour: bool) -> str:
         xs, ys = _steps(days, rows["price_per_chip_hour"].to_list())
         plt.plot(xs, ys, label=model, marker="braille")
     plt.plotsize(width, CHART_HEIGHT)
-    plt.title(f"{chip}: cheapest USD per chip-hour")
+    plt.title(f"{chip}: cheapest {currency} per chip-hour")
     plt.theme("clear")
     text = plt.build()
     return text if colour else plt.uncolorize(text)

@@ -68,6 +68,7 @@ SOURCE_ENV = {
     "seeweb_api_key": "SEEWEB_API_TOKEN",
     "aws_price_list_url": "CHIPCOST_AWS_PRICE_LIST_URL",
     "aws_spot_feed_url": "CHIPCOST_AWS_SPOT_FEED_URL",
+    "ecb_rates_url": "CHIPCOST_ECB_RATES_URL",
     "aws_regions": "CHIPCOST_AWS_REGIONS",
 }
 # Object storage for s3:// paths (the archive, the lake's Parquet files): an endpoint and keys
@@ -117,6 +118,7 @@ class SourceSettings:
     seeweb_api_key: str = field(default="", repr=False)
     aws_price_list_url: str = ""
     aws_spot_feed_url: str = ""
+    ecb_rates_url: str = ""  # the ECB's whole history (eurofxref-hist.xml) for a backfill
     aws_regions: tuple[str, ...] | None = None  # None: every region AWS's index lists
 
     def secrets(self) -> tuple[str, ...]:

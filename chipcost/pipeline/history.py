@@ -12,6 +12,7 @@ import duckdb
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import resolve_chip_names
 from chipcost.pipeline.prices import check_named, named_filters
+from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.history import daily_cheapest, history_values
 
@@ -38,10 +39,16 @@ class HistoryResult:
     frame: pl.DataFrame  # daily_cheapest's columns
     freshness: Freshness  # of the sources the frame shows
     chips: list[str]  # the canonical chips the names stood for
+    mine: YourPrices = YourPrices()  # the currency the prices are in (no discounts here)
 
 
 def find_history(
-    con: duckdb.DuckDBPyConnection, ask: HistoryAsk, *, stale_days: int, now: datetime | None = None
+    con: duckdb.DuckDBPyConnection,
+    ask: HistoryAsk,
+    *,
+    stale_days: int,
+    now: datetime | None = None,
+    mine: YourPrices | None = None,
 ) -> HistoryResult:
     """Each chip's cheapest price per pricing model per day, the names checked against the
     history (a region, pricing model or provider it never held is refused with the closest
@@ -65,7 +72,11 @@ def find_history(
     fresh = freshness(
         con, frame["source"].unique().sort().to_list(), stale_days=stale_days, now=now
     )
-    return HistoryResult(frame=frame, freshness=fresh, chips=chips)
+    mine = mine or YourPrices()
+    # The currency only: which offer was cheapest on a day is the list prices' answer.
+    if mine.rates is not None:
+        frame = mine.frame(frame, ("price_per_chip_hour",), day="day")
+    return HistoryResult(frame=frame, freshness=fresh, chips=chips, mine=mine)
 
 
 def why_no_history(con: duckdb.DuckDBPyConnection, ask: HistoryAsk, chips: list[str]) -> str:

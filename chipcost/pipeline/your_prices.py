@@ -54,8 +54,10 @@ class Rates:
             )
             raise ChipcostError(
                 f"no ECB reference rate for {self.currency} on {day} or the "
-                f"{MAX_RATE_AGE_DAYS} days before it{near}: collect the rates of that time "
-                "(chipcost collect --source ecb-rates) or show US dollars (--currency USD)"
+                f"{MAX_RATE_AGE_DAYS} days before it{near}: load the ECB's whole history once "
+                "(CHIPCOST_ECB_RATES_URL=https://www.ecb.europa.eu/stats/eurofxref/"
+                "eurofxref-hist.xml chipcost collect --source ecb-rates) or show US dollars "
+                "(--currency USD)"
             )
         return self.rates[at], self.days[at]
 

@@ -219,3 +219,43 @@ def test_no_rates_yet_says_to_collect_them(tmp_path):
     assert result.returncode == 1
     assert "CHIPCOST_CURRENCY=EUR: the warehouse holds no exchange rates yet" in result.stderr
     assert "ecb-rates" in result.stderr
+
+
+def test_history_converts_each_day_at_its_own_rate(golden):
+    args = ("history", "--chip", "H100-SXM", "--pricing-model", "on_demand", "--db", str(golden))
+    result = cli(*args, "--since", "2026-11-05", "--currency", "EUR", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    rate = {"2026-11-05": 1.2, "2026-11-06": 1.25, "2026-11-07": 1.25}  # Saturday: Friday's
+    assert [r["day"] for r in rows] == list(rate)
+    for row in rows:
+        listed = row["list_price_per_chip_hour_usd"]
+        assert row["price_per_chip_hour"] == pytest.approx(listed / rate[row["day"]])
+    table = cli(*args, "--since", "2026-11-05", "--currency", "EUR", "--no-chart")
+    assert "cheapest EUR per chip-hour by day" in table.stdout and "€" in table.stdout
+    too_early = cli(*args, "--currency", "EUR")
+    assert too_early.returncode == 1
+    assert "no ECB reference rate for EUR on 2026-11-01" in too_early.stderr
+    assert "eurofxref-hist.xml" in too_early.stderr  # how to load the older rates
+
+
+def test_the_rates_url_may_point_at_the_whole_history(tmp_path):
+    import httpx
+
+    from chipcost.core.settings import SourceSettings
+    from chipcost.extract.ecb_rates import RATES_HISTORY_URL
+    from tests.sources import context
+
+    asked = []
+
+    def answer(request):
+        asked.append(str(request.url))
+        return httpx.Response(200, content=rates_file({"2001-02-05": {"USD": 0.93}}))
+
+    ctx = context(
+        tmp_path, "ecb-rates", answer, settings=SourceSettings(ecb_rates_url=RATES_HISTORY_URL)
+    )
+    [found] = SOURCE.fetch(ctx)
+    assert asked == [RATES_HISTORY_URL] and found.url == RATES_HISTORY_URL
+    days = {str(r["day"]) for r in SOURCE.parse([found]).facts["fx_rates"]}
+    assert days == {"2001-02-05"}

@@ -32,6 +32,7 @@ def test_every_variable_reaches_its_typed_field():
         "SEEWEB_API_TOKEN": "sw-token",
         "CHIPCOST_AWS_PRICE_LIST_URL": "https://mirror.example.test/prices",
         "CHIPCOST_AWS_SPOT_FEED_URL": "http://127.0.0.1:8080/spot.js",
+        "CHIPCOST_ECB_RATES_URL": "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.xml",
         "CHIPCOST_AWS_REGIONS": " us-east-1, us-west-2 ,,us-east-1",
         "UNRELATED": "ignored",
     }
@@ -48,6 +49,7 @@ def test_every_variable_reaches_its_typed_field():
         seeweb_api_key="sw-token",
         aws_price_list_url="https://mirror.example.test/prices",
         aws_spot_feed_url="http://127.0.0.1:8080/spot.js",
+        ecb_rates_url="https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.xml",
         aws_regions=("us-east-1", "us-west-2"),
     )
     assert set(SOURCE_ENV.values()) == set(environ) - {"UNRELATED"}

@@ -7,7 +7,14 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import DbOption, FormatOption, OldModelOption, PricingModelOption, out
+from chipcost.cli.options import (
+    CurrencyOption,
+    DbOption,
+    FormatOption,
+    OldModelOption,
+    PricingModelOption,
+    out,
+)
 from chipcost.core.errors import NoMatch
 
 
@@ -24,6 +31,7 @@ def history(
         str | None, typer.Option(help="First day, YYYY-MM-DD (default: the whole history).")
     ] = None,
     until: Annotated[str | None, typer.Option(help="Last day, YYYY-MM-DD.")] = None,
+    currency: CurrencyOption = None,
     output: FormatOption = OutputFormat.table,
     no_chart: Annotated[bool, typer.Option("--no-chart", help="The table only.")] = False,
     db: DbOption = None,
@@ -33,6 +41,7 @@ def history(
     from chipcost.cli.render_fresh import print_freshness
     from chipcost.core.settings import load_settings
     from chipcost.pipeline.history import HistoryAsk, find_history, why_no_history
+    from chipcost.pipeline.your_prices import for_read
     from chipcost.reports.period import parse_day
     from chipcost.warehouse.db import connect
 
@@ -47,7 +56,8 @@ def history(
     settings = load_settings(db=db)
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
-        result = find_history(con, ask, stale_days=settings.stale_days)
+        mine = for_read(con, currency, list_prices=True)  # the currency; no discounts here
+        result = find_history(con, ask, stale_days=settings.stale_days, mine=mine)
         empty = why_no_history(con, ask, result.chips) if result.frame.is_empty() else None
         # Several chips asked, some without a row: each says why, as one chip alone would.
         shown = set() if empty else set(result.frame["chip"].unique().to_list())
@@ -63,14 +73,18 @@ def history(
     if empty:
         raise NoMatch(empty)
     if output is OutputFormat.table:
-        _show(result.frame, result.chips, missing, chart=not no_chart)
+        _show(result.frame, result.chips, missing, chart=not no_chart, currency=mine.currency)
     else:
         for why in missing.values():
             notices(output).print(f"note: {why}", highlight=False)
+    if mine.rates is not None:
+        notices(output).print(f"note: {mine.rate_note(result.frame.to_dicts())}", highlight=False)
     print_freshness(notices(output), result.freshness)
 
 
-def _show(frame, chips: list[str], missing: dict[str, str], *, chart: bool) -> None:
+def _show(
+    frame, chips: list[str], missing: dict[str, str], *, chart: bool, currency: str = "USD"
+) -> None:
     import polars as pl
 
     from chipcost.cli.render_history import chart as draw
@@ -82,8 +96,10 @@ def _show(frame, chips: list[str], missing: dict[str, str], *, chart: bool) -> N
         if rows.is_empty():
             out.print(missing[chip], highlight=False)
             continue
-        print_history(out, chip, rows)
+        print_history(out, chip, rows, currency)
         if chart:
             out.print(
-                draw(chip, rows, width, colour=out.is_terminal), highlight=False, markup=False
+                draw(chip, rows, width, colour=out.is_terminal, currency=currency),
+                highlight=False,
+                markup=False,
             )
