@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 
@@ -179,6 +180,7 @@ def index(
     since: date | datetime | str | None = None,
     until: date | datetime | str | None = None,
     latest: bool = False,
+    currency: str | None = None,
     db: str | Path | None = None,
 ) -> pl.DataFrame:
     """The daily rental price index per chip (docs/price-index.md): per chip, bucket
@@ -186,8 +188,10 @@ def index(
     cheapest per-chip price), `constituents`, `change_1d`/`_7d`/`_30d`,
     `constituents_changed`, `prices` (each provider's price) and `left_out` (jump-and-back
     glitches). Default days: the 30 to `until` (or the newest); `latest=True` gives each
-    chip's newest day only."""
+    chip's newest day only. currency ('EUR'; default $CHIPCOST_CURRENCY) states each day's
+    level at that day's ECB rate and the changes between converted levels."""
     from chipcost.pipeline.price_index import IndexAsk, find_index
+    from chipcost.pipeline.your_prices import for_read
 
     ask = IndexAsk(
         chips=chip,
@@ -198,7 +202,8 @@ def index(
         options=("bucket=", "since=", "until="),
     )
     with _warehouse(db) as (con, _):
-        return find_index(con, ask)
+        rates = for_read(con, currency, list_prices=True, api=True).rates
+        return find_index(con, replace(ask, rates=rates))
 
 
 def history(

@@ -13,6 +13,7 @@ import polars as pl
 from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.names import resolve_chip_names
 from chipcost.pipeline.jumps import JUMP_FACTOR
+from chipcost.pipeline.your_prices import Rates
 from chipcost.warehouse.price_index import BUCKETS, price_index
 
 # With chips named and no --since: the last 30 days of their index.
@@ -27,6 +28,7 @@ class IndexAsk:
     until: date | None = None
     latest: bool = False  # only each chip's newest day (the overview)
     options: tuple[str, str, str] = ("--bucket ", "--since ", "--until ")
+    rates: Rates | None = None  # the currency to state the index in; None: US dollars
 
 
 def _buckets(given: Sequence[str] | str | None, option: str) -> list[str]:
@@ -38,6 +40,41 @@ def _buckets(given: Sequence[str] | str | None, option: str) -> list[str]:
             f"{option}{', '.join(unknown)}: not an index bucket; use {', '.join(BUCKETS)}"
         )
     return found or ["on_demand"]
+
+
+def in_currency(frame: pl.DataFrame, rates: Rates) -> pl.DataFrame:
+    """The index in another currency: each day's level at that day's ECB rate, and each change
+    between the two days' converted levels ((1 + change) x rate now / rate then - 1), so that
+    a move of the rate moves the index as it moves what the chip-hour costs in that money.
+    The constituents' prices (`prices`) stay the US dollars they were judged in."""
+    days = set(frame["day"].to_list())
+    wanted = days | {d - timedelta(days=n) for d in days for n in (1, 7, 30)}
+    rate: dict = {}
+    for day in wanted:
+        try:
+            rate[day] = rates.on(day)
+        except ChipcostError:
+            if day in days:
+                raise
+
+    def moved(column: str, back: int) -> list[float | None]:
+        out = []
+        for day, change in zip(frame["day"].to_list(), frame[column].to_list(), strict=True):
+            then = rate.get(day - timedelta(days=back))
+            out.append(None if change is None or then is None
+                       else (1 + change) * rate[day][0] / then[0] - 1)  # fmt: skip
+        return out
+
+    levels = zip(frame["day"].to_list(), frame["level"].to_list(), strict=True)
+    return frame.with_columns(
+        pl.Series("level", [level * rate[day][0] for day, level in levels], dtype=pl.Float64),
+        pl.Series("change_1d", moved("change_1d", 1), dtype=pl.Float64),
+        pl.Series("change_7d", moved("change_7d", 7), dtype=pl.Float64),
+        pl.Series("change_30d", moved("change_30d", 30), dtype=pl.Float64),
+        pl.lit(rates.currency).alias("currency"),
+        pl.Series("usd_rate", [rate[d][0] for d in frame["day"]], dtype=pl.Float64),
+        pl.Series("rate_day", [rate[d][1] for d in frame["day"]], dtype=pl.Date),
+    )
 
 
 def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
@@ -63,4 +100,6 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
             + (f" to {ask.until}" if ask.until else "")
             + ": run `chipcost collect` (or `chipcost backfill` for past years), or widen the days"
         )
+    if ask.rates is not None:
+        frame = in_currency(frame, ask.rates)
     return frame

@@ -259,3 +259,21 @@ def test_the_rates_url_may_point_at_the_whole_history(tmp_path):
     assert asked == [RATES_HISTORY_URL] and found.url == RATES_HISTORY_URL
     days = {str(r["day"]) for r in SOURCE.parse([found]).facts["fx_rates"]}
     assert days == {"2001-02-05"}
+
+
+def test_the_index_in_a_currency_moves_with_the_rate(golden):
+    args = ("index", "--chip", "H100-SXM", "--since", "2026-11-05", "--db", str(golden))
+    usd = {r["day"]: r for r in json.loads(cli(*args, "--format", "json").stdout)}
+    result = cli(*args, "--currency", "EUR", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    eur = {r["day"]: r for r in json.loads(result.stdout)}
+    rate = {"2026-11-05": 1 / 1.2, "2026-11-06": 1 / 1.25, "2026-11-07": 1 / 1.25}
+    assert set(eur) == set(rate)
+    for day, row in eur.items():
+        assert row["level"] == pytest.approx(usd[day]["level"] * rate[day])
+        assert row["currency"] == "EUR"
+    friday = (1 + (usd["2026-11-06"]["change_1d"] or 0)) * rate["2026-11-06"] / rate["2026-11-05"]
+    assert eur["2026-11-06"]["change_1d"] == pytest.approx(friday - 1)
+    assert eur["2026-11-05"]["change_1d"] is None  # no rate in force on 2026-11-04
+    frame = chipcost.index(chip="H100-SXM", since="2026-11-05", currency="EUR", db=golden)
+    assert frame["level"].to_list() == pytest.approx([eur[d]["level"] for d in sorted(eur)])

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import DbOption, FormatOption, out
+from chipcost.cli.options import CurrencyOption, DbOption, FormatOption, out
 
 
 def index(
@@ -25,6 +25,7 @@ def index(
         str | None, typer.Option(help="First day, YYYY-MM-DD (default: 30 days to --until).")
     ] = None,
     until: Annotated[str | None, typer.Option(help="Last day, YYYY-MM-DD.")] = None,
+    currency: CurrencyOption = None,
     output: FormatOption = OutputFormat.table,
     db: DbOption = None,
 ) -> None:
@@ -34,19 +35,22 @@ def index(
     """
     from chipcost.core.settings import load_settings
     from chipcost.pipeline.price_index import IndexAsk, find_index
+    from chipcost.pipeline.your_prices import for_read
     from chipcost.reports.period import parse_day
     from chipcost.warehouse.db import connect
 
-    ask = IndexAsk(
-        chips=chip,
-        buckets=bucket,
-        since=parse_day(since, "--since"),
-        until=parse_day(until, "--until"),
-        latest=not chip and since is None,
-    )
     settings = load_settings(db=db)
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
+        mine = for_read(con, currency, list_prices=True)  # the currency only
+        ask = IndexAsk(
+            chips=chip,
+            buckets=bucket,
+            since=parse_day(since, "--since"),
+            until=parse_day(until, "--until"),
+            latest=not chip and since is None,
+            rates=mine.rates,
+        )
         frame = find_index(con, ask)
     finally:
         con.close()
@@ -54,8 +58,17 @@ def index(
         from chipcost.cli.formats import write_frame
 
         write_frame(output, frame)
+        if mine.rates is not None:
+            from chipcost.cli.formats import notices
+
+            notices(output).print(f"note: {mine.rate_note(frame.to_dicts())}", highlight=False)
         return
-    _show(frame, daily=bool(chip) or since is not None)
+    _show(frame, daily=bool(chip) or since is not None, currency=mine.currency)
+    if mine.rates is not None:
+        out.print(
+            f"note: {mine.rate_note(frame.to_dicts())}; the providers' prices listed stay in USD",
+            highlight=False,
+        )
 
 
 def _change(value: float | None) -> str:
@@ -65,12 +78,15 @@ def _change(value: float | None) -> str:
     return "0%" if percent == 0 else f"{percent:+.1f}%".replace("-", "\u2212")
 
 
-def _show(frame, *, daily: bool) -> None:
+def _show(frame, *, daily: bool, currency: str = "USD") -> None:
     from rich.table import Table
 
     from chipcost.cli.render import shown
+    from chipcost.transform.cost import money_sign
 
-    title = "rental price index: median of each provider's cheapest per-chip-hour price (USD)"
+    title = (
+        f"rental price index: median of each provider's cheapest per-chip-hour price ({currency})"
+    )
     table = Table(title=title, title_justify="left", box=None, header_style="bold")
     columns = ["chip", "bucket", "day", "level", "1d", "7d", "30d", "providers"]
     for name in columns:
@@ -83,7 +99,7 @@ def _show(frame, *, daily: bool) -> None:
             row["chip"],
             row["bucket"],
             str(row["day"]),
-            f"${row['level']:,.4f}",
+            f"{money_sign(currency)}{row['level']:,.4f}",
             _change(row["change_1d"]),
             _change(row["change_7d"]),
             _change(row["change_30d"]),
