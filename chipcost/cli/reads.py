@@ -307,6 +307,8 @@ def compare(
     region: list[str] | None = None,
     pricing_model: list[str] | None = None,
     provider: list[str] | None = None,
+    currency: str | None = None,
+    list_prices: bool = False,
     format: OutputFormat = OutputFormat.table,
     db: str | None = None,
 ) -> None:
@@ -318,6 +320,7 @@ def compare(
     from chipcost.core.figures import speed_value
     from chipcost.pipeline.compare import compare as compare_chips
     from chipcost.pipeline.cost import ask_of, baseline_chip, workload_name
+    from chipcost.pipeline.your_prices import for_read
     from chipcost.warehouse.db import connect
 
     workload = workload_name(workload, "--workload")
@@ -339,6 +342,7 @@ def compare(
             limit=MAX_LIMIT,
             stale_days=settings.stale_days,
             speed=speed_value(speed),
+            mine=for_read(con, currency, list_prices),
         )
         result = compare_chips(con, ask, a, b)
     finally:

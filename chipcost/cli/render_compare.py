@@ -10,6 +10,7 @@ from chipcost.cli.render import shown
 from chipcost.cli.render_cost import figure_point, print_footer
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.compare import CompareResult, Comparison
+from chipcost.transform.cost import money_sign
 from chipcost.transform.tokens import change_words
 
 if TYPE_CHECKING:
@@ -17,9 +18,11 @@ if TYPE_CHECKING:
 
 
 def _offer(row: dict) -> str:
+    sign = money_sign(str(row.get("currency") or "USD"))
+    mark = f" (your discount {row['discount']})" if row.get("discount") else ""
     return (
-        f"{row['provider']} {row['region']} ${float(row['price_per_chip_hour']):,.4f}/chip-hr, "
-        f"${float(row['cost_per_million_tokens']):,.4f}/M tokens"
+        f"{row['provider']} {row['region']} {sign}{float(row['price_per_chip_hour']):,.4f}"
+        f"/chip-hr, {sign}{float(row['cost_per_million_tokens']):,.4f}/M tokens{mark}"
     )
 
 
@@ -86,7 +89,7 @@ def comparison_frame(result: CompareResult) -> pl.DataFrame:
                 "worst_case_change": line.worst,
                 "same_provider": line.same_provider,
                 **{
-                    f"{k}_{name}": line_row[name]
+                    f"{k}_{name}": line_row.get(name)
                     for k, line_row in (("a", line.a), ("b", line.b))
                     for name in (
                         "provider",
@@ -95,6 +98,8 @@ def comparison_frame(result: CompareResult) -> pl.DataFrame:
                         "price_per_chip_hour",
                         "tokens_per_second_per_chip",
                         "cost_per_million_tokens",
+                        "currency",
+                        "discount",
                         "throughput_id",
                         "throughput_kind",
                         "throughput_operating_point",

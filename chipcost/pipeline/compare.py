@@ -125,6 +125,7 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
         )
     parameters = model_parameters(con, ask.model)
     notes = speed_notes(both, ranking.rows) + fit_notes(parameters, both, ranking.rows)
+    notes += ask.mine.notes([row for line in lines for row in (line.a, line.b)])
     return CompareResult(chip_a, chip_b, ranking, lines, published, notes)
 
 

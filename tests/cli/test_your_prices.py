@@ -277,3 +277,33 @@ def test_the_index_in_a_currency_moves_with_the_rate(golden):
     assert eur["2026-11-05"]["change_1d"] is None  # no rate in force on 2026-11-04
     frame = chipcost.index(chip="H100-SXM", since="2026-11-05", currency="EUR", db=golden)
     assert frame["level"].to_list() == pytest.approx([eur[d]["level"] for d in sorted(eur)])
+
+
+def test_compare_answers_on_your_prices(tmp_path):
+    from tests.helpers import loaded_warehouse, record
+
+    h100 = {"instance_type": "p5.48xlarge", "chip": "H100-SXM", "chip_count": 8.0}
+    trn1 = {"instance_type": "trn1.32xlarge", "chip": "Trainium1", "chip_count": 16.0}
+    path = loaded_warehouse(
+        tmp_path / "w.duckdb",
+        [
+            record(price_per_hour=80.0, sku="H", **h100),
+            record(price_per_hour=20.0, sku="T", **trn1),
+            record(price_per_hour=40.0, sku="R", provider="runpod", source="runpod", **h100),
+        ],
+    )
+    rules = tmp_path / "d.csv"
+    rules.write_text("provider,chip,percent,label\naws,Trainium1,50,trn deal\n")
+    args = ("compare", "Trainium1", "H100-SXM", "--model", "llama-3-70b", "--workload",
+            "training", "--format", "json", "--db", str(path))  # fmt: skip
+    listed = json.loads(cli(*args).stdout)[0]
+    yours = cli(*args, CHIPCOST_DISCOUNTS=str(rules))
+    assert yours.returncode == 0, yours.stderr
+    mine = json.loads(yours.stdout)[0]
+    assert mine["a_discount"] == "50% trn deal" and mine["b_discount"] is None
+    assert mine["a_cost_per_million_tokens"] == pytest.approx(
+        listed["a_cost_per_million_tokens"] / 2
+    )
+    assert (1 + mine["cost_change"]) == pytest.approx((1 + listed["cost_change"]) / 2)
+    table = cli(*args[:-4], "--db", str(path), CHIPCOST_DISCOUNTS=str(rules))
+    assert "(your discount 50% trn deal)" in table.stdout

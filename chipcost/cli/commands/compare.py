@@ -7,7 +7,13 @@ from typing import Annotated
 import typer
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import DbOption, FormatOption, SpeedOption
+from chipcost.cli.options import (
+    CurrencyOption,
+    DbOption,
+    FormatOption,
+    ListPricesOption,
+    SpeedOption,
+)
 from chipcost.core.vocabulary import models_help
 
 
@@ -22,6 +28,8 @@ def compare(
         list[str] | None, typer.Option(help=f"Only this pricing model: {models_help()}.")
     ] = None,
     provider: Annotated[list[str] | None, typer.Option(help="Only this provider.")] = None,
+    currency: CurrencyOption = None,
+    list_prices: ListPricesOption = False,
     format: FormatOption = OutputFormat.table,
     db: DbOption = None,
 ) -> None:
@@ -40,6 +48,8 @@ def compare(
         region=region,
         pricing_model=pricing_model,
         provider=provider,
+        currency=currency,
+        list_prices=list_prices,
         format=format,
         db=db,
     )
