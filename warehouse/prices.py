@@ -97,9 +97,11 @@ def _price_query(
     sql = f"""
         SELECT {columns}, si.interruption
         FROM per_chip_prices p LEFT JOIN chips c ON c.chip = p.chip
-        LEFT JOIN spot_interruptions si
-            ON p.provider = 'aws' AND p.pricing_model = 'spot' AND si.os = 'Linux'
-            AND si.region = p.region AND si.instance_type = p.instance_type
+        LEFT JOIN (
+            SELECT region AS si_region, instance_type AS si_type, interruption
+            FROM spot_interruptions WHERE os = 'Linux'
+        ) si ON p.provider = 'aws' AND p.pricing_model = 'spot'
+            AND si.si_region = p.region AND si.si_type = p.instance_type
         WHERE {" AND ".join(where)}
         ORDER BY {first}p.chip, coalesce(list_position([{order}], pricing_model), 99),
                  {TERM_HOURS}, term, price_per_chip_hour, region, zone, instance_type,

@@ -63,6 +63,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "site",
         "Write the price explorer: every current offer, sortable and filterable, no server.",
     ),
+    "export": (
+        "export",
+        "export",
+        "Export the whole price history under FOCUS's column names, as CSV and Parquet.",
+    ),
     "backfill": (
         "backfill",
         "backfill",

@@ -71,7 +71,7 @@ ListPricesOption = Annotated[
     bool,
     typer.Option(
         "--list-prices",
-        help="List prices: set aside your discounts file ($CHIPCOST_DISCOUNTS).",
+        help="Show list prices: your discounts file is set aside.",
     ),
 ]
 SpeedOption = Annotated[

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,45 @@ def test_prices_as_focus(golden, tmp_path):
     discounted = chipcost("prices", "--db", str(golden), "--format", "focus", env=env)
     for row in csv.DictReader(io.StringIO(discounted.stdout)):
         assert float(row["ContractedUnitPrice"]) == pytest.approx(0.8 * float(row["ListUnitPrice"]))
+
+
+def test_export_writes_the_whole_history_as_csv_and_parquet(golden, tmp_path):
+    import duckdb
+    import polars as pl
+
+    env = {**os.environ, "CHIPCOST_DISCOUNTS": ""}
+    target = tmp_path / "focus"
+    result = chipcost("export", "--focus", str(target), "--db", str(golden), env=env)
+    assert result.returncode == 0, result.stderr
+    con = duckdb.connect(str(golden), read_only=True)
+    try:
+        held = con.execute("SELECT count(*), count(valid_to) FROM price_history").fetchone()
+    finally:
+        con.close()
+    rows = list(csv.DictReader((target / "sku_prices.csv").open(encoding="utf-8")))
+    assert tuple(rows[0]) == FOCUS_COLUMNS and len(rows) == held[0]
+    assert f"FOCUS export: {held[0]} prices ({held[0] - held[1]} in force now)" in result.stdout
+    ended = [r for r in rows if r["SkuPriceEffectiveEnd"]]
+    assert len(ended) == held[1]
+    # L4 g6.xlarge was withdrawn on day 6: its span ends then, in FOCUS's UTC format
+    l4 = next(r for r in rows if r["x_Chip"] == "L4")
+    con = duckdb.connect(str(golden), read_only=True)
+    try:
+        start, end = con.execute(
+            "SELECT valid_from, valid_to FROM price_history WHERE chip = 'L4'"
+        ).fetchone()
+    finally:
+        con.close()
+    assert l4["SkuPriceEffectiveStart"] == f"{start.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
+    assert l4["SkuPriceEffectiveEnd"] == f"{end.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
+    parquet = pl.read_parquet(target / "sku_prices.parquet")
+    assert parquet.columns == list(FOCUS_COLUMNS) and parquet.height == held[0]
+    # a chip and a day narrow it; an empty answer says why
+    h100 = chipcost("export", "--focus", str(tmp_path / "h"), "--chip", "H100-SXM",
+                    "--db", str(golden), env=env)  # fmt: skip
+    assert h100.returncode == 0
+    chips = {r["x_Chip"] for r in csv.DictReader((tmp_path / "h/sku_prices.csv").open())}
+    assert chips == {"H100-SXM"}
+    none = chipcost("export", "--focus", str(tmp_path / "n"), "--chip", "B200", "--db",
+                    str(golden), env=env)  # fmt: skip
+    assert none.returncode == 1 and "no price in the history to export" in none.stderr

@@ -1,0 +1,33 @@
+"""The whole price history as rows, for exports (chipcost.pipeline.export)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import duckdb
+
+from chipcost.warehouse.db import dict_rows
+from chipcost.warehouse.literals import any_of, literal
+
+
+def history_rows(
+    con: duckdb.DuckDBPyConnection, since: date | None = None, chips: list[str] | None = None
+) -> list[dict[str, object]]:
+    """Every price_history row (a price and the span it held: valid_from, valid_to NULL while
+    it holds), with its per-chip price; since: only prices that still held on or after it."""
+    where: list[str] = ["TRUE"]
+    if since is not None:
+        where.append(f"(valid_to IS NULL OR valid_to >= {literal(since)})")
+    any_of("chip", chips, where)
+    return dict_rows(
+        con,
+        f"""
+        SELECT provider, region, zone, instance_type, chip, chip_count, pricing_model, term,
+               payment, plan, price_per_hour, price_per_hour / chip_count AS price_per_chip_hour,
+               upfront, sku, source, valid_from, valid_to, end_reason, payload_ref
+        FROM price_history
+        WHERE {" AND ".join(where)}
+        ORDER BY provider, region, zone, instance_type, pricing_model, term, payment, plan,
+                 valid_from
+        """,
+    )
