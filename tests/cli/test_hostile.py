@@ -87,6 +87,7 @@ WAREHOUSE_COMMANDS = {
     "history": ["history", "--chip", "H100-SXM"],
     "index": ["index", "--chip", "H100-SXM"],
     "site": ["site", "OUT"],
+    "export": ["export", "--focus", "OUT"],
     "throughput list": ["throughput", "list"],
     "throughput add": [
         "throughput",
@@ -119,6 +120,8 @@ def test_a_damaged_warehouse_is_refused_with_advice(good, tmp_path, run, request
         args[2] = str(tmp_path / "m.csv")
     if command == "site":
         args[1] = str(tmp_path / "site")
+    if command == "export":
+        args[2] = str(tmp_path / "focus")
     done = run(*args)
     assert_refused(done)
     if command == "backfill" and how in ("truncated", "overwritten"):
@@ -164,6 +167,18 @@ VALUES = [
         ["backfill", "--since", "2025-01-01"],
         {"CHIPCOST_AWS_PRICE_LIST_URL": "ftp://x"},
     ),
+    ("discounts file missing", ["prices"], {"CHIPCOST_DISCOUNTS": "/nonexistent/d.toml"}),
+    ("discounts file a directory", ["prices"], {"CHIPCOST_DISCOUNTS": "/"}),
+    ("discounts file binary", ["prices"], {"CHIPCOST_DISCOUNTS": "/bin/sh"}),
+    ("currency a symbol", ["prices", "--currency", "€"], {}),
+    ("currency huge", ["history", "--chip", "H100-SXM"], {"CHIPCOST_CURRENCY": "X" * 5000}),
+    ("currency in the index", ["index", "--currency", "ZZZ"], {}),
+    (
+        "max interruption huge",
+        ["cost", "--model", "llama-3-70b", "--workload", "inference", "--max-interruption", HUGE],
+        {},
+    ),
+    ("export into a file", ["export", "--focus", "/dev/null"], {}),
     ("report stale days huge", ["report", "--stale-days", HUGE], {}),
     ("report stale days negative", ["report", "--stale-days", "-5"], {}),
     ("report disagree nan", ["report", "--disagree-pct", "nan"], {}),
@@ -323,7 +338,10 @@ OUTPUT_CASES = [
     ("sql blob json", ["sql", "select 'a'::blob as b", "--format", "json"], (0,)),
 ]
 # Commands whose cases must reach the warehouse get one that exists.
-NEEDS_DB = ("prices", "sql", "cost", "compare", "report", "throughput", "migrate")
+NEEDS_DB = (
+    "prices", "sql", "cost", "compare", "report", "throughput", "migrate", "history", "index",
+    "export",
+)  # fmt: skip
 
 
 @pytest.mark.parametrize(("case", "args", "env"), VALUES)
