@@ -53,11 +53,15 @@ class Site:
 
 
 def _read(
-    db_path: Path | Warehouse, weeks: int
+    db_path: Path | Warehouse, weeks: int, currency: str | None = None, list_prices: bool = False
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict]:
+    from chipcost.pipeline.your_prices import for_read
+
     con = connect(db_path, read_only=True)
     try:
+        mine = for_read(con, currency, list_prices)
         offers = current_offers(con).with_columns(pricing=offer_label())
+        offers = mine.frame(offers, ("price_per_chip_hour", "price_per_hour"))
         throughput = chosen_throughput(con)
         row = con.execute("SELECT max(observed_at), bool_or(sample) FROM runs").fetchall()[0]
         newest, sample = row
@@ -68,6 +72,9 @@ def _read(
         con.close()
     meta = {"as_of": f"{newest:%Y-%m-%d %H:%M} UTC" if newest else "", "sample": bool(sample)}
     meta["head_to_head"] = answers
+    # What the prices are: the currency, and the lines saying which discounts and rates applied.
+    meta["currency"] = mine.currency
+    meta["yours"] = mine.notes(offers.to_dicts()) if mine.active else []
     return offers, throughput, history.filter(pl.col("chip") != "unknown"), meta
 
 
@@ -126,14 +133,21 @@ def _versus(answers: list[dict]) -> str:
     )
 
 
+def offer_columns(offers: pl.DataFrame) -> tuple[str, ...]:
+    """COLUMNS, and with your prices the list price kept and the discount applied."""
+    extra = ("list_price_per_chip_hour_usd", "discount", "currency")
+    return COLUMNS + tuple(c for c in extra if c in offers.columns)
+
+
 def site_data(offers: pl.DataFrame, throughput: pl.DataFrame, meta: dict) -> dict:
     """What the page embeds (and offers.json holds): offers as rows of COLUMNS, throughput."""
     rows = offers.with_columns(pl.col("last_seen_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    columns = offer_columns(offers)
     return {
         "generator": f"chipcost {__version__}",
         **meta,
-        "columns": list(COLUMNS),
-        "offers": rows.select(COLUMNS).rows(),
+        "columns": list(columns),
+        "offers": rows.select(columns).rows(),
         "throughput": throughput.to_dicts(),
         "model_labels": MODEL_LABELS,
         "default_tokens": DEFAULT_TOKENS,
@@ -154,7 +168,7 @@ def _embedded(data: dict) -> str:
     return json.dumps(data, separators=(",", ":")).translate(_HTML_SAFE)
 
 
-def _filters() -> str:
+def _filters(currency: str = "USD") -> str:
     selects = [("chip", "Chip"), ("provider", "Provider"), ("region", "Region")]
     selects.append(("model", "Pricing model"))
     parts = [
@@ -163,7 +177,8 @@ def _filters() -> str:
     ]
     parts += [
         '<label>GB / chip ≥<input id="memory" type="number" min="0" step="8"></label>',
-        '<label>USD / chip-hour ≤<input id="price" type="number" min="0" step="0.1"></label>',
+        f'<label>{escape(currency)} / chip-hour ≤<input id="price" type="number" min="0" '
+        'step="0.1"></label>',
         '<label>Search<input id="search" type="search" placeholder="instance, source…"></label>',
         '<label>Cost per token for<select id="tokens"></select></label>',
         '<button type="reset">Reset</button>',
@@ -176,6 +191,12 @@ def page_html(data: dict, charts: dict[str, str]) -> str:
     chips = len({row[0] for row in data["offers"]})
     providers = len({row[2] for row in data["offers"]})
     banner = f'<div class="sample"><b>{escape(SAMPLE_NOTE)}</b></div>' if data["sample"] else ""
+    currency = data.get("currency") or "USD"
+    yours = "".join(
+        f'<p class="meta"><b>Your prices</b>: {escape(line)}.</p>'
+        for line in data.get("yours") or []
+    )
+    lists = "" if not yours else " (list prices in USD)"
     figures = "".join(
         f'<figure data-chip="{escape(chip, quote=True)}"><figcaption>{escape(chip)}</figcaption>'
         f"{svg}</figure>"
@@ -188,14 +209,14 @@ def page_html(data: dict, charts: dict[str, str]) -> str:
         f"</style></head><body><main><h1>Accelerator prices per chip</h1>"
         f'<p class="meta">{len(data["offers"])} current offers of {chips} chips from '
         f"{providers} providers, prices as of {escape(data['as_of'])}; made by "
-        f"{escape(data['generator'])}. USD; per chip-hour is the instance price divided by "
-        "its chips (commitments: upfront fees spread over the term).</p>"
-        f"{banner}{_filters()}"
+        f"{escape(data['generator'])}. {escape(currency)}; per chip-hour is the instance price "
+        "divided by its chips (commitments: upfront fees spread over the term).</p>"
+        f"{yours}{banner}{_filters(currency)}"
         '<p id="count"></p><div class="scroll"><table id="offers"><thead><tr></tr></thead>'
         "<tbody></tbody></table></div>"
         f"{_versus(data.get('head_to_head') or [])}"
         '<section id="history"><h2>Price history</h2><p class="meta">Each chip\'s cheapest '
-        "price per chip-hour at the end of each day, one line per pricing model.</p>"
+        f"price per chip-hour at the end of each day, one line per pricing model{lists}.</p>"
         f'<div class="charts">{figures}</div></section>'
         "<footer>Cost per million tokens = USD per chip-hour ÷ (tokens/s per chip × 3600) × "
         "10⁶, with the throughput figure chipcost's choice rule picks (hover a cost for it). "
@@ -208,11 +229,19 @@ def page_html(data: dict, charts: dict[str, str]) -> str:
     )
 
 
-def write_site(db_path: Path | Warehouse, out_dir: Path, weeks: int = DEFAULT_WEEKS) -> Site:
-    """index.html (data embedded), offers.json and offers.csv in out_dir."""
+def write_site(
+    db_path: Path | Warehouse,
+    out_dir: Path,
+    weeks: int = DEFAULT_WEEKS,
+    *,
+    currency: str | None = None,
+    list_prices: bool = False,
+) -> Site:
+    """index.html (data embedded), offers.json and offers.csv in out_dir; with your discounts
+    ($CHIPCOST_DISCOUNTS unless list_prices) and currency applied to the offers."""
     if not 1 <= weeks <= MAX_WEEKS:
         raise ReportError(f"weeks {weeks}: give 1 to {MAX_WEEKS} weeks of price history")
-    offers, throughput, history, meta = _read(db_path, weeks)
+    offers, throughput, history, meta = _read(db_path, weeks, currency, list_prices)
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ReportError(f"{out_dir} is a file: give a directory for the price explorer")
@@ -224,7 +253,7 @@ def write_site(db_path: Path | Warehouse, out_dir: Path, weeks: int = DEFAULT_WE
     index = out_dir / "index.html"
     index.write_text(page_html(data, chip_charts(history)), encoding="utf-8")
     (out_dir / "offers.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    table = offers.select(COLUMNS).with_columns(
+    table = offers.select(offer_columns(offers)).with_columns(
         pl.col("last_seen_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     )
     spreadsheet_safe(table).write_csv(out_dir / "offers.csv")

@@ -15,14 +15,17 @@
   // per row.
   // The prices come right after what they are for, so that a laptop's width shows them
   // without scrolling sideways; where the offer is follows.
+  // Your currency (chipcost site --currency); your discount, where a discounts file applied.
+  const money = data.currency || "USD";
   const shown = [
     ["chip", "Chip"], ["memory_gb", "GB / chip", true, 0], ["pricing", "Pricing"],
-    ["price_per_chip_hour", "USD / chip-hour", true, 4],
-    ["cost", "USD / M tokens", true, 4], ["provider", "Provider"],
+    ["price_per_chip_hour", money + " / chip-hour", true, 4],
+    ["cost", money + " / M tokens", true, 4], ["provider", "Provider"],
     ["region", "Region"], ["zone", "Zone"], ["instance_type", "Instance"],
-    ["chip_count", "Chips", true, 0, 3], ["price_per_hour", "USD / instance-hour", true, 4],
+    ["chip_count", "Chips", true, 0, 3], ["price_per_hour", money + " / instance-hour", true, 4],
     ["source", "Source"],
   ];
+  if ("discount" in at) shown.splice(4, 0, ["discount", "Your discount"]);
 
   function fill(select, values, label) {
     for (const v of values) {

@@ -307,3 +307,26 @@ def test_compare_answers_on_your_prices(tmp_path):
     assert (1 + mine["cost_change"]) == pytest.approx((1 + listed["cost_change"]) / 2)
     table = cli(*args[:-4], "--db", str(path), CHIPCOST_DISCOUNTS=str(rules))
     assert "(your discount 50% trn deal)" in table.stdout
+
+
+def test_the_explorer_shows_your_prices(golden, discounts, tmp_path):
+    out = tmp_path / "site"
+    result = cli("site", str(out), "--currency", "EUR", "--db", str(golden),
+                 CHIPCOST_DISCOUNTS=str(discounts))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads((out / "offers.json").read_text())
+    assert data["currency"] == "EUR"
+    assert data["columns"][-3:] == ["list_price_per_chip_hour_usd", "discount", "currency"]
+    at = {c: i for i, c in enumerate(data["columns"])}
+    for row in data["offers"]:
+        listed = row[at["list_price_per_chip_hour_usd"]]
+        assert row[at["price_per_chip_hour"]] == pytest.approx(listed * 0.9 / 1.25)
+        assert row[at["discount"]] == "10% EDP 2026"
+    page = (out / "index.html").read_text()
+    assert "<b>Your prices</b>: after your discounts (EDP 2026: aws 10%" in page
+    assert "EUR / chip-hour" in page and "(list prices in USD)" in page
+    listed = cli("site", str(tmp_path / "plain"), "--db", str(golden))
+    plain = json.loads((tmp_path / "plain" / "offers.json").read_text())
+    assert (
+        listed.returncode == 0 and plain["currency"] == "USD" and "discount" not in plain["columns"]
+    )

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from chipcost.cli.options import DbOption, out
+from chipcost.cli.options import CurrencyOption, DbOption, ListPricesOption, out
 from chipcost.reports.period import MAX_WEEKS
 
 
@@ -18,6 +18,8 @@ def site(
     weeks: Annotated[
         int, typer.Option(min=1, max=MAX_WEEKS, help="Weeks of price history to chart per chip.")
     ] = 12,
+    currency: CurrencyOption = None,
+    list_prices: ListPricesOption = False,
     db: DbOption = None,
 ) -> None:
     """Write the price explorer: every current offer, sortable and filterable, no server."""
@@ -30,7 +32,13 @@ def site(
         raise ChipcostError(
             "the directory is empty: give where to write, e.g. chipcost site public/"
         )
-    made = write_site(load_settings(db=db).warehouse, Path(directory), weeks=weeks)
+    made = write_site(
+        load_settings(db=db).warehouse,
+        Path(directory),
+        weeks=weeks,
+        currency=currency,
+        list_prices=list_prices,
+    )
     out.print(
         f"price explorer: {made.index} ({made.offers} offers of {made.chips} chips)",
         highlight=False,
