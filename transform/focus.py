@@ -13,25 +13,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-# The pricing model as FOCUS's PricingCategory: a list price is Standard, spot Dynamic (the
-# provider changes it without notice), a price under a commitment Committed. A Capacity
-# Block is a reservation bought for a fixed term at a price set ahead: Committed too.
-PRICING_CATEGORY = {
-    "on_demand": "Standard",
-    "spot": "Dynamic",
-    "reserved": "Committed",
-    "savings_plan": "Committed",
-    "commitment": "Committed",
-    "capacity_block": "Committed",
-}
-# A commitment of usage (an instance, a term) or of spend (dollars an hour): FOCUS's
-# CommitmentDiscountCategory, for committed prices only.
-COMMITMENT_CATEGORY = {
-    "reserved": "Usage",
-    "commitment": "Usage",
-    "capacity_block": "Usage",
-    "savings_plan": "Spend",
-}
+from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+
+# The pricing model as FOCUS's PricingCategory and CommitmentDiscountCategory: declared with
+# the pricing models (chipcost/core/vocabulary.py).
+PRICING_CATEGORY = {m.code: m.focus for m in PRICING_MODEL_TABLE}
+COMMITMENT_CATEGORY = {m.code: m.focus_commitment for m in PRICING_MODEL_TABLE}
 FOCUS_COLUMNS = (
     "ServiceProviderName",
     "ServiceCategory",

@@ -16,17 +16,29 @@ class PricingModel:
     # A commitment is bucketed by its term in the report (1-yr, 3-yr, other terms); any
     # other model is a bucket of its own, so a new one never lands among the commitments.
     commits: bool
+    # FOCUS's PricingCategory (Standard, Dynamic, Committed, Other) and, for a committed price,
+    # its CommitmentDiscountCategory (Usage: an instance or term; Spend: dollars an hour).
+    focus: str = "Other"
+    focus_commitment: str | None = None
 
 
 # In the order listings show them: list price first, commitments, then the rest.
+# A list price is FOCUS's Standard, spot Dynamic (the provider changes it without notice), a
+# price under a commitment Committed; a Capacity Block, a reservation bought for a fixed term
+# at a price set ahead, Committed too.
 PRICING_MODEL_TABLE = (
-    PricingModel("on_demand", "on-demand", "On-demand", "#2563eb", commits=False),
-    PricingModel("reserved", "reserved", "Reserved", "#059669", commits=True),
-    PricingModel("savings_plan", "savings plan", "Savings plan", "#7c3aed", commits=True),
-    PricingModel("commitment", "commitment", "Commitment", "#0891b2", commits=True),
-    PricingModel("capacity_block", "capacity block", "Capacity block", "#be185d", commits=False),
-    PricingModel("spot", "spot", "Spot", "#ea580c", commits=False),
-)
+    PricingModel("on_demand", "on-demand", "On-demand", "#2563eb", commits=False,
+                 focus="Standard"),
+    PricingModel("reserved", "reserved", "Reserved", "#059669", commits=True,
+                 focus="Committed", focus_commitment="Usage"),
+    PricingModel("savings_plan", "savings plan", "Savings plan", "#7c3aed", commits=True,
+                 focus="Committed", focus_commitment="Spend"),
+    PricingModel("commitment", "commitment", "Commitment", "#0891b2", commits=True,
+                 focus="Committed", focus_commitment="Usage"),
+    PricingModel("capacity_block", "capacity block", "Capacity block", "#be185d",
+                 commits=False, focus="Committed", focus_commitment="Usage"),
+    PricingModel("spot", "spot", "Spot", "#ea580c", commits=False, focus="Dynamic"),
+)  # fmt: skip
 PRICING_MODELS = tuple(model.code for model in PRICING_MODEL_TABLE)
 MODEL_LABELS = {model.code: model.label for model in PRICING_MODEL_TABLE}
 MODEL_COLOURS = {model.code: model.colour for model in PRICING_MODEL_TABLE}
