@@ -17,8 +17,12 @@ from chipcost.warehouse.changes import Coverage, change_events, coverage, price_
 from chipcost.warehouse.freshness import freshness
 from chipcost.warehouse.history import daily_cheapest
 from chipcost.warehouse.snapshot import (
+    CHEAPEST_ORDER,
     cheapest_by_model,
     cheapest_cost_per_token,
+    cheapest_costs,
+    cost_offers,
+    priced_at,
     source_disagreements,
     source_health,
 )
@@ -47,6 +51,10 @@ class ReportData:
     # The sources stale when the report was made, judged as the reads and `chipcost sources`
     # judge (chipcost.warehouse.freshness, at generated_at); None when not judged.
     stale_now: tuple[str, ...] | None = None
+    # What "Cheapest now" and "Cost per token" are in: your currency and the lines saying which
+    # discounts and rates applied (empty: list prices in US dollars).
+    currency: str = "USD"
+    yours: tuple[str, ...] = ()
 
     @property
     def sample(self) -> bool:
@@ -109,8 +117,12 @@ def _ended_before_newest_prices(covered: Coverage, end: datetime) -> bool:
 
 def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOptions) -> ReportData:
     """Run every report query for the period against an open (read-only) warehouse."""
+    from chipcost.pipeline.your_prices import for_read
+
+    mine = for_read(con, options.currency, options.list_prices)
     start, end = period.start, period.end
     fresh = end - timedelta(days=options.fresh_days)
+    cheapest, yours = _cheapest(con, end, fresh, mine)
     moves = price_moves(con, start, end, end - timedelta(days=options.trend_days))
     covered = coverage(con, start, end)
     later = _ended_before_newest_prices(covered, end)
@@ -132,8 +144,10 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         coverage=covered,
         moves=with_jumps(with_labels(printable_text(moves))),
         events=with_labels(printable_text(change_events(con, start, end))),
-        cheapest=with_labels(printable_text(cheapest_by_model(con, end, fresh))),
-        cost_per_token=None if later else _labelled(printable_text(cheapest_cost_per_token(con))),
+        cheapest=with_labels(printable_text(cheapest)),
+        cost_per_token=None if later else _labelled(printable_text(_costs(con, end, mine))),
+        currency=mine.currency,
+        yours=tuple(yours),
         health=health,
         comparisons=with_labels(
             printable_text(source_disagreements(con, end, fresh, options.disagree_pct))
@@ -142,6 +156,30 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         head_to_head=None if later else _head_to_head(con, options),
         index=_index(con, period),
     )
+
+
+def _cheapest(
+    con: duckdb.DuckDBPyConnection, end: datetime, fresh: datetime, mine
+) -> tuple[pl.DataFrame, list[str]]:
+    """Per chip and bucket the cheapest price at `end` (the list prices' choice, or yours),
+    and the lines saying which discounts and rates made yours."""
+    if not mine.active:
+        return cheapest_by_model(con, end, fresh), []
+    priced = mine.frame(priced_at(con, end, fresh), ("price_per_chip_hour", "price_per_hour"))
+    chosen = priced.sort(CHEAPEST_ORDER).group_by("chip", "bucket", maintain_order=True).first()
+    return chosen.sort("chip", "bucket"), mine.notes(priced.to_dicts())
+
+
+def _costs(con: duckdb.DuckDBPyConnection, end: datetime, mine) -> pl.DataFrame | None:
+    """cheapest_cost_per_token, on your prices (rates of the period's end) where you have any."""
+    if not mine.active:
+        return cheapest_cost_per_token(con)
+    fitted = cost_offers(con)
+    if fitted is None:
+        return None
+    money = ("price_per_chip_hour", "cost_per_million_tokens")
+    dated = fitted.with_columns(pl.lit(end.date()).alias("rate_at"))
+    return cheapest_costs(mine.frame(dated, money, day="rate_at", price=None))
 
 
 def _collected(health: pl.DataFrame) -> pl.DataFrame:

@@ -12,7 +12,7 @@ from chipcost.reports.data import ReportData, alike_moves, place_of_alike
 from chipcost.reports.labels import money
 from chipcost.reports.sections import Section, no_changes
 from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
-from chipcost.transform.cost import cost_text
+from chipcost.transform.cost import cost_text, money_sign
 from chipcost.warehouse.snapshot import CANNOT_HOLD
 
 # Pricing buckets the e-mail shows (four columns fit a 390 px phone screen); the attached
@@ -95,27 +95,30 @@ def cheapest_per_token(data: ReportData) -> Section | None:
         )
     )
     # Two columns, the chip, its cost and where stacked in one: readable on a phone.
-    gt = GT(frame).cols_label(**{"for": "Model, workload"}, cheapest="Cheapest chip, USD")
-    gt = gt.fmt(_cost_cell, columns="cheapest")
+    label = f"Cheapest chip, {data.currency}"
+    gt = GT(frame).cols_label(**{"for": "Model, workload"}, cheapest=label)
+    gt = gt.fmt(lambda cell: _cost_cell(cell, data.currency), columns="cheapest")
     explain = (
         "The cheapest chip for each model and workload at current prices, among the offers "
-        "whose instance holds the model."
+        "whose instance holds the model." + "".join(f" Your prices: {y}." for y in data.yours)
     )
     return Section("cost", "Cost per token", explain, styled(gt).as_raw_html())
 
 
-def _cost_cell(cell: dict) -> str:
-    cost = cost_text(cell["cost_per_million_tokens"])
+def _cost_cell(cell: dict, currency: str = "USD") -> str:
+    cost = cost_text(cell["cost_per_million_tokens"], currency)
     return (
         f"<b>{escape(cell['chip'])}</b> {escape(cost)} per million tokens<br>"
         f"<span style='{SMALL}'>{escape(cell['place'])}</span>"
     )
 
 
-def _cell(cell: dict | None) -> str:
+def _cell(cell: dict | None, currency: str = "USD") -> str:
     if cell is None:
         return "—"
-    return f"<b>{money(cell['price'])}</b><br><span style='{SMALL}'>{escape(cell['where'])}</span>"
+    price = cell["price"]
+    shown = money(price) if currency == "USD" else f"{money_sign(currency)}{price:,.4f}"
+    return f"<b>{shown}</b><br><span style='{SMALL}'>{escape(cell['where'])}</span>"
 
 
 def cheapest_now(data: ReportData) -> Section | None:
@@ -131,9 +134,9 @@ def cheapest_now(data: ReportData) -> Section | None:
         )
         wide = wide.join(cells, on="chip", how="left")
     gt = GT(wide).cols_label(chip="Chip", **{b: BUCKET_LABELS[b] for b in present})
-    gt = nowrap(gt.fmt(_cell, columns=present), ["chip"])
+    gt = nowrap(gt.fmt(lambda cell: _cell(cell, data.currency), columns=present), ["chip"])
     explain = (
         f"Cheapest per chip-hour at the end of {data.period.until}; 3-year commitments and "
-        "more in the report."
+        "more in the report." + "".join(f" Your prices: {y}." for y in data.yours)
     )
     return Section("cheapest", "Cheapest now", explain, styled(gt).as_raw_html())

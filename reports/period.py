@@ -35,6 +35,10 @@ class ReportOptions:
     report_rows: int = 16
     cost_rows: int = 3
     history_weeks: int = 12  # how far back the price history charts go
+    # Your prices in "Cheapest now" and "Cost per token": a currency (None: $CHIPCOST_CURRENCY,
+    # else USD) and, unless list_prices, the discounts of $CHIPCOST_DISCOUNTS.
+    currency: str | None = None
+    list_prices: bool = False
 
     def __post_init__(self) -> None:
         # Named as the report flow's parameters: the command's options are checked by click.

@@ -147,7 +147,14 @@ def cheapest(data: ReportData) -> Section:
     if data.cheapest.is_empty():
         empty = f"No prices known at the end of {data.period.until}."
         return Section("cheapest", "Cheapest now", explain, None, empty)
-    return Section("cheapest", "Cheapest now", explain, _html(tables.cheapest_table(data.cheapest)))
+    explain += _yours(data)
+    table = tables.cheapest_table(data.cheapest, data.currency)
+    return Section("cheapest", "Cheapest now", explain, _html(table))
+
+
+def _yours(data: ReportData) -> str:
+    """' Your prices: after your discounts (...); in EUR at ...' where the report has them."""
+    return "".join(f" Your prices: {line}." for line in data.yours)
 
 
 def history(data: ReportData) -> Section:
@@ -196,7 +203,9 @@ def cost_per_token(data: ReportData) -> Section:
             "a current price (the throughput table is empty or covers other chips)."
         )
         return Section("cost", "Cost per token", explain, None, empty)
-    return Section("cost", "Cost per token", explain, _html(tables.cost_table(costs, rows)))
+    explain += _yours(data)
+    table = tables.cost_table(costs, rows, data.currency)
+    return Section("cost", "Cost per token", explain, _html(table))
 
 
 def head_to_head(data: ReportData) -> Section:

@@ -10,7 +10,7 @@ from great_tables import GT, loc, nanoplot_options, style
 
 from chipcost.core.vocabulary import BUCKET_LABELS
 from chipcost.reports.labels import jump_mark, money
-from chipcost.transform.cost import cost_text
+from chipcost.transform.cost import cost_text, money_sign
 from chipcost.warehouse.snapshot import CANNOT_HOLD
 
 # Cheaper is good news for the people renting: green down, red up.
@@ -144,30 +144,36 @@ def offers_table(offers: pl.DataFrame, *, price: str, day: str) -> GT:
     return styled(nowrap(gt, ["where", "instance_type", "day"]))
 
 
-def _price_cell(cell: dict | None) -> str:
-    """'$6.8800' over 'aws · us-east-1 · p5.48xlarge' (and the commitment's terms)."""
+def _price_cell(cell: dict | None, currency: str = "USD") -> str:
+    """'$6.8800' over 'aws · us-east-1 · p5.48xlarge' (and the commitment's terms; your
+    discount where one applied)."""
     if cell is None:
         return "—"
     detail = escape(f"{cell['where']} · {cell['instance_type']}")
     if cell["bucket"].startswith("commit"):
         detail += f"<br>{escape(cell['offer'])}"
-    return f"<b>{money(cell['price_per_chip_hour'])}</b><br><span style='{SMALL}'>{detail}</span>"
+    if cell.get("discount"):
+        detail += f"<br>your discount {escape(cell['discount'])}"
+    price = cell["price_per_chip_hour"]
+    shown = money(price) if currency == "USD" else f"{money_sign(currency)}{price:,.4f}"
+    return f"<b>{shown}</b><br><span style='{SMALL}'>{detail}</span>"
 
 
-def cheapest_table(cheapest: pl.DataFrame) -> GT:
+def cheapest_table(cheapest: pl.DataFrame, currency: str = "USD") -> GT:
     """One row per chip, one column per pricing model present, cheapest per-chip price."""
     wide = cheapest.select("chip").unique().sort("chip")
     present = [b for b in BUCKET_LABELS if b in set(cheapest["bucket"].to_list())]
+    fields: list = ["price_per_chip_hour", "where", "instance_type", "offer", "bucket"]
+    if "discount" in cheapest.columns:  # "" where none applied: a null field reads as missing
+        fields.append(pl.col("discount").fill_null(""))
     for bucket in present:
         cells = cheapest.filter(pl.col("bucket") == bucket).select(
-            "chip",
-            pl.struct("price_per_chip_hour", "where", "instance_type", "offer", "bucket").alias(
-                bucket
-            ),
+            "chip", pl.struct(*fields).alias(bucket)
         )
         wide = wide.join(cells, on="chip", how="left")
     gt = GT(wide, rowname_col="chip").cols_label(**{b: BUCKET_LABELS[b] for b in present})
-    gt = gt.fmt(_price_cell, columns=present).cols_align("left", columns=present)
+    gt = gt.fmt(lambda cell: _price_cell(cell, currency), columns=present)
+    gt = gt.cols_align("left", columns=present)
     return styled(gt.tab_stubhead("Chip"))
 
 
@@ -179,7 +185,7 @@ def _source_cell(text: str | None) -> str:
     return f"<span title='{escape(text, quote=True)}' style='{SMALL}'>{escape(short)}</span>"
 
 
-def cost_table(costs: pl.DataFrame, rows: int = 3) -> GT:
+def cost_table(costs: pl.DataFrame, rows: int = 3, currency: str = "USD") -> GT:
     """Per model and workload, one row: its `rows` cheapest chips per million tokens, each
     with where, how and the throughput figure's kind and source; chips whose offers hold the
     model come before those that do not."""
@@ -201,11 +207,12 @@ def cost_table(costs: pl.DataFrame, rows: int = 3) -> GT:
     places = [c for c in wide.columns if c != "group"]
     labels = {c: "Cheapest" if c == "1" else f"#{c}" for c in places}
     gt = GT(wide, rowname_col="group").cols_label(**labels).tab_stubhead("Model, workload")
-    gt = gt.fmt(_cost_cell, columns=places).cols_align("left", columns=places)
+    gt = gt.fmt(lambda cell: _cost_cell(cell, currency), columns=places)
+    gt = gt.cols_align("left", columns=places)
     return styled(gt)
 
 
-def _cost_cell(cell: dict | None) -> str:
+def _cost_cell(cell: dict | None, currency: str = "USD") -> str:
     """'H200 $0.21 per M tokens' over 'aws · us-east-1 · p5e.48xlarge, on-demand' and
     '4,156 tok/s per chip, benchmark: MLPerf ...'."""
     if not cell or cell.get("chip") is None:
@@ -214,7 +221,8 @@ def _cost_cell(cell: dict | None) -> str:
     speed = cell["tokens_per_second_per_chip"]
     figure = f"{speed:,.0f} tok/s per chip, " if speed is not None else ""
     return (
-        f"<b>{escape(cell['chip'])}</b> {escape(cost_text(cell['cost_per_million_tokens']))}"
+        f"<b>{escape(cell['chip'])}</b> "
+        f"{escape(cost_text(cell['cost_per_million_tokens'], currency))}"
         f"{holds}<br><span style='{SMALL}'>{escape(cell['where'])} · "
         f"{escape(cell['instance_type'])}, {escape(cell['offer'])}<br>{figure}"
         f"{escape(cell['throughput_kind'] or '')}: {escape(_short(cell['throughput_source']))}"

@@ -104,6 +104,20 @@ COST_COLUMNS = (
 )
 
 
+def priced_at(con: duckdb.DuckDBPyConnection, at: datetime, fresh: datetime) -> pl.DataFrame:
+    """Every recognised offer's per-chip price in force at `at` (what cheapest_by_model picks
+    from), for a reader that changes prices before choosing (your discounts)."""
+    sql = f"WITH priced AS ({_AS_OF}) SELECT * FROM priced WHERE chip <> 'unknown'"
+    return frame_of(con.sql(sql, params={"at": at, "fresh": fresh}))
+
+
+# The order cheapest_by_model breaks ties in, for the same choice made outside SQL.
+CHEAPEST_ORDER = (
+    "price_per_chip_hour", "provider", "region", "zone", "instance_type", "payment", "plan",
+    "source",
+)  # fmt: skip
+
+
 def cheapest_by_model(
     con: duckdb.DuckDBPyConnection, at: datetime, fresh: datetime
 ) -> pl.DataFrame:
@@ -147,6 +161,13 @@ def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | No
     hold it come first. Each row adds memory_needed_gb, instance_memory_gb, fits and
     instances_needed (None when the model's parameter count or the chip's memory is
     unknown). None when the warehouse has no cost_per_token view."""
+    fitted = cost_offers(con)
+    return None if fitted is None else cheapest_costs(fitted)
+
+
+def cost_offers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | None:
+    """Every cost_per_token row with its fit (what cheapest_cost_per_token chooses from);
+    None when the warehouse has no cost_per_token view."""
     if not relation_columns(con, "cost_per_token"):
         return None
     rows = frame_of(
@@ -159,7 +180,12 @@ def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | No
             WHERE k.cost_per_million_tokens IS NOT NULL
         """)
     )
-    fitted = _with_fit(rows).with_columns(CANNOT_HOLD.alias("cannot"))
+    return _with_fit(rows).with_columns(CANNOT_HOLD.alias("cannot"))
+
+
+def cheapest_costs(fitted: pl.DataFrame) -> pl.DataFrame:
+    """Per chip, workload and model, the cheapest offer that holds the model (cost_offers'
+    rows, whatever their prices were made into)."""
     # Ties (one price in several regions, one figure from several sources) broken by every
     # column shown: the same warehouse always gives the same report.
     order = ["cannot", *[c for c in COST_COLUMNS if c not in _PER], "zone"]

@@ -330,3 +330,20 @@ def test_the_explorer_shows_your_prices(golden, discounts, tmp_path):
     assert (
         listed.returncode == 0 and plain["currency"] == "USD" and "discount" not in plain["columns"]
     )
+
+
+def test_the_report_shows_your_prices_where_it_says_where_to_buy(golden, discounts, tmp_path):
+    result = cli("report", "--dry-run", "--out", str(tmp_path / "r"), "--currency", "EUR",
+                 "--db", str(golden), CHIPCOST_DISCOUNTS=str(discounts))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    [page] = (tmp_path / "r").glob("*.html")
+    html = page.read_text()
+    cheapest = html[html.index('id="cheapest"') : html.index('id="cheapest"') + 20000]
+    assert "Your prices: after your discounts (EDP 2026: aws 10%" in html
+    assert "1 USD = 0.8000 EUR (ECB, 2026-11-06)" in html
+    # us-east-1's on-demand H100-SXM, 74.00 / 8 = 9.25 a chip-hour list: 9.25 x 0.9 / 1.25
+    assert "€6.6600" in cheapest and "your discount 10% EDP 2026" in cheapest
+    listed = cli("report", "--dry-run", "--out", str(tmp_path / "l"), "--db", str(golden))
+    assert listed.returncode == 0, listed.stderr
+    [plain] = (tmp_path / "l").glob("*.html")
+    assert "Your prices" not in plain.read_text() and "$9.2500" in plain.read_text()

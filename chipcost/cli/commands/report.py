@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from chipcost.cli.options import DbOption, out
+from chipcost.cli.options import CurrencyOption, DbOption, ListPricesOption, out
 from chipcost.cli.render import SAMPLE_BANNER
 from chipcost.core.errors import ChipcostError
 from chipcost.reports.period import MAX_DAYS, MAX_PCT
@@ -53,6 +53,8 @@ def report(
         float,
         typer.Option(help="Flag offers two sources price more than this % apart."),
     ] = 5.0,
+    currency: CurrencyOption = None,
+    list_prices: ListPricesOption = False,
     db: DbOption = None,
 ) -> None:
     """Write the report (HTML) and a CSV of every change; mail it, or write it as .eml."""
@@ -71,7 +73,12 @@ def report(
     recipients = check_recipients(email or [])
     if recipients and not dry_run:
         smtp_settings()  # a setting that cannot work is said before the report is built
-    options = ReportOptions(stale_days=stale_days or settings.stale_days, disagree_pct=disagree_pct)
+    options = ReportOptions(
+        stale_days=stale_days or settings.stale_days,
+        disagree_pct=disagree_pct,
+        currency=currency,
+        list_prices=list_prices,
+    )
     made = write_report(
         settings.warehouse,
         out_dir or settings.reports_dir,
