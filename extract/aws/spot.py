@@ -81,6 +81,14 @@ def spot_request(instance_types: Sequence[str], now: datetime) -> dict[str, Any]
     }
 
 
+def history_request(
+    instance_types: Sequence[str], start: datetime, end: datetime
+) -> dict[str, Any]:
+    """DescribeSpotPriceHistory arguments for every change from `start` to `end` (AWS keeps 90
+    days), the price in force at `start` included."""
+    return {**spot_request(instance_types, start), "EndTime": end}
+
+
 def ec2_client(region: str) -> Any:
     return aws_client("ec2", region, SOURCE_NAME)
 
@@ -95,13 +103,41 @@ def fetch(
     now = now or datetime.now(UTC)
     home = client_for(HOME_REGION)
     payloads, regions = _regions(home, ctx)
-    types = spot_types()
+    _fetch_regions(ctx, client_for, home, regions, spot_request(spot_types(), now), payloads)
+    return payloads
+
+
+def fetch_history(
+    ctx: FetchContext,
+    start: datetime,
+    end: datetime,
+    regions: Sequence[str] | None = None,
+    client_for: Callable[[str], Any] | None = None,
+) -> list[Payload]:
+    """Every spot price change from `start` to `end` in `regions` (default: the account's),
+    archived page by page as `fetch` archives today's prices (chipcost backfill --spot)."""
+    client_for = client_for or ec2_client
+    home = client_for(HOME_REGION)
+    payloads, found = _regions(home, ctx) if regions is None else ([], list(regions))
+    request = history_request(spot_types(), start, end)
+    _fetch_regions(ctx, client_for, home, found, request, payloads)
+    return payloads
+
+
+def _fetch_regions(
+    ctx: FetchContext,
+    client_for: Callable[[str], Any],
+    home: Any,
+    regions: list[str],
+    request: dict[str, Any],
+    payloads: list[Payload],
+) -> None:
     unusable = 0
     for number, region in enumerate(regions, 1):
         client = home if region == HOME_REGION else client_for(region)
         ctx.progress(f"{HISTORY} {region} ({number}/{len(regions)})")
         try:
-            _fetch_region(client, ctx, region, spot_request(types, now), payloads)
+            _fetch_region(client, ctx, region, request, payloads)
         except AwsCallFailed as exc:
             if exc.code not in REGION_UNUSABLE:
                 raise
@@ -112,7 +148,6 @@ def fetch(
             f"{SOURCE_NAME}: every region refused {HISTORY} (e.g. AuthFailure): check the AWS "
             "credentials and that they allow " + PERMISSION
         )
-    return payloads
 
 
 def _regions(client: Any, ctx: FetchContext) -> tuple[list[Payload], list[str]]:
@@ -194,6 +229,37 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     refuse_empty(result, payloads, PROVIDER)
     result.notes.extend(_notes(payloads, asked - answered, superseded))
     return result
+
+
+Series = dict[tuple[str, str, str], list[tuple[datetime, PriceRecord]]]
+
+
+def history_series(payloads: Sequence[Payload]) -> tuple[Series, ParseResult]:
+    """Every price of every (region, zone, instance type), oldest first, each with when it
+    took effect; the rejects and notes beside them (a ParseResult without records); pure."""
+    result = ParseResult()
+    series: Series = {}
+    for payload in payloads:
+        if payload.request.get("operation") == REGIONS_OPERATION:
+            continue
+        body = json_body(payload, SOURCE_NAME, "SpotPriceHistory")
+        if "Error" in body:
+            result.notes.append(_skipped_region(payload, body["Error"]))
+            continue
+        origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
+        for raw in body["SpotPriceHistory"]:
+            try:
+                stamp, record = spot_record(raw, str(payload.request.get("region", "")), origin)
+            except _Refused as exc:
+                result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, "", payload.ref))
+                continue
+            series.setdefault((record.region, record.zone, record.instance_type), []).append(
+                (stamp, record)
+            )
+    for prices in series.values():  # the pages come newest first; a change once
+        prices.sort(key=lambda p: p[0])
+        prices[:] = [p for n, p in enumerate(prices) if n == 0 or p[0] != prices[n - 1][0]]
+    return series, result
 
 
 def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, PriceRecord]:

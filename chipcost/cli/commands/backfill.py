@@ -37,6 +37,14 @@ def backfill(
     workers: Annotated[
         int, typer.Option(min=1, help="Region files downloaded at once (Prefect task runs).")
     ] = 2,
+    spot: Annotated[
+        bool,
+        typer.Option(
+            "--spot",
+            help="Instead: AWS's spot prices of the last 90 days (DescribeSpotPriceHistory, "
+            "AWS credentials), one run a day.",
+        ),
+    ] = False,
 ) -> None:
     """Load AWS's past EC2 price lists (on-demand, reserved) as history, oldest first.
 
@@ -54,14 +62,16 @@ def backfill(
     )
 
     from chipcost.cli.prefect_server import command_defaults, temporary_server
-
-    command_defaults()
     from chipcost.pipeline.backfill import parse_since
 
     settings = load_settings(db=db, data_dir=data_dir)
     parse_since(since)  # a wrong date is said before Prefect starts
     _check_regions(region)
     _preflight(settings)
+    if spot:
+        _spot(settings, parse_since(since), region)
+        return
+    command_defaults()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     loaded: list[Outcome] = []
     with (
@@ -94,6 +104,31 @@ def backfill(
                 _print(exc.outcomes, settings.warehouse)
             raise ChipcostError(str(exc)) from None
     _print(outcomes, settings.warehouse)
+
+
+def _spot(settings: Settings, since, regions: list[str] | None) -> None:
+    """The spot backfill: API calls and a load a day, no Prefect (pipeline/spot_backfill.py)."""
+    from chipcost.pipeline.spot_backfill import spot_backfill
+
+    with interruptible(lambda: None):
+        days = spot_backfill(
+            settings,
+            since,
+            tuple(regions) if regions else None,
+            progress=lambda message: err.print(message, highlight=False),
+        )
+    table = Table(title="spot backfill (aws-spot, one run a day)", title_justify="left")
+    for name in ("day", "status", "zone prices", "took effect that day"):
+        table.add_column(name, justify="right" if name != "status" else "left")
+    for day in days:
+        style = STATUS_STYLE.get(day.status, "")
+        table.add_row(str(day.day), f"[{style}]{day.status}[/]", str(day.offers), str(day.changes))
+    out.print(table)
+    out.print(
+        f"warehouse: {settings.warehouse}  (try: chipcost history --chip H100-SXM "
+        "--pricing-model spot)",
+        highlight=False,
+    )
 
 
 def _check_regions(regions: list[str] | None) -> None:
