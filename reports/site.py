@@ -39,6 +39,7 @@ COLUMNS = (
     "price_per_hour",
     "source",
     "last_seen_at",
+    "interruption",  # AWS spot only: the Spot Instance Advisor's frequency of interruption
 )
 DEFAULT_TOKENS = "llama-3-70b|inference"
 DEFAULT_WEEKS = 12

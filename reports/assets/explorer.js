@@ -23,7 +23,7 @@
     ["cost", money + " / M tokens", true, 4], ["provider", "Provider"],
     ["region", "Region"], ["zone", "Zone"], ["instance_type", "Instance"],
     ["chip_count", "Chips", true, 0, 3], ["price_per_hour", money + " / instance-hour", true, 4],
-    ["source", "Source"],
+    ["interruption", "Spot interrupted (AWS)"], ["source", "Source"],
   ];
   if ("discount" in at) shown.splice(4, 0, ["discount", "Your discount"]);
 

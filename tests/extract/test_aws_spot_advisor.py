@@ -111,3 +111,15 @@ def test_cost_leaves_out_spot_above_the_asked_interruption(golden):
     assert [r["interruption"] for r in wide if r["pricing_model"] == "spot"] == ["15-20%"]
     bad = cli(*args, "--max-interruption", "often")
     assert bad.returncode != 0 and "--max-interruption 'often': give a percent" in bad.stderr
+
+
+def test_the_explorer_shows_the_bucket_beside_an_aws_spot_price(golden, tmp_path):
+    result = cli("site", str(tmp_path / "site"), "--db", str(golden))
+    assert result.returncode == 0, result.stderr
+    data = json.loads((tmp_path / "site" / "offers.json").read_text())
+    at = {c: i for i, c in enumerate(data["columns"])}
+    buckets = {(row[at["pricing_model"]], row[at["interruption"]]) for row in data["offers"]}
+    assert ("spot", "15-20%") in buckets
+    assert all(b is None for model, b in buckets if model != "spot")
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert "Spot interrupted (AWS)" in page
