@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+
+if TYPE_CHECKING:
+    import polars as pl
 
 # The pricing model as FOCUS's PricingCategory and CommitmentDiscountCategory: declared with
 # the pricing models (chipcost/core/vocabulary.py).
@@ -96,3 +100,27 @@ def _row(row: Mapping[str, object]) -> dict[str, object]:
         "x_Source": row.get("source"),
         "x_PayloadRef": row.get("payload_ref"),
     }
+
+
+FOCUS_TIMES = ("SkuPriceEffectiveStart", "SkuPriceEffectiveEnd")
+
+
+def focus_frame(rows: Sequence[Mapping[str, object]]) -> pl.DataFrame:
+    """focus_rows as a frame of FOCUS_COLUMNS (an empty one keeps the columns)."""
+    import polars as pl
+
+    made = focus_rows(rows)
+    if not made:
+        return pl.DataFrame(schema=list(FOCUS_COLUMNS))
+    return pl.DataFrame(made, schema=dict.fromkeys(FOCUS_COLUMNS), infer_schema_length=None)
+
+
+def focus_text_times(frame: pl.DataFrame) -> pl.DataFrame:
+    """The effective times as FOCUS writes date-times in text: ISO 8601 in UTC with a Z."""
+    import polars as pl
+
+    return frame.with_columns(
+        pl.col(c).dt.convert_time_zone("UTC").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+        for c in FOCUS_TIMES
+        if isinstance(frame.schema[c], pl.Datetime)
+    )

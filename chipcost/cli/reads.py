@@ -107,13 +107,9 @@ def prices(
 
     frame = result.frame if limit is None else result.frame.head(limit)
     if focus:
-        import polars as pl
+        from chipcost.transform.focus import focus_frame, focus_text_times
 
-        from chipcost.transform.focus import FOCUS_COLUMNS, focus_rows
-
-        made = focus_rows(frame.to_dicts())
-        frame = pl.DataFrame(made, schema=dict.fromkeys(FOCUS_COLUMNS), infer_schema_length=None)
-        frame = frame.select(FOCUS_COLUMNS) if made else pl.DataFrame(schema=list(FOCUS_COLUMNS))
+        frame = focus_text_times(focus_frame(frame.to_dicts()))
     write_frame(format, frame)  # when empty, [] or the header: a pipe still parses
     if empty:
         raise NoMatch(empty)

@@ -11,7 +11,7 @@ import duckdb
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import resolve_chip_names
 from chipcost.pipeline.your_prices import YourPrices
-from chipcost.transform.focus import FOCUS_COLUMNS, focus_rows
+from chipcost.transform.focus import focus_frame, focus_text_times
 from chipcost.warehouse.export import history_rows
 
 FOCUS_FILE = "sku_prices"  # .csv and .parquet: the SKU Price dataset's rows
@@ -35,7 +35,6 @@ def export_focus(
 ) -> Exported:
     """Write <directory>/sku_prices.csv and .parquet: one FOCUS row per price and the span it
     held (SkuPriceEffectiveStart/End), your discounts as ContractedUnitPrice; US dollars."""
-    import polars as pl
 
     rows = history_rows(con, since, resolve_chip_names(chips))
     if not rows:
@@ -48,17 +47,12 @@ def export_focus(
     if mine.discounts is not None:  # per offer; a span's currency would need a rate per day
         mine = YourPrices(discounts=mine.discounts)
         mine.rows(rows, ("price_per_chip_hour", "price_per_hour", "upfront"), day="valid_from")
-    made = focus_rows(rows)
-    frame = pl.DataFrame(made, schema=dict.fromkeys(FOCUS_COLUMNS), infer_schema_length=None)
+    frame = focus_frame(rows)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         csv_path, parquet_path = (directory / f"{FOCUS_FILE}.{ext}" for ext in ("csv", "parquet"))
         frame.write_parquet(parquet_path)
-        frame.with_columns(  # FOCUS's date format: ISO 8601 in UTC, with a Z
-            pl.col(c).dt.convert_time_zone("UTC").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
-            for c in ("SkuPriceEffectiveStart", "SkuPriceEffectiveEnd")
-            if frame.schema[c] != pl.Null
-        ).write_csv(csv_path)
+        focus_text_times(frame).write_csv(csv_path)
     except OSError as exc:
         raise ChipcostError(
             f"cannot write the export to {directory}: {exc.strerror or exc}"
@@ -66,6 +60,6 @@ def export_focus(
     return Exported(
         files=(csv_path, parquet_path),
         rows=frame.height,
-        current=sum(1 for r in made if r["SkuPriceEffectiveEnd"] is None),
+        current=frame["SkuPriceEffectiveEnd"].null_count(),
         discounted=sum(1 for r in rows if r.get("discount")),
     )

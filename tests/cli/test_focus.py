@@ -105,3 +105,19 @@ def test_export_writes_the_whole_history_as_csv_and_parquet(golden, tmp_path):
     none = chipcost("export", "--focus", str(tmp_path / "n"), "--chip", "B200", "--db",
                     str(golden), env=env)  # fmt: skip
     assert none.returncode == 1 and "no price in the history to export" in none.stderr
+
+
+def test_history_as_focus_is_each_days_cheapest_in_force_that_day(golden):
+    env = {**os.environ, "CHIPCOST_DISCOUNTS": "", "CHIPCOST_CURRENCY": ""}
+    args = ("history", "--chip", "H100-SXM", "--pricing-model", "on_demand", "--db", str(golden))
+    plain = {r["day"]: r for r in json.loads(chipcost(*args, "--format", "json", env=env).stdout)}
+    result = chipcost(*args, "--format", "focus", env=env)
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert tuple(rows[0]) == FOCUS_COLUMNS and len(rows) == len(plain)
+    for row in rows:
+        day = row["SkuPriceEffectiveStart"][:10]
+        assert row["SkuPriceEffectiveStart"] == f"{day}T00:00:00Z"
+        assert row["SkuPriceEffectiveEnd"].endswith("T00:00:00Z")
+        assert float(row["x_ListUnitPricePerChipHour"]) == plain[day]["price_per_chip_hour"]
+        assert row["PricingCategory"] == "Standard"

@@ -6,12 +6,12 @@ from typing import Annotated
 
 import typer
 
-from chipcost.cli.formats import OutputFormat
+from chipcost.cli.formats import OutputFormat, PriceFormat
 from chipcost.cli.options import (
     CurrencyOption,
     DbOption,
-    FormatOption,
     OldModelOption,
+    PriceFormatOption,
     PricingModelOption,
     out,
 )
@@ -32,7 +32,7 @@ def history(
     ] = None,
     until: Annotated[str | None, typer.Option(help="Last day, YYYY-MM-DD.")] = None,
     currency: CurrencyOption = None,
-    output: FormatOption = OutputFormat.table,
+    output: PriceFormatOption = PriceFormat.table,
     no_chart: Annotated[bool, typer.Option("--no-chart", help="The table only.")] = False,
     db: DbOption = None,
 ) -> None:
@@ -66,10 +66,13 @@ def history(
         }
     finally:
         con.close()
+    focus = output == PriceFormat.focus
+    output = OutputFormat.csv if focus else OutputFormat(output)
     if output is not OutputFormat.table:
         from chipcost.cli.formats import write_frame
 
-        write_frame(output, result.frame)  # when empty, [] or the header: a pipe still parses
+        # when empty, [] or the header: a pipe still parses
+        write_frame(output, _focus(result.frame) if focus else result.frame)
     if empty:
         raise NoMatch(empty)
     if output is OutputFormat.table:
@@ -80,6 +83,21 @@ def history(
     if mine.rates is not None:
         notices(output).print(f"note: {mine.rate_note(result.frame.to_dicts())}", highlight=False)
     print_freshness(notices(output), result.freshness)
+
+
+def _focus(frame):
+    """Each day's cheapest price as a FOCUS row in force for that UTC day (docs/focus.md)."""
+    from datetime import UTC, datetime, time, timedelta
+
+    from chipcost.transform.focus import focus_frame, focus_text_times
+
+    rows = []
+    for row in frame.to_dicts():
+        begin = datetime.combine(row["day"], time(), UTC)
+        price_per_hour = row["price_per_chip_hour"] * row["chip_count"]
+        end = begin + timedelta(days=1)
+        rows.append({**row, "price_per_hour": price_per_hour, "valid_from": begin, "valid_to": end})
+    return focus_text_times(focus_frame(rows))
 
 
 def _show(
