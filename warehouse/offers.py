@@ -8,21 +8,17 @@ import polars as pl
 
 from chipcost.core.frames import frame_of
 from chipcost.transform.cost import memory_needed_gb
+from chipcost.warehouse.prices import SPOT_BUCKET_JOIN
 
 # Spot rows summarised per region (plan 'region_cheapest') repeat a zone's offer: left out.
-_OFFERS = """
+_OFFERS = f"""
 SELECT
     p.chip, c.memory_gb, p.provider, p.region, p.zone, p.instance_type, p.chip_count,
     p.pricing_model, p.term, p.payment, p.plan,
     p.price_per_chip_hour, p.price_per_hour, p.upfront, p.source, p.valid_from, p.last_seen_at,
     si.interruption
 FROM per_chip_prices p LEFT JOIN chips c USING (chip)
--- An AWS spot price's frequency of interruption (the Spot Instance Advisor's bucket, Linux).
-LEFT JOIN (
-    SELECT region AS si_region, instance_type AS si_type, interruption
-    FROM spot_interruptions WHERE os = 'Linux'
-) si ON p.provider = 'aws' AND p.pricing_model = 'spot'
-    AND si.si_region = p.region AND si.si_type = p.instance_type
+{SPOT_BUCKET_JOIN}
 WHERE p.plan <> 'region_cheapest' AND p.chip <> 'unknown'
 ORDER BY p.chip, p.price_per_chip_hour, p.provider, p.region, p.zone, p.instance_type,
     p.pricing_model, p.term, p.payment, p.plan, p.source

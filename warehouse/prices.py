@@ -47,6 +47,14 @@ PRICE_COLUMNS = (
 )
 
 
+# An AWS spot price's frequency of interruption (the Spot Instance Advisor's bucket, Linux), as
+# `si.interruption` beside per_chip_prices `p`: the prices read and the explorer's offers.
+SPOT_BUCKET_JOIN = """LEFT JOIN (
+            SELECT region AS si_region, instance_type AS si_type, interruption
+            FROM spot_interruptions WHERE os = 'Linux'
+        ) si ON p.provider = 'aws' AND p.pricing_model = 'spot'
+            AND si.si_region = p.region AND si.si_type = p.instance_type"""
+
 # What `--sort` puts first; then by chip, pricing model, term and price as always.
 SORTS = {
     "chip": "",
@@ -93,15 +101,10 @@ def _price_query(
         f"p.{c}, c.memory_gb" if c == "chip_count" else f"p.{c}" for c in PRICE_COLUMNS
     )
     first = SORTS[sort]
-    # An AWS spot price's frequency of interruption (the Spot Instance Advisor's bucket, Linux).
     sql = f"""
         SELECT {columns}, si.interruption
         FROM per_chip_prices p LEFT JOIN chips c ON c.chip = p.chip
-        LEFT JOIN (
-            SELECT region AS si_region, instance_type AS si_type, interruption
-            FROM spot_interruptions WHERE os = 'Linux'
-        ) si ON p.provider = 'aws' AND p.pricing_model = 'spot'
-            AND si.si_region = p.region AND si.si_type = p.instance_type
+        {SPOT_BUCKET_JOIN}
         WHERE {" AND ".join(where)}
         ORDER BY {first}p.chip, coalesce(list_position([{order}], pricing_model), 99),
                  {TERM_HOURS}, term, price_per_chip_hour, region, zone, instance_type,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -68,8 +68,6 @@ class YourPrices:
 
     discounts: Discounts | None = None
     rates: Rates | None = None
-    list_prices_asked: bool = False  # --list-prices: the discounts file was set aside
-    used: dict[str, object] = field(default_factory=dict, compare=False)  # what the last rows got
 
     @property
     def currency(self) -> str:
@@ -201,7 +199,7 @@ def your_prices(
     asked = currency if currency is not None else (env.get(CURRENCY_ENV) or "").strip()
     option = ("currency=" if api else "--currency ") if currency is not None else f"{CURRENCY_ENV}="
     rates = currency_rates(con, asked, option) if asked else None
-    return YourPrices(discounts=discounts, rates=rates, list_prices_asked=list_prices)
+    return YourPrices(discounts=discounts, rates=rates)
 
 
 def for_read(
