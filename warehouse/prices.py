@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from chipcost.core.record import OFFER_KEY
 from chipcost.core.vocabulary import PRICING_MODELS
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.literals import any_of, listed, literal
@@ -152,16 +153,7 @@ def last_run(con: duckdb.DuckDBPyConnection) -> tuple | None:
 
 
 # What tells one current offer from another (per_chip_prices), as a cost row spells it too.
-SEEN_KEY = (
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "pricing_model",
-    "term",
-    "payment",
-    "plan",
-)
+SEEN_KEY = OFFER_KEY
 
 
 def last_seen(con: duckdb.DuckDBPyConnection) -> dict[tuple, object]:

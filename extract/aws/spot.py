@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -205,26 +205,18 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     asked: set[str] = set()
     answered: set[str] = set()
     superseded = 0
-    for payload in payloads:
-        if payload.request.get("operation") == REGIONS_OPERATION:
+    for payload, raw, made in _entries(payloads, result):
+        if raw is None:  # a page answered: what it asked for
+            asked.update(payload.request.get("InstanceTypes") or [])
             continue
-        body = json_body(payload, SOURCE_NAME, "SpotPriceHistory")
-        if "Error" in body:
-            result.notes.append(_skipped_region(payload, body["Error"]))
+        answered.add(str(raw.get("InstanceType", "")) if isinstance(raw, dict) else "")
+        if made is None:
             continue
-        asked.update(payload.request.get("InstanceTypes") or [])
-        origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
-        for raw in body["SpotPriceHistory"]:
-            answered.add(str(raw.get("InstanceType", "")) if isinstance(raw, dict) else "")
-            try:
-                stamp, record = spot_record(raw, str(payload.request.get("region", "")), origin)
-            except _Refused as exc:
-                result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, "", payload.ref))
-                continue
-            key = (record.region, record.zone, record.instance_type)
-            superseded += key in newest
-            if key not in newest or stamp > newest[key][0]:
-                newest[key] = (stamp, record)
+        stamp, record = made
+        key = (record.region, record.zone, record.instance_type)
+        superseded += key in newest
+        if key not in newest or stamp > newest[key][0]:
+            newest[key] = (stamp, record)
     result.records = [record for _, record in newest.values()]
     refuse_empty(result, payloads, PROVIDER)
     result.notes.extend(_notes(payloads, asked - answered, superseded))
@@ -239,6 +231,23 @@ def history_series(payloads: Sequence[Payload]) -> tuple[Series, ParseResult]:
     took effect; the rejects and notes beside them (a ParseResult without records); pure."""
     result = ParseResult()
     series: Series = {}
+    for _, _, made in _entries(payloads, result):
+        if made is not None:
+            stamp, record = made
+            key = (record.region, record.zone, record.instance_type)
+            series.setdefault(key, []).append((stamp, record))
+    for prices in series.values():  # the pages come newest first; a change once
+        prices.sort(key=lambda p: p[0])
+        prices[:] = [p for n, p in enumerate(prices) if n == 0 or p[0] != prices[n - 1][0]]
+    return series, result
+
+
+def _entries(
+    payloads: Sequence[Payload], result: ParseResult
+) -> Iterator[tuple[Payload, Any, tuple[datetime, PriceRecord] | None]]:
+    """(page, None, None) for each page answered, then (page, entry, (when, record)) for each
+    of its entries; an entry refused is a reject in `result` (None in place of the record), a
+    region refused a note."""
     for payload in payloads:
         if payload.request.get("operation") == REGIONS_OPERATION:
             continue
@@ -246,20 +255,15 @@ def history_series(payloads: Sequence[Payload]) -> tuple[Series, ParseResult]:
         if "Error" in body:
             result.notes.append(_skipped_region(payload, body["Error"]))
             continue
+        yield payload, None, None
         origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
         for raw in body["SpotPriceHistory"]:
             try:
-                stamp, record = spot_record(raw, str(payload.request.get("region", "")), origin)
+                made = spot_record(raw, str(payload.request.get("region", "")), origin)
             except _Refused as exc:
                 result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, "", payload.ref))
-                continue
-            series.setdefault((record.region, record.zone, record.instance_type), []).append(
-                (stamp, record)
-            )
-    for prices in series.values():  # the pages come newest first; a change once
-        prices.sort(key=lambda p: p[0])
-        prices[:] = [p for n, p in enumerate(prices) if n == 0 or p[0] != prices[n - 1][0]]
-    return series, result
+                made = None
+            yield payload, raw, made
 
 
 def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, PriceRecord]:
