@@ -122,6 +122,8 @@ def files() -> dict[str, bytes]:
     current = out[f"{EC2_PATH}/{v3}/us-west-2/index.csv"]
     out["bad/ec2-missing-column.csv"] = _drop_column(current, "PricePerUnit")
     out["bad/ec2-cut-off.csv"] = current[: len(current) * 2 // 3]
+    # The contract's empty answer: a region's file with its header and no product row.
+    out["empty/ec2-no-rows.csv"] = ec2_csv([], HEADER_2025, v3, published)
     return {path.lstrip("/"): data for path, data in out.items()}
 
 
@@ -143,7 +145,12 @@ def spot_files() -> dict[str, bytes]:
     # The contract test's cases: the feed with config.regions renamed, and prices to refuse.
     renamed = good.replace(b'"regions":', b'"areas":', 1)
     bad = {"us-east": [(gpu, "p5.48xlarge", "N/A*"), (gpu, "g6e.xlarge", "-5")]}
-    return {"spot.js": good, "bad-renamed-field.js": renamed, "bad-rows.js": spot_feed(bad)}
+    return {
+        "spot.js": good,
+        "bad-renamed-field.js": renamed,
+        "bad-rows.js": spot_feed(bad),
+        "empty.js": spot_feed({}),  # the contract's empty answer: a feed of no region
+    }
 
 
 def _json(body: dict) -> bytes:
