@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import did_you_mean, resolve_chip_name
 from chipcost.core.vocabulary import PRICING_MODELS
-from chipcost.transform.discounts import Discounts, Vocabulary, read_discounts
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the discounts file's reader is imported when one is set
     import duckdb
     import polars as pl
+
+    from chipcost.transform.discounts import Discounts
 
 DISCOUNTS_ENV = "CHIPCOST_DISCOUNTS"
 CURRENCY_ENV = "CHIPCOST_CURRENCY"
@@ -231,6 +232,8 @@ def load_discounts(path: str, providers: Sequence[str]) -> Discounts:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ChipcostError(f"{DISCOUNTS_ENV}={path}: cannot read it ({exc})") from None
+    from chipcost.transform.discounts import Vocabulary, read_discounts
+
     known = Vocabulary(providers=providers, pricing_models=PRICING_MODELS, chips=resolve_chip_name)
     return read_discounts(text, path, known)
 
