@@ -19,6 +19,12 @@ echo
 echo "== chipcost prices --chip H100-SXM --provider aws --currency EUR --limit 5   (at the ECB rate of each price's day)"
 .venv/bin/chipcost prices --chip H100-SXM --provider aws --currency EUR --limit 5
 
+echo "== CHIPCOST_DISCOUNTS=docs/examples/discounts.toml chipcost prices --chip H100-SXM --provider aws --limit 4   (your discounts, list prices beside)"
+CHIPCOST_DISCOUNTS=docs/examples/discounts.toml .venv/bin/chipcost prices --chip H100-SXM --provider aws --limit 4
+
+echo "== chipcost prices --chip H100-SXM --provider aws --spot --limit 4   (AWS's frequency of interruption beside each spot price)"
+.venv/bin/chipcost prices --chip H100-SXM --provider aws --spot --limit 4
+
 echo "== chipcost history --chip H100-SXM   (the cheapest price per day per pricing model)"
 .venv/bin/chipcost history --chip H100-SXM
 echo

@@ -155,10 +155,10 @@ class YourPrices:
         said = []
         if self.discounts is not None:
             hit = sum(1 for r in rows if r.get(DISCOUNT_COLUMN))
-            counted = f" ({hit} of {len(rows)} rows discounted)" if rows else ""
+            counted = f"; a rule applied to {hit} of {len(rows)} rows" if rows else ""
             said.append(
                 f"after your discounts ({self.discounts.summary()}; {DISCOUNTS_ENV}="
-                f"{self.discounts.path}){counted}; --list-prices shows list prices"
+                f"{self.discounts.path}{counted}); --list-prices shows list prices"
             )
         if self.rates is not None:
             said.append(self.rate_note(rows))
