@@ -172,6 +172,27 @@ class Origin:
     def reject(self, reason: str, row: Any, sku: str = "") -> Reject:
         return Reject(self.source, reason, row, sku, self.payload_ref)
 
+    def offer(self, **shared: Any) -> Offer:
+        """What this origin's records of one rented thing share (instance type, chip, region,
+        ...), for a row that lists several prices of it."""
+        return Offer(self, shared)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One thing a provider rents, as one origin lists it: each of its prices is a record."""
+
+    origin: Origin
+    shared: dict[str, Any]
+
+    def record(self, **price: Any) -> PriceRecord:
+        """A record of one price (pricing model, term, price, ...); its `extra` follows the
+        offer's own."""
+        fields = {**self.shared, **price}
+        if "extra" in fields:  # each record its own dict: a later step may add to one
+            fields["extra"] = {**self.shared.get("extra", {}), **price.get("extra", {})}
+        return self.origin.record(**fields)
+
 
 ALIASES_FILE = "chipcost/data/chip_aliases.csv"
 # A JSON API sends prices as numbers or plain decimal strings ("2.19"). Anything else there

@@ -13,7 +13,7 @@ from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
 from chipcost.extract import _http
-from chipcost.extract._kit import field_names, load_json, require_columns, shape_error
+from chipcost.extract._kit import Offer, field_names, load_json, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "azure"
@@ -131,12 +131,13 @@ def offers(item: Any, page: Page) -> list[Item]:
         problem = f"{sku} rents {share} of a GPU: a fractional GPU is not priced per chip"
     if problem:
         return [page.reject(problem, item, str(item.get("skuId", "")))]
+    vm = _vm(item, page)
     if item.get("type") == "Reservation":
-        return [_reserved(item, page, float(price))]
+        return [_reserved(item, vm, float(price))]
     model, plan = _consumption_kind(item)
-    made: list[Item] = [_record(item, page, float(price), model=model, plan=plan)]
+    made: list[Item] = [vm.record(price_per_hour=float(price), pricing_model=model, plan=plan)]
     if model == "on_demand":
-        made.extend(_savings_plans(item, page))
+        made.extend(_savings_plans(item, vm, page))
     return made
 
 
@@ -175,17 +176,21 @@ def _consumption_kind(item: dict[str, Any]) -> tuple[str, str]:
     return "on_demand", "default"
 
 
-def _reserved(item: dict[str, Any], page: Page, total: float) -> PriceRecord:
+def _reserved(item: dict[str, Any], vm: Offer, total: float) -> PriceRecord:
     # A reservation's price is the whole term's; it is paid up front or in equal monthly
     # instalments of the same total, so it is recorded as all upfront, amortised per hour.
     term = TERMS[item["reservationTerm"]]
     hourly = round(total / HOURS_PER_TERM[term], 6)
-    return _record(
-        item, page, hourly, model="reserved", term=term, payment="all_upfront", upfront=total
+    return vm.record(
+        price_per_hour=hourly,
+        pricing_model="reserved",
+        term=term,
+        payment="all_upfront",
+        upfront=total,
     )
 
 
-def _savings_plans(item: dict[str, Any], page: Page) -> list[Item]:
+def _savings_plans(item: dict[str, Any], vm: Offer, page: Page) -> list[Item]:
     made: list[Item] = []
     for plan in item.get("savingsPlan") or []:
         price = plan.get("retailPrice", plan.get("unitPrice")) if isinstance(plan, dict) else None
@@ -194,25 +199,27 @@ def _savings_plans(item: dict[str, Any], page: Page) -> list[Item]:
             reason = f"savingsPlan entry {plan!r} has no known term or numeric price"
             made.append(page.reject(reason, item, str(item.get("skuId", ""))))
             continue
-        offer = {"model": "savings_plan", "term": term, "plan": "compute"}
         # Savings plans are an hourly commitment billed monthly: nothing is paid up front.
-        made.append(_record(item, page, float(price), payment="no_upfront", **offer))
+        made.append(
+            vm.record(
+                price_per_hour=float(price),
+                pricing_model="savings_plan",
+                term=term,
+                payment="no_upfront",
+                plan="compute",
+            )
+        )
     return made
 
 
-def _record(item: dict[str, Any], page: Page, price: float, **offer: Any) -> PriceRecord:
+def _vm(item: dict[str, Any], page: Page) -> Offer:
+    """What every price of one VM size in one region shares."""
     chip, count, series = sku_table()[item["armSkuName"]]
-    return page.record(
+    return page.offer(
         region=str(item["armRegionName"]),
         instance_type=str(item["armSkuName"]),
         chip=chip,
         chip_count=float(count),
-        price_per_hour=price,
-        pricing_model=offer["model"],
-        term=offer.get("term", "none"),
-        payment=offer.get("payment", "none"),
-        plan=offer.get("plan", "default"),
-        upfront=offer.get("upfront"),
         currency=str(item["currencyCode"]),
         sku=str(item.get("skuId", "")),
         extra={

@@ -15,7 +15,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.core.settings import SourceSettings
 from chipcost.core.stopping import Deadline, check
-from chipcost.extract._kit import ChipNames, Origin, load_json
+from chipcost.extract._kit import ChipNames, Offer, Origin, load_json
 
 if TYPE_CHECKING:  # imported by the sources that fetch over HTTP, not by every importer
     import threading
@@ -97,6 +97,9 @@ class Page:
 
     def record(self, **offer: Any) -> PriceRecord:
         return self.origin.record(**offer)
+
+    def offer(self, **shared: Any) -> Offer:
+        return self.origin.offer(**shared)
 
     def reject(self, reason: str, row: Any, sku: str = "") -> Reject:
         return self.origin.reject(reason, row, sku)

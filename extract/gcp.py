@@ -9,10 +9,12 @@ from typing import Any
 
 from chipcost.core.errors import SourceError, SourceSkipped
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.core.record import ParseResult, Reject
 from chipcost.extract import _gcp_skus as skus
 from chipcost.extract import _http
 from chipcost.extract._kit import (
+    Offer,
+    Origin,
     field_names,
     load_json,
     require_columns,
@@ -78,10 +80,20 @@ def _fetch_service(
 
 @dataclass(frozen=True)
 class Rate:
+    """One SKU's price, with the page that listed it: a machine joined from several SKUs takes
+    its provenance from its GPU's."""
+
     price: float
     sku: str
-    payload: Payload
+    origin: Origin
     effective: str
+
+    def offer(self, usage: str, region: str) -> Offer:
+        """What the records priced from this rate share: where, the usage type's terms, SKU."""
+        model, term, payment = skus.USAGE[usage]
+        return self.origin.offer(
+            region=region, pricing_model=model, term=term, payment=payment, sku=self.sku
+        )
 
 
 @dataclass
@@ -105,8 +117,9 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         page = body.get("skus", [])
         if page:
             require_columns(field_names(page), EXPECTED_FIELDS, payload, PROVIDER)
+        origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
         for sku in page:
-            result.rejects.extend(_read_sku(sku, payload, catalog))
+            result.rejects.extend(_read_sku(sku, origin, catalog))
     result.extend(_machine_records(catalog))
     result.extend(_tpu_records(catalog))
     if payloads:
@@ -116,10 +129,10 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     return result
 
 
-def _read_sku(sku: Any, payload: Payload, catalog: Catalog) -> list[Reject]:
+def _read_sku(sku: Any, origin: Origin, catalog: Catalog) -> list[Reject]:
     """File one SKU's price under its resource, usage type and regions; a reject if unusable."""
     if not isinstance(sku, dict):
-        return [Reject(SOURCE_NAME, f"SKU is a {type(sku).__name__}", sku, "", payload.ref)]
+        return [origin.reject(f"SKU is a {type(sku).__name__}", sku)]
     category = sku.get("category") if isinstance(sku.get("category"), dict) else {}
     description = str(sku.get("description", ""))
     group = str(category.get("resourceGroup", ""))
@@ -139,15 +152,15 @@ def _read_sku(sku: Any, payload: Payload, catalog: Catalog) -> list[Reject]:
     if not problem and not regions:
         problem = "serviceRegions is empty: cannot tell where the price applies"
     if is_tpu and not problem:
-        problem = _file_tpu(sku, description, usage, regions, price, payload, catalog)
+        problem = _file_tpu(sku, description, usage, regions, price, origin, catalog)
     elif not problem:
-        rate = Rate(price, str(sku.get("skuId", "")), payload, skus.effective_time(sku))
+        rate = Rate(price, str(sku.get("skuId", "")), origin, skus.effective_time(sku))
         for region in regions:
             _file(catalog, (key, usage, region), rate)
     if not problem:
         return []
     reason = f"{description}: {problem}"
-    return [Reject(SOURCE_NAME, reason, sku, str(sku.get("skuId", "")), payload.ref)]
+    return [origin.reject(reason, sku, str(sku.get("skuId", "")))]
 
 
 def _file_unmapped_gpu(description: str, catalog: Catalog) -> None:
@@ -172,14 +185,14 @@ def _file_tpu(
     usage: str,
     regions: list[str],
     price: float,
-    payload: Payload,
+    origin: Origin,
     catalog: Catalog,
 ) -> str:
     version = skus.tpu_version(description)
     if version not in skus.tpu_table():
         catalog.unmapped.add(skus.stem(description))
         return ""
-    rate = Rate(price, str(sku.get("skuId", "")), payload, skus.effective_time(sku))
+    rate = Rate(price, str(sku.get("skuId", "")), origin, skus.effective_time(sku))
     pod = "pod" in description.lower().split()
     for region in regions:
         catalog.tpus.setdefault((version, pod, usage, region), rate)
@@ -235,7 +248,7 @@ def _machine_record(
             f"{machine.name} in {region} ({usage}): several SKUs price {', '.join(clashing)} "
             "differently; none is used"
         )
-        result.rejects.append(Reject(SOURCE_NAME, reason, machine.name, gpu.sku, gpu.payload.ref))
+        result.rejects.append(gpu.origin.reject(reason, machine.name, gpu.sku))
         return result
     total = machine.chip_count * gpu.price
     if machine.billing == "components":
@@ -252,7 +265,13 @@ def _machine_record(
     if machine.billing == "components":
         extra |= {"vcpu_per_hour": parts["cpu"].price, "ram_gib_per_hour": parts["ram"].price}
     result.records.append(
-        _record(machine.name, machine.chip, machine.chip_count, usage, region, total, gpu, extra)
+        gpu.offer(usage, region).record(
+            instance_type=machine.name,
+            chip=machine.chip,
+            chip_count=float(machine.chip_count),
+            price_per_hour=round(total, 6),
+            extra=extra,
+        )
     )
     return result
 
@@ -264,38 +283,16 @@ def _tpu_records(catalog: Catalog) -> ParseResult:
         name = f"tpu-{accelerator}" + ("-pod" if pod else "")
         extra = {"priced": "per chip-hour", "accelerator_type": accelerator, "pod": pod}
         extra["effective"] = rate.effective
-        result.records.append(_record(name, chip, 1, usage, region, rate.price, rate, extra))
+        result.records.append(
+            rate.offer(usage, region).record(
+                instance_type=name,
+                chip=chip,
+                chip_count=1.0,
+                price_per_hour=round(rate.price, 6),
+                extra=extra,
+            )
+        )
     return result
-
-
-def _record(
-    name: str,
-    chip: str,
-    count: int,
-    usage: str,
-    region: str,
-    price: float,
-    rate: Rate,
-    extra: dict[str, Any],
-) -> PriceRecord:
-    model, term, payment = skus.USAGE[usage]
-    return PriceRecord(
-        observed_at=rate.payload.fetched_at,
-        provider=PROVIDER,
-        source=SOURCE_NAME,
-        region=region,
-        instance_type=name,
-        chip=chip,
-        chip_count=float(count),
-        pricing_model=model,
-        price_per_hour=round(price, 6),
-        term=term,
-        payment=payment,
-        sku=rate.sku,
-        source_url=rate.payload.url,
-        payload_ref=rate.payload.ref,
-        extra=extra,
-    )
 
 
 def _notes(catalog: Catalog) -> list[str]:

@@ -34,6 +34,7 @@ COLUMNS = {"gpu": "gpu", "vram": "vram", "price": "price"}
 EXPECTED_API_FIELDS = ("name", "description", "price_cents_per_hour", "specs")
 # Lambda's on-demand price is the same in every region; capacity differs and is kept in extra.
 REGION = "global"
+ON_DEMAND = {"region": REGION, "pricing_model": "on_demand"}
 
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
@@ -80,19 +81,6 @@ def offer_name(count: int, chip: str, model: str, form: str) -> str:
     return f"{count}x {chip}"
 
 
-def _record(page: Page, name: str, chip: str, count: int, price: float, **extra: Any):
-    return page.record(
-        region=REGION,
-        instance_type=name,
-        chip=chip,
-        chip_count=float(count),
-        pricing_model="on_demand",
-        price_per_hour=round(price, 6),
-        sku=str(extra.pop("sku", "")),
-        extra={k: v for k, v in extra.items() if v is not None},
-    )
-
-
 # --- the API ---------------------------------------------------------------------------------
 
 
@@ -132,15 +120,18 @@ def _api_offer(entry: Any, page: Page) -> Item:
         why = f"price_cents_per_hour {cents!r} is not a positive price"
         return page.reject(why, entry, _name(entry))
     regions = entry.get("regions_with_capacity_available") or []
-    return _record(
-        page,
-        offer_name(count, chip, model, form),
-        chip,
-        count,
-        cents / 100,  # the API prices the whole instance, in cents
-        sku=kind.get("name"),
-        description=kind.get("description"),
-        regions_with_capacity=[r.get("name") for r in regions if isinstance(r, dict)],
+    extra = {
+        "description": kind.get("description"),
+        "regions_with_capacity": [r.get("name") for r in regions if isinstance(r, dict)],
+    }
+    return page.record(
+        **ON_DEMAND,
+        instance_type=offer_name(count, chip, model, form),
+        chip=chip,
+        chip_count=float(count),
+        price_per_hour=round(cents / 100, 6),  # the API prices the whole instance, in cents
+        sku=str(kind.get("name")),
+        extra={k: v for k, v in extra.items() if v is not None},
     )
 
 
@@ -194,8 +185,15 @@ def _page_offer(row: dict[str, Any], page: Page) -> Item:
     per_gpu = row["per_gpu"]
     total = price * count if per_gpu else price
     unit = "per GPU-hour" if per_gpu else "per instance-hour"
-    listed = f"{row['price']} {unit}"
-    return _record(page, name, chip, count, total, sku=row["gpu"], listed=listed)
+    return page.record(
+        **ON_DEMAND,
+        instance_type=name,
+        chip=chip,
+        chip_count=float(count),
+        price_per_hour=round(total, 6),
+        sku=row["gpu"],
+        extra={"listed": f"{row['price']} {unit}"},
+    )
 
 
 def _cell(cells: list[str], columns: dict[str, int], key: str) -> str:

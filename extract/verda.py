@@ -12,6 +12,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._kit import (
+    Offer,
     field_names,
     json_price,
     load_json,
@@ -126,8 +127,15 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
         count = parse_count(gpu.get("number_of_gpus"))
     except ValueError as exc:
         return [page.reject(f"{name}: {exc}", row, name)]
-    chip = page.chip(_gpu_name(row, gpu), _memory_per_gpu(row, count))
-    base = {"row": row, "name": name, "count": count, "chip": chip, "page": page}
+    instance = page.offer(
+        region=REGION,
+        instance_type=name,
+        chip=page.chip(_gpu_name(row, gpu), _memory_per_gpu(row, count)),
+        chip_count=float(count),
+        currency=str(row.get("currency") or "USD").upper(),
+        sku=str(row.get("id") or name),
+        extra={"price_basis": "per instance-hour"},
+    )
     made: list[Item] = []
     for field, model, plan in PRICE_FIELDS:
         value = row.get(field)
@@ -137,9 +145,14 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
         if price is None:
             made.append(page.reject(why, row, name))
             continue
-        made.append(_record(base, model, plan, price, field))
+        extra = {"field": field}
+        if row.get("max_dynamic_price") and plan == "dynamic":
+            extra["max_dynamic_price"] = row["max_dynamic_price"]
+        made.append(
+            instance.record(pricing_model=model, plan=plan, price_per_hour=price, extra=extra)
+        )
         if field == "price_per_hour":
-            made.extend(_commitment(base, price, *discount) for discount in discounts)
+            made.extend(_commitment(instance, price, *discount) for discount in discounts)
     return made
 
 
@@ -164,37 +177,20 @@ def _is_zero(value: object) -> bool:
         return False
 
 
-def _record(base: dict, model: str, plan: str, price: float, field: str, **kw: Any) -> PriceRecord:
-    row, page = base["row"], base["page"]
-    extra = {"price_basis": "per instance-hour", "field": field, **kw.pop("extra", {})}
-    if row.get("max_dynamic_price") and plan == "dynamic":
-        extra["max_dynamic_price"] = row["max_dynamic_price"]
-    return page.record(
-        region=REGION,
-        instance_type=base["name"],
-        chip=base["chip"],
-        chip_count=float(base["count"]),
-        pricing_model=model,
-        plan=plan,
-        price_per_hour=price,
-        currency=str(row.get("currency") or "USD").upper(),
-        sku=str(row.get("id") or base["name"]),
-        extra=extra,
-        **kw,
-    )
-
-
 def _commitment(
-    base: dict, fixed: float, term: str, discount: float, period: dict[str, Any]
+    instance: Offer, fixed: float, term: str, discount: float, period: dict[str, Any]
 ) -> PriceRecord:
     """A long-term contract price: the fixed price less the period's published discount."""
     extra = {
+        "field": "price_per_hour",
         "derived_from": "price_per_hour x (1 - discount_percentage / 100)",
         "period": period.get("code") or period.get("name"),
         "discount_percentage": period.get("discount_percentage"),
     }
     price = round(fixed * (1.0 - discount), 6)
-    return _record(base, "commitment", "default", price, "price_per_hour", term=term, extra=extra)
+    return instance.record(
+        pricing_model="commitment", plan="default", price_per_hour=price, term=term, extra=extra
+    )
 
 
 SOURCE = Source(

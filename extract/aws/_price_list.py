@@ -124,7 +124,7 @@ def product_offers(
     result.notes.extend(offer.notes)
     for term_type, term in term_list:
         try:
-            result.records.append(_record(offer, term_type, term, origin, version))
+            result.records.append(_term_record(offer, term_type, term, origin, version))
         except _Refused as exc:
             row = {
                 "sku": offer.sku,
@@ -236,7 +236,7 @@ def _terms(terms: object) -> list[tuple[str, Any]]:
     return found
 
 
-def _record(
+def _term_record(
     offer: _Product, term_type: str, term: object, origin: Origin, version: str
 ) -> PriceRecord:
     if term_type not in UNITS_BY_TERM_TYPE:
