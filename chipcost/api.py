@@ -8,17 +8,20 @@ starts Prefect or touches the network. Names work as on the command line: chip f
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.questions import COST, PRICES, Question, Voice
 from chipcost.core.settings import load_settings
 
 Names = str | Sequence[str] | None
@@ -40,22 +43,45 @@ def _warehouse(db: str | Path | None) -> Iterator[tuple[duckdb.DuckDBPyConnectio
         con.close()
 
 
-def prices(
-    chip: Names = None,
-    *,
-    region: Names = None,
-    pricing_model: Names = None,
-    provider: Names = None,
-    min_memory: float | None = None,
-    chips: float | Sequence[float] | None = None,
-    min_price: float | None = None,
-    max_price: float | None = None,
-    spot: bool | None = None,
-    sort: str | None = None,
-    currency: str | None = None,
-    list_prices: bool = False,
-    db: str | Path | None = None,
-) -> pl.DataFrame:
+def _declared(question: Question, run: Callable[..., pl.DataFrame]) -> Callable[..., pl.DataFrame]:
+    """The API function of a declared read: the keyword arguments its question declares for
+    the API (in its order, required ones and `positional` ones by position too), the docstring
+    of `run`, which receives every declared field by name (defaults filled in)."""
+    parameters = [
+        inspect.Parameter(
+            f.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD
+            if f.required or f.positional
+            else inspect.Parameter.KEYWORD_ONLY,
+            default=inspect.Parameter.empty if f.required else f.default,
+            annotation=f.api_type or (str if f.required else _API_TYPES[f.kind]),
+        )
+        for f in question.api_fields()
+    ]
+    signature = inspect.Signature(parameters, return_annotation=pl.DataFrame)
+
+    def call(*args: Any, **kwargs: Any) -> pl.DataFrame:
+        return run(**question.given(signature.bind(*args, **kwargs).arguments))
+
+    call.__signature__ = signature  # type: ignore[attr-defined]
+    call.__name__ = call.__qualname__ = question.command
+    call.__doc__ = run.__doc__
+    call.__module__ = __name__
+    return call
+
+
+# The type each kind of declared field takes in the API (chipcost.core.questions.KINDS).
+_API_TYPES: dict[str, Any] = {
+    "names": Names,
+    "text": str | None,
+    "float": float | None,
+    "int": int | None,
+    "flag": bool,
+    "switch": bool | None,
+}
+
+
+def _prices(**asked: Any) -> pl.DataFrame:
     """Current per-chip hourly prices, cheapest first per chip, pricing model and term.
 
     One row per offer: chip, provider, region, zone, instance_type, chip_count, memory_gb (per
@@ -77,47 +103,13 @@ def prices(
     from chipcost.pipeline.prices import PriceAsk, find_prices
     from chipcost.pipeline.your_prices import for_read
 
-    if spot is not None and not isinstance(spot, bool):
-        raise ChipcostError(f"spot={spot!r}: give True (only spot), False (no spot) or None")
-    ask = PriceAsk(
-        chips=chip,
-        regions=region,
-        pricing_models=pricing_model,
-        providers=provider,
-        min_memory_gb=min_memory,
-        chip_counts=chips,
-        min_price=min_price,
-        max_price=max_price,
-        spot=spot,
-        sort=sort,
-        api=True,
-    )
-    with _warehouse(db) as (con, stale_days):
-        mine = for_read(con, currency, list_prices, api=True)
+    with _warehouse(asked["db"]) as (con, stale_days):
+        mine = for_read(con, asked["currency"], asked["list_prices"], api=True)
+        ask = PriceAsk.of(asked, api=True)
         return find_prices(con, ask, stale_days=stale_days, mine=mine).frame
 
 
-def cost(
-    model: str,
-    workload: str,
-    *,
-    chip: Names = None,
-    tokens: float | str | None = None,
-    baseline: str | None = None,
-    overhead: float | None = None,
-    migration_cost: float | str | None = None,
-    daily_tokens: float | str | None = None,
-    speed: float | str | None = None,
-    region: Names = None,
-    pricing_model: Names = None,
-    provider: Names = None,
-    all_offers: bool = False,
-    max_instances: int | None = None,
-    max_interruption: float | str | None = None,
-    currency: str | None = None,
-    list_prices: bool = False,
-    db: str | Path | None = None,
-) -> pl.DataFrame:
+def _cost(**asked: Any) -> pl.DataFrame:
     """Cost per million tokens of `model` ('llama-3-70b') for `workload` ('training' or
     'inference') per chip and pricing model, cheapest first, those that can hold the model
     before those that cannot (`fits`, `memory_needed_gb`, `instance_memory_gb`).
@@ -135,42 +127,19 @@ def cost(
     ('10%' or 10) keeps spot offers only where AWS's frequency of interruption bucket tops
     out at that percent or less (`interruption` says the bucket).
     """
-    from chipcost.core.figures import speed_value
-    from chipcost.pipeline.cost import (
-        ask_of,
-        baseline_chip,
-        cost_question,
-        interruption_percent,
-        rank_cost,
-        workload_name,
-    )
-    from chipcost.pipeline.your_prices import for_read
+    from chipcost.pipeline import cost_asked
+    from chipcost.pipeline.cost import rank_cost
 
-    if not isinstance(model, str) or not model.strip():
-        raise ChipcostError(f"model={model!r}: give a model name, e.g. 'llama-3-70b'")
-    workload = workload_name(workload)
-    base = baseline_chip("H100-SXM" if baseline is None else baseline)
-    question = cost_question(workload, tokens, overhead, migration_cost, daily_tokens, api=True)
-    with _warehouse(db) as (con, stale_days):
-        ask = ask_of(
-            con,
-            model,
-            workload,
-            chip=chip,
-            baseline=base,
-            baseline_given=baseline is not None,
-            region=region,
-            pricing_model=pricing_model,
-            provider=provider,
-            all_offers=all_offers,
-            limit=10**9,
-            stale_days=stale_days,
-            speed=speed_value(speed, "speed"),
-            max_instances=max_instances,
-            mine=for_read(con, currency, list_prices, api=True),
-            max_interruption=interruption_percent(max_interruption, "max_interruption="),
-        )
+    voice = Voice(COST, api=True)
+    asked = cost_asked.checked(asked, voice)
+    question = cost_asked.question(asked, voice)
+    with _warehouse(asked["db"]) as (con, stale_days):
+        ask = cost_asked.ranking(con, asked, voice, limit=10**9, stale_days=stale_days)
         return rank_cost(con, ask, question).frame()
+
+
+prices = _declared(PRICES, _prices)
+cost = _declared(COST, _cost)
 
 
 def index(

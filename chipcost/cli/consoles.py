@@ -9,7 +9,8 @@ import sys
 
 from rich.console import Console
 
-from chipcost.cli.terminal import DEFAULT_TABLE_ROWS, MAX_LIMIT, width
+from chipcost.cli.terminal import width
+from chipcost.core.questions import DEFAULT_TABLE_ROWS, MAX_LIMIT
 
 __all__ = ["DEFAULT_TABLE_ROWS", "MAX_LIMIT", "err", "make_console", "out"]
 

@@ -9,22 +9,22 @@ unknown or misspelt option, a value that does not convert, a missing required op
 that starts with "-") returns None and the command goes through Typer as before, which
 explains the mistake in its own words: this path never reports a usage error of its own.
 
-tests/cli/test_quick.py checks that each table below names exactly the options Typer builds
-from the command's signature, and that for generated command lines both paths pass the
-command the same arguments.
+The options are read from each command's declared question (chipcost.core.questions), as
+Typer's are (chipcost.cli.declared). tests/cli/test_quick.py checks that the two name exactly
+the same options, and that for generated command lines both paths pass the command the same
+arguments.
 """
 
 from __future__ import annotations
 
 import errno
-import inspect
 import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from chipcost.cli import reads
 from chipcost.cli.formats import OutputFormat, PriceFormat
-from chipcost.cli.terminal import MAX_LIMIT
+from chipcost.core.questions import COST, PRICES, SQL, Field, Question
 
 
 # NamedTuples rather than frozen dataclasses: each dataclass takes about a millisecond to
@@ -44,94 +44,61 @@ class Opt(NamedTuple):
     high: int | None = None
 
 
-def _switch(name: str, param: str) -> dict[str, Opt]:
-    """A --name/--no-name pair of flags."""
-    return {f"--{name}": Opt(param, "flag"), f"--no-{name}": Opt(param, "flag", value=False)}
-
-
-def _texts(*names: str) -> dict[str, Opt]:
-    """Repeatable text options (--chip H100 --chip A100)."""
-    return {f"--{n}": Opt(n.replace("-", "_"), multiple=True) for n in names}
-
-
-_COMMON = {
-    "--warehouse": Opt("db"),
-    "--db": Opt("db"),
-    "--format": Opt("format", "format"),
-}
-_TABLE = {
-    **_COMMON,
-    "--limit": Opt("limit", "int", low=1, high=MAX_LIMIT),
-    "--wide": Opt("wide", "flag"),
-}
-
-
-# Your currency and discounts (chipcost.pipeline.your_prices), on every read of prices.
-_YOURS = {"--currency": Opt("currency"), "--list-prices": Opt("list_prices", "flag")}
-
-
 class Spec(NamedTuple):
-    """A command's plain function, its options and its one positional argument (if any).
-
-    What the command requires and the value of every parameter not given are the function's
-    own: its parameters without a default, and its defaults."""
+    """A command's plain function, its options and its one positional argument (if any), and
+    what it requires and defaults to: all from its declared question."""
 
     function: Callable[..., None]
     options: dict[str, Opt]
-    positional: str | None = None
-
-    @property
-    def defaults(self) -> dict[str, Any]:
-        return {p.name: p.default for p in self._parameters() if p.default is not p.empty}
-
-    @property
-    def required(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self._parameters() if p.default is p.empty)
-
-    def _parameters(self) -> list[inspect.Parameter]:
-        return list(inspect.signature(self.function).parameters.values())
+    positional: str | None
+    required: tuple[str, ...]
+    defaults: dict[str, Any]
 
 
-SPECS: dict[str, Spec] = {
-    "prices": Spec(
-        reads.prices,
-        options={
-            **_TABLE,
-            **_texts("chip", "region", "pricing-model", "model", "provider", "chips"),
-            "--min-memory": Opt("min_memory", "float"),
-            "--min-price": Opt("min_price", "float"),
-            "--max-price": Opt("max_price", "float"),
-            "--sort": Opt("sort"),
-            **_switch("spot", "spot"),
-            **_YOURS,
-            "--format": Opt("format", "price-format"),
-        },
-    ),
-    "cost": Spec(
-        reads.cost,
-        options={
-            **_TABLE,
-            "--model": Opt("model"),
-            "--workload": Opt("workload"),
-            "--tokens": Opt("tokens"),
-            "--baseline": Opt("baseline"),
-            "--overhead": Opt("overhead", "float"),
-            "--migration-cost": Opt("migration_cost"),
-            "--daily-tokens": Opt("daily_tokens"),
-            "--speed": Opt("speed"),
-            **_texts("chip", "region", "pricing-model", "provider"),
-            "--all-offers": Opt("all_offers", "flag"),
-            "--max-instances": Opt("max_instances", "int", low=1),
-            "--max-interruption": Opt("max_interruption"),
-            **_YOURS,
-        },
-    ),
-    "sql": Spec(
-        reads.sql,
-        options={**_COMMON, "--max-rows": Opt("max_rows", "int", low=1, high=MAX_LIMIT)},
-        positional="query",
-    ),
-}
+# How each kind of declared field is read here (chipcost.core.questions.KINDS).
+_KIND = {"names": "text", "db": "text", "argument": "text"}
+
+
+def _options(field: Field) -> dict[str, Opt]:
+    """The long options of one declared field."""
+    if field.kind == "switch":
+        name = field.option.removeprefix("--")
+        return {
+            field.option: Opt(field.name, "flag"),
+            f"--no-{name}": Opt(field.name, "flag", value=False),
+        }
+    kind = _KIND.get(field.kind, field.kind)
+    opt = Opt(field.name, kind, multiple=field.kind == "names", low=field.low, high=field.high)
+    return {flag: opt for flag in field.flags or (field.option,)}
+
+
+def _spec(question: Question) -> Spec:
+    options: dict[str, Opt] = {}
+    positional = None
+    for field in question.cli_fields():
+        if field.kind == "argument":
+            positional = field.name
+        else:
+            options.update(_options(field))
+    defaults = {
+        name: _FORMATS[question.field(name).kind](value)
+        if question.field(name).kind in _FORMATS
+        else value
+        for name, value in question.defaults().items()
+        if question.field(name).cli
+    }
+    return Spec(
+        getattr(reads, question.command),
+        options,
+        positional,
+        tuple(f.name for f in question.cli_fields() if f.required),
+        defaults,
+    )
+
+
+_FORMATS = {"format": OutputFormat, "price-format": PriceFormat}
+# The commands the console script runs this way (chipcost.cli.entry's _QUICK).
+SPECS: dict[str, Spec] = {q.command: _spec(q) for q in (PRICES, COST, SQL)}
 
 
 def parse(command: str, args: list[str]) -> dict[str, Any] | None:

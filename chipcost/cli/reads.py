@@ -1,24 +1,32 @@
-"""The read commands' work, `prices`, `cost` and `sql`, as plain functions of their options.
+"""The read commands' work, `prices`, `cost`, `compare` and `sql`, as plain functions of the
+options their questions declare (chipcost.core.questions).
 
-No CLI framework here: chipcost.cli.commands gives them Typer's options and help, and
-chipcost.cli.quick calls them straight from a command line it can parse (without importing
-Typer, a tenth of a second of such a command). Both pass the same keyword arguments.
+No CLI framework here: chipcost.cli.declared makes their Typer options from the same
+declarations, and chipcost.cli.quick calls them straight from a command line it can parse
+(without importing Typer, a tenth of a second of such a command). Both pass the same keyword
+arguments.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from chipcost.cli.formats import OutputFormat, PriceFormat, notices
-from chipcost.cli.terminal import DEFAULT_TABLE_ROWS, MAX_LIMIT
+from chipcost.cli.formats import OutputFormat, notices
 from chipcost.core.errors import ChipcostError, NoMatch
+from chipcost.core.questions import (
+    COMPARE,
+    COST,
+    DEFAULT_TABLE_ROWS,
+    MAX_LIMIT,
+    PRICES,
+    SQL,
+    Voice,
+)
 from chipcost.core.settings import load_settings
 
 if TYPE_CHECKING:
     from chipcost.warehouse.readonly import QueryResult
-
-DEFAULT_BASELINE = "H100-SXM"
 
 
 def resolve_chip(spelling: str) -> str:
@@ -35,28 +43,13 @@ def resolve_chip(spelling: str) -> str:
     )
 
 
-def prices(
-    chip: list[str] | None = None,
-    region: list[str] | None = None,
-    pricing_model: list[str] | None = None,
-    model: list[str] | None = None,
-    provider: list[str] | None = None,
-    min_memory: float | None = None,
-    chips: list[str] | None = None,
-    min_price: float | None = None,
-    max_price: float | None = None,
-    spot: bool | None = None,
-    sort: str | None = None,
-    currency: str | None = None,
-    list_prices: bool = False,
-    limit: int | None = None,
-    wide: bool = False,
-    format: PriceFormat | OutputFormat = PriceFormat.table,
-    db: str | None = None,
-) -> None:
-    """`chipcost prices`: current per-chip hourly prices from the warehouse, without Prefect."""
-    focus = format == "focus"  # the frame, under FOCUS's column names
-    format = OutputFormat.csv if focus else OutputFormat(format)
+def prices(**given: Any) -> None:
+    """`chipcost prices`: current per-chip hourly prices from the warehouse, without Prefect.
+    Its options are the fields of chipcost.core.questions.PRICES."""
+    asked = PRICES.given(given)
+    focus = asked["format"] == "focus"  # the frame, under FOCUS's column names
+    format = OutputFormat.csv if focus else OutputFormat(asked["format"])
+    limit, currency, list_prices = asked["limit"], asked["currency"], asked["list_prices"]
     from chipcost.cli.consoles import out
     from chipcost.pipeline.prices import (
         PriceAsk,
@@ -68,19 +61,8 @@ def prices(
     from chipcost.pipeline.your_prices import for_read
     from chipcost.warehouse.db import connect
 
-    settings = load_settings(db=db)
-    ask = PriceAsk(
-        chips=chip,
-        regions=region,
-        pricing_models=[*(pricing_model or []), *(model or [])] or None,
-        providers=provider,
-        min_memory_gb=min_memory,
-        chip_counts=chips,
-        min_price=min_price,
-        max_price=max_price,
-        spot=spot,
-        sort=sort,
-    )
+    settings = load_settings(db=asked["db"])
+    ask = PriceAsk.of(asked)
     table = format is OutputFormat.table
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
@@ -99,8 +81,8 @@ def prices(
 
         if empty:
             raise NoMatch(empty)
-        print_prices(out, rows, limit=limit or DEFAULT_TABLE_ROWS, wide=wide)
-        _no_rows_for(out, unmatched_names(ask.chips, {str(r["chip"]) for r in rows.rows}))
+        print_prices(out, rows, limit=limit or DEFAULT_TABLE_ROWS, wide=asked["wide"])
+        _no_rows_for(out, unmatched_names(ask["chip"], {str(r["chip"]) for r in rows.rows}))
         return
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_fresh import print_freshness
@@ -113,7 +95,7 @@ def prices(
     write_frame(format, frame)  # when empty, [] or the header: a pipe still parses
     if empty:
         raise NoMatch(empty)
-    _no_rows_for(notices(format), unmatched_names(ask.chips, set(result.frame["chip"])))
+    _no_rows_for(notices(format), unmatched_names(ask["chip"], set(result.frame["chip"])))
     for line in mine.notes(result.frame.to_dicts()):
         notices(format).print(f"note: {line}", highlight=False)
     if result.frame.height > frame.height and not focus:
@@ -129,82 +111,38 @@ def _no_rows_for(console, names: list[str]) -> None:
         )
 
 
-def cost(
-    model: str,
-    workload: str,
-    chip: list[str] | None = None,
-    tokens: str | None = None,
-    baseline: str = DEFAULT_BASELINE,
-    overhead: float | None = None,
-    migration_cost: str | None = None,
-    daily_tokens: str | None = None,
-    speed: str | None = None,
-    region: list[str] | None = None,
-    pricing_model: list[str] | None = None,
-    provider: list[str] | None = None,
-    all_offers: bool = False,
-    max_instances: int | None = None,
-    max_interruption: str | None = None,
-    currency: str | None = None,
-    list_prices: bool = False,
-    limit: int | None = None,
-    wide: bool = False,
-    format: OutputFormat = OutputFormat.table,
-    db: str | None = None,
-) -> None:
-    """`chipcost cost`: the cheapest chip and pricing model per token for a model and workload."""
+def cost(**given: Any) -> None:
+    """`chipcost cost`: the cheapest chip and pricing model per token for a model and workload.
+    Its options are the fields of chipcost.core.questions.COST."""
     from chipcost.cli.consoles import out
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_cost import print_ranking
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.core.figures import speed_value
-    from chipcost.pipeline.cost import (
-        ask_of,
-        baseline_chip,
-        cost_question,
-        interruption_percent,
-        rank_cost,
-        workload_name,
-    )
-    from chipcost.pipeline.your_prices import for_read
+    from chipcost.pipeline import cost_asked
+    from chipcost.pipeline.cost import rank_cost
     from chipcost.warehouse.db import connect
 
-    workload = workload_name(workload, "--workload")
-    # A blank --daily-tokens is none, as it was before the question was shared with the API.
-    question = cost_question(workload, tokens, overhead, migration_cost, daily_tokens or None)
-    base = baseline_chip(baseline, "--baseline")
-    settings = load_settings(db=db)
+    voice = Voice(COST)
+    asked = cost_asked.checked(COST.given(given), voice)
+    format = OutputFormat(asked["format"])
+    table = format is OutputFormat.table
+    question = cost_asked.question(asked, voice)
+    settings = load_settings(db=asked["db"])
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
-        ask = ask_of(
-            con,
-            model,
-            workload,
-            chip=chip,
-            baseline=base,
-            baseline_given=baseline != DEFAULT_BASELINE,
-            region=region,
-            pricing_model=pricing_model,
-            provider=provider,
-            all_offers=all_offers,
-            limit=limit or (MAX_LIMIT if format is not OutputFormat.table else DEFAULT_TABLE_ROWS),
-            stale_days=settings.stale_days,
-            speed=speed_value(speed),
-            max_instances=max_instances,
-            mine=for_read(con, currency, list_prices),
-            max_interruption=interruption_percent(max_interruption),
-        )
+        limit = asked["limit"] or (DEFAULT_TABLE_ROWS if table else MAX_LIMIT)
+        ask = cost_asked.ranking(con, asked, voice, limit=limit, stale_days=settings.stale_days)
         ranking = rank_cost(con, ask, question)
     except NoMatch:
-        if format is not OutputFormat.table:  # a pipe still parses: [] or no rows
+        if not table:  # a pipe still parses: [] or no rows
             import polars as pl
 
             write_frame(format, pl.DataFrame())
         raise
     finally:
         con.close()
-    if format is OutputFormat.table:
-        print_ranking(out, ranking, wide=wide)
+    if table:
+        print_ranking(out, ranking, wide=asked["wide"])
         return
     write_frame(format, ranking.frame())
     if ranking.more:
@@ -212,20 +150,18 @@ def cost(
     print_freshness(notices(format), ranking.freshness)
 
 
-def sql(
-    query: str,
-    db: str | None = None,
-    format: OutputFormat = OutputFormat.table,
-    max_rows: int = 100,
-) -> None:
-    """`chipcost sql`: an ad hoc read-only query against the warehouse."""
+def sql(**given: Any) -> None:
+    """`chipcost sql`: an ad hoc read-only query against the warehouse
+    (chipcost.core.questions.SQL)."""
     import os
 
     from chipcost.cli.formats import write_rows
     from chipcost.core.sql_limits import sql_limits
     from chipcost.warehouse.readonly import read_rows
 
-    settings = load_settings(db=db)
+    asked = SQL.given(given)
+    query, format, max_rows = asked["query"], OutputFormat(asked["format"]), asked["max_rows"]
+    settings = load_settings(db=asked["db"])
     # One open of the file for the query and the freshness notes under it.
     result = read_rows(
         settings.warehouse,
@@ -294,51 +230,33 @@ def _note_lines(result: QueryResult) -> list[str] | None:
     return terminal.note_lines(freshness_lines(result.freshness, what=None))
 
 
-def compare(
-    chip_a: str,
-    chip_b: str,
-    model: str,
-    workload: str,
-    speed: str | None = None,
-    region: list[str] | None = None,
-    pricing_model: list[str] | None = None,
-    provider: list[str] | None = None,
-    currency: str | None = None,
-    list_prices: bool = False,
-    format: OutputFormat = OutputFormat.table,
-    db: str | None = None,
-) -> None:
-    """`chipcost compare`: chip A against chip B per pricing model, in one screen."""
+def compare(**given: Any) -> None:
+    """`chipcost compare`: chip A against chip B per pricing model, in one screen
+    (chipcost.core.questions.COMPARE)."""
     from chipcost.cli.consoles import out
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_compare import comparison_frame, print_comparison
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.core.figures import speed_value
+    from chipcost.pipeline import cost_asked
     from chipcost.pipeline.compare import compare as compare_chips
-    from chipcost.pipeline.cost import ask_of, baseline_chip, workload_name
-    from chipcost.pipeline.your_prices import for_read
+    from chipcost.pipeline.cost import baseline_chip
     from chipcost.warehouse.db import connect
 
-    workload = workload_name(workload, "--workload")
-    a, b = baseline_chip(chip_a, "chip A"), baseline_chip(chip_b, "chip B")
-    settings = load_settings(db=db)
+    voice = Voice(COMPARE)
+    given = COMPARE.given(given)
+    a = baseline_chip(given["chip_a"], "chip A")
+    b = baseline_chip(given["chip_b"], "chip B")
+    asked = cost_asked.checked({**given, "baseline": b, "all_offers": True}, voice)
+    format = OutputFormat(asked["format"])
+    settings = load_settings(db=asked["db"])
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
-        ask = ask_of(
+        ask = cost_asked.ranking(
             con,
-            model,
-            workload,
-            chip=None,
-            baseline=b,
-            baseline_given=True,
-            region=region,
-            pricing_model=pricing_model,
-            provider=provider,
-            all_offers=True,
+            asked,
+            voice,
             limit=MAX_LIMIT,
             stale_days=settings.stale_days,
-            speed=speed_value(speed),
-            mine=for_read(con, currency, list_prices),
         )
         result = compare_chips(con, ask, a, b)
     finally:

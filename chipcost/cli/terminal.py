@@ -17,11 +17,6 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-# The most rows a command shows: enough for any terminal or script, and a bound that keeps
-# a mistyped --limit (99999999999999999999) a clear refusal rather than an overflow.
-MAX_LIMIT = 1_000_000
-# Rows a table shows when --limit is not given (csv and json give every row).
-DEFAULT_TABLE_ROWS = 200
 # The width of piped output: tables stay whole in files and other programs.
 PIPED_WIDTH = 220
 

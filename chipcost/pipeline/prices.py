@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -14,11 +14,11 @@ from chipcost.core.errors import ChipcostError
 from chipcost.core.names import (
     check_known,
     provider_names,
-    python_name,
     resolve_chip_name,
     resolve_chip_names,
     split_values,
 )
+from chipcost.core.questions import PRICES, Voice
 from chipcost.core.vocabulary import PRICING_MODELS, TERMS
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
@@ -36,28 +36,22 @@ FRESHNESS_COLUMNS = ("source_as_of", "sample")
 
 @dataclass(frozen=True)
 class PriceAsk:
-    """Filters as a user gives them: names may be families or comma lists, any case."""
+    """What `prices` was asked (the fields of PRICES that become its query: filters and order)
+    as a user gave them: names may be families or comma lists, any case. `voice` spells the
+    fields in messages as the asker did: `--max-price 3`, or `max_price=3` from Python."""
 
-    chips: Sequence[str] | str | None = None
-    regions: Sequence[str] | str | None = None
-    pricing_models: Sequence[str] | str | None = None
-    providers: Sequence[str] | str | None = None
-    min_memory_gb: float | None = None
-    chip_counts: Sequence[float] | float | None = None
-    min_price: float | None = None
-    max_price: float | None = None
-    spot: bool | None = None
-    # chip | price | provider | region; None: cheapest first when the chip names stand for
-    # more than one chip (a family, "H100"), else by chip
-    sort: str | None = None
-    api: bool = False  # messages name the Python API's parameters (max_price=), not options
+    given: Mapping[str, Any] = field(default_factory=dict)
+    voice: Voice = Voice(PRICES)
 
+    @classmethod
+    def of(cls, values: Mapping[str, Any], *, api: bool = False) -> PriceAsk:
+        return cls({f.name: values.get(f.name) for f in PRICES.asked()}, Voice(PRICES, api))
 
-def _named(ask: PriceAsk, option: str, value: object) -> str:
-    """'--max-price 3' on the command line, 'max_price=3' from the Python API."""
-    if ask.api:
-        return f"{python_name(option)}={value}"
-    return f"{option} {value}"
+    def __getitem__(self, name: str) -> Any:
+        return self.given.get(name)
+
+    def without(self, name: str) -> PriceAsk:
+        return replace(self, given={**self.given, name: None})
 
 
 @dataclass(frozen=True)
@@ -83,19 +77,21 @@ def pricing_model_name(value: str) -> str:
     return value.strip().lower().replace("-", "_").replace(" ", "_")
 
 
-def _number(ask: PriceAsk, option: str, value: float | None, *, low: float = 0.0) -> float | None:
+def _number(ask: PriceAsk, name: str, *, low: float = 0.0) -> float | None:
+    value = ask[name]
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ChipcostError(f"{_named(ask, option, repr(value))}: give a number, e.g. 3.5")
+        raise ChipcostError(f"{ask.voice.said(name, repr(value))}: give a number, e.g. 3.5")
     if not math.isfinite(value) or value < low:
         raise ChipcostError(
-            f"{_named(ask, option, repr(value))}: give a finite number of {low:g} or more"
+            f"{ask.voice.said(name, repr(value))}: give a finite number of {low:g} or more"
         )
     return float(value)
 
 
-def _counts(ask: PriceAsk, values: Sequence[float] | float | None) -> list[float] | None:
+def _counts(ask: PriceAsk, name: str) -> list[float] | None:
+    values = ask[name]
     if values is None:
         return None
     items = [values] if isinstance(values, int | float | str) else list(values)
@@ -107,7 +103,7 @@ def _counts(ask: PriceAsk, values: Sequence[float] | float | None) -> list[float
             count = math.nan
         if not math.isfinite(count) or count <= 0 or count > 1e6:
             raise ChipcostError(
-                f"{_named(ask, '--chips', repr(item))}: give the chips per instance, 1 or more, "
+                f"{ask.voice.said(name, repr(item))}: give the chips per instance, 1 or more, "
                 "e.g. 8"
             )
         counts.append(count)
@@ -169,41 +165,52 @@ def checked_filters(
     return named
 
 
+def _named_filters(ask: PriceAsk) -> dict[str, list[str] | None]:
+    return named_filters(ask["region"], ask["pricing_model"], ask["provider"])
+
+
 def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:
-    """The filters as per_chip_prices takes them, numbers and chips checked; the names
-    (`named`: regions, pricing models, providers) are checked by check_named."""
-    low = _number(ask, "--min-price", ask.min_price)
-    high = _number(ask, "--max-price", ask.max_price)
+    """The query's keywords (each asked field's `query`), each value checked as its field's
+    `check` says; the names (`named`: regions, pricing models, providers) are checked against
+    the warehouse by check_named."""
+    chips = resolve_chip_names(ask["chip"])
+    checks: dict[str, Callable[[str], Any]] = {
+        "chips": lambda _: chips,
+        "named": lambda name: named[f"{name}s"],
+        "number": lambda name: _number(ask, name),
+        "counts": lambda name: _counts(ask, name),
+        "switch": lambda name: _switch(ask, name),
+        "sort": lambda name: _sort(ask, name, chips),
+    }
+    filters = {f.query: checks[str(f.check)](f.name) for f in PRICES.asked()}
+    low, high = filters["min_price"], filters["max_price"]
     if low is not None and high is not None and low > high:
         raise ChipcostError(
-            f"{_named(ask, '--min-price', f'{low:g}')} is above "
-            f"{_named(ask, '--max-price', f'{high:g}')}"
+            f"{ask.voice.said('min_price', f'{low:g}')} is above "
+            f"{ask.voice.said('max_price', f'{high:g}')}"
         )
-    chips = resolve_chip_names(ask.chips)
-    return {
-        "chips": chips,
-        "sort": _sort(ask, chips),
-        "regions": named["regions"],
-        "models": named["pricing_models"],
-        "providers": named["providers"],
-        "min_memory_gb": _number(ask, "--min-memory", ask.min_memory_gb),
-        "chip_counts": _counts(ask, ask.chip_counts),
-        "min_price": low,
-        "max_price": high,
-        "spot": ask.spot,
-    }
+    return filters
 
 
-def _sort(ask: PriceAsk, chips: list[str] | None) -> str:
+def _switch(ask: PriceAsk, name: str) -> bool | None:
+    if ask[name] is not None and not isinstance(ask[name], bool):
+        raise ChipcostError(
+            f"{ask.voice.said(name, repr(ask[name]))}: give True (only {name}), False (no "
+            f"{name}) or None"
+        )
+    return ask[name]
+
+
+def _sort(ask: PriceAsk, name: str, chips: list[str] | None) -> str:
     """The order asked for, or the default: cheapest first across a family's variants (the
     alphabetically first variant would fill the page), else by chip."""
     from chipcost.warehouse.prices import SORTS
 
-    if ask.sort is None:
+    if ask[name] is None:
         return "price" if chips is not None and len(chips) > 1 else "chip"
-    wanted = str(ask.sort).strip().lower()
+    wanted = str(ask[name]).strip().lower()
     if wanted not in SORTS:
-        raise ChipcostError(f"{_named(ask, '--sort', ask.sort)}: sort by one of {', '.join(SORTS)}")
+        raise ChipcostError(f"{ask.voice.said(name, ask[name])}: sort by one of {', '.join(SORTS)}")
     return wanted
 
 
@@ -218,7 +225,7 @@ def find_prices(
     """Current per-chip prices matching `ask`, each dated by its source's last successful run."""
     import polars as pl
 
-    named = named_filters(ask.regions, ask.pricing_models, ask.providers)
+    named = _named_filters(ask)
     filters = _filters(ask, named)
     check_named(con, named)
     frame = per_chip_prices(con, **filters)
@@ -255,7 +262,7 @@ def find_price_rows(
     mine: YourPrices | None = None,
 ) -> PriceRows:
     """find_prices as rows, without polars: the `chipcost prices` table."""
-    named = named_filters(ask.regions, ask.pricing_models, ask.providers)
+    named = _named_filters(ask)
     filters = _filters(ask, named)
     rows = per_chip_price_rows(con, **filters)
     # A name the rows show is known: only the others are looked up (the usual case: none).
@@ -330,40 +337,23 @@ def why_empty(
     return "no current price matches all of these filters; widen them (chipcost prices --help)"
 
 
-# The filters of a PriceAsk as `chipcost prices` names them, for why_empty (the command's).
-_FILTER_OPTIONS = {
-    "chips": "--chip",
-    "regions": "--region",
-    "pricing_models": "--pricing-model",
-    "providers": "--provider",
-    "min_memory_gb": "--min-memory",
-    "chip_counts": "--chips",
-    "min_price": "--min-price",
-    "max_price": "--max-price",
-    "spot": "--spot",
-}
-
-
 def _without_one(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> list[str]:
     """Each filter given (of two or more) without which some current price matches."""
-    given = [f for f in _FILTER_OPTIONS if getattr(ask, f) not in (None, "", [], ())]
+    given = [f.name for f in PRICES.filters() if ask[f.name] not in (None, "", [], ())]
     if len(given) < 2:
         return []
     found = []
-    for field in given:
-        rest = replace(ask, **{field: None})
-        filters = _filters(rest, named_filters(rest.regions, rest.pricing_models, rest.providers))
-        if per_chip_price_rows(con, **filters):
-            found.append(_shown_filter(ask, field))
+    for name in given:
+        rest = ask.without(name)
+        if per_chip_price_rows(con, **_filters(rest, _named_filters(rest))):
+            found.append(_shown_filter(ask, name))
     return found
 
 
-def _shown_filter(ask: PriceAsk, field: str) -> str:
-    value = getattr(ask, field)
-    if field == "spot":
-        return "--spot" if value else "--no-spot"
+def _shown_filter(ask: PriceAsk, name: str) -> str:
+    value = ask[name]
     if isinstance(value, list | tuple):
         value = ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
     elif isinstance(value, float):
         value = f"{value:g}"
-    return _named(ask, _FILTER_OPTIONS[field], value)
+    return ask.voice.said(name, value)

@@ -1,8 +1,9 @@
 """`prices`, `cost` and `sql` without Typer (chipcost.cli.quick) mean what they mean through it.
 
-The quick path's option tables are written by hand; these tests hold them to what Typer builds
-from each command's signature, and run generated command lines through both paths: wherever
-the quick path accepts a line, Typer must pass the command exactly the same arguments.
+Both paths read their options from the commands' declared questions (chipcost.core.questions);
+these tests hold the quick path's tables to what Typer builds, and run generated command lines
+through both paths: wherever the quick path accepts a line, Typer must pass the command exactly
+the same arguments.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from chipcost.cli import entry, quick, reads
 from chipcost.cli.commands import admin, cost, prices
 from chipcost.cli.formats import OutputFormat, PriceFormat
 from chipcost.cli.main import app, load_command
+from chipcost.core.questions import QUESTIONS
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
@@ -82,18 +84,21 @@ def test_each_table_names_the_options_typer_builds_and_reads_them_the_same_way(n
 
 
 @pytest.mark.parametrize("name", sorted(quick.SPECS))
-def test_the_command_and_its_plain_function_take_the_same_parameters_and_defaults(name):
+def test_the_command_the_quick_path_and_the_plain_function_take_the_declared_fields(name):
+    question = QUESTIONS[name]
     typer_side = inspect.signature(COMMANDS[name]).parameters
-    plain = inspect.signature(getattr(reads, name)).parameters
-    assert list(typer_side) == list(plain)
+    assert list(typer_side) == [f.name for f in question.cli_fields()]
     spec = quick.SPECS[name]
-    for param in plain.values():
-        assert typer_side[param.name].default == param.default, param.name
-        if param.default is inspect.Parameter.empty:
-            assert param.name in spec.required
+    for field in question.cli_fields():
+        if field.required:
+            assert typer_side[field.name].default is inspect.Parameter.empty
+            assert field.name in spec.required
         else:
-            assert spec.defaults[param.name] == param.default, param.name
-    assert set(spec.defaults) | set(spec.required) == set(plain)
+            assert typer_side[field.name].default == field.default, field.name
+            assert spec.defaults[field.name] == field.default, field.name
+    assert set(spec.defaults) | set(spec.required) == set(typer_side)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        getattr(reads, name)(no_such_option=1)
 
 
 def through_typer(name: str, args: list[str]) -> dict | None:

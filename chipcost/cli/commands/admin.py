@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
+from chipcost.cli.declared import command
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import MAX_LIMIT, DbOption, FormatOption, WideOption, out
+from chipcost.cli.options import DbOption, FormatOption, WideOption, out
+from chipcost.core.questions import SQL
 from chipcost.core.settings import load_settings
 
-
-def sql(
-    query: Annotated[str, typer.Argument(help="A read-only SQL query (SELECT ...).")],
-    db: DbOption = None,
-    format: FormatOption = OutputFormat.table,
-    max_rows: Annotated[
-        int, typer.Option(min=1, max=MAX_LIMIT, help="Rows shown in table format.")
-    ] = 100,
-) -> None:
-    """Run an ad hoc read-only query against the warehouse."""
-    from chipcost.cli import reads
-
-    reads.sql(query=query, db=db, format=format, max_rows=max_rows)
+sql = command(SQL)
 
 
 def migrate(db: DbOption = None) -> None:

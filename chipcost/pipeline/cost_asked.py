@@ -1,0 +1,100 @@
+"""What `cost` and `compare` were asked (the fields of chipcost.core.questions.COST and
+COMPARE), checked in the asker's words, and made into the ranking to run.
+
+The command, the fast-start path and the Python API hand over the same values by the same
+names; only the Voice differs (`--speed 9x` on the command line, `speed '9x'` from Python).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import duckdb
+
+from chipcost.core.errors import ChipcostError
+from chipcost.core.figures import speed_value
+from chipcost.core.questions import DEFAULT_BASELINE, Voice
+from chipcost.pipeline.cost import (
+    Ask,
+    ask_of,
+    baseline_chip,
+    cost_question,
+    interruption_percent,
+    workload_name,
+)
+from chipcost.transform.cost import CostQuestion
+
+
+def checked(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
+    """The values a ranking needs that can be checked before the warehouse is opened: the
+    model named, the workload, the baseline chip (and whether it was given), the speed and
+    the most interruption; the rest as given."""
+    model = asked["model"]
+    if not isinstance(model, str) or not model.strip():
+        said = voice.said("model", repr(model))
+        raise ChipcostError(f"{said}: give a model name, e.g. 'llama-3-70b'")
+    baseline = asked.get("baseline")
+    # compare's baseline is its chip B, checked as such; it takes no --max-interruption
+    declared = voice.question.declares
+    return {
+        **asked,
+        "workload": workload_name(asked["workload"], voice.name("workload")),
+        "baseline": baseline_chip(
+            DEFAULT_BASELINE if baseline is None else baseline,
+            voice.name("baseline") if declared("baseline") else "chip B",
+        ),
+        "baseline_given": baseline is not None,
+        "speed": speed_value(asked["speed"], voice.name("speed")),
+        "max_interruption": interruption_percent(
+            asked["max_interruption"], voice.name("max_interruption")
+        )
+        if declared("max_interruption")
+        else None,
+    }
+
+
+def question(asked: Mapping[str, Any], voice: Voice) -> CostQuestion:
+    """What `cost` asks beyond the ranking (tokens, overhead, break-even), checked; `asked`
+    as `checked` returns it."""
+    daily = asked["daily_tokens"]
+    return cost_question(
+        asked["workload"],
+        asked["tokens"],
+        asked["overhead"],
+        asked["migration_cost"],
+        daily if voice.api else (daily or None),  # a blank --daily-tokens is none
+        api=voice.api,
+    )
+
+
+def ranking(
+    con: duckdb.DuckDBPyConnection,
+    asked: Mapping[str, Any],
+    voice: Voice,
+    *,
+    limit: int,
+    stale_days: int,
+) -> Ask:
+    """The ranking asked for, its names resolved against the warehouse; `asked` as `checked`
+    returns it."""
+    from chipcost.pipeline.your_prices import for_read
+
+    return ask_of(
+        con,
+        asked["model"],
+        asked["workload"],
+        chip=asked.get("chip"),
+        baseline=asked["baseline"],
+        baseline_given=asked["baseline_given"],
+        region=asked["region"],
+        pricing_model=asked["pricing_model"],
+        provider=asked["provider"],
+        all_offers=asked.get("all_offers", False),
+        limit=limit,
+        stale_days=stale_days,
+        speed=asked["speed"],
+        max_instances=asked.get("max_instances"),
+        mine=for_read(con, asked["currency"], asked["list_prices"], api=voice.api),
+        max_interruption=asked["max_interruption"],
+    )
