@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import logging
 import math
 import threading
 import time
@@ -20,6 +21,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.stopping import Deadline, pause, stopping
 from chipcost.core.stopping import check as on_time
 from chipcost.core.version import __version__
+from chipcost.extract._kit import load_json
 from chipcost.extract.base import FetchContext
 
 USER_AGENT = f"chipcost/{__version__} (+price collector)"
@@ -169,6 +171,76 @@ def get(
         ext=ext or extension(response),
         request=scrub(request, client.secrets),
     )
+
+
+def one_page(
+    ctx: FetchContext, provider: str, url: str, *, label: str, ext: str = ""
+) -> list[Payload]:
+    """A listing one GET returns whole (a pricing page), archived as it arrives."""
+    with http_client(provider, ctx) as client:
+        page = get(ctx, client, url, ext=ext)
+    ctx.progress(f"{label}, {len(page.data)} bytes")
+    return [page]
+
+
+def optional(
+    ctx: FetchContext,
+    client: HttpClient,
+    url: str,
+    *,
+    ext: str,
+    what: str,
+    lost: str,
+    log: logging.Logger,
+) -> list[Payload]:
+    """A payload the source can do without: [it], or [] with a warning saying what is `lost`
+    this run (the rest of the source still loads)."""
+    try:
+        return [get(ctx, client, url, ext=ext)]
+    except SourceError as exc:
+        log.warning("%s (%s)", exc, lost)
+        ctx.progress(f"{what} unavailable: {exc}")
+        return []
+
+
+def linked_pages(
+    ctx: FetchContext,
+    client: HttpClient,
+    url: str,
+    params: Mapping[str, Any],
+    *,
+    token: str,
+    token_param: str = "",
+    max_pages: int,
+    label: str,
+    where: str,
+    too_many: str,
+) -> list[Payload]:
+    """Every page of a JSON listing whose body names the next page: `token` is the field that
+    holds the next page's URL or, with `token_param`, a token sent back under that name.
+
+    A chain that repeats itself or runs past `max_pages` fails the source (`too_many` says
+    what to raise), so a looping API cannot keep a run fetching for ever.
+    """
+    pages = [get(ctx, client, url, params=params)]
+    seen: set[str] = set()
+    while True:
+        body = load_json(pages[-1], client.provider)
+        link = body.get(token) if isinstance(body, dict) else None
+        ctx.progress(f"{label} page {len(pages)}")
+        if not link:
+            return pages
+        if link in seen or len(pages) >= max_pages:
+            raise SourceError(
+                f"{client.provider}: {where} still had a {token} after {len(pages)} pages or "
+                f"repeated one: the API is looping; run again later, or {too_many}"
+            )
+        seen.add(link)
+        if token_param:
+            params = {**params, token_param: link}
+            pages.append(get(ctx, client, url, params=params))
+        else:
+            pages.append(get(ctx, client, link))
 
 
 def send(

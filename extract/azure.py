@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
 from chipcost.extract import _http
-from chipcost.extract._kit import Offer, field_names, load_json, require_columns, shape_error
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract._kit import Offer, field_names, require_columns, shape_error
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "azure"
 PROVIDER = "azure"
@@ -55,29 +53,18 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
     with client or _http.http_client(PROVIDER, ctx) as http:
         for price_type in PRICE_TYPES:
             for series in SERIES:
-                payloads.extend(_fetch_query(ctx, http, price_type, series))
+                payloads += _http.linked_pages(
+                    ctx,
+                    http,
+                    PRICES_URL,
+                    query_params(price_type, series),
+                    token="NextPageLink",
+                    max_pages=MAX_PAGES,
+                    label=f"{SOURCE_NAME}: {price_type} {series}",
+                    where=f"{PRICES_URL} ({price_type}, {series})",
+                    too_many="raise MAX_PAGES in extract/azure.py if Azure lists that many",
+                )
     return payloads
-
-
-def _fetch_query(
-    ctx: FetchContext, http: _http.HttpClient, price_type: str, series: str
-) -> list[Payload]:
-    pages = [_http.get(ctx, http, PRICES_URL, params=query_params(price_type, series))]
-    seen: set[str] = set()
-    while True:
-        body = load_json(pages[-1], PROVIDER)
-        link = body.get("NextPageLink") if isinstance(body, dict) else None
-        ctx.progress(f"{SOURCE_NAME}: {price_type} {series} page {len(pages)}")
-        if not link:
-            return pages
-        if link in seen or len(pages) >= MAX_PAGES:
-            raise SourceError(
-                f"{PROVIDER}: {PRICES_URL} ({price_type}, {series}) still had a NextPageLink "
-                f"after {len(pages)} pages or repeated one: the API is looping; run again "
-                "later, or raise MAX_PAGES in extract/azure.py if Azure lists that many"
-            )
-        seen.add(link)
-        pages.append(_http.get(ctx, http, link))
 
 
 @cache
@@ -91,21 +78,20 @@ def sku_table() -> dict[str, tuple[str, Fraction, str]]:
         }
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """Price records from archived Retail Prices pages; pure. Azure always sells ND/NC VMs:
-    pages that hold none mean the filter stopped matching (refused by the kit's rule)."""
-    result = each_row(payloads, SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
+def notes(result: ParseResult) -> list[str]:
+    """The VM sizes refused for want of a row in the SKU table, to add there."""
     unmapped = sorted({r.row.get("armSkuName") for r in result.rejects if UNMAPPED in r.reason})
-    if unmapped:
-        result.notes.append(
-            f"{len(unmapped)} VM size(s) not in chipcost/data/{SKU_TABLE} were "
-            f"refused: {', '.join(unmapped)}; add them with their chip and GPU count"
-        )
-    return result
+    if not unmapped:
+        return []
+    return [
+        f"{len(unmapped)} VM size(s) not in chipcost/data/{SKU_TABLE} were "
+        f"refused: {', '.join(unmapped)}; add them with their chip and GPU count"
+    ]
 
 
 def rows(page: Page) -> list[Any]:
-    """The page's Items."""
+    """The page's Items. Azure always sells ND/NC VMs: pages that hold none mean the filter
+    stopped matching (refused by the kit's rule)."""
     body = page.json()
     if not isinstance(body, dict) or not isinstance(body.get("Items"), list):
         raise shape_error(PROVIDER, page.payload, "Items list", body)
@@ -239,7 +225,8 @@ SOURCE = Source(
         "priority, 1/3-year savings plans and reservations"
     ),
     fetch=fetch,
-    parse=parse,
     rows=rows,
     offers=offers,
+    notes=notes,
 )
+parse = SOURCE.parse

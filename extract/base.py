@@ -111,6 +111,7 @@ class Page:
 Rows = Callable[[Page], Iterable[Any]]
 Offers = Callable[[Any, Page], Iterable[Item]]
 Combine = Callable[[list[PriceRecord], Page], list[PriceRecord]]
+Notes = Callable[[ParseResult], list[str]]
 
 
 def each_row(
@@ -216,7 +217,8 @@ class Source:
     """One registered source: its name is the `source` column of the records it yields.
 
     A source on the kit declares `rows` and `offers` (and `combine` where a marketplace is
-    summarised) and gets its `parse` from them; one that parses its own way passes `parse`.
+    summarised, `notes` for what it says of a whole parse) and gets its `parse` from them; one
+    that parses its own way passes `parse`.
     """
 
     name: str
@@ -227,6 +229,8 @@ class Source:
     rows: Rows | None = None
     offers: Offers | None = None
     combine: Combine | None = None
+    # What the source says of the whole parse, after the kit's notes (the sizes its table lacks).
+    notes: Notes | None = None
     # False for a provider registered only to say why its prices are not collected: it is
     # never stale, and `chipcost sources` says "not collected" rather than "never run".
     collected: bool = True
@@ -248,7 +252,7 @@ class Source:
     def _parse_rows(self, payloads: Sequence[Payload]) -> ParseResult:
         """Price records from archived payloads; pure."""
         assert self.rows is not None and self.offers is not None
-        return each_row(
+        result = each_row(
             payloads,
             self.name,
             self.provider,
@@ -256,3 +260,6 @@ class Source:
             offers=self.offers,
             combine=self.combine,
         )
+        if self.notes is not None:
+            result.notes.extend(self.notes(result))
+        return result

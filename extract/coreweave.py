@@ -35,10 +35,7 @@ DEFAULT_REGION = "global"
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The pricing page, archived as it arrives."""
-    with _http.http_client(PROVIDER, ctx) as client:
-        page = _http.get(ctx, client, PRICING_URL, ext="html")
-    ctx.progress(f"pricing page, {len(page.data)} bytes")
-    return [page]
+    return _http.one_page(ctx, PROVIDER, PRICING_URL, label="pricing page", ext="html")
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,14 @@ def offers(gpu: Any, page: Page) -> list[Item]:
     if not name:
         return [page.reject(f"GPU entry {gpu!r:.60} has no type", gpu)]
     body = page.json()
-    chip = page.chip(name, MEMORY_GB.get(name.upper()))
+    card = page.offer(
+        region=REGION,
+        instance_type=f"1x {name}",
+        chip=page.chip(name, MEMORY_GB.get(name.upper())),
+        chip_count=1.0,
+        currency=str(body.get("currency") or "USD").upper(),
+        sku=name,
+    )
     resources = body.get("resources") if isinstance(body.get("resources"), dict) else {}
     made: list[Item] = []
     for field, model, rates in PRICES:
@@ -58,19 +65,8 @@ def offers(gpu: Any, page: Page) -> list[Item]:
             "resource_rates": resources.get(rates),
             "generated_at": body.get("generatedAt"),
         }
-        made.append(
-            page.record(
-                region=REGION,
-                instance_type=f"1x {name}",
-                chip=chip,
-                chip_count=1.0,
-                pricing_model=model,
-                price_per_hour=price,
-                currency=str(body.get("currency") or "USD").upper(),
-                sku=name,
-                extra={k: v for k, v in extra.items() if v is not None},
-            )
-        )
+        kept = {k: v for k, v in extra.items() if v is not None}
+        made.append(card.record(pricing_model=model, price_per_hour=price, extra=kept))
     return made
 
 

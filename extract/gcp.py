@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chipcost.core.errors import SourceError, SourceSkipped
+from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
 from chipcost.extract import _gcp_skus as skus
@@ -50,32 +50,21 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
     payloads: list[Payload] = []
     with client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as http:
         for service in SERVICES:
-            payloads.extend(_fetch_service(ctx, http, service, key))
-    return payloads
-
-
-def _fetch_service(
-    ctx: FetchContext, http: _http.HttpClient, service: str, key: str
-) -> list[Payload]:
-    url = SKUS_URL.format(service=service)
-    params: dict[str, Any] = {"key": key, "currencyCode": "USD", "pageSize": PAGE_SIZE}
-    pages: list[Payload] = []
-    seen: set[str] = set()
-    while True:
-        pages.append(_http.get(ctx, http, url, params=params))
-        body = load_json(pages[-1], PROVIDER)
-        token = body.get("nextPageToken") if isinstance(body, dict) else None
-        ctx.progress(f"{SOURCE_NAME}: {service} page {len(pages)}")
-        if not token:
-            return pages
-        if token in seen or len(pages) >= MAX_PAGES:
-            raise SourceError(
-                f"{PROVIDER}: {url} still had a nextPageToken after {len(pages)} pages or "
-                "repeated one: the API is looping; run again later, or raise MAX_PAGES in "
-                "extract/gcp.py if Google lists that many"
+            url = SKUS_URL.format(service=service)
+            params = {"key": key, "currencyCode": "USD", "pageSize": PAGE_SIZE}
+            payloads += _http.linked_pages(
+                ctx,
+                http,
+                url,
+                params,
+                token="nextPageToken",
+                token_param="pageToken",
+                max_pages=MAX_PAGES,
+                label=f"{SOURCE_NAME}: {service}",
+                where=url,
+                too_many="raise MAX_PAGES in extract/gcp.py if Google lists that many",
             )
-        seen.add(token)
-        params = {**params, "pageToken": token}
+    return payloads
 
 
 @dataclass(frozen=True)

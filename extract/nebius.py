@@ -40,10 +40,7 @@ TERMS |= {("36", "month"): "3yr", ("3", "year"): "3yr"}
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The prices page, archived as it arrives."""
-    with _http.http_client(PROVIDER, ctx) as client:
-        page = _http.get(ctx, client, PRICING_URL, ext="html")
-    ctx.progress(f"prices page, {len(page.data)} bytes")
-    return [page]
+    return _http.one_page(ctx, PROVIDER, PRICING_URL, label="prices page", ext="html")
 
 
 @dataclass(frozen=True)

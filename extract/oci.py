@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -14,7 +13,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
 from chipcost.extract._kit import field_names, require_columns, shape_error
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "oci"
 PROVIDER = "oci"
@@ -76,12 +75,12 @@ def shape_chip(shape: str, models: dict[str, str]) -> tuple[str, int]:
     return models.get(model, UNKNOWN_CHIP), int(found.group("count"))
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """Price records from archived price lists; pure."""
-    result = each_row(payloads, SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
+def notes(result: ParseResult) -> list[str]:
+    """The shapes and GPU parts the tables lack, to add there."""
+    said = []
     unknown = sorted({r.instance_type for r in result.records if r.chip == UNKNOWN_CHIP})
     if unknown:
-        result.notes.append(
+        said.append(
             f"shape(s) {', '.join(unknown)} name a GPU not in chipcost/data/{MODEL_TABLE}: "
             "loaded as chip 'unknown'; add the model"
         )
@@ -91,11 +90,11 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         if UNMAPPED in r.reason and isinstance(r.row, dict)
     )
     if unmapped:
-        result.notes.append(
+        said.append(
             f"{len(unmapped)} GPU part(s) price no shape in chipcost/data/{SHAPE_TABLE}: "
             f"{', '.join(unmapped)}; add the shapes each prices"
         )
-    return result
+    return said
 
 
 def rows(page: Page) -> list[Any]:
@@ -172,7 +171,8 @@ SOURCE = Source(
         "GPU compute shapes, one price for every commercial region"
     ),
     fetch=fetch,
-    parse=parse,
     rows=rows,
     offers=offers,
+    notes=notes,
 )
+parse = SOURCE.parse

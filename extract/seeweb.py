@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
-from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.core.settings import SOURCE_ENV
@@ -37,11 +36,15 @@ def fetch(ctx: FetchContext) -> list[Payload]:
         headers = {"X-APITOKEN": key, "Accept": "application/json"}
         payloads = [_http.get(ctx, client, PLANS_URL, headers=headers, ext="json")]
         ctx.progress("plans")
-        try:
-            payloads.append(_http.get(ctx, client, ECB_DAILY_URL, ext="xml"))
-        except SourceError as exc:
-            log.warning("%s (Seeweb's euro prices cannot be converted this run)", exc)
-            ctx.progress(f"ECB rates unavailable: {exc}")
+        payloads += _http.optional(
+            ctx,
+            client,
+            ECB_DAILY_URL,
+            ext="xml",
+            what="ECB rates",
+            lost="Seeweb's euro prices cannot be converted this run",
+            log=log,
+        )
     return payloads
 
 

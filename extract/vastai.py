@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -13,7 +12,7 @@ from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._kit import field_names, parse_count, require_columns, shape_error
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "vastai"
 PROVIDER = "vastai"
@@ -66,13 +65,6 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
     return payloads
 
 
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One record per GPU model and pricing model: the median per-GPU price of its offers."""
-    result = each_row(payloads, SOURCE_NAME, PROVIDER, rows=rows, offers=offers, combine=_summaries)
-    result.notes.extend(_basis_notes(result.records))
-    return result
-
-
 def rows(page: Page) -> list[Any]:
     """The search's offers (said when the search may have been cut at its limit)."""
     found = _offers(page)
@@ -103,7 +95,13 @@ def offers(offer: Any, page: Page) -> list[Item]:
     status = _verification(offer)
     if status != VERIFIED:
         return [Skip(f"a host not verified ({status}): left out of the medians", sku)]
-    chip = page.chip(name, memory)
+    per_gpu = page.offer(
+        region=REGION,
+        instance_type=f"1x {name} {memory:g}GB",
+        chip=page.chip(name, memory),
+        chip_count=1.0,
+        sku=name,
+    )
     made: list[Item] = []
     for model, field in _price_fields(page.payload).items():
         price = offer.get(field)
@@ -112,15 +110,10 @@ def offers(offer: Any, page: Page) -> list[Item]:
             made.append(page.reject(reason, offer, sku))
             continue
         made.append(
-            page.record(
-                region=REGION,
-                instance_type=f"1x {name} {memory:g}GB",
-                chip=chip,
-                chip_count=1.0,
+            per_gpu.record(
                 pricing_model=model,
                 plan=PLANS[model],
                 price_per_hour=price / gpus,
-                sku=name,
                 extra={"price_field": field, "offer": offer.get("id")},
             )
         )
@@ -136,8 +129,9 @@ def _price_fields(payload: Payload) -> dict[str, str]:
     return {model: "dph_total"}
 
 
-def _basis_notes(records: list[PriceRecord]) -> list[str]:
+def _basis_notes(result: ParseResult) -> list[str]:
     """GPUs whose interruptible median is above their on-demand one: worth a look."""
+    records = result.records
     on_demand = {r.instance_type: r.price_per_hour for r in records if r.plan == "default"}
     return [
         f"{r.instance_type}: the interruptible median {r.price_per_hour:g} is above the "
@@ -209,8 +203,10 @@ SOURCE = Source(
         "searches priced by Vast on one storage basis"
     ),
     fetch=fetch,
-    parse=parse,
     rows=rows,
     offers=offers,
+    # One record per GPU model and pricing model: the median per-GPU price of its offers.
     combine=_summaries,
+    notes=_basis_notes,
 )
+parse = SOURCE.parse

@@ -7,7 +7,6 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
@@ -54,13 +53,17 @@ def fetch(ctx: FetchContext) -> list[Payload]:
     with _http.http_client(PROVIDER, ctx) as client:
         payloads = [_http.get(ctx, client, INSTANCE_TYPES_URL, ext="json")]
         ctx.progress("instance types")
-        try:
-            payloads.append(_http.get(ctx, client, PERIODS_URL, ext="json"))
-        except SourceError as exc:
-            # Commitment prices are derived from these discounts; without them the fixed,
-            # dynamic and spot prices still load, and parse() says what is missing.
-            log.warning("%s (commitment prices skipped this run)", exc)
-            ctx.progress(f"long-term periods unavailable: {exc}")
+        # Commitment prices are derived from these discounts; without them the fixed,
+        # dynamic and spot prices still load, and parse() says what is missing.
+        payloads += _http.optional(
+            ctx,
+            client,
+            PERIODS_URL,
+            ext="json",
+            what="long-term periods",
+            lost="commitment prices skipped this run",
+            log=log,
+        )
     return payloads
 
 
