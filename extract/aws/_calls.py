@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 import botocore.config
@@ -16,6 +16,9 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, 
 from chipcost.core.catalog import ChipMatch, aws_chip_for
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
+
+if TYPE_CHECKING:
+    from chipcost.extract.base import FetchContext
 
 # Retries with backoff for throttling and 5xx live on the client, not in a loop here.
 # The calls go to AWS's own endpoints: an endpoint in AWS_ENDPOINT_URL (or the AWS config
@@ -136,6 +139,42 @@ def advice(code: str, permission: str) -> str:
     if code in ("ValidationException", "InvalidParameterValue", "InvalidParameterCombination"):
         return "AWS refused the request's parameters: report it with the archived run"
     return "run again later; pages fetched so far are archived"
+
+
+def token_pages(
+    ctx: FetchContext,
+    url: str,
+    *,
+    token: str,
+    max_pages: int,
+    request_of: Callable[[str | None], dict[str, Any]],
+    call: Callable[[dict[str, Any], int], Mapping[str, Any]],
+    progress: Callable[[int], str],
+    looping: Callable[[int], str],
+    too_many: str,
+) -> list[Payload]:
+    """Every page of an AWS call that pages by a `token` ("NextToken"), each archived as it
+    arrives with the request that asked for it (its token included).
+
+    A token returned twice is a looping API (`looping(page)` says so) and more than
+    `max_pages` pages a runaway one (`too_many`): both fail the source, never loop for ever.
+    """
+    payloads: list[Payload] = []
+    seen: set[str] = set()
+    next_token: str | None = None
+    for page in range(1, max_pages + 1):
+        request = request_of(next_token)
+        response = call(request, page)
+        archived = {**request, token: next_token}
+        payloads.append(ctx.archive.write(response_bytes(response), url, request=archived))
+        ctx.progress(progress(page))
+        next_token = response.get(token)
+        if not next_token:
+            return payloads
+        if next_token in seen:
+            raise SourceError(looping(page))
+        seen.add(next_token)
+    raise SourceError(too_many)
 
 
 def response_bytes(response: Mapping[str, Any]) -> bytes:

@@ -17,6 +17,7 @@ from chipcost.extract.aws._calls import (
     CREDENTIAL_ERRORS,
     NO_CREDENTIALS,
     aws_client,
+    token_pages,
 )
 from chipcost.extract.aws._instance_types import (
     accelerator_names,
@@ -95,35 +96,28 @@ def fetch(ctx: FetchContext, client: Any = None, ec2_client_for: Any = None) -> 
 
 
 def _fetch_query(client: Any, ctx: FetchContext, family: str) -> list[Payload]:
-    payloads: list[Payload] = []
-    seen: set[str] = set()
-    token: str | None = None
-    for page in range(1, MAX_PAGES + 1):
+    def call(request: dict[str, Any], page: int) -> dict[str, Any]:
         ctx.on_time(f"{SOURCE_NAME}: GetProducts instanceFamily {family!r} page {page}")
-        request = get_products_request(family, token)
-        response = _get_products(client, request, f"instanceFamily {family!r} page {page}")
-        body = {key: value for key, value in response.items() if key != "ResponseMetadata"}
-        payloads.append(
-            ctx.archive.write(
-                json.dumps(body).encode("utf-8"),
-                PRICING_URL,
-                request={**request, "NextToken": token},
-            )
-        )
-        ctx.progress(f"{SOURCE_NAME}: GetProducts instanceFamily {family!r} page {page}")
-        token = response.get("NextToken")
-        if not token:
-            return payloads
-        if token in seen:
-            raise SourceError(
-                f"{SOURCE_NAME}: GetProducts for instanceFamily {family!r} returned a NextToken "
-                f"it had already returned (page {page}): the API is looping; run again later, "
-                "and report it if it persists"
-            )
-        seen.add(token)
-    raise SourceError(
-        f"{SOURCE_NAME}: GetProducts for instanceFamily {family!r} still had a NextToken after "
-        f"{MAX_PAGES} pages: raise MAX_PAGES in extract/aws/pricing.py if AWS lists that many"
+        return _get_products(client, request, f"instanceFamily {family!r} page {page}")
+
+    return token_pages(
+        ctx,
+        PRICING_URL,
+        token="NextToken",
+        max_pages=MAX_PAGES,
+        request_of=lambda token: get_products_request(family, token),
+        call=call,
+        progress=lambda page: f"{SOURCE_NAME}: GetProducts instanceFamily {family!r} page {page}",
+        looping=lambda page: (
+            f"{SOURCE_NAME}: GetProducts for instanceFamily {family!r} returned a NextToken "
+            f"it had already returned (page {page}): the API is looping; run again later, "
+            "and report it if it persists"
+        ),
+        too_many=(
+            f"{SOURCE_NAME}: GetProducts for instanceFamily {family!r} still had a NextToken "
+            f"after {MAX_PAGES} pages: raise MAX_PAGES in extract/aws/pricing.py if AWS lists "
+            "that many"
+        ),
     )
 
 

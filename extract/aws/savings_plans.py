@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chipcost.core.catalog import aws_accelerator_types
-from chipcost.core.errors import ParseError, SourceError
+from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract._kit import Origin
@@ -18,7 +18,7 @@ from chipcost.extract.aws._calls import (
     catalog_accelerator,
     json_body,
     named,
-    response_bytes,
+    token_pages,
 )
 from chipcost.extract.base import FetchContext, Source, refuse_empty
 
@@ -91,35 +91,30 @@ def fetch(ctx: FetchContext, client: Any = None) -> list[Payload]:
 
 
 def _fetch_batch(client: Any, ctx: FetchContext, batch: list[str], where: str) -> list[Payload]:
-    payloads: list[Payload] = []
-    seen: set[str] = set()
-    token: str | None = None
-    for page in range(1, MAX_PAGES + 1):
-        request = offering_rates_request(batch, token)
-        what = f"{SOURCE_NAME}: {OPERATION} ({where}, page {page})"
-        ctx.on_time(what)
-        with aws_errors(what, PERMISSION):
-            response = client.describe_savings_plans_offering_rates(**request)
-        payloads.append(
-            ctx.archive.write(
-                response_bytes(response),
-                SAVINGS_PLANS_URL,
-                request={**request, "nextToken": token},
-            )
-        )
-        ctx.progress(f"{OPERATION} {where} page {page}")
-        token = response.get("nextToken")
-        if not token:
-            return payloads
-        if token in seen:
-            raise SourceError(
-                f"{what} returned a nextToken it had already returned: the API is looping; "
-                "run again later, and report it if it persists"
-            )
-        seen.add(token)
-    raise SourceError(
-        f"{SOURCE_NAME}: {OPERATION} ({where}) still had a nextToken after {MAX_PAGES} pages: "
-        "raise MAX_PAGES in extract/aws/savings_plans.py if AWS lists that many rates"
+    def what(page: int) -> str:
+        return f"{SOURCE_NAME}: {OPERATION} ({where}, page {page})"
+
+    def call(request: dict[str, Any], page: int) -> dict[str, Any]:
+        ctx.on_time(what(page))
+        with aws_errors(what(page), PERMISSION):
+            return client.describe_savings_plans_offering_rates(**request)
+
+    return token_pages(
+        ctx,
+        SAVINGS_PLANS_URL,
+        token="nextToken",
+        max_pages=MAX_PAGES,
+        request_of=lambda token: offering_rates_request(batch, token),
+        call=call,
+        progress=lambda page: f"{OPERATION} {where} page {page}",
+        looping=lambda page: (
+            f"{what(page)} returned a nextToken it had already returned: the API is looping; "
+            "run again later, and report it if it persists"
+        ),
+        too_many=(
+            f"{SOURCE_NAME}: {OPERATION} ({where}) still had a nextToken after {MAX_PAGES} "
+            "pages: raise MAX_PAGES in extract/aws/savings_plans.py if AWS lists that many rates"
+        ),
     )
 
 
