@@ -36,28 +36,35 @@ def payload(
     fetched_at: datetime = FETCHED_AT,
     data: bytes | None = None,
     request: dict[str, Any] | None = None,
+    stamp: str = STAMP,
 ) -> Payload:
     """A fixture file (or `data` given under that name) as the Payload its fetch archived,
-    with the request the archive's manifest keeps beside it (an AWS call's operation)."""
+    with the request the archive's manifest keeps beside it (an AWS call's operation); its
+    ref is `<stamp>/<source>/<name>`."""
     body = (FIXTURES / source / name).read_bytes() if data is None else data
-    return Payload(body, url, fetched_at, name, f"{STAMP}/{source}/{name}", request or {})
+    return Payload(body, url, fetched_at, name, f"{stamp}/{source}/{name}", request or {})
 
 
 def context(
     tmp_path: Path,
     source: str,
-    handler: Callable[[httpx.Request], httpx.Response],
+    handler: Callable[[httpx.Request], httpx.Response] | None = None,
     waits: list[float] | None = None,
     settings: SourceSettings | None = None,
+    messages: list[str] | None = None,
 ) -> FetchContext:
-    """A FetchContext whose HTTP goes to `handler` (httpx.MockTransport) and never sleeps."""
+    """A FetchContext whose HTTP goes to `handler` (httpx.MockTransport; none for a source on
+    boto3) and never sleeps; its progress messages go to `messages` when given."""
     sleeps = waits if waits is not None else []
-    return FetchContext(
+    ctx = FetchContext(
         archive=ArchiveWriter(tmp_path, STAMP, source),
         settings=settings or SourceSettings(),
-        transport=httpx.MockTransport(handler),
+        transport=httpx.MockTransport(handler) if handler is not None else None,
         sleep=sleeps.append,
     )
+    if messages is not None:
+        ctx.progress = messages.append
+    return ctx
 
 
 def assert_loadable(result: ParseResult) -> None:
@@ -144,15 +151,26 @@ def emptied(found: Payload) -> Payload:
     return Payload(data, found.url, found.fetched_at, found.name, found.ref)
 
 
-def payloads_of(source: str, default_url: str = "") -> Callable[..., Payload]:
-    """`payload(name, url=default_url)` bound to one source's fixture folder."""
+def payloads_of(
+    source: str,
+    default_url: str = "",
+    *,
+    fetched_at: datetime = FETCHED_AT,
+    stamp: str = STAMP,
+    request: dict[str, Any] | None = None,
+) -> Callable[..., Payload]:
+    """`payload(name, url=default_url)` bound to one source's fixture folder; "{name}" in
+    `default_url` stands for the file's name (AWS's paths), and keywords beyond `data` go
+    into the archived request over `request` (`region=`, `access=`)."""
 
     def recorded(
         name: str,
         url: str = default_url,
-        fetched_at: datetime = FETCHED_AT,
+        fetched_at: datetime = fetched_at,
         data: bytes | None = None,
+        **asked: Any,
     ) -> Payload:
-        return payload(source, name, url, fetched_at, data)
+        where = url.replace("{name}", name)
+        return payload(source, name, where, fetched_at, data, {**(request or {}), **asked}, stamp)
 
     return recorded

@@ -23,6 +23,7 @@ from chipcost.extract.aws._bulk_parse import ec2_selection, savings_plan_selecti
 from chipcost.sample.build._aws_price_list import get_products_page, item_string, offer_item
 from tests import aws_bulk_fixtures
 from tests.paths import ROOT
+from tests.sources import payloads_of
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aws-bulk"
 EC2 = "offers/v1.0/aws/AmazonEC2"
@@ -34,12 +35,10 @@ SP_EAST, SP_WEST = f"{SP}/us-east-1/index.csv", f"{SP}/us-west-2/index.csv"
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 3, tzinfo=UTC)
 
 
-def payload(relative: str, region: str = "", data: bytes | None = None) -> Payload:
-    data = (FIXTURES / relative).read_bytes() if data is None else data
-    url = f"https://pricing.us-east-1.amazonaws.com/{relative}"
-    return Payload(
-        data, url, FETCHED_AT, "0001.csv.gz", f"run/aws-bulk/{relative}", {"region": region}
-    )
+# each price file at its path on AWS's host, with the region its fetch asked for
+payload = payloads_of(
+    "aws-bulk", "https://pricing.us-east-1.amazonaws.com/{name}", request={"region": ""}
+)
 
 
 ON_DEMAND = ("on_demand", "none", "none", "default")
@@ -61,10 +60,10 @@ def find(records, instance_type: str, region: str, offer: tuple[str, ...] = ON_D
 def current():
     return aws_bulk.parse(
         [
-            payload(EAST, "us-east-1"),
-            payload(WEST, "us-west-2"),
-            payload(SP_EAST, "us-east-1"),
-            payload(SP_WEST, "us-west-2"),
+            payload(EAST, region="us-east-1"),
+            payload(WEST, region="us-west-2"),
+            payload(SP_EAST, region="us-east-1"),
+            payload(SP_WEST, region="us-west-2"),
         ]
     )
 
@@ -171,8 +170,8 @@ def test_columns_are_selected_by_name_in_any_order():
     shuffled = "".join(original[:5]) + "".join(
         ",".join(f'"{row[i]}"' if row[i] else "" for i in order) + "\n" for row in table
     )
-    before = aws_bulk.parse([payload(EAST, "us-east-1")]).records
-    after = aws_bulk.parse([payload(EAST, "us-east-1", shuffled.encode())]).records
+    before = aws_bulk.parse([payload(EAST, region="us-east-1")]).records
+    after = aws_bulk.parse([payload(EAST, region="us-east-1", data=shuffled.encode())]).records
     assert [(r.offer_key(), r.price_per_hour) for r in after] == [
         (r.offer_key(), r.price_per_hour) for r in before
     ]
@@ -188,7 +187,7 @@ def test_a_later_header_with_new_columns_in_another_order(current):
 def test_an_older_header_without_region_code_takes_the_files_region():
     head = read_head(FIXTURES / OLD, "w")
     assert "Region Code" not in head.columns and "MarketOption" not in head.columns
-    result = aws_bulk.parse([payload(OLD, "us-east-1")])
+    result = aws_bulk.parse([payload(OLD, region="us-east-1")])
     p5 = find(result.records, "p5.48xlarge", "us-east-1")
     assert p5.price_per_hour == 98.32 and not result.rejects
 
@@ -202,8 +201,8 @@ def test_the_duckdb_filter_keeps_exactly_what_the_parser_keeps(tmp_path, relativ
     extract = filter_file(path, selection, read_head(path, "w"), "w")
     lines = set(path.read_text().splitlines())
     assert all(line in lines for line in extract.decode().splitlines())  # AWS's own bytes
-    full = aws_bulk.parse([payload(relative, "us-east-1")])
-    kept = aws_bulk.parse([payload(relative, "us-east-1", extract)])
+    full = aws_bulk.parse([payload(relative, region="us-east-1")])
+    kept = aws_bulk.parse([payload(relative, region="us-east-1", data=extract)])
     assert [(r.offer_key(), r.price_per_hour) for r in kept.records] == [
         (r.offer_key(), r.price_per_hour) for r in full.records
     ]
@@ -213,9 +212,9 @@ def test_the_savings_plan_filter_matches_the_parser(current):
     skus = {r.sku for r in current.records if r.pricing_model == "on_demand"}
     path = FIXTURES / SP_EAST
     extract = filter_file(path, savings_plan_selection(skus), read_head(path, "w"), "w")
-    ec2 = payload(EAST, "us-east-1")
-    full = aws_bulk.parse([ec2, payload(SP_EAST, "us-east-1")])
-    kept = aws_bulk.parse([ec2, payload(SP_EAST, "us-east-1", extract)])
+    ec2 = payload(EAST, region="us-east-1")
+    full = aws_bulk.parse([ec2, payload(SP_EAST, region="us-east-1")])
+    kept = aws_bulk.parse([ec2, payload(SP_EAST, region="us-east-1", data=extract)])
     assert len(kept.records) == len(full.records) and len(kept.rejects) == len(full.rejects) == 1
     assert extract.count(b"\n") == 6 + 3 * 12 + 1  # three products' rates and the stray SKU
 
@@ -225,7 +224,10 @@ def test_a_rate_of_a_rejected_product_says_so():
     text = text.replace('"p5.48xlarge","Yes"', '"p5.12xlarge","Yes"')  # no chip count anywhere
     text = text.replace(',"8","640 GB",', ",,,")
     result = aws_bulk.parse(
-        [payload(EAST, "us-east-1", text.encode()), payload(SP_EAST, "us-east-1")]
+        [
+            payload(EAST, region="us-east-1", data=text.encode()),
+            payload(SP_EAST, region="us-east-1"),
+        ]
     )
     reasons = [r.reason for r in result.rejects]
     assert any(reason.startswith("chip count unknown: p5.12xlarge") for reason in reasons)
@@ -243,14 +245,16 @@ def test_a_rate_of_a_rejected_product_says_so():
 )
 def test_bad_files_are_parse_errors_naming_the_payload(data, message):
     with pytest.raises(ParseError, match=message) as failed:
-        aws_bulk.parse([payload(EAST, "us-east-1", data)])
+        aws_bulk.parse([payload(EAST, region="us-east-1", data=data)])
     assert EAST in str(failed.value)
 
 
 def test_indexes_carry_no_prices_and_a_run_of_only_indexes_is_refused():
     index = payload("offers/v1.0/aws/index.json")
-    with_prices = aws_bulk.parse([index, payload(OLD, "us-east-1")])
-    assert len(with_prices.records) == len(aws_bulk.parse([payload(OLD, "us-east-1")]).records)
+    with_prices = aws_bulk.parse([index, payload(OLD, region="us-east-1")])
+    assert len(with_prices.records) == len(
+        aws_bulk.parse([payload(OLD, region="us-east-1")]).records
+    )
     # Loading an empty run would withdraw every open aws-bulk offer: refuse it instead.
     with pytest.raises(ParseError, match="no price file"):
         aws_bulk.parse([index])

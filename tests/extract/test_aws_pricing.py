@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 
 import boto3
 import botocore.config
@@ -17,9 +16,8 @@ import pytest
 from botocore.exceptions import ConnectTimeoutError, EndpointConnectionError, ReadTimeoutError
 from botocore.stub import Stubber
 
-from chipcost.archive import ArchiveWriter, read_manifest, read_payloads, run_directories
+from chipcost.archive import read_manifest, read_payloads, run_directories
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
-from chipcost.core.payload import Payload
 from chipcost.extract import registry, source_providers
 from chipcost.extract.aws import pricing as aws_pricing
 from chipcost.extract.aws._price_list import Origin, product_offers
@@ -34,25 +32,22 @@ from chipcost.extract.aws.pricing import (
     pricing_client,
     query_filters,
 )
-from chipcost.extract.base import FetchContext
 from chipcost.sample.build import DAYS, run_time
 from chipcost.sample.build import aws_pricing as sample_builder
 from chipcost.sample.build._aws_price_list import offer_item
 from chipcost.transform.validate import validate_records
 from tests import aws_pricing_fixtures
 from tests.paths import ROOT
+from tests.sources import STAMP, context, payloads_of
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aws-pricing-api"
 SAMPLE = ROOT / "sample" / "archive"
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 3, tzinfo=UTC)
-STAMP = "2026-11-14T060000Z"
 GOOD = ("gpu-instance-page-1.json", "gpu-instance-page-2.json", "ml-asic-page-1.json")
 GPU, ASIC = INSTANCE_FAMILIES
 
 
-def payload(name: str, data: bytes | None = None) -> Payload:
-    data = (FIXTURES / name).read_bytes() if data is None else data
-    return Payload(data, PRICING_URL, FETCHED_AT, name, f"fixtures/aws-pricing-api/{name}")
+payload = payloads_of("aws-pricing-api", PRICING_URL, fetched_at=FETCHED_AT, stamp="fixtures")
 
 
 def page(name: str) -> dict:
@@ -214,7 +209,7 @@ def test_notes_are_not_repeated_per_region():
     item = first_item("future-types.json")
     other = json.loads(json.dumps(item))
     other["product"]["attributes"]["regionCode"] = "us-west-2"
-    result = parse([payload("x.json", page_of(item, other))])
+    result = parse([payload("x.json", data=page_of(item, other))])
     assert len(result.records) == 26
     assert len(result.notes) == 1
 
@@ -222,7 +217,7 @@ def test_notes_are_not_repeated_per_region():
 def test_unknown_top_level_keys_are_ignored(good):
     body = page("gpu-instance-page-2.json")
     body["chipcostSample"] = "synthetic sample data, not AWS prices"
-    labelled = parse([payload("gpu-instance-page-2.json", json.dumps(body).encode())])
+    labelled = parse([payload("gpu-instance-page-2.json", data=json.dumps(body).encode())])
     plain = parse([payload("gpu-instance-page-2.json")])
     assert labelled == plain
     assert len(plain.records) == 13
@@ -331,7 +326,7 @@ def _reserved_term(item: dict, option: str = "Partial Upfront", lease: str = "1y
 def test_unknown_reserved_term_attributes_are_rejected(attribute, value, reason):
     item = first_item()
     _reserved_term(item)["termAttributes"][attribute] = value
-    result = parse([payload("x.json", page_of(item))])
+    result = parse([payload("x.json", data=page_of(item))])
     assert len(result.records) == 12
     assert [r.reason for r in result.rejects][0].startswith(reason)
 
@@ -349,7 +344,7 @@ def test_unknown_reserved_term_attributes_are_rejected(attribute, value, reason)
 def test_rows_outside_the_query_filters_are_rejected(attribute, value):
     item = first_item()
     item["product"]["attributes"][attribute] = value
-    result = parse([payload("x.json", page_of(item))])
+    result = parse([payload("x.json", data=page_of(item))])
     assert result.records == []
     expected = f"{attribute} is {value!r}, not {aws_pricing.TERM_MATCH[attribute]!r}"
     assert result.rejects[0].reason == f"{expected}: not a price this source collects"
@@ -359,7 +354,7 @@ def test_zero_on_demand_price_is_rejected_and_the_rest_loads():
     item = first_item()
     for dimension in next(iter(item["terms"]["OnDemand"].values()))["priceDimensions"].values():
         dimension["pricePerUnit"] = {"USD": "0.0000000000"}
-    result = parse([payload("x.json", page_of(item))])
+    result = parse([payload("x.json", data=page_of(item))])
     assert len(result.records) == 12
     assert [r.reason for r in result.rejects] == ["price is zero"]
 
@@ -380,7 +375,7 @@ def test_upfront_term_without_its_fee_is_rejected():
     term["priceDimensions"] = {
         k: v for k, v in term["priceDimensions"].items() if v["unit"] != "Quantity"
     }
-    result = parse([payload("x.json", page_of(item))])
+    result = parse([payload("x.json", data=page_of(item))])
     assert len(result.records) == 12
     assert result.rejects[0].reason == (
         "All Upfront term has no Upfront Fee (Quantity) price dimension"
@@ -390,7 +385,7 @@ def test_upfront_term_without_its_fee_is_rejected():
 def test_an_unknown_term_type_is_rejected_and_the_known_ones_load():
     item = first_item()
     item["terms"]["Flexible"] = {"X.Y": {"offerTermCode": "Y", "priceDimensions": {}}}
-    result = parse([payload("x.json", page_of(item))])
+    result = parse([payload("x.json", data=page_of(item))])
     assert len(result.records) == 13
     assert [r.reason for r in result.rejects] == [
         "unknown term type 'Flexible' (expected OnDemand or Reserved)"
@@ -409,11 +404,6 @@ def stubbed_client(max_attempts: int = 1):
         config=botocore.config.Config(retries={"max_attempts": max_attempts, "mode": "standard"}),
     )
     return client, Stubber(client)
-
-
-def context(tmp_path: Path, messages: list[str] | None = None) -> FetchContext:
-    writer = ArchiveWriter(tmp_path, STAMP, "aws-pricing-api")
-    return FetchContext(archive=writer, progress=(messages if messages is not None else []).append)
 
 
 def test_query_filters_are_the_documented_term_match():
@@ -440,7 +430,7 @@ def test_fetch_paginates_both_queries_and_archives_every_page(tmp_path):
     stubber.add_response("get_products", page("ml-asic-page-1.json"), get_products_request(ASIC))
     messages: list[str] = []
     with stubber:
-        fetched = fetch(context(tmp_path, messages), client=client)
+        fetched = fetch(context(tmp_path, "aws-pricing-api", messages=messages), client=client)
     stubber.assert_no_pending_responses()
 
     assert len(fetched) == 3
@@ -500,7 +490,7 @@ def test_client_errors_become_source_errors_and_keep_earlier_pages(tmp_path, cod
         expected_params=get_products_request(GPU, first["NextToken"]),
     )
     with stubber, pytest.raises(SourceError) as raised:
-        fetch(context(tmp_path), client=client)
+        fetch(context(tmp_path, "aws-pricing-api"), client=client)
     said = str(raised.value)
     assert said.startswith(
         "aws-pricing-api: GetProducts (instanceFamily 'GPU instance' page 2) failed with "
@@ -528,7 +518,7 @@ class _Unreachable:
 )
 def test_network_errors_become_source_errors(tmp_path, error):
     with pytest.raises(SourceError) as raised:
-        fetch(context(tmp_path), client=_Unreachable(error))
+        fetch(context(tmp_path, "aws-pricing-api"), client=_Unreachable(error))
     message = str(raised.value)
     assert message.startswith(
         "aws-pricing-api: GetProducts (instanceFamily 'GPU instance' page 1) could not reach "
@@ -544,7 +534,7 @@ def test_repeated_next_token_stops_the_loop(tmp_path):
     stubber.add_response("get_products", first, get_products_request(GPU))
     stubber.add_response("get_products", first, get_products_request(GPU, token))
     with stubber, pytest.raises(SourceError, match="returned a NextToken it had already returned"):
-        fetch(context(tmp_path), client=client)
+        fetch(context(tmp_path, "aws-pricing-api"), client=client)
     assert len(read_payloads(tmp_path / STAMP, "aws-pricing-api")) == 2
 
 
@@ -556,7 +546,7 @@ def test_page_cap_stops_a_runaway_query(tmp_path, monkeypatch):
     stubber.add_response("get_products", first, get_products_request(GPU))
     stubber.add_response("get_products", second, get_products_request(GPU, first["NextToken"]))
     with stubber, pytest.raises(SourceError, match="still had a NextToken after 2 pages"):
-        fetch(context(tmp_path), client=client)
+        fetch(context(tmp_path, "aws-pricing-api"), client=client)
 
 
 @pytest.fixture
@@ -576,7 +566,7 @@ def no_aws_config(tmp_path, monkeypatch):
 def test_no_credentials_skips_the_source(tmp_path, no_aws_config):
     archive = tmp_path / "archive"
     with pytest.raises(SourceSkipped) as raised:
-        fetch(context(archive))
+        fetch(context(archive, "aws-pricing-api"))
     assert str(raised.value) == (
         "no AWS credentials: public price files are used instead (aws-bulk, aws-spot-feed); "
         "set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY to use the APIs "
@@ -649,7 +639,7 @@ def test_sample_archive_parses_with_its_scripted_changes():
 
 def test_a_fractional_gpu_type_is_priced_per_whole_chip_and_labelled_as_a_share():
     item = offer_item("g6f.large", "us-east-1", 0.2, reserved=False)
-    result = parse([payload("g6f.json", page_of(item))])
+    result = parse([payload("g6f.json", data=page_of(item))])
     [record] = result.records
     assert (record.chip, record.chip_count, record.price_per_hour) == ("L4", 0.125, 0.2)
     assert record.extra["share"] == "1/8 of one L4"
@@ -667,7 +657,7 @@ def test_an_item_with_location_but_no_region_code_is_mapped_through_the_table(re
     attributes = item["product"]["attributes"]
     del attributes["regionCode"]
     attributes["location"] = location
-    [record] = parse([payload("old-shape.json", page_of(item))]).records
+    [record] = parse([payload("old-shape.json", data=page_of(item))]).records
     assert record.region == region
     assert record.extra["regionCodeFrom"] == f"location {location!r}"
 

@@ -18,9 +18,8 @@ from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.extract import azure
 from chipcost.extract.azure import PRICES_URL, fetch, parse, query_params, sku_table
-from tests.sources import STAMP, assert_loadable
+from tests.sources import STAMP, assert_loadable, payloads_of
 from tests.sources import context as fake_context
-from tests.sources import payload as recorded
 
 GOOD = (
     "consumption-nd-page-1.json",
@@ -31,8 +30,7 @@ GOOD = (
 )
 
 
-def payload(name: str):
-    return recorded("azure", name, PRICES_URL)
+payload = payloads_of("azure", PRICES_URL)
 
 
 def find(records, sku, region, model="on_demand", term="none", plan="default"):

@@ -18,17 +18,15 @@ from chipcost.core.settings import SourceSettings
 from chipcost.extract import gcp
 from chipcost.extract._gcp_skus import stem_key, tpu_version
 from chipcost.extract.gcp import SERVICES, SKUS_URL, fetch, parse
-from tests.sources import STAMP, assert_loadable
+from tests.sources import STAMP, assert_loadable, payloads_of
 from tests.sources import context as fake_context
-from tests.sources import payload as recorded
 
 COMPUTE_URL = SKUS_URL.format(service=SERVICES[0])
 TPU_URL = SKUS_URL.format(service=SERVICES[1])
 KEY = "AIza-test-key-123"
 
 
-def payload(name: str, url: str = COMPUTE_URL):
-    return recorded("gcp", name, url)
+payload = payloads_of("gcp", COMPUTE_URL)
 
 
 def good():

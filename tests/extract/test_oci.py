@@ -12,13 +12,10 @@ import pytest
 from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.extract.oci import PARAMS, PRODUCTS_URL, fetch, parse, shape_chip, shape_table
-from tests.sources import STAMP, assert_loadable
+from tests.sources import STAMP, assert_loadable, payloads_of
 from tests.sources import context as fake_context
-from tests.sources import payload as recorded
 
-
-def payload(name: str):
-    return recorded("oci", name, PRODUCTS_URL)
+payload = payloads_of("oci", PRODUCTS_URL)
 
 
 def shape(records, name):

@@ -5,32 +5,26 @@ and fetch() with and without SEEWEB_API_TOKEN (skipped without it; the token nev
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from pathlib import Path
 
 import httpx
 import pytest
 
-from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
+from chipcost.archive import read_manifest, read_payloads
 from chipcost.core.errors import ParseError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.settings import SourceSettings
 from chipcost.extract._fx import ECB_DAILY_URL
-from chipcost.extract.base import FetchContext
 from chipcost.extract.seeweb import PLANS_URL, SOURCE, fetch, parse
 from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
+from tests.sources import STAMP, context, payloads_of
 
 FIXTURES = FIXTURES / "seeweb"
-FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)
-STAMP = "2026-11-21T060000Z"
 TOKEN = "sw-secret0token"
 ECB = "ecb-eurofxref-daily.xml"
 
 
-def payload(name: str, url: str = PLANS_URL, data: bytes | None = None) -> Payload:
-    data = (FIXTURES / name).read_bytes() if data is None else data
-    return Payload(data, url, FETCHED_AT, name, f"{STAMP}/seeweb/{name}")
+payload = payloads_of("seeweb", PLANS_URL)
 
 
 def good(name: str = "plans.json") -> list[Payload]:
@@ -76,7 +70,7 @@ def test_without_the_rate_prices_stay_euros_and_validation_refuses_them():
 
 
 def test_an_ecb_error_page_is_no_rate():
-    page = payload("ecb.html", ECB_DAILY_URL, b"<html>Service unavailable</html>")
+    page = payload("ecb.html", ECB_DAILY_URL, data=b"<html>Service unavailable</html>")
     result = parse([payload("plans.json"), page])
     assert {r.currency for r in result.records} == {"EUR"}
 
@@ -102,13 +96,7 @@ def test_a_renamed_price_field_fails_the_source_naming_provider_and_url():
     assert message.startswith("seeweb:") and PLANS_URL in message and "hourly_price" in message
 
 
-def context(tmp_path: Path, handler, token: str = TOKEN) -> FetchContext:
-    return FetchContext(
-        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
-        settings=SourceSettings(seeweb_api_key=token),
-        transport=httpx.MockTransport(handler),
-        sleep=lambda s: None,
-    )
+TOKENED = SourceSettings(seeweb_api_key=TOKEN)
 
 
 def test_without_a_token_the_source_is_skipped_and_nothing_is_requested(tmp_path):
@@ -116,7 +104,7 @@ def test_without_a_token_the_source_is_skipped_and_nothing_is_requested(tmp_path
         raise AssertionError("no request may be sent without a token")
 
     with pytest.raises(SourceSkipped, match="^SEEWEB_API_TOKEN is not set"):
-        fetch(context(tmp_path, handler, token=""))
+        fetch(context(tmp_path, SOURCE.name, handler, settings=SourceSettings(seeweb_api_key="")))
 
 
 def test_fetch_sends_the_token_to_seeweb_only_and_archives_plans_and_rates(tmp_path):
@@ -128,7 +116,7 @@ def test_fetch_sends_the_token_to_seeweb_only_and_archives_plans_and_rates(tmp_p
         assert sent == (TOKEN if str(request.url) == PLANS_URL else None)
         return httpx.Response(200, content=bodies[str(request.url)])
 
-    payloads = fetch(context(tmp_path, handler))
+    payloads = fetch(context(tmp_path, SOURCE.name, handler, settings=TOKENED))
     assert [p.url for p in payloads] == [PLANS_URL, ECB_DAILY_URL]
     assert TOKEN not in json.dumps(read_manifest(tmp_path / STAMP / "seeweb"))
     records = parse(read_payloads(tmp_path / STAMP, "seeweb")).records
@@ -141,4 +129,6 @@ def test_rates_unreachable_still_archives_the_plans(tmp_path):
             return httpx.Response(404)
         return httpx.Response(200, content=(FIXTURES / "plans.json").read_bytes())
 
-    assert [p.url for p in fetch(context(tmp_path, handler))] == [PLANS_URL]
+    assert [p.url for p in fetch(context(tmp_path, SOURCE.name, handler, settings=TOKENED))] == [
+        PLANS_URL
+    ]

@@ -7,31 +7,24 @@ offers), a page of bad rows, a page where "price" was renamed, and an error body
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from pathlib import Path
 
 import httpx
 import pytest
 
-from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
+from chipcost.archive import read_manifest, read_payloads
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.settings import SourceSettings
-from chipcost.extract.base import FetchContext
 from chipcost.extract.spheron import API_KEY_ENV, OFFERS_URL, SOURCE, fetch, parse
 from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
+from tests.sources import FETCHED_AT, STAMP, context, payloads_of
 
 FIXTURES = FIXTURES / "spheron"
-FETCHED_AT = datetime(2026, 11, 21, 6, 0, 4, tzinfo=UTC)
-STAMP = "2026-11-21T060000Z"
 PAGES = ("gpu-offers-page-1.json", "gpu-offers-page-2.json")
 
 
-def payload(name: str, access: str = "public", data: bytes | None = None) -> Payload:
-    data = (FIXTURES / name).read_bytes() if data is None else data
-    ref = f"{STAMP}/spheron/{name}"
-    return Payload(data, OFFERS_URL, FETCHED_AT, name, ref, {"page": 1, "access": access})
+payload = payloads_of("spheron", OFFERS_URL, request={"page": 1, "access": "public"})
 
 
 def good() -> list[Payload]:
@@ -162,20 +155,9 @@ def page_response(name: str) -> httpx.Response:
     return httpx.Response(200, content=(FIXTURES / name).read_bytes())
 
 
-def context(
-    tmp_path: Path, feed: Feed, waits: list[float] | None = None, key: str = ""
-) -> FetchContext:
-    return FetchContext(
-        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
-        settings=SourceSettings(spheron_api_key=key),
-        transport=httpx.MockTransport(feed),
-        sleep=(waits if waits is not None else []).append,
-    )
-
-
 def test_fetch_pages_through_the_feed_and_archives_each_page(tmp_path):
     feed = Feed(*(page_response(name) for name in PAGES))
-    payloads = fetch(context(tmp_path, feed))
+    payloads = fetch(context(tmp_path, SOURCE.name, feed))
     assert [r.url.params["page"] for r in feed.requests] == ["1", "2"]
     assert "authorization" not in feed.requests[0].headers
     archived = read_payloads(tmp_path / STAMP, "spheron")
@@ -187,7 +169,11 @@ def test_fetch_pages_through_the_feed_and_archives_each_page(tmp_path):
 
 def test_fetch_with_a_key_sends_it_but_never_archives_it(tmp_path):
     feed = Feed(page_response(PAGES[0]), page_response(PAGES[1]))
-    fetch(context(tmp_path, feed, key="sk-test-secret"))
+    fetch(
+        context(
+            tmp_path, SOURCE.name, feed, settings=SourceSettings(spheron_api_key="sk-test-secret")
+        )
+    )
     assert feed.requests[0].headers["authorization"] == "Bearer sk-test-secret"
     stored = (tmp_path / STAMP / "spheron" / "manifest.json").read_text()
     assert "sk-test-secret" not in stored and '"access": "api_key"' in stored
@@ -197,7 +183,7 @@ def test_a_429_storm_fails_the_source_with_advice(tmp_path):
     storm = [httpx.Response(429, headers={"Retry-After": "30"}) for _ in range(10)]
     waits: list[float] = []
     with pytest.raises(SourceError) as error:
-        fetch(context(tmp_path, Feed(*storm), waits))
+        fetch(context(tmp_path, SOURCE.name, Feed(*storm), waits))
     message = str(error.value)
     assert message.startswith("spheron:") and OFFERS_URL in message and "run again" in message
     assert waits and all(w == 30.0 for w in waits)
@@ -206,4 +192,11 @@ def test_a_429_storm_fails_the_source_with_advice(tmp_path):
 def test_a_rejected_key_says_which_variable_to_check(tmp_path):
     feed = Feed(httpx.Response(401, json={"message": "Unauthorized"}))
     with pytest.raises(SourceError, match=API_KEY_ENV):
-        fetch(context(tmp_path, feed, key="sk-expired-key"))
+        fetch(
+            context(
+                tmp_path,
+                SOURCE.name,
+                feed,
+                settings=SourceSettings(spheron_api_key="sk-expired-key"),
+            )
+        )

@@ -18,13 +18,10 @@ from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract.vastai import ALLOCATED_STORAGE_GIB, BUNDLES_URL, SEARCHES, fetch, parse
-from tests.sources import FETCHED_AT, STAMP, assert_loadable
+from tests.sources import FETCHED_AT, STAMP, assert_loadable, payloads_of
 from tests.sources import context as fake_context
-from tests.sources import payload as recorded
 
-
-def payload(name: str):
-    return recorded("vastai", name, BUNDLES_URL)
+payload = payloads_of("vastai", BUNDLES_URL)
 
 
 def searched(name: str, model: str, data: bytes | None = None) -> Payload:

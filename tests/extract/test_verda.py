@@ -8,28 +8,20 @@ bad rows, and a list where price_per_hour was renamed.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from pathlib import Path
 
 import httpx
 import pytest
 
-from chipcost.archive import ArchiveWriter, read_payloads
+from chipcost.archive import read_payloads
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
-from chipcost.extract.base import FetchContext
 from chipcost.extract.verda import INSTANCE_TYPES_URL, PERIODS_URL, SOURCE, fetch, parse
 from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
+from tests.sources import STAMP, context, payloads_of
 
 FIXTURES = FIXTURES / "verda"
-FETCHED_AT = datetime(2026, 11, 21, 6, 0, 5, tzinfo=UTC)
-STAMP = "2026-11-21T060000Z"
-
-
-def payload(name: str, url: str = INSTANCE_TYPES_URL, data: bytes | None = None) -> Payload:
-    data = (FIXTURES / name).read_bytes() if data is None else data
-    return Payload(data, url, FETCHED_AT, name, f"{STAMP}/verda/{name}")
+payload = payloads_of("verda", INSTANCE_TYPES_URL)
 
 
 def good() -> list[Payload]:
@@ -140,14 +132,6 @@ def test_an_error_object_instead_of_a_list_fails_the_source():
         parse([payload("error.json", data=body)])
 
 
-def context(tmp_path: Path, handler) -> FetchContext:
-    return FetchContext(
-        archive=ArchiveWriter(tmp_path, STAMP, SOURCE.name),
-        transport=httpx.MockTransport(handler),
-        sleep=lambda s: None,
-    )
-
-
 def test_fetch_archives_both_endpoints(tmp_path):
     bodies = {
         INSTANCE_TYPES_URL: (FIXTURES / "instance-types.json").read_bytes(),
@@ -158,7 +142,7 @@ def test_fetch_archives_both_endpoints(tmp_path):
         return httpx.Response(200, content=bodies[str(request.url)],
                               headers={"Content-Type": "application/json"})  # fmt: skip
 
-    payloads = fetch(context(tmp_path, handler))
+    payloads = fetch(context(tmp_path, SOURCE.name, handler))
     assert [p.url for p in payloads] == [INSTANCE_TYPES_URL, PERIODS_URL]
     archived = read_payloads(tmp_path / STAMP, "verda")
     assert [p.data for p in archived] == list(bodies.values())
@@ -171,7 +155,7 @@ def test_periods_refused_still_fetches_prices_and_says_what_is_missing(tmp_path)
             return httpx.Response(401, json={"code": "unauthorized_request"})
         return httpx.Response(200, content=(FIXTURES / "instance-types.json").read_bytes())
 
-    payloads = fetch(context(tmp_path, handler))
+    payloads = fetch(context(tmp_path, SOURCE.name, handler))
     assert [p.url for p in payloads] == [INSTANCE_TYPES_URL]
     result = parse(read_payloads(tmp_path / STAMP, "verda"))
     assert result.records and any("commitment prices are missing" in n for n in result.notes)
@@ -182,7 +166,7 @@ def test_a_timeout_fails_the_source_naming_provider_url_and_what_to_do(tmp_path)
         raise httpx.ReadTimeout("timed out", request=request)
 
     with pytest.raises(SourceError) as error:
-        fetch(context(tmp_path, handler))
+        fetch(context(tmp_path, SOURCE.name, handler))
     message = str(error.value)
     assert message.startswith("verda:") and INSTANCE_TYPES_URL in message
     assert "timed out" in message and "run again" in message
