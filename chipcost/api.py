@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.questions import COST, PRICES, Question, Voice
+from chipcost.core.questions import COST, HISTORY, INDEX, PRICES, Question, Voice
 from chipcost.core.settings import load_settings
 
 Names = str | Sequence[str] | None
@@ -142,16 +141,7 @@ prices = _declared(PRICES, _prices)
 cost = _declared(COST, _cost)
 
 
-def index(
-    chip: Names = None,
-    *,
-    bucket: Names = None,
-    since: date | datetime | str | None = None,
-    until: date | datetime | str | None = None,
-    latest: bool = False,
-    currency: str | None = None,
-    db: str | Path | None = None,
-) -> pl.DataFrame:
+def _index(**asked: Any) -> pl.DataFrame:
     """The daily rental price index per chip (docs/price-index.md): per chip, bucket
     ('on_demand' by default, 'spot', '1yr') and day, `level` (the median of each provider's
     cheapest per-chip price), `constituents`, `change_1d`/`_7d`/`_30d`,
@@ -162,30 +152,13 @@ def index(
     from chipcost.pipeline.price_index import IndexAsk, find_index
     from chipcost.pipeline.your_prices import for_read
 
-    ask = IndexAsk(
-        chips=chip,
-        buckets=bucket,
-        since=_day(since, "since"),
-        until=_day(until, "until"),
-        latest=latest,
-        options=("bucket=", "since=", "until="),
-    )
-    with _warehouse(db) as (con, _):
-        rates = for_read(con, currency, list_prices=True, api=True).rates
+    ask = IndexAsk.of(asked, api=True)
+    with _warehouse(asked["db"]) as (con, _):
+        rates = for_read(con, asked["currency"], list_prices=True, api=True).rates
         return find_index(con, replace(ask, rates=rates))
 
 
-def history(
-    chip: Names = None,
-    *,
-    provider: Names = None,
-    region: Names = None,
-    pricing_model: Names = None,
-    since: date | datetime | str | None = None,
-    until: date | datetime | str | None = None,
-    currency: str | None = None,
-    db: str | Path | None = None,
-) -> pl.DataFrame:
+def _history(**asked: Any) -> pl.DataFrame:
     """Each chip's cheapest per-chip price per pricing model per UTC day.
 
     Columns: day, chip, pricing_model, price_per_chip_hour, and where that price was
@@ -197,18 +170,14 @@ def history(
     from chipcost.pipeline.history import HistoryAsk, find_history
     from chipcost.pipeline.your_prices import for_read
 
-    ask = HistoryAsk(
-        chips=chip,
-        regions=region,
-        pricing_models=pricing_model,
-        providers=provider,
-        since=_day(since, "since"),
-        until=_day(until, "until"),
-        options=("since=", "until="),
-    )
-    with _warehouse(db) as (con, stale_days):
-        mine = for_read(con, currency, list_prices=True, api=True)
+    ask = HistoryAsk.of(asked, api=True)
+    with _warehouse(asked["db"]) as (con, stale_days):
+        mine = for_read(con, asked["currency"], list_prices=True, api=True)
         return find_history(con, ask, stale_days=stale_days, mine=mine).frame
+
+
+index = _declared(INDEX, _index)
+history = _declared(HISTORY, _history)
 
 
 def sources(db: str | Path | None = None) -> pl.DataFrame:
@@ -217,12 +186,3 @@ def sources(db: str | Path | None = None) -> pl.DataFrame:
 
     with _warehouse(db) as (con, stale_days):
         return source_table(con, stale_days=stale_days)
-
-
-def _day(value: date | datetime | str | None, name: str) -> date | None:
-    if value is None or isinstance(value, date):
-        return value.date() if isinstance(value, datetime) else value
-    try:
-        return date.fromisoformat(value)
-    except (TypeError, ValueError) as exc:
-        raise ChipcostError(f"{name}={value!r}: give a day as YYYY-MM-DD") from exc

@@ -47,12 +47,18 @@ def _info(field: Field) -> Any:
 
 def option_type(field: Field) -> Any:
     """The field as a Typer parameter's annotation: Annotated[type, typer.Option(...)]."""
-    kind = str if field.required and field.kind == "text" else _TYPES[field.kind]
+    kind = _TYPES[field.kind]
+    if _required(field) and field.kind in ("text", "names"):
+        kind = str if field.kind == "text" else list[str]
     return Annotated[kind, _info(field)]
 
 
+def _required(field: Field) -> bool:
+    return field.required or field.cli_required
+
+
 def _parameter(field: Field) -> inspect.Parameter:
-    if field.required:
+    if _required(field):
         default: Any = inspect.Parameter.empty
     elif field.kind in _FORMATS:
         default = _FORMATS[field.kind](field.default)
@@ -66,12 +72,16 @@ def _parameter(field: Field) -> inspect.Parameter:
     )
 
 
-def command(question: Question) -> Callable[..., None]:
+def command(question: Question, work: Callable[..., None] | None = None) -> Callable[..., None]:
     """The Typer command of `question`: its options in the declared order, its help the
-    question's summary."""
+    question's summary; it calls `work`, by default the function of the command's name in
+    chipcost.cli.reads (looked up when it runs), with every option by name."""
     parameters = [_parameter(f) for f in question.cli_fields()]
 
     def run(**given: Any) -> None:
+        if work is not None:
+            work(**given)
+            return
         from chipcost.cli import reads
 
         getattr(reads, question.command)(**given)

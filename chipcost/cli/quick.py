@@ -85,13 +85,13 @@ def _spec(question: Question) -> Spec:
         if question.field(name).kind in _FORMATS
         else value
         for name, value in question.defaults().items()
-        if question.field(name).cli
+        if question.field(name).cli and not question.field(name).cli_required
     }
     return Spec(
         getattr(reads, question.command),
         options,
         positional,
-        tuple(f.name for f in question.cli_fields() if f.required),
+        tuple(f.name for f in question.cli_fields() if f.required or f.cli_required),
         defaults,
     )
 

@@ -15,6 +15,7 @@ dataclass costs about a millisecond each to define.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -46,6 +47,7 @@ class Field(NamedTuple):
     help: str
     default: Any = None
     required: bool = False
+    cli_required: bool = False  # required on the command line only (the API defaults to None)
     flags: tuple[str, ...] = ()  # the command line's spellings; () is --name-with-dashes
     low: int | None = None  # an int's bounds
     high: int | None = None
@@ -348,4 +350,64 @@ SQL = Question(
     ),
 )
 
-QUESTIONS = {q.command: q for q in (PRICES, COST, COMPARE, SQL)}
+_DAY = date | datetime | str | None  # the API takes a day as a date or YYYY-MM-DD
+_UNTIL = Field("until", "text", "Last day, YYYY-MM-DD.", api_type=_DAY)
+
+HISTORY = Question(
+    "history",
+    "The cheapest per-chip-hour price per day per pricing model, with a terminal chart.",
+    (
+        Field(
+            "chip",
+            "names",
+            "Chip or family, e.g. H100-SXM or H100 (repeatable: a chart each).",
+            cli_required=True,
+            positional=True,
+        ),
+        Field("provider", "names", "Provider, e.g. aws."),
+        Field("region", "names", "Region code, e.g. us-east-1."),
+        PRICES.field("pricing_model"),
+        PRICES.field("model"),
+        Field(
+            "since",
+            "text",
+            "First day, YYYY-MM-DD (default: the whole history).",
+            api_type=_DAY,
+        ),
+        _UNTIL,
+        CURRENCY,
+        PRICES.field("format"),
+        Field("no_chart", "flag", "The table only.", False, api=False),
+        DB,
+    ),
+)
+
+INDEX = Question(
+    "index",
+    "The daily rental price index per chip, with its changes and constituents.\n\n"
+    "The level is the median of each provider's cheapest per-chip price "
+    "(docs/price-index.md).",
+    (
+        Field(
+            "chip",
+            "names",
+            "Chip or family (repeatable): its daily index. Default: every chip's latest.",
+            positional=True,
+        ),
+        Field("bucket", "names", "on_demand (default), spot or 1yr (repeat or comma list)."),
+        Field(
+            "since",
+            "text",
+            "First day, YYYY-MM-DD (default: 30 days to --until).",
+            api_type=_DAY,
+        ),
+        _UNTIL,
+        # The command line shows every chip's latest day unless chips or --since are given.
+        Field("latest", "flag", "Each chip's newest day only.", False, cli=False),
+        CURRENCY,
+        FORMAT,
+        DB,
+    ),
+)
+
+QUESTIONS = {q.command: q for q in (PRICES, COST, COMPARE, SQL, HISTORY, INDEX)}

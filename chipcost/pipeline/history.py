@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import resolve_chip_names
+from chipcost.core.questions import HISTORY, Voice
 from chipcost.pipeline.prices import check_named, named_filters
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class HistoryAsk:
     """Filters as a user gives them: names may be families or comma lists, any case.
-    `options` names the since/until parameters in messages ('--since ' or 'since=')."""
+    `voice` names the fields in messages as the asker did ('--since 2026-11-01' or
+    'since=2026-11-01')."""
 
     chips: Sequence[str] | str | None = None
     regions: Sequence[str] | str | None = None
@@ -31,7 +33,37 @@ class HistoryAsk:
     providers: Sequence[str] | str | None = None
     since: date | None = None
     until: date | None = None
-    options: tuple[str, str] = ("--since ", "--until ")
+    voice: Voice = Voice(HISTORY)
+
+    @classmethod
+    def of(cls, asked: Mapping[str, Any], *, api: bool = False) -> HistoryAsk:
+        """The ask of chipcost.core.questions.HISTORY's fields, the days read."""
+        voice = Voice(HISTORY, api)
+        return cls(
+            chips=asked["chip"],
+            regions=asked["region"],
+            pricing_models=asked["pricing_model"],
+            providers=asked["provider"],
+            since=day_asked(asked["since"], voice, "since"),
+            until=day_asked(asked["until"], voice, "until"),
+            voice=voice,
+        )
+
+
+def day_asked(value: object, voice: Voice, name: str) -> date | None:
+    """A day given as YYYY-MM-DD (or, from Python, a date or datetime), or a message naming
+    the option as it was given."""
+    if value is None or isinstance(value, date):
+        return value.date() if isinstance(value, datetime) else value
+    try:
+        return date.fromisoformat(str(value).strip() if isinstance(value, str) else value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        said = voice.said(name, repr(value))
+        raise ChipcostError(
+            f"{said}: give a day as YYYY-MM-DD"
+            if voice.api
+            else f"{said} is not a day: write one that exists as YYYY-MM-DD, e.g. 2026-11-01"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -54,8 +86,8 @@ def find_history(
     history (a region, pricing model or provider it never held is refused with the closest
     ones) and the days checked against each other."""
     if ask.since and ask.until and ask.since > ask.until:
-        first, last = ask.options
-        raise ChipcostError(f"{first}{ask.since} is after {last}{ask.until}: swap them")
+        first, last = ask.voice.said("since", ask.since), ask.voice.said("until", ask.until)
+        raise ChipcostError(f"{first} is after {last}: swap them")
     chips = resolve_chip_names(ask.chips) or []
     named = named_filters(ask.regions, ask.pricing_models, ask.providers)
     held = ("the history holds no price in", "its prices are in")

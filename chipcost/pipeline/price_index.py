@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any
 
 import duckdb
 import polars as pl
 
 from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.names import resolve_chip_names
+from chipcost.core.questions import INDEX, Voice
+from chipcost.pipeline.history import day_asked
 from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.pipeline.your_prices import Rates
 from chipcost.warehouse.price_index import BUCKETS, price_index
@@ -27,17 +30,34 @@ class IndexAsk:
     since: date | None = None
     until: date | None = None
     latest: bool = False  # only each chip's newest day (the overview)
-    options: tuple[str, str, str] = ("--bucket ", "--since ", "--until ")
+    voice: Voice = Voice(INDEX)  # names the fields in messages as the asker did
     rates: Rates | None = None  # the currency to state the index in; None: US dollars
 
+    @classmethod
+    def of(
+        cls, asked: Mapping[str, Any], *, rates: Rates | None = None, api: bool = False
+    ) -> IndexAsk:
+        """The ask of chipcost.core.questions.INDEX's fields, the days read."""
+        voice = Voice(INDEX, api)
+        return cls(
+            chips=asked["chip"],
+            buckets=asked["bucket"],
+            since=day_asked(asked["since"], voice, "since"),
+            until=day_asked(asked["until"], voice, "until"),
+            latest=asked["latest"],
+            voice=voice,
+            rates=rates,
+        )
 
-def _buckets(given: Sequence[str] | str | None, option: str) -> list[str]:
+
+def _buckets(given: Sequence[str] | str | None, voice: Voice) -> list[str]:
     names = [given] if isinstance(given, str) else list(given or [])
     found = [b.strip().lower() for name in names for b in name.split(",") if b.strip()]
     unknown = sorted(set(found) - set(BUCKETS))
     if unknown:
         raise ChipcostError(
-            f"{option}{', '.join(unknown)}: not an index bucket; use {', '.join(BUCKETS)}"
+            f"{voice.said('bucket', ', '.join(unknown))}: not an index bucket; use "
+            f"{', '.join(BUCKETS)}"
         )
     return found or ["on_demand"]
 
@@ -79,11 +99,11 @@ def in_currency(frame: pl.DataFrame, rates: Rates) -> pl.DataFrame:
 
 def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
     """The index rows asked for: every day from since to until, or each chip's newest day."""
-    bucket_option, since_option, until_option = ask.options
     if ask.since and ask.until and ask.since > ask.until:
-        raise ChipcostError(f"{since_option}{ask.since} is after {until_option}{ask.until}")
+        first, last = ask.voice.said("since", ask.since), ask.voice.said("until", ask.until)
+        raise ChipcostError(f"{first} is after {last}")
     chips = resolve_chip_names(ask.chips) or None
-    buckets = _buckets(ask.buckets, bucket_option)
+    buckets = _buckets(ask.buckets, ask.voice)
     since = ask.since
     if since is None and not ask.latest:
         newest = con.execute("SELECT max(last_seen_at)::DATE FROM price_history").fetchall()[0][0]

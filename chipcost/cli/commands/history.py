@@ -2,61 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Any
 
-import typer
-
+from chipcost.cli.declared import command
 from chipcost.cli.formats import OutputFormat, PriceFormat
-from chipcost.cli.options import (
-    CurrencyOption,
-    DbOption,
-    OldModelOption,
-    PriceFormatOption,
-    PricingModelOption,
-    out,
-)
+from chipcost.cli.options import out
 from chipcost.core.errors import NoMatch
+from chipcost.core.questions import HISTORY
 
 
-def history(
-    chip: Annotated[
-        list[str],
-        typer.Option(help="Chip or family, e.g. H100-SXM or H100 (repeatable: a chart each)."),
-    ],
-    provider: Annotated[list[str] | None, typer.Option(help="Provider, e.g. aws.")] = None,
-    region: Annotated[list[str] | None, typer.Option(help="Region code, e.g. us-east-1.")] = None,
-    pricing_model: PricingModelOption = None,
-    model: OldModelOption = None,
-    since: Annotated[
-        str | None, typer.Option(help="First day, YYYY-MM-DD (default: the whole history).")
-    ] = None,
-    until: Annotated[str | None, typer.Option(help="Last day, YYYY-MM-DD.")] = None,
-    currency: CurrencyOption = None,
-    output: PriceFormatOption = PriceFormat.table,
-    no_chart: Annotated[bool, typer.Option("--no-chart", help="The table only.")] = False,
-    db: DbOption = None,
-) -> None:
+def _history(**given: Any) -> None:
     """The cheapest per-chip-hour price per day per pricing model, with a terminal chart."""
     from chipcost.cli.formats import notices
     from chipcost.cli.render_fresh import print_freshness
     from chipcost.core.settings import load_settings
     from chipcost.pipeline.history import HistoryAsk, find_history, why_no_history
     from chipcost.pipeline.your_prices import for_read
-    from chipcost.reports.period import parse_day
     from chipcost.warehouse.db import connect
 
-    ask = HistoryAsk(
-        chips=chip,
-        regions=region,
-        pricing_models=[*(pricing_model or []), *(model or [])] or None,
-        providers=provider,
-        since=parse_day(since, "--since"),
-        until=parse_day(until, "--until"),
-    )
-    settings = load_settings(db=db)
+    asked = HISTORY.given(given)
+    ask = HistoryAsk.of(asked)
+    settings = load_settings(db=asked["db"])
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
-        mine = for_read(con, currency, list_prices=True)  # the currency; no discounts here
+        # the currency; no discounts here
+        mine = for_read(con, asked["currency"], list_prices=True)
         result = find_history(con, ask, stale_days=settings.stale_days, mine=mine)
         empty = why_no_history(con, ask, result.chips) if result.frame.is_empty() else None
         # Several chips asked, some without a row: each says why, as one chip alone would.
@@ -66,8 +36,8 @@ def history(
         }
     finally:
         con.close()
-    focus = output == PriceFormat.focus
-    output = OutputFormat.csv if focus else OutputFormat(output)
+    focus = asked["format"] == PriceFormat.focus
+    output = OutputFormat.csv if focus else OutputFormat(asked["format"])
     if output is not OutputFormat.table:
         from chipcost.cli.formats import write_frame
 
@@ -76,13 +46,17 @@ def history(
     if empty:
         raise NoMatch(empty)
     if output is OutputFormat.table:
-        _show(result.frame, result.chips, missing, chart=not no_chart, currency=mine.currency)
+        chart = not asked["no_chart"]
+        _show(result.frame, result.chips, missing, chart=chart, currency=mine.currency)
     else:
         for why in missing.values():
             notices(output).print(f"note: {why}", highlight=False)
     if mine.rates is not None:
         notices(output).print(f"note: {mine.rate_note(result.frame.to_dicts())}", highlight=False)
     print_freshness(notices(output), result.freshness)
+
+
+history = command(HISTORY, _history)
 
 
 def _focus(frame):

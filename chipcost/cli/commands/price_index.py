@@ -2,56 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Any
 
-import typer
-
+from chipcost.cli.declared import command
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import CurrencyOption, DbOption, FormatOption, out
+from chipcost.cli.options import out
+from chipcost.core.questions import INDEX
 
 
-def index(
-    chip: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Chip or family (repeatable): its daily index. Default: every chip's latest."
-        ),
-    ] = None,
-    bucket: Annotated[
-        list[str] | None,
-        typer.Option(help="on_demand (default), spot or 1yr (repeat or comma list)."),
-    ] = None,
-    since: Annotated[
-        str | None, typer.Option(help="First day, YYYY-MM-DD (default: 30 days to --until).")
-    ] = None,
-    until: Annotated[str | None, typer.Option(help="Last day, YYYY-MM-DD.")] = None,
-    currency: CurrencyOption = None,
-    output: FormatOption = OutputFormat.table,
-    db: DbOption = None,
-) -> None:
-    """The daily rental price index per chip, with its changes and constituents.
-
-    The level is the median of each provider's cheapest per-chip price (docs/price-index.md).
-    """
+def _index(**given: Any) -> None:
+    """The daily rental price index per chip (chipcost.core.questions.INDEX)."""
     from chipcost.core.settings import load_settings
     from chipcost.pipeline.price_index import IndexAsk, find_index
     from chipcost.pipeline.your_prices import for_read
-    from chipcost.reports.period import parse_day
     from chipcost.warehouse.db import connect
 
-    settings = load_settings(db=db)
+    asked = INDEX.given(given)
+    chip, since, output = asked["chip"], asked["since"], OutputFormat(asked["format"])
+    # Every chip's latest day unless chips or a first day are asked for.
+    asked["latest"] = not chip and since is None
+    settings = load_settings(db=asked["db"])
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
     try:
-        mine = for_read(con, currency, list_prices=True)  # the currency only
-        ask = IndexAsk(
-            chips=chip,
-            buckets=bucket,
-            since=parse_day(since, "--since"),
-            until=parse_day(until, "--until"),
-            latest=not chip and since is None,
-            rates=mine.rates,
-        )
-        frame = find_index(con, ask)
+        mine = for_read(con, asked["currency"], list_prices=True)  # the currency only
+        frame = find_index(con, IndexAsk.of(asked, rates=mine.rates))
     finally:
         con.close()
     if output is not OutputFormat.table:
@@ -69,6 +43,9 @@ def index(
             f"note: {mine.rate_note(frame.to_dicts())}; the providers' prices listed stay in USD",
             highlight=False,
         )
+
+
+index = command(INDEX, _index)
 
 
 def _change(value: float | None) -> str:
