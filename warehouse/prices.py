@@ -132,6 +132,13 @@ def per_chip_price_rows(con: duckdb.DuckDBPyConnection, **filters) -> list[dict[
     return dict_rows(con, _price_query(**filters))
 
 
+def per_chip_price_schema(con: duckdb.DuckDBPyConnection) -> pl.Schema:
+    """The polars type of each column of per_chip_prices' rows (no row read)."""
+    from chipcost.core.frames import frame_of
+
+    return frame_of(con.sql(f"SELECT * FROM ({_price_query()}) LIMIT 0")).schema
+
+
 def known_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
     """Distinct values of a per_chip_prices column (for 'did you mean' messages)."""
     rows = con.execute(f"SELECT DISTINCT {column} FROM per_chip_prices ORDER BY 1").fetchall()

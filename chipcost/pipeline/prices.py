@@ -22,7 +22,7 @@ from chipcost.core.questions import PRICES, Voice
 from chipcost.core.vocabulary import PRICING_MODELS, TERMS
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.prices import known_values, per_chip_price_rows, per_chip_prices
+from chipcost.warehouse.prices import known_values, per_chip_price_rows, per_chip_price_schema
 
 if TYPE_CHECKING:  # frames for the API, csv and json; the terminal table reads rows
     import polars as pl
@@ -222,35 +222,12 @@ def find_prices(
     now: datetime | None = None,
     mine: YourPrices | None = None,
 ) -> PriceResult:
-    """Current per-chip prices matching `ask`, each dated by its source's last successful run."""
-    import polars as pl
-
-    named = _named_filters(ask)
-    filters = _filters(ask, named)
-    check_named(con, named)
-    frame = per_chip_prices(con, **filters)
-    fresh = freshness(
-        con, frame["source"].unique().sort().to_list(), stale_days=stale_days, now=now
+    """find_price_rows as a polars frame (the Python API, csv and json), each column of the
+    warehouse's type: the same read, the same rows."""
+    found = find_price_rows(con, ask, stale_days=stale_days, now=now, mine=mine)
+    return PriceResult(
+        frame=_frame(con, found.rows), freshness=found.freshness, chips=found.chips, mine=found.mine
     )
-    as_of = {s.source: s.last_ok_at for s in fresh.sources}
-    sample = {s.source: s.sample for s in fresh.sources}
-    stamp = frame["last_seen_at"].dtype
-    frame = frame.with_columns(
-        pl.col("source")
-        .replace_strict(as_of, default=None, return_dtype=stamp)
-        .alias("source_as_of"),
-        pl.col("source")
-        .replace_strict(sample, default=False, return_dtype=pl.Boolean)
-        .alias("sample"),
-    )
-    mine = mine or YourPrices()
-    if mine.active:
-        frame = mine.frame(frame, MONEY)
-        if mine.discounts is not None:  # a discount may change which offer is cheaper
-            rows = frame.to_dicts()
-            order = sorted(range(frame.height), key=lambda i: price_order(rows[i], filters["sort"]))
-            frame = frame[order]
-    return PriceResult(frame=frame, freshness=fresh, chips=filters["chips"], mine=mine)
 
 
 def find_price_rows(
@@ -261,7 +238,8 @@ def find_price_rows(
     now: datetime | None = None,
     mine: YourPrices | None = None,
 ) -> PriceRows:
-    """find_prices as rows, without polars: the `chipcost prices` table."""
+    """Current per-chip prices matching `ask`, each dated by its source's last successful run,
+    as rows (column -> value): what the terminal table reads, without importing polars."""
     named = _named_filters(ask)
     filters = _filters(ask, named)
     rows = per_chip_price_rows(con, **filters)
@@ -277,6 +255,29 @@ def find_price_rows(
         if mine.discounts is not None:  # a discount may change which offer is cheaper
             rows.sort(key=lambda row: price_order(row, filters["sort"]))
     return PriceRows(rows=rows, freshness=fresh, chips=filters["chips"], mine=mine)
+
+
+def _frame(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]]) -> pl.DataFrame:
+    """The rows as a frame: the warehouse's columns of their types, then what the read added
+    (FRESHNESS_COLUMNS, and your prices' columns where they apply)."""
+    import polars as pl
+
+    from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN, RATE_COLUMNS
+
+    schema = dict(per_chip_price_schema(con))
+    types = {
+        **schema,
+        "source_as_of": schema["last_seen_at"],
+        "sample": pl.Boolean(),
+        LIST_COLUMN: pl.Float64(),
+        DISCOUNT_COLUMN: pl.String(),
+        **dict(zip(RATE_COLUMNS, (pl.String(), pl.Float64(), pl.Date()), strict=True)),
+    }
+    names = list(rows[0]) if rows else [*schema, *FRESHNESS_COLUMNS]
+    return pl.DataFrame(
+        {name: [row[name] for row in rows] for name in names},
+        schema={name: types[name] for name in names},
+    )
 
 
 _TERM_HOURS = dict(zip(TERMS, (0, 168, 730, 2190, 4380, 8760, 17520, 26280), strict=True))
