@@ -13,13 +13,11 @@ import botocore.config
 import pytest
 from botocore.stub import Stubber
 
-from chipcost.archive import ArchiveWriter
 from chipcost.core.payload import Payload
-from chipcost.extract.base import FetchContext
+from tests.sources import payload
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 3, tzinfo=UTC)
-STAMP = "2026-11-14T060000Z"
 
 
 def fixture_bytes(source: str, name: str) -> bytes:
@@ -34,14 +32,8 @@ def recorded(
     source: str, name: str, request: dict[str, Any] | None = None, data: bytes | None = None
 ) -> Payload:
     """A recorded fixture as the archive hands it to parse()."""
-    return Payload(
-        fixture_bytes(source, name) if data is None else data,
-        f"https://example.invalid/{source}",
-        FETCHED_AT,
-        name,
-        f"fixtures/{source}/{name}",
-        request or {},
-    )
+    url = f"https://example.invalid/{source}"
+    return payload(source, name, url, FETCHED_AT, data, request, stamp="fixtures")
 
 
 def with_datetimes(body: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
@@ -70,11 +62,6 @@ def stubbed(service: str, region: str = "us-east-1") -> tuple[Any, Stubber]:
         config=botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}),
     )
     return client, Stubber(client)
-
-
-def context(root: Path, source: str, messages: list[str] | None = None) -> FetchContext:
-    writer = ArchiveWriter(root, STAMP, source)
-    return FetchContext(archive=writer, progress=(messages if messages is not None else []).append)
 
 
 def clear_aws_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

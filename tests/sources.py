@@ -18,6 +18,7 @@ from chipcost.archive import ArchiveWriter
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.core.settings import SourceSettings
+from chipcost.core.stopping import Deadline
 from chipcost.extract.base import FetchContext
 from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
@@ -37,11 +38,14 @@ def payload(
     data: bytes | None = None,
     request: dict[str, Any] | None = None,
     stamp: str = STAMP,
+    *,
+    file: str | None = None,
 ) -> Payload:
     """A fixture file (or `data` given under that name) as the Payload its fetch archived,
     with the request the archive's manifest keeps beside it (an AWS call's operation); its
-    ref is `<stamp>/<source>/<name>`."""
-    body = (FIXTURES / source / name).read_bytes() if data is None else data
+    ref is `<stamp>/<source>/<name>`. `file`: the fixture read when it is not `name` (a feed
+    recorded as spot.js that fetch archives as 0001.js.gz)."""
+    body = (FIXTURES / source / (file or name)).read_bytes() if data is None else data
     return Payload(body, url, fetched_at, name, f"{stamp}/{source}/{name}", request or {})
 
 
@@ -52,15 +56,30 @@ def context(
     waits: list[float] | None = None,
     settings: SourceSettings | None = None,
     messages: list[str] | None = None,
+    *,
+    stamp: str = STAMP,
+    deadline: float | None = None,
+    real_waits: bool = False,
+    **configured: Any,
 ) -> FetchContext:
-    """A FetchContext whose HTTP goes to `handler` (httpx.MockTransport; none for a source on
-    boto3) and never sleeps; its progress messages go to `messages` when given."""
+    """A FetchContext archiving under `tmp_path`/`stamp`, whose HTTP goes to `handler`
+    (httpx.MockTransport; none: a real connection, or a source on boto3) and never sleeps;
+    its progress messages go to `messages` when given.
+
+    `configured`: the SourceSettings to give, by name (aws_price_list_url=...), when not
+    `settings` itself.
+    `deadline`: the fetch's whole budget, in seconds from now (none: no limit).
+    `real_waits`: retry waits really wait (the run's own pause, which a stop ends), for tests
+    of time and stopping; `waits` then records nothing."""
+    if settings is not None and configured:
+        raise TypeError(f"settings or {sorted(configured)}, not both")
     sleeps = waits if waits is not None else []
     ctx = FetchContext(
-        archive=ArchiveWriter(tmp_path, STAMP, source),
-        settings=settings or SourceSettings(),
+        archive=ArchiveWriter(tmp_path, stamp, source),
+        settings=settings if settings is not None else SourceSettings(**configured),
         transport=httpx.MockTransport(handler) if handler is not None else None,
-        sleep=sleeps.append,
+        sleep=None if real_waits else sleeps.append,
+        deadline=Deadline.after(deadline) if deadline is not None else None,
     )
     if messages is not None:
         ctx.progress = messages.append
@@ -158,10 +177,12 @@ def payloads_of(
     fetched_at: datetime = FETCHED_AT,
     stamp: str = STAMP,
     request: dict[str, Any] | None = None,
+    file: str | None = None,
 ) -> Callable[..., Payload]:
     """`payload(name, url=default_url)` bound to one source's fixture folder; "{name}" in
     `default_url` stands for the file's name (AWS's paths), and keywords beyond `data` go
-    into the archived request over `request` (`region=`, `access=`)."""
+    into the archived request over `request` (`region=`, `access=`). `file`: the one fixture
+    read whatever the archived name, for a source fetching a single file."""
 
     def recorded(
         name: str,
@@ -171,6 +192,7 @@ def payloads_of(
         **asked: Any,
     ) -> Payload:
         where = url.replace("{name}", name)
-        return payload(source, name, where, fetched_at, data, {**(request or {}), **asked}, stamp)
+        asked = {**(request or {}), **asked}
+        return payload(source, name, where, fetched_at, data, asked, stamp, file=file)
 
     return recorded

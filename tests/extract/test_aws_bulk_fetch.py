@@ -13,22 +13,21 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
+from chipcost.archive import read_manifest, read_payloads
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
-from chipcost.core.settings import SourceSettings
 from chipcost.extract._http import MAX_ATTEMPTS
 from chipcost.extract.aws import _public as _aws_public
 from chipcost.extract.aws import bulk as aws_bulk
-from chipcost.extract.base import FetchContext
 from tests.paths import FIXTURES
 from tests.price_files_server import Faults, serve
+from tests.sources import STAMP, context
 
 FIXTURES = FIXTURES / "aws-bulk"
 EC2 = "/offers/v1.0/aws/AmazonEC2/20251201190623"
 EAST_CSV = f"{EC2}/us-east-1/index.csv"
 WEST_CSV = f"{EC2}/us-west-2/index.csv"
 SP_EAST = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/20251127203214/us-east-1/index.csv"
-STAMP = "2026-11-14T060000Z"
+SOURCE = aws_bulk.SOURCE_NAME
 
 
 @pytest.fixture(autouse=True)
@@ -44,29 +43,15 @@ def served_root(tmp_path) -> Path:
     return root
 
 
-def context(
-    data_dir: Path,
-    base_url: str,
-    stamp: str = STAMP,
-    regions: tuple[str, ...] | None = None,
-) -> FetchContext:
-    writer = ArchiveWriter(data_dir / "archive", stamp, aws_bulk.SOURCE_NAME)
-    messages: list[str] = []
-    return FetchContext(
-        archive=writer,
-        progress=messages.append,
-        settings=SourceSettings(aws_price_list_url=base_url, aws_regions=regions),
-        sleep=lambda seconds: None,
-    )
-
-
 def sha256_of(relative: str) -> str:
     return hashlib.sha256((FIXTURES / relative.lstrip("/")).read_bytes()).hexdigest()
 
 
 def test_fetch_archives_indexes_whole_and_regions_as_verified_extracts(tmp_path, served_root):
     with serve(served_root) as server:
-        payloads = aws_bulk.fetch(context(tmp_path, server.url))
+        payloads = aws_bulk.fetch(
+            context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url)
+        )
     kinds = [(p.request["kind"], p.request.get("region")) for p in payloads]
     assert kinds == [
         ("offer-index", None),
@@ -98,9 +83,16 @@ def test_fetch_archives_indexes_whole_and_regions_as_verified_extracts(tmp_path,
 
 def test_an_unchanged_version_is_not_downloaded_again(tmp_path, served_root):
     with serve(served_root) as server:
-        first = aws_bulk.fetch(context(tmp_path, server.url))
+        first = aws_bulk.fetch(context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url))
         server.requests.clear()
-        second = aws_bulk.fetch(context(tmp_path, server.url, stamp="2026-11-15T060000Z"))
+        second = aws_bulk.fetch(
+            context(
+                tmp_path / "archive",
+                SOURCE,
+                aws_price_list_url=server.url,
+                stamp="2026-11-15T060000Z",
+            )
+        )
     assert not [path for path, _ in server.requests if path.endswith(".csv")]
     assert [p.data for p in second] == [p.data for p in first]
     assert second[3].request["original"] == first[3].request["original"]
@@ -109,7 +101,9 @@ def test_an_unchanged_version_is_not_downloaded_again(tmp_path, served_root):
 def test_a_download_cut_off_midway_resumes_with_range(tmp_path, served_root):
     faults = Faults(cut_at={EAST_CSV: [40_000, 90_000]})
     with serve(served_root, faults) as server:
-        payloads = aws_bulk.fetch(context(tmp_path, server.url))
+        payloads = aws_bulk.fetch(
+            context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url)
+        )
     # Each cut counts bytes of that response: 40,000, then 90,000 more from there.
     assert server.hits(EAST_CSV) == ["", "bytes=40000-", "bytes=130000-"]
     assert payloads[3].request["original"]["sha256"] == sha256_of(EAST_CSV)
@@ -118,7 +112,9 @@ def test_a_download_cut_off_midway_resumes_with_range(tmp_path, served_root):
 def test_a_server_that_ignores_range_sends_the_whole_file_again(tmp_path, served_root):
     faults = Faults(cut_at={EAST_CSV: [40_000]}, ignore_range={EAST_CSV})
     with serve(served_root, faults) as server:
-        payloads = aws_bulk.fetch(context(tmp_path, server.url))
+        payloads = aws_bulk.fetch(
+            context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url)
+        )
     assert server.hits(EAST_CSV) == ["", "bytes=40000-"]
     assert payloads[3].request["original"]["sha256"] == sha256_of(EAST_CSV)
 
@@ -130,7 +126,7 @@ def test_a_download_that_keeps_failing_says_where_and_resumes_next_run(tmp_path,
     faults = Faults(cut_at={EAST_CSV: [1000] * tries}, ignore_range={EAST_CSV})
     with serve(served_root, faults) as server:
         with pytest.raises(SourceError) as failed:
-            aws_bulk.fetch(context(tmp_path, server.url))
+            aws_bulk.fetch(context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url))
         message = str(failed.value)
         assert "1 of 2 region(s) failed" in message
         assert server.url + EAST_CSV in message and "run again" in message
@@ -143,7 +139,14 @@ def test_a_download_that_keeps_failing_says_where_and_resumes_next_run(tmp_path,
         with pytest.raises(ParseError, match="incomplete: no ec2 file for us-east-1"):
             aws_bulk.parse(read_payloads(tmp_path / "archive" / STAMP, "aws-bulk"))
         faults.ignore_range.clear()
-        payloads = aws_bulk.fetch(context(tmp_path, server.url, stamp="2026-11-15T060000Z"))
+        payloads = aws_bulk.fetch(
+            context(
+                tmp_path / "archive",
+                SOURCE,
+                aws_price_list_url=server.url,
+                stamp="2026-11-15T060000Z",
+            )
+        )
     assert len(server.hits(EAST_CSV)) == tries + 1
     assert server.hits(EAST_CSV)[-1] == "bytes=1000-"
     assert payloads[3].request["original"]["sha256"] == sha256_of(EAST_CSV)
@@ -152,14 +155,16 @@ def test_a_download_that_keeps_failing_says_where_and_resumes_next_run(tmp_path,
 def test_a_corrupted_download_is_deleted_and_named(tmp_path, served_root):
     with serve(served_root, Faults(wrong_etag={EAST_CSV})) as server:
         with pytest.raises(SourceError, match="does not match its ETag") as failed:
-            aws_bulk.fetch(context(tmp_path, server.url))
+            aws_bulk.fetch(context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url))
     assert EAST_CSV in str(failed.value)
     assert not list((tmp_path / "downloads").rglob("index.csv*"))
 
 
 def test_a_multipart_etag_is_checked_by_size_only(tmp_path, served_root):
     with serve(served_root, Faults(multipart_etag={EAST_CSV})) as server:
-        payloads = aws_bulk.fetch(context(tmp_path, server.url))
+        payloads = aws_bulk.fetch(
+            context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url)
+        )
     assert payloads[3].request["original"]["verified"] == "size"
 
 
@@ -167,7 +172,7 @@ def test_a_header_without_a_needed_column_names_file_and_column(tmp_path, served
     shutil.copy(served_root / "bad" / "ec2-missing-column.csv", served_root / EAST_CSV.lstrip("/"))
     with serve(served_root) as server:
         with pytest.raises(SourceError) as failed:
-            aws_bulk.fetch(context(tmp_path, server.url))
+            aws_bulk.fetch(context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url))
     message = str(failed.value)
     assert server.url + EAST_CSV in message and "'PricePerUnit'" in message
     assert "selects columns by name" in message
@@ -179,7 +184,7 @@ def test_a_file_cut_off_at_the_source_is_a_clear_error(tmp_path, served_root):
     (served_root / EAST_CSV.lstrip("/")).write_bytes(cut)
     with serve(served_root) as server:
         with pytest.raises(SourceError, match="cut off or malformed") as failed:
-            aws_bulk.fetch(context(tmp_path, server.url))
+            aws_bulk.fetch(context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url))
     assert server.url + EAST_CSV in str(failed.value)
 
 
@@ -187,13 +192,20 @@ def test_a_missing_region_file_is_named(tmp_path, served_root):
     (served_root / WEST_CSV.lstrip("/")).unlink()
     with serve(served_root) as server:
         with pytest.raises(SourceError, match="AWS publishes no file at") as failed:
-            aws_bulk.fetch(context(tmp_path, server.url))
+            aws_bulk.fetch(context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url))
     assert "404" in str(failed.value) and WEST_CSV in str(failed.value)
 
 
 def test_regions_can_be_chosen(tmp_path, served_root):
     with serve(served_root) as server:
-        payloads = aws_bulk.fetch(context(tmp_path, server.url, regions=("us-west-2",)))
+        payloads = aws_bulk.fetch(
+            context(
+                tmp_path / "archive",
+                SOURCE,
+                aws_price_list_url=server.url,
+                aws_regions=("us-west-2",),
+            )
+        )
     assert {p.request.get("region") for p in payloads} == {None, "us-west-2"}
     assert not server.hits(EAST_CSV) and not server.hits(SP_EAST)
 
@@ -202,7 +214,9 @@ def test_with_credentials_the_api_sources_run_instead(tmp_path, monkeypatch):
     origin = "AWS_ACCESS_KEY_ID in the environment"
     monkeypatch.setattr(_aws_public, "credentials_origin", lambda: origin)
     with pytest.raises(SourceSkipped) as skipped:
-        aws_bulk.fetch(context(tmp_path, "http://127.0.0.1:9"))
+        aws_bulk.fetch(
+            context(tmp_path / "archive", SOURCE, aws_price_list_url="http://127.0.0.1:9")
+        )
     assert str(skipped.value).startswith(f"credentials found ({origin}): AWS prices come from")
     assert "aws-pricing-api" in str(skipped.value)
     # A store's keys left in AWS_* look like AWS's: the message says where they go.
@@ -212,6 +226,7 @@ def test_with_credentials_the_api_sources_run_instead(tmp_path, monkeypatch):
 
 
 def test_an_unreachable_host_fails_with_the_url(tmp_path):
-    ctx = context(tmp_path, "http://127.0.0.1:9")  # the discard port: nothing listens
+    # the discard port: nothing listens
+    ctx = context(tmp_path / "archive", SOURCE, aws_price_list_url="http://127.0.0.1:9")
     with pytest.raises(SourceError, match="127.0.0.1:9/offers/v1.0/aws/index.json"):
         aws_bulk.fetch(ctx)

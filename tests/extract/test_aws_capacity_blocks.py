@@ -17,14 +17,13 @@ from chipcost.core.errors import SourceError, SourceSkipped
 from chipcost.extract.aws import capacity_blocks as cb
 from chipcost.extract.aws.pricing import NO_CREDENTIALS
 from tests.aws_stubs import (
-    STAMP,
     clear_aws_env,
-    context,
     fixture_json,
     recorded,
     stubbed,
     with_datetimes,
 )
+from tests.sources import STAMP, context
 
 SOURCE = "aws-capacity-blocks"
 DATES = ("StartDate", "EndDate")
@@ -223,7 +222,8 @@ def test_fetch_asks_every_type_and_duration_and_archives_every_answer(tmp_path, 
         )
     messages: list[str] = []
     with stubber:
-        fetched = cb.fetch(context(tmp_path, SOURCE, messages), client_for=lambda r: client)
+        ctx = context(tmp_path, SOURCE, messages=messages)
+        fetched = cb.fetch(ctx, client_for=lambda r: client)
     stubber.assert_no_pending_responses()
     assert len(fetched) == 6
     assert messages[:2] == [

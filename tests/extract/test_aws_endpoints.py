@@ -19,7 +19,8 @@ from chipcost.extract.aws import pricing as aws_pricing
 from chipcost.extract.aws import savings_plans as aws_savings_plans
 from chipcost.extract.aws import spot as aws_spot
 from chipcost.extract.aws._calls import aws_client
-from tests.aws_stubs import clear_aws_env, context, fixture_bytes
+from tests.aws_stubs import clear_aws_env, fixture_bytes
+from tests.sources import context
 
 CLIENTS = {
     "pricing": (aws_pricing.pricing_client, "https://api.pricing.us-east-1.amazonaws.com"),

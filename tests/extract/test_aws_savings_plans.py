@@ -19,13 +19,12 @@ from chipcost.extract.aws import savings_plans as sp
 from chipcost.extract.aws.pricing import NO_CREDENTIALS
 from tests.aws_stubs import (
     FETCHED_AT,
-    STAMP,
     clear_aws_env,
-    context,
     fixture_json,
     recorded,
     stubbed,
 )
+from tests.sources import STAMP, context
 
 SOURCE = "aws-savings-plans"
 
@@ -244,7 +243,7 @@ def test_fetch_paginates_by_hand_and_archives_every_page(tmp_path):
     stub_batches(stubber, bodies)
     messages: list[str] = []
     with stubber:
-        fetched = sp.fetch(context(tmp_path, SOURCE, messages), client=client)
+        fetched = sp.fetch(context(tmp_path, SOURCE, messages=messages), client=client)
     stubber.assert_no_pending_responses()
     batches = len(sp.type_batches())
     assert len(fetched) == 2 + (batches - 1)

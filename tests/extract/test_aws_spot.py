@@ -20,14 +20,13 @@ from chipcost.extract.aws import spot as spot
 from chipcost.extract.aws._calls import region_of_zone
 from chipcost.extract.aws.pricing import NO_CREDENTIALS
 from tests.aws_stubs import (
-    STAMP,
     clear_aws_env,
-    context,
     fixture_json,
     recorded,
     stubbed,
     with_datetimes,
 )
+from tests.sources import STAMP, context
 
 SOURCE = "aws-spot"
 NOW = datetime(2026, 11, 14, 6, 0, 2, tzinfo=UTC)
@@ -230,7 +229,7 @@ def run_fetch(tmp_path, stubs: dict, messages: list[str] | None = None):
         stubber.activate()
     try:
         return spot.fetch(
-            context(tmp_path, SOURCE, messages), client_for=lambda r: stubs[r][0], now=NOW
+            context(tmp_path, SOURCE, messages=messages), client_for=lambda r: stubs[r][0], now=NOW
         )
     finally:
         for _, stubber in stubs.values():

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 
 import pytest
 
-from chipcost.archive import ArchiveWriter, read_payloads
+from chipcost.archive import read_payloads
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
-from chipcost.core.payload import Payload
 from chipcost.core.settings import SourceSettings
 from chipcost.extract.aws import _public as _aws_public
 from chipcost.extract.aws import spot_feed as aws_spot_feed
@@ -18,16 +16,11 @@ from chipcost.extract.base import FetchContext
 from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
 from tests.price_files_server import Faults, serve
+from tests.sources import STAMP, context, payloads_of
 
 FIXTURES = FIXTURES / "aws-spot-feed"
-FETCHED_AT = datetime(2026, 11, 14, 6, 0, 2, tzinfo=UTC)
-STAMP = "2026-11-14T060000Z"
-
-
-def payload(data: bytes | None = None) -> Payload:
-    data = (FIXTURES / "spot.js").read_bytes() if data is None else data
-    url = aws_spot_feed.SPOT_FEED_URL
-    return Payload(data, url, FETCHED_AT, "0001.js.gz", f"{STAMP}/aws-spot-feed/0001.js.gz")
+FEED = "0001.js.gz"  # the name fetch() archives the feed under
+payload = payloads_of(SOURCE_NAME, aws_spot_feed.SPOT_FEED_URL, file="spot.js")
 
 
 def feed_with(size: str, price: str, region: str = "us-west-2") -> bytes:
@@ -42,7 +35,7 @@ def feed_with(size: str, price: str, region: str = "us-west-2") -> bytes:
 
 
 def test_one_linux_spot_price_per_region_and_accelerator_type():
-    result = parse([payload()])
+    result = parse([payload(FEED)])
     found = {(r.region, r.instance_type): r.price_per_hour for r in result.records}
     assert found == {
         ("us-east-1", "p5.48xlarge"): 23.8843,
@@ -64,7 +57,7 @@ def test_one_linux_spot_price_per_region_and_accelerator_type():
 
 
 def test_no_spot_market_is_a_reject_that_says_so():
-    reasons = sorted(r.reason for r in parse([payload()]).rejects)
+    reasons = sorted(r.reason for r in parse([payload(FEED)]).rejects)
     assert reasons == [
         "p4d.24xlarge in eu-west-1: no spot market: the feed lists 'N/A' (not offered as "
         "spot here)",
@@ -75,8 +68,8 @@ def test_no_spot_market_is_a_reject_that_says_so():
 
 def test_java_style_numbers_are_numbers_and_implausible_ones_are_caught():
     # t4g.nano's "9.0E-4" in the recording is not an accelerator: skipped, not a reject.
-    assert not [r for r in parse([payload()]).rejects if "t4g" in str(r.row)]
-    result = parse([payload(feed_with("g6e.xlarge", "9.0E-4", "ap-south-1"))])
+    assert not [r for r in parse([payload(FEED)]).rejects if "t4g" in str(r.row)]
+    result = parse([payload(FEED, data=feed_with("g6e.xlarge", "9.0E-4", "ap-south-1"))])
     odd = next(r for r in result.records if r.region == "ap-south-1")
     assert odd.price_per_hour == pytest.approx(0.0009)
     validated = validate_records([odd], {SOURCE_NAME: "aws"})
@@ -85,10 +78,10 @@ def test_java_style_numbers_are_numbers_and_implausible_ones_are_caught():
 
 
 def test_an_unknown_region_name_or_type_size_is_a_reject_with_what_to_do():
-    result = parse([payload(feed_with("p5.48xlarge", "20.1", "apac-mars"))])
+    result = parse([payload(FEED, data=feed_with("p5.48xlarge", "20.1", "apac-mars"))])
     (reject,) = [r for r in result.rejects if "apac-mars" in r.reason]
     assert "REGION_ALIASES" in reject.reason
-    result = parse([payload(feed_with("p5.12xlarge", "5.0"))])
+    result = parse([payload(FEED, data=feed_with("p5.12xlarge", "5.0"))])
     assert any("add p5.12xlarge to" in r.reason for r in result.rejects)
 
 
@@ -102,14 +95,13 @@ def test_an_unknown_region_name_or_type_size_is_a_reject_with_what_to_do():
 )
 def test_a_broken_feed_is_a_parse_error(data, message):
     with pytest.raises(ParseError, match=message):
-        parse([payload(data)])
+        parse([payload(FEED, data=data)])
 
 
 @pytest.fixture
 def ctx(tmp_path, monkeypatch) -> FetchContext:
     monkeypatch.setattr(_aws_public, "credentials_origin", lambda: "")
-    writer = ArchiveWriter(tmp_path / "archive", STAMP, SOURCE_NAME)
-    return FetchContext(archive=writer, sleep=lambda seconds: None)
+    return context(tmp_path / "archive", SOURCE_NAME)
 
 
 def test_fetch_archives_the_feed_as_it_arrived(ctx, tmp_path):
@@ -143,4 +135,4 @@ def test_a_recorded_feed_copy_with_a_comment_header_parses():
     # Alone it prices nothing of ours, so it is refused as a feed that gave no offer.
     data = (FIXTURES / "recorded-spot-ligoj-2018.js").read_bytes()
     with pytest.raises(ParseError, match="gave no offer"):
-        parse([payload(data)])
+        parse([payload(FEED, data=data)])

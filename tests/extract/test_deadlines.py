@@ -14,16 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.archive import ArchiveWriter
 from chipcost.core import stopping
 from chipcost.core.errors import SourceError
-from chipcost.core.stopping import Deadline
 from chipcost.extract import _http
 from chipcost.extract.aws import _files
-from chipcost.extract.base import FetchContext
 from tests.fault_server import drip, fault_server, respond, stall
 from tests.paths import FIXTURES
-from tests.sources import STAMP
+from tests.sources import context
 
 METAL = (FIXTURES / "vultr" / "plans-metal.json").read_bytes()
 
@@ -35,15 +32,8 @@ def quick(monkeypatch):
     stopping.STOP.clear()
 
 
-def context(tmp_path: Path, seconds: float | None) -> FetchContext:
-    return FetchContext(
-        archive=ArchiveWriter(tmp_path, STAMP, "vultr"),
-        deadline=Deadline.after(seconds) if seconds is not None else None,
-    )
-
-
 def fetch(tmp_path: Path, server, seconds: float | None = None) -> None:
-    ctx = context(tmp_path, seconds)
+    ctx = context(tmp_path, "vultr", deadline=seconds, real_waits=True)
     with _http.http_client("vultr", ctx) as client:
         _http.get(ctx, client, f"{server.url}/v2/plans-metal")
 
@@ -95,7 +85,7 @@ def test_a_stop_ends_a_retry_wait_at_once(tmp_path, monkeypatch):
 
 
 def small_file(tmp_path: Path, server, seconds: float | None = None) -> bytes:
-    ctx = context(tmp_path, seconds)
+    ctx = context(tmp_path, "vultr", deadline=seconds, real_waits=True)
     with _http.http_client("aws", ctx) as client:
         return _files.get_bytes(client, f"{server.url}/spot.js", "aws-spot-feed")
 
@@ -133,7 +123,7 @@ def test_an_aws_small_file_trickling_meets_the_deadline(tmp_path):
 
 
 def test_a_price_file_download_meets_the_deadline_and_keeps_its_part(tmp_path):
-    ctx = context(tmp_path, 2)
+    ctx = context(tmp_path, "vultr", deadline=2, real_waits=True)
     target = tmp_path / "downloads" / "us-east-1.csv"
     with fault_server(drip(b"x" * 400, 0.05)) as server:
         with _http.http_client("aws", ctx) as client:
@@ -150,7 +140,7 @@ def test_a_price_file_download_meets_the_deadline_and_keeps_its_part(tmp_path):
 
 def test_a_price_file_announcing_more_than_the_cap_is_not_downloaded(tmp_path, monkeypatch):
     monkeypatch.setattr(_files, "MAX_DOWNLOAD_BYTES", 1 << 20)
-    ctx = context(tmp_path, None)
+    ctx = context(tmp_path, "vultr", real_waits=True)
     target = tmp_path / "downloads" / "us-east-1.csv"
     with fault_server(drip(b"x", 1.0, length=2 << 20)) as server:
         with _http.http_client("aws", ctx) as client:
