@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -70,6 +71,18 @@ def catalog_accelerator(instance_type: str) -> ChipMatch:
             "(chipcost/data/aws_instance_types.csv), and this source asked only for those"
         )
     return match
+
+
+def positive_number(text: object, name: str) -> float:
+    """A price or rate of an AWS answer as a number, or RowRefused when it is not a positive,
+    finite one; `name` is what the message calls it (SpotPrice, rate)."""
+    try:
+        value = float(str(text))
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise RowRefused(f"{name} {text!r} is not a positive number")
+    return value
 
 
 class AwsCallFailed(SourceError):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,6 +17,7 @@ from chipcost.extract.aws._calls import (
     catalog_accelerator,
     json_body,
     named,
+    positive_number,
     token_pages,
 )
 from chipcost.extract.base import FetchContext, Source, refuse_empty
@@ -171,7 +171,7 @@ def rate_record(raw: object, origin: Origin) -> PriceRecord:
         chip=match.chip,
         chip_count=match.chip_count,
         pricing_model="savings_plan",
-        price_per_hour=_rate(raw.get("rate")),
+        price_per_hour=positive_number(raw.get("rate"), "rate"),
         term=term,
         payment=payment,
         plan=plan,
@@ -219,16 +219,6 @@ def _lookup(table: Mapping[Any, str], value: object, name: str) -> str:
         expected = ", ".join(str(key) for key in table)
         raise _Refused(f"unknown {name} {value!r} (expected {expected})")
     return table[value]
-
-
-def _rate(text: object) -> float:
-    try:
-        value = float(str(text))
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise _Refused(f"rate {text!r} is not a positive number")
-    return value
 
 
 def _offering(raw: Mapping[str, Any]) -> Mapping[str, Any]:

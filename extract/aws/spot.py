@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -22,6 +21,7 @@ from chipcost.extract.aws._calls import (
     json_body,
     json_safe,
     named,
+    positive_number,
     region_of_zone,
 )
 from chipcost.extract.aws._calls import RowRefused as _Refused
@@ -281,7 +281,7 @@ def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, Pri
             f"ProductDescription is {raw.get('ProductDescription')!r}, not "
             f"{PRODUCT_DESCRIPTIONS[0]!r}: not a price this source collects"
         )
-    price = _positive(raw.get("SpotPrice"))
+    price = positive_number(raw.get("SpotPrice"), "SpotPrice")
     stamp = _timestamp(raw.get("Timestamp"))
     match = catalog_accelerator(instance_type)
     extra = {"Timestamp": stamp.isoformat(), "AvailabilityZoneId": raw.get("AvailabilityZoneId")}
@@ -297,16 +297,6 @@ def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, Pri
         extra={key: str(value) for key, value in extra.items() if value},
     )
     return stamp, record
-
-
-def _positive(text: object) -> float:
-    try:
-        value = float(str(text))
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise _Refused(f"SpotPrice {text!r} is not a positive number")
-    return value
 
 
 def _timestamp(text: object) -> datetime:
