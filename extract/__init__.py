@@ -55,6 +55,21 @@ def registry() -> dict[str, Source]:
     return {source.name: source for source in sources}
 
 
+def source_env() -> dict[str, str]:
+    """Every variable the registered sources read, by the setting name they read it as
+    (Source.settings): what a run reads from the environment (SourceSettings.read). Two
+    sources that read one setting must name the same variable."""
+    found: dict[str, str] = {}
+    for source in registry().values():
+        for name, variable in source.settings.items():
+            if found.setdefault(name, variable) != variable:
+                raise ValueError(
+                    f"source {source.name} reads {name} from {variable}, another from "
+                    f"{found[name]}: one setting, one variable"
+                )
+    return found
+
+
 def source_providers() -> dict[str, str]:
     """Each registered source's provider: what the validator checks records against."""
     return {name: source.provider for name, source in registry().items()}

@@ -4,7 +4,7 @@ offers, with provenance, chip names, notes and the emptiness rule owned here, on
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,8 +39,8 @@ class FetchContext:
 
     `archive.write(data, url, request=...)` must be called for every payload as soon as it
     arrives, before parsing, so that nothing fetched is lost even if a later page fails.
-    Keys and endpoints come from `settings` (read from the environment once, by
-    chipcost.core.settings); `transport` and `sleep` are for tests to fake HTTP and waits.
+    Keys and endpoints come from `settings` (the variables the sources declare, read from the
+    environment once per run); `transport` and `sleep` are for tests to fake HTTP and waits.
     """
 
     archive: ArchiveWriter
@@ -241,6 +241,10 @@ class Source:
     # True for a source of reference facts, not prices (the ECB's exchange rates): its
     # provider sells nothing, so no discount or price filter names it.
     reference: bool = False
+    # The environment variables its fetch reads, by the name it reads them as from
+    # ctx.settings ({"runpod_api_key": "RUNPOD_API_KEY"}): a keyed source declares its key
+    # here and nowhere else (chipcost.extract.source_env() gathers them for a run).
+    settings: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.parse is not None:

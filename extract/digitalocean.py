@@ -6,7 +6,6 @@ from typing import Any
 
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
-from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._kit import json_price, listed_rows, load_json, missing_key, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
@@ -15,7 +14,7 @@ SOURCE_NAME = "digitalocean"
 PROVIDER = "digitalocean"
 # Every request to DigitalOcean's API needs a token; a read-only one is enough.
 SIZES_URL = "https://api.digitalocean.com/v2/sizes"
-API_KEY_ENV = SOURCE_ENV["digitalocean_api_key"]  # named in messages; read by the settings
+API_KEY_ENV = "DIGITALOCEAN_TOKEN"  # declared in SOURCE.settings; named in messages
 PAGE_SIZE = 200  # the API's maximum page size
 MAX_PAGES = 20
 FIELDS = ("slug", "price_hourly", "regions")
@@ -102,6 +101,7 @@ def _memory_per_gpu(gpu: dict[str, Any], count: int) -> float | None:
 
 
 SOURCE = Source(
+    settings={"digitalocean_api_key": API_KEY_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

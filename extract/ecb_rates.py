@@ -23,6 +23,7 @@ from chipcost.extract.base import FetchContext, Source, refuse_empty
 SOURCE_NAME = "ecb-rates"
 PROVIDER = "ecb"
 RATES_90D_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist-90d.xml"
+URL_ENV = "CHIPCOST_ECB_RATES_URL"  # another file of the same layout (settings.ecb_rates_url)
 # Every day since 1999, in the same layout: CHIPCOST_ECB_RATES_URL points a run at it once,
 # after a backfill of older prices (docs/your-prices.md).
 RATES_HISTORY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.xml"
@@ -107,6 +108,7 @@ def _row(day: date, currency: str, per_eur: float, origin: Origin) -> dict[str, 
 
 
 SOURCE = Source(
+    settings={"ecb_rates_url": URL_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

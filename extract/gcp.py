@@ -296,6 +296,7 @@ def _notes(catalog: Catalog) -> list[str]:
 
 
 SOURCE = Source(
+    settings={"gcp_api_key": API_KEY_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

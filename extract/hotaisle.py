@@ -9,7 +9,6 @@ from typing import Any
 from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
-from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._kit import (
     field_names,
@@ -24,8 +23,8 @@ from chipcost.extract.base import FetchContext, Item, Page, Source
 SOURCE_NAME = "hotaisle"
 PROVIDER = "hotaisle"
 API = "https://admin.hotaisle.app/api"
-API_KEY_ENV = SOURCE_ENV["hotaisle_api_key"]  # named in messages; read by the settings
-TEAM_ENV = SOURCE_ENV["hotaisle_team"]
+API_KEY_ENV = "HOTAISLE_API_KEY"  # declared in SOURCE.settings; named in messages
+TEAM_ENV = "HOTAISLE_TEAM_HANDLE"
 FIELDS = ("OnDemandPrice", "Specs")
 GIB = 1024**3
 # Hot Aisle's API names no location for its VMs.
@@ -129,6 +128,7 @@ def _configuration(vm: Any) -> tuple[str, dict[str, Any]]:
 
 
 SOURCE = Source(
+    settings={"hotaisle_api_key": API_KEY_ENV, "hotaisle_team": TEAM_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

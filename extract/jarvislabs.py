@@ -7,7 +7,6 @@ from typing import Any
 from chipcost.core.catalog import listed_spelling
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
-from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._kit import json_price, listed_rows, missing_key
 from chipcost.extract.base import FetchContext, Item, Page, Source
@@ -16,7 +15,7 @@ SOURCE_NAME = "jarvislabs"
 PROVIDER = "jarvislabs"
 # What JarvisLabs' own SDK reads to list GPU types, prices and free devices per region.
 SERVER_META_URL = "https://backendn.jarvislabs.net/misc/server_meta"
-API_KEY_ENV = SOURCE_ENV["jarvislabs_api_key"]  # named in messages; read by the settings
+API_KEY_ENV = "JL_API_KEY"  # declared in SOURCE.settings; named in messages
 FIELDS = ("gpu_type", "region", "price_per_hour")
 # workload_type -> the kind of instance in the offer's name. Rows without one are the older
 # VM-capable rows (gpuhunt provisions VMs from them).
@@ -98,6 +97,7 @@ def _offer(page: Page, row: dict, offer: tuple[str, str, str, str, float]) -> Pr
 
 
 SOURCE = Source(
+    settings={"jarvislabs_api_key": API_KEY_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

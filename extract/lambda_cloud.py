@@ -7,7 +7,6 @@ from typing import Any
 
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.payload import Payload
-from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._html_tree import parse_html
 from chipcost.extract._kit import parse_count, price_of, require_columns, shape_error
@@ -17,7 +16,7 @@ SOURCE_NAME = "lambda"
 PROVIDER = "lambda"
 # Lambda's API host (cloud.lambdalabs.com is its former name). Needs an API key.
 API_URL = "https://cloud.lambda.ai/api/v1/instance-types"
-API_KEY_ENV = SOURCE_ENV["lambda_api_key"]  # named in messages; read by the settings
+API_KEY_ENV = "LAMBDA_API_KEY"  # declared in SOURCE.settings; named in messages
 # Without a key: the public pricing page, server-rendered, one table per instance size.
 PAGE_URL = "https://lambda.ai/pricing"
 API_PATH = f"instance-types API ({API_KEY_ENV})"
@@ -202,6 +201,7 @@ def _cell(cells: list[str], columns: dict[str, int], key: str) -> str:
 
 
 SOURCE = Source(
+    settings={"lambda_api_key": API_KEY_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -8,7 +8,6 @@ from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
-from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._kit import field_names, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
@@ -18,7 +17,7 @@ PROVIDER = "runpod"
 # RunPod's public GraphQL endpoint; gpuTypes and its prices answer without an API key.
 GRAPHQL_URL = "https://api.runpod.io/graphql"
 # Sent as a Bearer token when set (higher rate limits); never archived or printed.
-API_KEY_ENV = SOURCE_ENV["runpod_api_key"]  # named in messages; read by the settings
+API_KEY_ENV = "RUNPOD_API_KEY"  # declared in SOURCE.settings; named in messages
 # Every price field of a GPU type in one query: prices are per GPU-hour and the same in
 # every data centre, so no per-datacentre lowestPrice fan-out is needed for list prices.
 GPU_TYPES_QUERY = """query GpuTypes {
@@ -146,6 +145,7 @@ def _offer(
 
 
 SOURCE = Source(
+    settings={"runpod_api_key": API_KEY_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -10,7 +10,6 @@ from typing import Any
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
-from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
 from chipcost.extract._kit import json_price, listed_rows, missing_key, parse_count
@@ -19,7 +18,7 @@ from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_r
 SOURCE_NAME = "seeweb"
 PROVIDER = "seeweb"
 PLANS_URL = "https://api.seeweb.it/ecs/v2/plans"
-API_KEY_ENV = SOURCE_ENV["seeweb_api_key"]  # named in messages; read by the settings
+API_KEY_ENV = "SEEWEB_API_TOKEN"  # declared in SOURCE.settings; named in messages
 FIELDS = ("name", "gpu", "hourly_price", "available_regions")
 # "L40s 48GB", "A100 80GB", "RTX PRO 6000 96GB": a model and its memory per card.
 LABEL = re.compile(r"^(?P<model>.+?)\s*(?P<memory>\d+)\s*GB$", re.IGNORECASE)
@@ -135,6 +134,7 @@ def _chip(label: str, page: Page) -> str:
 
 
 SOURCE = Source(
+    settings={"seeweb_api_key": API_KEY_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

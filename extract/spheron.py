@@ -11,7 +11,6 @@ from typing import Any
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
-from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._kit import (
     field_names,
@@ -29,7 +28,7 @@ PROVIDER = "spheron"
 # public path); with SPHERON_API_KEY set the same endpoint is called as the API, with the key
 # as a Bearer token, so account-specific offers are included.
 OFFERS_URL = "https://app.spheron.ai/api/gpu-offers"
-API_KEY_ENV = SOURCE_ENV["spheron_api_key"]  # named in messages; read by the settings
+API_KEY_ENV = "SPHERON_API_KEY"  # declared in SOURCE.settings; named in messages
 # The feed pages by GPU type; 50 types a page covers the catalogue in one or two calls.
 PAGE_SIZE = 50
 # A feed that keeps reporting more pages stops here instead of looping for ever.
@@ -188,6 +187,7 @@ def _access_notes(payloads: Sequence[Payload]) -> list[str]:
 
 
 SOURCE = Source(
+    settings={"spheron_api_key": API_KEY_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -9,7 +9,6 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
-from chipcost.core.settings import SOURCE_ENV
 from chipcost.extract import _http
 from chipcost.extract._kit import field_names, parse_count, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
@@ -18,7 +17,7 @@ SOURCE_NAME = "vastai"
 PROVIDER = "vastai"
 # The offer search behind `vastai search offers`; it answers without an API key.
 BUNDLES_URL = "https://console.vast.ai/api/v0/bundles/"
-API_KEY_ENV = SOURCE_ENV["vast_api_key"]  # named in messages; read by the settings
+API_KEY_ENV = "VAST_API_KEY"  # declared in SOURCE.settings; named in messages
 # The marketplace is a few thousand machines: one page this large holds all of it, so the
 # median sees the whole market, not the first screen of it.
 LIMIT = 5000
@@ -195,6 +194,7 @@ def _summaries(found: list[PriceRecord], page: Page) -> list[PriceRecord]:
 
 
 SOURCE = Source(
+    settings={"vast_api_key": API_KEY_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -25,6 +25,7 @@ from chipcost.pipeline.collect import (
     WarehouseSession,
     already_loaded_runs,
     already_loaded_sources,
+    check_source_settings,
     collect_source,
     load,
     new_run_id,
@@ -337,6 +338,7 @@ def collect(
     try:
         settings = load_settings(db=db, data_dir=data_dir)
         chosen = select_sources(sources)
+        check_source_settings(settings, chosen)
         if replay and pending:
             raise ChipcostError(
                 "--pending loads the runs a live collection archived but did not load; "

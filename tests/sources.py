@@ -98,8 +98,10 @@ def assert_loadable(result: ParseResult) -> None:
 
 def keyed_settings() -> SourceSettings:
     """Settings with every key set to SECRET (and a team handle), as a keyed run has them."""
-    keys = {f: SECRET for f in SourceSettings.__dataclass_fields__ if f.endswith("_api_key")}
-    return SourceSettings(**keys, hotaisle_team="team-handle")  # type: ignore[arg-type]
+    from chipcost.extract import source_env
+
+    keys = {name: SECRET for name in source_env() if name.endswith("_api_key")}
+    return SourceSettings(**keys, hotaisle_team="team-handle")
 
 
 @dataclass(frozen=True)

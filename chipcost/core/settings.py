@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from chipcost.core.clean import without_credentials
@@ -53,24 +53,6 @@ SOURCE_DEADLINE_ENV = "CHIPCOST_SOURCE_DEADLINE"
 # alone; the warehouse is closed meanwhile.
 DEFAULT_NOTIFY_DEADLINE = 30.0
 NOTIFY_DEADLINE_ENV = "CHIPCOST_NOTIFY_DEADLINE"
-# The environment variables sources read, by SourceSettings field: read here once, so a source
-# gets typed values and never looks at the environment itself (docs/sources.md).
-SOURCE_ENV = {
-    "runpod_api_key": "RUNPOD_API_KEY",
-    "vast_api_key": "VAST_API_KEY",
-    "spheron_api_key": "SPHERON_API_KEY",
-    "lambda_api_key": "LAMBDA_API_KEY",
-    "gcp_api_key": "GCP_API_KEY",
-    "digitalocean_api_key": "DIGITALOCEAN_TOKEN",
-    "hotaisle_api_key": "HOTAISLE_API_KEY",
-    "hotaisle_team": "HOTAISLE_TEAM_HANDLE",
-    "jarvislabs_api_key": "JL_API_KEY",
-    "seeweb_api_key": "SEEWEB_API_TOKEN",
-    "aws_price_list_url": "CHIPCOST_AWS_PRICE_LIST_URL",
-    "aws_spot_feed_url": "CHIPCOST_AWS_SPOT_FEED_URL",
-    "ecb_rates_url": "CHIPCOST_ECB_RATES_URL",
-    "aws_regions": "CHIPCOST_AWS_REGIONS",
-}
 # Object storage for s3:// paths (the archive, the lake's Parquet files): an endpoint and keys
 # of its own, read by chipcost.archive and chipcost.warehouse.lake alike (docs/deploy.md,
 # "Object storage"). AWS_* mean AWS itself, for the AWS sources: boto3 sends every AWS call to
@@ -99,41 +81,73 @@ MAX_OBSERVATIONS_DAYS = 100_000
 REGION_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
 
 
-@dataclass(frozen=True)
 class SourceSettings:
-    """Credentials and endpoints of the sources; empty means none set (or the provider's own).
+    """Credentials and endpoints of the sources, by the names the sources declare
+    (`Source(settings={"runpod_api_key": "RUNPOD_API_KEY"})`, chipcost.extract.source_env()):
+    a name not set is "" (None for aws_regions, every region).
 
-    Keys are kept out of repr so that a logged or printed settings object shows no secret.
+    load_settings leaves them unread (`from_environment`): a run that fetches reads the
+    variables the registered sources declare (`read`), so no list of the sources' variables is
+    kept here. Keys are kept out of repr, so that a logged or printed settings object shows no
+    secret.
     """
 
-    runpod_api_key: str = field(default="", repr=False)
-    vast_api_key: str = field(default="", repr=False)
-    spheron_api_key: str = field(default="", repr=False)
-    lambda_api_key: str = field(default="", repr=False)
-    gcp_api_key: str = field(default="", repr=False)
-    digitalocean_api_key: str = field(default="", repr=False)
-    hotaisle_api_key: str = field(default="", repr=False)
-    hotaisle_team: str = ""  # the team handle in Hot Aisle's API paths; not a secret
-    jarvislabs_api_key: str = field(default="", repr=False)
-    seeweb_api_key: str = field(default="", repr=False)
-    aws_price_list_url: str = ""
-    aws_spot_feed_url: str = ""
-    ecb_rates_url: str = ""  # the ECB's whole history (eurofxref-hist.xml) for a backfill
-    aws_regions: tuple[str, ...] | None = None  # None: every region AWS's index lists
+    __slots__ = ("_unread", "_values")
+
+    def __init__(self, **values: object) -> None:
+        object.__setattr__(self, "_values", dict(values))
+        object.__setattr__(self, "_unread", False)
+
+    @classmethod
+    def from_environment(cls) -> SourceSettings:
+        """The process's environment, to be read by `read` when a run fetches."""
+        unread = cls()
+        object.__setattr__(unread, "_unread", True)
+        return unread
+
+    def read(self, declared: Mapping[str, str]) -> SourceSettings:
+        """The values of the declared variables (setting name -> variable) in the environment,
+        checked; settings given as values are returned as they are."""
+        return source_settings(os.environ, declared) if self._unread else self
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._values.get(name, None if name == "aws_regions" else "")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("SourceSettings are read-only")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SourceSettings):
+            return NotImplemented
+        return (self._values, self._unread) == (other._values, other._unread)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._values.items())))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{name}={value!r}"
+            for name, value in sorted(self._values.items())
+            if not name.endswith("_api_key")
+        )
+        return f"SourceSettings({shown})"
 
     def secrets(self) -> tuple[str, ...]:
         """The credential values set: what the HTTP layer scrubs from anything it archives."""
         return tuple(
             value
-            for f in fields(self)
-            if f.name.endswith("_api_key") and (value := getattr(self, f.name))
+            for name, value in self._values.items()
+            if name.endswith("_api_key") and value and isinstance(value, str)
         )
 
 
-def source_settings(environ: Mapping[str, str]) -> SourceSettings:
-    """SourceSettings from the variables of SOURCE_ENV; a malformed value is a ChipcostError."""
+def source_settings(environ: Mapping[str, str], declared: Mapping[str, str]) -> SourceSettings:
+    """SourceSettings from the declared variables (setting name -> variable) set in `environ`;
+    a malformed value is a ChipcostError naming its variable."""
     values: dict[str, object] = {}
-    for name, variable in SOURCE_ENV.items():
+    for name, variable in declared.items():
         text = environ.get(variable, "").strip()
         if not text:
             continue
@@ -143,7 +157,7 @@ def source_settings(environ: Mapping[str, str]) -> SourceSettings:
             values[name] = _url(variable, text)
         else:
             values[name] = text
-    return SourceSettings(**values)  # type: ignore[arg-type]
+    return SourceSettings(**values)
 
 
 def _url(variable: str, text: str) -> str:
@@ -322,15 +336,14 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
             "host=db.internal), docs/deploy.md"
         )
     days = observations_days(os.environ.get(OBSERVATIONS_DAYS_ENV))
-    sources = source_settings(os.environ)
     return Settings(
         data_dir=data,
         # A lake has no file: db_path names where a file warehouse would be, and is unused.
         db_path=data / DB_FILENAME if lake else Path(url),
         observations_days=days,
         stale_days=stale_days(os.environ.get(STALE_DAYS_ENV)),
-        sources=sources,
-        secrets=tuple(dict.fromkeys(sources.secrets() + secret_values(os.environ))),
+        sources=SourceSettings.from_environment(),
+        secrets=secret_values(os.environ),
         notify=notify_urls(os.environ.get(NOTIFY_ENV)),
         lock_wait=lock_wait(os.environ.get(LOCK_WAIT_ENV)),
         payload_max_bytes=payload_max_mb(os.environ.get(PAYLOAD_MAX_ENV)) << 20,

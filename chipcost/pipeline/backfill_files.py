@@ -198,6 +198,8 @@ class Fetcher:
         sleep: Callable[[float], None] | None,
     ) -> None:
         self.settings, self.regions, self.message = settings, regions, message
+        # The variables aws-bulk declares, read (and checked) once, before any thread starts.
+        self.sources = settings.sources.read(SOURCE.settings)
         self.sleep = sleep
         self.indexes: list[tuple[str, str, bytes]] = []  # (kind, url, bytes) fetched once
         self.writers: dict[str, SharedWriter] = {}
@@ -218,7 +220,7 @@ class Fetcher:
         return FetchContext(
             writer,
             progress=progress,
-            settings=self.settings.sources,
+            settings=self.sources,
             sleep=self.sleep,
             download_dir=self.settings.data_dir / "downloads",
             stop=self.stop,

@@ -159,7 +159,7 @@ def _payloads(
     context = FetchContext(
         archive=writer,
         progress=lambda m: progress(f"{source.name}: {m}"),
-        settings=settings.sources,
+        settings=settings.sources.read(source.settings),  # the variables it declares
         download_dir=settings.data_dir / "downloads",
         deadline=Deadline.after(settings.source_deadline),
     )
@@ -294,6 +294,13 @@ def already_loaded_runs(
         return {run: loaded_sources(session.con, run) for run in archive_runs}
     finally:
         session.release()
+
+
+def check_source_settings(settings: Settings, sources: list[Source]) -> None:
+    """Read the variables the chosen sources declare once before anything runs: a malformed
+    one (regions not separated by commas, a URL without http://) stops the command, named."""
+    for source in sources:
+        settings.sources.read(source.settings)
 
 
 def prepare_data_dir(settings: Settings) -> None:

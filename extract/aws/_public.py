@@ -11,14 +11,19 @@ import boto3
 from botocore.exceptions import BotoCoreError
 
 from chipcost.core.errors import SourceSkipped
-from chipcost.core.settings import SOURCE_ENV, STORAGE_ENV
+from chipcost.core.settings import STORAGE_ENV
 from chipcost.extract._http import HttpClient, http_client
 from chipcost.extract.base import FetchContext
 
 # AWS's public price list host; settings.aws_price_list_url points chipcost at a mirror.
 PRICE_LIST_URL = "https://pricing.us-east-1.amazonaws.com"
 # Which regions to read from the public files (settings.aws_regions); unset = every region.
-REGIONS_ENV = SOURCE_ENV["aws_regions"]
+REGIONS_ENV = "CHIPCOST_AWS_REGIONS"
+# What a source reading the public price files declares it reads (Source.settings).
+PUBLIC_FILE_SETTINGS = {
+    "aws_price_list_url": "CHIPCOST_AWS_PRICE_LIST_URL",
+    "aws_regions": REGIONS_ENV,
+}
 # A plain AWS region code (us-east-1, us-gov-west-1): the region indexes also list Local and
 # Wavelength Zones (us-west-2-lax-1), which carry no accelerator instances worth a 100 MB file.
 REGION_CODE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d+$")

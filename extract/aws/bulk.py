@@ -31,6 +31,7 @@ from chipcost.extract.aws._bulk_parse import (
     savings_plan_selection,
 )
 from chipcost.extract.aws._public import (
+    PUBLIC_FILE_SETTINGS,
     REGIONS_ENV,
     PublicFiles,
     public_files,
@@ -203,6 +204,7 @@ def _version_notes(versions: dict[str, set[str]]) -> list[str]:
 
 
 SOURCE = Source(
+    settings=PUBLIC_FILE_SETTINGS,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

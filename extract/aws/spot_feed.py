@@ -167,6 +167,7 @@ def spot_price(text: str) -> float:
 
 
 SOURCE = Source(
+    settings={"aws_spot_feed_url": "CHIPCOST_AWS_SPOT_FEED_URL"},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -9,13 +9,16 @@ import pytest
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import (
     MAX_OBSERVATIONS_DAYS,
-    SOURCE_ENV,
     Settings,
     SourceSettings,
     load_settings,
     observations_days,
     source_settings,
 )
+from chipcost.extract import source_env
+
+# The variables the registered sources declare (Source.settings), by setting name.
+SOURCE_ENV = source_env()
 
 
 def test_every_variable_reaches_its_typed_field():
@@ -36,7 +39,7 @@ def test_every_variable_reaches_its_typed_field():
         "CHIPCOST_AWS_REGIONS": " us-east-1, us-west-2 ,,us-east-1",
         "UNRELATED": "ignored",
     }
-    assert source_settings(environ) == SourceSettings(
+    assert source_settings(environ, SOURCE_ENV) == SourceSettings(
         runpod_api_key="rp-key",
         vast_api_key="vast-key",
         spheron_api_key="sph-key",
@@ -57,7 +60,7 @@ def test_every_variable_reaches_its_typed_field():
 
 def test_unset_or_blank_means_the_defaults():
     blank = {name: "  " for name in SOURCE_ENV.values()}
-    assert source_settings({}) == source_settings(blank) == SourceSettings()
+    assert source_settings({}, SOURCE_ENV) == source_settings(blank, SOURCE_ENV) == SourceSettings()
     assert SourceSettings().aws_regions is None and SourceSettings().secrets() == ()
     assert Settings(data_dir=Path("d"), db_path=Path("d/x")).sources == SourceSettings()
 
@@ -73,7 +76,7 @@ def test_unset_or_blank_means_the_defaults():
 )
 def test_a_malformed_value_names_its_variable(name, value, words):
     with pytest.raises(ChipcostError, match=name) as caught:
-        source_settings({name: value})
+        source_settings({name: value}, SOURCE_ENV)
     assert words in str(caught.value)
 
 
@@ -89,7 +92,7 @@ def test_load_settings_reads_the_environment(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("VAST_API_KEY", "vast-from-env")
     monkeypatch.setenv("CHIPCOST_AWS_REGIONS", "eu-west-1")
-    sources = load_settings(db="x.duckdb", data_dir="d").sources
+    sources = load_settings(db="x.duckdb", data_dir="d").sources.read(SOURCE_ENV)
     assert sources.vast_api_key == "vast-from-env" and sources.aws_regions == ("eu-west-1",)
     assert sources.runpod_api_key == "" and sources.aws_price_list_url == ""
 

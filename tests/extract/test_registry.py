@@ -73,7 +73,8 @@ def environment_reads(text: str) -> list[str]:
 
 
 def test_no_module_in_extract_reads_the_environment():
-    """Keys and endpoints reach sources as ctx.settings, read once by chipcost.core.settings."""
+    """Keys and endpoints reach sources as ctx.settings: each source declares its variables,
+    a run reads them."""
     modules = sorted(Path(extract.__path__[0]).rglob("*.py"))
     assert modules
     reads = {
@@ -81,7 +82,7 @@ def test_no_module_in_extract_reads_the_environment():
         for path in modules
         if (found := environment_reads(path.read_text(encoding="utf-8")))
     }
-    assert not reads, f"read them in chipcost/core/settings.py (SOURCE_ENV) instead: {reads}"
+    assert not reads, f"declare them in the source's Source(settings=...) instead: {reads}"
 
 
 @pytest.mark.parametrize(
@@ -111,3 +112,32 @@ def test_the_independence_contract_is_written_from_the_registry():
     assert not [c for c in contracts if c["type"] == "independence"]
     script = (ROOT / "scripts" / "lint-imports.sh").read_text()
     assert "source_modules()" in script and 'type = "independence"' in script
+
+
+def settings_read(text: str) -> set[str]:
+    """The names a module reads from a fetch context's settings: `ctx.settings.NAME`."""
+    return {
+        node.attr
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "settings"
+        and node.attr != "secrets"
+    }
+
+
+@pytest.mark.parametrize("module", source_modules())
+def test_a_source_declares_every_setting_its_module_reads(module):
+    """A keyed source lists its variables in Source(settings=...), nowhere else: what its
+    module reads from ctx.settings is declared there, and the run reads exactly that."""
+    source = import_module(f"chipcost.extract.{module}").SOURCE
+    path = Path(extract.__path__[0], *module.split(".")).with_suffix(".py")
+    read = settings_read(path.read_text(encoding="utf-8"))
+    assert read <= set(source.settings), f"{module} reads {read - set(source.settings)}"
+
+
+def test_each_setting_is_one_variable():
+    declared = extract.source_env()
+    assert declared["runpod_api_key"] == "RUNPOD_API_KEY"
+    assert declared["aws_regions"] == "CHIPCOST_AWS_REGIONS"
+    assert len(set(declared.values())) == len(declared)
