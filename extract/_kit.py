@@ -4,6 +4,7 @@ failures (no I/O here: the price-file filter imports it without the archive)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -314,3 +315,15 @@ def missing_key(variable: str, provider: str, where: str) -> SourceSkipped:
         f"{variable} is not set: {provider}'s price API needs a key; create one in {where} and set "
         f"{variable} to collect {provider} prices (or run `chipcost collect --replay DIR`)"
     )
+
+
+def positive(text: object, name: str, refused: type[Exception]) -> float:
+    """A price written as text (or a number) as a float, or `refused` saying "NAME 'x' is
+    not a positive number" when it is not a positive, finite one."""
+    try:
+        value = float(str(text))
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise refused(f"{name} {text!r} is not a positive number")
+    return value

@@ -8,13 +8,13 @@ their DiscountedSKU.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chipcost.core.catalog import aws_families
 from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.extract._kit import positive
 from chipcost.extract.aws._bulk_csv import CsvHead, Selection
 from chipcost.extract.aws._price_list import (
     INSTANCE_FAMILIES,
@@ -283,10 +283,4 @@ def _term(row: Mapping[str, str]) -> str:
 
 
 def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise _Refused(f"DiscountedRate {text!r} is not a positive number")
-    return value
+    return positive(text, "DiscountedRate", _Refused)

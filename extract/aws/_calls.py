@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -17,6 +16,7 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, 
 from chipcost.core.catalog import ChipMatch, aws_chip_for
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
+from chipcost.extract._kit import positive
 
 if TYPE_CHECKING:
     from chipcost.extract.base import FetchContext
@@ -76,13 +76,7 @@ def catalog_accelerator(instance_type: str) -> ChipMatch:
 def positive_number(text: object, name: str) -> float:
     """A price or rate of an AWS answer as a number, or RowRefused when it is not a positive,
     finite one; `name` is what the message calls it (SpotPrice, rate)."""
-    try:
-        value = float(str(text))
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise RowRefused(f"{name} {text!r} is not a positive number")
-    return value
+    return positive(text, name, RowRefused)
 
 
 class AwsCallFailed(SourceError):

@@ -11,7 +11,6 @@ no spot market there; Java-style numbers such as "9.0E-4" occur for small prices
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,7 +20,7 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract._http import http_client
-from chipcost.extract._kit import Origin
+from chipcost.extract._kit import Origin, positive
 from chipcost.extract.aws._files import get_bytes
 from chipcost.extract.aws._public import REGION_CODE, skip_if_credentials
 from chipcost.extract.base import FetchContext, Source, refuse_empty
@@ -157,13 +156,7 @@ def spot_price(text: str) -> float:
     """USD per hour from the feed's text: '9.0E-4' is a number, 'N/A*' is no spot market."""
     if text.strip().upper().startswith("N/A"):
         raise _Refused(f"no spot market: the feed lists {text!r} (not offered as spot here)")
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise _Refused(f"spot price {text!r} is not a positive number")
-    return value
+    return positive(text, "spot price", _Refused)
 
 
 SOURCE = Source(
