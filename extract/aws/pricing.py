@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +16,7 @@ from chipcost.extract.aws._calls import (
     CREDENTIAL_ERRORS,
     NO_CREDENTIALS,
     aws_client,
+    json_body,
     token_pages,
 )
 from chipcost.extract.aws._instance_types import (
@@ -183,17 +183,12 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
 
 
 def _price_list(payload: Payload) -> list[Any]:
-    where = f"{SOURCE_NAME}: payload {payload.ref or payload.name or '?'} ({payload.url})"
-    try:
-        page = json.loads(payload.data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    page = json_body(payload, SOURCE_NAME, "PriceList")
+    if not isinstance(page.get("PriceList"), list):  # an archived Error, which GetProducts never is
         raise ParseError(
-            f"{where} is not JSON ({exc}): re-fetch, or report a format change"
-        ) from exc
-    if not isinstance(page, dict) or not isinstance(page.get("PriceList"), list):
-        keys = ", ".join(sorted(page)) if isinstance(page, dict) else type(page).__name__
-        raise ParseError(
-            f"{where} has no PriceList list (found {keys}): re-fetch, or report a format change"
+            f"{SOURCE_NAME}: payload {payload.ref or payload.name or '?'} ({payload.url}) has no "
+            f"PriceList list (found {', '.join(sorted(page))}): re-fetch, or report a format "
+            "change"
         )
     return page["PriceList"]
 
