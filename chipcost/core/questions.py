@@ -166,7 +166,7 @@ CURRENCY = Field(
     "currency",
     "text",
     "Show prices in this currency (EUR, GBP, JPY, ...) at the ECB reference rate of each "
-    "price's own day (default: the variable CHIPCOST_CURRENCY, else USD).",
+    "price's own day (default: $CHIPCOST_CURRENCY, else USD).",
 )
 LIST_PRICES = Field(
     "list_prices", "flag", "Show list prices: your discounts file is set aside.", False
