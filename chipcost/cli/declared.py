@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from chipcost.cli.formats import OutputFormat, PriceFormat
+from chipcost.cli.formats import FORMAT_KINDS, OutputFormat, PriceFormat, cli_default
 from chipcost.core.questions import Field, Question
 
 # The type Typer reads each kind of field as.
@@ -28,7 +28,6 @@ _TYPES: dict[str, Any] = {
     "db": str | None,
     "argument": str,
 }
-_FORMATS = {"format": OutputFormat, "price-format": PriceFormat}
 
 
 def _info(field: Field) -> Any:
@@ -40,7 +39,7 @@ def _info(field: Field) -> Any:
     extra: dict[str, Any] = {}
     if field.kind == "int":
         extra = {"min": field.low, "max": field.high}
-    if field.kind in _FORMATS:
+    if field.kind in FORMAT_KINDS:
         extra = {"case_sensitive": False}
     return typer.Option(*flags, help=field.help, hidden=field.hidden, **extra)
 
@@ -48,22 +47,16 @@ def _info(field: Field) -> Any:
 def option_type(field: Field) -> Any:
     """The field as a Typer parameter's annotation: Annotated[type, typer.Option(...)]."""
     kind = _TYPES[field.kind]
-    if _required(field) and field.kind in ("text", "names"):
+    if field.cli_requires and field.kind in ("text", "names"):
         kind = str if field.kind == "text" else list[str]
     return Annotated[kind, _info(field)]
 
 
-def _required(field: Field) -> bool:
-    return field.required or field.cli_required
-
-
 def _parameter(field: Field) -> inspect.Parameter:
-    if _required(field):
+    if field.cli_requires:
         default: Any = inspect.Parameter.empty
-    elif field.kind in _FORMATS:
-        default = _FORMATS[field.kind](field.default)
     else:
-        default = field.default
+        default = cli_default(field)
     return inspect.Parameter(
         field.name,
         inspect.Parameter.KEYWORD_ONLY,

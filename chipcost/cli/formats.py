@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     import polars as pl
     from rich.console import Console
 
+    from chipcost.core.questions import Field
+
 # csv, json, base64 and decimal are imported where a value or a format needs them: a table of
 # plain numbers and text (most of what `chipcost sql` prints) needs none.
 
@@ -43,6 +45,16 @@ class PriceFormat(StrEnum):
     csv = "csv"
     json = "json"
     focus = "focus"
+
+
+# The declared fields' kinds that are formats (chipcost.core.questions), and their enums.
+FORMAT_KINDS: dict[str, type[StrEnum]] = {"format": OutputFormat, "price-format": PriceFormat}
+
+
+def cli_default(field: Field) -> object:
+    """A declared field's default as the command passes it (a format as its enum)."""
+    kind = FORMAT_KINDS.get(field.kind)
+    return field.default if kind is None else kind(field.default)
 
 
 def notices(fmt: OutputFormat) -> Console:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from chipcost.cli import reads
-from chipcost.cli.formats import OutputFormat, PriceFormat
+from chipcost.cli.formats import FORMAT_KINDS, cli_default
 from chipcost.core.questions import COST, PRICES, SQL, Field, Question
 
 
@@ -80,23 +80,16 @@ def _spec(question: Question) -> Spec:
             positional = field.name
         else:
             options.update(_options(field))
-    defaults = {
-        name: _FORMATS[question.field(name).kind](value)
-        if question.field(name).kind in _FORMATS
-        else value
-        for name, value in question.defaults().items()
-        if question.field(name).cli and not question.field(name).cli_required
-    }
+    fields = list(question.cli_fields())
     return Spec(
         getattr(reads, question.command),
         options,
         positional,
-        tuple(f.name for f in question.cli_fields() if f.required or f.cli_required),
-        defaults,
+        tuple(f.name for f in fields if f.cli_requires),
+        {f.name: cli_default(f) for f in fields if not f.cli_requires},
     )
 
 
-_FORMATS = {"format": OutputFormat, "price-format": PriceFormat}
 # The commands the console script runs this way (chipcost.cli.entry's _QUICK).
 SPECS: dict[str, Spec] = {q.command: _spec(q) for q in (PRICES, COST, SQL)}
 
@@ -150,8 +143,8 @@ def _converted(opt: Opt, value: str) -> Any:
             return float(value)
     except ValueError:
         return None
-    if opt.kind in ("format", "price-format"):
-        kind = PriceFormat if opt.kind == "price-format" else OutputFormat
+    if opt.kind in FORMAT_KINDS:
+        kind = FORMAT_KINDS[opt.kind]
         folded = value.casefold()
         return kind(folded) if folded in kind.__members__ else None
     return value

@@ -243,10 +243,10 @@ def compare(**given: Any) -> None:
     from chipcost.warehouse.db import connect
 
     voice = Voice(COMPARE)
-    given = COMPARE.given(given)
-    a = baseline_chip(given["chip_a"], "chip A")
-    b = baseline_chip(given["chip_b"], "chip B")
-    asked = cost_asked.checked({**given, "baseline": b, "all_offers": True}, voice)
+    chips = COMPARE.given(given)
+    a = baseline_chip(chips["chip_a"], "chip A")
+    b = baseline_chip(chips["chip_b"], "chip B")
+    asked = cost_asked.checked({**chips, "baseline": b, "all_offers": True}, voice)
     format = OutputFormat(asked["format"])
     settings = load_settings(db=asked["db"])
     con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)

@@ -64,6 +64,11 @@ class Field(NamedTuple):
     api_type: Any = None  # the API's annotation where it is wider than the kind's
 
     @property
+    def cli_requires(self) -> bool:
+        """Whether the command line must give it."""
+        return self.required or self.cli_required
+
+    @property
     def option(self) -> str:
         """The command line's name of the field: '--max-price'."""
         return self.flags[0] if self.flags else "--" + self.name.replace("_", "-")

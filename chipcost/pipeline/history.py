@@ -56,7 +56,9 @@ def day_asked(value: object, voice: Voice, name: str) -> date | None:
     if value is None or isinstance(value, date):
         return value.date() if isinstance(value, datetime) else value
     try:
-        return date.fromisoformat(str(value).strip() if isinstance(value, str) else value)  # type: ignore[arg-type]
+        if not isinstance(value, str):
+            raise TypeError(value)
+        return date.fromisoformat(value.strip())
     except (TypeError, ValueError):
         said = voice.said(name, repr(value))
         raise ChipcostError(
