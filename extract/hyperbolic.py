@@ -1,0 +1,113 @@
+"""Hyperbolic's VM catalog (HYPERBOLIC_API_KEY): on-demand prices of its GPU VM shapes, the
+catalog Hyperbolic serves for SkyPilot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chipcost.core.payload import Payload
+from chipcost.extract import _http
+from chipcost.extract._kit import json_price, listed_rows, missing_key, parse_count
+from chipcost.extract.base import FetchContext, Item, Page, Source
+
+SOURCE_NAME = "hyperbolic"
+PROVIDER = "hyperbolic"
+# Every VM shape with its price, in SkyPilot's catalog columns (SkyPilot's
+# fetch_hyperbolic.py reads it and writes each entry as a row of its vms.csv).
+CATALOG_URL = "https://api.hyperbolic.xyz/v2/skypilot/catalog"
+API_KEY_ENV = "HYPERBOLIC_API_KEY"  # declared in SOURCE.settings; named in messages
+FIELDS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region", "GpuInfo")
+# Hyperbolic lists every shape in Region "default": it names no place, so the record says global.
+UNPLACED = {"default": "global", "": "global"}
+MIB_PER_GB = 1024
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The VM catalog, archived as it arrives (the key never)."""
+    key = ctx.settings.hyperbolic_api_key
+    if not key:
+        raise missing_key(API_KEY_ENV, "Hyperbolic", "its app (Settings, API key)")
+    headers = {"Authorization": f"Bearer {key}"}
+    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
+        payload = _http.get(ctx, client, CATALOG_URL, headers=headers, ext="json")
+    ctx.progress("skypilot catalog")
+    return [payload]
+
+
+def rows(page: Page) -> list[Any]:
+    """The catalog's VM shapes, their fields checked."""
+    return listed_rows(page.payload, PROVIDER, "vms", FIELDS, body=page.json())
+
+
+def offers(vm: Any, page: Page) -> list[Item]:
+    """An on-demand record per VM shape (and a spot one where it has a spot price), per
+    instance-hour; pure."""
+    name = str(vm.get("InstanceType") or "").strip() if isinstance(vm, dict) else ""
+    gpu = str(vm.get("AcceleratorName") or "").strip() if isinstance(vm, dict) else ""
+    if not name or not gpu:
+        return [page.reject(f"VM {vm!r:.80} has no InstanceType or AcceleratorName", vm)]
+    try:
+        count = parse_count(vm.get("AcceleratorCount"))
+    except ValueError as exc:
+        return [page.reject(f"{name}: {exc}", vm, name)]
+    region = str(vm.get("Region") or "").strip()
+    memory, model = _gpu_info(vm.get("GpuInfo"))
+    offer = page.offer(
+        region=UNPLACED.get(region.lower(), region),
+        instance_type=name,
+        chip=page.chip(gpu, memory),
+        chip_count=float(count),
+        sku=name,
+        extra=_extra(vm, region, memory, model),
+    )
+    price, why = json_price(vm.get("Price"), f"{name} Price")
+    made: list[Item] = [
+        offer.record(pricing_model="on_demand", price_per_hour=price)
+        if price is not None
+        else page.reject(why, vm, name)
+    ]
+    spot = vm.get("SpotPrice")
+    if spot in (None, "", 0):
+        return made  # no spot price: not sold on spot
+    spot_price, why = json_price(spot, f"{name} SpotPrice")
+    if spot_price is None:
+        return [*made, page.reject(why, vm, name)]
+    return [*made, offer.record(pricing_model="spot", price_per_hour=spot_price)]
+
+
+def _gpu_info(info: Any) -> tuple[float | None, str | None]:
+    """(GB per GPU, the GPU's full name) from GpuInfo's first GPU, when it states them."""
+    gpus = info.get("Gpus") if isinstance(info, dict) else None
+    first = gpus[0] if isinstance(gpus, list) and gpus and isinstance(gpus[0], dict) else {}
+    info_memory = first.get("MemoryInfo")
+    size = info_memory.get("SizeInMiB") if isinstance(info_memory, dict) else None
+    memory = round(size / MIB_PER_GB, 1) if isinstance(size, int | float) and size > 0 else None
+    return memory, first.get("Name")
+
+
+def _extra(vm: dict, region: str, memory: float | None, model: Any) -> dict[str, Any]:
+    extra = {
+        "gpu_model": model,
+        "gpu_memory_gb": memory,
+        "vcpus": vm.get("vCPUs"),
+        "memory_gib": vm.get("MemoryGiB"),
+        "storage_gib": vm.get("StorageGiB"),
+        "region_listed": region if region.lower() in UNPLACED else None,
+        "price_basis": "per instance-hour",
+    }
+    return {k: v for k, v in extra.items() if v is not None}
+
+
+SOURCE = Source(
+    settings={"hyperbolic_api_key": API_KEY_ENV},
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Hyperbolic VM catalog (needs HYPERBOLIC_API_KEY): on-demand (and, where listed, spot) "
+        "prices of its GPU VM shapes, per instance"
+    ),
+    fetch=fetch,
+    rows=rows,
+    offers=offers,
+)
+parse = SOURCE.parse
