@@ -45,25 +45,14 @@ def offers(row: Any, page: Page) -> list[Item]:
 
     The record's provider is Shadeform (who rents and bills it); the cloud that runs it is the
     seller, first in the instance type's name and in extra.seller."""
-    cloud = str(row.get("cloud") or "").strip() if isinstance(row, dict) else ""
-    shade = str(row.get("shade_instance_type") or "").strip() if isinstance(row, dict) else ""
-    if not cloud or not shade:
-        return [page.reject(f"instance type {row!r:.80} has no cloud or shade_instance_type", row)]
-    # "The combination of cloud and shade instance type uniquely denotes a GPU instance type"
-    # (Shadeform's concepts page): the cloud instance type alone may repeat within a cloud.
-    name = f"{cloud}/{shade}"
-    config = row.get("configuration") if isinstance(row.get("configuration"), dict) else {}
     try:
-        count = parse_count(config.get("num_gpus"))
+        name, count, gpu, cents = _instance_type(row)
     except ValueError as exc:
-        return [page.reject(f"{name}: {exc}", row, name)]
-    gpu = str(config.get("gpu_type") or "").strip()
-    cents, why = json_price(row.get("hourly_price"), f"{name} hourly_price (cents)")
-    if cents is None or not gpu:
-        return [page.reject(why or f"{name}: configuration has no gpu_type", row, name)]
+        return [page.reject(str(exc), row, _name(row))]
     places = [a for a in row.get("availability") or [] if isinstance(a, dict) and a.get("region")]
     if not places:
         return [Skip("an instance type listed in no region", name)]
+    config = row["configuration"]
     memory = config.get("vram_per_gpu_in_gb")
     memory = float(memory) if isinstance(memory, int | float) and memory > 0 else None
     offer = page.offer(
@@ -74,7 +63,7 @@ def offers(row: Any, page: Page) -> list[Item]:
         # hourly_price is "the hourly price of the instance in cents" (the API reference).
         price_per_hour=round(cents / 100, 6),
         sku=str(row.get("cloud_instance_type") or ""),  # the seller's own name for it
-        extra=_extra(row, config, cloud, memory),
+        extra=_extra(row, config, str(row["cloud"]), memory),
     )
     return [
         offer.record(
@@ -86,6 +75,36 @@ def offers(row: Any, page: Page) -> list[Item]:
         )  # fmt: skip
         for place in places
     ]
+
+
+def _name(row: Any) -> str:
+    """<cloud>/<shade_instance_type>: "the combination of cloud and shade instance type uniquely
+    denotes a GPU instance type" (Shadeform's concepts page); the cloud's own type name alone
+    may repeat within a cloud. "" when either is missing."""
+    if not isinstance(row, dict):
+        return ""
+    cloud = str(row.get("cloud") or "").strip()
+    shade = str(row.get("shade_instance_type") or "").strip()
+    return f"{cloud}/{shade}" if cloud and shade else ""
+
+
+def _instance_type(row: Any) -> tuple[str, int, str, float]:
+    """(name, GPU count, gpu_type, price in cents) of one type, or ValueError saying why not."""
+    name = _name(row)
+    if not name:
+        raise ValueError(f"instance type {row!r:.80} has no cloud or shade_instance_type")
+    config = row.get("configuration")
+    if not isinstance(config, dict):
+        raise ValueError(f"{name}: configuration is not an object")
+    try:
+        count = parse_count(config.get("num_gpus"))
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from exc
+    gpu = str(config.get("gpu_type") or "").strip()
+    cents, why = json_price(row.get("hourly_price"), f"{name} hourly_price (cents)")
+    if cents is None or not gpu:
+        raise ValueError(why or f"{name}: configuration has no gpu_type")
+    return name, count, gpu, cents
 
 
 def _spelling(gpu: str, interconnect: object, memory: float | None) -> str:
