@@ -1,0 +1,100 @@
+"""primeintellect: parse() on the documented offers and catalog-derived ones, the seller kept,
+the cheapest of an offer listed twice, bad rows, and fetch() through every page.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from chipcost.archive import read_manifest, read_payloads
+from chipcost.core.errors import SourceError, SourceSkipped
+from chipcost.core.settings import SourceSettings
+from chipcost.extract.primeintellect import AVAILABILITY_URL, SOURCE, fetch, parse
+from tests.paths import FIXTURES
+from tests.sources import STAMP, context, payloads_of
+
+FIXTURES = FIXTURES / "primeintellect"
+KEY = "prime-secret0key"
+payload = payloads_of("primeintellect", AVAILABILITY_URL)
+
+
+def offers(name: str = "gpus.json") -> dict[tuple[str, str, str], object]:
+    return {(r.instance_type, r.region, r.plan): r for r in parse([payload(name)]).records}
+
+
+def test_each_offer_is_priced_per_configuration_and_place():
+    found = offers()
+    doc = found[("hyperstack/1x n3-H100x1", "CANADA-1", "secure")]
+    assert (doc.chip, doc.chip_count, doc.price_per_hour) == ("H100-PCIe", 1.0, 1.9)
+    assert (doc.provider, doc.pricing_model) == ("primeintellect", "on_demand")
+    eight = found[("lambdalabs/8x gpu_8x_a100_80gb_sxm4", "us-midwest-1", "secure")]
+    assert (eight.chip, eight.chip_count, eight.price_per_hour) == ("A100-80GB", 8.0, 14.32)
+    assert found[("runpod/1x NVIDIA H100 PCIe", "US-KS-2", "secure")].price_per_hour == 2.69
+    assert {k[1] for k in found if k[0] == "latitude/8x g3-a100-large"} == {"DAL", "FRA"}
+
+
+def test_the_upstream_cloud_is_kept_as_the_seller():
+    found = offers()
+    lam = found[("lambdalabs/8x gpu_8x_a100_80gb_sxm4", "australia-east-1", "secure")]
+    assert (lam.extra["seller"], lam.extra["upstream_provider"]) == ("lambda", "lambdalabs")
+    assert lam.extra["channel"] == "primeintellect" and lam.extra["stock_status"] == "Low"
+    assert lam.sku == "gpu_8x_a100_80gb_sxm4" and lam.extra["vcpus"] == 240
+
+
+def test_bad_rows_become_rejects_and_an_offer_listed_twice_keeps_its_cheapest_price():
+    result = parse([payload("bad-rows.json")])
+    reasons = " | ".join(r.reason for r in result.rejects)
+    for words in ("'1.90 USD' is not a plain number", "prices.onDemand: no price (None)",
+                  "GPU count 0 is below 1", "has no provider, cloudId or gpuType",
+                  "security 'private_cloud'"):  # fmt: skip
+        assert words in reasons
+    assert len(result.rejects) == 5
+    found = {(r.instance_type, r.plan, r.pricing_model): r for r in result.records}
+    twice = found[("hyperstack/1x n3-H100x1", "secure", "on_demand")]
+    assert (twice.price_per_hour, twice.extra["listings"], twice.extra["max"]) == (1.9, 2, 2.05)
+    assert found[("hyperstack/1x n3-H100x1", "community", "on_demand")].price_per_hour == 1.49
+    assert found[("hyperstack/1x n3-H100x1-spot", "secure", "spot")].price_per_hour == 0.95
+
+
+def keyed(tmp_path: Path, handler, key: str = KEY):
+    settings = SourceSettings(primeintellect_api_key=key)
+    return context(tmp_path, SOURCE.name, handler, settings=settings)
+
+
+def test_without_a_key_the_source_is_skipped_and_nothing_is_requested(tmp_path):
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise AssertionError("no request may be sent without a key")
+
+    with pytest.raises(SourceSkipped, match="^PRIME_API_KEY is not set"):
+        fetch(keyed(tmp_path, handler, key=""))
+
+
+def paged(total: int, per_page: int) -> httpx.MockTransport:
+    """Pages of the good fixture's first item until `total` offers were sent."""
+    item = json.loads((FIXTURES / "gpus.json").read_bytes())["items"][0]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.headers["Authorization"] == f"Bearer {KEY}"
+        page = int(request.url.params["page"])
+        assert request.url.params["page_size"] == "100"
+        sent = min(per_page, max(0, total - (page - 1) * per_page))
+        items = [{**item, "cloudId": f"n3-H100x1-{page}-{n}"} for n in range(sent)]
+        return httpx.Response(200, json={"items": items, "totalCount": total})
+
+    return handler
+
+
+def test_fetch_follows_the_pages_until_the_total_count_and_never_archives_the_key(tmp_path):
+    fetched = fetch(keyed(tmp_path, paged(total=5, per_page=2)))
+    assert [p.url for p in fetched] == [AVAILABILITY_URL] * 3
+    assert KEY not in json.dumps(read_manifest(tmp_path / STAMP / "primeintellect"))
+    assert len(parse(read_payloads(tmp_path / STAMP, "primeintellect")).records) == 5
+
+
+def test_a_listing_that_never_ends_fails_the_source_naming_it(tmp_path):
+    with pytest.raises(SourceError, match="still had offers after 50 pages"):
+        fetch(keyed(tmp_path, paged(total=10_000, per_page=1)))
