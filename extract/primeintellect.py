@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._kit import json_price, listed_rows, load_json, missing_key, parse_count
+from chipcost.extract._resale import seller, with_part
 from chipcost.extract.base import FetchContext, Item, Page, Source, each_row
 
 SOURCE_NAME = "primeintellect"
@@ -28,11 +28,8 @@ API_KEY_ENV = "PRIME_API_KEY"  # what Prime Intellect's own CLI reads; named in 
 FIELDS = ("cloudId", "gpuType", "provider", "gpuCount", "prices")
 # security -> the record's plan: Prime lists secure-cloud and community-cloud offers.
 PLANS = {"secure_cloud": "secure", "community_cloud": "community", None: "default"}
-# The upstream `provider` -> how the seller is named in the records (the project's provider
-# name where the cloud is also collected directly).
 # gpuType names the memory per GPU after an underscore: "H100_80GB", "RTX_PRO_6000B_96GB".
 GPU_TYPE = re.compile(r"^(?P<base>.+?)_(?P<gb>\d+(?:\.\d+)?)GB$", re.I)
-SELLERS = {"lambdalabs": "lambda", "datacrunch": "verda", "crusoecloud": "crusoe"}
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -112,17 +109,11 @@ def offers(item: Any, page: Page) -> list[Item]:
 
 
 def _spelling(gpu: str, socket: object) -> tuple[str, float | None]:
-    """The chip spelling of a gpuType ("H100_80GB") and its socket ("PCIe", "SXM5"), and the
-    GB per GPU the name states: the socket first ("H100 PCIe"), as H100_80GB names both the
-    SXM and the PCIe card; the name alone where the socket says nothing more."""
+    """The chip spelling of a gpuType ("H100_80GB") with its socket ("PCIe", "SXM5"), and the
+    GB per GPU the name states."""
     sized = GPU_TYPE.match(gpu)
     base, memory = (sized["base"], float(sized["gb"])) if sized else (gpu, None)
-    base = base.replace("_", " ").strip()
-    if isinstance(socket, str) and socket.strip():
-        with_socket = f"{base} {socket.strip()}"
-        if canonical_chip(with_socket, memory) != UNKNOWN_CHIP:
-            return with_socket, memory
-    return base, memory
+    return with_part(base.replace("_", " ").strip(), socket, memory), memory
 
 
 def _extra(item: dict, upstream: str) -> dict[str, Any]:
@@ -131,9 +122,7 @@ def _extra(item: dict, upstream: str) -> dict[str, Any]:
         return found.get("defaultCount") if isinstance(found, dict) else None
 
     extra = {
-        "seller": SELLERS.get(upstream, upstream),
-        "channel": "primeintellect",
-        "upstream_provider": upstream,
+        **seller(upstream, "primeintellect"),
         "gpu_type": item.get("gpuType"),
         "socket": item.get("socket"),
         "gpu_memory_gb": item.get("gpuMemory"),

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._kit import json_price, listed_rows, missing_key, parse_count
+from chipcost.extract._resale import seller, with_part
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "shadeform"
@@ -19,9 +19,6 @@ TYPES_URL = "https://api.shadeform.ai/v1/instances/types"
 API_KEY_ENV = "SHADEFORM_API_KEY"  # declared in SOURCE.settings; named in messages
 FIELDS = ("cloud", "shade_instance_type", "cloud_instance_type", "configuration",
           "hourly_price", "availability")  # fmt: skip
-# The API's `cloud` -> how the seller is named in the records (the project's provider name
-# where the cloud is also collected directly, so the two offers can be told apart and compared).
-SELLERS = {"lambdalabs": "lambda", "datacrunch": "verda"}
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -57,7 +54,7 @@ def offers(row: Any, page: Page) -> list[Item]:
     memory = float(memory) if isinstance(memory, int | float) and memory > 0 else None
     offer = page.offer(
         instance_type=name,
-        chip=page.chip(_spelling(gpu, config.get("interconnect"), memory), memory),
+        chip=page.chip(with_part(gpu, config.get("interconnect"), memory), memory),
         chip_count=float(count),
         pricing_model="on_demand",
         # hourly_price is "the hourly price of the instance in cents" (the API reference).
@@ -107,21 +104,9 @@ def _instance_type(row: Any) -> tuple[str, int, str, float]:
     return name, count, gpu, cents
 
 
-def _spelling(gpu: str, interconnect: object, memory: float | None) -> str:
-    """gpu_type with the interconnect where that names a chip ("H100" over "pcie" is the
-    H100 PCIe, over "sxm" the SXM part), else gpu_type alone ("A100_80G", "RTX4090")."""
-    if isinstance(interconnect, str) and interconnect.strip():
-        joined = f"{gpu} {interconnect.strip()}"
-        if canonical_chip(joined, memory) != UNKNOWN_CHIP:
-            return joined
-    return gpu
-
-
 def _extra(row: dict, config: dict, cloud: str, memory: float | None) -> dict[str, Any]:
     extra = {
-        "seller": SELLERS.get(cloud, cloud),
-        "channel": "shadeform",
-        "cloud": cloud,
+        **seller(cloud, "shadeform"),
         "cloud_instance_type": row.get("cloud_instance_type"),
         "shade_instance_type": row.get("shade_instance_type"),
         "gpu_type": config.get("gpu_type"),

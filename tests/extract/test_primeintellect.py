@@ -40,7 +40,7 @@ def test_each_offer_is_priced_per_configuration_and_place():
 def test_the_upstream_cloud_is_kept_as_the_seller():
     found = offers()
     lam = found[("lambdalabs/8x gpu_8x_a100_80gb_sxm4", "australia-east-1", "secure")]
-    assert (lam.extra["seller"], lam.extra["upstream_provider"]) == ("lambda", "lambdalabs")
+    assert (lam.extra["seller"], lam.extra["cloud"]) == ("lambda", "lambdalabs")
     assert lam.extra["channel"] == "primeintellect" and lam.extra["stock_status"] == "Low"
     assert lam.sku == "gpu_8x_a100_80gb_sxm4" and lam.extra["vcpus"] == 240
 
