@@ -35,10 +35,12 @@ def _gcp() -> list[dict[str, Any]]:
     rows = [
         _row("gcp", m.name, m.chip, m.chip_count, m.family, source) for m in gcp.machine_types()
     ]
-    tpu_source = f"{DATA}/gcp_tpus.csv; Google Cloud TPU pricing (per chip-hour)"
+    tpu_source = (
+        f"{DATA}/gcp_tpus.csv and gcp_tpu_slices.csv; Google Cloud TPU pricing (per chip-hour)"
+    )
     rows += [
-        _row("gcp", name, chip, 1, accelerator, tpu_source)
-        for name, (chip, accelerator) in sorted(gcp.tpu_types().items())
+        _row("gcp", name, chip, chips, accelerator, tpu_source)
+        for name, (chip, accelerator, chips) in sorted(gcp.tpu_types().items())
     ]
     return rows
 

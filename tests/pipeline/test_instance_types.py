@@ -54,9 +54,13 @@ def test_every_provider_with_instance_types_is_listed(con):
     rows = dict(con.execute("SELECT provider, count(*) FROM instance_types GROUP BY 1").fetchall())
     assert set(rows) == {"aws", "gcp", "azure", "oci"}
     tpu = con.execute(
-        "SELECT chip, chip_count FROM instance_types WHERE instance_type = 'tpu-v6e'"
+        "SELECT chip, chip_count, memory_gb_per_chip * chip_count FROM instance_types "
+        "WHERE instance_type = 'ct6e-standard-8t'"
     ).fetchone()
-    assert tpu == ("TPU-v6e", 1.0)
+    assert tpu == ("TPU-v6e", 8.0, 256.0)  # a v6e-8 slice: 8 chips of 32 GB
+    assert con.execute(
+        "SELECT chip_count FROM instance_types WHERE instance_type = 'tpu-v4'"
+    ).fetchone() == (1.0,)  # a TPU without slices listed stays one chip
     assert con.execute(
         "SELECT chip_count FROM instance_types WHERE instance_type = 'a3-highgpu-8g'"
     ).fetchone() == (8.0,)
