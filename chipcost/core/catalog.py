@@ -80,6 +80,32 @@ def aws_capacity_block_types() -> tuple[str, ...]:
     return tuple(row["instance_type"] for row in _rows("aws_capacity_block_types.csv"))
 
 
+@dataclass(frozen=True)
+class UltraServer:
+    """An EC2 UltraServer type (aws_ultraserver_types.csv): its instances and chips."""
+
+    name: str
+    instance_type: str
+    instances: int
+    chip: str
+    chip_count: int
+
+
+@cache
+def aws_ultraserver_types() -> dict[str, UltraServer]:
+    """UltraServer types sold as Capacity Blocks (aws_ultraserver_types.csv), by name."""
+    return {
+        row["ultraserver_type"]: UltraServer(
+            row["ultraserver_type"],
+            row["instance_type"],
+            int(row["instances"]),
+            row["chip"],
+            int(row["chip_count"]),
+        )
+        for row in _rows("aws_ultraserver_types.csv")
+    }
+
+
 # Vendor and brand words a provider may put first; removed in this order, each once.
 _VENDORS = ("nvidia", "amd", "intel", "aws", "amazon", "habana", "google", "qualcomm")
 _VENDORS += ("geforce", "tesla")  # NVIDIA brands: "NVIDIA GeForce RTX 4090", "Tesla T4"

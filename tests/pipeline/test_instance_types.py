@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chipcost.core.catalog import aws_instance_chip_counts
+from chipcost.core.catalog import aws_instance_chip_counts, aws_ultraserver_types
 from chipcost.pipeline.instance_catalog import instance_type_rows
 from chipcost.pipeline.seed import open_warehouse, seed_reference
 
@@ -35,7 +35,9 @@ def test_every_aws_accelerator_type_of_the_issue_is_in_the_table(con):
         ).fetchall()
     )
     assert {name: found[name] for name in ISSUE_TYPES} == ISSUE_TYPES
-    assert set(found) == set(aws_instance_chip_counts())
+    # and every UltraServer, rented whole: all its instances' chips
+    assert set(found) == set(aws_instance_chip_counts()) | set(aws_ultraserver_types())
+    assert found["u-trn2x64"] == ("Trainium2", 64.0)
 
 
 def test_a_share_is_labelled_and_memory_is_the_chips(con):
