@@ -18,7 +18,9 @@ from chipcost.extract import gcp
 from chipcost.extract.aws import capacity_blocks as cb
 from chipcost.pipeline.rental_units import smallest_that_holds, unit_of
 from chipcost.pipeline.seed import open_warehouse
+from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
+from chipcost.warehouse.snapshot import cheapest_cost_per_token
 from tests.cli.test_cost_cli import chipcost
 from tests.extract.test_aws_ultraserver_blocks import ultraserver
 from tests.extract.test_gcp import good
@@ -87,6 +89,21 @@ def test_the_table_names_the_slice_and_counts_slices(db):
     # 405B's training state (6,480 GB) is more than the largest v5e slice holds (256 x 16 GB):
     # two such slices, counted as slices.
     assert "NO 6,480/4,096 GB v5litepod-256 (2 slices)" in big.stdout
+
+
+def test_the_report_names_the_same_slices_as_cost(db):
+    con = connect(db, read_only=True)
+    try:
+        chosen = cheapest_cost_per_token(con)
+    finally:
+        con.close()
+    assert chosen is not None
+    v6e = chosen.filter(chosen["chip"] == "TPU-v6e", chosen["model"] == "llama-3-70b")
+    named = dict(zip(v6e["workload"], v6e["instance_type"], strict=True))
+    assert named == {"inference": "ct6e-standard-8t", "training": "v6e-64"}
+    v5e = chosen.filter(chosen["chip"] == "TPU-v5e", chosen["model"] == "llama-3.1-405b")
+    training = v5e.filter(v5e["workload"] == "training").row(0, named=True)
+    assert (training["instance_type"], training["instances_needed"]) == ("v5litepod-256", 2)
 
 
 def test_smallest_that_holds_reorders_only_one_offer_in_several_sizes():
