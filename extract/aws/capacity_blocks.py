@@ -47,7 +47,7 @@ NOT_OFFERED = frozenset({"Unsupported", "UnsupportedOperation", "InvalidParamete
 # An account AWS has not allowed to see UltraServer offerings is refused them alone ("This AWS
 # Account is not authorized to call DescribeCapacityBlockOfferings API when requesting an EC2
 # UltraServer"): noted like a type not offered, the instance blocks still collected.
-ULTRASERVER_REFUSED = frozenset({"UnauthorizedOperation", "AuthFailure", "AccessDenied"})
+ULTRASERVER_REFUSED = frozenset({"UnauthorizedOperation"})
 PAGE_SIZE = 100
 
 
@@ -106,6 +106,8 @@ def fetch(ctx: FetchContext, client_for: Callable[[str], Any] | None = None) -> 
 
 
 def _not_offered_here(request: Mapping[str, Any], exc: AwsCallFailed) -> bool:
+    """Whether AWS's error only says this is not sold here (or not to this account, for an
+    UltraServer): archived and noted; any other error fails the source."""
     if exc.code in NOT_OFFERED:
         return True
     return "UltraserverType" in request and exc.code in ULTRASERVER_REFUSED
