@@ -36,16 +36,17 @@ class Unit:
 
 
 @cache
-def _kinds() -> dict[tuple[str, str], str]:
-    kinds = {("aws", name): "UltraServer" for name in aws_ultraserver_types()}
-    kinds |= {("gcp", shape.name): "slice" for shapes in slices().values() for shape in shapes}
-    return kinds
+def kinds() -> dict[tuple[str, str], str]:
+    """(provider, instance type) -> 'slice' or 'UltraServer', for every such offer name."""
+    found = {("aws", name): "UltraServer" for name in aws_ultraserver_types()}
+    found |= {("gcp", shape.name): "slice" for shapes in slices().values() for shape in shapes}
+    return found
 
 
 def unit_of(row: Mapping[str, object]) -> Unit | None:
     """The TPU slice or UltraServer a cost row's offer rents; None for a plain instance."""
     name = str(row.get("instance_type") or "")
-    kind = _kinds().get((str(row.get("provider") or ""), name))
+    kind = kinds().get((str(row.get("provider") or ""), name))
     return Unit(kind, name) if kind else None
 
 

@@ -106,6 +106,18 @@ def test_the_report_names_the_same_slices_as_cost(db):
     assert (training["instance_type"], training["instances_needed"]) == ("v5litepod-256", 2)
 
 
+def test_the_report_counts_slices(db, tmp_path):
+    from chipcost.reports.build import write_report
+
+    report = write_report(db, tmp_path / "report")
+    rows = report.data.cost_per_token
+    v5e = rows.filter(rows["chip"] == "TPU-v5e", rows["model"] == "llama-3.1-405b")
+    assert "no, needs 2 slices" in set(v5e["holds"])
+    h100 = rows.filter(rows["chip"] == "H100-SXM", rows["model"] == "llama-3.1-405b")
+    h100 = h100.filter(h100["workload"] == "training")
+    assert list(h100["holds"]) == ["no, needs 11 instances"]  # 6,480 GB over p5's 640 GB
+
+
 def test_smallest_that_holds_reorders_only_one_offer_in_several_sizes():
     same = {"cost_per_million_tokens": 1.0, "chip": "TPU-v6e", "provider": "gcp"}
     rows = [
