@@ -82,28 +82,27 @@ def aws_capacity_block_types() -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class UltraServer:
-    """An EC2 UltraServer type (aws_ultraserver_types.csv): its instances and chips."""
+    """An EC2 UltraServer type (aws_ultraserver_types.csv): its member instances, and so its
+    chips (the members' chip and chips per instance, aws_instance_types.csv)."""
 
     name: str
     instance_type: str
     instances: int
     chip: str
-    chip_count: int
+    chip_count: float
 
 
 @cache
 def aws_ultraserver_types() -> dict[str, UltraServer]:
     """UltraServer types sold as Capacity Blocks (aws_ultraserver_types.csv), by name."""
-    return {
-        row["ultraserver_type"]: UltraServer(
-            row["ultraserver_type"],
-            row["instance_type"],
-            int(row["instances"]),
-            row["chip"],
-            int(row["chip_count"]),
+    found = {}
+    for row in _rows("aws_ultraserver_types.csv"):
+        member, instances = aws_chip_for(row["instance_type"]), int(row["instances"])
+        name = row["ultraserver_type"]
+        found[name] = UltraServer(
+            name, row["instance_type"], instances, member.chip, member.chip_count * instances
         )
-        for row in _rows("aws_ultraserver_types.csv")
-    }
+    return found
 
 
 # Vendor and brand words a provider may put first; removed in this order, each once.
