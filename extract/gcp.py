@@ -11,6 +11,7 @@ from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
 from chipcost.extract import _gcp_skus as skus
+from chipcost.extract import _gcp_tpus as tpus
 from chipcost.extract import _http
 from chipcost.extract._kit import (
     Offer,
@@ -193,9 +194,14 @@ def machine_types() -> tuple[skus.MachineType, ...]:
     return skus.machine_types()
 
 
-def tpu_types() -> dict[str, tuple[str, str]]:
-    """TPU instance type ('tpu-v6e') -> (chip, accelerator type), one chip each."""
-    return {f"tpu-{acc}": (chip, acc) for chip, acc in skus.tpu_table().values()}
+def tpu_types() -> dict[str, tuple[str, str, int]]:
+    """TPU instance type -> (chip, accelerator type, chips): every slice of a chip with slices
+    ('ct6e-standard-8t', 'v6e-16'), one chip ('tpu-v4') of a chip without."""
+    return {
+        shape.name: (chip, shape.accelerator_type, shape.chips)
+        for chip, acc in skus.tpu_table().values()
+        for shape in tpus.shapes(chip, acc, pod=False)
+    }
 
 
 def _machine_records(catalog: Catalog) -> ParseResult:
@@ -269,18 +275,20 @@ def _tpu_records(catalog: Catalog) -> ParseResult:
     result = ParseResult()
     for (version, pod, usage, region), rate in sorted(catalog.tpus.items()):
         chip, accelerator = skus.tpu_table()[version]
-        name = f"tpu-{accelerator}" + ("-pod" if pod else "")
-        extra = {"priced": "per chip-hour", "accelerator_type": accelerator, "pod": pod}
-        extra["effective"] = rate.effective
-        result.records.append(
-            rate.offer(usage, region).record(
-                instance_type=name,
-                chip=chip,
-                chip_count=1.0,
-                price_per_hour=round(rate.price, 6),
-                extra=extra,
+        for shape in tpus.shapes(chip, accelerator, pod):
+            extra = {"priced": "per chip-hour", "chip_per_hour": rate.price, "pod": pod}
+            extra |= {"accelerator_type": shape.accelerator_type, "topology": shape.topology}
+            extra["effective"] = rate.effective
+            result.records.append(
+                rate.offer(usage, region).record(
+                    instance_type=shape.name,
+                    chip=chip,
+                    chip_count=float(shape.chips),
+                    # Google bills TPUs per chip-hour: a slice is its chips' hours.
+                    price_per_hour=round(rate.price * shape.chips, 6),
+                    extra=extra,
+                )
             )
-        )
     return result
 
 

@@ -11,6 +11,7 @@ import polars as pl
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.clean import BREAKS, CONTROL
 from chipcost.pipeline.jumps import JUMP_FACTOR
+from chipcost.pipeline.rental_units import kinds
 from chipcost.reports.labels import with_labels
 from chipcost.reports.period import Period, ReportOptions
 from chipcost.warehouse.changes import Coverage, change_events, coverage, price_moves
@@ -278,10 +279,18 @@ def _labelled(frame: pl.DataFrame | None) -> pl.DataFrame | None:
         pl.when(pl.col("fits"))
         .then(pl.lit("yes"))
         .when(pl.col("fits").not_())
-        .then(pl.format("no, needs {} instances", needed.cast(pl.String)))
+        .then(pl.format("no, needs {} {}", needed.cast(pl.String), _units()))
         .otherwise(pl.lit("unknown"))
     )
     return with_labels(frame).with_columns(holds=holds)
+
+
+def _units() -> pl.Expr:
+    """'instances', or 'slices' / 'UltraServers' for an offer that rents a TPU slice or an
+    UltraServer (chipcost.pipeline.rental_units)."""
+    words = {f"{provider} {name}": f"{kind}s" for (provider, name), kind in kinds().items()}
+    offer = pl.concat_str(pl.col("provider"), pl.col("instance_type"), separator=" ")
+    return offer.replace_strict(words, default="instances", return_dtype=pl.String)
 
 
 # What makes two moves alike for the e-mail: the same chip, provider, pricing and prices.

@@ -189,6 +189,11 @@ def cheapest_costs(fitted: pl.DataFrame) -> pl.DataFrame:
     # Ties (one price in several regions, one figure from several sources) broken by every
     # column shown: the same warehouse always gives the same report.
     order = ["cannot", *[c for c in COST_COLUMNS if c not in _PER], "zone"]
+    # Sizes of one offer at one price (TPU slices): the smallest that holds the model, or the
+    # largest when none does, as `chipcost cost` shows (chipcost.pipeline.rental_units).
+    order.insert(order.index("instance_type"), "size")
+    size = pl.when(CANNOT_HOLD).then(-pl.col("instance_memory_gb")).otherwise("instance_memory_gb")
+    fitted = fitted.with_columns(size=size)
     chosen = fitted.sort(order, nulls_last=False).group_by(_PER, maintain_order=True).first()
     return chosen.sort("chip", "workload", "cannot", "cost_per_million_tokens").select(
         *COST_COLUMNS, "zone", "memory_needed_gb", "instance_memory_gb", "fits", "instances_needed"

@@ -12,6 +12,7 @@ from chipcost.cli.render import shown
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.cost import CostRanking
+from chipcost.pipeline.rental_units import unit_of
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.transform.tokens import human_count
 from chipcost.warehouse.freshness import Freshness
@@ -52,14 +53,18 @@ def _gb(size: float) -> str:
 
 
 def _fits(row: Mapping[str, object], workload: object) -> str:
-    """'yes 141/640 GB', 'NO 1,130/640 GB' (training: 'NO ... (2 inst.)'); '?' if unknown."""
+    """'yes 141/640 GB', 'NO 1,130/640 GB' (training: 'NO ... (2 inst.)'); '?' if unknown. A
+    TPU slice or UltraServer is named: 'yes 141/256 GB ct6e-standard-8t', '(2 slices)'."""
     fits, needed, has = row.get("fits"), row.get("memory_needed_gb"), row.get("instance_memory_gb")
     if fits is None or needed is None or has is None:
         return "?"
+    unit = unit_of(row)
     sizes = f"{_gb(float(needed))}/{_gb(float(has))} GB"  # type: ignore[arg-type]
+    sizes += f" {unit.name}" if unit else ""
     if fits:
         return f"yes {sizes}"
-    more = f" ({row['instances_needed']} inst.)" if workload == "training" else ""
+    many = unit.plural if unit else "inst."
+    more = f" ({row['instances_needed']} {many})" if workload == "training" else ""
     return f"[bold red]NO[/] {sizes}{more}"
 
 

@@ -80,6 +80,31 @@ def aws_capacity_block_types() -> tuple[str, ...]:
     return tuple(row["instance_type"] for row in _rows("aws_capacity_block_types.csv"))
 
 
+@dataclass(frozen=True)
+class UltraServer:
+    """An EC2 UltraServer type (aws_ultraserver_types.csv): its member instances, and so its
+    chips (the members' chip and chips per instance, aws_instance_types.csv)."""
+
+    name: str
+    instance_type: str
+    instances: int
+    chip: str
+    chip_count: float
+
+
+@cache
+def aws_ultraserver_types() -> dict[str, UltraServer]:
+    """UltraServer types sold as Capacity Blocks (aws_ultraserver_types.csv), by name."""
+    found = {}
+    for row in _rows("aws_ultraserver_types.csv"):
+        member, instances = aws_chip_for(row["instance_type"]), int(row["instances"])
+        name = row["ultraserver_type"]
+        found[name] = UltraServer(
+            name, row["instance_type"], instances, member.chip, member.chip_count * instances
+        )
+    return found
+
+
 # Vendor and brand words a provider may put first; removed in this order, each once.
 _VENDORS = ("nvidia", "amd", "intel", "aws", "amazon", "habana", "google", "qualcomm")
 _VENDORS += ("geforce", "tesla")  # NVIDIA brands: "NVIDIA GeForce RTX 4090", "Tesla T4"

@@ -10,6 +10,7 @@ import math
 from collections.abc import Iterable, Sequence
 from operator import itemgetter
 
+from chipcost.pipeline.rental_units import smallest_that_holds
 from chipcost.transform.cost import memory_needed_gb
 from chipcost.warehouse.cost_per_token import GROUP
 
@@ -21,7 +22,9 @@ _group = itemgetter(*GROUP)
 def with_fit(offers: Iterable[Row], parameters: float | None, workload: str) -> list[Row]:
     """The offers, each given memory_needed_gb, instance_memory_gb (chips x memory per chip),
     fits (None when either is unknown) and instances_needed (how many such instances hold
-    it). The rows are the caller's, completed in place (a ranking reads thousands)."""
+    it), a TPU slice or an UltraServer counting as one instance of all its chips. The rows are
+    the caller's, completed in place (a ranking reads thousands); among the sizes of one offer
+    the smallest that holds the model comes first (chipcost.pipeline.rental_units)."""
     needed_for: dict[object, float | None] = {}  # by precision: a few for thousands of rows
     fitted = list(offers)
     for offer in fitted:
@@ -40,7 +43,7 @@ def with_fit(offers: Iterable[Row], parameters: float | None, workload: str) -> 
         offer["instance_memory_gb"] = instance
         offer["fits"] = needed <= instance if known else None
         offer["instances_needed"] = math.ceil(needed / instance) if known and instance else None
-    return fitted
+    return smallest_that_holds(fitted)
 
 
 def _cannot_fit(row: Row) -> bool:

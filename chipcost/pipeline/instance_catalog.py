@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from chipcost.core.catalog import ChipMatch, aws_family_rows, aws_instance_chip_counts, chip_rows
+from chipcost.core.catalog import (
+    ChipMatch,
+    aws_family_rows,
+    aws_instance_chip_counts,
+    aws_ultraserver_types,
+    chip_rows,
+)
 from chipcost.extract import azure, gcp, oci
 
 DATA = "chipcost/data"
@@ -27,6 +33,10 @@ def _aws() -> list[dict[str, Any]]:
         family = families[instance_type.split(".", 1)[0]]
         source = f"{DATA}/aws_instance_types.csv and aws_families.csv; {family['source']}"
         rows.append(_row("aws", instance_type, family["chip"], count, family["family"], source))
+    source = f"{DATA}/aws_ultraserver_types.csv; AWS Neuron and Amazon EKS documentation"
+    for server in aws_ultraserver_types().values():
+        family = server.instance_type.split(".", 1)[0]  # rented whole: all its instances' chips
+        rows.append(_row("aws", server.name, server.chip, server.chip_count, family, source))
     return rows
 
 
@@ -35,10 +45,12 @@ def _gcp() -> list[dict[str, Any]]:
     rows = [
         _row("gcp", m.name, m.chip, m.chip_count, m.family, source) for m in gcp.machine_types()
     ]
-    tpu_source = f"{DATA}/gcp_tpus.csv; Google Cloud TPU pricing (per chip-hour)"
+    tpu_source = (
+        f"{DATA}/gcp_tpus.csv and gcp_tpu_slices.csv; Google Cloud TPU pricing (per chip-hour)"
+    )
     rows += [
-        _row("gcp", name, chip, 1, accelerator, tpu_source)
-        for name, (chip, accelerator) in sorted(gcp.tpu_types().items())
+        _row("gcp", name, chip, chips, accelerator, tpu_source)
+        for name, (chip, accelerator, chips) in sorted(gcp.tpu_types().items())
     ]
     return rows
 

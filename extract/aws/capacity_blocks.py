@@ -1,4 +1,5 @@
-"""EC2 Capacity Blocks for ML: the upfront price of 1-, 7- and 14-day blocks of one instance."""
+"""EC2 Capacity Blocks for ML: the upfront price of 1-, 7- and 14-day blocks of one instance or
+one UltraServer (a Trn2 or GB200 UltraServer is rented whole: its chips are all its instances')."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from chipcost.core.catalog import aws_capacity_block_types, aws_chip_for
+from chipcost.core.catalog import aws_capacity_block_types, aws_chip_for, aws_ultraserver_types
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract._kit import Origin
@@ -36,11 +37,17 @@ PERMISSION = "ec2:DescribeCapacityBlockOfferings"
 REGIONS = ("us-east-1", "us-east-2", "us-west-2", "ap-northeast-1", "ap-southeast-4")
 # 1, 7 and 14 days: the short blocks people rent for a fine-tune or an experiment.
 DURATION_HOURS = (24, 168, 336)
-# One instance: the price per instance-hour, comparable to the other pricing models.
+# One instance: the price per instance-hour, comparable to the other pricing models. One
+# UltraServer likewise: the price per UltraServer-hour.
 INSTANCE_COUNT = 1
+ULTRASERVER_COUNT = 1
 # Error codes that mean "this type is not sold as Capacity Blocks in this region": archived
 # and noted, not a failure of the source.
 NOT_OFFERED = frozenset({"Unsupported", "UnsupportedOperation", "InvalidParameterValue"})
+# An account AWS has not allowed to see UltraServer offerings is refused them alone ("This AWS
+# Account is not authorized to call DescribeCapacityBlockOfferings API when requesting an EC2
+# UltraServer"): noted like a type not offered, the instance blocks still collected.
+ULTRASERVER_REFUSED = frozenset({"UnauthorizedOperation"})
 PAGE_SIZE = 100
 
 
@@ -50,6 +57,30 @@ def offerings_request(instance_type: str, hours: int) -> dict[str, Any]:
         "InstanceCount": INSTANCE_COUNT,
         "CapacityDurationHours": hours,
     }
+
+
+def ultraserver_request(ultraserver_type: str, hours: int) -> dict[str, Any]:
+    """UltraServer offerings: P6e-GB200 ones are in a Local Zone (Dallas) that an account sees
+    only once opted in, so every zone is asked for."""
+    return {
+        "UltraserverType": ultraserver_type,
+        "UltraserverCount": ULTRASERVER_COUNT,
+        "CapacityDurationHours": hours,
+        "AllAvailabilityZones": True,
+    }
+
+
+def requests() -> list[dict[str, Any]]:
+    """Every request fetch makes in a region, in order: each instance type's, then each
+    UltraServer type's, for each duration."""
+    asked = [offerings_request(t, h) for t in aws_capacity_block_types() for h in DURATION_HOURS]
+    asked += [ultraserver_request(u, h) for u in aws_ultraserver_types() for h in DURATION_HOURS]
+    return asked
+
+
+def asked_for(request: Mapping[str, Any]) -> str:
+    """What a request or offering is for: its UltraServer type, else its instance type."""
+    return str(request.get("UltraserverType") or request.get("InstanceType") or "?")
 
 
 def ec2_client(region: str) -> Any:
@@ -62,17 +93,24 @@ def fetch(ctx: FetchContext, client_for: Callable[[str], Any] | None = None) -> 
     payloads: list[Payload] = []
     for region in REGIONS:
         client = client_for(region)
-        for instance_type in aws_capacity_block_types():
-            for hours in DURATION_HOURS:
-                ctx.progress(f"{OPERATION} {region} {instance_type} {hours}h")
-                request = offerings_request(instance_type, hours)
-                try:
-                    _fetch_pages(client, ctx, region, request, payloads)
-                except AwsCallFailed as exc:
-                    if exc.code not in NOT_OFFERED:
-                        raise
-                    payloads.append(_archive_error(ctx, region, request, exc))
+        for request in requests():
+            hours = request["CapacityDurationHours"]
+            ctx.progress(f"{OPERATION} {region} {asked_for(request)} {hours}h")
+            try:
+                _fetch_pages(client, ctx, region, request, payloads)
+            except AwsCallFailed as exc:
+                if not _not_offered_here(request, exc):
+                    raise
+                payloads.append(_archive_error(ctx, region, request, exc))
     return payloads
+
+
+def _not_offered_here(request: Mapping[str, Any], exc: AwsCallFailed) -> bool:
+    """Whether AWS's error only says this is not sold here (or not to this account, for an
+    UltraServer): archived and noted; any other error fails the source."""
+    if exc.code in NOT_OFFERED:
+        return True
+    return "UltraserverType" in request and exc.code in ULTRASERVER_REFUSED
 
 
 def _fetch_pages(
@@ -80,7 +118,7 @@ def _fetch_pages(
 ) -> None:
     """Append each page to `payloads` as it is archived, so pages before a failure are kept."""
     token = None
-    where = f"{request['InstanceType']} {request['CapacityDurationHours']}h in {region}"
+    where = f"{asked_for(request)} {request['CapacityDurationHours']}h in {region}"
     paginator = client.get_paginator("describe_capacity_block_offerings")
     pages = paginator.paginate(**request, PaginationConfig={"PageSize": PAGE_SIZE})
     with aws_errors(f"{SOURCE_NAME}: {OPERATION} ({where})", PERMISSION):
@@ -96,7 +134,7 @@ def _archive_error(
     ctx: FetchContext, region: str, request: dict[str, Any], exc: AwsCallFailed
 ) -> Payload:
     """A type not sold here: AWS's answer is archived, so replays note it too."""
-    ctx.progress(f"{request['InstanceType']} in {region}: {exc.code}")
+    ctx.progress(f"{asked_for(request)} in {region}: {exc.code}")
     url = EC2_URL.format(region=region)
     return ctx.archive.write(exc.error_body(), url, request={"region": region, **request})
 
@@ -122,7 +160,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
             by_key.setdefault(record.offer_key(), []).append(record)
     result.records = [_cheapest(found) for found in by_key.values()]
     offered = {r.instance_type for r in result.records}
-    absent = sorted(set(aws_capacity_block_types()) - offered)
+    absent = sorted({*aws_capacity_block_types(), *aws_ultraserver_types()} - offered)
     if payloads and absent:
         result.notes.append(f"no Capacity Block offering today for {named(absent)}")
     return result
@@ -133,22 +171,19 @@ def _not_offered(payload: Payload, error: Any) -> str:
     said = error.get("Message", "") if isinstance(error, dict) else str(error)
     asked = payload.request
     return (
-        f"no Capacity Blocks of {asked.get('InstanceType', '?')} for "
+        f"no Capacity Blocks of {asked_for(asked)} for "
         f"{asked.get('CapacityDurationHours', '?')}h in {asked.get('region', '?')}: {code} ({said})"
     )
 
 
 def offering_record(raw: object, region: str, origin: Origin) -> PriceRecord:
-    """One CapacityBlockOffering as a record priced per instance-hour, or _Refused."""
+    """One CapacityBlockOffering as a record priced per instance-hour (per UltraServer-hour for
+    an UltraServer block: instance_type is the UltraServer type, chip_count all its chips), or
+    _Refused."""
     if not isinstance(raw, dict):
         raise _Refused(f"offering is a {type(raw).__name__}, not an object")
     instance_type, zone, hours, count, fee = _offering_terms(raw)
-    match = aws_chip_for(instance_type)
-    if not match.known_type:
-        raise _Refused(
-            f"instance type {instance_type} is not in chipcost/data/aws_instance_types.csv: "
-            "chip count unknown; add a row there"
-        )
+    chip, chip_count = _rented(raw, instance_type)
     whole = int(raw.get("CapacityBlockDurationHours") or 0)
     minutes = raw.get("CapacityBlockDurationMinutes") or 0
     extra = {
@@ -156,14 +191,18 @@ def offering_record(raw: object, region: str, origin: Origin) -> PriceRecord:
         for name in ("CapacityBlockOfferingId", "StartDate", "EndDate", "CurrencyCode")
     }
     extra.update(UpfrontFee=raw.get("UpfrontFee"), InstanceCount=count, DurationHours=hours)
+    if raw.get("UltraserverType"):
+        extra.update(UltraserverCount=count, InstanceCount=raw.get("InstanceCount"))
+        extra.update(InstanceType=raw.get("InstanceType"), ZoneType=raw.get("ZoneType"))
     return origin.record(
         region=region or region_of_zone(zone),
         zone=zone,
         instance_type=instance_type,
-        chip=match.chip,
-        chip_count=match.chip_count,
+        chip=chip,
+        chip_count=chip_count,
         pricing_model="capacity_block",
-        # The fee buys count instances for hours: per instance-hour, like every other record.
+        # The fee buys count instances (UltraServers) for hours: per instance-hour
+        # (UltraServer-hour), like every other record.
         price_per_hour=round(fee / (count * hours), 10),
         # The block's listed length names it (1d, 7d, 23h); the dates above price it.
         term=f"{whole // 24}d" if whole % 24 == 0 and not minutes else f"{whole}h",
@@ -175,21 +214,43 @@ def offering_record(raw: object, region: str, origin: Origin) -> PriceRecord:
 
 
 def _offering_terms(raw: dict[str, Any]) -> tuple[str, str, float, float, float]:
-    """(instance type, zone, hours, instances, fee) of a USD per-instance offering, or _Refused."""
-    instance_type, zone = raw.get("InstanceType"), raw.get("AvailabilityZone")
-    if not (isinstance(instance_type, str) and isinstance(zone, str) and instance_type and zone):
+    """(what is rented, zone, hours, how many, fee) of a USD offering, or _Refused: an
+    instance type and its instances, or an UltraServer type and its UltraServers."""
+    server = raw.get("UltraserverType")
+    rented, zone = server or raw.get("InstanceType"), raw.get("AvailabilityZone")
+    if not (isinstance(rented, str) and isinstance(zone, str) and rented and zone):
         raise _Refused("offering has no InstanceType or AvailabilityZone")
-    if raw.get("UltraserverType"):
-        raise _Refused("an UltraServer block is priced per UltraServer: not collected")
     if raw.get("CurrencyCode") != "USD":
         raise _Refused(f"non-USD currency {raw.get('CurrencyCode')}: not converted")
-    hours, count = _duration_hours(raw), _number(raw.get("InstanceCount"), "InstanceCount")
+    counted = "UltraserverCount" if server else "InstanceCount"
+    hours, count = _duration_hours(raw), _number(raw.get(counted), counted)
     if hours <= 0 or count <= 0:
+        what = "UltraServer(s)" if server else "instance(s)"
         raise _Refused(
-            f"offering of {count:g} instance(s) for {hours:g} hours: cannot price a block "
-            "with no instances or no hours"
+            f"offering of {count:g} {what} for {hours:g} hours: cannot price a block "
+            f"with no {what.removesuffix('(s)')}s or no hours"
         )
-    return instance_type, zone, hours, count, _number(raw.get("UpfrontFee"), "UpfrontFee")
+    return rented, zone, hours, count, _number(raw.get("UpfrontFee"), "UpfrontFee")
+
+
+def _rented(raw: dict[str, Any], rented: str) -> tuple[str, float]:
+    """(chip, chips) of what an offering rents: an UltraServer's from
+    aws_ultraserver_types.csv, an instance's from aws_instance_types.csv; or _Refused."""
+    if raw.get("UltraserverType"):
+        server = aws_ultraserver_types().get(rented)
+        if server is None:
+            raise _Refused(
+                f"UltraServer type {rented} is not in chipcost/data/aws_ultraserver_types.csv: "
+                "chips unknown; add a row there"
+            )
+        return server.chip, float(server.chip_count)
+    match = aws_chip_for(rented)
+    if not match.known_type:
+        raise _Refused(
+            f"instance type {rented} is not in chipcost/data/aws_instance_types.csv: "
+            "chip count unknown; add a row there"
+        )
+    return match.chip, match.chip_count
 
 
 def _duration_hours(raw: Mapping[str, Any]) -> float:
@@ -247,7 +308,7 @@ SOURCE = Source(
     provider=PROVIDER,
     description=(
         "EC2 DescribeCapacityBlockOfferings: upfront prices of 1-, 7- and 14-day Capacity "
-        "Blocks for ML of one GPU or Trainium instance, per availability zone"
+        "Blocks for ML of one GPU or Trainium instance or one UltraServer, per availability zone"
     ),
     fetch=fetch,
     parse=parse,

@@ -132,7 +132,8 @@ def test_notes_name_what_is_not_offered(good):
         "no Capacity Blocks of p6-b300.48xlarge for 24h in ap-southeast-4: Unsupported (The "
         "requested instance type is not supported for Capacity Blocks in this Region.)",
         "no Capacity Block offering today for p4d.24xlarge, p4de.24xlarge, p5.4xlarge, "
-        "p5e.48xlarge, p5en.48xlarge, p6-b200.48xlarge, p6-b300.48xlarge, trn1.32xlarge",
+        "p5e.48xlarge, p5en.48xlarge, p6-b200.48xlarge, p6-b300.48xlarge, trn1.32xlarge and 3 "
+        "more",
     ]
 
 
@@ -145,7 +146,8 @@ def test_bad_offerings_become_rejects_with_reasons():
         "hours",
         "non-USD currency CNY: not converted",
         "UpfrontFee 'n/a' is not a non-negative number",
-        "an UltraServer block is priced per UltraServer: not collected",
+        "offering of 0 UltraServer(s) for 24 hours: cannot price a block with no UltraServers "
+        "or no hours",
     ]
     rows = fixture_json(SOURCE, "bad-offerings.json")["CapacityBlockOfferings"]
     assert [(r.row, r.sku) for r in result.rejects] == [
@@ -200,6 +202,7 @@ def params(instance_type: str, hours: int) -> dict:
 def two_types(monkeypatch):
     monkeypatch.setattr(cb, "REGIONS", ("us-east-1",))
     monkeypatch.setattr(cb, "aws_capacity_block_types", lambda: ("p5.48xlarge", "p6-b300.48xlarge"))
+    monkeypatch.setattr(cb, "aws_ultraserver_types", dict)
 
 
 def test_fetch_asks_every_type_and_duration_and_archives_every_answer(tmp_path, two_types):

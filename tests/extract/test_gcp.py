@@ -76,13 +76,32 @@ def test_slice_billed_types_are_chips_times_the_slice_price():
     assert a4.extra["billing"] == "slice" and "vcpu_per_hour" not in a4.extra
 
 
-def test_tpus_are_priced_per_chip_hour():
+def test_tpus_are_rented_as_slices_priced_per_chip_hour():
     records = parse(good()).records
-    v6e = find(records, "tpu-v6e")
-    assert (v6e.chip, v6e.chip_count, v6e.price_per_hour) == ("TPU-v6e", 1.0, 2.7)
-    assert v6e.extra["priced"] == "per chip-hour"
-    assert find(records, "tpu-v5litepod", model="spot").chip == "TPU-v5e"
-    assert find(records, "tpu-v4", "us-east5", "commitment", "3yr").price_per_hour == 1.45
+    v6e8 = find(records, "ct6e-standard-8t")
+    # Google's per chip-hour price (2.70) times the slice's 8 chips.
+    assert (v6e8.chip, v6e8.chip_count, v6e8.price_per_hour) == ("TPU-v6e", 8.0, 21.6)
+    assert v6e8.extra | {"priced": "per chip-hour", "chip_per_hour": 2.7} == v6e8.extra
+    assert (v6e8.extra["accelerator_type"], v6e8.extra["topology"]) == ("v6e-8", "2x4")
+    v6e256 = find(records, "v6e-256", model="spot")
+    assert v6e256.price_per_hour == pytest.approx(256 * 1.08)
+    # Every slice of a chip keeps the chip's price per chip-hour.
+    slices = [
+        r
+        for r in records
+        if r.chip == "TPU-v6e" and (r.region, r.pricing_model) == ("us-central1", "on_demand")
+    ]
+    assert [r.chip_count for r in slices] == [1, 4, 8, 16, 32, 64, 128, 256]
+    assert {round(r.price_per_hour / r.chip_count, 9) for r in slices} == {2.7}
+    assert find(records, "ct5lp-hightpu-4t", model="spot").chip_count == 4.0
+    # v5p names count TensorCores: v5p-8 is the one-host VM of 4 chips, v5p-16 has 8.
+    assert find(records, "ct5p-hightpu-4t").extra["accelerator_type"] == "v5p-8"
+    assert find(records, "v5p-16").price_per_hour == pytest.approx(8 * 4.2)
+    # No one-chip TPU-v6e offer: one v6e chip is rented as ct6e-standard-1t.
+    assert not [r for r in records if r.instance_type in {"tpu-v6e", "tpu-v5litepod"}]
+    # A TPU with no slices listed (v4) stays one chip.
+    v4 = find(records, "tpu-v4", "us-east5", "commitment", "3yr")
+    assert (v4.chip_count, v4.price_per_hour) == (1.0, 1.45)
 
 
 def test_tpu_v3_is_priced_and_attached_gpus_counted():

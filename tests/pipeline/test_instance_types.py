@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chipcost.core.catalog import aws_instance_chip_counts
+from chipcost.core.catalog import aws_instance_chip_counts, aws_ultraserver_types
 from chipcost.pipeline.instance_catalog import instance_type_rows
 from chipcost.pipeline.seed import open_warehouse, seed_reference
 
@@ -35,7 +35,9 @@ def test_every_aws_accelerator_type_of_the_issue_is_in_the_table(con):
         ).fetchall()
     )
     assert {name: found[name] for name in ISSUE_TYPES} == ISSUE_TYPES
-    assert set(found) == set(aws_instance_chip_counts())
+    # and every UltraServer, rented whole: all its instances' chips
+    assert set(found) == set(aws_instance_chip_counts()) | set(aws_ultraserver_types())
+    assert found["u-trn2x64"] == ("Trainium2", 64.0)
 
 
 def test_a_share_is_labelled_and_memory_is_the_chips(con):
@@ -54,9 +56,13 @@ def test_every_provider_with_instance_types_is_listed(con):
     rows = dict(con.execute("SELECT provider, count(*) FROM instance_types GROUP BY 1").fetchall())
     assert set(rows) == {"aws", "gcp", "azure", "oci"}
     tpu = con.execute(
-        "SELECT chip, chip_count FROM instance_types WHERE instance_type = 'tpu-v6e'"
+        "SELECT chip, chip_count, memory_gb_per_chip * chip_count FROM instance_types "
+        "WHERE instance_type = 'ct6e-standard-8t'"
     ).fetchone()
-    assert tpu == ("TPU-v6e", 1.0)
+    assert tpu == ("TPU-v6e", 8.0, 256.0)  # a v6e-8 slice: 8 chips of 32 GB
+    assert con.execute(
+        "SELECT chip_count FROM instance_types WHERE instance_type = 'tpu-v4'"
+    ).fetchone() == (1.0,)  # a TPU without slices listed stays one chip
     assert con.execute(
         "SELECT chip_count FROM instance_types WHERE instance_type = 'a3-highgpu-8g'"
     ).fetchone() == (8.0,)

@@ -1,0 +1,52 @@
+"""Cloud TPU shapes as Google rents them: the slices of chipcost/data/gcp_tpu_slices.csv.
+
+Google prices TPUs per chip-hour; a slice of n chips costs n chip-hours an hour. A chip with
+slices listed is priced as those slices (a 70B model is held by a v6e-8, not by one chip); a
+TPU chip without (v3, v4, TPU7x) stays one chip, as does a "Pod" SKU's price.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+SLICE_TABLE = "gcp_tpu_slices.csv"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What one TPU offer rents: its name, chips, and Google's names for its shape."""
+
+    name: str
+    chips: int
+    accelerator_type: str
+    topology: str = ""
+
+
+@cache
+def slices() -> dict[str, tuple[Shape, ...]]:
+    """Canonical chip -> its slices (chipcost/data/gcp_tpu_slices.csv), smallest first."""
+    path = resources.files("chipcost").joinpath("data", SLICE_TABLE)
+    with path.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(line for line in handle if not line.startswith("#")))
+    found: dict[str, list[Shape]] = {}
+    for row in rows:
+        found.setdefault(row["chip"], []).append(
+            Shape(row["instance_type"], int(row["chips"]), row["accelerator_type"], row["topology"])
+        )
+    return {chip: tuple(sorted(shapes, key=_size)) for chip, shapes in found.items()}
+
+
+def _size(shape: Shape) -> int:
+    return shape.chips
+
+
+def shapes(chip: str, accelerator_type: str, pod: bool) -> tuple[Shape, ...]:
+    """The offers one per-chip TPU price makes: the chip's slices, or one chip where none is
+    listed or the SKU prices a Pod ('tpu-v5p-pod': its slices are not named by the SKU)."""
+    if not pod and chip in slices():
+        return slices()[chip]
+    name = f"tpu-{accelerator_type}" + ("-pod" if pod else "")
+    return (Shape(name, 1, accelerator_type),)
