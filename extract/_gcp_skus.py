@@ -18,7 +18,26 @@ USAGE = {
     "Preemptible": ("spot", "none", "none"),
     "Commit1Yr": ("commitment", "1yr", "no_upfront"),
     "Commit3Yr": ("commitment", "3yr", "no_upfront"),
+    "FlexStart": ("flex_start", "none", "none"),
+    # A calendar-mode reservation runs one to 90 days at this hourly price, fixed when booked.
+    "Calendar": ("capacity_block", "none", "none"),
 }
+# Two ways to rent that Google lists under usageType OnDemand and tells apart only in the
+# description: Dynamic Workload Scheduler flex-start ("Nvidia H100 80GB GPU attached to DWS
+# Defined Duration VMs running in Americas", "DWS Defined Duration A3 Core running in Americas")
+# and calendar mode ("Reserved Nvidia H100 80GB GPU in Seoul in Calendar Mode", "DWS Calendar
+# Mode A4 Nvidia B200 (1 gpu slice) in Seoul"). Spellings from public captures: a Cloud Billing
+# report of a Vertex AI flex-start job (SKU 341A-49A5-0C07 and 9A32-36B2-7FBC) and a recorded
+# list of Compute Engine SKUs (tests/fixtures/gcp/ORIGIN.md).
+_MODES = (
+    (re.compile(r"DWS Defined Duration|Flex[- ]start", re.IGNORECASE), "FlexStart"),
+    (re.compile(r"Calendar Mode", re.IGNORECASE), "Calendar"),
+)
+_MODE_WORDS = re.compile(
+    r"^(dws defined duration|dws calendar mode|reserved)\s+|\s+in calendar mode$", re.IGNORECASE
+)
+# A calendar-mode SKU ends with its place only: "... (1 gpu slice) in Seoul".
+_PLACE_END = re.compile(r"\s+in\s+[^()]*$")
 # Description prefixes that only say which usage type a SKU is (already in category.usageType).
 _USAGE_PREFIX = re.compile(r"^(spot preemptible|preemptible|commitment v\d+:)\s+", re.IGNORECASE)
 # Where the stem ends: "... running in Americas", "... attached to Spot Preemptible VMs
@@ -26,7 +45,8 @@ _USAGE_PREFIX = re.compile(r"^(spot preemptible|preemptible|commitment v\d+:)\s+
 _STEM_END = re.compile(
     r"\s+(running in|attached to)\s.*$|\s+in\s+[^:]*\s+for\s+\d+\s+years?$", re.IGNORECASE
 )
-# SKUs of the same resource that are not the plain rental: other products or fees.
+# SKUs of the same resource that are not a rental chipcost prices: other products or fees
+# (looked for once a flex-start or calendar-mode SKU's own words are taken out).
 NOT_RENTALS = (
     "Sole Tenancy",
     "Reserved",
@@ -35,27 +55,56 @@ NOT_RENTALS = (
     "suspended",
     "Virtual Workstation",
     "DWS",
-    "Calendar Mode",
-    "Flex-start",
 )
-# Data-centre GPUs Google sells only attached to N1 VMs: the GPU SKU prices no whole VM.
-ATTACHED_GPUS = ("Tesla T4", "Tesla V100", "Tesla P100", "Tesla P4", "Tesla K80")
+# Data-centre GPUs Google sells only attached to N1 VMs and chipcost does not price (the K80 is
+# retired); T4, V100, P100 and P4 are priced per GPU (gcp_machine_types.csv, billing gpu_only).
+ATTACHED_GPUS = ("Tesla K80",)
+# Words a GPU SKU may carry or drop without naming another resource: the vendor and product
+# line ("Nvidia H200 141GB GPU" became "H200 141GB GPU"), "Instance" ("A2 Instance Core" and
+# "A2 Cpu" in commitments). A3 Mega's GPU is spelled "H100 80GB Mega", "H100 Mega 80GB" and
+# "H100 80GB Plus" in different regions (SkyPilot's sky/catalog/data_fetchers/fetch_gcp.py);
+# word order does not count, so the key is the sorted words.
+_NOISE = frozenset({"nvidia", "tesla", "gpu", "instance"})
+_SYNONYMS = {"core": "cpu", "plus": "mega"}
 _TPU_VERSION = re.compile(r"\btpu[\s_-]*(v?\d+(?:[a-z]+|\s+lite\b)?)", re.IGNORECASE)
 
 
 def stem_key(description: str) -> str:
-    """The resource a SKU prices, whatever its usage type and place: 'a2 cpu' for both
-    'Commitment v1: A2 Cpu in APAC for 1 Year' and 'A2 Instance Core running in Americas'.
+    """The resource a SKU prices, whatever its usage type, place and spelling: 'a2 cpu' for
+    both 'Commitment v1: A2 Cpu in APAC for 1 Year' and 'A2 Instance Core running in Americas',
+    '141gb h200' for 'H200 141GB GPU running in Americas' and 'Nvidia H200 141GB GPU'.
     """
-    text = _USAGE_PREFIX.sub("", description.strip())
-    text = _STEM_END.sub("", text).lower()
-    words = ["cpu" if w == "core" else w for w in text.split() if w != "instance"]
-    return " ".join(words)
+    text = stem(description).lower().replace("(", " ").replace(")", " ")
+    words = {_SYNONYMS.get(word, word) for word in text.split()} - _NOISE
+    return " ".join(sorted(words))
 
 
 def stem(description: str) -> str:
-    """The description without its usage prefix and place, as Google spells it."""
-    return _STEM_END.sub("", _USAGE_PREFIX.sub("", description.strip()))
+    """The description without its usage prefix, its flex-start or calendar-mode words and its
+    place, as Google spells it."""
+    text = _USAGE_PREFIX.sub("", description.strip())
+    if usage_of(description, "OnDemand") == "Calendar":
+        text = _PLACE_END.sub("", _MODE_WORDS.sub("", _MODE_WORDS.sub("", text)))
+    return _STEM_END.sub("", _MODE_WORDS.sub("", text)).strip()
+
+
+def usage_of(description: str, usage_type: str) -> str:
+    """The usage a SKU prices: its usageType, or FlexStart / Calendar for an OnDemand SKU whose
+    description says so."""
+    if usage_type == "OnDemand":
+        for words, mode in _MODES:
+            if words.search(description):
+                return mode
+    return usage_type
+
+
+def not_a_rental(description: str) -> bool:
+    """True for a SKU of another product or a fee (sole tenancy, a prepaid reservation, ...)."""
+    text = description
+    if usage_of(description, "OnDemand") != "OnDemand":
+        text = _MODE_WORDS.sub("", _MODE_WORDS.sub("", _USAGE_PREFIX.sub("", description)))
+        text = _MODES[0][0].sub("", text)
+    return any(marker in text for marker in NOT_RENTALS)
 
 
 def tpu_version(description: str) -> str:
@@ -72,10 +121,12 @@ class MachineType:
     chip_count: int
     vcpus: float
     memory_gib: float
-    billing: str  # "components" or "slice"
+    billing: str  # "components", "slice" or "gpu_only"
     gpu: str  # stem keys of the SKUs that price it
     cpu: str
     ram: str
+    gpu_sku: str  # the GPU SKU's description as the table spells it
+    on_demand: bool  # False: Google rents it through reservations, flex-start or spot only
 
 
 def _rows(name: str) -> list[dict[str, str]]:
@@ -99,9 +150,25 @@ def machine_types() -> tuple[MachineType, ...]:
             gpu=stem_key(row["gpu_sku"]),
             cpu=stem_key(row["cpu_sku"]) if row["cpu_sku"] else "",
             ram=stem_key(row["ram_sku"]) if row["ram_sku"] else "",
+            gpu_sku=row["gpu_sku"],
+            on_demand=row["on_demand"] == "yes",
         )
         for row in _rows(MACHINE_TABLE)
     )
+
+
+def unlisted_notes(listed: set[str]) -> list[str]:
+    """The machine types whose GPU SKU no page lists (keys in `listed`): named, never priced
+    at 0, so a SKU Google renamed is seen in the run's notes."""
+    unlisted: dict[str, list[str]] = {}
+    for machine in machine_types():
+        if machine.gpu not in listed:
+            unlisted.setdefault(machine.gpu_sku, []).append(machine.name)
+    return [
+        f"no SKU '{sku}' (spelled any way) in the pages: {', '.join(names)} not priced; check "
+        f"its description in chipcost/data/{MACHINE_TABLE}"
+        for sku, names in sorted(unlisted.items())
+    ]
 
 
 @cache

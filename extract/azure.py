@@ -1,4 +1,5 @@
-"""Azure Retail Prices API: ND/NC GPU VMs on demand, spot, low priority, savings plan, reserved."""
+"""Azure Retail Prices API: ND/NC/NV/NG GPU VMs on demand, spot, low priority, savings plan,
+reserved."""
 
 from __future__ import annotations
 
@@ -22,9 +23,12 @@ PRICES_URL = "https://prices.azure.com/api/retail/prices"
 API_VERSION = "2023-01-01-preview"
 SKU_TABLE = "azure_skus.csv"
 # One query per price type and GPU series prefix: plain `and` filters only, which every API
-# version supports. Windows rows (licence included) are left out at the source.
+# version supports. Windows rows (licence included) are left out at the source. Every size in
+# chipcost/data/azure_skus.csv starts with one of these prefixes (a test holds it): ND and NC
+# (training and inference), NV (visualisation: NVv3, NVv4, NVadsA10 v5, NVads V710 v5) and NG
+# (NGads V620).
 PRICE_TYPES = ("Consumption", "Reservation")
-SERIES = ("Standard_ND", "Standard_NC")
+SERIES = ("Standard_ND", "Standard_NC", "Standard_NV", "Standard_NG")
 # A query spans every region: a few thousand rows, a few 1,000-row pages. A runaway
 # NextPageLink chain stops here.
 MAX_PAGES = 50
@@ -90,7 +94,7 @@ def notes(result: ParseResult) -> list[str]:
 
 
 def rows(page: Page) -> list[Any]:
-    """The page's Items. Azure always sells ND/NC VMs: pages that hold none mean the filter
+    """The page's Items. Azure always sells GPU VMs: pages that hold none mean the filter
     stopped matching (refused by the kit's rule)."""
     body = page.json()
     if not isinstance(body, dict) or not isinstance(body.get("Items"), list):
@@ -221,8 +225,8 @@ SOURCE = Source(
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(
-        "Azure Retail Prices API: Linux ND/NC GPU VMs in every region, on demand, spot, low "
-        "priority, 1/3-year savings plans and reservations"
+        "Azure Retail Prices API: Linux ND/NC/NV/NG GPU VMs in every region, on demand, spot, "
+        "low priority, 1/3-year savings plans and reservations"
     ),
     fetch=fetch,
     rows=rows,

@@ -10,11 +10,12 @@ from typing import Any
 from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
+from chipcost.core.vocabulary import not_rentable
 from chipcost.extract import _gcp_skus as skus
 from chipcost.extract import _gcp_tpus as tpus
 from chipcost.extract import _http
+from chipcost.extract._gcp_machines import Rate, machine_records
 from chipcost.extract._kit import (
-    Offer,
     Origin,
     field_names,
     load_json,
@@ -68,24 +69,6 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
     return payloads
 
 
-@dataclass(frozen=True)
-class Rate:
-    """One SKU's price, with the page that listed it: a machine joined from several SKUs takes
-    its provenance from its GPU's."""
-
-    price: float
-    sku: str
-    origin: Origin
-    effective: str
-
-    def offer(self, usage: str, region: str) -> Offer:
-        """What the records priced from this rate share: where, the usage type's terms, SKU."""
-        model, term, payment = skus.USAGE[usage]
-        return self.origin.offer(
-            region=region, pricing_model=model, term=term, payment=payment, sku=self.sku
-        )
-
-
 @dataclass
 class Catalog:
     """The prices read from every page: (stem key, usage type, region) -> rate."""
@@ -95,6 +78,7 @@ class Catalog:
     tpus: dict[tuple[str, bool, str, str], Rate] = field(default_factory=dict)
     unmapped: set[str] = field(default_factory=set)
     skipped: Counter[str] = field(default_factory=Counter)
+    not_rentable: Counter[str] = field(default_factory=Counter)
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
@@ -110,7 +94,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
         for sku in page:
             result.rejects.extend(_read_sku(sku, origin, catalog))
-    result.extend(_machine_records(catalog))
+    result.extend(machine_records(catalog.rates, catalog.conflicts, catalog.not_rentable))
     result.extend(_tpu_records(catalog))
     if payloads:
         # Google always sells accelerator VMs: pages that price none mean the SKUs changed.
@@ -129,14 +113,16 @@ def _read_sku(sku: Any, origin: Origin, catalog: Catalog) -> list[Reject]:
     is_tpu = group == "TPU" or bool(skus.tpu_version(description))
     key = skus.stem_key(description)
     if not is_tpu and key not in skus.component_keys():
-        if group == "GPU" or " gpu" in f" {key}":
+        if group == "GPU" or " gpu" in f" {description.lower()}":
             _file_unmapped_gpu(description, catalog)
         return []
-    usage = str(category.get("usageType", ""))
-    if usage not in skus.USAGE or any(m in description for m in skus.NOT_RENTALS):
+    listed = str(category.get("usageType", ""))
+    usage = skus.usage_of(description, listed)
+    if usage not in skus.USAGE or skus.not_a_rental(description) or (is_tpu and usage != listed):
+        # TPU flex-start and calendar-mode SKUs are not read yet: TPUs are priced per chip.
         catalog.skipped[f"{usage or 'no'} usage type or not a plain rental"] += 1
         return []
-    unit = "GiBy.h" if key.endswith(" ram") and not is_tpu else "h"
+    unit = "GiBy.h" if "ram" in key.split() and not is_tpu else "h"
     price, problem = skus.unit_price(sku, unit)
     regions = [r for r in sku.get("serviceRegions") or [] if isinstance(r, str) and r]
     if not problem and not regions:
@@ -155,7 +141,7 @@ def _read_sku(sku: Any, origin: Origin, catalog: Catalog) -> list[Reject]:
 
 def _file_unmapped_gpu(description: str, catalog: Catalog) -> None:
     stem = skus.stem(description)
-    if any(m in description for m in skus.NOT_RENTALS):
+    if skus.not_a_rental(description):
         catalog.skipped["GPU SKUs of other products (DWS, sole tenancy, workstation)"] += 1
     elif any(gpu in stem for gpu in skus.ATTACHED_GPUS):
         catalog.skipped["GPU SKUs of GPUs attached to N1 VMs (priced without their VM)"] += 1
@@ -204,73 +190,6 @@ def tpu_types() -> dict[str, tuple[str, str, int]]:
     }
 
 
-def _machine_records(catalog: Catalog) -> ParseResult:
-    result = ParseResult()
-    missing: Counter[tuple[str, str]] = Counter()
-    by_key: dict[str, list[tuple[str, str, Rate]]] = {}
-    for (key, usage, region), rate in sorted(catalog.rates.items(), key=_by_place):
-        by_key.setdefault(key, []).append((usage, region, rate))
-    for machine in skus.machine_types():
-        for usage, region, gpu in by_key.get(machine.gpu, []):
-            parts = {"gpu": gpu}
-            for kind, part in (("cpu", machine.cpu), ("ram", machine.ram)):
-                if part and (rate := catalog.rates.get((part, usage, region))) is not None:
-                    parts[kind] = rate
-                elif part:
-                    missing[(machine.name, f"{part} ({usage})")] += 1
-            if len(parts) == 1 + bool(machine.cpu) + bool(machine.ram):
-                result.extend(_machine_record(machine, usage, region, parts, catalog))
-    result.notes.extend(
-        f"{name}: no {part} price in {count} region(s) where its GPU is priced; not recorded there"
-        for (name, part), count in sorted(missing.items())
-    )
-    return result
-
-
-def _by_place(item: tuple[tuple[str, str, str], Rate]) -> tuple[str, str, str]:
-    return item[0]
-
-
-def _machine_record(
-    machine: skus.MachineType, usage: str, region: str, parts: dict[str, Rate], catalog: Catalog
-) -> ParseResult:
-    result = ParseResult()
-    keys = {"gpu": machine.gpu, "cpu": machine.cpu, "ram": machine.ram}
-    clashing = [keys[k] for k in parts if (keys[k], usage, region) in catalog.conflicts]
-    gpu = parts["gpu"]
-    if clashing:
-        reason = (
-            f"{machine.name} in {region} ({usage}): several SKUs price {', '.join(clashing)} "
-            "differently; none is used"
-        )
-        result.rejects.append(gpu.origin.reject(reason, machine.name, gpu.sku))
-        return result
-    total = machine.chip_count * gpu.price
-    if machine.billing == "components":
-        total += machine.vcpus * parts["cpu"].price + machine.memory_gib * parts["ram"].price
-    extra = {
-        "family": machine.family,
-        "billing": machine.billing,
-        "vcpus": machine.vcpus,
-        "memory_gib": machine.memory_gib,
-        "gpu_per_hour": gpu.price,
-        "skus": [rate.sku for rate in parts.values()],
-        "effective": gpu.effective,
-    }
-    if machine.billing == "components":
-        extra |= {"vcpu_per_hour": parts["cpu"].price, "ram_gib_per_hour": parts["ram"].price}
-    result.records.append(
-        gpu.offer(usage, region).record(
-            instance_type=machine.name,
-            chip=machine.chip,
-            chip_count=float(machine.chip_count),
-            price_per_hour=round(total, 6),
-            extra=extra,
-        )
-    )
-    return result
-
-
 def _tpu_records(catalog: Catalog) -> ParseResult:
     result = ParseResult()
     for (version, pod, usage, region), rate in sorted(catalog.tpus.items()):
@@ -294,6 +213,13 @@ def _tpu_records(catalog: Catalog) -> ParseResult:
 
 def _notes(catalog: Catalog) -> list[str]:
     notes = [f"skipped {count} {what}" for what, count in sorted(catalog.skipped.items())]
+    if catalog.not_rentable:
+        # Google rents these only through reservations, flex-start or spot: the OnDemand SKU
+        # is a reservation's rate, not a price anyone can rent the shape at on demand.
+        why = "Google rents the shape through reservations, flex-start or spot, not on demand"
+        names = ", ".join(sorted(catalog.not_rentable))
+        count = sum(catalog.not_rentable.values())
+        notes.append(f"{not_rentable('on_demand', why)}: {names} ({count} region price(s))")
     if catalog.unmapped:
         notes.append(
             f"{len(catalog.unmapped)} accelerator SKU(s) price no machine type or TPU that "
@@ -309,7 +235,8 @@ SOURCE = Source(
     provider=PROVIDER,
     description=(
         "Google Cloud Billing Catalog API (GCP_API_KEY): Compute Engine accelerator VMs (A2, "
-        "A3, A4, A4X, G2, G4) and Cloud TPU chips, on demand, spot and 1/3-year committed use"
+        "A3, A4, A4X, G2, G4, N1 GPUs) and Cloud TPU chips, on demand, spot, flex-start, "
+        "calendar mode and 1/3-year committed use"
     ),
     fetch=fetch,
     parse=parse,

@@ -8,6 +8,7 @@ from typing import Any
 from chipcost.core.catalog import UNKNOWN_CHIP, chip_memory_gb
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
+from chipcost.core.vocabulary import not_rentable
 from chipcost.extract import _http
 from chipcost.extract._kit import json_price, listed_rows, load_json
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
@@ -32,10 +33,18 @@ METAL_SPELLINGS = {"h100": "H100 SXM", "a100": "A100 SXM4 80GB", "l40": "L40S"}
 # A100 and H100 are 80 GB cards (gpuhunt: "VULTR A100 instances have 80GB").
 CARD_GB = {"NVIDIA_A100": 80.0, "NVIDIA_H100": 80.0}
 CPU_TYPES = frozenset({"vc2", "vhf", "vhp", "voc", "vdc"})
+# Dedicated-metal GPU plans (type vdm) carry no gpu_type, gpu_count or gpu_vram_gb: the id
+# names the GPU and the plan's whole video memory, vcg-a40-24c-120g-48vram (gpuhunt's tests of
+# Vultr's public /plans answer: "a GPU plan whose type differs from its ID prefix, and which has
+# none of the gpu_type/gpu_count/gpu_vram_gb fields").
+VDM_ID = re.compile(r"^vcg-(?P<gpu>[a-z][a-z0-9]*)-\d+c-\d+g-(?P<vram>\d+)vram$")
+# Plans whose memory does not divide into whole cards of the catalog's size: gpuhunt's table
+# of Vultr's vdm plans gives the MI325X plan 8 cards (1,536 GB in all, 192 GB a card usable).
+VDM_CARDS = {"vcg-mi325x-252c-2872g-1536vram": 8}
 SLICE = "a Cloud GPU plan selling a slice of one card: prices are per whole chip here"
-NOT_ON_DEMAND = "on-demand price not loaded: the plan is not deployable on demand (deploy_ondemand)"
-NOT_PREEMPTIBLE = (
-    "preemptible price not loaded: the plan is not deployable preemptible (deploy_preemptible)"
+NOT_ON_DEMAND = not_rentable("on_demand", "the plan is not deployable on demand (deploy_ondemand)")
+NOT_PREEMPTIBLE = not_rentable(
+    "spot", "the plan is not deployable preemptible (deploy_preemptible)"
 )
 
 
@@ -98,6 +107,8 @@ def _cloud_gpu_offers(plan: Any, page: Page) -> list[Item]:
     if not isinstance(plan, dict) or str(plan.get("type")) in CPU_TYPES:
         return [Skip("a CPU plan: no accelerator to price")]
     name = str(plan.get("id", ""))
+    if plan.get("type") == "vdm" and not plan.get("gpu_type"):
+        return _dedicated_offers(plan, page, name)
     if plan.get("type") != "vcg" and not plan.get("gpu_type"):
         return [Skip("another kind of plan (storage, Kubernetes): not a GPU", name)]
     gpu_type, vram = str(plan.get("gpu_type") or ""), plan.get("gpu_vram_gb")
@@ -118,6 +129,23 @@ def _cloud_gpu_offers(plan: Any, page: Page) -> list[Item]:
     if chip == UNKNOWN_CHIP:
         extra["chip_count_assumed"] = "one card: the chip and its memory are unknown"
     return _offers(plan, page, chip, round(count), extra)
+
+
+def _dedicated_offers(plan: dict, page: Page, name: str) -> list[Item]:
+    """A vdm plan: its GPU and card count read from the id (no GPU fields are sent)."""
+    found = VDM_ID.match(name)
+    if found is None:
+        why = f"{name}: a dedicated GPU plan id this parser cannot read (vcg-a40-...-48vram)"
+        return [page.reject(why, plan, name)]
+    token, vram = found["gpu"], int(found["vram"])
+    chip = page.chip(METAL_SPELLINGS.get(token, token))
+    card = chip_memory_gb().get(chip)
+    count = VDM_CARDS.get(name) or (vram / card if card else 0)
+    if count < 1 or count != int(count):
+        card_text = f"{card:g} GB" if card else "unknown-size"
+        why = f"{name}: {vram} GB is not a whole number of {card_text} {chip} cards"
+        return [page.reject(why, plan, name)]
+    return _offers(plan, page, chip, int(count), {"gpu": token, "vram_gb": vram})
 
 
 def _offers(plan: dict, page: Page, chip: str, count: int, extra: dict) -> list[Item]:

@@ -25,7 +25,10 @@ class PricingModel:
 # In the order listings show them: list price first, commitments, then the rest.
 # A list price is FOCUS's Standard, spot Dynamic (the provider changes it without notice), a
 # price under a commitment Committed; a Capacity Block, a reservation bought for a fixed term
-# at a price set ahead, Committed too.
+# at a price set ahead, Committed too (Google's calendar-mode reservations are recorded as one).
+# Flex-start (Google's Dynamic Workload Scheduler "DWS Defined Duration" VMs) is a rental of up
+# to seven days that starts when capacity frees up, at its own published price and with no
+# commitment: neither a list price nor spot, so FOCUS's Other.
 PRICING_MODEL_TABLE = (
     PricingModel("on_demand", "on-demand", "On-demand", "#2563eb", commits=False,
                  focus="Standard"),
@@ -38,6 +41,7 @@ PRICING_MODEL_TABLE = (
     PricingModel("capacity_block", "capacity block", "Capacity block", "#be185d",
                  commits=False, focus="Committed", focus_commitment="Usage"),
     PricingModel("spot", "spot", "Spot", "#ea580c", commits=False, focus="Dynamic"),
+    PricingModel("flex_start", "flex-start", "Flex-start", "#ca8a04", commits=False),
 )  # fmt: skip
 PRICING_MODELS = tuple(model.code for model in PRICING_MODEL_TABLE)
 MODEL_LABELS = {model.code: model.label for model in PRICING_MODEL_TABLE}
@@ -51,7 +55,15 @@ COMMITMENT_BUCKETS = {
     "commit_other": "Other terms",  # 1 week to 6 months, 2 years: neocloud commitments
 }
 # The columns of "Cheapest now", in reading order: list price, commitments, then the rest.
-BUCKET_ORDER = ("on_demand", "commit_1yr", "commit_3yr", "commit_other", "spot", "capacity_block")
+BUCKET_ORDER = (
+    "on_demand",
+    "commit_1yr",
+    "commit_3yr",
+    "commit_other",
+    "spot",
+    "flex_start",
+    "capacity_block",
+)
 BUCKET_LABELS = {
     bucket: COMMITMENT_BUCKETS.get(bucket)
     or next(m.heading for m in PRICING_MODEL_TABLE if m.code == bucket)
@@ -75,6 +87,13 @@ PLANS = (
     "low_priority",
     "dynamic",  # on-demand at a daily demand-based price (Verda), instead of the fixed one
 )
+
+
+def not_rentable(model: str, why: str) -> str:
+    """The one rule for a price listed for a way the offer cannot be rented (a plan not
+    deployable on demand, a shape Google rents only through reservations): it is not loaded,
+    and the parse's notes count it under this reason, which names the pricing model and why."""
+    return f"{MODEL_LABELS[model]} price not loaded: {why}"
 
 
 def bucket_sql(model: str = "pricing_model", term: str = "term") -> str:

@@ -96,7 +96,9 @@ def _specs() -> dict[str, Spec]:
 
 SPECS = _specs()
 
-# us-east-1 Linux on-demand USD per hour (p5e, trn2, g6f and the unreal types are estimates).
+# us-east-1 Linux on-demand USD per hour (g6f and the unreal types are estimates; p5, p5en,
+# p6-b200, trn1 and trn2 are the public prices sample/REFERENCES.md lists, trn2's as listed for
+# US East (Ohio); p5e is sold through Capacity Blocks and has no on-demand offer in the sample).
 ON_DEMAND_USD = {
     "p4d.24xlarge": 21.96,
     "p4de.24xlarge": 27.447,
@@ -113,7 +115,7 @@ ON_DEMAND_USD = {
     "trn1.2xlarge": 1.34375,
     "trn1.32xlarge": 21.5,
     "trn1n.32xlarge": 24.78,
-    "trn2.48xlarge": 35.76,
+    "trn2.48xlarge": 85.964,
     "inf1.xlarge": 0.228,
     "inf1.24xlarge": 4.721,
     "inf2.xlarge": 0.758,

@@ -41,7 +41,6 @@ REGIONS_BY_TYPE = {
     "p4d.24xlarge": (*US, "eu-west-1", "ap-northeast-1"),
     "p4de.24xlarge": ("us-east-1", "us-west-2"),
     "p5.48xlarge": (*US, "eu-north-1", "ap-northeast-1", "ap-southeast-2"),
-    "p5e.48xlarge": ("us-east-2", "us-west-2"),
     "p5en.48xlarge": (*US, "ap-northeast-1"),
     "p6-b200.48xlarge": ("us-east-1", "us-west-2"),
     "g5.xlarge": ALL_REGIONS,
@@ -94,7 +93,7 @@ def day_offers(day: int) -> list[Offer]:
     if day >= 7:  # the Ireland p4d offer is withdrawn
         offers = [o for o in offers if (o.instance_type, o.region) != ("p4d.24xlarge", "eu-west-1")]
     for offer in offers:
-        if day >= 4 and (offer.instance_type, offer.region) == ("p5.48xlarge", "us-west-2"):
+        if day >= 4 and (offer.instance_type, offer.region) == ("p4d.24xlarge", "us-west-2"):
             offer.price = round(offer.price * 0.92, 4)  # on-demand cut, reserved unchanged
             offer.effective = changed_on(4)
         if day >= 6 and (offer.instance_type, offer.region) == ("trn2.48xlarge", "us-east-2"):

@@ -15,7 +15,8 @@ from chipcost.sample.build._common import factor, fresh_writer, indented_json
 # size, regions, on demand, spot, low priority, savings plan 1/3 yr, reserved 1/3 yr total.
 # fmt: off
 SIZES = (
-    ("Standard_ND96isr_H100_v5", ("eastus", "southcentralus", "swedencentral"), 98.32, 39.33,
+    # H100 spot: an estimate (no public page found), near a live capture's 18.17.
+    ("Standard_ND96isr_H100_v5", ("eastus", "southcentralus", "swedencentral"), 98.32, 18.17,
      None, 70.31, 47.29, 521712.0, 1098340.0),
     ("Standard_ND96isr_H200_v5", ("eastus2", "swedencentral"), 110.24, 44.1, None, 78.82,
      53.02, 585013.0, 1231550.0),
@@ -30,6 +31,10 @@ SIZES = (
     ("Standard_NC40ads_H100_v5", ("eastus", "southcentralus"), 6.98, 2.79, None, 4.99, 3.36,
      37041.0, 77981.0),
     ("Standard_NC8ads_A10_v4", ("eastus",), 0.91, 0.36, None, None, None, None, None),
+    # The visualisation series (NV, NG): whole-GPU sizes and one slice, refused as a fraction.
+    ("Standard_NV36ads_A10_v5", ("eastus", "westeurope"), 3.2, 0.64, None, None, None, None,
+     None),
+    ("Standard_NV6ads_A10_v5", ("eastus",), 0.45, 0.09, None, None, None, None, None),
 )
 # fmt: on
 PAGE = 30  # rows per sample page, so that the sample pages too (the API's is 1000)
@@ -110,7 +115,7 @@ def query_items(day: int) -> dict[tuple[str, str], list[dict[str, Any]]]:
     }
     for sku, regions, demand, spot, low, sp1, sp3, ri1, ri3 in SIZES:
         move = factor(MOVES, sku, day)
-        series = "Standard_ND" if sku.startswith("Standard_ND") else "Standard_NC"
+        series = next(prefix for prefix in azure.SERIES if sku.startswith(prefix))
         for region in regions:
             savings = {"1 Year": sp1, "3 Years": sp3} if sp1 else None
             rows = queries[("Consumption", series)]

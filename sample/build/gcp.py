@@ -26,9 +26,9 @@ RESOURCES = (
     ("Nvidia Tesla A100 80GB GPU", "GPU", "h", (3.92808, 1.5712, 2.47469, 1.374828)),
     ("Nvidia H100 80GB GPU", "GPU", "h", (9.79655, 2.25, 7.73928, 4.40845)),
     ("Nvidia H100 80GB Plus GPU", "GPU", "h", (10.34428, 2.38, 8.17198, 4.65493)),
-    ("Nvidia H200 141GB GPU", "GPU", "h", (9.31174, 3.72, 7.35627, 4.19028)),
+    ("H200 141GB GPU", "GPU", "h", (9.31174, 3.72, 7.35627, 4.19028)),
     ("Nvidia L4 GPU", "GPU", "h", (0.560040, 0.2240, 0.352825, 0.252018)),
-    ("A4 Nvidia B200 (1 gpu slice)", "GPU", "h", (13.9826, 5.59, 11.0463, 6.2922)),
+    ("A4 Nvidia B200 (1 gpu slice)", "GPU", "h", (16.11, 4.9542, 11.1159, 7.0884)),
     ("A2 Instance Core", "CPU", "h", (0.031611, 0.01265, 0.019915, 0.014225)),
     ("A2 Instance Ram", "RAM", "GiBy.h", (0.004237, 0.0017, 0.002669, 0.001907)),
     ("A3 Instance Core", "CPU", "h", (0.03301, 0.0132, 0.02080, 0.01486)),
@@ -39,9 +39,6 @@ RESOURCES = (
     ("A3Ultra Instance Ram", "RAM", "GiBy.h", (0.00442, 0.00177, 0.00279, 0.00199)),
     ("G2 Instance Core", "CPU", "h", (0.024174, 0.00967, 0.015230, 0.010878)),
     ("G2 Instance Ram", "RAM", "GiBy.h", (0.002832, 0.00113, 0.001784, 0.001274)),
-    # GPUs sold attached to N1 VMs, and an older GPU: listed, not priced as VMs.
-    ("Nvidia Tesla T4 GPU", "GPU", "h", (0.35, 0.14, 0.22, 0.16)),
-    ("Nvidia Tesla V100 GPU", "GPU", "h", (2.48, 0.99, 1.562, 1.116)),
 )
 # Cloud TPU chips, per chip-hour: (service, description word, on demand, spot, 1yr, 3yr).
 TPUS = (
@@ -51,10 +48,21 @@ TPUS = (
     (TPU_SERVICE, "TpuV4", (3.22, 1.29, 2.03, 1.45)),
     (TPU_SERVICE, "TpuV3", (2.20, 0.88, 1.54, 0.99)),
 )
+# Flex-start (DWS) and calendar-mode SKUs, us-central1 only, usage type OnDemand: the
+# descriptions and prices of public captures (tests/fixtures/gcp/ORIGIN.md, "Public captures of
+# SKU names"). A3 Mega's flex-start cores and memory were not found, so its GPU SKU is left out.
+MODE_SKUS = (
+    ("Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in Americas", "GPU", "h",
+     4.200761),
+    ("DWS Defined Duration A3 Core running in Americas", "CPU", "h", 0.010934),
+    ("DWS Defined Duration A3 Ram running in Americas", "RAM", "GiBy.h", 0.000952),
+    ("DWS Calendar Mode A4 Nvidia B200 (1 gpu slice) in Americas", "GPU", "h", 11.277),
+)
 # fmt: on
 USAGES = ("OnDemand", "Preemptible", "Commit1Yr", "Commit3Yr")
 # (stem, first day) -> price factor from that day on.
-MOVES = {("Nvidia H100 80GB GPU", 4): 0.85, ("TpuV6e", 6): 0.9}
+# The L4 moves, not the H100 or TPU v6e: those keep the public prices sample/REFERENCES.md holds.
+MOVES = {("Nvidia L4 GPU", 4): 0.85}
 EFFECTIVE = "2026-11-01T08:12:40.118Z"
 PAGE = 60  # SKUs per sample page, so that the sample pages too (the API's is up to 5000)
 
@@ -143,6 +151,12 @@ def service_skus(service: str, day: int) -> list[dict[str, Any]]:
                         unit=unit,
                     )
                 )
+    if service == COMPUTE:
+        found += [
+            sku(service, sku_id(service, text), text, group, "OnDemand", ("us-central1",),
+                price=price, unit=unit)
+            for text, group, unit, price in MODE_SKUS
+        ]  # fmt: skip
     return found
 
 

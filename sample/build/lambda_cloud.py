@@ -20,7 +20,8 @@ ROWS = (
 )
 HEADERS = ("GPUs", "VRAM / GPU", "vCPUs", "RAM", "Storage", "Price / GPU / hr*")
 # (GPU cell, first day) -> price factor from that day on.
-MOVES = {("8x NVIDIA B200 SXM6", 6): 0.9}  # B200 4.99 -> 4.49
+# The GH200 moves, not the B200: its price is the one sample/REFERENCES.md lists.
+MOVES = {("1x NVIDIA GH200", 6): 0.9}  # GH200 1.49 -> 1.34
 
 
 def pricing_page(rows: list[tuple[str, ...]]) -> bytes:

@@ -97,3 +97,67 @@ def test_a_spelling_written_two_ways_is_listed_once():
 
     assert listed_spelling("RTX-PRO6000") == listed_spelling("RTX PRO 6000") == "RTX PRO 6000"
     assert listed_spelling("Some New Card") == "Some New Card"
+
+
+@pytest.mark.parametrize(
+    ("spelling", "chip"),
+    [
+        ("MI350X", "MI350X"),  # CloudRift's brand_short
+        ("AMD Instinct MI350X", "MI350X"),
+        ("NVIDIA GB300", "GB300"),
+        ("Tenstorrent n150", "Tenstorrent-n150"),  # Seeweb's 'Tenstorrent <card>' labels
+        ("Tenstorrent n300s", "Tenstorrent-n300"),
+        ("Tenstorrent p150a", "Tenstorrent-p150"),
+        ("Tenstorrent p300", "Tenstorrent-p300"),
+        ("NVIDIA A16", "A16"),
+        ("RTX 5880 Ada Generation", "RTX-5880-Ada"),
+        ("AMD Radeon PRO V710", "Radeon-Pro-V710"),
+        ("AMD Instinct MI300A", "MI300A"),
+        ("MI250", "MI250"),
+        ("MI210", "MI210"),
+    ],
+)
+def test_chips_that_arrived_as_unknown_have_a_row(spelling, chip):
+    """Issue 40: these loaded as `unknown` (CloudRift, Seeweb) or were not in the catalog."""
+    from chipcost.core.catalog import canonical_chip
+
+    assert canonical_chip(spelling) == chip
+    assert chip in canonical_chips()
+
+
+def _spec(chip: str) -> dict[str, str]:
+    return next(row for row in chip_rows() if row["chip"] == chip)
+
+
+@pytest.mark.parametrize(
+    ("chip", "column", "value"),
+    [
+        ("MI350X", "memory_gb", "288"),
+        ("MI350X", "tdp_w", "1000"),
+        ("GB300", "memory_bandwidth_tbps", "8"),
+        ("Tenstorrent-n150", "memory_gb", "12"),
+        ("Tenstorrent-n300", "memory_bandwidth_tbps", "0.576"),
+        # Corrections: B300 is 288 GB at 8 TB/s, B200 8 TB/s (HGX B200: 64 TB/s for 8 GPUs).
+        ("B300", "memory_gb", "288"),
+        ("B300", "memory_bandwidth_tbps", "8"),
+        ("B200", "memory_bandwidth_tbps", "8"),
+        # The FP4 dense peak the parts are sold on.
+        ("B200", "dense_fp4_tflops", "9000"),
+        ("B300", "dense_fp4_tflops", "14000"),
+        ("GB300", "dense_fp4_tflops", "15000"),
+        ("MI355X", "dense_fp4_tflops", "10000"),
+        ("MI350X", "dense_fp4_tflops", "9250"),
+        ("Trainium3", "dense_fp4_tflops", "2517"),
+        ("H100-SXM", "dense_fp4_tflops", ""),  # Hopper has no FP4 path
+    ],
+)
+def test_new_and_corrected_specs(chip, column, value):
+    assert _spec(chip)[column] == value
+
+
+def test_every_new_chip_says_where_its_figures_come_from_or_that_none_were_found():
+    for chip in ("MI350X", "GB300", "Tenstorrent-p300", "RTX-5880-Ada", "MI210"):
+        row = _spec(chip)
+        has_figure = any(row[c] for c in ("memory_gb", "memory_bandwidth_tbps", "tdp_w"))
+        assert row["spec_source"]
+        assert has_figure == ("no specification found" not in row["spec_source"])

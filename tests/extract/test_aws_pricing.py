@@ -629,8 +629,11 @@ def test_sample_archive_parses_with_its_scripted_changes():
         assert len(result.records) > 1000
         assert len(result.rejects) == (1 if run.name.startswith("2026-11-15") else 0)
         prices.append({r.offer_key(): r.price_per_hour for r in result.records})
+    # p5 costs the same in us-west-2 as in us-east-1 (AWS's price); the move is p4d's.
     p5_west = ("aws", "us-west-2", "", "p5.48xlarge", "on_demand", "none", "none", "default")
-    assert [day[p5_west] for day in prices] == [55.04] * 3 + [50.6368] * 5
+    assert [day[p5_west] for day in prices] == [55.04] * 8
+    p4d_west = ("aws", "us-west-2", "", "p4d.24xlarge", "on_demand", "none", "none", "default")
+    assert [day[p4d_west] for day in prices] == [21.96] * 3 + [20.2032] * 5
     p4d_ireland = ("aws", "eu-west-1", "", "p4d.24xlarge", "on_demand", "none", "none", "default")
     assert [p4d_ireland in day for day in prices] == [True] * 6 + [False] * 2
     g6e_tokyo = ("aws", "ap-northeast-1", "", "g6e.xlarge", "on_demand", "none", "none", "default")

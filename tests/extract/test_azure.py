@@ -8,6 +8,7 @@ consumption query spans two pages); bad-* and empty.json are the failure cases.
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from urllib.parse import parse_qs, urlparse
 
@@ -31,6 +32,9 @@ GOOD = (
 
 
 payload = payloads_of("azure", PRICES_URL)
+# The series a query asks for: "... and contains(armSkuName, 'Standard_ND') and ...".
+ASKED = re.compile(r"contains\(armSkuName, '([^']+)'\)")
+EMPTY = json.dumps({"Items": [], "NextPageLink": None, "Count": 0}).encode()
 
 
 def find(records, sku, region, model="on_demand", term="none", plan="default"):
@@ -148,12 +152,13 @@ def test_fetch_follows_next_page_links_and_archives_every_page(tmp_path):
         query = parse_qs(urlparse(str(request.url)).query)
         text = query["$filter"][0]
         price_type = "Reservation" if "'Reservation'" in text else "Consumption"
-        series = "Standard_ND" if "'Standard_ND'" in text else "Standard_NC"
+        series = ASKED.search(text)[1]
         index = int(query.get("$skip", ["0"])[0]) // 1000
-        return httpx.Response(200, content=pages[(price_type, series)][index])
+        return httpx.Response(200, content=pages.get((price_type, series), [EMPTY])[index])
 
     fetched = fetch(fake_context(tmp_path, "azure", handler))
-    assert len(fetched) == len(seen) == 5
+    # Five pages for ND and NC, one empty page for each of NV and NG and each price type.
+    assert len(fetched) == len(seen) == 5 + 4
     first = parse_qs(urlparse(str(seen[0].url)).query)
     assert first["api-version"] == ["2023-01-01-preview"] and first["currencyCode"] == ["'USD'"]
     manifest = read_manifest(tmp_path / STAMP / "azure")["payloads"]
@@ -193,3 +198,20 @@ def test_the_nv_and_ng_series_are_in_the_sku_table():
     assert table["Standard_NV4as_v4"][1] == Fraction(1, 8)
     assert table["Standard_NG32adms_V620_v1"][:2] == ("Radeon-Pro-V620", 1)
     assert table["Standard_NG8ads_V620_v1"][1] == Fraction(1, 4)
+
+
+def test_the_queries_ask_for_every_size_the_sku_table_prices(tmp_path):
+    """On 8ef611a the queries asked for ND and NC only: 17 NV/NG sizes could never be priced."""
+    filters: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        filters.append(parse_qs(urlparse(str(request.url)).query)["$filter"][0])
+        return httpx.Response(200, content=EMPTY)
+
+    fetch(fake_context(tmp_path, "azure", handler))
+    asked = {series for text in filters for series in ASKED.findall(text)}
+    types = {price for text in filters for price in ("Consumption", "Reservation") if price in text}
+    assert types == {"Consumption", "Reservation"}
+    unasked = [size for size in sku_table() if not any(series in size for series in asked)]
+    assert unasked == []
+    assert {"Standard_NV", "Standard_NG"} <= asked

@@ -71,8 +71,8 @@ def test_components_join_across_pages_for_every_usage_type():
 
 
 def test_slice_billed_types_are_chips_times_the_slice_price():
-    a4 = find(parse(good()).records, "a4-highgpu-8g")
-    assert (a4.chip, a4.chip_count, a4.price_per_hour) == ("B200", 8.0, pytest.approx(8 * 13.9826))
+    a4 = find(parse(good()).records, "a4-highgpu-8g", model="commitment", term="1yr")
+    assert (a4.chip, a4.chip_count, a4.price_per_hour) == ("B200", 8.0, pytest.approx(8 * 11.0463))
     assert a4.extra["billing"] == "slice" and "vcpu_per_hour" not in a4.extra
 
 
@@ -104,17 +104,18 @@ def test_tpus_are_rented_as_slices_priced_per_chip_hour():
     assert (v4.chip_count, v4.price_per_hour) == (1.0, 1.45)
 
 
-def test_tpu_v3_is_priced_and_attached_gpus_counted():
+def test_tpu_v3_is_priced_and_gpus_attached_to_n1_vms_are_priced_alone():
     result = parse(good())
     # On 368c4bd TPU v3 was an unmapped accelerator (named in a note, no price).
     assert not [note for note in result.notes if "gcp_tpus.csv" in note]
     v3 = [r for r in result.records if r.chip == "TPU-v3"]
     assert v3 and {r.pricing_model for r in v3} >= {"on_demand", "spot", "commitment"}
     assert all(r.chip_count == 1.0 for r in v3)
-    assert "skipped 8 GPU SKUs of GPUs attached to N1 VMs (priced without their VM)" in (
-        result.notes
-    )
-    assert not [r for r in result.records if "Tesla T4" in str(r.extra)]
+    # On 8ef611a the T4 and V100 SKUs were counted and left out: no N1 shape was priced.
+    t4 = find(result.records, "nvidia-tesla-t4")
+    assert (t4.chip, t4.chip_count, t4.price_per_hour) == ("T4", 1.0, 0.35)
+    assert t4.extra["priced"] == "the GPUs only: the N1 VM they attach to is billed apart"
+    assert find(result.records, "nvidia-tesla-v100", model="spot").chip == "V100"
     assert not result.rejects
     assert_loadable(result)
 
@@ -149,9 +150,9 @@ def test_pages_that_price_no_accelerator_fail_loudly():
         ("A2 Instance Core running in Americas", "a2 cpu"),
         ("Commitment v1: A2 Cpu in APAC for 1 Year", "a2 cpu"),
         ("Commitment v1: A2 Ram in Americas for 3 Years", "a2 ram"),
-        ("Spot Preemptible Nvidia Tesla A100 GPU running in Americas", "nvidia tesla a100 gpu"),
-        ("Nvidia L4 GPU attached to Spot Preemptible VMs running in Netherlands", "nvidia l4 gpu"),
-        ("Commitment v1: Nvidia L4 GPU running in Frankfurt for 1 Year", "nvidia l4 gpu"),
+        ("Spot Preemptible Nvidia Tesla A100 GPU running in Americas", "a100"),
+        ("Nvidia L4 GPU attached to Spot Preemptible VMs running in Netherlands", "l4"),
+        ("Commitment v1: Nvidia L4 GPU running in Frankfurt for 1 Year", "l4"),
     ],
 )
 def test_description_stems(description, key):
@@ -226,8 +227,8 @@ def test_a3_high_without_local_ssd_is_priced_as_a3_high():
     """On 368c4bd the -nolssd A3 shapes were missing; they are the same GPUs, vCPUs and
     memory, so the same component SKUs price them."""
     records = parse(good()).records
-    for size in ("1g", "8g"):
-        plain = find(records, f"a3-highgpu-{size}")
-        bare = find(records, f"a3-highgpu-{size}-nolssd")
+    for size, model in (("1g", "on_demand"), ("8g", "spot")):
+        plain = find(records, f"a3-highgpu-{size}", model=model)
+        bare = find(records, f"a3-highgpu-{size}-nolssd", model=model)
         assert (bare.chip, bare.chip_count) == (plain.chip, plain.chip_count)
         assert bare.price_per_hour == plain.price_per_hour

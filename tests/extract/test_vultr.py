@@ -135,3 +135,24 @@ def test_a_price_that_cannot_be_deployed_is_not_loaded_and_is_said():
     [preemptible] = [n for n in result.notes if "deploy_preemptible" in n]
     assert "vbm-256c-2048gb-8-mi300x-gpu" in on_demand
     assert "vbm-112c-2048gb-8-h100-gpu" in preemptible
+
+
+def test_dedicated_plans_named_only_by_their_id_are_read():
+    """On 8ef611a a list of vdm plans alone failed the source ("2 row(s): 0 refused, 2 not
+    offers"): they have no gpu_type, the id names the GPU and the plan's video memory."""
+    result = parse([payload("plans-vdm.json", PLANS_URL)])
+    a40 = offers(result.records, "vcg-a40-24c-120g-48vram")
+    assert set(a40) == {("blr", "on_demand")}  # deploy_preemptible false, no preemptible price
+    assert (a40[("blr", "on_demand")].chip, a40[("blr", "on_demand")].chip_count) == ("A40", 1.0)
+    assert a40[("blr", "on_demand")].price_per_hour == 1.712
+    mi325x = offers(result.records, "vcg-mi325x-252c-2872g-1536vram")
+    assert mi325x == {}  # deploy_ondemand false and no preemptible price listed
+    assert any("vcg-mi325x-252c-2872g-1536vram" in note for note in result.notes)
+
+
+def test_a_dedicated_plan_whose_memory_is_no_whole_number_of_cards_is_refused():
+    plan = {"id": "vcg-a40-24c-120g-40vram", "type": "vdm", "hourly_cost": 1.0, "locations": ["x"]}
+    body = json.dumps({"plans": [plan]}).encode()
+    result = parse([Payload(body, PLANS_URL, FETCHED_AT)])
+    [reject] = result.rejects
+    assert "40 GB is not a whole number of 48 GB A40 cards" in reject.reason

@@ -214,3 +214,10 @@ def test_a_migration_that_died_after_creating_its_version_table_is_finished(tmp_
         assert schema_version(con) == SCHEMA_VERSION
     finally:
         con.close()
+
+
+def test_the_chip_table_carries_the_fp4_peak(con):
+    rows = con.execute(
+        "SELECT chip, dense_fp4_tflops FROM chips WHERE chip IN ('B200', 'H100-SXM') ORDER BY chip"
+    ).fetchall()
+    assert rows == [("B200", 9000.0), ("H100-SXM", None)]
