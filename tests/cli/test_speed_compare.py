@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cost_cli import _warehouse, chipcost
+from tests.cli.test_cost_cli import H100_TRAINING, TRN2_TRAINING, _warehouse, chipcost
 from tests.paths import ROOT
 
 CATALOGUE = ROOT / "chipcost" / "data" / "throughput"
@@ -141,11 +141,11 @@ def test_compare_answers_per_pricing_model_in_one_screen(db):
     verdicts = [line for line in lines if " per token than H100-SXM" in line]
     # the fixture's offers: on-demand for both, a reserved term for H100 only
     assert [v.split(":")[0] for v in verdicts] == ["on_demand"]
-    # $35.76 / 16 chips against $55.04 / 8 at the derived training figures (the test's
-    # arithmetic, not chipcost's): Trainium2 is cheaper per token
-    trn2 = 35.76 / 16 / (667e12 * 0.40 / (6 * 70.6e9))
-    h100 = 55.04 / 8 / (989.5e12 * 0.40 / (6 * 70.6e9))
-    assert f"Trainium2 is {round((1 - trn2 / h100) * 100)}% cheaper per token" in verdicts[0]
+    # $35.76 / 16 chips against $55.04 / 8 at the calibrated training figures (the test's
+    # arithmetic, not chipcost's): Trainium2 at Trainium1's published MFU is dearer per token
+    trn2 = 35.76 / 16 / TRN2_TRAINING
+    h100 = 55.04 / 8 / H100_TRAINING
+    assert f"Trainium2 is {round((trn2 / h100 - 1) * 100)}% dearer per token" in verdicts[0]
     assert "figures used:" in result.stdout and "derived" in result.stdout
 
 

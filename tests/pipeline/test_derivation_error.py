@@ -17,9 +17,10 @@ CEILINGS = {
     ("inference", "all"): (200, 1.55, 5.3),
     ("inference", "FP8/BF16 figures"): (130, 1.42, 5.3),
     ("inference", "FP4 figures"): (70, 2.0, 3.7),
-    # 49 published training figures (MLPerf Training v5.1, MaxText, Neuron) besides the two
-    # article estimates: the flat 40% of the BF16 peak is held to them all
-    ("training", "all"): (50, 1.6, 2.6),
+    # 49 published training figures (MLPerf Training v5.1, MaxText, Neuron) and two article
+    # estimates, each against the MFU calibrated without its own document's figures of its
+    # model; worst: MLPerf's Llama 3.1 8B on 512 GB200, where scale costs three quarters
+    ("training", "all"): (50, 1.4, 4.3),
 }
 
 
@@ -36,9 +37,8 @@ def test_the_error_does_not_grow(found):
         assert row.count >= count, key  # fewer checks would hide error, not remove it
         assert row.median_factor <= median, (key, row)
         assert row.worst_factor <= worst, (key, row)
-        if key[0] == "inference":  # training has two article estimates: no trend to read
-            # the derivation neither promises nor withholds systematically (within a third)
-            assert 0.75 <= row.median_ratio <= 1.34, (key, row)
+        # the derivation neither promises nor withholds systematically (within a third)
+        assert 0.75 <= row.median_ratio <= 1.34, (key, row)
 
 
 def test_every_check_is_of_a_published_figure_at_its_own_point(found):
