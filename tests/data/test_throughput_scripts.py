@@ -68,6 +68,33 @@ def test_mlperf_rows_from_a_results_tree(tmp_path: Path):
     assert row["tokens_per_second_per_user"] == "6.8" and row["division"] == "closed, available"
 
 
+def test_mlperf_open_division_rows_only_for_the_chips_named(tmp_path: Path):
+    mlperf = script("mlperf_inference")
+    offline = SERVER_LOG.replace("Scenario : Server", "Scenario : Offline").replace(
+        "Completed tokens per second: 29228.22", "Tokens per second: 93045.8"
+    )
+    for system, chip in (("8xMI355X_2xEPYC_9575F", "AMD Instinct MI355X 288GB HBM3e"),
+                         ("H200x8_TRT", "NVIDIA H200-SXM-141GB")):  # fmt: skip
+        run = tmp_path / "open/AMD/results" / system / "llama2-70b-99/Offline/performance/run_1"
+        run.mkdir(parents=True)
+        (run / "mlperf_log_summary.txt").write_text(offline)
+        (tmp_path / "open/AMD/systems").mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"open/AMD/systems/{system}.json").write_text(json.dumps({
+            "accelerator_model_name": chip, "accelerators_per_node": 8, "number_of_nodes": 1,
+            "framework": "vLLM 0.9.1", "status": "available", "system_name": system,
+        }))  # fmt: skip
+        measured = tmp_path / "open/AMD/measurements" / system / "llama2-70b-99/Offline"
+        measured.mkdir(parents=True)
+        (measured / f"{system}.json").write_text(json.dumps({"weight_data_types": "mxfp4"}))
+    found = mlperf.rows(
+        tmp_path, "v5.1", "2025-09-09", "abc", ["llama2-70b-99"], "open", frozenset({"MI355X"})
+    )
+    [row] = found
+    assert (row["chip"], row["tokens_per_second"], row["precision"]) == ("MI355X", "93045.8", "fp4")
+    assert row["division"] == "open, available" and "open division" in row["source"]
+    assert "data type mxfp4" in row["notes"] and "not one to one" in row["notes"]
+
+
 def test_trtllm_rows_from_the_pages_tables():
     trtllm = script("trtllm_perf_overview")
     page = (
