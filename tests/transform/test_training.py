@@ -86,9 +86,14 @@ def test_a_chip_without_published_figures_keeps_the_flat_assumption():
     flat = [r for r in derivation_assumptions() if r.workload == "training"][0]
     [figure] = [f for f in throughput_references() if f.throughput_id.startswith("maxtext-v5p-l")]
     derived = replace(figure, chip="MI300X", kind="derived", mfu=flat.mfu, origin="derived")
-    assert calibrate_training([derived], throughput_references(), CHIPS.values(), []) == [derived]
-    [again] = calibrate_training([derived], throughput_references(), CHIPS.values(), [])
-    assert again is derived
+    # MI300X (CDNA3) and its family publish no training figure: the flat figure stays as it is
+    [kept] = calibrate_training([derived], throughput_references(), CHIPS.values(), MODELS.values())
+    assert kept is derived
+    # the same figure on TPU-v5p (its own MaxText rows) is redone at the calibrated MFU
+    [redone] = calibrate_training(
+        [replace(derived, chip="TPU-v5p")], throughput_references(), CHIPS.values(), MODELS.values()
+    )
+    assert redone.mfu != flat.mfu and redone.source.startswith("chipcost derivation calibrated")
 
 
 def test_a_check_leaves_its_own_document_out():
