@@ -5,9 +5,10 @@ A figure is checked where the derivation can say something about it: a chip with
 (and, for inference, memory bandwidth and size), a model with a shape, and a stated operating
 point. Inference is derived at the figure's own point: its batch where it states one, else its
 tokens/s per user for a latency-bound figure, else maximum throughput; with its own prompt and
-answer lengths where it states them (else roofline.csv's). Training is the assumed MFU
-(derivation.csv). docs/cost-per-token.md, "The derivation's error", reports the summary and a
-test keeps it from growing.
+answer lengths where it states them (else roofline.csv's). Training is calibrated out of sample:
+on every published training figure but those of the checked figure's document and model
+(transform/training.py), else the assumed MFU (derivation.csv). docs/cost-per-token.md, "The
+derivation's error", reports the summary and a test keeps it from growing.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from chipcost.pipeline.references import (
     roofline_settings,
     throughput_references,
 )
-from chipcost.transform import roofline
-from chipcost.transform.tokens import derived_tokens_per_second, flops_per_token
+from chipcost.transform import roofline, training
+from chipcost.transform.tokens import flops_per_token
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,8 @@ def checks(figures: tuple[Figure, ...] | None = None) -> list[Check]:
     rules = {rule.workload: rule for rule in derivation_assumptions()}
     settings = roofline_settings()
     found = []
-    for figure in throughput_references() if figures is None else figures:
+    catalogue = throughput_references() if figures is None else figures
+    for figure in catalogue:
         chip, model = chips.get(figure.chip), models.get(figure.model)
         if chip is None or model is None or figure.operating_point in (None, "unstated"):
             continue
@@ -106,7 +108,7 @@ def checks(figures: tuple[Figure, ...] | None = None) -> list[Check]:
         if _impossible(figure, chip, model):
             continue  # set aside by the choice rule too: nothing to hold the derivation to
         derived = (
-            _training(figure, chip, model, rules["training"])
+            training.held_out(figure, catalogue, chips, models, rules["training"])
             if figure.workload == "training"
             else _inference(figure, chip, model, rules["inference"], settings)
         )
@@ -124,14 +126,6 @@ def checks(figures: tuple[Figure, ...] | None = None) -> list[Check]:
                 )
             )
     return found
-
-
-def _training(figure: Figure, chip: dict, model: dict, rule) -> tuple[float, str] | None:
-    peak = _peak(chip, rule.precision)
-    if peak is None:
-        return None
-    per_token = flops_per_token(float(model["active_parameters"]), "training")
-    return derived_tokens_per_second(peak[1], rule.mfu, per_token), f"MFU {rule.mfu:.2f}"
 
 
 def _inference(

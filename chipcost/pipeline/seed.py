@@ -26,8 +26,9 @@ from chipcost.pipeline.references import (
     throughput_files,
     throughput_references,
 )
-from chipcost.transform import roofline, throughput_figures
+from chipcost.transform import roofline, throughput_figures, training
 from chipcost.transform.throughput_figures import derived_figures
+from chipcost.transform.training import calibrate_training
 from chipcost.warehouse import throughput_store
 from chipcost.warehouse.db import connect, set_state, state
 from chipcost.warehouse.insert import replace_table
@@ -58,7 +59,7 @@ def reference_digest() -> str:
     for name in (*REFERENCE_FILES, *throughput_files()):
         digest.update(name.encode())
         digest.update(resources.files("chipcost").joinpath("data", *name.split("/")).read_bytes())
-    for module in (roofline, throughput_figures):  # a change re-derives without a release
+    for module in (roofline, throughput_figures, training):  # a change re-derives without a release
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()
 
@@ -103,6 +104,8 @@ def _refresh_figures(con: duckdb.DuckDBPyConnection) -> None:
     """Reference figures and a derived figure per chip, model and workload (after chips)."""
     chips, models = throughput_store.derivation_inputs(con)
     derived = derived_figures(chips, models, derivation_assumptions(), roofline_settings())
+    # Training at the MFU the published training figures reach, where any do.
+    derived = calibrate_training(derived, throughput_references(), chips, models)
     throughput_store.replace_generated_figures(con, list(throughput_references()) + derived)
 
 

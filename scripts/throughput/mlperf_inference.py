@@ -2,7 +2,10 @@
 MLPerf Inference results repositories (inference_results_vX.Y).
 
 Usage: python scripts/throughput/mlperf_inference.py CHECKOUT ROUND DATE COMMIT [BENCHMARK ...]
+           [--division open --chip CHIP ...]
 e.g.   ... inference_results_v5.1 v5.1 2025-09-09 965182b03376 llama2-70b-99 llama3.1-8b
+       ... inference_results_v5.1 v5.1 2025-09-09 965182b03376 llama2-70b-99 --division open \
+           --chip MI355X
 
 For each closed-division system of each submitter, each benchmark and scenario, it reads
 results/<system>/<benchmark>/<scenario>/performance/run_1/mlperf_log_summary.txt (a VALID run
@@ -11,11 +14,14 @@ data type from measurements/<system>/<benchmark>/<scenario>/*.json where the sub
 one, and writes one row per result, per system as published. Accelerators that map to no
 canonical chip (and systems that mix two kinds) are left out and named on stderr. Give one
 accuracy target per model (llama2-70b-99, not also llama2-70b-99.9: the same systems submit
-both, and one result per system and scenario is what the catalogue wants).
+both, and one result per system and scenario is what the catalogue wants). The closed division is
+read unless --division open is given; the open division lets a submitter change the model's
+numerics (its measurements JSON says how), so it is read only for the chips named by --chip.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import re
@@ -33,6 +39,11 @@ CHIPS = {
     "NVIDIA L40S": "L40S",
     "NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX-PRO-6000",
     "NVIDIA GH200-GraceHopper-Superchip": "GH200",
+    "NVIDIA GH200 Grace Hopper Superchip 144GB": "GH200",
+    "NVIDIA H100-NVL-94GB": "H100-NVL",
+    "NVIDIA L4-PCIe-24GB": "L4",
+    "AMD Instinct MI355X": "MI355X",
+    "AMD Instinct MI355X 288GB HBM3e": "MI355X",
     "AMD Instinct MI300X 192GB HBM3": "MI300X",
     "AMD Instinct MI300X": "MI300X",
     "AMD Instinct MI325X": "MI325X",
@@ -44,7 +55,13 @@ MODELS = {
     "llama2-70b-99.9": "llama-2-70b",
     "llama3.1-8b": "llama-3.1-8b",
     "llama3_1-8b": "llama-3.1-8b",  # one submitter's folder name for the same benchmark
+    "llama3.1-405b": "llama-3.1-405b",
+    "llama3_1-405b": "llama-3.1-405b",
+    "mixtral-8x7b": "mixtral-8x7b",
+    "deepseek-r1": "deepseek-r1",
 }
+# Block-scaled 4-bit formats as the catalogue's precision (the notes keep the stated word).
+PRECISIONS = {"mxfp4": "fp4", "nvfp4": "fp4"}
 POINTS = {"Offline": "max-throughput", "Server": "latency-bound", "Interactive": "latency-bound"}
 COLUMNS = (
     "id,chip,model,workload,kind,tokens_per_second,per,chips,precision,operating_point,"
@@ -83,6 +100,7 @@ def result_row(
     where: tuple[str, str, str, str],
     cite: tuple[str, str, str],
     precision: str = "",
+    division: str = "closed",
 ) -> dict[str, str] | None:
     """One catalogue row from a summary log and its system's JSON; None if not VALID."""
     submitter, name, benchmark, scenario = where
@@ -110,9 +128,14 @@ def result_row(
         if precision
         else "the weights' precision is not stated in the submission's files"
     )
+    if division == "open":
+        notes.append(
+            "open division: the rules let the submitter change the model's numerics or "
+            "weights, so the result is not one to one with closed-division results"
+        )
     row = {
         "id": "",  # given by rows(), which sees every system of the submitter
-        "precision": precision,
+        "precision": PRECISIONS.get(precision, precision),
         "notes": "; ".join(notes) + ".",
         "chip": CHIPS[system["accelerator_model_name"]],
         "model": MODELS[benchmark],
@@ -126,8 +149,8 @@ def result_row(
         "software": system.get("framework", ""),
         "system": system.get("system_name", name),
         "submitter": submitter,
-        "division": f"closed, {system.get('status', '')}".rstrip(", "),
-        "source": f"MLPerf Inference {round_} Datacenter, closed division, {benchmark}",
+        "division": f"{division}, {system.get('status', '')}".rstrip(", "),
+        "source": f"MLPerf Inference {round_} Datacenter, {division} division, {benchmark}",
         "source_url": url,
         "source_date": date,
         "stated_as": f"{field}: {tokens} ({scenario}, Result is : VALID)",
@@ -180,10 +203,20 @@ def _ids(found: list[dict[str, str]], round_: str) -> None:
         row["id"] = f"mlperf-{round_}-{base}{number}-{model}-{row['scenario'].lower()}"
 
 
-def rows(checkout: Path, round_: str, date: str, commit: str, benchmarks: list[str]) -> list:
+def rows(
+    checkout: Path,
+    round_: str,
+    date: str,
+    commit: str,
+    benchmarks: list[str],
+    division: str = "closed",
+    only: frozenset[str] | None = None,
+) -> list:
+    """Every VALID result of the benchmarks in the division; `only`: the canonical chips kept."""
     found = []
     base = f"https://github.com/mlcommons/inference_results_{round_}/blob/{commit}/"
-    for summary_path in sorted(checkout.glob("closed/*/results/*/*/*/performance/run_1/*.txt")):
+    pattern = f"{division}/*/results/*/*/*/performance/run_1/*.txt"
+    for summary_path in sorted(checkout.glob(pattern)):
         if summary_path.name != "mlperf_log_summary.txt":
             continue
         scenario_dir = summary_path.parents[2]
@@ -192,16 +225,18 @@ def rows(checkout: Path, round_: str, date: str, commit: str, benchmarks: list[s
         if benchmark not in benchmarks or scenario_dir.name not in POINTS:
             continue
         system = json.loads(
-            (checkout / "closed" / submitter / "systems" / f"{name}.json").read_text()
+            (checkout / division / submitter / "systems" / f"{name}.json").read_text()
         )
         if system["accelerator_model_name"] not in CHIPS:
             sys.stderr.write(f"left out: {system['accelerator_model_name']} ({name})\n")
             continue
+        if only is not None and CHIPS[system["accelerator_model_name"]] not in only:
+            continue
         url = base + str(summary_path.relative_to(checkout))
         where = (submitter, name, benchmark, scenario_dir.name)
         cite = (round_, date, url)
-        precision = _precision(checkout / "closed" / submitter / "measurements" / name, where)
-        row = result_row(summary(summary_path), system, where, cite, precision)
+        precision = _precision(checkout / division / submitter / "measurements" / name, where)
+        row = result_row(summary(summary_path), system, where, cite, precision, division)
         if row:
             found.append(row | {"system_dir": name, "benchmark": benchmark})
     _ids(found, round_)
@@ -209,10 +244,20 @@ def rows(checkout: Path, round_: str, date: str, commit: str, benchmarks: list[s
 
 
 def main(argv: list[str]) -> None:
-    checkout, round_, date, commit, *benchmarks = argv
+    parser = argparse.ArgumentParser(description="MLPerf Inference results as catalogue rows")
+    for name in ("checkout", "round", "date", "commit"):
+        parser.add_argument(name)
+    parser.add_argument("benchmarks", nargs="*", default=list(MODELS))
+    parser.add_argument("--division", choices=("closed", "open"), default="closed")
+    parser.add_argument("--chip", action="append", default=[], help="keep only these chips")
+    args = parser.parse_args(argv)
+    if args.division == "open" and not args.chip:
+        parser.error("--division open needs --chip: the open division changes models")
     writer = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
-    for row in rows(Path(checkout), round_, date, commit, benchmarks or list(MODELS)):
+    only = frozenset(args.chip) if args.chip else None
+    cite = (args.round, args.date, args.commit)
+    for row in rows(Path(args.checkout), *cite, args.benchmarks, args.division, only):
         writer.writerow({c: row.get(c, "") for c in COLUMNS})
 
 

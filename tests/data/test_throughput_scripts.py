@@ -68,6 +68,33 @@ def test_mlperf_rows_from_a_results_tree(tmp_path: Path):
     assert row["tokens_per_second_per_user"] == "6.8" and row["division"] == "closed, available"
 
 
+def test_mlperf_open_division_rows_only_for_the_chips_named(tmp_path: Path):
+    mlperf = script("mlperf_inference")
+    offline = SERVER_LOG.replace("Scenario : Server", "Scenario : Offline").replace(
+        "Completed tokens per second: 29228.22", "Tokens per second: 93045.8"
+    )
+    for system, chip in (("8xMI355X_2xEPYC_9575F", "AMD Instinct MI355X 288GB HBM3e"),
+                         ("H200x8_TRT", "NVIDIA H200-SXM-141GB")):  # fmt: skip
+        run = tmp_path / "open/AMD/results" / system / "llama2-70b-99/Offline/performance/run_1"
+        run.mkdir(parents=True)
+        (run / "mlperf_log_summary.txt").write_text(offline)
+        (tmp_path / "open/AMD/systems").mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"open/AMD/systems/{system}.json").write_text(json.dumps({
+            "accelerator_model_name": chip, "accelerators_per_node": 8, "number_of_nodes": 1,
+            "framework": "vLLM 0.9.1", "status": "available", "system_name": system,
+        }))  # fmt: skip
+        measured = tmp_path / "open/AMD/measurements" / system / "llama2-70b-99/Offline"
+        measured.mkdir(parents=True)
+        (measured / f"{system}.json").write_text(json.dumps({"weight_data_types": "mxfp4"}))
+    found = mlperf.rows(
+        tmp_path, "v5.1", "2025-09-09", "abc", ["llama2-70b-99"], "open", frozenset({"MI355X"})
+    )
+    [row] = found
+    assert (row["chip"], row["tokens_per_second"], row["precision"]) == ("MI355X", "93045.8", "fp4")
+    assert row["division"] == "open, available" and "open division" in row["source"]
+    assert "data type mxfp4" in row["notes"] and "not one to one" in row["notes"]
+
+
 def test_trtllm_rows_from_the_pages_tables():
     trtllm = script("trtllm_perf_overview")
     page = (
@@ -84,7 +111,65 @@ def test_trtllm_rows_from_the_pages_tables():
     assert {r["model"] for r in found} == {"llama-3.3-70b"}
 
 
-@pytest.mark.parametrize("name", ["mlperf_inference", "trtllm_perf_overview"])
+def _mllog(time_ms: int, key: str, value: object = None, **metadata: object) -> str:
+    """One MLLOG line as MLPerf Training's result logs write it."""
+    kind = "INTERVAL_START" if key == "run_start" else "POINT_IN_TIME"
+    kind = "INTERVAL_END" if key == "run_stop" else kind
+    event = {
+        "namespace": "",
+        "time_ms": time_ms,
+        "event_type": kind,
+        "key": key,
+        "value": value,
+        "metadata": {"file": "/workspace/code/src/callbacks.py", **metadata},
+    }
+    return ":::MLLOG " + json.dumps(event)  # fmt: skip
+
+
+def _training_log(seconds: float, samples: int, status: str = "success") -> str:
+    start = 1759966206549
+    return "\n".join([
+        _mllog(start - 5000, "init_start"),
+        _mllog(start - 10, "global_batch_size", 32),
+        _mllog(start - 10, "max_sequence_length", 8192),
+        _mllog(start - 10, "submission_benchmark", "llama31_8b"),
+        "[rank0] a line of the framework's own output",
+        _mllog(start, "run_start"),
+        _mllog(start + 1000, "eval_accuracy", 5.59, samples_count=samples // 2),
+        _mllog(start + int(seconds * 1000) - 1, "eval_accuracy", 3.29, samples_count=samples),
+        _mllog(start + int(seconds * 1000), "run_stop", status=status),
+    ])  # fmt: skip
+
+
+def test_mlperf_training_rows_convert_time_to_train_into_tokens_per_second(tmp_path: Path):
+    training = script("mlperf_training")
+    system = "MI355X_EPYC_9575F_pytorch"
+    results = tmp_path / "AMD/results" / system / "llama31_8b"
+    results.mkdir(parents=True)
+    (results / "result_0.txt").write_text(_training_log(4000.0, 200_000))
+    (results / "result_1.txt").write_text(_training_log(5000.0, 200_000))
+    (results / "result_2.txt").write_text(_training_log(3000.0, 200_000))
+    (results / "result_3.txt").write_text(_training_log(10.0, 200_000, status="aborted"))
+    (tmp_path / "AMD/systems").mkdir(parents=True)
+    (tmp_path / f"AMD/systems/{system}.json").write_text(json.dumps({
+        "accelerator_model_name": "AMD Instinct MI355X", "accelerators_per_node": "8",
+        "number_of_nodes": "1", "framework": "PyTorch 2.8.0, ROCm 7.0.0",
+        "status": "Available on-premise", "system_name": "AMD Instinct MI355X platform",
+    }))  # fmt: skip
+    [row] = training.rows(tmp_path, ("v5.1", "2025-11-12", "abc"), ["llama31_8b"])
+    # the median of the three successful runs: 200,000 samples x 8,192 tokens in 4,000 s
+    assert row["tokens_per_second"] == f"{200_000 * 8192 / 4000:.1f}"
+    assert (row["chip"], row["chips"], row["per"], row["model"]) == (
+        "MI355X", "8", "system", "llama-3.1-8b",
+    )  # fmt: skip
+    assert (row["precision"], row["batch_size"], row["sequence_length"]) == ("fp8", "32", "8192")
+    assert row["id"] == "mlperf-train-v5.1-amd-mi355x-epyc-9575f-pytorch-llama31_8b"
+    assert row["stated_as"].startswith("run_start to run_stop 4,000.0 s (status success)")
+    assert "median of 3 successful runs" in row["notes"]
+    assert row["source_url"].endswith(f"/blob/abc/AMD/results/{system}/llama31_8b/result_0.txt")
+
+
+@pytest.mark.parametrize("name", ["mlperf_inference", "mlperf_training", "trtllm_perf_overview"])
 def test_the_scripts_need_only_the_standard_library(name):
     text = (ROOT / "scripts" / "throughput" / f"{name}.py").read_text()
     assert "import chipcost" not in text and "from chipcost" not in text

@@ -80,13 +80,14 @@ def test_the_trainium3_inference_figure_is_stored_per_chip_and_says_why():
 
 
 def test_derived_figures_cover_chips_with_a_peak_and_state_their_assumption(con):
-    ident, kind, tps = _chosen(con, "H100-SXM", "llama-3-70b", "training")
-    assert (ident, kind) == ("derived:H100-SXM:llama-3-70b:training", "derived")
-    assert tps == pytest.approx(989.5e12 * 0.40 / (6 * 70.6e9))
+    # MI300X has no published training figure (nor has its CDNA3 family): the flat assumption
+    ident, kind, tps = _chosen(con, "MI300X", "llama-3-70b", "training")
+    assert (ident, kind) == ("derived:MI300X:llama-3-70b:training", "derived")
+    assert tps == pytest.approx(1307.4e12 * 0.40 / (6 * 70.6e9))
     mfu, notes, source = con.execute(
         "SELECT mfu, notes, source FROM throughput WHERE throughput_id = ?", [ident]
     ).fetchall()[0]
-    assert mfu == 0.40 and "Llama 3 Herd" in notes and "989.5 TFLOPS" in source
+    assert mfu == 0.40 and "Llama 3 Herd" in notes and "1307.4 TFLOPS" in source
     inferentia = scalar(
         con,
         "SELECT count(*) FROM throughput WHERE chip LIKE 'Inferentia%' AND workload = 'training'",
@@ -188,8 +189,8 @@ def test_remove_takes_only_user_rows(con):
 
 def test_a_users_model_gets_derived_figures(con):
     add_user_model(con, "my-13b", 13e9, "our config")
-    ident, kind, tps = _chosen(con, "H100-SXM", "my-13b", "training")
-    assert kind == "derived" and tps == pytest.approx(989.5e12 * 0.4 / (6 * 13e9))
+    ident, kind, tps = _chosen(con, "MI300X", "my-13b", "training")
+    assert kind == "derived" and tps == pytest.approx(1307.4e12 * 0.4 / (6 * 13e9))
     with pytest.raises(ChipcostError, match="reference model"):
         add_user_model(con, "llama-3-70b", 70e9, "mine")
 
