@@ -12,10 +12,10 @@ from prefect.client.schemas.objects import State
 from prefect.states import Failed
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, Stopped
 from chipcost.core.settings import load_settings
 from chipcost.core.stopping import on_signals
-from chipcost.flows._state import FlowStopped, returned
+from chipcost.flows._state import returned
 from chipcost.pipeline.backfill import STOPPED, Future, Outcome, Progress, parse_since
 from chipcost.pipeline.backfill import backfill as run_steps
 
@@ -23,7 +23,7 @@ T = TypeVar("T")
 DEFAULT_WORKERS = 2
 
 
-class BackfillStopped(FlowStopped):
+class BackfillStopped(Stopped):
     """A version failed; `outcomes` holds what the backfill did before it stopped."""
 
 

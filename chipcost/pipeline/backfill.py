@@ -33,6 +33,7 @@ from chipcost.pipeline.collect import (
     now,
     prepare_data_dir,
 )
+from chipcost.pipeline.runners import Future
 from chipcost.warehouse.db import check_writable, connect, maintain, run_lock, scalar
 
 SOURCE = aws_bulk.SOURCE
@@ -118,10 +119,6 @@ def _version(name: str, entry: object) -> Version | None:
 
 def _instant(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
-
-
-class Future(Protocol[T]):
-    def result(self) -> T: ...
 
 
 class Pool(Protocol):
