@@ -1,4 +1,4 @@
-"""Where a collection's steps run: the Runner protocol, and the thread pool of a one-off command.
+"""Where a collection's (or a backfill's) steps run: a thread pool for a one-off command.
 
 A deployed run gives Prefect task runs instead (chipcost.flows.collect). Each step reports to
 the `chipcost.progress` logger: the CLI prints it, a deployed run leaves it to the flow's log.
@@ -7,6 +7,7 @@ the `chipcost.progress` logger: the CLI prints it, a deployed run leaves it to t
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -104,4 +105,23 @@ class ThreadRunner:
 
     def __exit__(self, *exc: object) -> None:
         # Not waiting for fetches a Ctrl-C left: each stops at its next wait (core.stopping).
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Threads:
+    """A backfill's Pool (chipcost.pipeline.backfill) on a thread pool of `workers`."""
+
+    def __init__(self, workers: int) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="backfill")
+
+    def submit(self, label: str, fn: Callable[..., T], *args: object) -> Future[T]:
+        return self.pool.submit(fn, *args)
+
+    def call(self, label: str, fn: Callable[..., T], *args: object) -> T:
+        return fn(*args)
+
+    def __enter__(self) -> Threads:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
