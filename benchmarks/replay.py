@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 STEPS: dict[str, float] = {}
 TIMES: dict[str, list[float]] = {}
+CPU: dict[str, list[float]] = {}
 
 
 @contextmanager
@@ -45,11 +47,19 @@ def as_a_user(archive: Path, work: Path, repeat: int) -> None:
     for count, (label, extra) in enumerate(runs):
         db = work / f"user-{count}.duckdb"
         command = [chipcost, "collect", "--replay", str(archive), "--db", str(db), *extra]
-        begin = time.perf_counter()
+        begin, cpu = time.perf_counter(), _children_cpu()
         done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
         TIMES.setdefault(label, []).append(time.perf_counter() - begin)
+        # CPU of the command and every process it waited for (its Prefect server): on a
+        # shared machine this moves far less than the wall time.
+        CPU.setdefault(label, []).append(_children_cpu() - cpu)
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def without_prefect(archive: Path, work: Path, *, per_source: bool) -> None:
@@ -118,10 +128,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="chipcost-replay-") as work:
         as_a_user(args.archive, Path(work), args.repeat)
         without_prefect(args.archive, Path(work), per_source=args.validate_per_source)
-    print(f"sample replay ({os.cpu_count()} CPUs, Python {sys.version.split()[0]})")
+    load = ", ".join(f"{n:.1f}" for n in os.getloadavg())
+    print(f"sample replay ({os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load {load})")
     for label, times in TIMES.items():
         each = ", ".join(f"{t:.2f}" for t in times)
-        print(f"  {label:40s} {statistics.median(times):6.2f} s  (median of {each})")
+        cpu = statistics.median(CPU[label])
+        print(
+            f"  {label:40s} {statistics.median(times):6.2f} s  (median of {each}); CPU {cpu:.2f} s"
+        )
     print("  step by step, in one process:")
     for label, seconds in STEPS.items():
         print(f"  {label:40s} {seconds:6.2f} s")
