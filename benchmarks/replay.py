@@ -1,18 +1,21 @@
-"""Where the sample replay's time goes: Prefect's server start, its flow and task runs, the work.
+"""The sample replay: as a user runs it (with and without Prefect), and where its time goes.
 
-    .venv/bin/python -m benchmarks.replay [--archive sample/archive]
+    .venv/bin/python -m benchmarks.replay [--archive sample/archive] [--repeat 3]
 
-In one process, step by step: importing Prefect and the flow; starting the temporary
-server (as `chipcost collect` does); the replay through the flow on that server; then the
-same work without Prefect, split into reading the archive, parsing, validating, opening the
-warehouse and loading. The flow's time minus the work is the flow and task runs' overhead.
-Print lines are `step seconds`.
+First `chipcost collect --replay` in a new process each time, on a new warehouse: the
+one-off path (a thread pool, no Prefect) `--repeat` times, then `--prefect` (the collect
+flow on a temporary Prefect server) once. Then, in this process, the same work as plain
+calls, split into reading the archive, parsing, validating, opening the warehouse and
+loading. Print lines are `step seconds`.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,6 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STEPS: dict[str, float] = {}
+TIMES: dict[str, list[float]] = {}
+CPU: dict[str, list[float]] = {}
 
 
 @contextmanager
@@ -33,21 +38,28 @@ def timed(label: str) -> Iterator[None]:
         STEPS[label] = STEPS.get(label, 0.0) + time.perf_counter() - begin
 
 
-def through_prefect(archive: Path, work: Path) -> None:
-    """Import, server start, the flow run, and the server's stop, each timed."""
-    with timed("import prefect and the collect flow"):
-        from chipcost.flows.collect import run_collect
-    from chipcost.cli.prefect_server import temporary_server
+def as_a_user(archive: Path, work: Path, repeat: int) -> None:
+    """Wall seconds of whole `chipcost collect --replay` processes, each on a new warehouse."""
+    chipcost = str(Path(sys.executable).with_name("chipcost"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
+    env.update(PREFECT_HOME=str(work / "prefect-home"), DO_NOT_TRACK="1")
+    runs = [("chipcost collect --replay", [])] * repeat + [("... --prefect", ["--prefect"])]
+    for count, (label, extra) in enumerate(runs):
+        db = work / f"user-{count}.duckdb"
+        command = [chipcost, "collect", "--replay", str(archive), "--db", str(db), *extra]
+        begin, cpu = time.perf_counter(), _children_cpu()
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
+        TIMES.setdefault(label, []).append(time.perf_counter() - begin)
+        # CPU of the command and every process it waited for (its Prefect server): on a
+        # shared machine this moves far less than the wall time.
+        CPU.setdefault(label, []).append(_children_cpu() - cpu)
 
-    server = temporary_server()
-    with timed("start the temporary Prefect server"):
-        server.__enter__()
-    try:
-        with timed("replay through the flow"):
-            run_collect(replay=str(archive), db=str(work / "flow.duckdb"), data_dir=str(work))
-    finally:
-        with timed("drain logs, stop the server"):
-            server.__exit__(None, None, None)
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def without_prefect(archive: Path, work: Path, *, per_source: bool) -> None:
@@ -108,34 +120,26 @@ class _Session:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--archive", type=Path, default=ROOT / "sample" / "archive")
+    parser.add_argument("--repeat", type=int, default=3, help="one-off runs to time")
     parser.add_argument(
         "--validate-per-source", action="store_true", help="validate each source alone"
     )
     args = parser.parse_args()
-    os.environ.setdefault("DO_NOT_TRACK", "1")
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
-    begin = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="chipcost-replay-") as work:
-        through_prefect(args.archive, Path(work))
-        flow = STEPS["replay through the flow"]
+        as_a_user(args.archive, Path(work), args.repeat)
         without_prefect(args.archive, Path(work), per_source=args.validate_per_source)
-    total = time.perf_counter() - begin
-    print(f"sample replay, step by step ({os.cpu_count()} CPUs, Python {sys.version.split()[0]})")
+    load = ", ".join(f"{n:.1f}" for n in os.getloadavg())
+    print(f"sample replay ({os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load {load})")
+    for label, times in TIMES.items():
+        each = ", ".join(f"{t:.2f}" for t in times)
+        cpu = statistics.median(CPU[label])
+        print(
+            f"  {label:40s} {statistics.median(times):6.2f} s  (median of {each}); CPU {cpu:.2f} s"
+        )
+    print("  step by step, in one process:")
     for label, seconds in STEPS.items():
         print(f"  {label:40s} {seconds:6.2f} s")
-    work_seconds = sum(s for label, s in STEPS.items() if label not in _PREFECT_STEPS)
-    print(f"  {'the work without Prefect, in all':40s} {work_seconds:6.2f} s")
-    print(f"  {'flow and task-run overhead':40s} {flow - work_seconds:6.2f} s")
-    print(f"  {'this script, whole':40s} {total:6.2f} s")
-
-
-_PREFECT_STEPS = {
-    "import prefect and the collect flow",
-    "start the temporary Prefect server",
-    "replay through the flow",
-    "drain logs, stop the server",
-}
+    print(f"  {'the work, in all':40s} {sum(STEPS.values()):6.2f} s")
 
 
 if __name__ == "__main__":

@@ -5,10 +5,12 @@ from __future__ import annotations
 import email.utils
 import logging
 import math
+import re
 import threading
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -17,6 +19,7 @@ import httpx
 
 from chipcost.core.clean import REDACTED, scrub
 from chipcost.core.errors import SourceError
+from chipcost.core.network import Network
 from chipcost.core.payload import Payload
 from chipcost.core.stopping import Deadline, pause, stopping
 from chipcost.core.stopping import check as on_time
@@ -77,6 +80,7 @@ class HttpClient:
     secrets: tuple[str, ...] = field(default=(), repr=False)
     stop: threading.Event | None = None  # FetchContext.stop
     deadline: Deadline | None = None  # FetchContext.deadline: the whole fetch's budget
+    network: Network | None = None  # FetchContext.network: what the run's requests met
 
     def stopped(self) -> bool:
         """The process was asked to stop (SIGTERM, Ctrl-C), or whoever runs the fetch was."""
@@ -87,8 +91,26 @@ class HttpClient:
         return self.deadline.left() if self.deadline is not None else math.inf
 
     def check(self, where: str) -> None:
-        """SourceError when the run is stopping or the fetch's deadline has passed."""
+        """SourceError when the run is stopping, the fetch's deadline has passed, or the
+        network is down (no retry can succeed: said at once, not after every wait)."""
         on_time(where, self.deadline, self.stop)
+        if self.network is not None and self.network.down():
+            raise SourceError(
+                f"{where}: not tried again, the network is unreachable ({self.network.said()})"
+            )
+
+    @contextmanager
+    def reaching(self, host: str) -> Iterator[None]:
+        """Around a request: a connection that fails (name lookup or connect) or an answer
+        is noted for the run's Network."""
+        try:
+            yield
+        except httpx.ConnectError as exc:
+            if self.network is not None:
+                self.network.unreachable(host, _reason(exc))
+            raise
+        if self.network is not None:
+            self.network.answered()
 
     def timeout(self) -> httpx.Timeout:
         """The request's timeouts, none past what is left of the deadline."""
@@ -137,6 +159,7 @@ def http_client(
         secrets=secrets,
         stop=ctx.stop if ctx is not None else None,
         deadline=ctx.deadline if ctx is not None else None,
+        network=ctx.network if ctx is not None else None,
     )
 
 
@@ -357,7 +380,8 @@ def complete(client: HttpClient, where: str, request: httpx.Request) -> httpx.Re
     (the body's own, the fetch's), stopped when the run is, as long as its Content-Length
     says, and a gzip stream that ends; else SourceError (or a transport error to retry)."""
     started = client.clock()
-    response = client.client.send(request, stream=True)
+    with client.reaching(request.url.host):
+        response = client.client.send(request, stream=True)
     try:
         length = response.headers.get("Content-Length", "")
         if length.isdigit() and int(length) > MAX_BODY_BYTES:
@@ -422,6 +446,12 @@ def _ends_html(body: bytes) -> bool:
     if not head.startswith((b"<!doctype html", b"<html")):
         return True  # a fragment: nothing to compare
     return b"</html>" in body[-4096:].lower()
+
+
+def _reason(exc: Exception) -> str:
+    """'Temporary failure in name resolution' from '[Errno -3] Temporary failure in ...'."""
+    text = str(exc).strip().splitlines()
+    return re.sub(r"^\[Errno -?\d+\] ", "", text[0] if text else type(exc).__name__)[:120]
 
 
 def backoff(attempt: int) -> float:

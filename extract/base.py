@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from chipcost.archive import ArchiveWriter
 from chipcost.core.errors import ParseError
+from chipcost.core.network import Network
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.core.settings import SourceSettings
@@ -57,6 +58,9 @@ class FetchContext:
     # The whole fetch's budget (connect, reads, retry waits, downloads): past it, the next
     # request, wait or chunk fails the source. None: no limit (a backfill).
     deadline: Deadline | None = None
+    # What the live run's requests met: once the network is judged down, every source's
+    # next retry fails at once (chipcost.core.network). None: each source retries alone.
+    network: Network | None = None
 
     def on_time(self, where: str) -> None:
         """SourceError when the run is stopping or this fetch's deadline has passed: a source

@@ -15,16 +15,19 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import load_settings
 from chipcost.core.stopping import on_signals
-from chipcost.flows._state import FlowStopped, returned
-from chipcost.pipeline.backfill import STOPPED, Future, Outcome, Progress, parse_since
+from chipcost.flows._state import returned
+from chipcost.pipeline.backfill import (
+    BackfillStopped,
+    Future,
+    Outcome,
+    Progress,
+    check_stopped,
+    parse_since,
+)
 from chipcost.pipeline.backfill import backfill as run_steps
 
 T = TypeVar("T")
 DEFAULT_WORKERS = 2
-
-
-class BackfillStopped(FlowStopped):
-    """A version failed; `outcomes` holds what the backfill did before it stopped."""
 
 
 # NO_CACHE: a step must run every time (the warehouse and archive say what is done).
@@ -76,17 +79,13 @@ def backfill(
                 sleep=sleep,
                 pool=TaskRuns(runner),
             )
+        check_stopped(outcomes)
+    except BackfillStopped as exc:
+        get_run_logger().error("%s", exc)
+        return Failed(message=str(exc), data=exc)
     except ChipcostError as exc:
         get_run_logger().error("%s", exc)
         return Failed(message=str(exc), data=BackfillStopped(str(exc), []))
-    if outcomes and outcomes[-1].status == STOPPED:
-        last = outcomes[-1]
-        message = (
-            f"version {last.version.version} failed: {last.message}. Versions before it are "
-            "loaded; run the same command again to resume from it"
-        )
-        get_run_logger().error("%s", message)
-        return Failed(message=message, data=BackfillStopped(message, outcomes))
     get_run_logger().info("%s", _summary(outcomes))
     return outcomes
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
@@ -14,18 +13,13 @@ from prefect.client.schemas.objects import State
 from prefect.states import Failed
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.runs import OK, RunResult
 from chipcost.core.settings import Settings, Warehouse, load_settings
-from chipcost.reports.alerts import send_price_alert
 from chipcost.reports.build import Delivery, Report, deliver, write_report
 from chipcost.reports.mail import EmailError
-from chipcost.reports.notify import NotifyError, send_alerts
+from chipcost.reports.notify import NotifyError
 from chipcost.reports.period import ReportOptions, parse_day
 from chipcost.reports.text import markdown
 from chipcost.warehouse.db import damaged_after_open
-
-# Moves this large go to notification targets when the flow sets no alert_pct.
-DEFAULT_NOTIFY_PCT = 10.0
 
 
 class ReportFailed(ChipcostError):
@@ -171,63 +165,6 @@ def delivered_text(delivery: Delivery) -> str:
     parts = ["sent to " + ", ".join(delivery.sent_to)] if delivery.sent_to else []
     parts += [f"not sent again to {r} ({when})" for r, when in delivery.already.items()]
     return "; ".join(parts)
-
-
-def alert_after_collect(
-    settings: Settings,
-    runs: list[RunResult],
-    alert_pct: float | None,
-    alert_to: list[str] | None,
-    notify: list[str] | None = None,
-) -> str | None:
-    """Alert on the prices the runs just loaded: moves of at least alert_pct % by e-mail to
-    alert_to, and moves and new cheapest prices to the apprise URLs in `notify`, each at most
-    once a day. What could not be sent, or None."""
-    logger = get_run_logger()
-    # Runs whose sources were all loaded before (a replay) bring no new move to alert on.
-    fresh = [run for run in runs if any(s.status == OK for s in run.sources)]
-    if not fresh:
-        return None
-    since = min(run.observed_at for run in fresh)
-    failures = []
-    if alert_pct is not None and alert_to:
-        try:
-            count = send_price_alert(settings.db_path, since, alert_pct, alert_to)
-        except ChipcostError as exc:
-            failures.append(f"prices loaded, but the price alert was not sent: {exc}")
-        else:
-            if count:
-                logger.info(
-                    "price alert: %d moves of %g%% or more sent to %s", count, alert_pct, alert_to
-                )
-    if notify:
-        failures += _notify(settings, fresh, since, alert_pct, notify)
-    for failure in failures:
-        logger.error("%s", failure)
-    return "; ".join(failures) or None
-
-
-def _notify(
-    settings: Settings, fresh: list[RunResult], since, alert_pct: float | None, urls: list[str]
-) -> list[str]:
-    # From the start of the day: a re-run the same day sees the day's alerts again, sends a
-    # target only those it has not had (one that failed before gets them now).
-    day_start = since.replace(hour=0, minute=0, second=0, microsecond=0)
-    until = max(run.observed_at for run in fresh) + timedelta(seconds=1)
-    pct = DEFAULT_NOTIFY_PCT if alert_pct is None else alert_pct
-    try:
-        done = send_alerts(
-            settings.warehouse, urls, day_start, until, pct, deadline=settings.notify_deadline
-        )
-    except ChipcostError as exc:
-        return [f"prices loaded, but a price notification was not sent: {exc}"]
-    logger = get_run_logger()
-    for label, count in done.sent.items():
-        logger.info("price notification: %d alerts sent to %s", count, label)
-    for label, count in done.already.items():
-        if count:
-            logger.info("%d alerts already sent to %s today: not sent again", count, label)
-    return []
 
 
 def notify_targets(settings: Settings, notify: list[str] | None, block: str | None) -> list[str]:

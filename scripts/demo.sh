@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Set up, then run the daily job on the embedded defaults: the bundled SAMPLE archive
-# (no provider is reachable without credentials and network), a local DuckDB file under
-# ./data, and Prefect's temporary local server. Then show what it collected.
+# (no provider is reachable without credentials and network) into a local DuckDB file under
+# ./data. Then show what it collected, and last the same replay as the deployed flow runs
+# it, on Prefect's temporary local server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "== scripts/setup.sh   (.venv with chipcost and its dependencies)"
 scripts/setup.sh
 export DO_NOT_TRACK=1 PREFECT_SERVER_ANALYTICS_ENABLED=false
 echo
-echo "== chipcost collect --replay sample/archive   (SAMPLE DATA, synthetic prices in each provider's real payload shape)"
+echo "== chipcost collect --replay sample/archive   (SAMPLE DATA, synthetic prices in each provider's real payload shape; no Prefect server)"
 .venv/bin/chipcost collect --replay sample/archive
 echo
 echo "== chipcost prices --chip H100-SXM --region us-east-1"
@@ -42,5 +44,9 @@ echo "== chipcost report --dry-run   (the week's report: HTML and CSV, and the e
 echo
 echo "== chipcost site data/site   (the price explorer: open data/site/index.html in a browser)"
 .venv/bin/chipcost site data/site
+echo
+echo "== chipcost collect --replay sample/archive --prefect --db data/flow-demo.duckdb   (the same replay as the scheduled flow: starting Prefect's temporary server takes a few seconds)"
+rm -f data/flow-demo.duckdb
+.venv/bin/chipcost collect --replay sample/archive --prefect --db data/flow-demo.duckdb
 echo
 echo "Next: .venv/bin/chipcost --help   (warehouse: data/chipcost.duckdb)"

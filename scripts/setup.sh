@@ -10,8 +10,18 @@ if [ ! -x .venv/bin/python ]; then
 fi
 spec="."
 [ $# -gt 0 ] && spec=".[$1]"
-echo "installing chipcost${1:+ [$1]} (constraints.txt pins what Prefect's local server needs)"
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e "$spec"
+echo "installing chipcost${1:+ [$1]} and its dependencies into .venv (a first install fetches"
+echo "about 200 packages: a minute or two; constraints.txt pins what Prefect's local server needs)"
+started=$SECONDS
+# pip's own lines, shortened to what says how far it is: every tenth package resolved, the
+# install step, and any warning or error as pip wrote it.
+.venv/bin/python -m pip install --disable-pip-version-check --progress-bar off \
+  -c constraints.txt -e "$spec" 2>&1 | awk '
+    /^Collecting / { n++; if (n % 10 == 1) { print "  resolving: " n " packages so far (" $2 ")"; fflush() } next }
+    /^Installing collected packages/ { print "  installing " gsub(/,/, ",") + 1 " package(s)"; fflush(); next }
+    /^(ERROR|WARNING|error)/ { print; fflush() }
+  '
+echo "installed in $((SECONDS - started)) s"
 # The test extra includes the price explorer's browser test, which drives the system's chromium
 # (Playwright cannot download its own browser here). On Debian as root, install it; elsewhere
 # the test skips and says why.

@@ -95,6 +95,14 @@ def artifacts_of(state) -> list:
     return _every_page("read_artifacts", artifact_filter=only, sort=_newest_artifacts())
 
 
+def task_runs_of(state) -> list:
+    """The task runs of the flow run that ended in `state` (return_state=True)."""
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    only = FlowRunFilter(id=FlowRunFilterId(any_=[state.state_details.flow_run_id]))
+    return _every_page("read_task_runs", flow_run_filter=only)
+
+
 def every_artifact() -> list:
     return _every_page("read_artifacts", sort=_newest_artifacts())
 

@@ -50,3 +50,16 @@ class WarehouseLost(WarehouseBusy):
 
 class WarehouseError(ChipcostError):
     """The warehouse file cannot be opened or is not a chipcost warehouse."""
+
+
+class Stopped(ChipcostError):
+    """A collection or backfill failed; `outcomes` holds what it did before it stopped."""
+
+    def __init__(self, message: str, outcomes: list) -> None:
+        super().__init__(message)
+        self.outcomes = outcomes
+
+    def __reduce__(self) -> tuple:
+        # Pickled with its outcomes (a result store pickles a failed run's exception): the
+        # default would call __init__ with the message alone.
+        return type(self), (str(self), self.outcomes)

@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from chipcost import archive
 from chipcost.core.catalog import aws_location_regions
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, Stopped
 from chipcost.core.runs import FAILED, OK, RunResult
 from chipcost.core.settings import Settings
 from chipcost.extract.aws import bulk as aws_bulk
@@ -33,11 +33,16 @@ from chipcost.pipeline.collect import (
     now,
     prepare_data_dir,
 )
+from chipcost.pipeline.runners import Future
 from chipcost.warehouse.db import check_writable, connect, maintain, run_lock, scalar
 
 SOURCE = aws_bulk.SOURCE
 LOADED, ALREADY, SKIPPED, STOPPED = "loaded", "already loaded", "skipped", "failed"
 T = TypeVar("T")
+
+
+class BackfillStopped(Stopped):
+    """A version failed; `outcomes` holds what the backfill did before it stopped."""
 
 
 @dataclass
@@ -118,10 +123,6 @@ def _version(name: str, entry: object) -> Version | None:
 
 def _instant(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
-
-
-class Future(Protocol[T]):
-    def result(self) -> T: ...
 
 
 class Pool(Protocol):
@@ -353,3 +354,14 @@ def _warehouse_state(settings: Settings) -> tuple[set[str], datetime | None]:
     finally:
         con.close()
     return {row[0] for row in rows}, newest if isinstance(newest, datetime) else None
+
+
+def check_stopped(outcomes: list[Outcome]) -> None:
+    """BackfillStopped, with what was done, when the last version failed."""
+    if outcomes and outcomes[-1].status == STOPPED:
+        last = outcomes[-1]
+        raise BackfillStopped(
+            f"version {last.version.version} failed: {last.message}. Versions before it are "
+            "loaded; run the same command again to resume from it",
+            outcomes,
+        )

@@ -1,6 +1,6 @@
 """One source through fetch (or replay) -> parse -> validate, and one run into the warehouse.
 
-Prefect-free: flows/collect.py wraps these in tasks; tests and benchmarks call them directly.
+Prefect-free: chipcost.pipeline.collection runs these for a whole collection.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from chipcost import archive
 from chipcost.core.clean import masked, scrub
 from chipcost.core.errors import ChipcostError, SourceSkipped
 from chipcost.core.names import did_you_mean
+from chipcost.core.network import Network
 from chipcost.core.payload import Payload, sha256
 from chipcost.core.record import ParseResult
 from chipcost.core.runs import (
@@ -75,10 +76,14 @@ def collect_source(
     stamp: str,
     replay_dir: Path | None = None,
     already_loaded: str | None = None,
+    network: Network | None = None,
     progress: Progress = lambda message: None,
 ) -> SourceResult:
-    """Fetch (or read from the archive), parse and validate one source; never raises."""
-    parsed = _fetch_and_parse(source, settings, stamp, replay_dir, already_loaded, progress)
+    """Fetch (or read from the archive), parse and validate one source; never raises.
+    `network`: what the live run's requests met, shared by its sources."""
+    parsed = _fetch_and_parse(
+        source, settings, stamp, replay_dir, already_loaded, progress, network
+    )
     _validate([parsed], settings)
     return _done(parsed.result, settings, progress)
 
@@ -121,12 +126,13 @@ def _fetch_and_parse(
     replay_dir: Path | None,
     already_loaded: str | None,
     progress: Progress,
+    network: Network | None = None,
 ) -> _Parsed:
     started = time.monotonic()
     result = SourceResult(source=source.name, provider=source.provider, status=OK)
     found = _Parsed(result, started=started)
     with _guarded(result, source.name, settings):
-        payloads = _payloads(source, settings, stamp, replay_dir, progress)
+        payloads = _payloads(source, settings, stamp, replay_dir, progress, network)
         result.payloads = len(payloads)
         result.payload_digest = payload_digest([sha256(p.data) for p in payloads])
         if already_loaded is not None and already_loaded == result.payload_digest:
@@ -151,7 +157,12 @@ def _fetch_and_parse(
 
 
 def _payloads(
-    source: Source, settings: Settings, stamp: str, replay_dir: Path | None, progress: Progress
+    source: Source,
+    settings: Settings,
+    stamp: str,
+    replay_dir: Path | None,
+    progress: Progress,
+    network: Network | None,
 ) -> list[Payload]:
     if replay_dir is not None:
         return archive.read_payloads(replay_dir, source.name, max_bytes=settings.payload_max_bytes)
@@ -162,6 +173,7 @@ def _payloads(
         settings=settings.sources.read(source.settings),  # the variables it declares
         download_dir=settings.data_dir / "downloads",
         deadline=Deadline.after(settings.source_deadline),
+        network=network,
     )
     payloads = source.fetch(context)
     writer.finish()

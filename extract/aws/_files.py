@@ -228,7 +228,10 @@ def _stream_once(
         if state.etag:  # the server sends the whole (new) file if it changed meanwhile
             headers["If-Range"] = state.etag
     state.part.parent.mkdir(parents=True, exist_ok=True)
-    with client.client.stream("GET", url, headers=headers, timeout=client.timeout()) as response:
+    with (
+        client.reaching(httpx.URL(url).host),
+        client.client.stream("GET", url, headers=headers, timeout=client.timeout()) as response,
+    ):
         if response.status_code == 416:
             return _range_not_satisfiable(response, state)
         if not response.is_success:

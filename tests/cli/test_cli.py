@@ -10,6 +10,7 @@ import pytest
 
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
+from tests.conftest import SAMPLE
 from tests.helpers import day, record, run_of
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -110,6 +111,25 @@ def test_reading_commands_do_not_start_prefect(db):
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
     )
     assert "PREFECT NOT LOADED" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_replay_starts_no_prefect(tmp_path):
+    """A one-off collection runs on a thread pool: Prefect is not even imported."""
+    first_run = sorted(p for p in SAMPLE.iterdir() if p.is_dir())[0]
+    db = tmp_path / "w.duckdb"
+    code = (
+        "import sys\n"
+        f"sys.argv = ['chipcost', 'collect', '--replay', {str(first_run)!r}, '--db', {str(db)!r}]\n"
+        "import chipcost.cli.entry\n"
+        "try:\n    chipcost.cli.entry.main()\nexcept SystemExit as exc:\n"
+        "    print('exit', exc.code or 0)\n"
+        "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert "PREFECT NOT LOADED" in result.stdout, result.stdout + result.stderr
+    assert "exit 0" in result.stdout and f"warehouse: {db}" in result.stdout, result.stderr
 
 
 def test_collect_with_a_wrong_db_directory_is_explained(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 
 
-def test_demo_replays_the_shipped_sample_and_shows_it(prefect_server, run, tmp_path):
+def test_demo_replays_the_shipped_sample_and_shows_it(run, tmp_path):
     db = tmp_path / "w.duckdb"
     done = run("demo", "--db", str(db), "--data-dir", str(tmp_path / "data"))
     assert done.returncode == 0, done.stderr[-2000:]

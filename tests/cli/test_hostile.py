@@ -109,9 +109,7 @@ WAREHOUSE_COMMANDS = {
 
 @pytest.mark.parametrize("how", ["truncated", "overwritten", "not-duckdb", "empty"])
 @pytest.mark.parametrize("command", list(WAREHOUSE_COMMANDS))
-def test_a_damaged_warehouse_is_refused_with_advice(good, tmp_path, run, request, how, command):
-    if command in ("collect", "demo"):  # damage deep in the file is met by the flow's load
-        request.getfixturevalue("prefect_server")
+def test_a_damaged_warehouse_is_refused_with_advice(good, tmp_path, run, how, command):
     path = damaged(good, tmp_path, how)
     args = [*WAREHOUSE_COMMANDS[command], "--db", str(path)]
     if command == "throughput import":

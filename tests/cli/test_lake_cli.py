@@ -16,14 +16,10 @@ from tests.paths import ROOT
 
 
 def test_replay_into_the_lake_and_read_prices_while_another_replay_loads(
-    lake, tmp_path, sample_runs, prefect_server
+    lake, tmp_path, sample_runs
 ):
-    from prefect.settings import PREFECT_API_URL
-
     env = {
         **os.environ,
-        # the session's Prefect server: two collectors share it, as on a work pool
-        "PREFECT_API_URL": str(PREFECT_API_URL.value()),
         "CHIPCOST_WAREHOUSE": lake.url,
         "CHIPCOST_LAKE_DATA": lake.lake_data,
         "CHIPCOST_DATA_DIR": str(tmp_path / "data"),

@@ -1,5 +1,5 @@
-"""Nothing outlives its run: `chipcost collect` killed with SIGKILL leaves no server behind;
-a collection that cannot write says so before its server starts."""
+"""Nothing outlives its run: `chipcost collect --prefect` killed with SIGKILL leaves no server
+behind; a collection that cannot write says so before its server starts."""
 
 from __future__ import annotations
 
@@ -84,7 +84,15 @@ def env(tmp_path):
 def test_sigkill_of_collect_leaves_no_process(tmp_path, env):
     with (tmp_path / "stderr").open("w") as stderr:  # the child keeps its own copy
         command = subprocess.Popen(
-            [CHIPCOST, "collect", "--replay", str(SAMPLE), "--db", str(tmp_path / "w.duckdb")],
+            [
+                CHIPCOST,
+                "collect",
+                "--prefect",
+                "--replay",
+                str(SAMPLE),
+                "--db",
+                str(tmp_path / "w.duckdb"),
+            ],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
@@ -105,7 +113,15 @@ def test_sigkill_of_collect_leaves_no_process(tmp_path, env):
 def test_a_finished_collect_leaves_no_process(tmp_path, env):
     first_run = sorted(p for p in SAMPLE.iterdir() if p.is_dir())[0]
     done = subprocess.run(
-        [CHIPCOST, "collect", "--replay", str(first_run), "--db", str(tmp_path / "w.duckdb")],
+        [
+            CHIPCOST,
+            "collect",
+            "--prefect",
+            "--replay",
+            str(first_run),
+            "--db",
+            str(tmp_path / "w.duckdb"),
+        ],
         env=env,
         capture_output=True,
         text=True,
@@ -155,7 +171,7 @@ def test_a_read_only_data_directory_is_said_before_prefect_starts(read_only_data
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env.update(PREFECT_HOME=str(read_only_data / "prefect"), CHIPCOST_DATA_DIR=str(data))
     done = subprocess.run(
-        [CHIPCOST, "collect", *args],
+        [CHIPCOST, "collect", "--prefect", *args],
         env=env,
         capture_output=True,
         text=True,

@@ -122,7 +122,10 @@ def closed_port() -> int:
 
 @pytest.mark.parametrize(
     "args",
-    [["collect", "--replay", str(SAMPLE)], ["backfill", "--since", "2025-01-01"]],
+    [
+        ["collect", "--prefect", "--replay", str(SAMPLE)],
+        ["backfill", "--prefect", "--since", "2025-01-01"],
+    ],
     ids=["collect", "backfill"],
 )
 def test_a_configured_server_that_does_not_answer_is_one_line(tmp_path, args):

@@ -13,6 +13,7 @@ import pytest
 
 from chipcost.archive import ArchiveWriter, read_manifest, read_payloads
 from chipcost.core.errors import ParseError, SourceError
+from chipcost.core.network import Network
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
 from chipcost.core.settings import SourceSettings
@@ -62,6 +63,33 @@ def client_for(script: Script, ctx: FetchContext, **kw) -> _http.HttpClient:
     for name, value in kw.items():
         setattr(client, name, value)
     return client
+
+
+def test_a_network_down_stops_the_retries_after_one_wait(ctx):
+    """Two other hosts of the run failed to connect; this third one's failure makes the
+    network down, so the source fails after its first wait instead of its whole budget."""
+    network = Network()
+    for host in ("a.example.test", "b.example.test"):
+        network.unreachable(host, "Name or service not known")
+    ctx.network = network
+    script = Script(httpx.ConnectError("[Errno -2] Name or service not known"))
+    client = client_for(script, ctx)
+    with pytest.raises(SourceError, match=r"not tried again, the network is unreachable \(3 hosts"):
+        get(ctx, client, URL)
+    assert len(script.requests) == 1 and client.waits == [1.0]
+    assert network.down() and "Name or service not known" in network.said()
+
+
+def test_one_answer_keeps_the_network_up_and_the_retries_as_they_were(ctx):
+    network = Network()
+    network.answered()
+    for host in ("a.example.test", "b.example.test", "c.example.test"):
+        network.unreachable(host, "Connection refused")
+    ctx.network = network
+    script = Script(httpx.ConnectError("connection refused"), ok())
+    client = client_for(script, ctx)
+    assert json.loads(get(ctx, client, URL).data) == {"prices": [1]}
+    assert len(script.requests) == 2 and not network.down()
 
 
 def test_429_with_retry_after_then_200_waits_as_told_and_archives_once(ctx, tmp_path):
@@ -335,9 +363,15 @@ def test_require_offers_is_loud_on_a_non_empty_page_with_nothing_recognised():
 
 
 def test_require_offers_accepts_offers_rejects_or_an_empty_page():
-    require_offers([record()], page(b"{}"), "demo")
-    require_offers(ParseResult(rejects=[Reject("demo", "Contact sales", {})]), page(b"x"), "demo")
-    require_offers([], page(b"  "), "demo")
+    # The same pages with nothing parsed from them are a layout change, refused; with an
+    # offer or a row refused with a reason (or no content at all), they pass.
+    for nothing in ([], ParseResult()):
+        with pytest.raises(ParseError, match="parsed 0 offers from a non-empty page"):
+            require_offers(nothing, page(b"{}"), "demo")
+    assert require_offers([record()], page(b"{}"), "demo") is None
+    refused = ParseResult(rejects=[Reject("demo", "Contact sales", {})])
+    assert require_offers(refused, page(b"x"), "demo") is None
+    assert require_offers([], page(b"  "), "demo") is None
 
 
 def test_require_columns_names_what_is_missing():

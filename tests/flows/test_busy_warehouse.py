@@ -21,8 +21,6 @@ from tests.holders import holding, release
 from tests.paths import FIXTURES, ROOT
 from tests.price_files_server import serve
 
-pytestmark = pytest.mark.usefixtures("prefect_server")
-
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 TIMEOUT = 240
 FEED = "aws-spot-feed"
@@ -30,13 +28,10 @@ FEED = "aws-spot-feed"
 
 @pytest.fixture
 def env(tmp_path) -> dict[str, str]:
-    """A collector's environment: this session's Prefect server, no AWS credentials."""
-    from prefect.settings import PREFECT_API_URL
-
+    """A collector's environment: no AWS credentials."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     return {
         **clean,
-        "PREFECT_API_URL": PREFECT_API_URL.value(),
         "PREFECT_LOGGING_LEVEL": "WARNING",
         "CHIPCOST_DATA_DIR": str(tmp_path),
         # boto3 finds no credentials and asks no instance metadata service: the public feed runs.

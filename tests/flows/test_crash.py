@@ -23,8 +23,6 @@ import pytest
 from tests.fault_server import drip, fault_server, stall
 from tests.paths import ROOT
 
-pytestmark = pytest.mark.usefixtures("prefect_server")
-
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 TABLES = ("runs", "source_runs", "observations", "price_history", "rejects")
 DATA_TABLES = ("observations", "price_history", "rejects")
@@ -33,12 +31,9 @@ WAIT_SECONDS = 180
 
 @pytest.fixture
 def env(tmp_path) -> dict[str, str]:
-    """The environment of a collector: this session's Prefect server, a quiet log."""
-    from prefect.settings import PREFECT_API_URL
-
+    """The environment of a collector: a quiet log, its data in the test's directory."""
     return {
         **os.environ,
-        "PREFECT_API_URL": PREFECT_API_URL.value(),
         "PREFECT_LOGGING_LEVEL": "WARNING",
         "CHIPCOST_DATA_DIR": str(tmp_path),
     }

@@ -1,138 +1,46 @@
-"""The collect flow on a real (temporary) Prefect server, replaying recorded payloads."""
+"""The collect flow on a real Prefect server: the pipeline's steps as task runs, an artifact
+per run, and a failure as a Failed flow run (the pipeline itself: tests/pipeline)."""
 
 from __future__ import annotations
 
 import gzip
-import shutil
 
-import duckdb
 import pytest
 
-from chipcost.core.errors import ParseError
-from chipcost.extract import Source, registry
 from chipcost.flows.collect import CollectFailed, collect, run_collect
-from chipcost.pipeline import collect as collect_module
-from tests.shared_prefect import artifacts_of
+from tests.shared_prefect import artifacts_of, task_runs_of
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
 
-def query(db, sql: str):
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
-
-
-def test_replay_loads_every_run_and_publishes_an_artifact(tmp_path, archive_copy):
+def test_a_replay_runs_as_a_flow_with_a_task_per_archived_run(tmp_path, archive_copy):
     db = tmp_path / "w.duckdb"
     state = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path), return_state=True)
     outcomes = state.result()
-    assert len(outcomes) == 3
+    runs = sorted(p.name for p in archive_copy.iterdir())
+    assert [o.run.archive_run for o in outcomes] == runs
     assert all(o.run.status == "ok" for o in outcomes)
-    runs = query(db, "SELECT archive_run, mode, sample, status FROM runs ORDER BY observed_at")
-    assert [r[0] for r in runs] == sorted(p.name for p in archive_copy.iterdir())
-    assert all(r[1:] == ("replay", True, "ok") for r in runs)
-    # Nothing lost: every parsed record is an observation or a reject.
-    for o in outcomes:
-        source = o.run.sources[0]
-        assert len(source.records) + len(source.rejects) > 0
-    (observations,) = query(db, "SELECT count(*) FROM observations")[0]
-    assert observations == sum(o.summary.records for o in outcomes)
 
+    tasks = task_runs_of(state)
+    # One task run per archived run, named by its stamp, and one load per run.
+    assert sorted(t.name for t in tasks if t.name in runs) == runs
+    loads = [t for t in tasks if t.name.startswith("load-run")]
+    assert len(loads) == len(runs) and all(t.state.is_completed() for t in loads)
     found = [a for a in artifacts_of(state) if a.key == "collect-summary"]
-    assert found and all(a.type == "table" for a in found)
+    assert len(found) == len(runs) and all(a.type == "table" for a in found)
 
 
-def test_replaying_twice_adds_nothing(tmp_path, archive_copy):
-    db = tmp_path / "w.duckdb"
-    collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
-    before = (
-        query(db, "SELECT count(*) FROM observations")[0][0],
-        query(db, "SELECT count(*) FROM price_history")[0][0],
-    )
-    outcomes = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
-    assert {s.status for o in outcomes for s in o.run.sources} == {"already_loaded"}
-    after = (
-        query(db, "SELECT count(*) FROM observations")[0][0],
-        query(db, "SELECT count(*) FROM price_history")[0][0],
-    )
-    assert after == before
-
-
-def _broken_parse(payloads):
-    raise ParseError("broken-test: layout changed")
-
-
-def test_one_failing_source_does_not_take_down_the_others(tmp_path, archive_copy, monkeypatch):
-    real = registry()
-    broken = Source("broken-test", "aws", "always fails", fetch=lambda ctx: [], parse=_broken_parse)
-    monkeypatch.setattr(collect_module, "registry", lambda: {**real, broken.name: broken})
-    run_dir = sorted(archive_copy.iterdir())[0]
-    shutil.copytree(run_dir / "aws-pricing-api", run_dir / "broken-test")
-    # Payloads without their manifest: lost, or a run stopped before writing it.
-    (run_dir / "vastai" / "manifest.json").unlink()
-    db = tmp_path / "w.duckdb"
-    outcomes = collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
-    statuses = {s.source: (s.status, s.message) for s in outcomes[0].run.sources}
-    assert statuses["broken-test"] == ("failed", "broken-test: layout changed")
-    assert statuses["vastai"][0] == "failed"
-    assert (
-        "manifest.json is missing, though the payloads beside it are there"
-        in (statuses["vastai"][1])
-    )
-    assert statuses["aws-pricing-api"][0] == "ok"
-    assert outcomes[0].run.status == "partial"
-    assert query(db, "SELECT count(*) FROM current_prices")[0][0] > 0
-
-
-def test_flow_fails_when_every_source_fails(tmp_path, archive_copy):
+def test_a_flow_run_fails_with_the_message_when_every_source_fails(tmp_path, archive_copy):
     run_dir = sorted(archive_copy.iterdir())[0]
     first = sorted((run_dir / "aws-pricing-api").glob("*.gz"))[0]
     first.write_bytes(gzip.compress(b"{not json")[:-4])  # truncated gzip: corrupt file
     db = tmp_path / "w.duckdb"
-    # The sample holds other sources too: ask only for the one whose archive is corrupt.
     only = ["aws-pricing-api"]
     state = collect(
         replay=str(run_dir), db=str(db), data_dir=str(tmp_path), sources=only, return_state=True
     )
     assert state.is_failed()
     assert "corrupt" in state.message and "aws-pricing-api" in state.message
-    with pytest.raises(CollectFailed, match="every source failed"):
+    with pytest.raises(CollectFailed, match="every source failed") as failed:
         run_collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path), sources=only)
-    assert query(db, "SELECT status FROM runs")[0][0] == "failed"
-    assert query(db, "SELECT count(*) FROM price_history")[0][0] == 0
-
-
-def test_a_replay_parses_at_most_one_run_ahead_of_its_loads(tmp_path, archive_copy, monkeypatch):
-    """The next run is parsed while one loads, never two: a long replay holds two runs."""
-    import threading
-
-    from chipcost.flows import collect as flow_module
-
-    events, lock = [], threading.Lock()
-
-    def note(*event):
-        with lock:
-            events.append(event)
-
-    def parsing(sources, *, replay_dir, **kwargs):
-        note("parse", replay_dir.name)
-        return collect_module.replay_sources(sources, replay_dir=replay_dir, **kwargs)
-
-    def loading(session, run):
-        note("load", run.archive_run)
-        summary = collect_module.load(session, run)
-        note("loaded", run.archive_run)
-        return summary
-
-    monkeypatch.setattr(flow_module, "replay_sources", parsing)
-    monkeypatch.setattr(flow_module, "load", loading)
-    outcomes = collect(replay=str(archive_copy), db=str(tmp_path / "w.duckdb"))
-    runs = sorted(p.name for p in archive_copy.iterdir())
-    assert [o.run.archive_run for o in outcomes] == runs
-    assert [name for kind, name in events if kind == "load"] == runs
-    assert sorted(name for kind, name in events if kind == "parse") == runs
-    for earlier, later in zip(runs, runs[2:], strict=False):
-        assert events.index(("loaded", earlier)) < events.index(("parse", later)), events
+    assert [o.run.archive_run for o in failed.value.outcomes] == [run_dir.name]

@@ -6,13 +6,12 @@ import pickle
 
 import pytest
 
-from chipcost.core.errors import ChipcostError
-from chipcost.flows._state import FlowStopped
+from chipcost.core.errors import ChipcostError, Stopped
 from chipcost.flows.backfill import BackfillStopped
-from chipcost.flows.collect import CollectFailed
+from chipcost.pipeline.collection import CollectFailed
 
 
-@pytest.mark.parametrize("kind", [FlowStopped, CollectFailed, BackfillStopped])
+@pytest.mark.parametrize("kind", [Stopped, CollectFailed, BackfillStopped])
 def test_a_stopped_flow_pickles_with_its_outcomes(kind):
     stopped = pickle.loads(pickle.dumps(kind("every source failed", ["outcome"])))
     assert type(stopped) is kind

@@ -192,17 +192,10 @@ def test_a_bad_date_is_explained():
 
 
 @pytest.fixture
-def command_env(tmp_path, prefect_server) -> dict[str, str]:
-    """The environment of a `chipcost backfill`: the session's Prefect server (a command's own
-    temporary server is tested in tests/cli/test_prefect_server.py), this test's data."""
-    from prefect.settings import PREFECT_API_URL
-
-    return {
-        **os.environ,
-        "PREFECT_API_URL": PREFECT_API_URL.value(),
-        "PREFECT_LOGGING_LEVEL": "WARNING",
-        "CHIPCOST_DATA_DIR": str(tmp_path),
-    }
+def command_env(tmp_path) -> dict[str, str]:
+    """The environment of a `chipcost backfill` (no Prefect: its flow is tested in
+    tests/flows/test_backfill_flow.py), this test's data."""
+    return {**os.environ, "CHIPCOST_DATA_DIR": str(tmp_path)}
 
 
 def test_the_command_backfills_and_prints_what_it_loaded(tmp_path, command_env):

@@ -65,9 +65,9 @@ def test_the_headline_names_what_it_counts(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def sample_report(tmp_path_factory, prefect_server):
-    """The weekly report of the whole sample archive, replayed through the collect flow."""
-    from chipcost.flows.collect import collect
+def sample_report(tmp_path_factory):
+    """The weekly report of the whole sample archive, replayed as `chipcost collect` does."""
+    from tests.collecting import collect
 
     root = tmp_path_factory.mktemp("sample-report")
     db = root / "w.duckdb"

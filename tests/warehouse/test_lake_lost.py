@@ -20,8 +20,6 @@ import pytest
 from tests import pg_server as pg
 from tests.paths import ROOT
 
-pytestmark = pytest.mark.usefixtures("prefect_server")
-
 WAIT_SECONDS = 180
 
 
@@ -50,11 +48,8 @@ def collector(env: dict, run: Path, url: str, marker: Path | None = None) -> sub
 def test_postgres_killed_mid_load_is_one_line_and_the_same_command_recovers(
     own_server, tmp_path, sample_runs
 ):
-    from prefect.settings import PREFECT_API_URL
-
     env = {
         **os.environ,
-        "PREFECT_API_URL": PREFECT_API_URL.value(),
         "PREFECT_LOGGING_LEVEL": "WARNING",
         "CHIPCOST_DATA_DIR": str(tmp_path),
         "CHIPCOST_LAKE_DATA": str(tmp_path / "lake-data"),

@@ -34,9 +34,15 @@ def backfill(
     data_dir: Annotated[
         Path | None, typer.Option(help="Data directory (default: $CHIPCOST_DATA_DIR or ./data).")
     ] = None,
-    workers: Annotated[
-        int, typer.Option(min=1, help="Region files downloaded at once (Prefect task runs).")
-    ] = 2,
+    workers: Annotated[int, typer.Option(min=1, help="Region files downloaded at once.")] = 2,
+    prefect: Annotated[
+        bool,
+        typer.Option(
+            "--prefect",
+            help="Run it as the Prefect flow (each file a task run), recorded by the server in "
+            "PREFECT_API_URL (else a temporary one).",
+        ),
+    ] = False,
     spot: Annotated[
         bool,
         typer.Option(
@@ -61,17 +67,15 @@ def backfill(
         TimeElapsedColumn,
     )
 
-    from chipcost.cli.prefect_server import command_defaults, temporary_server
-    from chipcost.pipeline.backfill import parse_since
+    from chipcost.pipeline.backfill import BackfillStopped, parse_since
 
     settings = load_settings(db=db, data_dir=data_dir)
-    parse_since(since)  # a wrong date is said before Prefect starts
+    parse_since(since)  # a wrong date is said before anything starts
     _check_regions(region)
     _preflight(settings)
     if spot:
         _spot(settings, parse_since(since), region)
         return
-    command_defaults()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     loaded: list[Outcome] = []
     with (
@@ -84,26 +88,60 @@ def backfill(
             transient=True,
             disable=not err.is_terminal,
         ) as bar,
-        # Prefect and the flow are imported while the temporary server starts.
-        temporary_server(meanwhile=_import_flow),
     ):
-        from chipcost.flows.backfill import BackfillStopped, run_backfill
-
+        run = _through_prefect if prefect else _here
         try:
-            outcomes = run_backfill(
-                since=since,
-                regions=region or None,
-                db=settings.warehouse.url,
-                data_dir=str(settings.data_dir),
-                workers=workers,
-                progress=_shown(bar, loaded),
-            )
+            outcomes = run(settings, since, region, workers, _shown(bar, loaded))
         except BackfillStopped as exc:
             if exc.outcomes:
                 bar.stop()
                 _print(exc.outcomes, settings.warehouse)
             raise ChipcostError(str(exc)) from None
     _print(outcomes, settings.warehouse)
+
+
+def _here(
+    settings: Settings,
+    since: str,
+    regions: list[str] | None,
+    workers: int,
+    progress: BackfillProgress,
+) -> list[Outcome]:
+    """The backfill in this process: region files downloaded on `workers` threads."""
+    from chipcost.core.stopping import on_signals
+    from chipcost.pipeline.backfill import backfill, check_stopped, parse_since
+    from chipcost.pipeline.runners import Threads
+
+    chosen = tuple(regions) if regions else None
+    with on_signals(), Threads(workers) as pool:
+        outcomes = backfill(settings, parse_since(since), chosen, progress=progress, pool=pool)
+    check_stopped(outcomes)
+    return outcomes
+
+
+def _through_prefect(
+    settings: Settings,
+    since: str,
+    regions: list[str] | None,
+    workers: int,
+    progress: BackfillProgress,
+) -> list[Outcome]:
+    """The backfill flow, each region file a task run, on the server PREFECT_API_URL names
+    or else a temporary one (started while Prefect and the flow are imported)."""
+    from chipcost.cli.prefect_server import command_defaults, temporary_server
+
+    command_defaults()
+    with temporary_server(meanwhile=_import_flow):
+        from chipcost.flows.backfill import run_backfill
+
+        return run_backfill(
+            since=since,
+            regions=regions or None,
+            db=settings.warehouse.url,
+            data_dir=str(settings.data_dir),
+            workers=workers,
+            progress=progress,
+        )
 
 
 def _spot(settings: Settings, since, regions: list[str] | None) -> None:

@@ -1,16 +1,23 @@
-"""`chipcost collect`: today's prices (or an archive replayed) into the warehouse, via Prefect."""
+"""`chipcost collect`: today's prices (or an archive replayed) into the warehouse.
+
+In this process on a thread pool (chipcost.pipeline.collection); with --prefect, as the
+deployed collect flow, recorded by a Prefect server.
+"""
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.status import Status
 
+from chipcost.cli.collect_checks import check_sources, preflight
 from chipcost.cli.failures import interruptible
 from chipcost.cli.options import DbOption, err, out
 from chipcost.core.settings import Settings, load_settings
@@ -47,50 +54,121 @@ def collect(
             "--pending", help="Only load runs earlier collections archived but did not load."
         ),
     ] = False,
+    prefect: Annotated[
+        bool,
+        typer.Option(
+            "--prefect",
+            help="Run it as the Prefect flow, recorded by the server in PREFECT_API_URL "
+            "(else a temporary one).",
+        ),
+    ] = False,
 ) -> None:
     """Collect today's prices (or replay an archive) into the warehouse."""
-    from chipcost.cli.prefect_server import command_defaults, temporary_server
-
-    command_defaults()
-
     settings = load_settings(db=db, data_dir=data_dir)
-    runs = _preflight(settings, replay, source, pending)
+    runs = preflight(settings, replay, source, pending)
+    asked = {"replay": replay, "sources": source or None, "pending": pending}
+    if prefect:
+        outcomes = _through_prefect(settings, runs, asked, notify=notify, alert_pct=alert_pct)
+    else:
+        outcomes = _here(settings, runs, asked, notify=notify, alert_pct=alert_pct)
+    from chipcost.cli.render import print_outcomes
 
-    def meanwhile() -> None:
-        # While the temporary server starts, on the other core: the checks that import the
-        # sources, then Prefect and the flow. An error here stops the server.
-        _check_sources(settings, source, notify)
-        _import_flow()
-
-    loaded = _LoadedRuns()
-    with (
-        interruptible(lambda: _after_interrupt(settings, runs, loaded.runs)),
-        err.status("starting Prefect…", spinner="dots") as status,
-        _shown_on(status, loaded),
-        temporary_server(meanwhile=meanwhile),
-    ):
-        from chipcost.cli.render import print_outcomes
-        from chipcost.flows import collect as collect_flow
-
-        status.update("collecting…")
-        try:
-            outcomes = collect_flow.run_collect(
-                replay=replay,
-                db=settings.warehouse.url,
-                data_dir=str(settings.data_dir),
-                sources=source or None,
-                notify=notify or None,
-                alert_pct=alert_pct,
-                pending=pending,
-            )
-        except collect_flow.CollectFailed as exc:
-            if exc.outcomes:
-                print_outcomes(out, exc.outcomes, settings.warehouse)
-            raise
     if not outcomes:
         out.print(f"no pending runs: every run archived for {settings.warehouse} is loaded")
         return
     print_outcomes(out, outcomes, settings.warehouse)
+
+
+def _here(
+    settings: Settings,
+    runs: int | None,
+    asked: dict[str, Any],
+    *,
+    notify: list[str] | None,
+    alert_pct: float | None,
+) -> list:
+    """The collection in this process, on a thread pool: no Prefect, no server."""
+    from chipcost.pipeline import collection, runners
+
+    check_sources(settings, asked["sources"], notify)
+    shown = _Shown(runs)
+    with (
+        interruptible(lambda: _after_interrupt(settings, runs, shown.loaded)),
+        err.status("collecting…", spinner="dots") as status,
+        _shown_on(status, shown),
+        runners.ThreadRunner() as runner,
+    ):
+        try:
+            outcomes = collection.collect(settings, runner, **asked)
+        except collection.CollectFailed as exc:
+            _print_failed(settings, exc.outcomes)
+            raise
+        if failure := _alerts(settings, outcomes, notify, alert_pct):
+            _print_failed(settings, outcomes)
+            raise collection.CollectFailed(failure, outcomes)
+    return outcomes
+
+
+def _alerts(
+    settings: Settings, outcomes: list, notify: list[str] | None, alert_pct: float | None
+) -> str | None:
+    """Price notifications on what was loaded (apprise targets); what failed, or None."""
+    urls = list(dict.fromkeys(notify or settings.notify))
+    if not outcomes or not urls:
+        return None
+    from chipcost.reports.collected import alert_after_collect
+
+    return alert_after_collect(settings, [o.run for o in outcomes], alert_pct, None, urls)
+
+
+def _print_failed(settings: Settings, outcomes: list) -> None:
+    if outcomes:
+        from chipcost.cli.render import print_outcomes
+
+        print_outcomes(out, outcomes, settings.warehouse)
+
+
+def _through_prefect(
+    settings: Settings,
+    runs: int | None,
+    asked: dict[str, Any],
+    *,
+    notify: list[str] | None,
+    alert_pct: float | None,
+) -> list:
+    """The collect flow, its runs and tasks recorded by a Prefect server: the one
+    PREFECT_API_URL names, else a temporary one for this command."""
+    from chipcost.cli.prefect_server import command_defaults, temporary_server
+
+    command_defaults()
+
+    def meanwhile() -> None:
+        # While the temporary server starts, on the other core: the checks that import the
+        # sources, then Prefect and the flow. An error here stops the server.
+        check_sources(settings, asked["sources"], notify)
+        _import_flow()
+
+    shown = _Shown(runs)
+    with (
+        interruptible(lambda: _after_interrupt(settings, runs, shown.loaded)),
+        err.status("starting Prefect…", spinner="dots") as status,
+        _shown_on(status, shown),
+        temporary_server(meanwhile=meanwhile),
+    ):
+        from chipcost.flows import collect as collect_flow
+
+        status.update("collecting…")
+        try:
+            return collect_flow.run_collect(
+                db=settings.warehouse.url,
+                data_dir=str(settings.data_dir),
+                notify=notify or None,
+                alert_pct=alert_pct,
+                **asked,
+            )
+        except collect_flow.CollectFailed as exc:
+            _print_failed(settings, exc.outcomes)
+            raise
 
 
 def _import_flow() -> None:
@@ -99,37 +177,65 @@ def _import_flow() -> None:
 
 
 @contextmanager
-def _shown_on(status: Status, loaded: _LoadedRuns) -> Iterator[None]:
-    """Each source's progress (the flow logs it to chipcost.progress) on the status line, and
-    each committed load in `loaded`."""
-    handler = _StatusHandler(status)
+def _shown_on(status: Status, shown: _Shown) -> Iterator[None]:
+    """The collection's progress (chipcost.progress) on the status line and, for each source
+    of a live fetch as it finishes, a line of its own."""
+    shown.status = status
     logger = logging.getLogger("chipcost.progress")
-    logger.addHandler(handler)
-    logger.addHandler(loaded)
+    logger.addHandler(shown)
     logger.setLevel(logging.INFO)
-    # Shown on the status line only: not printed again by the handler Prefect's logging puts
-    # on the root logger (a timestamped line per source, hundreds in a replay).
+    # Not printed again by the handler Prefect's logging puts on the root logger (a
+    # timestamped line per source, hundreds in a replay).
     propagate, logger.propagate = logger.propagate, False
     try:
         yield
     finally:
-        logger.removeHandler(handler)
-        logger.removeHandler(loaded)
+        logger.removeHandler(shown)
         logger.propagate = propagate
 
 
-class _LoadedRuns(logging.Handler):
-    """The archive runs whose load committed, in order (the flow logs each with its stamp)."""
+class _Shown(logging.Handler):
+    """What the run says as it goes, and the archive runs whose load committed, in order.
 
-    def __init__(self) -> None:
+    The record fields are chipcost.pipeline.runners' STARTED, FINISHED and LOADED,
+    spelled here so that a command that fails early imports nothing of the pipeline.
+    """
+
+    def __init__(self, runs: int | None) -> None:
         super().__init__()
-        self.runs: list[str] = []
+        self.runs, self.loaded, self.status = runs, [], None
+        self.total = self.done = 0
+        self.started = time.monotonic()
 
     def emit(self, record: logging.LogRecord) -> None:
-        # The flow's name for the field (chipcost.flows.collect.LOADED), without importing
-        # Prefect to read it.
-        if run := getattr(record, "loaded_run", None):
-            self.runs.append(run)
+        if (total := getattr(record, "sources_started", None)) is not None:
+            self.total, self.started = total, time.monotonic()
+            line = f"fetching {total} sources…"
+        elif (result := getattr(record, "source_finished", None)) is not None:
+            self.done += 1
+            # One line each, cut to the terminal's width.
+            err.print(
+                _finished(result), highlight=False, markup=False, no_wrap=True, overflow="ellipsis"
+            )
+            line = f"{self.done} of {self.total} sources done ({self._seconds()})"
+        elif run := getattr(record, "loaded_run", None):
+            self.loaded.append(run)
+            of = f" of {self.runs}" if self.runs else ""
+            line = f"loaded run {run} ({len(self.loaded)}{of}, {self._seconds()})"
+        else:
+            line = record.getMessage()
+        if self.status is not None:
+            self.status.update(f"[dim]{escape(line)}")
+
+    def _seconds(self) -> str:
+        return f"{time.monotonic() - self.started:.0f} s"
+
+
+def _finished(result: Any) -> str:
+    """One source's outcome as it finishes: status, time, name and message (the message
+    without the source's name it starts with; the whole of it is in the final table)."""
+    message = result.message.removeprefix(f"{result.source}: ")
+    return f"{result.status:>8} {result.seconds:5.1f} s  {result.source}: {message}"
 
 
 def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) -> str:
@@ -161,79 +267,3 @@ def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) ->
 
 def _runs(count: int) -> str:
     return f"{count} run{'s' if count != 1 else ''}"
-
-
-class _StatusHandler(logging.Handler):
-    def __init__(self, status: Status) -> None:
-        super().__init__()
-        self.status = status
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.status.update(f"[dim]{record.getMessage()}")
-
-
-def _preflight(
-    settings: Settings, replay: str | None, sources: list[str] | None, pending: bool
-) -> int | None:
-    """Catch a wrong path or option before Prefect starts, in the words the flow uses; the
-    number of archived runs a replay loads.
-
-    Only what is quick to check: the server is not started for a command that cannot run.
-    """
-    from chipcost.archive import location, run_directories
-    from chipcost.core.errors import ChipcostError
-    from chipcost.core.settings import check_data_dir
-    from chipcost.warehouse.db import check_writable
-
-    if pending and (replay or sources):
-        raise ChipcostError(
-            "--pending loads every run earlier collections archived but did not load: it "
-            "takes neither --replay nor --source"
-        )
-    runs = len(run_directories(replay)) if replay is not None else None
-    if replay is None or settings.db_path.parent == settings.data_dir:
-        # A live run archives and downloads there; the warehouse's default place is in it.
-        check_data_dir(settings)
-    check_writable(settings)
-    # The warehouse's directory takes its lock file and write-ahead log; a live run writes
-    # the archive. A read-only one is said here, not as an OSError once Prefect runs.
-    _check_can_write(settings.db_path.parent, "the warehouse's directory", "--db")
-    if settings.db_path.is_file():
-        _check_can_write(settings.db_path, "the warehouse", "--db")
-    if replay is None:
-        location(settings.archive_root)  # an s3:// archive needs the `lake` extra
-        _check_can_write(settings.archive_dir, "the archive directory", "--data-dir")
-    return runs
-
-
-def _check_sources(settings: Settings, sources: list[str] | None, notify: list[str] | None) -> None:
-    """Source names and notification URLs: these checks import every source module."""
-    from chipcost.pipeline.collect import select_sources
-
-    select_sources(sources)
-    if notify or settings.notify:
-        from chipcost.reports.notify import check_urls
-
-        check_urls(notify or settings.notify)
-
-
-def _check_can_write(path: Path, what: str, option: str) -> None:
-    """Create a file in `path` (or its nearest existing parent), or open it for writing."""
-    import tempfile
-
-    from chipcost.core.errors import ChipcostError
-
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    try:
-        if path.is_dir():
-            with tempfile.TemporaryFile(dir=path):
-                pass
-        else:
-            with path.open("r+b"):
-                pass
-    except OSError as exc:
-        raise ChipcostError(
-            f"cannot write to {what} {path} ({exc.strerror}): make it writable (or mount it "
-            f"read-write), or choose another place with {option}"
-        ) from None

@@ -13,10 +13,9 @@ import duckdb
 import pytest
 
 from chipcost.archive import parse_stamp
-from chipcost.flows.collect import collect
+from chipcost.pipeline.collection import CollectFailed
+from tests.collecting import collect
 from tests.paths import ROOT
-
-pytestmark = pytest.mark.usefixtures("prefect_server")
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 READ_TABLES = ("runs", "source_runs", "observations", "price_history", "rejects")
@@ -106,7 +105,8 @@ def test_a_replay_whose_sources_all_fail_is_dated_by_its_archived_run(tmp_path, 
     for payload in (run_dir / "runpod").glob("*.gz"):
         payload.write_bytes(b"not gzip")
     db = tmp_path / "w.duckdb"
-    collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path), return_state=True)
+    with pytest.raises(CollectFailed, match="every source failed"):
+        collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
     assert rows(db, "SELECT status, observed_at FROM runs") == [
         ("failed", parse_stamp(run_dir.name))
     ]

@@ -1,0 +1,78 @@
+"""What `chipcost collect` checks before it runs: paths it must write, sources, options.
+
+Only what is quick to check, and said in the words the collection would use, before a
+thread pool or a Prefect server starts for a command that cannot run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chipcost.core.settings import Settings
+
+
+def preflight(
+    settings: Settings, replay: str | None, sources: list[str] | None, pending: bool
+) -> int | None:
+    """Catch a wrong path or option before Prefect starts, in the words the flow uses; the
+    number of archived runs a replay loads.
+
+    Only what is quick to check: the server is not started for a command that cannot run.
+    """
+    from chipcost.archive import location, run_directories
+    from chipcost.core.errors import ChipcostError
+    from chipcost.core.settings import check_data_dir
+    from chipcost.warehouse.db import check_writable
+
+    if pending and (replay or sources):
+        raise ChipcostError(
+            "--pending loads every run earlier collections archived but did not load: it "
+            "takes neither --replay nor --source"
+        )
+    runs = len(run_directories(replay)) if replay is not None else None
+    if replay is None or settings.db_path.parent == settings.data_dir:
+        # A live run archives and downloads there; the warehouse's default place is in it.
+        check_data_dir(settings)
+    check_writable(settings)
+    # The warehouse's directory takes its lock file and write-ahead log; a live run writes
+    # the archive. A read-only one is said here, not as an OSError once Prefect runs.
+    check_can_write(settings.db_path.parent, "the warehouse's directory", "--db")
+    if settings.db_path.is_file():
+        check_can_write(settings.db_path, "the warehouse", "--db")
+    if replay is None:
+        location(settings.archive_root)  # an s3:// archive needs the `lake` extra
+        check_can_write(settings.archive_dir, "the archive directory", "--data-dir")
+    return runs
+
+
+def check_sources(settings: Settings, sources: list[str] | None, notify: list[str] | None) -> None:
+    """Source names and notification URLs: these checks import every source module."""
+    from chipcost.pipeline.collect import select_sources
+
+    select_sources(sources)
+    if notify or settings.notify:
+        from chipcost.reports.notify import check_urls
+
+        check_urls(notify or settings.notify)
+
+
+def check_can_write(path: Path, what: str, option: str) -> None:
+    """Create a file in `path` (or its nearest existing parent), or open it for writing."""
+    import tempfile
+
+    from chipcost.core.errors import ChipcostError
+
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        if path.is_dir():
+            with tempfile.TemporaryFile(dir=path):
+                pass
+        else:
+            with path.open("r+b"):
+                pass
+    except OSError as exc:
+        raise ChipcostError(
+            f"cannot write to {what} {path} ({exc.strerror}): make it writable (or mount it "
+            f"read-write), or choose another place with {option}"
+        ) from None

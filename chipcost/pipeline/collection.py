@@ -1,0 +1,285 @@
+"""A whole collection: today's fetch, the pending runs, or a replay, each run loaded in order.
+
+Plain Python, run by the Runner it is given: `ThreadRunner` (a thread pool) for a one-off
+`chipcost collect`, Prefect tasks for a deployed run (chipcost.flows.collect). What a run
+checks before its load, and the order of loads, live here and only here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from chipcost import archive
+from chipcost.core.errors import ChipcostError, Stopped, WarehouseBusy
+from chipcost.core.network import Network
+from chipcost.core.runs import ALREADY_LOADED, FAILED, SKIPPED, LoadSummary, RunResult, SourceResult
+from chipcost.core.settings import Settings
+from chipcost.core.stopping import on_signals
+from chipcost.extract import Source
+from chipcost.pipeline.collect import (
+    WarehouseSession,
+    already_loaded_runs,
+    already_loaded_sources,
+    check_source_settings,
+    new_run_id,
+    now,
+    prepare_data_dir,
+    select_sources,
+)
+from chipcost.pipeline.jumps import flag_price_jumps
+from chipcost.pipeline.pending import clear_pending, is_archived_run, mark_pending, pending_runs
+from chipcost.pipeline.runners import (
+    LOADED,
+    STARTED,
+    Future,
+    Runner,
+    ThreadRunner,
+    progress,
+    progress_log,
+)
+from chipcost.warehouse.db import damaged_after_open, run_lock
+
+# Up to this many sources, the failure message carries each one's own message.
+DETAILED_FAILURES = 2
+
+
+class RunOutcome:
+    """A run and what its load changed.
+
+    A plain class, not a dataclass: Prefect walks a flow's return value through lists, dicts
+    and dataclasses looking for futures, and a run holds thousands of records.
+    """
+
+    __slots__ = ("run", "summary")
+
+    def __init__(self, run: RunResult, summary: LoadSummary) -> None:
+        self.run = run
+        self.summary = summary
+
+    def __repr__(self) -> str:
+        return f"RunOutcome(run={self.run.run_id!r}, summary={self.summary!r})"
+
+
+class CollectFailed(Stopped):
+    """The collection failed; `outcomes` holds the runs it loaded before deciding so."""
+
+
+def collect(
+    settings: Settings,
+    runner: Runner | None = None,
+    *,
+    replay: str | None = None,
+    sources: list[str] | None = None,
+    pending: bool = False,
+) -> list[RunOutcome]:
+    """Collect today's prices (or replay an archive, or load the pending runs) into the
+    warehouse, on `runner` (a ThreadRunner of its own if none); ChipcostError when it cannot
+    run, CollectFailed when every source failed or was skipped.
+
+    A live collection also loads, before its own run, the runs earlier live collections
+    archived but did not load (docs/operations.md, "Pending runs").
+    """
+    if runner is None:
+        with ThreadRunner() as own:
+            return collect(settings, own, replay=replay, sources=sources, pending=pending)
+    chosen = select_sources(sources)
+    check_source_settings(settings, chosen)
+    if replay and pending:
+        raise ChipcostError(
+            "--pending loads the runs a live collection archived but did not load; "
+            "it does not go with --replay"
+        )
+    run_dirs = list(archive.run_directories(replay)) if replay else []
+    prepare_data_dir(settings)
+    network = Network()
+    try:
+        # SIGTERM/SIGINT: every fetch stops at its next wait or chunk (chipcost.core.stopping).
+        with on_signals(), run_lock(settings.warehouse), WarehouseSession(settings) as session:
+            if replay:
+                outcomes = _replay(settings, runner, session, chosen, run_dirs)
+            else:
+                outcomes = _live(settings, runner, session, chosen, network, fetch=not pending)
+    except ChipcostError:
+        raise
+    except Exception as exc:
+        # A damaged warehouse fails where a query reads the damaged part, not at open.
+        if (damage := damaged_after_open(exc)) is None:
+            raise
+        raise damage from None
+    ran = [s for o in outcomes for s in o.run.sources if s.status != ALREADY_LOADED]
+    if ran and all(s.status in (FAILED, SKIPPED) for s in ran):
+        raise CollectFailed(_all_failed_message(ran, network), outcomes)
+    return outcomes
+
+
+def _replay(
+    settings: Settings,
+    runner: Runner,
+    session: WarehouseSession,
+    sources: list[Source],
+    run_dirs: list[Path],
+) -> list[RunOutcome]:
+    """Archived runs in order; one open of the file answers which sources every run has
+    loaded already, then each load opens it again (readers get in between).
+
+    The next run is parsed while this one loads (DuckDB's load and polars' checks run
+    outside Python's lock); one run ahead at most, so a long replay holds two runs' records.
+    """
+    loaded = already_loaded_runs(session, [d.name for d in run_dirs])
+
+    def parse(run_dir: Path) -> tuple[datetime, Future[list[SourceResult]]]:
+        chosen, here = _archived(sources, run_dir), loaded.get(run_dir.name, {})
+        return now(), runner.archived(chosen, settings, run_dir, here)
+
+    outcomes = []
+    ahead = parse(run_dirs[0]) if run_dirs else None
+    for run_dir, following in zip(run_dirs, [*run_dirs[1:], None], strict=True):
+        started, parsing = ahead
+        ahead = parse(following) if following else None
+        run = _archived_run(started, run_dir, "replay", parsing.result())
+        outcomes.append(_load(settings, runner, session, run, run_dir))
+    return outcomes
+
+
+def _archived(sources: list[Source], run_dir: Path) -> list[Source]:
+    """The sources an archived run directory holds payloads of; one whose payloads have no
+    manifest is kept too, so that it fails with the reason, not in silence."""
+    archived = set(archive.sources_in(run_dir))
+    return [s for s in sources if s.name in archived]
+
+
+def _archived_run(
+    started: datetime, run_dir: Path, mode: str, results: list[SourceResult]
+) -> RunResult:
+    """The run of an archived run directory's results (dated by its stamp if none observed)."""
+    stamp = run_dir.name
+    dated, sample = archive.parse_stamp(stamp), archive.is_sample(run_dir)
+    return _run(started, stamp, mode, results, dated=dated, sample=sample)
+
+
+def _live(
+    settings: Settings,
+    runner: Runner,
+    session: WarehouseSession,
+    sources: list[Source],
+    network: Network,
+    *,
+    fetch: bool,
+) -> list[RunOutcome]:
+    """Today's fetch, then every pending run (oldest first) and today's loaded in order.
+
+    Today's run is pending from before its fetch until its load commits: if the load is
+    refused or the process dies, the next collection loads it from the archive.
+    """
+    pending = pending_runs(settings)
+    today = None
+    if fetch:
+        started = now()
+        stamp = archive.run_stamp(started)
+        mark_pending(settings, stamp)
+        progress_log.info("fetching %d sources", len(sources), extra={STARTED: len(sources)})
+        fetches = [runner.source(s, settings, stamp, network) for s in sources]
+        today = _run(started, stamp, "live", [f.result() for f in fetches], dated=started)
+    outcomes = []
+    try:
+        for run_dir in pending:
+            if (outcome := _pending(settings, runner, session, run_dir)) is not None:
+                outcomes.append(outcome)
+        if today is not None:
+            outcomes.append(_load(settings, runner, session, today, None))
+    except WarehouseBusy as exc:
+        if today is None and not pending:
+            raise
+        raise WarehouseBusy(
+            f"{exc}. The fetched payloads are archived in {settings.archive_dir}: the next "
+            "`chipcost collect` loads them first, or run `chipcost collect --pending`"
+        ) from exc
+    return outcomes
+
+
+def _pending(
+    settings: Settings, runner: Runner, session: WarehouseSession, run_dir: Path
+) -> RunOutcome | None:
+    """A pending live run parsed from its archive and loaded, as a live run."""
+    if not run_dir.is_dir() or not archive.archived_sources(run_dir):
+        progress(f"pending run {run_dir.name}: nothing was archived; dropped")
+        clear_pending(settings, run_dir.name)
+        return None
+    progress(f"loading pending run {run_dir.name}")
+    started, stamp = now(), run_dir.name
+    loaded = already_loaded_sources(session, stamp)
+    # Every source it archived, whatever this collection was asked to fetch.
+    chosen = _archived(select_sources(None), run_dir)
+    results = runner.archived(chosen, settings, run_dir, loaded).result()
+    run = _archived_run(started, run_dir, "live", results)
+    return _load(settings, runner, session, run, run_dir)
+
+
+def _run(
+    started: datetime,
+    stamp: str,
+    mode: str,
+    results: list[SourceResult],
+    *,
+    dated: datetime,
+    sample: bool = False,
+) -> RunResult:
+    """The run of these results, dated `dated` when no source observed anything.
+
+    An archived run whose sources all failed is dated by its archive stamp, not today:
+    `runs` by observed_at is what the report's default week and freshness follow.
+    """
+    observed = [r.observed_at for r in results if r.observed_at]
+    return RunResult(
+        run_id=new_run_id(started),
+        started_at=started,
+        observed_at=min(observed) if observed else dated,
+        mode=mode,
+        archive_run=stamp,
+        sample=sample,
+        sources=results,
+    )
+
+
+def _load(
+    settings: Settings,
+    runner: Runner,
+    session: WarehouseSession,
+    run: RunResult,
+    run_dir: Path | None,
+) -> RunOutcome:
+    """Every run, live, pending or replayed, goes into the warehouse here."""
+    try:
+        # Before the load: a jump is judged against the prices the warehouse held until now.
+        for source, note in flag_price_jumps(session.con, run.sources):
+            progress_log.warning("%s: %s", source, note)
+        summary = runner.load(session, run)
+    finally:
+        session.release()  # readers get in between runs
+    progress_log.info("loaded run %s", run.archive_run, extra={LOADED: run.archive_run})
+    if run_dir is None or is_archived_run(settings, run_dir):
+        clear_pending(settings, run.archive_run)
+    runner.loaded(run, summary)
+    return RunOutcome(run, summary)
+
+
+def _all_failed_message(ran: list[SourceResult], network: Network) -> str:
+    if network.down():
+        return (
+            f"the network is unreachable ({network.said()}), so every source failed or was "
+            "skipped: check the connection, DNS or proxy and run again, or replay an archive "
+            "with `chipcost collect --replay DIR`"
+        )
+    if len(ran) <= DETAILED_FAILURES:
+        details = dict.fromkeys(f"{s.source}: {s.status}: {s.message}" for s in ran)
+        return "every source failed or was skipped: " + "; ".join(details)
+    groups = []
+    for status in (FAILED, SKIPPED):
+        names = [s.source for s in ran if s.status == status]
+        if names:
+            groups.append(f"{len(names)} {status} ({', '.join(names)})")
+    return (
+        f"every source failed or was skipped: {'; '.join(groups)}. Each source's message is "
+        "in the run summary; most often the network is down or the credentials are missing"
+    )

@@ -1,0 +1,50 @@
+"""A live `chipcost collect` says each source's outcome as it finishes, and an unreachable
+network at once: real sockets to hosts where nothing listens (connection refused)."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from chipcost.core.record import ParseResult
+from chipcost.extract import Source, registry
+from chipcost.extract._http import get, http_client
+from chipcost.pipeline import collect as collect_module
+
+# Hosts on the loopback network (each a host of its own to the client) where nothing listens.
+HOSTS = ("127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5")
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def unreachable(name: str, host: str, port: int) -> Source:
+    def fetch(ctx):
+        with http_client(name, ctx) as client:
+            return [get(ctx, client, f"http://{host}:{port}/prices")]
+
+    return Source(name, "aws", "a host where nothing listens", fetch, lambda p: ParseResult())
+
+
+def test_an_unreachable_network_is_said_within_seconds_source_by_source(run, tmp_path, monkeypatch):
+    port = closed_port()
+    down = {f"down-{n}": unreachable(f"down-{n}", host, port) for n, host in enumerate(HOSTS)}
+    real = registry()
+    monkeypatch.setattr(collect_module, "registry", lambda: {**real, **down})
+    started = time.monotonic()
+    done = run(
+        "collect", *(f"--source={name}" for name in down), "--db", str(tmp_path / "w.duckdb")
+    )
+    seconds = time.monotonic() - started
+    assert done.returncode == 1
+    # Each retry would wait 1, 2, 4 and 8 s: the network is judged down after the first.
+    assert seconds < 15, seconds
+    assert "error: the network is unreachable (" in done.stderr
+    assert "failed to resolve or connect, none answered" in done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.lstrip().startswith("failed")]
+    assert sorted(line.split()[3].rstrip(":") for line in lines) == sorted(down)
+    assert all("not tried again, the network is unrea" in line for line in lines), lines
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,121 @@
+"""A whole collection without Prefect: replays of recorded payloads on the thread runner."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import threading
+
+import duckdb
+import pytest
+
+from chipcost.core.errors import ParseError
+from chipcost.extract import Source, registry
+from chipcost.pipeline import collect as collect_module
+from chipcost.pipeline import runners
+from chipcost.pipeline.collection import CollectFailed
+from tests.collecting import collect
+
+
+def query(db, sql: str):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_replay_loads_every_run(tmp_path, archive_copy):
+    db = tmp_path / "w.duckdb"
+    outcomes = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
+    assert len(outcomes) == 3
+    assert all(o.run.status == "ok" for o in outcomes)
+    runs = query(db, "SELECT archive_run, mode, sample, status FROM runs ORDER BY observed_at")
+    assert [r[0] for r in runs] == sorted(p.name for p in archive_copy.iterdir())
+    assert all(r[1:] == ("replay", True, "ok") for r in runs)
+    # Nothing lost: every parsed record is an observation or a reject.
+    for o in outcomes:
+        source = o.run.sources[0]
+        assert len(source.records) + len(source.rejects) > 0
+    (observations,) = query(db, "SELECT count(*) FROM observations")[0]
+    assert observations == sum(o.summary.records for o in outcomes)
+
+
+def test_replaying_twice_adds_nothing(tmp_path, archive_copy):
+    db = tmp_path / "w.duckdb"
+    collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
+    counts = "SELECT (SELECT count(*) FROM observations), (SELECT count(*) FROM price_history)"
+    before = query(db, counts)
+    outcomes = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
+    assert {s.status for o in outcomes for s in o.run.sources} == {"already_loaded"}
+    assert query(db, counts) == before
+
+
+def _broken_parse(payloads):
+    raise ParseError("broken-test: layout changed")
+
+
+def test_one_failing_source_does_not_take_down_the_others(tmp_path, archive_copy, monkeypatch):
+    real = registry()
+    broken = Source("broken-test", "aws", "always fails", fetch=lambda ctx: [], parse=_broken_parse)
+    monkeypatch.setattr(collect_module, "registry", lambda: {**real, broken.name: broken})
+    run_dir = sorted(archive_copy.iterdir())[0]
+    shutil.copytree(run_dir / "aws-pricing-api", run_dir / "broken-test")
+    # Payloads without their manifest: lost, or a run stopped before writing it.
+    (run_dir / "vastai" / "manifest.json").unlink()
+    db = tmp_path / "w.duckdb"
+    outcomes = collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
+    statuses = {s.source: (s.status, s.message) for s in outcomes[0].run.sources}
+    assert statuses["broken-test"] == ("failed", "broken-test: layout changed")
+    assert statuses["vastai"][0] == "failed"
+    assert (
+        "manifest.json is missing, though the payloads beside it are there"
+        in (statuses["vastai"][1])
+    )
+    assert statuses["aws-pricing-api"][0] == "ok"
+    assert outcomes[0].run.status == "partial"
+    assert query(db, "SELECT count(*) FROM current_prices")[0][0] > 0
+
+
+def test_a_collection_fails_when_every_source_fails(tmp_path, archive_copy):
+    run_dir = sorted(archive_copy.iterdir())[0]
+    first = sorted((run_dir / "aws-pricing-api").glob("*.gz"))[0]
+    first.write_bytes(gzip.compress(b"{not json")[:-4])  # truncated gzip: corrupt file
+    db = tmp_path / "w.duckdb"
+    # The sample holds other sources too: ask only for the one whose archive is corrupt.
+    only = ["aws-pricing-api"]
+    with pytest.raises(CollectFailed, match="every source failed") as failed:
+        collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path), sources=only)
+    assert "corrupt" in str(failed.value) and "aws-pricing-api" in str(failed.value)
+    assert [o.run.status for o in failed.value.outcomes] == ["failed"]
+    assert query(db, "SELECT status FROM runs")[0][0] == "failed"
+    assert query(db, "SELECT count(*) FROM price_history")[0][0] == 0
+
+
+def test_a_replay_parses_at_most_one_run_ahead_of_its_loads(tmp_path, archive_copy, monkeypatch):
+    """The next run is parsed while one loads, never two: a long replay holds two runs."""
+    events, lock = [], threading.Lock()
+
+    def note(*event):
+        with lock:
+            events.append(event)
+
+    def parsing(sources, *, replay_dir, **kwargs):
+        note("parse", replay_dir.name)
+        return collect_module.replay_sources(sources, replay_dir=replay_dir, **kwargs)
+
+    def loading(session, run):
+        note("load", run.archive_run)
+        summary = collect_module.load(session, run)
+        note("loaded", run.archive_run)
+        return summary
+
+    monkeypatch.setattr(runners, "replay_sources", parsing)
+    monkeypatch.setattr(runners, "load", loading)
+    outcomes = collect(replay=str(archive_copy), db=str(tmp_path / "w.duckdb"))
+    runs = sorted(p.name for p in archive_copy.iterdir())
+    assert [o.run.archive_run for o in outcomes] == runs
+    assert [name for kind, name in events if kind == "load"] == runs
+    assert sorted(name for kind, name in events if kind == "parse") == runs
+    for earlier, later in zip(runs, runs[2:], strict=False):
+        assert events.index(("loaded", earlier)) < events.index(("parse", later)), events
