@@ -164,14 +164,29 @@ def history(data: ReportData) -> Section:
         "weeks (as far as the history goes), one line per pricing model; hover a line for its "
         "last price; chipcost history --chip NAME gives the numbers."
     )
-    charts = chip_charts(data.history)
-    if not charts:
+    if data.history.is_empty():
         return Section("history", "Price history", explain, None, "No prices in these weeks.")
+    # A flat line says nothing a sentence cannot: only chips whose cheapest price moved are drawn.
+    moved = _chips_that_moved(data.history)
+    flat = sorted(set(data.history["chip"]) - set(moved))
+    if flat:
+        explain += f" Unchanged over these weeks (not drawn): {', '.join(flat)}."
+    charts = chip_charts(data.history.filter(pl.col("chip").is_in(moved)))
+    if not charts:
+        return Section("history", "Price history", explain, None, "No price moved in these weeks.")
     figures = "".join(
         f'<figure class="chart"><figcaption>{escape(chip)}</figcaption>{svg}</figure>'
         for chip, svg in charts.items()
     )
     return Section("history", "Price history", explain, f'<div class="charts">{figures}</div>')
+
+
+def _chips_that_moved(history: pl.DataFrame) -> list[str]:
+    """Chips whose cheapest price per chip-hour changed on some pricing model in the history."""
+    spread = history.group_by("chip", "pricing_model").agg(
+        moved=pl.col("price_per_chip_hour").n_unique() > 1
+    )
+    return sorted(set(spread.filter("moved")["chip"]))
 
 
 def cost_per_token(data: ReportData) -> Section:

@@ -63,13 +63,15 @@ def test_a_jump_that_stays_is_a_net_move_not_a_jump_back(tmp_path):
     assert row["change_pct"] == 700.0 and not row["jump_back"]
 
 
-def test_the_report_draws_each_chips_price_history(tmp_path):
+def test_the_report_draws_each_moved_chips_price_history(tmp_path):
     golden = report_warehouse.build(tmp_path / "w.duckdb")
     made = write_report(golden, tmp_path / "r")
     page = made.html_path.read_text()
     section = page.split('id="history"')[1].split("</section>")[0]
     captions = re.findall(r"<figcaption>([^<]+)</figcaption>", section)
-    assert captions == ["H100-SXM", "L4", "Trainium1"]
+    # Only the chip whose price moved is drawn; the flat ones are named in a sentence.
+    assert captions == ["H100-SXM"]
+    assert "Unchanged over these weeks (not drawn): L4, Trainium1." in section
     h100 = section.split("<figcaption>H100-SXM</figcaption>")[1].split("</svg>")[0]
     # Two lines: on-demand (blue) and spot (orange), each labelled with its last price.
     assert h100.count("<path ") == 2
