@@ -105,7 +105,9 @@ def _versus(answers: list[dict]) -> str:
         else:
             cells = [
                 question,
-                f"{a['answer']} ({a['pricing']})",
+                f"{a['answer']} ({a['pricing']}; break-even: A must do "
+                f"{a['break_even_tokens_per_second_per_chip']:,.0f} tok/s per chip, "
+                f"{a['break_even_share']:.0%} of B's)",
                 f"{cost_text(a['a_cost_per_million'])} {a['a_where']}",
                 f"{cost_text(a['b_cost_per_million'])} {a['b_where']}",
                 f"{a['a_figure']}; {a['b_figure']}",

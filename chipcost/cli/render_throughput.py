@@ -18,6 +18,14 @@ def status(row: dict) -> str:
     return "alternative"
 
 
+def _tps(row: dict) -> str:
+    """'3,819', or a derived figure with its range: '948 (396-2,460)'."""
+    tps = f"{row['tokens_per_second_per_chip']:,.0f}"
+    if row.get("range_low") is None:
+        return tps
+    return f"{tps} ({row['range_low']:,.0f}-{row['range_high']:,.0f})"
+
+
 def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = False) -> None:
     """The figures as a table that fits the terminal, each source a numbered line under it:
     a derivation's source is a paragraph, which wrapped one word a line in a table cell."""
@@ -26,7 +34,7 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
         Column("chip", "chip", essential=True),
         Column("model", "model"),
         Column("workload", "workload"),
-        Column("tps", "tok/s/chip", numeric=True, essential=True),
+        Column("tps", "tok/s/chip (range)", numeric=True, essential=True),
         Column("kind", "kind", essential=True),
         Column("batch", "batch", numeric=True),
         Column("precision", "precision"),
@@ -46,8 +54,8 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
                 "chip": plain(row["chip"]),
                 "model": plain(row["model"]),
                 "workload": plain(row["workload"]),
-                "tps": f"{row['tokens_per_second_per_chip']:,.0f}",
-                "kind": plain(row["kind"]),
+                "tps": _tps(row),
+                "kind": plain(row.get("figure_kind") or row["kind"]),
                 "batch": "" if row["batch_size"] is None else str(row["batch_size"]),
                 "precision": plain(row["precision"] or ""),
                 "peak": "" if mfu is None else f"{100 * mfu:,.0f}%",
@@ -75,6 +83,8 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
         console.print(shown(f"[{number}] {cited}"), highlight=False)
     console.print(
         "choice rule per chip, model and workload: a figure above the chip's dense peak is set "
-        "aside; published before derived; at the asked speed first; then measured > benchmark "
-        "> independent > vendor-claim > estimate (docs/cost-per-token.md)"
+        "aside; at the asked speed first (a derived figure there, calibrated on the chip's "
+        "measurements, before a published one elsewhere); published before derived; then "
+        "measured > benchmark > independent > vendor-claim > estimate; a derived figure's "
+        "range is the derivation's error out of sample (docs/cost-per-token.md)"
     )

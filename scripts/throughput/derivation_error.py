@@ -2,6 +2,7 @@
 
 .venv/bin/python scripts/throughput/derivation_error.py          # the summary table
 .venv/bin/python scripts/throughput/derivation_error.py --each   # every figure checked
+.venv/bin/python scripts/throughput/derivation_error.py --out-of-sample  # the fitted one's
 """
 
 from __future__ import annotations
@@ -9,9 +10,15 @@ from __future__ import annotations
 import sys
 
 from chipcost.pipeline.derivation_error import checks, markdown, summaries
+from chipcost.pipeline.derivation_fit import catalogue, cells_markdown
+from chipcost.pipeline.derivation_fit import markdown as bands_markdown
 
 
 def main(argv: list[str]) -> None:
+    if "--out-of-sample" in argv:
+        rows = list(catalogue().bands.values())
+        print(bands_markdown(rows), cells_markdown(rows), sep="\n\n")
+        return
     found = checks()
     print(markdown(summaries(found)))
     if "--each" in argv:
