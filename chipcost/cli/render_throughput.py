@@ -18,12 +18,11 @@ def status(row: dict) -> str:
     return "alternative"
 
 
-def _tps(row: dict) -> str:
-    """'3,819', or a derived figure with its range: '948 (396-2,460)'."""
-    tps = f"{row['tokens_per_second_per_chip']:,.0f}"
+def _range(row: dict) -> str:
+    """A derived figure's range, '396-2,460' (the derivation's error out of sample)."""
     if row.get("range_low") is None:
-        return tps
-    return f"{tps} ({row['range_low']:,.0f}-{row['range_high']:,.0f})"
+        return ""
+    return f"{row['range_low']:,.0f}-{row['range_high']:,.0f}"
 
 
 def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = False) -> None:
@@ -34,7 +33,8 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
         Column("chip", "chip", essential=True),
         Column("model", "model"),
         Column("workload", "workload"),
-        Column("tps", "tok/s/chip (range)", numeric=True, essential=True),
+        Column("tps", "tok/s/chip", numeric=True, essential=True),
+        Column("range", "range", numeric=True),
         Column("kind", "kind", essential=True),
         Column("batch", "batch", numeric=True),
         Column("precision", "precision"),
@@ -54,7 +54,8 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
                 "chip": plain(row["chip"]),
                 "model": plain(row["model"]),
                 "workload": plain(row["workload"]),
-                "tps": _tps(row),
+                "tps": f"{row['tokens_per_second_per_chip']:,.0f}",
+                "range": _range(row),
                 "kind": plain(row.get("figure_kind") or row["kind"]),
                 "batch": "" if row["batch_size"] is None else str(row["batch_size"]),
                 "precision": plain(row["precision"] or ""),
@@ -63,7 +64,7 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
                 "source": f"[{number}]",
             }
         )
-    keep = ("model", "workload", "precision", "peak", "batch")
+    keep = ("range", "model", "workload", "precision", "peak", "batch")
     fitted = fit_table(console, columns, cells, keep_order=keep, wide=wide)
     console.print("throughput figures (tokens/s per chip)", highlight=False)
     print_fitted(console, fitted)
