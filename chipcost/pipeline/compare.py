@@ -24,7 +24,7 @@ from chipcost.pipeline.cost import (
     speed_notes,
     unreached,
 )
-from chipcost.pipeline.verdict import Verdict, figure_kind, verdict
+from chipcost.pipeline.verdict import Verdict, verdict
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.tokens import change_words, cost_change, cost_per_million_tokens
 from chipcost.warehouse.cost_per_token import at_speed, figures, model_parameters
@@ -152,7 +152,8 @@ def _pricing_order(item: tuple[str, object]) -> tuple[int, str]:
     return rank, f"{TERMS.index(term) if term in TERMS else 99:02d}{term}"
 
 
-def _cost(row: Row, tps: float) -> float:
+def cost_at(row: Row, tps: float) -> float:
+    """The cost per million tokens of an offer at `tps` tokens/s per chip."""
     return cost_per_million_tokens(float(row["price_per_chip_hour"]), tps)  # type: ignore[arg-type]
 
 
@@ -214,100 +215,6 @@ def _line(
     change = cost_change(float(a["cost_per_million_tokens"]), float(b["cost_per_million_tokens"]))  # type: ignore[arg-type]
     best = worst = None
     if fa and fb and len(fa) + len(fb) > 2:
-        best = _cost(a, max(fa)) / _cost(b, min(fb)) - 1
-        worst = _cost(a, min(fa)) / _cost(b, max(fb)) - 1
+        best = cost_at(a, max(fa)) / cost_at(b, min(fb)) - 1
+        worst = cost_at(a, min(fa)) / cost_at(b, max(fb)) - 1
     return Comparison(pricing, a, b, same, change, best, worst, verdict(a, b, parameters))
-
-
-# The pairs the articles chipcost grew from ask about (docs/cost-per-token.md, "Where the
-# articles' figures do not follow"): Trainium against NVIDIA's H100, H200 and B200, Google's
-# TPU v6e and AMD's MI300X against the H100. The weekly report and the explorer answer them.
-ARTICLE_PAIRS = (
-    ("Trainium2", "H100-SXM"),
-    ("Trainium2", "H200"),
-    ("Trainium2", "B200"),
-    ("Trainium3", "H100-SXM"),
-    ("Trainium3", "H200"),
-    ("Trainium3", "B200"),
-    ("TPU-v6e", "H100-SXM"),
-    ("MI300X", "H100-SXM"),
-)
-ARTICLE_QUESTIONS = (("llama-3-70b", "inference"), ("llama-3-70b", "training"))
-# Every answer carries every field (None where a pair is not answered).
-ANSWER_FIELDS = (
-    "pricing", "answer", "cost_change", "best_case_change", "worst_case_change",
-    "a_cost_per_million", "b_cost_per_million", "a_where", "b_where", "same_provider",
-    "a_figure", "b_figure", "a_figure_at_speed", "b_figure_at_speed", "caveats", "why_not",
-    "verdict", "break_even_tokens_per_second_per_chip", "break_even_share",
-)  # fmt: skip
-
-
-def _figure_text(row: Row) -> str:
-    """'3,819 tok/s per chip (benchmark, FP8, 5.2 tok/s per user)'; a derived one with its
-    range."""
-    said = [figure_kind(row), str(row.get("precision") or "precision not stated").upper()]
-    if row.get("throughput_range_low") is not None:
-        low, high = row["throughput_range_low"], row["throughput_range_high"]
-        said.append(f"range {float(low):,.0f}-{float(high):,.0f}")  # type: ignore[arg-type]
-    per_user = row.get("throughput_tokens_per_second_per_user")
-    if per_user:
-        said.append(f"{float(per_user):,.1f} tok/s per user")  # type: ignore[arg-type]
-    elif row.get("throughput_operating_point"):
-        said.append(str(row["throughput_operating_point"]))
-    tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
-    return f"{tps:,.0f} tok/s per chip ({', '.join(said)})"
-
-
-def _caveats(notes: list[str]) -> str:
-    """The comparison's notes that qualify the answer (not the speed asked or the fit rule)."""
-    return "; ".join(n for n in notes if not n.startswith(("throughput at", "fits:")))
-
-
-def article_answers(con: duckdb.DuckDBPyConnection, stale_days: int) -> list[dict[str, object]]:
-    """For each article pair, model and workload: A against B on demand (else the first
-    pricing model both have), at the default speed, as `chipcost compare` answers it; a pair
-    chipcost cannot answer says why instead."""
-    answers = []
-    for model, workload in ARTICLE_QUESTIONS:
-        for chip_a, chip_b in ARTICLE_PAIRS:
-            row: dict[str, object] = {
-                **dict.fromkeys(ANSWER_FIELDS),
-                "model": model, "workload": workload, "chip_a": chip_a, "chip_b": chip_b,
-            }  # fmt: skip
-            ask = Ask(
-                model=model, workload=workload, chips=[], baseline=chip_b,
-                baseline_given=True, stale_days=stale_days,
-            )  # fmt: skip
-            try:
-                result = compare(con, ask, chip_a, chip_b)
-            except ChipcostError as exc:
-                why = str(exc).split(". ", 1)[0].rstrip(".")  # the reason, not the chip list
-                answers.append({**row, "why_not": f"{chip_a} against {chip_b}: {why}"})
-                continue
-            line = result.lines[0]  # on demand first (_pricing_order)
-            a, b = line.a, line.b
-            answers.append(
-                {
-                    **row,
-                    "pricing": line.pricing,
-                    "answer": line.sentence(chip_a, chip_b),
-                    "verdict": line.verdict.word,
-                    "break_even_tokens_per_second_per_chip": line.verdict.break_even,
-                    "break_even_share": line.verdict.share,
-                    "cost_change": line.change,
-                    "best_case_change": line.best,
-                    "worst_case_change": line.worst,
-                    "a_cost_per_million": a["cost_per_million_tokens"],
-                    "b_cost_per_million": b["cost_per_million_tokens"],
-                    "a_where": f"{a['provider']} {a['region']}",
-                    "b_where": f"{b['provider']} {b['region']}",
-                    "same_provider": line.same_provider,
-                    "a_figure": _figure_text(a),
-                    "b_figure": _figure_text(b),
-                    "a_figure_at_speed": a.get("throughput_at_speed") is not False,
-                    "b_figure_at_speed": b.get("throughput_at_speed") is not False,
-                    "caveats": _caveats(result.notes),
-                    "why_not": None,
-                }
-            )
-    return answers

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from chipcost.pipeline.compare import ARTICLE_PAIRS, ARTICLE_QUESTIONS, article_answers, compare
+from chipcost.pipeline.articles import ARTICLE_PAIRS, ARTICLE_QUESTIONS, article_answers
+from chipcost.pipeline.compare import compare
 from chipcost.pipeline.cost import Ask
 from chipcost.reports.site import write_site
 from chipcost.warehouse.db import connect
