@@ -1,7 +1,8 @@
 """chipcost: daily AI-accelerator prices with history, per-chip views and drift reports.
 
 The Python API (docs/api.md) is imported on first use, so `import chipcost` stays light:
-chipcost.prices(), chipcost.cost(), chipcost.history(), chipcost.index(), chipcost.sources().
+chipcost.prices(), chipcost.cost(), chipcost.compare(), chipcost.history(), chipcost.index(),
+chipcost.sources().
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from chipcost.core.version import __version__
 
 if TYPE_CHECKING:
-    from chipcost.api import cost, history, index, prices, sources
+    from chipcost.api import compare, cost, history, index, prices, sources
 
-__all__ = ["__version__", "cost", "history", "index", "prices", "sources"]
-_API = ("cost", "history", "index", "prices", "sources")
+__all__ = ["__version__", "compare", "cost", "history", "index", "prices", "sources"]
+_API = ("compare", "cost", "history", "index", "prices", "sources")
 
 
 def __getattr__(name: str) -> Any:

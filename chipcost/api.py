@@ -20,7 +20,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.questions import COST, HISTORY, INDEX, PRICES, Question, Voice
+from chipcost.core.questions import COMPARE, COST, HISTORY, INDEX, PRICES, Question, Voice
 from chipcost.core.settings import load_settings
 
 Names = str | Sequence[str] | None
@@ -137,8 +137,33 @@ def _cost(**asked: Any) -> pl.DataFrame:
         return rank_cost(con, ask, question).frame()
 
 
+def _compare(**asked: Any) -> pl.DataFrame:
+    """Is chip_a ('Trainium2') cheaper per token than chip_b ('H100-SXM') for `model` and
+    `workload`? One row per pricing model both have an offer on, as `chipcost compare` answers
+    it: cost_change (chip_a's cost per token / chip_b's - 1, negative is cheaper), verdict
+    (cheaper or dearer with both figures published; likely cheaper, likely dearer or cannot
+    say with a derived one, from its range), in_words, break_even_tokens_per_second_per_chip
+    (what chip_a must reach to cost as little per token as chip_b's offer) and its share of
+    chip_b's figure, and each offer (a_..., b_...) with its figure's kind, operating point,
+    precision and range. speed, region, pricing_model, provider, currency and list_prices as
+    in cost(). A chip without a price or a figure raises chipcost.core.errors.ChipcostError.
+    """
+    from chipcost.pipeline import cost_asked
+    from chipcost.pipeline.compare import compare as compare_chips
+    from chipcost.pipeline.cost import baseline_chip
+
+    voice = Voice(COMPARE, api=True)
+    a = baseline_chip(asked["chip_a"], "chip_a")
+    b = baseline_chip(asked["chip_b"], "chip_b")
+    checked = cost_asked.checked({**asked, "baseline": b, "all_offers": True}, voice)
+    with _warehouse(checked["db"]) as (con, stale_days):
+        ask = cost_asked.ranking(con, checked, voice, limit=10**9, stale_days=stale_days)
+        return compare_chips(con, ask, a, b).frame()
+
+
 prices = _declared(PRICES, _prices)
 cost = _declared(COST, _cost)
+compare = _declared(COMPARE, _compare)
 
 
 def _index(**asked: Any) -> pl.DataFrame:

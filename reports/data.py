@@ -46,6 +46,8 @@ class ReportData:
     # the articles' questions (is Trainium2 cheaper per token than H100?), as `chipcost
     # compare` answers them; None when cost per token is not shown (see cost_per_token)
     head_to_head: pl.DataFrame | None = None
+    # throughput against per-user speed of the chips the articles ask about (its chart)
+    speed_curve: tuple[dict, ...] = ()
     # per chip, the on-demand price index at the period's end and its move over the period
     index: pl.DataFrame = field(default_factory=pl.DataFrame)
     generated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
@@ -155,6 +157,7 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         ),
         history=_history(con, period, options),
         head_to_head=None if later else _head_to_head(con, options),
+        speed_curve=() if later else _speed_curve(con),
         index=_index(con, period),
     )
 
@@ -222,13 +225,23 @@ def _index(con: duckdb.DuckDBPyConnection, period: Period) -> pl.DataFrame:
 def _head_to_head(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> pl.DataFrame | None:
     """The article pairs answered (chipcost.pipeline.compare.ARTICLE_PAIRS); None without the
     views cost per token needs."""
-    from chipcost.pipeline.compare import article_answers
+    from chipcost.pipeline.articles import article_answers
 
     try:
         answers = article_answers(con, options.stale_days)
     except duckdb.Error:
         return None
     return printable_text(pl.DataFrame(answers, infer_schema_length=None))
+
+
+def _speed_curve(con: duckdb.DuckDBPyConnection) -> tuple[dict, ...]:
+    """The figures the throughput-against-speed chart draws (none without the views)."""
+    from chipcost.pipeline.articles import speed_curve
+
+    try:
+        return tuple(speed_curve(con))
+    except duckdb.Error:
+        return ()
 
 
 def printable_text(frame: pl.DataFrame | None) -> pl.DataFrame | None:

@@ -12,6 +12,7 @@ from chipcost.reports import tables
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData, alike_moves
 from chipcost.reports.labels import plural
+from chipcost.reports.versus_charts import cost_chart, speed_chart
 
 
 @dataclass(frozen=True)
@@ -231,13 +232,19 @@ def head_to_head(data: ReportData) -> Section:
         "answers them: on demand, A's cheapest offer against B's on the same provider where it "
         "has one, each divided by its chip's chosen throughput figure at the default speed "
         "(5 tokens/s per user). A figure's kind says how far to trust it (benchmark, vendor "
-        "claim, estimate, derived); the range is the best and worst case the figures held allow."
+        "claim, estimate, calibrated, derived); a derived figure's range is the derivation's "
+        "error out of sample, and where the break-even falls in it decides the verdict "
+        "(cheaper or dearer, likely, or cannot say). The first chart draws each pair's cost "
+        "per million tokens with those ranges; the second, throughput per chip against the "
+        "speed each user gets, published figures as dots, the derivation dashed."
     )
     answers = data.head_to_head
     if data.ended_before_newest_prices or answers is None or answers.is_empty():
         empty = "No answer: cost per token is not shown for this period (see Cost per token)."
         return Section("versus", title, explain, None, empty)
-    return Section("versus", title, explain, _html(tables.head_to_head_table(answers)))
+    charts = cost_chart(answers.to_dicts()) + speed_chart(data.speed_curve)
+    charts = f'<div class="versus-charts">{charts}</div>' if charts else ""
+    return Section("versus", title, explain, charts + _html(tables.head_to_head_table(answers)))
 
 
 def health(data: ReportData) -> Section:

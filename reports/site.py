@@ -69,10 +69,12 @@ def _read(
         until = newest.date() if newest else datetime.now(UTC).date()
         history = daily_cheapest(con, since=until - timedelta(days=7 * weeks - 1), until=until)
         answers = _answers(con)
+        curve = _curve(con)
     finally:
         con.close()
     meta = {"as_of": f"{newest:%Y-%m-%d %H:%M} UTC" if newest else "", "sample": bool(sample)}
     meta["head_to_head"] = answers
+    meta["speed_curve"] = curve
     # What the prices are: the currency, and the lines saying which discounts and rates applied.
     meta["currency"] = mine.currency
     meta["yours"] = mine.notes(offers.to_dicts()) if mine.active else []
@@ -85,7 +87,7 @@ def _answers(con) -> list[dict]:
     import duckdb
 
     from chipcost.core.settings import DEFAULT_STALE_DAYS
-    from chipcost.pipeline.compare import article_answers
+    from chipcost.pipeline.articles import article_answers
 
     try:
         return article_answers(con, DEFAULT_STALE_DAYS)
@@ -93,10 +95,26 @@ def _answers(con) -> list[dict]:
         return []
 
 
-def _versus(answers: list[dict]) -> str:
-    """The answers as a static table (escaped: provider text never becomes markup)."""
+def _curve(con) -> list[dict]:
+    """The figures the throughput-against-speed chart draws; none without the views."""
+    import duckdb
+
+    from chipcost.pipeline.articles import speed_curve
+
+    try:
+        return speed_curve(con)
+    except duckdb.Error:
+        return []
+
+
+def _versus(answers: list[dict], curve: list[dict]) -> str:
+    """The answers as a static table (escaped: provider text never becomes markup), after
+    their two charts."""
+    from chipcost.reports.versus_charts import cost_chart, speed_chart
+
     if not answers:
         return ""
+    charts = f'<div class="versus-charts">{cost_chart(answers)}{speed_chart(curve)}</div>'
     rows = []
     for a in answers:
         question = f"{a['model']} {a['workload']}"
@@ -105,7 +123,9 @@ def _versus(answers: list[dict]) -> str:
         else:
             cells = [
                 question,
-                f"{a['answer']} ({a['pricing']})",
+                f"{a['answer']} ({a['pricing']}; break-even: A must do "
+                f"{a['break_even_tokens_per_second_per_chip']:,.0f} tok/s per chip, "
+                f"{a['break_even_share']:.0%} of B's)",
                 f"{cost_text(a['a_cost_per_million'])} {a['a_where']}",
                 f"{cost_text(a['b_cost_per_million'])} {a['b_where']}",
                 f"{a['a_figure']}; {a['b_figure']}",
@@ -129,6 +149,7 @@ def _versus(answers: list[dict]) -> str:
         "demand, A's cheapest offer against B's on the same provider where it has one, at the "
         "default speed (5 tokens/s per user); each figure's kind says how far to trust it. "
         "The weekly report adds the range over the figures held.</p>"
+        f"{charts}"
         f'<div class="scroll"><table class="versus"><thead><tr>{head}</tr></thead><tbody>'
         f"{''.join(rows)}</tbody></table></div></section>"
     )
@@ -215,7 +236,7 @@ def page_html(data: dict, charts: dict[str, str]) -> str:
         f"{yours}{banner}{_filters(currency)}"
         '<p id="count"></p><div class="scroll"><table id="offers"><thead><tr></tr></thead>'
         "<tbody></tbody></table></div>"
-        f"{_versus(data.get('head_to_head') or [])}"
+        f"{_versus(data.get('head_to_head') or [], data.get('speed_curve') or [])}"
         '<section id="history"><h2>Price history</h2><p class="meta">Each chip\'s cheapest '
         f"price per chip-hour at the end of each day, one line per pricing model{lists}.</p>"
         f'<div class="charts">{figures}</div></section>'

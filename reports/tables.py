@@ -274,6 +274,11 @@ def index_table(index: pl.DataFrame) -> GT:
     return styled(nowrap(gt, ["chip"]))
 
 
+def _needs(row: dict) -> str:
+    needed, share = row["break_even_tokens_per_second_per_chip"], row["break_even_share"]
+    return "" if needed is None else f"{needed:,.0f} ({share:.0%})"
+
+
 def head_to_head_table(answers: pl.DataFrame) -> GT:
     """Per model and workload, each article pair: the answer, both costs and figures."""
     from chipcost.transform.tokens import change_words
@@ -283,7 +288,7 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
         if row["answer"] is None:
             return ""
         if best is None or worst is None:
-            return "one figure each"
+            return "one published figure each at this point"
         return f"{change_words(best)} to {change_words(worst)}"
 
     frame = answers.with_columns(
@@ -298,12 +303,16 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
         range=pl.struct("answer", "best_case_change", "worst_case_change").map_elements(
             ranged, return_dtype=pl.String
         ),
+        needs=pl.struct("break_even_tokens_per_second_per_chip", "break_even_share").map_elements(
+            _needs, return_dtype=pl.String
+        ),
     )
-    wanted = ["group", "answer", "pricing", "a_cost", "b_cost", "a_figure", "b_figure"]
+    wanted = ["group", "answer", "pricing", "needs", "a_cost", "b_cost", "a_figure", "b_figure"]
     frame = frame.select(*wanted, "range", "caveats")
     labels = {
         "answer": "Answer",
         "pricing": "Pricing",
+        "needs": "Break-even: A must do (tok/s per chip, share of B's)",
         "a_cost": "A: USD per million tokens",
         "b_cost": "B: USD per million tokens",
         "a_figure": "A's figure",

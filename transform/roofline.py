@@ -9,16 +9,25 @@ carries input/output prompt tokens per sequence). So, for a batch of B sequences
 
     step time = max( (weights + B x cache per sequence) / (chips x bandwidth x efficiency),
                      B x 2 x active x (1 + input/output) / (chips x peak x efficiency) )
+                + communication
     tokens/s per user = 1 / step time;   tokens/s per chip = B / (chips x step time)
+
+Communication is tensor parallelism's: on a unit of N > 1 chips every layer all-reduces its
+activations twice per step (B x (1 + input/output) tokens x hidden size x 2 bytes), a ring
+moving 2(N-1)/N of them through each chip at half its stated (bidirectional) interconnect
+bandwidth, each all-reduce also paying a fixed latency (roofline.csv). It does not overlap
+the step's other work, so the faster each user is served, the larger the share of the step it
+takes: the throughput per chip falls with the per-user speed, as measured curves do. A chip
+with no interconnect figure (chipcost/data/interconnect.csv) is derived without it.
 
 The batch is the largest the memory holds (the whole context reserved per sequence) and, at an
 asked speed, the largest whose step time still gives that speed. The serving unit is a power of
 two from the fewest chips that hold the weights in half their usable memory up to 8 (or that
 fewest, when more than 8): the one giving the most tokens/s per chip, the smaller on a tie
 (within 1%).
-Attention FLOPs, communication between chips, sliding-window attention and scheduling are left
-out: the figure is an upper-bound style estimate whose error against measured figures
-docs/cost-per-token.md states.
+Attention FLOPs, sliding-window attention and scheduling are left out: the figure is an
+upper-bound style estimate, fitted to the measurements (chipcost.pipeline.derivation_fit),
+whose error docs/cost-per-token.md states.
 """
 
 from __future__ import annotations
@@ -43,6 +52,13 @@ class Shape:
     total_parameters: float
     active_parameters: float
     kv_values_per_token: float
+    layers: int = 0  # 0: unknown, no communication derived
+
+    @property
+    def hidden(self) -> float:
+        """The hidden size, from active parameters ~ 12 x layers x hidden^2 (a dense
+        transformer's attention and MLP weights); models.csv does not carry it."""
+        return math.sqrt(self.active_parameters / (12 * self.layers)) if self.layers else 0.0
 
 
 @dataclass(frozen=True)
@@ -52,6 +68,7 @@ class Chip:
     memory_gb: float
     bandwidth_tbps: float
     peak_tflops: float
+    interconnect_gbps: float | None = None  # bidirectional, per chip; None: not modelled
 
 
 @dataclass(frozen=True)
@@ -63,6 +80,7 @@ class Serving:
     usable_memory: float
     input_tokens: int
     output_tokens: int
+    allreduce_latency_us: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -74,6 +92,7 @@ class Settings:
     input_tokens: int
     output_tokens: int
     speeds: tuple[float, ...]  # tokens/s per user a figure is derived at, besides maximum
+    allreduce_latency_us: float = 0.0
 
     def serving(
         self,
@@ -88,6 +107,7 @@ class Settings:
             self.usable_memory,
             input_tokens or self.input_tokens,
             output_tokens or self.output_tokens,
+            self.allreduce_latency_us,
         )
 
 
@@ -133,38 +153,58 @@ def _unit_sizes(weights: float, usable: float) -> list[int]:
     return sizes
 
 
+@dataclass(frozen=True)
+class _Unit:
+    """A serving unit of `n` chips: its roofs, and what a step costs per sequence."""
+
+    n: int
+    usable: float  # bytes for weights and cache
+    bandwidth: float  # bytes/s
+    compute: float  # FLOP/s
+    fixed: float  # seconds of communication latency per step
+    per_sequence: float  # seconds of communication per sequence per step
+
+    @classmethod
+    def of(cls, n: int, chip: Chip, shape: Shape, serving: Serving) -> _Unit:
+        fixed = per_sequence = 0.0
+        if n > 1 and chip.interconnect_gbps and shape.layers:
+            all_reduces = 2 * shape.layers
+            tokens = 1 + serving.input_tokens / serving.output_tokens
+            moved = tokens * shape.hidden * 2 * 2 * (n - 1) / n  # BF16 activations, a ring
+            per_sequence = all_reduces * moved / (chip.interconnect_gbps * 1e9 / 2)
+            fixed = all_reduces * serving.allreduce_latency_us * 1e-6
+        return cls(
+            n,
+            n * chip.memory_gb * 1e9 * serving.usable_memory,
+            n * chip.bandwidth_tbps * 1e12 * serving.bandwidth_efficiency,
+            n * chip.peak_tflops * 1e12 * serving.compute_efficiency,
+            fixed,
+            per_sequence,
+        )
+
+
 def _largest_batch(
-    n: int,
-    chip: Chip,
-    weights: float,
-    reserved: float,
-    read: float,
-    flops: float,
-    serving: Serving,
-    speed: float | None,
+    unit: _Unit, weights: float, reserved: float, read: float, flops: float, speed: float | None
 ) -> int:
-    """The largest batch `n` chips hold (`reserved` bytes per sequence) that, at an asked speed,
-    still steps fast enough (`read` bytes and `flops` per sequence per step)."""
-    usable = n * chip.memory_gb * 1e9 * serving.usable_memory
-    bandwidth = n * chip.bandwidth_tbps * 1e12 * serving.bandwidth_efficiency
-    compute = n * chip.peak_tflops * 1e12 * serving.compute_efficiency
-    limits = [(usable - weights) / reserved if reserved else NO_CACHE_BATCH]
+    """The largest batch the unit holds (`reserved` bytes per sequence) that, at an asked
+    speed, still steps fast enough (`read` bytes and `flops` per sequence per step)."""
+    limits = [(unit.usable - weights) / reserved if reserved else NO_CACHE_BATCH]
     if speed is not None:
-        limits.append((bandwidth / speed - weights) / read if read else math.inf)
-        limits.append(compute / (flops * speed))
+        spare = 1 / speed - unit.fixed
+        memory_spare = spare - weights / unit.bandwidth
+        per_sequence = read / unit.bandwidth + unit.per_sequence
+        limits.append(memory_spare / per_sequence if per_sequence else math.inf)
+        limits.append(spare / (flops / unit.compute + unit.per_sequence))
     largest = min(limits)
     return int(largest) if largest >= 1 else 0
 
 
-def _step(
-    n: int, chip: Chip, weights: float, read: float, flops: float, serving: Serving, batch: int
-) -> tuple[float, str]:
-    """Seconds per decoding step of `batch` sequences on `n` chips, and what bounds it."""
-    memory = (weights + batch * read) / (
-        n * chip.bandwidth_tbps * 1e12 * serving.bandwidth_efficiency
-    )
-    compute = batch * flops / (n * chip.peak_tflops * 1e12 * serving.compute_efficiency)
-    return (memory, "memory") if memory >= compute else (compute, "compute")
+def _step(unit: _Unit, weights: float, read: float, flops: float, batch: int) -> tuple[float, str]:
+    """Seconds per decoding step of `batch` sequences on the unit, and what bounds it."""
+    memory = (weights + batch * read) / unit.bandwidth
+    compute = batch * flops / unit.compute
+    talk = unit.fixed + batch * unit.per_sequence
+    return (memory + talk, "memory") if memory >= compute else (compute + talk, "compute")
 
 
 def decode_point(
@@ -187,15 +227,16 @@ def decode_point(
     usable_per_chip = chip.memory_gb * 1e9 * serving.usable_memory
     best: Point | None = None
     for n in _unit_sizes(weights, usable_per_chip):
+        unit = _Unit.of(n, chip, shape, serving)
         if batch is None:
-            size = _largest_batch(n, chip, weights, reserved, read, flops, serving, speed)
-        elif weights + batch * reserved <= n * usable_per_chip:
+            size = _largest_batch(unit, weights, reserved, read, flops, speed)
+        elif weights + batch * reserved <= unit.usable:
             size = batch
         else:
             continue
         if size < 1:
             continue
-        seconds, bound = _step(n, chip, weights, read, flops, serving, size)
+        seconds, bound = _step(unit, weights, read, flops, size)
         point = Point(size / (n * seconds), 1 / seconds, size, n, bound)
         # a bigger unit must pay: equal throughput on more chips is no better
         if (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 
 from chipcost.core.errors import ChipcostError
@@ -232,15 +232,23 @@ def _without_url(text: object) -> str:
     return re.sub(r",?\s*https?://\S+", "", str(text or "")).strip(" ,;")
 
 
+# (factor, what it was fitted on) for a chip, a model and a per-user speed (None: maximum
+# throughput): the roofline fitted to the measurements (chipcost.pipeline.derivation_fit);
+# None leaves it as derived.
+Calibrate = Callable[[str, Mapping[str, object], float | None], tuple[float, str] | None]
+
+
 def derived_figures(
     chips: Iterable[Mapping[str, object]],
     models: Iterable[Mapping[str, object]],
     assumptions: Iterable[Assumption],
     settings: Settings,
+    calibrate: Calibrate | None = None,
 ) -> list[Figure]:
     """`derived` figures for every chip with a dense peak, every model and every workload:
     training at the assumed MFU; inference from the roofline at maximum throughput and at
-    each of the settings' speeds the chip reaches (an encoder: at its compute roof only)."""
+    each of the settings' speeds the chip reaches (an encoder: at its compute roof only),
+    times the factor `calibrate` gives for the chip and model."""
     figures = []
     models = list(models)
     for chip in chips:
@@ -250,7 +258,7 @@ def derived_figures(
                 if peak is None or chip.get("family") in rule.not_on:
                     continue
                 if rule.workload == "inference" and model.get("attention") != "none":
-                    figures += _decoded(chip, model, rule, *peak, settings)
+                    figures += _decoded(chip, model, rule, *peak, settings, calibrate)
                 else:
                     figures.append(_derived(chip, model, rule, *peak))
     return figures
@@ -307,35 +315,39 @@ def _decoded(
     prec: str,
     peak: float,
     settings: Settings,
+    calibrate: Calibrate | None = None,
 ) -> list[Figure]:
-    """Inference figures from the roofline: maximum throughput, then each speed of the
-    settings the chip reaches that costs throughput."""
+    """Inference figures from the roofline: maximum throughput (always kept: `--speed max`
+    asks for it), then each speed of the settings the chip reaches that costs throughput."""
     memory, bandwidth = _number(chip.get("memory_gb")), _number(chip.get("memory_bandwidth_tbps"))
     if memory is None or bandwidth is None:
         return []
     kv = roofline.kv_values_per_token(
         model.get("layers"), model.get("kv_heads"), model.get("head_dim"), model.get("attention")
     )  # type: ignore[arg-type]
-    shape = roofline.Shape(float(model["parameters"]), _active(model), kv)  # type: ignore[arg-type]
-    spec = roofline.Chip(memory, bandwidth, peak)
+    layers = int(model.get("layers") or 0)  # type: ignore[call-overload]
+    shape = roofline.Shape(float(model["parameters"]), _active(model), kv, layers)  # type: ignore[arg-type]
+    spec = roofline.Chip(memory, bandwidth, peak, _number(chip.get("interconnect_gbps")))
     serving = settings.serving(rule.mfu)
-    points: list[tuple[float | None, roofline.Point]] = []
+    points: list[tuple[float | None, roofline.Point, tuple[float, str] | None]] = []
     for speed in (None, *settings.speeds):
         point = roofline.decode_point(shape, spec, prec, serving, speed=speed)
         if point is None:
             break  # a faster speed is out of reach too
-        points.append((speed, point))
+        fitted = calibrate(str(chip["chip"]), model, speed) if calibrate else None
+        points.append((speed, point, fitted))
     # A point is dropped when a faster one gives (within 0.5%) as many tokens/s per chip: the
-    # faster point answers every speed the slower one does, as cheaply.
+    # faster point answers every speed the slower one does, as cheaply. The maximum-throughput
+    # point is always kept (`--speed max` asks for it).
+    tps = [p.tokens_per_second_per_chip * (f[0] if f else 1.0) for _, p, f in points]
     kept = [
-        (speed, point)
-        for (speed, point), following in zip(points, [*points[1:], None], strict=True)
-        if following is None
-        or following[1].tokens_per_second_per_chip < 0.995 * point.tokens_per_second_per_chip
+        found
+        for n, found in enumerate(points)
+        if found[0] is None or n + 1 == len(points) or tps[n + 1] < 0.995 * tps[n]
     ]
     return [
-        _decoded_figure(chip, model, rule, prec, peak, serving, point, speed)
-        for speed, point in kept
+        _decoded_figure(chip, model, rule, prec, peak, serving, point, speed, fitted)
+        for speed, point, fitted in kept
     ]
 
 
@@ -348,9 +360,14 @@ def _decoded_figure(
     serving: roofline.Serving,
     point: roofline.Point,
     speed: float | None,
+    fitted: tuple[float, str] | None = None,
 ) -> Figure:
     name = "maximum throughput" if speed is None else f"{speed:g} tokens/s per user or more"
     unit = f"{point.chips} x {chip['chip']}"
+    factor, fitted_on = fitted or (1.0, "")
+    tps = point.tokens_per_second_per_chip * factor
+    how = f"{'calibrated' if fitted_on.startswith('calibrated') else 'derived'}: {name}"
+    fit_note = f" Roofline x{factor:.2f}, {fitted_on}." if fitted else ""
     kv_note = "" if model.get("layers") else " The model states no layers or KV heads: no KV cache."
     return Figure(
         chip=str(chip["chip"]),
@@ -359,7 +376,7 @@ def _decoded_figure(
         batch_size=point.batch,
         precision=prec,
         sequence_length=serving.input_tokens + serving.output_tokens,
-        tokens_per_second_per_chip=point.tokens_per_second_per_chip,
+        tokens_per_second_per_chip=tps,
         mfu=None,
         kind="derived",
         source=(
@@ -373,7 +390,7 @@ def _decoded_figure(
         notes=(
             f"{point.bound.capitalize()}-bound at batch {point.batch} on {unit}, "
             f"ISL/OSL {serving.input_tokens}/{serving.output_tokens} (chipcost/data/roofline.csv). "
-            f"{rule.why}{kv_note}"
+            f"{rule.why}{kv_note}{fit_note}"
         ),
         throughput_id=(
             f"derived:{chip['chip']}:{model['model']}:inference:"
@@ -382,13 +399,17 @@ def _decoded_figure(
         origin="derived",
         source_date=str(chip.get("spec_date") or "undated"),
         stated_as=(
-            f"{point.tokens_per_second_per_chip:,.0f} tokens/s per chip at "
-            f"{point.tokens_per_second_per_user:,.1f} tokens/s per user (computed)"
+            f"{tps:,.0f} tokens/s per chip at "
+            f"{point.tokens_per_second_per_user:,.1f} tokens/s per user (computed"
+            + (f", {fitted_on}" if fitted else "")
+            + ")"
         ),
         operating_point="max-throughput" if speed is None else "latency-bound",
-        scenario=f"derived: {name}",
-        tokens_per_second_per_user=point.tokens_per_second_per_user,
-        tpot_ms=1000 / point.tokens_per_second_per_user,
+        scenario=how,
+        # the point a ladder figure answers (its factor was fitted there; the roofline's own
+        # per-user speed is in stated_as); the maximum-throughput figure answers `max` only
+        tokens_per_second_per_user=speed,
+        tpot_ms=None if speed is None else 1000 / speed,
         input_tokens=serving.input_tokens,
         output_tokens=serving.output_tokens,
         concurrency=point.batch,

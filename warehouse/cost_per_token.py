@@ -135,7 +135,8 @@ def figures(con: duckdb.DuckDBPyConnection, model: str, workload: str) -> Figure
         dict_rows(
             con,
             "SELECT chip, throughput_id, chosen, usable, origin, tokens_per_second_per_chip, "
-            "kind, set_aside_because, source, at_speed FROM throughput_ranked "
+            "kind, set_aside_because, source, at_speed, input_tokens, output_tokens, precision, "
+            "scenario, tokens_per_second_per_user, operating_point FROM throughput_ranked "
             f"WHERE model = {literal(model)} AND workload = {literal(workload)} "
             "ORDER BY chip, throughput_id",
         )

@@ -235,7 +235,7 @@ def compare(**given: Any) -> None:
     (chipcost.core.questions.COMPARE)."""
     from chipcost.cli.consoles import out
     from chipcost.cli.formats import write_frame
-    from chipcost.cli.render_compare import comparison_frame, print_comparison
+    from chipcost.cli.render_compare import print_comparison
     from chipcost.cli.render_fresh import print_freshness
     from chipcost.pipeline import cost_asked
     from chipcost.pipeline.compare import compare as compare_chips
@@ -264,5 +264,5 @@ def compare(**given: Any) -> None:
     if format is OutputFormat.table:
         print_comparison(out, result)
         return
-    write_frame(format, comparison_frame(result))
+    write_frame(format, result.frame())
     print_freshness(notices(format), result.ranking.freshness)

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.console import Console
 
 from chipcost.cli.render import shown
 from chipcost.cli.render_cost import figure_point, print_footer
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.compare import CompareResult, Comparison
+from chipcost.pipeline.verdict import figure_kind, is_derived
 from chipcost.transform.cost import money_sign
 from chipcost.transform.tokens import change_words
-
-if TYPE_CHECKING:
-    import polars as pl
 
 
 def _offer(row: dict) -> str:
@@ -27,16 +23,61 @@ def _offer(row: dict) -> str:
 
 
 def _range(line: Comparison) -> str:
+    """The range the published figures at this point and request shape allow, if any."""
     if line.best is None or line.worst is None:
-        return "one figure each: no range"
-    return f"range over the figures held: {change_words(line.best)} to {change_words(line.worst)}"
+        if is_derived(line.a) or is_derived(line.b):
+            return ""  # a derived figure's range is on the break-even line
+        return " (one published figure each at this point: no range)"
+    best, worst = change_words(line.best), change_words(line.worst)
+    return f" (range over the published figures of this request shape: {best} to {worst})"
+
+
+def _precision(row: dict) -> str:
+    return str(row.get("precision") or "precision not stated").upper()
 
 
 def _figure(row: dict) -> str:
     return (
-        f"{row['throughput_id']}: {row['throughput_kind']}, "
-        f"{float(row['tokens_per_second_per_chip']):,.1f} tok/s per chip{figure_point(row)}; "
-        f"{row['throughput_source']} ({row['throughput_source_date']})"
+        f"{row['throughput_id']}: {figure_kind(row)}, {_precision(row)}, "
+        f"{float(row['tokens_per_second_per_chip']):,.1f} tok/s per chip{_band(row)}"
+        f"{figure_point(row)}; {row['throughput_source']} ({row['throughput_source_date']})"
+    )
+
+
+def _elsewhere(rows: list[dict]) -> str:
+    """'measured at other points: neuron-...: 2.3 tok/s per chip (latency-bound, 51 tok/s per
+    user); ...' (the first three, and how many more)."""
+    said = []
+    for row in rows[:3]:
+        point = str(row.get("operating_point") or "point not stated")
+        if row.get("tokens_per_second_per_user"):
+            point += f", {float(row['tokens_per_second_per_user']):g} tok/s per user"
+        said.append(f"{row['throughput_id']}: {float(row['tokens_per_second_per_chip']):,.1f} "
+                    f"tok/s per chip ({point})")  # fmt: skip
+    more = f"; and {len(rows) - 3} more (chipcost throughput list)" if len(rows) > 3 else ""
+    return "measured at other points: " + "; ".join(said) + more
+
+
+def _band(row: dict) -> str:
+    low, high = row.get("throughput_range_low"), row.get("throughput_range_high")
+    if low is None or high is None:
+        return ""
+    return f" (range {float(low):,.0f}-{float(high):,.0f}, the derivation's error)"
+
+
+def _evidence(row: dict) -> str:
+    """'its figure: measured 3,819' or 'its figure: calibrated 950, range 600-1,400'."""
+    tps = f"{float(row['tokens_per_second_per_chip']):,.0f}"
+    return f"{figure_kind(row)} {tps}{_band(row)}"
+
+
+def _break_even(result: CompareResult, line: Comparison) -> str:
+    judged, b = line.verdict, line.b
+    return (
+        f"    break-even: {result.chip_a} must do {judged.break_even:,.0f} tok/s per chip "
+        f"({judged.share:.0%} of {result.chip_b}'s {float(b['tokens_per_second_per_chip']):,.0f},"
+        f" {_evidence(b)}) to cost as little per token; {result.chip_a}'s figure: "
+        f"{_evidence(line.a)}"
     )
 
 
@@ -50,61 +91,27 @@ def print_comparison(console: Console, result: CompareResult) -> None:
     for line in result.lines:
         where = "same provider" if line.same_provider else "each chip's cheapest offer"
         off = [str(r["chip"]) for r in (line.a, line.b) if r.get("throughput_at_speed") is False]
-        caveat = f"; not at the asked speed: {', '.join(off)}" if off else ""
+        caveat = f" (not at the asked speed: {', '.join(off)})" if off else ""
         console.print(
             shown(
-                f"{line.pricing}: {result.chip_a} is {line.words} per token than "
-                f"{result.chip_b} ({_range(line)}{caveat})"
+                f"{line.pricing}: {line.sentence(result.chip_a, result.chip_b)}"
+                f"{_range(line)}{caveat}"
             ),
             highlight=False,
         )
+        console.print(shown(_break_even(result, line)), highlight=False)
         console.print(shown(f"    {result.chip_a} {_offer(line.a)}"), highlight=False)
         console.print(shown(f"    {result.chip_b} {_offer(line.b)} ({where})"), highlight=False)
     used = {}
     for line in result.lines:
         for row in (line.a, line.b):
             used.setdefault(str(row["chip"]), row)
-    console.print("figures used:", highlight=False)
+    precisions = " against ".join(f"{chip} {_precision(row)}" for chip, row in used.items())
+    console.print(f"figures used ({precisions}):", highlight=False)
     for chip, row in used.items():
         held = len(result.figures.get(chip, []))
-        count = f"{held} published figures held" if held else "no published figure held"
+        count = f"{held} published figure(s) at this point" if held else "none published here"
         console.print(shown(f"  {chip}: {_figure(row)} ({count})"), highlight=False)
+        if is_derived(row) and result.elsewhere.get(chip):
+            console.print(shown(f"    {_elsewhere(result.elsewhere[chip])}"), highlight=False)
     print_footer(console, result.notes, result.ranking.freshness)
-
-
-def comparison_frame(result: CompareResult) -> pl.DataFrame:
-    """One row per pricing model: both offers, the change (negative = cheaper) and its range."""
-    import polars as pl
-
-    rows = []
-    for line in result.lines:
-        rows.append(
-            {
-                "chip": result.chip_a,
-                "compared_with": result.chip_b,
-                "pricing": line.pricing,
-                "cost_change": line.change,
-                "in_words": f"{result.chip_a} is {line.words} per token than {result.chip_b}",
-                "best_case_change": line.best,
-                "worst_case_change": line.worst,
-                "same_provider": line.same_provider,
-                **{
-                    f"{k}_{name}": line_row.get(name)
-                    for k, line_row in (("a", line.a), ("b", line.b))
-                    for name in (
-                        "provider",
-                        "region",
-                        "instance_type",
-                        "price_per_chip_hour",
-                        "tokens_per_second_per_chip",
-                        "cost_per_million_tokens",
-                        "currency",
-                        "discount",
-                        "throughput_id",
-                        "throughput_kind",
-                        "throughput_operating_point",
-                    )
-                },
-            }
-        )
-    return pl.DataFrame(rows, infer_schema_length=None)

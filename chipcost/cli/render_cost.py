@@ -33,7 +33,29 @@ def _change(row: Mapping[str, object]) -> str:
     words = row.get("vs_baseline")
     if not words:
         return ""
+    verdict = str(row.get("verdict") or "")
+    if verdict == "cannot say":
+        words = f"cannot say ({words} at the figures)"
+    elif verdict.startswith("likely"):
+        words = f"likely {words}"
     return f"{words}{'' if row.get('baseline_same_provider') else '*'}"
+
+
+def _needs(row: Mapping[str, object]) -> str:
+    """'2,345 (61%)': the tok/s per chip the row must reach to cost what the baseline does."""
+    needed, share = row.get("break_even_tokens_per_second_per_chip"), row.get("break_even_share")
+    if needed is None or share is None:
+        return ""
+    return f"{float(needed):,.0f} ({float(share):.0%})"  # type: ignore[arg-type]
+
+
+def _tps(row: Mapping[str, object]) -> str:
+    """'3,819' for a published figure; '950 (600-1,400)' for a derived one and its range."""
+    tps = f"{float(row['tokens_per_second_per_chip']):,.0f}"  # type: ignore[arg-type]
+    low, high = row.get("throughput_range_low"), row.get("throughput_range_high")
+    if low is None or high is None:
+        return tps
+    return f"{tps} ({float(low):,.0f}-{float(high):,.0f})"  # type: ignore[arg-type]
 
 
 def _break_even(row: Mapping[str, object], baseline: object) -> str:
@@ -85,6 +107,7 @@ def _columns(ask: Mapping[str, object]) -> list[Column]:
         label = f"cost of {human_count(float(ask['tokens']))} tok"  # type: ignore[arg-type]
         columns.append(Column("tokens", label, numeric=True, essential=True))
     columns.append(Column("vs", f"vs {ask['baseline']}"))
+    columns.append(Column("needs", "break-even tok/s (of base)", numeric=True))
     if ask["migration_cost"] is not None:
         columns.append(Column("break_even", "break-even", essential=True))
     columns.append(Column("fits", "fits (needs/has)", essential=True))
@@ -93,7 +116,7 @@ def _columns(ask: Mapping[str, object]) -> list[Column]:
 
 # Beside rank, chip, pricing, $/M tokens and fits, the columns kept while they fit: where
 # to buy first (a ranking one cannot act on is no answer).
-KEEP_ORDER = ("where", "tokens", "vs", "break_even", "price", "throughput", "tps")
+KEEP_ORDER = ("where", "tokens", "vs", "break_even", "needs", "price", "throughput", "tps")
 
 
 def ranking_table(
@@ -115,12 +138,14 @@ def ranking_table(
                 "pricing": shown(pricing_label(row)),
                 "where": shown(f"{row['provider']} {row['region']}"),
                 "price": _money(float(row["price_per_chip_hour"]), 4, currency),  # type: ignore[arg-type]
-                "tps": f"{float(row['tokens_per_second_per_chip']):,.0f}",  # type: ignore[arg-type]
-                "throughput": f"{row['throughput_kind']} [{refs[str(row['throughput_id'])]}]"
+                "tps": _tps(row),
+                "throughput": f"{row.get('throughput_figure_kind') or row['throughput_kind']} "
+                f"[{refs[str(row['throughput_id'])]}]"
                 + (" [yellow]off-speed[/]" if row.get("throughput_at_speed") is False else ""),
                 "cpm": cost_text(float(row["cost_per_million_tokens"]), currency),  # type: ignore[arg-type]
                 "tokens": _money(row.get("cost_for_tokens"), 0, currency),  # type: ignore[arg-type]
                 "vs": _change(row),
+                "needs": _needs(row),
                 "break_even": _break_even(row, ask["baseline"]),
                 "fits": _fits(row, ask["workload"]),
             }
@@ -165,7 +190,7 @@ def print_sources(
             f"{implied}; "
         )
         console.print(shown(f"{line}{source}{dated}"), highlight=False)
-    for parameters in shared:
+    for parameters in (p for p in shared if p):
         console.print(shown(f"    derived figures' parameter count: {parameters}"), highlight=False)
 
 

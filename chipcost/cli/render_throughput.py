@@ -18,6 +18,13 @@ def status(row: dict) -> str:
     return "alternative"
 
 
+def _range(row: dict) -> str:
+    """A derived figure's range, '396-2,460' (the derivation's error out of sample)."""
+    if row.get("range_low") is None:
+        return ""
+    return f"{row['range_low']:,.0f}-{row['range_high']:,.0f}"
+
+
 def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = False) -> None:
     """The figures as a table that fits the terminal, each source a numbered line under it:
     a derivation's source is a paragraph, which wrapped one word a line in a table cell."""
@@ -27,6 +34,7 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
         Column("model", "model"),
         Column("workload", "workload"),
         Column("tps", "tok/s/chip", numeric=True, essential=True),
+        Column("range", "range", numeric=True),
         Column("kind", "kind", essential=True),
         Column("batch", "batch", numeric=True),
         Column("precision", "precision"),
@@ -47,7 +55,8 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
                 "model": plain(row["model"]),
                 "workload": plain(row["workload"]),
                 "tps": f"{row['tokens_per_second_per_chip']:,.0f}",
-                "kind": plain(row["kind"]),
+                "range": _range(row),
+                "kind": plain(row.get("figure_kind") or row["kind"]),
                 "batch": "" if row["batch_size"] is None else str(row["batch_size"]),
                 "precision": plain(row["precision"] or ""),
                 "peak": "" if mfu is None else f"{100 * mfu:,.0f}%",
@@ -55,7 +64,7 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
                 "source": f"[{number}]",
             }
         )
-    keep = ("model", "workload", "precision", "peak", "batch")
+    keep = ("range", "model", "workload", "precision", "peak", "batch")
     fitted = fit_table(console, columns, cells, keep_order=keep, wide=wide)
     console.print("throughput figures (tokens/s per chip)", highlight=False)
     print_fitted(console, fitted)
@@ -75,6 +84,8 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
         console.print(shown(f"[{number}] {cited}"), highlight=False)
     console.print(
         "choice rule per chip, model and workload: a figure above the chip's dense peak is set "
-        "aside; published before derived; at the asked speed first; then measured > benchmark "
-        "> independent > vendor-claim > estimate (docs/cost-per-token.md)"
+        "aside; at the asked speed first (a derived figure there, calibrated on the chip's "
+        "measurements, before a published one elsewhere); published before derived; then "
+        "measured > benchmark > independent > vendor-claim > estimate; a derived figure's "
+        "range is the derivation's error out of sample (docs/cost-per-token.md)"
     )

@@ -11,6 +11,7 @@ from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.figures import DEFAULT_SPEED, speed_label
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.cost_fit import baseline_costs, choose, compared_with, with_fit
+from chipcost.pipeline.verdict import with_verdicts
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.cost import CostQuestion, fit_rule, with_costs
 from chipcost.transform.tokens import human_count
@@ -69,6 +70,12 @@ _COLUMN_TYPES = {
     "break_even_days": "Float64",
     "throughput_tokens_per_second_per_user": "Float64",
     "throughput_at_speed": "Boolean",
+    "throughput_input_tokens": "Int64",
+    "throughput_output_tokens": "Int64",
+    "throughput_range_low": "Float64",
+    "throughput_range_high": "Float64",
+    "break_even_tokens_per_second_per_chip": "Float64",
+    "break_even_share": "Float64",
 }
 
 
@@ -141,12 +148,30 @@ def _baseline(offers: list[dict], ask: Ask, question: CostQuestion) -> tuple[obj
     )
     if any(r["chip"] == ask.baseline for r in offers):
         message = (
-            f"the baseline {ask.baseline} has no throughput figure for {ask.model} at the asked "
-            "speed (--speed)"
+            f"speed {ask.speed}: no figure of the baseline {ask.baseline} for {ask.model}, "
+            f"measured or derived, reaches {_reach(ask.speed)}"
         )
+        if ask.baseline_given:
+            raise ChipcostError(message + ": ask a lower speed (--speed)")
     if ask.baseline_given or question.migration_cost is not None:
-        raise ChipcostError(message + ": pick another baseline")
+        raise ChipcostError(message + ": widen the filters, or compare with another chip")
     return {}, [message + ": no cost change shown (pick one with --baseline)"]
+
+
+def _reach(speed: str) -> str:
+    return "maximum throughput" if speed == "max" else f"{speed} tokens/s per user"
+
+
+def unreached(ask: Ask, rows: list[dict], chips: list[str]) -> None:
+    """A ChipcostError when none of `chips` has a figure, measured or derived, at the asked
+    speed: one line naming the speed, nothing ranked at figures measured elsewhere."""
+    off = sorted({str(r["chip"]) for r in rows if r.get("throughput_at_speed") is False})
+    missing = [c for c in chips if c in off]
+    if missing:
+        raise NoMatch(
+            f"speed {ask.speed}: no figure of {', '.join(missing)} for {ask.model}, measured "
+            f"or derived, reaches {_reach(ask.speed)}: ask a lower speed (--speed)"
+        )
 
 
 def fit_notes(parameters: float | None, ask: Ask, rows: list[dict]) -> list[str]:
@@ -263,7 +288,8 @@ def _ranked(
             f"no current offer matches for {ask.model} {ask.workload}. Chips with a price and "
             f"a throughput: {', '.join(both) or 'none'}; widen --region/--pricing-model/--provider"
         )
-    return with_costs(chosen, question, baseline), notes
+    rows = with_costs(chosen, question, baseline)
+    return with_verdicts(rows, offers, ask.baseline, parameters), notes
 
 
 # The money of a cost row (the break-even's migration cost is taken in the same currency).
@@ -372,7 +398,12 @@ def speed_notes(ask: Ask, rows: list[dict]) -> list[str]:
         chip, user = str(row["chip"]), row.get("throughput_tokens_per_second_per_user")
         if row.get("throughput_at_speed") is False:
             below.setdefault(chip, point_text(row))
-        elif ask.speed != "max" and user is not None and float(user) > 2 * float(ask.speed):
+        elif (
+            ask.speed != "max"
+            and row.get("throughput_origin") != "derived"
+            and user is not None
+            and float(user) > 2 * float(ask.speed)
+        ):
             far.setdefault(chip, point_text(row))
     if far:
         listed = "; ".join(f"{chip}: {point}" for chip, point in sorted(far.items()))
@@ -406,6 +437,8 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
     parameters = model_parameters(con, ask.model)
     both = sorted(set(priced) & set(covered))
     rows, baseline_notes = _ranked(con, ask, question, both, parameters)
+    if all(r.get("throughput_at_speed") is False for r in rows):
+        unreached(ask, rows, sorted({str(r["chip"]) for r in rows}))
     shown = rows[: ask.limit]
     chips = sorted({str(r["chip"]) for r in shown})
     notes = speed_notes(ask, rows) + _coverage_notes(priced, known, parameters, ask)

@@ -24,6 +24,7 @@ from chipcost.pipeline.references import (
     model_rows,
     roofline_settings,
     throughput_references,
+    with_interconnect,
 )
 from chipcost.transform import roofline, training
 from chipcost.transform.tokens import flops_per_token
@@ -42,6 +43,8 @@ class Check:
     measured: float
     derived: float
     point: str
+    source: str = ""  # the document the figure comes from (held out together)
+    speed: float = 0.0  # the figure's tokens/s per user; 0 at maximum throughput or unstated
 
     @property
     def ratio(self) -> float:
@@ -93,7 +96,7 @@ def _impossible(figure: Figure, chip: dict[str, str], model: dict) -> bool:
 
 def checks(figures: tuple[Figure, ...] | None = None) -> list[Check]:
     """Every figure of the catalogue (or `figures`) the derivation can be held to."""
-    chips = {row["chip"]: row for row in chip_rows()}
+    chips = {row["chip"]: row for row in with_interconnect(chip_rows())}
     models = {str(m["model"]): m for m in model_rows()}
     rules = {rule.workload: rule for rule in derivation_assumptions()}
     settings = roofline_settings()
@@ -123,6 +126,8 @@ def checks(figures: tuple[Figure, ...] | None = None) -> list[Check]:
                     figure.precision or "",
                     figure.tokens_per_second_per_chip,
                     *derived,
+                    figure.source,
+                    figure.tokens_per_second_per_user or 0.0,
                 )
             )
     return found
@@ -147,9 +152,10 @@ def _inference(
             model.get("head_dim"),
             model.get("attention"),
         ),
+        int(model.get("layers") or 0),
     )
     serving = settings.serving(rule.mfu, figure.input_tokens, figure.output_tokens)
-    spec = roofline.Chip(memory, bandwidth, peak[1])
+    spec = roofline.Chip(memory, bandwidth, peak[1], chip.get("interconnect_gbps"))
     if figure.batch_size:
         point = roofline.decode_point(shape, spec, precision, serving, batch=figure.batch_size)
         where = f"batch {figure.batch_size}"

@@ -154,6 +154,7 @@ def roofline_settings() -> Settings:
             input_tokens=int(values["input_tokens"]),
             output_tokens=int(values["output_tokens"]),
             speeds=tuple(sorted(float(v) for v in values["speeds"].split(";"))),
+            allreduce_latency_us=float(values["allreduce_latency_us"]),
         )
     except (KeyError, ValueError) as exc:
         raise ChipcostError(f"{ROOFLINE_FILE}: missing or bad setting ({exc})") from None
@@ -161,3 +162,24 @@ def roofline_settings() -> Settings:
     if not all(0 < f <= 1 for f in fractions) or min(settings.speeds, default=0) <= 0:
         raise ChipcostError(f"{ROOFLINE_FILE}: efficiencies are in (0, 1], speeds positive")
     return settings
+
+
+@cache
+def interconnect() -> dict[str, float]:
+    """Each chip's stated bidirectional interconnect bandwidth in GB/s (interconnect.csv)."""
+    found = {}
+    for row in _rows("interconnect.csv"):
+        value = parse_quantity(row["interconnect_gbps"], "interconnect_gbps")
+        if value <= 0 or not (row.get("source") or "").strip():
+            raise ChipcostError(
+                f"chipcost/data/interconnect.csv: {row['chip']} needs a positive bandwidth and "
+                "its source"
+            )
+        found[row["chip"]] = value
+    return found
+
+
+def with_interconnect(chips: list[dict]) -> list[dict]:
+    """The chips' rows, each given interconnect_gbps (None where interconnect.csv has none)."""
+    known = interconnect()
+    return [{**chip, "interconnect_gbps": known.get(str(chip["chip"]))} for chip in chips]

@@ -9,6 +9,7 @@ since the last seed, not on every connection.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from chipcost.core.catalog import chip_rows
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
+from chipcost.pipeline import derivation_error, derivation_fit
 from chipcost.pipeline.instance_catalog import instance_type_rows
 from chipcost.pipeline.references import (
     derivation_assumptions,
@@ -25,6 +27,7 @@ from chipcost.pipeline.references import (
     roofline_settings,
     throughput_files,
     throughput_references,
+    with_interconnect,
 )
 from chipcost.transform import roofline, throughput_figures, training
 from chipcost.transform.throughput_figures import derived_figures
@@ -40,6 +43,7 @@ REFERENCE_FILES = (
     "model_equivalents.csv",
     "derivation.csv",
     "roofline.csv",
+    "interconnect.csv",
     "aws_families.csv",
     "aws_instance_types.csv",
     "aws_ultraserver_types.csv",
@@ -59,7 +63,8 @@ def reference_digest() -> str:
     for name in (*REFERENCE_FILES, *throughput_files()):
         digest.update(name.encode())
         digest.update(resources.files("chipcost").joinpath("data", *name.split("/")).read_bytes())
-    for module in (roofline, throughput_figures, training):  # a change re-derives without a release
+    modules = (roofline, throughput_figures, training, derivation_error, derivation_fit)
+    for module in modules:  # a change re-derives without a release
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()
 
@@ -103,10 +108,25 @@ def seed_reference(con: duckdb.DuckDBPyConnection, *, force: bool = False) -> bo
 def _refresh_figures(con: duckdb.DuckDBPyConnection) -> None:
     """Reference figures and a derived figure per chip, model and workload (after chips)."""
     chips, models = throughput_store.derivation_inputs(con)
-    derived = derived_figures(chips, models, derivation_assumptions(), roofline_settings())
+    chips = with_interconnect(chips)
+    derived = derived_figures(
+        chips, models, derivation_assumptions(), roofline_settings(), _calibrated
+    )
     # Training at the MFU the published training figures reach, where any do.
     derived = calibrate_training(derived, throughput_references(), chips, models)
     throughput_store.replace_generated_figures(con, list(throughput_references()) + derived)
+
+
+def _calibrated(
+    chip: str, model: Mapping[str, object], speed: float | None
+) -> tuple[float, str] | None:
+    """The roofline's factor for a chip and model at a per-user speed (None: maximum
+    throughput), fitted on the catalogue's measurements."""
+    parameters = float(model["parameters"])  # type: ignore[arg-type]
+    factor = derivation_fit.catalogue().factor(chip, parameters, speed)
+    if factor is None:
+        return None
+    return factor.value, factor.label(derivation_fit.size_group(parameters))
 
 
 def add_user_model(

@@ -33,7 +33,7 @@ def test_import_stays_light():
     )
     assert result.stdout.startswith("[] ")
     # Completion in a notebook lists the API before its first use.
-    assert {"prices", "cost", "history", "sources"} <= set(dir(chipcost))
+    assert {"prices", "cost", "compare", "history", "sources"} <= set(dir(chipcost))
 
 
 def test_prices(db):
@@ -63,6 +63,30 @@ def test_cost_and_sources(db):
     assert {"cost_per_million_tokens", "cost_for_tokens", "fits"} <= set(ranking.columns)
     sources = chipcost.sources(db=db)
     assert "aws-pricing-api" in sources["source"].to_list()
+
+
+def test_compare_is_the_commands_answer_as_a_frame(db, tmp_path):
+    mine = tmp_path / "w.duckdb"
+    con = open_warehouse(mine)
+    trn1 = record(
+        instance_type="trn1.32xlarge", chip="Trainium1", chip_count=16.0, price_per_hour=20.0
+    )
+    load_run(con, run_of([record(), trn1], day(0)))  # both on demand on aws
+    con.close()
+    frame = chipcost.compare(
+        "Trainium1", "H100-SXM", "llama-3-8b", "inference", speed="max", db=mine
+    )
+    assert frame["pricing"].to_list()[0] == "on_demand"
+    row = frame.row(0, named=True)
+    assert row["verdict"] in ("cheaper", "dearer", "likely cheaper", "likely dearer", "cannot say")
+    needed = row["a_price_per_chip_hour"] / (row["b_cost_per_million_tokens"] * 3600 / 1e6)
+    assert row["break_even_tokens_per_second_per_chip"] == pytest.approx(needed)
+    assert row["a_throughput_operating_point"] == row["b_throughput_operating_point"]
+    assert row["a_throughput_operating_point"] == "max-throughput"
+    with pytest.raises(ChipcostError, match="share no pricing model"):
+        chipcost.compare("Trainium1", "H100-SXM", "llama-3-8b", "inference", db=db)
+    with pytest.raises(ChipcostError, match="not with itself"):
+        chipcost.compare("H100-SXM", "H100-SXM", "llama-3-8b", "inference", db=db)
 
 
 def test_errors_are_chipcost_errors(db):

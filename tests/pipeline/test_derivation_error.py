@@ -17,10 +17,9 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "cost-per-token.md"
 # joined the catalogue: the roofline promises 405B up to 19 times what was measured (long
 # prompts against its 1,000/1,000 tokens, no communication between 8 to 72 chips).
 CEILINGS = {
-    ("inference", "all"): (290, 2.0, 19.5),
-    ("inference", "FP8/BF16 figures"): (170, 1.55, 19.5),
-    # 3.0 -> 3.05: B200 at 8 TB/s (NVIDIA DGX B200: 64 TB/s for 8 GPUs), not 7.7
-    ("inference", "FP4 figures"): (125, 3.05, 12.5),
+    ("inference", "all"): (290, 1.8, 15.0),
+    ("inference", "FP8/BF16 figures"): (170, 1.55, 15.0),
+    ("inference", "FP4 figures"): (125, 2.7, 10.7),
     # 49 published training figures (MLPerf Training v5.1, MaxText, Neuron) and two article
     # estimates, each against the MFU calibrated without its own document's figures of its
     # model; worst: MLPerf's Llama 3.1 8B on 512 GB200, where scale costs three quarters

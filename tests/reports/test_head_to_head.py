@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from chipcost.pipeline.compare import ARTICLE_PAIRS, ARTICLE_QUESTIONS, article_answers, compare
+from chipcost.pipeline.articles import ARTICLE_PAIRS, ARTICLE_QUESTIONS, article_answers
+from chipcost.pipeline.compare import compare
 from chipcost.pipeline.cost import Ask
 from chipcost.reports.site import write_site
 from chipcost.warehouse.db import connect
@@ -60,12 +61,15 @@ def test_an_answer_is_compares_on_demand_line_with_one_sign(db, answers):
     change = answer["a_cost_per_million"] / answer["b_cost_per_million"] - 1
     assert answer["cost_change"] == pytest.approx(change) == pytest.approx(line.change)
     word = "cheaper" if change < 0 else "dearer"
-    assert (
-        answer["answer"]
-        == f"Trainium2 is {round(abs(change) * 100)}% {word} per token than H100-SXM"
+    # both training figures are derived: the verdict says "likely", the change beside it
+    assert answer["answer"] == (
+        f"Trainium2 is likely {word} per token than H100-SXM "
+        f"(at the figures, {round(abs(change) * 100)}% {word})"
     )
+    needed = line.a["price_per_chip_hour"] / (answer["b_cost_per_million"] * 3600 / 1e6)
+    assert answer["break_even_tokens_per_second_per_chip"] == pytest.approx(needed)
     assert answer["same_provider"] is True and answer["a_where"].startswith("aws ")
-    assert "tok/s per chip (derived" in answer["a_figure"]
+    assert "tok/s per chip (derived, BF16" in answer["a_figure"]
 
 
 def test_the_weekly_report_and_the_explorer_show_them(db, tmp_path):

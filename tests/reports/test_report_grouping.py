@@ -76,12 +76,13 @@ def sample_report(tmp_path_factory):
     return made, deliver(made, [], dry_run=True).eml_path
 
 
-def test_the_sample_report_page_is_under_300_kb(sample_report):
+def test_the_sample_report_page_is_under_310_kb(sample_report):
     """On 368c4bd the sample's page was 2.4 MB (every move with its sparkline, every chip of
-    every model's cost, a 9 KB stylesheet per table)."""
+    every model's cost, a 9 KB stylesheet per table). 300 KB until the head-to-head section
+    drew its two charts (about 8 KB of SVG) and its break-even column."""
     made, _ = sample_report
     page = made.html_path.read_text()
-    assert made.html_path.stat().st_size < 300_000
+    assert made.html_path.stat().st_size < 310_000
     # What it opens with, in order: the index, the moves, the articles' questions.
     order = [page.index(f'id="{key}"') for key in ("index", "changes", "versus", "cost")]
     assert order == sorted(order)

@@ -99,3 +99,41 @@ def test_a_mixture_of_experts_computes_with_its_active_and_stores_its_total_para
 def test_a_precision_without_a_byte_size_is_refused():
     with pytest.raises(ChipcostError, match="precision 'fp6' has no byte size"):
         decode_point(LLAMA_70B, H100, "fp6", SERVING)
+
+
+# Tensor parallelism's communication (the docstring): H100's NVLink at 900 GB/s (interconnect.csv)
+H100_LINKED = Chip(memory_gb=80, bandwidth_tbps=3.35, peak_tflops=1979, interconnect_gbps=900)
+LLAMA_70B_LAYERED = Shape(70.6e9, 70.6e9, kv_values_per_token(80, 8, 128, "gqa"), 80)
+TALKING = Serving(0.6, 0.4, 0.9, 1000, 1000, allreduce_latency_us=10)
+
+
+def test_a_unit_of_several_chips_pays_its_all_reduces_each_step():
+    quiet = decode_point(LLAMA_70B, H100, "fp8", SERVING, batch=1)
+    talking = decode_point(LLAMA_70B_LAYERED, H100_LINKED, "fp8", TALKING, batch=1)
+    assert talking.chips == quiet.chips == 2
+    # 2 all-reduces per layer: 160 x 10 us, plus 160 x (2 tokens x hidden x 2 bytes x 2(N-1)/N)
+    # at half of 900 GB/s; hidden from 70.6e9 = 12 x 80 x hidden^2
+    hidden = (70.6e9 / (12 * 80)) ** 0.5
+    talk = 160 * 10e-6 + 160 * (2 * hidden * 2 * 1) / 450e9
+    assert 1 / talking.tokens_per_second_per_user == pytest.approx(
+        1 / quiet.tokens_per_second_per_user + talk
+    )
+
+
+def test_throughput_falls_with_the_per_user_speed_once_the_chips_talk():
+    points = [
+        decode_point(LLAMA_70B_LAYERED, H100_LINKED, "fp8", TALKING, speed=speed)
+        for speed in (None, 25, 50, 100)
+    ]
+    tps = [p.tokens_per_second_per_chip for p in points if p is not None]
+    assert len(tps) == 4 and tps == sorted(tps, reverse=True) and tps[-1] < 0.7 * tps[0]
+    assert all(
+        p.tokens_per_second_per_user >= s for p, s in zip(points[1:], (25, 50, 100), strict=True)
+    )
+
+
+def test_one_chip_never_talks():
+    one = Shape(8.03e9, 8.03e9, kv_values_per_token(32, 8, 128, "gqa"), 32)
+    quiet = decode_point(one, H100, "fp8", SERVING, batch=4)
+    linked = decode_point(one, H100_LINKED, "fp8", TALKING, batch=4)
+    assert linked.chips == 1 and linked == quiet

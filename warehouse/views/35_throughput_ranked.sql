@@ -8,12 +8,14 @@
 -- text; `chipcost cost --speed` sets it), else the default, 5 tokens/s per user (MLPerf
 -- Llama 2 70B Server's bound: 99th percentile time per output token within 200 ms).
 -- A figure is at the asked speed (at_speed) when: training; 'max' and it was measured at
--- maximum throughput; a speed and its tokens_per_second_per_user is at least that; or it
+-- maximum throughput (a latency-bound figure never stands for it); a speed and its
+-- tokens_per_second_per_user is at least that and, for a measured (not derived) figure, at
+-- most twice that (one measured far faster understates the chip at the asked speed); or it
 -- is the user's own and states no per-user speed (their workload, their point).
--- Choice rule, per chip, model and workload: usable first; then published before derived
--- (a derived figure only stands in for a chip with no usable published figure, whatever its
--- speed: an off-speed published figure is marked so, not replaced by a guess); then at the
--- asked speed; then
+-- Choice rule, per chip, model and workload: usable first; then at the asked speed (a figure
+-- is used only at the point it was measured at: a chip whose measurements are all elsewhere
+-- gets its derived figure at that point, calibrated on those measurements); then published
+-- before derived; then
 -- measured > benchmark > independent > vendor-claim > estimate > derived
 -- (chipcost/core/figures.py KINDS); then the newest source date; then the newest
 -- measurement; then, at a per-user speed, the scenario whose figures have the highest median
@@ -33,6 +35,8 @@ figures AS (
             WHEN t.workload = 'training' THEN TRUE
             WHEN a.speed = 'max' THEN coalesce(t.operating_point = 'max-throughput', FALSE)
             WHEN t.origin = 'user' AND t.tokens_per_second_per_user IS NULL THEN TRUE
+            WHEN t.origin <> 'derived'
+                AND t.tokens_per_second_per_user > 2 * TRY_CAST(a.speed AS DOUBLE) THEN FALSE
             ELSE coalesce(t.tokens_per_second_per_user >= TRY_CAST(a.speed AS DOUBLE), FALSE)
         END AS at_speed,
         m.parameters,
@@ -88,8 +92,8 @@ ranked AS (
             PARTITION BY chip, model, workload
             ORDER BY
                 (origin = 'user' OR coalesce(implied_mfu <= 1, TRUE)) DESC,
-                kind = 'derived',
                 at_speed DESC,
+                kind = 'derived',
                 kind_rank,
                 CASE WHEN source_date <> 'undated' THEN source_date END DESC NULLS LAST,
                 recorded_at DESC NULLS LAST,

@@ -30,7 +30,10 @@ SELECT
     t.tokens_per_second_per_user AS throughput_tokens_per_second_per_user,
     -- the speed the figure was chosen for (throughput_ranked) and whether it meets it
     t.asked_speed AS throughput_asked_speed,
-    t.at_speed AS throughput_at_speed
+    t.at_speed AS throughput_at_speed,
+    -- the request shape the figure was measured (or derived) at
+    t.input_tokens AS throughput_input_tokens,
+    t.output_tokens AS throughput_output_tokens
 FROM per_chip_prices p
 JOIN throughput_ranked t ON t.chip = p.chip AND t.chosen
 WHERE p.price_per_chip_hour > 0 AND t.tokens_per_second_per_chip > 0;

@@ -232,6 +232,7 @@ def list_(
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_throughput import print_throughput
     from chipcost.core.names import check_known, resolve_chip_names, split_values
+    from chipcost.pipeline.verdict import listing_with_ranges
     from chipcost.warehouse.cost_per_token import throughput_listing
     from chipcost.warehouse.db import connect
 
@@ -250,6 +251,7 @@ def list_(
         )
     finally:
         con.close()
+    frame = listing_with_ranges(frame)
     if format is not OutputFormat.table:
         write_frame(format, frame)
         return

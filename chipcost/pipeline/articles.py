@@ -1,0 +1,143 @@
+"""The articles' questions (is Trainium2 cheaper per token than H100?) answered as `chipcost
+compare` answers them, for the weekly report and the price explorer, with what their charts
+draw: each answer's costs and ranges, and throughput against per-user speed."""
+
+from __future__ import annotations
+
+import duckdb
+
+from chipcost.core.errors import ChipcostError
+from chipcost.pipeline.compare import Row, compare, cost_at
+from chipcost.pipeline.cost import Ask
+from chipcost.pipeline.verdict import figure_kind
+
+# The pairs the articles chipcost grew from ask about (docs/cost-per-token.md, "Where the
+# articles' figures do not follow"): Trainium against NVIDIA's H100, H200 and B200, Google's
+# TPU v6e and AMD's MI300X against the H100. The weekly report and the explorer answer them.
+ARTICLE_PAIRS = (
+    ("Trainium2", "H100-SXM"),
+    ("Trainium2", "H200"),
+    ("Trainium2", "B200"),
+    ("Trainium3", "H100-SXM"),
+    ("Trainium3", "H200"),
+    ("Trainium3", "B200"),
+    ("TPU-v6e", "H100-SXM"),
+    ("MI300X", "H100-SXM"),
+)
+ARTICLE_QUESTIONS = (("llama-3-70b", "inference"), ("llama-3-70b", "training"))
+# Every answer carries every field (None where a pair is not answered).
+ANSWER_FIELDS = (
+    "pricing", "answer", "cost_change", "best_case_change", "worst_case_change",
+    "a_cost_per_million", "b_cost_per_million", "a_where", "b_where", "same_provider",
+    "a_figure", "b_figure", "a_figure_at_speed", "b_figure_at_speed", "caveats", "why_not",
+    "verdict", "break_even_tokens_per_second_per_chip", "break_even_share",
+    "a_kind", "b_kind", "a_cost_low", "a_cost_high", "b_cost_low", "b_cost_high",
+)  # fmt: skip
+
+
+def _figure_text(row: Row) -> str:
+    """'3,819 tok/s per chip (benchmark, FP8, 5.2 tok/s per user)'; a derived one with its
+    range."""
+    said = [figure_kind(row), str(row.get("precision") or "precision not stated").upper()]
+    if row.get("throughput_range_low") is not None:
+        low, high = row["throughput_range_low"], row["throughput_range_high"]
+        said.append(f"range {float(low):,.0f}-{float(high):,.0f}")  # type: ignore[arg-type]
+    per_user = row.get("throughput_tokens_per_second_per_user")
+    if per_user:
+        said.append(f"{float(per_user):,.1f} tok/s per user")  # type: ignore[arg-type]
+    elif row.get("throughput_operating_point"):
+        said.append(str(row["throughput_operating_point"]))
+    tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+    return f"{tps:,.0f} tok/s per chip ({', '.join(said)})"
+
+
+def _cost_ranges(a: Row, b: Row) -> dict[str, object]:
+    """Each side's figure kind and the cost per million tokens its range allows (its point
+    cost at both ends for a published figure): what the report's chart draws."""
+    found: dict[str, object] = {}
+    for side, row in (("a", a), ("b", b)):
+        tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+        low = float(row.get("throughput_range_low") or tps)  # type: ignore[arg-type]
+        high = float(row.get("throughput_range_high") or tps)  # type: ignore[arg-type]
+        found[f"{side}_kind"] = figure_kind(row)
+        found[f"{side}_cost_low"] = cost_at(row, high)
+        found[f"{side}_cost_high"] = cost_at(row, low)
+    return found
+
+
+# The chips whose throughput against per-user speed the report and the explorer draw (Llama 3
+# 70B inference): those the articles ask about.
+CURVE_CHIPS = ("H100-SXM", "H200", "B200", "MI300X", "Trainium2", "TPU-v6e")
+
+
+def speed_curve(con: duckdb.DuckDBPyConnection, model: str = "llama-3-70b") -> list[Row]:
+    """Every usable inference figure of CURVE_CHIPS for `model`: chip, tokens/s per chip and
+    per user (None at maximum throughput), whether derived (calibrated or not) or published."""
+    from chipcost.warehouse.db import dict_rows
+    from chipcost.warehouse.literals import literal
+
+    chips = ", ".join(literal(c) for c in CURVE_CHIPS)
+    return dict_rows(
+        con,
+        "SELECT chip, tokens_per_second_per_chip, tokens_per_second_per_user, operating_point, "
+        "kind, scenario FROM throughput_ranked WHERE workload = 'inference' AND usable "
+        f"AND model = {literal(model)} AND chip IN ({chips}) "
+        "AND (operating_point = 'max-throughput' OR tokens_per_second_per_user IS NOT NULL) "
+        "ORDER BY chip, kind = 'derived', tokens_per_second_per_user NULLS FIRST",
+    )
+
+
+def _caveats(notes: list[str]) -> str:
+    """The comparison's notes that qualify the answer (not the speed asked or the fit rule)."""
+    return "; ".join(n for n in notes if not n.startswith(("throughput at", "fits:")))
+
+
+def article_answers(con: duckdb.DuckDBPyConnection, stale_days: int) -> list[dict[str, object]]:
+    """For each article pair, model and workload: A against B on demand (else the first
+    pricing model both have), at the default speed, as `chipcost compare` answers it; a pair
+    chipcost cannot answer says why instead."""
+    answers = []
+    for model, workload in ARTICLE_QUESTIONS:
+        for chip_a, chip_b in ARTICLE_PAIRS:
+            row: dict[str, object] = {
+                **dict.fromkeys(ANSWER_FIELDS),
+                "model": model, "workload": workload, "chip_a": chip_a, "chip_b": chip_b,
+            }  # fmt: skip
+            ask = Ask(
+                model=model, workload=workload, chips=[], baseline=chip_b,
+                baseline_given=True, stale_days=stale_days,
+            )  # fmt: skip
+            try:
+                result = compare(con, ask, chip_a, chip_b)
+            except ChipcostError as exc:
+                why = str(exc).split(". ", 1)[0].rstrip(".")  # the reason, not the chip list
+                answers.append({**row, "why_not": f"{chip_a} against {chip_b}: {why}"})
+                continue
+            line = result.lines[0]  # on demand first (_pricing_order)
+            a, b = line.a, line.b
+            answers.append(
+                {
+                    **row,
+                    "pricing": line.pricing,
+                    "answer": line.sentence(chip_a, chip_b),
+                    "verdict": line.verdict.word,
+                    "break_even_tokens_per_second_per_chip": line.verdict.break_even,
+                    "break_even_share": line.verdict.share,
+                    "cost_change": line.change,
+                    "best_case_change": line.best,
+                    "worst_case_change": line.worst,
+                    "a_cost_per_million": a["cost_per_million_tokens"],
+                    "b_cost_per_million": b["cost_per_million_tokens"],
+                    "a_where": f"{a['provider']} {a['region']}",
+                    "b_where": f"{b['provider']} {b['region']}",
+                    "same_provider": line.same_provider,
+                    "a_figure": _figure_text(a),
+                    "b_figure": _figure_text(b),
+                    **_cost_ranges(a, b),
+                    "a_figure_at_speed": a.get("throughput_at_speed") is not False,
+                    "b_figure_at_speed": b.get("throughput_at_speed") is not False,
+                    "caveats": _caveats(result.notes),
+                    "why_not": None,
+                }
+            )
+    return answers

@@ -1,0 +1,84 @@
+"""The head-to-head section's charts: each pair's cost per token (point and range, published
+and derived told apart) and throughput against per-user speed, in the weekly report and the
+explorer, looked at in a real browser at a laptop's and a phone's width."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from chipcost.reports.site import write_site
+from chipcost.reports.versus_charts import cost_chart, speed_chart
+from tests.browser import launch, needs_chromium
+from tests.cli.test_cost_cli import _warehouse, chipcost
+
+ANSWER = {
+    "answer": "Trainium2 is likely dearer per token than H100-SXM (at the figures, 67% dearer)",
+    "chip_a": "Trainium2", "chip_b": "H100-SXM", "workload": "inference",
+    "verdict": "likely dearer", "a_kind": "calibrated", "b_kind": "benchmark",
+    "a_cost_per_million": 0.77, "a_cost_low": 0.29, "a_cost_high": 1.9,
+    "b_cost_per_million": 0.46, "b_cost_low": 0.46, "b_cost_high": 0.46,
+}  # fmt: skip
+
+
+def test_the_cost_chart_tells_published_from_derived_and_draws_the_range():
+    svg = cost_chart([ANSWER, {**ANSWER, "answer": None, "why_not": "no price"}])
+    assert svg.count("<svg") == 1 and 'viewBox="0 0 360' in svg
+    assert "Trainium2 vs H100-SXM: likely dearer" in svg
+    dots = re.findall(r'<circle cx="([\d.]+)" cy="[\d.]+" r="4" fill="(\w+|#\w+)"', svg)
+    (a_x, a_fill), (b_x, b_fill) = dots
+    assert a_fill == "white" and b_fill != "white"  # hollow: derived; filled: published
+    lines = re.findall(r'<line x1="([\d.]+)" x2="([\d.]+)" y1="[\d.]+" y2="[\d.]+" stroke="#', svg)
+    (low, high), (b_low, b_high) = [(float(a), float(b)) for a, b in lines[:2]]
+    assert low < float(a_x) < high  # the derived figure within its range
+    assert b_low == b_high and abs(b_low - float(b_x)) < 1  # a point for a benchmark
+    assert cost_chart([{**ANSWER, "answer": None}]) == ""
+
+
+def test_the_speed_chart_draws_figures_as_dots_and_the_derivation_dashed():
+    points = [
+        {"chip": "B200", "tokens_per_second_per_chip": 12690, "tokens_per_second_per_user": None,
+         "kind": "benchmark"},
+        {"chip": "B200", "tokens_per_second_per_chip": 7443, "tokens_per_second_per_user": 25.2,
+         "kind": "benchmark"},
+        {"chip": "B200", "tokens_per_second_per_chip": 9000, "tokens_per_second_per_user": None,
+         "kind": "derived"},
+        {"chip": "B200", "tokens_per_second_per_chip": 5800, "tokens_per_second_per_user": 25,
+         "kind": "derived"},
+    ]  # fmt: skip
+    svg = speed_chart(points)
+    assert svg.count("<circle") == 2 + 1  # two figures, one legend dot
+    (line,) = re.findall(r'<polyline points="([^"]+)"[^>]*stroke-dasharray', svg)
+    (x0, y0), (x1, y1) = [tuple(map(float, p.split(","))) for p in line.split()]
+    assert x1 > x0 and y1 > y0  # faster per user: fewer tokens per chip (SVG y grows down)
+    assert speed_chart([]) == ""
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", [1280, 390])
+def test_both_charts_are_readable_in_the_report_and_the_explorer(tmp_path, width):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    db = _warehouse(tmp_path / "w.duckdb")
+    result = chipcost("report", "--out", str(tmp_path / "report"), "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    (report,) = (tmp_path / "report").glob("*.html")
+    write_site(db, tmp_path / "site")
+    with launch(sync_api) as browser:
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        for page_file in (report, tmp_path / "site" / "index.html"):
+            page = context.new_page()
+            page.goto(page_file.as_uri())
+            charts = page.locator("#versus svg.versus-chart")
+            assert charts.count() == 2, page_file
+            for n in range(2):
+                chart = charts.nth(n).bounding_box()
+                assert chart is not None and chart["x"] + chart["width"] <= width
+                for text in charts.nth(n).locator("text").all():
+                    box = text.bounding_box()  # no label runs off its chart
+                    assert box["x"] >= chart["x"] - 1, text.inner_text()
+                    assert box["x"] + box["width"] <= chart["x"] + chart["width"] + 1, (
+                        text.inner_text()
+                    )
+                    assert box["height"] >= 9  # 11 units: not shrunk past reading on a phone
+        context.close()
