@@ -28,16 +28,18 @@ Names = str | Sequence[str] | None
 
 @contextmanager
 def _warehouse(db: str | Path | None) -> Iterator[tuple[duckdb.DuckDBPyConnection, int]]:
-    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.reader import limit_hit, read_connection
 
     settings = load_settings(db=db)
     try:
-        con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+        con = read_connection(settings)
     except ChipcostError as exc:  # its advice in the API's words: db=, not --db
         said = re.sub(r"--db (?!\()(\S+)", r"db='\1'", exc.headline).replace("--db", "db=")
         raise type(exc)(said, details=exc.details) from None
     try:
         yield con, settings.stale_days
+    except (duckdb.InterruptException, duckdb.OutOfMemoryException) as exc:
+        raise limit_hit(exc, settings.read_limits) or exc from None
     finally:
         con.close()
 

@@ -27,7 +27,7 @@ from chipcost.reports.mail import (
 from chipcost.reports.outbox import send_once
 from chipcost.reports.period import ReportError, ReportOptions, resolve_period
 from chipcost.warehouse.changes import newest_run
-from chipcost.warehouse.db import connect
+from chipcost.warehouse.reader import open_reader
 
 CSV_COLUMNS = (
     "changed_at",
@@ -93,7 +93,7 @@ def write_report(
     `wait`: seconds to wait for a collection that holds the file (warehouse/lock_wait.py).
     """
     options = options or ReportOptions()
-    con = connect(db_path, read_only=True, wait=wait)
+    con = open_reader(db_path, wait=wait)
     try:
         today = datetime.now(UTC).date()
         period = resolve_period(since, until, newest_run(con), today)

@@ -20,9 +20,9 @@ from chipcost.reports.labels import MODEL_LABELS, offer_label
 from chipcost.reports.period import MAX_WEEKS, ReportError
 from chipcost.reports.text import SAMPLE_NOTE
 from chipcost.transform.cost import cost_text
-from chipcost.warehouse.db import connect
 from chipcost.warehouse.history import daily_cheapest
 from chipcost.warehouse.offers import chosen_throughput, current_offers
+from chipcost.warehouse.reader import open_reader
 
 # The columns each offer carries in the page, offers.json and offers.csv, in this order.
 COLUMNS = (
@@ -58,7 +58,7 @@ def _read(
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict]:
     from chipcost.pipeline.your_prices import for_read
 
-    con = connect(db_path, read_only=True)
+    con = open_reader(db_path)
     try:
         mine = for_read(con, currency, list_prices)
         offers = current_offers(con).with_columns(pricing=offer_label())

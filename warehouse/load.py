@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import duckdb
 import polars as pl
@@ -175,7 +175,8 @@ def _retention_cutoff(
     """Observations before this moment are pruned: `days` before the newest observation.
 
     Measured from the newest observation, not the clock, so replaying an old archive into a
-    new file keeps the last `days` of that archive.
+    new file keeps the last `days` of that archive; but never from a moment ahead of the
+    clock, so a run dated in the future cannot prune the observations of every real one.
     """
     if days is None:
         return None
@@ -183,6 +184,7 @@ def _retention_cutoff(
     stored = scalar(con, "SELECT max(observed_at) FROM observations")
     if stored is not None and stored > newest:
         newest = stored
+    newest = min(newest, datetime.now(UTC))
     return newest - timedelta(days=days)
 
 

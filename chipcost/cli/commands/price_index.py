@@ -13,21 +13,28 @@ from chipcost.core.questions import INDEX
 def _index(**given: Any) -> None:
     """The daily rental price index per chip (chipcost.core.questions.INDEX)."""
     from chipcost.core.settings import load_settings
+    from chipcost.pipeline.clock import until_within
     from chipcost.pipeline.price_index import IndexAsk, find_index
     from chipcost.pipeline.your_prices import for_read
-    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.reader import read_connection
 
     asked = INDEX.given(given)
     chip, since, output = asked["chip"], asked["since"], OutputFormat(asked["format"])
     # Every chip's latest day unless chips or a first day are asked for.
     asked["latest"] = not chip and since is None
     settings = load_settings(db=asked["db"])
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    con = read_connection(settings)
     try:
         mine = for_read(con, asked["currency"], list_prices=True)  # the currency only
-        frame = find_index(con, IndexAsk.of(asked, rates=mine.rates))
+        ask = IndexAsk.of(asked, rates=mine.rates)
+        frame = find_index(con, ask)
+        cut = until_within(con, ask.until, ask.voice)[1]
     finally:
         con.close()
+    if cut:
+        from chipcost.cli.formats import notices
+
+        notices(output).print(f"note: {cut}", highlight=False)
     if output is not OutputFormat.table:
         from chipcost.cli.formats import write_frame
 

@@ -233,13 +233,13 @@ def list_(
     from chipcost.cli.render_throughput import print_throughput
     from chipcost.core.names import check_known, resolve_chip_names, split_values
     from chipcost.warehouse.cost_per_token import throughput_listing
-    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.reader import read_connection
 
     origins = origin or (["reference", "user", "derived"] if derived else ["reference", "user"])
     check_known("origin", split_values(origins, "origin"), ["reference", "user", "derived"])
     check_known("workload", split_values(workload, "workload"), ["training", "inference"])
     settings = load_settings(db=db)
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    con = read_connection(settings)
     try:
         frame = throughput_listing(
             con,
