@@ -103,6 +103,12 @@ FACT_KEYS = {
 }
 
 
+# Reference tables whose rows are observations, never rewritten: a later file's different
+# value for a key is added beside the earlier one (with its payload), and reads take the one
+# observed last (warehouse/fx.py); the same value again adds nothing.
+KEPT_FACTS = {"fx_rates": "per_eur"}
+
+
 def _load_facts(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
     """Each successful source's reference rows, replacing the rows they have the key of."""
     loaded = 0
@@ -129,11 +135,24 @@ def _replace_facts(
         insert_rows(
             con, "staged_facts", columns, [[r.get(c) for c in columns] for r in latest.values()]
         )
+        listed = ", ".join(columns)
+        if (value := KEPT_FACTS.get(table)) is not None:
+            keys = ", ".join(key)
+            con.execute(
+                f"""
+                INSERT INTO {table} ({listed}) SELECT {", ".join(f"s.{c}" for c in columns)}
+                FROM staged_facts s LEFT JOIN (
+                    SELECT {keys}, arg_max({value}, (observed_at, payload_ref)) AS last FROM {table}
+                    GROUP BY ALL
+                ) t USING ({keys})
+                WHERE t.last IS NULL OR t.last <> s.{value}
+                """
+            )
+            return len(latest)
         match = " AND ".join(f"t.{k} = s.{k}" for k in key)
         con.execute(
             f"DELETE FROM {table} t WHERE EXISTS (SELECT 1 FROM staged_facts s WHERE {match})"
         )
-        listed = ", ".join(columns)
         con.execute(f"INSERT INTO {table} ({listed}) SELECT {listed} FROM staged_facts")
     finally:
         con.execute("DROP TABLE IF EXISTS staged_facts")

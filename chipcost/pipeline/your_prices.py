@@ -45,6 +45,7 @@ class Rates:
     currency: str
     days: tuple[date, ...]
     rates: tuple[float, ...]
+    corrected: frozenset[date] = frozenset()  # days a later ECB file changed the rate of
 
     def on(self, day: date) -> tuple[float, date]:
         """The rate in force on `day` and the day it was published."""
@@ -171,9 +172,15 @@ class YourPrices:
         days = f"{used[0][0]}" if len(used) == 1 else f"{used[0][0]} to {used[-1][0]}"
         low, high = min(u[1] for u in used), max(u[1] for u in used)
         each = f"{low:.4f}" if low == high else f"{low:.4f} to {high:.4f}"
+        fixed = sorted(str(d) for d, _ in used if self.rates and d in self.rates.corrected)
         return (
             f"in {self.currency} at the ECB reference rate of each price's own day: 1 USD = "
             f"{each} {self.currency} (ECB, {days}); list prices in USD: --currency USD"
+            + (
+                f"; the rate of {', '.join(fixed)} as a later ECB file corrected it"
+                if fixed
+                else ""
+            )
         )
 
     def heading(self) -> str:
@@ -257,7 +264,8 @@ def currency_rates(con: duckdb.DuckDBPyConnection, asked: str, option: str) -> R
             f"currencies: {', '.join(known)}"
         )
     table = per_usd(con, code)
-    return Rates(code, tuple(t[0] for t in table), tuple(t[1] for t in table))
+    corrected = frozenset(t[0] for t in table if t[3])
+    return Rates(code, tuple(t[0] for t in table), tuple(t[1] for t in table), corrected)
 
 
 def _day(value: object) -> date:
