@@ -18,6 +18,7 @@ from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.history import day_asked
 from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.pipeline.your_prices import Rates
+from chipcost.warehouse.freshness import freshness
 from chipcost.warehouse.history import newest_day
 from chipcost.warehouse.price_index import BUCKETS, price_index
 
@@ -124,4 +125,6 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
         )
     if ask.rates is not None:
         frame = in_currency(frame, ask.rates)
-    return frame
+    # As every read's rows: whether the prices it rests on are the bundled sample's.
+    sample = bool(freshness(con, None, stale_days=0).sample)
+    return frame.with_columns(pl.lit(sample).alias("sample"))
