@@ -62,13 +62,42 @@ def _declared(question: Question, run: Callable[..., pl.DataFrame]) -> Callable[
     signature = inspect.Signature(parameters, return_annotation=pl.DataFrame)
 
     def call(*args: Any, **kwargs: Any) -> pl.DataFrame:
-        return run(**question.given(signature.bind(*args, **kwargs).arguments))
+        given = signature.bind(*args, **kwargs).arguments
+        for name, value in given.items():
+            _check_type(question, name, value)
+        return run(**question.given(given))
 
     call.__signature__ = signature  # type: ignore[attr-defined]
     call.__name__ = call.__qualname__ = question.command
     call.__doc__ = run.__doc__
     call.__module__ = __name__
     return call
+
+
+# What a value of each kind must be, and how to say so: a wrong type is refused naming the
+# keyword (not an AttributeError deep inside), an empty list is no filter that keeps all.
+_KIND_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "names": (
+        lambda v: (
+            isinstance(v, str)
+            or (isinstance(v, list | tuple) and bool(v) and all(isinstance(n, str) for n in v))
+        ),
+        "a name, a comma list or a non-empty list of names",
+    ),
+    "flag": (lambda v: isinstance(v, bool), "True or False"),
+    "switch": (lambda v: isinstance(v, bool), "True, False or None"),
+    "float": (lambda v: isinstance(v, int | float) and not isinstance(v, bool), "a number or None"),
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number or None"),
+}
+
+
+def _check_type(question: Question, name: str, value: Any) -> None:
+    field = question.field(name)
+    check = _KIND_CHECKS.get(field.kind)
+    if value is None or check is None or field.api_type is not None or field.required:
+        return
+    if not check[0](value):
+        raise ChipcostError(f"{name}={value!r}: give {check[1]}")
 
 
 # The type each kind of declared field takes in the API (chipcost.core.questions.KINDS).

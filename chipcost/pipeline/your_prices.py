@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import bisect
 import os
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from chipcost.core.errors import ChipcostError
@@ -159,7 +160,7 @@ class YourPrices:
             counted = f"; a rule applied to {hit} of {len(rows)} rows" if rows else ""
             said.append(
                 f"after your discounts ({self.discounts.summary()}; {DISCOUNTS_ENV}="
-                f"{self.discounts.path}{counted}); --list-prices shows list prices"
+                f"{PurePath(self.discounts.path).name}{counted}); --list-prices shows list prices"
             )
         if self.rates is not None:
             said.append(self.rate_note(rows))
@@ -228,9 +229,21 @@ def for_read(
     )
 
 
+# A discounts file is a few dozen rules; one past this is no discounts file.
+MAX_DISCOUNTS_BYTES = 1 << 20
+
+
 def load_discounts(path: str, providers: Sequence[str]) -> Discounts:
     file = Path(path).expanduser()
     try:
+        # Looked at before it is opened: a FIFO would block the read, /dev/zero never end.
+        found = file.stat()
+        if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_DISCOUNTS_BYTES:
+            what = "larger than 1 MB" if stat.S_ISREG(found.st_mode) else "not a regular file"
+            raise ChipcostError(
+                f"{DISCOUNTS_ENV}={path}: {what} (a device, a FIFO, a directory or the wrong "
+                "file); point it at your discounts file (docs/prices.md) or unset it"
+            )
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ChipcostError(

@@ -44,7 +44,9 @@ def export(
     settings = load_settings(db=db)
     con = read_connection(settings)
     try:
-        mine = for_read(con, None, list_prices)
+        mine = for_read(
+            con, "USD", list_prices
+        )  # US dollars always: $CHIPCOST_CURRENCY is not read
         made = export_focus(
             con, Path(focus), since=parse_day(since, "--since"), chips=chip, mine=mine
         )
