@@ -74,20 +74,16 @@ def _declared(question: Question, run: Callable[..., pl.DataFrame]) -> Callable[
     return call
 
 
-# What a value of each kind must be, and how to say so: a wrong type is refused naming the
-# keyword (not an AttributeError deep inside), an empty list is no filter that keeps all.
+# What a value of each kind must be where nothing later says so: an empty list is no filter
+# that keeps every row, and a flag is True or False ('no' is not taken as true). Wrong types
+# of the other kinds are refused, naming the keyword, where each is read.
 _KIND_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "names": (
-        lambda v: (
-            isinstance(v, str)
-            or (isinstance(v, list | tuple) and bool(v) and all(isinstance(n, str) for n in v))
-        ),
+        lambda v: not isinstance(v, list | tuple) or bool(v),
         "a name, a comma list or a non-empty list of names",
     ),
     "flag": (lambda v: isinstance(v, bool), "True or False"),
     "switch": (lambda v: isinstance(v, bool), "True, False or None"),
-    "float": (lambda v: isinstance(v, int | float) and not isinstance(v, bool), "a number or None"),
-    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number or None"),
 }
 
 
