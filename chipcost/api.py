@@ -28,16 +28,18 @@ Names = str | Sequence[str] | None
 
 @contextmanager
 def _warehouse(db: str | Path | None) -> Iterator[tuple[duckdb.DuckDBPyConnection, int]]:
-    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.reader import limit_hit, read_connection
 
     settings = load_settings(db=db)
     try:
-        con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+        con = read_connection(settings)
     except ChipcostError as exc:  # its advice in the API's words: db=, not --db
         said = re.sub(r"--db (?!\()(\S+)", r"db='\1'", exc.headline).replace("--db", "db=")
         raise type(exc)(said, details=exc.details) from None
     try:
         yield con, settings.stale_days
+    except (duckdb.InterruptException, duckdb.OutOfMemoryException) as exc:
+        raise limit_hit(exc, settings.read_limits) or exc from None
     finally:
         con.close()
 
@@ -60,13 +62,38 @@ def _declared(question: Question, run: Callable[..., pl.DataFrame]) -> Callable[
     signature = inspect.Signature(parameters, return_annotation=pl.DataFrame)
 
     def call(*args: Any, **kwargs: Any) -> pl.DataFrame:
-        return run(**question.given(signature.bind(*args, **kwargs).arguments))
+        given = signature.bind(*args, **kwargs).arguments
+        for name, value in given.items():
+            _check_type(question, name, value)
+        return run(**question.given(given))
 
     call.__signature__ = signature  # type: ignore[attr-defined]
     call.__name__ = call.__qualname__ = question.command
     call.__doc__ = run.__doc__
     call.__module__ = __name__
     return call
+
+
+# What a value of each kind must be where nothing later says so: an empty list is no filter
+# that keeps every row, and a flag is True or False ('no' is not taken as true). Wrong types
+# of the other kinds are refused, naming the keyword, where each is read.
+_KIND_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "names": (
+        lambda v: not isinstance(v, list | tuple) or bool(v),
+        "a name, a comma list or a non-empty list of names",
+    ),
+    "flag": (lambda v: isinstance(v, bool), "True or False"),
+    "switch": (lambda v: isinstance(v, bool), "True, False or None"),
+}
+
+
+def _check_type(question: Question, name: str, value: Any) -> None:
+    field = question.field(name)
+    check = _KIND_CHECKS.get(field.kind)
+    if value is None or check is None or field.api_type is not None or field.required:
+        return
+    if not check[0](value):
+        raise ChipcostError(f"{name}={value!r}: give {check[1]}")
 
 
 # The type each kind of declared field takes in the API (chipcost.core.questions.KINDS).

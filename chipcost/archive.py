@@ -25,7 +25,7 @@ from typing import Any
 
 from chipcost.core.clean import without_credentials
 from chipcost.core.errors import ArchiveError, ChipcostError
-from chipcost.core.payload import Payload, sha256
+from chipcost.core.payload import AHEAD_OF_NOW, Payload, sha256
 from chipcost.core.settings import DEFAULT_PAYLOAD_MAX_MB, object_store
 
 MANIFEST = "manifest.json"
@@ -245,7 +245,7 @@ def run_directories(root: Path) -> list[Path]:
             "directory under it (see docs/archive.md)"
         )
     if _is_run_dir(root):
-        return [root]
+        return check_not_ahead([root])
     runs = sorted(
         (p for p in root.iterdir() if _is_run_dir(p) and _is_dir(p)), key=lambda p: p.name
     )
@@ -254,6 +254,23 @@ def run_directories(root: Path) -> list[Path]:
             f"{root} holds no archived runs (expected <run stamp>/<source>/manifest.json, "
             "see docs/archive.md)"
         )
+    return check_not_ahead(runs)
+
+
+def check_not_ahead(runs: list[Path], now: datetime | None = None) -> list[Path]:
+    """`runs`, or a refusal naming the first run stamped ahead of the clock beyond
+    AHEAD_OF_NOW and both times: nothing of a replay loads when one of its runs is."""
+    now = now or datetime.now(UTC)
+    for run in runs:
+        stamped = parse_stamp(run.name)
+        if stamped > now + AHEAD_OF_NOW:
+            raise ArchiveError(
+                f"archived run {run} is stamped {stamped:%Y-%m-%d %H:%M:%S} UTC, ahead of this "
+                f"machine's clock ({now:%Y-%m-%d %H:%M:%S} UTC) by more than "
+                f"{int(AHEAD_OF_NOW.total_seconds() // 60)} minutes: nothing was loaded. A clock "
+                "was wrong or the archive was edited: fix the clock, or move that run directory "
+                "out of the archive, and replay again"
+            )
     return runs
 
 

@@ -269,6 +269,11 @@ def load_json(payload: Payload, provider: str) -> Any:
     """A payload's JSON, or a ParseError naming the provider, URL and archived file."""
     try:
         return json.loads(payload.data)
+    except RecursionError:
+        raise ParseError(
+            f"{provider}: the response from {payload.url} ({payload.ref or payload.name}) is "
+            "nested deeper than the JSON reader goes: not the API's answer; report it"
+        ) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ParseError(
             f"{provider}: the response from {payload.url} ({payload.ref or payload.name}) is "

@@ -17,6 +17,7 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
+from chipcost.extract._fx import implausible, jumps
 from chipcost.extract._kit import Origin
 from chipcost.extract.base import FetchContext, Source, refuse_empty
 
@@ -58,9 +59,11 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
                 f"ecb: {payload.url} ({payload.ref or payload.name}) has rates but no "
                 "<Cube time=...> day to date them: the ECB's file changed shape"
             )
+        found_rows = []
         for n, found in enumerate(days):
             end = days[n + 1].start() if n + 1 < len(days) else len(text)
-            rows.extend(_day_rows(found.group(1), text[found.end() : end], origin, result))
+            found_rows.extend(_day_rows(found.group(1), text[found.end() : end], origin, result))
+        rows.extend(_without_jumps(found_rows, origin, result))
     result.facts[TABLE] = rows
     if not rows:  # a file of no day at all fails the source, as an empty listing does
         refuse_empty(result, payloads, PROVIDER)
@@ -81,10 +84,12 @@ def _day_rows(
             per_eur = float(rate)
         except ValueError:
             per_eur = float("nan")
-        if not _CODE.match(currency) or not per_eur > 0 or per_eur == float("inf"):
+        why = "" if _CODE.match(currency) else "not a currency code"
+        why = why or implausible(currency, per_eur)
+        if why:
             result.rejects.append(
                 origin.reject(
-                    f"not a rate: currency={currency!r} rate={rate!r} on {day_text}",
+                    f"not a rate: currency={currency!r} rate={rate!r} on {day_text}: {why}",
                     {"day": day_text, "currency": currency, "rate": rate},
                 )
             )
@@ -94,6 +99,29 @@ def _day_rows(
         result.notes.append(f"{day_text}: a day without rates")
         return []
     return rows
+
+
+def _without_jumps(
+    rows: list[dict[str, object]], origin: Origin, result: ParseResult
+) -> list[dict[str, object]]:
+    """`rows` less each currency's day that jumps from its neighbours (chipcost.extract._fx):
+    that day is refused, the others stand."""
+    by_currency: dict[object, list[dict[str, object]]] = {}
+    for row in sorted(rows, key=lambda r: str(r["day"])):
+        by_currency.setdefault(row["currency"], []).append(row)
+    refused: set[int] = set()
+    for currency, series in by_currency.items():
+        for row, why in zip(series, jumps([float(r["per_eur"]) for r in series]), strict=True):
+            if why:
+                refused.add(id(row))
+                day, rate = row["day"], row["per_eur"]
+                result.rejects.append(
+                    origin.reject(
+                        f"not a rate: {currency} at {rate:g} per euro on {day} is {why}",
+                        {"day": str(day), "currency": currency, "rate": rate},
+                    )
+                )
+    return [row for row in rows if id(row) not in refused]
 
 
 def _row(day: date, currency: str, per_eur: float, origin: Origin) -> dict[str, object]:

@@ -23,7 +23,7 @@ from chipcost.reports.mail import (
 )
 from chipcost.reports.outbox import send_once
 from chipcost.reports.text import SAMPLE_NOTE, top_move
-from chipcost.warehouse.db import connect
+from chipcost.warehouse.reader import open_reader
 
 _MOVES = """
 SELECT c.changed_at, c.chip, c.provider, c.region, c.zone, c.instance_type, c.pricing_model,
@@ -40,7 +40,7 @@ ORDER BY abs(c.change_pct) DESC, c.chip, c.region, c.instance_type
 
 def large_moves(db_path: Path | Warehouse, since: datetime, threshold_pct: float) -> pl.DataFrame:
     """Price changes at or after `since` of at least threshold_pct, largest first."""
-    con = connect(db_path, read_only=True)
+    con = open_reader(db_path)
     try:
         return moves_since(con, since, threshold_pct)
     finally:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import polars as pl
 
-from chipcost.core.clean import FORMULA
+from chipcost.core.frames import spreadsheet_safe
+from chipcost.core.outputs import written_whole
 from chipcost.core.settings import Warehouse
 from chipcost.reports import page, text
 from chipcost.reports.data import ReportData, gather
@@ -27,7 +28,7 @@ from chipcost.reports.mail import (
 from chipcost.reports.outbox import send_once
 from chipcost.reports.period import ReportError, ReportOptions, resolve_period
 from chipcost.warehouse.changes import newest_run
-from chipcost.warehouse.db import connect
+from chipcost.warehouse.reader import open_reader
 
 CSV_COLUMNS = (
     "changed_at",
@@ -93,7 +94,7 @@ def write_report(
     `wait`: seconds to wait for a collection that holds the file (warehouse/lock_wait.py).
     """
     options = options or ReportOptions()
-    con = connect(db_path, read_only=True, wait=wait)
+    con = open_reader(db_path, wait=wait)
     try:
         today = datetime.now(UTC).date()
         period = resolve_period(since, until, newest_run(con), today)
@@ -104,8 +105,9 @@ def write_report(
     subject = text.subject(data)
     html_path = out_dir / f"chipcost-report_{period.slug}.html"
     csv_path = out_dir / f"chipcost-changes_{period.slug}.csv"
-    html_path.write_text(page.report_html(data, subject), encoding="utf-8")
-    changes_csv(data.events).write_csv(csv_path)
+    with written_whole([html_path, csv_path]) as (html_file, csv_file):
+        html_file.write_text(page.report_html(data, subject), encoding="utf-8")
+        csv_file.write_text(changes_csv(data.events).write_csv(), encoding="utf-8")
     return Report(data, subject, html_path, csv_path, db_path)
 
 
@@ -128,18 +130,6 @@ def changes_csv(events: pl.DataFrame) -> pl.DataFrame:
         pl.col("changed_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     )
     return spreadsheet_safe(frame)
-
-
-def spreadsheet_safe(frame: pl.DataFrame) -> pl.DataFrame:
-    """Text cells that a spreadsheet would run as a formula get a leading '."""
-    text = [c for c, t in frame.schema.items() if t == pl.String]
-    return frame.with_columns(_defused(c) for c in text)
-
-
-def _defused(column: str) -> pl.Expr:
-    value = pl.col(column)
-    formula = value.str.contains(FORMULA)  # after any leading spaces too (core/clean.py)
-    return pl.when(formula).then(pl.lit("'") + value).otherwise(value).alias(column)
 
 
 def compose(report: Report, sender: str, recipients: list[str]) -> EmailMessage:

@@ -12,6 +12,7 @@ from email.utils import formatdate, make_msgid, parseaddr
 from pathlib import Path
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.outputs import written_whole
 
 ENV_PREFIX = "CHIPCOST_SMTP_"
 TLS_MODES = ("starttls", "ssl", "none")
@@ -154,5 +155,6 @@ def stable_message_id(kind: str, key: str, sender: str) -> str:
 
 
 def write_eml(message: EmailMessage, path: Path) -> Path:
-    path.write_bytes(bytes(message))
+    with written_whole([path]) as (done,):
+        done.write_bytes(bytes(message))
     return path

@@ -20,6 +20,7 @@ from chipcost.reports.labels import money, signed_pct, with_labels
 from chipcost.reports.text import top_move
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.notifications import record_sent, sent_today
+from chipcost.warehouse.reader import open_reader
 from chipcost.warehouse.snapshot import cheapest_by_model
 
 # The same freshness as the report's "cheapest now": an offer whose source stopped running
@@ -218,7 +219,7 @@ def send_alerts(
     """
     urls = check_urls(urls)
     today = datetime.now(UTC).date()
-    con = connect(db_path, read_only=True)
+    con = open_reader(db_path)
     try:
         alerts, title = price_alerts(con, since, until, threshold_pct)
         done = Notified(alerts=len(alerts))

@@ -106,7 +106,8 @@ def resolve_period(
     """Default: the seven days up to the newest collection run (or today, before any)."""
     try:
         if until is None:
-            until = newest.astimezone(UTC).date() if newest else today
+            # The newest run's day, never a day to come (a run stamped ahead of the clock).
+            until = min(newest.astimezone(UTC).date(), today) if newest else today
             if since is not None and since > until:
                 until = since + timedelta(days=DEFAULT_DAYS - 1)
         if since is None:

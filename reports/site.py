@@ -12,17 +12,18 @@ from pathlib import Path
 
 import polars as pl
 
+from chipcost.core.frames import spreadsheet_safe
+from chipcost.core.outputs import written_whole
 from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
-from chipcost.reports.build import spreadsheet_safe
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.labels import MODEL_LABELS, offer_label
 from chipcost.reports.period import MAX_WEEKS, ReportError
 from chipcost.reports.text import SAMPLE_NOTE
 from chipcost.transform.cost import cost_text
-from chipcost.warehouse.db import connect
 from chipcost.warehouse.history import daily_cheapest
 from chipcost.warehouse.offers import chosen_throughput, current_offers
+from chipcost.warehouse.reader import open_reader
 
 # The columns each offer carries in the page, offers.json and offers.csv, in this order.
 COLUMNS = (
@@ -58,7 +59,7 @@ def _read(
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict]:
     from chipcost.pipeline.your_prices import for_read
 
-    con = connect(db_path, read_only=True)
+    con = open_reader(db_path)
     try:
         mine = for_read(con, currency, list_prices)
         offers = current_offers(con).with_columns(pricing=offer_label())
@@ -273,10 +274,12 @@ def write_site(
         raise ReportError(f"cannot create {out_dir}: {exc.strerror}") from None
     data = site_data(offers, throughput, meta)
     index = out_dir / "index.html"
-    index.write_text(page_html(data, chip_charts(history)), encoding="utf-8")
-    (out_dir / "offers.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     table = offers.select(offer_columns(offers)).with_columns(
         pl.col("last_seen_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     )
-    spreadsheet_safe(table).write_csv(out_dir / "offers.csv")
+    paths = [index, out_dir / "offers.json", out_dir / "offers.csv"]
+    with written_whole(paths) as (page_file, json_file, csv_file):
+        page_file.write_text(page_html(data, chip_charts(history)), encoding="utf-8")
+        json_file.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        csv_file.write_text(spreadsheet_safe(table).write_csv(), encoding="utf-8")
     return Site(index, offers.height, offers["chip"].n_unique(), data["sample"])

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from chipcost.core.clean import printable
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import did_you_mean
 
@@ -161,7 +162,10 @@ def _csv_rules(text: str, path: str) -> list[tuple[int, dict[str, object]]]:
     header = [h.strip().lower() for h in reader.fieldnames or []]
     unknown = [h for h in header if h not in FIELDS]
     if unknown or "provider" not in header or "percent" not in header:
-        why = f"unknown column {unknown[0]!r}" if unknown else "no provider or percent column"
+        # A column is named only when it could be a field's name: the first line of a file
+        # given by mistake (a password file) is not echoed.
+        shown = repr(unknown[0]) if unknown and _NAME.match(unknown[0]) else "that is no field name"
+        why = f"unknown column {shown}" if unknown else "no provider or percent column"
         raise ChipcostError(
             f"discounts file {path}, line 1: {why}; the header names provider and percent, "
             f"and any of {', '.join(f for f in FIELDS if f not in ('provider', 'percent'))}"
@@ -180,6 +184,7 @@ def _csv_rules(text: str, path: str) -> list[tuple[int, dict[str, object]]]:
     return rules
 
 
+_NAME = re.compile(r"^[a-z_]{1,32}$")
 _TABLE_LINE = re.compile(r"^[ \t]*\[\[[ \t]*discount[ \t]*\]\]", re.MULTILINE)
 
 
@@ -200,6 +205,11 @@ def _toml_rules(text: str, path: str) -> list[tuple[int, dict[str, object]]]:
     found = []
     for n, table in enumerate(tables):
         line = lines[n] if n < len(lines) else 0
+        if not isinstance(table, dict):  # discount = [ {...}, 5 ]
+            raise ChipcostError(
+                f"discounts file {path}: rule {n + 1} of discount is a {type(table).__name__}, "
+                'not a table; write each rule as [[discount]] provider = "aws" percent = 10'
+            )
         found.append((line, dict(table)))
     return found
 
@@ -241,7 +251,8 @@ def _rule(
     region = fields.get("region")
     if region is not None:
         region = _text(fields, "region", where).lower()
-    label = str(fields.get("label") or "").strip() or name
+    # Shown on terminals, in the report and the explorer: no escape or bidi characters.
+    label = printable(str(fields.get("label") or "")).strip() or name
     return Discount(
         provider=provider,
         percent=_percent(fields.get("percent"), where),

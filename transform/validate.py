@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandera.polars as pa
 import polars as pl
@@ -94,7 +94,7 @@ def validate_batches(
     for batch in batches:
         _duplicate_reasons(batch, reasons, offset)
         offset += len(batch)
-    frame = records_frame(records)
+    frame = records_frame(_storable(records, reasons))
     if records:
         _schema_reasons(frame, sources, reasons)
     found, offset = [], 0
@@ -134,7 +134,7 @@ def _split(
             source=records[i].source,
             reason="; ".join(dict.fromkeys(reasons[i])),
             row=_record_row(records[i]),
-            sku=records[i].sku,
+            sku=records[i].sku.encode("utf-8", "replace").decode(),  # storable, as above
             payload_ref=records[i].payload_ref,
         )
         for i in positions
@@ -186,6 +186,33 @@ def _describe(case: dict) -> str:
     if column == "chip":
         return f"chip {value!r} is not a canonical chip (chipcost/data/chips.csv)"
     return f"{column}={value!r} fails {check}"
+
+
+def _storable(records: list[PriceRecord], reasons: dict[int, list[str]]) -> list[PriceRecord]:
+    """The records, each whose text UTF-8 cannot hold (a lone surrogate, which a provider's
+    escaped JSON can carry) given its reason and, in the frame only, the text made storable
+    (it is rejected): one such row is one reject, not the whole source failed."""
+    found = []
+    for n, record in enumerate(records):
+        bad = [
+            name
+            for name, value in vars(record).items()
+            if isinstance(value, str) and not _encodes(value)
+        ]
+        if bad:
+            reasons[n].append(f"text that cannot be stored (a lone surrogate) in {', '.join(bad)}")
+            fixed = {k: vars(record)[k].encode("utf-8", "replace").decode() for k in bad}
+            record = replace(record, **fixed)
+        found.append(record)
+    return found
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _record_row(record: PriceRecord) -> dict:

@@ -7,6 +7,8 @@ from typing import NamedTuple
 
 import duckdb
 
+from chipcost.core.payload import AHEAD_OF_NOW
+
 # Times are read as microseconds since the epoch and made UTC datetimes here: a DuckDB
 # TIMESTAMPTZ fetched as a datetime brings in pytz for its time zone, a tenth of what a
 # read command adds to its query.
@@ -47,6 +49,11 @@ class SourceFreshness(NamedTuple):
     def age(self, now: datetime) -> timedelta | None:
         return None if self.last_ok_at is None else now - self.last_ok_at
 
+    def is_ahead(self, now: datetime) -> bool:
+        """Its prices are dated ahead of the clock beyond AHEAD_OF_NOW: a run stamped in the
+        future was loaded, and its prices hide every real run's until that moment."""
+        return self.last_ok_at is not None and self.last_ok_at > now + AHEAD_OF_NOW
+
     def is_stale(self, now: datetime, stale_days: int) -> bool:
         """No success within `stale_days` of `now` (never succeeded counts as stale)."""
         age = self.age(now)
@@ -64,6 +71,10 @@ class Freshness(NamedTuple):
     def sample(self) -> tuple[str, ...]:
         """Sources whose shown prices are bundled sample data."""
         return tuple(s.source for s in self.sources if s.sample)
+
+    @property
+    def ahead(self) -> tuple[SourceFreshness, ...]:
+        return tuple(s for s in self.sources if s.is_ahead(self.now))
 
     @property
     def stale(self) -> tuple[SourceFreshness, ...]:

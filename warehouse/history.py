@@ -29,6 +29,16 @@ HISTORY_COLUMNS = (
 )
 
 
+# The newest day the history speaks for: its newest sighting, never a day that has not come
+# (a run stamped ahead of the clock must not make reads expand days to it).
+NEWEST_DAY = "least(max(last_seen_at), now())::DATE"
+
+
+def newest_day(con: duckdb.DuckDBPyConnection) -> date | None:
+    """The last day any read of the history expands to (NEWEST_DAY); None when it is empty."""
+    return con.execute(f"SELECT {NEWEST_DAY} FROM price_history").fetchall()[0][0]
+
+
 # A history row is the price in force at the end of day d when it began before the day ended
 # and had not ended by then: the same rule as the report's daily trends (warehouse/changes.py).
 # Each row is expanded only over its own days, not joined against a calendar, so a filtered
@@ -38,13 +48,15 @@ def in_force_days(
 ) -> str:
     """The CTEs `bounds` (first_day, last_day: since/until as SQL, else the history's ends),
     `rows` (`columns` of price_history, price_per_chip_hour) and `days` (one row per day each
-    price was in force, from `lookback_days` before first_day to last_day): the rule every
-    daily read of the history shares (`chipcost history`, the price index)."""
+    price was in force, from `lookback_days` before first_day to last_day, which is never past
+    NEWEST_DAY): the rule every daily read of the history shares (`chipcost history`, the
+    price index)."""
+    newest = NEWEST_DAY
     return f"""
 WITH bounds AS (
     SELECT
         coalesce({since}::DATE, min(valid_from)::DATE) AS first_day,
-        coalesce({until}::DATE, max(last_seen_at)::DATE) AS last_day
+        least(coalesce({until}::DATE, {newest}), {newest}) AS last_day
     FROM price_history
 ),
 rows AS (

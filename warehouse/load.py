@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import duckdb
 import polars as pl
@@ -103,6 +103,12 @@ FACT_KEYS = {
 }
 
 
+# Reference tables whose rows are observations, never rewritten: a later file's different
+# value for a key is added beside the earlier one (with its payload), and reads take the one
+# observed last (warehouse/fx.py); the same value again adds nothing.
+KEPT_FACTS = {"fx_rates": "per_eur"}
+
+
 def _load_facts(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
     """Each successful source's reference rows, replacing the rows they have the key of."""
     loaded = 0
@@ -129,11 +135,24 @@ def _replace_facts(
         insert_rows(
             con, "staged_facts", columns, [[r.get(c) for c in columns] for r in latest.values()]
         )
+        listed = ", ".join(columns)
+        if (value := KEPT_FACTS.get(table)) is not None:
+            keys = ", ".join(key)
+            con.execute(
+                f"""
+                INSERT INTO {table} ({listed}) SELECT {", ".join(f"s.{c}" for c in columns)}
+                FROM staged_facts s LEFT JOIN (
+                    SELECT {keys}, arg_max({value}, (observed_at, payload_ref)) AS last FROM {table}
+                    GROUP BY ALL
+                ) t USING ({keys})
+                WHERE t.last IS NULL OR t.last <> s.{value}
+                """
+            )
+            return len(latest)
         match = " AND ".join(f"t.{k} = s.{k}" for k in key)
         con.execute(
             f"DELETE FROM {table} t WHERE EXISTS (SELECT 1 FROM staged_facts s WHERE {match})"
         )
-        listed = ", ".join(columns)
         con.execute(f"INSERT INTO {table} ({listed}) SELECT {listed} FROM staged_facts")
     finally:
         con.execute("DROP TABLE IF EXISTS staged_facts")
@@ -175,7 +194,8 @@ def _retention_cutoff(
     """Observations before this moment are pruned: `days` before the newest observation.
 
     Measured from the newest observation, not the clock, so replaying an old archive into a
-    new file keeps the last `days` of that archive.
+    new file keeps the last `days` of that archive; but never from a moment ahead of the
+    clock, so a run dated in the future cannot prune the observations of every real one.
     """
     if days is None:
         return None
@@ -183,6 +203,7 @@ def _retention_cutoff(
     stored = scalar(con, "SELECT max(observed_at) FROM observations")
     if stored is not None and stored > newest:
         newest = stored
+    newest = min(newest, datetime.now(UTC))
     return newest - timedelta(days=days)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,9 +14,10 @@ import duckdb
 from chipcost.core.durations import iso_duration
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Warehouse
-from chipcost.core.sql_limits import MEMORY_ENV, TEMP_ENV, TIMEOUT_ENV, SqlLimits
-from chipcost.warehouse.db import connect, damaged
+from chipcost.core.sql_limits import SqlLimits
+from chipcost.warehouse.db import damaged
 from chipcost.warehouse.freshness import Freshness, freshness
+from chipcost.warehouse.reader import limit_hit, open_reader
 
 if TYPE_CHECKING:  # `chipcost sql` reads rows without loading polars
     import polars as pl
@@ -291,24 +291,13 @@ def _sandboxed(
     temporary-disk limits; DuckDB errors in plain words."""
     _check_reads_only(query)
     limits = limits or SqlLimits()
-    con = connect(db_path, read_only=True, wait=wait)
-    timer = threading.Timer(limits.timeout, con.interrupt)
-    timer.daemon = True
+    con = open_reader(db_path, wait=wait, limits=limits)
     try:
-        for setting in (*limits.settings(), *_sandbox(db_path)):
+        for setting in _sandbox(db_path):
             con.execute(setting).fetchall()
-        timer.start()
         yield con
-    except duckdb.InterruptException as exc:
-        raise ChipcostError(
-            f"the query ran past {limits.timeout:g} s ({TIMEOUT_ENV}) and was stopped: narrow it "
-            f"(a WHERE, a LIMIT), or raise {TIMEOUT_ENV}"
-        ) from exc
-    except duckdb.OutOfMemoryException as exc:
-        raise ChipcostError(
-            f"the query needed more than {limits.memory} of memory ({MEMORY_ENV}) or "
-            f"{limits.temp} of temporary disk ({TEMP_ENV}): narrow it, or raise them ({exc})"
-        ) from exc
+    except (duckdb.InterruptException, duckdb.OutOfMemoryException) as exc:
+        raise limit_hit(exc, limits) or exc from exc
     except duckdb.PermissionException as exc:
         raise ChipcostError(
             f"`chipcost sql` reads only the warehouse: files, other databases and extensions "
@@ -317,5 +306,4 @@ def _sandboxed(
     except duckdb.Error as exc:
         raise damaged(db_path, exc) or ChipcostError(f"query failed: {exc}") from exc
     finally:
-        timer.cancel()
         con.close()

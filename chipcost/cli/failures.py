@@ -55,7 +55,10 @@ def guarded(run: Callable[[], object]) -> None:
     except Exception as exc:
         # A query on a damaged file fails where it reads the damaged part, not at open.
         from chipcost.warehouse.db import damaged_after_open
+        from chipcost.warehouse.reader import limit_hit
 
+        if (hit := limit_hit(exc)) is not None:  # a read's time, memory or disk limit
+            fail(str(hit))
         if (damage := damaged_after_open(exc)) is None:
             raise
         fail(str(damage))

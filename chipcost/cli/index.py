@@ -83,6 +83,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "sources",
         "List the registered sources, with each one's last successful run when a warehouse exists.",
     ),
+    "remove-run": (
+        "admin",
+        "remove_run",
+        "Take one run out of the warehouse and restate the price history from the rest.",
+    ),
     "demo": (
         "demo",
         "demo",

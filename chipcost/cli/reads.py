@@ -59,12 +59,12 @@ def prices(**given: Any) -> None:
         why_empty,
     )
     from chipcost.pipeline.your_prices import for_read
-    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.reader import read_connection
 
     settings = load_settings(db=asked["db"])
     ask = PriceAsk.of(asked)
     table = format is OutputFormat.table
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    con = read_connection(settings)
     try:
         mine = for_read(con, currency, list_prices)
         # The table reads rows (no polars to import); csv and json write the frame.
@@ -120,7 +120,7 @@ def cost(**given: Any) -> None:
     from chipcost.cli.render_fresh import print_freshness
     from chipcost.pipeline import cost_asked
     from chipcost.pipeline.cost import rank_cost
-    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.reader import read_connection
 
     voice = Voice(COST)
     asked = cost_asked.checked(COST.given(given), voice)
@@ -128,7 +128,7 @@ def cost(**given: Any) -> None:
     table = format is OutputFormat.table
     question = cost_asked.question(asked, voice)
     settings = load_settings(db=asked["db"])
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    con = read_connection(settings)
     try:
         limit = asked["limit"] or (DEFAULT_TABLE_ROWS if table else MAX_LIMIT)
         ask = cost_asked.ranking(con, asked, voice, limit=limit, stale_days=settings.stale_days)
@@ -240,7 +240,7 @@ def compare(**given: Any) -> None:
     from chipcost.pipeline import cost_asked
     from chipcost.pipeline.compare import compare as compare_chips
     from chipcost.pipeline.cost import baseline_chip
-    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.reader import read_connection
 
     voice = Voice(COMPARE)
     chips = COMPARE.given(given)
@@ -249,7 +249,7 @@ def compare(**given: Any) -> None:
     asked = cost_asked.checked({**chips, "baseline": b, "all_offers": True}, voice)
     format = OutputFormat(asked["format"])
     settings = load_settings(db=asked["db"])
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    con = read_connection(settings)
     try:
         ask = cost_asked.ranking(
             con,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from chipcost.core.payload import AHEAD_OF_NOW
+
 if TYPE_CHECKING:  # DuckDB is loaded by the commands that read, not by `--help`
     from rich.console import Console
 
@@ -25,6 +27,8 @@ def when(moment: datetime | None) -> str:
 def ago(age: timedelta | None) -> str:
     if age is None:
         return "never"
+    if age < timedelta(0) and -age > AHEAD_OF_NOW:
+        return "AHEAD of the clock"
     if age < timedelta(hours=1):
         return "under an hour ago"
     if age < timedelta(days=2):
@@ -59,7 +63,7 @@ def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[str]:
     else:
         lines.append(f"{what} as of each source's last successful run:")
         lines += [f"  {when(at)}: {names(sources)}" for at, sources in groups.items()]
-    lines += _failed_lines(fresh)
+    lines += _failed_lines(fresh) + ahead_lines(fresh)
     stale = fresh.stale
     if stale:
         listed = [f"{s.source} ({ago(s.age(fresh.now))})" for s in stale]
@@ -85,6 +89,17 @@ def _failed_lines(fresh: Freshness) -> list[str]:
         f"[yellow]latest attempt not successful[/] ({when(latest)}) for "
         f"{names([f'{s.source} ({s.last_status})' for s in failed])}: "
         "their prices are those of their last successful run"
+    ]
+
+
+def ahead_lines(fresh: Freshness) -> list[str]:
+    """Sources whose shown prices are dated ahead of the clock, and the way out."""
+    return [
+        f"[bold red]dated ahead[/]: {s.source}'s prices are from run {s.last_ok_run}, stamped "
+        f"{when(s.last_ok_at)}, after this machine's clock ({when(fresh.now)}); they hide every "
+        f"real run until then: `chipcost remove-run {s.last_ok_run}` takes it out "
+        "(docs/operations.md)"
+        for s in fresh.ahead
     ]
 
 

@@ -50,6 +50,13 @@ def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wid
         )
     fitted = fit_table(console, columns, rows, keep_order=("provider", "description"), wide=wide)
     print_fitted(console, fitted)
+    for r in frame.filter(frame["ahead"].fill_null(False)).iter_rows(named=True):
+        console.print(
+            f"[bold red]dated ahead[/]: {r['source']}'s last successful run "
+            f"{r['last_success_run']} is dated {when(r['last_success_at'])}, after this "
+            f"machine's clock: `chipcost remove-run {r['last_success_run']}` takes it out",
+            highlight=False,
+        )
     if len(columns) > 3:
         console.print(
             f"stale: no successful run in {stale_days} days (CHIPCOST_STALE_DAYS)"

@@ -6,6 +6,7 @@ import json
 
 import polars as pl
 
+from chipcost.core.clean import FORMULA
 from chipcost.core.record import RECORD_COLUMNS, PriceRecord
 
 # The polars type of each kind of record column (core/record.py RECORD_COLUMNS).
@@ -50,3 +51,16 @@ class ArrowStream:
 def frame_of(relation: object) -> pl.DataFrame:
     """A DuckDB relation's rows as a polars frame, through the Arrow C stream (no pyarrow)."""
     return pl.DataFrame(relation)
+
+
+def spreadsheet_safe(frame: pl.DataFrame) -> pl.DataFrame:
+    """Text cells that a spreadsheet would run as a formula get a leading ' (every CSV a frame
+    becomes: the export, the explorer's, the report's)."""
+    text = [c for c, t in frame.schema.items() if t == pl.String]
+    return frame.with_columns(_defused(c) for c in text)
+
+
+def _defused(column: str) -> pl.Expr:
+    value = pl.col(column)
+    formula = value.str.contains(FORMULA)  # after any leading spaces too (core/clean.py)
+    return pl.when(formula).then(pl.lit("'") + value).otherwise(value).alias(column)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from chipcost.core.errors import ParseError
+
+# A run or payload dated ahead of this machine's clock by more than this was not fetched yet:
+# loaded, its prices would stand until that moment and hide every real run's change.
+AHEAD_OF_NOW = timedelta(minutes=10)
 
 
 @dataclass(frozen=True)

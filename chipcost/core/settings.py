@@ -10,6 +10,7 @@ from pathlib import Path
 
 from chipcost.core.clean import without_credentials
 from chipcost.core.errors import ChipcostError
+from chipcost.core.sql_limits import SqlLimits, sql_limits
 
 DEFAULT_DATA_DIR = Path("data")
 DATA_DIR_ENV = "CHIPCOST_DATA_DIR"
@@ -266,6 +267,8 @@ class Settings:
     payload_max_bytes: int = DEFAULT_PAYLOAD_MAX_MB << 20  # per archived payload, uncompressed
     source_deadline: float = DEFAULT_SOURCE_DEADLINE  # seconds a source's fetch may take
     notify_deadline: float = DEFAULT_NOTIFY_DEADLINE  # seconds one alert target may take
+    # Time, memory and temporary disk of every read (warehouse/reader.py).
+    read_limits: SqlLimits = field(default_factory=SqlLimits)
 
     @property
     def read_wait(self) -> float:
@@ -349,6 +352,7 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
         payload_max_bytes=payload_max_mb(os.environ.get(PAYLOAD_MAX_ENV)) << 20,
         source_deadline=source_deadline(os.environ.get(SOURCE_DEADLINE_ENV)),
         notify_deadline=notify_deadline(os.environ.get(NOTIFY_DEADLINE_ENV)),
+        read_limits=sql_limits(os.environ),
         warehouse_url=url if lake else "",
         lake_data=lake_data,
         archive_url=os.environ.get(ARCHIVE_ENV, "").strip(),

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import time
-import traceback
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -38,7 +37,7 @@ from chipcost.core.settings import Settings, check_data_dir
 from chipcost.core.stopping import Deadline
 from chipcost.extract import FetchContext, Source, registry, source_providers
 from chipcost.pipeline.clock import check_dates
-from chipcost.pipeline.refusals import disk_message, not_empty
+from chipcost.pipeline.refusals import disk_message, not_empty, unexpected
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_batches
 from chipcost.warehouse.db import checkpoint, maintain
@@ -226,13 +225,8 @@ def _guarded(result: SourceResult, name: str, settings: Settings) -> Iterator[No
 
 
 def _unexpected(result: SourceResult, name: str, exc: Exception, settings: Settings) -> None:
-    trace = "".join(traceback.format_exception(exc))
-    log.error("unexpected error in source %s\n%s", name, scrub(trace, settings.secrets))
     result.status = FAILED
-    result.message = masked(
-        f"unexpected {type(exc).__name__} in {name}: {exc}. This is a bug in "
-        "chipcost: the raw payloads are archived; please report it with the run directory"
-    )
+    result.message = unexpected(name, exc, settings.secrets)
 
 
 def _done(result: SourceResult, settings: Settings, progress: Progress) -> SourceResult:

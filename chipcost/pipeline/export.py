@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -9,7 +10,9 @@ from pathlib import Path
 import duckdb
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.names import resolve_chip_names
+from chipcost.core.outputs import written_whole
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.focus import focus_frame, focus_text_times
 from chipcost.warehouse.export import history_rows
@@ -50,13 +53,17 @@ def export_focus(
     frame = focus_frame(rows)
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        csv_path, parquet_path = (directory / f"{FOCUS_FILE}.{ext}" for ext in ("csv", "parquet"))
-        frame.write_parquet(parquet_path)
-        focus_text_times(frame).write_csv(csv_path)
     except OSError as exc:
-        raise ChipcostError(
-            f"cannot write the export to {directory}: {exc.strerror or exc}"
-        ) from None
+        raise ChipcostError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    csv_path, parquet_path = (directory / f"{FOCUS_FILE}.{ext}" for ext in ("csv", "parquet"))
+    # Both files or neither: a full disk leaves the previous export whole.
+    # Made in memory, written by Python: a full disk is then an OSError naming the file, not a
+    # parquet writer's "transport error".
+    parquet = io.BytesIO()
+    frame.write_parquet(parquet)
+    with written_whole([csv_path, parquet_path]) as (csv_file, parquet_file):
+        parquet_file.write_bytes(parquet.getvalue())
+        csv_file.write_text(spreadsheet_safe(focus_text_times(frame)).write_csv(), "utf-8")
     return Exported(
         files=(csv_path, parquet_path),
         rows=frame.height,

@@ -12,6 +12,7 @@ import duckdb
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import resolve_chip_names
 from chipcost.core.questions import HISTORY, Voice
+from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.prices import check_named, named_filters
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
@@ -74,6 +75,7 @@ class HistoryResult:
     freshness: Freshness  # of the sources the frame shows
     chips: list[str]  # the canonical chips the names stood for
     mine: YourPrices = YourPrices()  # the currency the prices are in (no discounts here)
+    notes: tuple[str, ...] = ()  # what the read changed of the ask (an --until cut)
 
 
 def find_history(
@@ -94,6 +96,7 @@ def find_history(
     named = named_filters(ask.regions, ask.pricing_models, ask.providers)
     held = ("the history holds no price in", "its prices are in")
     check_named(con, named, known=history_values, held=held)
+    until, cut = until_within(con, ask.until, ask.voice)
     frame = daily_cheapest(
         con,
         chips,
@@ -101,7 +104,7 @@ def find_history(
         named["regions"],
         named["pricing_models"],
         ask.since,
-        ask.until,
+        until,
     )
     fresh = freshness(
         con, frame["source"].unique().sort().to_list(), stale_days=stale_days, now=now
@@ -110,7 +113,8 @@ def find_history(
     # The currency only: which offer was cheapest on a day is the list prices' answer.
     if mine.rates is not None:
         frame = mine.frame(frame, ("price_per_chip_hour",), day="day")
-    return HistoryResult(frame=frame, freshness=fresh, chips=chips, mine=mine)
+    notes = (cut,) if cut else ()
+    return HistoryResult(frame=frame, freshness=fresh, chips=chips, mine=mine, notes=notes)
 
 
 def why_no_history(con: duckdb.DuckDBPyConnection, ask: HistoryAsk, chips: list[str]) -> str:

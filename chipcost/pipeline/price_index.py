@@ -14,9 +14,12 @@ import polars as pl
 from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.names import resolve_chip_names
 from chipcost.core.questions import INDEX, Voice
+from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.history import day_asked
 from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.pipeline.your_prices import Rates
+from chipcost.warehouse.freshness import freshness
+from chipcost.warehouse.history import newest_day
 from chipcost.warehouse.price_index import BUCKETS, price_index
 
 # With chips named and no --since: the last 30 days of their index.
@@ -105,11 +108,11 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
     chips = resolve_chip_names(ask.chips) or None
     buckets = _buckets(ask.buckets, ask.voice)
     since = ask.since
+    until = until_within(con, ask.until, ask.voice)[0]
     if since is None and not ask.latest:
-        newest = con.execute("SELECT max(last_seen_at)::DATE FROM price_history").fetchall()[0][0]
-        end = ask.until or newest
+        end = until or newest_day(con)
         since = end - timedelta(days=DEFAULT_DAYS - 1) if end else None
-    frame = price_index(con, chips, buckets, since, ask.until, jump=JUMP_FACTOR)
+    frame = price_index(con, chips, buckets, since, until, jump=JUMP_FACTOR)
     if ask.latest and not frame.is_empty():
         frame = frame.filter(pl.col("day") == pl.col("day").max().over("chip", "bucket"))
     if frame.is_empty():
@@ -117,9 +120,11 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
         raise NoMatch(
             f"no index{which} ({', '.join(buckets)}) in the history"
             + (f" from {since}" if since else "")
-            + (f" to {ask.until}" if ask.until else "")
+            + (f" to {until}" if until else "")
             + ": run `chipcost collect` (or `chipcost backfill` for past years), or widen the days"
         )
     if ask.rates is not None:
         frame = in_currency(frame, ask.rates)
-    return frame
+    # As every read's rows: whether the prices it rests on are the bundled sample's.
+    sample = bool(freshness(con, None, stale_days=0).sample)
+    return frame.with_columns(pl.lit(sample).alias("sample"))

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import errno
+import logging
+import os
+import traceback
+from collections.abc import Sequence
 
+from chipcost.core.clean import masked, scrub
 from chipcost.core.errors import ChipcostError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import Source
+
+log = logging.getLogger("chipcost.collect")
 
 
 def not_empty(source: Source, parsed: ParseResult, payloads: list[Payload]) -> ParseResult:
@@ -39,4 +46,21 @@ def disk_message(name: str, exc: OSError) -> str:
     return (
         f"{name}: {what} ({exc.strerror or exc}): {advice}, then run again; nothing of this "
         "source was loaded, and the prices already held are kept"
+    )
+
+
+# Set (to anything but 0) to see the traceback of an unexpected error in a source.
+TRACEBACK_ENV = "CHIPCOST_TRACEBACK"
+
+
+def unexpected(name: str, exc: BaseException, secrets: Sequence[str]) -> str:
+    """The one line a source's unexpected error ends in ("... a bug in chipcost"); its
+    traceback goes to the log only when TRACEBACK_ENV asks for it, scrubbed of secrets."""
+    if os.environ.get(TRACEBACK_ENV, "0") not in ("", "0"):
+        trace = "".join(traceback.format_exception(exc))
+        log.error("unexpected error in source %s\n%s", name, scrub(trace, secrets))
+    return masked(
+        f"unexpected {type(exc).__name__} in {name}: {exc}. This is a bug in chipcost: the raw "
+        f"payloads are archived; please report it with the run directory ({TRACEBACK_ENV}=1 "
+        "shows the traceback)"
     )

@@ -21,6 +21,10 @@ SOURCE_SCHEMA = {
     "sample": pl.Boolean,
     "last_status": pl.String,
     "last_attempt_at": pl.Datetime("us", "UTC"),
+    # The run of its last success, and whether that run is dated ahead of the clock (a run
+    # stamped in the future: `chipcost remove-run` takes it out).
+    "last_success_run": pl.String,
+    "ahead": pl.Boolean,
 }
 
 
@@ -53,6 +57,8 @@ def source_table(
                 "sample": state.sample if state else None,
                 "last_status": state.last_status if state else None,
                 "last_attempt_at": state.last_attempt_at if state else None,
+                "last_success_run": state.last_ok_run if state else None,
+                "ahead": state.is_ahead(now) if state else None,
             }
         )
     if con is not None:

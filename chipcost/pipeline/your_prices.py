@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import bisect
 import os
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from chipcost.core.errors import ChipcostError
@@ -45,6 +46,7 @@ class Rates:
     currency: str
     days: tuple[date, ...]
     rates: tuple[float, ...]
+    corrected: frozenset[date] = frozenset()  # days a later ECB file changed the rate of
 
     def on(self, day: date) -> tuple[float, date]:
         """The rate in force on `day` and the day it was published."""
@@ -158,7 +160,7 @@ class YourPrices:
             counted = f"; a rule applied to {hit} of {len(rows)} rows" if rows else ""
             said.append(
                 f"after your discounts ({self.discounts.summary()}; {DISCOUNTS_ENV}="
-                f"{self.discounts.path}{counted}); --list-prices shows list prices"
+                f"{PurePath(self.discounts.path).name}{counted}); --list-prices shows list prices"
             )
         if self.rates is not None:
             said.append(self.rate_note(rows))
@@ -171,9 +173,15 @@ class YourPrices:
         days = f"{used[0][0]}" if len(used) == 1 else f"{used[0][0]} to {used[-1][0]}"
         low, high = min(u[1] for u in used), max(u[1] for u in used)
         each = f"{low:.4f}" if low == high else f"{low:.4f} to {high:.4f}"
+        fixed = sorted(str(d) for d, _ in used if self.rates and d in self.rates.corrected)
         return (
             f"in {self.currency} at the ECB reference rate of each price's own day: 1 USD = "
             f"{each} {self.currency} (ECB, {days}); list prices in USD: --currency USD"
+            + (
+                f"; the rate of {', '.join(fixed)} as a later ECB file corrected it"
+                if fixed
+                else ""
+            )
         )
 
     def heading(self) -> str:
@@ -221,9 +229,21 @@ def for_read(
     )
 
 
+# A discounts file is a few dozen rules; one past this is no discounts file.
+MAX_DISCOUNTS_BYTES = 1 << 20
+
+
 def load_discounts(path: str, providers: Sequence[str]) -> Discounts:
     file = Path(path).expanduser()
     try:
+        # Looked at before it is opened: a FIFO would block the read, /dev/zero never end.
+        found = file.stat()
+        if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_DISCOUNTS_BYTES:
+            what = "larger than 1 MB" if stat.S_ISREG(found.st_mode) else "not a regular file"
+            raise ChipcostError(
+                f"{DISCOUNTS_ENV}={path}: {what} (a device, a FIFO, a directory or the wrong "
+                "file); point it at your discounts file (docs/prices.md) or unset it"
+            )
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ChipcostError(
@@ -257,7 +277,8 @@ def currency_rates(con: duckdb.DuckDBPyConnection, asked: str, option: str) -> R
             f"currencies: {', '.join(known)}"
         )
     table = per_usd(con, code)
-    return Rates(code, tuple(t[0] for t in table), tuple(t[1] for t in table))
+    corrected = frozenset(t[0] for t in table if t[3])
+    return Rates(code, tuple(t[0] for t in table), tuple(t[1] for t in table), corrected)
 
 
 def _day(value: object) -> date:

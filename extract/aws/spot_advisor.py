@@ -77,7 +77,11 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
                 result.rejects.append(origin.reject(f"{region}: not an object", systems))
                 continue
             for os_name, types in systems.items():
-                for instance_type, stats in (types or {}).items():
+                if not isinstance(types, dict):  # one entry of a wrong type: one reject
+                    what = f"{region} ({os_name}): not an object of instance types"
+                    result.rejects.append(origin.reject(what, {"type": type(types).__name__}))
+                    continue
+                for instance_type, stats in types.items():
                     if aws_family(instance_type) not in families:
                         others += 1
                         continue
@@ -98,6 +102,11 @@ def _body(payload: Payload) -> dict[str, Any]:
         body = json.loads(payload.data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ParseError(f"{where} holds no valid JSON ({exc}): fetch it again") from None
+    except RecursionError:  # a document nested thousands deep: no advisor file is
+        raise ParseError(
+            f"{where} is nested deeper than Python's JSON reader goes: not the advisor's data; "
+            "fetch it again, or report it"
+        ) from None
     if not isinstance(body, dict):
         raise ParseError(f"{where} is not a JSON object: report a format change")
     for key, kind in (("spot_advisor", dict), ("ranges", list)):

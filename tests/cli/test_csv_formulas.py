@@ -41,8 +41,9 @@ def warehouse(tmp_path_factory) -> Path:
     con = open_warehouse(path)
     try:
         for n in range(2):
-            offers = [
-                record(instance_type=text, sku=str(i), price_per_hour=10.0 + i + n)
+            offers = [  # the provider's names and ids as a hostile provider could write them
+                record(instance_type=text, sku=text, price_per_hour=10.0 + i + n, chip=chip)
+                for chip in ("H100-SXM", "H200")  # compare needs two chips
                 for i, text in enumerate(HOSTILE)
             ]
             load_run(con, run_of(offers, day(n)))
@@ -58,7 +59,7 @@ def rows(*args: str) -> list[dict[str, str]]:
 
 
 def test_prices_csv_defuses_every_formula(warehouse):
-    found = rows("prices", "--format", "csv", "--db", str(warehouse))
+    found = rows("prices", "--chip", "H100-SXM", "--format", "csv", "--db", str(warehouse))
     assert sorted(r["instance_type"] for r in found) == sorted("'" + t for t in HOSTILE)
     assert all(float(r["price_per_hour"]) > 0 for r in found)  # numbers stay numbers
 
@@ -77,4 +78,70 @@ def test_history_csv_defuses_every_formula(warehouse):
 def test_the_site_csv_defuses_a_formula_behind_spaces(warehouse, tmp_path):
     write_site(warehouse, tmp_path / "site")
     found = list(csv.DictReader((tmp_path / "site" / "offers.csv").open()))
-    assert sorted(r["instance_type"] for r in found) == sorted("'" + t for t in HOSTILE)
+    assert {r["instance_type"] for r in found} == {"'" + t for t in HOSTILE}
+
+
+# Every command and option that writes CSV, and where the CSV lands ("-": stdout). DB, DIR
+# are filled in; test_every_csv_writer_is_walked holds this list to `chipcost --help`.
+CSV_WRITERS = {
+    "prices --format csv": (["prices", "--format", "csv"], "-"),
+    "prices --format focus": (["prices", "--format", "focus"], "-"),
+    "history --format csv": (["history", "--chip", "H100-SXM", "--format", "csv"], "-"),
+    "history --format focus": (["history", "--chip", "H100-SXM", "--format", "focus"], "-"),
+    "index --format csv": (["index", "--chip", "H100-SXM", "--format", "csv"], "-"),
+    "cost --format csv": (
+        ["cost", "--model", "llama-3-70b", "--workload", "inference", "--format", "csv"],
+        "-",
+    ),
+    "compare --format csv": (
+        [
+            "compare",
+            "H200",
+            "H100-SXM",
+            "--model",
+            "llama-3-70b",
+            "--workload",
+            "inference",
+            "--format",
+            "csv",
+        ],
+        "-",
+    ),  # fmt: skip
+    "sql --format csv": (
+        ["sql", "SELECT instance_type FROM price_history", "--format", "csv"],
+        "-",
+    ),
+    "sources --format csv": (["sources", "--format", "csv"], "-"),
+    "throughput list --format csv": (["throughput", "list", "--format", "csv"], "-"),
+    "export --focus": (["export", "--focus", "DIR"], "sku_prices.csv"),
+    "site": (["site", "DIR"], "offers.csv"),
+    "report": (["report", "--out", "DIR"], "chipcost-changes_*.csv"),
+}
+
+
+def test_every_csv_writer_is_walked():
+    helps = {}
+    for command in ("prices", "history", "index", "cost", "compare", "sql", "sources",
+                    "export", "site", "report", "collect", "backfill", "migrate", "demo",
+                    "remove-run"):  # fmt: skip
+        shown = subprocess.run([CHIPCOST, command, "--help"], capture_output=True, text=True)
+        helps[command] = "csv" in shown.stdout.lower()
+    walked = {name.split()[0] for name in CSV_WRITERS}
+    assert {c for c, says in helps.items() if says} <= walked, helps
+
+
+@pytest.mark.parametrize("name", list(CSV_WRITERS))
+def test_every_csv_writer_defuses_formulas(warehouse, tmp_path, name):
+    args, where = CSV_WRITERS[name]
+    out = tmp_path / "out"
+    args = [str(out) if a == "DIR" else a for a in args]
+    done = subprocess.run(
+        [CHIPCOST, *args, "--db", str(warehouse)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = done.stdout if where == "-" else next(out.glob(where)).read_text()
+    cells = [v for row in csv.reader(io.StringIO(text)) for v in row]
+    assert cells, name
+    assert not [v for v in cells if v.lstrip()[:1] in ("=", "+", "@") or v[:1] == "\t"], name
+    if name in ("prices --format csv", "export --focus", "site"):
+        assert {"'" + t for t in HOSTILE} <= set(cells), name  # the hostile names are there

@@ -81,6 +81,7 @@ WAREHOUSE_COMMANDS = {
     ],
     "report": ["report", "--dry-run"],
     "migrate": ["migrate"],
+    "remove-run": ["remove-run", "2026-11-01T060000Z-test"],
     "collect": ["collect", "--replay", FIRST_RUN, "--source", "aws-pricing-api"],
     "backfill": ["backfill", "--since", "2025-01-01", "--region", "us-east-1"],
     "demo": ["demo"],
@@ -338,7 +339,7 @@ OUTPUT_CASES = [
 # Commands whose cases must reach the warehouse get one that exists.
 NEEDS_DB = (
     "prices", "sql", "cost", "compare", "report", "throughput", "migrate", "history", "index",
-    "export",
+    "export", "remove-run",
 )  # fmt: skip
 
 

@@ -58,7 +58,7 @@ def golden(tmp_path_factory) -> Path:
         "2026-10-01": {"USD": 1.1, "CHF": 0.95},  # CHF only long before: no rate in force
     }
     load_rates(path, rates_file(first), "2026-11-07T170000Z")
-    # A later file restates Friday's rate: the later row replaces the earlier.
+    # A later file restates Friday's rate: kept beside the earlier row, and used.
     load_rates(path, rates_file({"2026-11-06": {"USD": 1.25, "GBP": 0.8}}), "2026-11-08T170000Z")
     return path
 
@@ -74,7 +74,7 @@ def cli(*args: str, **env: str):
     return run_cli(*args, env={**os.environ, "CHIPCOST_DISCOUNTS": "", **env})
 
 
-def test_a_later_rate_file_replaces_the_same_day(golden):
+def test_a_later_rate_file_is_kept_beside_the_same_day(golden):
     rows = chipcost.prices(chip="H100-SXM", currency="USD", db=golden)  # opens; rates held
     assert rows.height
     import duckdb
@@ -83,9 +83,13 @@ def test_a_later_rate_file_replaces_the_same_day(golden):
     try:
         friday = con.execute(
             "SELECT per_eur, payload_ref FROM fx_rates "
-            "WHERE day = '2026-11-06' AND currency = 'USD'"
+            "WHERE day = '2026-11-06' AND currency = 'USD' ORDER BY payload_ref"
         ).fetchall()
-        assert friday == [(1.25, "2026-11-08T170000Z/ecb-rates/0001.xml")]
+        assert friday == [
+            (1.0, "2026-11-07T170000Z/ecb-rates/0001.xml"),
+            (1.25, "2026-11-08T170000Z/ecb-rates/0001.xml"),
+        ]
+        # The euro's own 1 again for Friday adds nothing.
         assert con.execute("SELECT count(*) FROM fx_rates WHERE currency = 'EUR'").fetchone() == (
             3,
         )

@@ -148,11 +148,11 @@ def test_cli_refuses_with_one_clear_line(db, tmp_path):
 
 
 def test_the_query_and_the_freshness_notes_share_one_open(db, monkeypatch):
-    from chipcost.warehouse import readonly
+    from chipcost.warehouse import reader, readonly
 
     opened = []
-    real = readonly.connect
-    monkeypatch.setattr(readonly, "connect", lambda *a, **k: opened.append(a) or real(*a, **k))
+    real = reader.connect
+    monkeypatch.setattr(reader, "connect", lambda *a, **k: opened.append(a) or real(*a, **k))
     result = readonly.read_rows(db, "select count(*) as n from price_history", stale_days=2)
     assert result.rows == [(2,)]
     assert result.freshness is not None and result.freshness.sources  # the loaded source

@@ -1,6 +1,11 @@
-"""`chipcost sql`, `migrate` and `sources`: ad hoc queries and the warehouse itself."""
+"""`chipcost sql`, `migrate`, `sources` and `remove-run`: ad hoc queries and the warehouse
+itself."""
 
 from __future__ import annotations
+
+from typing import Annotated
+
+import typer
 
 from chipcost.cli.declared import command
 from chipcost.cli.formats import OutputFormat
@@ -32,14 +37,14 @@ def sources(
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_sources import print_sources
     from chipcost.pipeline.sources import registered_sources, source_table
-    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.reader import read_connection
 
     settings = load_settings(db=db)
     if db is None and not settings.is_lake and not settings.db_path.exists():
         # Before the first collection there is no warehouse: the sources alone.
         frame = registered_sources()
     else:
-        con = connect(settings.warehouse, read_only=True)
+        con = read_connection(settings)
         try:
             frame = source_table(con, stale_days=settings.stale_days)
         finally:
@@ -48,3 +53,24 @@ def sources(
         print_sources(out, frame, stale_days=settings.stale_days, wide=wide)
     else:
         write_frame(format, frame)
+
+
+def remove_run(
+    run_id: Annotated[str, typer.Argument(help="The run's id (runs.run_id), as `sources` names.")],
+    db: DbOption = None,
+) -> None:
+    """Take one run out of the warehouse and restate the price history from the rest."""
+    from chipcost.pipeline.seed import open_warehouse
+    from chipcost.warehouse.remove_run import remove_run as remove
+
+    settings = load_settings(db=db)
+    con = open_warehouse(settings.warehouse, wait=settings.lock_wait)
+    try:
+        touched = remove(con, run_id)
+    finally:
+        con.close()
+    out.print(
+        f"run {run_id} removed from {settings.warehouse}; the history of the {touched} offers it "
+        "touched is restated from the runs that remain",
+        highlight=False,
+    )

@@ -36,14 +36,17 @@ def export(
     from chipcost.pipeline.export import export_focus
     from chipcost.pipeline.your_prices import for_read
     from chipcost.reports.period import parse_day
-    from chipcost.warehouse.db import connect, scalar
+    from chipcost.warehouse.db import scalar
+    from chipcost.warehouse.reader import read_connection
 
     if not focus.strip():
         raise ChipcostError("--focus is empty: give a directory, e.g. chipcost export --focus out/")
     settings = load_settings(db=db)
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    con = read_connection(settings)
     try:
-        mine = for_read(con, None, list_prices)
+        mine = for_read(
+            con, "USD", list_prices
+        )  # US dollars always: $CHIPCOST_CURRENCY is not read
         made = export_focus(
             con, Path(focus), since=parse_day(since, "--since"), chips=chip, mine=mine
         )

@@ -18,12 +18,12 @@ def _history(**given: Any) -> None:
     from chipcost.core.settings import load_settings
     from chipcost.pipeline.history import HistoryAsk, find_history, why_no_history
     from chipcost.pipeline.your_prices import for_read
-    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.reader import read_connection
 
     asked = HISTORY.given(given)
     ask = HistoryAsk.of(asked)
     settings = load_settings(db=asked["db"])
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    con = read_connection(settings)
     try:
         # the currency; no discounts here
         mine = for_read(con, asked["currency"], list_prices=True)
@@ -51,6 +51,8 @@ def _history(**given: Any) -> None:
     else:
         for why in missing.values():
             notices(output).print(f"note: {why}", highlight=False)
+    for note in result.notes:
+        notices(output).print(f"note: {note}", highlight=False)
     if mine.rates is not None:
         notices(output).print(f"note: {mine.rate_note(result.frame.to_dicts())}", highlight=False)
     print_freshness(notices(output), result.freshness)

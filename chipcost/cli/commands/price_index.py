@@ -12,30 +12,39 @@ from chipcost.core.questions import INDEX
 
 def _index(**given: Any) -> None:
     """The daily rental price index per chip (chipcost.core.questions.INDEX)."""
+    from chipcost.cli.formats import notices
+    from chipcost.cli.render_fresh import print_freshness
     from chipcost.core.settings import load_settings
+    from chipcost.pipeline.clock import until_within
     from chipcost.pipeline.price_index import IndexAsk, find_index
     from chipcost.pipeline.your_prices import for_read
-    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.freshness import freshness
+    from chipcost.warehouse.reader import read_connection
 
     asked = INDEX.given(given)
     chip, since, output = asked["chip"], asked["since"], OutputFormat(asked["format"])
     # Every chip's latest day unless chips or a first day are asked for.
     asked["latest"] = not chip and since is None
     settings = load_settings(db=asked["db"])
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    con = read_connection(settings)
     try:
         mine = for_read(con, asked["currency"], list_prices=True)  # the currency only
-        frame = find_index(con, IndexAsk.of(asked, rates=mine.rates))
+        ask = IndexAsk.of(asked, rates=mine.rates)
+        frame = find_index(con, ask)
+        cut = until_within(con, ask.until, ask.voice)[1]
+        # The index rests on every source with current prices: their freshness is its own.
+        fresh = freshness(con, None, stale_days=settings.stale_days)
     finally:
         con.close()
+    if cut:
+        notices(output).print(f"note: {cut}", highlight=False)
     if output is not OutputFormat.table:
         from chipcost.cli.formats import write_frame
 
         write_frame(output, frame)
         if mine.rates is not None:
-            from chipcost.cli.formats import notices
-
             notices(output).print(f"note: {mine.rate_note(frame.to_dicts())}", highlight=False)
+        print_freshness(notices(output), fresh)
         return
     _show(frame, daily=bool(chip) or since is not None, currency=mine.currency)
     if mine.rates is not None:
@@ -43,6 +52,7 @@ def _index(**given: Any) -> None:
             f"note: {mine.rate_note(frame.to_dicts())}; the providers' prices listed stay in USD",
             highlight=False,
         )
+    print_freshness(out, fresh)
 
 
 index = command(INDEX, _index)
@@ -96,8 +106,9 @@ def _show(frame, *, daily: bool, currency: str = "USD") -> None:
         )
         if row["left_out"]:
             out.print(shown(f"  left out: {row['left_out']}"), highlight=False)
-    out.print(
-        "* the providers differ from the day before (an entry or exit moved the level, not "
-        "only prices); method: docs/price-index.md",
-        highlight=False,
-    )
+    if frame["constituents_changed"].any():  # the footnote only where a row is starred
+        out.print(
+            "* the providers differ from the day before (an entry or exit moved the level, not "
+            "only prices); method: docs/price-index.md",
+            highlight=False,
+        )

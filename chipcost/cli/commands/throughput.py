@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from chipcost.cli.formats import OutputFormat
+from chipcost.cli.measured import check_figure, check_measured_on
 from chipcost.cli.options import DbOption, FormatOption, WideOption, err, out
 from chipcost.cli.reads import resolve_chip
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
@@ -118,6 +119,7 @@ def add(
     db: DbOption = None,
 ) -> None:
     """Record a throughput you measured; it wins over every reference for that chip."""
+    check_measured_on(measured_on)
     row = {
         "chip": resolve_chip(chip),
         "model": model,
@@ -143,6 +145,7 @@ def add(
     except ChipcostError as exc:  # named as the options are, not as the CSV's columns
         field, _, rest = str(exc).partition(" ")
         raise ChipcostError(f"{_OPTIONS.get(field, field)} {rest}") from None
+    check_figure(figure.tokens_per_second_per_chip, chips)
     (ident,), chosen = _store(db, [figure], allow_above_peak)
     used = (
         "It is now the figure `chipcost cost` uses for this chip, model and workload"
@@ -234,13 +237,13 @@ def list_(
     from chipcost.core.names import check_known, resolve_chip_names, split_values
     from chipcost.pipeline.verdict import listing_with_ranges
     from chipcost.warehouse.cost_per_token import throughput_listing
-    from chipcost.warehouse.db import connect
+    from chipcost.warehouse.reader import read_connection
 
     origins = origin or (["reference", "user", "derived"] if derived else ["reference", "user"])
     check_known("origin", split_values(origins, "origin"), ["reference", "user", "derived"])
     check_known("workload", split_values(workload, "workload"), ["training", "inference"])
     settings = load_settings(db=db)
-    con = connect(settings.warehouse, read_only=True, wait=settings.read_wait)
+    con = read_connection(settings)
     try:
         frame = throughput_listing(
             con,

@@ -1,0 +1,90 @@
+"""The one way a read opens the warehouse: read-only, waiting for a writer up to the reader
+wait, within the read limits (time, memory, temporary disk) and spilling into a temporary
+directory of its own, never beside the warehouse.
+
+Every read goes through `open_reader`: prices, history, index, cost, compare, sql, sources,
+site, report, the alerts and the Python API (docs/operations.md, "Reads have limits").
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import duckdb
+
+from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import READ_WAIT, Settings, Warehouse
+from chipcost.core.sql_limits import MEMORY_ENV, TEMP_ENV, TIMEOUT_ENV, SqlLimits, sql_limits
+from chipcost.warehouse.db import connect
+
+_SPILL: list[Path] = []
+
+
+def spill_directory() -> Path:
+    """This process's spill directory in the system's temporary directory ($TMPDIR), made on
+    first use and removed at exit; DuckDB keeps it under the temporary-disk limit."""
+    if not _SPILL:
+        _SPILL.append(Path(tempfile.mkdtemp(prefix="chipcost-spill-")))
+        atexit.register(shutil.rmtree, _SPILL[0], True)
+    return _SPILL[0]
+
+
+def open_reader(
+    warehouse: Path | Warehouse, *, wait: float = READ_WAIT, limits: SqlLimits | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A read-only connection within `limits` (default: those CHIPCOST_SQL_TIMEOUT/_MEMORY/
+    _TEMP set; the report's writers are given a warehouse, not settings): past the time the
+    running query is interrupted (`limit_hit` names it), past the memory or disk it fails."""
+    limits = limits or sql_limits(os.environ)
+    con = connect(warehouse, read_only=True, wait=wait)
+    spill = str(spill_directory()).replace("'", "''")
+    try:
+        for setting in (*limits.settings(), f"SET temp_directory = '{spill}'"):
+            con.execute(setting).fetchall()
+    except BaseException:
+        con.close()
+        raise
+    timer = threading.Timer(limits.timeout, _interrupt, [con])
+    timer.daemon = True  # a read that ended long before leaves nothing waiting on it
+    timer.start()
+    return con
+
+
+def read_connection(settings: Settings) -> duckdb.DuckDBPyConnection:
+    """`open_reader` of the settings' warehouse, reader wait and read limits."""
+    return open_reader(settings.warehouse, wait=settings.read_wait, limits=settings.read_limits)
+
+
+def _interrupt(con: duckdb.DuckDBPyConnection) -> None:
+    try:
+        con.interrupt()
+    except duckdb.Error:  # closed since: the read ended in time
+        pass
+
+
+def limit_hit(exc: BaseException, limits: SqlLimits | None = None) -> ChipcostError | None:
+    """The read limit `exc` says was reached, named with its variable (the limits: those given,
+    else the environment's); None for other errors."""
+    if not isinstance(exc, duckdb.InterruptException | duckdb.OutOfMemoryException):
+        return None
+    try:
+        limits = limits or sql_limits(os.environ)
+    except ChipcostError:
+        limits = SqlLimits()
+    if isinstance(exc, duckdb.InterruptException):
+        return ChipcostError(
+            f"the read ran past {limits.timeout:g} s ({TIMEOUT_ENV}) and was stopped: narrow it "
+            f"(fewer days, a chip, a LIMIT), or raise {TIMEOUT_ENV}"
+        )
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return ChipcostError(
+            f"the read needed more than {limits.memory} of memory ({MEMORY_ENV}) or "
+            f"{limits.temp} of temporary disk ({TEMP_ENV}): narrow it, or raise them "
+            f"({str(exc).splitlines()[0]})"
+        )
+    return None
