@@ -64,6 +64,12 @@ def prices(**given: Any) -> None:
     from chipcost.warehouse.db import connect
 
     hours = per_hours(asked["per"], Voice(PRICES).said("per", asked["per"]))
+    if focus and (hours != 1 or asked["by"] is not None):  # FOCUS's columns are its own
+        said = "--by" if asked["by"] is not None else "--per"
+        raise ChipcostError(
+            f"{said} with --format focus: FOCUS's columns are hourly, one per "
+            "offer; give --format csv or json"
+        )
     settings = load_settings(db=asked["db"])
     ask = PriceAsk.of(asked)
     table = format is OutputFormat.table
@@ -107,7 +113,7 @@ def prices(**given: Any) -> None:
     from chipcost.cli.render_fresh import print_freshness
 
     frame = result.frame if limit is None else result.frame.head(limit)
-    if hours != 1 and not focus:  # FOCUS's columns are its own: hourly, as it defines them
+    if hours != 1:
         from chipcost.cli.render_glance import per_frame
 
         frame = per_frame(frame, hours)

@@ -122,6 +122,8 @@ def test_per_month_and_year_count_730_and_8760_hours(run, db, per, hours):
     [
         (["--by", "vendor"], "--by vendor: give one of provider, region"),
         (["--per", "week"], "--per week: give one of hour, month, year"),
+        (["--per", "month", "--format", "focus"], "--per with --format focus: FOCUS's columns"),
+        (["--by", "provider", "--format", "focus"], "--by with --format focus"),
     ],
 )
 def test_an_unknown_grouping_or_unit_is_refused(run, db, args, message):
