@@ -27,10 +27,9 @@ if TYPE_CHECKING:
 
     from chipcost.pipeline.prices import PriceRows
 
-_UNITS = {"hour": "hr", "month": "mo", "year": "yr"}
 _HEADS = {"on_demand": "on-demand", "spot": "spot", "commitment": "commitment"}
-# Kept while they fit, most useful first: the prices are the point of the view.
-_KEEP = ("commitment_terms", "offers", "region")
+# Kept while they fit, most useful first: the prices, and what a row is per, always stay.
+_KEEP = ("commitment_terms", "offers")
 
 
 def per_words(per: str) -> str:
@@ -50,16 +49,11 @@ def print_glance(
     wide: bool,
 ) -> None:
     """The glance's rows, the prices' currency and unit said once above them."""
-    unit = _UNITS[per]
+    # The unit and currency are said once above: the headers stay short enough for 80 columns.
     columns = [
-        Column("chip", "chip", essential=True),
-        *(Column(k, k, essential=k == "provider") for k in keys),
-        *(
-            Column(
-                f"{k}_per_chip_{per}", f"{_HEADS[k]} $/chip-{unit}", numeric=True, essential=True
-            )
-            for k in KINDS
-        ),
+        Column("chip", "chip", essential=True, whole=True),
+        *(Column(k, k, essential=True, whole=k == "provider") for k in keys),
+        *(Column(f"{k}_per_chip_{per}", _HEADS[k], numeric=True, essential=True) for k in KINDS),
         Column("commitment_terms", "commitment is"),
         Column("offers", "offers", numeric=True),
     ]

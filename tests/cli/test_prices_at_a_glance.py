@@ -12,6 +12,7 @@ import pytest
 
 import chipcost
 from tests.cli.test_cost_cli import _replay_latest_sample_run
+from tests.cli.test_read_commands import chipcost as run_chipcost
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "archive"
 
@@ -93,7 +94,16 @@ def test_by_provider_as_a_table_and_by_region(run, db):
     table = run("prices", "--chip", "H100", "--by", "provider", "--db", db)
     assert table.returncode == 0, table.stderr
     assert "per chip-hour per provider" in table.stdout
-    assert "on-demand $/chip-hr" in table.stdout and "spot $/chip-hr" in table.stdout
+    assert "on-demand" in table.stdout and "commitment" in table.stdout
+    narrow = run_chipcost("prices", "--chip", "H100", "--by", "region", "--db", db, columns=80)
+    assert narrow.returncode == 0, narrow.stderr
+    head = next(line for line in narrow.stdout.splitlines() if line.startswith("chip "))
+    assert head.split()[:6] == ["chip", "provider", "region", "on-demand", "spot", "commitment"]
+    table_lines = narrow.stdout.split("prices as of")[0].splitlines()  # the notes wrap apart
+    assert max(len(line) for line in table_lines) <= 80
+    wide = run("prices", "--chip", "H100", "--by", "region", "--format", "json", "--db", db)
+    shown = [r["commitment_per_chip_hour"] for r in json.loads(wide.stdout)]
+    assert {f"{p:.4f}" for p in shown if p} <= set(narrow.stdout.split())  # no price is cut
     regions = _json(run, "--instance", "p5.48xlarge", "--by", "region", "--db", db)
     assert {r["provider"] for r in regions} == {"aws"} and len(regions) > 1
     assert len({r["region"] for r in regions}) == len(regions)
