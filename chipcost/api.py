@@ -117,8 +117,9 @@ def _prices(**asked: Any) -> pl.DataFrame:
     successful run) and sample (bundled sample data). min_memory is GB per chip, chips the
     chips per instance, min_price/max_price USD per chip-hour, spot True/False to keep
     only/no spot prices; sort "price", "chip", "provider" or "region" (default: price when
-    the chip names stand for several chips, such as "H100", else chip). An unknown name
-    raises chipcost.core.errors.ChipcostError.
+    the chip names stand for several chips, such as "H100", else chip). instance names
+    instance types (p5.48xlarge, a3-highgpu-8g); a current offer's instance type given as
+    chip is read as instance. An unknown name raises chipcost.core.errors.ChipcostError.
 
     Your prices (docs/prices.md): with $CHIPCOST_DISCOUNTS set, the money columns are after
     your discounts and `discount` says which ("10% EDP 2026"), `list_prices=True` sets the
@@ -126,12 +127,13 @@ def _prices(**asked: Any) -> pl.DataFrame:
     the ECB reference rate of each price's day (`currency`, `usd_rate`, `rate_day`). Either
     way `list_price_per_chip_hour_usd` keeps the list price.
     """
+    from chipcost.pipeline.instances import instances_named_as_chips
     from chipcost.pipeline.prices import PriceAsk, find_prices
     from chipcost.pipeline.your_prices import for_read
 
     with _warehouse(asked["db"]) as (con, stale_days):
         mine = for_read(con, asked["currency"], asked["list_prices"], api=True)
-        ask = PriceAsk.of(asked, api=True)
+        ask = instances_named_as_chips(con, PriceAsk.of(asked, api=True))
         return find_prices(con, ask, stale_days=stale_days, mine=mine).frame
 
 

@@ -33,11 +33,13 @@ def _filters(
     regions: list[str] | None = None,
     pricing_models: list[str] | None = None,
     providers: list[str] | None = None,
+    instances: list[str] | None = None,
 ) -> list[str]:
     where = [f"model = {literal(model)}", f"workload = {literal(workload)}"]
     any_of("region", regions, where)
     any_of("pricing_model", pricing_models, where)
     any_of("provider", providers, where)
+    any_of("instance_type", instances, where)
     return where
 
 

@@ -104,6 +104,7 @@ def daily_cheapest(
     models: list[str] | None = None,
     since: date | datetime | None = None,
     until: date | datetime | None = None,
+    instances: list[str] | None = None,
 ) -> pl.DataFrame:
     """The cheapest per-chip price of each chip, per pricing model, per UTC day.
 
@@ -120,6 +121,7 @@ def daily_cheapest(
     any_of("h.provider", providers, where)
     any_of("h.region", regions, where)
     any_of("h.pricing_model", models, where)
+    any_of("h.instance_type", instances, where)
     days = in_force_days(
         where=" AND ".join(where), since=literal(_day(since)), until=literal(_day(until))
     )
@@ -136,7 +138,7 @@ def _day(value: date | datetime | None) -> date | None:
 
 def history_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
     """Distinct values of a price_history column, now or ever (for 'did you mean' messages)."""
-    if column not in ("chip", "provider", "region", "pricing_model"):
+    if column not in ("chip", "provider", "region", "pricing_model", "instance_type"):
         raise ValueError(f"not a name column of price_history: {column!r}")
     rows = con.execute(f"SELECT DISTINCT {column} FROM price_history ORDER BY 1").fetchall()
     return [r[0] for r in rows]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -71,6 +72,7 @@ def _price_query(
     regions: list[str] | None = None,
     models: list[str] | None = None,
     providers: list[str] | None = None,
+    instance_types: list[str] | None = None,
     min_memory_gb: float | None = None,
     chip_counts: list[float] | None = None,
     min_price: float | None = None,
@@ -85,6 +87,7 @@ def _price_query(
     any_of("region", regions, where)
     any_of("pricing_model", models, where)
     any_of("provider", providers, where)
+    any_of("p.instance_type", instance_types, where)
     for condition, value in (
         ("c.memory_gb >= ", min_memory_gb),
         ("price_per_chip_hour >= ", min_price),
@@ -118,7 +121,8 @@ def per_chip_prices(con: duckdb.DuckDBPyConnection, **filters) -> pl.DataFrame:
     """Current per-chip prices, cheapest first within chip, pricing model and term (shortest
     term first).
 
-    Filters (all optional): chips, regions, models, providers (lists, any case);
+    Filters (all optional): chips, regions, models, providers, instance_types (lists, any
+    case);
     min_memory_gb (one chip's memory, chips.csv); chip_counts; min_price/max_price bound the
     per-chip-hour price; spot True keeps only spot prices, False leaves them out.
     """
@@ -143,6 +147,20 @@ def known_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
     """Distinct values of a per_chip_prices column (for 'did you mean' messages)."""
     rows = con.execute(f"SELECT DISTINCT {column} FROM per_chip_prices ORDER BY 1").fetchall()
     return [r[0] for r in rows]
+
+
+def instance_spellings(
+    con: duckdb.DuckDBPyConnection,
+    known: Callable[[duckdb.DuckDBPyConnection, str], list[str]] = known_values,
+) -> dict[str, str]:
+    """Each instance type (`known` lists them: the current offers' by default) by the names
+    a user types for it: itself in any case, and Azure's without the "Standard_" its SKU
+    names start with (the portal's)."""
+    spelled: dict[str, str] = {}
+    for name in map(str, known(con, "instance_type")):
+        spelled.setdefault(name.lower().removeprefix("standard_"), name)
+        spelled[name.lower()] = name
+    return spelled
 
 
 def last_run(con: duckdb.DuckDBPyConnection) -> tuple | None:

@@ -51,6 +51,8 @@ def prices(**given: Any) -> None:
     format = OutputFormat.csv if focus else OutputFormat(asked["format"])
     limit, currency, list_prices = asked["limit"], asked["currency"], asked["list_prices"]
     from chipcost.cli.consoles import out
+    from chipcost.pipeline.instances import instances_named_as_chips
+    from chipcost.pipeline.price_glance import per_hours
     from chipcost.pipeline.prices import (
         PriceAsk,
         find_price_rows,
@@ -61,14 +63,25 @@ def prices(**given: Any) -> None:
     from chipcost.pipeline.your_prices import for_read
     from chipcost.warehouse.reader import read_connection
 
+    hours = per_hours(asked["per"], Voice(PRICES).said("per", asked["per"]))
+    if focus and (hours != 1 or asked["by"] is not None):  # FOCUS's columns are its own
+        said = "--by" if asked["by"] is not None else "--per"
+        raise ChipcostError(
+            f"{said} with --format focus: FOCUS's columns are hourly, one per "
+            "offer; give --format csv or json"
+        )
     settings = load_settings(db=asked["db"])
     ask = PriceAsk.of(asked)
     table = format is OutputFormat.table
     con = read_connection(settings)
     try:
         mine = for_read(con, currency, list_prices)
+        ask = instances_named_as_chips(con, ask)
+        if asked["by"] is not None:  # the glance reads rows in every format
+            rows = find_price_rows(con, ask, stale_days=settings.stale_days, mine=mine)
+            empty = why_empty(con, rows.chips, ask) if not rows.rows else None
         # The table reads rows (no polars to import); csv and json write the frame.
-        if table:
+        elif table:
             rows = find_price_rows(con, ask, stale_days=settings.stale_days, mine=mine)
             empty = why_empty(con, rows.chips, ask) if not rows.rows else None
         else:
@@ -76,23 +89,40 @@ def prices(**given: Any) -> None:
             empty = why_empty(con, result.chips, ask) if result.frame.is_empty() else None
     finally:
         con.close()
+    if asked["by"] is not None:
+        _hints(notices(format), ask.hints)
+        if empty:
+            raise NoMatch(empty)
+        from chipcost.cli.render_glance import glance_output
+
+        glance_output(asked, format, rows)
+        return
     if table:
         from chipcost.cli.render_prices import print_prices
 
+        _hints(out, ask.hints)
         if empty:
             raise NoMatch(empty)
-        print_prices(out, rows, limit=limit or DEFAULT_TABLE_ROWS, wide=asked["wide"])
+        from chipcost.cli.render_glance import per_rows
+
+        per = per_rows(rows.rows, hours)
+        print_prices(out, rows, limit=limit or DEFAULT_TABLE_ROWS, wide=asked["wide"], per=per)
         _no_rows_for(out, unmatched_names(ask["chip"], {str(r["chip"]) for r in rows.rows}))
         return
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_fresh import print_freshness
 
     frame = result.frame if limit is None else result.frame.head(limit)
+    if hours != 1:
+        from chipcost.cli.render_glance import per_frame
+
+        frame = per_frame(frame, hours)
     if focus:
         from chipcost.transform.focus import focus_frame, focus_text_times
 
         frame = focus_text_times(focus_frame(frame.to_dicts()))
     write_frame(format, frame)  # when empty, [] or the header: a pipe still parses
+    _hints(notices(format), ask.hints)
     if empty:
         raise NoMatch(empty)
     _no_rows_for(notices(format), unmatched_names(ask["chip"], set(result.frame["chip"])))
@@ -101,6 +131,12 @@ def prices(**given: Any) -> None:
     if result.frame.height > frame.height and not focus:
         notices(format).print(f"{result.frame.height - frame.height} more rows (--limit)")
     print_freshness(notices(format), result.freshness)
+
+
+def _hints(console, hints: tuple[str, ...]) -> None:
+    """What a name was read as (an instance type given as a chip), before the answer."""
+    for hint in hints:
+        console.print(f"note: {hint}", highlight=False)
 
 
 def _no_rows_for(console, names: list[str]) -> None:

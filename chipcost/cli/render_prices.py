@@ -155,13 +155,29 @@ def _yours(columns: list[Column], result: PriceRows) -> list[Column]:
     return named[:at] + extra + named[at:]
 
 
+def _per_headers(columns: list[Column], per: str) -> list[Column]:
+    """'$/chip-hr' as '$/chip-mo' or '$/chip-yr' when the prices are per month or year."""
+    unit = {"hour": "-hr", "month": "-mo", "year": "-yr"}[per]
+    return [replace(c, header=c.header.replace("-hr", unit)) for c in columns]
+
+
+def _per_words(per: str) -> str:
+    """', per month of 730 hours': said beside the currency when the prices are not hourly."""
+    from chipcost.pipeline.price_glance import PER_HOURS
+
+    return "" if per == "hour" else f", per {per} of {PER_HOURS[per]:,} hours"
+
+
 def _header(same: dict[str, str]) -> str:
     parts = [f"{_FIELDS[k]} [bold]{v}[/]" for k, v in same.items() if v not in _EMPTY]
     return "   ".join(parts)
 
 
-def print_prices(console: Console, result: PriceRows, *, limit: int, wide: bool) -> None:
-    """The prices (at most `limit` rows), what they share, and how fresh they are."""
+def print_prices(
+    console: Console, result: PriceRows, *, limit: int, wide: bool, per: str = "hour"
+) -> None:
+    """The prices (at most `limit` rows, already priced per `per`: hour, month or year),
+    what they share, and how fresh they are."""
     rows = result.rows
     shown = rows[:limit]
     same: dict[str, str] = {}
@@ -170,9 +186,11 @@ def print_prices(console: Console, result: PriceRows, *, limit: int, wide: bool)
     else:
         same = constants(rows)
         columns = _columns(shown, same)
-    columns = _yours(columns, result)
+    columns = _per_headers(_yours(columns, result), per)
     fitted = fit_table(console, columns, _shown(shown, same), keep_order=KEEP_ORDER, wide=wide)
-    console.print(f"current per-chip prices ({result.mine.heading()})", highlight=False)
+    console.print(
+        f"current per-chip prices ({result.mine.heading()}{_per_words(per)})", highlight=False
+    )
     if _header(same):
         console.print(_header(same), highlight=False)
     print_fitted(console, fitted)

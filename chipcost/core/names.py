@@ -58,6 +58,7 @@ EXAMPLES = {
     "pricing model": "on_demand",
     "provider": "aws",
     "chip count": "8",
+    "instance type": "p5.48xlarge",
     "baseline": "H100-SXM",
     "origin": "reference",
     "workload": "inference",

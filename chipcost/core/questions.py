@@ -189,6 +189,15 @@ _ONLY_REGION = Field("region", "names", "Only this region.")
 ONLY_PRICING_MODEL = Field("pricing_model", "names", f"Only this pricing model: {models_help()}.")
 _ONLY_PROVIDER = Field("provider", "names", "Only this provider.")
 
+# An instance type, as its provider names it; a name given to --chip is read as one too.
+INSTANCE = Field(
+    "instance",
+    "names",
+    "Instance type, e.g. p5.48xlarge, a3-highgpu-8g, ND96isr_H100_v5 (repeat or comma list).",
+    query="instance_types",
+    check="named",
+)
+
 PRICES = Question(
     "prices",
     "Current per-chip hourly prices, cheapest first per chip, pricing model and term.",
@@ -225,6 +234,7 @@ PRICES = Question(
             query="providers",
             check="named",
         ),
+        INSTANCE,
         Field(
             "min_memory",
             "float",
@@ -270,6 +280,19 @@ PRICES = Question(
             check="sort",
             narrows=False,
         ),
+        Field(
+            "by",
+            "text",
+            "One row per chip and provider (provider) or per provider and region (region): "
+            "the cheapest on-demand, spot and commitment price per chip side by side.",
+            api=False,
+        ),
+        Field(
+            "per",
+            "text",
+            "Prices per hour (the default), month (730 hours) or year (8,760 hours).",
+            api=False,
+        ),
         CURRENCY,
         LIST_PRICES,
         LIMIT,
@@ -307,6 +330,7 @@ COST = Question(
         _ONLY_REGION,
         ONLY_PRICING_MODEL,
         _ONLY_PROVIDER,
+        INSTANCE._replace(query=None, check=None),
         Field("all_offers", "flag", "Every offer, not the cheapest per chip, pricing model and "
               "term.", False),
         Field("max_instances", "int", "Drop offers needing more than this many instances to "
@@ -371,6 +395,7 @@ HISTORY = Question(
         ),
         Field("provider", "names", "Provider, e.g. aws."),
         Field("region", "names", "Region code, e.g. us-east-1."),
+        INSTANCE._replace(query=None, check=None),
         PRICES.field("pricing_model"),
         PRICES.field("model"),
         Field(

@@ -90,6 +90,7 @@ def ranking(
         region=asked["region"],
         pricing_model=asked["pricing_model"],
         provider=asked["provider"],
+        instance=asked.get("instance"),
         all_offers=asked.get("all_offers", False),
         limit=limit,
         stale_days=stale_days,

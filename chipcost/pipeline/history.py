@@ -17,6 +17,7 @@ from chipcost.pipeline.prices import check_named, named_filters
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.history import daily_cheapest, history_values
+from chipcost.warehouse.prices import instance_spellings
 
 if TYPE_CHECKING:
     import polars as pl
@@ -32,6 +33,7 @@ class HistoryAsk:
     regions: Sequence[str] | str | None = None
     pricing_models: Sequence[str] | str | None = None
     providers: Sequence[str] | str | None = None
+    instances: Sequence[str] | str | None = None
     since: date | None = None
     until: date | None = None
     voice: Voice = Voice(HISTORY)
@@ -45,6 +47,7 @@ class HistoryAsk:
             regions=asked["region"],
             pricing_models=asked["pricing_model"],
             providers=asked["provider"],
+            instances=asked["instance"],
             since=day_asked(asked["since"], voice, "since"),
             until=day_asked(asked["until"], voice, "until"),
             voice=voice,
@@ -93,7 +96,10 @@ def find_history(
         first, last = ask.voice.said("since", ask.since), ask.voice.said("until", ask.until)
         raise ChipcostError(f"{first} is after {last}: swap them")
     chips = resolve_chip_names(ask.chips) or []
-    named = named_filters(ask.regions, ask.pricing_models, ask.providers)
+    named = named_filters(ask.regions, ask.pricing_models, ask.providers, ask.instances)
+    if named["instances"]:  # as the history spells them (Azure's "Standard_" prefix)
+        spellings = instance_spellings(con, history_values)
+        named["instances"] = [spellings.get(i.lower(), i) for i in named["instances"]]
     held = ("the history holds no price in", "its prices are in")
     check_named(con, named, known=history_values, held=held)
     until, cut = until_within(con, ask.until, ask.voice)
@@ -105,6 +111,7 @@ def find_history(
         named["pricing_models"],
         ask.since,
         until,
+        named["instances"],
     )
     fresh = freshness(
         con, frame["source"].unique().sort().to_list(), stale_days=stale_days, now=now

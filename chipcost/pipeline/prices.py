@@ -22,7 +22,12 @@ from chipcost.core.questions import PRICES, Voice
 from chipcost.core.vocabulary import PRICING_MODELS, TERMS
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.prices import known_values, per_chip_price_rows, per_chip_price_schema
+from chipcost.warehouse.prices import (
+    instance_spellings,
+    known_values,
+    per_chip_price_rows,
+    per_chip_price_schema,
+)
 
 if TYPE_CHECKING:  # frames for the API, csv and json; the terminal table reads rows
     import polars as pl
@@ -42,6 +47,7 @@ class PriceAsk:
 
     given: Mapping[str, Any] = field(default_factory=dict)
     voice: Voice = Voice(PRICES)
+    hints: tuple[str, ...] = ()  # what the ask was read as, where a name was not what it said
 
     @classmethod
     def of(cls, values: Mapping[str, Any], *, api: bool = False) -> PriceAsk:
@@ -110,17 +116,26 @@ def _counts(ask: PriceAsk, name: str) -> list[float] | None:
     return counts or None
 
 
-_KINDS = {"regions": "region", "pricing_models": "pricing model", "providers": "provider"}
+_KINDS = {
+    "regions": "region",
+    "pricing_models": "pricing model",
+    "providers": "provider",
+    "instances": "instance type",
+}
+# The warehouse's column of a named filter whose key is not its column's plural.
+_COLUMNS = {"instances": "instance_type"}
 
 
 def named_filters(
     regions: Sequence[str] | str | None,
     pricing_models: Sequence[str] | str | None,
     providers: Sequence[str] | str | None,
+    instances: Sequence[str] | str | None = None,
 ) -> dict[str, list[str] | None]:
     """The filters as the warehouse spells them: lists split, pricing models in snake case,
     a company name read as its cloud."""
     return {
+        "instances": split_values(instances, "instance type"),
         "regions": split_values(regions, "region"),
         "pricing_models": [
             pricing_model_name(m) for m in split_values(pricing_models, "pricing model") or []
@@ -144,7 +159,7 @@ def check_named(
     for key, values in named.items():
         if not values:
             continue
-        column = key.removesuffix("s")
+        column = _COLUMNS.get(key, key.removesuffix("s"))
         shown = {str(r[column]).lower() for r in seen}
         unseen = [v for v in values if v.lower() not in shown]
         if unseen:
@@ -157,16 +172,20 @@ def checked_filters(
     regions: Sequence[str] | str | None,
     pricing_models: Sequence[str] | str | None,
     providers: Sequence[str] | str | None,
+    instances: Sequence[str] | str | None = None,
 ) -> dict[str, list[str] | None]:
-    """Region, pricing model and provider filters split and checked against the current
-    prices: an unknown one is refused with the closest known values."""
-    named = named_filters(regions, pricing_models, providers)
+    """Region, pricing model, provider and instance type filters split and checked against
+    the current prices: an unknown one is refused with the closest known values."""
+    named = named_filters(regions, pricing_models, providers, instances)
+    if named["instances"]:  # as the warehouse spells them (Azure's "Standard_" prefix)
+        spellings = instance_spellings(con)
+        named["instances"] = [spellings.get(i.lower(), i) for i in named["instances"]]
     check_named(con, named)
     return named
 
 
 def _named_filters(ask: PriceAsk) -> dict[str, list[str] | None]:
-    return named_filters(ask["region"], ask["pricing_model"], ask["provider"])
+    return named_filters(ask["region"], ask["pricing_model"], ask["provider"], ask["instance"])
 
 
 def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:

@@ -1,0 +1,119 @@
+"""`chipcost prices --by provider`: one row per chip and provider, its cheapest on-demand, spot
+and commitment price per chip side by side (chipcost.pipeline.price_glance)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+from chipcost.cli.fit import Column, fit_table, plain, print_fitted
+from chipcost.cli.formats import OutputFormat, notices, write_rows
+from chipcost.cli.render_fresh import print_freshness
+from chipcost.core.questions import PRICES, Voice
+from chipcost.pipeline.price_glance import (
+    KINDS,
+    PER_HOURS,
+    by_keys,
+    glance,
+    per_columns,
+    per_hours,
+    scale_rows,
+)
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from chipcost.pipeline.prices import PriceRows
+
+_HEADS = {"on_demand": "on-demand", "spot": "spot", "commitment": "commitment"}
+# Kept while they fit, most useful first: the prices, and what a row is per, always stay.
+_KEEP = ("commitment_terms", "offers")
+
+
+def per_words(per: str) -> str:
+    """'per chip-month (730 hours)': what a price column is per, with the hours it counts."""
+    if per == "hour":
+        return "per chip-hour"
+    return f"per chip-{per} ({PER_HOURS[per]:,} hours)"
+
+
+def print_glance(
+    console: Console,
+    rows: Sequence[Mapping[str, object]],
+    *,
+    keys: tuple[str, ...],
+    per: str,
+    currency: str,
+    wide: bool,
+) -> None:
+    """The glance's rows, the prices' currency and unit said once above them."""
+    # The unit and currency are said once above: the headers stay short enough for 80 columns.
+    columns = [
+        Column("chip", "chip", essential=True, whole=True),
+        *(Column(k, k, essential=True, whole=k == "provider") for k in keys),
+        *(Column(f"{k}_per_chip_{per}", _HEADS[k], numeric=True, essential=True) for k in KINDS),
+        Column("commitment_terms", "commitment is"),
+        Column("offers", "offers", numeric=True),
+    ]
+    cells = [{c.key: _cell(row.get(c.key), c.numeric, per) for c in columns} for row in rows]
+    fitted = fit_table(console, columns, cells, keep_order=_KEEP, wide=wide)
+    console.print(
+        f"cheapest current price {per_words(per)} per {' and '.join(keys)} ({currency}; "
+        "blank: none listed)",
+        highlight=False,
+    )
+    print_fitted(console, fitted)
+    if fitted.dropped:
+        console.print(
+            f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} "
+            "(--wide shows every column)",
+            highlight=False,
+        )
+
+
+def _cell(value: object, numeric: bool, per: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:,.4f}" if per == "hour" else f"{value:,.2f}"
+    return plain(value) if not numeric else str(value)
+
+
+def per_rows(rows: list[dict[str, object]], hours: int) -> str:
+    """The table's rows priced per `hours` (in place); the unit's name."""
+    scale_rows(rows, hours)
+    return next(name for name, h in PER_HOURS.items() if h == hours)
+
+
+def per_frame(frame: pl.DataFrame, hours: int) -> pl.DataFrame:
+    """csv and json per month or year: the hourly columns scaled and named for the unit
+    (price_per_chip_month)."""
+    import polars as pl
+
+    per = next(name for name, h in PER_HOURS.items() if h == hours)
+    names = {old: new for old, new in per_columns(per).items() if old in frame.columns}
+    return frame.with_columns(pl.col(old) * hours for old in names).rename(names)
+
+
+def glance_output(asked: dict[str, Any], format: OutputFormat, found: PriceRows) -> None:
+    """`prices --by provider|region`: one row per chip and provider (and region), its cheapest
+    on-demand, spot and commitment price per chip side by side."""
+    from chipcost.cli.consoles import out
+
+    voice = Voice(PRICES)
+    keys = by_keys(asked["by"], voice.said("by", asked["by"]))
+    per_hours(asked["per"], voice.said("per", asked["per"]))  # refuses a unit it does not know
+    per = str(asked["per"] or "hour").strip().lower()
+    rows = glance(found.rows, keys, per)
+    if asked["limit"] is not None:
+        rows = rows[: asked["limit"]]
+    if format is OutputFormat.table:
+        currency = found.mine.heading()
+        print_glance(out, rows, keys=keys, per=per, currency=currency, wide=asked["wide"])
+        print_freshness(out, found.freshness)
+        return
+    columns = list(rows[0]) if rows else []
+    write_rows(format, columns, [list(r.values()) for r in rows])
+    print_freshness(notices(format), found.freshness)

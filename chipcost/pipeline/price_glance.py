@@ -1,0 +1,101 @@
+"""Prices at a glance: one row per chip and provider (or provider and region) with its cheapest
+on-demand, spot and commitment price per chip side by side, as `sky show-gpus H100` answers;
+and prices per hour, month or year."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from chipcost.core.errors import ChipcostError
+from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+from chipcost.pipeline.your_prices import LIST_COLUMN
+
+# What a row of the glance is per: `--by provider` or `--by region` (provider and region).
+BY = {"provider": ("provider",), "region": ("provider", "region")}
+# A month is 730 hours (8,760 / 12) and a year 8,760 (365 days of 24): the hours a price runs
+# for when it is shown per month or per year.
+PER_HOURS = {"hour": 1, "month": 730, "year": 8760}
+# The glance's columns of price: on demand, spot, and any commitment (reserved, savings plan,
+# a neocloud's term) as one. A capacity block is neither: it is left out of the glance.
+_COMMITS = {m.code for m in PRICING_MODEL_TABLE if m.commits}
+KINDS = ("on_demand", "spot", "commitment")
+
+
+def per_hours(per: str | None, said: str) -> int:
+    """The hours one price covers for `--per` (1 when not given); `said` names the option."""
+    if per is None:
+        return 1
+    wanted = str(per).strip().lower()
+    if wanted not in PER_HOURS:
+        raise ChipcostError(f"{said}: give one of {', '.join(PER_HOURS)}")
+    return PER_HOURS[wanted]
+
+
+def per_columns(per: str) -> dict[str, str]:
+    """The hourly price columns of `prices`' rows and their names per `per`:
+    price_per_chip_hour -> price_per_chip_month (the upfront fee is paid once: unchanged)."""
+    hourly = ("price_per_chip_hour", "price_per_hour", LIST_COLUMN)
+    return {c: c.replace("hour", per) for c in hourly}
+
+
+def scale_rows(rows: Sequence[dict[str, object]], hours: int) -> None:
+    """Each hourly price of `prices`' rows times `hours`, in place (names kept: a table's
+    headers say the unit)."""
+    for row in rows:
+        for column in per_columns("hour"):
+            if row.get(column) is not None:
+                row[column] = float(row[column]) * hours  # type: ignore[arg-type]
+
+
+def by_keys(by: str, said: str) -> tuple[str, ...]:
+    """The columns a glance row is per, for `--by`; `said` names the option as given."""
+    wanted = str(by).strip().lower()
+    if wanted not in BY:
+        raise ChipcostError(f"{said}: give one of {', '.join(BY)}")
+    return BY[wanted]
+
+
+def _kind(model: str) -> str | None:
+    if model in ("on_demand", "spot"):
+        return model
+    return "commitment" if model in _COMMITS else None
+
+
+def glance(rows: Sequence[Mapping[str, object]], keys: tuple[str, ...], per: str) -> list[dict]:
+    """Per chip and `keys`: the cheapest price per chip of each of KINDS (None where the
+    provider has none), the commitment's terms, and how many offers the row stands for;
+    cheapest on demand first within a chip. Prices are per `per` (hour, month or year)."""
+    hours = PER_HOURS[per]
+    groups: dict[tuple, dict[str, object]] = {}
+    for row in rows:
+        key = tuple(str(row[k]) for k in ("chip", *keys))
+        group = groups.setdefault(
+            key,
+            {"chip": row["chip"], **{k: row[k] for k in keys}}
+            | {f"{k}_per_chip_{per}": None for k in KINDS}
+            | {"commitment_terms": None, "offers": 0},
+        )
+        group["offers"] = int(group["offers"]) + 1  # type: ignore[call-overload]
+        kind = _kind(str(row["pricing_model"]))
+        if kind is None:
+            continue
+        price = float(row["price_per_chip_hour"]) * hours  # type: ignore[arg-type]
+        column = f"{kind}_per_chip_{per}"
+        if group[column] is None or price < group[column]:  # type: ignore[operator]
+            group[column] = price
+            if kind == "commitment":
+                group["commitment_terms"] = _terms(row)
+    return sorted(groups.values(), key=lambda g: _order(g, per))
+
+
+def _terms(row: Mapping[str, object]) -> str:
+    """'reserved 1yr all_upfront': the cheapest commitment's model, term and payment."""
+    parts = (row.get(c) for c in ("pricing_model", "term", "payment"))
+    return " ".join(str(p) for p in parts if p not in (None, "", "none", "default"))
+
+
+def _order(group: Mapping[str, object], per: str) -> tuple:
+    prices = [group[f"{k}_per_chip_{per}"] for k in KINDS]
+    known = [float(p) for p in prices if p is not None]  # type: ignore[arg-type]
+    first = prices[0] if prices[0] is not None else min(known, default=float("inf"))
+    return (str(group["chip"]), prices[0] is None, first, *(str(v) for v in group.values()))
