@@ -18,4 +18,4 @@ def estimate_of(row: object) -> dict[str, str]:
     if not isinstance(row, Mapping):
         return {}
     basis = row.get(ESTIMATE_KEY, row.get(ESTIMATE_ATTRIBUTE))
-    return {"estimate": basis.strip() or "estimate"} if isinstance(basis, str) else {}
+    return {"estimate": basis.strip()} if isinstance(basis, str) and basis.strip() else {}
