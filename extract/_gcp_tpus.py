@@ -2,7 +2,7 @@
 
 Google prices TPUs per chip-hour; a slice of n chips costs n chip-hours an hour. A chip with
 slices listed is priced as those slices (a 70B model is held by a v6e-8, not by one chip); a
-TPU chip without (v3, v4, TPU7x) stays one chip, as does a "Pod" SKU's price.
+TPU chip without (v3, v4) stays one chip, as does a "Pod" SKU's price.
 """
 
 from __future__ import annotations

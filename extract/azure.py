@@ -12,6 +12,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import Offer, field_names, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -217,6 +218,7 @@ def _vm(item: dict[str, Any], page: Page) -> Offer:
             "product": item.get("productName"),
             "series": series,
             "effective": item.get("effectiveStartDate"),
+            **estimate_of(item),
         },
     )
 

@@ -8,6 +8,7 @@ from typing import Any
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import parse_html
 from chipcost.extract._kit import parse_count, price_of, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Source
@@ -149,7 +150,8 @@ def _page_rows(page: Page) -> list[dict[str, Any]]:
         for row in table.find_all("tr"):
             cells = [td.text() for td in row.find_all("td")]
             if cells:
-                found.append({**{k: _cell(cells, columns, k) for k in COLUMNS}, "per_gpu": per_gpu})
+                cell = {k: _cell(cells, columns, k) for k in COLUMNS}
+                found.append({**cell, "per_gpu": per_gpu, "marks": row.attrs})
     return found
 
 
@@ -191,7 +193,7 @@ def _page_offer(row: dict[str, Any], page: Page) -> Item:
         chip_count=float(count),
         price_per_hour=round(total, 6),
         sku=row["gpu"],
-        extra={"listed": f"{row['price']} {unit}"},
+        extra={"listed": f"{row['price']} {unit}", **estimate_of(row["marks"])},
     )
 
 

@@ -41,6 +41,7 @@ COLUMNS = (
     "source",
     "last_seen_at",
     "interruption",  # AWS spot only: the Spot Instance Advisor's frequency of interruption
+    "estimate",  # what a price no public page gives rests on (the sample's estimates only)
 )
 DEFAULT_TOKENS = "llama-3-70b|inference"
 DEFAULT_WEEKS = 12

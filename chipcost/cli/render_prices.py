@@ -35,6 +35,10 @@ _WHERE = ("provider", "region", "zone")
 _PRICING = ("pricing_model", "term", "payment", "plan")
 # Parts of a price that say nothing when shown (an on-demand price has no term).
 _EMPTY = ("", "none", "default")
+# After a price no public page gives (the record's extra says so): the mark, and its note.
+ESTIMATE_MARK = " est."
+# Past this many estimates the note names the first ones and counts the rest.
+_ESTIMATES_LISTED = 4
 # Beside chip, where, pricing and $/chip-hr (always shown), the columns kept while they fit,
 # most useful first.
 KEEP_ORDER = (
@@ -60,6 +64,7 @@ _WIDE = (
     Column("interruption", "interrupted"),
     Column("source", "source"),
     Column("source_as_of", "as of (UTC)"),
+    Column("estimate", "estimate: rests on"),
 )
 
 
@@ -128,8 +133,30 @@ def _shown(rows: Sequence[Row], same: dict[str, str]) -> list[dict[str, str]]:
         shown = {key: cell(key, value) for key, value in row.items()}
         shown["where"] = _joined(row, _WHERE, same)
         shown["pricing"] = _joined(row, _PRICING, same)
+        if row.get("estimate"):
+            shown["price_per_chip_hour"] += ESTIMATE_MARK
         cells.append(shown)
     return cells
+
+
+def estimate_note(rows: Sequence[Row]) -> str:
+    """What the marked prices are and rest on, each basis said once ('' when none is marked)."""
+    marked = [row for row in rows if row.get("estimate")]
+    if not marked:
+        return ""
+    offers: dict[str, dict[str, None]] = {}
+    for row in marked:
+        offers.setdefault(str(row["estimate"]), {})[f"{row['provider']} {row['instance_type']}"] = (
+            None
+        )
+    said = [f"{', '.join(names)}: {basis}" for basis, names in offers.items()]
+    more = len(said) - _ESTIMATES_LISTED
+    return (
+        f"{ESTIMATE_MARK.strip()} = an estimate, no price the provider publishes "
+        f"({len(marked)} row{'s' if len(marked) != 1 else ''}): "
+        + "; ".join(said[:_ESTIMATES_LISTED])
+        + (f"; and {more} more (--wide shows each)" if more > 0 else "")
+    )
 
 
 def _has_values(rows: Sequence[Row], column: str) -> bool:
@@ -202,6 +229,7 @@ def print_prices(
             "(--wide shows every column)",
             highlight=False,
         )
-    for line in result.mine.notes(rows):
-        console.print(f"note: {line}", highlight=False)
+    for line in [*result.mine.notes(rows), estimate_note(shown)]:
+        if line:
+            console.print(f"note: {line}", highlight=False)
     print_freshness(console, result.freshness)

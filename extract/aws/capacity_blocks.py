@@ -12,6 +12,7 @@ from typing import Any
 from chipcost.core.catalog import aws_capacity_block_types, aws_chip_for, aws_ultraserver_types
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import Origin
 from chipcost.extract.aws._calls import (
     AwsCallFailed,
@@ -194,6 +195,7 @@ def offering_record(raw: object, region: str, origin: Origin) -> PriceRecord:
     if raw.get("UltraserverType"):
         extra.update(UltraserverCount=count, InstanceCount=raw.get("InstanceCount"))
         extra.update(InstanceType=raw.get("InstanceType"), ZoneType=raw.get("ZoneType"))
+    extra.update(estimate_of(raw))
     return origin.record(
         region=region or region_of_zone(zone),
         zone=zone,

@@ -98,6 +98,14 @@
         maximumFractionDigits: most ?? decimals }) : v;
     if (numeric) td.className = "num";
     if (key === "pricing") td.className = "wrap";
+    if (key === "price_per_chip_hour" && row[at.estimate]) {
+      // No public page gives this price: marked, and what it rests on said on hover.
+      const mark = document.createElement("span");
+      mark.className = "estimate";
+      mark.textContent = " (estimate)";
+      td.appendChild(mark);
+      td.title = "An estimate, not a quoted price: " + row[at.estimate];
+    }
     if (key === "cost" && v !== null) {
       const figure = figureOf(row);
       td.title = `${Math.round(figure.tokens_per_second_per_chip)} tokens/s per chip, ` +

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from chipcost.core.catalog import aws_ultraserver_types
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.aws import capacity_blocks as cb
 from chipcost.sample.build._aws_api import ZONES, labelled, response_bytes, unit
 from chipcost.sample.build._aws_price_list import SAMPLE_LABEL
@@ -44,6 +45,8 @@ ULTRASERVER_RATE = {
         f"trn2.48xlarge Capacity Block rate published at {PRICING_PAGE} ($35.7608, 2026-10)",
     ),
 }
+# Rates no public page gives (sample/REFERENCES.md): marked in the offering itself.
+ESTIMATED = frozenset({"u-trn2x64"})
 # (region, UltraServer type, durations, zone): P6e-GB200 in the Dallas Local Zone.
 ULTRASERVER_CALLS = (
     ("us-east-1", "u-p6e-gb200x36", (24,), "us-east-1-dfw-2a"),
@@ -103,6 +106,8 @@ def ultraserver_answer(name: str, zone: str, hours: int, moment: datetime) -> di
         "CapacityBlockDurationMinutes": 0,
         "ZoneType": "local-zone" if zone.count("-") > 2 else "availability-zone",
     }
+    if name in ESTIMATED:
+        offering[ESTIMATE_KEY] = basis
     label = f"{SAMPLE_LABEL}; the UltraServer fee is {basis}"
     return {"CapacityBlockOfferings": [offering], SAMPLE_KEY: label}
 

@@ -10,6 +10,7 @@ from urllib.parse import quote, urlencode
 
 from chipcost.archive import ArchiveWriter
 from chipcost.extract import azure
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.sample.build._common import factor, fresh_writer, indented_json
 
 # size, regions, on demand, spot, low priority, savings plan 1/3 yr, reserved 1/3 yr total.
@@ -37,6 +38,17 @@ SIZES = (
     ("Standard_NV6ads_A10_v5", ("eastus",), 0.45, 0.09, None, None, None, None, None),
 )
 # fmt: on
+# Offers no public price was found for (sample/REFERENCES.md): (size, region, kind) -> what the
+# estimate rests on, carried in the item beside Azure's own fields.
+ESTIMATES = {
+    ("Standard_ND96isr_H100_v5", "eastus", ""): (
+        "no copy of Azure's Retail Prices answer for this size was found"
+    ),
+    ("Standard_ND96isr_H100_v5", "eastus", "Spot"): (
+        "near a live Retail Prices capture (18.17); no public copy found"
+    ),
+    ("Standard_ND96isr_MI300X_v5", "eastus", ""): "no public price found",
+}
 PAGE = 30  # rows per sample page, so that the sample pages too (the API's is 1000)
 # (size, first day) -> price factor from that day on.
 MOVES = {("Standard_ND96isr_H200_v5", 4): 0.9}  # spot and on demand cut 10%
@@ -121,6 +133,9 @@ def query_items(day: int) -> dict[tuple[str, str], list[dict[str, Any]]]:
             rows = queries[("Consumption", series)]
             rows.append(azure_item(sku, region, round(demand * move, 4), savings=savings))
             rows.append(azure_item(sku, region, round(spot * move, 4), kind="Spot"))
+            for row, kind in zip(rows[-2:], ("", "Spot"), strict=True):
+                if (sku, region, kind) in ESTIMATES:
+                    row[ESTIMATE_KEY] = ESTIMATES[(sku, region, kind)]
             if low:
                 rows.append(azure_item(sku, region, low, kind="Low Priority"))
             for term, total in (("1 Year", ri1), ("3 Years", ri3)):

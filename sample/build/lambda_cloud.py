@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE
 from chipcost.extract.lambda_cloud import PAGE_URL, SOURCE_NAME
 from chipcost.sample.build._common import factor, fresh_writer
 
@@ -18,6 +19,12 @@ ROWS = (
     ("8x NVIDIA A100 SXM", "40 GB", "124", "1800 GiB", "5.8 TiB SSD", 1.29),
     ("1x NVIDIA A10", "24 GB", "30", "200 GiB", "1.4 TiB SSD", 0.75),
 )
+# Rows whose price no quotable copy of the page gives (sample/REFERENCES.md): marked on the
+# row as an attribute, the extra key an HTML table allows.
+ESTIMATES = {
+    "8x NVIDIA B200 SXM6": "no quotable copy of Lambda's pricing page was found",
+    "8x NVIDIA H100 SXM": "no quotable copy of Lambda's pricing page was found",
+}
 HEADERS = ("GPUs", "VRAM / GPU", "vCPUs", "RAM", "Storage", "Price / GPU / hr*")
 # (GPU cell, first day) -> price factor from that day on.
 # The GH200 moves, not the B200: its price is the one sample/REFERENCES.md lists.
@@ -28,7 +35,8 @@ def pricing_page(rows: list[tuple[str, ...]]) -> bytes:
     """The on-demand table of the public pricing page, trimmed to its structure."""
     head = "".join(f"<th>{h}</th>" for h in HEADERS)
     body = "\n".join(
-        "      <tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows
+        f"      <tr{_marks(row[0])}>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>"
+        for row in rows
     )
     html = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>GPU Cloud Pricing | Lambda</title></head>
@@ -48,6 +56,10 @@ def pricing_page(rows: list[tuple[str, ...]]) -> bytes:
 </body></html>
 """
     return html.encode("utf-8")
+
+
+def _marks(gpu: str) -> str:
+    return f' {ESTIMATE_ATTRIBUTE}="{ESTIMATES[gpu]}"' if gpu in ESTIMATES else ""
 
 
 def day_page(day: int) -> bytes:

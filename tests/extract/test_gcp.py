@@ -104,6 +104,21 @@ def test_tpus_are_rented_as_slices_priced_per_chip_hour():
     assert (v4.chip_count, v4.price_per_hour) == (1.0, 1.45)
 
 
+def test_tpu7x_is_rented_as_googles_four_chip_machine_type():
+    # Google names the one-host TPU7x VM tpu7x-standard-4t (accelerator type tpu7x-8): a TPU7x
+    # SKU in the recorded page's shape, at the v6e SKU's rate, is priced as that, never as one
+    # chip named 'tpu-tpu7x'.
+    page = json.loads(payload("compute-skus-page-2.json").data)
+    v6e = next(s for s in page["skus"] if s["description"] == "TpuV6e running in Americas")
+    page["skus"] = [{**v6e, "skuId": "7X00-0000-0001", "description": "TPU7x running in Americas"}]
+    records = parse([payload("tpu7x.json", data=json.dumps(page).encode())]).records
+    assert {r.instance_type for r in records} == {"tpu7x-standard-4t"}
+    ironwood = find(records, "tpu7x-standard-4t")
+    assert (ironwood.chip, ironwood.chip_count, ironwood.price_per_hour) == ("TPU-v7", 4.0, 10.8)
+    assert (ironwood.extra["accelerator_type"], ironwood.extra["topology"]) == ("tpu7x-8", "2x2x1")
+    assert gcp.tpu_types()["tpu7x-standard-4t"] == ("TPU-v7", "tpu7x-8", 4)
+
+
 def test_tpu_v3_is_priced_and_gpus_attached_to_n1_vms_are_priced_alone():
     result = parse(good())
     # On 368c4bd TPU v3 was an unmapped accelerator (named in a note, no price).

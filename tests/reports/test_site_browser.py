@@ -171,12 +171,19 @@ def test_reset_clears_the_filters_and_keeps_the_default_model(page):
 
 @pytest.fixture
 def slices(browser, tmp_path):
-    """One H100 (80 GB), eight H100 (640 GB), and an eighth of an L4 (3 of its 24 GB)."""
+    """One H100 (80 GB), eight H100 (640 GB, its price an estimate), and an eighth of an L4 (3
+    of its 24 GB)."""
     from tests.helpers import loaded_warehouse, record
 
     offers = [
         record(instance_type="p5.4xlarge", chip_count=1.0, price_per_hour=2.0, sku="1"),
-        record(instance_type="p5.48xlarge", chip_count=8.0, price_per_hour=40.0, sku="8"),
+        record(
+            instance_type="p5.48xlarge",
+            chip_count=8.0,
+            price_per_hour=40.0,
+            sku="8",
+            extra={"estimate": "no public price found"},
+        ),
         record(instance_type="g6f.large", chip="L4", chip_count=0.125, price_per_hour=0.23),
     ]
     write_site(loaded_warehouse(tmp_path / "w.duckdb", offers), tmp_path / "site")
@@ -208,6 +215,16 @@ def test_a_slice_of_a_gpu_shows_its_fraction_and_its_share_of_memory(slices):
     assert column(page, "Chips") == ["0.125"] and column(page, "GB / chip") == ["24"]
     page.fill("#memory", "4")  # the slice gives 3 GB
     assert page.inner_text("#count") == "0 of 3 offers"
+
+
+def test_an_estimate_is_marked_beside_its_price_and_says_what_it_rests_on(slices):
+    page = slices
+    instances, prices = column(page, "Instance"), column(page, "USD / chip-hour")
+    marked = {name for name, price in zip(instances, prices, strict=True) if "(estimate)" in price}
+    assert marked == {"p5.48xlarge"}
+    row = instances.index("p5.48xlarge") + 1
+    cell = page.locator(f"#offers tbody tr:nth-child({row}) td:has(span.estimate)")
+    assert cell.get_attribute("title").endswith("no public price found")
 
 
 def test_the_price_is_in_view_on_a_phone(browser, site):

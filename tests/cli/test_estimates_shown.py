@@ -1,0 +1,100 @@
+"""The sample's estimates (sample/REFERENCES.md: no public price found) replayed into a warehouse
+and read: `chipcost prices` marks them and says what they rest on, its JSON and CSV carry an
+`estimate` column, the explorer's offers too; a quoted price carries none."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from chipcost.archive import run_directories
+from chipcost.cli.render_prices import ESTIMATE_MARK
+from chipcost.core.runs import OK, RunResult
+from chipcost.core.settings import Settings
+from chipcost.extract import registry
+from chipcost.pipeline.collect import collect_source
+from chipcost.pipeline.seed import open_warehouse
+from chipcost.warehouse.load import load_run
+from chipcost.warehouse.offers import current_offers
+from chipcost.warehouse.prices import per_chip_price_rows
+from tests.paths import ROOT
+
+SAMPLE = ROOT / "sample" / "archive"
+# The sources of the sample's estimates, and one whose prices are all quoted (oci).
+SOURCES = ("azure", "lambda", "aws-capacity-blocks", "oci")
+ESTIMATED = {
+    ("azure", "eastus", "Standard_ND96isr_H100_v5", "on_demand"),
+    ("azure", "eastus", "Standard_ND96isr_H100_v5", "spot"),
+    ("azure", "eastus", "Standard_ND96isr_MI300X_v5", "on_demand"),
+    ("lambda", "global", "8x B200 SXM", "on_demand"),
+    ("lambda", "global", "8x H100-SXM", "on_demand"),
+    ("aws-capacity-blocks", "us-east-2", "u-trn2x64", "capacity_block"),
+}
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory):
+    """The last two sample runs of those sources loaded (without Prefect) into a DuckDB file."""
+    folder = tmp_path_factory.mktemp("estimates")
+    settings = Settings(data_dir=folder, db_path=folder / "w.duckdb")
+    con = open_warehouse(settings.db_path)
+    for run in run_directories(SAMPLE)[-2:]:
+        results = [
+            collect_source(registry()[name], settings=settings, stamp=run.name, replay_dir=run)
+            for name in SOURCES
+        ]
+        assert {r.status for r in results} == {OK}, [r.message for r in results]
+        observed = min(r.observed_at for r in results)
+        load_run(con, RunResult(run.name, observed, observed, "replay", run.name, True, results))
+    con.close()
+    return settings.db_path
+
+
+def marked(rows: list[dict]) -> set[tuple[str, str, str, str]]:
+    return {
+        (r["source"], r["region"], r["instance_type"], r["pricing_model"])
+        for r in rows
+        if r["estimate"] and r["pricing_model"] != "savings_plan"
+    }
+
+
+def test_the_read_query_and_the_explorer_carry_the_estimates(warehouse):
+    con = open_warehouse(warehouse)
+    try:
+        rows = per_chip_price_rows(con)
+        offers = current_offers(con).to_dicts()
+    finally:
+        con.close()
+    assert marked(rows) == ESTIMATED
+    assert marked(offers) == ESTIMATED
+    trn2 = next(r for r in rows if r["instance_type"] == "u-trn2x64")
+    assert trn2["estimate"].startswith("an ESTIMATE, not an AWS price")
+    # OCI's prices are quoted (sample/REFERENCES.md [A]): none is marked.
+    assert not [r for r in rows if r["source"] == "oci" and r["estimate"]]
+
+
+def test_prices_marks_an_estimate_and_says_what_it_rests_on(run, warehouse):
+    shown = run("prices", "--provider", "lambda", "--db", str(warehouse), env={"COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    b200 = next(line for line in lines if "8x B200 SXM" in line)
+    assert ESTIMATE_MARK.strip() in b200
+    gh200 = next(line for line in lines if "GH200" in line)
+    assert ESTIMATE_MARK.strip() not in gh200
+    note = next(line for line in lines if line.startswith("note: est."))
+    assert "2 rows" in note and "no quotable copy of Lambda's pricing page" in note
+
+
+def test_prices_json_and_csv_carry_the_estimate_column(run, warehouse):
+    args = ("prices", "--provider", "aws", "--db", str(warehouse))
+    as_json = run(*args, "--format", "json")
+    assert as_json.returncode == 0, as_json.stderr
+    rows = json.loads(as_json.stdout)
+    assert {r["instance_type"] for r in rows if r["estimate"]} == {"u-trn2x64"}
+    as_csv = run(*args, "--format", "csv")
+    table = list(csv.DictReader(io.StringIO(as_csv.stdout)))
+    assert {r["instance_type"] for r in table if r["estimate"]} == {"u-trn2x64"}
+    assert {r["estimate"] for r in table if r["instance_type"] != "u-trn2x64"} == {""}
