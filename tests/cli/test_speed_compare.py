@@ -153,7 +153,8 @@ def test_compare_answers_per_pricing_model_in_one_screen(db):
         f"Trainium2 is likely dearer per token than H100-SXM (at the figures, {change})"
         in (verdicts[0])
     )
-    assert "figures used (Trainium2 BF16 against H100-SXM BF16):" in result.stdout
+    # H100 trains at the FP8 MFU of its family's published runs, Trainium at BF16
+    assert "figures used (Trainium2 BF16 against H100-SXM FP8):" in result.stdout
     assert "derived" in result.stdout
 
 
@@ -209,7 +210,12 @@ def test_the_articles_pairs_answer_at_every_speed(db, chip, speed):
         share = row["break_even_tokens_per_second_per_chip"] / row["b_tokens_per_second_per_chip"]
         assert row["break_even_share_of_baseline"] == pytest.approx(share)
         for side in ("a", "b"):
-            assert row[f"{side}_throughput_figure_kind"] in ("benchmark", "calibrated", "derived")
+            assert row[f"{side}_throughput_figure_kind"] in (
+                "benchmark",
+                "vendor-claim",
+                "calibrated",
+                "derived",
+            )
             assert row[f"{side}_precision"]
             point = row[f"{side}_throughput_operating_point"]
             assert point == ("max-throughput" if speed == "max" else "latency-bound")
