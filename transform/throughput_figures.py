@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
+from functools import cache
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import KINDS, OPERATING_POINTS, WORKLOADS, Assumption, Figure
@@ -229,7 +230,12 @@ def _peak(chip: Mapping[str, object], precision: str) -> tuple[str, float] | Non
 
 def _without_url(text: object) -> str:
     """A citation without its trailing URL (the chips and models tables keep the URL)."""
-    return re.sub(r",?\s*https?://\S+", "", str(text or "")).strip(" ,;")
+    return _cited(str(text or ""))
+
+
+@cache  # a few dozen citations, each asked for once per figure derived from it
+def _cited(text: str) -> str:
+    return re.sub(r",?\s*https?://\S+", "", text).strip(" ,;")
 
 
 # (factor, what it was fitted on) for a chip, a model and a per-user speed (None: maximum

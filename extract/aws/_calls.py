@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-import boto3
 import botocore.config
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, PaginationError
 
@@ -94,6 +93,8 @@ class AwsCallFailed(SourceError):
 
 def aws_client(service: str, region: str, source: str) -> Any:
     """A boto3 client with timeouts and adaptive retries; SourceSkipped without credentials."""
+    import boto3  # here, not at import: a replay or a read command never builds a client
+
     try:
         credentials = boto3.Session().get_credentials()
     except BotoCoreError as exc:

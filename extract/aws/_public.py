@@ -7,7 +7,6 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import boto3
 from botocore.exceptions import BotoCoreError
 
 from chipcost.core.errors import SourceSkipped
@@ -43,6 +42,8 @@ CREDENTIAL_ORIGINS = {
 
 def credentials_origin() -> str:
     """Where boto3's usual chain found AWS credentials, or '' for none (then these run)."""
+    import boto3  # here, not at import: a replay or a read command never builds a client
+
     try:
         credentials = boto3.Session().get_credentials()
     except BotoCoreError:

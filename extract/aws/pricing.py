@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
@@ -75,6 +74,8 @@ def pricing_client() -> Any:
 
 
 def ec2_client(region: str) -> Any:
+    import boto3  # here, not at import: a replay or a read command never builds a client
+
     return boto3.client("ec2", region_name=region, config=CLIENT_CONFIG)
 
 
