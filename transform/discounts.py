@@ -20,12 +20,14 @@ CSV: a header naming provider and percent, and any of pricing_model, chip, regio
 from __future__ import annotations
 
 import csv
+import functools
 import io
+import itertools
 import math
 import re
 import tomllib
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 
 from chipcost.core.clean import printable
@@ -147,6 +149,8 @@ def read_discounts(text: str, path: str, known: Vocabulary) -> Discounts:
             f"discounts file {path}: no rule in it; write one per provider, e.g. "
             '[[discount]] provider = "aws" percent = 10 label = "EDP"'
         )
+    # A chip name is resolved once per file, not once per rule naming it.
+    known = replace(known, chips=functools.cache(known.chips))
     rules = tuple(_rule(fields, line, path, name, known) for line, fields in raw)
     _check_one_rule_per_offer(rules, path)
     return Discounts(rules, path)
@@ -188,6 +192,16 @@ _NAME = re.compile(r"^[a-z_]{1,32}$")
 _TABLE_LINE = re.compile(r"^[ \t]*\[\[[ \t]*discount[ \t]*\]\]", re.MULTILINE)
 
 
+def _lines_of(text: str, offsets: Iterable[int]) -> list[int]:
+    """The line (from 1) of each offset, in one pass over the text (offsets ascending)."""
+    lines, line, done = [], 1, 0
+    for offset in offsets:
+        line += text.count("\n", done, offset)
+        done = offset
+        lines.append(line)
+    return lines
+
+
 def _toml_rules(text: str, path: str) -> list[tuple[int, dict[str, object]]]:
     try:
         data = tomllib.loads(text)
@@ -201,7 +215,7 @@ def _toml_rules(text: str, path: str) -> list[tuple[int, dict[str, object]]]:
             + (f"unknown table {extra[0]!r}" if extra else "discount must be [[discount]] tables")
             + '; write each rule as [[discount]] provider = "aws" percent = 10'
         )
-    lines = [text.count("\n", 0, m.start()) + 1 for m in _TABLE_LINE.finditer(text)]
+    lines = _lines_of(text, (m.start() for m in _TABLE_LINE.finditer(text)))
     found = []
     for n, table in enumerate(tables):
         line = lines[n] if n < len(lines) else 0
@@ -297,18 +311,46 @@ def _percent(value: object, where: str) -> float:
 
 
 def _check_one_rule_per_offer(rules: tuple[Discount, ...], path: str) -> None:
-    for i, first in enumerate(rules):
-        for second in rules[i + 1 :]:
-            if not first.overlaps(second):
-                continue
-            if first.within(second) and second.within(first):
-                raise ChipcostError(
-                    f"discounts file {path}, lines {first.line} and {second.line}: two rules for "
-                    f"the same offers ({first.scope}); keep one"
-                )
-            if not (first.within(second) or second.within(first)):
-                raise ChipcostError(
-                    f"discounts file {path}, lines {first.line} and {second.line}: both rules "
-                    f"match some offers ({first.scope} and {second.scope}) and neither is "
-                    "narrower; narrow one so that they no longer overlap, or drop one"
-                )
+    for first, second in _overlapping(rules):
+        if first.within(second) and second.within(first):
+            raise ChipcostError(
+                f"discounts file {path}, lines {first.line} and {second.line}: two rules for "
+                f"the same offers ({first.scope}); keep one"
+            )
+        if not (first.within(second) or second.within(first)):
+            raise ChipcostError(
+                f"discounts file {path}, lines {first.line} and {second.line}: both rules "
+                f"match some offers ({first.scope} and {second.scope}) and neither is "
+                "narrower; narrow one so that they no longer overlap, or drop one"
+            )
+
+
+def _overlapping(rules: tuple[Discount, ...]) -> Iterator[tuple[Discount, Discount]]:
+    """Each pair of rules some offer could match both of (the earlier one first), found
+    through an index of the names they share rather than by trying every pair: the rules of a
+    valid file nest, so each overlaps only the few broader rules above it, and 6,000 rules are
+    checked in linear time (benchmarks/discounts.py)."""
+    groups: dict[tuple[str, tuple[bool, ...]], list[Discount]] = {}
+    for rule in rules:  # by provider and which of model, chip and region the rule names
+        named = tuple(v is not None for v in rule._values())
+        groups.setdefault((rule.provider, named), []).append(rule)
+    keys = list(groups)  # same-pattern pairs first: a duplicate is told before the rest
+    pairs = [(a, a) for a in keys]
+    pairs += [(a, b) for a in keys for b in keys if a[0] == b[0] and a < b]
+    for mine, theirs in pairs:
+        shared = tuple(x and y for x, y in zip(mine[1], theirs[1], strict=True))
+        index: dict[tuple, list[Discount]] = {}
+        for rule in groups[theirs]:
+            for key in _keys(rule, shared):
+                index.setdefault(key, []).append(rule)
+        for rule in groups[mine]:
+            met = {id(o): o for key in _keys(rule, shared) for o in index.get(key, ())}
+            for other in met.values():
+                if other is not rule and (mine != theirs or rule.line < other.line):
+                    yield (rule, other) if rule.line <= other.line else (other, rule)
+
+
+def _keys(rule: Discount, shared: tuple[bool, ...]) -> Iterator[tuple]:
+    """The names of `rule` in the dimensions `shared`, one key per chip a family stands for."""
+    named = zip(rule._values(), shared, strict=True)
+    return itertools.product(*(sorted(v or ()) if on else [None] for v, on in named))
