@@ -402,3 +402,20 @@ def test_the_report_shows_your_prices_where_it_says_where_to_buy(golden, discoun
     assert listed.returncode == 0, listed.stderr
     [plain] = (tmp_path / "l").glob("*.html")
     assert "Your prices" not in plain.read_text() and "$9.2500" in plain.read_text()
+
+
+def test_remove_run_takes_out_the_exchange_rates_the_run_loaded(tmp_path):
+    path = report_warehouse.build(tmp_path / "w.duckdb")
+    load_rates(path, rates_file({"2026-11-05": {"USD": 1.2}}), "2026-11-07T170000Z")
+    # a later file, as a run stamped ahead would bring, restating the same day
+    load_rates(path, rates_file({"2026-11-05": {"USD": 1.5}}), "2099-01-01T060000Z")
+    done = cli("remove-run", "2099-01-01T060000Z", "--db", str(path))
+    assert done.returncode == 0, done.stderr
+    con = open_warehouse(path)
+    try:
+        left = con.sql("SELECT currency, per_eur, payload_ref FROM fx_rates ORDER BY 1").fetchall()
+    finally:
+        con.close()
+    assert ("USD", 1.2, "2026-11-07T170000Z/ecb-rates/0001.xml") in left
+    assert all(not ref.startswith("2099") for _, _, ref in left)
+    assert 1.5 not in {rate for _, rate, _ in left}
