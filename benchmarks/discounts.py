@@ -22,12 +22,8 @@ import time
 
 from chipcost.core.names import resolve_chip_name
 from chipcost.core.vocabulary import PRICING_MODELS
-from chipcost.transform.discounts import (
-    Discounts,
-    Vocabulary,
-    _check_one_rule_per_offer,
-    read_discounts,
-)
+from chipcost.transform.discount_overlaps import check_one_rule_per_offer
+from chipcost.transform.discounts import Discounts, Vocabulary, read_discounts
 
 PROVIDERS = ("aws", "azure", "gcp", "lambda", "runpod", "vastai")
 CHIPS = ("H100-SXM", "H200", "B200", "A100-80GB", "L40S", "MI300X", "Trainium2")
@@ -90,9 +86,7 @@ def main() -> None:
         text = rules_file(count)
         found = read_discounts(text, "bench.toml", known)
         read = fastest(lambda text=text: read_discounts(text, "bench.toml", known), args.repeat)
-        check = fastest(
-            lambda found=found: _check_one_rule_per_offer(found.rules, "b"), args.repeat
-        )
+        check = fastest(lambda found=found: check_one_rule_per_offer(found.rules, "b"), args.repeat)
         line = (
             f"  {count:>6,} rules  read_discounts {read:7.3f} s (its overlap check {check:6.3f} s)"
         )

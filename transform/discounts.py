@@ -22,17 +22,17 @@ from __future__ import annotations
 import csv
 import functools
 import io
-import itertools
 import math
 import re
 import tomllib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 
 from chipcost.core.clean import printable
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import did_you_mean
+from chipcost.transform.discount_overlaps import check_one_rule_per_offer
 
 FIELDS = ("provider", "pricing_model", "chip", "region", "percent", "label")
 SCOPE = ("pricing_model", "chip", "region")
@@ -76,7 +76,7 @@ class Discount:
         """'10% EDP 2026': the discount as a row shows it."""
         return f"{self.percent:g}% {self.label}"
 
-    def _values(self) -> tuple[frozenset | None, ...]:
+    def scope_values(self) -> tuple[frozenset | None, ...]:
         return (
             None if self.pricing_model is None else frozenset({self.pricing_model}),
             self.chips,
@@ -87,14 +87,14 @@ class Discount:
         """Whether some offer could match both rules."""
         return self.provider == other.provider and all(
             a is None or b is None or a & b
-            for a, b in zip(self._values(), other._values(), strict=True)
+            for a, b in zip(self.scope_values(), other.scope_values(), strict=True)
         )
 
     def within(self, other: Discount) -> bool:
         """Whether every offer this rule matches, `other` matches too."""
         return self.provider == other.provider and all(
             b is None or (a is not None and a <= b)
-            for a, b in zip(self._values(), other._values(), strict=True)
+            for a, b in zip(self.scope_values(), other.scope_values(), strict=True)
         )
 
 
@@ -152,7 +152,7 @@ def read_discounts(text: str, path: str, known: Vocabulary) -> Discounts:
     # A chip name is resolved once per file, not once per rule naming it.
     known = replace(known, chips=functools.cache(known.chips))
     rules = tuple(_rule(fields, line, path, name, known) for line, fields in raw)
-    _check_one_rule_per_offer(rules, path)
+    check_one_rule_per_offer(rules, path)
     return Discounts(rules, path)
 
 
@@ -308,49 +308,3 @@ def _percent(value: object, where: str) -> float:
             f"{where}: percent {value!r} is not a discount: give a number from 0 to 100"
         )
     return number
-
-
-def _check_one_rule_per_offer(rules: tuple[Discount, ...], path: str) -> None:
-    for first, second in _overlapping(rules):
-        if first.within(second) and second.within(first):
-            raise ChipcostError(
-                f"discounts file {path}, lines {first.line} and {second.line}: two rules for "
-                f"the same offers ({first.scope}); keep one"
-            )
-        if not (first.within(second) or second.within(first)):
-            raise ChipcostError(
-                f"discounts file {path}, lines {first.line} and {second.line}: both rules "
-                f"match some offers ({first.scope} and {second.scope}) and neither is "
-                "narrower; narrow one so that they no longer overlap, or drop one"
-            )
-
-
-def _overlapping(rules: tuple[Discount, ...]) -> Iterator[tuple[Discount, Discount]]:
-    """Each pair of rules some offer could match both of (the earlier one first), found
-    through an index of the names they share rather than by trying every pair: the rules of a
-    valid file nest, so each overlaps only the few broader rules above it, and 6,000 rules are
-    checked in linear time (benchmarks/discounts.py)."""
-    groups: dict[tuple[str, tuple[bool, ...]], list[Discount]] = {}
-    for rule in rules:  # by provider and which of model, chip and region the rule names
-        named = tuple(v is not None for v in rule._values())
-        groups.setdefault((rule.provider, named), []).append(rule)
-    keys = list(groups)  # same-pattern pairs first: a duplicate is told before the rest
-    pairs = [(a, a) for a in keys]
-    pairs += [(a, b) for a in keys for b in keys if a[0] == b[0] and a < b]
-    for mine, theirs in pairs:
-        shared = tuple(x and y for x, y in zip(mine[1], theirs[1], strict=True))
-        index: dict[tuple, list[Discount]] = {}
-        for rule in groups[theirs]:
-            for key in _keys(rule, shared):
-                index.setdefault(key, []).append(rule)
-        for rule in groups[mine]:
-            met = {id(o): o for key in _keys(rule, shared) for o in index.get(key, ())}
-            for other in met.values():
-                if other is not rule and (mine != theirs or rule.line < other.line):
-                    yield (rule, other) if rule.line <= other.line else (other, rule)
-
-
-def _keys(rule: Discount, shared: tuple[bool, ...]) -> Iterator[tuple]:
-    """The names of `rule` in the dimensions `shared`, one key per chip a family stands for."""
-    named = zip(rule._values(), shared, strict=True)
-    return itertools.product(*(sorted(v or ()) if on else [None] for v, on in named))
