@@ -199,17 +199,19 @@ def _index(**asked: Any) -> pl.DataFrame:
     """The daily rental price index per chip (docs/price-index.md): per chip, bucket
     ('on_demand' by default, 'spot', '1yr') and day, `level` (the median of each provider's
     cheapest per-chip price), `constituents`, `change_1d`/`_7d`/`_30d`,
-    `constituents_changed`, `prices` (each provider's price) and `left_out` (jump-and-back
-    glitches). Default days: the 30 to `until` (or the newest); `latest=True` gives each
-    chip's newest day only. currency ('EUR'; default $CHIPCOST_CURRENCY) states each day's
-    level at that day's ECB rate and the changes between converted levels."""
+    `constituents_changed`, `prices` (each provider's price), `left_out` (jump-and-back
+    glitches, failing sources past the stale limit) and `failing` (constituents whose source
+    failed its latest attempt). Default days: the 30 to `until` (or the newest);
+    `latest=True` gives each chip's newest day only. currency ('EUR'; default
+    $CHIPCOST_CURRENCY) states each day's level at that day's ECB rate and the changes between
+    converted levels."""
     from chipcost.pipeline.price_index import IndexAsk, find_index
     from chipcost.pipeline.your_prices import for_read
 
     ask = IndexAsk.of(asked, api=True)
-    with _warehouse(asked["db"]) as (con, _):
+    with _warehouse(asked["db"]) as (con, stale_days):
         rates = for_read(con, asked["currency"], list_prices=True, api=True).rates
-        return find_index(con, replace(ask, rates=rates))
+        return find_index(con, replace(ask, rates=rates, stale_days=stale_days))
 
 
 def _history(**asked: Any) -> pl.DataFrame:

@@ -208,6 +208,7 @@ def _index(con: duckdb.DuckDBPyConnection, period: Period) -> pl.DataFrame:
         daily = price_index(con, None, ["on_demand"], before, period.until, jump=JUMP_FACTOR)
     except duckdb.Error:
         return pl.DataFrame()
+    daily = daily.filter(pl.col("level").is_not_null())  # a day whose every price was left out
     if daily.is_empty():
         return daily
     ordered = daily.sort("day")

@@ -20,17 +20,19 @@ CSV: a header naming provider and percent, and any of pricing_model, chip, regio
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 
 from chipcost.core.clean import printable
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import did_you_mean
+from chipcost.transform.discount_overlaps import check_one_rule_per_offer
 
 FIELDS = ("provider", "pricing_model", "chip", "region", "percent", "label")
 SCOPE = ("pricing_model", "chip", "region")
@@ -74,7 +76,7 @@ class Discount:
         """'10% EDP 2026': the discount as a row shows it."""
         return f"{self.percent:g}% {self.label}"
 
-    def _values(self) -> tuple[frozenset | None, ...]:
+    def scope_values(self) -> tuple[frozenset | None, ...]:
         return (
             None if self.pricing_model is None else frozenset({self.pricing_model}),
             self.chips,
@@ -85,14 +87,14 @@ class Discount:
         """Whether some offer could match both rules."""
         return self.provider == other.provider and all(
             a is None or b is None or a & b
-            for a, b in zip(self._values(), other._values(), strict=True)
+            for a, b in zip(self.scope_values(), other.scope_values(), strict=True)
         )
 
     def within(self, other: Discount) -> bool:
         """Whether every offer this rule matches, `other` matches too."""
         return self.provider == other.provider and all(
             b is None or (a is not None and a <= b)
-            for a, b in zip(self._values(), other._values(), strict=True)
+            for a, b in zip(self.scope_values(), other.scope_values(), strict=True)
         )
 
 
@@ -147,8 +149,10 @@ def read_discounts(text: str, path: str, known: Vocabulary) -> Discounts:
             f"discounts file {path}: no rule in it; write one per provider, e.g. "
             '[[discount]] provider = "aws" percent = 10 label = "EDP"'
         )
+    # A chip name is resolved once per file, not once per rule naming it.
+    known = replace(known, chips=functools.cache(known.chips))
     rules = tuple(_rule(fields, line, path, name, known) for line, fields in raw)
-    _check_one_rule_per_offer(rules, path)
+    check_one_rule_per_offer(rules, path)
     return Discounts(rules, path)
 
 
@@ -188,6 +192,16 @@ _NAME = re.compile(r"^[a-z_]{1,32}$")
 _TABLE_LINE = re.compile(r"^[ \t]*\[\[[ \t]*discount[ \t]*\]\]", re.MULTILINE)
 
 
+def _lines_of(text: str, offsets: Iterable[int]) -> list[int]:
+    """The line (from 1) of each offset, in one pass over the text (offsets ascending)."""
+    lines, line, done = [], 1, 0
+    for offset in offsets:
+        line += text.count("\n", done, offset)
+        done = offset
+        lines.append(line)
+    return lines
+
+
 def _toml_rules(text: str, path: str) -> list[tuple[int, dict[str, object]]]:
     try:
         data = tomllib.loads(text)
@@ -201,7 +215,7 @@ def _toml_rules(text: str, path: str) -> list[tuple[int, dict[str, object]]]:
             + (f"unknown table {extra[0]!r}" if extra else "discount must be [[discount]] tables")
             + '; write each rule as [[discount]] provider = "aws" percent = 10'
         )
-    lines = [text.count("\n", 0, m.start()) + 1 for m in _TABLE_LINE.finditer(text)]
+    lines = _lines_of(text, (m.start() for m in _TABLE_LINE.finditer(text)))
     found = []
     for n, table in enumerate(tables):
         line = lines[n] if n < len(lines) else 0
@@ -294,21 +308,3 @@ def _percent(value: object, where: str) -> float:
             f"{where}: percent {value!r} is not a discount: give a number from 0 to 100"
         )
     return number
-
-
-def _check_one_rule_per_offer(rules: tuple[Discount, ...], path: str) -> None:
-    for i, first in enumerate(rules):
-        for second in rules[i + 1 :]:
-            if not first.overlaps(second):
-                continue
-            if first.within(second) and second.within(first):
-                raise ChipcostError(
-                    f"discounts file {path}, lines {first.line} and {second.line}: two rules for "
-                    f"the same offers ({first.scope}); keep one"
-                )
-            if not (first.within(second) or second.within(first)):
-                raise ChipcostError(
-                    f"discounts file {path}, lines {first.line} and {second.line}: both rules "
-                    f"match some offers ({first.scope} and {second.scope}) and neither is "
-                    "narrower; narrow one so that they no longer overlap, or drop one"
-                )

@@ -12,6 +12,10 @@ The method (docs/price-index.md):
   before and the day after, while those two agree within that factor, is a jump-and-back
   glitch: left out of that day (named in `left_out`). The newest day has no day after: its
   level may be restated when the next day shows a glitch.
+- **Failing sources**: a source whose latest attempt failed keeps its last good price in force;
+  on the days after its last success that price is flagged (`failing`), and past the stale
+  limit left out (named in `left_out`). A day whose every price is left out keeps its row with
+  no level, so that `left_out` says why.
 - **Entries and exits**: the level is the median of the providers present that day;
   `constituents_changed` says when the set differs from the day before, so a move that comes
   from a provider entering or leaving is told apart from prices moving.
@@ -21,6 +25,7 @@ The method (docs/price-index.md):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 
 import duckdb
@@ -47,6 +52,7 @@ INDEX_COLUMNS = (
     "constituents_changed",
     "prices",
     "left_out",
+    "failing",
 )
 
 # The bucket of each history row; rows outside the buckets asked are not expanded into days.
@@ -56,16 +62,31 @@ _BUCKET = """CASE
             WHEN h.pricing_model IN ({commitments}) AND h.term = '1yr' THEN '1yr'
         END"""
 
+# A failing source's prices (`carried`: its latest attempt failed, so each day after its last
+# successful run still shows that run's price) are flagged in `failing`; past `stale_days`
+# after that run they are left out and named in `left_out`.
 _INDEX = """,
+failing_sources(source, last_ok_day) AS ({failing}),
+sourced AS (
+    SELECT d.*, d.day > f.last_ok_day AS carried,
+        d.day > f.last_ok_day + {stale_days} AS stale, f.last_ok_day
+    FROM days d LEFT JOIN failing_sources f ON f.source = d.source
+),
 provider_day AS (
-    SELECT day, chip, bucket, provider, min(price_per_chip_hour) AS price
-    FROM days GROUP BY ALL
+    SELECT day, chip, bucket, provider,
+        min(price_per_chip_hour) FILTER (WHERE stale IS NOT TRUE) AS price,
+        arg_min(source, price_per_chip_hour) FILTER (WHERE stale IS NOT TRUE AND carried)
+            AS failing_source,
+        min(price_per_chip_hour) FILTER (WHERE stale) AS stale_price,
+        arg_min(source || ' failing, no successful run since ' || last_ok_day,
+            price_per_chip_hour) FILTER (WHERE stale) AS stale_why
+    FROM sourced GROUP BY ALL
 ),
 neighbours AS (
     SELECT *,
         lag(price) OVER w AS before, lag(day) OVER w AS before_day,
         lead(price) OVER w AS after, lead(day) OVER w AS after_day
-    FROM provider_day
+    FROM provider_day WHERE price IS NOT NULL
     WINDOW w AS (PARTITION BY chip, bucket, provider ORDER BY day)
 ),
 judged AS (
@@ -79,28 +100,46 @@ judged AS (
         ) AS glitch
     FROM neighbours
 ),
-levels AS (
+outs AS (
+    SELECT day, chip, bucket, provider,
+        provider || ' ' || printf('%.4f', price) || ' (a jump and back)' AS why
+    FROM judged WHERE glitch
+    UNION ALL
+    SELECT day, chip, bucket, provider,
+        provider || ' ' || printf('%.4f', stale_price) || ' (' || stale_why || ')'
+    FROM provider_day WHERE price IS NULL
+),
+kept AS (
     SELECT day, chip, bucket,
-        median(price) FILTER (WHERE NOT glitch) AS level,
-        count(*) FILTER (WHERE NOT glitch) AS constituents,
+        median(price) AS level,
+        count(*) AS constituents,
         string_agg(provider || ' ' || printf('%.4f', price), '; ' ORDER BY price, provider)
-            FILTER (WHERE NOT glitch) AS prices,
-        string_agg(provider, ',' ORDER BY provider) FILTER (WHERE NOT glitch) AS members,
-        string_agg(provider || ' ' || printf('%.4f', price) || ' (a jump and back)', '; '
-            ORDER BY provider) FILTER (WHERE glitch) AS left_out
-    FROM judged GROUP BY ALL
+            AS prices,
+        string_agg(provider, ',' ORDER BY provider) AS members,
+        string_agg(provider || ' (' || failing_source || ')', '; ' ORDER BY provider)
+            AS failing
+    FROM judged WHERE NOT glitch GROUP BY ALL
+),
+-- Every day a provider had a price, kept or not: a day whose every price is left out (a
+-- one-provider chip's glitch) keeps its row, with no level, so that `left_out` says why.
+levels AS (
+    SELECT k.day, k.chip, k.bucket, kept.level, coalesce(kept.constituents, 0) AS constituents,
+        kept.prices, kept.members, kept.failing,
+        (SELECT string_agg(o.why, '; ' ORDER BY o.provider) FROM outs o
+         WHERE (o.day, o.chip, o.bucket) = (k.day, k.chip, k.bucket)) AS left_out
+    FROM (SELECT DISTINCT day, chip, bucket FROM provider_day) k
+    LEFT JOIN kept ON (kept.day, kept.chip, kept.bucket) = (k.day, k.chip, k.bucket)
 ),
 dated AS (
     SELECT l.*,
         l.level / p1.level - 1 AS change_1d,
         l.level / p7.level - 1 AS change_7d,
         l.level / p30.level - 1 AS change_30d,
-        p1.members IS NOT NULL AND p1.members <> l.members AS constituents_changed
+        p1.members IS NOT NULL AND p1.members IS DISTINCT FROM l.members AS constituents_changed
     FROM levels l
     LEFT JOIN levels p1 ON (p1.chip, p1.bucket, p1.day) = (l.chip, l.bucket, l.day - 1)
     LEFT JOIN levels p7 ON (p7.chip, p7.bucket, p7.day) = (l.chip, l.bucket, l.day - 7)
     LEFT JOIN levels p30 ON (p30.chip, p30.bucket, p30.day) = (l.chip, l.bucket, l.day - 30)
-    WHERE l.level IS NOT NULL
 )
 SELECT d.* FROM dated d, bounds b
 WHERE d.day BETWEEN b.first_day AND b.last_day
@@ -116,10 +155,14 @@ def price_index(
     until: date | None = None,
     *,
     jump: float = 3.0,
+    failing: Mapping[str, date] | None = None,
+    stale_days: int = 2,
 ) -> pl.DataFrame:
     """The index per chip, bucket and day (INDEX_COLUMNS), from `since` to `until` inclusive
     (default: the whole history). Days before `since` (up to 31) are read for the glitch rule
-    and the changes, not shown. `jump` is the glitch factor (chipcost.pipeline.jumps)."""
+    and the changes, not shown. `jump` is the glitch factor (chipcost.pipeline.jumps).
+    `failing`: each source whose latest attempt failed, with the day of its last success; its
+    prices after that day are flagged, and left out more than `stale_days` after it."""
     where: list[str] = ["TRUE"]
     any_of("h.chip", chips, where)
     chosen = buckets or list(BUCKETS)
@@ -136,8 +179,14 @@ def price_index(
         where=" AND ".join(where),
         since=literal(since),
         until=literal(until),
-        columns=f"h.chip, h.provider, {bucket} AS bucket",
+        columns=f"h.chip, h.provider, h.source, {bucket} AS bucket",
         lookback_days=31,
     )
-    sql = days + _INDEX.format(jump=float(jump))
+    rows = [f"({literal(source)}, {literal(ok)}::DATE)" for source, ok in (failing or {}).items()]
+    empty = "SELECT NULL::VARCHAR, NULL::DATE WHERE FALSE"
+    sql = days + _INDEX.format(
+        jump=float(jump),
+        failing=f"VALUES {', '.join(rows)}" if rows else empty,
+        stale_days=int(stale_days),
+    )
     return frame_of(con.sql(sql)).select(INDEX_COLUMNS)

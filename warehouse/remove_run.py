@@ -43,6 +43,13 @@ def remove_run(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
             "SELECT source, observed_at FROM source_runs WHERE run_id = ?",
             [run_id],
         )
+        # The reference rates the run's sources loaded (each row names its payload, under the
+        # run's archive directory): a run stamped ahead must not leave its rates in force.
+        con.execute(
+            "DELETE FROM fx_rates WHERE source IN (SELECT source FROM removed_sources) AND "
+            "starts_with(payload_ref, (SELECT archive_run FROM runs WHERE run_id = ?) || '/')",
+            [run_id],
+        )
         for table in ("observations", "rejects", "source_runs", "runs"):
             con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         _undo(con, run_id)

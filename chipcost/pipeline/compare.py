@@ -178,6 +178,12 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
     by_pricing: dict[str, dict[str, list[Row]]] = {}
     for row in ranking.rows:  # every offer, cheapest first
         by_pricing.setdefault(_pricing(row), {}).setdefault(str(row["chip"]), []).append(row)
+    shared = [
+        (pricing, offers)
+        for pricing, offers in sorted(by_pricing.items(), key=_pricing_order)
+        if chip_a in offers and chip_b in offers
+    ]
+    free = _free_baselines(shared, chip_a, chip_b)
     lines = [
         _line(
             pricing,
@@ -187,9 +193,11 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
             published[chip_b],
             parameters,
         )
-        for pricing, offers in sorted(by_pricing.items(), key=_pricing_order)
-        if chip_a in offers and chip_b in offers
+        for pricing, offers in shared
+        if pricing not in free
     ]
+    if shared and not lines:
+        raise ChipcostError(next(iter(free.values())))
     if not lines:
         have = {c: sorted(p for p, o in by_pricing.items() if c in o) for c in (chip_a, chip_b)}
         raise ChipcostError(
@@ -197,9 +205,28 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
             f"{', '.join(have[chip_a]) or 'none'}; {chip_b}: {', '.join(have[chip_b]) or 'none'})"
             "; widen --provider/--region/--pricing-model"
         )
-    notes = speed_notes(both, ranking.rows) + fit_notes(parameters, both, ranking.rows)
+    notes = [*free.values(), *speed_notes(both, ranking.rows)]
+    notes += fit_notes(parameters, both, ranking.rows)
     notes += ask.mine.notes([row for line in lines for row in (line.a, line.b)])
     return CompareResult(chip_a, chip_b, ranking, lines, published, notes, elsewhere)
+
+
+def _free_baselines(
+    shared: list[tuple[str, dict[str, list[Row]]]], chip_a: str, chip_b: str
+) -> dict[str, str]:
+    """The pricing models whose baseline offer costs nothing (a 100% discount in
+    CHIPCOST_DISCOUNTS): no change can be stated against a cost of zero, so each is said in
+    one line instead of answered."""
+    free = {}
+    for pricing, offers in shared:
+        b = _pair(offers[chip_a], offers[chip_b])[1]
+        if float(b["cost_per_million_tokens"]) <= 0:  # type: ignore[arg-type]
+            free[pricing] = (
+                f"{pricing}: {chip_b}'s offer ({b['provider']} {b['instance_type']}) costs "
+                f"nothing after your discounts, so {chip_a} cannot be compared with it; lower "
+                "that rule's percent below 100 in CHIPCOST_DISCOUNTS, or compare the other way"
+            )
+    return free
 
 
 def _line(

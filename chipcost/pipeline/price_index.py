@@ -14,11 +14,12 @@ import polars as pl
 from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.names import resolve_chip_names
 from chipcost.core.questions import INDEX, Voice
+from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.history import day_asked
 from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.pipeline.your_prices import Rates
-from chipcost.warehouse.freshness import freshness
+from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.history import newest_day
 from chipcost.warehouse.price_index import BUCKETS, price_index
 
@@ -35,10 +36,16 @@ class IndexAsk:
     latest: bool = False  # only each chip's newest day (the overview)
     voice: Voice = Voice(INDEX)  # names the fields in messages as the asker did
     rates: Rates | None = None  # the currency to state the index in; None: US dollars
+    stale_days: int = DEFAULT_STALE_DAYS  # a failing source's prices are left out past this
 
     @classmethod
     def of(
-        cls, asked: Mapping[str, Any], *, rates: Rates | None = None, api: bool = False
+        cls,
+        asked: Mapping[str, Any],
+        *,
+        rates: Rates | None = None,
+        api: bool = False,
+        stale_days: int = DEFAULT_STALE_DAYS,
     ) -> IndexAsk:
         """The ask of chipcost.core.questions.INDEX's fields, the days read."""
         voice = Voice(INDEX, api)
@@ -50,6 +57,7 @@ class IndexAsk:
             latest=asked["latest"],
             voice=voice,
             rates=rates,
+            stale_days=stale_days,
         )
 
 
@@ -89,8 +97,9 @@ def in_currency(frame: pl.DataFrame, rates: Rates) -> pl.DataFrame:
         return out
 
     levels = zip(frame["day"].to_list(), frame["level"].to_list(), strict=True)
+    converted = [None if level is None else level * rate[day][0] for day, level in levels]
     return frame.with_columns(
-        pl.Series("level", [level * rate[day][0] for day, level in levels], dtype=pl.Float64),
+        pl.Series("level", converted, dtype=pl.Float64),
         pl.Series("change_1d", moved("change_1d", 1), dtype=pl.Float64),
         pl.Series("change_7d", moved("change_7d", 7), dtype=pl.Float64),
         pl.Series("change_30d", moved("change_30d", 30), dtype=pl.Float64),
@@ -112,7 +121,11 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
     if since is None and not ask.latest:
         end = until or newest_day(con)
         since = end - timedelta(days=DEFAULT_DAYS - 1) if end else None
-    frame = price_index(con, chips, buckets, since, until, jump=JUMP_FACTOR)
+    fresh = freshness(con, None, stale_days=ask.stale_days)
+    frame = price_index(
+        con, chips, buckets, since, until,
+        jump=JUMP_FACTOR, failing=failing_since(fresh), stale_days=ask.stale_days,
+    )  # fmt: skip
     if ask.latest and not frame.is_empty():
         frame = frame.filter(pl.col("day") == pl.col("day").max().over("chip", "bucket"))
     if frame.is_empty():
@@ -126,5 +139,14 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
     if ask.rates is not None:
         frame = in_currency(frame, ask.rates)
     # As every read's rows: whether the prices it rests on are the bundled sample's.
-    sample = bool(freshness(con, None, stale_days=0).sample)
-    return frame.with_columns(pl.lit(sample).alias("sample"))
+    return frame.with_columns(pl.lit(bool(fresh.sample)).alias("sample"))
+
+
+def failing_since(fresh: Freshness) -> dict[str, date]:
+    """Each source whose latest attempt did not succeed, with the day of its last success:
+    the index flags its carried prices, and leaves them out past the stale limit."""
+    return {
+        s.source: s.last_ok_at.date()
+        for s in fresh.sources
+        if s.last_status not in ("ok", "already_loaded") and s.last_ok_at is not None
+    }

@@ -118,6 +118,8 @@ def verdict(a: Row, b: Row, parameters: float | None) -> Verdict:
 
 
 def _measured(ta: float, break_even: float) -> str:
+    if break_even <= 0:  # A's offer costs nothing (a 100% discount): any figure is cheaper
+        return "cheaper"
     if abs(ta / break_even - 1) < 0.005:
         return "as cheap"
     return "cheaper" if ta > break_even else "dearer"
@@ -143,7 +145,9 @@ def with_verdicts(
             row.get("baseline_cost_per_million"),
         )  # fmt: skip
         b = base.get(key)
-        if b is None or row["chip"] == baseline:
+        # No break-even against a baseline that costs nothing (a 100% discount): its cost
+        # change is empty too (transform/cost.py).
+        if b is None or row["chip"] == baseline or not b["cost_per_million_tokens"]:
             row["break_even_tokens_per_second_per_chip"] = row["break_even_share"] = None
             row["verdict"] = None
             continue

@@ -71,6 +71,7 @@ class YourPrices:
 
     discounts: Discounts | None = None
     rates: Rates | None = None
+    warnings: tuple[str, ...] = ()  # what is wrong with the discounts, a line each
 
     @property
     def currency(self) -> str:
@@ -164,7 +165,7 @@ class YourPrices:
             )
         if self.rates is not None:
             said.append(self.rate_note(rows))
-        return said
+        return said + list(self.warnings)
 
     def rate_note(self, rows: Sequence[Mapping[str, object]] = ()) -> str:
         used = sorted({(r["rate_day"], r["usd_rate"]) for r in rows if r.get("rate_day")})
@@ -201,14 +202,17 @@ def your_prices(
     """What to do to the prices of a read: the discounts file named by $CHIPCOST_DISCOUNTS
     (unless `list_prices`), and `currency` (else $CHIPCOST_CURRENCY; US dollars by default)."""
     env = os.environ if env is None else env
-    discounts = None
+    discounts, warnings = None, ()
     path = (env.get(DISCOUNTS_ENV) or "").strip()
     if path and not list_prices:
+        from chipcost.pipeline.discount_regions import unknown_regions
+
         discounts = load_discounts(path, providers)
+        warnings = unknown_regions(con, discounts)
     asked = currency if currency is not None else (env.get(CURRENCY_ENV) or "").strip()
     option = ("currency=" if api else "--currency ") if currency is not None else f"{CURRENCY_ENV}="
     rates = currency_rates(con, asked, option) if asked else None
-    return YourPrices(discounts=discounts, rates=rates)
+    return YourPrices(discounts=discounts, rates=rates, warnings=warnings)
 
 
 def for_read(

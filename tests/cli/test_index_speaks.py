@@ -1,6 +1,7 @@
 """`index` speaks like every read: the sample mark, "prices as of", stale and failing sources,
 `sample` in its JSON and CSV, and its footnote only when a row is starred. The warehouse is
-three sample runs replayed for real, the last with lambda's payload broken (lambda fails)."""
+four sample runs replayed for real, the last two with lambda's payload broken (lambda fails
+on 2026-11-16 and 17)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from chipcost.core.settings import Settings
 from tests.conftest import SAMPLE
 from tests.lake_support import replay
 
-RUNS = sorted(p for p in SAMPLE.iterdir() if p.is_dir())[:3]
+RUNS = sorted(p for p in SAMPLE.iterdir() if p.is_dir())[:4]
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +27,13 @@ def warehouse(tmp_path_factory) -> Path:
     archive = root / "archive"
     for run in RUNS:
         shutil.copytree(run, archive / run.name)
-    last = archive / RUNS[-1].name
-    entry = read_manifest(last / "lambda")["payloads"][0]
-    shutil.rmtree(last / "lambda")
-    ArchiveWriter(archive, last.name, "lambda", sample=True).write(
-        b"<html>502 Bad Gateway</html>", entry["url"], fetched_at=parse_stamp(last.name)
-    )
+    for run in RUNS[-2:]:
+        broken = archive / run.name
+        entry = read_manifest(broken / "lambda")["payloads"][0]
+        shutil.rmtree(broken / "lambda")
+        ArchiveWriter(archive, run.name, "lambda", sample=True).write(
+            b"<html>502 Bad Gateway</html>", entry["url"], fetched_at=parse_stamp(run.name)
+        )
     db = root / "w.duckdb"
     replay(Settings(data_dir=root, db_path=db), [archive / r.name for r in RUNS])
     return db
@@ -58,3 +60,36 @@ def test_the_index_rows_say_sample(warehouse, run, format):
         rows = list(csv.DictReader(io.StringIO(done.stdout)))
     assert rows and all(str(r["sample"]).lower() == "true" for r in rows)
     assert "SAMPLE DATA" in done.stderr and "prices as of" in done.stderr
+
+
+def _day(rows: list[dict], day: str) -> dict:
+    return next(r for r in rows if r["chip"] == "H100-SXM" and str(r["day"]) == day)
+
+
+def test_a_failing_providers_price_is_flagged_then_left_out_past_the_stale_limit(warehouse, run):
+    # lambda succeeded on 2026-11-15 and failed on the 16th and 17th: those days its price is
+    # the 15th's, carried. Within CHIPCOST_STALE_DAYS (1 here) it stays a constituent, flagged.
+    args = ("index", "--chip", "H100-SXM", "--format", "json", "--db", str(warehouse))
+    done = run(*args, env={"CHIPCOST_STALE_DAYS": "1"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads(done.stdout)
+    assert _day(rows, "2026-11-15")["failing"] is None  # its own good run's day
+    kept = _day(rows, "2026-11-16")
+    assert kept["failing"] == "lambda (lambda)" and "lambda" in kept["prices"]
+    # Past the limit it is left out, and `left_out` names why.
+    gone = _day(rows, "2026-11-17")
+    assert "lambda" not in gone["prices"] and gone["failing"] is None
+    assert gone["left_out"] == (
+        f"lambda {_price(kept, 'lambda')} (lambda failing, no successful run since 2026-11-15)"
+    )
+    assert gone["constituents"] == kept["constituents"] - 1
+    # With the default limit (2 days) the 17th keeps it, flagged.
+    default = json.loads(run(*args).stdout)
+    assert _day(default, "2026-11-17")["failing"] == "lambda (lambda)"
+    table = run("index", "--chip", "H100-SXM", "--db", str(warehouse), env={"COLUMNS": "200"})
+    said = " ".join(table.stdout.split())
+    assert "from a failing source: lambda (lambda)" in said and "! a constituent's source" in said
+
+
+def _price(row: dict, provider: str) -> str:
+    return next(p.split()[1] for p in row["prices"].split("; ") if p.split()[0] == provider)

@@ -118,6 +118,25 @@ def test_discounts_show_ninety_percent_of_list_labelled(golden, discounts):
     assert "discount" not in plain[0] and min(r["price_per_chip_hour"] for r in plain) == 5.0
 
 
+def test_a_rule_for_a_region_its_provider_has_no_price_in_is_said_in_one_line(golden, tmp_path):
+    path = tmp_path / "d.toml"
+    path.write_text(
+        '[[discount]]\nprovider = "aws"\nregion = "us-east-1"\npercent = 5\nlabel = "ok"\n\n'
+        '[[discount]]\nprovider = "aws"\nregion = "us-east1"\npercent = 10\nlabel = "typo"\n\n'
+        # a provider with no price in the warehouse is not judged: its regions are not known
+        '[[discount]]\nprovider = "runpod"\nregion = "nowhere"\npercent = 10\nlabel = "x"\n'
+    )
+    result = cli("prices", "--chip", "H100-SXM", "--db", str(golden), CHIPCOST_DISCOUNTS=str(path))
+    assert result.returncode == 0, result.stderr
+    said = " ".join((result.stdout + result.stderr).split())
+    assert (
+        "discounts file d.toml, line 7: the warehouse holds no aws price in region 'us-east1' "
+        "(closest: us-east-1"
+    ) in said, said
+    assert "so the rule applies to nothing" in said
+    assert "line 1:" not in said and "'nowhere'" not in said and str(tmp_path) not in said
+
+
 def test_a_discount_reorders_what_is_cheapest(golden, tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("provider,region,percent,label\naws,us-west-2,40,west deal\n")
@@ -313,6 +332,38 @@ def test_compare_answers_on_your_prices(tmp_path):
     assert "(your discount 50% trn deal)" in table.stdout
 
 
+def test_compare_against_a_free_baseline_is_one_line_and_a_free_chip_is_cheaper(tmp_path):
+    from tests.helpers import loaded_warehouse, record
+
+    h100 = {"instance_type": "p5.48xlarge", "chip": "H100-SXM", "chip_count": 8.0}
+    trn1 = {"instance_type": "trn1.32xlarge", "chip": "Trainium1", "chip_count": 16.0}
+    path = loaded_warehouse(
+        tmp_path / "w.duckdb",
+        [
+            record(price_per_hour=80.0, sku="H", **h100),
+            record(price_per_hour=20.0, sku="T", **trn1),
+        ],
+    )
+    rules = tmp_path / "d.csv"
+    rules.write_text("provider,chip,percent,label\naws,H100-SXM,100,credits\n")
+    asked = ("--model", "llama-3-70b", "--workload", "training", "--db", str(path))
+    # Against a baseline that costs nothing no change can be stated (it was a
+    # ZeroDivisionError with a traceback): said in one line.
+    refused = cli("compare", "Trainium1", "H100-SXM", *asked, CHIPCOST_DISCOUNTS=str(rules))
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "H100-SXM's offer (aws p5.48xlarge) costs nothing after your discounts" in (
+        " ".join(refused.stderr.split())
+    )
+    # The other way round the free chip is 100% cheaper, its break-even zero.
+    done = cli("compare", "H100-SXM", "Trainium1", *asked, "--format", "json",
+               CHIPCOST_DISCOUNTS=str(rules))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    row = json.loads(done.stdout)[0]
+    # H100-SXM's training figure is derived, so the verdict says "likely"
+    assert (row["cost_change"], row["verdict"]) == (pytest.approx(-1.0), "likely cheaper")
+    assert row["break_even_tokens_per_second_per_chip"] == 0
+
+
 def test_the_explorer_shows_your_prices(golden, discounts, tmp_path):
     out = tmp_path / "site"
     result = cli("site", str(out), "--currency", "EUR", "--db", str(golden),
@@ -351,3 +402,20 @@ def test_the_report_shows_your_prices_where_it_says_where_to_buy(golden, discoun
     assert listed.returncode == 0, listed.stderr
     [plain] = (tmp_path / "l").glob("*.html")
     assert "Your prices" not in plain.read_text() and "$9.2500" in plain.read_text()
+
+
+def test_remove_run_takes_out_the_exchange_rates_the_run_loaded(tmp_path):
+    path = report_warehouse.build(tmp_path / "w.duckdb")
+    load_rates(path, rates_file({"2026-11-05": {"USD": 1.2}}), "2026-11-07T170000Z")
+    # a later file, as a run stamped ahead would bring, restating the same day
+    load_rates(path, rates_file({"2026-11-05": {"USD": 1.5}}), "2099-01-01T060000Z")
+    done = cli("remove-run", "2099-01-01T060000Z", "--db", str(path))
+    assert done.returncode == 0, done.stderr
+    con = open_warehouse(path)
+    try:
+        left = con.sql("SELECT currency, per_eur, payload_ref FROM fx_rates ORDER BY 1").fetchall()
+    finally:
+        con.close()
+    assert ("USD", 1.2, "2026-11-07T170000Z/ecb-rates/0001.xml") in left
+    assert all(not ref.startswith("2099") for _, _, ref in left)
+    assert 1.5 not in {rate for _, rate, _ in left}

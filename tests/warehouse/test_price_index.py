@@ -109,3 +109,24 @@ def test_bad_asks_are_one_line(db, args, message):
     result = run_cli("index", *args, "--db", str(db))
     assert result.returncode != 0 and message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_one_provider_chips_glitch_day_keeps_its_row_with_left_out(tmp_path):
+    # aws alone: $10/chip, day 2 a 10x jump, back on day 3. Left out, the day has no price
+    # left, yet keeps its row so that `left_out` says why (it used to vanish unsaid).
+    con = open_warehouse(tmp_path / "w.duckdb")
+    for n in range(5):
+        load_run(
+            con,
+            run_by_provider({"aws": [record(price_per_hour=800.0 if n == 2 else 80.0)]}, day(n)),
+        )
+    try:
+        frame = price_index(con, ["H100-SXM"], ["on_demand"])
+    finally:
+        con.close()
+    rows = {row["day"].day - day(0).day: row for row in frame.iter_rows(named=True)}
+    assert sorted(rows) == [0, 1, 2, 3, 4]
+    assert rows[2]["left_out"] == "aws 100.0000 (a jump and back)"
+    assert (rows[2]["level"], rows[2]["constituents"], rows[2]["prices"]) == (None, 0, None)
+    assert rows[3]["level"] == pytest.approx(10.0) and rows[3]["change_1d"] is None
+    assert all(rows[n]["left_out"] is None for n in (0, 1, 3, 4))

@@ -29,7 +29,7 @@ def _index(**given: Any) -> None:
     con = read_connection(settings)
     try:
         mine = for_read(con, asked["currency"], list_prices=True)  # the currency only
-        ask = IndexAsk.of(asked, rates=mine.rates)
+        ask = IndexAsk.of(asked, rates=mine.rates, stale_days=settings.stale_days)
         frame = find_index(con, ask)
         cut = until_within(con, ask.until, ask.voice)[1]
         # The index rests on every source with current prices: their freshness is its own.
@@ -81,12 +81,13 @@ def _show(frame, *, daily: bool, currency: str = "USD") -> None:
             name, justify="right" if name in ("level", "1d", "7d", "30d", "providers") else "left"
         )
     for row in frame.iter_rows(named=True):
-        moved = " *" if row["constituents_changed"] else ""
+        moved = (" *" if row["constituents_changed"] else "") + (" !" if row["failing"] else "")
+        level = row["level"]
         table.add_row(
             row["chip"],
             row["bucket"],
             str(row["day"]),
-            f"{money_sign(currency)}{row['level']:,.4f}",
+            "left out" if level is None else f"{money_sign(currency)}{level:,.4f}",
             _change(row["change_1d"]),
             _change(row["change_7d"]),
             _change(row["change_30d"]),
@@ -101,14 +102,32 @@ def _show(frame, *, daily: bool, currency: str = "USD") -> None:
     newest = frame.filter(frame["day"] == frame["day"].max()) if daily else frame.clear()
     for row in newest.iter_rows(named=True):
         out.print(
-            shown(f"{row['chip']} {row['bucket']} {row['day']}: {row['prices']}"),
+            shown(f"{row['chip']} {row['bucket']} {row['day']}: {row['prices'] or 'none kept'}"),
             highlight=False,
         )
+        if row["failing"]:
+            out.print(shown(f"  from a failing source: {row['failing']}"), highlight=False)
         if row["left_out"]:
             out.print(shown(f"  left out: {row['left_out']}"), highlight=False)
+    _footnotes(frame)
+
+
+def _footnotes(frame) -> None:
+    """The footnotes of the marks the table used, and only those."""
     if frame["constituents_changed"].any():  # the footnote only where a row is starred
         out.print(
             "* the providers differ from the day before (an entry or exit moved the level, not "
             "only prices); method: docs/price-index.md",
+            highlight=False,
+        )
+    if frame["failing"].is_not_null().any():
+        out.print(
+            "! a constituent's source failed its latest attempt: its last good price is kept up "
+            "to CHIPCOST_STALE_DAYS days, then left out (--format csv/json: `failing`)",
+            highlight=False,
+        )
+    if frame["level"].is_null().any():
+        out.print(
+            "left out: every price of that day was left out (`left_out` says why)",
             highlight=False,
         )
