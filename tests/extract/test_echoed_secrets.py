@@ -16,6 +16,7 @@ from chipcost.core.runs import FAILED, OK
 from chipcost.core.settings import Settings, SourceSettings, secret_values
 from chipcost.extract import registry, runpod
 from chipcost.pipeline.collect import collect_source
+from chipcost.pipeline.refusals import TRACEBACK_ENV
 from tests.fault_server import fault_server, respond
 from tests.paths import ROOT
 
@@ -57,6 +58,7 @@ def test_a_key_in_an_unexpected_error_is_scrubbed_from_message_and_log(
 
     source = replace(registry()["runpod"], parse=broken)
     caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv(TRACEBACK_ENV, "1")  # the traceback is logged only when asked for
     with fault_server(respond(200, json.dumps(RUNPOD_BODY).encode())) as server:
         monkeypatch.setattr(runpod, "GRAPHQL_URL", f"{server.url}/graphql")
         result = collect_source(source, settings=settings, stamp="2026-11-16T060000Z")
