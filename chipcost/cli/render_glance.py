@@ -12,6 +12,7 @@ from chipcost.cli.fit import Column, fit_table, plain, print_fitted
 from chipcost.cli.formats import OutputFormat, notices, write_rows
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.questions import PRICES, Voice
+from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS
 from chipcost.pipeline.price_glance import (
     KINDS,
     PER_HOURS,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
     from chipcost.pipeline.prices import PriceRows
 
-_HEADS = {"on_demand": "on-demand", "spot": "spot", "commitment": "commitment"}
+_HEADS = {kind: MODEL_LABELS[kind] for kind in GLANCE_KINDS}
 # Kept while they fit, most useful first: the prices, and what a row is per, always stay.
 _KEEP = ("commitment_terms", "offers")
 

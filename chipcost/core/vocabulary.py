@@ -47,6 +47,9 @@ PRICING_MODELS = tuple(model.code for model in PRICING_MODEL_TABLE)
 MODEL_LABELS = {model.code: model.label for model in PRICING_MODEL_TABLE}
 MODEL_COLOURS = {model.code: model.colour for model in PRICING_MODEL_TABLE}
 OWN_BUCKET_MODELS = tuple(model.code for model in PRICING_MODEL_TABLE if not model.commits)
+# The columns of `prices --by`: on demand, spot, and any commitment (reserved, savings plan, a
+# neocloud's term) as one, named by the commitment model's code.
+GLANCE_KINDS = ("on_demand", "spot", "commitment")
 
 # Commitment terms the report gives a column of their own; other terms share one.
 COMMITMENT_BUCKETS = {

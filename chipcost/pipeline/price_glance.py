@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+from chipcost.core.vocabulary import GLANCE_KINDS, PRICING_MODEL_TABLE
 from chipcost.pipeline.your_prices import LIST_COLUMN
 
 # What a row of the glance is per: `--by provider` or `--by region` (provider and region).
@@ -18,7 +18,7 @@ PER_HOURS = {"hour": 1, "month": 730, "year": 8760}
 # The glance's columns of price: on demand, spot, and any commitment (reserved, savings plan,
 # a neocloud's term) as one. A capacity block is neither: it is left out of the glance.
 _COMMITS = {m.code for m in PRICING_MODEL_TABLE if m.commits}
-KINDS = ("on_demand", "spot", "commitment")
+KINDS = GLANCE_KINDS
 
 
 def per_hours(per: str | None, said: str) -> int:

@@ -33,6 +33,7 @@ def test_an_unreachable_network_is_said_within_seconds_source_by_source(run, tmp
     down = {f"down-{n}": unreachable(f"down-{n}", host, port) for n, host in enumerate(HOSTS)}
     real = registry()
     monkeypatch.setattr(collect_module, "registry", lambda: {**real, **down})
+    monkeypatch.setenv("COLUMNS", "250")  # each source's line whole, not cut to 80 columns
     done = run(
         "collect", *(f"--source={name}" for name in down), "--db", str(tmp_path / "w.duckdb")
     )

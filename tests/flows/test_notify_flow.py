@@ -16,13 +16,13 @@ from tests.cli.test_cli import chipcost
 from tests.conftest import SAMPLE
 from tests.smtp_server import free_port
 
-TITLE = "[sample data] Price alert: 1 move of 5% or more, H100-SXM on-demand −8%"
-LINE = "−8% H100-SXM aws · us-west-2 · p5.48xlarge · on-demand: $6.8800 → $6.3296 per chip-hour"
+TITLE = "[sample data] Price alert: 1 move of 5% or more, A100-40GB on-demand −8%"
+LINE = "−8% A100-40GB aws · us-west-2 · p4d.24xlarge · on-demand: $2.7450 → $2.5254 per chip-hour"
 
 
 @pytest.fixture
 def two_sample_days(tmp_path) -> Path:
-    """The sample runs of 2026-11-16 and -17: p5.48xlarge in us-west-2 drops 8% on the 17th."""
+    """The sample runs of 2026-11-16 and -17: p4d.24xlarge in us-west-2 drops 8% on the 17th."""
     archive = tmp_path / "archive"
     for stamp in ("2026-11-16T060000Z", "2026-11-17T060000Z"):
         shutil.copytree(SAMPLE / stamp / "aws-pricing-api", archive / stamp / "aws-pricing-api")
