@@ -169,7 +169,7 @@ def _cheapest(
     and the lines saying which discounts and rates made yours."""
     if not mine.active:
         return cheapest_by_model(con, end, fresh), []
-    priced = mine.frame(priced_at(con, end, fresh), ("price_per_chip_hour", "price_per_hour"))
+    priced = mine.frame(priced_at(con, end, fresh, mine.converting))
     chosen = priced.sort(CHEAPEST_ORDER).group_by("chip", "bucket", maintain_order=True).first()
     return chosen.sort("chip", "bucket"), mine.notes(priced.to_dicts())
 
@@ -178,12 +178,10 @@ def _costs(con: duckdb.DuckDBPyConnection, end: datetime, mine) -> pl.DataFrame 
     """cheapest_cost_per_token, on your prices (rates of the period's end) where you have any."""
     if not mine.active:
         return cheapest_cost_per_token(con)
-    fitted = cost_offers(con)
+    fitted = cost_offers(con, mine.converting, end.date())
     if fitted is None:
         return None
-    money = ("price_per_chip_hour", "cost_per_million_tokens")
-    dated = fitted.with_columns(pl.lit(end.date()).alias("rate_at"))
-    return cheapest_costs(mine.frame(dated, money, day="rate_at", price=None))
+    return cheapest_costs(mine.frame(fitted, price=None))
 
 
 def _collected(health: pl.DataFrame) -> pl.DataFrame:

@@ -63,8 +63,8 @@ def _read(
     con = open_reader(db_path)
     try:
         mine = for_read(con, currency, list_prices)
-        offers = current_offers(con).with_columns(pricing=offer_label())
-        offers = mine.frame(offers, ("price_per_chip_hour", "price_per_hour"))
+        offers = current_offers(con, mine.converting).with_columns(pricing=offer_label())
+        offers = mine.frame(offers)
         throughput = chosen_throughput(con)
         row = con.execute("SELECT max(observed_at), bool_or(sample) FROM runs").fetchall()[0]
         newest, sample = row

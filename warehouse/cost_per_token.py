@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from chipcost.core.record import OFFER_KEY
 from chipcost.warehouse.db import dict_rows
-from chipcost.warehouse.literals import any_of, literal
+from chipcost.warehouse.fx import in_currency
+from chipcost.warehouse.where import Where
 
 if TYPE_CHECKING:
     import polars as pl
@@ -34,13 +36,24 @@ def _filters(
     pricing_models: list[str] | None = None,
     providers: list[str] | None = None,
     instances: list[str] | None = None,
-) -> list[str]:
-    where = [f"model = {literal(model)}", f"workload = {literal(workload)}"]
-    any_of("region", regions, where)
-    any_of("pricing_model", pricing_models, where)
-    any_of("provider", providers, where)
-    any_of("instance_type", instances, where)
+) -> Where:
+    where = Where()
+    where.add("model = {}", model)
+    where.add("workload = {}", workload)
+    where.any_of("region", regions)
+    where.any_of("pricing_model", pricing_models)
+    where.any_of("provider", providers)
+    where.any_of("instance_type", instances)
     return where
+
+
+# The day a cost row's price is of (what converts it to another currency): its offer's last
+# sighting in per_chip_prices, by the offer key and the price's source.
+_SEEN = "LEFT JOIN (SELECT {key}, source, max(last_seen_at) AS fx_seen_at FROM per_chip_prices \
+GROUP BY ALL) s ON {on} AND s.source = k.price_source".format(
+    key=", ".join(OFFER_KEY),
+    on=" AND ".join(f"s.{c} IS NOT DISTINCT FROM k.{c}" for c in OFFER_KEY),
+)
 
 
 def cost_rows(
@@ -50,12 +63,14 @@ def cost_rows(
     *,
     chips: list[str] | None = None,
     all_offers: bool = False,
+    currency: str | None = None,
     **filters: list[str] | None,
 ) -> list[Row]:
     """Rows of cost_per_token for a model and workload in ORDER (cheapest per million tokens
-    first), with chip_memory_gb, one chip's memory (chips.csv)."""
+    first), with chip_memory_gb, one chip's memory (chips.csv); their money in `currency` at
+    the rate of the day each price was last seen, when given (chipcost.warehouse.fx)."""
     where = _filters(model, workload, **filters)
-    any_of("chip", chips, where)
+    where.any_of("chip", chips)
     order = ", ".join(f"{column} NULLS FIRST" for column in ORDER)
     qualify = (
         ""
@@ -67,16 +82,21 @@ def cost_rows(
             SELECT k.*, c.memory_gb AS chip_memory_gb
             FROM cost_per_token k LEFT JOIN chips c ON c.chip = k.chip
         )
-        SELECT * FROM k WHERE {" AND ".join(where)} {qualify} ORDER BY {order}
+        SELECT * FROM k WHERE {where.sql()} {qualify} ORDER BY {order}
     """
-    return dict_rows(con, sql)
+    if currency:  # each row's day, its order kept
+        sql = f"SELECT k.*, s.fx_seen_at FROM ({sql}) k {_SEEN} ORDER BY {order}"
+    sql, params = in_currency(
+        con, sql, where.params, currency, day="fx_seen_at", drop=("fx_seen_at",)
+    )
+    return dict_rows(con, sql, params)
 
 
 @contextmanager
 def at_speed(con: duckdb.DuckDBPyConnection, speed: str) -> Iterator[None]:
     """Within the block, throughput_ranked and cost_per_token choose each chip's figure at
     `speed` ('max' or tokens/s per user as text; chipcost.core.figures.speed_value)."""
-    con.execute(f"SET VARIABLE chipcost_speed = {literal(speed)}")
+    con.execute("SET VARIABLE chipcost_speed = $speed", {"speed": speed})
     try:
         yield
     finally:
@@ -92,7 +112,7 @@ def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def model_parameters(con: duckdb.DuckDBPyConnection, model: str) -> float | None:
-    rows = con.execute(f"SELECT parameters FROM models WHERE model = {literal(model)}").fetchall()
+    rows = con.execute("SELECT parameters FROM models WHERE model = $m", {"m": model}).fetchall()
     return rows[0][0] if rows else None
 
 
@@ -139,8 +159,8 @@ def figures(con: duckdb.DuckDBPyConnection, model: str, workload: str) -> Figure
             "SELECT chip, throughput_id, chosen, usable, origin, tokens_per_second_per_chip, "
             "kind, set_aside_because, source, at_speed, input_tokens, output_tokens, precision, "
             "scenario, tokens_per_second_per_user, operating_point FROM throughput_ranked "
-            f"WHERE model = {literal(model)} AND workload = {literal(workload)} "
-            "ORDER BY chip, throughput_id",
+            "WHERE model = $model AND workload = $workload ORDER BY chip, throughput_id",
+            {"model": model, "workload": workload},
         )
     )
 
@@ -156,14 +176,15 @@ def throughput_listing(
     """throughput_ranked filtered, chosen figure first within chip, model and workload."""
     from chipcost.core.frames import frame_of
 
-    where: list[str] = ["TRUE"]
-    any_of("model", models, where)
-    any_of("chip", chips, where)
-    any_of("workload", workloads, where)
-    any_of("origin", origins, where)
+    where = Where()
+    where.any_of("model", models)
+    where.any_of("chip", chips)
+    where.any_of("workload", workloads)
+    where.any_of("origin", origins)
     return frame_of(
         con.sql(
-            f"SELECT * FROM throughput_ranked WHERE {' AND '.join(where)} "
-            "ORDER BY model, workload, chip, choice_rank"
+            f"SELECT * FROM throughput_ranked WHERE {where.sql()} "
+            "ORDER BY model, workload, chip, choice_rank",
+            params=where.params or None,
         )
     )

@@ -39,9 +39,11 @@ def migrations() -> list[tuple[int, str, str]]:
 SCHEMA_VERSION = max(version for version, _, _ in migrations())
 
 
-def dict_rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, object]]:
+def dict_rows(
+    con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object] | None = None
+) -> list[dict[str, object]]:
     """A query's rows as column -> value: what the terminal tables read, without polars."""
-    cursor = con.execute(sql)
+    cursor = con.execute(sql, params or None)
     columns = [d[0] for d in cursor.description]
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 

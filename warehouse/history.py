@@ -8,7 +8,8 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
-from chipcost.warehouse.literals import any_of, literal
+from chipcost.warehouse.fx import in_currency
+from chipcost.warehouse.where import Where
 
 # Columns of daily_cheapest's frame, in order (a stable contract for the CLI and the API).
 HISTORY_COLUMNS = (
@@ -105,6 +106,7 @@ def daily_cheapest(
     since: date | datetime | None = None,
     until: date | datetime | None = None,
     instances: list[str] | None = None,
+    currency: str | None = None,
 ) -> pl.DataFrame:
     """The cheapest per-chip price of each chip, per pricing model, per UTC day.
 
@@ -112,22 +114,24 @@ def daily_cheapest(
     where it was (provider, region, zone, instance, term, payment, plan, source) and how many
     offers were priced that day. Filters match case-insensitively; `since` and `until` are
     inclusive days (default: the first price in the warehouse, the day of the newest price
-    seen). Spot is per zone, so its cheapest zone is the day's spot price.
+    seen). Spot is per zone, so its cheapest zone is the day's spot price. In `currency` at
+    each day's ECB rate when given (chipcost.warehouse.fx): which offer was cheapest on a day
+    is the US dollars' answer.
     """
-    # Values as literals, not parameters: binding one makes DuckDB import pandas where it
-    # is installed (warehouse/literals.py).
-    where: list[str] = ["TRUE"]
-    any_of("h.chip", chips, where)
-    any_of("h.provider", providers, where)
-    any_of("h.region", regions, where)
-    any_of("h.pricing_model", models, where)
-    any_of("h.instance_type", instances, where)
+    where = Where()
+    where.any_of("h.chip", chips)
+    where.any_of("h.provider", providers)
+    where.any_of("h.region", regions)
+    where.any_of("h.pricing_model", models)
+    where.any_of("h.instance_type", instances)
     days = in_force_days(
-        where=" AND ".join(where), since=literal(_day(since)), until=literal(_day(until))
+        where=where.sql(), since=where.bind(_day(since)), until=where.bind(_day(until))
     )
-    sql = days + _DAILY.format(tie=_TIE)
-    frame = frame_of(con.sql(sql))
-    return frame.select(HISTORY_COLUMNS)
+    sql, params = in_currency(
+        con, days + _DAILY.format(tie=_TIE), where.params, currency, day="day"
+    )
+    frame = frame_of(con.sql(sql, params=params or None))
+    return frame.select(*HISTORY_COLUMNS, *(c for c in frame.columns if c not in HISTORY_COLUMNS))
 
 
 def _day(value: date | datetime | None) -> date | None:

@@ -8,6 +8,7 @@ import polars as pl
 
 from chipcost.core.frames import frame_of
 from chipcost.transform.cost import memory_needed_gb
+from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.prices import ESTIMATE_JOIN, SPOT_BUCKET_JOIN
 
 # Spot rows summarised per region (plan 'region_cheapest') repeat a zone's offer: left out.
@@ -34,9 +35,11 @@ ORDER BY t.model, t.workload, t.chip
 """
 
 
-def current_offers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Every current per-chip offer of a known chip, with the chip's memory (GB)."""
-    return frame_of(con.sql(_OFFERS))
+def current_offers(con: duckdb.DuckDBPyConnection, currency: str | None = None) -> pl.DataFrame:
+    """Every current per-chip offer of a known chip, with the chip's memory (GB); in
+    `currency` at the rate of the day each was last seen when given (chipcost.warehouse.fx)."""
+    sql, params = in_currency(con, _OFFERS, None, currency, day="last_seen_at")
+    return frame_of(con.sql(sql, params=params or None))
 
 
 def chosen_throughput(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:

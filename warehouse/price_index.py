@@ -33,8 +33,9 @@ import polars as pl
 
 from chipcost.core.frames import frame_of
 from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+from chipcost.warehouse.fx import RATE_COLUMNS, index_in_currency
 from chipcost.warehouse.history import in_force_days
-from chipcost.warehouse.literals import any_of, literal
+from chipcost.warehouse.where import Where
 
 BUCKETS = ("on_demand", "spot", "1yr")
 # The pricing models that commit to a term (chipcost/core/vocabulary.py's `commits`).
@@ -59,7 +60,7 @@ INDEX_COLUMNS = (
 _BUCKET = """CASE
             WHEN h.pricing_model = 'on_demand' THEN 'on_demand'
             WHEN h.pricing_model = 'spot' THEN 'spot'
-            WHEN h.pricing_model IN ({commitments}) AND h.term = '1yr' THEN '1yr'
+            WHEN list_contains({commitments}, h.pricing_model) AND h.term = '1yr' THEN '1yr'
         END"""
 
 # A failing source's prices (`carried`: its latest attempt failed, so each day after its last
@@ -157,36 +158,41 @@ def price_index(
     jump: float = 3.0,
     failing: Mapping[str, date] | None = None,
     stale_days: int = 2,
+    currency: str | None = None,
 ) -> pl.DataFrame:
     """The index per chip, bucket and day (INDEX_COLUMNS), from `since` to `until` inclusive
     (default: the whole history). Days before `since` (up to 31) are read for the glitch rule
     and the changes, not shown. `jump` is the glitch factor (chipcost.pipeline.jumps).
     `failing`: each source whose latest attempt failed, with the day of its last success; its
-    prices after that day are flagged, and left out more than `stale_days` after it."""
-    where: list[str] = ["TRUE"]
-    any_of("h.chip", chips, where)
+    prices after that day are flagged, and left out more than `stale_days` after it.
+    `currency`: the levels and changes in it (chipcost.warehouse.fx.index_in_currency), with
+    its RATE_COLUMNS; the constituents' prices stay the US dollars they were judged in."""
     chosen = buckets or list(BUCKETS)
     unknown = sorted(set(chosen) - set(BUCKETS))
     if unknown:
         raise ValueError(f"unknown index bucket(s): {', '.join(unknown)}")
-    bucket = _BUCKET.format(commitments=", ".join(literal(c) for c in COMMITMENTS))
-    where += [
-        "h.price_per_hour > 0",
-        "h.chip <> 'unknown'",
-        f"({bucket}) IN ({', '.join(literal(b) for b in chosen)})",
-    ]
+    where = Where()
+    where.any_of("h.chip", chips)
+    bucket = _BUCKET.format(commitments=where.bind(list(COMMITMENTS)))
+    where.conditions += ["h.price_per_hour > 0", "h.chip <> 'unknown'"]
+    where.add(f"list_contains({{}}, {bucket})", chosen)
     days = in_force_days(
-        where=" AND ".join(where),
-        since=literal(since),
-        until=literal(until),
+        where=where.sql(),
+        since=where.bind(since),
+        until=where.bind(until),
         columns=f"h.chip, h.provider, h.source, {bucket} AS bucket",
         lookback_days=31,
     )
-    rows = [f"({literal(source)}, {literal(ok)}::DATE)" for source, ok in (failing or {}).items()]
-    empty = "SELECT NULL::VARCHAR, NULL::DATE WHERE FALSE"
+    # The failing sources as a table of two lists: one parameter each, whatever their number.
+    sources = where.bind([str(s) for s in (failing or {})])
+    last_ok = where.bind(list((failing or {}).values()))
     sql = days + _INDEX.format(
         jump=float(jump),
-        failing=f"VALUES {', '.join(rows)}" if rows else empty,
+        failing=f"SELECT unnest({sources}::VARCHAR[]), unnest({last_ok}::DATE[])",
         stale_days=int(stale_days),
     )
-    return frame_of(con.sql(sql)).select(INDEX_COLUMNS)
+    params = where.params
+    if currency:
+        sql, params = index_in_currency(sql, params, currency)
+    frame = frame_of(con.sql(sql, params=params))
+    return frame.select(*INDEX_COLUMNS, *(RATE_COLUMNS if currency else ()))

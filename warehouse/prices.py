@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from chipcost.core.record import OFFER_KEY
 from chipcost.core.vocabulary import PRICING_MODELS
 from chipcost.warehouse.db import dict_rows
-from chipcost.warehouse.literals import any_of, listed, literal
+from chipcost.warehouse.fx import in_currency
+from chipcost.warehouse.where import Where
 
 if TYPE_CHECKING:  # polars is loaded for frames only: the terminal table reads rows
     import polars as pl
@@ -92,26 +92,26 @@ def _price_query(
     max_price: float | None = None,
     spot: bool | None = None,
     sort: str = "chip",
-) -> str:
-    """The query of current per-chip prices (per_chip_prices), the values in its text
-    (chipcost.warehouse.literals says why); `sort` one of SORTS."""
-    where: list[str] = ["TRUE"]
-    any_of("p.chip", chips, where)
-    any_of("region", regions, where)
-    any_of("pricing_model", models, where)
-    any_of("provider", providers, where)
-    any_of("p.instance_type", instance_types, where)
+) -> tuple[str, dict[str, object]]:
+    """The query of current per-chip prices (per_chip_prices) and its parameters; `sort` one
+    of SORTS. The filters bound to parameters; the price bounds on list prices in USD."""
+    where = Where()
+    where.any_of("p.chip", chips)
+    where.any_of("region", regions)
+    where.any_of("pricing_model", models)
+    where.any_of("provider", providers)
+    where.any_of("p.instance_type", instance_types)
     for condition, value in (
         ("c.memory_gb >= ", min_memory_gb),
         ("price_per_chip_hour >= ", min_price),
         ("price_per_chip_hour <= ", max_price),
     ):
         if value is not None:
-            where.append(condition + literal(float(value)))
+            where.add(condition + "{}", float(value))
     if chip_counts:
-        where.append(f"chip_count IN {listed(float(c) for c in chip_counts)}")
+        where.add("list_contains({}, chip_count)", [float(c) for c in chip_counts])
     if spot is not None:
-        where.append("pricing_model " + ("=" if spot else "<>") + " 'spot'")
+        where.conditions.append("pricing_model " + ("=" if spot else "<>") + " 'spot'")
     order = ", ".join(f"'{m}'" for m in PRICING_MODELS)
     # One chip's memory (chips.csv) beside the chip count: what --min-memory filters on.
     columns = ", ".join(
@@ -123,17 +123,26 @@ def _price_query(
         FROM per_chip_prices p LEFT JOIN chips c ON c.chip = p.chip
         {SPOT_BUCKET_JOIN}
         {ESTIMATE_JOIN}
-        WHERE {" AND ".join(where)}
+        WHERE {where.sql()}
         ORDER BY {first}p.chip, coalesce(list_position([{order}], pricing_model), 99),
                  {TERM_HOURS}, term, price_per_chip_hour, region, zone, instance_type,
                  payment, plan, source
     """
-    return sql
+    return sql, where.params
 
 
-def per_chip_prices(con: duckdb.DuckDBPyConnection, **filters) -> pl.DataFrame:
+def _priced(
+    con: duckdb.DuckDBPyConnection, currency: str | None, **filters
+) -> tuple[str, dict[str, object]]:
+    """_price_query, its prices in `currency` (chipcost.warehouse.fx) unless None."""
+    return in_currency(con, *_price_query(**filters), currency, day="last_seen_at")
+
+
+def per_chip_prices(
+    con: duckdb.DuckDBPyConnection, currency: str | None = None, **filters
+) -> pl.DataFrame:
     """Current per-chip prices, cheapest first within chip, pricing model and term (shortest
-    term first).
+    term first); in `currency` at each price's day's ECB rate when given.
 
     Filters (all optional): chips, regions, models, providers, instance_types (lists, any
     case);
@@ -142,19 +151,23 @@ def per_chip_prices(con: duckdb.DuckDBPyConnection, **filters) -> pl.DataFrame:
     """
     from chipcost.core.frames import frame_of
 
-    return frame_of(con.sql(_price_query(**filters)))
+    sql, params = _priced(con, currency, **filters)
+    return frame_of(con.sql(sql, params=params or None))
 
 
-def per_chip_price_rows(con: duckdb.DuckDBPyConnection, **filters) -> list[dict[str, object]]:
+def per_chip_price_rows(
+    con: duckdb.DuckDBPyConnection, currency: str | None = None, **filters
+) -> list[dict[str, object]]:
     """The same as per_chip_prices, as rows: what a terminal table needs, without polars."""
-    return dict_rows(con, _price_query(**filters))
+    sql, params = _priced(con, currency, **filters)
+    return dict_rows(con, sql, params)
 
 
 def per_chip_price_schema(con: duckdb.DuckDBPyConnection) -> pl.Schema:
     """The polars type of each column of per_chip_prices' rows (no row read)."""
     from chipcost.core.frames import frame_of
 
-    return frame_of(con.sql(f"SELECT * FROM ({_price_query()}) LIMIT 0")).schema
+    return frame_of(con.sql(f"SELECT * FROM ({_price_query()[0]}) LIMIT 0")).schema
 
 
 def known_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
@@ -189,18 +202,6 @@ def last_run(con: duckdb.DuckDBPyConnection) -> tuple | None:
         "started_at DESC LIMIT 1"
     ).fetchall()
     return rows[0] if rows else None
-
-
-# What tells one current offer from another (per_chip_prices), as a cost row spells it too.
-SEEN_KEY = OFFER_KEY
-
-
-def last_seen(con: duckdb.DuckDBPyConnection) -> dict[tuple, object]:
-    """Each current offer's last_seen_at by its SEEN_KEY and source: the day a price read
-    elsewhere (a cost ranking) is of."""
-    listed = ", ".join(SEEN_KEY)
-    rows = con.execute(f"SELECT {listed}, source, last_seen_at FROM per_chip_prices").fetchall()
-    return {tuple(str(v or "") for v in row[:-1]): row[-1] for row in rows}
 
 
 def spot_buckets(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tuple[str, float]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 import duckdb
 import polars as pl
@@ -11,6 +11,7 @@ from chipcost.core.frames import frame_of
 from chipcost.core.record import OFFER_KEY
 from chipcost.core.vocabulary import bucket_sql
 from chipcost.transform.cost import bytes_per_parameter
+from chipcost.warehouse.fx import in_currency
 
 # Prices in force at $at, from offers some source still saw after $fresh: an offer whose
 # source stopped running long ago is not "cheapest now" (the health table names the source).
@@ -104,11 +105,15 @@ COST_COLUMNS = (
 )
 
 
-def priced_at(con: duckdb.DuckDBPyConnection, at: datetime, fresh: datetime) -> pl.DataFrame:
+def priced_at(
+    con: duckdb.DuckDBPyConnection, at: datetime, fresh: datetime, currency: str | None = None
+) -> pl.DataFrame:
     """Every recognised offer's per-chip price in force at `at` (what cheapest_by_model picks
-    from), for a reader that changes prices before choosing (your discounts)."""
+    from), for a reader that changes prices before choosing (your discounts); in `currency`
+    at the rate of the day each was last seen when given (chipcost.warehouse.fx)."""
     sql = f"WITH priced AS ({_AS_OF}) SELECT * FROM priced WHERE chip <> 'unknown'"
-    return frame_of(con.sql(sql, params={"at": at, "fresh": fresh}))
+    sql, params = in_currency(con, sql, {"at": at, "fresh": fresh}, currency, day="last_seen_at")
+    return frame_of(con.sql(sql, params=params))
 
 
 # The order cheapest_by_model breaks ties in, for the same choice made outside SQL.
@@ -165,21 +170,27 @@ def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | No
     return None if fitted is None else cheapest_costs(fitted)
 
 
-def cost_offers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | None:
+def cost_offers(
+    con: duckdb.DuckDBPyConnection, currency: str | None = None, rate_at: date | None = None
+) -> pl.DataFrame | None:
     """Every cost_per_token row with its fit (what cheapest_cost_per_token chooses from);
-    None when the warehouse has no cost_per_token view."""
+    None when the warehouse has no cost_per_token view. In `currency` at the rate of the day
+    `rate_at` when given (chipcost.warehouse.fx), no list price kept."""
     if not relation_columns(con, "cost_per_token"):
         return None
-    rows = frame_of(
-        con.sql(f"""
-            SELECT {", ".join(f"k.{c}" for c in COST_COLUMNS)}, k.zone, k.chip_count, k.precision,
-                c.memory_gb AS chip_memory_gb, m.parameters
-            FROM cost_per_token k
-            LEFT JOIN chips c ON c.chip = k.chip
-            LEFT JOIN models m ON m.model = k.model
-            WHERE k.cost_per_million_tokens IS NOT NULL
-        """)
-    )
+    sql = f"""
+        SELECT {", ".join(f"k.{c}" for c in COST_COLUMNS)}, k.zone, k.chip_count, k.precision,
+            c.memory_gb AS chip_memory_gb, m.parameters, $rate_at::DATE AS fx_day
+        FROM cost_per_token k
+        LEFT JOIN chips c ON c.chip = k.chip
+        LEFT JOIN models m ON m.model = k.model
+        WHERE k.cost_per_million_tokens IS NOT NULL
+    """
+    sql, params = in_currency(
+        con, sql, {"rate_at": rate_at}, currency, day="fx_day", list_price=False,
+        drop=("fx_day",),
+    )  # fmt: skip
+    rows = frame_of(con.sql(sql, params=params)).drop("fx_day", strict=False)
     return _with_fit(rows).with_columns(CANNOT_HOLD.alias("cannot"))
 
 

@@ -24,7 +24,7 @@ from chipcost.warehouse.cost_per_token import (
     model_parameters,
 )
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.prices import SEEN_KEY, last_seen, spot_buckets
+from chipcost.warehouse.prices import spot_buckets
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
@@ -256,10 +256,12 @@ def _ranked(
 ) -> tuple[list, list[str]]:
     """The ranking's rows with fit, costs, savings and break-even, and the baseline's note;
     an empty ranking is an error."""
-    offers = cost_rows(con, ask.model, ask.workload, all_offers=True, **ask.filters)
-    if ask.mine.active:  # before the ranking: a discount may change which offer is cheaper
-        seen = last_seen(con)
-        ask.mine.rows(offers, COST_MONEY, day=lambda row: seen.get(_seen_key(row)))
+    offers = cost_rows(
+        con, ask.model, ask.workload, all_offers=True, currency=ask.mine.converting,
+        **ask.filters,
+    )  # fmt: skip
+    # before the ranking: a discount may change which offer is cheaper
+    ask.mine.rows(offers)
     offers = with_fit(offers, parameters, ask.workload)
     notes: list[str] = []
     if ask.max_interruption is not None:
@@ -290,14 +292,6 @@ def _ranked(
         )
     rows = with_costs(chosen, question, baseline)
     return with_verdicts(rows, offers, ask.baseline, parameters), notes
-
-
-# The money of a cost row (the break-even's migration cost is taken in the same currency).
-COST_MONEY = ("price_per_chip_hour", "price_per_hour", "cost_per_million_tokens")
-
-
-def _seen_key(row: dict) -> tuple:
-    return (*(str(row.get(k) or "") for k in SEEN_KEY), str(row.get("price_source") or ""))
 
 
 def _within_interruption(con, offers: list[dict], most: float) -> tuple[list[dict], list[str]]:

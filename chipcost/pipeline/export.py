@@ -49,7 +49,7 @@ def export_focus(
     mine = mine or YourPrices()
     if mine.discounts is not None:  # per offer; a span's currency would need a rate per day
         mine = YourPrices(discounts=mine.discounts)
-        mine.rows(rows, ("price_per_chip_hour", "price_per_hour", "upfront"), day="valid_from")
+        mine.rows(rows)
     frame = focus_frame(rows)
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -103,6 +103,8 @@ def find_history(
     held = ("the history holds no price in", "its prices are in")
     check_named(con, named, known=history_values, held=held)
     until, cut = until_within(con, ask.until, ask.voice)
+    mine = mine or YourPrices()
+    # The currency only: which offer was cheapest on a day is the list prices' answer.
     frame = daily_cheapest(
         con,
         chips,
@@ -112,14 +114,12 @@ def find_history(
         ask.since,
         until,
         named["instances"],
+        currency=mine.converting,
     )
     fresh = freshness(
         con, frame["source"].unique().sort().to_list(), stale_days=stale_days, now=now
     )
-    mine = mine or YourPrices()
-    # The currency only: which offer was cheapest on a day is the list prices' answer.
-    if mine.rates is not None:
-        frame = mine.frame(frame, ("price_per_chip_hour",), day="day")
+    frame = mine.frame(frame)
     notes = (cut,) if cut else ()
     return HistoryResult(frame=frame, freshness=fresh, chips=chips, mine=mine, notes=notes)
 

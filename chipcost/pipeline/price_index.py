@@ -73,42 +73,6 @@ def _buckets(given: Sequence[str] | str | None, voice: Voice) -> list[str]:
     return found or ["on_demand"]
 
 
-def in_currency(frame: pl.DataFrame, rates: Rates) -> pl.DataFrame:
-    """The index in another currency: each day's level at that day's ECB rate, and each change
-    between the two days' converted levels ((1 + change) x rate now / rate then - 1), so that
-    a move of the rate moves the index as it moves what the chip-hour costs in that money.
-    The constituents' prices (`prices`) stay the US dollars they were judged in."""
-    days = set(frame["day"].to_list())
-    wanted = days | {d - timedelta(days=n) for d in days for n in (1, 7, 30)}
-    rate: dict = {}
-    for day in wanted:
-        try:
-            rate[day] = rates.on(day)
-        except ChipcostError:
-            if day in days:
-                raise
-
-    def moved(column: str, back: int) -> list[float | None]:
-        out = []
-        for day, change in zip(frame["day"].to_list(), frame[column].to_list(), strict=True):
-            then = rate.get(day - timedelta(days=back))
-            out.append(None if change is None or then is None
-                       else (1 + change) * rate[day][0] / then[0] - 1)  # fmt: skip
-        return out
-
-    levels = zip(frame["day"].to_list(), frame["level"].to_list(), strict=True)
-    converted = [None if level is None else level * rate[day][0] for day, level in levels]
-    return frame.with_columns(
-        pl.Series("level", converted, dtype=pl.Float64),
-        pl.Series("change_1d", moved("change_1d", 1), dtype=pl.Float64),
-        pl.Series("change_7d", moved("change_7d", 7), dtype=pl.Float64),
-        pl.Series("change_30d", moved("change_30d", 30), dtype=pl.Float64),
-        pl.lit(rates.currency).alias("currency"),
-        pl.Series("usd_rate", [rate[d][0] for d in frame["day"]], dtype=pl.Float64),
-        pl.Series("rate_day", [rate[d][1] for d in frame["day"]], dtype=pl.Date),
-    )
-
-
 def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
     """The index rows asked for: every day from since to until, or each chip's newest day."""
     if ask.since and ask.until and ask.since > ask.until:
@@ -125,6 +89,7 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
     frame = price_index(
         con, chips, buckets, since, until,
         jump=JUMP_FACTOR, failing=failing_since(fresh), stale_days=ask.stale_days,
+        currency=ask.rates.currency if ask.rates else None,
     )  # fmt: skip
     if ask.latest and not frame.is_empty():
         frame = frame.filter(pl.col("day") == pl.col("day").max().over("chip", "bucket"))
@@ -136,8 +101,8 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
             + (f" to {until}" if until else "")
             + ": run `chipcost collect` (or `chipcost backfill` for past years), or widen the days"
         )
-    if ask.rates is not None:
-        frame = in_currency(frame, ask.rates)
+    if ask.rates is not None and frame["usd_rate"].null_count():
+        raise ask.rates.missing(frame.filter(pl.col("usd_rate").is_null())["rate_day"][0])
     # As every read's rows: whether the prices it rests on are the bundled sample's.
     return frame.with_columns(pl.lit(bool(fresh.sample)).alias("sample"))
 

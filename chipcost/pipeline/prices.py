@@ -32,8 +32,6 @@ from chipcost.warehouse.prices import (
 if TYPE_CHECKING:  # frames for the API, csv and json; the terminal table reads rows
     import polars as pl
 
-# The money of a price row: what your discounts and currency change.
-MONEY = ("price_per_chip_hour", "price_per_hour", "upfront")
 # Columns the read adds to the warehouse's: when the row's source last succeeded (what dates
 # the price) and whether that run was the bundled sample.
 FRESHNESS_COLUMNS = ("source_as_of", "sample")
@@ -261,16 +259,16 @@ def find_price_rows(
     as rows (column -> value): what the terminal table reads, without importing polars."""
     named = _named_filters(ask)
     filters = _filters(ask, named)
-    rows = per_chip_price_rows(con, **filters)
+    mine = mine or YourPrices()
+    rows = per_chip_price_rows(con, currency=mine.converting, **filters)
     # A name the rows show is known: only the others are looked up (the usual case: none).
     check_named(con, named, seen=rows)
     fresh = freshness(con, sorted({str(r["source"]) for r in rows}), stale_days=stale_days, now=now)
     dated = {s.source: (s.last_ok_at, s.sample) for s in fresh.sources}
     for row in rows:
         row["source_as_of"], row["sample"] = dated.get(str(row["source"]), (None, False))
-    mine = mine or YourPrices()
     if mine.active:
-        mine.rows(rows, MONEY)
+        mine.rows(rows)
         if mine.discounts is not None:  # a discount may change which offer is cheaper
             rows.sort(key=lambda row: price_order(row, filters["sort"]))
     return PriceRows(rows=rows, freshness=fresh, chips=filters["chips"], mine=mine)

@@ -1,19 +1,17 @@
 """Your prices, not list prices: your discounts ($CHIPCOST_DISCOUNTS) and your currency
 (--currency, $CHIPCOST_CURRENCY) applied to what a read shows, never to what is stored.
 
-A price is converted at the ECB reference rate of its own day (the latest rate published on
-or before it, at most MAX_RATE_AGE_DAYS earlier: the ECB publishes on working days), so a
-history converts day by day. Every adjusted row keeps its list price in USD beside it and
-says which discount and which rate it got; a price that cannot be converted is an error,
-never shown unconverted under another currency's name.
+The currency is converted in the read's query (chipcost.warehouse.fx: each price at the ECB
+reference rate of its own day); the discounts here, on the rows it returns. Every adjusted row
+keeps its list price in USD beside it and says which discount and which rate it got; a price
+that cannot be converted is an error, never shown unconverted under another currency's name.
 """
 
 from __future__ import annotations
 
-import bisect
 import os
 import stat
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path, PurePath
@@ -22,6 +20,7 @@ from typing import TYPE_CHECKING
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import did_you_mean, resolve_chip_name
 from chipcost.core.vocabulary import PRICING_MODELS
+from chipcost.warehouse.fx import LIST_PRICE, MAX_RATE_AGE_DAYS, MONEY, RATE_COLUMNS
 
 if TYPE_CHECKING:  # the discounts file's reader is imported when one is set
     import duckdb
@@ -31,38 +30,34 @@ if TYPE_CHECKING:  # the discounts file's reader is imported when one is set
 
 DISCOUNTS_ENV = "CHIPCOST_DISCOUNTS"
 CURRENCY_ENV = "CHIPCOST_CURRENCY"
-MAX_RATE_AGE_DAYS = 7
 BASE = "USD"
 # Columns added to an adjusted row: what it was before, and what was done to it.
-LIST_COLUMN = "list_price_per_chip_hour_usd"
+LIST_COLUMN = LIST_PRICE[1]
 DISCOUNT_COLUMN = "discount"
-RATE_COLUMNS = ("currency", "usd_rate", "rate_day")
+ADDED = (LIST_COLUMN, DISCOUNT_COLUMN, *RATE_COLUMNS)  # in this order, after a row's own
+RULE_KEYS = ("provider", "pricing_model", "chip", "region")  # what a discount rule matches on
 
 
 @dataclass(frozen=True)
 class Rates:
-    """Units of one currency per US dollar by day (ECB reference rates, crossed via the euro)."""
+    """The ECB rates a read converts at (units of one currency per US dollar by day): what the
+    notes say about them, and the error for a day without one."""
 
     currency: str
     days: tuple[date, ...]
     rates: tuple[float, ...]
     corrected: frozenset[date] = frozenset()  # days a later ECB file changed the rate of
 
-    def on(self, day: date) -> tuple[float, date]:
-        """The rate in force on `day` and the day it was published."""
-        at = bisect.bisect_right(self.days, day) - 1
-        if at < 0 or (day - self.days[at]).days > MAX_RATE_AGE_DAYS:
-            near = (
-                f"; the ECB rates held run {self.days[0]} to {self.days[-1]}" if self.days else ""
-            )
-            raise ChipcostError(
-                f"no ECB reference rate for {self.currency} on {day} or the "
-                f"{MAX_RATE_AGE_DAYS} days before it{near}: load the ECB's whole history once "
-                "(CHIPCOST_ECB_RATES_URL=https://www.ecb.europa.eu/stats/eurofxref/"
-                "eurofxref-hist.xml chipcost collect --source ecb-rates) or show US dollars "
-                "(--currency USD)"
-            )
-        return self.rates[at], self.days[at]
+    def missing(self, day: object) -> ChipcostError:
+        """The error for a price of `day`, which no rate was in force on."""
+        near = f"; the ECB rates held run {self.days[0]} to {self.days[-1]}" if self.days else ""
+        return ChipcostError(
+            f"no ECB reference rate for {self.currency} on {_day(day)} or the "
+            f"{MAX_RATE_AGE_DAYS} days before it{near}: load the ECB's whole history once "
+            "(CHIPCOST_ECB_RATES_URL=https://www.ecb.europa.eu/stats/eurofxref/"
+            "eurofxref-hist.xml chipcost collect --source ecb-rates) or show US dollars "
+            "(--currency USD)"
+        )
 
 
 @dataclass(frozen=True)
@@ -78,80 +73,72 @@ class YourPrices:
         return self.rates.currency if self.rates else BASE
 
     @property
+    def converting(self) -> str | None:
+        """The currency a read's query converts to (chipcost.warehouse.fx); None: US dollars."""
+        return self.rates.currency if self.rates else None
+
+    @property
     def active(self) -> bool:
         return self.discounts is not None or self.rates is not None
-
-    def factor(self, row: Mapping[str, object], day: object) -> tuple[float, str | None, tuple]:
-        """(multiplier, discount shown, (rate, rate day)) for one row."""
-        factor, shown, rate = 1.0, None, ()
-        if self.discounts is not None and (rule := self.discounts.rule_for(row)):
-            factor, shown = rule.factor, rule.shown
-        if self.rates is not None:
-            value, published = self.rates.on(_day(day))
-            factor *= value
-            rate = (value, published)
-        return factor, shown, rate
 
     def rows(
         self,
         rows: list[dict[str, object]],
-        money: Sequence[str],
-        day: str | Callable[[Mapping[str, object]], object] = "last_seen_at",
-        price: str | None = "price_per_chip_hour",
+        price: str | None = LIST_PRICE[0],
     ) -> list[dict[str, object]]:
-        """The rows with their money in your currency after your discounts (in place), each
-        keeping its USD list price and saying what it got; unchanged when nothing applies."""
+        """Rows a query converted to this currency (or left in USD), after your discounts (in
+        place): each keeping its USD list price and saying what it got, the ADDED columns
+        last; unchanged when nothing applies. A row with no rate is refused (Rates.missing)."""
         if not self.active:
             return rows
-        day_of = day if callable(day) else (lambda r: r.get(day))
         for row in rows:
-            factor, shown, rate = self.factor(row, day_of(row))
-            if price is not None:
+            if self.rates is not None and row.get("usd_rate") is None:
+                raise self.rates.missing(row.get("rate_day"))
+            if price is not None and LIST_COLUMN not in row:
                 row[LIST_COLUMN] = row.get(price)
-            for column in money:
+            rule = self.discounts.rule_for(row) if self.discounts is not None else None
+            factor = rule.factor if rule else 1.0
+            for column in MONEY:  # rounded once, converted and discounted
                 value = row.get(column)
                 if isinstance(value, int | float) and not isinstance(value, bool):
                     row[column] = round(value * factor, 6)
             if self.discounts is not None:
-                row[DISCOUNT_COLUMN] = shown
-            if rate:
-                row.update(zip(RATE_COLUMNS, (self.currency, rate[0], rate[1]), strict=True))
+                row[DISCOUNT_COLUMN] = rule.shown if rule else None
+            for column in ADDED:  # last, in one order, whichever step added them
+                if column in row:
+                    row[column] = row.pop(column)
         return rows
 
     def frame(
         self,
         frame: pl.DataFrame,
-        money: Sequence[str],
-        day: str = "last_seen_at",
-        price: str | None = "price_per_chip_hour",
+        price: str | None = LIST_PRICE[0],
     ) -> pl.DataFrame:
         """`rows` for a frame: the same columns added, the same values."""
         import polars as pl
 
         if not self.active or frame.is_empty():
             return frame
-        keys = [
-            c for c in ("provider", "pricing_model", "chip", "region", day) if c in frame.columns
-        ]
-        made = [self.factor(r, r.get(day)) for r in frame.select(keys).iter_rows(named=True)]
-        factors = pl.Series([m[0] for m in made], dtype=pl.Float64)
+        if self.rates is not None and frame["usd_rate"].null_count():
+            raise self.rates.missing(frame.filter(pl.col("usd_rate").is_null())["rate_day"][0])
         added = []
-        if price is not None:
+        if price is not None and LIST_COLUMN not in frame.columns:
             added.append(pl.col(price).alias(LIST_COLUMN))
-        added += [
+        rules = [None] * frame.height
+        if self.discounts is not None:
+            keys = [c for c in RULE_KEYS if c in frame.columns]
+            rules = [self.discounts.rule_for(r) for r in frame.select(keys).iter_rows(named=True)]
+            added.append(pl.Series(DISCOUNT_COLUMN, [r.shown if r else None for r in rules],
+                                   dtype=pl.String))  # fmt: skip
+        factors = pl.Series([r.factor if r else 1.0 for r in rules], dtype=pl.Float64)
+        added += [  # rounded once, converted and discounted
             (pl.col(c).cast(pl.Float64) * factors).round(6).alias(c)
-            for c in money
+            for c in MONEY
             if c in frame.columns
         ]
-        if self.discounts is not None:
-            added.append(pl.Series(DISCOUNT_COLUMN, [m[1] for m in made], dtype=pl.String))
-        if self.rates is not None:
-            added += [
-                pl.lit(self.currency).alias("currency"),
-                pl.Series("usd_rate", [m[2][0] for m in made], dtype=pl.Float64),
-                pl.Series("rate_day", [m[2][1] for m in made], dtype=pl.Date),
-            ]
-        return frame.with_columns(added)
+        frame = frame.with_columns(added)
+        own = [c for c in frame.columns if c not in ADDED]
+        return frame.select(own + [c for c in ADDED if c in frame.columns])
 
     def notes(self, rows: Sequence[Mapping[str, object]] = ()) -> list[str]:
         """What the prices shown are, in a line each: the discounts, the rates."""
