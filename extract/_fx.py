@@ -1,19 +1,49 @@
-"""The ECB's daily euro reference rates: how a source priced in euros reaches US dollars."""
+"""The one reader of the ECB's euro reference rates (its daily, 90-day and history files, one
+layout): each day's rates as the file gives them, and the bounds a rate must keep. The
+ecb-rates source loads them all (extract/ecb_rates.py); a source priced in euros reads the
+dollar's rate of the daily file it fetched beside its prices (extract/seeweb.py)."""
 
 from __future__ import annotations
 
 import re
 import statistics
 from dataclasses import dataclass
+from datetime import date
 
 from chipcost.core.payload import Payload
 
 # Published every working day around 16:00 CET; public, no key.
 ECB_DAILY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
-# <Cube time='2017-03-08'> ... <Cube currency='USD' rate='1.0556'/>: read by pattern, not by
-# an XML parser, so a hostile document can expand no entities.
-_DAY = re.compile(r"""<Cube\s+time=['"](\d{4}-\d{2}-\d{2})['"]""")
-_USD = re.compile(r"""<Cube\s+currency=['"]USD['"]\s+rate=['"](\d+(?:\.\d+)?)['"]""")
+# <Cube time="2026-11-20"> opens a day; <Cube currency="USD" rate="1.0561"/> is one rate. Read
+# by pattern, not by an XML parser, so a hostile document can expand no entities; the daily
+# file quotes with ', the history files with ".
+_DAY = re.compile(r"""<Cube\s+time=['"]([^'"]*)['"]\s*>""")
+_RATE = re.compile(r"""<Cube\s+currency=['"]([^'"]*)['"]\s+rate=['"]([^'"]*)['"]\s*/>""")
+
+
+@dataclass(frozen=True)
+class Day:
+    """One <Cube time=...> of an ECB file: its day as written, its rates as written."""
+
+    day: str
+    rates: list[tuple[str, str]]  # (currency, units per euro), in the file's order
+    text: str  # the block, for a reject to quote
+
+
+def days(text: str) -> list[Day]:
+    """Every day of an ECB file, in the file's order."""
+    found = list(_DAY.finditer(text))
+    out = []
+    for n, day in enumerate(found):
+        end = found[n + 1].start() if n + 1 < len(found) else len(text)
+        block = text[day.end() : end]
+        out.append(Day(day.group(1), _RATE.findall(block), block))
+    return out
+
+
+def undated(text: str) -> bool:
+    """The file has rates but no day to date them: the ECB's layout changed."""
+    return not _DAY.search(text) and bool(_RATE.search(text))
 
 
 # What a rate must be to enter fx_rates (units of the currency per euro), one rule for every
@@ -114,9 +144,15 @@ class EurUsd:
 
 
 def eur_usd(payload: Payload) -> EurUsd | None:
-    """The USD rate of an archived ECB daily file; None when it has none (an error page)."""
-    text = payload.data.decode("utf-8", errors="replace")
-    day, usd = _DAY.search(text), _USD.search(text)
-    if day is None or usd is None or implausible("USD", float(usd.group(1))):
+    """The USD rate of an archived ECB daily file (its first day); None when it has none (an
+    error page) or one no dollar has had."""
+    found = days(payload.data.decode("utf-8", errors="replace"))
+    usd = dict(found[0].rates).get("USD") if found else None
+    try:
+        date.fromisoformat(found[0].day)
+        rate = float(usd or "")
+    except (ValueError, IndexError):
         return None
-    return EurUsd(float(usd.group(1)), day.group(1), payload.ref or payload.name)
+    if implausible("USD", rate):
+        return None
+    return EurUsd(rate, found[0].day, payload.ref or payload.name)

@@ -17,7 +17,7 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
-from chipcost.extract._fx import implausible, jumps
+from chipcost.extract._fx import Day, days, implausible, jumps, undated
 from chipcost.extract._kit import Origin
 from chipcost.extract.base import FetchContext, Source, refuse_empty
 
@@ -29,11 +29,6 @@ URL_ENV = "CHIPCOST_ECB_RATES_URL"  # another file of the same layout (settings.
 # after a backfill of older prices (docs/your-prices.md).
 RATES_HISTORY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.xml"
 TABLE = "fx_rates"
-# <Cube time="2026-11-20"> opens a day; <Cube currency="USD" rate="1.0561"/> is one rate. Read
-# by pattern, not by an XML parser, so a hostile document can expand no entities; the daily
-# file quotes with ', the history files with ".
-_DAY = re.compile(r"""<Cube\s+time=['"]([^'"]*)['"]\s*>""")
-_RATE = re.compile(r"""<Cube\s+currency=['"]([^'"]*)['"]\s+rate=['"]([^'"]*)['"]\s*/>""")
 _CODE = re.compile(r"^[A-Z]{3}$")
 
 
@@ -53,16 +48,14 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     for payload in payloads:
         origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
         text = payload.data.decode("utf-8", errors="replace")
-        days = list(_DAY.finditer(text))
-        if not days and _RATE.search(text):
+        if undated(text):
             raise ParseError(
                 f"ecb: {payload.url} ({payload.ref or payload.name}) has rates but no "
                 "<Cube time=...> day to date them: the ECB's file changed shape"
             )
         found_rows = []
-        for n, found in enumerate(days):
-            end = days[n + 1].start() if n + 1 < len(days) else len(text)
-            found_rows.extend(_day_rows(found.group(1), text[found.end() : end], origin, result))
+        for day in days(text):
+            found_rows.extend(_day_rows(day, origin, result))
         rows.extend(_without_jumps(found_rows, origin, result))
     result.facts[TABLE] = rows
     if not rows:  # a file of no day at all fails the source, as an empty listing does
@@ -70,16 +63,15 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     return result
 
 
-def _day_rows(
-    day_text: str, block: str, origin: Origin, result: ParseResult
-) -> list[dict[str, object]]:
+def _day_rows(found: Day, origin: Origin, result: ParseResult) -> list[dict[str, object]]:
+    day_text = found.day
     try:
         day = date.fromisoformat(day_text)
     except ValueError:
-        result.rejects.append(origin.reject(f"not a day: time={day_text!r}", block[:200]))
+        result.rejects.append(origin.reject(f"not a day: time={day_text!r}", found.text[:200]))
         return []
     rows = [_row(day, "EUR", 1.0, origin)]
-    for currency, rate in _RATE.findall(block):
+    for currency, rate in found.rates:
         try:
             per_eur = float(rate)
         except ValueError:

@@ -7,7 +7,7 @@ from datetime import date
 import duckdb
 
 from chipcost.warehouse.db import dict_rows
-from chipcost.warehouse.literals import any_of, literal
+from chipcost.warehouse.where import Where
 
 
 def history_rows(
@@ -15,10 +15,10 @@ def history_rows(
 ) -> list[dict[str, object]]:
     """Every price_history row (a price and the span it held: valid_from, valid_to NULL while
     it holds), with its per-chip price; since: only prices that still held on or after it."""
-    where: list[str] = ["TRUE"]
+    where = Where()
     if since is not None:
-        where.append(f"(valid_to IS NULL OR valid_to >= {literal(since)})")
-    any_of("chip", chips, where)
+        where.add("(valid_to IS NULL OR valid_to >= {})", since)
+    where.any_of("chip", chips)
     return dict_rows(
         con,
         f"""
@@ -26,8 +26,9 @@ def history_rows(
                payment, plan, price_per_hour, price_per_hour / chip_count AS price_per_chip_hour,
                upfront, sku, source, valid_from, valid_to, end_reason, payload_ref
         FROM price_history
-        WHERE {" AND ".join(where)}
+        WHERE {where.sql()}
         ORDER BY provider, region, zone, instance_type, pricing_model, term, payment, plan,
                  valid_from
         """,
+        where.params,
     )

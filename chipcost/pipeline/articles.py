@@ -74,16 +74,15 @@ def speed_curve(con: duckdb.DuckDBPyConnection, model: str = "llama-3-70b") -> l
     """Every usable inference figure of CURVE_CHIPS for `model`: chip, tokens/s per chip and
     per user (None at maximum throughput), whether derived (calibrated or not) or published."""
     from chipcost.warehouse.db import dict_rows
-    from chipcost.warehouse.literals import literal
 
-    chips = ", ".join(literal(c) for c in CURVE_CHIPS)
     return dict_rows(
         con,
         "SELECT chip, tokens_per_second_per_chip, tokens_per_second_per_user, operating_point, "
         "kind, scenario FROM throughput_ranked WHERE workload = 'inference' AND usable "
-        f"AND model = {literal(model)} AND chip IN ({chips}) "
+        "AND model = $model AND list_contains($chips, chip) "
         "AND (operating_point = 'max-throughput' OR tokens_per_second_per_user IS NOT NULL) "
         "ORDER BY chip, kind = 'derived', tokens_per_second_per_user NULLS FIRST",
+        {"model": model, "chips": list(CURVE_CHIPS)},
     )
 
 

@@ -130,28 +130,6 @@ def test_the_cost_table_is_read_without_polars(priced):
     assert "polars" in loaded_after(*ask, "--format", "csv")
 
 
-def test_read_commands_do_not_import_pandas_where_it_is_installed(priced, tmp_path):
-    """DuckDB imports pandas (if installed) to bind a query parameter: the read commands
-    write their values into the query instead. A stand-in pandas that leaves a mark when
-    imported shows whether anything imports it."""
-    fake = tmp_path / "site" / "pandas"
-    fake.mkdir(parents=True)
-    mark = tmp_path / "pandas-imported"
-    (fake / "__init__.py").write_text(f"open({str(mark)!r}, 'w').close()\n")
-    env = {**os.environ, "PYTHONPATH": str(fake.parent)}
-    for args in (
-        ["prices", "--chip", "H100-SXM", "--region", "us-east-1", "--min-price", "1"],
-        ["cost", "--model", "llama-3-70b", "--workload", "training", "--chip", "H100"],
-        ["history", "--chip", "H100-SXM", "--region", "us-east-1", "--since", "2020-01-01"],
-    ):
-        done = subprocess.run(
-            [CHIPCOST, *args, "--db", str(priced)], capture_output=True, text=True, env=env
-        )
-        assert done.returncode == 0, done.stderr
-        assert "p5.48xlarge" in done.stdout or "H100-SXM" in done.stdout
-        assert not mark.exists(), f"chipcost {args[0]} imported pandas"
-
-
 HELPS = [(name,) for name in sorted(COMMANDS) if name != "throughput"] + [
     ("throughput", sub) for sub in ("add", "list", "import", "remove")
 ]

@@ -3,13 +3,10 @@ structure: every day and currency a fact, the euro at 1, bad rates refused one b
 
 from __future__ import annotations
 
-from datetime import date
-
 import pytest
 
 from chipcost.core.errors import ParseError
 from chipcost.extract.ecb_rates import RATES_90D_URL, SOURCE
-from chipcost.pipeline.your_prices import Rates
 from tests.sources import payload
 
 DAILY = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
@@ -47,13 +44,3 @@ def test_bad_rates_are_refused_one_by_one_and_the_good_kept():
 def test_a_file_without_any_day_is_refused(body):
     with pytest.raises(ParseError, match="ecb"):
         SOURCE.parse([payload("ecb-rates", "x.xml", DAILY, data=body)])
-
-
-def test_a_price_converts_at_the_latest_rate_of_the_week_before_it():
-    table = Rates("EUR", (date(2026, 11, 5), date(2026, 11, 6)), (0.9, 0.8))
-    assert table.on(date(2026, 11, 8)) == (0.8, date(2026, 11, 6))  # a Sunday: Friday's
-    assert table.on(date(2026, 11, 5)) == (0.9, date(2026, 11, 5))
-    with pytest.raises(Exception, match="no ECB reference rate for EUR on 2026-11-14"):
-        table.on(date(2026, 11, 14))
-    with pytest.raises(Exception, match="on 2026-11-04"):
-        table.on(date(2026, 11, 4))

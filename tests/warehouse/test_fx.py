@@ -1,0 +1,128 @@
+"""The one currency conversion (chipcost.warehouse.fx), on a real warehouse file: each price at
+the ECB rate of its own day or the latest of the 7 days before it, the query's order kept."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from chipcost.core.errors import ChipcostError
+from chipcost.pipeline.your_prices import Rates, YourPrices
+from chipcost.warehouse.db import connect, dict_rows
+from chipcost.warehouse.fx import in_currency, index_in_currency, per_usd
+
+# Thursday 5 and Friday 6 November 2026: USD 1.25 and 1.0 per euro, GBP 0.9 and 0.8.
+RATES = [
+    (date(2026, 11, 5), "USD", 1.25),
+    (date(2026, 11, 5), "GBP", 0.9),
+    (date(2026, 11, 6), "USD", 1.0),
+    (date(2026, 11, 6), "GBP", 0.8),
+]
+
+
+@pytest.fixture
+def con(tmp_path):
+    con = connect(tmp_path / "fx.duckdb")
+    seen = datetime(2026, 11, 7, tzinfo=UTC)
+    for day, currency, per_eur in RATES:
+        con.execute(
+            "INSERT INTO fx_rates (day, currency, per_eur, source, observed_at, payload_ref) "
+            "VALUES ($day, $currency, $per_eur, 'ecb-rates', $seen, 'a.xml')",
+            {"day": day, "currency": currency, "per_eur": per_eur, "seen": seen},
+        )
+    yield con
+    con.close()
+
+
+# Prices of four days, in an order of the query's own (the costliest first).
+PRICES = """
+    SELECT * FROM (VALUES
+        ('sunday', 10.0, 80.0, NULL::DOUBLE, DATE '2026-11-08'),
+        ('thursday', 4.0, 32.0, 1000.0, DATE '2026-11-05'),
+        ('late', 2.0, 16.0, NULL, DATE '2026-11-14'),
+        ('early', 1.0, 8.0, NULL, DATE '2026-11-04')
+    ) t(offer, price_per_chip_hour, price_per_hour, upfront, seen) ORDER BY price_per_chip_hour DESC
+"""
+
+
+def test_each_price_takes_the_rate_of_its_day_or_the_latest_of_the_week_before(con):
+    sql, params = in_currency(con, PRICES, None, "GBP", day="seen")
+    rows = {r["offer"]: r for r in dict_rows(con, sql, params)}
+    # A Sunday's price: Friday's rate, 0.8 / 1.0 pounds a dollar.
+    sunday = rows["sunday"]
+    assert (sunday["usd_rate"], sunday["rate_day"], sunday["currency"]) == (
+        0.8, date(2026, 11, 6), "GBP"
+    )  # fmt: skip
+    assert (sunday["price_per_chip_hour"], sunday["price_per_hour"]) == (8.0, 64.0)
+    assert sunday["list_price_per_chip_hour_usd"] == 10.0 and sunday["upfront"] is None
+    thursday = rows["thursday"]
+    assert thursday["usd_rate"] == pytest.approx(0.72) and thursday["rate_day"] == date(2026, 11, 5)
+    assert thursday["upfront"] == pytest.approx(720.0)
+    # Nine days after the last rate, a day before the first: no rate, the day named.
+    for late in ("late", "early"):
+        assert rows[late]["usd_rate"] is None and rows[late]["price_per_chip_hour"] is None
+        assert rows[late]["rate_day"] == rows[late]["seen"]
+
+
+def test_the_query_keeps_its_order_and_its_own_columns(con):
+    plain = dict_rows(con, PRICES)
+    sql, params = in_currency(con, PRICES, None, "GBP", day="seen", drop=("seen",))
+    converted = dict_rows(con, sql, params)
+    assert [r["offer"] for r in converted] == [r["offer"] for r in plain]
+    assert list(converted[0]) == [
+        "offer", "price_per_chip_hour", "price_per_hour", "upfront",
+        "list_price_per_chip_hour_usd", "currency", "usd_rate", "rate_day",
+    ]  # fmt: skip
+
+
+def test_us_dollars_leave_the_query_as_it_is(con):
+    assert in_currency(con, PRICES, {"a": 1}, None, day="seen") == (PRICES, {"a": 1})
+
+
+def test_a_corrected_rate_is_used_and_said(con):
+    con.execute(
+        "INSERT INTO fx_rates VALUES (DATE '2026-11-06', 'GBP', 0.7, 'ecb-rates', "
+        "TIMESTAMPTZ '2026-11-08 00:00:00+00', 'b.xml')"
+    )
+    sql, params = in_currency(con, PRICES, None, "GBP", day="seen")
+    sunday = next(r for r in dict_rows(con, sql, params) if r["offer"] == "sunday")
+    assert sunday["usd_rate"] == pytest.approx(0.7)
+    assert [(d, corrected) for d, _, _, corrected in per_usd(con, "GBP")] == [
+        (date(2026, 11, 5), False),
+        (date(2026, 11, 6), True),
+    ]
+
+
+def test_the_index_moves_with_the_rate(con):
+    # A level of 10 dollars on Thursday and Friday, unchanged in dollars: in pounds it rose
+    # from 7.2 to 8, as the dollar bought more pounds on Friday.
+    index = """SELECT * FROM (VALUES
+        (DATE '2026-11-06', 10.0, 0.0, NULL::DOUBLE, NULL::DOUBLE),
+        (DATE '2026-11-05', 10.0, NULL, NULL, NULL)
+    ) t(day, level, change_1d, change_7d, change_30d) ORDER BY day DESC"""
+    sql, params = index_in_currency(index, {}, "GBP")
+    friday, thursday = dict_rows(con, sql, params)
+    assert friday["level"] == pytest.approx(8.0) and thursday["level"] == pytest.approx(7.2)
+    assert friday["change_1d"] == pytest.approx(8.0 / 7.2 - 1)
+    assert friday["change_7d"] is None and friday["rate_day"] == date(2026, 11, 6)
+
+
+def test_a_price_without_a_rate_is_refused_naming_its_day(con):
+    sql, params = in_currency(con, PRICES, None, "GBP", day="seen")
+    rates = Rates("GBP", (date(2026, 11, 5), date(2026, 11, 6)), (0.72, 0.8))
+    with pytest.raises(ChipcostError) as raised:
+        YourPrices(rates=rates).rows(dict_rows(con, sql, params))
+    said = str(raised.value)
+    assert "no ECB reference rate for GBP on 2026-11-14 or the 7 days before it" in said
+    assert "the ECB rates held run 2026-11-05 to 2026-11-06" in said
+
+
+def test_your_prices_round_the_converted_prices_to_a_millionth_and_put_their_columns_last(con):
+    sql, params = in_currency(con, PRICES, None, "GBP", day="seen")
+    rows = [r for r in dict_rows(con, sql, params) if r["usd_rate"] is not None]
+    rates = Rates("GBP", (date(2026, 11, 5), date(2026, 11, 6)), (0.72, 0.8))
+    shown = YourPrices(rates=rates).rows(rows)
+    assert [r["price_per_chip_hour"] for r in shown] == [8.0, 2.88]
+    assert list(shown[0])[-4:] == ["list_price_per_chip_hour_usd", "currency", "usd_rate",
+                                   "rate_day"]  # fmt: skip
