@@ -115,7 +115,7 @@ def in_currency(
     converted = ", ".join(f"q.{m} * {rate} AS {m}" for m in MONEY if m in columns)
     kept = f", q.{LIST_PRICE[0]} AS {LIST_PRICE[1]}" if list_price else ""
     hidden = ", ".join(["fx_n", *drop])
-    select = f"q.* EXCLUDE ({hidden}) REPLACE ({converted}){kept}"
+    select = f"q.* EXCLUDE ({hidden})" + (f" REPLACE ({converted})" if converted else "") + kept
     return _converted(sql, day, select), {**(params or {}), CURRENCY_PARAM: currency}
 
 
