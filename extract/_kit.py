@@ -332,3 +332,19 @@ def positive(text: object, name: str, refused: type[Exception]) -> float:
     if not math.isfinite(value) or value <= 0:
         raise refused(f"{name} {text!r} is not a positive number")
     return value
+
+
+def host_spec(value: object, *, per: float = 1.0) -> float | None:
+    """A host's vCPUs, memory or local disk as the source publishes it (a number, or text
+    such as "2048 GiB" or "8 x 3840 NVMe SSD" read by the caller), divided by `per` (1024
+    for MiB to GiB); None when missing or not a finite amount of 0 or more: a spec the
+    source does not give is left empty, never guessed, and never refuses the price."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(str(value).replace(",", "").strip())
+    except ValueError:
+        return None
+    if not math.isfinite(number) or number < 0:
+        return None
+    return number / per

@@ -34,6 +34,10 @@ COLUMNS = (
     "zone",
     "instance_type",
     "chip_count",
+    # The host (vCPUs, memory and local disk, GB) where the source publishes it, else null.
+    "vcpus",
+    "ram_gb",
+    "disk_gb",
     "pricing_model",
     "pricing",
     "price_per_chip_hour",

@@ -33,6 +33,10 @@ PRICE_COLUMNS = (
     "zone",
     "instance_type",
     "chip_count",
+    # The host (vCPUs, memory and local disk, GB), where the source publishes it; else NULL.
+    "vcpus",
+    "ram_gb",
+    "disk_gb",
     "pricing_model",
     "term",
     "payment",
@@ -87,6 +91,8 @@ def _price_query(
     providers: list[str] | None = None,
     instance_types: list[str] | None = None,
     min_memory_gb: float | None = None,
+    min_vcpus: float | None = None,
+    min_ram_gb: float | None = None,
     chip_counts: list[float] | None = None,
     min_price: float | None = None,
     max_price: float | None = None,
@@ -103,6 +109,9 @@ def _price_query(
     any_of("p.instance_type", instance_types, where)
     for condition, value in (
         ("c.memory_gb >= ", min_memory_gb),
+        # An offer whose source publishes no host specs (NULL) is left out, not assumed.
+        ("p.vcpus >= ", min_vcpus),
+        ("p.ram_gb >= ", min_ram_gb),
         ("price_per_chip_hour >= ", min_price),
         ("price_per_chip_hour <= ", max_price),
     ):
@@ -137,8 +146,10 @@ def per_chip_prices(con: duckdb.DuckDBPyConnection, **filters) -> pl.DataFrame:
 
     Filters (all optional): chips, regions, models, providers, instance_types (lists, any
     case);
-    min_memory_gb (one chip's memory, chips.csv); chip_counts; min_price/max_price bound the
-    per-chip-hour price; spot True keeps only spot prices, False leaves them out.
+    min_memory_gb (one chip's memory, chips.csv); min_vcpus and min_ram_gb (the host's, where
+    its source publishes them: an offer without them is left out); chip_counts;
+    min_price/max_price bound the per-chip-hour price; spot True keeps only spot prices, False
+    leaves them out.
     """
     from chipcost.core.frames import frame_of
 

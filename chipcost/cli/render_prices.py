@@ -54,6 +54,10 @@ _WIDE = (
     Column("instance_type", "instance"),
     Column("chip_count", "chips", numeric=True),
     Column("memory_gb", "GB/chip", numeric=True),
+    # The host, where the source publishes it (a column no row has a value in is left out).
+    Column("vcpus", "vCPUs", numeric=True),
+    Column("ram_gb", "RAM GB", numeric=True),
+    Column("disk_gb", "disk GB", numeric=True),
     Column("pricing_model", "pricing model"),
     Column("term", "term"),
     Column("payment", "payment"),
@@ -75,7 +79,7 @@ def cell(column: str, value: object) -> str:
         return f"{value:,.4f}"
     if column == "upfront":
         return f"{value:,.2f}"
-    if column in ("chip_count", "memory_gb"):
+    if column in ("chip_count", "memory_gb", "vcpus", "ram_gb", "disk_gb"):
         return f"{value:g}"
     if column == "source_as_of":
         return f"{value:%Y-%m-%d %H:%M}"

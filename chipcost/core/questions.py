@@ -243,6 +243,22 @@ PRICES = Question(
             check="number",
         ),
         Field(
+            "min_vcpus",
+            "float",
+            "At least this many vCPUs per instance (offers whose source publishes none are "
+            "left out).",
+            query="min_vcpus",
+            check="number",
+        ),
+        Field(
+            "min_ram",
+            "float",
+            "At least this much instance memory, GB (offers whose source publishes none are "
+            "left out).",
+            query="min_ram_gb",
+            check="number",
+        ),
+        Field(
             "chips",
             "names",
             "Chips per instance: 8 (or 1,8).",

@@ -33,6 +33,11 @@ RECORD_COLUMNS = (
     ("source_url", "text"),
     ("payload_ref", "text"),
     ("extra", "json"),
+    # The host's vCPUs, memory (GB) and local disk (GB) as the source publishes them; NULL
+    # where it publishes none (docs/sources.md says which source gives which).
+    ("vcpus", "number"),
+    ("ram_gb", "number"),
+    ("disk_gb", "number"),
 )
 
 OFFER_KEY = (
@@ -70,6 +75,9 @@ class PriceRecord:
     source_url: str = ""
     payload_ref: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    vcpus: float | None = None
+    ram_gb: float | None = None
+    disk_gb: float | None = None
 
     def offer_key(self) -> tuple[str, ...]:
         return tuple(getattr(self, name) for name in OFFER_KEY)
