@@ -348,3 +348,21 @@ def host_spec(value: object, *, per: float = 1.0) -> float | None:
     if not math.isfinite(number) or number < 0:
         return None
     return number / per
+
+
+# A size as a page writes it: "2900 GiB", "22 TiB SSD", "1.4 TB", "500 GB NVMe".
+_SIZE = re.compile(r"^\s*([\d][\d,]*(?:\.\d+)?)\s*(TiB|TB|GiB|GB|MiB|MB)?\b", re.IGNORECASE)
+# To the unit the record keeps, each within its own kind: GiB for binary units, GB for
+# decimal ones (a source's "GB" and "GiB" are kept as it writes them, not converted).
+_TO_GB = {"tib": 1024.0, "tb": 1000.0, "gib": 1.0, "gb": 1.0, "mib": 1 / 1024, "mb": 1 / 1000}
+
+
+def size_gb(text: object) -> float | None:
+    """A size written as text in GB (or GiB) as the source writes it, TiB and TB times
+    1,024 and 1,000; a bare number is GB. None for text that does not start with a size."""
+    match = _SIZE.match(str(text or ""))
+    if match is None:
+        return None
+    number = host_spec(match[1])
+    unit = (match[2] or "gb").lower()
+    return None if number is None else number * _TO_GB[unit]
