@@ -111,10 +111,10 @@ def _prices(**asked: Any) -> pl.DataFrame:
     """Current per-chip hourly prices, cheapest first per chip, pricing model and term.
 
     One row per offer: chip, provider, region, zone, instance_type, chip_count, memory_gb (per
-    chip), vcpus, ram_gb and disk_gb (the host, local disk; None where the source publishes
-    none), pricing_model, term, payment, plan, price_per_chip_hour, price_per_hour, upfront
+    chip), pricing_model, term, payment, plan, price_per_chip_hour, price_per_hour, upfront
     (per instance, USD), source, valid_from, last_seen_at, sku, payload_ref (the archived
-    payload the price was read from), source_as_of (the source's last
+    payload the price was read from), vcpus, ram_gb and disk_gb (the host, local disk; None
+    where the source publishes none), source_as_of (the source's last
     successful run) and sample (bundled sample data). min_memory is GB per chip, chips the
     chips per instance, min_vcpus/min_ram the host's vCPUs and memory (GB; an offer without
     them is left out), min_price/max_price USD per chip-hour, spot True/False to keep

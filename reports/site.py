@@ -34,10 +34,6 @@ COLUMNS = (
     "zone",
     "instance_type",
     "chip_count",
-    # The host (vCPUs, memory and local disk, GB) where the source publishes it, else null.
-    "vcpus",
-    "ram_gb",
-    "disk_gb",
     "pricing_model",
     "pricing",
     "price_per_chip_hour",
@@ -46,6 +42,10 @@ COLUMNS = (
     "last_seen_at",
     "interruption",  # AWS spot only: the Spot Instance Advisor's frequency of interruption
     "estimate",  # what a price no public page gives rests on (the sample's estimates only)
+    # The host (vCPUs, memory and local disk, GB) where the source publishes it, else null.
+    "vcpus",
+    "ram_gb",
+    "disk_gb",
 )
 DEFAULT_TOKENS = "llama-3-70b|inference"
 DEFAULT_WEEKS = 12

@@ -33,10 +33,6 @@ PRICE_COLUMNS = (
     "zone",
     "instance_type",
     "chip_count",
-    # The host (vCPUs, memory and local disk, GB), where the source publishes it; else NULL.
-    "vcpus",
-    "ram_gb",
-    "disk_gb",
     "pricing_model",
     "term",
     "payment",
@@ -50,6 +46,11 @@ PRICE_COLUMNS = (
     # Provenance: the provider's id of the price and the archived payload it was read from.
     "sku",
     "payload_ref",
+    # The host (vCPUs, memory and local disk, GB), where the source publishes it; else NULL.
+    # Last, so that the columns before them keep their places in a CSV.
+    "vcpus",
+    "ram_gb",
+    "disk_gb",
 )
 
 
