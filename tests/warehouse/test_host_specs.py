@@ -9,12 +9,14 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import chipcost
 from chipcost.core.errors import ChipcostError
+from chipcost.core.runs import OK, SourceResult
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
@@ -113,3 +115,61 @@ def test_a_new_host_of_an_unchanged_price_follows_the_newest_sighting(tmp_path):
     observed = con.execute("SELECT vcpus, disk_gb FROM observations ORDER BY observed_at")
     assert observed.fetchall() == [(192.0, 30720.0), (192.0, None)]
     con.close()
+
+
+def source_run(by_source: dict[str, list], when) -> object:
+    """One run of AWS sources, each with its own records."""
+    sources = [
+        SourceResult(
+            source=source,
+            provider="aws",
+            status=OK,
+            records=[replace(r, observed_at=when, source=source) for r in found],
+            seen_keys={r.offer_key() for r in found},
+            observed_at=when,
+        )
+        for source, found in by_source.items()
+    ]
+    return replace(run_of([], when), sources=sources)
+
+
+def test_a_source_without_hosts_shows_the_one_its_provider_publishes(tmp_path):
+    """AWS's spot prices carry no host: the Price List's for the same instance type is shown
+    beside them, where it gives one value; a type it does not list stays empty."""
+    spot = {"pricing_model": "spot", "zone": "us-east-1a", "price_per_hour": 20.0}
+    con = open_warehouse(tmp_path / "w.duckdb")
+    load_run(
+        con,
+        source_run(
+            {
+                "aws-pricing-api": [
+                    record(**P5),
+                    # Two regions that disagree on g6's disk: the disk is not carried over.
+                    record(instance_type="g6.xlarge", chip="L4", chip_count=1.0, sku="L1",
+                           price_per_hour=0.8, vcpus=4.0, ram_gb=16.0, disk_gb=250.0),
+                    record(instance_type="g6.xlarge", chip="L4", chip_count=1.0, sku="L2",
+                           region="us-west-2", price_per_hour=0.8, vcpus=4.0, ram_gb=16.0,
+                           disk_gb=500.0),
+                    # A type listed without a host by a source that publishes hosts: left empty.
+                    record(instance_type="p4d.24xlarge", chip="A100-40GB", sku="A1"),
+                ],
+                "aws-spot": [
+                    record(**spot),
+                    record(instance_type="g6.xlarge", chip="L4", chip_count=1.0, **spot),
+                    record(instance_type="p4d.24xlarge", chip="A100-40GB", **spot),
+                    record(instance_type="p6-b200.48xlarge", chip="B200", **spot),
+                ],
+            },
+            day(0),
+        ),
+    )  # fmt: skip
+    rows = con.execute(
+        "SELECT source, region, instance_type, vcpus, ram_gb, disk_gb FROM current_prices"
+    ).fetchall()
+    con.close()
+    host = {(s, r, t): rest for s, r, t, *rest in rows}
+    assert host[("aws-spot", "us-east-1", "p5.48xlarge")] == [192.0, 2048.0, 30720.0]
+    assert host[("aws-spot", "us-east-1", "g6.xlarge")] == [4.0, 16.0, None]
+    assert host[("aws-spot", "us-east-1", "p4d.24xlarge")] == [None, None, None]
+    assert host[("aws-spot", "us-east-1", "p6-b200.48xlarge")] == [None, None, None]
+    assert host[("aws-pricing-api", "us-east-1", "p4d.24xlarge")] == [None, None, None]
