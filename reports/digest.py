@@ -8,10 +8,11 @@ import polars as pl
 from great_tables import GT
 
 from chipcost.core.vocabulary import BUCKET_LABELS
-from chipcost.reports.data import ReportData, alike_moves, place_of_alike
+from chipcost.reports.data import ReportData, alike_moves
+from chipcost.reports.glance import moves_table
 from chipcost.reports.labels import holds_words, money
 from chipcost.reports.sections import Section, no_changes
-from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
+from chipcost.reports.tables import SMALL, nowrap, styled
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.warehouse.snapshot import CANNOT_HOLD
 
@@ -46,34 +47,6 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
         "cheaper, red dearer."
     )
     return Section(key, title, explain, moves_table(rows.head(limit)))
-
-
-def moves_table(rows: pl.DataFrame) -> str:
-    """Four columns that fit a 390 px phone: chip, %, was → now (never broken across lines),
-    and where with the pricing (which wraps). Rows of data.alike_moves."""
-    # The move and its prices first: on a phone the columns after them are the ones that
-    # scroll out of view.
-    frame = rows.select(
-        "chip",
-        "change_pct",
-        pl.concat_str(
-            [
-                pl.col("old_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
-                pl.col("new_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
-            ],
-            separator=" → ",
-        ).alias("prices"),
-        # Where and the pricing in one column: four columns fit a 390 px phone screen.
-        pl.concat_str([place_of_alike(), pl.col("offer")], separator=" · ").alias("place"),
-        *[c for c in JUMP_COLUMNS if c in rows.columns],
-    )
-    gt = GT(frame).cols_label(
-        chip="Chip", place="Where, pricing", prices="Was → now", change_pct="%"
-    )
-    gt = gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
-    gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
-    gt = nowrap(coloured(gt, ["change_pct"]), ["chip", "change_pct", "prices"])  # place wraps
-    return styled(gt).as_raw_html()
 
 
 def cheapest_per_token(data: ReportData) -> Section | None:

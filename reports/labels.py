@@ -89,3 +89,18 @@ def holds_words(holds: str) -> str:
     if holds == "unknown":
         return "whether one instance holds the model is unknown (its memory is not listed)"
     return holds
+
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def prose(text: str) -> str:
+    """A sentence as HTML: escaped, a `command` in backticks set as code, never shown raw."""
+    from html import escape
+
+    return _CODE.sub(r"<code>\1</code>", escape(text))
+
+
+def plain(text: str) -> str:
+    """A sentence for plain text: a `command` in backticks quoted instead ("chipcost sources")."""
+    return _CODE.sub(r'"\1"', text)

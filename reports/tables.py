@@ -264,7 +264,7 @@ def index_table(index: pl.DataFrame) -> GT:
         level="USD per chip-hour",
         change="Move in the period",
         providers="Providers",
-        trend="Index each day",
+        trend="Each day",
     )
     gt = gt.fmt_currency(columns="level", decimals=4).fmt_percent(columns="change", decimals=1)
     if "trend" in frame.columns:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from chipcost.reports.data import ReportData, alike_moves, place_of_alike
-from chipcost.reports.labels import model_label, money, move_text, plural
+from chipcost.reports.labels import model_label, money, move_text, plain, plural
 
 SAMPLE_NOTE = (
     "SAMPLE DATA: these prices come from the bundled sample archive (synthetic, in the "
@@ -202,7 +202,7 @@ def text_body(data: ReportData, limit: int) -> str:
     lines = [f"Accelerator prices, {period.label} ({period.since} to {period.until}, UTC)", ""]
     if data.sample:
         lines += [SAMPLE_NOTE, ""]
-    lines += [headline(data), health_line(data), *lacks(data), ""]
+    lines += [headline(data), plain(health_line(data)), *map(plain, lacks(data)), ""]
     # Spot moves apart, as in the HTML body: they move daily and would crowd out the rest.
     spot = pl.col("pricing_model") == "spot"
     groups = (
