@@ -60,6 +60,11 @@ ul.verdicts { margin: 2px 0 6px; padding-left: 18px; font-size: 14px; line-heigh
   .gt_table .gt_row, .gt_table .gt_col_heading { padding-left: 3px !important;
     padding-right: 3px !important; }
   svg[class^="gt-nanoplot"] { width: 64px !important; height: auto !important; }
+  /* Cost per token: each model's cheapest chips one under the other (each cell names its
+     chip, in rank order). */
+  #cost table, #cost tbody, #cost tr, #cost th, #cost td { display: block; width: auto !important; }
+  #cost thead { display: none; }
+  #cost tbody th { border-top: 1px solid #d1d5db; font-weight: 600; }
 }
 """
 
