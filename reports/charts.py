@@ -112,8 +112,12 @@ def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
     for i, (key, points) in enumerate(drawn.items()):
         colour = COLOURS.get(key, OTHER_COLOUR)
         label, (day, price) = labels.get(key, key), prices[key][-1]
+        # Lines that moved alike lie on each other: each drawn thinner than the one under
+        # it, so the one below shows as an edge.
+        width = 2 + round(2.5 * (len(drawn) - 1 - i) / max(len(drawn) - 1, 1), 1)
         body.append(
-            f'<path d="{_path(points, x, y)}" fill="none" stroke="{colour}" stroke-width="2">'
+            f'<path d="{_path(points, x, y)}" fill="none" stroke="{colour}" '
+            f'stroke-width="{width:g}">'
             f"<title>{escape(label)}: {escape(money(price))} on {day.isoformat()} "
             f"({escape(signed_pct(points[-1][1]))} since {first.isoformat()})</title></path>"
         )
