@@ -85,13 +85,14 @@ def _section(section: Section) -> str:
             f"<h2>{escape(section.title)}</h2>{gist}</summary>{explain}{body}</details></section>"
         )
     more = ""
+    lead = explain
     if section.more:
         told = explain if section.gist else ""
+        lead = f'<p class="explain">{prose(section.gist)}</p>' if section.gist else explain
         more = (
             f'<details class="more"><summary>{escape(section.more_label)}</summary>'
             f"{told}{section.more}</details>"
         )
-    lead = f'<p class="explain">{prose(section.gist)}</p>' if section.gist else explain
     title = f"<h2>{escape(section.title)}</h2>"
     return f'<section id="{section.key}">{title}{lead}{body}{more}</section>'
 

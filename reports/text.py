@@ -149,7 +149,7 @@ def _stale_now(data: ReportData, total: int) -> str:
     success in the last 2 days)': judged as `chipcost sources` and every read judge them."""
     stale = data.stale_now or ()
     judged = (
-        f"as chipcost sources reports them (no success in the last {data.options.stale_days} days)"
+        f"as `chipcost sources` reports them (no success in the last {data.options.stale_days} days)"
     )
     if not stale:
         return f"none of the {total} stale, {judged}"

@@ -99,7 +99,7 @@ def _mail_html(made) -> str:
 def test_empty_warehouse_makes_a_report_that_says_what_it_lacks(tmp_path):
     made = write_report(warehouse(tmp_path / "w.duckdb", []), tmp_path / "r")
     page = made.html_path.read_text()
-    assert "The warehouse holds no prices yet: run `chipcost collect` first." in page
+    assert "The warehouse holds no prices yet: run <code>chipcost collect</code> first." in page
     assert "No prices yet, so no changes." in page
     assert "No source has run before the end of this period." in page
     assert made.subject.startswith("No price history yet: week of ")
