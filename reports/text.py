@@ -148,9 +148,8 @@ def _stale_now(data: ReportData, total: int) -> str:
     """'24 of 24 stale (aws-bulk, ... and 18 more), as chipcost sources reports them (no
     success in the last 2 days)': judged as `chipcost sources` and every read judge them."""
     stale = data.stale_now or ()
-    judged = (
-        f"as `chipcost sources` reports them (no success in the last {data.options.stale_days} days)"
-    )
+    days = data.options.stale_days
+    judged = f"as `chipcost sources` reports them (no success in the last {days} days)"
     if not stale:
         return f"none of the {total} stale, {judged}"
     names = ", ".join(stale[:NAMED_STALE])
