@@ -19,18 +19,32 @@ def _short(value: float | int | None) -> float | int | None:
     return value
 
 
-def columnar(frame: pl.DataFrame) -> dict[str, list | dict]:
+def columnar(frame: pl.DataFrame, phrases: dict[str, str] | None = None) -> dict[str, list | dict]:
     """{column: values}: a text column as {"dictionary": distinct values, "codes": an index
-    into them per row (null for null)}, any other column as its values."""
+    into them per row (null for null)}, any other column as its values. A column named in
+    `phrases` is cut at its separator first, each row's code a list of phrase indexes:
+    throughput sources repeat their parts (the chip's datasheet, the model card) in new
+    combinations, so whole texts are rarely alike and their parts often are."""
     table: dict[str, list | dict] = {}
     for name in frame.columns:
         values = frame[name].to_list()
-        if frame[name].dtype == pl.String:
-            dictionary = sorted({v for v in values if v is not None})
-            code = {v: i for i, v in enumerate(dictionary)}
-            table[name] = {"dictionary": dictionary, "codes": [code.get(v) for v in values]}
-        else:
+        if frame[name].dtype != pl.String:
             table[name] = [_short(v) for v in values]
+            continue
+        separator = (phrases or {}).get(name)
+        if separator:
+            values = [None if v is None else v.split(separator) for v in values]
+            words = {p for v in values if v is not None for p in v}
+        else:
+            words = {v for v in values if v is not None}
+        dictionary = sorted(words)
+        code = {v: i for i, v in enumerate(dictionary)}
+        codes = [
+            None if v is None else [code[p] for p in v] if separator else code[v] for v in values
+        ]
+        table[name] = {"dictionary": dictionary, "codes": codes}
+        if separator:
+            table[name]["separator"] = separator
     return table
 
 
@@ -39,7 +53,9 @@ def column_values(table: dict[str, list | dict], name: str) -> list:
     column = table[name]
     if isinstance(column, list):
         return column
-    words = column["dictionary"]
+    words, separator = column["dictionary"], column.get("separator")
+    if separator is not None:
+        return [None if c is None else separator.join(words[i] for i in c) for c in column["codes"]]
     return [None if c is None else words[c] for c in column["codes"]]
 
 

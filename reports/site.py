@@ -174,7 +174,7 @@ def site_data(offers: pl.DataFrame, throughput: pl.DataFrame, meta: dict) -> dic
         "columns": list(columns),
         "count": offers.height,
         "offers": columnar(rows.select(columns)),
-        "throughput": columnar(throughput),
+        "throughput": columnar(throughput, phrases={"source": "; "}),
         "model_labels": MODEL_LABELS,
         "default_tokens": DEFAULT_TOKENS,
     }

@@ -8,8 +8,11 @@
     $("count").textContent = "offers.js did not load: keep it beside index.html.";
     return;
   }
-  // offers.json's columns: a text column is spelled once per distinct value, each row an index.
-  const decode = (c) => Array.isArray(c) ? c : c.codes.map((i) => (i === null ? null : c.dictionary[i]));
+  // offers.json's columns: a text column is spelled once per distinct value, each row an index
+  // (or, for a text cut into phrases, a list of them).
+  const word = (c, i) => (Array.isArray(i) ? i.map((j) => c.dictionary[j]).join(c.separator) :
+    c.dictionary[i]);
+  const decode = (c) => Array.isArray(c) ? c : c.codes.map((i) => (i === null ? null : word(c, i)));
   const table = (t) => Object.fromEntries(Object.entries(t).map(([k, c]) => [k, decode(c)]));
   const col = table(data.offers);
   const cols = data.columns;
@@ -261,7 +264,8 @@
     for (const key of Object.keys(DEFAULTS)) {
       if (state[key] !== DEFAULTS[key]) params.set(key, state[key]);
     }
-    const hash = params.toString();
+    // Commas (between columns) and "|" (model|workload) read better as themselves.
+    const hash = params.toString().replace(/%2C/g, ",").replace(/%7C/g, "|");
     if (hash !== location.hash.slice(1)) {
       history.replaceState(null, "", hash ? "#" + hash : location.pathname + location.search);
     }
@@ -270,9 +274,13 @@
     const params = new URLSearchParams(location.hash.slice(1));
     for (const key of Object.keys(DEFAULTS)) state[key] = params.get(key) ?? DEFAULTS[key];
     if (!byKey[state.sort]) state.sort = DEFAULTS.sort;
+    if (!state.cols.split(",").some((k) => byKey[k])) state.cols = DEFAULTS.cols;
     for (const key of FIELDS) {
-      $(key === "model" ? "model" : key).value = state[key];
-      if ($(key).value !== state[key]) state[key] = $(key).value;  // not an option here
+      $(key).value = state[key];
+      if ($(key).value !== state[key]) {  // not an option here (a chip no longer sold)
+        state[key] = DEFAULTS[key];
+        $(key).value = state[key];
+      }
     }
   }
 

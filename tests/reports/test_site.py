@@ -12,6 +12,8 @@ import pytest
 from chipcost.reports.explorer_data import offer_rows
 from chipcost.reports.period import ReportError
 from chipcost.reports.site import COLUMNS, write_site
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.offers import chosen_throughput
 from tests import report_warehouse
 from tests.helpers import day, record, run_of
 from tests.reports.test_report_output import chipcost, warehouse
@@ -33,6 +35,12 @@ def test_cli_writes_page_json_and_csv(tmp_path):
     assert {(t["chip"], t["model"], t["workload"]) for t in throughput} >= {
         ("H100-SXM", "llama-3-70b", "inference")
     }
+    con = connect(db, read_only=True)
+    try:  # the sources, cut into phrases for offers.json, read back whole
+        assert [t["source"] for t in throughput] == chosen_throughput(con)["source"].to_list()
+    finally:
+        con.close()
+    assert data["throughput"]["source"]["separator"] == "; "
     # The page reads offers.js: what offers.json holds, less what the page shows as HTML.
     script = (tmp_path / "out" / "offers.js").read_text()
     assert script.startswith("window.chipcostData = ") and script.endswith(";\n")

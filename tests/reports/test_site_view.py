@@ -101,8 +101,9 @@ def test_an_address_typed_by_hand_opens_on_its_view(index, open_page):
     assert page.inner_text("#count") == "1 of 6 offers" and column(page, "Pricing") == ["spot"]
     assert page.input_value("#tokens") == "llama-3-70b|training"
     # A value the page does not offer (a chip no longer sold) falls back to every value.
-    page = open_page(index + "#chip=H999&sort=nonsense")
+    page = open_page(index + "#chip=H999&sort=nonsense&tokens=none%7Cnone&cols=nothing")
     assert page.input_value("#chip") == "" and page.inner_text("#count") == "4 of 6 offers"
+    assert page.input_value("#tokens") == "llama-3-70b|inference" and "Region" in headers(page)
     assert header_sort(page, "USD / M tokens") == "ascending"
     assert page.errors == []
 
@@ -129,6 +130,7 @@ def test_the_column_picker_shows_and_hides_columns_and_remembers_them(index, ope
     assert headers(page).index("Zone") > headers(page).index("Provider")  # the declared order
     page.select_option("#model", "spot")
     assert column(page, "Zone") == ["us-east-2a"]
+    assert "cols=chip,pricing," in page.evaluate("location.hash")  # commas as themselves
     chosen = view(page)["cols"].split(",")
     assert "zone" in chosen and "region" not in chosen
     again = open_page(page.url)
