@@ -54,6 +54,12 @@
     { key: "last_seen_at", label: "Last seen", help: "When a collection last saw this price." },
     { key: "discount", label: "Your discount", show: true },
     { key: "list_price_per_chip_hour_usd", label: "List USD / chip-hour", num: 4 },
+    { key: "vcpus", label: "vCPUs", num: 0,
+      help: "vCPUs of the whole instance, as its source publishes them (empty: not published)." },
+    { key: "ram_gb", label: "RAM GB", num: 0,
+      help: "Host memory of the whole instance, GB as its source writes them (not chip memory)." },
+    { key: "disk_gb", label: "Disk GB", num: 0,
+      help: "Local disk of the whole instance, GB as its source writes them (0: network storage only)." },
   ].filter((c) => c.key === "cost" || c.key in col);
   const declared = new Set(COLUMNS.map((c) => c.key));
   const SKIP = new Set(["pricing_model", "estimate", "currency"]);  // said in other cells
