@@ -104,5 +104,12 @@ def ahead_lines(fresh: Freshness) -> list[str]:
 
 
 def print_freshness(console: Console, fresh: Freshness, what: str | None = "prices") -> None:
+    from rich.text import Text
+
+    from chipcost.cli.fit import wrapped
+
     for line in freshness_lines(fresh, what):
-        console.print(line, highlight=False, soft_wrap=True)
+        # Wrapped to the width at spaces as `chipcost sql` wraps them without rich (a pipe).
+        text = Text.from_markup(line, emoji=False)
+        for start, end in wrapped(text.plain, console.width):
+            console.print(text[start:end], highlight=False, soft_wrap=True)
