@@ -257,9 +257,14 @@ def _plain_sql(result: QueryResult, max_rows: int) -> bool:
 def _note_lines(result: QueryResult, at: int) -> list[str] | None:
     """The query's freshness notes as plain lines, or None where only rich can print them."""
     from chipcost.cli import terminal
+    from chipcost.cli.fit import wrapped
     from chipcost.cli.render_fresh import freshness_lines
 
-    return terminal.note_lines(freshness_lines(result.freshness, what=None), at)
+    plain = terminal.note_lines(freshness_lines(result.freshness, what=None))
+    if plain is None:
+        return None
+    # Wrapped as print_freshness wraps them through rich.
+    return [line[start:end] for line in plain for start, end in wrapped(line, at)]
 
 
 def compare(**given: Any) -> None:

@@ -50,14 +50,12 @@ def row_count(rows: int, shown: int) -> str:
 _OWN_TAGS = re.compile(r"\[(?:bold yellow|yellow|/)\]")
 
 
-def note_lines(notes: Sequence[str], at: int) -> list[str] | None:
-    """Freshness notes without their markup, wrapped to `at` columns as chipcost.cli.render_fresh
-    prints them through rich; None when one holds anything else rich would read."""
-    from chipcost.cli.fit import wrapped
-
+def note_lines(notes: Sequence[str]) -> list[str] | None:
+    """Freshness notes without their markup (chipcost.cli.render_fresh prints them through
+    rich); None when one holds anything else rich would read."""
     if any("\\" in note for note in notes):  # a backslash escapes a bracket in rich markup
         return None
     plain = [_OWN_TAGS.sub("", note) for note in notes]
     if any("[" in line or not line.isprintable() for line in plain):
         return None
-    return [line[start:end] for line in plain for start, end in wrapped(line, at)]
+    return plain
