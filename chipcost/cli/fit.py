@@ -42,6 +42,8 @@ Line = list[Span]
 GAP = 3
 # A text column is not narrowed below this (or its widest cell, when narrower).
 NARROWEST = 6
+# Words up to this long are not broken while another column can give room.
+WORD_CAP = 16
 HEADER_STYLE = "bold"
 
 
@@ -108,17 +110,17 @@ def _slice(spans: Line, start: int, end: int) -> Line:
 _BREAKS = re.compile(r"[-_/.]")
 
 
-def wrapped(text: str, width: int) -> list[tuple[int, int]]:
+def wrapped(text: str, width: int, *, break_words: bool = True) -> list[tuple[int, int]]:
     """`text` as lines of at most `width` columns, each as (start, end) in `text`: broken at
     line breaks and spaces, a longer word after '-', '_', '/' or '.', else where it reaches
-    the width."""
+    the width; without `break_words` a longer word (a URL) is a whole line of its own."""
     lines: list[tuple[int, int]] = []
     at = 0
     for part in text.split("\n"):
         start, end = at, at + len(part)
         at = end + 1
         while cell_len(text[start:end]) > width:
-            cut = _cut(text, start, end, width)
+            cut = _cut(text, start, end, width, break_words)
             lines.append((start, cut))
             start = cut
             while start < end and text[start] == " ":
@@ -127,7 +129,7 @@ def wrapped(text: str, width: int) -> list[tuple[int, int]]:
     return [(s, e - (len(text[s:e]) - len(text[s:e].rstrip(" ")))) for s, e in lines]
 
 
-def _cut(text: str, start: int, end: int, width: int) -> int:
+def _cut(text: str, start: int, end: int, width: int, break_words: bool) -> int:
     """Where a line starting at `start` ends: the last space within `width`, else a break
     after '-', '_', '/' or '.' in the second half, else at `width`."""
     if text.isascii():
@@ -142,6 +144,9 @@ def _cut(text: str, start: int, end: int, width: int) -> int:
     space = text.rfind(" ", start, fits + 1)
     if space > start:
         return space
+    if not break_words:
+        space = text.find(" ", fits, end)
+        return end if space < 0 else space
     mark = max((m.end() for m in _BREAKS.finditer(text, start, fits)), default=start)
     return mark if mark - start > width // 2 else fits
 
@@ -150,14 +155,23 @@ def _natural(texts: Sequence[str]) -> int:
     return max((cell_len(line) for t in texts for line in t.split("\n")), default=0)
 
 
-def _floor(column: Column, header: str, texts: Sequence[str], words: bool = True) -> int:
-    """The narrowest a column gets: a number or a whole name its widest cell, text less;
-    with `words`, no narrower than its header's longest word."""
+def _longest_word(texts: Sequence[str]) -> int:
+    return max((cell_len(word) for t in texts for word in t.split()), default=0)
+
+
+def floor(column: Column, header: str, texts: Sequence[str], level: int = 0) -> int:
+    """The narrowest a column gets at each level, tried in turn until the table fits: a
+    number or a whole name never below its widest cell (nor, before level 2, its header's
+    longest word); a text column at level 0 no word broken (up to WORD_CAP columns of it),
+    at 1 down to NARROWEST (its header's words whole), at 2 down to NARROWEST."""
     widest = _natural(texts)
-    word = max((cell_len(w) for w in header.split()), default=0) if words else 0
+    head_word = _longest_word([header]) if level < 2 else 0
     if column.numeric or column.whole:
-        return max(widest, word, 1)
-    return min(max(widest, cell_len(header)), max(NARROWEST, word))
+        return max(widest, head_word, 1)
+    natural = max(widest, cell_len(header))
+    if level == 0:
+        return min(natural, max(min(_longest_word(texts), WORD_CAP), head_word))
+    return min(natural, max(NARROWEST, head_word))
 
 
 def widths_within(naturals: list[int], floors: list[int], width: int) -> list[int]:
@@ -191,9 +205,9 @@ def lay_out(
     naturals = [_natural([heads[i], *(t[i] for t in texts)]) for i in range(len(columns))]
     widths = naturals
     if width is not None:
-        for words in (True, False):  # a header word is broken only where nothing else fits
+        for level in (0, 1, 2):  # a word is broken only where nothing else fits
             floors = [
-                _floor(c, heads[i], [t[i] for t in texts], words) for i, c in enumerate(columns)
+                floor(c, heads[i], [t[i] for t in texts], level) for i, c in enumerate(columns)
             ]
             widths = widths_within(widths, floors, width)
     lines = []
@@ -243,21 +257,29 @@ def fit_table(
 ) -> Fitted:
     """The essential columns, then each optional one in `keep_order` (keys, then the rest in
     their order) while the table still fits the width without wrapping; `wide` keeps every
-    column, unwrapped, however wide."""
+    column, unwrapped, however wide. When the essential columns do not fit even with their
+    text wrapped a word a line, those named in `keep_order` are left out, the last named
+    first: the essential columns not named there are kept at any width."""
     width = console if isinstance(console, int) else console.width
     titled: list[Line] = [[(title, "")]] if title else []
     if wide:
         return Fitted(titled + lay_out(columns, rows, None), [])
-    kept = {c.key for c in columns if c.essential}
-    optional = [k for k in keep_order if any(c.key == k for c in columns)]
-    optional += [c.key for c in columns if c.key not in kept and c.key not in optional]
-    natural = {
-        c.key: _natural([c.header, *("".join(t for t, _ in _spans(r[c.key])) for r in rows)])
-        for c in columns
-    }
+    texts = {c.key: ["".join(t for t, _ in _spans(r[c.key])) for r in rows] for c in columns}
+    natural = {c.key: _natural([c.header, *texts[c.key]]) for c in columns}
+    least = {c.key: floor(c, c.header, texts[c.key]) for c in columns}
+
+    def total(keys: set[str], of: dict[str, int]) -> int:
+        return sum(of[k] for k in keys) + GAP * (len(keys) - 1)
+
+    essential = {c.key for c in columns if c.essential}
+    kept = set(essential)
+    droppable = [k for k in keep_order if k in essential]
+    while droppable and total(kept, least) > width:
+        kept.discard(droppable.pop())
+    optional = [k for k in keep_order if k in natural and k not in essential]
+    optional += [c.key for c in columns if not c.essential and c.key not in optional]
     for key in optional:
-        trial = [natural[c.key] for c in columns if c.key in kept | {key}]
-        if sum(trial) + GAP * (len(trial) - 1) <= width:
+        if total(kept | {key}, natural) <= width:
             kept.add(key)
     shown = [c for c in columns if c.key in kept]
     dropped = [c.header for c in columns if c.key not in kept]
@@ -272,17 +294,21 @@ def print_fitted(console: Console, fitted: Fitted) -> None:
     console.print(text, soft_wrap=True, highlight=False)
 
 
-def print_wrapped(console: Console, text: str, *, indent: str = "", style: str = "") -> None:
-    """A note or a message, plain text (never markup), wrapped to the console's width at
-    spaces, each further line indented: a long URL or id is broken only where it must be."""
+def print_wrapped(console: Console, text: str, *, indent: str = "", head: Span = ("", "")) -> None:
+    """A note or a message, plain text (never markup) after a styled `head` ("note"), wrapped
+    to the console's width at spaces, each further line indented: a word longer than the
+    width (a URL) is a line of its own, whole, never cut."""
     from rich.text import Text
 
-    room = max(console.width - cell_len(indent), 20)
-    first = True
-    for start, end in wrapped(text, room) or [(0, 0)]:
-        lead = "" if first else indent
-        console.print(Text(lead + text[start:end], style=style), soft_wrap=True, highlight=False)
-        first = False
+    lead = f"{head[0]} " if head[0] else ""
+    whole = lead + text
+    room = max(console.width, 20)
+    for n, (start, end) in enumerate(wrapped(whole, room - len(indent), break_words=False)):
+        if n:
+            line = Text(indent + whole[start:end])
+        else:
+            line = Text.assemble(head, whole[len(head[0]) : end])
+        console.print(line, soft_wrap=True, highlight=False)
 
 
 def rows_table(

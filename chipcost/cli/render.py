@@ -17,8 +17,8 @@ from chipcost.cli.fit import (
     lay_out,
     plain,
     print_fitted,
+    print_wrapped,
     rows_table,
-    wrapped,
 )
 from chipcost.cli.formats import text_value
 from chipcost.cli.render_fresh import SAMPLE_BANNER
@@ -86,16 +86,8 @@ def print_outcomes(console: Console, outcomes: list, db_path: Path | Warehouse) 
 
 
 def print_note(console: Console, note: str, *, label: tuple[str, str] = ("note", "dim")) -> None:
-    """'note ...': provider or user text (never markup), wrapped to the width at spaces (a
-    URL is never cut), each further line indented under the first."""
-    word, style = label
-    text = f"{word} {printable(note)}"
-    for n, (start, end) in enumerate(wrapped(text, max(console.width - 2, 20)) or [(0, 0)]):
-        if n:
-            line = Text("  " + text[start:end])
-        else:
-            line = Text.assemble((word, style), text[len(word) : end])
-        console.print(line, soft_wrap=True, highlight=False)
+    """'note ...': provider or user text, wrapped to the width, further lines indented."""
+    print_wrapped(console, printable(note), indent="  ", head=label)
 
 
 def _status(status: str) -> Styled:

@@ -28,13 +28,15 @@ def _money(value: float | None, digits: int = 2, currency: str = "USD") -> str:
 
 
 def _change(row: Mapping[str, object]) -> str:
-    """'48% cheaper', '15% dearer'; * when against the baseline on another provider."""
+    """'48% cheaper', '15% dearer', 'likely 20% cheaper', 'cannot say (~5% dearer)' (the
+    change at the figures, which their ranges do not settle); * when against the baseline on
+    another provider."""
     words = row.get("vs_baseline")
     if not words:
         return ""
     verdict = str(row.get("verdict") or "")
-    if verdict == "cannot say":
-        words = f"cannot say ({words} at the figures)"
+    if verdict == "cannot say":  # '~': the change at the figures, inside what they allow
+        words = f"cannot say (~{words})"
     elif verdict.startswith("likely"):
         words = f"likely {words}"
     return f"{words}{'' if row.get('baseline_same_provider') else '*'}"

@@ -39,10 +39,13 @@ _EMPTY = ("", "none", "default")
 ESTIMATE_MARK = " est."
 # Past this many estimates the note names the first ones and counts the rest.
 _ESTIMATES_LISTED = 4
-# Kept last, at any width: chip, where, pricing, instance, $/chip-hr, the upfront fee and the
-# spot interruption bucket (what a price costs and risks). Beside them, the columns kept while
-# they fit, most useful first.
-KEEP_ORDER = (DISCOUNT_COLUMN, LIST_COLUMN, "price_per_hour", "chip_count", "source")
+# Kept at any width: chip, where, pricing and $/chip-hr. Then the instance, the upfront fee and
+# the spot interruption bucket (what a price costs and risks), left out in the reverse order
+# only where even wrapped they do not fit; beside them, the columns kept while they fit.
+KEEP_ORDER = (
+    "instance_type", "upfront", "interruption",
+    DISCOUNT_COLUMN, LIST_COLUMN, "price_per_hour", "chip_count", "source",
+)  # fmt: skip
 # Payment and plan words shortened in the pricing label (--wide shows them whole): a 45-
 # character "savings_plan 3yr partial_upfront ec2_instance" took the upfront fee's room.
 SHORT = {
