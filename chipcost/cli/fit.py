@@ -43,7 +43,7 @@ GAP = 3
 # A text column is not narrowed below this (or its widest cell, when narrower).
 NARROWEST = 6
 # Words up to this long are not broken while another column can give room.
-WORD_CAP = 16
+WORD_CAP = 12
 HEADER_STYLE = "bold"
 
 

@@ -9,6 +9,7 @@ from rich.console import Console
 from chipcost.cli.fit import Cell, Column, Fitted, Styled, fit_table, plain, print_fitted
 from chipcost.cli.render import print_note, shown
 from chipcost.cli.render_fresh import print_freshness
+from chipcost.cli.render_prices import SHORT, SHORT_NOTE
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.cost import CostRanking
 from chipcost.pipeline.rental_units import unit_of
@@ -17,10 +18,17 @@ from chipcost.transform.tokens import human_count
 from chipcost.warehouse.freshness import Freshness
 
 
-def pricing_label(row: Mapping[str, object]) -> str:
-    """'reserved 1yr all_upfront standard'; 'none' and 'default' parts are left out."""
+def pricing_label(row: Mapping[str, object], short: bool = False) -> str:
+    """'reserved 1yr all_upfront standard' ('reserved 1yr all-up std' when `short`); 'none'
+    and 'default' parts are left out."""
     parts = [row["pricing_model"], row["term"], row["payment"], row["plan"]]
-    return " ".join(str(p) for p in parts if p not in (None, "none", "default"))
+    said = [str(p) for p in parts if p not in (None, "none", "default")]
+    return " ".join(SHORT.get(p, p) for p in said) if short else " ".join(said)
+
+
+def shortened(rows: Sequence[Mapping[str, object]]) -> bool:
+    """Whether a pricing label of these rows is shortened in the table."""
+    return any(row[p] in SHORT for row in rows for p in ("payment", "plan"))
 
 
 def _money(value: float | None, digits: int = 2, currency: str = "USD") -> str:
@@ -147,7 +155,7 @@ def ranking_table(
             {
                 "rank": str(n),
                 "chip": str(row["chip"]),
-                "pricing": plain(pricing_label(row)),
+                "pricing": plain(pricing_label(row, short=not wide)),
                 "where": plain(f"{row['provider']} {row['region']}"),
                 "price": _money(float(row["price_per_chip_hour"]), 4, currency),  # type: ignore[arg-type]
                 "tps": _tps(row),
@@ -253,4 +261,5 @@ def print_ranking(console: Console, ranking: CostRanking, *, wide: bool = False)
         console.print(f"{ranking.more} more rows: narrow with --chip/--region or --limit")
     print_sources(console, ranking.rows, refs)
     print_set_aside(console, ranking.set_aside)
-    print_footer(console, ranking.notes, ranking.freshness)
+    short = not wide and shortened(ranking.rows)
+    print_footer(console, [*ranking.notes, *([SHORT_NOTE] if short else [])], ranking.freshness)
