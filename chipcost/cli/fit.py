@@ -199,6 +199,8 @@ def lay_out(
     header: bool = True,
 ) -> list[Line]:
     """The table's lines; cells wrapped where the columns are wider than `width` (None: never)."""
+    if not columns:
+        return []
     spans = [[_spans(row[c.key]) for c in columns] for row in rows]
     texts = [["".join(t for t, _ in cell) for cell in line] for line in spans]
     heads = [c.header for c in columns] if header else [""] * len(columns)
