@@ -39,7 +39,7 @@ def rich_prints(names, rows, width: int) -> str:
     return console.file.getvalue()
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(tables(), st.integers(8, 160))
 def test_the_plain_table_is_what_rich_prints_byte_for_byte(table, width):
     names, rows = table
@@ -57,7 +57,7 @@ tagged = st.tuples(st.sampled_from(["[bold yellow]", "[yellow]"]), notes_text, n
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.one_of(notes_text, tagged), max_size=4), st.integers(8, 160))
 def test_notes_without_their_markup_are_what_rich_prints(notes, width):
     console = make_console(file=io.StringIO(), width=width)
