@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from chipcost.cli.fit import Column, fit_table, plain, print_fitted
+from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
 
@@ -220,7 +221,9 @@ def _shortened(rows: Sequence[Row], same: dict[str, str]) -> bool:
 
 
 def _header(same: dict[str, str]) -> str:
-    parts = [f"{_FIELDS[k]} [bold]{v}[/]" for k, v in same.items() if v not in _EMPTY]
+    from rich.markup import escape
+
+    parts = [f"{_FIELDS[k]} [bold]{escape(v)}[/]" for k, v in same.items() if v not in _EMPTY]
     return "   ".join(parts)
 
 
@@ -255,6 +258,6 @@ def print_prices(
         )
     short = not wide and _shortened(shown, same)
     for line in [*result.mine.notes(rows), estimate_note(shown), SHORT_NOTE if short else ""]:
-        if line:
-            console.print(f"note: {line}", highlight=False)
+        if line:  # provider text: never markup, wrapped to the width
+            print_note(console, line, label=("note:", ""))
     print_freshness(console, result.freshness)
