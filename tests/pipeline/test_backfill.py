@@ -7,9 +7,8 @@ June 2025 cut to 55.04; g5.xlarge gone). History must come out dated by those ve
 
 from __future__ import annotations
 
-import re
-
 import os
+import re
 import shutil
 import signal
 import subprocess
