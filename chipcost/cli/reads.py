@@ -227,7 +227,8 @@ def _plain_notes(result: QueryResult) -> bool:
     without importing rich; False leaves a terminal, or other notes, to rich."""
     from chipcost.cli import terminal
 
-    notes = _note_lines(result) if terminal.plain_width(sys.stderr) is not None else None
+    at = terminal.plain_width(sys.stderr)
+    notes = _note_lines(result, at) if at is not None else None
     if notes is None:
         return False
     sys.stderr.write("".join(line + "\n" for line in notes))
@@ -236,34 +237,34 @@ def _plain_notes(result: QueryResult) -> bool:
 
 def _plain_sql(result: QueryResult, max_rows: int) -> bool:
     """The sql table and its notes as rich writes them to a pipe or a file, written without
-    importing rich (chipcost.cli.terminal); False leaves a terminal, or a table that is not
-    simple, to rich."""
+    importing rich (the same table writer, chipcost.cli.fit); False leaves a terminal, or a
+    table wider than the width, to rich."""
     from chipcost.cli import terminal
-    from chipcost.cli.formats import numeric_columns, table_value
-    from chipcost.core.clean import printable
+    from chipcost.cli.fit import rows_table
 
     at = terminal.plain_width(sys.stdout)
     if at is None:
         return False
-    names = [printable(name) for name in result.columns]
-    shown = result.rows[:max_rows]
-    cells = [[printable(table_value(v)) for v in row] for row in shown]
-    right = numeric_columns(shown, len(names))
-    table = terminal.table_lines(names, cells, at, right=right)
-    count = terminal.row_count(len(result.rows), max_rows)
-    notes = _note_lines(result)
-    if table is None or notes is None or len(count) > at:
+    table = rows_table(result.columns, result.rows[:max_rows], at)
+    notes = _note_lines(result, at)
+    if table is None or notes is None:
         return False
-    sys.stdout.write("\n".join([*table, count, *notes]) + "\n")
+    count = terminal.row_count(len(result.rows), max_rows)
+    sys.stdout.write("\n".join([table.text(), count, *notes]) + "\n")
     return True
 
 
-def _note_lines(result: QueryResult) -> list[str] | None:
+def _note_lines(result: QueryResult, at: int) -> list[str] | None:
     """The query's freshness notes as plain lines, or None where only rich can print them."""
     from chipcost.cli import terminal
+    from chipcost.cli.fit import wrapped
     from chipcost.cli.render_fresh import freshness_lines
 
-    return terminal.note_lines(freshness_lines(result.freshness, what=None))
+    plain = terminal.note_lines(freshness_lines(result.freshness, what=None))
+    if plain is None:
+        return None
+    # Wrapped as print_freshness wraps them through rich.
+    return [line[start:end] for line in plain for start, end in wrapped(line, at)]
 
 
 def compare(**given: Any) -> None:

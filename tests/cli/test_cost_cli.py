@@ -108,7 +108,8 @@ def test_the_sql_view_answers_the_same_numbers(db):
         "cost", "--model", "llama-3-70b", "--workload", "training", "--tokens", "300e9",
         "--db", str(db),
     )  # fmt: skip
-    (query,) = re.findall(r'same numbers by SQL: chipcost sql "(.+)"', ranked.stdout)
+    notes = ranked.stdout.replace("\n  ", " ")  # a note's further lines, indented, joined
+    (query,) = re.findall(r'same numbers by SQL: chipcost sql "(.+)"', notes)
     result = chipcost("sql", query, "--db", str(db), "--format", "csv")
     assert result.returncode == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
@@ -184,10 +185,21 @@ def test_the_columns_asked_for_are_kept_on_a_narrow_screen(db):
         "--migration-cost", "36000", "--db", str(db), env={"COLUMNS": "90"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    header = next(line for line in done.stdout.splitlines() if line.startswith("#"))
-    assert "break-even" in header and "cost of 300B tok" in header
+    header = _header(done.stdout)
+    # Headers wrap a word a line on a narrow screen: each asked-for column's words are there.
+    assert {"break-even", "300B", "H100-SXM"} <= set(header.split()), header
     left_out = next(line for line in done.stdout.splitlines() if line.startswith("left out"))
-    assert "vs H100-SXM" in left_out and "break-even" not in left_out
+    dropped = left_out.split(": ", 1)[1].split(" (--wide")[0].split(", ")
+    assert "break-even" not in dropped and "vs H100-SXM" not in dropped, left_out
+
+
+def _header(text: str) -> str:
+    """The ranking's header: its lines down to the rule, joined (a wrapped header's words
+    interleave)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("#"))
+    rule = next(i for i in range(start, len(lines)) if lines[i].startswith("───"))
+    return " ".join(" ".join(lines[start:rule]).split())
 
 
 @pytest.mark.parametrize(
@@ -546,15 +558,17 @@ def test_training_ranks_by_cost_with_the_instances_needed_and_max_instances_drop
 
 
 @pytest.mark.parametrize("width", [80, 95, 110, 130])
-def test_where_to_buy_is_the_first_optional_column_kept(db, width):
-    """On 368c4bd `cost` at 80 columns dropped where (provider, region) before anything."""
+def test_vs_is_kept_at_any_width_and_where_to_buy_first_beside_it(db, width):
+    """On 368c4bd `cost` at 80 columns dropped where (provider, region) before anything; then
+    `vs`, the point of the command, went first: it is kept at any width now."""
     args = ("cost", "--model", "llama-3-70b", "--workload", "inference", "--db", str(db))
     result = chipcost(*args, env={"COLUMNS": str(width)})
     assert result.returncode == 0, result.stderr
-    header = next(line for line in result.stdout.splitlines() if line.startswith("#"))
-    assert len(header.rstrip()) <= width
-    # Where it fits beside the essential columns, where to buy is kept before vs, $/chip-hr,
-    # tok/s and the figure (a narrower one may still fill a width where it does not fit).
-    if width >= 110:
-        assert "where" in header and "aws us-east-1" in result.stdout
-        assert "vs " not in header or width >= 130, header
+    lines = result.stdout.splitlines()
+    header = _header(result.stdout)
+    assert "H100-SXM" in header.split(), header
+    table = lines[next(i for i, line in enumerate(lines) if line.startswith("───")) :]
+    assert max(len(line) for line in table[: len(table) // 2]) <= width
+    # Where to buy is the first optional column kept, before $/chip-hr, tok/s and the figure.
+    if "tok/s/chip" in header or "$/chip-hr" in header:
+        assert "where" in header and "aws us-east-1" in result.stdout, header

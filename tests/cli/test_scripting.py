@@ -157,7 +157,7 @@ def test_a_query_wider_than_the_terminal_is_shown_a_block_per_row(db):
     done = subprocess.run(
         [chipcost, "sql", narrow, "--db", db], capture_output=True, text=True, env=env, timeout=60
     )
-    assert done.stdout.startswith("┏") and "2 rows\n" in done.stdout  # a table where it fits
+    assert done.stdout.startswith("chip") and "2 rows\n" in done.stdout  # a table where it fits
 
 
 def test_filters_that_cancel_out_name_each_one_whose_removal_gives_prices(run, db):

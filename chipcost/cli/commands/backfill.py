@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from chipcost.cli.failures import interruptible
+from chipcost.cli.fit import Column, Styled, fit_table, plain, print_fitted
 from chipcost.cli.options import DbOption, err, out
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Settings, Warehouse, check_data_dir, load_settings
@@ -155,13 +155,23 @@ def _spot(settings: Settings, since, regions: list[str] | None) -> None:
             tuple(regions) if regions else None,
             progress=lambda message: err.print(message, highlight=False),
         )
-    table = Table(title="spot backfill (aws-spot, one run a day)", title_justify="left")
-    for name in ("day", "status", "zone prices", "took effect that day"):
-        table.add_column(name, justify="right" if name != "status" else "left")
-    for day in days:
-        style = STATUS_STYLE.get(day.status, "")
-        table.add_row(str(day.day), f"[{style}]{day.status}[/]", str(day.offers), str(day.changes))
-    out.print(table)
+    columns = [
+        Column("day", "day", essential=True, whole=True),
+        Column("status", "status", essential=True),
+        Column("offers", "zone prices", numeric=True, essential=True),
+        Column("changes", "took effect that day", numeric=True, essential=True),
+    ]
+    cells = [
+        {
+            "day": str(day.day),
+            "status": Styled(day.status, STATUS_STYLE.get(day.status, "")),
+            "offers": str(day.offers),
+            "changes": str(day.changes),
+        }
+        for day in days
+    ]
+    title = "spot backfill (aws-spot, one run a day)"
+    print_fitted(out, fit_table(out, columns, cells, title=title))
     out.print(
         f"warehouse: {settings.warehouse}  (try: chipcost history --chip H100-SXM "
         "--pricing-model spot)",
@@ -241,24 +251,27 @@ def _print(outcomes: list[Outcome], db_path: Path | Warehouse) -> None:
     if not outcomes:
         out.print("no EC2 price list version is in effect on or after that date")
         return
-    table = Table(title="EC2 price list versions", title_justify="left")
-    for column in ("version", "effective", "status", "records", "rejects", "changes", "message"):
-        table.add_column(
-            column, justify="right" if column in ("records", "rejects", "changes") else "left"
-        )
+    numbers = ("records", "rejects", "changes")
+    columns = [
+        Column("version", "version", essential=True, whole=True),
+        Column("effective", "effective", essential=True),
+        Column("status", "status", essential=True),
+        *(Column(n, n, numeric=True, essential=True) for n in numbers),
+        Column("message", "message", essential=True),
+    ]
+    cells = []
     for o in sorted(outcomes, key=lambda o: (o.version.begin, o.version.version)):
         end = f"{o.version.end:%Y-%m-%d}" if o.version.end else "now"
-        style = STATUS_STYLE.get(o.status, "white")
-        table.add_row(
-            o.version.version,
-            f"{o.version.begin:%Y-%m-%d} to {end}",
-            f"[{style}]{o.status}[/]",
-            str(o.records),
-            str(o.rejects),
-            str(o.changes),
-            o.message,
+        cells.append(
+            {
+                "version": plain(o.version.version),
+                "effective": f"{o.version.begin:%Y-%m-%d} to {end}",
+                "status": Styled(o.status, STATUS_STYLE.get(o.status, "white")),
+                "message": plain(o.message),
+            }
+            | {n: str(getattr(o, n)) for n in numbers}
         )
-    out.print(table)
+    print_fitted(out, fit_table(out, columns, cells, title="EC2 price list versions"))
     out.print(
         f'warehouse: {db_path}  (try: chipcost sql "select * from price_changes where '
         "source = 'aws-bulk' order by changed_at\")",

@@ -213,10 +213,10 @@ class _Shown(logging.Handler):
             line = f"fetching {total} sources…"
         elif (result := getattr(record, "source_finished", None)) is not None:
             self.done += 1
-            # One line each, cut to the terminal's width.
-            err.print(
-                _finished(result), highlight=False, markup=False, no_wrap=True, overflow="ellipsis"
-            )
+            # Wrapped to the terminal's width at spaces, never cut: a URL stays whole.
+            from chipcost.cli.fit import print_wrapped
+
+            print_wrapped(err, _finished(result), indent=" " * 18)
             line = f"{self.done} of {self.total} sources done ({self._seconds()})"
         elif run := getattr(record, "loaded_run", None):
             self.loaded.append(run)

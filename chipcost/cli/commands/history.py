@@ -81,10 +81,8 @@ def _show(
 ) -> None:
     import polars as pl
 
-    from chipcost.cli.render_history import chart as draw
-    from chipcost.cli.render_history import print_history
+    from chipcost.cli.render_history import print_chart, print_history
 
-    width = min(out.width or 100, 120)
     for chip in chips:
         rows = frame.filter(pl.col("chip") == chip)
         if rows.is_empty():
@@ -92,8 +90,4 @@ def _show(
             continue
         print_history(out, chip, rows, currency)
         if chart:
-            out.print(
-                draw(chip, rows, width, colour=out.is_terminal, currency=currency),
-                highlight=False,
-                markup=False,
-            )
+            print_chart(out, chip, rows, currency)

@@ -58,42 +58,11 @@ def _index(**given: Any) -> None:
 index = command(INDEX, _index)
 
 
-def _change(value: float | None) -> str:
-    if value is None:
-        return ""
-    percent = round(100 * value, 1)
-    return "0%" if percent == 0 else f"{percent:+.1f}%".replace("-", "\u2212")
-
-
 def _show(frame, *, daily: bool, currency: str = "USD") -> None:
-    from rich.table import Table
-
     from chipcost.cli.render import shown
-    from chipcost.transform.cost import money_sign
+    from chipcost.cli.render_index import print_index_table
 
-    title = (
-        f"rental price index: median of each provider's cheapest per-chip-hour price ({currency})"
-    )
-    table = Table(title=title, title_justify="left", box=None, header_style="bold")
-    columns = ["chip", "bucket", "day", "level", "1d", "7d", "30d", "providers"]
-    for name in columns:
-        table.add_column(
-            name, justify="right" if name in ("level", "1d", "7d", "30d", "providers") else "left"
-        )
-    for row in frame.iter_rows(named=True):
-        moved = (" *" if row["constituents_changed"] else "") + (" !" if row["failing"] else "")
-        level = row["level"]
-        table.add_row(
-            row["chip"],
-            row["bucket"],
-            str(row["day"]),
-            "left out" if level is None else f"{money_sign(currency)}{level:,.4f}",
-            _change(row["change_1d"]),
-            _change(row["change_7d"]),
-            _change(row["change_30d"]),
-            f"{row['constituents']}{moved}",
-        )
-    out.print(table)
+    print_index_table(out, frame, currency)
     if not daily:
         out.print(
             "constituents per day: chipcost index --chip NAME (or --format csv/json)",
