@@ -159,26 +159,26 @@ def test_the_words_a_visitor_may_not_know_are_explained_where_they_appear(index,
 
 
 def test_a_new_column_of_the_offers_joins_the_picker(tmp_path, open_page, monkeypatch):
-    """A column added to chipcost.reports.site.COLUMNS (vCPUs, say) needs no change in the
+    """A column added to chipcost.reports.site.COLUMNS (power in watts, say) needs no change in the
     page's script: it is in the picker under its own name, hidden until chosen."""
     import chipcost.reports.site as site
 
     db = report_warehouse.build(tmp_path / "w.duckdb")
     real = site.current_offers
 
-    def with_vcpus(con):
+    def with_watts(con):
         import polars as pl
 
-        return real(con).with_columns(vcpus=pl.lit(192))
+        return real(con).with_columns(watts=pl.lit(700))
 
-    monkeypatch.setattr(site, "current_offers", with_vcpus)
-    monkeypatch.setattr(site, "COLUMNS", (*site.COLUMNS, "vcpus"))
+    monkeypatch.setattr(site, "current_offers", with_watts)
+    monkeypatch.setattr(site, "COLUMNS", (*site.COLUMNS, "watts"))
     write_site(db, tmp_path / "site")
     page = open_page((tmp_path / "site" / "index.html").as_uri())
-    assert "vcpus" not in headers(page)
+    assert "watts" not in headers(page)
     page.click("#picker summary")
-    page.check("#columns input[value=vcpus]")
-    assert column(page, "vcpus") == ["192"] * 4 and page.errors == []
+    page.check("#columns input[value=watts]")
+    assert column(page, "watts") == ["700"] * 4 and page.errors == []
 
 
 def test_a_missing_data_file_is_said_not_a_blank_table(index, open_page, tmp_path):
