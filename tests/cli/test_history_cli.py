@@ -7,7 +7,6 @@ import io
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,11 +15,6 @@ from tests import report_warehouse
 from tests.cli.test_cli import chipcost
 
 BRAILLE = range(0x2800, 0x2900)  # plotext draws its lines with braille dots
-
-
-@pytest.fixture(scope="module")
-def golden(tmp_path_factory) -> Path:
-    return report_warehouse.build(tmp_path_factory.mktemp("history") / "w.duckdb")
 
 
 def test_history_draws_a_table_and_a_chart(golden):

@@ -156,13 +156,6 @@ def spot_run(records, when: datetime) -> RunResult:
     return RunResult(f"{stamp}-t", when, when, "replay", stamp, False, [source])
 
 
-@pytest.fixture
-def con(tmp_path):
-    connection = open_warehouse(tmp_path / "w.duckdb")
-    yield connection
-    connection.close()
-
-
 def test_region_cheapest_is_the_cheapest_zone_of_each_type(con):
     offers = [
         spot_record("us-east-1a", 22.0),
