@@ -10,6 +10,7 @@ import pytest
 
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
+from tests import warehouses
 from tests.conftest import SAMPLE
 from tests.helpers import day, record, run_of
 
@@ -30,7 +31,7 @@ def chipcost(*args: str, env: dict | None = None) -> subprocess.CompletedProcess
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("cli") / "w.duckdb"
-    con = open_warehouse(path)
+    con = open_warehouse(warehouses.new(path))
     offers = [
         record(),
         record(region="us-west-2", price_per_hour=57.2),

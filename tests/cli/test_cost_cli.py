@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.tokens import (
     break_even_days,
     break_even_tokens,
@@ -22,7 +21,7 @@ from chipcost.transform.tokens import (
     human_count,
 )
 from chipcost.warehouse.db import connect
-from chipcost.warehouse.load import load_run
+from tests import warehouses
 from tests.helpers import day, record, run_by_provider, run_of
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -64,10 +63,7 @@ def offers() -> list:
 
 
 def _warehouse(path: Path) -> Path:
-    con = open_warehouse(path)
-    load_run(con, run_of(offers(), day(0)))
-    con.close()
-    return path
+    return warehouses.of_runs(path, [run_of(offers(), day(0))])
 
 
 @pytest.fixture(scope="module")
@@ -233,10 +229,7 @@ def test_bad_input_is_explained_without_a_traceback(db, args, message):
 
 
 def test_a_warehouse_with_no_prices_yet_says_to_collect(tmp_path):
-    from chipcost.pipeline.seed import open_warehouse
-
-    empty = tmp_path / "empty.duckdb"
-    open_warehouse(empty).close()
+    empty = warehouses.new(tmp_path / "empty.duckdb")
     result = chipcost(
         "cost", "--model", "llama-3-70b", "--workload", "inference", "--db", str(empty)
     )
@@ -402,29 +395,8 @@ def test_cost_does_not_start_prefect(db):
     assert "PREFECT NOT LOADED" in result.stdout, result.stdout + result.stderr
 
 
-def _replay_latest_sample_run(tmp_path: Path, sample_runs: list[Path]) -> Path:
-    """The newest sample run loaded without Prefect (the flow's steps, called directly)."""
-    from chipcost import archive
-    from chipcost.core.runs import RunResult
-    from chipcost.core.settings import load_settings
-    from chipcost.pipeline.collect import WarehouseSession, collect_source, load, select_sources
-
-    run_dir = sample_runs[-1]
-    settings = load_settings(db=tmp_path / "s.duckdb", data_dir=tmp_path)
-    names = set(archive.archived_sources(run_dir))
-    results = [
-        collect_source(s, settings=settings, stamp=run_dir.name, replay_dir=run_dir)
-        for s in select_sources(None)
-        if s.name in names
-    ]
-    when = min(r.observed_at for r in results if r.observed_at)
-    with WarehouseSession(settings) as session:
-        load(session, RunResult("sample-test", when, when, "replay", run_dir.name, True, results))
-    return settings.db_path
-
-
-def test_every_priced_chip_with_a_throughput_is_ranked_from_the_sample(tmp_path, sample_runs):
-    path = _replay_latest_sample_run(tmp_path, sample_runs)
+def test_every_priced_chip_with_a_throughput_is_ranked_from_the_sample(tmp_path):
+    path = warehouses.sample(tmp_path / "w.duckdb", last=1)  # the newest sample run replayed
     con = connect(path, read_only=True)
     try:
         expected = con.execute(
@@ -492,10 +464,7 @@ def _two_clouds(path: Path) -> Path:
                    chip="H200", price_per_hour=16.0, sku="V1"),
         ],
     }  # fmt: skip
-    con = open_warehouse(path)
-    load_run(con, run_by_provider(by_provider, day(0)))
-    con.close()
-    return path
+    return warehouses.of_runs(path, [run_by_provider(by_provider, day(0))])
 
 
 def test_the_baseline_is_taken_on_the_rows_own_provider_with_one_sign(tmp_path):
@@ -527,12 +496,9 @@ def test_the_baseline_is_taken_on_the_rows_own_provider_with_one_sign(tmp_path):
 
 
 def test_training_ranks_by_cost_with_the_instances_needed_and_max_instances_drops(tmp_path):
-    db = tmp_path / "w.duckdb"
-    con = open_warehouse(db)
     cheap_h100 = record(price_per_hour=8.0)  # $1 per H100-hour: cheaper per token than Trn2
     trn2 = offers()[3]
-    load_run(con, run_of([cheap_h100, trn2], day(0)))
-    con.close()
+    db = warehouses.of_records(tmp_path / "w.duckdb", [cheap_h100, trn2])
     args = ("cost", "--model", "llama-3-70b", "--workload", "training", "--format", "json")
     result = chipcost(*args, "--db", str(db))
     assert result.returncode == 0, result.stderr

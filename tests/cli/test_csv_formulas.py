@@ -19,6 +19,7 @@ from chipcost.core.clean import spreadsheet_text
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.site import write_site
 from chipcost.warehouse.load import load_run
+from tests import warehouses
 from tests.helpers import day, record, run_of
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -38,7 +39,7 @@ def test_other_text_is_left_alone(text):
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("formulas") / "w.duckdb"
-    con = open_warehouse(path)
+    con = open_warehouse(warehouses.new(path))
     try:
         for n in range(2):
             offers = [  # the provider's names and ids as a hostile provider could write them

@@ -8,12 +8,10 @@ import io
 import json
 import os
 from datetime import UTC
-from pathlib import Path
 
 import pytest
 
 from chipcost.transform.focus import FOCUS_COLUMNS, PRICING_CATEGORY
-from tests import report_warehouse
 from tests.cli.test_cli import chipcost
 from tests.paths import ROOT
 
@@ -21,11 +19,6 @@ SPEC = {
     row["column_id"]: row
     for row in csv.DictReader((ROOT / "chipcost/data/focus_columns.csv").open(encoding="utf-8"))
 }
-
-
-@pytest.fixture(scope="module")
-def golden(tmp_path_factory) -> Path:
-    return report_warehouse.build(tmp_path_factory.mktemp("focus") / "w.duckdb")
 
 
 def test_every_column_is_the_specifications_or_a_custom_x_column():

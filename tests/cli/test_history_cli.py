@@ -8,18 +8,12 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from chipcost.warehouse.history import HISTORY_COLUMNS
 from tests import report_warehouse
 from tests.cli.test_cli import chipcost
-
-
-@pytest.fixture(scope="module")
-def golden(tmp_path_factory) -> Path:
-    return report_warehouse.build(tmp_path_factory.mktemp("history") / "w.duckdb")
 
 
 def test_history_draws_a_table_and_a_chart(golden):

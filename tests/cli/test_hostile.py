@@ -16,6 +16,7 @@ import pytest
 
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
+from tests import warehouses
 from tests.conftest import SAMPLE
 from tests.helpers import day, record, run_of
 
@@ -37,7 +38,7 @@ def assert_refused(done) -> None:
 def good(tmp_path_factory) -> Path:
     """A warehouse with enough history that its data lies well past the file's header."""
     path = tmp_path_factory.mktemp("hostile") / "good.duckdb"
-    con = open_warehouse(path)
+    con = open_warehouse(warehouses.new(path))
     for n in range(4):  # every third offer moves each day: history rows as well as offers
         offers = [
             record(region=f"region-{i:04d}", price_per_hour=10.0 + i + (n if i % 3 else 0))

@@ -16,6 +16,7 @@ import pytest
 from chipcost.core.runs import FAILED
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
+from tests import warehouses
 from tests.helpers import day, record, run_of
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -49,7 +50,7 @@ def chipcost(*args: str, columns: int | None = None) -> subprocess.CompletedProc
 def db(tmp_path_factory) -> Path:
     """The sample replayed on 2026-11-01, then a live collection that failed on 11-02."""
     path = tmp_path_factory.mktemp("read") / "w.duckdb"
-    con = open_warehouse(path)
+    con = open_warehouse(warehouses.new(path))
     sample = run_of(OFFERS, day(0))
     sample.sample = True
     load_run(con, sample)

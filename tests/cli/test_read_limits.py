@@ -14,6 +14,7 @@ import pytest
 import chipcost
 from chipcost.core.errors import ChipcostError
 from chipcost.reports.alerts import large_moves
+from tests import warehouses
 from tests.helpers import loaded_warehouse, record
 from tests.holders import holding, release
 
@@ -92,7 +93,7 @@ def years(tmp_path_factory) -> Path:
 
     path = tmp_path_factory.mktemp("years") / "w.duckdb"
     offers = [record(region=f"region-{i:04d}", price_per_hour=10.0 + i) for i in range(2000)]
-    con = open_warehouse(path)
+    con = open_warehouse(warehouses.new(path))
     for when in (datetime(2019, 1, 1, 6, tzinfo=UTC), datetime(2026, 11, 1, 6, tzinfo=UTC)):
         load_run(con, run_of(offers, when))
     con.close()
