@@ -363,8 +363,8 @@ def listed(*command: str) -> set[str]:
     shown = subprocess.run(
         [CHIPCOST, *command, "--help"], capture_output=True, text=True, timeout=300, check=True
     )
-    # `chipcost --help` is plain text (chipcost.cli.index); a command's own help is boxed.
-    return set(re.findall(r"^(?:│ |  )([a-z][\w-]*) ", shown.stdout, re.MULTILINE))
+    # argparse lists each command indented by four spaces under "commands:".
+    return set(re.findall(r"^    ([a-z][\w-]*) ", shown.stdout, re.MULTILINE))
 
 
 def test_every_command_is_walked():
