@@ -77,6 +77,9 @@ def _bound(question: Question, args: tuple, kwargs: dict[str, Any]) -> dict[str,
         raise TypeError(f"{question.command}() takes at most {len(positional)} positional "
                         f"argument(s) ({len(args)} given)")  # fmt: skip
     given = dict(zip(positional, args, strict=False))
+    unknown = sorted(set(kwargs) - {f.name for f in question.fields})
+    if unknown:
+        raise TypeError(f"{question.command}() got unexpected keyword argument(s) {unknown}")
     for name, value in kwargs.items():
         if name in given:
             raise TypeError(f"{question.command}() got multiple values for argument {name!r}")

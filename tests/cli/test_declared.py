@@ -68,6 +68,6 @@ def test_an_old_spelling_is_taken_with_a_note(run, db):
 def test_the_api_takes_an_old_keyword_with_a_warning(db):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        old = api.index(bucket="spot", db=db)
+        old = api.index(bucket="on_demand", db=db)
     assert any("bucket= is the old name of pricing_model=" in str(w.message) for w in caught)
-    assert old.equals(api.index(pricing_model="spot", db=db))
+    assert old.equals(api.index(pricing_model="on_demand", db=db))
