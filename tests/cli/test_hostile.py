@@ -87,8 +87,8 @@ WAREHOUSE_COMMANDS = {
     "demo": ["demo"],
     "history": ["history", "--chip", "H100-SXM"],
     "index": ["index", "--chip", "H100-SXM"],
-    "site": ["site", "OUT"],
-    "export": ["export", "--focus", "OUT"],
+    "site": ["site", "--out", "OUT"],
+    "export": ["export", "--out", "OUT"],
     "throughput list": ["throughput", "list"],
     "throughput add": [
         "throughput",
@@ -177,7 +177,7 @@ VALUES = [
         ["cost", "--model", "llama-3-70b", "--workload", "inference", "--max-interruption", HUGE],
         {},
     ),
-    ("export into a file", ["export", "--focus", "/dev/null"], {}),
+    ("export into a file", ["export", "--out", "/dev/null"], {}),
     ("report stale days huge", ["report", "--stale-days", HUGE], {}),
     ("report stale days negative", ["report", "--stale-days", "-5"], {}),
     ("report disagree nan", ["report", "--disagree-pct", "nan"], {}),
@@ -331,7 +331,7 @@ VALUES = [
 OUTPUT_CASES = [
     ("prices limit huge", ["prices", "--limit", HUGE], (1, 2)),
     ("prices limit negative", ["prices", "--limit", "-5"], (1, 2)),
-    ("sql max rows huge", ["sql", "select 1", "--max-rows", HUGE], (1, 2)),
+    ("sql max rows huge", ["sql", "select 1", "--limit", HUGE], (1, 2)),
     ("sql interval", ["sql", "select now() - min(valid_from) from price_history"], (0,)),
     ("sql nested csv", ["sql", "select [1, 2] as l", "--format", "csv"], (0,)),
     ("sql blob json", ["sql", "select 'a'::blob as b", "--format", "json"], (0,)),

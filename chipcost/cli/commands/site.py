@@ -34,9 +34,11 @@ def _site(
     if weeks > MAX_WEEKS:
         raise ChipcostError(f"--weeks {weeks}: give 1 to {MAX_WEEKS} weeks of price history")
     where = out if out is not None else directory
-    if where is None or not where.strip():  # Path("") is the current directory: never meant
+    if where is None:
+        raise ChipcostError("give the directory to write in, e.g. chipcost site --out public/")
+    if not where.strip():  # Path("") is the current directory: never meant
         raise ChipcostError(
-            "give the directory to write the explorer in, e.g. chipcost site --out public/"
+            "the directory is empty: give where to write, e.g. chipcost site --out public/"
         )
     made = write_site(
         load_settings(db=db).warehouse,
