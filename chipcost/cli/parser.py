@@ -270,7 +270,8 @@ def parser_for(args: Sequence[str]) -> _Parser:
     top.add_argument("-V", "--version", action="version", version=f"chipcost {__version__}")
     subs = _subparsers(top)
     asked = args[0] if args else None
-    for name in COMMANDS:
+    # A command named on the line: only its module is imported (its parser is all that runs).
+    for name in [asked] if asked in COMMANDS else COMMANDS:
         found = load(name)
         if isinstance(found, Group):
             sub = _add(subs, name, found.summary, found.summary)
