@@ -118,7 +118,7 @@ def test_a_damaged_warehouse_is_refused_with_advice(good, tmp_path, run, how, co
         (tmp_path / "m.csv").write_text(measured)
         args[2] = str(tmp_path / "m.csv")
     if command == "site":
-        args[1] = str(tmp_path / "site")
+        args[2] = str(tmp_path / "site")
     if command == "export":
         args[2] = str(tmp_path / "focus")
     done = run(*args)
@@ -404,7 +404,7 @@ def test_a_backfill_region_that_is_no_code_is_refused_before_any_download(run, t
     ("args", "said"),
     [
         (["--disagree-pct", "0"], "--disagree-pct 0: give a percentage above 0 and up to 1000"),
-        (["--stale-days", "4000"], "'--stale-days': 4000 is not in the range 1<=x<=3650"),
+        (["--stale-days", "4000"], "--stale-days 4000: give a number of days from 1 to 3650"),
     ],
 )
 def test_the_report_names_its_option_not_the_flow_parameter(good, run, args, said):
