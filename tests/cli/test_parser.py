@@ -106,3 +106,19 @@ def test_site_takes_out_and_its_old_positional_directory(run, db, tmp_path):
     assert new.returncode == old.returncode == 0
     assert (tmp_path / "new" / "index.html").exists() and (tmp_path / "old" / "index.html").exists()
     assert "DIRECTORY without --out is the old spelling of --out" in old.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["prices"], ["throughput", "add"], ["collect"]])
+def test_parsing_imports_nothing_heavy(args):
+    """Every command's module stays cheap to import: the heavy libraries load when it runs."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from chipcost.cli.parser import parser_for; "
+        f"parser_for({args!r}).format_help(); "
+        "heavy = ('duckdb', 'polars', 'prefect', 'rich', 'typer'); "
+        "print(sorted({h for m in sys.modules for h in heavy if m == h or m.startswith(h + '.')}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
