@@ -122,7 +122,7 @@ def test_a_replay_starts_no_prefect(tmp_path):
         "import sys\n"
         f"sys.argv = ['chipcost', 'collect', '--replay', {str(first_run)!r}, '--db', {str(db)!r}]\n"
         "import chipcost.cli.entry\n"
-        "try:\n    chipcost.cli.entry.main()\nexcept SystemExit as exc:\n"
+        "try:\n    chipcost.cli.entry.main()\n    print('exit', 0)\nexcept SystemExit as exc:\n"
         "    print('exit', exc.code or 0)\n"
         "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
     )

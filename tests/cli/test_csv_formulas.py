@@ -114,8 +114,8 @@ CSV_WRITERS = {
     ),
     "sources --format csv": (["sources", "--format", "csv"], "-"),
     "throughput list --format csv": (["throughput", "list", "--format", "csv"], "-"),
-    "export --focus": (["export", "--focus", "DIR"], "sku_prices.csv"),
-    "site": (["site", "DIR"], "offers.csv"),
+    "export --out": (["export", "--out", "DIR"], "sku_prices.csv"),
+    "site": (["site", "--out", "DIR"], "offers.csv"),
     "report": (["report", "--out", "DIR"], "chipcost-changes_*.csv"),
 }
 
@@ -144,5 +144,5 @@ def test_every_csv_writer_defuses_formulas(warehouse, tmp_path, name):
     cells = [v for row in csv.reader(io.StringIO(text)) for v in row]
     assert cells, name
     assert not [v for v in cells if v.lstrip()[:1] in ("=", "+", "@") or v[:1] == "\t"], name
-    if name in ("prices --format csv", "export --focus", "site"):
+    if name in ("prices --format csv", "export --out", "site"):
         assert {"'" + t for t in HOSTILE} <= set(cells), name  # the hostile names are there

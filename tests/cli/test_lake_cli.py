@@ -137,7 +137,7 @@ def test_sql_and_sources_read_the_lake_and_its_freshness(lake, tmp_path):
     assert read.stdout.split() == ["1", "1"]
     # So do the price explorer and the throughput commands, which write.
     lake_env = {**env, "CHIPCOST_WAREHOUSE": lake.url}
-    site = chipcost("site", str(tmp_path / "site"), env=lake_env)
+    site = chipcost("site", "--out", str(tmp_path / "site"), env=lake_env)
     assert site.returncode == 0, site.stderr
     assert "H100-SXM" in (tmp_path / "site" / "offers.csv").read_text()
     added = chipcost(

@@ -43,7 +43,7 @@ class _ReleaseWhenWaiting(logging.Handler):
 
 
 READERS = {
-    "site": lambda db, out: ["site", str(out), "--db", str(db)],
+    "site": lambda db, out: ["site", "--out", str(out), "--db", str(db)],
     "sources": lambda db, out: ["sources", "--db", str(db)],
     "history": lambda db, out: ["history", "--chip", "H100", "--db", str(db)],
     "report": lambda db, out: ["report", "--dry-run", "--db", str(db)],
@@ -106,7 +106,7 @@ def years(tmp_path_factory) -> Path:
         ["history", "--chip", "H100", "--format", "csv"],
         ["index", "--chip", "H100", "--since", "2026-01-01"],
         ["prices", "--format", "json"],
-        ["site", "SITE"],
+        ["site", "--out", "SITE"],
         ["report", "--dry-run"],
         ["cost", "--model", "llama-3-70b", "--workload", "inference"],
     ],

@@ -121,7 +121,7 @@ def test_migrate_creates_its_data_directory_but_not_a_db_option_s(run, tmp_path)
 
 def test_a_blank_site_directory_is_refused_not_read_as_here(run, db, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    done = run("site", "", "--db", db)
+    done = run("site", "--out", "", "--db", db)
     assert done.returncode == 1 and "the directory is empty" in done.stderr
     assert not (tmp_path / "index.html").exists()
 

@@ -367,7 +367,7 @@ def test_compare_against_a_free_baseline_is_one_line_and_a_free_chip_is_cheaper(
 
 def test_the_explorer_shows_your_prices(golden, discounts, tmp_path):
     out = tmp_path / "site"
-    result = cli("site", str(out), "--currency", "EUR", "--db", str(golden),
+    result = cli("site", "--out", str(out), "--currency", "EUR", "--db", str(golden),
                  CHIPCOST_DISCOUNTS=str(discounts))  # fmt: skip
     assert result.returncode == 0, result.stderr
     data = json.loads((out / "offers.json").read_text())
@@ -381,7 +381,7 @@ def test_the_explorer_shows_your_prices(golden, discounts, tmp_path):
     assert "<b>Your prices</b>: after your discounts (EDP 2026: aws 10%" in page
     assert "EUR / chip-hour" in page and "(list prices in USD)" in page
     assert '"currency":"EUR"' in (out / "offers.js").read_text()  # the table's headings say EUR
-    listed = cli("site", str(tmp_path / "plain"), "--db", str(golden))
+    listed = cli("site", "--out", str(tmp_path / "plain"), "--db", str(golden))
     plain = json.loads((tmp_path / "plain" / "offers.json").read_text())
     assert (
         listed.returncode == 0 and plain["currency"] == "USD" and "discount" not in plain["columns"]
