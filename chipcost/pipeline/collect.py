@@ -48,6 +48,9 @@ from chipcost.warehouse.run_rows import insert_attempt
 log = logging.getLogger("chipcost.collect")
 
 Progress = Callable[[str], None]
+# The WAL a held session lets grow before DuckDB checkpoints on its own (a long replay:
+# every 150 or so runs of the sample's size).
+HELD_WAL = "256MB"
 
 
 def new_run_id(moment: datetime) -> str:
@@ -261,6 +264,11 @@ class WarehouseSession:
         if self._con is None:
             prepare_data_dir(self.settings)
             self._con = open_warehouse(self.settings.warehouse, wait=self.settings.lock_wait)
+            if self._held and not self.settings.is_lake:
+                # DuckDB checkpoints by itself once the WAL passes 16 MB: the sample's runs
+                # and a new file's reference data pass it once, a checkpoint held's end
+                # writes again.
+                self._con.execute(f"SET checkpoint_threshold = '{HELD_WAL}'")
         return self._con
 
     def exists(self) -> bool:
