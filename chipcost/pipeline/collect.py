@@ -247,9 +247,9 @@ class WarehouseSession:
     providers answer, and releases it after each run's load (`release`). A replay holds it
     from its first load to its last (`held`): one open and one checkpoint, where a checkpoint
     and an open per run were half its time. Opening waits for other holders up to
-    settings.lock_wait. A lake keeps its connection
-    until the session ends: its readers read the last commit beside a writer, and each
-    attach costs about half a second (two extensions loaded and checked, the catalog read).
+    settings.lock_wait. A lake keeps its connection until the session ends: its readers
+    read the last commit beside a writer, and each attach costs about half a second (two
+    extensions loaded and checked, the catalog read).
     """
 
     def __init__(self, settings: Settings, *, maintain: bool = True) -> None:
@@ -265,9 +265,9 @@ class WarehouseSession:
             prepare_data_dir(self.settings)
             self._con = open_warehouse(self.settings.warehouse, wait=self.settings.lock_wait)
             if self._held and not self.settings.is_lake:
-                # DuckDB checkpoints by itself once the WAL passes 16 MB: the sample's runs
-                # and a new file's reference data pass it once, a checkpoint held's end
-                # writes again.
+                # DuckDB checkpoints by itself once the WAL passes 16 MB: a new file's
+                # reference data and the sample's runs pass it once, and the checkpoint at
+                # the end of `held` would write the same blocks again.
                 self._con.execute(f"SET checkpoint_threshold = '{HELD_WAL}'")
         return self._con
 
