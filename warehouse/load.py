@@ -39,18 +39,20 @@ def load_run(
     run: RunResult,
     *,
     observations_days: int | None = DEFAULT_OBSERVATIONS_DAYS,
+    checkpointed: bool = True,
 ) -> LoadSummary:
     """Write a run's records, rejects and history in one transaction (all or nothing).
 
     Observations older than `observations_days` before the newest one are pruned in the
     same transaction (None keeps them all); price_history and rejects are never pruned.
-    A checkpoint follows the commit, so the run is in the file, not only in the WAL.
+    A checkpoint follows the commit, so the run is in the file, not only in the WAL;
+    `checkpointed=False` leaves that to the caller (a replay checkpoints once at its end).
     """
     if not lake.is_lake(con):
-        return _load_once(con, run, observations_days)
+        return _load_once(con, run, observations_days, checkpointed)
     for attempt in range(1, LAKE_LOAD_ATTEMPTS + 1):
         try:
-            return _load_once(con, run, observations_days)
+            return _load_once(con, run, observations_days, checkpointed)
         except duckdb.Error as exc:
             if attempt == LAKE_LOAD_ATTEMPTS or not lake.is_conflict(exc):
                 raise
@@ -59,7 +61,10 @@ def load_run(
 
 
 def _load_once(
-    con: duckdb.DuckDBPyConnection, run: RunResult, observations_days: int | None
+    con: duckdb.DuckDBPyConnection,
+    run: RunResult,
+    observations_days: int | None,
+    checkpointed: bool,
 ) -> LoadSummary:
     con.execute("BEGIN TRANSACTION")
     try:
@@ -91,7 +96,8 @@ def _load_once(
     except BaseException:
         rollback(con)
         raise
-    checkpoint(con)
+    if checkpointed:
+        checkpoint(con)
     return summary
 
 
