@@ -1,11 +1,13 @@
-"""Whole-process timing of read commands, next to the same query in a bare `python -c`.
+"""Whole-process timing of `--help` and the read commands, next to the same query in a bare
+`python -c`.
 
     .venv/bin/python -m benchmarks.cli --db data/chipcost.duckdb [--repeat 5]
 
 Each command runs `--repeat` times as a new process (interpreter start and imports
 included), in turns with a bare `python -c "import duckdb; ..."` reading the same view; the
-medians of both are printed, and the median of the ratio of each pair of runs. The warehouse
-should hold the sample replay
+medians of both are printed (wall and CPU, user+sys, seconds), and the median of the ratio of
+each pair of runs' wall times and CPU times. Targets: `--help` under 0.2 s, each read within
+1.5x of its bare query. The warehouse should hold the sample replay
 (`chipcost collect --replay sample/archive`).
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,11 +36,27 @@ def _bare(query: str) -> list[str]:
 # label -> (chipcost arguments, the bare DuckDB equivalent or None)
 CASES: dict[str, tuple[list[str], list[str] | None]] = {
     "chipcost --help": (["--help"], None),
+    "chipcost prices --help": (["prices", "--help"], None),
     "prices --chip H100-SXM --region us-east-1": (
         ["prices", "--chip", "H100-SXM", "--region", "us-east-1"],
         _bare(
             "SELECT * FROM per_chip_prices WHERE chip = 'H100-SXM' AND region = 'us-east-1' "
             "ORDER BY price_per_chip_hour"
+        ),
+    ),
+    "history --chip H100-SXM --no-chart": (
+        ["history", "--chip", "H100-SXM", "--no-chart"],
+        _bare(
+            "SELECT CAST(valid_from AS DATE) AS day, pricing_model, "
+            "min(price_per_hour / chip_count) FROM price_history WHERE chip = 'H100-SXM' "
+            "GROUP BY ALL ORDER BY ALL"
+        ),
+    ),
+    "index": (
+        ["index"],
+        _bare(
+            "SELECT chip, median(p) FROM (SELECT chip, provider, min(price_per_chip_hour) AS p "
+            "FROM per_chip_prices WHERE pricing_model = 'on_demand' GROUP BY ALL) GROUP BY chip"
         ),
     ),
     'sql "select count(*) from price_history"': (
@@ -54,32 +73,42 @@ CASES: dict[str, tuple[list[str], list[str] | None]] = {
 }
 
 
-def seconds(args: list[str]) -> float:
+def seconds(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user+sys) of one process."""
     env = {**os.environ, "COLUMNS": "160"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     begin = time.perf_counter()
     done = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
     elapsed = time.perf_counter() - begin
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr[-2000:]}")
-    return elapsed
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu
 
 
-def paired(ours: list[str], bare: list[str], repeat: int) -> tuple[float, float, float]:
-    """Medians of the command, of the bare query, and of their ratio run by run.
+def paired(ours: list[str], bare: list[str], repeat: int) -> dict[str, float]:
+    """Medians of the command, of the bare query, and of their ratio run by run, wall and CPU.
 
     The two run in turns (which goes first alternates), so a busy moment of a shared machine
     slows both; the ratio of each pair is steadier than the ratio of two medians.
     """
-    mine, theirs, ratios = [], [], []
+    runs = []
     for n in range(repeat):
         if n % 2:
             b, a = seconds(bare), seconds(ours)
         else:
             a, b = seconds(ours), seconds(bare)
-        mine.append(a)
-        theirs.append(b)
-        ratios.append(a / b)
-    return statistics.median(mine), statistics.median(theirs), statistics.median(ratios)
+        runs.append((a, b))
+    med = statistics.median
+    return {
+        "wall": med(a[0] for a, _ in runs),
+        "cpu": med(a[1] for a, _ in runs),
+        "bare_wall": med(b[0] for _, b in runs),
+        "bare_cpu": med(b[1] for _, b in runs),
+        "ratio_wall": med(a[0] / b[0] for a, b in runs),
+        "ratio_cpu": med(a[1] / b[1] for a, b in runs),
+    }
 
 
 def main() -> None:
@@ -88,19 +117,20 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     print(f"median of {args.repeat} whole processes each, in turns ({os.cpu_count()} CPUs)")
-    print(f"  {'command':48s} {'chipcost':>9s} {'bare duckdb':>12s} {'ratio':>6s}")
+    print(f"  {'command':40s} {'chipcost wall/cpu':>18s} {'bare wall/cpu':>14s} {'ratio':>11s}")
     for label, (command, bare) in CASES.items():
-        extra = [] if command == ["--help"] else ["--db", str(args.db)]
+        extra = [] if "--help" in command else ["--db", str(args.db)]
         if bare is None:
-            ours = statistics.median(
-                seconds([CHIPCOST, *command, *extra]) for _ in range(args.repeat)
-            )
-            print(f"  {label:48s} {ours:8.3f}s {'':>12s} {'':>6s}")
+            times = [seconds([CHIPCOST, *command, *extra]) for _ in range(args.repeat)]
+            wall = statistics.median(t[0] for t in times)
+            cpu = statistics.median(t[1] for t in times)
+            print(f"  {label:40s} {wall:8.3f}/{cpu:.3f}s")
             continue
-        ours, theirs, ratio = paired(
-            [CHIPCOST, *command, *extra], [*bare, str(args.db)], args.repeat
+        m = paired([CHIPCOST, *command, *extra], [*bare, str(args.db)], args.repeat)
+        print(
+            f"  {label:40s} {m['wall']:8.3f}/{m['cpu']:.3f}s {m['bare_wall']:6.3f}/"
+            f"{m['bare_cpu']:.3f}s {m['ratio_wall']:4.2f}/{m['ratio_cpu']:.2f}x"
         )
-        print(f"  {label:48s} {ours:8.3f}s {theirs:11.3f}s {ratio:5.2f}x")
 
 
 if __name__ == "__main__":

@@ -72,7 +72,8 @@ def prefill(con: duckdb.DuckDBPyConnection, offers: list[synthetic.Offer], days:
     con.register("prefill_runs", runs)
     con.execute("BEGIN TRANSACTION")
     con.execute(
-        f"INSERT INTO price_history SELECT {', '.join(HISTORY_COLUMNS)} FROM prefill_history"
+        f"INSERT INTO price_history ({', '.join(HISTORY_COLUMNS)}) "
+        f"SELECT {', '.join(HISTORY_COLUMNS)} FROM prefill_history"
     )
     con.execute(
         "INSERT INTO runs SELECT run_id, observed_at, observed_at + INTERVAL 1 MINUTE,"

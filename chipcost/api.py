@@ -8,22 +8,24 @@ starts Prefect or touches the network. Names work as on the command line: chip f
 
 from __future__ import annotations
 
-import inspect
+import functools
 import re
-from collections.abc import Callable, Iterator, Sequence
+import warnings
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec
 
 import duckdb
 import polars as pl
 
+from chipcost.core import questions
 from chipcost.core.errors import ChipcostError
-from chipcost.core.questions import COMPARE, COST, HISTORY, INDEX, PRICES, Question, Voice
+from chipcost.core.questions import COMPARE, COST, Question, Voice
 from chipcost.core.settings import load_settings
 
-Names = str | Sequence[str] | None
+P = ParamSpec("P")
 
 
 @contextmanager
@@ -44,34 +46,55 @@ def _warehouse(db: str | Path | None) -> Iterator[tuple[duckdb.DuckDBPyConnectio
         con.close()
 
 
-def _declared(question: Question, run: Callable[..., pl.DataFrame]) -> Callable[..., pl.DataFrame]:
-    """The API function of a declared read: the keyword arguments its question declares for
-    the API (in its order, required ones and `positional` ones by position too), the docstring
-    of `run`, which receives every declared field by name (defaults filled in)."""
-    parameters = [
-        inspect.Parameter(
-            f.name,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD
-            if f.required or f.positional
-            else inspect.Parameter.KEYWORD_ONLY,
-            default=inspect.Parameter.empty if f.required else f.default,
-            annotation=f.api_type or (str if f.required else _API_TYPES[f.kind]),
+def _answers(
+    spec: Callable[P, object],
+) -> Callable[[Callable[..., pl.DataFrame]], Callable[P, pl.DataFrame]]:
+    """The API function of a declared read: the typed signature of `spec` (chipcost.core.
+    questions: what static checkers and IDEs read), the docstring of the function it wraps,
+    which receives every declared keyword by name (defaults filled in)."""
+    question = Question.of(spec)
+
+    def answer(run: Callable[..., pl.DataFrame]) -> Callable[P, pl.DataFrame]:
+        @functools.wraps(spec)
+        def call(*args: P.args, **kwargs: P.kwargs) -> pl.DataFrame:
+            given = _bound(question, args, kwargs)
+            for name, value in given.items():
+                _check_type(question, name, value)
+            return run(**question.given(given))
+
+        call.__doc__ = run.__doc__
+        call.__module__ = __name__
+        return call
+
+    return answer
+
+
+def _bound(question: Question, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The keywords of a call, its positional arguments named as the signature takes them;
+    what the signature refuses is a TypeError, as any Python call's."""
+    positional = [f.name for f in question.fields if f.positional]
+    if len(args) > len(positional):
+        raise TypeError(f"{question.command}() takes at most {len(positional)} positional "
+                        f"argument(s) ({len(args)} given)")  # fmt: skip
+    given = dict(zip(positional, args, strict=False))
+    unknown = sorted(set(kwargs) - {f.name for f in question.fields})
+    if unknown:
+        raise TypeError(f"{question.command}() got unexpected keyword argument(s) {unknown}")
+    for name, value in kwargs.items():
+        if name in given:
+            raise TypeError(f"{question.command}() got multiple values for argument {name!r}")
+        given[name] = value
+    missing = [f.name for f in question.fields if f.required and f.name not in given]
+    if missing:
+        raise TypeError(f"{question.command}() missing required argument(s): {missing}")
+    old = [f.name for f in question.fields if f.same_as is not None and f.name in given]
+    for name in old:
+        warnings.warn(
+            f"{name}= is the old name of {question.field(name).same_as}=",
+            DeprecationWarning,
+            stacklevel=3,
         )
-        for f in question.api_fields()
-    ]
-    signature = inspect.Signature(parameters, return_annotation=pl.DataFrame)
-
-    def call(*args: Any, **kwargs: Any) -> pl.DataFrame:
-        given = signature.bind(*args, **kwargs).arguments
-        for name, value in given.items():
-            _check_type(question, name, value)
-        return run(**question.given(given))
-
-    call.__signature__ = signature  # type: ignore[attr-defined]
-    call.__name__ = call.__qualname__ = question.command
-    call.__doc__ = run.__doc__
-    call.__module__ = __name__
-    return call
+    return given
 
 
 # What a value of each kind must be where nothing later says so: an empty list is no filter
@@ -90,32 +113,24 @@ _KIND_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
 def _check_type(question: Question, name: str, value: Any) -> None:
     field = question.field(name)
     check = _KIND_CHECKS.get(field.kind)
-    if value is None or check is None or field.api_type is not None or field.required:
+    if value is None or check is None or field.required or field.query == "chip_counts":
         return
     if not check[0](value):
         raise ChipcostError(f"{name}={value!r}: give {check[1]}")
 
 
-# The type each kind of declared field takes in the API (chipcost.core.questions.KINDS).
-_API_TYPES: dict[str, Any] = {
-    "names": Names,
-    "text": str | None,
-    "float": float | None,
-    "int": int | None,
-    "flag": bool,
-    "switch": bool | None,
-}
-
-
-def _prices(**asked: Any) -> pl.DataFrame:
+@_answers(questions.prices)
+def prices(**asked: Any) -> pl.DataFrame:
     """Current per-chip hourly prices, cheapest first per chip, pricing model and term.
 
     One row per offer: chip, provider, region, zone, instance_type, chip_count, memory_gb (per
     chip), pricing_model, term, payment, plan, price_per_chip_hour, price_per_hour, upfront
     (per instance, USD), source, valid_from, last_seen_at, sku, payload_ref (the archived
-    payload the price was read from), source_as_of (the source's last
+    payload the price was read from), vcpus, ram_gb and disk_gb (the host, local disk; None
+    where the source publishes none), source_as_of (the source's last
     successful run) and sample (bundled sample data). min_memory is GB per chip, chips the
-    chips per instance, min_price/max_price USD per chip-hour, spot True/False to keep
+    chips per instance, min_vcpus/min_ram the host's vCPUs and memory (GB; an offer without
+    them is left out), min_price/max_price USD per chip-hour, spot True/False to keep
     only/no spot prices; sort "price", "chip", "provider" or "region" (default: price when
     the chip names stand for several chips, such as "H100", else chip). instance names
     instance types (p5.48xlarge, a3-highgpu-8g); a current offer's instance type given as
@@ -137,7 +152,8 @@ def _prices(**asked: Any) -> pl.DataFrame:
         return find_prices(con, ask, stale_days=stale_days, mine=mine).frame
 
 
-def _cost(**asked: Any) -> pl.DataFrame:
+@_answers(questions.cost)
+def cost(**asked: Any) -> pl.DataFrame:
     """Cost per million tokens of `model` ('llama-3-70b') for `workload` ('training' or
     'inference') per chip and pricing model, cheapest first, those that can hold the model
     before those that cannot (`fits`, `memory_needed_gb`, `instance_memory_gb`).
@@ -166,7 +182,8 @@ def _cost(**asked: Any) -> pl.DataFrame:
         return rank_cost(con, ask, question).frame()
 
 
-def _compare(**asked: Any) -> pl.DataFrame:
+@_answers(questions.compare)
+def compare(**asked: Any) -> pl.DataFrame:
     """Is chip_a ('Trainium2') cheaper per token than chip_b ('H100-SXM') for `model` and
     `workload`? One row per pricing model both have an offer on, as `chipcost compare` answers
     it: cost_change (chip_a's cost per token / chip_b's - 1, negative is cheaper), verdict
@@ -190,12 +207,8 @@ def _compare(**asked: Any) -> pl.DataFrame:
         return compare_chips(con, ask, a, b).frame()
 
 
-prices = _declared(PRICES, _prices)
-cost = _declared(COST, _cost)
-compare = _declared(COMPARE, _compare)
-
-
-def _index(**asked: Any) -> pl.DataFrame:
+@_answers(questions.index)
+def index(**asked: Any) -> pl.DataFrame:
     """The daily rental price index per chip (docs/price-index.md): per chip, bucket
     ('on_demand' by default, 'spot', '1yr') and day, `level` (the median of each provider's
     cheapest per-chip price), `constituents`, `change_1d`/`_7d`/`_30d`,
@@ -214,7 +227,8 @@ def _index(**asked: Any) -> pl.DataFrame:
         return find_index(con, replace(ask, rates=rates, stale_days=stale_days))
 
 
-def _history(**asked: Any) -> pl.DataFrame:
+@_answers(questions.history)
+def history(**asked: Any) -> pl.DataFrame:
     """Each chip's cheapest per-chip price per pricing model per UTC day.
 
     Columns: day, chip, pricing_model, price_per_chip_hour, and where that price was
@@ -230,10 +244,6 @@ def _history(**asked: Any) -> pl.DataFrame:
     with _warehouse(asked["db"]) as (con, stale_days):
         mine = for_read(con, asked["currency"], list_prices=True, api=True)
         return find_history(con, ask, stale_days=stale_days, mine=mine).frame
-
-
-index = _declared(INDEX, _index)
-history = _declared(HISTORY, _history)
 
 
 def sources(db: str | Path | None = None) -> pl.DataFrame:

@@ -90,8 +90,6 @@ def _machine_record(
     extra = {
         "family": machine.family,
         "billing": machine.billing,
-        "vcpus": machine.vcpus,
-        "memory_gib": machine.memory_gib,
         "gpu_per_hour": gpu.price,
         "skus": [rate.sku for rate in parts.values()],
         "effective": gpu.effective,
@@ -107,6 +105,15 @@ def _machine_record(
             chip_count=float(machine.chip_count),
             price_per_hour=round(total, 6),
             extra=extra,
+            **_host(machine),
         )
     )
     return result
+
+
+def _host(machine: skus.MachineType) -> dict[str, float | None]:
+    """The VM's vCPUs and memory (GiB) as the machine types file gives them; none for GPUs
+    attached to an N1 VM (the row prices the GPU alone). Local SSD is not in the file."""
+    if machine.billing == "gpu_only":
+        return {}
+    return {"vcpus": float(machine.vcpus), "ram_gb": float(machine.memory_gib)}

@@ -332,3 +332,37 @@ def positive(text: object, name: str, refused: type[Exception]) -> float:
     if not math.isfinite(value) or value <= 0:
         raise refused(f"{name} {text!r} is not a positive number")
     return value
+
+
+def host_spec(value: object, *, per: float = 1.0) -> float | None:
+    """A host's vCPUs, memory or local disk as the source publishes it (a number, or text
+    such as "2048 GiB" or "8 x 3840 NVMe SSD" read by the caller), divided by `per` (1024
+    for MiB to GiB); None when missing or not a finite amount of 0 or more: a spec the
+    source does not give is left empty, never guessed, and never refuses the price."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(str(value).replace(",", "").strip())
+    except ValueError:
+        return None
+    if not math.isfinite(number) or number < 0:
+        return None
+    return number / per
+
+
+# A size as a page writes it: "2900 GiB", "22 TiB SSD", "1.4 TB", "500 GB NVMe".
+_SIZE = re.compile(r"^\s*([\d][\d,]*(?:\.\d+)?)\s*(TiB|TB|GiB|GB|MiB|MB)?\b", re.IGNORECASE)
+# To the unit the record keeps, each within its own kind: GiB for binary units, GB for
+# decimal ones (a source's "GB" and "GiB" are kept as it writes them, not converted).
+_TO_GB = {"tib": 1024.0, "tb": 1000.0, "gib": 1.0, "gb": 1.0, "mib": 1 / 1024, "mb": 1 / 1000}
+
+
+def size_gb(text: object) -> float | None:
+    """A size written as text in GB (or GiB) as the source writes it, TiB and TB times
+    1,024 and 1,000; a bare number is GB. None for text that does not start with a size."""
+    match = _SIZE.match(str(text or ""))
+    if match is None:
+        return None
+    number = host_spec(match[1])
+    unit = (match[2] or "gb").lower()
+    return None if number is None else number * _TO_GB[unit]

@@ -9,6 +9,7 @@ from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._kit import (
     field_names,
+    host_spec,
     json_price,
     parse_count,
     require_columns,
@@ -104,6 +105,10 @@ def offers(row: tuple[str, Any], page: Page) -> list[Item]:
             price_per_hour=round(cents / 100, 6),
             sku=name,
             extra={"price_basis": "per instance-hour", **extra, "nodes": datacenters[dc]},
+            # logical_cpu_count (vCPUs), dram and disk in bytes (GiB here).
+            vcpus=host_spec(variant.get("logical_cpu_count")),
+            ram_gb=host_spec(variant.get("dram"), per=GIB),
+            disk_gb=host_spec(variant.get("disk"), per=GIB),
         )
         for dc in places
     ]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import parse_count, price_of, require_columns, slug
+from chipcost.extract._kit import host_spec, parse_count, price_of, require_columns, size_gb, slug
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "coreweave"
@@ -26,6 +26,9 @@ COUNT_LABEL = "gpu count"
 VRAM_LABEL = "vram"
 PRICE_SPANS = {"on_demand": "instance-price", "spot": "spot-price"}
 ITEM_VALUE = "item-value"
+# The table's header and cells: the host columns of a GPU row are read by their header.
+HEADER, CELL = "table-v2-header", "table-v2-cell"
+HOST_COLUMNS = {"vcpus": "vcpus", "ram_gb": "system ram (gb)", "disk_gb": "local storage (tb)"}
 # What every GPU row must carry; a page without them changed layout (ParseError).
 EXPECTED = ("GPU Count", "On-Demand Price")
 # Section labels such as "REGION: NORTH AMERICA" set the region of the tables after them.
@@ -47,6 +50,8 @@ class Row:
     product: str
     labels: dict[str, Element]
     prices: dict[str, str]  # pricing model -> price text
+    # The row's cells under its table's header (lower case): "vcpus", "system ram (gb)", ...
+    cells: dict[str, str] = field(default_factory=dict)
 
 
 def rows(page: Page) -> list[Row]:
@@ -61,11 +66,13 @@ def rows(page: Page) -> list[Row]:
 
 def gpu_rows(root: Element) -> list[Row]:
     """Every GPU row in document order, each with the region label that precedes it."""
-    rows, region = [], DEFAULT_REGION
+    rows, region, header = [], DEFAULT_REGION, []
     for element in root.iter():
         marker = _region_marker(element)
         if marker:
             region = marker
+        elif element.has_class(HEADER):
+            header = [cell.text().lower() for cell in element.find_all(None, CELL)]
         elif element.has_class(*GPU_ROW):
             name_el = element.find(None, MODEL_NAME)
             rows.append(
@@ -75,6 +82,9 @@ def gpu_rows(root: Element) -> list[Row]:
                     product=name_el.attrs.get("data-product", "") if name_el else "",
                     labels=_labelled_values(element),
                     prices=_price_texts(element),
+                    cells=dict(
+                        zip(header, (c.text() for c in element.find_all(None, CELL)), strict=False)
+                    ),
                 )
             )
     return rows
@@ -137,9 +147,21 @@ def offers(row: Row, page: Page) -> list[Item]:
                 price_per_hour=price,
                 sku=row.product,
                 extra=_extra(vram, count_el),
+                **_host(row.cells),
             )
         )
     return made
+
+
+def _host(cells: dict[str, str]) -> dict[str, float | None]:
+    """The columns "vCPUs", "System RAM (GB)" and "Local Storage (TB)" (1,000 GB a TB)."""
+    return {
+        "vcpus": host_spec(cells.get(HOST_COLUMNS["vcpus"])),
+        "ram_gb": host_spec(cells.get(HOST_COLUMNS["ram_gb"])),
+        "disk_gb": size_gb(f"{cells[HOST_COLUMNS['disk_gb']]} TB")
+        if cells.get(HOST_COLUMNS["disk_gb"])
+        else None,
+    }
 
 
 def _number(element: Element | None) -> float | None:

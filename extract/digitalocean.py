@@ -7,7 +7,14 @@ from typing import Any
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
-from chipcost.extract._kit import json_price, listed_rows, load_json, missing_key, parse_count
+from chipcost.extract._kit import (
+    host_spec,
+    json_price,
+    listed_rows,
+    load_json,
+    missing_key,
+    parse_count,
+)
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "digitalocean"
@@ -84,6 +91,7 @@ def offers(size: Any, page: Page) -> list[Item]:
             price_per_hour=price,
             sku=slug,
             extra={k: v for k, v in extra.items() if v is not None},
+            **_host(size),
         )
         for region in regions
     ]
@@ -113,3 +121,20 @@ SOURCE = Source(
     offers=offers,
 )
 parse = SOURCE.parse
+
+
+def _host(size: dict[str, Any]) -> dict[str, float | None]:
+    """vcpus; memory, which the API gives in MiB ("memory": 1966080 is 1,920 GiB); and the
+    sum of the local disks of disk_info (boot and scratch, in GiB), else its "disk" (GiB)."""
+    sizes = [disk.get("size") for disk in size.get("disk_info") or [] if isinstance(disk, dict)]
+    amounts = [
+        host_spec(s.get("amount")) if isinstance(s, dict) and s.get("unit") == "gib" else None
+        for s in sizes
+    ]
+    known = [a for a in amounts if a is not None]
+    disk = sum(known) if known and len(known) == len(amounts) else host_spec(size.get("disk"))
+    return {
+        "vcpus": host_spec(size.get("vcpus")),
+        "ram_gb": host_spec(size.get("memory"), per=1024),
+        "disk_gb": disk,
+    }

@@ -12,6 +12,7 @@ from chipcost.core.record import PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._kit import (
     field_names,
+    host_spec,
     json_price,
     missing_key,
     parse_count,
@@ -79,7 +80,6 @@ def offers(vm: Any, page: Page) -> list[Item]:
     extra = {
         "price_basis": "per instance-hour (OnDemandPrice / 100)",
         "cpu_model": cpus.get("model"),
-        "disk_gb": round(disk / GIB) if isinstance(disk, int | float) else None,
     }
     return [
         page.record(
@@ -91,6 +91,10 @@ def offers(vm: Any, page: Page) -> list[Item]:
             price_per_hour=cents / 100,
             sku=name,
             extra={k: v for k, v in extra.items() if v is not None},
+            # Specs: cpu_cores (the VM's), ram_capacity and disk_capacity in bytes (GiB here).
+            vcpus=host_spec(specs.get("cpu_cores")),
+            ram_gb=host_spec(specs.get("ram_capacity"), per=GIB),
+            disk_gb=host_spec(disk, per=GIB),
         )
     ]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
-from chipcost.extract._kit import json_price, listed_rows, missing_key, parse_count
+from chipcost.extract._kit import host_spec, json_price, listed_rows, missing_key, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "hyperbolic"
@@ -59,6 +59,9 @@ def offers(vm: Any, page: Page) -> list[Item]:
         chip_count=float(count),
         sku=name,
         extra=_extra(vm, region, memory, model),
+        vcpus=host_spec(vm.get("vCPUs")),
+        ram_gb=host_spec(vm.get("MemoryGiB")),
+        disk_gb=host_spec(vm.get("StorageGiB")),
     )
     price, why = json_price(vm.get("Price"), f"{name} Price")
     made: list[Item] = [
@@ -89,9 +92,6 @@ def _extra(vm: dict, region: str, memory: float | None, model: Any) -> dict[str,
     extra = {
         "gpu_model": model,
         "gpu_memory_gb": memory,
-        "vcpus": vm.get("vCPUs"),
-        "memory_gib": vm.get("MemoryGiB"),
-        "storage_gib": vm.get("StorageGiB"),
         "region_listed": region if region.lower() in UNPLACED else None,
         "price_basis": "per instance-hour",
     }

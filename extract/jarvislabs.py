@@ -8,7 +8,7 @@ from chipcost.core.catalog import listed_spelling
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _http
-from chipcost.extract._kit import json_price, listed_rows, missing_key
+from chipcost.extract._kit import host_spec, json_price, listed_rows, missing_key
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "jarvislabs"
@@ -93,6 +93,9 @@ def _offer(page: Page, row: dict, offer: tuple[str, str, str, str, float]) -> Pr
         price_per_hour=price,
         sku=str(row.get("gpu_type")),
         extra={k: v for k, v in extra.items() if v is not None},
+        # One GPU is rented with cpus_per_gpu vCPUs and ram_per_gpu GB; no disk is listed.
+        vcpus=host_spec(row.get("cpus_per_gpu")),
+        ram_gb=host_spec(row.get("ram_per_gpu")),
     )
 
 

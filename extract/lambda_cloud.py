@@ -10,7 +10,14 @@ from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import parse_html
-from chipcost.extract._kit import parse_count, price_of, require_columns, shape_error
+from chipcost.extract._kit import (
+    host_spec,
+    parse_count,
+    price_of,
+    require_columns,
+    shape_error,
+    size_gb,
+)
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "lambda"
@@ -31,6 +38,9 @@ GPU_CELL = re.compile(r"^(?P<count>\S+?)\s*x\s+(?:NVIDIA\s+)?(?P<model>.+)$", re
 FORM_WORDS = re.compile(r"\s+(SXM\d*|PCIe)\b", re.IGNORECASE)
 # Page columns by meaning: header text that contains the key (case-insensitive).
 COLUMNS = {"gpu": "gpu", "vram": "vram", "price": "price"}
+# The host's columns of the pricing page, by header ("vCPUs", "RAM", "Storage"): read where the
+# page has them, left empty where it has not (the price does not depend on them).
+HOST_HEADERS = {"vcpus": "vcpus", "ram": "ram", "storage": "storage"}
 EXPECTED_API_FIELDS = ("name", "description", "price_cents_per_hour", "specs")
 # Lambda's on-demand price is the same in every region; capacity differs and is kept in extra.
 REGION = "global"
@@ -132,6 +142,9 @@ def _api_offer(entry: Any, page: Page) -> Item:
         price_per_hour=round(cents / 100, 6),  # the API prices the whole instance, in cents
         sku=str(kind.get("name")),
         extra={k: v for k, v in extra.items() if v is not None},
+        vcpus=host_spec(specs.get("vcpus")),
+        ram_gb=host_spec(specs.get("memory_gib")),
+        disk_gb=host_spec(specs.get("storage_gib")),
     )
 
 
@@ -151,6 +164,7 @@ def _page_rows(page: Page) -> list[dict[str, Any]]:
             cells = [td.text() for td in row.find_all("td")]
             if cells:
                 cell = {k: _cell(cells, columns, k) for k in COLUMNS}
+                cell |= {k: _cell(cells, _host_columns(headers), k) for k in HOST_HEADERS}
                 found.append({**cell, "per_gpu": per_gpu, "marks": row.attrs})
     return found
 
@@ -164,6 +178,11 @@ def _columns(headers: list[str]) -> dict[str, int]:
             if word in text and key not in found and not (key == "gpu" and "/ gpu" in text):
                 found[key] = index
     return found
+
+
+def _host_columns(headers: list[str]) -> dict[str, int]:
+    named = {header.strip().lower(): index for index, header in enumerate(headers)}
+    return {key: named[word] for key, word in HOST_HEADERS.items() if word in named}
 
 
 def _page_offer(row: dict[str, Any], page: Page) -> Item:
@@ -194,6 +213,9 @@ def _page_offer(row: dict[str, Any], page: Page) -> Item:
         price_per_hour=round(total, 6),
         sku=row["gpu"],
         extra={"listed": f"{row['price']} {unit}", **estimate_of(row["marks"])},
+        vcpus=host_spec(row["vcpus"]),
+        ram_gb=size_gb(row["ram"]),
+        disk_gb=size_gb(row["storage"]),
     )
 
 

@@ -12,6 +12,7 @@ from chipcost.core.record import ParseResult
 from chipcost.extract import _http
 from chipcost.extract._kit import (
     field_names,
+    host_spec,
     load_json,
     missing_key,
     parse_count,
@@ -104,6 +105,9 @@ def offers(types: dict[str, dict[str, Any]], auction: Any, page: Page) -> list[I
             price_per_hour=price,
             sku=fid,
             extra=_extra(kind, auction),
+            # The instance type's num_cpus and ram_gb; no disk is listed.
+            vcpus=host_spec(kind.get("num_cpus")),
+            ram_gb=host_spec(kind.get("ram_gb")),
         )
     ]
 
@@ -117,8 +121,6 @@ def _extra(kind: dict, auction: dict) -> dict[str, Any]:
         "min_bid_price": minimum,
         "gpu_type": kind.get("gpu_type"),
         "gpu_memory_gb": kind.get("gpu_memory_gb"),
-        "vcpus": kind.get("num_cpus"),
-        "memory_gb": kind.get("ram_gb"),
     }
     return {k: v for k, v in extra.items() if v is not None}
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import price_of, require_columns
+from chipcost.extract._kit import host_spec, price_of, require_columns
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "nebius"
@@ -122,16 +122,19 @@ def _cell_offer(
         pricing_model=col.model,
         term=col.term,
         price_per_hour=price,
-        extra={"price_basis": "per GPU-hour", "column": col.header, **_specs(shown)},
+        extra={"price_basis": "per GPU-hour", "column": col.header},
+        **_specs(shown),
     )
 
 
-# Descriptive columns kept in `extra`, by header.
+# The preset's host, by header: the vCPUs and RAM that come with the one GPU priced.
 SPEC_COLUMNS = {"vcpus": "vcpus", "ram, gb": "ram_gb"}
 
 
-def _specs(shown: dict[str, str]) -> dict[str, str]:
-    return {SPEC_COLUMNS[k.lower()]: v for k, v in shown.items() if k.lower() in SPEC_COLUMNS}
+def _specs(shown: dict[str, str]) -> dict[str, float | None]:
+    return {
+        SPEC_COLUMNS[k.lower()]: host_spec(v) for k, v in shown.items() if k.lower() in SPEC_COLUMNS
+    }
 
 
 SOURCE = Source(

@@ -13,7 +13,14 @@ from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
-from chipcost.extract._kit import json_price, listed_rows, load_json, missing_key, parse_count
+from chipcost.extract._kit import (
+    host_spec,
+    json_price,
+    listed_rows,
+    load_json,
+    missing_key,
+    parse_count,
+)
 from chipcost.extract._resale import seller, with_part
 from chipcost.extract.base import FetchContext, Item, Page, Source, each_row
 
@@ -104,6 +111,7 @@ def offers(item: Any, page: Page) -> list[Item]:
             currency=str(prices.get("currency") or "USD").upper(),
             sku=cloud_id,
             extra=_extra(item, upstream),
+            **_host(item),
         )
     ]
 
@@ -114,6 +122,17 @@ def _spelling(gpu: str, socket: object) -> tuple[str, float | None]:
     sized = GPU_TYPE.match(gpu)
     base, memory = (sized["base"], float(sized["gb"])) if sized else (gpu, None)
     return with_part(base.replace("_", " ").strip(), socket, memory), memory
+
+
+def _host(item: dict) -> dict[str, float | None]:
+    """The configuration's vcpu and memory defaultCount (what the price is for); its disk is
+    billed apart from the price, so none is given with it."""
+
+    def default(field: str) -> float | None:
+        found = item.get(field)
+        return host_spec(found.get("defaultCount")) if isinstance(found, dict) else None
+
+    return {"vcpus": default("vcpu"), "ram_gb": default("memory")}
 
 
 def _extra(item: dict, upstream: str) -> dict[str, Any]:
@@ -128,8 +147,6 @@ def _extra(item: dict, upstream: str) -> dict[str, Any]:
         "gpu_memory_gb": item.get("gpuMemory"),
         "country": item.get("country"),
         "stock_status": item.get("stockStatus"),
-        "vcpus": default("vcpu"),
-        "memory_gb": default("memory"),
         "price_basis": "per instance-hour (the configuration); disk billed separately",
     }
     return {k: v for k, v in extra.items() if v is not None}

@@ -12,7 +12,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
 from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
-from chipcost.extract._kit import json_price, listed_rows, missing_key, parse_count
+from chipcost.extract._kit import host_spec, json_price, listed_rows, missing_key, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "seeweb"
@@ -108,6 +108,10 @@ def offers(plan: Any, page: Page, rate: EurUsd | None) -> list[Item]:
             currency="USD" if rate else "EUR",
             sku=name,
             extra=extra,
+            # The plan's cpu, ram (MB, as GiB here) and disk (GB), as text.
+            vcpus=host_spec(plan.get("cpu")),
+            ram_gb=host_spec(plan.get("ram"), per=1024),
+            disk_gb=host_spec(plan.get("disk")),
         )
         for region in regions
     ]

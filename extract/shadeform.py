@@ -7,7 +7,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
-from chipcost.extract._kit import json_price, listed_rows, missing_key, parse_count
+from chipcost.extract._kit import host_spec, json_price, listed_rows, missing_key, parse_count
 from chipcost.extract._resale import seller, with_part
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -61,6 +61,10 @@ def offers(row: Any, page: Page) -> list[Item]:
         price_per_hour=round(cents / 100, 6),
         sku=str(row.get("cloud_instance_type") or ""),  # the seller's own name for it
         extra=_extra(row, config, str(row["cloud"]), memory),
+        # The instance's configuration: vcpus, memory_in_gb and storage_in_gb.
+        vcpus=host_spec(config.get("vcpus")),
+        ram_gb=host_spec(config.get("memory_in_gb")),
+        disk_gb=host_spec(config.get("storage_in_gb")),
     )
     return [
         offer.record(

@@ -14,6 +14,7 @@ from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._kit import (
     field_names,
+    host_spec,
     json_price,
     load_json,
     parse_count,
@@ -141,6 +142,11 @@ def offers(row: tuple[str, Any], page: Page) -> list[Item]:
                 "upstream_provider": offer.get("provider"),
                 "gpu_memory_gb": memory,
             },
+            # The offer's own host: vcpus, memory and storage (GB); the summary keeps the
+            # cheapest offer's.
+            vcpus=host_spec(offer.get("vcpus")),
+            ram_gb=host_spec(offer.get("memory")),
+            disk_gb=host_spec(offer.get("storage")),
         )
     ]
 

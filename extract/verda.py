@@ -13,6 +13,7 @@ from chipcost.extract import _http
 from chipcost.extract._kit import (
     Offer,
     field_names,
+    host_spec,
     json_price,
     load_json,
     parse_count,
@@ -138,6 +139,7 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
         currency=str(row.get("currency") or "USD").upper(),
         sku=str(row.get("id") or name),
         extra={"price_basis": "per instance-hour"},
+        **_host(row),
     )
     made: list[Item] = []
     for field, model, plan in PRICE_FIELDS:
@@ -157,6 +159,22 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
         if field == "price_per_hour":
             made.extend(_commitment(instance, price, *discount) for discount in discounts)
     return made
+
+
+def _host(row: dict[str, Any]) -> dict[str, float | None]:
+    """cpu.number_of_cores (the "30V" of "1B300.30V": vCPUs), memory.size_in_gigabytes and
+    storage.size_in_gigabytes, where given (storage is "dynamic", chosen at launch, for
+    most)."""
+
+    def part(name: str, key: str) -> float | None:
+        value = row.get(name)
+        return host_spec(value.get(key)) if isinstance(value, dict) else None
+
+    return {
+        "vcpus": part("cpu", "number_of_cores"),
+        "ram_gb": part("memory", "size_in_gigabytes"),
+        "disk_gb": part("storage", "size_in_gigabytes"),
+    }
 
 
 def _gpu_name(row: dict[str, Any], gpu: dict[str, Any]) -> str:

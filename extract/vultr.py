@@ -10,7 +10,7 @@ from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.vocabulary import not_rentable
 from chipcost.extract import _http
-from chipcost.extract._kit import json_price, listed_rows, load_json
+from chipcost.extract._kit import host_spec, json_price, listed_rows, load_json
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "vultr"
@@ -148,6 +148,18 @@ def _dedicated_offers(plan: dict, page: Page, name: str) -> list[Item]:
     return _offers(plan, page, chip, int(count), {"gpu": token, "vram_gb": vram})
 
 
+def _host(plan: dict) -> dict[str, float | None]:
+    """A plan's vcpu_count (a bare-metal plan's cpu_threads: the threads a vCPU counts),
+    ram in MB (as GiB here) and disk in GB (times disk_count for bare metal)."""
+    threads = plan.get("vcpu_count", plan.get("cpu_threads"))
+    disk, disks = host_spec(plan.get("disk")), host_spec(plan.get("disk_count", 1))
+    return {
+        "vcpus": host_spec(threads),
+        "ram_gb": host_spec(plan.get("ram"), per=1024),
+        "disk_gb": disk * disks if disk is not None and disks is not None else None,
+    }
+
+
 def _offers(plan: dict, page: Page, chip: str, count: int, extra: dict) -> list[Item]:
     name = str(plan["id"])
     listed = plan.get("locations") if isinstance(plan.get("locations"), list) else []
@@ -182,6 +194,7 @@ def _offers(plan: dict, page: Page, chip: str, count: int, extra: dict) -> list[
                 price_per_hour=price,
                 sku=name,
                 extra={"price_basis": "per instance-hour", **extra, "field": field},
+                **_host(plan),
             )
             for location in locations
         )

@@ -104,7 +104,7 @@ def write_report(
     out_dir = _prepare(out_dir)
     subject = text.subject(data)
     html_path = out_dir / f"chipcost-report_{period.slug}.html"
-    csv_path = out_dir / f"chipcost-changes_{period.slug}.csv"
+    csv_path = out_dir / page.csv_name(data)
     with written_whole([html_path, csv_path]) as (html_file, csv_file):
         html_file.write_text(page.report_html(data, subject), encoding="utf-8")
         csv_file.write_text(changes_csv(data.events).write_csv(), encoding="utf-8")

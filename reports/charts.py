@@ -1,7 +1,12 @@
-"""Price history charts as hand-built SVG: one step line per pricing model, no library."""
+"""Price history charts as hand-built SVG: one step line per pricing model, no library.
+
+Each line is drawn as its move since its first day (%), not as a price from $0: the models'
+prices lie far apart (spot at a fifth of a capacity block), so on a price axis a 10% move is
+a flat line. The axis says it is a change in %, each line's legend its last price."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from datetime import date
 from html import escape
@@ -9,14 +14,16 @@ from html import escape
 import polars as pl
 
 from chipcost.core.vocabulary import MODEL_COLOURS
-from chipcost.reports.labels import MODEL_LABELS, money
+from chipcost.reports.labels import MODEL_LABELS, money, signed_pct
 
 # One colour per pricing model (core/vocabulary.py), the same in the report and the explorer.
 COLOURS = MODEL_COLOURS
 OTHER_COLOUR = "#6b7280"
-WIDTH, HEIGHT = 560, 200
-LEFT, RIGHT, TOP, BOTTOM = 64, 150, 12, 28  # room for price labels, the legend, the dates
+WIDTH, HEIGHT = 400, 172
+LEFT, RIGHT, TOP, BOTTOM = 44, 148, 22, 28  # room for % labels, the legend, axis title, dates
 TICKS = 4
+# The least span of the % axis: a 0.3% wobble must not fill the chart as a crash would.
+MIN_SPAN = 5.0
 
 Series = Mapping[str, Sequence[tuple[date, float]]]
 
@@ -47,14 +54,17 @@ def _path(points: Sequence[tuple[date, float]], x, y) -> str:
 
 def _axes(lo: float, hi: float, first: date, last: date, y, x) -> list[str]:
     inner_w = WIDTH - LEFT - RIGHT
-    out = []
+    out = [f'<text x="-{LEFT - 2}" y="-9">change since {first.isoformat()}</text>']
     for i in range(TICKS + 1):
         value = lo + (hi - lo) * i / TICKS
         py = y(value)
         out.append(
             f'<line x1="0" x2="{inner_w}" y1="{py}" y2="{py}" stroke="#e5e7eb" stroke-width="1"/>'
-            f'<text x="-6" y="{py + 4}" text-anchor="end">{escape(money(value, 2))}</text>'
+            f'<text x="-6" y="{py + 4}" text-anchor="end">{escape(signed_pct(value))}</text>'
         )
+    if lo < 0 < hi:  # no change: the line each move is read from
+        py = y(0.0)
+        out.append(f'<line x1="0" x2="{inner_w}" y1="{py}" y2="{py}" stroke="#9ca3af"/>')
     inner_h = HEIGHT - TOP - BOTTOM
     # The first day's label where it starts, the last's where it ends (the right edge).
     for day, at, anchor in (
@@ -67,15 +77,33 @@ def _axes(lo: float, hi: float, first: date, last: date, y, x) -> list[str]:
     return out
 
 
+def _moves(points: Sequence[tuple[date, float]]) -> list[tuple[date, float]]:
+    """Each day's price as its % change from the line's first price."""
+    start = points[0][1]
+    return [(day, (price / start - 1) * 100 if start else 0.0) for day, price in points]
+
+
+def _pct_range(moves: Sequence[float]) -> tuple[float, float]:
+    """The axis: every move in view, 0% on it, at least MIN_SPAN points tall, on whole ticks."""
+    lo, hi = min(0.0, *moves), max(0.0, *moves)
+    if hi - lo < MIN_SPAN:
+        pad = (MIN_SPAN - (hi - lo)) / 2
+        lo, hi = lo - pad, hi + pad
+    step = math.ceil((hi - lo) / TICKS)  # whole percent per tick
+    lo = math.floor(lo / step) * step
+    return float(lo), float(lo + step * TICKS)
+
+
 def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
-    """An SVG of each series' daily price (USD per chip-hour); empty string with no points."""
-    drawn = {k: sorted(v) for k, v in series.items() if v}
-    if not drawn:
+    """An SVG of each series' daily move (% since its first day; the legend says its last
+    USD per chip-hour); empty string with no points."""
+    prices = {k: sorted(v) for k, v in series.items() if v}
+    if not prices:
         return ""
+    drawn = {k: _moves(v) for k, v in prices.items()}
     days = [d for points in drawn.values() for d, _ in points]
-    prices = [p for points in drawn.values() for _, p in points]
     first, last = min(days), max(days)
-    lo, hi = 0.0, max(prices) * 1.08  # from zero: a chart of prices should not magnify moves
+    lo, hi = _pct_range([m for points in drawn.values() for _, m in points])
     inner_w, inner_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     x = _scale(first.toordinal(), last.toordinal() + 1, inner_w)  # the last day ends the axis
     y = _scale(lo, hi, inner_h, flip=True)
@@ -83,16 +111,20 @@ def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
     legend = []
     for i, (key, points) in enumerate(drawn.items()):
         colour = COLOURS.get(key, OTHER_COLOUR)
+        label, (day, price) = labels.get(key, key), prices[key][-1]
+        # Lines that moved alike lie on each other: each drawn thinner than the one under
+        # it, so the one below shows as an edge.
+        width = 2 + round(2.5 * (len(drawn) - 1 - i) / max(len(drawn) - 1, 1), 1)
         body.append(
-            f'<path d="{_path(points, x, y)}" fill="none" stroke="{colour}" stroke-width="2">'
-            f"<title>{escape(labels.get(key, key))}: {escape(money(points[-1][1]))} on "
-            f"{points[-1][0].isoformat()}</title></path>"
+            f'<path d="{_path(points, x, y)}" fill="none" stroke="{colour}" '
+            f'stroke-width="{width:g}">'
+            f"<title>{escape(label)}: {escape(money(price))} on {day.isoformat()} "
+            f"({escape(signed_pct(points[-1][1]))} since {first.isoformat()})</title></path>"
         )
-        ly = 14 + 18 * i
+        ly = 4 + 16 * i
         legend.append(
-            f'<rect x="{inner_w + 14}" y="{ly - 9}" width="10" height="10" fill="{colour}"/>'
-            f'<text x="{inner_w + 30}" y="{ly}">{escape(labels.get(key, key))} '
-            f"{escape(money(points[-1][1], 2))}</text>"
+            f'<rect x="{inner_w + 10}" y="{ly - 9}" width="10" height="10" fill="{colour}"/>'
+            f'<text x="{inner_w + 24}" y="{ly}">{escape(label)} {escape(money(price, 2))}</text>'
         )
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '

@@ -8,10 +8,11 @@ import polars as pl
 from great_tables import GT
 
 from chipcost.core.vocabulary import BUCKET_LABELS
-from chipcost.reports.data import ReportData, alike_moves, place_of_alike
-from chipcost.reports.labels import money
+from chipcost.reports.data import ReportData, alike_moves
+from chipcost.reports.glance import moves_table
+from chipcost.reports.labels import holds_words, money
 from chipcost.reports.sections import Section, no_changes
-from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
+from chipcost.reports.tables import SMALL, nowrap, styled
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.warehouse.snapshot import CANNOT_HOLD
 
@@ -45,29 +46,7 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
         "those of one provider that moved alike share a line), per chip-hour; green is "
         "cheaper, red dearer."
     )
-    # The move and its prices first: on a phone the columns after them are the ones that
-    # scroll out of view.
-    frame = rows.head(limit).select(
-        "chip",
-        "change_pct",
-        pl.concat_str(
-            [
-                pl.col("old_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
-                pl.col("new_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
-            ],
-            separator=" → ",
-        ).alias("prices"),
-        # Where and the pricing in one column: four columns fit a 390 px phone screen.
-        pl.concat_str([place_of_alike(), pl.col("offer")], separator=" · ").alias("place"),
-        *[c for c in JUMP_COLUMNS if c in moves.columns],
-    )
-    gt = GT(frame).cols_label(
-        chip="Chip", place="Where, pricing", prices="USD per chip-hour", change_pct="%"
-    )
-    gt = gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
-    gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
-    gt = nowrap(coloured(gt, ["change_pct"]), ["chip", "change_pct"])  # the rest may wrap
-    return Section(key, title, explain, styled(gt).as_raw_html())
+    return Section(key, title, explain, moves_table(rows.head(limit)))
 
 
 def cheapest_per_token(data: ReportData) -> Section | None:
@@ -85,10 +64,8 @@ def cheapest_per_token(data: ReportData) -> Section | None:
         .select(
             pl.concat_str([pl.col(k) for k in keys], separator=", ").alias("for"),
             pl.struct(
-                pl.when(pl.col("fits").not_())
-                .then(pl.format("{} ({})", pl.col("chip"), pl.col("holds")))
-                .otherwise(pl.col("chip"))
-                .alias("chip"),
+                "chip",
+                "holds",
                 "cost_per_million_tokens",
                 place.alias("place"),
             ).alias("cheapest"),
@@ -107,9 +84,10 @@ def cheapest_per_token(data: ReportData) -> Section | None:
 
 def _cost_cell(cell: dict, currency: str = "USD") -> str:
     cost = cost_text(cell["cost_per_million_tokens"], currency)
+    fits = "" if cell["holds"] == "yes" else f"<br>{escape(holds_words(cell['holds']))}"
     return (
-        f"<b>{escape(cell['chip'])}</b> {escape(cost)} per million tokens<br>"
-        f"<span style='{SMALL}'>{escape(cell['place'])}</span>"
+        f"<b>{escape(cell['chip'])}</b> <span style='white-space:nowrap'>{escape(cost)}</span> "
+        f"per million tokens<br><span style='{SMALL}'>{escape(cell['place'])}{fits}</span>"
     )
 
 
@@ -118,7 +96,8 @@ def _cell(cell: dict | None, currency: str = "USD") -> str:
         return "—"
     price = cell["price"]
     shown = money(price) if currency == "USD" else f"{money_sign(currency)}{price:,.4f}"
-    return f"<b>{shown}</b><br><span style='{SMALL}'>{escape(cell['where'])}</span>"
+    where = escape(cell["where"])
+    return f"<b style='white-space:nowrap'>{shown}</b><br><span style='{SMALL}'>{where}</span>"
 
 
 def cheapest_now(data: ReportData) -> Section | None:

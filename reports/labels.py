@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from chipcost.core.vocabulary import MODEL_LABELS
@@ -70,3 +72,35 @@ def move_text(row: dict) -> str:
     if row.get("jump_back"):
         return jump_mark(row["jump_factor"], row["jump_up"], row["change_pct"])
     return signed_pct(row["change_pct"])
+
+
+_NEEDS = re.compile(r"no, needs (?P<n>\d+) (?P<units>\w+)")
+
+
+def holds_words(holds: str) -> str:
+    """Whether an offer's instance holds the model, for a reader: 'no, needs 60 instances'
+    (data._labelled) becomes 'too big for one instance: the model needs the memory of 60'."""
+    found = _NEEDS.fullmatch(holds or "")
+    if found:
+        unit = found["units"].removesuffix("s")
+        return (
+            f"too big for one {unit}: the model needs the memory of {found['n']} {found['units']}"
+        )
+    if holds == "unknown":
+        return "whether one instance holds the model is unknown (its memory is not listed)"
+    return holds
+
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def prose(text: str) -> str:
+    """A sentence as HTML: escaped, a `command` in backticks set as code, never shown raw."""
+    from html import escape
+
+    return _CODE.sub(r"<code>\1</code>", escape(text))
+
+
+def plain(text: str) -> str:
+    """A sentence for plain text: a `command` in backticks quoted instead ("chipcost sources")."""
+    return _CODE.sub(r'"\1"', text)

@@ -12,6 +12,7 @@ import css_inline
 from chipcost.core.version import __version__
 from chipcost.reports import digest, sections
 from chipcost.reports.data import ReportData
+from chipcost.reports.labels import prose
 from chipcost.reports.sections import Section
 from chipcost.reports.text import SAMPLE_NOTE, headline, health_line, lacks
 
@@ -22,7 +23,7 @@ CSS = """
 body { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; color: #111827;
        margin: 0; background: #ffffff; }
 .report { max-width: 1240px; margin: 0 auto; padding: 20px 24px 40px; }
-.mail { max-width: 760px; margin: 0 auto; padding: 12px; }
+.mail { max-width: 760px; margin: 0 auto; padding: 8px; }
 h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 17px; margin: 28px 0 4px; padding-bottom: 4px; border-bottom: 1px solid #e5e7eb; }
 p { font-size: 14px; line-height: 1.45; margin: 6px 0; }
@@ -40,19 +41,60 @@ footer { color: #6b7280; font-size: 12px; margin-top: 32px; }
 .chart figcaption { font-size: 13px; font-weight: 600; margin-bottom: 2px; }
 .parts, .parts > span { white-space: nowrap; }
 @media (max-width: 1199px) { .parts { white-space: normal; } }
+code { font-size: 12px; background: #f3f4f6; padding: 0 3px; border-radius: 3px; }
+.fresh { font-size: 13px; color: #374151; }
+details.fold { border-bottom: 1px solid #e5e7eb; }
+details.fold > summary { cursor: pointer; padding: 10px 0 8px; }
+details.fold > summary h2 { display: inline; border: 0; margin: 0; padding: 0; font-size: 16px; }
+.gist { color: #6b7280; font-size: 13px; }
+details.more > summary { cursor: pointer; color: #2563eb; font-size: 13px; margin: 6px 0; }
+.versus-top { display: flex; flex-wrap: wrap; gap: 4px 24px; align-items: flex-start; }
+.verdict-list { flex: 1 1 340px; min-width: 0; }
+.versus-top .versus-charts { flex: 1 1 320px; max-width: 460px; min-width: 0; }
+.versus-charts svg { max-width: 460px !important; }
+.verdict-for { margin: 8px 0 0; font-size: 14px; }
+ul.verdicts { margin: 2px 0 6px; padding-left: 18px; font-size: 14px; line-height: 1.4; }
+.charts { gap: 8px 12px; }
+@media (max-width: 640px) {
+  .report { padding: 12px 10px 32px; } h1 { font-size: 19px; }
+  .gt_table .gt_row, .gt_table .gt_col_heading { padding-left: 3px !important;
+    padding-right: 3px !important; }
+  svg[class^="gt-nanoplot"] { width: 64px !important; height: auto !important; }
+  /* Cost per token: each model's cheapest chips one under the other (each cell names its
+     chip, in rank order). */
+  #cost table, #cost tbody, #cost tr, #cost th, #cost td { display: block; width: auto !important; }
+  #cost thead { display: none; }
+  #cost tbody th { border-top: 1px solid #d1d5db; font-weight: 600; }
+}
 """
 
 
 def _section(section: Section) -> str:
+    """A section: folded whole under its title and gist, or its table open and the rest
+    folded under `more_label` (the whole explanation with it when a gist leads)."""
     body = (
         section.table
         if section.table is not None
-        else f'<p class="empty">{escape(section.empty)}</p>'
+        else f'<p class="empty">{prose(section.empty)}</p>'
     )
-    return (
-        f'<section id="{section.key}"><h2>{escape(section.title)}</h2>'
-        f'<p class="explain">{escape(section.explain)}</p>{body}</section>'
-    )
+    explain = f'<p class="explain">{prose(section.explain)}</p>'
+    if section.folded:
+        gist = f' <span class="gist">{prose(section.gist)}</span>' if section.gist else ""
+        return (
+            f'<section id="{section.key}"><details class="fold"><summary>'
+            f"<h2>{escape(section.title)}</h2>{gist}</summary>{explain}{body}</details></section>"
+        )
+    more = ""
+    lead = explain
+    if section.more:
+        told = explain if section.gist else ""
+        lead = f'<p class="explain">{prose(section.gist)}</p>' if section.gist else explain
+        more = (
+            f'<details class="more"><summary>{escape(section.more_label)}</summary>'
+            f"{told}{section.more}</details>"
+        )
+    title = f"<h2>{escape(section.title)}</h2>"
+    return f'<section id="{section.key}">{title}{lead}{body}{more}</section>'
 
 
 def _intro(data: ReportData) -> str:
@@ -65,10 +107,10 @@ def _intro(data: ReportData) -> str:
     if data.sample:
         parts.append(f'<div class="sample"><b>{escape(SAMPLE_NOTE)}</b></div>')
     parts.append(f'<p class="headline">{escape(headline(data))}</p>')
-    parts.append(f"<p>{escape(health_line(data))}</p>")
+    parts.append(f'<p class="fresh">{prose(health_line(data))}</p>')
     notes = lacks(data)
     if notes:
-        items = "".join(f"<li>{escape(n)}</li>" for n in notes)
+        items = "".join(f"<li>{prose(n)}</li>" for n in notes)
         parts.append(f'<ul class="lacks">{items}</ul>')
     return "".join(parts)
 
@@ -111,6 +153,11 @@ def shared_styles(html: str) -> str:
     return _ANY_STYLE.sub(once, _TABLE_STYLE.sub(shared, html))
 
 
+def csv_name(data: ReportData) -> str:
+    """The CSV of the period's changes, written next to the page."""
+    return f"chipcost-changes_{data.period.slug}.csv"
+
+
 def report_html(data: ReportData, title: str) -> str:
     """The full report: every section, sparklines, for a browser."""
     parts = sections.full_report(data)
@@ -119,7 +166,9 @@ def report_html(data: ReportData, title: str) -> str:
         f'<main class="report">{_intro(data)}<nav>{nav}</nav>'
         + "".join(_section(s) for s in parts)
         + "<footer>USD. Per chip-hour prices are instance prices divided by the chips in the "
-        "instance. Every change of the period is in the CSV next to this file.</footer></main>"
+        f'instance. Every change of the period is in <a href="{escape(csv_name(data))}">the CSV '
+        "next to this file</a>; every offer, filterable, in the price explorer "
+        "(<code>chipcost site DIR</code>).</footer></main>"
     )
     return shared_styles(_document(title, body))
 

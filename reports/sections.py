@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 
 import polars as pl
@@ -11,6 +11,7 @@ from great_tables import GT
 from chipcost.reports import tables
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData, alike_moves
+from chipcost.reports.glance import most_moved, moves_table, verdicts
 from chipcost.reports.labels import plural
 from chipcost.reports.versus_charts import cost_chart, speed_chart
 
@@ -22,6 +23,13 @@ class Section:
     explain: str
     table: str | None  # great-tables HTML
     empty: str = ""  # shown instead of the table
+    # The report page reads in two minutes: a section may show a short table and fold the
+    # rest (`more`, opened by `more_label`), or fold whole (`folded`, its title and `gist`
+    # showing). The e-mail shows what it is given.
+    more: str = ""
+    more_label: str = ""
+    folded: bool = False
+    gist: str = ""
 
 
 def _html(gt: GT) -> str:
@@ -95,7 +103,23 @@ def _moves_section(
         .then(pl.format("{} ({} offers)", pl.col("instance_type"), pl.col("offers")))
         .otherwise(pl.col("instance_type"))
     )
-    return Section(key, title, explain, _html(tables.changes_table(shown_rows)))
+    glance = min(limit // 2, moved.height)
+    return Section(
+        key,
+        title,
+        explain,
+        moves_table(moved.head(glance)),
+        more=_html(tables.changes_table(shown_rows)),
+        more_label=(
+            f"The {shown_rows.height} largest, with instance, date and each day's price"
+            if moved.height > glance
+            else "With instance, date and each day's price"
+        ),
+        gist=(
+            f"The {glance} largest of {plural(moves.height, 'offer')} whose {kind} price moved, "
+            "per chip-hour (instance price ÷ chips); green is cheaper, red dearer."
+        ),
+    )
 
 
 def _capped(frame: pl.DataFrame, limit: int, what: str) -> tuple[pl.DataFrame, str]:
@@ -158,12 +182,17 @@ def _yours(data: ReportData) -> str:
     return "".join(f" Your prices: {line}." for line in data.yours)
 
 
+# Charts shown before the fold: two rows of three at 1280 px.
+CHARTS_SHOWN = 6
+
+
 def history(data: ReportData) -> Section:
     weeks = data.options.history_weeks
     explain = (
         f"Each chip's cheapest price per chip-hour at the end of each day over the last {weeks} "
-        "weeks (as far as the history goes), one line per pricing model; hover a line for its "
-        "last price; chipcost history --chip NAME gives the numbers."
+        "weeks (as far as the history goes), one line per pricing model drawn as its change "
+        "in % since the first day, so that a 2% move shows; its last price beside it, the "
+        "price each day on hover; `chipcost history --chip NAME` gives the numbers."
     )
     if data.history.is_empty():
         return Section("history", "Price history", explain, None, "No prices in these weeks.")
@@ -175,11 +204,22 @@ def history(data: ReportData) -> Section:
     charts = chip_charts(data.history.filter(pl.col("chip").is_in(moved)))
     if not charts:
         return Section("history", "Price history", explain, None, "No price moved in these weeks.")
-    figures = "".join(
-        f'<figure class="chart"><figcaption>{escape(chip)}</figcaption>{svg}</figure>'
-        for chip, svg in charts.items()
+    figures = [
+        f'<figure class="chart"><figcaption>{escape(chip)}</figcaption>{charts[chip]}</figure>'
+        for chip in most_moved(data.history, list(charts))
+    ]
+    shown, rest = figures[:CHARTS_SHOWN], figures[CHARTS_SHOWN:]
+    gist = (
+        f"The {len(shown)} chips whose cheapest price moved most over the last {weeks} weeks: "
+        "each line is a pricing model's move in % since the first day (not a price from $0), "
+        "its last price per chip-hour beside it."
     )
-    return Section("history", "Price history", explain, f'<div class="charts">{figures}</div>')
+    return Section(
+        "history", "Price history", explain, f'<div class="charts">{"".join(shown)}</div>',
+        more=f'<div class="charts">{"".join(rest)}</div>' if rest else "",
+        more_label=f"{plural(len(rest), 'other chip')} that moved less" if rest else "",
+        gist=gist,
+    )  # fmt: skip
 
 
 def _chips_that_moved(history: pl.DataFrame) -> list[str]:
@@ -242,9 +282,20 @@ def head_to_head(data: ReportData) -> Section:
     if data.ended_before_newest_prices or answers is None or answers.is_empty():
         empty = "No answer: cost per token is not shown for this period (see Cost per token)."
         return Section("versus", title, explain, None, empty)
-    charts = cost_chart(answers.to_dicts()) + speed_chart(data.speed_curve)
-    charts = f'<div class="versus-charts">{charts}</div>' if charts else ""
-    return Section("versus", title, explain, charts + _html(tables.head_to_head_table(answers)))
+    glance = f'<div class="verdict-list">{verdicts(answers)}</div>'
+    chart = cost_chart(answers.to_dicts())
+    top = f'<div class="versus-top">{glance}<div class="versus-charts">{chart}</div></div>'
+    speed = speed_chart(data.speed_curve)
+    speed = f'<div class="versus-charts">{speed}</div>' if speed else ""
+    more = speed + _html(tables.head_to_head_table(answers))
+    gist = (
+        "Per token, for Llama 3 70B at 5 tokens/s per user, on demand, as `chipcost compare A B` "
+        "answers; the chart draws each pair's cost per million tokens and its range."
+    )
+    return Section(
+        "versus", title, explain, top, more=more, gist=gist,
+        more_label="How these are answered: break-even, both figures, caveats, tokens/s per user",
+    )  # fmt: skip
 
 
 def health(data: ReportData) -> Section:
@@ -280,17 +331,29 @@ def disagreements(data: ReportData) -> Section:
 
 
 def full_report(data: ReportData) -> list[Section]:
-    """What the market did, what moved, the questions users ask; then the details."""
-    return [
+    """What moved and what it means, then the details folded, each with its gist."""
+    first = [
         index(data),
         changes(data),
         *filter(None, [spot_changes(data)]),
         head_to_head(data),
-        cheapest(data),
-        cost_per_token(data),
         history(data),
-        new_offers(data),
-        withdrawn(data),
-        health(data),
-        disagreements(data),
     ]
+    details = [cheapest, cost_per_token, new_offers, withdrawn, health, disagreements]
+    return [*first, *(_folded(make(data), data) for make in details)]
+
+
+def _folded(section: Section, data: ReportData) -> Section:
+    """The section folded under its title and a count that says whether to open it."""
+    costs = data.cost_per_token
+    pairs = 0 if costs is None else costs.select("model", "workload").n_unique()
+    stale = len(data.stale_now or ())
+    gists = {
+        "cheapest": f"by pricing model, for {plural(data.cheapest['chip'].n_unique(), 'chip')}",
+        "cost": f"the cheapest chips for {pairs} models and workloads" if pairs else "",
+        "new": plural(data.new_offers.height, "offer"),
+        "withdrawn": plural(data.withdrawn.height, "offer"),
+        "health": f"{plural(data.health.height, 'source')}, {stale} stale now",
+        "disagree": plural(data.disagreements.height, "offer"),
+    }
+    return replace(section, folded=True, gist=gists.get(section.key, ""))

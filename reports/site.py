@@ -1,5 +1,5 @@
-"""The price explorer: one self-contained page of every current offer, sortable and filterable,
-with cost per token and each chip's price history; the data also as JSON and CSV beside it."""
+"""The price explorer: a static page of every current offer, sortable and filterable, with cost
+per token and each chip's price history; its data as JSON (and a script for the page) and CSV."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from html import escape
-from importlib import resources
 from pathlib import Path
 
 import polars as pl
@@ -17,9 +16,10 @@ from chipcost.core.outputs import written_whole
 from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
 from chipcost.reports.charts import chip_charts
+from chipcost.reports.explorer_data import as_script, columnar
+from chipcost.reports.explorer_page import page_html
 from chipcost.reports.labels import MODEL_LABELS, offer_label
 from chipcost.reports.period import MAX_WEEKS, ReportError
-from chipcost.reports.text import SAMPLE_NOTE
 from chipcost.transform.cost import cost_text
 from chipcost.warehouse.history import daily_cheapest
 from chipcost.warehouse.offers import chosen_throughput, current_offers
@@ -42,6 +42,10 @@ COLUMNS = (
     "last_seen_at",
     "interruption",  # AWS spot only: the Spot Instance Advisor's frequency of interruption
     "estimate",  # what a price no public page gives rests on (the sample's estimates only)
+    # The host (vCPUs, memory and local disk, GB) where the source publishes it, else null.
+    "vcpus",
+    "ram_gb",
+    "disk_gb",
 )
 DEFAULT_TOKENS = "llama-3-70b|inference"
 DEFAULT_WEEKS = 12
@@ -164,93 +168,20 @@ def offer_columns(offers: pl.DataFrame) -> tuple[str, ...]:
 
 
 def site_data(offers: pl.DataFrame, throughput: pl.DataFrame, meta: dict) -> dict:
-    """What the page embeds (and offers.json holds): offers as rows of COLUMNS, throughput."""
+    """What offers.json (and offers.js, for the page) hold: offers and throughput as columns
+    (chipcost.reports.explorer_data), with the facts the page says beside them."""
     rows = offers.with_columns(pl.col("last_seen_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ"))
     columns = offer_columns(offers)
     return {
         "generator": f"chipcost {__version__}",
         **meta,
         "columns": list(columns),
-        "offers": rows.select(columns).rows(),
-        "throughput": throughput.to_dicts(),
+        "count": offers.height,
+        "offers": columnar(rows.select(columns)),
+        "throughput": columnar(throughput, phrases={"source": "; "}),
         "model_labels": MODEL_LABELS,
         "default_tokens": DEFAULT_TOKENS,
     }
-
-
-def _asset(name: str) -> str:
-    return resources.files("chipcost.reports").joinpath("assets", name).read_text("utf-8")
-
-
-# Scraped text must not end or open anything in the page's script: "</script>" would end it
-# and "<!--<script>" would swallow the page's own script. JSON inside a string may spell any
-# character as \\u: "<", ">" and "&" never appear as themselves.
-_HTML_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
-
-
-def _embedded(data: dict) -> str:
-    return json.dumps(data, separators=(",", ":")).translate(_HTML_SAFE)
-
-
-def _filters(currency: str = "USD") -> str:
-    selects = [("chip", "Chip"), ("provider", "Provider"), ("region", "Region")]
-    selects.append(("model", "Pricing model"))
-    parts = [
-        f'<label>{label}<select id="{key}"><option value="">all</option></select></label>'
-        for key, label in selects
-    ]
-    parts += [
-        '<label>GB / chip ≥<input id="memory" type="number" min="0" step="8"></label>',
-        f'<label>{escape(currency)} / chip-hour ≤<input id="price" type="number" min="0" '
-        'step="0.1"></label>',
-        '<label>Search<input id="search" type="search" placeholder="instance, source…"></label>',
-        '<label>Cost per token for<select id="tokens"></select></label>',
-        '<button type="reset">Reset</button>',
-        '<button type="button" id="download">Download CSV</button>',
-    ]
-    return f'<form id="filters" onsubmit="return false">{"".join(parts)}</form>'
-
-
-def page_html(data: dict, charts: dict[str, str]) -> str:
-    chips = len({row[0] for row in data["offers"]})
-    providers = len({row[2] for row in data["offers"]})
-    banner = f'<div class="sample"><b>{escape(SAMPLE_NOTE)}</b></div>' if data["sample"] else ""
-    currency = data.get("currency") or "USD"
-    yours = "".join(
-        f'<p class="meta"><b>Your prices</b>: {escape(line)}.</p>'
-        for line in data.get("yours") or []
-    )
-    lists = "" if not yours else " (list prices in USD)"
-    figures = "".join(
-        f'<figure data-chip="{escape(chip, quote=True)}"><figcaption>{escape(chip)}</figcaption>'
-        f"{svg}</figure>"
-        for chip, svg in charts.items()
-    )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Accelerator prices: every offer per chip</title><style>{_asset('explorer.css')}"
-        f"</style></head><body><main><h1>Accelerator prices per chip</h1>"
-        f'<p class="meta">{len(data["offers"])} current offers of {chips} chips from '
-        f"{providers} providers, prices as of {escape(data['as_of'])}; made by "
-        f"{escape(data['generator'])}. {escape(currency)}; per chip-hour is the instance price "
-        "divided by its chips (commitments: upfront fees spread over the term).</p>"
-        f"{yours}{banner}{_filters(currency)}"
-        '<p id="count"></p><div class="scroll"><table id="offers"><thead><tr></tr></thead>'
-        "<tbody></tbody></table></div>"
-        f"{_versus(data.get('head_to_head') or [], data.get('speed_curve') or [])}"
-        '<section id="history"><h2>Price history</h2><p class="meta">Each chip\'s cheapest '
-        f"price per chip-hour at the end of each day, one line per pricing model{lists}.</p>"
-        f'<div class="charts">{figures}</div></section>'
-        "<footer>Cost per million tokens = USD per chip-hour ÷ (tokens/s per chip × 3600) × "
-        "10⁶, with the throughput figure chipcost's choice rule picks (hover a cost for it). "
-        "A grey cost marked (needs N) is an offer whose instance cannot hold the model (its "
-        "weights for inference, its training state for training): N such instances would; "
-        "those sort after the offers that can. "
-        "offers.json and offers.csv beside this page hold the same offers.</footer></main>"
-        f'<script id="data" type="application/json">{_embedded(data)}</script>'
-        f"<script>{_asset('explorer.js')}</script></body></html>\n"
-    )
 
 
 def write_site(
@@ -261,7 +192,7 @@ def write_site(
     currency: str | None = None,
     list_prices: bool = False,
 ) -> Site:
-    """index.html (data embedded), offers.json and offers.csv in out_dir; with your discounts
+    """index.html, offers.js (its data), offers.json and offers.csv in out_dir; with your discounts
     ($CHIPCOST_DISCOUNTS unless list_prices) and currency applied to the offers."""
     if not 1 <= weeks <= MAX_WEEKS:
         raise ReportError(f"weeks {weeks}: give 1 to {MAX_WEEKS} weeks of price history")
@@ -278,9 +209,18 @@ def write_site(
     table = offers.select(offer_columns(offers)).with_columns(
         pl.col("last_seen_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     )
-    paths = [index, out_dir / "offers.json", out_dir / "offers.csv"]
-    with written_whole(paths) as (page_file, json_file, csv_file):
-        page_file.write_text(page_html(data, chip_charts(history)), encoding="utf-8")
-        json_file.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    figures = "".join(
+        f'<figure data-chip="{escape(chip, quote=True)}"><figcaption>{escape(chip)}</figcaption>'
+        f"{svg}</figure>"
+        for chip, svg in chip_charts(history).items()
+    )
+    versus = _versus(data.get("head_to_head") or [], data.get("speed_curve") or [])
+    # The page draws neither the answers nor the speed curve (they are in it as HTML).
+    page_data = {k: v for k, v in data.items() if k not in ("head_to_head", "speed_curve")}
+    paths = [index, out_dir / "offers.js", out_dir / "offers.json", out_dir / "offers.csv"]
+    with written_whole(paths) as (page_file, script_file, json_file, csv_file):
+        page_file.write_text(page_html(data, figures, versus), encoding="utf-8")
+        script_file.write_text(as_script(page_data), encoding="utf-8")
+        json_file.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
         csv_file.write_text(spreadsheet_safe(table).write_csv(), encoding="utf-8")
     return Site(index, offers.height, offers["chip"].n_unique(), data["sample"])

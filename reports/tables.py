@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from html import escape
 
@@ -9,7 +10,7 @@ import polars as pl
 from great_tables import GT, loc, nanoplot_options, style
 
 from chipcost.core.vocabulary import BUCKET_LABELS
-from chipcost.reports.labels import jump_mark, money
+from chipcost.reports.labels import holds_words, jump_mark, money
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.warehouse.snapshot import CANNOT_HOLD
 
@@ -177,14 +178,6 @@ def cheapest_table(cheapest: pl.DataFrame, currency: str = "USD") -> GT:
     return styled(gt.tab_stubhead("Chip"))
 
 
-def _source_cell(text: str | None) -> str:
-    """The throughput's source cut to its first clause; the whole text on hover."""
-    if not text:
-        return ""
-    short = _short(text)
-    return f"<span title='{escape(text, quote=True)}' style='{SMALL}'>{escape(short)}</span>"
-
-
 def cost_table(costs: pl.DataFrame, rows: int = 3, currency: str = "USD") -> GT:
     """Per model and workload, one row: its `rows` cheapest chips per million tokens, each
     with where, how and the throughput figure's kind and source; chips whose offers hold the
@@ -213,29 +206,30 @@ def cost_table(costs: pl.DataFrame, rows: int = 3, currency: str = "USD") -> GT:
 
 
 def _cost_cell(cell: dict | None, currency: str = "USD") -> str:
-    """'H200 $0.21 per M tokens' over 'aws · us-east-1 · p5e.48xlarge, on-demand' and
-    '4,156 tok/s per chip, benchmark: MLPerf ...'."""
+    """'H200 $0.21' over 'aws · us-east-1 · p5e.48xlarge, on-demand' and '4,156 tok/s per
+    chip, benchmark: MLPerf Inference v5.1 Datacenter, closed division, llama3.1-70b' (the
+    source's lead phrase whole; `chipcost cost` prints all of it); a chip whose instance does
+    not hold the model says how many it needs, in words."""
     if not cell or cell.get("chip") is None:
         return ""
-    holds = "" if cell["holds"] == "yes" else f" ({escape(cell['holds'])})"
+    cost = escape(cost_text(cell["cost_per_million_tokens"], currency))
+    holds = "" if cell["holds"] == "yes" else f"<br>{escape(holds_words(cell['holds']))}"
     speed = cell["tokens_per_second_per_chip"]
     figure = f"{speed:,.0f} tok/s per chip, " if speed is not None else ""
+    source = lead_phrase(cell["throughput_source"] or "")
+    said = f"{escape(cell['throughput_kind'] or '')}: {escape(source)}"
     return (
-        f"<b>{escape(cell['chip'])}</b> "
-        f"{escape(cost_text(cell['cost_per_million_tokens'], currency))}"
-        f"{holds}<br><span style='{SMALL}'>{escape(cell['where'])} · "
+        f"<b>{escape(cell['chip'])}</b> <span style='white-space:nowrap'>{cost}</span>"
+        f"<span style='{SMALL}'>{holds}<br>{escape(cell['where'])} · "
         f"{escape(cell['instance_type'])}, {escape(cell['offer'])}<br>{figure}"
-        f"{escape(cell['throughput_kind'] or '')}: {escape(_short(cell['throughput_source']))}"
-        "</span>"
+        f"{said}</span>"
     )
 
 
-def _short(text: str | None, limit: int = 50) -> str:
-    """A source's first clause, cut at a word within `limit` characters."""
-    short = (text or "").split(" (", 1)[0]
-    if len(short) > limit:
-        short = short[:limit].rsplit(" ", 1)[0] + " …"
-    return short
+def lead_phrase(text: str) -> str:
+    """A source's lead phrase, whole: up to its first ':', ' (' or ';' ('chipcost roofline',
+    'MLPerf Inference v5.1 Datacenter, closed division, llama3.1-8b')."""
+    return re.split(r": | \(|; ", text, maxsplit=1)[0]
 
 
 def index_table(index: pl.DataFrame) -> GT:
@@ -264,7 +258,7 @@ def index_table(index: pl.DataFrame) -> GT:
         level="USD per chip-hour",
         change="Move in the period",
         providers="Providers",
-        trend="Index each day",
+        trend="Each day",
     )
     gt = gt.fmt_currency(columns="level", decimals=4).fmt_percent(columns="change", decimals=1)
     if "trend" in frame.columns:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from chipcost.reports.data import ReportData, alike_moves, place_of_alike
-from chipcost.reports.labels import model_label, money, move_text, plural
+from chipcost.reports.labels import model_label, money, move_text, plain, plural
 
 SAMPLE_NOTE = (
     "SAMPLE DATA: these prices come from the bundled sample archive (synthetic, in the "
@@ -106,27 +106,32 @@ def headline(data: ReportData) -> str:
 
 
 def health_line(data: ReportData) -> str:
-    """One sentence on the sources: all fresh, or which are stale, and disagreements."""
+    """One sentence on the sources: stale now, as `chipcost sources` judges them at the moment
+    the report was made, then what the period's figures rest on (the sources that had not
+    succeeded by its end). "Stale" is said of now only, so the two moments cannot read as a
+    contradiction; and the disagreements."""
     c = counts(data)
     total = data.health.height
-    days = data.options.stale_days
-    until = data.period.until  # judged then, as the report's other figures: later, see sources
-    if total == 0 and data.has_history:
-        text = f"No source had run by {data.period.until}."
-    elif total == 0:
-        text = "No source has run yet."
-    elif c.stale:
+    if total == 0:
+        had = "had run by " + str(data.period.until) if data.has_history else "has run yet"
+        return f"No source {had}."
+    days, until = data.options.stale_days, data.period.until
+    if c.stale:
         names = ", ".join(data.stale_sources["source"].to_list())
-        text = (
-            f"{c.stale} of {total} sources stale at the end of {until} (no success in the "
-            f"{days} days before): {names}."
+        then = (
+            f"at the end of {until}, {c.stale} of {total} had not succeeded in the {days} days "
+            f"before ({names}), so their prices in this report may be old"
         )
     else:
-        text = (
-            f"{plural(total, 'source')}, none stale at the end of {until}: each succeeded in "
-            f"the {days} days before."
+        then = (
+            f"at the end of {until} each had succeeded in the {days} days before, so the "
+            "period's prices are complete"
         )
-    text += _stale_now(data, total)
+    if data.stale_now is None:
+        text = f"Sources: {then}."
+    else:
+        when = f"{data.generated_at:%Y-%m-%d %H:%M} UTC"
+        text = f"Sources now ({when}): {_stale_now(data, total)}; {then}."
     if c.disagreements:
         text += (
             f" {plural(c.disagreements, 'offer')} where two sources disagree by more than "
@@ -140,21 +145,16 @@ NAMED_STALE = 6
 
 
 def _stale_now(data: ReportData, total: int) -> str:
-    """The sources stale when the report was made, judged as `chipcost sources` and every
-    read judge them, at the moment the report states: ' Now (2026-11-25 03:14 UTC), as
-    `chipcost sources` judges: 24 of 24 stale (...).'"""
-    if data.stale_now is None or total == 0:
-        return ""
-    when = f"{data.generated_at:%Y-%m-%d %H:%M} UTC"
-    stale = data.stale_now
+    """'24 of 24 stale (aws-bulk, ... and 18 more), as chipcost sources reports them (no
+    success in the last 2 days)': judged as `chipcost sources` and every read judge them."""
+    stale = data.stale_now or ()
+    days = data.options.stale_days
+    judged = f"as `chipcost sources` reports them (no success in the last {days} days)"
     if not stale:
-        return f" Now ({when}), as `chipcost sources` judges: none stale."
+        return f"none of the {total} stale, {judged}"
     names = ", ".join(stale[:NAMED_STALE])
     more = f" and {len(stale) - NAMED_STALE} more" if len(stale) > NAMED_STALE else ""
-    return (
-        f" Now ({when}), as `chipcost sources` judges: {len(stale)} of {total} stale "
-        f"({names}{more})."
-    )
+    return f"{len(stale)} of {total} stale ({names}{more}), {judged}"
 
 
 def lacks(data: ReportData) -> list[str]:
@@ -201,7 +201,7 @@ def text_body(data: ReportData, limit: int) -> str:
     lines = [f"Accelerator prices, {period.label} ({period.since} to {period.until}, UTC)", ""]
     if data.sample:
         lines += [SAMPLE_NOTE, ""]
-    lines += [headline(data), health_line(data), *lacks(data), ""]
+    lines += [headline(data), plain(health_line(data)), *map(plain, lacks(data)), ""]
     # Spot moves apart, as in the HTML body: they move daily and would crowd out the rest.
     spot = pl.col("pricing_model") == "spot"
     groups = (

@@ -1,4 +1,5 @@
-"""Shared fixtures: a real Prefect server for flow tests, the bundled sample archive."""
+"""Shared fixtures: a real Prefect server for flow tests, the bundled sample archive, new
+warehouses (tests/warehouses.py)."""
 
 from __future__ import annotations
 
@@ -79,6 +80,26 @@ def archive_copy(tmp_path, sample_runs) -> Path:
     for run in sample_runs[:3]:
         shutil.copytree(run, target / run.name)
     return target
+
+
+@pytest.fixture
+def con(tmp_path):
+    """A writer on a new warehouse of the test's own (schema and reference data, no runs)."""
+    from chipcost.pipeline.seed import open_warehouse
+    from tests import warehouses
+
+    connection = open_warehouse(warehouses.new(tmp_path / "w.duckdb"))
+    yield connection
+    connection.close()
+
+
+@pytest.fixture(scope="module")
+def golden(tmp_path_factory) -> Path:
+    """The report tests' warehouse (tests/report_warehouse.py), one copy for a module's tests:
+    they read it. A test that writes takes a copy of its own (report_warehouse.build)."""
+    from tests import warehouses
+
+    return warehouses.golden(tmp_path_factory.mktemp("golden") / "w.duckdb")
 
 
 @pytest.fixture(scope="session")

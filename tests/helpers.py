@@ -79,6 +79,10 @@ def run_of(
 
 def loaded_warehouse(target: Path | Warehouse, records: list[PriceRecord]) -> Path | Warehouse:
     """A warehouse (file or lake) created with one run of `records`, observed on day 0."""
+    if isinstance(target, Path):
+        from tests import warehouses
+
+        return warehouses.of_records(target, records)
     from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.load import load_run
 

@@ -21,8 +21,6 @@ from pathlib import Path
 
 from chipcost.core.record import PriceRecord, Reject
 from chipcost.core.runs import OK, SKIPPED, RunResult, SourceResult
-from chipcost.pipeline.seed import open_warehouse
-from chipcost.warehouse.load import load_run
 from tests.helpers import day, record
 
 H100 = {"instance_type": "p5.48xlarge", "chip": "H100-SXM", "chip_count": 8.0}
@@ -99,10 +97,8 @@ def golden_runs(*, sample: bool = False) -> list[RunResult]:
 
 
 def build(path: Path, runs: list[RunResult] | None = None) -> Path:
-    con = open_warehouse(path)
-    try:
-        for r in golden_runs() if runs is None else runs:
-            load_run(con, r)
-    finally:
-        con.close()
-    return path
+    """The golden warehouse at `path` (a copy of the one made for this test process), or a new
+    warehouse with `runs` loaded."""
+    from tests import warehouses
+
+    return warehouses.golden(path) if runs is None else warehouses.of_runs(path, runs)

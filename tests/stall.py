@@ -37,7 +37,7 @@ def main() -> None:
     stall_loads(Path(marker))
     if command != "chipcost":
         raise SystemExit(f"unknown command {command!r}")
-    from chipcost.cli.main import main as chipcost
+    from chipcost.cli.entry import main as chipcost
 
     sys.argv = ["chipcost", *args]
     chipcost()

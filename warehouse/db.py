@@ -113,8 +113,8 @@ def maintain(con: duckdb.DuckDBPyConnection) -> None:
     """A lake's maintenance after a collection loaded into it: DuckLake's CHECKPOINT (small
     Parquet files merged, inlined rows flushed, files no snapshot needs removed; half a
     second and more, so once a collection, not per load). Nothing for a file warehouse,
-    whose every load is checkpointed. A failure is logged: the loads stand, and the next
-    collection tries again."""
+    which is checkpointed after each live load and at the end of a replay. A failure is
+    logged: the loads stand, and the next collection tries again."""
     if lake.is_lake(con):
         try:
             con.execute("CHECKPOINT").fetchall()

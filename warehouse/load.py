@@ -39,18 +39,20 @@ def load_run(
     run: RunResult,
     *,
     observations_days: int | None = DEFAULT_OBSERVATIONS_DAYS,
+    checkpointed: bool = True,
 ) -> LoadSummary:
     """Write a run's records, rejects and history in one transaction (all or nothing).
 
     Observations older than `observations_days` before the newest one are pruned in the
     same transaction (None keeps them all); price_history and rejects are never pruned.
-    A checkpoint follows the commit, so the run is in the file, not only in the WAL.
+    A checkpoint follows the commit, so the run is in the file, not only in the WAL;
+    `checkpointed=False` leaves that to the caller (a replay checkpoints once at its end).
     """
     if not lake.is_lake(con):
-        return _load_once(con, run, observations_days)
+        return _load_once(con, run, observations_days, checkpointed)
     for attempt in range(1, LAKE_LOAD_ATTEMPTS + 1):
         try:
-            return _load_once(con, run, observations_days)
+            return _load_once(con, run, observations_days, checkpointed)
         except duckdb.Error as exc:
             if attempt == LAKE_LOAD_ATTEMPTS or not lake.is_conflict(exc):
                 raise
@@ -59,7 +61,10 @@ def load_run(
 
 
 def _load_once(
-    con: duckdb.DuckDBPyConnection, run: RunResult, observations_days: int | None
+    con: duckdb.DuckDBPyConnection,
+    run: RunResult,
+    observations_days: int | None,
+    checkpointed: bool,
 ) -> LoadSummary:
     con.execute("BEGIN TRANSACTION")
     try:
@@ -91,7 +96,8 @@ def _load_once(
     except BaseException:
         rollback(con)
         raise
-    checkpoint(con)
+    if checkpointed:
+        checkpoint(con)
     return summary
 
 
@@ -236,7 +242,7 @@ def _close_changed(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def _refresh_catalog_fields(con: duckdb.DuckDBPyConnection) -> None:
-    """Catalog fields of an unchanged price follow the newest sighting.
+    """Catalog fields of an unchanged price (chip, sku, host specs) follow the newest sighting.
 
     Only rows where they differ are touched: rewriting four text columns of every open row
     each day made this the slowest step of a 50,000-offer load (docs/performance.md).
@@ -244,12 +250,14 @@ def _refresh_catalog_fields(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
         f"""
         UPDATE price_history h SET
-            chip = s.chip, chip_count = s.chip_count, sku = s.sku, source_url = s.source_url
+            chip = s.chip, chip_count = s.chip_count, sku = s.sku, source_url = s.source_url,
+            vcpus = s.vcpus, ram_gb = s.ram_gb, disk_gb = s.disk_gb
         FROM staged s
         WHERE h.valid_to IS NULL AND {_KEY_MATCH}
           AND s.observed_at > h.last_seen_at AND {_SAME_PRICE}
           AND (h.chip <> s.chip OR h.chip_count <> s.chip_count OR h.sku <> s.sku
-               OR h.source_url <> s.source_url)
+               OR h.source_url <> s.source_url OR h.vcpus IS DISTINCT FROM s.vcpus
+               OR h.ram_gb IS DISTINCT FROM s.ram_gb OR h.disk_gb IS DISTINCT FROM s.disk_gb)
         """
     )
 
@@ -321,7 +329,8 @@ def _insert_new(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
         INSERT INTO price_history
             SELECT provider, source, region, zone, instance_type, pricing_model, term, payment,
                    plan, chip, chip_count, price_per_hour, upfront, currency, sku, source_url,
-                   observed_at, NULL, NULL, observed_at, ?, ?, payload_ref
+                   observed_at, NULL, NULL, observed_at, ?, ?, payload_ref,
+                   vcpus, ram_gb, disk_gb
             FROM staged s
             WHERE NOT EXISTS (
                 SELECT 1 FROM price_history h

@@ -15,6 +15,7 @@ from chipcost.warehouse.prices import ESTIMATE_JOIN, SPOT_BUCKET_JOIN
 _OFFERS = f"""
 SELECT
     p.chip, c.memory_gb, p.provider, p.region, p.zone, p.instance_type, p.chip_count,
+    p.vcpus, p.ram_gb, p.disk_gb,
     p.pricing_model, p.term, p.payment, p.plan,
     p.price_per_chip_hour, p.price_per_hour, p.upfront, p.source, p.valid_from, p.last_seen_at,
     si.interruption, e.estimate

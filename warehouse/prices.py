@@ -46,6 +46,11 @@ PRICE_COLUMNS = (
     # Provenance: the provider's id of the price and the archived payload it was read from.
     "sku",
     "payload_ref",
+    # The host (vCPUs, memory and local disk, GB), where the source publishes it; else NULL.
+    # Last, so that the columns before them keep their places in a CSV.
+    "vcpus",
+    "ram_gb",
+    "disk_gb",
 )
 
 
@@ -87,6 +92,8 @@ def _price_query(
     providers: list[str] | None = None,
     instance_types: list[str] | None = None,
     min_memory_gb: float | None = None,
+    min_vcpus: float | None = None,
+    min_ram_gb: float | None = None,
     chip_counts: list[float] | None = None,
     min_price: float | None = None,
     max_price: float | None = None,
@@ -103,6 +110,9 @@ def _price_query(
     where.any_of("p.instance_type", instance_types)
     for condition, value in (
         ("c.memory_gb >= ", min_memory_gb),
+        # An offer whose source publishes no host specs (NULL) is left out, not assumed.
+        ("p.vcpus >= ", min_vcpus),
+        ("p.ram_gb >= ", min_ram_gb),
         ("price_per_chip_hour >= ", min_price),
         ("price_per_chip_hour <= ", max_price),
     ):
@@ -146,8 +156,10 @@ def per_chip_prices(
 
     Filters (all optional): chips, regions, models, providers, instance_types (lists, any
     case);
-    min_memory_gb (one chip's memory, chips.csv); chip_counts; min_price/max_price bound the
-    per-chip-hour price; spot True keeps only spot prices, False leaves them out.
+    min_memory_gb (one chip's memory, chips.csv); min_vcpus and min_ram_gb (the host's, where
+    its source publishes them: an offer without them is left out); chip_counts;
+    min_price/max_price bound the per-chip-hour price; spot True keeps only spot prices, False
+    leaves them out.
     """
     from chipcost.core.frames import frame_of
 

@@ -1,7 +1,5 @@
-"""The rich consoles every command writes to: no CLI framework imported here.
-
-The read commands chipcost.cli.quick runs without Typer import this, not chipcost.cli.options.
-"""
+"""The rich consoles every command writes to, imported when a command runs (not to parse its
+command line: rich takes a few tens of milliseconds to import)."""
 
 from __future__ import annotations
 

@@ -1,23 +1,15 @@
-"""The `chipcost` console script.
-
-`chipcost`, `chipcost --help` and `chipcost --version` are answered here from the command
-index, without importing the CLI framework, rich or any command: a few tens of milliseconds
-instead of a few hundred. `prices`, `cost` and `sql` run without the CLI framework when
-chipcost.cli.quick can read their command line. Everything else goes to chipcost.cli.main.
-"""
+"""The `chipcost` console script: the command line read by chipcost.cli.parser, the command
+run; expected failures end in one line (chipcost.cli.failures), Ctrl-C with exit 130, a closed
+pipe quietly."""
 
 from __future__ import annotations
 
 import atexit
+import errno
 import gc
 import sys
-
-# No arguments is a usage error (exit 2) that shows the overview, as the framework does.
-_OVERVIEW = {(): 2, ("--help",): 0, ("-h",): 0}
-_VERSION = {("--version",), ("-V",)}
-# The commands chipcost.cli.quick may run without the CLI framework (its SPECS).
-_QUICK = {"prices", "cost", "sql"}
-
+from collections.abc import Callable
+from typing import Any
 
 # Registered first (the console script imports this module before anything else), so it runs
 # last of the exit handlers: what is still alive then is left to the operating system instead
@@ -38,22 +30,44 @@ def _tolerant_streams() -> None:
 
 def main() -> None:
     _tolerant_streams()
-    args = tuple(sys.argv[1:])
-    if args in _OVERVIEW:
-        from chipcost.cli.index import overview
+    from chipcost.cli.parser import parse
 
-        sys.stdout.write(overview())
-        sys.exit(_OVERVIEW[args])
-    if args in _VERSION:
-        from chipcost.core.version import __version__
+    run, given = parse(sys.argv[1:])
+    from chipcost.cli.failures import guarded
 
-        sys.stdout.write(f"chipcost {__version__}\n")
-        return
-    if args and args[0] in _QUICK:
-        from chipcost.cli.quick import run as run_quick
+    guarded(lambda: _ended(run, given))
 
-        if run_quick(args[0], list(args[1:])):
-            return
-    from chipcost.cli.main import main as run
 
-    run()
+def _ended(run: Callable[..., object], given: dict[str, Any]) -> None:
+    """Run the command; Ctrl-C exits 130, end of input 1, a closed pipe 1 without a second
+    error when Python flushes at exit (`chipcost prices | head`)."""
+    try:
+        run(**given)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except EOFError:
+        sys.stderr.write("\nAborted!\n")
+        sys.exit(1)
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        sys.stdout = _QuietFlush(sys.stdout)
+        sys.stderr = _QuietFlush(sys.stderr)
+        sys.exit(1)
+
+
+class _QuietFlush:
+    """A stream whose flush ignores a closed pipe."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

@@ -1,7 +1,6 @@
 """How every command ends on an expected failure: one clear line on stderr, exit 1.
 
-No CLI framework here: the Typer path (chipcost.cli.main) and the read commands parsed
-without it (chipcost.cli.quick) end the same way.
+Every command ends this way (chipcost.cli.entry runs each through `guarded`).
 """
 
 from __future__ import annotations

@@ -1,26 +1,55 @@
-"""Tables that fit the terminal: optional columns only where they fit, numbers never cut."""
+"""chipcost's one terminal table writer: the columns that matter kept, cells wrapped to fit.
+
+Every command that prints a table lays it out here: a header, a rule, a line (or a few) per
+row, columns three spaces apart. A command names its columns in order of importance: the
+essential ones are kept at any width, the others only while the table fits. When even the
+essential columns are wider than the terminal, text cells wrap (at spaces, then after '-',
+'_', '/' or '.'), the widest first; a number or a name marked `whole` is never broken.
+
+Plain Python: cells are text, never markup (a provider's "[x]" is shown as it is), with a
+style only where a renderer gives one (`Styled`). rich only prints the laid-out lines, with
+their styles on a terminal; `chipcost sql` writes them to a pipe without importing rich.
+"""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rich import box
-from rich.console import Console
-from rich.markup import escape
-from rich.measure import Measurement
-from rich.table import Table
-from rich.text import Text
-
+from chipcost.cli.formats import numeric_columns, table_value
 from chipcost.core.clean import printable
 
-# Wider than any terminal: measures a table's natural width, uncut.
-_UNBOUNDED = 100_000
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+@dataclass(frozen=True)
+class Styled:
+    """A piece of a cell in a style rich knows ("yellow", "bold red")."""
+
+    text: str
+    style: str
+
+
+Cell = str | Styled | tuple[str | Styled, ...]
+Span = tuple[str, str]  # text, style ("" for none)
+Line = list[Span]
+
+# Between two columns.
+GAP = 3
+# A text column is not narrowed below this (or its widest cell, when narrower).
+NARROWEST = 6
+# Words up to this long are not broken while another column can give room.
+WORD_CAP = 12
+HEADER_STYLE = "bold"
 
 
 def plain(value: object) -> str:
-    """Provider or user text as a cell: control and bidi characters out, markup escaped."""
-    return escape(printable(str(value)))
+    """Provider or user text as a cell: control and bidi characters out."""
+    return printable(str(value))
 
 
 @dataclass(frozen=True)
@@ -34,212 +63,267 @@ class Column:
 
 @dataclass(frozen=True)
 class Fitted:
-    table: Table
+    lines: list[Line]
     dropped: list[str]  # headers of the columns left out to fit
-    width: int  # the width to print it at
-    lines: Text | None = None  # the same table laid out directly, when no cell needs wrapping
+
+    @property
+    def width(self) -> int:
+        return max((sum(cell_len(t) for t, _ in line) for line in self.lines), default=0)
+
+    def text(self) -> str:
+        """The table as plain text, a line each."""
+        return "\n".join("".join(t for t, _ in line) for line in self.lines)
 
 
-# Between two columns: the left one's right padding, the box's blank rule, the right one's
-# left padding (rich's SIMPLE_HEAD box without edges).
-_GAP = 3
+def cell_len(text: str) -> int:
+    """Terminal columns `text` takes: East Asian wide characters two, combining marks none."""
+    if text.isascii():
+        return len(text)
+    width = 0
+    for char in text:
+        if unicodedata.combining(char):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+    return width
 
 
-def _laid_out(
-    columns: Sequence[Column],
-    rows: Sequence[Mapping[str, str | Text]],
-    width: int,
-    cells: list[list[Text]] | None = None,
-    widths: list[int] | None = None,
-) -> tuple[Text, int] | None:
-    """The table as rich draws `_table`'s (header, a rule, one line per row) and its width,
-    built line by line: rich's general layout measures and renders every cell several times,
-    most of the time of a long table. None when a cell holds a line break or the table is
-    wider than `width` (rich wraps cells then): `_table` draws those."""
-    if not columns:
-        return None
-    cells = cells if cells is not None else _cells(columns, rows)
-    if cells is None:
-        return None
-    headers = _headers(columns)
-    if widths is None:
-        widths = _natural_widths(columns, rows, cells, headers)
-    total = _total(widths)
-    if total > width:
-        return None
-    lines = [_line(headers, columns, widths, pad_style="table.header")]
-    lines.append(Text("─" * total))
-    lines += [_line(line, columns, widths) for line in cells]
-    return Text("\n").join(lines), total
+def _spans(cell: Cell) -> Line:
+    if isinstance(cell, str):
+        return [(cell, "")]
+    if isinstance(cell, Styled):
+        return [(cell.text, cell.style)]
+    return [_spans(piece)[0] for piece in cell]
 
 
-def _cells(
-    columns: Sequence[Column], rows: Sequence[Mapping[str, str | Text]]
-) -> list[list[Text]] | None:
-    """Each row's cells as rich reads them; None when one holds a line break."""
-    cells = [[_cell(row[c.key]) for c in columns] for row in rows]
-    if any("\n" in cell.plain for line in cells for cell in line):
-        return None
-    return cells
+def _slice(spans: Line, start: int, end: int) -> Line:
+    """The characters start:end of the spans' joined text, each in its style."""
+    out, at = [], 0
+    for text, style in spans:
+        lo, hi = max(start - at, 0), min(end - at, len(text))
+        if lo < hi:
+            out.append((text[lo:hi], style))
+        at += len(text)
+    return out
 
 
-def _headers(columns: Sequence[Column]) -> list[Text]:
-    return [Text.from_markup(c.header, style="table.header", emoji=False) for c in columns]
+# A word longer than its column breaks after one of these when one is in its second half.
+_BREAKS = re.compile(r"[-_/.]")
 
 
-def _natural_widths(
-    columns: Sequence[Column],
-    rows: Sequence[Mapping[str, str | Text]],
-    cells: Sequence[Sequence[Text]],
-    headers: Sequence[Text],
-) -> list[int]:
-    """Each column's width in `_table`, uncut: its widest cell (one line each), and a
-    number's column at least as wide as its widest text (min_width in `_table`)."""
-    widths = []
-    for i, column in enumerate(columns):
-        natural = max(cell.cell_len for cell in [headers[i], *(line[i] for line in cells)])
-        floor = max([len(column.header), *(len(row[column.key]) for row in rows)])
-        widths.append(max(natural, floor) if column.numeric else natural)
+def wrapped(text: str, width: int, *, break_words: bool = True) -> list[tuple[int, int]]:
+    """`text` as lines of at most `width` columns, each as (start, end) in `text`: broken at
+    line breaks and spaces, a longer word after '-', '_', '/' or '.', else where it reaches
+    the width; without `break_words` a longer word (a URL) is a whole line of its own."""
+    lines: list[tuple[int, int]] = []
+    at = 0
+    for part in text.split("\n"):
+        start, end = at, at + len(part)
+        at = end + 1
+        while cell_len(text[start:end]) > width:
+            cut = _cut(text, start, end, width, break_words)
+            lines.append((start, cut))
+            start = cut
+            while start < end and text[start] == " ":
+                start += 1
+        lines.append((start, end))
+    return [(s, e - (len(text[s:e]) - len(text[s:e].rstrip(" ")))) for s, e in lines]
+
+
+def _cut(text: str, start: int, end: int, width: int, break_words: bool) -> int:
+    """Where a line starting at `start` ends: the last space within `width`, else a break
+    after '-', '_', '/' or '.' in the second half, else at `width`."""
+    if text.isascii():
+        fits = min(end, start + width)
+    else:
+        fits = start
+        while fits < end and cell_len(text[start : fits + 1]) <= width:
+            fits += 1
+    fits = max(fits, start + 1)  # a wide character in a one-column cell still moves on
+    if fits == end:
+        return end
+    space = text.rfind(" ", start, fits + 1)
+    if space > start:
+        return space
+    if not break_words:
+        space = text.find(" ", fits, end)
+        return end if space < 0 else space
+    mark = max((m.end() for m in _BREAKS.finditer(text, start, fits)), default=start)
+    return mark if mark - start > width // 2 else fits
+
+
+def _natural(texts: Sequence[str]) -> int:
+    return max((cell_len(line) for t in texts for line in t.split("\n")), default=0)
+
+
+def _longest_word(texts: Sequence[str]) -> int:
+    return max((cell_len(word) for t in texts for word in t.split()), default=0)
+
+
+def floor(column: Column, header: str, texts: Sequence[str], level: int = 0) -> int:
+    """The narrowest a column gets at each level, tried in turn until the table fits: a
+    number or a whole name never below its widest cell (nor, before level 2, its header's
+    longest word); a text column at level 0 no word broken (up to WORD_CAP columns of it),
+    at 1 down to NARROWEST (its header's words whole), at 2 down to NARROWEST."""
+    widest = _natural(texts)
+    head_word = _longest_word([header]) if level < 2 else 0
+    if column.numeric or column.whole:
+        return max(widest, head_word, 1)
+    natural = max(widest, cell_len(header))
+    if level == 0:
+        return min(natural, max(min(_longest_word(texts), WORD_CAP), head_word))
+    return min(natural, max(NARROWEST, head_word))
+
+
+def widths_within(naturals: list[int], floors: list[int], width: int) -> list[int]:
+    """Each column's width: its natural one, the widest narrowed first until the table fits
+    `width` or every column is at its floor."""
+    widths = list(naturals)
+    excess = sum(widths) + GAP * (len(widths) - 1) - width
+    while excess > 0:
+        narrowable = [i for i, w in enumerate(widths) if w > floors[i]]
+        if not narrowable:
+            break
+        widest = max(narrowable, key=widths.__getitem__)
+        second = max((widths[i] for i in narrowable if i != widest), default=floors[widest])
+        step = min(excess, widths[widest] - max(second, floors[widest]) or 1)
+        widths[widest] -= step
+        excess -= step
     return widths
 
 
-def _total(widths: Sequence[int]) -> int:
-    return sum(widths) + _GAP * (len(widths) - 1)
+def lay_out(
+    columns: Sequence[Column],
+    rows: Sequence[Mapping[str, Cell]],
+    width: int | None,
+    *,
+    header: bool = True,
+) -> list[Line]:
+    """The table's lines; cells wrapped where the columns are wider than `width` (None: never)."""
+    if not columns:
+        return []
+    spans = [[_spans(row[c.key]) for c in columns] for row in rows]
+    texts = [["".join(t for t, _ in cell) for cell in line] for line in spans]
+    heads = [c.header for c in columns] if header else [""] * len(columns)
+    naturals = [_natural([heads[i], *(t[i] for t in texts)]) for i in range(len(columns))]
+    widths = naturals
+    if width is not None:
+        for level in (0, 1, 2):  # a word is broken only where nothing else fits
+            floors = [
+                floor(c, heads[i], [t[i] for t in texts], level) for i, c in enumerate(columns)
+            ]
+            widths = widths_within(widths, floors, width)
+    lines = []
+    if header:
+        cells = [[(h, HEADER_STYLE)] for h in heads]
+        lines += _row_lines(columns, cells, heads, widths)
+        lines.append([("─" * (sum(widths) + GAP * (len(widths) - 1)), "")])
+    for cells, line_texts in zip(spans, texts, strict=True):
+        lines += _row_lines(columns, cells, line_texts, widths)
+    return lines
 
 
-def _line(
-    cells: Sequence[Text], columns: Sequence[Column], widths: Sequence[int], pad_style: str = ""
-) -> Text:
-    line = Text()
-    for i, (cell, column) in enumerate(zip(cells, columns, strict=True)):
-        if i:
-            line.append(" " * _GAP)
-        if column.numeric:  # right-justified as rich does it: trailing blanks dropped first
-            cell.rstrip()
-            line.append(" " * (widths[i] - cell.cell_len), style=pad_style)
-            line.append_text(cell)
-        else:
-            pad = " " * (widths[i] - cell.cell_len)
-            line.append_text(cell)
-            line.append(pad, style=pad_style)
+def _row_lines(
+    columns: Sequence[Column], cells: Sequence[Line], texts: Sequence[str], widths: Sequence[int]
+) -> list[Line]:
+    parts = [wrapped(t, w) for t, w in zip(texts, widths, strict=True)]
+    lines = []
+    for n in range(max(len(p) for p in parts)):
+        line: Line = []
+        for i, column in enumerate(columns):
+            if i:
+                line.append((" " * GAP, ""))
+            start, end = parts[i][n] if n < len(parts[i]) else (0, 0)
+            piece = _slice(cells[i], start, end)
+            pad = (" " * (widths[i] - cell_len(texts[i][start:end])), "")
+            line += [pad, *piece] if column.numeric else [*piece, pad]
+        lines.append(_rstripped(line))
+    return lines
+
+
+def _rstripped(line: Line) -> Line:
+    while line and not line[-1][0].strip() and not line[-1][1]:
+        line = line[:-1]
+    if line and not line[-1][1]:
+        line[-1] = (line[-1][0].rstrip(" "), "")
     return line
 
 
-def _cell(value: str | Text) -> Text:
-    # A string cell is markup, as rich's table reads it on chipcost's consoles (never
-    # highlighted, no :emoji: codes: chipcost.cli.consoles).
-    if isinstance(value, Text):
-        return value.copy()
-    if "[" not in value:
-        # What Text.from_markup makes of text with no tag, a fifth of its time (a 200-row
-        # table has thousands of cells).
-        return Text(value)
-    return Text.from_markup(value, emoji=False)
-
-
-def _table(
-    title: str | None,
-    columns: Sequence[Column],
-    rows: Sequence[Mapping[str, str | Text]],
-    widest_of: Mapping[str, int] | None = None,
-) -> Table:
-    table = Table(
-        title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False
-    )
-    widest_of = widest_of or _widest(columns, rows)
-    for column in columns:
-        widest = widest_of[column.key]
-        table.add_column(
-            column.header,
-            justify="right" if column.numeric else "left",
-            # A number or a name is never wrapped or cut: its column is as wide as its widest
-            # cell.
-            no_wrap=column.numeric or column.whole,
-            min_width=widest if column.numeric or column.whole else None,
-            overflow="fold",
-        )
-    for row in rows:
-        table.add_row(*(row[c.key] for c in columns))
-    return table
-
-
-def _widest(columns: Sequence[Column], rows: Sequence[Mapping[str, str | Text]]) -> dict[str, int]:
-    return {c.key: max([len(c.header), *(len(r[c.key]) for r in rows)]) for c in columns}
-
-
-def _widest_rows(
-    console: Console, columns: Sequence[Column], rows: Sequence[Mapping[str, str | Text]]
-) -> list[Mapping[str, str | Text]]:
-    """The rows holding each column's widest cell. A table's natural width is each column's
-    widest cell plus fixed padding, so a table of these rows alone measures as wide as one of
-    all rows: the trials of `fit_table` measure a few rows, not hundreds, each time."""
-    if not rows:
-        return list(rows)
-    options = console.options.update_width(_UNBOUNDED)
-    picked = set()
-    for column in columns:
-        widths = [Measurement.get(console, options, row[column.key]).maximum for row in rows]
-        picked.add(max(range(len(rows)), key=widths.__getitem__))
-    return [rows[i] for i in sorted(picked)]
-
-
-def natural_width(console: Console, table: Table) -> int:
-    return console.measure(table, options=console.options.update_width(_UNBOUNDED)).maximum
-
-
 def fit_table(
-    console: Console,
+    console: Console | int,
     columns: Sequence[Column],
-    rows: Sequence[Mapping[str, str | Text]],
+    rows: Sequence[Mapping[str, Cell]],
     *,
     title: str | None = None,
     keep_order: Sequence[str] = (),
     wide: bool = False,
 ) -> Fitted:
-    """The essential columns, then each optional one in `keep_order` (keys) that still fits the
-    console; `wide` keeps every column and prints at the table's own width."""
+    """The essential columns, then each optional one in `keep_order` (keys, then the rest in
+    their order) while the table still fits the width without wrapping; `wide` keeps every
+    column, unwrapped, however wide. When the essential columns do not fit even with their
+    text wrapped a word a line, those named in `keep_order` are left out, the last named
+    first: the essential columns not named there are kept at any width."""
+    width = console if isinstance(console, int) else console.width
+    titled: list[Line] = [[(title, "")]] if title else []
     if wide:
-        table = _table(title, columns, rows)
-        laid = None if title else _laid_out(columns, rows, _UNBOUNDED)
-        natural = laid[1] if laid else natural_width(console, table)
-        return Fitted(table, [], max(console.width, natural), laid[0] if laid else None)
-    kept = {c.key for c in columns if c.essential}
-    optional = [k for k in keep_order if any(c.key == k for c in columns)]
-    optional += [c.key for c in columns if c.key not in kept and c.key not in optional]
-    cells = None if title else _cells(columns, rows)
-    if cells is not None:
-        # Each column's width is known without rich: a trial's width is their sum.
-        widths = _natural_widths(columns, rows, cells, _headers(columns))
-        width_of = {c.key: w for c, w in zip(columns, widths, strict=True)}
-        for key in optional:
-            trial = [width_of[c.key] for c in columns if c.key in kept | {key}]
-            if _total(trial) <= console.width:
-                kept.add(key)
-    else:
-        widest, sample = _widest(columns, rows), _widest_rows(console, columns, rows)
-        for key in optional:
-            trial = [c for c in columns if c.key in kept | {key}]
-            if natural_width(console, _table(title, trial, sample, widest)) <= console.width:
-                kept.add(key)
+        return Fitted(titled + lay_out(columns, rows, None), [])
+    texts = {c.key: ["".join(t for t, _ in _spans(r[c.key])) for r in rows] for c in columns}
+    natural = {c.key: _natural([c.header, *texts[c.key]]) for c in columns}
+    least = {c.key: floor(c, c.header, texts[c.key]) for c in columns}
+
+    def total(keys: set[str], of: dict[str, int]) -> int:
+        return sum(of[k] for k in keys) + GAP * (len(keys) - 1)
+
+    essential = {c.key for c in columns if c.essential}
+    kept = set(essential)
+    droppable = [k for k in keep_order if k in essential]
+    while droppable and total(kept, least) > width:
+        kept.discard(droppable.pop())
+    optional = [k for k in keep_order if k in natural and k not in essential]
+    optional += [c.key for c in columns if not c.essential and c.key not in optional]
+    for key in optional:
+        if total(kept | {key}, natural) <= width:
+            kept.add(key)
     shown = [c for c in columns if c.key in kept]
     dropped = [c.header for c in columns if c.key not in kept]
-    shown_widths = None
-    if cells is not None:  # the cells parsed and measured above, of the columns shown
-        at = [i for i, c in enumerate(columns) if c.key in kept]
-        cells = [[line[i] for i in at] for line in cells]
-        shown_widths = [widths[i] for i in at]
-    laid = None if title else _laid_out(shown, rows, console.width, cells, shown_widths)
-    return Fitted(_table(title, shown, rows), dropped, console.width, laid[0] if laid else None)
+    return Fitted(titled + lay_out(shown, rows, width), dropped)
 
 
 def print_fitted(console: Console, fitted: Fitted) -> None:
-    """Print at the fitted width (wider than the terminal only for --wide)."""
-    if fitted.lines is not None:
-        console.print(fitted.lines, soft_wrap=True, highlight=False)
-        return
-    width = console.width
-    console.width = fitted.width
-    try:
-        console.print(fitted.table)
-    finally:
-        console.width = width
+    """Print the laid-out lines as they are (never wrapped again: --wide may be wider)."""
+    from rich.text import Text
+
+    text = Text("\n").join(Text.assemble(*line) for line in fitted.lines)
+    console.print(text, soft_wrap=True, highlight=False)
+
+
+def print_wrapped(console: Console, text: str, *, indent: str = "", head: Span = ("", "")) -> None:
+    """A note or a message, plain text (never markup) after a styled `head` ("note"), wrapped
+    to the console's width at spaces, each further line indented: a word longer than the
+    width (a URL) is a line of its own, whole, never cut."""
+    from rich.text import Text
+
+    lead = f"{head[0]} " if head[0] else ""
+    whole = lead + text
+    room = max(console.width, 20)
+    for n, (start, end) in enumerate(wrapped(whole, room - len(indent), break_words=False)):
+        if n:
+            line = Text(indent + whole[start:end])
+        else:
+            line = Text.assemble(head, whole[len(head[0]) : end])
+        console.print(line, soft_wrap=True, highlight=False)
+
+
+def rows_table(
+    columns: Sequence[str], rows: Sequence[Sequence[object]], width: int
+) -> Fitted | None:
+    """A query's rows as a table no wider than `width` (numbers right-aligned), or None when
+    it would be wider (one column: wrapped to the width)."""
+    right = numeric_columns(rows, len(columns))
+    keys = [str(i) for i in range(len(columns))]
+    table = [
+        Column(key, plain(name), numeric=numeric, essential=True)
+        for key, name, numeric in zip(keys, columns, right, strict=True)
+    ]
+    cells = [dict(zip(keys, (plain(table_value(v)) for v in row), strict=True)) for row in rows]
+    fitted = fit_table(width, table, cells, wide=len(columns) > 1)
+    return None if len(columns) > 1 and fitted.width > width else fitted

@@ -1,37 +1,42 @@
-"""What every command shares: the common options, made from the fields the read commands
-declare (chipcost.core.questions), and the consoles."""
+"""The options many commands share, as the `Annotated` types their keywords take
+(chipcost.cli.parser reads them): the read commands' own (chipcost.core.questions) and a few
+more. Nothing heavy is imported here: every command module imports this to declare itself."""
 
 from __future__ import annotations
 
-from chipcost.cli.consoles import DEFAULT_TABLE_ROWS, MAX_LIMIT, err, out
-from chipcost.cli.declared import option_type
-from chipcost.core import questions
+from pathlib import Path
+from typing import Annotated, Any
 
-__all__ = [
-    "DEFAULT_TABLE_ROWS",
-    "MAX_LIMIT",
-    "DbOption",
-    "FormatOption",
-    "PriceFormatOption",
-    "LimitOption",
-    "OldModelOption",
-    "PricingModelOption",
-    "CurrencyOption",
-    "ListPricesOption",
-    "SpeedOption",
-    "WideOption",
-    "err",
-    "out",
-]
+from chipcost.cli.formats import OutputFormat
+from chipcost.core.questions import (
+    FORMAT,
+    STALE_DAYS,
+    WIDE,
+    Currency,
+    Db,
+    ListPrices,
+    Opt,
+)
 
-DbOption = option_type(questions.DB)
-PricingModelOption = option_type(questions.PRICES.field("pricing_model"))
-# The old name of --pricing-model, still taken.
-OldModelOption = option_type(questions.PRICES.field("model"))
-LimitOption = option_type(questions.LIMIT)
-CurrencyOption = option_type(questions.CURRENCY)
-ListPricesOption = option_type(questions.LIST_PRICES)
-SpeedOption = option_type(questions.SPEED)
-WideOption = option_type(questions.WIDE)
-FormatOption = option_type(questions.FORMAT)
-PriceFormatOption = option_type(questions.PRICES.field("format"))
+__all__ = ["Currency", "DataDir", "Db", "Format", "ListPrices", "StaleDays", "Wide"]
+
+Format = Annotated[OutputFormat, Opt(FORMAT.help, kind="format")]
+Wide = Annotated[bool, Opt(WIDE.help)]
+StaleDays = Annotated[int | None, Opt(STALE_DAYS.help, low=STALE_DAYS.low, high=STALE_DAYS.high)]
+DataDir = Annotated[Path | None, Opt("Data directory (default: $CHIPCOST_DATA_DIR or ./data).")]
+
+
+def settings_for(db: str | Path | None = None, stale_days: int | None = None, **more: object):
+    """The settings, with --stale-days over $CHIPCOST_STALE_DAYS when given."""
+    from dataclasses import replace
+
+    from chipcost.core.settings import load_settings
+
+    settings = load_settings(db=db, **more)  # type: ignore[arg-type]
+    return settings if stale_days is None else replace(settings, stale_days=stale_days)
+
+
+def widened(console: Any) -> None:
+    """--wide on a table that wraps its cells to the terminal: laid out at its natural width
+    instead, each cell on one line, however wide that is."""
+    console.width = 10_000

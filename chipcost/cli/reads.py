@@ -1,10 +1,8 @@
 """The read commands' work, `prices`, `cost`, `compare` and `sql`, as plain functions of the
 options their questions declare (chipcost.core.questions).
 
-No CLI framework here: chipcost.cli.declared makes their Typer options from the same
-declarations, and chipcost.cli.quick calls them straight from a command line it can parse
-(without importing Typer, a tenth of a second of such a command). Both pass the same keyword
-arguments.
+chipcost.cli.parser builds their options from the same declarations and calls them with every
+option by name.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from chipcost.cli.formats import OutputFormat, notices
+from chipcost.cli.options import settings_for, widened
 from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.questions import (
     COMPARE,
@@ -23,7 +22,6 @@ from chipcost.core.questions import (
     SQL,
     Voice,
 )
-from chipcost.core.settings import load_settings
 
 if TYPE_CHECKING:
     from chipcost.warehouse.readonly import QueryResult
@@ -70,7 +68,7 @@ def prices(**given: Any) -> None:
             f"{said} with --format focus: FOCUS's columns are hourly, one per "
             "offer; give --format csv or json"
         )
-    settings = load_settings(db=asked["db"])
+    settings = settings_for(asked["db"], asked["stale_days"])
     ask = PriceAsk.of(asked)
     table = format is OutputFormat.table
     con = read_connection(settings)
@@ -163,7 +161,7 @@ def cost(**given: Any) -> None:
     format = OutputFormat(asked["format"])
     table = format is OutputFormat.table
     question = cost_asked.question(asked, voice)
-    settings = load_settings(db=asked["db"])
+    settings = settings_for(asked["db"], asked["stale_days"])
     con = read_connection(settings)
     try:
         limit = asked["limit"] or (DEFAULT_TABLE_ROWS if table else MAX_LIMIT)
@@ -196,8 +194,8 @@ def sql(**given: Any) -> None:
     from chipcost.warehouse.readonly import read_rows
 
     asked = SQL.given(given)
-    query, format, max_rows = asked["query"], OutputFormat(asked["format"]), asked["max_rows"]
-    settings = load_settings(db=asked["db"])
+    query, format, limit = asked["query"], OutputFormat(asked["format"]), asked["limit"]
+    settings = settings_for(asked["db"], asked["stale_days"])
     # One open of the file for the query and the freshness notes under it.
     result = read_rows(
         settings.warehouse,
@@ -207,16 +205,27 @@ def sql(**given: Any) -> None:
         limits=sql_limits(os.environ),
     )
     if format is OutputFormat.table:
-        if _plain_sql(result, max_rows):
-            return
-        from chipcost.cli.consoles import out
-        from chipcost.cli.render import print_rows
+        max_rows = limit or SQL_TABLE_ROWS
+        if not _plain_sql(result, max_rows):
+            from chipcost.cli.consoles import out
+            from chipcost.cli.render import print_rows
 
-        print_rows(out, result.columns, result.rows, max_rows=max_rows)
+            print_rows(out, result.columns, result.rows, max_rows=max_rows)
+            _sql_freshness(result, format)
     else:
-        write_rows(format, result.columns, result.rows)
-        if _plain_notes(result):
-            return
+        rows = result.rows if limit is None else result.rows[:limit]
+        write_rows(format, result.columns, rows)
+        if not _plain_notes(result):
+            _sql_freshness(result, format)
+    if not result.rows:  # as every read that matches nothing: exit 1, stdout still parses
+        raise NoMatch("the query returned no rows")
+
+
+# Rows `sql` shows in a table when --limit is not given.
+SQL_TABLE_ROWS = 100
+
+
+def _sql_freshness(result: QueryResult, format: OutputFormat) -> None:
     from chipcost.cli.render_fresh import print_freshness
 
     print_freshness(notices(format), result.freshness, what=None)
@@ -227,7 +236,8 @@ def _plain_notes(result: QueryResult) -> bool:
     without importing rich; False leaves a terminal, or other notes, to rich."""
     from chipcost.cli import terminal
 
-    notes = _note_lines(result) if terminal.plain_width(sys.stderr) is not None else None
+    at = terminal.plain_width(sys.stderr)
+    notes = _note_lines(result, at) if at is not None else None
     if notes is None:
         return False
     sys.stderr.write("".join(line + "\n" for line in notes))
@@ -236,34 +246,34 @@ def _plain_notes(result: QueryResult) -> bool:
 
 def _plain_sql(result: QueryResult, max_rows: int) -> bool:
     """The sql table and its notes as rich writes them to a pipe or a file, written without
-    importing rich (chipcost.cli.terminal); False leaves a terminal, or a table that is not
-    simple, to rich."""
+    importing rich (the same table writer, chipcost.cli.fit); False leaves a terminal, or a
+    table wider than the width, to rich."""
     from chipcost.cli import terminal
-    from chipcost.cli.formats import numeric_columns, table_value
-    from chipcost.core.clean import printable
+    from chipcost.cli.fit import rows_table
 
     at = terminal.plain_width(sys.stdout)
     if at is None:
         return False
-    names = [printable(name) for name in result.columns]
-    shown = result.rows[:max_rows]
-    cells = [[printable(table_value(v)) for v in row] for row in shown]
-    right = numeric_columns(shown, len(names))
-    table = terminal.table_lines(names, cells, at, right=right)
-    count = terminal.row_count(len(result.rows), max_rows)
-    notes = _note_lines(result)
-    if table is None or notes is None or len(count) > at:
+    table = rows_table(result.columns, result.rows[:max_rows], at)
+    notes = _note_lines(result, at)
+    if table is None or notes is None:
         return False
-    sys.stdout.write("\n".join([*table, count, *notes]) + "\n")
+    count = terminal.row_count(len(result.rows), max_rows)
+    sys.stdout.write("\n".join([table.text(), count, *notes]) + "\n")
     return True
 
 
-def _note_lines(result: QueryResult) -> list[str] | None:
+def _note_lines(result: QueryResult, at: int) -> list[str] | None:
     """The query's freshness notes as plain lines, or None where only rich can print them."""
     from chipcost.cli import terminal
+    from chipcost.cli.fit import wrapped
     from chipcost.cli.render_fresh import freshness_lines
 
-    return terminal.note_lines(freshness_lines(result.freshness, what=None))
+    plain = terminal.note_lines(freshness_lines(result.freshness, what=None))
+    if plain is None:
+        return None
+    # Wrapped as print_freshness wraps them through rich.
+    return [line[start:end] for line in plain for start, end in wrapped(line, at)]
 
 
 def compare(**given: Any) -> None:
@@ -284,7 +294,7 @@ def compare(**given: Any) -> None:
     b = baseline_chip(chips["chip_b"], "chip B")
     asked = cost_asked.checked({**chips, "baseline": b, "all_offers": True}, voice)
     format = OutputFormat(asked["format"])
-    settings = load_settings(db=asked["db"])
+    settings = settings_for(asked["db"], asked["stale_days"])
     con = read_connection(settings)
     try:
         ask = cost_asked.ranking(
@@ -298,6 +308,8 @@ def compare(**given: Any) -> None:
     finally:
         con.close()
     if format is OutputFormat.table:
+        if asked["wide"]:
+            widened(out)
         print_comparison(out, result)
         return
     write_frame(format, result.frame())

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from rich.console import Console
-from rich.text import Text
 
-from chipcost.cli.fit import Column, Fitted, fit_table, print_fitted
-from chipcost.cli.render import shown
+from chipcost.cli.fit import Cell, Column, Fitted, Styled, fit_table, plain, print_fitted
+from chipcost.cli.render import print_note, shown
 from chipcost.cli.render_fresh import print_freshness
+from chipcost.cli.render_prices import SHORT, SHORT_NOTE
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.cost import CostRanking
 from chipcost.pipeline.rental_units import unit_of
@@ -18,10 +18,17 @@ from chipcost.transform.tokens import human_count
 from chipcost.warehouse.freshness import Freshness
 
 
-def pricing_label(row: Mapping[str, object]) -> str:
-    """'reserved 1yr all_upfront standard'; 'none' and 'default' parts are left out."""
+def pricing_label(row: Mapping[str, object], short: bool = False) -> str:
+    """'reserved 1yr all_upfront standard' ('reserved 1yr all-up std' when `short`); 'none'
+    and 'default' parts are left out."""
     parts = [row["pricing_model"], row["term"], row["payment"], row["plan"]]
-    return " ".join(str(p) for p in parts if p not in (None, "none", "default"))
+    said = [str(p) for p in parts if p not in (None, "none", "default")]
+    return " ".join(SHORT.get(p, p) for p in said) if short else " ".join(said)
+
+
+def shortened(rows: Sequence[Mapping[str, object]]) -> bool:
+    """Whether a pricing label of these rows is shortened in the table."""
+    return any(row[p] in SHORT for row in rows for p in ("payment", "plan"))
 
 
 def _money(value: float | None, digits: int = 2, currency: str = "USD") -> str:
@@ -29,13 +36,15 @@ def _money(value: float | None, digits: int = 2, currency: str = "USD") -> str:
 
 
 def _change(row: Mapping[str, object]) -> str:
-    """'48% cheaper', '15% dearer'; * when against the baseline on another provider."""
+    """'48% cheaper', '15% dearer', 'likely 20% cheaper', 'cannot say (~5% dearer)' (the
+    change at the figures, which their ranges do not settle); * when against the baseline on
+    another provider."""
     words = row.get("vs_baseline")
     if not words:
         return ""
     verdict = str(row.get("verdict") or "")
-    if verdict == "cannot say":
-        words = f"cannot say ({words} at the figures)"
+    if verdict == "cannot say":  # '~': the change at the figures, inside what they allow
+        words = f"cannot say (~{words})"
     elif verdict.startswith("likely"):
         words = f"likely {words}"
     return f"{words}{'' if row.get('baseline_same_provider') else '*'}"
@@ -74,7 +83,7 @@ def _gb(size: float) -> str:
     return f"{size:,.1f}" if size < 10 else f"{size:,.0f}"
 
 
-def _fits(row: Mapping[str, object], workload: object) -> str:
+def _fits(row: Mapping[str, object], workload: object) -> Cell:
     """'yes 141/640 GB', 'NO 1,130/640 GB' (training: 'NO ... (2 inst.)'); '?' if unknown. A
     TPU slice or UltraServer is named: 'yes 141/256 GB ct6e-standard-8t', '(2 slices)'."""
     fits, needed, has = row.get("fits"), row.get("memory_needed_gb"), row.get("instance_memory_gb")
@@ -87,7 +96,16 @@ def _fits(row: Mapping[str, object], workload: object) -> str:
         return f"yes {sizes}"
     many = unit.plural if unit else "inst."
     more = f" ({row['instances_needed']} {many})" if workload == "training" else ""
-    return f"[bold red]NO[/] {sizes}{more}"
+    return (Styled("NO", "bold red"), f" {sizes}{more}")
+
+
+def _throughput(row: Mapping[str, object], refs: Mapping[str, int]) -> Cell:
+    """'measured [1]', and 'off-speed' in yellow when the figure is not at the asked speed."""
+    said = f"{row.get('throughput_figure_kind') or row['throughput_kind']} "
+    said += f"[{refs[str(row['throughput_id'])]}]"
+    if row.get("throughput_at_speed") is False:
+        return (plain(said), Styled(" off-speed", "yellow"))
+    return plain(said)
 
 
 def _columns(ask: Mapping[str, object]) -> list[Column]:
@@ -106,7 +124,8 @@ def _columns(ask: Mapping[str, object]) -> list[Column]:
     if ask["tokens"]:
         label = f"cost of {human_count(float(ask['tokens']))} tok"  # type: ignore[arg-type]
         columns.append(Column("tokens", label, numeric=True, essential=True))
-    columns.append(Column("vs", f"vs {ask['baseline']}"))
+    # The point of the command: how each row compares with the baseline.
+    columns.append(Column("vs", f"vs {ask['baseline']}", essential=True))
     columns.append(Column("needs", "break-even tok/s (of base)", numeric=True))
     if ask["migration_cost"] is not None:
         columns.append(Column("break_even", "break-even", essential=True))
@@ -114,9 +133,10 @@ def _columns(ask: Mapping[str, object]) -> list[Column]:
     return columns
 
 
-# Beside rank, chip, pricing, $/M tokens and fits, the columns kept while they fit: where
-# to buy first (a ranking one cannot act on is no answer).
-KEEP_ORDER = ("where", "tokens", "vs", "break_even", "needs", "price", "throughput", "tps")
+# Kept last, at any width: rank, chip, pricing, $/M tokens, vs the baseline and fits (and
+# what the user asked for). Beside them, the columns kept while they fit: where to buy first
+# (a ranking one cannot act on is no answer).
+KEEP_ORDER = ("where", "needs", "price", "throughput", "tps")
 
 
 def ranking_table(
@@ -135,13 +155,11 @@ def ranking_table(
             {
                 "rank": str(n),
                 "chip": str(row["chip"]),
-                "pricing": shown(pricing_label(row)),
-                "where": shown(f"{row['provider']} {row['region']}"),
+                "pricing": plain(pricing_label(row, short=not wide)),
+                "where": plain(f"{row['provider']} {row['region']}"),
                 "price": _money(float(row["price_per_chip_hour"]), 4, currency),  # type: ignore[arg-type]
                 "tps": _tps(row),
-                "throughput": f"{row.get('throughput_figure_kind') or row['throughput_kind']} "
-                f"[{refs[str(row['throughput_id'])]}]"
-                + (" [yellow]off-speed[/]" if row.get("throughput_at_speed") is False else ""),
+                "throughput": _throughput(row, refs),
                 "cpm": cost_text(float(row["cost_per_million_tokens"]), currency),  # type: ignore[arg-type]
                 "tokens": _money(row.get("cost_for_tokens"), 0, currency),  # type: ignore[arg-type]
                 "vs": _change(row),
@@ -218,8 +236,7 @@ def print_set_aside(console: Console, rows: Sequence[Mapping[str, object]]) -> N
 
 def print_footer(console: Console, notes: Sequence[str], fresh: Freshness) -> None:
     for note in notes:
-        note_line = Text.assemble(("note", "dim"), " ", shown(note))
-        console.print(note_line, highlight=False, soft_wrap=True)
+        print_note(console, note)
     print_freshness(console, fresh)
 
 
@@ -244,4 +261,5 @@ def print_ranking(console: Console, ranking: CostRanking, *, wide: bool = False)
         console.print(f"{ranking.more} more rows: narrow with --chip/--region or --limit")
     print_sources(console, ranking.rows, refs)
     print_set_aside(console, ranking.set_aside)
-    print_footer(console, ranking.notes, ranking.freshness)
+    short = not wide and shortened(ranking.rows)
+    print_footer(console, [*ranking.notes, *([SHORT_NOTE] if short else [])], ranking.freshness)

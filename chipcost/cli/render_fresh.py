@@ -104,5 +104,17 @@ def ahead_lines(fresh: Freshness) -> list[str]:
 
 
 def print_freshness(console: Console, fresh: Freshness, what: str | None = "prices") -> None:
-    for line in freshness_lines(fresh, what):
-        console.print(line, highlight=False, soft_wrap=True)
+    print_lines(console, freshness_lines(fresh, what))
+
+
+def print_lines(console: Console, lines: list[str]) -> None:
+    """Lines of chipcost's own markup, each wrapped to the width at spaces as `chipcost sql`
+    wraps them without rich (to a pipe: chipcost.cli.reads)."""
+    from rich.text import Text
+
+    from chipcost.cli.fit import wrapped
+
+    for line in lines:
+        text = Text.from_markup(line, emoji=False)
+        for start, end in wrapped(text.plain, console.width):
+            console.print(text[start:end], highlight=False, soft_wrap=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 from rich.console import Console
-from rich.table import Table
 
+from chipcost.cli.fit import Column, fit_table, print_fitted
 from chipcost.transform.cost import money_sign
 
 # Beyond this many days the table keeps the days a price changed (and the first and last).
@@ -39,18 +39,18 @@ def print_history(console: Console, chip: str, frame: pl.DataFrame, currency: st
         f"[bold]{chip}[/]: cheapest {currency} per chip-hour by day{note}", highlight=False
     )
     models = table.columns[1:]
-    # Headers on one line when the screen has room, else a word a line ("capacity" over
-    # "block"): the days and prices are never cut.
-    one_line = len("│ 2026-11-21 │") + sum(max(len(m), len("1,234.5678")) + 3 for m in models)
-    split = "\n" if one_line > console.width else " "
-    out = Table()
-    out.add_column("day", no_wrap=True)
-    for model in models:
-        out.add_column(model.replace("_", split), justify="right", no_wrap=True)
-    for row in table.iter_rows():
-        day, *prices = row
-        out.add_row(str(day), *("" if p is None else f"{p:,.4f}" for p in prices))
-    console.print(out)
+    # The days and prices are never cut: a header wraps a word a line ("capacity" over
+    # "block") where the screen is narrow.
+    columns = [Column("day", "day", essential=True, whole=True)]
+    columns += [Column(m, m.replace("_", " "), numeric=True, essential=True) for m in models]
+    cells = [
+        {
+            "day": str(day),
+            **{m: "" if p is None else f"{p:,.4f}" for m, p in zip(models, prices, strict=False)},
+        }
+        for day, *prices in table.iter_rows()
+    ]
+    print_fitted(console, fit_table(console, columns, cells))
     latest = frame.sort("day").group_by("pricing_model", maintain_order=True).last()
     for row in latest.sort("pricing_model").iter_rows(named=True):
         where = " · ".join(p for p in (row["provider"], row["region"], row["zone"]) if p)
@@ -75,19 +75,52 @@ def _steps(days: list[str], prices: list[float]) -> tuple[list[str], list[float]
     return xs, ys
 
 
+# One marker a series, so the lines are told apart without colour (NO_COLOR, a pipe, print).
+MARKERS = ("o", "+", "x", "*", "#", "=", "%", "@", "&", "~")
+
+
 def chart(chip: str, frame: pl.DataFrame, width: int, colour: bool, currency: str = "USD") -> str:
-    """A terminal line chart (plotext) of each pricing model's cheapest price per day."""
+    """A terminal line chart (plotext) of each pricing model's cheapest price per day, each
+    model in its own marker, and its legend on a line under the plot (plotext draws its
+    own legend over the plot's top lines)."""
     import plotext as plt
 
     plt.clear_figure()
     plt.date_form("Y-m-d")
-    for model in sorted(set(frame["pricing_model"].to_list())):
+    models = sorted(set(frame["pricing_model"].to_list()))
+    for model, marker in zip(models, MARKERS * len(models), strict=False):  # fmt: skip
         rows = frame.filter(pl.col("pricing_model") == model).sort("day")
         days = [d.isoformat() for d in rows["day"].to_list()]
         xs, ys = _steps(days, rows["price_per_chip_hour"].to_list())
-        plt.plot(xs, ys, label=model, marker="braille")
+        plt.plot(xs, ys, marker=marker)
     plt.plotsize(width, CHART_HEIGHT)
     plt.title(f"{chip}: cheapest {currency} per chip-hour")
     plt.theme("clear")
     text = plt.build()
-    return text if colour else plt.uncolorize(text)
+    text = text if colour else plt.uncolorize(text)
+    return text + "\n" + legend(models, width)
+
+
+def legend(models: list[str], width: int) -> str:
+    """'o capacity_block   + commitment   ...', wrapped to the chart's width."""
+    keys = [
+        f"{marker} {model}" for model, marker in zip(models, MARKERS * len(models), strict=False)
+    ]
+    lines, line = [], ""
+    for key in keys:
+        if line and len(line) + 3 + len(key) > width:
+            lines.append(line)
+            line = ""
+        line = f"{line}   {key}" if line else f"    {key}"
+    return "\n".join([*lines, line])
+
+
+def print_chart(console: Console, chip: str, frame: pl.DataFrame, currency: str = "USD") -> None:
+    """The chart at the console's width (at most 120 columns), in colour only on a terminal
+    that allows it (not under NO_COLOR)."""
+    from rich.text import Text
+
+    width = min(console.width or 100, 120)
+    colour = console.is_terminal and not console.no_color
+    text = chart(chip, frame, width, colour=colour, currency=currency)
+    console.print(Text.from_ansi(text) if colour else Text(text), highlight=False, soft_wrap=True)

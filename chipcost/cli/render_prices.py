@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from chipcost.cli.fit import Column, fit_table, plain, print_fitted
+from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
 
@@ -39,13 +40,27 @@ _EMPTY = ("", "none", "default")
 ESTIMATE_MARK = " est."
 # Past this many estimates the note names the first ones and counts the rest.
 _ESTIMATES_LISTED = 4
-# Beside chip, where, pricing and $/chip-hr (always shown), the columns kept while they fit,
-# most useful first.
+# Kept at any width: chip, where, pricing and $/chip-hr. Then the instance, the upfront fee and
+# the spot interruption bucket (what a price costs and risks), left out in the reverse order
+# only where even wrapped they do not fit; beside them, the columns kept while they fit.
 KEEP_ORDER = (
-    "interruption",
-    DISCOUNT_COLUMN, LIST_COLUMN, "upfront", "instance_type", "price_per_hour", "chip_count",
-    "source",
+    "instance_type", "upfront", "interruption",
+    DISCOUNT_COLUMN, LIST_COLUMN, "price_per_hour", "chip_count", "source",
 )  # fmt: skip
+# Payment and plan words shortened in the pricing label (--wide shows them whole): a 45-
+# character "savings_plan 3yr partial_upfront ec2_instance" took the upfront fee's room.
+SHORT = {
+    "all_upfront": "all-up",
+    "partial_upfront": "part-up",
+    "no_upfront": "no-up",
+    "standard": "std",
+    "convertible": "conv",
+    "ec2_instance": "ec2",
+}
+SHORT_NOTE = (
+    "pricing shortened: all-up, part-up, no-up = all, partial, no upfront; std, conv = "
+    "standard, convertible reserved instance; ec2 = EC2 instance savings plan (--wide: whole)"
+)
 _WIDE = (
     Column("chip", "chip"),
     Column("provider", "provider"),
@@ -54,6 +69,10 @@ _WIDE = (
     Column("instance_type", "instance"),
     Column("chip_count", "chips", numeric=True),
     Column("memory_gb", "GB/chip", numeric=True),
+    # The host, where the source publishes it (a column no row has a value in is left out).
+    Column("vcpus", "vCPUs", numeric=True),
+    Column("ram_gb", "RAM GB", numeric=True),
+    Column("disk_gb", "disk GB", numeric=True),
     Column("pricing_model", "pricing model"),
     Column("term", "term"),
     Column("payment", "payment"),
@@ -75,7 +94,7 @@ def cell(column: str, value: object) -> str:
         return f"{value:,.4f}"
     if column == "upfront":
         return f"{value:,.2f}"
-    if column in ("chip_count", "memory_gb"):
+    if column in ("chip_count", "memory_gb", "vcpus", "ram_gb", "disk_gb"):
         return f"{value:g}"
     if column == "source_as_of":
         return f"{value:%Y-%m-%d %H:%M}"
@@ -92,8 +111,12 @@ def constants(rows: Sequence[Row]) -> dict[str, str]:
     return same
 
 
-def _joined(row: Mapping[str, object], parts: tuple[str, ...], skip: dict[str, str]) -> str:
+def _joined(
+    row: Mapping[str, object], parts: tuple[str, ...], skip: dict[str, str], short: bool = False
+) -> str:
     values = [cell(p, row[p]) for p in parts if p not in skip]
+    if short:
+        values = [SHORT.get(v, v) for v in values]
     values = [v for v in values if v not in _EMPTY]
     # A zone names its region (us-east-1a): the region would only repeat it.
     if "zone" in parts and row.get("zone") and "region" not in skip:
@@ -118,10 +141,10 @@ def _columns(rows: Sequence[Row], same: dict[str, str]) -> list[Column]:
     columns.append(Column("price_per_chip_hour", "$/chip-hr", numeric=True, essential=True))
     columns.append(Column("price_per_hour", "$/instance-hr", numeric=True))
     if any((row["upfront"] or 0) > 0 for row in rows):
-        columns.append(Column("upfront", "upfront $", numeric=True))
+        columns.append(Column("upfront", "upfront $", numeric=True, essential=True))
     if any(row.get("interruption") for row in rows):
         # AWS's frequency of interruption bucket (Spot Instance Advisor) beside a spot price.
-        columns.append(Column("interruption", "interrupted"))
+        columns.append(Column("interruption", "interrupted", essential=True))
     if "source" in varying:
         columns.append(Column("source", "source"))
     return columns
@@ -132,7 +155,7 @@ def _shown(rows: Sequence[Row], same: dict[str, str]) -> list[dict[str, str]]:
     for row in rows:
         shown = {key: cell(key, value) for key, value in row.items()}
         shown["where"] = _joined(row, _WHERE, same)
-        shown["pricing"] = _joined(row, _PRICING, same)
+        shown["pricing"] = _joined(row, _PRICING, same, short=True)
         if row.get("estimate"):
             shown["price_per_chip_hour"] += ESTIMATE_MARK
         cells.append(shown)
@@ -195,8 +218,16 @@ def _per_words(per: str) -> str:
     return "" if per == "hour" else f", per {per} of {PER_HOURS[per]:,} hours"
 
 
+def _shortened(rows: Sequence[Row], same: dict[str, str]) -> bool:
+    """Whether a pricing label shown was shortened."""
+    parts = [p for p in ("payment", "plan") if p not in same]
+    return any(row[p] in SHORT for row in rows for p in parts)
+
+
 def _header(same: dict[str, str]) -> str:
-    parts = [f"{_FIELDS[k]} [bold]{v}[/]" for k, v in same.items() if v not in _EMPTY]
+    from rich.markup import escape
+
+    parts = [f"{_FIELDS[k]} [bold]{escape(v)}[/]" for k, v in same.items() if v not in _EMPTY]
     return "   ".join(parts)
 
 
@@ -229,7 +260,8 @@ def print_prices(
             "(--wide shows every column)",
             highlight=False,
         )
-    for line in [*result.mine.notes(rows), estimate_note(shown)]:
-        if line:
-            console.print(f"note: {line}", highlight=False)
+    short = not wide and _shortened(shown, same)
+    for line in [*result.mine.notes(rows), estimate_note(shown), SHORT_NOTE if short else ""]:
+        if line:  # provider text: never markup, wrapped to the width
+            print_note(console, line, label=("note:", ""))
     print_freshness(console, result.freshness)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from chipcost.cli.fit import Column, fit_table, plain, print_fitted
+from chipcost.cli.fit import Column, Styled, fit_table, plain, print_fitted
 from chipcost.cli.formats import text_value
 from chipcost.cli.render_fresh import ago, when
 
@@ -41,7 +41,7 @@ def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wid
             | {
                 "last_success_at": when(r["last_success_at"]).removesuffix(" UTC"),
                 "age": ago(None if r["age_hours"] is None else _hours(r["age_hours"])),
-                "stale": "[yellow]stale[/]" if r["stale"] else "",
+                "stale": Styled("stale", "yellow") if r["stale"] else "",
                 "last_status": plain(
                     r["last_status"] or ("never run" if r["collected"] else "not collected")
                 ),

@@ -5,16 +5,16 @@ from __future__ import annotations
 import polars as pl
 from rich.console import Console
 
-from chipcost.cli.fit import Column, fit_table, plain, print_fitted
+from chipcost.cli.fit import Cell, Column, Styled, fit_table, plain, print_fitted
 from chipcost.cli.render import shown
 
 
-def status(row: dict) -> str:
+def status(row: dict) -> Cell:
     """chosen, alternative, or set aside (the reason is said under the table)."""
     if row["chosen"]:
-        return "[green]chosen[/]"
+        return Styled("chosen", "green")
     if not row["usable"]:
-        return "[yellow]set aside[/]"
+        return Styled("set aside", "yellow")
     return "alternative"
 
 
@@ -35,7 +35,7 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
         Column("workload", "workload"),
         Column("tps", "tok/s/chip", numeric=True, essential=True),
         Column("range", "range", numeric=True),
-        Column("kind", "kind", essential=True),
+        Column("kind", "kind"),
         Column("batch", "batch", numeric=True),
         Column("precision", "precision"),
         Column("peak", "% of peak", numeric=True),
@@ -64,7 +64,9 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
                 "source": f"[{number}]",
             }
         )
-    keep = ("range", "model", "workload", "precision", "peak", "batch")
+    # Kept last: id, chip, tok/s/chip, status and the source's number; an id breaks only
+    # after a '-' (two lines at 80 columns, not four).
+    keep = ("kind", "range", "model", "workload", "precision", "peak", "batch")
     fitted = fit_table(console, columns, cells, keep_order=keep, wide=wide)
     console.print("throughput figures (tokens/s per chip)", highlight=False)
     print_fitted(console, fitted)

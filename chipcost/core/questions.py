@@ -1,23 +1,24 @@
-"""The read commands' questions, declared once.
+"""The read commands' questions, declared once, as typed Python signatures.
 
-Each read (`prices`, `cost`, `compare`, `sql`) declares the question it asks as fields: name
-(the Python API's keyword and the command's parameter), kind, help, command-line spelling,
-default, and where it goes. From these come the Typer options (chipcost.cli.declared), the
-fast-start parser (chipcost.cli.quick), the Python API's keyword arguments (chipcost.api) and
-the spelling of an option in messages (`Voice`: `--max-price 3` on the command line,
-`max_price=3` from Python). Adding a filter to `prices` is one `Field` here (with `query=`, the
-keyword of warehouse.prices' query it becomes) plus its condition in that query.
+Each read (`prices`, `cost`, `compare`, `history`, `index`, `sql`) is a function below whose
+signature is the question it asks: each keyword, its type, its default, and in `Annotated`
+metadata (`Opt`) its help, and where it goes (`query=`, the keyword of the warehouse query a
+filter becomes; `check=`, how its value is checked). chipcost.api answers these signatures
+(static checkers and IDEs read the API's keywords from them), the command line is built from
+them (chipcost.cli.parser, with the options only a terminal needs: --format, --limit, --wide,
+...), and messages spell an option as the asker did (`Voice`: `--max-price 3` on the command
+line, `max_price=3` from Python). Adding a filter to `prices` is one keyword here plus its
+condition in warehouse.prices' query.
 
-NamedTuples rather than dataclasses: this module is imported on the fast-start path, where a
+No `from __future__ import annotations`: the annotations are read at import (`fields_of`).
+NamedTuples rather than dataclasses: this module is imported to parse a command line, where a
 dataclass costs about a millisecond each to define.
 """
 
-from __future__ import annotations
-
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple, get_type_hints
 
 from chipcost.core.vocabulary import models_help
 
@@ -34,11 +35,32 @@ DEFAULT_BASELINE = "H100-SXM"
 #   flag     --name, no value        switch  --name/--no-name (None when neither is given)
 #   format   table|csv|json          price-format  table|csv|json|focus
 #   db       the warehouse (--warehouse, --db)
-#   argument a positional argument
+#   path     a file or directory     argument  a positional argument
 KINDS = (
     *("names", "text", "float", "int", "flag", "switch"),
-    *("format", "price-format", "db", "argument"),
+    *("format", "price-format", "db", "path", "argument"),
 )
+
+Names = str | Sequence[str] | None  # a name, a comma list, or a list of names
+Day = date | datetime | str | None  # a day as a date or YYYY-MM-DD
+
+
+class Opt(NamedTuple):
+    """A keyword's metadata in `Annotated[type, Opt(...)]`: what the type alone does not say."""
+
+    help: str
+    kind: str | None = None  # one of KINDS; None: read from the type (_KIND_OF_TYPE)
+    flags: tuple[str, ...] = ()  # the command line's spellings; () is --name-with-dashes
+    low: int | None = None  # an int's bounds
+    high: int | None = None
+    cli: bool = True  # an option of the command
+    cli_required: bool = False  # required on the command line only (the API defaults to None)
+    hidden: bool = False  # taken but not listed in --help
+    same_as: str | None = None  # an old spelling: its values join this field's
+    query: str | None = None  # the warehouse query's keyword (a filter or the order)
+    check: str | None = None  # how its value is checked (chipcost.pipeline.prices.CHECKS)
+    narrows: bool = True  # a filter (not an order): why_empty may try the rows without it
+    metavar: str | None = None  # the value's name in --help
 
 
 class Field(NamedTuple):
@@ -61,7 +83,7 @@ class Field(NamedTuple):
     query: str | None = None
     check: str | None = None
     narrows: bool = True  # a filter (not an order): why_empty may try the rows without it
-    api_type: Any = None  # the API's annotation where it is wider than the kind's
+    metavar: str | None = None
 
     @property
     def cli_requires(self) -> bool:
@@ -74,10 +96,70 @@ class Field(NamedTuple):
         return self.flags[0] if self.flags else "--" + self.name.replace("_", "-")
 
 
+# The kind of a keyword whose Opt does not name one, from its type.
+_KIND_OF_TYPE: dict[Any, str] = {
+    Names: "names",
+    list[str] | None: "names",
+    str | None: "text",
+    str: "text",
+    float | None: "float",
+    int | None: "int",
+    int: "int",
+    bool: "flag",
+    bool | None: "switch",
+    Path | None: "path",
+    Path: "path",
+    float: "float",
+}
+
+
+def fields_of(function: Callable[..., object], *, api: bool = True) -> tuple[Field, ...]:
+    """The fields a typed signature declares: each keyword's name, default and type, and the
+    `Opt` of its `Annotated` type. Read from the code object, without importing inspect."""
+    hints = get_type_hints(function, include_extras=True)
+    code = function.__code__
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    positional = names[: code.co_argcount]
+    defaults = dict(zip(positional[::-1], (function.__defaults__ or ())[::-1], strict=False))
+    defaults.update(function.__kwdefaults__ or {})
+    fields = []
+    for name in names:
+        hint = hints[name]
+        kind, opt = hint.__origin__, hint.__metadata__[0]
+        fields.append(
+            Field(
+                name,
+                opt.kind or _KIND_OF_TYPE[kind],
+                opt.help,
+                defaults.get(name),
+                required=name not in defaults,
+                cli_required=opt.cli_required,
+                flags=opt.flags,
+                low=opt.low,
+                high=opt.high,
+                cli=opt.cli,
+                api=api,
+                positional=name in positional,
+                hidden=opt.hidden,
+                same_as=opt.same_as,
+                query=opt.query,
+                check=opt.check,
+                narrows=opt.narrows,
+                metavar=opt.metavar,
+            )
+        )
+    return tuple(fields)
+
+
 class Question(NamedTuple):
     command: str
-    summary: str  # the command's help line (its docstring)
+    summary: str  # the command's help: its first line, then paragraphs
     fields: tuple[Field, ...]
+
+    @classmethod
+    def of(cls, spec: Callable[..., object], cli: tuple[Field, ...] = ()) -> "Question":
+        """The question a typed signature asks, with the options only the command line has."""
+        return cls(spec.__name__, spec.__doc__ or "", (*fields_of(spec), *cli))
 
     def field(self, name: str) -> Field:
         for field in self.fields:
@@ -116,8 +198,12 @@ class Question(NamedTuple):
         for field in self.fields:
             if field.same_as is not None:
                 old = asked.pop(field.name, None)
-                if old:
+                if old is None or old == []:
+                    continue
+                if isinstance(asked.get(field.same_as), list) or isinstance(old, list):
                     asked[field.same_as] = [*(asked.get(field.same_as) or []), *old]
+                else:
+                    asked[field.same_as] = old
         return asked
 
 
@@ -143,18 +229,41 @@ class Voice(NamedTuple):
         return f"{option} {value}"
 
 
-# Fields many commands share (chipcost.cli.options makes the other commands' options of them).
-DB = Field(
-    "db",
-    "db",
+# Keywords many reads share.
+DB_HELP = (
     "Warehouse: a DuckDB file, or a lake as ducklake:postgres: and its connection string "
     "(default: the variables CHIPCOST_WAREHOUSE, then CHIPCOST_DB, else chipcost.duckdb in "
-    "CHIPCOST_DATA_DIR or ./data).",
-    flags=("--warehouse", "--db"),
-    api_type=str | Path | None,
+    "CHIPCOST_DATA_DIR or ./data)."
 )
+Db = Annotated[str | Path | None, Opt(DB_HELP, kind="db", flags=("--warehouse", "--db"))]
+Currency = Annotated[
+    str | None,
+    Opt(
+        "Show prices in this currency (EUR, GBP, JPY, ...) at the ECB reference rate of each "
+        "price's own day (default: $CHIPCOST_CURRENCY, else USD)."
+    ),
+]
+ListPrices = Annotated[bool, Opt("Show list prices: your discounts file is set aside.")]
+Speed = Annotated[
+    float | str | None,
+    Opt(
+        "Inference: tokens/s per user each chip's figure must reach: a number, server (5, "
+        "MLPerf Server's bound; the default), interactive (25) or max (maximum throughput).",
+        kind="text",
+    ),
+]
+Model = Annotated[str, Opt("Model, e.g. llama-3-70b (see `throughput list`).")]
+Workload = Annotated[str, Opt("training or inference.")]
+OnlyRegion = Annotated[Names, Opt("Only this region.")]
+OnlyPricingModel = Annotated[Names, Opt(f"Only this pricing model: {models_help()}.")]
+OnlyProvider = Annotated[Names, Opt("Only this provider.")]
+Instance = Annotated[
+    Names,
+    Opt("Instance type, e.g. p5.48xlarge, a3-highgpu-8g, ND96isr_H100_v5 (repeat or comma list)."),
+]
+Until = Annotated[Day, Opt("Last day, YYYY-MM-DD.", kind="text")]
 
-
+# Options only the command line has (a terminal's or a pipe's): the API returns a DataFrame.
 FORMAT_HELP = "table (for people), csv or json (for scripts: stable field names, ISO 8601 times)"
 LIMIT = Field(
     "limit",
@@ -166,120 +275,108 @@ LIMIT = Field(
 )
 WIDE = Field("wide", "flag", "Every column, however wide the table gets.", False, api=False)
 FORMAT = Field("format", "format", f"{FORMAT_HELP}.", "table", api=False)
-# Your currency and discounts (chipcost.pipeline.your_prices), on every read of prices.
-CURRENCY = Field(
-    "currency",
-    "text",
-    "Show prices in this currency (EUR, GBP, JPY, ...) at the ECB reference rate of each "
-    "price's own day (default: $CHIPCOST_CURRENCY, else USD).",
+PRICE_FORMAT = FORMAT._replace(
+    kind="price-format",
+    help=f"{FORMAT_HELP}, or focus (CSV under the FinOps FOCUS column names, docs/focus.md).",
 )
-LIST_PRICES = Field(
-    "list_prices", "flag", "Show list prices: your discounts file is set aside.", False
-)
-SPEED = Field(
-    "speed",
-    "text",
-    "Inference: tokens/s per user each chip's figure must reach: a number, server (5, MLPerf "
-    "Server's bound; the default), interactive (25) or max (maximum throughput).",
-    api_type=float | str | None,
-)
-_MODEL = Field("model", "text", "Model, e.g. llama-3-70b (see `throughput list`).", required=True)
-_WORKLOAD = Field("workload", "text", "training or inference.", required=True)
-_ONLY_REGION = Field("region", "names", "Only this region.")
-ONLY_PRICING_MODEL = Field("pricing_model", "names", f"Only this pricing model: {models_help()}.")
-_ONLY_PROVIDER = Field("provider", "names", "Only this provider.")
-
-# An instance type, as its provider names it; a name given to --chip is read as one too.
-INSTANCE = Field(
-    "instance",
-    "names",
-    "Instance type, e.g. p5.48xlarge, a3-highgpu-8g, ND96isr_H100_v5 (repeat or comma list).",
-    query="instance_types",
-    check="named",
+STALE_DAYS = Field(
+    "stale_days",
+    "int",
+    "A source with no success for this many days is stale (default: $CHIPCOST_STALE_DAYS, else 2).",
+    low=1,
+    high=99999,
+    api=False,
 )
 
-PRICES = Question(
-    "prices",
-    "Current per-chip hourly prices, cheapest first per chip, pricing model and term.",
-    (
-        Field(
-            "chip",
-            "names",
+
+def _old(name: str, new: str, kind: str = "names") -> Field:
+    """An old spelling, still taken for one release (a note on stderr says the new one)."""
+    return Field(name, kind, f"Old name of --{new.replace('_', '-')}.", hidden=True, api=False,
+                 same_as=new)  # fmt: skip
+
+
+def prices(
+    chip: Annotated[
+        Names,
+        Opt(
             "Chip or family: H100-SXM, H100 (SXM, PCIe, NVL), A100, Trainium, Hopper. "
             "Repeat it or give a comma list.",
-            positional=True,
             query="chips",
             check="chips",
         ),
-        Field(
-            "region",
-            "names",
-            "Region code, e.g. us-east-1 (repeat or comma list).",
-            query="regions",
-            check="named",
-        ),
-        Field("pricing_model", "names", f"{models_help()}.", query="models", check="named"),
-        Field(
-            "model",
-            "names",
-            "Old name of --pricing-model.",
-            hidden=True,
-            api=False,
-            same_as="pricing_model",
-        ),
-        Field(
-            "provider",
-            "names",
-            "Provider, e.g. aws, runpod (repeat or comma list).",
-            query="providers",
-            check="named",
-        ),
-        INSTANCE,
-        Field(
-            "min_memory",
-            "float",
-            "At least this much memory per chip, GB.",
-            query="min_memory_gb",
+    ] = None,
+    *,
+    region: Annotated[
+        Names,
+        Opt("Region code, e.g. us-east-1 (repeat or comma list).", query="regions", check="named"),
+    ] = None,
+    pricing_model: Annotated[Names, Opt(f"{models_help()}.", query="models", check="named")] = None,
+    provider: Annotated[
+        Names,
+        Opt("Provider, e.g. aws, runpod (repeat or comma list).", query="providers", check="named"),
+    ] = None,
+    instance: Annotated[
+        Names, Opt(Instance.__metadata__[0].help, query="instance_types", check="named")
+    ] = None,
+    min_memory: Annotated[
+        float | None,
+        Opt("At least this much memory per chip, GB.", query="min_memory_gb", check="number"),
+    ] = None,
+    min_vcpus: Annotated[
+        float | None,
+        Opt(
+            "At least this many vCPUs per instance (offers whose source publishes none are "
+            "left out).",
+            query="min_vcpus",
             check="number",
         ),
-        Field(
-            "chips",
-            "names",
-            "Chips per instance: 8 (or 1,8).",
-            query="chip_counts",
-            check="counts",
-            api_type=float | list[float] | None,
-        ),
-        Field(
-            "min_price",
-            "float",
-            "At least this many USD per chip-hour.",
-            query="min_price",
+    ] = None,
+    min_ram: Annotated[
+        float | None,
+        Opt(
+            "At least this much instance memory, GB (offers whose source publishes none are "
+            "left out).",
+            query="min_ram_gb",
             check="number",
         ),
-        Field(
-            "max_price",
-            "float",
-            "At most this many USD per chip-hour.",
-            query="max_price",
-            check="number",
-        ),
-        Field(
-            "spot",
-            "switch",
-            "Only spot prices, or none of them (default: all).",
-            query="spot",
-            check="switch",
-        ),
-        Field(
-            "sort",
-            "text",
+    ] = None,
+    chips: Annotated[
+        float | Sequence[float] | str | None,
+        Opt("Chips per instance: 8 (or 1,8).", kind="names", query="chip_counts", check="counts"),
+    ] = None,
+    min_price: Annotated[
+        float | None,
+        Opt("At least this many USD per chip-hour.", query="min_price", check="number"),
+    ] = None,
+    max_price: Annotated[
+        float | None,
+        Opt("At most this many USD per chip-hour.", query="max_price", check="number"),
+    ] = None,
+    spot: Annotated[
+        bool | None,
+        Opt("Only spot prices, or none of them (default: all).", query="spot", check="switch"),
+    ] = None,
+    sort: Annotated[
+        str | None,
+        Opt(
             "Order by price, chip, provider or region (default: price for a family such as "
             "H100, else chip).",
             query="sort",
             check="sort",
             narrows=False,
         ),
+    ] = None,
+    currency: Currency = None,
+    list_prices: ListPrices = False,
+    db: Db = None,
+):  # the API answers it: chipcost.api
+    """Current per-chip hourly prices, cheapest first per chip, pricing model and term."""
+
+
+PRICES = Question.of(
+    prices,
+    cli=(
+        _old("model", "pricing_model"),
         Field(
             "by",
             "text",
@@ -293,150 +390,168 @@ PRICES = Question(
             "Prices per hour (the default), month (730 hours) or year (8,760 hours).",
             api=False,
         ),
-        CURRENCY,
-        LIST_PRICES,
         LIMIT,
         WIDE,
-        Field(
-            "format",
-            "price-format",
-            f"{FORMAT_HELP}, or focus (CSV under the FinOps FOCUS column names, docs/focus.md).",
-            "table",
-            api=False,
-        ),
-        DB,
+        PRICE_FORMAT,
+        STALE_DAYS,
     ),
 )
 
-COST = Question(
-    "cost",
-    "Cost per million tokens (and of N tokens) per chip and pricing model, cheapest first.",
-    (
-        _MODEL,
-        _WORKLOAD,
-        Field("chip", "names", "Only this chip or family: H200, H100, Trainium (repeat or comma "
-              "list)."),
-        Field("tokens", "text", "Cost of processing this many tokens: 300e9 or 300B.",
-              api_type=float | str | None),
-        Field("baseline", "text", "Chip the savings and break-even compare with (default: "
-              f"{DEFAULT_BASELINE})."),
-        Field("overhead", "float", "Extra share of chip-hours (default 0.15 training, 0 "
-              "inference)."),
-        Field("migration_cost", "text", "One-off cost of moving off the baseline, USD: 36000.",
-              api_type=float | str | None),
-        Field("daily_tokens", "text", "Tokens per day, for break-even in days: 1e9 or 1B.",
-              api_type=float | str | None),
-        SPEED,
-        _ONLY_REGION,
-        ONLY_PRICING_MODEL,
-        _ONLY_PROVIDER,
-        INSTANCE._replace(query=None, check=None),
-        Field("all_offers", "flag", "Every offer, not the cheapest per chip, pricing model and "
-              "term.", False),
-        Field("max_instances", "int", "Drop offers needing more than this many instances to "
-              "hold the model.", low=1),
-        Field("max_interruption", "text", "Spot offers only where AWS's frequency of "
-              "interruption bucket (Spot Instance Advisor) tops out at this percent or less, "
-              "e.g. 10%; other spot left out.", api_type=float | str | None),
-        CURRENCY,
-        LIST_PRICES,
-        LIMIT,
-        WIDE,
-        FORMAT,
-        DB,
-    ),
-)  # fmt: skip
 
-COMPARE = Question(
-    "compare",
-    "Is chip A cheaper per token than chip B? Per pricing model, with the figures used.\n\n"
-    "Both prices, both throughput figures (with their sources and operating points) and the "
-    "range the figures chipcost holds allow.",
-    (
-        Field("chip_a", "argument", "The chip asked about, e.g. Trainium2.", required=True),
-        Field("chip_b", "argument", "The chip it is compared with, e.g. H100-SXM.", required=True),
-        _MODEL,
-        _WORKLOAD,
-        SPEED,
-        _ONLY_REGION,
-        ONLY_PRICING_MODEL,
-        _ONLY_PROVIDER,
-        CURRENCY,
-        LIST_PRICES,
-        FORMAT,
-        DB,
-    ),
-)
-
-SQL = Question(
-    "sql",
-    "Run an ad hoc read-only query against the warehouse.",
-    (
-        Field("query", "argument", "A read-only SQL query (SELECT ...).", required=True),
-        DB,
-        FORMAT,
-        Field("max_rows", "int", "Rows shown in table format.", 100, low=1, high=MAX_LIMIT),
-    ),
-)
-
-_DAY = date | datetime | str | None  # the API takes a day as a date or YYYY-MM-DD
-_UNTIL = Field("until", "text", "Last day, YYYY-MM-DD.", api_type=_DAY)
-
-HISTORY = Question(
-    "history",
-    "The cheapest per-chip-hour price per day per pricing model, with a terminal chart.",
-    (
-        Field(
-            "chip",
-            "names",
-            "Chip or family, e.g. H100-SXM or H100 (repeatable: a chart each).",
-            cli_required=True,
-            positional=True,
+def cost(
+    model: Model,
+    workload: Workload,
+    *,
+    chip: Annotated[
+        Names, Opt("Only this chip or family: H200, H100, Trainium (repeat or comma list).")
+    ] = None,
+    tokens: Annotated[
+        float | str | None,
+        Opt("Cost of processing this many tokens: 300e9 or 300B.", kind="text"),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        Opt(f"Chip the savings and break-even compare with (default: {DEFAULT_BASELINE})."),
+    ] = None,
+    overhead: Annotated[
+        float | None, Opt("Extra share of chip-hours (default 0.15 training, 0 inference).")
+    ] = None,
+    migration_cost: Annotated[
+        float | str | None,
+        Opt("One-off cost of moving off the baseline, USD: 36000.", kind="text"),
+    ] = None,
+    daily_tokens: Annotated[
+        float | str | None,
+        Opt("Tokens per day, for break-even in days: 1e9 or 1B.", kind="text"),
+    ] = None,
+    speed: Speed = None,
+    region: OnlyRegion = None,
+    pricing_model: OnlyPricingModel = None,
+    provider: OnlyProvider = None,
+    instance: Instance = None,
+    all_offers: Annotated[
+        bool, Opt("Every offer, not the cheapest per chip, pricing model and term.")
+    ] = False,
+    max_instances: Annotated[
+        int | None,
+        Opt("Drop offers needing more than this many instances to hold the model.", low=1),
+    ] = None,
+    max_interruption: Annotated[
+        float | str | None,
+        Opt(
+            "Spot offers only where AWS's frequency of interruption bucket (Spot Instance "
+            "Advisor) tops out at this percent or less, e.g. 10%; other spot left out.",
+            kind="text",
         ),
-        Field("provider", "names", "Provider, e.g. aws."),
-        Field("region", "names", "Region code, e.g. us-east-1."),
-        INSTANCE._replace(query=None, check=None),
-        PRICES.field("pricing_model"),
-        PRICES.field("model"),
-        Field(
-            "since",
-            "text",
-            "First day, YYYY-MM-DD (default: the whole history).",
-            api_type=_DAY,
-        ),
-        _UNTIL,
-        CURRENCY,
-        PRICES.field("format"),
+    ] = None,
+    currency: Currency = None,
+    list_prices: ListPrices = False,
+    db: Db = None,
+):  # the API answers it: chipcost.api
+    """Cost per million tokens (and of N tokens) per chip and pricing model, cheapest first."""
+
+
+COST = Question.of(cost, cli=(LIMIT, WIDE, FORMAT, STALE_DAYS))
+
+
+def compare(
+    chip_a: Annotated[str, Opt("The chip asked about, e.g. Trainium2.", kind="argument")],
+    chip_b: Annotated[str, Opt("The chip it is compared with, e.g. H100-SXM.", kind="argument")],
+    model: Model,
+    workload: Workload,
+    *,
+    speed: Speed = None,
+    region: OnlyRegion = None,
+    pricing_model: OnlyPricingModel = None,
+    provider: OnlyProvider = None,
+    currency: Currency = None,
+    list_prices: ListPrices = False,
+    db: Db = None,
+):  # the API answers it: chipcost.api
+    """Is chip A cheaper per token than chip B? Per pricing model, with the figures used.
+
+    Both prices, both throughput figures (with their sources and operating points) and the
+    range the figures chipcost holds allow."""
+
+
+COMPARE = Question.of(compare, cli=(WIDE, FORMAT, STALE_DAYS))
+
+
+def history(
+    chip: Annotated[
+        Names,
+        Opt("Chip or family, e.g. H100-SXM or H100 (repeatable: a chart each).", cli_required=True),
+    ] = None,
+    *,
+    provider: Annotated[Names, Opt("Provider, e.g. aws.")] = None,
+    region: Annotated[Names, Opt("Region code, e.g. us-east-1.")] = None,
+    instance: Instance = None,
+    pricing_model: Annotated[Names, Opt(f"{models_help()}.")] = None,
+    since: Annotated[
+        Day, Opt("First day, YYYY-MM-DD (default: the whole history).", kind="text")
+    ] = None,
+    until: Until = None,
+    currency: Currency = None,
+    db: Db = None,
+):  # the API answers it: chipcost.api
+    """The cheapest per-chip-hour price per day per pricing model, with a terminal chart."""
+
+
+HISTORY = Question.of(
+    history,
+    cli=(
+        _old("model", "pricing_model"),
         Field("no_chart", "flag", "The table only.", False, api=False),
-        DB,
+        WIDE,
+        PRICE_FORMAT,
+        STALE_DAYS,
     ),
 )
 
-INDEX = Question(
-    "index",
-    "The daily rental price index per chip, with its changes and constituents.\n\n"
-    "The level is the median of each provider's cheapest per-chip price "
-    "(docs/price-index.md).",
-    (
-        Field(
-            "chip",
-            "names",
-            "Chip or family (repeatable): its daily index. Default: every chip's latest.",
-            positional=True,
-        ),
-        Field("bucket", "names", "on_demand (default), spot or 1yr (repeat or comma list)."),
-        Field(
-            "since",
-            "text",
-            "First day, YYYY-MM-DD (default: 30 days to --until).",
-            api_type=_DAY,
-        ),
-        _UNTIL,
-        # The command line shows every chip's latest day unless chips or --since are given.
-        Field("latest", "flag", "Each chip's newest day only.", False, cli=False),
-        CURRENCY,
+
+def index(
+    chip: Annotated[
+        Names,
+        Opt("Chip or family (repeatable): its daily index. Default: every chip's latest."),
+    ] = None,
+    *,
+    pricing_model: Annotated[
+        Names, Opt("on_demand (default), spot or 1yr (repeat or comma list).")
+    ] = None,
+    since: Annotated[
+        Day, Opt("First day, YYYY-MM-DD (default: 30 days to --until).", kind="text")
+    ] = None,
+    until: Until = None,
+    bucket: Annotated[
+        Names, Opt("Old name of --pricing-model.", hidden=True, same_as="pricing_model")
+    ] = None,
+    # The command line shows every chip's latest day unless chips or --since are given.
+    latest: Annotated[bool, Opt("Each chip's newest day only.", cli=False)] = False,
+    currency: Currency = None,
+    db: Db = None,
+):  # the API answers it: chipcost.api
+    """The daily rental price index per chip, with its changes and constituents.
+
+    The level is the median of each provider's cheapest per-chip price (docs/price-index.md)."""
+
+
+INDEX = Question.of(index, cli=(WIDE, FORMAT, STALE_DAYS))
+
+
+def sql(query: Annotated[str, Opt("A read-only SQL query (SELECT ...).", kind="argument")]):
+    """Run an ad hoc read-only query against the warehouse."""
+
+
+SQL = Question.of(
+    sql,
+    cli=(
+        Field("db", "db", DB_HELP, flags=("--warehouse", "--db"), api=False),
         FORMAT,
-        DB,
+        LIMIT._replace(
+            help="Show at most this many rows (table: 100 unless given; csv and json: all)."
+        ),
+        _old("max_rows", "limit", kind="int")._replace(low=1, high=MAX_LIMIT),
+        STALE_DAYS,
     ),
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import attrgetter
 from typing import Any
 
 # The vocabulary of pricing_model, term, payment and plan is declared in core/vocabulary.py.
@@ -33,6 +34,11 @@ RECORD_COLUMNS = (
     ("source_url", "text"),
     ("payload_ref", "text"),
     ("extra", "json"),
+    # The host's vCPUs, memory (GB) and local disk (GB) as the source publishes them; NULL
+    # where it publishes none (docs/sources.md says which source gives which).
+    ("vcpus", "number"),
+    ("ram_gb", "number"),
+    ("disk_gb", "number"),
 )
 
 OFFER_KEY = (
@@ -45,6 +51,10 @@ OFFER_KEY = (
     "payment",
     "plan",
 )
+
+# One C call for the whole key: a replay asks each record's key several times (validation,
+# seen keys, price jumps), some 70,000 keys for the sample.
+_offer_key = attrgetter(*OFFER_KEY)
 
 
 @dataclass(frozen=True)
@@ -70,9 +80,12 @@ class PriceRecord:
     source_url: str = ""
     payload_ref: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    vcpus: float | None = None
+    ram_gb: float | None = None
+    disk_gb: float | None = None
 
     def offer_key(self) -> tuple[str, ...]:
-        return tuple(getattr(self, name) for name in OFFER_KEY)
+        return _offer_key(self)
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,9 @@ from chipcost.warehouse.run_rows import insert_attempt
 log = logging.getLogger("chipcost.collect")
 
 Progress = Callable[[str], None]
+# The WAL a held session lets grow before DuckDB checkpoints on its own (a long replay:
+# every 150 or so runs of the sample's size).
+HELD_WAL = "256MB"
 
 
 def new_run_id(moment: datetime) -> str:
@@ -241,11 +244,12 @@ class WarehouseSession:
     """The one writable connection of a collection, opened when needed, released after each use.
 
     A live collection fetches before it opens the file, so readers are not kept out while
-    providers answer; a replay opens it for each run's already-loaded check and for its
-    load, and releases it in between (`release`), so that readers get in between runs.
-    Opening waits for other holders up to settings.lock_wait. A lake keeps its connection
-    until the session ends: its readers read the last commit beside a writer, and each
-    attach costs about half a second (two extensions loaded and checked, the catalog read).
+    providers answer, and releases it after each run's load (`release`). A replay holds it
+    from its first load to its last (`held`): one open and one checkpoint, where a checkpoint
+    and an open per run were half its time. Opening waits for other holders up to
+    settings.lock_wait. A lake keeps its connection until the session ends: its readers
+    read the last commit beside a writer, and each attach costs about half a second (two
+    extensions loaded and checked, the catalog read).
     """
 
     def __init__(self, settings: Settings, *, maintain: bool = True) -> None:
@@ -253,20 +257,50 @@ class WarehouseSession:
         self._con: duckdb.DuckDBPyConnection | None = None
         self.loaded = False  # something was written: a lake is maintained when it ends
         self._maintain = maintain  # False: the caller maintains after several sessions
+        self._held = False
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
         if self._con is None:
             prepare_data_dir(self.settings)
             self._con = open_warehouse(self.settings.warehouse, wait=self.settings.lock_wait)
+            if self._held and not self.settings.is_lake:
+                # DuckDB checkpoints by itself once the WAL passes 16 MB: a new file's
+                # reference data and the sample's runs pass it once, and the checkpoint at
+                # the end of `held` would write the same blocks again.
+                self._con.execute(f"SET checkpoint_threshold = '{HELD_WAL}'")
         return self._con
 
     def exists(self) -> bool:
         return self._con is not None or self.settings.is_lake or self.settings.db_path.exists()
 
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Keep a file warehouse open across several loads, each still its own transaction,
+        and checkpoint once at the end instead of after each load.
+
+        A reader waits meanwhile, as for any write (up to its wait, then refused naming the
+        holder). A crash keeps every committed load: DuckDB replays its WAL at the next open;
+        only a WAL torn by a crash or a full disk drops the loads since the last checkpoint,
+        which replaying the archive again loads again.
+        """
+        self._held = True
+        try:
+            yield
+            if self._con is not None:
+                checkpoint(self._con)
+        finally:
+            self._held = False
+            self.release()  # an error: closing checkpoints what was committed
+
+    @property
+    def checkpoints_each_load(self) -> bool:
+        return not self._held
+
     def release(self) -> None:
-        """Let readers in: a file warehouse is closed; a lake never keeps readers out."""
-        if not self.settings.is_lake:
+        """Let readers in: a file warehouse is closed (not while `held`); a lake never keeps
+        readers out."""
+        if not self.settings.is_lake and not self._held:
             self.close()
 
     def close(self) -> None:
@@ -325,7 +359,10 @@ def load(session: WarehouseSession, run: RunResult) -> LoadSummary:
     if any(s.status != ALREADY_LOADED for s in run.sources):
         try:
             summary = load_run(
-                session.con, run, observations_days=session.settings.observations_days
+                session.con,
+                run,
+                observations_days=session.settings.observations_days,
+                checkpointed=session.checkpoints_each_load,
             )
         except duckdb.Error as exc:
             if (gone := lost(session.settings.warehouse, exc)) is not None:
@@ -335,7 +372,8 @@ def load(session: WarehouseSession, run: RunResult) -> LoadSummary:
         return summary
     if run.sources:
         insert_attempt(session.con, run)
-        checkpoint(session.con)
+        if session.checkpoints_each_load:
+            checkpoint(session.con)
         session.loaded = True
     return LoadSummary(0, 0, 0, 0, 0)
 

@@ -120,25 +120,31 @@ def _replay(
     sources: list[Source],
     run_dirs: list[Path],
 ) -> list[RunOutcome]:
-    """Archived runs in order; one open of the file answers which sources every run has
-    loaded already, then each load opens it again (readers get in between).
+    """Archived runs in order, on one open of the file: which sources every run has loaded
+    already, then each run's load, each its own transaction, and one checkpoint at the end
+    (WarehouseSession.held). Pending-run markers of the runs are cleared after it.
 
     The next run is parsed while this one loads (DuckDB's load and polars' checks run
     outside Python's lock); one run ahead at most, so a long replay holds two runs' records.
     """
-    loaded = already_loaded_runs(session, [d.name for d in run_dirs])
 
     def parse(run_dir: Path) -> tuple[datetime, Future[list[SourceResult]]]:
         chosen, here = _archived(sources, run_dir), loaded.get(run_dir.name, {})
         return now(), runner.archived(chosen, settings, run_dir, here)
 
-    outcomes = []
-    ahead = parse(run_dirs[0]) if run_dirs else None
-    for run_dir, following in zip(run_dirs, [*run_dirs[1:], None], strict=True):
-        started, parsing = ahead
-        ahead = parse(following) if following else None
-        run = _archived_run(started, run_dir, "replay", parsing.result())
-        outcomes.append(_load(settings, runner, session, run, run_dir))
+    outcomes: list[RunOutcome] = []
+    try:
+        with session.held():
+            loaded = already_loaded_runs(session, [d.name for d in run_dirs])
+            ahead = parse(run_dirs[0]) if run_dirs else None
+            for run_dir, following in zip(run_dirs, [*run_dirs[1:], None], strict=True):
+                started, parsing = ahead
+                ahead = parse(following) if following else None
+                run = _archived_run(started, run_dir, "replay", parsing.result())
+                outcomes.append(_load(settings, runner, session, run, run_dir, clear=False))
+    finally:
+        for outcome, run_dir in zip(outcomes, run_dirs, strict=False):
+            _clear_pending(settings, outcome.run, run_dir)
     return outcomes
 
 
@@ -248,20 +254,29 @@ def _load(
     session: WarehouseSession,
     run: RunResult,
     run_dir: Path | None,
+    *,
+    clear: bool = True,
 ) -> RunOutcome:
-    """Every run, live, pending or replayed, goes into the warehouse here."""
+    """Every run, live, pending or replayed, goes into the warehouse here. `clear`: its
+    pending-run marker is cleared now (False: the caller clears it once the load is
+    checkpointed)."""
     try:
         # Before the load: a jump is judged against the prices the warehouse held until now.
         for source, note in flag_price_jumps(session.con, run.sources):
             progress_log.warning("%s: %s", source, note)
         summary = runner.load(session, run)
     finally:
-        session.release()  # readers get in between runs
+        session.release()  # readers get in between a live collection's runs
     progress_log.info("loaded run %s", run.archive_run, extra={LOADED: run.archive_run})
-    if run_dir is None or is_archived_run(settings, run_dir):
-        clear_pending(settings, run.archive_run)
+    if clear:
+        _clear_pending(settings, run, run_dir)
     runner.loaded(run, summary)
     return RunOutcome(run, summary)
+
+
+def _clear_pending(settings: Settings, run: RunResult, run_dir: Path | None) -> None:
+    if run_dir is None or is_archived_run(settings, run_dir):
+        clear_pending(settings, run.archive_run)
 
 
 def _all_failed_message(ran: list[SourceResult], network: Network) -> str:

@@ -51,7 +51,7 @@ class IndexAsk:
         voice = Voice(INDEX, api)
         return cls(
             chips=asked["chip"],
-            buckets=asked["bucket"],
+            buckets=asked["pricing_model"],
             since=day_asked(asked["since"], voice, "since"),
             until=day_asked(asked["until"], voice, "until"),
             latest=asked["latest"],
@@ -67,7 +67,7 @@ def _buckets(given: Sequence[str] | str | None, voice: Voice) -> list[str]:
     unknown = sorted(set(found) - set(BUCKETS))
     if unknown:
         raise ChipcostError(
-            f"{voice.said('bucket', ', '.join(unknown))}: not an index bucket; use "
+            f"{voice.said('pricing_model', ', '.join(unknown))}: not an index bucket; use "
             f"{', '.join(BUCKETS)}"
         )
     return found or ["on_demand"]

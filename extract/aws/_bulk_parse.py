@@ -33,6 +33,7 @@ ATTRIBUTE_COLUMNS = {
     "GPU Memory": "gpuMemory",
     "vCPU": "vcpu",
     "Memory": "memory",
+    "Storage": "storage",
     "Location": "location",
     "Operating System": "operatingSystem",
     "Tenancy": "tenancy",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from chipcost.core.catalog import ChipMatch, aws_chip_for, aws_location_regions
 from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
-from chipcost.extract._kit import Origin
+from chipcost.extract._kit import Origin, host_spec
 
 # The Price List's words for a reserved term, in the record's vocabulary (DESIGN.md).
 LEASE_TERMS = {"1yr": "1yr", "3yr": "3yr"}
@@ -26,7 +27,12 @@ UPFRONT_UNIT = "Quantity"
 UNITS_BY_TERM_TYPE = {"OnDemand": (HOURLY_UNIT,), "Reserved": (HOURLY_UNIT, UPFRONT_UNIT)}
 REQUIRED_ATTRIBUTES = ("instanceType", "regionCode")
 # Attributes worth keeping with each record; everything else is in the archived payload.
-EXTRA_ATTRIBUTES = ("location", "regionCodeFrom", "gpuMemory", "vcpu", "memory")
+# (vcpu, memory and storage are the record's host specs: host_specs below.)
+EXTRA_ATTRIBUTES = ("location", "regionCodeFrom", "gpuMemory")
+# The instance store as the Price List words it: "8 x 3840 SSD", "1 x 250 NVMe SSD" (disks x
+# GB each), or "EBS only" (no local disk: 0). Any other wording leaves disk_gb empty.
+_DISKS = re.compile(r"^\s*(\d+)\s*x\s*([\d,.]+)\b")
+NO_LOCAL_DISK = "EBS only"
 CAPACITY_BLOCK_MARKET = "CapacityBlock"
 CAPACITY_BLOCK_REASON = (
     "capacity-block rows are listed at $0 in the Price List and are not prices "
@@ -64,6 +70,7 @@ class _Product:
     market: str
     extra: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    host: dict[str, float | None] = field(default_factory=dict)
 
 
 class _Refused(Exception):
@@ -174,7 +181,23 @@ def _product(product: object, expected: Mapping[str, str]) -> _Product:
         market=str(attributes.get("marketoption", "")),
         extra=extra,
         notes=_catalog_notes(instance_type, attributes, gpu_text, match),
+        host=host_specs(attributes),
     )
+
+
+def host_specs(attributes: Mapping[str, Any]) -> dict[str, float | None]:
+    """vcpus, ram_gb and disk_gb from a product's vcpu ("192"), memory ("2048 GiB") and
+    storage ("8 x 3840 SSD", "EBS only") attributes; None where one is missing or unread."""
+    memory = str(attributes.get("memory", "")).removesuffix("GiB")
+    storage = str(attributes.get("storage", "")).strip()
+    disks = _DISKS.match(storage)
+    disk = None
+    if storage == NO_LOCAL_DISK:
+        disk = 0.0
+    elif disks and (size := host_spec(disks[2])) is not None:
+        disk = int(disks[1]) * size
+    vcpus = host_spec(attributes.get("vcpu"))
+    return {"vcpus": vcpus, "ram_gb": host_spec(memory), "disk_gb": disk}
 
 
 def _with_region_code(attributes: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -269,6 +292,7 @@ def _term_record(
         chip_count=offer.chip_count,
         sku=offer.sku,
         extra={key: value for key, value in extra.items() if value},
+        **offer.host,
         **fields,
     )
 

@@ -1,31 +1,87 @@
-// The price explorer: filter, sort and download the offers embedded in the page (no server).
+// The price explorer: filter, sort and download the offers of offers.js (no server). The view
+// (filters, order, columns) lives in the address's #fragment, so a view can be shared.
 "use strict";
 (function () {
-  const data = JSON.parse(document.getElementById("data").textContent);
-  const cols = data.columns;
-  const at = Object.fromEntries(cols.map((c, i) => [c, i]));
-  const offers = data.offers;
-  const throughput = {};  // "model|workload" -> chip -> figure
-  for (const t of data.throughput) {
-    (throughput[t.model + "|" + t.workload] ??= {})[t.chip] = t;
-  }
   const $ = (id) => document.getElementById(id);
-  const state = { key: "price_per_chip_hour", dir: 1, rows: [] };
-  // The table's columns: [key, label, numeric, decimals, most decimals]; "cost" is computed
-  // per row.
-  // The prices come right after what they are for, so that a laptop's width shows them
-  // without scrolling sideways; where the offer is follows.
-  // Your currency (chipcost site --currency); your discount, where a discounts file applied.
+  const data = window.chipcostData;
+  if (!data) {
+    $("count").textContent = "offers.js did not load: keep it beside index.html.";
+    return;
+  }
+  // offers.json's columns: a text column is spelled once per distinct value, each row an index
+  // (or, for a text cut into phrases, a list of them).
+  const word = (c, i) => (Array.isArray(i) ? i.map((j) => c.dictionary[j]).join(c.separator) :
+    c.dictionary[i]);
+  const decode = (c) => Array.isArray(c) ? c : c.codes.map((i) => (i === null ? null : word(c, i)));
+  const table = (t) => Object.fromEntries(Object.entries(t).map(([k, c]) => [k, decode(c)]));
+  const col = table(data.offers);
+  const cols = data.columns;
+  const n = data.count;
+  const throughput = {};  // "model|workload" -> chip -> figure
+  const tp = table(data.throughput);
+  (tp.chip || []).forEach((chip, i) => {
+    const figure = Object.fromEntries(Object.keys(tp).map((k) => [k, tp[k][i]]));
+    (throughput[figure.model + "|" + figure.workload] ??= {})[chip] = figure;
+  });
   const money = data.currency || "USD";
-  const shown = [
-    ["chip", "Chip"], ["memory_gb", "GB / chip", true, 0], ["pricing", "Pricing"],
-    ["price_per_chip_hour", money + " / chip-hour", true, 4],
-    ["cost", money + " / M tokens", true, 4], ["provider", "Provider"],
-    ["region", "Region"], ["zone", "Zone"], ["instance_type", "Instance"],
-    ["chip_count", "Chips", true, 0, 3], ["price_per_hour", money + " / instance-hour", true, 4],
-    ["interruption", "Spot interrupted (AWS)"], ["source", "Source"],
-  ];
-  if ("discount" in at) shown.splice(4, 0, ["discount", "Your discount"]);
+
+  // The table's columns, in order; `show`: in view until the column picker says otherwise.
+  // A column of offers.json not named here joins the picker under its own name, hidden.
+  const COLUMNS = [
+    { key: "chip", label: "Chip", show: true, help: "The accelerator (chips per instance below)." },
+    { key: "pricing", label: "Pricing", show: true, wrap: true,
+      help: "How the price is paid: on-demand, reserved, savings plan, commitment, capacity " +
+        "block, spot or flex-start, with its term and upfront payment (legend below)." },
+    { key: "price_per_chip_hour", label: money + " / chip-hour", num: 4, show: true,
+      help: "The instance's price an hour divided by its chips; commitments spread their " +
+        "upfront fee over the term." },
+    { key: "cost", label: money + " / M tokens", num: 4, show: true,
+      help: "Per million tokens of the model chosen in 'Cost per token for': per chip-hour ÷ " +
+        "(tokens/s per chip × 3600) × 10⁶. Grey with (needs N): the instance cannot hold the " +
+        "model; N of them would." },
+    { key: "provider", label: "Provider", show: true },
+    { key: "region", label: "Region", show: true, wrap: true },
+    { key: "instance_type", label: "Instance", show: true, wrap: true },
+    { key: "chip_count", label: "Chips", num: 0, most: 3, show: true,
+      help: "Chips per instance; a fraction is a slice of one GPU." },
+    { key: "price_per_hour", label: money + " / instance-hour", num: 4, show: true,
+      help: "The price of the whole instance an hour." },
+    { key: "memory_gb", label: "GB / chip", num: 0, help: "Memory per chip (chip catalog)." },
+    { key: "zone", label: "Zone", help: "Spot is priced per zone." },
+    { key: "interruption", label: "Spot interrupted (AWS)",
+      help: "AWS Spot Instance Advisor's frequency of interruption over the last month." },
+    { key: "source", label: "Source", help: "The chipcost source that read this price." },
+    { key: "last_seen_at", label: "Last seen", help: "When a collection last saw this price." },
+    { key: "discount", label: "Your discount", show: true },
+    { key: "list_price_per_chip_hour_usd", label: "List USD / chip-hour", num: 4 },
+    { key: "vcpus", label: "vCPUs", num: 0,
+      help: "vCPUs of the whole instance, as its source publishes them (empty: not published)." },
+    { key: "ram_gb", label: "RAM GB", num: 0,
+      help: "Host memory of the whole instance, GB as its source writes them (not chip memory)." },
+    { key: "disk_gb", label: "Disk GB", num: 0,
+      help: "Local disk of the whole instance, GB as its source writes them (0: network storage only)." },
+  ].filter((c) => c.key === "cost" || c.key in col);
+  const declared = new Set(COLUMNS.map((c) => c.key));
+  const SKIP = new Set(["pricing_model", "estimate", "currency"]);  // said in other cells
+  for (const key of cols) {
+    if (!declared.has(key) && !SKIP.has(key)) {
+      const numeric = typeof col[key].find((v) => v != null) === "number";
+      COLUMNS.push({ key, label: key, num: numeric ? 0 : undefined, most: 2 });
+    }
+  }
+  const byKey = Object.fromEntries(COLUMNS.map((c) => [c.key, c]));
+  const SHOWN = COLUMNS.filter((c) => c.show).map((c) => c.key);
+
+  // The view: what a visitor comes for first, the cheapest on demand per token of the
+  // default model (per chip-hour where no throughput figure is held for it).
+  const tokensDefault = data.default_tokens in throughput ? data.default_tokens :
+    Object.keys(throughput).sort()[0] || "";
+  const DEFAULTS = { chip: "", provider: "", region: "", model: "on_demand", memory: "",
+    price: "", search: "", tokens: tokensDefault,
+    sort: tokensDefault ? "cost" : "price_per_chip_hour", dir: "asc", cols: SHOWN.join(",") };
+  const FIELDS = ["chip", "provider", "region", "model", "memory", "price", "search", "tokens"];
+  const state = { ...DEFAULTS, rows: [], limit: 0 };
+  const PAGE = 100;  // rows drawn at once: drawing thousands is what made the page slow
 
   function fill(select, values, label) {
     for (const v of values) {
@@ -35,129 +91,223 @@
       select.appendChild(option);
     }
   }
-  const distinct = (c) => [...new Set(offers.map((r) => r[at[c]]))].sort();
+  const distinct = (c) => (data.offers[c].dictionary || [...new Set(col[c])]).slice().sort();
   fill($("chip"), distinct("chip"));
   fill($("provider"), distinct("provider"));
   fill($("region"), distinct("region"));
   fill($("model"), distinct("pricing_model"), (v) => data.model_labels[v] || v);
   fill($("tokens"), Object.keys(throughput).sort(), (v) => v.replace("|", ", "));
 
-  const figureOf = (row) => (throughput[$("tokens").value] || {})[row[at.chip]];
-  function costOf(row) {
-    const figure = figureOf(row);
+  const figureOf = (i) => (throughput[state.tokens] || {})[col.chip[i]];
+  function costOf(i) {
+    const figure = figureOf(i);
     if (!figure) return null;
-    return row[at.price_per_chip_hour] / (figure.tokens_per_second_per_chip * 3600 / 1e6);
+    return col.price_per_chip_hour[i] / (figure.tokens_per_second_per_chip * 3600 / 1e6);
   }
   // Whether the offer's instance holds the chosen model: null when unknown (no figure, or
   // the model's size or the chip's memory unknown). The memory needed comes with the figure.
-  function fitOf(row) {
-    const figure = figureOf(row);
+  function fitOf(i) {
+    const figure = figureOf(i);
     const needed = figure && figure.memory_needed_gb;
-    const memory = row[at.memory_gb], chips = row[at.chip_count];
+    const memory = col.memory_gb[i], chips = col.chip_count[i];
     if (needed == null || memory == null || !chips) return null;
     const has = memory * chips;
     return { fits: needed <= has, needed, has, instances: Math.ceil(needed / has) };
   }
-  const cannot = (row) => fitOf(row)?.fits === false;
-  const value = (row, key) => (key === "cost" ? costOf(row) : row[at[key]]);
+  const cannot = (i) => fitOf(i)?.fits === false;
+  const value = (i, key) => (key === "cost" ? costOf(i) : col[key][i]);
   // What one chip slot of the offer gives: a fraction of a GPU gives that share of its memory.
-  const memoryPerChip = (row) => (row[at.memory_gb] ?? 0) * Math.min(row[at.chip_count], 1);
+  const memoryPerChip = (i) => (col.memory_gb[i] ?? 0) * Math.min(col.chip_count[i], 1);
+  let haystack = null;  // each offer's text, for the search: made on the first search
+  const textOf = (i) => (haystack ??= Array.from({ length: n },
+    (_, r) => cols.map((c) => col[c][r] ?? "").join(" ").toLowerCase()))[i];
 
-  function matches(row) {
-    const want = (id, c) => !$(id).value || row[at[c]] === $(id).value;
-    const memory = parseFloat($("memory").value);
-    const price = parseFloat($("price").value);
-    const text = $("search").value.trim().toLowerCase();
+  function matches(i) {
+    const want = (key, c) => !state[key] || col[c][i] === state[key];
+    const memory = parseFloat(state.memory), price = parseFloat(state.price);
+    const text = state.search.trim().toLowerCase();
     return want("chip", "chip") && want("provider", "provider") && want("region", "region") &&
       want("model", "pricing_model") &&
-      (isNaN(memory) || memoryPerChip(row) >= memory) &&
-      (isNaN(price) || row[at.price_per_chip_hour] <= price) &&
-      (!text || row.join(" ").toLowerCase().includes(text));
+      (isNaN(memory) || memoryPerChip(i) >= memory) &&
+      (isNaN(price) || col.price_per_chip_hour[i] <= price) &&
+      (!text || textOf(i).includes(text));
   }
-
+  const blank = (v) => v === null || v === undefined || v === "";
+  function order(key, dir, a, b) {
+    const x = value(a, key), y = value(b, key);
+    if (x === y) return 0;
+    if (blank(x)) return 1;  // blanks last either way
+    if (blank(y)) return -1;
+    return (x < y ? -1 : 1) * dir;
+  }
   function compare(a, b) {
     // Costs of offers that cannot hold the model come after the others, either way.
-    if (state.key === "cost" && cannot(a) !== cannot(b)) return cannot(a) ? 1 : -1;
-    const x = value(a, state.key), y = value(b, state.key);
-    if (x === y) return 0;
-    if (x === null || x === undefined || x === "") return 1;  // blanks last either way
-    if (y === null || y === undefined || y === "") return -1;
-    return (x < y ? -1 : 1) * state.dir;
+    if (state.sort === "cost" && cannot(a) !== cannot(b)) return cannot(a) ? 1 : -1;
+    const dir = state.dir === "desc" ? -1 : 1;
+    return order(state.sort, dir, a, b) || order("price_per_chip_hour", 1, a, b);
   }
 
-  function cell(row, column) {
-    const [key, , numeric, fixed, most] = column;
+  const formats = {};  // one number format per precision: making one per cell was slow
+  const format = (v, fewest, most) =>
+    (formats[fewest + "," + most] ??= new Intl.NumberFormat("en-US",
+      { minimumFractionDigits: fewest, maximumFractionDigits: most })).format(v);
+  function mark(td, text, className, title) {
+    const span = document.createElement("span");
+    span.className = className;
+    span.textContent = text;
+    td.appendChild(span);
+    td.title = title + (td.title ? " " + td.title : "");
+  }
+  function cell(i, column) {
+    const { key, num, most } = column;
     const td = document.createElement("td");
-    const v = value(row, key);
+    const v = value(i, key);
     // A cost below a cent keeps 3 significant digits, as chipcost's other outputs
     // (chipcost.transform.cost.cost_decimals): $0.000712, not a $0.0007 tied with others.
     const decimals = key === "cost" && v > 0 && v < 0.01 ?
-      Math.max(fixed, 2 - Math.floor(Math.log10(v))) : fixed;
-    td.textContent = v === null || v === undefined ? "" :
-      numeric ? v.toLocaleString("en-US", { minimumFractionDigits: decimals,
-        maximumFractionDigits: most ?? decimals }) : v;
-    if (numeric) td.className = "num";
-    if (key === "pricing") td.className = "wrap";
-    if (key === "price_per_chip_hour" && row[at.estimate]) {
-      // No public page gives this price: marked, and what it rests on said on hover.
-      const mark = document.createElement("span");
-      mark.className = "estimate";
-      mark.textContent = " (estimate)";
-      td.appendChild(mark);
-      td.title = "An estimate, not a quoted price: " + row[at.estimate];
+      Math.max(num, 2 - Math.floor(Math.log10(v))) : num;
+    td.textContent = blank(v) ? "" : num !== undefined ? format(v, decimals, most ?? decimals) : v;
+    if (num !== undefined) td.className = "num";
+    else if (column.wrap) td.className = "wrap";
+    if (key === "pricing" && col.interruption?.[i]) {
+      mark(td, ` interrupted ${col.interruption[i]}`, "bucket", "AWS Spot Instance Advisor: " +
+        `AWS took back spot capacity of this type here ${col.interruption[i]} of the time ` +
+        "over the last month.");
+    }
+    if (key === "price_per_chip_hour" && col.estimate?.[i]) {
+      mark(td, " (estimate)", "estimate", "An estimate, not a quoted price: " + col.estimate[i]);
     }
     if (key === "cost" && v !== null) {
-      const figure = figureOf(row);
+      const figure = figureOf(i);
       td.title = `${Math.round(figure.tokens_per_second_per_chip)} tokens/s per chip, ` +
         `${figure.kind}: ${figure.source}`;
-      const fit = fitOf(row);
+      const fit = fitOf(i);
       if (fit && !fit.fits) {
-        const needs = document.createElement("span");
-        needs.className = "needs";
-        needs.textContent = ` (needs ${fit.instances})`;
-        td.appendChild(needs);
+        mark(td, ` (needs ${fit.instances})`, "needs", `The model needs ` +
+          `${Math.round(fit.needed)} GB; this instance has ${Math.round(fit.has)} GB: ` +
+          `${fit.instances} of them would hold it.`);
         td.classList.add("nofit");
-        td.title = `The model needs ${Math.round(fit.needed)} GB; this instance has ` +
-          `${Math.round(fit.has)} GB: ${fit.instances} of them would hold it. ` + td.title;
       }
     }
     return td;
   }
 
-  function render() {
-    state.rows = offers.filter(matches).sort(compare);
-    const body = document.createElement("tbody");
-    for (const row of state.rows) {
-      const tr = document.createElement("tr");
-      for (const column of shown) tr.appendChild(cell(row, column));
-      body.appendChild(tr);
-    }
-    $("offers").replaceChild(body, $("offers").tBodies[0]);
-    $("count").textContent = `${state.rows.length} of ${offers.length} offers`;
-    for (const th of $("offers").tHead.rows[0].cells) {
-      const sorted = th.dataset.key === state.key;
-      th.setAttribute("aria-sort", sorted ? (state.dir > 0 ? "ascending" : "descending") : "none");
-    }
-    for (const figure of document.querySelectorAll("figure[data-chip]")) {
-      figure.hidden = Boolean($("chip").value) && figure.dataset.chip !== $("chip").value;
+  const visible = () => COLUMNS.filter((c) => state.cols.split(",").includes(c.key));
+  function drawHead() {
+    const head = $("offers").tHead.rows[0];
+    head.replaceChildren();
+    for (const column of visible()) {
+      const th = document.createElement("th");
+      // "USD / chip-hour" breaks after the "/" if at all, never inside "chip-hour".
+      const [money, unit] = column.label.split(" / ");
+      if (unit) {
+        const span = document.createElement("span");
+        span.className = "unit";
+        span.textContent = unit;
+        th.append(money + " / ", span);
+      } else th.textContent = column.label;
+      th.dataset.key = column.key;
+      if (column.help) th.title = column.help;
+      th.tabIndex = 0;
+      const sort = () => {
+        state.dir = state.sort === column.key && state.dir === "asc" ? "desc" : "asc";
+        state.sort = column.key;
+        render();
+      };
+      th.addEventListener("click", sort);
+      th.addEventListener("keydown", (e) => { if (e.key === "Enter") sort(); });
+      head.appendChild(th);
     }
   }
 
-  const head = $("offers").tHead.rows[0];
-  for (const column of shown) {
-    const th = document.createElement("th");
-    th.textContent = column[1];
-    th.dataset.key = column[0];
-    th.tabIndex = 0;
-    const sort = () => {
-      state.dir = state.key === column[0] ? -state.dir : 1;
-      state.key = column[0];
-      render();
-    };
-    th.addEventListener("click", sort);
-    th.addEventListener("keydown", (e) => { if (e.key === "Enter") sort(); });
-    head.appendChild(th);
+  function drawRows() {
+    const body = document.createElement("tbody");
+    const columns = visible();
+    for (const i of state.rows.slice(0, state.limit)) {
+      const tr = document.createElement("tr");
+      for (const column of columns) tr.appendChild(cell(i, column));
+      body.appendChild(tr);
+    }
+    $("offers").replaceChild(body, $("offers").tBodies[0]);
+    const left = state.rows.length - state.limit;
+    $("more").hidden = left <= 0;
+    $("more").textContent = `Show ${Math.min(left, PAGE * 4)} more of ${left}`;
   }
+
+  function describe() {
+    const column = byKey[state.sort];
+    const [model, workload] = state.tokens.split("|");
+    const by = state.sort === "cost" ? `per million tokens of ${model} ${workload}` :
+      (column ? column.label : state.sort);
+    const first = state.dir === "asc" ? "lowest" : "highest";
+    return `Ordered by ${by}, ${first} first. Click a heading to sort by it.`;
+  }
+
+  function render() {
+    state.rows = Array.from({ length: n }, (_, i) => i).filter(matches).sort(compare);
+    state.limit = PAGE;
+    drawHead();
+    drawRows();
+    $("count").textContent = `${state.rows.length} of ${n} offers`;
+    $("order").textContent = describe();
+    for (const th of $("offers").tHead.rows[0].cells) {
+      const sorted = th.dataset.key === state.sort;
+      th.setAttribute("aria-sort", sorted ? (state.dir === "asc" ? "ascending" : "descending") : "none");
+    }
+    for (const figure of document.querySelectorAll("figure[data-chip]")) {
+      figure.hidden = Boolean(state.chip) && figure.dataset.chip !== state.chip;
+    }
+    for (const box of $("columns").querySelectorAll("input")) {
+      box.checked = state.cols.split(",").includes(box.value);
+    }
+    save();
+  }
+
+  // The view in the address: only what differs from the defaults, so a plain address opens
+  // on the defaults and a shared one on what its sender saw.
+  function save() {
+    const params = new URLSearchParams();
+    for (const key of Object.keys(DEFAULTS)) {
+      if (state[key] !== DEFAULTS[key]) params.set(key, state[key]);
+    }
+    // Commas (between columns) and "|" (model|workload) read better as themselves.
+    const hash = params.toString().replace(/%2C/g, ",").replace(/%7C/g, "|");
+    if (hash !== location.hash.slice(1)) {
+      history.replaceState(null, "", hash ? "#" + hash : location.pathname + location.search);
+    }
+  }
+  function restore() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    for (const key of Object.keys(DEFAULTS)) state[key] = params.get(key) ?? DEFAULTS[key];
+    if (!byKey[state.sort]) state.sort = DEFAULTS.sort;
+    if (!state.cols.split(",").some((k) => byKey[k])) state.cols = DEFAULTS.cols;
+    for (const key of FIELDS) {
+      $(key).value = state[key];
+      if ($(key).value !== state[key]) {  // not an option here (a chip no longer sold)
+        state[key] = DEFAULTS[key];
+        $(key).value = state[key];
+      }
+    }
+  }
+
+  for (const column of COLUMNS) {
+    const label = document.createElement("label");
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.value = column.key;
+    if (column.help) label.title = column.help;
+    label.append(box, " " + column.label);
+    $("columns").appendChild(label);
+  }
+  $("columns").addEventListener("change", () => {
+    const chosen = [...$("columns").querySelectorAll("input:checked")].map((b) => b.value);
+    state.cols = COLUMNS.map((c) => c.key).filter((k) => chosen.includes(k)).join(",");
+    render();
+  });
+  $("more").addEventListener("click", () => {
+    state.limit += PAGE * 4;
+    drawRows();
+  });
 
   // Text starting like a formula (after any spaces) is text to a spreadsheet, not something
   // to run; numbers are left as they are.
@@ -169,9 +319,9 @@
   $("download").addEventListener("click", () => {
     const keys = [...cols, "usd_per_million_tokens", "holds_model"];
     const lines = [keys.join(",")];
-    for (const row of state.rows) {
-      const fit = fitOf(row);
-      lines.push([...row, costOf(row), fit ? fit.fits : null].map(safe).join(","));
+    for (const i of state.rows) {
+      const fit = fitOf(i);
+      lines.push([...cols.map((c) => col[c][i]), costOf(i), fit ? fit.fits : null].map(safe).join(","));
     }
     const blob = new Blob([lines.join("\n") + "\n"], { type: "text/csv" });
     const link = document.createElement("a");
@@ -181,16 +331,20 @@
     link.click();
     link.remove();
   });
-  $("filters").addEventListener("input", render);
-  // Reset clears the filters; the model for cost per token goes back to the default, not
-  // to the first in the list.
-  const chooseDefaultModel = () => {
-    $("tokens").value = data.default_tokens || $("tokens").value;
-  };
+  $("filters").addEventListener("input", () => {
+    for (const key of FIELDS) state[key] = $(key).value;
+    render();
+  });
+  // Reset goes back to the view the page opens on (on demand, the default model and order).
   $("filters").addEventListener("reset", () => setTimeout(() => {
-    chooseDefaultModel();
+    history.replaceState(null, "", location.pathname + location.search);
+    restore();
     render();
   }));
-  chooseDefaultModel();
+  window.addEventListener("hashchange", () => {
+    restore();
+    render();
+  });
+  restore();
   render();
 })();

@@ -11,15 +11,7 @@ import pytest
 
 import chipcost
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.seed import open_warehouse
-from chipcost.warehouse.load import load_run
-from tests.helpers import day, record, run_of
-from tests.report_warehouse import build
-
-
-@pytest.fixture(scope="module")
-def db(tmp_path_factory):
-    return build(tmp_path_factory.mktemp("api") / "w.duckdb")
+from tests.helpers import loaded_warehouse, record
 
 
 def test_import_stays_light():
@@ -36,43 +28,40 @@ def test_import_stays_light():
     assert {"prices", "cost", "compare", "history", "sources"} <= set(dir(chipcost))
 
 
-def test_prices(db):
-    frame = chipcost.prices(chip="H100", max_price=10.0, db=db)
+def test_prices(golden):
+    frame = chipcost.prices(chip="H100", max_price=10.0, db=golden)
     assert isinstance(frame, pl.DataFrame)
     assert set(frame["chip"]) == {"H100-SXM"}
     assert frame["price_per_chip_hour"].max() <= 10.0
     assert {"source_as_of", "sample", "upfront", "memory_gb"} <= set(frame.columns)
-    spot = chipcost.prices("H100-SXM", spot=True, db=db)
+    spot = chipcost.prices("H100-SXM", spot=True, db=golden)
     assert set(spot["pricing_model"]) == {"spot"}
 
 
-def test_default_warehouse_from_the_environment(db, monkeypatch):
-    monkeypatch.setenv("CHIPCOST_DB", str(db))
+def test_default_warehouse_from_the_environment(golden, monkeypatch):
+    monkeypatch.setenv("CHIPCOST_DB", str(golden))
     assert chipcost.prices(chip="Trainium").height == 1
 
 
-def test_history(db):
-    frame = chipcost.history("H100-SXM", pricing_model="on-demand", since="2026-11-05", db=db)
+def test_history(golden):
+    frame = chipcost.history("H100-SXM", pricing_model="on-demand", since="2026-11-05", db=golden)
     assert frame["day"].to_list() == [date(2026, 11, d) for d in (5, 6, 7)]
     assert frame["price_per_chip_hour"].to_list() == [9.0, 9.25, 9.25]
 
 
-def test_cost_and_sources(db):
-    ranking = chipcost.cost("llama-3-70b", "inference", chip="H100-SXM", tokens="1B", db=db)
+def test_cost_and_sources(golden):
+    ranking = chipcost.cost("llama-3-70b", "inference", chip="H100-SXM", tokens="1B", db=golden)
     assert ranking["rank"].to_list() == list(range(1, ranking.height + 1))
     assert {"cost_per_million_tokens", "cost_for_tokens", "fits"} <= set(ranking.columns)
-    sources = chipcost.sources(db=db)
+    sources = chipcost.sources(db=golden)
     assert "aws-pricing-api" in sources["source"].to_list()
 
 
-def test_compare_is_the_commands_answer_as_a_frame(db, tmp_path):
-    mine = tmp_path / "w.duckdb"
-    con = open_warehouse(mine)
+def test_compare_is_the_commands_answer_as_a_frame(golden, tmp_path):
     trn1 = record(
         instance_type="trn1.32xlarge", chip="Trainium1", chip_count=16.0, price_per_hour=20.0
     )
-    load_run(con, run_of([record(), trn1], day(0)))  # both on demand on aws
-    con.close()
+    mine = loaded_warehouse(tmp_path / "w.duckdb", [record(), trn1])  # both on demand on aws
     frame = chipcost.compare(
         "Trainium1", "H100-SXM", "llama-3-8b", "inference", speed="max", db=mine
     )
@@ -84,26 +73,26 @@ def test_compare_is_the_commands_answer_as_a_frame(db, tmp_path):
     assert row["a_throughput_operating_point"] == row["b_throughput_operating_point"]
     assert row["a_throughput_operating_point"] == "max-throughput"
     with pytest.raises(ChipcostError, match="share no pricing model"):
-        chipcost.compare("Trainium1", "H100-SXM", "llama-3-8b", "inference", db=db)
+        chipcost.compare("Trainium1", "H100-SXM", "llama-3-8b", "inference", db=golden)
     with pytest.raises(ChipcostError, match="not with itself"):
-        chipcost.compare("H100-SXM", "H100-SXM", "llama-3-8b", "inference", db=db)
+        chipcost.compare("H100-SXM", "H100-SXM", "llama-3-8b", "inference", db=golden)
 
 
-def test_errors_are_chipcost_errors(db):
+def test_errors_are_chipcost_errors(golden):
     with pytest.raises(ChipcostError, match="unknown chip 'H10'"):
-        chipcost.prices(chip="H10", db=db)
+        chipcost.prices(chip="H10", db=golden)
     with pytest.raises(ChipcostError, match="give a day as YYYY-MM-DD"):
-        chipcost.history(since="last week", db=db)
+        chipcost.history(since="last week", db=golden)
     with pytest.raises(ChipcostError, match=r"since=2026-11-06 is after until=2026-11-04"):
-        chipcost.history("H100-SXM", since="2026-11-06", until=date(2026, 11, 4), db=db)
+        chipcost.history("H100-SXM", since="2026-11-06", until=date(2026, 11, 4), db=golden)
     with pytest.raises(ChipcostError, match=r"the history holds no price in region 'us-west-9'"):
-        chipcost.history("H100-SXM", region="us-west-9", db=db)
+        chipcost.history("H100-SXM", region="us-west-9", db=golden)
     with pytest.raises(ChipcostError, match="unknown pricing model 'ondemand'"):
-        chipcost.history("H100-SXM", pricing_model="ondemand", db=db)
+        chipcost.history("H100-SXM", pricing_model="ondemand", db=golden)
     with pytest.raises(ChipcostError, match=r"max_price='abc': give a number"):
-        chipcost.prices(max_price="abc", db=db)
+        chipcost.prices(max_price="abc", db=golden)
     with pytest.raises(ChipcostError, match=r"min_memory='80': give a number"):
-        chipcost.prices(min_memory="80", db=db)
+        chipcost.prices(min_memory="80", db=golden)
     with pytest.raises(AttributeError):
         chipcost.nothing  # noqa: B018
 
@@ -146,24 +135,21 @@ def test_errors_are_chipcost_errors(db):
          "migration_cost 'lots' is not a number"),
     ],
 )  # fmt: skip
-def test_a_wrong_type_or_a_blank_is_a_chipcost_error_not_a_traceback(db, call, message):
+def test_a_wrong_type_or_a_blank_is_a_chipcost_error_not_a_traceback(golden, call, message):
     with pytest.raises(ChipcostError, match=message):
-        call(db)
+        call(golden)
 
 
 def test_rankings_concatenate_and_give_the_break_even(tmp_path):
     # A column empty in every row has its type all the same (batch_size, cost_for_tokens,
     # break_even_*): a training and an inference ranking concatenate.
-    db = tmp_path / "w.duckdb"
-    con = open_warehouse(db)
     # $2 for 16 chips: cheaper per token than the H100's measured MLPerf figure, so a
     # break-even exists (at $4 it did only against MLPerf v4.1's lower H100 Server figure,
     # at $8 only against the H100's old derived figure).
     trn1 = record(
         instance_type="trn1.32xlarge", chip="Trainium1", chip_count=16.0, price_per_hour=2.0
     )
-    load_run(con, run_of([record(), trn1], day(0)))
-    con.close()
+    db = loaded_warehouse(tmp_path / "w.duckdb", [record(), trn1])
     training = chipcost.cost("llama-3-70b", "training", db=db)
     inference = chipcost.cost(
         "llama-3-70b", "inference", migration_cost="36K", daily_tokens=1e9, db=db
@@ -178,6 +164,6 @@ def test_rankings_concatenate_and_give_the_break_even(tmp_path):
     assert (even["break_even_days"] - days).abs().max() < 1e-6
 
 
-def test_names_read_as_on_the_command_line(db):
+def test_names_read_as_on_the_command_line(golden):
     """Any case for the workload, as `chipcost cost --workload Inference` takes it."""
-    assert chipcost.cost("llama-3-70b", "Inference ", chip="H100-SXM", db=db).height > 0
+    assert chipcost.cost("llama-3-70b", "Inference ", chip="H100-SXM", db=golden).height > 0

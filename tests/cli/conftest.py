@@ -1,5 +1,5 @@
 """The command line in this process: `run` calls chipcost's entry point as the console script
-does (chipcost.cli.entry: the overview, the quick read commands, then Typer), so an exception
+does (chipcost.cli.entry: the command line parsed, the command run), so an exception
 escaping main() is the traceback a user would see."""
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from chipcost.core.runs import FAILED, LoadSummary, RunResult, SourceResult
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.build import deliver, write_report
 from chipcost.warehouse.load import load_run
+from tests import warehouses
 from tests.helpers import day, record, run_of
 
 HOSTILE = "p5\x1b[2J.48x\x00large\u202e[/]:smile:"
@@ -23,7 +24,7 @@ RAW = ("\x1b", "\x00", "\u202e")
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("clean") / "w.duckdb"
-    con = open_warehouse(path)
+    con = open_warehouse(warehouses.new(path))
     load_run(con, run_of([record(instance_type=HOSTILE)], day(0)))
     load_run(con, run_of([record(instance_type=HOSTILE, price_per_hour=50.0)], day(1)))
     con.close()

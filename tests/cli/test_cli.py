@@ -10,6 +10,7 @@ import pytest
 
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
+from tests import warehouses
 from tests.conftest import SAMPLE
 from tests.helpers import day, record, run_of
 
@@ -30,7 +31,7 @@ def chipcost(*args: str, env: dict | None = None) -> subprocess.CompletedProcess
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("cli") / "w.duckdb"
-    con = open_warehouse(path)
+    con = open_warehouse(warehouses.new(path))
     offers = [
         record(),
         record(region="us-west-2", price_per_hour=57.2),
@@ -121,7 +122,7 @@ def test_a_replay_starts_no_prefect(tmp_path):
         "import sys\n"
         f"sys.argv = ['chipcost', 'collect', '--replay', {str(first_run)!r}, '--db', {str(db)!r}]\n"
         "import chipcost.cli.entry\n"
-        "try:\n    chipcost.cli.entry.main()\nexcept SystemExit as exc:\n"
+        "try:\n    chipcost.cli.entry.main()\n    print('exit', 0)\nexcept SystemExit as exc:\n"
         "    print('exit', exc.code or 0)\n"
         "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
     )

@@ -19,6 +19,7 @@ from chipcost.core.clean import spreadsheet_text
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.site import write_site
 from chipcost.warehouse.load import load_run
+from tests import warehouses
 from tests.helpers import day, record, run_of
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -38,7 +39,7 @@ def test_other_text_is_left_alone(text):
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("formulas") / "w.duckdb"
-    con = open_warehouse(path)
+    con = open_warehouse(warehouses.new(path))
     try:
         for n in range(2):
             offers = [  # the provider's names and ids as a hostile provider could write them
@@ -113,8 +114,8 @@ CSV_WRITERS = {
     ),
     "sources --format csv": (["sources", "--format", "csv"], "-"),
     "throughput list --format csv": (["throughput", "list", "--format", "csv"], "-"),
-    "export --focus": (["export", "--focus", "DIR"], "sku_prices.csv"),
-    "site": (["site", "DIR"], "offers.csv"),
+    "export --out": (["export", "--out", "DIR"], "sku_prices.csv"),
+    "site": (["site", "--out", "DIR"], "offers.csv"),
     "report": (["report", "--out", "DIR"], "chipcost-changes_*.csv"),
 }
 
@@ -143,5 +144,5 @@ def test_every_csv_writer_defuses_formulas(warehouse, tmp_path, name):
     cells = [v for row in csv.reader(io.StringIO(text)) for v in row]
     assert cells, name
     assert not [v for v in cells if v.lstrip()[:1] in ("=", "+", "@") or v[:1] == "\t"], name
-    if name in ("prices --format csv", "export --focus", "site"):
+    if name in ("prices --format csv", "export --out", "site"):
         assert {"'" + t for t in HOSTILE} <= set(cells), name  # the hostile names are there

@@ -20,6 +20,7 @@ from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.offers import current_offers
 from chipcost.warehouse.prices import per_chip_price_rows
+from tests import warehouses
 from tests.paths import ROOT
 
 SAMPLE = ROOT / "sample" / "archive"
@@ -40,7 +41,7 @@ def warehouse(tmp_path_factory):
     """The last two sample runs of those sources loaded (without Prefect) into a DuckDB file."""
     folder = tmp_path_factory.mktemp("estimates")
     settings = Settings(data_dir=folder, db_path=folder / "w.duckdb")
-    con = open_warehouse(settings.db_path)
+    con = open_warehouse(warehouses.new(settings.db_path))
     for run in run_directories(SAMPLE)[-2:]:
         results = [
             collect_source(registry()[name], settings=settings, stamp=run.name, replay_dir=run)

@@ -8,12 +8,10 @@ import io
 import json
 import os
 from datetime import UTC
-from pathlib import Path
 
 import pytest
 
 from chipcost.transform.focus import FOCUS_COLUMNS, PRICING_CATEGORY
-from tests import report_warehouse
 from tests.cli.test_cli import chipcost
 from tests.paths import ROOT
 
@@ -21,11 +19,6 @@ SPEC = {
     row["column_id"]: row
     for row in csv.DictReader((ROOT / "chipcost/data/focus_columns.csv").open(encoding="utf-8"))
 }
-
-
-@pytest.fixture(scope="module")
-def golden(tmp_path_factory) -> Path:
-    return report_warehouse.build(tmp_path_factory.mktemp("focus") / "w.duckdb")
 
 
 def test_every_column_is_the_specifications_or_a_custom_x_column():
@@ -71,7 +64,7 @@ def test_export_writes_the_whole_history_as_csv_and_parquet(golden, tmp_path):
 
     env = {**os.environ, "CHIPCOST_DISCOUNTS": ""}
     target = tmp_path / "focus"
-    result = chipcost("export", "--focus", str(target), "--db", str(golden), env=env)
+    result = chipcost("export", "--out", str(target), "--db", str(golden), env=env)
     assert result.returncode == 0, result.stderr
     con = duckdb.connect(str(golden), read_only=True)
     try:
@@ -97,12 +90,12 @@ def test_export_writes_the_whole_history_as_csv_and_parquet(golden, tmp_path):
     parquet = pl.read_parquet(target / "sku_prices.parquet")
     assert parquet.columns == list(FOCUS_COLUMNS) and parquet.height == held[0]
     # a chip and a day narrow it; an empty answer says why
-    h100 = chipcost("export", "--focus", str(tmp_path / "h"), "--chip", "H100-SXM",
+    h100 = chipcost("export", "--out", str(tmp_path / "h"), "--chip", "H100-SXM",
                     "--db", str(golden), env=env)  # fmt: skip
     assert h100.returncode == 0
     chips = {r["x_Chip"] for r in csv.DictReader((tmp_path / "h/sku_prices.csv").open())}
     assert chips == {"H100-SXM"}
-    none = chipcost("export", "--focus", str(tmp_path / "n"), "--chip", "B200", "--db",
+    none = chipcost("export", "--out", str(tmp_path / "n"), "--chip", "B200", "--db",
                     str(golden), env=env)  # fmt: skip
     assert none.returncode == 1 and "no price in the history to export" in none.stderr
 

@@ -5,22 +5,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from chipcost.warehouse.history import HISTORY_COLUMNS
 from tests import report_warehouse
 from tests.cli.test_cli import chipcost
-
-BRAILLE = range(0x2800, 0x2900)  # plotext draws its lines with braille dots
-
-
-@pytest.fixture(scope="module")
-def golden(tmp_path_factory) -> Path:
-    return report_warehouse.build(tmp_path_factory.mktemp("history") / "w.duckdb")
 
 
 def test_history_draws_a_table_and_a_chart(golden):
@@ -29,13 +22,17 @@ def test_history_draws_a_table_and_a_chart(golden):
     text = result.stdout
     assert "H100-SXM: cheapest USD per chip-hour by day" in text
     # The table: A's cut to 9.00 on the 4th, its rise to 9.25 on the 6th; spot from the 3rd.
-    assert "│ 2026-11-04 │    9.0000 │ 5.0000 │" in text
-    assert "│ 2026-11-06 │    9.2500 │ 5.0000 │" in text
+    assert "2026-11-04      9.0000   5.0000" in text
+    assert "2026-11-06      9.2500   5.0000" in text
     assert "on_demand: $9.2500 on 2026-11-07 at aws · us-east-1 · p5.48xlarge (4 offers)" in text
     assert text.count("H100-SXM: cheapest USD per chip-hour") == 2  # the table's, the chart's
     chart = text.rsplit("H100-SXM: cheapest USD per chip-hour", 1)[1]
-    assert sum(ord(c) in BRAILLE for c in chart) > 50, chart
-    assert "on_demand" in chart and "spot" in chart and "2026-11-07" in chart
+    # A marker a pricing model, said in the legend under the plot, not over its top line.
+    plot, legend = chart.split("└")[0], chart.split("└")[1].split("prices as of")[0]
+    keys = {model: marker for marker, model in re.findall(r"(\S) ([a-z_]+)", legend)}
+    assert {"on_demand", "spot"} <= set(keys) and "on_demand" not in plot, chart
+    assert all(plot.count(marker) > 10 for marker in keys.values()), chart
+    assert "2026-11-07" in chart
     assert "\x1b[" not in text  # no colour codes in piped output
 
 
@@ -154,11 +151,38 @@ def test_an_80_column_screen_shows_whole_days_and_pricing_models():
     console = Console(width=80, record=True, color_system=None)
     print_history(console, "H100-SXM", frame)
     text = console.export_text()
-    table = [line for line in text.splitlines() if line[:1] in "┏┃┡│└"]
+    table = text.splitlines()[1:]
     assert max(len(line) for line in table) <= 80 and "…" not in text
-    assert "│ 2026-11-14 │" in text and "│ 2026-11-15 │" in text
+    assert "\n2026-11-14 " in text and "\n2026-11-15 " in text
     for word in ("capacity", "block", "commitment", "demand", "reserved", "savings", "spot"):
-        assert f" {word} " in text
+        assert f" {word}" in text
     wide = Console(width=120, record=True, color_system=None)
     print_history(wide, "H100-SXM", frame)
-    assert "┃ capacity block ┃" in wide.export_text()  # one line where there is room
+    assert "   capacity block   " in wide.export_text()  # one line where there is room
+
+
+def test_the_chart_tells_its_series_apart_without_colour(monkeypatch):
+    from datetime import date
+
+    import polars as pl
+    from rich.console import Console
+
+    from chipcost.cli.render_history import MARKERS, print_chart
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    frame = pl.DataFrame(
+        [
+            {"day": date(2026, 11, d), "pricing_model": m, "price_per_chip_hour": p + d / 100}
+            for d in (14, 15, 16) for m, p in (("on_demand", 6.0), ("spot", 2.0), ("reserved", 4.0))
+        ]
+    )  # fmt: skip
+    console = Console(width=80, record=True, force_terminal=True)  # a terminal, NO_COLOR set
+    print_chart(console, "H100-SXM", frame)
+    text = console.export_text(styles=True)
+    assert "\x1b[" not in text
+    plot, legend = text.split("└")[0], text.split("└")[1]
+    top = next(line for line in plot.splitlines() if "┤" in line)  # the plot's top line
+    assert "on_demand" not in plot and "reserved" not in top
+    for model, marker in zip(("on_demand", "reserved", "spot"), MARKERS, strict=False):
+        assert f"{marker} {model}" in legend
+        assert plot.count(marker) > 10, plot

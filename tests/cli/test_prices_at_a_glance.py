@@ -6,21 +6,17 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 
 import pytest
 
 import chipcost
-from tests.cli.test_cost_cli import _replay_latest_sample_run
+from tests import warehouses
 from tests.cli.test_read_commands import chipcost as run_chipcost
-
-SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "archive"
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> str:
-    runs = sorted(p for p in SAMPLE.iterdir() if p.is_dir())
-    return str(_replay_latest_sample_run(tmp_path_factory.mktemp("glance"), runs))
+    return str(warehouses.sample(tmp_path_factory.mktemp("glance") / "w.duckdb", last=1))
 
 
 def _json(run, *args: str) -> list[dict]:

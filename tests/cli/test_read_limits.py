@@ -14,6 +14,7 @@ import pytest
 import chipcost
 from chipcost.core.errors import ChipcostError
 from chipcost.reports.alerts import large_moves
+from tests import warehouses
 from tests.helpers import loaded_warehouse, record
 from tests.holders import holding, release
 
@@ -42,7 +43,7 @@ class _ReleaseWhenWaiting(logging.Handler):
 
 
 READERS = {
-    "site": lambda db, out: ["site", str(out), "--db", str(db)],
+    "site": lambda db, out: ["site", "--out", str(out), "--db", str(db)],
     "sources": lambda db, out: ["sources", "--db", str(db)],
     "history": lambda db, out: ["history", "--chip", "H100", "--db", str(db)],
     "report": lambda db, out: ["report", "--dry-run", "--db", str(db)],
@@ -92,7 +93,7 @@ def years(tmp_path_factory) -> Path:
 
     path = tmp_path_factory.mktemp("years") / "w.duckdb"
     offers = [record(region=f"region-{i:04d}", price_per_hour=10.0 + i) for i in range(2000)]
-    con = open_warehouse(path)
+    con = open_warehouse(warehouses.new(path))
     for when in (datetime(2019, 1, 1, 6, tzinfo=UTC), datetime(2026, 11, 1, 6, tzinfo=UTC)):
         load_run(con, run_of(offers, when))
     con.close()
@@ -105,7 +106,7 @@ def years(tmp_path_factory) -> Path:
         ["history", "--chip", "H100", "--format", "csv"],
         ["index", "--chip", "H100", "--since", "2026-01-01"],
         ["prices", "--format", "json"],
-        ["site", "SITE"],
+        ["site", "--out", "SITE"],
         ["report", "--dry-run"],
         ["cost", "--model", "llama-3-70b", "--workload", "inference"],
     ],

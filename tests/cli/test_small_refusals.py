@@ -28,7 +28,9 @@ def refused(done, said: str) -> str:
     return line
 
 
-@pytest.mark.parametrize("command", [["prices"], ["site", "SITE"], ["report", "--dry-run"]])
+@pytest.mark.parametrize(
+    "command", [["prices"], ["site", "--out", "SITE"], ["report", "--dry-run"]]
+)
 def test_a_discount_that_is_no_table_is_refused_naming_it(warehouse, tmp_path, run, command):
     rules = tmp_path / "discounts.toml"
     rules.write_text('discount = [ { provider = "aws", percent = 10 }, 5 ]\n')
@@ -102,7 +104,7 @@ def test_a_measurement_that_cannot_be_is_refused(warehouse, tmp_path, run, optio
 
 def test_the_export_does_not_read_the_currency_variable(warehouse, tmp_path, run):
     done = run(
-        "export", "--focus", str(tmp_path / "out"), "--db", str(warehouse),
+        "export", "--out", str(tmp_path / "out"), "--db", str(warehouse),
         env={"CHIPCOST_CURRENCY": "XYZ"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-1000:]

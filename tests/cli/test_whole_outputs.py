@@ -15,8 +15,8 @@ from tests.pipeline.test_full_disk import _fill
 
 # Each writer, and the files it leaves in DIR.
 WRITERS = {
-    "export": (["export", "--focus", "DIR"], ("sku_prices.csv", "sku_prices.parquet")),
-    "site": (["site", "DIR"], ("index.html", "offers.json", "offers.csv")),
+    "export": (["export", "--out", "DIR"], ("sku_prices.csv", "sku_prices.parquet")),
+    "site": (["site", "--out", "DIR"], ("index.html", "offers.js", "offers.json", "offers.csv")),
     "report": (["report", "--out", "DIR", "--until", "2026-11-01"], ("*.html", "*.csv")),
     "report --dry-run": (["report", "--dry-run", "--out", "DIR", "--until", "2026-11-01"],
                          ("*.eml",)),

@@ -16,6 +16,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.runs import OK, RunResult, SourceResult
 from chipcost.extract.ecb_rates import RATES_90D_URL, SOURCE
 from chipcost.pipeline.seed import open_warehouse
+from chipcost.reports.explorer_data import offer_rows
 from chipcost.warehouse.load import load_run
 from tests import report_warehouse
 from tests.cli.test_cli import chipcost as run_cli
@@ -366,21 +367,21 @@ def test_compare_against_a_free_baseline_is_one_line_and_a_free_chip_is_cheaper(
 
 def test_the_explorer_shows_your_prices(golden, discounts, tmp_path):
     out = tmp_path / "site"
-    result = cli("site", str(out), "--currency", "EUR", "--db", str(golden),
+    result = cli("site", "--out", str(out), "--currency", "EUR", "--db", str(golden),
                  CHIPCOST_DISCOUNTS=str(discounts))  # fmt: skip
     assert result.returncode == 0, result.stderr
     data = json.loads((out / "offers.json").read_text())
     assert data["currency"] == "EUR"
     assert data["columns"][-3:] == ["list_price_per_chip_hour_usd", "discount", "currency"]
-    at = {c: i for i, c in enumerate(data["columns"])}
-    for row in data["offers"]:
-        listed = row[at["list_price_per_chip_hour_usd"]]
-        assert row[at["price_per_chip_hour"]] == pytest.approx(listed * 0.9 / 1.25)
-        assert row[at["discount"]] == "10% EDP 2026"
+    for row in offer_rows(data):
+        listed = row["list_price_per_chip_hour_usd"]
+        assert row["price_per_chip_hour"] == pytest.approx(listed * 0.9 / 1.25, rel=1e-5)
+        assert row["discount"] == "10% EDP 2026"
     page = (out / "index.html").read_text()
     assert "<b>Your prices</b>: after your discounts (EDP 2026: aws 10%" in page
     assert "EUR / chip-hour" in page and "(list prices in USD)" in page
-    listed = cli("site", str(tmp_path / "plain"), "--db", str(golden))
+    assert '"currency":"EUR"' in (out / "offers.js").read_text()  # the table's headings say EUR
+    listed = cli("site", "--out", str(tmp_path / "plain"), "--db", str(golden))
     plain = json.loads((tmp_path / "plain" / "offers.json").read_text())
     assert (
         listed.returncode == 0 and plain["currency"] == "USD" and "discount" not in plain["columns"]

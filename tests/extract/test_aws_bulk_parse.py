@@ -95,6 +95,8 @@ def test_on_demand_and_reserved_prices_as_the_api_source_makes_them(current):
 
     assert sorted(map(key, bulk)) == sorted(map(key, api))
     assert {r.source for r in bulk} == {"aws-bulk"}
+    # The CSV's "vCPU", "Memory" ("2048 GiB") and "Storage" ("8 x 3840 SSD") columns.
+    assert {(r.vcpus, r.ram_gb, r.disk_gb) for r in bulk} == {(192.0, 2048.0, 30720.0)}
 
 
 def test_reserved_rate_is_hourly_plus_upfront_over_the_term(current):
@@ -182,6 +184,7 @@ def test_a_later_header_with_new_columns_in_another_order(current):
     assert head.columns[0] == "Compute Type" and head.columns[-1] == "Instance Capacity - 48xlarge"
     p5 = find(current.records, "p5.48xlarge", "us-west-2")
     assert p5.price_per_hour == 55.04 and p5.extra["version"] == "20251201190623"
+    assert (p5.vcpus, p5.ram_gb, p5.disk_gb) == (192.0, 2048.0, 30720.0)  # columns by name
 
 
 def test_an_older_header_without_region_code_takes_the_files_region():

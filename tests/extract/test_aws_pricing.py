@@ -129,12 +129,42 @@ def test_on_demand_record_carries_price_identity_and_provenance(good):
     assert record.extra == {
         "location": "US East (N. Virginia)",
         "gpuMemory": "640 GB",
-        "vcpu": "192",
-        "memory": "2048 GiB",
         "effectiveDate": "2025-06-01T00:00:00Z",
         "offerTermCode": "JRTCKXETXF",
         "version": "20251201190623",
     }
+    # The host, from the item's vcpu "192", memory "2048 GiB" and storage "8 x 3840 SSD".
+    assert (record.vcpus, record.ram_gb, record.disk_gb) == (192.0, 2048.0, 8 * 3840.0)
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "host"),
+    [
+        # storage "4 x 1900 NVMe SSD": four disks of 1,900 GB.
+        ("trn1.32xlarge", (128.0, 512.0, 7600.0)),
+        # storage "EBS only": the instance has no local disk.
+        ("inf2.48xlarge", (192.0, 768.0, 0.0)),
+    ],
+)
+def test_every_term_carries_the_host_the_product_lists(good, instance_type, host):
+    records = [r for r in good.records if r.instance_type == instance_type]
+    assert len(records) == 13  # on demand and 12 reserved terms
+    assert {(r.vcpus, r.ram_gb, r.disk_gb) for r in records} == {host}
+
+
+@pytest.mark.parametrize(
+    ("attributes", "host"),
+    [
+        ({"vcpu": "NA", "memory": "NA", "storage": "NA"}, (None, None, None)),
+        ({}, (None, None, None)),
+        ({"vcpu": "8", "memory": "32 GiB", "storage": "1 x 250 NVMe SSD"}, (8.0, 32.0, 250.0)),
+    ],
+)
+def test_a_host_spec_the_product_does_not_give_is_left_empty(attributes, host):
+    from chipcost.extract.aws._price_list import host_specs
+
+    found = host_specs(attributes)
+    assert (found["vcpus"], found["ram_gb"], found["disk_gb"]) == host
 
 
 # Hourly rate and upfront fee as listed in the fixtures; expected = hourly + upfront / hours,

@@ -32,6 +32,8 @@ def test_one_record_per_gpu_variant_and_datacenter_in_dollars():
     assert ("rtx49-16c-nr.8", "us-east-nc-nr-1") in offers
     assert offers[("rtxpro6k-24c-nr.1", "us-east-nc-nr-1")].chip == "RTX-PRO-6000"
     assert eight.extra["gpu_memory_gb"] == 24 and eight.extra["nodes"] == 1
+    # logical_cpu_count 128; dram 549755813888 and disk 4294967296000 bytes.
+    assert (eight.vcpus, eight.ram_gb, eight.disk_gb) == (128.0, 512.0, 4000.0)
     assert {r.pricing_model for r in records} == {"on_demand"}
 
 

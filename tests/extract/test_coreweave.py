@@ -42,6 +42,9 @@ def test_instance_prices_with_gpu_counts_from_the_page():
     assert h100.region == "north-america" and h100.sku == "nvidia-h100"
     assert h100.source_url == PRICING_URL and h100.payload_ref.endswith("pricing.html")
     assert h100.observed_at == FETCHED_AT
+    # The row's cells under "vCPUs", "System RAM (GB)" and "Local Storage (TB)": 128, 2,048
+    # and 61.44 (TB, 1,000 GB each).
+    assert (h100.vcpus, h100.ram_gb, h100.disk_gb) == (128.0, 2048.0, 61440.0)
     assert find(result.records, "NVIDIA HGX H200").price_per_hour == 50.44
     assert find(result.records, "NVIDIA A100").chip == "A100-80GB"  # by its 80 GB VRAM
 

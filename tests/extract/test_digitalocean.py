@@ -31,6 +31,8 @@ def test_gpu_sizes_priced_per_droplet_in_each_region():
     mi300x = offers[("gpu-mi300x8-1536gb", "nyc1")]
     assert (mi300x.chip, mi300x.extra["gpu_memory_gb"]) == ("MI300X", 192.0)
     assert h100.source_url == SIZES_URL and h100.pricing_model == "on_demand"
+    # vcpus 160; memory 1966080 MiB; disk_info: local 2046 GiB and scratch 40960 GiB.
+    assert (h100.vcpus, h100.ram_gb, h100.disk_gb) == (160.0, 1920.0, 2046.0 + 40960.0)
 
 
 def test_bad_sizes_become_rejects_and_unsold_sizes_a_note():

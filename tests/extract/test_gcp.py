@@ -52,6 +52,8 @@ def test_the_recorded_page_prices_a2_vms_from_gpu_cores_and_memory():
     assert a2.price_per_hour == pytest.approx(2.933908 + 12 * 0.031611 + 85 * 0.004237)
     assert (a2.chip, a2.chip_count, a2.sku) == ("A100-40GB", 1.0, "039F-D0DA-4055")
     assert a2.extra["effective"] == "2023-03-24T10:52:50.681Z"
+    # The VM's 12 vCPUs and 85 GiB (gcp_machine_types.csv); its local SSD is not in the file.
+    assert (a2.vcpus, a2.ram_gb, a2.disk_gb) == (12.0, 85.0, None)
     # Five A2 standard types in the three regions the SKUs list; IDR-priced E2/T2D are not ours.
     assert len(result.records) == 15 and not result.rejects
     assert {r.region for r in result.records} == {"us-central1", "us-east1", "us-west1"}
@@ -74,6 +76,8 @@ def test_slice_billed_types_are_chips_times_the_slice_price():
     a4 = find(parse(good()).records, "a4-highgpu-8g", model="commitment", term="1yr")
     assert (a4.chip, a4.chip_count, a4.price_per_hour) == ("B200", 8.0, pytest.approx(8 * 11.0463))
     assert a4.extra["billing"] == "slice" and "vcpu_per_hour" not in a4.extra
+    # The slice price includes the VM: 224 vCPUs and 3,968 GiB (gcp_machine_types.csv).
+    assert (a4.vcpus, a4.ram_gb) == (224.0, 3968.0)
 
 
 def test_tpus_are_rented_as_slices_priced_per_chip_hour():
@@ -130,6 +134,8 @@ def test_tpu_v3_is_priced_and_gpus_attached_to_n1_vms_are_priced_alone():
     t4 = find(result.records, "nvidia-tesla-t4")
     assert (t4.chip, t4.chip_count, t4.price_per_hour) == ("T4", 1.0, 0.35)
     assert t4.extra["priced"] == "the GPUs only: the N1 VM they attach to is billed apart"
+    # The price is the GPU's alone: no host is rented with it, so none is given.
+    assert (t4.vcpus, t4.ram_gb, t4.disk_gb) == (None, None, None)
     assert find(result.records, "nvidia-tesla-v100", model="spot").chip == "V100"
     assert not result.rejects
     assert_loadable(result)

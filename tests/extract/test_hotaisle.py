@@ -32,6 +32,8 @@ def test_one_vm_priced_per_instance_in_dollars():
         1.99, "global", "on_demand",
     )  # fmt: skip
     assert record.extra["cpu_model"] == "Xeon Platinum 8470"
+    # cpu_cores 13; ram_capacity 257698037760 and disk_capacity 13194139533312 bytes.
+    assert (record.vcpus, record.ram_gb, record.disk_gb) == (13.0, 240.0, 12288.0)
 
 
 def test_a_configuration_listed_several_times_is_one_offer_at_its_cheapest():

@@ -39,7 +39,8 @@ def test_each_vm_shape_is_an_on_demand_price_per_instance_hour():
 def test_the_default_region_is_global_and_the_shape_is_kept():
     one = offers()[("1x-H100-45-433", "on_demand")]
     assert one.region == "global" and one.extra["region_listed"] == "default"
-    assert (one.extra["vcpus"], one.extra["memory_gib"], one.extra["storage_gib"]) == (45, 433, 480)
+    # vCPUs 45, MemoryGiB 433, StorageGiB 480: the record's host.
+    assert (one.vcpus, one.ram_gb, one.disk_gb) == (45.0, 433.0, 480.0)
     assert one.extra["gpu_model"] == "NVIDIA-H100-80GB-HBM3" and one.extra["gpu_memory_gb"] == 79.6
 
 

@@ -31,6 +31,8 @@ def test_per_gpu_prices_of_vms_and_containers_per_region():
     found = offers()
     vm = found[("1x A100 80GB VM", "india-noida-01", "on_demand")]
     assert (vm.chip, vm.chip_count, vm.price_per_hour) == ("A100-80GB", 1.0, 1.49)
+    # cpus_per_gpu 28 and ram_per_gpu 112 are the one-GPU instance's; no disk is listed.
+    assert (vm.vcpus, vm.ram_gb, vm.disk_gb) == (28.0, 112.0, None)
     assert found[("1x L4 container", "india-noida-01", "on_demand")].price_per_hour == 0.44
     assert found[("1x L4 VM", "india-noida-01", "on_demand")].extra["max_gpus"] == 8
     assert found[("1x H100 VM", "europe-01", "on_demand")].chip == "H100-SXM"  # no workload_type

@@ -53,6 +53,8 @@ def test_the_api_prices_whole_instances_in_cents(from_api):
     assert records["1x A100-40GB PCIe"].sku == "gpu_1x_a100"
     assert records["1x A100-40GB SXM"].sku == "gpu_1x_a100_sxm4"
     assert records["8x V100"].chip == "V100"
+    # specs: vcpus 208, memory_gib 1800, storage_gib 22000.
+    assert (h100.vcpus, h100.ram_gb, h100.disk_gb) == (208.0, 1800.0, 22000.0)
     assert "prices from the instance-types API (LAMBDA_API_KEY)" in from_api.notes
     assert len(from_api.records) == 9 and not from_api.rejects
     assert_loadable(from_api)
@@ -64,6 +66,10 @@ def test_the_page_prices_per_gpu_times_the_gpu_count(from_page):
     assert (b200.price_per_hour, b200.chip, b200.chip_count) == (39.92, "B200", 8.0)
     assert b200.extra["listed"] == "$4.99 per GPU-hour"
     assert records["1x H100-PCIe"].price_per_hour == 2.49
+    # The row's vCPUs "208", RAM "2900 GiB" and Storage "22 TiB SSD" (1,024 GiB a TiB).
+    assert (b200.vcpus, b200.ram_gb, b200.disk_gb) == (208.0, 2900.0, 22 * 1024.0)
+    a10 = records["1x A10"]  # "1.4 TiB SSD"
+    assert (a10.vcpus, a10.ram_gb, a10.disk_gb) == (30.0, 200.0, pytest.approx(1.4 * 1024))
     assert records["8x A100-40GB SXM"].price_per_hour == pytest.approx(10.32)
     assert "prices from the public pricing page (no LAMBDA_API_KEY)" in from_page.notes
     assert len(from_page.records) == 7 and not from_page.rejects

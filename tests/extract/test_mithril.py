@@ -39,6 +39,8 @@ def test_each_auction_is_a_spot_price_per_instance_hour_in_its_region():
     assert found[("h100-80gb.sxm.8x", "us-central2-a")].price_per_hour == 12.0
     one = found[("a100-80gb.sxm.1x", "us-central3-a")]
     assert (one.chip, one.price_per_hour, one.extra["capacity"]) == ("A100-80GB", 0.5, 32)
+    # The instance type's num_cpus 26 and ram_gb 190; no disk is listed.
+    assert (one.vcpus, one.ram_gb, one.disk_gb) == (26.0, 190.0, None)
     assert len(records) == 8
 
 

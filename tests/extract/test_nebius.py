@@ -46,12 +46,9 @@ def test_per_gpu_hour_prices_are_one_gpu_instances():
     h200 = find(records, "NVIDIA HGX H200")
     assert (h200.chip, h200.chip_count, h200.price_per_hour) == ("H200", 1.0, 3.5)
     assert h200.region == "global" and h200.source_url == PRICING_URL
-    assert h200.extra == {
-        "price_basis": "per GPU-hour",
-        "column": "On-demand, GPU-hour",
-        "vcpus": "16",
-        "ram_gb": "200",
-    }
+    assert h200.extra == {"price_basis": "per GPU-hour", "column": "On-demand, GPU-hour"}
+    # The one-GPU preset's "vCPUs" 16 and "RAM, GB" 200; the page lists no disk.
+    assert (h200.vcpus, h200.ram_gb, h200.disk_gb) == (16.0, 200.0, None)
     assert find(records, "NVIDIA HGX H100").chip == "H100-SXM"
 
 

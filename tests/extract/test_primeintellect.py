@@ -42,7 +42,9 @@ def test_the_upstream_cloud_is_kept_as_the_seller():
     lam = found[("lambdalabs/8x gpu_8x_a100_80gb_sxm4", "australia-east-1", "secure")]
     assert (lam.extra["seller"], lam.extra["cloud"]) == ("lambda", "lambdalabs")
     assert lam.extra["channel"] == "primeintellect" and lam.extra["stock_status"] == "Low"
-    assert lam.sku == "gpu_8x_a100_80gb_sxm4" and lam.extra["vcpus"] == 240
+    assert lam.sku == "gpu_8x_a100_80gb_sxm4"
+    # vcpu and memory defaultCount 240 and 1800; the disk (defaultCount 100) is billed apart.
+    assert (lam.vcpus, lam.ram_gb, lam.disk_gb) == (240.0, 1800.0, None)
 
 
 def test_bad_rows_become_rejects_and_an_offer_listed_twice_keeps_its_cheapest_price():

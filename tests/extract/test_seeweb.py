@@ -41,6 +41,8 @@ def test_gpu_plans_per_region_converted_from_euros_at_the_ecb_rate():
                           ("ECS2GPU3", "it-fr2"), ("ECS1GPU9", "it-fr2")}  # fmt: skip
     l40s = found[("ECS1GPU7", "it-fr2")]
     assert (l40s.chip, l40s.chip_count, l40s.currency) == ("L40S", 1.0, "USD")
+    # cpu "8", ram "32768" (MB) and disk "500" (GB).
+    assert (l40s.vcpus, l40s.ram_gb, l40s.disk_gb) == (8.0, 32.0, 500.0)
     # Not rounded to the cent before the per-chip division (0.45% off under a dollar).
     assert l40s.price_per_hour == round(0.85 * 1.0556, 6) == 0.89726
     assert (l40s.extra["price_eur"], l40s.extra["eur_usd"], l40s.extra["rate_date"]) == (

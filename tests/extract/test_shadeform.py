@@ -32,6 +32,8 @@ def test_each_region_of_a_type_is_an_on_demand_price_per_instance_hour():
     assert (h100.chip, h100.chip_count, h100.price_per_hour) == ("H100-PCIe", 8.0, 15.6)
     assert (h100.provider, h100.source) == ("shadeform", "shadeform")
     assert h100.pricing_model == "on_demand"
+    # configuration: vcpus 252, memory_in_gb 1440, storage_in_gb 500.
+    assert (h100.vcpus, h100.ram_gb, h100.disk_gb) == (252.0, 1440.0, 500.0)
     assert found[("nebius/H200_sxm5x8_NVLINK", "paris-france-2")].price_per_hour == 28.44
     assert {r for _, r in found if _.startswith("nebius/")} == {
         "helsinki-finland-3", "paris-france-2", "kansascity-usa-3",

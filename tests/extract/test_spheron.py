@@ -72,6 +72,8 @@ def test_many_offers_become_the_cheapest_with_the_spread_kept():
 def test_multi_gpu_offers_keep_the_instance_price_and_count():
     eight = find(parse(good()).records, "8x H200 SXM5", "us-central", "on_demand")
     assert (eight.chip_count, eight.price_per_hour) == (8.0, 36.32)
+    # The offer's vcpus 128, memory 200 x 8 and storage 8000, as listed.
+    assert (eight.vcpus, eight.ram_gb, eight.disk_gb) == (128.0, 1600.0, 8000.0)
 
 
 def test_a100_memory_picks_the_80gb_chip_and_unknown_gpus_are_reported():

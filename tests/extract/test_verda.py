@@ -44,6 +44,9 @@ def test_fixed_spot_and_dynamic_prices_per_instance():
     assert dynamic.price_per_hour == 21.52 and dynamic.extra["max_dynamic_price"] == "28.72"
     assert eight.source_url == INSTANCE_TYPES_URL and eight.currency == "USD"
     assert eight.payload_ref == f"{STAMP}/verda/instance-types.json"
+    # cpu.number_of_cores 176, memory.size_in_gigabytes 1450; storage "dynamic": no size.
+    assert (eight.vcpus, eight.ram_gb, eight.disk_gb) == (176.0, 1450.0, None)
+    assert find(records, "8H200.141S.176V", "spot").vcpus == 176.0  # every price of it
 
 
 def test_memory_per_gpu_separates_a100_40_from_80():

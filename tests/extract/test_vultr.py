@@ -43,6 +43,8 @@ def test_bare_metal_plans_priced_per_server_with_preemptible_as_spot():
     assert mi300x[("ord", "spot")].price_per_hour == 14.72
     h100 = offers(records, "vbm-112c-2048gb-8-h100-gpu")[("sea", "on_demand")]
     assert (h100.chip, h100.chip_count, h100.price_per_hour) == ("H100-SXM", 8, 23.92)
+    # cpu_threads 224; ram 2097152 MB; disk 960 GB times disk_count 2.
+    assert (h100.vcpus, h100.ram_gb, h100.disk_gb) == (224.0, 2048.0, 1920.0)
     assert h100.source_url == METAL_URL and h100.payload_ref.endswith("plans-metal.json")
 
 
@@ -53,6 +55,8 @@ def test_whole_cloud_gpu_cards_load_and_slices_are_named_in_a_note():
         "ewr", "A100-80GB", 1, 2.397,
     )  # fmt: skip
     assert not offers(result.records, "vcg-a100-1c-6g-4vram")
+    # vcpu_count 12; ram 122880 MB; disk 1400 GB, disk_count 1.
+    assert (a100.vcpus, a100.ram_gb, a100.disk_gb) == (12.0, 120.0, 1400.0)
     [note] = [n for n in result.notes if "slice" in n]
     assert "vcg-a100-1c-6g-4vram" in note and "vcg-a100-6c-60g-40vram" in note
 

@@ -1,6 +1,6 @@
 """A collection meets a warehouse another process holds: it waits, or says who holds it, and
-what it fetched is loaded later (pending runs). The real `chipcost collect` command, against
-the session's Prefect server; live runs fetch from a local HTTP server.
+what it fetched is loaded later (pending runs). The real `chipcost collect` command, on a
+warehouse already made (tests/warehouses.py); live runs fetch from a local HTTP server.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from chipcost.warehouse.db import connect
+from tests import warehouses
 from tests.holders import holding, release
 from tests.paths import FIXTURES, ROOT
 from tests.price_files_server import serve
@@ -43,9 +43,7 @@ def env(tmp_path) -> dict[str, str]:
 
 @pytest.fixture
 def db(tmp_path) -> Path:
-    path = tmp_path / "w.duckdb"
-    connect(path).close()
-    return path
+    return warehouses.new(tmp_path / "w.duckdb")
 
 
 def chipcost(*args: str, env: dict, **changes: str) -> subprocess.CompletedProcess:

@@ -2,8 +2,9 @@
 
 A test injects a stall into the load (tests/stall.py): it writes a marker file inside the
 open transaction and waits until the file is removed, so a test knows the process is
-mid-load before it kills it. Collectors run as the real
-`chipcost collect` command against the session's Prefect server.
+mid-load before it kills it. What is killed or stopped runs as a process of its own (the real
+`chipcost collect` command); the state before it and the checks after it are made in the test's
+process.
 """
 
 from __future__ import annotations
@@ -15,12 +16,19 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from chipcost.core.record import PriceRecord
+from chipcost.pipeline.seed import open_warehouse
+from chipcost.warehouse.load import load_run
+from tests import warehouses
+from tests.collecting import collect
 from tests.fault_server import drip, fault_server, stall
+from tests.helpers import day, record, run_of
 from tests.paths import ROOT
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -85,9 +93,7 @@ def wait_for(marker: Path, *processes: subprocess.Popen) -> None:
 
 
 def test_sigkill_mid_load_leaves_the_previous_state_and_the_next_run_succeeds(tmp_path, runs, env):
-    db = tmp_path / "w.duckdb"
-    code, _, err = finish(collector(runs[0], db, env))
-    assert code == 0, err
+    db = warehouses.sample(tmp_path / "w.duckdb", first=1)  # runs[0] replayed
     before = snapshot(db)
 
     marker = tmp_path / "loading"
@@ -107,8 +113,8 @@ def test_sigkill_mid_load_leaves_the_previous_state_and_the_next_run_succeeds(tm
     assert len(after["runs"]) == 2 and len(after["price_history"]) >= len(before["price_history"])
 
     # The same archive again adds nothing.
-    code, _, err = finish(collector(runs[1], db, env))
-    assert code == 0, err
+    [again] = collect(replay=str(runs[1]), db=str(db), data_dir=str(tmp_path))
+    assert again.run.status == "already_loaded"
     assert snapshot(db, DATA_TABLES) == {t: after[t] for t in DATA_TABLES}
 
 
@@ -157,6 +163,14 @@ def test_two_collectors_at_once_one_runs_the_other_says_why(tmp_path, runs, env)
     assert snapshot(db)["runs"], "the collector that ran loaded its run"
 
 
+def many_offers(n: int) -> list[PriceRecord]:
+    """n offers of one shape, each in a zone of its own."""
+    return [
+        replace(record(), region=f"r{i % 97}", zone=f"z{i}", price_per_hour=1.0 + i % 50)
+        for i in range(n)
+    ]
+
+
 def test_sigkill_during_a_large_load(tmp_path):
     """150,000 records (large enough for DuckDB to write blocks before the commit)."""
     db = tmp_path / "w.duckdb"
@@ -164,37 +178,30 @@ def test_sigkill_during_a_large_load(tmp_path):
     script = textwrap.dedent(
         f"""
         import sys
-        from dataclasses import replace
         from pathlib import Path
-        from tests.helpers import day, record, run_of
+        from tests.flows.test_crash import many_offers
+        from tests.helpers import day, run_of
         from tests.stall import stall_loads
         from chipcost.pipeline.seed import open_warehouse
         from chipcost.warehouse.load import load_run
-        n, when = int(sys.argv[1]), int(sys.argv[2])
-        if len(sys.argv) > 3:
-            stall_loads(Path(sys.argv[3]))
-        offers = [
-            replace(record(), region=f"r{{i % 97}}", zone=f"z{{i}}", price_per_hour=1.0 + i % 50)
-            for i in range(n)
-        ]
+        stall_loads(Path(sys.argv[1]))
         con = open_warehouse({str(db)!r})
-        load_run(con, run_of(offers, day(when)))
-        con.close()
+        load_run(con, run_of(many_offers(150_000), day(1)))
         """
     )
-    root = ROOT
-    run = [sys.executable, "-c", script]
-    done = subprocess.run([*run, "1000", "0"], cwd=root, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    warehouses.of_runs(db, [run_of(many_offers(1000), day(0))])
     before = snapshot(db)
-    victim = subprocess.Popen([*run, "150000", "1", str(marker)], cwd=root)
+    victim = subprocess.Popen([sys.executable, "-c", script, str(marker)], cwd=ROOT)
     wait_for(marker, victim)
     os.kill(victim.pid, signal.SIGKILL)
     victim.wait(timeout=WAIT_SECONDS)
     marker.unlink()
     assert snapshot(db) == before
-    done = subprocess.run([*run, "2000", "2"], cwd=root, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    con = open_warehouse(db)  # the next load opens the file and succeeds
+    try:
+        load_run(con, run_of(many_offers(2000), day(2)))
+    finally:
+        con.close()
     assert len(snapshot(db)["observations"]) == 3000
 
 

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from chipcost.flows.report import ReportFailed, report
-from tests import report_warehouse, smtp_server
+from tests import smtp_server
 from tests.conftest import ROOT, SAMPLE
 from tests.shared_prefect import artifacts_of
 
@@ -24,11 +24,6 @@ pytestmark = pytest.mark.usefixtures("prefect_server")
 def no_smtp_env(monkeypatch):
     for key in ("HOST", "PORT", "USER", "PASSWORD", "FROM", "TLS", "CA_FILE"):
         monkeypatch.delenv(f"CHIPCOST_SMTP_{key}", raising=False)
-
-
-@pytest.fixture(scope="module")
-def golden(tmp_path_factory) -> Path:
-    return report_warehouse.build(tmp_path_factory.mktemp("flow") / "w.duckdb")
 
 
 def test_flow_mails_the_report_and_publishes_a_summary(golden, tmp_path, monkeypatch):

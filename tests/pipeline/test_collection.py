@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import shutil
 import threading
+from dataclasses import dataclass
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -14,6 +16,7 @@ from chipcost.extract import Source, registry
 from chipcost.pipeline import collect as collect_module
 from chipcost.pipeline import runners
 from chipcost.pipeline.collection import CollectFailed
+from tests import warehouses
 from tests.collecting import collect
 
 
@@ -25,13 +28,51 @@ def query(db, sql: str):
         con.close()
 
 
-def test_replay_loads_every_run(tmp_path, archive_copy):
-    db = tmp_path / "w.duckdb"
-    outcomes = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
+@dataclass
+class Replayed:
+    archive: Path
+    db: Path
+    outcomes: list
+    events: list[tuple[str, str]]
+
+
+@pytest.fixture(scope="module")
+def replayed(tmp_path_factory) -> Replayed:
+    """The sample's first three runs replayed into a new warehouse file, each parse and load
+    noted as it starts and ends (the real steps, called through)."""
+    folder = tmp_path_factory.mktemp("replay")
+    for run in warehouses.sample_runs()[:3]:
+        shutil.copytree(run, folder / "archive" / run.name)
+    events, lock = [], threading.Lock()
+
+    def note(*event):
+        with lock:
+            events.append(event)
+
+    def parsing(sources, *, replay_dir, **kwargs):
+        note("parse", replay_dir.name)
+        return collect_module.replay_sources(sources, replay_dir=replay_dir, **kwargs)
+
+    def loading(session, run):
+        note("load", run.archive_run)
+        summary = collect_module.load(session, run)
+        note("loaded", run.archive_run)
+        return summary
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(runners, "replay_sources", parsing)
+        patch.setattr(runners, "load", loading)
+        db = folder / "w.duckdb"
+        outcomes = collect(replay=str(folder / "archive"), db=str(db), data_dir=str(folder))
+    return Replayed(folder / "archive", db, outcomes, events)
+
+
+def test_replay_loads_every_run(replayed):
+    db, outcomes = replayed.db, replayed.outcomes
     assert len(outcomes) == 3
     assert all(o.run.status == "ok" for o in outcomes)
     runs = query(db, "SELECT archive_run, mode, sample, status FROM runs ORDER BY observed_at")
-    assert [r[0] for r in runs] == sorted(p.name for p in archive_copy.iterdir())
+    assert [r[0] for r in runs] == sorted(p.name for p in replayed.archive.iterdir())
     assert all(r[1:] == ("replay", True, "ok") for r in runs)
     # Nothing lost: every parsed record is an observation or a reject.
     for o in outcomes:
@@ -41,14 +82,15 @@ def test_replay_loads_every_run(tmp_path, archive_copy):
     assert observations == sum(o.summary.records for o in outcomes)
 
 
-def test_replaying_twice_adds_nothing(tmp_path, archive_copy):
-    db = tmp_path / "w.duckdb"
-    collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
-    counts = "SELECT (SELECT count(*) FROM observations), (SELECT count(*) FROM price_history)"
-    before = query(db, counts)
-    outcomes = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
-    assert {s.status for o in outcomes for s in o.run.sources} == {"already_loaded"}
-    assert query(db, counts) == before
+def test_a_replay_parses_at_most_one_run_ahead_of_its_loads(replayed):
+    """The next run is parsed while one loads, never two: a long replay holds two runs."""
+    events = replayed.events
+    runs = sorted(p.name for p in replayed.archive.iterdir())
+    assert [o.run.archive_run for o in replayed.outcomes] == runs
+    assert [name for kind, name in events if kind == "load"] == runs
+    assert sorted(name for kind, name in events if kind == "parse") == runs
+    for earlier, later in zip(runs, runs[2:], strict=False):
+        assert events.index(("loaded", earlier)) < events.index(("parse", later)), events
 
 
 def _broken_parse(payloads):
@@ -63,7 +105,7 @@ def test_one_failing_source_does_not_take_down_the_others(tmp_path, archive_copy
     shutil.copytree(run_dir / "aws-pricing-api", run_dir / "broken-test")
     # Payloads without their manifest: lost, or a run stopped before writing it.
     (run_dir / "vastai" / "manifest.json").unlink()
-    db = tmp_path / "w.duckdb"
+    db = warehouses.new(tmp_path / "w.duckdb")
     outcomes = collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
     statuses = {s.source: (s.status, s.message) for s in outcomes[0].run.sources}
     assert statuses["broken-test"] == ("failed", "broken-test: layout changed")
@@ -81,7 +123,7 @@ def test_a_collection_fails_when_every_source_fails(tmp_path, archive_copy):
     run_dir = sorted(archive_copy.iterdir())[0]
     first = sorted((run_dir / "aws-pricing-api").glob("*.gz"))[0]
     first.write_bytes(gzip.compress(b"{not json")[:-4])  # truncated gzip: corrupt file
-    db = tmp_path / "w.duckdb"
+    db = warehouses.new(tmp_path / "w.duckdb")
     # The sample holds other sources too: ask only for the one whose archive is corrupt.
     only = ["aws-pricing-api"]
     with pytest.raises(CollectFailed, match="every source failed") as failed:
@@ -90,32 +132,3 @@ def test_a_collection_fails_when_every_source_fails(tmp_path, archive_copy):
     assert [o.run.status for o in failed.value.outcomes] == ["failed"]
     assert query(db, "SELECT status FROM runs")[0][0] == "failed"
     assert query(db, "SELECT count(*) FROM price_history")[0][0] == 0
-
-
-def test_a_replay_parses_at_most_one_run_ahead_of_its_loads(tmp_path, archive_copy, monkeypatch):
-    """The next run is parsed while one loads, never two: a long replay holds two runs."""
-    events, lock = [], threading.Lock()
-
-    def note(*event):
-        with lock:
-            events.append(event)
-
-    def parsing(sources, *, replay_dir, **kwargs):
-        note("parse", replay_dir.name)
-        return collect_module.replay_sources(sources, replay_dir=replay_dir, **kwargs)
-
-    def loading(session, run):
-        note("load", run.archive_run)
-        summary = collect_module.load(session, run)
-        note("loaded", run.archive_run)
-        return summary
-
-    monkeypatch.setattr(runners, "replay_sources", parsing)
-    monkeypatch.setattr(runners, "load", loading)
-    outcomes = collect(replay=str(archive_copy), db=str(tmp_path / "w.duckdb"))
-    runs = sorted(p.name for p in archive_copy.iterdir())
-    assert [o.run.archive_run for o in outcomes] == runs
-    assert [name for kind, name in events if kind == "load"] == runs
-    assert sorted(name for kind, name in events if kind == "parse") == runs
-    for earlier, later in zip(runs, runs[2:], strict=False):
-        assert events.index(("loaded", earlier)) < events.index(("parse", later)), events

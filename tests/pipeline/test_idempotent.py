@@ -14,6 +14,7 @@ import pytest
 
 from chipcost.archive import parse_stamp
 from chipcost.pipeline.collection import CollectFailed
+from tests import warehouses
 from tests.collecting import collect
 from tests.paths import ROOT
 
@@ -66,6 +67,7 @@ def test_a_second_replay_changes_nothing_users_read(tmp_path, archive_copy):
     before = what_users_read(db, tmp_path / "report")
     outcomes = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
     assert {o.run.status for o in outcomes} == {"already_loaded"}
+    assert {s.status for o in outcomes for s in o.run.sources} == {"already_loaded"}
     after = what_users_read(db, tmp_path / "report")
     assert after.keys() == before.keys()
     for name in before:
@@ -81,7 +83,7 @@ def test_a_source_loaded_late_leaves_no_already_loaded_rows(tmp_path, archive_co
     payload = sorted((run_dir / "runpod").glob("*.gz"))[0]
     good = payload.read_bytes()
     payload.write_bytes(gzip.compress(b"{not json")[:-4])  # corrupt: runpod fails
-    db = tmp_path / "w.duckdb"
+    db = warehouses.new(tmp_path / "w.duckdb")
     collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
     payload.write_bytes(good)  # restored from a backup: runpod loads, the others are loaded
     [outcome] = collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
@@ -104,7 +106,7 @@ def test_a_replay_whose_sources_all_fail_is_dated_by_its_archived_run(tmp_path, 
             shutil.rmtree(source)
     for payload in (run_dir / "runpod").glob("*.gz"):
         payload.write_bytes(b"not gzip")
-    db = tmp_path / "w.duckdb"
+    db = warehouses.new(tmp_path / "w.duckdb")
     with pytest.raises(CollectFailed, match="every source failed"):
         collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
     assert rows(db, "SELECT status, observed_at FROM runs") == [

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from chipcost.core.catalog import aws_instance_chip_counts, aws_ultraserver_types
 from chipcost.pipeline.instance_catalog import instance_type_rows
-from chipcost.pipeline.seed import open_warehouse, seed_reference
+from chipcost.pipeline.seed import seed_reference
 
 # The AWS types the issue found missing from the catalog.
 ISSUE_TYPES = {
@@ -18,13 +16,6 @@ ISSUE_TYPES = {
     "g6f.large": ("L4", 0.125),
     "gr6f.4xlarge": ("L4", 0.5),
 }
-
-
-@pytest.fixture
-def con(tmp_path):
-    connection = open_warehouse(tmp_path / "w.duckdb")
-    yield connection
-    connection.close()
 
 
 def test_every_aws_accelerator_type_of_the_issue_is_in_the_table(con):

@@ -17,10 +17,9 @@ import pytest
 from chipcost.extract import gcp
 from chipcost.extract.aws import capacity_blocks as cb
 from chipcost.pipeline.rental_units import smallest_that_holds, unit_of
-from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.db import connect
-from chipcost.warehouse.load import load_run
 from chipcost.warehouse.snapshot import cheapest_cost_per_token
+from tests import warehouses
 from tests.cli.test_cost_cli import chipcost
 from tests.extract.test_aws_ultraserver_blocks import ultraserver
 from tests.extract.test_gcp import good
@@ -34,10 +33,9 @@ def db(tmp_path_factory) -> Path:
     trn2 = cb.parse(
         [ultraserver("offerings-u-trn2x64-us-east-2-24h.json", "us-east-2", "u-trn2x64", 24)]
     ).records
-    con = open_warehouse(path)
-    load_run(con, run_by_provider({"gcp": tpus, "aws": [record(), *trn2]}, day(0)))
-    con.close()
-    return path
+    return warehouses.of_runs(
+        path, [run_by_provider({"gcp": tpus, "aws": [record(), *trn2]}, day(0))]
+    )
 
 
 def ranked(db: Path, workload: str, *chips: str, every: bool = False) -> list[dict]:

@@ -16,6 +16,7 @@ from chipcost.extract.aws import spot
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.pipeline.spot_backfill import spot_backfill
 from chipcost.warehouse.load import load_run
+from tests import warehouses
 from tests.aws_stubs import stubbed
 from tests.helpers import record
 
@@ -116,7 +117,7 @@ def test_daily_spot_prices_already_held_refuse_it(tmp_path, monkeypatch):
         source="aws-spot", provider="aws", status=OK, records=[replace(spot_row, observed_at=when)],
         seen_keys={spot_row.offer_key()}, observed_at=when,
     )  # fmt: skip
-    con = open_warehouse(tmp_path / "chipcost.duckdb")
+    con = open_warehouse(warehouses.new(tmp_path / "chipcost.duckdb"))
     try:
         load_run(con, RunResult("daily", when, when, "live", "daily", False, [daily]))
     finally:

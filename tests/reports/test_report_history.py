@@ -104,6 +104,29 @@ def test_a_change_on_the_last_day_is_drawn_as_a_step_of_that_day():
     path = re.search(r'<path d="([^"]+)"', svg).group(1)
     # Three days over the width: each price spans its day, the last one's to the right edge;
     # the line used to end where the last day began, its new price a bare vertical stroke.
-    edge = WIDTH - LEFT - RIGHT  # 346 px for 3 days
-    assert path.startswith("M0.0,") and path.endswith(f"H{round(edge * 2 / 3, 1)}V11.9H{edge}.0")
+    edge = WIDTH - LEFT - RIGHT  # 198 px for 3 days
+    assert path.startswith("M0.0,")
+    assert re.search(rf"H{round(edge * 2 / 3, 1)}V[\d.]+H{edge}\.0$", path), path
     assert ">2026-11-21</text>" in svg and "max-width:100%" in svg
+
+
+def test_a_2_percent_move_shows_beside_a_price_five_times_higher():
+    """On 8ef611a the axis ran from $0 to the highest line: an on-demand price falling 2%
+    beside a capacity block five times dearer moved by a pixel or two."""
+    import re
+    from datetime import date
+
+    from chipcost.reports.charts import BOTTOM, HEIGHT, TOP, price_chart
+
+    days = [date(2026, 11, d) for d in (19, 20, 21)]
+    series = {
+        "on_demand": list(zip(days, [10.0, 9.8, 9.8], strict=True)),
+        "capacity_block": list(zip(days, [50.0, 50.0, 50.0], strict=True)),
+    }
+    svg = price_chart(series, {"on_demand": "on-demand"}, "t")
+    on_demand = re.findall(r'<path d="M[\d.]+,([\d.]+)H[\d.]+V([\d.]+)', svg)[0]  # in order given
+    drop = float(on_demand[1]) - float(on_demand[0])
+    assert drop > 0.2 * (HEIGHT - TOP - BOTTOM)  # a fifth of the chart's height, at least
+    assert ">change since 2026-11-19</text>" in svg and ">0%</text>" in svg
+    assert ">−2%</text>" in svg and "$0.00" not in svg
+    assert "on-demand: $9.8000 on 2026-11-21 (−2% since 2026-11-19)" in svg

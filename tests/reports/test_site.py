@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from chipcost.reports.explorer_data import offer_rows
 from chipcost.reports.period import ReportError
 from chipcost.reports.site import COLUMNS, write_site
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.offers import chosen_throughput
 from tests import report_warehouse
 from tests.helpers import day, record, run_of
 from tests.reports.test_report_output import chipcost, warehouse
@@ -24,29 +27,59 @@ def test_cli_writes_page_json_and_csv(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "price explorer:" in result.stdout and "(6 offers of 2 chips)" in result.stdout
     data = json.loads((tmp_path / "out" / "offers.json").read_text())
-    assert data["columns"] == list(COLUMNS) and len(data["offers"]) == 6
+    assert data["columns"] == list(COLUMNS) and data["count"] == 6
+    offers = offer_rows(data)
+    assert len(offers) == 6 and list(offers[0]) == list(COLUMNS)
     assert data["as_of"] == "2026-11-07 06:00 UTC" and data["sample"] is False
-    assert {(t["chip"], t["model"], t["workload"]) for t in data["throughput"]} >= {
+    throughput = offer_rows({"offers": data["throughput"]})
+    assert {(t["chip"], t["model"], t["workload"]) for t in throughput} >= {
         ("H100-SXM", "llama-3-70b", "inference")
     }
+    con = connect(db, read_only=True)
+    try:  # the sources, cut into phrases for offers.json, read back whole
+        assert [t["source"] for t in throughput] == chosen_throughput(con)["source"].to_list()
+    finally:
+        con.close()
+    assert data["throughput"]["source"]["separator"] == "; "
+    # The page reads offers.js: what offers.json holds, less what the page shows as HTML.
+    script = (tmp_path / "out" / "offers.js").read_text()
+    assert script.startswith("window.chipcostData = ") and script.endswith(";\n")
+    page_data = json.loads(script.removeprefix("window.chipcostData = ").removesuffix(";\n"))
+    assert page_data == {k: v for k, v in data.items() if k not in ("head_to_head", "speed_curve")}
     rows = list(csv.DictReader((tmp_path / "out" / "offers.csv").open()))
     assert len(rows) == 6 and rows[0]["chip"] == "H100-SXM"
     page = (tmp_path / "out" / "index.html").read_text()
     assert '<figure data-chip="H100-SXM">' in page and "<svg" in page
+    assert "p5.48xlarge" not in page  # no copy of the offers in the page
     assert not re.search(r"(src|href)=[\"']?(https?:)?//", page)  # nothing fetched elsewhere
 
 
-def test_scraped_text_cannot_end_the_data_script(tmp_path):
+def test_scraped_text_stays_data_outside_the_page(tmp_path):
     db = warehouse(
         tmp_path / "w.duckdb", [run_of([record(instance_type=NASTY), record(sku="2")], day(0))]
     )
     made = write_site(db, tmp_path / "out")
-    page = made.index.read_text()
-    assert NASTY not in page and "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)" in page
+    assert "alert(1)" not in made.index.read_text()  # the offers are in offers.js, as JSON
     data = json.loads((tmp_path / "out" / "offers.json").read_text())
-    assert NASTY in [row[COLUMNS.index("instance_type")] for row in data["offers"]]
+    assert NASTY in [row["instance_type"] for row in offer_rows(data)]
     rows = list(csv.DictReader((tmp_path / "out" / "offers.csv").open()))
     assert {r["instance_type"] for r in rows} == {NASTY, "p5.48xlarge"}
+
+
+def test_offers_json_is_compact(tmp_path):
+    """Text once per distinct value, numbers to six significant digits (the page shows four
+    decimals): 0.30000000000000004 is 0.3."""
+    offers = [record(price_per_hour=0.1 * 3, sku=str(i), region=f"r{i % 2}") for i in range(4)]
+    db = warehouse(tmp_path / "w.duckdb", [run_of(offers, day(0))])
+    write_site(db, tmp_path / "out")
+    data = json.loads((tmp_path / "out" / "offers.json").read_text())
+    region = data["offers"]["region"]
+    assert region["dictionary"] == ["r0", "r1"] and sorted(region["codes"]) == [0, 0, 1, 1]
+    assert data["offers"]["price_per_hour"] == [0.3] * 4
+    assert data["offers"]["interruption"] == {"dictionary": [], "codes": [None] * 4}
+    rows = offer_rows(data)
+    assert sorted(r["region"] for r in rows) == ["r0", "r0", "r1", "r1"]
+    assert [r["price_per_hour"] for r in rows] == [0.3] * 4
 
 
 def test_formula_like_text_is_defused_in_the_csv(tmp_path):

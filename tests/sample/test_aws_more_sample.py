@@ -18,6 +18,7 @@ from chipcost.pipeline.seed import open_warehouse
 from chipcost.sample.build import DAYS, aws_capacity_blocks, aws_savings_plans, aws_spot, run_time
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.prices import PRICE_COLUMNS, per_chip_prices
+from tests import warehouses
 from tests.helpers import day, record
 from tests.paths import ROOT
 
@@ -56,7 +57,7 @@ def sample_warehouse(tmp_path_factory):
     """The last two sample runs of the AWS sources loaded (without Prefect) into a DuckDB file."""
     folder = tmp_path_factory.mktemp("sample")
     settings = Settings(data_dir=folder, db_path=folder / "w.duckdb")
-    con = open_warehouse(settings.db_path)
+    con = open_warehouse(warehouses.new(settings.db_path))
     for run in run_directories(SAMPLE)[-2:]:
         results = [
             collect_source(registry()[name], settings=settings, stamp=run.name, replay_dir=run)
@@ -156,13 +157,6 @@ def spot_run(records, when: datetime) -> RunResult:
     return RunResult(f"{stamp}-t", when, when, "replay", stamp, False, [source])
 
 
-@pytest.fixture
-def con(tmp_path):
-    connection = open_warehouse(tmp_path / "w.duckdb")
-    yield connection
-    connection.close()
-
-
 def test_region_cheapest_is_the_cheapest_zone_of_each_type(con):
     offers = [
         spot_record("us-east-1a", 22.0),
@@ -205,10 +199,12 @@ def test_region_cheapest_follows_price_changes(con):
 
 def test_per_chip_prices_keeps_its_columns(con):
     columns = [c[0] for c in con.execute("DESCRIBE per_chip_prices").fetchall()]
-    # The columns per_chip_prices had before spot's region rows were added, in order.
+    # The columns per_chip_prices had before spot's region rows were added, in order, then
+    # the host (schema version 96), last.
     assert columns == [
         "chip", "provider", "region", "zone", "instance_type", "chip_count",
         "pricing_model", "term", "payment", "plan", "price_per_chip_hour", "price_per_hour",
         "upfront", "source", "sku", "valid_from", "last_seen_at", "payload_ref",
+        "vcpus", "ram_gb", "disk_gb",
     ]  # fmt: skip
     assert set(PRICE_COLUMNS) <= set(columns)

@@ -18,6 +18,7 @@ from chipcost.transform.training import (
     calibrations,
     held_out,
 )
+from tests import warehouses
 
 CHIPS = {str(c["chip"]): c for c in chip_rows()}
 MODELS = {str(m["model"]): m for m in model_rows()}
@@ -111,7 +112,7 @@ def test_a_check_leaves_its_own_document_out():
 
 @pytest.fixture(scope="module")
 def con(tmp_path_factory):
-    connection = open_warehouse(tmp_path_factory.mktemp("training") / "w.duckdb")
+    connection = open_warehouse(warehouses.new(tmp_path_factory.mktemp("training") / "w.duckdb"))
     yield connection
     connection.close()
 

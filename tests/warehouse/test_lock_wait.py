@@ -14,6 +14,7 @@ import pytest
 from chipcost.core.errors import WarehouseBusy
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.lock_wait import describe_holder
+from tests import warehouses
 from tests.holders import holding, release
 
 WAIT_LOG = "chipcost.progress.wait"
@@ -33,9 +34,7 @@ def release_when_waiting(holder: subprocess.Popen) -> logging.Handler:
 
 @pytest.fixture
 def db(tmp_path) -> Path:
-    path = tmp_path / "w.duckdb"
-    connect(path).close()
-    return path
+    return warehouses.new(tmp_path / "w.duckdb")
 
 
 @pytest.fixture

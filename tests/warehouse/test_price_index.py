@@ -12,6 +12,7 @@ from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.price_index import price_index
+from tests import warehouses
 from tests.cli.test_cost_cli import chipcost as run_cli
 from tests.helpers import day, record, run_by_provider
 
@@ -43,11 +44,7 @@ def _offers(n: int) -> dict[str, list]:
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("index") / "w.duckdb"
-    con = open_warehouse(path)
-    for n in range(5):
-        load_run(con, run_by_provider(_offers(n), day(n)))
-    con.close()
-    return path
+    return warehouses.of_runs(path, [run_by_provider(_offers(n), day(n)) for n in range(5)])
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +111,7 @@ def test_bad_asks_are_one_line(db, args, message):
 def test_a_one_provider_chips_glitch_day_keeps_its_row_with_left_out(tmp_path):
     # aws alone: $10/chip, day 2 a 10x jump, back on day 3. Left out, the day has no price
     # left, yet keeps its row so that `left_out` says why (it used to vanish unsaid).
-    con = open_warehouse(tmp_path / "w.duckdb")
+    con = open_warehouse(warehouses.new(tmp_path / "w.duckdb"))
     for n in range(5):
         load_run(
             con,

@@ -11,16 +11,8 @@ import chipcost.warehouse.load as load_module
 from chipcost.core.errors import ChipcostError
 from chipcost.core.record import Reject
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS, load_settings, observations_days
-from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
-
-
-@pytest.fixture
-def con(tmp_path):
-    connection = open_warehouse(tmp_path / "w.duckdb")
-    yield connection
-    connection.close()
 
 
 def rows(con, sql: str) -> list:

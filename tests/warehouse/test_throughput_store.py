@@ -48,13 +48,6 @@ def _chosen(con, chip: str, model: str, workload: str) -> tuple:
     ).fetchall()[0]
 
 
-@pytest.fixture
-def con(tmp_path):
-    connection = open_warehouse(tmp_path / "w.duckdb")
-    yield connection
-    connection.close()
-
-
 def test_every_reference_row_is_loaded_with_its_source_and_date(con):
     rows = con.execute(
         "SELECT throughput_id, source, source_date, stated_as FROM throughput "

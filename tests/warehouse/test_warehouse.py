@@ -10,7 +10,6 @@ import pytest
 import chipcost.warehouse.load as load_module
 from chipcost.core.errors import WarehouseBusy, WarehouseError
 from chipcost.core.runs import FAILED
-from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.db import SCHEMA_VERSION, connect, run_lock, schema_version
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
@@ -28,13 +27,6 @@ PUBLIC_NAMES = {
     "cost_per_token",
     "price_changes",
 }
-
-
-@pytest.fixture
-def con(tmp_path):
-    connection = open_warehouse(tmp_path / "w.duckdb")
-    yield connection
-    connection.close()
 
 
 def count(con, sql: str) -> int:

@@ -20,6 +20,7 @@ WITH zoned AS (
 SELECT
     provider, source, region, zone AS cheapest_zone, zones, instance_type, chip, chip_count,
     pricing_model, term, payment, plan, price_per_hour, max_zone_price_per_hour,
-    upfront, currency, sku, source_url, valid_from, last_seen_at, payload_ref
+    upfront, currency, sku, source_url, valid_from, last_seen_at, payload_ref,
+    vcpus, ram_gb, disk_gb
 FROM zoned
 WHERE price_rank = 1;

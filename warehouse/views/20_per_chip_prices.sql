@@ -8,7 +8,7 @@ SELECT
     price_per_hour / chip_count AS price_per_chip_hour,
     price_per_hour,
     upfront,
-    source, sku, valid_from, last_seen_at, payload_ref
+    source, sku, valid_from, last_seen_at, payload_ref, vcpus, ram_gb, disk_gb
 FROM current_prices
 WHERE chip_count > 0
 UNION ALL
@@ -18,6 +18,6 @@ SELECT
     price_per_hour / chip_count,
     price_per_hour,
     upfront,
-    source, sku, valid_from, last_seen_at, payload_ref
+    source, sku, valid_from, last_seen_at, payload_ref, vcpus, ram_gb, disk_gb
 FROM spot_region_cheapest
 WHERE chip_count > 0;

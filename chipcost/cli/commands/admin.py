@@ -1,23 +1,20 @@
 """`chipcost sql`, `migrate`, `sources` and `remove-run`: ad hoc queries and the warehouse
 itself."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
-import typer
-
-from chipcost.cli.declared import command
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import DbOption, FormatOption, WideOption, out
-from chipcost.core.questions import SQL
-from chipcost.core.settings import load_settings
+from chipcost.cli.options import Db, Format, StaleDays, Wide, settings_for
+from chipcost.cli.parser import command, read_command
+from chipcost.core.questions import SQL, Opt
 
-sql = command(SQL)
+sql = read_command(SQL)
 
 
-def migrate(db: DbOption = None) -> None:
+def _migrate(db: Db = None) -> None:
     """Create the warehouse or upgrade its schema to this version of chipcost."""
+    from chipcost.cli.consoles import out
+    from chipcost.core.settings import load_settings
     from chipcost.pipeline.collect import prepare_data_dir
     from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.db import SCHEMA_VERSION
@@ -30,16 +27,20 @@ def migrate(db: DbOption = None) -> None:
     out.print(f"{settings.warehouse}: schema version {SCHEMA_VERSION}", highlight=False)
 
 
-def sources(
-    db: DbOption = None, format: FormatOption = OutputFormat.table, wide: WideOption = False
+def _sources(
+    db: Db = None,
+    format: Format = OutputFormat.table,
+    wide: Wide = False,
+    stale_days: StaleDays = None,
 ) -> None:
     """List the registered sources, with each one's last successful run when a warehouse exists."""
+    from chipcost.cli.consoles import out
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_sources import print_sources
     from chipcost.pipeline.sources import registered_sources, source_table
     from chipcost.warehouse.reader import read_connection
 
-    settings = load_settings(db=db)
+    settings = settings_for(db, stale_days)
     if db is None and not settings.is_lake and not settings.db_path.exists():
         # Before the first collection there is no warehouse: the sources alone.
         frame = registered_sources()
@@ -55,11 +56,13 @@ def sources(
         write_frame(format, frame)
 
 
-def remove_run(
-    run_id: Annotated[str, typer.Argument(help="The run's id (runs.run_id), as `sources` names.")],
-    db: DbOption = None,
+def _remove_run(
+    run_id: Annotated[str, Opt("The run's id (runs.run_id), as `sources` names.", kind="argument")],
+    db: Db = None,
 ) -> None:
     """Take one run out of the warehouse and restate the price history from the rest."""
+    from chipcost.cli.consoles import out
+    from chipcost.core.settings import load_settings
     from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.remove_run import remove_run as remove
 
@@ -74,3 +77,8 @@ def remove_run(
         "touched is restated from the runs that remain",
         highlight=False,
     )
+
+
+migrate = command(_migrate, "migrate")
+sources = command(_sources, "sources")
+remove_run = command(_remove_run, "remove-run")

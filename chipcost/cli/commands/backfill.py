@@ -5,50 +5,41 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-from rich.table import Table
-
-from chipcost.cli.failures import interruptible
-from chipcost.cli.options import DbOption, err, out
+from chipcost.cli.options import DataDir, Db
+from chipcost.cli.parser import command
 from chipcost.core.errors import ChipcostError
-from chipcost.core.settings import Settings, Warehouse, check_data_dir, load_settings
+from chipcost.core.questions import Opt
 
 if TYPE_CHECKING:
     from rich.progress import Progress as RichProgress
 
+    from chipcost.core.settings import Settings, Warehouse
     from chipcost.pipeline.backfill import Outcome, Version
     from chipcost.pipeline.backfill import Progress as BackfillProgress
 
 STATUS_STYLE = {"loaded": "green", "already loaded": "dim", "skipped": "yellow", "failed": "red"}
 
 
-def backfill(
-    since: Annotated[
-        str, typer.Option(help="Load the versions in effect on or after this date (YYYY-MM-DD).")
-    ],
+def _backfill(
+    since: Annotated[str, Opt("Load the versions in effect on or after this date (YYYY-MM-DD).")],
     region: Annotated[
-        list[str] | None,
-        typer.Option("--region", help="Only this region (repeatable; default: every region)."),
+        list[str] | None, Opt("Only this region (repeatable; default: every region).")
     ] = None,
-    db: DbOption = None,
-    data_dir: Annotated[
-        Path | None, typer.Option(help="Data directory (default: $CHIPCOST_DATA_DIR or ./data).")
-    ] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Region files downloaded at once.")] = 2,
+    db: Db = None,
+    data_dir: DataDir = None,
+    workers: Annotated[int, Opt("Region files downloaded at once.", low=1)] = 2,
     prefect: Annotated[
         bool,
-        typer.Option(
-            "--prefect",
-            help="Run it as the Prefect flow (each file a task run), recorded by the server in "
-            "PREFECT_API_URL (else a temporary one).",
+        Opt(
+            "Run it as the Prefect flow (each file a task run), recorded by the server in "
+            "PREFECT_API_URL (else a temporary one)."
         ),
     ] = False,
     spot: Annotated[
         bool,
-        typer.Option(
-            "--spot",
-            help="Instead: AWS's spot prices of the last 90 days (DescribeSpotPriceHistory, "
-            "AWS credentials), one run a day.",
+        Opt(
+            "Instead: AWS's spot prices of the last 90 days (DescribeSpotPriceHistory, "
+            "AWS credentials), one run a day."
         ),
     ] = False,
 ) -> None:
@@ -67,6 +58,9 @@ def backfill(
         TimeElapsedColumn,
     )
 
+    from chipcost.cli.consoles import err
+    from chipcost.cli.failures import interruptible
+    from chipcost.core.settings import load_settings
     from chipcost.pipeline.backfill import BackfillStopped, parse_since
 
     settings = load_settings(db=db, data_dir=data_dir)
@@ -146,6 +140,9 @@ def _through_prefect(
 
 def _spot(settings: Settings, since, regions: list[str] | None) -> None:
     """The spot backfill: API calls and a load a day, no Prefect (pipeline/spot_backfill.py)."""
+    from chipcost.cli.consoles import err, out
+    from chipcost.cli.failures import interruptible
+    from chipcost.cli.fit import Column, Styled, fit_table, print_fitted
     from chipcost.pipeline.spot_backfill import spot_backfill
 
     with interruptible(lambda: None):
@@ -155,13 +152,23 @@ def _spot(settings: Settings, since, regions: list[str] | None) -> None:
             tuple(regions) if regions else None,
             progress=lambda message: err.print(message, highlight=False),
         )
-    table = Table(title="spot backfill (aws-spot, one run a day)", title_justify="left")
-    for name in ("day", "status", "zone prices", "took effect that day"):
-        table.add_column(name, justify="right" if name != "status" else "left")
-    for day in days:
-        style = STATUS_STYLE.get(day.status, "")
-        table.add_row(str(day.day), f"[{style}]{day.status}[/]", str(day.offers), str(day.changes))
-    out.print(table)
+    columns = [
+        Column("day", "day", essential=True, whole=True),
+        Column("status", "status", essential=True),
+        Column("offers", "zone prices", numeric=True, essential=True),
+        Column("changes", "took effect that day", numeric=True, essential=True),
+    ]
+    cells = [
+        {
+            "day": str(day.day),
+            "status": Styled(day.status, STATUS_STYLE.get(day.status, "")),
+            "offers": str(day.offers),
+            "changes": str(day.changes),
+        }
+        for day in days
+    ]
+    title = "spot backfill (aws-spot, one run a day)"
+    print_fitted(out, fit_table(out, columns, cells, title=title))
     out.print(
         f"warehouse: {settings.warehouse}  (try: chipcost history --chip H100-SXM "
         "--pricing-model spot)",
@@ -185,6 +192,7 @@ def _preflight(settings: Settings) -> None:
     """Where it downloads, archives and loads, checked before Prefect starts, in the words of
     the options and variables that gave them (the flow is handed them as --db, --data-dir)."""
     from chipcost.archive import location
+    from chipcost.core.settings import check_data_dir
     from chipcost.warehouse.db import check_writable
 
     check_data_dir(settings)  # the downloads go there
@@ -238,29 +246,38 @@ def _shown(bar: RichProgress, loaded: list[Outcome]) -> BackfillProgress:
 
 
 def _print(outcomes: list[Outcome], db_path: Path | Warehouse) -> None:
+    from chipcost.cli.consoles import out
+    from chipcost.cli.fit import Column, Styled, fit_table, plain, print_fitted
+
     if not outcomes:
         out.print("no EC2 price list version is in effect on or after that date")
         return
-    table = Table(title="EC2 price list versions", title_justify="left")
-    for column in ("version", "effective", "status", "records", "rejects", "changes", "message"):
-        table.add_column(
-            column, justify="right" if column in ("records", "rejects", "changes") else "left"
-        )
+    numbers = ("records", "rejects", "changes")
+    columns = [
+        Column("version", "version", essential=True, whole=True),
+        Column("effective", "effective", essential=True),
+        Column("status", "status", essential=True),
+        *(Column(n, n, numeric=True, essential=True) for n in numbers),
+        Column("message", "message", essential=True),
+    ]
+    cells = []
     for o in sorted(outcomes, key=lambda o: (o.version.begin, o.version.version)):
         end = f"{o.version.end:%Y-%m-%d}" if o.version.end else "now"
-        style = STATUS_STYLE.get(o.status, "white")
-        table.add_row(
-            o.version.version,
-            f"{o.version.begin:%Y-%m-%d} to {end}",
-            f"[{style}]{o.status}[/]",
-            str(o.records),
-            str(o.rejects),
-            str(o.changes),
-            o.message,
+        cells.append(
+            {
+                "version": plain(o.version.version),
+                "effective": f"{o.version.begin:%Y-%m-%d} to {end}",
+                "status": Styled(o.status, STATUS_STYLE.get(o.status, "white")),
+                "message": plain(o.message),
+            }
+            | {n: str(getattr(o, n)) for n in numbers}
         )
-    out.print(table)
+    print_fitted(out, fit_table(out, columns, cells, title="EC2 price list versions"))
     out.print(
         f'warehouse: {db_path}  (try: chipcost sql "select * from price_changes where '
         "source = 'aws-bulk' order by changed_at\")",
         highlight=False,
     )
+
+
+backfill = command(_backfill, "backfill")

@@ -10,60 +10,51 @@ import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-from rich.markup import escape
-from rich.status import Status
+from chipcost.cli.options import DataDir, Db
+from chipcost.cli.parser import command
+from chipcost.core.questions import Opt
 
-from chipcost.cli.collect_checks import check_sources, preflight
-from chipcost.cli.failures import interruptible
-from chipcost.cli.options import DbOption, err, out
-from chipcost.core.settings import Settings, load_settings
+if TYPE_CHECKING:
+    from rich.status import Status
+
+    from chipcost.core.settings import Settings
 
 
-def collect(
+def _collect(
     replay: Annotated[
         str | None,
-        typer.Option(
-            help="Parse an archive (root or one run directory, or s3://...) instead of fetching."
-        ),
+        Opt("Parse an archive (root or one run directory, or s3://...) instead of fetching."),
     ] = None,
-    db: DbOption = None,
-    data_dir: Annotated[
-        Path | None, typer.Option(help="Data directory (default: $CHIPCOST_DATA_DIR or ./data).")
-    ] = None,
+    db: Db = None,
+    data_dir: DataDir = None,
     source: Annotated[
-        list[str] | None, typer.Option("--source", help="Run only this source (repeatable).")
+        list[str] | None, Opt("Run only this source (repeatable).", kind="names")
     ] = None,
     notify: Annotated[
         list[str] | None,
-        typer.Option(
-            "--notify",
-            help="Send price alerts to this apprise URL (repeatable; default $CHIPCOST_NOTIFY).",
-        ),
+        Opt("Send price alerts to this apprise URL (repeatable; default $CHIPCOST_NOTIFY)."),
     ] = None,
     alert_pct: Annotated[
-        float | None,
-        typer.Option(help="Alert on moves of at least this % (default 10 with --notify)."),
+        float | None, Opt("Alert on moves of at least this % (default 10 with --notify).")
     ] = None,
     pending: Annotated[
-        bool,
-        typer.Option(
-            "--pending", help="Only load runs earlier collections archived but did not load."
-        ),
+        bool, Opt("Only load runs earlier collections archived but did not load.")
     ] = False,
     prefect: Annotated[
         bool,
-        typer.Option(
-            "--prefect",
-            help="Run it as the Prefect flow, recorded by the server in PREFECT_API_URL "
-            "(else a temporary one).",
+        Opt(
+            "Run it as the Prefect flow, recorded by the server in PREFECT_API_URL "
+            "(else a temporary one)."
         ),
     ] = False,
 ) -> None:
     """Collect today's prices (or replay an archive) into the warehouse."""
+    from chipcost.cli.collect_checks import preflight
+    from chipcost.cli.consoles import out
+    from chipcost.core.settings import load_settings
+
     settings = load_settings(db=db, data_dir=data_dir)
     runs = preflight(settings, replay, source, pending)
     asked = {"replay": replay, "sources": source or None, "pending": pending}
@@ -88,6 +79,9 @@ def _here(
     alert_pct: float | None,
 ) -> list:
     """The collection in this process, on a thread pool: no Prefect, no server."""
+    from chipcost.cli.collect_checks import check_sources
+    from chipcost.cli.consoles import err
+    from chipcost.cli.failures import interruptible
     from chipcost.pipeline import collection, runners
 
     check_sources(settings, asked["sources"], notify)
@@ -123,6 +117,7 @@ def _alerts(
 
 def _print_failed(settings: Settings, outcomes: list) -> None:
     if outcomes:
+        from chipcost.cli.consoles import out
         from chipcost.cli.render import print_outcomes
 
         print_outcomes(out, outcomes, settings.warehouse)
@@ -138,6 +133,9 @@ def _through_prefect(
 ) -> list:
     """The collect flow, its runs and tasks recorded by a Prefect server: the one
     PREFECT_API_URL names, else a temporary one for this command."""
+    from chipcost.cli.collect_checks import check_sources
+    from chipcost.cli.consoles import err
+    from chipcost.cli.failures import interruptible
     from chipcost.cli.prefect_server import command_defaults, temporary_server
 
     command_defaults()
@@ -208,15 +206,17 @@ class _Shown(logging.Handler):
         self.started = time.monotonic()
 
     def emit(self, record: logging.LogRecord) -> None:
+        from chipcost.cli.consoles import err
+
         if (total := getattr(record, "sources_started", None)) is not None:
             self.total, self.started = total, time.monotonic()
             line = f"fetching {total} sources…"
         elif (result := getattr(record, "source_finished", None)) is not None:
             self.done += 1
-            # One line each, cut to the terminal's width.
-            err.print(
-                _finished(result), highlight=False, markup=False, no_wrap=True, overflow="ellipsis"
-            )
+            # Wrapped to the terminal's width at spaces, never cut: a URL stays whole.
+            from chipcost.cli.fit import print_wrapped
+
+            print_wrapped(err, _finished(result), indent=" " * 18)
             line = f"{self.done} of {self.total} sources done ({self._seconds()})"
         elif run := getattr(record, "loaded_run", None):
             self.loaded.append(run)
@@ -225,7 +225,7 @@ class _Shown(logging.Handler):
         else:
             line = record.getMessage()
         if self.status is not None:
-            self.status.update(f"[dim]{escape(line)}")
+            self.status.update(f"[dim]{_escape(line)}")
 
     def _seconds(self) -> str:
         return f"{time.monotonic() - self.started:.0f} s"
@@ -267,3 +267,12 @@ def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) ->
 
 def _runs(count: int) -> str:
     return f"{count} run{'s' if count != 1 else ''}"
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+collect = command(_collect, "collect")

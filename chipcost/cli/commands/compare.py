@@ -1,8 +1,6 @@
 """`chipcost compare A B`: is chip A cheaper per token than chip B, on each pricing model."""
 
-from __future__ import annotations
-
-from chipcost.cli.declared import command
+from chipcost.cli.parser import read_command
 from chipcost.core.questions import COMPARE
 
-compare = command(COMPARE)
+compare = read_command(COMPARE)

@@ -2,30 +2,25 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
-
-import typer
-
 from chipcost.cli.commands.collect import collect
 from chipcost.cli.commands.prices import prices
-from chipcost.cli.options import DbOption, out
+from chipcost.cli.options import DataDir, Db
+from chipcost.cli.parser import command
 
 
-def demo(
-    db: DbOption = None,
-    data_dir: Annotated[
-        Path | None, typer.Option(help="Data directory (default: $CHIPCOST_DATA_DIR or ./data).")
-    ] = None,
-) -> None:
+def _demo(db: Db = None, data_dir: DataDir = None) -> None:
     """Replay the bundled SAMPLE archive (synthetic prices) into the warehouse and show them."""
+    from chipcost.cli.consoles import out
     from chipcost.sample import ARCHIVE
 
     out.print(f"[bold]collect --replay {ARCHIVE}[/]  (SAMPLE DATA: synthetic prices)")
-    collect(replay=str(ARCHIVE), db=db, data_dir=data_dir, source=None)
+    collect.run(replay=str(ARCHIVE), db=db, data_dir=data_dir)
     out.print("\n[bold]prices --chip H100-SXM --region us-east-1 --limit 12[/]")
-    prices(chip=["H100-SXM"], region=["us-east-1"], model=None, provider=None, limit=12, db=db)
+    prices.run(chip=["H100-SXM"], region=["us-east-1"], limit=12, db=db)
     out.print(
         "\nNext: chipcost cost --model llama-3-70b --workload inference, chipcost report "
         '--dry-run, chipcost sql "select * from price_changes limit 10"'
     )
+
+
+demo = command(_demo, "demo")

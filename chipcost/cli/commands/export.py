@@ -1,35 +1,45 @@
-"""`chipcost export --focus DIR`: the price history for FinOps tools, under FOCUS's names."""
+"""`chipcost export --out DIR`: the price history for FinOps tools, under FOCUS's names."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-import typer
+from chipcost.cli.options import Db, ListPrices
+from chipcost.cli.parser import command
+from chipcost.core.questions import Opt
 
-from chipcost.cli.options import DbOption, ListPricesOption, out
 
-
-def export(
-    focus: Annotated[
-        str,
-        typer.Option(
-            "--focus",
-            help="Directory to write sku_prices.csv and sku_prices.parquet in (FOCUS columns).",
-        ),
-    ],
-    since: Annotated[
+def _export(
+    out: Annotated[
         str | None,
-        typer.Option(help="Only prices still in force on or after this day, YYYY-MM-DD."),
+        Opt("Directory to write sku_prices.csv and sku_prices.parquet in (FOCUS columns)."),
+    ] = None,
+    focus: Annotated[
+        str | None, Opt("Old spelling of --out (with --format focus).", hidden=True, same_as="out")
+    ] = None,
+    format: Annotated[
+        str, Opt("focus: FOCUS's column names (docs/focus.md), the one export format.")
+    ] = "focus",
+    since: Annotated[
+        str | None, Opt("Only prices still in force on or after this day, YYYY-MM-DD.")
     ] = None,
     chip: Annotated[
-        list[str] | None, typer.Option(help="Only this chip or family (repeat or comma list).")
+        list[str] | None, Opt("Only this chip or family (repeat or comma list).")
     ] = None,
-    list_prices: ListPricesOption = False,
-    db: DbOption = None,
+    currency: Annotated[
+        str | None,
+        Opt(
+            "USD, the one currency of the export (a price in force for months has no one "
+            "day's rate)."
+        ),
+    ] = None,
+    list_prices: ListPrices = False,
+    db: Db = None,
 ) -> None:
     """Export the whole price history under FOCUS's column names, as CSV and Parquet."""
     from pathlib import Path
 
+    from chipcost.cli.consoles import out as console
     from chipcost.cli.render import SAMPLE_BANNER
     from chipcost.core.errors import ChipcostError
     from chipcost.core.settings import load_settings
@@ -39,8 +49,15 @@ def export(
     from chipcost.warehouse.db import scalar
     from chipcost.warehouse.reader import read_connection
 
-    if not focus.strip():
-        raise ChipcostError("--focus is empty: give a directory, e.g. chipcost export --focus out/")
+    if format.casefold() != "focus":
+        raise ChipcostError(f"--format {format}: the export writes FOCUS's columns; give focus")
+    if currency is not None and currency.strip().upper() != "USD":
+        raise ChipcostError(
+            f"--currency {currency}: the FOCUS export is in USD only (a price in force for "
+            "months has no one day's rate); `chipcost prices --currency` converts current prices"
+        )
+    if out is None or not out.strip():
+        raise ChipcostError("give a directory to write in, e.g. chipcost export --out out/")
     settings = load_settings(db=db)
     con = read_connection(settings)
     try:
@@ -48,22 +65,27 @@ def export(
             con, "USD", list_prices
         )  # US dollars always: $CHIPCOST_CURRENCY is not read
         made = export_focus(
-            con, Path(focus), since=parse_day(since, "--since"), chips=chip, mine=mine
+            con, Path(out), since=parse_day(since, "--since"), chips=chip, mine=mine
         )
         sample = bool(scalar(con, "SELECT coalesce(bool_or(sample), false) FROM runs"))
     finally:
         con.close()
-    out.print(
+    console.print(
         f"FOCUS export: {made.rows} prices ({made.current} in force now) in "
         + " and ".join(str(f) for f in made.files),
         highlight=False,
     )
     if mine.discounts is not None:
-        out.print(
+        console.print(
             f"ContractedUnitPrice after your discounts ({mine.discounts.summary()}) on "
             f"{made.discounted} rows; --list-prices for list prices only",
             highlight=False,
         )
-    out.print("columns: docs/focus.md; prices in USD (list, upfront fees spread)", highlight=False)
+    console.print(
+        "columns: docs/focus.md; prices in USD (list, upfront fees spread)", highlight=False
+    )
     if sample:
-        out.print(SAMPLE_BANNER)
+        console.print(SAMPLE_BANNER)
+
+
+export = command(_export, "export")

@@ -4,25 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from chipcost.cli.declared import command
 from chipcost.cli.formats import OutputFormat, PriceFormat
-from chipcost.cli.options import out
+from chipcost.cli.parser import Command
 from chipcost.core.errors import NoMatch
 from chipcost.core.questions import HISTORY
 
 
 def _history(**given: Any) -> None:
     """The cheapest per-chip-hour price per day per pricing model, with a terminal chart."""
+    from chipcost.cli.consoles import out
     from chipcost.cli.formats import notices
+    from chipcost.cli.options import settings_for, widened
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.core.settings import load_settings
     from chipcost.pipeline.history import HistoryAsk, find_history, why_no_history
     from chipcost.pipeline.your_prices import for_read
     from chipcost.warehouse.reader import read_connection
 
     asked = HISTORY.given(given)
     ask = HistoryAsk.of(asked)
-    settings = load_settings(db=asked["db"])
+    settings = settings_for(asked["db"], asked["stale_days"])
     con = read_connection(settings)
     try:
         # the currency; no discounts here
@@ -46,6 +46,8 @@ def _history(**given: Any) -> None:
     if empty:
         raise NoMatch(empty)
     if output is OutputFormat.table:
+        if asked["wide"]:
+            widened(out)
         chart = not asked["no_chart"]
         _show(result.frame, result.chips, missing, chart=chart, currency=mine.currency)
     else:
@@ -58,7 +60,7 @@ def _history(**given: Any) -> None:
     print_freshness(notices(output), result.freshness)
 
 
-history = command(HISTORY, _history)
+history = Command(HISTORY, _history)
 
 
 def _focus(frame):
@@ -81,10 +83,9 @@ def _show(
 ) -> None:
     import polars as pl
 
-    from chipcost.cli.render_history import chart as draw
-    from chipcost.cli.render_history import print_history
+    from chipcost.cli.consoles import out
+    from chipcost.cli.render_history import print_chart, print_history
 
-    width = min(out.width or 100, 120)
     for chip in chips:
         rows = frame.filter(pl.col("chip") == chip)
         if rows.is_empty():
@@ -92,8 +93,4 @@ def _show(
             continue
         print_history(out, chip, rows, currency)
         if chart:
-            out.print(
-                draw(chip, rows, width, colour=out.is_terminal, currency=currency),
-                highlight=False,
-                markup=False,
-            )
+            print_chart(out, chip, rows, currency)

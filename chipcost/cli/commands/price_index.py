@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from chipcost.cli.declared import command
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import out
+from chipcost.cli.parser import Command
 from chipcost.core.questions import INDEX
 
 
 def _index(**given: Any) -> None:
     """The daily rental price index per chip (chipcost.core.questions.INDEX)."""
+    from chipcost.cli.consoles import out
     from chipcost.cli.formats import notices
+    from chipcost.cli.options import settings_for, widened
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.core.settings import load_settings
     from chipcost.pipeline.clock import until_within
     from chipcost.pipeline.price_index import IndexAsk, find_index
     from chipcost.pipeline.your_prices import for_read
@@ -25,7 +25,7 @@ def _index(**given: Any) -> None:
     chip, since, output = asked["chip"], asked["since"], OutputFormat(asked["format"])
     # Every chip's latest day unless chips or a first day are asked for.
     asked["latest"] = not chip and since is None
-    settings = load_settings(db=asked["db"])
+    settings = settings_for(asked["db"], asked["stale_days"])
     con = read_connection(settings)
     try:
         mine = for_read(con, asked["currency"], list_prices=True)  # the currency only
@@ -46,6 +46,8 @@ def _index(**given: Any) -> None:
             notices(output).print(f"note: {mine.rate_note(frame.to_dicts())}", highlight=False)
         print_freshness(notices(output), fresh)
         return
+    if asked["wide"]:
+        widened(out)
     _show(frame, daily=bool(chip) or since is not None, currency=mine.currency)
     if mine.rates is not None:
         out.print(
@@ -55,45 +57,15 @@ def _index(**given: Any) -> None:
     print_freshness(out, fresh)
 
 
-index = command(INDEX, _index)
-
-
-def _change(value: float | None) -> str:
-    if value is None:
-        return ""
-    percent = round(100 * value, 1)
-    return "0%" if percent == 0 else f"{percent:+.1f}%".replace("-", "\u2212")
+index = Command(INDEX, _index)
 
 
 def _show(frame, *, daily: bool, currency: str = "USD") -> None:
-    from rich.table import Table
-
+    from chipcost.cli.consoles import out
     from chipcost.cli.render import shown
-    from chipcost.transform.cost import money_sign
+    from chipcost.cli.render_index import print_index_table
 
-    title = (
-        f"rental price index: median of each provider's cheapest per-chip-hour price ({currency})"
-    )
-    table = Table(title=title, title_justify="left", box=None, header_style="bold")
-    columns = ["chip", "bucket", "day", "level", "1d", "7d", "30d", "providers"]
-    for name in columns:
-        table.add_column(
-            name, justify="right" if name in ("level", "1d", "7d", "30d", "providers") else "left"
-        )
-    for row in frame.iter_rows(named=True):
-        moved = (" *" if row["constituents_changed"] else "") + (" !" if row["failing"] else "")
-        level = row["level"]
-        table.add_row(
-            row["chip"],
-            row["bucket"],
-            str(row["day"]),
-            "left out" if level is None else f"{money_sign(currency)}{level:,.4f}",
-            _change(row["change_1d"]),
-            _change(row["change_7d"]),
-            _change(row["change_30d"]),
-            f"{row['constituents']}{moved}",
-        )
-    out.print(table)
+    print_index_table(out, frame, currency)
     if not daily:
         out.print(
             "constituents per day: chipcost index --chip NAME (or --format csv/json)",
@@ -114,6 +86,8 @@ def _show(frame, *, daily: bool, currency: str = "USD") -> None:
 
 def _footnotes(frame) -> None:
     """The footnotes of the marks the table used, and only those."""
+    from chipcost.cli.consoles import out
+
     if frame["constituents_changed"].any():  # the footnote only where a row is starred
         out.print(
             "* the providers differ from the day before (an entry or exit moved the level, not "

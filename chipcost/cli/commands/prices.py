@@ -1,8 +1,6 @@
 """`chipcost prices`: current per-chip hourly prices from the warehouse, without Prefect."""
 
-from __future__ import annotations
-
-from chipcost.cli.declared import command
+from chipcost.cli.parser import read_command
 from chipcost.core.questions import PRICES
 
-prices = command(PRICES)
+prices = read_command(PRICES)

@@ -5,66 +5,53 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
-from chipcost.cli.options import CurrencyOption, DbOption, ListPricesOption, out
-from chipcost.cli.render import SAMPLE_BANNER
+from chipcost.cli.options import Currency, Db, ListPrices
+from chipcost.cli.parser import command
 from chipcost.core.errors import ChipcostError
-from chipcost.reports.period import MAX_DAYS, MAX_PCT
+from chipcost.core.questions import STALE_DAYS, Opt
 
 
-def report(
+def _report(
     since: Annotated[
-        str | None,
-        typer.Option(help="First day, YYYY-MM-DD (UTC). Default: six days before --until."),
+        str | None, Opt("First day, YYYY-MM-DD (UTC). Default: six days before --until.")
     ] = None,
     until: Annotated[
-        str | None,
-        typer.Option(help="Last day, YYYY-MM-DD (UTC). Default: the day of the newest run."),
+        str | None, Opt("Last day, YYYY-MM-DD (UTC). Default: the day of the newest run.")
     ] = None,
     out_dir: Annotated[
         Path | None,
-        typer.Option("--out", help="Directory for the files (default: <data dir>/reports)."),
+        Opt("Directory for the files (default: <data dir>/reports).", flags=("--out",)),
     ] = None,
     email: Annotated[
         list[str] | None,
-        typer.Option(
-            "--email", help="Send to this address (repeatable); SMTP from CHIPCOST_SMTP_*."
-        ),
+        Opt("Send to this address (repeatable); SMTP from CHIPCOST_SMTP_*."),
     ] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Write the e-mail as an .eml file; send nothing.")
-    ] = False,
+    dry_run: Annotated[bool, Opt("Write the e-mail as an .eml file; send nothing.")] = False,
     force: Annotated[
-        bool,
-        typer.Option(
-            "--force", help="Send even to recipients this report (same period) already went to."
-        ),
+        bool, Opt("Send even to recipients this report (same period) already went to.")
     ] = False,
-    stale_days: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            max=MAX_DAYS,
-            help="A source with no success for this many days is stale ($CHIPCOST_STALE_DAYS, 2).",
-        ),
-    ] = None,
+    stale_days: Annotated[int | None, Opt(STALE_DAYS.help, low=1)] = None,
     disagree_pct: Annotated[
-        float,
-        typer.Option(help="Flag offers two sources price more than this % apart."),
+        float, Opt("Flag offers two sources price more than this % apart.")
     ] = 5.0,
-    currency: CurrencyOption = None,
-    list_prices: ListPricesOption = False,
-    db: DbOption = None,
+    currency: Currency = None,
+    list_prices: ListPrices = False,
+    db: Db = None,
 ) -> None:
     """Write the report (HTML) and a CSV of every change; mail it, or write it as .eml."""
-    # Imported here: `chipcost prices` loads this module and must stay light.
+    # Imported here: `chipcost --help` loads this module and must stay light.
+    from chipcost.cli.consoles import out
+    from chipcost.cli.render import SAMPLE_BANNER
     from chipcost.core.settings import load_settings
     from chipcost.reports.build import deliver, write_report
     from chipcost.reports.mail import check_recipients, smtp_settings
-    from chipcost.reports.period import ReportOptions, parse_day
+    from chipcost.reports.period import MAX_DAYS, MAX_PCT, ReportOptions, parse_day
     from chipcost.reports.text import headline
 
+    if stale_days is not None and stale_days > MAX_DAYS:
+        raise ChipcostError(
+            f"--stale-days {stale_days}: give a number of days from 1 to {MAX_DAYS}"
+        )
     if not 0 < disagree_pct <= MAX_PCT:  # NaN too; ReportOptions says it in the flow's words
         raise ChipcostError(
             f"--disagree-pct {disagree_pct:g}: give a percentage above 0 and up to {MAX_PCT:g}"
@@ -109,3 +96,6 @@ def report(
         out.print("(add --dry-run to write the e-mail as .eml, or --email ADDRESS to send it)")
     if made.data.sample:
         out.print(SAMPLE_BANNER)
+
+
+report = command(_report, "report")

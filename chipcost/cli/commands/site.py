@@ -1,48 +1,59 @@
-"""`chipcost site DIR`: the price explorer, a static page of every current offer."""
+"""`chipcost site --out DIR`: the price explorer, a static page of every current offer."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated
 
-import typer
+from chipcost.cli.options import Currency, Db, ListPrices
+from chipcost.cli.parser import command
+from chipcost.core.questions import Opt
 
-from chipcost.cli.options import CurrencyOption, DbOption, ListPricesOption, out
-from chipcost.reports.period import MAX_WEEKS
 
-
-def site(
+def _site(
+    out: Annotated[
+        str | None, Opt("Directory to write index.html, offers.json, offers.csv in.")
+    ] = None,
     directory: Annotated[
-        str, typer.Argument(help="Where to write index.html, offers.json, offers.csv.")
-    ],
-    weeks: Annotated[
-        int, typer.Option(min=1, max=MAX_WEEKS, help="Weeks of price history to chart per chip.")
-    ] = 12,
-    currency: CurrencyOption = None,
-    list_prices: ListPricesOption = False,
-    db: DbOption = None,
+        str | None,
+        Opt("Old spelling of --out.", kind="argument", hidden=True, same_as="out"),
+    ] = None,
+    weeks: Annotated[int, Opt("Weeks of price history to chart per chip.", low=1)] = 12,
+    currency: Currency = None,
+    list_prices: ListPrices = False,
+    db: Db = None,
 ) -> None:
     """Write the price explorer: every current offer, sortable and filterable, no server."""
+    from chipcost.cli.consoles import out as console
     from chipcost.cli.render import SAMPLE_BANNER
     from chipcost.core.errors import ChipcostError
     from chipcost.core.settings import load_settings
+    from chipcost.reports.period import MAX_WEEKS
     from chipcost.reports.site import write_site
 
-    if not directory.strip():  # Path("") is the current directory: never meant
+    if weeks > MAX_WEEKS:
+        raise ChipcostError(f"--weeks {weeks}: give 1 to {MAX_WEEKS} weeks of price history")
+    where = out if out is not None else directory
+    if where is None:
+        raise ChipcostError("give the directory to write in, e.g. chipcost site --out public/")
+    if not where.strip():  # Path("") is the current directory: never meant
         raise ChipcostError(
-            "the directory is empty: give where to write, e.g. chipcost site public/"
+            "the directory is empty: give where to write, e.g. chipcost site --out public/"
         )
     made = write_site(
         load_settings(db=db).warehouse,
-        Path(directory),
+        Path(where),
         weeks=weeks,
         currency=currency,
         list_prices=list_prices,
     )
-    out.print(
+    console.print(
         f"price explorer: {made.index} ({made.offers} offers of {made.chips} chips)",
         highlight=False,
     )
-    out.print(f"open it in a browser: file://{made.index.resolve()}", highlight=False)
+    console.print(f"open it in a browser: file://{made.index.resolve()}", highlight=False)
     if made.sample:
-        out.print(SAMPLE_BANNER)
+        console.print(SAMPLE_BANNER)
+
+
+site = command(_site, "site")

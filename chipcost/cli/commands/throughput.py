@@ -7,30 +7,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.measured import check_figure, check_measured_on
-from chipcost.cli.options import DbOption, FormatOption, WideOption, err, out
-from chipcost.cli.reads import resolve_chip
-from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
+from chipcost.cli.options import Db, Format, Wide
+from chipcost.cli.parser import Group, command
 from chipcost.core.errors import ChipcostError
-from chipcost.core.figures import Figure
-from chipcost.core.settings import load_settings
-from chipcost.transform.throughput_figures import (
-    figure_from_row,
-    figures_from_rows,
-    normalise_model,
-)
-from chipcost.transform.tokens import parse_quantity
+from chipcost.core.questions import Opt
 
 if TYPE_CHECKING:  # imported when a command runs: `chipcost --help` stays light
     import duckdb
 
-throughput_app = typer.Typer(
-    help="Throughput figures: references, derived figures and your own measurements.",
-    no_args_is_help=True,
-)
+    from chipcost.core.figures import Figure
+
 
 IMPORT_COLUMNS = (
     "chip", "model", "workload", "tokens_per_second", "per", "chips", "batch_size", "precision",
@@ -38,16 +25,13 @@ IMPORT_COLUMNS = (
 )  # fmt: skip
 REQUIRED_COLUMNS = ("chip", "model", "workload", "tokens_per_second")
 AllowAbovePeak = Annotated[
-    bool,
-    typer.Option(
-        "--allow-above-peak",
-        help="Keep a figure above the chip's dense peak (FP4 or sparsity, say).",
-    ),
+    bool, Opt("Keep a figure above the chip's dense peak (FP4 or sparsity, say).")
 ]
 
 
 def _open_writable(db: Path | None) -> duckdb.DuckDBPyConnection:
     """The warehouse for writing, waiting for another holder like a collection does."""
+    from chipcost.core.settings import load_settings
     from chipcost.pipeline.seed import open_warehouse
 
     settings = load_settings(db=db)
@@ -57,6 +41,7 @@ def _open_writable(db: Path | None) -> duckdb.DuckDBPyConnection:
 def _store(db: Path | None, figures: list[Figure], allow: bool) -> tuple[list[str], set[str]]:
     """The new ids, and those of them the choice rule now uses; a model chipcost knew
     nothing of is noted, with the closest it knew (a typo makes a model of its own)."""
+    from chipcost.cli.consoles import err
     from chipcost.core.names import did_you_mean
     from chipcost.warehouse.cost_per_token import known_models
     from chipcost.warehouse.throughput_store import add_user_figures, chosen_ids
@@ -90,35 +75,38 @@ _OPTIONS = {
 }
 
 
-@throughput_app.command()
 def add(
-    chip: Annotated[str, typer.Option(help="Chip measured, e.g. H100-SXM.")],
-    model: Annotated[str, typer.Option(help="Model, e.g. llama-3-70b.")],
-    workload: Annotated[str, typer.Option(help="training or inference.")],
-    tokens_per_second: Annotated[str, typer.Option(help="Tokens/s measured, e.g. 1500.")],
-    per: Annotated[str, typer.Option(help="What it was measured on: chip or instance.")] = "chip",
-    chips: Annotated[
-        float | None, typer.Option(help="Chips in the instance (with --per instance).")
-    ] = None,
-    batch_size: Annotated[int | None, typer.Option(help="Batch size.")] = None,
-    precision: Annotated[str | None, typer.Option(help="fp8, bf16, ...")] = None,
-    sequence_length: Annotated[int | None, typer.Option(help="Sequence length.")] = None,
-    mfu: Annotated[str | None, typer.Option(help="Measured MFU: 0.45 or 45%.")] = None,
+    chip: Annotated[str, Opt("Chip measured, e.g. H100-SXM.")],
+    model: Annotated[str, Opt("Model, e.g. llama-3-70b.")],
+    workload: Annotated[str, Opt("training or inference.")],
+    tokens_per_second: Annotated[str, Opt("Tokens/s measured, e.g. 1500.")],
+    per: Annotated[str, Opt("What it was measured on: chip or instance.")] = "chip",
+    chips: Annotated[float | None, Opt("Chips in the instance (with --per instance).")] = None,
+    batch_size: Annotated[int | None, Opt("Batch size.")] = None,
+    precision: Annotated[str | None, Opt("fp8, bf16, ...")] = None,
+    sequence_length: Annotated[int | None, Opt("Sequence length.")] = None,
+    mfu: Annotated[str | None, Opt("Measured MFU: 0.45 or 45%.")] = None,
     tokens_per_second_per_user: Annotated[
         str | None,
-        typer.Option("--per-user", help="Inference: tokens/s each user saw (for cost --speed)."),
+        Opt(flags=("--per-user",), help="Inference: tokens/s each user saw (for cost --speed)."),
     ] = None,
     operating_point: Annotated[
         str | None,
-        typer.Option(help="Inference: max-throughput, latency-bound or fixed-batch."),
+        Opt("Inference: max-throughput, latency-bound or fixed-batch."),
     ] = None,
-    source: Annotated[str, typer.Option(help="What was run, by whom.")] = "user measurement",
-    measured_on: Annotated[str | None, typer.Option(help="YYYY-MM-DD (default today).")] = None,
-    notes: Annotated[str | None, typer.Option(help="Caveats worth keeping.")] = None,
+    source: Annotated[str, Opt("What was run, by whom.")] = "user measurement",
+    measured_on: Annotated[str | None, Opt("YYYY-MM-DD (default today).")] = None,
+    notes: Annotated[str | None, Opt("Caveats worth keeping.")] = None,
     allow_above_peak: AllowAbovePeak = False,
-    db: DbOption = None,
+    db: Db = None,
 ) -> None:
     """Record a throughput you measured; it wins over every reference for that chip."""
+    from chipcost.cli.consoles import out
+    from chipcost.cli.measured import check_figure, check_measured_on
+    from chipcost.cli.reads import resolve_chip
+    from chipcost.core.catalog import canonical_chips
+    from chipcost.transform.throughput_figures import figure_from_row
+
     check_measured_on(measured_on)
     row = {
         "chip": resolve_chip(chip),
@@ -189,15 +177,19 @@ def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]]]:
     return lines, rows
 
 
-@throughput_app.command("import")
 def import_(
     path: Annotated[
-        Path, typer.Argument(help="CSV with a header row; see docs/cost-per-token.md.")
+        Path, Opt("CSV with a header row; see docs/cost-per-token.md.", kind="argument")
     ],
     allow_above_peak: AllowAbovePeak = False,
-    db: DbOption = None,
+    db: Db = None,
 ) -> None:
     """Record measurements from a CSV file: all rows, or none if any row is wrong."""
+    from chipcost.cli.consoles import out
+    from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
+    from chipcost.transform.throughput_figures import figures_from_rows
+
+    path = Path(path)
     lines, rows = _read_import(path)
     today = datetime.now(UTC).date().isoformat()
     for row in rows:
@@ -218,24 +210,24 @@ def import_(
         )
 
 
-@throughput_app.command("list")
 def list_(
-    model: Annotated[list[str] | None, typer.Option(help="Only this model.")] = None,
-    chip: Annotated[
-        list[str] | None, typer.Option(help="Only this chip or family (H100, Trainium).")
-    ] = None,
-    workload: Annotated[list[str] | None, typer.Option(help="training or inference.")] = None,
-    origin: Annotated[list[str] | None, typer.Option(help="reference, derived or user.")] = None,
-    derived: Annotated[bool, typer.Option(help="Include derived figures.")] = False,
-    wide: WideOption = False,
-    format: FormatOption = OutputFormat.table,
-    db: DbOption = None,
+    model: Annotated[list[str] | None, Opt("Only this model.")] = None,
+    chip: Annotated[list[str] | None, Opt("Only this chip or family (H100, Trainium).")] = None,
+    workload: Annotated[list[str] | None, Opt("training or inference.")] = None,
+    origin: Annotated[list[str] | None, Opt("reference, derived or user.")] = None,
+    derived: Annotated[bool, Opt("Include derived figures.")] = False,
+    wide: Wide = False,
+    format: Format = OutputFormat.table,
+    db: Db = None,
 ) -> None:
     """Every throughput figure, the one the choice rule uses first, with where it came from."""
+    from chipcost.cli.consoles import out
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_throughput import print_throughput
     from chipcost.core.names import check_known, resolve_chip_names, split_values
+    from chipcost.core.settings import load_settings
     from chipcost.pipeline.verdict import listing_with_ranges
+    from chipcost.transform.throughput_figures import normalise_model
     from chipcost.warehouse.cost_per_token import throughput_listing
     from chipcost.warehouse.reader import read_connection
 
@@ -263,12 +255,12 @@ def list_(
     print_throughput(out, frame, wide=wide)
 
 
-@throughput_app.command()
 def remove(
-    throughput_id: Annotated[str, typer.Argument(help="Id of your measurement, e.g. user-3.")],
-    db: DbOption = None,
+    throughput_id: Annotated[str, Opt("Id of your measurement, e.g. user-3.", kind="argument")],
+    db: Db = None,
 ) -> None:
     """Delete one of your measurements (references cannot be removed)."""
+    from chipcost.cli.consoles import out
     from chipcost.warehouse.throughput_store import remove_user_figure
 
     con = _open_writable(db)
@@ -279,16 +271,17 @@ def remove(
     out.print(f"removed {throughput_id}")
 
 
-@throughput_app.command("model")
 def model_(
-    name: Annotated[str, typer.Argument(help="Model name, e.g. my-13b.")],
-    parameters: Annotated[str, typer.Option(help="Parameter count: 13e9 or 13B.")],
-    source: Annotated[str, typer.Option(help="Where the count comes from.")] = "user",
-    db: DbOption = None,
+    name: Annotated[str, Opt("Model name, e.g. my-13b.", kind="argument")],
+    parameters: Annotated[str, Opt("Parameter count: 13e9 or 13B.")],
+    source: Annotated[str, Opt("Where the count comes from.")] = "user",
+    db: Db = None,
 ) -> None:
     """Give the size of a model of yours, so chipcost can derive its throughput."""
+    from chipcost.cli.consoles import out
     from chipcost.pipeline.seed import add_user_model
-    from chipcost.transform.tokens import human_count
+    from chipcost.transform.throughput_figures import normalise_model
+    from chipcost.transform.tokens import human_count, parse_quantity
 
     model = normalise_model(name)
     count = parse_quantity(parameters, "--parameters")
@@ -301,3 +294,15 @@ def model_(
         f"{model}: {human_count(count)} parameters; derived figures now cover it "
         f"(`chipcost throughput list --model {model} --derived`)"
     )
+
+
+throughput = Group(
+    "Throughput figures: references, derived figures and your own measurements.",
+    {
+        "add": command(add),
+        "import": command(import_),
+        "list": command(list_),
+        "remove": command(remove),
+        "model": command(model_),
+    },
+)

@@ -1,0 +1,82 @@
+"""CPU time to lay out and print the `prices` table of a warehouse (its first 200 rows): the
+one table writer (chipcost.cli.fit) against rich's Table of the same cells and columns.
+
+    python -m benchmarks.tables --db FILE
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from chipcost.cli import fit
+from chipcost.cli import render_prices as shown
+from chipcost.core.questions import PRICES
+from chipcost.core.settings import load_settings
+from chipcost.pipeline.prices import PriceAsk, find_price_rows
+from chipcost.pipeline.your_prices import for_read
+from chipcost.warehouse.reader import read_connection
+
+
+def _cells(db: Path) -> tuple[list[fit.Column], list[dict]]:
+    settings = load_settings(db=db)
+    con = read_connection(settings)
+    try:
+        ask = PriceAsk.of(PRICES.given({}))
+        mine = for_read(con, "USD", False)
+        rows = find_price_rows(con, ask, stale_days=settings.stale_days, mine=mine).rows[:200]
+    finally:
+        con.close()
+    same = shown.constants(rows)
+    return shown._columns(rows, same), shown._shown(rows, same)
+
+
+def _writer(columns: list[fit.Column], cells: list[dict], width: int) -> None:
+    console = Console(file=io.StringIO(), width=width, emoji=False)
+    fit.print_fitted(console, fit.fit_table(console, columns, cells, keep_order=shown.KEEP_ORDER))
+
+
+def _rich(columns: list[fit.Column], cells: list[dict], width: int) -> None:
+    console = Console(file=io.StringIO(), width=width, emoji=False)
+    fitted = fit.fit_table(console, columns, cells, keep_order=shown.KEEP_ORDER)
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    kept = [c for c in columns if c.header not in fitted.dropped]
+    for column in kept:
+        table.add_column(column.header, justify="right" if column.numeric else "left")
+    for cell in cells:
+        table.add_row(*(Text.assemble(*fit._spans(cell[c.key])) for c in kept))
+    console.print(table)
+
+
+def _cpu(draw: Callable[[], None], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        begin = time.process_time()
+        draw()
+        times.append(time.process_time() - begin)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--db", type=Path, required=True)
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    columns, cells = _cells(args.db)
+    for width in (80, 120):
+        for name, draw in (("writer", _writer), ("rich Table", _rich)):
+            seconds = _cpu(lambda d=draw, w=width: d(columns, cells, w), args.repeat)
+            print(f"{name:10}  {width} columns  {1000 * seconds:6.1f} ms CPU (median)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""The `chipcost index` table: each chip and bucket's level and its moves."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from chipcost.cli.fit import Column, fit_table, plain, print_fitted
+from chipcost.transform.cost import money_sign
+
+if TYPE_CHECKING:
+    import polars as pl
+    from rich.console import Console
+
+# Kept at any width: chip, bucket, level and the providers behind it; the day and the moves
+# (1d first) while they fit.
+_COLUMNS = (
+    Column("chip", "chip", essential=True, whole=True),
+    Column("bucket", "bucket", essential=True),
+    Column("day", "day"),
+    Column("level", "level", numeric=True, essential=True),
+    Column("1d", "1d", numeric=True),
+    Column("7d", "7d", numeric=True),
+    Column("30d", "30d", numeric=True),
+    Column("providers", "providers", numeric=True, essential=True),
+)
+_KEEP_ORDER = ("7d", "1d", "30d", "day")
+
+
+def change(value: float | None) -> str:
+    if value is None:
+        return ""
+    percent = round(100 * value, 1)
+    return "0%" if percent == 0 else f"{percent:+.1f}%".replace("-", "\u2212")
+
+
+def print_index_table(console: Console, frame: pl.DataFrame, currency: str = "USD") -> None:
+    """The index's rows under a title naming the currency; '*' and '!' beside the providers."""
+    cells = []
+    for row in frame.iter_rows(named=True):
+        moved = (" *" if row["constituents_changed"] else "") + (" !" if row["failing"] else "")
+        level = row["level"]
+        cells.append(
+            {
+                "chip": plain(row["chip"]),
+                "bucket": plain(row["bucket"]),
+                "day": str(row["day"]),
+                "level": "left out" if level is None else f"{money_sign(currency)}{level:,.4f}",
+                "1d": change(row["change_1d"]),
+                "7d": change(row["change_7d"]),
+                "30d": change(row["change_30d"]),
+                "providers": f"{row['constituents']}{moved}",
+            }
+        )
+    title = (
+        f"rental price index: median of each provider's cheapest per-chip-hour price ({currency})"
+    )
+    console.print(title, highlight=False)
+    fitted = fit_table(console, _COLUMNS, cells, keep_order=_KEEP_ORDER)
+    print_fitted(console, fitted)
+    if fitted.dropped:
+        console.print(
+            f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} "
+            "(--format csv or json has every field)",
+            highlight=False,
+        )

@@ -1,0 +1,77 @@
+"""The explorer's data, compact: each table as columns, text spelled once per distinct value,
+numbers to six significant digits; and the rows back from it, for programs and tests."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import polars as pl
+
+# Six significant digits keep every price the page shows (four decimals) and every cost
+# per token computed from it exact, and drop float noise such as 0.22999999999999998.
+SIGNIFICANT = 6
+
+
+def _short(value: float | int | None) -> float | int | None:
+    if isinstance(value, float) and math.isfinite(value):
+        return float(f"{value:.{SIGNIFICANT}g}")
+    return value
+
+
+def columnar(frame: pl.DataFrame, phrases: dict[str, str] | None = None) -> dict[str, list | dict]:
+    """{column: values}: a text column as {"dictionary": distinct values, "codes": an index
+    into them per row (null for null)}, any other column as its values. A column named in
+    `phrases` is cut at its separator first, each row's code a list of phrase indexes:
+    throughput sources repeat their parts (the chip's datasheet, the model card) in new
+    combinations, so whole texts are rarely alike and their parts often are."""
+    table: dict[str, list | dict] = {}
+    for name in frame.columns:
+        values = frame[name].to_list()
+        if frame[name].dtype != pl.String:
+            table[name] = [_short(v) for v in values]
+            continue
+        separator = (phrases or {}).get(name)
+        if separator:
+            values = [None if v is None else v.split(separator) for v in values]
+            words = {p for v in values if v is not None for p in v}
+        else:
+            words = {v for v in values if v is not None}
+        dictionary = sorted(words)
+        code = {v: i for i, v in enumerate(dictionary)}
+        codes = [
+            None if v is None else [code[p] for p in v] if separator else code[v] for v in values
+        ]
+        table[name] = {"dictionary": dictionary, "codes": codes}
+        if separator:
+            table[name]["separator"] = separator
+    return table
+
+
+def column_values(table: dict[str, list | dict], name: str) -> list:
+    """One column of a `columnar` table, decoded."""
+    column = table[name]
+    if isinstance(column, list):
+        return column
+    words, separator = column["dictionary"], column.get("separator")
+    if separator is not None:
+        return [None if c is None else separator.join(words[i] for i in c) for c in column["codes"]]
+    return [None if c is None else words[c] for c in column["codes"]]
+
+
+def table_rows(table: dict[str, list | dict]) -> list[dict]:
+    """The rows of a `columnar` table, one dict each."""
+    columns = {name: column_values(table, name) for name in table}
+    count = len(next(iter(columns.values()), []))
+    return [{name: values[i] for name, values in columns.items()} for i in range(count)]
+
+
+def offer_rows(data: dict) -> list[dict]:
+    """The offers of an offers.json (as json.loads gives it), one dict per offer."""
+    return table_rows(data["offers"])
+
+
+def as_script(data: dict) -> str:
+    """offers.js: the data as a script the page loads beside it (a page opened from disk may
+    not fetch offers.json). JSON is JavaScript; in a file of its own no text can end a tag."""
+    return f"window.chipcostData = {json.dumps(data, separators=(',', ':'))};\n"

@@ -1,0 +1,114 @@
+"""The explorer's page: its frame, filters and legend; the offers come from offers.js beside it
+and reports/assets/explorer.js draws them."""
+
+from __future__ import annotations
+
+from html import escape
+from importlib import resources
+
+from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+from chipcost.reports.text import SAMPLE_NOTE
+
+# What each pricing model means, for the legend; one line per model of the vocabulary (a
+# model missing here is listed with its label alone, so a new one never goes unlisted).
+PRICING_MEANINGS = {
+    "on_demand": "the list price, paid by the hour, no commitment",
+    "reserved": "a 1- or 3-year reservation; upfront fees are spread over the term",
+    "savings_plan": "a 1- or 3-year commitment to spend so much an hour (AWS)",
+    "commitment": "a neocloud's or cloud's term contract (1 month to 3 years)",
+    "capacity_block": "a fixed block of days booked ahead at a price set when booked",
+    "spot": "spare capacity the provider may take back at short notice; its price moves",
+    "flex_start": "Google's rental of up to 7 days that starts when capacity frees up",
+}
+
+
+def _asset(name: str) -> str:
+    return resources.files("chipcost.reports").joinpath("assets", name).read_text("utf-8")
+
+
+def _filters(currency: str) -> str:
+    selects = [("chip", "Chip"), ("provider", "Provider"), ("region", "Region")]
+    selects.append(("model", "Pricing model"))
+    parts = [
+        f'<label>{label}<select id="{key}"><option value="">all</option></select></label>'
+        for key, label in selects
+    ]
+    parts += [
+        '<label>GB / chip ≥<input id="memory" type="number" min="0" step="8"></label>',
+        f'<label>{escape(currency)} / chip-hour ≤<input id="price" type="number" min="0" '
+        'step="0.1"></label>',
+        '<label>Search<input id="search" type="search" placeholder="instance, source…"></label>',
+        '<label>Cost per token for<select id="tokens"></select></label>',
+        '<button type="reset">Reset</button>',
+    ]
+    return f'<form id="filters" onsubmit="return false">{"".join(parts)}</form>'
+
+
+def _toolbar() -> str:
+    """The count and the order shown, the column picker (filled by the script), the CSV."""
+    return (
+        '<div class="toolbar"><p id="count"></p><p id="order"></p>'
+        '<details id="picker"><summary>Columns</summary><fieldset id="columns">'
+        "<legend>Columns shown</legend></fieldset></details>"
+        '<button type="button" id="download">Download CSV</button></div>'
+    )
+
+
+def legend() -> str:
+    """The words the table uses that a visitor may not know, each said once."""
+    models = "".join(
+        f"<li><b>{escape(m.label)}</b>: {escape(PRICING_MEANINGS.get(m.code, m.label))}</li>"
+        for m in PRICING_MODEL_TABLE
+    )
+    return (
+        '<details id="legend" open><summary>What the marks and words mean</summary><dl>'
+        f"<dt>Pricing</dt><dd><ul>{models}</ul></dd>"
+        "<dt>(needs N)</dt><dd>The instance cannot hold the chosen model (its weights for "
+        "inference, its training state for training): N such instances would. Its cost is grey "
+        "and sorts after the offers that can hold it.</dd>"
+        "<dt>(estimate)</dt><dd>No public page gives this price: it is an estimate; hover it "
+        "for what it rests on.</dd>"
+        "<dt>interrupted &lt;5% … &gt;20%</dt><dd>AWS spot only: the Spot Instance Advisor's "
+        "frequency of interruption, how often AWS took back spot capacity of that instance "
+        "type in that region over the last month (Linux). Other providers publish none.</dd>"
+        "<dt>per chip-hour</dt><dd>The instance's price an hour divided by its chips (a slice "
+        "of a GPU counts as its fraction: 0.125 of an L4).</dd>"
+        "<dt>per M tokens</dt><dd>Per chip-hour ÷ (tokens/s per chip × 3600) × 10⁶, with the "
+        "throughput figure chipcost picks for the chip and model; hover a cost for it.</dd>"
+        "</dl></details>"
+    )
+
+
+def page_html(data: dict, figures: str, versus: str) -> str:
+    """The page, without the data: offers.js beside it holds that."""
+    offers = data["offers"]
+    chips = len(offers["chip"]["dictionary"])
+    providers = len(offers["provider"]["dictionary"])
+    banner = f'<div class="sample"><b>{escape(SAMPLE_NOTE)}</b></div>' if data["sample"] else ""
+    currency = data.get("currency") or "USD"
+    yours = "".join(
+        f'<p class="meta"><b>Your prices</b>: {escape(line)}.</p>'
+        for line in data.get("yours") or []
+    )
+    lists = "" if not yours else " (list prices in USD)"
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Accelerator prices: every offer per chip</title><style>{_asset('explorer.css')}"
+        f"</style></head><body><main><h1>Accelerator prices per chip</h1>"
+        f'<p class="meta">{data["count"]} current offers of {chips} chips from '
+        f"{providers} providers, prices as of {escape(data['as_of'])}; made by "
+        f"{escape(data['generator'])}. {escape(currency)}; per chip-hour is the instance price "
+        "divided by its chips (commitments: upfront fees spread over the term).</p>"
+        f"{yours}{banner}{_filters(currency)}{_toolbar()}"
+        '<div class="scroll"><table id="offers"><thead><tr></tr></thead>'
+        '<tbody></tbody></table></div><button type="button" id="more" hidden></button>'
+        f"{legend()}{versus}"
+        '<section id="history"><h2>Price history</h2><p class="meta">Each chip\'s cheapest '
+        f"price per chip-hour at the end of each day, one line per pricing model{lists}.</p>"
+        f'<div class="charts">{figures}</div></section>'
+        "<footer>offers.json and offers.csv beside this page hold the same offers (offers.js "
+        "is offers.json for this page, which a browser lets load from disk).</footer></main>"
+        f'<script src="offers.js"></script><script>{_asset("explorer.js")}</script>'
+        "</body></html>\n"
+    )

@@ -1,0 +1,83 @@
+"""What a busy reader sees first: the largest moves in four columns, the articles' answers
+in a sentence each, the history charts of the chips that moved most."""
+
+from __future__ import annotations
+
+from html import escape
+
+import polars as pl
+from great_tables import GT
+
+from chipcost.reports.data import place_of_alike
+from chipcost.reports.labels import money
+from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
+
+
+def moves_table(rows: pl.DataFrame) -> str:
+    """Three columns that fit a 390 px phone: the chip with where and the pricing under it,
+    the %, and was → now on one line (a price never broken). Rows of data.alike_moves."""
+    frame = rows.select(
+        pl.struct(
+            "chip",
+            pl.concat_str([place_of_alike(), pl.col("offer")], separator=" · ").alias("place"),
+        ).alias("move"),
+        "change_pct",
+        pl.concat_str(
+            [
+                pl.col("old_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
+                pl.col("new_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
+            ],
+            separator=" → ",
+        ).alias("prices"),
+        *[c for c in JUMP_COLUMNS if c in rows.columns],
+    )
+    gt = GT(frame).cols_label(move="Chip, where, pricing", prices="Was → now", change_pct="%")
+    gt = gt.fmt(_move_cell, columns="move").cols_align("left", columns="move")
+    gt = gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
+    gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
+    gt = nowrap(coloured(gt, ["change_pct"]), ["change_pct", "prices"])
+    return styled(gt).as_raw_html()
+
+
+def _move_cell(cell: dict) -> str:
+    return f"<b>{escape(cell['chip'])}</b><br><span style='{SMALL}'>{escape(cell['place'])}</span>"
+
+
+def verdicts(answers: pl.DataFrame) -> str:
+    """Each model and workload's answers, a sentence each; the pairs not answered for one
+    reason share a line ('Not answered: Trainium3 against H100-SXM, H200 (no current price
+    ...)')."""
+    blocks = []
+    for (model, workload), rows in answers.group_by("model", "workload", maintain_order=True):
+        items = [f"<li>{escape(a)}</li>" for a in rows["answer"].drop_nulls().to_list()]
+        unanswered: dict[str, list[str]] = {}
+        for why in rows.filter(pl.col("answer").is_null())["why_not"].drop_nulls().to_list():
+            pair, _, reason = why.partition(": ")
+            unanswered.setdefault(reason, []).append(pair)
+        for reason, pairs in unanswered.items():
+            items.append(
+                f"<li class='meta'>Not answered: {escape('; '.join(pairs))} ({escape(reason)})</li>"
+            )
+        blocks.append(
+            f"<p class='verdict-for'><b>{escape(str(model))}, {escape(str(workload))}</b></p>"
+            f"<ul class='verdicts'>{''.join(items)}</ul>"
+        )
+    return "".join(blocks)
+
+
+def most_moved(history: pl.DataFrame, chips: list[str]) -> list[str]:
+    """The chips ordered by their largest move of a list or commitment price over the
+    history, then of spot (which moves daily, and would otherwise fill the first charts)."""
+    spot = pl.col("pricing_model") == "spot"
+    moved = (
+        history.filter(pl.col("chip").is_in(chips))
+        .group_by("chip", "pricing_model")
+        .agg(move=pl.col("price_per_chip_hour").max() / pl.col("price_per_chip_hour").min())
+        .group_by("chip")
+        .agg(
+            listed=pl.col("move").filter(~spot).max().fill_null(1.0),
+            spot=pl.col("move").filter(spot).max().fill_null(1.0),
+        )
+        .sort(["listed", "spot", "chip"], descending=[True, True, False])
+    )
+    return moved["chip"].to_list()

@@ -1,0 +1,108 @@
+"""At 80 columns each read command keeps its point (the columns it names last), wraps its notes
+to the width and breaks no id over more than two lines; at 200 the same, wider. Run as users
+run it, in a process of its own, on the sample's newest run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cost_cli import _replay_latest_sample_run
+from tests.cli.test_read_commands import chipcost
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "archive"
+WIDTHS = (80, 200)
+COST = ("cost", "--model", "llama-3-70b", "--workload", "inference")
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> str:
+    runs = sorted(p for p in SAMPLE.iterdir() if p.is_dir())
+    return str(_replay_latest_sample_run(tmp_path_factory.mktemp("eighty"), runs))
+
+
+def _shown(db: str, width: int, *args: str) -> list[str]:
+    done = chipcost(*args, "--db", db, columns=width)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    too_wide = [line for line in lines if len(line) > width]
+    assert not too_wide, too_wide[:3]  # tables and notes alike
+    return lines
+
+
+def _header(lines: list[str], first: str) -> str:
+    """The table's header: its lines down to the rule, joined."""
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith(first))
+    rule = next(i for i in range(start, len(lines)) if lines[i].startswith("───"))
+    return " ".join(" ".join(lines[start:rule]).split())
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_cost_keeps_vs_the_baseline(db, width):
+    lines = _shown(db, width, *COST)
+    header = _header(lines, "#")
+    assert "vs H100-SXM" in header and "$/M tokens" in header, header
+    assert any("% cheaper" in line or "% dearer" in line for line in lines)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_prices_keeps_the_upfront_fee_and_interruption(db, width):
+    lines = _shown(db, width, "prices", "--chip", "H100-SXM", "--region", "us-east-1")
+    header = _header(lines, "where")
+    assert "upfront $" in header and "interrupted" in header, header
+    assert any("savings_plan 3yr part-up ec2" in line for line in lines)  # the 45-character label
+    assert any(line.startswith("note: pricing shortened") for line in lines)
+    wide = chipcost("prices", "--chip", "H100-SXM", "--region", "us-east-1", "--wide",
+                    "--db", db, columns=width)  # fmt: skip
+    assert "partial_upfront" in wide.stdout and "pricing shortened" not in wide.stdout
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_throughput_ids_break_only_after_a_dash_and_over_three_lines_at_most(db, width):
+    listed = chipcost("throughput", "list", "--format", "json", "--db", db)
+    ids = [row["throughput_id"] for row in json.loads(listed.stdout)]
+    lines = _shown(db, width, "throughput", "list")
+    rule = next(i for i, line in enumerate(lines) if line.startswith("───"))
+    table = [line.split() for line in lines[rule + 1 :]]
+    for ident in ids:
+        assert any(_pieces(table, i, ident) for i in range(len(table))), ident
+    if width >= 200:
+        assert all(any(row and row[0] == ident for row in table) for ident in ids)
+
+
+def _pieces(table: list[list[str]], at: int, ident: str) -> bool:
+    """Whether `ident` starts the row at `at`, whole or continued on lines holding only the
+    rest of it (at most three lines, each broken after '-', '.' or '_')."""
+    said = table[at][0] if table[at] else ""
+    lines = [said]
+    for row in table[at + 1 : at + 3]:
+        if said == ident or len(row) != 1:
+            break
+        said += row[0]
+        lines.append(row[0])
+    return said == ident and all(p.endswith(("-", ".", "_")) for p in lines[:-1])
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_compare_says_how_fresh_once(db, width):
+    lines = _shown(db, width, "compare", "B200", "H100-SXM", *COST[1:])
+    text = "\n".join(lines)
+    assert text.count("prices as of") == 1, text[-600:]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("prices",),
+        ("prices", "--by", "provider"),
+        ("history", "--chip", "H100-SXM"),
+        ("index",),
+        ("sources",),
+        ("sql", "select * from current_prices limit 3"),
+    ],
+)
+def test_every_line_fits_80_columns(db, command):
+    lines = _shown(db, 80, *command)
+    assert lines

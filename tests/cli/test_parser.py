@@ -1,0 +1,124 @@
+"""The one command-line parser (chipcost.cli.parser): argparse's help at the terminal's width,
+usage errors in one line with exit 2 and the closest spelling, old spellings taken with a
+note, and `sql` exiting 1 when its query returns no rows, as every read that matches nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chipcost.pipeline.seed import open_warehouse
+from chipcost.warehouse.load import load_run
+from tests.helpers import day, record, run_of
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("parser") / "w.duckdb"
+    con = open_warehouse(path)
+    load_run(con, run_of([record()], day(0)))
+    con.close()
+    return str(path)
+
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_help_uses_the_terminals_width(run, columns):
+    shown = run("prices", "--help", env={"COLUMNS": str(columns)})
+    lines = shown.stdout.splitlines()
+    assert shown.returncode == 0 and "--max-price" in shown.stdout
+    assert max(len(line) for line in lines) <= columns
+    # The descriptions fill the line, not a narrow column: a long help fits in fewer lines.
+    assert max(len(line) for line in lines) > columns - 20
+
+
+def test_the_overview_lists_every_command(run):
+    from chipcost.cli.parser import COMMANDS
+
+    shown = run("--help")
+    assert shown.returncode == 0
+    assert all(f"    {name} " in shown.stdout for name in COMMANDS)
+    bare = run()
+    assert bare.returncode == 2 and bare.stdout == shown.stdout
+
+
+def test_a_misspelt_option_names_the_closest_in_one_line(run):
+    done = run("prices", "--max-prise", "3")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "chipcost prices: error: no such option: --max-prise (did you mean --max-price?); "
+        "see `chipcost prices --help`"
+    ]
+
+
+def test_a_misspelt_command_names_the_closest(run):
+    done = run("prise")
+    assert done.returncode == 2 and "did you mean prices?" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_value_out_of_bounds_is_a_usage_error(run):
+    done = run("prices", "--limit", "0")
+    assert done.returncode == 2 and "give a whole number from 1 to 1,000,000" in done.stderr
+    done = run("prices", "--format", "xml")
+    assert done.returncode == 2 and "give one of table, csv, json, focus" in done.stderr
+
+
+def test_sql_takes_limit_and_its_old_spelling(run, db):
+    query = "select * from range(5)"
+    new = run("sql", query, "--limit", "2", "--format", "csv", "--db", db)
+    old = run("sql", query, "--max-rows", "2", "--format", "csv", "--db", db)
+    assert new.returncode == old.returncode == 0
+    assert new.stdout == old.stdout and new.stdout.splitlines() == ["range", "0", "1"]
+    assert "--max-rows is the old spelling of --limit" in old.stderr
+
+
+@pytest.mark.parametrize("format", ["table", "csv", "json"])
+def test_sql_with_no_rows_exits_1_in_every_format(run, db, format):
+    done = run("sql", "select 1 as a where false", "--format", format, "--db", db)
+    assert done.returncode == 1 and "the query returned no rows" in done.stderr
+    if format == "json":
+        assert json.loads(done.stdout) == []
+
+
+def test_index_takes_pricing_model_and_its_old_spelling(run, db):
+    new = run("index", "--pricing-model", "on_demand", "--format", "json", "--db", db)
+    old = run("index", "--bucket", "on_demand", "--format", "json", "--db", db)
+    assert new.returncode == old.returncode == 0 and new.stdout == old.stdout
+    assert "--bucket is the old spelling of --pricing-model" in old.stderr
+
+
+def test_export_writes_to_out_and_takes_focus_as_its_old_spelling(run, db, tmp_path):
+    new = run("export", "--out", str(tmp_path / "new"), "--db", db)
+    old = run("export", "--focus", str(tmp_path / "old"), "--db", db)
+    assert new.returncode == old.returncode == 0
+    assert (tmp_path / "new" / "sku_prices.csv").read_bytes() == (
+        tmp_path / "old" / "sku_prices.csv"
+    ).read_bytes()
+    assert "--focus is the old spelling of --out" in old.stderr
+    refused = run("export", "--out", str(tmp_path / "eur"), "--currency", "EUR", "--db", db)
+    assert refused.returncode == 1 and "USD only" in refused.stderr
+
+
+def test_site_takes_out_and_its_old_positional_directory(run, db, tmp_path):
+    new = run("site", "--out", str(tmp_path / "new"), "--db", db)
+    old = run("site", str(tmp_path / "old"), "--db", db)
+    assert new.returncode == old.returncode == 0
+    assert (tmp_path / "new" / "index.html").exists() and (tmp_path / "old" / "index.html").exists()
+    assert "DIRECTORY without --out is the old spelling of --out" in old.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["prices"], ["throughput", "add"], ["collect"]])
+def test_parsing_imports_nothing_heavy(args):
+    """Every command's module stays cheap to import: the heavy libraries load when it runs."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from chipcost.cli.parser import parser_for; "
+        f"parser_for({args!r}).format_help(); "
+        "heavy = ('duckdb', 'polars', 'prefect', 'rich', 'typer'); "
+        "print(sorted({h for m in sys.modules for h in heavy if m == h or m.startswith(h + '.')}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout

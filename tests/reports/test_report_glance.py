@@ -1,0 +1,121 @@
+"""The sample week's report and e-mail read in two minutes, looked at in chromium: what moved
+first, the details folded, a height the docs state (docs/reports.md) at 1,280 px, nothing
+wider than a 390 px phone, no raw Markdown.
+
+On 8ef611a the page was 14,602 px tall at 1,280 px and 26,930 at 390; its index table ran
+past a phone's screen; "as `chipcost sources` judges" showed its backticks; the e-mail broke
+"$12.8580 → / $11.2416" over two lines.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.browser import launch, needs_chromium
+
+# docs/reports.md, "Read in two minutes".
+MOST_PX_AT_1280 = 6_000
+
+# Boxes wider than their room, among what is shown (a folded section is not); an SVG as a
+# whole (its text elements have no box of their own).
+WIDER = """() => [...document.querySelectorAll('body *')]
+  .filter(e => !e.closest('svg') && e.checkVisibility() && (e.scrollWidth > e.clientWidth + 1
+               || e.getBoundingClientRect().right > document.documentElement.clientWidth + 1))
+  .map(e => `${e.tagName} in #${(e.closest('section') || {}).id}: ${e.scrollWidth} px`)"""
+
+
+def _mail_html(eml: Path, tmp_path: Path) -> Path:
+    message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
+    html = tmp_path / "mail.html"
+    html.write_text(message.get_body(("html",)).get_content(), encoding="utf-8")
+    return html
+
+
+@needs_chromium
+@pytest.mark.parametrize("kind", ["page", "e-mail"])
+def test_the_sample_week_fits_its_height_and_a_phone(sample_report, tmp_path, kind):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    made, eml = sample_report
+    shown = made.html_path if kind == "page" else _mail_html(eml, tmp_path)
+    with launch(sync_api) as browser:
+        for width in (1280, 390):
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.goto(shown.as_uri())
+            height = page.evaluate("document.documentElement.scrollHeight")
+            wider = page.evaluate(WIDER)
+            page_width = page.evaluate("document.documentElement.scrollWidth")
+            page.close()
+            assert not wider and page_width <= width, (width, wider)
+            if width == 1280:
+                assert height < MOST_PX_AT_1280, height
+
+
+@needs_chromium
+def test_what_moved_comes_first_and_the_rest_is_folded(sample_report):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    made, _ = sample_report
+    with launch(sync_api) as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(made.html_path.as_uri())
+        # The largest moves start on the first screen, under the headline and the index.
+        assert page.locator("#changes").bounding_box()["y"] < 900
+        folded = page.eval_on_selector_all(
+            "details.fold", "ds => ds.map(d => [d.closest('section').id, d.open])"
+        )
+        keys = [key for key, _ in folded]
+        assert keys == ["cheapest", "cost", "new", "withdrawn", "health", "disagree"]
+        assert not any(opened for _, opened in folded)
+        # Opened, the cost section is whole: nothing cut with "…".
+        page.locator("#cost summary").click()
+        assert "…" not in page.locator("#cost").inner_text()
+        page.close()
+
+
+def test_no_raw_markdown_in_the_page_or_the_mail(sample_report):
+    made, eml = sample_report
+    page = made.html_path.read_text(encoding="utf-8")
+    assert "<code>chipcost sources</code>" in page  # commands set as code, not in backticks
+    message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
+    for part in ("html", "plain"):
+        body = message.get_body((part,)).get_content()
+        assert "`" not in body, part
+    text = re.sub(r"<style>.*?</style>|<[^>]+>", "", page.split("<body>")[1], flags=re.S)
+    assert "`" not in text
+
+
+def test_the_history_charts_show_the_move_not_a_price_from_zero(sample_report):
+    made, _ = sample_report
+    page = made.html_path.read_text(encoding="utf-8")
+    history = page.split('id="history"')[1].split("</section>")[0]
+    assert ">change since 2026-11-14</text>" in history  # the axis says what it measures
+    assert ">$0.00</text>" not in history
+    # L4's commitments fell 12% in the week: the axis reaches it, in whole percent.
+    l4 = history.split("<figcaption>L4</figcaption>")[1].split("</svg>")[0]
+    assert ">−12%</text>" in l4 and ">0%</text>" in l4
+
+
+def test_the_mail_keeps_each_price_whole(sample_report):
+    _, eml = sample_report
+    message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
+    html = message.get_body(("html",)).get_content()
+    cells = re.findall(r"<td([^>]*)>\s*(\$[\d.,]+ → \$[\d.,]+)\s*</td>", html)
+    assert len(cells) >= 10
+    assert all("white-space:nowrap" in attrs for attrs, _ in cells), cells
+
+
+def test_needs_n_instances_is_said_in_words():
+    """On 8ef611a the e-mail read "B200 (no, needs 60 instances)"."""
+    from chipcost.reports.digest import _cost_cell
+    from chipcost.reports.labels import holds_words
+
+    words = "too big for one instance: the model needs the memory of 60 instances"
+    assert holds_words("no, needs 60 instances") == words
+    assert holds_words("no, needs 2 slices").startswith("too big for one slice:")
+    cell = {"chip": "B200", "holds": "no, needs 60 instances", "place": "verda · global · spot",
+            "cost_per_million_tokens": 0.0652}  # fmt: skip
+    assert words in _cost_cell(cell) and "(no, needs" not in _cost_cell(cell)

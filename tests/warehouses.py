@@ -1,0 +1,115 @@
+"""The suite's one warehouse factory: real DuckDB files, each kind made once per test process.
+
+A warehouse file opened for the first time gets its schema and its reference data (chips,
+instance types, throughput figures: chipcost.pipeline.seed), about a second of CPU; a replay
+of the sample archive takes several. Each kind is made once per test process, by the same
+chipcost code a test would run, and each use gets a copy of the file (milliseconds): a test
+writes to its own copy, never to a file another test reads. A test of the seeding itself, or
+of what a first open does, opens a new file with `open_warehouse` instead.
+
+The fixtures over these (tests/conftest.py): `con`, a writer on a new warehouse of the test's
+own; `golden_db`, a copy of the report tests' warehouse (tests/report_warehouse.py).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from chipcost.core.record import PriceRecord
+from chipcost.core.runs import RunResult
+
+_made: list[Path] = []
+
+
+def _folder() -> Path:
+    """This process's folder of made warehouses, removed when the process ends."""
+    if not _made:
+        folder = Path(tempfile.mkdtemp(prefix="chipcost-test-warehouses-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _made.append(folder)
+    return _made[0]
+
+
+def _copy(made: Path, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(made, path)
+    return path
+
+
+@functools.cache
+def _seeded() -> Path:
+    from chipcost.pipeline.seed import open_warehouse
+
+    path = _folder() / "seeded.duckdb"
+    open_warehouse(path).close()
+    return path
+
+
+def new(path: Path) -> Path:
+    """A warehouse at `path` as a first open leaves it: schema and reference data, no runs."""
+    return _copy(_seeded(), path)
+
+
+def of_runs(path: Path, runs: Iterable[RunResult]) -> Path:
+    """A new warehouse at `path` with `runs` loaded, in order, as a collection loads them."""
+    from chipcost.pipeline.seed import open_warehouse
+    from chipcost.warehouse.load import load_run
+
+    con = open_warehouse(new(path))
+    try:
+        for run in runs:
+            load_run(con, run)
+    finally:
+        con.close()
+    return path
+
+
+def of_records(path: Path, records: list[PriceRecord]) -> Path:
+    """A new warehouse at `path` with one run of `records`, observed on day 0."""
+    from tests.helpers import day, run_of
+
+    return of_runs(path, [run_of(records, day(0))])
+
+
+@functools.cache
+def _golden() -> Path:
+    from tests import report_warehouse
+
+    return of_runs(_folder() / "golden.duckdb", report_warehouse.golden_runs())
+
+
+def golden(path: Path) -> Path:
+    """The report tests' warehouse (tests/report_warehouse.py: seven days, known moves)."""
+    return _copy(_golden(), path)
+
+
+def sample_runs() -> list[Path]:
+    """The bundled sample archive's runs, oldest first."""
+    from tests.conftest import SAMPLE
+
+    return sorted(p for p in SAMPLE.iterdir() if p.is_dir())
+
+
+@functools.cache
+def _replayed(first: int | None, last: int | None) -> Path:
+    from tests.collecting import collect
+
+    runs = sample_runs()
+    runs = runs[:first] if first else runs[-last:] if last else runs
+    name = f"sample-{first}-{last}"
+    for run in runs:
+        shutil.copytree(run, _folder() / name / run.name)
+    path = new(_folder() / f"{name}.duckdb")
+    collect(replay=str(_folder() / name), db=str(path), data_dir=str(_folder() / f"{name}-data"))
+    return path
+
+
+def sample(path: Path, *, first: int | None = None, last: int | None = None) -> Path:
+    """The bundled sample archive replayed (`chipcost collect --replay`) into a warehouse at
+    `path`: every run, its `first` runs (the `archive_copy` fixture's) or its `last` runs."""
+    return _copy(_replayed(first, last), path)
