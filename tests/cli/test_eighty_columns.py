@@ -5,22 +5,20 @@ run it, in a process of its own, on the sample's newest run."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cost_cli import _replay_latest_sample_run
+from tests import warehouses
 from tests.cli.test_read_commands import chipcost
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "archive"
 WIDTHS = (80, 200)
 COST = ("cost", "--model", "llama-3-70b", "--workload", "inference")
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> str:
-    runs = sorted(p for p in SAMPLE.iterdir() if p.is_dir())
-    return str(_replay_latest_sample_run(tmp_path_factory.mktemp("eighty"), runs))
+    # the newest sample run replayed (the warehouse factory's copy)
+    return str(warehouses.sample(tmp_path_factory.mktemp("eighty") / "w.duckdb", last=1))
 
 
 def _shown(db: str, width: int, *args: str) -> list[str]:
