@@ -9,18 +9,6 @@ from importlib import resources
 from chipcost.core.vocabulary import PRICING_MODEL_TABLE
 from chipcost.reports.text import SAMPLE_NOTE
 
-# What each pricing model means, for the legend; one line per model of the vocabulary (a
-# model missing here is listed with its label alone, so a new one never goes unlisted).
-PRICING_MEANINGS = {
-    "on_demand": "the list price, paid by the hour, no commitment",
-    "reserved": "a 1- or 3-year reservation; upfront fees are spread over the term",
-    "savings_plan": "a 1- or 3-year commitment to spend so much an hour (AWS)",
-    "commitment": "a neocloud's or cloud's term contract (1 month to 3 years)",
-    "capacity_block": "a fixed block of days booked ahead at a price set when booked",
-    "spot": "spare capacity the provider may take back at short notice; its price moves",
-    "flex_start": "Google's rental of up to 7 days that starts when capacity frees up",
-}
-
 
 def _asset(name: str) -> str:
     return resources.files("chipcost.reports").joinpath("assets", name).read_text("utf-8")
@@ -57,7 +45,7 @@ def _toolbar() -> str:
 def legend() -> str:
     """The words the table uses that a visitor may not know, each said once."""
     models = "".join(
-        f"<li><b>{escape(m.label)}</b>: {escape(PRICING_MEANINGS.get(m.code, m.label))}</li>"
+        f"<li><b>{escape(m.label)}</b>: {escape(m.meaning or m.label)}</li>"
         for m in PRICING_MODEL_TABLE
     )
     return (

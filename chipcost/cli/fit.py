@@ -292,6 +292,8 @@ def print_fitted(console: Console, fitted: Fitted) -> None:
     """Print the laid-out lines as they are (never wrapped again: --wide may be wider)."""
     from rich.text import Text
 
+    if not fitted.lines:  # every column left out: nothing to print, not a blank line
+        return
     text = Text("\n").join(Text.assemble(*line) for line in fitted.lines)
     console.print(text, soft_wrap=True, highlight=False)
 

@@ -20,6 +20,8 @@ class PricingModel:
     # its CommitmentDiscountCategory (Usage: an instance or term; Spend: dollars an hour).
     focus: str = "Other"
     focus_commitment: str | None = None
+    # What it means, in a line, for legends (the explorer's).
+    meaning: str = ""
 
 
 # In the order listings show them: list price first, commitments, then the rest.
@@ -31,17 +33,25 @@ class PricingModel:
 # commitment: neither a list price nor spot, so FOCUS's Other.
 PRICING_MODEL_TABLE = (
     PricingModel("on_demand", "on-demand", "On-demand", "#2563eb", commits=False,
-                 focus="Standard"),
+                 focus="Standard",
+                 meaning="the list price, paid by the hour, no commitment"),
     PricingModel("reserved", "reserved", "Reserved", "#059669", commits=True,
-                 focus="Committed", focus_commitment="Usage"),
+                 focus="Committed", focus_commitment="Usage",
+                 meaning="a 1- or 3-year reservation; upfront fees are spread over the term"),
     PricingModel("savings_plan", "savings plan", "Savings plan", "#7c3aed", commits=True,
-                 focus="Committed", focus_commitment="Spend"),
+                 focus="Committed", focus_commitment="Spend",
+                 meaning="a 1- or 3-year commitment to spend so much an hour (AWS)"),
     PricingModel("commitment", "commitment", "Commitment", "#0891b2", commits=True,
-                 focus="Committed", focus_commitment="Usage"),
+                 focus="Committed", focus_commitment="Usage",
+                 meaning="a neocloud's or cloud's term contract (1 month to 3 years)"),
     PricingModel("capacity_block", "capacity block", "Capacity block", "#be185d",
-                 commits=False, focus="Committed", focus_commitment="Usage"),
-    PricingModel("spot", "spot", "Spot", "#ea580c", commits=False, focus="Dynamic"),
-    PricingModel("flex_start", "flex-start", "Flex-start", "#ca8a04", commits=False),
+                 commits=False, focus="Committed", focus_commitment="Usage",
+                 meaning="a fixed block of days booked ahead at a price set when booked"),
+    PricingModel("spot", "spot", "Spot", "#ea580c", commits=False, focus="Dynamic",
+                 meaning="spare capacity the provider may take back at short notice; "
+                 "its price moves"),
+    PricingModel("flex_start", "flex-start", "Flex-start", "#ca8a04", commits=False,
+                 meaning="Google's rental of up to 7 days that starts when capacity frees up"),
 )  # fmt: skip
 PRICING_MODELS = tuple(model.code for model in PRICING_MODEL_TABLE)
 MODEL_LABELS = {model.code: model.label for model in PRICING_MODEL_TABLE}

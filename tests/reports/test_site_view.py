@@ -166,10 +166,10 @@ def test_a_new_column_of_the_offers_joins_the_picker(tmp_path, open_page, monkey
     db = report_warehouse.build(tmp_path / "w.duckdb")
     real = site.current_offers
 
-    def with_watts(con):
+    def with_watts(con, *args):
         import polars as pl
 
-        return real(con).with_columns(watts=pl.lit(700))
+        return real(con, *args).with_columns(watts=pl.lit(700))
 
     monkeypatch.setattr(site, "current_offers", with_watts)
     monkeypatch.setattr(site, "COLUMNS", (*site.COLUMNS, "watts"))

@@ -97,7 +97,12 @@ def test_the_command_and_the_api_answer_the_same(db):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--bucket", "weekly"), "--bucket weekly: not an index bucket; use on_demand, spot, 1yr"),
+        (
+            ("--pricing-model", "weekly"),
+            "--pricing-model weekly: not an index bucket; use on_demand, spot, 1yr",
+        ),
+        # the old spelling is taken, with a note, and the refusal names the option's new name
+        (("--bucket", "weekly"), "--pricing-model weekly: not an index bucket"),
         (("--chip", "H200"), "no index for H200 (on_demand) in the history"),
         (("--since", "2026-11-09", "--until", "2026-11-02"), "is after --until"),
     ],
