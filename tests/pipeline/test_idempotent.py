@@ -22,14 +22,14 @@ CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 READ_TABLES = ("runs", "source_runs", "observations", "price_history", "rejects")
 # The report names the moment it was written, and the moment its health line judged staleness.
 GENERATED = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
-JUDGED = re.compile(r"Now \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)")
+JUDGED = re.compile(r"(Now|Sources now) \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)")
 # great-tables gives each table a random id per rendering (two renderings of one warehouse
 # differ there): numbered in order of appearance before comparing.
 TABLE_ID = re.compile(r'<div id="([a-z]+)"')
 
 
 def stable(text: str) -> str:
-    text = JUDGED.sub("Now (<now>)", GENERATED.sub("generated <now>", text))
+    text = JUDGED.sub(r"\1 (<now>)", GENERATED.sub("generated <now>", text))
     for n, table_id in enumerate(dict.fromkeys(TABLE_ID.findall(text))):
         text = re.sub(rf"\b{table_id}\b", f"table-{n}", text)
     return text
