@@ -42,8 +42,8 @@ echo
 echo "== chipcost report --dry-run   (the week's report: HTML and CSV, and the e-mail as .eml, not sent)"
 .venv/bin/chipcost report --dry-run
 echo
-echo "== chipcost site data/site   (the price explorer: open data/site/index.html in a browser)"
-.venv/bin/chipcost site data/site
+echo "== chipcost site --out data/site   (the price explorer: open data/site/index.html in a browser)"
+.venv/bin/chipcost site --out data/site
 echo
 echo "== chipcost collect --replay sample/archive --prefect --db data/flow-demo.duckdb   (the same replay as the scheduled flow: starting Prefect's temporary server takes a few seconds)"
 rm -f data/flow-demo.duckdb
