@@ -6,6 +6,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import duckdb
+
 from chipcost.core.record import PriceRecord
 from chipcost.core.runs import OK, RunResult, SourceResult
 from chipcost.core.settings import Warehouse
@@ -92,3 +94,12 @@ def loaded_warehouse(target: Path | Warehouse, records: list[PriceRecord]) -> Pa
     finally:
         con.close()
     return target
+
+
+def rows(db: Path, sql: str) -> list[tuple]:
+    """The rows of `sql` on the warehouse file `db`, opened read-only and closed again."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()

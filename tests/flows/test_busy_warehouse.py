@@ -13,10 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from tests import warehouses
+from tests.helpers import rows
 from tests.holders import holding, release
 from tests.paths import FIXTURES, ROOT
 from tests.price_files_server import serve
@@ -61,14 +61,6 @@ def chipcost(*args: str, env: dict, **changes: str) -> subprocess.CompletedProce
 def words(text: str) -> str:
     """Console output with its line wrapping undone."""
     return " ".join(text.split())
-
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_a_replay_waits_for_a_reader_then_loads(db, env, sample_runs, tmp_path):

@@ -8,11 +8,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-import duckdb
-
 from chipcost.pipeline import collect as collect_module
 from chipcost.pipeline import runners
 from tests.collecting import collect
+from tests.helpers import rows
 from tests.paths import ROOT
 
 READ = "import duckdb, sys; duckdb.connect(sys.argv[1], read_only=True).close()"
@@ -39,14 +38,6 @@ REPLAY_AND_DIE = textwrap.dedent(
 def other_process_reads(path: Path) -> bool:
     done = subprocess.run([sys.executable, "-c", READ, str(path)], capture_output=True)
     return done.returncode == 0
-
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_a_replay_commits_each_run_and_checkpoints_once_at_its_end(

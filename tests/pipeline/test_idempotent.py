@@ -9,13 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from chipcost.archive import parse_stamp
 from chipcost.pipeline.collection import CollectFailed
 from tests import warehouses
 from tests.collecting import collect
+from tests.helpers import rows
 from tests.paths import ROOT
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -33,14 +33,6 @@ def stable(text: str) -> str:
     for n, table_id in enumerate(dict.fromkeys(TABLE_ID.findall(text))):
         text = re.sub(rf"\b{table_id}\b", f"table-{n}", text)
     return text
-
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def what_users_read(db: Path, out: Path) -> dict[str, object]:
