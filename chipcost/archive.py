@@ -331,11 +331,14 @@ def _source_files(run_dir: Path) -> dict[str, set[str]]:
             if len(parts) == 2:
                 found.setdefault(parts[0], set()).add(parts[1])
         return found
-    return {
-        p.name: {f.name for f in p.iterdir() if f.is_file()}
-        for p in run_dir.iterdir()
-        if p.is_dir()
-    }
+    # scandir: the kind of each entry comes with the listing, not a stat per file.
+    with os.scandir(run_dir) as entries:
+        dirs = [e for e in entries if e.is_dir()]
+    found = {}
+    for entry in dirs:
+        with os.scandir(entry.path) as files:
+            found[entry.name] = {f.name for f in files if f.is_file()}
+    return found
 
 
 def read_manifest(source_dir: Path) -> dict[str, Any]:

@@ -1,15 +1,17 @@
-"""The prices a run's new records are compared with: each offer's current price, one query."""
+"""The prices a run's new records moved far from: each such offer's current price, one query."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import duckdb
+import polars as pl
 
+from chipcost.core.frames import ArrowStream
 from chipcost.core.record import OFFER_KEY
 
-_COLUMNS = ("source", *OFFER_KEY, "price_per_hour", "chip_count", "last_seen_at")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -21,16 +23,41 @@ class CurrentPrice:
     last_seen_at: datetime
 
 
-def current_prices(
-    con: duckdb.DuckDBPyConnection, sources: list[str]
+def moved_prices(
+    con: duckdb.DuckDBPyConnection, records: pl.DataFrame, factor: float
 ) -> dict[tuple[str, ...], CurrentPrice]:
-    """(source, *offer key) -> current price, for every open offer of these sources."""
-    if not sources:
+    """(source, *offer key) -> current price, for each offer of `records` (a records frame)
+    whose price per chip moved more than `factor` up or down since a run last saw it.
+
+    Only observations newer than the current price count. Compared in the warehouse: the
+    run's few thousand prices are not brought into Python to find a handful.
+    """
+    if records.is_empty():
         return {}
-    marks = ", ".join("?" for _ in sources)
-    rows = con.execute(
-        f"SELECT {', '.join(_COLUMNS)} FROM current_prices WHERE source IN ({marks})",
-        list(sources),
-    ).fetchall()
-    width = len(OFFER_KEY) + 1
-    return {tuple(row[:width]): CurrentPrice(*row[width:]) for row in rows}
+    keys = ("source", *OFFER_KEY)
+    con.register(
+        "jump_candidates",
+        ArrowStream(records.select(*keys, "price_per_hour", "chip_count", "observed_at")),
+    )
+    try:
+        rows = con.execute(
+            f"""
+            SELECT {", ".join(f"h.{k}" for k in keys)}, h.price_per_hour, h.chip_count,
+                   epoch_us(h.last_seen_at)
+            FROM jump_candidates s JOIN price_history h USING ({", ".join(keys)})
+            WHERE h.valid_to IS NULL AND s.observed_at > h.last_seen_at
+              AND NOT (s.price_per_hour / greatest(s.chip_count, 1e-9)
+                       BETWEEN h.price_per_hour / greatest(h.chip_count, 1e-9) / ?
+                           AND h.price_per_hour / greatest(h.chip_count, 1e-9) * ?)
+            """,
+            [factor, factor],
+        ).fetchall()
+    finally:
+        con.unregister("jump_candidates")
+    width = len(keys)
+    return {
+        tuple(row[:width]): CurrentPrice(
+            row[width], row[width + 1], _EPOCH + timedelta(microseconds=row[width + 2])
+        )
+        for row in rows
+    }

@@ -48,16 +48,16 @@ def insert_rows(
     # Not strict: text such as the catalog's "80" goes into a DOUBLE column as DuckDB's own
     # INSERT would cast it; a value that cannot be cast is an error below, never a NULL.
     try:
+        values = list(zip(*rows, strict=True))  # by column: polars builds each in one call
         frame = pl.DataFrame(
-            [list(row) for row in rows],
-            schema=schema,
-            orient="row",
-            infer_schema_length=None,
-            strict=False,
+            [
+                pl.Series(c, v, dtype=schema[c], strict=False)
+                for c, v in zip(columns, values, strict=True)
+            ]
         )
     except (pl.exceptions.PolarsError, TypeError, ValueError) as exc:
         raise ValueError(f"{table}: cannot store these rows as {schema} ({exc})") from exc
-    _check_no_value_lost(frame, columns, rows, table)
+    _check_no_value_lost(frame, columns, values, table)
     name = f"bulk_rows_{next(_names)}"
     con.register(name, ArrowStream(frame))
     try:
@@ -69,15 +69,14 @@ def insert_rows(
 
 
 def _check_no_value_lost(
-    frame: pl.DataFrame, columns: Sequence[str], rows: Sequence[Sequence[object]], table: str
+    frame: pl.DataFrame, columns: Sequence[str], values: Sequence[tuple], table: str
 ) -> None:
-    for index, column in enumerate(columns):
-        given = sum(row[index] is None for row in rows)
-        if frame[column].null_count() != given:
+    for column, given in zip(columns, values, strict=True):
+        if frame[column].null_count() != given.count(None):
             bad = next(
-                row[index]
-                for row, value in zip(rows, frame[column].to_list(), strict=True)
-                if value is None and row[index] is not None
+                value
+                for value, stored in zip(given, frame[column].to_list(), strict=True)
+                if stored is None and value is not None
             )
             raise ValueError(f"{table}.{column}: cannot store {bad!r} as {frame[column].dtype}")
 

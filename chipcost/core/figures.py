@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from operator import attrgetter
 
 WORKLOADS = ("training", "inference")
 # The choice rule, best first: your own measurement, then a peer-reviewed benchmark result
@@ -95,10 +96,11 @@ class Figure:
     def values(self) -> list:
         # Every field is a plain value: read in column order, without asdict's deep copy
         # (a seed writes some 7,000 figures).
-        return [getattr(self, name) for name in COLUMNS]
+        return list(_values(self))
 
 
 COLUMNS = tuple(f.name for f in fields(Figure))
+_values = attrgetter(*COLUMNS)
 
 
 @dataclass(frozen=True)

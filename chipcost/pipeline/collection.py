@@ -133,10 +133,13 @@ def _replay(
         return now(), runner.archived(chosen, settings, run_dir, here)
 
     outcomes: list[RunOutcome] = []
+    loaded: dict[str, dict[str, str]] = {}
     try:
         with session.held():
+            # A new file has nothing loaded: its first run is parsed while it is made.
+            ahead = parse(run_dirs[0]) if run_dirs and not session.exists() else None
             loaded = already_loaded_runs(session, [d.name for d in run_dirs])
-            ahead = parse(run_dirs[0]) if run_dirs else None
+            ahead = ahead or (parse(run_dirs[0]) if run_dirs else None)
             for run_dir, following in zip(run_dirs, [*run_dirs[1:], None], strict=True):
                 started, parsing = ahead
                 ahead = parse(following) if following else None

@@ -11,10 +11,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import duckdb
+import polars as pl
 
 from chipcost.core.record import PriceRecord
 from chipcost.core.runs import OK, SourceResult
-from chipcost.warehouse.current import CurrentPrice, current_prices
+from chipcost.warehouse.current import CurrentPrice, moved_prices
 
 # 3x up or down. Real list-price moves are tens of percent (a cut, a new generation) and spot
 # markets rarely triple overnight; the errors a parser makes are bigger: a per-GPU price read
@@ -101,34 +102,28 @@ def jump_notes(found: list[Jump]) -> list[str]:
     return notes
 
 
-def flag_jumps(
-    results: list[SourceResult], current: dict[tuple[str, ...], CurrentPrice]
-) -> list[tuple[str, str]]:
-    """Note each jumped offer in its (successful) source's notes; (source, note) pairs added."""
-    added = []
-    for result in results:
-        if result.status != OK:
-            continue
-        notes = jump_notes(jumps(result.records, current))
-        result.notes.extend(notes)
-        added.extend((result.source, note) for note in notes)
-    return added
-
-
 def flag_price_jumps(
     con: duckdb.DuckDBPyConnection, results: list[SourceResult]
 ) -> list[tuple[str, str]]:
-    """Compare a run's validated records with the warehouse (one query) and flag jumps.
+    """Compare a run's validated records with the warehouse (one query) and flag jumps: each
+    jumped offer is noted in its (successful) source's notes; (source, note) pairs added.
 
     Runs before the load, on the collection's connection. A first run flags nothing; a query
     that fails flags nothing either: the check must never stop prices from loading.
     """
-    sources = sorted({r.source for r in results if r.status == OK and r.records})
-    if not sources:
+    ok = [r for r in results if r.status == OK and r.records]
+    if not ok:
         return []
     try:
-        current = current_prices(con, sources)
+        moved = moved_prices(con, pl.concat([r.records_frame() for r in ok]), JUMP_FACTOR)
     except duckdb.Error as exc:
         log.warning("price-jump check skipped: %s", exc)
         return []
-    return flag_jumps(results, current)
+    added = []
+    for result in ok:
+        if not any(key[0] == result.source for key in moved):
+            continue
+        notes = jump_notes(jumps(result.records, moved))
+        result.notes.extend(notes)
+        added.extend((result.source, note) for note in notes)
+    return added

@@ -130,11 +130,12 @@ def test_one_query_per_run(tmp_path, monkeypatch):
     settings = settings_for(tmp_path)
     load(settings, run_of([h100(1.0, instance_type=f"t{i}") for i in range(50)], day(1)))
     calls = []
-    real = jumps_module.current_prices
+    real = jumps_module.moved_prices
     monkeypatch.setattr(
-        jumps_module, "current_prices", lambda con, s: calls.append(s) or real(con, s)
+        jumps_module, "moved_prices", lambda con, f, x: calls.append(f.height) or real(con, f, x)
     )
-    flag_price_jumps(
+    added = flag_price_jumps(
         settings, run_of([h100(9.0, instance_type=f"t{i}") for i in range(50)], day(2)).sources
     )
-    assert calls == [["aws-pricing-api"]]
+    assert calls == [50]
+    assert len(added) == MAX_LISTED + 1  # 50 jumps: ten listed, the rest counted
