@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 import duckdb
 import polars as pl
@@ -27,6 +30,19 @@ from chipcost.warehouse.snapshot import (
     source_disagreements,
     source_health,
 )
+
+T = TypeVar("T")
+log = logging.getLogger("chipcost.reports")
+
+
+def section(name: str, read: Callable[[], T], empty: T) -> T:
+    """A section's rows; a query that fails leaves the section out, said on stderr with
+    DuckDB's words, and the rest of the report is still written."""
+    try:
+        return read()
+    except duckdb.Error as exc:
+        log.warning("report: the %s section is left out: %s", name, exc)
+        return empty
 
 
 @dataclass
@@ -202,10 +218,13 @@ def _index(con: duckdb.DuckDBPyConnection, period: Period) -> pl.DataFrame:
     from chipcost.warehouse.price_index import price_index
 
     before = period.since - timedelta(days=1)
-    try:
-        daily = price_index(con, None, ["on_demand"], before, period.until, jump=JUMP_FACTOR)
-    except duckdb.Error:
-        return pl.DataFrame()
+    daily = section(
+        "price index",
+        lambda: price_index(con, None, ["on_demand"], before, period.until, jump=JUMP_FACTOR),
+        pl.DataFrame(),
+    )
+    if daily.is_empty():
+        return daily
     daily = daily.filter(pl.col("level").is_not_null())  # a day whose every price was left out
     if daily.is_empty():
         return daily
@@ -226,9 +245,8 @@ def _head_to_head(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> pl.
     views cost per token needs."""
     from chipcost.pipeline.articles import article_answers
 
-    try:
-        answers = article_answers(con, options.stale_days)
-    except duckdb.Error:
+    answers = section("head-to-head", lambda: article_answers(con, options.stale_days), None)
+    if answers is None:
         return None
     return printable_text(pl.DataFrame(answers, infer_schema_length=None))
 
@@ -237,10 +255,7 @@ def _speed_curve(con: duckdb.DuckDBPyConnection) -> tuple[dict, ...]:
     """The figures the throughput-against-speed chart draws (none without the views)."""
     from chipcost.pipeline.articles import speed_curve
 
-    try:
-        return tuple(speed_curve(con))
-    except duckdb.Error:
-        return ()
+    return section("throughput against speed", lambda: tuple(speed_curve(con)), ())
 
 
 def printable_text(frame: pl.DataFrame | None) -> pl.DataFrame | None:

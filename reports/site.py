@@ -89,28 +89,20 @@ def _read(
 
 def _answers(con) -> list[dict]:
     """The article pairs answered as `chipcost compare` does (chipcost.pipeline.compare), as
-    the weekly report shows them; none when the warehouse cannot cost tokens."""
-    import duckdb
-
+    the weekly report shows them."""
     from chipcost.core.settings import DEFAULT_STALE_DAYS
     from chipcost.pipeline.articles import article_answers
+    from chipcost.reports.data import section
 
-    try:
-        return article_answers(con, DEFAULT_STALE_DAYS)
-    except duckdb.Error:
-        return []
+    return section("head-to-head", lambda: article_answers(con, DEFAULT_STALE_DAYS), [])
 
 
 def _curve(con) -> list[dict]:
-    """The figures the throughput-against-speed chart draws; none without the views."""
-    import duckdb
-
+    """The figures the throughput-against-speed chart draws."""
     from chipcost.pipeline.articles import speed_curve
+    from chipcost.reports.data import section
 
-    try:
-        return speed_curve(con)
-    except duckdb.Error:
-        return []
+    return section("throughput against speed", lambda: speed_curve(con), [])
 
 
 def _versus(answers: list[dict], curve: list[dict]) -> str:

@@ -235,25 +235,27 @@ def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 
 # Two processes migrating one lake at once: the loser's commit conflicts; it waits and
-# starts over from the version the winner left.
-MIGRATE_ATTEMPTS = 5
+# starts over from the version the winner left. Bounded in time, not in count: on a loaded
+# machine the winner's hundred commits can beat the loser five times running.
+MIGRATE_RACE_SECONDS = 60.0
 
 
 def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
     """Apply pending migrations, each in its own transaction, then the views if they changed."""
     if not lake.is_lake(con):
         return _migrate(con, path, adapt=lambda sql: sql)
-    for attempt in range(1, MIGRATE_ATTEMPTS + 1):
+    give_up, attempt = time.monotonic() + MIGRATE_RACE_SECONDS, 0
+    while True:
+        attempt += 1
         try:
             return _migrate(con, path, adapt=lake.adapt)
         except duckdb.Error as exc:
-            if attempt == MIGRATE_ATTEMPTS or not lake.is_race(exc):
+            if time.monotonic() > give_up or not lake.is_race(exc):
                 raise WarehouseError(
                     f"migrating the lake {path} failed ({' '.join(str(exc).split())}); "
                     "nothing half-applied is kept: run `chipcost migrate` again"
                 ) from exc
-            time.sleep(0.2 * attempt)
-    return SCHEMA_VERSION
+            time.sleep(min(0.2 * attempt, 2.0))
 
 
 def _first_look(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:

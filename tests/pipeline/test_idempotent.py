@@ -46,6 +46,7 @@ def what_users_read(db: Path, out: Path) -> dict[str, object]:
             [CHIPCOST, *args], cwd=ROOT, capture_output=True, timeout=120, check=False
         )
         assert done.returncode == 0, done.stderr
+        assert b"section is left out" not in done.stderr, done.stderr
         seen[name] = done.stdout
     for file in sorted(out.iterdir()):
         seen[file.name] = stable(file.read_text("utf-8"))

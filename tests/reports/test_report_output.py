@@ -259,3 +259,18 @@ def test_the_health_line_says_when_staleness_is_judged(golden, tmp_path):
     said = "at the end of 2026-11-07, 1 of 3 had not succeeded in the 2 days before (aws-spot)"
     assert said in line and line.count("stale") == 1
     assert said in made.html_path.read_text()
+
+
+def test_a_section_whose_query_fails_is_left_out_and_said(caplog):
+    import duckdb
+
+    from chipcost.reports.data import section
+
+    con = duckdb.connect()
+    with caplog.at_level("WARNING", logger="chipcost.reports"):
+        rows = section("head-to-head", lambda: con.sql("SELECT * FROM no_such_view").fetchall(), [])
+    assert rows == []
+    [said] = [r.getMessage() for r in caplog.records]
+    assert said.startswith("report: the head-to-head section is left out: Catalog Error")
+    assert "no_such_view" in said
+    assert section("head-to-head", lambda: con.sql("SELECT 1").fetchall(), []) == [(1,)]
