@@ -13,9 +13,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
-
-import httpx
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from chipcost.core.clean import REDACTED, scrub
 from chipcost.core.errors import SourceError
@@ -27,10 +26,10 @@ from chipcost.core.version import __version__
 from chipcost.extract._kit import load_json
 from chipcost.extract.base import FetchContext
 
+if TYPE_CHECKING:  # imported where a request is made: a replay only parses, never fetches
+    import httpx
+
 USER_AGENT = f"chipcost/{__version__} (+price collector)"
-# Every phase bounded: a provider that accepts the connection and then stalls must not hang
-# the daily run (Prefect's task timeouts cannot interrupt a blocking read).
-TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=30.0)
 # Requests in flight per host, across every source and thread of one process: pricing pages
 # are few, and a polite collector should never look like a burst.
 PER_HOST = 2
@@ -53,6 +52,16 @@ BODY_DEADLINE_SECONDS = 120.0
 MAX_REDIRECTS = 5
 
 Sleep = Callable[[float], None]
+
+
+@cache
+def default_timeout() -> httpx.Timeout:
+    """Every phase bounded: a provider that accepts the connection and then stalls must not
+    hang the daily run (Prefect's task timeouts cannot interrupt a blocking read)."""
+    import httpx  # imported when a source fetches: a replay only parses
+
+    return httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=30.0)
+
 
 _host_lock = threading.Lock()
 _host_slots: dict[str, threading.BoundedSemaphore] = {}
@@ -103,6 +112,8 @@ class HttpClient:
     def reaching(self, host: str) -> Iterator[None]:
         """Around a request: a connection that fails (name lookup or connect) or an answer
         is noted for the run's Network."""
+        import httpx  # imported when a source fetches: a replay only parses
+
         try:
             yield
         except httpx.ConnectError as exc:
@@ -114,9 +125,11 @@ class HttpClient:
 
     def timeout(self) -> httpx.Timeout:
         """The request's timeouts, none past what is left of the deadline."""
-        left = self.left()
-        if left >= TIMEOUT.read:  # type: ignore[operator]
-            return TIMEOUT
+        import httpx  # imported when a source fetches: a replay only parses
+
+        left, default = self.left(), default_timeout()
+        if left >= default.read:  # type: ignore[operator]
+            return default
         s = max(left, 0.5)
         return httpx.Timeout(connect=min(10.0, s), read=s, write=min(30.0, s), pool=min(30.0, s))
 
@@ -140,12 +153,14 @@ def http_client(
     headers: Mapping[str, str] | None = None,
 ) -> HttpClient:
     """A client for one provider; tests inject a transport and sleep (or via the ctx fields)."""
+    import httpx  # imported when a source fetches: a replay only parses
+
     if ctx is not None:
         transport = transport or ctx.transport
         sleep = sleep or ctx.sleep
     client = httpx.Client(
         transport=transport,
-        timeout=TIMEOUT,
+        timeout=default_timeout(),
         headers={"User-Agent": USER_AGENT, **(headers or {})},
         follow_redirects=False,  # followed by _request: same host, never down to http
         limits=httpx.Limits(max_connections=PER_HOST * 4, max_keepalive_connections=PER_HOST),
@@ -295,6 +310,8 @@ def _send(
     method: str,
     json: Any,
 ) -> httpx.Response:
+    import httpx  # imported when a source fetches: a replay only parses
+
     where = f"{client.provider}: {method} {public_url(url)}"
     started = client.clock()
     for attempt in range(1, client.max_attempts + 1):
@@ -363,6 +380,8 @@ def _request(
 
 def _redirected(where: str, request: httpx.Request, response: httpx.Response) -> httpx.Request:
     """The request a redirect asks for, when it stays on the host and on https."""
+    import httpx  # imported when a source fetches: a replay only parses
+
     target = request.url.join(response.headers.get("Location", ""))
     if target.host != request.url.host or (request.url.scheme, target.scheme) == ("https", "http"):
         raise SourceError(
@@ -378,7 +397,10 @@ def _redirected(where: str, request: httpx.Request, response: httpx.Response) ->
 def complete(client: HttpClient, where: str, request: httpx.Request) -> httpx.Response:
     """The response with its body read and checked: within the size cap and the deadlines
     (the body's own, the fetch's), stopped when the run is, as long as its Content-Length
-    says, and a gzip stream that ends; else SourceError (or a transport error to retry)."""
+    says, and a gzip stream that ends; else SourceError (or a transport error or CutShort to
+    retry)."""
+    import httpx  # imported when a source fetches: a replay only parses
+
     started = client.clock()
     with client.reaching(request.url.host):
         response = client.client.send(request, stream=True)
@@ -406,12 +428,17 @@ def complete(client: HttpClient, where: str, request: httpx.Request) -> httpx.Re
 BIG = "not a price list; report it"
 
 
-class CutShort(httpx.TransportError):
-    """A response whose body did not arrive whole: retried, then named as such."""
+class CutShort(Exception):
+    """A response whose body did not arrive whole: retried, then named as such.
+
+    Not an httpx.TransportError (httpx is imported only when a source fetches): every
+    `except httpx.TransportError` around complete() names CutShort beside it."""
 
 
 def _whole(response: httpx.Response, raw: bytes) -> httpx.Response:
     """The response rebuilt on its decoded body, once the body is known to be complete."""
+    import httpx  # imported when a source fetches: a replay only parses
+
     length = response.headers.get("Content-Length", "")
     if length.isdigit() and int(length) != len(raw):
         raise CutShort(f"body cut short: {len(raw)} of {length} bytes")
@@ -509,6 +536,8 @@ def redact(params: Mapping[str, Any]) -> dict[str, Any]:
 
 def public_url(url: str) -> str:
     """The URL with any secret-named query parameter redacted (safe to archive and print)."""
+    import httpx  # imported when a source fetches: a replay only parses
+
     parsed = httpx.URL(url)
     pairs = parsed.params.multi_items()
     if not any(key.lower() in SECRET_PARAMS for key, _ in pairs):

@@ -7,10 +7,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import date, datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
-
-import botocore.config
-from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, PaginationError
 
 from chipcost.core.catalog import ChipMatch, aws_chip_for
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
@@ -18,18 +16,10 @@ from chipcost.core.payload import Payload
 from chipcost.extract._kit import positive
 
 if TYPE_CHECKING:
+    import botocore.config
+
     from chipcost.extract.base import FetchContext
 
-# Retries with backoff for throttling and 5xx live on the client, not in a loop here.
-# The calls go to AWS's own endpoints: an endpoint in AWS_ENDPOINT_URL (or the AWS config
-# files) is ignored, since it is typically an S3-compatible store's, set for s3fs or the AWS
-# CLI, where the Price List, EC2 and Savings Plans APIs do not exist (docs/deploy.md).
-CLIENT_CONFIG = botocore.config.Config(
-    connect_timeout=10,
-    read_timeout=60,
-    retries={"max_attempts": 8, "mode": "adaptive"},
-    ignore_configured_endpoint_urls=True,
-)
 # Without credentials the public price files stand in (extract/aws/bulk.py, aws_spot_feed.py).
 NO_CREDENTIALS = (
     "no AWS credentials: public price files are used instead (aws-bulk, aws-spot-feed); "
@@ -55,6 +45,23 @@ REGION_UNUSABLE = frozenset({"OptInRequired", "AuthFailure"})
 # A zone name starts with its region: us-east-1a, us-west-2-lax-1a (Local Zone),
 # us-east-1-wl1-bos-wlz-1 (Wavelength).
 ZONE_REGION = re.compile(r"^([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d+)")
+
+
+@cache
+def client_config() -> botocore.config.Config:
+    """The AWS clients' config. Retries with backoff for throttling and 5xx live on the
+    client, not in a loop here. The calls go to AWS's own endpoints: an endpoint in
+    AWS_ENDPOINT_URL (or the AWS config files) is ignored, since it is typically an
+    S3-compatible store's, set for s3fs or the AWS CLI, where the Price List, EC2 and
+    Savings Plans APIs do not exist (docs/deploy.md)."""
+    import botocore.config  # imported when a source calls AWS: a replay only parses
+
+    return botocore.config.Config(
+        connect_timeout=10,
+        read_timeout=60,
+        retries={"max_attempts": 8, "mode": "adaptive"},
+        ignore_configured_endpoint_urls=True,
+    )
 
 
 class RowRefused(Exception):
@@ -94,6 +101,7 @@ class AwsCallFailed(SourceError):
 def aws_client(service: str, region: str, source: str) -> Any:
     """A boto3 client with timeouts and adaptive retries; SourceSkipped without credentials."""
     import boto3  # here, not at import: a replay or a read command never builds a client
+    from botocore.exceptions import BotoCoreError
 
     try:
         credentials = boto3.Session().get_credentials()
@@ -104,12 +112,15 @@ def aws_client(service: str, region: str, source: str) -> Any:
         ) from exc
     if credentials is None:
         raise SourceSkipped(NO_CREDENTIALS)
-    return boto3.client(service, region_name=region, config=CLIENT_CONFIG)
+    return boto3.client(service, region_name=region, config=client_config())
 
 
 @contextmanager
 def aws_errors(what: str, permission: str) -> Iterator[None]:
     """Turn what boto3 raises inside the block into SourceError/SourceSkipped naming `what`."""
+    # imported when a source calls AWS: a replay only parses
+    from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, PaginationError
+
     try:
         yield
     except ClientError as exc:

@@ -10,19 +10,21 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from chipcost.core.errors import SourceError
 from chipcost.extract._http import (
     RETRY_STATUSES,
+    CutShort,
     HttpClient,
     backoff,
     complete,
     retry_after,
     status_text,
 )
+
+if TYPE_CHECKING:  # imported where a file is fetched: a replay only parses the archive
+    import httpx
 
 # Bytes per read when hashing a finished download: flat memory whatever the file size.
 CHUNK = 1 << 20
@@ -74,6 +76,8 @@ class Downloaded:
 def get_bytes(client: HttpClient, url: str, source: str) -> bytes:
     """A small file (an index, the spot feed) with retries, read whole within the size cap and
     the deadlines; SourceError says what to do."""
+    import httpx  # imported when a source fetches: a replay only parses
+
     where = f"{source}: GET {url}"
     for attempt in range(1, client.max_attempts + 1):
         client.check(where)
@@ -84,7 +88,7 @@ def get_bytes(client: HttpClient, url: str, source: str) -> bytes:
             return response.content
         except _Retry as exc:
             failure, asked = str(exc), exc.wait
-        except httpx.TransportError as exc:
+        except (httpx.TransportError, CutShort) as exc:  # CutShort: a body cut short, retried
             failure, asked = f"{type(exc).__name__}: {exc}", None
         if attempt == client.max_attempts:
             raise SourceError(
@@ -127,6 +131,8 @@ def download(
     An attempt that moved the file forward does not count against the retries, so a flaky
     connection still finishes a 300 MB file; only attempts that gain nothing do.
     """
+    import httpx  # imported when a source fetches: a replay only parses
+
     part = target.with_name(target.name + ".part")
     state = _PartState.load(part, url)
     stalled = 0
@@ -221,6 +227,8 @@ def _stream_once(
     client: HttpClient, url: str, state: _PartState, progress: Progress, source: str
 ) -> bool:
     """One request: True when the .part now holds the whole file."""
+    import httpx  # imported when a source fetches: a replay only parses
+
     offset = state.size()
     headers = dict(IDENTITY)
     if offset:

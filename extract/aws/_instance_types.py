@@ -14,8 +14,6 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from chipcost.core.catalog import UNKNOWN_CHIP, ChipMatch, canonical_chip, chip_rows
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
@@ -33,6 +31,9 @@ def describe_unknown(
 
     Failures here never fail the source: the types stay 'unknown' and the note says so.
     """
+    # imported when a source calls AWS: a replay only parses
+    from botocore.exceptions import BotoCoreError, ClientError
+
     by_region: dict[str, list[str]] = {}
     for instance_type, region in sorted(unknown.items()):
         by_region.setdefault(region, []).append(instance_type)

@@ -7,8 +7,6 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from botocore.exceptions import BotoCoreError
-
 from chipcost.core.errors import SourceSkipped
 from chipcost.core.settings import STORAGE_ENV
 from chipcost.extract._http import HttpClient, http_client
@@ -43,6 +41,7 @@ CREDENTIAL_ORIGINS = {
 def credentials_origin() -> str:
     """Where boto3's usual chain found AWS credentials, or '' for none (then these run)."""
     import boto3  # here, not at import: a replay or a read command never builds a client
+    from botocore.exceptions import BotoCoreError
 
     try:
         credentials = boto3.Session().get_credentials()

@@ -5,16 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
-
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
 from chipcost.extract.aws._calls import (
-    CLIENT_CONFIG,
     CREDENTIAL_ERRORS,
     NO_CREDENTIALS,
     aws_client,
+    client_config,
     json_body,
     token_pages,
 )
@@ -76,7 +74,7 @@ def pricing_client() -> Any:
 def ec2_client(region: str) -> Any:
     import boto3  # here, not at import: a replay or a read command never builds a client
 
-    return boto3.client("ec2", region_name=region, config=CLIENT_CONFIG)
+    return boto3.client("ec2", region_name=region, config=client_config())
 
 
 def fetch(ctx: FetchContext, client: Any = None, ec2_client_for: Any = None) -> list[Payload]:
@@ -124,6 +122,9 @@ def _fetch_query(client: Any, ctx: FetchContext, family: str) -> list[Payload]:
 
 def _get_products(client: Any, request: dict[str, Any], where: str) -> dict[str, Any]:
     """One GetProducts call; expected failures become SourceError with what to do."""
+    # imported when a source calls AWS: a replay only parses
+    from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+
     what = f"{SOURCE_NAME}: GetProducts ({where})"
     try:
         return client.get_products(**request)

@@ -18,6 +18,7 @@ from pathlib import Path
 import boto3
 import botocore.config
 import botocore.retries.standard
+import httpx
 import pytest
 from botocore.stub import Stubber
 
@@ -65,7 +66,7 @@ def run_source(name: str, settings: Settings):
 def http_server(monkeypatch):
     """Point runpod at a local fault server, with tiny backoffs and timeouts."""
     monkeypatch.setattr(_http, "BACKOFF_BASE", 0.01)
-    monkeypatch.setattr(_http, "TIMEOUT", _http.httpx.Timeout(TEST_TIMEOUT))
+    monkeypatch.setattr(_http, "default_timeout", lambda: httpx.Timeout(TEST_TIMEOUT))
 
     def start(*script):
         context = fault_server(*script)
@@ -147,7 +148,7 @@ def aws_server(monkeypatch):
     monkeypatch.setattr(
         botocore.retries.standard.ExponentialBackoff, "delay_amount", lambda self, context: 0.01
     )
-    config = aws_pricing.CLIENT_CONFIG.merge(
+    config = aws_pricing.client_config().merge(
         botocore.config.Config(connect_timeout=TEST_TIMEOUT, read_timeout=TEST_TIMEOUT)
     )
     started: list = []
@@ -168,7 +169,7 @@ def aws_server(monkeypatch):
 
 
 # botocore's retries["max_attempts"] counts retries: one call plus that many more.
-AWS_ATTEMPTS = aws_pricing.CLIENT_CONFIG.retries["max_attempts"] + 1
+AWS_ATTEMPTS = aws_pricing.client_config().retries["max_attempts"] + 1
 
 
 def aws_error(code: str, message: str, status: int = 400) -> object:

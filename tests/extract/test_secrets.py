@@ -122,7 +122,7 @@ def live_servers(monkeypatch):
                 "pricing",
                 region_name="us-east-1",
                 endpoint_url=aws.url,
-                config=aws_pricing.CLIENT_CONFIG,
+                config=aws_pricing.client_config(),
             ),
         )
         monkeypatch.setattr(

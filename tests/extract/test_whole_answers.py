@@ -19,6 +19,7 @@ import pytest
 
 from chipcost.core.errors import SourceError
 from chipcost.extract import _http
+from chipcost.extract.aws._files import get_bytes
 from tests.fault_server import fault_server, respond
 from tests.paths import FIXTURES
 from tests.sources import context
@@ -158,3 +159,14 @@ def test_the_manifest_keeps_the_final_url_and_replays(tmp_path):
         [archived] = read_payloads(tmp_path / STAMP, "vultr")
     assert archived.request["final_url"] == f"{server.url}/v2/plans-metal-new"
     assert archived.url == f"{server.url}/v2/plans-metal" and archived.data == METAL
+
+
+def test_an_aws_index_cut_short_is_retried_then_named():
+    # CutShort is no httpx.TransportError (httpx is imported only when a source fetches):
+    # extract/aws/_files.py retries it beside one, and names it as it did.
+    packed = gzip.compress(METAL)[: int(len(gzip.compress(METAL)) * 0.8)]
+    headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+    with fault_server(respond(200, packed, headers)) as server:
+        with pytest.raises(SourceError, match=r"failed after 5 attempt\(s\) \(CutShort: gzip"):
+            get_bytes(_http.http_client("aws-bulk"), f"{server.url}/index.json", "aws-bulk")
+        assert len(server.requests) == _http.MAX_ATTEMPTS
