@@ -113,9 +113,25 @@ def pg_server():
         yield server
 
 
+@pytest.fixture(scope="session")
+def lake_template(pg_server, tmp_path_factory):
+    """A lake migrated once per test process, on the first test that wants a `lake`."""
+    from tests.lake_support import migrated_template
+
+    return migrated_template(pg_server, tmp_path_factory.mktemp("lake-template") / "lake-data")
+
+
 @pytest.fixture
-def lake(pg_server, tmp_path):
-    """A fresh lake warehouse: its own PostgreSQL database and data directory."""
+def lake(pg_server, lake_template, tmp_path):
+    """A migrated lake of its own: a copy of the template's database and data directory."""
+    from tests.lake_support import copy_of
+
+    return copy_of(pg_server, lake_template, tmp_path / "lake-data")
+
+
+@pytest.fixture
+def empty_lake(pg_server, tmp_path):
+    """A lake never migrated, for the tests of a first migration: an empty database."""
     from chipcost.core.settings import Warehouse
 
     url = "ducklake:postgres:" + pg_server.conninfo(pg_server.new_database())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -18,6 +20,47 @@ from chipcost.pipeline.collect import (
     replay_sources,
     select_sources,
 )
+from chipcost.warehouse.db import connect
+from tests.pg_server import PgServer
+
+
+@dataclass(frozen=True)
+class LakeTemplate:
+    """A lake migrated once, kept as a PostgreSQL template database and its data directory.
+
+    Migrating a new lake (about 90 migrations and the views, each its own commit) took 3-5 s
+    a test; a copy of this one is a file copy inside PostgreSQL. It lives as long as the
+    session's PostgreSQL server, so a change to the schema or views between runs needs no
+    invalidation: every run migrates its own template afresh.
+    """
+
+    database: str
+    data: Path
+
+
+def migrated_template(server: PgServer, data: Path) -> LakeTemplate:
+    database = server.new_database()
+    # connect() migrates; closing it leaves no session on the database, which PostgreSQL
+    # requires of a template.
+    connect(Warehouse("ducklake:postgres:" + server.conninfo(database), str(data))).close()
+    return LakeTemplate(database, data)
+
+
+def copy_of(server: PgServer, template: LakeTemplate, data: Path) -> Warehouse:
+    """A migrated lake of its own: a copy of the template's catalog and data directory."""
+    database = server.new_database(template=template.database)
+    # The catalog keeps its absolute data path (file paths in it are relative to that): point
+    # the copy at its own directory, or it would write into the template's and refuse ours.
+    own = str(data).rstrip("/") + "/"
+    server.psql(
+        "UPDATE ducklake_metadata SET value = '" + own.replace("'", "''") + "' "
+        "WHERE key = 'data_path' AND scope IS NULL",
+        database=database,
+    )
+    # A freshly migrated lake holds only empty table directories, copied all the same.
+    shutil.copytree(template.data, data)
+    return Warehouse("ducklake:postgres:" + server.conninfo(database), str(data))
+
 
 HISTORY_COLUMNS = (
     "source, region, zone, instance_type, pricing_model, term, payment, plan, chip,"

@@ -30,7 +30,7 @@ class PgServer:
             f"password={password}"
         )
 
-    def psql(self, sql: str) -> None:
+    def psql(self, sql: str, database: str = "postgres") -> None:
         subprocess.run(
             [
                 str(BIN / "psql"),
@@ -41,7 +41,7 @@ class PgServer:
                 "-U",
                 "postgres",
                 "-d",
-                "postgres",
+                database,
                 "-v",
                 "ON_ERROR_STOP=1",
                 "-q",
@@ -74,9 +74,10 @@ class PgServer:
         """Stop the server; mode "immediate" is a crash (no shutdown, connections cut)."""
         subprocess.run(_as_postgres([*self._ctl(), "-m", mode, "-w", "stop"]), capture_output=True)
 
-    def new_database(self) -> str:
+    def new_database(self, template: str | None = None) -> str:
+        """A new database: empty, or a copy of `template` (which must have no connections)."""
         name = f"lake_{os.getpid()}_{next(_names)}"
-        self.psql(f"CREATE DATABASE {name}")
+        self.psql(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
         return name
 
 

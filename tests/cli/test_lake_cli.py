@@ -96,9 +96,9 @@ def test_a_lake_is_read_without_its_data_path_and_written_only_with_it(lake):
     assert "Traceback" not in result.stderr and "lake-test-pw" not in result.stderr
 
 
-def test_migrate_creates_the_lake_from_the_warehouse_option(lake):
-    env = {**os.environ, "CHIPCOST_LAKE_DATA": lake.lake_data}
-    result = chipcost("migrate", "--warehouse", lake.url, env=env)
+def test_migrate_creates_the_lake_from_the_warehouse_option(empty_lake):
+    env = {**os.environ, "CHIPCOST_LAKE_DATA": empty_lake.lake_data}
+    result = chipcost("migrate", "--warehouse", empty_lake.url, env=env)
     assert result.returncode == 0, result.stderr
     assert "schema version" in result.stdout and "lake-test-pw" not in result.stdout
 

@@ -169,13 +169,13 @@ def test_a_load_killed_midway_leaves_the_last_snapshot(lake):
         con.close()
 
 
-def test_two_migrations_at_once_both_end_current(lake):
+def test_two_migrations_at_once_both_end_current(empty_lake):
     errors, barrier = [], threading.Barrier(2)
 
     def migrate() -> None:
         try:
             barrier.wait()
-            connect(lake).close()
+            connect(empty_lake).close()
         except Exception as exc:  # reported below
             errors.append(exc)
 
@@ -185,7 +185,7 @@ def test_two_migrations_at_once_both_end_current(lake):
     for t in threads:
         t.join()
     assert errors == []
-    _each_migration_applied_once(lake)
+    _each_migration_applied_once(empty_lake)
 
 
 def _each_migration_applied_once(lake: Warehouse) -> None:
@@ -198,7 +198,9 @@ def _each_migration_applied_once(lake: Warehouse) -> None:
         con.close()
 
 
-def test_a_first_migration_committed_meanwhile_is_not_taken_for_someone_elses(lake, monkeypatch):
+def test_a_first_migration_committed_meanwhile_is_not_taken_for_someone_elses(
+    empty_lake, monkeypatch
+):
     # The window two first migrations race through, held open: this one has read the
     # version (none yet) when another commits its tables. Read apart, the tables without
     # the version looked like another application's database.
@@ -209,12 +211,12 @@ def test_a_first_migration_committed_meanwhile_is_not_taken_for_someone_elses(la
     def version_then_another_migrates(con):
         found = read_version(con)
         monkeypatch.setattr(db, "schema_version", read_version)
-        connect(lake).close()  # the other process's whole migration commits
+        connect(empty_lake).close()  # the other process's whole migration commits
         return found
 
     monkeypatch.setattr(db, "schema_version", version_then_another_migrates)
-    connect(lake).close()
-    _each_migration_applied_once(lake)
+    connect(empty_lake).close()
+    _each_migration_applied_once(empty_lake)
 
 
 def test_sql_reads_the_lake_and_refuses_writes(lake):
@@ -328,14 +330,14 @@ def test_sql_on_a_lake_cannot_reach_its_catalog_database(lake, query):
     assert run_readonly(lake, "select count(*) as n from lake.main.runs")["n"].to_list() == [0]
 
 
-def test_a_reader_of_a_lake_being_migrated_is_told_to_wait_for_it(lake):
+def test_a_reader_of_a_lake_being_migrated_is_told_to_wait_for_it(empty_lake):
     # Writers migrate a lake one version a transaction: a reader between two of them saw only
     # "run chipcost migrate", while a migration was running.
-    con = open_warehouse(lake)
+    con = open_warehouse(empty_lake)
     con.execute("DELETE FROM schema_version WHERE version > 5")  # as after the first step
     con.close()
     with pytest.raises(WarehouseError) as refused:
-        connect(lake, read_only=True)
+        connect(empty_lake, read_only=True)
     assert "has schema version 5; this chipcost needs" in str(refused.value)
     assert str(refused.value).endswith(
         "a collect or migrate may be upgrading it right now: if one is running, try again "
