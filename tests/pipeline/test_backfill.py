@@ -224,6 +224,10 @@ def test_ctrl_c_says_which_versions_were_loaded_and_that_a_rerun_resumes(tmp_pat
         while not server.hits(V3_CSV) or not _runs_in(db):
             assert command.poll() is None and time.monotonic() < deadline, command.stderr.read()
             time.sleep(0.05)
+        # The older version's commit is visible once the command lets the file go, an instant
+        # before it counts the version as loaded; the newer one's download still has minutes
+        # to run, so a second's wait puts Ctrl-C where a person's would come.
+        time.sleep(1.0)
         command.send_signal(signal.SIGINT)
         interrupted = time.monotonic()
         _, err = command.communicate(timeout=120)
