@@ -20,6 +20,7 @@ import pytest
 import chipcost
 from chipcost.core.settings import Settings
 from chipcost.pipeline import clock
+from tests import warehouses
 from tests.conftest import SAMPLE
 from tests.lake_support import replay
 
@@ -65,21 +66,28 @@ def _history(db: Path) -> list[tuple]:
         return con.sql(f"SELECT {_COLUMNS} FROM price_history ORDER BY ALL").fetchall()
 
 
-@pytest.fixture
-def holding_ahead(tmp_path, monkeypatch) -> tuple[Path, Path]:
-    """A warehouse that loaded the 2099 run between the sample's last two (as versions that
-    did not check the stamp against the clock did), and one that never saw it."""
-    archive = tmp_path / "archive"
-    ahead = dated_ahead(archive)
-    bad, good = tmp_path / "bad.duckdb", tmp_path / "good.duckdb"
-    replay(Settings(data_dir=tmp_path, db_path=good), RUNS)
-    bad_settings = Settings(data_dir=tmp_path, db_path=bad)
+@pytest.fixture(scope="module")
+def _made_ahead(tmp_path_factory) -> tuple[Path, Path]:
+    """The two warehouses of `holding_ahead`, made once for this file's tests: a warehouse
+    that loaded the 2099 run between the sample's last two (as versions that did not check
+    the stamp against the clock did), and the sample as a replay leaves it (never saw it)."""
+    root = tmp_path_factory.mktemp("ahead")
+    ahead = dated_ahead(root / "archive")
+    bad = root / "bad.duckdb"
+    good = warehouses.sample(root / "good.duckdb")
+    bad_settings = Settings(data_dir=root, db_path=bad)
     replay(bad_settings, RUNS[:-1])
-    with monkeypatch.context() as old_version:
+    with pytest.MonkeyPatch.context() as old_version:
         old_version.setattr(clock, "AHEAD_OF_NOW", timedelta(days=365_000))
         replay(bad_settings, [ahead])
     replay(bad_settings, RUNS[-1:])
     return bad, good
+
+
+@pytest.fixture
+def holding_ahead(_made_ahead, tmp_path) -> tuple[Path, Path]:
+    """Each test's own copies of the two warehouses (`remove-run` changes the first)."""
+    return tuple(Path(shutil.copyfile(made, tmp_path / made.name)) for made in _made_ahead)
 
 
 def test_a_warehouse_holding_a_run_dated_ahead_says_so_and_remove_run_restates(holding_ahead, run):
