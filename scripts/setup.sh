@@ -19,8 +19,10 @@ started=$SECONDS
 if .venv/bin/python -m uv --version >/dev/null 2>&1 \
   || .venv/bin/python -m pip install --quiet --disable-pip-version-check uv >/dev/null 2>&1; then
   echo "  with uv $(.venv/bin/python -m uv --version | cut -d' ' -f2)"
-  .venv/bin/python -m uv pip install --quiet --python .venv/bin/python -c constraints.txt \
-    -e "$spec"
+  # --compile-bytecode, as pip does: without it a machine that sets PYTHONDONTWRITEBYTECODE
+  # would compile every module again in each chipcost process.
+  .venv/bin/python -m uv pip install --quiet --compile-bytecode --python .venv/bin/python \
+    -c constraints.txt -e "$spec"
 else
   echo "  with pip (uv could not be installed: a minute or two)"
   # pip's own lines, shortened to what says how far it is: every tenth package resolved, the
