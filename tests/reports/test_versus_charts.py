@@ -5,6 +5,7 @@ explorer, looked at in a real browser at a laptop's and a phone's width."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -55,32 +56,50 @@ def test_the_speed_chart_draws_figures_as_dots_and_the_derivation_dashed():
     assert speed_chart([]) == ""
 
 
+# Each label's box and text, read in one call (a round trip per label was most of the test).
+LABELS = """chart => [...chart.querySelectorAll('text')].map(t => {
+  const box = t.getBoundingClientRect();
+  return {text: t.textContent, x: box.x, width: box.width, height: box.height};
+})"""
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> list[Path]:
+    """The weekly report (as `chipcost report` writes it) and the explorer of one warehouse."""
+    root = tmp_path_factory.mktemp("versus")
+    db = _warehouse(root / "w.duckdb")
+    result = chipcost("report", "--out", str(root / "report"), "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    (report,) = (root / "report").glob("*.html")
+    write_site(db, root / "site")
+    return [report, root / "site" / "index.html"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with launch(sync_api) as browser:
+        yield browser
+
+
 @needs_chromium
 @pytest.mark.parametrize("width", [1280, 390])
-def test_both_charts_are_readable_in_the_report_and_the_explorer(tmp_path, width):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    db = _warehouse(tmp_path / "w.duckdb")
-    result = chipcost("report", "--out", str(tmp_path / "report"), "--db", str(db))
-    assert result.returncode == 0, result.stderr
-    (report,) = (tmp_path / "report").glob("*.html")
-    write_site(db, tmp_path / "site")
-    with launch(sync_api) as browser:
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        for page_file in (report, tmp_path / "site" / "index.html"):
-            page = context.new_page()
-            page.goto(page_file.as_uri())
-            # The report folds the second chart under the answers: opened, as a reader would.
-            page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-            charts = page.locator("#versus svg.versus-chart")
-            assert charts.count() == 2, page_file
-            for n in range(2):
-                chart = charts.nth(n).bounding_box()
-                assert chart is not None and chart["x"] + chart["width"] <= width
-                for text in charts.nth(n).locator("text").all():
-                    box = text.bounding_box()  # no label runs off its chart
-                    assert box["x"] >= chart["x"] - 1, text.inner_text()
-                    assert box["x"] + box["width"] <= chart["x"] + chart["width"] + 1, (
-                        text.inner_text()
-                    )
-                    assert box["height"] >= 9  # 11 units: not shrunk past reading on a phone
-        context.close()
+def test_both_charts_are_readable_in_the_report_and_the_explorer(pages, browser, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    for page_file in pages:
+        page = context.new_page()
+        page.goto(page_file.as_uri())
+        # The report folds the second chart under the answers: opened, as a reader would.
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        charts = page.locator("#versus svg.versus-chart")
+        assert charts.count() == 2, page_file
+        for n in range(2):
+            chart = charts.nth(n).bounding_box()
+            assert chart is not None and chart["x"] + chart["width"] <= width
+            labels = charts.nth(n).evaluate(LABELS)
+            assert labels, page_file
+            for box in labels:  # no label runs off its chart
+                assert box["x"] >= chart["x"] - 1, box["text"]
+                assert box["x"] + box["width"] <= chart["x"] + chart["width"] + 1, box["text"]
+                assert box["height"] >= 9  # 11 units: not shrunk past reading on a phone
+    context.close()
