@@ -1,4 +1,4 @@
-"""The chipcost command as a user runs it: real console script, real DuckDB file."""
+"""The chipcost command as a user runs it (in this process: tests.cli_runner), real DuckDB."""
 
 from __future__ import annotations
 
@@ -11,21 +11,9 @@ import pytest
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests import warehouses
+from tests.cli_runner import chipcost
 from tests.conftest import SAMPLE
 from tests.helpers import day, record, run_of
-
-CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
-
-
-def chipcost(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [CHIPCOST, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")

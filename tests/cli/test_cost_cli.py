@@ -1,4 +1,4 @@
-"""`chipcost cost` and `chipcost throughput` as a user runs them: console script, real DuckDB."""
+"""`chipcost cost` and `chipcost throughput` as a user runs them (tests.cli_runner), real DuckDB."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ from chipcost.transform.tokens import (
 )
 from chipcost.warehouse.db import connect
 from tests import warehouses
+from tests.cli_runner import Ran
+from tests.cli_runner import chipcost as run_chipcost
 from tests.helpers import day, record, run_by_provider, run_of
 
-CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 # Derived for 70B at calibrated MFUs (transform/training.py): H100 at the Hopper family's, the
 # median of MLPerf Training v5.1's two H200 Llama 3.1 405B results (180,054 tokens/s on 512
 # GPUs, 353,748 on 1,024; the same FP8 peak, so 405/70.6 times the 405B rate); Trainium2 at
@@ -36,15 +37,8 @@ TRN2_TRAINING = 7.94 * 8192 / 512 * 667 / 190
 ROW = re.compile(r"^ *\d+ {2,}(\S+) {2,}", re.MULTILINE)
 
 
-def chipcost(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [CHIPCOST, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, **(env or {})},
-    )
+def chipcost(*args: str, env: dict[str, str] | None = None) -> Ran:
+    return run_chipcost(*args, env={**os.environ, **(env or {})})
 
 
 def offers() -> list:

@@ -17,6 +17,8 @@ from chipcost.core.runs import FAILED
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests import warehouses
+from tests.cli_runner import Ran
+from tests.cli_runner import chipcost as run_chipcost
 from tests.helpers import day, record, run_of
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -37,13 +39,11 @@ OFFERS = [
 ]  # fmt: skip
 
 
-def chipcost(*args: str, columns: int | None = None) -> subprocess.CompletedProcess:
+def chipcost(*args: str, columns: int | None = None) -> Ran:
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     if columns:
         env["COLUMNS"] = str(columns)
-    return subprocess.run(
-        [CHIPCOST, *args], capture_output=True, text=True, timeout=120, check=False, env=env
-    )
+    return run_chipcost(*args, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -73,11 +73,9 @@ def test_a_failed_collection_never_makes_sample_prices_look_fresh(db):
 
 
 def test_stale_days_come_from_the_environment(db):
-    env_days = subprocess.run(
-        [CHIPCOST, "prices", "--db", str(db)],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "CHIPCOST_STALE_DAYS": "99999"},
-    )  # fmt: skip
+    env_days = run_chipcost(
+        "prices", "--db", str(db), env={**os.environ, "CHIPCOST_STALE_DAYS": "99999"}
+    )
     assert env_days.returncode == 0, env_days.stderr
     assert "stale" not in env_days.stdout
 
@@ -252,6 +250,7 @@ def test_csv_and_json_convert_the_same_way(db):
 
 
 def test_a_stdout_that_cannot_hold_every_character_gets_escapes_not_a_traceback(db):
+    # A process of its own: the encoding of its standard streams is the subject.
     query = "select 'é→' as x"
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}
     for fmt in ("json", "csv", "table"):

@@ -1,4 +1,4 @@
-"""`chipcost cost --speed` and `chipcost compare` as a user runs them: console script, real
+"""`chipcost cost --speed` and `chipcost compare` as a user runs them (tests.cli_runner), real
 DuckDB, the shipped throughput catalogue."""
 
 from __future__ import annotations

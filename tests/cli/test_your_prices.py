@@ -19,7 +19,7 @@ from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.explorer_data import offer_rows
 from chipcost.warehouse.load import load_run
 from tests import report_warehouse
-from tests.cli.test_cli import chipcost as run_cli
+from tests.cli_runner import chipcost as run_cli
 
 LOADED = datetime(2026, 11, 7, 17, 0, tzinfo=UTC)
 
