@@ -5,8 +5,6 @@ from __future__ import annotations
 import gzip
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,11 +12,11 @@ import pytest
 from chipcost.archive import parse_stamp
 from chipcost.pipeline.collection import CollectFailed
 from tests import warehouses
+from tests.cli_runner import chipcost
 from tests.collecting import collect
 from tests.helpers import rows
 from tests.paths import ROOT
 
-CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 READ_TABLES = ("runs", "source_runs", "observations", "price_history", "rejects")
 # The report names the moment it was written, and the moment its health line judged staleness.
 GENERATED = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
@@ -42,11 +40,9 @@ def what_users_read(db: Path, out: Path) -> dict[str, object]:
         "prices": ["prices", "--db", str(db)],
         "report": ["report", "--db", str(db), "--out", str(out)],
     }.items():
-        done = subprocess.run(
-            [CHIPCOST, *args], cwd=ROOT, capture_output=True, timeout=120, check=False
-        )
+        done = chipcost(*args, cwd=ROOT)
         assert done.returncode == 0, done.stderr
-        assert b"section is left out" not in done.stderr, done.stderr
+        assert "section is left out" not in done.stderr, done.stderr
         seen[name] = done.stdout
     for file in sorted(out.iterdir()):
         seen[file.name] = stable(file.read_text("utf-8"))

@@ -18,16 +18,10 @@ from chipcost.reports.build import deliver, write_report
 from chipcost.reports.text import markdown, text_body
 from chipcost.warehouse.load import load_run
 from tests import report_warehouse, smtp_server
+from tests.cli_runner import chipcost
 from tests.helpers import day, record, run_of
 
-CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 SCRIPT = "<script>alert(1)</script>"
-
-
-def chipcost(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [CHIPCOST, *args], capture_output=True, text=True, timeout=120, env=env, check=False
-    )
 
 
 def warehouse(path: Path, runs: list) -> Path:
