@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,9 +18,9 @@ from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.site import write_site
 from chipcost.warehouse.load import load_run
 from tests import warehouses
+from tests.cli_runner import chipcost
 from tests.helpers import day, record, run_of
 
-CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 HOSTILE = ['=HYPERLINK("http://x","y")', " =1+2", "@SUM(A1)", "+cmd|' /C calc'!A0", "\t=1"]
 
 
@@ -54,7 +52,7 @@ def warehouse(tmp_path_factory) -> Path:
 
 
 def rows(*args: str) -> list[dict[str, str]]:
-    done = subprocess.run([CHIPCOST, *args], capture_output=True, text=True, timeout=120)
+    done = chipcost(*args)
     assert done.returncode == 0, done.stderr[-2000:]
     return list(csv.DictReader(io.StringIO(done.stdout)))
 
@@ -125,7 +123,7 @@ def test_every_csv_writer_is_walked():
     for command in ("prices", "history", "index", "cost", "compare", "sql", "sources",
                     "export", "site", "report", "collect", "backfill", "migrate", "demo",
                     "remove-run"):  # fmt: skip
-        shown = subprocess.run([CHIPCOST, command, "--help"], capture_output=True, text=True)
+        shown = chipcost(command, "--help")
         helps[command] = "csv" in shown.stdout.lower()
     walked = {name.split()[0] for name in CSV_WRITERS}
     assert {c for c, says in helps.items() if says} <= walked, helps
@@ -136,9 +134,7 @@ def test_every_csv_writer_defuses_formulas(warehouse, tmp_path, name):
     args, where = CSV_WRITERS[name]
     out = tmp_path / "out"
     args = [str(out) if a == "DIR" else a for a in args]
-    done = subprocess.run(
-        [CHIPCOST, *args, "--db", str(warehouse)], capture_output=True, text=True, timeout=300
-    )
+    done = chipcost(*args, "--db", str(warehouse))
     assert done.returncode == 0, done.stderr[-2000:]
     text = done.stdout if where == "-" else next(out.glob(where)).read_text()
     cells = [v for row in csv.reader(io.StringIO(text)) for v in row]
