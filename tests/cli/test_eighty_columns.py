@@ -1,6 +1,6 @@
 """At 80 columns each read command keeps its point (the columns it names last), wraps its notes
 to the width and breaks no id over more than two lines; at 200 the same, wider. Run as users
-run it, in a process of its own, on the sample's newest run."""
+run it (tests.cli_runner), on the sample's newest run."""
 
 from __future__ import annotations
 

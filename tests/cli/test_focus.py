@@ -12,7 +12,7 @@ from datetime import UTC
 import pytest
 
 from chipcost.transform.focus import FOCUS_COLUMNS, PRICING_CATEGORY
-from tests.cli.test_cli import chipcost
+from tests.cli_runner import chipcost
 from tests.paths import ROOT
 
 SPEC = {

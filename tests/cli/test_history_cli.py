@@ -1,4 +1,4 @@
-"""`chipcost history` as a user runs it: real console script, the golden warehouse."""
+"""`chipcost history` as a user runs it (tests.cli_runner), the golden warehouse."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from chipcost.warehouse.history import HISTORY_COLUMNS
 from tests import report_warehouse
-from tests.cli.test_cli import chipcost
+from tests.cli_runner import chipcost
 
 
 def test_history_draws_a_table_and_a_chart(golden):

@@ -1,5 +1,5 @@
 """Your prices as a user asks for them: a discounts file and a currency on `prices` and
-`cost` (real console script) and the Python API, on the golden warehouse with ECB rates
+`cost` (the command line) and the Python API, on the golden warehouse with ECB rates
 loaded through the real parser and loader."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """aws-spot-advisor beyond the contract: buckets and their bounds, what is not loaded, and the
-bucket beside an AWS spot price in `prices` and `cost --max-interruption` (real console script,
+bucket beside an AWS spot price in `prices` and `cost --max-interruption` (the command line,
 the golden warehouse with the advisor's rows loaded through the real loader)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.explorer_data import offer_rows
 from chipcost.warehouse.load import load_run
 from tests import report_warehouse
-from tests.cli.test_cli import chipcost
+from tests.cli_runner import chipcost
 from tests.sources import payload
 
 LOADED = datetime(2026, 11, 7, 7, 0, tzinfo=UTC)
