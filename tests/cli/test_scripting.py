@@ -7,11 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -139,14 +135,10 @@ def test_no_warehouse_points_at_the_demo_too(run, tmp_path):
     assert done.returncode == 1 and "run `chipcost collect` first (`chipcost demo`" in done.stderr
 
 
-def test_a_query_wider_than_the_terminal_is_shown_a_block_per_row(db):
+def test_a_query_wider_than_the_terminal_is_shown_a_block_per_row(run, db):
     # A table of price_changes' 18 columns in 80 cut every name and value into pieces.
-    chipcost = str(Path(sys.executable).with_name("chipcost"))
     query = "select * from price_changes order by all limit 2"
-    env = {**os.environ, "COLUMNS": "80"}
-    done = subprocess.run(
-        [chipcost, "sql", query, "--db", db], capture_output=True, text=True, env=env, timeout=60
-    )
+    done = run("sql", query, "--db", db, env={"COLUMNS": "80"})
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("-[ row 1 ]") and any(s.startswith("-[ row 2 ]") for s in lines)
@@ -154,9 +146,7 @@ def test_a_query_wider_than_the_terminal_is_shown_a_block_per_row(db):
     assert "2 rows, a block each: a table would be wider than 80 columns" in done.stdout
     assert max(len(line) for line in lines[:-3]) <= 80
     narrow = "select chip, count(*) as n from price_history group by 1 order by 1 limit 2"
-    done = subprocess.run(
-        [chipcost, "sql", narrow, "--db", db], capture_output=True, text=True, env=env, timeout=60
-    )
+    done = run("sql", narrow, "--db", db, env={"COLUMNS": "80"})
     assert done.stdout.startswith("chip") and "2 rows\n" in done.stdout  # a table where it fits
 
 

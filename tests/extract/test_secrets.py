@@ -13,8 +13,6 @@ import json
 import logging
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -22,12 +20,12 @@ import pytest
 
 from chipcost.extract import _http, runpod
 from chipcost.extract.aws import pricing as aws_pricing
+from tests.cli_runner import chipcost as run_chipcost
 from tests.fault_server import fault_server, respond
 from tests.paths import ROOT
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
-CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 CODE = ("extract", "reports", "flows", "chipcost", "transform", "warehouse")
 SECRET_NAME = re.compile(
     r"\b[A-Z][A-Z0-9_]*(?:_API_KEY|_TOKEN|_PASSWORD|_SECRET_ACCESS_KEY|_ACCESS_KEY_ID)\b"
@@ -165,9 +163,7 @@ def chipcost(*args: str) -> str:
         "PREFECT_API_URL": PREFECT_API_URL.value(),
         "PREFECT_LOGGING_LEVEL": "INFO",
     }
-    done = subprocess.run(
-        [CHIPCOST, *args], env=env, capture_output=True, text=True, timeout=300, check=False
-    )
+    done = run_chipcost(*args, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout + done.stderr
 

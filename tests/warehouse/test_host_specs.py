@@ -7,8 +7,6 @@ import csv
 import io
 import json
 import os
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,9 +17,10 @@ from chipcost.core.errors import ChipcostError
 from chipcost.core.runs import OK, SourceResult
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
+from tests.cli_runner import Ran
+from tests.cli_runner import chipcost as run_chipcost
 from tests.helpers import day, record, run_of
 
-CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 P5 = {"vcpus": 192.0, "ram_gb": 2048.0, "disk_gb": 30720.0}  # the Price List's p5.48xlarge
 OFFERS = [
     record(**P5),  # H100-SXM on demand, 8 chips
@@ -74,10 +73,8 @@ def test_a_minimum_that_is_not_a_number_is_refused(db):
         chipcost.prices(min_vcpus="8", db=db)
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [CHIPCOST, "prices", *args], capture_output=True, text=True, timeout=120, check=False
-    )
+def run(*args: str) -> Ran:
+    return run_chipcost("prices", *args)
 
 
 def test_json_and_csv_carry_the_host_columns_and_the_filters(db):
@@ -93,11 +90,9 @@ def test_json_and_csv_carry_the_host_columns_and_the_filters(db):
 
 
 def test_wide_shows_the_host_columns(db):
-    shown = subprocess.run(
-        [CHIPCOST, "prices", "--chip", "L4", "--wide", "--db", str(db)],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "COLUMNS": "300"},
-    )  # fmt: skip
+    shown = run_chipcost(
+        "prices", "--chip", "L4", "--wide", "--db", str(db), env={**os.environ, "COLUMNS": "300"}
+    )
     assert shown.returncode == 0, shown.stderr
     assert "vCPUs" in shown.stdout and "RAM GB" in shown.stdout and "disk GB" in shown.stdout
     [line] = [line for line in shown.stdout.splitlines() if "g6.xlarge" in line]

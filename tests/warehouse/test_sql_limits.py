@@ -5,8 +5,6 @@ then failed its lock wait), or spilled next to the warehouse until the disk was 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,9 +13,9 @@ import pytest
 from chipcost.core.errors import ChipcostError
 from chipcost.core.sql_limits import SqlLimits, sql_limits
 from chipcost.warehouse.readonly import read_rows
+from tests.cli_runner import chipcost as run_chipcost
 from tests.helpers import loaded_warehouse, record
 
-CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 RUNAWAY = "SELECT count(*) FROM range(1000000000) a, range(1000000000) b"
 
 
@@ -47,10 +45,7 @@ def test_an_ordinary_query_reads_within_the_limits(db):
 def test_the_cli_takes_its_limits_from_the_environment(db):
     env = {**os.environ, "CHIPCOST_SQL_TIMEOUT": "1"}
     started = time.monotonic()
-    done = subprocess.run(
-        [CHIPCOST, "sql", RUNAWAY, "--db", str(db)], capture_output=True, text=True, env=env,
-        timeout=60,
-    )  # fmt: skip
+    done = run_chipcost("sql", RUNAWAY, "--db", str(db), env=env)
     assert done.returncode == 1 and "CHIPCOST_SQL_TIMEOUT" in done.stderr
     assert "Traceback" not in done.stderr and time.monotonic() - started < 30
 

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from chipcost.core.errors import ChipcostError
 from chipcost.warehouse.readonly import run_readonly
+from tests.cli_runner import chipcost as run_chipcost
 from tests.helpers import loaded_warehouse, record
-
-CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 
 
 @pytest.fixture(scope="module")
@@ -134,13 +131,7 @@ def test_settings_stay_locked_inside_a_query(db):
 
 def test_cli_refuses_with_one_clear_line(db, tmp_path):
     out = tmp_path / "x.parquet"
-    result = subprocess.run(
-        [CHIPCOST, "sql", f"copy runs to '{out}'", "--db", str(db)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run_chipcost("sql", f"copy runs to '{out}'", "--db", str(db))
     assert result.returncode == 1
     assert "a COPY statement is refused" in result.stderr
     assert "Traceback" not in result.stderr
