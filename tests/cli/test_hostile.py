@@ -17,6 +17,7 @@ import pytest
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests import warehouses
+from tests.cli_runner import chipcost
 from tests.conftest import SAMPLE
 from tests.helpers import day, record, run_of
 
@@ -361,9 +362,8 @@ def test_output_cases_do_not_crash(good, run, case, args, codes):
 
 def listed(*command: str) -> set[str]:
     """The command names `chipcost ... --help` lists."""
-    shown = subprocess.run(
-        [CHIPCOST, *command, "--help"], capture_output=True, text=True, timeout=300, check=True
-    )
+    shown = chipcost(*command, "--help")
+    assert shown.returncode == 0, shown.stderr
     # argparse lists each command indented by four spaces under "commands:".
     return set(re.findall(r"^    ([a-z][\w-]*) ", shown.stdout, re.MULTILINE))
 
@@ -378,7 +378,7 @@ def test_every_command_is_walked():
 
 
 def test_the_installed_command_prints_one_line_for_a_damaged_file(good, tmp_path):
-    """The same through the console script, as a user runs it."""
+    """The same through the console script, as a user runs it: a process of its own."""
     done = subprocess.run(
         [CHIPCOST, "prices", "--db", str(damaged(good, tmp_path, "overwritten"))],
         capture_output=True,

@@ -24,6 +24,7 @@ from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Settings, SourceSettings, load_settings
 from chipcost.extract._http import MAX_ATTEMPTS
 from chipcost.pipeline.backfill import Progress, backfill, parse_since, versions_since
+from tests.cli_runner import chipcost
 from tests.paths import FIXTURES
 from tests.price_files_server import Faults, serve
 
@@ -200,10 +201,10 @@ def command_env(tmp_path) -> dict[str, str]:
 
 
 def test_the_command_backfills_and_prints_what_it_loaded(tmp_path, command_env):
-    args = [CHIPCOST, "backfill", "--since", "2025-05-01", "--region", "us-east-1"]
+    args = ["backfill", "--since", "2025-05-01", "--region", "us-east-1"]
     with serve(FIXTURES) as server:
         env = {**command_env, "CHIPCOST_AWS_PRICE_LIST_URL": server.url}
-        result = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
+        result = chipcost(*args, env=env)
     assert result.returncode == 0, result.stderr
     assert V2 in result.stdout and V3 in result.stdout and V1 not in result.stdout
     loaded = re.findall(r" to \S+ +loaded ", result.stdout)  # the status column
