@@ -20,18 +20,21 @@ from chipcost.pipeline.collect import (
     replay_sources,
     select_sources,
 )
-from chipcost.warehouse.db import connect
+from chipcost.pipeline.seed import open_warehouse
 from tests.pg_server import PgServer
 
 
 @dataclass(frozen=True)
 class LakeTemplate:
-    """A lake migrated once, kept as a PostgreSQL template database and its data directory.
+    """A lake migrated and seeded once, kept as a PostgreSQL template database and its data
+    directory.
 
     Migrating a new lake (about 90 migrations and the views, each its own commit) took 3-5 s
-    a test; a copy of this one is a file copy inside PostgreSQL. It lives as long as the
-    session's PostgreSQL server, so a change to the schema or views between runs needs no
-    invalidation: every run migrates its own template afresh.
+    a test, and its first writer's reference data (chips, instance types, figures) a second
+    more; a copy of this one is a file copy inside PostgreSQL. It lives as long as the
+    session's PostgreSQL server, so a change to the schema, views or reference data between
+    runs needs no invalidation: every run makes its own template afresh. What a first open
+    does is tested on a lake never opened (the `empty_lake` fixture).
     """
 
     database: str
@@ -40,14 +43,16 @@ class LakeTemplate:
 
 def migrated_template(server: PgServer, data: Path) -> LakeTemplate:
     database = server.new_database()
-    # connect() migrates; closing it leaves no session on the database, which PostgreSQL
-    # requires of a template.
-    connect(Warehouse("ducklake:postgres:" + server.conninfo(database), str(data))).close()
+    # open_warehouse() migrates and seeds, as a lake's first collection does; closing it
+    # leaves no session on the database, which PostgreSQL requires of a template.
+    warehouse = Warehouse("ducklake:postgres:" + server.conninfo(database), str(data))
+    open_warehouse(warehouse).close()
     return LakeTemplate(database, data)
 
 
 def copy_of(server: PgServer, template: LakeTemplate, data: Path) -> Warehouse:
-    """A migrated lake of its own: a copy of the template's catalog and data directory."""
+    """A migrated, seeded lake of its own: a copy of the template's catalog and data
+    directory."""
     database = server.new_database(template=template.database)
     # The catalog keeps its absolute data path (file paths in it are relative to that): point
     # the copy at its own directory, or it would write into the template's and refuse ours.
@@ -57,7 +62,7 @@ def copy_of(server: PgServer, template: LakeTemplate, data: Path) -> Warehouse:
         "WHERE key = 'data_path' AND scope IS NULL",
         database=database,
     )
-    # A freshly migrated lake holds only empty table directories, copied all the same.
+    # The reference tables' Parquet files, which the copied catalog lists.
     shutil.copytree(template.data, data)
     return Warehouse("ducklake:postgres:" + server.conninfo(database), str(data))
 

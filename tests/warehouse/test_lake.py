@@ -19,7 +19,27 @@ from chipcost.warehouse.load import load_run
 from chipcost.warehouse.readonly import run_readonly
 from tests import warehouses
 from tests.helpers import day, record, run_of
-from tests.lake_support import history, replay, replay_run, settings_for
+from tests.lake_support import copy_of, history, replay, replay_run, settings_for
+
+
+@pytest.fixture(scope="module")
+def read_lake(pg_server, lake_template, tmp_path_factory):
+    """One lake (migrated, seeded, no runs) for the module's tests that only read it: each
+    test's own copy cost a database and an attach more."""
+    return copy_of(pg_server, lake_template, tmp_path_factory.mktemp("lake") / "lake-data")
+
+
+@pytest.fixture(scope="module")
+def loaded_lake(pg_server, lake_template, tmp_path_factory):
+    """One lake with one run loaded (one H100-SXM price, 55.04) for the tests that only
+    read it."""
+    lake = copy_of(pg_server, lake_template, tmp_path_factory.mktemp("lake") / "lake-data")
+    con = open_warehouse(lake)
+    try:
+        load_run(con, run_of([record()], day(0)))
+    finally:
+        con.close()
+    return lake
 
 
 def test_the_sample_gives_the_same_history_in_the_lake_as_in_a_file(lake, tmp_path, sample_runs):
@@ -219,16 +239,13 @@ def test_a_first_migration_committed_meanwhile_is_not_taken_for_someone_elses(
     _each_migration_applied_once(empty_lake)
 
 
-def test_sql_reads_the_lake_and_refuses_writes(lake):
-    con = open_warehouse(lake)
-    load_run(con, run_of([record()], day(0)))
-    con.close()
-    frame = run_readonly(lake, "SELECT chip, price_per_hour FROM current_prices")
+def test_sql_reads_the_lake_and_refuses_writes(loaded_lake):
+    frame = run_readonly(loaded_lake, "SELECT chip, price_per_hour FROM current_prices")
     assert frame.rows() == [("H100-SXM", 55.04)]
     with pytest.raises(ChipcostError, match="only reads"):
-        run_readonly(lake, "DELETE FROM price_history")
+        run_readonly(loaded_lake, "DELETE FROM price_history")
     with pytest.raises(ChipcostError, match="out of its reach"):
-        run_readonly(lake, "SELECT * FROM read_csv('/etc/passwd')")
+        run_readonly(loaded_lake, "SELECT * FROM read_csv('/etc/passwd')")
 
 
 def test_postgres_down_is_one_line_naming_what_to_do(pg_server, tmp_path):
@@ -321,23 +338,23 @@ def test_two_collects_replaying_the_same_runs_load_each_once(lake, tmp_path, sam
         "with c as (select 1) select * from c, (select * from POSTGRES_QUERY('x', 'y'))",
     ],
 )
-def test_sql_on_a_lake_cannot_reach_its_catalog_database(lake, query):
+def test_sql_on_a_lake_cannot_reach_its_catalog_database(read_lake, query):
     # The catalog is an attached PostgreSQL database: postgres_query ran any SQL there as the
     # catalog's user (pg_read_file('/etc/passwd') as postgres), past the sandbox.
-    open_warehouse(lake).close()
     with pytest.raises(ChipcostError, match="reaches past it"):
-        run_readonly(lake, query)
-    assert run_readonly(lake, "select count(*) as n from lake.main.runs")["n"].to_list() == [0]
+        run_readonly(read_lake, query)
+    counted = run_readonly(read_lake, "select count(*) as n from lake.main.runs")
+    assert counted["n"].to_list() == [0]
 
 
-def test_a_reader_of_a_lake_being_migrated_is_told_to_wait_for_it(empty_lake):
+def test_a_reader_of_a_lake_being_migrated_is_told_to_wait_for_it(lake):
     # Writers migrate a lake one version a transaction: a reader between two of them saw only
     # "run chipcost migrate", while a migration was running.
-    con = open_warehouse(empty_lake)
+    con = open_warehouse(lake)
     con.execute("DELETE FROM schema_version WHERE version > 5")  # as after the first step
     con.close()
     with pytest.raises(WarehouseError) as refused:
-        connect(empty_lake, read_only=True)
+        connect(lake, read_only=True)
     assert "has schema version 5; this chipcost needs" in str(refused.value)
     assert str(refused.value).endswith(
         "a collect or migrate may be upgrading it right now: if one is running, try again "
@@ -345,40 +362,35 @@ def test_a_reader_of_a_lake_being_migrated_is_told_to_wait_for_it(empty_lake):
     )
 
 
-def test_another_data_path_names_the_setting_and_the_lakes_own(lake, tmp_path):
+def test_another_data_path_names_the_setting_and_the_lakes_own(read_lake, tmp_path):
     # DuckDB's own words told the operator to set OVERRIDE_DATA_PATH, which chipcost does not
     # take: the variable to fix is CHIPCOST_LAKE_DATA.
-    open_warehouse(lake).close()
-    elsewhere = Warehouse(lake.url, str(tmp_path / "other-data"))
+    elsewhere = Warehouse(read_lake.url, str(tmp_path / "other-data"))
     with pytest.raises(WarehouseError) as refused:
         connect(elsewhere, read_only=True)
-    own = lake.lake_data.rstrip("/") + "/"
+    own = read_lake.lake_data.rstrip("/") + "/"
     assert f"keeps its data at {own}, not at {elsewhere.lake_data}: set CHIPCOST_LAKE_DATA to " in (
         str(refused.value)
     )
     assert "OVERRIDE_DATA_PATH" not in str(refused.value)
 
 
-def test_a_role_without_access_to_the_catalog_is_told_what_to_grant(lake, pg_server):
+def test_a_role_without_access_to_the_catalog_is_told_what_to_grant(read_lake, pg_server):
     """On 368c4bd a wrong role was DuckDB's raw "Failed to attach DuckLake MetaData"."""
-    open_warehouse(lake).close()
-    role = f"reader_{abs(hash(lake.url)) % 10**6}"
+    role = f"reader_{abs(hash(read_lake.url)) % 10**6}"
     pg_server.psql(f"CREATE ROLE {role} LOGIN PASSWORD 'reader-pw'")
-    dbname = lake.url.split("dbname=")[1].split()[0]
+    dbname = read_lake.url.split("dbname=")[1].split()[0]
     url = f"ducklake:postgres:dbname={dbname} host=127.0.0.1 port={pg_server.port} user={role} "
     with pytest.raises(WarehouseError) as error:
-        connect(Warehouse(url + "password=reader-pw", lake.lake_data), read_only=True)
+        connect(Warehouse(url + "password=reader-pw", read_lake.lake_data), read_only=True)
     message = str(error.value)
     assert "its PostgreSQL role may not use the lake's catalog (permission denied for" in message
     assert "GRANT SELECT ON ALL TABLES IN SCHEMA public TO <role>" in message
     assert "reader-pw" not in message
 
 
-def test_a_reader_needs_no_data_path(lake):
-    con = open_warehouse(lake)
-    load_run(con, run_of([record()], day(0)))
-    con.close()
-    reader = connect(Warehouse(lake.url, ""), read_only=True)
+def test_a_reader_needs_no_data_path(loaded_lake):
+    reader = connect(Warehouse(loaded_lake.url, ""), read_only=True)
     try:
         assert reader.execute("SELECT count(*) FROM price_history").fetchall() == [(1,)]
     finally:
