@@ -45,7 +45,14 @@ def chipcost(
     from chipcost.cli.entry import main
 
     stdout, stderr = _pipe(), _pipe()
-    with _environment(env), _directory(cwd), _streams(stdout, stderr), _consoles(), _warnings():
+    with (
+        _environment(env),
+        _directory(cwd),
+        _streams(stdout, stderr),
+        _consoles(),
+        _warnings(),
+        _own_loggers(),
+    ):
         sys.argv = ["chipcost", *args]
         before = _prefect_console_to(stderr)
         try:
@@ -150,6 +157,28 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     """Python's own display of a warning, on the stderr of the moment."""
     text = warnings.formatwarning(message, category, filename, lineno, line)
     (file or sys.stderr).write(text)
+
+
+@contextmanager
+def _own_loggers() -> Iterator[None]:
+    """chipcost's loggers as they were: a command sets its own up (chipcost.cli.failures turns
+    the wait log's propagation off), which a later test in this process must not inherit."""
+    names = [n for n in logging.root.manager.loggerDict if n.partition(".")[0] == "chipcost"]
+    saved = {n: _logger_state(logging.getLogger(n)) for n in names}
+    try:
+        yield
+    finally:
+        for name in list(logging.root.manager.loggerDict):
+            if name.partition(".")[0] == "chipcost":
+                handlers, level, propagate = saved.get(name, ([], logging.NOTSET, True))
+                logger = logging.getLogger(name)
+                logger.handlers[:] = handlers
+                logger.setLevel(level)
+                logger.propagate = propagate
+
+
+def _logger_state(logger: logging.Logger) -> tuple[list[logging.Handler], int, bool]:
+    return list(logger.handlers), logger.level, logger.propagate
 
 
 def _prefect_console_to(stream) -> list:

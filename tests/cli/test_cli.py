@@ -11,9 +11,24 @@ import pytest
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests import warehouses
-from tests.cli_runner import chipcost
+from tests.cli_runner import chipcost as run_chipcost
 from tests.conftest import SAMPLE
 from tests.helpers import day, record, run_of
+
+# The console script in a process of its own, for the modules that import it from here (the
+# lake's and the notify flow's tests); this module's tests run it in-process.
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+
+
+def chipcost(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [CHIPCOST, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +56,7 @@ def db(tmp_path_factory) -> Path:
 
 
 def test_prices_for_a_chip(db):
-    result = chipcost("prices", "--chip", "H100-SXM", "--db", str(db))
+    result = run_chipcost("prices", "--chip", "H100-SXM", "--db", str(db))
     assert result.returncode == 0, result.stderr
     assert "p5.48xlarge" in result.stdout
     assert "us-west-2" in result.stdout and "reserved" in result.stdout
@@ -50,21 +65,21 @@ def test_prices_for_a_chip(db):
 
 
 def test_prices_with_an_unknown_chip_suggests_known_ones(db):
-    result = chipcost("prices", "--chip", "H100-SMX", "--db", str(db))
+    result = run_chipcost("prices", "--chip", "H100-SMX", "--db", str(db))
     assert result.returncode == 1
     assert "unknown chip 'H100-SMX' (did you mean H100-SXM" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_prices_without_a_warehouse_says_what_to_do(tmp_path):
-    result = chipcost("prices", "--db", str(tmp_path / "none.duckdb"))
+    result = run_chipcost("prices", "--db", str(tmp_path / "none.duckdb"))
     assert result.returncode == 1
     assert "run `chipcost collect` first" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_sql_answers(db):
-    result = chipcost(
+    result = run_chipcost(
         "sql", "select count(*) as n from price_history", "--db", str(db), "--format", "csv"
     )
     assert result.returncode == 0, result.stderr
@@ -82,7 +97,7 @@ def test_sql_answers(db):
     ],
 )
 def test_sql_refuses_anything_but_reading(db, statement):
-    result = chipcost("sql", statement, "--db", str(db))
+    result = run_chipcost("sql", statement, "--db", str(db))
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "refused" in result.stderr or "exactly one" in result.stderr
@@ -122,7 +137,7 @@ def test_a_replay_starts_no_prefect(tmp_path):
 
 
 def test_collect_with_a_wrong_db_directory_is_explained(tmp_path):
-    result = chipcost("collect", "--db", str(tmp_path / "no" / "such" / "w.duckdb"))
+    result = run_chipcost("collect", "--db", str(tmp_path / "no" / "such" / "w.duckdb"))
     assert result.returncode == 1
     assert "does not exist" in result.stderr
     assert "Traceback" not in result.stderr
