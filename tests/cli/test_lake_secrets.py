@@ -17,6 +17,7 @@ from chipcost.core.settings import Warehouse
 from chipcost.warehouse.db import connect
 from tests.cli.test_cli import chipcost
 from tests.helpers import loaded_warehouse, record
+from tests.lake_support import copy_of
 from tests.pg_server import PASSWORD
 
 INTROSPECTION = [
@@ -30,8 +31,10 @@ INTROSPECTION = [
 ]
 
 
-@pytest.fixture
-def loaded_lake(lake):
+@pytest.fixture(scope="module")
+def loaded_lake(pg_server, lake_template, tmp_path_factory):
+    """One lake with one run, for the module's tests: they only read it or fail to open it."""
+    lake = copy_of(pg_server, lake_template, tmp_path_factory.mktemp("lake") / "lake-data")
     loaded_warehouse(lake, [record()])
     return lake
 
@@ -69,11 +72,11 @@ def test_an_unreachable_lake_masks_its_password_in_every_form(pg_server, tmp_pat
         assert PASSWORD not in done.stdout + done.stderr
 
 
-def test_a_wrong_password_is_named_without_the_password(pg_server, lake, tmp_path):
+def test_a_wrong_password_is_named_without_the_password(loaded_lake):
     wrong = "wrong-" + PASSWORD
-    url = lake.url.replace(f"password={PASSWORD}", f"password={wrong}")
+    url = loaded_lake.url.replace(f"password={PASSWORD}", f"password={wrong}")
     with pytest.raises(WarehouseError) as error:
-        connect(Warehouse(url, lake.lake_data), read_only=True)
+        connect(Warehouse(url, loaded_lake.lake_data), read_only=True)
     assert wrong not in str(error.value) and PASSWORD not in str(error.value)
 
 

@@ -58,11 +58,12 @@ def test_the_sample_gives_the_same_history_in_the_lake_as_in_a_file(lake, tmp_pa
         file_con.close()
 
 
-def _data_files(lake: Warehouse, table: str) -> int:
+def _data_files(lake: Warehouse, *tables: str) -> list[int]:
+    """How many data files each table has, read at one attach."""
     con = connect(lake, read_only=True)
     try:
-        listed = f"SELECT count(*) FROM ducklake_list_files('lake', '{table}')"
-        return con.execute(listed).fetchall()[0][0]
+        listed = "SELECT count(*) FROM ducklake_list_files('lake', ?)"
+        return [con.execute(listed, [table]).fetchall()[0][0] for table in tables]
     finally:
         con.close()
 
@@ -86,8 +87,8 @@ def test_a_collection_maintains_the_lake_once_when_it_ends(
         # Lake readers read beside a writer: the session attaches once, not once a run.
         assert len(opened) == 1
         session.close()
-        during = [_data_files(lake, t) for t in ("price_history", "observations")]
-    after = [_data_files(lake, t) for t in ("price_history", "observations")]
+        during = _data_files(lake, "price_history", "observations")
+    after = _data_files(lake, "price_history", "observations")
     assert min(during) >= 3
     assert all(a < d for a, d in zip(after, during, strict=True)), (during, after)
 
@@ -126,7 +127,6 @@ def test_a_reader_sees_the_last_commit_while_a_load_is_open(lake):
 
 
 def test_two_collectors_of_different_sources_both_commit(lake):
-    open_warehouse(lake).close()
     runs = [run_of([record()], day(1), run_id="a"), run_of([record()], day(1), run_id="b")]
     runs[1].sources[0].source = "other-source"
     runs[1].sources[0].records = [
@@ -287,7 +287,6 @@ def test_two_collects_replaying_the_same_runs_load_each_once(lake, tmp_path, sam
     # DuckLake lets two transactions that only append commit together: both collects loaded
     # every run (16 runs for 8, each current price four times). Each load now rewrites one
     # row first, so the later conflicts, is rerun, and finds the run loaded.
-    open_warehouse(lake).close()
     runs, sources = sample_runs[:2], ["aws-pricing-api", "runpod"]
     barrier, errors = threading.Barrier(2), []
 
