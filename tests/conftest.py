@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,15 +33,25 @@ def _no_terminal_width():
 _SHARED_SERVER = pytest.StashKey[tuple]()
 
 
+_SHARED_WAREHOUSES = pytest.StashKey[Path]()
+
+
 def pytest_configure(config):
-    """A run spread over workers starts one Prefect server for all of them, now."""
-    from tests import shared_prefect
+    """A run spread over workers starts one Prefect server for all of them, now, and gives
+    them one folder of made warehouses (tests/warehouses.py)."""
+    from tests import shared_prefect, warehouses
 
     distributing = getattr(config.option, "numprocesses", None) and not hasattr(
         config, "workerinput"
     )
-    if distributing and not config.option.collectonly and shared_prefect.URL_ENV not in os.environ:
+    if not distributing or config.option.collectonly:
+        return
+    if shared_prefect.URL_ENV not in os.environ:
         config.stash[_SHARED_SERVER] = shared_prefect.start()
+    if warehouses.MADE_ENV not in os.environ:
+        folder = Path(tempfile.mkdtemp(prefix="chipcost-test-warehouses-"))
+        os.environ[warehouses.MADE_ENV] = str(folder)
+        config.stash[_SHARED_WAREHOUSES] = folder
 
 
 def pytest_unconfigure(config):
@@ -48,6 +59,11 @@ def pytest_unconfigure(config):
         from tests import shared_prefect
 
         shared_prefect.stop(*started)
+    if (folder := config.stash.get(_SHARED_WAREHOUSES, None)) is not None:
+        from tests import warehouses
+
+        os.environ.pop(warehouses.MADE_ENV, None)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

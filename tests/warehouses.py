@@ -2,10 +2,12 @@
 
 A warehouse file opened for the first time gets its schema and its reference data (chips,
 instance types, throughput figures: chipcost.pipeline.seed), about a second of CPU; a replay
-of the sample archive takes several. Each kind is made once per test process, by the same
+of the sample archive takes several. Each kind is made once per test run, by the same
 chipcost code a test would run, and each use gets a copy of the file (milliseconds): a test
-writes to its own copy, never to a file another test reads. A test of the seeding itself, or
-of what a first open does, opens a new file with `open_warehouse` instead.
+writes to its own copy, never to a file another test reads. A run spread over workers shares
+one folder of them (MADE_ENV, set by the runner before the workers start): the first worker
+to want a kind makes it under a lock, the others wait for it and copy. A test of the seeding
+itself, or of what a first open does, opens a new file with `open_warehouse` instead.
 
 The fixtures over these (tests/conftest.py): `con`, a writer on a new warehouse of the test's
 own; `golden_db`, a copy of the report tests' warehouse (tests/report_warehouse.py).
@@ -14,25 +16,57 @@ own; `golden_db`, a copy of the report tests' warehouse (tests/report_warehouse.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
+import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from chipcost.core.record import PriceRecord
 from chipcost.core.runs import RunResult
 
+# The run's shared folder of made warehouses, when its runner made one (tests/conftest.py).
+MADE_ENV = "CHIPCOST_TEST_WAREHOUSES"
 _made: list[Path] = []
 
 
 def _folder() -> Path:
-    """This process's folder of made warehouses, removed when the process ends."""
+    """The folder of made warehouses: the run's shared one, else this process's own (removed
+    when the process ends)."""
     if not _made:
-        folder = Path(tempfile.mkdtemp(prefix="chipcost-test-warehouses-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        if shared := os.environ.get(MADE_ENV):
+            folder = Path(shared)
+        else:
+            folder = Path(tempfile.mkdtemp(prefix="chipcost-test-warehouses-"))
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
         _made.append(folder)
     return _made[0]
+
+
+@contextmanager
+def _locked(name: str) -> Iterator[None]:
+    """One process at a time makes (or finds made) the kind `name`."""
+    with open(_folder() / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _made_once(name: str, make: Callable[[Path], object]) -> Path:
+    """`_folder()/name.duckdb`, made by `make(path)` unless a worker made it already."""
+    path = _folder() / f"{name}.duckdb"
+    with _locked(name):
+        if not path.exists():
+            building = _folder() / f"{name}.building.duckdb"
+            building.unlink(missing_ok=True)
+            make(building)
+            building.rename(path)
+    return path
 
 
 def _copy(made: Path, path: Path) -> Path:
@@ -45,9 +79,7 @@ def _copy(made: Path, path: Path) -> Path:
 def _seeded() -> Path:
     from chipcost.pipeline.seed import open_warehouse
 
-    path = _folder() / "seeded.duckdb"
-    open_warehouse(path).close()
-    return path
+    return _made_once("seeded", lambda path: open_warehouse(path).close())
 
 
 def new(path: Path) -> Path:
@@ -80,7 +112,7 @@ def of_records(path: Path, records: list[PriceRecord]) -> Path:
 def _golden() -> Path:
     from tests import report_warehouse
 
-    return of_runs(_folder() / "golden.duckdb", report_warehouse.golden_runs())
+    return _made_once("golden", lambda path: of_runs(path, report_warehouse.golden_runs()))
 
 
 def golden(path: Path) -> Path:
@@ -102,11 +134,16 @@ def _replayed(first: int | None, last: int | None) -> Path:
     runs = sample_runs()
     runs = runs[:first] if first else runs[-last:] if last else runs
     name = f"sample-{first}-{last}"
-    for run in runs:
-        shutil.copytree(run, _folder() / name / run.name)
-    path = new(_folder() / f"{name}.duckdb")
-    collect(replay=str(_folder() / name), db=str(path), data_dir=str(_folder() / f"{name}-data"))
-    return path
+
+    def make(path: Path) -> None:
+        archive, data = _folder() / name, _folder() / f"{name}-data"
+        for folder in (archive, data):  # a worker that died making it may have left them
+            shutil.rmtree(folder, ignore_errors=True)
+        for run in runs:
+            shutil.copytree(run, archive / run.name)
+        collect(replay=str(archive), db=str(new(path)), data_dir=str(data))
+
+    return _made_once(name, make)
 
 
 def sample(path: Path, *, first: int | None = None, last: int | None = None) -> Path:
