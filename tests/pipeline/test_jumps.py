@@ -11,11 +11,12 @@ from chipcost.pipeline.jumps import JUMP_FACTOR, MAX_LISTED
 from chipcost.pipeline.jumps import flag_price_jumps as flag_jumps_on
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
+from tests import warehouses
 from tests.helpers import day, record, run_of
 
 
 def settings_for(tmp_path) -> Settings:
-    return Settings(data_dir=tmp_path, db_path=tmp_path / "chipcost.duckdb")
+    return Settings(data_dir=tmp_path, db_path=warehouses.new(tmp_path / "chipcost.duckdb"))
 
 
 def load(settings: Settings, run) -> None:

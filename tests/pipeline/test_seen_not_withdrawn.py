@@ -19,6 +19,7 @@ from chipcost.extract import registry
 from chipcost.extract.vultr import METAL_URL, PLANS_URL
 from chipcost.pipeline.collect import WarehouseSession, collect_source, load
 from chipcost.warehouse.db import connect
+from tests import warehouses
 from tests.paths import FIXTURES
 
 VULTR = FIXTURES / "vultr"
@@ -60,7 +61,7 @@ def open_offers(db: Path) -> dict[str, str | None]:
 
 
 def test_an_offer_whose_price_the_parser_refused_is_not_withdrawn(tmp_path):
-    settings = load_settings(db=tmp_path / "w.duckdb", data_dir=tmp_path)
+    settings = load_settings(db=warehouses.new(tmp_path / "w.duckdb"), data_dir=tmp_path)
     good = [("plans-metal.json", METAL_URL), ("plans.json", PLANS_URL)]
     replay(settings, archived(tmp_path / "a", 20, good))
     before = open_offers(settings.db_path)
@@ -74,7 +75,7 @@ def test_an_offer_whose_price_the_parser_refused_is_not_withdrawn(tmp_path):
 
 
 def test_a_source_that_fails_withdraws_nothing(tmp_path):
-    settings = load_settings(db=tmp_path / "w.duckdb", data_dir=tmp_path)
+    settings = load_settings(db=warehouses.new(tmp_path / "w.duckdb"), data_dir=tmp_path)
     good = [("plans-metal.json", METAL_URL), ("plans.json", PLANS_URL)]
     replay(settings, archived(tmp_path / "a", 20, good))
     before = open_offers(settings.db_path)
@@ -96,7 +97,7 @@ def test_an_empty_listing_fails_the_source_and_withdraws_nothing(
 ):
     """On main at 368c4bd Lium, Hot Aisle (and Vultr, CloudRift, DigitalOcean, Seeweb) took a
     listing with no offers as 'ok, 0 records' and closed every open offer as withdrawn."""
-    settings = load_settings(db=tmp_path / "w.duckdb", data_dir=tmp_path)
+    settings = load_settings(db=warehouses.new(tmp_path / "w.duckdb"), data_dir=tmp_path)
     first = replay_of(
         settings,
         source,
