@@ -1,4 +1,8 @@
-"""The chipcost command on a lake warehouse (real PostgreSQL): the issue's acceptance check."""
+"""The chipcost command on a lake warehouse (real PostgreSQL): the issue's acceptance check.
+
+The commands run in this process (tests.cli_runner); a second process loads where a read
+beside another process's load is the point.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import time
 
 from chipcost.core.settings import Warehouse
 from chipcost.warehouse.db import connect
-from tests.cli.test_cli import CHIPCOST, chipcost
+from tests.cli_runner import chipcost
 from tests.lake_support import history, replay, settings_for
 from tests.paths import ROOT
 
@@ -29,16 +33,7 @@ def test_replay_into_the_lake_and_read_prices_while_another_replay_loads(
         shutil.copytree(run, first / run.name)
     for run in sample_runs[2:4]:
         shutil.copytree(run, second / run.name)
-    # Each lake statement is a round trip to PostgreSQL: a busy machine needs more than the
-    # usual two minutes for a replay.
-    done = subprocess.run(
-        [CHIPCOST, "collect", "--replay", str(first)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    done = chipcost("collect", "--replay", str(first), env=env)
     assert done.returncode == 0, done.stderr
     assert "password=***" in done.stdout or "lake-test-pw" not in done.stdout
     # The second replay stalls inside each load's open transaction (tests/stall.py) until
@@ -103,7 +98,7 @@ def test_migrate_creates_the_lake_from_the_warehouse_option(empty_lake):
     assert "schema version" in result.stdout and "lake-test-pw" not in result.stdout
 
 
-def test_sql_and_sources_read_the_lake_and_its_freshness(lake, tmp_path):
+def test_sql_and_sources_read_the_lake_and_its_freshness(lake, tmp_path, monkeypatch):
     from tests.helpers import loaded_warehouse, record
 
     loaded_warehouse(lake, [record()])
@@ -124,17 +119,12 @@ def test_sql_and_sources_read_the_lake_and_its_freshness(lake, tmp_path):
     )
     assert shown.returncode == 0, shown.stderr
     assert "H100-SXM: cheapest USD per chip-hour by day" in shown.stdout
-    code = "import chipcost; print(chipcost.history('H100-SXM').height, chipcost.prices().height)"
-    read = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**env, "CHIPCOST_WAREHOUSE": lake.url},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert read.returncode == 0, read.stderr
-    assert read.stdout.split() == ["1", "1"]
+    import chipcost as api
+
+    for name in ("CHIPCOST_LAKE_DATA", "CHIPCOST_DATA_DIR"):
+        monkeypatch.setenv(name, env[name])
+    monkeypatch.setenv("CHIPCOST_WAREHOUSE", lake.url)
+    assert (api.history("H100-SXM").height, api.prices().height) == (1, 1)
     # So do the price explorer and the throughput commands, which write.
     lake_env = {**env, "CHIPCOST_WAREHOUSE": lake.url}
     site = chipcost("site", "--out", str(tmp_path / "site"), env=lake_env)

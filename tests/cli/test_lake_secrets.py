@@ -15,7 +15,7 @@ import pytest
 from chipcost.core.errors import WarehouseError
 from chipcost.core.settings import Warehouse
 from chipcost.warehouse.db import connect
-from tests.cli.test_cli import chipcost
+from tests.cli_runner import chipcost
 from tests.helpers import loaded_warehouse, record
 from tests.lake_support import copy_of
 from tests.pg_server import PASSWORD
