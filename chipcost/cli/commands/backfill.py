@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -72,8 +73,10 @@ def _backfill(
         return
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     loaded: list[Outcome] = []
+    under_way: list[Version] = []
+    began = datetime.now(UTC)
     with (
-        interruptible(lambda: _after_interrupt(settings.warehouse, loaded)),
+        interruptible(lambda: _after_interrupt(settings.warehouse, loaded, under_way, began)),
         # Drawn on a terminal only: elsewhere rich would leave just an empty line behind.
         Progress(
             *columns,
@@ -85,7 +88,7 @@ def _backfill(
     ):
         run = _through_prefect if prefect else _here
         try:
-            outcomes = run(settings, since, region, workers, _shown(bar, loaded))
+            outcomes = run(settings, since, region, workers, _shown(bar, loaded, under_way))
         except BackfillStopped as exc:
             if exc.outcomes:
                 bar.stop()
@@ -204,8 +207,17 @@ def _import_flow() -> None:
     import chipcost.flows.backfill  # noqa: F401
 
 
-def _after_interrupt(warehouse: Warehouse, loaded: list[Outcome]) -> str:
-    """What a Ctrl-C left: each version loads all or nothing."""
+def _after_interrupt(
+    warehouse: Warehouse, loaded: list[Outcome], under_way: list[Version], began: datetime
+) -> str:
+    """What a Ctrl-C left: each version loads all or nothing. A version whose load committed
+    in the instant before the command counted it is found in the warehouse's runs."""
+    from chipcost.pipeline.backfill import LOADED, Outcome
+
+    counted = {o.version.stamp for o in loaded}
+    if under_way and under_way[-1].stamp not in counted:
+        if _committed_since(warehouse, under_way[-1], began):
+            loaded = [*loaded, Outcome(under_way[-1], LOADED)]
     if not loaded:
         done = f"no version was loaded: {warehouse} is as it was"
     else:
@@ -216,9 +228,33 @@ def _after_interrupt(warehouse: Warehouse, loaded: list[Outcome]) -> str:
     return f"{done}. Run the same command again: it resumes where it stopped"
 
 
-def _shown(bar: RichProgress, loaded: list[Outcome]) -> BackfillProgress:
+def _committed_since(warehouse: Warehouse, version: Version, began: datetime) -> bool:
+    """Whether this command's backfill run of `version` is in the warehouse (False when the
+    warehouse cannot be read now: the message then says only what the command counted)."""
+    import duckdb
+
+    from chipcost.warehouse.db import connect
+
+    try:
+        con = connect(warehouse, read_only=True)
+    except (ChipcostError, duckdb.Error):
+        return False
+    try:
+        found = con.execute(
+            "SELECT count(*) FROM runs WHERE mode = 'backfill' AND archive_run = ? "
+            "AND started_at >= ?",
+            [version.stamp, began],
+        ).fetchall()
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
+    return found[0][0] > 0
+
+
+def _shown(bar: RichProgress, loaded: list[Outcome], under_way: list[Version]) -> BackfillProgress:
     """Draws the backfill's progress: versions done of total, and what is happening now;
-    each version loaded goes in `loaded`."""
+    each version begun goes in `under_way`, each version loaded in `loaded`."""
     from chipcost.pipeline.backfill import Progress
 
     class Shown(Progress):
@@ -230,6 +266,7 @@ def _shown(bar: RichProgress, loaded: list[Outcome]) -> BackfillProgress:
             bar.update(self.task, total=total, description="versions")
 
         def version(self, version: Version, position: int) -> None:
+            under_way.append(version)
             self.label = f"{version.version} (from {version.begin:%Y-%m-%d})"
             bar.update(self.task, description=self.label)
 
