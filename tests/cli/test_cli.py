@@ -16,7 +16,8 @@ from tests.conftest import SAMPLE
 from tests.helpers import day, record, run_of
 
 # The console script in a process of its own, for the modules that import it from here (the
-# lake's and the notify flow's tests); this module's tests run it in-process.
+# notify flow's tests; spot backfill's credential lookup, which boto3 caches per process); this
+# module's tests run it in-process.
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 
 
