@@ -137,18 +137,24 @@ def test_no_secret_leaks_from_collection_or_report(
     # INFO: what a deployed run logs (library DEBUG logs, e.g. botocore's request dumps, are
     # off unless someone turns them on).
     from prefect.logging.configuration import setup_logging
+    from prefect.settings import PREFECT_LOGGING_LEVEL, temporary_settings
 
-    setup_logging()  # Prefect configures logging on its first run: do it now, then listen
-    caplog.set_level(logging.INFO)
-    # Prefect's run loggers do not propagate to the root logger: listen to them directly.
-    loggers = [logging.getLogger(n) for n in ("prefect", "prefect.flow_runs", "prefect.task_runs")]
-    for logger in loggers:
-        logger.addHandler(caplog.handler)
-    try:
-        places = _run_everything(tmp_path, secrets, live_servers, caplog, capfd, sample_runs)
-    finally:
+    # Prefect sets its loggers' levels from its settings whenever it (re)applies its logging
+    # configuration, flow runs included; the settings it holds may be those of an earlier
+    # command in this worker (chipcost asks for CRITICAL). INFO for this test's whole run.
+    with temporary_settings(updates={PREFECT_LOGGING_LEVEL: "INFO"}):
+        setup_logging()  # Prefect configures logging on its first run: do it now, then listen
+        caplog.set_level(logging.INFO)
+        # Prefect's run loggers do not propagate to the root logger: listen to them directly.
+        names = ("prefect", "prefect.flow_runs", "prefect.task_runs")
+        loggers = [logging.getLogger(n) for n in names]
         for logger in loggers:
-            logger.removeHandler(caplog.handler)
+            logger.addHandler(caplog.handler)
+        try:
+            places = _run_everything(tmp_path, secrets, live_servers, caplog, capfd, sample_runs)
+        finally:
+            for logger in loggers:
+                logger.removeHandler(caplog.handler)
     for place, text in places.items():
         assert text, f"nothing to search in {place}: the test would prove nothing"
         assert not found_in(text, secrets), f"{place} holds {found_in(text, secrets)}"
