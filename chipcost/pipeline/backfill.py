@@ -356,6 +356,29 @@ def _warehouse_state(settings: Settings) -> tuple[set[str], datetime | None]:
     return {row[0] for row in rows}, newest if isinstance(newest, datetime) else None
 
 
+def loaded_since(settings: Settings, version: Version, began: datetime) -> bool:
+    """Whether a run begun at or after `began` loaded `version` (its aws-bulk source ok, as
+    `_warehouse_state` counts a version loaded); False when the warehouse cannot be read now."""
+    import duckdb
+
+    try:
+        con = connect(settings.warehouse, read_only=True)
+    except (ChipcostError, duckdb.Error):
+        return False
+    try:
+        found = scalar(
+            con,
+            "SELECT count(*) FROM source_runs s JOIN runs r USING (run_id) "
+            "WHERE s.source = ? AND s.status = ? AND s.archive_run = ? AND r.started_at >= ?",
+            [SOURCE.name, OK, version.stamp, began],
+        )
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
+    return bool(found)
+
+
 def check_stopped(outcomes: list[Outcome]) -> None:
     """BackfillStopped, with what was done, when the last version failed."""
     if outcomes and outcomes[-1].status == STOPPED:

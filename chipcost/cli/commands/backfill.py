@@ -76,7 +76,7 @@ def _backfill(
     under_way: list[Version] = []
     began = datetime.now(UTC)
     with (
-        interruptible(lambda: _after_interrupt(settings.warehouse, loaded, under_way, began)),
+        interruptible(lambda: _after_interrupt(settings, loaded, under_way, began)),
         # Drawn on a terminal only: elsewhere rich would leave just an empty line behind.
         Progress(
             *columns,
@@ -208,16 +208,17 @@ def _import_flow() -> None:
 
 
 def _after_interrupt(
-    warehouse: Warehouse, loaded: list[Outcome], under_way: list[Version], began: datetime
+    settings: Settings, loaded: list[Outcome], under_way: list[Version], began: datetime
 ) -> str:
     """What a Ctrl-C left: each version loads all or nothing. A version whose load committed
-    in the instant before the command counted it is found in the warehouse's runs."""
-    from chipcost.pipeline.backfill import LOADED, Outcome
+    in the instant before the command counted it is found in the warehouse."""
+    from chipcost.pipeline.backfill import LOADED, Outcome, loaded_since
 
     counted = {o.version.stamp for o in loaded}
-    if under_way and under_way[-1].stamp not in counted:
-        if _committed_since(warehouse, under_way[-1], began):
-            loaded = [*loaded, Outcome(under_way[-1], LOADED)]
+    current = under_way[-1] if under_way else None
+    if current and current.stamp not in counted and loaded_since(settings, current, began):
+        loaded = [*loaded, Outcome(current, LOADED)]
+    warehouse = settings.warehouse
     if not loaded:
         done = f"no version was loaded: {warehouse} is as it was"
     else:
@@ -226,30 +227,6 @@ def _after_interrupt(
         count = f"{len(loaded)} version{'s' if len(loaded) > 1 else ''}"
         done = f"{count} loaded ({span}) into {warehouse}; nothing of the version under way"
     return f"{done}. Run the same command again: it resumes where it stopped"
-
-
-def _committed_since(warehouse: Warehouse, version: Version, began: datetime) -> bool:
-    """Whether this command's backfill run of `version` is in the warehouse (False when the
-    warehouse cannot be read now: the message then says only what the command counted)."""
-    import duckdb
-
-    from chipcost.warehouse.db import connect
-
-    try:
-        con = connect(warehouse, read_only=True)
-    except (ChipcostError, duckdb.Error):
-        return False
-    try:
-        found = con.execute(
-            "SELECT count(*) FROM runs WHERE mode = 'backfill' AND archive_run = ? "
-            "AND started_at >= ?",
-            [version.stamp, began],
-        ).fetchall()
-    except duckdb.Error:
-        return False
-    finally:
-        con.close()
-    return found[0][0] > 0
 
 
 def _shown(bar: RichProgress, loaded: list[Outcome], under_way: list[Version]) -> BackfillProgress:
