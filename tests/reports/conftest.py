@@ -1,4 +1,5 @@
-"""The sample week's report, made once for the tests that read it."""
+"""The sample week's report, made once for the tests that read it; one headless chromium for a
+module's browser tests."""
 
 from __future__ import annotations
 
@@ -15,3 +16,13 @@ def sample_report(tmp_path_factory):
     root = tmp_path_factory.mktemp("sample-report")
     made = write_report(warehouses.sample(root / "w.duckdb"), root / "r")
     return made, deliver(made, [], dry_run=True).eml_path
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """The system's chromium (tests/browser.py), one for a module's tests."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from tests.browser import launch
+
+    with launch(sync_api) as browser:
+        yield browser

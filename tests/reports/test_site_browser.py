@@ -14,7 +14,7 @@ from chipcost.reports.site import COLUMNS, write_site
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.offers import chosen_throughput
 from tests import report_warehouse
-from tests.browser import launch, needs_chromium
+from tests.browser import needs_chromium
 
 pytestmark = [needs_chromium]
 sync_api = pytest.importorskip(
@@ -29,12 +29,6 @@ def site(tmp_path_factory) -> Path:
     db = report_warehouse.build(root / "w.duckdb")
     write_site(db, root / "site")
     return root / "site"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launch(sync_api) as browser:
-        yield browser
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from chipcost.reports.site import write_site
 from tests import report_warehouse
-from tests.browser import launch, needs_chromium
+from tests.browser import needs_chromium
 from tests.reports.test_site_browser import column, prices
 
 pytestmark = [needs_chromium]
@@ -26,12 +26,6 @@ def index(tmp_path_factory) -> str:
     root = tmp_path_factory.mktemp("view")
     write_site(report_warehouse.build(root / "w.duckdb"), root / "site")
     return (root / "site" / "index.html").as_uri()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launch(sync_api) as browser:
-        yield browser
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from chipcost.reports.site import write_site
 from chipcost.reports.versus_charts import cost_chart, speed_chart
-from tests.browser import launch, needs_chromium
+from tests.browser import needs_chromium
 from tests.cli.test_cost_cli import _warehouse, chipcost
 
 ANSWER = {
@@ -73,13 +73,6 @@ def pages(tmp_path_factory) -> list[Path]:
     (report,) = (root / "report").glob("*.html")
     write_site(db, root / "site")
     return [report, root / "site" / "index.html"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with launch(sync_api) as browser:
-        yield browser
 
 
 @needs_chromium
