@@ -166,6 +166,7 @@ def figure_from_row(
         stated_as=(row.get("stated_as") or "").strip() or f"{stated:,.6g} tokens/s {unit}",
         operating_point=_point(row, workload, kind),
         published_model=published,
+        chips=round(chip_count) if per == "instance" and chip_count else None,
         **_published(row),  # type: ignore[arg-type]
     )
 
@@ -420,4 +421,5 @@ def _decoded_figure(
         output_tokens=serving.output_tokens,
         concurrency=point.batch,
         system=f"serving unit of {unit}",
+        chips=point.chips,
     )

@@ -92,6 +92,9 @@ class Figure:
     system: str | None = None  # the system measured, with its chip count as published
     published_model: str | None = None  # the model as published, when it stands for another
     source_url: str | None = None
+    # The scale (schema 97): chips of the published system or serving replica, or of the
+    # whole training run; None where the document does not say.
+    chips: int | None = None
 
     def values(self) -> list:
         # Every field is a plain value: read in column order, without asdict's deep copy

@@ -113,6 +113,6 @@ SELECT
     END AS set_aside_because,
     source, source_date, stated_as, notes, recorded_at, parameters, flops_per_token, peak_tflops,
     operating_point, scenario, tokens_per_second_per_user, ttft_ms, tpot_ms, input_tokens,
-    output_tokens, concurrency, software, system, published_model, source_url,
+    output_tokens, concurrency, software, system, published_model, source_url, chips,
     asked_speed, at_speed
 FROM ranked;
