@@ -6,16 +6,17 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
-from chipcost.core.errors import ParseError, SourceSkipped
+from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 
+T = TypeVar("T")
 # Cells that say "no price here" on purpose: a reject with a reason, never a parse error.
 NOT_A_PRICE = frozenset(
     {
@@ -256,6 +257,57 @@ def json_price(value: object, what: str) -> tuple[float | None, str]:
     return number, ""
 
 
+# What reading a row of unexpected types raises (None[0], int("x"), hash([]), 10**5000 as
+# text): each refuses its row, never the source. ChipcostError (a ValueError) is re-raised by
+# those who catch these: the parser's own refusal of the whole payload.
+ROW_FAILURES = (TypeError, ValueError, LookupError, AttributeError, ArithmeticError)
+
+
+class WatchedRow(dict):
+    """A JSON row that remembers the field read last: the one a failure names."""
+
+    last: Any = None
+
+    def __getitem__(self, key: Any) -> Any:
+        self.last = key
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self.last = key
+        return super().get(key, default)
+
+
+class RowUnreadable(Exception):
+    """A row whose reading failed; the message is the reject's reason (read_row)."""
+
+
+def read_row(read: Callable[[Any], T], row: Any) -> T:
+    """`read(row)`, or RowUnreadable naming the field read last and what failed: the loop
+    that reads rows refuses this one with that reason and goes on (chipcost's own errors,
+    refusals of the whole payload, pass through)."""
+    watched = WatchedRow(row) if type(row) is dict else row
+    try:
+        return read(watched)
+    except ROW_FAILURES as exc:
+        if isinstance(exc, ChipcostError):
+            raise
+        field = watched.last if isinstance(watched, WatchedRow) else None
+        raise RowUnreadable(unreadable(exc, field, row)) from exc
+
+
+def unreadable(exc: BaseException, field: Any, row: Any) -> str:
+    """A reject's reason for a row whose reading failed: the field read last, its value, and
+    what the parser met ("field 'availability' = 7: 'int' object is not iterable")."""
+    what = str(exc) or type(exc).__name__
+    if len(what) > 200:
+        what = what[:200] + "..."
+    if field is None or not isinstance(row, dict) or field not in row:
+        return f"row of an unexpected shape: {what}"
+    shown = repr(row[field])
+    shown = shown if len(shown) <= 60 else shown[:60] + "..."
+    return f"field {field!r} = {shown} is not what the parser reads: {what}"
+
+
 def reject(source: str, reason: str, row: Any, payload: Payload, sku: str = "") -> Reject:
     return Reject(source=source, reason=reason, row=row, sku=sku, payload_ref=payload.ref)
 
@@ -265,10 +317,25 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.strip().lower()).strip("-")
 
 
+# Python refuses to read an integer of more digits than this (CVE-2020-10735's limit).
+_INT_DIGITS = 4300
+
+
+def _json_int(text: str) -> int | float:
+    # Past the limit int() raises; as a float it is infinity, which every price, count and
+    # size check refuses for its row: one such number refuses one row, not the payload.
+    return int(text) if len(text) <= _INT_DIGITS else float(text)
+
+
+def json_of(data: str | bytes) -> Any:
+    """json.loads, with an integer too long to read as infinity, for its row to refuse."""
+    return json.loads(data, parse_int=_json_int)
+
+
 def load_json(payload: Payload, provider: str) -> Any:
     """A payload's JSON, or a ParseError naming the provider, URL and archived file."""
     try:
-        return json.loads(payload.data)
+        return json_of(payload.data)
     except RecursionError:
         raise ParseError(
             f"{provider}: the response from {payload.url} ({payload.ref or payload.name}) is "

@@ -85,7 +85,9 @@ def sku_table() -> dict[str, tuple[str, Fraction, str]]:
 
 def notes(result: ParseResult) -> list[str]:
     """The VM sizes refused for want of a row in the SKU table, to add there."""
-    unmapped = sorted({r.row.get("armSkuName") for r in result.rejects if UNMAPPED in r.reason})
+    unmapped = sorted(
+        {str(r.row.get("armSkuName")) for r in result.rejects if UNMAPPED in r.reason}
+    )
     if not unmapped:
         return []
     return [
@@ -150,6 +152,8 @@ def _problem(item: dict[str, Any], price: Any) -> str:
         return f"unit {item.get('unitOfMeasure')!r} is not '1 Hour'"
     if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
         return f"retailPrice {price!r} is not a positive price"
+    if not isinstance(item.get("armSkuName"), str) or not item.get("armSkuName"):
+        return f"armSkuName {item.get('armSkuName')!r} is not a VM size name"
     if not isinstance(item.get("armRegionName"), str) or not item.get("armRegionName"):
         return "armRegionName is missing: cannot tell where the price applies"
     if item.get("type") == "Reservation" and str(item.get("reservationTerm")) not in TERMS:

@@ -3,6 +3,7 @@ offers, with provenance, chip names, notes and the emptiness rule owned here, on
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -10,13 +11,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chipcost.archive import ArchiveWriter
-from chipcost.core.errors import ParseError
+from chipcost.core.errors import ChipcostError, ParseError
 from chipcost.core.network import Network
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.core.settings import SourceSettings
 from chipcost.core.stopping import Deadline, check
-from chipcost.extract._kit import ChipNames, Offer, Origin, load_json
+from chipcost.extract._kit import (
+    ROW_FAILURES,
+    ChipNames,
+    Offer,
+    Origin,
+    RowUnreadable,
+    WatchedRow,
+    load_json,
+    read_row,
+)
 
 if TYPE_CHECKING:  # imported by the sources that fetch over HTTP, not by every importer
     import threading
@@ -142,7 +152,8 @@ def each_row(
         records: list[PriceRecord] = []
         for row in page_rows(rows, page):
             seen += 1
-            _file(row, offers(row, page), page, records, result.rejects, skipped)
+            made = [_unwatched(item, row) for item in one_row(offers, row, page)]
+            _file(row, made, page, records, result.rejects, skipped)
         result.records.extend(combine(records, page) if combine and records else records)
         result.notes.extend(page.notes)
     refuse_empty(result, payloads, provider, rows=seen, skipped=skipped)
@@ -170,6 +181,16 @@ def page_rows(rows: Rows, page: Page) -> list[Any]:
     return found if isinstance(found, list) else list(found)
 
 
+def one_row(offers: Offers, row: Any, page: Page) -> list[Item]:
+    """What `offers` made of one row, or, when reading the row fails, one reject naming the
+    field read last and why: a value of a type the parser did not expect (a null, a number
+    where a list was, a number too long to read) refuses its row, never the source."""
+    try:
+        return read_row(lambda watched: [*offers(watched, page)], row)
+    except RowUnreadable as exc:
+        return [page.reject(str(exc), row)]
+
+
 def _file(
     row: Any,
     made: Iterable[Item],
@@ -190,6 +211,13 @@ def _file(
             skipped[item.reason].append(item.what)
     if empty:
         rejects.append(page.reject(NOTHING_MADE, row))
+
+
+def _unwatched(item: Item, row: Any) -> Item:
+    """A reject of the row as it came (read_row lent the parser a copy that watches it)."""
+    if isinstance(item, Reject) and isinstance(item.row, WatchedRow):
+        return dataclasses.replace(item, row=row)
+    return item
 
 
 def _skip_notes(skipped: dict[str, list[str]]) -> list[str]:
@@ -269,5 +297,14 @@ class Source:
             combine=self.combine,
         )
         if self.notes is not None:
-            result.notes.extend(self.notes(result))
+            try:
+                result.notes.extend(self.notes(result))
+            except ROW_FAILURES as exc:
+                if isinstance(exc, ChipcostError):
+                    raise
+                # The prices stand; only the summary of them failed, and says so.
+                result.notes.append(
+                    f"the parse's notes could not be written ({type(exc).__name__}: {exc}): "
+                    "a bug in chipcost; the prices were loaded; report it with the archived run"
+                )
         return result

@@ -65,7 +65,12 @@ def _instance_types(page: Page) -> list[Any]:
     types = data.get("instance_types") if isinstance(data, dict) else None
     if not isinstance(types, list):
         raise shape_error(PROVIDER, payload, "data.instance_types list", data or body)
-    variants = [v for t in types if isinstance(t, dict) for v in t.get("variants") or []]
+    variants = [
+        v
+        for t in types
+        if isinstance(t, dict) and isinstance(t.get("variants"), list)
+        for v in t["variants"]
+    ]
     if variants:
         require_columns(field_names(variants), VARIANT_FIELDS, payload, PROVIDER)
     return types

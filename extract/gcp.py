@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from chipcost.core.errors import SourceSkipped
@@ -17,8 +18,10 @@ from chipcost.extract import _http
 from chipcost.extract._gcp_machines import Rate, machine_records
 from chipcost.extract._kit import (
     Origin,
+    RowUnreadable,
     field_names,
     load_json,
+    read_row,
     require_columns,
     require_offers,
     shape_error,
@@ -93,7 +96,12 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
             require_columns(field_names(page), EXPECTED_FIELDS, payload, PROVIDER)
         origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
         for sku in page:
-            result.rejects.extend(_read_sku(sku, origin, catalog))
+            try:
+                result.rejects.extend(
+                    read_row(partial(_read_sku, origin=origin, catalog=catalog), sku)
+                )
+            except RowUnreadable as exc:
+                result.rejects.append(origin.reject(str(exc), sku))
     result.extend(machine_records(catalog.rates, catalog.conflicts, catalog.not_rentable))
     result.extend(_tpu_records(catalog))
     if payloads:

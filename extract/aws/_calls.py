@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from chipcost.core.catalog import ChipMatch, aws_chip_for
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
-from chipcost.extract._kit import positive
+from chipcost.extract._kit import json_of, positive
 
 if TYPE_CHECKING:
     import botocore.config
@@ -230,7 +230,7 @@ def json_body(payload: Payload, source: str, key: str) -> dict[str, Any]:
     """A payload's JSON object holding a `key` list (or an archived `Error`); else ParseError."""
     where = f"{source}: payload {payload.ref or payload.name or '?'} ({payload.url})"
     try:
-        body = json.loads(payload.data)
+        body = json_of(payload.data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ParseError(
             f"{where} is not JSON ({exc}): re-fetch, or report a format change"

@@ -22,6 +22,7 @@ from chipcost.extract._http import (
     retry_after,
     status_text,
 )
+from chipcost.extract._kit import json_of
 
 if TYPE_CHECKING:  # imported where a file is fetched: a replay only parses the archive
     import httpx
@@ -103,7 +104,7 @@ def get_bytes(client: HttpClient, url: str, source: str) -> bytes:
 def get_json(client: HttpClient, url: str, source: str) -> tuple[bytes, Any]:
     data = get_bytes(client, url, source)
     try:
-        return data, json.loads(data)
+        return data, json_of(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise SourceError(
             f"{source}: {url} is not JSON ({exc}): AWS may have changed the file; report it"

@@ -17,6 +17,7 @@ from typing import Any
 from chipcost.core.catalog import UNKNOWN_CHIP, ChipMatch, canonical_chip, chip_rows
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
+from chipcost.extract._kit import json_of
 from chipcost.extract.base import FetchContext
 
 OPERATION = "DescribeInstanceTypes"
@@ -68,7 +69,7 @@ def accelerator_names(payloads: Sequence[Payload]) -> dict[str, tuple[str, str, 
     names: dict[str, tuple[str, str, float]] = {}
     for payload in payloads:
         try:
-            body = json.loads(payload.data)
+            body = json_of(payload.data)
         except (json.JSONDecodeError, UnicodeDecodeError):
             continue
         for info in body.get("InstanceTypes", []) if isinstance(body, dict) else []:

@@ -7,11 +7,12 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from chipcost.core.catalog import ChipMatch, aws_chip_for, aws_location_regions
 from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
-from chipcost.extract._kit import Origin, host_spec
+from chipcost.extract._kit import Origin, RowUnreadable, host_spec, json_of, read_row
 
 # The Price List's words for a reserved term, in the record's vocabulary (DESIGN.md).
 LEASE_TERMS = {"1yr": "1yr", "3yr": "3yr"}
@@ -84,7 +85,7 @@ def decode_item(raw: object) -> dict[str, Any]:
     if not isinstance(raw, str):
         raise ValueError(f"PriceList item is a {type(raw).__name__}, not a JSON string")
     try:
-        item = json.loads(raw)
+        item = json_of(raw)
     except json.JSONDecodeError as exc:
         raise ValueError(f"PriceList item is not valid JSON ({exc})") from exc
     if not isinstance(item, dict):
@@ -123,16 +124,17 @@ def product_offers(
     result = ParseResult()
     sku = str(product.get("sku", "")) if isinstance(product, Mapping) else ""
     try:
-        offer = _product(product, expected)
-        term_list = _terms(terms)
-    except _Refused as exc:
+        offer = read_row(lambda p: _product(p, expected), product)
+        term_list = read_row(_terms, terms)
+    except (_Refused, RowUnreadable) as exc:
         result.rejects.append(origin.reject(str(exc), raw, sku))
         return result
     result.notes.extend(offer.notes)
     for term_type, term in term_list:
         try:
-            result.records.append(_term_record(offer, term_type, term, origin, version))
-        except _Refused as exc:
+            read = partial(_term_record, offer, term_type, origin=origin, version=version)
+            result.records.append(read_row(read, term))
+        except (_Refused, RowUnreadable) as exc:
             row = {
                 "sku": offer.sku,
                 "instanceType": offer.instance_type,

@@ -7,13 +7,14 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from chipcost.core.catalog import aws_capacity_block_types, aws_chip_for, aws_ultraserver_types
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._kit import Origin
+from chipcost.extract._kit import Origin, RowUnreadable, read_row
 from chipcost.extract.aws._calls import (
     AwsCallFailed,
     aws_client,
@@ -153,8 +154,8 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
         for raw in body["CapacityBlockOfferings"]:
             try:
-                record = offering_record(raw, region, origin)
-            except _Refused as exc:
+                record = read_row(partial(offering_record, region=region, origin=origin), raw)
+            except (_Refused, RowUnreadable) as exc:
                 sku = str(raw.get("CapacityBlockOfferingId", "")) if isinstance(raw, dict) else ""
                 result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, sku, payload.ref))
                 continue

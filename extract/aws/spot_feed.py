@@ -20,7 +20,7 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract._http import http_client
-from chipcost.extract._kit import Origin, positive
+from chipcost.extract._kit import Origin, json_of, positive
 from chipcost.extract.aws._files import get_bytes
 from chipcost.extract.aws._public import REGION_CODE, skip_if_credentials
 from chipcost.extract.base import FetchContext, Source, refuse_empty
@@ -71,7 +71,7 @@ def _feed(payload: Payload) -> dict[str, Any]:
     if not match:
         raise ParseError(f"{where} is not a JSONP callback(...) file: report a format change")
     try:
-        feed = json.loads(match.group("body"))
+        feed = json_of(match.group("body"))
     except json.JSONDecodeError as exc:
         raise ParseError(f"{where} holds no valid JSON ({exc}): fetch it again") from exc
     if not isinstance(feed, dict) or not isinstance(feed.get("config"), dict):

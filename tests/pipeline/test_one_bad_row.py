@@ -1,4 +1,5 @@
-"""One bad row is one reject, the source goes on: a lone surrogate in one Azure field, a Spot
+"""One bad row is one reject, the source goes on: a lone surrogate in one Azure field, a null
+VM size, a number where Shadeform lists availability, a count of 5,000 digits, a Spot
 Advisor entry of the wrong type. A document nested past the JSON reader's depth fails its
 source in one line, not as "a bug in chipcost" with a traceback. Replayed for real from copies
 of the sample archive's payloads, so changed."""
@@ -58,6 +59,42 @@ def test_a_lone_surrogate_in_one_azure_row_is_one_reject(tmp_path):
     # The row's prices (on demand and its savings plans), each a reject with the reason.
     refused = [r for r in reasons if "surrogate" in r]
     assert refused and set(refused) == {"text that cannot be stored (a lone surrogate) in sku"}
+
+
+def _null_sku(body):
+    body["Items"][0]["armSkuName"] = None
+    return body
+
+
+def _numeric_availability(body):
+    body["instance_types"][0]["availability"] = 7
+    return body
+
+
+def _huge_count(body):
+    body["instance_types"][0]["configuration"]["num_gpus"] = "HUGE"
+    return json.dumps(body).replace('"HUGE"', "9" * 5000).encode()
+
+
+@pytest.mark.parametrize(
+    ("source", "change", "reason"),
+    [
+        ("azure", _null_sku, "armSkuName None is not a VM size name"),
+        ("shadeform", _numeric_availability, "field 'availability' = 7 is not what the parser"),
+        ("shadeform", _huge_count, "lambdalabs/H100_sxm5x8: GPU count inf is not a whole"),
+    ],
+    ids=["azure-null-sku", "shadeform-numeric-availability", "shadeform-huge-count"],
+)
+def test_one_field_of_the_wrong_type_is_one_reject(tmp_path, caplog, source, change, reason):
+    run = rewritten(tmp_path / "archive", source, change)
+    db = tmp_path / "w.duckdb"
+    with caplog.at_level(logging.DEBUG):
+        replay(Settings(data_dir=tmp_path, db_path=db), [run], [source])
+    status, message, records, reasons = _outcome(db, source)
+    assert status == "ok", message
+    assert records > 0  # the other rows loaded
+    assert [r for r in reasons if r.startswith(reason)], reasons
+    assert "bug in chipcost" not in caplog.text
 
 
 def test_a_spot_advisor_entry_of_the_wrong_type_is_one_reject(tmp_path):
