@@ -1,0 +1,99 @@
+"""Fluidstack's configurations (FLUIDSTACK_API_KEY): the per-GPU-hour on-demand price of each
+GPU type it has capacity for, with the GPU counts and regions it can be rented in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chipcost.core.payload import Payload
+from chipcost.extract import _http
+from chipcost.extract._kit import (
+    field_names,
+    json_price,
+    missing_key,
+    parse_count,
+    require_columns,
+    shape_error,
+)
+from chipcost.extract.base import FetchContext, Item, Page, Source
+
+SOURCE_NAME = "fluidstack"
+PROVIDER = "fluidstack"
+# Every GPU type with free capacity, its per-GPU price, the counts and regions it is rented in
+# (what SkyPilot's fetch_fluidstack.py reads to write its catalog).
+CONFIGURATIONS_URL = "https://platform.fluidstack.io/list_available_configurations"
+API_KEY_ENV = "FLUIDSTACK_API_KEY"  # declared in SOURCE.settings; named in messages
+FIELDS = ("gpu_type", "gpu_counts", "price_per_gpu_hr", "regions")
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The configurations, archived as they arrive (the key never: it goes in a header)."""
+    key = ctx.settings.fluidstack_api_key
+    if not key:
+        raise missing_key(API_KEY_ENV, "Fluidstack", "its console (API keys)")
+    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
+        payload = _http.get(ctx, client, CONFIGURATIONS_URL, headers={"api-key": key}, ext="json")
+    ctx.progress("available configurations")
+    return [payload]
+
+
+def rows(page: Page) -> list[Any]:
+    """The configurations (the answer is a bare list), their fields checked."""
+    body = page.json()
+    if not isinstance(body, list):
+        raise shape_error(PROVIDER, page.payload, "list of configurations", body)
+    if body:
+        require_columns(field_names(body), FIELDS, page.payload, PROVIDER)
+    return body
+
+
+def offers(plan: Any, page: Page) -> list[Item]:
+    """One on-demand record per GPU count and region of a GPU type, per instance-hour (the
+    per-GPU price times the count); pure."""
+    gpu = str(plan.get("gpu_type") or "").strip() if isinstance(plan, dict) else ""
+    if not gpu:
+        return [page.reject(f"configuration {plan!r:.80} has no gpu_type", plan)]
+    price, why = json_price(plan.get("price_per_gpu_hr"), f"{gpu} price_per_gpu_hr")
+    if price is None:
+        return [page.reject(why, plan, gpu)]
+    counts, regions = plan.get("gpu_counts"), plan.get("regions")
+    if not isinstance(counts, list) or not counts or not isinstance(regions, list) or not regions:
+        return [page.reject(f"{gpu}: no gpu_counts or regions listed", plan, gpu)]
+    chip = page.chip(gpu)
+    made: list[Item] = []
+    for count in counts:
+        try:
+            gpus = parse_count(count)
+        except ValueError as exc:
+            made.append(page.reject(f"{gpu}: {exc}", plan, gpu))
+            continue
+        for region in regions:
+            made.append(
+                page.record(
+                    region=str(region),
+                    instance_type=f"{gpu}::{gpus}",
+                    chip=chip,
+                    chip_count=float(gpus),
+                    pricing_model="on_demand",
+                    price_per_hour=round(price * gpus, 6),
+                    sku=gpu,
+                    extra={"price_per_gpu_hour": price,
+                           "price_basis": "per GPU-hour (price_per_gpu_hr) x GPUs"},
+                )
+            )  # fmt: skip
+    return made
+
+
+SOURCE = Source(
+    settings={"fluidstack_api_key": API_KEY_ENV},
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Fluidstack configurations (needs FLUIDSTACK_API_KEY): on-demand prices of each GPU "
+        "type per GPU count and region"
+    ),
+    fetch=fetch,
+    rows=rows,
+    offers=offers,
+)
+parse = SOURCE.parse
