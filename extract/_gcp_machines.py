@@ -1,12 +1,14 @@
 """Google machine types priced from their SKUs: a GPU, and the vCPUs and memory where the
-machine is billed by its components; one record per usage and region where every part is listed."""
+machine is billed by its components; one record per usage and region where every part is listed,
+under each consumption option Google sells the machine's family by (gcp_consumption.csv)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from chipcost.core.record import ParseResult
+from chipcost.core.vocabulary import not_rentable
 from chipcost.extract import _gcp_skus as skus
 from chipcost.extract._kit import Offer, Origin
 
@@ -24,29 +26,69 @@ class Rate:
     origin: Origin
     effective: str
 
-    def offer(self, usage: str, region: str) -> Offer:
-        """What the records priced from this rate share: where, the usage type's terms, SKU."""
-        model, term, payment = skus.USAGE[usage]
+    def offer(self, usage: str, region: str, terms: tuple[str, str, str] | None = None) -> Offer:
+        """What the records priced from this rate share: where, the usage type's terms (or the
+        `terms` given), SKU."""
+        model, term, payment = terms or skus.USAGE[usage]
         return self.origin.offer(
             region=region, pricing_model=model, term=term, payment=payment, sku=self.sku
         )
 
 
-def machine_records(
-    rates: dict[Place, Rate], conflicts: set[Place], not_rentable: Counter[str]
-) -> ParseResult:
-    """A record per machine type, usage and region where every SKU that prices it is listed;
-    a note per part missing, per machine type whose GPU SKU no page lists, and a count in
-    `not_rentable` per on-demand price of a shape Google rents only through reservations."""
+@dataclass
+class Unsold:
+    """The prices of machines Google does not sell by a way a SKU prices: named, not loaded."""
+
+    regions: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    rates: dict[tuple[str, str, str], set[tuple[str, float]]] = field(default_factory=dict)
+
+    def add(self, machine: str, option: str, offered: str, rate: Rate) -> None:
+        key = (option, offered, machine)
+        self.regions[key] += 1
+        self.rates.setdefault(key, set()).add((rate.sku, rate.price))
+
+    def notes(self) -> list[str]:
+        notes = []
+        by_reason: dict[tuple[str, str], list[str]] = {}
+        for (option, offered, machine), count in sorted(self.regions.items()):
+            seen = sorted(self.rates[(option, offered, machine)])
+            named = ", ".join(f"SKU {sku} at {price:g}/h" for sku, price in seen[:3])
+            more = f" and {len(seen) - 3} more" if len(seen) > 3 else ""
+            by_reason.setdefault((option, offered), []).append(
+                f"{machine} ({named}{more}; {count} region price(s))"
+            )
+        for (option, offered), machines in by_reason.items():
+            model = skus.MODEL_OF[option]
+            why = (
+                f"Google's consumption pages do not sell the family by {option}"
+                if offered == "no"
+                else f"no Google page found says the family is sold by {option}"
+            )
+            notes.append(
+                f"{not_rentable(model, why)} (chipcost/data/{skus.CONSUMPTION_TABLE}): "
+                + "; ".join(machines)
+            )
+        return notes
+
+
+def machine_records(rates: dict[Place, Rate], conflicts: set[Place]) -> ParseResult:
+    """A record per machine type, usage and region where every SKU that prices it is listed and
+    Google sells the family that way; a note per part missing, per machine type whose GPU SKU no
+    page lists, per share of a GPU no SKU prices, and per price of a way it is not sold."""
     result = ParseResult()
     missing: Counter[tuple[str, str]] = Counter()
+    unsold, clashes = Unsold(), set()
     by_key: dict[str, list[tuple[str, str, Rate]]] = {}
     for (key, usage, region), rate in sorted(rates.items(), key=_by_place):
         by_key.setdefault(key, []).append((usage, region, rate))
+    shares = []
     for machine in skus.machine_types():
+        if machine.billing == "share":
+            shares.append(machine)
+            continue
         for usage, region, gpu in by_key.get(machine.gpu, []):
-            if usage == "OnDemand" and not machine.on_demand:
-                not_rentable[machine.name] += 1
+            terms = _terms(machine, usage, gpu, unsold)
+            if terms is None:
                 continue
             parts = {"gpu": gpu}
             for kind, part in (("cpu", machine.cpu), ("ram", machine.ram)):
@@ -54,15 +96,66 @@ def machine_records(
                     parts[kind] = rate
                 elif part:
                     missing[(machine.name, f"{part} ({usage})")] += 1
-            if len(parts) == 1 + bool(machine.cpu) + bool(machine.ram):
-                result.extend(_machine_record(machine, (usage, region), parts, conflicts))
+            if len(parts) != 1 + bool(machine.cpu) + bool(machine.ram):
+                continue
+            clashing = [p for p in _keys(machine).values() if p and (p, usage, region) in conflicts]
+            if clashing:
+                clashes.add((machine.name, region, usage, ", ".join(clashing)))
+                continue
+            result.records.append(_machine_record(machine, (usage, region), parts, terms))
     result.notes.extend(
         f"{name}: no {part} price in {count} region(s) where its GPU is priced; not recorded there"
         for (name, part), count in sorted(missing.items())
     )
+    result.notes.extend(unsold.notes())
+    result.notes.extend(_clash_notes(clashes))
+    if shares:
+        result.notes.append(_share_note(shares, set(by_key)))
     if rates:
         result.notes.extend(skus.unlisted_notes(set(by_key)))
     return result
+
+
+def _terms(
+    machine: skus.MachineType, usage: str, gpu: Rate, unsold: Unsold
+) -> tuple[str, str, str] | None:
+    """The (pricing model, term, payment) a SKU of `usage` prices `machine` at, or None (noted in
+    `unsold`) where Google does not sell the machine's family that way. The OnDemand SKU of a
+    family not rented on demand is what its future reservations are charged."""
+    option = skus.OPTION[usage]
+    if skus.sold_by(machine.family, option).offered == "yes":
+        return skus.USAGE[usage]
+    if (
+        option == "on_demand"
+        and skus.sold_by(machine.family, "future_reservation").offered == "yes"
+    ):
+        return skus.RESERVATION
+    unsold.add(machine.name, option, skus.sold_by(machine.family, option).offered, gpu)
+    return None
+
+
+def _keys(machine: skus.MachineType) -> dict[str, str]:
+    return {"gpu": machine.gpu, "cpu": machine.cpu, "ram": machine.ram}
+
+
+def _clash_notes(clashes: set[tuple[str, str, str, str]]) -> list[str]:
+    if not clashes:
+        return []
+    named = "; ".join(
+        f"{name} in {region} ({usage}: {parts})" for name, region, usage, parts in sorted(clashes)
+    )
+    return [f"several SKUs price one part of a machine type in one region and usage; none is used: "
+            f"{named}"]  # fmt: skip
+
+
+def _share_note(shares: list[skus.MachineType], listed: set[str]) -> str:
+    named = ", ".join(f"{m.name} ({m.share})" for m in shares)
+    gpus = sorted({m.gpu_sku for m in shares if m.gpu in listed})
+    seen = f"; the pages list {', '.join(gpus)} for the whole GPU only" if gpus else ""
+    return (
+        f"{len(shares)} machine type(s) rent a share of one GPU and no SKU found prices the "
+        f"share: {named}; not priced{seen}"
+    )
 
 
 def _by_place(item: tuple[Place, Rate]) -> Place:
@@ -70,45 +163,42 @@ def _by_place(item: tuple[Place, Rate]) -> Place:
 
 
 def _machine_record(
-    machine: skus.MachineType, where: tuple[str, str], parts: dict[str, Rate], conflicts: set[Place]
-) -> ParseResult:
+    machine: skus.MachineType,
+    where: tuple[str, str],
+    parts: dict[str, Rate],
+    terms: tuple[str, str, str],
+):
     usage, region = where
-    result = ParseResult()
-    keys = {"gpu": machine.gpu, "cpu": machine.cpu, "ram": machine.ram}
-    clashing = [keys[k] for k in parts if (keys[k], usage, region) in conflicts]
     gpu = parts["gpu"]
-    if clashing:
-        reason = (
-            f"{machine.name} in {region} ({usage}): several SKUs price {', '.join(clashing)} "
-            "differently; none is used"
-        )
-        result.rejects.append(gpu.origin.reject(reason, machine.name, gpu.sku))
-        return result
     total = machine.chip_count * gpu.price
     if machine.billing == "components":
         total += machine.vcpus * parts["cpu"].price + machine.memory_gib * parts["ram"].price
+    option = skus.OPTION[usage] if terms == skus.USAGE[usage] else "future_reservation"
     extra = {
         "family": machine.family,
         "billing": machine.billing,
         "gpu_per_hour": gpu.price,
         "skus": [rate.sku for rate in parts.values()],
         "effective": gpu.effective,
+        "sold_by": f"{option}: {skus.sold_by(machine.family, option).source}",
     }
+    if option == "future_reservation":
+        extra["priced"] = (
+            "a future reservation, charged at the OnDemand SKU's rate: Google rents this shape "
+            "through reservations, not on demand"
+        )
     if machine.billing == "components":
         extra |= {"vcpu_per_hour": parts["cpu"].price, "ram_gib_per_hour": parts["ram"].price}
     elif machine.billing == "gpu_only":
         extra["priced"] = "the GPUs only: the N1 VM they attach to is billed apart"
-    result.records.append(
-        gpu.offer(usage, region).record(
-            instance_type=machine.name,
-            chip=machine.chip,
-            chip_count=float(machine.chip_count),
-            price_per_hour=round(total, 6),
-            extra=extra,
-            **_host(machine),
-        )
+    return gpu.offer(usage, region, terms).record(
+        instance_type=machine.name,
+        chip=machine.chip,
+        chip_count=float(machine.chip_count),
+        price_per_hour=round(total, 6),
+        extra=extra,
+        **_host(machine),
     )
-    return result
 
 
 def _host(machine: skus.MachineType) -> dict[str, float | None]:

@@ -2,7 +2,7 @@
 
 Google prices TPUs per chip-hour; a slice of n chips costs n chip-hours an hour. A chip with
 slices listed is priced as those slices (a 70B model is held by a v6e-8, not by one chip); a
-TPU chip without (v3, v4) stays one chip, as does a "Pod" SKU's price.
+TPU chip without (v3, v4) stays one chip. A "Pod" SKU prices no chip-hour and is not read.
 """
 
 from __future__ import annotations
@@ -43,10 +43,9 @@ def _size(shape: Shape) -> int:
     return shape.chips
 
 
-def shapes(chip: str, accelerator_type: str, pod: bool) -> tuple[Shape, ...]:
+def shapes(chip: str, accelerator_type: str) -> tuple[Shape, ...]:
     """The offers one per-chip TPU price makes: the chip's slices, or one chip where none is
-    listed or the SKU prices a Pod ('tpu-v5p-pod': its slices are not named by the SKU)."""
-    if not pod and chip in slices():
+    listed ('tpu-v4')."""
+    if chip in slices():
         return slices()[chip]
-    name = f"tpu-{accelerator_type}" + ("-pod" if pod else "")
-    return (Shape(name, 1, accelerator_type),)
+    return (Shape(f"tpu-{accelerator_type}", 1, accelerator_type),)

@@ -11,7 +11,6 @@ from typing import Any
 from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
-from chipcost.core.vocabulary import not_rentable
 from chipcost.extract import _gcp_skus as skus
 from chipcost.extract import _gcp_tpus as tpus
 from chipcost.extract import _http
@@ -74,14 +73,15 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
 
 @dataclass
 class Catalog:
-    """The prices read from every page: (stem key, usage type, region) -> rate."""
+    """The prices read from every page: (stem key, usage type, region) -> rate, and (TPU
+    version, usage type, region) -> rate; a place two SKUs price is a conflict, used by neither."""
 
     rates: dict[tuple[str, str, str], Rate] = field(default_factory=dict)
     conflicts: set[tuple[str, str, str]] = field(default_factory=set)
-    tpus: dict[tuple[str, bool, str, str], Rate] = field(default_factory=dict)
+    tpus: dict[tuple[str, str, str], Rate] = field(default_factory=dict)
+    tpu_conflicts: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)
     unmapped: set[str] = field(default_factory=set)
     skipped: Counter[str] = field(default_factory=Counter)
-    not_rentable: Counter[str] = field(default_factory=Counter)
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
@@ -102,7 +102,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
                 )
             except RowUnreadable as exc:
                 result.rejects.append(origin.reject(str(exc), sku))
-    result.extend(machine_records(catalog.rates, catalog.conflicts, catalog.not_rentable))
+    result.extend(machine_records(catalog.rates, catalog.conflicts))
     result.extend(_tpu_records(catalog))
     if payloads:
         # Google always sells accelerator VMs: pages that price none mean the SKUs changed.
@@ -116,7 +116,9 @@ def _read_sku(sku: Any, origin: Origin, catalog: Catalog) -> list[Reject]:
     if not isinstance(sku, dict):
         return [origin.reject(f"SKU is a {type(sku).__name__}", sku)]
     category = sku.get("category") if isinstance(sku.get("category"), dict) else {}
-    description = str(sku.get("description", ""))
+    description = sku.get("description")
+    if not isinstance(description, str):
+        return [origin.reject(f"description is a {type(description).__name__}", sku, _id(sku))]
     group = str(category.get("resourceGroup", ""))
     is_tpu = group == "TPU" or bool(skus.tpu_version(description))
     key = skus.stem_key(description)
@@ -126,25 +128,35 @@ def _read_sku(sku: Any, origin: Origin, catalog: Catalog) -> list[Reject]:
         return []
     listed = str(category.get("usageType", ""))
     usage = skus.usage_of(description, listed)
+    if listed in skus.USAGE and not usage:
+        reason = f"{description}: its words and usageType {listed!r} name different usages"
+        return [origin.reject(reason, sku, _id(sku))]
     if usage not in skus.USAGE or skus.not_a_rental(description) or (is_tpu and usage != listed):
         # TPU flex-start and calendar-mode SKUs are not read yet: TPUs are priced per chip.
         catalog.skipped[f"{usage or 'no'} usage type or not a plain rental"] += 1
         return []
+    if is_tpu and (words := skus.tpu_extra_words(description)):
+        catalog.skipped[f"TPU SKUs that price no chip-hour ({', '.join(words)})"] += 1
+        return []
     unit = "GiBy.h" if "ram" in key.split() and not is_tpu else "h"
     price, problem = skus.unit_price(sku, unit)
-    regions = [r for r in sku.get("serviceRegions") or [] if isinstance(r, str) and r]
+    regions, where = skus.service_regions(sku)
+    problem = problem or where
     if not problem and not regions:
         problem = "serviceRegions is empty: cannot tell where the price applies"
-    if is_tpu and not problem:
-        problem = _file_tpu(sku, description, usage, regions, price, origin, catalog)
-    elif not problem:
-        rate = Rate(price, str(sku.get("skuId", "")), origin, skus.effective_time(sku))
-        for region in regions:
-            _file(catalog, (key, usage, region), rate)
     if not problem:
+        rate = Rate(price, _id(sku), origin, skus.effective_time(sku))
+        if is_tpu:
+            _file_tpu(description, usage, regions, rate, catalog)
+        else:
+            for region in regions:
+                _file(catalog, (key, usage, region), rate)
         return []
-    reason = f"{description}: {problem}"
-    return [origin.reject(reason, sku, str(sku.get("skuId", "")))]
+    return [origin.reject(f"{description}: {problem}", sku, _id(sku))]
+
+
+def _id(sku: dict[str, Any]) -> str:
+    return str(sku.get("skuId", ""))
 
 
 def _file_unmapped_gpu(description: str, catalog: Catalog) -> None:
@@ -158,29 +170,23 @@ def _file_unmapped_gpu(description: str, catalog: Catalog) -> None:
 
 
 def _file(catalog: Catalog, where: tuple[str, str, str], rate: Rate) -> None:
+    """Two SKUs for one resource, usage and region are a conflict: neither price is used."""
     known = catalog.rates.setdefault(where, rate)
-    if known.price != rate.price:
+    if known.sku != rate.sku:
         catalog.conflicts.add(where)
 
 
 def _file_tpu(
-    sku: dict[str, Any],
-    description: str,
-    usage: str,
-    regions: list[str],
-    price: float,
-    origin: Origin,
-    catalog: Catalog,
-) -> str:
+    description: str, usage: str, regions: list[str], rate: Rate, catalog: Catalog
+) -> None:
     version = skus.tpu_version(description)
     if version not in skus.tpu_table():
         catalog.unmapped.add(skus.stem(description))
-        return ""
-    rate = Rate(price, str(sku.get("skuId", "")), origin, skus.effective_time(sku))
-    pod = "pod" in description.lower().split()
+        return
     for region in regions:
-        catalog.tpus.setdefault((version, pod, usage, region), rate)
-    return ""
+        known = catalog.tpus.setdefault((version, usage, region), rate)
+        if known.sku != rate.sku:
+            catalog.tpu_conflicts.setdefault((version, usage, region), {known.sku}).add(rate.sku)
 
 
 def machine_types() -> tuple[skus.MachineType, ...]:
@@ -194,16 +200,18 @@ def tpu_types() -> dict[str, tuple[str, str, int]]:
     return {
         shape.name: (chip, shape.accelerator_type, shape.chips)
         for chip, acc in skus.tpu_table().values()
-        for shape in tpus.shapes(chip, acc, pod=False)
+        for shape in tpus.shapes(chip, acc)
     }
 
 
 def _tpu_records(catalog: Catalog) -> ParseResult:
     result = ParseResult()
-    for (version, pod, usage, region), rate in sorted(catalog.tpus.items()):
+    for (version, usage, region), rate in sorted(catalog.tpus.items()):
+        if (version, usage, region) in catalog.tpu_conflicts:
+            continue
         chip, accelerator = skus.tpu_table()[version]
-        for shape in tpus.shapes(chip, accelerator, pod):
-            extra = {"priced": "per chip-hour", "chip_per_hour": rate.price, "pod": pod}
+        for shape in tpus.shapes(chip, accelerator):
+            extra = {"priced": "per chip-hour", "chip_per_hour": rate.price}
             extra |= {"accelerator_type": shape.accelerator_type, "topology": shape.topology}
             extra["effective"] = rate.effective
             result.records.append(
@@ -216,18 +224,17 @@ def _tpu_records(catalog: Catalog) -> ParseResult:
                     extra=extra,
                 )
             )
+    if catalog.tpu_conflicts:
+        named = "; ".join(
+            f"TPU {version} in {region} ({usage}): SKUs {', '.join(sorted(ids))}"
+            for (version, usage, region), ids in sorted(catalog.tpu_conflicts.items())
+        )
+        result.notes.append(f"several SKUs price one TPU chip-hour; none is used: {named}")
     return result
 
 
 def _notes(catalog: Catalog) -> list[str]:
     notes = [f"skipped {count} {what}" for what, count in sorted(catalog.skipped.items())]
-    if catalog.not_rentable:
-        # Google rents these only through reservations, flex-start or spot: the OnDemand SKU
-        # is a reservation's rate, not a price anyone can rent the shape at on demand.
-        why = "Google rents the shape through reservations, flex-start or spot, not on demand"
-        names = ", ".join(sorted(catalog.not_rentable))
-        count = sum(catalog.not_rentable.values())
-        notes.append(f"{not_rentable('on_demand', why)}: {names} ({count} region price(s))")
     if catalog.unmapped:
         notes.append(
             f"{len(catalog.unmapped)} accelerator SKU(s) price no machine type or TPU that "
@@ -243,8 +250,8 @@ SOURCE = Source(
     provider=PROVIDER,
     description=(
         "Google Cloud Billing Catalog API (GCP_API_KEY): Compute Engine accelerator VMs (A2, "
-        "A3, A4, A4X, G2, G4, N1 GPUs) and Cloud TPU chips, on demand, spot, flex-start, "
-        "calendar mode and 1/3-year committed use"
+        "A3, A4, A4X, G2, G4, N1 GPUs) and Cloud TPU chips, by each way Google sells them: on "
+        "demand, spot, flex-start, calendar mode, future reservations and 1/3-year committed use"
     ),
     fetch=fetch,
     parse=parse,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from chipcost.extract._gcp_skus import machine_types, not_a_rental, stem_key, usage_of
+from chipcost.extract._gcp_skus import machine_types, not_a_rental, sold_by, stem_key, usage_of
 from chipcost.extract.gcp import SERVICES, SKUS_URL, parse
 from tests.sources import assert_loadable, payloads_of
 
@@ -23,38 +23,60 @@ def offer(records, name, model, term="none"):
 
 
 @pytest.mark.parametrize(
-    ("description", "machine", "usage"),
+    ("description", "machine", "listed", "usage"),
     [
-        ("H200 141GB GPU running in Americas", "a3-ultragpu-8g", "OnDemand"),
-        ("Nvidia H200 141GB GPU running in Americas", "a3-ultragpu-8g", "OnDemand"),
-        ("A4 Nvidia B200 (1 gpu slice) running in Americas", "a4-highgpu-8g", "OnDemand"),
+        ("H200 141GB GPU running in Americas", "a3-ultragpu-8g", "OnDemand", "OnDemand"),
+        ("Nvidia H200 141GB GPU running in Americas", "a3-ultragpu-8g", "OnDemand", "OnDemand"),
+        ("A4 Nvidia B200 (1 gpu slice) running in Americas", "a4-highgpu-8g", "OnDemand",
+         "OnDemand"),
         ("Spot Preemptible A4 Nvidia B200 (1 gpu slice) running in Americas", "a4-highgpu-8g",
-         "OnDemand"),
+         "Preemptible", "Preemptible"),
         ("Commitment v1: A4 Nvidia B200 (1 gpu slice) in Americas for 1 Year", "a4-highgpu-8g",
-         "OnDemand"),
-        ("DWS Calendar Mode A4 Nvidia B200 (1 gpu slice) in Seoul", "a4-highgpu-8g", "Calendar"),
-        ("RTX 6000 96GB running in Oregon", "g4-standard-48", "OnDemand"),
-        ("Nvidia H100 80GB Mega GPU running in Frankfurt", "a3-megagpu-8g", "OnDemand"),
-        ("Nvidia H100 Mega 80GB GPU attached to Spot Preemptible VMs running in Tokyo",
-         "a3-megagpu-8g", "OnDemand"),
-        ("Nvidia H100 80GB Plus GPU running in Americas", "a3-megagpu-8g", "OnDemand"),
-        ("Nvidia H100 Mega 80GB GPU attached to DWS Defined Duration VMs running in Americas",
-         "a3-megagpu-8g", "FlexStart"),
-        ("Reserved Nvidia H100 80GB Mega GPU in Americas in Calendar Mode", "a3-megagpu-8g",
+         "Commit1Yr", "Commit1Yr"),
+        ("DWS Calendar Mode A4 Nvidia B200 (1 gpu slice) in Seoul", "a4-highgpu-8g", "OnDemand",
          "Calendar"),
+        ("RTX 6000 96GB running in Oregon", "g4-standard-48", "OnDemand", "OnDemand"),
+        ("Nvidia H100 80GB Mega GPU running in Frankfurt", "a3-megagpu-8g", "OnDemand",
+         "OnDemand"),
+        ("Nvidia H100 Mega 80GB GPU attached to Spot Preemptible VMs running in Tokyo",
+         "a3-megagpu-8g", "Preemptible", "Preemptible"),
+        ("Nvidia H100 80GB Plus GPU running in Americas", "a3-megagpu-8g", "OnDemand",
+         "OnDemand"),
+        ("Nvidia H100 Mega 80GB GPU attached to DWS Defined Duration VMs running in Americas",
+         "a3-megagpu-8g", "OnDemand", "FlexStart"),
+        ("Reserved Nvidia H100 80GB Mega GPU in Americas in Calendar Mode", "a3-megagpu-8g",
+         "OnDemand", "Calendar"),
         ("Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in Americas",
-         "a3-highgpu-8g", "FlexStart"),
-        ("Reserved Nvidia H100 80GB GPU in Seoul in Calendar Mode", "a3-highgpu-8g", "Calendar"),
+         "a3-highgpu-8g", "OnDemand", "FlexStart"),
+        ("Reserved Nvidia H100 80GB GPU in Seoul in Calendar Mode", "a3-highgpu-8g", "OnDemand",
+         "Calendar"),
         ("Nvidia Tesla T4 GPU attached to DWS Defined Duration VMs running in Seoul",
-         "nvidia-tesla-t4", "FlexStart"),
+         "nvidia-tesla-t4", "OnDemand", "FlexStart"),
     ],
 )  # fmt: skip
-def test_every_captured_spelling_finds_its_machine(description, machine, usage):
+def test_every_captured_spelling_finds_its_machine(description, machine, listed, usage):
     """On 8ef611a 'H200 141GB GPU' and 'RTX 6000 96GB' matched no row (the table spelled them
     with the Nvidia prefix and a trailing GPU) and flex-start and calendar SKUs were skipped."""
     assert stem_key(description) == GPU_KEY[machine]
-    assert usage_of(description, "OnDemand") == usage
+    assert usage_of(description, listed) == usage
     assert not not_a_rental(description)
+
+
+@pytest.mark.parametrize(
+    ("description", "listed"),
+    [
+        ("Spot Preemptible A4 Nvidia B200 (1 gpu slice) running in Americas", "OnDemand"),
+        ("Nvidia L4 GPU attached to Spot Preemptible VMs running in Netherlands", "Commit1Yr"),
+        ("Commitment v1: A4 Nvidia B200 (1 gpu slice) in Americas for 1 Year", "OnDemand"),
+        ("Commitment v1: A4 Nvidia B200 (1 gpu slice) in Americas for 1 Year", "Commit3Yr"),
+        ("Commitment v1: TpuV6e in Americas for 1 Year", "OnDemand"),
+        ("SPOT PREEMPTIBLE Nvidia L4 GPU running in Dallas", "OnDemand"),
+    ],
+)
+def test_a_description_and_usage_type_that_disagree_name_no_usage(description, listed):
+    """Read together: on c4783d0 a spot or commitment description under another usage type was
+    filed under the usage type alone."""
+    assert usage_of(description, listed) == ""
 
 
 def test_flex_start_cores_and_memory_find_the_a3_rows():
@@ -62,8 +84,20 @@ def test_flex_start_cores_and_memory_find_the_a3_rows():
     assert usage_of("DWS Defined Duration A3 Ram running in Americas", "OnDemand") == "FlexStart"
 
 
-def test_a_prepaid_reservation_sku_is_not_a_rental():
-    assert not_a_rental("Reserved Nvidia Tesla A100 GPU in Seoul")
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Reserved Nvidia Tesla A100 GPU in Seoul",
+        "RESERVED Nvidia L4 GPU running in Dallas",
+        "reserved Nvidia L4 GPU running in Dallas",
+        "Nvidia L4 GPU Sole Tenancy running in Dallas",
+        "nvidia l4 gpu sole tenancy running in dallas",
+    ],
+)
+def test_a_reservation_or_other_product_is_not_a_rental_in_any_case(description):
+    """On c4783d0 only 'Reserved' (capitalised) was seen: 'RESERVED Nvidia L4 GPU running in
+    Dallas' with usage type OnDemand became eight on-demand g2 prices."""
+    assert not_a_rental(description)
 
 
 def test_flex_start_and_calendar_mode_are_their_own_pricing_models():
@@ -80,17 +114,26 @@ def test_flex_start_and_calendar_mode_are_their_own_pricing_models():
     assert_loadable(result)
 
 
-def test_shapes_rented_only_through_reservations_are_never_on_demand():
+def test_shapes_rented_only_through_reservations_are_priced_as_reservations():
     """On 8ef611a A4, A3 Ultra, A3 Mega and A3 High 8-GPU were recorded as on demand at their
-    reservation rate; Google rents them through reservations, flex-start or spot."""
+    reservation rate; on c4783d0 that rate was dropped (and a3-highgpu-8g's on-demand price with
+    it). Google charges a future reservation the OnDemand SKU's rate."""
     result = parse([payload("public-sku-captures.json")])
-    reservation_only = {m.name for m in machine_types() if not m.on_demand}
+    on_demand_sold = {
+        m.name for m in machine_types() if sold_by(m.family, "on_demand").offered == "yes"
+    }
+    not_on_demand = {m.name for m in machine_types()} - on_demand_sold
     assert {"a4-highgpu-8g", "a4x-highgpu-4g", "a3-ultragpu-8g", "a3-megagpu-8g",
-            "a3-highgpu-8g", "a3-edgegpu-8g"} <= reservation_only  # fmt: skip
+            "a3-edgegpu-8g", "a4x-maxgpu-4g-metal"} <= not_on_demand  # fmt: skip
+    assert "a3-highgpu-8g" not in not_on_demand
     on_demand = {r.instance_type for r in result.records if r.pricing_model == "on_demand"}
-    assert not on_demand & reservation_only
-    [note] = [n for n in result.notes if "on-demand price not loaded" in n]
-    assert "a3-ultragpu-8g" in note and "a4-highgpu-8g" in note and "reservations" in note
+    assert not on_demand & not_on_demand
+    # The capture's A4 slice SKU (16.11 an hour a GPU) is what an A4 reservation is charged.
+    a4 = offer(result.records, "a4-highgpu-8g", "reserved")
+    assert a4.price_per_hour == pytest.approx(8 * 16.11) and a4.term == "none"
+    assert "future reservation" in a4.extra["priced"]
+    assert a4.extra["sold_by"].startswith("future_reservation: https://cloud.google.com/")
+    assert_loadable(result)
 
 
 def test_a_catalog_row_whose_gpu_sku_no_page_lists_is_named():
