@@ -202,7 +202,7 @@ def _costs(con: duckdb.DuckDBPyConnection, end: datetime, mine) -> pl.DataFrame 
 
 def _collected(health: pl.DataFrame) -> pl.DataFrame:
     """The health of the sources chipcost collects: a source registered but never collected
-    by design (crusoe) is neither healthy nor stale, and is not counted, as `sources` says."""
+    by design is neither healthy nor stale, and is not counted, as `sources` says."""
     from chipcost.extract import registry
 
     kept = [name for name, source in registry().items() if not source.collected]

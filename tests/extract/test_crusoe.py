@@ -1,49 +1,68 @@
-"""crusoe: registered, always skipped with the reason, and never sends a request."""
+"""crusoe: parse() on the pricing page's GPU table (read by its column headers), bad rows, an
+unread column named, and fetch() without a key."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import httpx
-import pytest
 
-from chipcost.archive import ArchiveWriter
-from chipcost.core.errors import SourceSkipped
-from chipcost.core.payload import Payload
-from chipcost.extract import registry
-from chipcost.extract.base import FetchContext
-from chipcost.extract.crusoe import PRICING_PAGE, SOURCE, fetch, parse
-from chipcost.sample.build import crusoe as sample
+from chipcost.archive import read_payloads
+from chipcost.extract.crusoe import PRICING_URL, SOURCE, fetch, parse
+from tests.paths import FIXTURES
+from tests.sources import STAMP, context, payloads_of
 
-
-def refuse(request: httpx.Request) -> httpx.Response:
-    raise AssertionError("the crusoe source must send no request")
+FIXTURES = FIXTURES / "crusoe"
+payload = payloads_of("crusoe", PRICING_URL)
 
 
-def test_it_is_registered_and_says_it_is_not_collected():
-    assert registry()["crusoe"] is SOURCE and SOURCE.provider == "crusoe"
-    assert "not collected" in SOURCE.description
+def offers(name: str = "pricing.html") -> dict[tuple[str, str, str], object]:
+    found = parse([payload(name)]).records
+    return {(r.instance_type, r.pricing_model, r.term): r for r in found}
 
 
-def test_fetch_is_skipped_with_the_reason_and_sends_nothing(tmp_path):
-    ctx = FetchContext(
-        archive=ArchiveWriter(tmp_path, "2026-11-21T060000Z", "crusoe"),
-        transport=httpx.MockTransport(refuse),
-    )
-    with pytest.raises(SourceSkipped) as skipped:
-        fetch(ctx)
-    message = str(skipped.value)
-    assert message.startswith("no price source:") and PRICING_PAGE in message
-    assert not (tmp_path / "2026-11-21T060000Z").exists()  # nothing archived
+def test_each_gpu_is_a_per_gpu_hour_price_on_demand_and_spot():
+    found = offers()
+    h100 = found[("1x H100 80GB", "on_demand", "none")]
+    assert (h100.chip, h100.chip_count, h100.price_per_hour, h100.region) == (
+        "H100-SXM", 1.0, 3.9, "global")  # fmt: skip
+    assert found[("1x H100 80GB", "spot", "none")].price_per_hour == 1.6
+    assert found[("1x H200 141GB", "on_demand", "none")].chip == "H200"
+    assert found[("1x MI300x 192GB", "spot", "none")].chip == "MI300X"
+    # Two A100s of one memory, told apart by form factor in the name; 40 GB by its memory.
+    assert found[("1x A100 SXM 80GB", "on_demand", "none")].price_per_hour == 1.95
+    assert found[("1x A100 PCIe 80GB", "on_demand", "none")].price_per_hour == 1.65
+    assert found[("1x A100 PCIe 40GB", "on_demand", "none")].chip == "A100-40GB"
+    assert len(found) == 15
 
 
-def test_parse_is_skipped_too():
-    payload = Payload(b"{}", "https://api.crusoecloud.com/v1alpha5/capacities",
-                      datetime(2026, 11, 21, tzinfo=UTC), "0001.json.gz")  # fmt: skip
-    with pytest.raises(SourceSkipped, match="no price source"):
-        parse([payload])
+def test_cells_without_a_price_are_rejects_with_the_cell_text():
+    result = parse([payload("pricing.html")])
+    reasons = [r.reason for r in result.rejects]
+    assert "1x H200 141GB spot: no price listed (Contact Us)" in reasons
+    assert sum("6-month: no price listed (Contact Us)" in r for r in reasons) == 8
+    assert len(reasons) == 25  # H200 spot, and three commitment columns of eight GPUs
 
 
-def test_the_sample_builder_writes_nothing(tmp_path):
-    written = sample.write_run(tmp_path, 1, datetime(2026, 11, 14, 6, tzinfo=UTC))
-    assert written.name == "crusoe" and not written.exists()
+def test_bad_rows_become_rejects_and_an_unread_column_is_named():
+    result = parse([payload("bad-rows.html")])
+    reasons = " | ".join(r.reason for r in result.rejects)
+    for words in ("'$ 2-3' is not one USD amount", "spot: price 'call'",
+                  "a table row with no GPU name",
+                  "1x L40S 48GB spot: no price listed (—)"):  # fmt: skip
+        assert words in reasons
+    found = {(r.instance_type, r.pricing_model, r.term): r.price_per_hour
+             for r in result.records}  # fmt: skip
+    assert found == {("1x L40S 48GB", "on_demand", "none"): 1.0,
+                     ("1x L40S 48GB", "commitment", "6mo"): 0.85}  # fmt: skip
+    assert "price column(s) not read: reserved cluster" in " ".join(result.notes)
+
+
+def test_fetch_needs_no_key_and_archives_the_page(tmp_path):
+    body = (FIXTURES / "pricing.html").read_bytes()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert str(request.url) == PRICING_URL
+        return httpx.Response(200, content=body, headers={"Content-Type": "text/html"})
+
+    [fetched] = fetch(context(tmp_path, SOURCE.name, handler))
+    assert fetched.url == PRICING_URL
+    assert len(parse(read_payloads(tmp_path / STAMP, "crusoe")).records) == 15

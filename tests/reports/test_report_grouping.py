@@ -99,13 +99,20 @@ def test_the_sample_e_mail_fits_a_390_px_phone(sample_report, tmp_path):
     assert len(widths) >= 3 and all(wide <= room for wide, room in widths), widths
 
 
-def test_a_source_not_collected_is_not_counted_among_the_sources(tmp_path):
-    """On 368c4bd a failed live run counted crusoe (registered, never collected) among "25 of
-    25 sources stale"; `chipcost sources` says "not collected"."""
+def test_a_source_not_collected_is_not_counted_among_the_sources(tmp_path, monkeypatch):
+    """On 368c4bd a failed live run counted crusoe (then registered, never collected) among
+    "25 of 25 sources stale"; `chipcost sources` says "not collected". Crusoe is collected now:
+    a registry where it is not stands in for any such source."""
+    import dataclasses
+
+    import chipcost.extract as extract
     from chipcost.core.runs import SKIPPED
     from chipcost.reports.text import health_line
     from tests import report_warehouse as golden
 
+    found = extract.registry()
+    not_collected = dataclasses.replace(found["crusoe"], collected=False)
+    monkeypatch.setattr(extract, "registry", lambda: {**found, "crusoe": not_collected})
     runs = golden.golden_runs()
     crusoe = golden.source("crusoe", [], 6, status=SKIPPED, message="not collected")
     runs[-1].sources.append(crusoe)
