@@ -3,11 +3,20 @@ twenty clouds, each offer kept with the cloud that runs it as its seller."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from chipcost.core.payload import Payload
+from chipcost.core.record import Reject
 from chipcost.extract import _http
-from chipcost.extract._kit import host_spec, json_price, listed_rows, missing_key, parse_count
+from chipcost.extract._kit import (
+    Offer,
+    host_spec,
+    json_price,
+    listed_rows,
+    missing_key,
+    parse_count,
+)
 from chipcost.extract._resale import seller, with_part
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -19,6 +28,10 @@ TYPES_URL = "https://api.shadeform.ai/v1/instances/types"
 API_KEY_ENV = "SHADEFORM_API_KEY"  # declared in SOURCE.settings; named in messages
 FIELDS = ("cloud", "shade_instance_type", "cloud_instance_type", "configuration",
           "hourly_price", "availability")  # fmt: skip
+# An availability entry's rental_type -> the record's pricing model. Entries carry it since
+# spot came (Shadeform's spot guide: "Every entry in an instance type's `availability` array
+# carries a `rental_type`"); an entry without one is on demand, as every entry was before.
+RENTAL_TYPES = {"on_demand": "on_demand", None: "on_demand", "spot": "spot"}
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -38,16 +51,22 @@ def rows(page: Page) -> list[Any]:
 
 
 def offers(row: Any, page: Page) -> list[Item]:
-    """One on-demand record per region an instance type is listed in, per instance-hour; pure.
+    """One record per entry of an instance type's availability, per instance-hour; pure.
 
+    An entry is on demand (rental_type "on_demand", or none: the answer before spot existed)
+    at the type's hourly_price in cents, or spot (rental_type "spot") at its own hourly_price,
+    "a decimal string in dollars" (Shadeform's spot guide); each keeps its own `available`.
     The record's provider is Shadeform (who rents and bills it); the cloud that runs it is the
     seller, first in the instance type's name and in extra.seller."""
     try:
-        name, count, gpu, cents = _instance_type(row)
+        name, count, gpu = _instance_type(row)
     except ValueError as exc:
         return [page.reject(str(exc), row, _name(row))]
-    places = [a for a in row.get("availability") or [] if isinstance(a, dict) and a.get("region")]
-    if not places:
+    listed = row.get("availability")
+    if not isinstance(listed, list):
+        why = f"{name}: availability {listed!r:.40} is not a list of regions"
+        return [page.reject(why, row, name)]
+    if not listed:
         return [Skip("an instance type listed in no region", name)]
     config = row["configuration"]
     memory = config.get("vram_per_gpu_in_gb")
@@ -56,9 +75,6 @@ def offers(row: Any, page: Page) -> list[Item]:
         instance_type=name,
         chip=page.chip(with_part(gpu, config.get("interconnect"), memory), memory),
         chip_count=float(count),
-        pricing_model="on_demand",
-        # hourly_price is "the hourly price of the instance in cents" (the API reference).
-        price_per_hour=round(cents / 100, 6),
         sku=str(row.get("cloud_instance_type") or ""),  # the seller's own name for it
         extra=_extra(row, config, str(row["cloud"]), memory),
         # The instance's configuration: vcpus, memory_in_gb and storage_in_gb.
@@ -66,16 +82,46 @@ def offers(row: Any, page: Page) -> list[Item]:
         ram_gb=host_spec(config.get("memory_in_gb")),
         disk_gb=host_spec(config.get("storage_in_gb")),
     )
-    return [
-        offer.record(
-            region=str(place["region"]),
-            extra={
-                "available": place.get("available") is True,
-                "region_name": place.get("display_name"),
-            },
-        )  # fmt: skip
-        for place in places
-    ]
+    # hourly_price is "the hourly price of the instance in cents" (the API reference): the
+    # price of every on-demand entry, so one that cannot be read is one reject for all of them.
+    cents, why = json_price(row.get("hourly_price"), f"{name} hourly_price (cents)")
+    on_demand = (round(cents / 100, 6), "") if cents is not None else (None, why)
+    made = [_entry(offer, place, n, on_demand, page) for n, place in enumerate(listed)]
+    kept = [item for item in made if not isinstance(item, Reject)]
+    # a reason met by several entries (every on-demand region of a bad price) is one reject
+    refused = {item.reason: item for item in made if isinstance(item, Reject)}
+    return [*kept, *(replace(r, row=row, sku=name) for r in refused.values())]
+
+
+def _entry(
+    offer: Offer, place: object, n: int, on_demand: tuple[float | None, str], page: Page
+) -> Item:
+    """The record of availability[n], or a reject naming the field that cannot be read."""
+    where = f"{offer.shared['instance_type']} availability[{n}]"
+    region = place.get("region") if isinstance(place, dict) else None
+    if not isinstance(place, dict) or not isinstance(region, str) or not region.strip():
+        return page.reject(f"{where}: {place!r:.60} names no region", place)
+    rental = place.get("rental_type")
+    model = RENTAL_TYPES.get(rental) if rental is None or isinstance(rental, str) else None
+    if model is None:
+        return page.reject(f"{where}: rental_type {rental!r:.40} is not on_demand or spot", place)
+    if model == "spot":
+        price, why = json_price(place.get("hourly_price"), f"{where} hourly_price (dollars)")
+        basis = "per instance-hour; the spot entry's hourly_price, in dollars"
+    else:
+        (price, why), basis = on_demand, "per instance-hour; hourly_price / 100"
+    if price is None:
+        return page.reject(why, place)
+    return offer.record(
+        region=region.strip(),
+        pricing_model=model,
+        price_per_hour=price,
+        extra={
+            "available": place.get("available") is True,
+            "region_name": place.get("display_name"),
+            "price_basis": basis,
+        },
+    )
 
 
 def _name(row: Any) -> str:
@@ -89,8 +135,8 @@ def _name(row: Any) -> str:
     return f"{cloud}/{shade}" if cloud and shade else ""
 
 
-def _instance_type(row: Any) -> tuple[str, int, str, float]:
-    """(name, GPU count, gpu_type, price in cents) of one type, or ValueError saying why not."""
+def _instance_type(row: Any) -> tuple[str, int, str]:
+    """(name, GPU count, gpu_type) of one type, or ValueError saying why not."""
     name = _name(row)
     if not name:
         raise ValueError(f"instance type {row!r:.80} has no cloud or shade_instance_type")
@@ -101,11 +147,10 @@ def _instance_type(row: Any) -> tuple[str, int, str, float]:
         count = parse_count(config.get("num_gpus"))
     except ValueError as exc:
         raise ValueError(f"{name}: {exc}") from exc
-    gpu = str(config.get("gpu_type") or "").strip()
-    cents, why = json_price(row.get("hourly_price"), f"{name} hourly_price (cents)")
-    if cents is None or not gpu:
-        raise ValueError(why or f"{name}: configuration has no gpu_type")
-    return name, count, gpu, cents
+    gpu = config.get("gpu_type")
+    if not isinstance(gpu, str) or not gpu.strip():
+        raise ValueError(f"{name}: configuration has no gpu_type ({gpu!r:.40})")
+    return name, count, gpu.strip()
 
 
 def _extra(row: dict, config: dict, cloud: str, memory: float | None) -> dict[str, Any]:
@@ -119,7 +164,6 @@ def _extra(row: dict, config: dict, cloud: str, memory: float | None) -> dict[st
         "memory_gb": config.get("memory_in_gb"),
         "interconnect": config.get("interconnect"),
         "deployment_type": row.get("deployment_type"),
-        "price_basis": "per instance-hour; hourly_price / 100",
     }
     return {k: v for k, v in extra.items() if v is not None}
 
@@ -129,8 +173,9 @@ SOURCE = Source(
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(
-        "Shadeform instance types (needs SHADEFORM_API_KEY): on-demand prices of the GPU VMs "
-        "of about twenty clouds it resells, per region, the cloud kept as the seller"
+        "Shadeform instance types (needs SHADEFORM_API_KEY): on-demand (and, where listed, "
+        "spot) prices of the GPU VMs of about twenty clouds it resells, per region, the cloud "
+        "kept as the seller"
     ),
     fetch=fetch,
     rows=rows,

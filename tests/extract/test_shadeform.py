@@ -67,6 +67,31 @@ def test_the_documented_example_parses_and_its_mismatched_chip_is_named():
     assert any("A100" in note for note in result.notes)
 
 
+def test_a_spot_entry_is_a_spot_price_in_dollars_beside_the_on_demand_one():
+    """Shadeform's spot guide: a second availability entry per region, rental_type "spot",
+    hourly_price "a decimal string in dollars". On c4783d0 it became a second on-demand row,
+    refused as a duplicate offer key."""
+    result = parse([payload("documented-spot.json")])
+    found = {(r.region, r.pricing_model): r for r in result.records}
+    assert set(found) == {("us-central-1", "on_demand"), ("us-central-1", "spot")}
+    assert found[("us-central-1", "on_demand")].price_per_hour == 2.10  # 210 cents
+    assert found[("us-central-1", "spot")].price_per_hour == 1.50  # "1.50" dollars
+    assert "dollars" in found[("us-central-1", "spot")].extra["price_basis"]
+    assert not result.rejects
+
+
+def test_each_entry_keeps_its_own_available_flag_and_a_bad_availability_is_one_reject():
+    result = parse([payload("bad-availability.json")])
+    found = {(r.instance_type, r.pricing_model): r for r in result.records}
+    # spot listed first and available, on demand sold out: each says its own
+    assert found[("hyperstack/A6000-spot-first", "spot")].extra["available"] is True
+    assert found[("hyperstack/A6000-spot-first", "on_demand")].extra["available"] is False
+    # availability 2 (a number, not the list): one reject naming the field, the rest loaded
+    [bad] = result.rejects
+    assert "hyperstack/A6000-count: availability 2 is not a list of regions" in bad.reason
+    assert ("hyperstack/A6000", "spot") in found and len(result.records) == 4
+
+
 def test_bad_rows_become_rejects_with_reasons():
     result = parse([payload("bad-rows.json")])
     reasons = " | ".join(r.reason for r in result.rejects)
