@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from chipcost.core.errors import SourceError
@@ -35,6 +35,15 @@ API_KEY_ENV = "PRIME_API_KEY"  # what Prime Intellect's own CLI reads; named in 
 FIELDS = ("cloudId", "gpuType", "provider", "gpuCount", "prices")
 # security -> the record's plan: Prime lists secure-cloud and community-cloud offers.
 PLANS = {"secure_cloud": "secure", "community_cloud": "community", None: "default"}
+# security's plan -> the prices field its price is in first: Prime's answers give a community
+# offer's price in communityPrice with onDemand null, a secure offer's in onDemand.
+PRICE_FIELDS = {
+    "community": ("communityPrice", "onDemand"),
+    "secure": ("onDemand", "communityPrice"),
+    "default": ("onDemand", "communityPrice"),
+}
+# An offer's host parts: its field, the record's column, and the unit of its pricePerUnit.
+HOST_PARTS = (("vcpu", "vcpus", "vCPU"), ("memory", "ram_gb", "GB"), ("disk", "disk_gb", "GB"))
 # gpuType names the memory per GPU after an underscore: "H100_80GB", "RTX_PRO_6000B_96GB".
 GPU_TYPE = re.compile(r"^(?P<base>.+?)_(?P<gb>\d+(?:\.\d+)?)GB$", re.I)
 
@@ -94,10 +103,11 @@ def offers(item: Any, page: Page) -> list[Item]:
     if security not in PLANS:
         return [page.reject(f"{name}: security {security!r} is not secure or community", item)]
     prices = item.get("prices") if isinstance(item.get("prices"), dict) else {}
-    price, why = json_price(prices.get("onDemand"), f"{name} prices.onDemand")
+    price, field, why = _price(prices, PLANS[security], name)
     if price is None:
         return [page.reject(why, item, cloud_id)]
     spelling, memory = _spelling(gpu, item.get("socket"))
+    basis = _basis(item, price)
     return [
         page.record(
             region=str(item.get("dataCenter") or item.get("region") or "global"),
@@ -110,10 +120,23 @@ def offers(item: Any, page: Page) -> list[Item]:
             price_per_hour=price,
             currency=str(prices.get("currency") or "USD").upper(),
             sku=cloud_id,
-            extra=_extra(item, upstream),
-            **_host(item),
+            extra={**_extra(item, upstream), **basis.extra, "price_field": field},
+            **basis.host,
         )
     ]
+
+
+def _price(prices: dict, plan: str, name: str) -> tuple[float | None, str, str]:
+    """(price, the field it is in, "") or (None, "", why not): a community-cloud offer's price
+    is prices.communityPrice (its onDemand is null on Prime's answers), another's onDemand;
+    the other field is read where the first is empty, as Prime's CLI reads either."""
+    fields = PRICE_FIELDS[plan]
+    for field in fields:
+        if prices.get(field) is not None:
+            price, why = json_price(prices[field], f"{name} prices.{field}")
+            # to the micro-dollar: Prime sends sums with float noise (1.6567999999999998)
+            return (round(price, 6) if price is not None else None), field, why
+    return None, "", f"{name} prices.{fields[0]}: no price (neither {' nor '.join(fields)})"
 
 
 def _spelling(gpu: str, socket: object) -> tuple[str, float | None]:
@@ -124,15 +147,62 @@ def _spelling(gpu: str, socket: object) -> tuple[str, float | None]:
     return with_part(base.replace("_", " ").strip(), socket, memory), memory
 
 
-def _host(item: dict) -> dict[str, float | None]:
-    """The configuration's vcpu and memory defaultCount (what the price is for); its disk is
-    billed apart from the price, so none is given with it."""
+@dataclass(frozen=True)
+class Basis:
+    """What an offer's price pays for: the host it states (vcpus, ram_gb, disk_gb of the
+    record) and extra's price_basis with each part billed apart."""
 
-    def default(field: str) -> float | None:
-        found = item.get(field)
-        return host_spec(found.get("defaultCount")) if isinstance(found, dict) else None
+    host: dict[str, float | None]
+    extra: dict[str, Any]
 
-    return {"vcpus": default("vcpu"), "ram_gb": default("memory")}
+
+def _basis(item: dict, price: float) -> Basis:
+    """The configuration's vCPUs, memory and disk as the price covers them.
+
+    Each of `vcpu`, `memory` and `disk` states a defaultCount, and where it is billed apart a
+    pricePerUnit with defaultIncludedInPrice false. A part billed apart is named with its
+    rate, not given as what the price buys. One exception is read from the price itself:
+    RunPod's offers say their disk is billed apart, yet every price of them in a recorded
+    answer is the GPU rate plus the default disk's charge (1.6568 = 1.64 + 120 GB x 0.00014),
+    so a price that comes to whole cents only without that charge includes it."""
+    host: dict[str, float | None] = {}
+    said = ["per instance-hour (the configuration)"]
+    extra: dict[str, Any] = {}
+    for part, column, unit in HOST_PARTS:
+        found = item.get(part) if isinstance(item.get(part), dict) else {}
+        count, rate = host_spec(found.get("defaultCount")), _rate(found.get("pricePerUnit"))
+        charge = round(count * rate, 6) if count is not None and rate is not None else None
+        stated = found.get("defaultIncludedInPrice") is True
+        if stated or _in_price(price, charge):
+            host[column] = count
+            if charge is not None:
+                extra[f"{part}_charge_in_price"] = charge
+                said.append(
+                    f"the default {part} ({count:g} {unit}) included, {charge:g} an hour"
+                    + ("" if stated else ", though the offer says it is billed apart")
+                )
+        elif rate is not None and found.get("defaultIncludedInPrice") is False:
+            host[column] = None
+            said.append(f"{part} billed apart at {rate:g} per {unit}-hour")
+        else:
+            host[column] = count if part != "disk" else None
+    if host["disk_gb"] is None and "disk billed apart" not in " ".join(said):
+        said.append("disk not said to be in the price")
+    return Basis(host, {**extra, "price_basis": "; ".join(said)})
+
+
+def _rate(value: object) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+    return float(value) if ok else None  # type: ignore[arg-type]
+
+
+def _in_price(price: float, charge: float | None) -> bool:
+    """Whether a price that is not whole cents is whole cents once `charge` is taken off."""
+    if not charge:
+        return False
+    cents = price * 100
+    less = (price - charge) * 100
+    return abs(cents - round(cents)) > 1e-6 and abs(less - round(less)) < 1e-6
 
 
 def _extra(item: dict, upstream: str) -> dict[str, Any]:
@@ -147,7 +217,6 @@ def _extra(item: dict, upstream: str) -> dict[str, Any]:
         "gpu_memory_gb": item.get("gpuMemory"),
         "country": item.get("country"),
         "stock_status": item.get("stockStatus"),
-        "price_basis": "per instance-hour (the configuration); disk billed separately",
     }
     return {k: v for k, v in extra.items() if v is not None}
 

@@ -47,10 +47,51 @@ def test_the_upstream_cloud_is_kept_as_the_seller():
     assert (lam.vcpus, lam.ram_gb, lam.disk_gb) == (240.0, 1800.0, None)
 
 
+def test_a_recorded_answer_loads_its_community_offers_at_their_community_price():
+    """Prime's CLI tests record an answer of 79 offers, 34 of them community cloud with
+    onDemand null and the price in communityPrice: on c4783d0 each of the 34 was a reject."""
+    result = parse([payload("prime-cli-2025-01.json")])
+    assert (len(result.records), result.rejects) == (79, [])
+    community = [r for r in result.records if r.plan == "community"]
+    assert len(community) == 34
+    assert {r.extra["seller"] for r in community} == {"tensordock", "runpod"}
+    assert {r.extra["price_field"] for r in community} == {"communityPrice"}
+    found = {(r.instance_type, r.plan): r for r in result.records}
+    assert found[("runpod/1x NVIDIA A100 80GB PCIe", "community")].price_per_hour == 1.2068
+    assert found[("runpod/1x NVIDIA A100 80GB PCIe", "secure")].price_per_hour == 1.6568
+    assert found[("runpod/1x NVIDIA A100 80GB PCIe", "secure")].extra["price_field"] == "onDemand"
+
+
+def test_what_the_price_covers_is_said_as_the_answer_shows_it():
+    found = {
+        (r.instance_type, r.plan): r for r in parse([payload("prime-cli-2025-01.json")]).records
+    }
+    # RunPod: "defaultIncludedInPrice": false, yet 1.6568 is RunPod's 1.64 plus 120 GB x 0.00014
+    runpod = found[("runpod/1x NVIDIA A100 80GB PCIe", "secure")]
+    assert runpod.disk_gb == 120.0 and runpod.extra["disk_charge_in_price"] == 0.0168
+    assert "the default disk (120 GB) included, 0.0168 an hour, though the offer says it is " \
+        "billed apart" in runpod.extra["price_basis"]  # fmt: skip
+    # Hyperstack says its default 750 GB disk is in the price (defaultIncludedInPrice true)
+    hyperstack = found[("hyperstack/1x n3-A100x1", "secure")]
+    assert hyperstack.disk_gb == 750.0 and "billed apart" not in hyperstack.extra["price_basis"]
+    # TensorDock bills vCPUs, memory and disk beside its 1.00: none given as what 1.00 buys
+    tensordock = found[("tensordock/1x 353c7146-1d73-41ae-b19c-80a578297621_1", "community")]
+    assert (tensordock.vcpus, tensordock.ram_gb, tensordock.disk_gb) == (None, None, None)
+    for words in ("vcpu billed apart at 0.005 per vCPU-hour", "disk billed apart at 0.0005"):
+        assert words in tensordock.extra["price_basis"]
+
+
+def test_the_paged_answer_of_the_cli_tests_loads_every_offer():
+    result = parse([payload("prime-cli-2025-11.json")])
+    assert (len(result.records), result.rejects) == (8, [])
+    assert {r.region for r in result.records} >= {"US-KS-2"}
+
+
 def test_bad_rows_become_rejects_and_an_offer_listed_twice_keeps_its_cheapest_price():
     result = parse([payload("bad-rows.json")])
     reasons = " | ".join(r.reason for r in result.rejects)
-    for words in ("'1.90 USD' is not a plain number", "prices.onDemand: no price (None)",
+    for words in ("'1.90 USD' is not a plain number",
+                  "prices.onDemand: no price (neither onDemand nor communityPrice)",
                   "GPU count 0 is below 1", "has no provider, cloudId or gpuType",
                   "security 'private_cloud'"):  # fmt: skip
         assert words in reasons
@@ -60,6 +101,18 @@ def test_bad_rows_become_rejects_and_an_offer_listed_twice_keeps_its_cheapest_pr
     assert (twice.price_per_hour, twice.extra["listings"], twice.extra["max"]) == (1.9, 2, 2.05)
     assert found[("hyperstack/1x n3-H100x1", "community", "on_demand")].price_per_hour == 1.49
     assert found[("hyperstack/1x n3-H100x1-spot", "secure", "spot")].price_per_hour == 0.95
+
+
+def test_the_stated_socket_decides_the_chip():
+    """Issue 48: an H100_80GB over socket "PCIe Gen5" loaded as the SXM part on c4783d0."""
+    result = parse([payload("stated-parts.json")])
+    chips = {r.sku: r.chip for r in result.records}
+    assert chips["n3-H100x1-gen5"] == "H100-PCIe"
+    assert chips["n3-H100x1-sxm5"] == "H100-SXM"
+    assert chips["n3-H100x1-nosocket"] == "H100-SXM"  # nothing stated: H100 with 80 GB
+    # a part no H100 is sold in here: unknown, and the notes name the spelling
+    assert chips["n3-H100x1-oam"] == "unknown"
+    assert any("H100 OAM" in note for note in result.notes)
 
 
 def keyed(tmp_path: Path, handler, key: str = KEY):
