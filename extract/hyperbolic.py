@@ -55,7 +55,7 @@ def offers(vm: Any, page: Page) -> list[Item]:
     offer = page.offer(
         region=UNPLACED.get(region.lower(), region),
         instance_type=name,
-        chip=page.chip(gpu, memory),
+        chip=page.chip(_spelling(gpu, model), memory),
         chip_count=float(count),
         sku=name,
         extra=_extra(vm, region, memory, model),
@@ -86,6 +86,16 @@ def _gpu_info(info: Any) -> tuple[float | None, str | None]:
     size = info_memory.get("SizeInMiB") if isinstance(info_memory, dict) else None
     memory = round(size / MIB_PER_GB, 1) if isinstance(size, int | float) and size > 0 else None
     return memory, first.get("Name")
+
+
+def _spelling(accelerator: str, model: object) -> str:
+    """GpuInfo's GPU name where it states one ("NVIDIA-H100-80GB-HBM3": the SXM part, which
+    AcceleratorName "H100" does not say), else AcceleratorName. A stated name chipcost does
+    not know is not passed over for the shorter one: the record is `unknown`, named in the
+    notes."""
+    if isinstance(model, str) and model.strip():
+        return " ".join(model.replace("-", " ").split())
+    return accelerator
 
 
 def _extra(vm: dict, region: str, memory: float | None, model: Any) -> dict[str, Any]:

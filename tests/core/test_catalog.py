@@ -143,7 +143,11 @@ def _spec(chip: str) -> dict[str, str]:
         ("B200", "memory_bandwidth_tbps", "8"),
         # The FP4 dense peak the parts are sold on.
         ("B200", "dense_fp4_tflops", "9000"),
-        ("B300", "dense_fp4_tflops", "14000"),
+        # NVIDIA's HGX B300: 105 PF dense FP4 over 8 GPUs (14,000 before: the GB300 figure)
+        ("B300", "dense_fp4_tflops", "13125"),
+        # The A100 80GB PCIe card (on c4783d0 its offers took the SXM row's 2.039 TB/s, 400 W)
+        ("A100-80GB-PCIe", "memory_bandwidth_tbps", "1.935"),
+        ("A100-80GB-PCIe", "tdp_w", "300"),
         ("GB300", "dense_fp4_tflops", "15000"),
         ("MI355X", "dense_fp4_tflops", "10000"),
         ("MI350X", "dense_fp4_tflops", "9250"),

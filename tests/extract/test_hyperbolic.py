@@ -58,6 +58,19 @@ def test_bad_rows_become_rejects_and_a_spot_price_is_a_spot_record():
     assert found[("1x-H100-badspot", "on_demand", "global")] == 1.39  # its on-demand price stands
 
 
+def test_the_gpu_name_gpuinfo_states_decides_the_chip():
+    """Issue 48: AcceleratorName "H100" names no part; GpuInfo's GPU name does. On c4783d0
+    GpuInfo.Name was kept in extra only, so a PCIe H100 loaded as the SXM part."""
+    result = parse([payload("stated-names.json")])
+    chips = {r.instance_type: r.chip for r in result.records}
+    assert chips["1x-H100-pcie"] == "H100-PCIe"
+    assert chips["1x-H100-sxm"] == "H100-SXM"  # NVIDIA-H100-80GB-HBM3
+    assert chips["1x-H100-noname"] == "H100-SXM"  # no name: AcceleratorName with its 80 GB
+    # a stated name chipcost does not know is not passed over for "H100": unknown, named
+    assert chips["1x-H100-odd"] == "unknown"
+    assert any("NVIDIA H100 Mystery Edition" in note for note in result.notes)
+
+
 def keyed(tmp_path: Path, handler, key: str = KEY):
     settings = SourceSettings(hyperbolic_api_key=key)
     return context(tmp_path, SOURCE.name, handler, settings=settings)

@@ -72,7 +72,7 @@ def test_clouds_and_options_not_sold_give_no_record(good):
         ("NVIDIA H100 NVL", "H100-NVL"),
         ("NVIDIA H200", "H200"),
         ("NVIDIA B200", "B200"),
-        ("NVIDIA A100 80GB PCIe", "A100-80GB"),
+        ("NVIDIA A100 80GB PCIe", "A100-80GB-PCIe"),  # the PCIe card, not the SXM module
         ("NVIDIA A100-SXM4-80GB", "A100-80GB"),
         ("NVIDIA L40S", "L40S"),
         ("NVIDIA L4", "L4"),
