@@ -38,9 +38,12 @@ CPU_TYPES = frozenset({"vc2", "vhf", "vhp", "voc", "vdc"})
 # Vultr's public /plans answer: "a GPU plan whose type differs from its ID prefix, and which has
 # none of the gpu_type/gpu_count/gpu_vram_gb fields").
 VDM_ID = re.compile(r"^vcg-(?P<gpu>[a-z][a-z0-9]*)-\d+c-\d+g-(?P<vram>\d+)vram$")
-# Plans whose memory does not divide into whole cards of the catalog's size: gpuhunt's table
-# of Vultr's vdm plans gives the MI325X plan 8 cards (1,536 GB in all, 192 GB a card usable).
-VDM_CARDS = {"vcg-mi325x-252c-2872g-1536vram": 8}
+# A card whose id memory is not the catalog's: Vultr's MI325X plans count 192 GB a card in
+# the id's vram (its MI325X server is "8 x 256 GB MI325X" in Vultr's documents, yet its plan
+# is vcg-mi325x-252c-2872g-1536vram: gpuhunt's table of Vultr's plans, dstackai/gpuhunt
+# src/gpuhunt/providers/vultr.py at 3b389574). A plan's cards are its vram over this, so the
+# half server vcg-mi325x-126c-1436g-768vram is 4 cards, not 3 of 256 GB.
+ID_CARD_GB = {"mi325x": 192.0}
 SLICE = "a Cloud GPU plan selling a slice of one card: prices are per whole chip here"
 NOT_ON_DEMAND = not_rentable("on_demand", "the plan is not deployable on demand (deploy_ondemand)")
 NOT_PREEMPTIBLE = not_rentable(
@@ -132,20 +135,22 @@ def _cloud_gpu_offers(plan: Any, page: Page) -> list[Item]:
 
 
 def _dedicated_offers(plan: dict, page: Page, name: str) -> list[Item]:
-    """A vdm plan: its GPU and card count read from the id (no GPU fields are sent)."""
+    """A vdm plan: its GPU and card count read from the id (no GPU fields are sent): the
+    id's vram over the memory a card of that GPU counts in Vultr's ids."""
     found = VDM_ID.match(name)
     if found is None:
         why = f"{name}: a dedicated GPU plan id this parser cannot read (vcg-a40-...-48vram)"
         return [page.reject(why, plan, name)]
     token, vram = found["gpu"], int(found["vram"])
     chip = page.chip(METAL_SPELLINGS.get(token, token))
-    card = chip_memory_gb().get(chip)
-    count = VDM_CARDS.get(name) or (vram / card if card else 0)
+    card = ID_CARD_GB.get(token) or chip_memory_gb().get(chip)
+    count = vram / card if card else 0
     if count < 1 or count != int(count):
         card_text = f"{card:g} GB" if card else "unknown-size"
         why = f"{name}: {vram} GB is not a whole number of {card_text} {chip} cards"
         return [page.reject(why, plan, name)]
-    return _offers(plan, page, chip, int(count), {"gpu": token, "vram_gb": vram})
+    extra = {"gpu": token, "vram_gb": vram, "card_count_basis": f"{vram} GB / {card:g} GB a card"}
+    return _offers(plan, page, chip, int(count), extra)
 
 
 def _host(plan: dict) -> dict[str, float | None]:

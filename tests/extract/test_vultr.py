@@ -160,3 +160,15 @@ def test_a_dedicated_plan_whose_memory_is_no_whole_number_of_cards_is_refused():
     result = parse([Payload(body, PLANS_URL, FETCHED_AT)])
     [reject] = result.rejects
     assert "40 GB is not a whole number of 48 GB A40 cards" in reject.reason
+
+
+def test_a_dedicated_plans_cards_are_its_memory_over_the_cards_as_its_ids_count_them():
+    """Issue 48: on c4783d0 vcg-mi325x-126c-1436g-768vram loaded as 3 MI325X (768 GB over the
+    card's 256; only the 8-card plan was in an exact-id table), a per-chip price 33% high.
+    Vultr's ids count 192 GB an MI325X card (its 8 x MI325X server is 1536vram)."""
+    result = parse([payload("plans-vdm-mi325x.json", PLANS_URL)])
+    counts = {r.instance_type: (r.chip, r.chip_count) for r in result.records}
+    assert counts["vcg-mi325x-126c-1436g-768vram"] == ("MI325X", 4.0)
+    assert counts["vcg-mi325x-252c-2872g-1536vram"] == ("MI325X", 8.0)
+    half = offers(result.records, "vcg-mi325x-126c-1436g-768vram")[("ord", "on_demand")]
+    assert half.extra["card_count_basis"] == "768 GB / 192 GB a card"
