@@ -3,15 +3,12 @@ reserved."""
 
 from __future__ import annotations
 
-import csv
-from fractions import Fraction
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
+from chipcost.core.record import HOURS_PER_TERM, PriceRecord
 from chipcost.extract import _http
+from chipcost.extract._azure_sizes import SERIES_TABLE, Mapped, documented_sizes, map_size
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import Offer, field_names, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
@@ -22,20 +19,21 @@ PROVIDER = "azure"
 # savings-plan prices (savingsPlan[] on consumption rows).
 PRICES_URL = "https://prices.azure.com/api/retail/prices"
 API_VERSION = "2023-01-01-preview"
-SKU_TABLE = "azure_skus.csv"
 # One query per price type and GPU series prefix: plain `and` filters only, which every API
-# version supports. Windows rows (licence included) are left out at the source. Every size in
-# chipcost/data/azure_skus.csv starts with one of these prefixes (a test holds it): ND and NC
-# (training and inference), NV (visualisation: NVv3, NVv4, NVadsA10 v5, NVads V710 v5) and NG
-# (NGads V620).
+# version supports. Windows rows (licence included) are left out at the source. Every series in
+# chipcost/data/azure_series.csv starts with one of these prefixes (a test holds it): ND and NC
+# (training and inference), NV (visualisation: NVv2, NVv3, NVv4, NVadsA10 v5, NVads V710 v5) and
+# NG (NGads V620). What is priced is what the API lists: each size is mapped to its chip by rule
+# (extract/_azure_sizes.py), and a size no rule maps is named in the run's notes.
 PRICE_TYPES = ("Consumption", "Reservation")
 SERIES = ("Standard_ND", "Standard_NC", "Standard_NV", "Standard_NG")
 # A query spans every region: a few thousand rows, a few 1,000-row pages. A runaway
 # NextPageLink chain stops here.
 MAX_PAGES = 50
 TERMS = {"1 Year": "1yr", "3 Years": "3yr"}
-UNMAPPED = f"is not in chipcost/data/{SKU_TABLE}"
+UNMAPPED = "GPU VM size no rule maps to a chip and GPU count"
 EXPECTED_FIELDS = ("armSkuName", "armRegionName", "retailPrice", "currencyCode", "type")
+__all__ = ["SOURCE", "documented_sizes", "fetch", "map_size", "parse", "query_params"]
 
 
 def query_params(price_type: str, series: str) -> dict[str, str]:
@@ -72,30 +70,6 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
     return payloads
 
 
-@cache
-def sku_table() -> dict[str, tuple[str, Fraction, str]]:
-    """armSkuName -> (chip, accelerators per VM, series) from chipcost/data/azure_skus.csv."""
-    path = resources.files("chipcost").joinpath("data", SKU_TABLE)
-    with path.open(encoding="utf-8") as handle:
-        rows = csv.DictReader(line for line in handle if not line.startswith("#"))
-        return {
-            r["arm_sku_name"]: (r["chip"], Fraction(r["chip_count"]), r["series"]) for r in rows
-        }
-
-
-def notes(result: ParseResult) -> list[str]:
-    """The VM sizes refused for want of a row in the SKU table, to add there."""
-    unmapped = sorted(
-        {str(r.row.get("armSkuName")) for r in result.rejects if UNMAPPED in r.reason}
-    )
-    if not unmapped:
-        return []
-    return [
-        f"{len(unmapped)} VM size(s) not in chipcost/data/{SKU_TABLE} were "
-        f"refused: {', '.join(unmapped)}; add them with their chip and GPU count"
-    ]
-
-
 def rows(page: Page) -> list[Any]:
     """The page's Items. Azure always sells GPU VMs: pages that hold none mean the filter
     stopped matching (refused by the kit's rule)."""
@@ -115,16 +89,17 @@ def offers(item: Any, page: Page) -> list[Item]:
     why_skip = _not_ours(item)
     if why_skip:
         return [Skip(f"{why_skip} (not Linux GPU VM prices)")]
-    sku, price = str(item.get("armSkuName")), item.get("retailPrice")
+    sku, price = item.get("armSkuName"), item.get("retailPrice")
     problem = _problem(item, price)
-    if not problem and sku not in sku_table():
-        problem = f"{sku} {UNMAPPED}: add its chip and GPU count"
-    if not problem and sku_table()[sku][1].denominator != 1:
-        share = sku_table()[sku][1]
-        problem = f"{sku} rents {share} of a GPU: a fractional GPU is not priced per chip"
     if problem:
         return [page.reject(problem, item, str(item.get("skuId", "")))]
-    vm = _vm(item, page)
+    mapped, why = map_size(str(sku))
+    if mapped is None:
+        return [Skip(f"{UNMAPPED} ({why} in chipcost/data/{SERIES_TABLE})", str(sku))]
+    if mapped.count.denominator != 1:
+        problem = f"{sku} rents {mapped.count} of a GPU: a fractional GPU is not priced per chip"
+        return [page.reject(problem, item, str(item.get("skuId", "")))]
+    vm = _vm(item, page, mapped)
     if item.get("type") == "Reservation":
         return [_reserved(item, vm, float(price))]
     model, plan = _consumption_kind(item)
@@ -207,23 +182,25 @@ def _savings_plans(item: dict[str, Any], vm: Offer, page: Page) -> list[Item]:
     return made
 
 
-def _vm(item: dict[str, Any], page: Page) -> Offer:
+def _vm(item: dict[str, Any], page: Page, mapped: Mapped) -> Offer:
     """What every price of one VM size in one region shares."""
-    chip, count, series = sku_table()[item["armSkuName"]]
+    extra = {
+        "meter": item.get("meterName"),
+        "product": item.get("productName"),
+        "series": mapped.series,
+        "effective": item.get("effectiveStartDate"),
+        **estimate_of(item),
+    }
+    if mapped.promo:
+        extra["promo"] = True
     return page.offer(
         region=str(item["armRegionName"]),
         instance_type=str(item["armSkuName"]),
-        chip=chip,
-        chip_count=float(count),
+        chip=mapped.chip,
+        chip_count=float(mapped.count),
         currency=str(item["currencyCode"]),
         sku=str(item.get("skuId", "")),
-        extra={
-            "meter": item.get("meterName"),
-            "product": item.get("productName"),
-            "series": series,
-            "effective": item.get("effectiveStartDate"),
-            **estimate_of(item),
-        },
+        extra=extra,
     )
 
 
@@ -237,6 +214,5 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
-    notes=notes,
 )
 parse = SOURCE.parse

@@ -56,10 +56,13 @@ def _gcp() -> list[dict[str, Any]]:
 
 
 def _azure() -> list[dict[str, Any]]:
-    source = f"{DATA}/azure_skus.csv; Microsoft Learn, Sizes for virtual machines in Azure"
+    source = (
+        f"{DATA}/azure_series.csv (the sizes each series page documents, mapped by the rule of "
+        "extract/_azure_sizes.py); Microsoft Learn, Sizes for virtual machines in Azure"
+    )
     return [
-        _row("azure", sku, chip, float(count), series, source)
-        for sku, (chip, count, series) in sorted(azure.sku_table().items())
+        _row("azure", size, m.chip, float(m.count), m.series, source)
+        for size, m in sorted(azure.documented_sizes().items())
     ]
 
 

@@ -50,7 +50,7 @@ REFERENCE_FILES = (
     "gcp_machine_types.csv",
     "gcp_tpus.csv",
     "gcp_tpu_slices.csv",
-    "azure_skus.csv",
+    "azure_series.csv",
     "oci_gpu_shapes.csv",
     "oci_gpu_models.csv",
 )

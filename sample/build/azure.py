@@ -14,14 +14,17 @@ from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.sample.build._common import factor, fresh_writer, indented_json
 
 # size, regions, on demand, spot, low priority, savings plan 1/3 yr, reserved 1/3 yr total.
+# The first region's prices are the size's; any other region copies them (and says so).
 # fmt: off
 SIZES = (
-    # H100 spot: an estimate (no public page found), near a live capture's 18.17.
+    # H100 eastus: a public project's live capture of the Retail Prices answer (98.32 on
+    # demand, 18.169536 spot; sample/REFERENCES.md [AZ]).
     ("Standard_ND96isr_H100_v5", ("eastus", "southcentralus", "swedencentral"), 98.32, 18.17,
      None, 70.31, 47.29, 521712.0, 1098340.0),
     ("Standard_ND96isr_H200_v5", ("eastus2", "swedencentral"), 110.24, 44.1, None, 78.82,
      53.02, 585013.0, 1231550.0),
-    ("Standard_ND96isr_MI300X_v5", ("eastus", "westus"), 48.0, 19.2, None, 34.32, 23.09,
+    # MI300X is not sold in eastus: the sample lists it in westus only.
+    ("Standard_ND96isr_MI300X_v5", ("westus",), 48.0, 19.2, None, 34.32, 23.09,
      254726.0, 536248.0),
     ("Standard_ND96amsr_A100_v4", ("eastus", "westus2", "westeurope"), 32.77, 13.11, 6.55,
      23.43, 15.76, 173901.0, 366096.0),
@@ -38,17 +41,23 @@ SIZES = (
     ("Standard_NV6ads_A10_v5", ("eastus",), 0.45, 0.09, None, None, None, None, None),
 )
 # fmt: on
-# Offers no public price was found for (sample/REFERENCES.md): (size, region, kind) -> what the
-# estimate rests on, carried in the item beside Azure's own fields.
-ESTIMATES = {
-    ("Standard_ND96isr_H100_v5", "eastus", ""): (
-        "no copy of Azure's Retail Prices answer for this size was found"
-    ),
-    ("Standard_ND96isr_H100_v5", "eastus", "Spot"): (
-        "near a live Retail Prices capture (18.17); no public copy found"
-    ),
-    ("Standard_ND96isr_MI300X_v5", "eastus", ""): "no public price found",
-}
+# The (size, region) offers whose prices are traced to a public copy (sample/REFERENCES.md);
+# every other offer is marked an estimate in its items, beside Azure's own fields.
+TRACED = {("Standard_ND96isr_H100_v5", "eastus")}
+
+
+def estimate(sku: str, regions: tuple[str, ...], region: str) -> str:
+    """What an untraced offer's price rests on ('' for a traced one)."""
+    if (sku, region) in TRACED:
+        return ""
+    if region == regions[0]:
+        return "no copy of Azure's Retail Prices row for this size and region was found"
+    return (
+        f"copies {regions[0]}'s price; no copy of {region}'s own Retail Prices row was found "
+        "(regions differ: the sample does not know by how much)"
+    )
+
+
 PAGE = 30  # rows per sample page, so that the sample pages too (the API's is 1000)
 # (size, first day) -> price factor from that day on.
 MOVES = {("Standard_ND96isr_H200_v5", 4): 0.9}  # spot and on demand cut 10%
@@ -130,19 +139,20 @@ def query_items(day: int) -> dict[tuple[str, str], list[dict[str, Any]]]:
         series = next(prefix for prefix in azure.SERIES if sku.startswith(prefix))
         for region in regions:
             savings = {"1 Year": sp1, "3 Years": sp3} if sp1 else None
-            rows = queries[("Consumption", series)]
-            rows.append(azure_item(sku, region, round(demand * move, 4), savings=savings))
-            rows.append(azure_item(sku, region, round(spot * move, 4), kind="Spot"))
-            for row, kind in zip(rows[-2:], ("", "Spot"), strict=True):
-                if (sku, region, kind) in ESTIMATES:
-                    row[ESTIMATE_KEY] = ESTIMATES[(sku, region, kind)]
+            made = [azure_item(sku, region, round(demand * move, 4), savings=savings)]
+            made.append(azure_item(sku, region, round(spot * move, 4), kind="Spot"))
             if low:
-                rows.append(azure_item(sku, region, low, kind="Low Priority"))
-            for term, total in (("1 Year", ri1), ("3 Years", ri3)):
-                if total:
-                    queries[("Reservation", series)].append(
-                        azure_item(sku, region, total, reservation=term)
-                    )
+                made.append(azure_item(sku, region, low, kind="Low Priority"))
+            reserved = [
+                azure_item(sku, region, total, reservation=term)
+                for term, total in (("1 Year", ri1), ("3 Years", ri3))
+                if total
+            ]
+            if why := estimate(sku, regions, region):
+                for row in (*made, *reserved):
+                    row[ESTIMATE_KEY] = why
+            queries[("Consumption", series)].extend(made)
+            queries[("Reservation", series)].extend(reserved)
     return queries
 
 
