@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import re
+
 import pytest
 
 from chipcost.core.catalog import (
@@ -165,3 +168,53 @@ def test_every_new_chip_says_where_its_figures_come_from_or_that_none_were_found
         has_figure = any(row[c] for c in ("memory_gb", "memory_bandwidth_tbps", "tdp_w"))
         assert row["spec_source"]
         assert has_figure == ("no specification found" not in row["spec_source"])
+
+
+FIGURES = ("memory_gb", "memory_bandwidth_tbps", "dense_fp8_tflops", "dense_bf16_tflops",
+           "dense_fp4_tflops", "tdp_w")  # fmt: skip
+# "1,440" is a thousand separator, "5,3" (a Russian page's 5.3) a decimal comma.
+NUMBER = re.compile(r"\d+(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+,\d{1,2}(?!\d)|\d+(?:\.\d+)?")
+# A count the text divides by: "over 8 GPUs", "for 72 GPUs", "divided by 8", "2 GPUs".
+COUNT = re.compile(r"(?:divided by|over|for) (\d+)|(\d+) (?:GPUs|Blackwell GPUs)")
+
+
+def _numbers(text: str) -> list[float]:
+    found = []
+    for token in NUMBER.findall(text):
+        thousands = re.fullmatch(r"\d+(?:,\d{3})+(?:\.\d+)?", token)
+        found.append(float(token.replace(",", "") if thousands else token.replace(",", ".")))
+    return found
+
+
+def _written(value: float, text: str) -> bool:
+    """The figure, in its unit or the text's (GB/s for TB/s, PFLOPS for TFLOPS), or a number
+    of the text divided by a count the text names."""
+    counts = [1] + [int(a or b) for a, b in COUNT.findall(text)]
+    return any(
+        math.isclose(value * count, number * scale, rel_tol=5e-4)
+        for number in _numbers(text)
+        for scale in (1, 1000, 0.001)
+        for count in counts
+    )
+
+
+def test_each_figure_of_a_row_that_quotes_its_source_is_written_there():
+    """Issue 47: a row that quotes its document's words (B300's dense FP4 was 14,000 where
+    NVIDIA's HGX B300 gives 105 PF over 8 GPUs) holds no figure its source line does not
+    state: in the quoted words, derived from them by a count the line names, or said to be
+    another document's, named there."""
+    quoting = [row for row in chip_rows() if "'" in row["spec_source"]]
+    assert len(quoting) >= 37
+    unwritten = [
+        (row["chip"], column, row[column])
+        for row in quoting
+        for column in FIGURES
+        if row[column] and not _written(float(row[column]), row["spec_source"])
+    ]
+    assert unwritten == []
+
+
+def test_b300_dense_fp4_is_nvidias_hgx_figure_over_its_eight_gpus():
+    b300 = _spec("B300")
+    assert b300["dense_fp4_tflops"] == "13125"
+    assert "105 PFLOPS" in b300["spec_source"] and "13,125" in b300["spec_source"]
