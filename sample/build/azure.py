@@ -41,8 +41,9 @@ SIZES = (
     ("Standard_NV6ads_A10_v5", ("eastus",), 0.45, 0.09, None, None, None, None, None),
 )
 # fmt: on
-# The (size, region) offers whose prices are traced to a public copy (sample/REFERENCES.md);
-# every other offer is marked an estimate in its items, beside Azure's own fields.
+# The (size, region) offers whose on-demand and spot prices are traced to a public copy
+# (sample/REFERENCES.md); their reservations, and every other offer, are marked an estimate in
+# their items, beside Azure's own fields.
 TRACED = {("Standard_ND96isr_H100_v5", "eastus")}
 
 
@@ -138,7 +139,9 @@ def query_items(day: int) -> dict[tuple[str, str], list[dict[str, Any]]]:
         move = factor(MOVES, sku, day)
         series = next(prefix for prefix in azure.SERIES if sku.startswith(prefix))
         for region in regions:
-            savings = {"1 Year": sp1, "3 Years": sp3} if sp1 else None
+            traced = (sku, region) in TRACED
+            # A traced item carries only what its capture shows: no savings plans.
+            savings = {"1 Year": sp1, "3 Years": sp3} if sp1 and not traced else None
             made = [azure_item(sku, region, round(demand * move, 4), savings=savings)]
             made.append(azure_item(sku, region, round(spot * move, 4), kind="Spot"))
             if low:
@@ -151,6 +154,8 @@ def query_items(day: int) -> dict[tuple[str, str], list[dict[str, Any]]]:
             if why := estimate(sku, regions, region):
                 for row in (*made, *reserved):
                     row[ESTIMATE_KEY] = why
+            for row in reserved if traced else ():
+                row[ESTIMATE_KEY] = "no copy of Azure's reservation price for this size was found"
             queries[("Consumption", series)].extend(made)
             queries[("Reservation", series)].extend(reserved)
     return queries
