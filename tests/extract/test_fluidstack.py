@@ -34,7 +34,7 @@ def test_each_count_and_region_is_an_on_demand_price_per_instance_hour():
     assert (board.chip, board.price_per_hour, board.extra["price_per_gpu_hour"]) == (
         "H100-SXM", 23.92, 2.99)  # fmt: skip
     assert found[("L40_48GB::8", "CANADA")].chip == "L40"
-    assert found[("A100_PCIE_80GB::2", "ARIZONA_USA")].chip == "A100-80GB"
+    assert found[("A100_PCIE_80GB::2", "ARIZONA_USA")].chip == "A100-80GB-PCIe"
     assert len(found) == 23 and {r.pricing_model for r in found.values()} == {"on_demand"}
 
 
