@@ -35,7 +35,9 @@ CHIPS = {
     "NVIDIA H200-NVL-141GB": "H200-NVL",
     "Virtualized NVIDIA H200-SXM-141GB": "H200",
     "NVIDIA B200-SXM-180GB": "B200",
+    "NVIDIA B300-SXM-270GB": "B300",
     "NVIDIA GB200": "GB200",
+    "NVIDIA GB300": "GB300",
     "NVIDIA L40S": "L40S",
     "NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX-PRO-6000",
     "NVIDIA GH200-GraceHopper-Superchip": "GH200",
@@ -48,6 +50,7 @@ CHIPS = {
     "AMD Instinct MI300X": "MI300X",
     "AMD Instinct MI325X": "MI325X",
     "AMD Instinct MI325X 256GB HBM3e": "MI325X",
+    "AMD Instinct MI350X 288GB HBM3e": "MI350X",
 }
 # The benchmark's name -> the model as chipcost names it.
 MODELS = {
@@ -64,8 +67,8 @@ MODELS = {
 PRECISIONS = {"mxfp4": "fp4", "nvfp4": "fp4"}
 POINTS = {"Offline": "max-throughput", "Server": "latency-bound", "Interactive": "latency-bound"}
 COLUMNS = (
-    "id,chip,model,workload,kind,tokens_per_second,per,chips,precision,operating_point,"
-    "scenario,tokens_per_second_per_user,ttft_ms,tpot_ms,input_tokens,output_tokens,"
+    "id,chip,model,workload,kind,tokens_per_second,per,chips,precision,precision_stated,"
+    "operating_point,scenario,tokens_per_second_per_user,ttft_ms,tpot_ms,input_tokens,output_tokens,"
     "batch_size,concurrency,software,system,submitter,division,result_id,source,source_url,"
     "source_date,stated_as,notes"
 ).split(",")
@@ -136,6 +139,7 @@ def result_row(
     row = {
         "id": "",  # given by rows(), which sees every system of the submitter
         "precision": PRECISIONS.get(precision, precision),
+        "precision_stated": precision,
         "notes": "; ".join(notes) + ".",
         "chip": CHIPS[system["accelerator_model_name"]],
         "model": MODELS[benchmark],
@@ -171,10 +175,15 @@ def _latency(log: dict[str, str]) -> dict[str, str]:
     }
 
 
-def _precision(measurements: Path, where: tuple[str, str, str, str]) -> str:
-    """The weights' data type the submission states (weight_data_types), or ''."""
+def _precision(measurements: Path, where: tuple[str, str, str, str], results: Path) -> str:
+    """The weights' data type the submission states (weight_data_types), or ''; from
+    measurements/<system>/<benchmark>/<scenario>/*.json (to v5.1) or the scenario's
+    results/.../measurements.json (from v6.0)."""
     _, _, benchmark, scenario = where
-    for path in sorted((measurements / benchmark / scenario).glob("*.json")):
+    found = sorted((measurements / benchmark / scenario).glob("*.json"))
+    for path in [*found, results / "measurements.json"]:
+        if not path.is_file():
+            continue
         stated = json.loads(path.read_text(encoding="utf-8")).get("weight_data_types", "")
         if stated:
             return str(stated).strip().lower()
@@ -235,12 +244,36 @@ def rows(
         url = base + str(summary_path.relative_to(checkout))
         where = (submitter, name, benchmark, scenario_dir.name)
         cite = (round_, date, url)
-        precision = _precision(checkout / division / submitter / "measurements" / name, where)
+        measurements = checkout / division / submitter / "measurements" / name
+        precision = _precision(measurements, where, scenario_dir)
         row = result_row(summary(summary_path), system, where, cite, precision, division)
         if row:
             found.append(row | {"system_dir": name, "benchmark": benchmark})
     _ids(found, round_)
+    matched(found)
     return found
+
+
+def matched(found: list[dict[str, str]]) -> None:
+    """Say in each row's notes which rows of another chip share its submitter, system size,
+    software, model, scenario and division: a matched pair, where the chip is the difference
+    (one submitter's 16 x H100 and 16 x H200 on TensorRT 10.8, say)."""
+    groups: dict[tuple, list[dict[str, str]]] = {}
+    for row in found:
+        key = tuple(row[c] for c in ("submitter", "chips", "software", "model", "scenario"))
+        groups.setdefault(key + (row["division"].split(",")[0], row["source"]), []).append(row)
+    for rows_ in groups.values():
+        for row in rows_:
+            others = [r for r in rows_ if r["chip"] != row["chip"]]
+            if not others:
+                continue
+            names = ", ".join(f"{r['id']} ({r['chip']}, {r['precision'] or 'precision not stated'})"
+                              for r in others)  # fmt: skip
+            note = (
+                f"Matched: the same submitter, system size ({row['chips']} chips), software and "
+                f"scenario as {names}"
+            )
+            row["notes"] = f"{row['notes'].rstrip('.')}. {note}."
 
 
 def main(argv: list[str]) -> None:

@@ -156,6 +156,12 @@ def test_mlperf_training_rows_convert_time_to_train_into_tokens_per_second(tmp_p
         "number_of_nodes": "1", "framework": "PyTorch 2.8.0, ROCm 7.0.0",
         "status": "Available on-premise", "system_name": "AMD Instinct MI355X platform",
     }))  # fmt: skip
+    # AMD's launch config beside its results, in the folder named for the system
+    folder = tmp_path / "AMD/benchmarks/llama31_8b/implementations" / f"{system}_llama3_8b"
+    folder.mkdir(parents=True)
+    (folder / "config_MI355X_1x8x1_8b.sh").write_text(
+        "export WARMUP_STEPS=128\nexport FP8_PARAMS=1\n"
+    )
     [row] = training.rows(tmp_path, ("v5.1", "2025-11-12", "abc"), ["llama31_8b"])
     # the median of the three successful runs: 200,000 samples x 8,192 tokens in 4,000 s
     assert row["tokens_per_second"] == f"{200_000 * 8192 / 4000:.1f}"
@@ -167,9 +173,55 @@ def test_mlperf_training_rows_convert_time_to_train_into_tokens_per_second(tmp_p
     assert row["stated_as"].startswith("run_start to run_stop 4,000.0 s (status success)")
     assert "median of 3 successful runs" in row["notes"]
     assert row["source_url"].endswith(f"/blob/abc/AMD/results/{system}/llama31_8b/result_0.txt")
+    assert row["precision_stated"].startswith("FP8_PARAMS=1 (AMD/benchmarks/llama31_8b/")
+
+
+def test_mlperf_training_precision_is_the_launch_config_the_system_ran(tmp_path: Path):
+    """NVIDIA-style configs: a common file sets FP8, an FP4 file overrides it; the config named
+    for the system decides, and configs of one shape that disagree leave the precision empty."""
+    training = script("mlperf_training")
+    folder = tmp_path / "Dell/benchmarks/llama31_8b/implementations/nemo"
+    folder.mkdir(parents=True)
+    (folder / "config_common.sh").write_text("export FP8=True\nexport FP8_RECIPE=tensorwise\n")
+    (folder / "config_common_fp4.sh").write_text(
+        'export FP4=True\nexport FP8=False\nexport FP4_RECIPE="nvfp4"\n'
+    )
+    common = "source $(dirname ${BASH_SOURCE[0]})/config_common.sh\n"
+    fp4 = "source $(dirname ${BASH_SOURCE[0]})/config_common_fp4.sh\n"
+    (folder / "config_1xSYSA.sh").write_text(common + fp4 + "export MINIBS=2\n")
+    (folder / "config_DGXB200_2x8x2xtp1pp1cp1_8b.sh").write_text(common + "export MINIBS=2\n")
+    (folder / "config_DGXB200_2x8x2xtp1pp1cp1_8b_fp4.sh").write_text(
+        common + fp4 + "export MINIBS=2\n"
+    )
+    log = {"batch": 16.0, "lr": 0.0004, "warmup": 16.0}
+    named = training.config_precision(tmp_path, "Dell", "1xSYSA", "llama31_8b", 8, log, "B200")
+    assert named[:2] == ("fp4", "FP4=True, FP4_RECIPE=nvfp4")
+    log = {"batch": 32.0, "lr": 0.0004, "warmup": 16.0}
+    precision, words, why = training.config_precision(
+        tmp_path, "Dell", "2xSYSB", "llama31_8b", 16, log, "B200"
+    )
+    assert (precision, words) == ("", "") and "disagree" in why
 
 
 @pytest.mark.parametrize("name", ["mlperf_inference", "mlperf_training", "trtllm_perf_overview"])
 def test_the_scripts_need_only_the_standard_library(name):
     text = (ROOT / "scripts" / "throughput" / f"{name}.py").read_text()
     assert "import chipcost" not in text and "from chipcost" not in text
+
+
+def test_mlperf_rows_of_one_submitter_size_and_software_are_marked_matched():
+    mlperf = script("mlperf_inference")
+    base = {"submitter": "Cisco", "chips": "16", "software": "TensorRT 10.8, CUDA 12.8",
+            "model": "llama-2-70b", "scenario": "Offline", "division": "closed, available",
+            "source": "MLPerf Inference v5.1", "precision": "fp8", "notes": "Offline."}  # fmt: skip
+    rows = [
+        base | {"id": "h100", "chip": "H100-SXM"},
+        base | {"id": "h200", "chip": "H200"},
+        base | {"id": "h200-other", "chip": "H200", "software": "TensorRT 10.10, CUDA 12.9"},
+        base | {"id": "h100-32", "chip": "H100-SXM", "chips": "32"},
+    ]
+    mlperf.matched(rows)
+    notes = {r["id"]: r["notes"] for r in rows}
+    assert "as h200 (H200, fp8)" in notes["h100"] and "as h100 (H100-SXM, fp8)" in notes["h200"]
+    # another software version or system size is not a matched pair
+    assert notes["h200-other"] == notes["h100-32"] == "Offline."
