@@ -16,6 +16,15 @@ inside it (initialisation is not), so the rate is a little below the training st
 row keeps the median run (the lower of two middles), per system as published, with the chips
 from systems/<system>.json (number_of_nodes x accelerators_per_node). Accelerators that map to
 no canonical chip are left out and named on stderr.
+
+The precision is the submission's own: the logs do not state it, so it is read from the launch
+configs the submitter publishes beside its results
+(<submitter>/benchmarks/<benchmark>/implementations/*/config_*.sh, with the files they
+`source`): FP4=True (FP4_RECIPE, e.g. nvfp4) or FP8=True (FP8_RECIPE). The config of a result
+is the one named after its system (config_<system>*.sh); else every config whose nodes x GPUs
+are the system's chips and whose learning rate, warm-up steps and global batch are the log's.
+When no config, or configs that disagree, match, the precision is left empty and the notes say
+so.
 """
 
 from __future__ import annotations
@@ -50,15 +59,138 @@ BENCHMARKS = {
         "continued pre-training from Meta's checkpoint on C4 to a log perplexity of 5.6",
     ),
 }
-# AMD's submissions set FP8=True in every config of these benchmarks (AMD/benchmarks/*/
-# implementations/*/config_*.sh); NVIDIA's stack ships FP8 and NVFP4 configs for the same
-# systems and the result logs do not say which ran, so their precision is left empty.
-FP8_SUBMITTERS = {"AMD"}
 COLUMNS = (
-    "id,chip,model,workload,kind,tokens_per_second,per,chips,precision,operating_point,"
-    "scenario,batch_size,sequence_length,software,system,submitter,division,source,"
-    "source_url,source_date,stated_as,notes"
+    "id,chip,model,workload,kind,tokens_per_second,per,chips,precision,precision_stated,"
+    "operating_point,scenario,batch_size,sequence_length,software,system,submitter,division,"
+    "source,source_url,source_date,stated_as,notes"
 ).split(",")
+_EXPORT = re.compile(r"^\s*export\s+(?P<name>[A-Z0-9_]+)=(?P<value>\S*)")
+_SOURCE = re.compile(r"^\s*source\s+.*/(?P<file>[^/\s]+\.sh)\s*$")
+
+
+def config_values(path: Path, seen: frozenset[Path] = frozenset()) -> dict[str, str]:
+    """The variables a launch config exports, with the files it sources read in order (a
+    later assignment wins, as in the shell)."""
+    values: dict[str, str] = {}
+    if path in seen or not path.is_file():
+        return values
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        sourced = _SOURCE.match(line)
+        if sourced:
+            values |= config_values(path.parent / sourced["file"], seen | {path})
+            continue
+        exported = _EXPORT.match(line)
+        if exported:
+            values[exported["name"]] = exported["value"].strip("'\"")
+    return values
+
+
+def _stated(values: dict[str, str]) -> tuple[str, str] | None:
+    """(precision, the config's words) from FP4 / FP8, or None when it sets neither."""
+    if values.get("FP4", "").lower() == "true":
+        recipe = values.get("FP4_RECIPE", "")
+        return "fp4", f"FP4=True, FP4_RECIPE={recipe}" if recipe else "FP4=True"
+    if values.get("FP8", "").lower() == "true":
+        recipe = values.get("FP8_RECIPE", "")
+        return "fp8", f"FP8=True, FP8_RECIPE={recipe}" if recipe else "FP8=True"
+    if values.get("FP8_PARAMS", "0") not in ("", "0"):
+        # AMD's launcher: run_and_time.sh passes --fp8_params, and its train.py runs FP8
+        # ("hybrid") throughout
+        return "fp8", f"FP8_PARAMS={values['FP8_PARAMS']}"
+    return None
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        return float(text) if text not in (None, "") else None
+    except ValueError:
+        return None
+
+
+_SHAPE = re.compile(r"_(?P<nodes>\d+)x(?P<gpus>\d+)x\d+")
+
+
+def _fits(config: Path, chips: int, log: dict[str, float]) -> bool:
+    """A config of `chips` GPUs whose learning rate, warm-up and global batch are the log's
+    (nodes and GPUs from DGXNNODES and DGXNGPU, else from the name's NODESxGPUSxBATCH)."""
+    values = config_values(config)
+    shape = _SHAPE.search(config.name)
+    nodes = _number(values.get("DGXNNODES")) or (float(shape["nodes"]) if shape else None)
+    gpus = _number(values.get("DGXNGPU")) or (float(shape["gpus"]) if shape else None)
+    if nodes is None or gpus is None or nodes * gpus != chips:
+        return False
+    pairs = (("LR", "lr"), ("WARMUP_STEPS", "warmup"))
+    for name, key in pairs:
+        mine = _number(values.get(name))
+        if mine is not None and log.get(key) is not None and mine != log[key]:
+            return False
+    split = 1.0
+    for name in ("TENSOR_MODEL_PARALLEL", "PIPELINE_MODEL_PARALLEL", "CONTEXT_PARALLEL"):
+        split *= _number(values.get(name)) or 1.0
+    batch = _number(values.get("MINIBS"))
+    if batch is not None and log.get("batch"):
+        return chips / split * batch == log["batch"]
+    return True
+
+
+# A canonical chip as launch configs name it (config_DGXB200_..., config_GB200_...).
+CHIP_TOKENS = {
+    "B200": re.compile(r"(?<!G)B200"),
+    "B300": re.compile(r"(?<!G)B300"),
+    "GB200": re.compile(r"GB200"),
+    "H100-SXM": re.compile(r"H100"),
+    "H200": re.compile(r"H200"),
+    "MI355X": re.compile(r"MI355X"),
+}
+
+
+def _related(folder: str, system: str) -> bool:
+    """An implementation folder named for the system (MI355X_EPYC_9575F_pytorch_llama3_8b for
+    MI355X_EPYC_9575F_pytorch; hpg.dgxb200x8 for hpg.dgxb200x8.n16)."""
+    return folder == system or any(
+        longer.startswith(shorter) and longer[len(shorter)] in "._-"
+        for longer, shorter in ((folder, system), (system, folder))
+        if len(longer) > len(shorter)
+    )
+
+
+def config_precision(
+    checkout: Path,
+    submitter: str,
+    system: str,
+    benchmark: str,
+    chips: int,
+    log: dict,
+    chip: str = "",
+) -> tuple[str, str, str]:
+    """(precision, the config's words, which config) for a result, or ('', '', why not)."""
+    folder = checkout / submitter / "benchmarks" / benchmark / "implementations"
+    configs = sorted(folder.glob("*/config_*.sh")) + sorted(folder.glob("*/*/config_*.sh"))
+    named = [c for c in configs if c.name.startswith(f"config_{system}")]
+    folder_of_system = [c for c in configs if _related(c.parent.name, system)]
+    if named:
+        candidates = named
+    elif len(folder_of_system) == 1:
+        candidates = folder_of_system
+    elif folder_of_system:
+        candidates = [c for c in folder_of_system if _fits(c, chips, log)]
+    else:
+        fitting = [c for c in configs if _fits(c, chips, log)]
+        # a config named for another accelerator (GB300 beside GB200) is not this system's
+        token = CHIP_TOKENS.get(chip)
+        candidates = [c for c in fitting if token and token.search(c.name)] or fitting
+    found = {c: _stated(config_values(c)) for c in candidates}
+    stated = {v for v in found.values() if v}
+    if len(stated) == 1 and all(found.values()):
+        precision, words = stated.pop()
+        where = ", ".join(str(c.relative_to(checkout)) for c in candidates)
+        return precision, words, where
+    if not candidates:
+        return "", "", "no launch config of the submission matches the system"
+    names = ", ".join(c.name for c in candidates)
+    return "", "", f"the launch configs that match the system disagree or say nothing ({names})"
+
+
 _MLLOG = re.compile(r":::MLLOG (\{.*\})")
 
 
@@ -99,6 +231,8 @@ def run(path: Path) -> dict[str, float] | None:
         "samples": float(samples),
         "length": float(length),
         "batch": float(first.get("global_batch_size", {}).get("value") or 0),
+        "lr": _number(str(first.get("opt_base_learning_rate", {}).get("value", ""))),
+        "warmup": _number(str(first.get("opt_learning_rate_warmup_steps", {}).get("value", ""))),
     }
 
 
@@ -121,6 +255,9 @@ def result_row(
     tps, name, best = runs[(len(runs) - 1) // 2]
     model, what = BENCHMARKS[benchmark]
     path = f"{submitter}/results/{system}/{benchmark}/{name}"
+    precision, words, where = config_precision(
+        checkout, submitter, system, benchmark, chips, best, chip
+    )
     return {
         "chip": chip,
         "model": model,
@@ -129,7 +266,8 @@ def result_row(
         "tokens_per_second": f"{tps:.1f}",
         "per": "system",
         "chips": str(chips),
-        "precision": "fp8" if submitter in FP8_SUBMITTERS else "",
+        "precision": precision,
+        "precision_stated": f"{words} ({where})" if words else "",
         "operating_point": "training",
         "scenario": f"MLPerf Training {round_} {benchmark}: {what}",
         "batch_size": str(int(best["batch"])) if best["batch"] else "",
@@ -146,15 +284,16 @@ def result_row(
             f"run_start to run_stop {best['seconds']:,.1f} s (status success), samples_count "
             f"{best['samples']:,.0f}, max_sequence_length {best['length']:,.0f} ({name})"
         ),
-        "notes": _notes(len(runs), chips, chip, submitter),
+        "notes": _notes(len(runs), chips, chip, precision, words or where),
     }
 
 
-def _notes(count: int, chips: int, chip: str, submitter: str) -> str:
+def _notes(count: int, chips: int, chip: str, precision: str, why: str) -> str:
     precision = (
-        "FP8 (every config of the submission sets FP8=True)"
-        if submitter in FP8_SUBMITTERS
-        else "not stated in the log (the implementation ships FP8 and NVFP4 configs)"
+        f"{precision.upper()}, as the submission's launch config sets it ({why}; the log "
+        "states no precision)"
+        if precision
+        else f"not stated: the log states none and {why}"
     )
     return (
         "Time to train converted to tokens/s: samples trained x sequence length / (run_stop - "
