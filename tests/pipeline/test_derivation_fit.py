@@ -27,18 +27,26 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "cost-per-token.md"
 CEILINGS = {
     # Llama 3.1 405B, DeepSeek-R1 and Mixtral joined the catalogue: the 405B/671B class is a
     # size group of its own (LARGE_MODEL), so the 70B class keeps a line fitted on its own
-    "inference: all": (290, 10.0, 5.4),
-    "model size: 15B to 100B": (150, 6.7, 4.6),
-    "model size: above 100B": (60, 6.5, 3.8),
-    "model size: up to 15B": (50, 16.0, 5.4),
-    "precision: FP4": (120, 8.0, 4.5),
-    "precision: FP8/BF16": (170, 9.0, 5.4),
-    "vendor: nvidia": (240, 10.0, 5.4),
+    # MLPerf Inference v6.0 (B300, GB300, MI350X, MI355X closed) joined: 110 more checks
+    "inference: all": (420, 10.0, 5.4),
+    "model size: 15B to 100B": (250, 6.7, 4.6),
+    "model size: above 100B": (80, 6.5, 3.8),
+    "model size: up to 15B": (75, 16.0, 5.4),
+    "precision: FP4": (210, 8.0, 4.5),
+    "precision: FP8/BF16": (200, 9.0, 5.4),
+    "vendor: nvidia": (310, 10.0, 5.4),
     # MI355X's three open-division figures and MI325X's other models now calibrate AMD's chips
-    "vendor: amd": (50, 7.6, 3.0),
-    "vendor: aws": (2, 4.0, 4.2),
-    "fit: calibrated": (290, 10.0, 5.4),
-    "fit: not calibrated": (5, 6.0, 4.2),
+    "vendor: amd": (90, 7.6, 3.0),
+    # Hugging Face optimum-neuron's TGI tables (Trainium1 at batch 4 and 8, Inferentia2) and
+    # Neuron's Trn1 decoder latency table joined the one Trainium2 figure: 13 checks, whose
+    # spread (0.38-3.10, the fit promising Trainium1 at batch 8 3.4 times what was measured
+    # and batch 1 a third of it) is now measured, not read off two figures
+    "vendor: aws": (13, 8.5, 4.2),
+    # Google's tpu-recipes vLLM outputs for TPU v6e (Llama 3.3 70B, 1000/1000 tokens, at
+    # concurrency 64 and 128): the first TPU serving checks, never calibrated (one publication)
+    "vendor: google": (2, 1.5, 2.0),
+    "fit: calibrated": (400, 10.0, 5.4),
+    "fit: not calibrated": (15, 6.0, 4.2),
 }
 
 
