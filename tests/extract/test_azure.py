@@ -95,7 +95,7 @@ def test_a_fractional_gpu_size_is_refused_with_its_share(good):
 def test_every_size_in_the_fixtures_is_mapped_by_rule(good):
     skus = {r.instance_type for r in good.records}
     assert {map_size(s)[0].chip for s in skus} == {
-        "H100-SXM", "H200", "MI300X", "A100-80GB", "A100-40GB", "H100-NVL",
+        "H100-SXM", "H200", "MI300X", "A100-80GB", "A100-80GB-PCIe", "A100-40GB", "H100-NVL",
     }  # fmt: skip
 
 
