@@ -1,0 +1,168 @@
+"""OVHcloud's public order catalog (public): hourly prices of its Public Cloud GPU instance
+flavors, in the catalog's currency (euros converted at the ECB's daily rate)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult
+from chipcost.extract import _http
+from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
+from chipcost.extract._kit import host_spec, listed_rows, parse_count
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
+
+SOURCE_NAME = "ovhcloud"
+PROVIDER = "ovhcloud"
+# The public catalog of Public Cloud for the French subsidiary (euros): every instance flavor is
+# an addon with its technical blob (CPU, memory, GPU) and its pricings. No key is needed.
+CATALOG_URL = "https://api.ovh.com/1.0/order/catalog/public/cloud?ovhSubsidiary=FR"
+FIELDS = ("planCode", "product", "pricings")
+INSTANCE_PRODUCT = "publiccloud-instance"
+# The hourly, pay-as-you-go plan of a flavor ("h100-380.consumption"); the monthly one
+# ("h100-380.monthly.postpaid") is kept beside it, not as a price per hour.
+HOURLY, MONTHLY = ".consumption", ".monthly.postpaid"
+# Catalog prices are integers in 1e-8 of the currency (OVHcloud's "micro-cents").
+UNITS_PER_CURRENCY = 100_000_000
+
+log = logging.getLogger("chipcost.extract.ovhcloud")
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The catalog, then the ECB's euro rates (optional: without them the prices stay euros)."""
+    with _http.http_client(PROVIDER, ctx) as client:
+        payloads = [_http.get(ctx, client, CATALOG_URL, ext="json")]
+        ctx.progress("public cloud catalog")
+        payloads += _http.optional(
+            ctx, client, ECB_DAILY_URL, ext="xml", what="ECB rates",
+            lost="OVHcloud's euro prices cannot be converted this run", log=log,
+        )  # fmt: skip
+    return payloads
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """One on-demand record per GPU flavor, per instance-hour, in US dollars; pure."""
+    rates = [r for p in payloads if p.url == ECB_DAILY_URL and (r := eur_usd(p))]
+    rate = rates[-1] if rates else None
+    catalogs = [p for p in payloads if p.url != ECB_DAILY_URL]
+    result = each_row(
+        catalogs, SOURCE_NAME, PROVIDER, rows=rows,
+        offers=lambda addon, page: offers(addon, page, rate),
+    )  # fmt: skip
+    if rate is None:
+        result.notes.append(
+            f"no EUR/USD rate from the ECB ({ECB_DAILY_URL}) in this run: OVHcloud's prices "
+            "are in euros and are refused until one is archived"
+        )
+    return result
+
+
+def rows(page: Page) -> list[Any]:
+    """The catalog's addons (instance flavors among them), each with the catalog's currency."""
+    body = page.json()
+    addons = listed_rows(page.payload, PROVIDER, "addons", FIELDS, body=body)
+    locale = body.get("locale") if isinstance(body, dict) else None
+    currency = str(locale.get("currencyCode") or "") if isinstance(locale, dict) else ""
+    monthly = {
+        a["planCode"].removesuffix(MONTHLY): a
+        for a in addons
+        if isinstance(a, dict) and str(a.get("planCode", "")).endswith(MONTHLY)
+    }
+    return [
+        {"currency": currency, "addon": a, "monthly": monthly.get(_flavor(a))}
+        for a in addons
+        if not (isinstance(a, dict) and str(a.get("planCode", "")).endswith(MONTHLY))
+    ]
+
+
+def offers(row: Any, page: Page, rate: EurUsd | None) -> list[Item]:
+    """The hourly price of one GPU flavor; other addons are counted, not loaded."""
+    addon, currency = row["addon"], row["currency"]
+    code = str(addon.get("planCode") or "") if isinstance(addon, dict) else ""
+    if not isinstance(addon, dict) or addon.get("product") != INSTANCE_PRODUCT:
+        return [Skip("not an instance flavor (storage, network, ...)")]
+    technical = (addon.get("blobs") or {}).get("technical") or {}
+    gpu = technical.get("gpu") if isinstance(technical, dict) else None
+    if not isinstance(gpu, dict) or not gpu.get("model"):
+        return [Skip("a CPU-only flavor", _flavor(addon))]
+    if not code.endswith(HOURLY):
+        return [Skip("a flavor's plan for a special zone or billing (not .consumption)", code)]
+    name = _flavor(addon)
+    try:
+        count = parse_count(gpu.get("number"))
+        hourly = _hourly(addon)
+    except ValueError as exc:
+        return [page.reject(f"{code}: {exc}", addon, code)]
+    if currency not in ("EUR", "USD"):
+        return [page.reject(f"{code}: catalog currency {currency!r} is neither EUR nor USD",
+                            addon, code)]  # fmt: skip
+    if currency == "EUR" and rate is None:
+        return [page.reject(f"{code}: a euro price with no ECB rate in this run", addon, code)]
+    memory = (gpu.get("memory") or {}).get("size") if isinstance(gpu.get("memory"), dict) else None
+    usd = rate.usd if currency == "EUR" and rate is not None else float
+    extra: dict[str, Any] = {
+        "gpu_model": gpu.get("model"),
+        "price_basis": "per instance-hour",
+        "price_listed": f"{hourly:g} {currency}",
+        "monthly_price": _monthly(row["monthly"], currency),
+    }
+    if currency == "EUR" and rate is not None:
+        extra |= {"eur_usd": rate.rate, "rate_date": rate.day, "rate_payload": rate.ref}
+    memory_gb = host_spec(memory)
+    return [
+        page.record(
+            region="global",
+            instance_type=name,
+            chip=page.chip(str(gpu["model"]), memory_gb),
+            chip_count=float(count),
+            pricing_model="on_demand",
+            price_per_hour=usd(hourly),
+            sku=code,
+            extra={k: v for k, v in extra.items() if v is not None},
+            vcpus=host_spec((technical.get("cpu") or {}).get("cores")),
+            ram_gb=host_spec((technical.get("memory") or {}).get("size")),
+        )
+    ]
+
+
+def _flavor(addon: Any) -> str:
+    """'h100-380' of 'h100-380.consumption'."""
+    return str(addon.get("planCode") or "").split(".")[0] if isinstance(addon, dict) else ""
+
+
+def _hourly(addon: dict[str, Any]) -> float:
+    """The price of the addon's hourly pricing, in the catalog's currency; ValueError if none."""
+    pricings = addon.get("pricings")
+    hours = [p for p in pricings if isinstance(p, dict) and p.get("intervalUnit") == "hour"] \
+        if isinstance(pricings, list) else []  # fmt: skip
+    if not hours:
+        raise ValueError("no pricing per hour")
+    price = hours[0].get("price")
+    if isinstance(price, bool) or not isinstance(price, int) or price <= 0:
+        raise ValueError(f"pricing price {price!r} is not a positive whole number of 1e-8 units")
+    return price / UNITS_PER_CURRENCY
+
+
+def _monthly(addon: Any, currency: str) -> str | None:
+    """'1940 EUR a month' from the flavor's monthly plan, when the catalog has one."""
+    pricings = addon.get("pricings") if isinstance(addon, dict) else None
+    months = [p for p in pricings if isinstance(p, dict) and p.get("intervalUnit") == "month"] \
+        if isinstance(pricings, list) else []  # fmt: skip
+    price = months[0].get("price") if months else None
+    if isinstance(price, int) and not isinstance(price, bool) and price > 0:
+        return f"{price / UNITS_PER_CURRENCY:g} {currency} a month"
+    return None
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "OVHcloud public order catalog (Public Cloud, FR): hourly on-demand prices of its GPU "
+        "instance flavors, euro prices converted at the ECB's daily rate"
+    ),
+    fetch=fetch,
+    parse=parse,
+)
