@@ -136,7 +136,7 @@ def prices(**asked: Any) -> pl.DataFrame:
     instance types (p5.48xlarge, a3-highgpu-8g); a current offer's instance type given as
     chip is read as instance. An unknown name raises chipcost.core.errors.ChipcostError.
 
-    Your prices (docs/prices.md): with $CHIPCOST_DISCOUNTS set, the money columns are after
+    Your prices (docs/your-prices.md): with $CHIPCOST_DISCOUNTS set, the money columns are after
     your discounts and `discount` says which ("10% EDP 2026"), `list_prices=True` sets the
     file aside; `currency` ('EUR'; default $CHIPCOST_CURRENCY, else USD) converts them at
     the ECB reference rate of each price's day (`currency`, `usd_rate`, `rate_day`). Either

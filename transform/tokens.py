@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import UsageError
 
 SECONDS_PER_HOUR = 3600
 TOKENS_PER_MILLION = 1_000_000
@@ -20,13 +20,13 @@ _SUFFIXES = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 
 def _positive(value: float, what: str) -> float:
     if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-        raise ChipcostError(f"{what} must be a positive number (got {value!r})")
+        raise UsageError(f"{what} must be a positive number (got {value!r})")
     return float(value)
 
 
 def _not_negative(value: float, what: str) -> float:
     if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        raise ChipcostError(f"{what} must be zero or more (got {value!r})")
+        raise UsageError(f"{what} must be zero or more (got {value!r})")
     return float(value)
 
 
@@ -42,7 +42,7 @@ def parse_quantity(
     try:
         value = float(match.group(1)) * _SUFFIXES.get(match.group(2).lower(), 1.0)
     except (AttributeError, ValueError):
-        raise ChipcostError(f"{what} {text!r} is not a number: write e.g. {examples}") from None
+        raise UsageError(f"{what} {text!r} is not a number: write e.g. {examples}") from None
     return _positive(value, what)
 
 
@@ -110,14 +110,14 @@ def break_even_days(tokens: float | None, daily_tokens: float) -> float | None:
 def flops_per_token(parameters: float, workload: str) -> float:
     """Approximate FLOPs per token: 6 x parameters to train, 2 x parameters to infer."""
     if workload not in FLOPS_PER_PARAMETER:
-        raise ChipcostError(f"unknown workload {workload!r}: use training or inference")
+        raise UsageError(f"unknown workload {workload!r}: use training or inference")
     return FLOPS_PER_PARAMETER[workload] * _positive(parameters, "the parameter count")
 
 
 def derived_tokens_per_second(peak_tflops: float, mfu: float, flops_per_token: float) -> float:
     """Tokens/s per chip a dense peak sustains at a given model FLOPs utilisation."""
     if not isinstance(mfu, int | float) or not 0 < mfu <= 1:
-        raise ChipcostError(f"an MFU must be in (0, 1] (got {mfu!r})")
+        raise UsageError(f"an MFU must be in (0, 1] (got {mfu!r})")
     peak = _positive(peak_tflops, "the peak TFLOPS")
     return peak * 1e12 * mfu / _positive(flops_per_token, "FLOPs per token")
 
@@ -138,19 +138,19 @@ def tokens_per_second_per_chip(tokens_per_second: float, per: str, chips: float 
     tps = _positive(tokens_per_second, "tokens per second")
     if per == "chip":
         if chips not in (None, 1, 1.0):
-            raise ChipcostError(
+            raise UsageError(
                 f"a per-chip figure takes no chip count (got {chips:g}): if {tps:,.0f} tokens/s "
                 "was measured on the whole instance, say --per instance"
             )
         return tps
     if per == "instance":
         if chips is None:
-            raise ChipcostError(
+            raise UsageError(
                 "a per-instance figure needs the instance's chip count (--chips N, e.g. 8 for "
                 "p5.48xlarge) to be turned into tokens/s per chip"
             )
         return tps / _positive(chips, "the chip count")
-    raise ChipcostError(f"unknown unit {per!r}: the figure is per chip or per instance")
+    raise UsageError(f"unknown unit {per!r}: the figure is per chip or per instance")
 
 
 def human_count(value: float) -> str:

@@ -11,7 +11,7 @@ from datetime import datetime
 
 import duckdb
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import UsageError
 from chipcost.core.runs import OK, RunResult, SourceResult
 from chipcost.warehouse.db import checkpoint, rollback
 from chipcost.warehouse.load import (
@@ -27,14 +27,42 @@ _KEY = ", ".join(HISTORY_KEY)
 _MATCH = " AND ".join(f"h.{c} = k.{c}" for c in HISTORY_KEY)
 
 
-def remove_run(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
-    """Delete run `run_id` and restate price_history where it wrote; the number of history
-    rows it had opened, extended or closed. One transaction: all of it or nothing."""
-    if not con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchall():
-        raise ChipcostError(
-            f'run {run_id} is not in the warehouse: `chipcost sql "SELECT run_id, observed_at '
-            'FROM runs ORDER BY observed_at DESC"` lists them'
+# The runs, newest first: what `chipcost sources --runs` lists, with the id remove-run takes.
+RUNS_QUERY = (
+    "SELECT run_id, archive_run, observed_at, mode, status, sample, records, rejects, "
+    "history_changes FROM runs ORDER BY observed_at DESC, started_at DESC"
+)
+
+
+def run_named(con: duckdb.DuckDBPyConnection, given: str) -> str:
+    """The run `given` names: its id (runs.run_id, `2026-11-25T205912Z-fa76c9`), or the stamp
+    `collect` prints for it (its archive run, or the id without its suffix) when one run
+    alone has it. Anything else is refused with the runs it could mean."""
+    name = given.strip()
+    found = con.execute(
+        "SELECT run_id FROM runs WHERE run_id = $name OR archive_run = $name "
+        "OR starts_with(run_id, $name || '-') ORDER BY run_id = $name DESC, observed_at DESC",
+        {"name": name},
+    ).fetchall()
+    ids = [row[0] for row in found]
+    if ids and (ids[0] == name or len(ids) == 1):
+        return ids[0]
+    if ids:
+        raise UsageError(
+            f"run {given!r} could be any of {len(ids)} runs: {', '.join(ids[:5])}"
+            f"{' ...' if len(ids) > 5 else ''}; give one of these ids"
         )
+    raise UsageError(
+        f"run {given!r} is not in the warehouse: `chipcost sources --runs` lists its runs "
+        "and their ids"
+    )
+
+
+def remove_run(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
+    """Delete run `run_id` (an id, or the stamp `collect` printed: run_named) and restate
+    price_history where it wrote; the number of history rows it had opened, extended or
+    closed. One transaction: all of it or nothing."""
+    run_id = run_named(con, run_id)
     con.execute("BEGIN TRANSACTION")
     try:
         touched = _mark_touched(con, run_id)

@@ -32,10 +32,10 @@ def main() -> None:
     _tolerant_streams()
     from chipcost.cli.parser import parse
 
-    run, given = parse(sys.argv[1:])
+    run, given, prog = parse(sys.argv[1:])
     from chipcost.cli.failures import guarded
 
-    guarded(lambda: _ended(run, given))
+    guarded(lambda: _ended(run, given), prog)
 
 
 def _ended(run: Callable[..., object], given: dict[str, Any]) -> None:

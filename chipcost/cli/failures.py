@@ -1,4 +1,5 @@
-"""How every command ends on an expected failure: one clear line on stderr, exit 1.
+"""How every command ends on an expected failure: one clear line on stderr, exit 1; a value
+an option does not take (UsageError) as argparse ends any other usage error, exit 2.
 
 Every command ends this way (chipcost.cli.entry runs each through `guarded`).
 """
@@ -14,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.stopping import SIGNALS as STOP_SIGNALS
 
 
@@ -37,11 +38,14 @@ def show_waits() -> None:
     logger.propagate = False
 
 
-def guarded(run: Callable[[], object]) -> None:
-    """Run a command: expected failures print one clear line, never a traceback."""
+def guarded(run: Callable[[], object], prog: str = "chipcost") -> None:
+    """Run a command: expected failures print one clear line, never a traceback; `prog` (the
+    command as typed, `chipcost prices`) names where a usage error's help is."""
     show_waits()
     try:
         run()
+    except UsageError as exc:
+        fail(f"{prog}: error: {exc}; see `{prog} --help`", code=2, label=False)
     except ChipcostError as exc:
         if exc.details:
             fail(f"{exc.headline}:", details=exc.details)
@@ -63,9 +67,12 @@ def guarded(run: Callable[[], object]) -> None:
         fail(str(damage))
 
 
-def fail(message: str, details: tuple[str, ...] = ()) -> NoReturn:
+def fail(
+    message: str, details: tuple[str, ...] = (), *, code: int = 1, label: bool = True
+) -> NoReturn:
     """One line on stderr (and one more per detail, indented), secret values scrubbed and
-    control characters out of each; exit 1."""
+    control characters out of each; exit `code`. `label`: the line starts "error:" (a usage
+    error's says the command before it, as argparse's do)."""
     from rich.text import Text
 
     from chipcost.cli.consoles import err
@@ -74,11 +81,12 @@ def fail(message: str, details: tuple[str, ...] = ()) -> NoReturn:
 
     secrets = secret_values(os.environ)
     safe = printable(masked(scrub(message, secrets)))
-    err.print(Text.assemble(("error:", "bold red"), " ", safe), highlight=False, soft_wrap=True)
+    shown = Text.assemble(("error:", "bold red"), " ", safe) if label else Text(safe)
+    err.print(shown, highlight=False, soft_wrap=True)
     for detail in details:
         line = printable(masked(scrub(detail, secrets)))
         err.print(Text("  " + line), highlight=False, soft_wrap=True)
-    sys.exit(1)
+    sys.exit(code)
 
 
 @contextmanager

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import UsageError
 
 # Below a hundredth of a token a second no workload is served or trained: a unit slip.
 MIN_TOKENS_PER_SECOND = 0.01
@@ -26,7 +26,7 @@ def check_measured_on(text: str | None) -> None:
         elif len(parts) == 2 and not 1 <= int(parts[1]) <= 12:
             raise ValueError(parts[1])
     except ValueError:
-        raise ChipcostError(
+        raise UsageError(
             f"--measured-on {text!r} is not a day that exists: write YYYY-MM-DD, e.g. 2026-11-20"
         ) from None
 
@@ -34,9 +34,9 @@ def check_measured_on(text: str | None) -> None:
 def check_figure(tokens_per_second_per_chip: float, chips: float | None) -> None:
     """A measured rate and instance size within what any chip and instance reach."""
     if chips is not None and not 1 <= chips <= MAX_CHIPS:
-        raise ChipcostError(f"--chips {chips:g}: give 1 to {MAX_CHIPS:,} chips per instance")
+        raise UsageError(f"--chips {chips:g}: give 1 to {MAX_CHIPS:,} chips per instance")
     if not tokens_per_second_per_chip >= MIN_TOKENS_PER_SECOND:
-        raise ChipcostError(
+        raise UsageError(
             f"--tokens-per-second: {tokens_per_second_per_chip:g} tokens/s per chip is below "
             f"{MIN_TOKENS_PER_SECOND:g}: no workload runs that slowly (a unit slip?)"
         )

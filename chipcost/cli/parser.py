@@ -119,9 +119,24 @@ def _unknown(parser: argparse.ArgumentParser, tokens: list[str]) -> str:
         if token.startswith("-"):
             name = token.partition("=")[0]
             close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            hints = [f"did you mean {close[0]}?"] if close else []
+            if others := _commands_taking(name, parser.prog):
+                hints.append(f"{name} is an option of {', '.join(others)}")
+            hint = f" ({' '.join(hints)})" if hints else ""
             return f"no such option: {name}{hint}"
     return f"unexpected argument{'s' if len(tokens) > 1 else ''}: {' '.join(tokens)}"
+
+
+def _commands_taking(option: str, prog: str) -> list[str]:
+    """The read commands other than `prog`'s that take `option` (`--model` is cost's LLM, not
+    a pricing model of `prices`)."""
+    from chipcost.core.questions import QUESTIONS
+
+    return [
+        name
+        for name, question in QUESTIONS.items()
+        if f"chipcost {name}" != prog and any(f.option == option for f in question.cli_fields())
+    ]
 
 
 def _no_such_command(parser: argparse.ArgumentParser, message: str) -> str:
@@ -263,7 +278,8 @@ def parser_for(args: Sequence[str]) -> _Parser:
     top = _Parser(
         prog="chipcost",
         description=SUMMARY,
-        epilog="`chipcost COMMAND --help` shows a command's options.",
+        epilog="`chipcost COMMAND --help` shows a command's options; they may come before the "
+        "command too (`chipcost --db FILE prices`).",
         formatter_class=_Formatter,
         allow_abbrev=False,
     )
@@ -298,9 +314,32 @@ def _group(parser: _Parser, group: Group, args: Sequence[str]) -> _Parser:
     return chosen
 
 
-def parse(args: Sequence[str]) -> tuple[Callable[..., object], dict[str, Any]]:
-    """The function to run and its keyword arguments; a usage error, `--help` or `--version`
-    exits here (2 for an error or a command line with no command, as the help says)."""
+def options_after_command(args: Sequence[str]) -> list[str]:
+    """The command line with options given before the command moved after it: `chipcost --db
+    X prices` reads as `chipcost prices --db X` (a command's options are its own; any it takes
+    may come first). An option before the command takes the next word as its value unless that
+    word is a command or an option; `--help` and `--version` there are the top level's own."""
+    args = list(args)
+    at = 0
+    while at < len(args) and args[at].startswith("-") and args[at] != "--":
+        if args[at] in ("-h", "--help", "-V", "--version"):
+            return args
+        valued = "=" not in args[at] and at + 1 < len(args)
+        if valued and args[at + 1] not in COMMANDS and not args[at + 1].startswith("-"):
+            at += 1
+        at += 1
+    if at == 0 or at >= len(args) or args[at] not in COMMANDS:
+        return args
+    rest = args[at:]
+    end = rest.index("--") if "--" in rest else len(rest)
+    return [*rest[:end], *args[:at], *rest[end:]]
+
+
+def parse(args: Sequence[str]) -> tuple[Callable[..., object], dict[str, Any], str]:
+    """The function to run, its keyword arguments and the command as typed (`chipcost
+    prices`); a usage error, `--help` or `--version` exits here (2 for an error or a command
+    line with no command, as the help says)."""
+    args = options_after_command(args)
     top = parser_for(args)
     if not args:
         top.print_help()
@@ -312,4 +351,4 @@ def parse(args: Sequence[str]) -> tuple[Callable[..., object], dict[str, Any]]:
     if run is None:  # a group without its subcommand
         (group or top).print_help()
         sys.exit(2)
-    return run, given
+    return run, given, (top.chosen or top).prog

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from chipcost.cli.formats import OutputFormat, notices
 from chipcost.cli.options import settings_for, widened
-from chipcost.core.errors import ChipcostError, NoMatch
+from chipcost.core.errors import NoMatch, UsageError
 from chipcost.core.questions import (
     COMPARE,
     COST,
@@ -30,14 +30,15 @@ if TYPE_CHECKING:
 def resolve_chip(spelling: str) -> str:
     """A canonical chip name for what the user typed, or a message naming the close ones."""
     from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
-    from chipcost.core.names import did_you_mean
+    from chipcost.core.names import CHIPS_LISTED, suggested
 
     chip = canonical_chip(spelling)
     if chip != UNKNOWN_CHIP:
         return chip
     names = sorted(canonical_chips() - {UNKNOWN_CHIP})
-    raise ChipcostError(
-        f"unknown chip {spelling!r}{did_you_mean(spelling, names)}; known: {', '.join(names)}"
+    raise UsageError(
+        f"--chip {spelling!r}: unknown chip{suggested(spelling, names)}; {len(names)} known: "
+        f"`{CHIPS_LISTED}` lists them"
     )
 
 
@@ -64,7 +65,7 @@ def prices(**given: Any) -> None:
     hours = per_hours(asked["per"], Voice(PRICES).said("per", asked["per"]))
     if focus and (hours != 1 or asked["by"] is not None):  # FOCUS's columns are its own
         said = "--by" if asked["by"] is not None else "--per"
-        raise ChipcostError(
+        raise UsageError(
             f"{said} with --format focus: FOCUS's columns are hourly, one per "
             "offer; give --format csv or json"
         )

@@ -65,5 +65,38 @@ def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wid
         )
 
 
+_RUN_COLUMNS = (
+    Column("run_id", "run id", essential=True, whole=True),
+    Column("archive_run", "archive run", essential=True),
+    Column("observed_at", "observed (UTC)", essential=True),
+    Column("mode", "mode"),
+    Column("status", "status", essential=True),
+    Column("data", "data", essential=True),
+    Column("records", "records", numeric=True),
+    Column("rejects", "rejects", numeric=True),
+    Column("history_changes", "changes", numeric=True),
+)
+
+
+def print_runs(console: Console, frame: pl.DataFrame, *, wide: bool) -> None:
+    """The warehouse's runs, newest first, with the ids `remove-run` takes."""
+    if frame.is_empty():
+        console.print("no runs yet: `chipcost collect` loads the first", highlight=False)
+        return
+    rows = [
+        {k: plain(text_value(v)) for k, v in r.items()}
+        | {
+            "observed_at": when(r["observed_at"]).removesuffix(" UTC"),
+            "data": "sample" if r["sample"] else "live",
+        }
+        for r in frame.iter_rows(named=True)
+    ]
+    fitted = fit_table(console, list(_RUN_COLUMNS), rows, wide=wide)
+    print_fitted(console, fitted)
+    console.print(
+        f"{len(rows)} run(s); `chipcost remove-run RUN_ID` takes one out", highlight=False
+    )
+
+
 def _hours(hours: float) -> timedelta:
     return timedelta(hours=hours)

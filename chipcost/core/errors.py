@@ -23,6 +23,12 @@ class NoMatch(ChipcostError):
     The CLI exits 1 in every format; csv and json first write an empty result."""
 
 
+class UsageError(ChipcostError):
+    """A value chipcost does not take for an option or keyword: the message names the option,
+    the value given and the accepted values (or the closest of a long list). The command line
+    exits 2 on it, as on any other usage error; the API raises it as a ChipcostError."""
+
+
 class SourceSkipped(ChipcostError):
     """A source cannot run here (no credentials, no network); not a failure of the data."""
 

@@ -29,7 +29,7 @@ SPEED_EXAMPLES = "max, server (5 tokens/s per user), interactive (25) or a numbe
 def speed_value(value: object, option: str = "--speed") -> str:
     """The asked speed as the warehouse takes it: 'max' or tokens/s per user as text ('25').
     None is the default (MLPerf Server's bound)."""
-    from chipcost.core.errors import ChipcostError
+    from chipcost.core.errors import UsageError
 
     if value is None:
         return DEFAULT_SPEED
@@ -43,7 +43,7 @@ def speed_value(value: object, option: str = "--speed") -> str:
     except ValueError:
         number = float("nan")
     if not (0 < number < 100_000) or isinstance(value, bool):
-        raise ChipcostError(f"{option} {value!r}: give {SPEED_EXAMPLES}")
+        raise UsageError(f"{option} {value!r}: give {SPEED_EXAMPLES}")
     return f"{number:g}"
 
 

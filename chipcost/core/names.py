@@ -16,7 +16,7 @@ from chipcost.core.catalog import (
     chip_rows,
     normalise_spelling,
 )
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 
 # A product line is the canonical name before its variant: H100-SXM, H100-PCIe -> H100;
 # A100-40GB -> A100; Trainium1..3 -> Trainium (a word of 3+ letters and a generation number).
@@ -35,7 +35,7 @@ def split_values(values: str | Iterable[str] | None, what: str = "") -> list[str
     elif isinstance(values, Iterable) and not isinstance(values, bytes | dict):
         items = list(values)
     else:
-        raise ChipcostError(
+        raise UsageError(
             f"{what or 'value'} {_shown(values)}: give a name or a list of names, e.g. "
             f"{EXAMPLES.get(what, 'H100-SXM')}"
         )
@@ -43,11 +43,11 @@ def split_values(values: str | Iterable[str] | None, what: str = "") -> list[str
         for item in items:
             if not isinstance(item, str | int | float) or isinstance(item, bool):
                 kind = "a number" if what == "chip count" else "a name"
-                raise ChipcostError(f"{what} {_shown(item)}: give {kind}, e.g. {EXAMPLES[what]}")
+                raise UsageError(f"{what} {_shown(item)}: give {kind}, e.g. {EXAMPLES[what]}")
     parts = [p.strip() for item in items for p in str(item).split(",")]
     unique = list(dict.fromkeys(p for p in parts if p))
     if not unique and what and items:
-        raise ChipcostError(f"the {what} is empty: give one, e.g. {EXAMPLES[what]}")
+        raise UsageError(f"the {what} is empty: give one, e.g. {EXAMPLES[what]}")
     return unique or None
 
 
@@ -128,6 +128,37 @@ def did_you_mean(value: str, known: Iterable[str]) -> str:
     return f" (did you mean {', '.join(close)}?)" if close else ""
 
 
+def suggested(value: str, known: Sequence[str], n: int = 3) -> str:
+    """' (did you mean X, Y?)' for names a few edits away, else the `n` nearest of a long
+    list (' (nearest: X, Y, Z)', by difflib's ratio): a suggestion even for a name far from
+    any, where a list too long to print gives the reader nothing else to go on."""
+    if close := did_you_mean(value, known):
+        return close
+    if len(known) <= LISTED:
+        return ""
+    import difflib
+
+    by_lower = {k.lower(): k for k in known}
+    near = difflib.get_close_matches(value.lower(), list(by_lower), n=n, cutoff=0.0)
+    return f" (nearest: {', '.join(by_lower[k] for k in near)})" if near else ""
+
+
+# The most names a message lists in full; past it, the first ones and where to see them all.
+LISTED = 20
+
+
+def listed(known: Sequence[str], lister: str) -> str:
+    """Every name of `known` when there are few; else the first LISTED and '... N more;
+    `LISTER` lists them' (a message stays a line, not a screenful of names)."""
+    if len(known) <= LISTED:
+        return ", ".join(known)
+    return f"{', '.join(known[:LISTED])} ... {len(known) - LISTED} more; `{lister}` lists them"
+
+
+# Commands that list what a message can only count.
+CHIPS_LISTED = 'chipcost sql "SELECT chip, vendor, family FROM chips ORDER BY chip"'
+
+
 def resolve_chip_name(name: str) -> list[str]:
     """The canonical chips a typed name means: a chip, a family's chips, or a provider spelling.
 
@@ -143,15 +174,15 @@ def resolve_chip_name(name: str) -> list[str]:
     if chip := aws_families().get(aws_family(name.strip().lower())):
         # An instance family or type names AWS's offers, not the chip: say which chip it has
         # rather than read it as every provider's offers of that chip.
-        raise ChipcostError(
+        raise UsageError(
             f"{name!r} is an AWS instance {'type' if '.' in name else 'family'}, not a chip: "
             f"its chip is {chip} (ask for {chip}, with provider aws for AWS's offers only)"
         )
-    known = sorted(canonical_chips() - {UNKNOWN_CHIP}) + list(chip_families())
-    raise ChipcostError(
-        f"unknown chip {name!r}{did_you_mean(name, known)}; chips: "
-        f"{', '.join(sorted(canonical_chips() - {UNKNOWN_CHIP}))}; families: "
-        f"{', '.join(chip_families())}"
+    chips = sorted(canonical_chips() - {UNKNOWN_CHIP})
+    raise UsageError(
+        f"unknown chip {name!r}{suggested(name, [*chips, *chip_families()])}; give one of "
+        f"{len(chips)} chips or {len(chip_families())} families (a line such as H100 or "
+        f"Trainium, an architecture such as Hopper): `{CHIPS_LISTED}` lists them"
     )
 
 
@@ -217,8 +248,10 @@ def check_known(
     known: Sequence[str],
     *,
     held: tuple[str, str] | None = None,
+    option: str | None = None,
 ) -> None:
-    """Refuse a filter value that matches nothing known, with the closest known values.
+    """Refuse a filter value that matches nothing known, with the closest known values
+    (`option`, as the asker spells it, leads the message when given).
 
     `held` says what the known values are the values of, for a value that may be real but
     has none ("no current price is in region 'eu-west-3'; current prices are in 42
@@ -227,12 +260,26 @@ def check_known(
     for value in values or []:
         if value.lower() in lowered:
             continue
-        close = did_you_mean(value, known)
-        if held and known:
-            where = ", ".join(known) if len(known) <= 20 else f"{len(known)} {kind}s"
+        close = suggested(value, known)
+        if held and known:  # a value that may be real, with nothing under it
+            where = ", ".join(known) if len(known) <= LISTED else f"{len(known)} {kind}s"
             none_in, are_in = held
             raise ChipcostError(f"{none_in} {kind} {_shown(value)}{close}; {are_in} {where}")
-        listing = f"; known: {', '.join(known)}" if len(known) <= 20 else f" ({len(known)} known)"
         if not known:
             listing = "; none known yet: run `chipcost collect`"
-        raise ChipcostError(f"unknown {kind} {_shown(value)}{close}{listing}")
+        elif len(known) <= LISTED:
+            listing = f"; known: {', '.join(known)}"
+        else:
+            lister = LISTERS.get(kind, "")
+            listing = f"; {len(known)} known" + (f": `{lister}` lists them" if lister else "")
+        said = f"{option}: " if option else ""
+        raise UsageError(f"{said}unknown {kind} {_shown(value)}{close}{listing}")
+
+
+# Commands that list the values of a filter too long for a message.
+LISTERS = {
+    "instance type": 'chipcost sql "SELECT DISTINCT provider, instance_type FROM current_prices '
+    'ORDER BY ALL"',
+    "region": 'chipcost sql "SELECT DISTINCT provider, region FROM current_prices ORDER BY ALL"',
+    "provider": 'chipcost sql "SELECT DISTINCT provider FROM current_prices ORDER BY ALL"',
+}

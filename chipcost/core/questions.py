@@ -376,7 +376,6 @@ def prices(
 PRICES = Question.of(
     prices,
     cli=(
-        _old("model", "pricing_model"),
         Field(
             "by",
             "text",
@@ -500,7 +499,6 @@ def history(
 HISTORY = Question.of(
     history,
     cli=(
-        _old("model", "pricing_model"),
         Field("no_chart", "flag", "The table only.", False, api=False),
         WIDE,
         PRICE_FORMAT,

@@ -1,4 +1,5 @@
-"""The price record every source produces (DESIGN.md), and a parser's result."""
+"""The price record every source produces (its fields are the contract every source keeps,
+checked where a record is made), and a parser's result."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from chipcost import archive
 from chipcost.core.catalog import aws_location_regions
-from chipcost.core.errors import ChipcostError, Stopped
+from chipcost.core.errors import ChipcostError, Stopped, UsageError
 from chipcost.core.runs import FAILED, OK, RunResult
 from chipcost.core.settings import Settings
 from chipcost.extract.aws import bulk as aws_bulk
@@ -73,12 +73,12 @@ def parse_since(text: str, today: date | None = None) -> date:
     try:
         since = date.fromisoformat(text)
     except ValueError as exc:
-        raise ChipcostError(
+        raise UsageError(
             f"--since {text!r} is not a day: write one that exists as YYYY-MM-DD, e.g. 2023-01-01"
         ) from exc
     today = today or datetime.now(UTC).date()
     if since > today:
-        raise ChipcostError(
+        raise UsageError(
             f"--since {since} is in the future (today is {today}, UTC): give the first past day "
             "to load, e.g. 2023-01-01"
         )
@@ -237,7 +237,7 @@ def _check_listed(regions: tuple[str, ...] | None, plans: list[Plan], since: dat
             versions = f"{len(read)} EC2 price list version{'s' if len(read) > 1 else ''}"
             shown = ", ".join(listed) if len(listed) <= 6 else f"{', '.join(listed[:5])}, …"
             count = f"{len(listed)} region{'s' if len(listed) > 1 else ''}"
-            raise ChipcostError(
+            raise UsageError(
                 f"--region {region}: none of the {versions} since {since:%Y-%m-%d} has a file "
                 f"for it{hint}; they list {count}: {shown}"
             )
@@ -332,7 +332,7 @@ def _check_known(regions: list[str], held: list[str]) -> None:
         if region not in known:
             close = difflib.get_close_matches(region, sorted(known), n=3, cutoff=0.6)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
-            raise ChipcostError(
+            raise UsageError(
                 f"--region {region}: no AWS region has this code{hint}; every version since "
                 f"--since is loaded, with {', '.join(held)}"
             )

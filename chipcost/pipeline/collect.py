@@ -18,7 +18,7 @@ import duckdb
 
 from chipcost import archive
 from chipcost.core.clean import masked, scrub
-from chipcost.core.errors import ChipcostError, SourceSkipped
+from chipcost.core.errors import ChipcostError, SourceSkipped, UsageError
 from chipcost.core.names import did_you_mean
 from chipcost.core.network import Network
 from chipcost.core.payload import Payload, sha256
@@ -65,7 +65,7 @@ def select_sources(names: list[str] | None) -> list[Source]:
     unknown = [n for n in names if n not in sources]
     if unknown:
         close = did_you_mean(unknown[0], sources) if len(unknown) == 1 else ""
-        raise ChipcostError(
+        raise UsageError(
             f"unknown source {', '.join(unknown)}{close}: choose from {', '.join(sources)}"
         )
     return [sources[n] for n in names]

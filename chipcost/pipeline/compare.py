@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.pipeline.cost import (
     Ask,
     CostRanking,
@@ -168,7 +168,7 @@ def _pair(offers_a: list[Row], offers_b: list[Row]) -> tuple[Row, Row, bool]:
 def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) -> CompareResult:
     """A against B on every pricing model and term both have an offer on."""
     if chip_a == chip_b:
-        raise ChipcostError(f"compare {chip_a} with another chip, not with itself")
+        raise UsageError(f"compare {chip_a} with another chip, not with itself")
     both = replace(ask, chips=[chip_a, chip_b], baseline=chip_b, all_offers=True, limit=10**9)
     question = CostQuestion(tokens=None, overhead=0.0, migration_cost=None, daily_tokens=None)
     ranking = rank_cost(con, both, question)

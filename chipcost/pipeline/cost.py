@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from chipcost.core.errors import ChipcostError, NoMatch
+from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, speed_label
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.cost_fit import baseline_costs, choose, compared_with, with_fit
@@ -328,7 +328,7 @@ def interruption_percent(value: object, option: str = "--max-interruption") -> f
     except ValueError:
         number = -1
     if not 0 <= number <= 100:
-        raise ChipcostError(
+        raise UsageError(
             f"{option} {value!r}: give a percent from 0 to 100, e.g. 10% (AWS's buckets: <5%, "
             "5-10%, 10-15%, 15-20%, >20%)"
         )
@@ -454,7 +454,7 @@ def workload_name(value: object, option: str = "workload") -> str:
 
     name = value.strip().lower() if isinstance(value, str) else value
     if name not in WORKLOADS:
-        raise ChipcostError(f"{option} {value!r}: use training or inference")
+        raise UsageError(f"{option} {value!r}: use training or inference")
     return str(name)
 
 
@@ -463,12 +463,12 @@ def baseline_chip(name: object, option: str = "baseline") -> str:
     from chipcost.core.names import resolve_chip_name
 
     if not isinstance(name, str):
-        raise ChipcostError(f"{option} {name!r}: give one chip, e.g. H100-SXM")
+        raise UsageError(f"{option} {name!r}: give one chip, e.g. H100-SXM")
     if not name.strip():
-        raise ChipcostError(f"the {option} is empty: give one chip, e.g. H100-SXM")
+        raise UsageError(f"the {option} is empty: give one chip, e.g. H100-SXM")
     chips = resolve_chip_name(name)
     if len(chips) > 1:
-        raise ChipcostError(
+        raise UsageError(
             f"{option} {name!r} is a family ({', '.join(chips)}): pick one chip, e.g. {chips[0]}"
         )
     return chips[0]
@@ -509,7 +509,7 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> str:
     known = known_models(con)
     if model in known:
         return model
-    raise ChipcostError(
+    raise UsageError(
         f"no throughput for model {model!r}{did_you_mean(model, known)}: it has no reference "
         "figure, no measurement and no parameter count to derive one from. Record a measurement "
         f"with `chipcost throughput add --model {model} ...`, or its size with `chipcost "
@@ -537,14 +537,14 @@ def cost_question(
         return None if value is None else parse_quantity(value, what, *examples)  # type: ignore[arg-type]
 
     if daily_tokens is not None and migration_cost is None:
-        raise ChipcostError(
+        raise UsageError(
             "daily_tokens is for the break-even: give migration_cost too"
             if api
             else "--daily-tokens is used for break-even: give --migration-cost too"
         )
     number = isinstance(overhead, int | float) and not isinstance(overhead, bool)
     if overhead is not None and not (number and 0 <= overhead <= 10):  # type: ignore[operator]
-        raise ChipcostError(
+        raise UsageError(
             f"overhead={overhead!r}: give a fraction, e.g. 0.15 for 15%"
             if api
             else f"--overhead is a fraction, e.g. 0.15 for 15% (got {overhead:g})"
@@ -604,5 +604,5 @@ def _max_instances(value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ChipcostError(f"max instances {value!r}: give a whole number of instances, 1 or more")
+        raise UsageError(f"max instances {value!r}: give a whole number of instances, 1 or more")
     return value

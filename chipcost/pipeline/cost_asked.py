@@ -12,7 +12,7 @@ from typing import Any
 
 import duckdb
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import UsageError
 from chipcost.core.figures import speed_value
 from chipcost.core.questions import DEFAULT_BASELINE, Voice
 from chipcost.pipeline.cost import (
@@ -33,7 +33,7 @@ def checked(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
     model = asked["model"]
     if not isinstance(model, str) or not model.strip():
         said = voice.said("model", repr(model))
-        raise ChipcostError(f"{said}: give a model name, e.g. 'llama-3-70b'")
+        raise UsageError(f"{said}: give a model name, e.g. 'llama-3-70b'")
     baseline = asked.get("baseline")
     # compare's baseline is its chip B, checked as such; it takes no --max-interruption
     declared = voice.question.declares

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import UsageError
 from chipcost.core.names import resolve_chip_names
 from chipcost.core.questions import HISTORY, Voice
 from chipcost.pipeline.clock import until_within
@@ -65,7 +65,7 @@ def day_asked(value: object, voice: Voice, name: str) -> date | None:
         return date.fromisoformat(value.strip())
     except (TypeError, ValueError):
         said = voice.said(name, repr(value))
-        raise ChipcostError(
+        raise UsageError(
             f"{said}: give a day as YYYY-MM-DD"
             if voice.api
             else f"{said} is not a day: write one that exists as YYYY-MM-DD, e.g. 2026-11-01"
@@ -94,7 +94,7 @@ def find_history(
     ones) and the days checked against each other."""
     if ask.since and ask.until and ask.since > ask.until:
         first, last = ask.voice.said("since", ask.since), ask.voice.said("until", ask.until)
-        raise ChipcostError(f"{first} is after {last}: swap them")
+        raise UsageError(f"{first} is after {last}: swap them")
     chips = resolve_chip_names(ask.chips) or []
     named = named_filters(ask.regions, ask.pricing_models, ask.providers, ask.instances)
     if named["instances"]:  # as the history spells them (Azure's "Standard_" prefix)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import UsageError
 from chipcost.core.vocabulary import GLANCE_KINDS, PRICING_MODEL_TABLE
 from chipcost.pipeline.your_prices import LIST_COLUMN
 
@@ -27,7 +27,7 @@ def per_hours(per: str | None, said: str) -> int:
         return 1
     wanted = str(per).strip().lower()
     if wanted not in PER_HOURS:
-        raise ChipcostError(f"{said}: give one of {', '.join(PER_HOURS)}")
+        raise UsageError(f"{said}: give one of {', '.join(PER_HOURS)}")
     return PER_HOURS[wanted]
 
 
@@ -51,7 +51,7 @@ def by_keys(by: str, said: str) -> tuple[str, ...]:
     """The columns a glance row is per, for `--by`; `said` names the option as given."""
     wanted = str(by).strip().lower()
     if wanted not in BY:
-        raise ChipcostError(f"{said}: give one of {', '.join(BY)}")
+        raise UsageError(f"{said}: give one of {', '.join(BY)}")
     return BY[wanted]
 
 

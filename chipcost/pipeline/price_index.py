@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from chipcost.core.errors import ChipcostError, NoMatch
+from chipcost.core.errors import NoMatch, UsageError
 from chipcost.core.names import resolve_chip_names
 from chipcost.core.questions import INDEX, Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
@@ -66,7 +66,7 @@ def _buckets(given: Sequence[str] | str | None, voice: Voice) -> list[str]:
     found = [b.strip().lower() for name in names for b in name.split(",") if b.strip()]
     unknown = sorted(set(found) - set(BUCKETS))
     if unknown:
-        raise ChipcostError(
+        raise UsageError(
             f"{voice.said('pricing_model', ', '.join(unknown))}: not an index bucket; use "
             f"{', '.join(BUCKETS)}"
         )
@@ -77,7 +77,7 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
     """The index rows asked for: every day from since to until, or each chip's newest day."""
     if ask.since and ask.until and ask.since > ask.until:
         first, last = ask.voice.said("since", ask.since), ask.voice.said("until", ask.until)
-        raise ChipcostError(f"{first} is after {last}")
+        raise UsageError(f"{first} is after {last}")
     chips = resolve_chip_names(ask.chips) or None
     buckets = _buckets(ask.buckets, ask.voice)
     since = ask.since

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import UsageError
 from chipcost.core.names import (
     check_known,
     provider_names,
@@ -86,9 +86,9 @@ def _number(ask: PriceAsk, name: str, *, low: float = 0.0) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ChipcostError(f"{ask.voice.said(name, repr(value))}: give a number, e.g. 3.5")
+        raise UsageError(f"{ask.voice.said(name, repr(value))}: give a number, e.g. 3.5")
     if not math.isfinite(value) or value < low:
-        raise ChipcostError(
+        raise UsageError(
             f"{ask.voice.said(name, repr(value))}: give a finite number of {low:g} or more"
         )
     return float(value)
@@ -106,7 +106,7 @@ def _counts(ask: PriceAsk, name: str) -> list[float] | None:
         except ValueError:
             count = math.nan
         if not math.isfinite(count) or count <= 0 or count > 1e6:
-            raise ChipcostError(
+            raise UsageError(
                 f"{ask.voice.said(name, repr(item))}: give the chips per instance, 1 or more, "
                 "e.g. 8"
             )
@@ -122,6 +122,8 @@ _KINDS = {
 }
 # The warehouse's column of a named filter whose key is not its column's plural.
 _COLUMNS = {"instances": "instance_type"}
+# The question's field of a named filter whose key is not its field's plural.
+_FIELDS = {"instances": "instance"}
 
 
 def named_filters(
@@ -149,11 +151,13 @@ def check_named(
     seen: Sequence[dict] = (),
     known: Callable[[duckdb.DuckDBPyConnection, str], list[str]] = known_values,
     held: tuple[str, str] = ("no current price is in", "current prices are in"),
+    voice: Voice | None = None,
 ) -> None:
     """Refuse an unknown region, pricing model or provider with the closest known values
     (`known` lists a column's values: the current prices' by default, whose name is `held`).
     A value among `seen` (rows the filters matched) is known without asking the warehouse
-    again. A region may be real without prices: it is said to have none, not to be unknown."""
+    again. A region may be real without prices: it is said to have none, not to be unknown.
+    `voice`, when given, names the option in the message as the asker spelled it."""
     for key, values in named.items():
         if not values:
             continue
@@ -162,7 +166,9 @@ def check_named(
         unseen = [v for v in values if v.lower() not in shown]
         if unseen:
             among = known(con, column)
-            check_known(_KINDS[key], unseen, among, held=held if key == "regions" else None)
+            option = voice.name(_FIELDS.get(key, key.removesuffix("s"))) if voice else None
+            where = held if key == "regions" else None
+            check_known(_KINDS[key], unseen, among, held=where, option=option)
 
 
 def checked_filters(
@@ -202,7 +208,7 @@ def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:
     filters = {f.query: checks[str(f.check)](f.name) for f in PRICES.asked()}
     low, high = filters["min_price"], filters["max_price"]
     if low is not None and high is not None and low > high:
-        raise ChipcostError(
+        raise UsageError(
             f"{ask.voice.said('min_price', f'{low:g}')} is above "
             f"{ask.voice.said('max_price', f'{high:g}')}"
         )
@@ -211,7 +217,7 @@ def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:
 
 def _switch(ask: PriceAsk, name: str) -> bool | None:
     if ask[name] is not None and not isinstance(ask[name], bool):
-        raise ChipcostError(
+        raise UsageError(
             f"{ask.voice.said(name, repr(ask[name]))}: give True (only {name}), False (no "
             f"{name}) or None"
         )
@@ -227,7 +233,7 @@ def _sort(ask: PriceAsk, name: str, chips: list[str] | None) -> str:
         return "price" if chips is not None and len(chips) > 1 else "chip"
     wanted = str(ask[name]).strip().lower()
     if wanted not in SORTS:
-        raise ChipcostError(f"{ask.voice.said(name, ask[name])}: sort by one of {', '.join(SORTS)}")
+        raise UsageError(f"{ask.voice.said(name, ask[name])}: sort by one of {', '.join(SORTS)}")
     return wanted
 
 
@@ -262,7 +268,7 @@ def find_price_rows(
     mine = mine or YourPrices()
     rows = per_chip_price_rows(con, currency=mine.converting, **filters)
     # A name the rows show is known: only the others are looked up (the usual case: none).
-    check_named(con, named, seen=rows)
+    check_named(con, named, seen=rows, voice=ask.voice)
     fresh = freshness(con, sorted({str(r["source"]) for r in rows}), stale_days=stale_days, now=now)
     dated = {s.source: (s.last_ok_at, s.sample) for s in fresh.sources}
     for row in rows:

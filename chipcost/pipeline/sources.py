@@ -28,6 +28,28 @@ SOURCE_SCHEMA = {
 }
 
 
+def run_table(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Every run of the warehouse, newest first: its id (what `remove-run` takes), the archive
+    run `collect` printed, when it observed, how it ran and what it loaded."""
+    from chipcost.warehouse.db import dict_rows
+    from chipcost.warehouse.remove_run import RUNS_QUERY
+
+    return pl.DataFrame(dict_rows(con, RUNS_QUERY), schema=RUN_SCHEMA, orient="row")
+
+
+RUN_SCHEMA = {
+    "run_id": pl.String,
+    "archive_run": pl.String,
+    "observed_at": pl.Datetime("us", "UTC"),
+    "mode": pl.String,
+    "status": pl.String,
+    "sample": pl.Boolean,
+    "records": pl.Int64,
+    "rejects": pl.Int64,
+    "history_changes": pl.Int64,
+}
+
+
 def registered_sources() -> pl.DataFrame:
     """The registered sources alone (no warehouse needed)."""
     return source_table(None, stale_days=0)

@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from chipcost import archive
-from chipcost.core.errors import ChipcostError, SourceSkipped
+from chipcost.core.errors import ChipcostError, SourceSkipped, UsageError
 from chipcost.core.payload import sha256
 from chipcost.core.record import PriceRecord
 from chipcost.core.runs import OK, RunResult, SourceResult
@@ -52,12 +52,12 @@ def check_since(since: date, today: date) -> None:
     """A start within AWS's 90 days and before today, or a ChipcostError saying which."""
     first = today - timedelta(days=KEPT_DAYS - 1)
     if since < first:
-        raise ChipcostError(
+        raise UsageError(
             f"--since {since}: AWS keeps {KEPT_DAYS} days of spot price history; give "
             f"{first} or later"
         )
     if since > today:
-        raise ChipcostError(f"--since {since} is after today ({today}): give a past day")
+        raise UsageError(f"--since {since} is after today ({today}): give a past day")
 
 
 def spot_backfill(

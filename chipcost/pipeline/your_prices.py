@@ -17,7 +17,7 @@ from datetime import date, datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.names import did_you_mean, resolve_chip_name
 from chipcost.core.vocabulary import PRICING_MODELS
 from chipcost.warehouse.fx import LIST_PRICE, MAX_RATE_AGE_DAYS, MONEY, RATE_COLUMNS
@@ -233,13 +233,13 @@ def load_discounts(path: str, providers: Sequence[str]) -> Discounts:
             what = "larger than 1 MB" if stat.S_ISREG(found.st_mode) else "not a regular file"
             raise ChipcostError(
                 f"{DISCOUNTS_ENV}={path}: {what} (a device, a FIFO, a directory or the wrong "
-                "file); point it at your discounts file (docs/prices.md) or unset it"
+                "file); point it at your discounts file (docs/your-prices.md) or unset it"
             )
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ChipcostError(
             f"{DISCOUNTS_ENV}={path}: no such file; point it at your discounts file "
-            "(docs/prices.md, 'Your discounts') or unset it"
+            "(docs/your-prices.md, 'Your discounts') or unset it"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ChipcostError(f"{DISCOUNTS_ENV}={path}: cannot read it ({exc})") from None
@@ -263,7 +263,7 @@ def currency_rates(con: duckdb.DuckDBPyConnection, asked: str, option: str) -> R
             "collect` (its ecb-rates source reads the ECB's reference rates)"
         )
     if code not in known:
-        raise ChipcostError(
+        raise UsageError(
             f"{option}{asked}: no ECB reference rate for it{did_you_mean(code, known)}; "
             f"currencies: {', '.join(known)}"
         )

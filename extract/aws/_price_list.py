@@ -14,7 +14,7 @@ from chipcost.core.catalog import ChipMatch, aws_chip_for, aws_location_regions
 from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
 from chipcost.extract._kit import Origin, RowUnreadable, host_spec, json_of, read_row
 
-# The Price List's words for a reserved term, in the record's vocabulary (DESIGN.md).
+# The Price List's words for a reserved term, in the record's vocabulary (chipcost/core/record.py).
 LEASE_TERMS = {"1yr": "1yr", "3yr": "3yr"}
 PURCHASE_OPTIONS = {
     "No Upfront": "no_upfront",

@@ -67,7 +67,7 @@ def test_prices_for_a_chip(db):
 
 def test_prices_with_an_unknown_chip_suggests_known_ones(db):
     result = run_chipcost("prices", "--chip", "H100-SMX", "--db", str(db))
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "unknown chip 'H100-SMX' (did you mean H100-SXM" in result.stderr
     assert "Traceback" not in result.stderr
 

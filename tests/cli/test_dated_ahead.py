@@ -109,7 +109,8 @@ def test_a_warehouse_holding_a_run_dated_ahead_says_so_and_remove_run_restates(h
     after = run("sources", "--db", str(bad))
     assert "dated ahead" not in after.stdout
     again = run("remove-run", ahead_id, "--db", str(bad))
-    assert again.returncode == 1 and f"run {ahead_id} is not in the warehouse" in again.stderr
+    assert again.returncode == 2 and f"run {ahead_id!r} is not in the warehouse" in again.stderr
+    assert "`chipcost sources --runs` lists its runs" in again.stderr
 
 
 def test_no_read_expands_days_to_come(holding_ahead, run):

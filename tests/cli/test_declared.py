@@ -31,7 +31,7 @@ def test_a_declared_filter_is_an_option_a_keyword_and_a_message(run, db):
     assert shown.returncode == 0 and "--min-memory" in shown.stdout
     assert "min_memory" in inspect.signature(api.prices).parameters
     refused = run("prices", "--min-memory", "-1", "--db", db)
-    assert refused.returncode == 1
+    assert refused.returncode == 2
     assert "--min-memory -1.0: give a finite number of 0 or more" in refused.stderr
     with pytest.raises(ChipcostError, match=r"min_memory=-1: give a finite number"):
         api.prices(min_memory=-1, db=db)
@@ -57,12 +57,41 @@ def test_messages_spell_an_option_as_the_asker_did():
 
 
 def test_an_old_spelling_is_taken_with_a_note(run, db):
-    old = run("prices", "--model", "on_demand", "--format", "json", "--db", db)
-    new = run("prices", "--pricing-model", "on_demand", "--format", "json", "--db", db)
-    assert old.returncode == new.returncode == 0
+    old = run("index", "--bucket", "on_demand", "--format", "json", "--db", db)
+    new = run("index", "--pricing-model", "on_demand", "--format", "json", "--db", db)
+    assert old.returncode == new.returncode
     assert old.stdout == new.stdout
-    assert "--model is the old spelling of --pricing-model" in old.stderr
+    assert "--bucket is the old spelling of --pricing-model" in old.stderr
     assert "old spelling" not in new.stderr
+
+
+def test_no_old_spelling_is_another_commands_option():
+    """`prices --model` was the old spelling of --pricing-model while `cost --model` is the
+    LLM: `prices --model llama-3-70b` answered "unknown pricing model 'llama_3_70b'"."""
+    from chipcost.cli.parser import COMMANDS, Group, load
+
+    options: dict[str, set[str]] = {}
+    old: list[tuple[str, str]] = []
+    for name in COMMANDS:
+        found = load(name)
+        commands = found.commands.items() if isinstance(found, Group) else [(name, found)]
+        for called, command in commands:
+            for field in command.question.cli_fields():
+                for flag in field.flags or (field.option,):
+                    if field.same_as is None:
+                        options.setdefault(flag, set()).add(called)
+                    elif field.kind != "argument":
+                        old.append((called, flag))
+    clashes = [(c, f, options[f]) for c, f in old if options.get(f, set()) - {c}]
+    assert old and not clashes
+
+
+def test_an_option_of_another_command_is_said_to_be_so(run, db):
+    done = run("prices", "--model", "llama-3-70b", "--db", db)
+    assert done.returncode == 2
+    assert "no such option: --model (did you mean --pricing-model?" in done.stderr
+    assert "--model is an option of cost, compare" in done.stderr
+    assert "llama_3_70b" not in done.stderr
 
 
 def test_the_api_takes_an_old_keyword_with_a_warning(db):

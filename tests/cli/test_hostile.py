@@ -395,7 +395,7 @@ def test_a_backfill_region_that_is_no_code_is_refused_before_any_download(run, t
     done = run(
         "backfill", "--since", "2025-01-01", "--region", "us-east-1,us-west-2", "--db", str(db)
     )
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "--region 'us-east-1,us-west-2' is not a region code" in done.stderr
     assert "one code per --region" in done.stderr
     assert not db.exists()

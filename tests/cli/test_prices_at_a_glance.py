@@ -55,10 +55,12 @@ def test_an_instance_name_given_as_a_chip_is_answered(run, db, name, spelled, sa
 
 def test_an_unknown_instance_type_names_the_close_ones(run, db):
     result = run("prices", "--instance", "p5.48xlargx", "--db", db)
-    assert result.returncode == 1
-    assert "unknown instance type 'p5.48xlargx' (did you mean p5.48xlarge" in result.stderr
+    assert result.returncode == 2
+    assert "--instance: unknown instance type 'p5.48xlargx' (did you mean p5.48xlarge" in (
+        result.stderr
+    )
     chip = run("prices", "--chip", "p5.48xlargx", "--db", db)  # neither chip nor instance
-    assert chip.returncode == 1 and "is an AWS instance type, not a chip" in chip.stderr
+    assert chip.returncode == 2 and "is an AWS instance type, not a chip" in chip.stderr
 
 
 def test_the_python_api_takes_the_instance(db):
@@ -135,7 +137,7 @@ def test_per_month_and_year_count_730_and_8760_hours(run, db, per, hours):
 )
 def test_an_unknown_grouping_or_unit_is_refused(run, db, args, message):
     result = run("prices", *args, "--db", db)
-    assert result.returncode == 1 and message in result.stderr, result.stderr
+    assert result.returncode == 2 and message in result.stderr, result.stderr
 
 
 def test_history_and_cost_take_the_instance(run, db):
@@ -151,4 +153,4 @@ def test_history_and_cost_take_the_instance(run, db):
     ranked = json.loads(cost.stdout)
     assert {r["instance_type"] for r in ranked} == {"p5.48xlarge", "a3-highgpu-8g"}
     wrong = run("history", "--chip", "H100-SXM", "--instance", "p5.48xlargx", "--db", db)
-    assert wrong.returncode == 1 and "did you mean p5.48xlarge" in wrong.stderr
+    assert wrong.returncode == 2 and "did you mean p5.48xlarge" in wrong.stderr

@@ -59,13 +59,13 @@ def test_nothing_matched_exits_1_in_every_format_and_stdout_still_parses(
 )
 def test_a_blank_filter_is_refused_not_read_as_every_value(run, db, args):
     done = run(*args, "--db", db)
-    assert done.returncode == 1, (done.stdout[-300:], done.stderr)
+    assert done.returncode == 2, (done.stdout[-300:], done.stderr)
     assert " is empty: give " in done.stderr and done.stdout == ""
 
 
 def test_a_family_is_not_a_baseline(run, db):
     done = run(*COST, "--baseline", "H100", "--db", db)
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "--baseline 'H100' is a family (H100-SXM, H100-PCIe, H100-NVL): pick one" in done.stderr
 
 
@@ -118,7 +118,7 @@ def test_migrate_creates_its_data_directory_but_not_a_db_option_s(run, tmp_path)
 def test_a_blank_site_directory_is_refused_not_read_as_here(run, db, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     done = run("site", "--out", "", "--db", db)
-    assert done.returncode == 1 and "the directory is empty" in done.stderr
+    assert done.returncode == 2 and "the directory is empty" in done.stderr
     assert not (tmp_path / "index.html").exists()
 
 

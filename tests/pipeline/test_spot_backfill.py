@@ -154,4 +154,4 @@ def test_the_command_says_what_it_needs(tmp_path):
         bare.stderr
     )
     old = chipcost("backfill", "--spot", "--since", "2020-01-01", env=env)
-    assert old.returncode == 1 and "AWS keeps 90 days of spot price history" in old.stderr
+    assert old.returncode == 2 and "AWS keeps 90 days of spot price history" in old.stderr

@@ -32,15 +32,29 @@ def _sources(
     format: Format = OutputFormat.table,
     wide: Wide = False,
     stale_days: StaleDays = None,
+    runs: Annotated[
+        bool, Opt("List the warehouse's runs instead, newest first, with the ids remove-run takes.")
+    ] = False,
 ) -> None:
     """List the registered sources, with each one's last successful run when a warehouse exists."""
     from chipcost.cli.consoles import out
     from chipcost.cli.formats import write_frame
-    from chipcost.cli.render_sources import print_sources
-    from chipcost.pipeline.sources import registered_sources, source_table
+    from chipcost.cli.render_sources import print_runs, print_sources
+    from chipcost.pipeline.sources import registered_sources, run_table, source_table
     from chipcost.warehouse.reader import read_connection
 
     settings = settings_for(db, stale_days)
+    if runs:
+        con = read_connection(settings)
+        try:
+            frame = run_table(con)
+        finally:
+            con.close()
+        if format is OutputFormat.table:
+            print_runs(out, frame, wide=wide)
+        else:
+            write_frame(format, frame)
+        return
     if db is None and not settings.is_lake and not settings.db_path.exists():
         # Before the first collection there is no warehouse: the sources alone.
         frame = registered_sources()
@@ -57,7 +71,14 @@ def _sources(
 
 
 def _remove_run(
-    run_id: Annotated[str, Opt("The run's id (runs.run_id), as `sources` names.", kind="argument")],
+    run_id: Annotated[
+        str,
+        Opt(
+            "The run's id, as `sources --runs` lists it, or the run `collect` printed "
+            "(2026-11-25T205912Z) when one run alone has that stamp.",
+            kind="argument",
+        ),
+    ],
     db: Db = None,
 ) -> None:
     """Take one run out of the warehouse and restate the price history from the rest."""
@@ -65,10 +86,12 @@ def _remove_run(
     from chipcost.core.settings import load_settings
     from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.remove_run import remove_run as remove
+    from chipcost.warehouse.remove_run import run_named
 
     settings = load_settings(db=db)
     con = open_warehouse(settings.warehouse, wait=settings.lock_wait)
     try:
+        run_id = run_named(con, run_id)
         touched = remove(con, run_id)
     finally:
         con.close()

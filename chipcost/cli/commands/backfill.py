@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from chipcost.cli.options import DataDir, Db
 from chipcost.cli.parser import command
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import Opt
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ def _check_regions(regions: list[str] | None) -> None:
 
     for region in regions or []:
         if not REGION_NAME.match(region):
-            raise ChipcostError(
+            raise UsageError(
                 f"--region {region!r} is not a region code: give one code per --region, "
                 "e.g. --region us-east-1 --region eu-west-1"
             )

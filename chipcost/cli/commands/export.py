@@ -41,7 +41,7 @@ def _export(
 
     from chipcost.cli.consoles import out as console
     from chipcost.cli.render import SAMPLE_BANNER
-    from chipcost.core.errors import ChipcostError
+    from chipcost.core.errors import UsageError
     from chipcost.core.settings import load_settings
     from chipcost.pipeline.export import export_focus
     from chipcost.pipeline.your_prices import for_read
@@ -50,14 +50,14 @@ def _export(
     from chipcost.warehouse.reader import read_connection
 
     if format.casefold() != "focus":
-        raise ChipcostError(f"--format {format}: the export writes FOCUS's columns; give focus")
+        raise UsageError(f"--format {format}: the export writes FOCUS's columns; give focus")
     if currency is not None and currency.strip().upper() != "USD":
-        raise ChipcostError(
+        raise UsageError(
             f"--currency {currency}: the FOCUS export is in USD only (a price in force for "
             "months has no one day's rate); `chipcost prices --currency` converts current prices"
         )
     if out is None or not out.strip():
-        raise ChipcostError("give a directory to write in, e.g. chipcost export --out out/")
+        raise UsageError("give a directory to write in, e.g. chipcost export --out out/")
     settings = load_settings(db=db)
     con = read_connection(settings)
     try:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from chipcost.cli.options import Currency, Db, ListPrices
 from chipcost.cli.parser import command
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import UsageError
 from chipcost.core.questions import STALE_DAYS, Opt
 
 
@@ -49,11 +49,9 @@ def _report(
     from chipcost.reports.text import headline
 
     if stale_days is not None and stale_days > MAX_DAYS:
-        raise ChipcostError(
-            f"--stale-days {stale_days}: give a number of days from 1 to {MAX_DAYS}"
-        )
+        raise UsageError(f"--stale-days {stale_days}: give a number of days from 1 to {MAX_DAYS}")
     if not 0 < disagree_pct <= MAX_PCT:  # NaN too; ReportOptions says it in the flow's words
-        raise ChipcostError(
+        raise UsageError(
             f"--disagree-pct {disagree_pct:g}: give a percentage above 0 and up to {MAX_PCT:g}"
         )
     settings = load_settings(db=db)

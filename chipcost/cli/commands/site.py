@@ -26,18 +26,18 @@ def _site(
     """Write the price explorer: every current offer, sortable and filterable, no server."""
     from chipcost.cli.consoles import out as console
     from chipcost.cli.render import SAMPLE_BANNER
-    from chipcost.core.errors import ChipcostError
+    from chipcost.core.errors import UsageError
     from chipcost.core.settings import load_settings
     from chipcost.reports.period import MAX_WEEKS
     from chipcost.reports.site import write_site
 
     if weeks > MAX_WEEKS:
-        raise ChipcostError(f"--weeks {weeks}: give 1 to {MAX_WEEKS} weeks of price history")
+        raise UsageError(f"--weeks {weeks}: give 1 to {MAX_WEEKS} weeks of price history")
     where = out if out is not None else directory
     if where is None:
-        raise ChipcostError("give the directory to write in, e.g. chipcost site --out public/")
+        raise UsageError("give the directory to write in, e.g. chipcost site --out public/")
     if not where.strip():  # Path("") is the current directory: never meant
-        raise ChipcostError(
+        raise UsageError(
             "the directory is empty: give where to write, e.g. chipcost site --out public/"
         )
     made = write_site(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import Db, Format, Wide
 from chipcost.cli.parser import Group, command
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import Opt
 
 if TYPE_CHECKING:  # imported when a command runs: `chipcost --help` stays light
@@ -132,7 +132,7 @@ def add(
         figure = figure_from_row(row, chips=canonical_chips(), origin="user", throughput_id="new")
     except ChipcostError as exc:  # named as the options are, not as the CSV's columns
         field, _, rest = str(exc).partition(" ")
-        raise ChipcostError(f"{_OPTIONS.get(field, field)} {rest}") from None
+        raise UsageError(f"{_OPTIONS.get(field, field)} {rest}") from None
     check_figure(figure.tokens_per_second_per_chip, chips)
     (ident,), chosen = _store(db, [figure], allow_above_peak)
     used = (
