@@ -46,9 +46,17 @@ def _exists(name: str) -> bool:
     return (ROOT / name).exists() or (ROOT / name.removeprefix("chipcost/")).exists()
 
 
+# Another repository's file, as the pages cite one: `path` @ commit (owner/repo before it).
+ELSEWHERE = re.compile(r"`?\s*@\s*[0-9a-f]{7,40}\b")
+
+
 def named_files(path: Path) -> list[tuple[str, int]]:
     text = path.read_text(encoding="utf-8")
-    return [(m[1], text.count("\n", 0, m.start()) + 1) for m in NAMED.finditer(text)]
+    return [
+        (m[1], text.count("\n", 0, m.start()) + 1)
+        for m in NAMED.finditer(text)
+        if not ELSEWHERE.match(text, m.end())
+    ]
 
 
 def test_every_file_named_exists():
@@ -65,7 +73,8 @@ def test_the_walk_finds_what_it_looks_for(tmp_path):
     page = tmp_path / "page.md"
     page.write_text(
         "see docs/prices.md, DESIGN.md and chipcost/warehouse/fx.py; not "
-        "https://github.com/o/r/blob/main/docs/x.md nor src/gpuhunt/providers/oci.py\n"
+        "https://github.com/o/r/blob/main/docs/x.md nor src/gpuhunt/providers/oci.py nor "
+        "o/r `tests/data/x.json` @ a79151f\n"
     )
     names = [name for name, _ in named_files(page)]
     assert names == ["docs/prices.md", "DESIGN.md", "chipcost/warehouse/fx.py"]
