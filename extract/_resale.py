@@ -19,6 +19,7 @@ PARTS = ("PCIe", "SXM", "NVL")
 # (Prime Intellect's socket "PCIe Gen5", "PCIe 4.0 x16").
 PCIE_DETAIL = re.compile(r"^pcie(?:gen\d+|\d+|x\d+)*$")
 SXM = re.compile(r"^sxm\d?$")
+SXM_GENERATIONS = ("SXM2", "SXM4", "SXM5", "SXM6")
 
 
 def seller(cloud: str, channel: str) -> dict[str, str]:
@@ -55,7 +56,8 @@ def part_names(stated: str) -> tuple[str, ...]:
     if PCIE_DETAIL.match(word):
         return ("PCIe",)
     if SXM.match(word):
-        return (word.upper(), "SXM") if word != "sxm" else ("SXM",)
+        # a bare "sxm" names the module of the GPU's one generation: "A100 80G SXM4"
+        return (word.upper(), "SXM") if word != "sxm" else ("SXM", *SXM_GENERATIONS)
     if word in ("nvl", "oam"):
         return (word.upper(),)
     return ()
