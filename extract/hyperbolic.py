@@ -7,6 +7,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import host_spec, json_price, listed_rows, missing_key, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
@@ -104,6 +105,7 @@ def _extra(vm: dict, region: str, memory: float | None, model: Any) -> dict[str,
         "gpu_memory_gb": memory,
         "region_listed": region if region.lower() in UNPLACED else None,
         "price_basis": "per instance-hour",
+        **estimate_of(vm),
     }
     return {k: v for k, v in extra.items() if v is not None}
 

@@ -13,6 +13,7 @@ from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     host_spec,
     json_price,
@@ -120,7 +121,12 @@ def offers(item: Any, page: Page) -> list[Item]:
             price_per_hour=price,
             currency=str(prices.get("currency") or "USD").upper(),
             sku=cloud_id,
-            extra={**_extra(item, upstream), **basis.extra, "price_field": field},
+            extra={
+                **_extra(item, upstream),
+                **basis.extra,
+                "price_field": field,
+                **estimate_of(item),
+            },  # fmt: skip
             **basis.host,
         )
     ]

@@ -9,6 +9,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.core.record import Reject
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     Offer,
     host_spec,
@@ -164,6 +165,7 @@ def _extra(row: dict, config: dict, cloud: str, memory: float | None) -> dict[st
         "memory_gb": config.get("memory_in_gb"),
         "interconnect": config.get("interconnect"),
         "deployment_type": row.get("deployment_type"),
+        **estimate_of(row),
     }
     return {k: v for k, v in extra.items() if v is not None}
 

@@ -10,6 +10,7 @@ from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.vocabulary import not_rentable
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import host_spec, json_price, listed_rows, load_json
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -198,7 +199,12 @@ def _offers(plan: dict, page: Page, chip: str, count: int, extra: dict) -> list[
                 pricing_model=model,
                 price_per_hour=price,
                 sku=name,
-                extra={"price_basis": "per instance-hour", **extra, "field": field},
+                extra={
+                    "price_basis": "per instance-hour",
+                    **extra,
+                    "field": field,
+                    **estimate_of(plan),
+                },  # fmt: skip
                 **_host(plan),
             )
             for location in locations

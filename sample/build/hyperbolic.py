@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.hyperbolic import CATALOG_URL, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
@@ -51,7 +52,17 @@ def vm(host: tuple, count: int, day: int) -> dict[str, Any]:
             "TotalGpuMemoryInMiB": mib * count,
         },  # fmt: skip
         "SpotPrice": None,
+        ESTIMATE_KEY: _estimate(gpu, day),
     }
+
+
+def _estimate(gpu: str, day: int) -> str:
+    """What a sample VM's price rests on: a per-GPU rate of SkyPilot's published catalog (not
+    traced row by row in sample/REFERENCES.md), and the sample's scripted move where one
+    applies."""
+    moved = factor(MOVES, gpu, day)
+    basis = "per-GPU rate of SkyPilot's published Hyperbolic catalog (vms.csv at 00e7b160)"
+    return basis if moved == 1.0 else f"{basis}, times {moved:g} by the sample's script"
 
 
 def write_run(out: Path, day: int, moment: datetime) -> Path:

@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.primeintellect import AVAILABILITY_URL, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
@@ -42,6 +43,10 @@ MOVES = {("NVIDIA H100 PCIe", 3): 0.93, ("gpu_1x_a100", 6): 1.05}
 
 def offer(values: tuple, day: int) -> dict[str, Any]:
     upstream, cloud_id, gpu, socket, count, place, country, vcpus, ram, price, security = values
+    moved = factor(MOVES, cloud_id, day)
+    # Unmoved, each price is the one sample/REFERENCES.md traces; a moved one says so.
+    mark = {} if moved == 1.0 else {ESTIMATE_KEY: f"{price} (traced) times {moved:g} by the "
+                                                  "sample's script"}  # fmt: skip
     return {
         "cloudId": cloud_id, "gpuType": gpu, "socket": socket, "provider": upstream,
         "dataCenter": place, "country": country, "gpuCount": count, "gpuMemory": 80,
@@ -50,7 +55,7 @@ def offer(values: tuple, day: int) -> dict[str, Any]:
         "stockStatus": "Available", "security": security,
         "prices": {"onDemand": round(price * factor(MOVES, cloud_id, day), 2),
                    "communityPrice": None, "isVariable": None, "currency": "USD"},
-        "images": ["ubuntu_22_cuda_12"], "isSpot": None, "prepaidTime": None,
+        "images": ["ubuntu_22_cuda_12"], "isSpot": None, "prepaidTime": None, **mark,
     }  # fmt: skip
 
 

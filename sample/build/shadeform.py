@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.shadeform import SOURCE_NAME, TYPES_URL
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
@@ -83,7 +84,16 @@ def instance_type(values: tuple, day: int) -> dict[str, Any]:
             for region in regions
         ],
         "boot_time": {"min_boot_in_sec": 300, "max_boot_in_sec": 900},
+        ESTIMATE_KEY: _estimate(name, day),
     }  # fmt: skip
+
+
+def _estimate(name: str, day: int) -> str:
+    """What a sample type's price rests on: SkyPilot's published catalog (not traced row by
+    row in sample/REFERENCES.md), and the sample's scripted move where one applies."""
+    moved = factor(MOVES, name, day)
+    basis = "listing price of SkyPilot's published Shadeform catalog (vms.csv at 1e84987)"
+    return basis if moved == 1.0 else f"{basis}, times {moved:g} by the sample's script"
 
 
 def _sold_out(name: str, region: str, day: int) -> bool:

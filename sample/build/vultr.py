@@ -6,10 +6,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.vultr import METAL_URL, PAGE_SIZE, PLANS_URL, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
 SAMPLE_LABEL = "synthetic prices in the API's real shape, not fetched from the provider"
+# Every Vultr price of the sample is synthetic (no public copy of the plan lists was read):
+# each plan says so in the data (sample/REFERENCES.md).
+ESTIMATE = "synthetic: no public copy of Vultr's plan lists was read; near its listed level"
 # id, CPU model, locations, hourly, preemptible hourly (None: not sold preemptible).
 METAL = (
     ("vbm-256c-2048gb-8-mi300x-gpu", "EPYC 9534", ("ord",), 17.52, 14.72),
@@ -63,6 +67,7 @@ def metal_plan(row: tuple, day: int) -> dict[str, Any]:
         "hourly_cost": round(hourly * change, 3),
         "type": "NVMe",
         "locations": list(locations),
+        ESTIMATE_KEY: ESTIMATE,
     }
     if preemptible is not None:
         plan["monthly_cost_preemptible"] = round(preemptible * change * 672, 2)
@@ -84,6 +89,7 @@ def plan(row: tuple, day: int) -> dict[str, Any]:
         "hourly_cost": price,
         "type": kind,
         "locations": list(locations),
+        ESTIMATE_KEY: ESTIMATE,
     }
     if gpu_type:
         body |= {"gpu_vram_gb": vram, "gpu_type": gpu_type}

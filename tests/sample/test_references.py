@@ -75,15 +75,41 @@ def test_the_sample_holds_the_public_price_or_says_estimate(row):
         assert "estimate" not in offer.extra
 
 
-def test_only_the_listed_estimates_are_marked_in_the_sample():
-    # Every source with a sample run: an offer marked but not listed here would be an estimate
-    # no one can check. A marked item's savings plans and reserved terms share its offer.
-    listed = {(r["source"], r["region"], r["instance_type"]) for r in offers() if estimated(r)}
-    marked = {
-        (r.source, r.region, r.instance_type)
-        for source in registry()
-        if (last_run_dir() / source).is_dir()
+# Sources whose sample prices are not yet all traced in REFERENCES.md or marked an estimate in
+# their payloads (their builders mark none, or only some): the coverage test below fails when
+# one of them becomes covered (take it off this list) and when any other source has a price
+# that is neither traced nor marked.
+NOT_YET_COVERED = frozenset({
+    "aws-bulk", "aws-capacity-blocks", "aws-pricing-api", "aws-savings-plans", "aws-spot",
+    "aws-spot-feed", "azure", "cloudrift", "coreweave", "cudo", "daytona", "digitalocean",
+    "gcp", "hotaisle", "jarvislabs", "lambda", "lium", "mithril", "nebius", "oci", "runpod",
+    "seeweb", "spheron", "vastai", "verda",
+})  # fmt: skip
+
+
+def sampled_sources() -> list[str]:
+    return [source for source in registry() if (last_run_dir() / source).is_dir()]
+
+
+def test_every_sample_price_is_traced_here_or_marked_an_estimate():
+    """Issue 47: each price of the sample's last run is an offer this table traces (source,
+    date, the page's words) or carries the payload's estimate mark, saying what it rests on."""
+    traced = {tuple(row[k] for k in KEY) for row in offers() if not estimated(row)}
+    uncovered = {
+        source
+        for source in sampled_sources()
         for r in last_run(source)
-        if "estimate" in r.extra
+        if "estimate" not in r.extra
+        and (r.source, r.region, r.instance_type, r.pricing_model, r.term) not in traced
     }
-    assert marked == listed
+    assert uncovered == NOT_YET_COVERED
+
+
+def test_every_estimate_mark_says_what_it_rests_on_and_no_traced_offer_is_marked():
+    traced = {tuple(row[k] for k in KEY) for row in offers() if not estimated(row)}
+    for source in sampled_sources():
+        for r in last_run(source):
+            if "estimate" in r.extra:
+                assert len(r.extra["estimate"]) > 2, r.instance_type
+                key = (r.source, r.region, r.instance_type, r.pricing_model, r.term)
+                assert key not in traced, key
