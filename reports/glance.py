@@ -9,7 +9,7 @@ import polars as pl
 from great_tables import GT
 
 from chipcost.reports.data import place_of_alike
-from chipcost.reports.labels import money
+from chipcost.reports.labels import money, prose
 from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
 
 
@@ -49,7 +49,7 @@ def verdicts(answers: pl.DataFrame) -> str:
     ...)')."""
     blocks = []
     for (model, workload), rows in answers.group_by("model", "workload", maintain_order=True):
-        items = [f"<li>{escape(a)}</li>" for a in rows["answer"].drop_nulls().to_list()]
+        items = [f"<li>{prose(a)}</li>" for a in rows["answer"].drop_nulls().to_list()]
         unanswered: dict[str, list[str]] = {}
         for why in rows.filter(pl.col("answer").is_null())["why_not"].drop_nulls().to_list():
             pair, _, reason = why.partition(": ")

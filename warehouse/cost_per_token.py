@@ -11,6 +11,7 @@ import duckdb
 from chipcost.core.record import OFFER_KEY
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.fx import in_currency
+from chipcost.warehouse.prices import ESTIMATE_JOIN
 from chipcost.warehouse.where import Where
 
 if TYPE_CHECKING:
@@ -67,8 +68,10 @@ def cost_rows(
     **filters: list[str] | None,
 ) -> list[Row]:
     """Rows of cost_per_token for a model and workload in ORDER (cheapest per million tokens
-    first), with chip_memory_gb, one chip's memory (chips.csv); their money in `currency` at
-    the rate of the day each price was last seen, when given (chipcost.warehouse.fx)."""
+    first), with chip_memory_gb, one chip's memory (chips.csv), `estimate` (whether the price
+    is an estimate, no price the provider publishes) and `estimate_basis`, what it rests on;
+    their money in `currency` at the rate of the day each price was last seen, when given
+    (chipcost.warehouse.fx)."""
     where = _filters(model, workload, **filters)
     where.any_of("chip", chips)
     order = ", ".join(f"{column} NULLS FIRST" for column in ORDER)
@@ -79,8 +82,13 @@ def cost_rows(
     )
     sql = f"""
         WITH k AS (
-            SELECT k.*, c.memory_gb AS chip_memory_gb
-            FROM cost_per_token k LEFT JOIN chips c ON c.chip = k.chip
+            SELECT p.* EXCLUDE (payload_ref, source), c.memory_gb AS chip_memory_gb,
+                e.estimate IS NOT NULL AS estimate, e.estimate AS estimate_basis
+            FROM (
+                SELECT *, price_payload_ref AS payload_ref, price_source AS source
+                FROM cost_per_token
+            ) p LEFT JOIN chips c ON c.chip = p.chip
+            {ESTIMATE_JOIN}
         )
         SELECT * FROM k WHERE {where.sql()} {qualify} ORDER BY {order}
     """
@@ -156,9 +164,11 @@ def figures(con: duckdb.DuckDBPyConnection, model: str, workload: str) -> Figure
     return Figures(
         dict_rows(
             con,
-            "SELECT chip, throughput_id, chosen, usable, origin, tokens_per_second_per_chip, "
-            "kind, set_aside_because, source, at_speed, input_tokens, output_tokens, precision, "
-            "scenario, tokens_per_second_per_user, operating_point FROM throughput_ranked "
+            "SELECT chip, model, workload, throughput_id, chosen, choice_rank, usable, origin, "
+            "tokens_per_second_per_chip, kind, set_aside_because, source, at_speed, "
+            "input_tokens, output_tokens, precision, chips, sequence_length, batch_size, "
+            "published_model, scenario, tokens_per_second_per_user, operating_point "
+            "FROM throughput_ranked "
             "WHERE model = $model AND workload = $workload ORDER BY chip, throughput_id",
             {"model": model, "workload": workload},
         )

@@ -6,6 +6,7 @@ from rich.console import Console
 
 from chipcost.cli.render import shown
 from chipcost.cli.render_cost import figure_point, print_footer
+from chipcost.cli.render_prices import ESTIMATE_MARK, estimate_note
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.compare import CompareResult, Comparison
 from chipcost.pipeline.verdict import figure_kind, is_derived
@@ -13,23 +14,29 @@ from chipcost.transform.cost import money_sign
 from chipcost.transform.tokens import change_words
 
 
-def _offer(row: dict) -> str:
+def _offer(row: dict, per_token: bool = True) -> str:
+    """'aws us-east-1 $4.1624/chip-hr, $0.30/M tokens' (est. where the price is an estimate);
+    no cost per token where the chip has no figure at the point the answer rests on."""
     sign = money_sign(str(row.get("currency") or "USD"))
     mark = f" (your discount {row['discount']})" if row.get("discount") else ""
+    est = ESTIMATE_MARK if row.get("estimate") else ""
+    cost = f", {sign}{float(row['cost_per_million_tokens']):,.4f}/M tokens" if per_token else ""
     return (
-        f"{row['provider']} {row['region']} {sign}{float(row['price_per_chip_hour']):,.4f}"
-        f"/chip-hr, {sign}{float(row['cost_per_million_tokens']):,.4f}/M tokens{mark}"
+        f"{row['provider']} {row['region']} {row['instance_type']} "
+        f"{sign}{float(row['price_per_chip_hour']):,.4f}/chip-hr{est}{cost}{mark}"
     )
 
 
 def _range(line: Comparison) -> str:
-    """The range the published figures at this point and request shape allow, if any."""
+    """The point both figures are at, and the range every figure there allows."""
+    judged = line.verdict
+    if not judged.matched:
+        return ""
+    at = f" (both measured at {judged.point}"
     if line.best is None or line.worst is None:
-        if is_derived(line.a) or is_derived(line.b):
-            return ""  # a derived figure's range is on the break-even line
-        return " (one published figure each at this point: no range)"
+        return at + "; one figure each there: no range)"
     best, worst = change_words(line.best), change_words(line.worst)
-    return f" (range over the published figures of this request shape: {best} to {worst})"
+    return at + f"; range over every figure there: {best} to {worst})"
 
 
 def _precision(row: dict) -> str:
@@ -72,12 +79,15 @@ def _evidence(row: dict) -> str:
 
 
 def _break_even(result: CompareResult, line: Comparison) -> str:
-    judged, b = line.verdict, line.b
+    judged = line.verdict
+    chips = {"a": result.chip_a, "b": result.chip_b}
+    needs, other = chips[judged.needs], chips["b" if judged.needs == "a" else "a"]
+    mine, theirs = (line.a, line.b) if judged.needs == "a" else (line.b, line.a)
     return (
-        f"    break-even: {result.chip_a} must do {judged.break_even:,.0f} tok/s per chip "
-        f"({judged.share:.0%} of {result.chip_b}'s {float(b['tokens_per_second_per_chip']):,.0f},"
-        f" {_evidence(b)}) to cost as little per token; {result.chip_a}'s figure: "
-        f"{_evidence(line.a)}"
+        f"    break-even: {needs} must do {judged.break_even:,.0f} tok/s per chip "
+        f"({judged.share:.0%} of {other}'s {float(theirs['tokens_per_second_per_chip']):,.0f},"
+        f" {_evidence(theirs)}) to cost as little per token; {needs}'s figure: "
+        f"{_evidence(mine)}"
     )
 
 
@@ -99,9 +109,15 @@ def print_comparison(console: Console, result: CompareResult) -> None:
             ),
             highlight=False,
         )
-        console.print(shown(_break_even(result, line)), highlight=False)
-        console.print(shown(f"    {result.chip_a} {_offer(line.a)}"), highlight=False)
-        console.print(shown(f"    {result.chip_b} {_offer(line.b)} ({where})"), highlight=False)
+        judged = line.verdict
+        if judged.matched or judged.word.startswith("likely"):
+            console.print(shown(_break_even(result, line)), highlight=False)
+        a_cost = judged.matched or judged.anchor == "a"
+        b_cost = judged.matched or judged.anchor == "b"
+        console.print(shown(f"    {result.chip_a} {_offer(line.a, a_cost)}"), highlight=False)
+        console.print(
+            shown(f"    {result.chip_b} {_offer(line.b, b_cost)} ({where})"), highlight=False
+        )
     used = {}
     for line in result.lines:
         for row in (line.a, line.b):
@@ -114,4 +130,6 @@ def print_comparison(console: Console, result: CompareResult) -> None:
         console.print(shown(f"  {chip}: {_figure(row)} ({count})"), highlight=False)
         if is_derived(row) and result.elsewhere.get(chip):
             console.print(shown(f"    {_elsewhere(result.elsewhere[chip])}"), highlight=False)
-    print_footer(console, result.notes, result.ranking.freshness)
+    offers = [row for line in result.lines for row in (line.a, line.b)]
+    notes = [*result.notes, *filter(None, [estimate_note(offers)])]
+    print_footer(console, notes, result.ranking.freshness)

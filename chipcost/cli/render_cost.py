@@ -9,12 +9,12 @@ from rich.console import Console
 from chipcost.cli.fit import Cell, Column, Fitted, Styled, fit_table, plain, print_fitted
 from chipcost.cli.render import print_note, shown
 from chipcost.cli.render_fresh import print_freshness
-from chipcost.cli.render_prices import SHORT, SHORT_NOTE
+from chipcost.cli.render_prices import ESTIMATE_MARK, SHORT, SHORT_NOTE, estimate_note
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.cost import CostRanking
 from chipcost.pipeline.rental_units import unit_of
 from chipcost.transform.cost import cost_text, money_sign
-from chipcost.transform.tokens import human_count
+from chipcost.transform.tokens import change_words, human_count
 from chipcost.warehouse.freshness import Freshness
 
 
@@ -36,17 +36,21 @@ def _money(value: float | None, digits: int = 2, currency: str = "USD") -> str:
 
 
 def _change(row: Mapping[str, object]) -> str:
-    """'48% cheaper', '15% dearer', 'likely 20% cheaper', 'cannot say (~5% dearer)' (the
-    change at the figures, which their ranges do not settle); * when against the baseline on
-    another provider."""
+    """'48% cheaper', '15% dearer', 'likely 20% cheaper' (at the figures the verdict rests on:
+    both at one point), or 'cannot say' where the figures do not meet (the break-even column
+    says what would decide it); * when against the baseline on another provider."""
     words = row.get("vs_baseline")
     if not words:
         return ""
     verdict = str(row.get("verdict") or "")
-    if verdict == "cannot say":  # '~': the change at the figures, inside what they allow
-        words = f"cannot say (~{words})"
-    elif verdict.startswith("likely"):
-        words = f"likely {words}"
+    change = row.get("vs_baseline_at_point")
+    if not verdict:  # the baseline chip itself, on another offer: one figure, its own
+        pass
+    elif verdict == "cannot say" or change is None:
+        words = "cannot say"
+    else:
+        words = change_words(float(change))  # type: ignore[arg-type]
+        words = f"likely {words}" if verdict.startswith("likely") else words
     return f"{words}{'' if row.get('baseline_same_provider') else '*'}"
 
 
@@ -157,7 +161,8 @@ def ranking_table(
                 "chip": str(row["chip"]),
                 "pricing": plain(pricing_label(row, short=not wide)),
                 "where": plain(f"{row['provider']} {row['region']}"),
-                "price": _money(float(row["price_per_chip_hour"]), 4, currency),  # type: ignore[arg-type]
+                "price": _money(float(row["price_per_chip_hour"]), 4, currency)  # type: ignore[arg-type]
+                + (ESTIMATE_MARK if row.get("estimate") else ""),
                 "tps": _tps(row),
                 "throughput": _throughput(row, refs),
                 "cpm": cost_text(float(row["cost_per_million_tokens"]), currency),  # type: ignore[arg-type]
@@ -262,4 +267,5 @@ def print_ranking(console: Console, ranking: CostRanking, *, wide: bool = False)
     print_sources(console, ranking.rows, refs)
     print_set_aside(console, ranking.set_aside)
     short = not wide and shortened(ranking.rows)
-    print_footer(console, [*ranking.notes, *([SHORT_NOTE] if short else [])], ranking.freshness)
+    said = [estimate_note(ranking.rows), *([SHORT_NOTE] if short else [])]
+    print_footer(console, [*ranking.notes, *filter(None, said)], ranking.freshness)

@@ -169,9 +169,8 @@ def estimate_note(rows: Sequence[Row]) -> str:
         return ""
     offers: dict[str, dict[str, None]] = {}
     for row in marked:
-        offers.setdefault(str(row["estimate"]), {})[f"{row['provider']} {row['instance_type']}"] = (
-            None
-        )
+        basis = row.get("estimate_basis") or row["estimate"]  # cost rows: a flag and its basis
+        offers.setdefault(str(basis), {})[f"{row['provider']} {row['instance_type']}"] = None
     said = [f"{', '.join(names)}: {basis}" for basis, names in offers.items()]
     more = len(said) - _ESTIMATES_LISTED
     return (

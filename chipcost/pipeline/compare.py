@@ -3,9 +3,10 @@
 Both chips' offers come from the cost ranking (chipcost.pipeline.cost: the same prices, fit
 rule and throughput choice at the asked speed); the comparison is made on the same provider
 where one offers both chips on that pricing model and term, else between each chip's
-cheapest offer (said on the line). The range uses every usable figure chipcost holds for
-each chip at that speed: the best case pairs A's highest figure with B's lowest, the worst
-case the reverse.
+cheapest offer (said on the line), as `cost`'s `vs` column does. The answer rests on both
+chips' figures at one operating point (chipcost.pipeline.verdict): a verdict where both are
+measured there, with the range over every figure of each at that point (best case A's
+highest against B's lowest); else the break-even at the measured side's point.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from chipcost.pipeline.cost import (
     speed_notes,
     unreached,
 )
-from chipcost.pipeline.verdict import Verdict, verdict
+from chipcost.pipeline.verdict import Evidence, Verdict, judge
 from chipcost.transform.cost import CostQuestion
-from chipcost.transform.tokens import change_words, cost_change, cost_per_million_tokens
+from chipcost.transform.tokens import cost_per_million_tokens
 from chipcost.warehouse.cost_per_token import at_speed, figures, model_parameters
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
@@ -39,7 +40,7 @@ OFFER_FIELDS = (
     "cost_per_million_tokens", "currency", "discount", "throughput_id", "throughput_kind",
     "throughput_figure_kind", "throughput_operating_point",
     "throughput_tokens_per_second_per_user", "precision", "throughput_range_low",
-    "throughput_range_high",
+    "throughput_range_high", "estimate", "estimate_basis",
 )  # fmt: skip
 
 
@@ -51,19 +52,25 @@ class Comparison:
     a: Row
     b: Row
     same_provider: bool
-    change: float  # A's cost per token / B's - 1: negative is cheaper
-    best: float | None  # the change with A's highest and B's lowest usable figure
-    worst: float | None  # ... and with A's lowest and B's highest
     verdict: Verdict  # the break-even and what the evidence says
 
     @property
-    def words(self) -> str:
-        """'32% cheaper', '15% dearer', 'as cheap'."""
-        return change_words(self.change)
+    def change(self) -> float | None:
+        """A's cost per token / B's - 1 (negative is cheaper) at the figures a verdict rests
+        on; None where none is drawn."""
+        return self.verdict.change
+
+    @property
+    def best(self) -> float | None:  # the change with A's highest and B's lowest figure
+        return self.verdict.best
+
+    @property
+    def worst(self) -> float | None:  # ... and with A's lowest and B's highest
+        return self.verdict.worst
 
     def sentence(self, chip_a: str, chip_b: str) -> str:
         """The answer as the evidence allows it to be worded."""
-        return self.verdict.sentence(chip_a, chip_b, self.change)
+        return self.verdict.sentence(chip_a, chip_b)
 
 
 @dataclass(frozen=True)
@@ -92,8 +99,11 @@ class CompareResult:
                     "cost_change": line.change,
                     "in_words": line.sentence(self.chip_a, self.chip_b),
                     "verdict": line.verdict.word,
+                    "verdict_point": line.verdict.point,
+                    "break_even_for": (self.chip_a, self.chip_b)[line.verdict.needs == "b"],
                     "break_even_tokens_per_second_per_chip": line.verdict.break_even,
                     "break_even_share_of_baseline": line.verdict.share,
+                    **_estimate_fields(line.verdict),
                     "best_case_change": line.best,
                     "worst_case_change": line.worst,
                     "same_provider": line.same_provider,
@@ -107,35 +117,23 @@ class CompareResult:
         return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def _shape(row: Row) -> tuple[object, object]:
-    return row.get("input_tokens"), row.get("output_tokens")
+def _estimate_fields(judged: Verdict) -> Row:
+    """The unmeasured side's derived estimate at the measured side's point, where one was made."""
+    found = judged.estimate
+    low, high = found.band if found and found.band else (None, None)
+    return {
+        "derived_estimate": found.value if found else None,
+        "derived_estimate_low": low,
+        "derived_estimate_high": high,
+        "derived_estimate_error": found.error if found else None,
+    }
 
 
-def _published(
-    con: duckdb.DuckDBPyConnection, ask: Ask, chips: tuple[str, str]
-) -> tuple[dict[str, list[float]], dict[str, list[Row]]]:
-    """Each chip's usable published tokens/s for the model and workload at the asked speed
-    and of the request shape (input and output lengths) of its chosen figure (a range
-    compares like request shapes only; none at the speed: none), and its usable published
-    figures at other points (what a calibrated figure was fitted on)."""
+def _evidence(con: duckdb.DuckDBPyConnection, ask: Ask) -> Evidence:
+    """Every figure of the model and workload at the asked speed, read once."""
     with at_speed(con, ask.speed):
         rows = figures(con, ask.model, ask.workload).rows
-    found, elsewhere = {}, {}
-    for chip in chips:
-        elsewhere[chip] = [
-            r
-            for r in rows
-            if r["chip"] == chip and r["usable"] and r["origin"] != "derived" and not r["at_speed"]
-        ]
-        chosen = [r for r in rows if r["chip"] == chip and r["chosen"]]
-        mine = [
-            r
-            for r in rows
-            if r["chip"] == chip and r["usable"] and r["origin"] != "derived" and r["at_speed"]
-            and (not chosen or _shape(r) == _shape(chosen[0]))
-        ]  # fmt: skip
-        found[chip] = [float(r["tokens_per_second_per_chip"]) for r in mine]  # type: ignore[arg-type]
-    return found, elsewhere
+    return Evidence(rows, model_parameters(con, ask.model), ask.speed)
 
 
 def _pricing(row: Row) -> str:
@@ -173,8 +171,19 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
     question = CostQuestion(tokens=None, overhead=0.0, migration_cost=None, daily_tokens=None)
     ranking = rank_cost(con, both, question)
     unreached(both, ranking.rows, [chip_a, chip_b])
-    published, elsewhere = _published(con, ask, (chip_a, chip_b))
-    parameters = model_parameters(con, ask.model)
+    evidence = _evidence(con, ask)
+    parameters = evidence.parameters
+    published = {
+        c: [float(r["tokens_per_second_per_chip"]) for r in evidence.published(c)]  # type: ignore[arg-type]
+        for c in (chip_a, chip_b)
+    }
+    elsewhere = {
+        c: [
+            r for r in evidence.rows
+            if r["chip"] == c and r["usable"] and r["origin"] != "derived" and not r["at_speed"]
+        ]
+        for c in (chip_a, chip_b)
+    }  # fmt: skip
     by_pricing: dict[str, dict[str, list[Row]]] = {}
     for row in ranking.rows:  # every offer, cheapest first
         by_pricing.setdefault(_pricing(row), {}).setdefault(str(row["chip"]), []).append(row)
@@ -185,14 +194,7 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
     ]
     free = _free_baselines(shared, chip_a, chip_b)
     lines = [
-        _line(
-            pricing,
-            offers[chip_a],
-            offers[chip_b],
-            published[chip_a],
-            published[chip_b],
-            parameters,
-        )
+        _line(pricing, offers[chip_a], offers[chip_b], evidence)
         for pricing, offers in shared
         if pricing not in free
     ]
@@ -229,19 +231,17 @@ def _free_baselines(
     return free
 
 
-def _line(
-    pricing: str,
-    offers_a: list[Row],
-    offers_b: list[Row],
-    fa: list[float],
-    fb: list[float],
-    parameters: float | None,
-) -> Comparison:
-    """One pricing model's answer; `fa`, `fb` the published figures a range is made of."""
+def _at(row: Row, tps: float | None) -> Row:
+    """The offer with the figure the answer rests on, and its cost per token there."""
+    if tps is None or tps == row["tokens_per_second_per_chip"]:
+        return row
+    return {**row, "tokens_per_second_per_chip": tps, "cost_per_million_tokens": cost_at(row, tps)}
+
+
+def _line(pricing: str, offers_a: list[Row], offers_b: list[Row], evidence: Evidence) -> Comparison:
+    """One pricing model's answer, from both chips' figures at one point."""
     a, b, same = _pair(offers_a, offers_b)
-    change = cost_change(float(a["cost_per_million_tokens"]), float(b["cost_per_million_tokens"]))  # type: ignore[arg-type]
-    best = worst = None
-    if fa and fb and len(fa) + len(fb) > 2:
-        best = cost_at(a, max(fa)) / cost_at(b, min(fb)) - 1
-        worst = cost_at(a, min(fa)) / cost_at(b, max(fb)) - 1
-    return Comparison(pricing, a, b, same, change, best, worst, verdict(a, b, parameters))
+    judged = judge(a, b, evidence)
+    if judged.matched or judged.word.startswith("likely"):
+        a, b = _at(a, judged.a_tps), _at(b, judged.b_tps)
+    return Comparison(pricing, a, b, same, judged)

@@ -11,7 +11,7 @@ from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, speed_label
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.cost_fit import baseline_costs, choose, compared_with, with_fit
-from chipcost.pipeline.verdict import with_verdicts
+from chipcost.pipeline.verdict import Evidence, with_verdicts
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.cost import CostQuestion, fit_rule, with_costs
 from chipcost.transform.tokens import human_count
@@ -252,7 +252,7 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
 
 
 def _ranked(
-    con, ask: Ask, question: CostQuestion, both: list[str], parameters: float | None
+    con, ask: Ask, question: CostQuestion, both: list[str], evidence: Evidence
 ) -> tuple[list, list[str]]:
     """The ranking's rows with fit, costs, savings and break-even, and the baseline's note;
     an empty ranking is an error."""
@@ -262,7 +262,7 @@ def _ranked(
     )  # fmt: skip
     # before the ranking: a discount may change which offer is cheaper
     ask.mine.rows(offers)
-    offers = with_fit(offers, parameters, ask.workload)
+    offers = with_fit(offers, evidence.parameters, ask.workload)
     notes: list[str] = []
     if ask.max_interruption is not None:
         offers, notes = _within_interruption(con, offers, ask.max_interruption)
@@ -291,7 +291,7 @@ def _ranked(
             f"a throughput: {', '.join(both) or 'none'}; widen --region/--pricing-model/--provider"
         )
     rows = with_costs(chosen, question, baseline)
-    return with_verdicts(rows, offers, ask.baseline, parameters), notes
+    return with_verdicts(rows, offers, ask.baseline, evidence), notes
 
 
 def _within_interruption(con, offers: list[dict], most: float) -> tuple[list[dict], list[str]]:
@@ -430,7 +430,8 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
     _check_chips(priced, covered, ask)
     parameters = model_parameters(con, ask.model)
     both = sorted(set(priced) & set(covered))
-    rows, baseline_notes = _ranked(con, ask, question, both, parameters)
+    evidence = Evidence(known.rows, parameters, ask.speed)
+    rows, baseline_notes = _ranked(con, ask, question, both, evidence)
     if all(r.get("throughput_at_speed") is False for r in rows):
         unreached(ask, rows, sorted({str(r["chip"]) for r in rows}))
     shown = rows[: ask.limit]

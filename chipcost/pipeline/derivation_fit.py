@@ -14,7 +14,8 @@ chipcost.pipeline.derivation_error):
 The error is measured out of sample: each publication's checks are predicted with the factors
 fitted on every other publication, and the ratios predicted / published are summarised per
 group (workload, model size, precision, vendor family, calibrated or not). A derived figure
-carries the band of its groups: [figure / 90th percentile ratio, figure / 10th percentile].
+carries the band of its groups: [figure / 90th percentile ratio, figure / 10th percentile],
+read only from checks of its own vendor family (vendor_band); none where it has too few.
 """
 
 from __future__ import annotations
@@ -88,22 +89,34 @@ def _line(points: list[tuple[float, float]]) -> Line:
     return Line(mean_y - slope * mean_x, slope, len(points), max(xs))
 
 
+def same_regime(measured_at: float, asked: float | None) -> bool:
+    """Whether a chip's figure at `measured_at` tokens/s per user (0: maximum throughput or a
+    fixed batch) may calibrate its derivation at `asked` (None: maximum throughput): load
+    points calibrate load questions, and a latency-bound point only speeds within 2x of its
+    own (one batch-1 point never calibrates serving at a batch of hundreds)."""
+    if not asked:
+        return measured_at == 0
+    return measured_at > 0 and asked / 2 <= measured_at <= asked * 2
+
+
 @dataclass(frozen=True)
 class Fit:
     """Size-group lines and per-chip efficiencies fitted on a set of checks."""
 
     groups: Mapping[str, Line]  # size -> its line
-    chips: Mapping[str, tuple[float, int]]  # chip -> (log efficiency against its lines, count)
+    # chip -> [(per-user speed, 0 at load; log efficiency against its line)]
+    chips: Mapping[str, list[tuple[float, float]]]
 
     def factor(self, chip: str, size: str, speed: float | None = None) -> Factor | None:
-        """The factor at a per-user speed (None: maximum throughput)."""
+        """The factor at a per-user speed (None: maximum throughput); the chip's own figures
+        calibrate it only where they are of the same regime (same_regime)."""
         group = self.groups.get(size)
         if group is None:
             return None
-        own = self.chips.get(chip)
-        if own is None:
+        own = [r for s, r in self.chips.get(chip, []) if same_regime(s, speed)]
+        if not own:
             return Factor(math.exp(group.at(speed)), group.count, None)
-        return Factor(math.exp(group.at(speed) + own[0]), own[1], chip)
+        return Factor(math.exp(group.at(speed) + sum(own) / len(own)), len(own), chip)
 
 
 def _log_ratio(check: Check) -> float:
@@ -117,11 +130,12 @@ def fit(found: list[Check], sizes: Mapping[str, str]) -> Fit:
     for check in found:
         by_size.setdefault(sizes[check.model], []).append((check.speed, _log_ratio(check)))
     groups = {size: _line(points) for size, points in by_size.items()}
-    by_chip: dict[str, list[float]] = {}
+    by_chip: dict[str, list[tuple[float, float]]] = {}
     for check in found:
         line = groups[sizes[check.model]]
-        by_chip.setdefault(check.chip, []).append(_log_ratio(check) - line.at(check.speed))
-    return Fit(groups, {chip: (sum(r) / len(r), len(r)) for chip, r in by_chip.items()})
+        residual = _log_ratio(check) - line.at(check.speed)
+        by_chip.setdefault(check.chip, []).append((check.speed, residual))
+    return Fit(groups, by_chip)
 
 
 def publication(check: Check) -> str:
@@ -215,23 +229,19 @@ def bands(held: list[Held], sizes: Mapping[str, str], vendors: Mapping[str, str]
     return [_band(name, members[name]) for name in sorted(members)]
 
 
-def figure_band(found: Mapping[str, Band], names: list[str]) -> tuple[float, float, str]:
-    """(lowest ratio, highest ratio, the group read) for a figure in groups `names`: its most
-    specific cell (size, fit, precision, vendor) where that holds MIN_BAND_CHECKS checks;
-    else, the figure's vendor being unmeasured there, the widest of its model size's group and
-    its other cells; else every inference check."""
-    usable = {n: found[n] for n in names if n in found and found[n].count >= MIN_BAND_CHECKS}
-    if names[-1] in usable:
-        band = usable[names[-1]]
-        return band.low, band.high, band.group
-    size = next(n for n in names if n.startswith("model size: "))
-    wider = [b for n, b in usable.items() if n == size or n.startswith("cell: ")]
-    if not wider:
-        wider = [found["inference: all"]] if "inference: all" in found else []
-    if not wider:
-        return 1.0, 1.0, "none"
-    widest = max(wider, key=lambda b: b.high / b.low)
-    return widest.low, widest.high, widest.group
+def vendor_band(
+    found: Mapping[str, Band], names: list[str]
+) -> tuple[float, float, str, int] | None:
+    """(lowest ratio, highest ratio, the group read, its checks) for a figure in groups
+    `names`, only from checks of its own vendor family: its most specific cell where that
+    holds MIN_BAND_CHECKS checks, else its vendor's group; None where its vendor has fewer
+    (a band borrowed from other vendors' chips says nothing about this one's)."""
+    vendor = next(n for n in names if n.startswith("vendor: "))
+    for name in (names[-1], vendor):
+        band = found.get(name)
+        if band is not None and band.count >= MIN_BAND_CHECKS:
+            return band.low, band.high, band.group.removeprefix("cell: "), band.count
+    return None
 
 
 def markdown(rows: list[Band]) -> str:

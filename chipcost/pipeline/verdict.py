@@ -1,16 +1,20 @@
-"""What the evidence says about chip A against chip B: the break-even throughput and a verdict
-worded from the kinds of the two figures.
+"""What the evidence says about chip A against chip B: a verdict only where both are measured
+at one point, else the break-even there and what would decide it.
 
-The break-even is the tokens/s per chip A must reach for its cost per token to equal B's on
-the same pricing model: A's price per chip-hour / (B's cost per million tokens x 3600 / 10^6).
-As a share of B's figure it is A's price over B's. A measured figure is taken as it stands; a
-derived one (calibrated or not) carries the band of its derivation's out-of-sample error
-(chipcost.pipeline.derivation_fit). The verdict:
+Two chips' figures are set against each other only at one operating point (request shape,
+speed, precision class, scale: chipcost.pipeline.matching):
 
-- cheaper / dearer: both figures published (or yours);
-- likely cheaper / likely dearer: a derived figure on either side, and the break-even outside
-  what the bands allow (or, for a derivation with no band, such as training's, at its figure);
-- cannot say: the break-even inside them.
+- cheaper / dearer / as cheap: both chips have published figures (or yours) at one point;
+  the change is taken at those figures, the middle one of each side's figures there;
+- likely cheaper / likely dearer: one side measured, the other derived at the measured
+  side's point, and the break-even outside the derived figure's error band, a band measured
+  out of sample on its own vendor family's chips;
+- cannot say: otherwise. The answer is then the break-even, the tokens/s per chip the
+  unmeasured chip must reach at the measured one's point, with the derived estimate as
+  context, and the way to close it is a measurement (`chipcost measure`).
+
+The break-even is the tokens/s per chip at which the two offers cost the same per token:
+for A against B's figure tb, A's price per chip-hour x tb / B's.
 """
 
 from __future__ import annotations
@@ -20,9 +24,18 @@ from typing import TYPE_CHECKING
 
 from chipcost.pipeline.derivation_fit import (
     catalogue,
-    figure_band,
     group_names,
     size_group,
+    vendor_band,
+)
+from chipcost.pipeline.matching import (
+    Estimate,
+    Match,
+    estimate_at,
+    matched,
+    point_of,
+    published,
+    why_unmatched,
 )
 from chipcost.transform.tokens import change_words
 
@@ -46,8 +59,9 @@ def figure_kind(row: Row) -> str:
 
 def figure_range(row: Row, parameters: float | None) -> tuple[float, float] | None:
     """(low, high) tokens/s per chip a derived inference figure stands for: the figure over
-    the 90th and 10th percentile of its group's out-of-sample ratios predicted / published
-    (widened to hold the figure itself where the group is biased); None when measured."""
+    the 90th and 10th percentile of its group's out-of-sample ratios predicted / published,
+    read only from checks of its own vendor family; None when measured, or when its vendor
+    family has too few checks for a band (its error is unknown)."""
     if not is_derived(row) or row.get("workload", "inference") != "inference":
         return None
     found = catalogue()
@@ -57,9 +71,25 @@ def figure_range(row: Row, parameters: float | None) -> tuple[float, float] | No
         vendor=found.vendors.get(str(row["chip"])),
         calibrated=figure_kind(row) == "calibrated",
     )
-    low, high, _ = figure_band(found.bands, names)
+    band = vendor_band(found.bands, names)
+    if band is None:
+        return None
+    low, high = band[0], band[1]
     tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
     return tps / max(high, 1.0), tps / min(low, 1.0)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Every figure of one model and workload at the asked speed (throughput_ranked rows),
+    read once for a whole ranking or comparison."""
+
+    rows: list[Row]
+    parameters: float | None
+    speed: str
+
+    def published(self, chip: str) -> list[Row]:
+        return published(self.rows, chip)
 
 
 @dataclass(frozen=True)
@@ -67,24 +97,62 @@ class Verdict:
     """A against B on one pricing model, as the evidence allows."""
 
     word: str  # cheaper, dearer, as cheap, likely cheaper, likely dearer, cannot say
-    break_even: float  # tokens/s per chip A must reach
-    share: float  # break_even / B's figure
-    a_range: tuple[float, float] | None  # A's derived range, None when measured
+    break_even: float  # tokens/s per chip `needs` must reach
+    share: float  # break_even / the figure it is set against
+    a_range: tuple[float, float] | None  # the spread or band of A's figure(s)
     b_range: tuple[float, float] | None
+    change: float | None = None  # A's cost per token / B's - 1 where a verdict is drawn
+    a_tps: float | None = None  # the figures the answer rests on
+    b_tps: float | None = None
+    point: str = ""  # the point both are measured at, or the anchor's
+    needs: str = "a"  # whose break-even: 'a', or 'b' where only A is measured
+    anchor: str = ""  # 'a' or 'b': the measured side whose point anchors; '' matched/neither
+    estimate: Estimate | None = None  # the unmeasured side's derived figure at the anchor
+    differ: str = ""  # why no point is shared
+    measure: str = "measure both (`chipcost measure`)"  # how to close it, neither measured
+    best: float | None = None  # the change over the figures at the point, best and worst
+    worst: float | None = None
 
-    def sentence(self, chip_a: str, chip_b: str, change: float) -> str:
-        """'Trainium2 is likely dearer per token than H100-SXM (about 40% dearer)'."""
-        if self.word == "cannot say":
-            return (
-                f"cannot say whether {chip_a} is cheaper per token than {chip_b} (the "
-                f"break-even is inside the derived range; at the figures, {_change(change)})"
-            )
+    @property
+    def matched(self) -> bool:
+        return self.word in ("cheaper", "dearer", "as cheap")
+
+    def sentence(self, chip_a: str, chip_b: str, change: float | None = None) -> str:
+        """The answer as the evidence allows it to be worded."""
+        names = {"a": chip_a, "b": chip_b}
         if self.word == "as cheap":
             return f"{chip_a} is as cheap per token as {chip_b}"
+        if self.matched:
+            return f"{chip_a} is {_change(self.change or 0.0)} per token than {chip_b}"
         if self.word.startswith("likely"):
-            at = f"at the figures, {_change(change)}"
+            at = f"at the derived estimate, {_change(self.change or 0.0)}"
             return f"{chip_a} is {self.word} per token than {chip_b} ({at})"
-        return f"{chip_a} is {_change(change)} per token than {chip_b}"
+        if not self.anchor:
+            why = f" ({self.differ})" if self.differ else ""
+            return (
+                f"cannot say{why}: {chip_a} must do {self.break_even:,.0f} tok/s per chip to "
+                f"cost as little per token as {chip_b} at its derived figure; {self.measure}"
+            )
+        needs, anchor = names[self.needs], names[self.anchor]
+        said = (
+            f"cannot say: {needs} must do {self.break_even:,.0f} tok/s per chip at "
+            f"{anchor}'s point ({self.point}) to match {anchor}'s measured cost per token"
+        )
+        if self.estimate is not None:
+            said += f"; {needs}'s derived estimate there {_estimate(self.estimate)}"
+        how = "`chipcost throughput add`" if "training" in self.measure else "`chipcost measure`"
+        if self.differ:
+            return said + (
+                f"; the published figures differ ({self.differ}): {how} {needs} at that point"
+            )
+        return said + f"; no {needs} measurement at that point: {how} it"
+
+
+def _estimate(found: Estimate) -> str:
+    if found.band is None:
+        return f"{found.value:,.0f} ({found.error})"
+    low, high = found.band
+    return f"{low:,.0f}-{high:,.0f} ({found.error})"
 
 
 def _change(change: float) -> str:
@@ -94,27 +162,8 @@ def _change(change: float) -> str:
     return change_words(change)
 
 
-def verdict(a: Row, b: Row, parameters: float | None) -> Verdict:
-    """The break-even and the verdict for A's offer and figure against B's."""
-    ta = float(a["tokens_per_second_per_chip"])  # type: ignore[arg-type]
-    tb = float(b["tokens_per_second_per_chip"])  # type: ignore[arg-type]
-    cost_b = float(b["cost_per_million_tokens"])  # type: ignore[arg-type]
-    break_even = float(a["price_per_chip_hour"]) / (cost_b * 3600 / 1e6)  # type: ignore[arg-type]
-    share = break_even / tb
-    a_range, b_range = figure_range(a, parameters), figure_range(b, parameters)
-    low_a, high_a = a_range or (ta, ta)
-    low_b, high_b = b_range or (tb, tb)
-    if not is_derived(a) and not is_derived(b):
-        word = _measured(ta, break_even)
-    elif a_range is None and b_range is None:  # derived with no measured error (training)
-        word = f"likely {_measured(ta, break_even)}".replace("likely as cheap", "cannot say")
-    elif low_a / high_b > share:
-        word = "likely cheaper"
-    elif high_a / low_b < share:
-        word = "likely dearer"
-    else:
-        word = "cannot say"
-    return Verdict(word, break_even, share, a_range, b_range)
+def _price(row: Row) -> float:
+    return float(row["price_per_chip_hour"])  # type: ignore[arg-type]
 
 
 def _measured(ta: float, break_even: float) -> str:
@@ -125,8 +174,76 @@ def _measured(ta: float, break_even: float) -> str:
     return "cheaper" if ta > break_even else "dearer"
 
 
+def _at_match(a: Row, b: Row, match: Match) -> Verdict:
+    ta, tb = match.tps("a"), match.tps("b")
+    pa, pb = _price(a), _price(b)
+    break_even = pa * tb / pb
+    low_a, high_a = match.spread("a")
+    low_b, high_b = match.spread("b")
+    best = worst = None
+    if len(match.a) + len(match.b) > 2:
+        best, worst = (pa / high_a) / (pb / low_b) - 1, (pa / low_a) / (pb / high_b) - 1
+    return Verdict(
+        _measured(ta, break_even), break_even, break_even / tb, (low_a, high_a), (low_b, high_b),
+        change=(pa / ta) / (pb / tb) - 1, a_tps=ta, b_tps=tb, point=match.words(),
+        best=best, worst=worst,
+    )  # fmt: skip
+
+
+def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
+    """A's offer against B's, from both chips' figures at the asked speed."""
+    chip_a, chip_b = str(a["chip"]), str(b["chip"])
+    mine, theirs = evidence.published(chip_a), evidence.published(chip_b)
+    match = matched(mine, theirs)
+    if match is not None:
+        return _at_match(a, b, match)
+    pa, pb = _price(a), _price(b)
+    differ = why_unmatched(mine, theirs)
+    if theirs or mine:  # one side measured: its best figure's point anchors
+        anchor = "b" if theirs else "a"
+        fixed = (theirs or mine)[0]
+        other = chip_a if anchor == "b" else chip_b
+        found = estimate_at(other, fixed, evidence.parameters, evidence.speed)
+        t_fixed = float(fixed["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+        # the unmeasured side must reach: its price x the measured side's figure / that price
+        needed = pa * t_fixed / pb if anchor == "b" else pb * t_fixed / pa
+        word, change = "cannot say", None
+        if found is not None and found.band is not None:
+            low, high = found.band
+            if low > needed or high < needed:
+                ahead = low > needed  # the unmeasured side beats its break-even
+                word = "likely cheaper" if ahead == (anchor == "b") else "likely dearer"
+                ta, tb = (found.value, t_fixed) if anchor == "b" else (t_fixed, found.value)
+                change = (pa / ta) / (pb / tb) - 1
+        ta = found.value if anchor == "b" and found else None
+        tb = found.value if anchor == "a" and found else None
+        return Verdict(
+            word, needed, needed / t_fixed, None, None, change=change,
+            a_tps=t_fixed if anchor == "a" else ta, b_tps=t_fixed if anchor == "b" else tb,
+            point=point_of(fixed).words(), needs="a" if anchor == "b" else "b", anchor=anchor,
+            estimate=found, differ=differ,
+            measure=_how_to_measure(str(a.get("workload") or "inference")),
+        )  # fmt: skip
+    tb = float(b["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+    needed = pa * tb / pb
+    return Verdict(
+        "cannot say", needed, needed / tb, None, None, differ=differ,
+        measure=_how_to_measure(str(a.get("workload") or "inference")),
+    )  # fmt: skip
+
+
+def _how_to_measure(workload: str) -> str:
+    if workload == "training":
+        return "record a training run of each (`chipcost throughput add`)"
+    return "measure both (`chipcost measure`)"
+
+
+# What with_verdicts adds to each row besides the break-even (None where no baseline).
+_SAID = ("break_even_for", "verdict", "verdict_point", "in_words", "vs_baseline_at_point")
+
+
 def with_verdicts(
-    rows: list[Row], offers: list[Row], baseline: str, parameters: float | None
+    rows: list[Row], offers: list[Row], baseline: str, evidence: Evidence
 ) -> list[Row]:
     """The ranking's rows given, against the baseline offer their cost change was taken on,
     break_even_tokens_per_second_per_chip, its share of the baseline's figure, the verdict and
@@ -137,7 +254,7 @@ def with_verdicts(
         if r["chip"] == baseline
     }
     for row in rows:
-        found = figure_range(row, parameters)
+        found = figure_range(row, evidence.parameters)
         row["throughput_range_low"], row["throughput_range_high"] = found or (None, None)
         row["throughput_figure_kind"] = figure_kind(row)
         key = (
@@ -148,13 +265,18 @@ def with_verdicts(
         # No break-even against a baseline that costs nothing (a 100% discount): its cost
         # change is empty too (transform/cost.py).
         if b is None or row["chip"] == baseline or not b["cost_per_million_tokens"]:
-            row["break_even_tokens_per_second_per_chip"] = row["break_even_share"] = None
-            row["verdict"] = None
+            for name in ("break_even_tokens_per_second_per_chip", "break_even_share", *_SAID):
+                row[name] = None
             continue
-        judged = verdict(row, b, parameters)
+        judged = judge(row, b, evidence)
         row["break_even_tokens_per_second_per_chip"] = judged.break_even
         row["break_even_share"] = judged.share
+        row["break_even_for"] = row["chip"] if judged.needs == "a" else baseline
         row["verdict"] = judged.word
+        row["verdict_point"] = judged.point
+        row["in_words"] = judged.sentence(str(row["chip"]), baseline)
+        # the change at the figures the verdict rests on (None where it draws none)
+        row["vs_baseline_at_point"] = judged.change
     return rows
 
 
