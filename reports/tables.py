@@ -275,11 +275,12 @@ def _needs(row: dict) -> str:
 
 def head_to_head_table(answers: pl.DataFrame) -> GT:
     """Per model and workload, each article pair: the answer, both costs and figures."""
+    from chipcost.reports.labels import plain
     from chipcost.transform.tokens import change_words
 
     def ranged(row: dict) -> str:
         best, worst = row["best_case_change"], row["worst_case_change"]
-        if row["answer"] is None:
+        if row["answer"] is None or row["answer"].startswith("cannot say"):
             return ""
         if best is None or worst is None:
             return "one published figure each at this point"
@@ -287,7 +288,10 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
 
     frame = answers.with_columns(
         group=pl.concat_str([pl.col("model"), pl.lit(", "), pl.col("workload")]),
-        answer=pl.coalesce(pl.col("answer"), pl.lit("not answered: ") + pl.col("why_not")),
+        answer=pl.coalesce(
+            pl.col("answer").map_elements(plain, return_dtype=pl.String),
+            pl.lit("not answered: ") + pl.col("why_not"),
+        ),
         a_cost=pl.col("a_cost_per_million").map_elements(cost_text, return_dtype=pl.String)
         + pl.lit(" ")
         + pl.col("a_where"),
