@@ -186,11 +186,13 @@ def cost(**asked: Any) -> pl.DataFrame:
 def compare(**asked: Any) -> pl.DataFrame:
     """Is chip_a ('Trainium2') cheaper per token than chip_b ('H100-SXM') for `model` and
     `workload`? One row per pricing model both have an offer on, as `chipcost compare` answers
-    it: cost_change (chip_a's cost per token / chip_b's - 1, negative is cheaper), verdict
-    (cheaper or dearer with both figures published; likely cheaper, likely dearer or cannot
-    say with a derived one, from its range), in_words, break_even_tokens_per_second_per_chip
-    (what chip_a must reach to cost as little per token as chip_b's offer) and its share of
-    chip_b's figure, and each offer (a_..., b_...) with its figure's kind, operating point,
+    it: verdict (cheaper, dearer or as cheap where both chips are measured at one point,
+    verdict_point; else cannot say), cost_change (chip_a's cost per token / chip_b's - 1,
+    negative is cheaper; None without a verdict), in_words, break_even_for and
+    break_even_tokens_per_second_per_chip (what that chip must reach at the measured side's
+    point to cost as little per token), its share of the figure it is set against, the
+    derived estimate there (derived_estimate, _low, _high, _error), and each offer
+    (a_..., b_...) with its figure's kind, operating point,
     precision and range. speed, region, pricing_model, provider, currency and list_prices as
     in cost(). A chip without a price or a figure raises chipcost.core.errors.ChipcostError.
     """

@@ -110,7 +110,7 @@ def print_comparison(console: Console, result: CompareResult) -> None:
             highlight=False,
         )
         judged = line.verdict
-        if judged.matched or judged.word.startswith("likely"):
+        if judged.matched:
             console.print(shown(_break_even(result, line)), highlight=False)
         a_cost = judged.matched or judged.anchor == "a"
         b_cost = judged.matched or judged.anchor == "b"

@@ -36,9 +36,9 @@ def _money(value: float | None, digits: int = 2, currency: str = "USD") -> str:
 
 
 def _change(row: Mapping[str, object]) -> str:
-    """'48% cheaper', '15% dearer', 'likely 20% cheaper' (at the figures the verdict rests on:
-    both at one point), or 'cannot say' where the figures do not meet (the break-even column
-    says what would decide it); * when against the baseline on another provider."""
+    """'48% cheaper', '15% dearer' (at the figures the verdict rests on, both at one point),
+    or 'cannot say' where the figures do not meet (the break-even column says what would
+    decide it); * when against the baseline on another provider."""
     words = row.get("vs_baseline")
     if not words:
         return ""
@@ -50,7 +50,6 @@ def _change(row: Mapping[str, object]) -> str:
         words = "cannot say"
     else:
         words = change_words(float(change))  # type: ignore[arg-type]
-        words = f"likely {words}" if verdict.startswith("likely") else words
     return f"{words}{'' if row.get('baseline_same_provider') else '*'}"
 
 

@@ -242,6 +242,6 @@ def _line(pricing: str, offers_a: list[Row], offers_b: list[Row], evidence: Evid
     """One pricing model's answer, from both chips' figures at one point."""
     a, b, same = _pair(offers_a, offers_b)
     judged = judge(a, b, evidence)
-    if judged.matched or judged.word.startswith("likely"):
+    if judged.matched:
         a, b = _at(a, judged.a_tps), _at(b, judged.b_tps)
     return Comparison(pricing, a, b, same, judged)

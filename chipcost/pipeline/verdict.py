@@ -6,12 +6,11 @@ speed, precision class, scale: chipcost.pipeline.matching):
 
 - cheaper / dearer / as cheap: both chips have published figures (or yours) at one point;
   the change is taken at those figures, the middle one of each side's figures there;
-- likely cheaper / likely dearer: one side measured, the other derived at the measured
-  side's point, and the break-even outside the derived figure's error band, a band measured
-  out of sample on its own vendor family's chips;
-- cannot say: otherwise. The answer is then the break-even, the tokens/s per chip the
-  unmeasured chip must reach at the measured one's point, with the derived estimate as
-  context, and the way to close it is a measurement (`chipcost measure`).
+- cannot say: otherwise. A derived figure never draws a verdict word: the answer is the
+  break-even, the tokens/s per chip the unmeasured chip must reach at the measured one's
+  point, with its derived estimate there as context (its band where checks of its own vendor
+  family measured one, and whether the band lies wholly on one side of the break-even), and
+  the way to close it is a measurement (`chipcost measure`).
 
 The break-even is the tokens/s per chip at which the two offers cost the same per token:
 for A against B's figure tb, A's price per chip-hour x tb / B's.
@@ -96,7 +95,7 @@ class Evidence:
 class Verdict:
     """A against B on one pricing model, as the evidence allows."""
 
-    word: str  # cheaper, dearer, as cheap, likely cheaper, likely dearer, cannot say
+    word: str  # cheaper, dearer, as cheap (both measured at one point), or cannot say
     break_even: float  # tokens/s per chip `needs` must reach
     share: float  # break_even / the figure it is set against
     a_range: tuple[float, float] | None  # the spread or band of A's figure(s)
@@ -124,9 +123,6 @@ class Verdict:
             return f"{chip_a} is as cheap per token as {chip_b}"
         if self.matched:
             return f"{chip_a} is {_change(self.change or 0.0)} per token than {chip_b}"
-        if self.word.startswith("likely"):
-            at = f"at the derived estimate, {_change(self.change or 0.0)}"
-            return f"{chip_a} is {self.word} per token than {chip_b} ({at})"
         if not self.anchor:
             why = f" ({self.differ})" if self.differ else ""
             return (
@@ -139,7 +135,9 @@ class Verdict:
             f"{anchor}'s point ({self.point}) to match {anchor}'s measured cost per token"
         )
         if self.estimate is not None:
-            said += f"; {needs}'s derived estimate there {_estimate(self.estimate)}"
+            said += (
+                f"; {needs}'s derived estimate there {_estimate(self.estimate, self.break_even)}"
+            )
         how = "`chipcost throughput add`" if "training" in self.measure else "`chipcost measure`"
         if self.differ:
             return said + (
@@ -148,11 +146,13 @@ class Verdict:
         return said + f"; no {needs} measurement at that point: {how} it"
 
 
-def _estimate(found: Estimate) -> str:
+def _estimate(found: Estimate, needed: float) -> str:
     if found.band is None:
         return f"{found.value:,.0f} ({found.error})"
     low, high = found.band
-    return f"{low:,.0f}-{high:,.0f} ({found.error})"
+    side = " (all above the break-even)" if low > needed else ""
+    side = " (all below the break-even)" if high < needed else side
+    return f"{low:,.0f}-{high:,.0f}{side} ({found.error})"
 
 
 def _change(change: float) -> str:
@@ -207,18 +207,12 @@ def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
         t_fixed = float(fixed["tokens_per_second_per_chip"])  # type: ignore[arg-type]
         # the unmeasured side must reach: its price x the measured side's figure / that price
         needed = pa * t_fixed / pb if anchor == "b" else pb * t_fixed / pa
-        word, change = "cannot say", None
-        if found is not None and found.band is not None:
-            low, high = found.band
-            if low > needed or high < needed:
-                ahead = low > needed  # the unmeasured side beats its break-even
-                word = "likely cheaper" if ahead == (anchor == "b") else "likely dearer"
-                ta, tb = (found.value, t_fixed) if anchor == "b" else (t_fixed, found.value)
-                change = (pa / ta) / (pb / tb) - 1
+        # A derived figure never draws a verdict word: where its whole band lies on one side
+        # of the break-even, the sentence says so, as context for the measurement to make.
         ta = found.value if anchor == "b" and found else None
         tb = found.value if anchor == "a" and found else None
         return Verdict(
-            word, needed, needed / t_fixed, None, None, change=change,
+            "cannot say", needed, needed / t_fixed, None, None,
             a_tps=t_fixed if anchor == "a" else ta, b_tps=t_fixed if anchor == "b" else tb,
             point=point_of(fixed).words(), needs="a" if anchor == "b" else "b", anchor=anchor,
             estimate=found, differ=differ,

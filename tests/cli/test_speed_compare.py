@@ -200,7 +200,7 @@ def test_the_articles_pairs_answer_at_every_speed(db, chip, speed):
     assert result.returncode == 0, result.stderr
     rows = json.loads(result.stdout)
     assert rows
-    verdicts = ("cheaper", "dearer", "as cheap", "likely cheaper", "likely dearer", "cannot say")
+    verdicts = ("cheaper", "dearer", "as cheap", "cannot say")
     for row in rows:
         assert row["verdict"] in verdicts
         for side in ("a", "b"):
