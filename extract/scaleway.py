@@ -1,0 +1,159 @@
+"""Scaleway's Instance products (public): hourly prices of its GPU instance types per zone, in
+euros converted at the ECB's daily rate."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult
+from chipcost.extract import _http
+from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
+from chipcost.extract._kit import (
+    field_names,
+    host_spec,
+    json_price,
+    parse_count,
+    require_columns,
+    shape_error,
+)
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
+
+SOURCE_NAME = "scaleway"
+PROVIDER = "scaleway"
+# Every instance type of a zone with its hourly price in euros, public and without a key.
+PRODUCTS_URL = "https://api.scaleway.com/instance/v1/zones/{zone}/products/servers"
+# The zones with GPU instance types (Paris 1 and 2, Amsterdam 1, Warsaw 2); a zone selling none
+# answers with CPU types only.
+ZONES = ("fr-par-1", "fr-par-2", "nl-ams-1", "pl-waw-2")
+PER_PAGE = 100  # the API's largest page
+FIELDS = ("hourly_price", "gpu", "ncpus")
+GIB = 1024**3
+
+log = logging.getLogger("chipcost.extract.scaleway")
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """Every zone's products, page by page, then the ECB's euro rates (optional)."""
+    payloads: list[Payload] = []
+    with _http.http_client(PROVIDER, ctx) as client:
+        for zone in ZONES:
+            page = 1
+            while True:
+                url = f"{PRODUCTS_URL.format(zone=zone)}?page={page}&per_page={PER_PAGE}"
+                payload = _http.get(ctx, client, url, ext="json")
+                payloads.append(payload)
+                ctx.progress(f"{zone} products, page {page}")
+                if len(_servers(payload)) < PER_PAGE:
+                    break
+                page += 1
+        payloads += _http.optional(
+            ctx, client, ECB_DAILY_URL, ext="xml", what="ECB rates",
+            lost="Scaleway's euro prices cannot be converted this run", log=log,
+        )  # fmt: skip
+    return payloads
+
+
+def _servers(payload: Payload) -> dict[str, Any]:
+    """The page's instance types, or {} when it is not the answer expected (parse says why)."""
+    try:
+        body = json.loads(payload.data)
+    except ValueError:
+        return {}
+    servers = body.get("servers") if isinstance(body, dict) else None
+    return servers if isinstance(servers, dict) else {}
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """One on-demand record per GPU instance type and zone, per instance-hour, in dollars."""
+    rates = [r for p in payloads if p.url == ECB_DAILY_URL and (r := eur_usd(p))]
+    rate = rates[-1] if rates else None
+    pages = [p for p in payloads if p.url != ECB_DAILY_URL]
+    result = each_row(
+        pages, SOURCE_NAME, PROVIDER, rows=rows,
+        offers=lambda row, page: offers(row, page, rate),
+    )  # fmt: skip
+    if rate is None:
+        result.notes.append(
+            f"no EUR/USD rate from the ECB ({ECB_DAILY_URL}) in this run: Scaleway's prices "
+            "are in euros and are refused until one is archived"
+        )
+    return result
+
+
+def rows(page: Page) -> list[Any]:
+    """The page's instance types ({"type": name, "zone": zone, **spec}), their fields checked:
+    the answer keys them by commercial type; the zone is the request's."""
+    body = page.json()
+    servers = body.get("servers") if isinstance(body, dict) else None
+    if not isinstance(servers, dict):
+        raise shape_error(PROVIDER, page.payload, "servers object", body)
+    if servers:
+        require_columns(field_names(servers.values()), FIELDS, page.payload, PROVIDER)
+    zone = urlsplit(page.payload.url).path.split("/zones/")[-1].split("/")[0]
+    return [{"type": name, "zone": zone, "spec": spec} for name, spec in servers.items()]
+
+
+def offers(row: Any, page: Page, rate: EurUsd | None) -> list[Item]:
+    """The hourly price of one GPU instance type in one zone; CPU types are counted, not loaded."""
+    name, zone, spec = str(row["type"]), row["zone"], row["spec"]
+    if not isinstance(spec, dict) or spec.get("gpu") in (0, None):
+        return [Skip("a CPU-only instance type", name)]
+    if spec.get("end_of_service") is True:
+        return [Skip("an instance type at its end of service", name)]
+    info = spec.get("gpu_info")
+    gpu = str(info.get("gpu_name") or "").strip() if isinstance(info, dict) else ""
+    try:
+        count = parse_count(spec.get("gpu"))
+        if not gpu:
+            raise ValueError("no gpu_info.gpu_name")
+    except ValueError as exc:
+        return [page.reject(f"{name} {zone}: {exc}", spec, name)]
+    eur, why = json_price(spec.get("hourly_price"), f"{name} {zone} hourly_price")
+    if eur is None:
+        return [page.reject(why, spec, name)]
+    if rate is None:
+        return [page.reject(f"{name} {zone}: a euro price with no ECB rate in this run",
+                            spec, name)]  # fmt: skip
+    memory = host_spec(info.get("gpu_memory"), per=GIB)
+    monthly = spec.get("monthly_price")
+    extra: dict[str, Any] = {
+        "gpu_name": gpu,
+        "price_basis": "per instance-hour",
+        "price_eur": eur,
+        "eur_usd": rate.rate,
+        "rate_date": rate.day,
+        "rate_payload": rate.ref,
+    }
+    if isinstance(monthly, int | float) and not isinstance(monthly, bool) and monthly > 0:
+        extra["monthly_price"] = f"{monthly} EUR a month"
+    return [
+        page.record(
+            region=zone,
+            instance_type=name,
+            chip=page.chip(gpu, memory),
+            chip_count=float(count),
+            pricing_model="on_demand",
+            price_per_hour=rate.usd(eur),
+            sku=name,
+            extra=extra,
+            vcpus=host_spec(spec.get("ncpus")),
+            ram_gb=host_spec(spec.get("ram"), per=GIB),
+        )
+    ]
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Scaleway Instance products (public): hourly on-demand prices of its GPU instance "
+        "types per zone, euro prices converted at the ECB's daily rate"
+    ),
+    fetch=fetch,
+    parse=parse,
+)
