@@ -1,30 +1,24 @@
-"""Taking one run out of the warehouse: its rows go, and the history it touched is restated
-from the observations that remain, through the load's own steps (warehouse/load.py).
+"""Taking one run out of the warehouse: its rows go, and the history of its sources is
+restated from the removed run's time on (warehouse/restate.py).
 
 The way out of a run that should never have loaded (one stamped ahead of the clock, whose
-prices stood until a day to come and hid every real run's change).
+prices stood until a day to come and hid every real run's change). Afterwards the warehouse
+holds what loading the remaining runs in order would have made of it.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+import time
 
 import duckdb
 
-from chipcost.core.errors import UsageError
-from chipcost.core.runs import OK, RunResult, SourceResult
+from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.warehouse import lake
 from chipcost.warehouse.db import checkpoint, rollback
-from chipcost.warehouse.load import (
-    HISTORY_KEY,
-    _close_changed,
-    _close_withdrawn,
-    _extend_unchanged,
-    _insert_new,
-    _refresh_catalog_fields,
-)
+from chipcost.warehouse.load import HISTORY_KEY, LAKE_LOAD_ATTEMPTS, _claim
+from chipcost.warehouse.restate import restate_since
 
 _KEY = ", ".join(HISTORY_KEY)
-_MATCH = " AND ".join(f"h.{c} = k.{c}" for c in HISTORY_KEY)
 
 
 # The runs, newest first: what `chipcost sources --runs` lists, with the id remove-run takes.
@@ -60,30 +54,49 @@ def run_named(con: duckdb.DuckDBPyConnection, given: str) -> str:
 
 def remove_run(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
     """Delete run `run_id` (an id, or the stamp `collect` printed: run_named) and restate
-    price_history where it wrote; the number of history rows it had opened, extended or
-    closed. One transaction: all of it or nothing."""
+    price_history where it could have written; the number of offers whose history rows it
+    had opened, extended or closed. One transaction: all of
+    it or nothing. On a lake, a commit that conflicts with another writer's (a collect loading
+    meanwhile) is rerun from the start on the new snapshot, as a load is."""
     run_id = run_named(con, run_id)
+    if not lake.is_lake(con):
+        return _remove_once(con, run_id)
+    for attempt in range(1, LAKE_LOAD_ATTEMPTS + 1):
+        try:
+            return _remove_once(con, run_id)
+        except duckdb.Error as exc:
+            if not lake.is_conflict(exc):
+                raise
+            if attempt == LAKE_LOAD_ATTEMPTS:
+                raise ChipcostError(
+                    f"run {run_id} was not removed: other writers changed the warehouse "
+                    f"{attempt} times while its history was restated (nothing was changed); "
+                    f"run `chipcost remove-run {run_id}` again when the collect has finished"
+                ) from None
+            time.sleep(0.1 * attempt)
+    raise AssertionError("unreachable")
+
+
+def _remove_once(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
     con.execute("BEGIN TRANSACTION")
     try:
-        touched = _mark_touched(con, run_id)
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE removed_sources AS "
-            "SELECT source, observed_at FROM source_runs WHERE run_id = ?",
-            [run_id],
-        )
+        _claim(con)  # a load at the same time on a lake conflicts with this, not interleaves
+        run_named(con, run_id)  # still there on this snapshot (not removed meanwhile)
+        touched = _touched(con, run_id)
+        _sources_of(con, run_id)
+        since = _since(con, run_id)
         # The reference rates the run's sources loaded (each row names its payload, under the
         # run's archive directory): a run stamped ahead must not leave its rates in force.
         con.execute(
-            "DELETE FROM fx_rates WHERE source IN (SELECT source FROM removed_sources) AND "
+            "DELETE FROM fx_rates WHERE source IN (SELECT source FROM restated_sources) AND "
             "starts_with(payload_ref, (SELECT archive_run FROM runs WHERE run_id = ?) || '/')",
             [run_id],
         )
         for table in ("observations", "rejects", "source_runs", "runs"):
             con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
-        _undo(con, run_id)
-        _restate(con)
-        con.execute("DROP TABLE touched_keys")
-        con.execute("DROP TABLE removed_sources")
+        if since is not None:
+            restate_since(con, since)
+        con.execute("DROP TABLE restated_sources")
         con.execute("COMMIT")
     except BaseException:
         rollback(con)
@@ -92,102 +105,60 @@ def remove_run(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
     return touched
 
 
-def _mark_touched(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
-    """The history keys the run opened, extended or closed (temp table touched_keys)."""
-    con.execute(
-        f"""
-        CREATE OR REPLACE TEMP TABLE touched_keys AS
-        SELECT DISTINCT {_KEY} FROM price_history h
-        WHERE h.first_run_id = $1 OR h.last_run_id = $1 OR EXISTS (
-            SELECT 1 FROM source_runs s
-            WHERE s.run_id = $1 AND s.source = h.source AND h.valid_to = s.observed_at
-        )
-        """,
-        [run_id],
-    )
-    return int(con.execute("SELECT count(*) FROM touched_keys").fetchall()[0][0])
-
-
-def _undo(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """Rows it opened go; rows it extended or closed are reopened as of their first day, and
-    `_restate` brings them on (or closes them) from the sightings that remain."""
-    con.execute("DELETE FROM price_history WHERE first_run_id = ?", [run_id])
-    con.execute(
-        f"""
-        UPDATE price_history h SET valid_to = NULL, end_reason = NULL,
-            last_seen_at = h.valid_from, last_run_id = h.first_run_id
-        FROM touched_keys k
-        WHERE {_MATCH} AND (h.last_run_id = $1 OR h.valid_to IN (
-            SELECT observed_at FROM removed_sources r WHERE r.source = h.source))
-        """,
-        [run_id],
-    )
-
-
-def _restate(con: duckdb.DuckDBPyConnection) -> None:
-    """Each remaining run since the reopened rows' start (or the oldest observation kept), its
-    observations of the touched keys loaded again in order: the changes and withdrawals the
-    removed run hid. Runs older than the observations kept are not replayed: their sightings
-    are gone, and a run without them would seem to list nothing."""
-    since = con.execute(
-        f"""
-        SELECT min(h.last_seen_at) FROM price_history h JOIN touched_keys k ON {_MATCH}
-        WHERE h.valid_to IS NULL
-        """
-    ).fetchall()[0][0]
-    if since is None:
-        return
-    runs = con.execute(
-        "SELECT run_id FROM runs WHERE observed_at >= ? AND run_id IN "
-        "(SELECT run_id FROM observations) ORDER BY observed_at",
-        [since],
-    ).fetchall()
-    for (run_id,) in runs:
+def _touched(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
+    """The offers whose history the run opened, extended or closed."""
+    return int(
         con.execute(
             f"""
-            CREATE OR REPLACE TEMP TABLE staged AS
-            SELECT o.* FROM observations o JOIN touched_keys k
-                ON {_MATCH.replace("h.", "o.")} WHERE o.run_id = ?
+            SELECT count(*) FROM (
+                SELECT DISTINCT {_KEY} FROM price_history h
+                WHERE h.first_run_id = $1 OR h.last_run_id = $1 OR EXISTS (
+                    SELECT 1 FROM source_runs s
+                    WHERE s.run_id = $1 AND s.source = h.source AND h.valid_to = s.observed_at
+                )
+            )
             """,
             [run_id],
-        )
-        _close_changed(con)
-        _refresh_catalog_fields(con)
-        _extend_unchanged(con, run_id)
-        _close_withdrawn(con, _sightings(con, run_id))
-        _insert_new(con, run_id)
-    con.execute("DROP TABLE IF EXISTS staged")
+        ).fetchall()[0][0]
+    )
 
 
-def _sightings(con: duckdb.DuckDBPyConnection, run_id: str) -> RunResult:
-    """What the withdrawal step needs of a stored run: its successful sources, the touched
-    keys each listed (observations) and the skus each refused (rejects)."""
-    rows = con.execute(  # a source none of whose rows remain listed nothing we know of
-        "SELECT source, provider, observed_at FROM source_runs s WHERE run_id = ? AND status = ? "
-        "AND EXISTS (SELECT 1 FROM observations o WHERE o.run_id = s.run_id "
-        "AND o.source = s.source)",
-        [run_id, OK],
-    ).fetchall()
-    sources = []
-    for source, provider, observed_at in rows:
-        seen = con.execute(  # every key it listed, touched or not: none is withdrawn wrongly
-            f"SELECT {', '.join(HISTORY_KEY[1:])} FROM observations WHERE run_id = ? "
-            "AND source = ?",
-            [run_id, source],
-        ).fetchall()
-        refused = con.execute(
-            "SELECT DISTINCT sku FROM rejects WHERE run_id = ? AND source = ? AND sku <> ''",
-            [run_id, source],
-        ).fetchall()
-        sources.append(
-            SourceResult(
-                source=source,
-                provider=provider,
-                status=OK,
-                observed_at=observed_at,
-                seen_keys={tuple(key) for key in seen},
-                refused_skus={sku for (sku,) in refused},
-            )
+def _sources_of(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """The sources whose history the run could have changed (temp table restated_sources):
+    those that loaded (a failed or skipped source changed nothing). No other source's offers
+    are in its rows or its withdrawals."""
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE restated_sources AS
+        SELECT source FROM source_runs WHERE run_id = $1 AND status = 'ok'
+        UNION SELECT source FROM price_history WHERE first_run_id = $1 OR last_run_id = $1
+        """,
+        [run_id],
+    )
+
+
+def _since(con: duckdb.DuckDBPyConnection, run_id: str):
+    """The moment from which the history of those sources is restated: the removed run's
+    earliest observation, or an earlier one of a run loaded after it (a run replayed late, or
+    the real runs after one stamped ahead: their prices were loaded on a history that held
+    the removed run's, and could not rewrite it). None when no source of it loaded."""
+    if not con.execute("SELECT 1 FROM restated_sources").fetchall():
+        return None
+    return con.execute(
+        """
+        WITH removed AS (SELECT finished_at FROM runs WHERE run_id = $1),
+        later AS (
+            SELECT run_id FROM runs, removed r
+            WHERE runs.run_id = $1 OR runs.finished_at > r.finished_at
         )
-    moment = datetime.min
-    return RunResult(run_id, moment, moment, "replay", "", False, sources)
+        SELECT least(
+            (SELECT observed_at FROM runs WHERE run_id = $1),
+            (SELECT min(observed_at) FROM source_runs
+             WHERE run_id IN (SELECT run_id FROM later)
+               AND source IN (SELECT source FROM restated_sources)),
+            (SELECT min(observed_at) FROM observations WHERE run_id = $1),
+            (SELECT min(valid_from) FROM price_history WHERE first_run_id = $1)
+        )
+        """,
+        [run_id],
+    ).fetchall()[0][0]
