@@ -5,7 +5,9 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import statistics
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import cache
 
@@ -423,3 +425,44 @@ def _decoded_figure(
         system=f"serving unit of {unit}",
         chips=point.chips,
     )
+
+
+def capped_at_load(derived: list[Figure], published: Iterable[Figure]) -> list[Figure]:
+    """The derived figures with every latency-bound one held to what the chip does at full
+    load: its derived maximum-throughput figure, and the median of its published
+    maximum-throughput figures for the model where there are any. A per-user speed bound
+    never gives more tokens/s per chip than maximum throughput; a capped figure says so."""
+    ceilings: dict[tuple[str, str], float] = {}
+    for f in derived:
+        if f.workload == "inference" and f.operating_point == "max-throughput":
+            ceilings[(f.chip, f.model)] = f.tokens_per_second_per_chip
+    measured: dict[tuple[str, str], list[float]] = {}
+    for f in published:
+        if f.workload == "inference" and f.operating_point == "max-throughput":
+            measured.setdefault((f.chip, f.model), []).append(f.tokens_per_second_per_chip)
+    capped = []
+    for f in derived:
+        key = (f.chip, f.model)
+        bounds = [ceilings.get(key), statistics.median(measured[key]) if key in measured else None]
+        cap = min((b for b in bounds if b), default=None)
+        if (
+            f.operating_point != "latency-bound"
+            or cap is None
+            or f.tokens_per_second_per_chip <= cap
+        ):
+            capped.append(f)
+            continue
+        said = (
+            f" Capped at {cap:,.0f} tokens/s per chip, the chip's maximum throughput for the "
+            "model (its derived figure, or the median of its published ones where lower): a "
+            "per-user speed bound never gives more."
+        )
+        capped.append(
+            replace(
+                f,
+                tokens_per_second_per_chip=cap,
+                notes=(f.notes or "") + said,
+                stated_as=f"{cap:,.0f} tokens/s per chip (capped at maximum throughput)",
+            )
+        )
+    return capped

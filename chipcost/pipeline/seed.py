@@ -30,7 +30,7 @@ from chipcost.pipeline.references import (
     with_interconnect,
 )
 from chipcost.transform import roofline, throughput_figures, training
-from chipcost.transform.throughput_figures import derived_figures
+from chipcost.transform.throughput_figures import capped_at_load, derived_figures
 from chipcost.transform.training import calibrate_training
 from chipcost.warehouse import throughput_store
 from chipcost.warehouse.db import connect, set_state, state
@@ -114,6 +114,7 @@ def _refresh_figures(con: duckdb.DuckDBPyConnection) -> None:
     )
     # Training at the MFU the published training figures reach, where any do.
     derived = calibrate_training(derived, throughput_references(), chips, models)
+    derived = capped_at_load(derived, throughput_references())
     throughput_store.replace_generated_figures(con, list(throughput_references()) + derived)
 
 
