@@ -69,6 +69,13 @@ def aws_location_regions() -> dict[str, str]:
 
 
 @cache
+def unpublished_prices() -> dict[str, dict[str, str]]:
+    """Chips whose rental price is not published -> status, source, date and the source's words
+    (unpublished_prices.csv): what a price query says of a chip no source can price."""
+    return {row["chip"]: row for row in _rows("unpublished_prices.csv")}
+
+
+@cache
 def aws_no_spot_families() -> dict[str, str]:
     """Families AWS runs no Spot market for -> where that is stated (aws_no_spot_families.csv)."""
     return {row["family"]: row["source"] for row in _rows("aws_no_spot_families.csv")}

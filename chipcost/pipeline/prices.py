@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from chipcost.core.catalog import unpublished_prices
 from chipcost.core.errors import UsageError
 from chipcost.core.names import (
     check_known,
@@ -350,7 +351,7 @@ def why_empty(
     if chips and len(unpriced) == len(chips):
         return (
             f"no current prices for {', '.join(unpriced)}: no source lists "
-            f"{'it' if len(unpriced) == 1 else 'them'} today. "
+            f"{'it' if len(unpriced) == 1 else 'them'} today. {unpublished_words(unpriced)}"
             f"Chips with prices: {', '.join(priced)}"
         )
     if ask is not None and (found := _without_one(con, ask)):
@@ -359,6 +360,18 @@ def why_empty(
             f"{', or without '.join(found)}"
         )
     return "no current price matches all of these filters; widen them (chipcost prices --help)"
+
+
+def unpublished_words(chips: Sequence[str]) -> str:
+    """'Trainium3: price not published (source, date: "words"). ' for each chip whose seller
+    publishes no rental price (unpublished_prices.csv), else ''."""
+    found = unpublished_prices()
+    return "".join(
+        f"{chip}: price {found[chip]['status']} ({found[chip]['source']}, "
+        f'{found[chip]["date"]}: "{found[chip]["words"]}"). '
+        for chip in chips
+        if chip in found
+    )
 
 
 def _without_one(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> list[str]:

@@ -25,6 +25,7 @@ def db(tmp_path_factory) -> str:
     ("args", "message"),
     [
         (["prices", "--chip", "K80"], "no current prices for K80"),
+        (["prices", "--chip", "Trainium3"], "Trainium3: price not published (AWS sells Trn3"),
         (["history", "--chip", "K80"], "the warehouse has never held a price of K80"),
         ([*COST, "--chip", "H100-SXM", "--region", "us-west-2", "--pricing-model", "spot"],
          "no current offer matches for llama-3-70b inference"),
