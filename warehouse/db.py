@@ -28,6 +28,20 @@ def _sql_files(folder: str) -> list[tuple[str, str]]:
     return [(p.name, p.read_text(encoding="utf-8")) for p in files]
 
 
+def views() -> list[tuple[str, str]]:
+    """(file name, SQL) for every file in warehouse/views, in order, with the lists a view
+    names (`{{figure_kinds}}`) written in from where they are declared."""
+    from chipcost.core.figures import KINDS
+
+    lists = {"{{figure_kinds}}": "[" + ", ".join(f"'{kind}'" for kind in KINDS) + "]"}
+    found = []
+    for name, sql in _sql_files("views"):
+        for marker, values in lists.items():
+            sql = sql.replace(marker, values)
+        found.append((name, sql))
+    return found
+
+
 def migrations() -> list[tuple[int, str, str]]:
     """(version, file name, SQL) for every file in warehouse/migrations, in order."""
     found = []
@@ -311,7 +325,7 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt) -> int:
     if current < SCHEMA_VERSION or _views_changed(con):
         con.execute("BEGIN TRANSACTION")
         try:
-            for _, sql in _sql_files("views"):
+            for _, sql in views():
                 con.execute(sql)
             set_state(con, "views", _views_digest())
             con.execute("COMMIT")
@@ -332,7 +346,7 @@ def rollback(con: duckdb.DuckDBPyConnection) -> None:
 def _views_digest() -> str:
     import hashlib  # writers only: a read command does not load OpenSSL for it (4 ms)
 
-    return hashlib.sha256("".join(sql for _, sql in _sql_files("views")).encode()).hexdigest()
+    return hashlib.sha256("".join(sql for _, sql in views()).encode()).hexdigest()
 
 
 def _views_changed(con: duckdb.DuckDBPyConnection) -> bool:

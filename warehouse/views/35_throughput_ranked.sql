@@ -59,9 +59,8 @@ judged AS (
         CASE WHEN peak_tflops > 0 AND flops_per_token > 0
             THEN tokens_per_second_per_chip * flops_per_token / (peak_tflops * 1e12)
         END AS implied_mfu,
-        list_position(
-            ['measured', 'benchmark', 'independent', 'vendor-claim', 'estimate', 'derived'], kind
-        ) AS kind_rank
+        -- chipcost/core/figures.py KINDS, written in when the views are created
+        list_position({{figure_kinds}}, kind) AS kind_rank
     FROM figures
 ),
 grouped AS (
