@@ -23,7 +23,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.stopping import Deadline, pause, stopping
 from chipcost.core.stopping import check as on_time
 from chipcost.core.version import __version__
-from chipcost.extract._kit import load_json
+from chipcost.extract._kit import load_json, missing_key
 from chipcost.extract.base import FetchContext
 
 if TYPE_CHECKING:  # imported where a request is made: a replay only parses, never fetches
@@ -209,6 +209,38 @@ def get(
         ext=ext or extension(response),
         request=scrub(request, client.secrets),
     )
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """How a source sends its API key: the variable holding it, the provider and the place in
+    its console a user makes one (for the message when it is missing), and the header."""
+
+    env: str
+    named: str
+    where: str
+    header: str = "Authorization"
+    scheme: str = "Bearer"  # "" sends the key bare
+    accept_json: bool = False
+
+
+def keyed_get(
+    ctx: FetchContext, provider: str, urls: Mapping[str, str], api: ApiKey, key: str
+) -> list[Payload]:
+    """GET each of `urls` (progress label -> URL) in order with the key in its header, each
+    archived as it arrives (the key never); no key: the source is skipped, saying where to
+    make one."""
+    if not key:
+        raise missing_key(api.env, api.named, api.where)
+    headers = {api.header: f"{api.scheme} {key}" if api.scheme else key}
+    if api.accept_json:
+        headers["Accept"] = "application/json"
+    payloads = []
+    with http_client(provider, ctx, key_hint=api.env) as client:
+        for label, url in urls.items():
+            payloads.append(get(ctx, client, url, headers=headers, ext="json"))
+            ctx.progress(label)
+    return payloads
 
 
 def one_page(

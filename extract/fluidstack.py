@@ -10,7 +10,6 @@ from chipcost.extract import _http
 from chipcost.extract._kit import (
     field_names,
     json_price,
-    missing_key,
     parse_count,
     require_columns,
     shape_error,
@@ -23,18 +22,21 @@ PROVIDER = "fluidstack"
 # (what SkyPilot's fetch_fluidstack.py reads to write its catalog).
 CONFIGURATIONS_URL = "https://platform.fluidstack.io/list_available_configurations"
 API_KEY_ENV = "FLUIDSTACK_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _http.ApiKey(
+    API_KEY_ENV, "Fluidstack", "its console (API keys)", header="api-key", scheme=""
+)
 FIELDS = ("gpu_type", "gpu_counts", "price_per_gpu_hr", "regions")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The configurations, archived as they arrive (the key never: it goes in a header)."""
-    key = ctx.settings.fluidstack_api_key
-    if not key:
-        raise missing_key(API_KEY_ENV, "Fluidstack", "its console (API keys)")
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
-        payload = _http.get(ctx, client, CONFIGURATIONS_URL, headers={"api-key": key}, ext="json")
-    ctx.progress("available configurations")
-    return [payload]
+    return _http.keyed_get(
+        ctx,
+        PROVIDER,
+        {"available configurations": CONFIGURATIONS_URL},
+        API_KEY,
+        ctx.settings.fluidstack_api_key,
+    )
 
 
 def rows(page: Page) -> list[Any]:
@@ -77,10 +79,12 @@ def offers(plan: Any, page: Page) -> list[Item]:
                     pricing_model="on_demand",
                     price_per_hour=round(price * gpus, 6),
                     sku=gpu,
-                    extra={"price_per_gpu_hour": price,
-                           "price_basis": "per GPU-hour (price_per_gpu_hr) x GPUs"},
+                    extra={
+                        "price_per_gpu_hour": price,
+                        "price_basis": "per GPU-hour (price_per_gpu_hr) x GPUs",
+                    },
                 )
-            )  # fmt: skip
+            )
     return made
 
 

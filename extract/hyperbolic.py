@@ -8,7 +8,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._kit import host_spec, json_price, listed_rows, missing_key, parse_count
+from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "hyperbolic"
@@ -17,6 +17,7 @@ PROVIDER = "hyperbolic"
 # fetch_hyperbolic.py reads it and writes each entry as a row of its vms.csv).
 CATALOG_URL = "https://api.hyperbolic.xyz/v2/skypilot/catalog"
 API_KEY_ENV = "HYPERBOLIC_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _http.ApiKey(API_KEY_ENV, "Hyperbolic", "its app (Settings, API key)")
 FIELDS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region", "GpuInfo")
 # Hyperbolic lists every shape in Region "default": it names no place, so the record says global.
 UNPLACED = {"default": "global", "": "global"}
@@ -25,14 +26,9 @@ MIB_PER_GB = 1024
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The VM catalog, archived as it arrives (the key never)."""
-    key = ctx.settings.hyperbolic_api_key
-    if not key:
-        raise missing_key(API_KEY_ENV, "Hyperbolic", "its app (Settings, API key)")
-    headers = {"Authorization": f"Bearer {key}"}
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
-        payload = _http.get(ctx, client, CATALOG_URL, headers=headers, ext="json")
-    ctx.progress("skypilot catalog")
-    return [payload]
+    return _http.keyed_get(
+        ctx, PROVIDER, {"skypilot catalog": CATALOG_URL}, API_KEY, ctx.settings.hyperbolic_api_key
+    )
 
 
 def rows(page: Page) -> list[Any]:

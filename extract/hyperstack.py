@@ -16,7 +16,6 @@ from chipcost.extract._kit import (
     json_price,
     listed_rows,
     load_json,
-    missing_key,
     parse_count,
     require_columns,
     shape_error,
@@ -30,6 +29,14 @@ PROVIDER = "hyperstack"
 FLAVORS_URL = "https://infrahub-api.nexgencloud.com/v1/core/flavors"
 PRICEBOOK_URL = "https://infrahub-api.nexgencloud.com/v1/pricebook"
 API_KEY_ENV = "HYPERSTACK_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _http.ApiKey(
+    API_KEY_ENV,
+    "Hyperstack",
+    "its console (API keys)",
+    header="api_key",
+    scheme="",
+    accept_json=True,
+)
 GROUP_FIELDS = ("gpu", "region_name", "flavors")
 PRICE_FIELDS = ("name", "original_value")
 # Marks a group whose `flavors` is no list, or a flavor that is no object: a reject, not a loss.
@@ -38,16 +45,13 @@ UNREAD = "unreadable"
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The pricebook, then the flavors, archived as they arrive (the key never)."""
-    key = ctx.settings.hyperstack_api_key
-    if not key:
-        raise missing_key(API_KEY_ENV, "Hyperstack", "its console (API keys)")
-    headers = {"api_key": key, "Accept": "application/json"}
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
-        payloads = [_http.get(ctx, client, PRICEBOOK_URL, headers=headers, ext="json")]
-        ctx.progress("pricebook")
-        payloads.append(_http.get(ctx, client, FLAVORS_URL, headers=headers, ext="json"))
-        ctx.progress("flavors")
-    return payloads
+    return _http.keyed_get(
+        ctx,
+        PROVIDER,
+        {"pricebook": PRICEBOOK_URL, "flavors": FLAVORS_URL},
+        API_KEY,
+        ctx.settings.hyperstack_api_key,
+    )
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:

@@ -8,7 +8,7 @@ from chipcost.core.catalog import listed_spelling
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _http
-from chipcost.extract._kit import host_spec, json_price, listed_rows, missing_key
+from chipcost.extract._kit import host_spec, json_price, listed_rows
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "jarvislabs"
@@ -16,6 +16,7 @@ PROVIDER = "jarvislabs"
 # What JarvisLabs' own SDK reads to list GPU types, prices and free devices per region.
 SERVER_META_URL = "https://backendn.jarvislabs.net/misc/server_meta"
 API_KEY_ENV = "JL_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _http.ApiKey(API_KEY_ENV, "JarvisLabs", "its dashboard (API keys)")
 FIELDS = ("gpu_type", "region", "price_per_hour")
 # workload_type -> the kind of instance in the offer's name. Rows without one are the older
 # VM-capable rows (gpuhunt provisions VMs from them).
@@ -24,14 +25,9 @@ KINDS = {"vm": "VM", None: "VM", "container": "container"}
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The server metadata, archived as it arrives (the key never)."""
-    key = ctx.settings.jarvislabs_api_key
-    if not key:
-        raise missing_key(API_KEY_ENV, "JarvisLabs", "its dashboard (API keys)")
-    headers = {"Authorization": f"Bearer {key}"}
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
-        payload = _http.get(ctx, client, SERVER_META_URL, headers=headers, ext="json")
-    ctx.progress("server_meta")
-    return [payload]
+    return _http.keyed_get(
+        ctx, PROVIDER, {"server_meta": SERVER_META_URL}, API_KEY, ctx.settings.jarvislabs_api_key
+    )
 
 
 def rows(page: Page) -> list[Any]:

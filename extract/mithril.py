@@ -14,7 +14,6 @@ from chipcost.extract._kit import (
     field_names,
     host_spec,
     load_json,
-    missing_key,
     parse_count,
     price_of,
     require_columns,
@@ -30,22 +29,20 @@ API_URL = "https://api.mithril.ai/v2"
 TYPES_URL = f"{API_URL}/instance-types"
 AVAILABILITY_URL = f"{API_URL}/spot/availability"
 API_KEY_ENV = "MITHRIL_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _http.ApiKey(API_KEY_ENV, "Mithril", "its console (Account, API keys)")
 TYPE_FIELDS = ("fid", "name", "gpu_type", "num_gpus")
 AUCTION_FIELDS = ("instance_type", "region", "last_instance_price")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The instance types, then the spot auctions, archived as they arrive (the key never)."""
-    key = ctx.settings.mithril_api_key
-    if not key:
-        raise missing_key(API_KEY_ENV, "Mithril", "its console (Account, API keys)")
-    headers = {"Authorization": f"Bearer {key}"}
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
-        types = _http.get(ctx, client, TYPES_URL, headers=headers, ext="json")
-        ctx.progress("instance types")
-        auctions = _http.get(ctx, client, AVAILABILITY_URL, headers=headers, ext="json")
-        ctx.progress("spot availability")
-    return [types, auctions]
+    return _http.keyed_get(
+        ctx,
+        PROVIDER,
+        {"instance types": TYPES_URL, "spot availability": AVAILABILITY_URL},
+        API_KEY,
+        ctx.settings.mithril_api_key,
+    )
 
 
 def listed(payload: Payload, fields: Sequence[str]) -> list[Any]:

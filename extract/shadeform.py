@@ -15,7 +15,6 @@ from chipcost.extract._kit import (
     host_spec,
     json_price,
     listed_rows,
-    missing_key,
     parse_count,
 )
 from chipcost.extract._resale import seller, with_part
@@ -27,8 +26,17 @@ PROVIDER = "shadeform"
 # (GET /instances/types of Shadeform's API reference; no filter, so unavailable ones come too).
 TYPES_URL = "https://api.shadeform.ai/v1/instances/types"
 API_KEY_ENV = "SHADEFORM_API_KEY"  # declared in SOURCE.settings; named in messages
-FIELDS = ("cloud", "shade_instance_type", "cloud_instance_type", "configuration",
-          "hourly_price", "availability")  # fmt: skip
+API_KEY = _http.ApiKey(
+    API_KEY_ENV, "Shadeform", "its platform (Settings, API key)", header="X-API-KEY", scheme=""
+)
+FIELDS = (
+    "cloud",
+    "shade_instance_type",
+    "cloud_instance_type",
+    "configuration",
+    "hourly_price",
+    "availability",
+)
 # An availability entry's rental_type -> the record's pricing model. Entries carry it since
 # spot came (Shadeform's spot guide: "Every entry in an instance type's `availability` array
 # carries a `rental_type`"); an entry without one is on demand, as every entry was before.
@@ -37,13 +45,9 @@ RENTAL_TYPES = {"on_demand": "on_demand", None: "on_demand", "spot": "spot"}
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """Every instance type, archived as it arrives (the key never)."""
-    key = ctx.settings.shadeform_api_key
-    if not key:
-        raise missing_key(API_KEY_ENV, "Shadeform", "its platform (Settings, API key)")
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
-        payload = _http.get(ctx, client, TYPES_URL, headers={"X-API-KEY": key}, ext="json")
-    ctx.progress("instances/types")
-    return [payload]
+    return _http.keyed_get(
+        ctx, PROVIDER, {"instances/types": TYPES_URL}, API_KEY, ctx.settings.shadeform_api_key
+    )
 
 
 def rows(page: Page) -> list[Any]:
