@@ -7,6 +7,7 @@ from typing import Any
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -99,7 +100,8 @@ def offers(row: tuple[str, Any], page: Page) -> list[Item]:
     vram = variant.get("vram")
     memory = round(vram / GIB) if isinstance(vram, int | float) and vram > 0 else None
     chip = page.chip(brand, memory)
-    extra = {"brand_short": brand, "gpu_memory_gb": memory, "price_field": "cost_per_hour / 100"}
+    extra = {"brand_short": brand, "gpu_memory_gb": memory, "price_field": "cost_per_hour / 100",
+             **estimate_of(variant)}  # fmt: skip
     return [
         page.record(
             region=dc,

@@ -8,6 +8,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import json_price, listed_rows
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -54,6 +55,7 @@ def offers(kind: Any, page: Page) -> list[Item]:
         "cpu_model": kind.get("cpuModel"),
         "max_gpus_free": kind.get("maxGpuFree"),
         "gpus_free": kind.get("totalGpuFree"),
+        **estimate_of(kind),
     }
     return [
         page.record(

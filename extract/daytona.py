@@ -6,6 +6,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import json_price, listed_rows
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
@@ -64,6 +65,7 @@ def offers(gpu: Any, page: Page) -> list[Item]:
             "price_basis": "per GPU-hour; vCPU, memory and disk are billed separately",
             "resource_rates": resources.get(rates),
             "generated_at": body.get("generatedAt"),
+            **estimate_of(gpu),
         }
         kept = {k: v for k, v in extra.items() if v is not None}
         made.append(card.record(pricing_model=model, price_per_hour=price, extra=kept))

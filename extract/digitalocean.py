@@ -7,6 +7,7 @@ from typing import Any
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     host_spec,
     json_price,
@@ -80,7 +81,8 @@ def offers(size: Any, page: Page) -> list[Item]:
     memory = _memory_per_gpu(gpu, count)
     # "nvidia_h100", "amd_mi300x", "nvidia_rtx6000_ada": the vendor and words, underscored.
     chip = page.chip(model.replace("_", " "), memory)
-    extra = {"gpu_model": model, "gpu_memory_gb": memory, "price_basis": "per instance-hour"}
+    extra = {"gpu_model": model, "gpu_memory_gb": memory, "price_basis": "per instance-hour",
+             **estimate_of(size)}  # fmt: skip
     return [
         page.record(
             region=region,

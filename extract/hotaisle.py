@@ -10,6 +10,7 @@ from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -80,6 +81,7 @@ def offers(vm: Any, page: Page) -> list[Item]:
     extra = {
         "price_basis": "per instance-hour (OnDemandPrice / 100)",
         "cpu_model": cpus.get("model"),
+        **estimate_of(vm),
     }
     return [
         page.record(

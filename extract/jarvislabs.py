@@ -8,6 +8,7 @@ from chipcost.core.catalog import listed_spelling
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import host_spec, json_price, listed_rows
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
@@ -79,6 +80,7 @@ def _offer(page: Page, row: dict, offer: tuple[str, str, str, str, float]) -> Pr
         "max_gpus": _number(row.get("num_gpus")),
         "free_gpus": row.get("spot_num_free_devices" if model == "spot" else "num_free_devices"),
         "workload_type": row.get("workload_type"),
+        **estimate_of(row),
     }
     return page.record(
         region=region,

@@ -9,6 +9,7 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import field_names, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -128,6 +129,7 @@ def _offer(
         "memory_gb": gpu.get("memoryInGb"),
         "stock_status": lowest.get("stockStatus"),
         "priced": "per GPU-hour",
+        **estimate_of(gpu),
     }
     return page.record(
         region=REGION,

@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.cloudrift import LIST_URL, REQUEST, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
@@ -30,6 +31,8 @@ TYPES = (
 # fmt: on
 # (variant name, first day) -> price factor from that day on.
 MOVES = {("rtx59-16c-nr.1", 4): 0.92, ("rtxpro6k-24c-nr.8", 7): 0.95}
+# Every variant marked an estimate in the data (sample/REFERENCES.md traces none of them).
+ESTIMATE = "synthetic: no public copy of CloudRift's prices was read here; near its listed level"
 
 
 def variant(row: tuple, memory: int, cpus: int, ram: int, day: int) -> dict[str, Any]:
@@ -50,7 +53,8 @@ def variant(row: tuple, memory: int, cpus: int, ram: int, day: int) -> dict[str,
 def listing(day: int) -> bytes:
     types = [
         {"brand_short": brand,
-         "variants": [variant(row, memory, cpus, ram, day) for row in variants]}
+         "variants": [{**variant(row, memory, cpus, ram, day), ESTIMATE_KEY: ESTIMATE}
+                      for row in variants]}
         for brand, memory, cpus, ram, variants in TYPES
     ]  # fmt: skip
     return indented_json({SAMPLE_KEY: SAMPLE_LABEL, "data": {"instance_types": types}})

@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.cudo import MACHINE_TYPES_URL, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
@@ -31,6 +32,9 @@ TYPES = (
 # fmt: on
 # (machine type, first day) -> factor of its GPU rate from that day on.
 MOVES = {("sapphire-rapids-h100", 5): 0.95}
+# Every machine type marked an estimate in the data: its rates are derived from SkyPilot's
+# catalog, not traced in sample/REFERENCES.md.
+ESTIMATE = "GPU rate derived from SkyPilot's published Cudo catalog, not traced here"
 RATES = {"vcpuPriceHr": "0.002500", "memoryGibPriceHr": "0.003800",
          "minStorageGibPriceHr": "0.00013", "ipv4PriceHr": "0.005500"}  # fmt: skip
 
@@ -50,7 +54,8 @@ def machine_type(values: tuple, day: int) -> dict[str, Any]:
 def write_run(out: Path, day: int, moment: datetime) -> Path:
     """<stamp>/cudo/: the machine types, as fetch archives them."""
     writer = fresh_writer(out, moment, SOURCE_NAME)
-    body = {SAMPLE_KEY: SAMPLE_LABEL, "machineTypes": [machine_type(t, day) for t in TYPES]}
+    body = {SAMPLE_KEY: SAMPLE_LABEL, "machineTypes": [
+        {**machine_type(t, day), ESTIMATE_KEY: ESTIMATE} for t in TYPES]}  # fmt: skip
     writer.write(indented_json(body), MACHINE_TYPES_URL, fetched_at=moment,
                  request={"method": "GET"})  # fmt: skip
     return writer.directory

@@ -5,10 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.daytona import PRICING_URL, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
 SAMPLE_LABEL = "synthetic prices in the rate card's real shape, not fetched from the provider"
+# Every rate is marked an estimate in the data (sample/REFERENCES.md traces none of them).
+ESTIMATE = "synthetic: no public copy of Daytona's prices was read here; near its listed level"
 # type, on demand and spot per GPU-hour.
 GPUS = (
     ("B300", 7.1, 4.08),
@@ -39,6 +42,7 @@ def rate_card(day: int, moment: datetime) -> bytes:
             "spotPricePerHour": spot_hourly,
             "onDemandPricePerSecond": hourly / 3600,
             "spotPricePerSecond": spot_hourly / 3600,
+            ESTIMATE_KEY: ESTIMATE,
         })  # fmt: skip
     return indented_json({
         SAMPLE_KEY: SAMPLE_LABEL,

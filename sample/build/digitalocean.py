@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.digitalocean import PAGE_SIZE, SIZES_URL, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
@@ -29,6 +30,8 @@ REGIONS = ("ams3", "fra1", "nyc1", "nyc3", "sfo3", "sgp1", "tor1")
 # fmt: on
 # (slug, first day) -> price factor from that day on.
 MOVES = {("gpu-mi300x1-192gb", 3): 0.9, ("gpu-h200x8-1128gb", 7): 0.95}
+# Every GPU size marked an estimate in the data (sample/REFERENCES.md traces none of them).
+ESTIMATE = "synthetic: no public copy of DigitalOcean's prices was read here; near its listed level"
 
 
 def disk(amount: int, scratch: int = 0) -> list[dict[str, Any]]:
@@ -79,7 +82,8 @@ def cpu_size(row: tuple) -> dict[str, Any]:
 
 
 def sizes(day: int) -> bytes:
-    found = [cpu_size(row) for row in CPU_SIZES] + [gpu_size(row, day) for row in GPU_SIZES]
+    found = [cpu_size(row) for row in CPU_SIZES] + [
+        {**gpu_size(row, day), ESTIMATE_KEY: ESTIMATE} for row in GPU_SIZES]  # fmt: skip
     body = {SAMPLE_KEY: SAMPLE_LABEL, "sizes": found, "links": {}, "meta": {"total": len(found)}}
     return indented_json(body)
 

@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.hotaisle import SOURCE_NAME, available_url
 from chipcost.sample.build._common import factor, fresh_writer, indented_json
 
@@ -23,6 +24,7 @@ VMS = (
 )
 # (model, first day) -> price factor from that day on.
 MOVES = {("MI300X", 6): 0.95}
+ESTIMATE = "synthetic: no public copy of Hot Aisle's prices was read here; near its listed level"
 
 
 def vm(row: tuple, day: int) -> dict[str, Any]:
@@ -42,7 +44,8 @@ def vm(row: tuple, day: int) -> dict[str, Any]:
 def write_run(out: Path, day: int, moment: datetime) -> Path:
     """<stamp>/hotaisle/: the team's available VMs, as fetch archives them."""
     writer = fresh_writer(out, moment, SOURCE_NAME)
-    body = [vm(row, day) for row in VMS for _ in range(row[-1])]
+    # every VM marked an estimate in the data (sample/REFERENCES.md traces none of them)
+    body = [{**vm(row, day), ESTIMATE_KEY: ESTIMATE} for row in VMS for _ in range(row[-1])]
     writer.write(indented_json(body), available_url(TEAM), fetched_at=moment,
                  request={"method": "GET"})  # fmt: skip
     return writer.directory

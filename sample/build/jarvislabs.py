@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.jarvislabs import SERVER_META_URL, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
@@ -27,6 +28,8 @@ ROWS = (
 # fmt: on
 # (gpu_type, first day) -> factor of its prices from that day on.
 MOVES = {("H100", 4): 0.9, ("L4", 7): 1.1}
+# Every row marked an estimate in the data (sample/REFERENCES.md traces none of them).
+ESTIMATE = "synthetic: no public copy of JarvisLabs's prices was read here; near its listed level"
 CPU_META = {
     "workload_type": "container",
     "combinations": [{"vcpus": 4, "ram_gb": 16, "price": 0.0992, "available": True,
@@ -58,8 +61,8 @@ def row(values: tuple, day: int) -> dict[str, Any]:
 def write_run(out: Path, day: int, moment: datetime) -> Path:
     """<stamp>/jarvislabs/: the server metadata, as fetch archives it (no key kept)."""
     writer = fresh_writer(out, moment, SOURCE_NAME)
-    body = {SAMPLE_KEY: SAMPLE_LABEL, "server_meta": [row(r, day) for r in ROWS],
-            "cpu_meta": CPU_META}  # fmt: skip
+    rows = [{**row(r, day), ESTIMATE_KEY: ESTIMATE} for r in ROWS]
+    body = {SAMPLE_KEY: SAMPLE_LABEL, "server_meta": rows, "cpu_meta": CPU_META}
     writer.write(indented_json(body), SERVER_META_URL, fetched_at=moment,
                  request={"method": "GET"})  # fmt: skip
     return writer.directory

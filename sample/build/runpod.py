@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.runpod import GPU_TYPES_QUERY, GRAPHQL_URL, SOURCE_NAME
 from chipcost.sample.build._common import factor, fresh_writer, indented_json
 
@@ -39,6 +40,8 @@ GPUS = (
 # fmt: on
 # (GPU id, first day) -> price factor from that day on.
 MOVES = {("NVIDIA H200", 3): 0.944}  # H200 secure 3.59 -> 3.39
+# Every GPU type marked an estimate in the data (sample/REFERENCES.md traces none of them).
+ESTIMATE = "synthetic: no public copy of RunPod's prices was read here; near its listed level"
 PRICE_FIELDS = (
     "securePrice communityPrice secureSpotPrice communitySpotPrice "
     "oneWeekPrice oneMonthPrice threeMonthPrice sixMonthPrice"
@@ -80,7 +83,7 @@ def gpu_types(day: int) -> bytes:
     gpus = []
     for gpu_id, name, memory, prices, kw in GPUS:
         moved = {k: round(v * factor(MOVES, gpu_id, day), 2) for k, v in prices.items()}
-        gpus.append(runpod_gpu(gpu_id, name, memory, moved, **kw))
+        gpus.append({**runpod_gpu(gpu_id, name, memory, moved, **kw), ESTIMATE_KEY: ESTIMATE})
     placeholder = runpod_gpu("unknown", "unknown", 0, {}, community=False, stock=None)
     return indented_json({"data": {"gpuTypes": [*gpus, placeholder]}})
 

@@ -23,7 +23,7 @@ def test_each_gpu_machine_type_is_a_per_gpu_price_per_data_centre():
     assert (h100.chip, h100.chip_count, h100.price_per_hour) == ("H100-SXM", 1.0, 1.79)
     assert h100.instance_type == "1x H100 SXM (sapphire-rapids-h100)"
     assert found[("epyc-genoa-h100-nvl-pcie", "au-melbourne-1")].chip == "H100-NVL"
-    assert found[("epyc-genoa-a100-pcie", "no-kristiansand-1")].chip == "A100-80GB"
+    assert found[("epyc-genoa-a100-pcie", "no-kristiansand-1")].chip == "A100-80GB-PCIe"
     a40 = found[("ice-lake-a40-compute", "ca-montreal-3")]
     assert (a40.chip, a40.extra["max_gpus_free"]) == ("A40", 0)  # "(compute mode)" is no chip
     assert len(found) == 7  # the CPU-only type gives no record

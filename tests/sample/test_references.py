@@ -81,9 +81,8 @@ def test_the_sample_holds_the_public_price_or_says_estimate(row):
 # that is neither traced nor marked.
 NOT_YET_COVERED = frozenset({
     "aws-bulk", "aws-capacity-blocks", "aws-pricing-api", "aws-savings-plans", "aws-spot",
-    "aws-spot-feed", "cloudrift", "coreweave", "cudo", "daytona", "digitalocean",
-    "gcp", "hotaisle", "jarvislabs", "lambda", "lium", "mithril", "nebius", "oci", "runpod",
-    "seeweb", "spheron", "vastai", "verda",
+    "aws-spot-feed", "coreweave", "gcp", "lambda", "lium", "mithril", "nebius", "oci", "seeweb",
+    "spheron", "vastai", "verda",
 })  # fmt: skip
 
 
