@@ -195,8 +195,12 @@ def test_sources_reads_the_warehouse(db):
     assert api["last_status"] == "failed" and api["stale"] is True and api["sample"] is True
     assert rows["runpod"]["last_success_at"] is None  # registered, never run here
     assert rows["runpod"]["stale"] is True and rows["runpod"]["collected"] is True
+    # Registered only to say why it is not collected: no run would make it fresh.
+    assert rows["ibm"]["collected"] is False and rows["ibm"]["stale"] is False
     table = chipcost("sources", "--db", str(db), columns=120)
     assert "2026-11-01 06:00" in table.stdout and "stale" in table.stdout
+    ibm = next(line for line in table.stdout.splitlines() if line.startswith("ibm"))
+    assert "not collected" in ibm and "stale" not in ibm
     runpod = next(line for line in table.stdout.splitlines() if line.startswith("runpod"))
     assert "never run" in runpod and "stale" in runpod
     # At 80 columns a source's name stays whole (it broke as 'aws-savings-pla' / 'ns').
