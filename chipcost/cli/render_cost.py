@@ -54,11 +54,15 @@ def _change(row: Mapping[str, object]) -> str:
 
 
 def _needs(row: Mapping[str, object]) -> str:
-    """'2,345 (61%)': the tok/s per chip the row must reach to cost what the baseline does."""
+    """'2,345 (61%)': the tok/s per chip the row must reach to cost what the baseline does;
+    'H100-SXM 4,156 (433%)' where it is the baseline that must reach it at the row's measured
+    point (only the row's chip is measured there)."""
     needed, share = row.get("break_even_tokens_per_second_per_chip"), row.get("break_even_share")
     if needed is None or share is None:
         return ""
-    return f"{float(needed):,.0f} ({float(share):.0%})"  # type: ignore[arg-type]
+    who = row.get("break_even_for")
+    said = f"{float(needed):,.0f} ({float(share):.0%})"  # type: ignore[arg-type]
+    return f"{who} {said}" if who and who != row.get("chip") else said
 
 
 def _tps(row: Mapping[str, object]) -> str:

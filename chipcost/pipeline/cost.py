@@ -79,10 +79,26 @@ _COLUMN_TYPES = {
 }
 
 
+def _why_underived(chip: str, workload: str) -> str:
+    """Why no figure is derived for a chip: its family cannot run the workload, or the chips
+    table lacks its peak (or the model its size)."""
+    from chipcost.core.catalog import chip_rows
+    from chipcost.pipeline.references import derivation_assumptions
+
+    row = next((r for r in chip_rows() if r["chip"] == chip), {})
+    rule = next((r for r in derivation_assumptions() if r.workload == workload), None)
+    if rule is not None and row.get("family") in rule.not_on:
+        return (
+            f"none is derived, since {row['family']} chips are not built for {workload} "
+            "(chipcost/data/derivation.csv)"
+        )
+    return "and no dense peak (chipcost/data/chips.csv) or parameter count to derive one"
+
+
 def _no_throughput(chip: str, ask: Ask) -> str:
     return (
         f"no throughput for {chip} on {ask.model} {ask.workload}: no reference, no measurement, "
-        "and no dense peak (chipcost/data/chips.csv) or parameter count to derive one. Record "
+        f"{_why_underived(chip, ask.workload)}. Record "
         f"yours with `chipcost throughput add --chip {chip} --model {ask.model} --workload "
         f"{ask.workload} --tokens-per-second N --per chip`"
     )
@@ -177,7 +193,10 @@ def unreached(ask: Ask, rows: list[dict], chips: list[str]) -> None:
 def fit_notes(parameters: float | None, ask: Ask, rows: list[dict]) -> list[str]:
     if parameters is None:
         return [f"fits: unknown, {ask.model} has no parameter count (chipcost throughput model)"]
-    cannot = sorted({str(r["chip"]) for r in rows if r["fits"] is False})
+    # chips none of whose offers holds the model (a chip with one offer that does is not
+    # named: the rows say which of its offers fit)
+    chips = {str(r["chip"]) for r in rows}
+    cannot = sorted(c for c in chips if all(r["fits"] is False for r in rows if r["chip"] == c))
     needed = sorted({float(r["memory_needed_gb"]) for r in rows if r["memory_needed_gb"]})
     sizes = " or ".join(f"{n:,.0f} GB" for n in needed)
     note = (

@@ -127,7 +127,8 @@ class Verdict:
             why = f" ({self.differ})" if self.differ else ""
             return (
                 f"cannot say{why}: {chip_a} must do {self.break_even:,.0f} tok/s per chip to "
-                f"cost as little per token as {chip_b} at its derived figure; {self.measure}"
+                f"cost as little per token as {chip_b} at its derived figure's point "
+                f"({self.point or 'not stated'}); {self.measure}"
             )
         needs, anchor = names[self.needs], names[self.anchor]
         said = (
@@ -220,8 +221,10 @@ def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
         )  # fmt: skip
     tb = float(b["tokens_per_second_per_chip"])  # type: ignore[arg-type]
     needed = pa * tb / pb
+    theirs_derived = [r for r in evidence.rows if r["throughput_id"] == b.get("throughput_id")]
+    point = point_of(theirs_derived[0]).words() if theirs_derived else ""
     return Verdict(
-        "cannot say", needed, needed / tb, None, None, differ=differ,
+        "cannot say", needed, needed / tb, None, None, differ=differ, point=point,
         measure=_how_to_measure(str(a.get("workload") or "inference")),
     )  # fmt: skip
 
