@@ -148,7 +148,9 @@ def test_compare_answers_per_pricing_model_in_one_screen(db):
     # test's arithmetic, not chipcost's), and how to settle it
     needed = 35.76 / 16 * H100_TRAINING / (55.04 / 8)
     assert answers[0].startswith(f"on_demand: cannot say: Trainium2 must do {needed:,.0f} tok/s")
-    assert "record a training run of each (`chipcost throughput add`)" in " ".join(lines)
+    assert "record a training run of each (`chipcost throughput add`)" in " ".join(
+        result.stdout.split()
+    )
     assert "likely" not in result.stdout and "% dearer" not in result.stdout
     # H100 trains at the FP8 MFU of its family's published runs, Trainium at BF16
     assert "figures used (Trainium2 BF16 against H100-SXM FP8):" in result.stdout
