@@ -4,43 +4,13 @@ checked where a record is made), and a parser's result."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from operator import attrgetter
 from typing import Any
 
 # The vocabulary of pricing_model, term, payment and plan is declared in core/vocabulary.py.
 HOURS_PER_TERM = {"1yr": 8760.0, "3yr": 26280.0}
-
-# The record's columns in the warehouse's order (the observations table after its run_id), each
-# with its kind: the frame schema (core/frames.py) and the loader's insert are derived from it,
-# and tests/core/test_vocabulary.py checks PriceRecord and the warehouse against it.
-RECORD_COLUMNS = (
-    ("observed_at", "timestamp"),
-    ("provider", "text"),
-    ("source", "text"),
-    ("region", "text"),
-    ("zone", "text"),
-    ("instance_type", "text"),
-    ("chip", "text"),
-    ("chip_count", "number"),
-    ("pricing_model", "text"),
-    ("term", "text"),
-    ("payment", "text"),
-    ("plan", "text"),
-    ("price_per_hour", "number"),
-    ("upfront", "number"),
-    ("currency", "text"),
-    ("sku", "text"),
-    ("source_url", "text"),
-    ("payload_ref", "text"),
-    ("extra", "json"),
-    # The host's vCPUs, memory (GB) and local disk (GB) as the source publishes them; NULL
-    # where it publishes none (docs/sources.md says which source gives which).
-    ("vcpus", "number"),
-    ("ram_gb", "number"),
-    ("disk_gb", "number"),
-)
 
 OFFER_KEY = (
     "provider",
@@ -58,35 +28,53 @@ OFFER_KEY = (
 _offer_key = attrgetter(*OFFER_KEY)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PriceRecord:
-    """One price of one offer as one source saw it at one moment."""
+    """One price of one offer as one source saw it at one moment.
+
+    Its fields are the record's columns, declared once, in the warehouse's order (the
+    observations table after its run_id): RECORD_COLUMNS, the frame schema (core/frames.py)
+    and the loader's insert are read from them."""
 
     observed_at: datetime
     provider: str
     source: str
     region: str
+    zone: str = ""
     instance_type: str
     chip: str
     chip_count: float
     pricing_model: str
-    price_per_hour: float
-    zone: str = ""
     term: str = "none"
     payment: str = "none"
     plan: str = "default"
+    price_per_hour: float
     upfront: float | None = None
     currency: str = "USD"
     sku: str = ""
     source_url: str = ""
     payload_ref: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    # The host's vCPUs, memory (GB) and local disk (GB) as the source publishes them; None
+    # where it publishes none (docs/sources.md says which source gives which).
     vcpus: float | None = None
     ram_gb: float | None = None
     disk_gb: float | None = None
 
     def offer_key(self) -> tuple[str, ...]:
         return _offer_key(self)
+
+
+# The kind of each column, by its field's type: what the frame schema and the warehouse hold.
+_KINDS = {
+    "datetime": "timestamp",
+    "str": "text",
+    "float": "number",
+    "float | None": "number",
+    "dict[str, Any]": "json",
+}
+# (name, kind) of the record's columns in the warehouse's order, read from PriceRecord.
+RECORD_COLUMNS = tuple((f.name, _KINDS[str(f.type)]) for f in fields(PriceRecord))
 
 
 @dataclass(frozen=True)

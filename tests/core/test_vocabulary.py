@@ -104,28 +104,36 @@ def test_the_sql_views_list_no_pricing_models():
         assert len(named) < 3, f"{view.name} lists {named}: derive it from core/vocabulary.py"
 
 
-def test_the_record_columns_are_declared_once(tmp_path):
-    """PriceRecord, the frame schema, the loader's insert and the observations table all have
-    the columns of core/record.py RECORD_COLUMNS."""
-    from dataclasses import fields
+# The DuckDB type each kind of record column has in the warehouse.
+_DUCKDB = {"timestamp": "TIMESTAMP WITH TIME ZONE", "text": "VARCHAR", "number": "DOUBLE"}
 
+
+def test_the_record_columns_are_declared_once(tmp_path):
+    """PriceRecord's fields are the columns: the frame schema and the loader read them, and
+    the observations table the migrations made (history, not rewritten) holds each, in order
+    and of its kind; a record the loader writes comes back whole."""
     from chipcost.core.frames import RECORD_SCHEMA
-    from chipcost.core.record import RECORD_COLUMNS, PriceRecord
-    from chipcost.transform.validate import _price_schema
+    from chipcost.core.record import RECORD_COLUMNS
     from chipcost.warehouse.db import connect
-    from chipcost.warehouse.load import _OBSERVATION_COLUMNS
+    from chipcost.warehouse.load import load_run
+    from tests.helpers import day, record, run_of
 
     names = [name for name, _ in RECORD_COLUMNS]
-    assert {f.name for f in fields(PriceRecord)} == set(names)
     assert list(RECORD_SCHEMA) == names
-    assert _OBSERVATION_COLUMNS.split(", ") == ["run_id", *names]
-    assert set(_price_schema({"x": "x"}).columns) <= set(names) | {"price_per_chip_hour"}
+    sent = record(extra={"note": "x"}, vcpus=192.0, upfront=1.5)
     con = connect(tmp_path / "w.duckdb")
     try:
-        table = [row[0] for row in con.execute("DESCRIBE observations").fetchall()]
+        load_run(con, run_of([sent], day(0)))
+        table = [(r[0], r[1]) for r in con.execute("DESCRIBE observations").fetchall()]
+        [back] = con.execute(f"SELECT {', '.join(names)} FROM observations").fetchall()
     finally:
         con.close()
-    assert table == ["run_id", *names]
+    assert table == [("run_id", "VARCHAR")] + [
+        (name, _DUCKDB.get(kind, "VARCHAR")) for name, kind in RECORD_COLUMNS
+    ]
+    came = dict(zip(names, back, strict=True))
+    assert came.pop("extra") == '{"note": "x"}' and came.pop("observed_at") == sent.observed_at
+    assert all(came[name] == getattr(sent, name) for name in came), came
 
 
 def test_the_choice_rule_view_ranks_the_kinds_of_core_figures(tmp_path):
