@@ -9,19 +9,24 @@ starts Prefect or touches the network. Names work as on the command line: chip f
 from __future__ import annotations
 
 import functools
+import os
 import re
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from datetime import date
+from itertools import islice
 from pathlib import Path
-from typing import Any, ParamSpec
+from types import UnionType
+from typing import Any, ParamSpec, Union, get_args, get_origin
 
 import duckdb
 import polars as pl
 
 from chipcost.core import questions
 from chipcost.core.errors import ChipcostError
+from chipcost.core.names import shown
 from chipcost.core.questions import COMPARE, COST, Question, Voice
 from chipcost.core.settings import load_settings
 
@@ -59,6 +64,7 @@ def _answers(
         def call(*args: P.args, **kwargs: P.kwargs) -> pl.DataFrame:
             given = _bound(question, args, kwargs)
             for name, value in given.items():
+                given[name] = value = _taken_once(name, value)
                 _check_type(question, name, value)
             return run(**question.given(given))
 
@@ -110,13 +116,76 @@ _KIND_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
+# The most values one keyword takes: a list of names longer than any catalog, or an endless
+# iterator (itertools.count()), is refused rather than read for ever.
+MAX_VALUES = 10_000
+# Whole numbers past this are no price, count or size (and DuckDB's BIGINT ends here).
+_LARGEST = 2**63
+_SCALARS = (str, int, float, date, os.PathLike)
+_WORDS = {str: "text", float: "a number", int: "a whole number", bool: "True or False",
+          date: "a date", Sequence: "a list", os.PathLike: "a path"}  # fmt: skip
+
+
+def _taken_once(name: str, value: Any) -> Any:
+    """An iterable other than text, a list or a tuple (an iterator, a generator, a set, a
+    range) as a list, read once, here, as polars takes one: every later step sees the same
+    values (an iterator read twice is empty the second time: no filter, every row)."""
+    if value is None or isinstance(value, str | bytes | bytearray | Mapping | os.PathLike):
+        return value
+    if not isinstance(value, Iterable):
+        return value
+    items = value if isinstance(value, list | tuple) else list(islice(value, MAX_VALUES + 1))
+    if len(items) > MAX_VALUES:
+        raise ChipcostError(f"{name}: more than {MAX_VALUES:,} values: give fewer")
+    return items
+
+
+def _types(annotation: Any) -> tuple[type, ...]:
+    """The classes a declared type takes (`float` takes int too; `Sequence[str]` a
+    Sequence), None left out."""
+    members = get_args(annotation) if get_origin(annotation) in (Union, UnionType) else ()
+    found: list[type] = []
+    for member in members or (annotation,):
+        kind = get_origin(member) or member
+        if kind is type(None):
+            continue
+        found += [int, float] if kind is float else [os.PathLike] if kind is Path else [kind]
+    return tuple(dict.fromkeys(found))
+
+
+def _check_text(name: str, value: Any) -> None:
+    """Text Unicode cannot hold (a lone surrogate: bytes a file or a terminal gave that are
+    not UTF-8) is refused naming the keyword: DuckDB and the terminal cannot take it."""
+    for item in value if isinstance(value, list | tuple) else [value]:
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                said = shown(item.encode("utf-8", "backslashreplace").decode("ascii"))
+                raise ChipcostError(f"{name}: {said} is not UTF-8 text: give it as text") from None
+
+
 def _check_type(question: Question, name: str, value: Any) -> None:
+    _check_text(name, value)
     field = question.field(name)
     check = _KIND_CHECKS.get(field.kind)
-    if value is None or check is None or field.required or field.query == "chip_counts":
+    if value is None or field.required and field.kind in ("argument", "text"):
         return
-    if not check[0](value):
-        raise ChipcostError(f"{name}={value!r}: give {check[1]}")
+    if check is not None and field.query != "chip_counts":
+        if not check[0](value):
+            raise ChipcostError(f"{name}={value!r}: give {check[1]}")
+        return
+    if field.kind == "names" or field.annotation is None:
+        return  # names: each is checked where it is read, naming it (chipcost.core.names)
+    # A value of the wrong kind of scalar ('15%' for a fraction, 5 for a chip) is refused
+    # where it is read, in that field's words; a container or an object of any other class
+    # is refused here, before anything reads it.
+    takes = _types(field.annotation)
+    if not isinstance(value, (*_SCALARS, *takes)):
+        words = [_WORDS[t] for t in takes if t in _WORDS and not (t is int and float in takes)]
+        raise ChipcostError(f"{name}={shown(value)}: give {' or '.join(words)}")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _LARGEST:
+        raise ChipcostError(f"{name}={shown(value)}: too large; give a finite number")
 
 
 @_answers(questions.prices)
@@ -252,5 +321,7 @@ def sources(db: str | Path | None = None) -> pl.DataFrame:
     """Every registered source with its last successful run, age in hours and staleness."""
     from chipcost.pipeline.sources import source_table
 
+    if db is not None and not isinstance(db, str | os.PathLike):
+        raise ChipcostError(f"db={shown(db)}: give text or a path")
     with _warehouse(db) as (con, stale_days):
         return source_table(con, stale_days=stale_days)

@@ -9,17 +9,26 @@ site, report, the alerts and the Python API (docs/operations.md, "Reads have lim
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import shutil
 import tempfile
 import threading
+import weakref
 from pathlib import Path
 
 import duckdb
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import READ_WAIT, Settings, Warehouse
-from chipcost.core.sql_limits import MEMORY_ENV, TEMP_ENV, TIMEOUT_ENV, SqlLimits, sql_limits
+from chipcost.core.sql_limits import (
+    MEMORY_ENV,
+    TEMP_ENV,
+    SqlLimits,
+    read_timed_out,
+    reading,
+    sql_limits,
+)
 from chipcost.warehouse.db import connect
 
 _SPILL: list[Path] = []
@@ -52,6 +61,7 @@ def open_reader(
     timer = threading.Timer(limits.timeout, _interrupt, [con])
     timer.daemon = True  # a read that ended long before leaves nothing waiting on it
     timer.start()
+    reading(limits.timeout, functools.partial(_interrupt, weakref.ref(con)))
     return con
 
 
@@ -60,11 +70,17 @@ def read_connection(settings: Settings) -> duckdb.DuckDBPyConnection:
     return open_reader(settings.warehouse, wait=settings.read_wait, limits=settings.read_limits)
 
 
-def _interrupt(con: duckdb.DuckDBPyConnection) -> None:
+def _interrupt(con: duckdb.DuckDBPyConnection | weakref.ref) -> bool:
+    """Interrupts the read's query; False when its connection is closed (or gone): the read
+    ended in time."""
+    found = con() if isinstance(con, weakref.ref) else con
+    if found is None:
+        return False
     try:
-        con.interrupt()
-    except duckdb.Error:  # closed since: the read ended in time
-        pass
+        found.interrupt()
+    except duckdb.Error:
+        return False
+    return True
 
 
 def limit_hit(exc: BaseException, limits: SqlLimits | None = None) -> ChipcostError | None:
@@ -77,10 +93,7 @@ def limit_hit(exc: BaseException, limits: SqlLimits | None = None) -> ChipcostEr
     except ChipcostError:
         limits = SqlLimits()
     if isinstance(exc, duckdb.InterruptException):
-        return ChipcostError(
-            f"the read ran past {limits.timeout:g} s ({TIMEOUT_ENV}) and was stopped: narrow it "
-            f"(fewer days, a chip, a LIMIT), or raise {TIMEOUT_ENV}"
-        )
+        return read_timed_out(limits.timeout)
     if isinstance(exc, duckdb.OutOfMemoryException):
         return ChipcostError(
             f"the read needed more than {limits.memory} of memory ({MEMORY_ENV}) or "

@@ -30,12 +30,41 @@ def _tolerant_streams() -> None:
 
 def main() -> None:
     _tolerant_streams()
+    _refuse_undecodable(sys.argv[1:])
     from chipcost.cli.parser import parse
 
     run, given, prog = parse(sys.argv[1:])
     from chipcost.cli.failures import guarded
 
     guarded(lambda: _ended(run, given), prog)
+
+
+def _refuse_undecodable(args: list[str]) -> None:
+    """A usage error (exit 2) naming the option whose value is not UTF-8 (a Latin-1 byte
+    typed into `--region`): Python keeps such bytes as lone surrogates, which DuckDB and the
+    terminal cannot take."""
+    for n, arg in enumerate(args):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            pass
+        else:
+            continue
+        option, _, value = arg.partition("=")
+        if arg.startswith("-") and "=" in arg and option.isascii():
+            what, arg = f"the value of {option}", value
+        elif n and args[n - 1].startswith("-") and not arg.startswith("-"):
+            what = f"the value of {args[n - 1]}"
+        else:
+            what = "the argument"
+        raw = arg.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+        command = args[0] if args[0].isidentifier() or args[0].replace("-", "").isalnum() else ""
+        where = f"chipcost {command}".strip() if n else "chipcost"
+        sys.stderr.write(
+            f"{where}: error: {what} ({raw[:80]}) is not UTF-8 text: give it in UTF-8 (the "
+            f"terminal's or the script's encoding); see `{where} --help`\n"
+        )
+        sys.exit(2)
 
 
 def _ended(run: Callable[..., object], given: dict[str, Any]) -> None:

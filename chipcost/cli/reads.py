@@ -30,14 +30,14 @@ if TYPE_CHECKING:
 def resolve_chip(spelling: str) -> str:
     """A canonical chip name for what the user typed, or a message naming the close ones."""
     from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
-    from chipcost.core.names import CHIPS_LISTED, suggested
+    from chipcost.core.names import CHIPS_LISTED, shown, suggested
 
     chip = canonical_chip(spelling)
     if chip != UNKNOWN_CHIP:
         return chip
     names = sorted(canonical_chips() - {UNKNOWN_CHIP})
     raise UsageError(
-        f"--chip {spelling!r}: unknown chip{suggested(spelling, names)}; {len(names)} known: "
+        f"--chip {shown(spelling)}: unknown chip{suggested(spelling, names)}; {len(names)} known: "
         f"`{CHIPS_LISTED}` lists them"
     )
 

@@ -17,6 +17,7 @@ from chipcost.core.catalog import (
     normalise_spelling,
 )
 from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.sql_limits import check_read_time
 
 # A product line is the canonical name before its variant: H100-SXM, H100-PCIe -> H100;
 # A100-40GB -> A100; Trainium1..3 -> Trainium (a word of 3+ letters and a generation number).
@@ -77,6 +78,15 @@ def _shown(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else f"{text[: limit - 5]}...{text[-1]}"
 
 
+# The API quotes a value as these messages do.
+shown = _shown
+
+
+def cut(text: str, limit: int = 60) -> str:
+    """Text as a message shows it, cut to `limit` characters."""
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
 def _line(chip: str) -> str:
     base = chip.split("-", 1)[0]
     generation = _GENERATION.fullmatch(base)
@@ -98,33 +108,59 @@ def chip_families() -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in sorted(families.items()) if k.lower() not in chips}
 
 
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance, ignoring case."""
+def edit_distance(a: str, b: str, within: int | None = None) -> int:
+    """Levenshtein distance, ignoring case; with `within`, any distance past it is
+    `within + 1` (found without finishing: a name of another length or spelling stops early)."""
     a, b = a.lower(), b.lower()
+    if within is not None and abs(len(a) - len(b)) > within:
+        return within + 1
     previous = list(range(len(b) + 1))
     for i, ca in enumerate(a, start=1):
         current = [i]
         for j, cb in enumerate(b, start=1):
             current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        if within is not None and min(current) > within:
+            return within + 1
         previous = current
     return previous[-1]
 
 
+# A typed name this many characters longer than every known one is no typo of any: it is
+# refused without a search (a 120,000-character --instance searched for 364 s).
+LONGER_BY = 3
+
+
 def close_matches(value: str, known: Iterable[str], n: int = 3) -> list[str]:
-    """Up to n known names within a few edits of `value` (or starting with it), closest first."""
+    """Up to n known names within a few edits of `value` (or starting with it), closest first.
+    Runs within the read under way's time limit (CHIPCOST_SQL_TIMEOUT)."""
+    names = list(dict.fromkeys(known))
+    if too_long(value, names):
+        return []
     limit = max(2, len(value) // 3)
+    lowered = value.lower()
     scored = []
-    for name in dict.fromkeys(known):
-        distance = edit_distance(value, name)
-        if name.lower().startswith(value.lower()) and value:
-            distance = min(distance, 1)
+    for count, name in enumerate(names):
+        if count % 64 == 0:
+            check_read_time()
+        if lowered and name.lower().startswith(lowered):
+            scored.append((1 if name.lower() != lowered else 0, name))
+            continue
+        distance = edit_distance(value, name, within=limit)
         if distance <= limit:
             scored.append((distance, name))
     return [name for _, name in sorted(scored)[:n]]
 
 
+def too_long(value: str, known: Sequence[str]) -> bool:
+    """Whether `value` is longer than every known name by more than a typo's few characters."""
+    return len(value) > max(map(len, known), default=0) + LONGER_BY
+
+
 def did_you_mean(value: str, known: Iterable[str]) -> str:
-    close = close_matches(value, known)
+    names = list(dict.fromkeys(known))
+    if names and too_long(value, names):
+        return f" ({len(value):,} characters, longer than any known name)"
+    close = close_matches(value, names)
     return f" (did you mean {', '.join(close)}?)" if close else ""
 
 
@@ -139,6 +175,7 @@ def suggested(value: str, known: Sequence[str], n: int = 3) -> str:
     import difflib
 
     by_lower = {k.lower(): k for k in known}
+    check_read_time()
     near = difflib.get_close_matches(value.lower(), list(by_lower), n=n, cutoff=0.0)
     return f" (nearest: {', '.join(by_lower[k] for k in near)})" if near else ""
 
@@ -175,12 +212,12 @@ def resolve_chip_name(name: str) -> list[str]:
         # An instance family or type names AWS's offers, not the chip: say which chip it has
         # rather than read it as every provider's offers of that chip.
         raise UsageError(
-            f"{name!r} is an AWS instance {'type' if '.' in name else 'family'}, not a chip: "
+            f"{_shown(name)} is an AWS instance {'type' if '.' in name else 'family'}, not a chip: "
             f"its chip is {chip} (ask for {chip}, with provider aws for AWS's offers only)"
         )
     chips = sorted(canonical_chips() - {UNKNOWN_CHIP})
     raise UsageError(
-        f"unknown chip {name!r}{suggested(name, [*chips, *chip_families()])}; give one of "
+        f"unknown chip {_shown(name)}{suggested(name, [*chips, *chip_families()])}; give one of "
         f"{len(chips)} chips or {len(chip_families())} families (a line such as H100 or "
         f"Trainium, an architecture such as Hopper): `{CHIPS_LISTED}` lists them"
     )

@@ -84,6 +84,9 @@ class Field(NamedTuple):
     check: str | None = None
     narrows: bool = True  # a filter (not an order): why_empty may try the rows without it
     metavar: str | None = None
+    # The type the signature declares (`float | str | None`): what the API checks a value
+    # against at its edge. None: declared by `kind` alone (the command line's own fields).
+    annotation: Any = None
 
     @property
     def cli_requires(self) -> bool:
@@ -146,6 +149,7 @@ def fields_of(function: Callable[..., object], *, api: bool = True) -> tuple[Fie
                 check=opt.check,
                 narrows=opt.narrows,
                 metavar=opt.metavar,
+                annotation=kind,
             )
         )
     return tuple(fields)
@@ -200,11 +204,19 @@ class Question(NamedTuple):
                 old = asked.pop(field.name, None)
                 if old is None or old == []:
                     continue
-                if isinstance(asked.get(field.same_as), list) or isinstance(old, list):
-                    asked[field.same_as] = [*(asked.get(field.same_as) or []), *old]
+                new = asked.get(field.same_as)
+                if isinstance(new, list) or isinstance(old, list):
+                    asked[field.same_as] = [*_listed(new), *_listed(old)]
                 else:
                     asked[field.same_as] = old
         return asked
+
+
+def _listed(value: Any) -> list[Any]:
+    """A value joined to a list: its items, or itself (None: nothing)."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]
 
 
 class Voice(NamedTuple):

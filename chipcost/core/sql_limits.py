@@ -4,7 +4,9 @@ and named when hit, so a runaway query neither holds the warehouse nor fills the
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from chipcost.core.errors import ChipcostError
@@ -56,3 +58,31 @@ def _size(environ: Mapping[str, str], name: str) -> str:
     if text and not _SIZE.match(text):
         raise ChipcostError(f"{name}={text!r}: give a size such as 512MB or 4GB")
     return text.replace(" ", "")
+
+
+# The read under way in this context: when its time limit passes, the limit, and whether it
+# still runs (its connection open). Python work inside a read (a did-you-mean over thousands
+# of names) checks it, as DuckDB's own work is interrupted by the reader's timer.
+_READ: ContextVar[tuple[float, float, Callable[[], bool]] | None] = ContextVar(
+    "chipcost_read", default=None
+)
+
+
+def reading(timeout: float, running: Callable[[], bool]) -> None:
+    """Marks a read as started now, with `timeout` seconds and `running` saying whether it
+    still runs (a read long closed is not stopped by its old limit)."""
+    _READ.set((time.monotonic() + timeout, timeout, running))
+
+
+def check_read_time() -> None:
+    """The read's time-limit error when the read under way has run past it (nothing else)."""
+    found = _READ.get()
+    if found is not None and time.monotonic() > found[0] and found[2]():
+        raise read_timed_out(found[1])
+
+
+def read_timed_out(timeout: float) -> ChipcostError:
+    return ChipcostError(
+        f"the read ran past {timeout:g} s ({TIMEOUT_ENV}) and was stopped: narrow it "
+        f"(fewer days, a chip, a LIMIT), or raise {TIMEOUT_ENV}"
+    )

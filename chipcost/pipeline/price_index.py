@@ -12,7 +12,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.errors import NoMatch, UsageError
-from chipcost.core.names import resolve_chip_names
+from chipcost.core.names import resolve_chip_names, split_values
 from chipcost.core.questions import INDEX, Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.clock import until_within
@@ -62,8 +62,7 @@ class IndexAsk:
 
 
 def _buckets(given: Sequence[str] | str | None, voice: Voice) -> list[str]:
-    names = [given] if isinstance(given, str) else list(given or [])
-    found = [b.strip().lower() for name in names for b in name.split(",") if b.strip()]
+    found = [b.lower() for b in split_values(given, "pricing model") or []]
     unknown = sorted(set(found) - set(BUCKETS))
     if unknown:
         raise UsageError(

@@ -18,7 +18,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from chipcost.core.errors import ChipcostError, UsageError
-from chipcost.core.names import did_you_mean, resolve_chip_name
+from chipcost.core.names import cut, did_you_mean, resolve_chip_name
 from chipcost.core.vocabulary import PRICING_MODELS
 from chipcost.warehouse.fx import LIST_PRICE, MAX_RATE_AGE_DAYS, MONEY, RATE_COLUMNS
 
@@ -253,18 +253,20 @@ def currency_rates(con: duckdb.DuckDBPyConnection, asked: str, option: str) -> R
     """The rates of the currency asked for; None for US dollars (no conversion)."""
     from chipcost.warehouse.fx import currencies, per_usd
 
+    if not isinstance(asked, str):
+        raise UsageError(f"{option}{cut(repr(asked))}: give a currency code, e.g. EUR")
     code = asked.strip().upper()
     if code == BASE:
         return None
     known = currencies(con)
     if not known:
         raise ChipcostError(
-            f"{option}{asked}: the warehouse holds no exchange rates yet; run `chipcost "
+            f"{option}{cut(asked)}: the warehouse holds no exchange rates yet; run `chipcost "
             "collect` (its ecb-rates source reads the ECB's reference rates)"
         )
     if code not in known:
         raise UsageError(
-            f"{option}{asked}: no ECB reference rate for it{did_you_mean(code, known)}; "
+            f"{option}{cut(asked)}: no ECB reference rate for it{did_you_mean(code, known)}; "
             f"currencies: {', '.join(known)}"
         )
     table = per_usd(con, code)
