@@ -140,6 +140,9 @@ def read_discounts(text: str, path: str, known: Vocabulary) -> Discounts:
     """The rules of a discounts file (TOML, or CSV by its name or its look), or a one-line
     ChipcostError naming the file, the line and the value."""
     name = PurePath(path).name
+    # Excel's "CSV UTF-8" (and some editors' TOML) starts with a byte-order mark: not a
+    # character of the first column's name.
+    text = text.removeprefix("\ufeff")
     if path.lower().endswith(".csv") or (not path.lower().endswith(".toml") and _looks_csv(text)):
         raw = _csv_rules(text, path)
     else:
@@ -163,6 +166,15 @@ def _looks_csv(text: str) -> bool:
 
 def _csv_rules(text: str, path: str) -> list[tuple[int, dict[str, object]]]:
     reader = csv.DictReader(io.StringIO(text))
+    try:
+        return _csv_read(reader, path)
+    except csv.Error as exc:  # a NUL byte, a cell past the csv module's 128 KB, ...
+        raise ChipcostError(
+            f"discounts file {path}, line {reader.line_num}: not readable as CSV ({exc})"
+        ) from None
+
+
+def _csv_read(reader: csv.DictReader, path: str) -> list[tuple[int, dict[str, object]]]:
     header = [h.strip().lower() for h in reader.fieldnames or []]
     unknown = [h for h in header if h not in FIELDS]
     if unknown or "provider" not in header or "percent" not in header:
@@ -173,6 +185,14 @@ def _csv_rules(text: str, path: str) -> list[tuple[int, dict[str, object]]]:
         raise ChipcostError(
             f"discounts file {path}, line 1: {why}; the header names provider and percent, "
             f"and any of {', '.join(f for f in FIELDS if f not in ('provider', 'percent'))}"
+        )
+    twice = sorted({h for h in header if header.count(h) > 1})
+    if twice:
+        # The csv module keeps the last of two columns of one name: the other's values
+        # (another provider, another percent) would be dropped without a word.
+        raise ChipcostError(
+            f"discounts file {path}, line 1: column {twice[0]!r} is named twice; give each "
+            "column once"
         )
     rules = []
     for row in reader:

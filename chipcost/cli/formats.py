@@ -11,13 +11,14 @@ should see (SAMPLE DATA, stale sources) go to stderr in csv and json, so stdout 
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta
 from enum import Enum, StrEnum
 from typing import IO, TYPE_CHECKING, Any
 
-from chipcost.core.clean import spreadsheet_text
+from chipcost.core.clean import CONTROL, printable, spreadsheet_text
 from chipcost.core.durations import iso_timedelta
 
 if TYPE_CHECKING:
@@ -138,13 +139,24 @@ def numeric_columns(rows: Any, width: int) -> list[bool]:
 
 
 def _csv_cell(value: Any) -> str:
-    """A CSV cell: as text_value, but NaN and infinities empty, as JSON's null, and text a
-    spreadsheet would run as a formula defused (numbers are left as they are)."""
+    """A CSV cell: as text_value, but NaN and infinities empty, as JSON's null; control and
+    bidi characters out as the table has them (a provider's ESC, BEL or OSC 8 would reach
+    the terminal), then text a spreadsheet would run as a formula defused (numbers are left
+    as they are)."""
     if isinstance(value, float) and not math.isfinite(value):
         return ""
     if isinstance(value, str):
-        return spreadsheet_text(value)
-    return text_value(value)
+        return spreadsheet_text(printable(value))
+    return printable(text_value(value))
+
+
+_CONTROL = re.compile(CONTROL)
+
+
+def _escaped(text: str) -> str:
+    """JSON text with every control and bidi character written as its \\u escape: the same
+    JSON, nothing a terminal acts on (json.dumps leaves C1 controls and bidi marks raw)."""
+    return _CONTROL.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
 
 
 def _unique(columns: Sequence[str]) -> list[str]:
@@ -183,7 +195,8 @@ def write_rows(
     stream.write("[")
     for n, row in enumerate(rows):
         record = dict(zip(keys, (json_value(v) for v in row), strict=True))
-        stream.write(("," if n else "") + "\n" + json.dumps(record, ensure_ascii=ascii_only))
+        text = json.dumps(record, ensure_ascii=ascii_only)
+        stream.write(("," if n else "") + "\n" + _escaped(text))
     stream.write("\n]\n")
 
 
