@@ -25,7 +25,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core import questions
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.names import shown
 from chipcost.core.questions import COMPARE, COST, Question, Voice
 from chipcost.core.settings import load_settings
@@ -136,7 +136,7 @@ def _taken_once(name: str, value: Any) -> Any:
         return value
     items = value if isinstance(value, list | tuple) else list(islice(value, MAX_VALUES + 1))
     if len(items) > MAX_VALUES:
-        raise ChipcostError(f"{name}: more than {MAX_VALUES:,} values: give fewer")
+        raise UsageError(f"{name}: more than {MAX_VALUES:,} values: give fewer")
     return items
 
 
@@ -162,7 +162,7 @@ def _check_text(name: str, value: Any) -> None:
                 item.encode("utf-8")
             except UnicodeEncodeError:
                 said = shown(item.encode("utf-8", "backslashreplace").decode("ascii"))
-                raise ChipcostError(f"{name}: {said} is not UTF-8 text: give it as text") from None
+                raise UsageError(f"{name}: {said} is not UTF-8 text: give it as text") from None
 
 
 def _check_type(question: Question, name: str, value: Any) -> None:
@@ -183,9 +183,9 @@ def _check_type(question: Question, name: str, value: Any) -> None:
     takes = _types(field.annotation)
     if not isinstance(value, (*_SCALARS, *takes)):
         words = [_WORDS[t] for t in takes if t in _WORDS and not (t is int and float in takes)]
-        raise ChipcostError(f"{name}={shown(value)}: give {' or '.join(words)}")
+        raise UsageError(f"{name}={shown(value)}: give {' or '.join(words)}")
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _LARGEST:
-        raise ChipcostError(f"{name}={shown(value)}: too large; give a finite number")
+        raise UsageError(f"{name}={shown(value)}: too large; give a finite number")
 
 
 @_answers(questions.prices)
@@ -322,6 +322,6 @@ def sources(db: str | Path | None = None) -> pl.DataFrame:
     from chipcost.pipeline.sources import source_table
 
     if db is not None and not isinstance(db, str | os.PathLike):
-        raise ChipcostError(f"db={shown(db)}: give text or a path")
+        raise UsageError(f"db={shown(db)}: give text or a path")
     with _warehouse(db) as (con, stale_days):
         return source_table(con, stale_days=stale_days)

@@ -60,9 +60,7 @@ def rows(*args: str) -> list[dict[str, str]]:
 def test_prices_csv_defuses_every_formula(warehouse):
     found = rows("prices", "--chip", "H100-SXM", "--format", "csv", "--db", str(warehouse))
     # A tab is a space, as in the table (no control character reaches the terminal).
-    assert sorted(r["instance_type"] for r in found) == sorted(
-        "'" + printable(t) for t in HOSTILE
-    )
+    assert sorted(r["instance_type"] for r in found) == sorted("'" + printable(t) for t in HOSTILE)
     assert all(float(r["price_per_hour"]) > 0 for r in found)  # numbers stay numbers
 
 
