@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "remove-run": "admin",
     "demo": "demo",
     "throughput": "throughput",
+    "measure": "measure",
 }
 
 

@@ -1,0 +1,146 @@
+"""An OpenAI-compatible chat endpoint on 127.0.0.1 that streams tokens at a known rate.
+
+A test double of the user's serving stack (vLLM, SGLang, TensorRT-LLM...), not of the load
+generator: `chipcost measure` drives the real AIPerf against it. Each answer is server-sent
+events as vLLM streams them: one `chat.completion.chunk` per token, `rate` tokens a second
+from the request's start, then a last chunk with `usage` (when the request asks for it with
+`stream_options.include_usage`) and `data: [DONE]`. `GET /v1/models` lists the served model;
+a request for another model is answered 404 as vLLM answers it. Misbehaviours on cue
+(`mode`): `no-usage` (never a usage chunk), `malformed` (chunks that are not JSON), `stall`
+(accept and say nothing until the server stops). The server answers at most MAX_REQUESTS
+requests (410 after), so a runaway client ends by itself.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MAX_REQUESTS = 200
+# The prompt tokens the double reports: it has no tokenizer, so a fixed count (usage must
+# carry one; the measurement's output tokens are what it is checked on).
+PROMPT_TOKENS = 100
+
+
+@dataclass
+class Double:
+    """What the server was started with and what it saw."""
+
+    rate: float
+    model: str = "test-model"
+    mode: str = "normal"
+    requests: list[dict] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+    port: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:  # quiet
+            pass
+
+        def _json(self, status: int, body: dict) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            if double.mode == "stall":
+                double.stop.wait(60)
+                self.close_connection = True
+                return
+            if self.path.rstrip("/") == "/v1/models":
+                listed = [{"id": double.model, "object": "model", "owned_by": "vllm"}]
+                self._json(200, {"object": "list", "data": listed})
+            else:
+                self._json(404, {"detail": "Not Found"})
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            double.requests.append({k: v for k, v in body.items() if k != "messages"})
+            if len(double.requests) > MAX_REQUESTS:
+                self._json(410, {"error": "too many requests for a test"})
+                return
+            if double.mode == "stall":
+                double.stop.wait(60)
+                self.close_connection = True
+                return
+            if body.get("model") != double.model:
+                message = f"The model `{body.get('model')}` does not exist."
+                error = {"message": message, "type": "NotFoundError", "param": None, "code": 404}
+                self._json(404, {"object": "error", **error})
+                return
+            self._stream(body)
+
+        def _send(self, line: str) -> None:
+            data = f"data: {line}\n\n".encode()
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+
+        def _stream(self, body: dict) -> None:
+            tokens = int(body.get("max_completion_tokens") or body.get("max_tokens") or 16)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = {
+                "id": "chatcmpl-1",
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": double.model,
+            }
+            start = time.monotonic()
+            for n in range(tokens):
+                wait = start + (n + 1) / double.rate - time.monotonic()
+                if wait > 0 and double.stop.wait(wait):
+                    return
+                if double.mode == "malformed":
+                    self._send('{"id": "chatcmpl-1", "choices": [{"delta": {"content": " w')
+                    continue
+                delta = {"index": 0, "delta": {"content": f" w{n % 50}"}, "finish_reason": None}
+                self._send(json.dumps({**chunk, "choices": [delta]}))
+            wants_usage = (body.get("stream_options") or {}).get("include_usage")
+            if wants_usage and double.mode != "no-usage":
+                usage = {
+                    "prompt_tokens": PROMPT_TOKENS,
+                    "completion_tokens": tokens,
+                    "total_tokens": PROMPT_TOKENS + tokens,
+                }
+                done = {"index": 0, "delta": {}, "finish_reason": "length"}
+                self._send(json.dumps({**chunk, "choices": [done], "usage": usage}))
+            self._send("[DONE]")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+    return Handler
+
+
+@contextmanager
+def serving(rate: float, *, model: str = "test-model", mode: str = "normal") -> Iterator[Double]:
+    """The double on a free port of 127.0.0.1 for the block; every stall ends with it."""
+    double = Double(rate=rate, model=model, mode=mode)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(double))
+    server.daemon_threads = True
+    double.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield double
+    finally:
+        double.stop.set()
+        server.shutdown()
+        server.server_close()
