@@ -68,7 +68,7 @@ class Setup:
     input_tokens: int
     output_tokens: int
     concurrencies: list[int]
-    requests: int | None  # per concurrency; None: 4 x the concurrency, at least 8
+    requests: int | None  # per concurrency (at least the concurrency); None: 4 x it, at least 8
     seconds: float  # the whole sweep's
     request_timeout: float
     allow_above_roofline: bool = False
@@ -192,7 +192,8 @@ def run_sweep(setup: Setup, url: str, served: str, roof: Roof) -> list[tuple[Mea
                 input_tokens=setup.input_tokens,
                 output_tokens=setup.output_tokens,
                 concurrency=concurrency,
-                requests=setup.requests or max(8, 4 * concurrency),
+                # a concurrency is only reached with at least that many requests
+                requests=max(setup.requests or max(8, 4 * concurrency), concurrency),
                 seconds=left,
                 request_timeout=setup.request_timeout,
                 out=Path(folder) / f"concurrency_{concurrency}",

@@ -107,6 +107,27 @@ WAREHOUSE_COMMANDS = {
     "throughput remove": ["throughput", "remove", "user-1"],
     "throughput model": ["throughput", "model", "my-13b", "--parameters", "13e9"],
     "throughput import": ["throughput", "import", "/nonexistent.csv"],
+    "measure": [
+        "measure",
+        "--endpoint",
+        "http://127.0.0.1:9",
+        "--model",
+        "llama-3-70b",
+        "--tokenizer",
+        "tok",
+        "--precision",
+        "fp8",
+        "--software",
+        "vLLM",
+        "--chip",
+        "H100-SXM",
+        "--chips",
+        "8",
+        "--input-tokens",
+        "64",
+        "--output-tokens",
+        "16",
+    ],
 }
 
 
@@ -328,7 +349,12 @@ VALUES = [
     ("demo db directory", ["demo", "--db", "/"], {}),
     ("sql not a query", ["sql", "drop table price_history"], {}),
     ("sql unknown format", ["sql", "select 1", "--format", "xml"], {}),
+    ("measure concurrency", [*WAREHOUSE_COMMANDS["measure"], "--concurrency", "0,x"], {}),
+    ("measure precision", [*WAREHOUSE_COMMANDS["measure"], "--precision", "fp7"], {}),
+    ("measure endpoint", [*WAREHOUSE_COMMANDS["measure"], "--endpoint", "ftp://x"], {}),
+    ("measure no point", [*WAREHOUSE_COMMANDS["measure"][:-4]], {}),
 ]
+
 # Output cases of the `ux` work: a query a user can type must print, not crash.
 OUTPUT_CASES = [
     ("prices limit huge", ["prices", "--limit", HUGE], (1, 2)),
@@ -341,7 +367,7 @@ OUTPUT_CASES = [
 # Commands whose cases must reach the warehouse get one that exists.
 NEEDS_DB = (
     "prices", "sql", "cost", "compare", "report", "throughput", "migrate", "history", "index",
-    "export", "remove-run",
+    "export", "remove-run", "measure",
 )  # fmt: skip
 
 

@@ -110,7 +110,11 @@ def measure_(
     ] = DEFAULT_CONCURRENCY,
     requests: Annotated[
         int | None,
-        Opt("Requests per concurrency (default 4 x it, at least 8).", low=1, high=100_000),
+        Opt(
+            "Requests per concurrency, at least it (default 4 x it, at least 8).",
+            low=1,
+            high=100_000,
+        ),
     ] = None,
     max_seconds: Annotated[
         int, Opt("Time for the whole sweep, seconds.", low=1, high=86_400)

@@ -1,0 +1,237 @@
+"""`chipcost measure` as a user runs it (tests.cli_runner): the real AIPerf drives a test
+double of the user's serving stack (tests.openai_server: an OpenAI-compatible endpoint on
+127.0.0.1 streaming tokens at a known rate), with a tokenizer the test builds (the
+`tokenizers` package, nothing from a model hub), into a real DuckDB warehouse with the
+shipped throughput catalogue. Bounded: a few requests of each run, each run a few seconds of
+load (AIPerf's own start-up is most of a run's 20-40 s)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from chipcost.pipeline.measure import matched_point
+from chipcost.warehouse.db import connect
+from tests.cli.test_cost_cli import _warehouse, chipcost
+from tests.openai_server import serving
+
+# The known rate of the double, tokens/s per user: within MLPerf Interactive's speed band
+# (25 to 50 tokens/s per user at `--speed 25`), so the figure is used at that speed.
+RATE = 45.0
+TRN2_CHIPS = 16  # trn2.48xlarge
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tmp_path_factory) -> Path:
+    """A small word-level tokenizer, made here: AIPerf builds its prompts with it."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    made = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    made.pre_tokenizer = pre_tokenizers.Whitespace()
+    words = " ".join(f"w{n}" for n in range(300))
+    made.train_from_iterator([words], trainers.WordLevelTrainer(special_tokens=["[UNK]"]))
+    folder = tmp_path_factory.mktemp("tokenizer")
+    made.save(str(folder / "tokenizer.json"))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    return _warehouse(tmp_path_factory.mktemp("measure") / "w.duckdb")
+
+
+def _env(data: Path) -> dict[str, str]:
+    return {"CHIPCOST_DATA_DIR": str(data), "COLUMNS": "200"}
+
+
+def measure(db: Path, url: str, tokenizer: Path, *args: str) -> object:
+    return chipcost(
+        "measure", "--endpoint", url, "--model", "llama-3-70b", "--tokenizer", str(tokenizer),
+        "--precision", "fp8", "--software", "test double (tests.openai_server)",
+        "--db", str(db), "--request-timeout", "20", "--max-seconds", "300", *args,
+        env=_env(db.parent / "data"),
+    )  # fmt: skip
+
+
+def _user_figures(db: Path) -> list[dict]:
+    result = chipcost(
+        "throughput", "list", "--origin", "user", "--model", "llama-3-70b", "--format", "json",
+        "--db", str(db),
+    )  # fmt: skip
+    return json.loads(result.stdout) if result.returncode == 0 else []
+
+
+@pytest.fixture(scope="module")
+def measured(db, tokenizer) -> tuple:
+    """Trainium2 (a trn2.48xlarge) measured at H100-SXM's point at 25 tokens/s per user, two
+    concurrencies, as few requests as each takes (one, two)."""
+    with serving(RATE) as double:
+        result = measure(
+            db, double.url, tokenizer, "--instance", "trn2.48xlarge", "--match", "H100-SXM",
+            "--speed", "25", "--concurrency", "1,2", "--requests", "1",
+        )  # fmt: skip
+    return result, double
+
+
+def test_each_concurrency_is_recorded_at_the_known_rate(measured, db):
+    result, double = measured
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    rows = sorted(_user_figures(db), key=lambda r: r["concurrency"])
+    assert [r["concurrency"] for r in rows] == [1, 2]
+    for row in rows:
+        assert row["kind"] == "measured" and row["origin"] == "user"
+        assert row["chip"] == "Trainium2" and row["system"].startswith("16 x Trainium2")
+        assert row["precision"] == "fp8" and row["software"].startswith("test double")
+        assert row["operating_point"] == "latency-bound"
+        # the double streams RATE tokens/s to each user, `concurrency` users at a time
+        expected = RATE * row["concurrency"] / TRN2_CHIPS
+        assert row["tokens_per_second_per_chip"] == pytest.approx(expected, rel=0.10)
+        assert row["tokens_per_second_per_user"] == pytest.approx(RATE, rel=0.10)
+    # AIPerf asked for the point's answer length, streamed, with usage
+    asked = {r.get("max_completion_tokens") for r in double.requests}
+    assert asked == {rows[0]["output_tokens"]}
+    assert all(r["stream"] and r["stream_options"]["include_usage"] for r in double.requests)
+    assert len(double.requests) == 3
+
+
+def test_the_point_is_the_matched_figures(measured, db):
+    con = connect(db, read_only=True)
+    try:
+        shape = matched_point(con, "H100-SXM", "llama-3-70b", "25")
+        rows = con.execute(
+            "SELECT count(*) FROM throughput WHERE chip = 'H100-SXM' AND model = 'llama-3-70b' "
+            "AND input_tokens = ? AND output_tokens = ? AND tokens_per_second_per_user >= 25",
+            [shape[0], shape[1]],
+        ).fetchone()
+    finally:
+        con.close()
+    assert rows[0] >= 1  # a published H100-SXM figure at that speed has that shape
+    for row in _user_figures(db):
+        assert (row["input_tokens"], row["output_tokens"]) == shape[:2]
+        assert "H100-SXM" in row["notes"]
+
+
+def test_the_report_is_archived_and_named_by_the_figure(measured, db):
+    for row in _user_figures(db):
+        ref = row["source_url"].removeprefix("archive:")
+        report = json.loads(gzip.decompress((db.parent / "data" / "archive" / ref).read_bytes()))
+        assert report["aiperf_version"] == "0.13.0"
+        assert report["output_token_throughput"]["avg"] == pytest.approx(
+            row["tokens_per_second_per_chip"] * TRN2_CHIPS
+        )
+
+
+def test_compare_answers_from_the_measured_figure(measured, db):
+    result = chipcost(
+        "compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload", "inference",
+        "--speed", "25", "--format", "json", "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = json.loads(result.stdout)
+    ids = {r["throughput_id"] for r in _user_figures(db)}
+    assert lines and all(line["a_throughput_id"] in ids for line in lines)
+    assert {line["a_throughput_figure_kind"] for line in lines} == {"measured"}
+    # a few tokens/s per chip against H100-SXM's hundreds: dearer, said as a verdict
+    assert all(line["verdict"] for line in lines)
+
+
+def _refused(result, *words: str) -> str:
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, result.stderr
+    others = [line for line in result.stderr.splitlines() if line.strip() and line not in lines]
+    assert all(line.startswith("measuring ") for line in others), result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def _nothing_recorded(db: Path) -> None:
+    assert _user_figures(db) == []
+
+
+@pytest.fixture
+def fresh_db(tmp_path) -> Path:
+    return _warehouse(tmp_path / "w.duckdb")
+
+
+def test_an_endpoint_that_refuses_is_named(fresh_db, tokenizer):
+    with serving(RATE) as double:
+        url = double.url  # closed at the block's end: nothing listens there after
+    result = measure(fresh_db, url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                     "--input-tokens", "64", "--output-tokens", "16")  # fmt: skip
+    _refused(result, url, "refused")
+    _nothing_recorded(fresh_db)
+
+
+def test_an_endpoint_that_times_out_is_named(fresh_db, tokenizer):
+    with serving(RATE, mode="stall") as double:
+        result = chipcost(
+            "measure", "--endpoint", double.url, "--model", "llama-3-70b", "--tokenizer",
+            str(tokenizer), "--precision", "fp8", "--software", "x", "--chip", "H100-SXM",
+            "--chips", "8", "--input-tokens", "64", "--output-tokens", "16",
+            "--request-timeout", "1", "--db", str(fresh_db), env=_env(fresh_db.parent / "data"),
+        )  # fmt: skip
+    _refused(result, double.url, "timed out")
+    _nothing_recorded(fresh_db)
+
+
+def test_a_model_the_server_does_not_serve_is_named(fresh_db, tokenizer):
+    with serving(RATE) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                         "--input-tokens", "64", "--output-tokens", "16",
+                         "--served-model", "llama-4")  # fmt: skip
+    _refused(result, "llama-4", "does not serve it", "test-model")
+    _nothing_recorded(fresh_db)
+
+
+def test_a_shape_that_cannot_be_matched_is_named(fresh_db, tokenizer):
+    # H100-SXM's figure at the default speed is MLPerf Server's, which states no token counts
+    with serving(RATE) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                         "--match", "H100-SXM")  # fmt: skip
+    _refused(result, "--match H100-SXM", "cannot be matched")
+    assert double.requests == []
+    _nothing_recorded(fresh_db)
+
+
+@pytest.mark.parametrize(
+    ("mode", "words"),
+    [("no-usage", ("returned no usage",)), ("malformed", ("malformed stream",))],
+)
+def test_a_bad_stream_is_named(fresh_db, tokenizer, mode, words):
+    with serving(200.0, mode=mode) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                         "--input-tokens", "32", "--output-tokens", "8", "--concurrency", "1",
+                         "--requests", "1")  # fmt: skip
+    _refused(result, double.url, *words)
+    _nothing_recorded(fresh_db)
+    assert not (fresh_db.parent / "data" / "archive" / "measurements").exists()
+
+
+def test_a_figure_above_the_roofline_is_refused(fresh_db, tokenizer):
+    # 70B parameters in BF16 read once per token from one H100's 3.35 TB/s: at most 24
+    # tokens/s per user; the double streams 200
+    with serving(200.0) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "1",
+                         "--precision", "bf16", "--input-tokens", "32", "--output-tokens", "20",
+                         "--concurrency", "1", "--requests", "1")  # fmt: skip
+    _refused(result, "roofline", "24 tokens/s per user")
+    _nothing_recorded(fresh_db)
+
+
+def test_without_aiperf_it_says_what_to_install(fresh_db, tokenizer, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "aiperf" else real(name, *a)
+    )
+    result = measure(fresh_db, "http://127.0.0.1:9", tokenizer, "--chip", "H100-SXM",
+                     "--chips", "8", "--input-tokens", "64", "--output-tokens", "16")  # fmt: skip
+    _refused(result, "chipcost[measure]")
