@@ -35,6 +35,24 @@ else
     '
 fi
 echo "installed in $((SECONDS - started)) s"
+# AIPerf, the load generator `chipcost measure` drives, for its tests: in an environment of its
+# own (.venv/aiperf), its command linked into .venv/bin where chipcost finds it. Installed
+# beside chipcost (the `measure` extra) it would hold rich at 14.1 and import-linter at 2.6 for
+# the whole suite (docs/measure.md). About 5 s with uv and 860 MB.
+if [ "${1:-}" = "test" ] && [ ! -x .venv/aiperf/bin/aiperf ]; then
+  echo "installing AIPerf 0.13.0 for the measure tests (.venv/aiperf)"
+  started=$SECONDS
+  "$PYTHON" -m venv .venv/aiperf
+  if .venv/bin/python -m uv --version >/dev/null 2>&1; then
+    .venv/bin/python -m uv pip install --quiet --python .venv/aiperf/bin/python aiperf==0.13.0
+  else
+    .venv/aiperf/bin/python -m pip install --quiet --disable-pip-version-check aiperf==0.13.0
+  fi
+  echo "  installed in $((SECONDS - started)) s"
+fi
+if [ "${1:-}" = "test" ] && [ ! -e .venv/bin/aiperf ]; then
+  ln -s ../aiperf/bin/aiperf .venv/bin/aiperf
+fi
 # The test extra includes the price explorer's browser test, which drives the system's chromium
 # (Playwright cannot download its own browser here). On Debian as root, install it; elsewhere
 # the test skips and says why.

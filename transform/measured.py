@@ -39,6 +39,7 @@ class MeasuredPoint:
     tpot_ms: float | None
     input_tokens: float | None  # mean per request, as the generator sent them
     output_tokens: float  # mean per request, from the server's own `usage`
+    tool_version: str = "?"  # AIPerf's, as its report says
 
 
 def _metric(report: dict, name: str) -> float | None:
@@ -90,6 +91,7 @@ def point_of(data: bytes, concurrency: int, endpoint: str, output_tokens: int) -
         tpot_ms=_metric(report, "inter_token_latency"),
         input_tokens=_metric(report, "input_sequence_length"),
         output_tokens=usage,
+        tool_version=str(report.get("aiperf_version") or "?"),
     )
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import signal
 import subprocess
 import sys
 from dataclasses import dataclass
-from importlib.metadata import version
 from pathlib import Path
 
 import httpx
@@ -37,14 +37,33 @@ STARTUP_SECONDS = 90.0
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
-def tool_version() -> str:
-    """AIPerf's version; a ChipcostError saying how to install it when it is not."""
-    if importlib.util.find_spec(TOOL) is None:
-        raise ChipcostError(
-            "chipcost measure drives AIPerf, which is not installed: pip install "
-            "'chipcost[measure]' (about 750 MB, no PyTorch; docs/measure.md)"
-        )
-    return version(TOOL)
+def tool_command() -> list[str]:
+    """How to start AIPerf: $CHIPCOST_AIPERF, else the `aiperf` beside this Python (the
+    `measure` extra, or the link scripts/setup.sh makes to an environment of its own), else
+    this Python's module, else `aiperf` on the PATH; a ChipcostError saying how to install it."""
+    given = os.environ.get("CHIPCOST_AIPERF", "").strip()
+    if given:
+        if not os.access(given, os.X_OK):
+            raise ChipcostError(f"CHIPCOST_AIPERF={given} is not a program: give AIPerf's command")
+        return [given]
+    for found in _candidates():
+        if found:
+            return found
+    raise ChipcostError(
+        "chipcost measure drives AIPerf, which is not installed: pip install "
+        "'chipcost[measure]', or install aiperf==0.13.0 in an environment of its own and put "
+        "its `aiperf` on the PATH or in CHIPCOST_AIPERF (docs/measure.md)"
+    )
+
+
+def _candidates() -> list[list[str]]:
+    beside = Path(sys.executable).parent / TOOL  # not resolved: a venv's bin, not the base's
+    found = shutil.which(TOOL)
+    return [
+        [str(beside)] if os.access(beside, os.X_OK) else [],
+        [sys.executable, "-m", TOOL] if importlib.util.find_spec(TOOL) is not None else [],
+        [found] if found else [],
+    ]
 
 
 def base_url(endpoint: str) -> str:
@@ -112,7 +131,7 @@ def run_aiperf(
     exactly `input_tokens` tokens asking for `output_tokens` (the end-of-sequence token
     ignored), token counts from the server's usage, at most `requests` requests and `seconds`."""
     command = [
-        sys.executable, "-m", TOOL, "profile",
+        *tool_command(), "profile",
         "--model", served_model, "--url", endpoint, "--endpoint-type", "chat", "--streaming",
         "--tokenizer", tokenizer, "--use-server-token-count",
         "--isl", str(input_tokens), "--isl-stddev", "0",

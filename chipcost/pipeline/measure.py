@@ -33,7 +33,7 @@ from chipcost.pipeline.load_generator import (
     base_url,
     run_aiperf,
     served_models,
-    tool_version,
+    tool_command,
 )
 from chipcost.transform.measured import (
     MeasuredPoint,
@@ -216,7 +216,7 @@ def run_sweep(setup: Setup, url: str, served: str, roof: Roof) -> list[tuple[Mea
 
 
 def figures_of(
-    setup: Setup, points: list[tuple[MeasuredPoint, Run]], refs: list[str], tool: str
+    setup: Setup, points: list[tuple[MeasuredPoint, Run]], refs: list[str]
 ) -> list[Figure]:
     """One measured figure per point, its point and provenance on it."""
     today = datetime.now(UTC).date().isoformat()
@@ -224,6 +224,7 @@ def figures_of(
     shown = without_credentials(base_url(setup.endpoint))
     made = []
     for (point, _), ref in zip(points, refs, strict=True):
+        tool = point.tool_version
         shape = f"ISL/OSL {setup.input_tokens}/{setup.output_tokens}"
         notes = (
             f"Measured with AIPerf {tool} against {shown} ({point.requests} requests, streamed, "
@@ -275,7 +276,7 @@ def archive_reports(
         payload = writer.write(
             run.summary or b"",
             f"{shown} (concurrency {point.concurrency})",
-            request={"command": [TOOL, *run.command[3:]]},
+            request={"command": [TOOL, *run.command[run.command.index("profile") :]]},
         )
         refs.append(payload.ref)
     return refs
@@ -285,8 +286,8 @@ def measure(settings: Settings, setup: Setup, roof: Roof) -> list[Figure]:
     """Measure every concurrency (all checked first) and return the figures to store; the
     reports are archived. `roof` is roof_of's, read before: no warehouse is held while the
     load runs."""
-    tool = tool_version()
+    tool_command()
     url, served = check_endpoint(setup)
     points = run_sweep(setup, url, served, roof)
     refs = archive_reports(settings, setup, points)
-    return figures_of(setup, points, refs, tool)
+    return figures_of(setup, points, refs)

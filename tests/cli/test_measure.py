@@ -226,12 +226,15 @@ def test_a_figure_above_the_roofline_is_refused(fresh_db, tokenizer):
 
 
 def test_without_aiperf_it_says_what_to_install(fresh_db, tokenizer, monkeypatch):
-    import importlib.util
+    from chipcost.pipeline import load_generator
 
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "aiperf" else real(name, *a)
-    )
+    monkeypatch.setattr(load_generator, "_candidates", lambda: [])
     result = measure(fresh_db, "http://127.0.0.1:9", tokenizer, "--chip", "H100-SXM",
                      "--chips", "8", "--input-tokens", "64", "--output-tokens", "16")  # fmt: skip
-    _refused(result, "chipcost[measure]")
+    _refused(result, "chipcost[measure]", "CHIPCOST_AIPERF")
+    result = chipcost("measure", "--endpoint", "http://127.0.0.1:9", "--model", "llama-3-70b",
+                      "--tokenizer", str(tokenizer), "--precision", "fp8", "--software", "x",
+                      "--chip", "H100-SXM", "--chips", "8", "--input-tokens", "64",
+                      "--output-tokens", "16", "--db", str(fresh_db),
+                      env={"CHIPCOST_AIPERF": "/nonexistent/aiperf"})  # fmt: skip
+    _refused(result, "CHIPCOST_AIPERF=/nonexistent/aiperf is not a program")
