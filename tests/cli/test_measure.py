@@ -64,23 +64,26 @@ def _user_figures(db: Path) -> list[dict]:
     return json.loads(result.stdout) if result.returncode == 0 else []
 
 
-@pytest.fixture(scope="module")
-def measured(db, tokenizer) -> tuple:
+def test_measured_at_the_matched_point_and_compare_answers_from_it(db, tokenizer):
     """Trainium2 (a trn2.48xlarge) measured at H100-SXM's point at 25 tokens/s per user, two
-    concurrencies, as few requests as each takes (one, two)."""
+    concurrencies, as few requests as each takes (one, two). One test, not four: under
+    pytest-xdist each test of a module may run in a worker of its own, and this measurement
+    takes a minute or two."""
     with serving(RATE) as double:
         result = measure(
             db, double.url, tokenizer, "--instance", "trn2.48xlarge", "--match", "H100-SXM",
             "--speed", "25", "--concurrency", "1,2", "--requests", "1",
         )  # fmt: skip
-    return result, double
-
-
-def test_each_concurrency_is_recorded_at_the_known_rate(measured, db):
-    result, double = measured
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     rows = sorted(_user_figures(db), key=lambda r: r["concurrency"])
+    _recorded_at_the_known_rate(rows, double.requests)
+    _at_the_matched_point(db, rows)
+    _archived(db, rows)
+    _compared(db, {r["throughput_id"] for r in rows})
+
+
+def _recorded_at_the_known_rate(rows: list[dict], requests: list[dict]) -> None:
     assert [r["concurrency"] for r in rows] == [1, 2]
     for row in rows:
         assert row["kind"] == "measured" and row["origin"] == "user"
@@ -91,32 +94,31 @@ def test_each_concurrency_is_recorded_at_the_known_rate(measured, db):
         expected = RATE * row["concurrency"] / TRN2_CHIPS
         assert row["tokens_per_second_per_chip"] == pytest.approx(expected, rel=0.10)
         assert row["tokens_per_second_per_user"] == pytest.approx(RATE, rel=0.10)
-    # AIPerf asked for the point's answer length, streamed, with usage
-    asked = {r.get("max_completion_tokens") for r in double.requests}
-    assert asked == {rows[0]["output_tokens"]}
-    assert all(r["stream"] and r["stream_options"]["include_usage"] for r in double.requests)
-    assert len(double.requests) == 3
+    # AIPerf asked for the point's answer length, streamed, with usage: 1 + 2 requests
+    assert {r.get("max_completion_tokens") for r in requests} == {rows[0]["output_tokens"]}
+    assert all(r["stream"] and r["stream_options"]["include_usage"] for r in requests)
+    assert len(requests) == 3
 
 
-def test_the_point_is_the_matched_figures(measured, db):
+def _at_the_matched_point(db: Path, rows: list[dict]) -> None:
     con = connect(db, read_only=True)
     try:
         shape = matched_point(con, "H100-SXM", "llama-3-70b", "25")
-        rows = con.execute(
+        published = con.execute(
             "SELECT count(*) FROM throughput WHERE chip = 'H100-SXM' AND model = 'llama-3-70b' "
             "AND input_tokens = ? AND output_tokens = ? AND tokens_per_second_per_user >= 25",
             [shape[0], shape[1]],
         ).fetchone()
     finally:
         con.close()
-    assert rows[0] >= 1  # a published H100-SXM figure at that speed has that shape
-    for row in _user_figures(db):
+    assert published[0] >= 1  # a published H100-SXM figure at that speed has that shape
+    for row in rows:
         assert (row["input_tokens"], row["output_tokens"]) == shape[:2]
         assert "H100-SXM" in row["notes"]
 
 
-def test_the_report_is_archived_and_named_by_the_figure(measured, db):
-    for row in _user_figures(db):
+def _archived(db: Path, rows: list[dict]) -> None:
+    for row in rows:
         ref = row["source_url"].removeprefix("archive:")
         report = json.loads(gzip.decompress((db.parent / "data" / "archive" / ref).read_bytes()))
         assert report["aiperf_version"] == "0.13.0"
@@ -125,14 +127,13 @@ def test_the_report_is_archived_and_named_by_the_figure(measured, db):
         )
 
 
-def test_compare_answers_from_the_measured_figure(measured, db):
+def _compared(db: Path, ids: set[str]) -> None:
     result = chipcost(
         "compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload", "inference",
         "--speed", "25", "--format", "json", "--db", str(db),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     lines = json.loads(result.stdout)
-    ids = {r["throughput_id"] for r in _user_figures(db)}
     assert lines and all(line["a_throughput_id"] in ids for line in lines)
     assert {line["a_throughput_figure_kind"] for line in lines} == {"measured"}
     # a few tokens/s per chip against H100-SXM's hundreds: dearer, said as a verdict
