@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 # The key (JSON) or attribute (HTML, as data-chipcost-estimate) the sample builders add beside
 # a provider's own fields where the offer's price is an estimate (sample/REFERENCES.md says
@@ -19,3 +19,10 @@ def estimate_of(row: object) -> dict[str, str]:
         return {}
     basis = row.get(ESTIMATE_KEY, row.get(ESTIMATE_ATTRIBUTE))
     return {"estimate": basis.strip()} if isinstance(basis, str) and basis.strip() else {}
+
+
+def estimate_of_all(extras: Iterable[Mapping[str, object]]) -> dict[str, str]:
+    """A summary's mark (a marketplace's median of its offers): the marks of the records it
+    summarises, each once, or {} when none is marked."""
+    found = sorted({str(e["estimate"]) for e in extras if e.get("estimate")})
+    return {"estimate": "; ".join(found)} if found else {}

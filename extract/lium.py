@@ -10,6 +10,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._kit import (
     field_names,
     json_price,
@@ -78,6 +79,7 @@ def offers(node: Any, page: Page) -> list[Item]:
                 "gpus": count,
                 "available": available if isinstance(available, int) else 0,
                 "country": node.get("country_code"),
+                **estimate_of(node),
             },
         )
     ]
@@ -122,6 +124,7 @@ def _summary(nodes: list[PriceRecord]) -> PriceRecord:
             "available_gpus": sum(n.extra["available"] for n in nodes),
             "cheapest_node": cheapest.extra["node"],
             "countries": sorted({str(n.extra["country"]) for n in nodes if n.extra["country"]}),
+            **estimate_of_all(n.extra for n in nodes),
         },
     )
 

@@ -10,6 +10,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -118,6 +119,7 @@ def _extra(kind: dict, auction: dict) -> dict[str, Any]:
         "min_bid_price": minimum,
         "gpu_type": kind.get("gpu_type"),
         "gpu_memory_gb": kind.get("gpu_memory_gb"),
+        **estimate_of(auction),
     }
     return {k: v for k, v in extra.items() if v is not None}
 

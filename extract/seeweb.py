@@ -11,6 +11,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
 from chipcost.extract._kit import host_spec, json_price, listed_rows, missing_key, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
@@ -94,6 +95,7 @@ def offers(plan: Any, page: Page, rate: EurUsd | None) -> list[Item]:
         "gpu_label": label,
         "price_eur": eur,
         "price_basis": "per instance-hour",
+        **estimate_of(plan),
     }
     if rate is not None:
         extra |= {"eur_usd": rate.rate, "rate_date": rate.day, "rate_payload": rate.ref}

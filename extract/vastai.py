@@ -10,6 +10,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._kit import field_names, parse_count, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -113,7 +114,7 @@ def offers(offer: Any, page: Page) -> list[Item]:
                 pricing_model=model,
                 plan=PLANS[model],
                 price_per_hour=price / gpus,
-                extra={"price_field": field, "offer": offer.get("id")},
+                extra={"price_field": field, "offer": offer.get("id"), **estimate_of(offer)},
             )
         )
     return made
@@ -187,6 +188,7 @@ def _summaries(found: list[PriceRecord], page: Page) -> list[PriceRecord]:
             "offers": len(prices),
             "price_field": cheapest.extra["price_field"],
             "cheapest_offer": cheapest.extra["offer"],
+            **estimate_of_all(r.extra for r in entries),
         }
         price = round(statistics.median(prices), 4)
         summaries.append(replace(cheapest, price_per_hour=price, extra=extra))

@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.lium import NODES_URL, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
@@ -34,6 +35,7 @@ COUNTRIES = {"US": "United States", "JP": "Japan", "DE": "Germany", "FI": "Finla
 # fmt: on
 # (gpu_model, first day) -> price factor of its nodes from that day on.
 MOVES = {("H100 80GB HBM3", 5): 0.92, ("RTX 5090", 3): 1.1}
+ESTIMATE = "synthetic: no public copy of Lium's node feed was read here; near its listed level"
 
 
 def node(row: tuple, day: int) -> dict[str, Any]:
@@ -62,7 +64,8 @@ def node(row: tuple, day: int) -> dict[str, Any]:
 
 
 def feed(day: int, moment: datetime) -> bytes:
-    nodes = [node(row, day) for row in NODES]
+    # every node marked an estimate in the data (sample/REFERENCES.md traces none of them)
+    nodes = [{**node(row, day), ESTIMATE_KEY: ESTIMATE} for row in NODES]
     stamp = moment.strftime("%Y-%m-%dT%H:%M:%S.000000Z")
     body = {SAMPLE_KEY: SAMPLE_LABEL, "generated_at": stamp, "count": len(nodes), "nodes": nodes}
     return indented_json(body)

@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.mithril import AVAILABILITY_URL, SOURCE_NAME, TYPES_URL
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
@@ -36,6 +37,14 @@ def kinds() -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def _estimate(name: str, day: int) -> str:
+    """What a sample auction's price rests on: SkyPilot's published catalog (not traced row by
+    row in sample/REFERENCES.md), and the sample's scripted move where one applies."""
+    moved = factor(MOVES, name, day)
+    basis = "last auction price of SkyPilot's published Mithril catalog (vms.csv at 1ba9415)"
+    return basis if moved == 1.0 else f"{basis}, times {moved:g} by the sample's script"
+
+
 def auctions(day: int) -> list[dict[str, Any]]:
     found = []
     for fid, name, _, count, _, _, prices in TYPES:
@@ -44,6 +53,7 @@ def auctions(day: int) -> list[dict[str, Any]]:
                 "fid": f"auc_{name}_{region}", "instance_type": fid, "region": region,
                 "capacity": 16 // count,
                 "last_instance_price": f"${price * factor(MOVES, name, day):.2f}",
+                ESTIMATE_KEY: _estimate(name, day),
             })  # fmt: skip
     return found
 

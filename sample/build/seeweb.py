@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract._fx import ECB_DAILY_URL
 from chipcost.extract.seeweb import PLANS_URL, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
@@ -31,6 +32,8 @@ PLANS = (
 # fmt: on
 # (plan, first day) -> price factor from that day on; ("EUR/USD", day) -> the ECB rate.
 MOVES = {("ECS1GPU10", 5): 0.92}
+# Every plan marked an estimate in the data (sample/REFERENCES.md traces none of them).
+ESTIMATE = "synthetic: no public copy of Seeweb's prices was read here; near its listed level"
 RATES = {1: 1.0812, 5: 1.0934}  # the dollar weakens on day 5: every converted price moves
 
 
@@ -78,7 +81,8 @@ def rates(day: int, moment: datetime) -> bytes:
 def write_run(out: Path, day: int, moment: datetime) -> Path:
     """<stamp>/seeweb/: the plans, then the ECB rates, as fetch archives them (no token kept)."""
     writer = fresh_writer(out, moment, SOURCE_NAME)
-    body = {SAMPLE_KEY: SAMPLE_LABEL, "status": "ok", "plans": [plan(r, day) for r in PLANS]}
+    body = {SAMPLE_KEY: SAMPLE_LABEL, "status": "ok", "plans": [
+        {**plan(r, day), ESTIMATE_KEY: ESTIMATE} for r in PLANS]}  # fmt: skip
     get = {"method": "GET"}
     writer.write(indented_json(body), PLANS_URL, fetched_at=moment, request=get)
     writer.write(rates(day, moment), ECB_DAILY_URL, fetched_at=moment, ext="xml", request=get)
