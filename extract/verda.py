@@ -10,6 +10,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     Offer,
     field_names,
@@ -138,7 +139,7 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
         chip_count=float(count),
         currency=str(row.get("currency") or "USD").upper(),
         sku=str(row.get("id") or name),
-        extra={"price_basis": "per instance-hour"},
+        extra={"price_basis": "per instance-hour", **estimate_of(row)},
         **_host(row),
     )
     made: list[Item] = []

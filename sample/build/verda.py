@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.verda import INSTANCE_TYPES_URL, PERIODS_URL, SOURCE_NAME
 from chipcost.sample.build._common import factor, fresh_writer, indented_json
 
@@ -22,6 +23,8 @@ INSTANCE_TYPES = (
     ("1A100.80S.22V", "A100", "1x A100 SXM4 80GB", 1, 80, "1.29", "0.52", None),
     ("1L40S.20V", "L40S", "1x L40S 48GB", 1, 48, "0.91", "0.36", None),
 )
+# Every instance type marked an estimate in the data (sample/REFERENCES.md traces none).
+ESTIMATE = "synthetic: no public copy of Verda's prices was read here; near its listed level"
 # (what, first day) -> price factor from that day on.
 MOVES = {
     ("1B200.30V fixed", 7): 0.95,
@@ -73,7 +76,8 @@ def instance_types(day: int) -> bytes:
         fixed_price = float(fixed) * factor(MOVES, f"{itype} fixed", day)
         prices = {"fixed": f"{fixed_price:.2f}", "dynamic": dynamic}
         prices["spot"] = f"{float(spot) * factor(MOVES, 'spot', day):.2f}"
-        rows.append(instance_type(itype, model, description, count, memory, prices))
+        row = instance_type(itype, model, description, count, memory, prices)
+        rows.append({**row, ESTIMATE_KEY: ESTIMATE})
     return indented_json(rows)
 
 
