@@ -139,7 +139,9 @@ class Vocabulary:
 def read_discounts(text: str, path: str, known: Vocabulary) -> Discounts:
     """The rules of a discounts file (TOML, or CSV by its name or its look), or a one-line
     ChipcostError naming the file, the line and the value."""
-    name = PurePath(path).name
+    # The name labels the rules: a byte of it that is not UTF-8 (kept by Python as a lone
+    # surrogate) is shown as U+FFFD, as no output could hold it.
+    name = re.sub("[\ud800-\udfff]", "\ufffd", PurePath(path).name)
     # Excel's "CSV UTF-8" (and some editors' TOML) starts with a byte-order mark: not a
     # character of the first column's name.
     text = text.removeprefix("\ufeff")
@@ -225,8 +227,13 @@ def _lines_of(text: str, offsets: Iterable[int]) -> list[int]:
 def _toml_rules(text: str, path: str) -> list[tuple[int, dict[str, object]]]:
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or an integer of over 4,300 digits
         raise ChipcostError(f"discounts file {path}: not valid TOML ({exc})") from None
+    except RecursionError:  # arrays nested thousands deep: no discounts file is
+        raise ChipcostError(
+            f"discounts file {path}: nested deeper than the TOML reader goes; a discounts "
+            "file is [[discount]] tables of provider, percent and the like (docs/your-prices.md)"
+        ) from None
     extra = [k for k in data if k != "discount"]
     tables = data.get("discount", [])
     if extra or not isinstance(tables, list):

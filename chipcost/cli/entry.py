@@ -21,10 +21,11 @@ atexit.register(gc.freeze)
 def _tolerant_streams() -> None:
     """On a stdout or stderr that cannot hold every character (PYTHONIOENCODING=ascii, a C
     locale on an old system), write what it can't as escapes instead of failing mid-output;
-    JSON output escapes them itself (chipcost.cli.formats)."""
+    JSON output escapes them itself (chipcost.cli.formats). A UTF-8 stream cannot hold a
+    lone surrogate either (a byte of a path or variable that is not UTF-8, as Python keeps
+    it): it is written as its escape too, never raw, never a traceback."""
     for stream in (sys.stdout, sys.stderr):
-        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
-        if not encoding.startswith("utf") and hasattr(stream, "reconfigure"):
+        if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
 
 

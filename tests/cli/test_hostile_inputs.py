@@ -154,6 +154,31 @@ def test_a_discounts_csv_that_cannot_be_one_table_is_refused(golden, tmp_path, r
     assert said in " ".join(done.stderr.split()), done.stderr
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[[discount]]\nprovider = 'aws'\npercent = " + "9" * 5000 + "\n", "not valid TOML"),
+        ("x = " + "[" * 100_000 + "]" * 100_000 + "\n", "nested deeper than the TOML reader"),
+    ],
+    ids=["5,000-digit percent", "nested 100,000 deep"],
+)
+def test_a_discounts_toml_that_python_cannot_read_is_one_line(golden, tmp_path, run, text, said):
+    done = _prices_with(golden, tmp_path, run, text, "d.toml")
+    assert done.returncode == 1, done.stdout[-500:]
+    assert "Traceback" not in done.stderr and said in done.stderr, done.stderr[-1000:]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "table"])
+def test_a_discounts_file_whose_name_is_not_utf8_labels_its_rules(golden, tmp_path, run, fmt):
+    rules = tmp_path / "EDP\udce9.csv"  # a Latin-1 byte in the name, as Python keeps it
+    rules.write_text("provider,percent\naws,10\n")
+    args = ("prices", "--chip", "H100-SXM", "--provider", "aws", "--format", fmt)
+    done = run(*args, "--db", str(golden), env={"CHIPCOST_DISCOUNTS": str(rules)})
+    assert done.returncode == 0, done.stderr[-1000:]
+    assert "Traceback" not in done.stderr
+    assert "EDP\ufffd.csv" in done.stdout  # the byte as U+FFFD: no output could hold it
+
+
 # A provider's names as a hostile one could write them: an OSC 8 link, a bell, a cursor
 # move, the 8-bit CSI, a right-to-left override.
 HOSTILE = "evil\x1b]8;;http://x\x07link\x1b]8;;\x07\x1b[2J\x9b31m\u202egpu"
