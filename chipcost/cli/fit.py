@@ -59,12 +59,15 @@ class Column:
     numeric: bool = False
     essential: bool = False  # kept at any width; optional columns are left out to fit
     whole: bool = False  # a name never broken (a source, an id): other columns wrap instead
+    # Prose beside the row (a description): shown with --wide only, and the table says so
+    # (Fitted.dropped); every other column is kept, on the row's line or folded under it.
+    detail: bool = False
 
 
 @dataclass(frozen=True)
 class Fitted:
     lines: list[Line]
-    dropped: list[str]  # headers of the columns left out to fit
+    dropped: list[str]  # headers of the detail columns left out (--wide shows them)
 
     @property
     def width(self) -> int:
@@ -199,8 +202,28 @@ def lay_out(
     header: bool = True,
 ) -> list[Line]:
     """The table's lines; cells wrapped where the columns are wider than `width` (None: never)."""
+    heads, groups, span = _laid(columns, rows, width, header=header)
     if not columns:
         return []
+    rule = [[("─" * span, "")]] if header else []
+    return [*heads, *rule, *(line for group in groups for line in group)]
+
+
+def _width(line: Line) -> int:
+    return sum(cell_len(t) for t, _ in line)
+
+
+def _laid(
+    columns: Sequence[Column],
+    rows: Sequence[Mapping[str, Cell]],
+    width: int | None,
+    *,
+    header: bool = True,
+) -> tuple[list[Line], list[list[Line]], int]:
+    """The header's lines, each row's lines and the columns' span (gaps included), each
+    column as wide as `width` allows."""
+    if not columns:
+        return [], [], 0
     spans = [[_spans(row[c.key]) for c in columns] for row in rows]
     texts = [["".join(t for t, _ in cell) for cell in line] for line in spans]
     heads = [c.header for c in columns] if header else [""] * len(columns)
@@ -212,14 +235,15 @@ def lay_out(
                 floor(c, heads[i], [t[i] for t in texts], level) for i, c in enumerate(columns)
             ]
             widths = widths_within(widths, floors, width)
-    lines = []
+    head_lines: list[Line] = []
     if header:
         cells = [[(h, HEADER_STYLE)] for h in heads]
-        lines += _row_lines(columns, cells, heads, widths)
-        lines.append([("─" * (sum(widths) + GAP * (len(widths) - 1)), "")])
-    for cells, line_texts in zip(spans, texts, strict=True):
-        lines += _row_lines(columns, cells, line_texts, widths)
-    return lines
+        head_lines = _row_lines(columns, cells, heads, widths)
+    groups = [
+        _row_lines(columns, cells, line_texts, widths)
+        for cells, line_texts in zip(spans, texts, strict=True)
+    ]
+    return head_lines, groups, sum(widths) + GAP * (len(widths) - 1)
 
 
 def _row_lines(
@@ -258,14 +282,19 @@ def fit_table(
     wide: bool = False,
 ) -> Fitted:
     """The essential columns, then each optional one in `keep_order` (keys, then the rest in
-    their order) while the table still fits the width without wrapping; `wide` keeps every
-    column, unwrapped, however wide. When the essential columns do not fit even with their
-    text wrapped a word a line, those named in `keep_order` are left out, the last named
-    first: the essential columns not named there are kept at any width."""
+    their order) on the row's line while the table still fits the width without wrapping;
+    `wide` keeps every column on one line, unwrapped, however wide. When the essential
+    columns do not fit even with their text wrapped a word a line, those named in
+    `keep_order` leave the line, the last named first. A column that leaves the line but
+    holds a value in a row shown is folded, never dropped: under each row, indented, a second
+    line holds those columns (headed by a second header line); a column with no value in any
+    row is left out, having nothing to say."""
     width = console if isinstance(console, int) else console.width
     titled: list[Line] = [[(title, "")]] if title else []
     if wide:
         return Fitted(titled + lay_out(columns, rows, None), [])
+    details = [c.header for c in columns if c.detail]
+    columns = [c for c in columns if not c.detail]
     texts = {c.key: ["".join(t for t, _ in _spans(r[c.key])) for r in rows] for c in columns}
     natural = {c.key: _natural([c.header, *texts[c.key]]) for c in columns}
     least = {c.key: floor(c, c.header, texts[c.key]) for c in columns}
@@ -283,9 +312,43 @@ def fit_table(
     for key in optional:
         if total(kept | {key}, natural) <= width:
             kept.add(key)
+    has_values = {c.key for c in columns if any(t.strip() for t in texts[c.key])}
+    if has_values - kept:  # a second line a row: the first need not wrap to hold more
+        while droppable and total(kept, natural) > width:
+            kept.discard(droppable.pop())
     shown = [c for c in columns if c.key in kept]
-    dropped = [c.header for c in columns if c.key not in kept]
-    return Fitted(titled + lay_out(shown, rows, width), dropped)
+    folded = [c for c in columns if c.key not in kept and c.key in has_values]
+    if not shown or not folded:  # one line a row (none of the columns fit: all on it)
+        return Fitted(titled + lay_out(shown or folded, rows, width), details)
+    return Fitted(titled + _two_lines(shown, folded, rows, width), details)
+
+
+# How far a row's second line (its folded columns) is indented under it.
+FOLD_INDENT = 2
+
+
+def _two_lines(
+    shown: Sequence[Column],
+    folded: Sequence[Column],
+    rows: Sequence[Mapping[str, Cell]],
+    width: int,
+) -> list[Line]:
+    """A table of two lines a row: the columns that fit on the first, the folded ones on an
+    indented second (left out where all of a row's folded cells are blank)."""
+    heads, groups, span = _laid(shown, rows, width)
+    more_heads, more_groups, more_span = _laid(folded, rows, width - FOLD_INDENT)
+    pad: Span = (" " * FOLD_INDENT, "")
+    lines = [*heads, *([pad, *line] for line in more_heads)]
+    lines.append([("─" * max(span, FOLD_INDENT + more_span), "")])
+    for group, more, row in zip(groups, more_groups, rows, strict=True):
+        lines += group
+        if any(_text(row[c.key]).strip() for c in folded):
+            lines += [[pad, *line] for line in more]
+    return lines
+
+
+def _text(cell: Cell) -> str:
+    return "".join(t for t, _ in _spans(cell))
 
 
 def print_fitted(console: Console, fitted: Fitted) -> None:

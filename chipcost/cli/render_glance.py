@@ -66,12 +66,6 @@ def print_glance(
         highlight=False,
     )
     print_fitted(console, fitted)
-    if fitted.dropped:
-        console.print(
-            f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} "
-            "(--wide shows every column)",
-            highlight=False,
-        )
 
 
 def _cell(value: object, numeric: bool, per: str) -> str:

@@ -82,30 +82,87 @@ MARKERS = ("o", "+", "x", "*", "#", "=", "%", "@", "&", "~")
 def chart(chip: str, frame: pl.DataFrame, width: int, colour: bool, currency: str = "USD") -> str:
     """A terminal line chart (plotext) of each pricing model's cheapest price per day, each
     model in its own marker, and its legend on a line under the plot (plotext draws its
-    own legend over the plot's top lines)."""
-    import plotext as plt
-
-    plt.clear_figure()
-    plt.date_form("Y-m-d")
+    own legend over the plot's top lines). A model whose line another draws over wholly (two
+    prices within a row of each other) is drawn a row up or down, and the legend says so:
+    every model the legend lists is on the plot."""
     models = sorted(set(frame["pricing_model"].to_list()))
-    for model, marker in zip(models, MARKERS * len(models), strict=False):  # fmt: skip
+    marks = dict(zip(models, MARKERS * len(models), strict=False))
+    series = {}
+    for model in models:
         rows = frame.filter(pl.col("pricing_model") == model).sort("day")
         days = [d.isoformat() for d in rows["day"].to_list()]
-        xs, ys = _steps(days, rows["price_per_chip_hour"].to_list())
-        plt.plot(xs, ys, marker=marker)
+        series[model] = _steps(days, rows["price_per_chip_hour"].to_list())
+    rows_moved = dict.fromkeys(models, 0)
+    text = _plot(chip, series, marks, rows_moved, width, currency)
+    for _ in models:  # each pass moves the models still hidden a row further
+        hidden = [m for m in models if marks[m] not in _plot_area(text)]
+        if not hidden:
+            break
+        for model in hidden:
+            rows_moved[model] += 1
+        text = _plot(chip, series, marks, rows_moved, width, currency)
+    text = text if colour else _uncolored(text)
+    return text + "\n" + legend(models, width, rows_moved)
+
+
+def _plot(
+    chip: str,
+    series: dict[str, tuple[list[str], list[float]]],
+    marks: dict[str, str],
+    rows_moved: dict[str, int],
+    width: int,
+    currency: str,
+) -> str:
+    """The plot, each model's prices moved by its rows (alternately up and down, within the
+    prices' range where it can)."""
+    import plotext as plt
+
+    prices = [y for _, ys in series.values() for y in ys]
+    low, high = min(prices), max(prices)
+    row = (high - low) / max(CHART_HEIGHT - 5, 1) or max(abs(high) * 0.01, 0.01)
+    plt.clear_figure()
+    plt.date_form("Y-m-d")
+    shown = []
+    for model, (xs, ys) in series.items():
+        moved = rows_moved[model]
+        step = (moved + 1) // 2 * (1 if moved % 2 else -1) * row
+        if step < 0 and min(ys) + step < low or step > 0 and max(ys) + step > high:
+            step = -step  # the other way, inside the range
+        shown += [y + step for y in ys]
+        plt.plot(xs, [y + step for y in ys], marker=marks[model])
+    if min(low, *shown) < max(high, *shown):  # one price alone: plotext picks the range
+        plt.ylim(min(low, *shown), max(high, *shown))
     plt.plotsize(width, CHART_HEIGHT)
     plt.title(f"{chip}: cheapest {currency} per chip-hour")
     plt.theme("clear")
-    text = plt.build()
-    text = text if colour else plt.uncolorize(text)
-    return text + "\n" + legend(models, width)
+    return plt.build()
 
 
-def legend(models: list[str], width: int) -> str:
-    """'o capacity_block   + commitment   ...', wrapped to the chart's width."""
-    keys = [
-        f"{marker} {model}" for model, marker in zip(models, MARKERS * len(models), strict=False)
-    ]
+def _uncolored(text: str) -> str:
+    import plotext as plt
+
+    return plt.uncolorize(text)
+
+
+def _plot_area(text: str) -> str:
+    """The characters inside the plot's frame (not its title, axes or labels)."""
+    inside = []
+    for line in _uncolored(text).splitlines():
+        if line.count("│") >= 1 or "┤" in line:
+            body = line.split("┤", 1)[-1] if "┤" in line else line.split("│", 1)[-1]
+            inside.append(body.rsplit("│", 1)[0])
+    return "\n".join(inside)
+
+
+def legend(models: list[str], width: int, rows_moved: dict[str, int] | None = None) -> str:
+    """'o capacity_block   + commitment   ...', wrapped to the chart's width; a model drawn
+    off its price (hidden under another's line otherwise) says so."""
+    keys = []
+    for model, marker in zip(models, MARKERS * len(models), strict=False):
+        moved = (rows_moved or {}).get(model, 0)
+        rows = (moved + 1) // 2
+        off = f" (drawn {rows} row{'s' if rows > 1 else ''} off, else hidden)" if moved else ""
+        keys.append(f"{marker} {model}{off}")
     lines, line = [], ""
     for key in keys:
         if line and len(line) + 3 + len(key) > width:

@@ -57,9 +57,3 @@ def print_index_table(console: Console, frame: pl.DataFrame, currency: str = "US
     console.print(title, highlight=False)
     fitted = fit_table(console, _COLUMNS, cells, keep_order=_KEEP_ORDER)
     print_fitted(console, fitted)
-    if fitted.dropped:
-        console.print(
-            f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} "
-            "(--format csv or json has every field)",
-            highlight=False,
-        )

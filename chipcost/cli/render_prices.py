@@ -253,12 +253,6 @@ def print_prices(
     print_fitted(console, fitted)
     if len(rows) > limit:
         console.print(f"{len(rows) - limit} more rows: narrow the filters or raise --limit")
-    if fitted.dropped:
-        console.print(
-            f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} "
-            "(--wide shows every column)",
-            highlight=False,
-        )
     short = not wide and _shortened(shown, same)
     for line in [*result.mine.notes(rows), estimate_note(shown), SHORT_NOTE if short else ""]:
         if line:  # provider text: never markup, wrapped to the width

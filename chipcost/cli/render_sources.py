@@ -16,13 +16,13 @@ if TYPE_CHECKING:
 
 _SOURCE_COLUMNS = (
     Column("source", "source", essential=True, whole=True),
-    Column("provider", "provider"),
+    Column("provider", "provider", essential=True),
     Column("last_success_at", "last success (UTC)", essential=True),
     Column("age", "age", essential=True),
     Column("stale", "stale", essential=True),
     Column("last_status", "latest attempt", essential=True),
     Column("data", "data", essential=True),
-    Column("description", "description"),
+    Column("description", "description", detail=True),
 )
 
 
@@ -48,7 +48,9 @@ def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wid
                 "data": {True: "sample", False: "live"}.get(r["sample"], ""),
             }
         )
-    fitted = fit_table(console, columns, rows, keep_order=("provider", "description"), wide=wide)
+    # Too wide for the terminal: the last of these go to a second line under each row first.
+    fold_last = ("last_status", "data", "provider")
+    fitted = fit_table(console, columns, rows, keep_order=fold_last, wide=wide)
     print_fitted(console, fitted)
     for r in frame.filter(frame["ahead"].fill_null(False)).iter_rows(named=True):
         console.print(

@@ -70,12 +70,6 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
     fitted = fit_table(console, columns, cells, keep_order=keep, wide=wide)
     console.print("throughput figures (tokens/s per chip)", highlight=False)
     print_fitted(console, fitted)
-    if fitted.dropped:
-        console.print(
-            f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} (--wide "
-            "shows every column; --format csv or json every field)",
-            highlight=False,
-        )
     for row in frame.filter(~pl.col("usable")).iter_rows(named=True):
         console.print(
             shown(f"set aside: {row['throughput_id']}: {row['set_aside_because']}"),

@@ -5,6 +5,7 @@ run it (tests.cli_runner), on the sample's newest run."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -104,3 +105,45 @@ def test_compare_says_how_fresh_once(db, width):
 def test_every_line_fits_80_columns(db, command):
     lines = _shown(db, 80, *command)
     assert lines
+
+
+@pytest.mark.parametrize("width", (80, 120))
+def test_prices_keeps_every_column_that_holds_a_value(db, width):
+    """On 4084da5 `COLUMNS=80 prices --chip Trainium2` left out `interrupted` though its spot
+    rows carry buckets, and `chips` though it mixes 64-chip UltraServers with 16-chip
+    instances: what does not fit the row's line is now folded under it."""
+    args = ("prices", "--chip", "Trainium2")
+    rows = json.loads(chipcost(*args, "--format", "json", "--db", db).stdout)
+    lines = _shown(db, width, *args)
+    header = _header(lines, "where")
+    for kept in ("chips", "interrupted", "$/instance-hr", "upfront $", "source", "instance"):
+        assert kept in header, header
+    assert not any(line.startswith("left out") for line in lines)
+    text = "\n".join(lines)
+    buckets = {r["interruption"] for r in rows if r["interruption"]}
+    counts = {f"{r['chip_count']:g}" for r in rows}
+    assert buckets and all(b in text for b in buckets)
+    assert {"16", "64"} <= counts
+    table = lines[next(i for i, x in enumerate(lines) if x.startswith("───")) + 1 :]
+    assert all(any(line.split()[:1] == [c] for line in table) for c in counts), counts
+
+
+def test_sources_keeps_the_provider_at_80_columns(db):
+    lines = _shown(db, 80, "sources")
+    assert "provider" in _header(lines, "source")
+    assert any(line.split() == ["aws", "sample"] for line in lines) or any(
+        line.split()[:2] == ["aws-bulk", "aws"] for line in lines
+    )
+    assert "--wide adds the descriptions" in " ".join(" ".join(lines).split())
+
+
+@pytest.mark.parametrize("width", (80, 120, 200))
+def test_cost_prints_only_the_footnotes_its_rows_point_to(db, width):
+    lines = _shown(db, width, *COST, "--limit", "5")
+    notes = [line.split("]")[0] + "]" for line in lines if re.match(r"\[\d+\] ", line)]
+    rule = next(i for i, line in enumerate(lines) if line.startswith("───"))
+    end = next(
+        i for i, line in enumerate(lines) if i > rule and re.match(r"\d+ more rows|\[", line)
+    )
+    table = "\n".join(lines[rule + 1 : end])
+    assert notes and all(note in table for note in notes), (notes, table)

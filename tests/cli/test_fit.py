@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import io
 import re
+from collections import Counter
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chipcost.cli.consoles import make_console
 from chipcost.cli.fit import (
+    FOLD_INDENT,
     GAP,
     Column,
     Styled,
@@ -71,18 +73,15 @@ def test_a_table_fits_the_width_unless_its_numbers_and_names_alone_do_not(table,
     columns, rows = table
     order = [c.key for c in reversed(columns)]
     fitted = fit_table(width, columns, rows, keep_order=order)
-    shown = [c for c in columns if c.header not in fitted.dropped]
-    # Every essential column is kept, but those named in the order when even their floors
-    # (a number's widest cell, a word a line) are wider than the width.
-    kept_always = [c for c in columns if c.essential and c.key not in order]
-    assert all(c in shown for c in kept_always)
-    texts = {c.key: [_text(r[c.key]) for r in rows] for c in shown}
-    least = sum(floor(c, c.header, texts[c.key], 2) for c in shown) + GAP * (len(shown) - 1)
-    if least <= width:
+    texts = {c.key: [_text(r[c.key]) for r in rows] for c in columns}
+    # Each line holds some of the columns: where all of them fit at their floors (a number's
+    # widest cell, a word a line), so does each line.
+    least = sum(floor(c, c.header, texts[c.key], 2) for c in columns)
+    if least + GAP * (len(columns) - 1) + FOLD_INDENT <= width:
         assert fitted.width <= width, fitted.text()
     # A number or a whole name is on one line, in full.
     lines = fitted.text().splitlines()
-    for column in shown:
+    for column in columns:
         if column.numeric or column.whole:
             for value in texts[column.key]:
                 assert not value.strip() or any(value.strip() in line for line in lines)
@@ -90,15 +89,27 @@ def test_a_table_fits_the_width_unless_its_numbers_and_names_alone_do_not(table,
 
 @settings(max_examples=100, deadline=None)
 @given(tables(), st.integers(20, 200))
-def test_an_optional_column_is_kept_only_where_the_table_fits_unwrapped(table, width):
+def test_no_column_with_a_value_is_left_out_whatever_the_width(table, width):
+    """A column too wide for the row's line is folded onto a second line under each row,
+    never dropped: every character of every cell shown (but the spaces a wrap takes), and the
+    header of every column that has a value; one line a row where every column fits."""
     columns, rows = table
     fitted = fit_table(width, columns, rows)
-    for column in columns:
-        if column.essential:
-            assert column.header not in fitted.dropped
-        elif column.header not in fitted.dropped:
-            assert len(fitted.lines) == len(rows) + 2  # header, rule, one line a row
-            assert fitted.width <= width
+    assert fitted.dropped == []
+    if not rows:
+        return
+    valued = [c for c in columns if any(_text(r[c.key]).strip() for r in rows)]
+    said = "".join(c.header + "".join(_text(r[c.key]) for r in rows) for c in valued)
+    assert not _letters(said) - _letters(fitted.text())  # (a blank column may be kept)
+    natural = sum(
+        max(cell_len(c.header), *(cell_len(_text(r[c.key])) for r in rows)) for c in valued
+    )
+    if valued and natural + GAP * (len(valued) - 1) <= width:
+        assert len(fitted.lines) == len(rows) + 2  # header, rule, one line a row
+
+
+def _letters(text: str) -> Counter:
+    return Counter(ch for ch in text if not ch.isspace() and ch != "─")
 
 
 @settings(max_examples=100, deadline=None)
@@ -138,10 +149,31 @@ def test_the_columns_named_first_are_kept_and_the_last_named_left_out_first():
     ]  # fmt: skip
     order = ("upfront", "risk", "source")
     wide = fit_table(80, columns, rows, keep_order=order)
-    assert wide.dropped == []
+    assert wide.dropped == [] and len(wide.lines) == 3
     narrow = fit_table(40, columns, rows, keep_order=order)
-    assert narrow.dropped == ["interrupted", "source"]  # upfront is named before risk
-    assert narrow.width <= 40
+    # upfront is named before risk: it keeps the row's line; the rest fold under it
+    assert narrow.text().splitlines() == [
+        "chip       $/chip-hr    upfront $",
+        "  interrupted   source",
+        "─" * 33,
+        "H100-SXM      2.5000   291,701.00",
+        "  5-10%         aws-pricing-api",
+    ]
+    assert narrow.dropped == [] and narrow.width <= 40
+
+
+def test_a_row_whose_folded_cells_are_blank_has_no_second_line():
+    columns = [Column("chip", "chip", essential=True), Column("risk", "interrupted")]
+    rows = [{"chip": " ".join(["H100-SXM"] * 3), "risk": ""}, {"chip": "B200", "risk": "5-10%"}]
+    lines = fit_table(30, columns, rows).text().splitlines()
+    assert lines == [
+        "chip",
+        "  interrupted",
+        "─" * 26,
+        "H100-SXM H100-SXM H100-SXM",
+        "B200",
+        "  5-10%",
+    ]
 
 
 def test_a_text_column_wraps_at_spaces_then_after_a_dash():

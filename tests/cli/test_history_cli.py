@@ -188,3 +188,40 @@ def test_the_chart_tells_its_series_apart_without_colour(monkeypatch):
     for model, marker in zip(("on_demand", "reserved", "spot"), MARKERS, strict=False):
         assert f"{marker} {model}" in legend
         assert plot.count(marker) > 10, plot
+
+
+def test_the_chart_draws_every_series_its_legend_lists(monkeypatch):
+    """On 4084da5 the sample's H100-SXM chart drew 5 of its 7 series: reserved (2.68) under
+    savings_plan (2.61), commitment (1.53) under on_demand (1.29). A series another draws over
+    wholly is now drawn a row off, and the legend says so."""
+    from datetime import date
+
+    import polars as pl
+    from rich.console import Console
+
+    from chipcost.cli.render_history import MARKERS, print_chart
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    prices = {
+        "capacity_block": 3.87, "commitment": 1.5343, "flex_start": 4.7078, "on_demand": 1.29,
+        "reserved": 2.6832, "savings_plan": 2.6144, "spot": 0.90,
+    }  # fmt: skip
+    frame = pl.DataFrame(
+        [
+            {"day": date(2026, 11, d), "pricing_model": m, "price_per_chip_hour": p}
+            for d in range(14, 22) for m, p in prices.items()
+        ]
+    )  # fmt: skip
+    console = Console(width=100, record=True, force_terminal=True)
+    print_chart(console, "H100-SXM", frame)
+    text = console.export_text()
+    plot, legend = text.split("└")[0], text.split("└")[1]
+    area = "\n".join(  # inside the frame: after the axis (┤ or │)
+        line.split("┤", 1)[1] if "┤" in line else line.split("│", 1)[-1]
+        for line in plot.splitlines()[2:]
+    )
+    for model, marker in zip(sorted(prices), MARKERS, strict=False):
+        assert f"{marker} {model}" in legend
+        assert area.count(marker) > 10, (model, plot)
+    assert "off, else hidden" in legend
+    assert all(len(line) <= 100 for line in text.splitlines())
