@@ -1,14 +1,17 @@
 """One bad row is one reject, in every source: each source's recorded good payloads
 (tests/fixtures/<source>/contract.toml), one offer row at a time with each of its fields in
-turn replaced by null, a number, a string, a list and an object. The source must still load
+turn replaced by null, a number, a string, a list, an object and a 5,000-digit number (as
+text in a CSV line or an XML element; an HTML page's text nodes). The source must still load
 its other rows, and never end in an exception other than chipcost's own (which the run
-reports as "unexpected ... a bug in chipcost" and loses the day's prices)."""
+reports as "unexpected ... a bug in chipcost" and loses the day's prices). Fields are
+sampled, the same every run, to keep the walk within seconds."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -124,10 +127,31 @@ def _parse(source: str, payloads: list[Payload]) -> ParseResult | None:
         return None
 
 
-def _with(payloads: list[Payload], index: int, doc: Any) -> list[Payload]:
+# A JSONP answer (AWS's spot feed): callback({...});
+JSONP = re.compile(rb"^(?P<head>\s*[\w.$]+\()(?P<body>.*)(?P<tail>\)\s*;?\s*)$", re.DOTALL)
+
+
+def _document(found: Payload) -> tuple[Any, tuple[bytes, bytes]] | None:
+    """A payload's JSON document and what wraps it (a JSONP callback), or None."""
+    data, wrap = found.data, (b"", b"")
+    if (jsonp := JSONP.match(data)) is not None:
+        data, wrap = jsonp["body"], (jsonp["head"], jsonp["tail"])
+    try:
+        return json.loads(data), wrap
+    except ValueError:
+        return None  # an HTML, XML or CSV payload: walked by its text
+
+
+def _with(
+    payloads: list[Payload], index: int, doc: Any, wrap: tuple[bytes, bytes] = (b"", b"")
+) -> list[Payload]:
     # The huge number is written into the text: Python cannot write it as an int either.
     text = json.dumps(doc).replace('"HUGE"', HUGE).replace('\\"HUGE\\"', HUGE)
-    changed = dataclasses.replace(payloads[index], data=text.encode())
+    return _replaced(payloads, index, wrap[0] + text.encode() + wrap[1])
+
+
+def _replaced(payloads: list[Payload], index: int, data: bytes) -> list[Payload]:
+    changed = dataclasses.replace(payloads[index], data=data)
     return [*payloads[:index], changed, *payloads[index + 1 :]]
 
 
@@ -135,43 +159,45 @@ def _offer_row(source: str, payloads: list[Payload], loaded: tuple):
     """The first row (payload, document, path) whose removal changes the records: one that
     makes offers, so damaging it tests the rest of the source going on."""
     for index, found in enumerate(payloads):
-        try:
-            doc = json.loads(found.data)
-        except ValueError:
-            continue  # an HTML, XML or script payload: no JSON rows to damage
+        if (read := _document(found)) is None:
+            continue
+        doc, wrap = read
         for at, rows in sorted(_row_lists(doc), key=lambda pair: -len(pair[1])):
             for key in rows[:12]:
                 gone = _set(doc, (*at, key), None, delete=True)
-                without = _parse(source, _with(payloads, index, gone))
+                without = _parse(source, _with(payloads, index, gone, wrap))
                 if without is not None and (without.records, without.facts) != loaded:
-                    return index, doc, (*at, key), without
+                    return index, doc, wrap, (*at, key), without
     return None
 
 
-def _json_sources() -> list[str]:
+def _sources(*, json_rows: bool) -> list[str]:
+    """The sources whose good payloads hold JSON rows (or, `json_rows` False, none: HTML,
+    XML and CSV)."""
     names = []
     for name in sorted(registry()):
         found = contract(name)
         if found is None or not found.good:
             continue
-        if any(case.file.endswith(".json") for case in found.good):
+        has_json = any(_document(p) is not None for p in found.good_payloads())
+        if has_json == json_rows:
             names.append(name)
     return names
 
 
-@pytest.mark.parametrize("source", _json_sources())
+@pytest.mark.parametrize("source", _sources(json_rows=True))
 def test_each_field_of_an_offer_row_replaced_leaves_the_other_rows(source):
     payloads = contract(source).good_payloads()
     whole = _parse(source, payloads)
     assert whole is not None and _loaded(whole), f"{source}: its good fixtures load nothing"
     found = _offer_row(source, payloads, (whole.records, whole.facts))
     assert found is not None, f"{source}: no JSON row of its good fixtures makes an offer"
-    index, doc, row_at, without = found
+    index, doc, wrap, row_at, without = found
     failures = []
     row = _get(doc, row_at)
     for field in _sampled(_fields(_decoded(row) or row, row_at)):
         for kind, odd in ODD.items():
-            changed = _with(payloads, index, _set(doc, field, odd))
+            changed = _with(payloads, index, _set(doc, field, odd), wrap)
             try:
                 result = _parse(source, changed)
             except Exception as exc:  # noqa: BLE001 - the failure this test is for
@@ -186,4 +212,80 @@ def test_each_field_of_an_offer_row_replaced_leaves_the_other_rows(source):
             else:
                 for reject in result.rejects:
                     reject.row_json()  # stored as JSON text: must serialise
+    assert not failures, f"{source}:\n" + "\n".join(failures)
+
+
+# The same values as text, where a payload is text: a CSV cell, an XML attribute, an HTML
+# text node.
+ODD_TEXT = {
+    "empty": b"",
+    "number": b"7",
+    "string": b"odd value",
+    "list": b"[1, two, null]",
+    "object": b"{odd: [null]}",
+    "huge number": HUGE.encode(),
+}
+# Per kind of text payload: a row, and a field inside it (its value is group 1).
+TEXT_ROWS = {
+    ".csv": (re.compile(rb"^[^\n]*\n", re.MULTILINE), re.compile(rb'"([^"]*)"')),
+    ".xml": (re.compile(rb"<\w+\b[^<>]*/>"), re.compile(rb'="([^"]*)"')),
+    ".html": (re.compile(rb"<body\b.*</body>", re.DOTALL), re.compile(rb">([^<>]*\S[^<>]*)<")),
+}
+
+
+def _text_row(source: str, payloads: list[Payload], loaded: tuple):
+    """The first row of a text payload (a CSV line, an XML element; an HTML page's body
+    whole) whose removal changes what loads, with its fields' spans."""
+    for index, found in enumerate(payloads):
+        kind = next((k for k in TEXT_ROWS if found.name.endswith(k)), None)
+        if kind is None:
+            continue
+        rows, fields = TEXT_ROWS[kind]
+        for match in list(rows.finditer(found.data))[:400]:
+            if kind == ".html":  # no row to take out: the body's text nodes
+                return index, match, fields, None
+            gone = found.data[: match.start()] + found.data[match.end() :]
+            without = _parse(source, _replaced(payloads, index, gone))
+            if without is not None and (without.records, without.facts) != loaded:
+                return index, match, fields, without
+    return None
+
+
+# Sources whose rows are judged against the rows around them: the ECB's rate of a day against
+# the median of the days either side. With the fixture's three days, one wild rate moves its
+# neighbours' medians too, so they are refused with it; only a crash fails these.
+JUDGED_BY_NEIGHBOURS = frozenset({"ecb-rates"})
+
+
+@pytest.mark.parametrize("source", _sources(json_rows=False))
+def test_each_cell_of_a_text_row_replaced_leaves_the_other_rows(source):
+    """CSV (aws-bulk), XML (ecb-rates) and HTML (coreweave, nebius, crusoe) payloads: each
+    field of an offer's row replaced in turn; an HTML page's text nodes, where a replaced
+    header may refuse the page as a changed layout (chipcost's own error), never crash."""
+    payloads = contract(source).good_payloads()
+    whole = _parse(source, payloads)
+    assert whole is not None and _loaded(whole), f"{source}: its good fixtures load nothing"
+    found = _text_row(source, payloads, (whole.records, whole.facts))
+    assert found is not None, f"{source}: no text row of its good fixtures makes an offer"
+    index, row, fields, without = found
+    data = payloads[index].data
+    spans = [m.span(1) for m in fields.finditer(data, row.start(), row.end())]
+    assert spans, f"{source}: its row has no field to replace"
+    failures = []
+    for start, end in _sampled(spans):
+        for kind, odd in ODD_TEXT.items():
+            changed = _replaced(payloads, index, data[:start] + odd + data[end:])
+            shown = data[start:end][:30].decode("utf-8", "replace")
+            try:
+                result = _parse(source, changed)
+            except Exception as exc:  # noqa: BLE001 - the failure this test is for
+                failures.append(f"{shown!r} = {kind}: {type(exc).__name__}: {exc}")
+                continue
+            if source in JUDGED_BY_NEIGHBOURS or without is None:
+                continue
+            if result is None or _loaded(result) < _loaded(without):
+                got = "a refusal" if result is None else f"{_loaded(result)} rows"
+                failures.append(
+                    f"{shown!r} = {kind}: {got}, the other rows alone load {_loaded(without)}"
+                )
     assert not failures, f"{source}:\n" + "\n".join(failures)
