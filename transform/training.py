@@ -66,7 +66,11 @@ def figure_mfu(
     figure: Figure, chip: Mapping[str, object], model: Mapping[str, object]
 ) -> tuple[str, float] | None:
     """(the peak's precision, the MFU) a published training figure reaches; None when the chip
-    has no peak or the figure needs more than it (set aside by the choice rule too)."""
+    has no peak or the figure needs more than it (set aside by the choice rule too), and for a
+    4-bit run (NVFP4): derived training figures are FP8 or BF16, and a 4-bit run's share of
+    the FP8 peak would credit them with what only FP4 reaches."""
+    if figure.precision in ("fp4", "int4"):
+        return None
     peak = _peak(chip, figure.precision)
     if peak is None:
         return None

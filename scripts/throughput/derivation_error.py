@@ -106,6 +106,41 @@ def listed_markdown(held: list[Held] | None = None) -> str:
     return "\n".join(lines)
 
 
+# The chips and models docs/cost-per-token.md's training calibration table shows.
+TRAINING_CHIPS = (
+    "H100-SXM", "H200", "B200", "B300", "GB200", "GB300", "MI300X", "MI325X", "MI355X",
+    "TPU-v6e", "TPU-v5p", "TPU-v5e", "Trainium1", "Trainium2", "Trainium3",
+)  # fmt: skip
+TRAINING_MODELS = (("8B-class models", "llama-3-8b"), ("70B-class models", "llama-3-70b"))
+
+
+def training_markdown() -> str:
+    """The MFU each chip's derived training figure is calibrated at, per model size, and what
+    it rests on (transform/training.py's calibration over the whole catalogue)."""
+    from chipcost.pipeline.references import model_rows, throughput_references
+    from chipcost.transform.training import calibration_for, calibrations
+
+    chips = {row["chip"]: row for row in chip_rows()}
+    models = {str(m["model"]): m for m in model_rows()}
+    table = calibrations(throughput_references(), chips, models)
+    lines = [
+        "| chip | " + " | ".join(name for name, _ in TRAINING_MODELS) + " |",
+        "| --- |" + " --- |" * len(TRAINING_MODELS),
+    ]
+    for chip in (c for c in TRAINING_CHIPS if c in chips):
+        cells = []
+        for _, model in TRAINING_MODELS:
+            found = calibration_for(chips[chip], models[model], table)
+            cells.append(
+                f"{100 * found.mfu:.1f}% {found.precision.upper()} ({found.scope}, "
+                f"{len(found.figures)} figure(s), models {found.size})"
+                if found
+                else "none published: the flat assumption of derivation.csv"
+            )
+        lines.append(f"| {chip} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _in_sample() -> str:
     return markdown(summaries(checks()))
 
@@ -124,6 +159,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "cells": _cells,
     "families": families_markdown,
     "neuron-and-tpu": listed_markdown,
+    "training-calibration": training_markdown,
 }
 _BLOCK = re.compile(
     r"(<!-- derivation-error: (?P<name>[a-z-]+) -->\n)(?:.*?\n)?(<!-- end derivation-error: "

@@ -143,16 +143,17 @@ def test_compare_answers_per_pricing_model_in_one_screen(db):
     answers = [line for line in lines if line.split(":")[0] in ("on_demand", "reserved 1yr")]
     # the fixture's offers: on-demand for both, a reserved term for H100 only
     assert [a.split(":")[0] for a in answers] == ["on_demand"]
-    # both training figures derived (an assumed MFU, no measured error band): no verdict, the
-    # break-even against H100's figure instead, $35.76 / 16 chips against $55.04 / 8 (the
-    # test's arithmetic, not chipcost's), and how to settle it
+    # Trainium2's training figure derived (an assumed MFU, no measured error band), H100's
+    # published (NeMo's Llama 3 70B run on 64 H100): no verdict, the break-even against H100's
+    # figure instead, $35.76 / 16 chips against $55.04 / 8 (the test's arithmetic, not
+    # chipcost's), and how to settle it
     needed = 35.76 / 16 * H100_TRAINING / (55.04 / 8)
     assert answers[0].startswith(f"on_demand: cannot say: Trainium2 must do {needed:,.0f} tok/s")
     assert "record a training run of each (`chipcost throughput add`)" in " ".join(
         result.stdout.split()
     )
     assert "likely" not in result.stdout and "% dearer" not in result.stdout
-    # H100 trains at the FP8 MFU of its family's published runs, Trainium at BF16
+    # H100 trains at FP8 (NeMo's run), Trainium at BF16
     assert "figures used (Trainium2 BF16 against H100-SXM FP8):" in result.stdout
     assert "derived" in result.stdout
 

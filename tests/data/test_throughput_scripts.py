@@ -225,3 +225,50 @@ def test_mlperf_rows_of_one_submitter_size_and_software_are_marked_matched():
     assert "as h200 (H200, fp8)" in notes["h100"] and "as h100 (H100-SXM, fp8)" in notes["h200"]
     # another software version or system size is not a matched pair
     assert notes["h200-other"] == notes["h100-32"] == "Offline."
+
+
+NEMO_PAGE = """## 25.11 NeMo Container
+
+### Pre-Training Performance
+
+#### System: DGX-H100
+
+| Model | #-GPUs | Precision | GBS | MBS | Sequence Length | FSDP | TP | PP | CP | VP | EP | GA | Tokens / sec / GPU | Model TFLOP / sec / GPU |
+|-------|--------|-----------|-----|-----|-----------------|------|----|----|----|----|----|----|-----------------------|-------------------------|
+| LLAMA3_8B | 8 | FP8-CS | 128 | 1 | 8192 | 8 | 1 | 1 | 1 | n/a | 1 | 16 | 14451 | 744 |
+| GPT OSS 120B | 64 | BF16 | 512 | 4 | 4096 | 0 | 1 | 4 | 1 | 1 | 8 | 2 | 5630 | 153 |
+
+## 26.04.01 NeMo Container
+
+### Pre-Training Performance
+
+#### Model: LLAMA3_70B
+
+| System | #-GPUs | Precision | GBS | MBS | Sequence Length | FSDP | TP | PP | CP | VP | EP | Tokens / sec / GPU | Model TFLOP / sec / GPU |
+|--------|--------|-----------|-----|-----|-----------------|------|----|----|----|----|----|-----------------------|-------------------------|
+| DGX-GB300 | 64 | NVFP4 | 256 | 1 | 8192 | 0 | 1 | 4 | 1 | 5 | n/a | 7296 | 3253 |
+
+### SFT Performance
+
+#### Model: LLAMA3_70B
+
+| System | #-GPUs | Precision | GBS | MBS | Sequence Length | TP | PP | CP | VP | EP | Tokens / sec / GPU | Model TFLOP / sec / GPU |
+|--------|--------|-----------|-----|-----|-----------------|----|----|----|----|----|-----------------------|-------------------------|
+| DGX-H100 | 32 | FP8 | 32 | 1 | 4096 | 4 | 4 | 1 | 5 | n/a | 1638 | 710 |
+"""  # noqa: E501 (the page's own table rows, as Megatron-Bridge writes them)
+
+
+def test_nemo_rows_are_the_llama_pre_training_rows_of_the_versions_asked():
+    nemo = script("megatron_bridge_perf")
+    found = nemo.rows(NEMO_PAGE, "abc", "performance-summary-archive.md",
+                      {"25.11": "2025-12-04", "26.04.01": "2026-05-16"})  # fmt: skip
+    # GPT OSS is not a Llama, and SFT is not pre-training
+    assert [(r["chip"], r["model"], r["precision"]) for r in found] == [
+        ("H100-SXM", "llama-3-8b", "fp8"), ("GB300", "llama-3-70b", "fp4"),
+    ]  # fmt: skip
+    h100, gb300 = found
+    # per run: tokens/s per GPU x GPUs, the GPUs as the chips
+    assert (h100["tokens_per_second"], h100["chips"], h100["batch_size"]) == ("115608", "8", "128")
+    assert h100["precision_stated"] == "FP8-CS" and h100["source_date"] == "2025-12-04"
+    assert gb300["precision_stated"] == "NVFP4" and gb300["tokens_per_second"] == str(7296 * 64)
+    assert nemo.rows(NEMO_PAGE, "abc", "p.md", {"26.06": "2026-06-16"}) == []

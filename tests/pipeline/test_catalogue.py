@@ -101,3 +101,19 @@ def test_h200_is_above_h100_at_every_70b_point_both_have():
     shared = {k: v for k, v in points.items() if len(v) == 2}
     assert len(shared) >= 10
     assert all(v["H200"] > v["H100-SXM"] for v in shared.values()), shared
+
+
+# The precision classes a figure may state (docs/cost-per-token.md, "The throughput
+# catalogue"): block-scaled 4-bit formats (NVFP4, MXFP4) are fp4; the document's own words are
+# kept in precision_stated.
+PRECISION_CLASSES = {"fp4", "fp8", "bf16", "fp16", "int8", "int4"}
+
+
+def test_every_figure_states_a_known_precision_class_or_none():
+    stated = {f.throughput_id: f.precision for f in throughput_references() if f.precision}
+    assert set(stated.values()) <= PRECISION_CLASSES, {
+        i: p for i, p in stated.items() if p not in PRECISION_CLASSES
+    }
+    # every training figure of MLPerf, NeMo, MaxText and Neuron that states one is classed
+    training = [f for f in throughput_references() if f.workload == "training" and f.precision]
+    assert len(training) >= 50

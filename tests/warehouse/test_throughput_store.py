@@ -106,8 +106,8 @@ def test_derived_figures_cover_chips_with_a_peak_and_state_their_assumption(con)
         # figure there (calibrated on that estimate) is used, the estimate beside it
         ("Trainium3", "llama-3-70b", "inference", "derived:Trainium3:llama-3-70b:inference:5"),
         ("H100-SXM", "bert-large", "training", "bitslovers-h100-bert-large"),
-        # an estimate above the chip's peak is set aside: derived is used
-        ("H100-SXM", "llama-3-70b", "training", "derived:H100-SXM:llama-3-70b:training"),
+        # an estimate above the chip's peak is set aside: NeMo's published 70B run is used
+        ("H100-SXM", "llama-3-70b", "training", "nemo-26.04.01-dgx-h100-llama-3-70b-fp8-64"),
         ("Trainium3", "gpt-3-175b", "training", "derived:Trainium3:gpt-3-175b:training"),
     ],
 )
