@@ -1,6 +1,7 @@
 """Sample runs of tensordock: host nodes in the marketplace's real shape (the SDK's documented
-node and gpuhunt's mock specs, tests/fixtures/tensordock/ORIGIN.md). No public list of TensorDock
-prices was found: every node's GPU rate is an estimate, marked as one (sample/REFERENCES.md)."""
+node and gpuhunt's mock specs, tests/fixtures/tensordock/ORIGIN.md), at the GPU, vCPU, RAM and
+storage rates of TensorDock's cloud-GPUs page as a public survey quotes them (2026-05-24;
+sample/REFERENCES.md); the hosts themselves are synthetic."""
 
 from __future__ import annotations
 
@@ -8,21 +9,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.tensordock import HOSTNODES_URL, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, fresh_writer, indented_json
 
 SAMPLE_LABEL = "synthetic host nodes in the marketplace's real shape, not fetched from the provider"
-ESTIMATE = "estimate: near TensorDock's level; no public price list was found"
 # node id, city, region, country, GPU model, GB, GPUs free, USD per GPU-hour.
 # fmt: off
 NODES = (
     ("5a1c0d6e-0000-4000-8000-000000000001", "Chicago", "Illinois", "United States",
      "geforcertx4090-pcie-24gb", 24, 4, 0.35),
     ("5a1c0d6e-0000-4000-8000-000000000002", "Dallas", "Texas", "United States",
-     "geforcertx4090-pcie-24gb", 24, 2, 0.37),
+     "geforcertx4090-pcie-24gb", 24, 2, 0.35),
     ("5a1c0d6e-0000-4000-8000-000000000003", "Winnipeg", "Manitoba", "Canada",
-     "l40-pcie-48gb", 48, 8, 1.05),
+     "l40-pcie-48gb", 48, 8, 0.95),
     ("5a1c0d6e-0000-4000-8000-000000000004", "Chicago", "Illinois", "United States",
      "h100-sxm5-80gb", 80, 8, 2.25),
 )
@@ -40,7 +39,6 @@ def node(values: tuple) -> dict[str, Any]:
             "storage": {"amount": 2000, "price": 0.00005},
         },
         "status": {"listed": True, "online": True, "uptime": 0.999},
-        ESTIMATE_KEY: ESTIMATE,
     }
 
 
