@@ -73,9 +73,9 @@ CASES: dict[str, tuple[list[str], list[str] | None]] = {
 }
 
 
-def seconds(args: list[str]) -> tuple[float, float]:
-    """Wall seconds and CPU seconds (user+sys) of one process."""
-    env = {**os.environ, "COLUMNS": "160"}
+def seconds(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user+sys) of one process (`env` added to this one's)."""
+    env = {**os.environ, "COLUMNS": "160", **(env or {})}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     begin = time.perf_counter()
     done = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
@@ -87,7 +87,9 @@ def seconds(args: list[str]) -> tuple[float, float]:
     return elapsed, cpu
 
 
-def paired(ours: list[str], bare: list[str], repeat: int) -> dict[str, float]:
+def paired(
+    ours: list[str], bare: list[str], repeat: int, env: dict[str, str] | None = None
+) -> dict[str, float]:
     """Medians of the command, of the bare query, and of their ratio run by run, wall and CPU.
 
     The two run in turns (which goes first alternates), so a busy moment of a shared machine
@@ -96,9 +98,9 @@ def paired(ours: list[str], bare: list[str], repeat: int) -> dict[str, float]:
     runs = []
     for n in range(repeat):
         if n % 2:
-            b, a = seconds(bare), seconds(ours)
+            b, a = seconds(bare, env), seconds(ours, env)
         else:
-            a, b = seconds(ours), seconds(bare)
+            a, b = seconds(ours, env), seconds(bare, env)
         runs.append((a, b))
     med = statistics.median
     return {

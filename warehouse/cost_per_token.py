@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.record import OFFER_KEY
+from chipcost.warehouse.bound import execute, literal
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.prices import ESTIMATE_JOIN
@@ -104,7 +105,7 @@ def cost_rows(
 def at_speed(con: duckdb.DuckDBPyConnection, speed: str) -> Iterator[None]:
     """Within the block, throughput_ranked and cost_per_token choose each chip's figure at
     `speed` ('max' or tokens/s per user as text; chipcost.core.figures.speed_value)."""
-    con.execute("SET VARIABLE chipcost_speed = $speed", {"speed": speed})
+    con.execute(f"SET VARIABLE chipcost_speed = {literal(speed)}")
     try:
         yield
     finally:
@@ -120,7 +121,7 @@ def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def model_parameters(con: duckdb.DuckDBPyConnection, model: str) -> float | None:
-    rows = con.execute("SELECT parameters FROM models WHERE model = $m", {"m": model}).fetchall()
+    rows = execute(con, "SELECT parameters FROM models WHERE model = $m", {"m": model}).fetchall()
     return rows[0][0] if rows else None
 
 

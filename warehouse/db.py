@@ -16,7 +16,7 @@ import duckdb
 
 from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
 from chipcost.core.settings import DB_FILENAME, WAREHOUSE_ENV, Settings, Warehouse, named
-from chipcost.warehouse import lake
+from chipcost.warehouse import bound, lake
 from chipcost.warehouse.lock_wait import open_waiting
 
 log = logging.getLogger("chipcost.warehouse")
@@ -57,7 +57,7 @@ def dict_rows(
     con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object] | None = None
 ) -> list[dict[str, object]]:
     """A query's rows as column -> value: what the terminal tables read, without polars."""
-    cursor = con.execute(sql, params or None)
+    cursor = bound.execute(con, sql, params)
     columns = [d[0] for d in cursor.description]
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 

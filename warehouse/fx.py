@@ -15,6 +15,8 @@ from datetime import date
 
 import duckdb
 
+from chipcost.warehouse.bound import execute, relation
+
 MAX_RATE_AGE_DAYS = 7
 # Every column of a read that is money (US dollars in the warehouse): whichever of them a
 # query has is converted, and your discounts apply to the same (chipcost.pipeline.your_prices).
@@ -59,8 +61,8 @@ def per_usd(con: duckdb.DuckDBPyConnection, currency: str) -> list[tuple[date, f
     rate, oldest first: what the notes under a converted read say about the rates."""
     return [
         (day, float(rate), str(ref), bool(corrected))
-        for day, rate, ref, corrected in con.execute(
-            f"SELECT * FROM ({_PER_USD}) ORDER BY day", {CURRENCY_PARAM: currency}
+        for day, rate, ref, corrected in execute(
+            con, f"SELECT * FROM ({_PER_USD}) ORDER BY day", {CURRENCY_PARAM: currency}
         ).fetchall()
     ]
 
@@ -110,7 +112,7 @@ def in_currency(
     the query carried only to be converted. None: `sql` as it is, in US dollars."""
     if not currency:
         return sql, dict(params or {})
-    columns = con.sql(sql, params=params or None).columns  # bound, not run
+    columns = relation(con, sql, params).columns  # bound, not run
     rate = _rate(f"q.{day}", "r")[1]
     converted = ", ".join(f"q.{m} * {rate} AS {m}" for m in MONEY if m in columns)
     kept = f", q.{LIST_PRICE[0]} AS {LIST_PRICE[1]}" if list_price else ""

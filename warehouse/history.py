@@ -8,6 +8,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
+from chipcost.warehouse.bound import relation
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.where import Where
 
@@ -130,7 +131,7 @@ def daily_cheapest(
     sql, params = in_currency(
         con, days + _DAILY.format(tie=_TIE), where.params, currency, day="day"
     )
-    frame = frame_of(con.sql(sql, params=params or None))
+    frame = frame_of(relation(con, sql, params))
     return frame.select(*HISTORY_COLUMNS, *(c for c in frame.columns if c not in HISTORY_COLUMNS))
 
 

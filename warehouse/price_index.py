@@ -33,6 +33,7 @@ import polars as pl
 
 from chipcost.core.frames import frame_of
 from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+from chipcost.warehouse.bound import relation
 from chipcost.warehouse.fx import RATE_COLUMNS, index_in_currency
 from chipcost.warehouse.history import in_force_days
 from chipcost.warehouse.where import Where
@@ -194,5 +195,5 @@ def price_index(
     params = where.params
     if currency:
         sql, params = index_in_currency(sql, params, currency)
-    frame = frame_of(con.sql(sql, params=params))
+    frame = frame_of(relation(con, sql, params))
     return frame.select(*INDEX_COLUMNS, *(RATE_COLUMNS if currency else ()))

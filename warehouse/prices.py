@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.vocabulary import PRICING_MODELS
+from chipcost.warehouse.bound import relation
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.where import Where
@@ -164,7 +165,7 @@ def per_chip_prices(
     from chipcost.core.frames import frame_of
 
     sql, params = _priced(con, currency, **filters)
-    return frame_of(con.sql(sql, params=params or None))
+    return frame_of(relation(con, sql, params))
 
 
 def per_chip_price_rows(

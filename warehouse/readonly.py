@@ -15,6 +15,7 @@ from chipcost.core.durations import iso_duration
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Warehouse
 from chipcost.core.sql_limits import SqlLimits
+from chipcost.warehouse.bound import execute
 from chipcost.warehouse.db import damaged
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.reader import limit_hit, open_reader
@@ -124,7 +125,8 @@ def _check_reach(query: str) -> None:
     import json
 
     with duckdb.connect() as con:
-        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [query]).fetchone()[0])
+        serialized = execute(con, "SELECT json_serialize_sql(?::VARCHAR)", [query])
+        tree = json.loads(serialized.fetchone()[0])
     if tree.get("error"):  # a statement the serializer does not take: judged by its words
         names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query)
     else:
