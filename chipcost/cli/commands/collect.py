@@ -136,7 +136,14 @@ def _through_prefect(
     from chipcost.cli.collect_checks import check_sources
     from chipcost.cli.consoles import err
     from chipcost.cli.failures import interruptible
-    from chipcost.cli.prefect_server import command_defaults, temporary_server
+    from chipcost.cli.prefect_server import (
+        ServerGone,
+        api_url,
+        command_defaults,
+        discard_queued,
+        temporary_server,
+        went_away,
+    )
 
     command_defaults()
 
@@ -167,6 +174,17 @@ def _through_prefect(
         except collect_flow.CollectFailed as exc:
             _print_failed(settings, exc.outcomes)
             raise
+        except Exception as exc:
+            if (reason := went_away(exc)) is None:
+                raise
+            # The server went away mid-run (stopped, killed, cut off): each load is whole, so
+            # say which runs are in and how to load the rest, not Prefect's traceback.
+            discard_queued()
+            raise ServerGone(
+                f"the Prefect server at {api_url()} stopped answering during the collection "
+                f"({reason}): {_after_interrupt(settings, runs, shown.loaded)}; without "
+                "--prefect it needs no server"
+            ) from None
 
 
 def _import_flow() -> None:

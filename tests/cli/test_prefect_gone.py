@@ -1,0 +1,130 @@
+"""`collect --replay ... --prefect` whose Prefect server goes away mid-run (killed with
+SIGKILL once the server has recorded a load): the command stops within 30 s with one line
+naming the runs it loaded and how to load the rest, no traceback; the warehouse holds exactly
+those runs, and the same command without --prefect loads the rest.
+
+The server is real: the one PREFECT_API_URL names (started here, as a team runs one), or the
+temporary one the command starts for itself. The archive is the bundled sample's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from unittest import mock
+
+import duckdb
+import httpx
+import pytest
+
+from chipcost.cli import prefect_server
+from tests import procs, shared_prefect
+from tests.conftest import SAMPLE
+
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
+RUNS = sorted(p.name for p in SAMPLE.iterdir() if p.is_dir())
+# The load tasks the server must have recorded before it is killed: mid-run, some runs in.
+LOADS_BEFORE_KILL = 2
+WITHIN_SECONDS = 30
+
+
+def completed_loads(url: str) -> int:
+    """How many load-run task runs the server has recorded as completed (0 if it is busy)."""
+    wanted = {
+        "task_runs": {"name": {"like_": "load-run"}, "state": {"type": {"any_": ["COMPLETED"]}}}
+    }
+    try:
+        return len(httpx.post(f"{url}/task_runs/filter", json=wanted, timeout=5).json())
+    except (httpx.TransportError, ValueError):
+        return 0
+
+
+def temporary_server_of(pid: int) -> tuple[int, str] | None:
+    """The command's own temporary server: its pid and API URL, once it is spawned."""
+    for child in procs.descendants(pid):
+        line = procs.cmdline(child)
+        if prefect_server.__name__ in line:
+            return child, f"http://127.0.0.1:{line[line.index(prefect_server.__name__) + 1]}/api"
+    return None
+
+
+@pytest.fixture
+def configured_server(tmp_path):
+    """A Prefect server of the test's own, as `prefect server start` runs one."""
+    home = Path(tempfile.mkdtemp(prefix="chipcost-test-gone-"))
+    with mock.patch.dict(os.environ, {"PREFECT_HOME": str(home)}):
+        port, process = prefect_server._spawn()
+    url = f"http://127.0.0.1:{port}/api"
+    try:
+        shared_prefect.wait_until_answering(url)
+        yield process, url
+    finally:
+        prefect_server._stop(process)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.mark.parametrize("server", ["configured", "temporary"])
+def test_a_prefect_server_killed_mid_run_ends_the_collect_in_one_line(tmp_path, request, server):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(
+        PREFECT_HOME=str(tmp_path / "prefect"),
+        CHIPCOST_DATA_DIR=str(tmp_path / "data"),
+        COLUMNS="300",  # the line unwrapped, to read it back whole
+    )
+    url = pid = None
+    if server == "configured":
+        process, url = request.getfixturevalue("configured_server")
+        env["PREFECT_API_URL"] = url
+    command = [CHIPCOST, "collect", "--replay", str(SAMPLE), "--prefect"]
+    collect = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and collect.poll() is None:
+            if url is None and (found := temporary_server_of(collect.pid)):
+                pid, url = found
+            if url is not None and completed_loads(url) >= LOADS_BEFORE_KILL:
+                break
+            time.sleep(0.2)
+        assert collect.poll() is None, "the collect ended before the server was killed"
+        if server == "configured":
+            process.kill()
+        else:
+            os.kill(pid, 9)
+        killed = time.monotonic()
+        _, stderr = collect.communicate(timeout=300)
+        took = time.monotonic() - killed
+    finally:
+        if collect.poll() is None:
+            collect.kill()
+            collect.wait()
+    said = stderr.decode()
+    assert collect.returncode == 1, said[-3000:]
+    assert took < WITHIN_SECONDS, f"{took:.0f} s after the kill: {said[-2000:]}"
+    assert "Traceback" not in said, said[-3000:]
+    assert len(said.strip().splitlines()) == 1, said
+    db = tmp_path / "data" / "chipcost.duckdb"
+    with duckdb.connect(str(db), read_only=True) as con:
+        loaded = [r[0] for r in con.sql("SELECT archive_run FROM runs ORDER BY 1").fetchall()]
+    assert LOADS_BEFORE_KILL <= len(loaded) < len(RUNS)
+    span = loaded[0] if len(loaded) == 1 else f"{loaded[0]} … {loaded[-1]}"
+    head = re.escape(f"error: the Prefect server at {url} stopped answering during the collection")
+    assert re.match(head + r" \(Connection refused\): ", said), said
+    assert f"{len(loaded)} of {len(RUNS)} runs loaded ({span}) into {db}, each whole" in said
+    assert "Run the same command again to load the rest (loaded runs are skipped)" in said
+    assert "without --prefect it needs no server" in said
+
+    # As it says: the same command, here without --prefect, loads the rest.
+    again = subprocess.run(
+        command[:-1], env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert again.returncode == 0, again.stderr[-3000:]
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.sql("SELECT archive_run FROM runs ORDER BY 1").fetchall() == [
+            (run,) for run in RUNS
+        ]
