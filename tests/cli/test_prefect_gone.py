@@ -128,3 +128,49 @@ def test_a_prefect_server_killed_mid_run_ends_the_collect_in_one_line(tmp_path, 
         assert con.sql("SELECT archive_run FROM runs ORDER BY 1").fetchall() == [
             (run,) for run in RUNS
         ]
+
+
+def test_a_prefect_server_killed_mid_backfill_ends_it_in_one_line(tmp_path, configured_server):
+    """`backfill --prefect`, the server killed once the older of two versions is loaded (the
+    newer one's file still coming, 16 KB a second): one line naming what was loaded."""
+    from tests.pipeline.test_backfill import FIXTURES, V2, V3_CSV, _runs_in
+    from tests.price_files_server import Faults, serve
+
+    process, url = configured_server
+    db = tmp_path / "data" / "chipcost.duckdb"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(
+        PREFECT_API_URL=url,
+        PREFECT_HOME=str(tmp_path / "prefect"),
+        CHIPCOST_DATA_DIR=str(db.parent),
+        COLUMNS="300",
+    )
+    args = [CHIPCOST, "backfill", "--since", "2025-05-01", "--region", "us-east-1", "--prefect"]
+    with serve(FIXTURES, Faults(trickle={V3_CSV: 16_384})) as files:
+        env["CHIPCOST_AWS_PRICE_LIST_URL"] = files.url
+        backfill = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 300
+            while not _runs_in(db):
+                assert backfill.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+            process.kill()
+            killed = time.monotonic()
+            _, said = backfill.communicate(timeout=300)
+            took = time.monotonic() - killed
+        finally:
+            if backfill.poll() is None:
+                backfill.kill()
+                backfill.wait()
+    assert backfill.returncode == 1, said[-3000:]
+    assert took < WITHIN_SECONDS, f"{took:.0f} s after the kill: {said[-2000:]}"
+    assert "Traceback" not in said and len(said.strip().splitlines()) == 1, said
+    assert said.startswith(
+        f"error: the Prefect server at {url} stopped answering during the backfill "
+        "(Connection refused): "
+    ), said
+    loaded = _runs_in(db)
+    named = "1 version loaded" if loaded == 1 else f"{loaded} versions loaded"
+    assert f"{named} ({V2}" in said, said
+    assert "Run the same command again: it resumes where it stopped" in said
+    assert "without --prefect it needs no server" in said

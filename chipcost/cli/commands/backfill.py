@@ -61,6 +61,7 @@ def _backfill(
 
     from chipcost.cli.consoles import err
     from chipcost.cli.failures import interruptible
+    from chipcost.cli.prefect_server import ServerGone
     from chipcost.core.settings import load_settings
     from chipcost.pipeline.backfill import BackfillStopped, parse_since
 
@@ -94,6 +95,9 @@ def _backfill(
                 bar.stop()
                 _print(exc.outcomes, settings.warehouse)
             raise ChipcostError(str(exc)) from None
+        except ServerGone as exc:  # what it loaded, as after a Ctrl-C
+            after = _after_interrupt(settings, loaded, under_way, began)
+            raise ServerGone(f"{exc}: {after}; without --prefect it needs no server") from None
     _print(outcomes, settings.warehouse)
 
 
@@ -125,20 +129,36 @@ def _through_prefect(
 ) -> list[Outcome]:
     """The backfill flow, each region file a task run, on the server PREFECT_API_URL names
     or else a temporary one (started while Prefect and the flow are imported)."""
-    from chipcost.cli.prefect_server import command_defaults, temporary_server
+    from chipcost.cli.prefect_server import (
+        ServerGone,
+        api_url,
+        command_defaults,
+        discard_queued,
+        temporary_server,
+        went_away,
+    )
 
     command_defaults()
     with temporary_server(meanwhile=_import_flow):
         from chipcost.flows.backfill import run_backfill
 
-        return run_backfill(
-            since=since,
-            regions=regions or None,
-            db=settings.warehouse.url,
-            data_dir=str(settings.data_dir),
-            workers=workers,
-            progress=progress,
-        )
+        try:
+            return run_backfill(
+                since=since,
+                regions=regions or None,
+                db=settings.warehouse.url,
+                data_dir=str(settings.data_dir),
+                workers=workers,
+                progress=progress,
+            )
+        except Exception as exc:
+            if (reason := went_away(exc)) is None:
+                raise
+            discard_queued()  # the server went away mid-run: the caller says what loaded
+            raise ServerGone(
+                f"the Prefect server at {api_url()} stopped answering during the backfill "
+                f"({reason})"
+            ) from None
 
 
 def _spot(settings: Settings, since, regions: list[str] | None) -> None:
