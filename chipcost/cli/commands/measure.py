@@ -131,7 +131,7 @@ def measure_(
     from chipcost.core.figures import speed_value
     from chipcost.core.settings import load_settings
     from chipcost.pipeline.load_generator import tool_command
-    from chipcost.pipeline.measure import Setup, matched_point, roof_of
+    from chipcost.pipeline.measure import ARCHIVE_FOLDER, Setup, matched_point, roof_of
     from chipcost.pipeline.measure import measure as run_measure
     from chipcost.transform.throughput_figures import normalise_model
     from chipcost.warehouse.reader import read_connection
@@ -182,19 +182,23 @@ def measure_(
         highlight=False,
     )
     made = run_measure(settings, setup, roof)
-    ids, chosen = _store(db, made, allow_above_roofline)
+    ids, _ = _store(db, made, allow_above_roofline)
     for ident, figure in zip(ids, made, strict=True):
+        user = figure.tokens_per_second_per_user or 0.0
+        # throughput_ranked takes a measured figure at an asked speed from half its per-user
+        # speed up to that speed
         out.print(
             f"recorded {ident}: {figure.chip} {figure.model} at concurrency {figure.concurrency}, "
-            f"{figure.tokens_per_second_per_chip:,.6g} tokens/s per chip, "
-            f"{figure.tokens_per_second_per_user:,.4g} tokens/s per user (measured)"
-            f"{'; used by cost and compare at that speed' if ident in chosen else ''}",
+            f"{figure.tokens_per_second_per_chip:,.4g} tokens/s per chip, {user:,.3g} tokens/s "
+            f"per user (measured; cost and compare take it at --speed {user / 2:,.3g} to "
+            f"{user:,.3g})",
             highlight=False,
         )
+    against = match or "CHIP"
     out.print(
-        f"report archived under {settings.archive_root}/measurements/; undo with "
-        f"`chipcost throughput remove ID`; `chipcost compare {setup.chip} {match or 'CHIP'} "
-        f"--model {setup.model} --speed N` now answers from these",
+        f"reports archived under {settings.archive_root}/{ARCHIVE_FOLDER}/; "
+        f"`chipcost compare {setup.chip} {against} --model {setup.model} --workload inference "
+        f"--speed N` answers from these; `chipcost throughput remove ID` takes one out",
         highlight=False,
     )
 
