@@ -220,7 +220,9 @@ def figures_of(
 ) -> list[Figure]:
     """One measured figure per point, its point and provenance on it."""
     today = datetime.now(UTC).date().isoformat()
-    system = f"{setup.chips:g} x {setup.chip}" + (f" ({setup.instance})" if setup.instance else "")
+    system = f"{setup.chips:g} x {setup.chip}" + (
+        f" (on {setup.instance})" if setup.instance else ""
+    )
     shown = without_credentials(base_url(setup.endpoint))
     made = []
     for (point, _), ref in zip(points, refs, strict=True):

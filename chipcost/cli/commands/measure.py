@@ -41,24 +41,23 @@ def _tokenizer(text: str) -> str:
 
 
 def _chips(con: object, instance: str | None, chip: str | None, chips: float | None) -> tuple:
-    """(chip, chips) from the options and the instance type the warehouse knows."""
+    """(chip, chips serving the endpoint) from the options and the instance type the warehouse
+    knows: its chip, and its chip count unless --chips says the replica uses another."""
     from chipcost.cli.reads import resolve_chip
     from chipcost.pipeline.measure import instance_chips
 
     known = instance_chips(con, instance) if instance else None  # type: ignore[arg-type]
     name = resolve_chip(chip) if chip else None
-    if known:
-        if name and name != known[0]:
-            raise ChipcostError(f"--chip {name}: {instance} has {known[0]} chips, not {name}")
-        if chips is not None and chips != known[1]:
-            raise ChipcostError(f"--chips {chips:g}: {instance} has {known[1]:g} chips")
-        return known
+    if known and name and name != known[0]:
+        raise ChipcostError(f"--chip {name}: {instance} has {known[0]} chips, not {name}")
+    name = name or (known[0] if known else None)
     if name is None:
         raise ChipcostError("--chip: name the chip measured (or an --instance chipcost knows)")
+    chips = chips if chips is not None else (known[1] if known else None)
     if chips is None:
         raise ChipcostError(
             f"--chips: say how many chips serve the model{f' on {instance}' if instance else ''} "
-            "(an --instance chipcost knows gives it)"
+            "(an --instance chipcost knows gives its count)"
         )
     if not 1 <= chips <= 16_384:
         raise ChipcostError(f"--chips {chips:g}: give 1 to 16,384 chips")
@@ -83,9 +82,11 @@ def measure_(
     ],
     chip: Annotated[str | None, Opt("The chip serving it: Trainium2.")] = None,
     instance: Annotated[
-        str | None, Opt("The instance type: trn2.48xlarge (gives --chip, --chips).")
+        str | None, Opt("The instance type: trn2.48xlarge (gives --chip; --chips unless given).")
     ] = None,
-    chips: Annotated[float | None, Opt("Chips serving the model (one replica).")] = None,
+    chips: Annotated[
+        float | None, Opt("Chips behind the endpoint: one replica's, the scale compare matches.")
+    ] = None,
     served_model: Annotated[
         str | None, Opt("The name the server knows the model by (default: the one it lists).")
     ] = None,
