@@ -12,6 +12,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import field_names, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -141,6 +142,7 @@ def offers(item: Any, page: Page) -> list[Item]:
                 "per_gpu_hour": per_gpu,
                 "display_name": item.get("displayName"),
                 "price_list_updated": str(updated),
+                **estimate_of(item),
             },
         )
         for shape, chip, gpus in shape_table()[part]

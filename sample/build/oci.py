@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.oci import PARAMS, PRODUCTS_URL, SOURCE_NAME
 from chipcost.sample.build._common import fresh_writer, indented_json
 
@@ -25,6 +26,10 @@ OTHER = (  # rows that share the list but are not GPU rentals
     ("B111826", "OCI - NVIDIA AI Enterprise - H100", 2.5, "GPU Per Hour", "Compute - GPU"),
 )
 LAST_UPDATED = "2026-11-03T09:12:40.118Z"
+# The parts whose price sample/REFERENCES.md traces (H100, H200, B200, MI300X); the others
+# are marked estimates in the data.
+TRACED = {"B98415", "B110519", "B110978", "B109485"}
+ESTIMATE = "synthetic: no public copy of this part's price was read here; near OCI's level"
 
 
 def oci_item(
@@ -44,6 +49,9 @@ def oci_item(
 def products() -> bytes:
     """The price list, the same on every sample day."""
     items = [oci_item(part, name, price) for part, name, price in GPUS]
+    items = [
+        item if item["partNumber"] in TRACED else {**item, ESTIMATE_KEY: ESTIMATE} for item in items
+    ]
     items += [oci_item(p, n, v, metric=m, category=c) for p, n, v, m, c in OTHER]
     return indented_json({"lastUpdated": LAST_UPDATED, "items": items})
 
