@@ -12,6 +12,7 @@ from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -141,6 +142,7 @@ def offers(row: tuple[str, Any], page: Page) -> list[Item]:
                 "available": offer.get("available") is True,
                 "upstream_provider": offer.get("provider"),
                 "gpu_memory_gb": memory,
+                **estimate_of(offer),
             },
             # The offer's own host: vcpus, memory and storage (GB); the summary keeps the
             # cheapest offer's.
@@ -177,6 +179,7 @@ def _summaries(found: list[PriceRecord]) -> list[PriceRecord]:
             "max_price_per_hour": max(prices),
             "upstream_provider": cheapest.extra.get("upstream_provider"),
             "gpu_memory_gb": cheapest.extra.get("gpu_memory_gb"),
+            **estimate_of_all(r.extra for r in entries),
         }
         summaries.append(replace(cheapest, extra=extra))
     return summaries

@@ -12,10 +12,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.spheron import OFFERS_URL, PAGE_SIZE, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer
 
 SAMPLE_LABEL = "synthetic prices in the feed's real shape, not fetched from the provider"
+ESTIMATE = "synthetic: no public copy of Spheron's offers was read here; near its listed level"
 # type, model, display name, interconnect, GB per GPU, offers as
 # (upstream provider, GPUs, price per instance-hour, region, spot).
 # fmt: off
@@ -85,7 +87,8 @@ class Group:
         }
         if spot:
             entry["spot_price"] = price
-        self.offers.append(entry)
+        # every offer marked an estimate in the data (sample/REFERENCES.md traces none)
+        self.offers.append({**entry, ESTIMATE_KEY: ESTIMATE})
 
     def body(self) -> dict[str, Any]:
         per_gpu = [o["price"] / o["gpuCount"] for o in self.offers]
