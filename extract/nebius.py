@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, price_of, require_columns
 from chipcost.extract.base import FetchContext, Item, Page, Source
@@ -98,14 +99,16 @@ def offers(row: tuple[list[str], Element], page: Page) -> list[Item]:
     if not name:
         why = f"row has {len(cells)} cells for {len(headers)} columns ({', '.join(headers)})"
         return [page.reject(why, shown)]
-    chip = page.chip(name)
+    chip, marks = page.chip(name), estimate_of(element.attrs)
     return [
-        _cell_offer(name, chip, col, cells, shown, page) for col in columns(headers) if col.model
+        _cell_offer(name, chip, col, cells, shown, page, marks)
+        for col in columns(headers)
+        if col.model
     ]
 
 
 def _cell_offer(
-    name: str, chip: str, col: Column, cells: list[str], shown: dict, page: Page
+    name: str, chip: str, col: Column, cells: list[str], shown: dict, page: Page, marks: dict
 ) -> Item:
     if not col.term:
         why = f"{name}: column {col.header!r} names no commitment term chipcost knows"
@@ -122,7 +125,7 @@ def _cell_offer(
         pricing_model=col.model,
         term=col.term,
         price_per_hour=price,
-        extra={"price_basis": "per GPU-hour", "column": col.header},
+        extra={"price_basis": "per GPU-hour", "column": col.header, **marks},
         **_specs(shown),
     )
 

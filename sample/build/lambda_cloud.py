@@ -25,6 +25,8 @@ ESTIMATES = {
     "8x NVIDIA B200 SXM6": "no quotable copy of Lambda's pricing page was found",
     "8x NVIDIA H100 SXM": "no quotable copy of Lambda's pricing page was found",
 }
+# The other rows' mark: synthetic prices near the page's level.
+OTHER_ROWS = "synthetic: no quotable copy of Lambda's pricing page was found; near its level"
 HEADERS = ("GPUs", "VRAM / GPU", "vCPUs", "RAM", "Storage", "Price / GPU / hr*")
 # (GPU cell, first day) -> price factor from that day on.
 # The GH200 moves, not the B200: its price is the one sample/REFERENCES.md lists.
@@ -59,7 +61,8 @@ def pricing_page(rows: list[tuple[str, ...]]) -> bytes:
 
 
 def _marks(gpu: str) -> str:
-    return f' {ESTIMATE_ATTRIBUTE}="{ESTIMATES[gpu]}"' if gpu in ESTIMATES else ""
+    # every row is an estimate: sample/REFERENCES.md traces none of Lambda's prices
+    return f' {ESTIMATE_ATTRIBUTE}="{ESTIMATES.get(gpu, OTHER_ROWS)}"'
 
 
 def day_page(day: int) -> bytes:

@@ -6,6 +6,7 @@ from datetime import datetime
 from html import escape
 from pathlib import Path
 
+from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE
 from chipcost.extract.nebius import PRICING_URL, SOURCE_NAME
 from chipcost.sample.build._common import HTML_SAMPLE_COMMENT, factor, fresh_writer, money
 
@@ -19,19 +20,22 @@ INSTANCES = (
 )
 # ("<item> on_demand", first day) -> price factor from that day on.
 MOVES = {("NVIDIA HGX H200 on_demand", 4): 0.943}  # $3.50 -> $3.30
+# Every row marked an estimate in the data (sample/REFERENCES.md traces none of them).
+ESTIMATE = "synthetic: no public copy of Nebius's prices page was read here; near its level"
 HEADERS = ("Item", "vCPUs", "RAM, GB", "Preemptible, GPU-hour", "On-demand, GPU-hour")
 
 
-def _row(values: tuple[str, ...], role: str) -> str:
+def _row(values: tuple[str, ...], role: str, mark: str = "") -> str:
     inner = "".join(
         f'<div class="pc-highlight-table-block__cell" role="{role}">{escape(v)}</div>'
         for v in values
     )
-    return f'<div class="pc-highlight-table-block__row" role="row">{inner}</div>'
+    marked = f' {ESTIMATE_ATTRIBUTE}="{escape(mark)}"' if mark else ""
+    return f'<div class="pc-highlight-table-block__row" role="row"{marked}>{inner}</div>'
 
 
 def prices_page(rows: list[tuple[str, ...]]) -> bytes:
-    body = "\n".join(_row(row, "cell") for row in rows)
+    body = "\n".join(_row(row, "cell", ESTIMATE) for row in rows)
     return (
         f'<!DOCTYPE html>{HTML_SAMPLE_COMMENT}<html lang="en"><head><meta charSet="utf-8"/>'
         '<title>Nebius AI Cloud prices</title></head><body><div id="__next"><main '

@@ -24,16 +24,14 @@ from tests import warehouses
 from tests.paths import ROOT
 
 SAMPLE = ROOT / "sample" / "archive"
-# The sources of the sample's estimates, and one whose prices are all quoted (oci).
+# The sources of the sample's estimates; oci's quoted parts (sample/REFERENCES.md [A]) carry none.
 SOURCES = ("azure", "lambda", "aws-capacity-blocks", "oci")
 # Azure: every sample offer but the traced H100 eastus on-demand and spot prices is an estimate
 # (regions after a size's first copy its prices and say so).
 AZURE_TRACED = {("eastus", "Standard_ND96isr_H100_v5")}
-ESTIMATED = {
-    ("lambda", "global", "8x B200 SXM", "on_demand"),
-    ("lambda", "global", "8x H100-SXM", "on_demand"),
-    ("aws-capacity-blocks", "us-east-2", "u-trn2x64", "capacity_block"),
-}
+ESTIMATED = {("aws-capacity-blocks", "us-east-2", "u-trn2x64", "capacity_block")}
+# Every Lambda row of the sample is an estimate (none is traced); OCI's traced shapes are these.
+OCI_TRACED = {"BM.GPU.H100.8", "BM.GPU.H200.8", "BM.GPU.B200.8", "BM.GPU.MI300X.8"}
 
 
 @pytest.fixture(scope="module")
@@ -76,18 +74,25 @@ def test_the_read_query_and_the_explorer_carry_the_estimates(warehouse):
         and ((r["region"], r["instance_type"]) not in AZURE_TRACED
              or r["pricing_model"] == "reserved")  # the capture holds no reservation
     }  # fmt: skip
+    lambda_oci = {
+        (r["source"], r["region"], r["instance_type"], r["pricing_model"])
+        for r in rows
+        if r["source"] == "lambda"
+        or (r["source"] == "oci" and r["instance_type"] not in OCI_TRACED)
+    }
+    assert ("oci", "global", "BM.GPU.A100-v2.8", "on_demand") in lambda_oci
     assert ("azure", "westus", "Standard_ND96isr_MI300X_v5", "on_demand") in azure
     assert not [r for r in rows if (r["region"], r["instance_type"]) == (
         "eastus", "Standard_ND96isr_MI300X_v5")]  # fmt: skip
-    assert marked(rows) == ESTIMATED | azure
-    assert marked(offers) == ESTIMATED | azure
+    assert marked(rows) == ESTIMATED | azure | lambda_oci
+    assert marked(offers) == ESTIMATED | azure | lambda_oci
     copy = next(r for r in rows if (r["region"], r["instance_type"]) == (
         "swedencentral", "Standard_ND96isr_H100_v5"))  # fmt: skip
     assert copy["estimate"].startswith("copies eastus's price")
     trn2 = next(r for r in rows if r["instance_type"] == "u-trn2x64")
     assert trn2["estimate"].startswith("an ESTIMATE, not an AWS price")
-    # OCI's prices are quoted (sample/REFERENCES.md [A]): none is marked.
-    assert not [r for r in rows if r["source"] == "oci" and r["estimate"]]
+    # OCI's traced prices are quoted (sample/REFERENCES.md [A]): none of them is marked.
+    assert not [r for r in rows if r["instance_type"] in OCI_TRACED and r["estimate"]]
 
 
 def test_prices_marks_an_estimate_and_says_what_it_rests_on(run, warehouse):
@@ -97,10 +102,11 @@ def test_prices_marks_an_estimate_and_says_what_it_rests_on(run, warehouse):
     b200 = next(line for line in lines if "8x B200 SXM" in line)
     assert ESTIMATE_MARK.strip() in b200
     gh200 = next(line for line in lines if "GH200" in line)
-    assert ESTIMATE_MARK.strip() not in gh200
+    assert ESTIMATE_MARK.strip() in gh200  # synthetic, as every Lambda price of the sample
     # the note as read, whatever the terminal's width wraps it to
     note = " ".join(shown.stdout.split()).split("note: est.")[1].split("note:")[0]
-    assert "2 rows" in note and "no quotable copy of Lambda's pricing page" in note
+    assert "7 rows" in note and "no quotable copy of Lambda's pricing page was found" in note
+    assert "synthetic" in note
 
 
 def test_prices_json_and_csv_carry_the_estimate_column(run, warehouse):
