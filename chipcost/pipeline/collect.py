@@ -19,7 +19,7 @@ import duckdb
 from chipcost import archive
 from chipcost.core.clean import masked, scrub
 from chipcost.core.errors import ChipcostError, SourceSkipped, UsageError
-from chipcost.core.names import did_you_mean
+from chipcost.core.names import cut, did_you_mean
 from chipcost.core.network import Network
 from chipcost.core.payload import Payload, sha256
 from chipcost.core.record import ParseResult
@@ -66,7 +66,8 @@ def select_sources(names: list[str] | None) -> list[Source]:
     if unknown:
         close = did_you_mean(unknown[0], sources) if len(unknown) == 1 else ""
         raise UsageError(
-            f"unknown source {', '.join(unknown)}{close}: choose from {', '.join(sources)}"
+            f"unknown source {', '.join(cut(n) for n in unknown)}{close}: choose from "
+            f"{', '.join(sources)}"
         )
     return [sources[n] for n in names]
 

@@ -521,7 +521,7 @@ def resolve_chips(
 
 def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> str:
     """The model as stored, or a message saying how to give chipcost what it lacks."""
-    from chipcost.core.names import did_you_mean, shown
+    from chipcost.core.names import cut, did_you_mean, shown
     from chipcost.transform.throughput_figures import normalise_model
     from chipcost.warehouse.cost_per_token import known_models
 
@@ -532,8 +532,9 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> str:
     raise UsageError(
         f"no throughput for model {shown(model)}{did_you_mean(model, known)}: it has no reference "
         "figure, no measurement and no parameter count to derive one from. Record a measurement "
-        f"with `chipcost throughput add --model {model} ...`, or its size with `chipcost "
-        f"throughput model {model} --parameters 13e9`. Known models: {', '.join(known) or 'none'}"
+        f"with `chipcost throughput add --model {cut(model)} ...`, or its size with `chipcost "
+        f"throughput model {cut(model)} --parameters 13e9`. Known models: "
+        f"{', '.join(known) or 'none'}"
     )
 
 

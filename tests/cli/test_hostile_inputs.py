@@ -21,6 +21,7 @@ from chipcost.core.errors import ChipcostError
 from chipcost.core.names import close_matches
 from chipcost.core.sql_limits import SqlLimits
 from chipcost.warehouse.reader import open_reader
+from tests.conftest import SAMPLE
 from tests.helpers import loaded_warehouse, record
 
 LLAMA = ("llama-3-70b", "inference")
@@ -101,6 +102,24 @@ def test_a_name_longer_than_any_known_is_refused_at_once(golden, run, option):
     assert "Traceback" not in done.stderr
     assert "(120,000 characters, longer than any known name)" in done.stderr
     assert len(done.stderr) < 2_000  # the name is cut, not echoed whole
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (("cost", "--workload", "inference", "--model"), "longer than any known name"),
+        (("collect", "--replay", str(SAMPLE), "--source"), "longer than any known name"),
+        (("prices", "--currency"), "--currency xxxxxxxx"),  # the golden one holds no rates
+    ],
+    ids=["cost --model", "collect --source", "prices --currency"],
+)
+def test_other_names_longer_than_any_known_are_refused_at_once(golden, run, command, said):
+    started = time.monotonic()
+    done = run(*command, "x" * 120_000, "--db", str(golden))
+    assert time.monotonic() - started < 20
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr[-500:]
+    assert said in done.stderr
+    assert len(done.stderr) < 2_000  # the name is cut
 
 
 def test_the_did_you_mean_runs_within_the_read_time_limit(golden):
