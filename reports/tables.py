@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from html import escape
 
 import polars as pl
@@ -145,25 +145,41 @@ def offers_table(offers: pl.DataFrame, *, price: str, day: str) -> GT:
     return styled(nowrap(gt, ["where", "instance_type", "day"]))
 
 
-def _price_cell(cell: dict | None, currency: str = "USD") -> str:
+def price_text(price: float, currency: str = "USD") -> str:
+    """A per-chip price as the tables print it: '$6.8800', or 'EUR 6.3125'."""
+    return money(price) if currency == "USD" else f"{money_sign(currency)}{price:,.4f}"
+
+
+def _price_cell(cell: dict | None, currency: str = "USD", compact: bool = False) -> str:
     """'$6.8800' over 'aws · us-east-1 · p5.48xlarge' (and the commitment's terms; your
-    discount where one applied)."""
+    discount where one applied); `compact`, over where only."""
     if cell is None:
         return "—"
-    detail = escape(f"{cell['where']} · {cell['instance_type']}")
-    if cell["bucket"].startswith("commit"):
-        detail += f"<br>{escape(cell['offer'])}"
-    if cell.get("discount"):
-        detail += f"<br>your discount {escape(cell['discount'])}"
-    price = cell["price_per_chip_hour"]
-    shown = money(price) if currency == "USD" else f"{money_sign(currency)}{price:,.4f}"
-    return f"<b>{shown}</b><br><span style='{SMALL}'>{detail}</span>"
+    if compact:
+        detail = escape(cell["where"])
+    else:
+        detail = escape(f"{cell['where']} · {cell['instance_type']}")
+        if cell["bucket"].startswith("commit"):
+            detail += f"<br>{escape(cell['offer'])}"
+        if cell.get("discount"):
+            detail += f"<br>your discount {escape(cell['discount'])}"
+    shown = price_text(cell["price_per_chip_hour"], currency)
+    return f"<b style='white-space:nowrap'>{shown}</b><br><span style='{SMALL}'>{detail}</span>"
 
 
-def cheapest_table(cheapest: pl.DataFrame, currency: str = "USD") -> GT:
-    """One row per chip, one column per pricing model present, cheapest per-chip price."""
+def cheapest_table(
+    cheapest: pl.DataFrame,
+    currency: str = "USD",
+    buckets: Sequence[str] = tuple(BUCKET_LABELS),
+    *,
+    compact: bool = False,
+) -> GT:
+    """One row per chip, one column per pricing model of `buckets` present, the cheapest
+    per-chip price and where; `compact` (the e-mail, where every cell carries inline CSS):
+    the price and where only. The page's and the e-mail's table."""
+    cheapest = cheapest.filter(pl.col("bucket").is_in(list(buckets)))
     wide = cheapest.select("chip").unique().sort("chip")
-    present = [b for b in BUCKET_LABELS if b in set(cheapest["bucket"].to_list())]
+    present = [b for b in buckets if b in set(cheapest["bucket"].to_list())]
     fields: list = ["price_per_chip_hour", "where", "instance_type", "offer", "bucket"]
     if "discount" in cheapest.columns:  # "" where none applied: a null field reads as missing
         fields.append(pl.col("discount").fill_null(""))
@@ -173,15 +189,18 @@ def cheapest_table(cheapest: pl.DataFrame, currency: str = "USD") -> GT:
         )
         wide = wide.join(cells, on="chip", how="left")
     gt = GT(wide, rowname_col="chip").cols_label(**{b: BUCKET_LABELS[b] for b in present})
-    gt = gt.fmt(lambda cell: _price_cell(cell, currency), columns=present)
+    gt = gt.fmt(lambda cell: _price_cell(cell, currency, compact), columns=present)
     gt = gt.cols_align("left", columns=present)
     return styled(gt.tab_stubhead("Chip"))
 
 
-def cost_table(costs: pl.DataFrame, rows: int = 3, currency: str = "USD") -> GT:
+def cost_table(
+    costs: pl.DataFrame, rows: int = 3, currency: str = "USD", *, compact: bool = False
+) -> GT:
     """Per model and workload, one row: its `rows` cheapest chips per million tokens, each
-    with where, how and the throughput figure's kind and source; chips whose offers hold the
-    model come before those that do not."""
+    with where, how and the throughput figure's kind and source (`compact`, the e-mail's:
+    where and how only); chips whose offers hold the model come before those that do not.
+    The page's and the e-mail's table."""
     group = pl.concat_str([pl.col("model"), pl.lit(", "), pl.col("workload")])
     ranked = (
         costs.with_columns(group=group)
@@ -200,12 +219,12 @@ def cost_table(costs: pl.DataFrame, rows: int = 3, currency: str = "USD") -> GT:
     places = [c for c in wide.columns if c != "group"]
     labels = {c: "Cheapest" if c == "1" else f"#{c}" for c in places}
     gt = GT(wide, rowname_col="group").cols_label(**labels).tab_stubhead("Model, workload")
-    gt = gt.fmt(lambda cell: _cost_cell(cell, currency), columns=places)
+    gt = gt.fmt(lambda cell: _cost_cell(cell, currency, compact), columns=places)
     gt = gt.cols_align("left", columns=places)
     return styled(gt)
 
 
-def _cost_cell(cell: dict | None, currency: str = "USD") -> str:
+def _cost_cell(cell: dict | None, currency: str = "USD", compact: bool = False) -> str:
     """'H200 $0.21' over 'aws · us-east-1 · p5e.48xlarge, on-demand' and '4,156 tok/s per
     chip, benchmark: MLPerf Inference v5.1 Datacenter, closed division, llama3.1-70b' (the
     source's lead phrase whole; `chipcost cost` prints all of it); a chip whose instance does
@@ -214,15 +233,19 @@ def _cost_cell(cell: dict | None, currency: str = "USD") -> str:
         return ""
     cost = escape(cost_text(cell["cost_per_million_tokens"], currency))
     holds = "" if cell["holds"] == "yes" else f"<br>{escape(holds_words(cell['holds']))}"
+    place = f"{escape(cell['where'])} · {escape(cell['instance_type'])}, {escape(cell['offer'])}"
+    if compact:
+        return (
+            f"<b>{escape(cell['chip'])}</b> <span style='white-space:nowrap'>{cost}</span> "
+            f"per million tokens<br><span style='{SMALL}'>{place}{holds}</span>"
+        )
     speed = cell["tokens_per_second_per_chip"]
     figure = f"{speed:,.0f} tok/s per chip, " if speed is not None else ""
     source = lead_phrase(cell["throughput_source"] or "")
     said = f"{escape(cell['throughput_kind'] or '')}: {escape(source)}"
     return (
         f"<b>{escape(cell['chip'])}</b> <span style='white-space:nowrap'>{cost}</span>"
-        f"<span style='{SMALL}'>{holds}<br>{escape(cell['where'])} · "
-        f"{escape(cell['instance_type'])}, {escape(cell['offer'])}<br>{figure}"
-        f"{said}</span>"
+        f"<span style='{SMALL}'>{holds}<br>{place}<br>{figure}{said}</span>"
     )
 
 
