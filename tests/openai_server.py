@@ -7,7 +7,8 @@ from the request's start, then a last chunk with `usage` (when the request asks 
 `stream_options.include_usage`) and `data: [DONE]`. `GET /v1/models` lists the served model;
 a request for another model is answered 404 as vLLM answers it. Misbehaviours on cue
 (`mode`): `no-usage` (never a usage chunk), `malformed` (chunks that are not JSON), `stall`
-(accept and say nothing until the server stops). The server answers at most MAX_REQUESTS
+(accept and say nothing until the server stops), `stall-answers` (list the model, then say
+nothing to a completion request). The server answers at most MAX_REQUESTS
 requests (410 after), so a runaway client ends by itself.
 """
 
@@ -75,7 +76,7 @@ def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
             if len(double.requests) > MAX_REQUESTS:
                 self._json(410, {"error": "too many requests for a test"})
                 return
-            if double.mode == "stall":
+            if double.mode in ("stall", "stall-answers"):
                 double.stop.wait(60)
                 self.close_connection = True
                 return

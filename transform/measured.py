@@ -99,7 +99,7 @@ def point_of(data: bytes, concurrency: int, endpoint: str, output_tokens: int) -
 _FAILURES = {
     "InvalidInferenceResultError": "sent a malformed stream (no chunk AIPerf could read as an "
     "OpenAI chat completion chunk)",
-    "TimeoutError": "timed out",
+    "TimeoutError": "timed out (no whole answer within --request-timeout)",
     "ClientConnectorError": "refused the connection",
 }
 

@@ -173,15 +173,23 @@ def test_an_endpoint_that_refuses_is_named(fresh_db, tokenizer):
     _nothing_recorded(fresh_db)
 
 
-def test_an_endpoint_that_times_out_is_named(fresh_db, tokenizer):
-    with serving(RATE, mode="stall") as double:
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [
+        ("stall", "no answer to GET /v1/models within 1 s"),  # before any load
+        ("stall-answers", "no whole answer within --request-timeout"),  # AIPerf's requests
+    ],
+)
+def test_an_endpoint_that_times_out_is_named(fresh_db, tokenizer, mode, said):
+    with serving(RATE, mode=mode) as double:
         result = chipcost(
             "measure", "--endpoint", double.url, "--model", "llama-3-70b", "--tokenizer",
             str(tokenizer), "--precision", "fp8", "--software", "x", "--chip", "H100-SXM",
-            "--chips", "8", "--input-tokens", "64", "--output-tokens", "16",
-            "--request-timeout", "1", "--db", str(fresh_db), env=_env(fresh_db.parent / "data"),
+            "--chips", "8", "--input-tokens", "32", "--output-tokens", "8", "--concurrency", "1",
+            "--requests", "1", "--request-timeout", "1", "--db", str(fresh_db),
+            env=_env(fresh_db.parent / "data"),
         )  # fmt: skip
-    _refused(result, double.url, "timed out")
+    _refused(result, double.url, "timed out", said)
     _nothing_recorded(fresh_db)
 
 
