@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, parse_count, price_of, require_columns, size_gb, slug
 from chipcost.extract.base import FetchContext, Item, Page, Source
@@ -52,6 +53,8 @@ class Row:
     prices: dict[str, str]  # pricing model -> price text
     # The row's cells under its table's header (lower case): "vcpus", "system ram (gb)", ...
     cells: dict[str, str] = field(default_factory=dict)
+    # pricing model -> the sample's estimate mark on that price's span (a live page has none)
+    marks: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def rows(page: Page) -> list[Row]:
@@ -82,6 +85,7 @@ def gpu_rows(root: Element) -> list[Row]:
                     product=name_el.attrs.get("data-product", "") if name_el else "",
                     labels=_labelled_values(element),
                     prices=_price_texts(element),
+                    marks=_price_marks(element),
                     cells=dict(
                         zip(header, (c.text() for c in element.find_all(None, CELL)), strict=False)
                     ),
@@ -118,6 +122,15 @@ def _price_texts(row: Element) -> dict[str, str]:
     return texts
 
 
+def _price_marks(row: Element) -> dict[str, dict[str, str]]:
+    found = {}
+    for model, css in PRICE_SPANS.items():
+        span = row.find("span", css)
+        if span is not None and estimate_of(span.attrs):
+            found[model] = estimate_of(span.attrs)
+    return found
+
+
 def offers(row: Row, page: Page) -> list[Item]:
     """One record per price the row lists; a reject with the reason for each it cannot use."""
     count_el = row.labels.get(COUNT_LABEL)
@@ -146,7 +159,7 @@ def offers(row: Row, page: Page) -> list[Item]:
                 pricing_model=model,
                 price_per_hour=price,
                 sku=row.product,
-                extra=_extra(vram, count_el),
+                extra={**_extra(vram, count_el), **row.marks.get(model, {})},
                 **_host(row.cells),
             )
         )

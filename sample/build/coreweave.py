@@ -7,6 +7,7 @@ from datetime import datetime
 from html import escape
 from pathlib import Path
 
+from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE
 from chipcost.extract.coreweave import PRICING_URL, SOURCE_NAME
 from chipcost.sample.build._common import HTML_SAMPLE_COMMENT, factor, fresh_writer, money
 
@@ -26,6 +27,10 @@ INSTANCES = (
 # fmt: on
 # ("<name> spot", first day) -> price factor from that day on.
 MOVES = {("NVIDIA HGX B200 spot", 5): 0.9}
+# The on-demand prices sample/REFERENCES.md traces; every other price of the page (spot ones,
+# other rows) is marked an estimate on its price span.
+TRACED = {"NVIDIA HGX H100", "NVIDIA HGX H200", "NVIDIA HGX B200"}
+ESTIMATE = "synthetic: no public copy of this CoreWeave price was read here; near its level"
 HEADERS = (
     "GPU Model",
     "GPU Count",
@@ -51,18 +56,19 @@ class Row:
 
 
 def row_markup(row: Row) -> str:
-    spot = ""
+    spot, mark = "", f' {ESTIMATE_ATTRIBUTE}="{ESTIMATE}"'
     if row.spot is not None:
         spot = (
-            f'<span class="spot-price">Spot Price: <span class="item-value">{row.spot}</span>'
-            " / Hour</span>"
+            f'<span class="spot-price"{mark}>Spot Price: <span class="item-value">'
+            f"{row.spot}</span> / Hour</span>"
         )
+    traced = "" if row.name in TRACED else mark
     per_hour = " / Hour" if row.on_demand.startswith("$") else ""
     meta = (
         f'<div class="table-meta"><div class="table-meta-item"><div class="table-meta-value">'
         f'{row.gpus}</div>\n<div>GPU Count</div></div><div class="table-meta-item">'
         f'<div class="table-meta-value">{row.vram}</div>\n<div>VRAM</div></div>'
-        f'<span class="instance-price">On-Demand Price: <span class="item-value">'
+        f'<span class="instance-price"{traced}>On-Demand Price: <span class="item-value">'
         f"{row.on_demand}</span>{per_hour}<br/></span>{spot}</div>"
     )
     cells = (row.gpus, row.vram, row.vcpus, row.ram, row.storage, row.on_demand)

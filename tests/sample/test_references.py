@@ -81,7 +81,7 @@ def test_the_sample_holds_the_public_price_or_says_estimate(row):
 # that is neither traced nor marked.
 NOT_YET_COVERED = frozenset({
     "aws-bulk", "aws-capacity-blocks", "aws-pricing-api", "aws-savings-plans", "aws-spot",
-    "aws-spot-feed", "coreweave", "gcp",
+    "aws-spot-feed", "gcp",
 })  # fmt: skip
 
 
