@@ -68,6 +68,23 @@ _EXPORT = re.compile(r"^\s*export\s+(?P<name>[A-Z0-9_]+)=(?P<value>\S*)")
 _SOURCE = re.compile(r"^\s*source\s+.*/(?P<file>[^/\s]+\.sh)\s*$")
 
 
+_POINTER = re.compile(r"\]\(\.\./(?P<folder>[^)/]+)/?\)")
+
+
+def _sourced(folder: Path, name: str) -> Path:
+    """A sourced file: beside the config, else in the implementation folder the config's
+    README points to ("refer to the implementation directory [b200_nemo](../b200_nemo)")."""
+    here = folder / name
+    readme = folder / "README.md"
+    if here.is_file() or not readme.is_file():
+        return here
+    for match in _POINTER.finditer(readme.read_text(encoding="utf-8", errors="replace")):
+        there = folder.parent / match["folder"] / name
+        if there.is_file():
+            return there
+    return here
+
+
 def config_values(path: Path, seen: frozenset[Path] = frozenset()) -> dict[str, str]:
     """The variables a launch config exports, with the files it sources read in order (a
     later assignment wins, as in the shell)."""
@@ -77,7 +94,7 @@ def config_values(path: Path, seen: frozenset[Path] = frozenset()) -> dict[str, 
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         sourced = _SOURCE.match(line)
         if sourced:
-            values |= config_values(path.parent / sourced["file"], seen | {path})
+            values |= config_values(_sourced(path.parent, sourced["file"]), seen | {path})
             continue
         exported = _EXPORT.match(line)
         if exported:

@@ -196,6 +196,13 @@ def test_mlperf_training_precision_is_the_launch_config_the_system_ran(tmp_path:
     log = {"batch": 16.0, "lr": 0.0004, "warmup": 16.0}
     named = training.config_precision(tmp_path, "Dell", "1xSYSA", "llama31_8b", 8, log, "B200")
     assert named[:2] == ("fp4", "FP4=True, FP4_RECIPE=nvfp4")
+    # a config in another folder whose README points to the folder of the common files
+    other = tmp_path / "Dell/benchmarks/llama31_8b/implementations/sysc"
+    other.mkdir()
+    (other / "README.md").write_text("See the implementation directory [nemo](../nemo).")
+    (other / "config_1xSYSC.sh").write_text(common + "export MINIBS=2\n")
+    pointed = training.config_precision(tmp_path, "Dell", "1xSYSC", "llama31_8b", 8, log, "B200")
+    assert pointed[:2] == ("fp8", "FP8=True, FP8_RECIPE=tensorwise")
     log = {"batch": 32.0, "lr": 0.0004, "warmup": 16.0}
     precision, words, why = training.config_precision(
         tmp_path, "Dell", "2xSYSB", "llama31_8b", 16, log, "B200"
