@@ -70,6 +70,10 @@ class ReportData:
     # The sources stale when the report was made, judged as the reads and `chipcost sources`
     # judge (chipcost.warehouse.freshness, at generated_at); None when not judged.
     stale_now: tuple[str, ...] | None = None
+    # The sources whose prices are the bundled sample's (never called stale: they are as old
+    # as the sample week), and the day that week ends.
+    sample_now: tuple[str, ...] = ()
+    sample_week_end: datetime | None = None
     # What "Cheapest now" and "Cost per token" are in: your currency and the lines saying which
     # discounts and rates applied (empty: list prices in US dollars).
     currency: str = "USD"
@@ -157,7 +161,11 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
     )
     return ReportData(
         generated_at=generated,
-        stale_now=tuple(s.source for s in judged.stale),
+        stale_now=tuple(s.source for s in judged.stale if not s.sample),
+        sample_now=judged.sample,
+        sample_week_end=max(
+            (s.last_ok_at for s in judged.sources if s.sample and s.last_ok_at), default=None
+        ),
         period=period,
         options=options,
         coverage=covered,

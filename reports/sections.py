@@ -13,6 +13,7 @@ from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData, alike_moves
 from chipcost.reports.glance import most_moved, moves_table, verdicts
 from chipcost.reports.labels import plural
+from chipcost.reports.text import no_data
 from chipcost.reports.versus_charts import cost_chart, speed_chart
 
 
@@ -136,8 +137,8 @@ def _capped(frame: pl.DataFrame, limit: int, what: str) -> tuple[pl.DataFrame, s
 def no_changes(data: ReportData) -> str:
     if not data.has_history:
         return "No prices yet, so no changes."
-    if data.coverage.runs_in_period == 0:
-        return "No collection ran in this period, so no changes were seen."
+    if empty := no_data(data):
+        return f"{empty[0].upper()}{empty[1:]}, so no changes were seen."
     return f"No offer changed price from {data.period.since} to {data.period.until}."
 
 

@@ -43,6 +43,19 @@ def counts(data: ReportData) -> Counts:
     )
 
 
+def no_data(data: ReportData) -> str:
+    """'no data from 2026-10-01 to 2026-10-31 (the warehouse holds 2026-11-14 to 2026-11-21)'
+    for a period no collection ran in, '' otherwise: an empty period is said to be one, not
+    read as a period in which no price moved."""
+    cov, period = data.coverage, data.period
+    if not data.has_history or cov.runs_in_period:
+        return ""
+    first = cov.history_start.date() if cov.history_start else None
+    last = cov.newest_observation.date()  # type: ignore[union-attr]
+    held = f"{first} to {last}" if first and first != last else f"{last}"
+    return f"no data from {period.since} to {period.until} (the warehouse holds {held})"
+
+
 def top_move(row: dict) -> str:
     """'H100-SXM on-demand −8%'."""
     model = model_label(row["pricing_model"], row["term"])
@@ -54,6 +67,8 @@ def subject(data: ReportData) -> str:
     c = counts(data)
     if not data.has_history:
         head = "No price history yet"
+    elif no_data(data):
+        head = "No data"
     elif c.changed:
         # The largest real move (moves come real first, glitches after), as its offers
         # moved alike: "H100-SXM on-demand −8% (gcp, 4 offers)".
@@ -88,6 +103,8 @@ def headline(data: ReportData) -> str:
     """'7 offers moved in price (9 price changes): 6 down, 1 up. 26 new offers, 13
     withdrawn.' Offers and changes are counted apart and named: one offer may change twice."""
     c = counts(data)
+    if empty := no_data(data):
+        return f"{empty[0].upper()}{empty[1:]}."
     if not c.changed:
         moves = "No offer moved in price"
     else:
@@ -150,11 +167,17 @@ def _stale_now(data: ReportData, total: int) -> str:
     stale = data.stale_now or ()
     days = data.options.stale_days
     judged = f"as `chipcost sources` reports them (no success in the last {days} days)"
+    end = data.sample_week_end
+    week = f"the sample week, ending {end:%Y-%m-%d}" if end else "the sample week"
+    sample = f"{len(data.sample_now)} of {total} hold {week} (bundled sample data)"
+    if len(data.sample_now) == total:
+        return f"{week} (bundled sample data, not live prices, as `chipcost sources` says)"
     if not stale:
-        return f"none of the {total} stale, {judged}"
+        return f"none of the {total} stale, {judged}" + (f"; {sample}" if data.sample_now else "")
     names = ", ".join(stale[:NAMED_STALE])
     more = f" and {len(stale) - NAMED_STALE} more" if len(stale) > NAMED_STALE else ""
-    return f"{len(stale)} of {total} stale ({names}{more}), {judged}"
+    said = f"{len(stale)} of {total} stale ({names}{more}), {judged}"
+    return said + (f"; {sample}" if data.sample_now else "")
 
 
 def lacks(data: ReportData) -> list[str]:
@@ -163,11 +186,10 @@ def lacks(data: ReportData) -> list[str]:
     if not data.has_history:
         return ["The warehouse holds no prices yet: run `chipcost collect` first."]
     notes = []
-    newest = cov.newest_observation.date().isoformat()
-    if cov.runs_in_period == 0:
+    if empty := no_data(data):
         notes.append(
-            f"No collection ran from {period.since} to {period.until} (newest prices: {newest}); "
-            "changes, new and withdrawn offers are empty for that reason."
+            f"{empty[0].upper()}{empty[1:]}: changes, new and withdrawn offers are empty for "
+            "that reason."
         )
     start = cov.history_start.date() if cov.history_start else None
     if start and start > period.since:

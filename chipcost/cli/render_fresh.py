@@ -64,7 +64,8 @@ def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[str]:
         lines.append(f"{what} as of each source's last successful run:")
         lines += [f"  {when(at)}: {names(sources)}" for at, sources in groups.items()]
     lines += _failed_lines(fresh) + ahead_lines(fresh)
-    stale = fresh.stale
+    # Sample prices are as old as the sample week, not late: said as the week, not as stale.
+    stale = [s for s in fresh.stale if not s.sample]
     if stale:
         listed = [f"{s.source} ({ago(s.age(fresh.now))})" for s in stale]
         lines.append(
@@ -73,10 +74,33 @@ def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[str]:
         )
     sample = list(fresh.sample)
     if sample and len(sample) == len(fresh.sources):
-        lines.append(SAMPLE_BANNER)
+        lines.append(sample_banner(sample_week_end(fresh)))
     elif sample:
-        lines.append(f"[bold yellow]SAMPLE DATA[/] from {names(sample)}: synthetic, not fetched")
+        lines.append(
+            f"[bold yellow]SAMPLE DATA[/] from {names(sample)}: {sample_week(fresh)}, "
+            "synthetic, not fetched"
+        )
     return lines
+
+
+def sample_week_end(fresh: Freshness) -> datetime | None:
+    """The day the sample's prices shown end: their sources' newest successful run."""
+    days = [s.last_ok_at for s in fresh.sources if s.sample and s.last_ok_at is not None]
+    return max(days, default=None)
+
+
+def sample_week(fresh: Freshness) -> str:
+    end = sample_week_end(fresh)
+    return "the sample week" + (f", ending {end:%Y-%m-%d}" if end else "")
+
+
+def sample_banner(end: datetime | None) -> str:
+    """The banner of reads whose every price is sample data, naming the week it is."""
+    week = "the sample week" + (f", ending {end:%Y-%m-%d}" if end else "")
+    return (
+        f"[bold yellow]SAMPLE DATA[/]: {week}. These prices come from the bundled sample "
+        "archive (synthetic, in each provider's real payload shape), not from a live fetch."
+    )
 
 
 def _failed_lines(fresh: Freshness) -> list[str]:

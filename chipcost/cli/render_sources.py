@@ -41,7 +41,8 @@ def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wid
             | {
                 "last_success_at": when(r["last_success_at"]).removesuffix(" UTC"),
                 "age": ago(None if r["age_hours"] is None else _hours(r["age_hours"])),
-                "stale": Styled("stale", "yellow") if r["stale"] else "",
+                # Sample prices are as old as the sample week: said below, not as stale.
+                "stale": Styled("stale", "yellow") if r["stale"] and not r["sample"] else "",
                 "last_status": plain(
                     r["last_status"] or ("never run" if r["collected"] else "not collected")
                 ),
@@ -57,6 +58,14 @@ def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wid
             f"[bold red]dated ahead[/]: {r['source']}'s last successful run "
             f"{r['last_success_run']} is dated {when(r['last_success_at'])}, after this "
             f"machine's clock: `chipcost remove-run {r['last_success_run']}` takes it out",
+            highlight=False,
+        )
+    sampled = frame.filter(frame["sample"].fill_null(False))
+    if not sampled.is_empty():
+        end = sampled["last_success_at"].max()
+        console.print(
+            f"sample: {sampled.height} source(s) hold the sample week, ending {end:%Y-%m-%d} "
+            "(the bundled sample archive, not live prices; `chipcost collect` fetches them)",
             highlight=False,
         )
     if len(columns) > 3:

@@ -133,5 +133,6 @@ def test_sql_to_a_pipe_does_not_import_rich(fmt, answer, tmp_path):
     assert done.returncode == 0, done.stderr
     assert answer in done.stdout.splitlines()[1 if fmt == "json" else 0]
     notes = done.stdout if fmt == "table" else done.stderr
-    assert "SAMPLE DATA: these prices come from the bundled sample archive" in notes
+    assert "SAMPLE DATA: the sample week, ending " in notes
+    assert "These prices come from the bundled sample archive" in notes
     assert done.stderr.strip().splitlines()[-1] == "False"

@@ -62,9 +62,11 @@ def test_scraped_html_comes_out_escaped(tmp_path):
 def test_period_without_runs_says_so(golden, tmp_path):
     made = write_report(golden, tmp_path, since=date(2026, 11, 15), until=date(2026, 11, 21))
     page = made.html_path.read_text()
-    assert "No collection ran from 2026-11-15 to 2026-11-21 (newest prices: 2026-11-07)" in page
+    said = "No data from 2026-11-15 to 2026-11-21 (the warehouse holds 2026-11-01 to 2026-11-07)"
+    assert f"{said}." in page and f"{said}, so no changes were seen." in page
+    assert "No offer moved in price" not in page
     assert "No prices known at the end of 2026-11-21." in page
-    assert made.subject == "No price changes: week of 2026-11-15"
+    assert made.subject == "No data: week of 2026-11-15"
     assert made.csv_path.read_text().startswith("changed_at,change,chip")
     assert len(made.csv_path.read_text().splitlines()) == 1
 

@@ -1,0 +1,55 @@
+"""Emptiness said: a report period the warehouse holds nothing of says so, with what it holds,
+instead of "No offer moved in price"; the bundled sample's prices are described as the sample
+week they are, not as stale sources (right after `chipcost demo` every read called all of
+them stale)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import warehouses
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> str:
+    # the sample's two newest runs: 2026-11-20 and 2026-11-21
+    return str(warehouses.sample(tmp_path_factory.mktemp("empty") / "w.duckdb", last=2))
+
+
+def test_a_report_of_a_period_without_data_says_so(run, db, tmp_path):
+    done = run(
+        "report", "--since", "2026-10-01", "--until", "2026-10-31", "--dry-run",
+        "--out", str(tmp_path), "--db", db,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    said = "No data from 2026-10-01 to 2026-10-31 (the warehouse holds 2026-11-20 to 2026-11-21)"
+    assert done.stdout.startswith("No data: 2026-10-01 to 2026-10-31\n"), done.stdout[:300]
+    assert f"{said}." in done.stdout
+    assert "No offer moved" not in done.stdout
+    page = next(tmp_path.glob("chipcost-report_*.html")).read_text()
+    assert said in page and "No offer moved" not in page
+
+
+def test_sample_prices_are_the_sample_week_not_stale_sources(run, db):
+    prices = run("prices", "--chip", "H100-SXM", "--db", db)
+    assert prices.returncode == 0, prices.stderr
+    said = " ".join(prices.stdout.split())
+    assert "SAMPLE DATA: the sample week, ending 2026-11-21." in said
+    assert "stale" not in said
+    sources = run("sources", "--db", db)
+    table = " ".join(sources.stdout.split())
+    assert "hold the sample week, ending 2026-11-21 (the bundled sample archive" in table
+    rows = sources.stdout.split("───")[-1].split("\nsample:")[0]
+    assert "stale" not in rows and "sample" in rows
+
+
+def test_a_live_source_past_its_days_is_still_stale(run, db, tmp_path):
+    mine = tmp_path / "w.duckdb"
+    mine.write_bytes(open(db, "rb").read())
+    import duckdb
+
+    with duckdb.connect(str(mine)) as con:
+        con.execute("UPDATE runs SET sample = FALSE")
+    prices = run("prices", "--chip", "H100-SXM", "--db", str(mine))
+    said = " ".join(prices.stdout.split())
+    assert "stale (no successful run in 2 days" in said and "SAMPLE DATA" not in said
