@@ -46,8 +46,9 @@ def _exists(name: str) -> bool:
     return (ROOT / name).exists() or (ROOT / name.removeprefix("chipcost/")).exists()
 
 
-# Another repository's file, as the pages cite one: `path` @ commit (owner/repo before it).
-ELSEWHERE = re.compile(r"`?\s*@\s*[0-9a-f]{7,40}\b")
+# Another repository's file, as the pages cite one: `path` @ commit, `path` at commit
+# 067f987d, or a script's argument `path 067f987d` (owner/repo or the script beside it).
+ELSEWHERE = re.compile(r"`?\s*(?:@|at\s+commit)?\s*[0-9a-f]{7,40}\b")
 
 
 def named_files(path: Path) -> list[tuple[str, int]]:
@@ -74,7 +75,7 @@ def test_the_walk_finds_what_it_looks_for(tmp_path):
     page.write_text(
         "see docs/prices.md, DESIGN.md and chipcost/warehouse/fx.py; not "
         "https://github.com/o/r/blob/main/docs/x.md nor src/gpuhunt/providers/oci.py nor "
-        "o/r `tests/data/x.json` @ a79151f\n"
+        "o/r `tests/data/x.json` @ a79151f nor `docs/y.md` at commit 067f987d\n"
     )
     names = [name for name, _ in named_files(page)]
     assert names == ["docs/prices.md", "DESIGN.md", "chipcost/warehouse/fx.py"]
