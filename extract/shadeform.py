@@ -125,6 +125,7 @@ def _entry(
             "available": place.get("available") is True,
             "region_name": place.get("display_name"),
             "price_basis": basis,
+            **estimate_of(place),  # the sample marks an entry's own price apart from its type's
         },
     )
 

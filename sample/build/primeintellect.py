@@ -35,6 +35,9 @@ OFFERS = (
      "secure_cloud"),
     ("latitude", "g3-a100-large", "A100_80GB", "SXM4", 8, "DAL", "US", 128, 1536, 8.28,
      "secure_cloud"),
+    # A community-cloud offer as Prime's CLI recorded it: onDemand null, communityPrice set.
+    ("runpod", "NVIDIA A100 80GB PCIe", "A100_80GB", "PCIe", 1, None, None, 8, 125, 1.2068,
+     "community_cloud"),
 )
 # fmt: on
 # (cloudId, first day) -> factor of its price from that day on.
@@ -53,10 +56,21 @@ def offer(values: tuple, day: int) -> dict[str, Any]:
         "disk": {"minCount": None, "defaultCount": 100, "maxCount": None, "pricePerUnit": None},
         "vcpu": {"defaultCount": vcpus}, "memory": {"defaultCount": ram},
         "stockStatus": "Available", "security": security,
-        "prices": {"onDemand": round(price * factor(MOVES, cloud_id, day), 2),
-                   "communityPrice": None, "isVariable": None, "currency": "USD"},
+        "prices": _prices(price if moved == 1.0 else round(price * moved, 2), security),
         "images": ["ubuntu_22_cuda_12"], "isSpot": None, "prepaidTime": None, **mark,
     }  # fmt: skip
+
+
+def _prices(price: float, security: str) -> dict[str, Any]:
+    """A secure offer's price is onDemand; a community offer's is communityPrice, with
+    onDemand null (Prime's CLI's recorded answer)."""
+    community = security == "community_cloud"
+    return {
+        "onDemand": None if community else price,
+        "communityPrice": price if community else None,
+        "isVariable": None,
+        "currency": "USD",
+    }
 
 
 def write_run(out: Path, day: int, moment: datetime) -> Path:

@@ -59,6 +59,10 @@ PCIE = {
 }  # fmt: skip
 # (cloud/shade type, first day) -> factor of its price from that day on.
 MOVES = {("nebius/H200_sxm5x8_NVLINK", 4): 0.95, ("excesssupply/RTX4090", 6): 1.1}
+# Spot per instance-hour, USD: Shadeform sells spot on Shade Cloud types (its spot guide's
+# example launches excesssupply's); a synthetic rate, marked with the type's estimate.
+SPOT = {"excesssupply/RTX4090": 0.42}
+SPOT_ESTIMATE = "synthetic: no public Shadeform spot price was read here"
 # A region that runs out of capacity on some days: listed, available false.
 SOLD_OUT = {("hyperstack/H100x8-NVLINK", "montreal-canada-2"): (3, 5)}
 
@@ -80,9 +84,9 @@ def instance_type(values: tuple, day: int) -> dict[str, Any]:
         "deployment_type": "vm",
         "availability": [
             {"region": region, "available": not _sold_out(name, region, day),
-             "display_name": region}
+             "display_name": region, "rental_type": "on_demand"}
             for region in regions
-        ],
+        ] + _spot(name, regions, day),
         "boot_time": {"min_boot_in_sec": 300, "max_boot_in_sec": 900},
         ESTIMATE_KEY: _estimate(name, day),
     }  # fmt: skip
@@ -94,6 +98,19 @@ def _estimate(name: str, day: int) -> str:
     moved = factor(MOVES, name, day)
     basis = "listing price of SkyPilot's published Shadeform catalog (vms.csv at 1e84987)"
     return basis if moved == 1.0 else f"{basis}, times {moved:g} by the sample's script"
+
+
+def _spot(name: str, regions: tuple[str, ...], day: int) -> list[dict[str, Any]]:
+    """A Shade Cloud type's spot entries: one more per region, rental_type "spot", its
+    hourly_price a decimal string in dollars (Shadeform's spot guide)."""
+    if name not in SPOT:
+        return []
+    price = f"{SPOT[name] * factor(MOVES, name, day):.2f}"
+    return [
+        {"region": region, "available": True, "display_name": region, "rental_type": "spot",
+         "hourly_price": price, ESTIMATE_KEY: SPOT_ESTIMATE}
+        for region in regions
+    ]  # fmt: skip
 
 
 def _sold_out(name: str, region: str, day: int) -> bool:
