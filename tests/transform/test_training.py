@@ -74,9 +74,12 @@ def test_gpus_train_at_the_fp8_mfu_of_their_mlperf_runs(table):
     h100 = calibration(table, "H100-SXM", "llama-3-70b")
     assert h100.scope == "H100-SXM" and all(f.startswith("nemo-") for f in h100.figures)
     assert 0.33 < h100.mfu < 0.39
-    # 8B on H100 (Cisco's MLPerf runs on 64 and 128 GPUs, NeMo's on 8) trains at less: 8B and
-    # 70B apart
-    assert calibration(table, "H100-SXM", "llama-3-8b").mfu < 0.8 * h100.mfu
+    # 8B on H100 trains at less: Cisco's MLPerf runs on 64 and 128 GPUs reach about 22%, NeMo's
+    # on 8 GPUs (25.09, 25.11) about 37%; their median is below the 70B class's, the two
+    # classes calibrated apart, not averaged
+    small = calibration(table, "H100-SXM", "llama-3-8b")
+    assert small.mfu < h100.mfu and set(small.figures).isdisjoint(h100.figures)
+    assert len(small.figures) == 4
 
 
 def test_estimates_and_figures_beyond_the_peak_calibrate_nothing():
