@@ -90,7 +90,12 @@ def rows(page: Page) -> list[tuple[str, Any]]:
     found = []
     for group in _groups(page):
         name = str(group.get("displayName") or group.get("gpuType") or "").strip()
-        found.extend((name, offer) for offer in group.get("offers") or [])
+        listed = group.get("offers") or []
+        # A type whose offers are no list is one row, refused as it is; the others load.
+        if isinstance(listed, list):
+            found.extend((name, offer) for offer in listed)
+        else:
+            found.append((name, listed))
     return found
 
 
@@ -105,7 +110,7 @@ def _groups(page: Page) -> list[dict[str, Any]]:
             f"(fields: {', '.join(sorted(field_names(groups)))}): the feed format changed; "
             "report it, then re-parse the archived payload with `chipcost collect --replay`"
         )
-    all_offers = [o for g in groups for o in g.get("offers") or []]
+    all_offers = [o for g in groups if isinstance(g.get("offers"), list) for o in g["offers"]]
     if all_offers:
         require_columns(field_names(all_offers), OFFER_FIELDS, payload, PROVIDER)
     return groups

@@ -17,7 +17,7 @@ from typing import Any
 from chipcost.core.catalog import UNKNOWN_CHIP, ChipMatch, canonical_chip, chip_rows
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
-from chipcost.extract._kit import json_of
+from chipcost.extract._kit import RowUnreadable, json_of, read_row
 from chipcost.extract.base import FetchContext
 
 OPERATION = "DescribeInstanceTypes"
@@ -72,8 +72,14 @@ def accelerator_names(payloads: Sequence[Payload]) -> dict[str, tuple[str, str, 
             body = json_of(payload.data)
         except (json.JSONDecodeError, UnicodeDecodeError):
             continue
-        for info in body.get("InstanceTypes", []) if isinstance(body, dict) else []:
-            named = _accelerator(info)
+        listed = body.get("InstanceTypes") if isinstance(body, dict) else None
+        for info in listed if isinstance(listed, list) else []:
+            # One entry of another shape names no chip: its instance type is read from the
+            # catalog's table instead (the price list's own rows are refused or kept alone).
+            try:
+                named = read_row(_accelerator, info) if isinstance(info, dict) else None
+            except RowUnreadable:
+                continue
             if named and isinstance(info.get("InstanceType"), str):
                 names[info["InstanceType"]] = named
     return names

@@ -215,6 +215,52 @@ def test_each_field_of_an_offer_row_replaced_leaves_the_other_rows(source):
     assert not failures, f"{source}:\n" + "\n".join(failures)
 
 
+def _is_container(value: Any) -> bool:
+    return isinstance(value, dict | list) or _decoded(value) is not None
+
+
+def _document_paths(node: Any, at: Path_ = (), depth: int = 0) -> list[Path_]:
+    """Paths into a document two levels down, a list's first entry only: the page's own
+    fields (the rows' list, a group of rows, a count) rather than every row's."""
+    inner = _decoded(node)
+    node = inner if inner is not None else node
+    if isinstance(node, dict):
+        items = list(node.items())
+    elif isinstance(node, list):
+        items = list(enumerate(node))[:1]
+    else:
+        return []
+    found: list[Path_] = []
+    for key, value in items:
+        found.append((*at, key))
+        if depth < 2:
+            found.extend(_document_paths(value, (*at, key), depth + 1))
+    return found
+
+
+@pytest.mark.parametrize("source", _sources(json_rows=True))
+def test_each_field_of_a_page_replaced_is_a_refusal_or_a_parse(source):
+    """A page's own fields (the rows' list, a group of rows, an entry of a lookup it reads
+    beside the prices) of the wrong type: chipcost's own refusal of the page, or the rows it
+    can still read, never another exception (a number where a group's offers were failed
+    Spheron; an entry of AWS's DescribeInstanceTypes, the whole price list)."""
+    payloads = contract(source).good_payloads()
+    failures = []
+    for index, found in enumerate(payloads):
+        if (read := _document(found)) is None:
+            continue
+        doc, wrap = read
+        # Lists and objects first: a page is read by its containers' types.
+        paths = sorted(_document_paths(doc), key=lambda at: not _is_container(_get(doc, at)))
+        for field in paths[:MAX_FIELDS]:
+            for kind, odd in ODD.items():
+                try:
+                    _parse(source, _with(payloads, index, _set(doc, field, odd), wrap))
+                except Exception as exc:  # noqa: BLE001 - the failure this test is for
+                    failures.append(f"{found.name} {field} = {kind}: {type(exc).__name__}: {exc}")
+    assert not failures, f"{source}:\n" + "\n".join(failures)
+
+
 # The same values as text, where a payload is text: a CSV cell, an XML attribute, an HTML
 # text node.
 ODD_TEXT = {
