@@ -288,8 +288,8 @@ def measure(settings: Settings, setup: Setup, roof: Roof) -> list[Figure]:
     """Measure every concurrency (all checked first) and return the figures to store; the
     reports are archived. `roof` is roof_of's, read before: no warehouse is held while the
     load runs."""
-    tool_command()
     url, served = check_endpoint(setup)
+    tool_command()
     points = run_sweep(setup, url, served, roof)
     refs = archive_reports(settings, setup, points)
     return figures_of(setup, points, refs)

@@ -241,12 +241,14 @@ def test_without_aiperf_it_says_what_to_install(fresh_db, tokenizer, monkeypatch
     from chipcost.pipeline import load_generator
 
     monkeypatch.setattr(load_generator, "_candidates", lambda: [])
-    result = measure(fresh_db, "http://127.0.0.1:9", tokenizer, "--chip", "H100-SXM",
-                     "--chips", "8", "--input-tokens", "64", "--output-tokens", "16")  # fmt: skip
+    with serving(RATE) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                         "--input-tokens", "64", "--output-tokens", "16")  # fmt: skip
+        given = chipcost("measure", "--endpoint", double.url, "--model", "llama-3-70b",
+                         "--tokenizer", str(tokenizer), "--precision", "fp8", "--software", "x",
+                         "--chip", "H100-SXM", "--chips", "8", "--input-tokens", "64",
+                         "--output-tokens", "16", "--db", str(fresh_db),
+                         env={"CHIPCOST_AIPERF": "/nonexistent/aiperf"})  # fmt: skip
     _refused(result, "chipcost[measure]", "CHIPCOST_AIPERF")
-    result = chipcost("measure", "--endpoint", "http://127.0.0.1:9", "--model", "llama-3-70b",
-                      "--tokenizer", str(tokenizer), "--precision", "fp8", "--software", "x",
-                      "--chip", "H100-SXM", "--chips", "8", "--input-tokens", "64",
-                      "--output-tokens", "16", "--db", str(fresh_db),
-                      env={"CHIPCOST_AIPERF": "/nonexistent/aiperf"})  # fmt: skip
-    _refused(result, "CHIPCOST_AIPERF=/nonexistent/aiperf is not a program")
+    _refused(given, "CHIPCOST_AIPERF=/nonexistent/aiperf is not a program")
+    assert double.requests == []  # asked what it serves, never loaded

@@ -131,13 +131,11 @@ def measure_(
     from chipcost.cli.consoles import err, out
     from chipcost.core.figures import speed_value
     from chipcost.core.settings import load_settings
-    from chipcost.pipeline.load_generator import tool_command
     from chipcost.pipeline.measure import ARCHIVE_FOLDER, Setup, matched_point, roof_of
     from chipcost.pipeline.measure import measure as run_measure
     from chipcost.transform.throughput_figures import normalise_model
     from chipcost.warehouse.reader import read_connection
 
-    tool_command()
     if precision.lower() not in PRECISIONS:
         raise ChipcostError(f"--precision {precision!r}: give one of {', '.join(PRECISIONS)}")
     if match and (input_tokens or output_tokens):
