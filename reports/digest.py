@@ -5,13 +5,27 @@ from __future__ import annotations
 import polars as pl
 
 from chipcost.reports.data import ReportData, alike_moves
-from chipcost.reports.glance import moves_table
+from chipcost.reports.glance import moves_table, verdicts
 from chipcost.reports.sections import Section, no_changes
 from chipcost.reports.tables import cheapest_table, cost_table
 
 # Pricing buckets the e-mail shows (four columns fit a 390 px phone screen); the attached
 # report has them all.
 EMAIL_BUCKETS = ("on_demand", "commit_1yr", "spot")
+
+
+def head_to_head(data: ReportData) -> Section | None:
+    """The articles' questions answered, a sentence each (the attached report has both figures,
+    the break-even, the caveats and the charts)."""
+    answers = data.head_to_head
+    if data.ended_before_newest_prices or answers is None or answers.is_empty():
+        return None
+    explain = (
+        "Per token, for Llama 3 70B on demand at 5 tokens/s per user, as `chipcost compare A B` "
+        "answers: a verdict only where both chips are measured at one point (request shape, "
+        "speed, precision, scale); otherwise what the unmeasured chip must reach there."
+    )
+    return Section("versus", "Is chip A cheaper than chip B?", explain, verdicts(answers))
 
 
 def movers(data: ReportData, limit: int) -> list[Section]:

@@ -333,11 +333,12 @@ def disagreements(data: ReportData) -> Section:
 
 def full_report(data: ReportData) -> list[Section]:
     """What moved and what it means, then the details folded, each with its gist."""
+    # the answer to the articles' question first, in the first screen; then what moved
     first = [
+        head_to_head(data),
         index(data),
         changes(data),
         *filter(None, [spot_changes(data)]),
-        head_to_head(data),
         history(data),
     ]
     details = [cheapest, cost_per_token, new_offers, withdrawn, health, disagreements]

@@ -288,7 +288,8 @@ def index_table(index: pl.DataFrame) -> GT:
         gt = gt.fmt_nanoplot("trend", plot_type="line", options=TREND).sub_missing(
             "trend", missing_text="flat"
         )
-    return styled(nowrap(gt, ["chip"]))
+    # a chip's name may break after a hyphen (A100-80GB-PCIe): the table fits a 390 px phone
+    return styled(gt)
 
 
 def _needs(row: dict) -> str:

@@ -217,6 +217,25 @@ def mover_lines(moves: pl.DataFrame, limit: int) -> list[str]:
     return lines
 
 
+def _answers(data: ReportData) -> list[str]:
+    """The head-to-head answers, a line each (as the HTML body has them), then a blank line."""
+    answers = data.head_to_head
+    if data.ended_before_newest_prices or answers is None or answers.is_empty():
+        return []
+    lines = ["Is chip A cheaper than chip B? (per token, on demand, 5 tokens/s per user)"]
+    unanswered: dict[str, list[str]] = {}
+    for row in answers.iter_rows(named=True):
+        if row["answer"]:
+            lines.append(f"- {row['model']}, {row['workload']}: {plain(row['answer'])}")
+        elif row["why_not"]:  # one line per reason, as the HTML body has it
+            pair, _, reason = str(row["why_not"]).partition(": ")
+            unanswered.setdefault(f"{row['model']}, {row['workload']}: {reason}", []).append(pair)
+    for reason, pairs in unanswered.items():
+        where, _, why = reason.partition(": ")
+        lines.append(f"- {where}: not answered: {'; '.join(pairs)} ({why})")
+    return [*lines, ""]
+
+
 def text_body(data: ReportData, limit: int) -> str:
     """The plain-text alternative of the e-mail."""
     period = data.period
@@ -224,6 +243,7 @@ def text_body(data: ReportData, limit: int) -> str:
     if data.sample:
         lines += [SAMPLE_NOTE, ""]
     lines += [headline(data), plain(health_line(data)), *map(plain, lacks(data)), ""]
+    lines += _answers(data)
     # Spot moves apart, as in the HTML body: they move daily and would crowd out the rest.
     spot = pl.col("pricing_model") == "spot"
     groups = (

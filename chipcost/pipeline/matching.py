@@ -221,5 +221,5 @@ def estimate_at(chip: str, anchor: Row, parameters: float | None, speed: str) ->
     low, high, group, count = band
     return Estimate(
         value, (value / max(high, 1.0), value / min(low, 1.0)), basis,
-        f"error measured on {count} {group} checks",
+        f"error measured out of sample on {count} checks, {group}",
     )  # fmt: skip

@@ -77,8 +77,8 @@ def test_the_weekly_report_and_the_explorer_show_them(db, tmp_path):
     assert "Is chip A cheaper than chip B?" in html
     assert "Trainium2 must do" in html and "match H100-SXM&#x27;s measured cost" in html
     assert "not answered: Trainium3 against H100-SXM" in html
-    # the report opens with the price index (docs/price-index.md)
-    assert html.index('id="index"') < html.index('id="changes"') < html.index('id="versus"')
+    # the report opens with the answer, then the price index (docs/price-index.md)
+    assert html.index('id="versus"') < html.index('id="index"') < html.index('id="changes"')
     assert "Price index" in html and "Move in the period" in html
     write_site(db, tmp_path / "site")
     site = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")

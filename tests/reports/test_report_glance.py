@@ -62,8 +62,14 @@ def test_what_moved_comes_first_and_the_rest_is_folded(sample_report):
     with launch(sync_api) as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(made.html_path.as_uri())
-        # The largest moves start on the first screen, under the headline and the index.
-        assert page.locator("#changes").bounding_box()["y"] < 900
+        # The answer to the articles' question starts on the first screen, under the headline;
+        # the index and the largest moves follow it.
+        assert page.locator("#versus").bounding_box()["y"] < 900
+        assert page.locator(".verdict-list").bounding_box()["y"] < 900
+        assert (
+            page.locator("#versus").bounding_box()["y"]
+            < page.locator("#changes").bounding_box()["y"]
+        )
         folded = page.eval_on_selector_all(
             "details.fold", "ds => ds.map(d => [d.closest('section').id, d.open])"
         )

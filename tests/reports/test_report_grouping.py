@@ -71,8 +71,8 @@ def test_the_sample_report_page_is_under_310_kb(sample_report):
     made, _ = sample_report
     page = made.html_path.read_text()
     assert made.html_path.stat().st_size < 310_000
-    # What it opens with, in order: the index, the moves, the articles' questions.
-    order = [page.index(f'id="{key}"') for key in ("index", "changes", "versus", "cost")]
+    # What it opens with, in order: the articles' questions, the index, the moves.
+    order = [page.index(f'id="{key}"') for key in ("versus", "index", "changes", "cost")]
     assert order == sorted(order)
     changes = page.split('id="changes"')[1].split("</section>")[0]
     # The 8 largest (a header and a row each), then the 16 largest folded (two header rows,
