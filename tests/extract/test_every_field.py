@@ -335,3 +335,18 @@ def test_each_cell_of_a_text_row_replaced_leaves_the_other_rows(source):
                     f"{shown!r} = {kind}: {got}, the other rows alone load {_loaded(without)}"
                 )
     assert not failures, f"{source}:\n" + "\n".join(failures)
+
+
+def test_a_failing_summary_keeps_the_prices_and_says_so():
+    """A source's notes over the whole parse (Azure's unmapped sizes) that fail on a value
+    they did not expect leave the prices loaded, with a note naming the failure."""
+    from chipcost.extract import azure
+
+    def failing(result: ParseResult) -> list[str]:
+        return [", ".join([None])]  # type: ignore[list-item] - what Azure's did on a null
+
+    # parse=None: the kit's parse of these rows, offers and (failing) notes
+    source = dataclasses.replace(registry()["azure"], notes=failing, parse=None)
+    result = source.parse(contract("azure").good_payloads())
+    assert result.records and source.rows is azure.rows
+    assert any("the parse's notes could not be written (TypeError" in n for n in result.notes)
