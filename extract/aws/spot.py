@@ -10,6 +10,7 @@ from chipcost.core.catalog import aws_accelerator_types, aws_family, aws_no_spot
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import Origin
 from chipcost.extract.aws._calls import (
     REGION_UNUSABLE,
@@ -285,7 +286,7 @@ def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, Pri
     stamp = _timestamp(raw.get("Timestamp"))
     match = catalog_accelerator(instance_type)
     extra = {"Timestamp": stamp.isoformat(), "AvailabilityZoneId": raw.get("AvailabilityZoneId")}
-    extra |= match.share_label()
+    extra |= match.share_label() | estimate_of(raw)
     record = origin.record(
         region=region,
         zone=zone,

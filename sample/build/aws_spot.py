@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from chipcost.archive import ArchiveWriter
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.aws import spot as spot
 from chipcost.sample.build._aws_api import (
     TYPES_REGIONS,
@@ -67,6 +68,11 @@ def write_history(writer: ArchiveWriter, region: str, day: int, moment: datetime
         asked_token = body["NextToken"] or None
 
 
+# Every spot price of the sample is synthetic (a share of the listed on-demand price), marked
+# so in each entry (sample/REFERENCES.md traces none of them).
+ESTIMATE = "synthetic: a share of the on-demand price moving a few percent a day, not AWS's"
+
+
 def spot_entries(region: str, day: int, moment: datetime) -> list[dict[str, Any]]:
     """2 or 3 zones per type and region, each price moving a few percent from day to day."""
     entries = []
@@ -86,6 +92,7 @@ def spot_entries(region: str, day: int, moment: datetime) -> list[dict[str, Any]
                     "ProductDescription": "Linux/UNIX",
                     "SpotPrice": f"{price:.6f}",
                     "Timestamp": set_at.isoformat(),
+                    ESTIMATE_KEY: ESTIMATE,
                 }
             )
     return entries
