@@ -70,7 +70,7 @@ COLUMNS = (
     "id,chip,model,workload,kind,tokens_per_second,per,chips,precision,precision_stated,"
     "operating_point,scenario,tokens_per_second_per_user,ttft_ms,tpot_ms,input_tokens,output_tokens,"
     "batch_size,concurrency,software,system,submitter,division,result_id,source,source_url,"
-    "source_date,stated_as,notes"
+    "source_date,stated_as,notes,matched_with"
 ).split(",")
 _FIELD = re.compile(r"^\s*(?P<name>[^:]+?)\s*:\s*(?P<value>.+?)\s*$")
 
@@ -255,9 +255,10 @@ def rows(
 
 
 def matched(found: list[dict[str, str]]) -> None:
-    """Say in each row's notes which rows of another chip share its submitter, system size,
-    software, model, scenario and division: a matched pair, where the chip is the difference
-    (one submitter's 16 x H100 and 16 x H200 on TensorRT 10.8, say)."""
+    """Say in each row's notes, and list in its matched_with (ids separated by ';'), which rows
+    of another chip share its submitter, system size, software, model, scenario and division: a
+    matched pair, where the chip is the difference (one submitter's 16 x H100 and 16 x H200 on
+    TensorRT 10.8, say)."""
     groups: dict[tuple, list[dict[str, str]]] = {}
     for row in found:
         key = tuple(row[c] for c in ("submitter", "chips", "software", "model", "scenario"))
@@ -274,6 +275,7 @@ def matched(found: list[dict[str, str]]) -> None:
                 f"scenario as {names}"
             )
             row["notes"] = f"{row['notes'].rstrip('.')}. {note}."
+            row["matched_with"] = ";".join(r["id"] for r in others)
 
 
 def main(argv: list[str]) -> None:

@@ -230,6 +230,7 @@ def test_mlperf_rows_of_one_submitter_size_and_software_are_marked_matched():
     mlperf.matched(rows)
     notes = {r["id"]: r["notes"] for r in rows}
     assert "as h200 (H200, fp8)" in notes["h100"] and "as h100 (H100-SXM, fp8)" in notes["h200"]
+    assert {r["id"]: r.get("matched_with") for r in rows[:2]} == {"h100": "h200", "h200": "h100"}
     # another software version or system size is not a matched pair
     assert notes["h200-other"] == notes["h100-32"] == "Offline."
 
