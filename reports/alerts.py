@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
 from html import escape
@@ -12,18 +13,20 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
-from chipcost.core.settings import Warehouse
+from chipcost.core.settings import READ_WAIT, Warehouse
 from chipcost.reports.data import printable_text
 from chipcost.reports.labels import money, signed_pct, with_labels
 from chipcost.reports.mail import (
+    SmtpSettings,
     build_message,
     check_recipients,
     smtp_settings,
     stable_message_id,
 )
-from chipcost.reports.outbox import send_once
+from chipcost.reports.outbox import Claim, claim, deliver, record, recorded
 from chipcost.reports.text import SAMPLE_NOTE, top_move
-from chipcost.warehouse.reader import open_reader
+from chipcost.warehouse.db import connect
+from chipcost.warehouse.reader import open_reader, within_limits
 
 _MOVES = """
 SELECT c.changed_at, c.chip, c.provider, c.region, c.zone, c.instance_type, c.pricing_model,
@@ -93,6 +96,35 @@ def alert_message(
     )
 
 
+@dataclass
+class MailAlert:
+    """A price alert e-mail made and its recipients claimed, to send."""
+
+    message: EmailMessage
+    settings: SmtpSettings
+    claimed: Claim
+    moves: int
+
+
+def claim_price_alert(
+    con: duckdb.DuckDBPyConnection,
+    since: datetime,
+    threshold_pct: float,
+    recipients: list[str],
+    smtp: Mapping[str, object] | None = None,
+) -> MailAlert | None:
+    """The alert e-mail of the moves of at least threshold_pct since `since`, its recipients
+    claimed (those that have it already left out); None when nothing moved that much."""
+    recipients = check_recipients(recipients)
+    moves = moves_since(con, since, threshold_pct)
+    if moves.is_empty():
+        return None
+    settings = smtp_settings(smtp)
+    message = alert_message(moves, threshold_pct, settings.sender, recipients, since)
+    claimed = claim(con, message, recipients, kind="alert")
+    return MailAlert(message, settings, claimed, moves.height)
+
+
 def send_price_alert(
     db_path: Path | Warehouse,
     since: datetime,
@@ -100,12 +132,18 @@ def send_price_alert(
     recipients: list[str],
     smtp: Mapping[str, object] | None = None,
 ) -> int:
-    """Mail the moves of at least threshold_pct since `since`; how many there were (0: no mail)."""
-    recipients = check_recipients(recipients)
-    moves = large_moves(db_path, since, threshold_pct)
-    if moves.is_empty():
+    """Mail the moves of at least threshold_pct since `since`; how many there were (0: no mail).
+    One session reads and claims, the warehouse is closed while the mail is sent, one records."""
+    con = within_limits(connect(db_path, wait=READ_WAIT))
+    try:
+        alert = claim_price_alert(con, since, threshold_pct, recipients, smtp)
+    finally:
+        con.close()
+    if alert is None:
         return 0
-    settings = smtp_settings(smtp)
-    message = alert_message(moves, threshold_pct, settings.sender, recipients, since)
-    send_once(db_path, message, settings, recipients, kind="alert")
-    return moves.height
+    if alert.claimed.todo:
+        outcomes, error = deliver(alert.claimed, alert.message, alert.settings)
+        recorded(db_path, lambda con: record(con, alert.claimed, outcomes))
+        if error is not None:
+            raise error
+    return alert.moves

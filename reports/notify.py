@@ -6,7 +6,7 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 import polars as pl
@@ -201,6 +201,66 @@ def _notify(url: str, title: str, lines: list[str]) -> None:
         raise NotifyError(f"{target_label(url)} did not accept the price alert: {reason}")
 
 
+@dataclass
+class Pending:
+    """The alerts of a window and, for each target, those it already had today."""
+
+    urls: list[str]
+    alerts: list[Alert]
+    title: str
+    old: dict[str, set[str]]  # url -> alert keys sent to it today
+    today: date
+
+
+def pending_alerts(
+    con: duckdb.DuckDBPyConnection,
+    urls: Sequence[str],
+    since: datetime,
+    until: datetime,
+    threshold_pct: float,
+) -> Pending:
+    """The alerts of [since, until] and what each target already had today."""
+    today = datetime.now(UTC).date()
+    alerts, title = price_alerts(con, since, until, threshold_pct)
+    keys = [a.key for a in alerts]
+    old = (
+        {url: set(sent_today(con, today, _target_id(url), keys)) for url in urls} if alerts else {}
+    )
+    return Pending(list(urls), alerts, title, old, today)
+
+
+def post_alerts(
+    pending: Pending, deadline: float
+) -> tuple[Notified, dict[str, list[Alert]], list[str]]:
+    """Post each target the alerts it has not had today, each within `deadline` seconds, the
+    warehouse closed meanwhile: what was done, the alerts sent per target (to record), and
+    the failures (every target is tried)."""
+    done = Notified(alerts=len(pending.alerts))
+    failures, sent = [], {}
+    for url in pending.urls if pending.alerts else ():
+        label = target_label(url)
+        new = [a for a in pending.alerts if a.key not in pending.old[url]]
+        done.already[label] = len(pending.old[url])
+        if not new:
+            continue
+        try:
+            _send(url, pending.title, [a.line for a in new], deadline)
+        except NotifyError as exc:
+            failures.append(str(exc))
+            continue
+        sent[url] = new
+        done.sent[label] = len(new)
+    return done, sent, failures
+
+
+def record_alerts(
+    con: duckdb.DuckDBPyConnection, today: date, sent: dict[str, list[Alert]]
+) -> None:
+    """Record the alerts sent to each target today."""
+    for url, new in sent.items():
+        record_sent(con, today, _target_id(url), ((a.key, a.kind) for a in new))
+
+
 def send_alerts(
     db_path,
     urls: Sequence[str],
@@ -218,36 +278,16 @@ def send_alerts(
     is raised after the others were sent.
     """
     urls = check_urls(urls)
-    today = datetime.now(UTC).date()
     con = open_reader(db_path)
     try:
-        alerts, title = price_alerts(con, since, until, threshold_pct)
-        done = Notified(alerts=len(alerts))
-        if not alerts:
-            return done
-        keys = [a.key for a in alerts]
-        old = {url: sent_today(con, today, _target_id(url), keys) for url in urls}
+        pending = pending_alerts(con, urls, since, until, threshold_pct)
     finally:
         con.close()
-    failures, sent = [], {}
-    for url in urls:
-        label = target_label(url)
-        new = [a for a in alerts if a.key not in old[url]]
-        done.already[label] = len(old[url])
-        if not new:
-            continue
-        try:
-            _send(url, title, [a.line for a in new], deadline)
-        except NotifyError as exc:
-            failures.append(str(exc))
-            continue
-        sent[url] = new
-        done.sent[label] = len(new)
+    done, sent, failures = post_alerts(pending, deadline)
     if sent:
         con = connect(db_path)
         try:
-            for url, new in sent.items():
-                record_sent(con, today, _target_id(url), ((a.key, a.kind) for a in new))
+            record_alerts(con, pending.today, sent)
         finally:
             con.close()
     if failures:

@@ -9,6 +9,7 @@ later run treats like `uncertain` (it may have been delivered) rather than send 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import parseaddr
@@ -45,6 +46,66 @@ def address(recipient: str) -> str:
     return parseaddr(recipient)[1].lower()
 
 
+@dataclass
+class Claim:
+    """One message's recipients claimed (written `sending`), and those that have it already."""
+
+    entry: dict[str, str]
+    todo: list[str]
+    already: dict[str, Delivered]
+
+
+# What a send ended in, to record: (recipients, status, detail).
+Outcome = tuple[list[str], str, str]
+
+
+def claim(
+    con: duckdb.DuckDBPyConnection,
+    message: EmailMessage,
+    recipients: list[str],
+    *,
+    kind: str,
+    force: bool = False,
+) -> Claim:
+    """The recipients that do not have the message yet (all of them when forced), marked
+    `sending` before it is sent."""
+    entry = {"message_id": str(message["Message-ID"]), "kind": kind}
+    entry["subject"] = str(message["Subject"])
+    already = {} if force else delivered(con, entry["message_id"])
+    todo = _pending(recipients, set(already))
+    if todo:
+        mark(con, **entry, recipients=[address(r) for r in todo], status=SENDING)
+    return Claim(entry, todo, already)
+
+
+def deliver(
+    claimed: Claim, message: EmailMessage, settings: SmtpSettings
+) -> tuple[list[Outcome], EmailError | None]:
+    """Send to the claimed recipients, the warehouse closed meanwhile: what to record, and the
+    error to raise once it is recorded (None: all sent)."""
+    todo = claimed.todo
+    try:
+        send(message, settings, todo)
+    except MaybeDelivered as exc:
+        return [(todo, UNCERTAIN, str(exc))], exc
+    except RecipientsRefused as exc:
+        refused = {address(r) for r in exc.refused}
+        failed = [r for r in todo if address(r) in refused]
+        sent = [r for r in todo if address(r) not in refused]
+        return [(failed, FAILED, str(exc)), (sent, SENT, "")], exc
+    except EmailError as exc:
+        return [(todo, FAILED, str(exc))], exc
+    return [(todo, SENT, "")], None
+
+
+def record(con: duckdb.DuckDBPyConnection, claimed: Claim, outcomes: list[Outcome]) -> None:
+    """Write how the send ended for each recipient."""
+    for recipients, status, detail in outcomes:
+        if recipients:
+            addresses = [address(r) for r in recipients]
+            mark(con, **claimed.entry, recipients=addresses, status=status, detail=detail or None)
+
+
 def send_once(
     db_path: Path,
     message: EmailMessage,
@@ -55,33 +116,18 @@ def send_once(
     force: bool = False,
 ) -> Sent:
     """Send to the recipients that do not have the message yet (all of them when forced)."""
-    entry = {"message_id": str(message["Message-ID"]), "kind": kind}
-    entry["subject"] = str(message["Subject"])
     con = connect(db_path)
     try:
-        already = {} if force else delivered(con, entry["message_id"])
-        todo = _pending(recipients, set(already))
-        if todo:
-            mark(con, **entry, recipients=[address(r) for r in todo], status=SENDING)
+        claimed = claim(con, message, recipients, kind=kind, force=force)
     finally:
         con.close()
-    if not todo:
-        return Sent(already=already)
-    try:
-        send(message, settings, todo)
-    except MaybeDelivered as exc:
-        _record(db_path, entry, todo, UNCERTAIN, str(exc))
-        raise
-    except RecipientsRefused as exc:
-        refused = {address(r) for r in exc.refused}
-        _record(db_path, entry, [r for r in todo if address(r) in refused], FAILED, str(exc))
-        _record(db_path, entry, [r for r in todo if address(r) not in refused], SENT)
-        raise
-    except EmailError as exc:
-        _record(db_path, entry, todo, FAILED, str(exc))
-        raise
-    _record(db_path, entry, todo, SENT)
-    return Sent(sent_to=todo, already=already)
+    if not claimed.todo:
+        return Sent(already=claimed.already)
+    outcomes, error = deliver(claimed, message, settings)
+    recorded(db_path, lambda con: record(con, claimed, outcomes))
+    if error is not None:
+        raise error
+    return Sent(sent_to=claimed.todo, already=claimed.already)
 
 
 def _pending(recipients: list[str], done: set[str]) -> list[str]:
@@ -94,26 +140,14 @@ def _pending(recipients: list[str], done: set[str]) -> list[str]:
     return todo
 
 
-def _record(
-    db_path: Path, entry: dict[str, str], recipients: list[str], status: str, detail: str = ""
-) -> None:
-    """Write the outcome; if the warehouse cannot take it now, the `sending` rows stay.
-
-    They read as "may have been delivered" on the next run: never a second copy.
-    """
-    if not recipients:
-        return
+def recorded(db_path: Path, write: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
+    """Write what was sent, in one session; if the warehouse cannot take it now, the `sending`
+    rows stay. They read as "may have been delivered" on the next run: never a second copy."""
     try:
         con = connect(db_path)
         try:
-            mark(
-                con,
-                **entry,
-                recipients=[address(r) for r in recipients],
-                status=status,
-                detail=detail or None,
-            )
+            write(con)
         finally:
             con.close()
     except (ChipcostError, duckdb.Error) as exc:
-        log.warning("the e-mail outcome (%s) was not recorded in %s: %s", status, db_path, exc)
+        log.warning("what was sent was not recorded in %s: %s", db_path, exc)

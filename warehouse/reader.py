@@ -49,8 +49,15 @@ def open_reader(
     """A read-only connection within `limits` (default: those CHIPCOST_SQL_TIMEOUT/_MEMORY/
     _TEMP set; the report's writers are given a warehouse, not settings): past the time the
     running query is interrupted (`limit_hit` names it), past the memory or disk it fails."""
+    return within_limits(connect(warehouse, read_only=True, wait=wait), limits)
+
+
+def within_limits(
+    con: duckdb.DuckDBPyConnection, limits: SqlLimits | None = None
+) -> duckdb.DuckDBPyConnection:
+    """`con` held to the read limits (a writer that reads first, as an alert claiming its
+    recipients does, reads within them too)."""
     limits = limits or sql_limits(os.environ)
-    con = connect(warehouse, read_only=True, wait=wait)
     spill = str(spill_directory()).replace("'", "''")
     try:
         for setting in (*limits.settings(), f"SET temp_directory = '{spill}'"):

@@ -201,3 +201,45 @@ def test_the_notify_deadline_setting_is_checked():
     assert notify_deadline(None) == 30 and notify_deadline("5") == 5
     with pytest.raises(ChipcostError, match="CHIPCOST_NOTIFY_DEADLINE='never'"):
         notify_deadline("never")
+
+
+def test_one_alert_reads_and_claims_in_one_session_and_records_in_one(golden, monkeypatch):
+    """E-mail and a webhook on one collection: the warehouse is opened once to read both and
+    claim the mail's recipient, closed while they are sent, and once to record both."""
+    from chipcost.reports import collected, outbox
+    from chipcost.warehouse.db import connect
+    from tests import smtp_server
+    from tests.helpers import run_of
+
+    opened = []
+
+    def counted(where, **options):
+        opened.append(where)
+        return connect(where, **options)
+
+    for module in (collected, outbox):
+        monkeypatch.setattr(module, "connect", counted)
+    box = smtp_server.Inbox()
+    controller = smtp_server.start(box)
+    for key, value in {"HOST": "127.0.0.1", "PORT": str(controller.port), "TLS": "none"}.items():
+        monkeypatch.setenv(f"CHIPCOST_SMTP_{key}", value)
+    monkeypatch.setenv("CHIPCOST_SMTP_FROM", "alerts@example.com")
+    settings = load_settings(db=golden)
+    runs = [run_of([], SINCE), run_of([], UNTIL - timedelta(seconds=1))]
+    try:
+        with webhook_server.serving() as (port, inbox):
+            hook = [f"json://127.0.0.1:{port}/hook"]
+            failed = collected.alert_after_collect(settings, runs, 5.0, ["ops@example.com"], hook)
+            again = collected.alert_after_collect(settings, runs, 5.0, ["ops@example.com"], hook)
+    finally:
+        controller.stop()
+    assert failed is None and again is None
+    assert len(box.messages) == 1 and len(inbox.hooks) == 1  # the second run: nothing new
+    assert len(opened) == 3  # read and claim, record; the second run only reads
+    con = duckdb.connect(str(golden), read_only=True)
+    try:
+        sent = con.execute("SELECT kind, status FROM deliveries").fetchall()
+        notified = con.execute("SELECT count(*) FROM notifications").fetchall()
+    finally:
+        con.close()
+    assert sent == [("alert", "sent")] and notified == [(3,)]
