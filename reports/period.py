@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 
 DEFAULT_DAYS = 7
 # Bounds of the report's knobs: ten years of staleness, a 1000% spread between sources.
@@ -16,6 +16,11 @@ MAX_WEEKS = MAX_DAYS // 7  # of price history charted
 
 class ReportError(ChipcostError):
     """A report cannot be made as asked (bad dates, unusable output directory)."""
+
+
+class ReportUsageError(ReportError, UsageError):
+    """A report's option given a value it does not take (a day that is not one, the period's
+    ends swapped): a usage error (exit 2) that is a ReportError too."""
 
 
 @dataclass(frozen=True)
@@ -44,11 +49,11 @@ class ReportOptions:
         # Named as the report flow's parameters: the command's options are checked by click.
         # NaN compares false with everything: the range checks below refuse it too.
         if not 1 <= self.stale_days <= MAX_DAYS:
-            raise ReportError(
+            raise ReportUsageError(
                 f"stale_days {self.stale_days}: give a number of days from 1 to {MAX_DAYS}"
             )
         if not 0 < self.disagree_pct <= MAX_PCT:
-            raise ReportError(
+            raise ReportUsageError(
                 f"disagree_pct {self.disagree_pct:g}: give a percentage above 0 and up to "
                 f"{MAX_PCT:g}"
             )
@@ -95,7 +100,7 @@ def parse_day(text: str | date | None, option: str) -> date | None:
     try:
         return date.fromisoformat(text.strip())
     except ValueError:
-        raise ReportError(
+        raise ReportUsageError(
             f"{option} {text!r} is not a day: write one that exists as YYYY-MM-DD, e.g. 2026-11-01"
         ) from None
 
@@ -113,14 +118,14 @@ def resolve_period(
         if since is None:
             since = until - timedelta(days=DEFAULT_DAYS - 1)
     except OverflowError:  # a week before year 1 or after 9999
-        raise ReportError(
+        raise ReportUsageError(
             f"--since {since} / --until {until}: the period must fall between years 1 and 9999"
         ) from None
     if since > until:
-        raise ReportError(f"--since {since} is after --until {until}: swap them")
+        raise ReportUsageError(f"--since {since} is after --until {until}: swap them")
     if until > today:
         # Days to come have no prices yet: every source would look stale, every table empty.
-        raise ReportError(
+        raise ReportUsageError(
             f"--until {until} is in the future (today is {today}, UTC): give a day that has "
             "begun, or leave --until out for the week up to the newest run"
         )

@@ -19,7 +19,7 @@ from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar
 from chipcost.reports.explorer_page import page_html
 from chipcost.reports.labels import MODEL_LABELS, offer_label
-from chipcost.reports.period import MAX_WEEKS, ReportError
+from chipcost.reports.period import MAX_WEEKS, ReportError, ReportUsageError
 from chipcost.transform.cost import cost_text
 from chipcost.warehouse.history import daily_cheapest
 from chipcost.warehouse.offers import chosen_throughput, current_offers
@@ -187,7 +187,7 @@ def write_site(
     """index.html, offers.js (its data), offers.json and offers.csv in out_dir; with your discounts
     ($CHIPCOST_DISCOUNTS unless list_prices) and currency applied to the offers."""
     if not 1 <= weeks <= MAX_WEEKS:
-        raise ReportError(f"weeks {weeks}: give 1 to {MAX_WEEKS} weeks of price history")
+        raise ReportUsageError(f"weeks {weeks}: give 1 to {MAX_WEEKS} weeks of price history")
     offers, throughput, history, meta = _read(db_path, weeks, currency, list_prices)
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
