@@ -9,6 +9,7 @@ from chipcost.core.catalog import aws_accelerator_types
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import Origin
 from chipcost.extract.aws._calls import RowRefused as _Refused
 from chipcost.extract.aws._calls import (
@@ -161,6 +162,7 @@ def rate_record(raw: object, origin: Origin) -> PriceRecord:
         "planDescription": offering.get("planDescription"),
         "instanceFamily": properties.get("instanceFamily"),
         **match.share_label(),
+        **estimate_of(raw),
     }
     # `rate` is what one instance-hour costs under the plan, whatever the payment option:
     # the upfront part is a prepayment of the plan's hourly commitment, not a fee on top,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from chipcost.archive import ArchiveWriter
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.aws import savings_plans as sp
 from chipcost.sample.build._aws_api import TYPES_REGIONS, labelled, response_bytes, token
 from chipcost.sample.build._aws_price_list import listed_price
@@ -62,6 +63,11 @@ def write_batch(
         asked_token = body.get("nextToken")
 
 
+# Every rate of the sample is synthetic (the listed on-demand price times a plan share), marked
+# so in each rate (sample/REFERENCES.md traces none of them).
+ESTIMATE = "synthetic: the on-demand price times a share per plan, term and payment, not AWS's"
+
+
 def sp_rate(
     instance_type: str, region: str, plan: str, years: int, option: int, day: int
 ) -> dict[str, Any]:
@@ -86,6 +92,7 @@ def sp_rate(
             {"name": "productDescription", "value": "Linux/UNIX"},
             {"name": "tenancy", "value": "shared"},
         ],
+        ESTIMATE_KEY: ESTIMATE,
     }
 
 
