@@ -54,6 +54,11 @@ def print_index_table(console: Console, frame: pl.DataFrame, currency: str = "US
     title = (
         f"rental price index: median of each provider's cheapest per-chip-hour price ({currency})"
     )
+    columns = list(_COLUMNS)
+    days = {c["day"] for c in cells}
+    if len(days) == 1:  # one day for every row: said once in the title, not a column
+        title += f", {days.pop()}"
+        columns = [c for c in columns if c.key != "day"]
     console.print(title, highlight=False)
-    fitted = fit_table(console, _COLUMNS, cells, keep_order=_KEEP_ORDER)
+    fitted = fit_table(console, columns, cells, keep_order=_KEEP_ORDER)
     print_fitted(console, fitted)

@@ -147,3 +147,10 @@ def test_cost_prints_only_the_footnotes_its_rows_point_to(db, width):
     )
     table = "\n".join(lines[rule + 1 : end])
     assert notes and all(note in table for note in notes), (notes, table)
+
+
+def test_index_says_its_one_day_once_not_under_every_row(db):
+    lines = _shown(db, 80, "index")
+    assert "2026-11-21" in " ".join(lines[:2])  # in the title
+    rule = next(i for i, line in enumerate(lines) if line.startswith("───"))
+    assert not any(line.strip() == "2026-11-21" for line in lines[rule:])
