@@ -25,6 +25,34 @@ def _range(row: dict) -> str:
     return f"{row['range_low']:,.0f}-{row['range_high']:,.0f}"
 
 
+def _shape(row: dict) -> str:
+    """'5000/500', or the point's name where the document states no lengths ('Offline')."""
+    if row.get("input_tokens") and row.get("output_tokens"):
+        return f"{row['input_tokens']}/{row['output_tokens']}"
+    if row.get("workload") == "training":
+        return ""
+    return "dataset" if row.get("scenario") and row.get("origin") != "derived" else ""
+
+
+def _speed(row: dict) -> str:
+    if row.get("operating_point") == "max-throughput":
+        return "max"
+    user = row.get("tokens_per_second_per_user")
+    return "" if user is None else f"{user:,.1f}"
+
+
+def _point(row: dict) -> str:
+    """'5000/500 @25.8/u x2', 'dataset @max x16': the request shape (a benchmark's own
+    dataset where it states none), the per-user speed or max, and the chips measured on."""
+    speed = _speed(row)
+    said = [
+        _shape(row),
+        f"@{speed}/u" if speed not in ("", "max") else f"@{speed}" if speed else "",
+    ]
+    said.append("" if row.get("chips") is None else f"x{row['chips']}")
+    return " ".join(p for p in said if p)
+
+
 def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = False) -> None:
     """The figures as a table that fits the terminal, each source a numbered line under it:
     a derivation's source is a paragraph, which wrapped one word a line in a table cell."""
@@ -37,6 +65,7 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
         Column("range", "range", numeric=True),
         Column("kind", "kind"),
         Column("batch", "batch", numeric=True),
+        Column("point", "point"),
         Column("precision", "precision"),
         Column("peak", "% of peak", numeric=True),
         Column("status", "status", essential=True),
@@ -58,7 +87,8 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
                 "range": _range(row),
                 "kind": plain(row.get("figure_kind") or row["kind"]),
                 "batch": "" if row["batch_size"] is None else str(row["batch_size"]),
-                "precision": plain(row["precision"] or ""),
+                "point": _point(row),
+                "precision": plain(row["precision"] or "n/p"),
                 "peak": "" if mfu is None else f"{100 * mfu:,.0f}%",
                 "status": status(row),
                 "source": f"[{number}]",
@@ -66,7 +96,7 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
         )
     # Kept last: id, chip, tok/s/chip, status and the source's number; an id breaks only
     # after a '-' (two lines at 80 columns, not four).
-    keep = ("kind", "range", "model", "workload", "precision", "peak", "batch")
+    keep = ("kind", "range", "model", "workload", "precision", "point", "peak", "batch")
     fitted = fit_table(console, columns, cells, keep_order=keep, wide=wide)
     console.print("throughput figures (tokens/s per chip)", highlight=False)
     print_fitted(console, fitted)

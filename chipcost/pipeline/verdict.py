@@ -194,6 +194,8 @@ def _at_match(a: Row, b: Row, match: Match) -> Verdict:
 def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
     """A's offer against B's, from both chips' figures at the asked speed."""
     chip_a, chip_b = str(a["chip"]), str(b["chip"])
+    if _price(a) <= 0:  # A costs nothing (a 100% discount): cheaper at any throughput
+        return Verdict("cheaper", 0.0, 0.0, None, None, change=-1.0, point="at any throughput")
     mine, theirs = evidence.published(chip_a), evidence.published(chip_b)
     match = matched(mine, theirs)
     if match is not None:
