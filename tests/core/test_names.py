@@ -19,7 +19,7 @@ from chipcost.core.names import (
     ("names", "chips"),
     [
         ("H100", ["H100-SXM", "H100-PCIe", "H100-NVL"]),
-        ("a100", ["A100-40GB", "A100-80GB"]),
+        ("a100", ["A100-40GB", "A100-80GB", "A100-80GB-PCIe"]),  # the PCIe card a row of its own
         ("Trainium", ["Trainium1", "Trainium2", "Trainium3"]),
         ("MI300X", ["MI300X"]),
         ("mi300x", ["MI300X"]),
