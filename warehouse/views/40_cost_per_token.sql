@@ -33,7 +33,9 @@ SELECT
     t.at_speed AS throughput_at_speed,
     -- the request shape the figure was measured (or derived) at
     t.input_tokens AS throughput_input_tokens,
-    t.output_tokens AS throughput_output_tokens
+    t.output_tokens AS throughput_output_tokens,
+    -- and the scale: chips of the system or replica (of the run, for training)
+    t.chips AS throughput_chips
 FROM per_chip_prices p
 JOIN throughput_ranked t ON t.chip = p.chip AND t.chosen
 WHERE p.price_per_chip_hour > 0 AND t.tokens_per_second_per_chip > 0;
