@@ -116,12 +116,23 @@ def test_the_mail_keeps_each_price_whole(sample_report):
 
 def test_needs_n_instances_is_said_in_words():
     """On 8ef611a the e-mail read "B200 (no, needs 60 instances)"."""
-    from chipcost.reports.digest import _cost_cell
     from chipcost.reports.labels import holds_words
+    from chipcost.reports.tables import _cost_cell
 
     words = "too big for one instance: the model needs the memory of 60 instances"
     assert holds_words("no, needs 60 instances") == words
     assert holds_words("no, needs 2 slices").startswith("too big for one slice:")
-    cell = {"chip": "B200", "holds": "no, needs 60 instances", "place": "verda · global · spot",
-            "cost_per_million_tokens": 0.0652}  # fmt: skip
-    assert words in _cost_cell(cell) and "(no, needs" not in _cost_cell(cell)
+    cell = {
+        "chip": "B200",
+        "holds": "no, needs 60 instances",
+        "where": "verda · global",
+        "instance_type": "1x B200",
+        "offer": "spot",
+        "cost_per_million_tokens": 0.0652,
+        "tokens_per_second_per_chip": None,
+        "throughput_kind": "derived",
+        "throughput_source": "chipcost roofline",
+    }
+    for compact in (True, False):  # the e-mail's and the page's
+        shown = _cost_cell(cell, compact=compact)
+        assert words in shown and "(no, needs" not in shown
