@@ -45,8 +45,17 @@ ULTRASERVER_RATE = {
         f"trn2.48xlarge Capacity Block rate published at {PRICING_PAGE} ($35.7608, 2026-10)",
     ),
 }
-# Rates no public page gives (sample/REFERENCES.md): marked in the offering itself.
-ESTIMATED = frozenset({"u-trn2x64"})
+# Every fee of the sample is marked an estimate in the offering itself (sample/REFERENCES.md
+# traces none of them): the instance blocks move a few percent by zone and start around
+# BLOCK_RATE; the P6e-GB200 rates were read off AWS's page without a quotable copy kept.
+BLOCK_ESTIMATE = (
+    "synthetic: near AWS's published Capacity Block rate for this type "
+    f"({PRICING_PAGE}), moved a few percent by zone and start date; not an AWS fee"
+)
+GB200_ESTIMATE = (
+    f"the UltraServer rate AWS listed at {PRICING_PAGE} (2026-10), as the sample set it; "
+    "no quotable copy of the page was kept"
+)
 # (region, UltraServer type, durations, zone): P6e-GB200 in the Dallas Local Zone.
 ULTRASERVER_CALLS = (
     ("us-east-1", "u-p6e-gb200x36", (24,), "us-east-1-dfw-2a"),
@@ -106,8 +115,7 @@ def ultraserver_answer(name: str, zone: str, hours: int, moment: datetime) -> di
         "CapacityBlockDurationMinutes": 0,
         "ZoneType": "local-zone" if zone.count("-") > 2 else "availability-zone",
     }
-    if name in ESTIMATED:
-        offering[ESTIMATE_KEY] = basis
+    offering[ESTIMATE_KEY] = basis if name == "u-trn2x64" else GB200_ESTIMATE
     label = f"{SAMPLE_LABEL}; the UltraServer fee is {basis}"
     return {"CapacityBlockOfferings": [offering], SAMPLE_KEY: label}
 
@@ -140,6 +148,7 @@ def block_offerings(
                 "CurrencyCode": "USD",
                 "Tenancy": "default",
                 "CapacityBlockDurationMinutes": 0,
+                ESTIMATE_KEY: BLOCK_ESTIMATE,
             }
         )
     return found

@@ -29,7 +29,8 @@ SOURCES = ("azure", "lambda", "aws-capacity-blocks", "oci")
 # Azure: every sample offer but the traced H100 eastus on-demand and spot prices is an estimate
 # (regions after a size's first copy its prices and say so).
 AZURE_TRACED = {("eastus", "Standard_ND96isr_H100_v5")}
-ESTIMATED = {("aws-capacity-blocks", "us-east-2", "u-trn2x64", "capacity_block")}
+# Every Capacity Block fee of the sample is an estimate (none is traced).
+BLOCKS = "aws-capacity-blocks"
 # Every Lambda row of the sample is an estimate (none is traced); OCI's traced shapes are these.
 OCI_TRACED = {"BM.GPU.H100.8", "BM.GPU.H200.8", "BM.GPU.B200.8", "BM.GPU.MI300X.8"}
 
@@ -84,8 +85,14 @@ def test_the_read_query_and_the_explorer_carry_the_estimates(warehouse):
     assert ("azure", "westus", "Standard_ND96isr_MI300X_v5", "on_demand") in azure
     assert not [r for r in rows if (r["region"], r["instance_type"]) == (
         "eastus", "Standard_ND96isr_MI300X_v5")]  # fmt: skip
-    assert marked(rows) == ESTIMATED | azure | lambda_oci
-    assert marked(offers) == ESTIMATED | azure | lambda_oci
+    blocks = {
+        (r["source"], r["region"], r["instance_type"], r["pricing_model"])
+        for r in rows
+        if r["source"] == BLOCKS
+    }
+    assert ("aws-capacity-blocks", "us-east-2", "u-trn2x64", "capacity_block") in blocks
+    assert marked(rows) == blocks | azure | lambda_oci
+    assert marked(offers) == blocks | azure | lambda_oci
     copy = next(r for r in rows if (r["region"], r["instance_type"]) == (
         "swedencentral", "Standard_ND96isr_H100_v5"))  # fmt: skip
     assert copy["estimate"].startswith("copies eastus's price")
@@ -114,8 +121,16 @@ def test_prices_json_and_csv_carry_the_estimate_column(run, warehouse):
     as_json = run(*args, "--format", "json")
     assert as_json.returncode == 0, as_json.stderr
     rows = json.loads(as_json.stdout)
-    assert {r["instance_type"] for r in rows if r["estimate"]} == {"u-trn2x64"}
+    # the Capacity Block fees, every one an estimate in the sample
+    blocks = {r["instance_type"] for r in rows if r["source"] == BLOCKS}
+    assert "u-trn2x64" in blocks
+    assert {r["instance_type"] for r in rows if r["estimate"]} == blocks
     as_csv = run(*args, "--format", "csv")
     table = list(csv.DictReader(io.StringIO(as_csv.stdout)))
-    assert {r["instance_type"] for r in table if r["estimate"]} == {"u-trn2x64"}
-    assert {r["estimate"] for r in table if r["instance_type"] != "u-trn2x64"} == {""}
+    assert {r["instance_type"] for r in table if r["estimate"]} == blocks
+    trn2 = next(r for r in table if r["instance_type"] == "u-trn2x64")
+    assert trn2["estimate"].startswith("an ESTIMATE, not an AWS price")
+    # a traced price carries an empty estimate cell
+    as_csv = run("prices", "--provider", "oci", "--db", str(warehouse), "--format", "csv")
+    table = list(csv.DictReader(io.StringIO(as_csv.stdout)))
+    assert {r["estimate"] for r in table if r["instance_type"] in OCI_TRACED} == {""}
