@@ -1,8 +1,8 @@
-"""Seeweb's ECS API (SEEWEB_API_TOKEN): Cloud Server GPU plans per region, euros converted."""
+"""Seeweb's ECS API (SEEWEB_API_TOKEN): Cloud Server GPU plans per region, in euros as Seeweb
+states them (every read converts them at the ECB's rate of the price's day)."""
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -12,56 +12,40 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
-from chipcost.extract._kit import host_spec, json_price, listed_rows, missing_key, parse_count
+from chipcost.extract._fx import ECB_DAILY_URL
+from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "seeweb"
 PROVIDER = "seeweb"
 PLANS_URL = "https://api.seeweb.it/ecs/v2/plans"
 API_KEY_ENV = "SEEWEB_API_TOKEN"  # declared in SOURCE.settings; named in messages
+API_KEY = _http.ApiKey(
+    API_KEY_ENV,
+    "Seeweb",
+    "its cloud panel (API token)",
+    header="X-APITOKEN",
+    scheme="",
+    accept_json=True,
+)
 FIELDS = ("name", "gpu", "hourly_price", "available_regions")
 # "L40s 48GB", "A100 80GB", "RTX PRO 6000 96GB": a model and its memory per card.
 LABEL = re.compile(r"^(?P<model>.+?)\s*(?P<memory>\d+)\s*GB$", re.IGNORECASE)
 
-log = logging.getLogger("chipcost.extract.seeweb")
-
 
 def fetch(ctx: FetchContext) -> list[Payload]:
-    """The plans, then the ECB's euro rates (optional: without them the prices stay euros)."""
-    key = ctx.settings.seeweb_api_key
-    if not key:
-        raise missing_key(API_KEY_ENV, "Seeweb", "its cloud panel (API token)")
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
-        headers = {"X-APITOKEN": key, "Accept": "application/json"}
-        payloads = [_http.get(ctx, client, PLANS_URL, headers=headers, ext="json")]
-        ctx.progress("plans")
-        payloads += _http.optional(
-            ctx,
-            client,
-            ECB_DAILY_URL,
-            ext="xml",
-            what="ECB rates",
-            lost="Seeweb's euro prices cannot be converted this run",
-            log=log,
-        )
-    return payloads
+    """The plans, archived as they arrive (the token never)."""
+    return _http.keyed_get(
+        ctx, PROVIDER, {"plans": PLANS_URL}, API_KEY, ctx.settings.seeweb_api_key
+    )
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One record per GPU plan and region, per instance-hour, in US dollars; pure."""
-    rates = [r for p in payloads if p.url == ECB_DAILY_URL and (r := eur_usd(p))]
-    rate = rates[-1] if rates else None
+    """One record per GPU plan and region, per instance-hour, in euros; pure."""
+    # Archives of earlier versions hold the ECB's daily file beside the plans; the rates come
+    # from the ecb-rates source now.
     plans = [p for p in payloads if p.url != ECB_DAILY_URL]
-    result = each_row(
-        plans, SOURCE_NAME, PROVIDER, rows=rows, offers=lambda plan, page: offers(plan, page, rate)
-    )
-    if rate is None:
-        result.notes.append(
-            f"no EUR/USD rate from the ECB ({ECB_DAILY_URL}) in this run: Seeweb's prices are "
-            "in euros and are refused until one is archived"
-        )
-    return result
+    return each_row(plans, SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
 
 
 def rows(page: Page) -> list[Any]:
@@ -69,7 +53,7 @@ def rows(page: Page) -> list[Any]:
     return listed_rows(page.payload, PROVIDER, "plans", FIELDS, body=page.json())
 
 
-def offers(plan: Any, page: Page, rate: EurUsd | None) -> list[Item]:
+def offers(plan: Any, page: Page) -> list[Item]:
     """One record per region of a GPU plan Seeweb sells; pure."""
     if not isinstance(plan, dict) or str(plan.get("gpu") or "0").strip() in ("0", ""):
         return [
@@ -93,12 +77,9 @@ def offers(plan: Any, page: Page, rate: EurUsd | None) -> list[Item]:
     chip = _chip(label, page)
     extra: dict[str, Any] = {
         "gpu_label": label,
-        "price_eur": eur,
         "price_basis": "per instance-hour",
         **estimate_of(plan),
     }
-    if rate is not None:
-        extra |= {"eur_usd": rate.rate, "rate_date": rate.day, "rate_payload": rate.ref}
     return [
         page.record(
             region=region,
@@ -106,8 +87,8 @@ def offers(plan: Any, page: Page, rate: EurUsd | None) -> list[Item]:
             chip=chip,
             chip_count=float(count),
             pricing_model="on_demand",
-            price_per_hour=rate.usd(eur) if rate else eur,
-            currency="USD" if rate else "EUR",
+            price_per_hour=eur,
+            currency="EUR",
             sku=name,
             extra=extra,
             # The plan's cpu, ram (MB, as GiB here) and disk (GB), as text.
@@ -145,7 +126,7 @@ SOURCE = Source(
     provider=PROVIDER,
     description=(
         "Seeweb ECS API (needs SEEWEB_API_TOKEN): Cloud Server GPU plans on demand, per "
-        "instance and region, euro prices converted at the ECB's daily rate"
+        "instance and region, in euros (reads convert them at the ECB's rate of each day)"
     ),
     fetch=fetch,
     parse=parse,

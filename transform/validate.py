@@ -11,7 +11,7 @@ import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chips
 from chipcost.core.frames import records_frame
-from chipcost.core.record import OFFER_KEY, PriceRecord, Reject
+from chipcost.core.record import OFFER_KEY, STORED_CURRENCIES, PriceRecord, Reject
 from chipcost.core.vocabulary import PAYMENTS, PLANS, PRICING_MODELS, TERM_PATTERN
 
 # Per-chip hourly prices outside this band are almost surely a parsing or unit error
@@ -51,7 +51,7 @@ def _price_schema(sources: Mapping[str, str]) -> pa.DataFrameSchema:
                 **text,
             ),
             "upfront": pa.Column(pl.Float64, pa.Check.ge(0), nullable=True),
-            "currency": pa.Column(pl.String, pa.Check.eq("USD"), **text),
+            "currency": pa.Column(pl.String, pa.Check.isin(STORED_CURRENCIES), **text),
             "price_per_chip_hour": pa.Column(
                 pl.Float64,
                 pa.Check.in_range(MIN_PER_CHIP_HOUR, MAX_PER_CHIP_HOUR),
@@ -182,7 +182,7 @@ def _describe(case: dict) -> str:
             f"{MIN_PER_CHIP_HOUR}-{MAX_PER_CHIP_HOUR} USD"
         )
     if column == "currency":
-        return f"currency {value} is not USD (conversion is not supported)"
+        return f"currency {value} is not one prices are stored in ({', '.join(STORED_CURRENCIES)})"
     if column == "chip":
         return f"chip {value!r} is not a canonical chip (chipcost/data/chips.csv)"
     return f"{column}={value!r} fails {check}"

@@ -71,7 +71,7 @@ spans AS MATERIALIZED (
     SELECT m.offer_no, h.valid_from, h.valid_to,
         h.price_per_hour / nullif(h.chip_count, 0) AS price
     FROM numbered m
-    JOIN price_history h USING ({_KEY})
+    JOIN price_history_usd h USING ({_KEY})
     WHERE h.valid_from < $end AND (h.valid_to IS NULL OR h.valid_to >= $trend_start)
 ),
 points AS (

@@ -21,7 +21,7 @@ SELECT
     chip_count, price_per_hour, price_per_hour / chip_count AS price_per_chip_hour,
     last_seen_at,
     {bucket_sql()} AS bucket
-FROM price_history
+FROM price_history_usd
 WHERE valid_from < $at AND (valid_to IS NULL OR valid_to >= $at)
   AND last_seen_at >= $fresh AND chip_count > 0
 """

@@ -10,6 +10,10 @@ from operator import attrgetter
 from typing import Any
 
 # The vocabulary of pricing_model, term, payment and plan is declared in core/vocabulary.py.
+# The currencies a price is stored in, as the provider states it: every read sees US dollars,
+# euros converted at the ECB's rate of the price's own day (price_history_usd,
+# warehouse/views/05_price_history_usd.sql); a record in another currency is refused.
+STORED_CURRENCIES = ("USD", "EUR")
 HOURS_PER_TERM = {"1yr": 8760.0, "3yr": 26280.0}
 
 OFFER_KEY = (

@@ -1,6 +1,6 @@
-"""seeweb: parse() on gpuhunt's /ecs/v2/plans mock with a recorded ECB rates file, bad plans,
-and fetch() with and without SEEWEB_API_TOKEN (skipped without it; the token never archived).
-"""
+"""seeweb: parse() on gpuhunt's /ecs/v2/plans mock (euros, stored as stated), bad plans, an
+archive of an earlier version holding the ECB's file beside the plans, and fetch() with and
+without SEEWEB_API_TOKEN (skipped without it; the token never archived)."""
 
 from __future__ import annotations
 
@@ -28,53 +28,37 @@ payload = payloads_of("seeweb", PLANS_URL)
 
 
 def good(name: str = "plans.json") -> list[Payload]:
-    return [payload(name), payload(ECB, ECB_DAILY_URL)]
+    return [payload(name)]
 
 
 def offers(records) -> dict[tuple[str, str], object]:
     return {(r.instance_type, r.region): r for r in records}
 
 
-def test_gpu_plans_per_region_converted_from_euros_at_the_ecb_rate():
+def test_gpu_plans_per_region_in_euros_as_seeweb_states_them():
     found = offers(parse(good()).records)
     assert set(found) == {("ECS1GPU7", "it-fr2"), ("ECS1GPU7", "it-mi2"),
                           ("ECS2GPU3", "it-fr2"), ("ECS1GPU9", "it-fr2")}  # fmt: skip
     l40s = found[("ECS1GPU7", "it-fr2")]
-    assert (l40s.chip, l40s.chip_count, l40s.currency) == ("L40S", 1.0, "USD")
+    assert (l40s.chip, l40s.chip_count, l40s.currency) == ("L40S", 1.0, "EUR")
     # cpu "8", ram "32768" (MB) and disk "500" (GB).
     assert (l40s.vcpus, l40s.ram_gb, l40s.disk_gb) == (8.0, 32.0, 500.0)
-    # Not rounded to the cent before the per-chip division (0.45% off under a dollar).
-    assert l40s.price_per_hour == round(0.85 * 1.0556, 6) == 0.89726
-    assert (l40s.extra["price_eur"], l40s.extra["eur_usd"], l40s.extra["rate_date"]) == (
-        0.85, 1.0556, "2017-03-08",
-    )  # fmt: skip
+    assert l40s.price_per_hour == 0.85
     a100 = found[("ECS2GPU3", "it-fr2")]
-    assert (a100.chip, a100.chip_count, a100.price_per_hour) == (
-        "A100-80GB",
-        2.0,
-        round(1.98 * 1.0556, 6),
-    )
+    assert (a100.chip, a100.chip_count, a100.price_per_hour) == ("A100-80GB", 2.0, 1.98)
     assert found[("ECS1GPU9", "it-fr2")].chip == "MI300X"  # AMD is loaded, not skipped
 
 
-def test_every_good_record_validates():
+def test_every_good_record_validates_in_euros():
     records = parse(good()).records
     validated = validate_records(records, {"seeweb": "seeweb"})
     assert validated.rejects == [] and len(validated.records) == 4
+    assert {r.currency for r in validated.records} == {"EUR"}
 
 
-def test_without_the_rate_prices_stay_euros_and_validation_refuses_them():
-    result = parse([payload("plans.json")])
-    assert {r.currency for r in result.records} == {"EUR"}
-    assert any("no EUR/USD rate" in note for note in result.notes)
-    validated = validate_records(result.records, {"seeweb": "seeweb"})
-    assert not validated.records and all("EUR is not USD" in r.reason for r in validated.rejects)
-
-
-def test_an_ecb_error_page_is_no_rate():
-    page = payload("ecb.html", ECB_DAILY_URL, data=b"<html>Service unavailable</html>")
-    result = parse([payload("plans.json"), page])
-    assert {r.currency for r in result.records} == {"EUR"}
+def test_an_earlier_archive_with_the_ecb_file_beside_the_plans_replays():
+    earlier = parse([payload("plans.json"), payload(ECB, ECB_DAILY_URL)])
+    assert earlier.records == parse(good()).records and not earlier.rejects
 
 
 def test_bad_plans_become_rejects_and_retired_plans_are_not_read():
@@ -109,28 +93,13 @@ def test_without_a_token_the_source_is_skipped_and_nothing_is_requested(tmp_path
         fetch(context(tmp_path, SOURCE.name, handler, settings=SourceSettings(seeweb_api_key="")))
 
 
-def test_fetch_sends_the_token_to_seeweb_only_and_archives_plans_and_rates(tmp_path):
-    bodies = {PLANS_URL: (FIXTURES / "plans.json").read_bytes(),
-              ECB_DAILY_URL: (FIXTURES / ECB).read_bytes()}  # fmt: skip
-
+def test_fetch_sends_the_token_and_archives_the_plans_only(tmp_path):
     def handler(request: httpx.Request) -> httpx.Response:
-        sent = request.headers.get("X-APITOKEN")
-        assert sent == (TOKEN if str(request.url) == PLANS_URL else None)
-        return httpx.Response(200, content=bodies[str(request.url)])
-
-    payloads = fetch(context(tmp_path, SOURCE.name, handler, settings=TOKENED))
-    assert [p.url for p in payloads] == [PLANS_URL, ECB_DAILY_URL]
-    assert TOKEN not in json.dumps(read_manifest(tmp_path / STAMP / "seeweb"))
-    records = parse(read_payloads(tmp_path / STAMP, "seeweb")).records
-    assert {r.currency for r in records} == {"USD"} and len(records) == 4
-
-
-def test_rates_unreachable_still_archives_the_plans(tmp_path):
-    def handler(request: httpx.Request) -> httpx.Response:
-        if str(request.url) == ECB_DAILY_URL:
-            return httpx.Response(404)
+        assert str(request.url) == PLANS_URL and request.headers["X-APITOKEN"] == TOKEN
         return httpx.Response(200, content=(FIXTURES / "plans.json").read_bytes())
 
-    assert [p.url for p in fetch(context(tmp_path, SOURCE.name, handler, settings=TOKENED))] == [
-        PLANS_URL
-    ]
+    payloads = fetch(context(tmp_path, SOURCE.name, handler, settings=TOKENED))
+    assert [p.url for p in payloads] == [PLANS_URL]
+    assert TOKEN not in json.dumps(read_manifest(tmp_path / STAMP / "seeweb"))
+    records = parse(read_payloads(tmp_path / STAMP, "seeweb")).records
+    assert {r.currency for r in records} == {"EUR"} and len(records) == 4

@@ -54,9 +54,29 @@ def test_amd_instinct_is_sold_under_its_own_chips(days):
     assert {"MI300X", "MI325X", "MI355X"} <= chips
 
 
-def test_seeweb_prices_move_with_the_ecb_rate(days):
-    def l40s(day: int) -> float:
-        records = registry()["seeweb"].parse(read_payloads(days[day], "seeweb")).records
-        return next(r.price_per_hour for r in records if r.instance_type == "ECS1GPU7")
+def test_seeweb_prices_stay_euros_and_reads_convert_them_at_the_rate_of_their_day(days, tmp_path):
+    """The dollar weakens on day 5 (sample/build/seeweb.py RATES): the euro price stays, no
+    price change is recorded for it, and a read gives the dollars of its last day's rate."""
+    import duckdb
 
-    assert (l40s(4), l40s(5)) == (round(0.85 * 1.0812, 6), round(0.85 * 1.0934, 6))
+    from tests import warehouses
+
+    def l40s(day: int) -> tuple[float, str]:
+        records = registry()["seeweb"].parse(read_payloads(days[day], "seeweb")).records
+        found = next(r for r in records if r.instance_type == "ECS1GPU7")
+        return found.price_per_hour, found.currency
+
+    assert l40s(4) == l40s(5) == (0.85, "EUR")
+    con = duckdb.connect(str(warehouses.sample(tmp_path / "w.duckdb")), read_only=True)
+    try:
+        read = con.execute(
+            "SELECT DISTINCT price_per_hour, currency FROM current_prices "
+            "WHERE source = 'seeweb' AND instance_type = 'ECS1GPU7'"
+        ).fetchall()
+        moved = con.execute(
+            "SELECT count(*) FROM price_changes WHERE source = 'seeweb' "
+            "AND instance_type = 'ECS1GPU7' AND change = 'changed'"
+        ).fetchall()
+    finally:
+        con.close()
+    assert read == [(pytest.approx(0.85 * 1.0934), "USD")] and moved == [(0,)]

@@ -1,4 +1,4 @@
--- Every offer's price now: the open row of price_history.
+-- Every offer's price now: the open row of price_history, in US dollars (price_history_usd).
 -- The host (vCPUs, memory, local disk; migration 096) is the row's own where its source
 -- publishes hosts. A source that publishes none (AWS spot, savings plans, capacity blocks)
 -- shows the host another source of the same provider publishes for the same instance type,
@@ -6,7 +6,7 @@
 -- price); else it stays NULL.
 CREATE OR REPLACE VIEW current_prices AS
 WITH open_rows AS (
-    SELECT * FROM price_history WHERE valid_to IS NULL
+    SELECT * FROM price_history_usd WHERE valid_to IS NULL
 ),
 silent AS (  -- sources none of whose current rows has a host
     SELECT source FROM open_rows

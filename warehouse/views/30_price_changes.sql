@@ -12,8 +12,8 @@ WITH events AS (
         p.price_per_hour AS old_price_per_hour,
         n.price_per_hour AS new_price_per_hour,
         n.payload_ref
-    FROM price_history n
-    LEFT JOIN price_history p
+    FROM price_history_usd n
+    LEFT JOIN price_history_usd p
       ON p.valid_to = n.valid_from
      AND p.provider = n.provider AND p.source = n.source AND p.region = n.region
      AND p.zone = n.zone AND p.instance_type = n.instance_type
@@ -25,7 +25,7 @@ WITH events AS (
         provider, source, region, zone, instance_type, chip, chip_count,
         pricing_model, term, payment, plan,
         price_per_hour, NULL, payload_ref
-    FROM price_history
+    FROM price_history_usd
     WHERE end_reason = 'withdrawn'
 )
 SELECT
