@@ -1,14 +1,14 @@
 """The one reader of the ECB's euro reference rates (its daily, 90-day and history files, one
 layout): each day's rates as the file gives them, and the bounds a rate must keep. The
-ecb-rates source loads them all (extract/ecb_rates.py); a source priced in euros reads the
-dollar's rate of the daily file it fetched beside its prices (extract/seeweb.py)."""
+ecb-rates source loads them all (extract/ecb_rates.py); every read converts the euro prices
+stored with them (warehouse/views/05_price_history_usd.sql)."""
 
 from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
 
 from chipcost.core.payload import Payload
 
@@ -129,30 +129,8 @@ def jumps(rates: list[float]) -> list[str]:
     return said
 
 
-@dataclass(frozen=True)
-class EurUsd:
-    """US dollars per euro on one day, and the payload it was read from."""
-
-    rate: float
-    day: str
-    ref: str
-
-    def usd(self, eur: float) -> float:
-        """Not rounded to the cent: the price is divided by its chips later, and a cent
-        rounded first is 0.45% of a price under a dollar (kept to a millionth of a dollar)."""
-        return round(eur * self.rate, 6)
-
-
-def eur_usd(payload: Payload) -> EurUsd | None:
-    """The USD rate of an archived ECB daily file (its first day); None when it has none (an
-    error page) or one no dollar has had."""
-    found = days(payload.data.decode("utf-8", errors="replace"))
-    usd = dict(found[0].rates).get("USD") if found else None
-    try:
-        date.fromisoformat(found[0].day)
-        rate = float(usd or "")
-    except (ValueError, IndexError):
-        return None
-    if implausible("USD", rate):
-        return None
-    return EurUsd(rate, found[0].day, payload.ref or payload.name)
+def prices_only(payloads: Sequence[Payload]) -> list[Payload]:
+    """The payloads less the ECB daily file that an earlier version archived beside a euro
+    source's prices: euro prices are stored as stated now, and every read converts them with
+    the ecb-rates source's rates (warehouse/views/05_price_history_usd.sql)."""
+    return [p for p in payloads if p.url != ECB_DAILY_URL]

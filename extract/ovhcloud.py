@@ -1,16 +1,16 @@
 """OVHcloud's public order catalog (public): hourly prices of its Public Cloud GPU instance
-flavors, in the catalog's currency (euros converted at the ECB's daily rate)."""
+flavors, in the catalog's currency as stated (every read converts euros at the ECB's rate of
+the price's day)."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult
+from chipcost.core.record import STORED_CURRENCIES, ParseResult
 from chipcost.extract import _http
-from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
+from chipcost.extract._fx import prices_only
 from chipcost.extract._kit import host_spec, listed_rows, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
@@ -27,36 +27,15 @@ HOURLY, MONTHLY = ".consumption", ".monthly.postpaid"
 # Catalog prices are integers in 1e-8 of the currency (OVHcloud's "micro-cents").
 UNITS_PER_CURRENCY = 100_000_000
 
-log = logging.getLogger("chipcost.extract.ovhcloud")
-
 
 def fetch(ctx: FetchContext) -> list[Payload]:
-    """The catalog, then the ECB's euro rates (optional: without them the prices stay euros)."""
-    with _http.http_client(PROVIDER, ctx) as client:
-        payloads = [_http.get(ctx, client, CATALOG_URL, ext="json")]
-        ctx.progress("public cloud catalog")
-        payloads += _http.optional(
-            ctx, client, ECB_DAILY_URL, ext="xml", what="ECB rates",
-            lost="OVHcloud's euro prices cannot be converted this run", log=log,
-        )  # fmt: skip
-    return payloads
+    """The catalog, archived as it arrives."""
+    return _http.one_page(ctx, PROVIDER, CATALOG_URL, label="public cloud catalog", ext="json")
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One on-demand record per GPU flavor, per instance-hour, in US dollars; pure."""
-    rates = [r for p in payloads if p.url == ECB_DAILY_URL and (r := eur_usd(p))]
-    rate = rates[-1] if rates else None
-    catalogs = [p for p in payloads if p.url != ECB_DAILY_URL]
-    result = each_row(
-        catalogs, SOURCE_NAME, PROVIDER, rows=rows,
-        offers=lambda addon, page: offers(addon, page, rate),
-    )  # fmt: skip
-    if rate is None:
-        result.notes.append(
-            f"no EUR/USD rate from the ECB ({ECB_DAILY_URL}) in this run: OVHcloud's prices "
-            "are in euros and are refused until one is archived"
-        )
-    return result
+    """One on-demand record per GPU flavor, per instance-hour, in the catalog's currency; pure."""
+    return each_row(prices_only(payloads), SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
 
 
 def rows(page: Page) -> list[Any]:
@@ -77,7 +56,7 @@ def rows(page: Page) -> list[Any]:
     ]
 
 
-def offers(row: Any, page: Page, rate: EurUsd | None) -> list[Item]:
+def offers(row: Any, page: Page) -> list[Item]:
     """The hourly price of one GPU flavor; other addons are counted, not loaded."""
     addon, currency = row["addon"], row["currency"]
     code = str(addon.get("planCode") or "") if isinstance(addon, dict) else ""
@@ -95,21 +74,16 @@ def offers(row: Any, page: Page, rate: EurUsd | None) -> list[Item]:
         hourly = _hourly(addon)
     except ValueError as exc:
         return [page.reject(f"{code}: {exc}", addon, code)]
-    if currency not in ("EUR", "USD"):
-        return [page.reject(f"{code}: catalog currency {currency!r} is neither EUR nor USD",
-                            addon, code)]  # fmt: skip
-    if currency == "EUR" and rate is None:
-        return [page.reject(f"{code}: a euro price with no ECB rate in this run", addon, code)]
+    if currency not in STORED_CURRENCIES:
+        why = f"{code}: catalog currency {currency!r} is not one prices are stored in"
+        return [page.reject(f"{why} ({', '.join(STORED_CURRENCIES)})", addon, code)]
     memory = (gpu.get("memory") or {}).get("size") if isinstance(gpu.get("memory"), dict) else None
-    usd = rate.usd if currency == "EUR" and rate is not None else float
     extra: dict[str, Any] = {
         "gpu_model": gpu.get("model"),
         "price_basis": "per instance-hour",
         "price_listed": f"{hourly:g} {currency}",
         "monthly_price": _monthly(row["monthly"], currency),
     }
-    if currency == "EUR" and rate is not None:
-        extra |= {"eur_usd": rate.rate, "rate_date": rate.day, "rate_payload": rate.ref}
     memory_gb = host_spec(memory)
     return [
         page.record(
@@ -118,7 +92,8 @@ def offers(row: Any, page: Page, rate: EurUsd | None) -> list[Item]:
             chip=page.chip(str(gpu["model"]), memory_gb),
             chip_count=float(count),
             pricing_model="on_demand",
-            price_per_hour=usd(hourly),
+            price_per_hour=float(hourly),
+            currency=currency,
             sku=code,
             extra={k: v for k, v in extra.items() if v is not None},
             vcpus=host_spec((technical.get("cpu") or {}).get("cores")),
@@ -161,7 +136,7 @@ SOURCE = Source(
     provider=PROVIDER,
     description=(
         "OVHcloud public order catalog (Public Cloud, FR): hourly on-demand prices of its GPU "
-        "instance flavors, euro prices converted at the ECB's daily rate"
+        "instance flavors, in the catalog's currency (euros converted on read)"
     ),
     fetch=fetch,
     parse=parse,

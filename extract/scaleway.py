@@ -1,10 +1,9 @@
 """Scaleway's Instance products (public): hourly prices of its GPU instance types per zone, in
-euros converted at the ECB's daily rate."""
+euros as Scaleway states them (every read converts them at the ECB's rate of the price's day)."""
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -12,7 +11,7 @@ from urllib.parse import urlsplit
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
-from chipcost.extract._fx import ECB_DAILY_URL, EurUsd, eur_usd
+from chipcost.extract._fx import prices_only
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -34,11 +33,9 @@ PER_PAGE = 100  # the API's largest page
 FIELDS = ("hourly_price", "gpu", "ncpus")
 GIB = 1024**3
 
-log = logging.getLogger("chipcost.extract.scaleway")
-
 
 def fetch(ctx: FetchContext) -> list[Payload]:
-    """Every zone's products, page by page, then the ECB's euro rates (optional)."""
+    """Every zone's products, page by page, archived as each arrives."""
     payloads: list[Payload] = []
     with _http.http_client(PROVIDER, ctx) as client:
         for zone in ZONES:
@@ -51,10 +48,6 @@ def fetch(ctx: FetchContext) -> list[Payload]:
                 if len(_servers(payload)) < PER_PAGE:
                     break
                 page += 1
-        payloads += _http.optional(
-            ctx, client, ECB_DAILY_URL, ext="xml", what="ECB rates",
-            lost="Scaleway's euro prices cannot be converted this run", log=log,
-        )  # fmt: skip
     return payloads
 
 
@@ -69,20 +62,8 @@ def _servers(payload: Payload) -> dict[str, Any]:
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One on-demand record per GPU instance type and zone, per instance-hour, in dollars."""
-    rates = [r for p in payloads if p.url == ECB_DAILY_URL and (r := eur_usd(p))]
-    rate = rates[-1] if rates else None
-    pages = [p for p in payloads if p.url != ECB_DAILY_URL]
-    result = each_row(
-        pages, SOURCE_NAME, PROVIDER, rows=rows,
-        offers=lambda row, page: offers(row, page, rate),
-    )  # fmt: skip
-    if rate is None:
-        result.notes.append(
-            f"no EUR/USD rate from the ECB ({ECB_DAILY_URL}) in this run: Scaleway's prices "
-            "are in euros and are refused until one is archived"
-        )
-    return result
+    """One on-demand record per GPU instance type and zone, per instance-hour, in euros."""
+    return each_row(prices_only(payloads), SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
 
 
 def rows(page: Page) -> list[Any]:
@@ -98,7 +79,7 @@ def rows(page: Page) -> list[Any]:
     return [{"type": name, "zone": zone, "spec": spec} for name, spec in servers.items()]
 
 
-def offers(row: Any, page: Page, rate: EurUsd | None) -> list[Item]:
+def offers(row: Any, page: Page) -> list[Item]:
     """The hourly price of one GPU instance type in one zone; CPU types are counted, not loaded."""
     name, zone, spec = str(row["type"]), row["zone"], row["spec"]
     if not isinstance(spec, dict) or spec.get("gpu") in (0, None):
@@ -116,18 +97,11 @@ def offers(row: Any, page: Page, rate: EurUsd | None) -> list[Item]:
     eur, why = json_price(spec.get("hourly_price"), f"{name} {zone} hourly_price")
     if eur is None:
         return [page.reject(why, spec, name)]
-    if rate is None:
-        return [page.reject(f"{name} {zone}: a euro price with no ECB rate in this run",
-                            spec, name)]  # fmt: skip
     memory = host_spec(info.get("gpu_memory"), per=GIB)
     monthly = spec.get("monthly_price")
     extra: dict[str, Any] = {
         "gpu_name": gpu,
         "price_basis": "per instance-hour",
-        "price_eur": eur,
-        "eur_usd": rate.rate,
-        "rate_date": rate.day,
-        "rate_payload": rate.ref,
     }
     if isinstance(monthly, int | float) and not isinstance(monthly, bool) and monthly > 0:
         extra["monthly_price"] = f"{monthly} EUR a month"
@@ -138,7 +112,8 @@ def offers(row: Any, page: Page, rate: EurUsd | None) -> list[Item]:
             chip=page.chip(gpu, memory),
             chip_count=float(count),
             pricing_model="on_demand",
-            price_per_hour=rate.usd(eur),
+            price_per_hour=eur,
+            currency="EUR",
             sku=name,
             extra=extra,
             vcpus=host_spec(spec.get("ncpus")),
@@ -152,7 +127,7 @@ SOURCE = Source(
     provider=PROVIDER,
     description=(
         "Scaleway Instance products (public): hourly on-demand prices of its GPU instance "
-        "types per zone, euro prices converted at the ECB's daily rate"
+        "types per zone, in euros (reads convert them at the ECB's rate of each day)"
     ),
     fetch=fetch,
     parse=parse,

@@ -12,7 +12,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._fx import ECB_DAILY_URL
+from chipcost.extract._fx import prices_only
 from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
@@ -42,10 +42,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """One record per GPU plan and region, per instance-hour, in euros; pure."""
-    # Archives of earlier versions hold the ECB's daily file beside the plans; the rates come
-    # from the ecb-rates source now.
-    plans = [p for p in payloads if p.url != ECB_DAILY_URL]
-    return each_row(plans, SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
+    return each_row(prices_only(payloads), SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
 
 
 def rows(page: Page) -> list[Any]:

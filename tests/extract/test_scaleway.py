@@ -1,5 +1,6 @@
-"""scaleway: parse() on a recorded products answer (euro prices converted at the ECB's rate),
-bad rows, no rate, and fetch() over the zones and their pages without a key."""
+"""scaleway: parse() on a recorded products answer (euro prices stored as stated), bad rows, an
+earlier archive with the ECB's file beside the products, and fetch() over the zones and their
+pages without a key."""
 
 from __future__ import annotations
 
@@ -15,23 +16,19 @@ from tests.sources import STAMP, context, payload
 
 FIXTURES = FIXTURES / "scaleway"
 URL = PRODUCTS_URL.format(zone="fr-par-2") + f"?page=1&per_page={PER_PAGE}"
-RATE = 1.0556  # the recorded ECB file's dollar
 
 
 def answers(products: str = "products-servers.json") -> list:
-    return [payload("scaleway", products, URL),
-            payload("scaleway", "ecb-eurofxref-daily.xml", ECB_DAILY_URL)]  # fmt: skip
+    return [payload("scaleway", products, URL)]
 
 
-def test_each_gpu_type_is_its_hourly_price_in_dollars_in_its_zone():
+def test_each_gpu_type_is_its_hourly_price_in_euros_in_its_zone():
     result = parse(answers())
     found = {r.instance_type: r for r in result.records}
     h100 = found["H100-1-80G"]
     assert (h100.chip, h100.chip_count, h100.region) == ("H100-PCIe", 1.0, "fr-par-2")
-    assert h100.price_per_hour == round(2.8665 * RATE, 6)
-    assert (
-        h100.extra["price_eur"] == 2.8665 and h100.extra["monthly_price"] == "2092.545 EUR a month"
-    )
+    assert (h100.price_per_hour, h100.currency) == (2.8665, "EUR")
+    assert h100.extra["monthly_price"] == "2092.545 EUR a month"
     assert (h100.vcpus, h100.ram_gb) == (24.0, 240.0)
     assert found["H100-SXM-8-80G"].chip == "H100-SXM" and found["B300-SXM-8-288G"].chip == "B300"
     assert found["L4-2-24G"].chip_count == 2.0 and found["RENDER-S"].chip == "P100"
@@ -49,10 +46,10 @@ def test_bad_rows_become_rejects():
     assert len(result.rejects) == 4 and len(result.records) == 2
 
 
-def test_euro_prices_without_a_rate_are_refused_and_said():
-    result = parse(answers()[:1])
-    assert not result.records and len(result.rejects) == 7
-    assert "no EUR/USD rate from the ECB" in " ".join(result.notes)
+def test_an_earlier_archive_with_the_ecb_file_beside_the_products_replays():
+    ecb = payload("scaleway", "ecb-eurofxref-daily.xml", ECB_DAILY_URL)
+    earlier = parse([*answers(), ecb])
+    assert earlier.records == parse(answers()).records and not earlier.rejects
 
 
 def test_fetch_reads_every_zone_page_by_page_without_a_key(tmp_path):
@@ -63,14 +60,12 @@ def test_fetch_reads_every_zone_page_by_page_without_a_key(tmp_path):
     def handler(request: httpx.Request) -> httpx.Response:
         assert "x-auth-token" not in request.headers
         seen.append(str(request.url))
-        if request.url.host == "www.ecb.europa.eu":
-            return httpx.Response(200, content=(FIXTURES / "ecb-eurofxref-daily.xml").read_bytes())
         if "fr-par-2" in request.url.path and request.url.params["page"] == "1":
             return httpx.Response(200, content=json.dumps(full).encode())
         return httpx.Response(200, content=(FIXTURES / "products-servers.json").read_bytes())
 
     fetched = fetch(context(tmp_path, SOURCE.name, handler))
-    assert len(fetched) == len(ZONES) + 2  # fr-par-2 has a second page, then the ECB's rates
+    assert len(fetched) == len(ZONES) + 1  # fr-par-2 has a second page; no ECB file
     assert any("fr-par-2" in url and "page=2" in url for url in seen)
-    assert fetched[-1].url == ECB_DAILY_URL
+    assert all("ecb.europa.eu" not in url for url in seen)
     assert parse(read_payloads(tmp_path / STAMP, "scaleway")).records

@@ -1,10 +1,10 @@
 -- Every price of price_history in US dollars, the base every read of prices stands on. A
 -- price is stored in the currency its provider states (core/record.py STORED_CURRENCIES: US
--- dollars, and euros: Seeweb's); a euro price is converted here, at the ECB reference rate of
--- the day it was last seen (the latest rate published on or before that day, at most 7 days
--- earlier: the ECB publishes on working days), the rates warehouse/fx.py converts a read into
--- the currency asked with. A price with no such rate is left out, never shown in euros under
--- the dollar's name.
+-- dollars, and euros: Seeweb's, OVHcloud's, Scaleway's); a euro price is converted here, at
+-- the ECB reference rate of the day it was last seen (the latest rate published on or before
+-- that day, at most 7 days earlier: the ECB publishes on working days), the rates
+-- warehouse/fx.py converts a read into the currency asked with. A price with no such rate is
+-- left out, never shown in euros under the dollar's name.
 CREATE OR REPLACE VIEW price_history_usd AS
 WITH usd_per_eur AS (  -- each day's rate as last observed (a later file corrects a day)
     SELECT day, arg_max(per_eur, (observed_at, payload_ref)) AS usd
