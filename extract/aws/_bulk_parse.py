@@ -14,6 +14,7 @@ from typing import Any
 
 from chipcost.core.catalog import aws_families
 from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.extract._estimate import ESTIMATE_KEY, estimate_of
 from chipcost.extract._kit import positive
 from chipcost.extract.aws._bulk_csv import CsvHead, Selection
 from chipcost.extract.aws._price_list import (
@@ -180,6 +181,7 @@ def _terms(sku: str, rows: list[dict[str, str]]) -> dict[str, dict[str, Any]]:
                     for name in ("LeaseContractLength", "PurchaseOption", "OfferingClass")
                     if row[name]
                 },
+                **{ESTIMATE_KEY: row.get(ESTIMATE_KEY, "")},  # the sample's mark; AWS has none
             },
         )
         term["priceDimensions"][row["RateCode"]] = {
@@ -258,6 +260,7 @@ def _plan_record(
         "effectiveDate": row.get("EffectiveDate", ""),
         "description": row.get("Description", ""),
         "version": version,
+        **estimate_of(row),  # the sample's mark; AWS's files have no such column
     }
     return replace(
         product,

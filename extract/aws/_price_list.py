@@ -12,6 +12,7 @@ from typing import Any
 
 from chipcost.core.catalog import ChipMatch, aws_chip_for, aws_location_regions
 from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import Origin, RowUnreadable, host_spec, json_of, read_row
 
 # The Price List's words for a reserved term, in the record's vocabulary (chipcost/core/record.py).
@@ -275,6 +276,7 @@ def _term_record(
         offerTermCode=str(term.get("offerTermCode", "")),
         version=version,
     )
+    extra.update(estimate_of(term))  # the sample's mark; AWS sends none
     fields: dict[str, Any] = {"pricing_model": "on_demand"}
     if term_type == "Reserved":
         fields = _reserved_fields(term, hourly, upfront)

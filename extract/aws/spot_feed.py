@@ -19,6 +19,7 @@ from chipcost.core.catalog import aws_chip_for, aws_families, aws_family
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.extract._estimate import estimate_of
 from chipcost.extract._http import http_client
 from chipcost.extract._kit import Origin, json_of, positive
 from chipcost.extract.aws._files import get_bytes
@@ -139,7 +140,7 @@ def _spot_record(
         chip_count=match.chip_count,
         pricing_model="spot",
         price_per_hour=_linux_price(size),
-        extra={k: v for k, v in (extra | match.share_label()).items() if v},
+        extra={k: v for k, v in (extra | match.share_label() | estimate_of(size)).items() if v},
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.sample.build._aws_price_list import REGIONS, offer_item, sku_for
 
 DISCLAIMER = (
@@ -117,6 +118,8 @@ def ec2_rows(item: dict[str, Any]) -> list[dict[str, str]]:
                     Currency=currency,
                     **term["termAttributes"],
                 )
+                if term.get(ESTIMATE_KEY):  # the sample's mark, a column of its own
+                    row[ESTIMATE_KEY] = term[ESTIMATE_KEY]
                 rows.append(row)
     return rows
 
@@ -165,8 +168,11 @@ def product_rows(instance_type: str, region: str, *args: Any, **kw: Any) -> list
     return ec2_rows(offer_item(instance_type, region, *args, **kw))
 
 
-def sp_rows(rows: list[dict[str, str]], effective: str) -> list[dict[str, str]]:
-    """The twelve savings-plan rates (2 plans x 2 terms x 3 payments) of one EC2 product."""
+def sp_rows(
+    rows: list[dict[str, str]], effective: str, estimate: str | None = None
+) -> list[dict[str, str]]:
+    """The twelve savings-plan rates (2 plans x 2 terms x 3 payments) of one EC2 product;
+    estimate, when given, marks each (a column of its own, ESTIMATE_KEY)."""
     on_demand = next(r for r in rows if r["TermType"] == "OnDemand")
     region, kind = on_demand["Region Code"], on_demand["Instance Type"]
     family = kind.split(".", 1)[0]
@@ -210,12 +216,18 @@ def sp_rows(rows: list[dict[str, str]], effective: str) -> list[dict[str, str]]:
                     "DiscountedRegionCode": region,
                     "DiscountedInstanceType": kind,
                 }
+                | ({ESTIMATE_KEY: estimate} if estimate else {})
             )
     return found
 
 
 def sp_csv(
-    rows: list[dict[str, str]], version: str, published: str, *, sample: bool = False
+    rows: list[dict[str, str]],
+    version: str,
+    published: str,
+    *,
+    sample: bool = False,
+    header: list[str] = SP_HEADER,
 ) -> bytes:
     """As AWS writes savings-plan CSVs: values bare (none holds a comma)."""
     head = [
@@ -224,7 +236,7 @@ def sp_csv(
         f"Publication Date,{published}",
         f"Version,{version}",
         "OfferCode,AWSComputeSavingsPlan",
-        ",".join(SP_HEADER),
+        ",".join(header),
     ]
-    lines = head + [",".join(row.get(c, "") for c in SP_HEADER) for row in rows]
+    lines = head + [",".join(row.get(c, "") for c in header) for row in rows]
     return ("\n".join(lines) + "\n").encode()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.sample.build._aws_bulk_csv import DISCLAIMER, EC2_PATH, SP_PATH
 from chipcost.sample.build._aws_price_list import SAMPLE_KEY, SAMPLE_LABEL
 
@@ -68,8 +69,14 @@ def version_index(versions: list[tuple[str, str, str]], published: str) -> dict[
     }
 
 
-def spot_feed(regions: dict[str, list[tuple[str, str, str]]], *, sample: bool = False) -> bytes:
-    """spot.js: {feed region: [(type group, size, linux USD)]}, mswin alongside."""
+def spot_feed(
+    regions: dict[str, list[tuple[str, str, str]]],
+    *,
+    sample: bool = False,
+    estimate: str | None = None,
+) -> bytes:
+    """spot.js: {feed region: [(type group, size, linux USD)]}, mswin alongside; estimate, when
+    given, marks every priced size (the sample's, beside the feed's own fields)."""
     config: dict[str, Any] = {
         "rate": "perhr",
         "valueColumns": ["linux", "mswin"],
@@ -84,7 +91,10 @@ def spot_feed(regions: dict[str, list[tuple[str, str, str]]], *, sample: bool = 
                 {"name": "linux", "prices": {"USD": linux}},
                 {"name": "mswin", "prices": {"USD": mswin}},
             ]
-            groups.setdefault(group, []).append({"size": size, "valueColumns": columns})
+            entry: dict[str, Any] = {"size": size, "valueColumns": columns}
+            if estimate and not linux.startswith("N/A"):
+                entry[ESTIMATE_KEY] = estimate
+            groups.setdefault(group, []).append(entry)
         types = [{"type": t, "sizes": s} for t, s in groups.items()]
         footnotes = {"*": "notAvailableForCCorCGPU"}
         config["regions"].append({"region": name, "footnotes": footnotes, "instanceTypes": types})

@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.sample.build._common import SAMPLE_KEY
 
 SAMPLE_LABEL = "synthetic sample data, not AWS prices"
@@ -152,6 +153,22 @@ EFFECTIVE_DATE = "2025-06-01T00:00:00Z"
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
+# What the sample's untraced prices rest on, marked in each term (sample/REFERENCES.md traces
+# the rest). The savings-plan one holds no comma: that CSV writes its values bare.
+ON_DEMAND_ESTIMATE = (
+    "synthetic: set near AWS's public us-east-1 list price after the June 2025 cuts times a "
+    "level per region; not an AWS price"
+)
+RESERVED_ESTIMATE = (
+    "synthetic: a fixed share of the sample's on-demand price for each lease, class and "
+    "payment; not an AWS reservation price"
+)
+SAVINGS_PLAN_ESTIMATE = (
+    "synthetic: a fixed share of the sample's on-demand price for each plan term and payment; "
+    "not an AWS savings-plan rate"
+)
+
+
 def sku_for(*parts: str) -> str:
     """A stable 16-character SKU in AWS's style, derived from what the product is."""
     digest = hashlib.sha256("|".join(parts).encode()).digest()
@@ -279,8 +296,12 @@ def offer_item(
     reserved_effective: str = EFFECTIVE_DATE,
     version: str = VERSION,
     publication_date: str = PUBLICATION_DATE,
+    estimate: str | None = None,
+    reserved_estimate: str | None = None,
 ) -> dict[str, Any]:
-    """One GetProducts item (as a dict): the product, its OnDemand and its Reserved terms."""
+    """One GetProducts item (as a dict): the product, its OnDemand and its Reserved terms;
+    estimate and reserved_estimate, when given, mark the on-demand and the reserved terms (the
+    sample's mark beside each term's own fields: what the price rests on)."""
     price = listed_price(instance_type, region) if price is None else price
     prod = product(instance_type, region, market=market)
     sku = prod["sku"]
@@ -299,6 +320,9 @@ def offer_item(
             currency=currency,
             share_factor=reserved_factor,
         )
+    for term_type, mark in (("OnDemand", estimate), ("Reserved", reserved_estimate)):
+        for term in terms.get(term_type, {}).values() if mark else ():
+            term[ESTIMATE_KEY] = mark
     item = {"product": prod, "serviceCode": "AmazonEC2", "terms": terms}
     item.update(version=version, publicationDate=publication_date)
     return item

@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from chipcost.archive import ArchiveWriter
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.aws._public import PRICE_LIST_URL
 from chipcost.extract.aws.bulk import SOURCE_NAME
 from chipcost.sample.build._aws_bulk_csv import (
     EC2_PATH,
     HEADER_2025,
+    SP_HEADER,
     SP_PATH,
     ec2_csv,
     product_rows,
@@ -25,7 +27,12 @@ from chipcost.sample.build._aws_bulk_csv import (
     sp_rows,
 )
 from chipcost.sample.build._aws_indexes import ec2_region_index, offer_index, sp_region_index
-from chipcost.sample.build._aws_price_list import listed_price
+from chipcost.sample.build._aws_price_list import (
+    ON_DEMAND_ESTIMATE,
+    RESERVED_ESTIMATE,
+    SAVINGS_PLAN_ESTIMATE,
+    listed_price,
+)
 from chipcost.sample.build._common import fresh_writer
 
 TYPES = {
@@ -47,6 +54,10 @@ EC2_VERSIONS = (
 )
 SP_VERSION = ("20261105203214", "2026-11-05T20:32:14Z")
 CUT = ("g6e.xlarge", "ap-south-1", 0.9)  # on demand 10% cheaper from the second version
+# No price of this sample is traced (sample/REFERENCES.md): each row says what it rests on in
+# a column of the sample's own after AWS's.
+EC2_HEADER = [*HEADER_2025, ESTIMATE_KEY]
+PLAN_HEADER = [*SP_HEADER, ESTIMATE_KEY]
 
 
 def write_run(out: Path, day: int, moment: datetime) -> Path:
@@ -83,10 +94,14 @@ def write_indexes(writer: ArchiveWriter, day: int, moment: datetime) -> None:
 def write_region(writer: ArchiveWriter, region: str, day: int, moment: datetime) -> None:
     version, published = _version(day)
     groups = _products(region, day)
-    ec2 = ec2_csv([r for g in groups for r in g], HEADER_2025, version, published, sample=True)
+    ec2 = ec2_csv([r for g in groups for r in g], EC2_HEADER, version, published, sample=True)
     # The savings-plan file keeps its one version: its rates follow the first day's prices.
-    rates = [rate for g in _products(region, 1) for rate in sp_rows(g, SP_VERSION[1])]
-    plans = sp_csv(rates, *SP_VERSION, sample=True)
+    rates = [
+        rate
+        for g in _products(region, 1)
+        for rate in sp_rows(g, SP_VERSION[1], SAVINGS_PLAN_ESTIMATE)
+    ]
+    plans = sp_csv(rates, *SP_VERSION, sample=True, header=PLAN_HEADER)
     for kind, path, data, name in (
         ("ec2", f"{EC2_PATH}/{version}/{region}/index.csv", ec2, "aws-bulk ec2"),
         (
@@ -122,6 +137,8 @@ def _products(region: str, day: int) -> list[list[dict[str, str]]]:
                 effective=effective,
                 version=version,
                 publication_date=published,
+                estimate=ON_DEMAND_ESTIMATE,
+                reserved_estimate=RESERVED_ESTIMATE,
             )
         )
     return groups

@@ -14,6 +14,8 @@ from chipcost.extract.aws.pricing import (
     get_products_request,
 )
 from chipcost.sample.build._aws_price_list import (
+    ON_DEMAND_ESTIMATE,
+    RESERVED_ESTIMATE,
     SPECS,
     item_string,
     listed_price,
@@ -58,6 +60,13 @@ REGIONS_BY_TYPE = {
     "inf2.xlarge": (*US, "eu-west-1", "ap-northeast-1"),
     "inf2.48xlarge": (*US, "eu-west-1", "ap-northeast-1"),
 }
+# The on-demand prices sample/REFERENCES.md traces to a public page: every other price of the
+# sample (and every reserved term) is marked an estimate in its term.
+TRACED_ON_DEMAND = frozenset({
+    ("p5.48xlarge", "us-east-1"), ("p5.48xlarge", "us-west-2"), ("p5en.48xlarge", "us-east-1"),
+    ("p6-b200.48xlarge", "us-east-1"), ("trn1.32xlarge", "us-east-1"),
+    ("trn2.48xlarge", "us-east-2"),
+})  # fmt: skip
 
 
 @dataclass
@@ -118,6 +127,10 @@ def offer_string(offer: Offer, moment: datetime) -> str:
         reserved_effective=offer.reserved_effective,
         version=f"{published:%Y%m%d%H%M%S}",
         publication_date=f"{published:%Y-%m-%dT%H:%M:%SZ}",
+        estimate=None
+        if (offer.instance_type, offer.region) in TRACED_ON_DEMAND
+        else ON_DEMAND_ESTIMATE,
+        reserved_estimate=RESERVED_ESTIMATE,
     )
     return item_string(item)
 

@@ -15,6 +15,10 @@ from chipcost.sample.build.aws_bulk import TYPES
 # The feed groups sizes by family type; these are the groups the sample's types fall in.
 GROUPS = {"p": "gpuCurrentGen", "g": "gpuCurrentGen", "t": "mlCurrentGen", "i": "mlCurrentGen"}
 NO_SPOT_MARKET = ("eu-central-1", "trn2.48xlarge")
+# What every spot price of the sample rests on, marked beside the feed's own fields.
+ESTIMATE = (
+    "synthetic: 30-46% of the sample's on-demand price, moving a step a day; not AWS's spot price"
+)
 
 
 def spot_share(instance_type: str, region: str, day: int) -> float:
@@ -33,6 +37,6 @@ def write_run(out: Path, day: int, moment: datetime) -> Path:
             price = listed_price(kind, region) * spot_share(kind, region, day)
             sizes.append((GROUPS[kind[0]], kind, f"{price:.4f}"))
     regions[NO_SPOT_MARKET[0]].append(("mlCurrentGen", NO_SPOT_MARKET[1], "N/A*"))
-    data = spot_feed(regions, sample=True)
+    data = spot_feed(regions, sample=True, estimate=ESTIMATE)
     writer.write(data, SPOT_FEED_URL, fetched_at=moment, ext="js", request={"kind": "spot-feed"})
     return writer.directory
