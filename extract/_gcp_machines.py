@@ -58,7 +58,7 @@ class Unsold:
                 f"{machine} ({named}{more}; {count} region price(s))"
             )
         for (option, offered), machines in by_reason.items():
-            model = skus.MODEL_OF[option]
+            model = skus.model_of(option)
             why = (
                 f"Google's consumption pages do not sell the family by {option}"
                 if offered == "no"

@@ -34,15 +34,16 @@ OPTION = {
     "Calendar": "calendar_mode",
 }
 OPTIONS_OFFERED = ("yes", "no", "not_stated")
-# The pricing model each option's prices are recorded under.
-MODEL_OF = {
-    "on_demand": "on_demand",
-    "spot": "spot",
-    "flex_start": "flex_start",
-    "calendar_mode": "capacity_block",
-    "future_reservation": "reserved",
-    "commitment": "commitment",
-}
+# The pricing model each option's prices are recorded under: its own name (on_demand, spot,
+# flex_start, commitment: chipcost/core/vocabulary.py), but for these two.
+_MODEL_NAMED_APART = {"calendar_mode": "capacity_block", "future_reservation": "reserved"}
+
+
+def model_of(option: str) -> str:
+    """The pricing model a consumption option's prices are recorded under."""
+    return _MODEL_NAMED_APART.get(option, option)
+
+
 # A future reservation of a shape Google does not rent on demand is charged at the OnDemand SKU's
 # rate ("reserved resources are charged at the same on-demand rates as running VMs",
 # gcp_consumption.csv): recorded as reserved, with no fixed term and nothing up front.
