@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from chipcost.core.record import ParseResult
 from chipcost.core.vocabulary import not_rentable
 from chipcost.extract import _gcp_skus as skus
+from chipcost.extract._estimate import estimate_of_all
 from chipcost.extract._kit import Offer, Origin
 
 # (stem key, usage, region): where one SKU's price applies.
@@ -25,6 +26,7 @@ class Rate:
     sku: str
     origin: Origin
     effective: str
+    estimate: str = ""  # the sample's mark on the SKU (extract/_estimate.py); Google sends none
 
     def offer(self, usage: str, region: str, terms: tuple[str, str, str] | None = None) -> Offer:
         """What the records priced from this rate share: where, the usage type's terms (or the
@@ -191,6 +193,8 @@ def _machine_record(
         extra |= {"vcpu_per_hour": parts["cpu"].price, "ram_gib_per_hour": parts["ram"].price}
     elif machine.billing == "gpu_only":
         extra["priced"] = "the GPUs only: the N1 VM they attach to is billed apart"
+    # the sample's marks on the SKUs that price it, each once
+    extra |= estimate_of_all({"estimate": rate.estimate} for rate in parts.values())
     return gpu.offer(usage, region, terms).record(
         instance_type=machine.name,
         chip=machine.chip,

@@ -14,6 +14,7 @@ from chipcost.core.record import ParseResult, Reject
 from chipcost.extract import _gcp_skus as skus
 from chipcost.extract import _gcp_tpus as tpus
 from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._gcp_machines import Rate, machine_records
 from chipcost.extract._kit import (
     Origin,
@@ -145,7 +146,8 @@ def _read_sku(sku: Any, origin: Origin, catalog: Catalog) -> list[Reject]:
     if not problem and not regions:
         problem = "serviceRegions is empty: cannot tell where the price applies"
     if not problem:
-        rate = Rate(price, _id(sku), origin, skus.effective_time(sku))
+        mark = estimate_of(sku).get("estimate", "")
+        rate = Rate(price, _id(sku), origin, skus.effective_time(sku), mark)
         if is_tpu:
             _file_tpu(description, usage, regions, rate, catalog)
         else:
@@ -214,6 +216,7 @@ def _tpu_records(catalog: Catalog) -> ParseResult:
             extra = {"priced": "per chip-hour", "chip_per_hour": rate.price}
             extra |= {"accelerator_type": shape.accelerator_type, "topology": shape.topology}
             extra["effective"] = rate.effective
+            extra |= estimate_of_all([{"estimate": rate.estimate}])
             result.records.append(
                 rate.offer(usage, region).record(
                     instance_type=shape.name,

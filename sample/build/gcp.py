@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract.gcp import PAGE_SIZE, SERVICES, SKUS_URL, SOURCE_NAME
 from chipcost.sample.build._common import SAMPLE_KEY, factor, fresh_writer, indented_json
 
@@ -60,6 +61,23 @@ MODE_SKUS = (
 )
 # fmt: on
 USAGES = ("OnDemand", "Preemptible", "Commit1Yr", "Commit3Yr")
+# The SKUs whose prices sample/REFERENCES.md traces: A4's Americas SKUs ([C] quotes Google's
+# catalog per Americas SKU) and MODE_SKUS (public captures). TPU v6e on demand is traced in
+# us-east5 only ([E] names that region), the A100 40GB and A2 vCPU and memory on demand in
+# us-central1 only (the recorded page, tests/fixtures/gcp/ORIGIN.md, lists the Americas SKUs
+# in us-central1, us-east1 and us-west1): the sample lists each there under its own SKU, and
+# the other Americas region's copy apart, marked. Every other SKU is marked an estimate.
+TRACED = {("A4 Nvidia B200 (1 gpu slice)", usage) for usage in USAGES}
+TRACED_IN = {
+    ("TpuV6e", "OnDemand"): "us-east5",
+    ("Nvidia Tesla A100 GPU", "OnDemand"): "us-central1",
+    ("A2 Instance Core", "OnDemand"): "us-central1",
+    ("A2 Instance Ram", "OnDemand"): "us-central1",
+}
+ESTIMATE = (
+    "synthetic: near Google's public level for this SKU (EMEA and APAC 10% above the "
+    "Americas); not a Google price"
+)
 # (stem, first day) -> price factor from that day on.
 # The L4 moves, not the H100 or TPU v6e: those keep the public prices sample/REFERENCES.md holds.
 MOVES = {("Nvidia L4 GPU", 4): 0.85}
@@ -139,18 +157,20 @@ def service_skus(service: str, day: int) -> list[dict[str, Any]]:
             for geo, regions in GEOS.items():
                 value = price * factor(MOVES, stem, day) * (1.0 if geo == "Americas" else 1.1)
                 text = description(stem, usage, geo)
-                found.append(
-                    sku(
-                        service,
-                        sku_id(service, text),
-                        text,
-                        group,
-                        usage,
-                        regions,
-                        price=round(value, 6),
-                        unit=unit,
+                for listed, mark in _marked(stem, usage, geo, regions):
+                    found.append(
+                        sku(
+                            service,
+                            sku_id(service, text, *([listed] if listed != regions else [])),
+                            text,
+                            group,
+                            usage,
+                            listed,
+                            price=round(value, 6),
+                            unit=unit,
+                        )
+                        | ({ESTIMATE_KEY: mark} if mark else {})
                     )
-                )
     if service == COMPUTE:
         found += [
             sku(service, sku_id(service, text), text, group, "OnDemand", ("us-central1",),
@@ -158,6 +178,21 @@ def service_skus(service: str, day: int) -> list[dict[str, Any]]:
             for text, group, unit, price in MODE_SKUS
         ]  # fmt: skip
     return found
+
+
+def _marked(
+    stem: str, usage: str, geo: str, regions: tuple[str, ...]
+) -> list[tuple[tuple[str, ...], str]]:
+    """The SKUs one resource's price is listed under, each with its estimate mark ('' for a
+    traced price): one SKU for the geography, or the traced region's apart from the rest."""
+    if geo == "Americas" and (stem, usage) in TRACED:
+        return [(regions, "")]
+    traced = TRACED_IN.get((stem, usage)) if geo == "Americas" else None
+    if traced in regions:
+        rest = tuple(r for r in regions if r != traced)
+        copy = f"copies {traced}'s price; its own was not found in a public copy"
+        return [((traced,), ""), (rest, copy)]
+    return [(regions, ESTIMATE)]
 
 
 def pages(service: str, day: int) -> list[bytes]:

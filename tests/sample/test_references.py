@@ -87,13 +87,6 @@ def test_the_sample_holds_the_public_price_or_says_estimate(row):
         assert "estimate" not in offer.extra
 
 
-# Sources whose sample prices are not yet all traced in REFERENCES.md or marked an estimate in
-# their payloads (their builders mark none, or only some): the coverage test below fails when
-# one of them becomes covered (take it off this list) and when any other source has a price
-# that is neither traced nor marked.
-NOT_YET_COVERED = frozenset({"gcp"})
-
-
 def sampled_sources() -> list[str]:
     return [source for source in registry() if (last_run_dir() / source).is_dir()]
 
@@ -109,7 +102,7 @@ def test_every_sample_price_is_traced_here_or_marked_an_estimate():
         if "estimate" not in r.extra
         and (r.source, r.region, r.instance_type, r.pricing_model, r.term) not in traced
     }
-    assert uncovered == NOT_YET_COVERED
+    assert not uncovered, f"prices neither traced nor marked: {sorted(uncovered)}"
 
 
 def test_every_estimate_mark_says_what_it_rests_on_and_no_traced_offer_is_marked():
