@@ -16,8 +16,10 @@ from chipcost.archive import read_manifest
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.settings import SourceSettings
 from chipcost.extract import gcp
+from chipcost.extract._estimate import ESTIMATE_KEY
 from chipcost.extract._gcp_skus import stem_key, tpu_version
 from chipcost.extract.gcp import SERVICES, SKUS_URL, fetch, parse
+from tests.paths import FIXTURES
 from tests.sources import STAMP, assert_loadable, payloads_of
 from tests.sources import context as fake_context
 
@@ -59,6 +61,24 @@ def test_the_recorded_page_prices_a2_vms_from_gpu_cores_and_memory():
     assert {r.region for r in result.records} == {"us-central1", "us-east1", "us-west1"}
     assert find(result.records, "a2-megagpu-16g", "us-west1").chip_count == 16.0
     assert_loadable(result)
+
+
+def test_a_machine_carries_the_estimate_marks_of_the_skus_that_price_it_each_once():
+    """The sample's mark (extract/_estimate.py) on a SKU reaches every record it prices; a
+    machine joined from marked SKUs says each mark once, and an unmarked page marks nothing."""
+    body = json.loads((FIXTURES / "gcp" / "recorded-compute-skus-opencost.json").read_bytes())
+    marks = {"A2 Instance Core": "synthetic: a", "A2 Instance Ram": "synthetic: a"}
+    marks["Nvidia Tesla A100 GPU"] = "synthetic: b"
+    for sku in body["skus"]:
+        stem = sku["description"].removesuffix(" running in Americas")
+        if stem in marks:
+            sku[ESTIMATE_KEY] = marks[stem]
+    marked = parse([payload("recorded-compute-skus-opencost.json", data=json.dumps(body).encode())])
+    a2 = find(marked.records, "a2-highgpu-1g")
+    assert a2.extra["estimate"] == "synthetic: a; synthetic: b"
+    assert all(r.extra.get("estimate") for r in marked.records)
+    plain = parse([payload("recorded-compute-skus-opencost.json")])
+    assert not [r for r in plain.records if "estimate" in r.extra]
 
 
 def test_components_join_across_pages_for_every_usage_type():
