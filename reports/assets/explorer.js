@@ -335,12 +335,15 @@
     for (const key of FIELDS) state[key] = $(key).value;
     render();
   });
-  // Reset goes back to the view the page opens on (on demand, the default model and order).
-  $("filters").addEventListener("reset", () => setTimeout(() => {
+  // Reset goes back to the view the page opens on (on demand, the default model and order),
+  // at once: the browser's own reset (each select to its first option) is not let run, so no
+  // moment shows, or a script reads, the first model of the list instead of the default.
+  $("filters").addEventListener("reset", (event) => {
+    event.preventDefault();
     history.replaceState(null, "", location.pathname + location.search);
     restore();
     render();
-  }));
+  });
   window.addEventListener("hashchange", () => {
     restore();
     render();
