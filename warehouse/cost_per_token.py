@@ -168,7 +168,7 @@ def figures(con: duckdb.DuckDBPyConnection, model: str, workload: str) -> Figure
             "SELECT chip, model, workload, throughput_id, chosen, choice_rank, usable, origin, "
             "tokens_per_second_per_chip, kind, set_aside_because, source, at_speed, "
             "input_tokens, output_tokens, precision, chips, sequence_length, batch_size, "
-            "published_model, scenario, tokens_per_second_per_user, operating_point "
+            "published_model, scenario, tokens_per_second_per_user, operating_point, source_date "
             "FROM throughput_ranked "
             "WHERE model = $model AND workload = $workload ORDER BY chip, throughput_id",
             {"model": model, "workload": workload},

@@ -126,7 +126,7 @@ def print_comparison(console: Console, result: CompareResult) -> None:
     console.print(f"figures used ({precisions}):", highlight=False)
     for chip, row in used.items():
         held = len(result.figures.get(chip, []))
-        count = f"{held} published figure(s) at this point" if held else "none published here"
+        count = f"{held} published figure(s) at this speed" if held else "none published here"
         console.print(shown(f"  {chip}: {_figure(row)} ({count})"), highlight=False)
         if is_derived(row) and result.elsewhere.get(chip):
             console.print(shown(f"    {_elsewhere(result.elsewhere[chip])}"), highlight=False)

@@ -231,11 +231,30 @@ def _free_baselines(
     return free
 
 
-def _at(row: Row, tps: float | None) -> Row:
-    """The offer with the figure the answer rests on, and its cost per token there."""
-    if tps is None or tps == row["tokens_per_second_per_chip"]:
+# A figure's fields (throughput_ranked) as an offer row of the ranking names them.
+_FIGURE_FIELDS = {
+    "throughput_id": "throughput_id", "kind": "throughput_kind", "source": "throughput_source",
+    "source_date": "throughput_source_date",
+    "precision": "precision", "chips": "throughput_chips",
+    "operating_point": "throughput_operating_point", "scenario": "throughput_scenario",
+    "tokens_per_second_per_user": "throughput_tokens_per_second_per_user",
+    "input_tokens": "throughput_input_tokens", "output_tokens": "throughput_output_tokens",
+}  # fmt: skip
+
+
+def _at(row: Row, figure: Row | None) -> Row:
+    """The offer with the figure the answer rests on (where it is not the ranking's chosen
+    one), and its cost per token there."""
+    if figure is None or figure["throughput_id"] == row.get("throughput_id"):
         return row
-    return {**row, "tokens_per_second_per_chip": tps, "cost_per_million_tokens": cost_at(row, tps)}
+    tps = float(figure["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+    moved = {name: figure.get(field) for field, name in _FIGURE_FIELDS.items()}
+    return {
+        **row, **moved, "tokens_per_second_per_chip": tps,
+        "cost_per_million_tokens": cost_at(row, tps),
+        "throughput_figure_kind": figure.get("kind"), "throughput_at_speed": True,
+        "throughput_range_low": None, "throughput_range_high": None,
+    }  # fmt: skip
 
 
 def _line(pricing: str, offers_a: list[Row], offers_b: list[Row], evidence: Evidence) -> Comparison:
@@ -243,5 +262,5 @@ def _line(pricing: str, offers_a: list[Row], offers_b: list[Row], evidence: Evid
     a, b, same = _pair(offers_a, offers_b)
     judged = judge(a, b, evidence)
     if judged.matched:
-        a, b = _at(a, judged.a_tps), _at(b, judged.b_tps)
+        a, b = _at(a, judged.a_figure), _at(b, judged.b_figure)
     return Comparison(pricing, a, b, same, judged)

@@ -125,6 +125,13 @@ class Match:
         unit = " chips in the run" if self.point.workload == "training" else " chips"
         return point.words().replace(", scale not published", f", {scales[0]}-{scales[-1]}{unit}")
 
+    def figure(self, side: str) -> Row:
+        """The figure a side's answer rests on: the middle of its figures at the point."""
+        rows = sorted(
+            self.a if side == "a" else self.b, key=lambda r: r["tokens_per_second_per_chip"]
+        )  # type: ignore[arg-type, return-value]
+        return rows[(len(rows) - 1) // 2]
+
     def tps(self, side: str) -> float:
         rows = self.a if side == "a" else self.b
         return middle([float(r["tokens_per_second_per_chip"]) for r in rows])  # type: ignore[arg-type]

@@ -111,6 +111,8 @@ class Verdict:
     measure: str = "measure both (`chipcost measure`)"  # how to close it, neither measured
     best: float | None = None  # the change over the figures at the point, best and worst
     worst: float | None = None
+    a_figure: Row | None = None  # the figures a verdict rests on (throughput_ranked rows)
+    b_figure: Row | None = None
 
     @property
     def matched(self) -> bool:
@@ -187,7 +189,7 @@ def _at_match(a: Row, b: Row, match: Match) -> Verdict:
     return Verdict(
         _measured(ta, break_even), break_even, break_even / tb, (low_a, high_a), (low_b, high_b),
         change=(pa / ta) / (pb / tb) - 1, a_tps=ta, b_tps=tb, point=match.words(),
-        best=best, worst=worst,
+        best=best, worst=worst, a_figure=match.figure("a"), b_figure=match.figure("b"),
     )  # fmt: skip
 
 

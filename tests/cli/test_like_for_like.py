@@ -106,3 +106,17 @@ def test_the_fit_note_names_only_chips_no_offer_of_which_fits(db):
     note = next(line for line in table.stdout.splitlines() if "need more than one" in line)
     named = note.split("(")[-1].split(" need more than one")[0].split(", ")
     assert named and not set(named) & fitting
+
+
+def test_the_figures_a_verdict_rests_on_are_the_ones_shown(db):
+    """MI355X is published in FP4 (its chosen figure) and, by one submitter, in FP8: against
+    H100's FP8 the verdict rests on the FP8 one, and the answer names that figure."""
+    rows = _compare(db, "MI355X", "H100-SXM")
+    assert any(row["verdict"] in MATCHED for row in rows)
+    for row in rows:
+        if row["verdict"] in MATCHED:
+            assert row["a_precision"] == row["b_precision"] == "fp8"
+            assert "FP8" in row["verdict_point"]
+            tps = row["a_tokens_per_second_per_chip"]
+            cost = row["a_price_per_chip_hour"] / (tps * 3600 / 1e6)
+            assert row["a_cost_per_million_tokens"] == pytest.approx(cost)
