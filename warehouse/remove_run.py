@@ -85,13 +85,7 @@ def _remove_once(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
         touched = _touched(con, run_id)
         _sources_of(con, run_id)
         since = _since(con, run_id)
-        # The reference rates the run's sources loaded (each row names its payload, under the
-        # run's archive directory): a run stamped ahead must not leave its rates in force.
-        con.execute(
-            "DELETE FROM fx_rates WHERE source IN (SELECT source FROM restated_sources) AND "
-            "starts_with(payload_ref, (SELECT archive_run FROM runs WHERE run_id = ?) || '/')",
-            [run_id],
-        )
+        _remove_rates(con, run_id)
         for table in ("observations", "rejects", "source_runs", "runs"):
             con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         if since is not None:
@@ -103,6 +97,51 @@ def _remove_once(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
         raise
     checkpoint(con)
     return touched
+
+
+# The ECB's file (extract/ecb_rates.py) holds the last 90 days: a later run's file holds a
+# removed run's rate for a day within them, and a replay without the removed run reads it there.
+RATE_FILE_DAYS = 90
+
+
+def _remove_rates(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """Take out the reference rates the run's sources loaded (each row names its payload, under
+    the run's archive directory), so a run stamped ahead leaves none in force; then put back,
+    under the first later run of the same source whose file holds its day, each rate that
+    run's file gave too (it added nothing then, the rate being known): what a replay of the
+    archive without the run loads."""
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE removed_rates AS SELECT f.*, r.archive_run, r.observed_at "
+        "AS run_observed_at FROM fx_rates f, runs r WHERE r.run_id = ? AND f.source IN "
+        "(SELECT source FROM restated_sources) "
+        "AND starts_with(f.payload_ref, r.archive_run || '/')",
+        [run_id],
+    )
+    con.execute(
+        "DELETE FROM fx_rates f WHERE EXISTS (SELECT 1 FROM removed_rates r WHERE "
+        "r.payload_ref = f.payload_ref AND r.day = f.day AND r.currency = f.currency)"
+    )
+    con.execute(
+        f"""
+        INSERT INTO fx_rates (day, currency, per_eur, source, observed_at, payload_ref)
+        SELECT r.day, r.currency, r.per_eur, r.source, n.observed_at,
+            n.archive_run || substr(r.payload_ref, length(r.archive_run) + 1)
+        FROM removed_rates r
+        JOIN (
+            SELECT s.source, arg_min(s.archive_run, s.observed_at) AS archive_run,
+                min(s.observed_at) AS observed_at
+            FROM source_runs s, (SELECT DISTINCT run_observed_at FROM removed_rates) m
+            WHERE s.status = 'ok' AND s.run_id <> ? AND s.observed_at > m.run_observed_at
+            GROUP BY s.source
+        ) n ON n.source = r.source
+        WHERE r.day >= CAST(n.observed_at AS DATE) - {RATE_FILE_DAYS}
+            AND NOT EXISTS (
+                SELECT 1 FROM fx_rates f WHERE f.day = r.day AND f.currency = r.currency
+            )
+        """,
+        [run_id],
+    )
+    con.execute("DROP TABLE removed_rates")
 
 
 def _touched(con: duckdb.DuckDBPyConnection, run_id: str) -> int:

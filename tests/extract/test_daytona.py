@@ -59,11 +59,15 @@ def test_bad_rows_become_rejects_and_a_null_spot_price_means_not_sold_on_spot():
     assert any("MI400X" in note for note in result.notes)  # unknown chip: loaded, and named
 
 
-def test_a_non_usd_rate_card_is_refused_by_validation():
-    body = json.loads((FIXTURES / "gpu-pricing.json").read_text()) | {"currency": "EUR"}
-    records = parse([payload("eur.json", data=json.dumps(body).encode())]).records
+def test_a_rate_card_in_a_currency_not_stored_is_refused_by_validation():
+    # USD and EUR are stored (EUR converted at read time); any other is refused, not mixed in
+    body = json.loads((FIXTURES / "gpu-pricing.json").read_text()) | {"currency": "GBP"}
+    records = parse([payload("gbp.json", data=json.dumps(body).encode())]).records
     validated = validate_records(records, {"daytona": "daytona"})
-    assert not validated.records and all("not USD" in r.reason for r in validated.rejects)
+    assert not validated.records and validated.rejects
+    assert all(
+        "currency GBP is not one prices are stored in" in r.reason for r in validated.rejects
+    )
 
 
 def test_an_error_page_fails_the_source():

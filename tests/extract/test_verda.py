@@ -113,11 +113,12 @@ def test_bad_rows_become_rejects_with_reasons(instance_type, reason):
     assert not [r for r in result.records if r.instance_type == instance_type]
 
 
-def test_a_non_usd_row_is_refused_by_validation_not_mixed_in():
+def test_a_row_in_a_currency_not_stored_is_refused_by_validation_not_mixed_in():
+    # the fixture's foreign row is in GBP: USD and EUR are stored, any other refused
     records = parse([payload("bad-rows.json")]).records
     validated = validate_records(records, {"verda": "verda"})
-    eur = [r for r in validated.rejects if "1H100.80S.30V-eur" in r.row_json()]
-    assert eur and all("not USD" in r.reason for r in eur)
+    foreign = [r for r in validated.rejects if "1H100.80S.30V-eur" in r.row_json()]
+    assert foreign and all("is not one prices are stored in" in r.reason for r in foreign)
     assert {r.instance_type for r in validated.records} == {"8H100.80S.176V"}
 
 

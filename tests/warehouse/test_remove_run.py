@@ -36,8 +36,10 @@ OLDEST, MIDDLE, NEWEST = 0, len(RUNS) // 2, len(RUNS) - 1
 # The notes a source said when it was collected (a price jump "since" the run before) are
 # what was said then, and are not restated; the spot interruption buckets of the run before a
 # removed one are not in the warehouse to put back (docs/operations.md): their values are.
-# fx_rates is left out: a later ECB file's unchanged rate added no row to restate from.
+# A removed run's reference rates are put back under the first later run whose file holds
+# them, as a replay reads them there (warehouse/remove_run.py): day, currency and rate compared.
 TABLES = {
+    "fx_rates": "SELECT day, currency, per_eur, source FROM fx_rates",
     "price_history": """
         SELECT h.* EXCLUDE (first_run_id, last_run_id), f.archive_run, l.archive_run
         FROM price_history h LEFT JOIN runs f ON f.run_id = h.first_run_id
