@@ -378,3 +378,18 @@ def place_of_alike() -> pl.Expr:
     return pl.concat_str(
         pl.col("where"), pl.lit(" · "), pl.col("instance_type"), offers.otherwise(pl.lit(""))
     )
+
+
+def answered(answers: pl.DataFrame) -> list[tuple[str, str, list[str], dict[str, list[str]]]]:
+    """The head-to-head answers per model and workload, in order: its answers, and the pairs
+    not answered grouped by the reason ('no current price for Trainium3 ...' -> pairs)."""
+    grouped = []
+    for (model, workload), rows in answers.group_by("model", "workload", maintain_order=True):
+        unanswered: dict[str, list[str]] = {}
+        for why in rows.filter(pl.col("answer").is_null())["why_not"].drop_nulls().to_list():
+            pair, _, reason = why.partition(": ")
+            unanswered.setdefault(reason, []).append(pair)
+        grouped.append(
+            (str(model), str(workload), rows["answer"].drop_nulls().to_list(), unanswered)
+        )
+    return grouped

@@ -8,7 +8,7 @@ from html import escape
 import polars as pl
 from great_tables import GT
 
-from chipcost.reports.data import place_of_alike
+from chipcost.reports.data import answered, place_of_alike
 from chipcost.reports.labels import money, prose
 from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
 
@@ -48,18 +48,14 @@ def verdicts(answers: pl.DataFrame) -> str:
     reason share a line ('Not answered: Trainium3 against H100-SXM, H200 (no current price
     ...)')."""
     blocks = []
-    for (model, workload), rows in answers.group_by("model", "workload", maintain_order=True):
-        items = [f"<li>{prose(a)}</li>" for a in rows["answer"].drop_nulls().to_list()]
-        unanswered: dict[str, list[str]] = {}
-        for why in rows.filter(pl.col("answer").is_null())["why_not"].drop_nulls().to_list():
-            pair, _, reason = why.partition(": ")
-            unanswered.setdefault(reason, []).append(pair)
+    for model, workload, said, unanswered in answered(answers):
+        items = [f"<li>{prose(a)}</li>" for a in said]
         for reason, pairs in unanswered.items():
             items.append(
                 f"<li class='meta'>Not answered: {escape('; '.join(pairs))} ({escape(reason)})</li>"
             )
         blocks.append(
-            f"<p class='verdict-for'><b>{escape(str(model))}, {escape(str(workload))}</b></p>"
+            f"<p class='verdict-for'><b>{escape(model)}, {escape(workload)}</b></p>"
             f"<ul class='verdicts'>{''.join(items)}</ul>"
         )
     return "".join(blocks)

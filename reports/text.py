@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from chipcost.reports.data import ReportData, alike_moves, place_of_alike
+from chipcost.reports.data import ReportData, alike_moves, answered, place_of_alike
 from chipcost.reports.labels import model_label, money, move_text, plain, plural
 
 SAMPLE_NOTE = (
@@ -223,17 +223,14 @@ def _answers(data: ReportData) -> list[str]:
     if data.ended_before_newest_prices or answers is None or answers.is_empty():
         return []
     lines = ["Is chip A cheaper than chip B? (per token, on demand, 5 tokens/s per user)"]
-    unanswered: dict[str, list[str]] = {}
-    for row in answers.iter_rows(named=True):
-        if row["answer"]:
-            lines.append(f"- {row['model']}, {row['workload']}: {plain(row['answer'])}")
-        elif row["why_not"]:  # one line per reason, as the HTML body has it
-            pair, _, reason = str(row["why_not"]).partition(": ")
-            unanswered.setdefault(f"{row['model']}, {row['workload']}: {reason}", []).append(pair)
-    for reason, pairs in unanswered.items():
-        where, _, why = reason.partition(": ")
-        lines.append(f"- {where}: not answered: {'; '.join(pairs)} ({why})")
-    return [*lines, ""]
+    unanswered = []
+    for model, workload, said, grouped in answered(answers):
+        lines += [f"- {model}, {workload}: {plain(answer)}" for answer in said]
+        unanswered += [
+            f"- {model}, {workload}: not answered: {'; '.join(pairs)} ({why})"
+            for why, pairs in grouped.items()
+        ]  # one line per reason, as the HTML body has it
+    return [*lines, *unanswered, ""]
 
 
 def text_body(data: ReportData, limit: int) -> str:

@@ -244,6 +244,19 @@ def vendor_band(
     return None
 
 
+def band_around(
+    value: float, found: Mapping[str, Band], names: list[str]
+) -> tuple[tuple[float, float], str, int] | None:
+    """The tokens/s a derived `value` stands for, (value / 90th percentile ratio, value / 10th,
+    widened to hold the value itself where the group is biased), with the group read and its
+    checks; None where its vendor family has too few checks (vendor_band)."""
+    band = vendor_band(found, names)
+    if band is None:
+        return None
+    low, high, group, count = band
+    return (value / max(high, 1.0), value / min(low, 1.0)), group, count
+
+
 def markdown(rows: list[Band]) -> str:
     """The table docs/cost-per-token.md carries: each dimension's groups (the cells a band is
     read from are in `cells_markdown`)."""

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chipcost.pipeline.derivation_fit import catalogue, group_names, size_group
-from chipcost.pipeline.derivation_fit import vendor_band as _vendor_band
+from chipcost.pipeline.derivation_fit import band_around, catalogue, group_names, size_group
 
 Row = dict[str, object]
 
@@ -53,8 +52,9 @@ class Point:
     precision: str | None  # class
     chips: int | None
 
-    def words(self) -> str:
-        """'5,000 in / 500 out tokens, FP8, 2 chips' (the speed is said once, by the header)."""
+    def words(self, scale: str | None = None) -> str:
+        """'5,000 in / 500 out tokens, FP8, 2 chips' (the speed is said once, by the header);
+        `scale` in place of the point's own chips ('8-16 chips')."""
         if self.workload == "training":
             shape = (
                 f"sequence {self.shape[0]:,} tokens" if self.shape[0] else "sequence not published"
@@ -64,9 +64,10 @@ class Point:
         else:
             shape = f"{self.shape[0]:,} in / {self.shape[1]:,} out tokens"  # type: ignore[str-format]
         precision = self.precision or "precision not published"
-        scale = f"{self.chips} chips" if self.chips else "scale not published"
-        if self.workload == "training" and self.chips:
-            scale = f"{self.chips} chips in the run"
+        if scale is None:
+            scale = f"{self.chips} chips" if self.chips else "scale not published"
+        if self.workload == "training" and scale != "scale not published":
+            scale += " in the run"
         return f"{shape}, {precision}, {scale}"
 
 
@@ -102,12 +103,6 @@ def differences(a: Point, b: Point) -> list[str]:
     return said
 
 
-def middle(values: list[float]) -> float:
-    """The choice rule's middle figure: the lower of two middles."""
-    ordered = sorted(values)
-    return ordered[(len(ordered) - 1) // 2]
-
-
 @dataclass(frozen=True)
 class Match:
     """Both chips' published figures at one point."""
@@ -121,20 +116,18 @@ class Match:
         scales = sorted({int(r["chips"]) for r in [*self.a, *self.b] if r.get("chips")})  # type: ignore[call-overload]
         if len(scales) < 2:
             return self.point.words()
-        point = Point(self.point.workload, self.point.shape, self.point.precision, None)
-        unit = " chips in the run" if self.point.workload == "training" else " chips"
-        return point.words().replace(", scale not published", f", {scales[0]}-{scales[-1]}{unit}")
+        return self.point.words(f"{scales[0]}-{scales[-1]} chips")
 
     def figure(self, side: str) -> Row:
-        """The figure a side's answer rests on: the middle of its figures at the point."""
+        """The figure a side's answer rests on: the middle of its figures at the point, the
+        lower of two middles (as the choice rule takes one publication's)."""
         rows = sorted(
             self.a if side == "a" else self.b, key=lambda r: r["tokens_per_second_per_chip"]
         )  # type: ignore[arg-type, return-value]
         return rows[(len(rows) - 1) // 2]
 
     def tps(self, side: str) -> float:
-        rows = self.a if side == "a" else self.b
-        return middle([float(r["tokens_per_second_per_chip"]) for r in rows])  # type: ignore[arg-type]
+        return float(self.figure(side)["tokens_per_second_per_chip"])  # type: ignore[arg-type]
 
     def spread(self, side: str) -> tuple[float, float]:
         rows = self.a if side == "a" else self.b
@@ -191,7 +184,6 @@ class Estimate:
 
     value: float
     band: tuple[float, float] | None  # None: no out-of-sample check of its vendor family
-    basis: str  # 'roofline x0.41, fitted on 120 figures ...'
     error: str  # 'error measured on 255 nvidia checks' or 'error unknown: ...'
 
 
@@ -204,13 +196,12 @@ def estimate_at(chip: str, anchor: Row, parameters: float | None, speed: str) ->
     if found is None:
         return None
     raw, precision = found
+    if anchor.get("workload") == "training":  # the assumed MFU: no fit, no measured band
+        error = "error unknown: the training derivation (an assumed MFU) has no measured band"
+        return Estimate(raw, None, error)
     fitted = catalogue()
-    at = None if speed == "max" else float(speed)
-    factor = fitted.factor(chip, parameters, at) if anchor.get("workload") != "training" else None
+    factor = fitted.factor(chip, parameters, None if speed == "max" else float(speed))
     value = raw * (factor.value if factor else 1.0)
-    basis = "roofline" + (
-        f" x{factor.value:.2f}, {factor.label(size_group(parameters))}" if factor else ""
-    )
     vendor = fitted.vendors.get(chip)
     names = group_names(
         size=size_group(parameters),
@@ -218,15 +209,9 @@ def estimate_at(chip: str, anchor: Row, parameters: float | None, speed: str) ->
         vendor=vendor,
         calibrated=bool(factor and factor.chip),
     )
-    band = _vendor_band(fitted.bands, names) if anchor.get("workload") != "training" else None
-    if band is None and anchor.get("workload") == "training":
-        error = "error unknown: the training derivation (an assumed MFU) has no measured band"
-        return Estimate(value, None, basis, error)
+    band = band_around(value, fitted.bands, names)
     if band is None:
         error = f"error unknown: no out-of-sample check of {vendor or 'its vendor'}'s chips"
-        return Estimate(value, None, basis, error)
-    low, high, group, count = band
-    return Estimate(
-        value, (value / max(high, 1.0), value / min(low, 1.0)), basis,
-        f"error measured out of sample on {count} checks, {group}",
-    )  # fmt: skip
+        return Estimate(value, None, error)
+    around, group, count = band
+    return Estimate(value, around, f"error measured out of sample on {count} checks, {group}")

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chipcost.pipeline.derivation_fit import (
+    band_around,
     catalogue,
     group_names,
     size_group,
-    vendor_band,
 )
 from chipcost.pipeline.matching import (
     Estimate,
@@ -70,12 +70,9 @@ def figure_range(row: Row, parameters: float | None) -> tuple[float, float] | No
         vendor=found.vendors.get(str(row["chip"])),
         calibrated=figure_kind(row) == "calibrated",
     )
-    band = vendor_band(found.bands, names)
-    if band is None:
-        return None
-    low, high = band[0], band[1]
     tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
-    return tps / max(high, 1.0), tps / min(low, 1.0)
+    band = band_around(tps, found.bands, names)
+    return band[0] if band else None
 
 
 @dataclass(frozen=True)
@@ -98,17 +95,13 @@ class Verdict:
     word: str  # cheaper, dearer, as cheap (both measured at one point), or cannot say
     break_even: float  # tokens/s per chip `needs` must reach
     share: float  # break_even / the figure it is set against
-    a_range: tuple[float, float] | None  # the spread or band of A's figure(s)
-    b_range: tuple[float, float] | None
     change: float | None = None  # A's cost per token / B's - 1 where a verdict is drawn
-    a_tps: float | None = None  # the figures the answer rests on
-    b_tps: float | None = None
     point: str = ""  # the point both are measured at, or the anchor's
     needs: str = "a"  # whose break-even: 'a', or 'b' where only A is measured
     anchor: str = ""  # 'a' or 'b': the measured side whose point anchors; '' matched/neither
     estimate: Estimate | None = None  # the unmeasured side's derived figure at the anchor
     differ: str = ""  # why no point is shared
-    measure: str = "measure both (`chipcost measure`)"  # how to close it, neither measured
+    workload: str = "inference"  # what closes it: `chipcost measure`, or a training run
     best: float | None = None  # the change over the figures at the point, best and worst
     worst: float | None = None
     a_figure: Row | None = None  # the figures a verdict rests on (throughput_ranked rows)
@@ -118,7 +111,7 @@ class Verdict:
     def matched(self) -> bool:
         return self.word in ("cheaper", "dearer", "as cheap")
 
-    def sentence(self, chip_a: str, chip_b: str, change: float | None = None) -> str:
+    def sentence(self, chip_a: str, chip_b: str) -> str:
         """The answer as the evidence allows it to be worded."""
         names = {"a": chip_a, "b": chip_b}
         if self.word == "as cheap":
@@ -130,7 +123,7 @@ class Verdict:
             return (
                 f"cannot say{why}: {chip_a} must do {self.break_even:,.0f} tok/s per chip to "
                 f"cost as little per token as {chip_b} at its derived figure's point "
-                f"({self.point or 'not stated'}); {self.measure}"
+                f"({self.point or 'not stated'}); {self._measure_both()}"
             )
         needs, anchor = names[self.needs], names[self.anchor]
         said = (
@@ -141,12 +134,17 @@ class Verdict:
             said += (
                 f"; {needs}'s derived estimate there {_estimate(self.estimate, self.break_even)}"
             )
-        how = "`chipcost throughput add`" if "training" in self.measure else "`chipcost measure`"
+        how = "`chipcost throughput add`" if self.workload == "training" else "`chipcost measure`"
         if self.differ:
             return said + (
                 f"; the published figures differ ({self.differ}): {how} {needs} at that point"
             )
         return said + f"; no {needs} measurement at that point: {how} it"
+
+    def _measure_both(self) -> str:
+        if self.workload == "training":
+            return "record a training run of each (`chipcost throughput add`)"
+        return "measure both (`chipcost measure`)"
 
 
 def _estimate(found: Estimate, needed: float) -> str:
@@ -170,8 +168,6 @@ def _price(row: Row) -> float:
 
 
 def _measured(ta: float, break_even: float) -> str:
-    if break_even <= 0:  # A's offer costs nothing (a 100% discount): any figure is cheaper
-        return "cheaper"
     if abs(ta / break_even - 1) < 0.005:
         return "as cheap"
     return "cheaper" if ta > break_even else "dearer"
@@ -181,14 +177,13 @@ def _at_match(a: Row, b: Row, match: Match) -> Verdict:
     ta, tb = match.tps("a"), match.tps("b")
     pa, pb = _price(a), _price(b)
     break_even = pa * tb / pb
-    low_a, high_a = match.spread("a")
-    low_b, high_b = match.spread("b")
     best = worst = None
     if len(match.a) + len(match.b) > 2:
+        (low_a, high_a), (low_b, high_b) = match.spread("a"), match.spread("b")
         best, worst = (pa / high_a) / (pb / low_b) - 1, (pa / low_a) / (pb / high_b) - 1
     return Verdict(
-        _measured(ta, break_even), break_even, break_even / tb, (low_a, high_a), (low_b, high_b),
-        change=(pa / ta) / (pb / tb) - 1, a_tps=ta, b_tps=tb, point=match.words(),
+        _measured(ta, break_even), break_even, break_even / tb,
+        change=(pa / ta) / (pb / tb) - 1, point=match.words(),
         best=best, worst=worst, a_figure=match.figure("a"), b_figure=match.figure("b"),
     )  # fmt: skip
 
@@ -197,13 +192,14 @@ def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
     """A's offer against B's, from both chips' figures at the asked speed."""
     chip_a, chip_b = str(a["chip"]), str(b["chip"])
     if _price(a) <= 0:  # A costs nothing (a 100% discount): cheaper at any throughput
-        return Verdict("cheaper", 0.0, 0.0, None, None, change=-1.0, point="at any throughput")
+        return Verdict("cheaper", 0.0, 0.0, change=-1.0, point="at any throughput")
     mine, theirs = evidence.published(chip_a), evidence.published(chip_b)
     match = matched(mine, theirs)
     if match is not None:
         return _at_match(a, b, match)
     pa, pb = _price(a), _price(b)
     differ = why_unmatched(mine, theirs)
+    workload = str(a.get("workload") or "inference")
     if theirs or mine:  # one side measured: its best figure's point anchors
         anchor = "b" if theirs else "a"
         fixed = (theirs or mine)[0]
@@ -214,29 +210,16 @@ def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
         needed = pa * t_fixed / pb if anchor == "b" else pb * t_fixed / pa
         # A derived figure never draws a verdict word: where its whole band lies on one side
         # of the break-even, the sentence says so, as context for the measurement to make.
-        ta = found.value if anchor == "b" and found else None
-        tb = found.value if anchor == "a" and found else None
         return Verdict(
-            "cannot say", needed, needed / t_fixed, None, None,
-            a_tps=t_fixed if anchor == "a" else ta, b_tps=t_fixed if anchor == "b" else tb,
-            point=point_of(fixed).words(), needs="a" if anchor == "b" else "b", anchor=anchor,
-            estimate=found, differ=differ,
-            measure=_how_to_measure(str(a.get("workload") or "inference")),
+            "cannot say", needed, needed / t_fixed, point=point_of(fixed).words(),
+            needs="a" if anchor == "b" else "b", anchor=anchor, estimate=found, differ=differ,
+            workload=workload,
         )  # fmt: skip
     tb = float(b["tokens_per_second_per_chip"])  # type: ignore[arg-type]
     needed = pa * tb / pb
     theirs_derived = [r for r in evidence.rows if r["throughput_id"] == b.get("throughput_id")]
     point = point_of(theirs_derived[0]).words() if theirs_derived else ""
-    return Verdict(
-        "cannot say", needed, needed / tb, None, None, differ=differ, point=point,
-        measure=_how_to_measure(str(a.get("workload") or "inference")),
-    )  # fmt: skip
-
-
-def _how_to_measure(workload: str) -> str:
-    if workload == "training":
-        return "record a training run of each (`chipcost throughput add`)"
-    return "measure both (`chipcost measure`)"
+    return Verdict("cannot say", needed, needed / tb, differ=differ, point=point, workload=workload)
 
 
 # What with_verdicts adds to each row besides the break-even (None where no baseline).
