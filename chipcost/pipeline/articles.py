@@ -1,15 +1,17 @@
 """The articles' questions (is Trainium2 cheaper per token than H100?) answered as `chipcost
-compare` answers them, for the weekly report and the price explorer, with what their charts
-draw: each answer's costs and ranges, and throughput against per-user speed."""
+compare` answers them, for the weekly report (its page and e-mail) and the price explorer,
+with what their charts draw: each answer's costs and ranges, and throughput against per-user
+speed. One ranking per model and workload answers all its pairs."""
 
 from __future__ import annotations
 
 import duckdb
 
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.compare import Row, compare, cost_at
-from chipcost.pipeline.cost import Ask
+from chipcost.pipeline.compare import Row, compare, compare_in, cost_at
+from chipcost.pipeline.cost import Ask, CostRanking, every_offer, rank_cost
 from chipcost.pipeline.verdict import figure_kind
+from chipcost.transform.cost import CostQuestion
 
 # The pairs the articles chipcost grew from ask about (docs/cost-per-token.md, "Where the
 # articles' figures do not follow"): Trainium against NVIDIA's H100, H200 and B200, Google's
@@ -94,49 +96,65 @@ def _caveats(notes: list[str]) -> str:
 def article_answers(con: duckdb.DuckDBPyConnection, stale_days: int) -> list[dict[str, object]]:
     """For each article pair, model and workload: A against B on demand (else the first
     pricing model both have), at the default speed, as `chipcost compare` answers it; a pair
-    chipcost cannot answer says why instead."""
+    chipcost cannot answer says why instead. Every pair of a model and workload is taken from
+    one ranking of every chip's every offer (the ranking `chipcost cost --all-offers` makes)."""
     answers = []
     for model, workload in ARTICLE_QUESTIONS:
+        ask = Ask(
+            model=model, workload=workload, chips=[], baseline=ARTICLE_PAIRS[0][1],
+            baseline_given=False, stale_days=stale_days,
+        )  # fmt: skip
+        every: CostRanking | None = None
+        try:
+            every = rank_cost(con, every_offer(ask), CostQuestion())
+        except ChipcostError:  # nothing to rank at all: each pair says why, as compare does
+            pass
         for chip_a, chip_b in ARTICLE_PAIRS:
-            row: dict[str, object] = {
-                **dict.fromkeys(ANSWER_FIELDS),
-                "model": model, "workload": workload, "chip_a": chip_a, "chip_b": chip_b,
-            }  # fmt: skip
-            ask = Ask(
-                model=model, workload=workload, chips=[], baseline=chip_b,
-                baseline_given=True, stale_days=stale_days,
-            )  # fmt: skip
-            try:
-                result = compare(con, ask, chip_a, chip_b)
-            except ChipcostError as exc:
-                why = str(exc).split(". ", 1)[0].rstrip(".")  # the reason, not the chip list
-                answers.append({**row, "why_not": f"{chip_a} against {chip_b}: {why}"})
-                continue
-            line = result.lines[0]  # on demand first (_pricing_order)
-            a, b = line.a, line.b
-            answers.append(
-                {
-                    **row,
-                    "pricing": line.pricing,
-                    "answer": line.sentence(chip_a, chip_b),
-                    "verdict": line.verdict.word,
-                    "break_even_tokens_per_second_per_chip": line.verdict.break_even,
-                    "break_even_share": line.verdict.share,
-                    "cost_change": line.change,
-                    "best_case_change": line.best,
-                    "worst_case_change": line.worst,
-                    "a_cost_per_million": a["cost_per_million_tokens"],
-                    "b_cost_per_million": b["cost_per_million_tokens"],
-                    "a_where": f"{a['provider']} {a['region']}",
-                    "b_where": f"{b['provider']} {b['region']}",
-                    "same_provider": line.same_provider,
-                    "a_figure": _figure_text(a),
-                    "b_figure": _figure_text(b),
-                    **_cost_ranges(a, b),
-                    "a_figure_at_speed": a.get("throughput_at_speed") is not False,
-                    "b_figure_at_speed": b.get("throughput_at_speed") is not False,
-                    "caveats": _caveats(result.notes),
-                    "why_not": None,
-                }
-            )
+            answers.append(_answer(con, ask, every, chip_a, chip_b))
     return answers
+
+
+def _answer(
+    con: duckdb.DuckDBPyConnection,
+    ask: Ask,
+    every: CostRanking | None,
+    chip_a: str,
+    chip_b: str,
+) -> dict[str, object]:
+    row: dict[str, object] = {
+        **dict.fromkeys(ANSWER_FIELDS),
+        "model": ask.model, "workload": ask.workload, "chip_a": chip_a, "chip_b": chip_b,
+    }  # fmt: skip
+    try:
+        if every is None:
+            result = compare(con, ask, chip_a, chip_b)
+        else:
+            result = compare_in(every, ask, chip_a, chip_b)
+    except ChipcostError as exc:
+        why = str(exc).split(". ", 1)[0].rstrip(".")  # the reason, not the chip list
+        return {**row, "why_not": f"{chip_a} against {chip_b}: {why}"}
+    line = result.lines[0]  # on demand first (_pricing_order)
+    a, b = line.a, line.b
+    return {
+        **row,
+        "pricing": line.pricing,
+        "answer": line.sentence(chip_a, chip_b),
+        "verdict": line.verdict.word,
+        "break_even_tokens_per_second_per_chip": line.verdict.break_even,
+        "break_even_share": line.verdict.share,
+        "cost_change": line.change,
+        "best_case_change": line.best,
+        "worst_case_change": line.worst,
+        "a_cost_per_million": a["cost_per_million_tokens"],
+        "b_cost_per_million": b["cost_per_million_tokens"],
+        "a_where": f"{a['provider']} {a['region']}",
+        "b_where": f"{b['provider']} {b['region']}",
+        "same_provider": line.same_provider,
+        "a_figure": _figure_text(a),
+        "b_figure": _figure_text(b),
+        **_cost_ranges(a, b),
+        "a_figure_at_speed": a.get("throughput_at_speed") is not False,
+        "b_figure_at_speed": b.get("throughput_at_speed") is not False,
+        "caveats": _caveats(result.notes),
+        "why_not": None,
+    }

@@ -23,12 +23,12 @@ from chipcost.pipeline.cost import (
     fit_notes,
     rank_cost,
     speed_notes,
+    taken_from,
     unreached,
 )
 from chipcost.pipeline.verdict import Evidence, Verdict, judge
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.tokens import cost_per_million_tokens
-from chipcost.warehouse.cost_per_token import at_speed, figures, model_parameters
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
@@ -129,13 +129,6 @@ def _estimate_fields(judged: Verdict) -> Row:
     }
 
 
-def _evidence(con: duckdb.DuckDBPyConnection, ask: Ask) -> Evidence:
-    """Every figure of the model and workload at the asked speed, read once."""
-    with at_speed(con, ask.speed):
-        rows = figures(con, ask.model, ask.workload).rows
-    return Evidence(rows, model_parameters(con, ask.model), ask.speed)
-
-
 def _pricing(row: Row) -> str:
     parts = [row["pricing_model"], row["term"]]
     return " ".join(str(p) for p in parts if p not in (None, "none", "default"))
@@ -163,15 +156,39 @@ def _pair(offers_a: list[Row], offers_b: list[Row]) -> tuple[Row, Row, bool]:
     return (a_offer, same[0], True) if same else (a_offer, offers_b[0], False)
 
 
-def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) -> CompareResult:
-    """A against B on every pricing model and term both have an offer on."""
+# compare asks no cost of a number of tokens and no break-even on a migration cost.
+_QUESTION = CostQuestion(tokens=None, overhead=0.0, migration_cost=None, daily_tokens=None)
+
+
+def _both(ask: Ask, chip_a: str, chip_b: str) -> Ask:
+    """The ranking a comparison reads: both chips' every offer, B the baseline."""
     if chip_a == chip_b:
         raise UsageError(f"compare {chip_a} with another chip, not with itself")
-    both = replace(ask, chips=[chip_a, chip_b], baseline=chip_b, all_offers=True, limit=10**9)
-    question = CostQuestion(tokens=None, overhead=0.0, migration_cost=None, daily_tokens=None)
-    ranking = rank_cost(con, both, question)
-    unreached(both, ranking.rows, [chip_a, chip_b])
-    evidence = _evidence(con, ask)
+    return replace(ask, chips=[chip_a, chip_b], baseline=chip_b, all_offers=True, limit=10**9)
+
+
+def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) -> CompareResult:
+    """A against B on every pricing model and term both have an offer on."""
+    both = _both(ask, chip_a, chip_b)
+    ranking = rank_cost(con, both, _QUESTION)
+    return _compared(ranking, ranking.rows, both, chip_a, chip_b)
+
+
+def compare_in(every: CostRanking, ask: Ask, chip_a: str, chip_b: str) -> CompareResult:
+    """A against B as compare answers it, both chips' offers taken from `every`, the ranking of
+    every chip's every offer (chipcost.pipeline.cost.every_offer(ask)): many pairs of one model
+    and workload are answered from one ranking. The result's ranking is `every`."""
+    both = _both(ask, chip_a, chip_b)
+    return _compared(every, taken_from(every, both, _QUESTION), both, chip_a, chip_b)
+
+
+def _compared(
+    ranking: CostRanking, rows: list[Row], both: Ask, chip_a: str, chip_b: str
+) -> CompareResult:
+    """A against B from `rows`, both chips' every offer as `ranking` ranks them."""
+    unreached(both, rows, [chip_a, chip_b])
+    evidence = ranking.evidence
+    assert evidence is not None  # rank_cost gives it
     parameters = evidence.parameters
     published = {
         c: [float(r["tokens_per_second_per_chip"]) for r in evidence.published(c)]  # type: ignore[arg-type]
@@ -185,7 +202,7 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
         for c in (chip_a, chip_b)
     }  # fmt: skip
     by_pricing: dict[str, dict[str, list[Row]]] = {}
-    for row in ranking.rows:  # every offer, cheapest first
+    for row in rows:  # every offer, cheapest first
         by_pricing.setdefault(_pricing(row), {}).setdefault(str(row["chip"]), []).append(row)
     shared = [
         (pricing, offers)
@@ -207,9 +224,9 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
             f"{', '.join(have[chip_a]) or 'none'}; {chip_b}: {', '.join(have[chip_b]) or 'none'})"
             "; widen --provider/--region/--pricing-model"
         )
-    notes = [*free.values(), *speed_notes(both, ranking.rows)]
-    notes += fit_notes(parameters, both, ranking.rows)
-    notes += ask.mine.notes([row for line in lines for row in (line.a, line.b)])
+    notes = [*free.values(), *speed_notes(both, rows)]
+    notes += fit_notes(parameters, both, rows)
+    notes += both.mine.notes([row for line in lines for row in (line.a, line.b)])
     return CompareResult(chip_a, chip_b, ranking, lines, published, notes, elsewhere)
 
 

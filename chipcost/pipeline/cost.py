@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -294,23 +294,28 @@ def _ranked(
         unfit_last=ask.workload != "training",
         max_instances=ask.max_instances,
     )
-    if not chosen and ask.max_instances is not None and offers:
+    if not chosen:
+        _nothing_chosen(ask, bool(offers), both)
+    rows = with_costs(chosen, question, baseline)
+    return with_verdicts(rows, offers, ask.baseline, evidence), notes
+
+
+def _nothing_chosen(ask: Ask, offers: bool, both: list[str]) -> None:
+    """The NoMatch for a ranking that chose no offer (of `offers` when true)."""
+    if ask.max_instances is not None and offers:
         raise NoMatch(
             f"no offer holds {ask.model} for {ask.workload} in {ask.max_instances} instance(s) "
             "or fewer: allow more instances, or pick a smaller model"
         )
-    if not chosen:
-        if not both and not any(ask.filters.values()):
-            raise NoMatch(
-                f"no current offer to rank for {ask.model} {ask.workload}: the warehouse has "
-                "no priced chip with a throughput yet; run `chipcost collect`"
-            )
+    if not both and not any(ask.filters.values()):
         raise NoMatch(
-            f"no current offer matches for {ask.model} {ask.workload}. Chips with a price and "
-            f"a throughput: {', '.join(both) or 'none'}; widen --region/--pricing-model/--provider"
+            f"no current offer to rank for {ask.model} {ask.workload}: the warehouse has "
+            "no priced chip with a throughput yet; run `chipcost collect`"
         )
-    rows = with_costs(chosen, question, baseline)
-    return with_verdicts(rows, offers, ask.baseline, evidence), notes
+    raise NoMatch(
+        f"no current offer matches for {ask.model} {ask.workload}. Chips with a price and "
+        f"a throughput: {', '.join(both) or 'none'}; widen --region/--pricing-model/--provider"
+    )
 
 
 def _within_interruption(con, offers: list[dict], most: float) -> tuple[list[dict], list[str]]:
@@ -374,6 +379,11 @@ class CostRanking:
     set_aside: list[dict[str, object]]  # reference figures set aside for the shown chips, and why
     notes: list[str]
     freshness: Freshness  # of the sources of the prices shown
+    # What the ranking was made from: every figure at the asked speed, the chips with a
+    # current price and those with a figure (what taken_from checks a narrower ask against).
+    evidence: Evidence | None = None
+    priced: tuple[str, ...] = ()
+    covered: tuple[str, ...] = ()
 
     def frame(self) -> pl.DataFrame:
         """The rows as data (csv, json, the Python API): a rank column, then every field."""
@@ -465,7 +475,38 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
         set_aside=known.set_aside(chips),
         notes=notes + _method_notes(ask, question),
         freshness=freshness(con, sources, stale_days=ask.stale_days),
+        evidence=evidence,
+        priced=tuple(priced),
+        covered=tuple(covered),
     )
+
+
+def every_offer(ask: Ask) -> Ask:
+    """The ranking of every chip's every offer under `ask`'s model, workload, speed, filters
+    and prices, without a limit: the one ranking narrower asks are taken from (taken_from)."""
+    return replace(
+        ask, chips=[], baseline_given=False, all_offers=True, limit=10**9, max_instances=None
+    )
+
+
+def taken_from(every: CostRanking, ask: Ask, question: CostQuestion) -> list[dict[str, object]]:
+    """The rows rank_cost ranks for `ask` (a few chips, every offer), taken from `every`, the
+    ranking of every_offer(ask), with the errors rank_cost raises for it: the same offers in
+    the same order, each chip's offers as they are ranked. Their columns against a baseline
+    are `every`'s (its baseline's), not `ask`'s."""
+    if every.more or not every.header["scope"] == "every offer" or every.evidence is None:
+        raise ValueError("taken_from takes the rows of a ranking of every offer (every_offer)")
+    _check_chips(list(every.priced), list(every.covered), ask)
+    offers = every.rows  # every offer, each chip's in the order choose ranks them
+    _baseline(offers, ask, question)  # its errors only
+    rows = [r for r in offers if r["chip"] in ask.chips or not ask.chips]
+    if ask.max_instances is not None:
+        rows = [r for r in rows if (r.get("instances_needed") or 1) <= ask.max_instances]
+    if not rows:
+        _nothing_chosen(ask, bool(offers), sorted(set(every.priced) & set(every.covered)))
+    if all(r.get("throughput_at_speed") is False for r in rows):
+        unreached(ask, rows, sorted({str(r["chip"]) for r in rows}))
+    return rows
 
 
 def workload_name(value: object, option: str = "workload") -> str:

@@ -18,7 +18,7 @@ for A against B's figure tb, A's price per chip-hour x tb / B's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chipcost.pipeline.derivation_fit import (
@@ -78,14 +78,43 @@ def figure_range(row: Row, parameters: float | None) -> tuple[float, float] | No
 @dataclass(frozen=True)
 class Evidence:
     """Every figure of one model and workload at the asked speed (throughput_ranked rows),
-    read once for a whole ranking or comparison."""
+    read once for a whole ranking or comparison. What the figures say of a chip, or of two
+    chips at one point, is worked out once: a ranking judges thousands of offers of a few
+    chips."""
 
     rows: list[Row]
     parameters: float | None
     speed: str
+    _found: dict[tuple, object] = field(default_factory=dict, compare=False, repr=False)
+
+    def _once(self, key: tuple, work):  # type: ignore[no-untyped-def]
+        if key not in self._found:
+            self._found[key] = work()
+        return self._found[key]
 
     def published(self, chip: str) -> list[Row]:
-        return published(self.rows, chip)
+        return self._once(("published", chip), lambda: published(self.rows, chip))
+
+    def matched(self, chip_a: str, chip_b: str) -> Match | None:
+        """Both chips' published figures at one point (chipcost.pipeline.matching.matched)."""
+        return self._once(
+            ("matched", chip_a, chip_b),
+            lambda: matched(self.published(chip_a), self.published(chip_b)),
+        )
+
+    def why_unmatched(self, chip_a: str, chip_b: str) -> str:
+        return self._once(
+            ("why", chip_a, chip_b),
+            lambda: why_unmatched(self.published(chip_a), self.published(chip_b)),
+        )
+
+    def estimate_at(self, chip: str, anchor: Row) -> Estimate | None:
+        """`chip`'s derived figure at the point of `anchor`, one of these rows (held as long
+        as they are)."""
+        return self._once(
+            ("estimate", chip, id(anchor)),
+            lambda: estimate_at(chip, anchor, self.parameters, self.speed),
+        )
 
 
 @dataclass(frozen=True)
@@ -194,17 +223,17 @@ def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
     if _price(a) <= 0:  # A costs nothing (a 100% discount): cheaper at any throughput
         return Verdict("cheaper", 0.0, 0.0, change=-1.0, point="at any throughput")
     mine, theirs = evidence.published(chip_a), evidence.published(chip_b)
-    match = matched(mine, theirs)
+    match = evidence.matched(chip_a, chip_b)
     if match is not None:
         return _at_match(a, b, match)
     pa, pb = _price(a), _price(b)
-    differ = why_unmatched(mine, theirs)
+    differ = evidence.why_unmatched(chip_a, chip_b)
     workload = str(a.get("workload") or "inference")
     if theirs or mine:  # one side measured: its best figure's point anchors
         anchor = "b" if theirs else "a"
         fixed = (theirs or mine)[0]
         other = chip_a if anchor == "b" else chip_b
-        found = estimate_at(other, fixed, evidence.parameters, evidence.speed)
+        found = evidence.estimate_at(other, fixed)
         t_fixed = float(fixed["tokens_per_second_per_chip"])  # type: ignore[arg-type]
         # the unmeasured side must reach: its price x the measured side's figure / that price
         needed = pa * t_fixed / pb if anchor == "b" else pb * t_fixed / pa

@@ -8,7 +8,13 @@ import json
 
 import pytest
 
-from chipcost.pipeline.articles import ARTICLE_PAIRS, ARTICLE_QUESTIONS, article_answers
+from chipcost.core.errors import ChipcostError
+from chipcost.pipeline.articles import (
+    ARTICLE_PAIRS,
+    ARTICLE_QUESTIONS,
+    _caveats,
+    article_answers,
+)
 from chipcost.pipeline.compare import compare
 from chipcost.pipeline.cost import Ask
 from chipcost.reports.site import write_site
@@ -85,3 +91,49 @@ def test_the_weekly_report_and_the_explorer_show_them(db, tmp_path):
     assert '<section id="versus">' in site and "Trainium2 must do" in site
     data = json.loads((tmp_path / "site" / "offers.json").read_text(encoding="utf-8"))
     assert len(data["head_to_head"]) == len(ARTICLE_PAIRS) * len(ARTICLE_QUESTIONS)
+
+
+@pytest.fixture(scope="module")
+def sample_db(tmp_path_factory):
+    from tests import warehouses
+
+    return warehouses.sample(tmp_path_factory.mktemp("sample") / "w.duckdb")
+
+
+def test_each_answer_from_the_one_ranking_is_what_compare_says_of_its_pair(sample_db):
+    """On the sample warehouse: each pair taken from the one ranking of its model and workload
+    gets `chipcost compare A B`'s answer (compare ranks the two chips alone), or its refusal."""
+    con = connect(sample_db, read_only=True)
+    try:
+        answers = article_answers(con, stale_days=10_000)
+        told = []
+        for answer in answers:
+            model, workload = answer["model"], answer["workload"]
+            a, b = answer["chip_a"], answer["chip_b"]
+            ask = Ask(model=model, workload=workload, chips=[], baseline=b,
+                      baseline_given=True, stale_days=10_000)  # fmt: skip
+            try:
+                result = compare(con, ask, a, b)
+            except ChipcostError as exc:
+                assert answer["answer"] is None, answer
+                assert answer["why_not"] == f"{a} against {b}: " + str(exc).split(". ", 1)[0]
+                told.append("refused")
+                continue
+            line = result.lines[0]
+            said = (line.pricing, line.sentence(a, b), line.verdict.word, line.change,
+                    line.best, line.worst, line.verdict.break_even, line.verdict.share,
+                    line.a["cost_per_million_tokens"], line.b["cost_per_million_tokens"],
+                    f"{line.a['provider']} {line.a['region']}",
+                    f"{line.b['provider']} {line.b['region']}", line.same_provider)  # fmt: skip
+            keys = ("pricing", "answer", "verdict", "cost_change", "best_case_change",
+                    "worst_case_change", "break_even_tokens_per_second_per_chip",
+                    "break_even_share", "a_cost_per_million", "b_cost_per_million",
+                    "a_where", "b_where", "same_provider")  # fmt: skip
+            assert tuple(answer[k] for k in keys) == said, (a, b, workload)
+            assert answer["caveats"] == _caveats(result.notes), (a, b, workload)
+            told.append(line.verdict.word)
+    finally:
+        con.close()
+    # the sample answers most pairs, some with a verdict, and refuses some (what is compared)
+    assert told.count("refused") < len(told) / 2
+    assert {"cheaper", "dearer"} & set(told) and "cannot say" in told
