@@ -12,7 +12,7 @@ from chipcost.core.record import OFFER_KEY
 from chipcost.warehouse.bound import execute, literal
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.fx import in_currency
-from chipcost.warehouse.prices import ESTIMATE_JOIN
+from chipcost.warehouse.prices import ESTIMATE
 from chipcost.warehouse.where import Where
 
 if TYPE_CHECKING:
@@ -83,13 +83,16 @@ def cost_rows(
     )
     sql = f"""
         WITH k AS (
-            SELECT p.* EXCLUDE (payload_ref, source), c.memory_gb AS chip_memory_gb,
-                e.estimate IS NOT NULL AS estimate, e.estimate AS estimate_basis
+            SELECT * EXCLUDE (estimate_basis), estimate_basis IS NOT NULL AS estimate,
+                estimate_basis
             FROM (
-                SELECT *, price_payload_ref AS payload_ref, price_source AS source
-                FROM cost_per_token
-            ) p LEFT JOIN chips c ON c.chip = p.chip
-            {ESTIMATE_JOIN}
+                SELECT p.* EXCLUDE (payload_ref, source), c.memory_gb AS chip_memory_gb,
+                    {ESTIMATE} AS estimate_basis
+                FROM (
+                    SELECT *, price_payload_ref AS payload_ref, price_source AS source
+                    FROM cost_per_token
+                ) p LEFT JOIN chips c ON c.chip = p.chip
+            )
         )
         SELECT * FROM k WHERE {where.sql()} {qualify} ORDER BY {order}
     """

@@ -16,7 +16,9 @@ from chipcost.core.payload import AHEAD_OF_NOW
 # its last run that succeeded ('ok'), so only that run dates them and says whether they are
 # sample data. 'already_loaded' (a replay of a run already in the warehouse) adds nothing new.
 # The latest attempt is the one of the newest prices (then the latest started): a replay of
-# older archived runs does not hide how today's live run went.
+# older archived runs does not hide how today's live run went. Which sources have current
+# prices is asked only where the caller names none (reading current_prices is most of the
+# query's time).
 _SOURCES = """
 SELECT
     s.source,
@@ -25,7 +27,7 @@ SELECT
     arg_max(r.sample, r.observed_at) FILTER (WHERE s.status = 'ok') AS sample,
     epoch_us(arg_max(r.started_at, (r.observed_at, r.started_at))) AS last_attempt_at,
     arg_max(s.status, (r.observed_at, r.started_at)) AS last_status,
-    s.source IN (SELECT source FROM current_prices) AS has_prices
+    {has_prices} AS has_prices
 FROM source_runs s JOIN runs r USING (run_id)
 GROUP BY s.source
 ORDER BY s.source
@@ -100,9 +102,13 @@ def _utc(micros: int | None) -> datetime | None:
     return None if micros is None else _EPOCH + timedelta(microseconds=micros)
 
 
-def _read(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, SourceFreshness], list[str]]:
-    """Every source that has run, by name, and those with current prices (one query)."""
-    rows = con.execute(_SOURCES).fetchall()
+def _read(
+    con: duckdb.DuckDBPyConnection, *, shown: bool = False
+) -> tuple[dict[str, SourceFreshness], list[str]]:
+    """Every source that has run, by name, and, if `shown`, those with current prices (one
+    query)."""
+    has_prices = "s.source IN (SELECT source FROM current_prices)" if shown else "FALSE"
+    rows = con.execute(_SOURCES.format(has_prices=has_prices)).fetchall()
     known = {
         row[0]: SourceFreshness(
             source=row[0],
@@ -131,7 +137,7 @@ def freshness(
 ) -> Freshness:
     """The freshness of `sources` (the ones whose prices are shown; None: every source with
     current prices)."""
-    known, shown = _read(con)
+    known, shown = _read(con, shown=sources is None)
     if sources is None:
         sources = shown
     picked = tuple(known[s] for s in dict.fromkeys(sources) if s in known)

@@ -9,7 +9,7 @@ import polars as pl
 from chipcost.core.frames import frame_of
 from chipcost.transform.cost import memory_needed_gb
 from chipcost.warehouse.fx import in_currency
-from chipcost.warehouse.prices import ESTIMATE_JOIN, SPOT_BUCKET_JOIN
+from chipcost.warehouse.prices import ESTIMATE, SPOT_BUCKET_JOIN
 
 # Spot rows summarised per region (plan 'region_cheapest') repeat a zone's offer: left out.
 _OFFERS = f"""
@@ -18,10 +18,9 @@ SELECT
     p.vcpus, p.ram_gb, p.disk_gb,
     p.pricing_model, p.term, p.payment, p.plan,
     p.price_per_chip_hour, p.price_per_hour, p.upfront, p.source, p.valid_from, p.last_seen_at,
-    si.interruption, e.estimate
+    si.interruption, {ESTIMATE} AS estimate
 FROM per_chip_prices p LEFT JOIN chips c USING (chip)
 {SPOT_BUCKET_JOIN}
-{ESTIMATE_JOIN}
 WHERE p.plan <> 'region_cheapest' AND p.chip <> 'unknown'
 ORDER BY p.chip, p.price_per_chip_hour, p.provider, p.region, p.zone, p.instance_type,
     p.pricing_model, p.term, p.payment, p.plan, p.source
