@@ -73,6 +73,18 @@ CASES: dict[str, tuple[list[str], list[str] | None]] = {
 }
 
 
+def compiled() -> None:
+    """chipcost's bytecode written before timing, as an install writes it: a development
+    install (`pip install -e`) compiles only its dependencies, so with PYTHONDONTWRITEBYTECODE
+    set every timed process would compile chipcost's modules again, which the bare process,
+    reading DuckDB's compiled modules, never does."""
+    import compileall
+
+    root = Path(__file__).resolve().parents[1]
+    for package in ("chipcost", "warehouse", "extract", "transform", "reports", "flows"):
+        compileall.compile_dir(root / package, quiet=1)
+
+
 def seconds(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall seconds and CPU seconds (user+sys) of one process (`env` added to this one's)."""
     env = {**os.environ, "COLUMNS": "160", **(env or {})}
@@ -118,6 +130,7 @@ def main() -> None:
     parser.add_argument("--db", type=Path, required=True, help="a warehouse with the sample")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    compiled()
     print(f"median of {args.repeat} whole processes each, in turns ({os.cpu_count()} CPUs)")
     print(f"  {'command':40s} {'chipcost wall/cpu':>18s} {'bare wall/cpu':>14s} {'ratio':>11s}")
     for label, (command, bare) in CASES.items():

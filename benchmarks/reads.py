@@ -116,7 +116,7 @@ def main() -> None:
     import os
     import tempfile
 
-    from benchmarks.cli import CASES, CHIPCOST, paired
+    from benchmarks.cli import CASES, CHIPCOST, compiled, paired
 
     parser = argparse.ArgumentParser(description=main.__doc__.split("\n")[0])
     parser.add_argument("--db", type=Path, required=True, help="a warehouse with the sample")
@@ -127,6 +127,7 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--only", help="the reads whose label contains this")
     args = parser.parse_args()
+    compiled()
     with tempfile.TemporaryDirectory() as scratch:
         settings = pandas_settings(args.pandas, Path(scratch))
         print(f"median of {args.repeat} whole processes each, in turns ({os.cpu_count()} CPUs)")

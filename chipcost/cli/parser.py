@@ -10,7 +10,6 @@ imports nothing heavy until its function runs, so `chipcost --help` stays quick.
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
@@ -115,6 +114,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _unknown(parser: argparse.ArgumentParser, tokens: list[str]) -> str:
+    import difflib  # a mistake's hint only: a command line that parses never loads it
+
     options = [o for o in parser._option_string_actions if o.startswith("--")]
     for token in tokens:
         if token.startswith("-"):
@@ -141,6 +142,8 @@ def _commands_taking(option: str, prog: str) -> list[str]:
 
 
 def _no_such_command(parser: argparse.ArgumentParser, message: str) -> str:
+    import difflib
+
     given = message.split("invalid choice: ", 1)[1].split(" (choose", 1)[0].strip("'")
     names = list(COMMANDS) if parser.prog == "chipcost" else []
     for action in parser._actions:

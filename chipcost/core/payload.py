@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -37,4 +36,6 @@ class Payload:
 
 
 def sha256(data: bytes) -> str:
+    import hashlib  # writers only: a read imports this module for AHEAD_OF_NOW, not OpenSSL
+
     return hashlib.sha256(data).hexdigest()

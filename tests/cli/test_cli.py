@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -104,18 +105,46 @@ def test_sql_refuses_anything_but_reading(db, statement):
     assert "refused" in result.stderr or "exactly one" in result.stderr
 
 
-def test_reading_commands_do_not_start_prefect(db):
+# What a read must not import: Prefect, the cloud clients, the report's renderer, pandas
+# (which DuckDB's client imports where it is installed, on a statement given Python
+# parameters: warehouse/bound.py), and, for the reads whose terminal table reads rows, polars.
+NEVER_READ = ("prefect", "boto3", "botocore", "httpx", "great_tables", "pandas", "pyarrow")
+ROWS_ONLY = ("polars", "_hashlib")
+
+
+@pytest.mark.parametrize(
+    ("args", "barred"),
+    [
+        (["prices", "--chip", "H100-SXM", "--region", "us-east-1"], NEVER_READ + ROWS_ONLY),
+        (["prices"], NEVER_READ + ROWS_ONLY),
+        (["cost", "--model", "llama-3-70b", "--workload", "training"], NEVER_READ + ROWS_ONLY),
+        (["sql", "select count(*) from price_history"], NEVER_READ + ROWS_ONLY),
+        (["history", "--chip", "H100-SXM", "--no-chart"], NEVER_READ),
+        (["index"], NEVER_READ),
+    ],
+)
+def test_a_read_imports_only_what_it_shows(db, tmp_path, args, barred):
+    """Each read as a process of its own, with an importable pandas on the path (a stand-in:
+    any import of it shows in sys.modules, as a real one's would): what it loaded."""
+    (tmp_path / "pandas").mkdir()
+    (tmp_path / "pandas" / "__init__.py").write_text("", encoding="utf-8")
     code = (
-        "import sys\n"
-        f"sys.argv = ['chipcost', 'prices', '--db', {str(db)!r}]\n"
-        "import chipcost.cli.entry\n"
-        "try:\n    chipcost.cli.entry.main()\nexcept SystemExit:\n    pass\n"
-        "print('PREFECT LOADED' if 'prefect' in sys.modules else 'PREFECT NOT LOADED')\n"
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('LOADED', sorted({m.split('.')[0] for m in sys.modules})))\n"
+        "sys.argv = ['chipcost', *sys.argv[1:]]\n"
+        "from chipcost.cli.entry import main\n"
+        "main()\n"
     )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(tmp_path), os.environ.get("PYTHONPATH", "")) if p
+    )}  # fmt: skip
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
-    )
-    assert "PREFECT NOT LOADED" in result.stdout, result.stdout + result.stderr
+        [sys.executable, "-c", code, *args, "--db", str(db)],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    loaded = result.stdout.rsplit("LOADED", 1)[1]
+    assert not [name for name in barred if f"'{name}'" in loaded], loaded
 
 
 def test_a_replay_starts_no_prefect(tmp_path):
