@@ -166,18 +166,37 @@ def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | No
     hold it come first. Each row adds memory_needed_gb, instance_memory_gb, fits and
     instances_needed (None when the model's parameter count or the chip's memory is
     unknown). None when the warehouse has no cost_per_token view."""
-    fitted = cost_offers(con)
+    fitted = cost_offers(con, cheapest_only=True)
     return None if fitted is None else cheapest_costs(fitted)
 
 
+# What decides whether an offer's instance holds the model (_with_fit): the chip (its
+# memory), the model (its parameters), the workload, the figure's precision and the chips
+# per instance. Among the offers alike in these, only the cheapest can be chosen.
+_HOLDS_ALIKE = ("chip", "workload", "model", "precision", "chip_count")
+
+
 def cost_offers(
-    con: duckdb.DuckDBPyConnection, currency: str | None = None, rate_at: date | None = None
+    con: duckdb.DuckDBPyConnection,
+    currency: str | None = None,
+    rate_at: date | None = None,
+    *,
+    cheapest_only: bool = False,
 ) -> pl.DataFrame | None:
     """Every cost_per_token row with its fit (what cheapest_cost_per_token chooses from);
     None when the warehouse has no cost_per_token view. In `currency` at the rate of the day
-    `rate_at` when given (chipcost.warehouse.fx), no list price kept."""
+    `rate_at` when given (chipcost.warehouse.fx), no list price kept. `cheapest_only` (list
+    prices, unchanged after the read): of the offers that hold the model alike (the same
+    chip, model, workload, precision and chips per instance), the cheapest only, ties kept,
+    out of the tens of thousands of rows (every model) one of which cheapest_costs chooses."""
     if not relation_columns(con, "cost_per_token"):
         return None
+    partition = ", ".join(f"k.{c}" for c in _HOLDS_ALIKE)
+    only = (
+        f"QUALIFY rank() OVER (PARTITION BY {partition} ORDER BY k.cost_per_million_tokens) = 1"
+        if cheapest_only
+        else ""
+    )
     sql = f"""
         SELECT {", ".join(f"k.{c}" for c in COST_COLUMNS)}, k.zone, k.chip_count, k.precision,
             c.memory_gb AS chip_memory_gb, m.parameters, $rate_at::DATE AS fx_day
@@ -185,6 +204,7 @@ def cost_offers(
         LEFT JOIN chips c ON c.chip = k.chip
         LEFT JOIN models m ON m.model = k.model
         WHERE k.cost_per_million_tokens IS NOT NULL
+        {only}
     """
     sql, params = in_currency(
         con, sql, {"rate_at": rate_at}, currency, day="fx_day", list_price=False,
@@ -206,7 +226,8 @@ def cheapest_costs(fitted: pl.DataFrame) -> pl.DataFrame:
     size = pl.when(CANNOT_HOLD).then(-pl.col("instance_memory_gb")).otherwise("instance_memory_gb")
     fitted = fitted.with_columns(size=size)
     chosen = fitted.sort(order, nulls_last=False).group_by(_PER, maintain_order=True).first()
-    return chosen.sort("chip", "workload", "cannot", "cost_per_million_tokens").select(
+    # the same cost for two models (one figure for both) in the order of their names
+    return chosen.sort("chip", "workload", "cannot", "cost_per_million_tokens", "model").select(
         *COST_COLUMNS, "zone", "memory_needed_gb", "instance_memory_gb", "fits", "instances_needed"
     )
 
