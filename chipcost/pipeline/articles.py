@@ -83,7 +83,8 @@ def speed_curve(con: duckdb.DuckDBPyConnection, model: str = "llama-3-70b") -> l
         "kind, scenario FROM throughput_ranked WHERE workload = 'inference' AND usable "
         "AND model = $model AND list_contains($chips, chip) "
         "AND (operating_point = 'max-throughput' OR tokens_per_second_per_user IS NOT NULL) "
-        "ORDER BY chip, kind = 'derived', tokens_per_second_per_user NULLS FIRST",
+        "ORDER BY chip, kind = 'derived', tokens_per_second_per_user NULLS FIRST, "
+        "tokens_per_second_per_chip, operating_point, kind, scenario",
         {"model": model, "chips": list(CURVE_CHIPS)},
     )
 
