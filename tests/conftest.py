@@ -10,9 +10,15 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+
+# Property tests keep no example database (it would be written into the repository, .hypothesis):
+# a failure prints its example and the blob that replays it.
+settings.register_profile("chipcost", database=None, print_blob=True)
+settings.load_profile("chipcost")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample" / "archive"

@@ -7,7 +7,9 @@ unexpected exception is reported as a bug in chipcost and fails the source.
 Seeds are the newest sample-archive run of the source (payloads with their real URLs and
 requests) and every recorded fixture under tests/fixtures/<source>/ except bad-* and
 *malformed* files, so a source registered later is fuzzed without editing this file.
-CHIPCOST_FUZZ_EXAMPLES=2000 runs a longer, randomised search.
+Each run draws fresh examples, a few per source (FUZZ_EXAMPLES); CHIPCOST_FUZZ_EXAMPLES=2000
+searches longer. A failure prints the example and the blob that replays it
+(`@reproduce_failure`): no example database is kept.
 """
 
 from __future__ import annotations
@@ -34,14 +36,15 @@ from tests.paths import ROOT
 FIXTURES = ROOT / "tests" / "fixtures"
 SAMPLE = ROOT / "sample" / "archive"
 FETCHED_AT = datetime(2026, 11, 14, 6, 0, 2, tzinfo=UTC)
-EXTRA_EXAMPLES = os.environ.get("CHIPCOST_FUZZ_EXAMPLES")
-# Fixed examples in the suite (the same every run, so CI is not flaky); an explicit
-# CHIPCOST_FUZZ_EXAMPLES explores new ones each time.
+# Damaged payloads per source and run: new ones each run, so the suite's runs together search
+# far more than one fixed set would; more on request.
+FUZZ_EXAMPLES = 15
 FUZZ = settings(
-    max_examples=int(EXTRA_EXAMPLES or 60),
+    max_examples=int(os.environ.get("CHIPCOST_FUZZ_EXAMPLES") or FUZZ_EXAMPLES),
     deadline=None,
-    derandomize=EXTRA_EXAMPLES is None,
+    derandomize=False,
     database=None,
+    print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
