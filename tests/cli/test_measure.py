@@ -3,7 +3,14 @@ double of the user's serving stack (tests.openai_server: an OpenAI-compatible en
 127.0.0.1 streaming tokens at a known rate), with a tokenizer the test builds (the
 `tokenizers` package, nothing from a model hub), into a real DuckDB warehouse with the
 shipped throughput catalogue. Bounded: a few requests of each run, each run a few seconds of
-load (AIPerf's own start-up is most of a run's 20-40 s)."""
+load (AIPerf's own start-up is most of a run's 20-40 s).
+
+AIPerf runs for real where driving it is the subject: a sweep measured and recorded, an
+endpoint that times out under its load. Where the subject is what chipcost makes of AIPerf's
+report (a stream without usage, a malformed stream, a point above the roofline), the run is
+answered from AIPerf's own output recorded against the same double (tests/fixtures/aiperf:
+ORIGIN.md, record.py), after chipcost has asked the endpoint what it serves and checked the
+run it asks for is the one recorded."""
 
 from __future__ import annotations
 
@@ -26,18 +33,68 @@ RATE = 45.0
 TRN2_CHIPS = 4
 
 
-@pytest.fixture(scope="module")
-def tokenizer(tmp_path_factory) -> Path:
-    """A small word-level tokenizer, made here: AIPerf builds its prompts with it."""
+def make_tokenizer(folder: Path) -> Path:
+    """A small word-level tokenizer in `folder`: AIPerf builds its prompts with it."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     made = Tokenizer(models.WordLevel(unk_token="[UNK]"))
     made.pre_tokenizer = pre_tokenizers.Whitespace()
     words = " ".join(f"w{n}" for n in range(300))
     made.train_from_iterator([words], trainers.WordLevelTrainer(special_tokens=["[UNK]"]))
-    folder = tmp_path_factory.mktemp("tokenizer")
     made.save(str(folder / "tokenizer.json"))
     return folder
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tmp_path_factory) -> Path:
+    return make_tokenizer(tmp_path_factory.mktemp("tokenizer"))
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """`recorded(name)`: AIPerf's run answered from tests/fixtures/aiperf/run-NAME (its
+    summary, per-request records and last line, as AIPerf wrote them), once chipcost asks for
+    the very run recorded (model, shape, concurrency, requests). Returns what was asked."""
+    from chipcost.pipeline import load_generator
+    from chipcost.pipeline import measure as measuring
+
+    asked: list[dict] = []
+
+    def answer_from(name: str) -> list[dict]:
+        folder = RECORDED / f"run-{name}"
+        said = json.loads((folder / "run.json").read_text())
+
+        def run_aiperf(**given) -> load_generator.Run:
+            asked.append(given)
+            recorded_with = _options(said["command"])
+            assert _options(["aiperf", "profile", *_asked_options(given)]) == {
+                key: recorded_with[key] for key in _COMPARED
+            }, (given, said["command"])
+            read = [folder / kept for kept in ("summary.json", "records.jsonl")]
+            summary, records = (path.read_bytes() if path.is_file() else None for path in read)
+            return load_generator.Run(summary, records, said["command"], said["last_line"])
+
+        monkeypatch.setattr(measuring, "run_aiperf", run_aiperf)
+        return asked
+
+    return answer_from
+
+
+RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "aiperf"
+_COMPARED = ("--model", "--isl", "--osl", "--concurrency", "--request-count")
+
+
+def _asked_options(given: dict) -> list[str]:
+    return [
+        "--model", given["served_model"], "--isl", str(given["input_tokens"]),
+        "--osl", str(given["output_tokens"]), "--concurrency", str(given["concurrency"]),
+        "--request-count", str(given["requests"]),
+    ]  # fmt: skip
+
+
+def _options(command: list[str]) -> dict[str, str]:
+    """The values of _COMPARED options in an AIPerf command line."""
+    return {arg: command[n + 1] for n, arg in enumerate(command) if arg in _COMPARED}
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +216,13 @@ def _nothing_recorded(db: Path) -> None:
     assert _user_figures(db) == []
 
 
+def _warehouse_now(db: Path) -> dict:
+    return {
+        "figures": _user_figures(db),
+        "archived": (db.parent / "data" / "archive" / "measurements").exists(),
+    }
+
+
 @pytest.fixture
 def fresh_db(tmp_path) -> Path:
     return _warehouse(tmp_path / "w.duckdb")
@@ -216,25 +280,37 @@ def test_a_shape_that_cannot_be_matched_is_named(fresh_db, tokenizer):
     ("mode", "words"),
     [("no-usage", ("returned no usage",)), ("malformed", ("malformed stream",))],
 )
-def test_a_bad_stream_is_named(fresh_db, tokenizer, mode, words):
+def test_a_bad_stream_is_named(fresh_db, tokenizer, recorded, mode, words):
+    asked = recorded(mode)
     with serving(200.0, mode=mode) as double:
         result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
                          "--input-tokens", "32", "--output-tokens", "8", "--concurrency", "1",
                          "--requests", "1")  # fmt: skip
     _refused(result, double.url, *words)
+    assert len(asked) == 1  # the sweep stopped at its first concurrency
     _nothing_recorded(fresh_db)
     assert not (fresh_db.parent / "data" / "archive" / "measurements").exists()
 
 
-def test_a_figure_above_the_roofline_is_refused(fresh_db, tokenizer):
+def test_a_figure_above_the_roofline_is_refused(fresh_db, tokenizer, recorded):
     # 70B parameters in BF16 read once per token from one H100's 3.35 TB/s: at most 24
-    # tokens/s per user; the double streams 200
+    # tokens/s per user; the double streamed 200
+    recorded("fast")
     with serving(200.0) as double:
         result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "1",
                          "--precision", "bf16", "--input-tokens", "32", "--output-tokens", "20",
                          "--concurrency", "1", "--requests", "1")  # fmt: skip
+        refused = _warehouse_now(fresh_db)
+        # the same report with --allow-above-roofline is recorded: the refusal was the roof's
+        kept = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "1",
+                       "--precision", "bf16", "--input-tokens", "32", "--output-tokens", "20",
+                       "--concurrency", "1", "--requests", "1",
+                       "--allow-above-roofline")  # fmt: skip
     _refused(result, "roofline", "24 tokens/s per user")
-    _nothing_recorded(fresh_db)
+    assert refused == {"figures": [], "archived": False}
+    assert kept.returncode == 0, kept.stderr
+    [figure] = _user_figures(fresh_db)
+    assert figure["tokens_per_second_per_user"] > 24
 
 
 def test_without_aiperf_it_says_what_to_install(fresh_db, tokenizer, monkeypatch):
