@@ -1,10 +1,13 @@
-"""`collect --replay ... --prefect` whose Prefect server goes away mid-run (killed with
-SIGKILL once the server has recorded a load): the command stops within 30 s with one line
-naming the runs it loaded and how to load the rest, no traceback; the warehouse holds exactly
-those runs, and the same command without --prefect loads the rest.
+"""`--prefect` whose Prefect server goes away mid-run (killed with SIGKILL once it has recorded
+a load): the command stops within 30 s with one line naming what it loaded and how to load the
+rest, no traceback; the warehouse holds exactly that, and the same command loads the rest and,
+finished, leaves no process behind.
 
-The server is real: the one PREFECT_API_URL names (started here, as a team runs one), or the
-temporary one the command starts for itself. The archive is the bundled sample's.
+The servers are real: the temporary one `collect` starts for itself (its child), and for
+`backfill` the one PREFECT_API_URL names (started here, as a team runs one). Both commands
+meet a server gone the same way (chipcost.cli.prefect_server.went_away, then ServerGone with
+what was loaded); each says what it loaded in its own words. The archive is the bundled
+sample's.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -32,6 +36,8 @@ RUNS = sorted(p.name for p in SAMPLE.iterdir() if p.is_dir())
 # The load tasks the server must have recorded before it is killed: mid-run, some runs in.
 LOADS_BEFORE_KILL = 2
 WITHIN_SECONDS = 30
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
 
 def completed_loads(url: str) -> int:
@@ -54,6 +60,29 @@ def temporary_server_of(pid: int) -> tuple[int, str] | None:
     return None
 
 
+def gone(pids: list[int], seconds: float) -> list[int]:
+    """The pids still alive after waiting up to `seconds` for them to end."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and any(procs.alive(p) for p in pids):
+        time.sleep(0.5)
+    return [p for p in pids if procs.alive(p)]
+
+
+@pytest.fixture
+def env(tmp_path):
+    """A command's environment: no Prefect settings but a home of its own. Whatever runs with
+    that home after the test is ended."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(
+        PREFECT_HOME=str(tmp_path / "prefect"),
+        CHIPCOST_DATA_DIR=str(tmp_path / "data"),
+        COLUMNS="300",  # the line unwrapped, to read it back whole
+    )
+    yield env
+    for pid in procs.with_environment("PREFECT_HOME", env["PREFECT_HOME"]):
+        os.kill(pid, signal.SIGKILL)
+
+
 @pytest.fixture
 def configured_server(tmp_path):
     """A Prefect server of the test's own, as `prefect server start` runs one."""
@@ -69,20 +98,12 @@ def configured_server(tmp_path):
         shutil.rmtree(home, ignore_errors=True)
 
 
-@pytest.mark.parametrize("server", ["configured", "temporary"])
-def test_a_prefect_server_killed_mid_run_ends_the_collect_in_one_line(tmp_path, request, server):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    env.update(
-        PREFECT_HOME=str(tmp_path / "prefect"),
-        CHIPCOST_DATA_DIR=str(tmp_path / "data"),
-        COLUMNS="300",  # the line unwrapped, to read it back whole
-    )
-    url = pid = None
-    if server == "configured":
-        process, url = request.getfixturevalue("configured_server")
-        env["PREFECT_API_URL"] = url
+def test_a_collects_own_server_killed_mid_run_ends_it_in_one_line_and_a_rerun_finishes(
+    tmp_path, env
+):
     command = [CHIPCOST, "collect", "--replay", str(SAMPLE), "--prefect"]
     collect = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    url = pid = None
     try:
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline and collect.poll() is None:
@@ -92,10 +113,7 @@ def test_a_prefect_server_killed_mid_run_ends_the_collect_in_one_line(tmp_path, 
                 break
             time.sleep(0.2)
         assert collect.poll() is None, "the collect ended before the server was killed"
-        if server == "configured":
-            process.kill()
-        else:
-            os.kill(pid, 9)
+        os.kill(pid, signal.SIGKILL)
         killed = time.monotonic()
         _, stderr = collect.communicate(timeout=300)
         took = time.monotonic() - killed
@@ -119,18 +137,21 @@ def test_a_prefect_server_killed_mid_run_ends_the_collect_in_one_line(tmp_path, 
     assert "Run the same command again to load the rest (loaded runs are skipped)" in said
     assert "without --prefect it needs no server" in said
 
-    # As it says: the same command, here without --prefect, loads the rest.
-    again = subprocess.run(
-        command[:-1], env=env, capture_output=True, text=True, timeout=600, check=False
-    )
+    # As it says: the same command loads the rest, on a new temporary server of its own, and
+    # leaves nothing running once it has finished.
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
+    assert "Traceback" not in again.stderr
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.sql("SELECT archive_run FROM runs ORDER BY 1").fetchall() == [
             (run,) for run in RUNS
         ]
+    assert gone(procs.with_environment("PREFECT_HOME", env["PREFECT_HOME"]), 10) == []
 
 
-def test_a_prefect_server_killed_mid_backfill_ends_it_in_one_line(tmp_path, configured_server):
+def test_a_configured_server_killed_mid_backfill_ends_it_in_one_line(
+    tmp_path, env, configured_server
+):
     """`backfill --prefect`, the server killed once the older of two versions is loaded (the
     newer one's file still coming, 16 KB a second): one line naming what was loaded."""
     from tests.pipeline.test_backfill import FIXTURES, V2, V3_CSV, _runs_in
@@ -138,13 +159,7 @@ def test_a_prefect_server_killed_mid_backfill_ends_it_in_one_line(tmp_path, conf
 
     process, url = configured_server
     db = tmp_path / "data" / "chipcost.duckdb"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    env.update(
-        PREFECT_API_URL=url,
-        PREFECT_HOME=str(tmp_path / "prefect"),
-        CHIPCOST_DATA_DIR=str(db.parent),
-        COLUMNS="300",
-    )
+    env = {**env, "PREFECT_API_URL": url}
     args = [CHIPCOST, "backfill", "--since", "2025-05-01", "--region", "us-east-1", "--prefect"]
     with serve(FIXTURES, Faults(trickle={V3_CSV: 16_384})) as files:
         env["CHIPCOST_AWS_PRICE_LIST_URL"] = files.url

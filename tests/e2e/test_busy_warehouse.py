@@ -1,11 +1,12 @@
-"""A collection meets a warehouse another process holds: it waits, or says who holds it, and
-what it fetched is loaded later (pending runs). The real `chipcost collect` command, on a
-warehouse already made (tests/warehouses.py); live runs fetch from a local HTTP server.
+"""A collection and another process on one warehouse, all real processes: a replay waits for
+a reader to let go and then loads; a live run killed mid-load is loaded, first, by the next
+collect. The real `chipcost collect` command, on a warehouse already made (tests/warehouses.py);
+live runs fetch from a local HTTP server. What a collector says when it waits too long and
+that a refused live load stays pending: tests/cli/test_held_warehouse.py, in-process.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -85,48 +86,6 @@ def test_a_replay_waits_for_a_reader_then_loads(db, env, sample_runs, tmp_path):
     assert collector.returncode == 0, "".join(seen) + err
     assert "is free: going on" in err
     assert rows(db, "SELECT archive_run, status FROM runs") == [(sample_runs[0].name, "ok")]
-
-
-def test_a_replay_that_waits_too_long_names_the_holder(db, env, sample_runs):
-    with holding(db, read_only=True) as holder:
-        done = chipcost(
-            "collect", "--replay", str(sample_runs[0]), "--db", str(db), env=env,
-            CHIPCOST_LOCK_WAIT="1",
-        )  # fmt: skip
-    assert done.returncode == 1
-    err = words(done.stderr)
-    assert f"is in use by process {holder.pid}" in err and "waited 1 s" in err
-    assert "CHIPCOST_LOCK_WAIT" in err and "Traceback" not in err
-    assert rows(db, "SELECT count(*) FROM runs") == [(0,)]
-
-
-def test_a_refused_live_load_stays_pending_and_collect_pending_loads_it(db, env, tmp_path):
-    with serve(FIXTURES) as server:
-        env = {**env, "CHIPCOST_AWS_SPOT_FEED_URL": f"{server.url}/{FEED}/spot.js"}
-        with holding(db, read_only=True) as holder:
-            refused = chipcost(
-                "collect", "--source", FEED, "--db", str(db), env=env, CHIPCOST_LOCK_WAIT="1"
-            )
-        assert server.hits("/spot.js"), "the feed was fetched before the load was refused"
-    assert refused.returncode == 1, refused.stderr
-    err = words(refused.stderr)
-    assert f"process {holder.pid}" in err and "chipcost collect --pending" in err
-    assert "Traceback" not in err
-    [run_dir] = (tmp_path / "archive").iterdir()
-    manifest = json.loads((run_dir / FEED / "manifest.json").read_text())
-    assert manifest["complete"] is True and len(manifest["payloads"]) == 1
-    assert [p.stem for p in (tmp_path / "pending").iterdir()] == [run_dir.name]
-    assert rows(db, "SELECT count(*) FROM runs") == [(0,)]
-
-    loaded = chipcost("collect", "--pending", "--db", str(db), env=env)
-    assert loaded.returncode == 0, loaded.stderr
-    assert rows(db, "SELECT archive_run, mode, status FROM runs") == [(run_dir.name, "live", "ok")]
-    assert rows(db, "SELECT count(*) > 0 FROM price_history WHERE source = 'aws-spot-feed'")[0][0]
-    assert not list((tmp_path / "pending").iterdir())
-
-    again = chipcost("collect", "--pending", "--db", str(db), env=env)
-    assert again.returncode == 0, again.stderr
-    assert "no pending runs" in again.stdout
 
 
 def test_a_live_run_killed_mid_load_is_loaded_by_the_next_collect_first(db, env, tmp_path):

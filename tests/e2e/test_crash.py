@@ -179,7 +179,7 @@ def test_sigkill_during_a_large_load(tmp_path):
         f"""
         import sys
         from pathlib import Path
-        from tests.flows.test_crash import many_offers
+        from tests.e2e.test_crash import many_offers
         from tests.helpers import day, run_of
         from tests.stall import stall_loads
         from chipcost.pipeline.seed import open_warehouse
