@@ -42,10 +42,13 @@ _SHARED_SERVER = pytest.StashKey[tuple]()
 _SHARED_WAREHOUSES = pytest.StashKey[Path]()
 
 
+_SHARED_POSTGRES = pytest.StashKey[tuple]()
+
+
 def pytest_configure(config):
-    """A run spread over workers starts one Prefect server for all of them, now, and gives
-    them one folder of made warehouses (tests/warehouses.py)."""
-    from tests import shared_prefect, warehouses
+    """A run spread over workers starts one Prefect server and one PostgreSQL for all of them,
+    now, and gives them one folder of made warehouses (tests/warehouses.py)."""
+    from tests import pg_server, shared_prefect, warehouses
 
     distributing = getattr(config.option, "numprocesses", None) and not hasattr(
         config, "workerinput"
@@ -58,9 +61,15 @@ def pytest_configure(config):
         folder = Path(tempfile.mkdtemp(prefix="chipcost-test-warehouses-"))
         os.environ[warehouses.MADE_ENV] = str(folder)
         config.stash[_SHARED_WAREHOUSES] = folder
+    if pg_server.SHARED_ENV not in os.environ and pg_server.available():
+        config.stash[_SHARED_POSTGRES] = pg_server.start_shared()
 
 
 def pytest_unconfigure(config):
+    if (started := config.stash.get(_SHARED_POSTGRES, None)) is not None:
+        from tests import pg_server
+
+        pg_server.stop_shared(*started)
     if (started := config.stash.get(_SHARED_SERVER, None)) is not None:
         from tests import shared_prefect
 
@@ -126,21 +135,25 @@ def golden(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def pg_server():
-    """A real PostgreSQL 15 server of its own for the session (the lake's catalog)."""
+    """A real PostgreSQL 15 server (the lake's catalog): the run's shared one when its runner
+    started one (tests/pg_server.py), else one of this session's own."""
     from tests import pg_server as pg
 
     if not pg.available():
         pytest.skip("PostgreSQL 15 is not installed (apt-get install postgresql-15)")
+    if (shared := pg.shared()) is not None:
+        yield shared
+        return
     with pg.running() as server:
         yield server
 
 
 @pytest.fixture(scope="session")
-def lake_template(pg_server, tmp_path_factory):
-    """A lake migrated once per test process, on the first test that wants a `lake`."""
-    from tests.lake_support import migrated_template
+def lake_template(pg_server):
+    """A lake migrated once per server, by the first test of the run that wants a `lake`."""
+    from tests.lake_support import migrated_once
 
-    return migrated_template(pg_server, tmp_path_factory.mktemp("lake-template") / "lake-data")
+    return migrated_once(pg_server)
 
 
 @pytest.fixture

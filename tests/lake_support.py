@@ -1,12 +1,15 @@
-"""Replaying the sample archive into a warehouse without Prefect, and reading it back."""
+"""Replaying the sample archive into a warehouse without Prefect, and reading it back: the lake's
+template, its copies, and what a replay writes, table by table."""
 
 from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
 from chipcost import archive
 from chipcost.core.runs import RunResult
@@ -31,10 +34,11 @@ class LakeTemplate:
 
     Migrating a new lake (about 90 migrations and the views, each its own commit) took 3-5 s
     a test, and its first writer's reference data (chips, instance types, figures) a second
-    more; a copy of this one is a file copy inside PostgreSQL. It lives as long as the
-    session's PostgreSQL server, so a change to the schema, views or reference data between
-    runs needs no invalidation: every run makes its own template afresh. What a first open
-    does is tested on a lake never opened (the `empty_lake` fixture).
+    more; a copy of this one is a file copy inside PostgreSQL. It is made once per server
+    (`migrated_once`) and lives as long as the server, which lives as long as the test run, so a
+    change to the schema, views or reference data between runs needs no invalidation: every
+    run makes its own template afresh. What a first open does is tested on a lake never opened
+    (the `empty_lake` fixture).
     """
 
     database: str
@@ -48,6 +52,23 @@ def migrated_template(server: PgServer, data: Path) -> LakeTemplate:
     warehouse = Warehouse("ducklake:postgres:" + server.conninfo(database), str(data))
     open_warehouse(warehouse).close()
     return LakeTemplate(database, data)
+
+
+def migrated_once(server: PgServer) -> LakeTemplate:
+    """The server's template, made by the first process of the run that wants it, under a
+    lock, in the run's folder of made warehouses (tests/warehouses.py); the others read its
+    name there. Workers copy it at once: CREATE DATABASE ... TEMPLATE only needs that nobody
+    is connected to it, and nobody is once it is made."""
+    from tests import warehouses
+
+    name = f"lake-template-{server.port}"
+    made = warehouses.made_folder() / f"{name}.database"
+    data = warehouses.made_folder() / name
+    with warehouses.locked(name):
+        if not made.exists():
+            shutil.rmtree(data, ignore_errors=True)  # a worker that died making it
+            made.write_text(migrated_template(server, data).database)
+    return LakeTemplate(made.read_text(), data)
 
 
 def copy_of(server: PgServer, template: LakeTemplate, data: Path) -> Warehouse:
@@ -115,3 +136,56 @@ def replay_run(
 
 def history(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     return con.execute(f"SELECT {HISTORY_COLUMNS} FROM price_history ORDER BY ALL").fetchall()
+
+
+# Each table as a replay writes it, without what differs on every replay: run ids (named by the
+# archived run instead), load times, seconds taken and the version that loaded it. The notes a
+# source said when it was collected (a price jump "since" the run before) are what was said
+# then, and are not restated by `remove-run`; the spot interruption buckets of the run before a
+# removed one are not in the warehouse to put back (docs/operations.md): their values are.
+# A removed run's reference rates are put back under the first later run whose file holds
+# them, as a replay reads them there (warehouse/remove_run.py): day, currency and rate compared.
+TABLES = {
+    "fx_rates": "SELECT day, currency, per_eur, source FROM fx_rates",
+    "price_history": """
+        SELECT h.* EXCLUDE (first_run_id, last_run_id), f.archive_run, l.archive_run
+        FROM price_history h LEFT JOIN runs f ON f.run_id = h.first_run_id
+        LEFT JOIN runs l ON l.run_id = h.last_run_id""",
+    "current_prices": "SELECT * FROM current_prices",
+    "per_chip_prices": "SELECT * FROM per_chip_prices",
+    "runs": "SELECT * EXCLUDE (run_id, started_at, finished_at, chipcost_version) FROM runs",
+    "source_runs": "SELECT * EXCLUDE (run_id, seconds, notes) FROM source_runs",
+    "observations": "SELECT * EXCLUDE (run_id) FROM observations",
+    "rejects": "SELECT * EXCLUDE (run_id) FROM rejects",
+    "spot_interruptions": ("SELECT * EXCLUDE (observed_at, payload_ref) FROM spot_interruptions"),
+}
+
+
+def tables(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    """Every table of TABLES, its rows sorted."""
+    return {name: sorted(map(repr, con.execute(sql).fetchall())) for name, sql in TABLES.items()}
+
+
+def report_frames(con: duckdb.DuckDBPyConnection, runs: list[Path]) -> dict[str, pl.DataFrame]:
+    """The report's changes over the days of `runs`: its events and its moves."""
+    from chipcost.warehouse.changes import change_events, price_moves
+
+    start = runs[0].name[:10] + " 00:00:00+00"
+    end = runs[-1].name[:10] + " 23:59:59+00"
+    [(start, end)] = con.execute("SELECT ?::TIMESTAMPTZ, ?::TIMESTAMPTZ", [start, end]).fetchall()
+    return {
+        "events": change_events(con, start, end).drop("payload_ref"),
+        "moves": price_moves(con, start, end, end - timedelta(days=7)),
+    }
+
+
+def assert_same(
+    ours: duckdb.DuckDBPyConnection, theirs: duckdb.DuckDBPyConnection, runs: list[Path]
+) -> None:
+    """Both warehouses hold the same tables and give the same report over `runs`' days."""
+    mine, other = tables(ours), tables(theirs)
+    for name in TABLES:
+        assert mine[name] == other[name], name
+    mine, other = report_frames(ours, runs), report_frames(theirs, runs)
+    for name, frame in mine.items():
+        assert frame.sort(frame.columns).equals(other[name].sort(frame.columns)), name

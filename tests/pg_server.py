@@ -1,4 +1,12 @@
-"""A throwaway PostgreSQL 15 cluster for the lake tests: started per session, removed after."""
+"""A throwaway PostgreSQL 15 cluster for the lake tests, removed after.
+
+A run spread over workers has one for all of them: the runner starts it as soon as it is
+configured (`start_shared`, in a thread while the workers start and collect their tests) and
+hands its port and directory to the workers in the environment (SHARED_ENV); a worker's
+`pg_server` fixture waits until it is up (`shared`). Each worker makes its own databases on
+it (`new_database`: the process id is in every name). A run on one process starts its own
+(`running`).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,6 +27,11 @@ from pathlib import Path
 BIN = Path("/usr/lib/postgresql/15/bin")
 PASSWORD = "lake-test-pw"
 _names = itertools.count()
+# The run's shared server, for the workers: "PORT DIRECTORY".
+SHARED_ENV = "CHIPCOST_TEST_POSTGRES"
+STARTUP_SECONDS = 180.0
+# Written into the shared server's directory once it accepts connections, or once it failed.
+READY, FAILED = "ready", "failed"
 
 
 @dataclass(frozen=True)
@@ -96,9 +111,8 @@ def _as_postgres(args: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
 
 
-@contextmanager
-def running() -> Iterator[PgServer]:
-    directory = Path(tempfile.mkdtemp(prefix="chipcost-pg-"))
+def _made(directory: Path, port: int) -> PgServer:
+    """A new cluster in `directory` (the postgres user's when run as root), started on `port`."""
     if os.geteuid() == 0:
         user = pwd.getpwnam("postgres")
         os.chown(directory, user.pw_uid, user.pw_gid)
@@ -107,7 +121,6 @@ def running() -> Iterator[PgServer]:
     pwfile.write_text(PASSWORD + "\n")
     if os.geteuid() == 0:
         os.chown(pwfile, pwd.getpwnam("postgres").pw_uid, -1)
-    port = free_port()
     subprocess.run(
         _as_postgres(
             [
@@ -126,8 +139,59 @@ def running() -> Iterator[PgServer]:
     )
     server = PgServer(port, directory)
     server.start()
+    return server
+
+
+def _remove(server: PgServer) -> None:
+    server.stop()
+    shutil.rmtree(server.directory, ignore_errors=True)
+
+
+@contextmanager
+def running() -> Iterator[PgServer]:
+    server = _made(Path(tempfile.mkdtemp(prefix="chipcost-pg-")), free_port())
     try:
         yield server
     finally:
-        server.stop()
-        shutil.rmtree(directory, ignore_errors=True)
+        _remove(server)
+
+
+def start_shared() -> tuple[threading.Thread, PgServer]:
+    """The run's server, made in a thread: its port and directory go into the environment at
+    once, and READY (or FAILED, with the error) into its directory once it is up."""
+    server = PgServer(free_port(), Path(tempfile.mkdtemp(prefix="chipcost-pg-")))
+    os.environ[SHARED_ENV] = f"{server.port} {server.directory}"
+
+    def make() -> None:
+        try:
+            _made(server.directory, server.port)
+        except Exception as exc:  # said to the workers, which fail their lake tests with it
+            (server.directory / FAILED).write_text(f"{type(exc).__name__}: {exc}")
+        else:
+            (server.directory / READY).write_text("")
+
+    thread = threading.Thread(target=make, name="test-postgres", daemon=True)
+    thread.start()
+    return thread, server
+
+
+def stop_shared(thread: threading.Thread, server: PgServer) -> None:
+    os.environ.pop(SHARED_ENV, None)
+    thread.join()
+    _remove(server)
+
+
+def shared() -> PgServer | None:
+    """The run's shared server once it is up, when the runner started one."""
+    if not (given := os.environ.get(SHARED_ENV)):
+        return None
+    port, directory = given.split(" ", 1)
+    server = PgServer(int(port), Path(directory))
+    end = time.monotonic() + STARTUP_SECONDS
+    while not (server.directory / READY).exists():
+        if (failed := server.directory / FAILED).exists():
+            raise RuntimeError(f"the test run's PostgreSQL did not start: {failed.read_text()}")
+        if time.monotonic() > end:
+            raise RuntimeError(f"the test run's PostgreSQL was not up in {STARTUP_SECONDS:.0f} s")
+        time.sleep(0.05)
+    return server

@@ -33,7 +33,7 @@ MADE_ENV = "CHIPCOST_TEST_WAREHOUSES"
 _made: list[Path] = []
 
 
-def _folder() -> Path:
+def made_folder() -> Path:
     """The folder of made warehouses: the run's shared one, else this process's own (removed
     when the process ends)."""
     if not _made:
@@ -47,9 +47,9 @@ def _folder() -> Path:
 
 
 @contextmanager
-def _locked(name: str) -> Iterator[None]:
+def locked(name: str) -> Iterator[None]:
     """One process at a time makes (or finds made) the kind `name`."""
-    with open(_folder() / f"{name}.lock", "w") as lock:
+    with open(made_folder() / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
@@ -58,11 +58,11 @@ def _locked(name: str) -> Iterator[None]:
 
 
 def _made_once(name: str, make: Callable[[Path], object]) -> Path:
-    """`_folder()/name.duckdb`, made by `make(path)` unless a worker made it already."""
-    path = _folder() / f"{name}.duckdb"
-    with _locked(name):
+    """`made_folder()/name.duckdb`, made by `make(path)` unless a worker made it already."""
+    path = made_folder() / f"{name}.duckdb"
+    with locked(name):
         if not path.exists():
-            building = _folder() / f"{name}.building.duckdb"
+            building = made_folder() / f"{name}.building.duckdb"
             building.unlink(missing_ok=True)
             make(building)
             building.rename(path)
@@ -136,7 +136,7 @@ def _replayed(first: int | None, last: int | None) -> Path:
     name = f"sample-{first}-{last}"
 
     def make(path: Path) -> None:
-        archive, data = _folder() / name, _folder() / f"{name}-data"
+        archive, data = made_folder() / name, made_folder() / f"{name}-data"
         for folder in (archive, data):  # a worker that died making it may have left them
             shutil.rmtree(folder, ignore_errors=True)
         for run in runs:

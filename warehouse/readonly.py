@@ -34,12 +34,24 @@ _EXPLAIN = re.compile(r"^\s*explain\s+(analy[sz]e\s+)?", re.IGNORECASE)
 SANDBOX = ("SET enable_external_access = false", "SET lock_configuration = true")
 
 
-def _sandbox(db_path: Path | Warehouse) -> tuple[str, ...]:
-    """SANDBOX; a lake's queries still read its own Parquet files, and only those."""
-    if isinstance(db_path, Warehouse) and db_path.is_lake and db_path.lake_data:
-        data = (db_path.lake_data.rstrip("/") + "/").replace("'", "''")
-        return (f"SET allowed_directories = ['{data}']", *SANDBOX)
-    return SANDBOX
+def _sandbox(db_path: Path | Warehouse, con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
+    """SANDBOX; a lake's queries still read its own Parquet files, and only those: where its
+    catalog keeps them when no data path is given (a reader needs none)."""
+    if not (isinstance(db_path, Warehouse) and db_path.is_lake):
+        return SANDBOX
+    data = db_path.lake_data or _catalog_data_path(con)
+    if not data:
+        return SANDBOX
+    data = (data.rstrip("/") + "/").replace("'", "''")
+    return (f"SET allowed_directories = ['{data}']", *SANDBOX)
+
+
+def _catalog_data_path(con: duckdb.DuckDBPyConnection) -> str | None:
+    found = con.execute(
+        "SELECT value FROM __ducklake_metadata_lake.ducklake_metadata "
+        "WHERE key = 'data_path' AND scope IS NULL"
+    ).fetchall()
+    return found[0][0] if found else None
 
 
 def _statement(kind: str) -> str:
@@ -295,7 +307,7 @@ def _sandboxed(
     limits = limits or SqlLimits()
     con = open_reader(db_path, wait=wait, limits=limits)
     try:
-        for setting in _sandbox(db_path):
+        for setting in _sandbox(db_path, con):
             con.execute(setting).fetchall()
         yield con
     except (duckdb.InterruptException, duckdb.OutOfMemoryException) as exc:
