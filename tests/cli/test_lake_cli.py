@@ -14,8 +14,9 @@ import time
 
 from chipcost.core.settings import Warehouse
 from chipcost.warehouse.db import connect
+from tests import warehouses
 from tests.cli_runner import chipcost
-from tests.lake_support import history, replay, settings_for
+from tests.lake_support import history
 from tests.paths import ROOT
 
 
@@ -29,15 +30,13 @@ def test_replay_into_the_lake_and_read_prices_while_another_replay_loads(
         "CHIPCOST_DATA_DIR": str(tmp_path / "data"),
     }
     first, second = tmp_path / "first", tmp_path / "second"
-    for run in sample_runs[:2]:
-        shutil.copytree(run, first / run.name)
-    for run in sample_runs[2:4]:
-        shutil.copytree(run, second / run.name)
+    shutil.copytree(sample_runs[0], first / sample_runs[0].name)
+    shutil.copytree(sample_runs[1], second / sample_runs[1].name)
     done = chipcost("collect", "--replay", str(first), env=env)
     assert done.returncode == 0, done.stderr
     assert "password=***" in done.stdout or "lake-test-pw" not in done.stdout
-    # The second replay stalls inside each load's open transaction (tests/stall.py) until
-    # the marker goes: a read then happens mid-load for certain, once per archived run.
+    # The second replay stalls inside its load's open transaction (tests/stall.py) until the
+    # marker goes: a read then happens mid-load for certain.
     marker = tmp_path / "loading"
     loading = subprocess.Popen(
         [sys.executable, "-m", "tests.stall", str(marker), "chipcost"]
@@ -65,9 +64,9 @@ def test_replay_into_the_lake_and_read_prices_while_another_replay_loads(
         marker.unlink(missing_ok=True)
         out, err = loading.communicate(timeout=900)
     assert loading.returncode == 0, err
-    assert reads == 2, f"read during {reads} of the 2 loads"
-    file = Warehouse(str(tmp_path / "file.duckdb"))
-    replay(settings_for(file, tmp_path), sample_runs[:4])
+    assert reads == 1, f"read during {reads} of the one load"
+    # The same two runs replayed into a file, in one collect.
+    file = Warehouse(str(warehouses.sample(tmp_path / "file.duckdb", first=2)))
     lake_con, file_con = connect(lake, read_only=True), connect(file, read_only=True)
     try:
         assert history(lake_con) == history(file_con)
