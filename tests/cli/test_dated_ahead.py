@@ -70,13 +70,14 @@ def _history(db: Path) -> list[tuple]:
 def _made_ahead(tmp_path_factory) -> tuple[Path, Path]:
     """The two warehouses of `holding_ahead`, made once for this file's tests: a warehouse
     that loaded the 2099 run between the sample's last two (as versions that did not check
-    the stamp against the clock did), and the sample as a replay leaves it (never saw it)."""
+    the stamp against the clock did), and those two runs as a replay leaves them (never saw
+    it)."""
     root = tmp_path_factory.mktemp("ahead")
     ahead = dated_ahead(root / "archive")
-    bad = root / "bad.duckdb"
-    good = warehouses.sample(root / "good.duckdb")
+    bad = warehouses.new(root / "bad.duckdb")
+    good = warehouses.sample(root / "good.duckdb", last=2)
     bad_settings = Settings(data_dir=root, db_path=bad)
-    replay(bad_settings, RUNS[:-1])
+    replay(bad_settings, RUNS[-2:-1])
     with pytest.MonkeyPatch.context() as old_version:
         old_version.setattr(clock, "AHEAD_OF_NOW", timedelta(days=365_000))
         replay(bad_settings, [ahead])

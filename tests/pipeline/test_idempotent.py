@@ -50,11 +50,15 @@ def what_users_read(db: Path, out: Path) -> dict[str, object]:
     return seen
 
 
-def test_a_second_replay_changes_nothing_users_read(tmp_path, archive_copy):
-    db = tmp_path / "w.duckdb"
-    collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
+def test_a_second_replay_changes_nothing_users_read(tmp_path, sample_runs):
+    # The sample's first two runs (a second run's history on the first's), replayed once for
+    # the test run (`chipcost collect --replay`, tests/warehouses.py), then again here.
+    archive = tmp_path / "archive"
+    for run in sample_runs[:2]:
+        shutil.copytree(run, archive / run.name)
+    db = warehouses.sample(tmp_path / "w.duckdb", first=2)
     before = what_users_read(db, tmp_path / "report")
-    outcomes = collect(replay=str(archive_copy), db=str(db), data_dir=str(tmp_path))
+    outcomes = collect(replay=str(archive), db=str(db), data_dir=str(tmp_path))
     assert {o.run.status for o in outcomes} == {"already_loaded"}
     assert {s.status for o in outcomes for s in o.run.sources} == {"already_loaded"}
     after = what_users_read(db, tmp_path / "report")
@@ -63,7 +67,7 @@ def test_a_second_replay_changes_nothing_users_read(tmp_path, archive_copy):
         assert after[name] == before[name], f"{name} changed after a second replay"
     # The attempts are kept, apart from the runs.
     assert rows(db, "SELECT archive_run, outcome FROM attempts ORDER BY archive_run") == [
-        (run.name, "already_loaded") for run in sorted(archive_copy.iterdir())
+        (run.name, "already_loaded") for run in sorted(archive.iterdir())
     ]
 
 
