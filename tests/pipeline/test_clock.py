@@ -22,6 +22,7 @@ from chipcost.core.settings import load_settings
 from chipcost.pipeline.clock import check_dates
 from chipcost.pipeline.collect import WarehouseSession, collect_source, load, select_sources
 from chipcost.warehouse.db import connect
+from tests import warehouses
 from tests.paths import ROOT
 
 SAMPLE = ROOT / "sample" / "archive"
@@ -72,8 +73,9 @@ def _counts(path: Path) -> tuple[int, dict[str, float]]:
 def test_a_payload_dated_far_from_its_run_is_refused_and_the_history_keeps_what_it_had(
     tmp_path, fetched_at
 ):
-    settings = load_settings(db=tmp_path / "w.duckdb", data_dir=tmp_path)
-    _replay(settings, RUNS[0])
+    # The sample's first run, replayed once for the test run (tests/warehouses.py).
+    db = warehouses.sample(tmp_path / "w.duckdb", first=1)
+    settings = load_settings(db=db, data_dir=tmp_path)
     before_observations, before_prices = _counts(settings.db_path)
     run = _replay(settings, _dated(RUNS[1], SKEWED, fetched_at, tmp_path))
     [skewed] = [s for s in run.sources if s.source == SKEWED]
