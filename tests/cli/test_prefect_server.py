@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -55,27 +57,45 @@ def test_the_temporary_server_sends_no_telemetry_unless_the_user_asks(monkeypatc
     assert asked["PREFECT_SERVER_ANALYTICS_ENABLED"] == "true"
 
 
-def test_flows_on_the_commands_own_server_send_no_heartbeats(tmp_path):
+def test_flows_on_the_commands_own_server_send_no_heartbeats(monkeypatch):
     # Heartbeats tell a lasting server that a run still lives; this server ends with the
-    # command, and each flow run's end waited for the heartbeat thread to wake. In a new
-    # process, as a command has it (this one may hold the suite's own server).
-    code = """
-from prefect.settings import get_current_settings as current
-from chipcost.cli import prefect_server
-before = current().flows.heartbeat_frequency
-with prefect_server.temporary_server() as url:
-    inside = (url, current().api.url, current().flows.heartbeat_frequency)
-print(before, *inside, current().flows.heartbeat_frequency, current().api.url)
-"""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
-    env["PREFECT_HOME"] = str(tmp_path / "prefect")  # its own database, whatever else runs
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180
-    )
-    assert result.returncode == 0, result.stderr
-    before, url, api, inside, after, api_after = result.stdout.split()
-    assert url.startswith("http://127.0.0.1:") and api == url
-    assert before == after != "None" and inside == "None" and api_after == "None"
+    # command, and each flow run's end waited for the heartbeat thread to wake. What a flow
+    # sees is the settings chipcost points Prefect at once its server answers (_pointed_at):
+    # read as a command reads them, in a context of no settings of its own (this test's
+    # process may hold the suite's server in its context and as the process-wide settings,
+    # put back after). Starting the real server is proved by tests/e2e and the test above.
+    import contextvars
+
+    import prefect.context
+    from prefect.settings import get_current_settings as current
+
+    for name in [n for n in os.environ if n.startswith("PREFECT_API")]:
+        monkeypatch.delenv(name)
+    url = "http://127.0.0.1:4299/api"
+    suites = prefect.context.GLOBAL_SETTINGS_CONTEXT
+    server = subprocess.Popen(["sleep", "60"], stdin=subprocess.PIPE)  # what the end stops
+
+    def as_a_command() -> tuple:
+        prefect.context.refresh_global_settings_context()
+        before = (current().flows.heartbeat_frequency, current().api.url)
+        with contextlib.contextmanager(prefect_server._pointed_at)(server, url) as given:
+            inside = (given, os.environ["PREFECT_API_URL"], current().api.url)
+            beats = current().flows.heartbeat_frequency
+            running = server.poll() is None
+        after = (current().flows.heartbeat_frequency, current().api.url)
+        return before, inside, beats, running, after
+
+    try:
+        before, inside, beats, running, after = contextvars.Context().run(as_a_command)
+    finally:
+        server.kill()
+        server.wait()
+        prefect.context.GLOBAL_SETTINGS_CONTEXT = suites
+    assert before[0] is not None and before[1] is None
+    assert inside == (url, url, url) and running
+    assert beats is None
+    assert after == before and "PREFECT_API_URL" not in os.environ
+    assert server.returncode == -signal.SIGTERM  # stopped by the context's end, not by kill
 
 
 def test_a_server_that_cannot_start_says_why_in_its_own_words(monkeypatch, tmp_path):
