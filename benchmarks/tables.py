@@ -20,6 +20,7 @@ from rich.text import Text
 
 from chipcost.cli import fit
 from chipcost.cli import render_prices as shown
+from chipcost.cli.consoles import Screen
 from chipcost.core.questions import PRICES
 from chipcost.core.settings import load_settings
 from chipcost.pipeline.prices import PriceAsk, find_price_rows
@@ -41,8 +42,8 @@ def _cells(db: Path) -> tuple[list[fit.Column], list[dict]]:
 
 
 def _writer(columns: list[fit.Column], cells: list[dict], width: int) -> None:
-    console = Console(file=io.StringIO(), width=width, emoji=False)
-    fit.print_fitted(console, fit.fit_table(console, columns, cells, keep_order=shown.KEEP_ORDER))
+    screen = Screen(io.StringIO(), width)
+    fit.print_fitted(screen, fit.fit_table(screen, columns, cells, keep_order=shown.KEEP_ORDER))
 
 
 def _rich(columns: list[fit.Column], cells: list[dict], width: int) -> None:

@@ -127,20 +127,18 @@ def _streams(stdout: io.TextIOWrapper, stderr: io.TextIOWrapper) -> Iterator[Non
 
 @contextmanager
 def _consoles() -> Iterator[None]:
-    """chipcost's rich consoles take their width once, when first imported; a command's own
-    process would take it from its environment (COLUMNS) and its pipe. The objects are set,
-    not replaced: modules hold them by name."""
+    """chipcost's consoles measure their stream when they write; a command may fix their width
+    (--wide), which a process of its own would not keep: each command starts and ends
+    measuring."""
     from chipcost.cli.consoles import err, out
-    from chipcost.cli.terminal import width
 
-    saved = [(console, console.width) for console in (out, err)]
     for console in (out, err):
-        console.width = width(console.file)  # console.file: the stream of this moment
+        console.width = None
     try:
         yield
     finally:
-        for console, was in saved:
-            console.width = was
+        for console in (out, err):
+            console.width = None
 
 
 @contextmanager

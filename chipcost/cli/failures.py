@@ -25,7 +25,7 @@ class _WaitHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         from chipcost.cli.consoles import err
 
-        err.print(record.getMessage(), style="dim", markup=False, highlight=False)
+        err.say([(record.getMessage(), "dim")])
 
 
 def show_waits() -> None:
@@ -73,19 +73,16 @@ def fail(
     """One line on stderr (and one more per detail, indented), secret values scrubbed and
     control characters out of each; exit `code`. `label`: the line starts "error:" (a usage
     error's says the command before it, as argparse's do)."""
-    from rich.text import Text
-
     from chipcost.cli.consoles import err
     from chipcost.core.clean import masked, printable, scrub
     from chipcost.core.settings import secret_values
 
     secrets = secret_values(os.environ)
     safe = printable(masked(scrub(message, secrets)))
-    shown = Text.assemble(("error:", "bold red"), " ", safe) if label else Text(safe)
-    err.print(shown, highlight=False, soft_wrap=True)
+    err.line([("error:", "bold red"), (f" {safe}", "")] if label else safe)
     for detail in details:
         line = printable(masked(scrub(detail, secrets)))
-        err.print(Text("  " + line), highlight=False, soft_wrap=True)
+        err.line("  " + line)
     sys.exit(code)
 
 
@@ -121,10 +118,8 @@ def interruptible(said: Callable[[], str]) -> Iterator[None]:
 def interrupted(message: str, signum: int = signal.SIGINT) -> NoReturn:
     """What was done and what to do, after a Ctrl-C or SIGTERM: exit 128 + the signal's
     number (130, 143), as a shell expects."""
-    from rich.text import Text
-
     from chipcost.cli.consoles import err
 
     word = "interrupted:" if signum == signal.SIGINT else "stopped (SIGTERM):"
-    err.print(Text.assemble((word, "bold yellow"), " ", message), soft_wrap=True)
+    err.line([(word, "bold yellow"), (f" {message}", "")])
     sys.exit(128 + signum)

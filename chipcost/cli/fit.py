@@ -7,8 +7,8 @@ essential columns are wider than the terminal, text cells wrap (at spaces, then 
 '_', '/' or '.'), the widest first; a number or a name marked `whole` is never broken.
 
 Plain Python: cells are text, never markup (a provider's "[x]" is shown as it is), with a
-style only where a renderer gives one (`Styled`). rich only prints the laid-out lines, with
-their styles on a terminal; `chipcost sql` writes them to a pipe without importing rich.
+style only where a renderer gives one (`Styled`). chipcost.cli.consoles writes the laid-out
+lines, with their styles on a terminal and as text elsewhere.
 """
 
 from __future__ import annotations
@@ -17,18 +17,22 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from chipcost.cli.formats import numeric_columns, table_value
 from chipcost.core.clean import printable
 
-if TYPE_CHECKING:
-    from rich.console import Console
+
+class Measured(Protocol):
+    """What a table is laid out to: a stream's width (chipcost.cli.consoles.Screen)."""
+
+    @property
+    def width(self) -> int: ...
 
 
 @dataclass(frozen=True)
 class Styled:
-    """A piece of a cell in a style rich knows ("yellow", "bold red")."""
+    """A piece of a cell in a style chipcost.cli.consoles writes ("yellow", "bold red")."""
 
     text: str
     style: str
@@ -98,7 +102,7 @@ def _spans(cell: Cell) -> Line:
     return [_spans(piece)[0] for piece in cell]
 
 
-def _slice(spans: Line, start: int, end: int) -> Line:
+def slice_spans(spans: Line, start: int, end: int) -> Line:
     """The characters start:end of the spans' joined text, each in its style."""
     out, at = [], 0
     for text, style in spans:
@@ -257,7 +261,7 @@ def _row_lines(
             if i:
                 line.append((" " * GAP, ""))
             start, end = parts[i][n] if n < len(parts[i]) else (0, 0)
-            piece = _slice(cells[i], start, end)
+            piece = slice_spans(cells[i], start, end)
             pad = (" " * (widths[i] - cell_len(texts[i][start:end])), "")
             line += [pad, *piece] if column.numeric else [*piece, pad]
         lines.append(_rstripped(line))
@@ -273,7 +277,7 @@ def _rstripped(line: Line) -> Line:
 
 
 def fit_table(
-    console: Console | int,
+    console: Measured | int,
     columns: Sequence[Column],
     rows: Sequence[Mapping[str, Cell]],
     *,
@@ -349,33 +353,6 @@ def _two_lines(
 
 def _text(cell: Cell) -> str:
     return "".join(t for t, _ in _spans(cell))
-
-
-def print_fitted(console: Console, fitted: Fitted) -> None:
-    """Print the laid-out lines as they are (never wrapped again: --wide may be wider)."""
-    from rich.text import Text
-
-    if not fitted.lines:  # every column left out: nothing to print, not a blank line
-        return
-    text = Text("\n").join(Text.assemble(*line) for line in fitted.lines)
-    console.print(text, soft_wrap=True, highlight=False)
-
-
-def print_wrapped(console: Console, text: str, *, indent: str = "", head: Span = ("", "")) -> None:
-    """A note or a message, plain text (never markup) after a styled `head` ("note"), wrapped
-    to the console's width at spaces, each further line indented: a word longer than the
-    width (a URL) is a line of its own, whole, never cut."""
-    from rich.text import Text
-
-    lead = f"{head[0]} " if head[0] else ""
-    whole = lead + text
-    room = max(console.width, 20)
-    for n, (start, end) in enumerate(wrapped(whole, room - len(indent), break_words=False)):
-        if n:
-            line = Text(indent + whole[start:end])
-        else:
-            line = Text.assemble(head, whole[len(head[0]) : end])
-        console.print(line, soft_wrap=True, highlight=False)
 
 
 def rows_table(

@@ -23,7 +23,6 @@ from chipcost.core.durations import iso_timedelta
 
 if TYPE_CHECKING:
     import polars as pl
-    from rich.console import Console
 
     from chipcost.core.questions import Field
 
@@ -56,13 +55,6 @@ def cli_default(field: Field) -> object:
     """A declared field's default as the command passes it (a format as its enum)."""
     kind = FORMAT_KINDS.get(field.kind)
     return field.default if kind is None else kind(field.default)
-
-
-def notices(fmt: OutputFormat) -> Console:
-    """Where banners and notes go: with the table, or on stderr when stdout is data."""
-    from chipcost.cli.consoles import err, out
-
-    return out if fmt is OutputFormat.table else err
 
 
 def json_value(value: Any) -> Any:

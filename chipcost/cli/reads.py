@@ -7,10 +7,9 @@ option by name.
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
-from chipcost.cli.formats import OutputFormat, notices
+from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import settings_for, widened
 from chipcost.core.errors import NoMatch, UsageError
 from chipcost.core.questions import (
@@ -49,7 +48,7 @@ def prices(**given: Any) -> None:
     focus = asked["format"] == "focus"  # the frame, under FOCUS's column names
     format = OutputFormat.csv if focus else OutputFormat(asked["format"])
     limit, currency, list_prices = asked["limit"], asked["currency"], asked["list_prices"]
-    from chipcost.cli.consoles import out
+    from chipcost.cli.consoles import notices, out
     from chipcost.pipeline.instances import instances_named_as_chips
     from chipcost.pipeline.price_glance import per_hours
     from chipcost.pipeline.prices import (
@@ -126,30 +125,28 @@ def prices(**given: Any) -> None:
         raise NoMatch(empty)
     _no_rows_for(notices(format), unmatched_names(ask["chip"], set(result.frame["chip"])))
     for line in mine.notes(result.frame.to_dicts()):
-        notices(format).print(f"note: {line}", highlight=False)
+        notices(format).say(f"note: {line}")
     if result.frame.height > frame.height and not focus:
-        notices(format).print(f"{result.frame.height - frame.height} more rows (--limit)")
+        notices(format).say(f"{result.frame.height - frame.height} more rows (--limit)")
     print_freshness(notices(format), result.freshness)
 
 
 def _hints(console, hints: tuple[str, ...]) -> None:
     """What a name was read as (an instance type given as a chip), before the answer."""
     for hint in hints:
-        console.print(f"note: {hint}", highlight=False)
+        console.say(f"note: {hint}")
 
 
 def _no_rows_for(console, names: list[str]) -> None:
     """A note for each chip asked for, of several, that no current price matched."""
     if names:
-        console.print(
-            f"note: no current price of {', '.join(names)} matches these filters", highlight=False
-        )
+        console.say(f"note: no current price of {', '.join(names)} matches these filters")
 
 
 def cost(**given: Any) -> None:
     """`chipcost cost`: the cheapest chip and pricing model per token for a model and workload.
     Its options are the fields of chipcost.core.questions.COST."""
-    from chipcost.cli.consoles import out
+    from chipcost.cli.consoles import notices, out
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_cost import print_ranking
     from chipcost.cli.render_fresh import print_freshness
@@ -181,7 +178,7 @@ def cost(**given: Any) -> None:
         return
     write_frame(format, ranking.frame())
     if ranking.more:
-        notices(format).print(f"{ranking.more} more rows (--limit)", highlight=False)
+        notices(format).say(f"{ranking.more} more rows (--limit)")
     print_freshness(notices(format), ranking.freshness)
 
 
@@ -206,18 +203,14 @@ def sql(**given: Any) -> None:
         limits=sql_limits(os.environ),
     )
     if format is OutputFormat.table:
-        max_rows = limit or SQL_TABLE_ROWS
-        if not _plain_sql(result, max_rows):
-            from chipcost.cli.consoles import out
-            from chipcost.cli.render import print_rows
+        from chipcost.cli.consoles import out
+        from chipcost.cli.render import print_rows
 
-            print_rows(out, result.columns, result.rows, max_rows=max_rows)
-            _sql_freshness(result, format)
+        print_rows(out, result.columns, result.rows, max_rows=limit or SQL_TABLE_ROWS)
     else:
         rows = result.rows if limit is None else result.rows[:limit]
         write_rows(format, result.columns, rows)
-        if not _plain_notes(result):
-            _sql_freshness(result, format)
+    _sql_freshness(result, format)
     if not result.rows:  # as every read that matches nothing: exit 1, stdout still parses
         raise NoMatch("the query returned no rows")
 
@@ -227,60 +220,16 @@ SQL_TABLE_ROWS = 100
 
 
 def _sql_freshness(result: QueryResult, format: OutputFormat) -> None:
+    from chipcost.cli.consoles import notices
     from chipcost.cli.render_fresh import print_freshness
 
     print_freshness(notices(format), result.freshness, what=None)
 
 
-def _plain_notes(result: QueryResult) -> bool:
-    """csv and json: the freshness notes on stderr as rich writes them to a pipe or a file,
-    without importing rich; False leaves a terminal, or other notes, to rich."""
-    from chipcost.cli import terminal
-
-    at = terminal.plain_width(sys.stderr)
-    notes = _note_lines(result, at) if at is not None else None
-    if notes is None:
-        return False
-    sys.stderr.write("".join(line + "\n" for line in notes))
-    return True
-
-
-def _plain_sql(result: QueryResult, max_rows: int) -> bool:
-    """The sql table and its notes as rich writes them to a pipe or a file, written without
-    importing rich (the same table writer, chipcost.cli.fit); False leaves a terminal, or a
-    table wider than the width, to rich."""
-    from chipcost.cli import terminal
-    from chipcost.cli.fit import rows_table
-
-    at = terminal.plain_width(sys.stdout)
-    if at is None:
-        return False
-    table = rows_table(result.columns, result.rows[:max_rows], at)
-    notes = _note_lines(result, at)
-    if table is None or notes is None:
-        return False
-    count = terminal.row_count(len(result.rows), max_rows)
-    sys.stdout.write("\n".join([table.text(), count, *notes]) + "\n")
-    return True
-
-
-def _note_lines(result: QueryResult, at: int) -> list[str] | None:
-    """The query's freshness notes as plain lines, or None where only rich can print them."""
-    from chipcost.cli import terminal
-    from chipcost.cli.fit import wrapped
-    from chipcost.cli.render_fresh import freshness_lines
-
-    plain = terminal.note_lines(freshness_lines(result.freshness, what=None))
-    if plain is None:
-        return None
-    # Wrapped as print_freshness wraps them through rich.
-    return [line[start:end] for line in plain for start, end in wrapped(line, at)]
-
-
 def compare(**given: Any) -> None:
     """`chipcost compare`: chip A against chip B per pricing model, in one screen
     (chipcost.core.questions.COMPARE)."""
-    from chipcost.cli.consoles import out
+    from chipcost.cli.consoles import notices, out
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_compare import print_comparison
     from chipcost.cli.render_fresh import print_freshness

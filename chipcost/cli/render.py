@@ -4,39 +4,30 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.text import Text
-
-from chipcost.cli.fit import (
-    Cell,
-    Column,
-    Fitted,
-    Styled,
-    fit_table,
-    lay_out,
-    plain,
-    print_fitted,
-    print_wrapped,
-    rows_table,
-)
+from chipcost.cli.consoles import print_fitted, print_wrapped
+from chipcost.cli.fit import Cell, Column, Fitted, Styled, fit_table, lay_out, plain, rows_table
 from chipcost.cli.formats import text_value
 from chipcost.cli.render_fresh import SAMPLE_BANNER
 from chipcost.cli.terminal import row_count
 from chipcost.core.clean import printable
 from chipcost.core.settings import Warehouse
 
+if TYPE_CHECKING:
+    from chipcost.cli.consoles import Screen
+
 __all__ = ["SAMPLE_BANNER", "print_note", "print_outcomes", "print_rows"]
 
 STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "already_loaded": "dim"}
 
 
-def shown(value: object) -> Text:
-    """Provider (or user) text as a cell: control and bidi characters out, never rich markup."""
-    return Text("" if value is None else printable(str(value)))
+def shown(value: object) -> str:
+    """Provider (or user) text as shown: control and bidi characters out."""
+    return "" if value is None else printable(str(value))
 
 
-def print_outcomes(console: Console, outcomes: list, db_path: Path | Warehouse) -> None:
+def print_outcomes(console: Screen, outcomes: list, db_path: Path | Warehouse) -> None:
     numbers = ("records", "rejects", "new", "changed", "withdrawn")
     runs = [
         Column("run", "archive run", essential=True, whole=True),
@@ -78,14 +69,14 @@ def print_outcomes(console: Console, outcomes: list, db_path: Path | Warehouse) 
     for note in dict.fromkeys(notes):
         print_note(console, note, label=("note", "yellow"))
     if any(o.run.sample for o in outcomes):
-        console.print(SAMPLE_BANNER)
+        console.say(SAMPLE_BANNER)
     if outcomes and all(o.run.status == "failed" for o in outcomes):
-        console.print(f"warehouse: {db_path}  (nothing was loaded: see the messages above)")
+        console.say(f"warehouse: {db_path}  (nothing was loaded: see the messages above)")
     else:
-        console.print(f"warehouse: {db_path}  (try: chipcost prices --chip H100-SXM)")
+        console.say(f"warehouse: {db_path}  (try: chipcost prices --chip H100-SXM)")
 
 
-def print_note(console: Console, note: str, *, label: tuple[str, str] = ("note", "dim")) -> None:
+def print_note(console: Screen, note: str, *, label: tuple[str, str] = ("note", "dim")) -> None:
     """'note ...': provider or user text, wrapped to the width, further lines indented."""
     print_wrapped(console, printable(note), indent="  ", head=label)
 
@@ -95,7 +86,7 @@ def _status(status: str) -> Styled:
 
 
 def print_rows(
-    console: Console, columns: Sequence[str], rows: Sequence[Sequence[object]], *, max_rows: int
+    console: Screen, columns: Sequence[str], rows: Sequence[Sequence[object]], *, max_rows: int
 ) -> None:
     """Any query's rows, each value whole, and each name and value as the text it is: never
     read as rich markup or :emoji: codes. A table wider than the terminal is printed a
@@ -103,24 +94,23 @@ def print_rows(
     fitted = rows_table(columns, rows[:max_rows], console.width)
     if fitted is None:
         _print_expanded(console, columns, rows[:max_rows])
-        console.print(
+        console.say(
             f"{row_count(len(rows), max_rows)}, a block each: a table would be wider than "
             f"{console.width} columns (--format csv or json for every row on one line)",
-            highlight=False,
         )
         return
     print_fitted(console, fitted)
-    console.print(row_count(len(rows), max_rows), highlight=False)
+    console.say(row_count(len(rows), max_rows))
 
 
 def _print_expanded(
-    console: Console, columns: Sequence[str], rows: Sequence[Sequence[object]]
+    console: Screen, columns: Sequence[str], rows: Sequence[Sequence[object]]
 ) -> None:
     """Each row as a block of `name  value` lines (psql's expanded display): a table wider
     than the terminal would cut every name and value into pieces."""
     names = [Column("name", "", whole=True, essential=True), Column("value", "", essential=True)]
     for n, row in enumerate(rows, start=1):
-        console.print(Text(f"-[ row {n} ]".ljust(min(console.width, 40), "-"), style="dim"))
+        console.say([(f"-[ row {n} ]".ljust(min(console.width, 40), "-"), "dim")])
         cells: list[dict[str, Cell]] = [
             {"name": Styled(plain(name), "bold"), "value": plain(text_value(value))}
             for name, value in zip(columns, row, strict=True)

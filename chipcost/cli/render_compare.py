@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-
+from chipcost.cli.consoles import Screen
 from chipcost.cli.render import shown
 from chipcost.cli.render_cost import figure_point, print_footer
 from chipcost.cli.render_prices import ESTIMATE_MARK, estimate_note
@@ -91,45 +90,41 @@ def _break_even(result: CompareResult, line: Comparison) -> str:
     )
 
 
-def print_comparison(console: Console, result: CompareResult) -> None:
+def print_comparison(console: Screen, result: CompareResult) -> None:
     header = result.ranking.header
     at = f", {speed_label(str(header['speed']))}" if header.get("speed") else ""
-    console.print(
+    console.say(
         f"{result.chip_a} against {result.chip_b}: {header['model']} {header['workload']}{at}",
-        highlight=False,
     )
     for line in result.lines:
         where = "same provider" if line.same_provider else "each chip's cheapest offer"
         off = [str(r["chip"]) for r in (line.a, line.b) if r.get("throughput_at_speed") is False]
         caveat = f" (not at the asked speed: {', '.join(off)})" if off else ""
-        console.print(
+        console.say(
             shown(
                 f"{line.pricing}: {line.sentence(result.chip_a, result.chip_b)}"
                 f"{_range(line)}{caveat}"
             ),
-            highlight=False,
         )
         judged = line.verdict
         if judged.matched:
-            console.print(shown(_break_even(result, line)), highlight=False)
+            console.say(shown(_break_even(result, line)))
         a_cost = judged.matched or judged.anchor == "a"
         b_cost = judged.matched or judged.anchor == "b"
-        console.print(shown(f"    {result.chip_a} {_offer(line.a, a_cost)}"), highlight=False)
-        console.print(
-            shown(f"    {result.chip_b} {_offer(line.b, b_cost)} ({where})"), highlight=False
-        )
+        console.say(shown(f"    {result.chip_a} {_offer(line.a, a_cost)}"))
+        console.say(shown(f"    {result.chip_b} {_offer(line.b, b_cost)} ({where})"))
     used = {}
     for line in result.lines:
         for row in (line.a, line.b):
             used.setdefault(str(row["chip"]), row)
     precisions = " against ".join(f"{chip} {_precision(row)}" for chip, row in used.items())
-    console.print(f"figures used ({precisions}):", highlight=False)
+    console.say(f"figures used ({precisions}):")
     for chip, row in used.items():
         held = len(result.figures.get(chip, []))
         count = f"{held} published figure(s) at this speed" if held else "none published here"
-        console.print(shown(f"  {chip}: {_figure(row)} ({count})"), highlight=False)
+        console.say(shown(f"  {chip}: {_figure(row)} ({count})"))
         if is_derived(row) and result.elsewhere.get(chip):
-            console.print(shown(f"    {_elsewhere(result.elsewhere[chip])}"), highlight=False)
+            console.say(shown(f"    {_elsewhere(result.elsewhere[chip])}"))
     offers = [row for line in result.lines for row in (line.a, line.b)]
     notes = [*result.notes, *filter(None, [estimate_note(offers)])]
     print_footer(console, notes, result.ranking.freshness)

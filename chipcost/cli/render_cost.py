@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rich.console import Console
-
-from chipcost.cli.fit import Cell, Column, Fitted, Styled, fit_table, plain, print_fitted
+from chipcost.cli.consoles import Screen, print_fitted
+from chipcost.cli.fit import Cell, Column, Fitted, Styled, fit_table, plain
 from chipcost.cli.render import print_note, shown
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.cli.render_prices import ESTIMATE_MARK, SHORT, SHORT_NOTE, estimate_note
@@ -147,7 +146,7 @@ KEEP_ORDER = ("where", "needs", "price", "throughput", "tps")
 
 
 def ranking_table(
-    console: Console,
+    console: Screen,
     rows: Sequence[Mapping[str, object]],
     refs: Mapping[str, int],
     ask: Mapping[str, object],
@@ -188,7 +187,7 @@ def reference_numbers(rows: Sequence[Mapping[str, object]]) -> dict[str, int]:
 
 
 def print_sources(
-    console: Console, rows: Sequence[Mapping[str, object]], refs: Mapping[str, int]
+    console: Screen, rows: Sequence[Mapping[str, object]], refs: Mapping[str, int]
 ) -> None:
     """One line per throughput figure used: id, kind, figure, implied MFU, source and date.
 
@@ -215,9 +214,9 @@ def print_sources(
             f"{float(row['tokens_per_second_per_chip']):,.0f} tok/s per chip{figure_point(row)}"
             f"{implied}; "
         )
-        console.print(shown(f"{line}{source}{dated}"), highlight=False)
+        console.say(shown(f"{line}{source}{dated}"))
     for parameters in (p for p in shared if p):
-        console.print(shown(f"    derived figures' parameter count: {parameters}"), highlight=False)
+        console.say(shown(f"    derived figures' parameter count: {parameters}"))
 
 
 def figure_point(row: Mapping[str, object]) -> str:
@@ -232,41 +231,39 @@ def figure_point(row: Mapping[str, object]) -> str:
     return f" at {point}" + (f" ({', '.join(said)})" if said else "")
 
 
-def print_set_aside(console: Console, rows: Sequence[Mapping[str, object]]) -> None:
+def print_set_aside(console: Screen, rows: Sequence[Mapping[str, object]]) -> None:
     for row in rows:
-        console.print(
-            f"[yellow]set aside[/] {row['throughput_id']} ({row['kind']}, "
+        said = (
+            f" {row['throughput_id']} ({row['kind']}, "
             f"{row['tokens_per_second_per_chip']:,.0f} tok/s per chip on {row['chip']}): "
-            f"{row['set_aside_because']}, so it cannot be right",
-            highlight=False,
+            f"{row['set_aside_because']}, so it cannot be right"
         )
+        console.say([("set aside", "yellow"), (shown(said), "")])
 
 
-def print_footer(console: Console, notes: Sequence[str], fresh: Freshness) -> None:
+def print_footer(console: Screen, notes: Sequence[str], fresh: Freshness) -> None:
     for note in notes:
         print_note(console, note)
     print_freshness(console, fresh)
 
 
-def print_ranking(console: Console, ranking: CostRanking, *, wide: bool = False) -> None:
+def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) -> None:
     """The ranking, the figures it used, what was set aside or left out, and the method."""
     refs = reference_numbers(ranking.rows)
     header = ranking.header
     at = f", {speed_label(str(header['speed']))}" if header.get("speed") else ""
-    console.print(
+    console.say(
         f"cost per million tokens: {header['model']} {header['workload']}{at} ({header['scope']})",
-        highlight=False,
     )
     fitted = ranking_table(console, ranking.rows, refs, header, wide=wide)
     print_fitted(console, fitted)
     if fitted.dropped:
-        console.print(
+        console.say(
             f"left out to fit {console.width} columns: {', '.join(fitted.dropped)} "
             "(--wide shows every column; --format csv or json every field)",
-            highlight=False,
         )
     if ranking.more:
-        console.print(f"{ranking.more} more rows: narrow with --chip/--region or --limit")
+        console.say(f"{ranking.more} more rows: narrow with --chip/--region or --limit")
     print_sources(console, ranking.rows, refs)
     print_set_aside(console, ranking.set_aside)
     short = not wide and shortened(ranking.rows)

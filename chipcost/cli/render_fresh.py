@@ -8,14 +8,21 @@ from typing import TYPE_CHECKING
 from chipcost.core.payload import AHEAD_OF_NOW
 
 if TYPE_CHECKING:  # DuckDB is loaded by the commands that read, not by `--help`
-    from rich.console import Console
-
+    from chipcost.cli.consoles import Screen
+    from chipcost.cli.fit import Line
     from chipcost.warehouse.freshness import Freshness
 
-SAMPLE_BANNER = (
-    "[bold yellow]SAMPLE DATA[/]: these prices come from the bundled sample archive "
-    "(synthetic, in each provider's real payload shape), not from a live fetch."
-)
+# The marks of sample data and of a run dated after the clock, in their styles.
+SAMPLE = ("SAMPLE DATA", "bold yellow")
+DATED_AHEAD = ("dated ahead", "bold red")
+SAMPLE_BANNER = [
+    SAMPLE,
+    (
+        ": these prices come from the bundled sample archive (synthetic, in each provider's "
+        "real payload shape), not from a live fetch.",
+        "",
+    ),
+]
 # Past this many sources a list is summarised (the warehouse has about fifteen).
 _LISTED = 6
 
@@ -43,42 +50,48 @@ def names(sources: list[str]) -> str:
     return f"{', '.join(sources[:_LISTED])} and {len(sources) - _LISTED} more"
 
 
-def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[str]:
+def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[Line]:
     """'prices as of ...' (unless `what` is None), stale sources, failed latest attempts, and
     the sample banner."""
     groups = fresh.as_of()
     if not groups:
         return []
-    lines = []
+    lines: list[Line] = []
     newest = next(iter(groups))
     if what is None:
         pass
     elif len(groups) == 1:
         count = len(groups[newest])
-        lines.append(
+        said = (
             f"{what} as of {when(newest)} ({ago(fresh.now - newest if newest else None)}; "
             f"the last successful run of {'its' if count == 1 else f'all {count}'} "
             f"source{'' if count == 1 else 's'})"
         )
+        lines.append([(said, "")])
     else:
-        lines.append(f"{what} as of each source's last successful run:")
-        lines += [f"  {when(at)}: {names(sources)}" for at, sources in groups.items()]
+        lines.append([(f"{what} as of each source's last successful run:", "")])
+        lines += [[(f"  {when(at)}: {names(sources)}", "")] for at, sources in groups.items()]
     lines += _failed_lines(fresh) + ahead_lines(fresh)
     # Sample prices are as old as the sample week, not late: said as the week, not as stale.
     stale = [s for s in fresh.stale if not s.sample]
     if stale:
         listed = [f"{s.source} ({ago(s.age(fresh.now))})" for s in stale]
         lines.append(
-            f"[yellow]stale[/] (no successful run in {fresh.stale_days} days, "
-            f"CHIPCOST_STALE_DAYS): {names(listed)}"
+            [
+                ("stale", "yellow"),
+                (
+                    f" (no successful run in {fresh.stale_days} days, CHIPCOST_STALE_DAYS): "
+                    f"{names(listed)}",
+                    "",
+                ),
+            ]
         )
     sample = list(fresh.sample)
     if sample and len(sample) == len(fresh.sources):
         lines.append(sample_banner(sample_week_end(fresh)))
     elif sample:
         lines.append(
-            f"[bold yellow]SAMPLE DATA[/] from {names(sample)}: {sample_week(fresh)}, "
-            "synthetic, not fetched"
+            [SAMPLE, (f" from {names(sample)}: {sample_week(fresh)}, synthetic, not fetched", "")]
         )
     return lines
 
@@ -94,51 +107,53 @@ def sample_week(fresh: Freshness) -> str:
     return "the sample week" + (f", ending {end:%Y-%m-%d}" if end else "")
 
 
-def sample_banner(end: datetime | None) -> str:
+def sample_banner(end: datetime | None) -> Line:
     """The banner of reads whose every price is sample data, naming the week it is."""
     week = "the sample week" + (f", ending {end:%Y-%m-%d}" if end else "")
-    return (
-        f"[bold yellow]SAMPLE DATA[/]: {week}. These prices come from the bundled sample "
-        "archive (synthetic, in each provider's real payload shape), not from a live fetch."
+    said = (
+        f": {week}. These prices come from the bundled sample archive (synthetic, in each "
+        "provider's real payload shape), not from a live fetch."
     )
+    return [SAMPLE, (said, "")]
 
 
-def _failed_lines(fresh: Freshness) -> list[str]:
+def _failed_lines(fresh: Freshness) -> list[Line]:
     """Sources whose newest attempt did not succeed: their last good prices are shown."""
     failed = [s for s in fresh.sources if s.last_status not in ("ok", "already_loaded")]
     if not failed:
         return []
     latest = max(s.last_attempt_at for s in failed if s.last_attempt_at is not None)
+    listed = names([f"{s.source} ({s.last_status})" for s in failed])
     return [
-        f"[yellow]latest attempt not successful[/] ({when(latest)}) for "
-        f"{names([f'{s.source} ({s.last_status})' for s in failed])}: "
-        "their prices are those of their last successful run"
+        [
+            ("latest attempt not successful", "yellow"),
+            (
+                f" ({when(latest)}) for {listed}: their prices are those of their last "
+                "successful run",
+                "",
+            ),
+        ]
     ]
 
 
-def ahead_lines(fresh: Freshness) -> list[str]:
+def ahead_lines(fresh: Freshness) -> list[Line]:
     """Sources whose shown prices are dated ahead of the clock, and the way out."""
     return [
-        f"[bold red]dated ahead[/]: {s.source}'s prices are from run {s.last_ok_run}, stamped "
-        f"{when(s.last_ok_at)}, after this machine's clock ({when(fresh.now)}); they hide every "
-        f"real run until then: `chipcost remove-run {s.last_ok_run}` takes it out "
-        "(docs/operations.md)"
+        [
+            DATED_AHEAD,
+            (
+                f": {s.source}'s prices are from run {s.last_ok_run}, stamped "
+                f"{when(s.last_ok_at)}, after this machine's clock ({when(fresh.now)}); they "
+                f"hide every real run until then: `chipcost remove-run {s.last_ok_run}` takes "
+                "it out (docs/operations.md)",
+                "",
+            ),
+        ]
         for s in fresh.ahead
     ]
 
 
-def print_freshness(console: Console, fresh: Freshness, what: str | None = "prices") -> None:
-    print_lines(console, freshness_lines(fresh, what))
-
-
-def print_lines(console: Console, lines: list[str]) -> None:
-    """Lines of chipcost's own markup, each wrapped to the width at spaces as `chipcost sql`
-    wraps them without rich (to a pipe: chipcost.cli.reads)."""
-    from rich.text import Text
-
-    from chipcost.cli.fit import wrapped
-
-    for line in lines:
-        text = Text.from_markup(line, emoji=False)
-        for start, end in wrapped(text.plain, console.width):
-            console.print(text[start:end], highlight=False, soft_wrap=True)
+def print_freshness(screen: Screen, fresh: Freshness, what: str | None = "prices") -> None:
+    """The freshness lines, each wrapped to the width at spaces."""
+    for line in freshness_lines(fresh, what):
+        screen.say(line)

@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from chipcost.cli.fit import Column, fit_table, plain, print_fitted
-from chipcost.cli.formats import OutputFormat, notices, write_rows
+from chipcost.cli.consoles import Screen, notices, print_fitted
+from chipcost.cli.fit import Column, fit_table, plain
+from chipcost.cli.formats import OutputFormat, write_rows
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.questions import PRICES, Voice
 from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS
@@ -41,7 +40,7 @@ def per_words(per: str) -> str:
 
 
 def print_glance(
-    console: Console,
+    console: Screen,
     rows: Sequence[Mapping[str, object]],
     *,
     keys: tuple[str, ...],
@@ -60,10 +59,9 @@ def print_glance(
     ]
     cells = [{c.key: _cell(row.get(c.key), c.numeric, per) for c in columns} for row in rows]
     fitted = fit_table(console, columns, cells, keep_order=_KEEP, wide=wide)
-    console.print(
+    console.say(
         f"cheapest current price {per_words(per)} per {' and '.join(keys)} ({currency}; "
         "blank: none listed)",
-        highlight=False,
     )
     print_fitted(console, fitted)
 

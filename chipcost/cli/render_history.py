@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import polars as pl
-from rich.console import Console
 
-from chipcost.cli.fit import Column, fit_table, print_fitted
+from chipcost.cli.consoles import Screen, print_fitted
+from chipcost.cli.fit import Column, fit_table
 from chipcost.transform.cost import money_sign
 
 # Beyond this many days the table keeps the days a price changed (and the first and last).
@@ -28,16 +28,14 @@ def changed_days(table: pl.DataFrame) -> pl.DataFrame:
     return table.filter(moved | last)
 
 
-def print_history(console: Console, chip: str, frame: pl.DataFrame, currency: str = "USD") -> None:
+def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str = "USD") -> None:
     table = wide(frame)
     note = ""
     if table.height > TABLE_DAYS:
         shown = changed_days(table)
         note = f" ({shown.height} of {table.height} days: those a price changed, and the last)"
         table = shown
-    console.print(
-        f"[bold]{chip}[/]: cheapest {currency} per chip-hour by day{note}", highlight=False
-    )
+    console.say([(chip, "bold"), (f": cheapest {currency} per chip-hour by day{note}", "")])
     models = table.columns[1:]
     # The days and prices are never cut: a header wraps a word a line ("capacity" over
     # "block") where the screen is narrow.
@@ -55,11 +53,10 @@ def print_history(console: Console, chip: str, frame: pl.DataFrame, currency: st
     for row in latest.sort("pricing_model").iter_rows(named=True):
         where = " · ".join(p for p in (row["provider"], row["region"], row["zone"]) if p)
         offers = f"{row['offers']} offer{'s' if row['offers'] != 1 else ''}"
-        console.print(
+        console.say(
             f"  {row['pricing_model']}: {money_sign(currency)}{row['price_per_chip_hour']:,.4f} "
             f"on {row['day']} at "
             f"{where} · {row['instance_type']} ({offers})",
-            highlight=False,
         )
 
 
@@ -172,12 +169,9 @@ def legend(models: list[str], width: int, rows_moved: dict[str, int] | None = No
     return "\n".join([*lines, line])
 
 
-def print_chart(console: Console, chip: str, frame: pl.DataFrame, currency: str = "USD") -> None:
+def print_chart(console: Screen, chip: str, frame: pl.DataFrame, currency: str = "USD") -> None:
     """The chart at the console's width (at most 120 columns), in colour only on a terminal
-    that allows it (not under NO_COLOR)."""
-    from rich.text import Text
-
+    that allows it (not under NO_COLOR): plotext's own colour codes."""
     width = min(console.width or 100, 120)
-    colour = console.is_terminal and not console.no_color
-    text = chart(chip, frame, width, colour=colour, currency=currency)
-    console.print(Text.from_ansi(text) if colour else Text(text), highlight=False, soft_wrap=True)
+    colour = console.styled and not console.no_color
+    console.line(chart(chip, frame, width, colour=colour, currency=currency))

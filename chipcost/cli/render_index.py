@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chipcost.cli.fit import Column, fit_table, plain, print_fitted
+from chipcost.cli.consoles import print_fitted
+from chipcost.cli.fit import Column, fit_table, plain
 from chipcost.transform.cost import money_sign
 
 if TYPE_CHECKING:
     import polars as pl
-    from rich.console import Console
+
+    from chipcost.cli.consoles import Screen
 
 # Kept at any width: chip, bucket, level and the providers behind it; the day and the moves
 # (1d first) while they fit.
@@ -33,7 +35,7 @@ def change(value: float | None) -> str:
     return "0%" if percent == 0 else f"{percent:+.1f}%".replace("-", "\u2212")
 
 
-def print_index_table(console: Console, frame: pl.DataFrame, currency: str = "USD") -> None:
+def print_index_table(console: Screen, frame: pl.DataFrame, currency: str = "USD") -> None:
     """The index's rows under a title naming the currency; '*' and '!' beside the providers."""
     cells = []
     for row in frame.iter_rows(named=True):
@@ -59,6 +61,6 @@ def print_index_table(console: Console, frame: pl.DataFrame, currency: str = "US
     if len(days) == 1:  # one day for every row: said once in the title, not a column
         title += f", {days.pop()}"
         columns = [c for c in columns if c.key != "day"]
-    console.print(title, highlight=False)
+    console.say(title)
     fitted = fit_table(console, columns, cells, keep_order=_KEEP_ORDER)
     print_fitted(console, fitted)

@@ -6,9 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from chipcost.cli.fit import Column, fit_table, plain, print_fitted
+from chipcost.cli.consoles import Screen, print_fitted
+from chipcost.cli.fit import Column, fit_table, plain
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
@@ -223,15 +222,17 @@ def _shortened(rows: Sequence[Row], same: dict[str, str]) -> bool:
     return any(row[p] in SHORT for row in rows for p in parts)
 
 
-def _header(same: dict[str, str]) -> str:
-    from rich.markup import escape
-
-    parts = [f"{_FIELDS[k]} [bold]{escape(v)}[/]" for k, v in same.items() if v not in _EMPTY]
-    return "   ".join(parts)
+def _header(same: dict[str, str]) -> list[tuple[str, str]]:
+    """'chip H100-SXM   provider aws ...': each field's name, then its one value in bold."""
+    spans: list[tuple[str, str]] = []
+    for key, value in same.items():
+        if value not in _EMPTY:
+            spans += [(f"{'   ' if spans else ''}{_FIELDS[key]} ", ""), (value, "bold")]
+    return spans
 
 
 def print_prices(
-    console: Console, result: PriceRows, *, limit: int, wide: bool, per: str = "hour"
+    console: Screen, result: PriceRows, *, limit: int, wide: bool, per: str = "hour"
 ) -> None:
     """The prices (at most `limit` rows, already priced per `per`: hour, month or year),
     what they share, and how fresh they are."""
@@ -245,14 +246,12 @@ def print_prices(
         columns = _columns(shown, same)
     columns = _per_headers(_yours(columns, result), per)
     fitted = fit_table(console, columns, _shown(shown, same), keep_order=KEEP_ORDER, wide=wide)
-    console.print(
-        f"current per-chip prices ({result.mine.heading()}{_per_words(per)})", highlight=False
-    )
+    console.say(f"current per-chip prices ({result.mine.heading()}{_per_words(per)})")
     if _header(same):
-        console.print(_header(same), highlight=False)
+        console.say(_header(same))
     print_fitted(console, fitted)
     if len(rows) > limit:
-        console.print(f"{len(rows) - limit} more rows: narrow the filters or raise --limit")
+        console.say(f"{len(rows) - limit} more rows: narrow the filters or raise --limit")
     short = not wide and _shortened(shown, same)
     for line in [*result.mine.notes(rows), estimate_note(shown), SHORT_NOTE if short else ""]:
         if line:  # provider text: never markup, wrapped to the width

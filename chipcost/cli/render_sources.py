@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from chipcost.cli.fit import Column, Styled, fit_table, plain, print_fitted
+from chipcost.cli.consoles import Screen, print_fitted
+from chipcost.cli.fit import Column, Styled, fit_table, plain
 from chipcost.cli.formats import text_value
-from chipcost.cli.render_fresh import ago, when
+from chipcost.cli.render_fresh import DATED_AHEAD, ago, when
 
 if TYPE_CHECKING:
     import polars as pl
@@ -26,7 +25,7 @@ _SOURCE_COLUMNS = (
 )
 
 
-def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wide: bool) -> None:
+def print_sources(console: Screen, frame: pl.DataFrame, *, stale_days: int, wide: bool) -> None:
     """Every source, and its last successful run and age when a warehouse was read."""
     if frame["last_attempt_at"].is_null().all() and not frame["stale"].any():
         essential = ("source", "provider", "description")
@@ -54,25 +53,23 @@ def print_sources(console: Console, frame: pl.DataFrame, *, stale_days: int, wid
     fitted = fit_table(console, columns, rows, keep_order=fold_last, wide=wide)
     print_fitted(console, fitted)
     for r in frame.filter(frame["ahead"].fill_null(False)).iter_rows(named=True):
-        console.print(
-            f"[bold red]dated ahead[/]: {r['source']}'s last successful run "
-            f"{r['last_success_run']} is dated {when(r['last_success_at'])}, after this "
-            f"machine's clock: `chipcost remove-run {r['last_success_run']}` takes it out",
-            highlight=False,
+        said = (
+            f": {r['source']}'s last successful run {r['last_success_run']} is dated "
+            f"{when(r['last_success_at'])}, after this machine's clock: "
+            f"`chipcost remove-run {r['last_success_run']}` takes it out"
         )
+        console.say([DATED_AHEAD, (said, "")])
     sampled = frame.filter(frame["sample"].fill_null(False))
     if not sampled.is_empty():
         end = sampled["last_success_at"].max()
-        console.print(
+        console.say(
             f"sample: {sampled.height} source(s) hold the sample week, ending {end:%Y-%m-%d} "
             "(the bundled sample archive, not live prices; `chipcost collect` fetches them)",
-            highlight=False,
         )
     if len(columns) > 3:
-        console.print(
+        console.say(
             f"stale: no successful run in {stale_days} days (CHIPCOST_STALE_DAYS)"
             + ("; --wide adds the descriptions" if fitted.dropped else ""),
-            highlight=False,
         )
 
 
@@ -89,10 +86,10 @@ _RUN_COLUMNS = (
 )
 
 
-def print_runs(console: Console, frame: pl.DataFrame, *, wide: bool) -> None:
+def print_runs(console: Screen, frame: pl.DataFrame, *, wide: bool) -> None:
     """The warehouse's runs, newest first, with the ids `remove-run` takes."""
     if frame.is_empty():
-        console.print("no runs yet: `chipcost collect` loads the first", highlight=False)
+        console.say("no runs yet: `chipcost collect` loads the first")
         return
     rows = [
         {k: plain(text_value(v)) for k, v in r.items()}
@@ -104,9 +101,7 @@ def print_runs(console: Console, frame: pl.DataFrame, *, wide: bool) -> None:
     ]
     fitted = fit_table(console, list(_RUN_COLUMNS), rows, wide=wide)
     print_fitted(console, fitted)
-    console.print(
-        f"{len(rows)} run(s); `chipcost remove-run RUN_ID` takes one out", highlight=False
-    )
+    console.say(f"{len(rows)} run(s); `chipcost remove-run RUN_ID` takes one out")
 
 
 def _hours(hours: float) -> timedelta:

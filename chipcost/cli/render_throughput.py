@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import polars as pl
-from rich.console import Console
 
-from chipcost.cli.fit import Cell, Column, Styled, fit_table, plain, print_fitted
+from chipcost.cli.consoles import Screen, print_fitted
+from chipcost.cli.fit import Cell, Column, Styled, fit_table, plain
 from chipcost.cli.render import shown
 
 
@@ -53,7 +53,7 @@ def _point(row: dict) -> str:
     return " ".join(p for p in said if p)
 
 
-def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = False) -> None:
+def print_throughput(console: Screen, frame: pl.DataFrame, *, wide: bool = False) -> None:
     """The figures as a table that fits the terminal, each source a numbered line under it:
     a derivation's source is a paragraph, which wrapped one word a line in a table cell."""
     columns = [
@@ -98,17 +98,14 @@ def print_throughput(console: Console, frame: pl.DataFrame, *, wide: bool = Fals
     # after a '-' (two lines at 80 columns, not four).
     keep = ("kind", "range", "model", "workload", "precision", "point", "peak", "batch")
     fitted = fit_table(console, columns, cells, keep_order=keep, wide=wide)
-    console.print("throughput figures (tokens/s per chip)", highlight=False)
+    console.say("throughput figures (tokens/s per chip)")
     print_fitted(console, fitted)
     for row in frame.filter(~pl.col("usable")).iter_rows(named=True):
-        console.print(
-            shown(f"set aside: {row['throughput_id']}: {row['set_aside_because']}"),
-            style="yellow",
-            highlight=False,
-        )
+        said = shown(f"set aside: {row['throughput_id']}: {row['set_aside_because']}")
+        console.say([(said, "yellow")])
     for cited, number in sources.items():
-        console.print(shown(f"[{number}] {cited}"), highlight=False)
-    console.print(
+        console.say(shown(f"[{number}] {cited}"))
+    console.say(
         "choice rule per chip, model and workload: a figure above the chip's dense peak is set "
         "aside; at the asked speed first (a derived figure there, calibrated on the chip's "
         "measurements, before a published one elsewhere); published before derived; then "

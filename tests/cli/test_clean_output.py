@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.cli.consoles import make_console
+from chipcost.cli.consoles import Screen
 from chipcost.core.runs import FAILED, LoadSummary, RunResult, SourceResult
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.build import deliver, write_report
@@ -87,7 +87,7 @@ def test_a_source_message_in_the_run_summary_is_clean_and_literal():
     run = RunResult("r", day(0), day(0), "live", "2026-11-01T060000Z", False, [source])
     buffer = io.StringIO()
     outcome = RunOutcome(run, LoadSummary(0, 0, 0, 0, 0))
-    print_outcomes(make_console(file=buffer, width=200), [outcome], Path("w.duckdb"))
+    print_outcomes(Screen(buffer, 200), [outcome], Path("w.duckdb"))
     assert "answered 500 ([/x][31m)" in buffer.getvalue()
     assert "note [bold] here" in buffer.getvalue()
     assert_clean(buffer.getvalue())

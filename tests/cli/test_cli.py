@@ -107,23 +107,30 @@ def test_sql_refuses_anything_but_reading(db, statement):
 
 # What a read must not import: Prefect, the cloud clients, the report's renderer, pandas
 # (which DuckDB's client imports where it is installed, on a statement given Python
-# parameters: warehouse/bound.py), and, for the reads whose terminal table reads rows, polars.
-NEVER_READ = ("prefect", "boto3", "botocore", "httpx", "great_tables", "pandas", "pyarrow")
+# parameters: warehouse/bound.py), rich (chipcost.cli.consoles writes every read's lines, on a
+# terminal too: rich draws only collect's and backfill's progress), and, for the reads whose
+# terminal table reads rows, polars.
+NEVER_READ = ("prefect", "boto3", "botocore", "httpx", "great_tables", "pandas", "pyarrow", "rich")
 ROWS_ONLY = ("polars", "_hashlib")
+# As on a terminal: styled (the stream itself is a pipe, as subprocess gives).
+STYLED = {"FORCE_COLOR": "1"}
 
 
 @pytest.mark.parametrize(
-    ("args", "barred"),
+    ("args", "barred", "env"),
     [
-        (["prices", "--chip", "H100-SXM", "--region", "us-east-1"], NEVER_READ + ROWS_ONLY),
-        (["prices"], NEVER_READ + ROWS_ONLY),
-        (["cost", "--model", "llama-3-70b", "--workload", "training"], NEVER_READ + ROWS_ONLY),
-        (["sql", "select count(*) from price_history"], NEVER_READ + ROWS_ONLY),
-        (["history", "--chip", "H100-SXM", "--no-chart"], NEVER_READ),
-        (["index"], NEVER_READ),
+        (["prices", "--chip", "H100-SXM", "--region", "us-east-1"], NEVER_READ + ROWS_ONLY, {}),
+        (["prices", "--chip", "H100-SXM"], NEVER_READ + ROWS_ONLY, STYLED),
+        (["prices"], NEVER_READ + ROWS_ONLY, {}),
+        (["cost", "--model", "llama-3-70b", "--workload", "training"], NEVER_READ + ROWS_ONLY, {}),
+        (["sql", "select count(*) from price_history"], NEVER_READ + ROWS_ONLY, STYLED),
+        (["sql", "select 1", "--format", "csv"], NEVER_READ + ROWS_ONLY, {}),
+        (["history", "--chip", "H100-SXM", "--no-chart"], NEVER_READ, {}),
+        (["history", "--chip", "H100-SXM"], NEVER_READ, STYLED),
+        (["index"], NEVER_READ, {}),
     ],
 )
-def test_a_read_imports_only_what_it_shows(db, tmp_path, args, barred):
+def test_a_read_imports_only_what_it_shows(db, tmp_path, args, barred, env):
     """Each read as a process of its own, with an importable pandas on the path (a stand-in:
     any import of it shows in sys.modules, as a real one's would): what it loaded."""
     (tmp_path / "pandas").mkdir()
@@ -135,7 +142,7 @@ def test_a_read_imports_only_what_it_shows(db, tmp_path, args, barred):
         "from chipcost.cli.entry import main\n"
         "main()\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    env = {**os.environ, **env, "PYTHONPATH": os.pathsep.join(
         p for p in (str(tmp_path), os.environ.get("PYTHONPATH", "")) if p
     )}  # fmt: skip
     result = subprocess.run(
@@ -143,6 +150,8 @@ def test_a_read_imports_only_what_it_shows(db, tmp_path, args, barred):
         capture_output=True, text=True, env=env, timeout=120, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
+    if env.get("FORCE_COLOR"):
+        assert "\x1b[1m" in result.stdout  # the styled path was taken
     loaded = result.stdout.rsplit("LOADED", 1)[1]
     assert not [name for name in barred if f"'{name}'" in loaded], loaded
 

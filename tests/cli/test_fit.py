@@ -10,19 +10,8 @@ from collections import Counter
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chipcost.cli.consoles import make_console
-from chipcost.cli.fit import (
-    FOLD_INDENT,
-    GAP,
-    Column,
-    Styled,
-    cell_len,
-    fit_table,
-    floor,
-    print_fitted,
-    print_wrapped,
-    wrapped,
-)
+from chipcost.cli.consoles import Screen, print_fitted, print_wrapped
+from chipcost.cli.fit import FOLD_INDENT, GAP, Column, Styled, cell_len, fit_table, floor, wrapped
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -57,12 +46,7 @@ def _text(cell) -> str:
 
 
 def _printed(fitted, *, colour: bool) -> str:
-    console = make_console(
-        file=io.StringIO(),
-        width=40,
-        force_terminal=colour,
-        color_system="standard" if colour else None,
-    )
+    console = Screen(io.StringIO(), 40, terminal=colour)
     print_fitted(console, fitted)
     return console.file.getvalue()
 
@@ -199,7 +183,7 @@ def test_wrapped_lines_fit_and_lose_only_the_spaces_they_break_at(text, width):
 
 
 def test_a_message_keeps_a_url_whole_on_a_line_of_its_own():
-    console = make_console(file=io.StringIO(), width=40)
+    console = Screen(io.StringIO(), 40)
     url = "https://example.com/a/very/long/path/to/a/price/list/index.json"
     print_wrapped(console, f"failed: GET {url}: timed out after 10 s", indent="  ")
     lines = console.file.getvalue().splitlines()

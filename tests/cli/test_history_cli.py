@@ -135,8 +135,8 @@ def test_an_80_column_screen_shows_whole_days_and_pricing_models():
     from datetime import date
 
     import polars as pl
-    from rich.console import Console
 
+    from chipcost.cli.consoles import Screen
     from chipcost.cli.render_history import print_history
 
     models = ["capacity_block", "commitment", "on_demand", "reserved", "savings_plan", "spot"]
@@ -150,25 +150,25 @@ def test_an_80_column_screen_shows_whole_days_and_pricing_models():
             for d in (14, 15) for m in models
         ]
     )  # fmt: skip
-    console = Console(width=80, record=True, color_system=None)
+    console = Screen(io.StringIO(), 80)
     print_history(console, "H100-SXM", frame)
-    text = console.export_text()
+    text = console.file.getvalue()
     table = text.splitlines()[1:]
     assert max(len(line) for line in table) <= 80 and "…" not in text
     assert "\n2026-11-14 " in text and "\n2026-11-15 " in text
     for word in ("capacity", "block", "commitment", "demand", "reserved", "savings", "spot"):
         assert f" {word}" in text
-    wide = Console(width=120, record=True, color_system=None)
+    wide = Screen(io.StringIO(), 120)
     print_history(wide, "H100-SXM", frame)
-    assert "   capacity block   " in wide.export_text()  # one line where there is room
+    assert "   capacity block   " in wide.file.getvalue()  # one line where there is room
 
 
 def test_the_chart_tells_its_series_apart_without_colour(monkeypatch):
     from datetime import date
 
     import polars as pl
-    from rich.console import Console
 
+    from chipcost.cli.consoles import Screen
     from chipcost.cli.render_history import MARKERS, print_chart
 
     monkeypatch.setenv("NO_COLOR", "1")
@@ -178,9 +178,9 @@ def test_the_chart_tells_its_series_apart_without_colour(monkeypatch):
             for d in (14, 15, 16) for m, p in (("on_demand", 6.0), ("spot", 2.0), ("reserved", 4.0))
         ]
     )  # fmt: skip
-    console = Console(width=80, record=True, force_terminal=True)  # a terminal, NO_COLOR set
+    console = Screen(io.StringIO(), 80, terminal=True)  # a terminal, NO_COLOR set
     print_chart(console, "H100-SXM", frame)
-    text = console.export_text(styles=True)
+    text = console.file.getvalue()
     assert "\x1b[" not in text
     plot, legend = text.split("└")[0], text.split("└")[1]
     top = next(line for line in plot.splitlines() if "┤" in line)  # the plot's top line
@@ -197,8 +197,8 @@ def test_the_chart_draws_every_series_its_legend_lists(monkeypatch):
     from datetime import date
 
     import polars as pl
-    from rich.console import Console
 
+    from chipcost.cli.consoles import Screen
     from chipcost.cli.render_history import MARKERS, print_chart
 
     monkeypatch.setenv("NO_COLOR", "1")
@@ -212,9 +212,9 @@ def test_the_chart_draws_every_series_its_legend_lists(monkeypatch):
             for d in range(14, 22) for m, p in prices.items()
         ]
     )  # fmt: skip
-    console = Console(width=100, record=True, force_terminal=True)
+    console = Screen(io.StringIO(), 100, terminal=True)
     print_chart(console, "H100-SXM", frame)
-    text = console.export_text()
+    text = console.file.getvalue()
     plot, legend = text.split("└")[0], text.split("└")[1]
     area = "\n".join(  # inside the frame: after the axis (┤ or │)
         line.split("┤", 1)[1] if "┤" in line else line.split("│", 1)[-1]

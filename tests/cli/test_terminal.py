@@ -1,138 +1,99 @@
-"""`chipcost sql` without rich writes exactly what rich writes to a pipe or a file."""
+"""chipcost's one writer (chipcost.cli.consoles): styles as ANSI codes on a terminal, the same
+characters without them anywhere else, and the width each stream is laid out to."""
 
 from __future__ import annotations
 
 import io
-import os
-import subprocess
-import sys
 
-import duckdb
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from chipcost.cli import terminal
-from chipcost.cli.consoles import make_console
-from chipcost.cli.fit import rows_table, wrapped
-from chipcost.cli.render import print_rows
-from chipcost.cli.render_fresh import print_lines
+from chipcost.cli.consoles import Screen
+from chipcost.cli.render_fresh import sample_banner
 
-# Cell text: printable text with the characters rich reads as markup or emoji codes, blanks
-# at either end, empty cells, line breaks, wide and accented characters, numbers.
-text = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=24)
-other_text = st.sampled_from(["a\nb", "日本", "é", "[red]x[/]", ":smile:"])
-cell = st.one_of(text, text, other_text, st.integers(-5, 10**9), st.floats(0, 1e6), st.none())
-
-
-@st.composite
-def tables(draw):
-    count = draw(st.integers(1, 5))
-    names = draw(st.lists(text.filter(str.strip), min_size=count, max_size=count))
-    rows = draw(st.lists(st.lists(cell, min_size=count, max_size=count), max_size=8))
-    return names, rows
-
-
-def rich_prints(names, rows, width: int) -> str:
-    console = make_console(file=io.StringIO(), width=width)
-    print_rows(console, names, rows, max_rows=100)
-    return console.file.getvalue()
-
-
-@settings(max_examples=150, deadline=None)
-@given(tables(), st.integers(8, 160))
-def test_the_plain_table_is_what_rich_prints_byte_for_byte(table, width):
-    names, rows = table
-    fitted = rows_table(names, rows, width)
-    expected = rich_prints(names, rows, width)
-    if fitted is None:  # wider than the width: a block a row, through rich
-        assert "a block" in " ".join(expected.split())
-        return
-    assert fitted.text() + f"\n{len(rows)} rows\n" == expected
-
-
-notes_text = st.text(st.characters(min_codepoint=32, max_codepoint=126, blacklist_characters="[\\"))
-tagged = st.tuples(st.sampled_from(["[bold yellow]", "[yellow]"]), notes_text, notes_text).map(
-    lambda t: f"{t[0]}{t[1]}[/]{t[2]}"
-)
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.one_of(notes_text, tagged), max_size=4), st.integers(8, 160))
-def test_notes_without_their_markup_are_what_rich_prints(notes, width):
-    console = make_console(file=io.StringIO(), width=width)
-    print_lines(console, notes)  # as chipcost.cli.render_fresh.print_freshness prints them
-    plain = terminal.note_lines(notes)
-    assert plain is not None
-    lines = [line[s:e] for line in plain for s, e in wrapped(line, width)]
-    assert "".join(line + "\n" for line in lines) == console.file.getvalue()
-    assert all(len(line) <= width for line in lines if " " in line.strip())
-
-
-def test_notes_with_other_markup_are_left_to_rich():
-    assert terminal.note_lines(["[red]x[/]"]) is None
-    assert terminal.note_lines(["a [link=x]b"]) is None
-    assert terminal.note_lines(["[bold yellow]\\[/]"]) is None  # an escaped bracket
+LINE = [("chip", "bold"), ("   ", ""), ("stale", "yellow"), (" ", ""), ("NO", "bold red")]
 
 
 class _Stream(io.StringIO):
-    def __init__(self, tty: bool, encoding: str = "utf-8") -> None:
+    def __init__(self, tty: bool) -> None:
         super().__init__()
-        self._tty, self._encoding = tty, encoding
+        self._tty = tty
 
     def isatty(self) -> bool:
         return self._tty
 
-    @property
-    def encoding(self) -> str:
-        return self._encoding
 
-
-@pytest.mark.parametrize(
-    ("stream", "env", "expected"),
-    [
-        (_Stream(tty=False), {}, terminal.PIPED_WIDTH),
-        (_Stream(tty=False), {"COLUMNS": "80"}, 80),
-        (_Stream(tty=True), {}, None),  # colours and bold: rich's
-        (_Stream(tty=False), {"FORCE_COLOR": "1"}, None),
-        (_Stream(tty=False), {"FORCE_COLOR": ""}, None),
-        (_Stream(tty=False), {"TTY_COMPATIBLE": "1"}, None),
-        (_Stream(tty=False, encoding="ascii"), {}, None),  # rich draws ASCII boxes there
-    ],
-)
-def test_plain_output_only_where_rich_writes_plain_text(stream, env, expected, monkeypatch):
-    for name in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE"):
+@pytest.fixture(autouse=True)
+def _no_settings(monkeypatch):
+    for name in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR", "TERM"):
         monkeypatch.delenv(name, raising=False)
+
+
+def _written(tty: bool, monkeypatch, **env: str) -> str:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert terminal.plain_width(stream) == expected
+    screen = Screen(_Stream(tty), 80)
+    screen.line(LINE)
+    return screen.file.getvalue()
+
+
+def test_a_terminal_gets_each_style_and_a_reset_after_it(monkeypatch):
+    written = _written(True, monkeypatch)
+    assert written == "\x1b[1mchip\x1b[0m   \x1b[33mstale\x1b[0m \x1b[1;31mNO\x1b[0m\n"
 
 
 @pytest.mark.parametrize(
-    ("fmt", "answer"), [("table", "answer"), ("csv", "answer"), ("json", '{"answer": 42}')]
+    ("tty", "env"),
+    [
+        (False, {}),  # a pipe or a file
+        (True, {"TERM": "dumb"}),
+        (True, {"TTY_COMPATIBLE": "0"}),
+        (True, {"FORCE_COLOR": ""}),
+    ],
 )
-def test_sql_to_a_pipe_does_not_import_rich(fmt, answer, tmp_path):
-    from tests.helpers import loaded_warehouse, record
+def test_elsewhere_the_same_characters_without_a_code(tty, env, monkeypatch):
+    assert _written(tty, monkeypatch, **env) == "chip   stale NO\n"
 
-    # A sample run: the notes (SAMPLE DATA) go with the table, or to stderr for csv and json.
-    db = loaded_warehouse(tmp_path / "w.duckdb", [record()])
-    con = duckdb.connect(str(db))
-    con.execute("UPDATE runs SET sample = TRUE")
-    con.close()
-    code = (
-        "import atexit, sys; atexit.register(lambda: print('rich' in sys.modules, "
-        "file=sys.stderr)); sys.argv = ['chipcost', *sys.argv[1:]]; "
-        "from chipcost.cli.entry import main; main()"
-    )
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
-    args = ["sql", "select 42 as answer", "--format", fmt, "--db", str(db)]
-    done = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert answer in done.stdout.splitlines()[1 if fmt == "json" else 0]
-    notes = done.stdout if fmt == "table" else done.stderr
-    assert "SAMPLE DATA: the sample week, ending " in notes
-    assert "These prices come from the bundled sample archive" in notes
-    assert done.stderr.strip().splitlines()[-1] == "False"
+
+@pytest.mark.parametrize("env", [{"FORCE_COLOR": "1"}, {"TTY_COMPATIBLE": "1"}])
+def test_a_pipe_said_to_be_a_terminal_gets_the_styles(env, monkeypatch):
+    assert "\x1b[1;31mNO\x1b[0m" in _written(False, monkeypatch, **env)
+
+
+def test_no_color_keeps_bold_and_drops_the_colours(monkeypatch):
+    written = _written(True, monkeypatch, NO_COLOR="1")
+    assert written == "\x1b[1mchip\x1b[0m   stale \x1b[1mNO\x1b[0m\n"
+
+
+def test_a_note_is_wrapped_at_spaces_with_its_style_kept():
+    from datetime import datetime
+
+    screen = Screen(_Stream(True), 40)
+    screen.say(sample_banner(datetime(2026, 11, 21)))
+    lines = screen.file.getvalue().splitlines()
+    assert lines[0] == "\x1b[1;33mSAMPLE DATA\x1b[0m: the sample week, ending"
+    assert all(len(line) <= 40 for line in lines[1:]) and "\x1b" not in "".join(lines[1:])
+    assert " ".join(lines[1:]).startswith("2026-11-21. These prices come from the bundled")
+
+
+def test_text_is_never_read_as_markup():
+    screen = Screen(_Stream(True), 80)
+    screen.say("[red]x[/] :smile: [link=y]z")
+    assert screen.file.getvalue() == "[red]x[/] :smile: [link=y]z\n"
+
+
+@pytest.mark.parametrize(
+    ("tty", "env", "expected"),
+    [
+        (False, {}, terminal.PIPED_WIDTH),  # a pipe: tables stay whole
+        (False, {"COLUMNS": "80"}, 80),
+        (True, {"COLUMNS": "100"}, 100),
+        (True, {}, None),  # the terminal says its own
+    ],
+)
+def test_the_width_of_a_stream(tty, env, expected, monkeypatch):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert terminal.width(_Stream(tty)) == expected
+    measured = Screen(_Stream(tty)).width
+    assert measured == expected if expected else measured > 0

@@ -24,7 +24,7 @@ def _migrate(db: Db = None) -> None:
     # A writer's open also loads reference data that changed (chips, instance types, ...).
     con = open_warehouse(settings.warehouse, wait=settings.lock_wait)
     con.close()
-    out.print(f"{settings.warehouse}: schema version {SCHEMA_VERSION}", highlight=False)
+    out.say(f"{settings.warehouse}: schema version {SCHEMA_VERSION}")
 
 
 def _sources(
@@ -95,10 +95,9 @@ def _remove_run(
         touched = remove(con, run_id)
     finally:
         con.close()
-    out.print(
+    out.say(
         f"run {run_id} removed from {settings.warehouse}; the history of the {touched} offers it "
         "touched is restated from the runs that remain",
-        highlight=False,
     )
 
 

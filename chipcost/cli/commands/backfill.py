@@ -59,7 +59,7 @@ def _backfill(
         TimeElapsedColumn,
     )
 
-    from chipcost.cli.consoles import err
+    from chipcost.cli.consoles import live_on_stderr
     from chipcost.cli.failures import interruptible
     from chipcost.cli.prefect_server import ServerGone
     from chipcost.core.settings import load_settings
@@ -76,6 +76,7 @@ def _backfill(
     loaded: list[Outcome] = []
     under_way: list[Version] = []
     began = datetime.now(UTC)
+    err = live_on_stderr()
     with (
         interruptible(lambda: _after_interrupt(settings, loaded, under_way, began)),
         # Drawn on a terminal only: elsewhere rich would leave just an empty line behind.
@@ -163,9 +164,9 @@ def _through_prefect(
 
 def _spot(settings: Settings, since, regions: list[str] | None) -> None:
     """The spot backfill: API calls and a load a day, no Prefect (pipeline/spot_backfill.py)."""
-    from chipcost.cli.consoles import err, out
+    from chipcost.cli.consoles import err, out, print_fitted
     from chipcost.cli.failures import interruptible
-    from chipcost.cli.fit import Column, Styled, fit_table, print_fitted
+    from chipcost.cli.fit import Column, Styled, fit_table
     from chipcost.pipeline.spot_backfill import spot_backfill
 
     with interruptible(lambda: None):
@@ -173,7 +174,7 @@ def _spot(settings: Settings, since, regions: list[str] | None) -> None:
             settings,
             since,
             tuple(regions) if regions else None,
-            progress=lambda message: err.print(message, highlight=False),
+            progress=lambda message: err.say(message),
         )
     columns = [
         Column("day", "day", essential=True, whole=True),
@@ -192,10 +193,9 @@ def _spot(settings: Settings, since, regions: list[str] | None) -> None:
     ]
     title = "spot backfill (aws-spot, one run a day)"
     print_fitted(out, fit_table(out, columns, cells, title=title))
-    out.print(
+    out.say(
         f"warehouse: {settings.warehouse}  (try: chipcost history --chip H100-SXM "
         "--pricing-model spot)",
-        highlight=False,
     )
 
 
@@ -280,11 +280,11 @@ def _shown(bar: RichProgress, loaded: list[Outcome], under_way: list[Version]) -
 
 
 def _print(outcomes: list[Outcome], db_path: Path | Warehouse) -> None:
-    from chipcost.cli.consoles import out
-    from chipcost.cli.fit import Column, Styled, fit_table, plain, print_fitted
+    from chipcost.cli.consoles import out, print_fitted
+    from chipcost.cli.fit import Column, Styled, fit_table, plain
 
     if not outcomes:
-        out.print("no EC2 price list version is in effect on or after that date")
+        out.say("no EC2 price list version is in effect on or after that date")
         return
     numbers = ("records", "rejects", "changes")
     columns = [
@@ -307,10 +307,9 @@ def _print(outcomes: list[Outcome], db_path: Path | Warehouse) -> None:
             | {n: str(getattr(o, n)) for n in numbers}
         )
     print_fitted(out, fit_table(out, columns, cells, title="EC2 price list versions"))
-    out.print(
+    out.say(
         f'warehouse: {db_path}  (try: chipcost sql "select * from price_changes where '
         "source = 'aws-bulk' order by changed_at\")",
-        highlight=False,
     )
 
 

@@ -65,7 +65,7 @@ def _collect(
     from chipcost.cli.render import print_outcomes
 
     if not outcomes:
-        out.print(f"no pending runs: every run archived for {settings.warehouse} is loaded")
+        out.say(f"no pending runs: every run archived for {settings.warehouse} is loaded")
         return
     print_outcomes(out, outcomes, settings.warehouse)
 
@@ -80,7 +80,7 @@ def _here(
 ) -> list:
     """The collection in this process, on a thread pool: no Prefect, no server."""
     from chipcost.cli.collect_checks import check_sources
-    from chipcost.cli.consoles import err
+    from chipcost.cli.consoles import live_on_stderr
     from chipcost.cli.failures import interruptible
     from chipcost.pipeline import collection, runners
 
@@ -88,7 +88,7 @@ def _here(
     shown = _Shown(runs)
     with (
         interruptible(lambda: _after_interrupt(settings, runs, shown.loaded)),
-        err.status("collecting…", spinner="dots") as status,
+        live_on_stderr().status("collecting…", spinner="dots") as status,
         _shown_on(status, shown),
         runners.ThreadRunner() as runner,
     ):
@@ -134,7 +134,7 @@ def _through_prefect(
     """The collect flow, its runs and tasks recorded by a Prefect server: the one
     PREFECT_API_URL names, else a temporary one for this command."""
     from chipcost.cli.collect_checks import check_sources
-    from chipcost.cli.consoles import err
+    from chipcost.cli.consoles import live_on_stderr
     from chipcost.cli.failures import interruptible
     from chipcost.cli.prefect_server import (
         ServerGone,
@@ -156,7 +156,7 @@ def _through_prefect(
     shown = _Shown(runs)
     with (
         interruptible(lambda: _after_interrupt(settings, runs, shown.loaded)),
-        err.status("starting Prefect…", spinner="dots") as status,
+        live_on_stderr().status("starting Prefect…", spinner="dots") as status,
         _shown_on(status, shown),
         temporary_server(meanwhile=meanwhile),
     ):
@@ -232,7 +232,7 @@ class _Shown(logging.Handler):
         elif (result := getattr(record, "source_finished", None)) is not None:
             self.done += 1
             # Wrapped to the terminal's width at spaces, never cut: a URL stays whole.
-            from chipcost.cli.fit import print_wrapped
+            from chipcost.cli.consoles import print_wrapped
 
             print_wrapped(err, _finished(result), indent=" " * 18)
             line = f"{self.done} of {self.total} sources done ({self._seconds()})"

@@ -70,22 +70,18 @@ def _export(
         sample = bool(scalar(con, "SELECT coalesce(bool_or(sample), false) FROM runs"))
     finally:
         con.close()
-    console.print(
+    console.say(
         f"FOCUS export: {made.rows} prices ({made.current} in force now) in "
         + " and ".join(str(f) for f in made.files),
-        highlight=False,
     )
     if mine.discounts is not None:
-        console.print(
+        console.say(
             f"ContractedUnitPrice after your discounts ({mine.discounts.summary()}) on "
             f"{made.discounted} rows; --list-prices for list prices only",
-            highlight=False,
         )
-    console.print(
-        "columns: docs/focus.md; prices in USD (list, upfront fees spread)", highlight=False
-    )
+    console.say("columns: docs/focus.md; prices in USD (list, upfront fees spread)")
     if sample:
-        console.print(SAMPLE_BANNER)
+        console.say(SAMPLE_BANNER)
 
 
 export = command(_export, "export")

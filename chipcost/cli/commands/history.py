@@ -12,8 +12,7 @@ from chipcost.core.questions import HISTORY
 
 def _history(**given: Any) -> None:
     """The cheapest per-chip-hour price per day per pricing model, with a terminal chart."""
-    from chipcost.cli.consoles import out
-    from chipcost.cli.formats import notices
+    from chipcost.cli.consoles import notices, out
     from chipcost.cli.options import settings_for, widened
     from chipcost.cli.render_fresh import print_freshness
     from chipcost.pipeline.history import HistoryAsk, find_history, why_no_history
@@ -52,11 +51,11 @@ def _history(**given: Any) -> None:
         _show(result.frame, result.chips, missing, chart=chart, currency=mine.currency)
     else:
         for why in missing.values():
-            notices(output).print(f"note: {why}", highlight=False)
+            notices(output).say(f"note: {why}")
     for note in result.notes:
-        notices(output).print(f"note: {note}", highlight=False)
+        notices(output).say(f"note: {note}")
     if mine.rates is not None:
-        notices(output).print(f"note: {mine.rate_note(result.frame.to_dicts())}", highlight=False)
+        notices(output).say(f"note: {mine.rate_note(result.frame.to_dicts())}")
     print_freshness(notices(output), result.freshness)
 
 
@@ -89,7 +88,7 @@ def _show(
     for chip in chips:
         rows = frame.filter(pl.col("chip") == chip)
         if rows.is_empty():
-            out.print(missing[chip], highlight=False)
+            out.say(missing[chip])
             continue
         print_history(out, chip, rows, currency)
         if chart:

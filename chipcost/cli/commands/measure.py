@@ -174,11 +174,10 @@ def measure_(
     finally:
         con.close()
     sweep = ", ".join(map(str, setup.concurrencies))
-    err.print(
+    err.say(
         f"measuring {setup.endpoint} at ISL/OSL {setup.input_tokens}/{setup.output_tokens}"
         f"{f' ({baseline})' if baseline else ''}, concurrency {sweep}"
         " (AIPerf; each concurrency takes half a minute or more)",
-        highlight=False,
     )
     made = run_measure(settings, setup, roof)
     ids, _ = _store(db, made, allow_above_roofline)
@@ -186,19 +185,17 @@ def measure_(
         user = figure.tokens_per_second_per_user or 0.0
         # throughput_ranked takes a measured figure at an asked speed from half its per-user
         # speed up to that speed
-        out.print(
+        out.say(
             f"recorded {ident}: {figure.chip} {figure.model} at concurrency {figure.concurrency}, "
             f"{figure.tokens_per_second_per_chip:,.4g} tokens/s per chip, {user:,.3g} tokens/s "
             f"per user (measured; cost and compare take it at --speed {user / 2:,.3g} to "
             f"{user:,.3g})",
-            highlight=False,
         )
     against = match or "CHIP"
-    out.print(
+    out.say(
         f"reports archived under {settings.archive_root}/{ARCHIVE_FOLDER}/; "
         f"`chipcost compare {setup.chip} {against} --model {setup.model} --workload inference "
         f"--speed N` answers from these; `chipcost throughput remove ID` takes one out",
-        highlight=False,
     )
 
 

@@ -11,8 +11,7 @@ from chipcost.core.questions import INDEX
 
 def _index(**given: Any) -> None:
     """The daily rental price index per chip (chipcost.core.questions.INDEX)."""
-    from chipcost.cli.consoles import out
-    from chipcost.cli.formats import notices
+    from chipcost.cli.consoles import notices, out
     from chipcost.cli.options import settings_for, widened
     from chipcost.cli.render_fresh import print_freshness
     from chipcost.pipeline.clock import until_within
@@ -37,22 +36,21 @@ def _index(**given: Any) -> None:
     finally:
         con.close()
     if cut:
-        notices(output).print(f"note: {cut}", highlight=False)
+        notices(output).say(f"note: {cut}")
     if output is not OutputFormat.table:
         from chipcost.cli.formats import write_frame
 
         write_frame(output, frame)
         if mine.rates is not None:
-            notices(output).print(f"note: {mine.rate_note(frame.to_dicts())}", highlight=False)
+            notices(output).say(f"note: {mine.rate_note(frame.to_dicts())}")
         print_freshness(notices(output), fresh)
         return
     if asked["wide"]:
         widened(out)
     _show(frame, daily=bool(chip) or since is not None, currency=mine.currency)
     if mine.rates is not None:
-        out.print(
+        out.say(
             f"note: {mine.rate_note(frame.to_dicts())}; the providers' prices listed stay in USD",
-            highlight=False,
         )
     print_freshness(out, fresh)
 
@@ -67,20 +65,18 @@ def _show(frame, *, daily: bool, currency: str = "USD") -> None:
 
     print_index_table(out, frame, currency)
     if not daily:
-        out.print(
+        out.say(
             "constituents per day: chipcost index --chip NAME (or --format csv/json)",
-            highlight=False,
         )
     newest = frame.filter(frame["day"] == frame["day"].max()) if daily else frame.clear()
     for row in newest.iter_rows(named=True):
-        out.print(
+        out.say(
             shown(f"{row['chip']} {row['bucket']} {row['day']}: {row['prices'] or 'none kept'}"),
-            highlight=False,
         )
         if row["failing"]:
-            out.print(shown(f"  from a failing source: {row['failing']}"), highlight=False)
+            out.say(shown(f"  from a failing source: {row['failing']}"))
         if row["left_out"]:
-            out.print(shown(f"  left out: {row['left_out']}"), highlight=False)
+            out.say(shown(f"  left out: {row['left_out']}"))
     _footnotes(frame)
 
 
@@ -89,19 +85,16 @@ def _footnotes(frame) -> None:
     from chipcost.cli.consoles import out
 
     if frame["constituents_changed"].any():  # the footnote only where a row is starred
-        out.print(
+        out.say(
             "* the providers differ from the day before (an entry or exit moved the level, not "
             "only prices); method: docs/price-index.md",
-            highlight=False,
         )
     if frame["failing"].is_not_null().any():
-        out.print(
+        out.say(
             "! a constituent's source failed its latest attempt: its last good price is kept up "
             "to CHIPCOST_STALE_DAYS days, then left out (--format csv/json: `failing`)",
-            highlight=False,
         )
     if frame["level"].is_null().any():
-        out.print(
+        out.say(
             "left out: every price of that day was left out (`left_out` says why)",
-            highlight=False,
         )

@@ -73,27 +73,25 @@ def _report(
         wait=settings.read_wait,
     )
     # Printed as text, not markup: the subject starts with "[sample data]".
-    out.print(made.subject, style="bold", markup=False, highlight=False)
-    out.print(headline(made.data), highlight=False, markup=False)
-    out.print(f"report:  {made.html_path}", highlight=False)
-    out.print(f"changes: {made.csv_path} ({made.data.events.height} rows)", highlight=False)
+    out.say([(made.subject, "bold")])
+    out.say(headline(made.data))
+    out.say(f"report:  {made.html_path}")
+    out.say(f"changes: {made.csv_path} ({made.data.events.height} rows)")
     if dry_run or recipients:
         delivery = deliver(made, recipients, dry_run=dry_run, force=force)
         if delivery.eml_path:
-            out.print(f"e-mail:  {delivery.eml_path} (dry run: not sent)", highlight=False)
+            out.say(f"e-mail:  {delivery.eml_path} (dry run: not sent)")
         if delivery.sent_to:
             sent_to = ", ".join(delivery.sent_to)
-            out.print(f"e-mail:  sent to {sent_to}", highlight=False, markup=False)
+            out.say(f"e-mail:  sent to {sent_to}")
         for recipient, when in delivery.already.items():
-            out.print(
+            out.say(
                 f"e-mail:  not sent again to {recipient} ({when}); --force sends it again",
-                highlight=False,
-                markup=False,
             )
     else:
-        out.print("(add --dry-run to write the e-mail as .eml, or --email ADDRESS to send it)")
+        out.say("(add --dry-run to write the e-mail as .eml, or --email ADDRESS to send it)")
     if made.data.sample:
-        out.print(SAMPLE_BANNER)
+        out.say(SAMPLE_BANNER)
 
 
 report = command(_report, "report")

@@ -47,13 +47,12 @@ def _site(
         currency=currency,
         list_prices=list_prices,
     )
-    console.print(
+    console.say(
         f"price explorer: {made.index} ({made.offers} offers of {made.chips} chips)",
-        highlight=False,
     )
-    console.print(f"open it in a browser: file://{made.index.resolve()}", highlight=False)
+    console.say(f"open it in a browser: file://{made.index.resolve()}")
     if made.sample:
-        console.print(SAMPLE_BANNER)
+        console.say(SAMPLE_BANNER)
 
 
 site = command(_site, "site")

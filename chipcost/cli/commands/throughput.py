@@ -54,10 +54,9 @@ def _store(db: Path | None, figures: list[Figure], allow: bool) -> tuple[list[st
     finally:
         con.close()
     for model in dict.fromkeys(f.model for f in figures if f.model not in known):
-        err.print(
+        err.say(
             f"note: {model} is a model chipcost had no figure or size of"
             f"{did_you_mean(model, known)}: `chipcost cost --model {model}` ranks it now",
-            highlight=False,
         )
     return ids, chosen
 
@@ -141,11 +140,10 @@ def add(
         else "Another measurement of yours, dated later, stays the one `chipcost cost` uses "
         "for this chip, model and workload (see `chipcost throughput list`)"
     )
-    out.print(
+    out.say(
         f"recorded {ident}: {figure.chip} {figure.model} {figure.workload}, "
         f"{figure.tokens_per_second_per_chip:,.6g} tokens/s per chip (measured). {used}; "
         f"undo with `chipcost throughput remove {ident}`",
-        highlight=False,
     )
 
 
@@ -201,12 +199,11 @@ def import_(
         rows, chips=canonical_chips(), origin="user", where=str(path), lines=lines
     )
     ids, chosen = _store(db, figures, allow_above_peak)
-    out.print(f"recorded {len(ids)} measurement(s) from {path}: {', '.join(ids)}")
+    out.say(f"recorded {len(ids)} measurement(s) from {path}: {', '.join(ids)}")
     if unused := [i for i in ids if i not in chosen]:
-        out.print(
+        out.say(
             f"not used by `chipcost cost` (another measurement wins the choice rule): "
             f"{', '.join(unused)}; see `chipcost throughput list`",
-            highlight=False,
         )
 
 
@@ -268,7 +265,7 @@ def remove(
         remove_user_figure(con, throughput_id)
     finally:
         con.close()
-    out.print(f"removed {throughput_id}")
+    out.say(f"removed {throughput_id}")
 
 
 def model_(
@@ -290,7 +287,7 @@ def model_(
         add_user_model(con, model, count, source)
     finally:
         con.close()
-    out.print(
+    out.say(
         f"{model}: {human_count(count)} parameters; derived figures now cover it "
         f"(`chipcost throughput list --model {model} --derived`)"
     )
