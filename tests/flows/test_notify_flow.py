@@ -16,17 +16,44 @@ from tests.cli.test_cli import chipcost
 from tests.conftest import SAMPLE
 from tests.smtp_server import free_port
 
-TITLE = "[sample data] Price alert: 1 move of 5% or more, A100-40GB on-demand −8%"
+# The 17th after the 16th: p4d.24xlarge in us-west-2 drops 8% and so becomes the cheapest
+# A100-40GB on demand.
+TITLE = (
+    "[sample data] Price alert: 1 move of 5% or more, A100-40GB on-demand −8%; 1 new cheapest price"
+)
 LINE = "−8% A100-40GB aws · us-west-2 · p4d.24xlarge · on-demand: $2.7450 → $2.5254 per chip-hour"
+CHEAPEST = (
+    "new cheapest A100-40GB on-demand: $2.5254 per chip-hour at aws · us-west-2 · "
+    "p4d.24xlarge (was $2.7450 at aws · us-east-1)"
+)
 
 
-@pytest.fixture
-def two_sample_days(tmp_path) -> Path:
-    """The sample runs of 2026-11-16 and -17: p4d.24xlarge in us-west-2 drops 8% on the 17th."""
-    archive = tmp_path / "archive"
-    for stamp in ("2026-11-16T060000Z", "2026-11-17T060000Z"):
-        shutil.copytree(SAMPLE / stamp / "aws-pricing-api", archive / stamp / "aws-pricing-api")
-    return archive
+def sample_days(folder: Path, *stamps: str) -> Path:
+    """The sample's aws-pricing-api runs of those days, as an archive of their own."""
+    for stamp in stamps:
+        shutil.copytree(SAMPLE / stamp / "aws-pricing-api", folder / stamp / "aws-pricing-api")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def first_day(prefect_server, tmp_path_factory) -> Path:
+    """A warehouse holding the sample run of 2026-11-16, loaded once by the flow: each test
+    replays the 17th (p4d.24xlarge in us-west-2 drops 8%) onto a copy of its own."""
+    folder = tmp_path_factory.mktemp("first-day")
+    db = folder / "w.duckdb"
+    state = run(sample_days(folder / "archive", "2026-11-16T060000Z"), db)
+    assert state.is_completed(), state.message
+    return db
+
+
+@pytest.fixture(scope="module")
+def second_day(tmp_path_factory) -> Path:
+    return sample_days(tmp_path_factory.mktemp("second-day"), "2026-11-17T060000Z")
+
+
+def copy_of(first_day: Path, folder: Path) -> Path:
+    folder.mkdir(exist_ok=True)
+    return Path(shutil.copy(first_day, folder / "w.duckdb"))
 
 
 @pytest.fixture(autouse=True)
@@ -54,42 +81,48 @@ def sent_rows(db: Path) -> list[tuple]:
 
 
 @pytest.mark.usefixtures("prefect_server")
-def test_the_flow_posts_the_move_once(two_sample_days, tmp_path):
-    db = tmp_path / "w.duckdb"
+def test_the_flow_posts_the_move_once(first_day, second_day, tmp_path):
+    db = copy_of(first_day, tmp_path)
     with webhook_server.serving() as (port, inbox):
-        state = run(two_sample_days, db, notify=[f"json://127.0.0.1:{port}/hook"], alert_pct=5.0)
+        state = run(second_day, db, notify=[f"json://127.0.0.1:{port}/hook"], alert_pct=5.0)
         assert state.is_completed(), state.message
-        again = run(two_sample_days, db, notify=[f"json://127.0.0.1:{port}/hook"], alert_pct=5.0)
+        again = run(second_day, db, notify=[f"json://127.0.0.1:{port}/hook"], alert_pct=5.0)
         assert again.is_completed(), again.message
     (hook,) = inbox.hooks  # the re-run loaded nothing new and sent nothing
+    assert hook.fields()["message"].splitlines() == [LINE, CHEAPEST]
     assert hook.fields()["title"] == TITLE
-    assert hook.fields()["message"].splitlines() == [LINE]
-    assert [kind for kind, _ in sent_rows(db)] == ["move"]
+    assert [kind for kind, _ in sent_rows(db)] == ["move", "cheapest"]
 
 
 @pytest.mark.usefixtures("prefect_server")
-def test_targets_from_the_environment_and_a_secret_block(two_sample_days, tmp_path, monkeypatch):
+def test_targets_from_the_environment_and_a_secret_block(
+    first_day, second_day, tmp_path, monkeypatch
+):
     from prefect.blocks.system import Secret
 
     with webhook_server.serving() as (port, inbox):
         monkeypatch.setenv("CHIPCOST_NOTIFY", f"json://127.0.0.1:{port}/env")
-        assert run(two_sample_days, tmp_path / "a.duckdb").is_completed()  # 10% by default: none
-        assert run(two_sample_days, tmp_path / "b.duckdb", alert_pct=5.0).is_completed()
+        default = run(second_day, copy_of(first_day, tmp_path / "a"))  # 10% by default
+        assert default.is_completed()
+        assert run(second_day, copy_of(first_day, tmp_path / "b"), alert_pct=5.0).is_completed()
         Secret(value=[f"form://127.0.0.1:{port}/block"]).save("test-notify", overwrite=True)
-        db = tmp_path / "c.duckdb"
-        state = run(two_sample_days, db, alert_pct=5.0, notify_block="test-notify")
+        db = copy_of(first_day, tmp_path / "c")
+        state = run(second_day, db, alert_pct=5.0, notify_block="test-notify")
         assert state.is_completed(), state.message
-    assert [h.path for h in inbox.hooks] == ["/env", "/block"]  # the block replaces the variable
+    # The block replaces the variable; at 10% by default the 8% move is not sent, the new
+    # cheapest price is.
+    assert [h.path for h in inbox.hooks] == ["/env", "/env", "/block"]
+    assert inbox.hooks[0].fields()["message"].splitlines() == [CHEAPEST]
     assert inbox.hooks[1].fields()["title"] == TITLE
 
 
 @pytest.mark.usefixtures("prefect_server")
 def test_a_target_that_cannot_be_reached_fails_the_run_but_keeps_the_prices(
-    two_sample_days, tmp_path
+    first_day, second_day, tmp_path
 ):
-    db = tmp_path / "w.duckdb"
+    db = copy_of(first_day, tmp_path)
     url = f"json://127.0.0.1:{free_port()}/hook"
-    state = run(two_sample_days, db, notify=[url], alert_pct=5.0)
+    state = run(second_day, db, notify=[url], alert_pct=5.0)
     assert state.is_failed()
     assert state.message.startswith(
         f"prices loaded, but a price notification was not sent: {url} did not accept"
@@ -103,15 +136,15 @@ def test_a_target_that_cannot_be_reached_fails_the_run_but_keeps_the_prices(
 
 
 @pytest.mark.usefixtures("prefect_server")
-def test_cli_collect_notify(two_sample_days, tmp_path):
+def test_cli_collect_notify(first_day, second_day, tmp_path):
     from prefect.settings import PREFECT_API_URL
 
     # This session's Prefect server: a temporary one per command is slow to start on a busy box.
     env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
     with webhook_server.serving() as (port, inbox):
         result = chipcost(
-            "collect", "--replay", str(two_sample_days), "--source", "aws-pricing-api",
-            "--db", str(tmp_path / "w.duckdb"), "--data-dir", str(tmp_path),
+            "collect", "--replay", str(second_day), "--source", "aws-pricing-api",
+            "--db", str(copy_of(first_day, tmp_path)), "--data-dir", str(tmp_path),
             "--notify", f"json://127.0.0.1:{port}/cli", "--alert-pct", "5", env=env,
         )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -119,9 +152,10 @@ def test_cli_collect_notify(two_sample_days, tmp_path):
     assert hook.path == "/cli" and hook.fields()["title"] == TITLE
 
 
-def test_cli_refuses_a_wrong_url_before_collecting(two_sample_days, tmp_path):
+def test_cli_refuses_a_wrong_url_before_collecting(tmp_path):
+    archive = sample_days(tmp_path / "archive", "2026-11-16T060000Z", "2026-11-17T060000Z")
     result = chipcost(
-        "collect", "--replay", str(two_sample_days), "--db", str(tmp_path / "w.duckdb"),
+        "collect", "--replay", str(archive), "--db", str(tmp_path / "w.duckdb"),
         "--notify", "hooks.example.com/x",
     )  # fmt: skip
     assert result.returncode == 1
