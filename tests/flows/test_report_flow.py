@@ -26,25 +26,35 @@ def no_smtp_env(monkeypatch):
         monkeypatch.delenv(f"CHIPCOST_SMTP_{key}", raising=False)
 
 
-def test_flow_mails_the_report_and_publishes_a_summary(golden, tmp_path, monkeypatch):
+def test_flow_mails_the_report_once_and_publishes_a_summary(golden, tmp_path, monkeypatch):
+    # Sent, then a retried run sends nothing again, then a forced run sends again: on a copy
+    # of the module's warehouse, where the sending is recorded.
+    db = tmp_path / "w.duckdb"
+    shutil.copy(golden, db)
     box = smtp_server.Inbox()
     controller = smtp_server.start(box)
     for key, value in {"HOST": "127.0.0.1", "PORT": str(controller.port), "TLS": "none"}.items():
         monkeypatch.setenv(f"CHIPCOST_SMTP_{key}", value)
     monkeypatch.setenv("CHIPCOST_SMTP_FROM", "reports@example.com")
     try:
-        state = report(
-            recipients=["finops@example.com"], db=str(golden), out=str(tmp_path), return_state=True
+        states = [
+            report(
+                recipients=["finops@example.com"], db=str(db), out=str(tmp_path), return_state=True
+            )
+            for _ in range(2)
+        ]
+        forced = report(
+            recipients=["finops@example.com"], db=str(db), out=str(tmp_path), force=True
         )
     finally:
         controller.stop()
-    assert state.is_completed(), state.message
-    outcome = state.result()
+    assert all(s.is_completed() for s in states), [s.message for s in states]
+    outcome = states[0].result()
     assert outcome.delivery.sent_to == ["finops@example.com"]
-    (got,) = box.messages
+    got = box.messages[0]
     message = email.message_from_bytes(got.content, policy=email.policy.default)
     assert message["Subject"] == "2 offers moved, H100-SXM on-demand −7.5%: week of 2026-11-01"
-    (artifact,) = [a for a in artifacts_of(state) if a.key == "report-summary"]
+    (artifact,) = [a for a in artifacts_of(states[0]) if a.key == "report-summary"]
     assert artifact.type == "markdown"
     assert (
         "2 offers moved in price (3 price changes in all): 1 down, 1 up. 1 new offer, 1 withdrawn."
@@ -52,6 +62,10 @@ def test_flow_mails_the_report_and_publishes_a_summary(golden, tmp_path, monkeyp
     )
     assert "| −7.5% | H100-SXM | aws · us-east-1 · p5.48xlarge | on-demand |" in artifact.data
     assert "sent to finops@example.com" in artifact.data
+    assert states[1].result().delivery.sent_to == []
+    (again,) = [a for a in artifacts_of(states[1]) if a.key == "report-summary"]
+    assert "not sent again to finops@example.com (sent 20" in again.data
+    assert forced.delivery.sent_to == ["finops@example.com"] and len(box.messages) == 2
 
 
 def test_failed_send_fails_the_run_and_keeps_the_files(golden, tmp_path, monkeypatch):
@@ -210,26 +224,3 @@ def test_an_alert_that_cannot_be_sent_fails_the_run_but_keeps_the_prices(
         assert con.execute("SELECT count(*) FROM runs").fetchall() == [(2,)]
     finally:
         con.close()
-
-
-def test_a_retried_report_run_does_not_mail_twice(golden, tmp_path, monkeypatch):
-    db = tmp_path / "w.duckdb"
-    shutil.copy(golden, db)
-    box = smtp_server.Inbox()
-    controller = smtp_server.start(box)
-    for key, value in {"HOST": "127.0.0.1", "PORT": str(controller.port), "TLS": "none"}.items():
-        monkeypatch.setenv(f"CHIPCOST_SMTP_{key}", value)
-    monkeypatch.setenv("CHIPCOST_SMTP_FROM", "reports@example.com")
-    try:
-        states = [
-            report(recipients=["ops@example.com"], db=str(db), out=str(tmp_path), return_state=True)
-            for _ in range(2)
-        ]
-        forced = report(recipients=["ops@example.com"], db=str(db), out=str(tmp_path), force=True)
-    finally:
-        controller.stop()
-    assert all(s.is_completed() for s in states)
-    assert states[1].result().delivery.sent_to == []
-    (artifact,) = [a for a in artifacts_of(states[1]) if a.key == "report-summary"]
-    assert "not sent again to ops@example.com (sent 20" in artifact.data
-    assert forced.delivery.sent_to == ["ops@example.com"] and len(box.messages) == 2
