@@ -197,7 +197,7 @@ def prices(**asked: Any) -> pl.DataFrame:
     (per instance, USD), source, valid_from, last_seen_at, sku, payload_ref (the archived
     payload the price was read from), vcpus, ram_gb and disk_gb (the host, local disk; None
     where the source publishes none), source_as_of (the source's last
-    successful run) and sample (bundled sample data). min_memory is GB per chip, chips the
+    successful run) and sample (bundled sample data). min_memory is GB per chip, chip_count the
     chips per instance, min_vcpus/min_ram the host's vCPUs and memory (GB; an offer without
     them is left out), min_price/max_price USD per chip-hour, spot True/False to keep
     only/no spot prices; sort "price", "chip", "provider" or "region" (default: price when
@@ -256,8 +256,8 @@ def compare(**asked: Any) -> pl.DataFrame:
     """Is chip_a ('Trainium2') cheaper per token than chip_b ('H100-SXM') for `model` and
     `workload`? One row per pricing model both have an offer on, as `chipcost compare` answers
     it: verdict (cheaper, dearer or as cheap where both chips are measured at one point,
-    verdict_point; else cannot say), cost_change (chip_a's cost per token / chip_b's - 1,
-    negative is cheaper; None without a verdict), in_words, break_even_for and
+    verdict_point; else cannot say), change_pct (chip_a's cost per token / chip_b's - 1, in
+    percent, negative is cheaper; None without a verdict), in_words, break_even_for and
     break_even_tokens_per_second_per_chip (what that chip must reach at the measured side's
     point to cost as little per token), its share of the figure it is set against, the
     derived estimate there (derived_estimate, _low, _high, _error), and each offer
@@ -280,9 +280,10 @@ def compare(**asked: Any) -> pl.DataFrame:
 
 @_answers(questions.index)
 def index(**asked: Any) -> pl.DataFrame:
-    """The daily rental price index per chip (docs/price-index.md): per chip, bucket
-    ('on_demand' by default, 'spot', '1yr') and day, `level` (the median of each provider's
-    cheapest per-chip price), `constituents`, `change_1d`/`_7d`/`_30d`,
+    """The daily rental price index per chip (docs/price-index.md): per chip, pricing_model
+    ('on_demand' by default, 'spot', 'commitment': any 1-year commitment, its `term` '1yr')
+    and day, `level` (the median of each provider's cheapest per-chip price), `constituents`,
+    `change_1d_pct`/`_7d_pct`/`_30d_pct` (percent),
     `constituents_changed`, `prices` (each provider's price), `left_out` (jump-and-back
     glitches, failing sources past the stale limit) and `failing` (constituents whose source
     failed its latest attempt). Default days: the 30 to `until` (or the newest);

@@ -65,7 +65,7 @@ def alert_message(
     recipients: list[str],
     since: datetime | None = None,
 ) -> EmailMessage:
-    """'Price alert: 3 moves of 5% or more, H100-SXM on-demand −8%' and one line per move."""
+    """'Price alert: 3 moves of 5% or more, H100-SXM on demand −8%' and one line per move."""
     first = moves.row(0, named=True)
     sample = "[sample data] " if first["sample"] else ""
     count = f"{moves.height} move{'s' if moves.height != 1 else ''}"

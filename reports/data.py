@@ -64,7 +64,7 @@ class ReportData:
     head_to_head: pl.DataFrame | None = None
     # throughput against per-user speed of the chips the articles ask about (its chart)
     speed_curve: tuple[dict, ...] = ()
-    # per chip, the on-demand price index at the period's end and its move over the period
+    # per chip, the on demand price index at the period's end and its move over the period
     index: pl.DataFrame = field(default_factory=pl.DataFrame)
     generated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     # The sources stale when the report was made, judged as the reads and `chipcost sources`
@@ -220,7 +220,7 @@ def _collected(health: pl.DataFrame) -> pl.DataFrame:
 
 
 def _index(con: duckdb.DuckDBPyConnection, period: Period) -> pl.DataFrame:
-    """Per chip: the on-demand index on the period's last day, the day before it began, the
+    """Per chip: the on demand index on the period's last day, the day before it began, the
     move between, and the constituents (docs/price-index.md)."""
     from chipcost.pipeline.jumps import JUMP_FACTOR
     from chipcost.warehouse.price_index import price_index

@@ -72,7 +72,7 @@ def cheapest_per_token(data: ReportData) -> Section | None:
 
 
 def cheapest_now(data: ReportData) -> Section | None:
-    """On-demand, 1-year commitment and spot: cheapest per chip, with where. The page's table
+    """On demand, 1-year commitment and spot: cheapest per chip, with where. The page's table
     (reports/tables.py), of EMAIL_BUCKETS, compact."""
     if data.cheapest.filter(pl.col("bucket").is_in(EMAIL_BUCKETS)).is_empty():
         return None

@@ -8,6 +8,8 @@ import math
 
 import polars as pl
 
+from chipcost.core.vocabulary import WHOLE_COUNTS
+
 # Six significant digits keep every price the page shows (four decimals) and every cost
 # per token computed from it exact, and drop float noise such as 0.22999999999999998.
 SIGNIFICANT = 6
@@ -30,6 +32,9 @@ def columnar(frame: pl.DataFrame, phrases: dict[str, str] | None = None) -> dict
         values = frame[name].to_list()
         if frame[name].dtype != pl.String:
             table[name] = [_short(v) for v in values]
+            if name in WHOLE_COUNTS:  # 8, not 8.0
+                table[name] = [int(v) if isinstance(v, float) and v.is_integer() else v
+                               for v in table[name]]  # fmt: skip
             continue
         separator = (phrases or {}).get(name)
         if separator:

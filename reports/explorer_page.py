@@ -16,7 +16,7 @@ def _asset(name: str) -> str:
 
 def _filters(currency: str) -> str:
     selects = [("chip", "Chip"), ("provider", "Provider"), ("region", "Region")]
-    selects.append(("model", "Pricing model"))
+    selects.append(("pricing_model", "Pricing model"))
     parts = [
         f'<label>{label}<select id="{key}"><option value="">all</option></select></label>'
         for key, label in selects
@@ -26,7 +26,7 @@ def _filters(currency: str) -> str:
         f'<label>{escape(currency)} / chip-hour ≤<input id="price" type="number" min="0" '
         'step="0.1"></label>',
         '<label>Search<input id="search" type="search" placeholder="instance, source…"></label>',
-        '<label>Cost per token for<select id="tokens"></select></label>',
+        '<label>Cost per token for<select id="model"></select></label>',
         '<button type="reset">Reset</button>',
     ]
     return f'<form id="filters" onsubmit="return false">{"".join(parts)}</form>'
@@ -56,7 +56,7 @@ def legend() -> str:
         "and sorts after the offers that can hold it.</dd>"
         "<dt>(estimate)</dt><dd>No public page gives this price: it is an estimate; hover it "
         "for what it rests on.</dd>"
-        "<dt>interrupted &lt;5% … &gt;20%</dt><dd>AWS spot only: the Spot Instance Advisor's "
+        "<dt>interruption &lt;5% … &gt;20%</dt><dd>AWS spot only: the Spot Instance Advisor's "
         "frequency of interruption, how often AWS took back spot capacity of that instance "
         "type in that region over the last month (Linux). Other providers publish none.</dd>"
         "<dt>per chip-hour</dt><dd>The instance's price an hour divided by its chips (a slice "

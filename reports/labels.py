@@ -12,7 +12,7 @@ MINUS = "\u2212"  # a real minus sign: "−8%" reads better than "-8%" and match
 
 
 def offer_label() -> pl.Expr:
-    """'on-demand', 'reserved 1yr, standard, all upfront', 'spot', ... from the offer key."""
+    """'on demand', 'reserved 1yr, standard, all upfront', 'spot', ... from the offer key."""
     model = pl.col("pricing_model").replace(MODEL_LABELS)
     term = pl.when(pl.col("term") != "none").then(pl.col("term"))
     plan = pl.when(pl.col("plan") != "default").then(pl.col("plan").str.replace_all("_", " "))
@@ -55,7 +55,7 @@ def money(value: float | None, decimals: int = 4) -> str:
 
 
 def model_label(pricing_model: str, term: str) -> str:
-    """'on-demand', 'reserved 1yr', 'spot': the short form used in subjects and alerts."""
+    """'on demand', 'reserved 1yr', 'spot': the short form used in subjects and alerts."""
     label = MODEL_LABELS.get(pricing_model, pricing_model)
     return f"{label} {term}" if term not in ("none", "") else label
 

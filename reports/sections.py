@@ -40,13 +40,13 @@ def _html(gt: GT) -> str:
 def index(data: ReportData) -> Section:
     title = "Price index"
     explain = (
-        "Each chip's on-demand rental price index: the median of each provider's cheapest "
+        "Each chip's on demand rental price index: the median of each provider's cheapest "
         "per-chip-hour price (a marketplace's many offers count once; jump-and-back glitches "
         "left out), at the end of the period and its move over it, largest moves first "
         "(`chipcost index`, docs/price-index.md)."
     )
     if data.index.is_empty():
-        return Section("index", title, explain, None, "No on-demand prices in this period.")
+        return Section("index", title, explain, None, "No on demand prices in this period.")
     # Every chip that moved; the unchanged ones (largest markets first) up to the table's
     # size, the rest counted: `chipcost index` lists them all.
     limit = data.options.report_rows // 2

@@ -18,7 +18,7 @@ from chipcost.core.version import __version__
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar
 from chipcost.reports.explorer_page import page_html
-from chipcost.reports.labels import MODEL_LABELS, offer_label
+from chipcost.reports.labels import MODEL_LABELS, model_label, offer_label
 from chipcost.reports.period import MAX_WEEKS, ReportError, ReportUsageError
 from chipcost.transform.cost import cost_text
 from chipcost.warehouse.history import daily_cheapest
@@ -35,7 +35,7 @@ COLUMNS = (
     "instance_type",
     "chip_count",
     "pricing_model",
-    "pricing",
+    "offer_label",
     "price_per_chip_hour",
     "price_per_hour",
     "source",
@@ -47,7 +47,7 @@ COLUMNS = (
     "ram_gb",
     "disk_gb",
 )
-DEFAULT_TOKENS = "llama-3-70b|inference"
+DEFAULT_MODEL = "llama-3-70b|inference"
 DEFAULT_WEEKS = 12
 
 
@@ -67,7 +67,7 @@ def _read(
     con = open_reader(db_path)
     try:
         mine = for_read(con, currency, list_prices)
-        offers = current_offers(con, mine.converting).with_columns(pricing=offer_label())
+        offers = current_offers(con, mine.converting).with_columns(offer_label=offer_label())
         offers = mine.frame(offers)
         throughput = chosen_throughput(con)
         row = con.execute("SELECT max(observed_at), bool_or(sample) FROM runs").fetchall()[0]
@@ -121,11 +121,12 @@ def _versus(answers: list[dict], curve: list[dict]) -> str:
         else:
             cells = [
                 question,
-                f"{a['answer']} ({a['pricing']}; break-even: A must do "
+                f"{a['answer']} ({model_label(a['pricing_model'], a['term'])}; "
+                "break-even: A must do "
                 f"{a['break_even_tokens_per_second_per_chip']:,.0f} tok/s per chip, "
                 f"{a['break_even_share']:.0%} of B's)",
-                f"{cost_text(a['a_cost_per_million'])} {a['a_where']}",
-                f"{cost_text(a['b_cost_per_million'])} {a['b_where']}",
+                f"{cost_text(a['a_usd_per_million_tokens'])} {a['a_where']}",
+                f"{cost_text(a['b_usd_per_million_tokens'])} {a['b_where']}",
                 f"{a['a_figure']}; {a['b_figure']}",
                 a["caveats"] or "",
             ]
@@ -172,7 +173,7 @@ def site_data(offers: pl.DataFrame, throughput: pl.DataFrame, meta: dict) -> dic
         "offers": columnar(rows.select(columns)),
         "throughput": columnar(throughput, phrases={"source": "; "}),
         "model_labels": MODEL_LABELS,
-        "default_tokens": DEFAULT_TOKENS,
+        "default_model": DEFAULT_MODEL,
     }
 
 

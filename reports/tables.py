@@ -10,7 +10,7 @@ import polars as pl
 from great_tables import GT, loc, nanoplot_options, style
 
 from chipcost.core.vocabulary import BUCKET_LABELS
-from chipcost.reports.labels import holds_words, jump_mark, money
+from chipcost.reports.labels import holds_words, jump_mark, model_label, money
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.warehouse.snapshot import CANNOT_HOLD
 
@@ -204,13 +204,13 @@ def cost_table(
     group = pl.concat_str([pl.col("model"), pl.lit(", "), pl.col("workload")])
     ranked = (
         costs.with_columns(group=group)
-        .sort("group", CANNOT_HOLD, "cost_per_million_tokens")
+        .sort("group", CANNOT_HOLD, "usd_per_million_tokens")
         .group_by("group", maintain_order=True)
         .head(rows)
         .with_columns(rank=pl.int_range(pl.len()).over("group") + 1)
     )
     cell = pl.struct(
-        "chip", "cost_per_million_tokens", "holds", "where", "instance_type", "offer",
+        "chip", "usd_per_million_tokens", "holds", "where", "instance_type", "offer",
         "tokens_per_second_per_chip", "throughput_kind", "throughput_source",
     )  # fmt: skip
     wide = ranked.select("group", "rank", cell.alias("cell")).pivot(
@@ -225,13 +225,13 @@ def cost_table(
 
 
 def _cost_cell(cell: dict | None, currency: str = "USD", compact: bool = False) -> str:
-    """'H200 $0.21' over 'aws · us-east-1 · p5e.48xlarge, on-demand' and '4,156 tok/s per
+    """'H200 $0.21' over 'aws · us-east-1 · p5e.48xlarge, on demand' and '4,156 tok/s per
     chip, benchmark: MLPerf Inference v5.1 Datacenter, closed division, llama3.1-70b' (the
     source's lead phrase whole; `chipcost cost` prints all of it); a chip whose instance does
     not hold the model says how many it needs, in words."""
     if not cell or cell.get("chip") is None:
         return ""
-    cost = escape(cost_text(cell["cost_per_million_tokens"], currency))
+    cost = escape(cost_text(cell["usd_per_million_tokens"], currency))
     holds = "" if cell["holds"] == "yes" else f"<br>{escape(holds_words(cell['holds']))}"
     place = f"{escape(cell['where'])} · {escape(cell['instance_type'])}, {escape(cell['offer'])}"
     if compact:
@@ -303,26 +303,30 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
     from chipcost.transform.tokens import change_words
 
     def ranged(row: dict) -> str:
-        best, worst = row["best_case_change"], row["worst_case_change"]
+        best, worst = row["best_case_change_pct"], row["worst_case_change_pct"]
         if row["answer"] is None or row["answer"].startswith("cannot say"):
             return ""
         if best is None or worst is None:
             return "one published figure each at this point"
-        return f"{change_words(best)} to {change_words(worst)}"
+        return f"{change_words(best / 100)} to {change_words(worst / 100)}"
 
     frame = answers.with_columns(
         group=pl.concat_str([pl.col("model"), pl.lit(", "), pl.col("workload")]),
+        pricing=pl.struct("pricing_model", "term").map_elements(
+            lambda row: model_label(row["pricing_model"], row["term"]) if row["term"] else "",
+            return_dtype=pl.String,
+        ),
         answer=pl.coalesce(
             pl.col("answer").map_elements(plain, return_dtype=pl.String),
             pl.lit("not answered: ") + pl.col("why_not"),
         ),
-        a_cost=pl.col("a_cost_per_million").map_elements(cost_text, return_dtype=pl.String)
+        a_cost=pl.col("a_usd_per_million_tokens").map_elements(cost_text, return_dtype=pl.String)
         + pl.lit(" ")
         + pl.col("a_where"),
-        b_cost=pl.col("b_cost_per_million").map_elements(cost_text, return_dtype=pl.String)
+        b_cost=pl.col("b_usd_per_million_tokens").map_elements(cost_text, return_dtype=pl.String)
         + pl.lit(" ")
         + pl.col("b_where"),
-        range=pl.struct("answer", "best_case_change", "worst_case_change").map_elements(
+        range=pl.struct("answer", "best_case_change_pct", "worst_case_change_pct").map_elements(
             ranged, return_dtype=pl.String
         ),
         needs=pl.struct("break_even_tokens_per_second_per_chip", "break_even_share").map_elements(

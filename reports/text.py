@@ -57,13 +57,13 @@ def no_data(data: ReportData) -> str:
 
 
 def top_move(row: dict) -> str:
-    """'H100-SXM on-demand −8%'."""
+    """'H100-SXM on demand −8%'."""
     model = model_label(row["pricing_model"], row["term"])
     return f"{row['chip']} {model} {move_text(row)}"
 
 
 def subject(data: ReportData) -> str:
-    """'7 price changes, H100-SXM on-demand −8%: week of 2026-11-15'."""
+    """'7 price changes, H100-SXM on demand −8%: week of 2026-11-15'."""
     c = counts(data)
     if not data.has_history:
         head = "No price history yet"
@@ -71,7 +71,7 @@ def subject(data: ReportData) -> str:
         head = "No data"
     elif c.changed:
         # The largest real move (moves come real first, glitches after), as its offers
-        # moved alike: "H100-SXM on-demand −8% (gcp, 4 offers)".
+        # moved alike: "H100-SXM on demand −8% (gcp, 4 offers)".
         top = lead_move(data)
         alike = f" ({top['provider']}, {top['offers']} offers)" if top["offers"] > 1 else ""
         head = f"{plural(c.changed, 'offer')} moved, {top_move(top)}{alike}"

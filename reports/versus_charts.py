@@ -72,7 +72,7 @@ def cost_chart(answers: Sequence[Mapping[str, object]]) -> str:
             colour = CHIP_COLOURS.get(chip, OTHER)
             cy = y + 13 + 12 * n
             low, high = float(a[f"{side}_cost_low"]), float(a[f"{side}_cost_high"])  # type: ignore[arg-type]
-            point = float(a[f"{side}_cost_per_million"])  # type: ignore[arg-type]
+            point = float(a[f"{side}_usd_per_million_tokens"])  # type: ignore[arg-type]
             published = a[f"{side}_kind"] in PUBLISHED
             parts.append(
                 f'<text x="{LEFT}" y="{cy + 4}">{escape(chip)} ${point:,.2f}</text>'

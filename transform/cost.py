@@ -44,7 +44,7 @@ def with_costs(
     find = baseline if callable(baseline) else _by_pricing(baseline)
     result = []
     for row in rows:
-        cpm = float(row["cost_per_million_tokens"])  # type: ignore[arg-type]
+        cpm = float(row["usd_per_million_tokens"])  # type: ignore[arg-type]
         tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
         price = float(row["price_per_chip_hour"])  # type: ignore[arg-type]
         found = find(row)
@@ -56,7 +56,7 @@ def with_costs(
                 if question.tokens
                 else None
             ),
-            "baseline_cost_per_million": base,
+            "baseline_usd_per_million_tokens": base,
             "baseline_provider": provider,
             "baseline_same_provider": same,
             "cost_change_vs_baseline": change,

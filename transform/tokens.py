@@ -140,13 +140,13 @@ def tokens_per_second_per_chip(tokens_per_second: float, per: str, chips: float 
         if chips not in (None, 1, 1.0):
             raise UsageError(
                 f"a per-chip figure takes no chip count (got {chips:g}): if {tps:,.0f} tokens/s "
-                "was measured on the whole instance, say --per instance"
+                "was measured on the whole instance, say --figure-per instance"
             )
         return tps
     if per == "instance":
         if chips is None:
             raise UsageError(
-                "a per-instance figure needs the instance's chip count (--chips N, e.g. 8 for "
+                "a per-instance figure needs the instance's chip count (--chip-count N, e.g. 8 for "
                 "p5.48xlarge) to be turned into tokens/s per chip"
             )
         return tps / _positive(chips, "the chip count")

@@ -26,7 +26,7 @@ Row = dict[str, object]
 GROUP = ("chip", "pricing_model", "term")
 # Cheapest first, then a stable tie-break; an empty value before any other. The ranking of
 # chipcost.pipeline.cost_fit keeps this order within "holds the model or not".
-ORDER = ("cost_per_million_tokens", "chip", "provider", "region", "zone", "instance_type")
+ORDER = ("usd_per_million_tokens", "chip", "provider", "region", "zone", "instance_type")
 ORDER += ("payment", "plan")
 
 

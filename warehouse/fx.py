@@ -20,7 +20,7 @@ from chipcost.warehouse.bound import execute, relation
 MAX_RATE_AGE_DAYS = 7
 # Every column of a read that is money (US dollars in the warehouse): whichever of them a
 # query has is converted, and your discounts apply to the same (chipcost.pipeline.your_prices).
-MONEY = ("price_per_chip_hour", "price_per_hour", "upfront", "cost_per_million_tokens")
+MONEY = ("price_per_chip_hour", "price_per_hour", "upfront", "usd_per_million_tokens")
 # The list price kept beside a converted or discounted price, in US dollars.
 LIST_PRICE = ("price_per_chip_hour", "list_price_per_chip_hour_usd")
 # Columns a converted read adds after its own: the currency, the rate used, the rate's day.

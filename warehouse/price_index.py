@@ -1,8 +1,9 @@
 """A daily rental price index per chip: the level of per-chip-hour prices across providers.
 
 The method (docs/price-index.md):
-- **Buckets**: on demand, spot, and 1-year commitments (reserved, savings plans and other
-  commitments with a 1-year term) are three indexes, never mixed.
+- **Pricing models**: on demand, spot, and 1-year commitments (reserved, savings plans and
+  other commitments with a 1-year term: `commitment`, term `1yr`) are three indexes, never
+  mixed.
 - **Constituents**: per chip, bucket and UTC day, each provider's cheapest per-chip price in
   force at the end of that day (any region, instance size, payment or plan): the same "price in
   force" rule as `chipcost history`. One provider is one constituent, so a marketplace's 200
@@ -32,25 +33,29 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
-from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+from chipcost.core.vocabulary import GLANCE_KINDS, PRICING_MODEL_TABLE
 from chipcost.warehouse.bound import relation
 from chipcost.warehouse.fx import RATE_COLUMNS, index_in_currency
 from chipcost.warehouse.history import in_force_days
 from chipcost.warehouse.where import Where
 
-BUCKETS = ("on_demand", "spot", "1yr")
+# The index's three pricing models: on demand, spot, and any 1-year commitment (reserved,
+# savings plan, a neocloud's term) as one, named by the commitment model's code with its term.
+BUCKETS = GLANCE_KINDS
+COMMITMENT_TERM = "1yr"
 # The pricing models that commit to a term (chipcost/core/vocabulary.py's `commits`).
 COMMITMENTS = tuple(m.code for m in PRICING_MODEL_TABLE if m.commits)
 
 INDEX_COLUMNS = (
     "day",
     "chip",
-    "bucket",
+    "pricing_model",
+    "term",
     "level",
     "constituents",
-    "change_1d",
-    "change_7d",
-    "change_30d",
+    "change_1d_pct",
+    "change_7d_pct",
+    "change_30d_pct",
     "constituents_changed",
     "prices",
     "left_out",
@@ -61,7 +66,8 @@ INDEX_COLUMNS = (
 _BUCKET = """CASE
             WHEN h.pricing_model = 'on_demand' THEN 'on_demand'
             WHEN h.pricing_model = 'spot' THEN 'spot'
-            WHEN list_contains({commitments}, h.pricing_model) AND h.term = '1yr' THEN '1yr'
+            WHEN list_contains({commitments}, h.pricing_model) AND h.term = '1yr'
+                THEN 'commitment'
         END"""
 
 # A failing source's prices (`carried`: its latest attempt failed, so each day after its last
@@ -196,4 +202,12 @@ def price_index(
     if currency:
         sql, params = index_in_currency(sql, params, currency)
     frame = frame_of(relation(con, sql, params))
+    # Named as every read names them: the pricing model and its term; changes in percent.
+    frame = frame.with_columns(
+        pricing_model=pl.col("bucket"),
+        term=pl.when(pl.col("bucket") == "commitment")
+        .then(pl.lit(COMMITMENT_TERM))
+        .otherwise(pl.lit("none")),
+        **{f"change_{n}_pct": pl.col(f"change_{n}") * 100 for n in ("1d", "7d", "30d")},
+    )
     return frame.select(*INDEX_COLUMNS, *(RATE_COLUMNS if currency else ()))

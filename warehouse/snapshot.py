@@ -90,7 +90,7 @@ COST_COLUMNS = (
     "chip",
     "workload",
     "model",
-    "cost_per_million_tokens",
+    "usd_per_million_tokens",
     "provider",
     "region",
     "instance_type",
@@ -193,7 +193,7 @@ def cost_offers(
         return None
     partition = ", ".join(f"k.{c}" for c in _HOLDS_ALIKE)
     only = (
-        f"QUALIFY rank() OVER (PARTITION BY {partition} ORDER BY k.cost_per_million_tokens) = 1"
+        f"QUALIFY rank() OVER (PARTITION BY {partition} ORDER BY k.usd_per_million_tokens) = 1"
         if cheapest_only
         else ""
     )
@@ -203,7 +203,7 @@ def cost_offers(
         FROM cost_per_token k
         LEFT JOIN chips c ON c.chip = k.chip
         LEFT JOIN models m ON m.model = k.model
-        WHERE k.cost_per_million_tokens IS NOT NULL
+        WHERE k.usd_per_million_tokens IS NOT NULL
         {only}
     """
     sql, params = in_currency(
@@ -227,7 +227,7 @@ def cheapest_costs(fitted: pl.DataFrame) -> pl.DataFrame:
     fitted = fitted.with_columns(size=size)
     chosen = fitted.sort(order, nulls_last=False).group_by(_PER, maintain_order=True).first()
     # the same cost for two models (one figure for both) in the order of their names
-    return chosen.sort("chip", "workload", "cannot", "cost_per_million_tokens", "model").select(
+    return chosen.sort("chip", "workload", "cannot", "usd_per_million_tokens", "model").select(
         *COST_COLUMNS, "zone", "memory_needed_gb", "instance_memory_gb", "fits", "instances_needed"
     )
 

@@ -161,14 +161,30 @@ def _unique(columns: Sequence[str]) -> list[str]:
     return names
 
 
+def _whole_counts(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterable[Sequence[Any]]:
+    from chipcost.core.vocabulary import WHOLE_COUNTS
+
+    at = [i for i, name in enumerate(columns) if name in WHOLE_COUNTS]
+    if not at:
+        return rows
+    return (
+        [
+            int(v) if i in at and isinstance(v, float) and v.is_integer() else v
+            for i, v in enumerate(row)
+        ]
+        for row in rows
+    )
+
+
 def write_rows(
     fmt: OutputFormat,
     columns: Sequence[str],
     rows: Iterable[Sequence[Any]],
     stream: IO[str] | None = None,
 ) -> None:
-    """Rows as csv or json on `stream` (stdout by default)."""
+    """Rows as csv or json on `stream` (stdout by default); a whole chip count as an integer."""
     stream = stream or sys.stdout
+    rows = _whole_counts(columns, rows)
     if fmt is OutputFormat.csv:
         import csv
 

@@ -34,7 +34,7 @@ def check_measured_on(text: str | None) -> None:
 def check_figure(tokens_per_second_per_chip: float, chips: float | None) -> None:
     """A measured rate and instance size within what any chip and instance reach."""
     if chips is not None and not 1 <= chips <= MAX_CHIPS:
-        raise UsageError(f"--chips {chips:g}: give 1 to {MAX_CHIPS:,} chips per instance")
+        raise UsageError(f"--chip-count {chips:g}: give 1 to {MAX_CHIPS:,} chips per instance")
     if not tokens_per_second_per_chip >= MIN_TOKENS_PER_SECOND:
         raise UsageError(
             f"--tokens-per-second: {tokens_per_second_per_chip:g} tokens/s per chip is below "

@@ -19,7 +19,7 @@ def _offer(row: dict, per_token: bool = True) -> str:
     sign = money_sign(str(row.get("currency") or "USD"))
     mark = f" (your discount {row['discount']})" if row.get("discount") else ""
     est = ESTIMATE_MARK if row.get("estimate") else ""
-    cost = f", {sign}{float(row['cost_per_million_tokens']):,.4f}/M tokens" if per_token else ""
+    cost = f", {sign}{float(row['usd_per_million_tokens']):,.4f}/M tokens" if per_token else ""
     return (
         f"{row['provider']} {row['region']} {row['instance_type']} "
         f"{sign}{float(row['price_per_chip_hour']):,.4f}/chip-hr{est}{cost}{mark}"

@@ -18,7 +18,7 @@ from chipcost.warehouse.freshness import Freshness
 
 
 def pricing_label(row: Mapping[str, object], short: bool = False) -> str:
-    """'reserved 1yr all_upfront standard' ('reserved 1yr all-up std' when `short`); 'none'
+    """'reserved 1yr all_upfront standard' ('reserved 1yr all_upfront std' when `short`); 'none'
     and 'default' parts are left out."""
     parts = [row["pricing_model"], row["term"], row["payment"], row["plan"]]
     said = [str(p) for p in parts if p not in (None, "none", "default")]
@@ -77,7 +77,7 @@ def _break_even(row: Mapping[str, object], baseline: object) -> str:
     tokens, days = row.get("break_even_tokens"), row.get("break_even_days")
     if row["chip"] == baseline:
         return "baseline"
-    if row.get("baseline_cost_per_million") is None:
+    if row.get("baseline_usd_per_million_tokens") is None:
         return ""
     if tokens is None:
         return "never (no saving)"
@@ -119,7 +119,7 @@ def _columns(ask: Mapping[str, object]) -> list[Column]:
     columns = [
         Column("rank", "#", numeric=True, essential=True),
         Column("chip", "chip", essential=True),
-        Column("pricing", "pricing", essential=True),
+        Column("pricing", "pricing model", essential=True),
         Column("where", "where"),
         Column("price", f"{sign}/chip-hr", numeric=True),
         Column("tps", "tok/s/chip", numeric=True),
@@ -167,7 +167,7 @@ def ranking_table(
                 + (ESTIMATE_MARK if row.get("estimate") else ""),
                 "tps": _tps(row),
                 "throughput": _throughput(row, refs),
-                "cpm": cost_text(float(row["cost_per_million_tokens"]), currency),  # type: ignore[arg-type]
+                "cpm": cost_text(float(row["usd_per_million_tokens"]), currency),  # type: ignore[arg-type]
                 "tokens": _money(row.get("cost_for_tokens"), 0, currency),  # type: ignore[arg-type]
                 "vs": _change(row),
                 "needs": _needs(row),

@@ -1,4 +1,4 @@
-"""`chipcost prices --by provider`: one row per chip and provider, its cheapest on-demand, spot
+"""`chipcost prices --by provider`: one row per chip and provider, its cheapest on demand, spot
 and commitment price per chip side by side (chipcost.pipeline.price_glance)."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def per_frame(frame: pl.DataFrame, hours: int) -> pl.DataFrame:
 
 def glance_output(asked: dict[str, Any], format: OutputFormat, found: PriceRows) -> None:
     """`prices --by provider|region`: one row per chip and provider (and region), its cheapest
-    on-demand, spot and commitment price per chip side by side."""
+    on demand, spot and commitment price per chip side by side."""
     from chipcost.cli.consoles import out
 
     voice = Voice(PRICES)

@@ -6,6 +6,7 @@ import polars as pl
 
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, fit_table
+from chipcost.core.vocabulary import MODEL_LABELS
 from chipcost.transform.cost import money_sign
 
 # Beyond this many days the table keeps the days a price changed (and the first and last).
@@ -40,7 +41,7 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
     # The days and prices are never cut: a header wraps a word a line ("capacity" over
     # "block") where the screen is narrow.
     columns = [Column("day", "day", essential=True, whole=True)]
-    columns += [Column(m, m.replace("_", " "), numeric=True, essential=True) for m in models]
+    columns += [Column(m, MODEL_LABELS.get(m, m), numeric=True, essential=True) for m in models]
     cells = [
         {
             "day": str(day),
@@ -54,7 +55,8 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
         where = " · ".join(p for p in (row["provider"], row["region"], row["zone"]) if p)
         offers = f"{row['offers']} offer{'s' if row['offers'] != 1 else ''}"
         console.say(
-            f"  {row['pricing_model']}: {money_sign(currency)}{row['price_per_chip_hour']:,.4f} "
+            f"  {MODEL_LABELS.get(row['pricing_model'], row['pricing_model'])}: "
+            f"{money_sign(currency)}{row['price_per_chip_hour']:,.4f} "
             f"on {row['day']} at "
             f"{where} · {row['instance_type']} ({offers})",
         )

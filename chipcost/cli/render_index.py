@@ -1,4 +1,4 @@
-"""The `chipcost index` table: each chip and bucket's level and its moves."""
+"""The `chipcost index` table: each chip and pricing model's level and its moves."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ if TYPE_CHECKING:
 
     from chipcost.cli.consoles import Screen
 
-# Kept at any width: chip, bucket, level and the providers behind it; the day and the moves
+# Kept at any width: chip, pricing model, level and the providers behind it; the day and the moves
 # (1d first) while they fit.
 _COLUMNS = (
     Column("chip", "chip", essential=True, whole=True),
-    Column("bucket", "bucket", essential=True),
+    Column("pricing_model", "pricing model", essential=True),
     Column("day", "day"),
     Column("level", "level", numeric=True, essential=True),
     Column("1d", "1d", numeric=True),
@@ -28,10 +28,11 @@ _COLUMNS = (
 _KEEP_ORDER = ("7d", "1d", "30d", "day")
 
 
-def change(value: float | None) -> str:
-    if value is None:
+def change(percent: float | None) -> str:
+    """'−0.7%' from a change in percent."""
+    if percent is None:
         return ""
-    percent = round(100 * value, 1)
+    percent = round(percent, 1)
     return "0%" if percent == 0 else f"{percent:+.1f}%".replace("-", "\u2212")
 
 
@@ -44,12 +45,14 @@ def print_index_table(console: Screen, frame: pl.DataFrame, currency: str = "USD
         cells.append(
             {
                 "chip": plain(row["chip"]),
-                "bucket": plain(row["bucket"]),
+                "pricing_model": plain(
+                    " ".join(p for p in (row["pricing_model"], row["term"]) if p != "none")
+                ),
                 "day": str(row["day"]),
                 "level": "left out" if level is None else f"{money_sign(currency)}{level:,.4f}",
-                "1d": change(row["change_1d"]),
-                "7d": change(row["change_7d"]),
-                "30d": change(row["change_30d"]),
+                "1d": change(row["change_1d_pct"]),
+                "7d": change(row["change_7d_pct"]),
+                "30d": change(row["change_30d_pct"]),
                 "providers": f"{row['constituents']}{moved}",
             }
         )

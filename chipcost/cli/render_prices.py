@@ -24,8 +24,8 @@ _FIELDS = {
     "region": "region",
     "zone": "zone",
     "instance_type": "instance",
-    "chip_count": "chips",
-    "pricing_model": "pricing",
+    "chip_count": "chip count",
+    "pricing_model": "pricing model",
     "term": "term",
     "payment": "payment",
     "plan": "plan",
@@ -33,7 +33,7 @@ _FIELDS = {
 }
 _WHERE = ("provider", "region", "zone")
 _PRICING = ("pricing_model", "term", "payment", "plan")
-# Parts of a price that say nothing when shown (an on-demand price has no term).
+# Parts of a price that say nothing when shown (an on demand price has no term).
 _EMPTY = ("", "none", "default")
 # After a price no public page gives (the record's extra says so): the mark, and its note.
 ESTIMATE_MARK = " est."
@@ -46,19 +46,17 @@ KEEP_ORDER = (
     "instance_type", "upfront", "interruption",
     DISCOUNT_COLUMN, LIST_COLUMN, "price_per_hour", "chip_count", "source",
 )  # fmt: skip
-# Payment and plan words shortened in the pricing label (--wide shows them whole): a 45-
-# character "savings_plan 3yr partial_upfront ec2_instance" took the upfront fee's room.
+# Plan words shortened in the pricing label (--wide shows them whole): a 45-character
+# "savings_plan 3yr partial_upfront ec2_instance" took the upfront fee's room. Payments keep
+# their codes (no_upfront, partial_upfront, all_upfront), as in csv and json.
 SHORT = {
-    "all_upfront": "all-up",
-    "partial_upfront": "part-up",
-    "no_upfront": "no-up",
     "standard": "std",
     "convertible": "conv",
     "ec2_instance": "ec2",
 }
 SHORT_NOTE = (
-    "pricing shortened: all-up, part-up, no-up = all, partial, no upfront; std, conv = "
-    "standard, convertible reserved instance; ec2 = EC2 instance savings plan (--wide: whole)"
+    "pricing shortened: std, conv = standard, convertible reserved instance; ec2 = EC2 "
+    "instance savings plan (--wide: whole)"
 )
 _WIDE = (
     Column("chip", "chip"),
@@ -66,7 +64,7 @@ _WIDE = (
     Column("region", "region"),
     Column("zone", "zone"),
     Column("instance_type", "instance"),
-    Column("chip_count", "chips", numeric=True),
+    Column("chip_count", "chip count", numeric=True),
     Column("memory_gb", "GB/chip", numeric=True),
     # The host, where the source publishes it (a column no row has a value in is left out).
     Column("vcpus", "vCPUs", numeric=True),
@@ -79,7 +77,7 @@ _WIDE = (
     Column("price_per_chip_hour", "$/chip-hr", numeric=True),
     Column("price_per_hour", "$/instance-hr", numeric=True),
     Column("upfront", "upfront $", numeric=True),
-    Column("interruption", "interrupted"),
+    Column("interruption", "interruption"),
     Column("source", "source"),
     Column("source_as_of", "as of (UTC)"),
     Column("estimate", "estimate: rests on"),
@@ -131,19 +129,19 @@ def _columns(rows: Sequence[Row], same: dict[str, str]) -> list[Column]:
     if any(c in varying for c in _WHERE):
         columns.append(Column("where", "where", essential=True))
     if any(c in varying for c in _PRICING):
-        columns.append(Column("pricing", "pricing", essential=True))
+        columns.append(Column("pricing", "pricing model", essential=True))
     if "instance_type" in varying:
         # What tells two offers of one provider and region apart: kept on any screen.
-        columns.append(Column("instance_type", "instance", essential=True))
+        columns.append(Column("instance_type", "instance", essential=True, whole=True))
     if "chip_count" in varying:
-        columns.append(Column("chip_count", "chips", numeric=True))
+        columns.append(Column("chip_count", "chip count", numeric=True))
     columns.append(Column("price_per_chip_hour", "$/chip-hr", numeric=True, essential=True))
     columns.append(Column("price_per_hour", "$/instance-hr", numeric=True))
     if any((row["upfront"] or 0) > 0 for row in rows):
         columns.append(Column("upfront", "upfront $", numeric=True, essential=True))
     if any(row.get("interruption") for row in rows):
         # AWS's frequency of interruption bucket (Spot Instance Advisor) beside a spot price.
-        columns.append(Column("interruption", "interrupted", essential=True))
+        columns.append(Column("interruption", "interruption", essential=True))
     if "source" in varying:
         columns.append(Column("source", "source"))
     return columns

@@ -352,7 +352,7 @@ def prices(
             check="number",
         ),
     ] = None,
-    chips: Annotated[
+    chip_count: Annotated[
         float | Sequence[float] | str | None,
         Opt("Chips per instance: 8 (or 1,8).", kind="names", query="chip_counts", check="counts"),
     ] = None,
@@ -381,6 +381,10 @@ def prices(
     currency: Currency = None,
     list_prices: ListPrices = False,
     db: Db = None,
+    chips: Annotated[
+        float | Sequence[float] | str | None,
+        Opt("Old name of --chip-count.", kind="names", hidden=True, same_as="chip_count"),
+    ] = None,
 ):  # the API answers it: chipcost.api
     """Current per-chip hourly prices, cheapest first per chip, pricing model and term."""
 
@@ -392,7 +396,7 @@ PRICES = Question.of(
             "by",
             "text",
             "One row per chip and provider (provider) or per provider and region (region): "
-            "the cheapest on-demand, spot and commitment price per chip side by side.",
+            "the cheapest on demand, spot and commitment price per chip side by side.",
             api=False,
         ),
         Field(
@@ -526,7 +530,10 @@ def index(
     ] = None,
     *,
     pricing_model: Annotated[
-        Names, Opt("on_demand (default), spot or 1yr (repeat or comma list).")
+        Names,
+        Opt(
+            "on_demand (default), spot or commitment (any 1-year commitment; repeat or comma list)."
+        ),
     ] = None,
     since: Annotated[
         Day, Opt("First day, YYYY-MM-DD (default: 30 days to --until).", kind="text")

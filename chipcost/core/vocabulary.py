@@ -4,6 +4,7 @@ reports, the charts, the explorer and the CLI's help all read it from here."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 
@@ -32,7 +33,7 @@ class PricingModel:
 # to seven days that starts when capacity frees up, at its own published price and with no
 # commitment: neither a list price nor spot, so FOCUS's Other.
 PRICING_MODEL_TABLE = (
-    PricingModel("on_demand", "on-demand", "On-demand", "#2563eb", commits=False,
+    PricingModel("on_demand", "on demand", "On demand", "#2563eb", commits=False,
                  focus="Standard",
                  meaning="the list price, paid by the hour, no commitment"),
     PricingModel("reserved", "reserved", "Reserved", "#059669", commits=True,
@@ -57,8 +58,9 @@ PRICING_MODELS = tuple(model.code for model in PRICING_MODEL_TABLE)
 MODEL_LABELS = {model.code: model.label for model in PRICING_MODEL_TABLE}
 MODEL_COLOURS = {model.code: model.colour for model in PRICING_MODEL_TABLE}
 OWN_BUCKET_MODELS = tuple(model.code for model in PRICING_MODEL_TABLE if not model.commits)
-# The columns of `prices --by`: on demand, spot, and any commitment (reserved, savings plan, a
-# neocloud's term) as one, named by the commitment model's code.
+# The columns of `prices --by` and the pricing models of `index`: on demand, spot, and any
+# commitment (reserved, savings plan, a neocloud's term) as one, named by the commitment
+# model's code (the index takes its 1-year ones).
 GLANCE_KINDS = ("on_demand", "spot", "commitment")
 
 # Commitment terms the report gives a column of their own; other terms share one.
@@ -83,6 +85,10 @@ BUCKET_LABELS = {
     for bucket in BUCKET_ORDER
 }
 
+# Counts stored as DOUBLE because a slice of a GPU is a fraction of one (0.125 of an L4): a
+# whole count is written as the integer it is (8, not 8.0) in csv, json and the explorer.
+WHOLE_COUNTS = ("chip_count",)
+
 PAYMENTS = ("none", "no_upfront", "partial_upfront", "all_upfront")
 # Fixed terms; a capacity block's duration is written as e.g. "1d", "7d", "14d".
 TERMS = ("none", "1w", "1mo", "3mo", "6mo", "1yr", "2yr", "3yr")
@@ -98,7 +104,7 @@ PLANS = (
     "community",
     "interruptible",
     "low_priority",
-    "dynamic",  # on-demand at a daily demand-based price (Verda), instead of the fixed one
+    "dynamic",  # on demand at a daily demand-based price (Verda), instead of the fixed one
 )
 
 
@@ -121,3 +127,19 @@ def bucket_sql(model: str = "pricing_model", term: str = "term") -> str:
 def models_help() -> str:
     """'on_demand, reserved, ...': the pricing models as options list them."""
     return ", ".join(PRICING_MODELS)
+
+
+def old_spelling(old: str, new: str) -> None:
+    """The one note for an old spelling still taken for one release (an option or a value)."""
+    sys.stderr.write(f"note: {old} is the old spelling of {new}, taken until the next release\n")
+
+
+def model_code(value: str, said: str = "") -> str:
+    """'on-demand', 'On demand' -> 'on_demand': the record's code of a pricing model as given.
+    A hyphen or a space where the code has '_' is the old spelling (`said` names the option,
+    '--pricing-model'), taken for one release with a note."""
+    code = value.strip().lower().replace("-", "_").replace(" ", "_")
+    if code != value.strip().lower():
+        option = f"{said} " if said else ""
+        old_spelling(f"{option}{value.strip()}", f"{option}{code}")
+    return code

@@ -29,8 +29,9 @@ ARTICLE_PAIRS = (
 ARTICLE_QUESTIONS = (("llama-3-70b", "inference"), ("llama-3-70b", "training"))
 # Every answer carries every field (None where a pair is not answered).
 ANSWER_FIELDS = (
-    "pricing", "answer", "cost_change", "best_case_change", "worst_case_change",
-    "a_cost_per_million", "b_cost_per_million", "a_where", "b_where", "same_provider",
+    "pricing_model", "term", "answer", "change_pct", "best_case_change_pct",
+    "worst_case_change_pct", "a_usd_per_million_tokens", "b_usd_per_million_tokens",
+    "a_where", "b_where", "same_provider",
     "a_figure", "b_figure", "a_figure_at_speed", "b_figure_at_speed", "caveats", "why_not",
     "verdict", "break_even_tokens_per_second_per_chip", "break_even_share",
     "a_kind", "b_kind", "a_cost_low", "a_cost_high", "b_cost_low", "b_cost_high",
@@ -138,16 +139,23 @@ def _answer(
     a, b = line.a, line.b
     return {
         **row,
-        "pricing": line.pricing,
+        "pricing_model": a["pricing_model"],
+        "term": a["term"],
         "answer": line.sentence(chip_a, chip_b),
         "verdict": line.verdict.word,
         "break_even_tokens_per_second_per_chip": line.verdict.break_even,
         "break_even_share": line.verdict.share,
-        "cost_change": line.change,
-        "best_case_change": line.best,
-        "worst_case_change": line.worst,
-        "a_cost_per_million": a["cost_per_million_tokens"],
-        "b_cost_per_million": b["cost_per_million_tokens"],
+        # Changes in percent, as every read gives them (negative = cheaper).
+        **{
+            f"{name}_pct": None if change is None else 100 * change
+            for name, change in (
+                ("change", line.change),
+                ("best_case_change", line.best),
+                ("worst_case_change", line.worst),
+            )
+        },
+        "a_usd_per_million_tokens": a["usd_per_million_tokens"],
+        "b_usd_per_million_tokens": b["usd_per_million_tokens"],
         "a_where": f"{a['provider']} {a['region']}",
         "b_where": f"{b['provider']} {b['region']}",
         "same_provider": line.same_provider,

@@ -37,7 +37,7 @@ Row = dict[str, object]
 # Each offer's fields a comparison's frame carries, prefixed a_ and b_.
 OFFER_FIELDS = (
     "provider", "region", "instance_type", "price_per_chip_hour", "tokens_per_second_per_chip",
-    "cost_per_million_tokens", "currency", "discount", "throughput_id", "throughput_kind",
+    "usd_per_million_tokens", "currency", "discount", "throughput_id", "throughput_kind",
     "throughput_figure_kind", "throughput_operating_point",
     "throughput_tokens_per_second_per_user", "precision", "throughput_range_low",
     "throughput_range_high", "throughput_chips", "estimate", "estimate_basis",
@@ -85,8 +85,8 @@ class CompareResult:
     elsewhere: dict[str, list[Row]] = field(default_factory=dict)
 
     def frame(self) -> pl.DataFrame:
-        """One row per pricing model (csv, json, chipcost.compare()): both offers, the change
-        (negative = cheaper) and its range, the verdict and the break-even."""
+        """One row per pricing model and term (csv, json, chipcost.compare()): both offers, the
+        change in percent (negative = cheaper) and its range, the verdict and the break-even."""
         import polars as pl
 
         rows = []
@@ -95,8 +95,9 @@ class CompareResult:
                 {
                     "chip": self.chip_a,
                     "compared_with": self.chip_b,
-                    "pricing": line.pricing,
-                    "cost_change": line.change,
+                    "pricing_model": line.a["pricing_model"],
+                    "term": line.a["term"],
+                    "change_pct": _percent(line.change),
                     "in_words": line.sentence(self.chip_a, self.chip_b),
                     "verdict": line.verdict.word,
                     "verdict_point": line.verdict.point,
@@ -104,8 +105,8 @@ class CompareResult:
                     "break_even_tokens_per_second_per_chip": line.verdict.break_even,
                     "break_even_share_of_baseline": line.verdict.share,
                     **_estimate_fields(line.verdict),
-                    "best_case_change": line.best,
-                    "worst_case_change": line.worst,
+                    "best_case_change_pct": _percent(line.best),
+                    "worst_case_change_pct": _percent(line.worst),
                     "same_provider": line.same_provider,
                     **{
                         f"{k}_{name}": line_row.get(name)
@@ -115,6 +116,11 @@ class CompareResult:
                 }
             )
         return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def _percent(change: float | None) -> float | None:
+    """A change (A's cost / B's - 1) in percent, as every read gives changes: -47.0."""
+    return None if change is None else 100 * change
 
 
 def _estimate_fields(judged: Verdict) -> Row:
@@ -135,7 +141,7 @@ def _pricing(row: Row) -> str:
 
 
 def _pricing_order(item: tuple[str, object]) -> tuple[int, str]:
-    """On-demand first, then as the vocabulary orders pricing models, shorter terms first."""
+    """On demand first, then as the vocabulary orders pricing models, shorter terms first."""
     from chipcost.core.vocabulary import PRICING_MODELS, TERMS
 
     model, _, term = item[0].partition(" ")
@@ -239,7 +245,7 @@ def _free_baselines(
     free = {}
     for pricing, offers in shared:
         b = _pair(offers[chip_a], offers[chip_b])[1]
-        if float(b["cost_per_million_tokens"]) <= 0:  # type: ignore[arg-type]
+        if float(b["usd_per_million_tokens"]) <= 0:  # type: ignore[arg-type]
             free[pricing] = (
                 f"{pricing}: {chip_b}'s offer ({b['provider']} {b['instance_type']}) costs "
                 f"nothing after your discounts, so {chip_a} cannot be compared with it; lower "
@@ -268,7 +274,7 @@ def _at(row: Row, figure: Row | None) -> Row:
     moved = {name: figure.get(field) for field, name in _FIGURE_FIELDS.items()}
     return {
         **row, **moved, "tokens_per_second_per_chip": tps,
-        "cost_per_million_tokens": cost_at(row, tps),
+        "usd_per_million_tokens": cost_at(row, tps),
         "throughput_figure_kind": figure.get("kind"), "throughput_at_speed": True,
         "throughput_range_low": None, "throughput_range_high": None,
     }  # fmt: skip

@@ -50,6 +50,12 @@ class Ask:
     max_interruption: float | None = None
 
 
+# The rows' changes against the baseline (cost / the baseline's - 1), and their names in the
+# ranking's data, in percent.
+CHANGES = {
+    "cost_change_vs_baseline": "change_vs_baseline_pct",
+    "vs_baseline_at_point": "change_vs_baseline_at_point_pct",
+}
 # The ranking's columns that may be empty in every row, by polars type name; any other such
 # column is text.
 _COLUMN_TYPES = {
@@ -61,10 +67,11 @@ _COLUMN_TYPES = {
     "fits": "Boolean",
     "instances_needed": "Int64",
     "cost_for_tokens": "Float64",
-    "baseline_cost_per_million": "Float64",
+    "baseline_usd_per_million_tokens": "Float64",
     "baseline_provider": "String",
     "baseline_same_provider": "Boolean",
     "cost_change_vs_baseline": "Float64",
+    "vs_baseline_at_point": "Float64",
     "vs_baseline": "String",
     "break_even_tokens": "Float64",
     "break_even_days": "Float64",
@@ -252,7 +259,7 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
     cost = ""
     if question.tokens:
         factor = question.tokens / 1e6 * (1 + question.overhead)
-        cost = f", min(cost_per_million_tokens) * {factor:.12g} as usd_for_tokens"
+        cost = f", min(usd_per_million_tokens) * {factor:.12g} as usd_for_tokens"
     where = f"where model = {_quoted(ask.model)} and workload = {_quoted(ask.workload)}"
     columns = {"regions": "region", "pricing_models": "pricing_model", "providers": "provider"}
     for column, values in [("chip", ask.chips)] + [
@@ -263,9 +270,9 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
             where += f" and lower({column}) in ({listed})"
     if ask.all_offers:
         row_cost = cost.replace("min(", "(")
-        return f"select *{row_cost} from cost_per_token {where} order by cost_per_million_tokens"
+        return f"select *{row_cost} from cost_per_token {where} order by usd_per_million_tokens"
     return (
-        "select chip, pricing_model, term, min(cost_per_million_tokens) as usd_per_million"
+        "select chip, pricing_model, term, min(usd_per_million_tokens) as usd_per_million_tokens"
         f"{cost} from cost_per_token {where} group by all order by 4"
     )
 
@@ -393,11 +400,15 @@ class CostRanking:
         frame = pl.DataFrame(rows, infer_schema_length=None)
         # A column empty in every row has no type of its own (Null): give it its type, so
         # that rankings (training and inference, two models) concatenate.
-        return frame.with_columns(
+        frame = frame.with_columns(
             pl.col(name).cast(getattr(pl, _COLUMN_TYPES.get(name, "String")))
             for name, kind in frame.schema.items()
             if kind == pl.Null
         )
+        # Changes in percent, as every read gives them (the rows keep the fraction).
+        return frame.with_columns(
+            (pl.col(old) * 100).alias(new) for old, new in CHANGES.items() if old in frame.columns
+        ).drop(*(old for old in CHANGES if old in frame.columns))
 
 
 def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:

@@ -101,7 +101,7 @@ def baseline_costs(rows: Sequence[Row], chip: str) -> dict[tuple[str, str], dict
         )
         for r in chosen:
             key = (str(r["pricing_model"]), str(r["term"]))
-            found.setdefault(key, {}).setdefault(provider, float(r["cost_per_million_tokens"]))  # type: ignore[arg-type]
+            found.setdefault(key, {}).setdefault(provider, float(r["usd_per_million_tokens"]))  # type: ignore[arg-type]
     return found
 
 

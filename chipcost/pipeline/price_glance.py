@@ -1,5 +1,5 @@
 """Prices at a glance: one row per chip and provider (or provider and region) with its cheapest
-on-demand, spot and commitment price per chip side by side, as `sky show-gpus H100` answers;
+on demand, spot and commitment price per chip side by side, as `sky show-gpus H100` answers;
 and prices per hour, month or year."""
 
 from __future__ import annotations

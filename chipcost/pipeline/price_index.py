@@ -15,13 +15,15 @@ from chipcost.core.errors import NoMatch, UsageError
 from chipcost.core.names import resolve_chip_names, split_values
 from chipcost.core.questions import INDEX, Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
+from chipcost.core.vocabulary import old_spelling
 from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.history import day_asked
 from chipcost.pipeline.jumps import JUMP_FACTOR
+from chipcost.pipeline.prices import pricing_model_name
 from chipcost.pipeline.your_prices import Rates
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.history import newest_day
-from chipcost.warehouse.price_index import BUCKETS, price_index
+from chipcost.warehouse.price_index import BUCKETS, COMMITMENT_TERM, price_index
 
 # With chips named and no --since: the last 30 days of their index.
 DEFAULT_DAYS = 30
@@ -62,14 +64,18 @@ class IndexAsk:
 
 
 def _buckets(given: Sequence[str] | str | None, voice: Voice) -> list[str]:
-    found = [b.lower() for b in split_values(given, "pricing model") or []]
+    found = [pricing_model_name(b, voice) for b in split_values(given, "pricing model") or []]
+    if COMMITMENT_TERM in found:  # the 1-year commitments' old name, taken for one release
+        old_spelling(voice.said("pricing_model", COMMITMENT_TERM),
+                     voice.said("pricing_model", "commitment"))  # fmt: skip
+        found = ["commitment" if b == COMMITMENT_TERM else b for b in found]
     unknown = sorted(set(found) - set(BUCKETS))
     if unknown:
         raise UsageError(
-            f"{voice.said('pricing_model', ', '.join(unknown))}: not an index bucket; use "
-            f"{', '.join(BUCKETS)}"
+            f"{voice.said('pricing_model', ', '.join(unknown))}: not a pricing model of the "
+            f"index; use {', '.join(BUCKETS)} (commitment: any 1-year commitment)"
         )
-    return found or ["on_demand"]
+    return list(dict.fromkeys(found)) or ["on_demand"]
 
 
 def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
@@ -91,7 +97,7 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
         currency=ask.rates.currency if ask.rates else None,
     )  # fmt: skip
     if ask.latest and not frame.is_empty():
-        frame = frame.filter(pl.col("day") == pl.col("day").max().over("chip", "bucket"))
+        frame = frame.filter(pl.col("day") == pl.col("day").max().over("chip", "pricing_model"))
     if frame.is_empty():
         which = f" for {', '.join(chips)}" if chips else ""
         raise NoMatch(

@@ -20,7 +20,7 @@ from chipcost.core.names import (
     split_values,
 )
 from chipcost.core.questions import PRICES, Voice
-from chipcost.core.vocabulary import PRICING_MODELS, TERMS
+from chipcost.core.vocabulary import PRICING_MODELS, TERMS, model_code
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.prices import (
@@ -77,9 +77,10 @@ class PriceRows:
     mine: YourPrices = YourPrices()
 
 
-def pricing_model_name(value: str) -> str:
-    """'On-Demand' -> 'on_demand': the warehouse spells pricing models in snake case."""
-    return value.strip().lower().replace("-", "_").replace(" ", "_")
+def pricing_model_name(value: str, voice: Voice | None = None) -> str:
+    """'On-Demand' -> 'on_demand': the warehouse spells pricing models in snake case (an old
+    spelling with '-' or ' ' taken with a note)."""
+    return model_code(value, voice.name("pricing_model") if voice else "")
 
 
 def _number(ask: PriceAsk, name: str, *, low: float = 0.0) -> float | None:

@@ -19,7 +19,7 @@ from chipcost.extract._gcp_tpus import slices
 Row = dict[str, object]
 
 # Offers that differ only in size: same price per token, chip, place and pricing model.
-_SAME_OFFER = ("cost_per_million_tokens", "chip", "provider", "region", "zone")
+_SAME_OFFER = ("usd_per_million_tokens", "chip", "provider", "region", "zone")
 _SAME_OFFER += ("pricing_model", "term", "payment", "plan")
 
 

@@ -262,7 +262,7 @@ def with_verdicts(
     break_even_tokens_per_second_per_chip, its share of the baseline's figure, the verdict and
     each derived figure's range (throughput_range_low/high). Rows are completed in place."""
     base = {
-        (r["pricing_model"], r["term"], r["provider"], r["cost_per_million_tokens"]): r
+        (r["pricing_model"], r["term"], r["provider"], r["usd_per_million_tokens"]): r
         for r in offers
         if r["chip"] == baseline
     }
@@ -272,12 +272,12 @@ def with_verdicts(
         row["throughput_figure_kind"] = figure_kind(row)
         key = (
             row["pricing_model"], row["term"], row.get("baseline_provider"),
-            row.get("baseline_cost_per_million"),
+            row.get("baseline_usd_per_million_tokens"),
         )  # fmt: skip
         b = base.get(key)
         # No break-even against a baseline that costs nothing (a 100% discount): its cost
         # change is empty too (transform/cost.py).
-        if b is None or row["chip"] == baseline or not b["cost_per_million_tokens"]:
+        if b is None or row["chip"] == baseline or not b["usd_per_million_tokens"]:
             for name in ("break_even_tokens_per_second_per_chip", "break_even_share", *_SAID):
                 row[name] = None
             continue

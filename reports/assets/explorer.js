@@ -29,8 +29,8 @@
   // A column of offers.json not named here joins the picker under its own name, hidden.
   const COLUMNS = [
     { key: "chip", label: "Chip", show: true, help: "The accelerator (chips per instance below)." },
-    { key: "pricing", label: "Pricing", show: true, wrap: true,
-      help: "How the price is paid: on-demand, reserved, savings plan, commitment, capacity " +
+    { key: "offer_label", label: "Pricing", show: true, wrap: true,
+      help: "How the price is paid: on demand, reserved, savings plan, commitment, capacity " +
         "block, spot or flex-start, with its term and upfront payment (legend below)." },
     { key: "price_per_chip_hour", label: money + " / chip-hour", num: 4, show: true,
       help: "The instance's price an hour divided by its chips; commitments spread their " +
@@ -42,13 +42,13 @@
     { key: "provider", label: "Provider", show: true },
     { key: "region", label: "Region", show: true, wrap: true },
     { key: "instance_type", label: "Instance", show: true, wrap: true },
-    { key: "chip_count", label: "Chips", num: 0, most: 3, show: true,
+    { key: "chip_count", label: "Chip count", num: 0, most: 3, show: true,
       help: "Chips per instance; a fraction is a slice of one GPU." },
     { key: "price_per_hour", label: money + " / instance-hour", num: 4, show: true,
       help: "The price of the whole instance an hour." },
     { key: "memory_gb", label: "GB / chip", num: 0, help: "Memory per chip (chip catalog)." },
     { key: "zone", label: "Zone", help: "Spot is priced per zone." },
-    { key: "interruption", label: "Spot interrupted (AWS)",
+    { key: "interruption", label: "Spot interruption (AWS)",
       help: "AWS Spot Instance Advisor's frequency of interruption over the last month." },
     { key: "source", label: "Source", help: "The chipcost source that read this price." },
     { key: "last_seen_at", label: "Last seen", help: "When a collection last saw this price." },
@@ -74,12 +74,15 @@
 
   // The view: what a visitor comes for first, the cheapest on demand per token of the
   // default model (per chip-hour where no throughput figure is held for it).
-  const tokensDefault = data.default_tokens in throughput ? data.default_tokens :
+  const tokensDefault = data.default_model in throughput ? data.default_model :
     Object.keys(throughput).sort()[0] || "";
-  const DEFAULTS = { chip: "", provider: "", region: "", model: "on_demand", memory: "",
-    price: "", search: "", tokens: tokensDefault,
+  // In the address: pricing_model= a pricing model's code, model= the model and workload
+  // ("llama-3-70b|inference") costs per token are for, as `chipcost cost --model` names it.
+  const DEFAULTS = { chip: "", provider: "", region: "", pricing_model: "on_demand", memory: "",
+    price: "", search: "", model: tokensDefault,
     sort: tokensDefault ? "cost" : "price_per_chip_hour", dir: "asc", cols: SHOWN.join(",") };
-  const FIELDS = ["chip", "provider", "region", "model", "memory", "price", "search", "tokens"];
+  const FIELDS = ["chip", "provider", "region", "pricing_model", "memory", "price", "search",
+    "model"];
   const state = { ...DEFAULTS, rows: [], limit: 0 };
   const PAGE = 100;  // rows drawn at once: drawing thousands is what made the page slow
 
@@ -95,10 +98,10 @@
   fill($("chip"), distinct("chip"));
   fill($("provider"), distinct("provider"));
   fill($("region"), distinct("region"));
-  fill($("model"), distinct("pricing_model"), (v) => data.model_labels[v] || v);
-  fill($("tokens"), Object.keys(throughput).sort(), (v) => v.replace("|", ", "));
+  fill($("pricing_model"), distinct("pricing_model"), (v) => data.model_labels[v] || v);
+  fill($("model"), Object.keys(throughput).sort(), (v) => v.replace("|", ", "));
 
-  const figureOf = (i) => (throughput[state.tokens] || {})[col.chip[i]];
+  const figureOf = (i) => (throughput[state.model] || {})[col.chip[i]];
   function costOf(i) {
     const figure = figureOf(i);
     if (!figure) return null;
@@ -127,7 +130,7 @@
     const memory = parseFloat(state.memory), price = parseFloat(state.price);
     const text = state.search.trim().toLowerCase();
     return want("chip", "chip") && want("provider", "provider") && want("region", "region") &&
-      want("model", "pricing_model") &&
+      want("pricing_model", "pricing_model") &&
       (isNaN(memory) || memoryPerChip(i) >= memory) &&
       (isNaN(price) || col.price_per_chip_hour[i] <= price) &&
       (!text || textOf(i).includes(text));
@@ -169,8 +172,8 @@
     td.textContent = blank(v) ? "" : num !== undefined ? format(v, decimals, most ?? decimals) : v;
     if (num !== undefined) td.className = "num";
     else if (column.wrap) td.className = "wrap";
-    if (key === "pricing" && col.interruption?.[i]) {
-      mark(td, ` interrupted ${col.interruption[i]}`, "bucket", "AWS Spot Instance Advisor: " +
+    if (key === "offer_label" && col.interruption?.[i]) {
+      mark(td, ` interruption ${col.interruption[i]}`, "bucket", "AWS Spot Instance Advisor: " +
         `AWS took back spot capacity of this type here ${col.interruption[i]} of the time ` +
         "over the last month.");
     }
@@ -236,7 +239,7 @@
 
   function describe() {
     const column = byKey[state.sort];
-    const [model, workload] = state.tokens.split("|");
+    const [model, workload] = state.model.split("|");
     const by = state.sort === "cost" ? `per million tokens of ${model} ${workload}` :
       (column ? column.label : state.sort);
     const first = state.dir === "asc" ? "lowest" : "highest";
@@ -278,6 +281,18 @@
   }
   function restore() {
     const params = new URLSearchParams(location.hash.slice(1));
+    // Addresses of the last release, read for this one: model= a pricing model (its values
+    // never hold the "|" of a model and workload), tokens= the model, the column "pricing".
+    const old = params.get("model");
+    if (old !== null && !old.includes("|") && !params.has("pricing_model")) {
+      params.set("pricing_model", old);
+      params.delete("model");
+    }
+    if (params.has("tokens") && !params.has("model")) params.set("model", params.get("tokens"));
+    params.delete("tokens");
+    for (const key of ["cols", "sort"]) {
+      if (params.has(key)) params.set(key, params.get(key).replace(/\bpricing\b/, "offer_label"));
+    }
     for (const key of Object.keys(DEFAULTS)) state[key] = params.get(key) ?? DEFAULTS[key];
     if (!byKey[state.sort]) state.sort = DEFAULTS.sort;
     if (!state.cols.split(",").some((k) => byKey[k])) state.cols = DEFAULTS.cols;

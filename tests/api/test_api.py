@@ -44,7 +44,7 @@ def test_default_warehouse_from_the_environment(golden, monkeypatch):
 
 
 def test_history(golden):
-    frame = chipcost.history("H100-SXM", pricing_model="on-demand", since="2026-11-05", db=golden)
+    frame = chipcost.history("H100-SXM", pricing_model="on_demand", since="2026-11-05", db=golden)
     assert frame["day"].to_list() == [date(2026, 11, d) for d in (5, 6, 7)]
     assert frame["price_per_chip_hour"].to_list() == [9.0, 9.25, 9.25]
 
@@ -52,7 +52,7 @@ def test_history(golden):
 def test_cost_and_sources(golden):
     ranking = chipcost.cost("llama-3-70b", "inference", chip="H100-SXM", tokens="1B", db=golden)
     assert ranking["rank"].to_list() == list(range(1, ranking.height + 1))
-    assert {"cost_per_million_tokens", "cost_for_tokens", "fits"} <= set(ranking.columns)
+    assert {"usd_per_million_tokens", "cost_for_tokens", "fits"} <= set(ranking.columns)
     sources = chipcost.sources(db=golden)
     assert "aws-pricing-api" in sources["source"].to_list()
 
@@ -65,10 +65,10 @@ def test_compare_is_the_commands_answer_as_a_frame(golden, tmp_path):
     frame = chipcost.compare(
         "Trainium1", "H100-SXM", "llama-3-8b", "inference", speed="max", db=mine
     )
-    assert frame["pricing"].to_list()[0] == "on_demand"
+    assert frame["pricing_model"].to_list()[0] == "on_demand"
     row = frame.row(0, named=True)
     assert row["verdict"] in ("cheaper", "dearer", "likely cheaper", "likely dearer", "cannot say")
-    needed = row["a_price_per_chip_hour"] / (row["b_cost_per_million_tokens"] * 3600 / 1e6)
+    needed = row["a_price_per_chip_hour"] / (row["b_usd_per_million_tokens"] * 3600 / 1e6)
     assert row["break_even_tokens_per_second_per_chip"] == pytest.approx(needed)
     assert row["a_throughput_operating_point"] == row["b_throughput_operating_point"]
     assert row["a_throughput_operating_point"] == "max-throughput"
@@ -104,9 +104,9 @@ def test_errors_are_chipcost_errors(golden):
         (lambda db: chipcost.prices(region=5, db=db), "region 5: give a name or a list"),
         (lambda db: chipcost.prices(region="", db=db), "the region is empty"),
         (lambda db: chipcost.prices(provider=[" , "], db=db), "the provider is empty"),
-        (lambda db: chipcost.prices(chips="", db=db), "the chip count is empty"),
+        (lambda db: chipcost.prices(chip_count="", db=db), "the chip count is empty"),
         (lambda db: chipcost.prices(spot="no", db=db), r"spot='no': give True"),
-        (lambda db: chipcost.prices(chips="eight", db=db), r"chips='eight': give the chips"),
+        (lambda db: chipcost.prices(chip_count="eight", db=db), r"chip_count=.eight.: give"),
         (lambda db: chipcost.cost("llama-3-70b", "inference", tokens=float("inf"), db=db),
          r"tokens must be a positive number \(got inf\)"),
         (lambda db: chipcost.prices(min_price=3, max_price=1, db=db),
@@ -121,7 +121,7 @@ def test_errors_are_chipcost_errors(golden):
          r"baseline 'H100' is a family \(H100-SXM, H100-PCIe, H100-NVL\): pick one chip"),
         (lambda db: chipcost.prices(region="x" * 5000, db=db),
          r"no current price is in region 'x{50,60}\.\.\.'"),
-        (lambda db: chipcost.prices(chips=True, db=db), r"chip count True: give a number"),
+        (lambda db: chipcost.prices(chip_count=True, db=db), r"chip count True: give a number"),
         (lambda db: chipcost.prices(db=db.parent), r"db='.+' is a directory"),
         (lambda db: chipcost.prices(db=db.parent / "none.duckdb"),
          r"or pass db= \(or set CHIPCOST_DB\)"),

@@ -58,7 +58,7 @@ def test_a_user_source_with_brackets_is_shown_not_parsed(db, run, tmp_path):
     own.write_bytes(db.read_bytes())
     added = run(
         "throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b", "--workload",
-        "inference", "--tokens-per-second", "1500", "--source", "our [/bench] \x1b[1mrun",
+        "inference", "--tokens-per-second", "1500", "--citation", "our [/bench] \x1b[1mrun",
         "--db", str(own),
     )  # fmt: skip
     assert added.returncode == 0, added.stderr

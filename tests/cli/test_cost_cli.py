@@ -110,7 +110,7 @@ def test_the_sql_view_answers_the_same_numbers(db):
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert len(rows) == len(ROW.findall(ranked.stdout)) == 4
     for row in rows:
-        assert f"${float(row['usd_per_million']):,.4f}" in ranked.stdout
+        assert f"${float(row['usd_per_million_tokens']):,.4f}" in ranked.stdout
         assert f"${float(row['usd_for_tokens']):,.0f}" in ranked.stdout
 
 
@@ -275,7 +275,7 @@ def test_inference_rows_that_cannot_hold_the_model_come_last(fresh_db):
     rows = json.loads(result.stdout)
     fits = [row["fits"] for row in rows]
     assert fits == sorted(fits, reverse=True) and fits[-1] is False
-    assert rows[-1]["cost_per_million_tokens"] < rows[0]["cost_per_million_tokens"]
+    assert rows[-1]["usd_per_million_tokens"] < rows[0]["usd_per_million_tokens"]
     a10g = next(row for row in rows if row["chip"] == "A10G")
     assert (a10g["memory_needed_gb"], a10g["instance_memory_gb"]) == (141.2, 24.0)
     assert [row["rank"] for row in rows] == list(range(1, len(rows) + 1))
@@ -284,8 +284,8 @@ def test_inference_rows_that_cannot_hold_the_model_come_last(fresh_db):
 def test_a_measurement_changes_the_ranking(fresh_db):
     added = chipcost(
         "throughput", "add", "--chip", "H100 SXM5", "--model", "llama-3-70b", "--workload",
-        "training", "--tokens-per-second", "9600", "--per", "instance", "--chips", "8",
-        "--source", "our run", "--db", str(fresh_db),
+        "training", "--tokens-per-second", "9600", "--figure-per", "instance", "--chip-count", "8",
+        "--citation", "our run", "--db", str(fresh_db),
     )  # fmt: skip
     assert added.returncode == 0, added.stderr
     assert "recorded user-1" in added.stdout and "1,200 tokens/s per chip" in added.stdout
@@ -354,8 +354,8 @@ def test_the_throughput_list_fits_and_cites_each_source_once_under_it(db):
         (["--tokens-per-second", "900", "--measured-on", "2099-01-01"], "is in the future"),
         (["--tokens-per-second", "900", "--measured-on", "yesterday"], "--measured-on 'yesterday'"),
         (["--tokens-per-second", "-5"], "must be a positive number"),
-        (["--tokens-per-second", "9600", "--chips", "8"], "say --per instance"),
-        (["--tokens-per-second", "9600", "--per", "instance"], "--chips N"),
+        (["--tokens-per-second", "9600", "--chip-count", "8"], "say --figure-per instance"),
+        (["--tokens-per-second", "9600", "--figure-per", "instance"], "--chip-count N"),
         (["--tokens-per-second", "9600"], "needs 205% of its dense peak"),
         # A precision without a peak of its own is checked against the chip's highest one.
         (["--tokens-per-second", "9600", "--precision", "fp3"], "needs 205% of its dense peak"),
@@ -498,14 +498,14 @@ def test_the_baseline_is_taken_on_the_rows_own_provider_with_one_sign(tmp_path):
     for provider in ("aws", "lambda"):  # both offer H100: compared there
         row = h200[provider]
         assert (row["baseline_provider"], row["baseline_same_provider"]) == (provider, True)
-        base = h100[provider]["cost_per_million_tokens"]
-        assert row["baseline_cost_per_million"] == pytest.approx(base)
+        base = h100[provider]["usd_per_million_tokens"]
+        assert row["baseline_usd_per_million_tokens"] == pytest.approx(base)
     # verda has no H100: its H200 is compared with the cheapest H100 elsewhere (lambda's)
     verda = h200["verda"]
     assert (verda["baseline_provider"], verda["baseline_same_provider"]) == ("lambda", False)
     for row in rows:
-        change = row["cost_per_million_tokens"] / row["baseline_cost_per_million"] - 1
-        assert row["cost_change_vs_baseline"] == pytest.approx(change)
+        change = row["usd_per_million_tokens"] / row["baseline_usd_per_million_tokens"] - 1
+        assert row["change_vs_baseline_pct"] == pytest.approx(100 * change)
         word = "cheaper" if change < -0.005 else "dearer" if change > 0.005 else "as cheap"
         assert word in row["vs_baseline"]
     table = chipcost("cost", *args, "--all-offers", env={"COLUMNS": "220"})
@@ -526,7 +526,7 @@ def test_training_ranks_by_cost_with_the_instances_needed_and_max_instances_drop
     # 8 x 80 GB cannot hold 1,130 GB of training state, yet H100 ranks first: it is cheaper
     assert [r["chip"] for r in rows] == ["H100-SXM", "Trainium2"]
     assert (rows[0]["fits"], rows[0]["instances_needed"]) == (False, 2)
-    assert rows[0]["cost_per_million_tokens"] < rows[1]["cost_per_million_tokens"]
+    assert rows[0]["usd_per_million_tokens"] < rows[1]["usd_per_million_tokens"]
     one = json.loads(chipcost(*args, "--max-instances", "1", "--db", str(db)).stdout)
     assert [r["chip"] for r in one] == ["Trainium2"]
     table = chipcost(*args[:-2], "--max-instances", "1", "--db", str(db), env={"COLUMNS": "200"})
@@ -540,7 +540,7 @@ def test_training_ranks_by_cost_with_the_instances_needed_and_max_instances_drop
     assert inference.returncode == 0, inference.stderr
     served = json.loads(inference.stdout)
     assert [(r["chip"], r["fits"]) for r in served] == [("Trainium2", True), ("H100-SXM", False)]
-    assert served[1]["cost_per_million_tokens"] < served[0]["cost_per_million_tokens"]
+    assert served[1]["usd_per_million_tokens"] < served[0]["usd_per_million_tokens"]
 
 
 @pytest.mark.parametrize("width", [80, 95, 110, 130])

@@ -45,7 +45,7 @@ def test_an_iterable_is_read_once_and_filters(golden, once):
 
 
 def test_an_iterable_of_chip_counts_and_regions_filters(golden):
-    eights = chipcost.prices(chips=iter([8]), db=golden)
+    eights = chipcost.prices(chip_count=iter([8]), db=golden)
     assert len(eights) and set(eights["chip_count"]) == {8}
     region = chipcost.prices(region=iter(["us-east-1"]), db=golden)
     assert len(region) and set(region["region"]) == {"us-east-1"}

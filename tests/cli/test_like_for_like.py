@@ -37,9 +37,9 @@ def test_h200_against_h100_rests_on_one_point_or_draws_no_verdict(db, speed):
             # MLPerf's matched systems put H200 about 1.1x H100 on Llama 2 70B
             ratio = row["a_tokens_per_second_per_chip"] / row["b_tokens_per_second_per_chip"]
             assert 1.0 <= ratio <= 1.4, row["verdict_point"]
-            assert "FP8" in row["verdict_point"] and row["cost_change"] is not None
+            assert "FP8" in row["verdict_point"] and row["change_pct"] is not None
         else:
-            assert row["verdict"] == "cannot say" and row["cost_change"] is None
+            assert row["verdict"] == "cannot say" and row["change_pct"] is None
 
 
 @pytest.mark.parametrize("speed", SPEEDS)
@@ -57,7 +57,7 @@ def test_derived_figures_draw_no_verdict_word(db, chip, args):
                     workload=workload)  # fmt: skip
     for row in rows:
         words = row["in_words"]
-        assert row["verdict"] == "cannot say" and row["cost_change"] is None
+        assert row["verdict"] == "cannot say" and row["change_pct"] is None
         assert "cheaper" not in words and "dearer" not in words and "%" not in words
         assert "must do" in words and "point (" in words  # the break-even and its point
         assert "chipcost measure" in words or "chipcost throughput add" in words
@@ -119,4 +119,4 @@ def test_the_figures_a_verdict_rests_on_are_the_ones_shown(db):
             assert "FP8" in row["verdict_point"]
             tps = row["a_tokens_per_second_per_chip"]
             cost = row["a_price_per_chip_hour"] / (tps * 3600 / 1e6)
-            assert row["a_cost_per_million_tokens"] == pytest.approx(cost)
+            assert row["a_usd_per_million_tokens"] == pytest.approx(cost)

@@ -93,11 +93,11 @@ def test_by_provider_as_a_table_and_by_region(run, db):
     table = run("prices", "--chip", "H100", "--by", "provider", "--db", db)
     assert table.returncode == 0, table.stderr
     assert "per chip-hour per provider" in table.stdout
-    assert "on-demand" in table.stdout and "commitment" in table.stdout
+    assert "on demand" in table.stdout and "commitment" in table.stdout
     narrow = run_chipcost("prices", "--chip", "H100", "--by", "region", "--db", db, columns=80)
     assert narrow.returncode == 0, narrow.stderr
     head = next(line for line in narrow.stdout.splitlines() if line.startswith("chip "))
-    assert head.split()[:6] == ["chip", "provider", "region", "on-demand", "spot", "commitment"]
+    assert head.split()[:7] == ["chip", "provider", "region", "on", "demand", "spot", "commitment"]
     table_lines = narrow.stdout.split("prices as of")[0].splitlines()  # the notes wrap apart
     assert max(len(line) for line in table_lines) <= 80
     wide = run("prices", "--chip", "H100", "--by", "region", "--format", "json", "--db", db)

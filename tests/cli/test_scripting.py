@@ -51,7 +51,7 @@ def test_nothing_matched_exits_1_in_every_format_and_stdout_still_parses(
         ["prices", "--region", ""],
         ["prices", "--provider", " , "],
         ["prices", "--pricing-model", ""],
-        ["prices", "--chips", ""],
+        ["prices", "--chip-count", ""],
         ["history", "--chip", "H100-SXM", "--region", ""],
         [*COST, "--chip", ""],
         [*COST, "--baseline", ""],

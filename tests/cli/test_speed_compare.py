@@ -123,8 +123,8 @@ def test_a_bad_speed_is_refused_with_the_choices(db, speed):
 def test_a_measurement_at_a_speed_is_used_there(fresh_db):
     added = chipcost(
         "throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b", "--workload",
-        "inference", "--tokens-per-second", "9000", "--per", "instance", "--chips", "8",
-        "--per-user", "30", "--db", str(fresh_db),
+        "inference", "--tokens-per-second", "9000", "--figure-per", "instance", "--chip-count", "8",
+        "--speed", "30", "--db", str(fresh_db),
     )  # fmt: skip
     assert added.returncode == 0, added.stderr
     h100 = _figure(_ranking(fresh_db, "--speed", "25"), "H100-SXM")
@@ -166,13 +166,13 @@ def test_compare_as_json_gives_the_signed_change_and_both_offers(db):
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     [row] = json.loads(result.stdout)
-    ratio = row["a_cost_per_million_tokens"] / row["b_cost_per_million_tokens"]
-    assert row["cost_change"] == pytest.approx(ratio - 1)
-    word = "cheaper" if row["cost_change"] < 0 else "dearer"
+    ratio = row["a_usd_per_million_tokens"] / row["b_usd_per_million_tokens"]
+    assert row["change_pct"] == pytest.approx(100 * (ratio - 1))
+    word = "cheaper" if row["change_pct"] < 0 else "dearer"
     assert word in row["in_words"] and row["verdict"] == word  # measured on both sides
-    needed = row["a_price_per_chip_hour"] / (row["b_cost_per_million_tokens"] * 3600 / 1e6)
+    needed = row["a_price_per_chip_hour"] / (row["b_usd_per_million_tokens"] * 3600 / 1e6)
     assert row["break_even_tokens_per_second_per_chip"] == pytest.approx(needed)
-    assert row["best_case_change"] <= row["cost_change"] <= row["worst_case_change"]
+    assert row["best_case_change_pct"] <= row["change_pct"] <= row["worst_case_change_pct"]
     assert row["a_throughput_operating_point"] == "max-throughput"
 
 
@@ -218,10 +218,10 @@ def test_the_articles_pairs_answer_at_every_speed(db, chip, speed):
             point = row[f"{side}_throughput_operating_point"]
             assert point == ("max-throughput" if speed == "max" else "latency-bound")
         if row["verdict"] == "cannot say":  # no percentage from figures that do not meet
-            assert row["cost_change"] is None and "must do" in row["in_words"]
+            assert row["change_pct"] is None and "must do" in row["in_words"]
             assert row["verdict_point"] and row["break_even_for"] == chip
             continue
-        assert -0.9 < row["cost_change"] < 10  # never a five-digit (or four-digit) percentage
+        assert -90 < row["change_pct"] < 1000  # never a five-digit (or four-digit) percentage
         share = row["break_even_tokens_per_second_per_chip"] / row["b_tokens_per_second_per_chip"]
         assert row["break_even_share_of_baseline"] == pytest.approx(share)
         if row["verdict"] in ("cheaper", "dearer", "as cheap"):  # both measured, one point
@@ -252,14 +252,17 @@ def test_cost_and_compare_give_one_answer_at_every_speed(db, speed):
     ranked = _ranking(
         db, "--speed", speed, "--chip", "Trainium2,H100-SXM", "--baseline", "H100-SXM"
     )
-    lines = {row["pricing"]: row for row in json.loads(compared.stdout)}
+    lines = {
+        " ".join(p for p in (row["pricing_model"], row["term"]) if p != "none"): row
+        for row in json.loads(compared.stdout)
+    }
     rows = [r for r in ranked if r["chip"] == "Trainium2"]
     assert rows and {r["pricing_model"] for r in rows} >= {p.split()[0] for p in lines}
     for row in rows:
         term = "" if row["term"] in (None, "none", "default") else f" {row['term']}"
         line = lines[row["pricing_model"] + term]
         assert row["throughput_id"] == line["a_throughput_id"]
-        assert row["vs_baseline_at_point"] == pytest.approx(line["cost_change"])
+        assert row["change_vs_baseline_at_point_pct"] == pytest.approx(line["change_pct"])
         assert row["verdict"] == line["verdict"]
         assert row["break_even_tokens_per_second_per_chip"] == pytest.approx(
             line["break_even_tokens_per_second_per_chip"]

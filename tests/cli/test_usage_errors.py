@@ -28,7 +28,7 @@ INFERENCE = ("cost", "--model", "llama-3-70b", "--workload", "inference")
         (("prices", "--by", "zone"), "--by zone: give one of provider, region"),
         (("prices", "--per", "week"), "--per week: give one of hour, month, year"),
         (("prices", "--sort", "cost"), "--sort cost: sort by one of chip, price, provider, region"),
-        (("prices", "--chips", "eight"), "--chips 'eight': give the chips per instance"),
+        (("prices", "--chip-count", "eight"), "--chip-count 'eight': give the chips per instance"),
         (
             ("cost", "--model", "llama-3-70b", "--workload", "infer"),
             "--workload 'infer': use training or inference",

@@ -184,8 +184,8 @@ def test_cost_ranks_your_prices(golden, discounts):
     assert yours.returncode == 0, yours.stderr
     for row in json.loads(yours.stdout):
         before = listed[(row["chip"], row["pricing_model"])]
-        assert row["cost_per_million_tokens"] == pytest.approx(
-            before["cost_per_million_tokens"] * 0.9 / 1.25
+        assert row["usd_per_million_tokens"] == pytest.approx(
+            before["usd_per_million_tokens"] * 0.9 / 1.25
         )
         assert row["discount"] == "10% EDP 2026" and row["currency"] == "EUR"
     table = cli(*args[:5], "--db", str(golden), "--currency", "EUR")
@@ -297,9 +297,10 @@ def test_the_index_in_a_currency_moves_with_the_rate(golden):
     for day, row in eur.items():
         assert row["level"] == pytest.approx(usd[day]["level"] * rate[day])
         assert row["currency"] == "EUR"
-    friday = (1 + (usd["2026-11-06"]["change_1d"] or 0)) * rate["2026-11-06"] / rate["2026-11-05"]
-    assert eur["2026-11-06"]["change_1d"] == pytest.approx(friday - 1)
-    assert eur["2026-11-05"]["change_1d"] is None  # no rate in force on 2026-11-04
+    moved = 1 + (usd["2026-11-06"]["change_1d_pct"] or 0) / 100  # changes are in percent
+    friday = moved * rate["2026-11-06"] / rate["2026-11-05"]
+    assert eur["2026-11-06"]["change_1d_pct"] == pytest.approx(100 * (friday - 1))
+    assert eur["2026-11-05"]["change_1d_pct"] is None  # no rate in force on 2026-11-04
     frame = chipcost.index(chip="H100-SXM", since="2026-11-05", currency="EUR", db=golden)
     assert frame["level"].to_list() == pytest.approx([eur[d]["level"] for d in sorted(eur)])
 
@@ -326,9 +327,7 @@ def test_compare_answers_on_your_prices(tmp_path):
     assert yours.returncode == 0, yours.stderr
     mine = json.loads(yours.stdout)[0]
     assert mine["a_discount"] == "50% trn deal" and mine["b_discount"] is None
-    assert mine["a_cost_per_million_tokens"] == pytest.approx(
-        listed["a_cost_per_million_tokens"] / 2
-    )
+    assert mine["a_usd_per_million_tokens"] == pytest.approx(listed["a_usd_per_million_tokens"] / 2)
     # no verdict (H100-SXM's training figure is derived): the break-even halves with the price
     assert mine["verdict"] == listed["verdict"] == "cannot say"
     assert mine["break_even_tokens_per_second_per_chip"] == pytest.approx(
@@ -366,7 +365,7 @@ def test_compare_against_a_free_baseline_is_one_line_and_a_free_chip_is_cheaper(
     assert done.returncode == 0, done.stderr
     row = json.loads(done.stdout)[0]
     # at no price H100-SXM is cheaper whatever its (derived) training figure
-    assert (row["cost_change"], row["verdict"]) == (pytest.approx(-1.0), "cheaper")
+    assert (row["change_pct"], row["verdict"]) == (pytest.approx(-100.0), "cheaper")
     assert row["break_even_tokens_per_second_per_chip"] == 0
 
 

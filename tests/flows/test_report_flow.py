@@ -53,14 +53,14 @@ def test_flow_mails_the_report_once_and_publishes_a_summary(golden, tmp_path, mo
     assert outcome.delivery.sent_to == ["finops@example.com"]
     got = box.messages[0]
     message = email.message_from_bytes(got.content, policy=email.policy.default)
-    assert message["Subject"] == "2 offers moved, H100-SXM on-demand −7.5%: week of 2026-11-01"
+    assert message["Subject"] == "2 offers moved, H100-SXM on demand −7.5%: week of 2026-11-01"
     (artifact,) = [a for a in artifacts_of(states[0]) if a.key == "report-summary"]
     assert artifact.type == "markdown"
     assert (
         "2 offers moved in price (3 price changes in all): 1 down, 1 up. 1 new offer, 1 withdrawn."
         in artifact.data
     )
-    assert "| −7.5% | H100-SXM | aws · us-east-1 · p5.48xlarge | on-demand |" in artifact.data
+    assert "| −7.5% | H100-SXM | aws · us-east-1 · p5.48xlarge | on demand |" in artifact.data
     assert "sent to finops@example.com" in artifact.data
     assert states[1].result().delivery.sent_to == []
     (again,) = [a for a in artifacts_of(states[1]) if a.key == "report-summary"]
@@ -146,7 +146,7 @@ def test_sample_archive_end_to_end(tmp_path):
     # One source keeps the numbers golden while other sources join the sample archive.
     collect(replay=str(SAMPLE), db=str(db), data_dir=str(tmp_path), sources=["aws-pricing-api"])
     outcome = report(db=str(db), out=str(tmp_path / "reports"), dry_run=True)
-    subject = "[sample data] 7 offers moved, A100-40GB on-demand −8%: week of 2026-11-15"
+    subject = "[sample data] 7 offers moved, A100-40GB on demand −8%: week of 2026-11-15"
     assert outcome.report.subject == subject
     message = email.message_from_bytes(
         outcome.delivery.eml_path.read_bytes(), policy=email.policy.default
@@ -192,10 +192,10 @@ def test_daily_flow_sends_a_threshold_alert(two_sample_days, tmp_path, monkeypat
         controller.stop()
     (got,) = box.messages
     message = email.message_from_bytes(got.content, policy=email.policy.default)
-    subject = "[sample data] Price alert: 1 move of 5% or more, A100-40GB on-demand −8%"
+    subject = "[sample data] Price alert: 1 move of 5% or more, A100-40GB on demand −8%"
     assert message["Subject"] == subject and got.rcpt_tos == ["oncall@example.com"]
     body = message.get_body(("plain",)).get_content()
-    assert "aws · us-west-2 · p4d.24xlarge · on-demand: $2.7450 -> $2.5254 per chip-hour" in body
+    assert "aws · us-west-2 · p4d.24xlarge · on demand: $2.7450 -> $2.5254 per chip-hour" in body
 
 
 def test_an_alert_that_cannot_be_sent_fails_the_run_but_keeps_the_prices(

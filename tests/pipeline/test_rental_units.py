@@ -117,15 +117,15 @@ def test_the_report_counts_slices(db, tmp_path):
 
 
 def test_smallest_that_holds_reorders_only_one_offer_in_several_sizes():
-    same = {"cost_per_million_tokens": 1.0, "chip": "TPU-v6e", "provider": "gcp"}
+    same = {"usd_per_million_tokens": 1.0, "chip": "TPU-v6e", "provider": "gcp"}
     rows = [
         {**same, "instance_type": "a", "fits": False, "instance_memory_gb": 32.0},
         {**same, "instance_type": "b", "fits": True, "instance_memory_gb": 512.0},
         {**same, "instance_type": "c", "fits": True, "instance_memory_gb": 256.0},
         {**same, "instance_type": "d", "fits": False, "instance_memory_gb": 128.0},
-        {**same, "cost_per_million_tokens": 2.0, "instance_type": "e", "fits": True,
+        {**same, "usd_per_million_tokens": 2.0, "instance_type": "e", "fits": True,
          "instance_memory_gb": 1.0},
-        {**same, "cost_per_million_tokens": 0.5, "instance_type": "f", "fits": None,
+        {**same, "usd_per_million_tokens": 0.5, "instance_type": "f", "fits": None,
          "instance_memory_gb": None},
     ]  # fmt: skip
     assert [r["instance_type"] for r in smallest_that_holds(rows)] == list("cbdaef")

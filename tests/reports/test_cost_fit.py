@@ -39,7 +39,7 @@ def _costs(db, chip: str) -> dict[str, float]:
     con = connect(db, read_only=True)
     try:
         rows = con.execute(
-            "SELECT instance_type, cost_per_million_tokens FROM cost_per_token "
+            "SELECT instance_type, usd_per_million_tokens FROM cost_per_token "
             "WHERE chip = ? AND model = ? AND workload = 'inference'",
             [chip, MODEL],
         ).fetchall()
@@ -57,7 +57,7 @@ def test_the_chip_is_priced_by_an_offer_that_holds_the_model(made):
     )
     h100 = rows.row(by_predicate=pl.col("chip") == "H100-SXM", named=True)
     assert h100["instance_type"] == "p5.48xlarge" and h100["holds"] == "yes"
-    assert h100["cost_per_million_tokens"] == pytest.approx(costs["p5.48xlarge"])
+    assert h100["usd_per_million_tokens"] == pytest.approx(costs["p5.48xlarge"])
     assert h100["instance_memory_gb"] == 640 and h100["memory_needed_gb"] >= 175
 
 

@@ -63,12 +63,13 @@ def test_an_answer_is_compares_on_demand_line_with_one_sign(db, answers):
         line = compare(con, ask, "Trainium2", "H100-SXM").lines[0]
     finally:
         con.close()
-    assert answer["pricing"] == line.pricing == "on_demand"
+    assert (answer["pricing_model"], answer["term"]) == ("on_demand", "none")
+    assert line.pricing == "on_demand"
     # both training figures are derived (an assumed MFU, no measured error band): no verdict,
     # no percentage, the break-even against H100's figure and how to settle it
-    assert answer["cost_change"] is None and line.change is None
+    assert answer["change_pct"] is None and line.change is None
     assert answer["verdict"] == "cannot say"
-    needed = line.a["price_per_chip_hour"] / (answer["b_cost_per_million"] * 3600 / 1e6)
+    needed = line.a["price_per_chip_hour"] / (answer["b_usd_per_million_tokens"] * 3600 / 1e6)
     assert answer["break_even_tokens_per_second_per_chip"] == pytest.approx(needed)
     assert answer["answer"].startswith(f"cannot say: Trainium2 must do {needed:,.0f} tok/s")
     assert answer["same_provider"] is True and answer["a_where"].startswith("aws ")
@@ -120,14 +121,16 @@ def test_each_answer_from_the_one_ranking_is_what_compare_says_of_its_pair(sampl
                 told.append("refused")
                 continue
             line = result.lines[0]
-            said = (line.pricing, line.sentence(a, b), line.verdict.word, line.change,
-                    line.best, line.worst, line.verdict.break_even, line.verdict.share,
-                    line.a["cost_per_million_tokens"], line.b["cost_per_million_tokens"],
+            pct = [None if c is None else 100 * c for c in (line.change, line.best, line.worst)]
+            said = (line.a["pricing_model"], line.a["term"], line.sentence(a, b),
+                    line.verdict.word, *pct, line.verdict.break_even, line.verdict.share,
+                    line.a["usd_per_million_tokens"], line.b["usd_per_million_tokens"],
                     f"{line.a['provider']} {line.a['region']}",
                     f"{line.b['provider']} {line.b['region']}", line.same_provider)  # fmt: skip
-            keys = ("pricing", "answer", "verdict", "cost_change", "best_case_change",
-                    "worst_case_change", "break_even_tokens_per_second_per_chip",
-                    "break_even_share", "a_cost_per_million", "b_cost_per_million",
+            keys = ("pricing_model", "term", "answer", "verdict", "change_pct",
+                    "best_case_change_pct", "worst_case_change_pct",
+                    "break_even_tokens_per_second_per_chip", "break_even_share",
+                    "a_usd_per_million_tokens", "b_usd_per_million_tokens",
                     "a_where", "b_where", "same_provider")  # fmt: skip
             assert tuple(answer[k] for k in keys) == said, (a, b, workload)
             assert answer["caveats"] == _caveats(result.notes), (a, b, workload)

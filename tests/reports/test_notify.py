@@ -20,7 +20,7 @@ from tests.smtp_server import free_port
 
 SINCE = datetime(2026, 11, 4, tzinfo=UTC)  # the golden week's moves: A -10% on the 4th, B +5%
 UNTIL = day(6) + timedelta(seconds=1)
-TITLE = "Price alert: 2 moves of 5% or more, H100-SXM on-demand −10%; 1 new cheapest price"
+TITLE = "Price alert: 2 moves of 5% or more, H100-SXM on demand −10%; 1 new cheapest price"
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +44,9 @@ def test_moves_and_a_new_cheapest_price_reach_the_webhook(golden, scheme):
     assert posted["title"] == TITLE
     lines = posted["message"].splitlines()
     assert lines == [
-        "−10% H100-SXM aws · us-east-1 · p5.48xlarge · on-demand: $10.0000 → $9.0000 per chip-hour",
-        "+5% H100-SXM aws · us-west-2 · p5.48xlarge · on-demand: $12.0000 → $12.6000 per chip-hour",
-        "new cheapest H100-SXM on-demand: $9.2500 per chip-hour at aws · us-east-1 · p5.48xlarge "
+        "−10% H100-SXM aws · us-east-1 · p5.48xlarge · on demand: $10.0000 → $9.0000 per chip-hour",
+        "+5% H100-SXM aws · us-west-2 · p5.48xlarge · on demand: $12.0000 → $12.6000 per chip-hour",
+        "new cheapest H100-SXM on demand: $9.2500 per chip-hour at aws · us-east-1 · p5.48xlarge "
         "(was $10.0000 at aws · us-east-1)",
     ]
     assert done.alerts == 3 and list(done.sent.values()) == [3]

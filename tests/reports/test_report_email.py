@@ -68,7 +68,7 @@ def test_sent_message_has_the_right_structure(report, inbox, monkeypatch):
     assert got.mail_from == USER
     assert got.rcpt_tos == ["finops@example.com", "infra@example.org"]
     message = parsed(got.content)
-    assert message["Subject"] == "2 offers moved, H100-SXM on-demand −7.5%: week of 2026-11-01"
+    assert message["Subject"] == "2 offers moved, H100-SXM on demand −7.5%: week of 2026-11-01"
     assert message["To"] == "finops@example.com, Infra Team <infra@example.org>"
     assert message.get_content_type() == "multipart/mixed"
     alternative, *attachments = message.iter_parts()
@@ -251,7 +251,7 @@ def test_many_changes_keep_the_body_under_the_clip_limit(tmp_path):
 
 @pytest.mark.parametrize("width", range(60, 100, 3))
 def test_subjects_with_a_minus_sign_read_back_unchanged(tmp_path, width):
-    subject = ("x" * width)[: width - 14] + " on-demand −8%"
+    subject = ("x" * width)[: width - 14] + " on demand −8%"
     message = build_message(
         subject=subject,
         sender="a@b.io",

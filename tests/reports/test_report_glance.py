@@ -128,7 +128,7 @@ def test_needs_n_instances_is_said_in_words():
         "where": "verda · global",
         "instance_type": "1x B200",
         "offer": "spot",
-        "cost_per_million_tokens": 0.0652,
+        "usd_per_million_tokens": 0.0652,
         "tokens_per_second_per_chip": None,
         "throughput_kind": "derived",
         "throughput_source": "chipcost roofline",

@@ -41,7 +41,7 @@ def alike(path):
 def test_offers_that_moved_alike_are_one_line_everywhere(tmp_path):
     made = write_report(alike(tmp_path / "w.duckdb"), tmp_path / "r")
     assert made.data.moves.height == 5
-    assert made.subject.startswith("5 offers moved, H100-SXM on-demand −10% (aws, 4 offers)")
+    assert made.subject.startswith("5 offers moved, H100-SXM on demand −10% (aws, 4 offers)")
     page = made.html_path.read_text()
     changes = re.sub(r"<[^>]+>", " ", page.split('id="changes"')[1].split("</section>")[0])
     # One line in the largest moves, one in the full table folded under them.

@@ -35,7 +35,7 @@ def test_a_move_out_and_back_is_marked_and_ranked_after_the_real_moves(tmp_path)
     jump = moves.row(1, named=True)
     assert jump["change_pct"] == 0.0 and jump["jump_back"] and jump["jump_factor"] == 8.0
     assert not moves.row(0, named=True)["jump_back"]
-    assert made.subject == "2 offers moved, H100-SXM on-demand −10%: week of 2026-11-01"
+    assert made.subject == "2 offers moved, H100-SXM on demand −10%: week of 2026-11-01"
     # The counts add up and say what they count: offers, and changes (the jump is two).
     assert headline(made.data).startswith(
         "2 offers moved in price (3 price changes in all): 1 down, 0 up, 1 jumped out and back"
@@ -75,7 +75,7 @@ def test_the_report_draws_each_moved_chips_price_history(tmp_path):
     h100 = section.split("<figcaption>H100-SXM</figcaption>")[1].split("</svg>")[0]
     # Two lines: on-demand (blue) and spot (orange), each labelled with its last price.
     assert h100.count("<path ") == 2
-    assert "on-demand: $9.2500 on 2026-11-07" in h100 and "spot: $5.0000 on 2026-11-07" in h100
+    assert "on demand: $9.2500 on 2026-11-07" in h100 and "spot: $5.0000 on 2026-11-07" in h100
     assert "2026-11-01" in h100 and "2026-11-07" in h100  # the dates on the axis
     # The history is the last 12 weeks up to the period's end.
     assert made.data.history["day"].min().isoformat() == "2026-11-01"
@@ -123,10 +123,10 @@ def test_a_2_percent_move_shows_beside_a_price_five_times_higher():
         "on_demand": list(zip(days, [10.0, 9.8, 9.8], strict=True)),
         "capacity_block": list(zip(days, [50.0, 50.0, 50.0], strict=True)),
     }
-    svg = price_chart(series, {"on_demand": "on-demand"}, "t")
+    svg = price_chart(series, {"on_demand": "on demand"}, "t")
     on_demand = re.findall(r'<path d="M[\d.]+,([\d.]+)H[\d.]+V([\d.]+)', svg)[0]  # in order given
     drop = float(on_demand[1]) - float(on_demand[0])
     assert drop > 0.2 * (HEIGHT - TOP - BOTTOM)  # a fifth of the chart's height, at least
     assert ">change since 2026-11-19</text>" in svg and ">0%</text>" in svg
     assert ">−2%</text>" in svg and "$0.00" not in svg
-    assert "on-demand: $9.8000 on 2026-11-21 (−2% since 2026-11-19)" in svg
+    assert "on demand: $9.8000 on 2026-11-21 (−2% since 2026-11-19)" in svg

@@ -140,7 +140,7 @@ def test_cli_dry_run_writes_report_csv_and_eml(golden, tmp_path):
     assert f"{eml} (dry run: not sent)" in result.stdout
     message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
     assert message.get_content_type() == "multipart/mixed"
-    assert "2 offers moved, H100-SXM on-demand −7.5%" in result.stdout
+    assert "2 offers moved, H100-SXM on demand −7.5%" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -243,7 +243,7 @@ def test_spot_moves_are_listed_apart_in_the_mail(tmp_path):
     assert "Largest moves of list and commitment prices (1 offer; " in text
     assert "Largest moves of spot prices (1 offer; " in text
     # The subject names the largest list or commitment move: spot prices move daily.
-    assert made.subject == "2 offers moved, H100-SXM on-demand +2%: week of 2026-10-27"
+    assert made.subject == "2 offers moved, H100-SXM on demand +2%: week of 2026-10-27"
 
 
 def test_the_health_line_says_when_staleness_is_judged(golden, tmp_path):

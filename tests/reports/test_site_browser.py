@@ -64,14 +64,14 @@ def prices(page) -> list[float]:
 
 def every_model(page) -> None:
     """Every pricing model, not only on demand as the page opens."""
-    page.select_option("#model", "")
+    page.select_option("#pricing_model", "")
 
 
 def test_it_opens_on_demand_cheapest_per_token_first(page):
     # The golden warehouse's 4 on-demand H100-SXM offers (one chip: per token orders as per
     # chip-hour); the spot and the reserved offer are a choice away.
     assert page.inner_text("#count") == "4 of 6 offers"
-    assert page.input_value("#model") == "on_demand"
+    assert page.input_value("#pricing_model") == "on_demand"
     assert prices(page) == [9.25, 10.0, 12.6, 12.6]
     header = page.locator("#offers thead th", has_text="USD / M tokens")
     assert header.get_attribute("aria-sort") == "ascending"
@@ -95,9 +95,9 @@ def test_filters_narrow_the_rows_and_the_charts(page):
     page.fill("#price", "10")
     assert sorted(prices(page)) == [5.0, 9.25, 10.0]
     page.fill("#price", "")
-    page.select_option("#model", "spot")
+    page.select_option("#pricing_model", "spot")
     assert column(page, "Pricing") == ["spot"] and column(page, "Region") == ["us-east-2"]
-    page.select_option("#model", "")
+    page.select_option("#pricing_model", "")
     page.fill("#search", "aws-bulk")
     assert column(page, "USD / chip-hour") == ["10.0000", "12.6000"]
 
@@ -128,7 +128,7 @@ def test_cost_per_token_follows_the_chosen_model(page, site):
     every_model(page)
     page.select_option("#chip", "H100-SXM")
     for tokens in ("llama-3-70b|inference", "llama-3-70b|training"):
-        page.select_option("#tokens", tokens)
+        page.select_option("#model", tokens)
         tps = figures[("H100-SXM", *tokens.split("|"))]
         expected = [f"{p / (tps * 3600 / 1e6):.4f}" for p in prices(page)]
         costs = column(page, "USD / M tokens")
@@ -170,7 +170,7 @@ KEY_COLUMNS = (
     "Provider",
     "Region",
     "Instance",
-    "Chips",
+    "Chip count",
     "USD / instance-hour",
 )
 
@@ -191,7 +191,7 @@ def test_the_key_columns_are_in_view_on_a_laptop_beside_long_names(browser, tmp_
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
-        page.goto((tmp_path / "site" / "index.html").as_uri() + "#model=")  # not on demand
+        page.goto((tmp_path / "site" / "index.html").as_uri() + "#pricing_model=")  # not on demand
         assert page.inner_text("#count") == "1 of 1 offers"
         headers = [
             " ".join(h.split()).rstrip(" ▲▼") for h in page.locator("#offers th").all_inner_texts()
@@ -208,13 +208,14 @@ def test_the_key_columns_are_in_view_on_a_laptop_beside_long_names(browser, tmp_
 
 
 def test_reset_clears_the_filters_and_keeps_the_default_model(page):
-    page.select_option("#tokens", "llama-3-70b|training")
+    page.select_option("#model", "llama-3-70b|training")
     page.select_option("#chip", "Trainium1")
     page.locator("#offers thead th", has_text="Region").click()
     page.click("button[type=reset]")
-    assert page.input_value("#tokens") == "llama-3-70b|inference"  # not the list's first
+    assert page.input_value("#model") == "llama-3-70b|inference"  # not the list's first
     assert page.input_value("#chip") == "" and page.inner_text("#count") == "4 of 6 offers"
-    assert page.input_value("#model") == "on_demand" and page.evaluate("location.hash") == ""
+    assert page.input_value("#pricing_model") == "on_demand"
+    assert page.evaluate("location.hash") == ""
     header = page.locator("#offers thead th", has_text="USD / M tokens")
     assert header.get_attribute("aria-sort") == "ascending"
 
@@ -247,7 +248,7 @@ def slices(browser, tmp_path):
 def test_an_offer_that_cannot_hold_the_model_is_marked_and_ranked_after(slices):
     page = slices
     # GPT-3 175B inference needs at least 175 GB: only the eight H100 hold it.
-    page.select_option("#tokens", "gpt-3-175b|inference")  # sorted on its cost, cheapest first
+    page.select_option("#model", "gpt-3-175b|inference")  # sorted on its cost, cheapest first
     assert column(page, "Instance") == ["p5.48xlarge", "p5.4xlarge", "g6f.large"]
     costs = column(page, "USD / M tokens")
     assert "needs" not in costs[0]
@@ -263,7 +264,7 @@ def test_a_slice_of_a_gpu_shows_its_fraction_and_its_share_of_memory(slices):
     page.select_option("#chip", "L4")
     page.click("#picker summary")
     page.check("#columns input[value=memory_gb]")  # not in view until chosen
-    assert column(page, "Chips") == ["0.125"] and column(page, "GB / chip") == ["24"]
+    assert column(page, "Chip count") == ["0.125"] and column(page, "GB / chip") == ["24"]
     page.fill("#memory", "4")  # the slice gives 3 GB
     assert page.inner_text("#count") == "0 of 3 offers"
 

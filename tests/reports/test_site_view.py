@@ -62,7 +62,7 @@ def view(page) -> dict[str, str]:
 
 def test_a_filtered_sorted_view_is_written_to_the_address_and_restored_from_it(index, open_page):
     page = open_page(index)
-    page.select_option("#model", "")  # every pricing model
+    page.select_option("#pricing_model", "")  # every pricing model
     page.select_option("#chip", "H100-SXM")
     page.fill("#price", "12")
     header = page.locator("#offers thead th", has_text="USD / chip-hour")
@@ -72,14 +72,14 @@ def test_a_filtered_sorted_view_is_written_to_the_address_and_restored_from_it(i
     said = view(page)
     assert said == {
         "chip": "H100-SXM",
-        "model": "",
+        "pricing_model": "",
         "price": "12",
         "sort": "price_per_chip_hour",
         "dir": "desc",
     }
     shared = page.url
     again = open_page(shared)  # as someone the address was sent to opens it
-    assert again.input_value("#chip") == "H100-SXM" and again.input_value("#model") == ""
+    assert again.input_value("#chip") == "H100-SXM" and again.input_value("#pricing_model") == ""
     assert again.input_value("#price") == "12"
     assert prices(again) == [10.0, 9.25, 5.0] and again.inner_text("#count") == "3 of 6 offers"
     assert header_sort(again, "USD / chip-hour") == "descending"
@@ -91,21 +91,31 @@ def header_sort(page, label: str) -> str | None:
 
 
 def test_an_address_typed_by_hand_opens_on_its_view(index, open_page):
-    page = open_page(index + "#model=spot&tokens=llama-3-70b%7Ctraining")
+    page = open_page(index + "#pricing_model=spot&model=llama-3-70b%7Ctraining")
     assert page.inner_text("#count") == "1 of 6 offers" and column(page, "Pricing") == ["spot"]
-    assert page.input_value("#tokens") == "llama-3-70b|training"
+    assert page.input_value("#model") == "llama-3-70b|training"
     # A value the page does not offer (a chip no longer sold) falls back to every value.
-    page = open_page(index + "#chip=H999&sort=nonsense&tokens=none%7Cnone&cols=nothing")
+    page = open_page(index + "#chip=H999&sort=nonsense&model=none%7Cnone&cols=nothing")
     assert page.input_value("#chip") == "" and page.inner_text("#count") == "4 of 6 offers"
-    assert page.input_value("#tokens") == "llama-3-70b|inference" and "Region" in headers(page)
+    assert page.input_value("#model") == "llama-3-70b|inference" and "Region" in headers(page)
     assert header_sort(page, "USD / M tokens") == "ascending"
     assert page.errors == []
 
 
+def test_an_address_of_the_last_release_opens_on_the_view_it_meant(index, open_page):
+    """model= was the pricing model, tokens= the model, the column "pricing": read so for one
+    release, and written anew (a pricing model never holds the "|" of a model)."""
+    page = open_page(index + "#model=spot&tokens=llama-3-70b%7Ctraining&cols=chip,pricing")
+    assert page.input_value("#pricing_model") == "spot" and column(page, "Pricing") == ["spot"]
+    assert page.input_value("#model") == "llama-3-70b|training"
+    assert view(page)["cols"] == "chip,offer_label" and "tokens" not in view(page)
+    assert page.errors == []
+
+
 def test_going_back_to_an_earlier_address_restores_its_view(index, open_page):
-    page = open_page(index + "#model=")
+    page = open_page(index + "#pricing_model=")
     assert page.inner_text("#count") == "6 of 6 offers"
-    page.evaluate("location.hash = 'chip=Trainium1&model='")
+    page.evaluate("location.hash = 'chip=Trainium1&pricing_model='")
     page.wait_for_function("document.getElementById('count').textContent === '1 of 6 offers'")
     assert page.input_value("#chip") == "Trainium1"
 
@@ -122,9 +132,9 @@ def test_the_column_picker_shows_and_hides_columns_and_remembers_them(index, ope
     page.uncheck("#columns input[value=region]")
     assert "Zone" in headers(page) and "Region" not in headers(page)
     assert headers(page).index("Zone") > headers(page).index("Provider")  # the declared order
-    page.select_option("#model", "spot")
+    page.select_option("#pricing_model", "spot")
     assert column(page, "Zone") == ["us-east-2a"]
-    assert "cols=chip,pricing," in page.evaluate("location.hash")  # commas as themselves
+    assert "cols=chip,offer_label," in page.evaluate("location.hash")  # commas as themselves
     chosen = view(page)["cols"].split(",")
     assert "zone" in chosen and "region" not in chosen
     again = open_page(page.url)
@@ -138,14 +148,14 @@ def test_the_column_picker_shows_and_hides_columns_and_remembers_them(index, ope
 
 def test_the_words_a_visitor_may_not_know_are_explained_where_they_appear(index, open_page):
     page = open_page(index)
-    for label in ("USD / chip-hour", "USD / M tokens", "Chips", "Pricing"):
+    for label in ("USD / chip-hour", "USD / M tokens", "Chip count", "Pricing"):
         title = page.locator("#offers thead th", has_text=label).get_attribute("title")
         assert title and len(title) > 20, (label, title)
     legend = page.inner_text("#legend")
-    for word in ("(needs N)", "(estimate)", "interrupted", "savings plan", "capacity block"):
+    for word in ("(needs N)", "(estimate)", "interruption", "savings plan", "capacity block"):
         assert word in legend, word
     assert "N such instances would" in legend and "Spot Instance Advisor" in legend
-    page.select_option("#tokens", "llama-3-70b|training")  # 1,130 GB: two of the 640 GB
+    page.select_option("#model", "llama-3-70b|training")  # 1,130 GB: two of the 640 GB
     cell = page.locator("#offers tbody td.nofit").first
     assert "(needs 2)" in cell.inner_text() and "2 of them would hold it" in cell.get_attribute(
         "title"

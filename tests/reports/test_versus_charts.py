@@ -18,8 +18,8 @@ ANSWER = {
     "answer": "Trainium2 is likely dearer per token than H100-SXM (at the figures, 67% dearer)",
     "chip_a": "Trainium2", "chip_b": "H100-SXM", "workload": "inference",
     "verdict": "likely dearer", "a_kind": "calibrated", "b_kind": "benchmark",
-    "a_cost_per_million": 0.77, "a_cost_low": 0.29, "a_cost_high": 1.9,
-    "b_cost_per_million": 0.46, "b_cost_low": 0.46, "b_cost_high": 0.46,
+    "a_usd_per_million_tokens": 0.77, "a_cost_low": 0.29, "a_cost_high": 1.9,
+    "b_usd_per_million_tokens": 0.46, "b_cost_low": 0.46, "b_cost_high": 0.46,
 }  # fmt: skip
 
 

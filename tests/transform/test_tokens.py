@@ -149,7 +149,7 @@ def test_per_instance_figures_become_per_chip(value, per, chips, expected):
 @pytest.mark.parametrize(
     ("per", "chips", "message"),
     [
-        ("chip", 8, "say --per instance"),
+        ("chip", 8, "say --figure-per instance"),
         ("instance", None, "needs the instance's chip count"),
         ("instance", 0, "must be a positive number"),
         ("node", 8, "unknown unit"),

@@ -44,7 +44,7 @@ def test_every_offer_comes_in_order_ties_included(tmp_path):
         cheapest = cost_rows(con, "llama-3-70b", "inference")
     finally:
         con.close()
-    assert len({r["cost_per_million_tokens"] for r in every}) < len(every)  # ties on price
+    assert len({r["usd_per_million_tokens"] for r in every}) < len(every)  # ties on price
     assert every == sorted(every, key=_rule)
     # The warehouse's one row per chip, pricing model and term is the ranking's choice.
     chosen = choose(with_fit(every, None, "inference"), chips=None, all_offers=False)

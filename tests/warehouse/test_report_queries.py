@@ -95,7 +95,7 @@ def test_moves_are_net_per_offer_with_golden_numbers(week):
     assert a["changed_at"] == datetime(2026, 11, 6, 6, tzinfo=UTC)
     assert (b["region"], b["changes"], b["change_pct"]) == ("us-west-2", 1, 5.0)
     assert b["new_price_per_chip_hour"] == pytest.approx(12.6)
-    assert a["offer"] == "on-demand" and a["where"] == "aws · us-east-1"
+    assert a["offer"] == "on demand" and a["where"] == "aws · us-east-1"
 
 
 def test_sparkline_is_the_price_at_the_end_of_each_day(week):
@@ -182,18 +182,18 @@ def test_cost_per_token_is_the_cheapest_row_of_the_view(con, week):
     # Each chip here has one offer, or only offers that hold the model: its cheapest row
     # stands for it (tests/reports/test_cost_fit.py: when the cheapest cannot hold it).
     view = frame_of(
-        con.sql("SELECT chip, workload, model, cost_per_million_tokens FROM cost_per_token")
+        con.sql("SELECT chip, workload, model, usd_per_million_tokens FROM cost_per_token")
     )
     if view.is_empty():
         assert week.cost_per_token is not None and week.cost_per_token.is_empty()
         return
     expected = view.group_by("chip", "workload", "model").agg(
-        best=pl.col("cost_per_million_tokens").min()
+        best=pl.col("usd_per_million_tokens").min()
     )
-    got = week.cost_per_token.select("chip", "workload", "model", "cost_per_million_tokens")
+    got = week.cost_per_token.select("chip", "workload", "model", "usd_per_million_tokens")
     joined = expected.join(got, on=["chip", "workload", "model"], how="full", coalesce=True)
     assert joined.height == expected.height == got.height
-    assert (joined["best"] == joined["cost_per_million_tokens"]).all()
+    assert (joined["best"] == joined["usd_per_million_tokens"]).all()
 
 
 def test_coverage_of_the_week(week):

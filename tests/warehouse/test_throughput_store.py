@@ -192,7 +192,7 @@ def test_a_users_model_gets_derived_figures(con):
 def test_cost_per_token_names_the_figure_and_the_price(con):
     load_run(con, run_of([record(), record(pricing_model="spot", price_per_hour=20.0)], day(0)))
     rows = con.sql(
-        "SELECT pricing_model, cost_per_million_tokens, throughput_id, throughput_kind, "
+        "SELECT pricing_model, usd_per_million_tokens, throughput_id, throughput_kind, "
         "price_source, price_payload_ref, instance_type FROM cost_per_token "
         "WHERE model = 'llama-3-70b' AND workload = 'inference' ORDER BY 2"
     ).fetchall()

@@ -1,7 +1,7 @@
 -- Cost per million tokens for every current offer of a chip and every model and workload the
 -- chip has a chosen throughput figure for (throughput_ranked: one figure per chip, model and
 -- workload, by the choice rule in docs/cost-per-token.md):
---   cost_per_million_tokens = price_per_chip_hour / (tokens_per_second_per_chip * 3600 / 1e6)
+--   usd_per_million_tokens = price_per_chip_hour / (tokens_per_second_per_chip * 3600 / 1e6)
 -- Each row names the figure (throughput_id and its kind, source and date) and the price
 -- (the offer key, price_source, price_valid_from and the archived payload) it came from.
 CREATE OR REPLACE VIEW cost_per_token AS
@@ -11,7 +11,7 @@ SELECT
     p.price_per_chip_hour,
     t.tokens_per_second_per_chip,
     p.price_per_chip_hour / (t.tokens_per_second_per_chip * 3600 / 1e6)
-        AS cost_per_million_tokens,
+        AS usd_per_million_tokens,
     t.kind AS throughput_kind,
     t.source AS throughput_source,
     t.batch_size, t.precision,

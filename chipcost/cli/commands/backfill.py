@@ -1,4 +1,4 @@
-"""`chipcost backfill`: years of AWS on-demand and reserved history from AWS's past price lists."""
+"""`chipcost backfill`: years of AWS on demand and reserved history from AWS's past price lists."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _backfill(
         ),
     ] = False,
 ) -> None:
-    """Load AWS's past EC2 price lists (on-demand, reserved) as history, oldest first.
+    """Load AWS's past EC2 price lists (on demand, reserved) as history, oldest first.
 
     Each version becomes a run dated when its prices took effect.
     Region files download concurrently; versions load one by one, oldest first.

@@ -71,7 +71,9 @@ def _show(frame, *, daily: bool, currency: str = "USD") -> None:
     newest = frame.filter(frame["day"] == frame["day"].max()) if daily else frame.clear()
     for row in newest.iter_rows(named=True):
         out.say(
-            shown(f"{row['chip']} {row['bucket']} {row['day']}: {row['prices'] or 'none kept'}"),
+            shown(
+                f"{row['chip']} {row['pricing_model']} {row['day']}: {row['prices'] or 'none kept'}"
+            ),
         )
         if row["failing"]:
             out.say(shown(f"  from a failing source: {row['failing']}"))

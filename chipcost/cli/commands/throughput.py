@@ -68,8 +68,10 @@ _OPTIONS = {
     "batch_size": "--batch-size",
     "sequence_length": "--sequence-length",
     "mfu": "--mfu",
-    "chips": "--chips",
-    "tokens_per_second_per_user": "--per-user",
+    "chips": "--chip-count",
+    "per": "--figure-per",
+    "source": "--citation",
+    "tokens_per_second_per_user": "--speed",
     "operating_point": "--operating-point",
 }
 
@@ -79,25 +81,34 @@ def add(
     model: Annotated[str, Opt("Model, e.g. llama-3-70b.")],
     workload: Annotated[str, Opt("training or inference.")],
     tokens_per_second: Annotated[str, Opt("Tokens/s measured, e.g. 1500.")],
-    per: Annotated[str, Opt("What it was measured on: chip or instance.")] = "chip",
-    chips: Annotated[float | None, Opt("Chips in the instance (with --per instance).")] = None,
+    figure_per: Annotated[str, Opt("What it was measured on: chip or instance.")] = "chip",
+    chip_count: Annotated[
+        float | None, Opt("Chips in the instance (with --figure-per instance).")
+    ] = None,
     batch_size: Annotated[int | None, Opt("Batch size.")] = None,
     precision: Annotated[str | None, Opt("fp8, bf16, ...")] = None,
     sequence_length: Annotated[int | None, Opt("Sequence length.")] = None,
     mfu: Annotated[str | None, Opt("Measured MFU: 0.45 or 45%.")] = None,
     tokens_per_second_per_user: Annotated[
         str | None,
-        Opt(flags=("--per-user",), help="Inference: tokens/s each user saw (for cost --speed)."),
+        Opt(flags=("--speed",), help="Inference: tokens/s each user saw (for cost --speed)."),
     ] = None,
     operating_point: Annotated[
         str | None,
         Opt("Inference: max-throughput, latency-bound or fixed-batch."),
     ] = None,
-    source: Annotated[str, Opt("What was run, by whom.")] = "user measurement",
+    citation: Annotated[str, Opt("What was run, by whom.")] = "user measurement",
     measured_on: Annotated[str | None, Opt("YYYY-MM-DD (default today).")] = None,
     notes: Annotated[str | None, Opt("Caveats worth keeping.")] = None,
     allow_above_peak: AllowAbovePeak = False,
     db: Db = None,
+    # Old spellings, taken for one release with a note (chipcost.cli.parser._Old).
+    per: Annotated[str | None, Opt("", hidden=True, same_as="figure_per")] = None,
+    chips: Annotated[float | None, Opt("", hidden=True, same_as="chip_count")] = None,
+    per_user: Annotated[
+        str | None, Opt("", hidden=True, same_as="tokens_per_second_per_user")
+    ] = None,
+    source: Annotated[str | None, Opt("", hidden=True, same_as="citation")] = None,
 ) -> None:
     """Record a throughput you measured; it wins over every reference for that chip."""
     from chipcost.cli.consoles import out
@@ -112,14 +123,14 @@ def add(
         "model": model,
         "workload": workload,
         "tokens_per_second": tokens_per_second,
-        "per": per,
-        "chips": f"{chips:g}" if chips is not None else "",
+        "per": figure_per,
+        "chips": f"{chip_count:g}" if chip_count is not None else "",
         "batch_size": "" if batch_size is None else str(batch_size),
         "precision": precision or "",
         "sequence_length": "" if sequence_length is None else str(sequence_length),
         "mfu": mfu or "",
         "tokens_per_second_per_user": tokens_per_second_per_user or "",
-        "source": source,
+        "source": citation,
         "source_date": measured_on or datetime.now(UTC).date().isoformat(),
         "notes": notes or "",
     }
@@ -132,7 +143,7 @@ def add(
     except ChipcostError as exc:  # named as the options are, not as the CSV's columns
         field, _, rest = str(exc).partition(" ")
         raise UsageError(f"{_OPTIONS.get(field, field)} {rest}") from None
-    check_figure(figure.tokens_per_second_per_chip, chips)
+    check_figure(figure.tokens_per_second_per_chip, chip_count)
     (ident,), chosen = _store(db, [figure], allow_above_peak)
     used = (
         "It is now the figure `chipcost cost` uses for this chip, model and workload"
@@ -271,8 +282,9 @@ def remove(
 def model_(
     name: Annotated[str, Opt("Model name, e.g. my-13b.", kind="argument")],
     parameters: Annotated[str, Opt("Parameter count: 13e9 or 13B.")],
-    source: Annotated[str, Opt("Where the count comes from.")] = "user",
+    citation: Annotated[str, Opt("Where the count comes from.")] = "user",
     db: Db = None,
+    source: Annotated[str | None, Opt("", hidden=True, same_as="citation")] = None,  # old
 ) -> None:
     """Give the size of a model of yours, so chipcost can derive its throughput."""
     from chipcost.cli.consoles import out
@@ -284,7 +296,7 @@ def model_(
     count = parse_quantity(parameters, "--parameters")
     con = _open_writable(db)
     try:
-        add_user_model(con, model, count, source)
+        add_user_model(con, model, count, citation)
     finally:
         con.close()
     out.say(
