@@ -354,7 +354,13 @@ def prices(
     ] = None,
     chip_count: Annotated[
         float | Sequence[float] | str | None,
-        Opt("Chips per instance: 8 (or 1,8).", kind="names", query="chip_counts", check="counts"),
+        Opt(
+            "Chips per instance: 8 (or 1,8).",
+            kind="names",
+            query="chip_counts",
+            check="counts",
+            metavar="N",
+        ),
     ] = None,
     min_price: Annotated[
         float | None,
