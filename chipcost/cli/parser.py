@@ -99,6 +99,18 @@ class _Formatter(argparse.HelpFormatter):
         return "\n\n".join(super(_Formatter, self)._fill_text(p, width, indent) for p in paragraphs)
 
 
+# Options renamed whose old spelling is another command's option, so not taken: a refusal
+# names the new one (`prices --chips 8` is `--chip-count 8`; `measure --chips` is the chips
+# serving the endpoint, `collect --source` a source id, `prices --per` hour, month or year).
+RENAMED = {
+    ("prices", "--chips"): "--chip-count",
+    ("throughput add", "--chips"): "--chip-count",
+    ("throughput add", "--per"): "--figure-per",
+    ("throughput add", "--source"): "--citation",
+    ("throughput model", "--source"): "--citation",
+}
+
+
 class _Parser(argparse.ArgumentParser):
     """Usage errors as one line naming what to do, with the closest spelling; exit 2."""
 
@@ -122,9 +134,11 @@ def _unknown(parser: argparse.ArgumentParser, tokens: list[str]) -> str:
             name = token.partition("=")[0]
             close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
             hints = [f"did you mean {close[0]}?"] if close else []
+            if renamed := RENAMED.get((parser.prog.removeprefix("chipcost "), name)):
+                hints = [f"it is {renamed} now;"]
             if others := _commands_taking(name, parser.prog):
                 hints.append(f"{name} is an option of {', '.join(others)}")
-            hint = f" ({' '.join(hints)})" if hints else ""
+            hint = f" ({' '.join(hints).removesuffix(';')})" if hints else ""
             return f"no such option: {name}{hint}"
     return f"unexpected argument{'s' if len(tokens) > 1 else ''}: {' '.join(tokens)}"
 

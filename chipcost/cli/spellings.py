@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from chipcost.cli.parser import COMMANDS, Group, _Old, load, parser_for
+from chipcost.cli.parser import COMMANDS, RENAMED, Group, _Old, load, parser_for
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 # What an option shared by several commands stands for, in a few words (else its first help's
@@ -123,6 +123,11 @@ def old_table() -> str:
                 old = action.option_strings[0] if action.option_strings else action.metavar
                 lines.append(f"| `{command} {old}` | `{command} {action.new.option}` |")
     lines += [f"| {_cell(old)} | {_cell(new)} |" for old, new in OLD_VALUES]
+    lines += [
+        f"| `{command} {old}` | `{command} {new}`: refused, the refusal naming it ({old} is "
+        "another command's option) |"
+        for (command, old), new in RENAMED.items()
+    ]
     return "\n".join(lines)
 
 

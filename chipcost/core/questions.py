@@ -387,10 +387,6 @@ def prices(
     currency: Currency = None,
     list_prices: ListPrices = False,
     db: Db = None,
-    chips: Annotated[
-        float | Sequence[float] | str | None,
-        Opt("Old name of --chip-count.", kind="names", hidden=True, same_as="chip_count"),
-    ] = None,
 ):  # the API answers it: chipcost.api
     """Current per-chip hourly prices, cheapest first per chip, pricing model and term."""
 

@@ -24,7 +24,7 @@ def test_history_draws_a_table_and_a_chart(golden):
     # The table: A's cut to 9.00 on the 4th, its rise to 9.25 on the 6th; spot from the 3rd.
     assert "2026-11-04      9.0000   5.0000" in text
     assert "2026-11-06      9.2500   5.0000" in text
-    assert "on_demand: $9.2500 on 2026-11-07 at aws · us-east-1 · p5.48xlarge (4 offers)" in text
+    assert "on demand: $9.2500 on 2026-11-07 at aws · us-east-1 · p5.48xlarge (4 offers)" in text
     assert text.count("H100-SXM: cheapest USD per chip-hour") == 2  # the table's, the chart's
     chart = text.rsplit("H100-SXM: cheapest USD per chip-hour", 1)[1]
     # A marker a pricing model, said in the legend under the plot, not over its top line.

@@ -222,3 +222,17 @@ def test_each_table_header_is_one_label(db):
 def test_docs_cli_md_holds_the_parsers_spellings():
     text = spellings.DOC.read_text(encoding="utf-8")
     assert text == spellings.written(text), "run python -m chipcost.cli.spellings"
+
+
+def test_an_old_spelling_is_taken_with_a_note_or_refused_naming_the_new(db):
+    refused = chipcost("prices", "--chips", "8", "--db", db)
+    assert refused.returncode == 2
+    assert "no such option: --chips (it is --chip-count now)" in refused.stderr
+    noted = chipcost("index", "--pricing-model", "1yr", "--chip", "H100-SXM", "--db", db)
+    assert noted.returncode == 0, noted.stderr
+    assert "note: --pricing-model 1yr is the old spelling of --pricing-model commitment" in (
+        noted.stderr
+    )
+    hyphen = chipcost("prices", "--pricing-model", "on-demand", "--limit", "1", "--db", db)
+    assert hyphen.returncode == 0, hyphen.stderr
+    assert "note: on-demand is the old spelling of on_demand" in hyphen.stderr

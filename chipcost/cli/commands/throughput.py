@@ -102,13 +102,11 @@ def add(
     notes: Annotated[str | None, Opt("Caveats worth keeping.")] = None,
     allow_above_peak: AllowAbovePeak = False,
     db: Db = None,
-    # Old spellings, taken for one release with a note (chipcost.cli.parser._Old).
-    per: Annotated[str | None, Opt("", hidden=True, same_as="figure_per")] = None,
-    chips: Annotated[float | None, Opt("", hidden=True, same_as="chip_count")] = None,
+    # The old spelling, taken for one release with a note (chipcost.cli.parser._Old); --per,
+    # --chips and --source are refused naming their new spelling (chipcost.cli.parser.RENAMED).
     per_user: Annotated[
         str | None, Opt("", hidden=True, same_as="tokens_per_second_per_user")
     ] = None,
-    source: Annotated[str | None, Opt("", hidden=True, same_as="citation")] = None,
 ) -> None:
     """Record a throughput you measured; it wins over every reference for that chip."""
     from chipcost.cli.consoles import out
@@ -284,7 +282,6 @@ def model_(
     parameters: Annotated[str, Opt("Parameter count: 13e9 or 13B.")],
     citation: Annotated[str, Opt("Where the count comes from.")] = "user",
     db: Db = None,
-    source: Annotated[str | None, Opt("", hidden=True, same_as="citation")] = None,  # old
 ) -> None:
     """Give the size of a model of yours, so chipcost can derive its throughput."""
     from chipcost.cli.consoles import out
