@@ -37,6 +37,14 @@ def golden(tmp_path_factory) -> Path:
     return report_warehouse.build(tmp_path_factory.mktemp("out") / "w.duckdb")
 
 
+@pytest.fixture(scope="module")
+def sample_report(tmp_path_factory):
+    """The golden runs marked sample data, and their latest week's report (tests read both)."""
+    folder = tmp_path_factory.mktemp("sample")
+    db = report_warehouse.build(folder / "w.duckdb", report_warehouse.golden_runs(sample=True))
+    return db, write_report(db, folder / "latest")
+
+
 def test_scraped_html_comes_out_escaped(tmp_path):
     hostile = {"instance_type": SCRIPT, "region": '=HYPERLINK("http://x")'}
     first, later = (
@@ -71,11 +79,10 @@ def test_period_without_runs_says_so(golden, tmp_path):
     assert len(made.csv_path.read_text().splitlines()) == 1
 
 
-def test_a_period_before_the_prices_shows_none_of_them(tmp_path):
+def test_a_period_before_the_prices_shows_none_of_them(sample_report, tmp_path):
     # Cost per token is computed at current prices only: a past period's report showed
     # today's (sample) costs, without the sample banner, since nothing of the period was.
-    db = report_warehouse.build(tmp_path / "w.duckdb", report_warehouse.golden_runs(sample=True))
-    latest = write_report(db, tmp_path / "latest")
+    db, latest = sample_report
     assert "per million tokens" in _mail_html(latest)
     made = write_report(db, tmp_path / "r", since=date(2026, 10, 1), until=date(2026, 10, 31))
     page = made.html_path.read_text()
@@ -122,9 +129,8 @@ def test_a_change_with_one_daily_point_has_no_sparkline(tmp_path):
     assert "one day only" in changes and "<svg" not in changes
 
 
-def test_sample_runs_are_labelled(tmp_path):
-    db = report_warehouse.build(tmp_path / "w.duckdb", report_warehouse.golden_runs(sample=True))
-    made = write_report(db, tmp_path / "r")
+def test_sample_runs_are_labelled(sample_report):
+    _, made = sample_report
     assert made.subject.startswith("[sample data] 2 offers moved")
     assert "SAMPLE DATA" in made.html_path.read_text()
     assert "SAMPLE DATA" in text_body(made.data, 10)
