@@ -220,11 +220,13 @@ def test_reset_clears_the_filters_and_keeps_the_default_model(page):
     assert header.get_attribute("aria-sort") == "ascending"
 
 
-@pytest.fixture
-def slices(browser, tmp_path):
+@pytest.fixture(scope="module")
+def slices_site(tmp_path_factory) -> Path:
     """One H100 (80 GB), eight H100 (640 GB, its price an estimate), and an eighth of an L4 (3
-    of its 24 GB)."""
+    of its 24 GB): the explorer made once, each test opening it in a context of its own."""
     from tests.helpers import loaded_warehouse, record
+
+    folder = tmp_path_factory.mktemp("slices")
 
     offers = [
         record(instance_type="p5.4xlarge", chip_count=1.0, price_per_hour=2.0, sku="1"),
@@ -237,10 +239,15 @@ def slices(browser, tmp_path):
         ),
         record(instance_type="g6f.large", chip="L4", chip_count=0.125, price_per_hour=0.23),
     ]
-    write_site(loaded_warehouse(tmp_path / "w.duckdb", offers), tmp_path / "site")
+    write_site(loaded_warehouse(folder / "w.duckdb", offers), folder / "site")
+    return folder / "site" / "index.html"
+
+
+@pytest.fixture
+def slices(browser, slices_site):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.goto((tmp_path / "site" / "index.html").as_uri())
+    page.goto(slices_site.as_uri())
     yield page
     context.close()
 
