@@ -320,6 +320,9 @@ def fit_table(
     if has_values - kept:  # a second line a row: the first need not wrap to hold more
         while droppable and total(kept, natural) > width:
             kept.discard(droppable.pop())
+        for key in optional:  # the room the first line has left holds what fits whole
+            if key not in kept and total(kept | {key}, natural) <= width:
+                kept.add(key)
     shown = [c for c in columns if c.key in kept]
     folded = [c for c in columns if c.key not in kept and c.key in has_values]
     if not shown or not folded:  # one line a row (none of the columns fit: all on it)
