@@ -6,6 +6,7 @@ spelling tables are what the parser writes (chipcost.cli.spellings)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import defaultdict
@@ -114,7 +115,9 @@ def explorer_parameters() -> list[str]:
     return re.findall(r"(\w+):", defaults[1])
 
 
+@functools.cache
 def _json(db: str, args: tuple[str, ...]) -> list[dict]:
+    """A read's JSON rows, run once per module's warehouse (the tests read them, never edit)."""
     done = chipcost(*args, "--format", "json", "--db", db)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
