@@ -387,6 +387,16 @@ def prices(
     currency: Currency = None,
     list_prices: ListPrices = False,
     db: Db = None,
+    chips: Annotated[
+        float | Sequence[float] | str | None,
+        Opt(
+            "Old name of chip_count (the API's only: the command line's --chips is measure's).",
+            kind="names",
+            cli=False,
+            hidden=True,
+            same_as="chip_count",
+        ),
+    ] = None,
 ):  # the API answers it: chipcost.api
     """Current per-chip hourly prices, cheapest first per chip, pricing model and term."""
 

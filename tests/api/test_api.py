@@ -167,3 +167,10 @@ def test_rankings_concatenate_and_give_the_break_even(tmp_path):
 def test_names_read_as_on_the_command_line(golden):
     """Any case for the workload, as `chipcost cost --workload Inference` takes it."""
     assert chipcost.cost("llama-3-70b", "Inference ", chip="H100-SXM", db=golden).height > 0
+
+
+def test_the_old_name_of_chip_count_is_taken_with_a_deprecation_warning(golden):
+    with pytest.warns(DeprecationWarning, match=r"chips= is the old name of chip_count="):
+        old = chipcost.prices(chips=8, db=golden)
+    new = chipcost.prices(chip_count=8, db=golden)
+    assert old.height == new.height > 0 and set(old["chip_count"].to_list()) == {8}
