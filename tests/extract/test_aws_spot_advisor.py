@@ -95,7 +95,7 @@ def test_prices_show_the_bucket_beside_an_aws_spot_price(golden):
     assert spot and all(r["interruption"] == "15-20%" for r in spot)
     assert all(r["interruption"] is None for r in rows if r["pricing_model"] != "spot")
     table = cli("prices", "--chip", "H100-SXM", "--spot", "--db", str(golden))
-    assert "interrupted" in table.stdout and "15-20%" in table.stdout
+    assert "interruption" in table.stdout and "15-20%" in table.stdout
 
 
 def test_cost_leaves_out_spot_above_the_asked_interruption(golden):

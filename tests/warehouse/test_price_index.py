@@ -61,7 +61,7 @@ def test_each_provider_is_one_constituent_and_the_level_is_their_median(days):
     # aws $10, lambda $3, vastai $1.50 (its cheapest of five offers): median $3
     assert (days[0]["level"], days[0]["constituents"]) == (pytest.approx(3.0), 3)
     assert days[0]["prices"] == "vastai 1.5000; lambda 3.0000; aws 10.0000"
-    assert days[1]["change_1d"] == pytest.approx(0.0)
+    assert days[1]["change_1d_pct"] == pytest.approx(0.0)
 
 
 def test_a_jump_and_back_is_left_out_of_its_day(days):
@@ -75,9 +75,9 @@ def test_an_entry_is_said_and_the_changes_follow_the_level(days):
     entry = days[3]  # verda enters at $2: 1.5, 2, 3, 10 -> 2.5
     assert (entry["level"], entry["constituents"]) == (pytest.approx(2.5), 4)
     assert entry["constituents_changed"] and "verda 2.0000" in entry["prices"]
-    assert entry["change_1d"] == pytest.approx(2.5 / 5.75 - 1)
-    assert not days[4]["constituents_changed"] and days[4]["change_1d"] == pytest.approx(0.0)
-    assert days[4]["change_7d"] is None  # no day a week before
+    assert entry["change_1d_pct"] == pytest.approx((2.5 / 5.75 - 1) * 100)
+    assert not days[4]["constituents_changed"] and days[4]["change_1d_pct"] == pytest.approx(0.0)
+    assert days[4]["change_7d_pct"] is None  # no day a week before
 
 
 def test_the_command_and_the_api_answer_the_same(db):
@@ -99,10 +99,11 @@ def test_the_command_and_the_api_answer_the_same(db):
     [
         (
             ("--pricing-model", "weekly"),
-            "--pricing-model weekly: not an index bucket; use on_demand, spot, 1yr",
+            "--pricing-model weekly: not a pricing model of the index; use on_demand, spot, "
+            "commitment",
         ),
         # the old spelling is taken, with a note, and the refusal names the option's new name
-        (("--bucket", "weekly"), "--pricing-model weekly: not an index bucket"),
+        (("--bucket", "weekly"), "--pricing-model weekly: not a pricing model of the index"),
         (("--chip", "H200"), "no index for H200 (on_demand) in the history"),
         (("--since", "2026-11-09", "--until", "2026-11-02"), "is after --until"),
     ],
@@ -130,5 +131,5 @@ def test_a_one_provider_chips_glitch_day_keeps_its_row_with_left_out(tmp_path):
     assert sorted(rows) == [0, 1, 2, 3, 4]
     assert rows[2]["left_out"] == "aws 100.0000 (a jump and back)"
     assert (rows[2]["level"], rows[2]["constituents"], rows[2]["prices"]) == (None, 0, None)
-    assert rows[3]["level"] == pytest.approx(10.0) and rows[3]["change_1d"] is None
+    assert rows[3]["level"] == pytest.approx(10.0) and rows[3]["change_1d_pct"] is None
     assert all(rows[n]["left_out"] is None for n in (0, 1, 3, 4))
