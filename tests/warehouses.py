@@ -101,6 +101,13 @@ def of_runs(path: Path, runs: Iterable[RunResult]) -> Path:
     return path
 
 
+def made(name: str, make: Callable[[Path], object], path: Path) -> Path:
+    """A copy at `path` of the warehouse kind `name`, made by `make(file)` once per test run:
+    a test file's own fixed data (the same every time it is made), copied for each use as
+    `golden` and `sample` are. `name` is unique in the suite: the test module's name."""
+    return _copy(_made_once(name, make), path)
+
+
 def of_records(path: Path, records: list[PriceRecord]) -> Path:
     """A new warehouse at `path` with one run of `records`, observed on day 0."""
     from tests.helpers import day, run_of

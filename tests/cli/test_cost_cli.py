@@ -60,7 +60,10 @@ def offers() -> list:
 
 
 def _warehouse(path: Path) -> Path:
-    return warehouses.of_runs(path, [run_of(offers(), day(0))])
+    """`offers()` loaded on day 0, in a warehouse of the test's own (a copy of one made once)."""
+    return warehouses.made(
+        __name__, lambda made: warehouses.of_runs(made, [run_of(offers(), day(0))]), path
+    )
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-"""The sample week's report, made once for the tests that read it; one headless chromium for a
-module's browser tests."""
+"""The sample week's report and the golden warehouse's, each made once for the tests that read
+it; one headless chromium for a module's browser tests."""
 
 from __future__ import annotations
 
@@ -16,6 +16,16 @@ def sample_report(tmp_path_factory):
     root = tmp_path_factory.mktemp("sample-report")
     made = write_report(warehouses.sample(root / "w.duckdb"), root / "r")
     return made, deliver(made, [], dry_run=True).eml_path
+
+
+@pytest.fixture(scope="session")
+def golden_report(tmp_path_factory):
+    """The weekly report of the report tests' warehouse (tests/report_warehouse.py), made once
+    for the tests that read it: a test that sends it works on a copy of its warehouse."""
+    from tests import report_warehouse
+
+    root = tmp_path_factory.mktemp("golden-report")
+    return write_report(report_warehouse.build(root / "w.duckdb"), root / "reports")
 
 
 @pytest.fixture(scope="module")

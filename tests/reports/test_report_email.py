@@ -28,10 +28,9 @@ def no_smtp_env(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def made(tmp_path_factory):
-    base = tmp_path_factory.mktemp("mail")
-    db = report_warehouse.build(base / "w.duckdb")
-    return write_report(db, base / "reports")
+def made(golden_report):
+    """The golden warehouse's report (tests/reports/conftest.py), made once."""
+    return golden_report
 
 
 @pytest.fixture

@@ -38,8 +38,16 @@ def alike(path):
     return warehouse(path, runs)
 
 
-def test_offers_that_moved_alike_are_one_line_everywhere(tmp_path):
-    made = write_report(alike(tmp_path / "w.duckdb"), tmp_path / "r")
+@pytest.fixture(scope="module")
+def alike_report(tmp_path_factory):
+    """The report of `alike`'s week, made once: the tests below read it (and write its e-mail
+    beside it)."""
+    folder = tmp_path_factory.mktemp("alike")
+    return write_report(alike(folder / "w.duckdb"), folder / "r")
+
+
+def test_offers_that_moved_alike_are_one_line_everywhere(alike_report):
+    made = alike_report
     assert made.data.moves.height == 5
     assert made.subject.startswith("5 offers moved, H100-SXM on demand −10% (aws, 4 offers)")
     page = made.html_path.read_text()
@@ -56,10 +64,8 @@ def test_offers_that_moved_alike_are_one_line_everywhere(tmp_path):
     assert html.count("−10.0%") == 1 and "(4 offers)" in html
 
 
-def test_the_headline_names_what_it_counts(tmp_path):
-    made = write_report(alike(tmp_path / "w.duckdb"), tmp_path / "r")
-
-    assert headline(made.data).startswith(
+def test_the_headline_names_what_it_counts(alike_report):
+    assert headline(alike_report.data).startswith(
         "5 offers moved in price (5 price changes in all): 4 down, 1 up."
     )
 

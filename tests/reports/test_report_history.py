@@ -7,9 +7,10 @@ import email.policy
 import re
 from pathlib import Path
 
+import pytest
+
 from chipcost.reports.build import compose, write_report
 from chipcost.reports.text import headline, text_body
-from tests import report_warehouse
 from tests.helpers import day, record, run_of
 from tests.reports.test_report_output import warehouse
 
@@ -27,9 +28,16 @@ def jump_and_back(path: Path) -> Path:
     return warehouse(path, runs)
 
 
-def test_a_move_out_and_back_is_marked_and_ranked_after_the_real_moves(tmp_path):
+@pytest.fixture(scope="module")
+def jumped(tmp_path_factory):
+    """The report of `jump_and_back`'s week, made once: the tests below only read it."""
+    folder = tmp_path_factory.mktemp("jumped")
+    return write_report(jump_and_back(folder / "w.duckdb"), folder / "r")
+
+
+def test_a_move_out_and_back_is_marked_and_ranked_after_the_real_moves(jumped):
     """On 368c4bd the x8-and-back glitch led the report and its subject."""
-    made = write_report(jump_and_back(tmp_path / "w.duckdb"), tmp_path / "r")
+    made = jumped
     moves = made.data.moves
     assert moves["region"].to_list() == ["us-west-2", "us-east-1"]  # the real move first
     jump = moves.row(1, named=True)
@@ -47,8 +55,8 @@ def test_a_move_out_and_back_is_marked_and_ranked_after_the_real_moves(tmp_path)
     assert "×8.0 and back  H100-SXM: $10.0000 -> $10.0000" in text_body(made.data, 10)
 
 
-def test_the_mail_marks_it_too(tmp_path):
-    made = write_report(jump_and_back(tmp_path / "w.duckdb"), tmp_path / "r")
+def test_the_mail_marks_it_too(jumped):
+    made = jumped
     message = email.message_from_bytes(
         bytes(compose(made, "r@example.com", ["a@example.com"])), policy=email.policy.default
     )
@@ -63,9 +71,8 @@ def test_a_jump_that_stays_is_a_net_move_not_a_jump_back(tmp_path):
     assert row["change_pct"] == 700.0 and not row["jump_back"]
 
 
-def test_the_report_draws_each_moved_chips_price_history(tmp_path):
-    golden = report_warehouse.build(tmp_path / "w.duckdb")
-    made = write_report(golden, tmp_path / "r")
+def test_the_report_draws_each_moved_chips_price_history(golden_report):
+    made = golden_report
     page = made.html_path.read_text()
     section = page.split('id="history"')[1].split("</section>")[0]
     captions = re.findall(r"<figcaption>([^<]+)</figcaption>", section)
@@ -82,9 +89,8 @@ def test_the_report_draws_each_moved_chips_price_history(tmp_path):
     assert made.data.history["day"].max().isoformat() == "2026-11-07"
 
 
-def test_the_mail_body_stays_small_and_without_charts(tmp_path):
-    golden = report_warehouse.build(tmp_path / "w.duckdb")
-    made = write_report(golden, tmp_path / "r")
+def test_the_mail_body_stays_small_and_without_charts(golden_report):
+    made = golden_report
     message = email.message_from_bytes(
         bytes(compose(made, "r@example.com", ["a@example.com"])), policy=email.policy.default
     )

@@ -252,13 +252,13 @@ def test_spot_moves_are_listed_apart_in_the_mail(tmp_path):
     assert made.subject == "2 offers moved, H100-SXM on demand +2%: week of 2026-10-27"
 
 
-def test_the_health_line_says_when_staleness_is_judged(golden, tmp_path):
+def test_the_health_line_says_when_staleness_is_judged(golden_report):
     # What the period's figures rest on is judged at its end, and said without the word
     # "stale", which the line keeps for now, as `chipcost sources` judges: on the sample,
     # "none stale at the end of 2026-11-21 ... 26 of 26 stale" read as a contradiction.
     from chipcost.reports.text import health_line
 
-    made = write_report(golden, tmp_path)
+    made = golden_report
     line = health_line(made.data)
     said = "at the end of 2026-11-07, 1 of 3 had not succeeded in the 2 days before (aws-spot)"
     assert said in line and line.count("stale") == 1
