@@ -1,7 +1,10 @@
 """`remove-run` restates from every remaining fact: after it, the warehouse holds what a replay
 of the archive without that run makes, table by table, for the oldest, the middle and the newest
-of three runs, in a DuckDB file and in a lake (its catalog on a real PostgreSQL), a collect
-loading into the lake meanwhile included.
+of three runs in a DuckDB file, and for the middle one (a run before it and a run after it to
+restate) in a lake (its catalog on a real PostgreSQL), a collect loading into the lake
+meanwhile included. The removal runs the same statements in both kinds and at every position
+(warehouse/remove_run.py: only a lake's commit is retried); that both kinds read and load
+alike is test_conformance.py's.
 
 The runs are the bundled sample archive's first three, replayed for real (`chipcost collect
 --replay`); each replay is made once for the module and each test removes from a copy of its own.
@@ -22,10 +25,11 @@ from chipcost.core.settings import Warehouse
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse import remove_run as removal
 from chipcost.warehouse.db import connect
-from chipcost.warehouse.load import LAKE_LOAD_ATTEMPTS
+from chipcost.warehouse.load import LAKE_LOAD_ATTEMPTS, load_run
 from chipcost.warehouse.remove_run import remove_run
 from tests import warehouses
 from tests.collecting import collect
+from tests.helpers import day, record, run_of
 from tests.lake_support import LakeTemplate, assert_same, copy_of, replay, settings_for, tables
 
 RUNS = warehouses.sample_runs()[:3]
@@ -83,7 +87,7 @@ def _lake_of(pg_server, loaded_lakes, tmp_path: Path, count: int) -> Warehouse:
     return copy_of(pg_server, loaded_lakes[count], tmp_path / "lake-data")
 
 
-@pytest.fixture(params=["file", "lake"])
+@pytest.fixture
 def holding_three(request, tmp_path) -> Callable[[], Warehouse]:
     """A warehouse of the test's own holding the three runs: a DuckDB file, or a lake."""
     if request.param == "file":
@@ -92,7 +96,17 @@ def holding_three(request, tmp_path) -> Callable[[], Warehouse]:
     return _lake_of(pg_server, loaded_lakes, tmp_path, 3)
 
 
-@pytest.mark.parametrize("removed", POSITIONS.values(), ids=POSITIONS.keys())
+# Every position in a file; in a lake the middle one, whose removal restates between the runs
+# around it (the statements of the other two positions are a subset of its own).
+CASES = [("file", position) for position in POSITIONS] + [("lake", "middle")]
+
+
+@pytest.mark.parametrize(
+    ("holding_three", "removed"),
+    [(kind, POSITIONS[position]) for kind, position in CASES],
+    ids=[f"{kind}-{position}" for kind, position in CASES],
+    indirect=["holding_three"],
+)
 def test_removing_a_run_leaves_what_a_replay_without_it_makes(holding_three, without, removed):
     con = open_warehouse(holding_three)
     try:
@@ -138,25 +152,28 @@ def test_a_removal_during_a_collect_into_the_lake_is_rerun_on_its_snapshot(
 
 
 def test_a_removal_that_keeps_conflicting_is_one_line_and_changes_nothing(
-    pg_server, loaded_lakes, tmp_path, monkeypatch
+    pg_server, lake_template, tmp_path, monkeypatch
 ):
     """Another writer commits during every attempt (a collect loading run after run): after
     the loader's number of attempts, one line saying what to do, and the lake as it was. The
     newer of two runs is removed: each attempt restates its history, with no run after it to
-    load again."""
-    lake = _lake_of(pg_server, loaded_lakes, tmp_path, 2)
-    other = open_warehouse(lake)
+    load again. The runs are one price each (the sample's would restate thousands of rows on
+    every attempt): the retries and the refusal do not depend on what is restated."""
+    lake = copy_of(pg_server, lake_template, tmp_path / "lake-data")
+    con, other = open_warehouse(lake), open_warehouse(lake)
     restate = removal.restate_since
 
     def while_another_commits(con, since) -> None:
         restate(con, since)
         other.execute("UPDATE load_claim SET claimed_at = now()")  # its own commit
 
-    monkeypatch.setattr(removal, "restate_since", while_another_commits)
-    con = open_warehouse(lake)
     try:
+        load_run(con, run_of([record()], day(0), run_id="older"))
+        load_run(con, run_of([record(price_per_hour=60.0)], day(1), run_id="newer"))
+        monkeypatch.setattr(removal, "restate_since", while_another_commits)
         before = tables(con)
-        run_id = run_id_of(con, RUNS[MIDDLE].name)
+        assert len(before["price_history"]) == 2  # the newer run's price is restated
+        run_id = "newer"
         with pytest.raises(ChipcostError) as refused:
             remove_run(con, run_id)
         assert tables(con) == before
