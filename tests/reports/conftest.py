@@ -1,5 +1,5 @@
-"""The sample week's report and the golden warehouse's, each made once for the tests that read
-it; one headless chromium for a module's browser tests."""
+"""The sample week's report, the golden warehouse's report and its explorer, each made once for
+the tests that read it; one headless chromium for a module's browser tests."""
 
 from __future__ import annotations
 
@@ -26,6 +26,18 @@ def golden_report(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("golden-report")
     return write_report(report_warehouse.build(root / "w.duckdb"), root / "reports")
+
+
+@pytest.fixture(scope="session")
+def golden_site(tmp_path_factory):
+    """The golden warehouse's explorer, made once for the tests that read it: the folder
+    `site`, its warehouse `w.duckdb` beside it (6 offers: H100-SXM x5, Trainium1)."""
+    from chipcost.reports.site import write_site
+    from tests import report_warehouse
+
+    root = tmp_path_factory.mktemp("golden-site")
+    write_site(report_warehouse.build(root / "w.duckdb"), root / "site")
+    return root / "site"
 
 
 @pytest.fixture(scope="module")

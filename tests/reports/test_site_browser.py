@@ -13,7 +13,6 @@ import pytest
 from chipcost.reports.site import COLUMNS, write_site
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.offers import chosen_throughput
-from tests import report_warehouse
 from tests.browser import needs_chromium
 
 pytestmark = [needs_chromium]
@@ -23,12 +22,10 @@ sync_api = pytest.importorskip(
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    """The golden warehouse's explorer: 6 offers (H100-SXM x5, Trainium1)."""
-    root = tmp_path_factory.mktemp("site")
-    db = report_warehouse.build(root / "w.duckdb")
-    write_site(db, root / "site")
-    return root / "site"
+def site(golden_site) -> Path:
+    """The golden warehouse's explorer (tests/reports/conftest.py): 6 offers (H100-SXM x5,
+    Trainium1)."""
+    return golden_site
 
 
 @pytest.fixture

@@ -21,11 +21,9 @@ sync_api = pytest.importorskip(
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory) -> str:
+def index(golden_site) -> str:
     """The golden warehouse's explorer (6 offers: H100-SXM x5, Trainium1), as an address."""
-    root = tmp_path_factory.mktemp("view")
-    write_site(report_warehouse.build(root / "w.duckdb"), root / "site")
-    return (root / "site" / "index.html").as_uri()
+    return (golden_site / "index.html").as_uri()
 
 
 @pytest.fixture
