@@ -14,7 +14,7 @@ from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.build import deliver, write_report
 from chipcost.reports.mail import EmailError, build_message, smtp_settings
 from chipcost.warehouse.load import load_run
-from tests import report_warehouse, smtp_server
+from tests import smtp_server
 from tests.helpers import day, record, run_of
 from tests.smtp_server import PASSWORD, USER, Inbox
 
@@ -292,10 +292,9 @@ def test_offers_that_moved_alike_share_a_line(tmp_path):
     assert "(13 offers; those of one provider that moved alike share a line)" in html
 
 
-def test_sections_left_out_for_size_are_named(tmp_path, monkeypatch):
+def test_sections_left_out_for_size_are_named(made, monkeypatch):
     from chipcost.reports import page
 
-    made = write_report(report_warehouse.build(tmp_path / "w.duckdb"), tmp_path / "out")
     full = page.email_html(made.data, "t")
     assert "Left out" not in full and "Cheapest now</h2>" in full
     monkeypatch.setattr(page, "EMAIL_BODY_LIMIT", len(full.encode()) - 1)

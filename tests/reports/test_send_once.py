@@ -12,9 +12,9 @@ import duckdb
 import pytest
 
 from chipcost.reports import mail
-from chipcost.reports.build import deliver, write_report
+from chipcost.reports.build import deliver
 from chipcost.reports.mail import EmailError
-from tests import report_warehouse, smtp_server
+from tests import smtp_server
 from tests.smtp_server import Inbox, Scripted
 
 TO = ["finops@example.com", "Infra Team <infra@example.org>"]
@@ -30,9 +30,9 @@ def quick_smtp(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def made(tmp_path_factory):
-    base = tmp_path_factory.mktemp("once")
-    return write_report(report_warehouse.build(base / "w.duckdb"), base / "reports")
+def made(golden_report):
+    """The golden warehouse's report (tests/reports/conftest.py), made once."""
+    return golden_report
 
 
 @pytest.fixture
