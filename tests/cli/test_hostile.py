@@ -7,7 +7,9 @@ fails test_every_command_is_walked.
 
 from __future__ import annotations
 
+import functools
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,19 +53,27 @@ def good(tmp_path_factory) -> Path:
 
 
 def damaged(good: Path, folder: Path, how: str) -> Path:
-    data = good.read_bytes()
+    """A file of the test's own at `folder`, `good` damaged `how`."""
     path = folder / f"{how}.duckdb"
+    path.write_bytes(_damaged_bytes(good, how))
+    return path
+
+
+@functools.cache
+def _damaged_bytes(good: Path, how: str) -> bytes:
+    """The bytes of `good` damaged `how`, worked out once for the module's tests."""
+    if how == "not-duckdb":
+        return b"this is not a database\n" * 500
+    if how == "empty":
+        return b""
+    data = good.read_bytes()
     # DuckDB leaves free blocks at the end of a file: cut and scribble early enough to hit data.
     cut = len(data) // 3
     if how == "truncated":
-        path.write_bytes(data[:cut])
-    elif how == "overwritten":  # scribbled over from a third on, the header intact
-        path.write_bytes(data[:cut] + bytes(range(256)) * ((len(data) - cut) // 256))
-    elif how == "not-duckdb":
-        path.write_text("this is not a database\n" * 500)
-    elif how == "empty":
-        path.write_bytes(b"")
-    return path
+        return data[:cut]
+    if how == "overwritten":  # scribbled over from a third on, the header intact
+        return data[:cut] + bytes(range(256)) * ((len(data) - cut) // 256)
+    raise ValueError(how)
 
 
 # Every command that opens the warehouse, as a user would type it (DB is replaced by --db).
@@ -374,7 +384,7 @@ NEEDS_DB = (
 @pytest.mark.parametrize(("case", "args", "env"), VALUES)
 def test_hostile_values_are_refused_plainly(good, tmp_path, run, case, args, env):
     db = tmp_path / "w.duckdb"
-    db.write_bytes(good.read_bytes())
+    shutil.copyfile(good, db)
     extra = ["--db", str(db)] if args[0] in NEEDS_DB and "--db" not in args else []
     assert_refused(run(*args, *extra, env=env))
 
