@@ -102,3 +102,13 @@ def build(path: Path, runs: list[RunResult] | None = None) -> Path:
     from tests import warehouses
 
     return warehouses.golden(path) if runs is None else warehouses.of_runs(path, runs)
+
+
+def sample_marked(path: Path) -> Path:
+    """The golden runs marked sample data, at `path` (a copy of the one made for this test
+    run)."""
+    from tests import warehouses
+
+    return warehouses.made(
+        "golden-sample", lambda made: warehouses.of_runs(made, golden_runs(sample=True)), path
+    )

@@ -89,9 +89,7 @@ def test_history_says_when_its_prices_were_fetched(golden, tmp_path):
     assert "stale (no successful run in 2 days" in table.stdout
     assert "SAMPLE DATA" not in table.stdout
     # As data on stdout, the notes go to stderr; sample prices say so.
-    sample = report_warehouse.build(
-        tmp_path / "sample.duckdb", report_warehouse.golden_runs(sample=True)
-    )
+    sample = report_warehouse.sample_marked(tmp_path / "sample.duckdb")
     args = ("history", "--chip", "H100-SXM", "--format", "json", "--db", str(sample))
     result = chipcost(*args)
     assert result.returncode == 0, result.stderr

@@ -41,7 +41,7 @@ def golden(tmp_path_factory) -> Path:
 def sample_report(tmp_path_factory):
     """The golden runs marked sample data, and their latest week's report (tests read both)."""
     folder = tmp_path_factory.mktemp("sample")
-    db = report_warehouse.build(folder / "w.duckdb", report_warehouse.golden_runs(sample=True))
+    db = report_warehouse.sample_marked(folder / "w.duckdb")
     return db, write_report(db, folder / "latest")
 
 
