@@ -148,24 +148,42 @@ def test_settings_read_the_archive_url(monkeypatch, tmp_path):
     assert isinstance(settings, Settings)
 
 
-def test_a_lake_keeps_its_parquet_files_on_s3(s3_bucket, s3_endpoint, pg_server, tmp_path):
+def test_a_lake_keeps_its_parquet_files_on_s3(
+    s3_bucket, s3_endpoint, pg_server, lake_template, tmp_path
+):
+    """A copy of the migrated lake, its data path on S3 (its reference tables' files put
+    there): what the load writes is a Parquet file on S3, read back from there."""
     from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.load import load_run
     from tests.helpers import day, record, run_of
 
-    url = "ducklake:postgres:" + pg_server.conninfo(pg_server.new_database())
-    lake = Warehouse(url, f"s3://{s3_bucket}/lake")
+    data = f"s3://{s3_bucket}/lake/"
+    database = pg_server.new_database(template=lake_template.database)
+    pg_server.psql(
+        f"UPDATE ducklake_metadata SET value = '{data}' WHERE key = 'data_path' AND scope IS NULL",
+        database=database,
+    )
+    for path in sorted(p for p in lake_template.data.rglob("*") if p.is_file()):
+        key = f"lake/{path.relative_to(lake_template.data)}"
+        s3_client().upload_file(str(path), s3_bucket, key)
+    lake = Warehouse("ducklake:postgres:" + pg_server.conninfo(database), data)
     con = open_warehouse(lake)
-    load_run(con, run_of([record(price_per_hour=float(i)) for i in range(1, 2)], day(0)))
+    load_run(con, run_of([record(price_per_hour=1.0)], day(0)))
     con.execute("CALL ducklake_flush_inlined_data('lake')")
     con.close()
     reader = connect(lake, read_only=True)
     try:
         assert reader.execute("SELECT price_per_hour FROM price_history").fetchall() == [(1.0,)]
+        listed = "SELECT data_file FROM ducklake_list_files('lake', 'price_history')"
+        written = [row[0] for row in reader.execute(listed).fetchall()]
     finally:
         reader.close()
-    keys = s3_client().list_objects_v2(Bucket=s3_bucket, Prefix="lake/")
-    assert any(o["Key"].endswith(".parquet") for o in keys.get("Contents", []))
+    # The template holds no price: price_history's files are the load's own, on S3.
+    assert written and all(f.startswith(data) and f.endswith(".parquet") for f in written)
+    keys = {
+        o["Key"] for o in s3_client().list_objects_v2(Bucket=s3_bucket, Prefix="lake/")["Contents"]
+    }
+    assert {f.removeprefix(f"s3://{s3_bucket}/") for f in written} <= keys
 
 
 def test_an_endpoint_that_refuses_a_read_is_one_line_naming_the_object(s3_bucket, monkeypatch):
