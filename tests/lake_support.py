@@ -88,6 +88,30 @@ def copy_of(server: PgServer, template: LakeTemplate, data: Path) -> Warehouse:
     return Warehouse("ducklake:postgres:" + server.conninfo(database), str(data))
 
 
+def sample_lake(server: PgServer, first: int) -> LakeTemplate:
+    """The bundled sample's first `first` runs replayed into a copy of the server's migrated
+    lake, as `chipcost collect --replay` does (chipcost.pipeline.collection), kept as a
+    template for copy_of: made once per server, as migrated_once is, by the first process of
+    the run that wants it (test_conformance.py and test_remove_run.py share the two runs')."""
+    from chipcost.pipeline import collection
+    from tests import warehouses
+
+    name = f"lake-sample-{first}-{server.port}"
+    made = warehouses.made_folder() / f"{name}.database"
+    data, root = warehouses.made_folder() / name, warehouses.made_folder() / f"{name}-run"
+    with warehouses.locked(name):
+        if not made.exists():
+            for folder in (data, root):  # a worker that died making it
+                shutil.rmtree(folder, ignore_errors=True)
+            lake = copy_of(server, migrated_once(server), data)
+            for run in warehouses.sample_runs()[:first]:
+                shutil.copytree(run, root / "archive" / run.name)
+            collection.collect(settings_for(lake, root / "data"), replay=str(root / "archive"))
+            # Nobody stays connected to it: PostgreSQL copies it as a template.
+            made.write_text(lake.url.split("dbname=")[1].split()[0])
+    return LakeTemplate(made.read_text(), data)
+
+
 HISTORY_COLUMNS = (
     "source, region, zone, instance_type, pricing_model, term, payment, plan, chip,"
     " price_per_hour, upfront, valid_from, valid_to, end_reason, last_seen_at"

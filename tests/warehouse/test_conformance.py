@@ -1,6 +1,7 @@
 """A warehouse behaves alike in a DuckDB file and in a lake (DuckLake, its catalog on a real
-PostgreSQL): the sample's first two runs replayed into each kind once for the module, as
-`chipcost collect --replay` does, then read; a test that writes takes a copy of its own.
+PostgreSQL): the sample's first two runs replayed into each kind once for the run
+(tests/warehouses.py, tests/lake_support.py), as `chipcost collect --replay` does, then read;
+a test that writes takes a copy of its own.
 
 What only a lake does (two writers at once, migrations racing, a load killed midway, its
 maintenance, its catalog and data path) is in test_lake.py; `remove-run` on both kinds is in
@@ -24,14 +25,7 @@ from chipcost.warehouse.db import SCHEMA_VERSION, connect, schema_version
 from chipcost.warehouse.readonly import run_readonly
 from tests import warehouses
 from tests.cli_runner import chipcost
-from tests.lake_support import (
-    LakeTemplate,
-    assert_same,
-    copy_of,
-    history,
-    settings_for,
-    tables,
-)
+from tests.lake_support import assert_same, copy_of, history, sample_lake, settings_for, tables
 
 RUNS = warehouses.sample_runs()[:2]
 KINDS = ("file", "lake")
@@ -58,13 +52,7 @@ def _into_a_file(root: Path) -> Replayed:
 
 def _into_a_lake(root: Path, request: pytest.FixtureRequest) -> Replayed:
     server = request.getfixturevalue("pg_server")
-    lake = copy_of(server, request.getfixturevalue("lake_template"), root / "lake-data")
-    archive = root / "archive"
-    for run in RUNS:
-        shutil.copytree(run, archive / run.name)
-    collection.collect(settings_for(lake, root / "data"), replay=str(archive))
-    # Kept as a template (nobody connects to it); the tests read a copy.
-    loaded = LakeTemplate(lake.url.split("dbname=")[1].split()[0], root / "lake-data")
+    loaded = sample_lake(server, len(RUNS))  # kept as a template (nobody connects to it)
 
     def copy(folder: Path) -> Warehouse:
         return copy_of(server, loaded, folder / "lake-data")

@@ -30,7 +30,15 @@ from chipcost.warehouse.remove_run import remove_run
 from tests import warehouses
 from tests.collecting import collect
 from tests.helpers import day, record, run_of
-from tests.lake_support import LakeTemplate, assert_same, copy_of, replay, settings_for, tables
+from tests.lake_support import (
+    LakeTemplate,
+    assert_same,
+    copy_of,
+    replay,
+    sample_lake,
+    settings_for,
+    tables,
+)
 
 RUNS = warehouses.sample_runs()[:3]
 OLDEST, MIDDLE, NEWEST = 0, 1, 2
@@ -66,15 +74,10 @@ def without(tmp_path_factory) -> dict[int, Path]:
 
 
 @pytest.fixture(scope="module")
-def loaded_lakes(pg_server, lake_template, tmp_path_factory) -> dict[int, LakeTemplate]:
+def loaded_lakes(pg_server, tmp_path_factory) -> dict[int, LakeTemplate]:
     """Lakes holding the first two and all three runs (the third loaded into a copy of the
-    first), replayed once for the module and kept as templates: each test removes from a copy
-    of its own."""
-    made = {}
-    root = tmp_path_factory.mktemp("lake2")
-    lake = copy_of(pg_server, lake_template, root / "lake-data")
-    replay(settings_for(lake, root), RUNS[:2])
-    made[2] = LakeTemplate(lake.url.split("dbname=")[1].split()[0], root / "lake-data")
+    first), replayed once and kept as templates: each test removes from a copy of its own."""
+    made = {2: sample_lake(pg_server, 2)}  # the run's, test_conformance.py's too
     root = tmp_path_factory.mktemp("lake3")
     lake = copy_of(pg_server, made[2], root / "lake-data")
     replay(settings_for(lake, root), RUNS[2:])
