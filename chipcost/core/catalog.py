@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 UNKNOWN_CHIP = "unknown"
@@ -139,6 +139,16 @@ def chip_aliases() -> tuple[tuple[str, float | None, str], ...]:
 
 
 @cache
+def _aliases_by_spelling() -> dict[str, tuple[tuple[float | None, str], ...]]:
+    """chip_aliases() by normalised spelling, each spelling's aliases in the file's order:
+    a parse looks a spelling up per row, not through every alias."""
+    found: dict[str, list[tuple[float | None, str]]] = {}
+    for alias, alias_memory, chip in chip_aliases():
+        found.setdefault(alias, []).append((alias_memory, chip))
+    return {alias: tuple(entries) for alias, entries in found.items()}
+
+
+@cache
 def _listed_spellings() -> dict[str, str]:
     listed: dict[str, str] = {}
     for row in _rows("chip_aliases.csv"):
@@ -153,18 +163,16 @@ def listed_spelling(spelling: str) -> str:
     return _listed_spellings().get(normalise_spelling(spelling), spelling.strip())
 
 
+@lru_cache(maxsize=4096)  # a parse asks once per row, of a few dozen spellings
 def canonical_chip(spelling: str, memory_gb: float | None = None) -> str:
     """The canonical chip a provider's spelling names, or 'unknown' (never a guess).
 
     A spelling listed with a memory size matches only when the stated memory is within 10%.
     """
-    key = normalise_spelling(spelling)
     if spelling in canonical_chips():
         return spelling
     plain = None
-    for alias, alias_memory, chip in chip_aliases():
-        if alias != key:
-            continue
+    for alias_memory, chip in _aliases_by_spelling().get(normalise_spelling(spelling), ()):
         if alias_memory is None:
             plain = chip
         elif memory_gb is not None and abs(memory_gb - alias_memory) <= 0.1 * alias_memory:

@@ -119,10 +119,14 @@ def _loaded(result: ParseResult) -> int:
     return len(result.records) + sum(map(len, result.facts.values()))
 
 
+# Looked up once: a test parses hundreds of variants of one source's payloads.
+SOURCES = registry()
+
+
 def _parse(source: str, payloads: list[Payload]) -> ParseResult | None:
     """The parse, or None for chipcost's own refusal; anything else fails the test."""
     try:
-        return registry()[source].parse(payloads)
+        return SOURCES[source].parse(payloads)
     except ChipcostError:
         return None
 
