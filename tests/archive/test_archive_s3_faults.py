@@ -1,10 +1,11 @@
 """An archive on S3 whose endpoint stalls or refuses mid-archive, during a backfill.
 
 The endpoint is moto's server (a test double for S3) behind a proxy (tests/s3_proxy.py)
-that lets the first PUTs through, then holds or cuts every request: the first version is
-archived and loaded, the second is cut off part-way. The backfill must stop with one line
-naming the archive object and what to do, every manifest on S3 must list only payloads
-that landed whole, and the next run, with the endpoint back, must load the rest.
+that lets the first PUTs through, then holds or cuts every request: of the two versions in
+effect since May 2025, the first is archived and loaded, the second is cut off part-way. The
+backfill must stop with one line naming the archive object and what to do, every manifest on
+S3 must list only payloads that landed whole, and the next run, with the endpoint back, must
+load the rest.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 from chipcost import archive
 from chipcost.core.settings import Settings, SourceSettings
 from chipcost.pipeline.backfill import backfill
-from tests.pipeline.test_backfill import FIXTURES, V1, V2, V3, history, utc
+from tests.pipeline.test_backfill import FIXTURES, V2, V3, history, utc
 from tests.price_files_server import serve
 from tests.s3_proxy import proxying
 from tests.s3_server import ENDPOINT_ENV, forget_clients
@@ -36,7 +37,7 @@ def settings(tmp_path, bucket: str, url: str) -> Settings:
 
 
 def run(config: Settings):
-    return backfill(config, date(2023, 1, 1), ("us-east-1",), sleep=lambda seconds: None)
+    return backfill(config, date(2025, 5, 1), ("us-east-1",), sleep=lambda seconds: None)
 
 
 @pytest.mark.parametrize("how", ["stall", "refuse"])
@@ -53,9 +54,9 @@ def test_an_endpoint_failing_mid_archive_stops_plainly_and_the_next_run_recovers
         forget_clients()
         config = settings(tmp_path, s3_bucket, files.url)
         first = run(config)
-        assert [(o.version.version, o.status) for o in first] == [(V1, "loaded"), (V2, "failed")]
+        assert [(o.version.version, o.status) for o in first] == [(V2, "loaded"), (V3, "failed")]
         message = first[-1].message
-        assert f"s3://{s3_bucket}/archive/2025-04-01T000000Z/aws-bulk/" in message
+        assert f"s3://{s3_bucket}/archive/2025-06-01T000000Z/aws-bulk/" in message
         assert "CHIPCOST_ARCHIVE" in message and "run again" in message
         assert "\n" not in message
         proxy.heal()
@@ -69,10 +70,10 @@ def test_an_endpoint_failing_mid_archive_stops_plainly_and_the_next_run_recovers
         forget_clients()
         second = run(config)
         forget_clients()
-        assert {V1, V2, V3} <= _versions_archived(s3_bucket)
-    assert [o.status for o in second] == ["already loaded", "loaded", "loaded"]
+        assert {V2, V3} <= _versions_archived(s3_bucket)
+    assert [o.status for o in second] == ["already loaded", "loaded"]
     assert history(tmp_path / "w.duckdb", "p5.48xlarge") == [
-        (utc("2023-08-01"), utc("2025-06-01"), "changed", 98.32),
+        (utc("2025-04-01"), utc("2025-06-01"), "changed", 98.32),
         (utc("2025-06-01"), None, None, 55.04),
     ]
 
