@@ -1,5 +1,6 @@
 """CPU time to lay out and print the `prices` table of a warehouse (its first 200 rows): the
-one table writer (chipcost.cli.fit) against rich's Table of the same cells and columns.
+one table writer (chipcost.cli.fit lays out, chipcost.cli.consoles prints) against rich's
+Table of the same cells and columns.
 
     python -m benchmarks.tables --db FILE
 """
@@ -20,7 +21,7 @@ from rich.text import Text
 
 from chipcost.cli import fit
 from chipcost.cli import render_prices as shown
-from chipcost.cli.consoles import Screen
+from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.core.questions import PRICES
 from chipcost.core.settings import load_settings
 from chipcost.pipeline.prices import PriceAsk, find_price_rows
@@ -43,7 +44,7 @@ def _cells(db: Path) -> tuple[list[fit.Column], list[dict]]:
 
 def _writer(columns: list[fit.Column], cells: list[dict], width: int) -> None:
     screen = Screen(io.StringIO(), width)
-    fit.print_fitted(screen, fit.fit_table(screen, columns, cells, keep_order=shown.KEEP_ORDER))
+    print_fitted(screen, fit.fit_table(screen, columns, cells, keep_order=shown.KEEP_ORDER))
 
 
 def _rich(columns: list[fit.Column], cells: list[dict], width: int) -> None:
