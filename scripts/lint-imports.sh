@@ -33,4 +33,4 @@ modules = [
 ]""")
 PY
 cd "$view"  # import-linter puts the working directory first on the path
-PYTHONPATH="$view" "$repo/.venv/bin/lint-imports" --config "$config" --no-cache "$@"
+PYTHONPATH="$view" "$repo/.venv/bin/lint-imports" --no-cache "$@" "$config"
