@@ -154,14 +154,15 @@ def _plot_area(text: str) -> str:
 
 
 def legend(models: list[str], width: int, rows_moved: dict[str, int] | None = None) -> str:
-    """'o capacity_block   + commitment   ...', wrapped to the chart's width; a model drawn
-    off its price (hidden under another's line otherwise) says so."""
+    """'o capacity block   + commitment   ...' (the models' labels, as the table's headers),
+    wrapped to the chart's width; a model drawn off its price (hidden under another's line
+    otherwise) says so."""
     keys = []
     for model, marker in zip(models, MARKERS * len(models), strict=False):
         moved = (rows_moved or {}).get(model, 0)
         rows = (moved + 1) // 2
         off = f" (drawn {rows} row{'s' if rows > 1 else ''} off, else hidden)" if moved else ""
-        keys.append(f"{marker} {model}{off}")
+        keys.append(f"{marker} {MODEL_LABELS.get(model, model)}{off}")
     lines, line = [], ""
     for key in keys:
         if line and len(line) + 3 + len(key) > width:

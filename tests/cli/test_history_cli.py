@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from chipcost.core.vocabulary import MODEL_LABELS
 from chipcost.warehouse.history import HISTORY_COLUMNS
 from tests import report_warehouse
 from tests.cli_runner import chipcost
@@ -29,8 +30,8 @@ def test_history_draws_a_table_and_a_chart(golden):
     chart = text.rsplit("H100-SXM: cheapest USD per chip-hour", 1)[1]
     # A marker a pricing model, said in the legend under the plot, not over its top line.
     plot, legend = chart.split("└")[0], chart.split("└")[1].split("prices as of")[0]
-    keys = {model: marker for marker, model in re.findall(r"(\S) ([a-z_]+)", legend)}
-    assert {"on_demand", "spot"} <= set(keys) and "on_demand" not in plot, chart
+    keys = {label: marker for marker, label in re.findall(r"(\S) (on demand|spot)\b", legend)}
+    assert {"on demand", "spot"} <= set(keys) and "on demand" not in plot, chart
     assert all(plot.count(marker) > 10 for marker in keys.values()), chart
     assert "2026-11-07" in chart
     assert "\x1b[" not in text  # no colour codes in piped output
@@ -182,9 +183,9 @@ def test_the_chart_tells_its_series_apart_without_colour(monkeypatch):
     assert "\x1b[" not in text
     plot, legend = text.split("└")[0], text.split("└")[1]
     top = next(line for line in plot.splitlines() if "┤" in line)  # the plot's top line
-    assert "on_demand" not in plot and "reserved" not in top
+    assert "on demand" not in plot and "reserved" not in top
     for model, marker in zip(("on_demand", "reserved", "spot"), MARKERS, strict=False):
-        assert f"{marker} {model}" in legend
+        assert f"{marker} {MODEL_LABELS[model]}" in legend  # the table's header, not the code
         assert plot.count(marker) > 10, plot
 
 
@@ -219,7 +220,7 @@ def test_the_chart_draws_every_series_its_legend_lists(monkeypatch):
         for line in plot.splitlines()[2:]
     )
     for model, marker in zip(sorted(prices), MARKERS, strict=False):
-        assert f"{marker} {model}" in legend
+        assert f"{marker} {MODEL_LABELS[model]}" in legend
         assert area.count(marker) > 10, (model, plot)
     assert "off, else hidden" in legend
     assert all(len(line) <= 100 for line in text.splitlines())
