@@ -74,3 +74,15 @@ def clear_aws_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         empty.write_text("")
         monkeypatch.setenv(name, str(empty))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+
+
+def no_aws_env(tmp_path: Path) -> dict[str, str]:
+    """A collector process's environment: this one's, with no AWS credentials anywhere boto3
+    looks, so AWS's public feeds run (as clear_aws_env does for this process)."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    return {
+        **clean,
+        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-credentials"),
+        "AWS_CONFIG_FILE": str(tmp_path / "no-config"),
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }

@@ -103,3 +103,8 @@ def rows(db: Path, sql: str) -> list[tuple]:
         return con.execute(sql).fetchall()
     finally:
         con.close()
+
+
+def words(text: str) -> str:
+    """Console output with its line wrapping undone."""
+    return " ".join(text.split())

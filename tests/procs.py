@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 PROC = Path("/proc")
@@ -60,3 +61,11 @@ def with_environment(name: str, value: str) -> list[int]:
         if wanted in environ.split(b"\0") and alive(int(entry.name)):
             found.append(int(entry.name))
     return found
+
+
+def gone(pids: list[int], seconds: float = 60) -> list[int]:
+    """The pids still alive after waiting up to `seconds` for them to end."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and any(alive(p) for p in pids):
+        time.sleep(0.5)
+    return [p for p in pids if alive(p)]

@@ -7,15 +7,15 @@ live run fetches from a local HTTP server. The processes at once: tests/e2e/test
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from tests import warehouses
+from tests.aws_stubs import no_aws_env
 from tests.cli_runner import Ran
 from tests.cli_runner import chipcost as run_chipcost
-from tests.helpers import rows
+from tests.helpers import rows, words
 from tests.holders import holding
 from tests.paths import FIXTURES, ROOT
 from tests.price_files_server import serve
@@ -25,16 +25,11 @@ FEED = "aws-spot-feed"
 
 @pytest.fixture
 def env(tmp_path) -> dict[str, str]:
-    """A collector's environment: no AWS credentials."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    """A collector's environment: no AWS credentials (the public feed runs)."""
     return {
-        **clean,
+        **no_aws_env(tmp_path),
         "PREFECT_LOGGING_LEVEL": "WARNING",
         "CHIPCOST_DATA_DIR": str(tmp_path),
-        # boto3 finds no credentials and asks no instance metadata service: the public feed runs.
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-credentials"),
-        "AWS_CONFIG_FILE": str(tmp_path / "no-config"),
-        "AWS_EC2_METADATA_DISABLED": "true",
     }
 
 
@@ -45,11 +40,6 @@ def db(tmp_path) -> Path:
 
 def chipcost(*args: str, env: dict, **changes: str) -> Ran:
     return run_chipcost(*args, env={**env, **changes}, cwd=ROOT)
-
-
-def words(text: str) -> str:
-    """Console output with its line wrapping undone."""
-    return " ".join(text.split())
 
 
 def test_a_replay_that_waits_too_long_names_the_holder(db, env, sample_runs):

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests import warehouses
-from tests.helpers import rows
+from tests.aws_stubs import no_aws_env
+from tests.helpers import rows, words
 from tests.holders import holding, release
 from tests.paths import FIXTURES, ROOT
 from tests.price_files_server import serve
@@ -29,16 +30,11 @@ FEED = "aws-spot-feed"
 
 @pytest.fixture
 def env(tmp_path) -> dict[str, str]:
-    """A collector's environment: no AWS credentials."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    """A collector's environment: no AWS credentials (the public feed runs)."""
     return {
-        **clean,
+        **no_aws_env(tmp_path),
         "PREFECT_LOGGING_LEVEL": "WARNING",
         "CHIPCOST_DATA_DIR": str(tmp_path),
-        # boto3 finds no credentials and asks no instance metadata service: the public feed runs.
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-credentials"),
-        "AWS_CONFIG_FILE": str(tmp_path / "no-config"),
-        "AWS_EC2_METADATA_DISABLED": "true",
     }
 
 
@@ -57,11 +53,6 @@ def chipcost(*args: str, env: dict, **changes: str) -> subprocess.CompletedProce
         timeout=TIMEOUT,
         check=False,
     )
-
-
-def words(text: str) -> str:
-    """Console output with its line wrapping undone."""
-    return " ".join(text.split())
 
 
 def test_a_replay_waits_for_a_reader_then_loads(db, env, sample_runs, tmp_path):

@@ -66,14 +66,6 @@ def server_port(args: list[str]) -> str | None:
     return None
 
 
-def gone(pids: list[int], seconds: float = 60) -> list[int]:
-    """The pids still alive after waiting up to `seconds` for them to end."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and any(procs.alive(p) for p in pids):
-        time.sleep(0.5)
-    return [p for p in pids if procs.alive(p)]
-
-
 @pytest.fixture
 def env(tmp_path):
     """The command's environment; whatever it leaves running is ended after the test."""
@@ -108,7 +100,7 @@ def test_sigkill_of_collect_leaves_no_process(tmp_path, env):
     finally:
         if command.poll() is None:
             command.kill()
-    assert gone(helpers) == [], f"still running after the command was killed: {helpers}"
+    assert procs.gone(helpers) == [], f"still running after the command was killed: {helpers}"
     assert procs.with_environment("PREFECT_HOME", env["PREFECT_HOME"]) == []
 
 
@@ -138,6 +130,25 @@ def read_only_data(tmp_path):
     data.chmod(0o755)
 
 
+def collect_without_override(read_only_data: Path, *args: str) -> subprocess.CompletedProcess:
+    """`chipcost collect ARGS` as a user who cannot write past the read-only directories: its
+    data directory and Prefect home under `read_only_data`, no Prefect server configured."""
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(
+        PREFECT_HOME=str(read_only_data / "prefect"),
+        CHIPCOST_DATA_DIR=str(read_only_data / "data"),
+    )
+    return subprocess.run(
+        [CHIPCOST, "collect", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=without_override,
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "named"),
     [
@@ -147,17 +158,7 @@ def read_only_data(tmp_path):
 )
 def test_a_read_only_data_directory_is_said_before_prefect_starts(read_only_data, args, named):
     data = read_only_data / "data"
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update(PREFECT_HOME=str(read_only_data / "prefect"), CHIPCOST_DATA_DIR=str(data))
-    done = subprocess.run(
-        [CHIPCOST, "collect", "--prefect", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        preexec_fn=without_override,
-    )
+    done = collect_without_override(read_only_data, "--prefect", *args)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
     assert named in done.stderr and str(data) in done.stderr
     assert "--db" in done.stderr
@@ -169,16 +170,8 @@ def test_a_read_only_archive_is_said_before_a_live_collect(read_only_data):
     data = read_only_data / "data"
     writable = read_only_data / "db"
     writable.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update(PREFECT_HOME=str(read_only_data / "prefect"), CHIPCOST_DATA_DIR=str(data))
-    done = subprocess.run(
-        [CHIPCOST, "collect", "--source", "runpod", "--db", str(writable / "w.duckdb")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        preexec_fn=without_override,
+    done = collect_without_override(
+        read_only_data, "--source", "runpod", "--db", str(writable / "w.duckdb")
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
     assert f"cannot write to the archive directory {data}" in done.stderr

@@ -60,14 +60,6 @@ def temporary_server_of(pid: int) -> tuple[int, str] | None:
     return None
 
 
-def gone(pids: list[int], seconds: float) -> list[int]:
-    """The pids still alive after waiting up to `seconds` for them to end."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and any(procs.alive(p) for p in pids):
-        time.sleep(0.5)
-    return [p for p in pids if procs.alive(p)]
-
-
 @pytest.fixture
 def env(tmp_path):
     """A command's environment: no Prefect settings but a home of its own. Whatever runs with
@@ -146,7 +138,7 @@ def test_a_collects_own_server_killed_mid_run_ends_it_in_one_line_and_a_rerun_fi
         assert con.sql("SELECT archive_run FROM runs ORDER BY 1").fetchall() == [
             (run,) for run in RUNS
         ]
-    assert gone(procs.with_environment("PREFECT_HOME", env["PREFECT_HOME"]), 10) == []
+    assert procs.gone(procs.with_environment("PREFECT_HOME", env["PREFECT_HOME"]), 10) == []
 
 
 def test_a_configured_server_killed_mid_backfill_ends_it_in_one_line(
