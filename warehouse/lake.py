@@ -97,9 +97,20 @@ def connect_lake(warehouse: Warehouse, *, read_only: bool = False) -> duckdb.Duc
 
 def _attach(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     data = warehouse.lake_data
-    con = duckdb.connect()
+    files = _extension_files(data)
+    checked = [_identity(path) for _, path in files]
+    # DuckDB checks an extension's signature on every LOAD, hashing the whole file: a third
+    # of a CPU-second per open. Once it has passed here, the same unchanged file is loaded
+    # without that check for the rest of the process (a collection opens the lake several
+    # times). The sandbox of `chipcost sql` turns off loading altogether.
+    again = all(identity in _checked for identity in checked)
+    con = duckdb.connect(config={"allow_unsigned_extensions": True} if again else {})
     try:
-        _load_extensions(con, data)
+        for _, path in files:
+            con.execute(f"LOAD {_quote(str(path))}").fetchall()
+        _checked.update(checked)
+        if data.startswith("s3://"):
+            _s3_secret(con, data)
         options = [f"DATA_PATH {_quote(data.rstrip('/') + '/')}"] if data else []
         if read_only:
             options.append("READ_ONLY")
@@ -135,14 +146,20 @@ def extension_file(package: str, name: str) -> Path:
     return path
 
 
-def _load_extensions(con: duckdb.DuckDBPyConnection, data: str) -> None:
-    """The lake's extensions, and httpfs with the store's secret for data on s3://."""
-    s3 = data.startswith("s3://")
-    for package, name in EXTENSIONS + ((HTTPFS,) if s3 else ()):
-        con.execute(f"INSTALL {_quote(str(extension_file(package, name)))}").fetchall()
-        con.execute(f"LOAD {name}").fetchall()
-    if s3:
-        _s3_secret(con, data)
+def _extension_files(data: str) -> list[tuple[str, Path]]:
+    """The lake's extensions, and httpfs for data on s3://: (name, file) each."""
+    wanted = EXTENSIONS + ((HTTPFS,) if data.startswith("s3://") else ())
+    return [(name, extension_file(package, name)) for package, name in wanted]
+
+
+# The extension files whose signature DuckDB has checked in this process, as _identity gives.
+_checked: set[tuple[str, int, int, int, int]] = set()
+
+
+def _identity(path: Path) -> tuple[str, int, int, int, int]:
+    """A file as it is now: a file replaced or rewritten since has another identity."""
+    stat = path.stat()
+    return str(path), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def _s3_secret(con: duckdb.DuckDBPyConnection, data: str) -> None:

@@ -354,3 +354,42 @@ def test_a_reader_needs_no_data_path(loaded_lake):
         assert reader.execute("SELECT count(*) FROM price_history").fetchall() == [(1,)]
     finally:
         reader.close()
+
+
+def test_an_extension_file_changed_since_its_check_is_checked_again(
+    loaded_lake, tmp_path, monkeypatch
+):
+    """DuckDB's signature check runs once per file per process: a file replaced since (here
+    by one whose signature, the last 256 bytes, is scribbled over) is checked again and
+    refused."""
+    from chipcost.warehouse import lake as lake_module
+
+    shipped = lake_module.extension_file(*lake_module.EXTENSIONS[0])
+    copy = tmp_path / shipped.name
+    copy.write_bytes(shipped.read_bytes())
+    package = lake_module.EXTENSIONS[0][0]
+    real = lake_module.extension_file
+    monkeypatch.setattr(
+        lake_module,
+        "extension_file",
+        lambda pkg, name: copy if pkg == package else real(pkg, name),
+    )
+    monkeypatch.setattr(lake_module, "_checked", set())
+
+    def read() -> int:
+        reader = connect(Warehouse(loaded_lake.url, ""), read_only=True)
+        try:
+            return reader.execute("SELECT count(*) FROM price_history").fetchall()[0][0]
+        finally:
+            reader.close()
+
+    assert read() == 1  # checked, and loaded
+    assert read() == 1  # the same file: loaded without the check
+    raw = bytearray(copy.read_bytes())
+    raw[-100] ^= 0xFF
+    # Replaced as an installer replaces a file (the loaded one stays mapped, untouched).
+    replacement = tmp_path / "replacement"
+    replacement.write_bytes(bytes(raw))
+    replacement.replace(copy)
+    with pytest.raises(WarehouseError, match="signature"):
+        read()
