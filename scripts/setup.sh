@@ -20,8 +20,12 @@ if .venv/bin/python -m uv --version >/dev/null 2>&1 \
   || .venv/bin/python -m pip install --quiet --disable-pip-version-check uv >/dev/null 2>&1; then
   echo "  with uv $(.venv/bin/python -m uv --version | cut -d' ' -f2)"
   # --compile-bytecode, as pip does: without it a machine that sets PYTHONDONTWRITEBYTECODE
-  # would compile every module again in each chipcost process.
-  .venv/bin/python -m uv pip install --quiet --compile-bytecode --python .venv/bin/python \
+  # would compile every module again in each chipcost process. Not for the tests: compiling
+  # all 200 packages is 25 s of CPU, and scripts/test.sh lets its processes write the bytecode
+  # of the modules they import (a fraction of them) as they first import them.
+  compile=--compile-bytecode
+  [ "${1:-}" = "test" ] && compile=
+  .venv/bin/python -m uv pip install --quiet $compile --python .venv/bin/python \
     -c constraints.txt -e "$spec"
 else
   echo "  with pip (uv could not be installed: a minute or two)"
@@ -33,6 +37,11 @@ else
       /^Installing collected packages/ { print "  installing " gsub(/,/, ",") + 1 " package(s)"; fflush(); next }
       /^(ERROR|WARNING|error)/ { print; fflush() }
     '
+fi
+# What an install for the tests left uncompiled (uv compiles only what it installs): half a
+# second once all is compiled.
+if [ "${1:-}" != "test" ]; then
+  .venv/bin/python -m compileall -q .venv/lib/python*/site-packages >/dev/null 2>&1 || true
 fi
 echo "installed in $((SECONDS - started)) s"
 # AIPerf, the load generator `chipcost measure` drives, for its tests: in an environment of its
