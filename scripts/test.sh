@@ -8,6 +8,9 @@ export DO_NOT_TRACK=1 PREFECT_SERVER_ANALYTICS_ENABLED=false
 # The suite starts hundreds of Python processes on these same sources: let them share the
 # compiled bytecode, and pytest its rewritten test modules (__pycache__ is ignored by git).
 unset PYTHONDONTWRITEBYTECODE
+# One test worker per core, each DuckDB one thread: two threads a worker on the same cores
+# only add DuckDB's hand-offs between them (docs/operations.md, CHIPCOST_THREADS).
+export CHIPCOST_THREADS=1
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 scripts/lint-imports.sh

@@ -15,7 +15,15 @@ from pathlib import Path
 import duckdb
 
 from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
-from chipcost.core.settings import DB_FILENAME, WAREHOUSE_ENV, Settings, Warehouse, named
+from chipcost.core.settings import (
+    DB_FILENAME,
+    THREADS_ENV,
+    WAREHOUSE_ENV,
+    Settings,
+    Warehouse,
+    duckdb_threads,
+    named,
+)
 from chipcost.warehouse import bound, lake
 from chipcost.warehouse.lock_wait import open_waiting
 
@@ -71,8 +79,9 @@ def connect(
     (warehouse/lock_wait.py) before the open fails naming the holder; a lake has no such
     lock (readers see the last committed snapshot).
     """
+    options = config()
     if isinstance(path, Warehouse) and path.is_lake:
-        return _connect_lake(path, read_only=read_only)
+        return _connect_lake(path, read_only=read_only, options=options)
     warehouse = path if isinstance(path, Warehouse) else Warehouse(str(path))
     path = warehouse.path
     if path.exists() and path.is_dir():
@@ -87,7 +96,7 @@ def connect(
         _check_parent(path)
     try:
         con = open_waiting(
-            lambda: duckdb.connect(str(path), read_only=read_only),
+            lambda: duckdb.connect(str(path), read_only=read_only, config=options),
             path,
             wait=wait,
             writing=not read_only,
@@ -107,6 +116,12 @@ def connect(
             raise
         raise damage from exc
     return con
+
+
+def config() -> dict[str, object]:
+    """DuckDB's settings for a warehouse connection: its threads, when CHIPCOST_THREADS says."""
+    threads = duckdb_threads(os.environ.get(THREADS_ENV))
+    return {} if threads is None else {"threads": threads}
 
 
 def checkpoint(con: duckdb.DuckDBPyConnection) -> None:
@@ -144,8 +159,10 @@ def _checkpoint(con: duckdb.DuckDBPyConnection, failure: str) -> None:
         log.warning("%s: %s", failure, exc)
 
 
-def _connect_lake(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    con = lake.connect_lake(warehouse, read_only=read_only)
+def _connect_lake(
+    warehouse: Warehouse, *, read_only: bool, options: dict[str, object]
+) -> duckdb.DuckDBPyConnection:
+    con = lake.connect_lake(warehouse, read_only=read_only, options=options)
     try:
         con.execute("SET TimeZone = 'UTC'").fetchall()
         if read_only:

@@ -69,8 +69,11 @@ def is_race(error: Exception) -> bool:
     return is_conflict(error) or bool(_RACE.search(str(error)))
 
 
-def connect_lake(warehouse: Warehouse, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with the lake attached (read-only for readers) as the default."""
+def connect_lake(
+    warehouse: Warehouse, *, read_only: bool = False, options: dict[str, object] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the lake attached (read-only for readers) as the default;
+    `options`, DuckDB's settings of the connection (its threads)."""
     data = warehouse.lake_data
     # A reader needs no data path: the catalog keeps the one its writers gave (a lake on
     # object storage still needs the store's settings, read with CHIPCOST_LAKE_DATA).
@@ -84,7 +87,7 @@ def connect_lake(warehouse: Warehouse, *, read_only: bool = False) -> duckdb.Duc
         _check_data_dir(Path(data))
     for attempt in range(1, ATTACH_ATTEMPTS + 1):
         try:
-            return _attach(warehouse, read_only=read_only)
+            return _attach(warehouse, read_only=read_only, options=options or {})
         except duckdb.Error as exc:
             # Two first connections both create the catalog tables: the loser retries and
             # finds them made.
@@ -95,7 +98,9 @@ def connect_lake(warehouse: Warehouse, *, read_only: bool = False) -> duckdb.Duc
     raise AssertionError("unreachable")
 
 
-def _attach(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+def _attach(
+    warehouse: Warehouse, *, read_only: bool, options: dict[str, object]
+) -> duckdb.DuckDBPyConnection:
     data = warehouse.lake_data
     files = _extension_files(data)
     checked = [_identity(path) for _, path in files]
@@ -104,7 +109,9 @@ def _attach(warehouse: Warehouse, *, read_only: bool) -> duckdb.DuckDBPyConnecti
     # without that check for the rest of the process (a collection opens the lake several
     # times). The sandbox of `chipcost sql` turns off loading altogether.
     again = all(identity in _checked for identity in checked)
-    con = duckdb.connect(config={"allow_unsigned_extensions": True} if again else {})
+    con = duckdb.connect(
+        config={**options, **({"allow_unsigned_extensions": True} if again else {})}
+    )
     try:
         for _, path in files:
             con.execute(f"LOAD {_quote(str(path))}").fetchall()

@@ -54,6 +54,10 @@ SOURCE_DEADLINE_ENV = "CHIPCOST_SOURCE_DEADLINE"
 # alone; the warehouse is closed meanwhile.
 DEFAULT_NOTIFY_DEADLINE = 30.0
 NOTIFY_DEADLINE_ENV = "CHIPCOST_NOTIFY_DEADLINE"
+# The threads DuckDB may use for chipcost's work. Unset, DuckDB's own default: one per core it
+# sees. Lower where the machine is shared (several collectors or test workers, each given a
+# core) or where a container's CPU quota is smaller than the cores DuckDB sees.
+THREADS_ENV = "CHIPCOST_THREADS"
 # Object storage for s3:// paths (the archive, the lake's Parquet files): an endpoint and keys
 # of its own, read by chipcost.archive and chipcost.warehouse.lake alike (docs/deploy.md,
 # "Object storage"). AWS_* mean AWS itself, for the AWS sources: boto3 sends every AWS call to
@@ -460,6 +464,19 @@ def lock_wait(text: str | None) -> float:
             "warehouse to close it (0 to 86400, e.g. 300), or unset it"
         )
     return seconds
+
+
+def duckdb_threads(text: str | None) -> int | None:
+    """CHIPCOST_THREADS: a whole number of threads from 1 to 1024; None when unset."""
+    if text is None or not text.strip():
+        return None
+    threads = int(text) if text.strip().isdigit() and len(text.strip()) < 5 else 0
+    if not 1 <= threads <= 1024:
+        raise ChipcostError(
+            f"{THREADS_ENV}={text!r}: give the threads DuckDB may use, a whole number from 1 "
+            "to 1024 (e.g. 2), or unset it to use one per core"
+        )
+    return threads
 
 
 def source_deadline(text: str | None) -> float:

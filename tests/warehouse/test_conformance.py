@@ -145,3 +145,25 @@ def test_sql_reads_and_refuses_writes_and_files(warehouse_kind, replayed):
         run_readonly(warehouse, "DELETE FROM price_history")
     with pytest.raises(ChipcostError, match="out of its reach"):
         run_readonly(warehouse, "SELECT * FROM read_csv('/etc/passwd')")
+
+
+def test_duckdb_takes_the_threads_chipcost_threads_gives(warehouse_kind, replayed, monkeypatch):
+    warehouse = replayed(warehouse_kind).warehouse
+
+    def threads() -> int:
+        con = connect(warehouse, read_only=True)
+        try:
+            return con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+        finally:
+            con.close()
+
+    monkeypatch.delenv("CHIPCOST_THREADS", raising=False)
+    cores = threads()
+    monkeypatch.setenv("CHIPCOST_THREADS", "1")
+    assert threads() == 1
+    monkeypatch.setenv("CHIPCOST_THREADS", str(cores + 2))
+    assert threads() == cores + 2
+    for wrong in ("0", "two", "-1", "100000"):
+        monkeypatch.setenv("CHIPCOST_THREADS", wrong)
+        with pytest.raises(ChipcostError, match=f"CHIPCOST_THREADS='{wrong}': give the threads"):
+            threads()
