@@ -11,7 +11,7 @@ import pytest
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.build import write_report
 from chipcost.warehouse.load import load_run
-from tests.browser import launch, needs_chromium
+from tests.browser import needs_chromium
 from tests.helpers import day, record, run_of
 
 pytestmark = [needs_chromium]
@@ -52,26 +52,24 @@ def one_line(page, text: str) -> bool:
     return box["height"] < 20
 
 
-def test_the_changes_table_fits_a_small_laptop_screen(report):
+def test_the_changes_table_fits_a_small_laptop_screen(report, browser):
     page_text = report.read_text()
     changes = page_text.split('id="changes"')[1].split("</section>")[0]
     changes += page_text.split('id="spot"')[1].split("</section>")[0]
     shown = re.sub(r"<[^>]+>", "", changes)
     assert "ap-northeast-1d" in shown and "×8.0 and back" in shown and "(4×)" in shown
-    with launch(sync_api) as browser:
-        page = browser.new_page(viewport={"width": 1024, "height": 800})
-        page.goto(report.as_uri())
-        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-        widths = page.eval_on_selector_all(
-            "section table",
-            "ts => ts.map(t => [t.closest('section').id, t.scrollWidth,"
-            " t.parentElement.clientWidth])",
-        )
-        assert widths and all(shown <= room for _, shown, room in widths), widths
-        # A region or zone wraps as a whole, never at its hyphens.
-        assert one_line(page, "ap-northeast-1d") and one_line(page, "us-central-tx-1")
-        # With room to spare nothing wraps.
-        page.set_viewport_size({"width": 1280, "height": 800})
-        assert one_line(page, "aws · ap-northeast-1 · ap-northeast-1d")
-        assert one_line(page, "×8.0 and back")
-        page.close()
+    page = browser.new_page(viewport={"width": 1024, "height": 800})
+    page.goto(report.as_uri())
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    widths = page.eval_on_selector_all(
+        "section table",
+        "ts => ts.map(t => [t.closest('section').id, t.scrollWidth, t.parentElement.clientWidth])",
+    )
+    assert widths and all(shown <= room for _, shown, room in widths), widths
+    # A region or zone wraps as a whole, never at its hyphens.
+    assert one_line(page, "ap-northeast-1d") and one_line(page, "us-central-tx-1")
+    # With room to spare nothing wraps.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    assert one_line(page, "aws · ap-northeast-1 · ap-northeast-1d")
+    assert one_line(page, "×8.0 and back")
+    page.close()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import launch, needs_chromium
+from tests.browser import needs_chromium
 
 # docs/reports.md, "Read in two minutes".
 MOST_PX_AT_1280 = 6_000
@@ -38,48 +38,43 @@ def _mail_html(eml: Path, tmp_path: Path) -> Path:
 
 @needs_chromium
 @pytest.mark.parametrize("kind", ["page", "e-mail"])
-def test_the_sample_week_fits_its_height_and_a_phone(sample_report, tmp_path, kind):
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_the_sample_week_fits_its_height_and_a_phone(sample_report, tmp_path, kind, browser):
     made, eml = sample_report
     shown = made.html_path if kind == "page" else _mail_html(eml, tmp_path)
-    with launch(sync_api) as browser:
-        for width in (1280, 390):
-            page = browser.new_page(viewport={"width": width, "height": 900})
-            page.goto(shown.as_uri())
-            height = page.evaluate("document.documentElement.scrollHeight")
-            wider = page.evaluate(WIDER)
-            page_width = page.evaluate("document.documentElement.scrollWidth")
-            page.close()
-            assert not wider and page_width <= width, (width, wider)
-            if width == 1280:
-                assert height < MOST_PX_AT_1280, height
+    for width in (1280, 390):
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(shown.as_uri())
+        height = page.evaluate("document.documentElement.scrollHeight")
+        wider = page.evaluate(WIDER)
+        page_width = page.evaluate("document.documentElement.scrollWidth")
+        page.close()
+        assert not wider and page_width <= width, (width, wider)
+        if width == 1280:
+            assert height < MOST_PX_AT_1280, height
 
 
 @needs_chromium
-def test_what_moved_comes_first_and_the_rest_is_folded(sample_report):
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_what_moved_comes_first_and_the_rest_is_folded(sample_report, browser):
     made, _ = sample_report
-    with launch(sync_api) as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(made.html_path.as_uri())
-        # The answer to the articles' question starts on the first screen, under the headline;
-        # the index and the largest moves follow it.
-        assert page.locator("#versus").bounding_box()["y"] < 900
-        assert page.locator(".verdict-list").bounding_box()["y"] < 900
-        assert (
-            page.locator("#versus").bounding_box()["y"]
-            < page.locator("#changes").bounding_box()["y"]
-        )
-        folded = page.eval_on_selector_all(
-            "details.fold", "ds => ds.map(d => [d.closest('section').id, d.open])"
-        )
-        keys = [key for key, _ in folded]
-        assert keys == ["cheapest", "cost", "new", "withdrawn", "health", "disagree"]
-        assert not any(opened for _, opened in folded)
-        # Opened, the cost section is whole: nothing cut with "…".
-        page.locator("#cost summary").click()
-        assert "…" not in page.locator("#cost").inner_text()
-        page.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(made.html_path.as_uri())
+    # The answer to the articles' question starts on the first screen, under the headline;
+    # the index and the largest moves follow it.
+    assert page.locator("#versus").bounding_box()["y"] < 900
+    assert page.locator(".verdict-list").bounding_box()["y"] < 900
+    assert (
+        page.locator("#versus").bounding_box()["y"] < page.locator("#changes").bounding_box()["y"]
+    )
+    folded = page.eval_on_selector_all(
+        "details.fold", "ds => ds.map(d => [d.closest('section').id, d.open])"
+    )
+    keys = [key for key, _ in folded]
+    assert keys == ["cheapest", "cost", "new", "withdrawn", "health", "disagree"]
+    assert not any(opened for _, opened in folded)
+    # Opened, the cost section is whole: nothing cut with "…".
+    page.locator("#cost summary").click()
+    assert "…" not in page.locator("#cost").inner_text()
+    page.close()
 
 
 def test_no_raw_markdown_in_the_page_or_the_mail(sample_report):

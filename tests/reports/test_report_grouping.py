@@ -16,7 +16,7 @@ import pytest
 
 from chipcost.reports.build import deliver, write_report
 from chipcost.reports.text import headline, markdown
-from tests.browser import launch, needs_chromium
+from tests.browser import needs_chromium
 from tests.helpers import day, record, run_of
 from tests.reports.test_report_output import warehouse
 
@@ -88,20 +88,18 @@ def test_the_sample_report_page_is_under_310_kb(sample_report):
 
 
 @needs_chromium
-def test_the_sample_e_mail_fits_a_390_px_phone(sample_report, tmp_path):
+def test_the_sample_e_mail_fits_a_390_px_phone(sample_report, tmp_path, browser):
     """On 368c4bd the e-mail's tables ran past a phone's screen (pricing and cost cut off)."""
-    sync_api = pytest.importorskip("playwright.sync_api")
     _, eml = sample_report
     message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
     html = tmp_path / "mail.html"
     html.write_text(message.get_body(("html",)).get_content())
-    with launch(sync_api) as browser:
-        page = browser.new_page(viewport={"width": 390, "height": 800})
-        page.goto(html.as_uri())
-        widths = page.eval_on_selector_all(
-            "table", "ts => ts.map(t => [t.scrollWidth, document.documentElement.clientWidth])"
-        )
-        page.close()
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    page.goto(html.as_uri())
+    widths = page.eval_on_selector_all(
+        "table", "ts => ts.map(t => [t.scrollWidth, document.documentElement.clientWidth])"
+    )
+    page.close()
     assert len(widths) >= 3 and all(wide <= room for wide, room in widths), widths
 
 
