@@ -7,22 +7,34 @@ dies with the runner, however the runner ends), and hands its URL to the workers
 environment; it keeps starting while the workers collect their tests. A worker's
 `prefect_server` fixture waits until it answers and points Prefect at it. A run on one
 process keeps Prefect's harness.
+
+Its database, migrated and still empty, is also copied once it answers (before any worker
+uses it): the servers the process tests start for themselves (tests/e2e) begin from a copy
+(`migrated_home`), as a user's Prefect home does after its first run, instead of running
+Prefect's migrations again (6 s of CPU each).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import sqlite3
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import closing, contextmanager, nullcontext
 from pathlib import Path
 from unittest import mock
 
 # The shared server's API URL, for the workers.
 URL_ENV = "CHIPCOST_TEST_PREFECT_API"
+# Where its database is copied once migrated, for the tests' own servers.
+DATABASE_ENV = "CHIPCOST_TEST_PREFECT_DB"
 STARTUP_SECONDS = 180.0
+# Prefect's database in its home, unless PREFECT_API_DATABASE_CONNECTION_URL says otherwise.
+DATABASE = "prefect.db"
 
 
 def start() -> tuple[subprocess.Popen, Path]:
@@ -32,16 +44,53 @@ def start() -> tuple[subprocess.Popen, Path]:
     home = Path(tempfile.mkdtemp(prefix="chipcost-test-prefect-"))
     with mock.patch.dict(os.environ, {"PREFECT_HOME": str(home)}):
         port, process = prefect_server._spawn()
-    os.environ[URL_ENV] = f"http://127.0.0.1:{port}/api"
+    url = f"http://127.0.0.1:{port}/api"
+    os.environ[URL_ENV] = url
+    copy = home / "migrated.db"
+    os.environ[DATABASE_ENV] = str(copy)
+    threading.Thread(target=_copy_when_migrated, args=(url, home, copy), daemon=True).start()
     return process, home
 
 
-def stop(process: subprocess.Popen, home: Path) -> None:
-    import shutil
+def _copy_when_migrated(url: str, home: Path, copy: Path) -> None:
+    """The server's database, copied as soon as it answers (its migrations done)."""
+    try:
+        wait_until_answering(url)
+    except RuntimeError:
+        return  # the workers' fixture says so
+    part = copy.with_suffix(".part")
+    with closing(sqlite3.connect(home / DATABASE)) as source, closing(sqlite3.connect(part)) as to:
+        source.backup(to)
+    part.rename(copy)
 
+
+def migrated_home(home: Path) -> Path:
+    """`home`, a Prefect home for a server of a test's own, holding a copy of the run's
+    migrated database when the run has one (a run on one process has none: the server
+    migrates its own)."""
+    home.mkdir(parents=True, exist_ok=True)
+    if copy := _migrated_copy():
+        shutil.copyfile(copy, home / DATABASE)
+    return home
+
+
+def _migrated_copy() -> Path | None:
+    """The copy of the shared server's migrated database, once it is made."""
+    if not (named := os.environ.get(DATABASE_ENV)):
+        return None
+    copy, end = Path(named), time.monotonic() + STARTUP_SECONDS
+    while not copy.exists():
+        if time.monotonic() > end:
+            raise RuntimeError(f"the test run's Prefect database was not copied to {copy}")
+        time.sleep(0.1)
+    return copy
+
+
+def stop(process: subprocess.Popen, home: Path) -> None:
     from chipcost.cli import prefect_server
 
     os.environ.pop(URL_ENV, None)
+    os.environ.pop(DATABASE_ENV, None)
     prefect_server._stop(process)
     shutil.rmtree(home, ignore_errors=True)
 
@@ -67,6 +116,7 @@ def pointed_at(url: str) -> Iterator[None]:
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     wait_until_answering(url)
+    _migrated_copy()  # nothing of this worker's is in the copy for the tests' own servers
     # The harness also makes these the process-wide settings (for contexts copied earlier).
     make_global = getattr(prefect.context, "_temporary_global_settings_context", None)
     with temporary_settings(updates={PREFECT_API_URL: url}):

@@ -88,14 +88,17 @@ def new(path: Path) -> Path:
 
 
 def of_runs(path: Path, runs: Iterable[RunResult]) -> Path:
-    """A new warehouse at `path` with `runs` loaded, in order, as a collection loads them."""
+    """A new warehouse at `path` with `runs` loaded, in order, as a replay loads them (one
+    checkpoint at the end, not one a run)."""
     from chipcost.pipeline.seed import open_warehouse
+    from chipcost.warehouse.db import checkpoint
     from chipcost.warehouse.load import load_run
 
     con = open_warehouse(new(path))
     try:
         for run in runs:
-            load_run(con, run)
+            load_run(con, run, checkpointed=False)
+        checkpoint(con)
     finally:
         con.close()
     return path

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests import procs
+from tests import procs, shared_prefect
 from tests.conftest import SAMPLE
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -26,10 +26,11 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="ne
 
 
 def own_env(tmp_path: Path) -> dict[str, str]:
-    """No PREFECT_API_URL: the command starts its temporary server, in a Prefect home of its own."""
+    """No PREFECT_API_URL: the command starts its temporary server, in a Prefect home of its own
+    (its database migrated, as after a first run)."""
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env.update(
-        PREFECT_HOME=str(tmp_path / "prefect"),
+        PREFECT_HOME=str(shared_prefect.migrated_home(tmp_path / "prefect")),
         DO_NOT_TRACK="1",
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         # Were Prefect to start its own server, it should get as long as chipcost's does.

@@ -62,11 +62,11 @@ def temporary_server_of(pid: int) -> tuple[int, str] | None:
 
 @pytest.fixture
 def env(tmp_path):
-    """A command's environment: no Prefect settings but a home of its own. Whatever runs with
-    that home after the test is ended."""
+    """A command's environment: no Prefect settings but a home of its own (its database
+    migrated, as after a first run). Whatever runs with that home after the test is ended."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(
-        PREFECT_HOME=str(tmp_path / "prefect"),
+        PREFECT_HOME=str(shared_prefect.migrated_home(tmp_path / "prefect")),
         CHIPCOST_DATA_DIR=str(tmp_path / "data"),
         COLUMNS="300",  # the line unwrapped, to read it back whole
     )
@@ -78,7 +78,7 @@ def env(tmp_path):
 @pytest.fixture
 def configured_server(tmp_path):
     """A Prefect server of the test's own, as `prefect server start` runs one."""
-    home = Path(tempfile.mkdtemp(prefix="chipcost-test-gone-"))
+    home = shared_prefect.migrated_home(Path(tempfile.mkdtemp(prefix="chipcost-test-gone-")))
     with mock.patch.dict(os.environ, {"PREFECT_HOME": str(home)}):
         port, process = prefect_server._spawn()
     url = f"http://127.0.0.1:{port}/api"
