@@ -274,12 +274,12 @@ MIGRATE_RACE_SECONDS = 60.0
 def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
     """Apply pending migrations, each in its own transaction, then the views if they changed."""
     if not lake.is_lake(con):
-        return _migrate(con, path, adapt=lambda sql: sql)
+        return _migrate(con, path, adapt=lambda sql: sql, claim=False)
     give_up, attempt = time.monotonic() + MIGRATE_RACE_SECONDS, 0
     while True:
         attempt += 1
         try:
-            return _migrate(con, path, adapt=lake.adapt)
+            return _migrate(con, path, adapt=lake.adapt, claim=True)
         except duckdb.Error as exc:
             if time.monotonic() > give_up or not lake.is_race(exc):
                 raise WarehouseError(
@@ -310,7 +310,12 @@ def _first_look(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     return current, others
 
 
-def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt) -> int:
+def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt, claim: bool) -> int:
+    """The migrations after the current version, each in a transaction. With `claim` (a lake),
+    each also rewrites the newest schema_version row: two processes applying the same
+    migration then always conflict, and the later one retries and finds it applied. Without
+    it, a migration that changes no table (a version bump) only appends its row, which
+    DuckLake commits beside the other's: the version applied twice."""
     current, others = _first_look(con)
     if current == 0:
         # An empty schema_version is ours: created by a migration that has not committed its
@@ -331,6 +336,11 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt) -> int:
             continue
         con.execute("BEGIN TRANSACTION")
         try:
+            if claim:
+                con.execute(
+                    "UPDATE schema_version SET applied_at = applied_at "
+                    "WHERE version = (SELECT max(version) FROM schema_version)"
+                )
             con.execute(adapt(sql))
             con.execute(
                 "INSERT INTO schema_version VALUES (?, ?, ?)", [version, name, datetime.now(UTC)]

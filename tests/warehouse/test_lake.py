@@ -176,6 +176,54 @@ def test_two_migrations_at_once_both_end_current(empty_lake):
     _each_migration_applied_once(empty_lake)
 
 
+def test_two_processes_applying_a_version_bump_at_once_apply_it_once(lake, monkeypatch):
+    """A migration that changes no table (099 only moves the version) appends one row: two
+    migrators inside it at once would both commit (DuckLake commits appends side by side)
+    but for the row each also rewrites. Both are held inside it until the other is too."""
+    from chipcost.warehouse import db
+    from chipcost.warehouse import lake as lake_module
+
+    con = duckdb_connection(lake)
+    try:
+        con.execute("DELETE FROM schema_version WHERE version = ?", [SCHEMA_VERSION])
+    finally:
+        con.close()
+    newest = next(sql for version, _, sql in db.migrations() if version == SCHEMA_VERSION)
+    inside, adapt = threading.Barrier(2, timeout=60), lake_module.adapt
+
+    def held(sql: str) -> str:
+        if sql == newest:
+            try:
+                inside.wait()
+            except threading.BrokenBarrierError:
+                pass  # the other applied it and this one retried: nothing to wait for
+        return adapt(sql)
+
+    monkeypatch.setattr(lake_module, "adapt", held)
+    errors = []
+
+    def migrate() -> None:
+        try:
+            connect(lake).close()
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=migrate) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    _each_migration_applied_once(lake)
+
+
+def duckdb_connection(lake: Warehouse):
+    """The lake attached for writing, without chipcost's migration on opening."""
+    from chipcost.warehouse.lake import connect_lake
+
+    return connect_lake(lake)
+
+
 def _each_migration_applied_once(lake: Warehouse) -> None:
     con = connect(lake, read_only=True)
     try:
