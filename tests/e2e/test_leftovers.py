@@ -42,20 +42,21 @@ def own_env(tmp_path: Path) -> dict[str, str]:
 def wait_for_server(command: subprocess.Popen, said: Path, seconds: float = 240) -> int:
     """The pid of the command's temporary server, once it answers (`said`: its stderr)."""
     end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        assert command.poll() is None, (
-            f"the command ended (exit {command.returncode}) before its server answered: "
-            + said.read_text()[-2000:]
-        )
-        for pid in procs.descendants(command.pid):
-            port = server_port(procs.cmdline(pid))
-            if port:
-                try:
-                    if httpx.get(f"http://127.0.0.1:{port}/api/health").status_code == 200:
-                        return pid
-                except httpx.TransportError:
-                    pass
-        time.sleep(0.5)
+    with httpx.Client() as client:  # one for every poll (each new one loads the CA bundle)
+        while time.monotonic() < end:
+            assert command.poll() is None, (
+                f"the command ended (exit {command.returncode}) before its server answered: "
+                + said.read_text()[-2000:]
+            )
+            for pid in procs.descendants(command.pid):
+                port = server_port(procs.cmdline(pid))
+                if port:
+                    try:
+                        if client.get(f"http://127.0.0.1:{port}/api/health").status_code == 200:
+                            return pid
+                    except httpx.TransportError:
+                        pass
+            time.sleep(0.5)
     raise AssertionError(f"no temporary server answered within {seconds} s")
 
 

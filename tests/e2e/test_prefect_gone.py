@@ -40,13 +40,13 @@ WITHIN_SECONDS = 30
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
 
-def completed_loads(url: str) -> int:
+def completed_loads(client: httpx.Client, url: str) -> int:
     """How many load-run task runs the server has recorded as completed (0 if it is busy)."""
     wanted = {
         "task_runs": {"name": {"like_": "load-run"}, "state": {"type": {"any_": ["COMPLETED"]}}}
     }
     try:
-        return len(httpx.post(f"{url}/task_runs/filter", json=wanted, timeout=5).json())
+        return len(client.post(f"{url}/task_runs/filter", json=wanted, timeout=5).json())
     except (httpx.TransportError, ValueError):
         return 0
 
@@ -98,12 +98,13 @@ def test_a_collects_own_server_killed_mid_run_ends_it_in_one_line_and_a_rerun_fi
     url = pid = None
     try:
         deadline = time.monotonic() + 600
-        while time.monotonic() < deadline and collect.poll() is None:
-            if url is None and (found := temporary_server_of(collect.pid)):
-                pid, url = found
-            if url is not None and completed_loads(url) >= LOADS_BEFORE_KILL:
-                break
-            time.sleep(0.2)
+        with httpx.Client() as client:  # one for every poll (each loads the CA bundle)
+            while time.monotonic() < deadline and collect.poll() is None:
+                if url is None and (found := temporary_server_of(collect.pid)):
+                    pid, url = found
+                if url is not None and completed_loads(client, url) >= LOADS_BEFORE_KILL:
+                    break
+                time.sleep(0.2)
         assert collect.poll() is None, "the collect ended before the server was killed"
         os.kill(pid, signal.SIGKILL)
         killed = time.monotonic()

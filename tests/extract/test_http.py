@@ -378,3 +378,18 @@ def test_require_columns_names_what_is_missing():
     require_columns(["GPU", "Price"], ["gpu", "price"], page(b"x"), "demo")
     with pytest.raises(ParseError, match="lacks price .found gpu, vram.: the layout changed"):
         require_columns(["GPU", "VRAM"], ["gpu", "price"], page(b"x"), "demo")
+
+
+def test_every_source_client_of_a_process_shares_one_tls_context():
+    """httpx builds a TLS context per client, loading the CA bundle (25 ms of CPU each): the
+    sources' clients share one, which still verifies certificates."""
+    import ssl
+
+    first, second = _http.http_client("runpod"), _http.http_client("vastai")
+    try:
+        contexts = [c.client._transport._pool._ssl_context for c in (first, second)]
+    finally:
+        first.close()
+        second.close()
+    assert contexts[0] is contexts[1]
+    assert contexts[0].verify_mode == ssl.CERT_REQUIRED and contexts[0].check_hostname
