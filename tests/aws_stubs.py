@@ -86,3 +86,12 @@ def no_aws_env(tmp_path: Path) -> dict[str, str]:
         "AWS_CONFIG_FILE": str(tmp_path / "no-config"),
         "AWS_EC2_METADATA_DISABLED": "true",
     }
+
+
+def collector_env(tmp_path: Path) -> dict[str, str]:
+    """no_aws_env for a collector whose data is the test's directory, its log quiet."""
+    return {
+        **no_aws_env(tmp_path),
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "CHIPCOST_DATA_DIR": str(tmp_path),
+    }

@@ -109,9 +109,7 @@ def _attach(
     # without that check for the rest of the process (a collection opens the lake several
     # times). The sandbox of `chipcost sql` turns off loading altogether.
     again = all(identity in _checked for identity in checked)
-    con = duckdb.connect(
-        config={**options, **({"allow_unsigned_extensions": True} if again else {})}
-    )
+    con = duckdb.connect(config={**options, "allow_unsigned_extensions": again})
     try:
         for _, path in files:
             con.execute(f"LOAD {_quote(str(path))}").fetchall()

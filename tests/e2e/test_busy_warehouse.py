@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests import warehouses
-from tests.aws_stubs import no_aws_env
+from tests.aws_stubs import collector_env
 from tests.helpers import rows, words
 from tests.holders import holding, release
 from tests.paths import FIXTURES, ROOT
@@ -31,11 +31,7 @@ FEED = "aws-spot-feed"
 @pytest.fixture
 def env(tmp_path) -> dict[str, str]:
     """A collector's environment: no AWS credentials (the public feed runs)."""
-    return {
-        **no_aws_env(tmp_path),
-        "PREFECT_LOGGING_LEVEL": "WARNING",
-        "CHIPCOST_DATA_DIR": str(tmp_path),
-    }
+    return collector_env(tmp_path)
 
 
 @pytest.fixture

@@ -158,22 +158,27 @@ def test_a_load_killed_midway_leaves_the_last_snapshot(lake):
 
 
 def test_two_migrations_at_once_both_end_current(empty_lake):
-    errors, barrier = [], threading.Barrier(2)
+    barrier = threading.Barrier(2)
+    assert _twice_at_once(lambda: (barrier.wait(), connect(empty_lake).close())) == []
+    _each_migration_applied_once(empty_lake)
 
-    def migrate() -> None:
+
+def _twice_at_once(action) -> list[Exception]:
+    """`action` run in two threads at once; what each raised."""
+    errors: list[Exception] = []
+
+    def run() -> None:
         try:
-            barrier.wait()
-            connect(empty_lake).close()
-        except Exception as exc:  # reported below
+            action()
+        except Exception as exc:  # returned
             errors.append(exc)
 
-    threads = [threading.Thread(target=migrate) for _ in range(2)]
+    threads = [threading.Thread(target=run) for _ in range(2)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert errors == []
-    _each_migration_applied_once(empty_lake)
+    return errors
 
 
 def test_two_processes_applying_a_version_bump_at_once_apply_it_once(lake, monkeypatch):
@@ -200,20 +205,7 @@ def test_two_processes_applying_a_version_bump_at_once_apply_it_once(lake, monke
         return adapt(sql)
 
     monkeypatch.setattr(lake_module, "adapt", held)
-    errors = []
-
-    def migrate() -> None:
-        try:
-            connect(lake).close()
-        except Exception as exc:  # reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=migrate) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert _twice_at_once(lambda: connect(lake).close()) == []
     _each_migration_applied_once(lake)
 
 
