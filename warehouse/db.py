@@ -311,11 +311,13 @@ def _first_look(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
 
 
 def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt, claim: bool) -> int:
-    """The migrations after the current version, each in a transaction. With `claim` (a lake),
-    each also rewrites the newest schema_version row: two processes applying the same
-    migration then always conflict, and the later one retries and finds it applied. Without
-    it, a migration that changes no table (a version bump) only appends its row, which
-    DuckLake commits beside the other's: the version applied twice."""
+    """The migrations after the current version, each in a transaction. With `claim` (a lake,
+    where another process may be migrating too), each transaction first looks whether the
+    version is applied in its own snapshot (another process committed it since the first
+    look) and, if not, rewrites the newest schema_version row: two processes applying the
+    same migration at once then always conflict, and the later one retries and finds it
+    applied. Without both, a migration that changes no table (a version bump) only appends
+    its row, which DuckLake commits beside the other's: the version applied twice."""
     current, others = _first_look(con)
     if current == 0:
         # An empty schema_version is ours: created by a migration that has not committed its
@@ -337,6 +339,9 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt, claim: bo
         con.execute("BEGIN TRANSACTION")
         try:
             if claim:
+                if scalar(con, "SELECT count(*) FROM schema_version WHERE version = ?", [version]):
+                    con.execute("ROLLBACK")
+                    continue
                 con.execute(
                     "UPDATE schema_version SET applied_at = applied_at "
                     "WHERE version = (SELECT max(version) FROM schema_version)"

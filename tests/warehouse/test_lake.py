@@ -209,6 +209,18 @@ def test_two_processes_applying_a_version_bump_at_once_apply_it_once(lake, monke
     _each_migration_applied_once(lake)
 
 
+def test_a_version_another_process_committed_since_the_first_look_is_not_applied_again(
+    lake, monkeypatch
+):
+    """The first look read the version before the last one; the other process's commit of the
+    last one came before this one's transaction began: it is seen there, and skipped."""
+    from chipcost.warehouse import db
+
+    monkeypatch.setattr(db, "_first_look", lambda con: (SCHEMA_VERSION - 1, 0))
+    connect(lake).close()
+    _each_migration_applied_once(lake)
+
+
 def duckdb_connection(lake: Warehouse):
     """The lake attached for writing, without chipcost's migration on opening."""
     from chipcost.warehouse.lake import connect_lake
