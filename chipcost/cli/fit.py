@@ -317,7 +317,11 @@ def fit_table(
         if total(kept | {key}, natural) <= width:
             kept.add(key)
     has_values = {c.key for c in columns if any(t.strip() for t in texts[c.key])}
-    if has_values - kept:  # a second line a row: the first need not wrap to hold more
+    if has_values and total(has_values, natural) <= width < total(kept | has_values, natural):
+        # Every column with a value fits one line, unwrapped, once those without one (an
+        # essential one too: it says nothing in the rows shown) give up their room.
+        kept = set(has_values)
+    elif has_values - kept:  # a second line a row: the first need not wrap to hold more
         while droppable and total(kept, natural) > width:
             kept.discard(droppable.pop())
         for key in optional:  # the room the first line has left holds what fits whole
