@@ -42,10 +42,9 @@ def golden_site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    """The system's chromium (tests/browser.py), one for a module's tests (about 1.4 s of CPU
-    a start); each test opens pages in a context of its own. Not one for the whole run: while
-    Playwright's sync API is started, Prefect takes the thread for async and its flows return
-    coroutines."""
+    """Debian's headless chromium (tests/browser.py), one for a module's tests; each test
+    opens pages in a context of its own. Not one for the whole run: while Playwright's sync
+    API is started, Prefect takes the thread for async and its flows return coroutines."""
     sync_api = pytest.importorskip("playwright.sync_api")
     from tests.browser import launch
 
