@@ -14,4 +14,7 @@ export CHIPCOST_THREADS=1
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 scripts/lint-imports.sh
-.venv/bin/python -m pytest -n auto "$@"
+# Each test file on one worker (--dist loadfile): a file's module fixtures (a browser, a
+# warehouse made for its tests, a tokenizer) are then made once, not once on each worker its
+# tests were spread over: about 50 s of CPU of the run (docs/performance.md).
+.venv/bin/python -m pytest -n auto --dist loadfile "$@"
