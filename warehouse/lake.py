@@ -103,7 +103,7 @@ def _attach(
 ) -> duckdb.DuckDBPyConnection:
     data = warehouse.lake_data
     files = _extension_files(data)
-    checked = [_identity(path) for _, path in files]
+    checked = [_identity(path) for path in files]
     # DuckDB checks an extension's signature on every LOAD, hashing the whole file: a third
     # of a CPU-second per open. Once it has passed here, the same unchanged file is loaded
     # without that check for the rest of the process (a collection opens the lake several
@@ -111,15 +111,15 @@ def _attach(
     again = all(identity in _checked for identity in checked)
     con = duckdb.connect(config={**options, "allow_unsigned_extensions": again})
     try:
-        for _, path in files:
+        for path in files:
             con.execute(f"LOAD {_quote(str(path))}").fetchall()
         _checked.update(checked)
         if data.startswith("s3://"):
             _s3_secret(con, data)
-        options = [f"DATA_PATH {_quote(data.rstrip('/') + '/')}"] if data else []
+        attach = [f"DATA_PATH {_quote(data.rstrip('/') + '/')}"] if data else []
         if read_only:
-            options.append("READ_ONLY")
-        con.execute(f"ATTACH {_quote(warehouse.url)} AS {CATALOG} ({', '.join(options)})")
+            attach.append("READ_ONLY")
+        con.execute(f"ATTACH {_quote(warehouse.url)} AS {CATALOG} ({', '.join(attach)})")
         con.execute(f"USE {CATALOG}").fetchall()
         if not read_only:
             con.execute(f"SET ducklake_max_retry_count = {COMMIT_RETRIES}").fetchall()
@@ -151,10 +151,10 @@ def extension_file(package: str, name: str) -> Path:
     return path
 
 
-def _extension_files(data: str) -> list[tuple[str, Path]]:
-    """The lake's extensions, and httpfs for data on s3://: (name, file) each."""
+def _extension_files(data: str) -> list[Path]:
+    """The files of the lake's extensions, and of httpfs for data on s3://."""
     wanted = EXTENSIONS + ((HTTPFS,) if data.startswith("s3://") else ())
-    return [(name, extension_file(package, name)) for package, name in wanted]
+    return [extension_file(package, name) for package, name in wanted]
 
 
 # The extension files whose signature DuckDB has checked in this process, as _identity gives.

@@ -427,9 +427,7 @@ def observations_days(text: str | None) -> int | None:
         return DEFAULT_OBSERVATIONS_DAYS
     if text.strip().lower() == "all":
         return None
-    digits = text.strip()
-    # isascii: str.isdigit() accepts "²" and other digits int() refuses.
-    days = int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 10 else 0
+    days = _whole(text, digits=9)
     if not 1 <= days <= MAX_OBSERVATIONS_DAYS:
         raise ChipcostError(
             f"{OBSERVATIONS_DAYS_ENV}={text!r}: give a number of days from 1 to "
@@ -438,11 +436,21 @@ def observations_days(text: str | None) -> int | None:
     return days
 
 
+def _whole(text: str, digits: int | None = None) -> int:
+    """`text` as a whole number of at most `digits` digits, surrounding blanks aside; 0 when it
+    is anything else. ASCII only: str.isdigit() also accepts "²" and other digits int()
+    refuses."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or (digits is not None and len(text) > digits):
+        return 0
+    return int(text)
+
+
 def stale_days(text: str | None) -> int:
     """CHIPCOST_STALE_DAYS: days without a successful run before a source is called stale."""
     if text is None or not text.strip():
         return DEFAULT_STALE_DAYS
-    days = int(text) if text.strip().isdigit() and len(text.strip()) < 6 else 0
+    days = _whole(text, digits=5)
     if days < 1:
         raise ChipcostError(
             f"{STALE_DAYS_ENV}={text!r}: give a whole number of days from 1 to 99999, e.g. 2"
@@ -470,7 +478,7 @@ def duckdb_threads(text: str | None) -> int | None:
     """CHIPCOST_THREADS: a whole number of threads from 1 to 1024; None when unset."""
     if text is None or not text.strip():
         return None
-    threads = int(text) if text.strip().isdigit() and len(text.strip()) < 5 else 0
+    threads = _whole(text, digits=4)
     if not 1 <= threads <= 1024:
         raise ChipcostError(
             f"{THREADS_ENV}={text!r}: give the threads DuckDB may use, a whole number from 1 "
@@ -515,7 +523,7 @@ def payload_max_mb(text: str | None) -> int:
     """CHIPCOST_PAYLOAD_MAX_MB: the largest archived payload read back, in MiB (1 or more)."""
     if text is None or not text.strip():
         return DEFAULT_PAYLOAD_MAX_MB
-    size = int(text) if text.strip().isdigit() else 0
+    size = _whole(text)
     if size < 1:
         raise ChipcostError(
             f"{PAYLOAD_MAX_ENV}={text!r}: give the largest uncompressed payload a replay "

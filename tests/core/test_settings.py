@@ -130,6 +130,8 @@ def test_lock_wait_and_payload_cap_come_from_the_environment(monkeypatch):
         ("CHIPCOST_LOCK_WAIT", "nan"),
         ("CHIPCOST_PAYLOAD_MAX_MB", "0"),
         ("CHIPCOST_PAYLOAD_MAX_MB", "1.5"),
+        ("CHIPCOST_PAYLOAD_MAX_MB", "²"),  # a digit to str.isdigit(), not to int()
+        ("CHIPCOST_STALE_DAYS", "²"),
     ],
 )
 def test_a_malformed_wait_or_cap_names_its_variable(monkeypatch, name, value):

@@ -163,7 +163,7 @@ def test_duckdb_takes_the_threads_chipcost_threads_gives(warehouse_kind, replaye
     assert threads() == 1
     monkeypatch.setenv("CHIPCOST_THREADS", str(cores + 2))
     assert threads() == cores + 2
-    for wrong in ("0", "two", "-1", "100000"):
+    for wrong in ("0", "two", "-1", "100000", "²"):
         monkeypatch.setenv("CHIPCOST_THREADS", wrong)
         with pytest.raises(ChipcostError, match=f"CHIPCOST_THREADS='{wrong}': give the threads"):
             threads()
