@@ -21,6 +21,7 @@ import pytest
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Warehouse
 from chipcost.pipeline import collection
+from chipcost.warehouse.cost_per_token import chips_with_prices
 from chipcost.warehouse.db import SCHEMA_VERSION, connect, schema_version
 from chipcost.warehouse.readonly import run_readonly
 from tests import warehouses
@@ -87,6 +88,9 @@ def test_both_kinds_hold_the_same_tables_and_give_the_same_report(replayed):
         for con in (file, lake):
             assert schema_version(con) == SCHEMA_VERSION
             assert con.execute("SELECT count(*) FROM per_chip_prices").fetchall()[0][0] > 100
+            # read from price_history_usd's open rows: the chips of per_chip_prices
+            priced = con.execute("SELECT DISTINCT chip FROM per_chip_prices ORDER BY 1").fetchall()
+            assert chips_with_prices(con) == [chip for (chip,) in priced]
             runs = con.execute("SELECT archive_run FROM runs ORDER BY 1").fetchall()
             assert runs == [(run.name,) for run in RUNS]
     finally:
