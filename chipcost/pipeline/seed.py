@@ -114,6 +114,7 @@ def _refresh_figures(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _frozen(rows: list[dict]) -> tuple[tuple[tuple[str, object], ...], ...]:
+    """Rows as a key of _generated's cache: each row's (column, value) pairs, in order."""
     return tuple(tuple(row.items()) for row in rows)
 
 
@@ -126,13 +127,13 @@ def _generated(
     what a derivation reads (the reference files, the fitted calibration) is read once per
     process, so each new warehouse of a process is given the same figures without deriving
     them again (a third of a second of CPU each)."""
-    chip_rows_ = with_interconnect([dict(chip) for chip in chips])
-    model_rows_ = [dict(model) for model in models]
+    chip_specs = with_interconnect([dict(chip) for chip in chips])
+    model_specs = [dict(model) for model in models]
     derived = derived_figures(
-        chip_rows_, model_rows_, derivation_assumptions(), roofline_settings(), _calibrated
+        chip_specs, model_specs, derivation_assumptions(), roofline_settings(), _calibrated
     )
     # Training at the MFU the published training figures reach, where any do.
-    derived = calibrate_training(derived, throughput_references(), chip_rows_, model_rows_)
+    derived = calibrate_training(derived, throughput_references(), chip_specs, model_specs)
     derived = capped_at_load(derived, throughput_references())
     return (*throughput_references(), *derived)
 
