@@ -108,11 +108,13 @@ def print_comparison(console: Screen, result: CompareResult) -> None:
         )
         judged = line.verdict
         if judged.matched:
-            console.say(shown(_break_even(result, line)))
+            console.say(shown(_break_even(result, line)), indent="      ")
         a_cost = judged.matched or judged.anchor == "a"
         b_cost = judged.matched or judged.anchor == "b"
-        console.say(shown(f"    {result.chip_a} {_offer(line.a, a_cost)}"))
-        console.say(shown(f"    {result.chip_b} {_offer(line.b, b_cost)} ({where})"))
+        sides = (f"{result.chip_a} {_offer(line.a, a_cost)}",
+                 f"{result.chip_b} {_offer(line.b, b_cost)} ({where})")  # fmt: skip
+        for side in sides:  # a line too long for the width goes on under itself
+            console.say(shown(f"    {side}"), indent="      ")
     used = {}
     for line in result.lines:
         for row in (line.a, line.b):
@@ -122,9 +124,9 @@ def print_comparison(console: Screen, result: CompareResult) -> None:
     for chip, row in used.items():
         held = len(result.figures.get(chip, []))
         count = f"{held} published figure(s) at this speed" if held else "none published here"
-        console.say(shown(f"  {chip}: {_figure(row)} ({count})"))
+        console.say(shown(f"  {chip}: {_figure(row)} ({count})"), indent="    ")
         if is_derived(row) and result.elsewhere.get(chip):
-            console.say(shown(f"    {_elsewhere(result.elsewhere[chip])}"))
+            console.say(shown(f"    {_elsewhere(result.elsewhere[chip])}"), indent="      ")
     offers = [row for line in result.lines for row in (line.a, line.b)]
     notes = [*result.notes, *filter(None, [estimate_note(offers)])]
     print_footer(console, notes, result.ranking.freshness)

@@ -92,6 +92,18 @@ def test_compare_says_how_fresh_once(db, width):
     assert text.count("prices as of") == 1, text[-600:]
 
 
+def test_compare_goes_on_under_an_offer_too_long_for_the_width(db):
+    # `    H100-SXM aws us-east-1 p5.48xlarge $6.8800/chip-hr, $0.5004/M tokens (same
+    # provider)`: the rest of an offer's line went to the left margin, among the verdicts.
+    lines = _shown(db, 80, "compare", "Trainium2", "H100-SXM", *COST[1:])
+    offers = [n for n, line in enumerate(lines) if line.startswith("    H100-SXM ")]
+    assert offers, lines
+    wrapped = [lines[n + 1] for n in offers if not lines[n].endswith(")")]
+    assert wrapped, "no offer line wrapped at 80 columns: the test would prove nothing"
+    for line in wrapped:
+        assert line.startswith("      ") and line.rstrip().endswith(")"), line
+
+
 @pytest.mark.parametrize(
     "command",
     [
