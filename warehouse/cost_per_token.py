@@ -10,7 +10,7 @@ import duckdb
 
 from chipcost.core.record import OFFER_KEY
 from chipcost.warehouse.bound import execute, literal
-from chipcost.warehouse.db import dict_rows
+from chipcost.warehouse.db import OPEN_PRICE_ROWS, dict_rows
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.prices import ESTIMATE
 from chipcost.warehouse.where import Where
@@ -129,13 +129,10 @@ def model_parameters(con: duckdb.DuckDBPyConnection, model: str) -> float | None
 
 
 def chips_with_prices(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The chips of per_chip_prices. Its rows are current_prices' with a chip count (and the
-    cheapest zone of each spot offer, a row of the same chip), and current_prices' are the
-    open rows of price_history_usd with host specs filled in: the chips are read from those
-    open rows, a tenth of the time of the views above them."""
+    """The chips of per_chip_prices, whose rows are current_prices' with a chip count (and the
+    cheapest zone of each spot offer, a row of the same chip): read from OPEN_PRICE_ROWS."""
     rows = con.execute(
-        "SELECT DISTINCT chip FROM price_history_usd WHERE valid_to IS NULL AND chip_count > 0 "
-        "ORDER BY 1"
+        f"SELECT DISTINCT chip FROM ({OPEN_PRICE_ROWS}) WHERE chip_count > 0 ORDER BY 1"
     ).fetchall()
     return [r[0] for r in rows]
 

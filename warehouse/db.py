@@ -60,6 +60,11 @@ def migrations() -> list[tuple[int, str, str]]:
 
 SCHEMA_VERSION = max(version for version, _, _ in migrations())
 
+# current_prices' rows (warehouse/views/10_current_prices.sql) without the host specs that
+# view fills in: for a read that asks only which chips or sources have a current price, a
+# tenth of the view's time.
+OPEN_PRICE_ROWS = "SELECT * FROM price_history_usd WHERE valid_to IS NULL"
+
 
 def dict_rows(
     con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object] | None = None

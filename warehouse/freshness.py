@@ -8,6 +8,7 @@ from typing import NamedTuple
 import duckdb
 
 from chipcost.core.payload import AHEAD_OF_NOW
+from chipcost.warehouse.db import OPEN_PRICE_ROWS
 
 # Times are read as microseconds since the epoch and made UTC datetimes here: a DuckDB
 # TIMESTAMPTZ fetched as a datetime brings in pytz for its time zone, a tenth of what a
@@ -105,11 +106,9 @@ def _utc(micros: int | None) -> datetime | None:
 def _read(
     con: duckdb.DuckDBPyConnection, *, shown: bool = False
 ) -> tuple[dict[str, SourceFreshness], list[str]]:
-    """Every source that has run, by name, and, if `shown`, those with current prices (one
-    query): an open row of price_history_usd, what current_prices' rows are, read without
-    the host specs that view fills in (a third of the time)."""
-    current = "SELECT source FROM price_history_usd WHERE valid_to IS NULL"
-    has_prices = f"s.source IN ({current})" if shown else "FALSE"
+    """Every source that has run, by name, and, if `shown`, those with current prices
+    (OPEN_PRICE_ROWS; one query)."""
+    has_prices = f"s.source IN (SELECT source FROM ({OPEN_PRICE_ROWS}))" if shown else "FALSE"
     rows = con.execute(_SOURCES.format(has_prices=has_prices)).fetchall()
     known = {
         row[0]: SourceFreshness(

@@ -90,6 +90,13 @@ def _break_even(result: CompareResult, line: Comparison) -> str:
     )
 
 
+def _say_under(console: Screen, text: str) -> None:
+    """An indented line of the comparison; too long for the width, it goes on two spaces
+    further in, under itself, not at the left margin among the verdicts."""
+    indent = " " * (len(text) - len(text.lstrip(" ")) + 2)
+    console.say(shown(text), indent=indent)
+
+
 def print_comparison(console: Screen, result: CompareResult) -> None:
     header = result.ranking.header
     at = f", {speed_label(str(header['speed']))}" if header.get("speed") else ""
@@ -108,13 +115,11 @@ def print_comparison(console: Screen, result: CompareResult) -> None:
         )
         judged = line.verdict
         if judged.matched:
-            console.say(shown(_break_even(result, line)), indent="      ")
+            _say_under(console, _break_even(result, line))
         a_cost = judged.matched or judged.anchor == "a"
         b_cost = judged.matched or judged.anchor == "b"
-        sides = (f"{result.chip_a} {_offer(line.a, a_cost)}",
-                 f"{result.chip_b} {_offer(line.b, b_cost)} ({where})")  # fmt: skip
-        for side in sides:  # a line too long for the width goes on under itself
-            console.say(shown(f"    {side}"), indent="      ")
+        _say_under(console, f"    {result.chip_a} {_offer(line.a, a_cost)}")
+        _say_under(console, f"    {result.chip_b} {_offer(line.b, b_cost)} ({where})")
     used = {}
     for line in result.lines:
         for row in (line.a, line.b):
@@ -124,9 +129,9 @@ def print_comparison(console: Screen, result: CompareResult) -> None:
     for chip, row in used.items():
         held = len(result.figures.get(chip, []))
         count = f"{held} published figure(s) at this speed" if held else "none published here"
-        console.say(shown(f"  {chip}: {_figure(row)} ({count})"), indent="    ")
+        _say_under(console, f"  {chip}: {_figure(row)} ({count})")
         if is_derived(row) and result.elsewhere.get(chip):
-            console.say(shown(f"    {_elsewhere(result.elsewhere[chip])}"), indent="      ")
+            _say_under(console, f"    {_elsewhere(result.elsewhere[chip])}")
     offers = [row for line in result.lines for row in (line.a, line.b)]
     notes = [*result.notes, *filter(None, [estimate_note(offers)])]
     print_footer(console, notes, result.ranking.freshness)
