@@ -59,6 +59,7 @@ class Point:
             shape = (
                 f"sequence {self.shape[0]:,} tokens" if self.shape[0] else "sequence not published"
             )
+            shape += f", {self.shape[1]}" if len(self.shape) > 1 else ""
         elif self.shape[0] == "dataset":
             shape = f"{self.shape[2]}'s own requests"
         else:
@@ -77,10 +78,17 @@ def _benchmark(row: Row) -> str:
     return source.split(" v", 1)[0].split(":", 1)[0].strip() or "its document"
 
 
+def _method(row: Row) -> str:
+    """How a training figure was measured: MLPerf's time to train (evaluation pauses, its own
+    batch) or a steady-state step rate (NeMo, MaxText, Neuron, your own); never set against
+    each other."""
+    return "time-to-train" if _benchmark(row).startswith("MLPerf") else "steady-state"
+
+
 def point_of(row: Row) -> Point:
     workload = str(row.get("workload") or "inference")
     if workload == "training":
-        shape: tuple[object, ...] = (_int(row.get("sequence_length")),)
+        shape: tuple[object, ...] = (_int(row.get("sequence_length")), _method(row))
     elif row.get("input_tokens") and row.get("output_tokens"):
         shape = (_int(row["input_tokens"]), _int(row["output_tokens"]))
     else:
@@ -92,13 +100,25 @@ def point_of(row: Row) -> Point:
 def differences(a: Point, b: Point) -> list[str]:
     """How two points differ, in words; empty when a comparison may be drawn between them."""
     said = []
-    if a.shape != b.shape:
+    if a.workload == "training" and a.shape[1:] != b.shape[1:]:
+        said.append("method (time to train against steady state)")
+    elif a.shape != b.shape:
         said.append("request shape" if a.workload == "inference" else "sequence length")
     if a.precision is None or b.precision is None:
         said.append("precision (not published)")
     elif a.precision != b.precision:
         said.append("precision")
-    if a.chips and b.chips and max(a.chips, b.chips) > SCALE_RATIO * min(a.chips, b.chips):
+    # A benchmark's inference systems (MLPerf: 1 to 72 accelerators) run replicas of the model
+    # side by side: the system's size is not the replica's, and per-chip throughput is
+    # comparable across them. Elsewhere (a curve's tensor-parallel size, a training run) the
+    # scale is the replica's or the run's.
+    system_sizes = a.workload == "inference" and "dataset" in (a.shape[0], b.shape[0])
+    if (
+        not system_sizes
+        and a.chips
+        and b.chips
+        and max(a.chips, b.chips) > SCALE_RATIO * min(a.chips, b.chips)
+    ):
         said.append(f"scale (more than {SCALE_RATIO}x apart)")
     return said
 
@@ -119,12 +139,16 @@ class Match:
         return self.point.words(f"{scales[0]}-{scales[-1]} chips")
 
     def figure(self, side: str) -> Row:
-        """The figure a side's answer rests on: the middle of its figures at the point, the
-        lower of two middles (as the choice rule takes one publication's)."""
-        rows = sorted(
-            self.a if side == "a" else self.b, key=lambda r: r["tokens_per_second_per_chip"]
-        )  # type: ignore[arg-type, return-value]
-        return rows[(len(rows) - 1) // 2]
+        """The figure a side's answer rests on: its best throughput at the point (the
+        frontier's best that meets the speed and the TTFT bound, as the choice rule takes)."""
+        rows = self.a if side == "a" else self.b
+        return max(rows, key=lambda r: float(r["tokens_per_second_per_chip"]))  # type: ignore[arg-type]
+
+    def software(self) -> str:
+        """'vLLM against TensorRT-LLM' where the two figures ran different serving software
+        (a difference the answer says), else ''."""
+        a, b = (str(self.figure(s).get("software") or "") for s in ("a", "b"))
+        return f"{a or 'not published'} against {b or 'not published'}" if a != b else ""
 
     def tps(self, side: str) -> float:
         return float(self.figure(side)["tokens_per_second_per_chip"])  # type: ignore[arg-type]
@@ -146,12 +170,18 @@ def published(rows: list[Row], chip: str) -> list[Row]:
 
 def matched(a_rows: list[Row], b_rows: list[Row]) -> Match | None:
     """The point both chips are published at: B's best figure's point where A has one there,
-    else B's next, ... (each side's figures there are all those at that point)."""
+    else B's next, ... Each side's figures there are those of one publication where one holds
+    both chips (one source at one scale for both), else all those at that point."""
     for anchor in b_rows:
         point = point_of(anchor)
         mine = [r for r in a_rows if not differences(point_of(r), point)]
         if mine:
             theirs = [r for r in b_rows if not differences(point_of(r), point)]
+            shared = {r.get("source") for r in mine} & {r.get("source") for r in theirs}
+            if shared:
+                source = next(r.get("source") for r in theirs if r.get("source") in shared)
+                mine = [r for r in mine if r.get("source") == source]
+                theirs = [r for r in theirs if r.get("source") == source]
             return Match(point, mine, theirs)
     return None
 

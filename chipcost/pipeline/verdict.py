@@ -212,7 +212,8 @@ def _at_match(a: Row, b: Row, match: Match) -> Verdict:
         best, worst = (pa / high_a) / (pb / low_b) - 1, (pa / low_a) / (pb / high_b) - 1
     return Verdict(
         _measured(ta, break_even), break_even, break_even / tb,
-        change=(pa / ta) / (pb / tb) - 1, point=match.words(),
+        change=(pa / ta) / (pb / tb) - 1,
+        point=match.words() + (f"; software {software}" if (software := match.software()) else ""),
         best=best, worst=worst, a_figure=match.figure("a"), b_figure=match.figure("b"),
     )  # fmt: skip
 
@@ -288,8 +289,11 @@ def with_verdicts(
         row["verdict"] = judged.word
         row["verdict_point"] = judged.point
         row["in_words"] = judged.sentence(str(row["chip"]), baseline)
-        # the change at the figures the verdict rests on (None where it draws none)
+        # One answer in every field: the change at the figures the verdict rests on where one
+        # is drawn, and no percentage at all where the evidence cannot say.
         row["vs_baseline_at_point"] = judged.change
+        row["cost_change_vs_baseline"] = judged.change
+        row["vs_baseline"] = _change(judged.change) if judged.matched else judged.word
     return rows
 
 

@@ -36,9 +36,9 @@ def _mlperf(chip: str, scenario: str) -> list[float]:
         )
 
 
-def _middle(values: list[float]) -> float:
-    """The choice rule's middle: the lower of two middles."""
-    return values[(len(values) + 1) // 2 - 1]
+def _best(values: list[float]) -> float:
+    """The choice rule's pick among one publication's figures at the speed: the best."""
+    return max(values)
 
 
 def _ranking(db: Path, *args: str) -> list[dict]:
@@ -62,7 +62,7 @@ def test_each_speed_uses_the_figure_measured_there(db, speed, scenario):
     rows = _ranking(db, *(["--speed", speed] if speed else []))
     h200 = _figure(rows, "H200")
     assert h200["throughput_kind"] == "benchmark"
-    assert h200["tokens_per_second_per_chip"] == pytest.approx(_middle(_mlperf("H200", scenario)))
+    assert h200["tokens_per_second_per_chip"] == pytest.approx(_best(_mlperf("H200", scenario)))
     assert h200["throughput_id"].endswith(scenario.lower())
     assert h200["throughput_at_speed"] is True
     if scenario != "Offline":

@@ -1,91 +1,140 @@
--- Every throughput figure with what it implies and its place in the choice rule.
+-- Every throughput figure with what it implies and its place in the choice rule, and each
+-- curve read at the asked speed (docs/cost-per-token.md, "Reading a curve").
 -- implied_mfu: the share of the chip's dense peak (at the figure's precision; the higher of
 -- FP8 and BF16 when none is stated or it is another, e.g. FP4 or INT8) that the figure
--- needs, at 6 (training) or 2 (inference) FLOPs per parameter per token. Above 1 the figure is physically impossible: a reference or
--- derived figure that needs more than the chip's peak is set aside (usable = false); the
--- user's own measurements are always usable.
--- The asked speed: the session variable chipcost_speed ('max', or tokens/s per user as
--- text; `chipcost cost --speed` sets it), else the default, 5 tokens/s per user (MLPerf
--- Llama 2 70B Server's bound: 99th percentile time per output token within 200 ms).
--- A figure is at the asked speed (at_speed) when: training; 'max' and it was measured at
--- maximum throughput (a latency-bound figure never stands for it); a speed and its
--- tokens_per_second_per_user is at least that and, for a measured (not derived) figure, at
--- most twice that (one measured far faster understates the chip at the asked speed); or it
--- is the user's own and states no per-user speed (their workload, their point).
--- Choice rule, per chip, model and workload: usable first; then at the asked speed (a figure
--- is used only at the point it was measured at: a chip whose measurements are all elsewhere
--- gets its derived figure at that point, calibrated on those measurements); then published
--- before derived; then
--- measured > benchmark > independent > vendor-claim > estimate > derived
--- (chipcost/core/figures.py KINDS); then the newest source date; then the newest
--- measurement; then, at a per-user speed, the scenario whose figures have the highest median
--- tokens/s (MLPerf's Server before its Interactive when both meet the speed); then, of the
--- figures still tied (one publication's several systems or points), the middle one by
--- tokens/s, the lower of two middles (neither the best nor the worst case the document
--- reports); then the id.
+-- needs, at 6 (training) or 2 (inference) FLOPs per parameter per token. Above 1 the figure is
+-- physically impossible: a reference or derived figure that needs more than the chip's peak is
+-- set aside (usable = false); the user's own measurements are always usable.
+-- The asked speed: the session variable chipcost_speed ('max', or tokens/s per user as text;
+-- `chipcost cost --speed` sets it), else the default, 5 tokens/s per user (MLPerf Llama 2 70B
+-- Server's bound: 99th percentile time per output token within 200 ms). The time-to-first-token
+-- bound: chipcost_ttft_ms (`--ttft`), else the default for the figure's request shape: 2 s for
+-- prompts up to 2,048 tokens (MLPerf Llama 2 70B and Llama 3.1 8B Server), 6 s beyond (MLPerf
+-- Llama 3.1 405B Server, whose prompts run to thousands of tokens); a benchmark's own dataset
+-- (MLPerf, no fixed shape) met its scenario's bound by the benchmark's rules.
+-- A figure is at the asked speed (at_speed) when: training; 'max' and it was measured at maximum
+-- throughput or is a point of a load curve (the frontier's top is then the best of them); a
+-- speed and its tokens_per_second_per_user is at least that; or it is the user's own and states
+-- no per-user speed (their workload, their point). Never a single stream (one request in flight:
+-- concurrency or batch 1), which answers no load question, and never a point whose time to first
+-- token is over the bound (a saturated queue, not the per-user speed it streams at).
+-- A curve (a load sweep: the points at each concurrency of one chip, model, request shape,
+-- precision, software, scale and publication) is read between its points: where the asked
+-- speed falls between two of its points that meet the bounds, a figure interpolated linearly
+-- between them is added (id '<faster point>@<speed>'), never beyond the curve's ends. MLPerf's
+-- scenarios are points at their own bounds, not a curve: none is interpolated between them.
+-- Choice rule, per chip, model and workload: usable first; then at the asked speed; then
+-- published before derived; then measured > benchmark > independent > vendor-claim > estimate >
+-- derived (chipcost/core/figures.py KINDS); then the newest source date; then the newest
+-- measurement; then the best throughput per chip (the frontier's best point that meets the
+-- speed and the bound); then the id.
 CREATE OR REPLACE VIEW throughput_ranked AS
 WITH asked AS (
-    SELECT coalesce(CAST(getvariable('chipcost_speed') AS VARCHAR), '5') AS speed
+    SELECT
+        coalesce(CAST(getvariable('chipcost_speed') AS VARCHAR), '5') AS speed,
+        TRY_CAST(getvariable('chipcost_ttft_ms') AS DOUBLE) AS ttft_ms
 ),
-figures AS (
+bounded AS (
     SELECT
         t.*,
         a.speed AS asked_speed,
+        coalesce(a.ttft_ms, CASE
+            WHEN t.input_tokens IS NULL THEN NULL
+            WHEN t.input_tokens <= 2048 THEN 2000
+            ELSE 6000
+        END) AS ttft_bound_ms,
+        t.workload = 'inference' AND coalesce(t.concurrency = 1 OR t.batch_size = 1, FALSE)
+            AS single_stream
+    FROM throughput t
+    CROSS JOIN asked a
+),
+pointed AS (
+    SELECT
+        *,
+        NOT single_stream AND coalesce(ttft_ms <= ttft_bound_ms, TRUE) AS within_bounds,
+        -- one curve: the points of one publication (or one measurement) at one configuration
+        [chip, model, workload, origin, kind, source, source_date, coalesce(published_model, ''),
+            coalesce(input_tokens, 0)::VARCHAR, coalesce(output_tokens, 0)::VARCHAR,
+            coalesce(precision, ''), coalesce(software, ''), coalesce(chips, 0)::VARCHAR,
+            coalesce(system, '')] AS curve
+    FROM bounded
+),
+neighbours AS (
+    SELECT
+        *,
+        lead(throughput_id) OVER faster AS next_id,
+        lead(tokens_per_second_per_user) OVER faster AS next_user,
+        lead(tokens_per_second_per_chip) OVER faster AS next_tps,
+        lead(ttft_ms) OVER faster AS next_ttft,
+        lead(scenario) OVER faster AS next_scenario
+    FROM pointed
+    WHERE within_bounds AND origin <> 'derived' AND workload = 'inference'
+        AND concurrency IS NOT NULL AND tokens_per_second_per_user > 0 AND tokens_per_second_per_chip > 0
+        AND asked_speed <> 'max'
+    WINDOW faster AS (PARTITION BY curve ORDER BY tokens_per_second_per_user, throughput_id)
+),
+interpolated AS (
+    SELECT
+        * EXCLUDE (next_id, next_user, next_tps, next_ttft, next_scenario, asked, throughput_id,
+            tokens_per_second_per_chip, tokens_per_second_per_user, ttft_ms, tpot_ms,
+            concurrency, batch_size, scenario),
+        next_id || '@' || asked_speed AS throughput_id,
+        next_tps + (tokens_per_second_per_chip - next_tps) * (next_user - asked)
+            / (next_user - tokens_per_second_per_user) AS tokens_per_second_per_chip,
+        asked AS tokens_per_second_per_user,
+        greatest(ttft_ms, next_ttft) AS ttft_ms,
+        1000 / asked AS tpot_ms,
+        NULL::INTEGER AS concurrency,
+        NULL::INTEGER AS batch_size,
+        'interpolated at ' || asked_speed || ' tokens/s per user between ' || scenario || ' ('
+            || round(tokens_per_second_per_user, 1) || ' tokens/s per user) and '
+            || next_scenario || ' (' || round(next_user, 1) || ')' AS scenario
+    FROM (SELECT *, TRY_CAST(asked_speed AS DOUBLE) AS asked FROM neighbours)
+    WHERE tokens_per_second_per_user < asked AND next_user > asked
+),
+figures AS (
+    SELECT
+        *,
         CASE
-            WHEN t.workload = 'training' THEN TRUE
-            WHEN a.speed = 'max' THEN coalesce(t.operating_point = 'max-throughput', FALSE)
-            WHEN t.origin = 'user' AND t.tokens_per_second_per_user IS NULL THEN TRUE
-            WHEN t.origin <> 'derived'
-                AND t.tokens_per_second_per_user > 2 * TRY_CAST(a.speed AS DOUBLE) THEN FALSE
-            ELSE coalesce(t.tokens_per_second_per_user >= TRY_CAST(a.speed AS DOUBLE), FALSE)
-        END AS at_speed,
+            WHEN workload = 'training' THEN TRUE
+            WHEN NOT within_bounds THEN FALSE
+            WHEN asked_speed = 'max' THEN coalesce(
+                operating_point = 'max-throughput' OR (origin <> 'derived' AND concurrency > 1),
+                FALSE)
+            WHEN origin = 'user' AND tokens_per_second_per_user IS NULL THEN TRUE
+            ELSE coalesce(tokens_per_second_per_user >= TRY_CAST(asked_speed AS DOUBLE), FALSE)
+        END AS at_speed
+    FROM (
+        SELECT * FROM pointed
+        UNION ALL BY NAME
+        SELECT * FROM interpolated
+    )
+),
+judged AS (
+    SELECT
+        f.*,
         m.parameters,
-        CASE t.workload WHEN 'training' THEN 6 WHEN 'inference' THEN 2 END
+        CASE f.workload WHEN 'training' THEN 6 WHEN 'inference' THEN 2 END
             * coalesce(m.active_parameters, m.parameters)
             AS flops_per_token,
         CASE
-            WHEN lower(t.precision) LIKE 'fp8%' THEN c.dense_fp8_tflops
-            WHEN lower(t.precision) IN ('bf16', 'fp16') THEN c.dense_bf16_tflops
+            WHEN lower(f.precision) LIKE 'fp8%' THEN c.dense_fp8_tflops
+            WHEN lower(f.precision) IN ('bf16', 'fp16') THEN c.dense_bf16_tflops
             ELSE greatest(c.dense_fp8_tflops, c.dense_bf16_tflops)
-        END AS peak_tflops
-    FROM throughput t
-    CROSS JOIN asked a
-    LEFT JOIN models m ON m.model = t.model
-    LEFT JOIN chips c ON c.chip = t.chip
+        END AS peak_tflops,
+        -- chipcost/core/figures.py KINDS, written in when the views are created
+        list_position({{figure_kinds}}, f.kind) AS kind_rank
+    FROM figures f
+    LEFT JOIN models m ON m.model = f.model
+    LEFT JOIN chips c ON c.chip = f.chip
+    WHERE f.tokens_per_second_per_chip > 0
 ),
-judged AS (
+ranked AS (
     SELECT
         *,
         CASE WHEN peak_tflops > 0 AND flops_per_token > 0
             THEN tokens_per_second_per_chip * flops_per_token / (peak_tflops * 1e12)
         END AS implied_mfu,
-        -- chipcost/core/figures.py KINDS, written in when the views are created
-        list_position({{figure_kinds}}, kind) AS kind_rank
-    FROM figures
-),
-grouped AS (
-    SELECT
-        *,
-        -- at a per-user speed one publication's scenarios are told apart; at 'max' not
-        CASE WHEN asked_speed <> 'max' THEN scenario END AS point_group
-    FROM judged
-    WHERE tokens_per_second_per_chip > 0
-),
-tied AS (
-    SELECT
-        *,
-        median(tokens_per_second_per_chip) OVER point AS point_median,
-        row_number() OVER (point ORDER BY tokens_per_second_per_chip, throughput_id) AS tie_rank,
-        count(*) OVER point AS tie_count  -- the whole group: no ORDER BY, so not a running count
-    FROM grouped
-    WINDOW point AS (
-        PARTITION BY chip, model, workload, origin = 'user' OR coalesce(implied_mfu <= 1, TRUE),
-            at_speed, kind_rank, source_date, recorded_at, point_group
-    )
-),
-ranked AS (
-    SELECT
-        *,
         origin = 'user' OR coalesce(implied_mfu <= 1, TRUE) AS usable,
         row_number() OVER (
             PARTITION BY chip, model, workload
@@ -96,12 +145,10 @@ ranked AS (
                 kind_rank,
                 CASE WHEN source_date <> 'undated' THEN source_date END DESC NULLS LAST,
                 recorded_at DESC NULLS LAST,
-                point_median DESC,
-                abs(tie_rank - (tie_count + 1) // 2),
-                tokens_per_second_per_chip,
+                tokens_per_second_per_chip DESC,
                 throughput_id
         ) AS choice_rank
-    FROM tied
+    FROM judged
 )
 SELECT
     throughput_id, chip, model, workload, tokens_per_second_per_chip, kind, origin,
@@ -113,5 +160,7 @@ SELECT
     source, source_date, stated_as, notes, recorded_at, parameters, flops_per_token, peak_tflops,
     operating_point, scenario, tokens_per_second_per_user, ttft_ms, tpot_ms, input_tokens,
     output_tokens, concurrency, software, system, published_model, source_url, chips,
-    asked_speed, at_speed
+    asked_speed, at_speed,
+    -- appended so the columns above keep their places
+    ttft_bound_ms, single_stream, curve, throughput_id LIKE '%@%' AS interpolated
 FROM ranked;
