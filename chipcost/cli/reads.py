@@ -260,7 +260,7 @@ def compare(**given: Any) -> None:
     if format is OutputFormat.table:
         if asked["wide"]:
             widened(out)
-        print_comparison(out, result)
+        print_comparison(out, result, wide=bool(asked["wide"]))
         return
     write_frame(format, result.frame())
     print_freshness(notices(format), result.ranking.freshness)

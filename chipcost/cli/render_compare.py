@@ -1,137 +1,186 @@
-"""Terminal output of `chipcost compare`: one line per pricing model, then the figures."""
+"""Terminal output of `chipcost compare`: one table, a row per pricing model, then the evidence
+once (the figures, the estimate and the measurement that would decide it)."""
 
 from __future__ import annotations
 
-from chipcost.cli.consoles import Screen
+from chipcost.cli.consoles import Screen, print_fitted
+from chipcost.cli.fit import Column, Styled, fit_table, plain
 from chipcost.cli.render import shown
 from chipcost.cli.render_cost import figure_point, print_footer
-from chipcost.cli.render_prices import ESTIMATE_MARK, estimate_note
+from chipcost.cli.render_prices import ESTIMATE_MARK
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.compare import CompareResult, Comparison
-from chipcost.pipeline.verdict import figure_kind, is_derived
-from chipcost.transform.cost import money_sign
+from chipcost.pipeline.matching import Estimate
+from chipcost.pipeline.verdict import figure_kind
+from chipcost.transform.cost import cost_text, money_sign
 from chipcost.transform.tokens import change_words
 
 
-def _offer(row: dict, per_token: bool = True) -> str:
-    """'aws us-east-1 $4.1624/chip-hr, $0.30/M tokens' (est. where the price is an estimate);
-    no cost per token where the chip has no figure at the point the answer rests on."""
+def _money(row: dict) -> str:
     sign = money_sign(str(row.get("currency") or "USD"))
-    mark = f" (your discount {row['discount']})" if row.get("discount") else ""
     est = ESTIMATE_MARK if row.get("estimate") else ""
-    cost = f", {sign}{float(row['usd_per_million_tokens']):,.4f}/M tokens" if per_token else ""
-    return (
-        f"{row['provider']} {row['region']} {row['instance_type']} "
-        f"{sign}{float(row['price_per_chip_hour']):,.4f}/chip-hr{est}{cost}{mark}"
-    )
+    return f"{sign}{float(row['price_per_chip_hour']):,.4f}{est}"
 
 
-def _range(line: Comparison) -> str:
-    """The point both figures are at, and the range every figure there allows."""
+def _verdict(line: Comparison) -> str | Styled:
     judged = line.verdict
     if not judged.matched:
-        return ""
-    at = f" (both measured at {judged.point}"
-    if line.best is None or line.worst is None:
-        return at + "; one figure each there: no range)"
-    best, worst = change_words(line.best), change_words(line.worst)
-    return at + f"; range over every figure there: {best} to {worst})"
+        return Styled("cannot say", "yellow")
+    words = change_words(judged.change or 0.0)
+    return Styled(words, "green" if (judged.change or 0) < 0 else "red")
 
 
-def _precision(row: dict) -> str:
-    return str(row.get("precision") or "precision not stated").upper()
+def _columns(result: CompareResult, wide: bool) -> list[Column]:
+    a, b = result.chip_a, result.chip_b
+    sign = money_sign(str(result.lines[0].a.get("currency") or "USD")).strip()
+    columns = [
+        Column("pricing", "pricing model", essential=True, whole=True),
+        Column("a_price", f"{a} {sign}/hr", numeric=True, essential=True),
+        Column("b_price", f"{b} {sign}/hr", numeric=True, essential=True),
+        Column("ratio", "ratio", numeric=True),
+        Column("b_cpm", f"{sign}/M", numeric=True),
+        Column("needs", "must do", numeric=True, essential=True),
+        Column("share", "share", numeric=True),
+        Column("verdict", "verdict", essential=True, whole=True),
+    ]
+    if wide:
+        columns += [Column("a_offer", f"{a} offer"), Column("b_offer", f"{b} offer")]
+    return columns
+
+
+# Beside the essential columns (pricing, both prices, the break-even and the verdict), kept on
+# the row's line while they fit, else folded under it: the ratio, the share, B's cost per token.
+_KEEP = ("ratio", "share", "b_cpm")
+
+
+def _cells(result: CompareResult, line: Comparison) -> dict:
+    judged = line.verdict
+    a, b = line.a, line.b
+    pb = float(b["price_per_chip_hour"])  # type: ignore[arg-type]
+    ratio = float(a["price_per_chip_hour"]) / pb if pb else None  # type: ignore[arg-type]
+    b_cost = judged.matched or judged.anchor == "b"
+    currency = str(b.get("currency") or "USD")
+    who = "" if judged.needs == "a" else f"{result.chip_b} "
+    return {
+        "pricing": plain(line.pricing),
+        "a_price": _money(a),
+        "b_price": _money(b) + ("" if line.same_provider else "*"),
+        "ratio": f"{ratio:.2f}" if ratio is not None else "",
+        "b_cpm": cost_text(float(b["usd_per_million_tokens"]), currency) if b_cost else "",  # type: ignore[arg-type]
+        "needs": f"{who}{judged.break_even:,.0f}",
+        "share": f"{judged.share:.0%}",
+        "verdict": _verdict(line),
+        "a_offer": plain(f"{a['provider']} {a['region']} {a['instance_type']}"),
+        "b_offer": plain(f"{b['provider']} {b['region']} {b['instance_type']}"),
+    }
 
 
 def _figure(row: dict) -> str:
     return (
-        f"{row['throughput_id']}: {figure_kind(row)}, {_precision(row)}, "
-        f"{float(row['tokens_per_second_per_chip']):,.1f} tok/s per chip{_band(row)}"
-        f"{figure_point(row)}; {row['throughput_source']} ({row['throughput_source_date']})"
+        f"{row['throughput_id']}: {figure_kind(row)}, "
+        f"{str(row.get('precision') or 'precision not stated').upper()}, "
+        f"{float(row['tokens_per_second_per_chip']):,.0f} tok/s per chip{figure_point(row)}; "
+        f"{row['throughput_source']} ({row['throughput_source_date']})"
     )
 
 
-def _elsewhere(rows: list[dict]) -> str:
-    """'measured at other points: neuron-...: 2.3 tok/s per chip (latency-bound, 51 tok/s per
-    user); ...' (the first three, and how many more)."""
-    said = []
-    for row in rows[:3]:
-        point = str(row.get("operating_point") or "point not stated")
-        if row.get("tokens_per_second_per_user"):
-            point += f", {float(row['tokens_per_second_per_user']):g} tok/s per user"
-        said.append(f"{row['throughput_id']}: {float(row['tokens_per_second_per_chip']):,.1f} "
-                    f"tok/s per chip ({point})")  # fmt: skip
-    more = f"; and {len(rows) - 3} more (chipcost throughput list)" if len(rows) > 3 else ""
-    return "measured at other points: " + "; ".join(said) + more
+def _estimate(found: Estimate | None) -> str:
+    if found is None:
+        return "no derived estimate"
+    if found.band is None:
+        return f"derived estimate {found.value:,.0f} tok/s per chip ({found.error})"
+    low, high = found.band
+    return f"derived estimate {low:,.0f}-{high:,.0f} tok/s per chip ({found.error})"
 
 
-def _band(row: dict) -> str:
-    low, high = row.get("throughput_range_low"), row.get("throughput_range_high")
-    if low is None or high is None:
-        return ""
-    return f" (range {float(low):,.0f}-{float(high):,.0f}, the derivation's error)"
-
-
-def _evidence(row: dict) -> str:
-    """'its figure: measured 3,819' or 'its figure: calibrated 950, range 600-1,400'."""
-    tps = f"{float(row['tokens_per_second_per_chip']):,.0f}"
-    return f"{figure_kind(row)} {tps}{_band(row)}"
-
-
-def _break_even(result: CompareResult, line: Comparison) -> str:
-    judged = line.verdict
-    chips = {"a": result.chip_a, "b": result.chip_b}
-    needs, other = chips[judged.needs], chips["b" if judged.needs == "a" else "a"]
-    mine, theirs = (line.a, line.b) if judged.needs == "a" else (line.b, line.a)
+def _measure(result: CompareResult, chip: str, baseline: str) -> str:
+    header = result.ranking.header
+    speed = str(header.get("speed") or "")
+    at = f" --speed {speed}" if speed and speed != "5" else ""
     return (
-        f"    break-even: {needs} must do {judged.break_even:,.0f} tok/s per chip "
-        f"({judged.share:.0%} of {other}'s {float(theirs['tokens_per_second_per_chip']):,.0f},"
-        f" {_evidence(theirs)}) to cost as little per token; {needs}'s figure: "
-        f"{_evidence(mine)}"
+        f"chipcost measure --endpoint URL --chip {chip} --model {header['model']} "
+        f"--match {baseline}{at}"
     )
+
+
+def _evidence(console: Screen, result: CompareResult) -> None:
+    """The evidence the rows rest on, once: the measured side's figure and point, the other
+    side's figure there or 'none at this point', its estimate band, what would decide it."""
+    first = result.lines[0]
+    judged = first.verdict
+    chips = {"a": result.chip_a, "b": result.chip_b}
+    if judged.matched:
+        console.say(shown(f"both measured at {judged.point}:"))
+        for side, row in (("a", first.a), ("b", first.b)):
+            _say_under(console, f"  {chips[side]}: {_figure(row)}")
+        return
+    if not judged.anchor:
+        console.say(shown(f"neither chip is measured at this speed ({judged.point})"))
+        for row in (first.a, first.b):
+            _say_under(console, f"  {row['chip']}: {_figure(row)}")
+        if judged.differ:
+            _say_under(console, f"  the published figures differ: {judged.differ}")
+        return
+    anchor, needs = chips[judged.anchor], chips[judged.needs]
+    fixed = first.b if judged.anchor == "b" else first.a
+    console.say(shown(f"evidence at {anchor}'s point ({judged.point}):"))
+    _say_under(console, f"  {anchor}: {_figure(fixed)}")
+    why = f" (the published figures differ: {judged.differ})" if judged.differ else ""
+    _say_under(console, f"  {needs}: none at this point{why}; {_estimate(judged.estimate)}")
+    if judged.workload == "training":
+        _say_under(console, f"  to decide: record a {needs} run (`chipcost throughput add`)")
+    else:
+        _say_under(console, f"  to decide: {_measure(result, needs, anchor)}")
 
 
 def _say_under(console: Screen, text: str) -> None:
-    """An indented line of the comparison; too long for the width, it goes on two spaces
-    further in, under itself, not at the left margin among the verdicts."""
+    """An indented line; too long for the width, it goes on two spaces further in, under
+    itself, not at the left margin."""
     indent = " " * (len(text) - len(text.lstrip(" ")) + 2)
     console.say(shown(text), indent=indent)
 
 
-def print_comparison(console: Screen, result: CompareResult) -> None:
+def print_comparison(console: Screen, result: CompareResult, *, wide: bool = False) -> None:
     header = result.ranking.header
-    at = f", {speed_label(str(header['speed']))}" if header.get("speed") else ""
+    at = f", {speed_label(str(header['speed']))} (--speed to change)" if header.get("speed") else ""
     console.say(
-        f"{result.chip_a} against {result.chip_b}: {header['model']} {header['workload']}{at}",
-    )
-    for line in result.lines:
-        where = "same provider" if line.same_provider else "each chip's cheapest offer"
-        off = [str(r["chip"]) for r in (line.a, line.b) if r.get("throughput_at_speed") is False]
-        caveat = f" (not at the asked speed: {', '.join(off)})" if off else ""
-        console.say(
-            shown(
-                f"{line.pricing}: {line.sentence(result.chip_a, result.chip_b)}"
-                f"{_range(line)}{caveat}"
-            ),
+        shown(
+            f"{result.chip_a} against {result.chip_b}: {header['model']} {header['workload']}{at}"
         )
-        judged = line.verdict
-        if judged.matched:
-            _say_under(console, _break_even(result, line))
-        a_cost = judged.matched or judged.anchor == "a"
-        b_cost = judged.matched or judged.anchor == "b"
-        _say_under(console, f"    {result.chip_a} {_offer(line.a, a_cost)}")
-        _say_under(console, f"    {result.chip_b} {_offer(line.b, b_cost)} ({where})")
-    used = {}
-    for line in result.lines:
-        for row in (line.a, line.b):
-            used.setdefault(str(row["chip"]), row)
-    precisions = " against ".join(f"{chip} {_precision(row)}" for chip, row in used.items())
-    console.say(f"figures used ({precisions}):")
-    for chip, row in used.items():
-        held = len(result.figures.get(chip, []))
-        count = f"{held} published figure(s) at this speed" if held else "none published here"
-        _say_under(console, f"  {chip}: {_figure(row)} ({count})")
-        if is_derived(row) and result.elsewhere.get(chip):
-            _say_under(console, f"    {_elsewhere(result.elsewhere[chip])}")
+    )
+    cells = [_cells(result, line) for line in result.lines]
+    fitted = fit_table(console, _columns(result, wide), cells, keep_order=_KEEP, wide=wide)
+    print_fitted(console, fitted)
+    _evidence(console, result)
     offers = [row for line in result.lines for row in (line.a, line.b)]
-    notes = [*result.notes, *filter(None, [estimate_note(offers)])]
+    # whether an instance holds the model is said only where one does not (no column shows it)
+    fit = all(row.get("fits") is not False for row in offers)
+    notes = [note for note in result.notes if not (fit and note.startswith("fits:"))]
+    a, b = result.chip_a, result.chip_b
+    # the asked speed is in the heading, with how to change it
+    notes = [note for note in notes if not note.startswith("throughput at")]
+    notes.insert(
+        0,
+        f"$/hr: per chip-hour; ratio: {a}'s price / {b}'s; $/M: {b}'s cost per million tokens; "
+        f"must do: the tok/s per chip {a} must reach to cost as little per token; share: of "
+        f"{b}'s figure",
+    )
+    if any(row.get("estimate") for row in offers):
+        notes.append(
+            f"{ESTIMATE_MARK.strip()} = an estimate, no price the provider publishes "
+            "(`--format json` says what each rests on)"
+        )
+    yours = {
+        f"{row['chip']} {row['provider']}: {row['discount']}": None
+        for row in offers
+        if row.get("discount")
+    }
+    if yours:
+        notes.append(
+            f"prices after your discount ({'; '.join(yours)}); --list-prices for list prices"
+        )
+    if not all(line.same_provider for line in result.lines):
+        notes.append(f"* {result.chip_b}'s cheapest offer elsewhere: no provider offers both")
+    if not wide:
+        notes[0] += " (--wide names each offer; --format json gives every field)"
     print_footer(console, notes, result.ranking.freshness)

@@ -92,16 +92,29 @@ def test_compare_says_how_fresh_once(db, width):
     assert text.count("prices as of") == 1, text[-600:]
 
 
-def test_compare_goes_on_under_an_offer_too_long_for_the_width(db):
-    # `    H100-SXM aws us-east-1 p5.48xlarge $6.8800/chip-hr, $0.5004/M tokens (same
-    # provider)`: the rest of an offer's line went to the left margin, among the verdicts.
-    lines = _shown(db, 80, "compare", "Trainium2", "H100-SXM", *COST[1:])
-    offers = [n for n, line in enumerate(lines) if line.startswith("    H100-SXM ")]
-    assert offers, lines
-    wrapped = [lines[n + 1] for n in offers if not lines[n].endswith(")")]
-    assert wrapped, "no offer line wrapped at 80 columns: the test would prove nothing"
-    for line in wrapped:
-        assert line.startswith("      ") and line.rstrip().endswith(")"), line
+@pytest.mark.parametrize("width", (80, 100))
+def test_compare_keeps_its_rows_whole_and_its_words_unbroken(db, width):
+    """compare's table at 80 and 100 columns: a row per pricing model that starts with the
+    pricing model, whole, and ends with the verdict, whole; what does not fit goes under the
+    row, indented; no header word cut."""
+    lines = _shown(db, width, "compare", "Trainium2", "H100-SXM", *COST[1:])
+    rule = next(i for i, line in enumerate(lines) if line.startswith("───"))
+    assert "pricing" in lines[rule - 1] or "pricing" in lines[rule - 2]
+    header = " ".join(" ".join(lines[1:rule]).split())
+    for word in ("pricing", "model", "verdict", "must", "do"):
+        assert word in header.split(), header
+    rows = [line for line in lines[rule + 1 :] if line.startswith(("on_demand", "spot"))]
+    assert rows, lines
+    for row in rows:
+        assert row.rstrip().endswith(("cannot say", "cheaper", "dearer", "as cheap")), row
+    body = lines[
+        rule + 1 : lines.index(
+            next(x for x in lines if x.startswith(("evidence", "both", "neither")))
+        )
+    ]
+    for line in body:
+        assert line.startswith(("on_demand", "reserved", "savings_plan", "capacity_block",
+                                "spot", "commitment", "  ")), line  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -334,7 +334,9 @@ def test_compare_answers_on_your_prices(tmp_path):
         listed["break_even_tokens_per_second_per_chip"] / 2
     )
     table = cli(*args[:-4], "--db", str(path), CHIPCOST_DISCOUNTS=str(rules))
-    assert "(your discount 50% trn deal)" in table.stdout
+    assert "prices after your discount (Trainium1 aws: 50% trn deal)" in " ".join(
+        table.stdout.split()
+    )
 
 
 def test_compare_against_a_free_baseline_is_one_line_and_a_free_chip_is_cheaper(tmp_path):
