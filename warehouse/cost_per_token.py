@@ -105,14 +105,21 @@ def cost_rows(
 
 
 @contextmanager
-def at_speed(con: duckdb.DuckDBPyConnection, speed: str) -> Iterator[None]:
+def at_speed(
+    con: duckdb.DuckDBPyConnection, speed: str, ttft_ms: float | None = None
+) -> Iterator[None]:
     """Within the block, throughput_ranked and cost_per_token choose each chip's figure at
-    `speed` ('max' or tokens/s per user as text; chipcost.core.figures.speed_value)."""
+    `speed` ('max' or tokens/s per user as text; chipcost.core.figures.speed_value) and, where
+    given, a time-to-first-token bound in milliseconds (else the default per request shape)."""
     con.execute(f"SET VARIABLE chipcost_speed = {literal(speed)}")
+    if ttft_ms is not None:
+        con.execute(f"SET VARIABLE chipcost_ttft_ms = {float(ttft_ms)!r}")
     try:
         yield
     finally:
         con.execute("RESET VARIABLE chipcost_speed")
+        if ttft_ms is not None:
+            con.execute("RESET VARIABLE chipcost_ttft_ms")
 
 
 def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -175,7 +182,9 @@ def figures(con: duckdb.DuckDBPyConnection, model: str, workload: str) -> Figure
             "SELECT chip, model, workload, throughput_id, chosen, choice_rank, usable, origin, "
             "tokens_per_second_per_chip, kind, set_aside_because, source, at_speed, "
             "input_tokens, output_tokens, precision, chips, sequence_length, batch_size, "
-            "published_model, scenario, tokens_per_second_per_user, operating_point, source_date "
+            "published_model, scenario, tokens_per_second_per_user, operating_point, source_date, "
+            "software, system, ttft_ms, tpot_ms, concurrency, ttft_bound_ms, single_stream, "
+            "interpolated, source_url "
             "FROM throughput_ranked "
             "WHERE model = $model AND workload = $workload ORDER BY chip, throughput_id",
             {"model": model, "workload": workload},

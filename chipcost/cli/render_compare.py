@@ -142,7 +142,10 @@ def _say_under(console: Screen, text: str) -> None:
 
 def print_comparison(console: Screen, result: CompareResult, *, wide: bool = False) -> None:
     header = result.ranking.header
-    at = f", {speed_label(str(header['speed']))} (--speed to change)" if header.get("speed") else ""
+    at = ""
+    if header.get("speed"):
+        ttft = f", first token within {header['ttft_ms']:g} ms" if header.get("ttft_ms") else ""
+        at = f", {speed_label(str(header['speed']))}{ttft} (--speed, --ttft to change)"
     console.say(
         shown(
             f"{result.chip_a} against {result.chip_b}: {header['model']} {header['workload']}{at}"
@@ -159,11 +162,13 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
     a, b = result.chip_a, result.chip_b
     # the asked speed is in the heading, with how to change it
     notes = [note for note in notes if not note.startswith("throughput at")]
+    other = {line.verdict.needs for line in result.lines} != {"a"}
+    needs = f"{a} (or the chip named)" if other else a
     notes.insert(
         0,
         f"$/hr: per chip-hour; ratio: {a}'s price / {b}'s; $/M: {b}'s cost per million tokens; "
-        f"must do: the tok/s per chip {a} must reach to cost as little per token; share: of "
-        f"{b}'s figure",
+        f"must do: the tok/s per chip {needs} must reach to cost as little per token; share: "
+        "its share of the other chip's figure",
     )
     if any(row.get("estimate") for row in offers):
         notes.append(

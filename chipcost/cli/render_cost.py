@@ -252,6 +252,7 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
     refs = reference_numbers(ranking.rows)
     header = ranking.header
     at = f", {speed_label(str(header['speed']))}" if header.get("speed") else ""
+    at += f", first token within {header['ttft_ms']:g} ms" if header.get("ttft_ms") else ""
     console.say(
         f"cost per million tokens: {header['model']} {header['workload']}{at} ({header['scope']})",
     )

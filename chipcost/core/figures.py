@@ -47,6 +47,38 @@ def speed_value(value: object, option: str = "--speed") -> str:
     return f"{number:g}"
 
 
+# The time-to-first-token bound a figure must meet to answer a speed, where the user sets
+# none (`--ttft`): by the request shape's input tokens, MLPerf's own Server bounds: 2 s for
+# Llama 2 70B and Llama 3.1 8B (prompts up to about 2,000 tokens), 6 s for Llama 3.1 405B
+# (prompts of thousands of tokens). warehouse/views/35_throughput_ranked.sql applies it.
+DEFAULT_TTFT_NOTE = "2 s for prompts up to 2,048 tokens, 6 s beyond"
+
+
+def ttft_value(value: object, option: str = "--ttft") -> float | None:
+    """The asked time-to-first-token bound in milliseconds ('2s', '500ms', '1.5' seconds), or
+    None for the default per request shape."""
+    from chipcost.core.errors import UsageError
+
+    if value is None:
+        return None
+    text = str(value).strip().lower()
+    scale = 1.0
+    if text.endswith("ms"):
+        text = text.removesuffix("ms")
+    else:
+        text, scale = text.removesuffix("s"), 1000.0
+    try:
+        number = float(text) * scale
+    except ValueError:
+        number = float("nan")
+    if isinstance(value, bool) or not (1 <= number <= 3_600_000):
+        raise UsageError(
+            f"{option} {value!r}: give a time to first token such as 2s, 500ms or 1.5 (seconds), "
+            "from 1 ms to an hour"
+        )
+    return number
+
+
 def speed_label(speed: str) -> str:
     """How outputs name the asked speed: 'at maximum throughput (...)', 'at 25 or more
     tokens/s per user (MLPerf Interactive bound for Llama 2 70B)'."""

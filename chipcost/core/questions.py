@@ -264,6 +264,14 @@ Speed = Annotated[
         kind="text",
     ),
 ]
+Ttft = Annotated[
+    float | str | None,
+    Opt(
+        "Inference: the time to first token a figure must meet at the speed: 2s, 500ms "
+        "(default by request shape: 2 s for prompts up to 2,048 tokens, 6 s beyond).",
+        kind="text",
+    ),
+]
 Model = Annotated[str, Opt("Model, e.g. llama-3-70b (see `throughput list`).")]
 Workload = Annotated[str, Opt("training or inference.")]
 OnlyRegion = Annotated[Names, Opt("Only this region.")]
@@ -452,6 +460,7 @@ def cost(
         Opt("Tokens per day, for break-even in days: 1e9 or 1B.", kind="text"),
     ] = None,
     speed: Speed = None,
+    ttft: Ttft = None,
     region: OnlyRegion = None,
     pricing_model: OnlyPricingModel = None,
     provider: OnlyProvider = None,
@@ -488,6 +497,7 @@ def compare(
     workload: Workload,
     *,
     speed: Speed = None,
+    ttft: Ttft = None,
     region: OnlyRegion = None,
     pricing_model: OnlyPricingModel = None,
     provider: OnlyProvider = None,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
-from chipcost.core.figures import DEFAULT_SPEED, speed_label
+from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, speed_label
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.cost_fit import baseline_costs, choose, compared_with, with_fit
 from chipcost.pipeline.verdict import Evidence, with_verdicts
@@ -44,6 +44,7 @@ class Ask:
     limit: int = 200
     stale_days: int = DEFAULT_STALE_DAYS
     speed: str = DEFAULT_SPEED  # 'max' or tokens/s per user (core.figures.speed_value)
+    ttft: float | None = None  # the TTFT bound in ms; None: the default per request shape
     max_instances: int | None = None  # drop offers needing more instances to hold the model
     mine: YourPrices = field(default_factory=YourPrices)  # your discounts and currency
     # Spot offers only where AWS's interruption bucket tops out at this percent or less.
@@ -239,10 +240,11 @@ def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
             f"tokens{daily}"
         )
     sql = f'same numbers by SQL: chipcost sql "{equivalent_sql(ask, question)}"'
-    if ask.workload == "inference" and ask.speed != DEFAULT_SPEED:
+    if ask.workload == "inference" and (ask.speed != DEFAULT_SPEED or ask.ttft is not None):
+        ttft = f", chipcost_ttft_ms = {ask.ttft:g}" if ask.ttft is not None else ""
         sql += (
-            f" (the view chooses figures at the default speed: in a DuckDB session of your "
-            f"own, run SET VARIABLE chipcost_speed = '{ask.speed}' first)"
+            f" (the view chooses figures at the default speed and TTFT bound: in a DuckDB "
+            f"session of your own, run SET VARIABLE chipcost_speed = '{ask.speed}'{ttft} first)"
         )
     if ask.mine.active:
         sql += " (list prices in US dollars: the view holds neither discounts nor currencies)"
@@ -372,6 +374,7 @@ def _header(ask: Ask, question: CostQuestion) -> dict[str, object]:
         "model": ask.model, "workload": ask.workload, "scope": scope, "tokens": question.tokens,
         "baseline": ask.baseline, "migration_cost": question.migration_cost,
         "speed": ask.speed if ask.workload == "inference" else None,
+        "ttft_ms": ask.ttft if ask.workload == "inference" else None,
         "currency": ask.mine.currency,
     }  # fmt: skip
 
@@ -413,7 +416,7 @@ class CostRanking:
 
 def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:
     """The ranking of `ask`, or a ChipcostError saying why there is none."""
-    with at_speed(con, ask.speed):
+    with at_speed(con, ask.speed, ask.ttft):
         return _rank_cost(con, ask, question)
 
 
@@ -424,7 +427,12 @@ def speed_notes(ask: Ask, rows: list[dict]) -> list[str]:
     default = " (the default; --speed max, interactive or N to change)"
     note = f"throughput {speed_label(ask.speed)}"
     note += default if ask.speed == DEFAULT_SPEED else ""
-    note += ": each chip's figure is its one at that speed (the sources say where measured)"
+    ttft = f"{ask.ttft:g} ms (--ttft)" if ask.ttft is not None else DEFAULT_TTFT_NOTE
+    note += (
+        f", first token within {ttft}: each chip's figure is the best point of its curves that "
+        "meets both, interpolated between two measured points of one curve, never a single "
+        "stream (the sources say where measured)"
+    )
     notes = [note]
     below: dict[str, str] = {}
     far: dict[str, str] = {}
@@ -647,6 +655,7 @@ def ask_of(
     limit: int,
     stale_days: int,
     speed: str = DEFAULT_SPEED,
+    ttft: float | None = None,
     max_instances: int | None = None,
     mine: YourPrices | None = None,
     max_interruption: float | None = None,
@@ -667,6 +676,7 @@ def ask_of(
         limit=limit,
         stale_days=stale_days,
         speed=speed,
+        ttft=ttft,
         max_instances=_max_instances(max_instances),
         mine=mine or YourPrices(),
         max_interruption=max_interruption,

@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 
 from chipcost.core.errors import UsageError
-from chipcost.core.figures import speed_value
+from chipcost.core.figures import speed_value, ttft_value
 from chipcost.core.questions import DEFAULT_BASELINE, Voice
 from chipcost.pipeline.cost import (
     Ask,
@@ -46,6 +46,7 @@ def checked(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
         ),
         "baseline_given": baseline is not None,
         "speed": speed_value(asked["speed"], voice.name("speed")),
+        "ttft": ttft_value(asked.get("ttft"), voice.name("ttft")),
         "max_interruption": interruption_percent(
             asked["max_interruption"], voice.name("max_interruption")
         )
@@ -95,6 +96,7 @@ def ranking(
         limit=limit,
         stale_days=stale_days,
         speed=asked["speed"],
+        ttft=asked.get("ttft"),
         max_instances=asked.get("max_instances"),
         mine=for_read(con, asked["currency"], asked["list_prices"], api=voice.api),
         max_interruption=asked["max_interruption"],

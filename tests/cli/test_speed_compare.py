@@ -266,3 +266,64 @@ def test_cost_and_compare_give_one_answer_at_every_speed(db, speed):
         assert row["break_even_tokens_per_second_per_chip"] == pytest.approx(
             line["break_even_tokens_per_second_per_chip"]
         )
+
+
+@pytest.mark.parametrize("model", ["llama-3.1-405b", "llama-3-8b"])
+def test_mlperf_server_points_answer_the_default_speed(db, model):
+    """MLPerf Server results reached 10-12 tokens/s per user on 405B and 40-43 on 8B: points
+    that meet the Server bound, so they answer the default speed (5), and H200 against H100
+    gets a verdict from one MLPerf round's figures of both."""
+    result = chipcost(
+        "compare", "H200", "H100-SXM", "--model", model, "--workload", "inference",
+        "--format", "json", "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert rows and all(r["verdict"] in ("cheaper", "dearer", "as cheap") for r in rows)
+    for row in rows:
+        assert row["a_throughput_kind"] == row["b_throughput_kind"] == "benchmark"
+        # one publication for both chips
+        assert row["a_throughput_id"].split("-")[1] == row["b_throughput_id"].split("-")[1]
+        # the ratio of figures is one round's H200 against H100: within 0.5x to 3x
+        ratio = row["a_tokens_per_second_per_chip"] / row["b_tokens_per_second_per_chip"]
+        assert 0.5 < ratio < 3
+
+
+@pytest.mark.parametrize(("speed", "ttft"), [("50", None), ("10", None), ("25", "1s")])
+def test_no_single_stream_and_no_saturated_point_answers_a_speed(db, speed, ttft):
+    args = ["--speed", speed, *(["--ttft", ttft] if ttft else [])]
+    rows = _ranking(db, *args)
+    listed = chipcost(
+        "throughput", "list", "--model", "llama-3-70b", "--format", "json", "--db", str(db)
+    )
+    figures = {r["throughput_id"]: r for r in json.loads(listed.stdout)}
+    bound = float(ttft.removesuffix("s")) * 1000 if ttft else None
+    for row in rows:
+        if row["throughput_kind"] == "derived" or not row["throughput_at_speed"]:
+            continue
+        figure = figures.get(row["throughput_id"].split("@")[0])
+        assert figure is not None, row["throughput_id"]
+        assert figure["concurrency"] != 1 and figure["batch_size"] != 1, figure["throughput_id"]
+        if figure["ttft_ms"] is not None and figure["input_tokens"]:
+            limit = bound or (2000 if figure["input_tokens"] <= 2048 else 6000)
+            assert figure["ttft_ms"] <= limit, figure["throughput_id"]
+
+
+@pytest.mark.parametrize("speed", [None, "25"])
+def test_cost_says_one_answer_in_every_field(db, speed):
+    """A 'cannot say' row carries no percentage; a firm row says one percentage everywhere."""
+    rows = _ranking(db, *(["--speed", speed] if speed else []))
+    judged = [r for r in rows if r.get("verdict")]
+    assert judged
+    for row in judged:
+        if row["verdict"] == "cannot say":
+            assert row["change_vs_baseline_pct"] is None
+            assert row["change_vs_baseline_at_point_pct"] is None
+            assert row["vs_baseline"] == "cannot say" and "%" not in row["in_words"]
+            continue
+        pct = row["change_vs_baseline_pct"]
+        assert row["change_vs_baseline_at_point_pct"] == pytest.approx(pct)
+        words = f"{round(abs(pct))}% {'cheaper' if pct < 0 else 'dearer'}"
+        if round(abs(pct)) == 0:
+            words = "as cheap"
+        assert row["vs_baseline"] == words and words in row["in_words"]
