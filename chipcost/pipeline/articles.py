@@ -8,9 +8,9 @@ from __future__ import annotations
 import duckdb
 
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.compare import Row, compare, compare_in, cost_at
+from chipcost.pipeline.compare import Row, compare, compare_in
 from chipcost.pipeline.cost import Ask, CostRanking, every_offer, rank_cost
-from chipcost.pipeline.verdict import figure_kind
+from chipcost.pipeline.verdict import cost_at, figure_kind
 from chipcost.transform.cost import CostQuestion
 
 # The pairs the articles chipcost grew from ask about (docs/cost-per-token.md, "Where the

@@ -26,9 +26,8 @@ from chipcost.pipeline.cost import (
     taken_from,
     unreached,
 )
-from chipcost.pipeline.verdict import Evidence, Verdict, judge
+from chipcost.pipeline.verdict import Evidence, Verdict, at_figure, judge
 from chipcost.transform.cost import CostQuestion
-from chipcost.transform.tokens import cost_per_million_tokens
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
@@ -149,11 +148,6 @@ def _pricing_order(item: tuple[str, object]) -> tuple[int, str]:
     return rank, f"{TERMS.index(term) if term in TERMS else 99:02d}{term}"
 
 
-def cost_at(row: Row, tps: float) -> float:
-    """The cost per million tokens of an offer at `tps` tokens/s per chip."""
-    return cost_per_million_tokens(float(row["price_per_chip_hour"]), tps)  # type: ignore[arg-type]
-
-
 def _pair(offers_a: list[Row], offers_b: list[Row]) -> tuple[Row, Row, bool]:
     """A's offer as `cost` ranks it (its cheapest that holds the model), against B's on the
     same provider where that provider offers B, else B's cheapest: `cost`'s baseline rule."""
@@ -254,36 +248,10 @@ def _free_baselines(
     return free
 
 
-# A figure's fields (throughput_ranked) as an offer row of the ranking names them.
-_FIGURE_FIELDS = {
-    "throughput_id": "throughput_id", "kind": "throughput_kind", "source": "throughput_source",
-    "source_date": "throughput_source_date",
-    "precision": "precision", "chips": "throughput_chips",
-    "operating_point": "throughput_operating_point", "scenario": "throughput_scenario",
-    "tokens_per_second_per_user": "throughput_tokens_per_second_per_user",
-    "input_tokens": "throughput_input_tokens", "output_tokens": "throughput_output_tokens",
-}  # fmt: skip
-
-
-def _at(row: Row, figure: Row | None) -> Row:
-    """The offer with the figure the answer rests on (where it is not the ranking's chosen
-    one), and its cost per token there."""
-    if figure is None or figure["throughput_id"] == row.get("throughput_id"):
-        return row
-    tps = float(figure["tokens_per_second_per_chip"])  # type: ignore[arg-type]
-    moved = {name: figure.get(field) for field, name in _FIGURE_FIELDS.items()}
-    return {
-        **row, **moved, "tokens_per_second_per_chip": tps,
-        "usd_per_million_tokens": cost_at(row, tps),
-        "throughput_figure_kind": figure.get("kind"), "throughput_at_speed": True,
-        "throughput_range_low": None, "throughput_range_high": None,
-    }  # fmt: skip
-
-
 def _line(pricing: str, offers_a: list[Row], offers_b: list[Row], evidence: Evidence) -> Comparison:
     """One pricing model's answer, from both chips' figures at one point."""
     a, b, same = _pair(offers_a, offers_b)
     judged = judge(a, b, evidence)
     if judged.matched:
-        a, b = _at(a, judged.a_figure), _at(b, judged.b_figure)
+        a, b = at_figure(a, judged.a_figure), at_figure(b, judged.b_figure)
     return Comparison(pricing, a, b, same, judged)

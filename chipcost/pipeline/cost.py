@@ -10,7 +10,7 @@ import duckdb
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, speed_label
 from chipcost.core.settings import DEFAULT_STALE_DAYS
-from chipcost.pipeline.cost_fit import baseline_costs, choose, compared_with, with_fit
+from chipcost.pipeline.cost_fit import baseline_costs, choose, compared_with, reordered, with_fit
 from chipcost.pipeline.verdict import Evidence, with_verdicts
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.cost import CostQuestion, fit_rule, with_costs
@@ -305,8 +305,8 @@ def _ranked(
     )
     if not chosen:
         _nothing_chosen(ask, bool(offers), both)
-    rows = with_costs(chosen, question, baseline)
-    return with_verdicts(rows, offers, ask.baseline, evidence), notes
+    rows = with_verdicts(with_costs(chosen, question, baseline), offers, ask.baseline, evidence)
+    return reordered(rows, unfit_last=ask.workload != "training"), notes
 
 
 def _nothing_chosen(ask: Ask, offers: bool, both: list[str]) -> None:

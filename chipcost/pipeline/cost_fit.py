@@ -88,6 +88,18 @@ def choose(
     return ranked
 
 
+def reordered(rows: list[Row], *, unfit_last: bool = True) -> list[Row]:
+    """`rows` in the ranking's order again after some were costed at another figure (a
+    verdict's, chipcost.pipeline.verdict.with_verdicts): the parts `choose` makes, each
+    cheapest first (stable: ties keep their order)."""
+
+    def key(row: Row) -> tuple:
+        part = _last(row) if unfit_last else (row.get("throughput_at_speed") is False,)
+        return (*part, float(row["usd_per_million_tokens"]))  # type: ignore[arg-type]
+
+    return sorted(rows, key=key)
+
+
 def baseline_costs(rows: Sequence[Row], chip: str) -> dict[tuple[str, str], dict[str, float]]:
     """The baseline chip's cost per million tokens per (pricing_model, term) and provider: on
     each provider, its cheapest offer that holds the model, or its cheapest when none does (the

@@ -36,7 +36,7 @@ from chipcost.pipeline.matching import (
     published,
     why_unmatched,
 )
-from chipcost.transform.tokens import change_words
+from chipcost.transform.tokens import change_words, cost_per_million_tokens
 
 if TYPE_CHECKING:
     import polars as pl
@@ -252,6 +252,37 @@ def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
     return Verdict("cannot say", needed, needed / tb, differ=differ, point=point, workload=workload)
 
 
+def cost_at(row: Row, tps: float) -> float:
+    """The cost per million tokens of an offer at `tps` tokens/s per chip."""
+    return cost_per_million_tokens(float(row["price_per_chip_hour"]), tps)  # type: ignore[arg-type]
+
+
+# A figure's fields (throughput_ranked) as an offer row of the ranking names them.
+_FIGURE_FIELDS = {
+    "throughput_id": "throughput_id", "kind": "throughput_kind", "source": "throughput_source",
+    "source_date": "throughput_source_date",
+    "precision": "precision", "chips": "throughput_chips",
+    "operating_point": "throughput_operating_point", "scenario": "throughput_scenario",
+    "tokens_per_second_per_user": "throughput_tokens_per_second_per_user",
+    "input_tokens": "throughput_input_tokens", "output_tokens": "throughput_output_tokens",
+}  # fmt: skip
+
+
+def at_figure(row: Row, figure: Row | None) -> Row:
+    """The offer with the figure the answer rests on (where it is not the ranking's chosen
+    one), and its cost per token there."""
+    if figure is None or figure["throughput_id"] == row.get("throughput_id"):
+        return row
+    tps = float(figure["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+    moved = {name: figure.get(field) for field, name in _FIGURE_FIELDS.items()}
+    return {
+        **row, **moved, "tokens_per_second_per_chip": tps,
+        "usd_per_million_tokens": cost_at(row, tps),
+        "throughput_figure_kind": figure.get("kind"), "throughput_at_speed": True,
+        "throughput_range_low": None, "throughput_range_high": None,
+    }  # fmt: skip
+
+
 # What with_verdicts adds to each row besides the break-even (None where no baseline).
 _SAID = ("break_even_for", "verdict", "verdict_point", "in_words", "vs_baseline_at_point")
 
@@ -283,6 +314,16 @@ def with_verdicts(
                 row[name] = None
             continue
         judged = judge(row, b, evidence)
+        if judged.matched and judged.b_figure is not None:
+            # A verdict's row is costed at the figures it rests on, as compare costs it: one
+            # cost per million tokens for an offer in every read.
+            before = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+            row.update(at_figure(row, judged.a_figure))
+            if row.get("cost_for_tokens"):  # the cost of N tokens scales as 1 / tokens/s
+                after = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+                row["cost_for_tokens"] = float(row["cost_for_tokens"]) * before / after  # type: ignore[arg-type]
+            b_tps = float(judged.b_figure["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+            row["baseline_usd_per_million_tokens"] = cost_at(b, b_tps)
         row["break_even_tokens_per_second_per_chip"] = judged.break_even
         row["break_even_share"] = judged.share
         row["break_even_for"] = row["chip"] if judged.needs == "a" else baseline
