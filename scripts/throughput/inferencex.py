@@ -197,7 +197,7 @@ def row(run: Run, point: dict) -> dict[str, str]:
         "tpot_ms": _g(point["median_tpot"] * 1000),
         "input_tokens": str(isl),
         "output_tokens": str(osl),
-        "batch_size": "",
+        "batch_size": "" if point.get("disagg") else str(conc),
         "concurrency": str(conc),
         "software": software,
         "system": _system(point, str(chip)),
