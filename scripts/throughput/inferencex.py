@@ -115,6 +115,13 @@ def series(point: dict) -> tuple:
     )
 
 
+def decoding_all(point: dict) -> bool:
+    """Whether the batch is the concurrency: one node, and the median request spends under a
+    tenth of its time waiting for its first token, so nearly every request is being decoded
+    (a disaggregated deployment's batch is its decode workers', which it does not state)."""
+    return not point.get("disagg") and point["median_ttft"] <= 0.1 * point["median_e2el"]
+
+
 def _layout(point: dict) -> str:
     """The parallel layout, for the id and the system column."""
     def one(prefix: str) -> str:
@@ -173,6 +180,11 @@ def row(run: Run, point: dict) -> dict[str, str]:
         f"artifact of run {run.run} ({RUN_PAGE.format(run=run.run)}), archived unmodified in "
         f"chipcost/data/throughput/inferencex/{run.file}; run date from {run.date_from}."
     )
+    if decoding_all(point):
+        notes += (
+            " batch_size is the concurrency: the median time to first token is under a tenth of "
+            "the median request's, so nearly every request is being decoded at any moment."
+        )
     if spec != "none":
         notes += (
             " With speculative decoding a user may be served faster than the weights can be "
@@ -197,7 +209,7 @@ def row(run: Run, point: dict) -> dict[str, str]:
         "tpot_ms": _g(point["median_tpot"] * 1000),
         "input_tokens": str(isl),
         "output_tokens": str(osl),
-        "batch_size": "" if point.get("disagg") else str(conc),
+        "batch_size": str(conc) if decoding_all(point) else "",
         "concurrency": str(conc),
         "software": software,
         "system": _system(point, str(chip)),
