@@ -124,6 +124,7 @@ def decoding_all(point: dict) -> bool:
 
 def _layout(point: dict) -> str:
     """The parallel layout, for the id and the system column."""
+
     def one(prefix: str) -> str:
         dpa = "-dpa" if str(point.get(f"{prefix}dp_attention")).lower() == "true" else ""
         return f"tp{point[f'{prefix}tp']}-ep{point[f'{prefix}ep']}{dpa}"
@@ -176,7 +177,8 @@ def row(run: Run, point: dict) -> dict[str, str]:
         f"(generated tokens per second per GPU, over the deployment's {gpus(point)} GPUs); "
         "tput_per_gpu in stated_as also counts the prompts' tokens. tokens_per_second_per_user "
         "is median_intvty (1 / the median time per output token); ttft_ms and tpot_ms are "
-        f"median_ttft and median_tpot, which the artifact gives in seconds. Model served: {served} ({point['model']}). Official run "
+        "median_ttft and median_tpot, which the artifact gives in seconds. Model served: "
+        f"{served} ({point['model']}). Official run "
         f"artifact of run {run.run} ({RUN_PAGE.format(run=run.run)}), archived unmodified in "
         f"chipcost/data/throughput/inferencex/{run.file}; run date from {run.date_from}."
     )

@@ -55,9 +55,8 @@ def _candidates(figure, points: list[dict]) -> list[dict]:
         for p in points
         if CHIPS.get(re.split(r"[-_]", p["hw"])[0]) == figure.chip
         and MODELS.get(p["infmax_model_prefix"]) == figure.model
-        and (p["isl"], p["osl"], p["conc"]) == (
-            figure.input_tokens, figure.output_tokens, figure.concurrency
-        )
+        and (p["isl"], p["osl"], p["conc"])
+        == (figure.input_tokens, figure.output_tokens, figure.concurrency)
         and p["precision"] == figure.precision
         and figure.software.startswith(f"{p['framework']}, image {p['image']}")
         and figure.system.startswith(f"{_gpus(p)} x {figure.chip}")
@@ -110,8 +109,11 @@ def test_every_archived_point_is_imported_or_left_out_for_a_true_reason(catalogu
     found = script.points()
     reasons = script.excluded_because(found)
     artifacts = _artifacts()
-    newest_kept = {(f.chip, f.model, f.precision, f.input_tokens, f.output_tokens,
-                    f.software.split(",")[0], _RUN.search(f.source)[1]) for f in catalogue}  # fmt: skip
+    newest_kept = {
+        (f.chip, f.model, f.precision, f.input_tokens, f.output_tokens, f.software.split(",")[0],
+         _RUN.search(f.source)[1])
+        for f in catalogue
+    }  # fmt: skip
     for index, (run, point) in enumerate(found):
         where = (run.run, artifacts[run.run].index(point))
         if where in imported:
@@ -192,7 +194,7 @@ def test_no_user_is_served_faster_than_the_active_weights_can_be_read(catalogue)
         gpus = int(figure.system.split(" x ")[0])
         active = _roof(figure, chips, models, gpus, read="active_parameters")
         assert figure.tokens_per_second_per_user < active.per_user, figure.throughput_id
-        above_all_weights += figure.tokens_per_second_per_user > _roof(
-            figure, chips, models, gpus
-        ).per_user
+        above_all_weights += (
+            figure.tokens_per_second_per_user > _roof(figure, chips, models, gpus).per_user
+        )
     assert above_all_weights == 54
