@@ -261,6 +261,10 @@ def compare(**given: Any) -> None:
         if asked["wide"]:
             widened(out)
         print_comparison(out, result, wide=bool(asked["wide"]))
+        if asked["chart"]:
+            from chipcost.cli.render_compare_chart import print_chart
+
+            print_chart(out, result)
         return
     write_frame(format, result.frame())
     print_freshness(notices(format), result.ranking.freshness)

@@ -511,7 +511,21 @@ def compare(
     range the figures chipcost holds allow."""
 
 
-COMPARE = Question.of(compare, cli=(WIDE, FORMAT, STALE_DAYS))
+COMPARE = Question.of(
+    compare,
+    cli=(
+        Field(
+            "chart",
+            "flag",
+            "Chart $/M tokens against tokens/s per user for both chips.",
+            False,
+            api=False,
+        ),
+        WIDE,
+        FORMAT,
+        STALE_DAYS,
+    ),
+)
 
 
 def history(

@@ -450,8 +450,9 @@ def speed_notes(ask: Ask, rows: list[dict]) -> list[str]:
     if far:
         listed = "; ".join(f"{chip}: {point}" for chip, point in sorted(far.items()))
         notes.append(
-            "measured far above the asked speed, the only published point that meets it, so "
-            f"it understates what the chip does at that speed: {listed}"
+            "measured at more than twice the asked speed (its best point that meets the speed "
+            "and the first-token bound), so it may understate what the chip does at that speed: "
+            f"{listed}"
         )
     if below:
         listed = "; ".join(f"{chip}: {point}" for chip, point in sorted(below.items()))

@@ -327,3 +327,26 @@ def test_cost_says_one_answer_in_every_field(db, speed):
         if round(abs(pct)) == 0:
             words = "as cheap"
         assert row["vs_baseline"] == words and words in row["in_words"]
+
+
+def test_compare_charts_cost_per_token_along_the_measured_curve(db):
+    """--chart: $/M tokens against tokens/s per user; H100's NIM sweep (5,000/500 tokens) is
+    the curve at the point, and, H200 having no figure there, its break-even."""
+    result = chipcost(
+        "compare", "H200", "H100-SXM", "--model", "llama-3-70b", "--workload", "inference",
+        "--speed", "25", "--chart", "--db", str(db), env={"COLUMNS": "100"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "$ per million tokens against tokens/s per user" in out
+    assert "○ H100-SXM measured (= H200's break-even" in " ".join(out.split())
+    plot = [line for line in out.splitlines() if line.count("│") == 2]
+    assert sum(line.count("○") for line in plot) >= 3  # the sweep's points, joined
+    training = chipcost(
+        "compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload", "training",
+        "--chart", "--db", str(db),
+    )  # fmt: skip
+    assert training.returncode == 0, training.stderr
+    assert "no chart: neither Trainium2 nor H100-SXM has a measured curve" in " ".join(
+        training.stdout.split()
+    )
