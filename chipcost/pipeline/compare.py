@@ -26,8 +26,9 @@ from chipcost.pipeline.cost import (
     taken_from,
     unreached,
 )
-from chipcost.pipeline.verdict import Evidence, Verdict, at_figure, judge
+from chipcost.pipeline.verdict import Evidence, at_figure, judge
 from chipcost.transform.cost import CostQuestion
+from chipcost.transform.evidence import Verdict
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
@@ -191,8 +192,7 @@ def _compared(
     assert evidence is not None  # rank_cost gives it
     parameters = evidence.parameters
     published = {
-        c: [float(r["tokens_per_second_per_chip"]) for r in evidence.published(c)]  # type: ignore[arg-type]
-        for c in (chip_a, chip_b)
+        c: [r.tokens_per_second_per_chip for r in evidence.published(c)] for c in (chip_a, chip_b)
     }
     elsewhere = {
         c: [

@@ -2,10 +2,11 @@
 at one point, else the break-even there and what would decide it.
 
 Two chips' figures are set against each other only at one operating point (request shape,
-speed, precision class, scale: chipcost.pipeline.matching):
+speed, precision class, scale: chipcost.transform.evidence, where the answer's typed objects
+are):
 
 - cheaper / dearer / as cheap: both chips have published figures (or yours) at one point;
-  the change is taken at those figures, the middle one of each side's figures there;
+  the change is taken at those figures, the best of each side's figures there;
 - cannot say: otherwise. A derived figure never draws a verdict word: the answer is the
   break-even, the tokens/s per chip the unmeasured chip must reach at the measured one's
   point, with its derived estimate there as context (its band where checks of its own vendor
@@ -27,16 +28,19 @@ from chipcost.pipeline.derivation_fit import (
     group_names,
     size_group,
 )
-from chipcost.pipeline.matching import (
+from chipcost.pipeline.matching import estimate_at
+from chipcost.transform.evidence import (
     Estimate,
     Match,
-    estimate_at,
+    Reading,
+    Verdict,
+    at_match,
     matched,
     point_of,
     published,
     why_unmatched,
 )
-from chipcost.transform.tokens import change_words, cost_per_million_tokens
+from chipcost.transform.tokens import cost_per_million_tokens
 
 if TYPE_CHECKING:
     import polars as pl
@@ -92,11 +96,14 @@ class Evidence:
             self._found[key] = work()
         return self._found[key]
 
-    def published(self, chip: str) -> list[Row]:
-        return self._once(("published", chip), lambda: published(self.rows, chip))
+    def readings(self) -> list[Reading]:
+        return self._once(("readings",), lambda: [Reading.of(r) for r in self.rows])
+
+    def published(self, chip: str) -> list[Reading]:
+        return self._once(("published", chip), lambda: published(self.readings(), chip))
 
     def matched(self, chip_a: str, chip_b: str) -> Match | None:
-        """Both chips' published figures at one point (chipcost.pipeline.matching.matched)."""
+        """Both chips' published figures at one point (chipcost.transform.evidence.matched)."""
         return self._once(
             ("matched", chip_a, chip_b),
             lambda: matched(self.published(chip_a), self.published(chip_b)),
@@ -108,114 +115,16 @@ class Evidence:
             lambda: why_unmatched(self.published(chip_a), self.published(chip_b)),
         )
 
-    def estimate_at(self, chip: str, anchor: Row) -> Estimate | None:
-        """`chip`'s derived figure at the point of `anchor`, one of these rows (held as long
-        as they are)."""
+    def estimate_at(self, chip: str, anchor: Reading) -> Estimate | None:
+        """`chip`'s derived figure at the point of `anchor`."""
         return self._once(
-            ("estimate", chip, id(anchor)),
+            ("estimate", chip, anchor.throughput_id),
             lambda: estimate_at(chip, anchor, self.parameters, self.speed),
         )
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """A against B on one pricing model, as the evidence allows."""
-
-    word: str  # cheaper, dearer, as cheap (both measured at one point), or cannot say
-    break_even: float  # tokens/s per chip `needs` must reach
-    share: float  # break_even / the figure it is set against
-    change: float | None = None  # A's cost per token / B's - 1 where a verdict is drawn
-    point: str = ""  # the point both are measured at, or the anchor's
-    needs: str = "a"  # whose break-even: 'a', or 'b' where only A is measured
-    anchor: str = ""  # 'a' or 'b': the measured side whose point anchors; '' matched/neither
-    estimate: Estimate | None = None  # the unmeasured side's derived figure at the anchor
-    differ: str = ""  # why no point is shared
-    workload: str = "inference"  # what closes it: `chipcost measure`, or a training run
-    best: float | None = None  # the change over the figures at the point, best and worst
-    worst: float | None = None
-    a_figure: Row | None = None  # the figures a verdict rests on (throughput_ranked rows)
-    b_figure: Row | None = None
-
-    @property
-    def matched(self) -> bool:
-        return self.word in ("cheaper", "dearer", "as cheap")
-
-    def sentence(self, chip_a: str, chip_b: str) -> str:
-        """The answer as the evidence allows it to be worded."""
-        names = {"a": chip_a, "b": chip_b}
-        if self.word == "as cheap":
-            return f"{chip_a} is as cheap per token as {chip_b}"
-        if self.matched:
-            return f"{chip_a} is {_change(self.change or 0.0)} per token than {chip_b}"
-        if not self.anchor:
-            why = f" ({self.differ})" if self.differ else ""
-            return (
-                f"cannot say{why}: {chip_a} must do {self.break_even:,.0f} tok/s per chip to "
-                f"cost as little per token as {chip_b} at its derived figure's point "
-                f"({self.point or 'not stated'}); {self._measure_both()}"
-            )
-        needs, anchor = names[self.needs], names[self.anchor]
-        said = (
-            f"cannot say: {needs} must do {self.break_even:,.0f} tok/s per chip at "
-            f"{anchor}'s point ({self.point}) to match {anchor}'s measured cost per token"
-        )
-        if self.estimate is not None:
-            said += (
-                f"; {needs}'s derived estimate there {_estimate(self.estimate, self.break_even)}"
-            )
-        how = "`chipcost throughput add`" if self.workload == "training" else "`chipcost measure`"
-        if self.differ:
-            return said + (
-                f"; the published figures differ ({self.differ}): {how} {needs} at that point"
-            )
-        return said + f"; no {needs} measurement at that point: {how} it"
-
-    def _measure_both(self) -> str:
-        if self.workload == "training":
-            return "record a training run of each (`chipcost throughput add`)"
-        return "measure both (`chipcost measure`)"
-
-
-def _estimate(found: Estimate, needed: float) -> str:
-    if found.band is None:
-        return f"{found.value:,.0f} ({found.error})"
-    low, high = found.band
-    side = " (all above the break-even)" if low > needed else ""
-    side = " (all below the break-even)" if high < needed else side
-    return f"{low:,.0f}-{high:,.0f}{side} ({found.error})"
-
-
-def _change(change: float) -> str:
-    """'32% cheaper', '40% dearer', '3.4 times as dear' (no four-digit percentages)."""
-    if change > 9:
-        return f"{change + 1:.0f} times as dear"
-    return change_words(change)
-
-
 def _price(row: Row) -> float:
     return float(row["price_per_chip_hour"])  # type: ignore[arg-type]
-
-
-def _measured(ta: float, break_even: float) -> str:
-    if abs(ta / break_even - 1) < 0.005:
-        return "as cheap"
-    return "cheaper" if ta > break_even else "dearer"
-
-
-def _at_match(a: Row, b: Row, match: Match) -> Verdict:
-    ta, tb = match.tps("a"), match.tps("b")
-    pa, pb = _price(a), _price(b)
-    break_even = pa * tb / pb
-    best = worst = None
-    if len(match.a) + len(match.b) > 2:
-        (low_a, high_a), (low_b, high_b) = match.spread("a"), match.spread("b")
-        best, worst = (pa / high_a) / (pb / low_b) - 1, (pa / low_a) / (pb / high_b) - 1
-    return Verdict(
-        _measured(ta, break_even), break_even, break_even / tb,
-        change=(pa / ta) / (pb / tb) - 1,
-        point=match.words() + (f"; software {software}" if (software := match.software()) else ""),
-        best=best, worst=worst, a_figure=match.figure("a"), b_figure=match.figure("b"),
-    )  # fmt: skip
 
 
 def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
@@ -226,7 +135,7 @@ def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
     mine, theirs = evidence.published(chip_a), evidence.published(chip_b)
     match = evidence.matched(chip_a, chip_b)
     if match is not None:
-        return _at_match(a, b, match)
+        return at_match(_price(a), _price(b), match)
     pa, pb = _price(a), _price(b)
     differ = evidence.why_unmatched(chip_a, chip_b)
     workload = str(a.get("workload") or "inference")
@@ -235,7 +144,7 @@ def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
         fixed = (theirs or mine)[0]
         other = chip_a if anchor == "b" else chip_b
         found = evidence.estimate_at(other, fixed)
-        t_fixed = float(fixed["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+        t_fixed = fixed.tokens_per_second_per_chip
         # the unmeasured side must reach: its price x the measured side's figure / that price
         needed = pa * t_fixed / pb if anchor == "b" else pb * t_fixed / pa
         # A derived figure never draws a verdict word: where its whole band lies on one side
@@ -247,7 +156,7 @@ def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
         )  # fmt: skip
     tb = float(b["tokens_per_second_per_chip"])  # type: ignore[arg-type]
     needed = pa * tb / pb
-    theirs_derived = [r for r in evidence.rows if r["throughput_id"] == b.get("throughput_id")]
+    theirs_derived = [r for r in evidence.readings() if r.throughput_id == b.get("throughput_id")]
     point = point_of(theirs_derived[0]).words() if theirs_derived else ""
     return Verdict("cannot say", needed, needed / tb, differ=differ, point=point, workload=workload)
 
@@ -268,17 +177,17 @@ _FIGURE_FIELDS = {
 }  # fmt: skip
 
 
-def at_figure(row: Row, figure: Row | None) -> Row:
+def at_figure(row: Row, figure: Reading | None) -> Row:
     """The offer with the figure the answer rests on (where it is not the ranking's chosen
     one), and its cost per token there."""
-    if figure is None or figure["throughput_id"] == row.get("throughput_id"):
+    if figure is None or figure.throughput_id == row.get("throughput_id"):
         return row
-    tps = float(figure["tokens_per_second_per_chip"])  # type: ignore[arg-type]
-    moved = {name: figure.get(field) for field, name in _FIGURE_FIELDS.items()}
+    tps = figure.tokens_per_second_per_chip
+    moved = {name: getattr(figure, field) for field, name in _FIGURE_FIELDS.items()}
     return {
         **row, **moved, "tokens_per_second_per_chip": tps,
         "usd_per_million_tokens": cost_at(row, tps),
-        "throughput_figure_kind": figure.get("kind"), "throughput_at_speed": True,
+        "throughput_figure_kind": figure.kind, "throughput_at_speed": True,
         "throughput_range_low": None, "throughput_range_high": None,
     }  # fmt: skip
 
@@ -322,7 +231,7 @@ def with_verdicts(
             if row.get("cost_for_tokens"):  # the cost of N tokens scales as 1 / tokens/s
                 after = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
                 row["cost_for_tokens"] = float(row["cost_for_tokens"]) * before / after  # type: ignore[arg-type]
-            b_tps = float(judged.b_figure["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+            b_tps = judged.b_figure.tokens_per_second_per_chip
             row["baseline_usd_per_million_tokens"] = cost_at(b, b_tps)
         row["break_even_tokens_per_second_per_chip"] = judged.break_even
         row["break_even_share"] = judged.share
@@ -334,7 +243,7 @@ def with_verdicts(
         # is drawn, and no percentage at all where the evidence cannot say.
         row["vs_baseline_at_point"] = judged.change
         row["cost_change_vs_baseline"] = judged.change
-        row["vs_baseline"] = _change(judged.change) if judged.matched else judged.word
+        row["vs_baseline"] = judged.change_words()
     return rows
 
 

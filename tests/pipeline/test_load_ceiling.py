@@ -9,7 +9,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from chipcost.pipeline.matching import point_of
+from chipcost.transform.evidence import Reading
+from chipcost.transform.evidence import point_of as point_of_reading
 from chipcost.warehouse.cost_per_token import at_speed
 from chipcost.warehouse.db import dict_rows
 from tests import warehouses
@@ -36,7 +37,7 @@ def test_no_latency_bound_figure_is_above_maximum_throughput_at_its_point(con):
     maximum-throughput figure there; a published system's figures against its own maximum."""
     groups: dict[tuple, list[dict]] = {}
     for row in _inference(con):
-        point = point_of(row)
+        point = point_of_reading(Reading.of(row))
         groups.setdefault((row["chip"], row["model"], point.shape, point.precision), []).append(row)
     walked, above = 0, []
     for rows in groups.values():
@@ -102,7 +103,7 @@ def test_maximum_throughput_is_never_dearer_than_a_latency_bound(con, speed):
         fast = chosen["max"].get(key)
         if fast is None or (fast["origin"] == "derived") != (slow["origin"] == "derived"):
             continue
-        if point_of(fast).shape != point_of(slow).shape:
+        if point_of_reading(Reading.of(fast)).shape != point_of_reading(Reading.of(slow)).shape:
             continue
         compared += 1
         assert fast["tokens_per_second_per_chip"] >= slow["tokens_per_second_per_chip"] * 0.9999, (

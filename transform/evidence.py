@@ -1,0 +1,387 @@
+"""Cost per token's evidence model: a figure as read at the asked speed, the operating point it
+was measured at, two chips' figures matched at one point, a derived estimate, and the verdict.
+
+Two chips' figures are set against each other only at one operating point: the model, the
+request shape (input and output tokens; a benchmark's own dataset where it states none), the
+per-user speed band asked for, the precision class of the checkpoint served and the scale
+(docs/cost-per-token.md, "Like against like"). Where the two chips have no published figures
+at one point, the answer is the break-even at the measured side's point, with the other side
+derived there as context. These are made once per question and rendered alike by the table,
+JSON, CSV, the report, the explorer and the e-mail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+from chipcost.transform.tokens import change_words
+
+# Figures of two systems are compared when one has at most this many times the other's chips:
+# an 8-GPU server against a 16-GPU pair of them, not 8 GPUs against a 128-GPU training run,
+# whose figure carries the cost of scaling out.
+SCALE_RATIO = 4
+# The precision classes a figure's stated precision falls into (the names outputs print).
+PRECISION_CLASSES = {
+    "fp4": "FP4", "nvfp4": "FP4", "mxfp4": "FP4", "int4": "FP4", "w4a16": "FP4",
+    "fp8": "FP8", "mxfp8": "FP8", "fp8-e4m3": "FP8", "fp8-e5m2": "FP8", "w8a8": "FP8",
+    "bf16": "BF16-FP16", "fp16": "BF16-FP16", "bfloat16": "BF16-FP16",
+    "int8": "INT8",
+}  # fmt: skip
+
+
+def precision_class(precision: object) -> str | None:
+    """'FP4', 'FP8', 'BF16-FP16', 'INT8', or None where the document states none."""
+    text = str(precision or "").strip().lower()
+    if not text:
+        return None
+    return PRECISION_CLASSES.get(text, PRECISION_CLASSES.get(text.split("-")[0], text.upper()))
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _whole(value: object) -> int | None:
+    number = _number(value)
+    return int(number) if number is not None and number > 0 else None
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One figure as the evidence reads it: a row of throughput_ranked at the asked speed."""
+
+    throughput_id: str
+    chip: str
+    model: str
+    workload: str
+    kind: str
+    origin: str
+    tokens_per_second_per_chip: float
+    source: str = ""
+    source_date: str | None = None
+    precision: str | None = None
+    chips: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    sequence_length: int | None = None
+    published_model: str | None = None
+    software: str | None = None
+    scenario: str | None = None
+    operating_point: str | None = None
+    tokens_per_second_per_user: float | None = None
+    usable: bool = True
+    at_speed: bool = True
+    choice_rank: int = 0
+
+    @classmethod
+    def of(cls, row: Mapping[str, object]) -> Reading:
+        """The reading of a throughput_ranked row (its other columns left behind)."""
+        return cls(
+            throughput_id=str(row["throughput_id"]),
+            chip=str(row["chip"]),
+            model=str(row.get("model") or ""),
+            workload=str(row.get("workload") or "inference"),
+            kind=str(row.get("kind") or ""),
+            origin=str(row.get("origin") or ""),
+            tokens_per_second_per_chip=_number(row["tokens_per_second_per_chip"]) or 0.0,
+            source=str(row.get("source") or ""),
+            source_date=_text(row.get("source_date")),
+            precision=_text(row.get("precision")),
+            chips=_whole(row.get("chips")),
+            input_tokens=_whole(row.get("input_tokens")),
+            output_tokens=_whole(row.get("output_tokens")),
+            sequence_length=_whole(row.get("sequence_length")),
+            published_model=_text(row.get("published_model")),
+            software=_text(row.get("software")),
+            scenario=_text(row.get("scenario")),
+            operating_point=_text(row.get("operating_point")),
+            tokens_per_second_per_user=_number(row.get("tokens_per_second_per_user")),
+            usable=bool(row.get("usable", True)),
+            at_speed=bool(row.get("at_speed", True)),
+            choice_rank=_whole(row.get("choice_rank")) or 0,
+        )
+
+    def fields(self) -> dict[str, object]:
+        """Every field by name (what the derivation reads of an anchor's point)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Point:
+    """Where a figure was measured, as far as a comparison needs it."""
+
+    workload: str
+    shape: tuple[object, ...]  # (input, output tokens), ('dataset', model, source), training's
+    precision: str | None  # class
+    chips: int | None
+
+    def words(self, scale: str | None = None) -> str:
+        """'5,000 in / 500 out tokens, FP8, 2 chips' (the speed is said once, by the header);
+        `scale` in place of the point's own chips ('8-16 chips')."""
+        if self.workload == "training":
+            length = self.shape[0]
+            shape = "sequence not published"
+            if isinstance(length, int):
+                shape = f"sequence {length:,} tokens"
+            shape += f", {self.shape[1]}" if len(self.shape) > 1 else ""
+        elif self.shape[0] == "dataset":
+            shape = f"{self.shape[2]}'s own requests"
+        else:
+            shape = f"{self.shape[0]:,} in / {self.shape[1]:,} out tokens"
+        precision = self.precision or "precision not published"
+        if scale is None:
+            scale = f"{self.chips} chips" if self.chips else "scale not published"
+        if self.workload == "training" and scale != "scale not published":
+            scale += " in the run"
+        return f"{shape}, {precision}, {scale}"
+
+
+def _benchmark(reading: Reading) -> str:
+    """The publication family a dataset-shaped figure belongs to ('MLPerf Inference')."""
+    return reading.source.split(" v", 1)[0].split(":", 1)[0].strip() or "its document"
+
+
+def _method(reading: Reading) -> str:
+    """How a training figure was measured: MLPerf's time to train (evaluation pauses, its own
+    batch) or a steady-state step rate (NeMo, MaxText, Neuron, your own); never set against
+    each other."""
+    return "time-to-train" if _benchmark(reading).startswith("MLPerf") else "steady-state"
+
+
+def point_of(reading: Reading) -> Point:
+    if reading.workload == "training":
+        shape: tuple[object, ...] = (reading.sequence_length, _method(reading))
+    elif reading.input_tokens and reading.output_tokens:
+        shape = (reading.input_tokens, reading.output_tokens)
+    else:
+        model = reading.published_model or reading.model
+        shape = ("dataset", model, _benchmark(reading))
+    return Point(reading.workload, shape, precision_class(reading.precision), reading.chips)
+
+
+def differences(a: Point, b: Point) -> list[str]:
+    """How two points differ, in words; empty when a comparison may be drawn between them."""
+    said = []
+    if a.workload == "training" and a.shape[1:] != b.shape[1:]:
+        said.append("method (time to train against steady state)")
+    elif a.shape != b.shape:
+        said.append("request shape" if a.workload == "inference" else "sequence length")
+    if a.precision is None or b.precision is None:
+        said.append("precision (not published)")
+    elif a.precision != b.precision:
+        said.append("precision")
+    # A benchmark's inference systems (MLPerf: 1 to 72 accelerators) run replicas of the model
+    # side by side: the system's size is not the replica's, and per-chip throughput is
+    # comparable across them. Elsewhere (a curve's tensor-parallel size, a training run) the
+    # scale is the replica's or the run's.
+    system_sizes = a.workload == "inference" and "dataset" in (a.shape[0], b.shape[0])
+    if (
+        not system_sizes
+        and a.chips
+        and b.chips
+        and max(a.chips, b.chips) > SCALE_RATIO * min(a.chips, b.chips)
+    ):
+        said.append(f"scale (more than {SCALE_RATIO}x apart)")
+    return said
+
+
+@dataclass(frozen=True)
+class Match:
+    """Both chips' published figures at one point."""
+
+    point: Point
+    a: tuple[Reading, ...]
+    b: tuple[Reading, ...]
+
+    def side(self, side: str) -> tuple[Reading, ...]:
+        return self.a if side == "a" else self.b
+
+    def words(self) -> str:
+        """The point's words with every scale its figures were measured at ('8-16 chips')."""
+        scales = sorted({r.chips for r in (*self.a, *self.b) if r.chips})
+        if len(scales) < 2:
+            return self.point.words()
+        return self.point.words(f"{scales[0]}-{scales[-1]} chips")
+
+    def figure(self, side: str) -> Reading:
+        """The figure a side's answer rests on: its best throughput at the point (the
+        frontier's best that meets the speed and the TTFT bound, as the choice rule takes)."""
+        return max(self.side(side), key=lambda r: r.tokens_per_second_per_chip)
+
+    def tps(self, side: str) -> float:
+        return self.figure(side).tokens_per_second_per_chip
+
+    def spread(self, side: str) -> tuple[float, float]:
+        values = [r.tokens_per_second_per_chip for r in self.side(side)]
+        return min(values), max(values)
+
+    def software(self) -> str:
+        """'vLLM against TensorRT-LLM' where the two figures ran different serving software
+        (a difference the answer says), else ''."""
+        a, b = (self.figure(s).software or "" for s in ("a", "b"))
+        return f"{a or 'not published'} against {b or 'not published'}" if a != b else ""
+
+
+def published(readings: list[Reading], chip: str) -> list[Reading]:
+    """A chip's usable published (or your own) figures at the asked speed, best first."""
+    mine = [
+        r for r in readings
+        if r.chip == chip and r.usable and r.origin != "derived" and r.at_speed
+    ]  # fmt: skip
+    return sorted(mine, key=lambda r: r.choice_rank)
+
+
+def matched(a_readings: list[Reading], b_readings: list[Reading]) -> Match | None:
+    """The point both chips are published at: B's best figure's point where A has one there,
+    else B's next, ... Each side's figures there are those of one publication where one holds
+    both chips (one source at one scale for both), else all those at that point."""
+    for anchor in b_readings:
+        point = point_of(anchor)
+        mine = [r for r in a_readings if not differences(point_of(r), point)]
+        if not mine:
+            continue
+        theirs = [r for r in b_readings if not differences(point_of(r), point)]
+        shared = {r.source for r in mine} & {r.source for r in theirs}
+        if shared:
+            source = next(r.source for r in theirs if r.source in shared)
+            mine = [r for r in mine if r.source == source]
+            theirs = [r for r in theirs if r.source == source]
+        return Match(point, tuple(mine), tuple(theirs))
+    return None
+
+
+def why_unmatched(a_readings: list[Reading], b_readings: list[Reading]) -> str:
+    """How the two chips' best published figures differ, where both have some at this speed
+    ('precision: FP4 against FP8')."""
+    if not a_readings or not b_readings:
+        return ""
+    a, b = point_of(a_readings[0]), point_of(b_readings[0])
+    said = []
+    for name in differences(a, b):
+        if name.startswith("precision"):
+            mine, theirs = a.precision or "not published", b.precision or "not published"
+            said.append(f"precision: {mine} against {theirs}")
+        elif name.startswith("scale"):
+            said.append(f"scale: {a.chips} chips against {b.chips}")
+        else:
+            said.append(f"{name}: {_shape_words(a)} against {_shape_words(b)}")
+    return "; ".join(said)
+
+
+def _shape_words(point: Point) -> str:
+    return point.words().split(", ")[0]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A chip's derived figure at another chip's point, and what its error is known to be."""
+
+    value: float
+    band: tuple[float, float] | None  # None: no out-of-sample check of its vendor family
+    error: str  # 'error measured on 255 nvidia checks' or 'error unknown: ...'
+
+    def words(self, needed: float) -> str:
+        """'991-4,245 (all above the break-even) (error measured ...)'."""
+        if self.band is None:
+            return f"{self.value:,.0f} ({self.error})"
+        low, high = self.band
+        side = " (all above the break-even)" if low > needed else ""
+        side = " (all below the break-even)" if high < needed else side
+        return f"{low:,.0f}-{high:,.0f}{side} ({self.error})"
+
+
+VERDICTS = ("cheaper", "dearer", "as cheap", "cannot say")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A against B on one pricing model, as the evidence allows."""
+
+    word: str  # cheaper, dearer, as cheap (both measured at one point), or cannot say
+    break_even: float  # tokens/s per chip `needs` must reach
+    share: float  # break_even / the figure it is set against
+    change: float | None = None  # A's cost per token / B's - 1 where a verdict is drawn
+    point: str = ""  # the point both are measured at, or the anchor's
+    needs: str = "a"  # whose break-even: 'a', or 'b' where only A is measured
+    anchor: str = ""  # 'a' or 'b': the measured side whose point anchors; '' matched/neither
+    estimate: Estimate | None = None  # the unmeasured side's derived figure at the anchor
+    differ: str = ""  # why no point is shared
+    workload: str = "inference"  # what closes it: `chipcost measure`, or a training run
+    best: float | None = None  # the change over the figures at the point, best and worst
+    worst: float | None = None
+    a_figure: Reading | None = None  # the figures a verdict rests on
+    b_figure: Reading | None = None
+
+    @property
+    def matched(self) -> bool:
+        return self.word in ("cheaper", "dearer", "as cheap")
+
+    def change_words(self) -> str:
+        """'32% cheaper', '40% dearer', '3.4 times as dear' where a verdict is drawn, else
+        'cannot say': the one way every output words the change."""
+        if not self.matched:
+            return self.word
+        change = self.change or 0.0
+        if change > 9:  # no four-digit percentages
+            return f"{change + 1:.0f} times as dear"
+        return change_words(change)
+
+    def sentence(self, chip_a: str, chip_b: str) -> str:
+        """The answer as the evidence allows it to be worded."""
+        names = {"a": chip_a, "b": chip_b}
+        if self.word == "as cheap":
+            return f"{chip_a} is as cheap per token as {chip_b}"
+        if self.matched:
+            return f"{chip_a} is {self.change_words()} per token than {chip_b}"
+        if not self.anchor:
+            why = f" ({self.differ})" if self.differ else ""
+            return (
+                f"cannot say{why}: {chip_a} must do {self.break_even:,.0f} tok/s per chip to "
+                f"cost as little per token as {chip_b} at its derived figure's point "
+                f"({self.point or 'not stated'}); {self._measure_both()}"
+            )
+        needs, anchor = names[self.needs], names[self.anchor]
+        said = (
+            f"cannot say: {needs} must do {self.break_even:,.0f} tok/s per chip at "
+            f"{anchor}'s point ({self.point}) to match {anchor}'s measured cost per token"
+        )
+        if self.estimate is not None:
+            said += f"; {needs}'s derived estimate there {self.estimate.words(self.break_even)}"
+        how = "`chipcost throughput add`" if self.workload == "training" else "`chipcost measure`"
+        if self.differ:
+            return said + (
+                f"; the published figures differ ({self.differ}): {how} {needs} at that point"
+            )
+        return said + f"; no {needs} measurement at that point: {how} it"
+
+    def _measure_both(self) -> str:
+        if self.workload == "training":
+            return "record a training run of each (`chipcost throughput add`)"
+        return "measure both (`chipcost measure`)"
+
+
+def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
+    """The verdict where both chips are measured at one point: the change at each side's best
+    figure there, the break-even, and the range over every figure of each there."""
+    ta, tb = match.tps("a"), match.tps("b")
+    break_even = price_a * tb / price_b
+    best = worst = None
+    if len(match.a) + len(match.b) > 2:
+        (low_a, high_a), (low_b, high_b) = match.spread("a"), match.spread("b")
+        best = (price_a / high_a) / (price_b / low_b) - 1
+        worst = (price_a / low_a) / (price_b / high_b) - 1
+    software = match.software()
+    word = "cheaper" if ta > break_even else "dearer"
+    if abs(ta / break_even - 1) < 0.005:
+        word = "as cheap"
+    return Verdict(
+        word, break_even, break_even / tb,
+        change=(price_a / ta) / (price_b / tb) - 1,
+        point=match.words() + (f"; software {software}" if software else ""),
+        best=best, worst=worst, a_figure=match.figure("a"), b_figure=match.figure("b"),
+    )  # fmt: skip
