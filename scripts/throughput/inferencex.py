@@ -125,16 +125,23 @@ def decoding_all(point: dict) -> bool:
 def _layout(point: dict) -> str:
     """The parallel layout, for the id and the system column."""
 
-    def one(prefix: str) -> str:
+    def one(prefix: str) -> str:  # 'tp8', 'tp4-ep4-dpa': expert parallelism where above 1
+        ep = point[f"{prefix}ep"]
         dpa = "-dpa" if str(point.get(f"{prefix}dp_attention")).lower() == "true" else ""
-        return f"tp{point[f'{prefix}tp']}-ep{point[f'{prefix}ep']}{dpa}"
+        return f"tp{point[f'{prefix}tp']}{f'-ep{ep}' if int(ep) > 1 else ''}{dpa}"
 
-    if point.get("disagg"):
+    if point.get("disagg"):  # short enough for an id column (the system column says it all)
+        prefill, decode = f"tp{point['prefill_tp']}", f"tp{point['decode_tp']}"
         return (
-            f"prefill{point['prefill_num_workers']}x-{one('prefill_')}-{point['num_prefill_gpu']}gpu"
-            f"-decode{point['decode_num_workers']}x-{one('decode_')}-{point['num_decode_gpu']}gpu"
+            f"p{point['prefill_num_workers']}x{prefill}"
+            f"-d{point['decode_num_workers']}x{decode}-{gpus(point)}g"
         )
     return one("")
+
+
+def _tokens(count: int) -> str:
+    """InferenceX's own name for a length: 1024 is '1k', 8192 '8k'."""
+    return f"{count // 1024}k" if count % 1024 == 0 else str(count)
 
 
 def _system(point: dict, chip: str) -> str:
@@ -163,8 +170,9 @@ def row(run: Run, point: dict) -> dict[str, str]:
     spec = point.get("spec_decoding", "none")
     isl, osl, conc = point["isl"], point["osl"], point["conc"]
     ident = (
-        f"inferencex-{run.run}-{point['infmax_model_prefix']}-{re.split(r'[-_]', point['hw'])[0]}"
-        f"-{point['framework']}-{point['precision']}-{isl}-{osl}-{_layout(point)}"
+        # no run id (source and notes give it): one run per series is kept, so it is unique
+        f"inferencex-{point['infmax_model_prefix']}-{re.split(r'[-_]', point['hw'])[0]}"
+        f"-{point['framework']}-{point['precision']}-{_tokens(isl)}{_tokens(osl)}-{_layout(point)}"
         f"{'' if spec == 'none' else '-' + spec}-c{conc}"
     )
     software = f"{point['framework']}, image {point['image']}"
