@@ -335,5 +335,19 @@ def test_nemo_rows_are_the_llama_pre_training_rows_of_the_versions_asked():
     # per run: tokens/s per GPU x GPUs, the GPUs as the chips
     assert (h100["tokens_per_second"], h100["chips"], h100["batch_size"]) == ("115608", "8", "128")
     assert h100["precision_stated"] == "FP8-CS" and h100["source_date"] == "2025-12-04"
+    # the page read, at its version's section: the archive at the commit, not a renamed copy
+    assert h100["source_url"] == (
+        "https://github.com/NVIDIA-NeMo/Megatron-Bridge/blob/abc/docs/"
+        "performance-summary-archive.md#2511-nemo-container"
+    )
+    assert gb300["source_url"].endswith("performance-summary-archive.md#260401-nemo-container")
     assert gb300["precision_stated"] == "NVFP4" and gb300["tokens_per_second"] == str(7296 * 64)
     assert nemo.rows(NEMO_PAGE, "abc", "p.md", {"26.06": "2026-06-16"}) == []
+
+
+def test_nemo_refuses_a_page_not_named_as_the_repositorys(tmp_path: Path):
+    nemo = script("megatron_bridge_perf")
+    copy = tmp_path / "mb.md"
+    copy.write_text(NEMO_PAGE)
+    with pytest.raises(SystemExit, match="performance-summary-archive.md"):
+        nemo.main([str(copy), "abc", "25.11=2025-12-04"])
