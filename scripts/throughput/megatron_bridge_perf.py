@@ -4,6 +4,9 @@ performance summary (docs/performance-summary.md and docs/performance-summary-ar
 Usage: python scripts/throughput/megatron_bridge_perf.py PAGE COMMIT VERSION=DATE [...]
 e.g.   ... performance-summary-archive.md 067f987d 25.11=2025-12-04 26.04.01=2026-05-16
 
+PAGE is a copy of one of the repository's two pages, under its own name (each row's source_url
+is that page at COMMIT, at the anchor of its version's section: #2511-nemo-container).
+
 The page has one section per NeMo container ("## 25.11 NeMo Container"), each with its
 "### Pre-Training Performance" tables, laid out either per system ("#### System: DGX-H100",
 a Model column) or per model ("#### Model: LLAMA3_70B", a System column). For each version
@@ -36,12 +39,19 @@ COLUMNS = (
     "operating_point,scenario,batch_size,sequence_length,software,system,submitter,source,"
     "source_url,source_date,stated_as,notes"
 ).split(",")
+# The repository's pages of figures (docs/): a row's source_url names the one it was read from.
+PAGES = ("performance-summary.md", "performance-summary-archive.md")
 _VERSION = re.compile(r"^## (?P<version>[\d.]+) NeMo Container\s*$")
 _TABLE = re.compile(r"^#### (?P<kind>System|Model): (?P<name>.+?)\s*$")
 
 
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def anchor(version: str) -> str:
+    """GitHub's id of a version's heading: '26.04.01 NeMo Container' is 260401-nemo-container."""
+    return re.sub(r"[^a-z0-9 -]", "", f"{version} NeMo Container".lower()).replace(" ", "-")
 
 
 def _first(cell: str) -> str:
@@ -84,7 +94,8 @@ def rows(text: str, commit: str, page: str, dates: dict[str, str]) -> list[dict[
             model = name if kind == "Model" else cells.get("Model", "")
             if system not in CHIPS or model not in MODELS:
                 continue
-            out.append(_row(version, system, model, cells, url, dates[version]))
+            where = f"{url}#{anchor(version)}"
+            out.append(_row(version, system, model, cells, where, dates[version]))
     return out
 
 
@@ -144,6 +155,8 @@ def _row(
 
 def main(argv: list[str]) -> None:
     page, commit, *versions = argv
+    if Path(page).name not in PAGES:
+        sys.exit(f"{page}: name the copy as the repository's page ({' or '.join(PAGES)})")
     dates = dict(v.split("=", 1) for v in versions)
     found = rows(Path(page).read_text(encoding="utf-8"), commit, Path(page).name, dates)
     writer = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")

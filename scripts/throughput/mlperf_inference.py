@@ -9,9 +9,13 @@ e.g.   ... inference_results_v5.1 v5.1 2025-09-09 965182b03376 llama2-70b-99 lla
 
 For each closed-division system of each submitter, each benchmark and scenario, it reads
 results/<system>/<benchmark>/<scenario>/performance/run_1/mlperf_log_summary.txt (a VALID run
-only), systems/<system>.json (accelerator, count, framework, availability) and the weights'
-data type from measurements/<system>/<benchmark>/<scenario>/*.json where the submission has
-one, and writes one row per result, per system as published. Accelerators that map to no
+only), systems/<system>.json (accelerator, count, framework, availability) and the precision of
+the checkpoint served, and writes one row per result, per system as published. The precision is
+what the scenario's README.md says of the checkpoint this chip ran, where it says it (see
+_readme_precision), else the weights' data type of the measurements JSON
+(measurements/<system>/<benchmark>/<scenario>/*.json, or the scenario's measurements.json from
+v6.0): that JSON is one per submission, and a submitter serving an FP8 checkpoint on one chip
+and an FP4 one on another can state only one of them. Accelerators that map to no
 canonical chip (and systems that mix two kinds) are left out and named on stderr. Give one
 accuracy target per model (llama2-70b-99, not also llama2-70b-99.9: the same systems submit
 both, and one result per system and scenario is what the catalogue wants). The closed division is
@@ -65,6 +69,16 @@ MODELS = {
 }
 # Block-scaled 4-bit formats as the catalogue's precision (the notes keep the stated word).
 PRECISIONS = {"mxfp4": "fp4", "nvfp4": "fp4"}
+# A checkpoint's precision as a README names it: "the FP4 model", download_model_fp4.sh,
+# fp4_quantized/, MXFP4. Not after a letter or digit, so that a KV cache's KVFP8 is not read as
+# the weights' type.
+_README_PRECISION = re.compile(r"(?<![a-z0-9])(?:mx|nv)?fp(4|8)(?![0-9])", re.IGNORECASE)
+# The chips a README sentence may give a checkpoint to ("used by MI300X and MI325X").
+_README_CHIP = re.compile(
+    r"(?<![a-z0-9])(MI300X|MI325X|MI350X|MI355X|H100|H200|B200|B300|GB200|GB300)(?![a-z0-9])",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 POINTS = {"Offline": "max-throughput", "Server": "latency-bound", "Interactive": "latency-bound"}
 COLUMNS = (
     "id,chip,model,workload,kind,tokens_per_second,per,chips,precision,precision_stated,"
@@ -104,8 +118,10 @@ def result_row(
     cite: tuple[str, str, str],
     precision: str = "",
     division: str = "closed",
+    served: tuple[str, list[str]] = ("", []),
 ) -> dict[str, str] | None:
-    """One catalogue row from a summary log and its system's JSON; None if not VALID."""
+    """One catalogue row from a summary log and its system's JSON; None if not VALID. `served`
+    is the precision the scenario's README gives the checkpoint this chip ran, with its words."""
     submitter, name, benchmark, scenario = where
     round_, date, url = cite
     if log.get("Result is") != "VALID":
@@ -126,20 +142,19 @@ def result_row(
             "ttft_ms and tpot_ms are the run's measured 99th percentiles; "
             "tokens_per_second_per_user is 1000 / that TPOT"
         )
-    notes.append(
-        f"weights' data type {precision} (the submission's measurements JSON)"
-        if precision
-        else "the weights' precision is not stated in the submission's files"
-    )
+    notes.append(_precision_note(precision, served))
     if division == "open":
         notes.append(
             "open division: the rules let the submitter change the model's numerics or "
             "weights, so the result is not one to one with closed-division results"
         )
+    readme, _ = served
+    differs = readme and readme != PRECISIONS.get(precision, precision)
+    stated = f"{readme} (README.md); {precision or 'none'} (measurements JSON)" if differs else ""
     row = {
         "id": "",  # given by rows(), which sees every system of the submitter
-        "precision": PRECISIONS.get(precision, precision),
-        "precision_stated": precision,
+        "precision": readme or PRECISIONS.get(precision, precision),
+        "precision_stated": stated or precision,
         "notes": "; ".join(notes) + ".",
         "chip": CHIPS[system["accelerator_model_name"]],
         "model": MODELS[benchmark],
@@ -162,6 +177,55 @@ def result_row(
     if scenario != "Offline":
         row |= _latency(log)
     return row
+
+
+def _precision_note(precision: str, served: tuple[str, list[str]]) -> str:
+    """Where the row's precision comes from, in the submission's own words."""
+    measured = (
+        f"weights' data type {precision} (the submission's measurements JSON)"
+        if precision
+        else "the weights' precision is not stated in the submission's measurements JSON"
+    )
+    readme, words = served
+    if not readme:
+        return measured
+    quoted = " ... ".join(f"'{w}'" for w in dict.fromkeys(words))
+    if PRECISIONS.get(precision, precision) == readme:
+        return f"{measured}; the scenario's README.md agrees: {quoted}"
+    return (
+        f"the checkpoint served on this chip is {readme}, as the scenario's README.md says: "
+        f"{quoted}; the {measured} is not the checkpoint this chip ran, and is not used"
+    )
+
+
+def _readme_precision(text: str, chip: str) -> tuple[str, list[str]]:
+    """The precision class of the checkpoint a README gives `chip`, and the sentences that say
+    so; ('', []) where it names none, or more than one. A sentence that names a precision and
+    chips gives that checkpoint to those chips ("The FP8 model will be used by MI300X and
+    MI325X."); one that names no chip gives it to every chip the README does not send elsewhere."""
+    mine: dict[str, list[str]] = {}
+    unnamed: dict[str, list[str]] = {}
+    elsewhere: dict[str, list[str]] = {}
+    base = chip.split("-")[0].upper()
+    for sentence in _SENTENCE.split(text):
+        named = {c.upper() for c in _README_CHIP.findall(sentence)}
+        to = mine if base in named else elsewhere if named else unnamed
+        for precision in {f"fp{m}" for m in _README_PRECISION.findall(sentence)}:
+            to.setdefault(precision, []).append(sentence.strip())
+    left = mine or {p: w for p, w in unnamed.items() if p not in elsewhere}
+    if len(left) != 1:
+        return "", []
+    [(precision, words)] = left.items()
+    others = [w for p, ws in elsewhere.items() if p != precision and p in unnamed for w in ws]
+    return precision, [*others, *words]
+
+
+def _served(scenario_dir: Path, measurements: Path, chip: str) -> tuple[str, list[str]]:
+    """What the scenario's README.md (results/, or measurements/ to v5.1) says was served."""
+    for readme in (scenario_dir / "README.md", measurements / scenario_dir.name / "README.md"):
+        if readme.is_file():
+            return _readme_precision(readme.read_text(encoding="utf-8", errors="replace"), chip)
+    return "", []
 
 
 def _latency(log: dict[str, str]) -> dict[str, str]:
@@ -246,7 +310,10 @@ def rows(
         cite = (round_, date, url)
         measurements = checkout / division / submitter / "measurements" / name
         precision = _precision(measurements, where, scenario_dir)
-        row = result_row(summary(summary_path), system, where, cite, precision, division)
+        chip = CHIPS[system["accelerator_model_name"]]
+        served = _served(scenario_dir, measurements / benchmark, chip)
+        log = summary(summary_path)
+        row = result_row(log, system, where, cite, precision, division, served)
         if row:
             found.append(row | {"system_dir": name, "benchmark": benchmark})
     _ids(found, round_)

@@ -43,9 +43,11 @@ CHIPS = {
     "NVIDIA Blackwell GPU (B200-SXM-180GB)": "B200",
     "NVIDIA Blackwell Ultra GPU (B300-SXM-270GB)": "B300",
     "NVIDIA Blackwell GPU (GB200)": "GB200",
+    "NVIDIA Blackwell Ultra GPU (GB300)": "GB300",
     "AMD Instinct MI300X 192GB HBM3": "MI300X",
     "AMD Instinct MI325X 256GB HBM3E": "MI325X",
     "AMD Instinct MI325X 256GB HBM3E DLC": "MI325X",
+    "AMD Instinct MI350X": "MI350X",
     "AMD Instinct MI355X": "MI355X",
 }
 # The benchmark -> (the model as chipcost names it, what the benchmark trains).

@@ -95,6 +95,63 @@ def test_mlperf_open_division_rows_only_for_the_chips_named(tmp_path: Path):
     assert "data type mxfp4" in row["notes"] and "not one to one" in row["notes"]
 
 
+# The model section of Dell_MangoBoost's MLPerf Inference v6.0 README (closed division,
+# results/8xMI355X_2xEPYC_9965/llama2-70b-99/Offline/README.md in inference_results_v6.0 at
+# 4d3916ac), whose measurements.json states weight_data_types "fp8" for the MI355X system.
+MANGOBOOST_README = """### 1.1 Model and Dataset Preparation
+
+Please download the FP8 model and dataset according to AMD's guideline [link](https://rocm.blogs.amd.com/artificial-intelligence/reproducing-amd-mlperf-inference-submission/README.html). The FP8 model will be used by MI300X and MI325X.
+Then, please download the FP4 model according also according to AMD's guideline at `closed/AMD/results/87xMI355X_22xEPYC_9575F/llama2-70b-99.9/Offline/README.md`.
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    ("text", "chip", "expected"),
+    [
+        (MANGOBOOST_README, "MI355X", "fp4"),  # FP8 is given to the other chips
+        (MANGOBOOST_README, "MI325X", "fp8"),  # named with FP8
+        ("bash setup/llama2-70b-99/download_model_fp4.sh $TOKEN\n", "MI355X", "fp4"),
+        ("Weights MXFP4, KV cache KVFP8.\n", "MI355X", "fp4"),  # KVFP8 is not the weights'
+        ("Run the FP8 model. Or the FP4 model.\n", "MI355X", ""),  # two, nothing says which
+        ("Build the engines with make.\n", "B200", ""),
+        (
+            "### For H200 quantized FP8 checkpoint:\n### For B200 quantized FP4 checkpoint:\n",
+            "RTX-PRO-6000",
+            "",
+        ),  # fmt: skip
+    ],
+)
+def test_mlperf_precision_is_the_checkpoint_the_readme_gives_the_chip(text, chip, expected):
+    mlperf = script("mlperf_inference")
+    precision, words = mlperf._readme_precision(text, chip)
+    assert precision == expected
+    assert bool(words) == bool(expected)
+
+
+def test_mlperf_readme_overrides_a_measurements_json_that_states_another_chips_checkpoint(
+    tmp_path: Path,
+):
+    mlperf = script("mlperf_inference")
+    system = "8xMI355X_2xEPYC_9965"
+    scenario = tmp_path / "closed/Dell_MangoBoost/results" / system / "llama2-70b-99/Server"
+    (scenario / "performance/run_1").mkdir(parents=True)
+    (scenario / "performance/run_1/mlperf_log_summary.txt").write_text(SERVER_LOG)
+    (scenario / "README.md").write_text(MANGOBOOST_README)
+    (scenario / "measurements.json").write_text(json.dumps({"weight_data_types": "fp8"}))
+    (tmp_path / "closed/Dell_MangoBoost/systems").mkdir(parents=True)
+    (tmp_path / f"closed/Dell_MangoBoost/systems/{system}.json").write_text(json.dumps({
+        "accelerator_model_name": "AMD Instinct MI355X 288GB HBM3e", "accelerators_per_node": 8,
+        "number_of_nodes": 1, "framework": "ROCm", "status": "available",
+        "system_name": "PowerEdge XE9785",
+    }))  # fmt: skip
+    [row] = mlperf.rows(tmp_path, "v6.0", "2026-03-26", "abc", ["llama2-70b-99"])
+    assert row["precision"] == "fp4"
+    assert row["precision_stated"] == "fp4 (README.md); fp8 (measurements JSON)"
+    assert "'The FP8 model will be used by MI300X and MI325X.'" in row["notes"]
+    assert "please download the FP4 model" in row["notes"]
+    assert "fp8 (the submission's measurements JSON) is not the checkpoint" in row["notes"]
+
+
 def test_trtllm_rows_from_the_pages_tables():
     trtllm = script("trtllm_perf_overview")
     page = (
@@ -278,5 +335,19 @@ def test_nemo_rows_are_the_llama_pre_training_rows_of_the_versions_asked():
     # per run: tokens/s per GPU x GPUs, the GPUs as the chips
     assert (h100["tokens_per_second"], h100["chips"], h100["batch_size"]) == ("115608", "8", "128")
     assert h100["precision_stated"] == "FP8-CS" and h100["source_date"] == "2025-12-04"
+    # the page read, at its version's section: the archive at the commit, not a renamed copy
+    assert h100["source_url"] == (
+        "https://github.com/NVIDIA-NeMo/Megatron-Bridge/blob/abc/docs/"
+        "performance-summary-archive.md#2511-nemo-container"
+    )
+    assert gb300["source_url"].endswith("performance-summary-archive.md#260401-nemo-container")
     assert gb300["precision_stated"] == "NVFP4" and gb300["tokens_per_second"] == str(7296 * 64)
     assert nemo.rows(NEMO_PAGE, "abc", "p.md", {"26.06": "2026-06-16"}) == []
+
+
+def test_nemo_refuses_a_page_not_named_as_the_repositorys(tmp_path: Path):
+    nemo = script("megatron_bridge_perf")
+    copy = tmp_path / "mb.md"
+    copy.write_text(NEMO_PAGE)
+    with pytest.raises(SystemExit, match="performance-summary-archive.md"):
+        nemo.main([str(copy), "abc", "25.11=2025-12-04"])
