@@ -31,10 +31,20 @@ class Size:
     accelerator: str
     version: str
     promo: bool
+    features: str = ""
 
     @property
     def series(self) -> str:
         return f"{self.family} {self.accelerator or '-'} v{self.version or '1'}"
+
+    @property
+    def series_names(self) -> tuple[str, ...]:
+        """The series it may belong to, most specific first: an "m" feature letter can name a
+        series of its own with more memory per GPU (ND112amsr_A100_v4 is NDm A100 v4, 80 GB
+        A100s; ND112asr_A100_v4 is ND A100 v4, 40 GB)."""
+        accelerator, version = self.accelerator or "-", self.version or "1"
+        memory = (f"{self.family}m {accelerator} v{version}",) if "m" in self.features else ()
+        return (*memory, self.series)
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,7 @@ class Series:
     counts: dict[int, Fraction]
     source: str
     documented: tuple[str, ...]
+    retired: str = ""  # the date Microsoft retired the series, where it did
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,7 @@ def read_name(name: str) -> Size | None:
         accelerator=accelerator,
         version=found["version"] or "",
         promo=bool(found["promo"]),
+        features=found["features"],
     )
 
 
@@ -80,15 +92,22 @@ def map_size(name: str) -> tuple[Mapped | None, str]:
     size = read_name(name)
     if size is None:
         return None, "the name does not read as Standard_<family><vCPUs><features>_<GPU>_v<n>"
-    series = series_table().get(size.series)
+    table = series_table()
+    name = next((n for n in size.series_names if n in table), size.series)
+    series = table.get(name)
     if series is None:
         return None, f"no series {size.series!r}"
     count = series.counts.get(size.vcpus)
     if count is None and series.vcpus_per_gpu:
         count = Fraction(size.vcpus, series.vcpus_per_gpu)
+    if count is None and series.retired:
+        return None, (
+            f"series {name!r} was retired on {series.retired} (Microsoft Learn): a size no "
+            "longer sold, whose GPU count its pages no longer give"
+        )
     if count is None:
-        return None, f"series {size.series!r} gives no GPU count for the size"
-    return Mapped(series.chip, count, size.series, size.promo), ""
+        return None, f"series {name!r} gives no GPU count for the size"
+    return Mapped(series.chip, count, name, size.promo), ""
 
 
 @cache
@@ -107,6 +126,7 @@ def series_table() -> dict[str, Series]:
             },
             source=row["source"],
             documented=tuple(row["documented"].split()),
+            retired=row["retired"],
         )
         for row in rows
     }

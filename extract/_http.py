@@ -42,6 +42,8 @@ MAX_RETRY_SECONDS = 120.0
 BACKOFF_BASE = 1.0
 BACKOFF_CAP = 30.0
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+# What a provider answers for an endpoint it has retired (RFC 9110: permanently gone).
+GONE = 410
 # Query parameters whose values are credentials: never archived, logged or put in messages.
 SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "secret"})
 # A price API answers in kilobytes to a few megabytes; a body past this is not a price list
@@ -378,6 +380,8 @@ def _send(
                 return response
             failure = f"answered {status_text(response, client.secrets)}"
             advice = advice_for(client, response)
+            if response.status_code == GONE:
+                raise Gone(f"{where} {failure}: {advice}")
             if response.status_code not in RETRY_STATUSES:
                 raise SourceError(f"{where} {failure}: {advice}")
             wait = retry_after(response) or backoff(attempt)
@@ -473,6 +477,11 @@ def complete(client: HttpClient, where: str, request: httpx.Request) -> httpx.Re
 BIG = "not a price list; report it"
 
 
+class Gone(SourceError):
+    """An endpoint that answered 410 Gone: its provider retired it. A source with a successor
+    endpoint catches it; for the others it fails the source like any refusal, in one line."""
+
+
 class CutShort(Exception):
     """A response whose body did not arrive whole: retried, then named as such.
 
@@ -566,7 +575,12 @@ def advice_for(client: HttpClient, response: httpx.Response) -> str:
             f"access refused: check the API key{key} and its permissions; if the page is "
             "public, the provider may be blocking automated clients"
         )
-    if code in (404, 410):
+    if code == GONE:
+        return (
+            "the provider has retired this endpoint: the prices already collected are kept; "
+            "chipcost must read its successor (docs/sources.md names it): report it"
+        )
+    if code == 404:
         return "the endpoint moved or was removed: report a layout change for this provider"
     if code == 429:
         return "the provider kept rate-limiting us: run again later"

@@ -273,6 +273,9 @@ class Source:
     # True for a source of reference facts, not prices (the ECB's exchange rates): its
     # provider sells nothing, so no discount or price filter names it.
     reference: bool = False
+    # What the provider has announced it will retire of what this source reads, and when
+    # (RunPod's GraphQL API): `chipcost sources` says it beside the source. "" when nothing.
+    retiring: str = ""
     # The environment variables its fetch reads, by the name it reads them as from
     # ctx.settings ({"runpod_api_key": "RUNPOD_API_KEY"}): a keyed source declares its key
     # here and nowhere else (chipcost.extract.source_env() gathers them for a run).

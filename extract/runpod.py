@@ -1,22 +1,36 @@
-"""RunPod GraphQL API (gpuTypes): per-GPU secure, community, spot and commitment prices."""
+"""RunPod: per-GPU on-demand prices from its REST API v2 catalog (with RUNPOD_API_KEY), spot and
+commitment prices from its GraphQL API (gpuTypes) while that answers; no key: GraphQL alone."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
+from urllib.parse import urlsplit
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
-from chipcost.core.errors import ParseError
+from chipcost.core.errors import ParseError, SourceSkipped
 from chipcost.core.payload import Payload
-from chipcost.core.record import PriceRecord
+from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import field_names, require_columns, shape_error
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "runpod"
 PROVIDER = "runpod"
-# RunPod's public GraphQL endpoint; gpuTypes and its prices answer without an API key.
+# RunPod's REST API v2 catalog: every GPU type with its list price per GPU-hour on Secure and
+# Community Cloud. Every v2 call needs an API key (OpenAPI `bearerAuth`); it has no spot or
+# commitment price (docs.runpod.io/api-reference-v2/catalog/list-gpu-types).
+REST_PATH = "/v2/catalog/gpus"
+REST_URL = f"https://api.runpod.io{REST_PATH}"
+# RunPod's GraphQL endpoint: gpuTypes and its prices answer without an API key. RunPod retires
+# it in early 2027 (it will answer 410 Gone); until then it is read for what v2 lacks.
 GRAPHQL_URL = "https://api.runpod.io/graphql"
+RETIRING = (
+    "RunPod's GraphQL API (spot and 1-week to 6-month commitment prices; every price when "
+    "RUNPOD_API_KEY is not set) is retired in early 2027, when it answers 410 Gone (RunPod "
+    "release notes, 2026-08-18); with RUNPOD_API_KEY its on-demand prices come from REST API v2"
+)
 # Sent as a Bearer token when set (higher rate limits); never archived or printed.
 API_KEY_ENV = "RUNPOD_API_KEY"  # declared in SOURCE.settings; named in messages
 # Every price field of a GPU type in one query: prices are per GPU-hour and the same in
@@ -62,22 +76,73 @@ EXPECTED_FIELDS = ("id", "displayName", "memoryInGb", "securePrice", "communityP
 REGION = "global"
 
 
+# REST v2 `price` keys -> the plan of the record; a cloud's flag (`secure`, `community`) says
+# whether it is sold there (an unsold cloud's price is 0).
+REST_CLOUDS = ("secure", "community")
+REST_FIELDS = ("id", "name", "memory", "secure", "community", "price")
+ON_DEMAND = frozenset(
+    name for name, (model, *_rest) in PRICE_FIELDS.items() if model == "on_demand"
+)
+
+
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
-    """One GraphQL POST, archived as it arrives (the query is kept, the key never)."""
+    """With a key: the REST v2 catalog, then the GraphQL answer for spot and commitments (none
+    once it answers 410 Gone, and the progress says so); without: the GraphQL answer alone.
+    Each archived as it arrives (the query is kept, the key never)."""
     key = ctx.settings.runpod_api_key
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     http = client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV)
     with http:
-        payload = _http.get(
-            ctx, http, GRAPHQL_URL, method="POST", json={"query": GPU_TYPES_QUERY}, headers=headers
+        catalog = [_http.get(ctx, http, REST_URL, headers=headers, ext="json")] if key else []
+        try:
+            answer = _http.get(
+                ctx,
+                http,
+                GRAPHQL_URL,
+                method="POST",
+                json={"query": GPU_TYPES_QUERY},
+                headers=headers,
+            )
+        except _http.Gone as exc:
+            if not catalog:
+                raise SourceSkipped(
+                    f"{exc}. Its successor, REST API v2, needs a key: set {API_KEY_ENV} to "
+                    "collect RunPod's on-demand prices"
+                ) from None
+            ctx.progress(f"{SOURCE_NAME}: GraphQL answered 410 Gone: REST v2 on-demand prices only")
+            return catalog
+    ctx.progress(f"{SOURCE_NAME}: {'REST v2 catalog and ' if key else ''}GraphQL gpuTypes")
+    return [*catalog, answer]
+
+
+def parse(payloads: list[Payload]) -> ParseResult:
+    """Records of the archived answers; pure. Where the run holds a REST v2 catalog, its
+    on-demand prices are the ones read, and GraphQL gives the spot and commitment prices."""
+    pages = list(payloads)
+    rest = any(_is_rest(p) for p in pages)
+    result = each_row(pages, SOURCE_NAME, PROVIDER, rows=rows, offers=partial(offers, rest=rest))
+    if rest and all(_is_rest(p) for p in pages):
+        result.notes.append(
+            "no GraphQL answer in this run (RunPod's GraphQL API answers 410 Gone once "
+            "retired): on-demand prices only, from REST API v2; no spot or commitment price"
         )
-    ctx.progress(f"{SOURCE_NAME}: gpuTypes ({'with' if key else 'without'} {API_KEY_ENV})")
-    return [payload]
+    return result
+
+
+def _is_rest(payload: Payload) -> bool:
+    """Whether an archived answer is the REST v2 catalog's (by its path), not GraphQL's."""
+    return urlsplit(payload.url).path.endswith(REST_PATH)
 
 
 def rows(page: Page) -> list[Any]:
-    """The GPU types of one gpuTypes answer, their fields checked."""
+    """The GPU types of one answer (REST v2 `gpus` or GraphQL `gpuTypes`), their fields checked."""
     payload, body = page.payload, page.json()
+    if _is_rest(payload):
+        gpus = body.get("gpus") if isinstance(body, dict) else None
+        if not isinstance(gpus, list):
+            raise shape_error(PROVIDER, payload, "gpus list", body)
+        require_columns(field_names(gpus), REST_FIELDS, payload, PROVIDER)
+        return gpus
     if isinstance(body, dict) and body.get("errors"):
         messages = "; ".join(str(e.get("message", e)) for e in body["errors"][:3])
         raise ParseError(
@@ -87,24 +152,28 @@ def rows(page: Page) -> list[Any]:
         )
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, dict) or not isinstance(data.get("gpuTypes"), list):
-        raise shape_error(PROVIDER, payload, "data.gpuTypes list", data or body)
+        raise shape_error(
+            PROVIDER, payload, "gpus list (REST v2) or data.gpuTypes list", data or body
+        )
     require_columns(field_names(data["gpuTypes"]), EXPECTED_FIELDS, payload, PROVIDER)
     return data["gpuTypes"]
 
 
-def offers(gpu: Any, page: Page) -> list[Item]:
-    """Every priced offer of one GPU type: one record per listed price field; pure."""
+def offers(gpu: Any, page: Page, *, rest: bool = False) -> list[Item]:
+    """Every priced offer of one GPU type; pure. `rest`: the run holds a REST v2 catalog, whose
+    on-demand prices stand, so a GraphQL entry gives only its spot and commitment prices."""
+    if _is_rest(page.payload):
+        return rest_offers(gpu, page)
     if not isinstance(gpu, dict) or not gpu.get("id"):
         return [page.reject(f"gpuTypes entry {gpu!r:.60} is not a GPU type with an id", gpu)]
     if gpu["id"] == "unknown":
         return [Skip("RunPod's 'unknown' placeholder type, listed with no prices")]
-    memory = gpu.get("memoryInGb") if isinstance(gpu.get("memoryInGb"), int | float) else None
-    chip = canonical_chip(str(gpu["id"]), memory)
-    if chip == UNKNOWN_CHIP:
-        chip = page.chip(str(gpu.get("displayName") or gpu["id"]), memory)
+    chip = _chip(
+        page, str(gpu["id"]), str(gpu.get("displayName") or gpu["id"]), gpu.get("memoryInGb")
+    )
     made: list[Item] = []
     for name, (model, plan, term, flag) in PRICE_FIELDS.items():
-        if not gpu.get(flag):
+        if not gpu.get(flag) or (rest and name in ON_DEMAND):
             continue
         price = gpu.get(name)
         if price in (None, 0) and name not in REQUIRED_WHEN_LISTED:
@@ -114,9 +183,42 @@ def offers(gpu: Any, page: Page) -> list[Item]:
             made.append(page.reject(reason, gpu, str(gpu["id"])))
             continue
         made.append(_offer(gpu, page, chip, float(price), (model, plan, term)))
-    if not made:
+    if not made and rest:
+        made.append(Skip("no spot or commitment price (its on-demand prices are REST v2's)"))
+    elif not made:
         made.append(Skip("a GPU type sold on neither Secure nor Community Cloud", str(gpu["id"])))
     return made
+
+
+def rest_offers(gpu: Any, page: Page) -> list[Item]:
+    """A REST v2 catalog entry: its list price on each cloud that sells it; pure."""
+    if not isinstance(gpu, dict) or not gpu.get("id"):
+        return [page.reject(f"gpus entry {gpu!r:.60} is not a GPU type with an id", gpu)]
+    prices = gpu.get("price") if isinstance(gpu.get("price"), dict) else {}
+    chip = _chip(page, str(gpu["id"]), str(gpu.get("name") or gpu["id"]), gpu.get("memory"))
+    made: list[Item] = []
+    for cloud in REST_CLOUDS:
+        if gpu.get(cloud) is not True:
+            continue
+        price = prices.get(cloud)
+        if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
+            reason = f"price.{cloud} is {price!r} although {cloud} is true: no usable price"
+            made.append(page.reject(reason, gpu, str(gpu["id"])))
+            continue
+        shown = {"displayName": gpu.get("name"), "memoryInGb": gpu.get("memory")}
+        count = gpu.get("maxCount") if isinstance(gpu.get("maxCount"), dict) else {}
+        record = _offer({**gpu, **shown}, page, chip, float(price), ("on_demand", cloud, "none"))
+        if isinstance(count.get(cloud), int):
+            record.extra["max_gpus_per_pod"] = count[cloud]
+        made.append(record)
+    return made or [Skip("a GPU type sold on neither Secure nor Community Cloud", str(gpu["id"]))]
+
+
+def _chip(page: Page, gpu_id: str, display: str, memory: Any) -> str:
+    """The canonical chip of RunPod's GPU id, else of its display name (named in the notes)."""
+    gb = memory if isinstance(memory, int | float) and not isinstance(memory, bool) else None
+    chip = canonical_chip(gpu_id, gb)
+    return page.chip(display, gb) if chip == UNKNOWN_CHIP else chip
 
 
 def _offer(
@@ -151,11 +253,11 @@ SOURCE = Source(
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(
-        "RunPod GraphQL API (gpuTypes): per-GPU on-demand prices on Secure and Community "
-        "Cloud, spot prices, and 1-week to 6-month commitment prices"
+        "RunPod REST API v2 catalog (with RUNPOD_API_KEY): per-GPU on-demand prices on Secure "
+        "and Community Cloud; its GraphQL API (gpuTypes): spot and 1-week to 6-month commitment "
+        "prices, and every price without a key"
     ),
     fetch=fetch,
-    rows=rows,
-    offers=offers,
+    parse=parse,
+    retiring=RETIRING,
 )
-parse = SOURCE.parse

@@ -1,5 +1,6 @@
-"""TensorDock's marketplace (public): the per-GPU-hour rate of each GPU model its host nodes
-rent, summarised per model and country, with the vCPU, RAM and storage rates billed beside it."""
+"""TensorDock's marketplace through its v2 API (locations): the per-GPU-hour rate of each GPU
+model each location deploys, summarised per model and country, with the vCPU, RAM and storage
+rates billed beside it."""
 
 from __future__ import annotations
 
@@ -17,85 +18,107 @@ from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "tensordock"
 PROVIDER = "tensordock"
-# Every host node of the marketplace with its location, free resources and their prices,
-# public and without a key (what gpuhunt's TensorDock provider reads).
-HOSTNODES_URL = "https://marketplace.tensordock.com/api/v0/client/deploy/hostnodes"
-FIELDS = ("location", "specs")
+# Every deployment location with the GPU models it deploys, each at its per-GPU-hour price and
+# the rates of the resources billed beside it (dashboard.tensordock.com/api/docs/fetch-hostnodes,
+# "List Available Locations"). It supersedes the v0 marketplace's hostnodes listing, which
+# gpuhunt dropped in 2026-02 (dstackai/gpuhunt pull request 215).
+LOCATIONS_URL = "https://dashboard.tensordock.com/api/v2/locations"
+# Sent as a Bearer token when set, as every v2 call of TensorDock's documentation sends it;
+# never archived or printed.
+API_KEY_ENV = "TENSORDOCK_API_KEY"
+FIELDS = ("id", "country", "gpus")
+GPU_FIELDS = ("v0Name", "price_per_hr")
 # The resources a VM pays beside its GPUs: extra.resource_rates, by the name the record gives them.
-RESOURCES = {"vcpu": "cpu", "ram_gb": "ram", "storage_gb": "storage"}
+RESOURCES = {"vcpu": "per_vcpu_hr", "ram_gb": "per_gb_ram_hr", "storage_gb": "per_gb_storage_hr"}
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
-    """The host nodes, archived as they arrive."""
-    return _http.one_page(ctx, PROVIDER, HOSTNODES_URL, label="host nodes", ext="json")
+    """The locations, archived as they arrive; an endpoint answering 410 Gone fails the source
+    in one line (the prices collected before are kept)."""
+    key = ctx.settings.tensordock_api_key
+    headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"} if key else {}
+    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
+        page = _http.get(ctx, client, LOCATIONS_URL, headers=headers, ext="json")
+    ctx.progress(f"locations, {len(page.data)} bytes")
+    return [page]
 
 
 def rows(page: Page) -> list[Any]:
-    """One row per GPU model of each host node ({"hostnode": id, "gpu": name, ...}), the
-    nodes' fields checked: the answer keys the nodes by id and their GPUs by name."""
+    """One row per GPU model of each location ({"location": ..., "gpu": ...}), the fields
+    checked; a location with no GPU is one row with none."""
     body = page.json()
-    nodes = body.get("hostnodes") if isinstance(body, dict) else None
-    if not isinstance(nodes, dict):
-        raise shape_error(PROVIDER, page.payload, "hostnodes object", body)
-    if nodes:
-        require_columns(field_names(nodes.values()), FIELDS, page.payload, PROVIDER)
+    data = body.get("data") if isinstance(body, dict) else None
+    places = data.get("locations") if isinstance(data, dict) else None
+    if not isinstance(places, list):
+        raise shape_error(PROVIDER, page.payload, "data.locations list", body)
+    if places:
+        require_columns(field_names(places), FIELDS, page.payload, PROVIDER)
+    gpus = [gpu for place in places if isinstance(place, dict) for gpu in _listed(place)]
+    if gpus:
+        require_columns(field_names(gpus), GPU_FIELDS, page.payload, PROVIDER)
     found: list[Any] = []
-    for node_id, node in nodes.items():
-        specs = node.get("specs") if isinstance(node, dict) else None
-        gpus = specs.get("gpu") if isinstance(specs, dict) else None
-        if not isinstance(gpus, dict) or not gpus:
-            found.append({"hostnode": node_id, "gpu": "", "node": node})
-            continue
-        found += [{"hostnode": node_id, "gpu": name, "node": node} for name in gpus]
+    for place in places:
+        listed = _listed(place) if isinstance(place, dict) else []
+        found += [{"location": place, "gpu": gpu} for gpu in listed] or [
+            {"location": place, "gpu": None}
+        ]
     return found
 
 
+def _listed(place: dict[str, Any]) -> list[Any]:
+    gpus = place.get("gpus")
+    return gpus if isinstance(gpus, list) else []
+
+
 def offers(row: Any, page: Page) -> list[Item]:
-    """A record per GPU model of a host node, at its per-GPU rate; combine() summarises each
+    """A record per GPU model of a location, at its per-GPU rate; combine() summarises each
     model and country to its median."""
-    node_id, gpu, node = row["hostnode"], str(row["gpu"]), row["node"]
-    if not gpu:
-        return [Skip("a host node with no GPU listed", str(node_id))]
-    specs = node["specs"]
-    card = specs["gpu"][gpu]
-    place = node.get("location")
-    country = str(place.get("country") or "").strip() if isinstance(place, dict) else ""
-    if not isinstance(card, dict) or not country:
-        why = f"host node {node_id} {gpu}: no country, or the GPU entry is not an object"
-        return [page.reject(why, row, gpu)]
-    price, why = json_price(card.get("price"), f"host node {node_id} {gpu} price")
+    place, gpu = row["location"], row["gpu"]
+    if not isinstance(place, dict):
+        return [page.reject(f"location {place!r:.60} is not an object", row)]
+    where = str(place.get("id") or "")
+    if gpu is None:
+        return [Skip("a location with no GPU listed", where)]
+    country = str(place.get("country") or "").strip()
+    name = str(gpu.get("v0Name") or "").strip() if isinstance(gpu, dict) else ""
+    if not country or not name:
+        why = f"location {where or '?'}: no country, or a GPU entry with no v0Name"
+        return [page.reject(why, row, name)]
+    price, why = json_price(gpu.get("price_per_hr"), f"location {where} {name} price_per_hr")
     if price is None:
-        return [page.reject(why, row, gpu)]
-    free = card.get("amount")
-    if not isinstance(free, int) or free < 1:
-        return [Skip("no GPU of this model free on the host node", f"{node_id} {gpu}")]
-    rates = {key: _rate(specs.get(field)) for key, field in RESOURCES.items()}
-    vram = card.get("vram")
-    memory = float(vram) if isinstance(vram, int | float) and vram > 0 else None
+        return [page.reject(why, row, name)]
+    deployable = gpu.get("max_count")
+    if not isinstance(deployable, int) or deployable < 1:
+        return [Skip("no GPU of this model deployable at the location", f"{where} {name}")]
+    pricing = gpu.get("pricing") if isinstance(gpu.get("pricing"), dict) else {}
+    rates = {key: _rate(pricing.get(field)) for key, field in RESOURCES.items()}
     extra = {
-        "hostnode": node_id,
-        "gpus_free": free,
+        "location": where,
+        "display_name": gpu.get("displayName"),
+        "gpus_deployable": deployable,
         "price_basis": "per GPU-hour; vCPUs, RAM and storage are billed beside it",
         "resource_rates": {key: value for key, value in rates.items() if value is not None},
-        **estimate_of(node),
+        **estimate_of(place),
     }
+    chip = page.chip(name)  # the v0 name spells model, bus and memory: 'l40-pcie-48gb'
     return [
         page.record(
             region=slug(country),
-            instance_type=f"1x {gpu}",
-            chip=page.chip(gpu, memory),
+            # The v0 name, as the v0 listing gave it: one offer across the API change.
+            instance_type=f"1x {name}",
+            chip=chip,
             chip_count=1.0,
             pricing_model="on_demand",
             price_per_hour=price,
-            sku=gpu,
+            sku=name,
             extra={k: v for k, v in extra.items() if v is not None},
         )
     ]
 
 
 def combine(records: list[PriceRecord], page: Page) -> list[PriceRecord]:
-    """One record per GPU model and country: the median per-GPU rate of its host nodes (one odd
-    host does not become the price), with the spread, node count and free GPUs beside it."""
+    """One record per GPU model and country: the median per-GPU rate of its locations (one odd
+    location does not become the price), with the spread, location count and GPUs beside it."""
     markets: dict[tuple[str, str], list[PriceRecord]] = defaultdict(list)
     for record in records:
         markets[(record.instance_type, record.region)].append(record)
@@ -105,31 +128,32 @@ def combine(records: list[PriceRecord], page: Page) -> list[PriceRecord]:
         cheapest = min(same, key=lambda r: r.price_per_hour)
         extra = {
             **cheapest.extra,
-            "statistic": "median of host nodes, per GPU-hour",
+            "statistic": "median of locations, per GPU-hour",
             "min": prices[0],
             "max": prices[-1],
-            "hostnodes": len(same),
-            "gpus_free": sum(r.extra["gpus_free"] for r in same),
+            "locations": len(same),
+            "gpus_deployable": sum(r.extra["gpus_deployable"] for r in same),
         }
-        extra.pop("hostnode")
-        extra["cheapest_hostnode"] = cheapest.extra["hostnode"]
+        extra.pop("location")
+        extra["cheapest_location"] = cheapest.extra["location"]
         median = round(statistics.median(prices), 4)
         found.append(replace(cheapest, price_per_hour=median, extra=extra))
     return found
 
 
-def _rate(resource: Any) -> float | None:
-    """A resource's price per unit-hour ({"amount": 256, "price": 0.003}), or None."""
-    price = resource.get("price") if isinstance(resource, dict) else None
-    return float(price) if isinstance(price, int | float) and price >= 0 else None
+def _rate(price: Any) -> float | None:
+    """A resource's price per unit-hour (0.003), or None."""
+    ok = isinstance(price, int | float) and not isinstance(price, bool) and price >= 0
+    return float(price) if ok else None
 
 
 SOURCE = Source(
+    settings={"tensordock_api_key": API_KEY_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(
-        "TensorDock marketplace host nodes: per-GPU-hour on-demand rates summarised per GPU "
-        "model and country (median, with min, max and node count; vCPU, RAM and storage billed "
+        "TensorDock v2 API locations: per-GPU-hour on-demand rates summarised per GPU model and "
+        "country (median, with min, max and location count; vCPU, RAM and storage billed "
         "separately)"
     ),
     fetch=fetch,

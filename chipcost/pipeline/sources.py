@@ -14,6 +14,8 @@ SOURCE_SCHEMA = {
     "source": pl.String,
     "provider": pl.String,
     "description": pl.String,
+    # What its provider has announced for retirement of what the source reads ("" if nothing).
+    "retiring": pl.String,
     "collected": pl.Boolean,
     "last_success_at": pl.Datetime("us", "UTC"),
     "age_hours": pl.Float64,
@@ -72,6 +74,7 @@ def source_table(
                 "source": name,
                 "provider": source.provider if source else "",
                 "description": source.description if source else "(no longer registered)",
+                "retiring": source.retiring if source else "",
                 "collected": source.collected if source else True,
                 "last_success_at": state.last_ok_at if state else None,
                 "age_hours": round(age.total_seconds() / 3600, 1) if age is not None else None,

@@ -1,4 +1,6 @@
-"""Sample runs of runpod: the GraphQL gpuTypes answer in RunPod's real shape, synthetic prices."""
+"""Sample runs of runpod, as a run with RUNPOD_API_KEY archives them: the REST API v2 catalog
+(on-demand prices) and the GraphQL gpuTypes answer (spot, commitments), in RunPod's real shapes
+(the catalog's as its OpenAPI schema and example give it), synthetic prices."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from chipcost.extract._estimate import ESTIMATE_KEY
-from chipcost.extract.runpod import GPU_TYPES_QUERY, GRAPHQL_URL, SOURCE_NAME
+from chipcost.extract.runpod import GPU_TYPES_QUERY, GRAPHQL_URL, REST_URL, SOURCE_NAME
 from chipcost.sample.build._common import factor, fresh_writer, indented_json
 
 # Per-GPU prices: id, display name, GB, prices, extra keyword arguments of runpod_gpu.
@@ -88,9 +90,46 @@ def gpu_types(day: int) -> bytes:
     return indented_json({"data": {"gpuTypes": [*gpus, placeholder]}})
 
 
+# The serverless pool of a GPU type, where RunPod's example names one (ADA_24 for the RTX 4090);
+# the others are left null, as the catalog gives a type in no pool available to the caller.
+POOLS = {"NVIDIA GeForce RTX 4090": "ADA_24"}
+# Largest pod per cloud: 8 GPUs, as in RunPod's example, on every cloud that sells the type.
+MAX_GPUS = 8
+
+
+def rest_gpu(gpu_id: str, display: str, memory: int, prices: dict[str, float], **kw: Any) -> dict:
+    """One REST v2 catalog entry (GpuType): the cloud flags, list prices and pod ceilings."""
+    graphql = runpod_gpu(gpu_id, display, memory, prices, **kw)
+    clouds = {"secure": graphql["secureCloud"], "community": graphql["communityCloud"]}
+    return {
+        "id": gpu_id,
+        "name": display,
+        "pool": POOLS.get(gpu_id),
+        "manufacturer": graphql["manufacturer"].upper(),
+        "memory": memory,
+        **clouds,
+        "price": {
+            "secure": prices.get("securePrice", 0.0),
+            "community": prices.get("communityPrice", 0.0),
+        },
+        "maxCount": {cloud: MAX_GPUS if sold else 0 for cloud, sold in clouds.items()},
+    }
+
+
+def catalog(day: int) -> bytes:
+    """The day's REST v2 catalog: the same GPU types and on-demand prices as gpuTypes."""
+    gpus = []
+    for gpu_id, name, memory, prices, kw in GPUS:
+        moved = {k: round(v * factor(MOVES, gpu_id, day), 2) for k, v in prices.items()}
+        gpus.append({**rest_gpu(gpu_id, name, memory, moved, **kw), ESTIMATE_KEY: ESTIMATE})
+    return indented_json({"gpus": gpus})
+
+
 def write_run(out: Path, day: int, moment: datetime) -> Path:
-    """<stamp>/runpod/: the one GraphQL answer, archived the way fetch archives it."""
+    """<stamp>/runpod/: the REST v2 catalog, then the GraphQL answer, archived the way a keyed
+    fetch archives them."""
     writer = fresh_writer(out, moment, SOURCE_NAME)
+    writer.write(catalog(day), REST_URL, fetched_at=moment, request={"method": "GET"})
     request = {"method": "POST", "json": {"query": GPU_TYPES_QUERY}}
     writer.write(gpu_types(day), GRAPHQL_URL, fetched_at=moment, request=request)
     return writer.directory

@@ -90,12 +90,12 @@ def test_training_ranking_cheapest_first_with_provenance(db):
     # Training is ranked by cost alone (Trainium2, at the MFU Trainium1's published 70B run
     # reaches, is the dearest per token here; H200, derived at its 405B runs' MFU, trains 70B
     # faster per chip than H100's published NeMo figure, and on demand costs less per token
-    # than H100 on demand); only Trainium2 (16 x 96 GB) holds the 1,130 GB of training state in
-    # one instance. A10G, derived from its datasheet's 70 dense BF16 TFLOPS at the flat MFU (no
-    # Ampere training figure is published), is the dearest.
+    # than H100 on demand); only Trainium2 (16 x 103.08 GB: AWS's 96 GiB) holds the 1,130 GB of
+    # training state in one instance. A10G, derived from its datasheet's 70 dense BF16 TFLOPS at
+    # the flat MFU (no Ampere training figure is published), is the dearest.
     assert chips == ["H100-SXM", "H200", "H100-SXM", "Trainium2", "A10G"]
     assert "derived:A10G:llama-3-70b:training" in out and "dense BF16 peak 70 TFLOPS" in out
-    assert "yes 1,130/1,536 GB" in out and "NO 1,130/640 GB (2 inst.)" in out
+    assert "yes 1,130/1,649 GB" in out and "NO 1,130/640 GB (2 inst.)" in out
     h100 = cost_to_train(300e9, H100_TRAINING, 6.88, 0.15)
     assert f"${h100:,.0f}" in out
     trn2 = cost_per_million_tokens(35.76 / 16, TRN2_TRAINING)

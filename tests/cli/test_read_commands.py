@@ -204,6 +204,9 @@ def test_sources_reads_the_warehouse(db):
     assert "not collected" in ibm and "stale" not in ibm
     runpod = next(line for line in table.stdout.splitlines() if line.startswith("runpod"))
     assert "never run" in runpod and "stale" in runpod
+    # A source reading an endpoint its provider has announced for retirement says so.
+    assert "runpod: reads an endpoint its provider retires: RunPod's GraphQL API" in table.stdout
+    assert "early 2027" in rows["runpod"]["retiring"] and rows["vastai"]["retiring"] == ""
     # At 80 columns a source's name stays whole (it broke as 'aws-savings-pla' / 'ns').
     narrow = chipcost("sources", "--db", str(db), columns=80)
     names = [line.split(" ")[0] for line in narrow.stdout.splitlines()[3:] if line[:1].isalpha()]

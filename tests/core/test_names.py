@@ -23,7 +23,10 @@ from chipcost.core.names import (
         ("Trainium", ["Trainium1", "Trainium2", "Trainium3"]),
         ("MI300X", ["MI300X"]),
         ("mi300x", ["MI300X"]),
-        ("Hopper", ["H100-SXM", "H100-PCIe", "H100-NVL", "H200", "H200-NVL", "GH200"]),  # family
+        (
+            "Hopper",
+            ["H100-SXM", "H100-PCIe", "H100-NVL", "H200", "H200-NVL", "GH200", "H20"],
+        ),  # family
         ("H100 SXM5", ["H100-SXM"]),  # a provider's spelling
         ("H100-SXM,H200", ["H100-SXM", "H200"]),
         (["H200", "H100-SXM, H200"], ["H200", "H100-SXM"]),

@@ -199,6 +199,30 @@ def test_the_nv_and_ng_series_are_read_by_rule():
     assert count("Standard_NV12s_v2") == ("M60", 2)
 
 
+def test_the_a100_v4_sizes_larger_than_96_vcpus_are_eight_gpus_of_their_memory():
+    """On 65af2cf ND112asr and ND112amsr A100 v4 were 112 / 12 = 28/3 A100 80GB each."""
+    assert count("Standard_ND112asr_A100_v4") == ("A100-40GB", 8)
+    assert count("Standard_ND120asr_A100_v4") == ("A100-40GB", 8)
+    assert count("Standard_ND112amsr_A100_v4") == ("A100-80GB", 8)
+    assert count("Standard_ND96amsr_A100_v4") == ("A100-80GB", 8)
+
+
+def test_rtx_pro_6000_sizes_have_the_counts_their_size_page_gives():
+    assert count("Standard_NC128ds_xl_RTXPRO6000BSE_v6") == ("RTX-PRO-6000", 1)
+    assert count("Standard_NC256lds_xl_RTXPRO6000BSE_v6") == ("RTX-PRO-6000", 2)
+    assert count("Standard_NC320ds_xl_RTXPRO6000BSE_v6") == ("RTX-PRO-6000", 2)
+    mapped, why = map_size("Standard_NC64ds_xl_RTXPRO6000BSE_v6")  # no page gives its count
+    assert mapped is None and why == "series 'NC RTXPRO6000BSE v6' gives no GPU count for the size"
+
+
+@pytest.mark.parametrize(
+    "size", ["Standard_NV6_Promo", "Standard_NV24_Promo", "Standard_NC12_Promo"]
+)
+def test_sizes_of_a_retired_series_are_refused_as_retired(size):
+    mapped, why = map_size(size)
+    assert mapped is None and "was retired on 2023-09-06" in why and "no GPU count" not in why
+
+
 def test_every_documented_size_maps_and_every_series_is_asked_for():
     sizes = documented_sizes()
     documented = {name for s in series_table().values() for name in s.documented}
@@ -244,9 +268,12 @@ def test_every_gpu_size_in_a_retail_prices_page_is_mapped_or_named():
     gb200 = find(result.records, "Standard_ND128isrf_NDR_GB200_v6", "eastus")
     assert (gb200.chip, gb200.chip_count) == ("GB200", 4.0)
     assert find(result.records, "Standard_NC6_Promo", "eastus").extra["promo"] is True
-    # The RTX PRO 6000 sizes: the series page gives 1 to 4 GPUs for 16 to 320 vCPUs, no count
-    # per size, so each is named, not guessed.
-    assert "Standard_NC128lds_xl_RTXPRO6000BSE_v6" in named
+    # The RTX PRO 6000 sizes whose count a size page gives are priced; the others are named,
+    # not guessed.
+    rtx = find(result.records, "Standard_NC128lds_xl_RTXPRO6000BSE_v6", "eastus")
+    assert (rtx.chip, rtx.chip_count) == ("RTX-PRO-6000", 1.0)
+    assert "Standard_NC64lds_xl_RTXPRO6000BSE_v6" in named
     assert "series 'NC RTXPRO6000BSE v6' gives no GPU count for the size" in notes
     assert {"Standard_ND40s_v3", "Standard_NV6_Promo", "Standard_NC12_Promo"} <= named
+    assert "series 'NV - v1' was retired on 2023-09-06" in notes
     assert_loadable(result)

@@ -22,6 +22,8 @@ from tests.paths import ROOT
 
 KEY = "rp_live_5ecretK3yThatMustNeverLeak0123456789"
 RUNPOD_BODY = json.loads((ROOT / "tests/fixtures/runpod/gpu-types.json").read_text())
+# A keyed run reads the REST v2 catalog first, then the GraphQL answer.
+CATALOG = (ROOT / "tests/fixtures/runpod/catalog-gpus.json").read_bytes()
 
 
 @pytest.fixture
@@ -33,8 +35,13 @@ def settings(tmp_path) -> Settings:
 
 
 def run_runpod(settings: Settings, server_url: str, monkeypatch):
-    monkeypatch.setattr(runpod, "GRAPHQL_URL", f"{server_url}/graphql")
+    point_runpod_at(server_url, monkeypatch)
     return collect_source(registry()["runpod"], settings=settings, stamp="2026-11-16T060000Z")
+
+
+def point_runpod_at(server_url: str, monkeypatch) -> None:
+    monkeypatch.setattr(runpod, "REST_URL", f"{server_url}{runpod.REST_PATH}")
+    monkeypatch.setattr(runpod, "GRAPHQL_URL", f"{server_url}/graphql")
 
 
 @pytest.mark.parametrize("padding", [0, 110, 125, 400])
@@ -59,8 +66,10 @@ def test_a_key_in_an_unexpected_error_is_scrubbed_from_message_and_log(
     source = replace(registry()["runpod"], parse=broken)
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv(TRACEBACK_ENV, "1")  # the traceback is logged only when asked for
-    with fault_server(respond(200, json.dumps(RUNPOD_BODY).encode())) as server:
-        monkeypatch.setattr(runpod, "GRAPHQL_URL", f"{server.url}/graphql")
+    with fault_server(
+        respond(200, CATALOG), respond(200, json.dumps(RUNPOD_BODY).encode())
+    ) as server:
+        point_runpod_at(server.url, monkeypatch)
         result = collect_source(source, settings=settings, stamp="2026-11-16T060000Z")
     assert result.status == FAILED and "unexpected ValueError" in result.message
     assert KEY not in result.message and REDACTED in result.message
@@ -72,10 +81,10 @@ def test_control_characters_stay_in_the_archive_and_leave_the_display(settings, 
     body = json.loads(json.dumps(RUNPOD_BODY))
     body["data"]["gpuTypes"][0]["displayName"] = hostile
     raw = json.dumps(body).encode()
-    with fault_server(respond(200, raw)) as server:
+    with fault_server(respond(200, CATALOG), respond(200, raw)) as server:
         result = run_runpod(settings, server.url, monkeypatch)
     assert result.status == OK
-    (archived,) = (settings.archive_dir).rglob("*.json.gz")
+    _, archived = sorted((settings.archive_dir).rglob("*.json.gz"))  # the catalog, then GraphQL
     assert gzip.decompress(archived.read_bytes()) == raw  # the archive keeps the bytes
     assert printable(hostile) == "H100[2J 80GBevil "
 

@@ -177,7 +177,9 @@ def test_a_retry_after_beyond_the_budget_fails_at_once(ctx):
         (401, "check the API key (DEMO_API_KEY)"),
         (403, "access refused: check the API key (DEMO_API_KEY)"),
         (404, "the endpoint moved or was removed: report a layout change"),
-        (410, "report a layout change"),
+        # 410 Gone: the provider retired the endpoint (a Gone, a SourceError a source with a
+        # successor endpoint catches); the prices collected before are kept
+        (410, "the provider has retired this endpoint: the prices already collected are kept"),
         (400, "the provider refused the request"),
     ],
 )

@@ -94,6 +94,19 @@ def test_oracles_recorded_price_list_prices_every_gpu_part():
     assert_loadable(result)
 
 
+def test_the_2026_recorded_price_list_prices_mi355x_gb300_and_rtx_pro_6000():
+    result = parse([payload("recorded-products-gpu-index.json")])
+    found = {r.instance_type: (r.chip, r.chip_count, r.price_per_hour) for r in result.records}
+    assert found["BM.GPU.MI355X.8"] == ("MI355X", 8.0, pytest.approx(8 * 8.6))
+    assert found["BM.GPU.GB300.4"] == ("GB300", 4.0, 4 * 18.0)
+    assert found["BM.GPU.RTXPRO.8"] == ("RTX-PRO-6000", 8.0, 8 * 4.5)
+    assert len(found) == 21  # 18 GPU rental parts, 16 of them mapped to their shapes
+    # H100T and E4: parts no Oracle page read ties to a shape, refused with the part named.
+    assert sorted(r.sku for r in result.rejects) == ["B109480", "B93544"]
+    assert all("oci_gpu_shapes.csv" in r.reason for r in result.rejects)
+    assert_loadable(result)
+
+
 @pytest.mark.parametrize(
     ("shape_name", "chip", "gpus"),
     [

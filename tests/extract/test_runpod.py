@@ -1,7 +1,7 @@
-"""runpod: parse() on recorded gpuTypes responses, fetch() against a fake GraphQL endpoint.
+"""runpod: parse() on REST v2 catalog and GraphQL gpuTypes answers, fetch() against fake endpoints.
 
-Fixtures in tests/fixtures/runpod/ have RunPod's GraphQL response shape (written with
-chipcost.sample.build.runpod): gpu-types.json is good; bad-* are the failure cases.
+tests/fixtures/runpod/ORIGIN.md says where each file comes from: RunPod's documented catalog
+example, and both answers in RunPod's shapes with synthetic prices; bad-* are the failure cases.
 """
 
 from __future__ import annotations
@@ -12,14 +12,23 @@ import httpx
 import pytest
 
 from chipcost.archive import read_manifest
-from chipcost.core.errors import ParseError, SourceError
+from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.settings import SourceSettings
-from chipcost.extract.runpod import API_KEY_ENV, GPU_TYPES_QUERY, GRAPHQL_URL, fetch, parse
+from chipcost.extract.runpod import (
+    API_KEY_ENV,
+    GPU_TYPES_QUERY,
+    GRAPHQL_URL,
+    REST_URL,
+    SOURCE,
+    fetch,
+    parse,
+)
 from tests.sources import FETCHED_AT, STAMP, assert_loadable, payloads_of
 from tests.sources import context as fake_context
 
 payload = payloads_of("runpod", GRAPHQL_URL)
+catalog = payloads_of("runpod", REST_URL)
 
 
 def offer(records, instance_type, model="on_demand", plan="secure", term="none"):
@@ -112,28 +121,107 @@ def test_unusable_prices_become_rejects_and_the_rest_loads():
     assert_loadable(result)
 
 
-def test_fetch_posts_the_query_with_the_key_and_archives_no_secret(tmp_path):
-    body = (payload("gpu-types.json")).data
+def test_fetch_with_a_key_reads_the_rest_catalog_then_graphql_and_archives_no_secret(tmp_path):
+    bodies = {
+        REST_URL: catalog("catalog-gpus.json").data,
+        GRAPHQL_URL: payload("gpu-types.json").data,
+    }
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         if len(seen) == 1:
             return httpx.Response(429, headers={"Retry-After": "2"})
+        body = bodies[str(request.url)]
         return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
 
     waits: list[float] = []
     settings = SourceSettings(runpod_api_key="rp-secret-key")
     ctx = fake_context(tmp_path, "runpod", handler, waits, settings)
-    [fetched] = fetch(ctx)
-    assert waits == [2.0] and len(seen) == 2
-    assert seen[-1].method == "POST" and str(seen[-1].url) == GRAPHQL_URL
-    assert json.loads(seen[-1].content) == {"query": GPU_TYPES_QUERY}
+    fetched = fetch(ctx)
+    assert waits == [2.0] and [str(r.url) for r in seen] == [REST_URL, REST_URL, GRAPHQL_URL]
+    assert seen[1].method == "GET" and seen[1].headers["Authorization"] == "Bearer rp-secret-key"
+    assert seen[-1].method == "POST" and json.loads(seen[-1].content) == {"query": GPU_TYPES_QUERY}
     assert seen[-1].headers["Authorization"] == "Bearer rp-secret-key"
     manifest = read_manifest(tmp_path / STAMP / "runpod")
     assert "rp-secret-key" not in json.dumps(manifest)
-    assert manifest["payloads"][0]["request"]["json"] == {"query": GPU_TYPES_QUERY}
-    assert len(parse([fetched]).records) == 39
+    assert manifest["payloads"][1]["request"]["json"] == {"query": GPU_TYPES_QUERY}
+    assert len(parse(fetched).records) == 39
+
+
+@pytest.fixture(scope="module")
+def keyed():
+    """A keyed run's two answers: on-demand from the catalog, spot and terms from GraphQL."""
+    return parse([catalog("catalog-gpus.json"), payload("gpu-types.json")])
+
+
+def test_a_keyed_run_takes_on_demand_from_rest_and_spot_and_terms_from_graphql(keyed):
+    on_demand = [r for r in keyed.records if r.pricing_model == "on_demand"]
+    assert on_demand and {r.source_url for r in on_demand} == {REST_URL}
+    others = [r for r in keyed.records if r.pricing_model != "on_demand"]
+    assert others and {r.source_url for r in others} == {GRAPHQL_URL}
+    h100 = offer(keyed.records, "1x H100 SXM")
+    assert (h100.chip, h100.price_per_hour, h100.extra["max_gpus_per_pod"]) == ("H100-SXM", 2.69, 8)
+    assert offer(keyed.records, "1x H100 SXM", "spot").price_per_hour == 1.75
+    assert offer(keyed.records, "1x H100 SXM", "commitment", term="6mo").price_per_hour == 2.29
+    # One record per offer: the same prices as the GraphQL answer alone gives, none twice.
+    alone = parse([payload("gpu-types.json")]).records
+    assert len(keyed.records) == len(alone) == 39
+    assert not keyed.rejects
+    assert_loadable(keyed)
+
+
+def test_runpods_documented_catalog_example_gives_both_clouds():
+    result = parse([catalog("documented-catalog-gpus.json")])
+    rtx = {r.plan: r for r in result.records}
+    assert (rtx["secure"].price_per_hour, rtx["community"].price_per_hour) == (0.44, 0.31)
+    assert {r.chip for r in result.records} == {"RTX-4090"}
+    assert rtx["community"].extra["max_gpus_per_pod"] == 4
+    assert any("no GraphQL answer" in note for note in result.notes)  # on-demand only
+    assert_loadable(result)
+
+
+def test_unusable_catalog_prices_become_rejects():
+    result = parse([catalog("bad-catalog-prices.json")])
+    assert sorted(r.reason for r in result.rejects) == [
+        "gpus entry 'not an object' is not a GPU type with an id",
+        "price.community is '1.99' although community is true: no usable price",
+        "price.secure is 0.0 although secure is true: no usable price",
+    ]
+    assert sorted((r.instance_type, r.plan) for r in result.records) == [
+        ("1x H100 SXM", "secure"),
+        ("1x L4", "community"),
+        ("1x L4", "secure"),
+    ]
+
+
+def graphql_gone(request: httpx.Request) -> httpx.Response:
+    if str(request.url) == REST_URL:
+        return httpx.Response(200, content=catalog("catalog-gpus.json").data)
+    return httpx.Response(410, json={"errors": [{"message": "the GraphQL API is retired"}]})
+
+
+def test_graphql_gone_with_a_key_loads_rest_on_demand_and_says_so(tmp_path):
+    messages: list[str] = []
+    settings = SourceSettings(runpod_api_key="rp-key")
+    ctx = fake_context(tmp_path, "runpod", graphql_gone, settings=settings, messages=messages)
+    fetched = fetch(ctx)
+    assert [p.url for p in fetched] == [REST_URL]
+    assert any("410 Gone" in m for m in messages)
+    result = parse(fetched)
+    assert {r.pricing_model for r in result.records} == {"on_demand"}
+    assert any("no spot or commitment price" in note for note in result.notes)
+
+
+def test_graphql_gone_without_a_key_is_skipped_naming_the_key(tmp_path):
+    with pytest.raises(SourceSkipped) as caught:
+        fetch(fake_context(tmp_path, "runpod", graphql_gone))
+    message = str(caught.value)
+    assert "410 Gone" in message and API_KEY_ENV in message and "\n" not in message
+
+
+def test_the_source_names_the_endpoint_its_provider_retires():
+    assert "GraphQL" in SOURCE.retiring and "early 2027" in SOURCE.retiring
 
 
 def test_fetch_without_a_key_sends_no_authorization(tmp_path):

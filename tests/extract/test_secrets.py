@@ -32,6 +32,8 @@ SECRET_NAME = re.compile(
 )
 ALWAYS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
 RUNPOD_BODY = (ROOT / "tests/fixtures/runpod/gpu-types.json").read_bytes()
+# A keyed run reads the REST v2 catalog first, then the GraphQL answer.
+RUNPOD_CATALOG = (ROOT / "tests/fixtures/runpod/catalog-gpus.json").read_bytes()
 AWS_PAGE = json.loads(
     (ROOT / "tests/fixtures/aws-pricing-api/gpu-instance-page-1.json").read_text()
 )
@@ -107,11 +109,12 @@ def live_servers(monkeypatch):
     monkeypatch.setattr(_http, "BACKOFF_BASE", 0.01)
     page = json.dumps(AWS_PAGE).encode()
     with (
-        fault_server(respond(200, RUNPOD_BODY)) as rp,
+        fault_server(respond(200, RUNPOD_CATALOG), respond(200, RUNPOD_BODY)) as rp,
         fault_server(respond(200, page, {"Content-Type": "application/x-amz-json-1.1"})) as aws,
     ):
         import boto3
 
+        monkeypatch.setattr(runpod, "REST_URL", f"{rp.url}{runpod.REST_PATH}")
         monkeypatch.setattr(runpod, "GRAPHQL_URL", f"{rp.url}/graphql")
         monkeypatch.setattr(
             aws_pricing,

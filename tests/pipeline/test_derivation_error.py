@@ -24,7 +24,8 @@ CEILINGS = {
     ("inference", "all"): (420, 1.85, 15.0),
     ("inference", "FP8/BF16 figures"): (210, 1.6, 15.0),
     # MLPerf Inference v6.0's 405B Interactive results on B300 (FP4): the roofline promises
-    # 11.6 times what was measured there, against 10.7 at worst on v5.1's B200
+    # 10.8 times what was measured there (11.6 before B300's NVLink was in interconnect.csv),
+    # against 10.7 at worst on v5.1's B200
     ("inference", "FP4 figures"): (210, 2.7, 11.7),
     # 49 published training figures (MLPerf Training v5.1, MaxText, Neuron) and two article
     # estimates, each against the MFU calibrated without its own document's figures of its
