@@ -208,12 +208,13 @@ class ChipNames:
     Notes carry no source prefix: the run summary and the flow log put the source in front.
     """
 
-    def __init__(self, provider: str) -> None:
+    def __init__(self, provider: str, source: str = "") -> None:
         self.provider = provider
+        self.source = source  # the aliases listed for this source are read first
         self.unknown: set[str] = set()
 
     def chip(self, spelling: str, memory_gb: float | None = None) -> str:
-        chip = canonical_chip(spelling, memory_gb)
+        chip = canonical_chip(spelling, memory_gb, self.source)
         if chip == UNKNOWN_CHIP:
             self.unknown.add(spelling)
         return chip
