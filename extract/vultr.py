@@ -115,8 +115,7 @@ def _cloud_gpu_offers(plan: Any, page: Page) -> list[Item]:
     if not gpu_type or isinstance(vram, bool) or not isinstance(vram, int | float) or vram <= 0:
         why = f"{name}: Cloud GPU plan without gpu_type or gpu_vram_gb ({gpu_type!r}, {vram!r})"
         return [page.reject(why, plan, name)]
-    spelling = gpu_type.replace("_", " ")
-    chip = page.chip(spelling, float(vram))
+    chip = page.chip(gpu_type, float(vram))
     card = chip_memory_gb().get(chip)
     count = vram / card if card else 1.0
     if count < 0.95:

@@ -29,7 +29,7 @@ DELIBERATE = {
     "(chips.csv): which card Fluidstack rents under it is not known",
     ("cudo", "RTX 3080"): "Cudo names no memory, and the RTX 3080 was sold with 10 and 12 GB",
     ("daytona", "MI400X"): "bad-rows.json: a GPU type no one rents yet",
-    ("digitalocean", "nvidia x9000"): "bad-rows.json: a made-up GPU",
+    ("digitalocean", "nvidia_x9000"): "bad-rows.json: a made-up GPU",
     ("seeweb", "Tenstorrent Grayskull e75"): "a card chips.csv does not list (no rental found)",
     ("shadeform", "A100"): "bad-availability.json: an A100 stated with 48 GB, which none has",
 }
