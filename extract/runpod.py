@@ -99,7 +99,7 @@ def offers(gpu: Any, page: Page) -> list[Item]:
     if gpu["id"] == "unknown":
         return [Skip("RunPod's 'unknown' placeholder type, listed with no prices")]
     memory = gpu.get("memoryInGb") if isinstance(gpu.get("memoryInGb"), int | float) else None
-    chip = canonical_chip(str(gpu["id"]), memory)
+    chip = canonical_chip(str(gpu["id"]), memory, SOURCE_NAME)
     if chip == UNKNOWN_CHIP:
         chip = page.chip(str(gpu.get("displayName") or gpu["id"]), memory)
     made: list[Item] = []
