@@ -38,6 +38,8 @@ NOT_A_PRICE = frozenset(
         "on request",
     }
 )
+# A cell of dashes alone ("—", "––") is a "no price" marker however many the page prints.
+DASHES = frozenset("-–—")
 _NUMBER = re.compile(r"\d[\d.,]*")
 _NEGATIVE = re.compile(r"(?i)^[-−]\s*(us\$|\$)?\s*\d")
 # Unit words and currency marks around a price: "$2.49/hr", "US$ 2.49 per GPU-hour", "2,49 USD".
@@ -59,7 +61,7 @@ def parse_price(text: str | float | int | None) -> float | None:
     if isinstance(text, int | float) and not isinstance(text, bool):
         return _positive(float(text), str(text))
     cleaned = " ".join(str(text).split())
-    if cleaned.lower().rstrip(".") in NOT_A_PRICE:
+    if cleaned.lower().rstrip(".") in NOT_A_PRICE or set(cleaned) <= DASHES:
         return None
     if _NEGATIVE.match(cleaned):
         raise PriceError(f"price {str(text)!r} is negative")
