@@ -38,6 +38,8 @@ NOT_A_PRICE = frozenset(
         "on request",
     }
 )
+# A cell of dashes alone ("—", "––") is a "no price" marker however many the page prints.
+DASHES = frozenset("-–—")
 _NUMBER = re.compile(r"\d[\d.,]*")
 _NEGATIVE = re.compile(r"(?i)^[-−]\s*(us\$|\$)?\s*\d")
 # Unit words and currency marks around a price: "$2.49/hr", "US$ 2.49 per GPU-hour", "2,49 USD".
@@ -59,7 +61,7 @@ def parse_price(text: str | float | int | None) -> float | None:
     if isinstance(text, int | float) and not isinstance(text, bool):
         return _positive(float(text), str(text))
     cleaned = " ".join(str(text).split())
-    if cleaned.lower().rstrip(".") in NOT_A_PRICE:
+    if cleaned.lower().rstrip(".") in NOT_A_PRICE or set(cleaned) <= DASHES:
         return None
     if _NEGATIVE.match(cleaned):
         raise PriceError(f"price {str(text)!r} is negative")
@@ -208,12 +210,13 @@ class ChipNames:
     Notes carry no source prefix: the run summary and the flow log put the source in front.
     """
 
-    def __init__(self, provider: str) -> None:
+    def __init__(self, provider: str, source: str = "") -> None:
         self.provider = provider
+        self.source = source  # the aliases listed for this source are read first
         self.unknown: set[str] = set()
 
     def chip(self, spelling: str, memory_gb: float | None = None) -> str:
-        chip = canonical_chip(spelling, memory_gb)
+        chip = canonical_chip(spelling, memory_gb, self.source)
         if chip == UNKNOWN_CHIP:
             self.unknown.add(spelling)
         return chip

@@ -144,7 +144,7 @@ def each_row(
     source, never news that every offer was withdrawn.
     """
     result = ParseResult()
-    chips = ChipNames(provider)
+    chips = ChipNames(provider, source)
     skipped: dict[str, list[str]] = defaultdict(list)
     seen = 0
     for payload in payloads:

@@ -17,8 +17,10 @@ PROVIDER = "coreweave"
 # The public page; CoreWeave has no public price API. Server-rendered (Webflow), so one GET
 # returns every table: no script needs to run.
 PRICING_URL = "https://www.coreweave.com/pricing"
-# One row per GPU instance: CPU, storage and networking rows carry other classes.
-GPU_ROW = ("table-row-v2", "kubernetes-gpu-pricing")
+# One row per GPU instance: a table-row-v2 whose kind ends in "gpu-pricing" (most rows are
+# "kubernetes-gpu-pricing", the HGX H100's "gpu-pricing-and-kubernetes-gpu-pricing" on the page
+# as recorded 2026-08-22); CPU rows are "kubernetes-cpu-pricing".
+ROW, GPU_KIND = "table-row-v2", "gpu-pricing"
 MODEL_NAME = "table-model-name"
 # Each row repeats its figures as labelled values (the page's mobile layout): reading by
 # label, not by column position, survives a reordered or widened table.
@@ -32,6 +34,9 @@ HEADER, CELL = "table-v2-header", "table-v2-cell"
 HOST_COLUMNS = {"vcpus": "vcpus", "ram_gb": "system ram (gb)", "disk_gb": "local storage (tb)"}
 # What every GPU row must carry; a page without them changed layout (ParseError).
 EXPECTED = ("GPU Count", "On-Demand Price")
+# The served page writes a footnote after a count as "4^1" (its own script turns "^1" into a
+# superscript in the browser): the count is 4, with footnote 1.
+CARET_NOTE = re.compile(r"\^(\S+)$")
 # Section labels such as "REGION: NORTH AMERICA" set the region of the tables after them.
 REGION_MARKER = re.compile(r"^region:\s*(.+)$", re.IGNORECASE)
 DEFAULT_REGION = "global"
@@ -76,7 +81,7 @@ def gpu_rows(root: Element) -> list[Row]:
             region = marker
         elif element.has_class(HEADER):
             header = [cell.text().lower() for cell in element.find_all(None, CELL)]
-        elif element.has_class(*GPU_ROW):
+        elif _is_gpu_row(element):
             name_el = element.find(None, MODEL_NAME)
             rows.append(
                 Row(
@@ -92,6 +97,10 @@ def gpu_rows(root: Element) -> list[Row]:
                 )
             )
     return rows
+
+
+def _is_gpu_row(element: Element) -> bool:
+    return element.has_class(ROW) and any(c.endswith(GPU_KIND) for c in element.classes)
 
 
 def _region_marker(element: Element) -> str:
@@ -137,7 +146,7 @@ def offers(row: Row, page: Page) -> list[Item]:
     shown = {"name": row.name, "region": row.region, "prices": row.prices}
     shown["gpu_count"] = count_el.text(footnotes=True) if count_el is not None else None
     try:
-        count = parse_count(count_el.text() if count_el is not None else None)
+        count = parse_count(_count_text(count_el))
         if not row.prices:
             raise ValueError("the row shows no On-Demand or Spot price")
     except ValueError as exc:
@@ -177,6 +186,16 @@ def _host(cells: dict[str, str]) -> dict[str, float | None]:
     }
 
 
+def _count_text(count_el: Element | None) -> str | None:
+    """The count without its footnote marker: "4" of "4<sup>1</sup>" and of "4^1"."""
+    return CARET_NOTE.sub("", count_el.text()).strip() if count_el is not None else None
+
+
+def _footnotes(count_el: Element) -> list[str]:
+    caret = CARET_NOTE.search(count_el.text())
+    return count_el.footnotes() + ([caret.group(1)] if caret else [])
+
+
 def _number(element: Element | None) -> float | None:
     if element is None:
         return None
@@ -190,8 +209,8 @@ def _extra(vram: float | None, count_el: Element | None) -> dict[str, object]:
     extra: dict[str, object] = {"price_basis": "per instance-hour"}
     if vram is not None:
         extra["vram_gb"] = vram
-    if count_el is not None and count_el.footnotes():
-        extra["gpu_count_footnotes"] = count_el.footnotes()
+    if count_el is not None and _footnotes(count_el):
+        extra["gpu_count_footnotes"] = _footnotes(count_el)
     return extra
 
 

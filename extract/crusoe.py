@@ -1,5 +1,5 @@
-"""Crusoe's public pricing page (HTML): per-GPU-hour prices of its GPU instances, on demand,
-spot and under commitments, read by the table's column headers."""
+"""Crusoe's public pricing page (HTML): the per-GPU-hour prices of its GPU instances, on demand
+and spot, read from the "GPU instances pricing" list by its column headings."""
 
 from __future__ import annotations
 
@@ -7,45 +7,51 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import price_of, require_columns, size_gb
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract._kit import PriceError, parse_price, require_columns, size_gb
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "crusoe"
 PROVIDER = "crusoe"
 # Crusoe's API (HMAC-signed, api.crusoecloud.com/v1alpha5) lists instance types and capacity but
-# no prices; its price list is this page, served as HTML with the GPU table in it (a scraper of
-# gpuhunt's lineage reads it with one GET and an HTML parser, no script run).
+# no prices; its price list is this page, served as HTML with the price lists in it (one GET,
+# no script run: tests/fixtures/crusoe holds a recording of it).
 PRICING_URL = "https://crusoe.ai/cloud/pricing"
-# The GPU price table's section; its header row names the columns.
-SECTION_ID = "gpu-pricing"
-# A column header (lower case, words only) -> (pricing model, term). Read by header, not by
-# position: a column added or moved is read right or named in a note, never priced wrongly.
-COLUMNS = {
-    "on-demand": ("on_demand", "none"),
-    "on demand": ("on_demand", "none"),
-    "spot": ("spot", "none"),
-    "6-month": ("commitment", "6mo"),
-    "6 months": ("commitment", "6mo"),
-    "1-year": ("commitment", "1yr"),
-    "1 year": ("commitment", "1yr"),
-    "3-year": ("commitment", "3yr"),
-    "3 years": ("commitment", "3yr"),
-}
-EXPECTED = ("GPU", "On-Demand")
-# The GPU cell prints the model and its memory apart ("H100" and "80GB").
+# The page is a column of sections (div.pricing-dd), each titled by an h3: GPU instances, CPU
+# instances, storage, serverless inference, self-serve deployments. Only the first rents GPUs
+# by the hour; the self-serve list names the same GPUs at a managed product's prices.
+SECTION = "pricing-dd"
+SECTION_TITLE = "gpu instances pricing"
+HEADING, ITEM, CELL, TAG = "pricing-heading", "pricing_gpu-item", "pricing-rich", "pricing-tag"
+# A column heading (lower case) -> pricing model. Read by heading, not by position: a column
+# added or moved is read right or named in a note, never priced wrongly.
+COLUMNS = {"on-demand": "on_demand", "current spot": "spot"}
+EXPECTED = ("GPU model", "On-demand")
+# Every price of the list reads "$4.29/GPU-hr": a cell without that basis is refused, not
+# read as a price per GPU-hour it may not be.
+BASIS = re.compile(r"/\s*GPU-hr\b", re.IGNORECASE)
+# The item's tags print the memory ("80GB") beside the board ("HGX", "SXM", "PCIe", "NVL72").
 MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(GB|GiB|TB)\s*$", re.IGNORECASE)
+NO_PRICE = "a price cell with no price (Crusoe lists it on request)"
 
 
 @dataclass(frozen=True)
 class Row:
-    """One GPU row of the table as printed: the GPU cell's words and each price column's text."""
+    """One GPU item of the list as printed: heading, memory and board tags, each price column's
+    text by its heading."""
 
     gpu: str
     memory: str
-    prices: dict[str, str]  # column header (lower case) -> cell text
+    board: str
+    prices: dict[str, str]  # column heading (lower case) -> cell text
+
+    @property
+    def name(self) -> str:
+        """'1x NVIDIA A100 80GB SXM': the heading and its tags, as the two A100 items differ."""
+        return " ".join(part for part in ("1x", self.gpu, self.memory, self.board) if part)
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -54,70 +60,92 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 
 def rows(page: Page) -> list[Row]:
-    """The GPU rows of the price table; its header must name the GPU and On-Demand columns."""
-    root = parse_html(page.payload.text())
-    section = next((e for e in root.iter() if e.attrs.get("id") == SECTION_ID), None)
-    lines = section.find_all("tr") if section is not None else []
-    if not lines:
-        return []
-    header = [_words(cell) for cell in lines[0].children if _is_cell(cell)]
+    """The GPU items of the "GPU instances pricing" section; its headings must name the GPU
+    model and On-demand columns, and its items must hold price cells."""
+    section = _gpu_section(parse_html(page.payload.text()), page.payload)
+    header = [cell.text().lower() for cell in section.find_all("div", HEADING)]
     require_columns(header, EXPECTED, page.payload, PROVIDER)
     unread = [name for name in header[1:] if name not in COLUMNS]
     if unread:
         page.note(f"price column(s) not read: {', '.join(unread)} (add them to COLUMNS)")
-    found = []
-    for line in lines[1:]:
-        cells = [cell for cell in line.children if _is_cell(cell)]
-        if not cells:
-            continue
-        gpu, memory = _gpu_cell(cells[0])
-        texts = {name: cell.text() for name, cell in zip(header[1:], cells[1:], strict=False)}
-        found.append(Row(gpu, memory, {k: v for k, v in texts.items() if k in COLUMNS}))
+    items = section.find_all("div", ITEM)
+    found = [_row(item, header[1:]) for item in items]
+    if items and not any(row.prices for row in found):
+        raise _layout_changed(
+            page.payload, f"none of its {len(items)} GPU items has a price cell (div.{CELL})"
+        )
     return found
 
 
 def offers(row: Row, page: Page) -> list[Item]:
-    """One record per price column of a GPU, per GPU-hour; a reject with the reason for each
-    cell that is no price ("Contact Us")."""
-    shown: dict[str, Any] = {"gpu": row.gpu, "memory": row.memory, "prices": row.prices}
+    """One record per priced column of a GPU, per GPU-hour; a cell that reads "Contact sales"
+    is counted in the notes (no price is listed), one that is no price per GPU-hour refused."""
+    shown: dict[str, Any] = {"gpu": row.gpu, "memory": row.memory, "board": row.board,
+                             "prices": row.prices}  # fmt: skip
     if not row.gpu:
-        return [page.reject("a table row with no GPU name", shown)]
-    memory = size_gb(row.memory)
-    name = f"1x {row.gpu} {row.memory}".strip()
+        return [page.reject("a GPU item with no model heading", shown)]
     offer = page.offer(
         region="global",
-        instance_type=name,
-        chip=page.chip(row.gpu, memory),
+        instance_type=row.name,
+        chip=page.chip(f"{row.gpu} {row.board}".strip(), size_gb(row.memory)),
         chip_count=1.0,
-        sku=name,
+        sku=row.name,
         extra={"price_basis": "per GPU-hour", "gpu_memory": row.memory or None},
     )
     made: list[Item] = []
     for column, text in row.prices.items():
-        model, term = COLUMNS[column]
-        price, why = price_of(text, f"{name} {column}")
-        if price is None:
-            made.append(page.reject(why, shown, name))
+        what = f"{row.name} {column}"
+        try:
+            price = _price(text)
+        except PriceError as exc:
+            made.append(page.reject(f"{what}: {exc}", shown, row.name))
             continue
-        made.append(offer.record(pricing_model=model, term=term, price_per_hour=price))
-    return made or [page.reject(f"{name}: no price column", shown, name)]
+        if price is None:
+            made.append(Skip(NO_PRICE, what))
+            continue
+        made.append(offer.record(pricing_model=COLUMNS[column], price_per_hour=price))
+    return made or [page.reject(f"{row.name}: no price cell", shown, row.name)]
 
 
-def _is_cell(node: object) -> bool:
-    return isinstance(node, Element) and node.tag in ("td", "th")
+def _gpu_section(root: Element, payload: Payload) -> Element:
+    """The section titled "GPU instances pricing", or a ParseError naming what the page has."""
+    titles = []
+    for section in root.find_all("div", SECTION):
+        title = section.find("h3")
+        text = title.text() if title is not None else ""
+        if text.lower().startswith(SECTION_TITLE):
+            return section
+        titles.append(text)
+    found = ", ".join(f"'{t}'" for t in titles if t) or "none"
+    raise _layout_changed(
+        payload, f"it has no '{SECTION_TITLE}' section (div.{SECTION}; sections found: {found})"
+    )
 
 
-def _words(cell: Element) -> str:
-    """A header cell's text, lower case ("On-Demand" -> "on-demand")."""
-    return cell.text().lower()
+def _row(item: Element, columns: list[str]) -> Row:
+    heading = item.find("h4")
+    tags = [tag.text() for tag in item.find_all("div", TAG) if tag.text()]
+    memory = next((tag for tag in tags if MEMORY.match(tag)), "")
+    board = " ".join(tag for tag in tags if tag != memory)
+    cells = [cell.text() for cell in item.find_all("div", CELL)]
+    prices = {name: text for name, text in zip(columns, cells, strict=False) if name in COLUMNS}
+    return Row(heading.text() if heading is not None else "", memory, board, prices)
 
 
-def _gpu_cell(cell: Element) -> tuple[str, str]:
-    """(GPU name, memory) from the first cell: the memory is the part that reads as a size."""
-    parts = [e.text() for e in cell.find_all("div") if e.text() and not e.find("div")]
-    memory = next((p for p in parts if MEMORY.match(p)), "")
-    name = " ".join(p for p in parts if p != memory) or cell.text().replace(memory, "").strip()
-    return name, memory
+def _price(text: str) -> float | None:
+    """USD per GPU-hour of a cell, None for "Contact sales"; PriceError for anything else."""
+    price = parse_price(text)
+    if price is not None and not BASIS.search(text):
+        raise PriceError(f"price {text!r} is not per GPU-hour (the list writes '$N/GPU-hr')")
+    return price
+
+
+def _layout_changed(payload: Payload, what: str) -> ParseError:
+    return ParseError(
+        f"{PROVIDER}: the pricing page at {payload.url} ({payload.ref or payload.name}) changed "
+        f"layout: {what}; the prices loaded before are kept; report it, then re-parse the "
+        "archived page with `chipcost collect --replay` once the parser is fixed"
+    )
 
 
 SOURCE = Source(
@@ -125,7 +153,7 @@ SOURCE = Source(
     provider=PROVIDER,
     description=(
         "Crusoe public pricing page (HTML): per-GPU-hour prices of its GPU instances, on "
-        "demand, spot and commitments where listed"
+        "demand and spot where listed"
     ),
     fetch=fetch,
     rows=rows,

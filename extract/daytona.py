@@ -17,10 +17,6 @@ PROVIDER = "daytona"
 PRICING_URL = "https://billing.app.daytona.io/gpu-pricing"
 FIELDS = ("type", "onDemandPricePerHour")
 PRICES = (("onDemandPricePerHour", "on_demand", "onDemand"), ("spotPricePerHour", "spot", "spot"))
-# Memory per GPU of Daytona's GPU types (gpuhunt's map of them): the card names alone do not
-# say which H100 it is, and 80 GB is what the catalog reads as the SXM part.
-MEMORY_GB = {"B300": 270, "B200": 180, "H200": 141, "H100": 80, "MI355X": 288,
-             "RTX-PRO-6000": 96, "RTX-5090": 32, "RTX-4090": 24}  # fmt: skip
 # GPU capacity is pooled across Daytona's fleet; a sandbox cannot pick a region.
 REGION = "global"
 
@@ -47,7 +43,7 @@ def offers(gpu: Any, page: Page) -> list[Item]:
     card = page.offer(
         region=REGION,
         instance_type=f"1x {name}",
-        chip=page.chip(name, MEMORY_GB.get(name.upper())),
+        chip=page.chip(name),
         chip_count=1.0,
         currency=str(body.get("currency") or "USD").upper(),
         sku=name,

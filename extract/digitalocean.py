@@ -79,8 +79,8 @@ def offers(size: Any, page: Page) -> list[Item]:
     if not regions or size.get("available") is False:
         return [Skip(UNAVAILABLE, slug)]
     memory = _memory_per_gpu(gpu, count)
-    # "nvidia_h100", "amd_mi300x", "nvidia_rtx6000_ada": the vendor and words, underscored.
-    chip = page.chip(model.replace("_", " "), memory)
+    # "nvidia_h100", "amd_mi300x", "nvidia_rtx6000_ada": the catalog reads underscores as spaces.
+    chip = page.chip(model, memory)
     extra = {"gpu_model": model, "gpu_memory_gb": memory, "price_basis": "per instance-hour",
              **estimate_of(size)}  # fmt: skip
     return [

@@ -91,7 +91,7 @@ def _spelling(accelerator: str, model: object) -> str:
     not know is not passed over for the shorter one: the record is `unknown`, named in the
     notes."""
     if isinstance(model, str) and model.strip():
-        return " ".join(model.replace("-", " ").split())
+        return model.strip()
     return accelerator
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
@@ -18,6 +19,12 @@ PROVIDER = "nebius"
 # price list for every region; it is server-rendered, so one GET carries every table.
 PRICING_URL = "https://nebius.com/prices"
 TABLE = "pc-highlight-table-block"
+# The page as served carries its tables as data for the browser to render (recorded 2026-08-22:
+# {"type":"highlight-table-block","title":...,"table":{"content":[[header...],[row...]]}}, its
+# quotes escaped inside a script): each block's rows are read from there when the page has them.
+DATA_BLOCK = re.compile(r'"type":"highlight-table-block".*?"table":\{"content":', re.DOTALL)
+# A data cell may be a markdown link ("[Contact us](#ai-contact-form)"): its text is the cell.
+LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 HEAD, BODY, ROW, CELL = (f"{TABLE}__{part}" for part in ("head", "body", "row", "cell"))
 ITEM = "item"
 # A GPU table is one with a per-GPU-hour price column; other tables (CPU, storage) have none.
@@ -45,6 +52,15 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 
 @dataclass(frozen=True)
+class Line:
+    """One row of a GPU table, as text: the table's headers and the row's cells."""
+
+    headers: list[str]
+    cells: list[str]
+    attrs: dict[str, str] = field(default_factory=dict)  # the HTML row's (the sample's marks)
+
+
+@dataclass(frozen=True)
 class Column:
     index: int
     header: str
@@ -52,22 +68,48 @@ class Column:
     term: str = "none"
 
 
-def rows(page: Page) -> list[tuple[list[str], Element]]:
-    """(the table's headers, a row) of every row of the page's GPU tables; the page must have
-    the columns the parser reads (a new layout fails loudly)."""
+def rows(page: Page) -> list[Line]:
+    """Every row of the page's GPU tables, from its table data where the page carries it, else
+    from its rendered tables; the page must have the columns the parser reads (a new layout
+    fails loudly)."""
     payload = page.payload
-    tables = [t for t in parse_html(payload.text()).find_all(None, TABLE) if t.find(None, HEAD)]
-    headers = {t: _cells(t.find(None, HEAD)) for t in tables}
-    gpu_tables = [t for t in tables if any(GPU_HOUR in h.lower() for h in headers[t])]
-    found = {h for t in (gpu_tables or tables) for h in headers[t]}
+    tables = _data_tables(payload.text()) or _html_tables(payload.text())
+    gpu_tables = [t for t in tables if any(GPU_HOUR in h.lower() for h in t[0])]
+    found = {h for headers, _ in (gpu_tables or tables) for h in headers}
     require_columns(found, (EXPECTED[0],), payload, PROVIDER)
     if not gpu_tables:
         require_columns(found, EXPECTED, payload, PROVIDER)
-    listed = []
-    for table in gpu_tables:
-        body = table.find(None, BODY)
-        listed += [(headers[table], row) for row in body.find_all(None, ROW)] if body else []
-    return listed
+    return [line for _, lines in gpu_tables for line in lines]
+
+
+Table = tuple[list[str], list[Line]]
+
+
+def _html_tables(text: str) -> list[Table]:
+    tables = [t for t in parse_html(text).find_all(None, TABLE) if t.find(None, HEAD)]
+    found = []
+    for table in tables:
+        headers, body = _cells(table.find(None, HEAD)), table.find(None, BODY)
+        lines = [
+            Line(headers, [cell.text() for cell in row.find_all(None, CELL)], row.attrs)
+            for row in (body.find_all(None, ROW) if body else [])
+        ]
+        found.append((headers, lines))
+    return found
+
+
+def _data_tables(text: str) -> list[Table]:
+    """The tables of the page's data blocks (quotes unescaped), each a list of string rows."""
+    data, found = text.replace('\\"', '"'), []
+    for block in DATA_BLOCK.finditer(data):
+        try:
+            content, _ = json.JSONDecoder().raw_decode(data, block.end())
+        except ValueError:
+            continue  # not a table the parser can read: the rendered tables are tried
+        grid = [[LINK.sub(r"\1", str(c)) for c in r] for r in content if isinstance(r, list)]
+        if grid:
+            found.append((grid[0], [Line(grid[0], cells) for cells in grid[1:]]))
+    return found
 
 
 def _cells(row_group: Element | None) -> list[str]:
@@ -89,17 +131,16 @@ def columns(headers: list[str]) -> list[Column]:
     return found
 
 
-def offers(row: tuple[list[str], Element], page: Page) -> list[Item]:
+def offers(row: Line, page: Page) -> list[Item]:
     """One record per priced column of a GPU row (per GPU-hour); pure."""
-    headers, element = row
-    cells = [cell.text() for cell in element.find_all(None, CELL)]
+    headers, cells = row.headers, row.cells
     shown = dict(zip(headers, cells, strict=False))
     lower = [h.lower() for h in headers]
     name = cells[lower.index(ITEM)].rstrip("*").strip() if len(cells) == len(headers) else ""
     if not name:
         why = f"row has {len(cells)} cells for {len(headers)} columns ({', '.join(headers)})"
         return [page.reject(why, shown)]
-    chip, marks = page.chip(name), estimate_of(element.attrs)
+    chip, marks = page.chip(name), estimate_of(row.attrs)
     return [
         _cell_offer(name, chip, col, cells, shown, page, marks)
         for col in columns(headers)
@@ -125,9 +166,19 @@ def _cell_offer(
         pricing_model=col.model,
         term=col.term,
         price_per_hour=price,
-        extra={"price_basis": "per GPU-hour", "column": col.header, **marks},
+        extra={
+            "price_basis": "per GPU-hour",
+            "column": col.header,
+            **_floor(cells[col.index]),
+            **marks,
+        },
         **_specs(shown),
     )
+
+
+def _floor(cell: str) -> dict[str, str]:
+    """A price the page writes "from $1.82" (a preset of several sizes) is its lowest."""
+    return {"price_listed": cell} if cell.strip().lower().startswith("from") else {}
 
 
 # The preset's host, by header: the vCPUs and RAM that come with the one GPU priced.

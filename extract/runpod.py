@@ -217,7 +217,7 @@ def rest_offers(gpu: Any, page: Page) -> list[Item]:
 def _chip(page: Page, gpu_id: str, display: str, memory: Any) -> str:
     """The canonical chip of RunPod's GPU id, else of its display name (named in the notes)."""
     gb = memory if isinstance(memory, int | float) and not isinstance(memory, bool) else None
-    chip = canonical_chip(gpu_id, gb)
+    chip = canonical_chip(gpu_id, gb, SOURCE_NAME)
     return page.chip(display, gb) if chip == UNKNOWN_CHIP else chip
 
 

@@ -3,11 +3,9 @@ states them (every read converts them at the ECB's rate of the price's day)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
@@ -29,8 +27,6 @@ API_KEY = _http.ApiKey(
     accept_json=True,
 )
 FIELDS = ("name", "gpu", "hourly_price", "available_regions")
-# "L40s 48GB", "A100 80GB", "RTX PRO 6000 96GB": a model and its memory per card.
-LABEL = re.compile(r"^(?P<model>.+?)\s*(?P<memory>\d+)\s*GB$", re.IGNORECASE)
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -71,7 +67,8 @@ def offers(plan: Any, page: Page) -> list[Item]:
     regions = _regions(plan)
     if not regions:
         return [page.reject(f"{name}: the plan lists no region to rent it in", plan, name)]
-    chip = _chip(label, page)
+    # "L40s 48GB", "RTX PRO 6000 96GB": the catalog reads a label's trailing memory size.
+    chip = page.chip(label)
     extra: dict[str, Any] = {
         "gpu_label": label,
         "price_basis": "per instance-hour",
@@ -106,15 +103,6 @@ def _regions(plan: dict[str, Any]) -> list[str]:
         if isinstance(region, dict)
     }
     return sorted(found - {""})
-
-
-def _chip(label: str, page: Page) -> str:
-    """The label as a whole ("L40s 48GB"), else its model with the memory ("H200", 141)."""
-    chip = canonical_chip(label)
-    if chip != UNKNOWN_CHIP:
-        return chip
-    found = LABEL.match(label)
-    return page.chip(found["model"], float(found["memory"])) if found else page.chip(label)
 
 
 SOURCE = Source(

@@ -26,13 +26,9 @@ LISTS = {METAL_URL: ("plans_metal", {}), PLANS_URL: ("plans", {"type": "all"})}
 FIELDS = ("id", "hourly_cost", "locations")
 # Bare-metal ids name count and GPU: vbm-256c-2048gb-8-mi300x-gpu, vbm-72c-480gb-gh200-gpu.
 METAL_ID = re.compile(r"^vbm-.*?-(?:(?P<count>\d+)-)?(?P<gpu>[a-z][a-z0-9]*)-gpu$")
-# Id tokens that do not name the chip by themselves: Vultr's bare-metal H100 and A100 are
-# SXM boards with 80 GB cards, and its "l40" bare metal carries L40S cards (gpuhunt's table of
-# Vultr plans, dstackai/gpuhunt src/gpuhunt/providers/vultr.py).
-METAL_SPELLINGS = {"h100": "H100 SXM", "a100": "A100 SXM4 80GB", "l40": "L40S"}
-# Cloud GPU plans sell whole cards or slices of one; gpu_vram_gb is the plan's share. Vultr's
-# A100 and H100 are 80 GB cards (gpuhunt: "VULTR A100 instances have 80GB").
-CARD_GB = {"NVIDIA_A100": 80.0, "NVIDIA_H100": 80.0}
+# Bare-metal id tokens and Cloud GPU gpu_types name the GPU in Vultr's own words ("h100",
+# "NVIDIA_A100"); chip_aliases.csv reads them (rows for source vultr where a word means one
+# part here: the H100 and A100 are 80 GB SXM cards, the bare metal "l40" carries L40S cards).
 CPU_TYPES = frozenset({"vc2", "vhf", "vhp", "voc", "vdc"})
 # Dedicated-metal GPU plans (type vdm) carry no gpu_type, gpu_count or gpu_vram_gb: the id
 # names the GPU and the plan's whole video memory, vcg-a40-24c-120g-48vram (gpuhunt's tests of
@@ -103,7 +99,7 @@ def _metal_offers(plan: Any, page: Page) -> list[Item]:
         why = f"{name}: a GPU bare-metal id this parser cannot read (expected ...-8-h100-gpu)"
         return [page.reject(why, plan, name)]
     token = found["gpu"]
-    chip = page.chip(METAL_SPELLINGS.get(token, token))
+    chip = page.chip(token)
     return _offers(plan, page, chip, int(found["count"] or 1), {"gpu": token})
 
 
@@ -119,10 +115,8 @@ def _cloud_gpu_offers(plan: Any, page: Page) -> list[Item]:
     if not gpu_type or isinstance(vram, bool) or not isinstance(vram, int | float) or vram <= 0:
         why = f"{name}: Cloud GPU plan without gpu_type or gpu_vram_gb ({gpu_type!r}, {vram!r})"
         return [page.reject(why, plan, name)]
-    spelling = gpu_type.replace("_", " ")
-    card = CARD_GB.get(gpu_type)
-    chip = page.chip(spelling, card or float(vram))
-    card = card or chip_memory_gb().get(chip)
+    chip = page.chip(gpu_type, float(vram))
+    card = chip_memory_gb().get(chip)
     count = vram / card if card else 1.0
     if count < 0.95:
         return [Skip(SLICE, name)]
@@ -143,7 +137,7 @@ def _dedicated_offers(plan: dict, page: Page, name: str) -> list[Item]:
         why = f"{name}: a dedicated GPU plan id this parser cannot read (vcg-a40-...-48vram)"
         return [page.reject(why, plan, name)]
     token, vram = found["gpu"], int(found["vram"])
-    chip = page.chip(METAL_SPELLINGS.get(token, token))
+    chip = page.chip(token)
     card = ID_CARD_GB.get(token) or chip_memory_gb().get(chip)
     count = vram / card if card else 0
     if count < 1 or count != int(count):

@@ -6,6 +6,7 @@ All of it is data (chipcost/data/*.csv): a new chip or instance type is a row, n
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, lru_cache
@@ -118,34 +119,48 @@ _VENDORS += ("geforce", "tesla")  # NVIDIA brands: "NVIDIA GeForce RTX 4090", "T
 
 
 def normalise_spelling(spelling: str) -> str:
-    """'NVIDIA H100-SXM5 80GB' -> 'h100sxm580gb': case, separators and vendor ignored."""
-    text = spelling.strip().lower()
+    """'NVIDIA H100-SXM5 80GB' -> 'h100sxm580gb': case, separators and vendor ignored
+    ('Tesla_V100_SXM2_16GB' loses its brand as 'Tesla V100 SXM2 16GB' does)."""
+    text = " ".join(spelling.lower().replace("_", " ").replace("-", " ").split())
     for vendor in _VENDORS:
         if text.startswith(vendor + " "):
             text = text[len(vendor) + 1 :]
     return "".join(ch for ch in text if ch.isalnum())
 
 
+@dataclass(frozen=True)
+class Alias:
+    """One row of chip_aliases.csv: a spelling (normalised), the memory it must state when
+    listed with one, its chip, and the one source it is read for when the name means another
+    chip elsewhere ('' for every source)."""
+
+    spelling: str
+    memory_gb: float | None
+    chip: str
+    source: str
+
+
 @cache
-def chip_aliases() -> tuple[tuple[str, float | None, str], ...]:
+def chip_aliases() -> tuple[Alias, ...]:
     return tuple(
-        (
+        Alias(
             normalise_spelling(row["spelling"]),
             float(row["memory_gb"]) if row["memory_gb"] else None,
             row["chip"],
+            row["source"] or "",
         )
         for row in _rows("chip_aliases.csv")
     )
 
 
 @cache
-def _aliases_by_spelling() -> dict[str, tuple[tuple[float | None, str], ...]]:
+def _aliases_by_spelling() -> dict[str, tuple[Alias, ...]]:
     """chip_aliases() by normalised spelling, each spelling's aliases in the file's order:
     a parse looks a spelling up per row, not through every alias."""
-    found: dict[str, list[tuple[float | None, str]]] = {}
-    for alias, alias_memory, chip in chip_aliases():
-        found.setdefault(alias, []).append((alias_memory, chip))
-    return {alias: tuple(entries) for alias, entries in found.items()}
+    found: dict[str, list[Alias]] = {}
+    for alias in chip_aliases():
+        found.setdefault(alias.spelling, []).append(alias)
+    return {spelling: tuple(entries) for spelling, entries in found.items()}
 
 
 @cache
@@ -163,21 +178,50 @@ def listed_spelling(spelling: str) -> str:
     return _listed_spellings().get(normalise_spelling(spelling), spelling.strip())
 
 
+# A name ending in its memory size ("A30_24GB", "Tesla V100S 32GB"): the size is the memory.
+_MEMORY_SUFFIX = re.compile(r"^(?P<name>.*?[a-z0-9])[\s_-]*(?P<gb>\d+(\.\d+)?)\s*(g|gb|gib)$", re.I)
+
+
 @lru_cache(maxsize=4096)  # a parse asks once per row, of a few dozen spellings
-def canonical_chip(spelling: str, memory_gb: float | None = None) -> str:
+def canonical_chip(spelling: str, memory_gb: float | None = None, source: str = "") -> str:
     """The canonical chip a provider's spelling names, or 'unknown' (never a guess).
 
-    A spelling listed with a memory size matches only when the stated memory is within 10%.
+    A spelling listed with a memory size matches only when the stated memory is within 10%;
+    a spelling listed for one source is read so for that source only, before the others. A
+    name that ends in a memory size ("RTX_3080_10GB") and is not listed whole is read as the
+    name before it with that memory, which must be the chip's (chips.csv) within 10%.
     """
     if spelling in canonical_chips():
         return spelling
-    plain = None
-    for alias_memory, chip in _aliases_by_spelling().get(normalise_spelling(spelling), ()):
-        if alias_memory is None:
-            plain = chip
-        elif memory_gb is not None and abs(memory_gb - alias_memory) <= 0.1 * alias_memory:
-            return chip
-    return plain or UNKNOWN_CHIP
+    chip = _aliased(normalise_spelling(spelling), memory_gb, source)
+    suffix = _MEMORY_SUFFIX.match(spelling.strip())
+    if chip == UNKNOWN_CHIP and suffix:
+        gb = float(suffix["gb"])
+        chip = _aliased(normalise_spelling(suffix["name"]), gb, source)
+        listed = chip_memory_gb().get(chip)
+        if listed is not None and not _within(gb, listed):  # "MI300X 80GB" names no MI300X
+            return UNKNOWN_CHIP
+    return chip
+
+
+def _aliased(spelling: str, memory_gb: float | None, source: str) -> str:
+    """The chip of the aliases of one normalised spelling: this source's first, then every
+    source's; one listed with a memory needs the stated memory within 10% of it."""
+    aliases = _aliases_by_spelling().get(spelling, ())
+    for wanted in (source, "") if source else ("",):
+        plain = None
+        for alias in (a for a in aliases if a.source == wanted):
+            if alias.memory_gb is None:
+                plain = plain or alias.chip
+            elif _within(memory_gb, alias.memory_gb):
+                return alias.chip
+        if plain:
+            return plain
+    return UNKNOWN_CHIP
+
+
+def _within(stated: float | None, listed: float) -> bool:
+    return stated is not None and abs(stated - listed) <= 0.1 * listed
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
-"""coreweave: parse() on the recorded pricing page, its changed layouts, and fetch() over HTTP.
+"""coreweave: parse() on the pricing page as recorded and as reconstructed, its changed layouts,
+and fetch() over HTTP.
 
-tests/fixtures/coreweave/pricing.html reproduces the page's Webflow structure (GPU rows with
-labelled values and price spans, a CPU table, a region label, footnote markers), trimmed.
+tests/fixtures/coreweave/pricing-2026-08-22.html is a recording of the page's GPU and first CPU
+tables; pricing.html reproduces its Webflow structure (GPU rows with labelled values and price
+spans, a CPU table, a region label, footnote markers), trimmed, with the sample's prices.
 """
 
 from __future__ import annotations
@@ -174,3 +176,24 @@ def test_a_row_without_any_price_is_a_reject_not_a_silent_gap():
         "NVIDIA L40: the row shows no On-Demand or Spot price"
     ]
     assert not [r for r in result.records if r.instance_type == "NVIDIA L40"]
+
+
+def test_the_recorded_page_loads_every_gpu_row_of_both_regions():
+    """The HGX H100 row's kind is "gpu-pricing-and-kubernetes-gpu-pricing", and the served
+    page writes the GB200's count "4^1" (a footnote its script raises in the browser)."""
+    recorded = payload("coreweave", "pricing-2026-08-22.html", PRICING_URL)
+    result = parse([recorded])
+    north = [r for r in result.records if r.region == "north-america"]
+    h100 = find(north, "NVIDIA HGX H100")
+    assert (h100.chip, h100.chip_count, h100.price_per_hour) == ("H100-SXM", 8.0, 49.24)
+    assert find(north, "NVIDIA HGX H100", "spot").price_per_hour == 19.71
+    gb200 = find(north, "NVIDIA GB200 NVL72")
+    assert (gb200.chip, gb200.chip_count, gb200.price_per_hour) == ("GB200", 4.0, 42.0)
+    assert gb200.extra["gpu_count_footnotes"] == ["1"]
+    assert {r.region for r in result.records} == {"north-america", "europe"}
+    assert len(result.records) == 32
+    assert "AMD Genoa (9274F)" not in {r.instance_type for r in result.records}  # a CPU row
+    # Prices the page does not list (GB300 and B300 on demand: "Contact sales"; N/A spot)
+    reasons = [r.reason for r in result.rejects]
+    assert len(reasons) == 12 and all("no price listed" in r for r in reasons)
+    assert not validate_records(result.records, {"coreweave": "coreweave"}).rejects

@@ -1,63 +1,98 @@
-"""crusoe: parse() on the pricing page's GPU table (read by its column headers), bad rows, an
-unread column named, and fetch() without a key."""
+"""crusoe: parse() on a recording of the pricing page (its GPU instances list, read by its
+column headings), cells with no price, bad rows, a changed layout, and fetch() without a key."""
 
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from chipcost.archive import read_payloads
+from chipcost.core.errors import ParseError
 from chipcost.extract.crusoe import PRICING_URL, SOURCE, fetch, parse
 from tests.paths import FIXTURES
 from tests.sources import STAMP, context, payloads_of
 
 FIXTURES = FIXTURES / "crusoe"
+RECORDED = "pricing-2026-08-22.html"
 payload = payloads_of("crusoe", PRICING_URL)
 
 
-def offers(name: str = "pricing.html") -> dict[tuple[str, str, str], object]:
+def offers(name: str = RECORDED) -> dict[tuple[str, str], object]:
     found = parse([payload(name)]).records
-    return {(r.instance_type, r.pricing_model, r.term): r for r in found}
+    return {(r.instance_type, r.pricing_model): r for r in found}
 
 
-def test_each_gpu_is_a_per_gpu_hour_price_on_demand_and_spot():
+def edited(old: str, new: str) -> bytes:
+    """The recorded page with one text replaced (it must be there)."""
+    text = (FIXTURES / RECORDED).read_text(encoding="utf-8")
+    assert old in text
+    return text.replace(old, new).encode("utf-8")
+
+
+def test_the_recorded_page_loads_its_six_on_demand_prices_per_gpu_hour():
     found = offers()
-    h100 = found[("1x H100 80GB", "on_demand", "none")]
-    assert (h100.chip, h100.chip_count, h100.price_per_hour, h100.region) == (
-        "H100-SXM", 1.0, 3.9, "global")  # fmt: skip
-    assert found[("1x H100 80GB", "spot", "none")].price_per_hour == 1.6
-    assert found[("1x H200 141GB", "on_demand", "none")].chip == "H200"
-    assert found[("1x MI300x 192GB", "spot", "none")].chip == "MI300X"
-    # Two A100s of one memory, told apart by form factor in the name; 40 GB by its memory.
-    assert found[("1x A100 SXM 80GB", "on_demand", "none")].price_per_hour == 1.95
-    assert found[("1x A100 PCIe 80GB", "on_demand", "none")].price_per_hour == 1.65
-    assert found[("1x A100 PCIe 40GB", "on_demand", "none")].chip == "A100-40GB"
-    assert len(found) == 15
+    assert {key: (r.chip, r.price_per_hour) for key, r in found.items()} == {
+        ("1x NVIDIA H200 141GB HGX", "on_demand"): ("H200", 4.29),
+        ("1x NVIDIA H100 80GB HGX", "on_demand"): ("H100-SXM", 3.9),
+        ("1x NVIDIA A100 80GB SXM", "on_demand"): ("A100-80GB", 2.3),
+        ("1x NVIDIA A100 80GB PCIe", "on_demand"): ("A100-80GB-PCIe", 2.0),
+        ("1x NVIDIA L40S 48GB", "on_demand"): ("L40S", 1.5),
+        ("1x AMD MI300X 192GB", "on_demand"): ("MI300X", 3.45),
+    }
+    h100 = found[("1x NVIDIA H100 80GB HGX", "on_demand")]
+    assert (h100.chip_count, h100.region, h100.extra["price_basis"]) == (
+        1.0, "global", "per GPU-hour")  # fmt: skip
 
 
-def test_cells_without_a_price_are_rejects_with_the_cell_text():
-    result = parse([payload("pricing.html")])
-    reasons = [r.reason for r in result.rejects]
-    assert "1x H200 141GB spot: no price listed (Contact Us)" in reasons
-    assert sum("6-month: no price listed (Contact Us)" in r for r in reasons) == 8
-    assert len(reasons) == 25  # H200 spot, and three commitment columns of eight GPUs
+def test_contact_sales_cells_are_counted_in_a_note_not_rejected():
+    """Every spot cell and the GB200, B200 and MI355X items read "Contact sales": twelve cells,
+    one note, no reject; the self-serve deployments list (an H100 at $5.50) is not read."""
+    result = parse([payload(RECORDED)])
+    assert result.rejects == []
+    [note] = [n for n in result.notes if "no price" in n]
+    assert note.startswith("12 row(s) not loaded: a price cell with no price")
+    assert "1x NVIDIA GB200 186GB NVL72 on-demand" in note
+    assert not [n for n in result.notes if "unknown" in n]
+    assert 5.5 not in {r.price_per_hour for r in result.records}
 
 
 def test_bad_rows_become_rejects_and_an_unread_column_is_named():
     result = parse([payload("bad-rows.html")])
     reasons = " | ".join(r.reason for r in result.rejects)
-    for words in ("'$ 2-3' is not one USD amount", "spot: price 'call'",
-                  "a table row with no GPU name",
-                  "1x L40S 48GB spot: no price listed (—)"):  # fmt: skip
+    for words in ("1x NVIDIA H100 80GB HGX on-demand: price '$3-4/GPU-hr' is not one USD amount",
+                  "1x NVIDIA L40S 48GB on-demand: price '$1.50/hr' is not per GPU-hour",
+                  "a GPU item with no model heading"):  # fmt: skip
         assert words in reasons
-    found = {(r.instance_type, r.pricing_model, r.term): r.price_per_hour
-             for r in result.records}  # fmt: skip
-    assert found == {("1x L40S 48GB", "on_demand", "none"): 1.0,
-                     ("1x L40S 48GB", "commitment", "6mo"): 0.85}  # fmt: skip
+    assert len(result.rejects) == 3
+    assert ("1x NVIDIA H200 141GB HGX", "on_demand") in offers("bad-rows.html")
     assert "price column(s) not read: reserved cluster" in " ".join(result.notes)
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ("GPU instances pricing", "GPU pricing", "no 'gpu instances pricing' section"),
+        ('class="pricing-rich w-richtext"', 'class="price-cell"', "has a price cell"),
+    ],
+    ids=["section-renamed", "price-cells-renamed"],
+)
+def test_a_changed_layout_fails_in_one_line_naming_the_url(old, new, said):
+    with pytest.raises(ParseError) as error:
+        parse([payload(RECORDED, data=edited(old, new))])
+    message = str(error.value)
+    assert "\n" not in message and PRICING_URL in message and said in message
+    assert "prices loaded before are kept" in message
+
+
+def test_a_renamed_heading_and_an_empty_list_are_refused():
+    with pytest.raises(ParseError, match="lacks On-demand"):
+        parse([payload("bad-renamed-field.html")])
+    with pytest.raises(ParseError, match="gave no offer"):
+        parse([payload("empty.html")])
+
+
 def test_fetch_needs_no_key_and_archives_the_page(tmp_path):
-    body = (FIXTURES / "pricing.html").read_bytes()
+    body = (FIXTURES / RECORDED).read_bytes()
 
     def handler(request: httpx.Request) -> httpx.Response:
         assert str(request.url) == PRICING_URL
@@ -65,4 +100,4 @@ def test_fetch_needs_no_key_and_archives_the_page(tmp_path):
 
     [fetched] = fetch(context(tmp_path, SOURCE.name, handler))
     assert fetched.url == PRICING_URL
-    assert len(parse(read_payloads(tmp_path / STAMP, "crusoe")).records) == 15
+    assert len(parse(read_payloads(tmp_path / STAMP, "crusoe")).records) == 6

@@ -43,7 +43,7 @@ def test_bad_sizes_become_rejects_and_unsold_sizes_a_note():
     assert "no model" in reasons["gpu-nomodel"] and len(reasons) == 3
     assert any("sold in no region (gpu-h100x8-nowhere)" in n for n in result.notes)
     [unknown] = result.records
-    assert unknown.chip == "unknown" and any("nvidia x9000" in n for n in result.notes)
+    assert unknown.chip == "unknown" and any("nvidia_x9000" in n for n in result.notes)
 
 
 def keyed(tmp_path: Path, handler, token: str = TOKEN):

@@ -279,7 +279,13 @@ ODD_TEXT = {
 TEXT_ROWS = {
     ".csv": (re.compile(rb"^[^\n]*\n", re.MULTILINE), re.compile(rb'"([^"]*)"')),
     ".xml": (re.compile(rb"<\w+\b[^<>]*/>"), re.compile(rb'="([^"]*)"')),
-    ".html": (re.compile(rb"<body\b.*</body>", re.DOTALL), re.compile(rb">([^<>]*\S[^<>]*)<")),
+    # An HTML page's body (a recorded excerpt of a page, with no <body>, is its whole text); its
+    # fields are the text between tags, and the strings of table data escaped inside a script
+    # (\"$7.85\", as Nebius's page carries its tables).
+    ".html": (
+        re.compile(rb"<body\b.*</body>|\A(?!.*<body\b).+", re.DOTALL),
+        re.compile(rb'(?:>|\\")([^<>"\\]*\S[^<>"\\]*)(?:<|\\")'),
+    ),
 }
 
 

@@ -1,7 +1,10 @@
-"""nebius: parse() on the recorded prices page, its changed layouts, and fetch() over HTTP.
+"""nebius: parse() on the prices page as recorded and as reconstructed, its changed layouts,
+and fetch() over HTTP.
 
-tests/fixtures/nebius/prices.html reproduces the page's highlight-table blocks (a GPU table
-priced per GPU-hour with preemptible and on-demand columns, a CPU table), trimmed.
+tests/fixtures/nebius/prices-2026-08-22.html is a recording of the page's table data (the
+blocks the browser renders, escaped inside a script); prices.html reproduces the rendered
+highlight-table blocks (a GPU table priced per GPU-hour with preemptible and on-demand
+columns, a CPU table), trimmed, with the sample's prices.
 """
 
 from __future__ import annotations
@@ -165,3 +168,34 @@ def test_fetch_archives_the_page(tmp_path):
     [archived] = read_payloads(tmp_path / STAMP, "nebius")
     assert archived.data == fetched.data and archived.url == PRICING_URL
     assert len(parse([archived]).records) == 10
+
+
+def test_the_recorded_table_data_loads_its_seven_presets_both_ways():
+    recorded = payload("nebius", "prices-2026-08-22.html", PRICING_URL)
+    result = parse([recorded])
+    found = {(r.instance_type, r.pricing_model): (r.chip, r.price_per_hour) for r in result.records}
+    assert found[("NVIDIA HGX H100", "on_demand")] == ("H100-SXM", 3.85)
+    assert found[("NVIDIA HGX H100", "spot")] == ("H100-SXM", 2.15)
+    assert found[("NVIDIA HGX B300", "on_demand")] == ("B300", 7.85)
+    assert found[("NVIDIA RTX PRO 6000", "on_demand")] == ("RTX-PRO-6000", 1.8)
+    assert len(found) == 14 and "unknown" not in {chip for chip, _ in found.values()}
+    # "from $1.82": the lowest price of a preset sold in several sizes, and said so
+    l40s = find(result.records, "NVIDIA L40S with Intel CPU")
+    assert (l40s.price_per_hour, l40s.extra["price_listed"]) == (1.82, "from $1.82")
+    assert (l40s.vcpus, l40s.ram_gb) == (None, None)  # "16-192": no one host
+    # GB300 and GB200 NVL72: "––" and a "[Contact us](...)" link, no price
+    reasons = sorted(r.reason for r in result.rejects)
+    assert reasons == [
+        "NVIDIA GB200 NVL72 On-demand, GPU-hour: no price listed (Contact us)",
+        "NVIDIA GB200 NVL72 Preemptible, GPU-hour: no price listed (––)",
+        "NVIDIA GB300 NVL72 On-demand, GPU-hour: no price listed (Contact us)",
+        "NVIDIA GB300 NVL72 Preemptible, GPU-hour: no price listed (––)",
+    ]
+    assert "AMD EPYC Genoa" not in {r.instance_type for r in result.records}  # a CPU table
+
+
+def test_renamed_columns_in_the_table_data_fail_naming_them():
+    text = (FIXTURES / "prices-2026-08-22.html").read_text(encoding="utf-8")
+    renamed = text.replace("On-demand, GPU-hour", "Hourly").replace("Preemptible, GPU-hour", "x")
+    with pytest.raises(ParseError, match="On-demand, GPU-hour"):
+        parse([payload("nebius", "prices-2026-08-22.html", PRICING_URL, data=renamed.encode())])
