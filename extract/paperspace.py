@@ -29,6 +29,8 @@ MACHINE_TYPES_URL = "https://api.paperspace.com/trpc/machines.createFormDataV2"
 API_KEY_ENV = "PAPERSPACE_API_KEY"  # declared in SOURCE.settings; named in messages
 API_KEY = _http.ApiKey(API_KEY_ENV, "Paperspace", "its console (Team settings, API keys)")
 FIELDS = ("label", "gpu", "defaultUsageRates")
+# Where the answer keeps the list (tRPC's result envelope).
+MACHINE_TYPES_PATH = ("result", "data", "json", "machineTypes")
 # A usage rate's `type` is its period: the hourly one is the price; a monthly one is kept beside.
 HOURLY, MONTHLY = "hourly", "monthly"
 # Paperspace prefixes its GPU names with their architecture ("Ampere A6000", "Hopper H100").
@@ -49,8 +51,9 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 def rows(page: Page) -> list[Any]:
     """The machine types of the tRPC answer (result.data.json.machineTypes), fields checked."""
     body = page.json()
-    data = body.get("result", {}).get("data") if isinstance(body, dict) else None
-    found = data.get("json", {}).get("machineTypes") if isinstance(data, dict) else None
+    found: Any = body
+    for key in MACHINE_TYPES_PATH:
+        found = found.get(key) if isinstance(found, dict) else None
     if not isinstance(found, list):
         raise shape_error(PROVIDER, page.payload, "result.data.json.machineTypes list", body)
     if found:
