@@ -115,6 +115,12 @@ def test_index_says_which_of_its_chips_prices_were_left_out(no_rate):
     assert "3 prices in EUR of ovhcloud, seeweb left out" in every.stderr
 
 
+def test_history_says_which_of_its_chips_prices_were_left_out(no_rate):
+    ran = cli(no_rate, "history", "--chip", "L40S,H100")
+    assert ran.returncode == 0, ran.stderr
+    assert "3 prices in EUR of ovhcloud, seeweb left out" in ran.stdout + ran.stderr
+
+
 def test_the_report_says_what_it_could_not_include(no_rate, tmp_path):
     ran = cli(no_rate, "report", "--since", "2026-10-30", "--until", "2026-11-02",
               "--out", str(tmp_path / "report"))  # fmt: skip
