@@ -19,6 +19,7 @@ from chipcost.reports.labels import with_labels
 from chipcost.reports.period import Period, ReportOptions
 from chipcost.warehouse.changes import Coverage, change_events, coverage, price_moves
 from chipcost.warehouse.freshness import freshness
+from chipcost.warehouse.fx import NONE_UNRATED, Unrated
 from chipcost.warehouse.history import daily_cheapest
 from chipcost.warehouse.snapshot import (
     CHEAPEST_ORDER,
@@ -70,6 +71,8 @@ class ReportData:
     # The sources stale when the report was made, judged as the reads and `chipcost sources`
     # judge (chipcost.warehouse.freshness, at generated_at); None when not judged.
     stale_now: tuple[str, ...] | None = None
+    # The current prices no read could show when the report was made, for want of a rate.
+    unrated: Unrated = NONE_UNRATED
     # The sources whose prices are the bundled sample's (never called stale: they are as old
     # as the sample week), and the day that week ends.
     sample_now: tuple[str, ...] = ()
@@ -162,6 +165,7 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
     return ReportData(
         generated_at=generated,
         stale_now=tuple(s.source for s in judged.stale if not s.sample),
+        unrated=judged.unrated,
         sample_now=judged.sample,
         sample_week_end=max(
             (s.last_ok_at for s in judged.sources if s.sample and s.last_ok_at), default=None

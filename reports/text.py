@@ -154,6 +154,8 @@ def health_line(data: ReportData) -> str:
             f" {plural(c.disagreements, 'offer')} where two sources disagree by more than "
             f"{data.options.disagree_pct:g}%."
         )
+    if data.unrated.count:  # every read says what it left out for want of a rate
+        text += f" Not in this report: {data.unrated.said()}."
     return text
 
 

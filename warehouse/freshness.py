@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
@@ -9,6 +10,7 @@ import duckdb
 
 from chipcost.core.payload import AHEAD_OF_NOW
 from chipcost.warehouse.db import OPEN_PRICE_ROWS
+from chipcost.warehouse.fx import NONE_UNRATED, Unrated, unrated
 
 # Times are read as microseconds since the epoch and made UTC datetimes here: a DuckDB
 # TIMESTAMPTZ fetched as a datetime brings in pytz for its time zone, a tenth of what a
@@ -64,11 +66,13 @@ class SourceFreshness(NamedTuple):
 
 
 class Freshness(NamedTuple):
-    """The freshness of the sources whose prices are shown, as of `now`."""
+    """The freshness of the sources whose prices are shown, as of `now`, and the current
+    prices of the chips and providers asked that were left out for want of a rate."""
 
     sources: tuple[SourceFreshness, ...]
     now: datetime
     stale_days: int
+    unrated: Unrated = NONE_UNRATED
 
     @property
     def sample(self) -> tuple[str, ...]:
@@ -135,11 +139,15 @@ def freshness(
     *,
     stale_days: int,
     now: datetime | None = None,
+    chips: Sequence[str] | None = None,
+    providers: Sequence[str] | None = None,
 ) -> Freshness:
     """The freshness of `sources` (the ones whose prices are shown; None: every source with
-    current prices)."""
+    current prices), and the current prices of `chips` and `providers` (None: any) that no
+    rate converts to US dollars, which no read shows."""
     known, shown = _read(con, shown=sources is None)
     if sources is None:
         sources = shown
     picked = tuple(known[s] for s in dict.fromkeys(sources) if s in known)
-    return Freshness(sources=picked, now=now or datetime.now(UTC), stale_days=stale_days)
+    left = unrated(con, chips=chips, providers=providers)
+    return Freshness(picked, now or datetime.now(UTC), stale_days, left)

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from typing import NamedTuple
 
 import duckdb
 
+from chipcost.core.record import OFFER_KEY
 from chipcost.warehouse.bound import execute, relation
+from chipcost.warehouse.where import Where
 
 MAX_RATE_AGE_DAYS = 7
+# What fetches the rates a price in another currency needs (extract/ecb_rates.py).
+RATES_COMMAND = "chipcost collect --source ecb-rates"
 # Every column of a read that is money (US dollars in the warehouse): whichever of them a
 # query has is converted, and your discounts apply to the same (chipcost.pipeline.your_prices).
 MONEY = ("price_per_chip_hour", "price_per_hour", "upfront", "usd_per_million_tokens")
@@ -136,3 +141,85 @@ def index_in_currency(sql: str, params: dict[str, object], currency: str) -> tup
         changes.append(f"(1 + q.{column}) * {now} / {then} - 1 AS {column}")
     columns = f"q.* EXCLUDE (fx_n) REPLACE (q.level * {now} AS level, {', '.join(changes)})"
     return _converted(sql, "day", columns, joins), {**params, CURRENCY_PARAM: currency}
+
+
+# The prices price_history_usd leaves out for want of a rate: price_history's rows its
+# conversion did not return, matched on the row's key, so that the rule (a rate at most
+# MAX_RATE_AGE_DAYS old) stays the view's alone (views/05_price_history_usd.sql). Every read
+# that says what it left out asks this.
+_ROW_KEY = ", ".join(("source", *OFFER_KEY, "valid_from"))
+UNRATED_ROWS = f"""
+    SELECT h.* FROM price_history h
+    ANTI JOIN (SELECT {_ROW_KEY} FROM price_history_usd) u USING ({_ROW_KEY})
+    WHERE h.currency <> 'USD'
+"""
+
+
+class Unrated(NamedTuple):
+    """Prices a read left out for want of a rate: how many, whose, in which currencies, the
+    newest day among them that has no rate, and their chips."""
+
+    count: int
+    providers: tuple[str, ...]
+    currencies: tuple[str, ...]
+    latest_day: date | None
+    chips: tuple[str, ...] = ()
+
+    def said(self) -> str:
+        """What was left out, why, and the command that fetches the rates ("" for nothing)."""
+        if not self.count:
+            return ""
+        one = self.count == 1
+        day = f" (the latest {self.latest_day})" if self.latest_day and not one else ""
+        return (
+            f"{self.count} {'price' if one else 'prices'} in {', '.join(self.currencies)} of "
+            f"{', '.join(self.providers)} left out: no ECB rate within {MAX_RATE_AGE_DAYS} days "
+            f"of {'its' if one else 'their'} day"
+            f"{f' ({self.latest_day})' if one and self.latest_day else day} converts "
+            f"{'it' if one else 'them'} to US dollars; `{RATES_COMMAND}` fetches the rates"
+        )
+
+
+NONE_UNRATED = Unrated(0, (), (), None, ())
+
+
+def unrated(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    current: bool = True,
+    chips: Sequence[str] | None = None,
+    providers: Sequence[str] | None = None,
+    since: date | None = None,
+) -> Unrated:
+    """The prices (current ones, or every span of the history that held on or after `since`)
+    of `chips` and `providers` (None: any) that no rate converts to US dollars."""
+    where = Where()
+    if current:
+        where.conditions.append("valid_to IS NULL")
+    if since is not None:
+        where.add("(valid_to IS NULL OR valid_to >= {})", since)
+    where.any_of("chip", chips)
+    where.any_of("provider", providers)
+    row = execute(
+        con,
+        f"""
+        SELECT count(*), list(DISTINCT provider ORDER BY provider),
+               list(DISTINCT currency ORDER BY currency), max(CAST(last_seen_at AS DATE)),
+               list(DISTINCT chip ORDER BY chip)
+        FROM ({UNRATED_ROWS}) WHERE {where.sql()}
+        """,
+        where.params,
+    ).fetchone()
+    count, names, currencies, day, chipped = row if row else (0, [], [], None, [])
+    return Unrated(
+        int(count), tuple(names or ()), tuple(currencies or ()), day, tuple(chipped or ())
+    )
+
+
+def unrated_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
+    """The distinct values of a column among the current prices left out for want of a rate:
+    a provider whose every price is in euros is known, not unknown, when its rate is missing."""
+    rows = con.execute(
+        f"SELECT DISTINCT {column} FROM ({UNRATED_ROWS}) WHERE valid_to IS NULL ORDER BY 1"
+    ).fetchall()
+    return [str(r[0]) for r in rows]

@@ -55,7 +55,7 @@ def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[Line]
     the sample banner."""
     groups = fresh.as_of()
     if not groups:
-        return []
+        return [unrated_line(fresh)] if fresh.unrated.count else []
     lines: list[Line] = []
     newest = next(iter(groups))
     if what is None:
@@ -86,6 +86,8 @@ def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[Line]
                 ),
             ]
         )
+    if fresh.unrated.count:
+        lines.append(unrated_line(fresh))
     sample = list(fresh.sample)
     if sample and len(sample) == len(fresh.sources):
         lines.append(sample_banner(sample_week_end(fresh)))
@@ -94,6 +96,11 @@ def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[Line]
             [SAMPLE, (f" from {names(sample)}: {sample_week(fresh)}, synthetic, not fetched", "")]
         )
     return lines
+
+
+def unrated_line(fresh: Freshness) -> Line:
+    """The prices the read left out for want of a rate, and how to get it."""
+    return [("no exchange rate", "yellow"), (f": {fresh.unrated.said()}", "")]
 
 
 def sample_week_end(fresh: Freshness) -> datetime | None:

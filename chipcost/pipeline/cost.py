@@ -24,6 +24,7 @@ from chipcost.warehouse.cost_per_token import (
     model_parameters,
 )
 from chipcost.warehouse.freshness import Freshness, freshness
+from chipcost.warehouse.fx import NONE_UNRATED, Unrated, unrated
 from chipcost.warehouse.prices import spot_buckets
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
@@ -112,8 +113,14 @@ def _no_throughput(chip: str, ask: Ask) -> str:
     )
 
 
-def _check_chips(priced: list[str], covered: list[str], ask: Ask) -> None:
+def _check_chips(
+    priced: list[str], covered: list[str], ask: Ask, left: Unrated = NONE_UNRATED
+) -> None:
+    """Each chip asked has a current price in US dollars and a throughput; `left`: the prices
+    left out for want of a rate, said where they are the chip's."""
     for chip in ask.chips:
+        if chip not in priced and chip in left.chips:
+            raise NoMatch(f"no current price for {chip} in US dollars: {left.said()}")
         if chip not in priced:
             raise NoMatch(
                 f"no current price for {chip}: no source lists it today, so its cost per token "
@@ -476,7 +483,7 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
     priced = chips_with_prices(con)
     known = figures(con, ask.model, ask.workload)
     covered = known.chips()
-    _check_chips(priced, covered, ask)
+    _check_chips(priced, covered, ask, unrated(con, chips=ask.chips or None))
     parameters = model_parameters(con, ask.model)
     both = sorted(set(priced) & set(covered))
     evidence = Evidence(known.rows, parameters, ask.speed)
@@ -494,7 +501,7 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
         more=len(rows) - len(shown),
         set_aside=known.set_aside(chips),
         notes=notes + _method_notes(ask, question),
-        freshness=freshness(con, sources, stale_days=ask.stale_days),
+        freshness=freshness(con, sources, stale_days=ask.stale_days, chips=ask.chips or None),
         evidence=evidence,
         priced=tuple(priced),
         covered=tuple(covered),
@@ -516,7 +523,7 @@ def taken_from(every: CostRanking, ask: Ask, question: CostQuestion) -> list[dic
     are `every`'s (its baseline's), not `ask`'s."""
     if every.more or not every.header["scope"] == "every offer" or every.evidence is None:
         raise ValueError("taken_from takes the rows of a ranking of every offer (every_offer)")
-    _check_chips(list(every.priced), list(every.covered), ask)
+    _check_chips(list(every.priced), list(every.covered), ask, every.freshness.unrated)
     offers = every.rows  # every offer, each chip's in the order choose ranks them
     _baseline(offers, ask, question)  # its errors only
     rows = [r for r in offers if r["chip"] in ask.chips or not ask.chips]

@@ -16,6 +16,7 @@ from chipcost.core.outputs import written_whole
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.focus import focus_frame, focus_text_times
 from chipcost.warehouse.export import history_rows
+from chipcost.warehouse.fx import Unrated, unrated
 
 FOCUS_FILE = "sku_prices"  # .csv and .parquet: the SKU Price dataset's rows
 
@@ -26,6 +27,7 @@ class Exported:
     rows: int
     current: int  # rows of prices that still hold (no SkuPriceEffectiveEnd)
     discounted: int  # rows your discounts applied to
+    unrated: Unrated  # prices of the history left out for want of a rate (not in the files)
 
 
 def export_focus(
@@ -39,11 +41,14 @@ def export_focus(
     """Write <directory>/sku_prices.csv and .parquet: one FOCUS row per price and the span it
     held (SkuPriceEffectiveStart/End), your discounts as ContractedUnitPrice; US dollars."""
 
-    rows = history_rows(con, since, resolve_chip_names(chips))
+    chosen = resolve_chip_names(chips)
+    rows = history_rows(con, since, chosen)
+    left = unrated(con, current=False, chips=chosen, since=since)
     if not rows:
         raise ChipcostError(
             "no price in the history to export"
             + (f" that still held on or after {since}" if since else "")
+            + (f": {left.said()}" if left.count else "")
             + ": run `chipcost collect` first, or widen --since/--chip"
         )
     mine = mine or YourPrices()
@@ -69,4 +74,5 @@ def export_focus(
         rows=frame.height,
         current=frame["SkuPriceEffectiveEnd"].null_count(),
         discounted=sum(1 for r in rows if r.get("discount")),
+        unrated=left,
     )

@@ -116,8 +116,9 @@ def find_history(
         named["instances"],
         currency=mine.converting,
     )
+    shown = frame["source"].unique().sort().to_list()
     fresh = freshness(
-        con, frame["source"].unique().sort().to_list(), stale_days=stale_days, now=now
+        con, shown, stale_days=stale_days, now=now, chips=chips, providers=named["providers"]
     )
     frame = mine.frame(frame)
     notes = (cut,) if cut else ()

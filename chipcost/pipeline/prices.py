@@ -23,6 +23,7 @@ from chipcost.core.questions import PRICES, Voice
 from chipcost.core.vocabulary import PRICING_MODELS, TERMS, model_code
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
+from chipcost.warehouse.fx import unrated, unrated_values
 from chipcost.warehouse.prices import (
     instance_spellings,
     known_values,
@@ -173,6 +174,13 @@ def check_named(
             check_known(_KINDS[key], unseen, among, held=where, option=option)
 
 
+def known_or_unrated(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
+    """A column's values among the current prices and among those left out for want of a
+    rate: a provider whose prices are all in euros is known, and the read says why it shows
+    none (why_empty), rather than calling it unknown."""
+    return sorted({*known_values(con, column), *unrated_values(con, column)})
+
+
 def checked_filters(
     con: duckdb.DuckDBPyConnection,
     regions: Sequence[str] | str | None,
@@ -270,8 +278,10 @@ def find_price_rows(
     mine = mine or YourPrices()
     rows = per_chip_price_rows(con, currency=mine.converting, **filters)
     # A name the rows show is known: only the others are looked up (the usual case: none).
-    check_named(con, named, seen=rows, voice=ask.voice)
-    fresh = freshness(con, sorted({str(r["source"]) for r in rows}), stale_days=stale_days, now=now)
+    check_named(con, named, seen=rows, known=known_or_unrated, voice=ask.voice)
+    shown = sorted({str(r["source"]) for r in rows})
+    chips, providers = filters["chips"], named["providers"]
+    fresh = freshness(con, shown, stale_days=stale_days, now=now, chips=chips, providers=providers)
     dated = {s.source: (s.last_ok_at, s.sample) for s in fresh.sources}
     for row in rows:
         row["source_as_of"], row["sample"] = dated.get(str(row["source"]), (None, False))
@@ -343,8 +353,12 @@ def unmatched_names(names: Sequence[str] | str | None, shown: set[str]) -> list[
 def why_empty(
     con: duckdb.DuckDBPyConnection, chips: list[str] | None, ask: PriceAsk | None = None
 ) -> str:
-    """A message for a query that matched no current price: which part of it has none, or
-    which filter, dropped alone, would give prices."""
+    """A message for a query that matched no current price: prices left out for want of a
+    rate, which part of it has none, or which filter, dropped alone, would give prices."""
+    providers = _named_filters(ask)["providers"] if ask is not None else None
+    left = unrated(con, chips=chips, providers=providers)
+    if left.count:
+        return f"no current price in US dollars matches: {left.said()}"
     priced = known_values(con, "chip")
     if not priced:
         return "the warehouse has no current prices yet: run `chipcost collect`"

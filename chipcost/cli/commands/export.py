@@ -80,6 +80,8 @@ def _export(
             f"{made.discounted} rows; --list-prices for list prices only",
         )
     console.say("columns: docs/focus.md; prices in USD (list, upfront fees spread)")
+    if made.unrated.count:
+        console.say(f"not exported: {made.unrated.said()}")
     if sample:
         console.say(SAMPLE_BANNER)
 

@@ -14,6 +14,7 @@ def _index(**given: Any) -> None:
     from chipcost.cli.consoles import notices, out
     from chipcost.cli.options import settings_for, widened
     from chipcost.cli.render_fresh import print_freshness
+    from chipcost.core.names import resolve_chip_names
     from chipcost.pipeline.clock import until_within
     from chipcost.pipeline.price_index import IndexAsk, find_index
     from chipcost.pipeline.your_prices import for_read
@@ -31,8 +32,10 @@ def _index(**given: Any) -> None:
         ask = IndexAsk.of(asked, rates=mine.rates, stale_days=settings.stale_days)
         frame = find_index(con, ask)
         cut = until_within(con, ask.until, ask.voice)[1]
-        # The index rests on every source with current prices: their freshness is its own.
-        fresh = freshness(con, None, stale_days=settings.stale_days)
+        # The index rests on every source with current prices: their freshness is its own;
+        # the prices of its chips left out for want of a rate are said.
+        chips = resolve_chip_names(chip) or None
+        fresh = freshness(con, None, stale_days=settings.stale_days, chips=chips)
     finally:
         con.close()
     if cut:

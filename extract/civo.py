@@ -1,0 +1,166 @@
+"""Civo's public pricing page (HTML): its NVIDIA GPU instance sizes per instance-hour, on demand
+and under 6- to 36-month commitments."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from chipcost.core.payload import Payload
+from chipcost.extract import _http
+from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
+from chipcost.extract._html_tree import Element, parse_html
+from chipcost.extract._kit import host_spec, parse_count, price_of, require_columns, size_gb
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+
+SOURCE_NAME = "civo"
+PROVIDER = "civo"
+# Civo's API (api.civo.com/v2/sizes) lists sizes without prices; this page prices them,
+# server-rendered, one table per GPU under the "nvidia-gpus" section (the page's other
+# sections price CPU instances, Kubernetes nodes and storage in tables of the same class).
+PRICING_URL = "https://www.civo.com/pricing"
+SECTION_ID = "nvidia-gpus"
+EXPECTED = ("size", "on-demand", "commitment")
+# Each commitment cell holds one block per term, <div id="12_months">, each with an hourly and
+# a monthly price; the hourly one is read. Months -> the record's term.
+TERMS = {"6": "6mo", "12": "1yr", "24": "2yr", "36": "3yr"}
+TERM_BLOCK = re.compile(r"^(\d+)_months$")
+# The size cell's detail line: "8 x NVIDIA H200 - 141GB HBM3e".
+DETAIL = re.compile(
+    r"^(?P<count>\d+)\s*x\s+(?:NVIDIA\s+)?(?P<model>.+?)(?:\s+-\s+(?P<memory>\d+)\s*GB.*)?$",
+    re.IGNORECASE,
+)
+# A price cell shows "N/A" for a size not rented that way (B200 is rented under commitment only).
+NOT_OFFERED = "n/a"
+# The page names no region: Civo's GPU prices are the same in each.
+REGION = "global"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One size of a GPU table as printed: its cells' text and its hourly prices by term."""
+
+    caption: str
+    size: str
+    detail: str
+    ram: str
+    vcpus: str
+    storage: str
+    hourly: dict[str, str]  # term ("none" for on demand) -> the hourly price's text
+    marks: dict[str, str]
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The pricing page, archived as it arrives."""
+    return _http.one_page(ctx, PROVIDER, PRICING_URL, label="pricing page", ext="html")
+
+
+def rows(page: Page) -> list[Row]:
+    """The sizes of every GPU table in the NVIDIA GPUs section; each table's header must name
+    the Size, On-demand and Commitment columns."""
+    root = parse_html(page.payload.text())
+    section = next(
+        (e for e in root.iter() if e.tag == "section" and e.attrs.get("id") == SECTION_ID), None
+    )
+    found: list[Row] = []
+    for table in section.find_all("table") if section is not None else []:
+        caption = table.find("caption")
+        headers = [th.text().lower() for th in table.find_all("th")]
+        require_columns(headers, EXPECTED, page.payload, PROVIDER)
+        for line in table.find_all("tr"):
+            cells = {td.attrs.get("data-title", ""): td for td in line.find_all("td")}
+            if cells:
+                found.append(_row(caption.text() if caption else "", cells))
+    return found
+
+
+def offers(row: Row, page: Page) -> list[Item]:
+    """A record per term the size is priced at, per instance-hour; N/A terms are counted."""
+    shown = {"caption": row.caption, "size": row.size, "detail": row.detail, **row.hourly}
+    described = DETAIL.match(row.detail)
+    if described is None:
+        return [page.reject(f"size detail {row.detail!r} is not '<count> x <GPU>'", shown)]
+    try:
+        count = parse_count(described["count"])
+    except ValueError as exc:
+        return [page.reject(str(exc), shown, row.detail)]
+    model, memory = described["model"].strip(), described["memory"]
+    name = f"{count}x {model} {row.size}".strip()
+    offer = page.offer(
+        region=REGION,
+        instance_type=name,
+        chip=page.chip(model, float(memory) if memory else None),
+        chip_count=float(count),
+        sku=name,
+        extra={"price_basis": "per instance-hour", "detail": row.detail, **estimate_of(row.marks)},
+        vcpus=host_spec(row.vcpus.split()[0] if row.vcpus.split() else None),
+        ram_gb=size_gb(row.ram),
+        disk_gb=size_gb(row.storage.split()[0] if row.storage.split() else None),
+    )
+    made: list[Item] = []
+    for term, text in row.hourly.items():
+        model_of = "on_demand" if term == "none" else "commitment"
+        if text.strip().lower() == NOT_OFFERED:
+            said = "on demand" if term == "none" else f"{term} commitment"
+            made.append(Skip(f"{said}: not offered (N/A)", name))
+            continue
+        price, why = price_of(text, f"{name} {term}")
+        if price is None:
+            made.append(page.reject(why, shown, name))
+            continue
+        made.append(offer.record(pricing_model=model_of, term=term, price_per_hour=price))
+    return made or [page.reject(f"{name}: no price cell", shown, name)]
+
+
+def _row(caption: str, cells: dict[str, Element]) -> Row:
+    size_cell = cells.get("Size")
+    detail = size_cell.find("div", "product-detail") if size_cell is not None else None
+    size = size_cell.text().replace(detail.text(), "").strip() if size_cell and detail else ""
+    hourly: dict[str, str] = {}
+    on_demand = cells.get("On-demand price")
+    if on_demand is not None:
+        hourly["none"] = _hourly(on_demand)
+    commitment = cells.get("Commitment price")
+    for block in commitment.find_all("div") if commitment is not None else []:
+        months = TERM_BLOCK.match(block.attrs.get("id", ""))
+        if months and months[1] in TERMS:
+            hourly[TERMS[months[1]]] = _hourly(block)
+    marks = size_cell.attrs if size_cell is not None else {}
+    return Row(
+        caption=caption,
+        size=size,
+        detail=detail.text() if detail else "",
+        ram=_text(cells.get("RAM")),
+        vcpus=_text(cells.get("vCPU")),
+        storage=_text(cells.get("Storage")),
+        hourly=hourly,
+        marks={k: v for k, v in marks.items() if k == ESTIMATE_ATTRIBUTE},
+    )
+
+
+def _hourly(cell: Element) -> str:
+    """The text of the hourly price in a cell ("$1.29", "N/A"), without its "per hour"."""
+    price = next((d for d in cell.find_all("div") if d.attrs.get("data-option") == "hourly"), None)
+    if price is None:
+        return ""
+    unit = price.find("span")
+    text = price.text()
+    return text.removesuffix(unit.text()).strip() if unit is not None else text
+
+
+def _text(cell: Element | None) -> str:
+    return cell.text() if cell is not None else ""
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Civo public pricing page: NVIDIA GPU instance sizes per instance-hour, on demand and "
+        "under 6-, 12-, 24- and 36-month commitments; one price for every region"
+    ),
+    fetch=fetch,
+    rows=rows,
+    offers=offers,
+)
+parse = SOURCE.parse

@@ -1,0 +1,116 @@
+"""GMI Cloud's public pricing page (HTML): a card per NVIDIA GPU with its price per GPU-hour,
+which the page gives as a starting price ("from $2.00")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from chipcost.core.payload import Payload
+from chipcost.extract import _http
+from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
+from chipcost.extract._html_tree import Element, parse_html
+from chipcost.extract._kit import price_of
+from chipcost.extract.base import FetchContext, Item, Page, Source
+
+SOURCE_NAME = "gmicloud"
+PROVIDER = "gmicloud"
+# The English page (the bare /pricing redirects to a locale): server-rendered cards, one per
+# GPU, each a heading "NVIDIA H200", a price span and a unit span. GMI Cloud's console API
+# (console.gmicloud.ai) needs an account and is not read.
+PRICING_URL = "https://www.gmicloud.ai/en/pricing"
+HEADING = "NVIDIA "
+# The unit span after the price, read as the price's period and quantity: only a GPU-hour is
+# understood; another unit is refused, not priced as one.
+UNITS = {"/gpu-hour": 1.0}
+# "from $2.00": the page prints each GPU's starting price. The word is kept in the record.
+FROM = re.compile(r"^\s*from\s+", re.IGNORECASE)
+# " GPU" after some names ("NVIDIA H100 GPU", not "NVIDIA H200"): a word of the card, not the chip.
+GPU_WORD = re.compile(r"\s+GPU$", re.IGNORECASE)
+REGION = "global"
+
+
+@dataclass(frozen=True)
+class Card:
+    """One GPU card as printed: its heading, price text, unit text and availability badge."""
+
+    heading: str
+    price: str
+    unit: str
+    badge: str
+    marks: dict[str, str]
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The pricing page, archived as it arrives."""
+    return _http.one_page(ctx, PROVIDER, PRICING_URL, label="pricing page", ext="html")
+
+
+def rows(page: Page) -> list[Card]:
+    """Every card: an element whose own heading (h3) names an NVIDIA GPU."""
+    root = parse_html(page.payload.text())
+    return [card for e in root.iter() if (card := _card(e)) is not None]
+
+
+def offers(card: Card, page: Page) -> list[Item]:
+    """One on-demand record per GPU card, per GPU-hour at its starting price."""
+    shown = {"heading": card.heading, "price": card.price, "unit": card.unit}
+    model = GPU_WORD.sub("", card.heading.removeprefix(HEADING).strip())
+    name = f"1x {model}"
+    per = UNITS.get(card.unit.strip().lower())
+    if per is None:
+        return [page.reject(f"{name}: price unit {card.unit!r} is not a GPU-hour", shown, name)]
+    price, why = price_of(FROM.sub("", card.price), f"{name} price")
+    if price is None:
+        return [page.reject(why, shown, name)]
+    extra = {
+        "price_basis": "per GPU-hour",
+        "listed": f"{card.price} {card.unit}",
+        "starting_price": bool(FROM.match(card.price)),
+        "availability": card.badge or None,
+        **estimate_of(card.marks),
+    }
+    return [
+        page.record(
+            region=REGION,
+            instance_type=name,
+            chip=page.chip(model),
+            chip_count=per,
+            pricing_model="on_demand",
+            price_per_hour=price,
+            sku=card.heading,
+            extra={k: v for k, v in extra.items() if v is not None},
+        )
+    ]
+
+
+def _card(element: Element) -> Card | None:
+    """The card `element` is, or None: it has one h3 child naming an NVIDIA GPU and a span
+    after it ending in the unit."""
+    children = [c for c in element.children if isinstance(c, Element)]
+    headings = [c for c in children if c.tag == "h3"]
+    if len(headings) != 1 or not headings[0].text().startswith(HEADING):
+        return None
+    spans = element.find_all("span")
+    badge = next((c.text() for c in children if c.tag == "div" and not c.find("span")), "")
+    return Card(
+        heading=headings[0].text(),
+        price=spans[0].text() if spans else "",
+        unit=spans[1].text() if len(spans) > 1 else "",
+        badge=badge,
+        marks={k: v for k, v in element.attrs.items() if k == ESTIMATE_ATTRIBUTE},
+    )
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "GMI Cloud public pricing page: each NVIDIA GPU's starting price per GPU-hour, on "
+        "demand; one price for every region"
+    ),
+    fetch=fetch,
+    rows=rows,
+    offers=offers,
+)
+parse = SOURCE.parse

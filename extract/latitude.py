@@ -1,0 +1,131 @@
+"""Latitude.sh's API (LATITUDE_API_KEY): its bare-metal GPU plans, each region's price per
+server-hour in US dollars."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chipcost.core.payload import Payload
+from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
+from chipcost.extract._kit import (
+    field_names,
+    host_spec,
+    json_price,
+    parse_count,
+    require_columns,
+    shape_error,
+    slug,
+)
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+
+SOURCE_NAME = "latitude"
+PROVIDER = "latitude"
+# Every plan with each region's stock and prices (hour, month, year; in USD and BRL). Only GPU
+# plans are asked for; a CPU plan that comes all the same is counted and left out.
+PLANS_URL = "https://api.latitude.sh/plans?filter[gpu]=true"
+API_KEY_ENV = "LATITUDE_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _http.ApiKey(API_KEY_ENV, "Latitude.sh", "its dashboard (API keys)", accept_json=True)
+FIELDS = ("slug", "specs", "regions")
+# The price read: US dollars per hour. The month and year prices of the same currency are kept
+# beside it; Latitude.sh sets its BRL prices on their own, and they are not read.
+CURRENCY, PERIOD = "USD", "hour"
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The GPU plans, archived as they arrive (the key never)."""
+    key = ctx.settings.latitude_api_key
+    return _http.keyed_get(ctx, PROVIDER, {"GPU plans": PLANS_URL}, API_KEY, key)
+
+
+def rows(page: Page) -> list[Any]:
+    """(plan, region) pairs of the plans listed under `data` (JSON:API), fields checked."""
+    body = page.json()
+    plans = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(plans, list):
+        raise shape_error(PROVIDER, page.payload, "data list of plans", body)
+    attributes = [p.get("attributes") for p in plans if isinstance(p, dict)]
+    if attributes:
+        require_columns(field_names(attributes), FIELDS, page.payload, PROVIDER)
+    found: list[Any] = []
+    for plan in plans:
+        regions = _attributes(plan).get("regions")
+        if isinstance(regions, list) and regions:
+            found += [(plan, region) for region in regions]
+        else:
+            found.append((plan, None))
+    return found
+
+
+def offers(row: Any, page: Page) -> list[Item]:
+    """One on-demand record per GPU plan and region, per server-hour in US dollars; pure."""
+    plan, region = row
+    attributes = _attributes(plan)
+    name = str(attributes.get("slug") or "").strip()
+    specs = attributes.get("specs") if isinstance(attributes.get("specs"), dict) else {}
+    gpu = specs.get("gpu")
+    if not name:
+        return [page.reject(f"plan {plan!r:.80} has no slug", plan)]
+    if not gpu:  # {} or null: a CPU-only server
+        return [Skip("a CPU-only plan: no accelerator to price", name)]
+    if not isinstance(gpu, dict) or not str(gpu.get("type") or "").strip():
+        return [page.reject(f"{name}: specs.gpu {gpu!r:.80} names no GPU type", plan, name)]
+    if not isinstance(region, dict) or not str(region.get("name") or "").strip():
+        return [page.reject(f"{name}: a region with no name", plan, name)]
+    try:
+        count = parse_count(gpu.get("count"))
+    except ValueError as exc:
+        return [page.reject(f"{name}: {exc}", plan, name)]
+    where = str(region["name"]).strip()
+    pricing = region.get("pricing") if isinstance(region.get("pricing"), dict) else {}
+    prices = pricing.get(CURRENCY) if isinstance(pricing.get(CURRENCY), dict) else {}
+    price, why = json_price(prices.get(PERIOD), f"{name} {where} pricing.{CURRENCY}.{PERIOD}")
+    if price is None:
+        return [page.reject(why, region, name)]
+    memory = gpu.get("vram_per_gpu")
+    extra = {
+        "price_basis": f"pricing.{CURRENCY}.{PERIOD}: per server-hour",
+        "region_name": where,
+        "stock_level": region.get("stock_level"),
+        "locations_in_stock": (region.get("locations") or {}).get("in_stock"),
+        "monthly_price": prices.get("month"),
+        "yearly_price": prices.get("year"),
+        "gpu_type": gpu.get("type"),
+        "interconnect": gpu.get("interconnect"),
+        # cores and sockets, not vCPUs: kept as the API gives them
+        "cpu": specs.get("cpu"),
+        **estimate_of(region),
+    }
+    return [
+        page.record(
+            region=slug(where),
+            instance_type=name,
+            chip=page.chip(str(gpu["type"]), memory if isinstance(memory, int | float) else None),
+            chip_count=float(count),
+            pricing_model="on_demand",
+            price_per_hour=price,
+            sku=str(plan.get("id") or name),
+            extra={k: v for k, v in extra.items() if v is not None},
+            ram_gb=host_spec((specs.get("memory") or {}).get("total")),
+        )
+    ]
+
+
+def _attributes(plan: Any) -> dict[str, Any]:
+    found = plan.get("attributes") if isinstance(plan, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+SOURCE = Source(
+    settings={"latitude_api_key": API_KEY_ENV},
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Latitude.sh API (needs LATITUDE_API_KEY): bare-metal GPU plans per region, on demand "
+        "per server-hour in US dollars"
+    ),
+    fetch=fetch,
+    rows=rows,
+    offers=offers,
+)
+parse = SOURCE.parse

@@ -1,0 +1,137 @@
+"""Paperspace's machine types (PAPERSPACE_API_KEY): each GPU machine's hourly rate, per
+instance-hour, as its console's create-machine form reads them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from chipcost.core.payload import Payload
+from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
+from chipcost.extract._kit import (
+    field_names,
+    host_spec,
+    json_price,
+    parse_count,
+    require_columns,
+    shape_error,
+    size_gb,
+)
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+
+SOURCE_NAME = "paperspace"
+PROVIDER = "paperspace"
+# Paperspace's public API (api.paperspace.com/v1) creates and lists machines but prices none;
+# the console reads machine types with their default usage rates from this tRPC procedure,
+# with the same bearer key.
+MACHINE_TYPES_URL = "https://api.paperspace.com/trpc/machines.createFormDataV2"
+API_KEY_ENV = "PAPERSPACE_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _http.ApiKey(API_KEY_ENV, "Paperspace", "its console (Team settings, API keys)")
+FIELDS = ("label", "gpu", "defaultUsageRates")
+# Where the answer keeps the list (tRPC's result envelope).
+MACHINE_TYPES_PATH = ("result", "data", "json", "machineTypes")
+# A usage rate's `type` is its period: the hourly one is the price; a monthly one is kept beside.
+HOURLY, MONTHLY = "hourly", "monthly"
+# Paperspace prefixes its GPU names with their architecture ("Ampere A6000", "Hopper H100").
+ARCHITECTURE = re.compile(r"^(Ampere|Hopper|Ada|Blackwell|Turing|Volta|Pascal)\s+", re.I)
+# "A6000x4": a machine of several GPUs, where the metadata gives no count.
+COUNT_SUFFIX = re.compile(r"x(\d+)$")
+# The price is the same in each region; the regions where the machine is available are kept.
+REGION = "global"
+GIB = 1024**3
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The machine types, archived as they arrive (the key never)."""
+    key = ctx.settings.paperspace_api_key
+    return _http.keyed_get(ctx, PROVIDER, {"machine types": MACHINE_TYPES_URL}, API_KEY, key)
+
+
+def rows(page: Page) -> list[Any]:
+    """The machine types of the tRPC answer (result.data.json.machineTypes), fields checked."""
+    body = page.json()
+    found: Any = body
+    for key in MACHINE_TYPES_PATH:
+        found = found.get(key) if isinstance(found, dict) else None
+    if not isinstance(found, list):
+        raise shape_error(PROVIDER, page.payload, "result.data.json.machineTypes list", body)
+    if found:
+        require_columns(field_names(found), FIELDS, page.payload, PROVIDER)
+    return found
+
+
+def offers(kind: Any, page: Page) -> list[Item]:
+    """One on-demand record per GPU machine type, at its hourly rate per instance-hour."""
+    label = str(kind.get("label") or "").strip() if isinstance(kind, dict) else ""
+    if not label:
+        return [page.reject(f"machine type {kind!r:.80} has no label", kind)]
+    gpu = str(kind.get("gpu") or "").strip()
+    if not gpu or gpu.lower() == "none":
+        return [Skip("a CPU-only machine type: no accelerator to price", label)]
+    metadata = kind.get("metadata") if isinstance(kind.get("metadata"), dict) else {}
+    try:
+        stated = metadata.get("gpu-count")
+        count = parse_count(stated if stated is not None else _count_of(label))
+    except ValueError as exc:
+        return [page.reject(f"{label}: {exc}", kind, label)]
+    rates = {r.get("type"): r for r in kind["defaultUsageRates"] or [] if isinstance(r, dict)}
+    hourly = rates.get(HOURLY)
+    if hourly is None:
+        return [Skip("no hourly rate: rented by the month only", label)]
+    price, why = json_price(hourly.get("rate"), f"{label} hourly rate")
+    if price is None:
+        return [page.reject(why, kind, label)]
+    available = [a.get("region") for a in kind.get("availability") or [] if isinstance(a, dict)]
+    monthly = rates.get(MONTHLY)
+    extra = {
+        "price_basis": "defaultUsageRates, type hourly: per instance-hour",
+        "rate_description": hourly.get("description"),
+        "monthly_rate": monthly.get("rate") if monthly else None,
+        "gpu": gpu,
+        "available_in": [r for r in available if r] or None,
+        **estimate_of(kind),
+    }
+    memory = size_gb(metadata.get("gpu-memory"))
+    return [
+        page.record(
+            region=REGION,
+            instance_type=label,
+            chip=page.chip(ARCHITECTURE.sub("", gpu), memory),
+            chip_count=float(count),
+            pricing_model="on_demand",
+            price_per_hour=price,
+            sku=label,
+            extra={k: v for k, v in extra.items() if v is not None},
+            vcpus=host_spec(kind.get("cpus")),
+            ram_gb=host_spec(_number(kind.get("ram")), per=GIB),
+        )
+    ]
+
+
+def _count_of(label: str) -> int:
+    found = COUNT_SUFFIX.search(label)
+    return int(found[1]) if found else 1
+
+
+def _number(text: object) -> float | None:
+    """RAM in bytes, sent as a string ("193273528320": 180 GiB)."""
+    try:
+        return float(str(text))
+    except ValueError:
+        return None
+
+
+SOURCE = Source(
+    settings={"paperspace_api_key": API_KEY_ENV},
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Paperspace machine types (needs PAPERSPACE_API_KEY): GPU machines at their hourly "
+        "rate per instance-hour, on demand; one price for every region"
+    ),
+    fetch=fetch,
+    rows=rows,
+    offers=offers,
+)
+parse = SOURCE.parse

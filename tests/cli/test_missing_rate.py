@@ -1,0 +1,175 @@
+"""A euro price with no ECB rate within 7 days is left out of every read in US dollars, and
+every read says so: how many, whose, and the command that fetches the rates. On a real DuckDB
+warehouse holding Seeweb's and OVHcloud's euro prices and no rate, then with a rate loaded
+through the ECB source's own parser and the loader."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from chipcost.core.payload import Payload
+from chipcost.core.runs import OK, RunResult, SourceResult
+from chipcost.core.settings import load_settings
+from chipcost.extract.ecb_rates import RATES_90D_URL
+from chipcost.extract.ecb_rates import SOURCE as ECB
+from chipcost.pipeline.seed import open_warehouse
+from chipcost.warehouse.fx import RATES_COMMAND, unrated
+from chipcost.warehouse.load import load_run
+from chipcost.warehouse.reader import read_connection
+from tests.cli_runner import chipcost as run_cli
+from tests.helpers import day, record, run_by_provider
+from tests.warehouses import of_runs
+
+AWS = record()  # p5.48xlarge, H100-SXM, USD
+SEEWEB = record(
+    provider="seeweb",
+    source="seeweb",
+    region="it-fr2",
+    instance_type="L40S-1",
+    chip="L40S",
+    chip_count=1.0,
+    price_per_hour=1.5,
+    currency="EUR",
+    sku="L40S-1",
+)
+OVH = [
+    record(
+        provider="ovhcloud",
+        source="ovhcloud",
+        region="GRA11",
+        instance_type=name,
+        chip=chip,
+        chip_count=1.0,
+        price_per_hour=price,
+        currency="EUR",
+        sku=name,
+    )
+    for name, chip, price in (("h100-380", "H100-PCIe", 2.9), ("l40s-90", "L40S", 1.4))
+]
+# fmt: skip
+BOTH = "2 prices in EUR of ovhcloud, seeweb left out"
+WHY = "no ECB rate within 7 days of their day (the latest 2026-11-01) converts them"
+LOADED = datetime(2026, 11, 1, 17, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def no_rate(tmp_path) -> Path:
+    """The three providers' prices of 2026-11-01 and no exchange rate at all."""
+    run = run_by_provider({"aws": [AWS], "seeweb": [SEEWEB], "ovhcloud": OVH}, day(0))
+    return of_runs(tmp_path / "no-rate.duckdb", [run])
+
+
+def cli(db: Path, *args: str):
+    return run_cli(*args, "--db", str(db), env={**os.environ, "CHIPCOST_DISCOUNTS": ""})
+
+
+def test_prices_of_a_chip_only_euros_list_says_why_there_is_none(no_rate):
+    ran = cli(no_rate, "prices", "--chip", "L40S")
+    assert ran.returncode == 1
+    assert "no source lists it today" not in ran.stderr
+    assert f"no current price in US dollars matches: {BOTH}: {WHY}" in ran.stderr
+    assert f"`{RATES_COMMAND}` fetches the rates" in ran.stderr
+
+
+def test_prices_of_a_provider_whose_prices_are_all_euros_is_not_unknown(no_rate):
+    ran = cli(no_rate, "prices", "--provider", "ovhcloud")
+    assert ran.returncode == 1 and "unknown provider" not in ran.stderr
+    assert "2 prices in EUR of ovhcloud left out" in ran.stderr
+    # A provider that is unknown still is.
+    assert "unknown provider" in cli(no_rate, "prices", "--provider", "ovhclod").stderr
+
+
+@pytest.mark.parametrize("format", ["table", "json", "csv"])
+def test_prices_shown_say_what_of_the_asked_chips_was_left_out(no_rate, format):
+    ran = cli(no_rate, "prices", "--chip", "H100", "--format", format)
+    assert ran.returncode == 0, ran.stderr
+    said = ran.stdout + ran.stderr if format == "table" else ran.stderr
+    # H100 is the family: OVHcloud's H100 PCIe in euros is left out, its L40S is not asked.
+    assert "1 price in EUR of ovhcloud left out" in said
+    assert "(2026-11-01) converts it to US dollars" in said
+    if format == "json":
+        assert {r["provider"] for r in json.loads(ran.stdout)} == {"aws"}
+
+
+def test_cost_says_a_chip_priced_only_in_euros_has_no_dollar_price(no_rate):
+    args = ("cost", "--model", "llama-3-70b", "--workload", "inference")
+    ran = cli(no_rate, *args, "--chip", "L40S")
+    assert ran.returncode == 1
+    assert f"no current price for L40S in US dollars: {BOTH}" in ran.stderr
+    ranked = cli(no_rate, *args)
+    assert ranked.returncode == 0, ranked.stderr
+    assert "3 prices in EUR of ovhcloud, seeweb left out" in ranked.stdout + ranked.stderr
+
+
+def test_index_says_which_of_its_chips_prices_were_left_out(no_rate):
+    ran = cli(no_rate, "index", "--chip", "H100")
+    assert ran.returncode == 0, ran.stderr
+    assert "1 price in EUR of ovhcloud left out" in ran.stdout + ran.stderr
+    every = cli(no_rate, "index", "--format", "json")
+    assert "3 prices in EUR of ovhcloud, seeweb left out" in every.stderr
+
+
+def test_history_says_which_of_its_chips_prices_were_left_out(no_rate):
+    ran = cli(no_rate, "history", "--chip", "L40S,H100")
+    assert ran.returncode == 0, ran.stderr
+    assert "3 prices in EUR of ovhcloud, seeweb left out" in ran.stdout + ran.stderr
+
+
+def test_the_report_says_what_it_could_not_include(no_rate, tmp_path):
+    ran = cli(no_rate, "report", "--since", "2026-10-30", "--until", "2026-11-02",
+              "--out", str(tmp_path / "report"))  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    [page] = (tmp_path / "report").glob("*.html")
+    assert "Not in this report: 3 prices in EUR of ovhcloud, seeweb left out" in page.read_text()
+
+
+def test_export_says_which_prices_it_did_not_write(no_rate, tmp_path):
+    ran = cli(no_rate, "export", "--out", str(tmp_path / "focus"))
+    assert ran.returncode == 0, ran.stderr
+    assert "not exported: 3 prices in EUR of ovhcloud, seeweb left out" in ran.stdout
+    with (tmp_path / "focus" / "sku_prices.csv").open() as rows:
+        assert len(list(csv.DictReader(rows))) == 1  # aws's only
+
+
+def load_usd_rate(path: Path, day_text: str, per_eur: float) -> None:
+    """An ECB file with one day's dollar rate, parsed by the ecb-rates source and loaded."""
+    xml = (f'<gesmes:Envelope><Cube><Cube time="{day_text}"><Cube currency="USD" '
+           f'rate="{per_eur}"/></Cube></Cube></gesmes:Envelope>').encode()  # fmt: skip
+    stamp = "2026-11-01T170000Z"
+    parsed = ECB.parse([Payload(xml, RATES_90D_URL, LOADED, "r.xml", f"{stamp}/ecb-rates/r.xml")])
+    result = SourceResult(source="ecb-rates", provider="ecb", status=OK, observed_at=LOADED,
+                          payloads=1, facts=parsed.facts, payload_digest=stamp)  # fmt: skip
+    con = open_warehouse(path)
+    try:
+        load_run(con, RunResult(stamp, LOADED, LOADED, "live", stamp, False, [result]))
+    finally:
+        con.close()
+
+
+def test_with_a_rate_in_force_the_euro_prices_are_shown_and_nothing_is_said(no_rate):
+    load_usd_rate(no_rate, "2026-10-30", 1.1)  # two days before the prices' day
+    ran = cli(no_rate, "prices", "--chip", "L40S", "--format", "json")
+    assert ran.returncode == 0, ran.stderr
+    prices = {r["provider"]: r["price_per_hour"] for r in json.loads(ran.stdout)}
+    assert prices == pytest.approx({"seeweb": 1.65, "ovhcloud": 1.54})
+    assert "left out" not in ran.stderr
+
+
+def test_a_rate_older_than_seven_days_converts_nothing(no_rate):
+    load_usd_rate(no_rate, "2026-10-24", 1.1)  # eight days before
+    con = read_connection(load_settings(db=str(no_rate)))
+    try:
+        left = unrated(con)
+        assert (left.count, left.providers, left.chips) == (
+            3, ("ovhcloud", "seeweb"), ("H100-PCIe", "L40S"),
+        )  # fmt: skip
+        assert unrated(con, chips=["L40S"], providers=["seeweb"]).count == 1
+        assert unrated(con, current=False).count == 3
+    finally:
+        con.close()
