@@ -2,112 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
-from chipcost.extract._estimate import estimate_of
-from chipcost.extract._kit import (
-    host_spec,
-    json_price,
-    listed_rows,
-    load_json,
-    missing_key,
-    parse_count,
+from chipcost.extract._do_sizes import (
+    PAGE_SIZE,
+    SIZES_PATH,
+    SizesApi,
+    fetch_sizes,
+    size_offers,
+    size_rows,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "digitalocean"
 PROVIDER = "digitalocean"
 # Every request to DigitalOcean's API needs a token; a read-only one is enough.
-SIZES_URL = "https://api.digitalocean.com/v2/sizes"
+SIZES_URL = f"https://api.digitalocean.com{SIZES_PATH}"
 API_KEY_ENV = "DIGITALOCEAN_TOKEN"  # declared in SOURCE.settings; named in messages
-PAGE_SIZE = 200  # the API's maximum page size
-MAX_PAGES = 20
-FIELDS = ("slug", "price_hourly", "regions")
-UNAVAILABLE = "a GPU size listed but sold in no region"
+API = SizesApi(PROVIDER, SIZES_URL, API_KEY_ENV, "DigitalOcean", "its control panel (API, Tokens)")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
-    """Every page of /v2/sizes, followed through links.pages.next, archived as it arrives."""
-    key = ctx.settings.digitalocean_api_key
-    if not key:
-        raise missing_key(API_KEY_ENV, "DigitalOcean", "its control panel (API, Tokens)")
-    headers = {"Authorization": f"Bearer {key}"}
-    payloads: list[Payload] = []
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
-        url: str = SIZES_URL
-        params: dict[str, int] | None = {"per_page": PAGE_SIZE}
-        for page in range(1, MAX_PAGES + 1):
-            payloads.append(_http.get(ctx, client, url, params=params, headers=headers))
-            ctx.progress(f"sizes page {page}")
-            url, params = _next_page(payloads[-1]), None  # the next link carries its query
-            if not url:
-                return payloads
-    raise SourceError(f"{PROVIDER}: {SIZES_URL} still had more pages after {MAX_PAGES}")
-
-
-def _next_page(payload: Payload) -> str:
-    body = load_json(payload, PROVIDER)
-    links = body.get("links") if isinstance(body, dict) else None
-    pages = links.get("pages") if isinstance(links, dict) else None
-    found = pages.get("next") if isinstance(pages, dict) else None
-    return found if isinstance(found, str) and found.startswith(SIZES_URL) else ""
-
-
-def rows(page: Page) -> list[Any]:
-    """The sizes of one page, their fields checked."""
-    return listed_rows(page.payload, PROVIDER, "sizes", FIELDS, body=page.json())
-
-
-def offers(size: Any, page: Page) -> list[Item]:
-    """One record per region of a GPU size, per instance-hour; pure."""
-    gpu = size.get("gpu_info") if isinstance(size, dict) else None
-    if not gpu:
-        return [Skip("a CPU Droplet: no accelerator to price")]
-    slug = str(size.get("slug", ""))
-    try:
-        count = parse_count(gpu.get("count") if isinstance(gpu, dict) else None)
-    except ValueError as exc:
-        return [page.reject(f"{slug}: {exc}", size, slug)]
-    model = str(gpu.get("model") or "")
-    price, why = json_price(size.get("price_hourly"), f"{slug} price_hourly")
-    if price is None or not model:
-        return [page.reject(why or f"{slug}: gpu_info has no model", size, slug)]
-    regions = [str(r) for r in size.get("regions") or [] if r]
-    if not regions or size.get("available") is False:
-        return [Skip(UNAVAILABLE, slug)]
-    memory = _memory_per_gpu(gpu, count)
-    # "nvidia_h100", "amd_mi300x", "nvidia_rtx6000_ada": the catalog reads underscores as spaces.
-    chip = page.chip(model, memory)
-    extra = {"gpu_model": model, "gpu_memory_gb": memory, "price_basis": "per instance-hour",
-             **estimate_of(size)}  # fmt: skip
-    return [
-        page.record(
-            region=region,
-            instance_type=slug,
-            chip=chip,
-            chip_count=float(count),
-            pricing_model="on_demand",
-            price_per_hour=price,
-            sku=slug,
-            extra={k: v for k, v in extra.items() if v is not None},
-            **_host(size),
-        )
-        for region in regions
-    ]
-
-
-def _memory_per_gpu(gpu: dict[str, Any], count: int) -> float | None:
-    """gpu_info.vram is the Droplet's total (640 GiB for 8 H100): per GPU is total / count."""
-    vram = gpu.get("vram") if isinstance(gpu.get("vram"), dict) else {}
-    amount = vram.get("amount")
-    if not isinstance(amount, int | float) or amount <= 0:
-        return None
-    unit = str(vram.get("unit") or "gib").lower()
-    gib = amount * 1024 if unit.startswith("t") else amount
-    return round(gib / count, 1)
+    """Every page of /v2/sizes, archived as it arrives."""
+    return fetch_sizes(ctx, API, ctx.settings.digitalocean_api_key)
 
 
 SOURCE = Source(
@@ -119,24 +35,8 @@ SOURCE = Source(
         "instance and region"
     ),
     fetch=fetch,
-    rows=rows,
-    offers=offers,
+    rows=size_rows,
+    offers=size_offers,
 )
 parse = SOURCE.parse
-
-
-def _host(size: dict[str, Any]) -> dict[str, float | None]:
-    """vcpus; memory, which the API gives in MiB ("memory": 1966080 is 1,920 GiB); and the
-    sum of the local disks of disk_info (boot and scratch, in GiB), else its "disk" (GiB)."""
-    sizes = [disk.get("size") for disk in size.get("disk_info") or [] if isinstance(disk, dict)]
-    amounts = [
-        host_spec(s.get("amount")) if isinstance(s, dict) and s.get("unit") == "gib" else None
-        for s in sizes
-    ]
-    known = [a for a in amounts if a is not None]
-    disk = sum(known) if known and len(known) == len(amounts) else host_spec(size.get("disk"))
-    return {
-        "vcpus": host_spec(size.get("vcpus")),
-        "ram_gb": host_spec(size.get("memory"), per=1024),
-        "disk_gb": disk,
-    }
+__all__ = ["PAGE_SIZE", "SIZES_URL", "SOURCE", "fetch", "parse"]

@@ -1,0 +1,99 @@
+"""Novita's GPU products API (NOVITA_API_KEY): each GPU product's on-demand price, per region."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from chipcost.core.payload import Payload
+from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
+from chipcost.extract._kit import host_spec, json_price, listed_rows
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+
+SOURCE_NAME = "novita"
+PROVIDER = "novita"
+# Every GPU product with its price; the API lists products per GPU (cpuPerGpu, memoryPerGpu),
+# an instance takes 1 to 8 of them. No filter is sent: a product sold out today keeps its price.
+PRODUCTS_URL = "https://api.novita.ai/gpu-instance/openapi/v1/products"
+API_KEY_ENV = "NOVITA_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _http.ApiKey(API_KEY_ENV, "Novita", "its console (Settings, Key Management)")
+FIELDS = ("id", "name", "price", "regions")
+# `price` is in 1/100,000 USD per GPU-hour ("35000" is $0.35), as the API sends it.
+PRICE_UNITS_PER_USD = 100_000
+# "RTX 4090 24GB", "A100 SXM 80GB": the GPU, then its memory.
+NAME_MEMORY = re.compile(r"^(?P<model>.+?)\s*(?P<gb>\d+)\s*GB$", re.IGNORECASE)
+# "US-CA-06 (California)": the region's code, then its place.
+REGION_CODE = re.compile(r"^\s*(?P<code>[^(]+?)\s*(?:\(.*\))?\s*$")
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The GPU products, archived as they arrive (the key never)."""
+    key = ctx.settings.novita_api_key
+    return _http.keyed_get(ctx, PROVIDER, {"GPU products": PRODUCTS_URL}, API_KEY, key)
+
+
+def rows(page: Page) -> list[Any]:
+    """The products under `data`, their fields checked."""
+    return listed_rows(page.payload, PROVIDER, "data", FIELDS, body=page.json())
+
+
+def offers(product: Any, page: Page) -> list[Item]:
+    """One on-demand record per region of a product, for one GPU; pure."""
+    sku = str(product.get("id") or "")
+    name = str(product.get("name") or "").strip()
+    if not sku or not name:
+        return [page.reject("product has no id or name", product, sku)]
+    units, why = json_price(product.get("price"), f"{sku} price")
+    if units is None:
+        return [page.reject(why, product, sku)]
+    regions = product.get("regions")
+    if not isinstance(regions, list):
+        return [page.reject(f"{sku}: regions {regions!r:.40} is not a list", product, sku)]
+    codes = [_region(r) for r in regions if isinstance(r, str) and r.strip()]
+    if not codes:
+        return [Skip("a product listed in no region", sku)]
+    named = NAME_MEMORY.match(name)
+    chip = page.chip(named["model"], float(named["gb"])) if named else page.chip(name)
+    extra = {
+        "price_basis": f"per GPU-hour (price / {PRICE_UNITS_PER_USD:,})",
+        "available_deploy": product.get("availableDeploy"),
+        "spot_price_listed": product.get("spotPrice"),
+        "billing_methods": product.get("billingMethods"),
+        **estimate_of(product),
+    }
+    return [
+        page.record(
+            region=code,
+            instance_type=f"1x {name} ({sku})",  # two products may share a GPU name
+            chip=chip,
+            chip_count=1.0,
+            pricing_model="on_demand",
+            price_per_hour=round(units / PRICE_UNITS_PER_USD, 6),
+            sku=sku,
+            extra={k: v for k, v in extra.items() if v is not None},
+            vcpus=host_spec(product.get("cpuPerGpu")),
+            ram_gb=host_spec(product.get("memoryPerGpu")),
+            disk_gb=host_spec(product.get("diskPerGpu")),
+        )
+        for code in codes
+    ]
+
+
+def _region(text: str) -> str:
+    found = REGION_CODE.match(text)
+    return found["code"] if found else text.strip()
+
+
+SOURCE = Source(
+    settings={"novita_api_key": API_KEY_ENV},
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Novita GPU products API (needs NOVITA_API_KEY): on-demand price per GPU, per region"
+    ),
+    fetch=fetch,
+    rows=rows,
+    offers=offers,
+)
+parse = SOURCE.parse

@@ -1,0 +1,49 @@
+"""Samsung Cloud Platform (Samsung SDS): registered so that every run says why its GPU server
+prices are not collected yet: no price answer was found to build on."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chipcost.core.errors import SourceSkipped
+from chipcost.core.payload import Payload
+from chipcost.core.record import ParseResult
+from chipcost.extract.base import FetchContext, Source
+
+SOURCE_NAME = "scp"
+PROVIDER = "scp"
+# SCP's OpenAPI (requests signed with an access key, a secret key and a project id) has product
+# endpoints (`/product/v2/zones/{serviceZoneId}/products`, `/product/v2/product-groups?
+# forCalculator=...`), but no recording or document shows a price in their answers; SkyPilot
+# has no SCP fetcher and its SCP catalog, with GPU server prices (V100 32GB, A100 80GB in
+# KOREA-WEST-1), was written by hand; Samsung publishes no price list to read
+# (docs/sources.md, "scp").
+OPENAPI = "https://openapi.samsungsdscloud.com"
+NOT_COLLECTED = (
+    "no price source yet: Samsung Cloud Platform's OpenAPI lists GPU servers and products, but "
+    "no recorded answer or document shows their prices, and no public price list was found; "
+    "SCP prices are not collected (docs/sources.md, scp)"
+)
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """Nothing to fetch: skipped with the reason, without a request."""
+    raise SourceSkipped(NOT_COLLECTED)
+
+
+def parse(payloads: Sequence[Payload]) -> ParseResult:
+    """Nothing is ever archived for SCP; an archive that claims otherwise is skipped too."""
+    raise SourceSkipped(NOT_COLLECTED)
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Samsung Cloud Platform (Samsung SDS): not collected, always skipped: its OpenAPI shows "
+        "no GPU server price in any recorded answer, and no price list was found (docs/sources.md)"
+    ),
+    fetch=fetch,
+    parse=parse,
+    collected=False,
+)

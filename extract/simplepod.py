@@ -1,0 +1,120 @@
+"""SimplePod's GPU marketplace (SIMPLEPOD_API_KEY): the per-GPU-hour price of each GPU model its
+machines rent, summarised per model and location."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import replace
+from typing import Any
+
+from chipcost.core.payload import Payload
+from chipcost.core.record import PriceRecord
+from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of, estimate_of_all
+from chipcost.extract._kit import field_names, json_price, parse_count, require_columns, shape_error
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+
+SOURCE_NAME = "simplepod"
+PROVIDER = "simplepod"
+# The machines on the market now, one page of up to 1,000 (SkyPilot's fetch_simplepod_cloud.py
+# asks the same); the answer is a bare JSON list.
+MARKET_URL = "https://api.simplepod.ai/instances/market/list?rentalStatus=active&itemsPerPage=1000"
+API_KEY_ENV = "SIMPLEPOD_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _http.ApiKey(API_KEY_ENV, "SimplePod", "its dashboard (API keys)", "X-AUTH-TOKEN", "")
+FIELDS = ("gpuModel", "gpuCount", "pricePerGpu", "rig")
+MIB_PER_GB = 1024  # gpuMemorySize is in MiB (12288 for a 12 GB RTX 3060)
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The market's active machines, archived as they arrive (the key never)."""
+    key = ctx.settings.simplepod_api_key
+    return _http.keyed_get(ctx, PROVIDER, {"market": MARKET_URL}, API_KEY, key)
+
+
+def rows(page: Page) -> list[Any]:
+    """The market's machines (a bare list), their fields checked."""
+    body = page.json()
+    if not isinstance(body, list):
+        raise shape_error(PROVIDER, page.payload, "list of market machines", body)
+    if body:
+        require_columns(field_names(body), FIELDS, page.payload, PROVIDER)
+    return body
+
+
+def offers(machine: Any, page: Page) -> list[Item]:
+    """A record of one GPU of a machine at its pricePerGpu; combine() summarises each model
+    and location to its median."""
+    ref = str(machine.get("id") or "")
+    model = str(machine.get("gpuModel") or "").strip()
+    if not model:
+        return [page.reject("machine has no gpuModel", machine, ref)]
+    try:
+        gpus = parse_count(machine.get("gpuCount"))
+    except ValueError as exc:
+        return [page.reject(f"{ref}: {exc}", machine, ref)]
+    price, why = json_price(machine.get("pricePerGpu"), f"{ref} pricePerGpu")
+    if price is None:
+        return [page.reject(why, machine, ref)]
+    rig = machine.get("rig") if isinstance(machine.get("rig"), dict) else {}
+    where = "-".join(str(rig[k]).strip() for k in ("region", "country") if rig.get(k))
+    if not where:
+        return [page.reject(f"{ref}: its rig names no region or country", machine, ref)]
+    if machine.get("isAvailableForDemand") is False:
+        return [Skip("a machine not rentable on demand now", ref)]
+    memory = machine.get("gpuMemorySize")
+    gb = memory / MIB_PER_GB if isinstance(memory, int | float) and memory > 0 else None
+    extra = {"price_basis": "per GPU-hour (pricePerGpu)", "gpus": gpus, "machine": ref,
+             **estimate_of(machine)}  # fmt: skip
+    return [
+        page.record(
+            region=where,
+            instance_type=f"1x {model}",
+            chip=page.chip(model, gb),
+            chip_count=1.0,
+            pricing_model="on_demand",
+            price_per_hour=price,
+            sku=model,
+            extra=extra,
+        )
+    ]
+
+
+def combine(records: list[PriceRecord], page: Page) -> list[PriceRecord]:
+    """One record per GPU model and location: the median per-GPU price of its machines (one
+    odd machine does not become the price), with the spread, machines and GPUs beside it."""
+    markets: dict[tuple[str, str], list[PriceRecord]] = defaultdict(list)
+    for record in records:
+        markets[(record.instance_type, record.region)].append(record)
+    found = []
+    for _, same in sorted(markets.items()):
+        prices = sorted(r.price_per_hour for r in same)
+        cheapest = min(same, key=lambda r: r.price_per_hour)
+        extra = {
+            **{k: v for k, v in cheapest.extra.items() if k not in ("machine", "gpus", "estimate")},
+            "statistic": "median of machines, per GPU-hour",
+            "min": prices[0],
+            "max": prices[-1],
+            "machines": len(same),
+            "gpus": sum(r.extra["gpus"] for r in same),
+            **estimate_of_all(r.extra for r in same),
+        }
+        median = round(statistics.median(prices), 4)
+        found.append(replace(cheapest, price_per_hour=median, extra=extra))
+    return found
+
+
+SOURCE = Source(
+    settings={"simplepod_api_key": API_KEY_ENV},
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "SimplePod marketplace API (needs SIMPLEPOD_API_KEY): the median per-GPU-hour price of "
+        "each GPU model per location, on demand"
+    ),
+    fetch=fetch,
+    rows=rows,
+    offers=offers,
+    combine=combine,
+)
+parse = SOURCE.parse

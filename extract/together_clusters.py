@@ -1,0 +1,84 @@
+"""Together AI's GPU clusters, from its public pricing page: the on-demand price per GPU-hour of
+each GPU node type its Instant Clusters rent, per node of 8 GPUs."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from chipcost.core.payload import Payload
+from chipcost.extract import _http
+from chipcost.extract._estimate import estimate_of
+from chipcost.extract._html_tree import parse_html
+from chipcost.extract._kit import price_of
+from chipcost.extract.base import FetchContext, Item, Page, Source
+
+SOURCE_NAME = "together-clusters"
+PROVIDER = "together"
+# Together's clusters API creates and lists clusters but prices none; the prices are on the
+# pricing page ("See our pricing page for current rates", its GPU clusters docs), served in
+# the HTML (a public scraper reads its `table tbody tr` rows with one GET).
+PAGE_URL = "https://www.together.ai/pricing"
+# The page's GPU cluster rows name the node type ("NVIDIA HGX H100 SXM"); other tables on it
+# price models per token and are not read.
+GPU_ROW = re.compile(r"^(?:NVIDIA|AMD)\s", re.IGNORECASE)
+# An HGX node has 8 GPUs, and the clusters API rents GPUs in multiples of 8 ("num_gpus ...
+# must be multiple of 8"): a record prices one such node.
+GPUS_PER_NODE = 8
+# The page's cluster prices are the same in every region it rents in; it names none.
+REGION = "global"
+
+
+def fetch(ctx: FetchContext) -> list[Payload]:
+    """The pricing page, archived as it arrives."""
+    return _http.one_page(ctx, PROVIDER, PAGE_URL, label="pricing page", ext="html")
+
+
+def rows(page: Page) -> list[dict[str, Any]]:
+    """Each GPU node type's row of the page's tables: its cells and marks."""
+    found = []
+    for row in parse_html(page.payload.text()).find_all("tr"):
+        cells = [" ".join(td.text().split()) for td in row.find_all("td")]
+        if cells and GPU_ROW.match(cells[0]):
+            found.append({"cells": cells, "marks": row.attrs})
+    return found
+
+
+def offers(row: dict[str, Any], page: Page) -> list[Item]:
+    """One on-demand record per GPU node type, per 8-GPU node-hour; pure."""
+    cells = row["cells"]
+    name = re.sub(r"\bHGX\s+HGX\b", "HGX", cells[0])  # the page has written "HGX HGX"
+    if len(cells) < 2:
+        return [page.reject(f"{name}: the row has no price cell", cells, name)]
+    per_gpu, why = price_of(cells[1], f"{name}: price")
+    if per_gpu is None:
+        return [page.reject(why, cells, name)]
+    model = re.sub(r"^(?:NVIDIA|AMD)\s+", "", name, flags=re.IGNORECASE)
+    extra = {"listed": f"{cells[1]} per GPU-hour", "price_basis": "per GPU-hour x 8 (a node)",
+             **estimate_of(row["marks"])}  # fmt: skip
+    return [
+        page.record(
+            region=REGION,
+            instance_type=f"{GPUS_PER_NODE}x {model}",
+            chip=page.chip(model.split(" - ")[0]),  # "H100 SXM - Inference": its variant
+            chip_count=float(GPUS_PER_NODE),
+            pricing_model="on_demand",
+            price_per_hour=round(per_gpu * GPUS_PER_NODE, 6),
+            sku=name,
+            extra=extra,
+        )
+    ]
+
+
+SOURCE = Source(
+    name=SOURCE_NAME,
+    provider=PROVIDER,
+    description=(
+        "Together AI public pricing page: Instant GPU Clusters' on-demand price per GPU-hour, "
+        "recorded per 8-GPU node"
+    ),
+    fetch=fetch,
+    rows=rows,
+    offers=offers,
+)
+parse = SOURCE.parse
