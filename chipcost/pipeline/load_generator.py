@@ -10,18 +10,24 @@ them is chipcost.transform.measured's. Why AIPerf: docs/measure.md.
 
 from __future__ import annotations
 
+import base64
 import importlib.util
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
 
-from chipcost.core.clean import without_credentials
+from chipcost.core.clean import masked, printable
 from chipcost.core.errors import ChipcostError
 from chipcost.transform.measured import RECORDS, SUMMARY
 
@@ -35,6 +41,21 @@ STARTUP_SECONDS = 90.0
 # Hub-offline variables make AIPerf 0.13 look a local tokenizer path up in the hub's cache
 # (and fail); a path needs no hub, so they are left out of its environment then.
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+# A model list is a few KB; a server's answer is read no further than this.
+MAX_MODELS_BYTES = 1 << 20
+# More models than one server lists: name the one to measure instead.
+MAX_MODELS = 1_000
+MAX_MODEL_NAME = 256
+# AIPerf's HTTP client follows redirects (aiohttp's default, no option to refuse them): with
+# AIPERF_HTTP_TRUST_ENV it takes its proxy from the environment, and this one is a port
+# nothing listens on, used for every host but the endpoint's (NO_PROXY). Port 9 is the
+# discard service's, closed on any machine that measures.
+NOWHERE = "http://127.0.0.1:9"
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+# The hub hosts a tokenizer named by the hub is fetched from, reached directly.
+HUB_HOSTS = ("huggingface.co", "hf.co")
+# The environment variable LAUNCH takes the endpoint's Authorization header from.
+AUTHORIZATION_VARIABLE = "CHIPCOST_AIPERF_AUTHORIZATION"
 
 
 def tool_command() -> list[str]:
@@ -66,41 +87,123 @@ def _candidates() -> list[list[str]]:
     ]
 
 
-def base_url(endpoint: str) -> str:
-    """The server's root: what the user gave, without a trailing /v1 or slash."""
-    url = endpoint.strip().rstrip("/")
-    if not url.startswith(("http://", "https://")):
-        raise ChipcostError(f"--endpoint {endpoint!r}: give the server's URL, http://HOST:PORT")
-    return url.removesuffix("/v1")
+@dataclass(frozen=True)
+class Endpoint:
+    """The user's server: its root URL without credentials (what is shown, archived and given
+    to AIPerf) and the Authorization header's value, which is never shown."""
+
+    url: str
+    authorization: str | None = field(default=None, repr=False)
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).hostname or ""
 
 
-def served_models(endpoint: str, timeout: float) -> list[str] | None:
+def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
+    """The server's root (without a trailing /v1 or slash) and its credentials: a password
+    in the URL (http://user:password@host) becomes HTTP Basic, an API key a Bearer token."""
+    url = text.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ChipcostError(f"--endpoint {masked(text)!r}: give the server's URL, http://HOST:PORT")
+    host = parts.netloc.rpartition("@")[2]
+    clean = urlunsplit((parts.scheme, host, parts.path, "", "")).removesuffix("/v1")
+    basic = None
+    if parts.username is not None or parts.password is not None:
+        pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+        basic = "Basic " + base64.b64encode(pair.encode()).decode()
+    if basic and api_key:
+        raise ChipcostError(
+            f"--endpoint {clean}: give the credentials once, in the URL or as --api-key"
+        )
+    return Endpoint(clean, basic or (f"Bearer {api_key}" if api_key else None))
+
+
+def _headers(endpoint: Endpoint) -> dict[str, str]:
+    return {"Authorization": endpoint.authorization} if endpoint.authorization else {}
+
+
+def served_models(endpoint: Endpoint, timeout: float) -> list[str] | None:
     """The models the endpoint lists; None when it has no model list (a 404 there)."""
-    shown = without_credentials(endpoint)
+    shown = endpoint.url
+    wait = min(timeout, MODELS_TIMEOUT)
     try:
-        answer = httpx.get(f"{endpoint}/v1/models", timeout=min(timeout, MODELS_TIMEOUT))
+        with httpx.stream(
+            "GET", f"{shown}/v1/models", headers=_headers(endpoint), timeout=wait
+        ) as answer:
+            if answer.is_redirect:
+                raise _redirected(endpoint, answer.headers.get("location", ""))
+            body = _bounded(answer, shown)
     except httpx.ConnectError as exc:
         raise ChipcostError(
-            f"endpoint {shown} refused the connection ({exc}): nothing recorded; is the server "
-            "running and listening there?"
+            f"endpoint {shown} refused the connection ({masked(str(exc))}): nothing recorded; "
+            "is the server running and listening there?"
         ) from None
     except httpx.TimeoutException:
         raise ChipcostError(
-            f"endpoint {shown} timed out: no answer to GET /v1/models within "
-            f"{min(timeout, MODELS_TIMEOUT):g} s; nothing recorded"
+            f"endpoint {shown} timed out: no answer to GET /v1/models within {wait:g} s; "
+            "nothing recorded"
         ) from None
     except httpx.HTTPError as exc:
-        raise ChipcostError(f"endpoint {shown} failed: {exc}; nothing recorded") from None
+        reason = masked(str(exc))
+        raise ChipcostError(f"endpoint {shown} failed: {reason}; nothing recorded") from None
     if answer.status_code == 404:
         return None
+    return model_list(body, answer.status_code, shown)
+
+
+def _redirected(endpoint: Endpoint, location: str) -> ChipcostError:
+    target = urlsplit(location).hostname or endpoint.host
+    where = "another host" if target != endpoint.host else "another address"
+    return ChipcostError(
+        f"endpoint {endpoint.url} redirects to {where} ({printable(masked(location))[:120]}): "
+        "chipcost measures only the server named, not where it sends requests; nothing "
+        "recorded. Give --endpoint the server's own URL"
+    )
+
+
+def _bounded(answer: httpx.Response, shown: str) -> bytes:
+    """The answer's body, at most MAX_MODELS_BYTES of it."""
+    body = bytearray()
+    for chunk in answer.iter_bytes():
+        body += chunk
+        if len(body) > MAX_MODELS_BYTES:
+            raise ChipcostError(
+                f"endpoint {shown} answered GET /v1/models with more than "
+                f"{MAX_MODELS_BYTES >> 10:,} KB: no server lists that many models; nothing "
+                "recorded"
+            )
+    return bytes(body)
+
+
+def model_list(body: bytes, status: int, shown: str) -> list[str]:
+    """The model ids of an OpenAI model list, each a short printable name; the list bounded."""
     try:
-        listed = answer.json()["data"]
-        return [str(m["id"]) for m in listed]
-    except (ValueError, KeyError, TypeError):
+        listed = json.loads(body)["data"]
+        names = [m["id"] for m in listed]
+    except (ValueError, KeyError, TypeError, RecursionError):
         raise ChipcostError(
-            f"endpoint {shown} answered GET /v1/models with HTTP {answer.status_code} and no "
+            f"endpoint {shown} answered GET /v1/models with HTTP {status} and no "
             "OpenAI model list: is it an OpenAI-compatible server?"
         ) from None
+    if len(names) > MAX_MODELS:
+        raise ChipcostError(
+            f"endpoint {shown} lists {len(names):,} models, more than {MAX_MODELS:,}: name "
+            "the one to measure with --served-model"
+        )
+    bad = [n for n in names if not _model_name(n)]
+    if bad:
+        raise ChipcostError(
+            f"endpoint {shown} lists a model name chipcost will not pass on "
+            f"({printable(str(bad[0]))[:60]!r}): names are 1 to {MAX_MODEL_NAME} printable "
+            "characters; nothing recorded"
+        )
+    return names
+
+
+def _model_name(name: object) -> bool:
+    return isinstance(name, str) and 0 < len(name) <= MAX_MODEL_NAME and printable(name) == name
 
 
 @dataclass(frozen=True)
@@ -112,11 +215,20 @@ class Run:
     records: bytes | None
     command: list[str]
     last_line: str
+    tokenizer_error: str = ""  # AIPerf could not load the tokenizer: its words
 
 
-def run_aiperf(
+@dataclass(frozen=True)
+class Client:
+    """How the benchmark client sends its prompts: fixed lengths by default; a baseline's
+    client (InferenceX) draws each length within a range below the point's."""
+
+    range_ratio: float | None = None  # each length drawn from [ratio x length, length]
+
+
+def aiperf_options(
     *,
-    endpoint: str,
+    endpoint: Endpoint,
     served_model: str,
     tokenizer: str,
     input_tokens: int,
@@ -126,60 +238,183 @@ def run_aiperf(
     seconds: float,
     request_timeout: float,
     out: Path,
-) -> Run:
-    """AIPerf's `profile` at one concurrency: streamed chat completions of synthetic prompts of
-    exactly `input_tokens` tokens asking for `output_tokens` (the end-of-sequence token
-    ignored), token counts from the server's usage, at most `requests` requests and `seconds`."""
-    command = [
-        *tool_command(), "profile",
-        "--model", served_model, "--url", endpoint, "--endpoint-type", "chat", "--streaming",
-        "--tokenizer", tokenizer, "--use-server-token-count",
-        "--isl", str(input_tokens), "--isl-stddev", "0",
-        "--osl", str(output_tokens), "--osl-stddev", "0",
-        "--extra-inputs", f"min_tokens:{output_tokens}", "--extra-inputs", "ignore_eos:true",
-        "--concurrency", str(concurrency), "--request-count", str(requests),
-        "--benchmark-duration", f"{seconds:g}", "--benchmark-grace-period", f"{request_timeout:g}",
-        "--request-timeout-seconds", f"{request_timeout:g}",
-        "--artifact-dir", str(out), "--ui", "none",
-        "--no-server-metrics", "--no-gpu-telemetry", "--random-seed", "0",
+    client: Client = Client(),
+) -> list[str]:
+    """AIPerf `profile`'s options for one concurrency. Every value the user or the server
+    chose is joined to its option (`--model=-x`), so it can never be read as an option."""
+    if client.range_ratio is None:
+        lengths = ["--isl-stddev=0", "--osl-stddev=0", f"--extra-inputs=min_tokens:{output_tokens}"]
+    else:  # SGLang's style: [ratio x mean, mean], as InferenceX's client draws them
+        lengths = [f"--random-range-ratio={client.range_ratio:g}", "--random-corpus-style=sglang"]
+    return [
+        "profile",
+        f"--model={served_model}", f"--url={endpoint.url}", "--endpoint-type=chat", "--streaming",
+        f"--tokenizer={tokenizer}", f"--isl={input_tokens}", f"--osl={output_tokens}", *lengths,
+        "--extra-inputs=ignore_eos:true",
+        f"--concurrency={concurrency}", f"--request-count={requests}",
+        f"--benchmark-duration={seconds:g}", f"--benchmark-grace-period={request_timeout:g}",
+        f"--request-timeout-seconds={request_timeout:g}",
+        f"--artifact-dir={out}", "--ui=none",
+        "--no-server-metrics", "--no-gpu-telemetry", "--random-seed=0",
     ]  # fmt: skip
-    env = dict(os.environ)
-    if Path(tokenizer).exists():
-        for name in OFFLINE_VARIABLES:
-            env.pop(name, None)
+
+
+def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_timeout: float,
+               out: Path, **point: object) -> Run:  # fmt: skip
+    """AIPerf's `profile` at one concurrency (aiperf_options): streamed chat completions asking
+    for the point's tokens (the end-of-sequence token ignored), its token counts the streamed
+    text's by the model's tokenizer, at most `seconds`. AIPerf's whole process group is ended
+    on every way out, and it reaches no host but the endpoint's."""
+    options = aiperf_options(
+        endpoint=endpoint, concurrency=concurrency, seconds=seconds,
+        request_timeout=request_timeout, out=out, **point,  # type: ignore[arg-type]
+    )  # fmt: skip
+    command = launcher(tool_command(), bool(endpoint.authorization)) + options
     limit = seconds + request_timeout + STARTUP_SECONDS
-    with subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        env=env,
-        start_new_session=True,  # its services are its children: stopped as one group
-    ) as child:
+    with (
+        stopped_on_term(),
+        subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=aiperf_environment(endpoint, str(point.get("tokenizer", "")), out.parent),
+            start_new_session=True,  # its services are its children: stopped as one group
+        ) as child,
+    ):
         try:
             output, _ = child.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.communicate()
+            _end_group(child)
             raise ChipcostError(
-                f"AIPerf did not finish against {without_credentials(endpoint)} within "
-                f"{limit:g} s at concurrency {concurrency}: the endpoint timed out; nothing "
-                "recorded"
+                f"AIPerf did not finish against {endpoint.url} within {limit:g} s at "
+                f"concurrency {concurrency}: the endpoint timed out; nothing recorded"
             ) from None
-        except BaseException:  # Ctrl-C: its services go with it
-            os.killpg(child.pid, signal.SIGKILL)
-            raise
+        finally:  # done, failed, timed out or interrupted: no service of it lingers
+            _end_group(child)
     text = output.decode("utf-8", "replace")
     return Run(
         summary=_read(out / SUMMARY),
         records=_read(out / RECORDS),
-        command=command,
+        command=[TOOL, *options],
         last_line=_last_line(text),
+        tokenizer_error=_tokenizer_error(text),
     )
+
+
+def _end_group(child: subprocess.Popen) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except ProcessLookupError:  # the group is gone already
+        pass
+    if child.returncode is None:
+        child.wait()
+
+
+@contextmanager
+def stopped_on_term() -> Iterator[None]:
+    """SIGTERM raised as KeyboardInterrupt while AIPerf runs, so the way out that Ctrl-C takes
+    (AIPerf's group ended, its temporary files removed) is taken for it too."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+# Started in place of AIPerf's own entry point: it moves the endpoint's Authorization header
+# from the environment (taken out of it, so AIPerf's services do not inherit it) to AIPerf's
+# options inside the process. A secret on a command line is readable by every user of the
+# machine (ps, /proc/PID/cmdline); sys.argv changed inside a process is not.
+LAUNCH = (
+    "import json, os, runpy, sys\n"
+    "tool, *args = sys.argv[1:]\n"
+    f"header = os.environ.pop({AUTHORIZATION_VARIABLE!r}, '')\n"
+    "args += ['--header', json.dumps({'Authorization': header})] if header else []\n"
+    "sys.argv = [tool, *args]\n"
+    "if tool == '-m':\n"
+    "    sys.argv[0] = 'aiperf'\n"
+    "    runpy.run_module('aiperf', run_name='__main__', alter_sys=True)\n"
+    "else:\n"
+    "    runpy.run_path(tool, run_name='__main__')\n"
+)
+
+
+def launcher(tool: list[str], credentials: bool) -> list[str]:
+    """The command that starts AIPerf: through LAUNCH when it is Python (its console script
+    or its module), as found otherwise; credentials need LAUNCH."""
+    if tool[1:] == ["-m", TOOL]:
+        return [tool[0], "-c", LAUNCH, "-m"]
+    python = _interpreter(tool[0])
+    if python:
+        return [python, "-c", LAUNCH, tool[0]]
+    if credentials:
+        raise ChipcostError(
+            f"{tool[0]} is not AIPerf's Python entry point, and chipcost gives the endpoint's "
+            "credentials to AIPerf only inside its Python process (never on a command line "
+            "others can read): set CHIPCOST_AIPERF to AIPerf's own `aiperf`"
+        )
+    return tool
+
+
+def _interpreter(script: str) -> str | None:
+    """The Python a console script starts with (its #! line), None for anything else."""
+    try:
+        with open(script, "rb") as handle:
+            first = handle.readline(512).decode("utf-8", "replace")
+    except OSError:
+        return None
+    if not first.startswith("#!"):
+        return None
+    words = first[2:].split()
+    python = words[0] if words else ""
+    if Path(python).name == "env" and len(words) > 1:
+        python = shutil.which(words[1]) or ""
+    return python if "python" in Path(python).name and os.access(python, os.X_OK) else None
+
+
+def aiperf_environment(endpoint: Endpoint, tokenizer: str, scratch: Path) -> dict[str, str]:
+    """AIPerf's environment: its HTTP client sent through a proxy that does not exist for every
+    host but the endpoint's, so a redirect to another host fails instead of being measured
+    under the endpoint's name; its dataset files (a system temporary folder and a cache under
+    the home folder otherwise) in `scratch`, removed with it; the credentials for LAUNCH; the
+    hub's offline switches left out for a tokenizer path."""
+    env = {k: v for k, v in os.environ.items() if k.lower() not in PROXY_VARIABLES}
+    direct = [endpoint.host] + ([] if Path(tokenizer).exists() else list(HUB_HOSTS))
+    env.update(
+        AIPERF_HTTP_TRUST_ENV="true",
+        HTTP_PROXY=NOWHERE, HTTPS_PROXY=NOWHERE, ALL_PROXY=NOWHERE,
+        NO_PROXY=",".join(direct),
+    )  # fmt: skip
+    env.update(
+        AIPERF_DATASET_MMAP_BASE_PATH=str(scratch / "mmap"),
+        AIPERF_DATASET_MMAP_CACHE_DIR=str(scratch / "mmap-cache"),
+    )
+    if endpoint.authorization:
+        env[AUTHORIZATION_VARIABLE] = endpoint.authorization
+    if Path(tokenizer).exists():
+        for name in OFFLINE_VARIABLES:
+            env.pop(name, None)
+    return env
 
 
 def _read(path: Path) -> bytes | None:
     return path.read_bytes() if path.is_file() else None
+
+
+def _tokenizer_error(text: str) -> str:
+    """AIPerf's own words when it could not load the tokenizer, else ''."""
+    for line in text.splitlines():
+        if "TokenizerError:" in line:
+            return printable(line.partition("TokenizerError:")[2].strip())[:300]
+    return ""
 
 
 def _last_line(text: str) -> str:

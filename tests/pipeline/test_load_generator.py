@@ -1,0 +1,187 @@
+"""What `chipcost measure` reads from the user's endpoint and gives AIPerf: the endpoint's
+credentials kept off every command line and message, the model list bounded, every value
+the server or the user chose passed as one argument, a redirect to another host refused, and
+each measurement's archive folder its own. The endpoint is tests.openai_server (a test double
+of the user's serving stack on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chipcost.core.errors import ChipcostError
+from chipcost.pipeline.load_generator import (
+    AUTHORIZATION_VARIABLE,
+    LAUNCH,
+    MAX_MODEL_NAME,
+    MAX_MODELS,
+    MAX_MODELS_BYTES,
+    NOWHERE,
+    Client,
+    Endpoint,
+    aiperf_environment,
+    aiperf_options,
+    endpoint_of,
+    launcher,
+    model_list,
+    served_models,
+)
+from chipcost.pipeline.measure import claim_folder
+from tests.openai_server import serving
+
+SECRET = "pa:ss/w@rd"
+
+
+def _options(**changed: object) -> list[str]:
+    given_ = {
+        "endpoint": Endpoint("http://127.0.0.1:8000"), "served_model": "m", "tokenizer": "t",
+        "input_tokens": 32, "output_tokens": 8, "concurrency": 1, "requests": 1,
+        "seconds": 60.0, "request_timeout": 20.0, "out": "/tmp/x",
+    }  # fmt: skip
+    return aiperf_options(**{**given_, **changed})  # type: ignore[arg-type]
+
+
+def test_a_password_in_the_url_becomes_a_header_never_part_of_the_url():
+    quoted = "pa%3Ass%2Fw%40rd"
+    endpoint = endpoint_of(f"http://user:{quoted}@10.0.0.5:8000/v1/")
+    assert endpoint.url == "http://10.0.0.5:8000"
+    assert endpoint.authorization == "Basic " + base64.b64encode(f"user:{SECRET}".encode()).decode()
+    assert SECRET not in repr(endpoint) and quoted not in repr(endpoint)
+    assert endpoint_of("http://h:1", "k").authorization == "Bearer k"
+    with pytest.raises(ChipcostError, match="give the credentials once") as both:
+        endpoint_of(f"http://user:{quoted}@h:1", "k")
+    assert quoted not in str(both.value)
+
+
+def test_a_malformed_endpoint_is_refused_without_its_password():
+    with pytest.raises(ChipcostError, match="give the server's URL") as refused:
+        endpoint_of("ftp://user:hunter2@host/")
+    assert "hunter2" not in str(refused.value)
+
+
+def test_credentials_reach_aiperf_only_through_its_environment():
+    endpoint = endpoint_of(f"http://user:{SECRET.replace('/', '%2F')}@127.0.0.1:8000")
+    options = _options(endpoint=endpoint)
+    env = aiperf_environment(endpoint, "t", __import__("pathlib").Path("/tmp/scratch"))
+    assert not any("user" in o or "rd" in o.split("=")[-1] for o in options if "url" in o)
+    assert env[AUTHORIZATION_VARIABLE] == endpoint.authorization
+    # LAUNCH takes the header out of the environment, so AIPerf's services never inherit it
+    assert f"os.environ.pop({AUTHORIZATION_VARIABLE!r}" in LAUNCH
+
+
+def test_a_tool_that_is_not_python_cannot_be_given_credentials(tmp_path):
+    script = tmp_path / "aiperf"
+    script.write_text("#!/bin/sh\nexec true\n")
+    assert launcher([str(script)], credentials=False) == [str(script)]
+    with pytest.raises(ChipcostError, match="never on a command line others can read"):
+        launcher([str(script)], credentials=True)
+
+
+def test_every_host_but_the_endpoints_goes_to_a_proxy_that_does_not_exist(tmp_path):
+    env = aiperf_environment(Endpoint("http://10.0.0.5:8000"), str(tmp_path), tmp_path)
+    assert env["AIPERF_HTTP_TRUST_ENV"] == "true"
+    assert env["HTTP_PROXY"] == env["HTTPS_PROXY"] == NOWHERE
+    assert env["NO_PROXY"] == "10.0.0.5"  # a tokenizer path: no hub host
+    assert AUTHORIZATION_VARIABLE not in env
+    # AIPerf's dataset files (its temporary folder and its cache) go with the measurement's
+    assert env["AIPERF_DATASET_MMAP_BASE_PATH"].startswith(str(tmp_path))
+    assert env["AIPERF_DATASET_MMAP_CACHE_DIR"].startswith(str(tmp_path))
+
+
+@given(
+    name=st.text(
+        alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40
+    ).map(lambda t: "-" + t)
+)
+def test_a_model_name_starting_with_a_dash_is_one_argument(name):
+    options = _options(served_model=name, tokenizer=f"-{name}")
+    assert f"--model={name}" in options and f"--tokenizer=-{name}" in options
+    # nothing but AIPerf's own options and chipcost's fixed switches starts with '-'
+    assert all(o.startswith("--") and o[2:3].isalpha() for o in options[1:])
+
+
+def test_an_inferencex_client_draws_lengths_as_its_client_does():
+    options = _options(client=Client(range_ratio=0.8))
+    assert "--random-range-ratio=0.8" in options and "--random-corpus-style=sglang" in options
+    assert "--extra-inputs=ignore_eos:true" in options
+    assert not any(o.startswith(("--isl-stddev", "--extra-inputs=min_tokens")) for o in options)
+
+
+def _listing(ids: list) -> bytes:
+    return json.dumps({"object": "list", "data": [{"id": i} for i in ids]}).encode()
+
+
+@pytest.mark.parametrize(
+    ("ids", "said"),
+    [
+        ([f"m{n}" for n in range(MAX_MODELS + 1)], "name the one to measure"),
+        (["x" * (MAX_MODEL_NAME + 1)], "names are 1 to"),
+        (["ok", "bad\x1b[31m"], "names are 1 to"),
+        ([""], "names are 1 to"),
+        ([3], "names are 1 to"),
+        ([None], "names are 1 to"),
+    ],
+    ids=["too-many", "too-long", "escape", "empty", "a-number", "null"],
+)
+def test_a_model_list_out_of_bounds_is_refused(ids, said):
+    with pytest.raises(ChipcostError, match=said):
+        model_list(_listing(ids), 200, "http://h:1")
+
+
+def test_a_model_list_nested_too_deep_is_refused():
+    with pytest.raises(ChipcostError, match="no OpenAI model list"):
+        model_list(b'{"data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", 200, "http://h:1")
+
+
+def test_a_model_list_larger_than_any_is_not_read_whole():
+    with serving(50.0, models=["m" * 200] * 10_000) as double:  # about 2.3 MB of JSON
+        with pytest.raises(ChipcostError, match=f"more than {MAX_MODELS_BYTES >> 10:,} KB"):
+            served_models(Endpoint(double.url), 5)
+
+
+def test_the_model_list_is_asked_with_the_credentials():
+    endpoint = endpoint_of(f"http://u:{SECRET.replace('/', '%2F').replace('@', '%40')}@x:1")
+    with serving(50.0) as double:
+        served_models(Endpoint(double.url, endpoint.authorization), 5)
+    assert double.authorizations == [endpoint.authorization]
+
+
+def _redirecting(location: str) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self.send_response(307)
+            self.send_header("Location", location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.mark.parametrize("location", ["http://10.9.9.9:8000/v1/models", "http://localhost:1/"])
+def test_a_model_list_redirected_to_another_host_is_refused(location):
+    server = _redirecting(location)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        with pytest.raises(ChipcostError, match="redirects to another host"):
+            served_models(Endpoint(url), 5)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_two_measurements_in_one_second_get_folders_of_their_own(tmp_path):
+    folder = str(tmp_path / "measurements")
+    names = [claim_folder(folder, "2026-11-26T101010Z") for _ in range(3)]
+    assert names == ["2026-11-26T101010Z", "2026-11-26T101010Z-2", "2026-11-26T101010Z-3"]
+    assert all((tmp_path / "measurements" / n).is_dir() for n in names)
