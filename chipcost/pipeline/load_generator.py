@@ -27,7 +27,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
 
-from chipcost.core.clean import masked, printable
+from chipcost.core.clean import REDACTED, masked, printable
 from chipcost.core.errors import ChipcostError
 from chipcost.transform.measured import RECORDS, SUMMARY
 
@@ -292,10 +292,11 @@ def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_
             ) from None
         finally:  # done, failed, timed out or interrupted: no service of it lingers
             _end_group(child)
-    text = output.decode("utf-8", "replace")
+    secrets = _secrets(endpoint)
+    text = _unsaid(output, secrets).decode("utf-8", "replace")
     return Run(
-        summary=_read(out / SUMMARY),
-        records=_read(out / RECORDS),
+        summary=_unsaid(_read(out / SUMMARY), secrets),
+        records=_unsaid(_read(out / RECORDS), secrets),
         command=[TOOL, *options],
         last_line=_last_line(text),
         tokenizer_error=_tokenizer_error(text),
@@ -403,6 +404,27 @@ def aiperf_environment(endpoint: Endpoint, tokenizer: str, scratch: Path) -> dic
         for name in OFFLINE_VARIABLES:
             env.pop(name, None)
     return env
+
+
+def _secrets(endpoint: Endpoint) -> list[bytes]:
+    """The credentials as they may appear in AIPerf's output: AIPerf's report keeps the
+    command line it ran as it saw it, the header LAUNCH added included."""
+    if not endpoint.authorization:
+        return []
+    whole = endpoint.authorization
+    forms = {whole, whole.partition(" ")[2]} - {""}
+    for _ in range(2):  # the header's JSON inside the report's JSON: escaped twice
+        forms |= {json.dumps(f, ensure_ascii=a)[1:-1] for f in forms for a in (True, False)}
+    return [f.encode() for f in forms]
+
+
+def _unsaid(data: bytes | None, secrets: list[bytes]) -> bytes | None:
+    """The data with every secret replaced by REDACTED, longest first."""
+    if data is None:
+        return None
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        data = data.replace(secret, REDACTED.encode())
+    return data
 
 
 def _read(path: Path) -> bytes | None:

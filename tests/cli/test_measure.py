@@ -325,9 +325,10 @@ def test_a_figure_without_a_shape_is_matched_through_the_nearest_curve(fresh_db,
                          "--match", "H100-SXM", "--concurrency", "1",
                          "--requests", "1")  # fmt: skip
     assert result.returncode == 0, result.stderr
-    said = [line for line in result.stderr.splitlines() if line.startswith("--match: ")]
-    assert len(said) == 1 and "states no input and output tokens: measured at 5000/500" in said[0]
-    assert "nearest public curve" in said[0] and "NIM" in said[0]
+    said = " ".join(result.stderr.split())  # the line as said, however wrapped
+    assert "--match: H100-SXM's mlperf-" in said
+    assert "states no input and output tokens: measured at 5000/500" in said
+    assert "the shape of H100-SXM's nearest public curve with one, nim-" in said
     [row] = _user_figures(fresh_db)
     assert (row["input_tokens"], row["output_tokens"]) == (5000, 500)
     assert row["tokens_per_second_per_user"] == pytest.approx(RATE, rel=0.10)
@@ -488,7 +489,9 @@ def test_a_point_cut_short_by_the_time_limit_is_recorded_nowhere(fresh_db, token
 def test_a_tokenizer_aiperf_cannot_load_is_named_as_the_tokenizers(fresh_db, tokenizer, recorded):
     recorded("bad-tokenizer")
     with serving(200.0) as double:
-        result = _fast(fresh_db, double.url, tokenizer)
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                         "--input-tokens", "32", "--output-tokens", "8", "--concurrency", "1",
+                         "--requests", "1")  # fmt: skip
     _refused(result, f"--tokenizer {tokenizer}: AIPerf could not load it", "Failed to load")
     _nothing_recorded(fresh_db)
 
@@ -578,3 +581,37 @@ def test_a_redirect_to_another_host_is_not_measured(fresh_db, tokenizer):
     _refused(result, double.url, "redirected AIPerf's requests to another host")
     assert len(double.requests) == 1 and elsewhere.requests == []
     assert _warehouse_now(fresh_db) == {"figures": [], "archived": False}
+
+
+def test_an_inferencex_baseline_is_rerun_with_its_client(fresh_db, tokenizer, monkeypatch):
+    """The nearest curve an InferenceX one: its sweep, ten prompts a user, lengths drawn within
+    80-100% and the end-of-sequence token ignored reach AIPerf's command line."""
+    from chipcost.pipeline import load_generator
+    from chipcost.pipeline import measure as measuring
+    from tests.pipeline.test_measure_point import SWEEP, with_inferencex
+
+    with_inferencex(fresh_db)
+    asked: list[list[str]] = []
+
+    def run_aiperf(**given) -> load_generator.Run:
+        asked.append(load_generator.aiperf_options(**given))
+        drawn = {"unit": "tokens", "avg": 0.9 * given["output_tokens"]}
+        report = _fast_report(
+            request_count={"unit": "requests", "avg": given["requests"]},
+            output_token_count=drawn, usage_completion_tokens=drawn,
+        )  # fmt: skip
+        return load_generator.Run(report, None, ["aiperf", "profile"], "")
+
+    monkeypatch.setattr(measuring, "run_aiperf", run_aiperf)
+    with serving(RATE) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                         "--match", "H100-SXM", "--allow-above-roofline")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "with InferenceX's client" in result.stderr
+    for options, concurrency in zip(asked, SWEEP, strict=True):
+        assert f"--concurrency={concurrency}" in options
+        assert f"--request-count={10 * concurrency}" in options
+        assert "--random-range-ratio=0.8" in options and "--random-corpus-style=sglang" in options
+        assert "--isl=1024" in options and "--osl=1024" in options
+        assert "--extra-inputs=ignore_eos:true" in options
+    assert {r["concurrency"] for r in _user_figures(fresh_db)} == set(SWEEP)

@@ -185,3 +185,130 @@ def test_two_measurements_in_one_second_get_folders_of_their_own(tmp_path):
     names = [claim_folder(folder, "2026-11-26T101010Z") for _ in range(3)]
     assert names == ["2026-11-26T101010Z", "2026-11-26T101010Z-2", "2026-11-26T101010Z-3"]
     assert all((tmp_path / "measurements" / n).is_dir() for n in names)
+
+
+# A stand-in for AIPerf's console script that starts a service of its own and hangs: what the
+# way out of a run must end, whole (the real AIPerf's services are its children too).
+HANGING = """#!{python}
+import os, pathlib, subprocess, sys, time
+given = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+out = pathlib.Path(given["artifact-dir"])
+out.mkdir(parents=True)
+service = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+(out.parent / "pids").write_text(f"{{os.getpid()}} {{service.pid}}")
+time.sleep(300)
+"""
+
+
+@pytest.fixture
+def hanging(tmp_path, monkeypatch):
+    """CHIPCOST_AIPERF set to HANGING; returns the folder its run's files go in."""
+    import sys
+
+    tool = tmp_path / "aiperf"
+    tool.write_text(HANGING.format(python=sys.executable))
+    tool.chmod(0o755)
+    monkeypatch.setenv("CHIPCOST_AIPERF", str(tool))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    return scratch
+
+
+def _run(scratch, **changed):
+    from chipcost.pipeline.load_generator import run_aiperf
+
+    given_ = {
+        "endpoint": Endpoint("http://127.0.0.1:9"), "served_model": "m", "tokenizer": "t",
+        "input_tokens": 32, "output_tokens": 8, "concurrency": 1, "requests": 1,
+        "seconds": 0.5, "request_timeout": 0.5, "out": scratch / "concurrency_1",
+    }  # fmt: skip
+    return run_aiperf(**{**given_, **changed})
+
+
+def _pids(scratch) -> list[int]:
+    marker = scratch / "pids"
+    return [int(p) for p in marker.read_text().split()] if marker.exists() else []
+
+
+def test_a_run_past_its_time_ends_the_whole_group(hanging, monkeypatch):
+    from chipcost.pipeline import load_generator
+    from tests.procs import gone
+
+    monkeypatch.setattr(load_generator, "STARTUP_SECONDS", 3.0)
+    with pytest.raises(ChipcostError, match="did not finish against http://127.0.0.1:9"):
+        _run(hanging)
+    pids = _pids(hanging)
+    assert len(pids) == 2 and gone(pids, 10) == []
+
+
+def test_a_termination_ends_the_whole_group_and_is_raised_as_an_interrupt(hanging, monkeypatch):
+    import os
+    import signal
+    import time
+
+    from chipcost.pipeline import load_generator
+    from tests.procs import gone
+
+    monkeypatch.setattr(load_generator, "STARTUP_SECONDS", 60.0)
+    before = signal.getsignal(signal.SIGTERM)
+
+    def terminate_once_started() -> None:
+        end = time.monotonic() + 30
+        while not (hanging / "pids").exists() and time.monotonic() < end:
+            time.sleep(0.1)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=terminate_once_started, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        _run(hanging)
+    pids = _pids(hanging)
+    assert len(pids) == 2 and gone(pids, 10) == []
+    assert signal.getsignal(signal.SIGTERM) is before  # put back once AIPerf is gone
+
+
+def test_a_sweep_leaves_no_file_and_no_process_behind(hanging, monkeypatch, tmp_path):
+    import tempfile
+
+    from chipcost.pipeline import load_generator
+    from chipcost.pipeline.measure import Setup, run_sweep
+    from chipcost.transform.measured import Roof
+
+    monkeypatch.setattr(load_generator, "STARTUP_SECONDS", 3.0)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    seen: list[int] = []
+    real = load_generator.run_aiperf
+
+    def watched(**given):
+        try:
+            return real(**given)
+        finally:
+            seen.extend(_pids(given["out"].parent))
+
+    monkeypatch.setattr("chipcost.pipeline.measure.run_aiperf", watched)
+    setup = Setup(
+        chip="H100-SXM", model="m", chips=1, instance=None, precision="fp8", software="x",
+        endpoint=Endpoint("http://127.0.0.1:9"), served_model="m", tokenizer="t",
+        input_tokens=32, output_tokens=8, concurrencies=[1], requests=1, seconds=2,
+        request_timeout=0.5,
+    )  # fmt: skip
+    with pytest.raises(ChipcostError, match="did not finish"):
+        run_sweep(setup, "m", Roof(1e9, 1e9, 1, 1))
+    from tests.procs import gone
+
+    assert len(seen) == 2 and gone(seen, 10) == []
+    assert list(temporary.iterdir()) == []  # AIPerf's folder, its dataset files in it, removed
+
+
+@pytest.mark.parametrize("key", ['k"ey\\with/quotes', "sk-plain-0123", "ké✓"])
+def test_what_aiperf_writes_is_read_without_the_credentials(key):
+    from chipcost.pipeline.load_generator import _secrets, _unsaid
+
+    endpoint = endpoint_of("http://h:1", key)
+    # AIPerf's report keeps its command line, the header LAUNCH added included, as JSON
+    header = json.dumps({"Authorization": endpoint.authorization})
+    report = json.dumps({"cli_command": f"aiperf profile --header '{header}'"}).encode()
+    scrubbed = _unsaid(report, _secrets(endpoint))
+    assert key.encode() not in scrubbed and json.dumps(key)[1:-1].encode() not in scrubbed
+    assert b"<redacted>" in scrubbed and json.loads(scrubbed)  # still JSON
