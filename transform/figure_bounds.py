@@ -4,9 +4,11 @@
 their figures with chipcost.transform.throughput_figures.figure_from_row, which calls these;
 `measure` also checks its chips with `whole_chips` before any load. Each refusal names the
 CSV column first (`throughput add` names its option in its place). The chip's roofline is the
-other bound: a user's figure above its chip's dense peak is refused where it is stored
-(chipcost.warehouse.throughput_store), and `measure` checks its points against the physical
-roofline too (chipcost.transform.measured).
+other bound, which needs the warehouse's chips and models: the share of the dense peak a
+figure implies is computed once (warehouse/views/35_throughput_ranked.sql); a user's figure
+above it is refused where it is stored (chipcost.warehouse.throughput_store), a reference's
+set aside, kept but not used; `measure` checks its points against the physical roofline too
+(chipcost.transform.measured).
 """
 
 from __future__ import annotations
