@@ -1,16 +1,15 @@
-"""Running AIPerf, the load generator `chipcost measure` drives, against a user's endpoint.
+"""Running AIPerf, the load generator `chipcost measure` drives, against a user's endpoint
+(chipcost.pipeline.endpoint, asked first what it serves).
 
-The endpoint is asked first what it serves (`GET /v1/models`, as vLLM, SGLang, TensorRT-LLM
-and TGI answer it), so a refusal, a timeout or a model it does not serve is named in a second,
-not after AIPerf's start-up. Then AIPerf's own command line runs once per concurrency (its
-`profile` command, in a child process: it starts services of its own), and the run's summary
-and per-request records are returned as the fetch of a source returns its payload; reading
-them is chipcost.transform.measured's. Why AIPerf: docs/measure.md.
+AIPerf's own command line runs once per concurrency (its `profile` command, in a child process
+of its own session: it starts services of its own), reaching no host but the endpoint's, the
+endpoint's credentials given inside its process, never on a command line; the run's summary
+and per-request records are returned, credentials replaced, as the fetch of a source returns
+its payload; reading them is chipcost.transform.measured's. Why AIPerf: docs/measure.md.
 """
 
 from __future__ import annotations
 
-import base64
 import importlib.util
 import json
 import os
@@ -21,31 +20,21 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit, urlunsplit
 
-import httpx
-
-from chipcost.core.clean import REDACTED, masked, printable
+from chipcost.core.clean import REDACTED, printable
 from chipcost.core.errors import ChipcostError
+from chipcost.pipeline.endpoint import Endpoint
 from chipcost.transform.measured import RECORDS, SUMMARY
 
 TOOL = "aiperf"
-# How long the endpoint may take to say what it serves; a server under load still lists its
-# models in well under a second.
-MODELS_TIMEOUT = 10.0
 # AIPerf's own start-up and shut-down (its services, the tokenizer), on top of the requests'
 # time: measured at 20-35 s a run on a 2-core machine (docs/measure.md).
 STARTUP_SECONDS = 90.0
 # Hub-offline variables make AIPerf 0.13 look a local tokenizer path up in the hub's cache
 # (and fail); a path needs no hub, so they are left out of its environment then.
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-# A model list is a few KB; a server's answer is read no further than this.
-MAX_MODELS_BYTES = 1 << 20
-# More models than one server lists: name the one to measure instead.
-MAX_MODELS = 1_000
-MAX_MODEL_NAME = 256
 # AIPerf's HTTP client follows redirects (aiohttp's default, no option to refuse them): with
 # AIPERF_HTTP_TRUST_ENV it takes its proxy from the environment, and this one is a port
 # nothing listens on, used for every host but the endpoint's (NO_PROXY). Port 9 is the
@@ -85,125 +74,6 @@ def _candidates() -> list[list[str]]:
         [sys.executable, "-m", TOOL] if importlib.util.find_spec(TOOL) is not None else [],
         [found] if found else [],
     ]
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """The user's server: its root URL without credentials (what is shown, archived and given
-    to AIPerf) and the Authorization header's value, which is never shown."""
-
-    url: str
-    authorization: str | None = field(default=None, repr=False)
-
-    @property
-    def host(self) -> str:
-        return urlsplit(self.url).hostname or ""
-
-
-def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
-    """The server's root (without a trailing /v1 or slash) and its credentials: a password
-    in the URL (http://user:password@host) becomes HTTP Basic, an API key a Bearer token."""
-    url = text.strip().rstrip("/")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ChipcostError(f"--endpoint {masked(text)!r}: give the server's URL, http://HOST:PORT")
-    host = parts.netloc.rpartition("@")[2]
-    clean = urlunsplit((parts.scheme, host, parts.path, "", "")).removesuffix("/v1")
-    basic = None
-    if parts.username is not None or parts.password is not None:
-        pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
-        basic = "Basic " + base64.b64encode(pair.encode()).decode()
-    if basic and api_key:
-        raise ChipcostError(
-            f"--endpoint {clean}: give the credentials once, in the URL or as --api-key"
-        )
-    return Endpoint(clean, basic or (f"Bearer {api_key}" if api_key else None))
-
-
-def _headers(endpoint: Endpoint) -> dict[str, str]:
-    return {"Authorization": endpoint.authorization} if endpoint.authorization else {}
-
-
-def served_models(endpoint: Endpoint, timeout: float) -> list[str] | None:
-    """The models the endpoint lists; None when it has no model list (a 404 there)."""
-    shown = endpoint.url
-    wait = min(timeout, MODELS_TIMEOUT)
-    try:
-        with httpx.stream(
-            "GET", f"{shown}/v1/models", headers=_headers(endpoint), timeout=wait
-        ) as answer:
-            if answer.is_redirect:
-                raise _redirected(endpoint, answer.headers.get("location", ""))
-            body = _bounded(answer, shown)
-    except httpx.ConnectError as exc:
-        raise ChipcostError(
-            f"endpoint {shown} refused the connection ({masked(str(exc))}): nothing recorded; "
-            "is the server running and listening there?"
-        ) from None
-    except httpx.TimeoutException:
-        raise ChipcostError(
-            f"endpoint {shown} timed out: no answer to GET /v1/models within {wait:g} s; "
-            "nothing recorded"
-        ) from None
-    except httpx.HTTPError as exc:
-        reason = masked(str(exc))
-        raise ChipcostError(f"endpoint {shown} failed: {reason}; nothing recorded") from None
-    if answer.status_code == 404:
-        return None
-    return model_list(body, answer.status_code, shown)
-
-
-def _redirected(endpoint: Endpoint, location: str) -> ChipcostError:
-    target = urlsplit(location).hostname or endpoint.host
-    where = "another host" if target != endpoint.host else "another address"
-    return ChipcostError(
-        f"endpoint {endpoint.url} redirects to {where} ({printable(masked(location))[:120]}): "
-        "chipcost measures only the server named, not where it sends requests; nothing "
-        "recorded. Give --endpoint the server's own URL"
-    )
-
-
-def _bounded(answer: httpx.Response, shown: str) -> bytes:
-    """The answer's body, at most MAX_MODELS_BYTES of it."""
-    body = bytearray()
-    for chunk in answer.iter_bytes():
-        body += chunk
-        if len(body) > MAX_MODELS_BYTES:
-            raise ChipcostError(
-                f"endpoint {shown} answered GET /v1/models with more than "
-                f"{MAX_MODELS_BYTES >> 10:,} KB: no server lists that many models; nothing "
-                "recorded"
-            )
-    return bytes(body)
-
-
-def model_list(body: bytes, status: int, shown: str) -> list[str]:
-    """The model ids of an OpenAI model list, each a short printable name; the list bounded."""
-    try:
-        listed = json.loads(body)["data"]
-        names = [m["id"] for m in listed]
-    except (ValueError, KeyError, TypeError, RecursionError):
-        raise ChipcostError(
-            f"endpoint {shown} answered GET /v1/models with HTTP {status} and no "
-            "OpenAI model list: is it an OpenAI-compatible server?"
-        ) from None
-    if len(names) > MAX_MODELS:
-        raise ChipcostError(
-            f"endpoint {shown} lists {len(names):,} models, more than {MAX_MODELS:,}: name "
-            "the one to measure with --served-model"
-        )
-    bad = [n for n in names if not _model_name(n)]
-    if bad:
-        raise ChipcostError(
-            f"endpoint {shown} lists a model name chipcost will not pass on "
-            f"({printable(str(bad[0]))[:60]!r}): names are 1 to {MAX_MODEL_NAME} printable "
-            "characters; nothing recorded"
-        )
-    return names
-
-
-def _model_name(name: object) -> bool:
-    return isinstance(name, str) and 0 < len(name) <= MAX_MODEL_NAME and printable(name) == name
 
 
 @dataclass(frozen=True)

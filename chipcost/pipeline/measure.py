@@ -26,15 +26,8 @@ from chipcost.core.catalog import canonical_chips
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import Figure
 from chipcost.core.settings import Settings
-from chipcost.pipeline.load_generator import (
-    TOOL,
-    Client,
-    Endpoint,
-    Run,
-    run_aiperf,
-    served_models,
-    tool_command,
-)
+from chipcost.pipeline.endpoint import Endpoint, served_models
+from chipcost.pipeline.load_generator import TOOL, Client, Run, run_aiperf, tool_command
 from chipcost.pipeline.measure_point import Baseline
 from chipcost.transform.measured import (
     MeasuredPoint,

@@ -16,21 +16,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.load_generator import (
-    AUTHORIZATION_VARIABLE,
-    LAUNCH,
+from chipcost.pipeline.endpoint import (
     MAX_MODEL_NAME,
     MAX_MODELS,
     MAX_MODELS_BYTES,
-    NOWHERE,
-    Client,
     Endpoint,
-    aiperf_environment,
-    aiperf_options,
     endpoint_of,
-    launcher,
     model_list,
     served_models,
+)
+from chipcost.pipeline.load_generator import (
+    AUTHORIZATION_VARIABLE,
+    LAUNCH,
+    NOWHERE,
+    Client,
+    aiperf_environment,
+    aiperf_options,
+    launcher,
 )
 from chipcost.pipeline.measure import claim_folder
 from tests.openai_server import serving

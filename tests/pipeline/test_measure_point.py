@@ -11,7 +11,7 @@ import pytest
 from chipcost.core.catalog import canonical_chips
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import COLUMNS, DEFAULT_SPEED
-from chipcost.pipeline.load_generator import Endpoint
+from chipcost.pipeline.endpoint import Endpoint
 from chipcost.pipeline.measure import Setup
 from chipcost.pipeline.measure_point import matched_point
 from chipcost.transform.throughput_figures import figure_from_row
@@ -28,14 +28,26 @@ def inferencex_rows() -> list:
     return [
         figure_from_row(
             {
-                "chip": "H100-SXM", "model": "llama-3-70b", "workload": "inference",
-                "kind": "independent", "tokens_per_second": str(100 * c), "per": "instance",
-                "chips": "8", "precision": "fp8", "operating_point": "latency-bound",
-                "tokens_per_second_per_user": str(user), "input_tokens": "1024",
-                "output_tokens": "1024", "concurrency": str(c), "system": "8 x H100-SXM (test)",
-                "source": "InferenceX (test rows)", "source_date": "2026-11-01",
+                "chip": "H100-SXM",
+                "model": "llama-3-70b",
+                "workload": "inference",
+                "kind": "independent",
+                "tokens_per_second": str(100 * c),
+                "per": "instance",
+                "chips": "8",
+                "precision": "fp8",
+                "operating_point": "latency-bound",
+                "tokens_per_second_per_user": str(user),
+                "input_tokens": "1024",
+                "output_tokens": "1024",
+                "concurrency": str(c),
+                "system": "8 x H100-SXM (test)",
+                "source": "InferenceX (test rows)",
+                "source_date": "2026-11-01",
             },  # fmt: skip
-            chips=canonical_chips(), origin="reference", throughput_id=f"inferencex-test-c{c}",
+            chips=canonical_chips(),
+            origin="reference",
+            throughput_id=f"inferencex-test-c{c}",
         )
         for c, user in SWEEP.items()
     ]

@@ -171,7 +171,7 @@ def measure_(
     from chipcost.cli.consoles import err, out
     from chipcost.core.figures import speed_value
     from chipcost.core.settings import load_settings
-    from chipcost.pipeline.load_generator import endpoint_of
+    from chipcost.pipeline.endpoint import endpoint_of
     from chipcost.pipeline.measure import ARCHIVE_FOLDER, Setup, roof_of
     from chipcost.pipeline.measure import measure as run_measure
     from chipcost.pipeline.measure_point import matched_point
