@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from chipcost.core.clean import REDACTED, printable
 from chipcost.core.errors import ChipcostError
@@ -258,7 +259,7 @@ def aiperf_environment(endpoint: Endpoint, tokenizer: str, scratch: Path) -> dic
     the home folder otherwise) in `scratch`, removed with it; the credentials for LAUNCH; the
     hub's offline switches left out for a tokenizer path."""
     env = {k: v for k, v in os.environ.items() if k.lower() not in PROXY_VARIABLES}
-    direct = [endpoint.host] + ([] if Path(tokenizer).exists() else list(HUB_HOSTS))
+    direct = [endpoint.host] + ([] if Path(tokenizer).exists() else _hub_hosts())
     env.update(
         AIPERF_HTTP_TRUST_ENV="true",
         HTTP_PROXY=NOWHERE, HTTPS_PROXY=NOWHERE, ALL_PROXY=NOWHERE,
@@ -274,6 +275,12 @@ def aiperf_environment(endpoint: Endpoint, tokenizer: str, scratch: Path) -> dic
         for name in OFFLINE_VARIABLES:
             env.pop(name, None)
     return env
+
+
+def _hub_hosts() -> list[str]:
+    """The hub's hosts, and a mirror's that HF_ENDPOINT names."""
+    mirror = urlsplit(os.environ.get("HF_ENDPOINT", "")).hostname
+    return [*HUB_HOSTS, *([mirror] if mirror else [])]
 
 
 def _secrets(endpoint: Endpoint) -> list[bytes]:

@@ -21,10 +21,12 @@ from chipcost.pipeline.load_generator import Client
 from chipcost.warehouse.cost_per_token import at_speed, figures
 from chipcost.warehouse.db import dict_rows
 
-# InferenceX's benchmark client (SemiAnalysis' InferenceX, benchmarks/benchmark_serving.py as
-# its runners call it): random prompts whose input and output lengths are drawn between 80%
-# and 100% of the shape's, the end-of-sequence token ignored, ten prompts per concurrent user
-# (num_prompts = 10 x concurrency) at each concurrency of its sweep.
+# InferenceX's benchmark client, as its README's "Benchmark Client Configuration" gives it
+# (InferenceMAX, a fork's README.md at commit 6458cb4f, github.com/jyothisambolu/InferenceMAX):
+# `benchmark_serving.py --dataset-name random --random-range-ratio 0.8 --num-prompts
+# $((CONC * 10)) --max-concurrency $CONC --request-rate inf --ignore-eos`: random prompts whose
+# input and output lengths are drawn between 80% and 100% of the shape's, the end-of-sequence
+# token ignored, ten prompts per concurrent user at each concurrency of its sweep.
 INFERENCEX = "InferenceX"
 INFERENCEX_CLIENT = Client(range_ratio=0.8)
 INFERENCEX_PROMPTS_PER_USER = 10
