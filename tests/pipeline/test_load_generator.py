@@ -314,3 +314,13 @@ def test_what_aiperf_writes_is_read_without_the_credentials(key):
     scrubbed = _unsaid(report, _secrets(endpoint))
     assert key.encode() not in scrubbed and json.dumps(key)[1:-1].encode() not in scrubbed
     assert b"<redacted>" in scrubbed and json.loads(scrubbed)  # still JSON
+
+
+def test_a_hub_tokenizer_is_fetched_directly(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", "https://hf-mirror.example.org")
+    monkeypatch.setenv("HTTPS_PROXY", "http://corporate:3128")  # the user's, not AIPerf's
+    env = aiperf_environment(Endpoint("http://10.0.0.5:8000"), "meta-llama/Llama-3.3-70B", tmp_path)
+    assert env["NO_PROXY"].split(",") == [
+        "10.0.0.5", "huggingface.co", "hf.co", "hf-mirror.example.org"
+    ]  # fmt: skip
+    assert env["HTTPS_PROXY"] == NOWHERE and "https_proxy" not in env
