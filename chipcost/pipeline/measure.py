@@ -1,14 +1,15 @@
 """What `chipcost measure` does: drive a load generator against the user's endpoint at a
 point, and record each concurrency's result as a measured figure of theirs.
 
-The point is the baseline's where one is named (`--match H100-SXM`: the input and output
-tokens of the figure `cost` and `compare` use for that chip, model and speed), else the
+The point is the baseline's where one is named (chipcost.pipeline.measure_point), else the
 tokens given. Everything that can be checked before the load is (the tool installed, the
 model's size and the chip's roofline known, the endpoint answering and serving the model),
-each failure one line; then AIPerf runs once per concurrency; every point is checked (usage
-reported, the asked output length reached, no failed request, under the roofline) before
-anything is written, so a bad point records nothing. The tool's reports are archived like a
-source's payloads (<archive>/measurements/<run stamp>/aiperf/) and each figure names its own.
+each failure one line; then AIPerf runs once per concurrency; every point is checked (its
+report's schema, no failed request, streamed, usage agreeing with the stream, every request
+answered, the asked output length reached, under the roofline) before anything is written,
+so a bad point records nothing. The tool's reports are archived like a source's payloads, in
+a folder of the measurement's own (<archive>/measurements/<run stamp>[-N]/aiperf/), and each
+figure names its own.
 """
 
 from __future__ import annotations
