@@ -615,3 +615,15 @@ def test_an_inferencex_baseline_is_rerun_with_its_client(fresh_db, tokenizer, mo
         assert "--isl=1024" in options and "--osl=1024" in options
         assert "--extra-inputs=ignore_eos:true" in options
     assert {r["concurrency"] for r in _user_figures(fresh_db)} == set(SWEEP)
+
+
+@pytest.mark.parametrize("rate", [1e-9, 0.05, 1e-300])
+def test_a_point_below_the_floor_is_refused_before_anything_is_archived(
+    fresh_db, tokenizer, answered, rate
+):
+    # 8 chips: under 0.01 tokens/s per chip (the figure gate's floor, as throughput add's)
+    answered(_fast_report(output_token_throughput={"unit": "tokens/sec", "avg": rate}))
+    with serving(200.0) as double:
+        result = _fast(fresh_db, double.url, tokenizer, "--allow-above-roofline")
+    _refused(result, "tokens/s per chip is below 0.01")
+    assert _warehouse_now(fresh_db) == {"figures": [], "archived": False}
