@@ -160,7 +160,10 @@ def _duplicate_reasons(
     for indexes in seen.values():
         if len(indexes) == 1:
             continue
-        prices = {(records[i].price_per_hour, records[i].upfront) for i in indexes}
+        # A price is its amount, upfront and currency: 2.80 EUR and 2.80 USD disagree.
+        prices = {
+            (records[i].price_per_hour, records[i].upfront, records[i].currency) for i in indexes
+        }
         if len(prices) == 1:
             for i in indexes[1:]:
                 reasons[offset + i].append("duplicate offer key in this run (first row kept)")
@@ -168,7 +171,7 @@ def _duplicate_reasons(
             for i in indexes:
                 reasons[offset + i].append(
                     "offer key appears with different prices in one run: "
-                    + ", ".join(f"{p:g}" for p, _ in sorted(prices))
+                    + ", ".join(f"{p:g} {c}" for p, _, c in sorted(prices, key=str))
                 )
 
 
