@@ -44,3 +44,59 @@ def test_bad_rates_are_refused_one_by_one_and_the_good_kept():
 def test_a_file_without_any_day_is_refused(body):
     with pytest.raises(ParseError, match="ecb"):
         SOURCE.parse([payload("ecb-rates", "x.xml", DAILY, data=body)])
+
+
+DAY_TWICE = """<?xml version="1.0" encoding="UTF-8"?>
+<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
+	<Cube>
+		<Cube time="2026-11-13">
+			<Cube currency="USD" rate="1.0600"/>
+			<Cube currency="GBP" rate="0.85000"/>
+		</Cube>
+		<Cube time="{day}">
+			<Cube currency="{currency}" rate="{rate}"/>
+		</Cube>
+		<Cube time="2026-11-12">
+			<Cube currency="USD" rate="1.0500"/>
+			<Cube currency="GBP" rate="0.84900"/>
+		</Cube>
+	</Cube>
+</gesmes:Envelope>
+"""
+
+
+@pytest.mark.parametrize(
+    ("day", "currency", "rate", "listed"),
+    [
+        ("2026-11-13", "USD", "1.4840", "1.06"),  # +40%: inside the jump check's band
+        ("2026-11-13", "USD", "1.0601", "1.06"),  # a hair apart is still two rates
+        ("2026-11-12", "GBP", "0.60000", "0.849"),
+        ("2026-11-12", "USD", "0.7", "1.05"),
+    ],
+)
+def test_a_day_listed_twice_at_two_rates_refuses_the_file(day, currency, rate, listed):
+    body = DAY_TWICE.format(day=day, currency=currency, rate=rate).encode()
+    with pytest.raises(ParseError) as refused:
+        SOURCE.parse([payload("ecb-rates", "twice.xml", RATES_90D_URL, data=body)])
+    message = str(refused.value)
+    assert "\n" not in message and f"{currency} on {day} twice" in message
+    assert f"{float(listed):g}" in message and f"{float(rate):g}" in message
+
+
+@pytest.mark.parametrize(
+    ("day", "currency", "rate"), [("2026-11-13", "USD", "1.0600"), ("2026-11-12", "GBP", "0.849")]
+)
+def test_a_day_listed_twice_alike_is_one_day(day, currency, rate):
+    body = DAY_TWICE.format(day=day, currency=currency, rate=rate).encode()
+    found = SOURCE.parse([payload("ecb-rates", "twice.xml", RATES_90D_URL, data=body)])
+    keys = [(str(r["day"]), r["currency"]) for r in found.facts["fx_rates"]]
+    assert len(keys) == len(set(keys)) == 6 and (day, currency) in keys
+
+
+def test_two_files_at_two_rates_for_one_day_are_refused():
+    one = DAY_TWICE.format(day="2026-11-12", currency="GBP", rate="0.849").encode()
+    other = one.replace(b'"1.0500"', b'"1.2500"')
+    with pytest.raises(ParseError, match="USD on 2026-11-12 twice, at 1.05 and 1.25"):
+        SOURCE.parse(
+            [payload("ecb-rates", n, RATES_90D_URL, data=d) for n, d in (("a", one), ("b", other))]
+        )
