@@ -364,16 +364,28 @@ def _json_int(text: str) -> int | float:
     return int(text) if len(text) <= _INT_DIGITS else float(text)
 
 
+class TooDeep(ParseError):
+    """A JSON document nested deeper than the reader goes (its recursion limit, about 1,000
+    levels): no provider's answer is, so the payload is refused, never a crash."""
+
+
 def json_of(data: str | bytes) -> Any:
-    """json.loads, with an integer too long to read as infinity, for its row to refuse."""
-    return json.loads(data, parse_int=_json_int)
+    """json.loads, with an integer too long to read as infinity, for its row to refuse; a
+    document nested past the reader's depth is TooDeep (a ParseError)."""
+    try:
+        return json.loads(data, parse_int=_json_int)
+    except RecursionError:
+        raise TooDeep(
+            "a JSON document nested deeper than the JSON reader goes (about 1,000 levels): "
+            "not a provider's answer; report it"
+        ) from None
 
 
 def load_json(payload: Payload, provider: str) -> Any:
     """A payload's JSON, or a ParseError naming the provider, URL and archived file."""
     try:
         return json_of(payload.data)
-    except RecursionError:
+    except TooDeep:
         raise ParseError(
             f"{provider}: the response from {payload.url} ({payload.ref or payload.name}) is "
             "nested deeper than the JSON reader goes: not the API's answer; report it"
