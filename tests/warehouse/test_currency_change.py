@@ -23,9 +23,7 @@ def history(con) -> list[tuple]:
 
 @pytest.mark.parametrize(("before", "after"), SWITCHES)
 @pytest.mark.parametrize(("price", "upfront"), [(2.8, None), (55.04, None), (1.5, 9000.0)])
-def test_a_change_of_currency_at_the_same_number_closes_the_row(
-    con, before, after, price, upfront
-):
+def test_a_change_of_currency_at_the_same_number_closes_the_row(con, before, after, price, upfront):
     offer = record(price_per_hour=price, upfront=upfront)
     load_run(con, run_of([replace(offer, currency=before)], day(0)))
     load_run(con, run_of([replace(offer, currency=after)], day(1)))
