@@ -100,3 +100,29 @@ def test_two_files_at_two_rates_for_one_day_are_refused():
         SOURCE.parse(
             [payload("ecb-rates", n, RATES_90D_URL, data=d) for n, d in (("a", one), ("b", other))]
         )
+
+
+def test_a_refused_rates_file_fails_its_source_alone_in_a_replay(tmp_path):
+    """The conflict is one line in the run's summary; the other sources of the run load."""
+    from datetime import UTC, datetime
+
+    from chipcost.archive import ArchiveWriter
+    from chipcost.core.settings import Settings
+    from chipcost.extract import registry
+    from chipcost.extract.ovhcloud import CATALOG_URL
+    from chipcost.pipeline.collect import replay_sources
+    from tests.paths import FIXTURES
+
+    stamp, when = "2026-11-14T060000Z", datetime(2026, 11, 14, 6, 0, 2, tzinfo=UTC)
+    body = DAY_TWICE.format(day="2026-11-13", currency="USD", rate="1.4840").encode()
+    ArchiveWriter(tmp_path, stamp, "ecb-rates").write(body, RATES_90D_URL, fetched_at=when)
+    catalog = (FIXTURES / "ovhcloud" / "catalog.json").read_bytes()
+    ArchiveWriter(tmp_path, stamp, "ovhcloud").write(catalog, CATALOG_URL, fetched_at=when)
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
+    sources = [registry()["ecb-rates"], registry()["ovhcloud"]]
+    ecb, ovh = replay_sources(
+        sources, settings=settings, replay_dir=tmp_path / stamp, already_loaded={}
+    )
+    assert ecb.status == "failed" and "\n" not in ecb.message
+    assert "USD on 2026-11-13 twice, at 1.06 and 1.484 per euro" in ecb.message
+    assert ovh.status == "ok" and ovh.records
