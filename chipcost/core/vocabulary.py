@@ -122,12 +122,14 @@ def _said(code: str | None, labels: dict[str, str]) -> str:
 
 
 def pricing_words(
-    pricing_model: str, term: str | None, payment: str | None, plan: str | None
+    pricing_model: str | None, term: str | None, payment: str | None, plan: str | None
 ) -> str:
     """'on demand', 'reserved 3yr, standard, all upfront', 'on demand, dynamic': how an offer
     is paid, in one wording for every page and table that says it."""
     head = " ".join(
-        w for w in (MODEL_LABELS.get(pricing_model, pricing_model), term) if w and w != "none"
+        w
+        for w in (pricing_model and MODEL_LABELS.get(pricing_model, pricing_model), term)
+        if w and w != "none"
     )
     parts = (head, _said(plan, PLAN_LABELS), _said(payment, PAYMENT_LABELS))
     return ", ".join(p for p in parts if p)
