@@ -355,7 +355,7 @@
     box.type = "checkbox";
     box.value = column.key;
     if (column.help) label.title = column.help;
-    label.append(box, " " + column.label);
+    label.append(box, " " + labelOf(column));
     $("columns").appendChild(label);
   }
   $("columns").addEventListener("change", () => {
