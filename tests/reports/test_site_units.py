@@ -137,11 +137,24 @@ def test_the_csv_holds_the_columns_and_rows_shown_in_the_unit_and_currency_chose
         )
 
 
-def test_on_a_phone_nothing_overflows_and_the_sort_column_shows(browser, site):
+@pytest.fixture(scope="module")
+def sample_site(tmp_path_factory) -> Path:
+    """The bundled sample's explorer (tests/warehouses.py: the suite's one sample replay), as a
+    visitor sees it: its long names and marks are what pushed columns off a phone."""
+    from tests import warehouses
+
+    root = tmp_path_factory.mktemp("sample-site")
+    write_site(warehouses.sample(root / "w.duckdb"), root / "site")
+    return root / "site" / "index.html"
+
+
+def test_on_a_phone_nothing_overflows_and_the_sort_column_shows(browser, sample_site):
+    """At 390 pixels the sample's page was 513 wide with Columns open, and its sort column
+    (USD / M tokens) cut off at the right edge."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         page = context.new_page()
-        page.goto(site.as_uri())
+        page.goto(sample_site.as_uri())
         page.click("#picker summary")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         box = page.locator("#columns").bounding_box()
@@ -159,19 +172,22 @@ def test_on_a_phone_nothing_overflows_and_the_sort_column_shows(browser, site):
         context.close()
 
 
-def test_the_history_charts_have_a_price_axis_and_name_each_line(browser, golden_site):
-    """The golden warehouse's H100-SXM: on demand and spot, drawn at their prices."""
+def test_the_history_charts_have_a_price_axis_and_keep_flat_lines_apart(browser, sample_site):
+    """The sample's MI300X: four pricing models, each flat all along, were one line at 0%."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
-        page.goto((golden_site / "index.html").as_uri())
-        chart = page.locator("figure[data-chip=H100-SXM] svg")
+        page.goto(sample_site.as_uri())
+        chart = page.locator("figure[data-chip=MI300X] svg")
         chart.scroll_into_view_if_needed()
         texts = chart.locator("text").all_text_contents()
-        assert "USD per chip-hour" in texts[0]
+        assert texts[0].startswith("USD per chip-hour")
         ticks = [t for t in texts if re.fullmatch(r"\$[\d,.]+", t)]
         assert len(ticks) >= 2, texts
-        assert any(t.startswith("on demand $") for t in texts)
-        assert any(t.startswith("spot $") for t in texts)
+        for model in ("on demand", "reserved", "savings plan", "spot"):
+            assert any(t.startswith(f"{model} $") for t in texts), (model, texts)
+        lines = chart.locator("path[stroke-width='2']")
+        tops = {round(b["y"]) for b in (lines.nth(i).bounding_box() for i in range(lines.count()))}
+        assert lines.count() == 4 and len(tops) == 4, tops  # four lines, at four heights
     finally:
         context.close()
