@@ -223,13 +223,13 @@ def measure_(
     ids, _ = _store(db, made, allow_above_roofline)
     for ident, figure in zip(ids, made, strict=True):
         user = figure.tokens_per_second_per_user or 0.0
-        # throughput_ranked takes a measured figure at an asked speed from half its per-user
-        # speed up to that speed
+        # throughput_ranked reads the run's points as one curve: a point answers any asked
+        # speed up to its own, and speeds between two points are read between them
         out.say(
             f"recorded {ident}: {figure.chip} {figure.model} at concurrency {figure.concurrency}, "
             f"{figure.tokens_per_second_per_chip:,.4g} tokens/s per chip, {user:,.3g} tokens/s "
-            f"per user (measured; cost and compare take it at --speed {user / 2:,.3g} to "
-            f"{user:,.3g})",
+            f"per user (measured; one point of this run's curve, which cost and compare read at "
+            f"--speed up to {user:,.3g} within the first-token bound)",
         )
     against = match or "CHIP"
     out.say(
