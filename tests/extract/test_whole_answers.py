@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from chipcost.core.errors import SourceError
-from chipcost.extract import _http
+from chipcost.extract import _body, _http
 from chipcost.extract.aws._files import get_bytes
 from tests.fault_server import fault_server, respond
 from tests.paths import FIXTURES
@@ -121,7 +121,7 @@ def test_a_redirect_off_the_host_is_refused_naming_it(tmp_path, target):
 
 
 def test_a_server_sending_a_byte_at_a_time_meets_the_body_deadline(tmp_path, monkeypatch):
-    monkeypatch.setattr(_http, "BODY_DEADLINE_SECONDS", 1.0)
+    monkeypatch.setattr(_body, "BODY_DEADLINE_SECONDS", 1.0)
 
     def drip(handler, stop: threading.Event) -> None:
         handler.send_response(200)
@@ -143,7 +143,7 @@ def test_a_server_sending_a_byte_at_a_time_meets_the_body_deadline(tmp_path, mon
 
 
 def test_a_body_over_the_size_cap_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(_http, "MAX_BODY_BYTES", 1000)
+    monkeypatch.setattr(_body, "MAX_BODY_BYTES", 1000)
     with fault_server(respond(200, METAL)) as server:
         with pytest.raises(SourceError, match="announced 1,049 bytes, more than 0 MB"):
             served(tmp_path, server)
