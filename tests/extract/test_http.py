@@ -253,9 +253,30 @@ def test_user_agent_timeouts_and_extension(ctx):
     payload = get(ctx, client, URL)
     assert script.requests[0].headers["User-Agent"] == USER_AGENT
     assert USER_AGENT.startswith("chipcost/") and USER_AGENT.endswith("(+price collector)")
+    # Only the codings extract/_body.py reads to their end, whatever decoders httpx has.
+    assert script.requests[0].headers["Accept-Encoding"] == "gzip, deflate"
     timeout = client.client.timeout
     assert (timeout.connect, timeout.read, timeout.write, timeout.pool) == (10, 60, 30, 30)
     assert payload.name.endswith(".html.gz")
+
+
+def test_a_redirect_from_https_down_to_http_on_the_same_host_is_refused(ctx):
+    down = httpx.Response(301, headers={"Location": "http://api.example.test/v1/prices"})
+    script = Script(down, ok())
+    client, _ = client_for(script, ctx)
+    with pytest.raises(
+        SourceError, match=r"redirected to http://api\.example\.test/v1/prices.*not"
+    ):
+        get(ctx, client, URL)
+    assert len(script.requests) == 1 and not ctx.archive.manifest["payloads"]
+
+
+def test_a_redirect_loop_stops_after_five_and_says_so(ctx):
+    script = Script(httpx.Response(302, headers={"Location": "/v1/prices-elsewhere"}))
+    client, _ = client_for(script, ctx)
+    with pytest.raises(SourceError, match=f"demo: GET {URL} redirected more than 5 times"):
+        get(ctx, client, URL)
+    assert len(script.requests) == 1 + _http.MAX_REDIRECTS  # not retried
 
 
 def test_requests_to_one_host_are_bounded(ctx):
