@@ -233,8 +233,8 @@ def send(client: HttpClient, url: str, method: str = "GET", **sent: Any) -> http
     where, started = f"{client.provider}: {method} {public_url(url)}", client.clock()
 
     def give_up(state: tenacity.RetryCallState) -> None:
-        outcome = state.outcome
-        failure, advice = _failed(client, outcome.exception() or outcome.result())  # type: ignore[union-attr]
+        met = state.outcome.exception() or state.outcome.result()  # type: ignore[union-attr]
+        failure, advice = _failed(client, met)
         raise SourceError(
             f"{where} {failure}; gave up after {state.attempt_number} attempt(s) in "
             f"{client.clock() - started:.0f} s{_no_wait(client, started, state.upcoming_sleep)}"
