@@ -13,6 +13,7 @@ import gzip
 import json
 import threading
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -170,3 +171,16 @@ def test_an_aws_index_cut_short_is_retried_then_named():
         with pytest.raises(SourceError, match=r"failed after 5 attempt\(s\) \(CutShort: gzip"):
             get_bytes(_http.http_client("aws-bulk"), f"{server.url}/index.json", "aws-bulk")
         assert len(server.requests) == _http.MAX_ATTEMPTS
+
+
+@pytest.mark.parametrize(
+    ("coding", "pack"),
+    [("gzip", gzip.compress), ("x-gzip", gzip.compress), ("deflate", zlib.compress)],
+)
+def test_a_coded_body_is_read_to_its_end_or_refused_as_cut_short(coding, pack):
+    packed = pack(METAL)
+    assert _body.decoded(packed, coding) == METAL
+    for cut in (len(packed) // 2, len(packed) - 1):
+        with pytest.raises(_body.CutShort, match=f"{coding} body cut short or corrupt"):
+            _body.decoded(packed[:cut], coding)
+    assert _body.decoded(METAL, "identity") == METAL
