@@ -43,8 +43,7 @@ MAX_RETRY_SECONDS = 120.0
 BACKOFF_BASE = 1.0  # doubling, without jitter: one collector per host, no herd to spread
 BACKOFF_CAP = 30.0
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-# What a provider answers for an endpoint it has retired (RFC 9110: permanently gone).
-GONE = 410
+GONE = 410  # what a provider answers for an endpoint it retired (RFC 9110: permanently gone)
 # Redirects httpx follows per request, each on the same host and never down to http.
 MAX_REDIRECTS = 5
 # What a user can do about a final answer ({key}: the variable holding the API key), or none.
@@ -109,7 +108,7 @@ class HttpClient(AbstractContextManager["HttpClient"]):
 
     @contextmanager
     def reaching(self, host: str) -> Iterator[None]:
-        """Around a request: a failed lookup or connect, or an answer, noted for the Network."""
+        """Around a request: a failed lookup or connect noted for the Network."""
         import httpx  # imported when a source fetches: a replay only parses
 
         try:
@@ -118,8 +117,6 @@ class HttpClient(AbstractContextManager["HttpClient"]):
             if self.network is not None:
                 self.network.unreachable(host, str(exc) or type(exc).__name__)
             raise
-        if self.network is not None:
-            self.network.answered()
 
     def timeout(self) -> httpx.Timeout:
         """The request's timeouts, none past what is left of the deadline."""
@@ -159,6 +156,9 @@ def http_client(
 
     if ctx is not None:
         transport, sleep = transport or ctx.transport, sleep or ctx.sleep
+    network = ctx.network if ctx is not None else None
+    # Any answer, a redirect refused too, proves the network is there (chipcost/core/network.py).
+    answered = [lambda response: network.answered()] if network is not None else []
     client = httpx.Client(
         transport=transport,
         verify=True if transport is not None else _tls(),
@@ -166,12 +166,12 @@ def http_client(
         headers={"User-Agent": USER_AGENT, "Accept-Encoding": ENCODINGS, **(headers or {})},
         follow_redirects=True,
         max_redirects=MAX_REDIRECTS,
-        event_hooks={"response": [_on_host(provider)]},
+        event_hooks={"response": [*answered, _on_host(provider)]},
         limits=httpx.Limits(max_connections=PER_HOST * 4, max_keepalive_connections=PER_HOST),
     )
     run: dict[str, Any] = {} if ctx is None else {"secrets": ctx.settings.secrets()}
     if ctx is not None:
-        run.update(stop=ctx.stop, deadline=ctx.deadline, network=ctx.network)
+        run.update(stop=ctx.stop, deadline=ctx.deadline, network=network)
     return HttpClient(provider, client, sleep=sleep or pause, key_hint=key_hint, **run)
 
 

@@ -81,6 +81,20 @@ def test_a_network_down_stops_the_retries_after_one_wait(ctx):
     assert network.down() and "Name or service not known" in network.said()
 
 
+def test_a_redirect_refused_is_still_an_answer_for_the_network(ctx):
+    """The host answered (with a redirect off it): the network is there, whatever others met."""
+    network = Network()
+    for host in ("a.example.test", "b.example.test"):
+        network.unreachable(host, "Connection refused")
+    ctx.network = network
+    script = Script(httpx.Response(302, headers={"Location": "https://elsewhere.test/x"}))
+    client, _ = client_for(script, ctx)
+    with pytest.raises(SourceError, match="redirected to https://elsewhere.test/x"):
+        get(ctx, client, URL)
+    network.unreachable("c.example.test", "Connection refused")
+    assert not network.down()  # three hosts failed, but one answered
+
+
 def test_one_answer_keeps_the_network_up_and_the_retries_as_they_were(ctx):
     network = Network()
     network.answered()
