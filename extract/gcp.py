@@ -11,9 +11,9 @@ from typing import Any
 from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
+from chipcost.extract import _fetch, _http
 from chipcost.extract import _gcp_skus as skus
 from chipcost.extract import _gcp_tpus as tpus
-from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._gcp_machines import Rate, machine_records
 from chipcost.extract._kit import (
@@ -57,7 +57,7 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
         for service in SERVICES:
             url = SKUS_URL.format(service=service)
             params = {"key": key, "currencyCode": "USD", "pageSize": PAGE_SIZE}
-            payloads += _http.linked_pages(
+            payloads += _fetch.linked_pages(
                 ctx,
                 http,
                 url,

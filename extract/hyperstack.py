@@ -9,7 +9,7 @@ from typing import Any
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._kit import (
     Lookup,
     field_names,
@@ -31,7 +31,7 @@ PROVIDER = "hyperstack"
 FLAVORS_URL = "https://infrahub-api.nexgencloud.com/v1/core/flavors"
 PRICEBOOK_URL = "https://infrahub-api.nexgencloud.com/v1/pricebook"
 API_KEY_ENV = "HYPERSTACK_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(
+API_KEY = _fetch.ApiKey(
     API_KEY_ENV,
     "Hyperstack",
     "its console (API keys)",
@@ -47,7 +47,7 @@ UNREAD = "unreadable"
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The pricebook, then the flavors, archived as they arrive (the key never)."""
-    return _http.keyed_get(
+    return _fetch.keyed_get(
         ctx,
         PROVIDER,
         {"pricebook": PRICEBOOK_URL, "flavors": FLAVORS_URL},

@@ -9,7 +9,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import STORED_CURRENCIES, ParseResult
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._fx import prices_only
 from chipcost.extract._kit import host_spec, listed_rows, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
@@ -36,7 +36,7 @@ MONTH = "month"
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The catalog, archived as it arrives."""
-    return _http.one_page(ctx, PROVIDER, CATALOG_URL, label="public cloud catalog", ext="json")
+    return _fetch.one_page(ctx, PROVIDER, CATALOG_URL, label="public cloud catalog", ext="json")
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:

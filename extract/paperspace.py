@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     field_names,
@@ -27,7 +27,7 @@ PROVIDER = "paperspace"
 # with the same bearer key.
 MACHINE_TYPES_URL = "https://api.paperspace.com/trpc/machines.createFormDataV2"
 API_KEY_ENV = "PAPERSPACE_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(API_KEY_ENV, "Paperspace", "its console (Team settings, API keys)")
+API_KEY = _fetch.ApiKey(API_KEY_ENV, "Paperspace", "its console (Team settings, API keys)")
 FIELDS = ("label", "gpu", "defaultUsageRates")
 # Where the answer keeps the list (tRPC's result envelope).
 MACHINE_TYPES_PATH = ("result", "data", "json", "machineTypes")
@@ -45,7 +45,7 @@ GIB = 1024**3
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The machine types, archived as they arrive (the key never)."""
     key = ctx.settings.paperspace_api_key
-    return _http.keyed_get(ctx, PROVIDER, {"machine types": MACHINE_TYPES_URL}, API_KEY, key)
+    return _fetch.keyed_get(ctx, PROVIDER, {"machine types": MACHINE_TYPES_URL}, API_KEY, key)
 
 
 def rows(page: Page) -> list[Any]:
