@@ -92,26 +92,6 @@ def served_models(endpoint: Endpoint, timeout: float) -> list[str] | None:
     return model_list(body, answer.status_code, shown)
 
 
-def refuse_a_redirected_chat(endpoint: Endpoint, model: str, timeout: float) -> None:
-    """Ask the endpoint one streamed chat completion of one token, as AIPerf will, without
-    following a redirect: an endpoint that sends chat requests elsewhere (another host, or
-    another port of its own) is refused before AIPerf, whose client follows redirects, would
-    measure that other server under this one's name. Any other answer is AIPerf's to judge."""
-    body = {
-        "model": model, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1,
-        "stream": True,
-    }  # fmt: skip
-    try:
-        with httpx.stream(
-            "POST", f"{endpoint.url}/v1/chat/completions", json=body,
-            headers=_headers(endpoint), timeout=min(timeout, MODELS_TIMEOUT),
-        ) as answer:  # fmt: skip
-            if answer.is_redirect:
-                raise _redirected(endpoint, answer.headers.get("location", ""))
-    except httpx.HTTPError:
-        return  # a failure AIPerf meets too, and reports with its own words
-
-
 def _redirected(endpoint: Endpoint, location: str) -> ChipcostError:
     target = urlsplit(location).hostname or endpoint.host
     where = "another host" if target != endpoint.host else "another address"

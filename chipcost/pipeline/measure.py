@@ -27,7 +27,7 @@ from chipcost.core.catalog import canonical_chips
 from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import Figure
 from chipcost.core.settings import Settings
-from chipcost.pipeline.endpoint import Endpoint, refuse_a_redirected_chat, served_models
+from chipcost.pipeline.endpoint import Endpoint, served_models
 from chipcost.pipeline.load_generator import TOOL, Client, Run, run_aiperf, tool_command
 from chipcost.pipeline.measure_point import Baseline
 from chipcost.transform.measured import (
@@ -142,16 +142,13 @@ def check_endpoint(setup: Setup) -> str:
         if not listed or len(listed) != 1:
             names = f"it serves {_some(listed)}" if listed else "it lists none"
             raise ChipcostError(f"--served-model: name the model to ask {shown} for ({names})")
-        served = listed[0]
-    elif listed is not None and setup.served_model not in listed:
+        return listed[0]
+    if listed is not None and setup.served_model not in listed:
         raise ChipcostError(
             f"--served-model {setup.served_model!r}: {shown} does not serve it (it serves "
             f"{_some(listed) or 'nothing'}); nothing recorded"
         )
-    else:
-        served = setup.served_model
-    refuse_a_redirected_chat(setup.endpoint, served, setup.request_timeout)
-    return served
+    return setup.served_model
 
 
 def _some(names: list[str], shown: int = 10) -> str:
