@@ -13,6 +13,7 @@ from chipcost.extract._kit import (
     field_names,
     host_spec,
     json_price,
+    one_each,
     parse_count,
     require_columns,
     shape_error,
@@ -75,15 +76,18 @@ def offers(kind: Any, page: Page) -> list[Item]:
         count = parse_count(stated if stated is not None else _count_of(label))
     except ValueError as exc:
         return [page.reject(f"{label}: {exc}", kind, label)]
-    rates = {r.get("type"): r for r in kind["defaultUsageRates"] or [] if isinstance(r, dict)}
-    hourly = rates.get(HOURLY)
+    listed = [r for r in kind["defaultUsageRates"] or [] if isinstance(r, dict)]
+    rates = one_each(listed, key=lambda r: r.get("type"), price=lambda r: r.get("rate"))
+    if why := rates.conflict(HOURLY, f"{label}'s usage rate"):
+        return [page.reject(why, kind, label)]
+    hourly = rates.entries.get(HOURLY)
     if hourly is None:
         return [Skip("no hourly rate: rented by the month only", label)]
     price, why = json_price(hourly.get("rate"), f"{label} hourly rate")
     if price is None:
         return [page.reject(why, kind, label)]
     available = [a.get("region") for a in kind.get("availability") or [] if isinstance(a, dict)]
-    monthly = rates.get(MONTHLY)
+    monthly = rates.entries.get(MONTHLY)
     extra = {
         "price_basis": "defaultUsageRates, type hourly: per instance-hour",
         "rate_description": hourly.get("description"),
