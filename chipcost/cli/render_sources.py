@@ -40,8 +40,9 @@ def print_sources(console: Screen, frame: pl.DataFrame, *, stale_days: int, wide
             | {
                 "last_success_at": when(r["last_success_at"]).removesuffix(" UTC"),
                 "age": ago(None if r["age_hours"] is None else _hours(r["age_hours"])),
-                # Sample prices are as old as the sample week: said below, not as stale.
-                "stale": Styled("stale", "yellow") if r["stale"] and not r["sample"] else "",
+                # The frame's own verdict, made with the threshold the legend below says: a
+                # sample source past it is stale too (the data column says it is sample).
+                "stale": Styled("stale", "yellow") if r["stale"] else "",
                 "last_status": plain(
                     r["last_status"] or ("never run" if r["collected"] else "not collected")
                 ),
@@ -70,7 +71,8 @@ def print_sources(console: Screen, frame: pl.DataFrame, *, stale_days: int, wide
         )
     if len(columns) > 3:
         console.say(
-            f"stale: no successful run in {stale_days} days (CHIPCOST_STALE_DAYS)"
+            f"stale: no successful run in {stale_days} days (--stale-days, else "
+            "CHIPCOST_STALE_DAYS)"
             + ("; --wide adds the descriptions" if fitted.dropped else ""),
         )
 
