@@ -1,4 +1,5 @@
-"""`chipcost sources`: every source, its last successful run and its age."""
+"""`chipcost sources`: every source, its last successful run and its age; its runs, and what
+`remove-run --dry-run` would take out of one."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from typing import TYPE_CHECKING
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, Styled, fit_table, plain
 from chipcost.cli.formats import text_value
-from chipcost.cli.render_fresh import DATED_AHEAD, ago, when
+from chipcost.cli.render_fresh import DATED_AHEAD, ago, names, when
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from chipcost.warehouse.remove_run import RemovalPreview
 
 _SOURCE_COLUMNS = (
     Column("source", "source", essential=True, whole=True),
@@ -106,6 +109,34 @@ def print_runs(console: Screen, frame: pl.DataFrame, *, wide: bool) -> None:
     fitted = fit_table(console, list(_RUN_COLUMNS), rows, wide=wide)
     print_fitted(console, fitted)
     console.say(f"{len(rows)} run(s); `chipcost remove-run RUN_ID` takes one out")
+
+
+def print_removal(console: Screen, preview: RemovalPreview, warehouse: object) -> None:
+    """remove-run --dry-run: what the removal would take out and restate, nothing changed."""
+    p = preview
+    statuses: dict[str, list[str]] = {}
+    for source, status in p.source_runs:
+        statuses.setdefault(status, []).append(source)
+    sources = "; ".join(f"{len(s)} {status} ({names(s)})" for status, s in statuses.items())
+    lines = [
+        f"dry run: nothing was changed in {warehouse}",
+        f"run {p.run_id} (archive run {p.archive_run}, observed {when(p.observed_at)}) would "
+        "be removed, with:",
+        f"  {len(p.source_runs)} source run(s): {sources or 'none'}",
+        f"  {p.observations:,} observation(s) and {p.rejects:,} reject(s)",
+    ]
+    if p.since is None:
+        lines.append("  price_history: unchanged (no source of the run loaded)")
+    else:
+        lines.append(
+            f"  price_history: {p.history_restated:,} row(s) of its sources from "
+            f"{when(p.since)} on restated (cut back or made again from the "
+            f"{p.later_runs} later run(s) that loaded them), {p.history_opened:,} of them "
+            f"opened by this run; the history of {p.offers:,} offer(s) it touched"
+        )
+    lines.append(f"`chipcost remove-run {p.run_id}` (without --dry-run) removes it")
+    for line in lines:
+        console.say(line, indent="    " if line.startswith("  ") else "  ")
 
 
 def _hours(hours: float) -> timedelta:
