@@ -75,8 +75,7 @@ def print_sources(console: Screen, frame: pl.DataFrame, *, stale_days: int, wide
     if len(columns) > 3:
         console.say(
             f"stale: no successful run in {stale_days} days (--stale-days, else "
-            "CHIPCOST_STALE_DAYS)"
-            + ("; --wide adds the descriptions" if fitted.dropped else ""),
+            "CHIPCOST_STALE_DAYS)" + ("; --wide adds the descriptions" if fitted.dropped else ""),
         )
 
 
