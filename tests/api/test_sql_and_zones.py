@@ -25,9 +25,7 @@ def digest(path: Path) -> str:
 
 
 def test_sql_returns_a_polars_frame_of_the_query(db):
-    frame = chipcost.sql(
-        "SELECT archive_run, records FROM runs ORDER BY observed_at", db=db
-    )
+    frame = chipcost.sql("SELECT archive_run, records FROM runs ORDER BY observed_at", db=db)
     assert isinstance(frame, pl.DataFrame)
     assert frame["archive_run"].to_list() == ["2026-11-20T060000Z", "2026-11-21T060000Z"]
     assert frame["records"].dtype.is_integer() and frame["records"].min() > 0
