@@ -60,9 +60,11 @@ def _collect(
     runs = preflight(settings, replay, source, pending)
     asked = {"replay": replay, "sources": source or None, "pending": pending}
     if prefect:
-        outcomes = _through_prefect(settings, runs, asked, notify=notify, alert_pct=alert_pct)
+        outcomes = _through_prefect(
+            settings, runs, asked, notify=notify, alert_pct=alert_pct, verbose=verbose
+        )
     else:
-        outcomes = _here(settings, runs, asked, notify=notify, alert_pct=alert_pct)
+        outcomes = _here(settings, runs, asked, notify=notify, alert_pct=alert_pct, verbose=verbose)
     from chipcost.cli.render_collect import print_outcomes
 
     if not outcomes:
@@ -78,6 +80,7 @@ def _here(
     *,
     notify: list[str] | None,
     alert_pct: float | None,
+    verbose: bool = False,
 ) -> list:
     """The collection in this process, on a thread pool: no Prefect, no server."""
     from chipcost.cli.collect_checks import check_sources
@@ -95,10 +98,10 @@ def _here(
         try:
             outcomes = collection.collect(settings, runner, **asked)
         except collection.CollectFailed as exc:
-            _print_failed(settings, exc.outcomes)
+            _print_failed(settings, exc.outcomes, verbose)
             raise
         if failure := _alerts(settings, outcomes, notify, alert_pct):
-            _print_failed(settings, outcomes)
+            _print_failed(settings, outcomes, verbose)
             raise collection.CollectFailed(failure, outcomes)
     return outcomes
 
@@ -115,12 +118,12 @@ def _alerts(
     return alert_after_collect(settings, [o.run for o in outcomes], alert_pct, None, urls)
 
 
-def _print_failed(settings: Settings, outcomes: list) -> None:
+def _print_failed(settings: Settings, outcomes: list, verbose: bool) -> None:
     if outcomes:
         from chipcost.cli.consoles import out
         from chipcost.cli.render_collect import print_outcomes
 
-        print_outcomes(out, outcomes, settings.warehouse)
+        print_outcomes(out, outcomes, settings.warehouse, verbose=verbose)
 
 
 def _through_prefect(
@@ -130,6 +133,7 @@ def _through_prefect(
     *,
     notify: list[str] | None,
     alert_pct: float | None,
+    verbose: bool = False,
 ) -> list:
     """The collect flow, its runs and tasks recorded by a Prefect server: the one
     PREFECT_API_URL names, else a temporary one for this command."""
@@ -171,7 +175,7 @@ def _through_prefect(
                 **asked,
             )
         except collect_flow.CollectFailed as exc:
-            _print_failed(settings, exc.outcomes)
+            _print_failed(settings, exc.outcomes, verbose)
             raise
         except Exception as exc:
             if (reason := went_away(exc)) is None:
