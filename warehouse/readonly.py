@@ -176,9 +176,12 @@ def _check_reads_only(query: str) -> None:
     _check_reach(query)
 
 
-def run_readonly(db_path: Path | Warehouse, query: str, *, wait: float = 0.0) -> pl.DataFrame:
-    """The query's result as a polars frame (for types polars holds; read_rows takes any)."""
-    with _sandboxed(db_path, query, wait=wait) as con:
+def run_readonly(
+    db_path: Path | Warehouse, query: str, *, wait: float = 0.0, limits: SqlLimits | None = None
+) -> pl.DataFrame:
+    """The query's result as a polars frame (for types polars holds; read_rows takes any),
+    within `limits` (the read's time, memory and spill; default SqlLimits())."""
+    with _sandboxed(db_path, query, wait=wait, limits=limits) as con:
         relation = con.sql(query)
         # polars has no type for a calendar INTERVAL (months and days): those come as text.
         columns = list(zip(relation.columns, [str(t) for t in relation.types], strict=True))
