@@ -36,6 +36,9 @@ echo "== chipcost index --chip H100-SXM   (the daily rental price index: median 
 echo "== chipcost cost --model llama-3-70b --workload inference --limit 15"
 .venv/bin/chipcost cost --model llama-3-70b --workload inference --limit 15
 echo
+echo "== chipcost compare Trainium2 H100-SXM --model llama-3-70b --workload inference   (the articles' question, per pricing model)"
+.venv/bin/chipcost compare Trainium2 H100-SXM --model llama-3-70b --workload inference
+echo
 echo "== chipcost sql \"select count(*) as history_rows from price_history\""
 .venv/bin/chipcost sql "select count(*) as history_rows from price_history"
 echo
