@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 
 from chipcost.core.clean import without_credentials
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.transform.measured import RECORDS, SUMMARY
 
 TOOL = "aiperf"
@@ -70,7 +70,7 @@ def base_url(endpoint: str) -> str:
     """The server's root: what the user gave, without a trailing /v1 or slash."""
     url = endpoint.strip().rstrip("/")
     if not url.startswith(("http://", "https://")):
-        raise ChipcostError(f"--endpoint {endpoint!r}: give the server's URL, http://HOST:PORT")
+        raise UsageError(f"--endpoint {endpoint!r}: give the server's URL, http://HOST:PORT")
     return url.removesuffix("/v1")
 
 

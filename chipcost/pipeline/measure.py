@@ -24,7 +24,7 @@ import duckdb
 from chipcost.archive import ArchiveWriter, run_stamp
 from chipcost.core.catalog import canonical_chips
 from chipcost.core.clean import without_credentials
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import Figure, speed_label
 from chipcost.core.settings import Settings
 from chipcost.pipeline.load_generator import (
@@ -84,7 +84,7 @@ def matched_point(
         rows = figures(con, model, "inference").rows
     chosen = [r for r in rows if r["chip"] == chip and r["chosen"]]
     if not chosen:
-        raise ChipcostError(
+        raise UsageError(
             f"--match {chip}: chipcost has no {model} inference figure of {chip} "
             f"{speed_label(speed)}, so there is no point to match: give --input-tokens and "
             "--output-tokens"
@@ -92,7 +92,7 @@ def matched_point(
     row = chosen[0]
     name = f"{row['throughput_id']} ({row['kind']}, {row['scenario'] or row['source']})"
     if not row["input_tokens"] or not row["output_tokens"]:
-        raise ChipcostError(
+        raise UsageError(
             f"--match {chip}: the figure chipcost uses for {chip} {speed_label(speed)}, "
             f"{name}, states no input and output tokens, so its shape cannot be matched: "
             "give --input-tokens and --output-tokens"
@@ -119,7 +119,7 @@ def roof_of(con: duckdb.DuckDBPyConnection, setup: Setup) -> Roof:
         {"model": setup.model},
     )
     if not models:
-        raise ChipcostError(
+        raise UsageError(
             f"--model {setup.model}: chipcost knows no size of it, so no roofline to check the "
             f"measurement against: `chipcost throughput model {setup.model} --parameters 70B` "
             "first"
@@ -138,7 +138,7 @@ def roof_of(con: duckdb.DuckDBPyConnection, setup: Setup) -> Roof:
         "int8": spec.get("fp8"),
     }.get(setup.precision, spec.get("bf16")) or spec.get("bf16")
     if not peak or not spec.get("bandwidth"):
-        raise ChipcostError(
+        raise UsageError(
             f"--chip {setup.chip}: chipcost/data/chips.csv gives no dense peak or memory "
             "bandwidth for it, so no roofline to check a measurement against"
         )
@@ -162,10 +162,10 @@ def check_endpoint(setup: Setup) -> tuple[str, str]:
     if setup.served_model is None:
         if not listed or len(listed) != 1:
             names = f"it serves {', '.join(listed)}" if listed else "it lists none"
-            raise ChipcostError(f"--served-model: name the model to ask {shown} for ({names})")
+            raise UsageError(f"--served-model: name the model to ask {shown} for ({names})")
         return url, listed[0]
     if listed is not None and setup.served_model not in listed:
-        raise ChipcostError(
+        raise UsageError(
             f"--served-model {setup.served_model!r}: {shown} does not serve it (it serves "
             f"{', '.join(listed) or 'nothing'}); nothing recorded"
         )

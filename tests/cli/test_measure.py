@@ -203,7 +203,10 @@ def _compared(db: Path, ids: set[str]) -> None:
 def _refused(result, *words: str) -> str:
     assert result.returncode != 0
     assert "Traceback" not in result.stderr + result.stdout
-    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    # A failure is "error: ..." (exit 1), a value an option does not take "chipcost measure:
+    # error: ..." (exit 2, as any usage error).
+    lines = [line for line in result.stderr.splitlines()
+             if line.startswith(("error:", "chipcost measure: error:"))]  # fmt: skip
     assert len(lines) == 1, result.stderr
     others = [line for line in result.stderr.splitlines() if line.strip() and line not in lines]
     assert all(line.startswith("measuring ") for line in others), result.stderr
@@ -263,6 +266,7 @@ def test_a_model_the_server_does_not_serve_is_named(fresh_db, tokenizer):
                          "--input-tokens", "64", "--output-tokens", "16",
                          "--served-model", "llama-4")  # fmt: skip
     _refused(result, "llama-4", "does not serve it", "test-model")
+    assert result.returncode == 2
     _nothing_recorded(fresh_db)
 
 
@@ -272,7 +276,7 @@ def test_a_shape_that_cannot_be_matched_is_named(fresh_db, tokenizer):
         result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
                          "--match", "H100-SXM")  # fmt: skip
     _refused(result, "--match H100-SXM", "cannot be matched")
-    assert double.requests == []
+    assert result.returncode == 2 and double.requests == []
     _nothing_recorded(fresh_db)
 
 

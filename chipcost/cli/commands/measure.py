@@ -7,7 +7,7 @@ from typing import Annotated
 
 from chipcost.cli.options import Db
 from chipcost.cli.parser import command
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import UsageError
 from chipcost.core.questions import Opt
 
 # Concurrencies swept when none are given: one user, a few, a busy server's handful.
@@ -23,7 +23,7 @@ def _concurrencies(text: str) -> list[int]:
     except ValueError:
         values = []
     if not values or not all(1 <= v <= MAX_CONCURRENCY for v in values):
-        raise ChipcostError(
+        raise UsageError(
             f"--concurrency {text!r}: give concurrencies from 1 to {MAX_CONCURRENCY} by comma, "
             f"e.g. {DEFAULT_CONCURRENCY}"
         )
@@ -36,7 +36,7 @@ def _tokenizer(text: str) -> str:
     if path.exists():
         return str(path.resolve())
     if text.startswith((".", "/", "~")) or text.count("/") > 1:
-        raise ChipcostError(f"--tokenizer {text}: no such file or directory")
+        raise UsageError(f"--tokenizer {text}: no such file or directory")
     return text  # a hub name: AIPerf fetches it (that needs the hub reachable)
 
 
@@ -49,18 +49,18 @@ def _chips(con: object, instance: str | None, chip: str | None, chips: float | N
     known = instance_chips(con, instance) if instance else None  # type: ignore[arg-type]
     name = resolve_chip(chip) if chip else None
     if known and name and name != known[0]:
-        raise ChipcostError(f"--chip {name}: {instance} has {known[0]} chips, not {name}")
+        raise UsageError(f"--chip {name}: {instance} has {known[0]} chips, not {name}")
     name = name or (known[0] if known else None)
     if name is None:
-        raise ChipcostError("--chip: name the chip measured (or an --instance chipcost knows)")
+        raise UsageError("--chip: name the chip measured (or an --instance chipcost knows)")
     chips = chips if chips is not None else (known[1] if known else None)
     if chips is None:
-        raise ChipcostError(
+        raise UsageError(
             f"--chips: say how many chips serve the model{f' on {instance}' if instance else ''} "
             "(an --instance chipcost knows gives its count)"
         )
     if not 1 <= chips <= 16_384:
-        raise ChipcostError(f"--chips {chips:g}: give 1 to 16,384 chips")
+        raise UsageError(f"--chips {chips:g}: give 1 to 16,384 chips")
     return name, chips
 
 
@@ -137,19 +137,19 @@ def measure_(
     from chipcost.warehouse.reader import read_connection
 
     if precision.lower() not in PRECISIONS:
-        raise ChipcostError(f"--precision {precision!r}: give one of {', '.join(PRECISIONS)}")
+        raise UsageError(f"--precision {precision!r}: give one of {', '.join(PRECISIONS)}")
     if match and (input_tokens or output_tokens):
-        raise ChipcostError(
+        raise UsageError(
             "--match takes the tokens of the matched figure: leave out --input-tokens and "
             "--output-tokens"
         )
     if not match and not (input_tokens and output_tokens):
-        raise ChipcostError(
+        raise UsageError(
             "give the point: --match CHIP (its figure's tokens), or --input-tokens and "
             "--output-tokens"
         )
     if speed is not None and not match:
-        raise ChipcostError("--speed goes with --match")
+        raise UsageError("--speed goes with --match")
     settings = load_settings(db=db)
     name = normalise_model(model)
     con = read_connection(settings)
