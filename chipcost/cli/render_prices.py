@@ -84,11 +84,21 @@ _WIDE = (
 )
 
 
-def cell(column: str, value: object) -> str:
+# A price's decimals by what it is per: an hour's needs four to show a small move; a month's
+# or a year's (hundreds, thousands) is to the cent. Every view of prices shows them so.
+PRICE_DECIMALS = {"hour": 4, "month": 2, "year": 2}
+
+
+def price_text(value: float, per: str = "hour") -> str:
+    """'1.2900' an hour, '941.70' a month."""
+    return f"{value:,.{PRICE_DECIMALS[per]}f}"
+
+
+def cell(column: str, value: object, per: str = "hour") -> str:
     if value is None:
         return ""
     if column in ("price_per_chip_hour", "price_per_hour", LIST_COLUMN):
-        return f"{value:,.4f}"
+        return price_text(float(value), per)  # type: ignore[arg-type]
     if column == "upfront":
         return f"{value:,.2f}"
     if column in ("chip_count", "memory_gb", "vcpus", "ram_gb", "disk_gb"):
@@ -147,10 +157,10 @@ def _columns(rows: Sequence[Row], same: dict[str, str]) -> list[Column]:
     return columns
 
 
-def _shown(rows: Sequence[Row], same: dict[str, str]) -> list[dict[str, str]]:
+def _shown(rows: Sequence[Row], same: dict[str, str], per: str) -> list[dict[str, str]]:
     cells = []
     for row in rows:
-        shown = {key: cell(key, value) for key, value in row.items()}
+        shown = {key: cell(key, value, per) for key, value in row.items()}
         shown["where"] = _joined(row, _WHERE, same)
         shown["pricing"] = _joined(row, _PRICING, same, short=True)
         if row.get("estimate"):
@@ -243,7 +253,7 @@ def print_prices(
         same = constants(rows)
         columns = _columns(shown, same)
     columns = _per_headers(_yours(columns, result), per)
-    fitted = fit_table(console, columns, _shown(shown, same), keep_order=KEEP_ORDER, wide=wide)
+    fitted = fit_table(console, columns, _shown(shown, same, per), keep_order=KEEP_ORDER, wide=wide)
     console.say(f"current per-chip prices ({result.mine.heading()}{_per_words(per)})")
     if _header(same):
         console.say(_header(same))

@@ -205,13 +205,12 @@ def _header(text: str) -> str:
     return " ".join(" ".join(lines[start:rule]).split())
 
 
-# What the warehouse cannot answer, though each value is one the option takes.
+# What the warehouse cannot answer, though each value is one the option takes (a region no
+# current price is in is not one: --region takes the regions with prices, and names them).
 ANSWERLESS = (
     "no current price for Trainium3",
     "no throughput for Radeon-Pro-V520",
     "the baseline Trainium3 has no current price",
-    "no current price is in region 'mars-1'",
-    "(did you mean us-east-1",
 )
 
 
