@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from chipcost.cli.consoles import Screen, notices, print_fitted
-from chipcost.cli.fit import Column, fit_table, plain
+from chipcost.cli.fit import GAP, Column, fit_table, floor, plain
 from chipcost.cli.formats import OutputFormat, write_rows
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
@@ -60,7 +60,14 @@ def print_glance(
         Column("offers", "offers", numeric=True),
     ]
     cells = [{c.key: _cell(row, c, per) for c in columns} for row in rows]
-    fitted = fit_table(console, columns, cells, keep_order=_KEEP, wide=wide)
+    # Where the prices do not fit one line even with the text beside them wrapped (a month's,
+    # marked est.), the commitment's price goes under the row with its terms, then spot's: on
+    # demand stays beside the chip.
+    prices = tuple(c.key for c in columns if c.numeric and c.key != "offers")
+    least = sum(floor(c, c.header, [r[c.key] for r in cells], 2) for c in columns if c.essential)
+    overflows = least + GAP * (len(keys) + len(prices)) > console.width
+    keep = (*prices, *_KEEP) if overflows else _KEEP
+    fitted = fit_table(console, columns, cells, keep_order=keep, wide=wide)
     console.say(
         f"cheapest current price {per_words(per)} per {' and '.join(keys)} ({currency}; "
         "blank: none listed)",

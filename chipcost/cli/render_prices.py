@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from chipcost.cli.consoles import Screen, print_fitted
-from chipcost.cli.fit import Column, fit_table, plain
+from chipcost.cli.fit import Column, Line, cell_len, fit_table, plain
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
@@ -230,13 +230,21 @@ def _shortened(rows: Sequence[Row], same: dict[str, str]) -> bool:
     return any(row[p] in SHORT for row in rows for p in parts)
 
 
-def _header(same: dict[str, str]) -> list[tuple[str, str]]:
-    """'chip H100-SXM   provider aws ...': each field's name, then its one value in bold."""
-    spans: list[tuple[str, str]] = []
+def _header(same: dict[str, str], width: int) -> list[Line]:
+    """'chip H100-SXM   provider aws ...': each field's name, then its one value in bold; a
+    field and its value kept on one line, the lines after the first indented."""
+    indent: Line = [("  ", "")]
+    lines: list[Line] = []
+    line: Line = []
     for key, value in same.items():
-        if value not in _EMPTY:
-            spans += [(f"{'   ' if spans else ''}{_FIELDS[key]} ", ""), (value, "bold")]
-    return spans
+        if value in _EMPTY:
+            continue
+        pair = [(f"{_FIELDS[key]} ", ""), (value, "bold")]
+        if line and cell_len("".join(t for t, _ in line) + f"   {_FIELDS[key]} {value}") > width:
+            lines.append(line)
+            line = list(indent)
+        line += [*([("   ", "")] if line and line != indent else []), *pair]
+    return [*lines, line] if line else lines
 
 
 def print_prices(
@@ -255,8 +263,8 @@ def print_prices(
     columns = _per_headers(_yours(columns, result), per)
     fitted = fit_table(console, columns, _shown(shown, same, per), keep_order=KEEP_ORDER, wide=wide)
     console.say(f"current per-chip prices ({result.mine.heading()}{_per_words(per)})")
-    if _header(same):
-        console.say(_header(same))
+    for line in _header(same, console.width):
+        console.line(line)
     print_fitted(console, fitted)
     if len(rows) > limit:
         console.say(f"{len(rows) - limit} more rows: narrow the filters or raise --limit")
