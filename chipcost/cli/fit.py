@@ -183,10 +183,10 @@ def floor(column: Column, header: str, texts: Sequence[str], level: int = 0) -> 
     """The narrowest a column gets at each level, tried in turn until the table fits: a
     number or a whole name never below its widest cell; a text column at level 0 no word
     broken (up to WORD_CAP columns of it), at 1 and 2 down to NARROWEST. At every level a
-    header's words are whole (level 0: each word; after, a compound may break after its
+    header's words are whole (before level 2 each word; at 2 a compound may break after its
     hyphen): a header is never broken inside a word."""
     widest = _natural(texts)
-    head_word = _longest_word([header]) if level == 0 else _longest_head_word(header)
+    head_word = _longest_word([header]) if level < 2 else _longest_head_word(header)
     if column.numeric or column.whole:
         return max(widest, head_word, 1)
     natural = max(widest, cell_len(header))
@@ -197,19 +197,22 @@ def floor(column: Column, header: str, texts: Sequence[str], level: int = 0) -> 
 
 def header_wrapped(header: str, width: int) -> list[tuple[int, int]]:
     """A header as lines of at most `width` columns, as (start, end): its words packed a line
-    at a time, never broken inside one (a word wider than `width` is a line of its own)."""
+    at a time, a compound wider than `width` broken after its hyphen, never inside a word (a
+    word wider than `width` is a line of its own)."""
+    units: list[tuple[int, int]] = []
+    for word in re.finditer(r"\S+", header):
+        if cell_len(word[0]) <= width:
+            units.append(word.span())
+        else:
+            units += [(word.start() + m.start(), word.start() + m.end())
+                      for m in header_words(word[0])]  # fmt: skip
     lines: list[tuple[int, int]] = []
-    start = end = None
-    for word in header_words(header):
-        if start is not None and cell_len(header[start : word.end()].rstrip()) > width:
-            lines.append((start, end))
-            start = None
-        if start is None:
-            start = word.start()
-        end = word.end()
-    if start is None:
-        return [(0, 0)]
-    return [*lines, (start, end)]
+    for unit_start, unit_end in units:
+        if lines and cell_len(header[lines[-1][0] : unit_end]) <= width:
+            lines[-1] = (lines[-1][0], unit_end)
+        else:
+            lines.append((unit_start, unit_end))
+    return lines or [(0, 0)]
 
 
 def widths_within(naturals: list[int], floors: list[int], width: int) -> list[int]:

@@ -272,7 +272,7 @@ def test_inference_rows_that_cannot_hold_the_model_come_last(fresh_db):
         "throughput", "add", "--chip", "A10G", "--model", "llama-3-70b", "--workload",
         "inference", "--tokens-per-second", "5000", "--precision", "bf16", "--db", str(fresh_db),
     )  # fmt: skip
-    assert refused.returncode == 1 and "dense peak (70 TFLOPS)" in refused.stderr
+    assert refused.returncode == 2 and "dense peak (70 TFLOPS)" in refused.stderr
     # A measured figure near that peak on one A10G (24 GB) is cheaper per token than
     # Trainium2's, but Llama-3-70B at BF16 needs 141 GB of weights, so the A10G row is ranked
     # after every chip that can hold them, however cheap.
