@@ -2,7 +2,7 @@
 
 The Python API (docs/api.md) is imported on first use, so `import chipcost` stays light:
 chipcost.prices(), chipcost.cost(), chipcost.compare(), chipcost.history(), chipcost.index(),
-chipcost.sources().
+chipcost.sources(), chipcost.sql().
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from chipcost.core.version import __version__
 
 if TYPE_CHECKING:
-    from chipcost.api import compare, cost, history, index, prices, sources
+    from chipcost.api import compare, cost, history, index, prices, sources, sql
 
-__all__ = ["__version__", "compare", "cost", "history", "index", "prices", "sources"]
-_API = ("compare", "cost", "history", "index", "prices", "sources")
+__all__ = ["__version__", "compare", "cost", "history", "index", "prices", "sources", "sql"]
+_API = ("compare", "cost", "history", "index", "prices", "sources", "sql")
 
 
 def __getattr__(name: str) -> Any:

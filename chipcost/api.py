@@ -34,15 +34,22 @@ P = ParamSpec("P")
 
 
 @contextmanager
+def _api_words() -> Iterator[None]:
+    """A refusal's advice in the API's words: db=, not --db."""
+    try:
+        yield
+    except ChipcostError as exc:
+        said = re.sub(r"--db (?!\()(\S+)", r"db='\1'", exc.headline).replace("--db", "db=")
+        raise type(exc)(said, details=exc.details) from None
+
+
+@contextmanager
 def _warehouse(db: str | Path | None) -> Iterator[tuple[duckdb.DuckDBPyConnection, int]]:
     from chipcost.warehouse.reader import limit_hit, read_connection
 
     settings = load_settings(db=db)
-    try:
+    with _api_words():
         con = read_connection(settings)
-    except ChipcostError as exc:  # its advice in the API's words: db=, not --db
-        said = re.sub(r"--db (?!\()(\S+)", r"db='\1'", exc.headline).replace("--db", "db=")
-        raise type(exc)(said, details=exc.details) from None
     try:
         yield con, settings.stale_days
     except (duckdb.InterruptException, duckdb.OutOfMemoryException) as exc:
@@ -210,15 +217,19 @@ def prices(**asked: Any) -> pl.DataFrame:
     file aside; `currency` ('EUR'; default $CHIPCOST_CURRENCY, else USD) converts them at
     the ECB reference rate of each price's day (`currency`, `usd_rate`, `rate_day`). Either
     way `list_price_per_chip_hour_usd` keeps the list price.
+
+    Each offer once: a spot price priced per zone is its zone's row, `cheapest_in_region`
+    True on the region's cheapest zone (False on its others, null where an offer has no zone),
+    so sums and counts over the frame count it once.
     """
     from chipcost.pipeline.instances import instances_named_as_chips
-    from chipcost.pipeline.prices import PriceAsk, find_prices
+    from chipcost.pipeline.prices import PriceAsk, each_offer_once, find_prices
     from chipcost.pipeline.your_prices import for_read
 
     with _warehouse(asked["db"]) as (con, stale_days):
         mine = for_read(con, asked["currency"], asked["list_prices"], api=True)
         ask = instances_named_as_chips(con, PriceAsk.of(asked, api=True))
-        return find_prices(con, ask, stale_days=stale_days, mine=mine).frame
+        return each_offer_once(con, find_prices(con, ask, stale_days=stale_days, mine=mine).frame)
 
 
 @_answers(questions.cost)
@@ -316,6 +327,23 @@ def history(**asked: Any) -> pl.DataFrame:
     with _warehouse(asked["db"]) as (con, stale_days):
         mine = for_read(con, asked["currency"], list_prices=True, api=True)
         return find_history(con, ask, stale_days=stale_days, mine=mine).frame
+
+
+@_answers(questions.sql)
+def sql(**asked: Any) -> pl.DataFrame:
+    """An ad hoc read-only query's rows as a polars frame: one SELECT (or an EXPLAIN of one),
+    under `chipcost sql`'s guard and limits. Anything else (INSERT, ATTACH, COPY, SET, ...),
+    a file, another database or an extension is refused with a ChipcostError, and the read
+    runs within $CHIPCOST_SQL_TIMEOUT, _MEMORY and _TEMP (60 s, 2GB, 1GB). A column of a type
+    polars has none for (a calendar INTERVAL) comes as text. No rows: an empty frame."""
+    from chipcost.warehouse.readonly import run_readonly
+
+    settings = load_settings(db=asked["db"])
+    with _api_words():
+        return run_readonly(
+            settings.warehouse, asked["query"], wait=settings.read_wait,
+            limits=settings.read_limits,
+        )  # fmt: skip
 
 
 def sources(db: str | Path | None = None) -> pl.DataFrame:

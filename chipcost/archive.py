@@ -26,7 +26,13 @@ from typing import Any
 from chipcost.core.clean import without_credentials
 from chipcost.core.errors import ArchiveError, ChipcostError
 from chipcost.core.payload import AHEAD_OF_NOW, Payload, sha256
-from chipcost.core.settings import DEFAULT_PAYLOAD_MAX_MB, object_store
+from chipcost.core.settings import (
+    DEFAULT_PAYLOAD_MAX_MB,
+    DEFAULT_SOURCE_PAYLOADS_MAX_MB,
+    RUN_PAYLOADS_MAX_ENV,
+    SOURCE_PAYLOADS_MAX_ENV,
+    object_store,
+)
 
 MANIFEST = "manifest.json"
 # What an archive URL needs beyond upath, by scheme (fsspec imports it on first access), and
@@ -46,6 +52,35 @@ PAYLOAD_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]*(\.[0-9A-Za-z_-]+)*\.gz")
 SHA256 = re.compile(r"[0-9a-f]{64}")
 READ_BLOCK = 4 << 20
 RESTORE = "restore the manifest from a backup, or remove this source's directory from the run"
+# A manifest lists a source's payloads of one run, some 300 bytes each, nested a few levels
+# (payloads, an entry, its request's filters): one larger or deeper is not what the writer
+# wrote, and is refused before it is read whole or parsed (a JSON reader recurses per level).
+MANIFEST_MAX_BYTES = 16 << 20
+MANIFEST_MAX_DEPTH = 32
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST = re.compile(r"\[\]|\{\}")
+
+
+@dataclass
+class ReadBudget:
+    """Bytes a replay may still inflate, counted as they are: one budget per source (its
+    run's payloads together), one per archived run (every source's together)."""
+
+    limit: int
+    variable: str
+    what: str  # "per source", "per run"
+    used: int = 0
+
+    def take(self, size: int, path: Path) -> None:
+        self.used += size
+        if self.used > self.limit:
+            raise ArchiveError(
+                f"{path}: the payloads read {self.what.replace('per ', 'for this ')} inflate to "
+                f"more than {self.limit / (1 << 20):g} MiB together, the limit {self.what} "
+                f"({self.variable}): not read. Raise the limit if the provider really sent "
+                "that much, or replay the other sources alone (--source)"
+            )
 
 
 def run_stamp(moment: datetime) -> str:
@@ -345,10 +380,13 @@ def read_manifest(source_dir: Path) -> dict[str, Any]:
     path = location(source_dir) / MANIFEST
     try:
         if _remote(path):
-            manifest = json.loads(_fetch(path).decode("utf-8"))
+            text = _fetch(path, MANIFEST_MAX_BYTES + 1).decode("utf-8")
         else:
             _check_file(path)
-            manifest = json.loads(path.read_text("utf-8"))
+            with path.open("rb") as handle:
+                text = handle.read(MANIFEST_MAX_BYTES + 1).decode("utf-8")
+        _check_manifest_size(path, text)
+        manifest = json.loads(text)
     except FileNotFoundError as exc:
         if source_dir.name in unfinished_sources(location(source_dir).parent):
             raise ArchiveError(
@@ -364,15 +402,48 @@ def read_manifest(source_dir: Path) -> dict[str, Any]:
     return manifest
 
 
+def _check_manifest_size(path: Path, text: str) -> None:
+    """A manifest within MANIFEST_MAX_BYTES and MANIFEST_MAX_DEPTH, or an ArchiveError."""
+    if len(text) > MANIFEST_MAX_BYTES:
+        raise ArchiveError(
+            f"{path} is larger than {MANIFEST_MAX_BYTES >> 20} MiB: not a manifest chipcost "
+            f"wrote; {RESTORE}"
+        )
+    if _deeper_than(text, MANIFEST_MAX_DEPTH):
+        raise ArchiveError(
+            f"{path} is nested deeper than {MANIFEST_MAX_DEPTH} levels (or its brackets do not "
+            f"balance): not a manifest chipcost wrote; {RESTORE}"
+        )
+
+
+def _deeper_than(text: str, limit: int) -> bool:
+    """True when the JSON text nests more than `limit` levels: its brackets outside strings,
+    innermost pairs taken away one level a pass (no recursion, however deep the text)."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    for _ in range(limit):
+        if not brackets:
+            return False
+        brackets = _INNERMOST.sub("", brackets)
+    return bool(brackets)
+
+
 def read_payloads(
-    run_dir: Path, source: str, *, max_bytes: int = DEFAULT_PAYLOAD_MAX_MB << 20
+    run_dir: Path,
+    source: str,
+    *,
+    max_bytes: int = DEFAULT_PAYLOAD_MAX_MB << 20,
+    max_source_bytes: int = DEFAULT_SOURCE_PAYLOADS_MAX_MB << 20,
+    run_budget: ReadBudget | None = None,
 ) -> list[Payload]:
     """Every payload a source archived in one run, checked against its manifest.
 
     Nothing in the archive is trusted: names must be files of the source's own directory,
     nothing on the way may be a symbolic link, every manifest field is checked, and a
-    payload is not inflated beyond max_bytes.
+    payload is not inflated beyond max_bytes, nor the source's together beyond
+    max_source_bytes, nor the run's (`run_budget`, shared by its sources) beyond its limit.
     """
+    budgets = [ReadBudget(max_source_bytes, SOURCE_PAYLOADS_MAX_ENV, "per source")]
+    budgets += [run_budget] if run_budget is not None else []
     run_dir = location(run_dir)
     source_dir = run_dir / source
     if not _remote(run_dir):  # on object storage a missing directory is a missing manifest
@@ -384,7 +455,7 @@ def read_payloads(
     payloads = []
     for entry in entries:
         path = source_dir / entry.name
-        data = _inflate(path, max_bytes)
+        data = _inflate(path, max_bytes, budgets)
         if sha256(data) != entry.sha256:
             raise ArchiveError(
                 f"{path} does not match its sha256 in the manifest: the file changed; restore "
@@ -529,8 +600,13 @@ _OVER_LIMIT = (
 )
 
 
-def _inflate(path: Path, max_bytes: int) -> bytes:
-    """A payload file uncompressed, refused as soon as it passes max_bytes."""
+def run_budget(limit: int) -> ReadBudget:
+    """The bytes one archived run's sources may inflate together (CHIPCOST_RUN_PAYLOADS_MAX_MB)."""
+    return ReadBudget(limit, RUN_PAYLOADS_MAX_ENV, "per run")
+
+
+def _inflate(path: Path, max_bytes: int, budgets: list[ReadBudget] | None = None) -> bytes:
+    """A payload file uncompressed, refused as soon as it passes max_bytes or a budget."""
     chunks: list[bytes] = []
     size = 0
     try:
@@ -556,6 +632,8 @@ def _inflate(path: Path, max_bytes: int) -> bytes:
                     raise ArchiveError(
                         f"{path} inflates to more than {max_bytes / (1 << 20):g} MiB, {_OVER_LIMIT}"
                     )
+                for budget in budgets or ():
+                    budget.take(len(chunk), path)
                 chunks.append(chunk)
     except FileNotFoundError as exc:
         raise ArchiveError(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from chipcost.core.record import ParseResult
 from chipcost.core.vocabulary import not_rentable
@@ -27,6 +28,9 @@ class Rate:
     origin: Origin
     effective: str
     estimate: str = ""  # the sample's mark on the SKU (extract/_estimate.py); Google sends none
+    # The SKU as listed: a reject's row when another SKU (or this one again) prices its place
+    # otherwise.
+    row: Any = field(default=None, compare=False, repr=False)
 
     def offer(self, usage: str, region: str, terms: tuple[str, str, str] | None = None) -> Offer:
         """What the records priced from this rate share: where, the usage type's terms (or the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -279,10 +280,10 @@ def tpu_table() -> dict[str, tuple[str, str]]:
 
 def unit_price(sku: dict[str, Any], unit: str) -> tuple[float, str]:
     """(USD per unit of the first tier, '') or (0, why it cannot be used, naming the field)."""
-    infos = sku.get("pricingInfo")
-    if not isinstance(infos, list) or not infos or not isinstance(infos[0], dict):
-        return 0.0, "pricingInfo is missing or empty"
-    expression = infos[0].get("pricingExpression")
+    info, why = current_pricing(sku)
+    if info is None:
+        return 0.0, why
+    expression = info.get("pricingExpression")
     if not isinstance(expression, dict):
         return 0.0, f"pricingExpression is a {type(expression).__name__}, not an object"
     if expression.get("usageUnit") != unit:
@@ -338,10 +339,25 @@ def _is_number(value: Any) -> bool:
     return True
 
 
+def current_pricing(sku: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """(the SKU's pricing in force, '') or (None, why none can be used). The API calls
+    pricingInfo "a timeline of pricing info in chronological order": the newest effectiveTime
+    is in force, and two different prices effective at that same time are a conflict, never
+    the first or the last one taken."""
+    infos = sku.get("pricingInfo")
+    if not isinstance(infos, list) or not infos or not all(isinstance(i, dict) for i in infos):
+        return None, "pricingInfo is missing, empty or not a list of objects"
+    newest = max(str(i.get("effectiveTime", "")) for i in infos)
+    current = [i for i in infos if str(i.get("effectiveTime", "")) == newest]
+    prices = {json.dumps(i.get("pricingExpression"), sort_keys=True, default=str) for i in current}
+    if len(prices) > 1:
+        return None, (
+            f"pricingInfo lists {len(prices)} different prices effective at {newest or 'no time'}"
+            ": which one Google charges cannot be told"
+        )
+    return current[0], ""
+
+
 def effective_time(sku: dict[str, Any]) -> str:
-    infos = sku.get("pricingInfo") or [{}]
-    return (
-        str(infos[0].get("effectiveTime", ""))
-        if isinstance(infos, list) and isinstance(infos[0], dict)
-        else ""
-    )
+    info, _ = current_pricing(sku)
+    return str(info.get("effectiveTime", "")) if info is not None else ""

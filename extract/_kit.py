@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
@@ -17,6 +17,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 # Cells that say "no price here" on purpose: a reject with a reason, never a parse error.
 NOT_A_PRICE = frozenset(
     {
@@ -311,6 +312,42 @@ def unreadable(exc: BaseException, field: Any, row: Any) -> str:
     return f"field {field!r} = {shown} is not what the parser reads: {what}"
 
 
+@dataclass(frozen=True)
+class Lookup(Generic[K, T]):
+    """Entries of a table a source prices its offers from (a pricebook by GPU name), each key
+    once: `twice` holds the keys listed at two different prices, with those prices."""
+
+    entries: dict[K, T]
+    twice: dict[K, list[str]]
+
+    def conflict(self, key: K, what: str) -> str:
+        """A reject's reason for an offer priced from a key listed twice, or "" when it is not."""
+        if key not in self.twice:
+            return ""
+        return (
+            f"{what} {key!r} is listed {len(self.twice[key])} times at different prices "
+            f"({', '.join(self.twice[key])}): which one applies cannot be told, so none is used"
+        )
+
+
+def one_each(
+    entries: Iterable[T], key: Callable[[T], K | None], price: Callable[[T], object]
+) -> Lookup[K, T]:
+    """A lookup of `entries` by `key` (None: not an entry): one listed twice at the same
+    `price` is one; at two prices it is a conflict (Lookup.twice), never the first or the
+    last taken, since one offer priced twice in one answer tells nothing of which is right."""
+    found: dict[K, T] = {}
+    prices: dict[K, dict[str, None]] = {}
+    for entry in entries:
+        name = key(entry)
+        if name is None:
+            continue
+        found.setdefault(name, entry)
+        prices.setdefault(name, {})[repr(price(entry))] = None
+    twice = {name: list(seen) for name, seen in prices.items() if len(seen) > 1}
+    return Lookup(found, twice)
+
+
 def reject(source: str, reason: str, row: Any, payload: Payload, sku: str = "") -> Reject:
     return Reject(source=source, reason=reason, row=row, sku=sku, payload_ref=payload.ref)
 
@@ -330,16 +367,28 @@ def _json_int(text: str) -> int | float:
     return int(text) if len(text) <= _INT_DIGITS else float(text)
 
 
+class TooDeep(ParseError):
+    """A JSON document nested deeper than the reader goes (its recursion limit, about 1,000
+    levels): no provider's answer is, so the payload is refused, never a crash."""
+
+
 def json_of(data: str | bytes) -> Any:
-    """json.loads, with an integer too long to read as infinity, for its row to refuse."""
-    return json.loads(data, parse_int=_json_int)
+    """json.loads, with an integer too long to read as infinity, for its row to refuse; a
+    document nested past the reader's depth is TooDeep (a ParseError)."""
+    try:
+        return json.loads(data, parse_int=_json_int)
+    except RecursionError:
+        raise TooDeep(
+            "a JSON document nested deeper than the JSON reader goes (about 1,000 levels): "
+            "not a provider's answer; report it"
+        ) from None
 
 
 def load_json(payload: Payload, provider: str) -> Any:
     """A payload's JSON, or a ParseError naming the provider, URL and archived file."""
     try:
         return json_of(payload.data)
-    except RecursionError:
+    except TooDeep:
         raise ParseError(
             f"{provider}: the response from {payload.url} ({payload.ref or payload.name}) is "
             "nested deeper than the JSON reader goes: not the API's answer; report it"

@@ -7,7 +7,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import HOURS_PER_TERM, PriceRecord
-from chipcost.extract import _http
+from chipcost.extract import _fetch, _http
 from chipcost.extract._azure_sizes import SERIES_TABLE, Mapped, documented_sizes, map_size
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import Offer, field_names, require_columns, shape_error
@@ -56,7 +56,7 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
     with client or _http.http_client(PROVIDER, ctx) as http:
         for price_type in PRICE_TYPES:
             for series in SERIES:
-                payloads += _http.linked_pages(
+                payloads += _fetch.linked_pages(
                     ctx,
                     http,
                     PRICES_URL,

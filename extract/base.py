@@ -4,6 +4,7 @@ offers, with provenance, chip names, notes and the emptiness rule owned here, on
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -244,6 +245,60 @@ def _empty(
     )
 
 
+Parse = Callable[[Sequence[Payload]], ParseResult]
+
+
+def one_price_each(parse: Parse) -> Parse:
+    """`parse` with the kit's rule on what it returns: one offer, one price per payload."""
+    if getattr(parse, "one_price_each", False):
+        return parse  # a source copied with dataclasses.replace: already kept
+
+    @functools.wraps(parse)  # __wrapped__: the source's own parse
+    def kept(payloads: Sequence[Payload]) -> ParseResult:
+        return offers_priced_once(parse(payloads))
+
+    kept.one_price_each = True  # type: ignore[attr-defined]
+    return kept
+
+
+def offers_priced_once(result: ParseResult) -> ParseResult:
+    """`result` with an offer priced twice in one payload refused: every source, whatever its
+    parse. Two different prices (amount, upfront or currency) of one offer key are both
+    rejects, since nothing tells which the provider means; equal ones are one record."""
+    groups: dict[tuple[str, ...], list[PriceRecord]] = defaultdict(list)
+    for record in result.records:
+        groups[(record.payload_ref, *record.offer_key())].append(record)
+    if len(groups) == len(result.records):
+        return result
+    kept: list[PriceRecord] = []
+    for records in groups.values():
+        prices = {(r.price_per_hour, r.upfront, r.currency): r for r in records}
+        if len(prices) == 1:
+            kept.append(records[0])
+            continue
+        shown = ", ".join(sorted(_price_of(r) for r in prices.values()))
+        reason = (
+            f"offer {' / '.join(k for k in records[0].offer_key() if k)} is priced "
+            f"{len(records)} times in one payload ({shown}): which price "
+            "the provider means cannot be told, so none is loaded"
+        )
+        result.rejects.extend(_refused(record, reason) for record in records)
+    result.records = kept
+    return result
+
+
+def _price_of(record: PriceRecord) -> str:
+    upfront = f" + {record.upfront!r} upfront" if record.upfront else ""
+    return f"{record.price_per_hour!r}{upfront} {record.currency}/h"
+
+
+def _refused(record: PriceRecord, reason: str) -> Reject:
+    row = {name: getattr(record, name) for name in ("instance_type", "region", "zone")}
+    row |= {"price_per_hour": record.price_per_hour, "currency": record.currency}
+    row |= {"upfront": record.upfront, "extra": record.extra}
+    return Reject(record.source, reason, row, record.sku, record.payload_ref)
+
+
 @dataclass(frozen=True)
 class Source:
     """One registered source: its name is the `source` column of the records it yields.
@@ -282,11 +337,11 @@ class Source:
     settings: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.parse is not None:
-            return
-        if self.rows is None or self.offers is None:
-            raise TypeError(f"source {self.name}: give parse, or rows and offers")
-        object.__setattr__(self, "parse", self._parse_rows)
+        if self.parse is None:
+            if self.rows is None or self.offers is None:
+                raise TypeError(f"source {self.name}: give parse, or rows and offers")
+            object.__setattr__(self, "parse", self._parse_rows)
+        object.__setattr__(self, "parse", one_price_each(self.parse))
 
     def _parse_rows(self, payloads: Sequence[Payload]) -> ParseResult:
         """Price records from archived payloads; pure."""

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, parse_count, price_of, require_columns, size_gb
@@ -52,7 +52,7 @@ class Row:
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The pricing page, archived as it arrives."""
-    return _http.one_page(ctx, PROVIDER, PRICING_URL, label="pricing page", ext="html")
+    return _fetch.one_page(ctx, PROVIDER, PRICING_URL, label="pricing page", ext="html")
 
 
 def rows(page: Page) -> list[Row]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import PriceError, parse_price, require_columns, size_gb
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
@@ -56,7 +56,7 @@ class Row:
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The pricing page, archived as it arrives."""
-    return _http.one_page(ctx, PROVIDER, PRICING_URL, label="pricing page", ext="html")
+    return _fetch.one_page(ctx, PROVIDER, PRICING_URL, label="pricing page", ext="html")
 
 
 def rows(page: Page) -> list[Row]:

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import json_price, listed_rows
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
@@ -27,7 +27,7 @@ MODE = re.compile(r"\s*\((compute|graphics) mode\)\s*$", re.I)
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The machine types, archived as they arrive."""
-    return _http.one_page(ctx, PROVIDER, MACHINE_TYPES_URL, label="machine types", ext="json")
+    return _fetch.one_page(ctx, PROVIDER, MACHINE_TYPES_URL, label="machine types", ext="json")
 
 
 def rows(page: Page) -> list[Any]:

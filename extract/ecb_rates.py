@@ -56,8 +56,8 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         found_rows = []
         for day in days(text):
             found_rows.extend(_day_rows(day, origin, result))
-        rows.extend(_without_jumps(found_rows, origin, result))
-    result.facts[TABLE] = rows
+        rows.extend(_without_jumps(_one_rate_a_day(found_rows, [payload]), origin, result))
+    result.facts[TABLE] = _one_rate_a_day(rows, payloads)
     if not rows:  # a file of no day at all fails the source, as an empty listing does
         refuse_empty(result, payloads, PROVIDER)
     return result
@@ -91,6 +91,27 @@ def _day_rows(found: Day, origin: Origin, result: ParseResult) -> list[dict[str,
         result.notes.append(f"{day_text}: a day without rates")
         return []
     return rows
+
+
+def _one_rate_a_day(
+    rows: list[dict[str, object]], payloads: Sequence[Payload]
+) -> list[dict[str, object]]:
+    """`rows` with a day's rate listed twice alike kept once; a day and currency listed at two
+    rates refuses the whole file (the load would keep one of them silently, and a +40% rate
+    passes the jump check): which one the ECB meant cannot be told."""
+    kept: dict[tuple[object, object], dict[str, object]] = {}
+    for row in rows:
+        key = (row["day"], row["currency"])
+        known = kept.setdefault(key, row)
+        if known["per_eur"] != row["per_eur"]:
+            where = ", ".join(sorted({p.ref or p.name or p.url for p in payloads}))
+            raise ParseError(
+                f"ecb: {where} lists {row['currency']} on {row['day']} twice, at "
+                f"{known['per_eur']:g} and {row['per_eur']:g} per euro: one day has one rate, "
+                "so no rate of the file is loaded (prices convert at the rates already loaded); "
+                "report it, and re-run the collection when the ECB's file is corrected"
+            )
+    return list(kept.values())
 
 
 def _without_jumps(

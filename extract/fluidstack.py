@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._kit import (
     field_names,
     json_price,
@@ -22,7 +22,7 @@ PROVIDER = "fluidstack"
 # (what SkyPilot's fetch_fluidstack.py reads to write its catalog).
 CONFIGURATIONS_URL = "https://platform.fluidstack.io/list_available_configurations"
 API_KEY_ENV = "FLUIDSTACK_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(
+API_KEY = _fetch.ApiKey(
     API_KEY_ENV, "Fluidstack", "its console (API keys)", header="api-key", scheme=""
 )
 FIELDS = ("gpu_type", "gpu_counts", "price_per_gpu_hr", "regions")
@@ -30,7 +30,7 @@ FIELDS = ("gpu_type", "gpu_counts", "price_per_gpu_hr", "regions")
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The configurations, archived as they arrive (the key never: it goes in a header)."""
-    return _http.keyed_get(
+    return _fetch.keyed_get(
         ctx,
         PROVIDER,
         {"available configurations": CONFIGURATIONS_URL},

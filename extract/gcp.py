@@ -11,9 +11,9 @@ from typing import Any
 from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
+from chipcost.extract import _fetch, _http
 from chipcost.extract import _gcp_skus as skus
 from chipcost.extract import _gcp_tpus as tpus
-from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._gcp_machines import Rate, machine_records
 from chipcost.extract._kit import (
@@ -57,7 +57,7 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
         for service in SERVICES:
             url = SKUS_URL.format(service=service)
             params = {"key": key, "currencyCode": "USD", "pageSize": PAGE_SIZE}
-            payloads += _http.linked_pages(
+            payloads += _fetch.linked_pages(
                 ctx,
                 http,
                 url,
@@ -81,6 +81,8 @@ class Catalog:
     conflicts: set[tuple[str, str, str]] = field(default_factory=set)
     tpus: dict[tuple[str, str, str], Rate] = field(default_factory=dict)
     tpu_conflicts: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)
+    # The SKUs of a conflict, each refused once with the place two prices were found for.
+    refused: dict[tuple[str, float], Reject] = field(default_factory=dict)
     unmapped: set[str] = field(default_factory=set)
     skipped: Counter[str] = field(default_factory=Counter)
 
@@ -103,6 +105,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
                 )
             except RowUnreadable as exc:
                 result.rejects.append(origin.reject(str(exc), sku))
+    result.rejects.extend(catalog.refused.values())
     result.extend(machine_records(catalog.rates, catalog.conflicts))
     result.extend(_tpu_records(catalog))
     if payloads:
@@ -147,7 +150,7 @@ def _read_sku(sku: Any, origin: Origin, catalog: Catalog) -> list[Reject]:
         problem = "serviceRegions is empty: cannot tell where the price applies"
     if not problem:
         mark = estimate_of(sku).get("estimate", "")
-        rate = Rate(price, _id(sku), origin, skus.effective_time(sku), mark)
+        rate = Rate(price, _id(sku), origin, skus.effective_time(sku), mark, row=sku)
         if is_tpu:
             _file_tpu(description, usage, regions, rate, catalog)
         else:
@@ -172,10 +175,12 @@ def _file_unmapped_gpu(description: str, catalog: Catalog) -> None:
 
 
 def _file(catalog: Catalog, where: tuple[str, str, str], rate: Rate) -> None:
-    """Two SKUs for one resource, usage and region are a conflict: neither price is used."""
+    """Two SKUs for one resource, usage and region are a conflict, and so is one SKU listed
+    twice at two prices: neither price is used."""
     known = catalog.rates.setdefault(where, rate)
-    if known.sku != rate.sku:
+    if (known.sku, known.price) != (rate.sku, rate.price):
         catalog.conflicts.add(where)
+        _refuse(catalog, " ".join(where[0].split()) + f" {where[1]} in {where[2]}", known, rate)
 
 
 def _file_tpu(
@@ -187,8 +192,27 @@ def _file_tpu(
         return
     for region in regions:
         known = catalog.tpus.setdefault((version, usage, region), rate)
-        if known.sku != rate.sku:
-            catalog.tpu_conflicts.setdefault((version, usage, region), {known.sku}).add(rate.sku)
+        if (known.sku, known.price) != (rate.sku, rate.price):
+            named = catalog.tpu_conflicts.setdefault((version, usage, region), {_named(known)})
+            named.add(_named(rate))
+            _refuse(catalog, f"TPU {version} {usage} in {region}", known, rate)
+
+
+def _refuse(catalog: Catalog, place: str, known: Rate, rate: Rate) -> None:
+    """Both SKUs of a conflict into the rejects (once each), naming the place and prices."""
+    reason = (
+        f"{place} is priced by SKU {_named(known)} and SKU {_named(rate)} per unit: which "
+        "Google charges cannot be told, so neither price is used there"
+    )
+    for each in (known, rate):
+        catalog.refused.setdefault(
+            (each.sku, each.price), each.origin.reject(reason, each.row, each.sku)
+        )
+
+
+def _named(rate: Rate) -> str:
+    """'ABCD-1234 at 1.2' : a conflicting TPU rate, told apart by its price as well as its SKU."""
+    return f"{rate.sku} at {rate.price:g}"
 
 
 def machine_types() -> tuple[skus.MachineType, ...]:

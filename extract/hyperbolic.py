@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Source
@@ -17,7 +17,7 @@ PROVIDER = "hyperbolic"
 # fetch_hyperbolic.py reads it and writes each entry as a row of its vms.csv).
 CATALOG_URL = "https://api.hyperbolic.xyz/v2/skypilot/catalog"
 API_KEY_ENV = "HYPERBOLIC_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(API_KEY_ENV, "Hyperbolic", "its app (Settings, API key)")
+API_KEY = _fetch.ApiKey(API_KEY_ENV, "Hyperbolic", "its app (Settings, API key)")
 FIELDS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region", "GpuInfo")
 # Hyperbolic lists every shape in Region "default": it names no place, so the record says global.
 UNPLACED = {"default": "global", "": "global"}
@@ -26,7 +26,7 @@ MIB_PER_GB = 1024
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The VM catalog, archived as it arrives (the key never)."""
-    return _http.keyed_get(
+    return _fetch.keyed_get(
         ctx, PROVIDER, {"skypilot catalog": CATALOG_URL}, API_KEY, ctx.settings.hyperbolic_api_key
     )
 

@@ -9,13 +9,15 @@ from typing import Any
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._kit import (
+    Lookup,
     field_names,
     host_spec,
     json_price,
     listed_rows,
     load_json,
+    one_each,
     parse_count,
     require_columns,
     shape_error,
@@ -29,7 +31,7 @@ PROVIDER = "hyperstack"
 FLAVORS_URL = "https://infrahub-api.nexgencloud.com/v1/core/flavors"
 PRICEBOOK_URL = "https://infrahub-api.nexgencloud.com/v1/pricebook"
 API_KEY_ENV = "HYPERSTACK_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(
+API_KEY = _fetch.ApiKey(
     API_KEY_ENV,
     "Hyperstack",
     "its console (API keys)",
@@ -45,7 +47,7 @@ UNREAD = "unreadable"
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The pricebook, then the flavors, archived as they arrive (the key never)."""
-    return _http.keyed_get(
+    return _fetch.keyed_get(
         ctx,
         PROVIDER,
         {"pricebook": PRICEBOOK_URL, "flavors": FLAVORS_URL},
@@ -69,14 +71,19 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     )
 
 
-def pricebook(payload: Payload) -> dict[str, dict[str, Any]]:
-    """The pricebook's entries by resource name (the answer is a bare list)."""
+def pricebook(payload: Payload) -> Lookup[str, dict[str, Any]]:
+    """The pricebook's entries by resource name (the answer is a bare list); a name listed
+    at two rates prices nothing."""
     body = load_json(payload, PROVIDER)
     if not isinstance(body, list):
         raise shape_error(PROVIDER, payload, "pricebook list", body)
     if body:
         require_columns(field_names(body), PRICE_FIELDS, payload, PROVIDER)
-    return {str(e.get("name")): e for e in body if isinstance(e, dict) and e.get("name")}
+    return one_each(
+        body,
+        key=lambda e: str(e["name"]) if isinstance(e, dict) and e.get("name") else None,
+        price=lambda e: (e.get("original_value"), e.get("value")),
+    )
 
 
 def rows(page: Page) -> list[Any]:
@@ -93,7 +100,7 @@ def rows(page: Page) -> list[Any]:
     return found
 
 
-def offers(flavor: Any, page: Page, rates: dict[str, dict[str, Any]]) -> list[Item]:
+def offers(flavor: Any, page: Page, rates: Lookup[str, dict[str, Any]]) -> list[Item]:
     """The flavor at its GPU's list rate (original_value) times its GPU count; pure."""
     if UNREAD in flavor:
         return [
@@ -110,7 +117,9 @@ def offers(flavor: Any, page: Page, rates: dict[str, dict[str, Any]]) -> list[It
         count = parse_count(flavor.get("gpu_count"))
     except ValueError as exc:
         return [page.reject(f"{name}: {exc}", flavor, name)]
-    entry = rates.get(gpu)
+    if twice := rates.conflict(gpu, "the pricebook's GPU"):
+        return [page.reject(f"{name}: {twice}", flavor, name)]
+    entry = rates.entries.get(gpu)
     if entry is None:
         return [page.reject(f"{name}: GPU {gpu!r} has no rate in the pricebook", flavor, name)]
     rate, why = json_price(entry.get("original_value"), f"pricebook {gpu} original_value")

@@ -7,7 +7,7 @@ from typing import Any
 from chipcost.core.catalog import listed_spelling
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import host_spec, json_price, listed_rows
 from chipcost.extract.base import FetchContext, Item, Page, Source
@@ -17,7 +17,7 @@ PROVIDER = "jarvislabs"
 # What JarvisLabs' own SDK reads to list GPU types, prices and free devices per region.
 SERVER_META_URL = "https://backendn.jarvislabs.net/misc/server_meta"
 API_KEY_ENV = "JL_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(API_KEY_ENV, "JarvisLabs", "its dashboard (API keys)")
+API_KEY = _fetch.ApiKey(API_KEY_ENV, "JarvisLabs", "its dashboard (API keys)")
 FIELDS = ("gpu_type", "region", "price_per_hour")
 # workload_type -> the kind of instance in the offer's name. Rows without one are the older
 # VM-capable rows (gpuhunt provisions VMs from them).
@@ -26,7 +26,7 @@ KINDS = {"vm": "VM", None: "VM", "container": "container"}
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The server metadata, archived as it arrives (the key never)."""
-    return _http.keyed_get(
+    return _fetch.keyed_get(
         ctx, PROVIDER, {"server_meta": SERVER_META_URL}, API_KEY, ctx.settings.jarvislabs_api_key
     )
 

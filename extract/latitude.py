@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     field_names,
@@ -25,7 +25,7 @@ PROVIDER = "latitude"
 # plans are asked for; a CPU plan that comes all the same is counted and left out.
 PLANS_URL = "https://api.latitude.sh/plans?filter[gpu]=true"
 API_KEY_ENV = "LATITUDE_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(API_KEY_ENV, "Latitude.sh", "its dashboard (API keys)", accept_json=True)
+API_KEY = _fetch.ApiKey(API_KEY_ENV, "Latitude.sh", "its dashboard (API keys)", accept_json=True)
 FIELDS = ("slug", "specs", "regions")
 # The price read: US dollars per hour. The month and year prices of the same currency are kept
 # beside it; Latitude.sh sets its BRL prices on their own, and they are not read.
@@ -35,7 +35,7 @@ CURRENCY, PERIOD = "USD", "hour"
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The GPU plans, archived as they arrive (the key never)."""
     key = ctx.settings.latitude_api_key
-    return _http.keyed_get(ctx, PROVIDER, {"GPU plans": PLANS_URL}, API_KEY, key)
+    return _fetch.keyed_get(ctx, PROVIDER, {"GPU plans": PLANS_URL}, API_KEY, key)
 
 
 def rows(page: Page) -> list[Any]:

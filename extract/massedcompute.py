@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     field_names,
@@ -25,7 +25,7 @@ PROVIDER = "massedcompute"
 # /pricing page prints the same table as a React flight stream, not read here.)
 INVENTORY_URL = "https://vm.massedcompute.com/api/v1/gpu-inventory"
 API_KEY_ENV = "MASSED_COMPUTE_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(API_KEY_ENV, "Massed Compute", "its console (Settings, API)")
+API_KEY = _fetch.ApiKey(API_KEY_ENV, "Massed Compute", "its console (Settings, API)")
 FIELDS = ("name", "description", "price_cents_per_hour")
 # description: "4x H100 NVL (94GB) NVLink", "1x RTX A6000 (48GB) [Premium]": the count, the
 # GPU, its memory in brackets where given, then words of the variant.
@@ -43,7 +43,7 @@ REGION = "global"
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The GPU inventory, archived as it arrives (the key never)."""
     key = ctx.settings.massed_compute_api_key
-    return _http.keyed_get(ctx, PROVIDER, {"GPU inventory": INVENTORY_URL}, API_KEY, key)
+    return _fetch.keyed_get(ctx, PROVIDER, {"GPU inventory": INVENTORY_URL}, API_KEY, key)
 
 
 def rows(page: Page) -> list[Any]:

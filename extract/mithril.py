@@ -9,7 +9,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     field_names,
@@ -30,14 +30,14 @@ API_URL = "https://api.mithril.ai/v2"
 TYPES_URL = f"{API_URL}/instance-types"
 AVAILABILITY_URL = f"{API_URL}/spot/availability"
 API_KEY_ENV = "MITHRIL_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(API_KEY_ENV, "Mithril", "its console (Account, API keys)")
+API_KEY = _fetch.ApiKey(API_KEY_ENV, "Mithril", "its console (Account, API keys)")
 TYPE_FIELDS = ("fid", "name", "gpu_type", "num_gpus")
 AUCTION_FIELDS = ("instance_type", "region", "last_instance_price")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The instance types, then the spot auctions, archived as they arrive (the key never)."""
-    return _http.keyed_get(
+    return _fetch.keyed_get(
         ctx,
         PROVIDER,
         {"instance types": TYPES_URL, "spot availability": AVAILABILITY_URL},

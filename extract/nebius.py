@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, price_of, require_columns
@@ -48,7 +48,7 @@ TERMS |= {("36", "month"): "3yr", ("3", "year"): "3yr"}
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The prices page, archived as it arrives."""
-    return _http.one_page(ctx, PROVIDER, PRICING_URL, label="prices page", ext="html")
+    return _fetch.one_page(ctx, PROVIDER, PRICING_URL, label="prices page", ext="html")
 
 
 @dataclass(frozen=True)

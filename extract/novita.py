@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import host_spec, json_price, listed_rows
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
@@ -17,7 +17,7 @@ PROVIDER = "novita"
 # an instance takes 1 to 8 of them. No filter is sent: a product sold out today keeps its price.
 PRODUCTS_URL = "https://api.novita.ai/gpu-instance/openapi/v1/products"
 API_KEY_ENV = "NOVITA_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(API_KEY_ENV, "Novita", "its console (Settings, Key Management)")
+API_KEY = _fetch.ApiKey(API_KEY_ENV, "Novita", "its console (Settings, Key Management)")
 FIELDS = ("id", "name", "price", "regions")
 # `price` is in 1/100,000 USD per GPU-hour ("35000" is $0.35), as the API sends it.
 PRICE_UNITS_PER_USD = 100_000
@@ -30,7 +30,7 @@ REGION_CODE = re.compile(r"^\s*(?P<code>[^(]+?)\s*(?:\(.*\))?\s*$")
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The GPU products, archived as they arrive (the key never)."""
     key = ctx.settings.novita_api_key
-    return _http.keyed_get(ctx, PROVIDER, {"GPU products": PRODUCTS_URL}, API_KEY, key)
+    return _fetch.keyed_get(ctx, PROVIDER, {"GPU products": PRODUCTS_URL}, API_KEY, key)
 
 
 def rows(page: Page) -> list[Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import STORED_CURRENCIES, ParseResult
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._fx import prices_only
 from chipcost.extract._kit import host_spec, listed_rows, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
@@ -26,11 +26,17 @@ INSTANCE_PRODUCT = "publiccloud-instance"
 HOURLY, MONTHLY = ".consumption", ".monthly.postpaid"
 # Catalog prices are integers in 1e-8 of the currency (OVHcloud's "micro-cents").
 UNITS_PER_CURRENCY = 100_000_000
+# A pricing's period is its `interval` of `intervalUnit`s (1 hour; 720 hours is a price for
+# 720 hours, not an hourly one): the hours in each unit read as a price per hour. A month has
+# no fixed hours, so a monthly pricing is kept beside the hourly price, never divided; any
+# other unit is refused, naming it.
+HOURS_PER_UNIT = {"hour": 1, "day": 24}
+MONTH = "month"
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The catalog, archived as it arrives."""
-    return _http.one_page(ctx, PROVIDER, CATALOG_URL, label="public cloud catalog", ext="json")
+    return _fetch.one_page(ctx, PROVIDER, CATALOG_URL, label="public cloud catalog", ext="json")
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
@@ -108,16 +114,46 @@ def _flavor(addon: Any) -> str:
 
 
 def _hourly(addon: dict[str, Any]) -> float:
-    """The price of the addon's hourly pricing, in the catalog's currency; ValueError if none."""
+    """The addon's price per hour, in the catalog's currency, from its pricings' periods;
+    ValueError for none, a period not read, or two periods at different hourly prices."""
     pricings = addon.get("pricings")
-    hours = [p for p in pricings if isinstance(p, dict) and p.get("intervalUnit") == "hour"] \
-        if isinstance(pricings, list) else []  # fmt: skip
-    if not hours:
+    if not isinstance(pricings, list):
+        raise ValueError("pricings is not a list")
+    hourly: dict[float, str] = {}
+    for pricing in pricings:
+        if not isinstance(pricing, dict) or pricing.get("intervalUnit") == MONTH:
+            continue
+        hours, period = _period(pricing)
+        price = pricing.get("price")
+        if isinstance(price, bool) or not isinstance(price, int) or price <= 0:
+            raise ValueError(
+                f"pricing price {price!r} is not a positive whole number of 1e-8 units"
+            )
+        # rounded below a 1e-8 unit: 24 x 2.8 a day is 2.8 an hour, not 2.8000000000000003
+        per_hour = round(price / UNITS_PER_CURRENCY / hours, 10)
+        hourly.setdefault(per_hour, f"{price} per {period}")
+    if not hourly:
         raise ValueError("no pricing per hour")
-    price = hours[0].get("price")
-    if isinstance(price, bool) or not isinstance(price, int) or price <= 0:
-        raise ValueError(f"pricing price {price!r} is not a positive whole number of 1e-8 units")
-    return price / UNITS_PER_CURRENCY
+    if len(hourly) > 1:
+        raise ValueError(
+            f"{len(hourly)} pricings per hour at different prices ({', '.join(hourly.values())})"
+            ": which one applies cannot be told"
+        )
+    return next(iter(hourly))
+
+
+def _period(pricing: dict[str, Any]) -> tuple[int, str]:
+    """(hours, '720 hour') of a pricing's period; ValueError naming a period it cannot read."""
+    unit, interval = pricing.get("intervalUnit"), pricing.get("interval")
+    period = f"{interval!r} {unit!r}"
+    if unit not in HOURS_PER_UNIT:
+        raise ValueError(
+            f"pricing period {period} is not one read here "
+            f"(intervalUnit {', '.join([*HOURS_PER_UNIT, MONTH])})"
+        )
+    if isinstance(interval, bool) or not isinstance(interval, int) or interval < 1:
+        raise ValueError(f"pricing period {period}: interval is not a whole number of {unit}s")
+    return interval * HOURS_PER_UNIT[unit], f"{interval} {unit}"
 
 
 def _monthly(addon: Any, currency: str) -> str | None:

@@ -7,12 +7,13 @@ import re
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     field_names,
     host_spec,
     json_price,
+    one_each,
     parse_count,
     require_columns,
     shape_error,
@@ -27,7 +28,7 @@ PROVIDER = "paperspace"
 # with the same bearer key.
 MACHINE_TYPES_URL = "https://api.paperspace.com/trpc/machines.createFormDataV2"
 API_KEY_ENV = "PAPERSPACE_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(API_KEY_ENV, "Paperspace", "its console (Team settings, API keys)")
+API_KEY = _fetch.ApiKey(API_KEY_ENV, "Paperspace", "its console (Team settings, API keys)")
 FIELDS = ("label", "gpu", "defaultUsageRates")
 # Where the answer keeps the list (tRPC's result envelope).
 MACHINE_TYPES_PATH = ("result", "data", "json", "machineTypes")
@@ -45,7 +46,7 @@ GIB = 1024**3
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The machine types, archived as they arrive (the key never)."""
     key = ctx.settings.paperspace_api_key
-    return _http.keyed_get(ctx, PROVIDER, {"machine types": MACHINE_TYPES_URL}, API_KEY, key)
+    return _fetch.keyed_get(ctx, PROVIDER, {"machine types": MACHINE_TYPES_URL}, API_KEY, key)
 
 
 def rows(page: Page) -> list[Any]:
@@ -75,15 +76,18 @@ def offers(kind: Any, page: Page) -> list[Item]:
         count = parse_count(stated if stated is not None else _count_of(label))
     except ValueError as exc:
         return [page.reject(f"{label}: {exc}", kind, label)]
-    rates = {r.get("type"): r for r in kind["defaultUsageRates"] or [] if isinstance(r, dict)}
-    hourly = rates.get(HOURLY)
+    listed = [r for r in kind["defaultUsageRates"] or [] if isinstance(r, dict)]
+    rates = one_each(listed, key=lambda r: r.get("type"), price=lambda r: r.get("rate"))
+    if why := rates.conflict(HOURLY, f"{label}'s usage rate"):
+        return [page.reject(why, kind, label)]
+    hourly = rates.entries.get(HOURLY)
     if hourly is None:
         return [Skip("no hourly rate: rented by the month only", label)]
     price, why = json_price(hourly.get("rate"), f"{label} hourly rate")
     if price is None:
         return [page.reject(why, kind, label)]
     available = [a.get("region") for a in kind.get("availability") or [] if isinstance(a, dict)]
-    monthly = rates.get(MONTHLY)
+    monthly = rates.entries.get(MONTHLY)
     extra = {
         "price_basis": "defaultUsageRates, type hourly: per instance-hour",
         "rate_description": hourly.get("description"),

@@ -55,7 +55,7 @@ def _servers(payload: Payload) -> dict[str, Any]:
     """The page's instance types, or {} when it is not the answer expected (parse says why)."""
     try:
         body = json.loads(payload.data)
-    except ValueError:
+    except (ValueError, RecursionError):  # parse refuses the page, naming why
         return {}
     servers = body.get("servers") if isinstance(body, dict) else None
     return servers if isinstance(servers, dict) else {}

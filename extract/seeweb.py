@@ -8,7 +8,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._fx import prices_only
 from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
@@ -18,7 +18,7 @@ SOURCE_NAME = "seeweb"
 PROVIDER = "seeweb"
 PLANS_URL = "https://api.seeweb.it/ecs/v2/plans"
 API_KEY_ENV = "SEEWEB_API_TOKEN"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(
+API_KEY = _fetch.ApiKey(
     API_KEY_ENV,
     "Seeweb",
     "its cloud panel (API token)",
@@ -31,7 +31,7 @@ FIELDS = ("name", "gpu", "hourly_price", "available_regions")
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The plans, archived as they arrive (the token never)."""
-    return _http.keyed_get(
+    return _fetch.keyed_get(
         ctx, PROVIDER, {"plans": PLANS_URL}, API_KEY, ctx.settings.seeweb_api_key
     )
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import Reject
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     Offer,
@@ -26,7 +26,7 @@ PROVIDER = "shadeform"
 # (GET /instances/types of Shadeform's API reference; no filter, so unavailable ones come too).
 TYPES_URL = "https://api.shadeform.ai/v1/instances/types"
 API_KEY_ENV = "SHADEFORM_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(
+API_KEY = _fetch.ApiKey(
     API_KEY_ENV, "Shadeform", "its platform (Settings, API key)", header="X-API-KEY", scheme=""
 )
 FIELDS = (
@@ -45,7 +45,7 @@ RENTAL_TYPES = {"on_demand": "on_demand", None: "on_demand", "spot": "spot"}
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """Every instance type, archived as it arrives (the key never)."""
-    return _http.keyed_get(
+    return _fetch.keyed_get(
         ctx, PROVIDER, {"instances/types": TYPES_URL}, API_KEY, ctx.settings.shadeform_api_key
     )
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._kit import field_names, json_price, parse_count, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
@@ -21,7 +21,7 @@ PROVIDER = "simplepod"
 # asks the same); the answer is a bare JSON list.
 MARKET_URL = "https://api.simplepod.ai/instances/market/list?rentalStatus=active&itemsPerPage=1000"
 API_KEY_ENV = "SIMPLEPOD_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _http.ApiKey(API_KEY_ENV, "SimplePod", "its dashboard (API keys)", "X-AUTH-TOKEN", "")
+API_KEY = _fetch.ApiKey(API_KEY_ENV, "SimplePod", "its dashboard (API keys)", "X-AUTH-TOKEN", "")
 FIELDS = ("gpuModel", "gpuCount", "pricePerGpu", "rig")
 MIB_PER_GB = 1024  # gpuMemorySize is in MiB (12288 for a 12 GB RTX 3060)
 
@@ -29,7 +29,7 @@ MIB_PER_GB = 1024  # gpuMemorySize is in MiB (12288 for a 12 GB RTX 3060)
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The market's active machines, archived as they arrive (the key never)."""
     key = ctx.settings.simplepod_api_key
-    return _http.keyed_get(ctx, PROVIDER, {"market": MARKET_URL}, API_KEY, key)
+    return _fetch.keyed_get(ctx, PROVIDER, {"market": MARKET_URL}, API_KEY, key)
 
 
 def rows(page: Page) -> list[Any]:

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import parse_html
 from chipcost.extract._kit import price_of
@@ -31,7 +31,7 @@ REGION = "global"
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The pricing page, archived as it arrives."""
-    return _http.one_page(ctx, PROVIDER, PAGE_URL, label="pricing page", ext="html")
+    return _fetch.one_page(ctx, PROVIDER, PAGE_URL, label="pricing page", ext="html")
 
 
 def rows(page: Page) -> list[dict[str, Any]]:

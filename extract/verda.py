@@ -9,7 +9,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
-from chipcost.extract import _http
+from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     Offer,
@@ -57,7 +57,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
         ctx.progress("instance types")
         # Commitment prices are derived from these discounts; without them the fixed,
         # dynamic and spot prices still load, and parse() says what is missing.
-        payloads += _http.optional(
+        payloads += _fetch.optional(
             ctx,
             client,
             PERIODS_URL,

@@ -15,7 +15,7 @@ from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
 from chipcost.core.settings import Warehouse
 from chipcost.reports import page, text
-from chipcost.reports.data import ReportData, gather
+from chipcost.reports.data import ReportData, gather, report_name
 from chipcost.reports.mail import (
     DRY_RUN_SENDER,
     EmailError,
@@ -103,7 +103,7 @@ def write_report(
         con.close()
     out_dir = _prepare(out_dir)
     subject = text.subject(data)
-    html_path = out_dir / f"chipcost-report_{period.slug}.html"
+    html_path = out_dir / report_name(data)
     csv_path = out_dir / page.csv_name(data)
     with written_whole([html_path, csv_path]) as (html_file, csv_file):
         html_file.write_text(page.report_html(data, subject), encoding="utf-8")

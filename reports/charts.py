@@ -7,7 +7,7 @@ a flat line. The axis says it is a change in %, each line's legend its last pric
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from html import escape
 
@@ -26,6 +26,8 @@ TICKS = 4
 MIN_SPAN = 5.0
 
 Series = Mapping[str, Sequence[tuple[date, float]]]
+# A chart of series: (series, each one's label, the chart's title) -> SVG.
+Chart = Callable[[Series, Mapping[str, str], str], str]
 
 
 def _scale(lo: float, hi: float, size: float, flip: bool = False):
@@ -38,7 +40,7 @@ def _scale(lo: float, hi: float, size: float, flip: bool = False):
     return at
 
 
-def _path(points: Sequence[tuple[date, float]], x, y) -> str:
+def step_path(points: Sequence[tuple[date, float]], x, y) -> str:
     """A step line: a price holds until the day it changes (no slope between prices), and
     each day's price spans that day, the last one's too (a change on the last day shows)."""
     parts = []
@@ -116,7 +118,7 @@ def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
         # it, so the one below shows as an edge.
         width = 2 + round(2.5 * (len(drawn) - 1 - i) / max(len(drawn) - 1, 1), 1)
         body.append(
-            f'<path d="{_path(points, x, y)}" fill="none" stroke="{colour}" '
+            f'<path d="{step_path(points, x, y)}" fill="none" stroke="{colour}" '
             f'stroke-width="{width:g}">'
             f"<title>{escape(label)}: {escape(money(price))} on {day.isoformat()} "
             f"({escape(signed_pct(points[-1][1]))} since {first.isoformat()})</title></path>"
@@ -137,8 +139,9 @@ def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
     )
 
 
-def chip_charts(history: pl.DataFrame) -> dict[str, str]:
-    """Chip -> its chart, from warehouse.history.daily_cheapest rows (one line per model)."""
+def chip_charts(history: pl.DataFrame, draw: Chart | None = None) -> dict[str, str]:
+    """Chip -> its chart, from warehouse.history.daily_cheapest rows (one line per model),
+    drawn by `draw` (price_chart, each line's move in %, unless told)."""
     charts = {}
     for (chip,), rows in history.sort("chip", "day").group_by("chip", maintain_order=True):
         series = {
@@ -149,7 +152,7 @@ def chip_charts(history: pl.DataFrame) -> dict[str, str]:
         }
         ordered = {m: series[m] for m in sorted(series, key=_model_order)}
         title = f"{chip}: cheapest USD per chip-hour by pricing model"
-        charts[chip] = price_chart(ordered, MODEL_LABELS, title)
+        charts[chip] = (draw or price_chart)(ordered, MODEL_LABELS, title)
     return charts
 
 

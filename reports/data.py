@@ -384,16 +384,7 @@ def place_of_alike() -> pl.Expr:
     )
 
 
-def answered(answers: pl.DataFrame) -> list[tuple[str, str, list[str], dict[str, list[str]]]]:
-    """The head-to-head answers per model and workload, in order: its answers, and the pairs
-    not answered grouped by the reason ('no current price for Trainium3 ...' -> pairs)."""
-    grouped = []
-    for (model, workload), rows in answers.group_by("model", "workload", maintain_order=True):
-        unanswered: dict[str, list[str]] = {}
-        for why in rows.filter(pl.col("answer").is_null())["why_not"].drop_nulls().to_list():
-            pair, _, reason = why.partition(": ")
-            unanswered.setdefault(reason, []).append(pair)
-        grouped.append(
-            (str(model), str(workload), rows["answer"].drop_nulls().to_list(), unanswered)
-        )
-    return grouped
+def report_name(data: ReportData) -> str:
+    """The report's HTML file, written in the reports directory and attached to the e-mail
+    (the e-mail's answers link to their charts in it)."""
+    return f"chipcost-report_{data.period.slug}.html"

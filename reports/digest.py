@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from chipcost.reports.data import ReportData, alike_moves
+from chipcost.reports.data import ReportData, alike_moves, report_name
 from chipcost.reports.glance import moves_table, verdicts
 from chipcost.reports.sections import Section, no_changes
 from chipcost.reports.tables import cheapest_table, cost_table
@@ -25,7 +25,9 @@ def head_to_head(data: ReportData) -> Section | None:
         "answers: a verdict only where both chips are measured at one point (request shape, "
         "speed, precision, scale); otherwise what the unmeasured chip must reach there."
     )
-    return Section("versus", "Is chip A cheaper than chip B?", explain, verdicts(answers))
+    explain += " Each answer links to its chart in the attached report."
+    body = verdicts(answers, report=report_name(data))
+    return Section("versus", "Is chip A cheaper than chip B?", explain, body)
 
 
 def movers(data: ReportData, limit: int) -> list[Section]:

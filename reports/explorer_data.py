@@ -15,7 +15,7 @@ from chipcost.core.vocabulary import WHOLE_COUNTS
 SIGNIFICANT = 6
 
 
-def _short(value: float | int | None) -> float | int | None:
+def significant(value: float | int | None) -> float | int | None:
     if isinstance(value, float) and math.isfinite(value):
         return float(f"{value:.{SIGNIFICANT}g}")
     return value
@@ -31,7 +31,7 @@ def columnar(frame: pl.DataFrame, phrases: dict[str, str] | None = None) -> dict
     for name in frame.columns:
         values = frame[name].to_list()
         if frame[name].dtype != pl.String:
-            table[name] = [_short(v) for v in values]
+            table[name] = [significant(v) for v in values]
             if name in WHOLE_COUNTS:  # 8, not 8.0
                 table[name] = [int(v) if isinstance(v, float) and v.is_integer() else v
                                for v in table[name]]  # fmt: skip

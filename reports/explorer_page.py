@@ -23,10 +23,13 @@ def _filters(currency: str) -> str:
     ]
     parts += [
         '<label>GB / chip ≥<input id="memory" type="number" min="0" step="8"></label>',
-        f'<label>{escape(currency)} / chip-hour ≤<input id="price" type="number" min="0" '
-        'step="0.1"></label>',
+        f'<label><span id="price-label">{escape(currency)} / chip-hour</span> ≤'
+        '<input id="price" type="number" min="0" step="0.1"></label>',
         '<label>Search<input id="search" type="search" placeholder="instance, source…"></label>',
         '<label>Cost per token for<select id="model"></select></label>',
+        # Filled by the script from offers.js: the hours of each unit, the currencies with a rate.
+        '<label>Prices per<select id="per"></select></label>',
+        '<label>Currency<select id="currency"></select></label>',
         '<button type="reset">Reset</button>',
     ]
     return f'<form id="filters" onsubmit="return false">{"".join(parts)}</form>'
@@ -78,7 +81,6 @@ def page_html(data: dict, figures: str, versus: str) -> str:
         f'<p class="meta"><b>Your prices</b>: {escape(line)}.</p>'
         for line in data.get("yours") or []
     )
-    lists = "" if not yours else " (list prices in USD)"
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -86,14 +88,17 @@ def page_html(data: dict, figures: str, versus: str) -> str:
         f"</style></head><body><main><h1>Accelerator prices per chip</h1>"
         f'<p class="meta">{data["count"]} current offers of {chips} chips from '
         f"{providers} providers, prices as of {escape(data['as_of'])}; made by "
-        f"{escape(data['generator'])}. {escape(currency)}; per chip-hour is the instance price "
-        "divided by its chips (commitments: upfront fees spread over the term).</p>"
+        f"{escape(data['generator'])}. Per chip-hour is the instance price divided by its chips "
+        "(commitments: upfront fees spread over the term); a month is "
+        f"{data['per_hours']['month']:,} hours.</p>"
+        f'<p class="meta" id="money">Prices in {escape(currency)}.</p>'
         f"{yours}{banner}{_filters(currency)}{_toolbar()}"
         '<div class="scroll"><table id="offers"><thead><tr></tr></thead>'
         '<tbody></tbody></table></div><button type="button" id="more" hidden></button>'
         f"{legend()}{versus}"
         '<section id="history"><h2>Price history</h2><p class="meta">Each chip\'s cheapest '
-        f"price per chip-hour at the end of each day, one line per pricing model{lists}.</p>"
+        "price per chip-hour at the end of each day, one line per pricing model, named at its end: "
+        "list prices in US dollars an hour, whatever the table above is set to.</p>"
         f'<div class="charts">{figures}</div></section>'
         "<footer>offers.json and offers.csv beside this page hold the same offers (offers.js "
         "is offers.json for this page, which a browser lets load from disk).</footer></main>"

@@ -8,7 +8,8 @@ from html import escape
 import polars as pl
 from great_tables import GT
 
-from chipcost.reports.data import answered, place_of_alike
+from chipcost.reports.answers import answer_lines
+from chipcost.reports.data import place_of_alike
 from chipcost.reports.labels import money, prose
 from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
 
@@ -43,22 +44,24 @@ def _move_cell(cell: dict) -> str:
     return f"<b>{escape(cell['chip'])}</b><br><span style='{SMALL}'>{escape(cell['place'])}</span>"
 
 
-def verdicts(answers: pl.DataFrame) -> str:
-    """Each model and workload's answers, a sentence each; the pairs not answered for one
-    reason share a line ('Not answered: Trainium3 against H100-SXM, H200 (no current price
-    ...)')."""
-    blocks = []
-    for model, workload, said, unanswered in answered(answers):
-        items = [f"<li>{prose(a)}</li>" for a in said]
-        for reason, pairs in unanswered.items():
-            items.append(
-                f"<li class='meta'>Not answered: {escape('; '.join(pairs))} ({escape(reason)})</li>"
-            )
-        blocks.append(
-            f"<p class='verdict-for'><b>{escape(model)}, {escape(workload)}</b></p>"
-            f"<ul class='verdicts'>{''.join(items)}</ul>"
+def verdicts(answers: pl.DataFrame, report: str = "") -> str:
+    """Each answer a line that starts with its pair and question, then both costs per million
+    tokens where known, the answer, and a link to its chart: `report` is the report's file the
+    anchors are in ('' where the answers are in the report itself). The pairs not answered
+    for one reason share a line."""
+    items = []
+    for line in answer_lines(answers):
+        costs = f"{escape(line.costs)}; " if line.costs else ""
+        link = ""
+        if line.anchor is not None:
+            label = "chart" if line.charted else "both figures"
+            link = f" <a href='{escape(report)}#{line.anchor}'>{label}</a>"
+        css = "" if line.anchor is not None else " class='meta'"
+        items.append(
+            f"<li{css}><b>{escape(line.pair)}</b>, {escape(line.question)}: {costs}"
+            f"{prose(line.said)}{link}</li>"
         )
-    return "".join(blocks)
+    return f"<ul class='verdicts'>{''.join(items)}</ul>"
 
 
 def most_moved(history: pl.DataFrame, chips: list[str]) -> list[str]:

@@ -6,19 +6,18 @@ import re
 
 import polars as pl
 
-from chipcost.core.vocabulary import MODEL_LABELS
+from chipcost.core.vocabulary import MODEL_LABELS, pricing_words
 
 MINUS = "\u2212"  # a real minus sign: "−8%" reads better than "-8%" and matches great-tables
 
 
 def offer_label() -> pl.Expr:
-    """'on demand', 'reserved 1yr, standard, all upfront', 'spot', ... from the offer key."""
-    model = pl.col("pricing_model").replace(MODEL_LABELS)
-    term = pl.when(pl.col("term") != "none").then(pl.col("term"))
-    plan = pl.when(pl.col("plan") != "default").then(pl.col("plan").str.replace_all("_", " "))
-    payment = pl.when(pl.col("payment") != "none").then(pl.col("payment").str.replace_all("_", " "))
-    head = pl.concat_str([model, term], separator=" ", ignore_nulls=True)
-    return pl.concat_str([head, plan, payment], separator=", ", ignore_nulls=True)
+    """'on demand', 'reserved 1yr, standard, all upfront', 'spot', ... from the offer key, in
+    the vocabulary's words (chipcost.core.vocabulary.pricing_words), as the CLI says them."""
+    key = ("pricing_model", "term", "payment", "plan")
+    return pl.struct(key).map_elements(
+        lambda row: pricing_words(*(row[k] for k in key)), return_dtype=pl.String
+    )
 
 
 def where_label() -> pl.Expr:

@@ -52,7 +52,6 @@ details.more > summary { cursor: pointer; color: #2563eb; font-size: 13px; margi
 .verdict-list { flex: 1 1 340px; min-width: 0; }
 .versus-top .versus-charts { flex: 1 1 320px; max-width: 460px; min-width: 0; }
 .versus-charts svg { max-width: 460px !important; }
-.verdict-for { margin: 8px 0 0; font-size: 14px; }
 ul.verdicts { margin: 2px 0 6px; padding-left: 18px; font-size: 14px; line-height: 1.4; }
 .charts { gap: 8px 12px; }
 @media (max-width: 640px) {

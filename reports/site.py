@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from html import escape
 from pathlib import Path
 
@@ -15,12 +15,15 @@ from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
 from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
+from chipcost.pipeline.price_glance import PER_HOURS
 from chipcost.reports.charts import chip_charts
-from chipcost.reports.explorer_data import as_script, columnar
+from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html
 from chipcost.reports.labels import MODEL_LABELS, model_label, offer_label
+from chipcost.reports.level_charts import level_chart
 from chipcost.reports.period import MAX_WEEKS, ReportError, ReportUsageError
 from chipcost.transform.cost import cost_text
+from chipcost.warehouse.fx import newest_per_usd
 from chipcost.warehouse.history import daily_cheapest
 from chipcost.warehouse.offers import chosen_throughput, current_offers
 from chipcost.warehouse.reader import open_reader
@@ -38,6 +41,7 @@ COLUMNS = (
     "offer_label",
     "price_per_chip_hour",
     "price_per_hour",
+    "upfront",  # the whole instance's upfront fee, where its term has one
     "source",
     "last_seen_at",
     "interruption",  # AWS spot only: the Spot Instance Advisor's frequency of interruption
@@ -76,6 +80,7 @@ def _read(
         history = daily_cheapest(con, since=until - timedelta(days=7 * weeks - 1), until=until)
         answers = _answers(con)
         curve = _curve(con)
+        rates = newest_per_usd(con)
     finally:
         con.close()
     meta = {"as_of": f"{newest:%Y-%m-%d %H:%M} UTC" if newest else "", "sample": bool(sample)}
@@ -84,7 +89,21 @@ def _read(
     # What the prices are: the currency, and the lines saying which discounts and rates applied.
     meta["currency"] = mine.currency
     meta["yours"] = mine.notes(offers.to_dicts()) if mine.active else []
+    meta["rates"] = _offered(rates, mine.currency)
+    meta["per_hours"] = PER_HOURS  # the switch of the price columns: per hour, month, year
     return offers, throughput, history.filter(pl.col("chip") != "unknown"), meta
+
+
+def _offered(rates: dict[str, tuple[date, float]], currency: str) -> dict[str, dict]:
+    """The currencies the page offers, each with its newest ECB rate (units per US dollar) and
+    its day: those the warehouse holds a rate of, the prices' own currency always."""
+    offered = {
+        c: {"per_usd": significant(rate), "day": day.isoformat()}
+        for c, (day, rate) in rates.items()
+    }
+    if currency not in offered:  # no rate to convert from it: only its own prices
+        return {currency: {"per_usd": None, "day": None}}
+    return offered
 
 
 def _answers(con) -> list[dict]:
@@ -205,7 +224,7 @@ def write_site(
     figures = "".join(
         f'<figure data-chip="{escape(chip, quote=True)}"><figcaption>{escape(chip)}</figcaption>'
         f"{svg}</figure>"
-        for chip, svg in chip_charts(history).items()
+        for chip, svg in chip_charts(history, draw=level_chart).items()
     )
     versus = _versus(data.get("head_to_head") or [], data.get("speed_curve") or [])
     # The page draws neither the answers nor the speed curve (they are in it as HTML).

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from chipcost.reports.data import ReportData, alike_moves, answered, place_of_alike
+from chipcost.reports.answers import answer_lines
+from chipcost.reports.data import ReportData, alike_moves, place_of_alike, report_name
 from chipcost.reports.labels import model_label, money, move_text, plain, plural
 
 SAMPLE_NOTE = (
@@ -220,19 +221,21 @@ def mover_lines(moves: pl.DataFrame, limit: int) -> list[str]:
 
 
 def _answers(data: ReportData) -> list[str]:
-    """The head-to-head answers, a line each (as the HTML body has them), then a blank line."""
+    """The head-to-head answers, a line each (as the HTML body has them): the pair first, both
+    costs per million tokens where known, the answer, and where its chart is in the attached
+    report; then a blank line."""
     answers = data.head_to_head
     if data.ended_before_newest_prices or answers is None or answers.is_empty():
         return []
     lines = ["Is chip A cheaper than chip B? (per token, on demand, 5 tokens/s per user)"]
-    unanswered = []
-    for model, workload, said, grouped in answered(answers):
-        lines += [f"- {model}, {workload}: {plain(answer)}" for answer in said]
-        unanswered += [
-            f"- {model}, {workload}: not answered: {'; '.join(pairs)} ({why})"
-            for why, pairs in grouped.items()
-        ]  # one line per reason, as the HTML body has it
-    return [*lines, *unanswered, ""]
+    for line in answer_lines(answers):
+        costs = f"{line.costs}; " if line.costs else ""
+        where = ""
+        if line.anchor is not None:
+            what = "chart" if line.charted else "both figures"
+            where = f" ({what}: {report_name(data)}#{line.anchor})"
+        lines.append(f"- {line.head}: {costs}{plain(line.said)}{where}")
+    return [*lines, ""]
 
 
 def text_body(data: ReportData, limit: int) -> str:

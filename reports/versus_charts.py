@@ -10,6 +10,7 @@ published figure is a filled dot, a derived one a hollow dot or a dashed line).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 
@@ -48,15 +49,29 @@ def _dot(x: float, y: float, colour: str, published: bool) -> str:
 LABEL = 132  # the chips' names and costs on the left, the ranges to the right of them
 
 
+def charted(answer: Mapping[str, object]) -> bool:
+    """Whether cost_chart draws this pair: an answered inference pair with its ranges (the
+    question the ranges answer; training's derivation has no measured error yet)."""
+    return (
+        answer.get("answer") is not None
+        and bool(answer.get("a_cost_low"))
+        and answer.get("workload") == "inference"
+    )
+
+
+def pair_anchor(answer: Mapping[str, object]) -> str:
+    """The id of a pair's band in cost_chart, what the e-mail links to:
+    'versus-trainium2-h100-sxm-inference'."""
+    words = (answer["chip_a"], answer["chip_b"], answer["workload"])
+    slugs = (re.sub(r"[^a-z0-9]+", "-", str(w).lower()).strip("-") for w in words)
+    return "versus-" + "-".join(slugs)
+
+
 def cost_chart(answers: Sequence[Mapping[str, object]]) -> str:
-    """One band per answered inference pair (the question the ranges answer; training's
-    derivation has no measured error yet): A's and B's USD per million tokens on a log axis,
-    each a dot (filled: published figure; hollow: derived or calibrated) on its range."""
-    rows = [
-        a
-        for a in answers
-        if a.get("answer") is not None and a.get("a_cost_low") and a["workload"] == "inference"
-    ]
+    """One band per answered inference pair (charted): A's and B's USD per million tokens on a
+    log axis, each a dot (filled: published figure; hollow: derived or calibrated) on its
+    range; each band a group whose id is pair_anchor."""
+    rows = [a for a in answers if charted(a)]
     if not rows:
         return ""
     keys = ("a_cost_low", "a_cost_high", "b_cost_low", "b_cost_high")
@@ -66,6 +81,7 @@ def cost_chart(answers: Sequence[Mapping[str, object]]) -> str:
     parts, y = [], 14.0
     for a in rows:
         label = f"{a['chip_a']} vs {a['chip_b']}: {a['verdict'] or ''}"
+        parts.append(f'<g id="{pair_anchor(a)}">')
         parts.append(f'<text x="{LEFT}" y="{y:.0f}" font-weight="600">{escape(label)}</text>')
         for n, side in enumerate(("a", "b")):
             chip = str(a[f"chip_{side}"])
@@ -79,6 +95,7 @@ def cost_chart(answers: Sequence[Mapping[str, object]]) -> str:
                 f'<line x1="{x(low)}" x2="{x(high)}" y1="{cy}" y2="{cy}" stroke="{colour}" '
                 f'stroke-width="2"/>{_dot(x(point), cy, colour, published)}'
             )
+        parts.append("</g>")
         y += 46
     parts.append(_cost_axis(x, lo, hi, y))
     title = "Inference: cost per million tokens of each pair compared, with each figure's range"

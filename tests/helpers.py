@@ -108,3 +108,14 @@ def rows(db: Path, sql: str) -> list[tuple]:
 def words(text: str) -> str:
     """Console output with its line wrapping undone."""
     return " ".join(text.split())
+
+
+# The plain progress lines `chipcost collect` writes to a stderr that is no terminal
+# (chipcost.cli.collect_progress): what a failure says comes after them.
+_PROGRESS = ("starting Prefect…", "collecting…", "replaying ", "loaded run ", "fetching ")
+
+
+def without_progress(stderr: str) -> str:
+    """A command's stderr without collect's plain progress lines."""
+    kept = [line for line in stderr.splitlines() if not line.startswith(_PROGRESS)]
+    return "\n".join(kept) + ("\n" if kept else "")

@@ -8,8 +8,12 @@ from the request's start, then a last chunk with `usage` (when the request asks 
 a request for another model is answered 404 as vLLM answers it. Misbehaviours on cue
 (`mode`): `no-usage` (never a usage chunk), `malformed` (chunks that are not JSON), `stall`
 (accept and say nothing until the server stops), `stall-answers` (list the model, then say
-nothing to a completion request). The server answers at most MAX_REQUESTS
-requests (410 after), so a runaway client ends by itself.
+nothing to a completion request), `inflated-usage` (stream as asked, then claim ten times the
+tokens in `usage`), `no-stream` (answer a streamed request with one JSON chat completion, as a
+server without streaming does), `redirect` (answer a completion request with a 307 to
+`redirect_to`, another server). `models` replaces the model list's ids when given. Each
+request's Authorization header is kept (`authorizations`). The server answers at most
+MAX_REQUESTS requests (410 after), so a runaway client ends by itself.
 """
 
 from __future__ import annotations
@@ -35,7 +39,10 @@ class Double:
     rate: float
     model: str = "test-model"
     mode: str = "normal"
+    redirect_to: str = ""
+    models: list | None = None  # the model list's ids, when not [model]
     requests: list[dict] = field(default_factory=list)
+    authorizations: list[str | None] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
     port: int = 0
 
@@ -64,8 +71,10 @@ def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
                 double.stop.wait(60)
                 self.close_connection = True
                 return
+            double.authorizations.append(self.headers.get("Authorization"))
             if self.path.rstrip("/") == "/v1/models":
-                listed = [{"id": double.model, "object": "model", "owned_by": "vllm"}]
+                ids = [double.model] if double.models is None else double.models
+                listed = [{"id": name, "object": "model", "owned_by": "vllm"} for name in ids]
                 self._json(200, {"object": "list", "data": listed})
             else:
                 self._json(404, {"detail": "Not Found"})
@@ -73,12 +82,19 @@ def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
             double.requests.append({k: v for k, v in body.items() if k != "messages"})
+            double.authorizations.append(self.headers.get("Authorization"))
             if len(double.requests) > MAX_REQUESTS:
                 self._json(410, {"error": "too many requests for a test"})
                 return
             if double.mode in ("stall", "stall-answers"):
                 double.stop.wait(60)
                 self.close_connection = True
+                return
+            if double.mode == "redirect":
+                self.send_response(307)
+                self.send_header("Location", f"{double.redirect_to}{self.path}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
                 return
             if body.get("model") != double.model:
                 message = f"The model `{body.get('model')}` does not exist."
@@ -94,6 +110,9 @@ def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
 
         def _stream(self, body: dict) -> None:
             tokens = int(body.get("max_completion_tokens") or body.get("max_tokens") or 16)
+            if double.mode == "no-stream":
+                self._whole(tokens)
+                return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Transfer-Encoding", "chunked")
@@ -116,10 +135,11 @@ def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
                 self._send(json.dumps({**chunk, "choices": [delta]}))
             wants_usage = (body.get("stream_options") or {}).get("include_usage")
             if wants_usage and double.mode != "no-usage":
+                claimed = tokens * (10 if double.mode == "inflated-usage" else 1)
                 usage = {
                     "prompt_tokens": PROMPT_TOKENS,
-                    "completion_tokens": tokens,
-                    "total_tokens": PROMPT_TOKENS + tokens,
+                    "completion_tokens": claimed,
+                    "total_tokens": PROMPT_TOKENS + claimed,
                 }
                 done = {"index": 0, "delta": {}, "finish_reason": "length"}
                 self._send(json.dumps({**chunk, "choices": [done], "usage": usage}))
@@ -127,13 +147,33 @@ def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
 
+        def _whole(self, tokens: int) -> None:
+            """One chat.completion at the rate's pace, as a server that does not stream."""
+            if double.stop.wait(tokens / double.rate):
+                return
+            text = "".join(f" w{n % 50}" for n in range(tokens))
+            usage = {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": tokens,
+                     "total_tokens": PROMPT_TOKENS + tokens}  # fmt: skip
+            message = {"role": "assistant", "content": text}
+            choice = {"index": 0, "message": message, "finish_reason": "length"}
+            self._json(200, {"id": "chatcmpl-1", "object": "chat.completion",
+                             "created": int(time.time()), "model": double.model,
+                             "choices": [choice], "usage": usage})  # fmt: skip
+
     return Handler
 
 
 @contextmanager
-def serving(rate: float, *, model: str = "test-model", mode: str = "normal") -> Iterator[Double]:
+def serving(
+    rate: float,
+    *,
+    model: str = "test-model",
+    mode: str = "normal",
+    redirect_to: str = "",
+    models: list | None = None,
+) -> Iterator[Double]:
     """The double on a free port of 127.0.0.1 for the block; every stall ends with it."""
-    double = Double(rate=rate, model=model, mode=mode)
+    double = Double(rate=rate, model=model, mode=mode, redirect_to=redirect_to, models=models)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(double))
     server.daemon_threads = True
     double.port = server.server_address[1]

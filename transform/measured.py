@@ -16,8 +16,10 @@ per weight, over the chips' memory bandwidth; speculative decoding is the known 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 
+from chipcost.core.clean import printable
 from chipcost.core.errors import ChipcostError
 from chipcost.transform.roofline import WEIGHT_BYTES
 
@@ -25,6 +27,19 @@ SUMMARY = "profile_export_aiperf.json"
 RECORDS = "profile_export.jsonl"
 # A run whose answers ended this far from the asked output length did not run at the point.
 SHAPE_TOLERANCE = 0.10
+# How far the server's `usage` may stand from the tokens it streamed (the streamed text counted
+# with the model's tokenizer) before one of the two is taken as false: a re-tokenised answer
+# differs from the server's count by a few tokens in a hundred; a server claiming ten times
+# what it sent (or streaming far more text than it generated) is no measurement.
+USAGE_TOLERANCE = 0.25
+# AIPerf 0.13's summary is 10-60 KB; a file much larger is not its report.
+MAX_REPORT_BYTES = 8 << 20
+# More requests than one measurement sends (--requests is at most 100,000 per concurrency).
+MAX_REQUESTS = 10_000_000
+
+
+class ReportError(ChipcostError):
+    """An AIPerf report that does not have the shape and ranges of one."""
 
 
 @dataclass(frozen=True)
@@ -38,61 +53,150 @@ class MeasuredPoint:
     ttft_ms: float | None
     tpot_ms: float | None
     input_tokens: float | None  # mean per request, as the generator sent them
-    output_tokens: float  # mean per request, from the server's own `usage`
+    output_tokens: float  # mean per request: the server's usage and the streamed, the lower
     tool_version: str = "?"  # AIPerf's, as its report says
 
 
-def _metric(report: dict, name: str) -> float | None:
-    value = report.get(name)
-    if isinstance(value, dict) and isinstance(value.get("avg"), int | float):
-        return float(value["avg"])
-    return None
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
-def point_of(data: bytes, concurrency: int, endpoint: str, output_tokens: int) -> MeasuredPoint:
-    """The point in an AIPerf summary; a run without the server's usage or with failed
-    requests is refused, naming it."""
-    try:
-        report = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ChipcostError(f"AIPerf's report of {endpoint} is not JSON ({exc})") from None
-    if not isinstance(report, dict):
-        raise ChipcostError(f"AIPerf's report of {endpoint} is not a JSON object")
-    requests = _metric(report, "request_count") or 0
-    failed = report.get("error_summary") or []
-    if failed or (_metric(report, "request_error_rate") or 0) > 0:
-        first = failed[0] if failed and isinstance(failed[0], dict) else {}
-        detail = (first.get("error_details") or {}).get("message") or json.dumps(first)[:200]
-        raise ChipcostError(
-            f"{endpoint} failed requests at concurrency {concurrency} ({detail}): nothing "
-            "recorded; a measurement with failed requests is no measurement of the point"
+def read_report(data: bytes, endpoint: str) -> dict:
+    """AIPerf's summary as a JSON object, bounded in size and depth, with no NaN or Infinity
+    (AIPerf writes null for those); anything else is refused in one line."""
+    if len(data) > MAX_REPORT_BYTES:
+        raise ReportError(
+            f"AIPerf's report of {endpoint} is {len(data):,} bytes, more than any summary "
+            f"AIPerf writes ({MAX_REPORT_BYTES >> 20} MB): nothing recorded"
         )
-    usage = _metric(report, "usage_completion_tokens")
-    throughput = _metric(report, "output_token_throughput")
-    per_user = _metric(report, "output_token_throughput_per_user")
-    if usage is None or throughput is None or per_user is None:
+    try:
+        report = json.loads(data, parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        reason = "nested too deep" if isinstance(exc, RecursionError) else str(exc)[:120]
+        raise ReportError(
+            f"AIPerf's report of {endpoint} is not JSON chipcost can read ({reason}): nothing "
+            "recorded"
+        ) from None
+    if not isinstance(report, dict):
+        raise ReportError(f"AIPerf's report of {endpoint} is not a JSON object: nothing recorded")
+    return report
+
+
+def _metric(
+    report: dict, name: str, endpoint: str, low: float = 0.0, high: float = math.inf
+) -> float | None:
+    """A metric's mean (`{"unit": ..., "avg": N}`), None when AIPerf reported none; a value
+    of another type or outside [low, high] is refused."""
+    value = report.get(name)
+    if value is None:
+        return None
+    mean = value.get("avg") if isinstance(value, dict) else value
+    if mean is None and isinstance(value, dict):
+        return None
+    if isinstance(mean, bool) or not isinstance(mean, int | float) or not low <= mean <= high:
+        raise ReportError(
+            f"AIPerf's report of {endpoint} gives {name} as {str(mean)[:40]!r}, not a number "
+            f"from {low:g} to {high:g}: nothing recorded"
+        )
+    return float(mean)
+
+
+def _failures(report: dict, endpoint: str) -> list:
+    failed = report.get("error_summary")
+    if failed is None:
+        return []
+    if not isinstance(failed, list):
+        raise ReportError(
+            f"AIPerf's report of {endpoint} gives error_summary as {type(failed).__name__}, "
+            "not a list: nothing recorded"
+        )
+    return failed
+
+
+def point_of(
+    data: bytes, concurrency: int, endpoint: str, output_tokens: int, drawn_from: float = 1.0
+) -> MeasuredPoint:
+    """The point in an AIPerf summary; a report out of shape, a run with failed requests, an
+    answer not streamed, usage missing or far from what was streamed, or answers of another
+    length than asked are refused, naming it. `drawn_from`: the share of `output_tokens` the
+    client drew each answer's length down to (1: every answer that long)."""
+    report = read_report(data, endpoint)
+    requests = _metric(report, "request_count", endpoint, 1, MAX_REQUESTS)
+    failed = _failures(report, endpoint)
+    if failed or (_metric(report, "request_error_rate", endpoint, 0, 100) or 0) > 0:
+        raise ChipcostError(
+            f"{endpoint} failed requests at concurrency {concurrency} ({_detail(failed)}): "
+            "nothing recorded; a measurement with failed requests is no measurement of the point"
+        )
+    if requests is None or requests != int(requests):
+        raise ReportError(
+            f"AIPerf's report of {endpoint} gives no whole request_count: nothing recorded"
+        )
+    streamed = _metric(report, "output_token_count", endpoint, 0, 1e9)
+    usage = _metric(report, "usage_completion_tokens", endpoint, 0, 1e9)
+    throughput = _metric(report, "output_token_throughput", endpoint, 0, 1e12)
+    per_user = _metric(report, "output_token_throughput_per_user", endpoint, 0, 1e12)
+    itl = _metric(report, "inter_token_latency", endpoint, 0, 1e9)
+    if not streamed or not throughput:
+        raise ChipcostError(
+            f"{endpoint} answered with no output tokens AIPerf could count at concurrency "
+            f"{concurrency}: nothing recorded; is --tokenizer the served model's?"
+        )
+    if per_user is None or (not itl and streamed > 1):
+        raise ChipcostError(
+            f"{endpoint} does not stream: it answered each streamed request in one piece, so "
+            "no per-user speed or time to first token can be measured; nothing recorded. Serve "
+            "with streaming (SSE) on"
+        )
+    if usage is None:
         raise ChipcostError(
             f"{endpoint} returned no usage (token counts) in its streamed answers: nothing "
             "recorded; serve with usage reporting on (vLLM, SGLang and TensorRT-LLM send it "
             "when asked with stream_options.include_usage)"
         )
-    if abs(usage - output_tokens) > SHAPE_TOLERANCE * output_tokens:
-        raise ChipcostError(
-            f"{endpoint} answered {usage:,.0f} output tokens on average where {output_tokens:,} "
-            "were asked: the point cannot be matched; nothing recorded. Let the server ignore "
-            "the end-of-sequence token (vLLM and SGLang take ignore_eos, which measure sends)"
-        )
+    _usage_agrees(usage, streamed, endpoint, concurrency)
+    # the lower of the two counts: neither side can raise the figure by what it claims
+    counted = min(usage, streamed)
+    _shape_agrees(counted, output_tokens, drawn_from, endpoint)
+    scale = counted / streamed
     return MeasuredPoint(
         concurrency=concurrency,
         requests=int(requests),
-        output_tokens_per_second=throughput,
-        tokens_per_second_per_user=per_user,
-        ttft_ms=_metric(report, "time_to_first_token"),
-        tpot_ms=_metric(report, "inter_token_latency"),
-        input_tokens=_metric(report, "input_sequence_length"),
-        output_tokens=usage,
-        tool_version=str(report.get("aiperf_version") or "?"),
+        output_tokens_per_second=throughput * scale,
+        tokens_per_second_per_user=per_user * scale,
+        ttft_ms=_metric(report, "time_to_first_token", endpoint, 0, 1e9),
+        tpot_ms=itl,
+        input_tokens=_metric(report, "input_sequence_length", endpoint, 0, 1e9),
+        output_tokens=counted,
+        tool_version=str(report.get("aiperf_version") or "?")[:20],
     )
+
+
+def _detail(failed: list) -> str:
+    first = failed[0] if failed and isinstance(failed[0], dict) else {}
+    details = first.get("error_details")
+    message = details.get("message") if isinstance(details, dict) else None
+    return printable(str(message or json.dumps(first)[:200])[:200])
+
+
+def _usage_agrees(usage: float, streamed: float, endpoint: str, concurrency: int) -> None:
+    if not 1 / (1 + USAGE_TOLERANCE) <= usage / streamed <= 1 + USAGE_TOLERANCE:
+        raise ChipcostError(
+            f"{endpoint} claims {usage:,.0f} output tokens per answer in its usage where it "
+            f"streamed {streamed:,.0f} (counted with --tokenizer) at concurrency {concurrency}: "
+            f"more than {USAGE_TOLERANCE:.0%} apart, so neither count is taken; nothing "
+            "recorded. Check --tokenizer is the served model's"
+        )
+
+
+def _shape_agrees(counted: float, output_tokens: int, drawn_from: float, endpoint: str) -> None:
+    low, high = (1 - SHAPE_TOLERANCE) * drawn_from, 1 + SHAPE_TOLERANCE
+    if not low * output_tokens <= counted <= high * output_tokens:
+        raise ChipcostError(
+            f"{endpoint} answered {counted:,.0f} output tokens on average where {output_tokens:,} "
+            "were asked: the point cannot be matched; nothing recorded. Let the server ignore "
+            "the end-of-sequence token (vLLM and SGLang take ignore_eos, which measure sends)"
+        )
 
 
 # AIPerf's error types, in the words of the bad input they stand for.
@@ -101,16 +205,20 @@ _FAILURES = {
     "OpenAI chat completion chunk)",
     "TimeoutError": "timed out (no whole answer within --request-timeout)",
     "ClientConnectorError": "refused the connection",
+    # only the proxy chipcost.pipeline.load_generator gives AIPerf for every other host
+    "ClientProxyConnectionError": "redirected AIPerf's requests to another host, which "
+    "chipcost does not measure under this endpoint's name (give --endpoint the server's own "
+    "URL)",
 }
 
 
 def failure_of(records: bytes | None, log_tail: str) -> str:
     """Why a run recorded no result, in a few words: the first failed request's error from
     the per-request records, else the last line AIPerf printed."""
-    for line in (records or b"").splitlines():
+    for line in (records or b"")[:MAX_REPORT_BYTES].splitlines():
         try:
             error = json.loads(line).get("error")
-        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        except (ValueError, UnicodeDecodeError, AttributeError, RecursionError):
             continue
         if not isinstance(error, dict):
             continue
@@ -119,20 +227,20 @@ def failure_of(records: bytes | None, log_tail: str) -> str:
             return f"{_FAILURES[kind]}: {kind}"
         if error.get("code") == 404:
             return f"answered 404: {_server_message(message)}"
-        return f"failed requests: {kind} {message[:200]}".strip()
-    return log_tail or "AIPerf ended without a report"
+        return printable(f"failed requests: {kind[:60]} {message[:200]}").strip()
+    return printable(log_tail) or "AIPerf ended without a report"
 
 
 def _server_message(text: str) -> str:
     """An OpenAI-style error body's message (`{"message": ...}` or `{"error": {...}}`)."""
     try:
         body = json.loads(text)
-    except json.JSONDecodeError:
-        return text[:200]
+    except (ValueError, RecursionError):
+        return printable(text[:200])
     if isinstance(body, dict):
         inner = body.get("error") if isinstance(body.get("error"), dict) else body
-        return str(inner.get("message") or text)[:200]
-    return text[:200]
+        return printable(str(inner.get("message") or text)[:200])
+    return printable(text[:200])
 
 
 @dataclass(frozen=True)

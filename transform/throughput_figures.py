@@ -14,6 +14,7 @@ from functools import cache
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import KINDS, OPERATING_POINTS, WORKLOADS, Assumption, Figure
 from chipcost.transform import roofline
+from chipcost.transform.figure_bounds import rate_in_bounds, real_date, whole_chips
 from chipcost.transform.roofline import Settings
 from chipcost.transform.tokens import (
     derived_tokens_per_second,
@@ -134,6 +135,7 @@ def figure_from_row(
     date = (row.get("source_date") or "undated").strip()
     if not DATE_PATTERN.fullmatch(date):
         raise ChipcostError(f"source_date {date!r} is not YYYY, YYYY-MM, YYYY-MM-DD or undated")
+    real_date(date)
     today = datetime.now(UTC).date().isoformat()
     if date != "undated" and date > today[: len(date)]:
         # The newest date wins the choice rule: a future one would win for good.
@@ -143,7 +145,9 @@ def figure_from_row(
     per = "instance" if per == "system" else per  # a benchmark's system is an instance
     count = row.get("chips")
     chip_count = parse_quantity(count, "chips") if count and count.strip() else None
-    per_chip = tokens_per_second_per_chip(stated, per, chip_count)
+    if chip_count is not None:
+        chip_count = whole_chips(chip_count, workload)
+    per_chip = rate_in_bounds(tokens_per_second_per_chip(stated, per, chip_count))
     unit = f"per instance of {chip_count:g} chips" if per == "instance" else "per chip"
     model, published = _model(_required(row, "model"), equivalents)
     notes = (row.get("notes") or "").strip() or None
@@ -168,7 +172,7 @@ def figure_from_row(
         stated_as=(row.get("stated_as") or "").strip() or f"{stated:,.6g} tokens/s {unit}",
         operating_point=_point(row, workload, kind),
         published_model=published,
-        chips=round(chip_count) if per == "instance" and chip_count else None,
+        chips=chip_count if per == "instance" else None,
         **_published(row),  # type: ignore[arg-type]
     )
 

@@ -46,6 +46,23 @@ def parse_quantity(
     return _positive(value, what)
 
 
+# A model name's size segment ('70b' in llama-3-70b, '0.5b', '1.8t'): a whole segment of its
+# kebab-case name, so neither a mixture's '8x7b' nor an active count's 'a3b' is read as one.
+_NAMED_SIZE = re.compile(r"(\d+(?:\.\d+)?)([mbt])")
+_EXPONENTS = {"m": 6, "b": 9, "t": 12}
+
+
+def parameters_in_name(model: str) -> str | None:
+    """The parameter count a model's name states, as --parameters takes it ('llama-3-70b' ->
+    '70e9'); None where the name states none, or more than one."""
+    found = {
+        f"{m.group(1)}e{_EXPONENTS[m.group(2)]}"
+        for segment in re.split(r"[^a-z0-9.]+", model.lower())
+        if (m := _NAMED_SIZE.fullmatch(segment))
+    }
+    return found.pop() if len(found) == 1 else None
+
+
 def tokens_per_hour_in_millions(tokens_per_second: float) -> float:
     """Millions of tokens one chip processes in an hour."""
     tps = _positive(tokens_per_second, "tokens per second")

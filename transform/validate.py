@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import pandera.polars as pa
 import polars as pl
 
-from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chips
+from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chips, largest_rental
 from chipcost.core.frames import records_frame
 from chipcost.core.record import OFFER_KEY, STORED_CURRENCIES, PriceRecord, Reject
 from chipcost.core.vocabulary import PAYMENTS, PLANS, PRICING_MODELS, TERM_PATTERN
@@ -39,8 +39,11 @@ def _price_schema(sources: Mapping[str, str]) -> pa.DataFrameSchema:
             "chip": pa.Column(
                 pl.String, pa.Check.isin(sorted(canonical_chips() | {UNKNOWN_CHIP})), **text
             ),
-            # Below 1 for a fractional GPU (AWS g6f: 1/8 of an L4), never 0 or negative.
-            "chip_count": pa.Column(pl.Float64, pa.Check.gt(0), **text),
+            # Below 1 for a fractional GPU (AWS g6f: 1/8 of an L4), never 0 or negative, and
+            # never more than the largest set of chips the catalog knows rented as one.
+            "chip_count": pa.Column(
+                pl.Float64, [pa.Check.gt(0), pa.Check.le(largest_rental()[0])], **text
+            ),
             "pricing_model": pa.Column(pl.String, pa.Check.isin(PRICING_MODELS), **text),
             "term": pa.Column(pl.String, pa.Check.str_matches(TERM_PATTERN), **text),
             "payment": pa.Column(pl.String, pa.Check.isin(PAYMENTS), **text),
@@ -160,7 +163,10 @@ def _duplicate_reasons(
     for indexes in seen.values():
         if len(indexes) == 1:
             continue
-        prices = {(records[i].price_per_hour, records[i].upfront) for i in indexes}
+        # A price is its amount, upfront and currency: 2.80 EUR and 2.80 USD disagree.
+        prices = {
+            (records[i].price_per_hour, records[i].upfront, records[i].currency) for i in indexes
+        }
         if len(prices) == 1:
             for i in indexes[1:]:
                 reasons[offset + i].append("duplicate offer key in this run (first row kept)")
@@ -168,7 +174,7 @@ def _duplicate_reasons(
             for i in indexes:
                 reasons[offset + i].append(
                     "offer key appears with different prices in one run: "
-                    + ", ".join(f"{p:g}" for p, _ in sorted(prices))
+                    + ", ".join(f"{p:g} {c}" for p, _, c in sorted(prices, key=str))
                 )
 
 
@@ -183,6 +189,13 @@ def _describe(case: dict) -> str:
         )
     if column == "currency":
         return f"currency {value} is not one prices are stored in ({', '.join(STORED_CURRENCIES)})"
+    if column == "chip_count" and check.startswith("less_than"):
+        most, what = largest_rental()
+        return (
+            f"chip_count {float(value):g} is more chips than any set rented as one "
+            f"({most:g}: {what}): "
+            "a misread count; add the offer's row to the catalog if it really is one rental"
+        )
     if column == "chip":
         return f"chip {value!r} is not a canonical chip (chipcost/data/chips.csv)"
     return f"{column}={value!r} fails {check}"

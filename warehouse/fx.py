@@ -72,6 +72,18 @@ def per_usd(con: duckdb.DuckDBPyConnection, currency: str) -> list[tuple[date, f
     ]
 
 
+def newest_per_usd(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[date, float]]:
+    """Each currency's newest rate: {currency: (its day, units per US dollar)}, US dollars
+    themselves included (1.0) wherever the ECB gave the dollar's rate; alphabetically."""
+    sql = f"""
+        WITH latest AS ({_LATEST})
+        SELECT c.currency, arg_max(c.day, c.day), arg_max(c.per_eur / u.per_eur, c.day)
+        FROM latest c JOIN latest u ON u.day = c.day AND u.currency = 'USD'
+        GROUP BY c.currency ORDER BY c.currency
+    """
+    return {currency: (day, float(rate)) for currency, day, rate in con.execute(sql).fetchall()}
+
+
 def _rate(on: str, alias: str) -> tuple[str, str, str]:
     """(join, rate, rate's day) of the rate in force on day `on` (SQL), as `alias`: the latest
     published on or before that day, NULL when that is more than MAX_RATE_AGE_DAYS before it."""

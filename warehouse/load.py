@@ -22,9 +22,12 @@ HISTORY_KEY = ("source", *OFFER_KEY)
 PRICE_EPSILON = 1e-9
 
 _KEY_MATCH = " AND ".join(f"h.{c} = s.{c}" for c in HISTORY_KEY)
+# A price is its amount and its currency: 2.80 EUR then 2.80 USD is a change (every read
+# converts each row at its own currency's rate), so the open row is closed and a new one opened.
 _SAME_PRICE = (
     f"abs(h.price_per_hour - s.price_per_hour) <= {PRICE_EPSILON} "
-    f"AND abs(coalesce(h.upfront, 0) - coalesce(s.upfront, 0)) <= {PRICE_EPSILON}"
+    f"AND abs(coalesce(h.upfront, 0) - coalesce(s.upfront, 0)) <= {PRICE_EPSILON} "
+    "AND h.currency = s.currency"
 )
 _OBSERVATION_COLUMNS = ", ".join(["run_id", *(name for name, _ in RECORD_COLUMNS)])
 

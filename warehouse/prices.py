@@ -185,6 +185,20 @@ def per_chip_price_schema(con: duckdb.DuckDBPyConnection) -> pl.Schema:
     return frame_of(con.sql(f"SELECT * FROM ({_price_query()[0]}) LIMIT 0")).schema
 
 
+def cheapest_spot_zones(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Each spot offer's cheapest zone in its region (spot_region_cheapest), keyed as its zone
+    row in per_chip_prices is: provider, source, region, instance_type, term, payment, plan,
+    zone."""
+    from chipcost.core.frames import frame_of
+
+    return frame_of(
+        con.sql(
+            "SELECT DISTINCT provider, source, region, instance_type, term, payment, plan, "
+            "cheapest_zone AS zone FROM spot_region_cheapest"
+        )
+    )
+
+
 def known_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
     """Distinct values of a per_chip_prices column (for 'did you mean' messages)."""
     rows = con.execute(f"SELECT DISTINCT {column} FROM per_chip_prices ORDER BY 1").fetchall()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ import duckdb
 from chipcost.core.durations import iso_duration
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Warehouse
-from chipcost.core.sql_limits import SqlLimits
+from chipcost.core.sql_limits import ROWS_ENV, SqlLimits, check_read_time
 from chipcost.warehouse.bound import execute
 from chipcost.warehouse.db import damaged
 from chipcost.warehouse.freshness import Freshness, freshness
@@ -175,9 +176,12 @@ def _check_reads_only(query: str) -> None:
     _check_reach(query)
 
 
-def run_readonly(db_path: Path | Warehouse, query: str, *, wait: float = 0.0) -> pl.DataFrame:
-    """The query's result as a polars frame (for types polars holds; read_rows takes any)."""
-    with _sandboxed(db_path, query, wait=wait) as con:
+def run_readonly(
+    db_path: Path | Warehouse, query: str, *, wait: float = 0.0, limits: SqlLimits | None = None
+) -> pl.DataFrame:
+    """The query's result as a polars frame (for types polars holds; read_rows takes any),
+    within `limits` (the read's time, memory and spill; default SqlLimits())."""
+    with _sandboxed(db_path, query, wait=wait, limits=limits) as con:
         relation = con.sql(query)
         # polars has no type for a calendar INTERVAL (months and days): those come as text.
         columns = list(zip(relation.columns, [str(t) for t in relation.types], strict=True))
@@ -219,6 +223,12 @@ class QueryResult(NamedTuple):
     types: list[str]
     rows: list[tuple]
     freshness: Freshness | None = None  # of the whole warehouse, when asked for
+    # The bound the rows stopped at, with its variable, when the result had more ("" if not).
+    cut: str = ""
+
+
+# Rows fetched from DuckDB at a time: the result streams, and is cut at a bound as it grows.
+BATCH_ROWS = 2048
 
 
 # Top-level columns of these types are read as DuckDB's own text, which keeps what Python's
@@ -269,23 +279,59 @@ def read_rows(
     wait: float = 0.0,
     stale_days: int | None = None,
     limits: SqlLimits | None = None,
+    max_rows: int | None = None,
 ) -> QueryResult:
     """The query's result as Python values, every DuckDB type included: top-level intervals
     as Interval, timestamps, dates and times as ISO 8601 text, the rest as DuckDB gives them
     (nested values as lists and dicts, BLOBs as bytes).
 
-    With `stale_days`, the warehouse's freshness is read in the same open (a lake attaches its
-    catalog on each open).
+    The rows stream in batches and stop at `max_rows` (the caller's --limit), or at the
+    limits' rows or bytes (QueryResult.cut says which): a result is never held whole outside
+    DuckDB's memory and time limits. With `stale_days`, the warehouse's freshness is read in
+    the same open (a lake attaches its catalog on each open).
     """
+    limits = limits or SqlLimits()
     with _sandboxed(db_path, query, wait=wait, limits=limits) as con:
         relation = con.sql(query)
         columns = list(relation.columns)
         kinds = [str(t) for t in relation.types]
         projected = ", ".join(_projection(n, k) for n, k in enumerate(kinds, start=1))
-        rows = relation.project(projected).fetchall()
+        rows, cut = _fetched(relation.project(projected), kinds, limits, max_rows)
         fresh = None if stale_days is None else _freshness(con, db_path, stale_days)
-    converted = [tuple(_value(v, k) for v, k in zip(row, kinds, strict=True)) for row in rows]
-    return QueryResult(columns=columns, types=kinds, rows=converted, freshness=fresh)
+    return QueryResult(columns=columns, types=kinds, rows=rows, freshness=fresh, cut=cut)
+
+
+def _fetched(
+    relation: duckdb.DuckDBPyRelation, kinds: list[str], limits: SqlLimits, wanted: int | None
+) -> tuple[list[tuple], str]:
+    """The relation's rows, converted batch by batch, up to `wanted` or a limit; with the
+    limit that cut them ("" when none did)."""
+    most_rows, most_bytes = limits.rows, limits.result_bytes()
+    rows: list[tuple] = []
+    held = 0
+    while batch := relation.fetchmany(BATCH_ROWS):
+        for row in batch:
+            if wanted is not None and len(rows) >= wanted:
+                return rows, ""  # as many as asked for: not a cut
+            if len(rows) >= most_rows:
+                return rows, f"{most_rows:,} rows ({ROWS_ENV})"
+            held += _held(row)
+            if held > most_bytes:
+                return rows, f"{limits.result or limits.memory} ({limits.result_variable()})"
+            rows.append(tuple(_value(v, k) for v, k in zip(row, kinds, strict=True)))
+        check_read_time()
+    return rows, ""
+
+
+def _held(value: object) -> int:
+    """About the bytes Python holds for a value: its object, and its items' for a row, list
+    or mapping (what a result costs outside DuckDB)."""
+    size = sys.getsizeof(value)
+    if isinstance(value, tuple | list):
+        return size + sum(_held(v) for v in value)
+    if isinstance(value, dict):
+        return size + sum(_held(k) + _held(v) for k, v in value.items())
+    return size
 
 
 def _freshness(con: duckdb.DuckDBPyConnection, db_path: Path | Warehouse, days: int) -> Freshness:

@@ -9,6 +9,8 @@ holds what loading the remaining runs in order would have made of it.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from datetime import datetime
 
 import duckdb
 
@@ -97,6 +99,75 @@ def _remove_once(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
         raise
     checkpoint(con)
     return touched
+
+
+@dataclass(frozen=True)
+class RemovalPreview:
+    """What remove_run would change, read without changing anything (remove-run --dry-run)."""
+
+    run_id: str
+    archive_run: str
+    observed_at: datetime
+    source_runs: list[tuple[str, str]]  # (source, status), by source
+    observations: int
+    rejects: int
+    offers: int  # whose history rows the run opened, extended or closed
+    history_opened: int  # price_history rows the run opened: removed, or made again
+    history_restated: int  # rows of its sources from the restated moment on, those included
+    later_runs: int  # runs after that moment whose prices are loaded again
+    since: datetime | None  # the moment the history is restated from; None: nothing loaded
+
+
+def removal_preview(con: duckdb.DuckDBPyConnection, run_id: str) -> RemovalPreview:
+    """What removing run `run_id` would take out and restate, counted in reads alone (temp
+    tables only, which a read-only connection keeps in memory): the file is left as it is."""
+    run_id = run_named(con, run_id)
+    _sources_of(con, run_id)
+    since = _since(con, run_id)
+    [(archive_run, observed_at)] = con.execute(
+        "SELECT archive_run, observed_at FROM runs WHERE run_id = ?", [run_id]
+    ).fetchall()
+    sources = con.execute(
+        "SELECT source, status FROM source_runs WHERE run_id = ? ORDER BY source", [run_id]
+    ).fetchall()
+
+    def count(sql: str, **params: object) -> int:
+        named = {"run": run_id, **params}
+        used = {k: v for k, v in named.items() if f"${k}" in sql}
+        return int(con.execute(sql, used).fetchall()[0][0])
+
+    restated = count(
+        f"SELECT count(*) FROM price_history h WHERE {_RESTATED_FROM}", since=since
+    ) if since is not None else 0  # fmt: skip
+    later = count(
+        "SELECT count(*) FROM runs r WHERE r.run_id <> $run AND r.observed_at >= $since AND "
+        "EXISTS (SELECT 1 FROM source_runs s WHERE s.run_id = r.run_id AND s.status = 'ok' "
+        "AND s.source IN (SELECT source FROM restated_sources))",
+        since=since,
+    ) if since is not None else 0  # fmt: skip
+    preview = RemovalPreview(
+        run_id=run_id,
+        archive_run=archive_run,
+        observed_at=observed_at,
+        source_runs=[(str(a), str(b)) for a, b in sources],
+        observations=count("SELECT count(*) FROM observations WHERE run_id = $run"),
+        rejects=count("SELECT count(*) FROM rejects WHERE run_id = $run"),
+        offers=_touched(con, run_id),
+        history_opened=count("SELECT count(*) FROM price_history WHERE first_run_id = $run"),
+        history_restated=restated,
+        later_runs=later,
+        since=since,
+    )
+    con.execute("DROP TABLE restated_sources")
+    return preview
+
+
+# The rows restate_since cuts back or makes again: a restated source's rows in force at the
+# moment or begun after it (warehouse/restate.py).
+_RESTATED_FROM = (
+    "h.source IN (SELECT source FROM restated_sources) AND (h.valid_from >= $since "
+    "OR h.valid_to IS NULL OR h.valid_to >= $since)"
+)
 
 
 # The ECB's file (extract/ecb_rates.py) holds the last 90 days: a later run's file holds a

@@ -196,14 +196,20 @@ def sql(**given: Any) -> None:
     asked = SQL.given(given)
     query, format, limit = asked["query"], OutputFormat(asked["format"]), asked["limit"]
     settings = settings_for(asked["db"], asked["stale_days"])
-    # One open of the file for the query and the freshness notes under it.
+    table = format is OutputFormat.table
+    # One open of the file for the query and the freshness notes under it. A table counts
+    # the rows it does not show, so it reads them (within the bounds); csv and json stop at
+    # --limit.
     result = read_rows(
         settings.warehouse,
         query,
         wait=settings.read_wait,
         stale_days=settings.stale_days,
         limits=sql_limits(os.environ),
+        max_rows=None if table else limit,
     )
+    if result.cut:
+        _say_cut(result.cut)
     if format is OutputFormat.table:
         from chipcost.cli.consoles import out
         from chipcost.cli.render import print_rows
@@ -219,6 +225,13 @@ def sql(**given: Any) -> None:
 
 # Rows `sql` shows in a table when --limit is not given.
 SQL_TABLE_ROWS = 100
+
+
+def _say_cut(bound: str) -> None:
+    """One line on stderr, before the rows: the result was cut at a bound, and what to do."""
+    from chipcost.cli.consoles import err
+
+    err.line(f"result cut at {bound}: raise it, or ask for fewer rows (--limit, or a LIMIT)")
 
 
 def _sql_freshness(result: QueryResult, format: OutputFormat) -> None:

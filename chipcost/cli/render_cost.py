@@ -8,7 +8,13 @@ from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Cell, Column, Fitted, Styled, fit_table, plain
 from chipcost.cli.render import print_note, shown
 from chipcost.cli.render_fresh import print_freshness
-from chipcost.cli.render_prices import ESTIMATE_MARK, SHORT, SHORT_NOTE, estimate_note
+from chipcost.cli.render_prices import (
+    ESTIMATE_MARK,
+    SHORT,
+    SHORT_NOTE,
+    estimate_note,
+    pricing_cell,
+)
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.cost import CostRanking
 from chipcost.pipeline.rental_units import unit_of
@@ -18,11 +24,9 @@ from chipcost.warehouse.freshness import Freshness
 
 
 def pricing_label(row: Mapping[str, object], short: bool = False) -> str:
-    """'reserved 1yr all_upfront standard' ('reserved 1yr all_upfront std' when `short`); 'none'
-    and 'default' parts are left out."""
-    parts = [row["pricing_model"], row["term"], row["payment"], row["plan"]]
-    said = [str(p) for p in parts if p not in (None, "none", "default")]
-    return " ".join(SHORT.get(p, p) for p in said) if short else " ".join(said)
+    """'reserved 1yr, standard, all upfront' ('reserved 1yr, std, all upfront' when `short`),
+    in the vocabulary's words, as `prices` and the price explorer say it."""
+    return pricing_cell(row, short=short)
 
 
 def shortened(rows: Sequence[Mapping[str, object]]) -> bool:

@@ -10,6 +10,7 @@ from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, Line, cell_len, fit_table, plain
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
+from chipcost.core.vocabulary import pricing_words
 from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
 
 if TYPE_CHECKING:  # the table reads rows: neither DuckDB's nor polars' import is needed here
@@ -47,8 +48,8 @@ KEEP_ORDER = (
     DISCOUNT_COLUMN, LIST_COLUMN, "price_per_hour", "chip_count", "source",
 )  # fmt: skip
 # Plan words shortened in the pricing label (--wide shows them whole): a 45-character
-# "savings_plan 3yr partial_upfront ec2_instance" took the upfront fee's room. Payments keep
-# their codes (no_upfront, partial_upfront, all_upfront), as in csv and json.
+# "savings plan 3yr, EC2 instance, partial upfront" took the upfront fee's room. The label
+# is in the vocabulary's words, as the price explorer says it (vocabulary.pricing_words).
 SHORT = {
     "standard": "std",
     "convertible": "conv",
@@ -118,12 +119,17 @@ def constants(rows: Sequence[Row]) -> dict[str, str]:
     return same
 
 
-def _joined(
-    row: Mapping[str, object], parts: tuple[str, ...], skip: dict[str, str], short: bool = False
-) -> str:
+def pricing_cell(row: Row, skip: Mapping[str, str] = {}, short: bool = False) -> str:  # noqa: B006
+    """'reserved 3yr, std, all upfront': the offer's pricing in the vocabulary's words, less
+    the parts said once above the table (`skip`), its plan shortened when `short`."""
+    model, term, payment, plan = (None if p in skip else row[p] for p in _PRICING)
+    if short and plan is not None:
+        plan = SHORT.get(str(plan), plan)
+    return plain(pricing_words(model, term, payment, plan))  # type: ignore[arg-type]
+
+
+def _joined(row: Mapping[str, object], parts: tuple[str, ...], skip: dict[str, str]) -> str:
     values = [cell(p, row[p]) for p in parts if p not in skip]
-    if short:
-        values = [SHORT.get(v, v) for v in values]
     values = [v for v in values if v not in _EMPTY]
     # A zone names its region (us-east-1a): the region would only repeat it.
     if "zone" in parts and row.get("zone") and "region" not in skip:
@@ -162,7 +168,7 @@ def _shown(rows: Sequence[Row], same: dict[str, str], per: str) -> list[dict[str
     for row in rows:
         shown = {key: cell(key, value, per) for key, value in row.items()}
         shown["where"] = _joined(row, _WHERE, same)
-        shown["pricing"] = _joined(row, _PRICING, same, short=True)
+        shown["pricing"] = pricing_cell(row, same, short=True)
         if row.get("estimate"):
             shown["price_per_chip_hour"] += ESTIMATE_MARK
         cells.append(shown)

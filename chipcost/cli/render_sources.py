@@ -1,4 +1,5 @@
-"""`chipcost sources`: every source, its last successful run and its age."""
+"""`chipcost sources`: every source, its last successful run and its age; its runs, and what
+`remove-run --dry-run` would take out of one."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from typing import TYPE_CHECKING
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, Styled, fit_table, plain
 from chipcost.cli.formats import text_value
-from chipcost.cli.render_fresh import DATED_AHEAD, ago, when
+from chipcost.cli.render_fresh import DATED_AHEAD, ago, names, when
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from chipcost.warehouse.remove_run import RemovalPreview
 
 _SOURCE_COLUMNS = (
     Column("source", "source", essential=True, whole=True),
@@ -40,8 +43,9 @@ def print_sources(console: Screen, frame: pl.DataFrame, *, stale_days: int, wide
             | {
                 "last_success_at": when(r["last_success_at"]).removesuffix(" UTC"),
                 "age": ago(None if r["age_hours"] is None else _hours(r["age_hours"])),
-                # Sample prices are as old as the sample week: said below, not as stale.
-                "stale": Styled("stale", "yellow") if r["stale"] and not r["sample"] else "",
+                # The frame's own verdict, made with the threshold the legend below says: a
+                # sample source past it is stale too (the data column says it is sample).
+                "stale": Styled("stale", "yellow") if r["stale"] else "",
                 "last_status": plain(
                     r["last_status"] or ("never run" if r["collected"] else "not collected")
                 ),
@@ -70,8 +74,8 @@ def print_sources(console: Screen, frame: pl.DataFrame, *, stale_days: int, wide
         )
     if len(columns) > 3:
         console.say(
-            f"stale: no successful run in {stale_days} days (CHIPCOST_STALE_DAYS)"
-            + ("; --wide adds the descriptions" if fitted.dropped else ""),
+            f"stale: no successful run in {stale_days} days (--stale-days, else "
+            "CHIPCOST_STALE_DAYS)" + ("; --wide adds the descriptions" if fitted.dropped else ""),
         )
 
 
@@ -104,6 +108,34 @@ def print_runs(console: Screen, frame: pl.DataFrame, *, wide: bool) -> None:
     fitted = fit_table(console, list(_RUN_COLUMNS), rows, wide=wide)
     print_fitted(console, fitted)
     console.say(f"{len(rows)} run(s); `chipcost remove-run RUN_ID` takes one out")
+
+
+def print_removal(console: Screen, preview: RemovalPreview, warehouse: object) -> None:
+    """remove-run --dry-run: what the removal would take out and restate, nothing changed."""
+    p = preview
+    statuses: dict[str, list[str]] = {}
+    for source, status in p.source_runs:
+        statuses.setdefault(status, []).append(source)
+    sources = "; ".join(f"{len(s)} {status} ({names(s)})" for status, s in statuses.items())
+    lines = [
+        f"dry run: nothing was changed in {warehouse}",
+        f"run {p.run_id} (archive run {p.archive_run}, observed {when(p.observed_at)}) would "
+        "be removed, with:",
+        f"  {len(p.source_runs)} source run(s): {sources or 'none'}",
+        f"  {p.observations:,} observation(s) and {p.rejects:,} reject(s)",
+    ]
+    if p.since is None:
+        lines.append("  price_history: unchanged (no source of the run loaded)")
+    else:
+        lines.append(
+            f"  price_history: {p.history_restated:,} row(s) of its sources from "
+            f"{when(p.since)} on restated (cut back or made again from the "
+            f"{p.later_runs} later run(s) that loaded them), {p.history_opened:,} of them "
+            f"opened by this run; the history of {p.offers:,} offer(s) it touched"
+        )
+    lines.append(f"`chipcost remove-run {p.run_id}` (without --dry-run) removes it")
+    for line in lines:
+        console.say(line, indent="    " if line.startswith("  ") else "  ")
 
 
 def _hours(hours: float) -> timedelta:

@@ -42,6 +42,7 @@ IDEAS = {
     "--chip-count": "chips per instance",
     "--citation": "where a figure comes from (what was run, by whom)",
     "--spot": "spot prices (`prices`: only them or none; `backfill`: load theirs instead)",
+    "--dry-run": "say what would be done, do none of it (`report`: write the e-mail as .eml)",
 }
 # Old spellings of values (not options), taken for one release with the same note.
 OLD_VALUES = (

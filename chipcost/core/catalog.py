@@ -113,6 +113,24 @@ def aws_ultraserver_types() -> dict[str, UltraServer]:
     return found
 
 
+@cache
+def largest_rental() -> tuple[float, str]:
+    """(chips, what and where) of the largest set of chips the catalog knows rented as one:
+    every AWS instance type and UltraServer, every Cloud TPU slice. A price of more chips
+    than this is a misread count (10^9 GPUs at $2 an hour each), refused, not loaded: a
+    larger set becomes priceable by adding its row to these files."""
+    found = [(n, f"{t} (aws_instance_types.csv)") for t, n in aws_instance_chip_counts().items()]
+    found += [
+        (u.chip_count, f"{u.name} (aws_ultraserver_types.csv)")
+        for u in aws_ultraserver_types().values()
+    ]
+    found += [
+        (float(row["chips"]), f"{row['instance_type']} (gcp_tpu_slices.csv)")
+        for row in _rows("gcp_tpu_slices.csv")
+    ]
+    return max(found)
+
+
 # Vendor and brand words a provider may put first; removed in this order, each once.
 _VENDORS = ("nvidia", "amd", "intel", "aws", "amazon", "habana", "google", "qualcomm")
 _VENDORS += ("geforce", "tesla")  # NVIDIA brands: "NVIDIA GeForce RTX 4090", "Tesla T4"

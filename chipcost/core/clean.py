@@ -1,4 +1,5 @@
-"""Text safe to show and to keep: control and bidi characters out, secret values scrubbed."""
+"""Text safe to show and to keep: control and bidi characters out, secret values scrubbed,
+secret-named URL parameters redacted."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 REDACTED = "<redacted>"
+# Query parameters whose values are credentials: never archived, logged or put in messages.
+SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "secret"})
 # C0 and C1 controls (ESC starts terminal escape sequences, NUL cuts C strings, CR rewrites a
 # line) and the Unicode bidi overrides, embeddings and isolates, which reorder what a reader
 # sees (CVE-2021-42574). Tabs and line breaks become a space: a table cell is one line.
@@ -29,6 +32,22 @@ def spreadsheet_text(text: str) -> str:
 def printable(text: str) -> str:
     """The text with line breaks as spaces and every control or bidi character removed."""
     return _CONTROL.sub("", _BREAKS.sub(" ", text))
+
+
+def redact(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The query parameters with the value of every secret-named one redacted."""
+    return {k: (REDACTED if k.lower() in SECRET_PARAMS else v) for k, v in params.items()}
+
+
+def public_url(url: str) -> str:
+    """The URL with any secret-named query parameter redacted (safe to archive and print)."""
+    import httpx  # imported when a source fetches: a replay only parses
+
+    parsed = httpx.URL(url)
+    pairs = parsed.params.multi_items()
+    if not any(key.lower() in SECRET_PARAMS for key, _ in pairs):
+        return url  # untouched: re-encoding would change a provider's own next-page link
+    return str(parsed.copy_with(params=[(k, redact({k: v})[k]) for k, v in pairs]))
 
 
 def scrub(value: Any, secrets: Sequence[str]) -> Any:

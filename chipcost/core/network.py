@@ -9,7 +9,10 @@ is down, and every source's next retry fails at once with that said.
 
 from __future__ import annotations
 
+import re
 import threading
+
+from chipcost.core.errors import SourceError
 
 # Distinct hosts that must fail before the network is judged down: one or two hosts failing
 # is a provider's outage (or its DNS), to be retried as usual.
@@ -31,13 +34,23 @@ class Network:
             self._answered = True
 
     def unreachable(self, host: str, reason: str) -> None:
-        """`host` could not be resolved or connected to."""
+        """`host` could not be resolved or connected to: `reason` is the error's text, said
+        without its number ('[Errno -3] Temporary failure in name resolution')."""
+        lines = reason.strip().splitlines()
+        reason = re.sub(r"^\[Errno -?\d+\] ", "", lines[0] if lines else "")[:120]
         with self._lock:
             self._failed.setdefault(host, reason)
 
     def down(self) -> bool:
         with self._lock:
             return not self._answered and len(self._failed) >= self.threshold
+
+    def check(self, where: str) -> None:
+        """SourceError once the network is down: no retry can succeed, so it is said at once."""
+        if self.down():
+            raise SourceError(
+                f"{where}: not tried again, the network is unreachable ({self.said()})"
+            )
 
     def said(self) -> str:
         """The evidence, for the message: how many hosts failed, none answered, and why."""

@@ -591,14 +591,16 @@ def index(
 INDEX = Question.of(index, cli=(WIDE, FORMAT, STALE_DAYS))
 
 
-def sql(query: Annotated[str, Opt("A read-only SQL query (SELECT ...).", kind="argument")]):
+def sql(
+    query: Annotated[str, Opt("A read-only SQL query (SELECT ...).", kind="argument")],
+    db: Db = None,
+):  # the API answers it: chipcost.api
     """Run an ad hoc read-only query against the warehouse."""
 
 
 SQL = Question.of(
     sql,
     cli=(
-        Field("db", "db", DB_HELP, flags=("--warehouse", "--db"), api=False),
         FORMAT,
         LIMIT._replace(
             help="Show at most this many rows (table: 100 unless given; csv and json: all)."

@@ -45,6 +45,12 @@ READ_WAIT = 30.0
 # region CSV fits (aws-bulk archives extracts of a few MB), a gzip bomb does not.
 DEFAULT_PAYLOAD_MAX_MB = 512
 PAYLOAD_MAX_ENV = "CHIPCOST_PAYLOAD_MAX_MB"
+# And so are a source's payloads of one run together past this many bytes, and a replayed
+# run's together past this many: many payloads each within the limit held gigabytes at once.
+DEFAULT_SOURCE_PAYLOADS_MAX_MB = 1024
+SOURCE_PAYLOADS_MAX_ENV = "CHIPCOST_SOURCE_PAYLOADS_MAX_MB"
+DEFAULT_RUN_PAYLOADS_MAX_MB = 4096
+RUN_PAYLOADS_MAX_ENV = "CHIPCOST_RUN_PAYLOADS_MAX_MB"
 # A source's whole fetch (connect, every read, retry wait and download) ends by this many
 # seconds: a provider that stalls or trickles fails its source, not the day's run. An hour
 # holds aws-bulk's price files of every region on a slow link.
@@ -269,6 +275,9 @@ class Settings:
     notify: tuple[str, ...] = field(default=(), repr=False)
     lock_wait: float = DEFAULT_LOCK_WAIT  # seconds a writer waits for the file
     payload_max_bytes: int = DEFAULT_PAYLOAD_MAX_MB << 20  # per archived payload, uncompressed
+    # A source's archived payloads of one run together, and a replayed run's, uncompressed.
+    source_payloads_max_bytes: int = DEFAULT_SOURCE_PAYLOADS_MAX_MB << 20
+    run_payloads_max_bytes: int = DEFAULT_RUN_PAYLOADS_MAX_MB << 20
     source_deadline: float = DEFAULT_SOURCE_DEADLINE  # seconds a source's fetch may take
     notify_deadline: float = DEFAULT_NOTIFY_DEADLINE  # seconds one alert target may take
     # Time, memory and temporary disk of every read (warehouse/reader.py).
@@ -354,6 +363,20 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
         notify=notify_urls(os.environ.get(NOTIFY_ENV)),
         lock_wait=lock_wait(os.environ.get(LOCK_WAIT_ENV)),
         payload_max_bytes=payload_max_mb(os.environ.get(PAYLOAD_MAX_ENV)) << 20,
+        source_payloads_max_bytes=megabytes(
+            SOURCE_PAYLOADS_MAX_ENV,
+            os.environ.get(SOURCE_PAYLOADS_MAX_ENV),
+            DEFAULT_SOURCE_PAYLOADS_MAX_MB,
+            "a replay reads of one source's payloads of a run together",
+        )
+        << 20,
+        run_payloads_max_bytes=megabytes(
+            RUN_PAYLOADS_MAX_ENV,
+            os.environ.get(RUN_PAYLOADS_MAX_ENV),
+            DEFAULT_RUN_PAYLOADS_MAX_MB,
+            "a replay reads of one archived run's payloads together",
+        )
+        << 20,
         source_deadline=source_deadline(os.environ.get(SOURCE_DEADLINE_ENV)),
         notify_deadline=notify_deadline(os.environ.get(NOTIFY_DEADLINE_ENV)),
         read_limits=sql_limits(os.environ),
@@ -521,12 +544,21 @@ def _seconds(variable: str, text: str | None, default: float, what: str) -> floa
 
 def payload_max_mb(text: str | None) -> int:
     """CHIPCOST_PAYLOAD_MAX_MB: the largest archived payload read back, in MiB (1 or more)."""
+    return megabytes(
+        PAYLOAD_MAX_ENV,
+        text,
+        DEFAULT_PAYLOAD_MAX_MB,
+        "the largest uncompressed payload a replay reads",
+    )
+
+
+def megabytes(variable: str, text: str | None, default: int, what: str) -> int:
+    """A size in MiB (1 or more) a variable gives, or `default` when unset; `what` it bounds."""
     if text is None or not text.strip():
-        return DEFAULT_PAYLOAD_MAX_MB
+        return default
     size = _whole(text)
     if size < 1:
         raise ChipcostError(
-            f"{PAYLOAD_MAX_ENV}={text!r}: give the largest uncompressed payload a replay "
-            f"reads, in MiB (1 or more; default {DEFAULT_PAYLOAD_MAX_MB}), or unset it"
+            f"{variable}={text!r}: give {what}, in MiB (1 or more; default {default}), or unset it"
         )
     return size

@@ -14,6 +14,11 @@ from chipcost.core.errors import ChipcostError
 TIMEOUT_ENV = "CHIPCOST_SQL_TIMEOUT"  # seconds
 MEMORY_ENV = "CHIPCOST_SQL_MEMORY"  # DuckDB's size words: 2GB, 512MB
 TEMP_ENV = "CHIPCOST_SQL_TEMP"  # spill to disk at most this much
+# What a result may hold once out of DuckDB, in Python: rows, and bytes of them (default: the
+# memory limit, so a result held outside DuckDB stays inside the memory configured for it).
+ROWS_ENV = "CHIPCOST_SQL_ROWS"
+RESULT_ENV = "CHIPCOST_SQL_RESULT"  # DuckDB's size words, as CHIPCOST_SQL_MEMORY
+DEFAULT_ROWS = 1_000_000
 # A report-sized query takes well under a second; a minute is a runaway, and a collect
 # waiting for the file gives up after its own lock wait (CHIPCOST_LOCK_WAIT).
 DEFAULT_TIMEOUT = 60.0
@@ -22,11 +27,24 @@ DEFAULT_TEMP = "1GB"
 _SIZE = re.compile(r"^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$", re.IGNORECASE)
 
 
+_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+_UNITS |= {"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+
+
 @dataclass(frozen=True)
 class SqlLimits:
     timeout: float = DEFAULT_TIMEOUT
     memory: str = DEFAULT_MEMORY
     temp: str = DEFAULT_TEMP
+    rows: int = DEFAULT_ROWS  # rows of one result, fetched in batches and cut there
+    result: str = ""  # bytes of one result held in Python; "" for the memory limit's
+
+    def result_bytes(self) -> int:
+        """The bytes one result may hold once fetched (CHIPCOST_SQL_RESULT, else _MEMORY)."""
+        return size_in_bytes(self.result or self.memory)
+
+    def result_variable(self) -> str:
+        return RESULT_ENV if self.result else f"{RESULT_ENV}, default {MEMORY_ENV}"
 
     def settings(self) -> tuple[str, ...]:
         """The DuckDB settings that hold memory and spilled data to these limits."""
@@ -50,7 +68,24 @@ def sql_limits(environ: Mapping[str, str]) -> SqlLimits:
         found = SqlLimits(seconds, found.memory, found.temp)
     memory = _size(environ, MEMORY_ENV) or found.memory
     temp = _size(environ, TEMP_ENV) or found.temp
-    return SqlLimits(found.timeout, memory, temp)
+    return SqlLimits(found.timeout, memory, temp, _rows(environ), _size(environ, RESULT_ENV))
+
+
+def _rows(environ: Mapping[str, str]) -> int:
+    text = environ.get(ROWS_ENV, "").strip()
+    if not text:
+        return DEFAULT_ROWS
+    if not (text.isascii() and text.isdigit() and len(text) <= 10 and int(text) >= 1):
+        raise ChipcostError(f"{ROWS_ENV}={text!r}: give a whole number of rows, e.g. 100000")
+    return int(text)
+
+
+def size_in_bytes(text: str) -> int:
+    """'512MB' -> 512000000, '2GiB' -> 2147483648: DuckDB's size words as bytes."""
+    match = re.match(r"^(\d+(?:\.\d+)?)\s*([A-Za-z]+)$", text.strip())
+    if match is None or match[2].lower() not in _UNITS:
+        raise ChipcostError(f"{text!r} is not a size such as 512MB or 4GB")
+    return int(float(match[1]) * _UNITS[match[2].lower()])
 
 
 def _size(environ: Mapping[str, str], name: str) -> str:

@@ -106,6 +106,33 @@ PLANS = (
     "low_priority",
     "dynamic",  # on demand at a daily demand-based price (Verda), instead of the fixed one
 )
+# The words an offer's payment and plan are said in (a code not listed is said as its code
+# with spaces): the explorer's and the CLI's pricing labels (`pricing_words`).
+PAYMENT_LABELS = {
+    "none": "",
+    "no_upfront": "no upfront",
+    "partial_upfront": "partial upfront",
+    "all_upfront": "all upfront",
+}
+PLAN_LABELS = {"default": "", "ec2_instance": "EC2 instance"}
+
+
+def _said(code: str | None, labels: dict[str, str]) -> str:
+    return "" if code is None else labels.get(code, code.replace("_", " "))
+
+
+def pricing_words(
+    pricing_model: str | None, term: str | None, payment: str | None, plan: str | None
+) -> str:
+    """'on demand', 'reserved 3yr, standard, all upfront', 'on demand, dynamic': how an offer
+    is paid, in one wording for every page and table that says it."""
+    head = " ".join(
+        w
+        for w in (pricing_model and MODEL_LABELS.get(pricing_model, pricing_model), term)
+        if w and w != "none"
+    )
+    parts = (head, _said(plan, PLAN_LABELS), _said(payment, PAYMENT_LABELS))
+    return ", ".join(p for p in parts if p)
 
 
 def not_rentable(model: str, why: str) -> str:

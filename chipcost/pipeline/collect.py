@@ -105,8 +105,11 @@ def replay_sources(
     thousand: a replay validates once per archived run, not once per source per run.
     """
     stamp = replay_dir.name
+    budget = archive.run_budget(settings.run_payloads_max_bytes)  # the run's sources together
     parsed = [
-        _fetch_and_parse(s, settings, stamp, replay_dir, already_loaded.get(s.name), progress)
+        _fetch_and_parse(
+            s, settings, stamp, replay_dir, already_loaded.get(s.name), progress, budget=budget
+        )
         for s in sources
     ]
     _validate(parsed, settings)
@@ -130,12 +133,14 @@ def _fetch_and_parse(
     already_loaded: str | None,
     progress: Progress,
     network: Network | None = None,
+    *,
+    budget: archive.ReadBudget | None = None,
 ) -> _Parsed:
     started = time.monotonic()
     result = SourceResult(source=source.name, provider=source.provider, status=OK)
     found = _Parsed(result, started=started)
     with _guarded(result, source.name, settings):
-        payloads = _payloads(source, settings, stamp, replay_dir, progress, network)
+        payloads = _payloads(source, settings, stamp, replay_dir, progress, network, budget)
         result.payloads = len(payloads)
         result.payload_digest = payload_digest([sha256(p.data) for p in payloads])
         if already_loaded is not None and already_loaded == result.payload_digest:
@@ -166,9 +171,16 @@ def _payloads(
     replay_dir: Path | None,
     progress: Progress,
     network: Network | None,
+    budget: archive.ReadBudget | None = None,
 ) -> list[Payload]:
     if replay_dir is not None:
-        return archive.read_payloads(replay_dir, source.name, max_bytes=settings.payload_max_bytes)
+        return archive.read_payloads(
+            replay_dir,
+            source.name,
+            max_bytes=settings.payload_max_bytes,
+            max_source_bytes=settings.source_payloads_max_bytes,
+            run_budget=budget,
+        )
     writer = archive.ArchiveWriter(settings.archive_root, stamp, source.name, in_progress=True)
     context = FetchContext(
         archive=writer,

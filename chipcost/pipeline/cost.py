@@ -593,18 +593,22 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> str:
     """The model as stored, or a message saying how to give chipcost what it lacks."""
     from chipcost.core.names import cut, did_you_mean, shown
     from chipcost.transform.throughput_figures import normalise_model
+    from chipcost.transform.tokens import parameters_in_name
     from chipcost.warehouse.cost_per_token import known_models
 
     model = normalise_model(name)
     known = known_models(con)
     if model in known:
         return model
+    # The example fits the model named: its own size where its name states one, else none.
+    size = parameters_in_name(model) or "N"
     raise UsageError(
         f"no throughput for model {shown(model)}{did_you_mean(model, known)}: it has no reference "
         "figure, no measurement and no parameter count to derive one from. Record a measurement "
         f"with `chipcost throughput add --model {cut(model)} ...`, or its size with `chipcost "
-        f"throughput model {cut(model)} --parameters 13e9`. Known models: "
-        f"{', '.join(known) or 'none'}"
+        f"throughput model {cut(model)} --parameters {size}`"
+        f"{'' if size != 'N' else ' (N: its parameter count)'}. "
+        f"Known models: {', '.join(known) or 'none'}"
     )
 
 

@@ -1,40 +1,51 @@
-"""Running AIPerf, the load generator `chipcost measure` drives, against a user's endpoint.
+"""Running AIPerf, the load generator `chipcost measure` drives, against a user's endpoint
+(chipcost.pipeline.endpoint, asked first what it serves).
 
-The endpoint is asked first what it serves (`GET /v1/models`, as vLLM, SGLang, TensorRT-LLM
-and TGI answer it), so a refusal, a timeout or a model it does not serve is named in a second,
-not after AIPerf's start-up. Then AIPerf's own command line runs once per concurrency (its
-`profile` command, in a child process: it starts services of its own), and the run's summary
-and per-request records are returned as the fetch of a source returns its payload; reading
-them is chipcost.transform.measured's. Why AIPerf: docs/measure.md.
+AIPerf's own command line runs once per concurrency (its `profile` command, in a child process
+of its own session: it starts services of its own), reaching no host but the endpoint's, the
+endpoint's credentials given inside its process, never on a command line; the run's summary
+and per-request records are returned, credentials replaced, as the fetch of a source returns
+its payload; reading them is chipcost.transform.measured's. Why AIPerf: docs/measure.md.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
-import httpx
-
-from chipcost.core.clean import without_credentials
-from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.clean import REDACTED, printable
+from chipcost.core.errors import ChipcostError
+from chipcost.pipeline.endpoint import Endpoint
 from chipcost.transform.measured import RECORDS, SUMMARY
 
 TOOL = "aiperf"
-# How long the endpoint may take to say what it serves; a server under load still lists its
-# models in well under a second.
-MODELS_TIMEOUT = 10.0
 # AIPerf's own start-up and shut-down (its services, the tokenizer), on top of the requests'
 # time: measured at 20-35 s a run on a 2-core machine (docs/measure.md).
 STARTUP_SECONDS = 90.0
 # Hub-offline variables make AIPerf 0.13 look a local tokenizer path up in the hub's cache
 # (and fail); a path needs no hub, so they are left out of its environment then.
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+# AIPerf's HTTP client follows redirects (aiohttp's default, no option to refuse them): with
+# AIPERF_HTTP_TRUST_ENV it takes its proxy from the environment, and this one is a port
+# nothing listens on, used for every host but the endpoint's (NO_PROXY). Port 9 is the
+# discard service's, closed on any machine that measures.
+NOWHERE = "http://127.0.0.1:9"
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+# The hub hosts a tokenizer named by the hub is fetched from, reached directly.
+HUB_HOSTS = ("huggingface.co", "hf.co")
+# The environment variable LAUNCH takes the endpoint's Authorization header from.
+AUTHORIZATION_VARIABLE = "CHIPCOST_AIPERF_AUTHORIZATION"
 
 
 def tool_command() -> list[str]:
@@ -66,43 +77,6 @@ def _candidates() -> list[list[str]]:
     ]
 
 
-def base_url(endpoint: str) -> str:
-    """The server's root: what the user gave, without a trailing /v1 or slash."""
-    url = endpoint.strip().rstrip("/")
-    if not url.startswith(("http://", "https://")):
-        raise UsageError(f"--endpoint {endpoint!r}: give the server's URL, http://HOST:PORT")
-    return url.removesuffix("/v1")
-
-
-def served_models(endpoint: str, timeout: float) -> list[str] | None:
-    """The models the endpoint lists; None when it has no model list (a 404 there)."""
-    shown = without_credentials(endpoint)
-    try:
-        answer = httpx.get(f"{endpoint}/v1/models", timeout=min(timeout, MODELS_TIMEOUT))
-    except httpx.ConnectError as exc:
-        raise ChipcostError(
-            f"endpoint {shown} refused the connection ({exc}): nothing recorded; is the server "
-            "running and listening there?"
-        ) from None
-    except httpx.TimeoutException:
-        raise ChipcostError(
-            f"endpoint {shown} timed out: no answer to GET /v1/models within "
-            f"{min(timeout, MODELS_TIMEOUT):g} s; nothing recorded"
-        ) from None
-    except httpx.HTTPError as exc:
-        raise ChipcostError(f"endpoint {shown} failed: {exc}; nothing recorded") from None
-    if answer.status_code == 404:
-        return None
-    try:
-        listed = answer.json()["data"]
-        return [str(m["id"]) for m in listed]
-    except (ValueError, KeyError, TypeError):
-        raise ChipcostError(
-            f"endpoint {shown} answered GET /v1/models with HTTP {answer.status_code} and no "
-            "OpenAI model list: is it an OpenAI-compatible server?"
-        ) from None
-
-
 @dataclass(frozen=True)
 class Run:
     """One AIPerf run at one concurrency: its summary (None when it wrote none), its records,
@@ -112,11 +86,20 @@ class Run:
     records: bytes | None
     command: list[str]
     last_line: str
+    tokenizer_error: str = ""  # AIPerf could not load the tokenizer: its words
 
 
-def run_aiperf(
+@dataclass(frozen=True)
+class Client:
+    """How the benchmark client sends its prompts: fixed lengths by default; a baseline's
+    client (InferenceX) draws each length within a range below the point's."""
+
+    range_ratio: float | None = None  # each length drawn from [ratio x length, length]
+
+
+def aiperf_options(
     *,
-    endpoint: str,
+    endpoint: Endpoint,
     served_model: str,
     tokenizer: str,
     input_tokens: int,
@@ -126,60 +109,211 @@ def run_aiperf(
     seconds: float,
     request_timeout: float,
     out: Path,
-) -> Run:
-    """AIPerf's `profile` at one concurrency: streamed chat completions of synthetic prompts of
-    exactly `input_tokens` tokens asking for `output_tokens` (the end-of-sequence token
-    ignored), token counts from the server's usage, at most `requests` requests and `seconds`."""
-    command = [
-        *tool_command(), "profile",
-        "--model", served_model, "--url", endpoint, "--endpoint-type", "chat", "--streaming",
-        "--tokenizer", tokenizer, "--use-server-token-count",
-        "--isl", str(input_tokens), "--isl-stddev", "0",
-        "--osl", str(output_tokens), "--osl-stddev", "0",
-        "--extra-inputs", f"min_tokens:{output_tokens}", "--extra-inputs", "ignore_eos:true",
-        "--concurrency", str(concurrency), "--request-count", str(requests),
-        "--benchmark-duration", f"{seconds:g}", "--benchmark-grace-period", f"{request_timeout:g}",
-        "--request-timeout-seconds", f"{request_timeout:g}",
-        "--artifact-dir", str(out), "--ui", "none",
-        "--no-server-metrics", "--no-gpu-telemetry", "--random-seed", "0",
+    client: Client = Client(),
+) -> list[str]:
+    """AIPerf `profile`'s options for one concurrency. Every value the user or the server
+    chose is joined to its option (`--model=-x`), so it can never be read as an option."""
+    if client.range_ratio is None:
+        lengths = ["--isl-stddev=0", "--osl-stddev=0", f"--extra-inputs=min_tokens:{output_tokens}"]
+    else:  # SGLang's style: [ratio x mean, mean], as InferenceX's client draws them
+        lengths = [f"--random-range-ratio={client.range_ratio:g}", "--random-corpus-style=sglang"]
+    return [
+        "profile",
+        f"--model={served_model}", f"--url={endpoint.url}", "--endpoint-type=chat", "--streaming",
+        f"--tokenizer={tokenizer}", f"--isl={input_tokens}", f"--osl={output_tokens}", *lengths,
+        "--extra-inputs=ignore_eos:true",
+        f"--concurrency={concurrency}", f"--request-count={requests}",
+        f"--benchmark-duration={seconds:g}", f"--benchmark-grace-period={request_timeout:g}",
+        f"--request-timeout-seconds={request_timeout:g}",
+        f"--artifact-dir={out}", "--ui=none",
+        "--no-server-metrics", "--no-gpu-telemetry", "--random-seed=0",
     ]  # fmt: skip
-    env = dict(os.environ)
-    if Path(tokenizer).exists():
-        for name in OFFLINE_VARIABLES:
-            env.pop(name, None)
+
+
+def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_timeout: float,
+               out: Path, **point: object) -> Run:  # fmt: skip
+    """AIPerf's `profile` at one concurrency (aiperf_options): streamed chat completions asking
+    for the point's tokens (the end-of-sequence token ignored), its token counts the streamed
+    text's by the model's tokenizer, at most `seconds`. AIPerf's whole process group is ended
+    on every way out, and it reaches no host but the endpoint's."""
+    options = aiperf_options(
+        endpoint=endpoint, concurrency=concurrency, seconds=seconds,
+        request_timeout=request_timeout, out=out, **point,  # type: ignore[arg-type]
+    )  # fmt: skip
+    command = launcher(tool_command(), bool(endpoint.authorization)) + options
     limit = seconds + request_timeout + STARTUP_SECONDS
-    with subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        env=env,
-        start_new_session=True,  # its services are its children: stopped as one group
-    ) as child:
+    with (
+        stopped_on_term(),
+        subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=aiperf_environment(endpoint, str(point.get("tokenizer", "")), out.parent),
+            start_new_session=True,  # its services are its children: stopped as one group
+        ) as child,
+    ):
         try:
             output, _ = child.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.communicate()
+            _end_group(child)
             raise ChipcostError(
-                f"AIPerf did not finish against {without_credentials(endpoint)} within "
-                f"{limit:g} s at concurrency {concurrency}: the endpoint timed out; nothing "
-                "recorded"
+                f"AIPerf did not finish against {endpoint.url} within {limit:g} s at "
+                f"concurrency {concurrency}: the endpoint timed out; nothing recorded"
             ) from None
-        except BaseException:  # Ctrl-C: its services go with it
-            os.killpg(child.pid, signal.SIGKILL)
-            raise
-    text = output.decode("utf-8", "replace")
+        finally:  # done, failed, timed out or interrupted: no service of it lingers
+            _end_group(child)
+    secrets = _secrets(endpoint)
+    text = _unsaid(output, secrets).decode("utf-8", "replace")
     return Run(
-        summary=_read(out / SUMMARY),
-        records=_read(out / RECORDS),
-        command=command,
+        summary=_unsaid(_read(out / SUMMARY), secrets),
+        records=_unsaid(_read(out / RECORDS), secrets),
+        command=[TOOL, *options],
         last_line=_last_line(text),
+        tokenizer_error=_tokenizer_error(text),
     )
+
+
+def _end_group(child: subprocess.Popen) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except ProcessLookupError:  # the group is gone already
+        pass
+    if child.returncode is None:
+        child.wait()
+
+
+@contextmanager
+def stopped_on_term() -> Iterator[None]:
+    """SIGTERM raised as KeyboardInterrupt while AIPerf runs, so the way out that Ctrl-C takes
+    (AIPerf's group ended, its temporary files removed) is taken for it too."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+# Started in place of AIPerf's own entry point: it moves the endpoint's Authorization header
+# from the environment (taken out of it, so AIPerf's services do not inherit it) to AIPerf's
+# options inside the process. A secret on a command line is readable by every user of the
+# machine (ps, /proc/PID/cmdline); sys.argv changed inside a process is not.
+LAUNCH = (
+    "import json, os, runpy, sys\n"
+    "tool, *args = sys.argv[1:]\n"
+    f"header = os.environ.pop({AUTHORIZATION_VARIABLE!r}, '')\n"
+    "args += ['--header', json.dumps({'Authorization': header})] if header else []\n"
+    "sys.argv = [tool, *args]\n"
+    "if tool == '-m':\n"
+    "    sys.argv[0] = 'aiperf'\n"
+    "    runpy.run_module('aiperf', run_name='__main__', alter_sys=True)\n"
+    "else:\n"
+    "    runpy.run_path(tool, run_name='__main__')\n"
+)
+
+
+def launcher(tool: list[str], credentials: bool) -> list[str]:
+    """The command that starts AIPerf: through LAUNCH when it is Python (its console script
+    or its module), as found otherwise; credentials need LAUNCH."""
+    if tool[1:] == ["-m", TOOL]:
+        return [tool[0], "-c", LAUNCH, "-m"]
+    python = _interpreter(tool[0])
+    if python:
+        return [python, "-c", LAUNCH, tool[0]]
+    if credentials:
+        raise ChipcostError(
+            f"{tool[0]} is not AIPerf's Python entry point, and chipcost gives the endpoint's "
+            "credentials to AIPerf only inside its Python process (never on a command line "
+            "others can read): set CHIPCOST_AIPERF to AIPerf's own `aiperf`"
+        )
+    return tool
+
+
+def _interpreter(script: str) -> str | None:
+    """The Python a console script starts with (its #! line), None for anything else."""
+    try:
+        with open(script, "rb") as handle:
+            first = handle.readline(512).decode("utf-8", "replace")
+    except OSError:
+        return None
+    if not first.startswith("#!"):
+        return None
+    words = first[2:].split()
+    python = words[0] if words else ""
+    if Path(python).name == "env" and len(words) > 1:
+        python = shutil.which(words[1]) or ""
+    return python if "python" in Path(python).name and os.access(python, os.X_OK) else None
+
+
+def aiperf_environment(endpoint: Endpoint, tokenizer: str, scratch: Path) -> dict[str, str]:
+    """AIPerf's environment: its HTTP client sent through a proxy that does not exist for every
+    host but the endpoint's, so a redirect to another host fails instead of being measured
+    under the endpoint's name; its dataset files (a system temporary folder and a cache under
+    the home folder otherwise) in `scratch`, removed with it; the credentials for LAUNCH; the
+    hub's offline switches left out for a tokenizer path."""
+    env = {k: v for k, v in os.environ.items() if k.lower() not in PROXY_VARIABLES}
+    direct = [endpoint.host] + ([] if Path(tokenizer).exists() else _hub_hosts())
+    env.update(
+        AIPERF_HTTP_TRUST_ENV="true",
+        HTTP_PROXY=NOWHERE, HTTPS_PROXY=NOWHERE, ALL_PROXY=NOWHERE,
+        NO_PROXY=",".join(direct),
+    )  # fmt: skip
+    env.update(
+        AIPERF_DATASET_MMAP_BASE_PATH=str(scratch / "mmap"),
+        AIPERF_DATASET_MMAP_CACHE_DIR=str(scratch / "mmap-cache"),
+    )
+    if endpoint.authorization:
+        env[AUTHORIZATION_VARIABLE] = endpoint.authorization
+    if Path(tokenizer).exists():
+        for name in OFFLINE_VARIABLES:
+            env.pop(name, None)
+    return env
+
+
+def _hub_hosts() -> list[str]:
+    """The hub's hosts, and a mirror's that HF_ENDPOINT names."""
+    mirror = urlsplit(os.environ.get("HF_ENDPOINT", "")).hostname
+    return [*HUB_HOSTS, *([mirror] if mirror else [])]
+
+
+def _secrets(endpoint: Endpoint) -> list[bytes]:
+    """The credentials as they may appear in AIPerf's output: AIPerf's report keeps the
+    command line it ran as it saw it, the header LAUNCH added included."""
+    if not endpoint.authorization:
+        return []
+    whole = endpoint.authorization
+    forms = {whole, whole.partition(" ")[2]} - {""}
+    for _ in range(2):  # the header's JSON inside the report's JSON: escaped twice
+        forms |= {json.dumps(f, ensure_ascii=a)[1:-1] for f in forms for a in (True, False)}
+    return [f.encode() for f in forms]
+
+
+def _unsaid(data: bytes | None, secrets: list[bytes]) -> bytes | None:
+    """The data with every secret replaced by REDACTED, longest first."""
+    if data is None:
+        return None
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        data = data.replace(secret, REDACTED.encode())
+    return data
 
 
 def _read(path: Path) -> bytes | None:
     return path.read_bytes() if path.is_file() else None
+
+
+def _tokenizer_error(text: str) -> str:
+    """AIPerf's own words when it could not load the tokenizer, else ''."""
+    for line in text.splitlines():
+        if "TokenizerError:" in line:
+            return printable(line.partition("TokenizerError:")[2].strip())[:300]
+    return ""
 
 
 def _last_line(text: str) -> str:

@@ -1,14 +1,15 @@
 """What `chipcost measure` does: drive a load generator against the user's endpoint at a
 point, and record each concurrency's result as a measured figure of theirs.
 
-The point is the baseline's where one is named (`--match H100-SXM`: the input and output
-tokens of the figure `cost` and `compare` use for that chip, model and speed), else the
+The point is the baseline's where one is named (chipcost.pipeline.measure_point), else the
 tokens given. Everything that can be checked before the load is (the tool installed, the
 model's size and the chip's roofline known, the endpoint answering and serving the model),
-each failure one line; then AIPerf runs once per concurrency; every point is checked (usage
-reported, the asked output length reached, no failed request, under the roofline) before
-anything is written, so a bad point records nothing. The tool's reports are archived like a
-source's payloads (<archive>/measurements/<run stamp>/aiperf/) and each figure names its own.
+each failure one line; then AIPerf runs once per concurrency; every point is checked (its
+report's schema, no failed request, streamed, usage agreeing with the stream, every request
+answered, the asked output length reached, under the roofline) before anything is written,
+so a bad point records nothing. The tool's reports are archived like a source's payloads, in
+a folder of the measurement's own (<archive>/measurements/<run stamp>[-N]/aiperf/), and each
+figure names its own.
 """
 
 from __future__ import annotations
@@ -21,20 +22,14 @@ from pathlib import Path
 
 import duckdb
 
-from chipcost.archive import ArchiveWriter, run_stamp
+from chipcost.archive import ArchiveWriter, location, run_stamp
 from chipcost.core.catalog import canonical_chips
-from chipcost.core.clean import without_credentials
 from chipcost.core.errors import ChipcostError, UsageError
-from chipcost.core.figures import Figure, speed_label
+from chipcost.core.figures import Figure
 from chipcost.core.settings import Settings
-from chipcost.pipeline.load_generator import (
-    TOOL,
-    Run,
-    base_url,
-    run_aiperf,
-    served_models,
-    tool_command,
-)
+from chipcost.pipeline.endpoint import Endpoint, served_models
+from chipcost.pipeline.load_generator import TOOL, Client, Run, run_aiperf, tool_command
+from chipcost.pipeline.measure_point import Baseline
 from chipcost.transform.measured import (
     MeasuredPoint,
     Roof,
@@ -44,12 +39,13 @@ from chipcost.transform.measured import (
     point_of,
 )
 from chipcost.transform.throughput_figures import figure_from_row
-from chipcost.warehouse.cost_per_token import at_speed, figures
 from chipcost.warehouse.db import dict_rows
 
 # Where the reports go under the archive root: not a run stamp, so a replay of the archive
 # passes it by (chipcost.archive.run_directories).
 ARCHIVE_FOLDER = "measurements"
+# Measurements archived within one second that each get a folder of their own.
+MAX_SAME_SECOND = 1_000
 
 
 @dataclass(frozen=True)
@@ -58,46 +54,30 @@ class Setup:
 
     chip: str
     model: str
-    chips: float
+    chips: int
     instance: str | None
     precision: str
     software: str
-    endpoint: str
+    endpoint: Endpoint
     served_model: str | None
     tokenizer: str
     input_tokens: int
     output_tokens: int
     concurrencies: list[int]
-    requests: int | None  # per concurrency (at least the concurrency); None: 4 x it, at least 8
+    requests: int | None  # per concurrency (at least the concurrency); None: the baseline's
     seconds: float  # the whole sweep's
     request_timeout: float
     allow_above_roofline: bool = False
-    baseline: str = ""  # how the point was chosen, for the figure's notes
+    baseline: Baseline | None = None  # the point matched (--match), its client with it
 
-
-def matched_point(
-    con: duckdb.DuckDBPyConnection, chip: str, model: str, speed: str
-) -> tuple[int, int, str]:
-    """(input tokens, output tokens, which figure) of the figure `cost` and `compare` use for
-    `chip` and `model` at `speed`; a figure that states no request shape cannot be matched."""
-    with at_speed(con, speed):
-        rows = figures(con, model, "inference").rows
-    chosen = [r for r in rows if r["chip"] == chip and r["chosen"]]
-    if not chosen:
-        raise UsageError(
-            f"--match {chip}: chipcost has no {model} inference figure of {chip} "
-            f"{speed_label(speed)}, so there is no point to match: give --input-tokens and "
-            "--output-tokens"
-        )
-    row = chosen[0]
-    name = f"{row['throughput_id']} ({row['kind']}, {row['scenario'] or row['source']})"
-    if not row["input_tokens"] or not row["output_tokens"]:
-        raise UsageError(
-            f"--match {chip}: the figure chipcost uses for {chip} {speed_label(speed)}, "
-            f"{name}, states no input and output tokens, so its shape cannot be matched: "
-            "give --input-tokens and --output-tokens"
-        )
-    return int(row["input_tokens"]), int(row["output_tokens"]), f"{chip}'s {name}"  # type: ignore[call-overload]
+    def requests_at(self, concurrency: int) -> int:
+        """Requests at one concurrency: --requests (a concurrency is only reached with at
+        least that many), else the baseline client's, else 4 x it, at least 8."""
+        if self.requests:
+            return max(self.requests, concurrency)
+        if self.baseline and self.baseline.prompts_per_user:
+            return self.baseline.prompts_per_user * concurrency
+        return max(8, 4 * concurrency)
 
 
 def instance_chips(con: duckdb.DuckDBPyConnection, instance: str) -> tuple[str, float] | None:
@@ -154,28 +134,32 @@ def roof_of(con: duckdb.DuckDBPyConnection, setup: Setup) -> Roof:
     )
 
 
-def check_endpoint(setup: Setup) -> tuple[str, str]:
-    """(the server's root URL, the model name to ask for), after asking what it serves."""
-    url = base_url(setup.endpoint)
-    listed = served_models(url, setup.request_timeout)
-    shown = without_credentials(url)
+def check_endpoint(setup: Setup) -> str:
+    """The model name to ask for, after asking the endpoint what it serves."""
+    listed = served_models(setup.endpoint, setup.request_timeout)
+    shown = setup.endpoint.url
     if setup.served_model is None:
         if not listed or len(listed) != 1:
-            names = f"it serves {', '.join(listed)}" if listed else "it lists none"
+            names = f"it serves {_some(listed)}" if listed else "it lists none"
             raise UsageError(f"--served-model: name the model to ask {shown} for ({names})")
-        return url, listed[0]
+        return listed[0]
     if listed is not None and setup.served_model not in listed:
         raise UsageError(
             f"--served-model {setup.served_model!r}: {shown} does not serve it (it serves "
-            f"{', '.join(listed) or 'nothing'}); nothing recorded"
+            f"{_some(listed) or 'nothing'}); nothing recorded"
         )
-    return url, setup.served_model
+    return setup.served_model
 
 
-def run_sweep(setup: Setup, url: str, served: str, roof: Roof) -> list[tuple[MeasuredPoint, Run]]:
-    """Every concurrency measured and checked, or a ChipcostError naming the first bad one."""
+def _some(names: list[str], shown: int = 10) -> str:
+    more = f" and {len(names) - shown:,} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def run_sweep(setup: Setup, served: str, roof: Roof) -> list[tuple[MeasuredPoint, Run]]:
+    """Every concurrency measured and checked, or a ChipcostError naming the first bad one.
+    AIPerf's files live in a temporary folder removed on every way out."""
     deadline = time.monotonic() + setup.seconds
-    shown = without_credentials(url)
     done: list[tuple[MeasuredPoint, Run]] = []
     with tempfile.TemporaryDirectory(prefix="chipcost-measure-") as folder:
         for concurrency in setup.concurrencies:
@@ -186,33 +170,56 @@ def run_sweep(setup: Setup, url: str, served: str, roof: Roof) -> list[tuple[Mea
                     "nothing recorded; give more time or fewer concurrencies"
                 )
             run = run_aiperf(
-                endpoint=url,
+                endpoint=setup.endpoint,
                 served_model=served,
                 tokenizer=setup.tokenizer,
                 input_tokens=setup.input_tokens,
                 output_tokens=setup.output_tokens,
                 concurrency=concurrency,
-                # a concurrency is only reached with at least that many requests
-                requests=max(setup.requests or max(8, 4 * concurrency), concurrency),
+                requests=setup.requests_at(concurrency),
                 seconds=left,
                 request_timeout=setup.request_timeout,
                 out=Path(folder) / f"concurrency_{concurrency}",
+                client=setup.baseline.client if setup.baseline else Client(),
             )
-            if run.summary is None:
-                reason = failure_of(run.records, run.last_line)
-                raise ChipcostError(
-                    f"endpoint {shown} {reason} (model {served}, concurrency {concurrency}): "
-                    "nothing recorded"
-                )
-            point = point_of(run.summary, concurrency, shown, setup.output_tokens)
-            beyond = above_roof(point, setup.chips, roof, setup.chip, setup.precision)
-            if beyond and not setup.allow_above_roofline:
-                raise ChipcostError(
-                    f"nothing recorded: {beyond}. Check --chip, --chips and --precision; if the "
-                    "server decodes speculatively, pass --allow-above-roofline"
-                )
-            done.append((point, run))
+            done.append((_checked(setup, run, served, concurrency, roof), run))
     return done
+
+
+def _checked(setup: Setup, run: Run, served: str, concurrency: int, roof: Roof) -> MeasuredPoint:
+    """The run's point, or a ChipcostError: no report, a report cut short by --max-seconds or
+    failing its checks (chipcost.transform.measured), or a point above the roofline."""
+    shown = setup.endpoint.url
+    if run.tokenizer_error:
+        raise ChipcostError(
+            f"--tokenizer {setup.tokenizer}: AIPerf could not load it ({run.tokenizer_error}); "
+            "nothing recorded. Give the served model's tokenizer: a folder holding "
+            "tokenizer.json, or a hub name"
+        )
+    if run.summary is None:
+        reason = failure_of(run.records, run.last_line)
+        raise ChipcostError(
+            f"endpoint {shown} {reason} (model {served}, concurrency {concurrency}): "
+            "nothing recorded"
+        )
+    asked = setup.requests_at(concurrency)
+    client = setup.baseline.client if setup.baseline else Client()
+    point = point_of(
+        run.summary, concurrency, shown, setup.output_tokens, client.range_ratio or 1.0
+    )
+    if point.requests < asked:
+        raise ChipcostError(
+            f"concurrency {concurrency} was cut short by --max-seconds {setup.seconds:g}: "
+            f"{point.requests} of its {asked} requests answered, so it is no measurement of "
+            "the point; nothing recorded. Give more time, fewer requests or fewer concurrencies"
+        )
+    beyond = above_roof(point, setup.chips, roof, setup.chip, setup.precision)
+    if beyond and not setup.allow_above_roofline:
+        raise ChipcostError(
+            f"nothing recorded: {beyond}. Check --chip, --chips and --precision; if the "
+            "server decodes speculatively, pass --allow-above-roofline"
+        )
+    return point
 
 
 def figures_of(
@@ -220,19 +227,16 @@ def figures_of(
 ) -> list[Figure]:
     """One measured figure per point, its point and provenance on it."""
     today = datetime.now(UTC).date().isoformat()
-    system = f"{setup.chips:g} x {setup.chip}" + (
-        f" (on {setup.instance})" if setup.instance else ""
-    )
-    shown = without_credentials(base_url(setup.endpoint))
+    system = f"{setup.chips} x {setup.chip}" + (f" (on {setup.instance})" if setup.instance else "")
     made = []
     for (point, _), ref in zip(points, refs, strict=True):
         tool = point.tool_version
         shape = f"ISL/OSL {setup.input_tokens}/{setup.output_tokens}"
         notes = (
-            f"Measured with AIPerf {tool} against {shown} ({point.requests} requests, streamed, "
-            f"token counts from the server's usage: {point.output_tokens:,.0f} output tokens "
-            f"per request on average)."
-            + (f" Point matched to {setup.baseline}." if setup.baseline else "")
+            f"Measured with AIPerf {tool} against {setup.endpoint.url} ({point.requests} "
+            "requests, streamed; output tokens the lower of the server's usage and the streamed "
+            f"text's count by the model's tokenizer: {point.output_tokens:,.0f} per request on "
+            "average)." + (f" Point matched to {setup.baseline.named}." if setup.baseline else "")
         )
         row = {
             "chip": setup.chip,
@@ -240,7 +244,7 @@ def figures_of(
             "workload": "inference",
             "tokens_per_second": f"{point.output_tokens_per_second!r}",
             "per": "instance",
-            "chips": f"{setup.chips:g}",
+            "chips": str(setup.chips),
             "precision": setup.precision,
             "source": f"chipcost measure (AIPerf {tool})",
             "source_date": today,
@@ -268,28 +272,55 @@ def figures_of(
 def archive_reports(
     settings: Settings, setup: Setup, points: list[tuple[MeasuredPoint, Run]]
 ) -> list[str]:
-    """Each point's AIPerf summary archived as a payload; their refs (<stamp>/aiperf/NNNN...)."""
-    root = settings.archive_root
-    folder = f"{root}/{ARCHIVE_FOLDER}"
-    writer = ArchiveWriter(folder, run_stamp(datetime.now(UTC)), TOOL)
-    shown = without_credentials(base_url(setup.endpoint))
+    """Each point's AIPerf summary archived as a payload under a folder of this measurement's
+    own; their refs (<stamp>[-N]/aiperf/NNNN.json.gz)."""
+    folder = f"{settings.archive_root}/{ARCHIVE_FOLDER}"
+    writer = ArchiveWriter(folder, claim_folder(folder, run_stamp(datetime.now(UTC))), TOOL)
     refs = []
     for point, run in points:
         payload = writer.write(
             run.summary or b"",
-            f"{shown} (concurrency {point.concurrency})",
-            request={"command": [TOOL, *run.command[run.command.index("profile") :]]},
+            f"{setup.endpoint.url} (concurrency {point.concurrency})",
+            request={"command": run.command},
         )
         refs.append(payload.ref)
     return refs
+
+
+def claim_folder(folder: str, stamp: str) -> str:
+    """A folder name under `folder` no other measurement has: the run stamp, else the stamp
+    with -2, -3, ... (two measurements in one second). Made at once on a local disk, so two
+    processes cannot both take one name; on an object store, the first name not yet there."""
+    root = location(folder)
+    remote = "://" in folder
+    if not remote:
+        root.mkdir(parents=True, exist_ok=True)
+    for n in range(1, MAX_SAME_SECOND + 1):
+        name = stamp if n == 1 else f"{stamp}-{n}"
+        if remote:
+            if not (root / name).exists():
+                return name
+            continue
+        try:
+            (root / name).mkdir()
+            return name
+        except FileExistsError:
+            continue
+    raise ChipcostError(
+        f"{folder}: {MAX_SAME_SECOND} measurements already archived in the second {stamp}; "
+        "run again"
+    )
 
 
 def measure(settings: Settings, setup: Setup, roof: Roof) -> list[Figure]:
     """Measure every concurrency (all checked first) and return the figures to store; the
     reports are archived. `roof` is roof_of's, read before: no warehouse is held while the
     load runs."""
-    url, served = check_endpoint(setup)
+    served = check_endpoint(setup)
     tool_command()
-    points = run_sweep(setup, url, served, roof)
+    points = run_sweep(setup, served, roof)
+    # every figure through the gate (chipcost.transform.figure_bounds) before any report is
+    # archived: a point the gate refuses leaves nothing behind
+    figures_of(setup, points, ["not archived yet"] * len(points))
     refs = archive_reports(settings, setup, points)
     return figures_of(setup, points, refs)

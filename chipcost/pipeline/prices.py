@@ -263,6 +263,34 @@ def find_prices(
     )
 
 
+# A spot zone's offer in per_chip_prices is repeated once more as its region's row (plan
+# 'region_cheapest', zone ''): sums and counts over a frame would take it twice.
+REGION_ROW_PLAN = "region_cheapest"
+CHEAPEST_ZONE = "cheapest_in_region"
+
+
+def each_offer_once(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.DataFrame:
+    """The prices with each offer once (the Python API): the spot region rows out, and
+    `cheapest_in_region` on each zone's row instead (True for the zone spot_region_cheapest
+    names, False for the region's others; null for an offer not priced per zone)."""
+    import polars as pl
+
+    from chipcost.warehouse.prices import cheapest_spot_zones
+
+    cheapest = cheapest_spot_zones(con).with_columns(pl.lit(True).alias(CHEAPEST_ZONE))
+    zoned = (pl.col("pricing_model") == "spot") & (pl.col("zone") != "")
+    return (
+        frame.filter(pl.col("plan") != REGION_ROW_PLAN)
+        .with_row_index("_order")
+        .join(cheapest, on=list(cheapest.columns[:-1]), how="left", nulls_equal=True)
+        .sort("_order")
+        .drop("_order")
+        .with_columns(
+            pl.when(zoned).then(pl.col(CHEAPEST_ZONE).fill_null(False)).alias(CHEAPEST_ZONE)
+        )
+    )
+
+
 def find_price_rows(
     con: duckdb.DuckDBPyConnection,
     ask: PriceAsk,

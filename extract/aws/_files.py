@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chipcost.core.errors import SourceError
+from chipcost.core.stopping import stopping
+from chipcost.extract._body import CutShort
 from chipcost.extract._http import (
+    MAX_ATTEMPTS,
+    MAX_RETRY_SECONDS,
     RETRY_STATUSES,
-    CutShort,
     HttpClient,
     backoff,
     complete,
@@ -39,7 +42,7 @@ IDENTITY = {"Accept-Encoding": "identity"}
 MISSING = (403, 404)
 # A region's price file is up to a few GB (EC2 in us-east-1); one past this is not a price
 # file, and streaming it would fill the disk. Small files (indexes, the spot feed) are read
-# in memory within extract/_http.py's cap.
+# in memory within extract/_body.py's cap.
 MAX_DOWNLOAD_BYTES = 16 << 30
 
 Progress = Callable[[int, int | None], None]
@@ -80,7 +83,7 @@ def get_bytes(client: HttpClient, url: str, source: str) -> bytes:
     import httpx  # imported when a source fetches: a replay only parses
 
     where = f"{source}: GET {url}"
-    for attempt in range(1, client.max_attempts + 1):
+    for attempt in range(1, MAX_ATTEMPTS + 1):
         client.check(where)
         try:
             request = client.client.build_request("GET", url, timeout=client.timeout())
@@ -91,7 +94,7 @@ def get_bytes(client: HttpClient, url: str, source: str) -> bytes:
             failure, asked = str(exc), exc.wait
         except (httpx.TransportError, CutShort) as exc:  # CutShort: a body cut short, retried
             failure, asked = f"{type(exc).__name__}: {exc}", None
-        if attempt == client.max_attempts:
+        if attempt == MAX_ATTEMPTS:
             raise SourceError(
                 f"{source}: GET {url} failed after {attempt} attempt(s) ({failure}): check the "
                 "network or proxy, then run again"
@@ -149,7 +152,7 @@ def download(
         except httpx.TransportError as exc:
             failure, wait = f"{type(exc).__name__}: {exc}", None
         stalled = 0 if state.size() > before else stalled + 1
-        if stalled >= client.max_attempts:
+        if stalled >= MAX_ATTEMPTS:
             raise SourceError(
                 f"{source}: download of {url} stopped at {state.size():,} of "
                 f"{state.total or '?'} bytes after {stalled} attempt(s) without progress "
@@ -172,10 +175,10 @@ def _bounded(client: HttpClient, wait: float, url: str, source: str) -> float:
             f"past what is left of the source's deadline ({client.left():,.0f} s): run again "
             "later"
         )
-    if wait > client.max_retry_seconds:
+    if wait > MAX_RETRY_SECONDS:
         raise SourceError(
             f"{source}: {url} asked to wait {wait:,.0f} s before trying again (Retry-After), "
-            f"past the {client.max_retry_seconds:.0f} s a fetch may wait: run again later"
+            f"past the {MAX_RETRY_SECONDS:.0f} s a fetch may wait: run again later"
         )
     return wait
 
@@ -267,7 +270,7 @@ def _stream_once(
                         f"{source}: {url} sent more than {MAX_DOWNLOAD_BYTES >> 30} GB, past "
                         "what a price file may have: stopped; report it"
                     )
-                if client.stopped():
+                if stopping() or (client.stop is not None and client.stop.is_set()):
                     raise SourceError(
                         f"{source}: download of {url} stopped at {done:,} of "
                         f"{state.total or '?'} bytes: the run was stopped; the next one resumes "

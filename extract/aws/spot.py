@@ -202,7 +202,9 @@ def _archive_error(ctx: FetchContext, region: str, exc: AwsCallFailed) -> Payloa
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """One record per region, zone and instance type (the newest price); pure."""
     result = ParseResult()
-    newest: dict[tuple[str, str, str], tuple[datetime, PriceRecord]] = {}
+    # Every price at the newest time: two different ones at one instant are refused by the
+    # kit (one offer priced twice), never the page's first or last taken.
+    newest: dict[tuple[str, str, str], tuple[datetime, list[PriceRecord]]] = {}
     asked: set[str] = set()
     answered: set[str] = set()
     superseded = 0
@@ -217,8 +219,10 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         key = (record.region, record.zone, record.instance_type)
         superseded += key in newest
         if key not in newest or stamp > newest[key][0]:
-            newest[key] = (stamp, record)
-    result.records = [record for _, record in newest.values()]
+            newest[key] = (stamp, [record])
+        elif stamp == newest[key][0]:
+            newest[key][1].append(record)
+    result.records = [record for _, records in newest.values() for record in records]
     refuse_empty(result, payloads, PROVIDER)
     result.notes.extend(_notes(payloads, asked - answered, superseded))
     return result

@@ -24,7 +24,7 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract._http import http_client
-from chipcost.extract._kit import Origin, json_of
+from chipcost.extract._kit import Origin, TooDeep, json_of
 from chipcost.extract.aws._files import get_bytes
 from chipcost.extract.aws._public import REGION_CODE
 from chipcost.extract.base import FetchContext, Source, refuse_empty
@@ -102,7 +102,7 @@ def _body(payload: Payload) -> dict[str, Any]:
         body = json_of(payload.data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ParseError(f"{where} holds no valid JSON ({exc}): fetch it again") from None
-    except RecursionError:  # a document nested thousands deep: no advisor file is
+    except TooDeep:  # a document nested thousands deep: no advisor file is
         raise ParseError(
             f"{where} is nested deeper than Python's JSON reader goes: not the advisor's data; "
             "fetch it again, or report it"

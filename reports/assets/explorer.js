@@ -23,19 +23,25 @@
     const figure = Object.fromEntries(Object.keys(tp).map((k) => [k, tp[k][i]]));
     (throughput[figure.model + "|" + figure.workload] ??= {})[chip] = figure;
   });
-  const money = data.currency || "USD";
+  // The prices' own currency, and the others the page converts them to: each at the newest ECB
+  // rate the warehouse held when the page was made (units per US dollar, and its day).
+  const base = data.currency || "USD";
+  const rates = data.rates || { [base]: { per_usd: null, day: null } };
+  const perHours = data.per_hours || { hour: 1 };
 
   // The table's columns, in order; `show`: in view until the column picker says otherwise.
   // A column of offers.json not named here joins the picker under its own name, hidden.
+  // `money`: a price, shown in the chosen currency (from `from`, else the prices' own), and
+  // for "hour" per the chosen unit too ({money} and {per} in its label say which).
   const COLUMNS = [
     { key: "chip", label: "Chip", show: true, help: "The accelerator (chips per instance below)." },
     { key: "offer_label", label: "Pricing", show: true, wrap: true,
       help: "How the price is paid: on demand, reserved, savings plan, commitment, capacity " +
         "block, spot or flex-start, with its term and upfront payment (legend below)." },
-    { key: "price_per_chip_hour", label: money + " / chip-hour", num: 4, show: true,
+    { key: "price_per_chip_hour", label: "{money} / chip-{per}", num: 4, money: "hour", show: true,
       help: "The instance's price an hour divided by its chips; commitments spread their " +
         "upfront fee over the term." },
-    { key: "cost", label: money + " / M tokens", num: 4, show: true,
+    { key: "cost", label: "{money} / M tokens", num: 4, money: "token", show: true,
       help: "Per million tokens of the model chosen in 'Cost per token for': per chip-hour ÷ " +
         "(tokens/s per chip × 3600) × 10⁶. Grey with (needs N): the instance cannot hold the " +
         "model; N of them would." },
@@ -44,8 +50,11 @@
     { key: "instance_type", label: "Instance", show: true, wrap: true },
     { key: "chip_count", label: "Chip count", num: 0, most: 3, show: true,
       help: "Chips per instance; a fraction is a slice of one GPU." },
-    { key: "price_per_hour", label: money + " / instance-hour", num: 4, show: true,
-      help: "The price of the whole instance an hour." },
+    { key: "price_per_hour", label: "{money} / instance-{per}", num: 4, money: "hour", show: true,
+      help: "The price of the whole instance an hour (or month, as chosen)." },
+    { key: "upfront", label: "{money} upfront", num: 2, money: "once", show: true,
+      help: "The whole instance's fee paid upfront for its term (all or partial upfront); " +
+        "the prices per hour already spread it over the term." },
     { key: "memory_gb", label: "GB / chip", num: 0, help: "Memory per chip (chip catalog)." },
     { key: "zone", label: "Zone", help: "Spot is priced per zone." },
     { key: "interruption", label: "Spot interruption (AWS)",
@@ -53,7 +62,8 @@
     { key: "source", label: "Source", help: "The chipcost source that read this price." },
     { key: "last_seen_at", label: "Last seen", help: "When a collection last saw this price." },
     { key: "discount", label: "Your discount", show: true },
-    { key: "list_price_per_chip_hour_usd", label: "List USD / chip-hour", num: 4 },
+    { key: "list_price_per_chip_hour_usd", label: "List {money} / chip-{per}", num: 4,
+      money: "hour", from: "USD" },
     { key: "vcpus", label: "vCPUs", num: 0,
       help: "vCPUs of the whole instance, as its source publishes them (empty: not published)." },
     { key: "ram_gb", label: "RAM GB", num: 0,
@@ -79,10 +89,10 @@
   // In the address: pricing_model= a pricing model's code, model= the model and workload
   // ("llama-3-70b|inference") costs per token are for, as `chipcost cost --model` names it.
   const DEFAULTS = { chip: "", provider: "", region: "", pricing_model: "on_demand", memory: "",
-    price: "", search: "", model: tokensDefault,
+    price: "", search: "", model: tokensDefault, per: "hour", currency: base,
     sort: tokensDefault ? "cost" : "price_per_chip_hour", dir: "asc", cols: SHOWN.join(",") };
   const FIELDS = ["chip", "provider", "region", "pricing_model", "memory", "price", "search",
-    "model"];
+    "model", "per", "currency"];
   const state = { ...DEFAULTS, rows: [], limit: 0 };
   const PAGE = 100;  // rows drawn at once: drawing thousands is what made the page slow
 
@@ -100,6 +110,17 @@
   fill($("region"), distinct("region"));
   fill($("pricing_model"), distinct("pricing_model"), (v) => data.model_labels[v] || v);
   fill($("model"), Object.keys(throughput).sort(), (v) => v.replace("|", ", "));
+  fill($("per"), Object.keys(perHours), (v) => perHours[v] === 1 ? v :
+    `${v} (${perHours[v].toLocaleString("en-US")} h)`);
+  fill($("currency"), Object.keys(rates).sort());
+
+  // A price column's factor: the chosen unit's hours, the chosen currency's rate.
+  const rateOf = (from) => from === state.currency ? 1 :
+    rates[state.currency].per_usd / rates[from].per_usd;
+  const scaleOf = (column) => !column.money ? 1 : rateOf(column.from || base) *
+    (column.money === "hour" ? perHours[state.per] : 1);
+  const labelOf = (column) => column.label.replace("{money}", state.currency)
+    .replace("{per}", state.per);
 
   const figureOf = (i) => (throughput[state.model] || {})[col.chip[i]];
   function costOf(i) {
@@ -132,7 +153,7 @@
     return want("chip", "chip") && want("provider", "provider") && want("region", "region") &&
       want("pricing_model", "pricing_model") &&
       (isNaN(memory) || memoryPerChip(i) >= memory) &&
-      (isNaN(price) || col.price_per_chip_hour[i] <= price) &&
+      (isNaN(price) || col.price_per_chip_hour[i] * scaleOf(byKey.price_per_chip_hour) <= price) &&
       (!text || textOf(i).includes(text));
   }
   const blank = (v) => v === null || v === undefined || v === "";
@@ -179,10 +200,19 @@
     td.appendChild(span);
     td.title = title + (td.title ? " " + td.title : "");
   }
-  function cell(i, column) {
-    const { key, num, most } = column;
+  // What a cell shows: a price in the chosen currency and unit, anything else as it is.
+  const shown = (i, column) => {
+    const v = value(i, column.key);
+    return blank(v) || !column.money ? v : v * scaleOf(column);
+  };
+  // Per hour, four decimals show a small move; a month's or a year's price needs two.
+  const decimalsOf = (column) => column.money === "hour" && state.per !== "hour" ? 2 : column.num;
+  function cell(i, column, label) {
+    const { key, most } = column;
+    const num = decimalsOf(column);
     const td = document.createElement("td");
-    const v = value(i, key);
+    td.dataset.label = label;  // a phone's card layout names each value
+    const v = shown(i, column);
     // A cost below a cent keeps 3 significant digits, as chipcost's other outputs
     // (chipcost.transform.cost.cost_decimals): $0.000712, not a $0.0007 tied with others.
     const decimals = key === "cost" && v > 0 && v < 0.01 ?
@@ -220,13 +250,13 @@
     for (const column of visible()) {
       const th = document.createElement("th");
       // "USD / chip-hour" breaks after the "/" if at all, never inside "chip-hour".
-      const [money, unit] = column.label.split(" / ");
+      const [money, unit] = labelOf(column).split(" / ");
       if (unit) {
         const span = document.createElement("span");
         span.className = "unit";
         span.textContent = unit;
         th.append(money + " / ", span);
-      } else th.textContent = column.label;
+      } else th.textContent = labelOf(column);
       th.dataset.key = column.key;
       if (column.help) th.title = column.help;
       th.tabIndex = 0;
@@ -244,9 +274,10 @@
   function drawRows() {
     const body = document.createElement("tbody");
     const columns = visible();
+    const labels = columns.map(labelOf);
     for (const i of state.rows.slice(0, state.limit)) {
       const tr = document.createElement("tr");
-      for (const column of columns) tr.appendChild(cell(i, column));
+      columns.forEach((column, c) => tr.appendChild(cell(i, column, labels[c])));
       body.appendChild(tr);
     }
     $("offers").replaceChild(body, $("offers").tBodies[0]);
@@ -259,9 +290,19 @@
     const column = byKey[state.sort];
     const [model, workload] = state.model.split("|");
     const by = state.sort === "cost" ? `per million tokens of ${model} ${workload}` :
-      (column ? column.label : state.sort);
+      (column ? labelOf(column) : state.sort);
     const first = state.dir === "asc" ? "lowest" : "highest";
     return `Ordered by ${by}, ${first} first. Click a heading to sort by it.`;
+  }
+
+  // The currency said once above the table; a converted one with its rate and the rate's day.
+  function moneyWords() {
+    if (state.currency === base) return `Prices in ${base}.`;
+    const rate = rateOf(base);
+    return `Prices in ${state.currency}, converted from ${base} at ` +
+      `${format(rate, 4, 4)} ${state.currency} per ${base === "USD" ? "US dollar" : base}: ` +
+      `the ECB reference rate of ${rates[state.currency].day}, the newest the warehouse held ` +
+      "when this page was made.";
   }
 
   function render() {
@@ -280,7 +321,10 @@
     }
     for (const box of $("columns").querySelectorAll("input")) {
       box.checked = state.cols.split(",").includes(box.value);
+      box.nextSibling.textContent = " " + labelOf(byKey[box.value]);
     }
+    $("price-label").textContent = labelOf(byKey.price_per_chip_hour);
+    $("money").textContent = moneyWords();
     save();
   }
 
@@ -329,7 +373,7 @@
     box.type = "checkbox";
     box.value = column.key;
     if (column.help) label.title = column.help;
-    label.append(box, " " + column.label);
+    label.append(box, " " + labelOf(column));
     $("columns").appendChild(label);
   }
   $("columns").addEventListener("change", () => {
@@ -349,12 +393,14 @@
     const t = typeof v === "string" && /^(\s*[=+\-@]|[\t\r])/.test(s) ? "'" + s : s;
     return /[",\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
   };
+  // The CSV is the table: its columns as shown (headed as shown, in the chosen currency and
+  // unit), every row of the view in its order, the prices as numbers.
+  const plainNumber = (v) => (typeof v === "number" ? Number(v.toPrecision(10)) : v);
   $("download").addEventListener("click", () => {
-    const keys = [...cols, "usd_per_million_tokens", "holds_model"];
-    const lines = [keys.join(",")];
+    const columns = visible();
+    const lines = [columns.map(labelOf).map(safe).join(",")];
     for (const i of state.rows) {
-      const fit = fitOf(i);
-      lines.push([...cols.map((c) => col[c][i]), costOf(i), fit ? fit.fits : null].map(safe).join(","));
+      lines.push(columns.map((c) => safe(plainNumber(shown(i, c)))).join(","));
     }
     const blob = new Blob([lines.join("\n") + "\n"], { type: "text/csv" });
     const link = document.createElement("a");

@@ -573,3 +573,17 @@ def test_vs_is_kept_at_any_width_and_where_to_buy_first_beside_it(db, width):
     if "tok/s/chip" in header or "$/chip-hr" in header:
         # kept, on the row's line or folded under it (where its two words may wrap apart)
         assert "where" in header and "us-east-1" in result.stdout, header
+
+
+@pytest.mark.parametrize(
+    ("model", "example"),
+    [("acme-chat-70b", "--parameters 70e9`"), ("acme-chat-1.5t", "--parameters 1.5e12`"),
+     ("acme-chat", "--parameters N` (N: its parameter count)")],
+)  # fmt: skip
+def test_an_unknown_model_s_hint_gives_its_own_size_or_none(db, model, example):
+    asked = chipcost("cost", "--model", model, "--workload", "inference", "--db", str(db))
+    assert asked.returncode == 2, asked.stderr
+    said = " ".join(asked.stderr.split())
+    assert f"no throughput for model '{model}'" in said, said
+    assert f"chipcost throughput model {model} {example}" in said, said
+    assert "13e9" not in said

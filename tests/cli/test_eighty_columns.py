@@ -51,8 +51,9 @@ def test_prices_keeps_the_upfront_fee_and_interruption(db, width):
     lines = _shown(db, width, "prices", "--chip", "H100-SXM", "--region", "us-east-1")
     header = _header(lines, "where")
     assert "upfront $" in header and "interruption" in header, header
-    # The 45-character label, its payment a code as in csv and json, its plan shortened.
-    assert "savings_plan 3yr partial_upfront ec2" in " ".join(" ".join(lines).split())
+    # The 47-character label in the vocabulary's words (as the explorer says it), its plan
+    # shortened; --wide gives each part its column, as codes, as in csv and json.
+    assert "savings plan 3yr, ec2, partial upfront" in " ".join(" ".join(lines).split())
     assert any(line.startswith("note: pricing shortened") for line in lines)
     wide = chipcost("prices", "--chip", "H100-SXM", "--region", "us-east-1", "--wide",
                     "--db", db, columns=width)  # fmt: skip

@@ -40,7 +40,32 @@ def test_sample_prices_are_the_sample_week_not_stale_sources(run, db):
     table = " ".join(sources.stdout.split())
     assert "hold the sample week, ending 2026-11-21 (the bundled sample archive" in table
     rows = sources.stdout.split("───")[-1].split("\nsample:")[0]
-    assert "stale" not in rows and "sample" in rows
+    assert "sample" in rows
+
+
+def sources_rows(run, db: str, *args: str, env: dict[str, str] | None = None) -> list[str]:
+    """`chipcost sources`' rows of a source (no wrapped line), and its legend's line."""
+    shown = run("sources", "--db", db, *args, env={**(env or {}), "COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    body = shown.stdout.split("───")[-1]
+    return [line for line in body.splitlines() if line.startswith(("aws-", "stale:"))]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "days"),
+    [((), None, 2), (("--stale-days", "3"), None, 3), ((), {"CHIPCOST_STALE_DAYS": "4"}, 4)],
+)
+def test_sources_stale_column_follows_the_threshold_its_legend_states(run, db, args, env, days):
+    # The sample's newest run is 2026-11-21: days old by now, past each of these thresholds.
+    *rows, legend = sources_rows(run, db, *args, env=env)
+    assert legend.startswith(f"stale: no successful run in {days} days (--stale-days, else")
+    assert rows and all(" stale " in row and "sample" in row for row in rows), rows
+
+
+def test_sources_stale_column_is_blank_within_the_threshold(run, db):
+    *rows, legend = sources_rows(run, db, "--stale-days", "99999")
+    assert legend.startswith("stale: no successful run in 99999 days")
+    assert rows and not any(" stale " in row for row in rows), rows
 
 
 def test_a_live_source_past_its_days_is_still_stale(run, db, tmp_path):

@@ -14,13 +14,14 @@ run it asks for is the one recorded."""
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 from pathlib import Path
 
 import pytest
 
-from chipcost.pipeline.measure import matched_point
+from chipcost.pipeline.measure_point import matched_point
 from chipcost.warehouse.db import connect
 from tests.cli.test_cost_cli import _warehouse, chipcost
 from tests.openai_server import serving
@@ -72,7 +73,13 @@ def recorded(monkeypatch):
             }, (given, said["command"])
             read = [folder / kept for kept in ("summary.json", "records.jsonl")]
             summary, records = (path.read_bytes() if path.is_file() else None for path in read)
-            return load_generator.Run(summary, records, said["command"], said["last_line"])
+            return load_generator.Run(
+                summary,
+                records,
+                said["command"],
+                said["last_line"],
+                said.get("tokenizer_error", ""),
+            )
 
         monkeypatch.setattr(measuring, "run_aiperf", run_aiperf)
         return asked
@@ -93,8 +100,10 @@ def _asked_options(given: dict) -> list[str]:
 
 
 def _options(command: list[str]) -> dict[str, str]:
-    """The values of _COMPARED options in an AIPerf command line."""
-    return {arg: command[n + 1] for n, arg in enumerate(command) if arg in _COMPARED}
+    """The values of _COMPARED options in an AIPerf command line (`--x v` or `--x=v`)."""
+    found = {arg: command[n + 1] for n, arg in enumerate(command) if arg in _COMPARED}
+    joined = (arg.partition("=") for arg in command)
+    return found | {name: value for name, eq, value in joined if eq and name in _COMPARED}
 
 
 @pytest.fixture(scope="module")
@@ -123,14 +132,36 @@ def _user_figures(db: Path) -> list[dict]:
     return json.loads(result.stdout) if result.returncode == 0 else []
 
 
-def test_measured_at_the_matched_point_and_compare_answers_from_it(db, tokenizer):
+# A password in the endpoint's URL, with the characters a URL must quote.
+PASSWORD = "s3cr:t/p@ss"
+QUOTED = "s3cr%3At%2Fp%40ss"
+
+
+@pytest.fixture
+def started(monkeypatch) -> list[list[str]]:
+    """The command line of every process chipcost starts (what `ps` shows of it)."""
+    import subprocess
+
+    seen: list[list[str]] = []
+
+    class Watched(subprocess.Popen):
+        def __init__(self, args, *more, **given):
+            seen.append([str(a) for a in args])
+            super().__init__(args, *more, **given)
+
+    monkeypatch.setattr(subprocess, "Popen", Watched)
+    return seen
+
+
+def test_measured_at_the_matched_point_and_compare_answers_from_it(db, tokenizer, started):
     """Trainium2 (4 chips of a trn2.48xlarge) measured at H100-SXM's point at 25 tokens/s per
-    user, two concurrencies, as few requests as each takes (one, two). One test, not four: under
-    pytest-xdist each test of a module may run in a worker of its own, and this measurement
-    takes a minute or two."""
+    user, two concurrencies, as few requests as each takes (one, two), the endpoint behind a
+    password. One test, not four: under pytest-xdist each test of a module may run in a worker
+    of its own, and this measurement takes a minute or two."""
     with serving(RATE) as double:
+        guarded = double.url.replace("http://", f"http://user:{QUOTED}@")
         result = measure(
-            db, double.url, tokenizer, "--instance", "trn2.48xlarge", "--chips", "4",
+            db, guarded, tokenizer, "--instance", "trn2.48xlarge", "--chips", "4",
             "--match", "H100-SXM", "--speed", "25", "--concurrency", "1,2", "--requests", "1",
         )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -140,6 +171,25 @@ def test_measured_at_the_matched_point_and_compare_answers_from_it(db, tokenizer
     _at_the_matched_point(db, rows)
     _archived(db, rows)
     _compared(db, {r["throughput_id"] for r in rows})
+    _password_kept_to_the_server(db, result, double.authorizations, started)
+
+
+def _password_kept_to_the_server(db: Path, result, authorizations: list, started: list) -> None:
+    basic = "Basic " + base64.b64encode(f"user:{PASSWORD}".encode()).decode()
+    assert authorizations and set(authorizations) == {basic}  # every request carried it
+    seen = [
+        result.stdout, result.stderr, json.dumps(_user_figures(db)), json.dumps(started),
+        *(gzip.decompress(f.read_bytes()).decode() for f in _archive(db).rglob("*.gz")),
+        *(f.read_text() for f in _archive(db).rglob("manifest.json")),
+    ]  # fmt: skip
+    assert len(started) == 2  # one AIPerf a concurrency
+    for text in seen:
+        for secret in (PASSWORD, QUOTED, basic.split()[1]):
+            assert secret not in text
+
+
+def _archive(db: Path) -> Path:
+    return db.parent / "data" / "archive" / "measurements"
 
 
 def _recorded_at_the_known_rate(rows: list[dict], requests: list[dict]) -> None:
@@ -162,7 +212,8 @@ def _recorded_at_the_known_rate(rows: list[dict], requests: list[dict]) -> None:
 def _at_the_matched_point(db: Path, rows: list[dict]) -> None:
     con = connect(db, read_only=True)
     try:
-        shape = matched_point(con, "H100-SXM", "llama-3-70b", "25")
+        baseline = matched_point(con, "H100-SXM", "llama-3-70b", "25")
+        shape = (baseline.input_tokens, baseline.output_tokens)
         published = con.execute(
             "SELECT count(*) FROM throughput WHERE chip = 'H100-SXM' AND model = 'llama-3-70b' "
             "AND input_tokens = ? AND output_tokens = ? AND tokens_per_second_per_user >= 25",
@@ -172,7 +223,7 @@ def _at_the_matched_point(db: Path, rows: list[dict]) -> None:
         con.close()
     assert published[0] >= 1  # a published H100-SXM figure at that speed has that shape
     for row in rows:
-        assert (row["input_tokens"], row["output_tokens"]) == shape[:2]
+        assert (row["input_tokens"], row["output_tokens"]) == shape
         assert "H100-SXM" in row["notes"]
 
 
@@ -209,7 +260,7 @@ def _refused(result, *words: str) -> str:
              if line.startswith(("error:", "chipcost measure: error:"))]  # fmt: skip
     assert len(lines) == 1, result.stderr
     others = [line for line in result.stderr.splitlines() if line.strip() and line not in lines]
-    assert all(line.startswith("measuring ") for line in others), result.stderr
+    assert all(line.startswith(("measuring ", "--match: ")) for line in others), result.stderr
     for word in words:
         assert word in lines[0], lines[0]
     return lines[0]
@@ -270,19 +321,48 @@ def test_a_model_the_server_does_not_serve_is_named(fresh_db, tokenizer):
     _nothing_recorded(fresh_db)
 
 
-def test_a_shape_that_cannot_be_matched_is_named(fresh_db, tokenizer):
-    # H100-SXM's figure at the default speed is MLPerf Server's, which states no token counts
+def test_a_figure_without_a_shape_is_matched_through_the_nearest_curve(fresh_db, tokenizer):
+    # H100-SXM's figure at the default speed is MLPerf Server's, which states no token counts:
+    # the shape is that of H100-SXM's nearest public curve with one (NIM's, 5,000 in / 500 out)
     with serving(RATE) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "2",
+                         "--match", "H100-SXM", "--concurrency", "1",
+                         "--requests", "1")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    said = " ".join(result.stderr.split())  # the line as said, however wrapped
+    assert "--match: H100-SXM's mlperf-" in said
+    assert "states no input and output tokens: measured at 5000/500" in said
+    assert "the shape of H100-SXM's nearest public curve with one, nim-" in said
+    [row] = _user_figures(fresh_db)
+    assert (row["input_tokens"], row["output_tokens"]) == (5000, 500)
+    assert row["tokens_per_second_per_user"] == pytest.approx(RATE, rel=0.10)
+    assert row["tokens_per_second_per_chip"] == pytest.approx(RATE / 2, rel=0.10)
+    assert {r["max_completion_tokens"] for r in double.requests} == {500}
+
+
+def test_a_shape_given_stands_for_the_one_the_figure_lacks(fresh_db, tokenizer, recorded):
+    asked = recorded("fast")
+    with serving(200.0) as double:
         result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
-                         "--match", "H100-SXM")  # fmt: skip
-    _refused(result, "--match H100-SXM", "cannot be matched")
-    assert result.returncode == 2 and double.requests == []
-    _nothing_recorded(fresh_db)
+                         "--match", "H100-SXM", "--input-tokens", "32", "--output-tokens", "20",
+                         "--concurrency", "1", "--requests", "1",
+                         "--allow-above-roofline")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "states no input and output tokens: measured at the 32/20 given" in result.stderr
+    assert [(a["input_tokens"], a["output_tokens"]) for a in asked] == [(32, 20)]
+    [row] = _user_figures(fresh_db)
+    assert "at the shape given" in row["notes"]
 
 
 @pytest.mark.parametrize(
     ("mode", "words"),
-    [("no-usage", ("returned no usage",)), ("malformed", ("malformed stream",))],
+    [
+        ("no-usage", ("returned no usage",)),
+        ("malformed", ("malformed stream",)),
+        ("no-stream", ("does not stream",)),
+        ("inflated-usage", ("claims 80 output tokens", "where it streamed 8")),
+        ("redirect", ("redirected AIPerf's requests to another host",)),
+    ],
 )
 def test_a_bad_stream_is_named(fresh_db, tokenizer, recorded, mode, words):
     asked = recorded(mode)
@@ -332,3 +412,222 @@ def test_without_aiperf_it_says_what_to_install(fresh_db, tokenizer, monkeypatch
     _refused(result, "chipcost[measure]", "CHIPCOST_AIPERF")
     _refused(given, "CHIPCOST_AIPERF=/nonexistent/aiperf is not a program")
     assert double.requests == []  # asked what it serves, never loaded
+
+
+@pytest.fixture
+def answered(monkeypatch):
+    """`answered(summary)`: AIPerf's run answered with `summary` (bytes: a crafted report)
+    whatever is asked; returns what was asked. For the checks of a report's content."""
+    from chipcost.pipeline import load_generator
+    from chipcost.pipeline import measure as measuring
+
+    asked: list[dict] = []
+
+    def answer_with(summary: bytes | None, tokenizer_error: str = "") -> list[dict]:
+        def run_aiperf(**given) -> load_generator.Run:
+            asked.append(given)
+            return load_generator.Run(summary, None, ["aiperf", "profile"], "", tokenizer_error)
+
+        monkeypatch.setattr(measuring, "run_aiperf", run_aiperf)
+        return asked
+
+    return answer_with
+
+
+def _fast_report(**metrics: object) -> bytes:
+    """run-fast's summary (one request, 20 tokens at 200 tokens/s) with metrics replaced; text
+    goes into the JSON as it is (NaN, Infinity, nesting)."""
+    report = json.loads((RECORDED / "run-fast" / "summary.json").read_bytes())
+    raw = {}
+    for name, value in metrics.items():
+        if isinstance(value, str):
+            raw[f'"@{name}@"'] = value
+            value = f"@{name}@"
+        report[name] = value
+    text = json.dumps(report)
+    for mark, value in raw.items():
+        text = text.replace(mark, value)
+    return text.encode()
+
+
+def _fast(db: Path, url: str, tokenizer: Path, *args: str) -> object:
+    return measure(db, url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                   "--input-tokens", "32", "--output-tokens", "20", "--concurrency", "1",
+                   "--requests", "1", *args)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("metrics", "said"),
+    [
+        ({"request_count": "NaN"}, "not JSON chipcost can read"),
+        ({"request_count": "Infinity"}, "not JSON chipcost can read"),
+        ({"request_count": {"unit": "requests", "avg": 0}}, "request_count as '0'"),
+        ({"request_count": {"unit": "requests", "avg": -3}}, "request_count as '-3'"),
+        ({"error_summary": 7}, "error_summary as int, not a list"),
+        ({"error_summary": "[" * 100_000 + "]" * 100_000}, "nested too deep"),
+        ({"output_token_count": '{"unit": "tokens", "avg": NaN}'}, "not JSON"),
+        ({"request_error_rate": '{"unit": "%", "avg": NaN}'}, "not JSON"),
+    ],
+    ids=["count-nan", "count-inf", "count-0", "count-minus-3", "errors-a-number", "deep",
+         "tokens-nan", "error-rate-nan"],
+)  # fmt: skip
+def test_a_report_out_of_shape_records_nothing(fresh_db, tokenizer, answered, metrics, said):
+    answered(_fast_report(**metrics))
+    with serving(200.0) as double:
+        result = _fast(fresh_db, double.url, tokenizer, "--allow-above-roofline")
+    _refused(result, "AIPerf's report of", said, "nothing recorded")
+    assert _warehouse_now(fresh_db) == {"figures": [], "archived": False}
+
+
+def test_a_point_cut_short_by_the_time_limit_is_recorded_nowhere(fresh_db, tokenizer, answered):
+    # AIPerf stopped at --max-seconds with one of the two requests asked answered
+    answered(_fast_report())
+    with serving(200.0) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                         "--input-tokens", "32", "--output-tokens", "20", "--concurrency", "1",
+                         "--requests", "2", "--allow-above-roofline")  # fmt: skip
+    _refused(result, "concurrency 1 was cut short by --max-seconds 300", "1 of its 2 requests")
+    assert _warehouse_now(fresh_db) == {"figures": [], "archived": False}
+
+
+def test_a_tokenizer_aiperf_cannot_load_is_named_as_the_tokenizers(fresh_db, tokenizer, recorded):
+    recorded("bad-tokenizer")
+    with serving(200.0) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                         "--input-tokens", "32", "--output-tokens", "8", "--concurrency", "1",
+                         "--requests", "1")  # fmt: skip
+    _refused(result, f"--tokenizer {tokenizer}: AIPerf could not load it", "Failed to load")
+    _nothing_recorded(fresh_db)
+
+
+def test_two_measurements_in_one_second_keep_a_report_each(
+    fresh_db, tokenizer, answered, monkeypatch
+):
+    from chipcost.pipeline import measure as measuring
+
+    monkeypatch.setattr(measuring, "run_stamp", lambda moment: "2026-11-26T101010Z")
+    for rate in (150.0, 180.0):
+        answered(_fast_report(output_token_throughput={"unit": "tokens/sec", "avg": rate}))
+        with serving(200.0) as double:
+            result = _fast(fresh_db, double.url, tokenizer, "--allow-above-roofline")
+        assert result.returncode == 0, result.stderr
+    rows = sorted(_user_figures(fresh_db), key=lambda r: r["throughput_id"])
+    refs = [r["source_url"].removeprefix("archive:measurements/") for r in rows]
+    assert refs == ["2026-11-26T101010Z/aiperf/0001.json.gz",
+                    "2026-11-26T101010Z-2/aiperf/0001.json.gz"]  # fmt: skip
+    for row, ref, rate in zip(rows, refs, (150.0, 180.0), strict=True):
+        report = json.loads(gzip.decompress((_archive(fresh_db) / ref).read_bytes()))
+        assert report["output_token_throughput"]["avg"] == rate
+        assert row["tokens_per_second_per_chip"] == pytest.approx(rate / 8)
+
+
+@pytest.mark.parametrize(
+    ("chips", "said"),
+    [("1.5", "--chips 1.5 is not a whole number of chips"), ("0.5", "not a whole number"),
+     ("16384", "--chips 16384: give 1 to 576 chips behind one inference replica"),
+     ("577", "give 1 to 576"), ("0", "give 1 to 576"), ("1e10", "give 1 to 576")],
+)  # fmt: skip
+def test_chips_are_whole_and_within_one_replica(fresh_db, tokenizer, chips, said):
+    with serving(RATE) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", chips,
+                         "--input-tokens", "64", "--output-tokens", "16")  # fmt: skip
+    _refused(result, said)
+    assert double.requests == [] and double.authorizations == []  # refused before any request
+
+
+def test_a_model_named_like_an_option_is_passed_as_one_argument(fresh_db, tokenizer, answered):
+    asked = answered(_fast_report())
+    with serving(200.0, models=["--help"]) as double:
+        result = _fast(fresh_db, double.url, tokenizer, "--allow-above-roofline")
+    assert result.returncode == 0, result.stderr
+    from chipcost.pipeline.load_generator import aiperf_options
+
+    options = aiperf_options(**{k: v for k, v in asked[0].items() if k != "client"})
+    assert "--model=--help" in options and "--help" not in options
+
+
+def test_the_api_key_comes_from_the_environment_and_is_never_shown(fresh_db, tokenizer, answered):
+    answered(_fast_report())
+    key = "sk-test-0123456789"
+    with serving(200.0) as double:
+        env = {**_env(fresh_db.parent / "data"), "CHIPCOST_API_KEY": key}
+        result = chipcost(
+            "measure", "--endpoint", double.url, "--model", "llama-3-70b", "--tokenizer",
+            str(tokenizer), "--precision", "fp8", "--software", "x", "--chip", "H100-SXM",
+            "--chips", "8", "--input-tokens", "32", "--output-tokens", "20", "--concurrency",
+            "1", "--requests", "1", "--allow-above-roofline", "--db", str(fresh_db), env=env,
+        )  # fmt: skip
+        typed = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                        "--input-tokens", "32", "--output-tokens", "20",
+                        "--api-key", key)  # fmt: skip
+        unset = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                        "--input-tokens", "32", "--output-tokens", "20",
+                        "--api-key", "NO_SUCH_VARIABLE")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert double.authorizations == [f"Bearer {key}"]  # the model list, asked with it
+    _refused(typed, "--api-key takes the name of the environment variable")
+    _refused(unset, "--api-key names an environment variable that is not set")
+    for ran in (result, typed, unset):
+        assert key not in ran.stdout + ran.stderr
+    assert key not in json.dumps(_user_figures(fresh_db))
+
+
+def test_a_redirect_to_another_host_is_not_measured(fresh_db, tokenizer):
+    """AIPerf for real: the endpoint answers every completion with a 307 to another server
+    (the same kind of double, named by another host); AIPerf's client follows redirects, so
+    the other host must be unreachable to it."""
+    with serving(RATE) as elsewhere:
+        moved = elsewhere.url.replace("127.0.0.1", "localhost")
+        with serving(RATE, mode="redirect", redirect_to=moved) as double:
+            result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM",
+                             "--chips", "8", "--input-tokens", "32", "--output-tokens", "8",
+                             "--concurrency", "1", "--requests", "1")  # fmt: skip
+    _refused(result, double.url, "redirected AIPerf's requests to another host")
+    assert len(double.requests) == 1 and elsewhere.requests == []
+    assert _warehouse_now(fresh_db) == {"figures": [], "archived": False}
+
+
+def test_an_inferencex_baseline_is_rerun_with_its_client(fresh_db, tokenizer, monkeypatch):
+    """The nearest curve an InferenceX one: its sweep, ten prompts a user, lengths drawn within
+    80-100% and the end-of-sequence token ignored reach AIPerf's command line."""
+    from chipcost.pipeline import load_generator
+    from chipcost.pipeline import measure as measuring
+    from tests.pipeline.test_measure_point import SWEEP, with_inferencex
+
+    with_inferencex(fresh_db)
+    asked: list[list[str]] = []
+
+    def run_aiperf(**given) -> load_generator.Run:
+        asked.append(load_generator.aiperf_options(**given))
+        drawn = {"unit": "tokens", "avg": 0.9 * given["output_tokens"]}
+        report = _fast_report(
+            request_count={"unit": "requests", "avg": given["requests"]},
+            output_token_count=drawn, usage_completion_tokens=drawn,
+        )  # fmt: skip
+        return load_generator.Run(report, None, ["aiperf", "profile"], "")
+
+    monkeypatch.setattr(measuring, "run_aiperf", run_aiperf)
+    with serving(RATE) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
+                         "--match", "H100-SXM", "--allow-above-roofline")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "with InferenceX's client" in result.stderr
+    for options, concurrency in zip(asked, SWEEP, strict=True):
+        assert f"--concurrency={concurrency}" in options
+        assert f"--request-count={10 * concurrency}" in options
+        assert "--random-range-ratio=0.8" in options and "--random-corpus-style=sglang" in options
+        assert "--isl=1024" in options and "--osl=1024" in options
+        assert "--extra-inputs=ignore_eos:true" in options
+    assert {r["concurrency"] for r in _user_figures(fresh_db)} == set(SWEEP)
+
+
+@pytest.mark.parametrize("rate", [1e-9, 0.05, 1e-300])
+def test_a_point_below_the_floor_is_refused_before_anything_is_archived(
+    fresh_db, tokenizer, answered, rate
+):
+    # 8 chips: under 0.01 tokens/s per chip (the figure gate's floor, as throughput add's)
+    answered(_fast_report(output_token_throughput={"unit": "tokens/sec", "avg": rate}))
+    with serving(200.0) as double:
+        result = _fast(fresh_db, double.url, tokenizer, "--allow-above-roofline")
+    _refused(result, "tokens/s per chip is below 0.01")
+    assert _warehouse_now(fresh_db) == {"figures": [], "archived": False}

@@ -385,7 +385,7 @@ def test_the_explorer_shows_your_prices(golden, discounts, tmp_path):
         assert row["discount"] == "10% EDP 2026"
     page = (out / "index.html").read_text()
     assert "<b>Your prices</b>: after your discounts (EDP 2026: aws 10%" in page
-    assert "EUR / chip-hour" in page and "(list prices in USD)" in page
+    assert "EUR / chip-hour" in page and "list prices in US dollars" in page  # the history
     assert '"currency":"EUR"' in (out / "offers.js").read_text()  # the table's headings say EUR
     listed = cli("site", "--out", str(tmp_path / "plain"), "--db", str(golden))
     plain = json.loads((tmp_path / "plain" / "offers.json").read_text())

@@ -286,4 +286,8 @@ def test_source_is_registered():
     from chipcost.extract import registry
 
     assert registry()[SOURCE] is cb.SOURCE
-    assert (cb.SOURCE.provider, cb.SOURCE.fetch, cb.SOURCE.parse) == ("aws", cb.fetch, cb.parse)
+    assert (cb.SOURCE.provider, cb.SOURCE.fetch, cb.SOURCE.parse.__wrapped__) == (
+        "aws",
+        cb.fetch,
+        cb.parse,
+    )

@@ -333,4 +333,8 @@ def test_source_is_registered():
     from chipcost.extract import registry
 
     assert registry()[SOURCE] is sp.SOURCE
-    assert (sp.SOURCE.provider, sp.SOURCE.fetch, sp.SOURCE.parse) == ("aws", sp.fetch, sp.parse)
+    assert (sp.SOURCE.provider, sp.SOURCE.fetch, sp.SOURCE.parse.__wrapped__) == (
+        "aws",
+        sp.fetch,
+        sp.parse,
+    )

@@ -333,7 +333,7 @@ def test_source_is_registered():
     from chipcost.extract import registry
 
     assert registry()[SOURCE] is spot.SOURCE
-    assert (spot.SOURCE.provider, spot.SOURCE.fetch, spot.SOURCE.parse) == (
+    assert (spot.SOURCE.provider, spot.SOURCE.fetch, spot.SOURCE.parse.__wrapped__) == (
         "aws",
         spot.fetch,
         spot.parse,

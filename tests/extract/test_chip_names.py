@@ -32,6 +32,8 @@ DELIBERATE = {
     ("digitalocean", "nvidia_x9000"): "bad-rows.json: a made-up GPU",
     ("seeweb", "Tenstorrent Grayskull e75"): "a card chips.csv does not list (no rental found)",
     ("shadeform", "A100"): "bad-availability.json: an A100 stated with 48 GB, which none has",
+    ("gmicloud", "H100"): "the pricing page's 'NVIDIA H100 GPU' names no form factor (SXM, PCIe "
+    "or NVL) and no memory: which H100 GMI Cloud rents is not stated",
 }
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from chipcost.core import stopping
 from chipcost.core.errors import SourceError
-from chipcost.extract import _http
+from chipcost.extract import _body, _http
 from chipcost.extract.aws import _files
 from tests.fault_server import drip, fault_server, respond, stall
 from tests.paths import FIXTURES
@@ -99,7 +99,7 @@ def test_an_aws_small_file_announcing_600_mb_is_refused_unread(tmp_path):
 
 
 def test_an_aws_small_file_streaming_past_the_cap_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(_http, "MAX_BODY_BYTES", 1000)
+    monkeypatch.setattr(_body, "MAX_BODY_BYTES", 1000)
 
     def endless(handler, stop) -> None:  # no Content-Length: the body ends when the server closes
         handler.send_response(200)

@@ -57,12 +57,13 @@ def ctx(tmp_path) -> FetchContext:
     return FetchContext(archive=ArchiveWriter(tmp_path, STAMP, "demo"))
 
 
-def client_for(script: Script, ctx: FetchContext, **kw) -> _http.HttpClient:
+def client_for(script: Script, ctx: FetchContext, **kw) -> tuple[_http.HttpClient, list[float]]:
+    """A client answered by `script`, and the retry waits it takes (recorded, not slept)."""
     waits: list[float] = []
     client = http_client("demo", ctx, transport=httpx.MockTransport(script), sleep=waits.append)
     for name, value in kw.items():
         setattr(client, name, value)
-    return client
+    return client, waits
 
 
 def test_a_network_down_stops_the_retries_after_one_wait(ctx):
@@ -73,11 +74,25 @@ def test_a_network_down_stops_the_retries_after_one_wait(ctx):
         network.unreachable(host, "Name or service not known")
     ctx.network = network
     script = Script(httpx.ConnectError("[Errno -2] Name or service not known"))
-    client = client_for(script, ctx)
+    client, waits = client_for(script, ctx)
     with pytest.raises(SourceError, match=r"not tried again, the network is unreachable \(3 hosts"):
         get(ctx, client, URL)
-    assert len(script.requests) == 1 and client.waits == [1.0]
+    assert len(script.requests) == 1 and waits == [1.0]
     assert network.down() and "Name or service not known" in network.said()
+
+
+def test_a_redirect_refused_is_still_an_answer_for_the_network(ctx):
+    """The host answered (with a redirect off it): the network is there, whatever others met."""
+    network = Network()
+    for host in ("a.example.test", "b.example.test"):
+        network.unreachable(host, "Connection refused")
+    ctx.network = network
+    script = Script(httpx.Response(302, headers={"Location": "https://elsewhere.test/x"}))
+    client, _ = client_for(script, ctx)
+    with pytest.raises(SourceError, match="redirected to https://elsewhere.test/x"):
+        get(ctx, client, URL)
+    network.unreachable("c.example.test", "Connection refused")
+    assert not network.down()  # three hosts failed, but one answered
 
 
 def test_one_answer_keeps_the_network_up_and_the_retries_as_they_were(ctx):
@@ -87,17 +102,17 @@ def test_one_answer_keeps_the_network_up_and_the_retries_as_they_were(ctx):
         network.unreachable(host, "Connection refused")
     ctx.network = network
     script = Script(httpx.ConnectError("connection refused"), ok())
-    client = client_for(script, ctx)
+    client, _ = client_for(script, ctx)
     assert json.loads(get(ctx, client, URL).data) == {"prices": [1]}
     assert len(script.requests) == 2 and not network.down()
 
 
 def test_429_with_retry_after_then_200_waits_as_told_and_archives_once(ctx, tmp_path):
     script = Script(httpx.Response(429, headers={"Retry-After": "7"}), ok({"prices": [2.49]}))
-    client = client_for(script, ctx)
+    client, waits = client_for(script, ctx)
     payload = get(ctx, client, URL, params={"currency": "USD"})
     assert json.loads(payload.data) == {"prices": [2.49]}
-    assert client.waits == [7.0]
+    assert waits == [7.0]
     assert len(script.requests) == 2
     [archived] = read_payloads(tmp_path / STAMP, "demo")
     assert archived.data == payload.data and archived.url == URL
@@ -107,9 +122,9 @@ def test_429_with_retry_after_then_200_waits_as_told_and_archives_once(ctx, tmp_
 
 def test_500_then_200_backs_off_exponentially(ctx):
     script = Script(httpx.Response(500), httpx.Response(502), ok())
-    client = client_for(script, ctx)
+    client, waits = client_for(script, ctx)
     get(ctx, client, URL)
-    assert client.waits == [1.0, 2.0]
+    assert waits == [1.0, 2.0]
 
 
 def test_retry_after_http_date():
@@ -123,27 +138,27 @@ def test_retry_after_http_date():
 
 def test_timeout_becomes_source_error_naming_provider_and_url(ctx):
     script = Script(httpx.ReadTimeout("read timed out"))
-    client = client_for(script, ctx)
+    client, waits = client_for(script, ctx)
     with pytest.raises(SourceError) as caught:
         get(ctx, client, URL)
     message = str(caught.value)
     assert message.startswith(f"demo: GET {URL} timed out (ReadTimeout)")
     assert "check the network" in message
     assert len(script.requests) == MAX_ATTEMPTS
-    assert client.waits == [1.0, 2.0, 4.0, 8.0]
+    assert waits == [1.0, 2.0, 4.0, 8.0]
     assert not ctx.archive.manifest["payloads"]
 
 
 def test_connect_error_is_retried_then_succeeds(ctx):
     script = Script(httpx.ConnectError("connection refused"), ok())
-    client = client_for(script, ctx)
+    client, waits = client_for(script, ctx)
     get(ctx, client, URL)
-    assert client.waits == [1.0]
+    assert waits == [1.0]
 
 
 def test_retries_are_bounded_in_count(ctx):
     script = Script(httpx.Response(503, text="upstream down"))
-    client = client_for(script, ctx)
+    client, _ = client_for(script, ctx)
     with pytest.raises(SourceError, match=r"503 Service Unavailable \(upstream down\); gave up"):
         get(ctx, client, URL)
     assert len(script.requests) == MAX_ATTEMPTS
@@ -157,7 +172,7 @@ def test_retries_are_bounded_in_total_time(ctx):
         clock["now"] += seconds
 
     script = Script(httpx.Response(429, headers={"Retry-After": "50"}))
-    client = client_for(script, ctx, sleep=sleep, clock=lambda: clock["now"])
+    client, _ = client_for(script, ctx, sleep=sleep, clock=lambda: clock["now"])
     with pytest.raises(SourceError, match="429 Too Many Requests; gave up after 3 attempt"):
         get(ctx, client, URL)
     assert clock["now"] == 100.0  # a third 50 s wait would pass the 120 s budget
@@ -165,10 +180,10 @@ def test_retries_are_bounded_in_total_time(ctx):
 
 def test_a_retry_after_beyond_the_budget_fails_at_once(ctx):
     script = Script(httpx.Response(429, headers={"Retry-After": "3600"}))
-    client = client_for(script, ctx)
+    client, waits = client_for(script, ctx)
     with pytest.raises(SourceError, match="a further 3600 s wait would pass the retry budget"):
         get(ctx, client, URL)
-    assert len(script.requests) == 1 and client.waits == []
+    assert len(script.requests) == 1 and waits == []
 
 
 @pytest.mark.parametrize(
@@ -185,7 +200,7 @@ def test_a_retry_after_beyond_the_budget_fails_at_once(ctx):
 )
 def test_client_errors_fail_at_once_with_advice(ctx, status, advice):
     script = Script(httpx.Response(status))
-    client = client_for(script, ctx, key_hint="DEMO_API_KEY")
+    client, _ = client_for(script, ctx, key_hint="DEMO_API_KEY")
     with pytest.raises(SourceError) as caught:
         get(ctx, client, URL)
     assert str(caught.value).startswith(f"demo: GET {URL} answered {status}")
@@ -195,7 +210,7 @@ def test_client_errors_fail_at_once_with_advice(ctx, status, advice):
 
 def test_no_secret_reaches_the_archive(ctx, tmp_path):
     script = Script(ok())
-    client = client_for(script, ctx)
+    client, _ = client_for(script, ctx)
     query = {"query": "{ gpuTypes { id } }"}
     get(
         ctx,
@@ -248,13 +263,34 @@ def test_user_agent_timeouts_and_extension(ctx):
     script = Script(
         httpx.Response(200, text="<html></html>", headers={"Content-Type": "text/html"})
     )
-    client = client_for(script, ctx)
+    client, _ = client_for(script, ctx)
     payload = get(ctx, client, URL)
     assert script.requests[0].headers["User-Agent"] == USER_AGENT
     assert USER_AGENT.startswith("chipcost/") and USER_AGENT.endswith("(+price collector)")
+    # Only the codings extract/_body.py reads to their end, whatever decoders httpx has.
+    assert script.requests[0].headers["Accept-Encoding"] == "gzip, deflate"
     timeout = client.client.timeout
     assert (timeout.connect, timeout.read, timeout.write, timeout.pool) == (10, 60, 30, 30)
     assert payload.name.endswith(".html.gz")
+
+
+def test_a_redirect_from_https_down_to_http_on_the_same_host_is_refused(ctx):
+    down = httpx.Response(301, headers={"Location": "http://api.example.test/v1/prices"})
+    script = Script(down, ok())
+    client, _ = client_for(script, ctx)
+    with pytest.raises(
+        SourceError, match=r"redirected to http://api\.example\.test/v1/prices.*not"
+    ):
+        get(ctx, client, URL)
+    assert len(script.requests) == 1 and not ctx.archive.manifest["payloads"]
+
+
+def test_a_redirect_loop_stops_after_five_and_says_so(ctx):
+    script = Script(httpx.Response(302, headers={"Location": "/v1/prices-elsewhere"}))
+    client, _ = client_for(script, ctx)
+    with pytest.raises(SourceError, match=f"demo: GET {URL} redirected more than 5 times"):
+        get(ctx, client, URL)
+    assert len(script.requests) == 1 + _http.MAX_REDIRECTS  # not retried
 
 
 def test_requests_to_one_host_are_bounded(ctx):

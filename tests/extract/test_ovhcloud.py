@@ -3,7 +3,10 @@ an earlier archive with the ECB's file beside the catalog, and fetch() without a
 
 from __future__ import annotations
 
+import json
+
 import httpx
+import pytest
 
 from chipcost.archive import read_payloads
 from chipcost.extract._fx import ECB_DAILY_URL
@@ -57,3 +60,87 @@ def test_fetch_needs_no_key_and_archives_the_catalog_only(tmp_path):
     fetched = fetch(context(tmp_path, SOURCE.name, handler))
     assert [p.url for p in fetched] == [CATALOG_URL]
     assert len(parse(read_payloads(tmp_path / STAMP, "ovhcloud")).records) == 6
+
+
+def with_pricings(*pricings: dict) -> list:
+    """The recorded catalog with h100-380.consumption's pricings replaced by `pricings`."""
+    body = json.loads((FIXTURES / "catalog.json").read_bytes())
+    addon = next(a for a in body["addons"] if a["planCode"] == "h100-380.consumption")
+    recorded = addon["pricings"][0]
+    addon["pricings"] = [{**recorded, **p} for p in pricings]
+    return [payload("ovhcloud", "catalog.json", CATALOG_URL, data=json.dumps(body).encode())]
+
+
+def h100(result) -> list:
+    return [r for r in result.records if r.instance_type == "h100-380"]
+
+
+@pytest.mark.parametrize(
+    ("interval", "unit", "price", "hourly"),
+    [
+        (1, "hour", 280_000_000, 2.8),
+        (720, "hour", 720 * 280_000_000, 2.8),  # a price for 720 hours, not per hour
+        (3, "hour", 3 * 150_000_000, 1.5),
+        (1, "day", 24 * 280_000_000, 2.8),
+        (7, "day", 7 * 24 * 100_000_000, 1.0),
+    ],
+)
+def test_a_pricing_is_read_over_its_period(interval, unit, price, hourly):
+    result = parse(with_pricings({"interval": interval, "intervalUnit": unit, "price": price}))
+    [record] = h100(result)
+    assert record.price_per_hour == pytest.approx(hourly)
+
+
+@pytest.mark.parametrize(
+    ("interval", "unit", "named"),
+    [
+        (1, "minute", "1 'minute'"),
+        (1, "week", "1 'week'"),
+        (1, None, "1 None"),
+        (1, "HOUR", "1 'HOUR'"),
+        (0, "hour", "interval is not a whole number"),
+        ("720", "hour", "interval is not a whole number"),
+        (None, "hour", "interval is not a whole number"),
+        (1.5, "hour", "interval is not a whole number"),
+    ],
+)
+def test_a_period_not_read_is_a_reject_naming_it(interval, unit, named):
+    result = parse(
+        with_pricings({"interval": interval, "intervalUnit": unit, "price": 280_000_000})
+    )
+    assert not h100(result)
+    [refused] = [r for r in result.rejects if r.sku == "h100-380.consumption"]
+    assert "pricing period" in refused.reason and named in refused.reason
+    assert len(result.records) == 5  # the other flavours load
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ((1, "hour", 280_000_000), (1, "hour", 306_000_000)),
+        ((1, "hour", 280_000_000), (720, "hour", 280_000_000)),
+        ((1, "day", 24 * 280_000_000), (1, "hour", 300_000_000)),
+    ],
+)
+@pytest.mark.parametrize("order", [1, -1])
+def test_two_hourly_pricings_at_different_prices_are_refused(first, second, order):
+    pricings = [{"interval": i, "intervalUnit": u, "price": p} for i, u, p in (first, second)][
+        ::order
+    ]
+    result = parse(with_pricings(*pricings))
+    assert not h100(result)
+    [refused] = [r for r in result.rejects if r.sku == "h100-380.consumption"]
+    assert "2 pricings per hour at different prices" in refused.reason
+    assert f"{first[2]} per {first[0]} {first[1]}" in refused.reason
+
+
+def test_pricings_alike_over_their_periods_are_one_price_and_a_month_is_kept_apart():
+    result = parse(
+        with_pricings(
+            {"interval": 1, "intervalUnit": "hour", "price": 280_000_000},
+            {"interval": 1, "intervalUnit": "day", "price": 24 * 280_000_000},
+            {"interval": 1, "intervalUnit": "month", "price": 194_000_000_000},
+        )
+    )
+    [record] = h100(result)
+    assert record.price_per_hour == 2.8 and not result.rejects

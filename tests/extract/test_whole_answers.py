@@ -13,12 +13,13 @@ import gzip
 import json
 import threading
 import time
+import zlib
 from pathlib import Path
 
 import pytest
 
 from chipcost.core.errors import SourceError
-from chipcost.extract import _http
+from chipcost.extract import _body, _http
 from chipcost.extract.aws._files import get_bytes
 from tests.fault_server import fault_server, respond
 from tests.paths import FIXTURES
@@ -121,7 +122,7 @@ def test_a_redirect_off_the_host_is_refused_naming_it(tmp_path, target):
 
 
 def test_a_server_sending_a_byte_at_a_time_meets_the_body_deadline(tmp_path, monkeypatch):
-    monkeypatch.setattr(_http, "BODY_DEADLINE_SECONDS", 1.0)
+    monkeypatch.setattr(_body, "BODY_DEADLINE_SECONDS", 1.0)
 
     def drip(handler, stop: threading.Event) -> None:
         handler.send_response(200)
@@ -143,7 +144,7 @@ def test_a_server_sending_a_byte_at_a_time_meets_the_body_deadline(tmp_path, mon
 
 
 def test_a_body_over_the_size_cap_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(_http, "MAX_BODY_BYTES", 1000)
+    monkeypatch.setattr(_body, "MAX_BODY_BYTES", 1000)
     with fault_server(respond(200, METAL)) as server:
         with pytest.raises(SourceError, match="announced 1,049 bytes, more than 0 MB"):
             served(tmp_path, server)
@@ -170,3 +171,16 @@ def test_an_aws_index_cut_short_is_retried_then_named():
         with pytest.raises(SourceError, match=r"failed after 5 attempt\(s\) \(CutShort: gzip"):
             get_bytes(_http.http_client("aws-bulk"), f"{server.url}/index.json", "aws-bulk")
         assert len(server.requests) == _http.MAX_ATTEMPTS
+
+
+@pytest.mark.parametrize(
+    ("coding", "pack"),
+    [("gzip", gzip.compress), ("x-gzip", gzip.compress), ("deflate", zlib.compress)],
+)
+def test_a_coded_body_is_read_to_its_end_or_refused_as_cut_short(coding, pack):
+    packed = pack(METAL)
+    assert _body.decoded(packed, coding) == METAL
+    for cut in (len(packed) // 2, len(packed) - 1):
+        with pytest.raises(_body.CutShort, match=f"{coding} body cut short or corrupt"):
+            _body.decoded(packed[:cut], coding)
+    assert _body.decoded(METAL, "identity") == METAL

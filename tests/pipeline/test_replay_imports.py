@@ -1,5 +1,6 @@
 """A replay only parses archived payloads: `chipcost collect --replay` never imports the fetch
-clients (httpx, botocore, boto3, urllib3), whose import alone costs a fifth of a second."""
+clients (httpx, botocore, boto3, urllib3) nor the retry layer (tenacity), whose import alone
+costs a fifth of a second."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import sys
 from tests import warehouses
 from tests.paths import ROOT
 
-FETCH_CLIENTS = ("httpx", "botocore", "boto3", "urllib3")
+FETCH_CLIENTS = ("httpx", "botocore", "boto3", "urllib3", "tenacity")
 
 # `chipcost collect --replay ARCHIVE --db DB` as the console script runs it, in a process of
 # its own (this one has imported the clients for other tests); then the clients it imported.

@@ -115,3 +115,36 @@ def test_weeks_beyond_ten_years_are_refused_before_reading(tmp_path):
     with pytest.raises(ReportError, match="weeks 522: give 1 to 521 weeks of price history"):
         write_site(db, tmp_path / "out", weeks=522)
     assert write_site(db, tmp_path / "out", weeks=521).offers == 6
+
+
+def test_the_pricing_is_said_in_the_clis_words(tmp_path):
+    """One wording of how an offer is paid (chipcost.core.vocabulary.pricing_words), in the
+    explorer's data and in `chipcost cost --wide` alike."""
+    from chipcost.core.vocabulary import pricing_words
+    from tests.helpers import loaded_warehouse
+
+    keys = [
+        ("on_demand", "none", "none", "dynamic"),
+        ("reserved", "3yr", "all_upfront", "standard"),
+        ("savings_plan", "1yr", "no_upfront", "ec2_instance"),
+    ]
+    offers = [
+        record(pricing_model=m, term=t, payment=p, plan=plan, sku=str(i), price_per_hour=8.0 + i)
+        for i, (m, t, p, plan) in enumerate(keys)
+    ]
+    db = loaded_warehouse(tmp_path / "w.duckdb", offers)
+    write_site(db, tmp_path / "out")
+    data = json.loads((tmp_path / "out" / "offers.json").read_text())
+    said = {r["offer_label"] for r in offer_rows(data)}
+    assert said == {
+        "on demand, dynamic",
+        "reserved 3yr, standard, all upfront",
+        "savings plan 1yr, EC2 instance, no upfront",
+    }
+    assert said == {pricing_words(*key) for key in keys}
+    cost = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "inference", "--wide", "--db", str(db)
+    )
+    assert cost.returncode == 0, cost.stderr
+    for label in said:
+        assert label in cost.stdout, (label, cost.stdout)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.reports.site import COLUMNS, write_site
+from chipcost.reports.site import write_site
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.offers import chosen_throughput
 from tests.browser import needs_chromium
@@ -147,10 +147,10 @@ def test_download_gives_the_rows_shown_as_csv(page, tmp_path):
     saved = tmp_path / "offers.csv"
     download.value.save_as(saved)
     rows = list(csv.DictReader(io.StringIO(saved.read_text())))
-    assert list(rows[0]) == [*COLUMNS, "usd_per_million_tokens", "holds_model"]
-    assert [float(r["price_per_chip_hour"]) for r in rows] == [12.6, 12.6, 10.0, 9.25, 5.0]
-    assert all(r["chip"] == "H100-SXM" and float(r["usd_per_million_tokens"]) > 0 for r in rows)
-    assert {r["holds_model"] for r in rows} == {"true"}  # 640 GB hold Llama-3-70B
+    assert list(rows[0]) == [*KEY_COLUMNS, "USD upfront"]  # the columns shown, named as shown
+    assert [float(r["USD / chip-hour"]) for r in rows] == [12.6, 12.6, 10.0, 9.25, 5.0]
+    assert [r["Pricing"] for r in rows] == column(page, "Pricing")
+    assert all(r["Chip"] == "H100-SXM" and float(r["USD / M tokens"]) > 0 for r in rows)
 
 
 def test_a_screenshot_shows_the_page(page, tmp_path):
@@ -178,7 +178,7 @@ def test_the_key_columns_are_in_view_on_a_laptop_beside_long_names(browser, tmp_
     from tests.helpers import loaded_warehouse, record
 
     long = record(
-        instance_type="Standard_ND96isr_H100_v5_with_a_long_marketplace_name",
+        instance_type="Standard_ND96isr_H100_v5_with_a_long_marketplace_name", upfront=1_051_200.0,
         region="southcentralus-long-region-name",
         zone="southcentralus-long-region-name-az3",
         pricing_model="reserved", term="3yr", payment="partial_upfront", plan="convertible",
@@ -193,8 +193,8 @@ def test_the_key_columns_are_in_view_on_a_laptop_beside_long_names(browser, tmp_
         headers = [
             " ".join(h.split()).rstrip(" ▲▼") for h in page.locator("#offers th").all_inner_texts()
         ]
-        assert headers == list(KEY_COLUMNS)
-        for label in KEY_COLUMNS:
+        assert headers == [*KEY_COLUMNS, "USD upfront"]
+        for label in headers:
             box = page.locator("#offers tbody td").nth(header_index(page, label) - 1).bounding_box()
             assert box is not None and box["x"] + box["width"] <= 1280, (label, box)
         assert page.evaluate("document.documentElement.scrollWidth") <= 1280

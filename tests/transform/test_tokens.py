@@ -16,6 +16,7 @@ from chipcost.transform.tokens import (
     derived_tokens_per_second,
     flops_per_token,
     implied_mfu,
+    parameters_in_name,
     parse_quantity,
     savings_fraction,
     tokens_per_second_per_chip,
@@ -199,3 +200,19 @@ def test_parse_quantity(text, expected):
 def test_parse_quantity_refuses(text):
     with pytest.raises(ChipcostError):
         parse_quantity(text, "--tokens")
+
+
+@pytest.mark.parametrize(
+    ("model", "parameters"),
+    [
+        ("llama-3-70b", "70e9"),
+        ("llama-3.1-405b", "405e9"),
+        ("qwen2.5-0.5b", "0.5e9"),
+        ("qwen3-30b-a3b", "30e9"),  # the active count 'a3b' is no size
+        ("mixtral-8x7b", None),  # eight experts of 7B: not one size to suggest
+        ("deepseek-r1", None),
+        ("llama-3-8b-vs-70b", None),  # two sizes: neither is suggested
+    ],
+)
+def test_a_model_name_states_its_size_or_none(model, parameters):
+    assert parameters_in_name(model) == parameters

@@ -94,12 +94,12 @@ def test_derived_figures_cover_chips_with_a_peak_and_state_their_assumption(con)
         # independent beats derived; between the two independent figures, the lower one
         # An MLPerf result (benchmark) before the article's independent figure; the newest
         # round (v5.1) before v4.1; at the default speed (5 tokens/s per user) its Server
-        # results, and of those the middle one by tokens/s.
+        # results, and of those the best by tokens/s.
         (
             "H200",
             "llama-3-70b",
             "inference",
-            "mlperf-v5.1-dell-h200x8-2-llama2-70b-server",
+            "mlperf-v5.1-asustek-h200x8-llama2-70b-server",
         ),
         # a figure is used only at the point it was measured at: the article's estimate at
         # batch 32 states no per-user speed, so at the default speed Trainium3's derived
@@ -197,14 +197,14 @@ def test_cost_per_token_names_the_figure_and_the_price(con):
         "price_source, price_payload_ref, instance_type FROM cost_per_token "
         "WHERE model = 'llama-3-70b' AND workload = 'inference' ORDER BY 2"
     ).fetchall()
-    # MLPerf Inference v5.1's Server result for 16 x H100-SXM (Llama 2 70B, standing for
-    # Llama 3 70B), per chip: the middle of the round's two H100 Server results.
-    measured = 61101.32 / 16
+    # MLPerf Inference v5.1's Server result for 32 x H100-SXM (Llama 2 70B, standing for
+    # Llama 3 70B), per chip: the best of the round's two H100 Server results.
+    measured = 122273.72 / 32
     assert [r[0] for r in rows] == ["spot", "on_demand"]
     assert rows[0][1] == pytest.approx(cost_per_million_tokens(20.0 / 8, measured))
     assert rows[1][1] == pytest.approx(cost_per_million_tokens(55.04 / 8, measured))
     assert rows[0][2:4] == (
-        "mlperf-v5.1-cisco-h100-sxmx16-llama2-70b-server",
+        "mlperf-v5.1-cisco-h100-sxmx32-llama2-70b-server",
         "benchmark",
     )
     assert rows[0][4:] == ("aws-pricing-api", record().payload_ref, "p5.48xlarge")

@@ -80,6 +80,13 @@ def _remove_run(
         ),
     ],
     db: Db = None,
+    dry_run: Annotated[
+        bool,
+        Opt(
+            "Say what would be removed and restated (its source runs, observations, "
+            "price_history rows); change nothing."
+        ),
+    ] = False,
 ) -> None:
     """Take one run out of the warehouse and restate the price history from the rest."""
     from chipcost.cli.consoles import out
@@ -89,6 +96,9 @@ def _remove_run(
     from chipcost.warehouse.remove_run import run_named
 
     settings = load_settings(db=db)
+    if dry_run:
+        _preview_removal(settings, run_id)
+        return
     con = open_warehouse(settings.warehouse, wait=settings.lock_wait)
     try:
         run_id = run_named(con, run_id)
@@ -99,6 +109,22 @@ def _remove_run(
         f"run {run_id} removed from {settings.warehouse}; the history of the {touched} offers it "
         "touched is restated from the runs that remain",
     )
+
+
+def _preview_removal(settings, run_id: str) -> None:
+    """remove-run --dry-run: the counts, read on a read-only connection (the file is left
+    as it is, and a writer need not wait)."""
+    from chipcost.cli.consoles import out
+    from chipcost.cli.render_sources import print_removal
+    from chipcost.warehouse.reader import read_connection
+    from chipcost.warehouse.remove_run import removal_preview
+
+    con = read_connection(settings)
+    try:
+        preview = removal_preview(con, run_id)
+    finally:
+        con.close()
+    print_removal(out, preview, settings.warehouse)
 
 
 migrate = command(_migrate, "migrate")

@@ -6,10 +6,6 @@ deployed collect flow, recorded by a Prefect server.
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 from chipcost.cli.options import DataDir, Db
@@ -17,8 +13,6 @@ from chipcost.cli.parser import command
 from chipcost.core.questions import Opt
 
 if TYPE_CHECKING:
-    from rich.status import Status
-
     from chipcost.core.settings import Settings
 
 
@@ -49,6 +43,13 @@ def _collect(
             "(else a temporary one)."
         ),
     ] = False,
+    verbose: Annotated[
+        bool,
+        Opt(
+            "Every note of every run as it was said, and the latest run's table of sources "
+            "(default: one summary per source, a note said by several runs once, counted)."
+        ),
+    ] = False,
 ) -> None:
     """Collect today's prices (or replay an archive) into the warehouse."""
     from chipcost.cli.collect_checks import preflight
@@ -59,15 +60,17 @@ def _collect(
     runs = preflight(settings, replay, source, pending)
     asked = {"replay": replay, "sources": source or None, "pending": pending}
     if prefect:
-        outcomes = _through_prefect(settings, runs, asked, notify=notify, alert_pct=alert_pct)
+        outcomes = _through_prefect(
+            settings, runs, asked, notify=notify, alert_pct=alert_pct, verbose=verbose
+        )
     else:
-        outcomes = _here(settings, runs, asked, notify=notify, alert_pct=alert_pct)
-    from chipcost.cli.render import print_outcomes
+        outcomes = _here(settings, runs, asked, notify=notify, alert_pct=alert_pct, verbose=verbose)
+    from chipcost.cli.render_collect import print_outcomes
 
     if not outcomes:
         out.say(f"no pending runs: every run archived for {settings.warehouse} is loaded")
         return
-    print_outcomes(out, outcomes, settings.warehouse)
+    print_outcomes(out, outcomes, settings.warehouse, verbose=verbose)
 
 
 def _here(
@@ -77,28 +80,28 @@ def _here(
     *,
     notify: list[str] | None,
     alert_pct: float | None,
+    verbose: bool = False,
 ) -> list:
     """The collection in this process, on a thread pool: no Prefect, no server."""
     from chipcost.cli.collect_checks import check_sources
-    from chipcost.cli.consoles import live_on_stderr
+    from chipcost.cli.collect_progress import Shown, first_line, shown_on
     from chipcost.cli.failures import interruptible
     from chipcost.pipeline import collection, runners
 
     check_sources(settings, asked["sources"], notify)
-    shown = _Shown(runs)
+    shown = Shown(runs)
     with (
         interruptible(lambda: _after_interrupt(settings, runs, shown.loaded)),
-        live_on_stderr().status("collecting…", spinner="dots") as status,
-        _shown_on(status, shown),
+        shown_on(shown, first_line(runs, asked["replay"])),
         runners.ThreadRunner() as runner,
     ):
         try:
             outcomes = collection.collect(settings, runner, **asked)
         except collection.CollectFailed as exc:
-            _print_failed(settings, exc.outcomes)
+            _print_failed(settings, exc.outcomes, verbose)
             raise
         if failure := _alerts(settings, outcomes, notify, alert_pct):
-            _print_failed(settings, outcomes)
+            _print_failed(settings, outcomes, verbose)
             raise collection.CollectFailed(failure, outcomes)
     return outcomes
 
@@ -115,12 +118,12 @@ def _alerts(
     return alert_after_collect(settings, [o.run for o in outcomes], alert_pct, None, urls)
 
 
-def _print_failed(settings: Settings, outcomes: list) -> None:
+def _print_failed(settings: Settings, outcomes: list, verbose: bool) -> None:
     if outcomes:
         from chipcost.cli.consoles import out
-        from chipcost.cli.render import print_outcomes
+        from chipcost.cli.render_collect import print_outcomes
 
-        print_outcomes(out, outcomes, settings.warehouse)
+        print_outcomes(out, outcomes, settings.warehouse, verbose=verbose)
 
 
 def _through_prefect(
@@ -130,11 +133,12 @@ def _through_prefect(
     *,
     notify: list[str] | None,
     alert_pct: float | None,
+    verbose: bool = False,
 ) -> list:
     """The collect flow, its runs and tasks recorded by a Prefect server: the one
     PREFECT_API_URL names, else a temporary one for this command."""
     from chipcost.cli.collect_checks import check_sources
-    from chipcost.cli.consoles import live_on_stderr
+    from chipcost.cli.collect_progress import Shown, first_line, shown_on
     from chipcost.cli.failures import interruptible
     from chipcost.cli.prefect_server import (
         ServerGone,
@@ -153,16 +157,15 @@ def _through_prefect(
         check_sources(settings, asked["sources"], notify)
         _import_flow()
 
-    shown = _Shown(runs)
+    shown = Shown(runs)
     with (
         interruptible(lambda: _after_interrupt(settings, runs, shown.loaded)),
-        live_on_stderr().status("starting Prefect…", spinner="dots") as status,
-        _shown_on(status, shown),
+        shown_on(shown, "starting Prefect…"),
         temporary_server(meanwhile=meanwhile),
     ):
         from chipcost.flows import collect as collect_flow
 
-        status.update("collecting…")
+        shown.describe(first_line(runs, asked["replay"]))
         try:
             return collect_flow.run_collect(
                 db=settings.warehouse.url,
@@ -172,7 +175,7 @@ def _through_prefect(
                 **asked,
             )
         except collect_flow.CollectFailed as exc:
-            _print_failed(settings, exc.outcomes)
+            _print_failed(settings, exc.outcomes, verbose)
             raise
         except Exception as exc:
             if (reason := went_away(exc)) is None:
@@ -190,70 +193,6 @@ def _through_prefect(
 def _import_flow() -> None:
     import chipcost.cli.render
     import chipcost.flows.collect  # noqa: F401
-
-
-@contextmanager
-def _shown_on(status: Status, shown: _Shown) -> Iterator[None]:
-    """The collection's progress (chipcost.progress) on the status line and, for each source
-    of a live fetch as it finishes, a line of its own."""
-    shown.status = status
-    logger = logging.getLogger("chipcost.progress")
-    logger.addHandler(shown)
-    logger.setLevel(logging.INFO)
-    # Not printed again by the handler Prefect's logging puts on the root logger (a
-    # timestamped line per source, hundreds in a replay).
-    propagate, logger.propagate = logger.propagate, False
-    try:
-        yield
-    finally:
-        logger.removeHandler(shown)
-        logger.propagate = propagate
-
-
-class _Shown(logging.Handler):
-    """What the run says as it goes, and the archive runs whose load committed, in order.
-
-    The record fields are chipcost.pipeline.runners' STARTED, FINISHED and LOADED,
-    spelled here so that a command that fails early imports nothing of the pipeline.
-    """
-
-    def __init__(self, runs: int | None) -> None:
-        super().__init__()
-        self.runs, self.loaded, self.status = runs, [], None
-        self.total = self.done = 0
-        self.started = time.monotonic()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        from chipcost.cli.consoles import err
-
-        if (total := getattr(record, "sources_started", None)) is not None:
-            self.total, self.started = total, time.monotonic()
-            line = f"fetching {total} sources…"
-        elif (result := getattr(record, "source_finished", None)) is not None:
-            self.done += 1
-            # Wrapped to the terminal's width at spaces, never cut: a URL stays whole.
-            from chipcost.cli.consoles import print_wrapped
-
-            print_wrapped(err, _finished(result), indent=" " * 18)
-            line = f"{self.done} of {self.total} sources done ({self._seconds()})"
-        elif run := getattr(record, "loaded_run", None):
-            self.loaded.append(run)
-            of = f" of {self.runs}" if self.runs else ""
-            line = f"loaded run {run} ({len(self.loaded)}{of}, {self._seconds()})"
-        else:
-            line = record.getMessage()
-        if self.status is not None:
-            self.status.update(f"[dim]{_escape(line)}")
-
-    def _seconds(self) -> str:
-        return f"{time.monotonic() - self.started:.0f} s"
-
-
-def _finished(result: Any) -> str:
-    """One source's outcome as it finishes: status, time, name and message (the message
-    without the source's name it starts with; the whole of it is in the final table)."""
-    message = result.message.removeprefix(f"{result.source}: ")
-    return f"{result.status:>8} {result.seconds:5.1f} s  {result.source}: {message}"
 
 
 def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) -> str:
@@ -285,12 +224,6 @@ def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) ->
 
 def _runs(count: int) -> str:
     return f"{count} run{'s' if count != 1 else ''}"
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
 
 
 collect = command(_collect, "collect")

@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from chipcost.cli.options import Db
 from chipcost.cli.parser import command
 from chipcost.core.errors import UsageError
 from chipcost.core.questions import Opt
 
+if TYPE_CHECKING:  # imported when the command runs: `chipcost --help` stays light
+    from chipcost.cli.consoles import Screen
+    from chipcost.pipeline.measure import Setup
+
 # Concurrencies swept when none are given: one user, a few, a busy server's handful.
 DEFAULT_CONCURRENCY = "1,4,16"
 # The largest concurrency taken: a load test from one machine, not a flood.
 MAX_CONCURRENCY = 1024
 PRECISIONS = ("fp4", "int4", "fp8", "int8", "bf16", "fp16")
+# Where the endpoint's API key is read from unless --api-key names another variable: never
+# from the command line, which every user of the machine can read (ps). OPENAI_API_KEY is not
+# read unasked: a key for OpenAI's service is not sent to another server by default.
+API_KEY_VARIABLE = "CHIPCOST_API_KEY"
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _concurrencies(text: str) -> list[int]:
@@ -40,11 +51,30 @@ def _tokenizer(text: str) -> str:
     return text  # a hub name: AIPerf fetches it (that needs the hub reachable)
 
 
+def _api_key(variable: str | None) -> str | None:
+    """The API key from the environment variable named (default API_KEY_VARIABLE); the name
+    is not echoed back, in case a key was given in its place."""
+    if variable is not None and not _VARIABLE_NAME.fullmatch(variable):
+        raise UsageError(
+            f"--api-key takes the name of the environment variable holding the key (default "
+            f"{API_KEY_VARIABLE}), not the key: a key on a command line is readable by every "
+            "user of the machine"
+        )
+    key = os.environ.get(variable or API_KEY_VARIABLE, "").strip()
+    if variable is not None and not key:
+        raise UsageError(
+            "--api-key names an environment variable that is not set or is empty: export the "
+            f"key in it (e.g. {API_KEY_VARIABLE})"
+        )
+    return key or None
+
+
 def _chips(con: object, instance: str | None, chip: str | None, chips: float | None) -> tuple:
     """(chip, chips serving the endpoint) from the options and the instance type the warehouse
     knows: its chip, and its chip count unless --chips says the replica uses another."""
     from chipcost.cli.reads import resolve_chip
     from chipcost.pipeline.measure import instance_chips
+    from chipcost.transform.figure_bounds import whole_chips
 
     known = instance_chips(con, instance) if instance else None  # type: ignore[arg-type]
     name = resolve_chip(chip) if chip else None
@@ -59,9 +89,7 @@ def _chips(con: object, instance: str | None, chip: str | None, chips: float | N
             f"--chips: say how many chips serve the model{f' on {instance}' if instance else ''} "
             "(an --instance chipcost knows gives its count)"
         )
-    if not 1 <= chips <= 16_384:
-        raise UsageError(f"--chips {chips:g}: give 1 to 16,384 chips")
-    return name, chips
+    return name, whole_chips(chips, "inference", "--chips")
 
 
 def measure_(
@@ -90,29 +118,41 @@ def measure_(
     served_model: Annotated[
         str | None, Opt("The name the server knows the model by (default: the one it lists).")
     ] = None,
+    api_key: Annotated[
+        str | None,
+        Opt(
+            f"The environment variable holding the endpoint's API key (default "
+            f"{API_KEY_VARIABLE}, when set); never the key itself."
+        ),
+    ] = None,
     match: Annotated[
         str | None,
         Opt(
             "Measure at this chip's point: the input and output tokens of the figure cost "
-            "uses for it."
+            "uses for it (the shape given, or its nearest public curve's, when it states none)."
         ),
     ] = None,
     speed: Annotated[
         str | None, Opt("With --match: the speed whose figure is matched (as cost --speed).")
     ] = None,
     input_tokens: Annotated[
-        int | None, Opt("Prompt tokens per request (without --match).", low=1, high=1_000_000)
+        int | None, Opt("Prompt tokens per request.", low=1, high=1_000_000)
     ] = None,
     output_tokens: Annotated[
-        int | None, Opt("Output tokens per request (without --match).", low=1, high=1_000_000)
+        int | None, Opt("Output tokens per request.", low=1, high=1_000_000)
     ] = None,
     concurrency: Annotated[
-        str, Opt(f"Concurrencies to sweep, by comma (default {DEFAULT_CONCURRENCY}).")
-    ] = DEFAULT_CONCURRENCY,
+        str | None,
+        Opt(
+            f"Concurrencies to sweep, by comma (default: the matched curve's, else "
+            f"{DEFAULT_CONCURRENCY})."
+        ),
+    ] = None,
     requests: Annotated[
         int | None,
         Opt(
-            "Requests per concurrency, at least it (default 4 x it, at least 8).",
+            "Requests per concurrency, at least it (default: the matched client's, else 4 x "
+            "it, at least 8).",
             low=1,
             high=100_000,
         ),
@@ -131,71 +171,84 @@ def measure_(
     from chipcost.cli.consoles import err, out
     from chipcost.core.figures import speed_value
     from chipcost.core.settings import load_settings
-    from chipcost.pipeline.measure import ARCHIVE_FOLDER, Setup, matched_point, roof_of
+    from chipcost.pipeline.endpoint import endpoint_of
+    from chipcost.pipeline.measure import ARCHIVE_FOLDER, Setup, roof_of
     from chipcost.pipeline.measure import measure as run_measure
+    from chipcost.pipeline.measure_point import matched_point
     from chipcost.transform.throughput_figures import normalise_model
     from chipcost.warehouse.reader import read_connection
 
     if precision.lower() not in PRECISIONS:
         raise UsageError(f"--precision {precision!r}: give one of {', '.join(PRECISIONS)}")
-    if match and (input_tokens or output_tokens):
-        raise UsageError(
-            "--match takes the tokens of the matched figure: leave out --input-tokens and "
-            "--output-tokens"
-        )
-    if not match and not (input_tokens and output_tokens):
+    given = (input_tokens, output_tokens) if input_tokens and output_tokens else None
+    if bool(input_tokens) != bool(output_tokens):
+        raise UsageError("give --input-tokens and --output-tokens together")
+    if not match and not given:
         raise UsageError(
             "give the point: --match CHIP (its figure's tokens), or --input-tokens and "
             "--output-tokens"
         )
     if speed is not None and not match:
         raise UsageError("--speed goes with --match")
+    target = endpoint_of(endpoint, _api_key(api_key))
     settings = load_settings(db=db)
     name = normalise_model(model)
     con = read_connection(settings)
     try:
         chip_name, count = _chips(con, instance, chip, chips)
-        baseline = ""
+        baseline = None
         if match:
             from chipcost.cli.reads import resolve_chip
 
-            input_tokens, output_tokens, baseline = matched_point(
-                con, resolve_chip(match), name, speed_value(speed)
-            )
+            baseline = matched_point(con, resolve_chip(match), name, speed_value(speed), given)
+            given = (baseline.input_tokens, baseline.output_tokens)
+        sweep = concurrency or (
+            ",".join(map(str, baseline.concurrencies))
+            if baseline and baseline.concurrencies
+            else DEFAULT_CONCURRENCY
+        )
         setup = Setup(
             chip=chip_name, model=name, chips=count, instance=instance, precision=precision.lower(),
-            software=software, endpoint=endpoint, served_model=served_model,
-            tokenizer=_tokenizer(tokenizer), input_tokens=int(input_tokens or 0),
-            output_tokens=int(output_tokens or 0), concurrencies=_concurrencies(concurrency),
-            requests=requests, seconds=float(max_seconds), request_timeout=float(request_timeout),
-            allow_above_roofline=allow_above_roofline, baseline=baseline,
+            software=software, endpoint=target, served_model=served_model,
+            tokenizer=_tokenizer(tokenizer), input_tokens=given[0], output_tokens=given[1],
+            concurrencies=_concurrencies(sweep), requests=requests, seconds=float(max_seconds),
+            request_timeout=float(request_timeout), allow_above_roofline=allow_above_roofline,
+            baseline=baseline,
         )  # fmt: skip
         roof = roof_of(con, setup)
     finally:
         con.close()
-    sweep = ", ".join(map(str, setup.concurrencies))
-    err.say(
-        f"measuring {setup.endpoint} at ISL/OSL {setup.input_tokens}/{setup.output_tokens}"
-        f"{f' ({baseline})' if baseline else ''}, concurrency {sweep}"
-        " (AIPerf; each concurrency takes half a minute or more)",
-    )
+    _say_point(err, setup)
     made = run_measure(settings, setup, roof)
     ids, _ = _store(db, made, allow_above_roofline)
     for ident, figure in zip(ids, made, strict=True):
         user = figure.tokens_per_second_per_user or 0.0
-        # throughput_ranked takes a measured figure at an asked speed from half its per-user
-        # speed up to that speed
+        # throughput_ranked reads the run's points as one curve: a point answers any asked
+        # speed up to its own, and speeds between two points are read between them
         out.say(
             f"recorded {ident}: {figure.chip} {figure.model} at concurrency {figure.concurrency}, "
             f"{figure.tokens_per_second_per_chip:,.4g} tokens/s per chip, {user:,.3g} tokens/s "
-            f"per user (measured; cost and compare take it at --speed {user / 2:,.3g} to "
-            f"{user:,.3g})",
+            f"per user (measured; one point of this run's curve, which cost and compare read at "
+            f"--speed up to {user:,.3g} within the first-token bound)",
         )
     against = match or "CHIP"
     out.say(
         f"reports archived under {settings.archive_root}/{ARCHIVE_FOLDER}/; "
         f"`chipcost compare {setup.chip} {against} --model {setup.model} --workload inference "
         f"--speed N` answers from these; `chipcost throughput remove ID` takes one out",
+    )
+
+
+def _say_point(err: Screen, setup: Setup) -> None:
+    """What is about to be measured, and how the point was chosen when --match had to."""
+    baseline = setup.baseline
+    if baseline and baseline.taken:
+        err.say(f"--match: {baseline.taken}")
+    named = f" ({baseline.named})" if baseline else ""
+    sweep = ", ".join(map(str, setup.concurrencies))
+    err.say(
+        f"measuring {setup.endpoint.url} at ISL/OSL {setup.input_tokens}/{setup.output_tokens}"
+        f"{named}, concurrency {sweep} (AIPerf; each concurrency takes half a minute or more)",
     )
 
 

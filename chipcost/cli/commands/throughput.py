@@ -110,12 +110,10 @@ def add(
 ) -> None:
     """Record a throughput you measured; it wins over every reference for that chip."""
     from chipcost.cli.consoles import out
-    from chipcost.cli.measured import check_figure, check_measured_on
     from chipcost.cli.reads import resolve_chip
     from chipcost.core.catalog import canonical_chips
     from chipcost.transform.throughput_figures import figure_from_row
 
-    check_measured_on(measured_on)
     row = {
         "chip": resolve_chip(chip),
         "model": model,
@@ -141,7 +139,6 @@ def add(
     except ChipcostError as exc:  # named as the options are, not as the CSV's columns
         field, _, rest = str(exc).partition(" ")
         raise UsageError(f"{_OPTIONS.get(field, field)} {rest}") from None
-    check_figure(figure.tokens_per_second_per_chip, chip_count)
     (ident,), chosen = _store(db, [figure], allow_above_peak)
     used = (
         "It is now the figure `chipcost cost` uses for this chip, model and workload"

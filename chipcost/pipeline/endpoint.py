@@ -1,0 +1,145 @@
+"""The user's endpoint as `chipcost measure` reads it: its URL without credentials, the
+credentials as a header never shown, and what it serves (`GET /v1/models`, as vLLM, SGLang,
+TensorRT-LLM and TGI answer it), asked first so that a refusal, a timeout, a redirect or a model
+it does not serve is named in a second, not after AIPerf's start-up. Everything it sends is
+input: the list is bounded in size and count and each name checked."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+import httpx
+
+from chipcost.core.clean import masked, printable
+from chipcost.core.errors import ChipcostError, UsageError
+
+# How long the endpoint may take to say what it serves; a server under load still lists its
+# models in well under a second.
+MODELS_TIMEOUT = 10.0
+# A model list is a few KB; a server's answer is read no further than this.
+MAX_MODELS_BYTES = 1 << 20
+# More models than one server lists: name the one to measure instead.
+MAX_MODELS = 1_000
+MAX_MODEL_NAME = 256
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """The user's server: its root URL without credentials (what is shown, archived and given
+    to AIPerf) and the Authorization header's value, which is never shown."""
+
+    url: str
+    authorization: str | None = field(default=None, repr=False)
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).hostname or ""
+
+
+def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
+    """The server's root (without a trailing /v1 or slash) and its credentials: a password
+    in the URL (http://user:password@host) becomes HTTP Basic, an API key a Bearer token."""
+    url = text.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--endpoint {masked(text)!r}: give the server's URL, http://HOST:PORT")
+    host = parts.netloc.rpartition("@")[2]
+    clean = urlunsplit((parts.scheme, host, parts.path, "", "")).removesuffix("/v1")
+    basic = None
+    if parts.username is not None or parts.password is not None:
+        pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+        basic = "Basic " + base64.b64encode(pair.encode()).decode()
+    if basic and api_key:
+        raise UsageError(
+            f"--endpoint {clean}: give the credentials once, in the URL or as --api-key"
+        )
+    return Endpoint(clean, basic or (f"Bearer {api_key}" if api_key else None))
+
+
+def _headers(endpoint: Endpoint) -> dict[str, str]:
+    return {"Authorization": endpoint.authorization} if endpoint.authorization else {}
+
+
+def served_models(endpoint: Endpoint, timeout: float) -> list[str] | None:
+    """The models the endpoint lists; None when it has no model list (a 404 there)."""
+    shown = endpoint.url
+    wait = min(timeout, MODELS_TIMEOUT)
+    try:
+        with httpx.stream(
+            "GET", f"{shown}/v1/models", headers=_headers(endpoint), timeout=wait
+        ) as answer:
+            if answer.is_redirect:
+                raise _redirected(endpoint, answer.headers.get("location", ""))
+            body = _bounded(answer, shown)
+    except httpx.ConnectError as exc:
+        raise ChipcostError(
+            f"endpoint {shown} refused the connection ({masked(str(exc))}): nothing recorded; "
+            "is the server running and listening there?"
+        ) from None
+    except httpx.TimeoutException:
+        raise ChipcostError(
+            f"endpoint {shown} timed out: no answer to GET /v1/models within {wait:g} s; "
+            "nothing recorded"
+        ) from None
+    except httpx.HTTPError as exc:
+        reason = masked(str(exc))
+        raise ChipcostError(f"endpoint {shown} failed: {reason}; nothing recorded") from None
+    if answer.status_code == 404:
+        return None
+    return model_list(body, answer.status_code, shown)
+
+
+def _redirected(endpoint: Endpoint, location: str) -> ChipcostError:
+    target = urlsplit(location).hostname or endpoint.host
+    where = "another host" if target != endpoint.host else "another address"
+    return ChipcostError(
+        f"endpoint {endpoint.url} redirects to {where} ({printable(masked(location))[:120]}): "
+        "chipcost measures only the server named, not where it sends requests; nothing "
+        "recorded. Give --endpoint the server's own URL"
+    )
+
+
+def _bounded(answer: httpx.Response, shown: str) -> bytes:
+    """The answer's body, at most MAX_MODELS_BYTES of it."""
+    body = bytearray()
+    for chunk in answer.iter_bytes():
+        body += chunk
+        if len(body) > MAX_MODELS_BYTES:
+            raise ChipcostError(
+                f"endpoint {shown} answered GET /v1/models with more than "
+                f"{MAX_MODELS_BYTES >> 10:,} KB: no server lists that many models; nothing "
+                "recorded"
+            )
+    return bytes(body)
+
+
+def model_list(body: bytes, status: int, shown: str) -> list[str]:
+    """The model ids of an OpenAI model list, each a short printable name; the list bounded."""
+    try:
+        listed = json.loads(body)["data"]
+        names = [m["id"] for m in listed]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        raise ChipcostError(
+            f"endpoint {shown} answered GET /v1/models with HTTP {status} and no "
+            "OpenAI model list: is it an OpenAI-compatible server?"
+        ) from None
+    if len(names) > MAX_MODELS:
+        raise ChipcostError(
+            f"endpoint {shown} lists {len(names):,} models, more than {MAX_MODELS:,}: name "
+            "the one to measure with --served-model"
+        )
+    bad = [n for n in names if not _model_name(n)]
+    if bad:
+        raise ChipcostError(
+            f"endpoint {shown} lists a model name chipcost will not pass on "
+            f"({printable(str(bad[0]))[:60]!r}): names are 1 to {MAX_MODEL_NAME} printable "
+            "characters; nothing recorded"
+        )
+    return names
+
+
+def _model_name(name: object) -> bool:
+    return isinstance(name, str) and 0 < len(name) <= MAX_MODEL_NAME and printable(name) == name

@@ -1,0 +1,143 @@
+"""The point `chipcost measure --match CHIP` measures at: the baseline's shape and client.
+
+The baseline is the figure `cost` and `compare` use for the chip, model and speed. When it
+states its request shape (input and output tokens), that shape is measured. When it states
+none (MLPerf's rows: its dataset has no fixed shape), the shape is the user's
+(`--input-tokens/--output-tokens`), else that of the nearest public curve of the chip and model
+that has one: an InferenceX curve first (its client is known, and rerun as it runs), then the
+curve whose per-user speed is nearest the asked one. What was taken is said.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import duckdb
+
+from chipcost.core.errors import UsageError
+from chipcost.core.figures import speed_label
+from chipcost.pipeline.load_generator import Client
+from chipcost.warehouse.cost_per_token import at_speed, figures
+from chipcost.warehouse.db import dict_rows
+
+# InferenceX's benchmark client, as its README's "Benchmark Client Configuration" gives it
+# (InferenceMAX, a fork's README.md at commit 6458cb4f, github.com/jyothisambolu/InferenceMAX):
+# `benchmark_serving.py --dataset-name random --random-range-ratio 0.8 --num-prompts
+# $((CONC * 10)) --max-concurrency $CONC --request-rate inf --ignore-eos`: random prompts whose
+# input and output lengths are drawn between 80% and 100% of the shape's, the end-of-sequence
+# token ignored, ten prompts per concurrent user at each concurrency of its sweep.
+INFERENCEX = "InferenceX"
+INFERENCEX_CLIENT = Client(range_ratio=0.8)
+INFERENCEX_PROMPTS_PER_USER = 10
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The point to measure and where it came from."""
+
+    input_tokens: int
+    output_tokens: int
+    named: str  # the figure or curve the shape is taken from, for the figures' notes
+    taken: str = ""  # how the shape was chosen when not the baseline figure's own, for the user
+    concurrencies: tuple[int, ...] = ()  # the curve's sweep, when its client is rerun
+    client: Client = Client()
+    prompts_per_user: int | None = None  # requests per concurrency = this x the concurrency
+
+
+def matched_point(
+    con: duckdb.DuckDBPyConnection,
+    chip: str,
+    model: str,
+    speed: str,
+    given: tuple[int, int] | None = None,
+) -> Baseline:
+    """The baseline of `chip` and `model` at `speed`: the shape of the figure `cost` and
+    `compare` use, or (when it states none) the `given` shape or the nearest shaped curve's."""
+    with at_speed(con, speed):
+        rows = figures(con, model, "inference").rows
+    chosen = [r for r in rows if r["chip"] == chip and r["chosen"]]
+    if not chosen:
+        raise UsageError(
+            f"--match {chip}: chipcost has no {model} inference figure of {chip} "
+            f"{speed_label(speed)}, so there is no point to match: give --input-tokens and "
+            "--output-tokens without --match"
+        )
+    row = chosen[0]
+    name = f"{chip}'s {row['throughput_id']} ({row['kind']}, {row['scenario'] or row['source']})"
+    if row["input_tokens"] and row["output_tokens"]:
+        shape = (int(row["input_tokens"]), int(row["output_tokens"]))  # type: ignore[call-overload]
+        if given and given != shape:
+            raise UsageError(
+                f"--match {chip}: {name} was measured at {shape[0]}/{shape[1]} input/output "
+                "tokens; leave out --input-tokens and --output-tokens, or --match"
+            )
+        return _of_curve(con, str(row["throughput_id"]), name, *shape)
+    if given:
+        return Baseline(
+            *given, named=f"{name}, at the shape given",
+            taken=f"{name} states no input and output tokens: measured at the "
+            f"{given[0]}/{given[1]} given",
+        )  # fmt: skip
+    return _nearest_curve(con, chip, model, speed, name)
+
+
+def _nearest_curve(
+    con: duckdb.DuckDBPyConnection, chip: str, model: str, speed: str, name: str
+) -> Baseline:
+    shaped = dict_rows(
+        con,
+        "SELECT throughput_id, source, kind, scenario, input_tokens, output_tokens, precision, "
+        "chips, software, system, tokens_per_second_per_user, tokens_per_second_per_chip, "
+        "source_date FROM throughput WHERE chip = $chip AND model = $model "
+        "AND workload = 'inference' AND origin = 'reference' AND input_tokens > 0 "
+        "AND output_tokens > 0 ORDER BY throughput_id",
+        {"chip": chip, "model": model},
+    )
+    if not shaped:
+        raise UsageError(
+            f"--match {chip}: {name} states no input and output tokens, and no public {chip} "
+            f"curve of {model} has a fixed shape: give --input-tokens and --output-tokens"
+        )
+    newest_first = sorted(shaped, key=lambda r: str(r["source_date"] or ""), reverse=True)
+    best = min(newest_first, key=lambda r: _distance(r, speed))
+    isl, osl = int(best["input_tokens"]), int(best["output_tokens"])  # type: ignore[call-overload]
+    curve = f"{chip}'s {best['throughput_id']} ({best['source']})"
+    taken = (
+        f"{name} states no input and output tokens: measured at {isl}/{osl}, the shape of "
+        f"{chip}'s nearest public curve with one, {best['throughput_id']} ({best['source']})"
+    )
+    return _of_curve(con, str(best["throughput_id"]), curve, isl, osl, taken)
+
+
+def _distance(row: dict, speed: str) -> tuple[bool, float]:
+    """InferenceX's first, then the nearest per-user speed (at 'max', the highest per chip)."""
+    own = not str(row["source"] or "").startswith(INFERENCEX)
+    user = row["tokens_per_second_per_user"]
+    if speed == "max":
+        return own, -float(row["tokens_per_second_per_chip"] or 0)
+    return own, abs(math.log(float(user) / float(speed))) if user else math.inf
+
+
+def _of_curve(
+    con: duckdb.DuckDBPyConnection, ident: str, name: str, isl: int, osl: int, taken: str = ""
+) -> Baseline:
+    """The baseline at a shaped figure; an InferenceX figure brings its curve's client and
+    sweep (the concurrencies of its source, chip, model, shape, precision and system)."""
+    sweep = con.execute(
+        "SELECT DISTINCT c.concurrency FROM throughput f JOIN throughput c "
+        "ON c.source = f.source AND c.chip = f.chip AND c.model = f.model "
+        "AND c.input_tokens = f.input_tokens AND c.output_tokens = f.output_tokens "
+        "AND c.precision IS NOT DISTINCT FROM f.precision "
+        "AND c.system IS NOT DISTINCT FROM f.system "
+        "WHERE f.throughput_id = ? AND starts_with(f.source, ?) AND c.concurrency > 0 "
+        "ORDER BY c.concurrency",
+        [ident, INFERENCEX],
+    ).fetchall()
+    if not sweep:
+        return Baseline(isl, osl, named=name, taken=taken)
+    return Baseline(
+        isl, osl, named=f"{name}, with InferenceX's client", taken=taken,
+        concurrencies=tuple(int(c) for (c,) in sweep), client=INFERENCEX_CLIENT,
+        prompts_per_user=INFERENCEX_PROMPTS_PER_USER,
+    )  # fmt: skip

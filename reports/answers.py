@@ -1,0 +1,76 @@
+"""The articles' answers a line each, as the e-mail (text and HTML) and the report's list give
+them: the pair first, then the question, both costs per million tokens where known, the
+answer, and the anchor of its chart in the report."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import polars as pl
+
+from chipcost.reports.versus_charts import PUBLISHED, charted, pair_anchor
+from chipcost.transform.cost import cost_text
+
+# Where a pair has no chart of its own (training, or no range to draw): the section, whose
+# table has both figures.
+SECTION_ANCHOR = "versus"
+
+
+@dataclass(frozen=True)
+class AnswerLine:
+    pair: str  # 'Trainium2 against H100-SXM' (several pairs not answered for one reason: '; ')
+    question: str  # 'llama-3-70b inference'
+    costs: str  # 'Trainium2 $0.9312/M (derived), H100-SXM $0.7104/M'; '' where none is known
+    said: str  # the answer's sentence, or 'not answered (the reason)'
+    anchor: str | None  # its chart's id in the report (SECTION_ANCHOR without one); None: none
+    charted: bool = False
+
+    @property
+    def head(self) -> str:
+        return f"{self.pair}, {self.question}"
+
+
+def answer_lines(answers: pl.DataFrame) -> list[AnswerLine]:
+    """Each answered pair a line, in order; then, per model and workload, the pairs not
+    answered grouped by their reason ('no current price for Trainium3 ...')."""
+    lines: list[AnswerLine] = []
+    unanswered: list[AnswerLine] = []
+    for (model, workload), rows in answers.group_by("model", "workload", maintain_order=True):
+        question = f"{model} {workload}"
+        grouped: dict[str, list[str]] = {}
+        for row in rows.iter_rows(named=True):
+            if row["answer"] is None:
+                pair, _, reason = str(row["why_not"] or "").partition(": ")
+                grouped.setdefault(reason, []).append(pair)
+                continue
+            drawn = charted(row)
+            lines.append(
+                AnswerLine(
+                    pair=f"{row['chip_a']} against {row['chip_b']}",
+                    question=question,
+                    costs=costs(row),
+                    said=str(row["answer"]),
+                    anchor=pair_anchor(row) if drawn else SECTION_ANCHOR,
+                    charted=drawn,
+                )
+            )
+        unanswered += [
+            AnswerLine("; ".join(pairs), question, "", f"not answered ({reason})", None)
+            for reason, pairs in grouped.items()
+        ]
+    return [*lines, *unanswered]
+
+
+def costs(row: Mapping[str, object]) -> str:
+    """Both costs per million tokens where known: A's (its figure's kind said when it is not
+    a published one), B's only where B's figure is published (a measurement)."""
+    said = []
+    a, b = row.get("a_usd_per_million_tokens"), row.get("b_usd_per_million_tokens")
+    if a is not None:
+        kind = str(row.get("a_kind") or "")
+        note = "" if kind in PUBLISHED else f" ({kind or 'kind not stated'})"
+        said.append(f"{row['chip_a']} {cost_text(float(a))}/M{note}")  # type: ignore[arg-type]
+    if b is not None and row.get("b_kind") in PUBLISHED:
+        said.append(f"{row['chip_b']} {cost_text(float(b))}/M")  # type: ignore[arg-type]
+    return ", ".join(said)
