@@ -59,7 +59,7 @@ MEASURE = (
             (*MEASURE, "--speed", "5", "--input-tokens", "10", "--output-tokens", "10"),
             "--speed goes with --match",
         ),
-        ((*MEASURE, "--chips", "0", "--match", "H100-SXM"), "--chips 0: give 1 to 16,384 chips"),
+        ((*MEASURE, "--chips", "0", "--match", "H100-SXM"), "--chips 0: give 1 to "),
     ],
 )
 def test_a_value_an_option_does_not_take_exits_2_naming_what_it_takes(run, db, args, said):
