@@ -143,7 +143,7 @@ def _versus(answers: list[dict], curve: list[dict]) -> str:
                 f"{a['answer']} ({model_label(a['pricing_model'], a['term'])}; "
                 "break-even: A must do "
                 f"{a['break_even_tokens_per_second_per_chip']:,.0f} tok/s per chip, "
-                f"{a['break_even_share']:.0%} of B's)",
+                f"{a['break_even_share_pct']:.0f}% of B's)",
                 f"{cost_text(a['a_usd_per_million_tokens'])} {a['a_where']}",
                 f"{cost_text(a['b_usd_per_million_tokens'])} {a['b_where']}",
                 f"{a['a_figure']}; {a['b_figure']}",

@@ -293,8 +293,8 @@ def index_table(index: pl.DataFrame) -> GT:
 
 
 def _needs(row: dict) -> str:
-    needed, share = row["break_even_tokens_per_second_per_chip"], row["break_even_share"]
-    return "" if needed is None else f"{needed:,.0f} ({share:.0%})"
+    needed, share = row["break_even_tokens_per_second_per_chip"], row["break_even_share_pct"]
+    return "" if needed is None else f"{needed:,.0f} ({share:.0f}%)"
 
 
 def head_to_head_table(answers: pl.DataFrame) -> GT:
@@ -329,9 +329,9 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
         range=pl.struct("answer", "best_case_change_pct", "worst_case_change_pct").map_elements(
             ranged, return_dtype=pl.String
         ),
-        needs=pl.struct("break_even_tokens_per_second_per_chip", "break_even_share").map_elements(
-            _needs, return_dtype=pl.String
-        ),
+        needs=pl.struct(
+            "break_even_tokens_per_second_per_chip", "break_even_share_pct"
+        ).map_elements(_needs, return_dtype=pl.String),
     )
     wanted = ["group", "answer", "pricing", "needs", "a_cost", "b_cost", "a_figure", "b_figure"]
     frame = frame.select(*wanted, "range", "caveats")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from datetime import date
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 
 # Below a hundredth of a token a second per chip no workload is served or trained: a unit
 # slip, or a measurement divided by chips it did not run on.
@@ -36,13 +36,13 @@ def whole_chips(value: float, workload: str, column: str = "chips") -> int:
     """A chip count as stored: a whole number from 1 to the workload's MAX_CHIPS."""
     most = MAX_CHIPS.get(workload, max(MAX_CHIPS.values()))
     if not math.isfinite(value) or value != int(value):
-        raise ChipcostError(
+        raise UsageError(
             f"{column} {value:g} is not a whole number of chips: a figure stands for whole "
             "chips (a model served on part of a chip is measured per chip)"
         )
     if not 1 <= value <= most:
         what = "behind one inference replica" if workload == "inference" else "in a training run"
-        raise ChipcostError(
+        raise UsageError(
             f"{column} {value:g}: give 1 to {most:,} chips {what} (the largest system rented "
             "as one; docs/cost-per-token.md)"
         )

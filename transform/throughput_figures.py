@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from functools import cache
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import KINDS, OPERATING_POINTS, WORKLOADS, Assumption, Figure
 from chipcost.transform import roofline
 from chipcost.transform.figure_bounds import rate_in_bounds, real_date, whole_chips
@@ -52,7 +52,7 @@ def _optional_mfu(text: str | None) -> float | None:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or not 0 < value <= 1:
-        raise ChipcostError(f"mfu must be a fraction in (0, 1], e.g. 0.45 or 45% (got {text!r})")
+        raise UsageError(f"mfu must be a fraction in (0, 1], e.g. 0.45 or 45% (got {text!r})")
     return value
 
 

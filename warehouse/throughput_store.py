@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import COLUMNS, Figure
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.insert import insert_rows
@@ -97,10 +97,10 @@ def add_user_figures(
         con.execute("ROLLBACK")
         raise
     if impossible:
-        raise ChipcostError(
+        raise UsageError(
             "nothing recorded: " + "; ".join(impossible) + ". If the figure was measured on a "
-            "whole instance, give --per instance --chips N (CSV: per=instance, chips=N); if it "
-            "is right (FP4, sparsity), pass --allow-above-peak"
+            "whole instance, give --figure-per instance --chip-count N (CSV: per=instance, "
+            "chips=N); if it is right (FP4, sparsity), pass --allow-above-peak"
         )
     return ids
 

@@ -20,12 +20,12 @@ def preflight(
     Only what is quick to check: the server is not started for a command that cannot run.
     """
     from chipcost.archive import location, run_directories
-    from chipcost.core.errors import ChipcostError
+    from chipcost.core.errors import UsageError
     from chipcost.core.settings import check_data_dir
     from chipcost.warehouse.db import check_writable
 
     if pending and (replay or sources):
-        raise ChipcostError(
+        raise UsageError(
             "--pending loads every run earlier collections archived but did not load: it "
             "takes neither --replay nor --source"
         )

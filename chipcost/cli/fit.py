@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -166,19 +166,53 @@ def _longest_word(texts: Sequence[str]) -> int:
     return max((cell_len(word) for t in texts for word in t.split()), default=0)
 
 
+# A header's words: broken at spaces, and a compound after its hyphen ("flex-" over "start"),
+# never inside a word.
+_HEAD_WORD = re.compile(r"[^\s-]*-+|[^\s-]+")
+
+
+def header_words(header: str) -> list[re.Match[str]]:
+    return list(_HEAD_WORD.finditer(header))
+
+
+def _longest_head_word(header: str) -> int:
+    return max((cell_len(m[0]) for m in header_words(header)), default=0)
+
+
 def floor(column: Column, header: str, texts: Sequence[str], level: int = 0) -> int:
     """The narrowest a column gets at each level, tried in turn until the table fits: a
-    number or a whole name never below its widest cell (nor, before level 2, its header's
-    longest word); a text column at level 0 no word broken (up to WORD_CAP columns of it),
-    at 1 down to NARROWEST (its header's words whole), at 2 down to NARROWEST."""
+    number or a whole name never below its widest cell; a text column at level 0 no word
+    broken (up to WORD_CAP columns of it), at 1 and 2 down to NARROWEST. At every level a
+    header's words are whole (before level 2 each word; at 2 a compound may break after its
+    hyphen): a header is never broken inside a word."""
     widest = _natural(texts)
-    head_word = _longest_word([header]) if level < 2 else 0
+    head_word = _longest_word([header]) if level < 2 else _longest_head_word(header)
     if column.numeric or column.whole:
         return max(widest, head_word, 1)
     natural = max(widest, cell_len(header))
     if level == 0:
         return min(natural, max(min(_longest_word(texts), WORD_CAP), head_word))
     return min(natural, max(NARROWEST, head_word))
+
+
+def header_wrapped(header: str, width: int) -> list[tuple[int, int]]:
+    """A header as lines of at most `width` columns, as (start, end): its words packed a line
+    at a time, a compound wider than `width` broken after its hyphen, never inside a word (a
+    word wider than `width` is a line of its own)."""
+    units: list[tuple[int, int]] = []
+    for word in re.finditer(r"\S+", header):
+        if cell_len(word[0]) <= width:
+            units.append(word.span())
+        else:
+            units += [(word.start() + m.start(), word.start() + m.end())
+                      for m in header_words(word[0])]  # fmt: skip
+    lines: list[tuple[int, int]] = []
+    for unit_start, unit_end in units:
+        if lines and cell_len(header[lines[-1][0] : unit_end]) <= width:
+            lines[-1] = (lines[-1][0], unit_end)
+        else:
+            lines.append((unit_start, unit_end))
+    return lines or [(0, 0)]
 
 
 def widths_within(naturals: list[int], floors: list[int], width: int) -> list[int]:
@@ -242,7 +276,7 @@ def _laid(
     head_lines: list[Line] = []
     if header:
         cells = [[(h, HEADER_STYLE)] for h in heads]
-        head_lines = _row_lines(columns, cells, heads, widths)
+        head_lines = _row_lines(columns, cells, heads, widths, wrap=header_wrapped)
     groups = [
         _row_lines(columns, cells, line_texts, widths)
         for cells, line_texts in zip(spans, texts, strict=True)
@@ -251,9 +285,13 @@ def _laid(
 
 
 def _row_lines(
-    columns: Sequence[Column], cells: Sequence[Line], texts: Sequence[str], widths: Sequence[int]
+    columns: Sequence[Column],
+    cells: Sequence[Line],
+    texts: Sequence[str],
+    widths: Sequence[int],
+    wrap: Callable[[str, int], list[tuple[int, int]]] = wrapped,
 ) -> list[Line]:
-    parts = [wrapped(t, w) for t, w in zip(texts, widths, strict=True)]
+    parts = [wrap(t, w) for t, w in zip(texts, widths, strict=True)]
     lines = []
     for n in range(max(len(p) for p in parts)):
         line: Line = []
@@ -345,17 +383,37 @@ def _two_lines(
     width: int,
 ) -> list[Line]:
     """A table of two lines a row: the columns that fit on the first, the folded ones on an
-    indented second (left out where all of a row's folded cells are blank)."""
+    indented second (left out where all of a row's folded cells are blank); folded columns
+    too wide for one line, their headers' words whole, go on to a third, and so on."""
     heads, groups, span = _laid(shown, rows, width)
-    more_heads, more_groups, more_span = _laid(folded, rows, width - FOLD_INDENT)
     pad: Span = (" " * FOLD_INDENT, "")
-    lines = [*heads, *([pad, *line] for line in more_heads)]
-    lines.append([("─" * max(span, FOLD_INDENT + more_span), "")])
-    for group, more, row in zip(groups, more_groups, rows, strict=True):
+    laid = [_laid(part, rows, width - FOLD_INDENT) for part in _parts(folded, rows, width)]
+    lines = [*heads, *([pad, *line] for more_heads, _, _ in laid for line in more_heads)]
+    lines.append([("─" * max(span, *(FOLD_INDENT + s for _, _, s in laid)), "")])
+    for n, (group, row) in enumerate(zip(groups, rows, strict=True)):
         lines += group
-        if any(_text(row[c.key]).strip() for c in folded):
-            lines += [[pad, *line] for line in more]
+        for part, (_, more_groups, _) in zip(_parts(folded, rows, width), laid, strict=True):
+            if any(_text(row[c.key]).strip() for c in part):
+                lines += [[pad, *line] for line in more_groups[n]]
     return lines
+
+
+def _parts(
+    folded: Sequence[Column], rows: Sequence[Mapping[str, Cell]], width: int
+) -> list[list[Column]]:
+    """The folded columns in lines that each fit `width` under the indent at their floors
+    (every header word whole), in order."""
+    room = width - FOLD_INDENT
+    parts: list[list[Column]] = [[]]
+    used = 0
+    for column in folded:
+        least = floor(column, column.header, [_text(r[column.key]) for r in rows], level=2)
+        if parts[-1] and used + GAP + least > room:
+            parts.append([])
+            used = 0
+        used += (GAP if parts[-1] else 0) + least
+        parts[-1].append(column)
+    return parts
 
 
 def _text(cell: Cell) -> str:

@@ -211,3 +211,14 @@ def write_rows(
 def write_frame(fmt: OutputFormat, frame: pl.DataFrame, stream: IO[str] | None = None) -> None:
     """A polars frame as csv or json (same conversions as write_rows)."""
     write_rows(fmt, frame.columns, frame.iter_rows(), stream)
+
+
+def with_currency(frame: pl.DataFrame, currency: str) -> pl.DataFrame:
+    """A read's prices as csv and json write them: a `currency` on every row, whether or not
+    the read converted them (a converted read's query adds it, with its rate: warehouse.fx),
+    so that a script never takes euros for dollars. FOCUS's files have their own column."""
+    import polars as pl
+
+    if "currency" in frame.columns:
+        return frame
+    return frame.with_columns(pl.lit(currency, dtype=pl.String).alias("currency"))

@@ -187,6 +187,18 @@ class _Old(argparse.Action):
         setattr(namespace, self.new.name, values)
 
 
+class _Switch(argparse.BooleanOptionalAction):
+    """--spot or --no-spot: both on one command line ask for two things at once, refused."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        said = not str(option).startswith("--no-")
+        earlier = getattr(namespace, self.dest, None)
+        if earlier is not None and earlier != said:
+            yes, no = self.option_strings[:2]
+            parser.error(f"{yes} and {no} ask for opposites: give one of them")
+        super().__call__(parser, namespace, values, option)
+
+
 # The value's name in --help, by kind (else the option's name in capitals).
 _METAVARS = {"names": "NAME", "int": "N", "float": "N", "db": "DB", "path": "PATH"}
 
@@ -238,7 +250,7 @@ def _argument(parser: argparse.ArgumentParser, field: Field, fields: dict[str, F
     elif field.kind == "flag":
         extra["action"] = "store_true"
     elif field.kind == "switch":
-        extra["action"] = argparse.BooleanOptionalAction
+        extra["action"] = _Switch
     if field.kind == "int":
         extra["type"] = _bounded(field.low, field.high)
     elif field.kind == "float":

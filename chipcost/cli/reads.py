@@ -107,10 +107,12 @@ def prices(**given: Any) -> None:
         print_prices(out, rows, limit=limit or DEFAULT_TABLE_ROWS, wide=asked["wide"], per=per)
         _no_rows_for(out, unmatched_names(ask["chip"], {str(r["chip"]) for r in rows.rows}))
         return
-    from chipcost.cli.formats import write_frame
+    from chipcost.cli.formats import with_currency, write_frame
     from chipcost.cli.render_fresh import print_freshness
 
     frame = result.frame if limit is None else result.frame.head(limit)
+    if not focus:
+        frame = with_currency(frame, mine.currency)
     if hours != 1:
         from chipcost.cli.render_glance import per_frame
 
@@ -147,7 +149,7 @@ def cost(**given: Any) -> None:
     """`chipcost cost`: the cheapest chip and pricing model per token for a model and workload.
     Its options are the fields of chipcost.core.questions.COST."""
     from chipcost.cli.consoles import notices, out
-    from chipcost.cli.formats import write_frame
+    from chipcost.cli.formats import with_currency, write_frame
     from chipcost.cli.render_cost import print_ranking
     from chipcost.cli.render_fresh import print_freshness
     from chipcost.pipeline import cost_asked
@@ -176,7 +178,7 @@ def cost(**given: Any) -> None:
     if table:
         print_ranking(out, ranking, wide=asked["wide"])
         return
-    write_frame(format, ranking.frame())
+    write_frame(format, with_currency(ranking.frame(), str(ranking.header["currency"])))
     if ranking.more:
         notices(format).say(f"{ranking.more} more rows (--limit)")
     print_freshness(notices(format), ranking.freshness)
@@ -243,7 +245,7 @@ def compare(**given: Any) -> None:
     """`chipcost compare`: chip A against chip B per pricing model, in one screen
     (chipcost.core.questions.COMPARE)."""
     from chipcost.cli.consoles import notices, out
-    from chipcost.cli.formats import write_frame
+    from chipcost.cli.formats import with_currency, write_frame
     from chipcost.cli.render_compare import print_comparison
     from chipcost.cli.render_fresh import print_freshness
     from chipcost.pipeline import cost_asked
@@ -279,5 +281,5 @@ def compare(**given: Any) -> None:
 
             print_chart(out, result)
         return
-    write_frame(format, result.frame())
+    write_frame(format, with_currency(result.frame(), str(result.ranking.header["currency"])))
     print_freshness(notices(format), result.ranking.freshness)

@@ -7,9 +7,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from chipcost.cli.consoles import Screen, notices, print_fitted
-from chipcost.cli.fit import Column, fit_table, plain
+from chipcost.cli.fit import GAP, Column, fit_table, floor, plain
 from chipcost.cli.formats import OutputFormat, write_rows
+from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
+from chipcost.cli.render_prices import ESTIMATE_MARK, price_text
 from chipcost.core.questions import PRICES, Voice
 from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS
 from chipcost.pipeline.price_glance import (
@@ -57,21 +59,41 @@ def print_glance(
         Column("commitment_terms", "commitment is"),
         Column("offers", "offers", numeric=True),
     ]
-    cells = [{c.key: _cell(row.get(c.key), c.numeric, per) for c in columns} for row in rows]
-    fitted = fit_table(console, columns, cells, keep_order=_KEEP, wide=wide)
+    cells = [{c.key: _cell(row, c, per) for c in columns} for row in rows]
+    # Where the prices do not fit one line even with the text beside them wrapped (a month's,
+    # marked est.), the commitment's price goes under the row with its terms, then spot's: on
+    # demand stays beside the chip.
+    prices = tuple(c.key for c in columns if c.numeric and c.key != "offers")
+    least = sum(floor(c, c.header, [r[c.key] for r in cells], 2) for c in columns if c.essential)
+    overflows = least + GAP * (len(keys) + len(prices)) > console.width
+    keep = (*prices, *_KEEP) if overflows else _KEEP
+    fitted = fit_table(console, columns, cells, keep_order=keep, wide=wide)
     console.say(
         f"cheapest current price {per_words(per)} per {' and '.join(keys)} ({currency}; "
         "blank: none listed)",
     )
     print_fitted(console, fitted)
+    marked = sum(len(str(row["estimated"]).split(",")) for row in rows if row.get("estimated"))
+    if marked:
+        print_note(console, ESTIMATE_NOTE.format(count=marked), label=("note:", ""))
 
 
-def _cell(value: object, numeric: bool, per: str) -> str:
+# The estimates a glance shows: counted; `prices` without --by names what each rests on.
+ESTIMATE_NOTE = (
+    f"{ESTIMATE_MARK.strip()} = an estimate, no price the provider publishes ({{count}} shown; "
+    "`prices` without --by names what each rests on)"
+)
+
+
+def _cell(row: Mapping[str, object], column: Column, per: str) -> str:
+    value = row.get(column.key)
     if value is None:
         return ""
     if isinstance(value, float):
-        return f"{value:,.4f}" if per == "hour" else f"{value:,.2f}"
-    return plain(value) if not numeric else str(value)
+        kind = column.key.removesuffix(f"_per_chip_{per}")
+        estimated = kind in str(row.get("estimated") or "").split(",")
+        return price_text(value, per) + (ESTIMATE_MARK if estimated else "")
+    return plain(value) if not column.numeric else str(value)
 
 
 def per_rows(rows: list[dict[str, object]], hours: int) -> str:
@@ -107,6 +129,7 @@ def glance_output(asked: dict[str, Any], format: OutputFormat, found: PriceRows)
         print_glance(out, rows, keys=keys, per=per, currency=currency, wide=asked["wide"])
         print_freshness(out, found.freshness)
         return
+    rows = [{**row, "currency": found.mine.currency} for row in rows]  # json names its money
     columns = list(rows[0]) if rows else []
     write_rows(format, columns, [list(r.values()) for r in rows])
     print_freshness(notices(format), found.freshness)

@@ -6,7 +6,7 @@ import polars as pl
 
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, fit_table
-from chipcost.core.vocabulary import MODEL_LABELS
+from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS, PRICING_MODELS
 from chipcost.transform.cost import money_sign
 
 # Beyond this many days the table keeps the days a price changed (and the first and last).
@@ -49,7 +49,11 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
         }
         for day, *prices in table.iter_rows()
     ]
-    print_fitted(console, fit_table(console, columns, cells))
+    # Where even a word a line does not fit, the pricing models least asked about (flex-start,
+    # then capacity block, ...) fold to a second line under each day: on demand, spot and the
+    # commitments (the glance's kinds) stay on the day's line.
+    keep = [m for m in dict.fromkeys((*GLANCE_KINDS, *PRICING_MODELS)) if m in models]
+    print_fitted(console, fit_table(console, columns, cells, keep_order=keep))
     latest = frame.sort("day").group_by("pricing_model", maintain_order=True).last()
     for row in latest.sort("pricing_model").iter_rows(named=True):
         where = " · ".join(p for p in (row["provider"], row["region"], row["zone"]) if p)
@@ -59,6 +63,7 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
             f"{money_sign(currency)}{row['price_per_chip_hour']:,.4f} "
             f"on {row['day']} at "
             f"{where} · {row['instance_type']} ({offers})",
+            indent="    ",  # a line too long goes on under its own, not at column 0
         )
 
 

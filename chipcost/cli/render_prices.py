@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from chipcost.cli.consoles import Screen, print_fitted
-from chipcost.cli.fit import Column, fit_table, plain
+from chipcost.cli.fit import Column, Line, cell_len, fit_table, plain
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.vocabulary import pricing_words
@@ -85,11 +85,21 @@ _WIDE = (
 )
 
 
-def cell(column: str, value: object) -> str:
+# A price's decimals by what it is per: an hour's needs four to show a small move; a month's
+# or a year's (hundreds, thousands) is to the cent. Every view of prices shows them so.
+PRICE_DECIMALS = {"hour": 4, "month": 2, "year": 2}
+
+
+def price_text(value: float, per: str = "hour") -> str:
+    """'1.2900' an hour, '941.70' a month."""
+    return f"{value:,.{PRICE_DECIMALS[per]}f}"
+
+
+def cell(column: str, value: object, per: str = "hour") -> str:
     if value is None:
         return ""
     if column in ("price_per_chip_hour", "price_per_hour", LIST_COLUMN):
-        return f"{value:,.4f}"
+        return price_text(float(value), per)  # type: ignore[arg-type]
     if column == "upfront":
         return f"{value:,.2f}"
     if column in ("chip_count", "memory_gb", "vcpus", "ram_gb", "disk_gb"):
@@ -153,10 +163,10 @@ def _columns(rows: Sequence[Row], same: dict[str, str]) -> list[Column]:
     return columns
 
 
-def _shown(rows: Sequence[Row], same: dict[str, str]) -> list[dict[str, str]]:
+def _shown(rows: Sequence[Row], same: dict[str, str], per: str) -> list[dict[str, str]]:
     cells = []
     for row in rows:
-        shown = {key: cell(key, value) for key, value in row.items()}
+        shown = {key: cell(key, value, per) for key, value in row.items()}
         shown["where"] = _joined(row, _WHERE, same)
         shown["pricing"] = pricing_cell(row, same, short=True)
         if row.get("estimate"):
@@ -226,13 +236,21 @@ def _shortened(rows: Sequence[Row], same: dict[str, str]) -> bool:
     return any(row[p] in SHORT for row in rows for p in parts)
 
 
-def _header(same: dict[str, str]) -> list[tuple[str, str]]:
-    """'chip H100-SXM   provider aws ...': each field's name, then its one value in bold."""
-    spans: list[tuple[str, str]] = []
+def _header(same: dict[str, str], width: int) -> list[Line]:
+    """'chip H100-SXM   provider aws ...': each field's name, then its one value in bold; a
+    field and its value kept on one line, the lines after the first indented."""
+    indent: Line = [("  ", "")]
+    lines: list[Line] = []
+    line: Line = []
     for key, value in same.items():
-        if value not in _EMPTY:
-            spans += [(f"{'   ' if spans else ''}{_FIELDS[key]} ", ""), (value, "bold")]
-    return spans
+        if value in _EMPTY:
+            continue
+        pair = [(f"{_FIELDS[key]} ", ""), (value, "bold")]
+        if line and cell_len("".join(t for t, _ in line) + f"   {_FIELDS[key]} {value}") > width:
+            lines.append(line)
+            line = list(indent)
+        line += [*([("   ", "")] if line and line != indent else []), *pair]
+    return [*lines, line] if line else lines
 
 
 def print_prices(
@@ -249,10 +267,10 @@ def print_prices(
         same = constants(rows)
         columns = _columns(shown, same)
     columns = _per_headers(_yours(columns, result), per)
-    fitted = fit_table(console, columns, _shown(shown, same), keep_order=KEEP_ORDER, wide=wide)
+    fitted = fit_table(console, columns, _shown(shown, same, per), keep_order=KEEP_ORDER, wide=wide)
     console.say(f"current per-chip prices ({result.mine.heading()}{_per_words(per)})")
-    if _header(same):
-        console.say(_header(same))
+    for line in _header(same, console.width):
+        console.line(line)
     print_fitted(console, fitted)
     if len(rows) > limit:
         console.say(f"{len(rows) - limit} more rows: narrow the filters or raise --limit")

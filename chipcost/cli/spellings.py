@@ -46,7 +46,6 @@ IDEAS = {
 }
 # Old spellings of values (not options), taken for one release with the same note.
 OLD_VALUES = (
-    ("`--pricing-model on-demand` (a hyphen or a space)", "`--pricing-model on_demand`"),
     ("`index --pricing-model 1yr`", "`index --pricing-model commitment` (term `1yr`)"),
     ("explorer address `model=spot`, `tokens=MODEL|WORKLOAD`, `cols=...pricing`",
      "`pricing_model=spot`, `model=MODEL|WORKLOAD`, `cols=...offer_label`"),

@@ -16,7 +16,7 @@ from chipcost.core.catalog import (
     chip_rows,
     normalise_spelling,
 )
-from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.errors import UsageError
 from chipcost.core.sql_limits import check_read_time
 
 # A product line is the canonical name before its variant: H100-SXM, H100-PCIe -> H100;
@@ -199,7 +199,7 @@ CHIPS_LISTED = 'chipcost sql "SELECT chip, vendor, family FROM chips ORDER BY ch
 def resolve_chip_name(name: str) -> list[str]:
     """The canonical chips a typed name means: a chip, a family's chips, or a provider spelling.
 
-    An unknown name is a ChipcostError naming the closest chips and families.
+    An unknown name is a UsageError naming the closest chips and families.
     """
     if named := _by_name(normalise_spelling(name)):
         return named
@@ -298,10 +298,11 @@ def check_known(
         if value.lower() in lowered:
             continue
         close = suggested(value, known)
+        said = f"{option}: " if option else ""
         if held and known:  # a value that may be real, with nothing under it
             where = ", ".join(known) if len(known) <= LISTED else f"{len(known)} {kind}s"
             none_in, are_in = held
-            raise ChipcostError(f"{none_in} {kind} {_shown(value)}{close}; {are_in} {where}")
+            raise UsageError(f"{said}{none_in} {kind} {_shown(value)}{close}; {are_in} {where}")
         if not known:
             listing = "; none known yet: run `chipcost collect`"
         elif len(known) <= LISTED:
@@ -309,7 +310,6 @@ def check_known(
         else:
             lister = LISTERS.get(kind, "")
             listing = f"; {len(known)} known" + (f": `{lister}` lists them" if lister else "")
-        said = f"{option}: " if option else ""
         raise UsageError(f"{said}unknown {kind} {_shown(value)}{close}{listing}")
 
 

@@ -161,12 +161,9 @@ def old_spelling(old: str, new: str) -> None:
     sys.stderr.write(f"note: {old} is the old spelling of {new}, taken until the next release\n")
 
 
-def model_code(value: str, said: str = "") -> str:
-    """'on-demand', 'On demand' -> 'on_demand': the record's code of a pricing model as given.
-    A hyphen or a space where the code has '_' is the old spelling (`said` names the option,
-    '--pricing-model'), taken for one release with a note."""
-    code = value.strip().lower().replace("-", "_").replace(" ", "_")
-    if code != value.strip().lower():
-        option = f"{said} " if said else ""
-        old_spelling(f"{option}{value.strip()}", f"{option}{code}")
-    return code
+def model_code(value: str) -> str:
+    """'on demand', 'On-Demand', 'capacity block' -> the record's code ('on_demand',
+    'capacity_block'): any case, a space or a hyphen where the code has '_'. Every way chipcost
+    prints a pricing model (the code in csv, json and SQL; the label in tables' headers, legends
+    and sentences) is taken back as it is, without a note."""
+    return value.strip().lower().replace("-", "_").replace(" ", "_")

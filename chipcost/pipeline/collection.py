@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from chipcost import archive
-from chipcost.core.errors import ChipcostError, Stopped, WarehouseBusy
+from chipcost.core.errors import ChipcostError, Stopped, UsageError, WarehouseBusy
 from chipcost.core.network import Network
 from chipcost.core.runs import ALREADY_LOADED, FAILED, SKIPPED, LoadSummary, RunResult, SourceResult
 from chipcost.core.settings import Settings
@@ -86,7 +86,7 @@ def collect(
     chosen = select_sources(sources)
     check_source_settings(settings, chosen)
     if replay and pending:
-        raise ChipcostError(
+        raise UsageError(
             "--pending loads the runs a live collection archived but did not load; "
             "it does not go with --replay"
         )

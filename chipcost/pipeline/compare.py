@@ -103,7 +103,7 @@ class CompareResult:
                     "verdict_point": line.verdict.point,
                     "break_even_for": (self.chip_a, self.chip_b)[line.verdict.needs == "b"],
                     "break_even_tokens_per_second_per_chip": line.verdict.break_even,
-                    "break_even_share_of_baseline": line.verdict.share,
+                    "break_even_share_of_baseline_pct": _percent(line.verdict.share),
                     **_estimate_fields(line.verdict),
                     "best_case_change_pct": _percent(line.best),
                     "worst_case_change_pct": _percent(line.worst),
@@ -119,7 +119,7 @@ class CompareResult:
 
 
 def _percent(change: float | None) -> float | None:
-    """A change (A's cost / B's - 1) in percent, as every read gives changes: -47.0."""
+    """A change (A's cost / B's - 1) or a share in percent, as every read gives them: -47.0."""
     return None if change is None else 100 * change
 
 

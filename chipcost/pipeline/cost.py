@@ -57,6 +57,8 @@ class Ask:
 CHANGES = {
     "cost_change_vs_baseline": "change_vs_baseline_pct",
     "vs_baseline_at_point": "change_vs_baseline_at_point_pct",
+    # Not a change but a share (of the baseline's figure), in percent too: one convention.
+    "break_even_share": "break_even_share_pct",
 }
 # The ranking's columns that may be empty in every row, by polars type name; any other such
 # column is text.
@@ -415,7 +417,7 @@ class CostRanking:
             for name, kind in frame.schema.items()
             if kind == pl.Null
         )
-        # Changes in percent, as every read gives them (the rows keep the fraction).
+        # Changes and shares in percent, as every read gives them (the rows keep the fraction).
         return frame.with_columns(
             (pl.col(old) * 100).alias(new) for old, new in CHANGES.items() if old in frame.columns
         ).drop(*(old for old in CHANGES if old in frame.columns))

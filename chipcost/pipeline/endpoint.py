@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 import httpx
 
 from chipcost.core.clean import masked, printable
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 
 # How long the endpoint may take to say what it serves; a server under load still lists its
 # models in well under a second.
@@ -45,7 +45,7 @@ def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
     url = text.strip().rstrip("/")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ChipcostError(f"--endpoint {masked(text)!r}: give the server's URL, http://HOST:PORT")
+        raise UsageError(f"--endpoint {masked(text)!r}: give the server's URL, http://HOST:PORT")
     host = parts.netloc.rpartition("@")[2]
     clean = urlunsplit((parts.scheme, host, parts.path, "", "")).removesuffix("/v1")
     basic = None
@@ -53,7 +53,7 @@ def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
         pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
         basic = "Basic " + base64.b64encode(pair.encode()).decode()
     if basic and api_key:
-        raise ChipcostError(
+        raise UsageError(
             f"--endpoint {clean}: give the credentials once, in the URL or as --api-key"
         )
     return Endpoint(clean, basic or (f"Bearer {api_key}" if api_key else None))

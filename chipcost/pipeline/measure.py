@@ -24,7 +24,7 @@ import duckdb
 
 from chipcost.archive import ArchiveWriter, location, run_stamp
 from chipcost.core.catalog import canonical_chips
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import Figure
 from chipcost.core.settings import Settings
 from chipcost.pipeline.endpoint import Endpoint, served_models
@@ -99,7 +99,7 @@ def roof_of(con: duckdb.DuckDBPyConnection, setup: Setup) -> Roof:
         {"model": setup.model},
     )
     if not models:
-        raise ChipcostError(
+        raise UsageError(
             f"--model {setup.model}: chipcost knows no size of it, so no roofline to check the "
             f"measurement against: `chipcost throughput model {setup.model} --parameters 70B` "
             "first"
@@ -118,7 +118,7 @@ def roof_of(con: duckdb.DuckDBPyConnection, setup: Setup) -> Roof:
         "int8": spec.get("fp8"),
     }.get(setup.precision, spec.get("bf16")) or spec.get("bf16")
     if not peak or not spec.get("bandwidth"):
-        raise ChipcostError(
+        raise UsageError(
             f"--chip {setup.chip}: chipcost/data/chips.csv gives no dense peak or memory "
             "bandwidth for it, so no roofline to check a measurement against"
         )
@@ -141,10 +141,10 @@ def check_endpoint(setup: Setup) -> str:
     if setup.served_model is None:
         if not listed or len(listed) != 1:
             names = f"it serves {_some(listed)}" if listed else "it lists none"
-            raise ChipcostError(f"--served-model: name the model to ask {shown} for ({names})")
+            raise UsageError(f"--served-model: name the model to ask {shown} for ({names})")
         return listed[0]
     if listed is not None and setup.served_model not in listed:
-        raise ChipcostError(
+        raise UsageError(
             f"--served-model {setup.served_model!r}: {shown} does not serve it (it serves "
             f"{_some(listed) or 'nothing'}); nothing recorded"
         )

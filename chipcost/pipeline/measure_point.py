@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import UsageError
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.load_generator import Client
 from chipcost.warehouse.cost_per_token import at_speed, figures
@@ -58,7 +58,7 @@ def matched_point(
         rows = figures(con, model, "inference").rows
     chosen = [r for r in rows if r["chip"] == chip and r["chosen"]]
     if not chosen:
-        raise ChipcostError(
+        raise UsageError(
             f"--match {chip}: chipcost has no {model} inference figure of {chip} "
             f"{speed_label(speed)}, so there is no point to match: give --input-tokens and "
             "--output-tokens without --match"
@@ -68,7 +68,7 @@ def matched_point(
     if row["input_tokens"] and row["output_tokens"]:
         shape = (int(row["input_tokens"]), int(row["output_tokens"]))  # type: ignore[call-overload]
         if given and given != shape:
-            raise ChipcostError(
+            raise UsageError(
                 f"--match {chip}: {name} was measured at {shape[0]}/{shape[1]} input/output "
                 "tokens; leave out --input-tokens and --output-tokens, or --match"
             )
@@ -95,7 +95,7 @@ def _nearest_curve(
         {"chip": chip, "model": model},
     )
     if not shaped:
-        raise ChipcostError(
+        raise UsageError(
             f"--match {chip}: {name} states no input and output tokens, and no public {chip} "
             f"curve of {model} has a fixed shape: give --input-tokens and --output-tokens"
         )

@@ -63,8 +63,10 @@ def _kind(model: str) -> str | None:
 
 def glance(rows: Sequence[Mapping[str, object]], keys: tuple[str, ...], per: str) -> list[dict]:
     """Per chip and `keys`: the cheapest price per chip of each of KINDS (None where the
-    provider has none), the commitment's terms, and how many offers the row stands for;
-    cheapest on demand first within a chip. Prices are per `per` (hour, month or year)."""
+    provider has none), the commitment's terms, which of those prices are estimates (no
+    price the provider publishes: `estimated`, their kinds by comma, None when none is), and
+    how many offers the row stands for; cheapest on demand first within a chip. Prices are
+    per `per` (hour, month or year)."""
     hours = PER_HOURS[per]
     groups: dict[tuple, dict[str, object]] = {}
     for row in rows:
@@ -73,7 +75,7 @@ def glance(rows: Sequence[Mapping[str, object]], keys: tuple[str, ...], per: str
             key,
             {"chip": row["chip"], **{k: row[k] for k in keys}}
             | {f"{k}_per_chip_{per}": None for k in KINDS}
-            | {"commitment_terms": None, "offers": 0},
+            | {"commitment_terms": None, "estimated": {}, "offers": 0},
         )
         group["offers"] = int(group["offers"]) + 1  # type: ignore[call-overload]
         kind = _kind(str(row["pricing_model"]))
@@ -83,8 +85,12 @@ def glance(rows: Sequence[Mapping[str, object]], keys: tuple[str, ...], per: str
         column = f"{kind}_per_chip_{per}"
         if group[column] is None or price < group[column]:  # type: ignore[operator]
             group[column] = price
+            group["estimated"][kind] = bool(row.get("estimate"))  # type: ignore[index]
             if kind == "commitment":
                 group["commitment_terms"] = _terms(row)
+    for group in groups.values():
+        marked = group["estimated"]
+        group["estimated"] = ",".join(k for k in KINDS if marked.get(k)) or None  # type: ignore[union-attr]
     return sorted(groups.values(), key=lambda g: _order(g, per))
 
 

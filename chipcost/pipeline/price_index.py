@@ -64,7 +64,7 @@ class IndexAsk:
 
 
 def _buckets(given: Sequence[str] | str | None, voice: Voice) -> list[str]:
-    found = [pricing_model_name(b, voice) for b in split_values(given, "pricing model") or []]
+    found = [pricing_model_name(b) for b in split_values(given, "pricing model") or []]
     if COMMITMENT_TERM in found:  # the 1-year commitments' old name, taken for one release
         old_spelling(voice.said("pricing_model", COMMITMENT_TERM),
                      voice.said("pricing_model", "commitment"))  # fmt: skip

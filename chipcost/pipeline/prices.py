@@ -78,10 +78,10 @@ class PriceRows:
     mine: YourPrices = YourPrices()
 
 
-def pricing_model_name(value: str, voice: Voice | None = None) -> str:
-    """'On-Demand' -> 'on_demand': the warehouse spells pricing models in snake case (an old
-    spelling with '-' or ' ' taken with a note)."""
-    return model_code(value, voice.name("pricing_model") if voice else "")
+def pricing_model_name(value: str) -> str:
+    """'On demand' -> 'on_demand': the warehouse spells pricing models in snake case; every
+    spelling chipcost prints is taken (chipcost.core.vocabulary.model_code)."""
+    return model_code(value)
 
 
 def _number(ask: PriceAsk, name: str, *, low: float = 0.0) -> float | None:

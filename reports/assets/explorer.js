@@ -171,10 +171,28 @@
     return order(state.sort, dir, a, b) || order("price_per_chip_hour", 1, a, b);
   }
 
-  const formats = {};  // one number format per precision: making one per cell was slow
-  const format = (v, fewest, most) =>
-    (formats[fewest + "," + most] ??= new Intl.NumberFormat("en-US",
-      { minimumFractionDigits: fewest, maximumFractionDigits: most })).format(v);
+  // One rounding rule with the command line's (Python's format): the number's exact stored
+  // value to the nearest, a tie to the even digit. 5.37275 is stored as 5.3727499999...:
+  // 5.3727, as `chipcost prices` prints it (Intl.NumberFormat rounds the shortest decimal,
+  // 5.37275, up to 5.3728).
+  function fixed(v, digits) {
+    const size = Math.abs(v);
+    let text = size.toFixed(digits);  // the exact value to the nearest, a tie away from zero
+    const exact = size.toFixed(100);  // the whole expansion, where a tie can be
+    const rest = exact.slice(exact.indexOf(".") + 1 + digits);
+    if (/^50*$/.test(rest) && /[13579]$/.test(text)) {  // a tie taken to an odd digit
+      const units = String(BigInt(text.replace(".", "")) - 1n).padStart(digits + 1, "0");
+      text = digits ? `${units.slice(0, -digits)}.${units.slice(-digits)}` : units;
+    }
+    return (v < 0 && /[1-9]/.test(text) ? "-" : "") + text;
+  }
+  function format(v, fewest, most) {
+    const [whole, part = ""] = fixed(v, most).split(".");
+    let kept = part;
+    while (kept.length > fewest && kept.endsWith("0")) kept = kept.slice(0, -1);
+    const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return kept ? `${grouped}.${kept}` : grouped;
+  }
   function mark(td, text, className, title) {
     const span = document.createElement("span");
     span.className = className;

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import chipcost
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from tests.helpers import loaded_warehouse, record
 
 
@@ -77,25 +77,34 @@ def test_compare_is_the_commands_answer_as_a_frame(golden, tmp_path):
     assert row["a_throughput_id"].startswith("neuron-trn1-llama-3-8b-int8-batch-8")
     with pytest.raises(ChipcostError, match="share no pricing model"):
         chipcost.compare("Trainium1", "H100-SXM", "llama-3-8b", "inference", db=golden)
-    with pytest.raises(ChipcostError, match="not with itself"):
+    with pytest.raises(UsageError, match="not with itself"):
         chipcost.compare("H100-SXM", "H100-SXM", "llama-3-8b", "inference", db=golden)
 
 
 def test_errors_are_chipcost_errors(golden):
-    with pytest.raises(ChipcostError, match="unknown chip 'H10'"):
+    """A value a keyword does not take is a UsageError (a ChipcostError too), naming the
+    keyword and the nearest values, as the command line's exit 2 is."""
+    with pytest.raises(UsageError, match="unknown chip 'H10'"):
         chipcost.prices(chip="H10", db=golden)
-    with pytest.raises(ChipcostError, match="give a day as YYYY-MM-DD"):
+    with pytest.raises(UsageError, match="give a day as YYYY-MM-DD"):
         chipcost.history(since="last week", db=golden)
-    with pytest.raises(ChipcostError, match=r"since=2026-11-06 is after until=2026-11-04"):
+    with pytest.raises(UsageError, match=r"since=2026-11-06 is after until=2026-11-04"):
         chipcost.history("H100-SXM", since="2026-11-06", until=date(2026, 11, 4), db=golden)
-    with pytest.raises(ChipcostError, match=r"the history holds no price in region 'us-west-9'"):
+    with pytest.raises(UsageError, match=r"the history holds no price in region 'us-west-9'"):
         chipcost.history("H100-SXM", region="us-west-9", db=golden)
-    with pytest.raises(ChipcostError, match="unknown pricing model 'ondemand'"):
+    with pytest.raises(UsageError, match="unknown pricing model 'ondemand'"):
         chipcost.history("H100-SXM", pricing_model="ondemand", db=golden)
-    with pytest.raises(ChipcostError, match=r"max_price='abc': give a number"):
+    with pytest.raises(UsageError, match=r"max_price='abc': give a number"):
         chipcost.prices(max_price="abc", db=golden)
-    with pytest.raises(ChipcostError, match=r"min_memory='80': give a number"):
+    with pytest.raises(UsageError, match=r"min_memory='80': give a number"):
         chipcost.prices(min_memory="80", db=golden)
+    with pytest.raises(
+        UsageError,
+        match=r"region: no current price is in region 'us-east-9' "
+        r"\(did you mean us-east-1",
+    ):
+        chipcost.prices(region="us-east-9", db=golden)
+    assert issubclass(UsageError, ChipcostError)
     with pytest.raises(AttributeError):
         chipcost.nothing  # noqa: B018
 

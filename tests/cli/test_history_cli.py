@@ -40,7 +40,9 @@ def test_history_draws_a_table_and_a_chart(golden):
 def test_history_as_csv_and_json(golden):
     args = ("history", "--chip", "H100-SXM", "--db", str(golden))
     rows = list(csv.DictReader(io.StringIO(chipcost(*args, "--format", "csv").stdout)))
-    assert tuple(rows[0]) == HISTORY_COLUMNS
+    # Every row names its money, converted or not.
+    assert tuple(rows[0]) == (*HISTORY_COLUMNS, "currency")
+    assert {r["currency"] for r in rows} == {"USD"}
     assert len(rows) == 7 + 5  # on-demand every day, spot from the third
     assert {r["pricing_model"] for r in rows} == {"on_demand", "spot"}
     spot = json.loads(chipcost(*args, "--format", "json", "--pricing-model", "spot").stdout)
@@ -115,9 +117,9 @@ def test_history_says_when_its_prices_were_fetched(golden, tmp_path):
 )
 def test_history_refuses_what_it_cannot_match_and_says_why(golden, args, message):
     result = chipcost("history", "--chip", "H100-SXM", *args, "--db", str(golden))
-    # A region that may be real but has no price is no usage error (1); the rest are (2).
-    code = 1 if "holds no price" in message else 2
-    assert result.returncode == code and message in result.stderr, result.stderr
+    # Each names a value the option does not take (a region too: the nearest ones with a
+    # price are named): a usage error, exit 2.
+    assert result.returncode == 2 and message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -254,7 +254,10 @@ def _compared(db: Path, ids: set[str]) -> None:
 def _refused(result, *words: str) -> str:
     assert result.returncode != 0
     assert "Traceback" not in result.stderr + result.stdout
-    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    # A failure is "error: ..." (exit 1), a value an option does not take "chipcost measure:
+    # error: ..." (exit 2, as any usage error).
+    lines = [line for line in result.stderr.splitlines()
+             if line.startswith(("error:", "chipcost measure: error:"))]  # fmt: skip
     assert len(lines) == 1, result.stderr
     others = [line for line in result.stderr.splitlines() if line.strip() and line not in lines]
     assert all(line.startswith(("measuring ", "--match: ")) for line in others), result.stderr
@@ -314,6 +317,7 @@ def test_a_model_the_server_does_not_serve_is_named(fresh_db, tokenizer):
                          "--input-tokens", "64", "--output-tokens", "16",
                          "--served-model", "llama-4")  # fmt: skip
     _refused(result, "llama-4", "does not serve it", "test-model")
+    assert result.returncode == 2
     _nothing_recorded(fresh_db)
 
 

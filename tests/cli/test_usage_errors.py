@@ -20,6 +20,11 @@ def db(tmp_path_factory) -> str:
 
 
 INFERENCE = ("cost", "--model", "llama-3-70b", "--workload", "inference")
+# `measure` asked of a server that is never reached: each refusal comes before any request.
+MEASURE = (
+    "measure", "--endpoint", "http://127.0.0.1:9", "--model", "llama-3-70b", "--chip", "H100-SXM",
+    "--chips", "8", "--tokenizer", ".", "--precision", "fp8", "--software", "vLLM 0.11.0",
+)  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -35,6 +40,26 @@ INFERENCE = ("cost", "--model", "llama-3-70b", "--workload", "inference")
         ),
         ((*INFERENCE, "--speed", "fast"), "--speed 'fast': give max, server"),
         (("prices", "--pricing-model", "spt"), "unknown pricing model 'spt' (did you mean spot?)"),
+        # A region the current prices are not in is a value the option does not take, as an
+        # unknown provider is: exit 2, the nearest regions named.
+        (
+            ("prices", "--region", "us-east-9"),
+            "--region: no current price is in region 'us-east-9' (did you mean us-east-1",
+        ),
+        (("prices", "--provider", "amazn"), "--provider: unknown provider 'amazn' (nearest:"),
+        # Two switches asking for opposites are refused, not the last one taken.
+        (("prices", "--spot", "--no-spot"), "--spot and --no-spot ask for opposites"),
+        (("prices", "--no-spot", "--spot"), "--spot and --no-spot ask for opposites"),
+        (("collect", "--pending", "--replay", "archive"), "it takes neither --replay nor --source"),
+        (
+            (*MEASURE, "--concurrency", "0", "--input-tokens", "10", "--output-tokens", "10"),
+            "--concurrency '0': give concurrencies from 1 to 1024",
+        ),
+        (
+            (*MEASURE, "--speed", "5", "--input-tokens", "10", "--output-tokens", "10"),
+            "--speed goes with --match",
+        ),
+        ((*MEASURE, "--chips", "0", "--match", "H100-SXM"), "--chips 0: give 1 to "),
     ],
 )
 def test_a_value_an_option_does_not_take_exits_2_naming_what_it_takes(run, db, args, said):

@@ -122,14 +122,15 @@ def test_each_answer_from_the_one_ranking_is_what_compare_says_of_its_pair(sampl
                 continue
             line = result.lines[0]
             pct = [None if c is None else 100 * c for c in (line.change, line.best, line.worst)]
+            share = None if line.verdict.share is None else 100 * line.verdict.share
             said = (line.a["pricing_model"], line.a["term"], line.sentence(a, b),
-                    line.verdict.word, *pct, line.verdict.break_even, line.verdict.share,
+                    line.verdict.word, *pct, line.verdict.break_even, share,
                     line.a["usd_per_million_tokens"], line.b["usd_per_million_tokens"],
                     f"{line.a['provider']} {line.a['region']}",
                     f"{line.b['provider']} {line.b['region']}", line.same_provider)  # fmt: skip
             keys = ("pricing_model", "term", "answer", "verdict", "change_pct",
                     "best_case_change_pct", "worst_case_change_pct",
-                    "break_even_tokens_per_second_per_chip", "break_even_share",
+                    "break_even_tokens_per_second_per_chip", "break_even_share_pct",
                     "a_usd_per_million_tokens", "b_usd_per_million_tokens",
                     "a_where", "b_where", "same_provider")  # fmt: skip
             assert tuple(answer[k] for k in keys) == said, (a, b, workload)

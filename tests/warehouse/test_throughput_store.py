@@ -8,7 +8,7 @@ from importlib import resources
 import pytest
 
 from chipcost.core.catalog import canonical_chips
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import KINDS
 from chipcost.pipeline.references import model_rows, throughput_files, throughput_references
 from chipcost.pipeline.seed import add_user_model, open_warehouse
@@ -153,7 +153,8 @@ def test_a_per_instance_measurement_is_stored_per_chip(con):
 
 
 def test_a_figure_above_the_peak_is_refused_unless_allowed(con):
-    with pytest.raises(ChipcostError, match=r"needs 137% of its dense peak.*--per instance"):
+    above = r"needs 137% of its dense peak.*--figure-per instance --chip-count N"
+    with pytest.raises(UsageError, match=above):
         _user(con, _measure(tokens_per_second="6400"))
     assert scalar(con, "SELECT count(*) FROM throughput WHERE origin = 'user'") == 0
     _user(con, _measure(tokens_per_second="6400"), allow=True)

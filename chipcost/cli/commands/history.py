@@ -38,10 +38,11 @@ def _history(**given: Any) -> None:
     focus = asked["format"] == PriceFormat.focus
     output = OutputFormat.csv if focus else OutputFormat(asked["format"])
     if output is not OutputFormat.table:
-        from chipcost.cli.formats import write_frame
+        from chipcost.cli.formats import with_currency, write_frame
 
         # when empty, [] or the header: a pipe still parses
-        write_frame(output, _focus(result.frame) if focus else result.frame)
+        frame = _focus(result.frame) if focus else with_currency(result.frame, mine.currency)
+        write_frame(output, frame)
     if empty:
         raise NoMatch(empty)
     if output is OutputFormat.table:

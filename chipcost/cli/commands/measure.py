@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from chipcost.cli.options import Db
 from chipcost.cli.parser import command
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import UsageError
 from chipcost.core.questions import Opt
 
 if TYPE_CHECKING:  # imported when the command runs: `chipcost --help` stays light
@@ -34,7 +34,7 @@ def _concurrencies(text: str) -> list[int]:
     except ValueError:
         values = []
     if not values or not all(1 <= v <= MAX_CONCURRENCY for v in values):
-        raise ChipcostError(
+        raise UsageError(
             f"--concurrency {text!r}: give concurrencies from 1 to {MAX_CONCURRENCY} by comma, "
             f"e.g. {DEFAULT_CONCURRENCY}"
         )
@@ -47,7 +47,7 @@ def _tokenizer(text: str) -> str:
     if path.exists():
         return str(path.resolve())
     if text.startswith((".", "/", "~")) or text.count("/") > 1:
-        raise ChipcostError(f"--tokenizer {text}: no such file or directory")
+        raise UsageError(f"--tokenizer {text}: no such file or directory")
     return text  # a hub name: AIPerf fetches it (that needs the hub reachable)
 
 
@@ -55,14 +55,14 @@ def _api_key(variable: str | None) -> str | None:
     """The API key from the environment variable named (default API_KEY_VARIABLE); the name
     is not echoed back, in case a key was given in its place."""
     if variable is not None and not _VARIABLE_NAME.fullmatch(variable):
-        raise ChipcostError(
+        raise UsageError(
             f"--api-key takes the name of the environment variable holding the key (default "
             f"{API_KEY_VARIABLE}), not the key: a key on a command line is readable by every "
             "user of the machine"
         )
     key = os.environ.get(variable or API_KEY_VARIABLE, "").strip()
     if variable is not None and not key:
-        raise ChipcostError(
+        raise UsageError(
             "--api-key names an environment variable that is not set or is empty: export the "
             f"key in it (e.g. {API_KEY_VARIABLE})"
         )
@@ -79,13 +79,13 @@ def _chips(con: object, instance: str | None, chip: str | None, chips: float | N
     known = instance_chips(con, instance) if instance else None  # type: ignore[arg-type]
     name = resolve_chip(chip) if chip else None
     if known and name and name != known[0]:
-        raise ChipcostError(f"--chip {name}: {instance} has {known[0]} chips, not {name}")
+        raise UsageError(f"--chip {name}: {instance} has {known[0]} chips, not {name}")
     name = name or (known[0] if known else None)
     if name is None:
-        raise ChipcostError("--chip: name the chip measured (or an --instance chipcost knows)")
+        raise UsageError("--chip: name the chip measured (or an --instance chipcost knows)")
     chips = chips if chips is not None else (known[1] if known else None)
     if chips is None:
-        raise ChipcostError(
+        raise UsageError(
             f"--chips: say how many chips serve the model{f' on {instance}' if instance else ''} "
             "(an --instance chipcost knows gives its count)"
         )
@@ -179,17 +179,17 @@ def measure_(
     from chipcost.warehouse.reader import read_connection
 
     if precision.lower() not in PRECISIONS:
-        raise ChipcostError(f"--precision {precision!r}: give one of {', '.join(PRECISIONS)}")
+        raise UsageError(f"--precision {precision!r}: give one of {', '.join(PRECISIONS)}")
     given = (input_tokens, output_tokens) if input_tokens and output_tokens else None
     if bool(input_tokens) != bool(output_tokens):
-        raise ChipcostError("give --input-tokens and --output-tokens together")
+        raise UsageError("give --input-tokens and --output-tokens together")
     if not match and not given:
-        raise ChipcostError(
+        raise UsageError(
             "give the point: --match CHIP (its figure's tokens), or --input-tokens and "
             "--output-tokens"
         )
     if speed is not None and not match:
-        raise ChipcostError("--speed goes with --match")
+        raise UsageError("--speed goes with --match")
     target = endpoint_of(endpoint, _api_key(api_key))
     settings = load_settings(db=db)
     name = normalise_model(model)

@@ -41,9 +41,9 @@ def _index(**given: Any) -> None:
     if cut:
         notices(output).say(f"note: {cut}")
     if output is not OutputFormat.table:
-        from chipcost.cli.formats import write_frame
+        from chipcost.cli.formats import with_currency, write_frame
 
-        write_frame(output, frame)
+        write_frame(output, with_currency(frame, mine.currency))
         if mine.rates is not None:
             notices(output).say(f"note: {mine.rate_note(frame.to_dicts())}")
         print_freshness(notices(output), fresh)
