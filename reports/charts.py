@@ -128,14 +128,20 @@ def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
             f'<rect x="{inner_w + 10}" y="{ly - 9}" width="10" height="10" fill="{colour}"/>'
             f'<text x="{inner_w + 24}" y="{ly}">{escape(label)} {escape(money(price, 2))}</text>'
         )
+    return svg_frame(title, "".join(body) + "".join(legend), (WIDTH, HEIGHT), (LEFT, TOP))
+
+
+def svg_frame(title: str, inner: str, size: tuple[int, int], offset: tuple[int, int]) -> str:
+    """A chart's SVG: its title, then `inner` drawn from `offset` (the plot's top left)."""
+    (width, height), (left, top) = size, offset
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title, quote=True)}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title, quote=True)}" '
         # Narrower on a phone: the viewBox scales it down rather than widen the page.
         'style="font-family:system-ui,sans-serif;font-size:11px;fill:#374151;'
         'max-width:100%;height:auto">'
         f"<title>{escape(title)}</title>"
-        f'<g transform="translate({LEFT},{TOP})">{"".join(body)}{"".join(legend)}</g></svg>'
+        f'<g transform="translate({left},{top})">{inner}</g></svg>'
     )
 
 

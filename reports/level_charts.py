@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from html import escape
 
-from chipcost.reports.charts import COLOURS, OTHER_COLOUR, Series, step_path
+from chipcost.reports.charts import COLOURS, OTHER_COLOUR, Series, step_path, svg_frame
 from chipcost.reports.labels import money
 
 WIDTH, HEIGHT = 420, 190
@@ -124,15 +124,7 @@ def level_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
         f'<text x="{inner_w}" y="{inner_h + 18}" text-anchor="end">{last.isoformat()}</text>',
     ]
     body += _lines(prices, labels, x, y, inner_w, inner_h)
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title, quote=True)}" '
-        # Narrower on a phone: the viewBox scales it down rather than widen the page.
-        'style="font-family:system-ui,sans-serif;font-size:11px;fill:#374151;'
-        'max-width:100%;height:auto">'
-        f"<title>{escape(title)}</title>"
-        f'<g transform="translate({LEFT},{TOP})">{"".join(body)}</g></svg>'
-    )
+    return svg_frame(title, "".join(body), (WIDTH, HEIGHT), (LEFT, TOP))
 
 
 def _lines(
