@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import math
 import re
+import statistics
+from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
@@ -346,6 +348,40 @@ def one_each(
         prices.setdefault(name, {})[repr(price(entry))] = None
     twice = {name: list(seen) for name, seen in prices.items() if len(seen) > 1}
     return Lookup(found, twice)
+
+
+# How many decimals a marketplace's summary keeps of its median, min and max: a median of per-GPU
+# prices (an offer's price over its GPU count) is otherwise a long fraction of a cent.
+SUMMARY_DIGITS = 4
+
+
+def market_medians(
+    records: Iterable[PriceRecord],
+    market: Callable[[PriceRecord], tuple[str, ...]],
+    counted: str,
+    beside: Callable[[list[PriceRecord], PriceRecord], dict[str, Any]],
+) -> list[PriceRecord]:
+    """One record per market (the records `market` gives one key): its cheapest record priced at
+    the median of them all, so that one odd host does not become the price, with the spread and
+    how many `counted` ("offers", "machines") in its extra, after what `beside(records,
+    cheapest)` says of the market (the GPUs it holds, the cheapest offer's id)."""
+    markets: dict[tuple[str, ...], list[PriceRecord]] = defaultdict(list)
+    for record in records:
+        markets[market(record)].append(record)
+    found = []
+    for _, same in sorted(markets.items()):
+        prices = sorted(r.price_per_hour for r in same)
+        cheapest = min(same, key=lambda r: r.price_per_hour)
+        extra = {
+            **beside(same, cheapest),
+            "statistic": f"median of {counted}, per GPU-hour",
+            "min": round(prices[0], SUMMARY_DIGITS),
+            "max": round(prices[-1], SUMMARY_DIGITS),
+            counted: len(same),
+        }
+        median = round(statistics.median(prices), SUMMARY_DIGITS)
+        found.append(replace(cheapest, price_per_hour=median, extra=extra))
+    return found
 
 
 def reject(source: str, reason: str, row: Any, payload: Payload, sku: str = "") -> Reject:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import statistics
-from collections import defaultdict
-from dataclasses import replace
 from typing import Any
 
 from chipcost.core.payload import Payload
@@ -14,6 +11,7 @@ from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._kit import (
     field_names,
     json_price,
+    market_medians,
     parse_count,
     require_columns,
     shape_error,
@@ -86,12 +84,9 @@ def offers(node: Any, page: Page) -> list[Item]:
 
 
 def combine(records: list[PriceRecord], page: Page) -> list[PriceRecord]:
-    """One record per market: the median per-GPU price of its nodes (so one odd host does not
-    become the price), with the spread, node count and availability beside it."""
-    markets: dict[tuple[str, str], list[PriceRecord]] = defaultdict(list)
-    for record in records:
-        markets[(record.instance_type, record.pricing_model)].append(record)
-    return [_summary(found) for _, found in sorted(markets.items())]
+    """One record per market (GPU model, memory and tier): the median per-GPU price of its
+    nodes, with the spread, node count and availability beside it."""
+    return market_medians(records, lambda r: (r.instance_type, r.pricing_model), "nodes", _market)
 
 
 def _node(node: Any) -> tuple[str, float, int, str]:
@@ -109,24 +104,15 @@ def _node(node: Any) -> tuple[str, float, int, str]:
     return gpu, memory, parse_count(node.get("gpu_count")), TIERS[str(tier)]
 
 
-def _summary(nodes: list[PriceRecord]) -> PriceRecord:
-    prices = sorted(n.price_per_hour for n in nodes)
-    cheapest = min(nodes, key=lambda n: n.price_per_hour)
-    return replace(
-        cheapest,
-        price_per_hour=round(statistics.median(prices), 4),
-        extra={
-            "statistic": "median of nodes, per GPU-hour",
-            "min": prices[0],
-            "max": prices[-1],
-            "nodes": len(nodes),
-            "gpus": sum(n.extra["gpus"] for n in nodes),
-            "available_gpus": sum(n.extra["available"] for n in nodes),
-            "cheapest_node": cheapest.extra["node"],
-            "countries": sorted({str(n.extra["country"]) for n in nodes if n.extra["country"]}),
-            **estimate_of_all(n.extra for n in nodes),
-        },
-    )
+def _market(nodes: list[PriceRecord], cheapest: PriceRecord) -> dict[str, Any]:
+    """The GPUs of a market's nodes, those free now, its cheapest node and their countries."""
+    return {
+        "gpus": sum(n.extra["gpus"] for n in nodes),
+        "available_gpus": sum(n.extra["available"] for n in nodes),
+        "cheapest_node": cheapest.extra["node"],
+        "countries": sorted({str(n.extra["country"]) for n in nodes if n.extra["country"]}),
+        **estimate_of_all(n.extra for n in nodes),
+    }
 
 
 SOURCE = Source(

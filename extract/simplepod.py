@@ -3,16 +3,20 @@ machines rent, summarised per model and location."""
 
 from __future__ import annotations
 
-import statistics
-from collections import defaultdict
-from dataclasses import replace
 from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of, estimate_of_all
-from chipcost.extract._kit import field_names, json_price, parse_count, require_columns, shape_error
+from chipcost.extract._kit import (
+    field_names,
+    json_price,
+    market_medians,
+    parse_count,
+    require_columns,
+    shape_error,
+)
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "simplepod"
@@ -81,27 +85,18 @@ def offers(machine: Any, page: Page) -> list[Item]:
 
 
 def combine(records: list[PriceRecord], page: Page) -> list[PriceRecord]:
-    """One record per GPU model and location: the median per-GPU price of its machines (one
-    odd machine does not become the price), with the spread, machines and GPUs beside it."""
-    markets: dict[tuple[str, str], list[PriceRecord]] = defaultdict(list)
-    for record in records:
-        markets[(record.instance_type, record.region)].append(record)
-    found = []
-    for _, same in sorted(markets.items()):
-        prices = sorted(r.price_per_hour for r in same)
-        cheapest = min(same, key=lambda r: r.price_per_hour)
-        extra = {
-            **{k: v for k, v in cheapest.extra.items() if k not in ("machine", "gpus", "estimate")},
-            "statistic": "median of machines, per GPU-hour",
-            "min": prices[0],
-            "max": prices[-1],
-            "machines": len(same),
-            "gpus": sum(r.extra["gpus"] for r in same),
-            **estimate_of_all(r.extra for r in same),
-        }
-        median = round(statistics.median(prices), 4)
-        found.append(replace(cheapest, price_per_hour=median, extra=extra))
-    return found
+    """One record per GPU model and location: the median per-GPU price of its machines, with
+    the spread, machine count and GPUs beside it."""
+    return market_medians(records, lambda r: (r.instance_type, r.region), "machines", _market)
+
+
+def _market(same: list[PriceRecord], cheapest: PriceRecord) -> dict[str, Any]:
+    """The cheapest machine's price basis, the GPUs of all of them and their marks."""
+    return {
+        "price_basis": cheapest.extra["price_basis"],
+        "gpus": sum(r.extra["gpus"] for r in same),
+        **estimate_of_all(r.extra for r in same),
+    }
 
 
 SOURCE = Source(

@@ -4,16 +4,20 @@ rates billed beside it."""
 
 from __future__ import annotations
 
-import statistics
-from collections import defaultdict
-from dataclasses import replace
 from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._kit import field_names, json_price, require_columns, shape_error, slug
+from chipcost.extract._kit import (
+    field_names,
+    json_price,
+    market_medians,
+    require_columns,
+    shape_error,
+    slug,
+)
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "tensordock"
@@ -117,28 +121,18 @@ def offers(row: Any, page: Page) -> list[Item]:
 
 
 def combine(records: list[PriceRecord], page: Page) -> list[PriceRecord]:
-    """One record per GPU model and country: the median per-GPU rate of its locations (one odd
-    location does not become the price), with the spread, location count and GPUs beside it."""
-    markets: dict[tuple[str, str], list[PriceRecord]] = defaultdict(list)
-    for record in records:
-        markets[(record.instance_type, record.region)].append(record)
-    found = []
-    for _, same in sorted(markets.items()):
-        prices = sorted(r.price_per_hour for r in same)
-        cheapest = min(same, key=lambda r: r.price_per_hour)
-        extra = {
-            **cheapest.extra,
-            "statistic": "median of locations, per GPU-hour",
-            "min": prices[0],
-            "max": prices[-1],
-            "locations": len(same),
-            "gpus_deployable": sum(r.extra["gpus_deployable"] for r in same),
-        }
-        extra.pop("location")
-        extra["cheapest_location"] = cheapest.extra["location"]
-        median = round(statistics.median(prices), 4)
-        found.append(replace(cheapest, price_per_hour=median, extra=extra))
-    return found
+    """One record per GPU model and country: the median per-GPU rate of its locations, with the
+    spread, location count and GPUs deployable beside it."""
+    return market_medians(records, lambda r: (r.instance_type, r.region), "locations", _market)
+
+
+def _market(same: list[PriceRecord], cheapest: PriceRecord) -> dict[str, Any]:
+    """The cheapest location's rates and notes, the GPUs deployable in all of them."""
+    return {
+        **{key: value for key, value in cheapest.extra.items() if key != "location"},
+        "gpus_deployable": sum(r.extra["gpus_deployable"] for r in same),
+        "cheapest_location": cheapest.extra["location"],
+    }
 
 
 def _rate(price: Any) -> float | None:

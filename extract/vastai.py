@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import statistics
-from collections import defaultdict
-from dataclasses import replace
 from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of, estimate_of_all
-from chipcost.extract._kit import field_names, parse_count, require_columns, shape_error
+from chipcost.extract._kit import (
+    field_names,
+    market_medians,
+    parse_count,
+    require_columns,
+    shape_error,
+)
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "vastai"
@@ -172,27 +175,19 @@ def _machine(offer: Any) -> tuple[str, float, int]:
 
 
 def _summaries(found: list[PriceRecord], page: Page) -> list[PriceRecord]:
-    """One record per GPU and pricing model of one search: the median per-GPU price, so that
-    one odd host does not become the price; min, max and count beside it."""
-    groups: dict[tuple[str, str], list[PriceRecord]] = defaultdict(list)
-    for record in found:
-        groups[(record.instance_type, record.pricing_model)].append(record)
-    summaries = []
-    for _, entries in sorted(groups.items()):
-        prices = sorted(r.price_per_hour for r in entries)
-        cheapest = min(entries, key=lambda r: r.price_per_hour)
-        extra = {
-            "statistic": "median of offers, per GPU-hour",
-            "min": round(prices[0], 4),
-            "max": round(prices[-1], 4),
-            "offers": len(prices),
-            "price_field": cheapest.extra["price_field"],
-            "cheapest_offer": cheapest.extra["offer"],
-            **estimate_of_all(r.extra for r in entries),
-        }
-        price = round(statistics.median(prices), 4)
-        summaries.append(replace(cheapest, price_per_hour=price, extra=extra))
-    return summaries
+    """One record per GPU and pricing model of one search: the median per-GPU price of its
+    offers, with min, max and count beside it."""
+    return market_medians(
+        found, lambda r: (r.instance_type, r.pricing_model), "offers", _cheapest_offer
+    )
+
+
+def _cheapest_offer(entries: list[PriceRecord], cheapest: PriceRecord) -> dict[str, Any]:
+    return {
+        "price_field": cheapest.extra["price_field"],
+        "cheapest_offer": cheapest.extra["offer"],
+        **estimate_of_all(r.extra for r in entries),
+    }
 
 
 SOURCE = Source(
