@@ -9,7 +9,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._html_tree import parse_html
+from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import (
     host_spec,
     parse_count,
@@ -18,7 +18,7 @@ from chipcost.extract._kit import (
     shape_error,
     size_gb,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "lambda"
 PROVIDER = "lambda"
@@ -33,11 +33,23 @@ PAGE_PATH = f"public pricing page (no {API_KEY_ENV})"
 GPU_DESCRIPTION = re.compile(
     r"^(?:Tesla\s+)?(?P<model>.+?)\s*\((?P<memory>\d+)\s*GB\s*(?P<form>[^)]*)\)"
 )
-# A page row's GPU cell: "8x NVIDIA H100 SXM".
+# A page row's GPU cell where it carries the count: "8x NVIDIA H100 SXM".
 GPU_CELL = re.compile(r"^(?P<count>\S+?)\s*x\s+(?:NVIDIA\s+)?(?P<model>.+)$", re.IGNORECASE)
+# The live page (recorded 2026-08-22) names the GPU alone in a "Plan" cell ("NVIDIA H100 SXM")
+# and gives the count as the label of the tab its table is in: "8x", "4x", "2x", "1x".
+TAB_COUNT = re.compile(r"^(?P<count>\S+?)\s*x$", re.IGNORECASE)
+VENDOR = re.compile(r"^NVIDIA\s+", re.IGNORECASE)
 FORM_WORDS = re.compile(r"\s+(SXM\d*|PCIe)\b", re.IGNORECASE)
-# Page columns by meaning: header text that contains the key (case-insensitive).
-COLUMNS = {"gpu": "gpu", "vram": "vram", "price": "price"}
+# Page columns by meaning, matched on header text (case-insensitive): the GPU column is "GPUs"
+# or the live page's "Plan"; a "/ GPU" in a header ("VRAM/GPU", "PRICE/GPU/HR*") is a unit.
+COLUMNS = {
+    "gpu": re.compile(r"\bplan\b|(?<!/)(?<!/ )\bgpus?\b", re.IGNORECASE),
+    "vram": re.compile(r"vram", re.IGNORECASE),
+    "price": re.compile(r"price", re.IGNORECASE),
+}
+# A table with a DURATION column prices 1-Click Clusters for a term ("2 weeks – 1 year", "1
+# year+") per cluster size, not an instance on demand: its rows are counted, not collected.
+TERM_HEADER = "duration"
 # The host's columns of the pricing page, by header ("vCPUs", "RAM", "Storage"): read where the
 # page has them, left empty where it has not (the price does not depend on them).
 HOST_HEADERS = {"vcpus": "vcpus", "ram": "ram", "storage": "storage"}
@@ -45,6 +57,7 @@ EXPECTED_API_FIELDS = ("name", "description", "price_cents_per_hour", "specs")
 # Lambda's on-demand price is the same in every region; capacity differs and is kept in extra.
 REGION = "global"
 ON_DEMAND = {"region": REGION, "pricing_model": "on_demand"}
+COMMITTED = "a 1-Click Cluster's price for a term, not on demand: not collected"
 
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
@@ -152,30 +165,64 @@ def _api_offer(entry: Any, page: Page) -> Item:
 
 
 def _page_rows(page: Page) -> list[dict[str, Any]]:
+    tree = parse_html(page.payload.text())
+    tabs = _tab_labels(tree)
     found: list[dict[str, Any]] = []
-    for table in parse_html(page.payload.text()).find_all("table"):
-        headers = [th.text() for th in table.find_all("th")]
+    for table in tree.find_all("table"):
+        headers = _headers(table)
         columns = _columns(headers)
         if "gpu" not in columns and "price" not in columns:
             continue  # not a price table (a spec or FAQ table)
+        rows = [row for row in table.find_all("tr") if row.find("td")]
+        terms = [i for i, header in enumerate(headers) if TERM_HEADER in header.lower()]
+        if terms:
+            found += [_term_row(_cells(row), terms[0]) for row in rows]
+            continue
         require_columns(columns, COLUMNS, page.payload, PROVIDER)
         per_gpu = "gpu" in headers[columns["price"]].lower().split("price", 1)[1]
-        for row in table.find_all("tr"):
-            cells = [td.text() for td in row.find_all("td")]
-            if cells:
-                cell = {k: _cell(cells, columns, k) for k in COLUMNS}
-                cell |= {k: _cell(cells, _host_columns(headers), k) for k in HOST_HEADERS}
-                found.append({**cell, "per_gpu": per_gpu, "marks": row.attrs})
+        hosts = _host_columns(headers)
+        for row in rows:
+            cells = _cells(row)
+            cell = {k: _cell(cells, columns, k) for k in COLUMNS}
+            cell |= {k: _cell(cells, hosts, k) for k in HOST_HEADERS}
+            found.append({**cell, "per_gpu": per_gpu, "marks": row.attrs, "tab": tabs.get(table)})
     return found
+
+
+def _term_row(cells: list[str], term: int) -> dict[str, Any]:
+    """A 1-Click Cluster row: its plan and term, to be counted as not collected."""
+    return {"gpu": cells[0] if cells else "", "term": cells[term] if term < len(cells) else ""}
+
+
+def _tab_labels(tree: Element) -> dict[Element, str]:
+    """The label of the tab ("8x") each table of a tab panel is shown under, by table."""
+    labels = {e.attrs.get("id"): e.text() for e in tree.iter() if e.attrs.get("role") == "tab"}
+    return {
+        table: labels.get(panel.attrs.get("aria-labelledby"), "")
+        for panel in tree.iter()
+        if panel.attrs.get("role") == "tabpanel"
+        for table in panel.find_all("table")
+    }
+
+
+def _headers(table: Element) -> list[str]:
+    """The column headers: the cells of the table head's row (or of its first row)."""
+    first = (table.find("thead") or table).find("tr")
+    return _cells(first) if first is not None else []
+
+
+def _cells(row: Element) -> list[str]:
+    """A row's cells in order, header cells among them: the live page's GPU cell is a
+    <th scope="row">."""
+    return [c.text() for c in row.children if isinstance(c, Element) and c.tag in ("td", "th")]
 
 
 def _columns(headers: list[str]) -> dict[str, int]:
     """Column index by meaning ('gpu', 'vram', 'price'), matched on header words."""
     found: dict[str, int] = {}
     for index, header in enumerate(headers):
-        text = header.lower()
-        for key, word in COLUMNS.items():
-            if word in text and key not in found and not (key == "gpu" and "/ gpu" in text):
+        for key, pattern in COLUMNS.items():
+            if key not in found and pattern.search(header):
                 found[key] = index
     return found
 
@@ -185,33 +232,48 @@ def _host_columns(headers: list[str]) -> dict[str, int]:
     return {key: named[word] for key, word in HOST_HEADERS.items() if word in named}
 
 
+def _count_and_model(row: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(count, model, sku) from a GPU cell with its count ("8x NVIDIA H100 SXM"), or from the
+    cell and its table's tab ("NVIDIA H100 SXM" under "8x"); None when neither gives one."""
+    cell = GPU_CELL.match(row["gpu"])
+    if cell is not None:
+        return cell["count"], cell["model"], row["gpu"]
+    tab = TAB_COUNT.match(row.get("tab") or "")
+    if tab is None:
+        return None
+    return tab["count"], VENDOR.sub("", row["gpu"]), f"{row['tab']} {row['gpu']}"
+
+
 def _page_offer(row: dict[str, Any], page: Page) -> Item:
+    if "term" in row:
+        return Skip(COMMITTED, f"{row['gpu']} ({row['term']})")
     cells = {key: row[key] for key in COLUMNS}
-    match = GPU_CELL.match(row["gpu"])
-    if match is None:
-        return page.reject(f"GPU cell {row['gpu']!r} is not '<count>x <GPU>'", cells, row["gpu"])
-    try:
-        count = parse_count(match["count"])
-    except ValueError as exc:
-        return page.reject(str(exc), cells, row["gpu"])
-    price, why = price_of(row["price"], f"{row['gpu']}: price")
-    if price is None:
+    named = _count_and_model(row)
+    if named is None:
+        why = f"GPU cell {row['gpu']!r} is not '<count>x <GPU>' and no tab gives its count"
         return page.reject(why, cells, row["gpu"])
-    form = FORM_WORDS.search(match["model"])
-    model = FORM_WORDS.sub("", match["model"]).strip()
+    count_text, gpu, sku = named
+    try:
+        count = parse_count(count_text)
+    except ValueError as exc:
+        return page.reject(str(exc), cells, sku)
+    price, why = price_of(row["price"], f"{sku}: price")
+    if price is None:
+        return page.reject(why, cells, sku)
+    form = FORM_WORDS.search(gpu)
+    model = FORM_WORDS.sub("", gpu).strip()
     memory = re.match(r"\s*(\d+)", row["vram"])
-    chip = page.chip(match["model"], float(memory[1]) if memory else None)
-    name = offer_name(count, chip, model, form[1] if form else "")
+    chip = page.chip(gpu, float(memory[1]) if memory else None)
     per_gpu = row["per_gpu"]
     total = price * count if per_gpu else price
     unit = "per GPU-hour" if per_gpu else "per instance-hour"
     return page.record(
         **ON_DEMAND,
-        instance_type=name,
+        instance_type=offer_name(count, chip, model, form[1] if form else ""),
         chip=chip,
         chip_count=float(count),
         price_per_hour=round(total, 6),
-        sku=row["gpu"],
+        sku=sku,
         extra={"listed": f"{row['price']} {unit}", **estimate_of(row["marks"])},
         vcpus=host_spec(row["vcpus"]),
         ram_gb=size_gb(row["ram"]),

@@ -1,8 +1,11 @@
 """lambda: the instance-types API (with a key) and the public pricing page (without one).
 
-Fixtures in tests/fixtures/lambda/: instance-types.json has the API's documented shape;
-pricing.html is a trimmed reconstruction of the pricing page's on-demand table. bad-* are the
-failure cases (changed layout, renamed column, unparseable cells, odd API entries).
+Fixtures in tests/fixtures/lambda/ (ORIGIN.md says where each comes from): instance-types.json
+has the API's documented shape; pricing-2026-08-22.html is the live pricing page recorded on
+2026-08-22 (an excerpt: the 1-Click Clusters and Instances tabs, and the scripts that repeat
+them). bad-* are the failure cases (changed layout, renamed column, unparseable cells, odd API
+entries), reconstructed in an older layout whose GPU cell carries the count ("8x NVIDIA H100
+SXM"), which the parser still reads.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ def api(name: str = "instance-types.json"):
     return recorded("lambda", name, API_URL)
 
 
-def page(name: str = "pricing.html"):
+def page(name: str = "pricing-2026-08-22.html"):
     return recorded("lambda", name, PAGE_URL)
 
 
@@ -60,20 +63,50 @@ def test_the_api_prices_whole_instances_in_cents(from_api):
     assert_loadable(from_api)
 
 
-def test_the_page_prices_per_gpu_times_the_gpu_count(from_page):
+def test_the_page_prices_per_gpu_times_the_gpu_count_of_its_tab(from_page):
+    """The recorded page: each GPU named in a "Plan" cell, its count the tab's label ("8x")."""
     records = by_name(from_page.records)
-    b200 = records["8x B200 SXM"]
-    assert (b200.price_per_hour, b200.chip, b200.chip_count) == (39.92, "B200", 8.0)
-    assert b200.extra["listed"] == "$4.99 per GPU-hour"
-    assert records["1x H100-PCIe"].price_per_hour == 2.49
-    # The row's vCPUs "208", RAM "2900 GiB" and Storage "22 TiB SSD" (1,024 GiB a TiB).
+    b200 = records["8x B200 SXM"]  # "NVIDIA B200 SXM6" under "8x": $6.69 per GPU-hour
+    assert (b200.price_per_hour, b200.chip, b200.chip_count) == (53.52, "B200", 8.0)
+    assert b200.extra["listed"] == "$6.69 per GPU-hour" and b200.sku == "8x NVIDIA B200 SXM6"
+    # The same plan is priced per tab: $6.79 under 4x, $6.89 under 2x, $6.99 under 1x.
+    assert [records[f"{n}x B200 SXM"].price_per_hour for n in (4, 2, 1)] == [27.16, 13.78, 6.99]
+    # The row's vCPUs "208", RAM "2900 GiB" and STORAGE "22 TiB SSD" (1,024 GiB a TiB).
     assert (b200.vcpus, b200.ram_gb, b200.disk_gb) == (208.0, 2900.0, 22 * 1024.0)
-    a10 = records["1x A10"]  # "1.4 TiB SSD"
-    assert (a10.vcpus, a10.ram_gb, a10.disk_gb) == (30.0, 200.0, pytest.approx(1.4 * 1024))
-    assert records["8x A100-40GB SXM"].price_per_hour == pytest.approx(10.32)
+    # Two "NVIDIA A100 SXM" rows under 8x, told apart by VRAM/GPU: 80 GB $2.79, 40 GB $1.99.
+    assert records["8x A100-80GB SXM"].price_per_hour == pytest.approx(22.32)
+    assert records["8x A100-40GB SXM"].price_per_hour == pytest.approx(15.92)
+    assert records["1x H100-PCIe"].price_per_hour == 3.29
+    assert (records["1x GH200"].price_per_hour, records["1x GH200"].chip) == (2.29, "GH200")
+    assert records["8x V100"].price_per_hour == pytest.approx(8 * 0.79)  # "NVIDIA Tesla V100"
+    assert records["1x Quadro-RTX-6000"].price_per_hour == 0.69
+    a10 = records["1x A10"]  # "1.3 TiB SSD"
+    assert (a10.vcpus, a10.ram_gb, a10.disk_gb) == (30.0, 226.0, pytest.approx(1.3 * 1024))
+    assert {r.region for r in from_page.records} == {"global"}
     assert "prices from the public pricing page (no LAMBDA_API_KEY)" in from_page.notes
-    assert len(from_page.records) == 7 and not from_page.rejects
+    # 22 instance rows; the scripts' escaped copies of the same tables are not read twice.
+    assert len(from_page.records) == 22 and not from_page.rejects
+    assert "unknown" not in {r.chip for r in from_page.records}
     assert_loadable(from_page)
+
+
+def test_one_click_cluster_terms_are_counted_not_collected(from_page):
+    """The 1-Click Clusters tables price a cluster for a term (DURATION "2 weeks – 1 year",
+    "1 year+"), not an instance on demand: their 8 rows are counted in the notes, never loaded."""
+    assert not [r for r in from_page.records if "HGX" in r.sku or r.sku == "NVIDIA H100"]
+    [note] = [n for n in from_page.notes if "1-Click Cluster" in n]
+    assert note.startswith("8 row(s) not loaded")
+    assert "NVIDIA HGX B200 (2 weeks – 1 year)" in note and "NVIDIA H100 (1 year+)" in note
+
+
+def test_a_gpu_cell_without_a_count_outside_a_tab_is_a_reject():
+    """Without its tab, "NVIDIA H100 SXM" says nothing of how many GPUs the price is for."""
+    data = page().data.replace(b'role="tab"', b'role="presentation"')
+    result = parse([Payload(data, PAGE_URL, FETCHED_AT, "untabbed", "untabbed")])
+    assert not result.records and len(result.rejects) == 22
+    assert result.rejects[0].reason == (
+        "GPU cell 'NVIDIA B200 SXM6' is not '<count>x <GPU>' and no tab gives its count"
+    )
 
 
 def test_both_paths_name_the_same_offers_alike(from_api, from_page):
@@ -169,7 +202,7 @@ def test_fetch_reads_the_public_page_without_a_key(tmp_path):
     [fetched] = fetch(fake_context(tmp_path, "lambda", handler))
     assert str(seen[0].url) == PAGE_URL and "Authorization" not in seen[0].headers
     assert fetched.name == "0001.html.gz"
-    assert len(parse([fetched]).records) == 7
+    assert len(parse([fetched]).records) == 22
 
 
 def test_a_timeout_storm_fails_with_advice(tmp_path):

@@ -200,3 +200,31 @@ def test_an_interruptible_median_above_on_demand_is_named():
 
 def test_an_archive_from_before_the_bid_search_still_parses_and_says_so(good):
     assert any("an archive from before the interruptible search" in n for n in good.notes)
+
+
+# A real answer of the bundles search, recorded 2026-08-22 (ORIGIN.md): the whole B300 book
+# then, one machine (144888, Utah) listing a 2-GPU and a 4-GPU offer, both verified.
+RECORDED = "b300-search-2026-08-22.json"
+
+
+def test_a_recorded_answer_is_summarised_per_gpu_at_its_median():
+    """As the answer to the on-demand search: dph_total per GPU, 15.002083/2 and 30.002083/4."""
+    result = parse([searched(RECORDED, "on_demand")])
+    [b300] = result.records
+    assert (b300.instance_type, b300.chip, b300.chip_count) == ("1x B300 269GB", "B300", 1.0)
+    assert (b300.region, b300.pricing_model, b300.plan) == ("global", "on_demand", "default")
+    per_gpu = [30.00208333333334 / 4, 15.002083333333335 / 2]  # the offers' dph_total / num_gpus
+    assert b300.price_per_hour == round(statistics.median(per_gpu), 4) == 7.5008
+    assert (b300.extra["min"], b300.extra["max"], b300.extra["offers"]) == (7.5005, 7.501, 2)
+    assert (b300.extra["cheapest_offer"], b300.extra["price_field"]) == (47419091, "dph_total")
+    assert not result.rejects
+    assert_loadable(result)
+
+
+def test_a_recorded_answer_without_our_storage_basis_reads_the_host_rates():
+    """As recorded (a search without allocated_storage): dph_base 15.0 and 30.0, min_bid 11.25
+    and 22.5, per GPU 7.5 on demand and 5.625 interruptible, said to be the older basis."""
+    result = parse([payload(RECORDED)])
+    assert summary(result.records, "1x B300 269GB").price_per_hour == 7.5
+    assert summary(result.records, "1x B300 269GB", "spot").price_per_hour == 5.625
+    assert any("an archive from before the interruptible search" in n for n in result.notes)
