@@ -10,12 +10,12 @@ from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._fetch import ApiKey
 from chipcost.extract._kit import (
     host_spec,
     json_price,
     listed_rows,
     load_json,
-    missing_key,
     parse_count,
 )
 from chipcost.extract.base import FetchContext, Item, Page, Skip
@@ -29,23 +29,19 @@ UNAVAILABLE = "a GPU size listed but sold in no region"
 
 @dataclass(frozen=True)
 class SizesApi:
-    """One cloud's sizes endpoint: where it is, and how its token is named and made."""
+    """One cloud's sizes endpoint: where it is, and its token."""
 
     provider: str
     sizes_url: str
-    key_env: str
-    named: str
-    where: str
+    key: ApiKey
 
 
-def fetch_sizes(ctx: FetchContext, api: SizesApi, key: str) -> list[Payload]:
+def fetch_sizes(ctx: FetchContext, api: SizesApi) -> list[Payload]:
     """Every page of the sizes list, followed through links.pages.next, archived as it
     arrives (the token never); no token: the source is skipped, saying where to make one."""
-    if not key:
-        raise missing_key(api.key_env, api.named, api.where)
-    headers = {"Authorization": f"Bearer {key}"}
+    headers = api.key.headers(api.key.required(ctx))
     payloads: list[Payload] = []
-    with _http.http_client(api.provider, ctx, key_hint=api.key_env) as client:
+    with _http.http_client(api.provider, ctx, key_hint=api.key.env) as client:
         url: str = api.sizes_url
         params: dict[str, int] | None = {"per_page": PAGE_SIZE}
         for page in range(1, MAX_PAGES + 1):

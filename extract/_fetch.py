@@ -18,28 +18,53 @@ from chipcost.extract.base import FetchContext
 
 @dataclass(frozen=True)
 class ApiKey:
-    """How a source sends its API key: the variable holding it, the provider and the place in
-    its console a user makes one (for the message when it is missing), and the header."""
+    """A source's API key, declared once: the setting a run hands it as (`ctx.settings`) and
+    the environment variable behind it, which make the source's `Source(settings=...)`; the
+    provider and the place in its console a user makes one, for the message when it is
+    missing; and the header that sends it."""
 
+    setting: str
     env: str
-    named: str
-    where: str
+    named: str = ""
+    where: str = ""
     header: str = "Authorization"
     scheme: str = "Bearer"  # "" sends the key bare
     accept_json: bool = False
 
+    @property
+    def settings(self) -> dict[str, str]:
+        """What the source declares in Source(settings=...): {setting: variable}."""
+        return {self.setting: self.env}
+
+    def of(self, ctx: FetchContext) -> str:
+        """The key this run was given, "" when the variable is not set."""
+        return str(getattr(ctx.settings, self.setting) or "")
+
+    def required(self, ctx: FetchContext) -> str:
+        """The key, or the source skipped with a message naming the variable and where to
+        make a key."""
+        key = self.of(ctx)
+        if not key:
+            raise missing_key(self.env, self.named, self.where)
+        return key
+
+    def headers(self, key: str) -> dict[str, str]:
+        """The headers that send `key` ({} without one): never archived or printed."""
+        if not key:
+            return {}
+        headers = {self.header: f"{self.scheme} {key}" if self.scheme else key}
+        if self.accept_json:
+            headers["Accept"] = "application/json"
+        return headers
+
 
 def keyed_get(
-    ctx: FetchContext, provider: str, urls: Mapping[str, str], api: ApiKey, key: str
+    ctx: FetchContext, provider: str, urls: Mapping[str, str], api: ApiKey
 ) -> list[Payload]:
     """GET each of `urls` (progress label -> URL) in order with the key in its header, each
     archived as it arrives (the key never); no key: the source is skipped, saying where to
     make one."""
-    if not key:
-        raise missing_key(api.env, api.named, api.where)
-    headers = {api.header: f"{api.scheme} {key}" if api.scheme else key}
-    if api.accept_json:
-        headers["Accept"] = "application/json"
+    headers = api.headers(api.required(ctx))
     payloads = []
     with http_client(provider, ctx, key_hint=api.env) as client:
         for label, url in urls.items():

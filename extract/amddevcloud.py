@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from chipcost.core.payload import Payload
 from chipcost.extract._do_sizes import SIZES_PATH, SizesApi, fetch_sizes, size_offers, size_rows
+from chipcost.extract._fetch import ApiKey
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "amddevcloud"
@@ -12,17 +13,19 @@ PROVIDER = "amddevcloud"
 # The Developer Cloud's own API host (dstack's amddevcloud backend and gpuhunt's "amd" flavor
 # of its DigitalOcean provider call it); a token of a DigitalOcean account is not one of it.
 SIZES_URL = f"https://api-amd.digitalocean.com{SIZES_PATH}"
-API_KEY_ENV = "AMD_DEVCLOUD_TOKEN"  # declared in SOURCE.settings; named in messages
-API = SizesApi(PROVIDER, SIZES_URL, API_KEY_ENV, "AMD Developer Cloud", "its console (API, Tokens)")
+API_KEY = ApiKey(
+    "amddevcloud_api_key", "AMD_DEVCLOUD_TOKEN", "AMD Developer Cloud", "its console (API, Tokens)"
+)
+API = SizesApi(PROVIDER, SIZES_URL, API_KEY)
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """Every page of the Developer Cloud's /v2/sizes, archived as it arrives."""
-    return fetch_sizes(ctx, API, ctx.settings.amddevcloud_api_key)
+    return fetch_sizes(ctx, API)
 
 
 SOURCE = Source(
-    settings={"amddevcloud_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -9,10 +9,10 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from chipcost.archive import ArchiveWriter
-from chipcost.core.errors import ChipcostError, ParseError
+from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
 from chipcost.core.network import Network
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
@@ -366,3 +366,20 @@ class Source:
                     "a bug in chipcost; the prices were loaded; report it with the archived run"
                 )
         return result
+
+
+def not_collected(name: str, provider: str, description: str, reason: str) -> Source:
+    """A provider registered only to say, on every run, why its prices are not collected: its
+    fetch sends no request and its parse reads nothing, both skipped with `reason`."""
+
+    def skipped(*_: object) -> NoReturn:
+        raise SourceSkipped(reason)
+
+    return Source(
+        name=name,
+        provider=provider,
+        description=description,
+        fetch=skipped,
+        parse=skipped,
+        collected=False,
+    )

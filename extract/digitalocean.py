@@ -11,23 +11,26 @@ from chipcost.extract._do_sizes import (
     size_offers,
     size_rows,
 )
+from chipcost.extract._fetch import ApiKey
 from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "digitalocean"
 PROVIDER = "digitalocean"
 # Every request to DigitalOcean's API needs a token; a read-only one is enough.
 SIZES_URL = f"https://api.digitalocean.com{SIZES_PATH}"
-API_KEY_ENV = "DIGITALOCEAN_TOKEN"  # declared in SOURCE.settings; named in messages
-API = SizesApi(PROVIDER, SIZES_URL, API_KEY_ENV, "DigitalOcean", "its control panel (API, Tokens)")
+API_KEY = ApiKey(
+    "digitalocean_api_key", "DIGITALOCEAN_TOKEN", "DigitalOcean", "its control panel (API, Tokens)"
+)
+API = SizesApi(PROVIDER, SIZES_URL, API_KEY)
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """Every page of /v2/sizes, archived as it arrives."""
-    return fetch_sizes(ctx, API, ctx.settings.digitalocean_api_key)
+    return fetch_sizes(ctx, API)
 
 
 SOURCE = Source(
-    settings={"digitalocean_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -21,9 +21,13 @@ PROVIDER = "fluidstack"
 # Every GPU type with free capacity, its per-GPU price, the counts and regions it is rented in
 # (what SkyPilot's fetch_fluidstack.py reads to write its catalog).
 CONFIGURATIONS_URL = "https://platform.fluidstack.io/list_available_configurations"
-API_KEY_ENV = "FLUIDSTACK_API_KEY"  # declared in SOURCE.settings; named in messages
 API_KEY = _fetch.ApiKey(
-    API_KEY_ENV, "Fluidstack", "its console (API keys)", header="api-key", scheme=""
+    "fluidstack_api_key",
+    "FLUIDSTACK_API_KEY",
+    "Fluidstack",
+    "its console (API keys)",
+    header="api-key",
+    scheme="",
 )
 FIELDS = ("gpu_type", "gpu_counts", "price_per_gpu_hr", "regions")
 
@@ -31,11 +35,7 @@ FIELDS = ("gpu_type", "gpu_counts", "price_per_gpu_hr", "regions")
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The configurations, archived as they arrive (the key never: it goes in a header)."""
     return _fetch.keyed_get(
-        ctx,
-        PROVIDER,
-        {"available configurations": CONFIGURATIONS_URL},
-        API_KEY,
-        ctx.settings.fluidstack_api_key,
+        ctx, PROVIDER, {"available configurations": CONFIGURATIONS_URL}, API_KEY
     )
 
 
@@ -89,7 +89,7 @@ def offers(plan: Any, page: Page) -> list[Item]:
 
 
 SOURCE = Source(
-    settings={"fluidstack_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -30,7 +30,8 @@ from chipcost.extract.base import FetchContext, Source
 
 SOURCE_NAME = "gcp"
 PROVIDER = "gcp"
-API_KEY_ENV = "GCP_API_KEY"
+# Sent as the `key` parameter, which the archive keeps as <redacted>.
+API_KEY = _fetch.ApiKey("gcp_api_key", "GCP_API_KEY")
 SKUS_URL = "https://cloudbilling.googleapis.com/v1/services/{service}/skus"
 # Compute Engine holds the GPU, vCPU and RAM SKUs and the newer TPUs (v5e, v5p, v6e); Cloud
 # TPU holds the older TPUs and, where Google lists them there, newer ones.
@@ -41,7 +42,7 @@ PAGE_SIZE = 5000
 MAX_PAGES = 40
 EXPECTED_FIELDS = ("skuId", "description", "category", "serviceRegions", "pricingInfo")
 NO_KEY = (
-    f"no GCP API key: set {API_KEY_ENV} to a Google Cloud API key allowed to call the Cloud "
+    f"no GCP API key: set {API_KEY.env} to a Google Cloud API key allowed to call the Cloud "
     "Billing API (its catalog is public; no billing account is needed), or run "
     "`chipcost collect --replay DIR`"
 )
@@ -49,11 +50,11 @@ NO_KEY = (
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
     """Every page of both services' SKU lists, each archived as it arrives."""
-    key = ctx.settings.gcp_api_key
+    key = API_KEY.of(ctx)
     if not key:
         raise SourceSkipped(NO_KEY)
     payloads: list[Payload] = []
-    with client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as http:
+    with client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY.env) as http:
         for service in SERVICES:
             url = SKUS_URL.format(service=service)
             params = {"key": key, "currencyCode": "USD", "pageSize": PAGE_SIZE}
@@ -272,7 +273,7 @@ def _notes(catalog: Catalog) -> list[str]:
 
 
 SOURCE = Source(
-    settings={"gcp_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

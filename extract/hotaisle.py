@@ -9,13 +9,12 @@ from typing import Any
 from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
-from chipcost.extract import _http
+from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     field_names,
     host_spec,
     json_price,
-    missing_key,
     parse_count,
     require_columns,
     shape_error,
@@ -25,7 +24,14 @@ from chipcost.extract.base import FetchContext, Item, Page, Source
 SOURCE_NAME = "hotaisle"
 PROVIDER = "hotaisle"
 API = "https://admin.hotaisle.app/api"
-API_KEY_ENV = "HOTAISLE_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _fetch.ApiKey(
+    "hotaisle_api_key",
+    "HOTAISLE_API_KEY",
+    "Hot Aisle",
+    "its admin console (API keys)",
+    scheme="Token",
+    accept_json=True,
+)
 TEAM_ENV = "HOTAISLE_TEAM_HANDLE"
 FIELDS = ("OnDemandPrice", "Specs")
 GIB = 1024**3
@@ -39,16 +45,14 @@ def available_url(team: str) -> str:
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The VMs the team can rent now, archived as they arrive (the key never)."""
-    key, team = ctx.settings.hotaisle_api_key, ctx.settings.hotaisle_team
-    if not key:
-        raise missing_key(API_KEY_ENV, "Hot Aisle", "its admin console (API keys)")
+    key, team = API_KEY.required(ctx), ctx.settings.hotaisle_team
     if not team:
         raise SourceSkipped(
             f"{TEAM_ENV} is not set: Hot Aisle lists VMs per team; set {TEAM_ENV} to your team's "
             "handle (beside HOTAISLE_API_KEY) to collect Hot Aisle prices"
         )
-    headers = {"Authorization": f"Token {key}", "Accept": "application/json"}
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
+    headers = API_KEY.headers(key)
+    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY.env) as client:
         payload = _http.get(ctx, client, available_url(team), headers=headers, ext="json")
     ctx.progress("available virtual machines")
     return [payload]
@@ -134,7 +138,7 @@ def _configuration(vm: Any) -> tuple[str, dict[str, Any]]:
 
 
 SOURCE = Source(
-    settings={"hotaisle_api_key": API_KEY_ENV, "hotaisle_team": TEAM_ENV},
+    settings={**API_KEY.settings, "hotaisle_team": TEAM_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

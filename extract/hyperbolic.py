@@ -16,8 +16,9 @@ PROVIDER = "hyperbolic"
 # Every VM shape with its price, in SkyPilot's catalog columns (SkyPilot's
 # fetch_hyperbolic.py reads it and writes each entry as a row of its vms.csv).
 CATALOG_URL = "https://api.hyperbolic.xyz/v2/skypilot/catalog"
-API_KEY_ENV = "HYPERBOLIC_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _fetch.ApiKey(API_KEY_ENV, "Hyperbolic", "its app (Settings, API key)")
+API_KEY = _fetch.ApiKey(
+    "hyperbolic_api_key", "HYPERBOLIC_API_KEY", "Hyperbolic", "its app (Settings, API key)"
+)
 FIELDS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region", "GpuInfo")
 # Hyperbolic lists every shape in Region "default": it names no place, so the record says global.
 UNPLACED = {"default": "global", "": "global"}
@@ -26,9 +27,7 @@ MIB_PER_GB = 1024
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The VM catalog, archived as it arrives (the key never)."""
-    return _fetch.keyed_get(
-        ctx, PROVIDER, {"skypilot catalog": CATALOG_URL}, API_KEY, ctx.settings.hyperbolic_api_key
-    )
+    return _fetch.keyed_get(ctx, PROVIDER, {"skypilot catalog": CATALOG_URL}, API_KEY)
 
 
 def rows(page: Page) -> list[Any]:
@@ -107,7 +106,7 @@ def _extra(vm: dict, region: str, memory: float | None, model: Any) -> dict[str,
 
 
 SOURCE = Source(
-    settings={"hyperbolic_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -30,9 +30,9 @@ PROVIDER = "hyperstack"
 # a GPU model by name): what SkyPilot's Hyperstack fetcher joins to price each flavor.
 FLAVORS_URL = "https://infrahub-api.nexgencloud.com/v1/core/flavors"
 PRICEBOOK_URL = "https://infrahub-api.nexgencloud.com/v1/pricebook"
-API_KEY_ENV = "HYPERSTACK_API_KEY"  # declared in SOURCE.settings; named in messages
 API_KEY = _fetch.ApiKey(
-    API_KEY_ENV,
+    "hyperstack_api_key",
+    "HYPERSTACK_API_KEY",
     "Hyperstack",
     "its console (API keys)",
     header="api_key",
@@ -48,11 +48,7 @@ UNREAD = "unreadable"
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The pricebook, then the flavors, archived as they arrive (the key never)."""
     return _fetch.keyed_get(
-        ctx,
-        PROVIDER,
-        {"pricebook": PRICEBOOK_URL, "flavors": FLAVORS_URL},
-        API_KEY,
-        ctx.settings.hyperstack_api_key,
+        ctx, PROVIDER, {"pricebook": PRICEBOOK_URL, "flavors": FLAVORS_URL}, API_KEY
     )
 
 
@@ -152,7 +148,7 @@ def offers(flavor: Any, page: Page, rates: Lookup[str, dict[str, Any]]) -> list[
 
 
 SOURCE = Source(
-    settings={"hyperstack_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -16,8 +16,9 @@ SOURCE_NAME = "jarvislabs"
 PROVIDER = "jarvislabs"
 # What JarvisLabs' own SDK reads to list GPU types, prices and free devices per region.
 SERVER_META_URL = "https://backendn.jarvislabs.net/misc/server_meta"
-API_KEY_ENV = "JL_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _fetch.ApiKey(API_KEY_ENV, "JarvisLabs", "its dashboard (API keys)")
+API_KEY = _fetch.ApiKey(
+    "jarvislabs_api_key", "JL_API_KEY", "JarvisLabs", "its dashboard (API keys)"
+)
 FIELDS = ("gpu_type", "region", "price_per_hour")
 # workload_type -> the kind of instance in the offer's name. Rows without one are the older
 # VM-capable rows (gpuhunt provisions VMs from them).
@@ -26,9 +27,7 @@ KINDS = {"vm": "VM", None: "VM", "container": "container"}
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The server metadata, archived as it arrives (the key never)."""
-    return _fetch.keyed_get(
-        ctx, PROVIDER, {"server_meta": SERVER_META_URL}, API_KEY, ctx.settings.jarvislabs_api_key
-    )
+    return _fetch.keyed_get(ctx, PROVIDER, {"server_meta": SERVER_META_URL}, API_KEY)
 
 
 def rows(page: Page) -> list[Any]:
@@ -98,7 +97,7 @@ def _offer(page: Page, row: dict, offer: tuple[str, str, str, str, float]) -> Pr
 
 
 SOURCE = Source(
-    settings={"jarvislabs_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

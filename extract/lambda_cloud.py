@@ -7,7 +7,7 @@ from typing import Any
 
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.payload import Payload
-from chipcost.extract import _http
+from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import (
@@ -24,11 +24,11 @@ SOURCE_NAME = "lambda"
 PROVIDER = "lambda"
 # Lambda's API host (cloud.lambdalabs.com is its former name). Needs an API key.
 API_URL = "https://cloud.lambda.ai/api/v1/instance-types"
-API_KEY_ENV = "LAMBDA_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _fetch.ApiKey("lambda_api_key", "LAMBDA_API_KEY")
 # Without a key: the public pricing page, server-rendered, one table per instance size.
 PAGE_URL = "https://lambda.ai/pricing"
-API_PATH = f"instance-types API ({API_KEY_ENV})"
-PAGE_PATH = f"public pricing page (no {API_KEY_ENV})"
+API_PATH = f"instance-types API ({API_KEY.env})"
+PAGE_PATH = f"public pricing page (no {API_KEY.env})"
 # gpu_description as the API writes it: "H100 (80 GB SXM5)", "Tesla V100 (16 GB)".
 GPU_DESCRIPTION = re.compile(
     r"^(?:Tesla\s+)?(?P<model>.+?)\s*\((?P<memory>\d+)\s*GB\s*(?P<form>[^)]*)\)"
@@ -62,12 +62,11 @@ COMMITTED = "a 1-Click Cluster's price for a term, not on demand: not collected"
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
     """The API response when LAMBDA_API_KEY is set, else the pricing page; archived on arrival."""
-    key = ctx.settings.lambda_api_key
-    http = client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV)
+    key = API_KEY.of(ctx)
+    http = client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY.env)
     with http:
         if key:
-            headers = {"Authorization": f"Bearer {key}"}
-            payload = _http.get(ctx, http, API_URL, headers=headers, ext="json")
+            payload = _http.get(ctx, http, API_URL, headers=API_KEY.headers(key), ext="json")
         else:
             payload = _http.get(ctx, http, PAGE_URL, ext="html")
     ctx.progress(f"{SOURCE_NAME}: {API_PATH if key else PAGE_PATH}")
@@ -287,7 +286,7 @@ def _cell(cells: list[str], columns: dict[str, int], key: str) -> str:
 
 
 SOURCE = Source(
-    settings={"lambda_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -24,8 +24,13 @@ PROVIDER = "latitude"
 # Every plan with each region's stock and prices (hour, month, year; in USD and BRL). Only GPU
 # plans are asked for; a CPU plan that comes all the same is counted and left out.
 PLANS_URL = "https://api.latitude.sh/plans?filter[gpu]=true"
-API_KEY_ENV = "LATITUDE_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _fetch.ApiKey(API_KEY_ENV, "Latitude.sh", "its dashboard (API keys)", accept_json=True)
+API_KEY = _fetch.ApiKey(
+    "latitude_api_key",
+    "LATITUDE_API_KEY",
+    "Latitude.sh",
+    "its dashboard (API keys)",
+    accept_json=True,
+)
 FIELDS = ("slug", "specs", "regions")
 # The price read: US dollars per hour. The month and year prices of the same currency are kept
 # beside it; Latitude.sh sets its BRL prices on their own, and they are not read.
@@ -34,8 +39,7 @@ CURRENCY, PERIOD = "USD", "hour"
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The GPU plans, archived as they arrive (the key never)."""
-    key = ctx.settings.latitude_api_key
-    return _fetch.keyed_get(ctx, PROVIDER, {"GPU plans": PLANS_URL}, API_KEY, key)
+    return _fetch.keyed_get(ctx, PROVIDER, {"GPU plans": PLANS_URL}, API_KEY)
 
 
 def rows(page: Page) -> list[Any]:
@@ -117,7 +121,7 @@ def _attributes(plan: Any) -> dict[str, Any]:
 
 
 SOURCE = Source(
-    settings={"latitude_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -24,8 +24,12 @@ PROVIDER = "massedcompute"
 # Every GPU configuration with its price and capacity; the API takes a bearer key. (The public
 # /pricing page prints the same table as a React flight stream, not read here.)
 INVENTORY_URL = "https://vm.massedcompute.com/api/v1/gpu-inventory"
-API_KEY_ENV = "MASSED_COMPUTE_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _fetch.ApiKey(API_KEY_ENV, "Massed Compute", "its console (Settings, API)")
+API_KEY = _fetch.ApiKey(
+    "massed_compute_api_key",
+    "MASSED_COMPUTE_API_KEY",
+    "Massed Compute",
+    "its console (Settings, API)",
+)
 FIELDS = ("name", "description", "price_cents_per_hour")
 # description: "4x H100 NVL (94GB) NVLink", "1x RTX A6000 (48GB) [Premium]": the count, the
 # GPU, its memory in brackets where given, then words of the variant.
@@ -42,8 +46,7 @@ REGION = "global"
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The GPU inventory, archived as it arrives (the key never)."""
-    key = ctx.settings.massed_compute_api_key
-    return _fetch.keyed_get(ctx, PROVIDER, {"GPU inventory": INVENTORY_URL}, API_KEY, key)
+    return _fetch.keyed_get(ctx, PROVIDER, {"GPU inventory": INVENTORY_URL}, API_KEY)
 
 
 def rows(page: Page) -> list[Any]:
@@ -105,7 +108,7 @@ def offers(entry: Any, page: Page) -> list[Item]:
 
 
 SOURCE = Source(
-    settings={"massed_compute_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -29,8 +29,9 @@ API_URL = "https://api.mithril.ai/v2"
 # two answers SkyPilot's fetch_mithril.py joins into its Mithril catalog.
 TYPES_URL = f"{API_URL}/instance-types"
 AVAILABILITY_URL = f"{API_URL}/spot/availability"
-API_KEY_ENV = "MITHRIL_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _fetch.ApiKey(API_KEY_ENV, "Mithril", "its console (Account, API keys)")
+API_KEY = _fetch.ApiKey(
+    "mithril_api_key", "MITHRIL_API_KEY", "Mithril", "its console (Account, API keys)"
+)
 TYPE_FIELDS = ("fid", "name", "gpu_type", "num_gpus")
 AUCTION_FIELDS = ("instance_type", "region", "last_instance_price")
 
@@ -38,11 +39,7 @@ AUCTION_FIELDS = ("instance_type", "region", "last_instance_price")
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The instance types, then the spot auctions, archived as they arrive (the key never)."""
     return _fetch.keyed_get(
-        ctx,
-        PROVIDER,
-        {"instance types": TYPES_URL, "spot availability": AVAILABILITY_URL},
-        API_KEY,
-        ctx.settings.mithril_api_key,
+        ctx, PROVIDER, {"instance types": TYPES_URL, "spot availability": AVAILABILITY_URL}, API_KEY
     )
 
 
@@ -133,7 +130,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
 
 
 SOURCE = Source(
-    settings={"mithril_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -16,8 +16,9 @@ PROVIDER = "novita"
 # Every GPU product with its price; the API lists products per GPU (cpuPerGpu, memoryPerGpu),
 # an instance takes 1 to 8 of them. No filter is sent: a product sold out today keeps its price.
 PRODUCTS_URL = "https://api.novita.ai/gpu-instance/openapi/v1/products"
-API_KEY_ENV = "NOVITA_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _fetch.ApiKey(API_KEY_ENV, "Novita", "its console (Settings, Key Management)")
+API_KEY = _fetch.ApiKey(
+    "novita_api_key", "NOVITA_API_KEY", "Novita", "its console (Settings, Key Management)"
+)
 FIELDS = ("id", "name", "price", "regions")
 # `price` is in 1/100,000 USD per GPU-hour ("35000" is $0.35), as the API sends it.
 PRICE_UNITS_PER_USD = 100_000
@@ -29,8 +30,7 @@ REGION_CODE = re.compile(r"^\s*(?P<code>[^(]+?)\s*(?:\(.*\))?\s*$")
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The GPU products, archived as they arrive (the key never)."""
-    key = ctx.settings.novita_api_key
-    return _fetch.keyed_get(ctx, PROVIDER, {"GPU products": PRODUCTS_URL}, API_KEY, key)
+    return _fetch.keyed_get(ctx, PROVIDER, {"GPU products": PRODUCTS_URL}, API_KEY)
 
 
 def rows(page: Page) -> list[Any]:
@@ -86,7 +86,7 @@ def _region(text: str) -> str:
 
 
 SOURCE = Source(
-    settings={"novita_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

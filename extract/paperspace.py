@@ -27,8 +27,12 @@ PROVIDER = "paperspace"
 # the console reads machine types with their default usage rates from this tRPC procedure,
 # with the same bearer key.
 MACHINE_TYPES_URL = "https://api.paperspace.com/trpc/machines.createFormDataV2"
-API_KEY_ENV = "PAPERSPACE_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _fetch.ApiKey(API_KEY_ENV, "Paperspace", "its console (Team settings, API keys)")
+API_KEY = _fetch.ApiKey(
+    "paperspace_api_key",
+    "PAPERSPACE_API_KEY",
+    "Paperspace",
+    "its console (Team settings, API keys)",
+)
 FIELDS = ("label", "gpu", "defaultUsageRates")
 # Where the answer keeps the list (tRPC's result envelope).
 MACHINE_TYPES_PATH = ("result", "data", "json", "machineTypes")
@@ -45,8 +49,7 @@ GIB = 1024**3
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The machine types, archived as they arrive (the key never)."""
-    key = ctx.settings.paperspace_api_key
-    return _fetch.keyed_get(ctx, PROVIDER, {"machine types": MACHINE_TYPES_URL}, API_KEY, key)
+    return _fetch.keyed_get(ctx, PROVIDER, {"machine types": MACHINE_TYPES_URL}, API_KEY)
 
 
 def rows(page: Page) -> list[Any]:
@@ -127,7 +130,7 @@ def _number(text: object) -> float | None:
 
 
 SOURCE = Source(
-    settings={"paperspace_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

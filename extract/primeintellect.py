@@ -12,14 +12,13 @@ from typing import Any
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
-from chipcost.extract import _http
+from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     host_spec,
     json_price,
     listed_rows,
     load_json,
-    missing_key,
     parse_count,
 )
 from chipcost.extract._resale import seller, with_part
@@ -32,7 +31,13 @@ PROVIDER = "primeintellect"
 AVAILABILITY_URL = "https://api.primeintellect.ai/api/v1/availability/gpus"
 PAGE_SIZE = 100
 MAX_PAGES = 50
-API_KEY_ENV = "PRIME_API_KEY"  # what Prime Intellect's own CLI reads; named in messages
+# PRIME_API_KEY: what Prime Intellect's own CLI reads.
+API_KEY = _fetch.ApiKey(
+    "primeintellect_api_key",
+    "PRIME_API_KEY",
+    "Prime Intellect",
+    "its dashboard (Settings, API keys)",
+)
 FIELDS = ("cloudId", "gpuType", "provider", "gpuCount", "prices")
 # security -> the record's plan: Prime lists secure-cloud and community-cloud offers.
 PLANS = {"secure_cloud": "secure", "community_cloud": "community", None: "default"}
@@ -51,13 +56,10 @@ GPU_TYPE = re.compile(r"^(?P<base>.+?)_(?P<gb>\d+(?:\.\d+)?)GB$", re.I)
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """Every page of the availability listing, archived as each arrives (the key never)."""
-    key = ctx.settings.primeintellect_api_key
-    if not key:
-        raise missing_key(API_KEY_ENV, "Prime Intellect", "its dashboard (Settings, API keys)")
-    headers = {"Authorization": f"Bearer {key}"}
+    headers = API_KEY.headers(API_KEY.required(ctx))
     pages: list[Payload] = []
     seen = 0
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
+    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY.env) as client:
         while True:
             params = {"page": len(pages) + 1, "page_size": PAGE_SIZE}
             pages.append(_http.get(ctx, client, AVAILABILITY_URL, params=params, headers=headers,
@@ -249,7 +251,7 @@ def _cheapest(records: list[PriceRecord]) -> list[PriceRecord]:
 
 
 SOURCE = Source(
-    settings={"primeintellect_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -11,7 +11,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.errors import ParseError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
-from chipcost.extract import _http
+from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import field_names, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
@@ -32,7 +32,7 @@ RETIRING = (
     "release notes, 2026-08-18); with RUNPOD_API_KEY its on-demand prices come from REST API v2"
 )
 # Sent as a Bearer token when set (higher rate limits); never archived or printed.
-API_KEY_ENV = "RUNPOD_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _fetch.ApiKey("runpod_api_key", "RUNPOD_API_KEY")
 # Every price field of a GPU type in one query: prices are per GPU-hour and the same in
 # every data centre, so no per-datacentre lowestPrice fan-out is needed for list prices.
 GPU_TYPES_QUERY = """query GpuTypes {
@@ -89,9 +89,9 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
     """With a key: the REST v2 catalog, then the GraphQL answer for spot and commitments (none
     once it answers 410 Gone, and the progress says so); without: the GraphQL answer alone.
     Each archived as it arrives (the query is kept, the key never)."""
-    key = ctx.settings.runpod_api_key
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    http = client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV)
+    key = API_KEY.of(ctx)
+    headers = API_KEY.headers(key)
+    http = client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY.env)
     with http:
         catalog = [_http.get(ctx, http, REST_URL, headers=headers, ext="json")] if key else []
         try:
@@ -106,7 +106,7 @@ def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Pay
         except _http.Gone as exc:
             if not catalog:
                 raise SourceSkipped(
-                    f"{exc}. Its successor, REST API v2, needs a key: set {API_KEY_ENV} to "
+                    f"{exc}. Its successor, REST API v2, needs a key: set {API_KEY.env} to "
                     "collect RunPod's on-demand prices"
                 ) from None
             ctx.progress(f"{SOURCE_NAME}: GraphQL answered 410 Gone: REST v2 on-demand prices only")
@@ -249,7 +249,7 @@ def _offer(
 
 
 SOURCE = Source(
-    settings={"runpod_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -3,12 +3,7 @@ prices are not collected yet: no price answer was found to build on."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from chipcost.core.errors import SourceSkipped
-from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import not_collected
 
 SOURCE_NAME = "scp"
 PROVIDER = "scp"
@@ -26,24 +21,13 @@ NOT_COLLECTED = (
 )
 
 
-def fetch(ctx: FetchContext) -> list[Payload]:
-    """Nothing to fetch: skipped with the reason, without a request."""
-    raise SourceSkipped(NOT_COLLECTED)
-
-
-def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """Nothing is ever archived for SCP; an archive that claims otherwise is skipped too."""
-    raise SourceSkipped(NOT_COLLECTED)
-
-
-SOURCE = Source(
-    name=SOURCE_NAME,
-    provider=PROVIDER,
+SOURCE = not_collected(
+    SOURCE_NAME,
+    PROVIDER,
     description=(
         "Samsung Cloud Platform (Samsung SDS): not collected, always skipped: its OpenAPI shows "
         "no GPU server price in any recorded answer, and no price list was found (docs/sources.md)"
     ),
-    fetch=fetch,
-    parse=parse,
-    collected=False,
+    reason=NOT_COLLECTED,
 )
+fetch, parse = SOURCE.fetch, SOURCE.parse

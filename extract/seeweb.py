@@ -17,9 +17,9 @@ from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_r
 SOURCE_NAME = "seeweb"
 PROVIDER = "seeweb"
 PLANS_URL = "https://api.seeweb.it/ecs/v2/plans"
-API_KEY_ENV = "SEEWEB_API_TOKEN"  # declared in SOURCE.settings; named in messages
 API_KEY = _fetch.ApiKey(
-    API_KEY_ENV,
+    "seeweb_api_key",
+    "SEEWEB_API_TOKEN",
     "Seeweb",
     "its cloud panel (API token)",
     header="X-APITOKEN",
@@ -31,9 +31,7 @@ FIELDS = ("name", "gpu", "hourly_price", "available_regions")
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The plans, archived as they arrive (the token never)."""
-    return _fetch.keyed_get(
-        ctx, PROVIDER, {"plans": PLANS_URL}, API_KEY, ctx.settings.seeweb_api_key
-    )
+    return _fetch.keyed_get(ctx, PROVIDER, {"plans": PLANS_URL}, API_KEY)
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
@@ -106,7 +104,7 @@ def _regions(plan: dict[str, Any]) -> list[str]:
 
 
 SOURCE = Source(
-    settings={"seeweb_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -25,9 +25,13 @@ PROVIDER = "shadeform"
 # Every GPU instance type of every cloud Shadeform resells, with the regions it is listed in
 # (GET /instances/types of Shadeform's API reference; no filter, so unavailable ones come too).
 TYPES_URL = "https://api.shadeform.ai/v1/instances/types"
-API_KEY_ENV = "SHADEFORM_API_KEY"  # declared in SOURCE.settings; named in messages
 API_KEY = _fetch.ApiKey(
-    API_KEY_ENV, "Shadeform", "its platform (Settings, API key)", header="X-API-KEY", scheme=""
+    "shadeform_api_key",
+    "SHADEFORM_API_KEY",
+    "Shadeform",
+    "its platform (Settings, API key)",
+    header="X-API-KEY",
+    scheme="",
 )
 FIELDS = (
     "cloud",
@@ -45,9 +49,7 @@ RENTAL_TYPES = {"on_demand": "on_demand", None: "on_demand", "spot": "spot"}
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """Every instance type, archived as it arrives (the key never)."""
-    return _fetch.keyed_get(
-        ctx, PROVIDER, {"instances/types": TYPES_URL}, API_KEY, ctx.settings.shadeform_api_key
-    )
+    return _fetch.keyed_get(ctx, PROVIDER, {"instances/types": TYPES_URL}, API_KEY)
 
 
 def rows(page: Page) -> list[Any]:
@@ -176,7 +178,7 @@ def _extra(row: dict, config: dict, cloud: str, memory: float | None) -> dict[st
 
 
 SOURCE = Source(
-    settings={"shadeform_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -24,16 +24,21 @@ PROVIDER = "simplepod"
 # The machines on the market now, one page of up to 1,000 (SkyPilot's fetch_simplepod_cloud.py
 # asks the same); the answer is a bare JSON list.
 MARKET_URL = "https://api.simplepod.ai/instances/market/list?rentalStatus=active&itemsPerPage=1000"
-API_KEY_ENV = "SIMPLEPOD_API_KEY"  # declared in SOURCE.settings; named in messages
-API_KEY = _fetch.ApiKey(API_KEY_ENV, "SimplePod", "its dashboard (API keys)", "X-AUTH-TOKEN", "")
+API_KEY = _fetch.ApiKey(
+    "simplepod_api_key",
+    "SIMPLEPOD_API_KEY",
+    "SimplePod",
+    "its dashboard (API keys)",
+    header="X-AUTH-TOKEN",
+    scheme="",
+)
 FIELDS = ("gpuModel", "gpuCount", "pricePerGpu", "rig")
 MIB_PER_GB = 1024  # gpuMemorySize is in MiB (12288 for a 12 GB RTX 3060)
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The market's active machines, archived as they arrive (the key never)."""
-    key = ctx.settings.simplepod_api_key
-    return _fetch.keyed_get(ctx, PROVIDER, {"market": MARKET_URL}, API_KEY, key)
+    return _fetch.keyed_get(ctx, PROVIDER, {"market": MARKET_URL}, API_KEY)
 
 
 def rows(page: Page) -> list[Any]:
@@ -100,7 +105,7 @@ def _market(same: list[PriceRecord], cheapest: PriceRecord) -> dict[str, Any]:
 
 
 SOURCE = Source(
-    settings={"simplepod_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

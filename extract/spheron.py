@@ -11,7 +11,7 @@ from typing import Any
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
-from chipcost.extract import _http
+from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._kit import (
     field_names,
@@ -30,7 +30,7 @@ PROVIDER = "spheron"
 # public path); with SPHERON_API_KEY set the same endpoint is called as the API, with the key
 # as a Bearer token, so account-specific offers are included.
 OFFERS_URL = "https://app.spheron.ai/api/gpu-offers"
-API_KEY_ENV = "SPHERON_API_KEY"  # declared in SOURCE.settings; named in messages
+API_KEY = _fetch.ApiKey("spheron_api_key", "SPHERON_API_KEY", accept_json=True)
 # The feed pages by GPU type; 50 types a page covers the catalogue in one or two calls.
 PAGE_SIZE = 50
 # A feed that keeps reporting more pages stops here instead of looping for ever.
@@ -42,11 +42,11 @@ DEFAULT_REGION = "global"
 
 def fetch(ctx: FetchContext) -> list[Payload]:
     """Every page of the offers feed, each archived as it arrives."""
-    key = ctx.settings.spheron_api_key
-    headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"} if key else {}
+    key = API_KEY.of(ctx)
+    headers = API_KEY.headers(key)
     access = "api_key" if key else "public"
     payloads: list[Payload] = []
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
+    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY.env) as client:
         for page in range(1, MAX_PAGES + 1):
             params = {"page": page, "limit": PAGE_SIZE}
             response = _http.send(client, OFFERS_URL, params=params, headers=headers)
@@ -194,14 +194,14 @@ def _access_notes(payloads: Sequence[Payload]) -> list[str]:
     """Which path the fetch used: the API with a key, or the public feed."""
     access = {p.request.get("access") for p in payloads} - {None}
     if access == {"api_key"}:
-        return [f"read the gpu-offers API with {API_KEY_ENV}"]
+        return [f"read the gpu-offers API with {API_KEY.env}"]
     if access == {"public"}:
-        return [f"read the public gpu-offers feed ({API_KEY_ENV} not set)"]
+        return [f"read the public gpu-offers feed ({API_KEY.env} not set)"]
     return []
 
 
 SOURCE = Source(
-    settings={"spheron_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

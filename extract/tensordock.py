@@ -8,7 +8,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
-from chipcost.extract import _http
+from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import (
     field_names,
@@ -29,7 +29,7 @@ PROVIDER = "tensordock"
 LOCATIONS_URL = "https://dashboard.tensordock.com/api/v2/locations"
 # Sent as a Bearer token when set, as every v2 call of TensorDock's documentation sends it;
 # never archived or printed.
-API_KEY_ENV = "TENSORDOCK_API_KEY"
+API_KEY = _fetch.ApiKey("tensordock_api_key", "TENSORDOCK_API_KEY", accept_json=True)
 FIELDS = ("id", "country", "gpus")
 GPU_FIELDS = ("v0Name", "price_per_hr")
 # The resources a VM pays beside its GPUs: extra.resource_rates, by the name the record gives them.
@@ -39,9 +39,8 @@ RESOURCES = {"vcpu": "per_vcpu_hr", "ram_gb": "per_gb_ram_hr", "storage_gb": "pe
 def fetch(ctx: FetchContext) -> list[Payload]:
     """The locations, archived as they arrive; an endpoint answering 410 Gone fails the source
     in one line (the prices collected before are kept)."""
-    key = ctx.settings.tensordock_api_key
-    headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"} if key else {}
-    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as client:
+    headers = API_KEY.headers(API_KEY.of(ctx))
+    with _http.http_client(PROVIDER, ctx, key_hint=API_KEY.env) as client:
         page = _http.get(ctx, client, LOCATIONS_URL, headers=headers, ext="json")
     ctx.progress(f"locations, {len(page.data)} bytes")
     return [page]
@@ -142,7 +141,7 @@ def _rate(price: Any) -> float | None:
 
 
 SOURCE = Source(
-    settings={"tensordock_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -6,7 +6,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
-from chipcost.extract import _http
+from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._kit import (
     field_names,
@@ -21,7 +21,8 @@ SOURCE_NAME = "vastai"
 PROVIDER = "vastai"
 # The offer search behind `vastai search offers`; it answers without an API key.
 BUNDLES_URL = "https://console.vast.ai/api/v0/bundles/"
-API_KEY_ENV = "VAST_API_KEY"  # declared in SOURCE.settings; named in messages
+# Sent as a Bearer token when set; the search answers without one.
+API_KEY = _fetch.ApiKey("vast_api_key", "VAST_API_KEY")
 # The marketplace is a few thousand machines: one page this large holds all of it, so the
 # median sees the whole market, not the first screen of it.
 LIMIT = 5000
@@ -56,10 +57,9 @@ REGION = "global"
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
     """The on-demand and the interruptible search, archived as they arrive (never the key)."""
-    key = ctx.settings.vast_api_key
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    headers = API_KEY.headers(API_KEY.of(ctx))
     payloads = []
-    with client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY_ENV) as http:
+    with client or _http.http_client(PROVIDER, ctx, key_hint=API_KEY.env) as http:
         for model, search in SEARCHES.items():
             payloads.append(
                 _http.get(ctx, http, BUNDLES_URL, method="POST", json=search, headers=headers)
@@ -191,7 +191,7 @@ def _cheapest_offer(entries: list[PriceRecord], cheapest: PriceRecord) -> dict[s
 
 
 SOURCE = Source(
-    settings={"vast_api_key": API_KEY_ENV},
+    settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

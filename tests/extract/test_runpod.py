@@ -16,7 +16,7 @@ from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.settings import SourceSettings
 from chipcost.extract.runpod import (
-    API_KEY_ENV,
+    API_KEY,
     GPU_TYPES_QUERY,
     GRAPHQL_URL,
     REST_URL,
@@ -217,7 +217,7 @@ def test_graphql_gone_without_a_key_is_skipped_naming_the_key(tmp_path):
     with pytest.raises(SourceSkipped) as caught:
         fetch(fake_context(tmp_path, "runpod", graphql_gone))
     message = str(caught.value)
-    assert "410 Gone" in message and API_KEY_ENV in message and "\n" not in message
+    assert "410 Gone" in message and API_KEY.env in message and "\n" not in message
 
 
 def test_the_source_names_the_endpoint_its_provider_retires():
@@ -238,5 +238,5 @@ def test_fetch_without_a_key_sends_no_authorization(tmp_path):
 def test_a_refused_key_names_the_variable(tmp_path):
     refused = SourceSettings(runpod_api_key="rp-expired-key")
     ctx = fake_context(tmp_path, "runpod", lambda request: httpx.Response(401), settings=refused)
-    with pytest.raises(SourceError, match=f"check the API key \\({API_KEY_ENV}\\)"):
+    with pytest.raises(SourceError, match=f"check the API key \\({API_KEY.env}\\)"):
         fetch(ctx)

@@ -15,7 +15,7 @@ from chipcost.archive import read_manifest, read_payloads
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.settings import SourceSettings
-from chipcost.extract.spheron import API_KEY_ENV, OFFERS_URL, SOURCE, fetch, parse
+from chipcost.extract.spheron import API_KEY, OFFERS_URL, SOURCE, fetch, parse
 from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
 from tests.sources import FETCHED_AT, STAMP, context, payloads_of
@@ -92,7 +92,7 @@ def test_every_good_record_passes_validation():
 def test_the_path_used_is_said():
     assert "public gpu-offers feed" in " ".join(parse(good()).notes)
     keyed = parse([payload(name, access="api_key") for name in PAGES]).notes
-    assert f"gpu-offers API with {API_KEY_ENV}" in " ".join(keyed)
+    assert f"gpu-offers API with {API_KEY.env}" in " ".join(keyed)
 
 
 @pytest.mark.parametrize(
@@ -193,7 +193,7 @@ def test_a_429_storm_fails_the_source_with_advice(tmp_path):
 
 def test_a_rejected_key_says_which_variable_to_check(tmp_path):
     feed = Feed(httpx.Response(401, json={"message": "Unauthorized"}))
-    with pytest.raises(SourceError, match=API_KEY_ENV):
+    with pytest.raises(SourceError, match=API_KEY.env):
         fetch(
             context(
                 tmp_path,

@@ -9,7 +9,7 @@ import pytest
 from chipcost.archive import read_payloads
 from chipcost.core.errors import SourceError
 from chipcost.core.settings import SourceSettings
-from chipcost.extract.tensordock import API_KEY_ENV, LOCATIONS_URL, SOURCE, fetch, parse
+from chipcost.extract.tensordock import API_KEY, LOCATIONS_URL, SOURCE, fetch, parse
 from tests.paths import FIXTURES
 from tests.sources import STAMP, assert_loadable, context, payloads_of
 
@@ -90,4 +90,4 @@ def test_an_endpoint_answering_410_gone_fails_the_source_in_one_line(tmp_path):
         fetch(context(tmp_path, SOURCE.name, gone))
     message = str(caught.value)
     assert "410 Gone" in message and "retired" in message and "kept" in message
-    assert "\n" not in message and API_KEY_ENV not in message
+    assert "\n" not in message and API_KEY.env not in message
