@@ -228,3 +228,20 @@ def test_a_recorded_answer_without_our_storage_basis_reads_the_host_rates():
     assert summary(result.records, "1x B300 269GB").price_per_hour == 7.5
     assert summary(result.records, "1x B300 269GB", "spot").price_per_hour == 5.625
     assert any("an archive from before the interruptible search" in n for n in result.notes)
+
+
+def test_a_recorded_book_leaves_hosts_not_verified_out_of_the_median():
+    """The H100 SXM book of 2026-08-22 (eight offers, the dearest first): two `unverified` and
+    one `deverified` host are counted out; the median is of the five verified offers."""
+    result = parse([searched("h100-sxm-search-2026-08-22.json", "on_demand")])
+    [h100] = result.records
+    assert (h100.instance_type, h100.chip) == ("1x H100 SXM 80GB", "H100-SXM")
+    verified = [35.159555555555556 / 8, 20.375555555555554 / 4, 17.58088888888889 / 4,
+                13.778222222222224 / 4, 12.482222222222221 / 4]  # fmt: skip
+    assert h100.price_per_hour == round(statistics.median(verified), 4) == 4.3949
+    assert (h100.extra["min"], h100.extra["max"], h100.extra["offers"]) == (3.1206, 5.0939, 5)
+    assert h100.extra["cheapest_offer"] == 28762962  # India, 4 GPUs at 12.482222 an hour
+    notes = " ".join(result.notes)
+    assert "2 row(s) not loaded: a host not verified (unverified)" in notes
+    assert "1 row(s) not loaded: a host not verified (deverified)" in notes
+    assert not result.rejects
