@@ -4,12 +4,13 @@ each GPU node type its Instant Clusters rent, per node of 8 GPUs."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._html_tree import parse_html
+from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import price_of
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
@@ -19,8 +20,11 @@ PROVIDER = "together"
 # pricing page ("See our pricing page for current rates", its GPU clusters docs), served in
 # the HTML (a public scraper reads its `table tbody tr` rows with one GET).
 PAGE_URL = "https://www.together.ai/pricing"
-# The page's GPU cluster rows name the node type ("NVIDIA HGX H100 SXM"); other tables on it
-# price models per token and are not read.
+# The section of the page that prices the clusters, by its heading; the page's other sections
+# price models per token or dedicated inference endpoints and are not read.
+CLUSTERS_HEADING = "gpu clusters"
+# A GPU cluster row names the node type ("NVIDIA HGX H100"); the first cell after it is the
+# on-demand price per GPU-hour, the next ones reserved terms (not read).
 GPU_ROW = re.compile(r"^(?:NVIDIA|AMD)\s", re.IGNORECASE)
 # An HGX node has 8 GPUs, and the clusters API rents GPUs in multiples of 8 ("num_gpus ...
 # must be multiple of 8"): a record prices one such node.
@@ -35,13 +39,37 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 
 def rows(page: Page) -> list[dict[str, Any]]:
-    """Each GPU node type's row of the page's tables: its cells and marks."""
+    """Each GPU node type's row of the GPU Clusters tables the page shows: its cells and marks."""
     found = []
-    for row in parse_html(page.payload.text()).find_all("tr"):
-        cells = [" ".join(td.text().split()) for td in row.find_all("td")]
-        if cells and GPU_ROW.match(cells[0]):
-            found.append({"cells": cells, "marks": row.attrs})
+    for table in _cluster_tables(parse_html(page.payload.text())):
+        for row in table.find_all("tr"):
+            cells = [" ".join(td.text().split()) for td in row.find_all("td")]
+            if cells and GPU_ROW.match(cells[0]):
+                found.append({"cells": cells, "marks": row.attrs})
     return found
+
+
+def _cluster_tables(tree: Element) -> list[Element]:
+    """The tables after the "GPU Clusters" heading, up to the next heading: the Dedicated
+    Inference tables before it price the same node types otherwise ($5.49 an H100 GPU-hour
+    against $3.99 on 2026-08-22)."""
+    found: list[Element] = []
+    section = ""
+    for element in _shown(tree):
+        if element.tag == "h2":
+            section = element.text()
+        elif element.tag == "table" and section.lower() == CLUSTERS_HEADING:
+            found.append(element)
+    return found
+
+
+def _shown(element: Element) -> Iterator[Element]:
+    """`element` and the elements below it, in document order, but those in a block the page
+    hides (its class `hide`: the live page keeps an older on-demand table there)."""
+    yield element
+    for child in element.children:
+        if isinstance(child, Element) and "hide" not in child.classes:
+            yield from _shown(child)
 
 
 def offers(row: dict[str, Any], page: Page) -> list[Item]:

@@ -1,5 +1,6 @@
-"""together-clusters: parse() on the pricing page (reconstructed): per-GPU-hour node prices
-recorded per 8-GPU node, bad rows, an empty table refused, and fetch() without a key."""
+"""together-clusters: parse() on the pricing page as recorded on 2026-08-22 (per-GPU-hour node
+prices recorded per 8-GPU node, read from the GPU Clusters table alone), bad rows, an empty table
+refused, and fetch() without a key. ORIGIN.md says where each fixture comes from."""
 
 from __future__ import annotations
 
@@ -7,28 +8,52 @@ import httpx
 import pytest
 
 from chipcost.core.errors import ParseError
+from chipcost.core.payload import Payload
 from chipcost.extract.together_clusters import PAGE_URL, SOURCE, fetch, parse
 from tests.paths import FIXTURES
-from tests.sources import context, payloads_of
+from tests.sources import FETCHED_AT, context, payloads_of
 
 payload = payloads_of("together-clusters", PAGE_URL)
+RECORDED = "pricing-2026-08-22.html"
 
 
-def test_a_node_type_is_priced_per_8_gpu_node_hour():
-    result = parse([payload("pricing.html")])
-    nodes = {r.instance_type: r for r in result.records}
-    h100 = nodes["8x HGX H100 SXM"]
+@pytest.fixture(scope="module")
+def recorded():
+    return parse([payload(RECORDED)])
+
+
+def test_a_node_type_is_priced_per_8_gpu_node_hour(recorded):
+    """The GPU Clusters table's ON-Demand column: HGX H100 $3.99, H200 $5.99, B200 $8.19 a
+    GPU-hour, each an 8-GPU node."""
+    nodes = {r.instance_type: r for r in recorded.records}
+    h100 = nodes["8x HGX H100"]
     assert (h100.provider, h100.chip, h100.chip_count, h100.price_per_hour) == (
-        "together", "H100-SXM", 8.0, 23.92,
+        "together", "H100-SXM", 8.0, 31.92,
     )  # fmt: skip
-    assert h100.extra["listed"] == "$2.99 per GPU-hour"
-    assert nodes["8x HGX H100 SXM - Inference"].chip == "H100-SXM"
-    assert {nodes["8x HGX B200"].chip, nodes["8x HGX H200"].chip} == {"B200", "H200"}
-    # The model table's per-token prices are not GPU rows; GB200's "Contact us" is a reject.
-    assert len(nodes) == 4
-    assert [r.reason for r in result.rejects] == [
-        "NVIDIA GB200 NVL72: price: no price listed (Contact us)"
+    assert (h100.extra["listed"], h100.sku, h100.region) == (
+        "$3.99 per GPU-hour", "NVIDIA HGX H100", "global",
+    )  # fmt: skip
+    assert (nodes["8x HGX H200"].chip, nodes["8x HGX H200"].price_per_hour) == ("H200", 47.92)
+    assert (nodes["8x HGX B200"].chip, nodes["8x HGX B200"].price_per_hour) == ("B200", 65.52)
+    assert len(nodes) == 3
+    # GB200 NVL72, GB300 NVL72 and HGX B300 list no on-demand price ("—"): rejects.
+    assert sorted(r.reason for r in recorded.rejects) == [
+        "NVIDIA GB200 NVL72: price: no price listed (—)",
+        "NVIDIA GB300 NVL72: price: no price listed (—)",
+        "NVIDIA HGX B300: price: no price listed (—)",
     ]
+
+
+def test_only_the_gpu_clusters_table_the_page_shows_is_read(recorded):
+    """The Dedicated Inference table before it prices an H100 GPU-hour at $5.49 and a B200 at
+    $8.99, and a hidden table repeats the on-demand column: neither is read, so no node type is
+    priced twice and none at a dedicated-inference price."""
+    data = payload(RECORDED).data
+    assert b"$5.49" in data and b"$8.99" in data and b'<div class="hide">' in data
+    assert {r.price_per_hour / 8 for r in recorded.records} == {3.99, 5.99, 8.19}
+    shown = data.replace(b'<div class="hide">', b'<div class="shown">')
+    again = parse([Payload(shown, PAGE_URL, FETCHED_AT, "shown", "shown")])
+    assert len(again.records) == 3 and len(again.rejects) == 6  # its rows again, equal prices
 
 
 def test_bad_rows_become_rejects_with_reasons():
@@ -45,11 +70,11 @@ def test_a_page_without_gpu_rows_is_refused():
 
 
 def test_fetch_reads_the_page_with_no_key(tmp_path):
-    body = (FIXTURES / "together-clusters" / "pricing.html").read_bytes()
+    body = (FIXTURES / "together-clusters" / RECORDED).read_bytes()
 
     def answer(request: httpx.Request) -> httpx.Response:
         assert "Authorization" not in request.headers and str(request.url) == PAGE_URL
         return httpx.Response(200, content=body, headers={"Content-Type": "text/html"})
 
     [fetched] = fetch(context(tmp_path, SOURCE.name, answer))
-    assert len(parse([fetched]).records) == 4
+    assert len(parse([fetched]).records) == 3
