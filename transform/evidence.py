@@ -209,9 +209,9 @@ class Match:
         return self.point.words(f"{scales[0]}-{scales[-1]} chips")
 
     def figure(self, side: str) -> Reading:
-        """The figure a side's answer rests on: its best throughput at the point (the
-        frontier's best that meets the speed and the TTFT bound, as the choice rule takes)."""
-        return max(self.side(side), key=lambda r: r.tokens_per_second_per_chip)
+        """The figure a side's answer rests on: its first at the point by the choice rule
+        (throughput_ranked's choice_rank, whose order `published` keeps)."""
+        return min(self.side(side), key=lambda r: r.choice_rank)
 
     def tps(self, side: str) -> float:
         return self.figure(side).tokens_per_second_per_chip
@@ -366,8 +366,9 @@ class Verdict:
 
 
 def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
-    """The verdict where both chips are measured at one point: the change at each side's best
-    figure there, the break-even, and the range over every figure of each there."""
+    """The verdict where both chips are measured at one point: the change at each side's
+    figure there by the choice rule, the break-even, and the range over every figure of each
+    there."""
     ta, tb = match.tps("a"), match.tps("b")
     break_even = price_a * tb / price_b
     best = worst = None
