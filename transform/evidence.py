@@ -15,27 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from chipcost.transform.precision import precision_class
 from chipcost.transform.tokens import change_words
 
 # Figures of two systems are compared when one has at most this many times the other's chips:
 # an 8-GPU server against a 16-GPU pair of them, not 8 GPUs against a 128-GPU training run,
 # whose figure carries the cost of scaling out.
 SCALE_RATIO = 4
-# The precision classes a figure's stated precision falls into (the names outputs print).
-PRECISION_CLASSES = {
-    "fp4": "FP4", "nvfp4": "FP4", "mxfp4": "FP4", "int4": "FP4", "w4a16": "FP4",
-    "fp8": "FP8", "mxfp8": "FP8", "fp8-e4m3": "FP8", "fp8-e5m2": "FP8", "w8a8": "FP8",
-    "bf16": "BF16-FP16", "fp16": "BF16-FP16", "bfloat16": "BF16-FP16",
-    "int8": "INT8",
-}  # fmt: skip
-
-
-def precision_class(precision: object) -> str | None:
-    """'FP4', 'FP8', 'BF16-FP16', 'INT8', or None where the document states none."""
-    text = str(precision or "").strip().lower()
-    if not text:
-        return None
-    return PRECISION_CLASSES.get(text, PRECISION_CLASSES.get(text.split("-")[0], text.upper()))
 
 
 def _number(value: object) -> float | None:
