@@ -9,10 +9,8 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
-from chipcost.core.record import OFFER_KEY
+from chipcost.core.record import HISTORY_KEY
 
-# An offer as the history keeps it: per source, so two sources pricing one offer stay apart.
-HISTORY_KEY = ("source", *OFFER_KEY)
 _KEY = ", ".join(HISTORY_KEY)
 
 _EVENTS = f"""

@@ -9,7 +9,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import ArrowStream
-from chipcost.core.record import OFFER_KEY
+from chipcost.core.record import HISTORY_KEY
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -36,7 +36,7 @@ def moved_prices(
     """
     if records.is_empty():
         return {}
-    keys = ("source", *OFFER_KEY)
+    keys = HISTORY_KEY
     con.register(
         "jump_candidates",
         ArrowStream(records.select(*keys, "price_per_hour", "chip_count", "observed_at")),
