@@ -31,8 +31,8 @@ from chipcost.warehouse.reader import open_reader, within_limits
 _MOVES = """
 SELECT c.changed_at, c.chip, c.provider, c.region, c.zone, c.instance_type, c.pricing_model,
     c.term, c.payment, c.plan, c.source,
-    c.old_price_per_hour / nullif(c.chip_count, 0) AS old_price_per_chip_hour,
-    c.new_price_per_hour / nullif(c.chip_count, 0) AS new_price_per_chip_hour,
+    per_chip_hour(c.old_price_per_hour, c.chip_count) AS old_price_per_chip_hour,
+    per_chip_hour(c.new_price_per_hour, c.chip_count) AS new_price_per_chip_hour,
     c.change_pct,
     coalesce((SELECT bool_or(sample) FROM runs WHERE observed_at >= $since), FALSE) AS sample
 FROM price_changes c

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from chipcost.transform.precision import DEFAULT_WEIGHT_BYTES, weight_bytes
 from chipcost.transform.tokens import (
     break_even_days,
     break_even_tokens,
@@ -83,19 +84,14 @@ def _by_pricing(
 # with mixed-precision Adam keeps BF16 weights (2 bytes) and gradients (2), FP32 master weights
 # (4) and Adam's two moments (4 + 4): 16 bytes, activations not counted. Inference keeps the
 # weights alone, at the throughput figure's precision (KV cache and activations not counted).
+# (Bytes per weight at each precision: transform/precision.py.)
 TRAINING_BYTES_PER_PARAMETER = 16.0
-INFERENCE_BYTES_PER_PARAMETER = {"fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
-DEFAULT_INFERENCE_BYTES = 2.0  # BF16 or FP16, and figures that state no precision
 
 
 def bytes_per_parameter(workload: str, precision: str | None) -> float:
     if workload == "training":
         return TRAINING_BYTES_PER_PARAMETER
-    key = (precision or "").strip().lower()
-    for prefix, size in INFERENCE_BYTES_PER_PARAMETER.items():
-        if key.startswith(prefix):
-            return size
-    return DEFAULT_INFERENCE_BYTES
+    return weight_bytes(precision)
 
 
 def memory_needed_gb(parameters: float, workload: str, precision: str | None) -> float:
@@ -112,7 +108,7 @@ def fit_rule(workload: str) -> str:
             "over the instance's chips; activations not counted"
         )
     return (
-        f"weights {DEFAULT_INFERENCE_BYTES:g} bytes/parameter at BF16, 1 at FP8 (the throughput "
+        f"weights {DEFAULT_WEIGHT_BYTES:g} bytes/parameter at BF16, 1 at FP8 (the throughput "
         "figure's precision), over the instance's chips; KV cache and activations not counted"
     )
 

@@ -15,27 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from chipcost.transform.precision import precision_class
 from chipcost.transform.tokens import change_words
 
 # Figures of two systems are compared when one has at most this many times the other's chips:
 # an 8-GPU server against a 16-GPU pair of them, not 8 GPUs against a 128-GPU training run,
 # whose figure carries the cost of scaling out.
 SCALE_RATIO = 4
-# The precision classes a figure's stated precision falls into (the names outputs print).
-PRECISION_CLASSES = {
-    "fp4": "FP4", "nvfp4": "FP4", "mxfp4": "FP4", "int4": "FP4", "w4a16": "FP4",
-    "fp8": "FP8", "mxfp8": "FP8", "fp8-e4m3": "FP8", "fp8-e5m2": "FP8", "w8a8": "FP8",
-    "bf16": "BF16-FP16", "fp16": "BF16-FP16", "bfloat16": "BF16-FP16",
-    "int8": "INT8",
-}  # fmt: skip
-
-
-def precision_class(precision: object) -> str | None:
-    """'FP4', 'FP8', 'BF16-FP16', 'INT8', or None where the document states none."""
-    text = str(precision or "").strip().lower()
-    if not text:
-        return None
-    return PRECISION_CLASSES.get(text, PRECISION_CLASSES.get(text.split("-")[0], text.upper()))
 
 
 def _number(value: object) -> float | None:
@@ -209,9 +195,9 @@ class Match:
         return self.point.words(f"{scales[0]}-{scales[-1]} chips")
 
     def figure(self, side: str) -> Reading:
-        """The figure a side's answer rests on: its best throughput at the point (the
-        frontier's best that meets the speed and the TTFT bound, as the choice rule takes)."""
-        return max(self.side(side), key=lambda r: r.tokens_per_second_per_chip)
+        """The figure a side's answer rests on: its first at the point by the choice rule
+        (throughput_ranked's choice_rank, whose order `published` keeps)."""
+        return min(self.side(side), key=lambda r: r.choice_rank)
 
     def tps(self, side: str) -> float:
         return self.figure(side).tokens_per_second_per_chip
@@ -366,8 +352,9 @@ class Verdict:
 
 
 def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
-    """The verdict where both chips are measured at one point: the change at each side's best
-    figure there, the break-even, and the range over every figure of each there."""
+    """The verdict where both chips are measured at one point: the change at each side's
+    figure there by the choice rule, the break-even, and the range over every figure of each
+    there."""
     ta, tb = match.tps("a"), match.tps("b")
     break_even = price_a * tb / price_b
     best = worst = None

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from chipcost.core.clean import printable
 from chipcost.core.errors import ChipcostError
-from chipcost.transform.roofline import WEIGHT_BYTES
+from chipcost.transform.precision import weight_bytes
 
 SUMMARY = "profile_export_aiperf.json"
 RECORDS = "profile_export.jsonl"
@@ -267,7 +267,7 @@ def physical_roof(
     """The roofline at 100% of the chip's dense peak and memory bandwidth (transform/roofline.py
     at full efficiency, without the KV cache, memory limits or communication: an upper bound)."""
     flops_per_token = 2 * active_parameters * (1 + input_tokens / output_tokens)
-    weights = total_parameters * WEIGHT_BYTES.get(precision, 2.0)
+    weights = total_parameters * weight_bytes(precision)
     return Roof(
         per_chip=peak_tflops * 1e12 / flops_per_token,
         per_user=chips * bandwidth_tbps * 1e12 / weights,

@@ -37,10 +37,10 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from chipcost.core.errors import ChipcostError
+from chipcost.transform.precision import WEIGHT_BYTES
 
-# Bytes per weight and per KV-cache value at a precision; the KV cache is kept in FP8 where the
-# weights are 8 bits or fewer (as the FP8 and FP4 submissions to MLPerf do), else in 16 bits.
-WEIGHT_BYTES = {"fp4": 0.5, "int4": 0.5, "fp8": 1.0, "int8": 1.0, "bf16": 2.0, "fp16": 2.0}
+# The KV cache is kept in FP8 where the weights are 8 bits or fewer (as the FP8 and FP4
+# submissions to MLPerf do), else in 16 bits (bytes per weight: transform/precision.py).
 MAX_UNIT = 8  # one 8-chip instance; a model that needs more is served on what holds it
 # Without a KV-cache shape memory sets no batch limit; the compute roof does, long before this.
 NO_CACHE_BATCH = 1_000_000

@@ -15,6 +15,7 @@ from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import KINDS, OPERATING_POINTS, WORKLOADS, Assumption, Figure
 from chipcost.transform import roofline
 from chipcost.transform.figure_bounds import rate_in_bounds, real_date, whole_chips
+from chipcost.transform.precision import dense_peak
 from chipcost.transform.roofline import Settings
 from chipcost.transform.tokens import (
     derived_tokens_per_second,
@@ -226,15 +227,6 @@ def figures_from_rows(
     return figures
 
 
-def _peak(chip: Mapping[str, object], precision: str) -> tuple[str, float] | None:
-    order = ("fp8", "bf16") if precision == "fp8" else ("bf16",)
-    for name in order:
-        value = chip.get(f"dense_{name}_tflops")
-        if isinstance(value, int | float) and value > 0:
-            return name, float(value)
-    return None
-
-
 def _without_url(text: object) -> str:
     """A citation without its trailing URL (the chips and models tables keep the URL)."""
     return _cited(str(text or ""))
@@ -267,7 +259,7 @@ def derived_figures(
     for chip in chips:
         for model in models:
             for rule in assumptions:
-                peak = _peak(chip, rule.precision)
+                peak = dense_peak(chip, rule.precision)
                 if peak is None or chip.get("family") in rule.not_on:
                     continue
                 if rule.workload == "inference" and model.get("attention") != "none":

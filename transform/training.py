@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from chipcost.core.figures import Assumption, Figure
+from chipcost.transform.precision import dense_peak, is_four_bit
 
 # Models up to this many parameters train data-parallel on one node (MLPerf's Llama 3.1 8B
 # fits 8 accelerators); above it they are sharded over many, and reach another MFU.
@@ -38,22 +39,6 @@ class Calibration:
     figures: tuple[str, ...]  # the throughput ids, sorted
 
 
-def _tflops(value: object) -> float | None:
-    """A peak from the chips table (a number in the warehouse, text in chips.csv)."""
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return number if number > 0 else None
-
-
-def _peak(chip: Mapping[str, object], precision: str | None) -> tuple[str, float] | None:
-    fp8, bf16 = _tflops(chip.get("dense_fp8_tflops")), _tflops(chip.get("dense_bf16_tflops"))
-    if precision not in ("bf16", "fp16") and fp8 is not None:
-        return "fp8", fp8
-    return ("bf16", bf16) if bf16 is not None else None
-
-
 def _active(model: Mapping[str, object]) -> float:
     return float(model.get("active_parameters") or model["parameters"])  # type: ignore[arg-type]
 
@@ -69,9 +54,9 @@ def figure_mfu(
     has no peak or the figure needs more than it (set aside by the choice rule too), and for a
     4-bit run (NVFP4): derived training figures are FP8 or BF16, and a 4-bit run's share of
     the FP8 peak would credit them with what only FP4 reaches."""
-    if figure.precision in ("fp4", "int4"):
+    if is_four_bit(figure.precision):
         return None
-    peak = _peak(chip, figure.precision)
+    peak = dense_peak(chip, figure.precision)
     if peak is None:
         return None
     mfu = figure.tokens_per_second_per_chip * 6 * _active(model) / (peak[1] * 1e12)
@@ -139,7 +124,7 @@ def calibrated(
     calibration: Calibration,
 ) -> Figure:
     """A derived training figure redone at a calibrated MFU; the id stays the same."""
-    peak = _peak(chip, calibration.precision)
+    peak = dense_peak(chip, calibration.precision)
     assert peak is not None  # a calibration exists only where the chip has that peak
     params = _active(model)
     tps = peak[1] * 1e12 * calibration.mfu / (6 * params)
@@ -206,7 +191,7 @@ def held_out(
     rest = [f for f in references if (f.source, f.model) != mine]
     found = calibration_for(chip, model, calibrations(rest, chips, models))
     mfu, precision = (flat.mfu, flat.precision) if found is None else (found.mfu, found.precision)
-    peak = _peak(chip, precision)
+    peak = dense_peak(chip, precision)
     if peak is None:
         return None
     how = "flat, nothing else published" if found is None else f"{found.scope}, {found.size}"

@@ -9,10 +9,8 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
-from chipcost.core.record import OFFER_KEY
+from chipcost.core.record import HISTORY_KEY
 
-# An offer as the history keeps it: per source, so two sources pricing one offer stay apart.
-HISTORY_KEY = ("source", *OFFER_KEY)
 _KEY = ", ".join(HISTORY_KEY)
 
 _EVENTS = f"""
@@ -26,8 +24,8 @@ SELECT
     e.changed_at, e.change, e.chip, e.provider, e.region, e.zone, e.instance_type,
     e.pricing_model, e.term, e.payment, e.plan, e.source, e.chip_count,
     e.old_price_per_hour, e.new_price_per_hour,
-    e.old_price_per_hour / nullif(e.chip_count, 0) AS old_price_per_chip_hour,
-    e.new_price_per_hour / nullif(e.chip_count, 0) AS new_price_per_chip_hour,
+    per_chip_hour(e.old_price_per_hour, e.chip_count) AS old_price_per_chip_hour,
+    per_chip_hour(e.new_price_per_hour, e.chip_count) AS new_price_per_chip_hour,
     e.change_pct,
     coalesce(e.change = 'new' AND e.changed_at <= f.first_ok, FALSE) AS history_start,
     e.payload_ref
@@ -69,7 +67,7 @@ spans AS MATERIALIZED (
     -- other join order expanded every row of years of history by every day (10x slower,
     -- docs/performance.md).
     SELECT m.offer_no, h.valid_from, h.valid_to,
-        h.price_per_hour / nullif(h.chip_count, 0) AS price
+        per_chip_hour(h.price_per_hour, h.chip_count) AS price
     FROM numbered m
     JOIN price_history_usd h USING ({_KEY})
     WHERE h.valid_from < $end AND (h.valid_to IS NULL OR h.valid_to >= $trend_start)
@@ -86,9 +84,9 @@ trends AS (
 SELECT
     m.chip, {", ".join(f"m.{c}" for c in HISTORY_KEY)}, m.chip_count, m.changes, m.changed_at,
     m.old_price_per_hour, m.new_price_per_hour, m.high_price_per_hour, m.low_price_per_hour,
-    m.old_price_per_hour / nullif(m.chip_count, 0) AS old_price_per_chip_hour,
-    m.new_price_per_hour / nullif(m.chip_count, 0) AS new_price_per_chip_hour,
-    (m.new_price_per_hour - m.old_price_per_hour) / nullif(m.chip_count, 0)
+    per_chip_hour(m.old_price_per_hour, m.chip_count) AS old_price_per_chip_hour,
+    per_chip_hour(m.new_price_per_hour, m.chip_count) AS new_price_per_chip_hour,
+    per_chip_hour(m.new_price_per_hour - m.old_price_per_hour, m.chip_count)
         AS change_per_chip_hour,
     round(100 * (m.new_price_per_hour - m.old_price_per_hour) / m.old_price_per_hour, 2)
         AS change_pct,

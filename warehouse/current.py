@@ -9,18 +9,20 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import ArrowStream
-from chipcost.core.record import OFFER_KEY
+from chipcost.core.record import HISTORY_KEY
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
 class CurrentPrice:
-    """An offer's open price_history row: its price and when a run last saw it."""
+    """An offer's open price_history row: its price and when a run last saw it, and how far
+    the run's record moved from it (`factor`: the record's price per chip over this one's)."""
 
     price_per_hour: float
     chip_count: float
     last_seen_at: datetime
+    factor: float
 
 
 def moved_prices(
@@ -34,7 +36,7 @@ def moved_prices(
     """
     if records.is_empty():
         return {}
-    keys = ("source", *OFFER_KEY)
+    keys = HISTORY_KEY
     con.register(
         "jump_candidates",
         ArrowStream(records.select(*keys, "price_per_hour", "chip_count", "observed_at")),
@@ -42,13 +44,18 @@ def moved_prices(
     try:
         rows = con.execute(
             f"""
-            SELECT {", ".join(f"h.{k}" for k in keys)}, h.price_per_hour, h.chip_count,
-                   epoch_us(h.last_seen_at)
-            FROM jump_candidates s JOIN price_history h USING ({", ".join(keys)})
-            WHERE h.valid_to IS NULL AND s.observed_at > h.last_seen_at
-              AND NOT (s.price_per_hour / greatest(s.chip_count, 1e-9)
-                       BETWEEN h.price_per_hour / greatest(h.chip_count, 1e-9) / ?
-                           AND h.price_per_hour / greatest(h.chip_count, 1e-9) * ?)
+            WITH paired AS (
+                SELECT {", ".join(f"h.{k}" for k in keys)}, h.price_per_hour, h.chip_count,
+                    h.last_seen_at,
+                    per_chip_hour(s.price_per_hour, s.chip_count) AS new_per_chip,
+                    per_chip_hour(h.price_per_hour, h.chip_count) AS old_per_chip
+                FROM jump_candidates s JOIN price_history h USING ({", ".join(keys)})
+                WHERE h.valid_to IS NULL AND s.observed_at > h.last_seen_at
+            )
+            SELECT {", ".join(keys)}, price_per_hour, chip_count, epoch_us(last_seen_at),
+                new_per_chip / old_per_chip
+            FROM paired
+            WHERE NOT (new_per_chip BETWEEN old_per_chip / ? AND old_per_chip * ?)
             """,
             [factor, factor],
         ).fetchall()
@@ -57,7 +64,10 @@ def moved_prices(
     width = len(keys)
     return {
         tuple(row[:width]): CurrentPrice(
-            row[width], row[width + 1], _EPOCH + timedelta(microseconds=row[width + 2])
+            row[width],
+            row[width + 1],
+            _EPOCH + timedelta(microseconds=row[width + 2]),
+            row[width + 3],
         )
         for row in rows
     }

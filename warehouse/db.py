@@ -38,10 +38,15 @@ def _sql_files(folder: str) -> list[tuple[str, str]]:
 
 def views() -> list[tuple[str, str]]:
     """(file name, SQL) for every file in warehouse/views, in order, with the lists a view
-    names (`{{figure_kinds}}`) written in from where they are declared."""
+    names (`{{figure_kinds}}`, `{{same_offer_p_n}}`: rows p and n of one offer) written in
+    from where they are declared."""
     from chipcost.core.figures import KINDS
+    from chipcost.core.record import HISTORY_KEY
 
-    lists = {"{{figure_kinds}}": "[" + ", ".join(f"'{kind}'" for kind in KINDS) + "]"}
+    lists = {
+        "{{figure_kinds}}": "[" + ", ".join(f"'{kind}'" for kind in KINDS) + "]",
+        "{{same_offer_p_n}}": " AND ".join(f"p.{c} = n.{c}" for c in HISTORY_KEY),
+    }
     found = []
     for name, sql in _sql_files("views"):
         for marker, values in lists.items():

@@ -6,6 +6,7 @@ from datetime import date
 
 import duckdb
 
+from chipcost.core.record import OFFER_KEY
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.where import Where
 
@@ -23,12 +24,12 @@ def history_rows(
         con,
         f"""
         SELECT provider, region, zone, instance_type, chip, chip_count, pricing_model, term,
-               payment, plan, price_per_hour, price_per_hour / chip_count AS price_per_chip_hour,
-               upfront, sku, source, valid_from, valid_to, end_reason, payload_ref
+               payment, plan, price_per_hour,
+               per_chip_hour(price_per_hour, chip_count) AS price_per_chip_hour, upfront,
+               sku, source, valid_from, valid_to, end_reason, payload_ref
         FROM price_history_usd
         WHERE {where.sql()}
-        ORDER BY provider, region, zone, instance_type, pricing_model, term, payment, plan,
-                 valid_from
+        ORDER BY {", ".join(OFFER_KEY)}, valid_from
         """,
         where.params,
     )

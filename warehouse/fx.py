@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import duckdb
 
-from chipcost.core.record import OFFER_KEY
+from chipcost.core.record import HISTORY_KEY
 from chipcost.warehouse.bound import execute, relation
 from chipcost.warehouse.where import Where
 
@@ -159,7 +159,7 @@ def index_in_currency(sql: str, params: dict[str, object], currency: str) -> tup
 # conversion did not return, matched on the row's key, so that the rule (a rate at most
 # MAX_RATE_AGE_DAYS old) stays the view's alone (views/05_price_history_usd.sql). Every read
 # that says what it left out asks this.
-_ROW_KEY = ", ".join(("source", *OFFER_KEY, "valid_from"))
+_ROW_KEY = ", ".join((*HISTORY_KEY, "valid_from"))
 UNRATED_ROWS = f"""
     SELECT h.* FROM price_history h
     ANTI JOIN (SELECT {_ROW_KEY} FROM price_history_usd) u USING ({_ROW_KEY})

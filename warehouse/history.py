@@ -62,7 +62,7 @@ WITH bounds AS (
     FROM price_history
 ),
 rows AS (
-    SELECT {columns}, h.price_per_hour / h.chip_count AS price_per_chip_hour,
+    SELECT {columns}, per_chip_hour(h.price_per_hour, h.chip_count) AS price_per_chip_hour,
         greatest(h.valid_from::DATE, b.first_day - INTERVAL {int(lookback_days)} DAY) AS from_day,
         least(coalesce((h.valid_to - INTERVAL 1 DAY)::DATE, b.last_day), b.last_day) AS to_day
     FROM price_history_usd h, bounds b

@@ -9,7 +9,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import ArrowStream, records_frame
-from chipcost.core.record import OFFER_KEY, RECORD_COLUMNS
+from chipcost.core.record import HISTORY_KEY, RECORD_COLUMNS
 from chipcost.core.runs import ALREADY_LOADED, OK, LoadSummary, RunResult
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
 from chipcost.warehouse import lake
@@ -17,7 +17,6 @@ from chipcost.warehouse.db import checkpoint, rollback, scalar
 from chipcost.warehouse.insert import insert_rows
 from chipcost.warehouse.run_rows import insert_attempt, insert_rejects, insert_run
 
-HISTORY_KEY = ("source", *OFFER_KEY)
 # Prices are stored to 10 decimals by AWS; smaller differences are float noise, not changes.
 PRICE_EPSILON = 1e-9
 

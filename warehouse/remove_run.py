@@ -15,9 +15,10 @@ from datetime import datetime
 import duckdb
 
 from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.record import HISTORY_KEY
 from chipcost.warehouse import lake
 from chipcost.warehouse.db import checkpoint, rollback
-from chipcost.warehouse.load import HISTORY_KEY, LAKE_LOAD_ATTEMPTS, _claim
+from chipcost.warehouse.load import LAKE_LOAD_ATTEMPTS, _claim
 from chipcost.warehouse.restate import restate_since
 
 _KEY = ", ".join(HISTORY_KEY)

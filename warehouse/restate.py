@@ -18,9 +18,9 @@ from datetime import datetime
 import duckdb
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.record import HISTORY_KEY
 from chipcost.core.runs import OK, RunResult, SourceResult
 from chipcost.warehouse.load import (
-    HISTORY_KEY,
     _close_changed,
     _close_withdrawn,
     _extend_unchanged,

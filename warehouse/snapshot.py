@@ -18,7 +18,7 @@ from chipcost.warehouse.fx import in_currency
 _AS_OF = f"""
 SELECT
     chip, provider, region, zone, instance_type, pricing_model, term, payment, plan, source,
-    chip_count, price_per_hour, price_per_hour / chip_count AS price_per_chip_hour,
+    chip_count, price_per_hour, per_chip_hour(price_per_hour, chip_count) AS price_per_chip_hour,
     last_seen_at,
     {bucket_sql()} AS bucket
 FROM price_history_usd

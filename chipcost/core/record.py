@@ -26,6 +26,8 @@ OFFER_KEY = (
     "payment",
     "plan",
 )
+# An offer as the history keeps it: per source, so two sources pricing one offer stay apart.
+HISTORY_KEY = ("source", *OFFER_KEY)
 
 # One C call for the whole key: a replay asks each record's key several times (validation,
 # seen keys, price jumps), some 70,000 keys for the sample.

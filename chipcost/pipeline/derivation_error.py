@@ -28,6 +28,7 @@ from chipcost.pipeline.references import (
     with_interconnect,
 )
 from chipcost.transform import roofline, training
+from chipcost.transform.precision import WEIGHT_BYTES, dense_peak, is_four_bit
 from chipcost.transform.tokens import derived_tokens_per_second, flops_per_token
 
 
@@ -72,17 +73,6 @@ def _number(text: str | None) -> float | None:
     except ValueError:
         return None
     return value if value > 0 else None
-
-
-def _peak(chip: dict[str, str], precision: str) -> tuple[str, float] | None:
-    """The peak the derivation uses for a figure's precision: FP8 for 8 bits or fewer (the
-    chips table has no FP4 column, so an FP4 figure is held to the FP8 peak), else BF16."""
-    order = ("fp8", "bf16") if precision in ("fp8", "fp4", "int8", "int4") else ("bf16",)
-    for name in order:
-        value = _number(chip.get(f"dense_{name}_tflops"))
-        if value:
-            return name, value
-    return None
 
 
 def _impossible(figure: Figure, chip: dict[str, str], model: dict) -> bool:
@@ -149,11 +139,11 @@ def _inference(
     figure: Figure, chip: dict, model: dict, rule, settings: roofline.Settings
 ) -> tuple[float, str] | None:
     precision = figure.precision or rule.precision
-    peak = _peak(chip, precision)
+    peak = dense_peak(chip, precision)
     memory, bandwidth = _number(chip.get("memory_gb")), _number(chip.get("memory_bandwidth_tbps"))
     if peak is None or memory is None or bandwidth is None or model.get("attention") == "none":
         return None
-    if precision not in roofline.WEIGHT_BYTES:
+    if precision not in WEIGHT_BYTES:
         return None
     shape = roofline.Shape(
         float(model["parameters"]),
@@ -211,8 +201,9 @@ def summaries(found: list[Check] | None = None) -> list[Summary]:
         mine = [c for c in found if c.workload == workload]
         groups.append((workload, "all", mine))
         if workload == "inference":
-            groups.append((workload, "FP8/BF16 figures", [c for c in mine if c.precision != "fp4"]))
-            groups.append((workload, "FP4 figures", [c for c in mine if c.precision == "fp4"]))
+            fp4 = [c for c in mine if is_four_bit(c.precision)]
+            fp8_bf16 = [c for c in mine if not is_four_bit(c.precision)]
+            groups += [(workload, "FP8/BF16 figures", fp8_bf16), (workload, "FP4 figures", fp4)]
     return [_summary(w, g, c) for w, g, c in groups if c]
 
 
@@ -252,10 +243,10 @@ def derived_at(
     if chip is None or model is None or rule is None or chip.get("family") in rule.not_on:
         return None
     precision = str(anchor.get("precision") or rule.precision).lower()
-    if precision not in roofline.WEIGHT_BYTES:
+    if precision not in WEIGHT_BYTES:
         precision = rule.precision
     if workload == "training":
-        peak = _peak(chip, precision)
+        peak = dense_peak(chip, precision)
         if peak is None:
             return None
         per_token = flops_per_token(float(model["active_parameters"]), "training")

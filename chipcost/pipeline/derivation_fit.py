@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from chipcost.pipeline.derivation_error import Check
+from chipcost.transform.precision import is_four_bit
 
 SMALL_MODEL = 15e9  # parameters: the 8B class below, the 70B class above
 # parameters: the 405B and 671B (mixture-of-experts) class above, whose published runs are long
@@ -46,7 +47,7 @@ def size_group(parameters: float | None) -> str:
 
 
 def precision_group(precision: str | None) -> str:
-    return "FP4" if (precision or "").lower() in ("fp4", "int4") else "FP8/BF16"
+    return "FP4" if is_four_bit(precision) else "FP8/BF16"
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,9 @@ class Jump:
 
     @property
     def factor(self) -> float:
-        """New per-chip price over the old one (both per chip: a count change shows too)."""
-        old = self.before.price_per_hour / max(self.before.chip_count, 1e-9)
-        new = self.record.price_per_hour / max(self.record.chip_count, 1e-9)
-        return new / old if old > 0 else float("inf")
+        """New per-chip price over the old one (both per chip: a count change shows too),
+        as the warehouse computed it (warehouse/current.py)."""
+        return self.before.factor
 
     def note(self) -> str:
         r, before = self.record, self.before

@@ -16,6 +16,7 @@ from chipcost.pipeline.references import (
     throughput_files,
     throughput_references,
 )
+from chipcost.transform.precision import WEIGHT_BYTES
 from chipcost.transform.throughput_figures import figures_from_rows
 
 GOOD = {
@@ -103,10 +104,10 @@ def test_h200_is_above_h100_at_every_70b_point_both_have():
     assert all(v["H200"] > v["H100-SXM"] for v in shared.values()), shared
 
 
-# The precision classes a figure may state (docs/cost-per-token.md, "The throughput
-# catalogue"): block-scaled 4-bit formats (NVFP4, MXFP4) are fp4; the document's own words are
-# kept in precision_stated.
-PRECISION_CLASSES = {"fp4", "fp8", "bf16", "fp16", "int8", "int4"}
+# The precisions a figure may be stored at (transform/precision.py; docs/cost-per-token.md,
+# "The throughput catalogue"): block-scaled 4-bit formats (NVFP4, MXFP4) are fp4; the
+# document's own words are kept in precision_stated.
+PRECISION_CLASSES = set(WEIGHT_BYTES)
 
 
 def test_every_figure_states_a_known_precision_class_or_none():

@@ -5,7 +5,7 @@ CREATE OR REPLACE VIEW per_chip_prices AS
 SELECT
     chip, provider, region, zone, instance_type, chip_count,
     pricing_model, term, payment, plan,
-    price_per_hour / chip_count AS price_per_chip_hour,
+    per_chip_hour(price_per_hour, chip_count) AS price_per_chip_hour,
     price_per_hour,
     upfront,
     source, sku, valid_from, last_seen_at, payload_ref, vcpus, ram_gb, disk_gb
@@ -15,7 +15,7 @@ UNION ALL
 SELECT
     chip, provider, region, '' AS zone, instance_type, chip_count,
     pricing_model, term, payment, 'region_cheapest' AS plan,
-    price_per_hour / chip_count,
+    per_chip_hour(price_per_hour, chip_count),
     price_per_hour,
     upfront,
     source, sku, valid_from, last_seen_at, payload_ref, vcpus, ram_gb, disk_gb

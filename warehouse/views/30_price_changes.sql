@@ -13,12 +13,8 @@ WITH events AS (
         n.price_per_hour AS new_price_per_hour,
         n.payload_ref
     FROM price_history_usd n
-    LEFT JOIN price_history_usd p
-      ON p.valid_to = n.valid_from
-     AND p.provider = n.provider AND p.source = n.source AND p.region = n.region
-     AND p.zone = n.zone AND p.instance_type = n.instance_type
-     AND p.pricing_model = n.pricing_model AND p.term = n.term AND p.payment = n.payment
-     AND p.plan = n.plan
+    LEFT JOIN price_history_usd p  -- the same offer: core/record.py HISTORY_KEY, written in
+      ON p.valid_to = n.valid_from AND {{same_offer_p_n}}
     UNION ALL
     SELECT
         valid_to, 'withdrawn',
