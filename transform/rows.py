@@ -142,3 +142,12 @@ def figure_rows(rows: list[dict[str, object]]) -> list[FigureRow]:
 def cost_rows_of(rows: list[dict[str, object]]) -> list[CostRow]:
     """A query's rows of cost_per_token, as CostRow names them (as figure_rows)."""
     return cast(list[CostRow], rows)
+
+
+def number(value: object) -> float:
+    """A number a row holds (DuckDB's DOUBLE or BIGINT, polars' Float64, JSON's number) as a
+    float, for rows whose columns are not declared (a price listing, a model's row, an answer
+    read back from JSON); a TypeError for anything else, NULL included, as float() of it."""
+    if isinstance(value, int | float):
+        return float(value)
+    raise TypeError(f"a number was expected, not {value!r}")

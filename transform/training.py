@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from chipcost.core.figures import Assumption, Figure
+from chipcost.transform.rows import number
 
 # Models up to this many parameters train data-parallel on one node (MLPerf's Llama 3.1 8B
 # fits 8 accelerators); above it they are sharded over many, and reach another MFU.
@@ -40,11 +41,13 @@ class Calibration:
 
 def _tflops(value: object) -> float | None:
     """A peak from the chips table (a number in the warehouse, text in chips.csv)."""
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    if not isinstance(value, str | int | float):
         return None
-    return number if number > 0 else None
+    try:
+        peak = float(value)
+    except ValueError:
+        return None
+    return peak if peak > 0 else None
 
 
 def _peak(chip: Mapping[str, object], precision: str | None) -> tuple[str, float] | None:
@@ -55,11 +58,11 @@ def _peak(chip: Mapping[str, object], precision: str | None) -> tuple[str, float
 
 
 def _active(model: Mapping[str, object]) -> float:
-    return float(model.get("active_parameters") or model["parameters"])  # type: ignore[arg-type]
+    return number(model.get("active_parameters") or model["parameters"])
 
 
 def _small(model: Mapping[str, object]) -> bool:
-    return float(model["parameters"]) <= SIZE_LIMIT  # type: ignore[arg-type]
+    return number(model["parameters"]) <= SIZE_LIMIT
 
 
 def figure_mfu(
