@@ -639,7 +639,11 @@ def cost_question(
 
     def quantity(value: object, option: str, *examples: str) -> float | None:
         what = python_name(option) if api else option
-        return None if value is None else parse_quantity(value, what, *examples)  # type: ignore[arg-type]
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            value = str(value)  # refused as text (the Python API's tokens=[3e11])
+        return parse_quantity(value, what, *examples)
 
     if daily_tokens is not None and migration_cost is None:
         raise UsageError(
@@ -647,8 +651,10 @@ def cost_question(
             if api
             else "--daily-tokens is used for break-even: give --migration-cost too"
         )
-    number = isinstance(overhead, int | float) and not isinstance(overhead, bool)
-    if overhead is not None and not (number and 0 <= overhead <= 10):  # type: ignore[operator]
+    fraction = DEFAULT_OVERHEAD[workload]
+    if isinstance(overhead, int | float) and not isinstance(overhead, bool) and 0 <= overhead <= 10:
+        fraction = float(overhead)
+    elif overhead is not None:
         raise UsageError(
             f"overhead={overhead!r}: give a fraction, e.g. 0.15 for 15%"
             if api
@@ -657,7 +663,7 @@ def cost_question(
     dollars = "250000, '250K' or 2.5e5 (USD)" if api else "250000, 250K or 2.5e5 (USD)"
     return CostQuestion(
         tokens=quantity(tokens, "--tokens"),
-        overhead=DEFAULT_OVERHEAD[workload] if overhead is None else float(overhead),  # type: ignore[arg-type]
+        overhead=fraction,
         migration_cost=quantity(migration_cost, "--migration-cost", dollars),
         daily_tokens=quantity(daily_tokens, "--daily-tokens"),
     )
