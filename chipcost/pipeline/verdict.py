@@ -84,6 +84,23 @@ def figure_range(row: Mapping[str, object], parameters: float | None) -> tuple[f
     return band[0] if band else None
 
 
+@dataclass
+class _Found:
+    """What an Evidence has worked out, by what it was asked."""
+
+    readings: list[Reading] | None = None
+    published: dict[str, list[Reading]] = field(default_factory=dict)
+    matched: dict[tuple[str, str], Match | None] = field(default_factory=dict)
+    why: dict[tuple[str, str], str] = field(default_factory=dict)
+    estimates: dict[tuple[str, str], Estimate | None] = field(default_factory=dict)
+
+
+def _once(found: dict[K, V], key: K, work: Callable[[], V]) -> V:
+    if key not in found:
+        found[key] = work()
+    return found[key]
+
+
 @dataclass(frozen=True)
 class Evidence:
     """Every figure of one model and workload at the asked speed (throughput_ranked rows),
@@ -94,10 +111,12 @@ class Evidence:
     rows: list[FigureRow]
     parameters: float | None
     speed: str
-    _found: _Found = field(default_factory=lambda: _Found(), compare=False, repr=False)
+    _found: _Found = field(default_factory=_Found, compare=False, repr=False)
 
     def readings(self) -> list[Reading]:
-        return _once(self._found.readings, (), lambda: [Reading.of(r) for r in self.rows])
+        if self._found.readings is None:
+            self._found.readings = [Reading.of(r) for r in self.rows]
+        return self._found.readings
 
     def published(self, chip: str) -> list[Reading]:
         return _once(self._found.published, chip, lambda: published(self.readings(), chip))
@@ -124,23 +143,6 @@ class Evidence:
             (chip, anchor.throughput_id),
             lambda: estimate_at(chip, anchor, self.parameters, self.speed),
         )
-
-
-@dataclass
-class _Found:
-    """What an Evidence has worked out, by what it was asked."""
-
-    readings: dict[tuple[()], list[Reading]] = field(default_factory=dict)
-    published: dict[str, list[Reading]] = field(default_factory=dict)
-    matched: dict[tuple[str, str], Match | None] = field(default_factory=dict)
-    why: dict[tuple[str, str], str] = field(default_factory=dict)
-    estimates: dict[tuple[str, str], Estimate | None] = field(default_factory=dict)
-
-
-def _once(found: dict[K, V], key: K, work: Callable[[], V]) -> V:
-    if key not in found:
-        found[key] = work()
-    return found[key]
 
 
 def _price(row: CostRow) -> float:
