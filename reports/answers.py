@@ -11,6 +11,7 @@ import polars as pl
 
 from chipcost.reports.versus_charts import PUBLISHED, charted, pair_anchor
 from chipcost.transform.cost import cost_text
+from chipcost.transform.rows import number
 
 # Where a pair has no chart of its own (training, or no range to draw): the section, whose
 # table has both figures.
@@ -70,7 +71,7 @@ def costs(row: Mapping[str, object]) -> str:
     if a is not None:
         kind = str(row.get("a_kind") or "")
         note = "" if kind in PUBLISHED else f" ({kind or 'kind not stated'})"
-        said.append(f"{row['chip_a']} {cost_text(float(a))}/M{note}")  # type: ignore[arg-type]
+        said.append(f"{row['chip_a']} {cost_text(number(a))}/M{note}")
     if b is not None and row.get("b_kind") in PUBLISHED:
-        said.append(f"{row['chip_b']} {cost_text(float(b))}/M")  # type: ignore[arg-type]
+        said.append(f"{row['chip_b']} {cost_text(number(b))}/M")
     return ", ".join(said)

@@ -49,10 +49,11 @@ def no_data(data: ReportData) -> str:
     for a period no collection ran in, '' otherwise: an empty period is said to be one, not
     read as a period in which no price moved."""
     cov, period = data.coverage, data.period
-    if not data.has_history or cov.runs_in_period:
+    newest = cov.newest_observation  # None: no history (data.has_history)
+    if newest is None or cov.runs_in_period:
         return ""
     first = cov.history_start.date() if cov.history_start else None
-    last = cov.newest_observation.date()  # type: ignore[union-attr]
+    last = newest.date()
     held = f"{first} to {last}" if first and first != last else f"{last}"
     return f"no data from {period.since} to {period.until} (the warehouse holds {held})"
 

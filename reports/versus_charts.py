@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping, Sequence
 from html import escape
 
+from chipcost.transform.rows import number
+
 WIDTH = 360
 LEFT, RIGHT = 8, 8
 FONT = ""  # the font is set once on the <svg> (inherited): the report stays small
@@ -75,7 +77,7 @@ def cost_chart(answers: Sequence[Mapping[str, object]]) -> str:
     if not rows:
         return ""
     keys = ("a_cost_low", "a_cost_high", "b_cost_low", "b_cost_high")
-    values = [float(a[k]) for a in rows for k in keys]  # type: ignore[arg-type]
+    values = [number(a[k]) for a in rows for k in keys]
     lo, hi = min(values) / 1.3, max(values) * 1.3
     x = _log_scale(lo, hi, LABEL + 6, WIDTH - RIGHT - 6)
     parts, y = [], 14.0
@@ -87,8 +89,8 @@ def cost_chart(answers: Sequence[Mapping[str, object]]) -> str:
             chip = str(a[f"chip_{side}"])
             colour = CHIP_COLOURS.get(chip, OTHER)
             cy = y + 13 + 12 * n
-            low, high = float(a[f"{side}_cost_low"]), float(a[f"{side}_cost_high"])  # type: ignore[arg-type]
-            point = float(a[f"{side}_usd_per_million_tokens"])  # type: ignore[arg-type]
+            low, high = number(a[f"{side}_cost_low"]), number(a[f"{side}_cost_high"])
+            point = number(a[f"{side}_usd_per_million_tokens"])
             published = a[f"{side}_kind"] in PUBLISHED
             parts.append(
                 f'<text x="{LEFT}" y="{cy + 4}">{escape(chip)} ${point:,.2f}</text>'
@@ -125,15 +127,15 @@ def speed_chart(points: Sequence[Mapping[str, object]]) -> str:
     if not points:
         return ""
     top_y, bottom_y, left = 12.0, 210.0, LEFT + 34
-    most_x = max([float(p["tokens_per_second_per_user"] or 0) for p in points] + [10.0])  # type: ignore[arg-type]
+    most_x = max([number(p["tokens_per_second_per_user"] or 0) for p in points] + [10.0])
     most_x = min(most_x, 120.0)
-    most_y = max(float(p["tokens_per_second_per_chip"]) for p in points) * 1.1  # type: ignore[arg-type]
+    most_y = max(number(p["tokens_per_second_per_chip"]) for p in points) * 1.1
 
     def x(user: object) -> float:
-        return round(left + min(float(user or 0), most_x) / most_x * (WIDTH - RIGHT - left), 1)  # type: ignore[arg-type]
+        return round(left + min(number(user or 0), most_x) / most_x * (WIDTH - RIGHT - left), 1)
 
     def y(tps: object) -> float:
-        return round(bottom_y - float(tps) / most_y * (bottom_y - top_y), 1)  # type: ignore[arg-type]
+        return round(bottom_y - number(tps) / most_y * (bottom_y - top_y), 1)
 
     parts = [_speed_axes(x, y, most_x, most_y, top_y, bottom_y, left)]
     chips = sorted({str(p["chip"]) for p in points}, key=list(CHIP_COLOURS).index)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from chipcost.transform.precision import DEFAULT_WEIGHT_BYTES, weight_bytes
+from chipcost.transform.rows import CostRow
 from chipcost.transform.tokens import (
     break_even_days,
     break_even_tokens,
@@ -19,6 +20,12 @@ from chipcost.transform.tokens import (
 DEFAULT_OVERHEAD = {"training": 0.15, "inference": 0.0}
 
 
+# For a row, the baseline's (provider, cost per million tokens, whether that provider is the
+# row's own), or None: by (pricing_model, term), or a function of the row.
+Found = tuple[str, float, bool]
+Baseline = Mapping[tuple[str, str], Found] | Callable[[CostRow], Found | None]
+
+
 @dataclass(frozen=True)
 class CostQuestion:
     """What the user asked beyond the ranking itself."""
@@ -30,11 +37,10 @@ class CostQuestion:
 
 
 def with_costs(
-    rows: Sequence[Mapping[str, object]],
+    rows: Sequence[CostRow],
     question: CostQuestion,
-    baseline: Mapping[tuple[str, str], tuple[str, float, bool]]
-    | Callable[[Mapping[str, object]], tuple[str, float, bool] | None],
-) -> list[dict[str, object]]:
+    baseline: Baseline,
+) -> list[CostRow]:
     """Each row with cost_for_tokens, the baseline's cost, the cost change and break-even.
 
     `baseline` gives, for a row, (the baseline's provider, its cost per million tokens, whether
@@ -43,41 +49,40 @@ def with_costs(
     every output uses: the row's cost / the baseline's - 1, negative = cheaper.
     """
     find = baseline if callable(baseline) else _by_pricing(baseline)
-    result = []
+    result: list[CostRow] = []
     for row in rows:
-        cpm = float(row["usd_per_million_tokens"])  # type: ignore[arg-type]
-        tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
-        price = float(row["price_per_chip_hour"])  # type: ignore[arg-type]
+        cpm, tps = row["usd_per_million_tokens"], row["tokens_per_second_per_chip"]
+        price = row["price_per_chip_hour"]
         found = find(row)
         provider, base, same = found if found else (None, None, None)
         change = cost_change(cpm, base) if base else None
-        extra: dict[str, object] = {
-            "cost_for_tokens": (
-                cost_to_train(question.tokens, tps, price, question.overhead)
-                if question.tokens
-                else None
-            ),
-            "baseline_usd_per_million_tokens": base,
-            "baseline_provider": provider,
-            "baseline_same_provider": same,
-            "cost_change_vs_baseline": change,
-            "vs_baseline": change_words(change) if change is not None else None,
-            "break_even_tokens": None,
-            "break_even_days": None,
-        }
+        tokens = days = None
         if base and question.migration_cost is not None:
             tokens = break_even_tokens(question.migration_cost, base - cpm)
-            extra["break_even_tokens"] = tokens
             if question.daily_tokens:
-                extra["break_even_days"] = break_even_days(tokens, question.daily_tokens)
-        result.append({**row, **extra})
+                days = break_even_days(tokens, question.daily_tokens)
+        result.append(
+            {
+                **row,
+                "cost_for_tokens": (
+                    cost_to_train(question.tokens, tps, price, question.overhead)
+                    if question.tokens
+                    else None
+                ),
+                "baseline_usd_per_million_tokens": base,
+                "baseline_provider": provider,
+                "baseline_same_provider": same,
+                "cost_change_vs_baseline": change,
+                "vs_baseline": change_words(change) if change is not None else None,
+                "break_even_tokens": tokens,
+                "break_even_days": days,
+            }
+        )
     return result
 
 
-def _by_pricing(
-    baseline: Mapping[tuple[str, str], tuple[str, float, bool]],
-) -> Callable[[Mapping[str, object]], tuple[str, float, bool] | None]:
-    return lambda row: baseline.get((str(row["pricing_model"]), str(row["term"])))
+def _by_pricing(baseline: Mapping[tuple[str, str], Found]) -> Callable[[CostRow], Found | None]:
+    return lambda row: baseline.get((row["pricing_model"], row["term"]))
 
 
 # Memory a model needs per parameter (docs/cost-per-token.md, "Does the model fit"). Training

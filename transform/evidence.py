@@ -13,7 +13,7 @@ JSON, CSV, the report, the explorer and the e-mail.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from chipcost.transform.precision import precision_class
 from chipcost.transform.tokens import change_words
@@ -91,10 +91,6 @@ class Reading:
             at_speed=bool(row.get("at_speed", True)),
             choice_rank=_whole(row.get("choice_rank")) or 0,
         )
-
-    def fields(self) -> dict[str, object]:
-        """Every field by name (what the derivation reads of an anchor's point)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from functools import cache
+from typing import TypedDict
 
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import KINDS, OPERATING_POINTS, WORKLOADS, Assumption, Figure
@@ -17,6 +18,7 @@ from chipcost.transform import roofline
 from chipcost.transform.figure_bounds import rate_in_bounds, real_date, whole_chips
 from chipcost.transform.precision import dense_peak
 from chipcost.transform.roofline import Settings
+from chipcost.transform.rows import number
 from chipcost.transform.tokens import (
     derived_tokens_per_second,
     flops_per_token,
@@ -87,7 +89,22 @@ def _point(row: Mapping[str, str | None], workload: str, kind: str) -> str | Non
     return point
 
 
-def _published(row: Mapping[str, str | None]) -> dict[str, object]:
+class _Published(TypedDict):
+    """A Figure's fields that say where and how it was measured."""
+
+    scenario: str | None
+    tokens_per_second_per_user: float | None
+    ttft_ms: float | None
+    tpot_ms: float | None
+    input_tokens: int | None
+    output_tokens: int | None
+    concurrency: int | None
+    software: str | None
+    system: str | None
+    source_url: str | None
+
+
+def _published(row: Mapping[str, str | None]) -> _Published:
     """Where and how a figure was measured, as its document states it."""
     return {
         "scenario": _text(row, "scenario"),
@@ -174,7 +191,7 @@ def figure_from_row(
         operating_point=_point(row, workload, kind),
         published_model=published,
         chips=chip_count if per == "instance" else None,
-        **_published(row),  # type: ignore[arg-type]
+        **_published(row),
     )
 
 
@@ -270,7 +287,7 @@ def derived_figures(
 
 
 def _active(model: Mapping[str, object]) -> float:
-    return float(model.get("active_parameters") or model["parameters"])  # type: ignore[arg-type]
+    return number(model.get("active_parameters") or model["parameters"])
 
 
 def _derived(
@@ -309,6 +326,11 @@ def _derived(
     )
 
 
+def _count(value: object) -> int | None:
+    """A model's layers, KV heads or head dimension (None where the models table has none)."""
+    return int(value) if isinstance(value, int | float) else None
+
+
 def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and value > 0 else None
 
@@ -327,11 +349,14 @@ def _decoded(
     memory, bandwidth = _number(chip.get("memory_gb")), _number(chip.get("memory_bandwidth_tbps"))
     if memory is None or bandwidth is None:
         return []
+    layers, attention = _count(model.get("layers")), model.get("attention")
     kv = roofline.kv_values_per_token(
-        model.get("layers"), model.get("kv_heads"), model.get("head_dim"), model.get("attention")
-    )  # type: ignore[arg-type]
-    layers = int(model.get("layers") or 0)  # type: ignore[call-overload]
-    shape = roofline.Shape(float(model["parameters"]), _active(model), kv, layers)  # type: ignore[arg-type]
+        layers,
+        _count(model.get("kv_heads")),
+        _count(model.get("head_dim")),
+        None if attention is None else str(attention),
+    )
+    shape = roofline.Shape(number(model["parameters"]), _active(model), kv, layers or 0)
     spec = roofline.Chip(memory, bandwidth, peak, _number(chip.get("interconnect_gbps")))
     serving = settings.serving(rule.mfu)
     points: list[tuple[float | None, roofline.Point, tuple[float, str] | None]] = []

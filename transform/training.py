@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from chipcost.core.figures import Assumption, Figure
 from chipcost.transform.precision import dense_peak, is_four_bit
+from chipcost.transform.rows import number
 
 # Models up to this many parameters train data-parallel on one node (MLPerf's Llama 3.1 8B
 # fits 8 accelerators); above it they are sharded over many, and reach another MFU.
@@ -40,11 +41,11 @@ class Calibration:
 
 
 def _active(model: Mapping[str, object]) -> float:
-    return float(model.get("active_parameters") or model["parameters"])  # type: ignore[arg-type]
+    return number(model.get("active_parameters") or model["parameters"])
 
 
 def _small(model: Mapping[str, object]) -> bool:
-    return float(model["parameters"]) <= SIZE_LIMIT  # type: ignore[arg-type]
+    return number(model["parameters"]) <= SIZE_LIMIT
 
 
 def figure_mfu(

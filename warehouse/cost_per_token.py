@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.record import OFFER_KEY
+from chipcost.transform.rows import FigureRow, figure_rows
 from chipcost.warehouse.bound import execute, literal
 from chipcost.warehouse.db import OPEN_PRICE_ROWS, dict_rows
 from chipcost.warehouse.fx import in_currency
@@ -18,15 +19,20 @@ from chipcost.warehouse.where import Where
 if TYPE_CHECKING:
     import polars as pl
 
-Row = dict[str, object]
-
 
 # One row per chip, pricing model and term unless every offer is asked for: the cheapest
 # offer stands for the others (its provider, region, payment and plan are shown).
 GROUP = ("chip", "pricing_model", "term")
 # Cheapest first, then a stable tie-break; an empty value before any other. The ranking of
 # chipcost.pipeline.cost_fit keeps this order within "holds the model or not".
-ORDER = ("usd_per_million_tokens", "chip", "provider", "region", "zone", "instance_type")
+ORDER: tuple[str, ...] = (
+    "usd_per_million_tokens",
+    "chip",
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+)
 ORDER += ("payment", "plan")
 
 
@@ -67,7 +73,7 @@ def cost_rows(
     all_offers: bool = False,
     currency: str | None = None,
     **filters: list[str] | None,
-) -> list[Row]:
+) -> list[dict[str, object]]:
     """Rows of cost_per_token for a model and workload in ORDER (cheapest per million tokens
     first), with chip_memory_gb, one chip's memory (chips.csv), `estimate` (whether the price
     is an estimate, no price the provider publishes) and `estimate_basis`, what it rests on;
@@ -149,11 +155,8 @@ class Figures:
     ranking asks which chips have one, which have one not derived, and which were set aside,
     and the view is the costliest part of each such question."""
 
-    _SET_ASIDE = ("throughput_id", "chip", "tokens_per_second_per_chip", "kind")
-    _SET_ASIDE += ("set_aside_because", "source")
-
-    def __init__(self, rows: list[Row]) -> None:
-        self.rows = rows  # chip and throughput_id order
+    def __init__(self, rows: list[dict[str, object]]) -> None:
+        self.rows = figure_rows(rows)  # chip and throughput_id order
 
     def chips(self, *, derived: bool = True) -> list[str]:
         """Chips with a chosen figure (a derived one counts only if `derived`)."""
@@ -165,14 +168,18 @@ class Figures:
             }
         )
 
-    def set_aside(self, chips: list[str]) -> list[Row]:
+    def set_aside(self, chips: list[str]) -> list[FigureRow]:
         """Figures the choice rule refused for these chips (they need more than the chip's
-        peak)."""
+        peak), each with what says so."""
         return [
-            {k: r[k] for k in self._SET_ASIDE}
+            {
+                "throughput_id": r["throughput_id"], "chip": r["chip"],
+                "tokens_per_second_per_chip": r["tokens_per_second_per_chip"], "kind": r["kind"],
+                "set_aside_because": r["set_aside_because"], "source": r["source"],
+            }
             for r in self.rows
             if r["usable"] is False and r["chip"] in chips
-        ]
+        ]  # fmt: skip
 
 
 def figures(con: duckdb.DuckDBPyConnection, model: str, workload: str) -> Figures:

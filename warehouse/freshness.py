@@ -91,11 +91,11 @@ class Freshness(NamedTuple):
         """Sources grouped by the time of their last success, newest first (never: None)."""
         groups: dict[datetime | None, list[str]] = {}
         dated = sorted(
-            (s for s in self.sources if s.last_ok_at is not None),
-            key=lambda s: s.last_ok_at,  # type: ignore[arg-type, return-value]
+            ((s.last_ok_at, s) for s in self.sources if s.last_ok_at is not None),
+            key=lambda pair: pair[0],
             reverse=True,
         )
-        for s in [*dated, *(s for s in self.sources if s.last_ok_at is None)]:
+        for s in [*(s for _, s in dated), *(s for s in self.sources if s.last_ok_at is None)]:
             groups.setdefault(s.last_ok_at, []).append(s.source)
         return groups
 

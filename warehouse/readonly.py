@@ -265,10 +265,12 @@ def _interval(parts: dict | None) -> Interval | None:
 
 
 def _value(value: object, kind: str) -> object:
-    if kind == "INTERVAL":
-        return _interval(value)  # type: ignore[arg-type]
-    if kind.startswith(_AS_TEXT):
-        return _iso_text(value, kind)  # type: ignore[arg-type]
+    """A value as read_rows gives it; _projection made an interval the struct of its parts
+    and a timestamp, date or time DuckDB's text (NULL stays None)."""
+    if kind == "INTERVAL" and isinstance(value, dict):
+        return _interval(value)
+    if kind.startswith(_AS_TEXT) and isinstance(value, str):
+        return _iso_text(value, kind)
     return value
 
 

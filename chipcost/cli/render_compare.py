@@ -13,13 +13,14 @@ from chipcost.pipeline.compare import CompareResult, Comparison
 from chipcost.pipeline.verdict import figure_kind
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.transform.evidence import Estimate
+from chipcost.transform.rows import CostRow
 from chipcost.transform.tokens import change_words
 
 
-def _money(row: dict) -> str:
+def _money(row: CostRow) -> str:
     sign = money_sign(str(row.get("currency") or "USD"))
     est = ESTIMATE_MARK if row.get("estimate") else ""
-    return f"{sign}{float(row['price_per_chip_hour']):,.4f}{est}"
+    return f"{sign}{row['price_per_chip_hour']:,.4f}{est}"
 
 
 def _verdict(line: Comparison) -> str | Styled:
@@ -56,8 +57,8 @@ _KEEP = ("ratio", "share", "b_cpm")
 def _cells(result: CompareResult, line: Comparison) -> dict:
     judged = line.verdict
     a, b = line.a, line.b
-    pb = float(b["price_per_chip_hour"])  # type: ignore[arg-type]
-    ratio = float(a["price_per_chip_hour"]) / pb if pb else None  # type: ignore[arg-type]
+    pb = b["price_per_chip_hour"]
+    ratio = a["price_per_chip_hour"] / pb if pb else None
     b_cost = judged.matched or judged.anchor == "b"
     currency = str(b.get("currency") or "USD")
     who = "" if judged.needs == "a" else f"{result.chip_b} "
@@ -66,7 +67,7 @@ def _cells(result: CompareResult, line: Comparison) -> dict:
         "a_price": _money(a),
         "b_price": _money(b) + ("" if line.same_provider else "*"),
         "ratio": f"{ratio:.2f}" if ratio is not None else "",
-        "b_cpm": cost_text(float(b["usd_per_million_tokens"]), currency) if b_cost else "",  # type: ignore[arg-type]
+        "b_cpm": cost_text(b["usd_per_million_tokens"], currency) if b_cost else "",
         "needs": f"{who}{judged.break_even:,.0f}",
         "share": f"{judged.share:.0%}",
         "verdict": _verdict(line),
@@ -75,11 +76,11 @@ def _cells(result: CompareResult, line: Comparison) -> dict:
     }
 
 
-def _figure(row: dict) -> str:
+def _figure(row: CostRow) -> str:
     return (
         f"{row['throughput_id']}: {figure_kind(row)}, "
         f"{str(row.get('precision') or 'precision not stated').upper()}, "
-        f"{float(row['tokens_per_second_per_chip']):,.0f} tok/s per chip{figure_point(row)}; "
+        f"{row['tokens_per_second_per_chip']:,.0f} tok/s per chip{figure_point(row)}; "
         f"{row['throughput_source']} ({row['throughput_source_date']})"
     )
 

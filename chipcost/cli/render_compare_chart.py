@@ -8,16 +8,18 @@ cost range it would give."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from chipcost.cli.consoles import Screen
 from chipcost.pipeline.compare import CompareResult, Comparison
 from chipcost.pipeline.verdict import cost_at
+from chipcost.transform.rows import CostRow, FigureRow
 
 CHART_HEIGHT = 18
 MARKS = {"a": "●", "b": "○", "estimate": "x"}
-Row = dict[str, object]
 
 
-def _curve(result: CompareResult, row: Row) -> list[tuple[float, float]]:
+def _curve(result: CompareResult, row: CostRow) -> list[tuple[float, float]]:
     """(tokens/s per user, $/M tokens) of each measured point of the curve `row`'s figure
     belongs to, at `row`'s price; [] for a figure on no curve (derived, or without a speed)."""
     evidence = result.ranking.evidence
@@ -27,20 +29,22 @@ def _curve(result: CompareResult, row: Row) -> list[tuple[float, float]]:
     figure = figures.get(str(row.get("throughput_id") or "").split("@")[0])
     if figure is None or figure.get("origin") == "derived":
         return []
-    points = [
+    points = _at_speed(
         r for r in evidence.rows
-        if r.get("curve") == figure.get("curve") and not r.get("interpolated")
-        and r.get("tokens_per_second_per_user") and r.get("usable")
-    ]  # fmt: skip
-    if not points and figure.get("tokens_per_second_per_user"):
-        points = [figure]
-    return sorted(
-        (
-            float(r["tokens_per_second_per_user"]),
-            cost_at(row, float(r["tokens_per_second_per_chip"])),
-        )  # type: ignore[arg-type]
-        for r in points
-    )
+        if r.get("curve") == figure.get("curve") and not r.get("interpolated") and r.get("usable")
+    )  # fmt: skip
+    if not points:
+        points = _at_speed([figure])
+    return sorted((user, cost_at(row, tps)) for user, tps in points)
+
+
+def _at_speed(figures: Iterable[FigureRow]) -> list[tuple[float, float]]:
+    """(tokens/s per user, tokens/s per chip) of the figures measured at a per-user speed."""
+    return [
+        (user, r["tokens_per_second_per_chip"])
+        for r in figures
+        if (user := r.get("tokens_per_second_per_user"))
+    ]
 
 
 def chart(result: CompareResult, line: Comparison, width: int, colour: bool) -> tuple[str, str]:

@@ -19,6 +19,7 @@ from chipcost.core.figures import speed_label
 from chipcost.pipeline.cost import CostRanking
 from chipcost.pipeline.rental_units import unit_of
 from chipcost.transform.cost import cost_text, money_sign
+from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.tokens import change_words, human_count
 from chipcost.warehouse.freshness import Freshness
 
@@ -38,7 +39,7 @@ def _money(value: float | None, digits: int = 2, currency: str = "USD") -> str:
     return "" if value is None else f"{money_sign(currency)}{value:,.{digits}f}"
 
 
-def _change(row: Mapping[str, object]) -> str:
+def _change(row: CostRow) -> str:
     """'48% cheaper', '15% dearer' (at the figures the verdict rests on, both at one point),
     or 'cannot say' where the figures do not meet (the break-even column says what would
     decide it); * when against the baseline on another provider."""
@@ -52,11 +53,11 @@ def _change(row: Mapping[str, object]) -> str:
     elif verdict == "cannot say" or change is None:
         words = "cannot say"
     else:
-        words = change_words(float(change))  # type: ignore[arg-type]
+        words = change_words(change)
     return f"{words}{'' if row.get('baseline_same_provider') else '*'}"
 
 
-def _needs(row: Mapping[str, object]) -> str:
+def _needs(row: CostRow) -> str:
     """'2,345 (61%)': the tok/s per chip the row must reach to cost what the baseline does;
     'H100-SXM 4,156 (433%)' where it is the baseline that must reach it at the row's measured
     point (only the row's chip is measured there)."""
@@ -64,20 +65,20 @@ def _needs(row: Mapping[str, object]) -> str:
     if needed is None or share is None:
         return ""
     who = row.get("break_even_for")
-    said = f"{float(needed):,.0f} ({float(share):.0%})"  # type: ignore[arg-type]
+    said = f"{needed:,.0f} ({share:.0%})"
     return f"{who} {said}" if who and who != row.get("chip") else said
 
 
-def _tps(row: Mapping[str, object]) -> str:
+def _tps(row: CostRow) -> str:
     """'3,819' for a published figure; '950 (600-1,400)' for a derived one and its range."""
-    tps = f"{float(row['tokens_per_second_per_chip']):,.0f}"  # type: ignore[arg-type]
+    tps = f"{row['tokens_per_second_per_chip']:,.0f}"
     low, high = row.get("throughput_range_low"), row.get("throughput_range_high")
     if low is None or high is None:
         return tps
-    return f"{tps} ({float(low):,.0f}-{float(high):,.0f})"  # type: ignore[arg-type]
+    return f"{tps} ({low:,.0f}-{high:,.0f})"
 
 
-def _break_even(row: Mapping[str, object], baseline: object) -> str:
+def _break_even(row: CostRow, baseline: object) -> str:
     tokens, days = row.get("break_even_tokens"), row.get("break_even_days")
     if row["chip"] == baseline:
         return "baseline"
@@ -85,7 +86,7 @@ def _break_even(row: Mapping[str, object], baseline: object) -> str:
         return ""
     if tokens is None:
         return "never (no saving)"
-    return human_count(float(tokens)) + (f" / {float(days):,.0f} d" if days is not None else "")
+    return human_count(tokens) + (f" / {days:,.0f} d" if days is not None else "")
 
 
 def _gb(size: float) -> str:
@@ -93,14 +94,14 @@ def _gb(size: float) -> str:
     return f"{size:,.1f}" if size < 10 else f"{size:,.0f}"
 
 
-def _fits(row: Mapping[str, object], workload: object) -> Cell:
+def _fits(row: CostRow, workload: object) -> Cell:
     """'yes 141/640 GB', 'NO 1,130/640 GB' (training: 'NO ... (2 inst.)'); '?' if unknown. A
     TPU slice or UltraServer is named: 'yes 141/256 GB ct6e-standard-8t', '(2 slices)'."""
     fits, needed, has = row.get("fits"), row.get("memory_needed_gb"), row.get("instance_memory_gb")
     if fits is None or needed is None or has is None:
         return "?"
     unit = unit_of(row)
-    sizes = f"{_gb(float(needed))}/{_gb(float(has))} GB"  # type: ignore[arg-type]
+    sizes = f"{_gb(needed)}/{_gb(has)} GB"
     sizes += f" {unit.name}" if unit else ""
     if fits:
         return f"yes {sizes}"
@@ -109,7 +110,7 @@ def _fits(row: Mapping[str, object], workload: object) -> Cell:
     return (Styled("NO", "bold red"), f" {sizes}{more}")
 
 
-def _throughput(row: Mapping[str, object], refs: Mapping[str, int]) -> Cell:
+def _throughput(row: CostRow, refs: Mapping[str, int]) -> Cell:
     """'measured [1]', and 'off-speed' in yellow when the figure is not at the asked speed."""
     said = f"{row.get('throughput_figure_kind') or row['throughput_kind']} "
     said += f"[{refs[str(row['throughput_id'])]}]"
@@ -131,8 +132,9 @@ def _columns(ask: Mapping[str, object]) -> list[Column]:
         Column("cpm", f"{sign}/M tokens", numeric=True, essential=True),
     ]
     # What the user asked for (--tokens, --migration-cost) is kept, however narrow the screen.
-    if ask["tokens"]:
-        label = f"cost of {human_count(float(ask['tokens']))} tok"  # type: ignore[arg-type]
+    tokens = ask["tokens"]
+    if isinstance(tokens, int | float) and tokens:
+        label = f"cost of {human_count(tokens)} tok"
         columns.append(Column("tokens", label, numeric=True, essential=True))
     # The point of the command: how each row compares with the baseline.
     columns.append(Column("vs", f"vs {ask['baseline']}", essential=True))
@@ -151,7 +153,7 @@ KEEP_ORDER = ("where", "needs", "price", "throughput", "tps")
 
 def ranking_table(
     console: Screen,
-    rows: Sequence[Mapping[str, object]],
+    rows: Sequence[CostRow],
     refs: Mapping[str, int],
     ask: Mapping[str, object],
     *,
@@ -167,12 +169,12 @@ def ranking_table(
                 "chip": str(row["chip"]),
                 "pricing": plain(pricing_label(row, short=not wide)),
                 "where": plain(f"{row['provider']} {row['region']}"),
-                "price": _money(float(row["price_per_chip_hour"]), 4, currency)  # type: ignore[arg-type]
+                "price": _money(row["price_per_chip_hour"], 4, currency)
                 + (ESTIMATE_MARK if row.get("estimate") else ""),
                 "tps": _tps(row),
                 "throughput": _throughput(row, refs),
-                "cpm": cost_text(float(row["usd_per_million_tokens"]), currency),  # type: ignore[arg-type]
-                "tokens": _money(row.get("cost_for_tokens"), 0, currency),  # type: ignore[arg-type]
+                "cpm": cost_text(row["usd_per_million_tokens"], currency),
+                "tokens": _money(row.get("cost_for_tokens"), 0, currency),
                 "vs": _change(row),
                 "needs": _needs(row),
                 "break_even": _break_even(row, ask["baseline"]),
@@ -182,7 +184,7 @@ def ranking_table(
     return fit_table(console, _columns(ask), cells, keep_order=KEEP_ORDER, wide=wide)
 
 
-def reference_numbers(rows: Sequence[Mapping[str, object]]) -> dict[str, int]:
+def reference_numbers(rows: Sequence[CostRow]) -> dict[str, int]:
     """Footnote number per throughput figure, in order of first use."""
     numbers: dict[str, int] = {}
     for row in rows:
@@ -190,9 +192,7 @@ def reference_numbers(rows: Sequence[Mapping[str, object]]) -> dict[str, int]:
     return numbers
 
 
-def print_sources(
-    console: Screen, rows: Sequence[Mapping[str, object]], refs: Mapping[str, int]
-) -> None:
+def print_sources(console: Screen, rows: Sequence[CostRow], refs: Mapping[str, int]) -> None:
     """One line per throughput figure used: id, kind, figure, implied MFU, source and date.
 
     Derived figures share the model's parameter source: it is printed once, after them.
@@ -206,7 +206,7 @@ def print_sources(
         seen.add(ident)
         mfu = row.get("implied_mfu")
         derived = row["throughput_origin"] == "derived"
-        implied = f", needs {100 * float(mfu):.0f}% of peak" if mfu is not None else ""
+        implied = f", needs {100 * mfu:.0f}% of peak" if mfu is not None else ""
         source, dated = str(row["throughput_source"]), f" ({row['throughput_source_date']})"
         if derived:
             source, _, parameters = source.partition("; parameters: ")
@@ -215,7 +215,7 @@ def print_sources(
         # A Text, not markup: the source is what a user typed or a reference file holds.
         line = (
             f"[{refs[ident]}] {ident}: {row['throughput_kind']}, "
-            f"{float(row['tokens_per_second_per_chip']):,.0f} tok/s per chip{figure_point(row)}"
+            f"{row['tokens_per_second_per_chip']:,.0f} tok/s per chip{figure_point(row)}"
             f"{implied}; "
         )
         console.say(shown(f"{line}{source}{dated}"))
@@ -223,7 +223,7 @@ def print_sources(
         console.say(shown(f"    derived figures' parameter count: {parameters}"))
 
 
-def figure_point(row: Mapping[str, object]) -> str:
+def figure_point(row: CostRow) -> str:
     """' at max-throughput (Offline)', ' at latency-bound (Server, 6.8 tok/s per user)'."""
     point = row.get("throughput_operating_point")
     if not point or point in ("training", "unstated"):
@@ -231,11 +231,11 @@ def figure_point(row: Mapping[str, object]) -> str:
     said = [str(row["throughput_scenario"])] if row.get("throughput_scenario") else []
     speed = row.get("throughput_tokens_per_second_per_user")
     if speed:
-        said.append(f"{float(speed):g} tok/s per user")  # type: ignore[arg-type]
+        said.append(f"{speed:g} tok/s per user")
     return f" at {point}" + (f" ({', '.join(said)})" if said else "")
 
 
-def print_set_aside(console: Screen, rows: Sequence[Mapping[str, object]]) -> None:
+def print_set_aside(console: Screen, rows: Sequence[FigureRow]) -> None:
     for row in rows:
         said = (
             f" {row['throughput_id']} ({row['kind']}, "

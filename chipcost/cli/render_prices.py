@@ -12,6 +12,7 @@ from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.vocabulary import pricing_words
 from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
+from chipcost.transform.rows import number
 
 if TYPE_CHECKING:  # the table reads rows: neither DuckDB's nor polars' import is needed here
     from chipcost.pipeline.prices import PriceRows
@@ -99,7 +100,7 @@ def cell(column: str, value: object, per: str = "hour") -> str:
     if value is None:
         return ""
     if column in ("price_per_chip_hour", "price_per_hour", LIST_COLUMN):
-        return price_text(float(value), per)  # type: ignore[arg-type]
+        return price_text(number(value), per)
     if column == "upfront":
         return f"{value:,.2f}"
     if column in ("chip_count", "memory_gb", "vcpus", "ram_gb", "disk_gb"):
@@ -122,10 +123,14 @@ def constants(rows: Sequence[Row]) -> dict[str, str]:
 def pricing_cell(row: Row, skip: Mapping[str, str] = {}, short: bool = False) -> str:  # noqa: B006
     """'reserved 3yr, std, all upfront': the offer's pricing in the vocabulary's words, less
     the parts said once above the table (`skip`), its plan shortened when `short`."""
-    model, term, payment, plan = (None if p in skip else row[p] for p in _PRICING)
+    model, term, payment, plan = (_text(row[p]) if p not in skip else None for p in _PRICING)
     if short and plan is not None:
-        plan = SHORT.get(str(plan), plan)
-    return plain(pricing_words(model, term, payment, plan))  # type: ignore[arg-type]
+        plan = SHORT.get(plan, plan)
+    return plain(pricing_words(model, term, payment, plan))
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 def _joined(row: Mapping[str, object], parts: tuple[str, ...], skip: dict[str, str]) -> str:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import duckdb
 
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.compare import Row, compare, compare_in
+from chipcost.pipeline.compare import compare, compare_in
 from chipcost.pipeline.cost import Ask, CostRanking, every_offer, rank_cost
 from chipcost.pipeline.verdict import cost_at, figure_kind
 from chipcost.transform.cost import CostQuestion
+from chipcost.transform.rows import CostRow, FigureRow, figure_rows
 
 # The pairs the articles chipcost grew from ask about (docs/cost-per-token.md, "Where the
 # articles' figures do not follow"): Trainium against NVIDIA's H100, H200 and B200, Google's
@@ -38,30 +39,30 @@ ANSWER_FIELDS = (
 )  # fmt: skip
 
 
-def _figure_text(row: Row) -> str:
+def _figure_text(row: CostRow) -> str:
     """'3,819 tok/s per chip (benchmark, FP8, 5.2 tok/s per user)'; a derived one with its
     range."""
     said = [figure_kind(row), str(row.get("precision") or "precision not stated").upper()]
-    if row.get("throughput_range_low") is not None:
-        low, high = row["throughput_range_low"], row["throughput_range_high"]
-        said.append(f"range {float(low):,.0f}-{float(high):,.0f}")  # type: ignore[arg-type]
+    low, high = row.get("throughput_range_low"), row.get("throughput_range_high")
+    if low is not None and high is not None:
+        said.append(f"range {low:,.0f}-{high:,.0f}")
     per_user = row.get("throughput_tokens_per_second_per_user")
     if per_user:
-        said.append(f"{float(per_user):,.1f} tok/s per user")  # type: ignore[arg-type]
+        said.append(f"{per_user:,.1f} tok/s per user")
     elif row.get("throughput_operating_point"):
         said.append(str(row["throughput_operating_point"]))
-    tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+    tps = row["tokens_per_second_per_chip"]
     return f"{tps:,.0f} tok/s per chip ({', '.join(said)})"
 
 
-def _cost_ranges(a: Row, b: Row) -> dict[str, object]:
+def _cost_ranges(a: CostRow, b: CostRow) -> dict[str, object]:
     """Each side's figure kind and the cost per million tokens its range allows (its point
     cost at both ends for a published figure): what the report's chart draws."""
     found: dict[str, object] = {}
     for side, row in (("a", a), ("b", b)):
-        tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
-        low = float(row.get("throughput_range_low") or tps)  # type: ignore[arg-type]
-        high = float(row.get("throughput_range_high") or tps)  # type: ignore[arg-type]
+        tps = row["tokens_per_second_per_chip"]
+        low = row.get("throughput_range_low") or tps
+        high = row.get("throughput_range_high") or tps
         found[f"{side}_kind"] = figure_kind(row)
         found[f"{side}_cost_low"] = cost_at(row, high)
         found[f"{side}_cost_high"] = cost_at(row, low)
@@ -73,12 +74,12 @@ def _cost_ranges(a: Row, b: Row) -> dict[str, object]:
 CURVE_CHIPS = ("H100-SXM", "H200", "B200", "MI300X", "Trainium2", "TPU-v6e")
 
 
-def speed_curve(con: duckdb.DuckDBPyConnection, model: str = "llama-3-70b") -> list[Row]:
+def speed_curve(con: duckdb.DuckDBPyConnection, model: str = "llama-3-70b") -> list[FigureRow]:
     """Every usable inference figure of CURVE_CHIPS for `model`: chip, tokens/s per chip and
     per user (None at maximum throughput), whether derived (calibrated or not) or published."""
     from chipcost.warehouse.db import dict_rows
 
-    return dict_rows(
+    found = dict_rows(
         con,
         "SELECT chip, tokens_per_second_per_chip, tokens_per_second_per_user, operating_point, "
         "kind, scenario FROM throughput_ranked WHERE workload = 'inference' AND usable "
@@ -88,6 +89,7 @@ def speed_curve(con: duckdb.DuckDBPyConnection, model: str = "llama-3-70b") -> l
         "tokens_per_second_per_chip, operating_point, kind, scenario",
         {"model": model, "chips": list(CURVE_CHIPS)},
     )
+    return figure_rows(found)
 
 
 def _caveats(notes: list[str]) -> str:

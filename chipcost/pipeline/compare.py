@@ -29,11 +29,11 @@ from chipcost.pipeline.cost import (
 from chipcost.pipeline.verdict import Evidence, at_figure, judge
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.evidence import Verdict
+from chipcost.transform.rows import CostRow, FigureRow
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
 
-Row = dict[str, object]
 # Each offer's fields a comparison's frame carries, prefixed a_ and b_.
 OFFER_FIELDS = (
     "provider", "region", "instance_type", "price_per_chip_hour", "tokens_per_second_per_chip",
@@ -49,8 +49,8 @@ class Comparison:
     """One pricing model and term: A's and B's offer, and A's cost change against B."""
 
     pricing: str  # 'on_demand', 'reserved 1yr'
-    a: Row
-    b: Row
+    a: CostRow
+    b: CostRow
     same_provider: bool
     verdict: Verdict  # the break-even and what the evidence says
 
@@ -82,7 +82,7 @@ class CompareResult:
     figures: dict[str, list[float]]  # each chip's usable published tokens/s at the speed
     notes: list[str]  # the asked speed, figures not at it or far above it, whether it fits
     # each chip's published figures at other points (a calibrated figure is fitted on them)
-    elsewhere: dict[str, list[Row]] = field(default_factory=dict)
+    elsewhere: dict[str, list[FigureRow]] = field(default_factory=dict)
 
     def frame(self) -> pl.DataFrame:
         """One row per pricing model and term (csv, json, chipcost.compare()): both offers, the
@@ -123,7 +123,7 @@ def _percent(change: float | None) -> float | None:
     return None if change is None else 100 * change
 
 
-def _estimate_fields(judged: Verdict) -> Row:
+def _estimate_fields(judged: Verdict) -> dict[str, object]:
     """The unmeasured side's derived estimate at the measured side's point, where one was made."""
     found = judged.estimate
     low, high = found.band if found and found.band else (None, None)
@@ -135,7 +135,7 @@ def _estimate_fields(judged: Verdict) -> Row:
     }
 
 
-def _pricing(row: Row) -> str:
+def _pricing(row: CostRow) -> str:
     parts = [row["pricing_model"], row["term"]]
     return " ".join(str(p) for p in parts if p not in (None, "none", "default"))
 
@@ -149,7 +149,7 @@ def _pricing_order(item: tuple[str, object]) -> tuple[int, str]:
     return rank, f"{TERMS.index(term) if term in TERMS else 99:02d}{term}"
 
 
-def _pair(offers_a: list[Row], offers_b: list[Row]) -> tuple[Row, Row, bool]:
+def _pair(offers_a: list[CostRow], offers_b: list[CostRow]) -> tuple[CostRow, CostRow, bool]:
     """A's offer as `cost` ranks it (its cheapest that holds the model), against B's on the
     same provider where that provider offers B, else B's cheapest: `cost`'s baseline rule."""
     a_offer = offers_a[0]
@@ -184,7 +184,7 @@ def compare_in(every: CostRanking, ask: Ask, chip_a: str, chip_b: str) -> Compar
 
 
 def _compared(
-    ranking: CostRanking, rows: list[Row], both: Ask, chip_a: str, chip_b: str
+    ranking: CostRanking, rows: list[CostRow], both: Ask, chip_a: str, chip_b: str
 ) -> CompareResult:
     """A against B from `rows`, both chips' every offer as `ranking` ranks them."""
     unreached(both, rows, [chip_a, chip_b])
@@ -201,7 +201,7 @@ def _compared(
         ]
         for c in (chip_a, chip_b)
     }  # fmt: skip
-    by_pricing: dict[str, dict[str, list[Row]]] = {}
+    by_pricing: dict[str, dict[str, list[CostRow]]] = {}
     for row in rows:  # every offer, cheapest first
         by_pricing.setdefault(_pricing(row), {}).setdefault(str(row["chip"]), []).append(row)
     shared = [
@@ -231,7 +231,7 @@ def _compared(
 
 
 def _free_baselines(
-    shared: list[tuple[str, dict[str, list[Row]]]], chip_a: str, chip_b: str
+    shared: list[tuple[str, dict[str, list[CostRow]]]], chip_a: str, chip_b: str
 ) -> dict[str, str]:
     """The pricing models whose baseline offer costs nothing (a 100% discount in
     CHIPCOST_DISCOUNTS): no change can be stated against a cost of zero, so each is said in
@@ -239,7 +239,7 @@ def _free_baselines(
     free = {}
     for pricing, offers in shared:
         b = _pair(offers[chip_a], offers[chip_b])[1]
-        if float(b["usd_per_million_tokens"]) <= 0:  # type: ignore[arg-type]
+        if b["usd_per_million_tokens"] <= 0:
             free[pricing] = (
                 f"{pricing}: {chip_b}'s offer ({b['provider']} {b['instance_type']}) costs "
                 f"nothing after your discounts, so {chip_a} cannot be compared with it; lower "
@@ -248,7 +248,9 @@ def _free_baselines(
     return free
 
 
-def _line(pricing: str, offers_a: list[Row], offers_b: list[Row], evidence: Evidence) -> Comparison:
+def _line(
+    pricing: str, offers_a: list[CostRow], offers_b: list[CostRow], evidence: Evidence
+) -> Comparison:
     """One pricing model's answer, from both chips' figures at one point."""
     a, b, same = _pair(offers_a, offers_b)
     judged = judge(a, b, evidence)

@@ -13,7 +13,8 @@ from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.cost_fit import baseline_costs, choose, compared_with, reordered, with_fit
 from chipcost.pipeline.verdict import Evidence, with_verdicts
 from chipcost.pipeline.your_prices import YourPrices
-from chipcost.transform.cost import CostQuestion, fit_rule, with_costs
+from chipcost.transform.cost import Baseline, CostQuestion, Found, fit_rule, with_costs
+from chipcost.transform.rows import CostRow, FigureRow, cost_rows_of
 from chipcost.transform.tokens import human_count
 from chipcost.warehouse.cost_per_token import (
     Figures,
@@ -161,13 +162,15 @@ def _coverage_notes(
     return notes
 
 
-def _baseline(offers: list[dict], ask: Ask, question: CostQuestion) -> tuple[object, list[str]]:
+def _baseline(
+    offers: list[CostRow], ask: Ask, question: CostQuestion
+) -> tuple[Baseline, list[str]]:
     options = baseline_costs(offers, ask.baseline)
     if options:
 
-        def find(row: dict) -> tuple[str, float, bool] | None:
-            found = options.get((str(row["pricing_model"]), str(row["term"])))
-            return compared_with(found, str(row["provider"])) if found else None
+        def find(row: CostRow) -> Found | None:
+            found = options.get((row["pricing_model"], row["term"]))
+            return compared_with(found, row["provider"]) if found else None
 
         return find, [
             f"vs {ask.baseline}: the cost per token against {ask.baseline}'s on the same "
@@ -195,7 +198,7 @@ def _reach(speed: str) -> str:
     return "maximum throughput" if speed == "max" else f"{speed} tokens/s per user"
 
 
-def unreached(ask: Ask, rows: list[dict], chips: list[str]) -> None:
+def unreached(ask: Ask, rows: list[CostRow], chips: list[str]) -> None:
     """A ChipcostError when none of `chips` has a figure, measured or derived, at the asked
     speed: one line naming the speed, nothing ranked at figures measured elsewhere."""
     off = sorted({str(r["chip"]) for r in rows if r.get("throughput_at_speed") is False})
@@ -207,14 +210,14 @@ def unreached(ask: Ask, rows: list[dict], chips: list[str]) -> None:
         )
 
 
-def fit_notes(parameters: float | None, ask: Ask, rows: list[dict]) -> list[str]:
+def fit_notes(parameters: float | None, ask: Ask, rows: list[CostRow]) -> list[str]:
     if parameters is None:
         return [f"fits: unknown, {ask.model} has no parameter count (chipcost throughput model)"]
     # chips none of whose offers holds the model (a chip with one offer that does is not
     # named: the rows say which of its offers fit)
     chips = {str(r["chip"]) for r in rows}
     cannot = sorted(c for c in chips if all(r["fits"] is False for r in rows if r["chip"] == c))
-    needed = sorted({float(r["memory_needed_gb"]) for r in rows if r["memory_needed_gb"]})
+    needed = sorted({n for n in (r["memory_needed_gb"] for r in rows) if n})
     sizes = " or ".join(f"{n:,.0f} GB" for n in needed)
     note = (
         f"fits: whether one instance of the row's chips holds {ask.model} "
@@ -289,17 +292,20 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
 
 
 def _ranked(
-    con, ask: Ask, question: CostQuestion, both: list[str], evidence: Evidence
-) -> tuple[list, list[str]]:
+    con: duckdb.DuckDBPyConnection,
+    ask: Ask,
+    question: CostQuestion,
+    both: list[str],
+    evidence: Evidence,
+) -> tuple[list[CostRow], list[str]]:
     """The ranking's rows with fit, costs, savings and break-even, and the baseline's note;
     an empty ranking is an error."""
-    offers = cost_rows(
+    found = cost_rows(
         con, ask.model, ask.workload, all_offers=True, currency=ask.mine.converting,
         **ask.filters,
     )  # fmt: skip
     # before the ranking: a discount may change which offer is cheaper
-    ask.mine.rows(offers)
-    offers = with_fit(offers, evidence.parameters, ask.workload)
+    offers = with_fit(cost_rows_of(ask.mine.rows(found)), evidence.parameters, ask.workload)
     notes: list[str] = []
     if ask.max_interruption is not None:
         offers, notes = _within_interruption(con, offers, ask.max_interruption)
@@ -336,16 +342,19 @@ def _nothing_chosen(ask: Ask, offers: bool, both: list[str]) -> None:
     )
 
 
-def _within_interruption(con, offers: list[dict], most: float) -> tuple[list[dict], list[str]]:
+def _within_interruption(
+    con: duckdb.DuckDBPyConnection, offers: list[CostRow], most: float
+) -> tuple[list[CostRow], list[str]]:
     """The offers without the spot ones whose interruption bucket (AWS's Spot Instance
     Advisor) may go above `most` percent, or whose risk no one publishes."""
     buckets = spot_buckets(con)
-    kept, above, unknown = [], 0, 0
+    kept: list[CostRow] = []
+    above = unknown = 0
     for row in offers:
         if row["pricing_model"] != "spot":
             kept.append(row)
             continue
-        found = buckets.get((str(row["region"]), str(row["instance_type"])))
+        found = buckets.get((row["region"], row["instance_type"]))
         if row["provider"] == "aws" and found is not None:
             row["interruption"] = found[0]
             if found[1] <= most:
@@ -393,9 +402,9 @@ class CostRanking:
     """What `chipcost cost` shows, as data: rows cheapest first, and every note about them."""
 
     header: dict[str, object]
-    rows: list[dict[str, object]]
+    rows: list[CostRow]
     more: int  # rows beyond the limit, not in `rows`
-    set_aside: list[dict[str, object]]  # reference figures set aside for the shown chips, and why
+    set_aside: list[FigureRow]  # reference figures set aside for the shown chips, and why
     notes: list[str]
     freshness: Freshness  # of the sources of the prices shown
     # What the ranking was made from: every figure at the asked speed, the chips with a
@@ -429,7 +438,7 @@ def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) 
         return _rank_cost(con, ask, question)
 
 
-def speed_notes(ask: Ask, rows: list[dict]) -> list[str]:
+def speed_notes(ask: Ask, rows: list[CostRow]) -> list[str]:
     """Which point the figures are for, and the chips whose figure is not at it."""
     if ask.workload != "inference":
         return []
@@ -473,11 +482,12 @@ def speed_notes(ask: Ask, rows: list[dict]) -> list[str]:
     return notes
 
 
-def point_text(row: dict) -> str:
+def point_text(row: CostRow) -> str:
     """'latency-bound, 51.0 tok/s per user' for a figure's operating point."""
     point = str(row.get("throughput_operating_point") or "operating point not stated")
-    if row.get("throughput_tokens_per_second_per_user") is not None:
-        point += f", {float(row['throughput_tokens_per_second_per_user']):.1f} tok/s per user"
+    speed = row.get("throughput_tokens_per_second_per_user")
+    if speed is not None:
+        point += f", {speed:.1f} tok/s per user"
     return point
 
 
@@ -518,7 +528,7 @@ def every_offer(ask: Ask) -> Ask:
     )
 
 
-def taken_from(every: CostRanking, ask: Ask, question: CostQuestion) -> list[dict[str, object]]:
+def taken_from(every: CostRanking, ask: Ask, question: CostQuestion) -> list[CostRow]:
     """The rows rank_cost ranks for `ask` (a few chips, every offer), taken from `every`, the
     ranking of every_offer(ask), with the errors rank_cost raises for it: the same offers in
     the same order, each chip's offers as they are ranked. Their columns against a baseline
@@ -629,7 +639,11 @@ def cost_question(
 
     def quantity(value: object, option: str, *examples: str) -> float | None:
         what = python_name(option) if api else option
-        return None if value is None else parse_quantity(value, what, *examples)  # type: ignore[arg-type]
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            value = str(value)  # refused as text (the Python API's tokens=[3e11])
+        return parse_quantity(value, what, *examples)
 
     if daily_tokens is not None and migration_cost is None:
         raise UsageError(
@@ -637,8 +651,10 @@ def cost_question(
             if api
             else "--daily-tokens is used for break-even: give --migration-cost too"
         )
-    number = isinstance(overhead, int | float) and not isinstance(overhead, bool)
-    if overhead is not None and not (number and 0 <= overhead <= 10):  # type: ignore[operator]
+    fraction = DEFAULT_OVERHEAD[workload]
+    if isinstance(overhead, int | float) and not isinstance(overhead, bool) and 0 <= overhead <= 10:
+        fraction = float(overhead)
+    elif overhead is not None:
         raise UsageError(
             f"overhead={overhead!r}: give a fraction, e.g. 0.15 for 15%"
             if api
@@ -647,7 +663,7 @@ def cost_question(
     dollars = "250000, '250K' or 2.5e5 (USD)" if api else "250000, 250K or 2.5e5 (USD)"
     return CostQuestion(
         tokens=quantity(tokens, "--tokens"),
-        overhead=DEFAULT_OVERHEAD[workload] if overhead is None else float(overhead),  # type: ignore[arg-type]
+        overhead=fraction,
         migration_cost=quantity(migration_cost, "--migration-cost", dollars),
         daily_tokens=quantity(daily_tokens, "--daily-tokens"),
     )

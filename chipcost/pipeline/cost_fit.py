@@ -12,20 +12,19 @@ from operator import itemgetter
 
 from chipcost.pipeline.rental_units import smallest_that_holds
 from chipcost.transform.cost import memory_needed_gb
+from chipcost.transform.rows import CostRow
 from chipcost.warehouse.cost_per_token import GROUP
-
-Row = dict[str, object]
 
 _group = itemgetter(*GROUP)
 
 
-def with_fit(offers: Iterable[Row], parameters: float | None, workload: str) -> list[Row]:
+def with_fit(offers: Iterable[CostRow], parameters: float | None, workload: str) -> list[CostRow]:
     """The offers, each given memory_needed_gb, instance_memory_gb (chips x memory per chip),
     fits (None when either is unknown) and instances_needed (how many such instances hold
     it), a TPU slice or an UltraServer counting as one instance of all its chips. The rows are
     the caller's, completed in place (a ranking reads thousands); among the sizes of one offer
     the smallest that holds the model comes first (chipcost.pipeline.rental_units)."""
-    needed_for: dict[object, float | None] = {}  # by precision: a few for thousands of rows
+    needed_for: dict[str | None, float | None] = {}  # by precision: a few for thousands of rows
     fitted = list(offers)
     for offer in fitted:
         precision = offer["precision"]
@@ -38,32 +37,36 @@ def with_fit(offers: Iterable[Row], parameters: float | None, workload: str) -> 
         needed = needed_for[precision]
         chip_memory, count = offer["chip_memory_gb"], offer["chip_count"]
         instance = None if chip_memory is None or count is None else chip_memory * count
-        known = needed is not None and instance is not None
+        fits: bool | None = None
+        instances: int | None = None
+        if needed is not None and instance is not None:
+            fits = needed <= instance
+            instances = math.ceil(needed / instance) if instance else None
         offer["memory_needed_gb"] = needed
         offer["instance_memory_gb"] = instance
-        offer["fits"] = needed <= instance if known else None
-        offer["instances_needed"] = math.ceil(needed / instance) if known and instance else None
+        offer["fits"] = fits
+        offer["instances_needed"] = instances
     return smallest_that_holds(fitted)
 
 
-def _cannot_fit(row: Row) -> bool:
+def _cannot_fit(row: CostRow) -> bool:
     return row["fits"] is False
 
 
-def _last(row: Row) -> tuple[bool, bool]:
+def _last(row: CostRow) -> tuple[bool, bool]:
     """Rows whose figure is not at the asked speed go after those that are, then those that
     cannot hold the model after those that can."""
     return row.get("throughput_at_speed") is False, _cannot_fit(row)
 
 
 def choose(
-    rows: Sequence[Row],
+    rows: Sequence[CostRow],
     *,
     chips: list[str] | None,
     all_offers: bool,
     unfit_last: bool = True,
     max_instances: int | None = None,
-) -> list[Row]:
+) -> list[CostRow]:
     """The ranking's offers: every one, or per chip, pricing model and term the cheapest that
     holds the model (the cheapest of all when none does); those at the asked speed first,
     then, with `unfit_last` (inference: one instance serves the model), those that fit before
@@ -78,7 +81,7 @@ def choose(
         rows = [r for r in rows if (r.get("instances_needed") or 1) <= max_instances]
     ranked = sorted(rows, key=_last)
     if not all_offers:
-        first: dict[tuple, Row] = {}
+        first: dict[tuple, CostRow] = {}
         for row in ranked:
             first.setdefault(_group(row), row)
         ranked = list(first.values())
@@ -88,32 +91,32 @@ def choose(
     return ranked
 
 
-def reordered(rows: list[Row], *, unfit_last: bool = True) -> list[Row]:
+def reordered(rows: list[CostRow], *, unfit_last: bool = True) -> list[CostRow]:
     """`rows` in the ranking's order again after some were costed at another figure (a
     verdict's, chipcost.pipeline.verdict.with_verdicts): the parts `choose` makes, each
     cheapest first (stable: ties keep their order)."""
 
-    def key(row: Row) -> tuple:
+    def key(row: CostRow) -> tuple:
         part = _last(row) if unfit_last else (row.get("throughput_at_speed") is False,)
-        return (*part, float(row["usd_per_million_tokens"]))  # type: ignore[arg-type]
+        return (*part, row["usd_per_million_tokens"])
 
     return sorted(rows, key=key)
 
 
-def baseline_costs(rows: Sequence[Row], chip: str) -> dict[tuple[str, str], dict[str, float]]:
+def baseline_costs(rows: Sequence[CostRow], chip: str) -> dict[tuple[str, str], dict[str, float]]:
     """The baseline chip's cost per million tokens per (pricing_model, term) and provider: on
     each provider, its cheapest offer that holds the model, or its cheapest when none does (the
     same choice as the ranking's). A row is compared on its own provider where that provider
     offers the baseline, else against the cheapest of these (`compared_with`)."""
     mine = [r for r in rows if r["chip"] == chip and r.get("throughput_at_speed") is not False]
     found: dict[tuple[str, str], dict[str, float]] = {}
-    for provider in sorted({str(r["provider"]) for r in mine}):
+    for provider in sorted({r["provider"] for r in mine}):
         chosen = choose(
             [r for r in mine if r["provider"] == provider], chips=None, all_offers=False
         )
         for r in chosen:
-            key = (str(r["pricing_model"]), str(r["term"]))
-            found.setdefault(key, {}).setdefault(provider, float(r["usd_per_million_tokens"]))  # type: ignore[arg-type]
+            key = (r["pricing_model"], r["term"])
+            found.setdefault(key, {}).setdefault(provider, r["usd_per_million_tokens"])
     return found
 
 

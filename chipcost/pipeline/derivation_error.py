@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from chipcost.core.catalog import chip_rows
@@ -28,7 +27,9 @@ from chipcost.pipeline.references import (
     with_interconnect,
 )
 from chipcost.transform import roofline, training
+from chipcost.transform.evidence import Reading
 from chipcost.transform.precision import WEIGHT_BYTES, dense_peak, is_four_bit
+from chipcost.transform.rows import number
 from chipcost.transform.tokens import derived_tokens_per_second, flops_per_token
 
 
@@ -228,28 +229,26 @@ def log_spread(found: list[Check]) -> float:
     return math.exp(statistics.pstdev(logs)) if len(logs) > 1 else 1.0
 
 
-def derived_at(
-    chip_name: str, anchor: Mapping[str, object], speed: str
-) -> tuple[float, str] | None:
+def derived_at(chip_name: str, anchor: Reading, speed: str) -> tuple[float, str] | None:
     """The derivation's tokens/s per chip for `chip_name` at another figure's point (its
     model, request shape and precision; inference at the asked speed, training at the assumed
     MFU), before any fit, and the precision it was derived at; None where it cannot say."""
     chips = {row["chip"]: row for row in with_interconnect(chip_rows())}
     models = {str(m["model"]): m for m in model_rows()}
     rules = {rule.workload: rule for rule in derivation_assumptions()}
-    chip, model = chips.get(chip_name), models.get(str(anchor.get("model")))
-    workload = str(anchor.get("workload") or "inference")
+    chip, model = chips.get(chip_name), models.get(anchor.model)
+    workload = anchor.workload or "inference"
     rule = rules.get(workload)
     if chip is None or model is None or rule is None or chip.get("family") in rule.not_on:
         return None
-    precision = str(anchor.get("precision") or rule.precision).lower()
+    precision = (anchor.precision or rule.precision).lower()
     if precision not in WEIGHT_BYTES:
         precision = rule.precision
     if workload == "training":
         peak = dense_peak(chip, precision)
         if peak is None:
             return None
-        per_token = flops_per_token(float(model["active_parameters"]), "training")
+        per_token = flops_per_token(number(model["active_parameters"]), "training")
         return derived_tokens_per_second(peak[1], rule.mfu, per_token), peak[0]
     at = None if speed == "max" else float(speed)
     figure = Figure(
@@ -259,8 +258,8 @@ def derived_at(
         source_date="undated", stated_as="",
         operating_point="max-throughput" if at is None else "latency-bound",
         tokens_per_second_per_user=at,
-        input_tokens=anchor.get("input_tokens"),  # type: ignore[arg-type]
-        output_tokens=anchor.get("output_tokens"),  # type: ignore[arg-type]
+        input_tokens=anchor.input_tokens,
+        output_tokens=anchor.output_tokens,
     )  # fmt: skip
     found = _inference(figure, chip, model, rule, roofline_settings())
     return (found[0], precision) if found else None

@@ -28,6 +28,7 @@ from functools import cache
 
 from chipcost.pipeline.derivation_error import Check
 from chipcost.transform.precision import is_four_bit
+from chipcost.transform.rows import number
 
 SMALL_MODEL = 15e9  # parameters: the 8B class below, the 70B class above
 # parameters: the 405B and 671B (mixture-of-experts) class above, whose published runs are long
@@ -294,7 +295,7 @@ def catalogue() -> Catalogue:
     from chipcost.pipeline.derivation_error import checks
     from chipcost.pipeline.references import model_rows
 
-    sizes = {str(m["model"]): size_group(float(m["parameters"])) for m in model_rows()}  # type: ignore[arg-type]
+    sizes = {str(m["model"]): size_group(number(m["parameters"])) for m in model_rows()}
     vendors = {row["chip"]: row["vendor"] for row in chip_rows()}
     found = [c for c in checks() if c.workload == "inference"]
     rows = bands(held_out(found, sizes), sizes, vendors)

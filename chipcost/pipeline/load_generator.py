@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NotRequired, TypedDict, Unpack
 from urllib.parse import urlsplit
 
 from chipcost.core.clean import REDACTED, printable
@@ -130,15 +131,26 @@ def aiperf_options(
     ]  # fmt: skip
 
 
+class Point(TypedDict):
+    """What run_aiperf asks of the endpoint besides its load: aiperf_options' keywords."""
+
+    served_model: str
+    tokenizer: str
+    input_tokens: int
+    output_tokens: int
+    requests: int
+    client: NotRequired[Client]
+
+
 def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_timeout: float,
-               out: Path, **point: object) -> Run:  # fmt: skip
+               out: Path, **point: Unpack[Point]) -> Run:  # fmt: skip
     """AIPerf's `profile` at one concurrency (aiperf_options): streamed chat completions asking
     for the point's tokens (the end-of-sequence token ignored), its token counts the streamed
     text's by the model's tokenizer, at most `seconds`. AIPerf's whole process group is ended
     on every way out, and it reaches no host but the endpoint's."""
     options = aiperf_options(
         endpoint=endpoint, concurrency=concurrency, seconds=seconds,
-        request_timeout=request_timeout, out=out, **point,  # type: ignore[arg-type]
+        request_timeout=request_timeout, out=out, **point,
     )  # fmt: skip
     command = launcher(tool_command(), bool(endpoint.authorization)) + options
     limit = seconds + request_timeout + STARTUP_SECONDS

@@ -15,7 +15,7 @@ def estimate_at(
     and speed), or None where the derivation cannot say (no memory bandwidth, no shape)."""
     from chipcost.pipeline.derivation_error import derived_at
 
-    found = derived_at(chip, anchor.fields(), speed)
+    found = derived_at(chip, anchor, speed)
     if found is None:
         return None
     raw, precision = found

@@ -38,6 +38,7 @@ from chipcost.transform.measured import (
     physical_roof,
     point_of,
 )
+from chipcost.transform.rows import number
 from chipcost.transform.throughput_figures import figure_from_row
 from chipcost.warehouse.db import dict_rows
 
@@ -123,11 +124,11 @@ def roof_of(con: duckdb.DuckDBPyConnection, setup: Setup) -> Roof:
             "bandwidth for it, so no roofline to check a measurement against"
         )
     return physical_roof(
-        total_parameters=float(models[0]["parameters"]),  # type: ignore[arg-type]
-        active_parameters=float(models[0]["active"]),  # type: ignore[arg-type]
+        total_parameters=number(models[0]["parameters"]),
+        active_parameters=number(models[0]["active"]),
         precision=setup.precision,
-        peak_tflops=float(peak),
-        bandwidth_tbps=float(spec["bandwidth"]),  # type: ignore[arg-type]
+        peak_tflops=number(peak),
+        bandwidth_tbps=number(spec["bandwidth"]),
         chips=setup.chips,
         input_tokens=setup.input_tokens,
         output_tokens=setup.output_tokens,

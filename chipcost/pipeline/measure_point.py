@@ -18,6 +18,7 @@ import duckdb
 from chipcost.core.errors import UsageError
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.load_generator import Client
+from chipcost.transform.rows import FigureRow, figure_rows
 from chipcost.warehouse.cost_per_token import at_speed, figures
 from chipcost.warehouse.db import dict_rows
 
@@ -65,8 +66,9 @@ def matched_point(
         )
     row = chosen[0]
     name = f"{chip}'s {row['throughput_id']} ({row['kind']}, {row['scenario'] or row['source']})"
-    if row["input_tokens"] and row["output_tokens"]:
-        shape = (int(row["input_tokens"]), int(row["output_tokens"]))  # type: ignore[call-overload]
+    isl, osl = row["input_tokens"], row["output_tokens"]
+    if isl and osl:
+        shape = (isl, osl)
         if given and given != shape:
             raise UsageError(
                 f"--match {chip}: {name} was measured at {shape[0]}/{shape[1]} input/output "
@@ -85,7 +87,7 @@ def matched_point(
 def _nearest_curve(
     con: duckdb.DuckDBPyConnection, chip: str, model: str, speed: str, name: str
 ) -> Baseline:
-    shaped = dict_rows(
+    found = dict_rows(
         con,
         "SELECT throughput_id, source, kind, scenario, input_tokens, output_tokens, precision, "
         "chips, software, system, tokens_per_second_per_user, tokens_per_second_per_chip, "
@@ -94,6 +96,7 @@ def _nearest_curve(
         "AND output_tokens > 0 ORDER BY throughput_id",
         {"chip": chip, "model": model},
     )
+    shaped = figure_rows(found)
     if not shaped:
         raise UsageError(
             f"--match {chip}: {name} states no input and output tokens, and no public {chip} "
@@ -101,7 +104,8 @@ def _nearest_curve(
         )
     newest_first = sorted(shaped, key=lambda r: str(r["source_date"] or ""), reverse=True)
     best = min(newest_first, key=lambda r: _distance(r, speed))
-    isl, osl = int(best["input_tokens"]), int(best["output_tokens"])  # type: ignore[call-overload]
+    isl, osl = best["input_tokens"], best["output_tokens"]
+    assert isl and osl  # the query keeps only figures with both counts
     curve = f"{chip}'s {best['throughput_id']} ({best['source']})"
     taken = (
         f"{name} states no input and output tokens: measured at {isl}/{osl}, the shape of "
@@ -110,13 +114,13 @@ def _nearest_curve(
     return _of_curve(con, str(best["throughput_id"]), curve, isl, osl, taken)
 
 
-def _distance(row: dict, speed: str) -> tuple[bool, float]:
+def _distance(row: FigureRow, speed: str) -> tuple[bool, float]:
     """InferenceX's first, then the nearest per-user speed (at 'max', the highest per chip)."""
     own = not str(row["source"] or "").startswith(INFERENCEX)
     user = row["tokens_per_second_per_user"]
     if speed == "max":
-        return own, -float(row["tokens_per_second_per_chip"] or 0)
-    return own, abs(math.log(float(user) / float(speed))) if user else math.inf
+        return own, -(row["tokens_per_second_per_chip"] or 0)
+    return own, abs(math.log(user / float(speed))) if user else math.inf
 
 
 def _of_curve(

@@ -5,10 +5,12 @@ and prices per hour, month or year."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from chipcost.core.errors import UsageError
 from chipcost.core.vocabulary import GLANCE_KINDS, PRICING_MODEL_TABLE
 from chipcost.pipeline.your_prices import LIST_COLUMN
+from chipcost.transform.rows import number
 
 # What a row of the glance is per: `--by provider` or `--by region` (provider and region).
 BY = {"provider": ("provider",), "region": ("provider", "region")}
@@ -44,7 +46,7 @@ def scale_rows(rows: Sequence[dict[str, object]], hours: int) -> None:
     for row in rows:
         for column in per_columns("hour"):
             if row.get(column) is not None:
-                row[column] = float(row[column]) * hours  # type: ignore[arg-type]
+                row[column] = number(row[column]) * hours
 
 
 def by_keys(by: str, said: str) -> tuple[str, ...]:
@@ -68,30 +70,43 @@ def glance(rows: Sequence[Mapping[str, object]], keys: tuple[str, ...], per: str
     how many offers the row stands for; cheapest on demand first within a chip. Prices are
     per `per` (hour, month or year)."""
     hours = PER_HOURS[per]
-    groups: dict[tuple, dict[str, object]] = {}
+    groups: dict[tuple[str, ...], _Glance] = {}
     for row in rows:
         key = tuple(str(row[k]) for k in ("chip", *keys))
-        group = groups.setdefault(
-            key,
-            {"chip": row["chip"], **{k: row[k] for k in keys}}
-            | {f"{k}_per_chip_{per}": None for k in KINDS}
-            | {"commitment_terms": None, "estimated": {}, "offers": 0},
-        )
-        group["offers"] = int(group["offers"]) + 1  # type: ignore[call-overload]
+        group = groups.setdefault(key, _Glance({"chip": row["chip"], **{k: row[k] for k in keys}}))
+        group.offers += 1
         kind = _kind(str(row["pricing_model"]))
         if kind is None:
             continue
-        price = float(row["price_per_chip_hour"]) * hours  # type: ignore[arg-type]
-        column = f"{kind}_per_chip_{per}"
-        if group[column] is None or price < group[column]:  # type: ignore[operator]
-            group[column] = price
-            group["estimated"][kind] = bool(row.get("estimate"))  # type: ignore[index]
+        price = number(row["price_per_chip_hour"]) * hours
+        cheapest = group.cheapest.get(kind)
+        if cheapest is None or price < cheapest:
+            group.cheapest[kind] = price
+            group.estimated[kind] = bool(row.get("estimate"))
             if kind == "commitment":
-                group["commitment_terms"] = _terms(row)
-    for group in groups.values():
-        marked = group["estimated"]
-        group["estimated"] = ",".join(k for k in KINDS if marked.get(k)) or None  # type: ignore[union-attr]
-    return sorted(groups.values(), key=lambda g: _order(g, per))
+                group.terms = _terms(row)
+    return sorted((g.row(per) for g in groups.values()), key=lambda g: _order(g, per))
+
+
+@dataclass
+class _Glance:
+    """One row of the glance as it is gathered: its chip and keys, the cheapest price of each
+    kind so far, whether that price is an estimate, the commitment's terms and the offers."""
+
+    head: dict[str, object]
+    cheapest: dict[str, float] = field(default_factory=dict)
+    estimated: dict[str, bool] = field(default_factory=dict)
+    terms: str | None = None
+    offers: int = 0
+
+    def row(self, per: str) -> dict[str, object]:
+        return {
+            **self.head,
+            **{f"{k}_per_chip_{per}": self.cheapest.get(k) for k in KINDS},
+            "commitment_terms": self.terms,
+            "estimated": ",".join(k for k in KINDS if self.estimated.get(k)) or None,
+            "offers": self.offers,
+        }
 
 
 def _terms(row: Mapping[str, object]) -> str:
@@ -102,6 +117,6 @@ def _terms(row: Mapping[str, object]) -> str:
 
 def _order(group: Mapping[str, object], per: str) -> tuple:
     prices = [group[f"{k}_per_chip_{per}"] for k in KINDS]
-    known = [float(p) for p in prices if p is not None]  # type: ignore[arg-type]
+    known = [number(p) for p in prices if p is not None]
     first = prices[0] if prices[0] is not None else min(known, default=float("inf"))
     return (str(group["chip"]), prices[0] is None, first, *(str(v) for v in group.values()))

@@ -15,11 +15,10 @@ from functools import cache
 
 from chipcost.core.catalog import aws_ultraserver_types
 from chipcost.extract._gcp_tpus import slices
-
-Row = dict[str, object]
+from chipcost.transform.rows import CostRow
 
 # Offers that differ only in size: same price per token, chip, place and pricing model.
-_SAME_OFFER = ("usd_per_million_tokens", "chip", "provider", "region", "zone")
+_SAME_OFFER: tuple[str, ...] = ("usd_per_million_tokens", "chip", "provider", "region", "zone")
 _SAME_OFFER += ("pricing_model", "term", "payment", "plan")
 
 
@@ -50,12 +49,12 @@ def unit_of(row: Mapping[str, object]) -> Unit | None:
     return Unit(kind, name) if kind else None
 
 
-def smallest_that_holds(rows: list[Row]) -> list[Row]:
+def smallest_that_holds(rows: list[CostRow]) -> list[CostRow]:
     """The rows in their order, except within each run of one offer in several sizes (equal
     in _SAME_OFFER): those that hold the model first, smallest first, then those that do not,
     largest first (the fewest needed). Rows whose fit is unknown keep their order."""
-    ordered: list[Row] = []
-    run: list[Row] = []
+    ordered: list[CostRow] = []
+    run: list[CostRow] = []
     for row in rows:
         if run and _offer(row) != _offer(run[0]):
             ordered += sorted(run, key=_size)
@@ -64,11 +63,11 @@ def smallest_that_holds(rows: list[Row]) -> list[Row]:
     return ordered + sorted(run, key=_size)
 
 
-def _offer(row: Row) -> tuple[object, ...]:
+def _offer(row: CostRow) -> tuple[object, ...]:
     return tuple(row.get(key) for key in _SAME_OFFER)
 
 
-def _size(row: Row) -> tuple[int, float]:
+def _size(row: CostRow) -> tuple[int, float]:
     memory = row.get("instance_memory_gb")
     if row.get("fits") is None or not isinstance(memory, int | float):
         return 1, 0.0

@@ -32,6 +32,7 @@ from chipcost.pipeline.references import (
     with_interconnect,
 )
 from chipcost.transform import roofline, throughput_figures, training
+from chipcost.transform.rows import number
 from chipcost.transform.throughput_figures import capped_at_load, derived_figures
 from chipcost.transform.training import calibrate_training
 from chipcost.warehouse import throughput_store
@@ -143,7 +144,7 @@ def _calibrated(
 ) -> tuple[float, str] | None:
     """The roofline's factor for a chip and model at a per-user speed (None: maximum
     throughput), fitted on the catalogue's measurements."""
-    parameters = float(model["parameters"])  # type: ignore[arg-type]
+    parameters = number(model["parameters"])
     factor = derivation_fit.catalogue().factor(chip, parameters, speed)
     if factor is None:
         return None

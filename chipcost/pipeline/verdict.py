@@ -19,8 +19,9 @@ for A against B's figure tb, A's price per chip-hour x tb / B's.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from chipcost.pipeline.derivation_fit import (
     band_around,
@@ -40,19 +41,21 @@ from chipcost.transform.evidence import (
     published,
     why_unmatched,
 )
+from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.tokens import cost_per_million_tokens
 
 if TYPE_CHECKING:
     import polars as pl
 
-Row = dict[str, object]
+K = TypeVar("K")
+V = TypeVar("V")
 
 
-def is_derived(row: Row) -> bool:
+def is_derived(row: Mapping[str, object]) -> bool:
     return str(row.get("throughput_kind") or row.get("kind")) == "derived"
 
 
-def figure_kind(row: Row) -> str:
+def figure_kind(row: Mapping[str, object]) -> str:
     """'benchmark', 'derived' or 'calibrated' (a derived figure fitted on the chip's own)."""
     scenario = str(row.get("throughput_scenario") or row.get("scenario") or "")
     if is_derived(row) and scenario.startswith("calibrated"):
@@ -60,12 +63,15 @@ def figure_kind(row: Row) -> str:
     return str(row.get("throughput_kind") or row.get("kind") or "")
 
 
-def figure_range(row: Row, parameters: float | None) -> tuple[float, float] | None:
+def figure_range(row: Mapping[str, object], parameters: float | None) -> tuple[float, float] | None:
     """(low, high) tokens/s per chip a derived inference figure stands for: the figure over
     the 90th and 10th percentile of its group's out-of-sample ratios predicted / published,
     read only from checks of its own vendor family; None when measured, or when its vendor
     family has too few checks for a band (its error is unknown)."""
     if not is_derived(row) or row.get("workload", "inference") != "inference":
+        return None
+    tps = row["tokens_per_second_per_chip"]
+    if not isinstance(tps, int | float):  # a figure always has one (throughput_ranked)
         return None
     found = catalogue()
     names = group_names(
@@ -74,9 +80,25 @@ def figure_range(row: Row, parameters: float | None) -> tuple[float, float] | No
         vendor=found.vendors.get(str(row["chip"])),
         calibrated=figure_kind(row) == "calibrated",
     )
-    tps = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
-    band = band_around(tps, found.bands, names)
+    band = band_around(float(tps), found.bands, names)
     return band[0] if band else None
+
+
+@dataclass
+class _Found:
+    """What an Evidence has worked out, by what it was asked."""
+
+    readings: list[Reading] | None = None
+    published: dict[str, list[Reading]] = field(default_factory=dict)
+    matched: dict[tuple[str, str], Match | None] = field(default_factory=dict)
+    why: dict[tuple[str, str], str] = field(default_factory=dict)
+    estimates: dict[tuple[str, str], Estimate | None] = field(default_factory=dict)
+
+
+def _once(found: dict[K, V], key: K, work: Callable[[], V]) -> V:
+    if key not in found:
+        found[key] = work()
+    return found[key]
 
 
 @dataclass(frozen=True)
@@ -86,48 +108,48 @@ class Evidence:
     chips at one point, is worked out once: a ranking judges thousands of offers of a few
     chips."""
 
-    rows: list[Row]
+    rows: list[FigureRow]
     parameters: float | None
     speed: str
-    _found: dict[tuple, object] = field(default_factory=dict, compare=False, repr=False)
-
-    def _once(self, key: tuple, work):  # type: ignore[no-untyped-def]
-        if key not in self._found:
-            self._found[key] = work()
-        return self._found[key]
+    _found: _Found = field(default_factory=_Found, compare=False, repr=False)
 
     def readings(self) -> list[Reading]:
-        return self._once(("readings",), lambda: [Reading.of(r) for r in self.rows])
+        if self._found.readings is None:
+            self._found.readings = [Reading.of(r) for r in self.rows]
+        return self._found.readings
 
     def published(self, chip: str) -> list[Reading]:
-        return self._once(("published", chip), lambda: published(self.readings(), chip))
+        return _once(self._found.published, chip, lambda: published(self.readings(), chip))
 
     def matched(self, chip_a: str, chip_b: str) -> Match | None:
         """Both chips' published figures at one point (chipcost.transform.evidence.matched)."""
-        return self._once(
-            ("matched", chip_a, chip_b),
+        return _once(
+            self._found.matched,
+            (chip_a, chip_b),
             lambda: matched(self.published(chip_a), self.published(chip_b)),
         )
 
     def why_unmatched(self, chip_a: str, chip_b: str) -> str:
-        return self._once(
-            ("why", chip_a, chip_b),
+        return _once(
+            self._found.why,
+            (chip_a, chip_b),
             lambda: why_unmatched(self.published(chip_a), self.published(chip_b)),
         )
 
     def estimate_at(self, chip: str, anchor: Reading) -> Estimate | None:
         """`chip`'s derived figure at the point of `anchor`."""
-        return self._once(
-            ("estimate", chip, anchor.throughput_id),
+        return _once(
+            self._found.estimates,
+            (chip, anchor.throughput_id),
             lambda: estimate_at(chip, anchor, self.parameters, self.speed),
         )
 
 
-def _price(row: Row) -> float:
-    return float(row["price_per_chip_hour"])  # type: ignore[arg-type]
+def _price(row: CostRow) -> float:
+    return row["price_per_chip_hour"]
 
 
-def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
+def judge(a: CostRow, b: CostRow, evidence: Evidence) -> Verdict:
     """A's offer against B's, from both chips' figures at the asked speed."""
     chip_a, chip_b = str(a["chip"]), str(b["chip"])
     if _price(a) <= 0:  # A costs nothing (a 100% discount): cheaper at any throughput
@@ -154,55 +176,61 @@ def judge(a: Row, b: Row, evidence: Evidence) -> Verdict:
             needs="a" if anchor == "b" else "b", anchor=anchor, estimate=found, differ=differ,
             workload=workload,
         )  # fmt: skip
-    tb = float(b["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+    tb = b["tokens_per_second_per_chip"]
     needed = pa * tb / pb
     theirs_derived = [r for r in evidence.readings() if r.throughput_id == b.get("throughput_id")]
     point = point_of(theirs_derived[0]).words() if theirs_derived else ""
     return Verdict("cannot say", needed, needed / tb, differ=differ, point=point, workload=workload)
 
 
-def cost_at(row: Row, tps: float) -> float:
+def cost_at(row: CostRow, tps: float) -> float:
     """The cost per million tokens of an offer at `tps` tokens/s per chip."""
-    return cost_per_million_tokens(float(row["price_per_chip_hour"]), tps)  # type: ignore[arg-type]
+    return cost_per_million_tokens(row["price_per_chip_hour"], tps)
 
 
-# A figure's fields (throughput_ranked) as an offer row of the ranking names them.
-_FIGURE_FIELDS = {
-    "throughput_id": "throughput_id", "kind": "throughput_kind", "source": "throughput_source",
-    "source_date": "throughput_source_date",
-    "precision": "precision", "chips": "throughput_chips",
-    "operating_point": "throughput_operating_point", "scenario": "throughput_scenario",
-    "tokens_per_second_per_user": "throughput_tokens_per_second_per_user",
-    "input_tokens": "throughput_input_tokens", "output_tokens": "throughput_output_tokens",
-}  # fmt: skip
+def _figure_fields(figure: Reading) -> CostRow:
+    """A figure's fields (throughput_ranked) as an offer row of the ranking names them."""
+    return {
+        "throughput_id": figure.throughput_id, "throughput_kind": figure.kind,
+        "throughput_source": figure.source, "throughput_source_date": figure.source_date,
+        "precision": figure.precision, "throughput_chips": figure.chips,
+        "throughput_operating_point": figure.operating_point,
+        "throughput_scenario": figure.scenario,
+        "throughput_tokens_per_second_per_user": figure.tokens_per_second_per_user,
+        "throughput_input_tokens": figure.input_tokens,
+        "throughput_output_tokens": figure.output_tokens,
+    }  # fmt: skip
 
 
-def at_figure(row: Row, figure: Reading | None) -> Row:
+def at_figure(row: CostRow, figure: Reading | None) -> CostRow:
     """The offer with the figure the answer rests on (where it is not the ranking's chosen
     one), and its cost per token there."""
     if figure is None or figure.throughput_id == row.get("throughput_id"):
         return row
     tps = figure.tokens_per_second_per_chip
-    moved = {name: getattr(figure, field) for field, name in _FIGURE_FIELDS.items()}
     return {
-        **row, **moved, "tokens_per_second_per_chip": tps,
+        **row, **_figure_fields(figure), "tokens_per_second_per_chip": tps,
         "usd_per_million_tokens": cost_at(row, tps),
         "throughput_figure_kind": figure.kind, "throughput_at_speed": True,
         "throughput_range_low": None, "throughput_range_high": None,
     }  # fmt: skip
 
 
-# What with_verdicts adds to each row besides the break-even (None where no baseline).
-_SAID = ("break_even_for", "verdict", "verdict_point", "in_words", "vs_baseline_at_point")
+# What with_verdicts adds to a row with no baseline to judge it against.
+_NOT_SAID: CostRow = {
+    "break_even_tokens_per_second_per_chip": None, "break_even_share": None,
+    "break_even_for": None, "verdict": None, "verdict_point": None, "in_words": None,
+    "vs_baseline_at_point": None,
+}  # fmt: skip
 
 
 def with_verdicts(
-    rows: list[Row], offers: list[Row], baseline: str, evidence: Evidence
-) -> list[Row]:
+    rows: list[CostRow], offers: list[CostRow], baseline: str, evidence: Evidence
+) -> list[CostRow]:
     """The ranking's rows given, against the baseline offer their cost change was taken on,
     break_even_tokens_per_second_per_chip, its share of the baseline's figure, the verdict and
     each derived figure's range (throughput_range_low/high). Rows are completed in place."""
-    base = {
+    base: dict[tuple[str, str, str | None, float | None], CostRow] = {
         (r["pricing_model"], r["term"], r["provider"], r["usd_per_million_tokens"]): r
         for r in offers
         if r["chip"] == baseline
@@ -219,18 +247,17 @@ def with_verdicts(
         # No break-even against a baseline that costs nothing (a 100% discount): its cost
         # change is empty too (transform/cost.py).
         if b is None or row["chip"] == baseline or not b["usd_per_million_tokens"]:
-            for name in ("break_even_tokens_per_second_per_chip", "break_even_share", *_SAID):
-                row[name] = None
+            row.update(_NOT_SAID)
             continue
         judged = judge(row, b, evidence)
         if judged.matched and judged.b_figure is not None:
             # A verdict's row is costed at the figures it rests on, as compare costs it: one
             # cost per million tokens for an offer in every read.
-            before = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
+            before = row["tokens_per_second_per_chip"]
             row.update(at_figure(row, judged.a_figure))
-            if row.get("cost_for_tokens"):  # the cost of N tokens scales as 1 / tokens/s
-                after = float(row["tokens_per_second_per_chip"])  # type: ignore[arg-type]
-                row["cost_for_tokens"] = float(row["cost_for_tokens"]) * before / after  # type: ignore[arg-type]
+            cost = row.get("cost_for_tokens")
+            if cost:  # the cost of N tokens scales as 1 / tokens/s
+                row["cost_for_tokens"] = cost * before / row["tokens_per_second_per_chip"]
             b_tps = judged.b_figure.tokens_per_second_per_chip
             row["baseline_usd_per_million_tokens"] = cost_at(b, b_tps)
         row["break_even_tokens_per_second_per_chip"] = judged.break_even
