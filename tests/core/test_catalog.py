@@ -156,6 +156,10 @@ def _spec(chip: str) -> dict[str, str]:
         ("MI350X", "dense_fp4_tflops", "9250"),
         ("Trainium3", "dense_fp4_tflops", "2517"),
         ("H100-SXM", "dense_fp4_tflops", ""),  # Hopper has no FP4 path
+        # NVIDIA's Server Edition page: 2 / 1 / 4 PFLOPS FP8 / BF16 / FP4, taken as sparse
+        ("RTX-PRO-6000", "dense_fp8_tflops", "1000"),
+        ("RTX-PRO-6000", "dense_bf16_tflops", "500"),
+        ("RTX-PRO-6000", "dense_fp4_tflops", "2000"),
     ],
 )
 def test_new_and_corrected_specs(chip, column, value):
@@ -218,3 +222,55 @@ def test_b300_dense_fp4_is_nvidias_hgx_figure_over_its_eight_gpus():
     b300 = _spec("B300")
     assert b300["dense_fp4_tflops"] == "13125"
     assert "105 PFLOPS" in b300["spec_source"] and "13,125" in b300["spec_source"]
+
+
+GIB_IN_GB = 1.073741824
+# "32 GiB x 1.073741824 = 34.36 GB": the conversion a row writes out after its vendor's words
+CONVERSION = re.compile(r"(\d+(?:\.\d+)?) GiB x 1\.073741824 = (\d+(?:\.\d+)?) GB")
+# a capacity stated in GiB ("32 GiB", "32GiB", "(GiB) | 192"), not a bandwidth ("GiB/sec", "GiBps")
+GIB = re.compile(r"GiB(?!/|ps)")
+
+
+def _memory_unit_problem(row: dict[str, str]) -> str | None:
+    """Why the row's memory is not held in GB beside its source's GiB, or None."""
+    text = row["spec_source"]
+    if not GIB.search(text):
+        return None
+    conversions = CONVERSION.findall(text)
+    if not conversions:
+        return None if "kept in GB as" in text else "GiB stated, neither converted nor kept"
+    gib, gb = (float(n) for n in conversions[-1])
+    if round(gib * GIB_IN_GB, 2) != gb or float(row["memory_gb"]) != gb:
+        return f"{gib} GiB is {round(gib * GIB_IN_GB, 2)} GB; written {gb}, held {row['memory_gb']}"
+    return None
+
+
+def test_no_row_holds_memory_in_gib():
+    """Memory is stored in GB (10^9 bytes). A row whose document states GiB (AWS's Neuron pages,
+    Google's TPU pages, AWS's and Microsoft's instance pages) holds the GiB figure times
+    1.073741824 and writes the sum out, or says why the GB figure of the chip's vendor is kept."""
+    problems = {row["chip"]: _memory_unit_problem(row) for row in chip_rows()}
+    assert {chip: why for chip, why in problems.items() if why} == {}
+
+
+@pytest.mark.parametrize(
+    ("memory_gb", "source", "problem"),
+    [
+        ("32", "'32 GiB of device memory'", "GiB stated, neither converted nor kept"),
+        ("32", "'32 GiB of device memory': 32 GiB x 1.073741824 = 34.36 GB", "held 32"),
+        ("34.36", "'32GiB': 32 GiB x 1.073741824 = 34.4 GB", "is 34.36 GB; written 34.4"),
+        ("34.36", "'32 GiB of device memory': 32 GiB x 1.073741824 = 34.36 GB", None),
+        ("0.82", "'820 GiB/sec of bandwidth'", None),  # a bandwidth, not a capacity
+    ],
+)
+def test_a_gib_figure_left_unconverted_is_found(memory_gb, source, problem):
+    found = _memory_unit_problem({"chip": "X", "memory_gb": memory_gb, "spec_source": source})
+    assert found == problem if problem is None else problem in (found or "")
+
+
+def test_aws_and_google_rows_quote_the_unit_of_their_memory():
+    """AWS and Google state device memory in GiB on some pages and GB on others (Google's v5p
+    page says '95GB', its TPU7x page '(GiB) | 95'): their rows quote the words they read."""
+    rows = [row for row in chip_rows() if row["vendor"] in ("aws", "google")]
+    assert len(rows) >= 11
+    assert [row["chip"] for row in rows if "'" not in row["spec_source"]] == []

@@ -216,6 +216,22 @@ def test_rtx_pro_6000_sizes_have_the_counts_their_size_page_gives():
 
 
 @pytest.mark.parametrize(
+    ("size", "gpus"),
+    [
+        ("Standard_NC24lds_xl_RTXPRO6000BSE_v6", Fraction(1, 4)),
+        ("Standard_NC36ds_xl_RTXPRO6000BSE_v6", Fraction(1, 4)),
+        ("Standard_NC72lds_xl_RTXPRO6000BSE_v6", Fraction(1, 2)),
+        ("Standard_NC144ds_xl_RTXPRO6000BSE_v6", 1),
+        ("Standard_NC288lds_xl_RTXPRO6000BSE_v6", 2),
+    ],
+)
+def test_the_ga_rtx_pro_6000_sizes_rent_shares_of_one_gpu_up_to_two(size, gpus):
+    """The GA sizes below 144 vCPUs are a quarter or a half of one 96 GB GPU (Microsoft:
+    'NC36ds ... 1/4 ... 24 GB'); Azure's Resource SKUs round them up to one GPU."""
+    assert count(size) == ("RTX-PRO-6000", gpus)
+
+
+@pytest.mark.parametrize(
     "size", ["Standard_NV6_Promo", "Standard_NV24_Promo", "Standard_NC12_Promo"]
 )
 def test_sizes_of_a_retired_series_are_refused_as_retired(size):
@@ -273,6 +289,8 @@ def test_every_gpu_size_in_a_retail_prices_page_is_mapped_or_named():
     rtx = find(result.records, "Standard_NC128lds_xl_RTXPRO6000BSE_v6", "eastus")
     assert (rtx.chip, rtx.chip_count) == ("RTX-PRO-6000", 1.0)
     assert "Standard_NC64lds_xl_RTXPRO6000BSE_v6" in named
+    ga = find(result.records, "Standard_NC288ds_xl_RTXPRO6000BSE_v6", "eastus")
+    assert (ga.chip, ga.chip_count) == ("RTX-PRO-6000", 2.0)
     assert "series 'NC RTXPRO6000BSE v6' gives no GPU count for the size" in notes
     assert {"Standard_ND40s_v3", "Standard_NV6_Promo", "Standard_NC12_Promo"} <= named
     assert "series 'NV - v1' was retired on 2023-09-06" in notes
