@@ -68,11 +68,16 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
 
 def _feed(payload: Payload) -> dict[str, Any]:
     where = f"{SOURCE_NAME}: payload {payload.ref or payload.name or '?'} ({payload.url})"
-    match = JSONP.match(payload.data.decode("utf-8", errors="replace"))
-    if not match:
-        raise ParseError(f"{where} is not a JSONP callback(...) file: report a format change")
+    text = payload.data.decode("utf-8", errors="replace")
+    match = JSONP.match(text)
+    # spot.json beside spot.js holds the same object without callback(...): a mirror may serve it.
+    if not match and not text.lstrip().startswith("{"):
+        raise ParseError(
+            f"{where} is not a JSONP callback(...) file nor the feed's plain JSON: "
+            "report a format change"
+        )
     try:
-        feed = json_of(match.group("body"))
+        feed = json_of(match.group("body") if match else text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"{where} holds no valid JSON ({exc}): fetch it again") from exc
     if not isinstance(feed, dict) or not isinstance(feed.get("config"), dict):
