@@ -59,8 +59,9 @@ def test_the_recorded_file_gives_each_accelerator_type_its_bucket_and_saving():
         (r["region"], r["instance_type"], r["os"]): r for r in result.facts["spot_interruptions"]
     }
     assert len(rows) == 1428 and not result.rejects and not result.records
+    fields = ("interruption", "interruption_max", "savings_percent")
     seen = {
-        key: (rows[key]["interruption"], rows[key]["interruption_max"], rows[key]["savings_percent"])
+        key: tuple(rows[key][field] for field in fields)
         for key in [
             ("us-east-1", "p5.48xlarge", "Linux"), ("us-east-1", "p4d.24xlarge", "Linux"),
             ("us-east-1", "trn1.32xlarge", "Linux"), ("us-east-1", "g6e.xlarge", "Windows"),

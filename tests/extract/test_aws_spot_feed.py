@@ -151,8 +151,7 @@ def test_the_recorded_feed_prices_each_accelerator_size_of_its_region():
         ("af-south-1", "g4dn.metal"): 10.381, ("af-south-1", "inf1.24xlarge"): 0.6249,
     }  # fmt: skip
     inf1 = next(r for r in result.records if r.instance_type == "inf1.24xlarge")
-    assert (inf1.chip, inf1.chip_count, inf1.pricing_model, inf1.zone, inf1.term) == (
-        "Inferentia1", 16, "spot", "", "none",
-    )
+    said = (inf1.chip, inf1.chip_count, inf1.pricing_model, inf1.zone, inf1.term)
+    assert said == ("Inferentia1", 16, "spot", "", "none")
     assert inf1.extra["feedType"] == "gpuCurrentGen" and not result.rejects
     assert not validate_records(result.records, {SOURCE_NAME: "aws"}).rejects
