@@ -200,3 +200,22 @@ def test_an_interruptible_median_above_on_demand_is_named():
 
 def test_an_archive_from_before_the_bid_search_still_parses_and_says_so(good):
     assert any("an archive from before the interruptible search" in n for n in good.notes)
+
+
+RECORDED = "recorded-bundles-b300-gpu-index-2026-08-22.json"
+
+
+def test_a_recorded_answer_gives_the_b300_its_per_gpu_prices():
+    """A real bundles answer (captured 2026-08-22, ORIGIN.md): two verified offers of one
+    machine, 2 and 4 B300s. Its query is not chipcost's, so it is read twice: as an archive
+    with no search beside it (dph_base and min_bid), and as the on-demand search's answer."""
+    unknown = parse([payload(RECORDED)])
+    on_demand, spot = (summary(unknown.records, "1x B300 269GB", m) for m in ("on_demand", "spot"))
+    assert (on_demand.chip, on_demand.price_per_hour, on_demand.extra["offers"]) == ("B300", 7.5, 2)
+    assert spot.price_per_hour == 5.625  # min_bid 11.25 / 2 and 22.5 / 4
+    assert not unknown.rejects
+    as_ours = parse([searched(RECORDED, "on_demand")])
+    [record] = as_ours.records
+    # dph_total 15.002083 / 2 and 30.002083 / 4: the median of 7.50104 and 7.50052, to 4 places
+    assert record.price_per_hour == 7.5008
+    assert (record.extra["min"], record.extra["max"]) == (7.5005, 7.501)
