@@ -128,8 +128,9 @@ class Contract:
     empty: Case | None = None
     fetch: str = "http"  # "http": through httpx; anything else names where fetch is tested
     extra: dict[str, Any] = field(default_factory=dict)
-    # payloads not written here (a recording, or the provider's documented example) that the
-    # good files cannot be parsed beside (they would repeat an offer): each is parsed alone
+    # payloads not written here (a recording, or the provider's documented example) kept out
+    # of the good files (they would price the same offers again, or are too large for the
+    # field-by-field walks over the good files): each is parsed alone
     recorded: tuple[Case, ...] = ()
 
     def good_payloads(self) -> list[Payload]:

@@ -150,12 +150,19 @@ def _spot_record(
 
 
 def _linux_price(size: Mapping[str, Any]) -> float:
-    columns = {str(c.get("name")): c for c in _list(size, "valueColumns")}
-    if LINUX_COLUMN not in columns:
-        raise _Refused(f"no {LINUX_COLUMN!r} price column (found {', '.join(columns) or 'none'})")
-    prices = columns[LINUX_COLUMN].get("prices")
-    text = str(prices.get("USD", "")) if isinstance(prices, dict) else ""
-    return spot_price(text)
+    columns = _list(size, "valueColumns")
+    texts = {_usd(c) for c in columns if str(c.get("name")) == LINUX_COLUMN}
+    if not texts:
+        found = ", ".join(str(c.get("name")) for c in columns) or "none"
+        raise _Refused(f"no {LINUX_COLUMN!r} price column (found {found})")
+    if len(texts) > 1:  # neither is the price: the feed says two things of one size
+        raise _Refused(f"{LINUX_COLUMN!r} priced twice: {', '.join(sorted(texts))}")
+    return spot_price(texts.pop())
+
+
+def _usd(column: Mapping[str, Any]) -> str:
+    prices = column.get("prices")
+    return str(prices.get("USD", "")) if isinstance(prices, dict) else ""
 
 
 def spot_price(text: str) -> float:
