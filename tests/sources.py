@@ -128,6 +128,10 @@ class Contract:
     empty: Case | None = None
     fetch: str = "http"  # "http": through httpx; anything else names where fetch is tested
     extra: dict[str, Any] = field(default_factory=dict)
+    # payloads not written here (a recording, or the provider's documented example) kept out
+    # of the good files (they would price the same offers again, or are too large for the
+    # field-by-field walks over the good files): each is parsed alone
+    recorded: tuple[Case, ...] = ()
 
     def good_payloads(self) -> list[Payload]:
         return [case.payload(self.source) for case in self.good]
@@ -155,6 +159,7 @@ def contract(source: str) -> Contract | None:
         bad_rows=tuple(Case(**c) for c in spec.get("bad_rows", [])),
         empty=Case(**spec["empty"]) if "empty" in spec else None,
         fetch=spec.get("fetch", "http"),
+        recorded=tuple(Case(**c) for c in spec.get("recorded", [])),
     )
 
 

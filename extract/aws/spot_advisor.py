@@ -154,11 +154,15 @@ def _row(
         result.rejects.append(origin.reject(f"{where}: bucket {index!r} is not in ranges", raw))
         return None
     savings = stats.get("s")
+    # A saving may be negative: AWS's own file lists p5.48xlarge in ca-central-1 at -62 (spot
+    # dearer than its on-demand basis). The bucket still holds, so the row is kept as stated.
     if savings is not None and (
-        isinstance(savings, bool) or not isinstance(savings, int | float) or not 0 <= savings <= 100
+        isinstance(savings, bool) or not isinstance(savings, int | float) or not savings <= 100
     ):
         result.rejects.append(origin.reject(f"{where}: savings {savings!r} is not a percent", raw))
         return None
+    if savings is not None and savings < 0:
+        result.notes.append(f"{where}: savings {savings} (spot dearer than on demand, as stated)")
     label, top = ranges[index]
     return {
         "region": region,

@@ -68,11 +68,16 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
 
 def _feed(payload: Payload) -> dict[str, Any]:
     where = f"{SOURCE_NAME}: payload {payload.ref or payload.name or '?'} ({payload.url})"
-    match = JSONP.match(payload.data.decode("utf-8", errors="replace"))
-    if not match:
-        raise ParseError(f"{where} is not a JSONP callback(...) file: report a format change")
+    text = payload.data.decode("utf-8", errors="replace")
+    match = JSONP.match(text)
+    # spot.json beside spot.js holds the same object without callback(...): a mirror may serve it.
+    if not match and not text.lstrip().startswith("{"):
+        raise ParseError(
+            f"{where} is not a JSONP callback(...) file nor the feed's plain JSON: "
+            "report a format change"
+        )
     try:
-        feed = json_of(match.group("body"))
+        feed = json_of(match.group("body") if match else text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"{where} holds no valid JSON ({exc}): fetch it again") from exc
     if not isinstance(feed, dict) or not isinstance(feed.get("config"), dict):
@@ -145,12 +150,19 @@ def _spot_record(
 
 
 def _linux_price(size: Mapping[str, Any]) -> float:
-    columns = {str(c.get("name")): c for c in _list(size, "valueColumns")}
-    if LINUX_COLUMN not in columns:
-        raise _Refused(f"no {LINUX_COLUMN!r} price column (found {', '.join(columns) or 'none'})")
-    prices = columns[LINUX_COLUMN].get("prices")
-    text = str(prices.get("USD", "")) if isinstance(prices, dict) else ""
-    return spot_price(text)
+    columns = _list(size, "valueColumns")
+    texts = {_usd(c) for c in columns if str(c.get("name")) == LINUX_COLUMN}
+    if not texts:
+        found = ", ".join(str(c.get("name")) for c in columns) or "none"
+        raise _Refused(f"no {LINUX_COLUMN!r} price column (found {found})")
+    if len(texts) > 1:  # neither is the price: the feed says two things of one size
+        raise _Refused(f"{LINUX_COLUMN!r} priced twice: {', '.join(sorted(texts))}")
+    return spot_price(texts.pop())
+
+
+def _usd(column: Mapping[str, Any]) -> str:
+    prices = column.get("prices")
+    return str(prices.get("USD", "")) if isinstance(prices, dict) else ""
 
 
 def spot_price(text: str) -> float:

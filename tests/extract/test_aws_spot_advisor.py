@@ -52,6 +52,33 @@ def test_accelerator_types_load_others_are_counted():
     assert not result.records
 
 
+def test_the_recorded_file_gives_each_accelerator_type_its_bucket_and_saving():
+    """AWS's own advisor file (2025-06-28, kept by alexei-led/spotinfo): its real buckets."""
+    result = parsed("recorded-spotinfo-2025-06-28.json")
+    rows = {
+        (r["region"], r["instance_type"], r["os"]): r for r in result.facts["spot_interruptions"]
+    }
+    assert len(rows) == 1428 and not result.rejects and not result.records
+    fields = ("interruption", "interruption_max", "savings_percent")
+    seen = {
+        key: tuple(rows[key][field] for field in fields)
+        for key in [
+            ("us-east-1", "p5.48xlarge", "Linux"), ("us-east-1", "p4d.24xlarge", "Linux"),
+            ("us-east-1", "trn1.32xlarge", "Linux"), ("us-east-1", "g6e.xlarge", "Windows"),
+        ]
+    }  # fmt: skip
+    assert seen == {
+        ("us-east-1", "p5.48xlarge", "Linux"): (">20%", 100, 52),
+        ("us-east-1", "p4d.24xlarge", "Linux"): ("10-15%", 15, 67),
+        ("us-east-1", "trn1.32xlarge", "Linux"): ("<5%", 5, 79),
+        ("us-east-1", "g6e.xlarge", "Windows"): ("15-20%", 20, 80),
+    }
+    # The file prices this one above its on-demand basis: kept as stated, and said.
+    assert rows[("ca-central-1", "p5.48xlarge", "Linux")]["savings_percent"] == -62
+    assert "p5.48xlarge in ca-central-1 (Linux): savings -62" in " ".join(result.notes)
+    assert "23895 row(s) not loaded: not an accelerator instance type" in result.notes
+
+
 def test_bad_rows_are_refused_with_their_reason():
     result = parsed("bad-rows.json")
     reasons = " | ".join(r.reason for r in result.rejects)

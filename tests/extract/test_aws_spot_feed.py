@@ -136,3 +136,22 @@ def test_a_recorded_feed_copy_with_a_comment_header_parses():
     data = (FIXTURES / "recorded-spot-ligoj-2018.js").read_bytes()
     with pytest.raises(ParseError, match="gave no offer"):
         parse([payload(FEED, data=data)])
+
+
+def test_the_recorded_feed_prices_each_accelerator_size_of_its_region():
+    """AWS's feed as spot.json serves it (kept by alexei-led/spotinfo; an excerpt, ORIGIN.md):
+    af-south-1's GPU group, seven g4dn sizes and inf1.24xlarge, read from their Linux column."""
+    data = (FIXTURES / "recorded-spot-json-spotinfo-excerpt.json").read_bytes()
+    result = parse([payload(FEED, "https://website.spot.ec2.aws.a2z.com/spot.json", data=data)])
+    prices = {(r.region, r.instance_type): r.price_per_hour for r in result.records}
+    assert prices == {
+        ("af-south-1", "g4dn.xlarge"): 0.2452, ("af-south-1", "g4dn.2xlarge"): 0.2708,
+        ("af-south-1", "g4dn.4xlarge"): 0.4347, ("af-south-1", "g4dn.8xlarge"): 0.38,
+        ("af-south-1", "g4dn.12xlarge"): 0.9625, ("af-south-1", "g4dn.16xlarge"): 1.5179,
+        ("af-south-1", "g4dn.metal"): 10.381, ("af-south-1", "inf1.24xlarge"): 0.6249,
+    }  # fmt: skip
+    inf1 = next(r for r in result.records if r.instance_type == "inf1.24xlarge")
+    said = (inf1.chip, inf1.chip_count, inf1.pricing_model, inf1.zone, inf1.term)
+    assert said == ("Inferentia1", 16, "spot", "", "none")
+    assert inf1.extra["feedType"] == "gpuCurrentGen" and not result.rejects
+    assert not validate_records(result.records, {SOURCE_NAME: "aws"}).rejects

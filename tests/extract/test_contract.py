@@ -79,6 +79,29 @@ def test_good_fixtures_parse_to_records_that_validate(case: Contract):
     assert not [r for r in result.rejects if r.reason == NOTHING_MADE]
 
 
+def _recorded() -> list:
+    return [
+        pytest.param(c, found, id=f"{c.source}:{found.file}")
+        for c in DECLARED.values()
+        for found in c.recorded
+    ]
+
+
+@pytest.mark.parametrize(("case", "found"), _recorded())
+def test_each_recorded_payload_parses_alone_to_records_that_validate(case: Contract, found):
+    """A real answer (tests/fixtures/<source>/ORIGIN.md) the good files cannot share a run with."""
+    source = SOURCES[case.source]
+    result = source.parse([found.payload(case.source)])
+    ref = found.payload(case.source).ref
+    made = _facts_of(result) if source.reference else result.records
+    assert made, f"{case.source}: {found.file} gave nothing"
+    if not source.reference:
+        validated = validate_records(result.records, source_providers())
+        assert not validated.rejects, [r.reason for r in validated.rejects]
+    assert all((r["payload_ref"] if source.reference else r.payload_ref) == ref for r in made)
+    assert not [r for r in result.rejects if r.reason == NOTHING_MADE]
+
+
 @pytest.mark.parametrize("case", contracts(renamed=True))
 def test_a_renamed_field_fails_the_parse_naming_it(case: Contract):
     assert case.renamed is not None
