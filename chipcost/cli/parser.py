@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 import click
 
 from chipcost.cli.formats import FORMAT_KINDS
-from chipcost.core.questions import QUESTIONS, Field, Question, fields_of, joined
+from chipcost.core.questions import QUESTIONS, Field, Question, fields_of
 from chipcost.core.version import __version__
 from chipcost.core.vocabulary import old_spelling
 
@@ -49,10 +49,11 @@ SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_
 
 class Command(click.Command):
     """A command of declared fields. Invoked, it returns the function to run (its callback),
-    every option by name (an old spelling's value joined to its new one's, with a note) and
-    the command as typed: chipcost.cli.entry runs it."""
+    every field by name (an old spelling's value joined to its new one's, with a note) and the
+    command as typed: chipcost.cli.entry runs it."""
 
     def __init__(self, name: str, question: Question, run: Callable[..., object]) -> None:
+        self.question = question
         self.fields = {f.name: f for f in question.fields if f.cli}
         params = [_param(f) for f in self.fields.values()]
         summary = question.summary.split("\n", 1)[0]
@@ -61,13 +62,11 @@ class Command(click.Command):
     def invoke(self, ctx: click.Context) -> Any:
         given = {k: list(v) or None if isinstance(v, tuple) else v for k, v in ctx.params.items()}
         for old in self.fields.values():
-            if old.same_as is not None and (value := given.pop(old.name, None)) is not None:
-                new = self.fields[old.same_as]
-                argument = old.kind == "argument"
-                old_spelling(f"{old.name.upper()} without {new.option}" if argument else old.option,
-                             new.option)  # fmt: skip
-                given[new.name] = joined(given.get(new.name), value)
-        return self.callback, given, ctx.command_path
+            if old.same_as is not None and given.get(old.name) is not None:
+                new = self.fields[old.same_as].option
+                said = f"{old.name.upper()} without {new}" if old.kind == "argument" else old.option
+                old_spelling(said, new)
+        return self.callback, self.question.given(given), ctx.command_path
 
 
 def _one_switch(ctx: click.Context, param: click.Option, said: tuple[bool, ...]) -> bool | None:

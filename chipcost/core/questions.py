@@ -142,11 +142,11 @@ class Question(NamedTuple):
         for old in (f for f in self.fields if f.same_as is not None):
             value = asked.pop(old.name, None)
             if value is not None and value != []:
-                asked[old.same_as] = joined(asked.get(old.same_as), value)
+                asked[old.same_as] = _joined(asked.get(old.same_as), value)
         return asked
 
 
-def joined(new: Any, old: Any) -> Any:
+def _joined(new: Any, old: Any) -> Any:
     """An old spelling's value joined to its new one's: both lists' items, else the old."""
     if not isinstance(new, list | tuple) and not isinstance(old, list | tuple):
         return old
