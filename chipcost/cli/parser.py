@@ -4,10 +4,10 @@ only when that command is asked for (click's lazy subcommands); prefect already 
 
 A command is a typed function whose keywords are its options (`command(function)`: each
 `Annotated[type, Opt(help, ...)]`, chipcost.core.questions), or a read's question with the
-function of chipcost.cli.reads that answers it on a terminal (`read_command`). Only what click
-does not do is here: options given before the command (`chipcost --db FILE prices`), old
-spellings taken with a note, a refusal naming an option's new spelling or the reads that take
-it, and each usage error as one line.
+function of chipcost.cli.reads that answers it on a terminal (`Command(name, QUESTION, run)`).
+Only what click does not do is here: options given before the command (`chipcost --db FILE
+prices`), old spellings taken with a note, a refusal naming an option's new spelling or the
+reads that take it, and each usage error as one line.
 """
 
 from __future__ import annotations
@@ -113,27 +113,6 @@ def command(function: Callable[..., object], name: str | None = None) -> Command
     """The command a typed function declares: its keywords are its options."""
     called = name or function.__name__.rstrip("_").replace("_", "-")
     return Command(called, Question(called, function.__doc__ or "", fields_of(function)), function)
-
-
-def read_command(question: Question) -> Command:
-    """A read: its question's options; chipcost.cli.reads' function of its name answers it
-    (imported when it runs)."""
-
-    def run(**given: Any) -> None:
-        from chipcost.cli import reads
-
-        getattr(reads, question.command)(**given)
-
-    return Command(question.command, question, run)
-
-
-def group(name: str, summary: str, *commands: click.Command) -> click.Group:
-    """A command of subcommands (`throughput add`, ...)."""
-    listed = {c.name: c for c in commands}
-    return click.Group(
-        name, listed, context_settings=SETTINGS, help=summary, short_help=summary,
-        no_args_is_help=True,
-    )  # fmt: skip
 
 
 class _Commands(click.Group):

@@ -7,9 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
+import click
+
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import Db, Format, Wide
-from chipcost.cli.parser import command, group
+from chipcost.cli.parser import SETTINGS, command
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import Opt
 
@@ -299,8 +301,12 @@ def model_(
     )
 
 
-throughput = group(
+SUMMARY = "Throughput figures: references, derived figures and your own measurements."
+throughput = click.Group(
     "throughput",
-    "Throughput figures: references, derived figures and your own measurements.",
-    *map(command, (add, import_, list_, remove, model_)),
+    {c.name: c for c in map(command, (add, import_, list_, remove, model_))},
+    help=SUMMARY,
+    short_help=SUMMARY,
+    context_settings=SETTINGS,
+    no_args_is_help=True,
 )
