@@ -97,8 +97,10 @@ def _param(field: Field) -> click.Parameter:
         help = None if field.hidden else field.help
         return click.Argument([field.name], required, help=help, metavar=field.name.upper())
     flags = field.flags or (field.option,)
-    extra = {"metavar": field.name.upper(), **_KINDS.get(field.kind, {}), "default": field.default}
+    extra = {"metavar": field.name.upper(), **_KINDS.get(field.kind, {})}
     extra["metavar"] = field.metavar or extra["metavar"]
+    if field.default is not None:  # None is click's own "not given": a required one is missing
+        extra["default"] = field.default
     if field.kind == "switch":
         flags = (f"{flags[0]}/--no-{flags[0][2:]}",)
     if field.low is not None or field.high is not None:

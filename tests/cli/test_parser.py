@@ -57,6 +57,24 @@ def test_a_misspelt_command_names_the_closest(run):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["measure"], "chipcost measure: error: Missing option '--endpoint'"),
+        (["history"], "chipcost history: error: Missing option '--chip'"),
+        (["compare"], "chipcost compare: error: Missing argument 'CHIP_A'"),
+        (
+            ["backfill", "--region", "us-east-1"],
+            "chipcost backfill: error: Missing option '--since'",
+        ),
+    ],
+)
+def test_a_missing_option_is_a_usage_error_in_one_line(run, args, said):
+    done = run(*args)
+    assert done.returncode == 2 and done.stderr.startswith(said), done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+
+
 def test_a_value_out_of_bounds_is_a_usage_error(run):
     done = run("prices", "--limit", "0")
     assert done.returncode == 2 and "'--limit': 0 is not in the range 1<=x<=1000000" in done.stderr
