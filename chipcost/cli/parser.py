@@ -95,7 +95,7 @@ def _param(field: Field) -> click.Parameter:
     required = field.required or field.cli_required
     if field.kind == "argument":
         help = None if field.hidden else field.help
-        return click.Argument([field.name], required, help=help, metavar=field.name.upper())
+        return click.Argument([field.name], required, help=help)
     flags = field.flags or (field.option,)
     extra = {"metavar": field.name.upper(), **_KINDS.get(field.kind, {})}
     extra["metavar"] = field.metavar or extra["metavar"]
