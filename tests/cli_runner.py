@@ -115,7 +115,7 @@ def _directory(cwd: Path | str | None) -> Iterator[None]:
 @contextmanager
 def _streams(stdout: io.TextIOWrapper, stderr: io.TextIOWrapper) -> Iterator[None]:
     """Standard streams of the command's own; stdin at its end, as /dev/null is. The
-    interpreter's originals too: shutil.get_terminal_size (argparse's help) measures those."""
+    interpreter's originals too: shutil.get_terminal_size (click's help) measures those."""
     saved = sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__, sys.argv
     sys.stdin = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__ = stdout, stderr

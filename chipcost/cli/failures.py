@@ -1,5 +1,5 @@
 """How every command ends on an expected failure: one clear line on stderr, exit 1; a value
-an option does not take (UsageError) as argparse ends any other usage error, exit 2.
+an option does not take (UsageError) as the parser ends any other usage error, exit 2.
 
 Every command ends this way (chipcost.cli.entry runs each through `guarded`).
 """
@@ -72,7 +72,7 @@ def fail(
 ) -> NoReturn:
     """One line on stderr (and one more per detail, indented), secret values scrubbed and
     control characters out of each; exit `code`. `label`: the line starts "error:" (a usage
-    error's says the command before it, as argparse's do)."""
+    error's says the command before it, as the parser's do)."""
     from chipcost.cli.consoles import err
     from chipcost.core.clean import masked, printable, scrub
     from chipcost.core.settings import secret_values

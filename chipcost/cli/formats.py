@@ -24,8 +24,6 @@ from chipcost.core.durations import iso_timedelta
 if TYPE_CHECKING:
     import polars as pl
 
-    from chipcost.core.questions import Field
-
 # csv, json, base64 and decimal are imported where a value or a format needs them: a table of
 # plain numbers and text (most of what `chipcost sql` prints) needs none.
 
@@ -47,14 +45,9 @@ class PriceFormat(StrEnum):
     focus = "focus"
 
 
-# The declared fields' kinds that are formats (chipcost.core.questions), and their enums.
+# The declared fields' kinds that are formats (chipcost.core.questions), and their enums: the
+# choices of the command line's --format (chipcost.cli.parser).
 FORMAT_KINDS: dict[str, type[StrEnum]] = {"format": OutputFormat, "price-format": PriceFormat}
-
-
-def cli_default(field: Field) -> object:
-    """A declared field's default as the command passes it (a format as its enum)."""
-    kind = FORMAT_KINDS.get(field.kind)
-    return field.default if kind is None else kind(field.default)
 
 
 def json_value(value: Any) -> Any:

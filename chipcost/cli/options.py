@@ -1,6 +1,6 @@
-"""The options many commands share, as the `Annotated` types their keywords take
-(chipcost.cli.parser reads them): the read commands' own (chipcost.core.questions) and a few
-more. Nothing heavy is imported here: every command module imports this to declare itself."""
+"""The options many commands share, as the `Annotated` types their keywords take (chipcost.cli.
+parser makes click options of them): the read commands' own (chipcost.core.questions) and a
+few more. Nothing heavy is imported here: every command module imports this to declare itself."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The read commands' work, `prices`, `cost`, `compare` and `sql`, as plain functions of the
 options their questions declare (chipcost.core.questions).
 
-chipcost.cli.parser builds their options from the same declarations and calls them with every
-option by name.
+chipcost.cli.parser makes their click options of the same declarations and calls them with
+every option by name.
 """
 
 from __future__ import annotations

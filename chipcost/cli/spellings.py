@@ -1,17 +1,18 @@
-"""docs/cli.md's spellings, written from the parser: every option two or more commands take,
-with the commands that take it, and every old spelling still taken (a hidden option whose
-value goes to its new one's, chipcost.cli.parser._Old). `python -m chipcost.cli.spellings`
-writes both tables between their markers; tests/core/test_one_spelling.py fails when the file
-holds anything else."""
+"""docs/cli.md's spellings, written from the commands' click options: every option two or more
+commands take, with the commands that take it, and every old spelling still taken (a hidden
+option whose value goes to its new one's, chipcost.cli.parser.Command). `python -m
+chipcost.cli.spellings` writes both tables between their markers; tests/core/
+test_one_spelling.py fails when the file holds anything else."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from chipcost.cli.parser import COMMANDS, RENAMED, Group, _Old, load, parser_for
+import click
+
+from chipcost.cli.parser import RENAMED, Command, every_command
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 # What an option shared by several commands stands for, in a few words (else its first help's
@@ -56,36 +57,23 @@ MARKS = {
 }
 
 
-def parsers() -> Iterator[tuple[str, argparse.ArgumentParser]]:
-    """('prices', its parser), ('throughput add', ...): every command's own parser."""
-    for name in COMMANDS:
-        found = load(name)
-        subs = list(found.commands) if isinstance(found, Group) else [None]
-        for sub in subs:
-            args = [name] if sub is None else [name, sub]
-            yield " ".join(args), parser_for(args).chosen
+def options(command: Command) -> Iterator[click.Option]:
+    """A command's options as --help lists them: hidden ones and arguments left out."""
+    return (p for p in command.params if isinstance(p, click.Option) and not p.hidden)
 
 
-def options(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
-    """A parser's options and arguments, --help left out."""
-    return (a for a in parser._actions if not isinstance(a, argparse._HelpAction))
+def _shown(option: click.Option, command: Command) -> str:
+    """'`--db DB` (or `--warehouse`)', '`--wide`', '`--spot` (or `--no-spot`)'."""
+    first, *others = sorted(
+        [*option.opts, *option.secondary_opts], key=lambda s: (s != _listed_flag(option), s)
+    )
+    value = "" if option.is_flag else f" {option.make_metavar(click.Context(command))}"
+    return f"`{first}{value}`" + (f" (or {', '.join(f'`{o}`' for o in others)})" if others else "")
 
 
-def _shown(action: argparse.Action) -> str:
-    """'`--db DB` (or `--warehouse`)', '`--wide`', '`CHIP_A`'."""
-    if not action.option_strings:
-        return f"`{action.metavar or action.dest.upper()}`"
-    first, *others = sorted(action.option_strings, key=lambda s: (s != _listed_flag(action), s))
-    takes = action.nargs != 0 and not isinstance(action, argparse.BooleanOptionalAction)
-    metavar = action.metavar if isinstance(action.metavar, str) else None
-    value = f" {metavar or action.dest.upper()}" if takes else ""
-    text = f"`{first}{value}`"
-    return text + (f" (or {', '.join(f'`{o}`' for o in others)})" if others else "")
-
-
-def _listed_flag(action: argparse.Action) -> str:
+def _listed_flag(option: click.Option) -> str:
     """The flag an option is listed under: the one IDEAS names, else its first."""
-    return next((s for s in action.option_strings if s in IDEAS), action.option_strings[0])
+    return next((s for s in option.opts if s in IDEAS), option.opts[0])
 
 
 def _cell(text: str) -> str:
@@ -93,20 +81,14 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _first_clause(text: str | None) -> str:
-    return (text or "").split(". ")[0].split(": ")[0].rstrip(".").replace("%%", "%")
-
-
 def options_table() -> str:
     """Every option two or more commands take: the idea, the spelling, the commands."""
     seen: dict[str, tuple[str, str, list[str]]] = {}
-    for command, parser in parsers():
-        for action in options(parser):
-            if action.help == argparse.SUPPRESS or not action.option_strings:
-                continue
-            flag = _listed_flag(action)
-            idea = IDEAS.get(flag) or _first_clause(action.help)
-            seen.setdefault(flag, (idea, _shown(action), []))[2].append(f"`{command}`")
+    for name, command in every_command():
+        for option in options(command):
+            flag = _listed_flag(option)
+            idea = IDEAS.get(flag) or (option.help or "").split(". ")[0].split(": ")[0].rstrip(".")
+            seen.setdefault(flag, (idea, _shown(option, command), []))[2].append(f"`{name}`")
     lines = ["| idea | spelling | commands |", "|---|---|---|"]
     for _, (idea, spelling, commands) in sorted(seen.items()):
         if len(commands) > 1:
@@ -115,13 +97,13 @@ def options_table() -> str:
 
 
 def old_table() -> str:
-    """Every old spelling the parser still takes, then the old values."""
+    """Every old spelling the command line still takes, then the old values and the renamed."""
     lines = ["| old | new |", "|---|---|"]
-    for command, parser in parsers():
-        for action in options(parser):
-            if isinstance(action, _Old):
-                old = action.option_strings[0] if action.option_strings else action.metavar
-                lines.append(f"| `{command} {old}` | `{command} {action.new.option}` |")
+    for name, command in every_command():
+        for old in command.fields.values():
+            if old.same_as is not None:
+                said = old.option if old.kind != "argument" else old.name.upper()
+                lines.append(f"| `{name} {said}` | `{name} {command.fields[old.same_as].option}` |")
     lines += [f"| {_cell(old)} | {_cell(new)} |" for old, new in OLD_VALUES]
     lines += [
         f"| `{command} {old}` | `{command} {new}`: refused, the refusal naming it ({old} is "
@@ -132,7 +114,7 @@ def old_table() -> str:
 
 
 def written(text: str) -> str:
-    """docs/cli.md's text with both tables as the parser has them."""
+    """docs/cli.md's text with both tables as the command line has them."""
     for name, table in (("options", options_table()), ("old", old_table())):
         begin, end = MARKS[name]
         head, found, rest = text.partition(begin)
@@ -148,7 +130,7 @@ def main() -> int:
     new = written(text)
     if new != text:
         DOC.write_text(new, encoding="utf-8")
-        sys.stdout.write(f"wrote {DOC.name}'s spellings from the parser\n")
+        sys.stdout.write(f"wrote {DOC.name}'s spellings from the command line\n")
     return 0
 
 

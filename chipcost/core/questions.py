@@ -2,13 +2,13 @@
 
 Each read (`prices`, `cost`, `compare`, `history`, `index`, `sql`) is a function below whose
 signature is the question it asks: each keyword, its type, its default, and in `Annotated`
-metadata (`Opt`) its help, and where it goes (`query=`, the keyword of the warehouse query a
+metadata (`Opt`) its help and where it goes (`query=`, the keyword of the warehouse query a
 filter becomes; `check=`, how its value is checked). chipcost.api answers these signatures
-(static checkers and IDEs read the API's keywords from them), the command line is built from
-them (chipcost.cli.parser, with the options only a terminal needs: --format, --limit, --wide,
-...), and messages spell an option as the asker did (`Voice`: `--max-price 3` on the command
-line, `max_price=3` from Python). Adding a filter to `prices` is one keyword here plus its
-condition in warehouse.prices' query.
+(static checkers and IDEs read the API's keywords from them), the command line makes its click
+options of them (chipcost.cli.parser, with the options only a terminal needs: --format,
+--limit, --wide, ...), and messages spell an option as the asker did (`Voice`: `--max-price 3`
+on the command line, `max_price=3` from Python). Adding a filter to `prices` is one keyword
+here plus its condition in warehouse.prices' query.
 
 No `from __future__ import annotations`: the annotations are read at import (`fields_of`).
 NamedTuples rather than dataclasses: this module is imported to parse a command line, where a
@@ -29,53 +29,26 @@ MAX_LIMIT = 1_000_000
 DEFAULT_TABLE_ROWS = 200
 DEFAULT_BASELINE = "H100-SXM"
 
-# The kinds of field, and what each is on the command line:
-#   names    a repeatable text option (--chip H100 --chip A100, or a comma list)
-#   text     one text value          float, int  a number (int: within low..high)
-#   flag     --name, no value        switch  --name/--no-name (None when neither is given)
-#   format   table|csv|json          price-format  table|csv|json|focus
-#   db       the warehouse (--warehouse, --db)
-#   path     a file or directory     argument  a positional argument
-KINDS = (
-    *("names", "text", "float", "int", "flag", "switch"),
-    *("format", "price-format", "db", "path", "argument"),
-)
-
 Names = str | Sequence[str] | None  # a name, a comma list, or a list of names
 Day = date | datetime | str | None  # a day as a date or YYYY-MM-DD
 
 
 class Opt(NamedTuple):
-    """A keyword's metadata in `Annotated[type, Opt(...)]`: what the type alone does not say."""
+    """A field: a keyword's declaration in `Annotated[type, Opt(help, ...)]`, completed from
+    its signature by `fields_of` (its name, default and type)."""
 
     help: str
-    kind: str | None = None  # one of KINDS; None: read from the type (_KIND_OF_TYPE)
+    # What it is on the command line (else read from its type, _KIND_OF_TYPE): names (a
+    # repeatable text option: --chip H100 --chip A100, or a comma list), text, float, int
+    # (within low..high), flag (--name), switch (--name/--no-name, None when neither is
+    # given), format or price-format (table|csv|json[|focus]), db (the warehouse: --warehouse,
+    # --db), path, argument (a positional argument).
+    kind: str = ""
     flags: tuple[str, ...] = ()  # the command line's spellings; () is --name-with-dashes
     low: int | None = None  # an int's bounds
     high: int | None = None
     cli: bool = True  # an option of the command
     cli_required: bool = False  # required on the command line only (the API defaults to None)
-    hidden: bool = False  # taken but not listed in --help
-    same_as: str | None = None  # an old spelling: its values join this field's
-    query: str | None = None  # the warehouse query's keyword (a filter or the order)
-    check: str | None = None  # how its value is checked (chipcost.pipeline.prices.CHECKS)
-    narrows: bool = True  # a filter (not an order): why_empty may try the rows without it
-    metavar: str | None = None  # the value's name in --help
-
-
-class Field(NamedTuple):
-    name: str  # the parameter: the API's keyword, the command's dest
-    kind: str  # one of KINDS
-    help: str
-    default: Any = None
-    required: bool = False
-    cli_required: bool = False  # required on the command line only (the API defaults to None)
-    flags: tuple[str, ...] = ()  # the command line's spellings; () is --name-with-dashes
-    low: int | None = None  # an int's bounds
-    high: int | None = None
-    cli: bool = True  # an option of the command
-    api: bool = True  # a keyword of the Python API
-    positional: bool = False  # the API takes it by position too (a required field always)
     hidden: bool = False  # taken but not listed in --help
     same_as: str | None = None  # an old spelling: its values join this field's
     # A filter of the rows (`prices`): the keyword of the warehouse query it becomes, and how
@@ -83,15 +56,14 @@ class Field(NamedTuple):
     query: str | None = None
     check: str | None = None
     narrows: bool = True  # a filter (not an order): why_empty may try the rows without it
-    metavar: str | None = None
+    metavar: str | None = None  # the value's name in --help
+    name: str = ""  # the parameter: the API's keyword, the command's
+    default: Any = None
+    required: bool = False
+    positional: bool = False  # the API takes it by position too (a required field always)
     # The type the signature declares (`float | str | None`): what the API checks a value
     # against at its edge. None: declared by `kind` alone (the command line's own fields).
     annotation: Any = None
-
-    @property
-    def cli_requires(self) -> bool:
-        """Whether the command line must give it."""
-        return self.required or self.cli_required
 
     @property
     def option(self) -> str:
@@ -99,26 +71,19 @@ class Field(NamedTuple):
         return self.flags[0] if self.flags else "--" + self.name.replace("_", "-")
 
 
+Field = Opt  # a field once `fields_of` has completed it
+
 # The kind of a keyword whose Opt does not name one, from its type.
 _KIND_OF_TYPE: dict[Any, str] = {
-    Names: "names",
-    list[str] | None: "names",
-    str | None: "text",
-    str: "text",
-    float | None: "float",
-    int | None: "int",
-    int: "int",
-    bool: "flag",
-    bool | None: "switch",
-    Path | None: "path",
-    Path: "path",
-    float: "float",
-}
+    Names: "names", list[str] | None: "names", str | None: "text", str: "text",
+    float | None: "float", float: "float", int | None: "int", int: "int", bool: "flag",
+    bool | None: "switch", Path | None: "path", Path: "path",
+}  # fmt: skip
 
 
-def fields_of(function: Callable[..., object], *, api: bool = True) -> tuple[Field, ...]:
-    """The fields a typed signature declares: each keyword's name, default and type, and the
-    `Opt` of its `Annotated` type. Read from the code object, without importing inspect."""
+def fields_of(function: Callable[..., object]) -> tuple[Field, ...]:
+    """The fields a typed signature declares: each keyword's `Opt` with its name, default and
+    type. Read from the code object, without importing inspect."""
     hints = get_type_hints(function, include_extras=True)
     code = function.__code__
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
@@ -127,29 +92,13 @@ def fields_of(function: Callable[..., object], *, api: bool = True) -> tuple[Fie
     defaults.update(function.__kwdefaults__ or {})
     fields = []
     for name in names:
-        hint = hints[name]
-        kind, opt = hint.__origin__, hint.__metadata__[0]
+        kind, opt = hints[name].__origin__, hints[name].__metadata__[0]
+        completed = opt._replace(name=name, kind=opt.kind or _KIND_OF_TYPE[kind], annotation=kind)
         fields.append(
-            Field(
-                name,
-                opt.kind or _KIND_OF_TYPE[kind],
-                opt.help,
-                defaults.get(name),
+            completed._replace(
+                default=defaults.get(name),
                 required=name not in defaults,
-                cli_required=opt.cli_required,
-                flags=opt.flags,
-                low=opt.low,
-                high=opt.high,
-                cli=opt.cli,
-                api=api,
                 positional=name in positional,
-                hidden=opt.hidden,
-                same_as=opt.same_as,
-                query=opt.query,
-                check=opt.check,
-                narrows=opt.narrows,
-                metavar=opt.metavar,
-                annotation=kind,
             )
         )
     return tuple(fields)
@@ -174,12 +123,6 @@ class Question(NamedTuple):
     def declares(self, name: str) -> bool:
         return any(f.name == name for f in self.fields)
 
-    def cli_fields(self) -> Iterator[Field]:
-        return (f for f in self.fields if f.cli)
-
-    def api_fields(self) -> Iterator[Field]:
-        return (f for f in self.fields if f.api)
-
     def asked(self) -> Iterator[Field]:
         """The fields that become the query's keywords (filters and order)."""
         return (f for f in self.fields if f.query is not None)
@@ -188,9 +131,6 @@ class Question(NamedTuple):
         """The fields that narrow the rows."""
         return (f for f in self.asked() if f.narrows)
 
-    def defaults(self) -> dict[str, Any]:
-        return {f.name: f.default for f in self.fields if not f.required}
-
     def given(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """Every field's value: as given, else its default; an old spelling's values joined
         to its field's. A name the question does not declare is a TypeError, as a Python
@@ -198,22 +138,22 @@ class Question(NamedTuple):
         unknown = set(values) - {f.name for f in self.fields}
         if unknown:
             raise TypeError(f"{self.command}() got unexpected keyword(s) {sorted(unknown)}")
-        asked = {**self.defaults(), **values}
-        for field in self.fields:
-            if field.same_as is not None:
-                old = asked.pop(field.name, None)
-                if old is None or old == []:
-                    continue
-                new = asked.get(field.same_as)
-                if isinstance(new, list) or isinstance(old, list):
-                    asked[field.same_as] = [*_listed(new), *_listed(old)]
-                else:
-                    asked[field.same_as] = old
+        asked = {f.name: f.default for f in self.fields if not f.required} | dict(values)
+        for old in (f for f in self.fields if f.same_as is not None):
+            value = asked.pop(old.name, None)
+            if value is not None and value != []:
+                asked[old.same_as] = _joined(asked.get(old.same_as), value)
         return asked
 
 
+def _joined(new: Any, old: Any) -> Any:
+    """An old spelling's value joined to its new one's: both lists' items, else the old."""
+    if not isinstance(new, list | tuple) and not isinstance(old, list | tuple):
+        return old
+    return [*_listed(new), *_listed(old)]
+
+
 def _listed(value: Any) -> list[Any]:
-    """A value joined to a list: its items, or itself (None: nothing)."""
     if value is None:
         return []
     return list(value) if isinstance(value, list | tuple) else [value]
@@ -283,36 +223,38 @@ Instance = Annotated[
 ]
 Until = Annotated[Day, Opt("Last day, YYYY-MM-DD.", kind="text")]
 
+
 # Options only the command line has (a terminal's or a pipe's): the API returns a DataFrame.
+def _cli(name: str, kind: str, help: str, default: Any = None, **more: Any) -> Field:
+    return Field(help, kind, name=name, default=default, **more)
+
+
 FORMAT_HELP = "table (for people), csv or json (for scripts: stable field names, ISO 8601 times)"
-LIMIT = Field(
+LIMIT = _cli(
     "limit",
     "int",
     f"Show at most this many rows (table: {DEFAULT_TABLE_ROWS} unless given; csv and json: all).",
     low=1,
     high=MAX_LIMIT,
-    api=False,
 )
-WIDE = Field("wide", "flag", "Every column, however wide the table gets.", False, api=False)
-FORMAT = Field("format", "format", f"{FORMAT_HELP}.", "table", api=False)
+WIDE = _cli("wide", "flag", "Every column, however wide the table gets.", False)
+FORMAT = _cli("format", "format", f"{FORMAT_HELP}.", "table")
 PRICE_FORMAT = FORMAT._replace(
     kind="price-format",
     help=f"{FORMAT_HELP}, or focus (CSV under the FinOps FOCUS column names, docs/focus.md).",
 )
-STALE_DAYS = Field(
+STALE_DAYS = _cli(
     "stale_days",
     "int",
     "A source with no success for this many days is stale (default: $CHIPCOST_STALE_DAYS, else 2).",
     low=1,
     high=99999,
-    api=False,
 )
 
 
 def _old(name: str, new: str, kind: str = "names") -> Field:
     """An old spelling, still taken for one release (a note on stderr says the new one)."""
-    return Field(name, kind, f"Old name of --{new.replace('_', '-')}.", hidden=True, api=False,
-                 same_as=new)  # fmt: skip
+    return _cli(name, kind, f"Old name of --{new.replace('_', '-')}.", hidden=True, same_as=new)
 
 
 def prices(
@@ -412,18 +354,16 @@ def prices(
 PRICES = Question.of(
     prices,
     cli=(
-        Field(
+        _cli(
             "by",
             "text",
             "One row per chip and provider (provider) or per provider and region (region): "
             "the cheapest on demand, spot and commitment price per chip side by side.",
-            api=False,
         ),
-        Field(
+        _cli(
             "per",
             "text",
             "Prices per hour (the default), month (730 hours) or year (8,760 hours).",
-            api=False,
         ),
         LIMIT,
         WIDE,
@@ -514,12 +454,11 @@ def compare(
 COMPARE = Question.of(
     compare,
     cli=(
-        Field(
+        _cli(
             "chart",
             "flag",
             "Chart $/M tokens against tokens/s per user for both chips.",
             False,
-            api=False,
         ),
         WIDE,
         FORMAT,
@@ -551,7 +490,7 @@ def history(
 HISTORY = Question.of(
     history,
     cli=(
-        Field("no_chart", "flag", "The table only.", False, api=False),
+        _cli("no_chart", "flag", "The table only.", False),
         WIDE,
         PRICE_FORMAT,
         STALE_DAYS,

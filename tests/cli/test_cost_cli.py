@@ -262,7 +262,7 @@ def test_a_limit_out_of_range_is_refused(db, limit):
         "--db", str(db),
     )  # fmt: skip
     assert result.returncode == 2
-    assert "argument --limit:" in result.stderr and "Traceback" not in result.stderr
+    assert "Invalid value for '--limit'" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_inference_rows_that_cannot_hold_the_model_come_last(fresh_db):

@@ -1,6 +1,6 @@
 """A read's question declared once (chipcost.core.questions) is every spelling of it: the
-command's option (chipcost.cli.parser), the Python API's keyword (chipcost.api) and the name
-its messages use; old spellings are taken with a note."""
+command's click option (chipcost.cli.parser), the Python API's keyword (chipcost.api) and the
+name its messages use; old spellings are taken with a note."""
 
 from __future__ import annotations
 
@@ -68,20 +68,17 @@ def test_an_old_spelling_is_taken_with_a_note(run, db):
 def test_no_old_spelling_is_another_commands_option():
     """`prices --model` was the old spelling of --pricing-model while `cost --model` is the
     LLM: `prices --model llama-3-70b` answered "unknown pricing model 'llama_3_70b'"."""
-    from chipcost.cli.parser import COMMANDS, Group, load
+    from chipcost.cli.parser import every_command
 
     options: dict[str, set[str]] = {}
     old: list[tuple[str, str]] = []
-    for name in COMMANDS:
-        found = load(name)
-        commands = found.commands.items() if isinstance(found, Group) else [(name, found)]
-        for called, command in commands:
-            for field in command.question.cli_fields():
-                for flag in field.flags or (field.option,):
-                    if field.same_as is None:
-                        options.setdefault(flag, set()).add(called)
-                    elif field.kind != "argument":
-                        old.append((called, flag))
+    for called, command in every_command():
+        for field in command.fields.values():
+            for flag in field.flags or (field.option,):
+                if field.same_as is None:
+                    options.setdefault(flag, set()).add(called)
+                elif field.kind != "argument":
+                    old.append((called, flag))
     clashes = [(c, f, options[f]) for c, f in old if options.get(f, set()) - {c}]
     assert old and not clashes
 
@@ -89,8 +86,11 @@ def test_no_old_spelling_is_another_commands_option():
 def test_an_option_of_another_command_is_said_to_be_so(run, db):
     done = run("prices", "--model", "llama-3-70b", "--db", db)
     assert done.returncode == 2
-    assert "no such option: --model (did you mean --pricing-model?" in done.stderr
-    assert "--model is an option of cost, compare" in done.stderr
+    assert "No such option '--model'. (Did you mean one of: " in done.stderr
+    assert (
+        "'--pricing-model'" in done.stderr
+        and "--model is an option of cost, compare" in done.stderr
+    )
     assert "llama_3_70b" not in done.stderr
 
 

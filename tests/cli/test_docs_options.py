@@ -1,6 +1,7 @@
 """Every command line the README and docs/ show takes the options it is shown with: each
 `chipcost COMMAND ... --option` in README.md and docs/*.md is read, and its options are
-looked up in that command's own parser (hidden old spellings included: they are taken)."""
+looked up in that command's own click options (hidden old spellings included: they are
+taken)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.cli.parser import COMMANDS, options_after_command, parser_for
+from chipcost.cli.parser import COMMANDS, SETTINGS, command_for, options_after_command
 
 ROOT = Path(__file__).resolve().parents[2]
 # Options a page shows on purpose though no command takes them, and why.
@@ -41,10 +42,11 @@ def shown(text: str) -> Iterator[list[str]]:
 
 
 def unknown_options(words: list[str]) -> list[str]:
-    """The options of a command line its command's parser does not take."""
-    parser = parser_for(words).chosen
-    assert parser is not None, words
-    taken = set(parser._option_string_actions)
+    """The options of a command line its command does not take."""
+    command = command_for(words)
+    assert command is not None, words
+    taken = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+    taken.update(SETTINGS["help_option_names"])
     options = [w.partition("=")[0] for w in words[1:] if re.fullmatch(r"--[a-z][\w-]*(=.*)?", w)]
     return [o for o in options if o not in taken and (words[0], o) not in EXAMPLES]
 

@@ -400,8 +400,9 @@ def listed(*command: str) -> set[str]:
     """The command names `chipcost ... --help` lists."""
     shown = chipcost(*command, "--help")
     assert shown.returncode == 0, shown.stderr
-    # argparse lists each command indented by four spaces under "commands:".
-    return set(re.findall(r"^    ([a-z][\w-]*) ", shown.stdout, re.MULTILINE))
+    # click lists each command indented by two spaces under "Commands:", up to a blank line.
+    listing = shown.stdout.split("\nCommands:\n", 1)[1].split("\n\n", 1)[0]
+    return set(re.findall(r"^  ([a-z][\w-]*) ", listing, re.MULTILINE))
 
 
 def test_every_command_is_walked():

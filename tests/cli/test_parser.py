@@ -1,5 +1,5 @@
-"""The one command-line parser (chipcost.cli.parser): argparse's help at the terminal's width,
-usage errors in one line with exit 2 and the closest spelling, old spellings taken with a
+"""The one command line (chipcost.cli.parser, on click): click's help at the terminal's width,
+usage errors in one line with exit 2 and click's closest spelling, old spellings taken with a
 note, and `sql` exiting 1 when its query returns no rows, as every read that matches nothing."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def test_the_overview_lists_every_command(run):
 
     shown = run("--help")
     assert shown.returncode == 0
-    assert all(f"    {name} " in shown.stdout for name in COMMANDS)
+    assert all(f"\n  {name} " in shown.stdout for name in COMMANDS)
     bare = run()
     assert bare.returncode == 2 and bare.stdout == shown.stdout
 
@@ -46,22 +46,41 @@ def test_a_misspelt_option_names_the_closest_in_one_line(run):
     done = run("prices", "--max-prise", "3")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "chipcost prices: error: no such option: --max-prise (did you mean --max-price?); "
-        "see `chipcost prices --help`"
+        "chipcost prices: error: No such option '--max-prise'. (Did you mean one of: "
+        "'--max-price', '--min-price'?); see `chipcost prices --help`"
     ]
 
 
 def test_a_misspelt_command_names_the_closest(run):
     done = run("prise")
-    assert done.returncode == 2 and "did you mean prices?" in done.stderr
+    assert done.returncode == 2 and "No such command 'prise'. Did you mean 'prices'?" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["measure"], "chipcost measure: error: Missing option '--endpoint'"),
+        (["history"], "chipcost history: error: Missing option '--chip'"),
+        (["compare"], "chipcost compare: error: Missing argument 'CHIP_A'"),
+        (
+            ["backfill", "--region", "us-east-1"],
+            "chipcost backfill: error: Missing option '--since'",
+        ),
+    ],
+)
+def test_a_missing_option_is_a_usage_error_in_one_line(run, args, said):
+    done = run(*args)
+    assert done.returncode == 2 and done.stderr.startswith(said), done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
 
 
 def test_a_value_out_of_bounds_is_a_usage_error(run):
     done = run("prices", "--limit", "0")
-    assert done.returncode == 2 and "give a whole number from 1 to 1,000,000" in done.stderr
+    assert done.returncode == 2 and "'--limit': 0 is not in the range 1<=x<=1000000" in done.stderr
     done = run("prices", "--format", "xml")
-    assert done.returncode == 2 and "give one of table, csv, json, focus" in done.stderr
+    said = "'--format': 'xml' is not one of 'table', 'csv', 'json', 'focus'"
+    assert done.returncode == 2 and said in done.stderr and len(done.stderr.splitlines()) == 1
 
 
 def test_sql_takes_limit_and_its_old_spelling(run, db):
@@ -115,8 +134,9 @@ def test_parsing_imports_nothing_heavy(args):
     import sys
 
     code = (
-        "import sys; from chipcost.cli.parser import parser_for; "
-        f"parser_for({args!r}).format_help(); "
+        "import sys, click; from chipcost.cli.parser import chipcost, command_for; "
+        f"command = command_for({args!r}) or chipcost; "
+        "command.get_help(click.Context(command)); "
         "heavy = ('duckdb', 'polars', 'prefect', 'rich', 'typer'); "
         "print(sorted({h for m in sys.modules for h in heavy if m == h or m.startswith(h + '.')}))"
     )

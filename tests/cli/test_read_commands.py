@@ -159,7 +159,7 @@ def test_wrong_names_and_numbers_are_explained(db, args, message):
 def test_a_limit_out_of_range_is_refused(db, limit):
     result = chipcost("prices", "--limit", limit, "--db", str(db))
     assert result.returncode == 2
-    assert "argument --limit:" in result.stderr and "Traceback" not in result.stderr
+    assert "Invalid value for '--limit'" in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("columns", [80, 120])

@@ -1,4 +1,4 @@
-"""One answer to a mistake: a value an option does not take exits 2, as argparse's own usage
+"""One answer to a mistake: a value an option does not take exits 2, as click's own usage
 errors do, naming the option, the value and the accepted values (or the closest of a long
 list, cut, with the command that lists them all); options may come before the command; the
 run `collect` printed is the run `remove-run` takes, and `sources --runs` lists the ids."""
@@ -98,7 +98,7 @@ def test_options_may_come_before_the_command(run, db):
     grouped = run("--db", db, "throughput", "list", "--chip", "H100-SXM", "--format", "csv")
     assert grouped.returncode == 0 and grouped.stdout.startswith("throughput_id,")
     unknown = run("--db", db, "--nonsense", "prices")
-    assert unknown.returncode == 2 and "no such option: --nonsense" in unknown.stderr
+    assert unknown.returncode == 2 and "No such option '--nonsense'" in unknown.stderr
 
 
 def test_remove_run_takes_the_run_collect_printed_and_sources_lists_the_ids(run, db, tmp_path):

@@ -2,7 +2,7 @@
 shows them, the keys of each read's json on the sample, the columns of the views users query,
 the explorer's address and data) hold at most one variant of each idea's group below, and the
 read tables' headers at most one label; values in data are the record's codes. docs/cli.md's
-spelling tables are what the parser writes (chipcost.cli.spellings)."""
+spelling tables are what the command line writes (chipcost.cli.spellings)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import duckdb
 import pytest
 
 from chipcost.cli import spellings
+from chipcost.cli.parser import every_command
 from chipcost.core.vocabulary import PAYMENTS, PRICING_MODELS
 from tests import warehouses
 from tests.cli.test_read_commands import chipcost
@@ -100,10 +101,10 @@ def _name(option: str) -> str:
 def option_names() -> list[tuple[str, str]]:
     """(name, command) of every option --help shows."""
     found = []
-    for command, parser in spellings.parsers():
-        for action in spellings.options(parser):
-            if action.help != "==SUPPRESS==":
-                found += [(_name(o), command) for o in action.option_strings if o.startswith("--")]
+    for name, command in every_command():
+        for option in spellings.options(command):
+            flags = (*option.opts, *option.secondary_opts)
+            found += [(_name(o), name) for o in flags if o.startswith("--")]
     return found
 
 
@@ -222,7 +223,7 @@ def test_each_table_header_is_one_label(db):
     assert all(said == {LABELS[idea][0]} for idea, said in used.items()), dict(used)
 
 
-def test_docs_cli_md_holds_the_parsers_spellings():
+def test_docs_cli_md_holds_the_command_lines_spellings():
     text = spellings.DOC.read_text(encoding="utf-8")
     assert text == spellings.written(text), "run python -m chipcost.cli.spellings"
 
@@ -230,7 +231,7 @@ def test_docs_cli_md_holds_the_parsers_spellings():
 def test_an_old_spelling_is_taken_with_a_note_or_refused_naming_the_new(db):
     refused = chipcost("prices", "--chips", "8", "--db", db)
     assert refused.returncode == 2
-    assert "no such option: --chips (it is --chip-count now)" in refused.stderr
+    assert "No such option '--chips'. It is --chip-count now;" in refused.stderr
     noted = chipcost("index", "--pricing-model", "1yr", "--chip", "H100-SXM", "--db", db)
     assert noted.returncode == 0, noted.stderr
     assert "note: --pricing-model 1yr is the old spelling of --pricing-model commitment" in (

@@ -220,7 +220,8 @@ def test_cli_sends_through_smtp(golden, tmp_path):
 
 def test_reading_commands_do_not_load_the_report_machinery():
     code = (
-        "import sys; from chipcost.cli.parser import parser_for; parser_for(['prices']); "
+        "import sys, click; from chipcost.cli.parser import command_for; "
+        "command = command_for(['prices']); command.get_help(click.Context(command)); "
         "heavy = ('prefect', 'great_tables', 'css_inline', "
         "'chipcost.reports'); "
         "print(sorted({h for m in sys.modules for h in heavy if m == h or m.startswith(h + '.')}))"

@@ -1,5 +1,6 @@
-"""One module per command (or group); chipcost.cli.main registers each by name.
+"""One module per command (or group); chipcost.cli.parser.COMMANDS names each one's module.
 
-A module here must not import Prefect (or anything heavy) at import time: `chipcost prices`
-and `chipcost sql` load every command module and must stay quick and Prefect-free.
+A module here must not import Prefect (or anything heavy) at import time: `chipcost --help`
+loads every command module, and `chipcost demo` or `measure` the modules of the commands they
+run, and each must stay quick and Prefect-free.
 """

@@ -3,12 +3,13 @@ itself."""
 
 from typing import Annotated
 
+from chipcost.cli import reads
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import Db, Format, StaleDays, Wide, settings_for
-from chipcost.cli.parser import command, read_command
+from chipcost.cli.parser import Command, command
 from chipcost.core.questions import SQL, Opt
 
-sql = read_command(SQL)
+sql = Command("sql", SQL, reads.sql)
 
 
 def _migrate(db: Db = None) -> None:

@@ -1,6 +1,7 @@
 """`chipcost compare A B`: is chip A cheaper per token than chip B, on each pricing model."""
 
-from chipcost.cli.parser import read_command
+from chipcost.cli import reads
+from chipcost.cli.parser import Command
 from chipcost.core.questions import COMPARE
 
-compare = read_command(COMPARE)
+compare = Command("compare", COMPARE, reads.compare)

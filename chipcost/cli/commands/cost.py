@@ -1,6 +1,7 @@
 """`chipcost cost`: which chip and pricing model is cheapest per token for a model and workload."""
 
-from chipcost.cli.parser import read_command
+from chipcost.cli import reads
+from chipcost.cli.parser import Command
 from chipcost.core.questions import COST
 
-cost = read_command(COST)
+cost = Command("cost", COST, reads.cost)

@@ -14,10 +14,10 @@ def _demo(db: Db = None, data_dir: DataDir = None) -> None:
     from chipcost.sample import ARCHIVE
 
     out.say([(f"collect --replay {ARCHIVE}", "bold"), ("  (SAMPLE DATA: synthetic prices)", "")])
-    collect.run(replay=str(ARCHIVE), db=db, data_dir=data_dir)
+    collect.callback(replay=str(ARCHIVE), db=db, data_dir=data_dir)
     out.line()
     out.say([("prices --chip H100-SXM --region us-east-1 --limit 12", "bold")])
-    prices.run(chip=["H100-SXM"], region=["us-east-1"], limit=12, db=db)
+    prices.callback(chip=["H100-SXM"], region=["us-east-1"], limit=12, db=db)
     out.say(
         "\nNext: chipcost cost --model llama-3-70b --workload inference, chipcost report "
         '--dry-run, chipcost sql "select * from price_changes limit 10"'

@@ -60,7 +60,7 @@ def _history(**given: Any) -> None:
     print_freshness(notices(output), result.freshness)
 
 
-history = Command(HISTORY, _history)
+history = Command("history", HISTORY, _history)
 
 
 def _focus(frame):

@@ -58,7 +58,7 @@ def _index(**given: Any) -> None:
     print_freshness(out, fresh)
 
 
-index = Command(INDEX, _index)
+index = Command("index", INDEX, _index)
 
 
 def _show(frame, *, daily: bool, currency: str = "USD") -> None:

@@ -1,6 +1,7 @@
 """`chipcost prices`: current per-chip hourly prices from the warehouse, without Prefect."""
 
-from chipcost.cli.parser import read_command
+from chipcost.cli import reads
+from chipcost.cli.parser import Command
 from chipcost.core.questions import PRICES
 
-prices = read_command(PRICES)
+prices = Command("prices", PRICES, reads.prices)

@@ -7,9 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
+import click
+
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import Db, Format, Wide
-from chipcost.cli.parser import Group, command
+from chipcost.cli.parser import SETTINGS, command
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import Opt
 
@@ -102,7 +104,7 @@ def add(
     notes: Annotated[str | None, Opt("Caveats worth keeping.")] = None,
     allow_above_peak: AllowAbovePeak = False,
     db: Db = None,
-    # The old spelling, taken for one release with a note (chipcost.cli.parser._Old); --per,
+    # The old spelling, taken for one release with a note (chipcost.cli.parser.Command); --per,
     # --chips and --source are refused naming their new spelling (chipcost.cli.parser.RENAMED).
     per_user: Annotated[
         str | None, Opt("", hidden=True, same_as="tokens_per_second_per_user")
@@ -299,13 +301,12 @@ def model_(
     )
 
 
-throughput = Group(
-    "Throughput figures: references, derived figures and your own measurements.",
-    {
-        "add": command(add),
-        "import": command(import_),
-        "list": command(list_),
-        "remove": command(remove),
-        "model": command(model_),
-    },
+SUMMARY = "Throughput figures: references, derived figures and your own measurements."
+throughput = click.Group(
+    "throughput",
+    {c.name: c for c in map(command, (add, import_, list_, remove, model_))},
+    help=SUMMARY,
+    short_help=SUMMARY,
+    context_settings=SETTINGS,
+    no_args_is_help=True,
 )
