@@ -117,6 +117,29 @@ def temporary_server(meanwhile: Callable[[], object] = lambda: None) -> Iterator
     yield from _pointed_at(process, url)
 
 
+@contextmanager
+def flow_server(
+    doing: str, meanwhile: Callable[[], object], after: Callable[[], str] | None = None
+) -> Iterator[None]:
+    """A command's flow on the server PREFECT_API_URL names, else a temporary one (the
+    command's defaults set first). The server going away mid-run is one line naming it and
+    `doing` ("the collection"), and what `after` says the run left; Prefect's queued events
+    are dropped rather than retried against nothing."""
+    command_defaults()
+    with temporary_server(meanwhile=meanwhile):
+        try:
+            yield
+        except Exception as exc:
+            if (reason := went_away(exc)) is None:
+                raise
+            discard_queued()
+            left = f": {after()}; without --prefect it needs no server" if after else ""
+            raise ServerGone(
+                f"the Prefect server at {api_url()} stopped answering during {doing} "
+                f"({reason}){left}"
+            ) from None
+
+
 def _configured() -> Iterator[None]:
     """The server PREFECT_API_URL names, once it answers: one that does not is said in one
     line before any flow runs (Prefect's own "Failed to reach API" came as its traceback)."""

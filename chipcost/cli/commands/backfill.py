@@ -130,36 +130,20 @@ def _through_prefect(
 ) -> list[Outcome]:
     """The backfill flow, each region file a task run, on the server PREFECT_API_URL names
     or else a temporary one (started while Prefect and the flow are imported)."""
-    from chipcost.cli.prefect_server import (
-        ServerGone,
-        api_url,
-        command_defaults,
-        discard_queued,
-        temporary_server,
-        went_away,
-    )
+    from chipcost.cli.prefect_server import flow_server
 
-    command_defaults()
-    with temporary_server(meanwhile=_import_flow):
+    # The server going away mid-run is said by the caller, with what loaded.
+    with flow_server("the backfill", _import_flow):
         from chipcost.flows.backfill import run_backfill
 
-        try:
-            return run_backfill(
-                since=since,
-                regions=regions or None,
-                db=settings.warehouse.url,
-                data_dir=str(settings.data_dir),
-                workers=workers,
-                progress=progress,
-            )
-        except Exception as exc:
-            if (reason := went_away(exc)) is None:
-                raise
-            discard_queued()  # the server went away mid-run: the caller says what loaded
-            raise ServerGone(
-                f"the Prefect server at {api_url()} stopped answering during the backfill "
-                f"({reason})"
-            ) from None
+        return run_backfill(
+            since=since,
+            regions=regions or None,
+            db=settings.warehouse.url,
+            data_dir=str(settings.data_dir),
+            workers=workers,
+            progress=progress,
+        )
 
 
 def _spot(settings: Settings, since, regions: list[str] | None) -> None:

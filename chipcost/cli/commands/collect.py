@@ -140,16 +140,7 @@ def _through_prefect(
     from chipcost.cli.collect_checks import check_sources
     from chipcost.cli.collect_progress import Shown, first_line, shown_on
     from chipcost.cli.failures import interruptible
-    from chipcost.cli.prefect_server import (
-        ServerGone,
-        api_url,
-        command_defaults,
-        discard_queued,
-        temporary_server,
-        went_away,
-    )
-
-    command_defaults()
+    from chipcost.cli.prefect_server import flow_server
 
     def meanwhile() -> None:
         # While the temporary server starts, on the other core: the checks that import the
@@ -161,7 +152,9 @@ def _through_prefect(
     with (
         interruptible(lambda: _after_interrupt(settings, runs, shown.loaded)),
         shown_on(shown, "starting Prefect…"),
-        temporary_server(meanwhile=meanwhile),
+        flow_server(
+            "the collection", meanwhile, lambda: _after_interrupt(settings, runs, shown.loaded)
+        ),
     ):
         from chipcost.flows import collect as collect_flow
 
@@ -177,17 +170,6 @@ def _through_prefect(
         except collect_flow.CollectFailed as exc:
             _print_failed(settings, exc.outcomes, verbose)
             raise
-        except Exception as exc:
-            if (reason := went_away(exc)) is None:
-                raise
-            # The server went away mid-run (stopped, killed, cut off): each load is whole, so
-            # say which runs are in and how to load the rest, not Prefect's traceback.
-            discard_queued()
-            raise ServerGone(
-                f"the Prefect server at {api_url()} stopped answering during the collection "
-                f"({reason}): {_after_interrupt(settings, runs, shown.loaded)}; without "
-                "--prefect it needs no server"
-            ) from None
 
 
 def _import_flow() -> None:
