@@ -24,6 +24,7 @@ SAMPLES: dict[str, Sample] = {
     "crusoe": KEPT,
     "gmicloud": KEPT,
     "nebius": KEPT,
+    "voltagepark": KEPT,
     "latitude": Sample(mark=None, offers="data.*", left_out="m3-large-x86"),
     "novita": KEPT,
     "scaleway": Sample(mark=None, offers="servers.*", left_out="DEV1-S"),
@@ -37,7 +38,11 @@ SAMPLES: dict[str, Sample] = {
         files=(("pricing.html", LAMBDA_PAGE, GET),),  # the path without an API key
         moves=(Move(6, "GH200", factor=0.9),),
     ),
-    "modal": Sample(rows=r'<div class="price-row">.*?</div>', cells=r"\$(\d+\.\d+)"),
+    "modal": Sample(
+        rows=r'<div class="price-row">.*?</div>',
+        cells=r"\$(\d+\.\d+)",
+        traced=r"Nvidia (H100|A100, 80 GB|L40S|L4|T4)<",
+    ),
     "together-clusters": Sample(
         rows=HTML_ROW, cells=DOLLARS, moves=(Move(5, "HGX H200", factor=0.92),)
     ),
@@ -48,7 +53,7 @@ SAMPLES: dict[str, Sample] = {
         daily=0.004,
         dated=True,
         mark=None,
-    ),  # fmt: skip
+    ),
     # the four shapes the comparison articles quote (sample/REFERENCES.md [A]) keep their price
     "oci": Sample(
         offers="items.*",
@@ -56,9 +61,7 @@ SAMPLES: dict[str, Sample] = {
         left_out="AI Enterprise|OCPU",
         traced=r"GPU - (H100|H200|B200|MI300X)\"",
     ),
-    "amddevcloud": Sample(
-        offers="sizes.*", prices=("price_monthly", "price_hourly"), left_out="s-1vcpu"
-    ),
+    "amddevcloud": Sample(mark=None, offers="sizes.*", left_out="s-1vcpu"),
     "digitalocean": Sample(
         offers="sizes.*",
         prices=("price_monthly", "price_hourly"),
@@ -122,7 +125,11 @@ SAMPLES: dict[str, Sample] = {
     ),
     "primeintellect": Sample(offers="items.*", prices=("prices",)),
     "shadeform": Sample(offers="instance_types.*", prices=("hourly_price",)),
-    "simplepod": Sample(offers="*", prices=("pricePerGpu",)),
+    "simplepod": Sample(
+        offers="*",
+        prices=("pricePerGpu",),
+        traced=r'"gpuModel": "RTX (A4000|4090|5090|PRO 6000)',
+    ),
     "tensordock": Sample(
         offers="data.locations.*", prices=("price_per_hr", "pricing"), left_out=r'"gpus": \[\]'
     ),
@@ -141,10 +148,6 @@ SAMPLES: dict[str, Sample] = {
         prices=("price_per_hour", "spot_price", "dynamic_price", "max_dynamic_price"),
         left_out="CPU.4V",
         moves=(Move(7, '"instance_type": "1B200', factor=0.95),),
-    ),
-    "voltagepark": Sample(
-        offers="results.*|*",
-        prices=("gpu_price_ethernet", "gpu_price_infiniband", "compute_rate_hourly"),
     ),
     "vultr": Sample(
         offers="plans_metal.*|plans.*",
