@@ -31,6 +31,11 @@ DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 SPREAD = 0.06
 # How far a renewed listing id moves each day.
 RENUMBERED = 100_000
+# What a JSON answer's sample key says: moved prices, or a fixture's prices kept as they are.
+LABELS = {
+    False: "synthetic sample data, not the provider's prices",
+    True: "sample data: a chipcost test fixture's answer, its dates moved (sample/README.md)",
+}
 
 
 @dataclass(frozen=True)
@@ -61,11 +66,8 @@ class Sample:
     rows: str = ""
     cells: str = ""
     moves: tuple[Move, ...] = ()
-    # A spot market's prices move every day, each offer by up to this share either way; where
-    # an offer's text holds its own date (an ECB day's rates), seeded by that date, not the run,
-    # so that a day's figures stay what they were in later files.
+    # A spot market's prices move every day, each offer by up to this share either way.
     daily: float = 0.0
-    dated: bool = False
     # The fixture's files for the run, the URL each answers and its archived request (default:
     # every [[good]] file of its contract.toml).
     files: tuple[tuple[str, str, dict[str, Any]], ...] = ()
@@ -128,8 +130,7 @@ class Day:
         """Today's factor on the prices of an offer whose text is `text`."""
         value = 1.0 if self.traced(text) else self.base
         if self.spec.daily:
-            seed = (self.source, text) if self.spec.dated else (self.source, self.day, text)
-            value *= 1 + self.spec.daily * (2 * unit(*seed) - 1)
+            value *= 1 + self.spec.daily * (2 * unit(self.source, self.day, text) - 1)
         for move in self.spec.moves:
             if re.search(move.match, text):
                 if move.kind == "price" and self.day >= move.day:
@@ -262,8 +263,8 @@ def scramble_json(data: bytes, today: Day) -> bytes:
     paths = [p for p in _json_paths(today.spec.offers) if _applies(body, p)]
     if paths:
         body = scrambled_json(body, paths[0], today)
-    if isinstance(body, dict) and today.spec.mark is not None:
-        body = {SAMPLE_KEY: "synthetic sample data, not the provider's prices", **body}
+    if isinstance(body, dict):
+        body = {SAMPLE_KEY: LABELS[today.spec.mark is None], **body}
     return json.dumps(body, indent=1).encode("utf-8")
 
 

@@ -46,14 +46,6 @@ SAMPLES: dict[str, Sample] = {
     "together-clusters": Sample(
         rows=HTML_ROW, cells=DOLLARS, moves=(Move(5, "HGX H200", factor=0.92),)
     ),
-    # The euro's rates: each day's a fraction of a percent off the fixture's, seeded by its date.
-    "ecb-rates": Sample(
-        rows=r'<Cube time="[^"]*">.*?</Cube>',
-        cells=r'rate="(\d+\.\d+)"',
-        daily=0.004,
-        dated=True,
-        mark=None,
-    ),
     # the four shapes the comparison articles quote (sample/REFERENCES.md [A]) keep their price
     "oci": Sample(
         offers="items.*",

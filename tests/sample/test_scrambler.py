@@ -135,26 +135,15 @@ def test_dates_move_with_the_run():
     )
 
 
-def test_the_ecb_rates_days_move_with_the_run_and_the_rates_move_a_little(days):
-    def usd(run: Path) -> dict:
-        facts = parsed(run, "ecb-rates").facts["fx_rates"]
-        return {row["day"]: float(row["per_eur"]) for row in facts if row["currency"] == "USD"}
-
-    first, last = usd(days[1]), usd(days[8])
-    assert (max(last) - max(first)).days == 7
-    assert first[max(first)] != last[max(last)]
-    assert last[max(last)] == pytest.approx(first[max(first)], rel=0.01)
-
-
 @pytest.mark.parametrize("source", SOURCES)
 def test_payloads_say_they_are_sample_data(days, source):
     for payload in read_payloads(days[1], source):
         text = payload.data.decode("utf-8")
         if payload.name.endswith(".html.gz"):
             assert HTML_SAMPLE_COMMENT in text
-        elif payload.name.endswith(".json.gz") and SAMPLES[source].mark is not None:
+        elif payload.name.endswith(".json.gz"):
             body = json.loads(text)
-            assert not isinstance(body, dict) or "synthetic" in body[SAMPLE_KEY]
+            assert not isinstance(body, dict) or "sample data" in body[SAMPLE_KEY]
 
 
 def test_the_writer_is_deterministic(tmp_path, days):
@@ -178,3 +167,33 @@ def test_the_bundled_sample_archive_is_what_the_writer_writes(days):
 def test_amd_instinct_is_sold_under_its_own_chips(days):
     chips = {r.chip for source in SOURCES for r in parsed(days[8], source).records}
     assert {"MI300X", "MI350X", "MI355X"} <= chips
+
+
+def test_seeweb_prices_stay_euros_and_reads_convert_them_at_the_rate_of_their_day(days, tmp_path):
+    """The dollar weakens on day 5 (sample/build/ecb_rates.py): the L40S plan's euro price
+    stays, no price change is recorded for it, and a read gives the dollars of the last rate."""
+    import duckdb
+
+    from tests import warehouses
+
+    def l40s(day: int) -> tuple[float, str]:
+        found = next(
+            r for r in parsed(days[day], "seeweb").records if r.instance_type == "ECS1GPU7"
+        )
+        return found.price_per_hour, found.currency
+
+    euros, currency = l40s(5)
+    assert l40s(4) == (euros, currency) and currency == "EUR"
+    con = duckdb.connect(str(warehouses.sample(tmp_path / "w.duckdb")), read_only=True)
+    try:
+        read = con.execute(
+            "SELECT DISTINCT price_per_hour, currency FROM current_prices "
+            "WHERE source = 'seeweb' AND instance_type = 'ECS1GPU7'"
+        ).fetchall()
+        moved = con.execute(
+            "SELECT count(*) FROM price_changes WHERE source = 'seeweb' "
+            "AND instance_type = 'ECS1GPU7' AND change = 'changed'"
+        ).fetchall()
+    finally:
+        con.close()
+    assert read == [(pytest.approx(euros * 1.0934), "USD")] and moved == [(0,)]
