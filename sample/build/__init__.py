@@ -1,8 +1,10 @@
-"""Sample archive builders: one module per source module of chipcost.extract, named after it
-('aws.pricing' -> aws_pricing)."""
+"""Sample archive builders: the scrambler for every source with a recorded fixture
+(sample/build/_table.py), an encoder module named after the source module ('aws.pricing' ->
+aws_pricing) for the others."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from importlib import import_module
 from pathlib import Path
@@ -11,7 +13,9 @@ from typing import Protocol, cast
 
 from chipcost.core.errors import ChipcostError
 from chipcost.extract import module_key, source_modules
+from chipcost.sample.build import _scramble
 from chipcost.sample.build._common import DAYS, FIRST_RUN, run_time
+from chipcost.sample.build._table import SAMPLES
 
 
 class Builder(Protocol):
@@ -26,8 +30,29 @@ class MissingBuilder(ChipcostError):
     """A registered source has no sample builder module."""
 
 
+@dataclass(frozen=True)
+class Scrambled:
+    """The builder of a source whose sample is its recorded fixture, scrambled."""
+
+    source: str
+    spec: _scramble.Sample
+
+    def write_run(self, out: Path, day: int, moment: datetime) -> Path:
+        return _scramble.write_run(self.source, self.spec, out, day, moment)
+
+
+def source_name(module: str) -> str | None:
+    """The source chipcost.extract.<module> declares (None: no such module)."""
+    try:
+        return import_module(f"chipcost.extract.{module}").SOURCE.name
+    except ModuleNotFoundError:
+        return None
+
+
 def builder(module: str) -> Builder:
-    """The sample builder of chipcost.extract.<module>."""
+    """The sample builder of chipcost.extract.<module>: its scrambler, else its encoder."""
+    if (name := source_name(module)) in SAMPLES:
+        return Scrambled(name, SAMPLES[name])
     key = module_key(module)
     name = f"{__name__}.{key}"
     try:
@@ -51,4 +76,13 @@ def build(out: Path) -> list[Path]:
     ]
 
 
-__all__ = ["DAYS", "FIRST_RUN", "Builder", "MissingBuilder", "build", "builder", "run_time"]
+__all__ = [
+    "DAYS",
+    "FIRST_RUN",
+    "Builder",
+    "MissingBuilder",
+    "Scrambled",
+    "build",
+    "builder",
+    "run_time",
+]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from chipcost.sample import ARCHIVE
 from chipcost.sample.build import MissingBuilder, build
+from chipcost.sample.build._scramble import MissingFixture
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -23,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         written = build(args.out)
-    except MissingBuilder as exc:
+    except (MissingBuilder, MissingFixture) as exc:
         raise SystemExit(f"error: {exc}") from exc
     for directory in written:
         print(directory)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from chipcost.extract.ecb_rates import RATES_90D_URL, SOURCE_NAME
 from chipcost.sample.build._common import FIRST_RUN, fresh_writer
-from chipcost.sample.build.seeweb import RATES as USD_RATES
 
-# Units of each currency per euro, flat but for the dollar, which follows the Seeweb sample's
-# rate (its prices convert at the same day's USD rate) and the pound, which weakens on day 6.
+# Units of each currency per euro, flat but for the dollar, which weakens on day 5 (every
+# price in euros then reads a little dearer in dollars), and the pound, which weakens on day 6.
+USD_RATES = {1: 1.0812, 5: 1.0934}
 FLAT = {"JPY": 162.35, "CHF": 0.9391, "CAD": 1.5126, "AUD": 1.6502, "SEK": 11.182}
 GBP = {1: 0.8521, 6: 0.8604}
 

@@ -1,7 +1,7 @@
 """oci: parse() on recorded price lists (per-GPU prices times GPUs per shape), and fetch().
 
-Fixtures in tests/fixtures/oci/ have the cetools products API shape (written with
-chipcost.sample.build.oci): products.json is good; bad-* are the failure cases.
+Fixtures in tests/fixtures/oci/ have the cetools products API shape (ORIGIN.md): products.json
+is good; bad-* are the failure cases.
 """
 
 from __future__ import annotations

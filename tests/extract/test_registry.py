@@ -1,4 +1,5 @@
-"""Every source module in extract/ is registered and has recorded fixtures and a sample builder."""
+"""Every source module in extract/ is registered and has recorded fixtures and a sample builder
+(the scrambler's entry in sample/build/_table.py, or an encoder module)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 import chipcost.extract as extract
 import chipcost.sample.build as sample_build
 from chipcost.extract import module_key, providers, registry, source_modules
+from chipcost.sample.build._scramble import fixture_files
+from chipcost.sample.build._table import SAMPLES
 from tests.paths import FIXTURES, ROOT
 
 # What reads the process environment: os.environ / os.getenv and their bytes forms.
@@ -43,11 +46,23 @@ def test_every_source_module_has_a_sample_builder_and_fixtures(module):
     assert (FIXTURES / name).is_dir(), f"no tests/fixtures/{name}/ for chipcost.extract.{module}"
 
 
-def test_sample_builders_are_named_after_source_modules():
-    """One public builder module per source and nothing else (helpers are private: _name)."""
+def test_a_source_is_scrambled_or_has_an_encoder_never_both():
+    """One public encoder module per source the scrambler's table leaves out, and nothing else
+    (helpers are private: _name)."""
     public = {m.name for m in pkgutil.iter_modules(sample_build.__path__)}
-    expected = {module_key(module) for module in source_modules()}
-    assert {name for name in public if not name.startswith("_")} == expected
+    encoded = {
+        module_key(module)
+        for module in source_modules()
+        if import_module(f"chipcost.extract.{module}").SOURCE.name not in SAMPLES
+    }
+    assert {name for name in public if not name.startswith("_")} == encoded
+    assert set(SAMPLES) <= set(registry()), "sample/build/_table.py names no such source"
+
+
+@pytest.mark.parametrize("source", sorted(SAMPLES))
+def test_every_scrambled_source_has_its_fixture_files(source):
+    for file, _url, _request in fixture_files(source, SAMPLES[source]):
+        assert (FIXTURES / source / file).is_file(), f"tests/fixtures/{source}/{file}"
 
 
 def test_a_missing_builder_is_a_clear_error():

@@ -1,9 +1,8 @@
 """vastai: the marketplace summary (median per GPU) on recorded offer searches, and fetch().
 
-Fixtures in tests/fixtures/vastai/ have the bundles search response shape (written with
-chipcost.sample.build.vastai): search-on-demand.json and search-bid.json answer the two
-searches; bundles.json is an archive from before the bid search (the legacy path); bad-* are
-the failure cases. ORIGIN.md says where each comes from.
+Fixtures in tests/fixtures/vastai/ have the bundles search response shape: search-on-demand.json
+and search-bid.json answer the two searches; bundles.json is an archive from before the bid
+search (the legacy path); bad-* are the failure cases. ORIGIN.md says where each comes from.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from tests.shared_prefect import artifacts_of
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
-JUMP = "1x L40S eu-north on_demand jumped 0.89 → 7.12 (×8.0)"
+JUMP = "1x H100 SXM5 us-central on_demand jumped 2.09 → 16.72 (×8.0)"
 
 
 def test_the_day_6_jump_is_flagged_in_notes_and_artifact(tmp_path, sample_runs):
@@ -38,13 +38,14 @@ def test_the_day_6_jump_is_flagged_in_notes_and_artifact(tmp_path, sample_runs):
     try:
         stored = con.execute(
             "SELECT s.notes, p.price_per_hour FROM source_runs s, current_prices p "
-            "WHERE s.run_id = ? AND p.source = 'spheron' AND p.instance_type = '1x L40S'",
+            "WHERE s.run_id = ? AND p.source = 'spheron' AND p.instance_type = '1x H100 SXM5' "
+            "AND p.region = 'us-central' AND p.pricing_model = 'on_demand'",
             [outcomes[1].run.run_id],
         ).fetchall()
     finally:
         con.close()
     [(notes, price)] = stored
-    assert price == 7.12 and any(JUMP in note for note in notes)  # flagged, and loaded
+    assert price == 16.72 and any(JUMP in note for note in notes)  # flagged, and loaded
 
     tables = [a for a in artifacts_of(state) if a.key == "collect-summary"]
     rows = [row for a in tables for row in json.loads(a.data)]

@@ -81,7 +81,7 @@ def _huge_count(body):
     [
         ("azure", _null_sku, "armSkuName None is not a VM size name"),
         ("shadeform", _numeric_availability, "availability"),  # the kit's or the parser's words
-        ("shadeform", _huge_count, "lambdalabs/H100_sxm5x8: GPU count inf is not a whole"),
+        ("shadeform", _huge_count, "hyperstack/H100x8-NVLINK: GPU count inf is not a whole"),
     ],
     ids=["azure-null-sku", "shadeform-numeric-availability", "shadeform-huge-count"],
 )

@@ -1,0 +1,190 @@
+"""Every scrambled source of the sample: where its fixture's offers and prices are, and the
+scripted moves its drift reports show (sample/README.md lists them)."""
+
+from __future__ import annotations
+
+from chipcost.extract.lambda_cloud import PAGE_URL as LAMBDA_PAGE
+from chipcost.extract.vastai import BUNDLES_URL, SEARCHES
+from chipcost.sample.build._scramble import Move, Sample
+
+GET = {"method": "GET"}
+
+# An HTML table row and a dollar price in it.
+HTML_ROW, DOLLARS = r"<tr\b[^>]*>.*?</tr>", r"\$(\d[\d,]*\.\d+)"
+# A fixture whose prices are public ones (a recorded page or answer, or a catalog's prices
+# turned back into the answer): kept as it is (its dates only move), every price traced in
+# sample/REFERENCES.md.
+KEPT = Sample(mark=None)
+
+# Every source's fixture moves by its seeded factor and carries the estimate mark, except the
+# KEPT ones.
+SAMPLES: dict[str, Sample] = {
+    "civo": KEPT,
+    "coreweave": KEPT,
+    "crusoe": KEPT,
+    "gmicloud": KEPT,
+    "nebius": KEPT,
+    "voltagepark": KEPT,
+    "latitude": Sample(mark=None, offers="data.*", left_out="m3-large-x86"),
+    "novita": KEPT,
+    "scaleway": Sample(mark=None, offers="servers.*", left_out="DEV1-S"),
+    # SkyPilot's published catalog, turned back into the answer (tests/fixtures/*/ORIGIN.md)
+    "fluidstack": KEPT,
+    "hyperstack": Sample(mark=None, offers="data.*", left_out='"gpu": ""'),
+    "ovhcloud": Sample(mark=None, offers="addons.*", left_out='"planCode": "(b2-7|storage)'),
+    "lambda": Sample(
+        rows=HTML_ROW,
+        cells=DOLLARS,
+        files=(("pricing-2026-08-22.html", LAMBDA_PAGE, GET),),  # the path without an API key
+        moves=(Move(6, "GH200", factor=0.9),),
+    ),
+    "modal": Sample(
+        rows=r'<div class="price-row">.*?</div>',
+        cells=r"\$(\d+\.\d+)",
+        traced=r"Nvidia (H100|A100, 80 GB|L40S|L4|T4)<",
+    ),
+    "together-clusters": Sample(
+        rows=HTML_ROW, cells=DOLLARS, moves=(Move(5, "HGX H200", factor=0.92),)
+    ),
+    # the four shapes the comparison articles quote (sample/REFERENCES.md [A]) keep their price
+    "oci": Sample(
+        offers="items.*",
+        prices=("currencyCodeLocalizations",),
+        left_out="AI Enterprise|OCPU",
+        traced=r"GPU - (H100|H200|B200|MI300X)\"",
+    ),
+    "amddevcloud": Sample(mark=None, offers="sizes.*", left_out="s-1vcpu"),
+    "digitalocean": Sample(
+        offers="sizes.*",
+        prices=("price_monthly", "price_hourly"),
+        left_out="s-1vcpu",
+        moves=(Move(3, "gpu-mi300x", factor=0.9),),
+    ),
+    "cloudrift": Sample(
+        offers="data.instance_types.*.variants.*",
+        prices=("cost_per_hour",),
+        left_out="rtx59-16c-nr.4",
+        moves=(Move(4, "rtx49-16c-nr.1", factor=0.92),),
+    ),
+    "cudo": Sample(
+        offers="machineTypes.*",
+        left_out="epyc-milan",
+        prices=(
+            "vcpuPriceHr",
+            "memoryGibPriceHr",
+            "gpuPriceHr",
+            "minStorageGibPriceHr",
+            "ipv4PriceHr",
+        ),
+    ),
+    "daytona": Sample(
+        offers="gpus.*",
+        prices=(
+            "onDemandPricePerHour",
+            "spotPricePerHour",
+            "onDemandPricePerSecond",
+            "spotPricePerSecond",
+        ),
+        moves=(Move(3, "RTX.?4090", factor=0.9),),
+    ),
+    "hotaisle": Sample(
+        offers="*", prices=("OnDemandPrice",), moves=(Move(6, "MI300X", factor=0.95),)
+    ),
+    "hyperbolic": Sample(offers="vms.*", prices=("Price", "SpotPrice")),
+    "jarvislabs": Sample(
+        offers="server_meta.*",
+        prices=("price_per_hour", "spot_price"),
+        moves=(Move(4, '"gpu_type": "H100"', factor=0.9),),
+    ),
+    "lium": Sample(
+        offers="nodes.*",
+        prices=("price_per_gpu_hour",),
+        moves=(Move(3, "RTX 5090", factor=1.1), Move(5, "H200", factor=0.92)),
+    ),
+    "massedcompute": Sample(
+        offers="gpu_inventory.*",
+        left_out="cpu_small",
+        mark="instance_type",
+        prices=("price_cents_per_hour",),
+        moves=(Move(4, "h200_nvl", factor=0.93),),
+    ),
+    "mithril": Sample(offers="*", prices=("last_instance_price",), daily=0.04),
+    "paperspace": Sample(
+        offers="result.data.json.machineTypes.*",
+        left_out='"label": "C5"',
+        prices=("defaultUsageRates",),
+        moves=(Move(7, '"label": "A6000', factor=0.9),),
+    ),
+    "primeintellect": Sample(offers="items.*", prices=("prices",)),
+    "shadeform": Sample(offers="instance_types.*", prices=("hourly_price",)),
+    "simplepod": Sample(
+        offers="*",
+        prices=("pricePerGpu",),
+        traced=r'"gpuModel": "RTX (A4000|4090|5090|PRO 6000)',
+    ),
+    "tensordock": Sample(
+        offers="data.locations.*", prices=("price_per_hr", "pricing"), left_out=r'"gpus": \[\]'
+    ),
+    "vastai": Sample(
+        offers="offers.*",
+        prices=("dph_base", "dph_total", "min_bid"),
+        renumbered=("id", "ask_contract_id", "bundle_id"),
+        moves=(Move(5, '"gpu_name": "H100 SXM"', factor=0.95),),
+        files=tuple(
+            (file, BUNDLES_URL, {"method": "POST", "json": SEARCHES[model]})
+            for file, model in (("search-on-demand.json", "on_demand"), ("search-bid.json", "spot"))
+        ),
+    ),
+    "verda": Sample(
+        offers="*",
+        prices=("price_per_hour", "spot_price", "dynamic_price", "max_dynamic_price"),
+        left_out="CPU.4V",
+        moves=(Move(7, '"instance_type": "1B200', factor=0.95),),
+    ),
+    "vultr": Sample(
+        offers="plans_metal.*|plans.*",
+        left_out="vcg-a100-(1c|6c)",
+        prices=(
+            "monthly_cost",
+            "hourly_cost",
+            "monthly_cost_preemptible",
+            "hourly_cost_preemptible",
+        ),
+        moves=(Move(4, "h100", factor=0.9),),
+    ),
+    "runpod": Sample(
+        offers="gpus.*|data.gpuTypes.*",
+        prices=(
+            "price",
+            "securePrice",
+            "communityPrice",
+            "secureSpotPrice",
+            "communitySpotPrice",
+            "oneWeekPrice",
+            "oneMonthPrice",
+            "threeMonthPrice",
+            "sixMonthPrice",
+            "lowestPrice",
+        ),
+        moves=(Move(3, "H200", factor=0.94),),
+    ),
+    "spheron": Sample(
+        offers="data.*.offers.*",
+        prices=("price", "spot_price"),
+        moves=(
+            Move(2, "sph-rtx4090-1x-hel", "zero"),
+            Move(3, "h200-sxm5-1x-.*::spot", factor=0.95),
+            Move(4, "dc-1A100", "new"),
+            Move(5, "ses-h100-sxm5-1x-mrs", "gone"),
+            # an 8-GPU price shown for one GPU, then put right: flagged as a jump both ways
+            Move(6, 'vp-h100-sxm5-1x-dfw"', factor=8.0),
+            Move(8, 'vp-h100-sxm5-1x-dfw"', factor=0.125),
+        ),
+    ),
+    "seeweb": Sample(
+        left_out="eCS4",
+        offers="plans.*",
+        prices=("hourly_price",),
+        moves=(Move(5, "MI300X", factor=0.92),),
+    ),
+}

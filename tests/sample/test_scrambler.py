@@ -1,0 +1,199 @@
+"""The scrambler (sample/build/_scramble.py and its table, _table.py): every scrambled source's
+eight runs load, are labelled and marked, move their fixture's prices by the seeded factor and
+their dates by the day, show each scripted move on its day, and are what the bundled archive
+holds."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from chipcost.archive import read_manifest, read_payloads
+from chipcost.core.payload import Payload
+from chipcost.extract import registry, source_providers
+from chipcost.sample import ARCHIVE as SAMPLE
+from chipcost.sample.build import Scrambled, run_time
+from chipcost.sample.build._common import HTML_SAMPLE_COMMENT, SAMPLE_KEY
+from chipcost.sample.build._scramble import SPREAD, Move, base_factor, fixture_files, shifted_dates
+from chipcost.sample.build._table import SAMPLES
+from chipcost.transform.validate import validate_records
+from tests.paths import FIXTURES
+
+SOURCES = sorted(SAMPLES)
+MARKED = [s for s in SOURCES if SAMPLES[s].mark is not None]
+MOVES = [(s, m) for s in SOURCES for m in SAMPLES[s].moves]
+
+
+@pytest.fixture(scope="module")
+def days(tmp_path_factory) -> dict[int, Path]:
+    out = tmp_path_factory.mktemp("sample")
+    runs = {}
+    for day in range(1, 9):
+        for source in SOURCES:
+            runs[day] = Scrambled(source, SAMPLES[source]).write_run(out, day, run_time(day)).parent
+    return runs
+
+
+def parsed(run: Path, source: str):
+    return registry()[source].parse(read_payloads(run, source))
+
+
+def key(r) -> tuple:
+    return (r.region, r.zone, r.instance_type, r.pricing_model, r.term, r.payment, r.plan)
+
+
+def prices(run: Path, source: str) -> dict[tuple, float]:
+    return {key(r): r.price_per_hour for r in parsed(run, source).records}
+
+
+def fixture_prices(source: str) -> dict[tuple, float]:
+    """The source's records parsed from its fixture as it is (the contract test's payloads)."""
+    at = datetime(2026, 11, 14, 6, tzinfo=UTC)
+    payloads = [
+        Payload((FIXTURES / source / file).read_bytes(), url, at, file, f"f/{source}/{file}", asked)
+        for file, url, asked in fixture_files(source, SAMPLES[source])
+    ]
+    return {key(r): r.price_per_hour for r in registry()[source].parse(payloads).records}
+
+
+def zero_day(source: str, day: int) -> bool:
+    return any(m.kind == "zero" and m.day == day for m in SAMPLES[source].moves)
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_every_day_loads_and_validates_but_the_scripted_zero_row(days, source):
+    baseline = len(parsed(days[1], source).rejects)
+    for day, run in days.items():
+        result = parsed(run, source)
+        validated = validate_records(result.records, source_providers())
+        assert result.records or result.facts, (run.name, source)
+        assert not validated.rejects, (run.name, source)
+        assert read_manifest(run / source)["sample"] is True
+        if zero_day(source, day):
+            assert [r for r in result.rejects if "positive" in r.reason], (run.name, source)
+        else:
+            assert len(result.rejects) == baseline, (run.name, [r.reason for r in result.rejects])
+
+
+@pytest.mark.parametrize("source", MARKED)
+def test_day_one_is_the_fixture_times_the_seeded_factor_and_marked(days, source):
+    """Every price of the fixture moved (a price key the table missed would stay put) and
+    marked, but those the table says sample/REFERENCES.md traces, kept as they are; new offers
+    apart, day 1 lists what the fixture does."""
+    spec = SAMPLES[source]
+    factor = base_factor(source, spec)
+    assert factor != 1.0 and abs(factor - 1) <= SPREAD + 1e-9
+    recorded = fixture_prices(source)
+    sampled = {key(r): r for r in parsed(days[1], source).records}
+    assert set(sampled) <= set(recorded)
+    if not [m for m in spec.moves if m.kind == "new"]:
+        assert set(sampled) == set(recorded)
+    for found, record in sampled.items():
+        if "estimate" in record.extra:
+            want = recorded[found] * factor
+            assert record.price_per_hour == pytest.approx(want, rel=0.005 + spec.daily, abs=0.006)
+        else:
+            assert spec.traced and record.price_per_hour == recorded[found], found
+
+
+@pytest.mark.parametrize("source", sorted(set(SOURCES) - set(MARKED)))
+def test_recorded_prices_are_kept_as_recorded_and_unmarked(days, source):
+    """A recorded page's prices are public ones (sample/REFERENCES.md traces them): kept."""
+    assert base_factor(source, SAMPLES[source]) == 1.0
+    if not SAMPLES[source].daily:
+        assert prices(days[8], source) == fixture_prices(source)
+    assert not [r for r in parsed(days[8], source).records if "estimate" in r.extra]
+
+
+@pytest.mark.parametrize(("source", "move"), MOVES, ids=[f"{s}-{m.kind}-{m.day}" for s, m in MOVES])
+def test_each_scripted_move_shows_on_its_day(days, source: str, move: Move):
+    before, after = prices(days[move.day - 1], source), prices(days[move.day], source)
+    gone, new = set(before) - set(after), set(after) - set(before)
+    if move.kind in ("gone", "zero"):
+        assert gone and not new
+    elif move.kind == "new":
+        assert new and not gone
+    else:
+        ratios = [after[k] / before[k] for k in before.keys() & after.keys() if before[k]]
+        assert [r for r in ratios if r == pytest.approx(move.factor, rel=0.02)], ratios
+
+
+def test_the_drift_reports_have_a_drop_a_withdrawal_an_arrival_and_a_zero_row():
+    kinds = {m.kind for _s, m in MOVES}
+    assert kinds == {"price", "gone", "new", "zero"}
+    assert [m for _s, m in MOVES if m.kind == "price" and m.factor < 1]
+
+
+def test_dates_move_with_the_run():
+    text = b'{"generatedAt": "2026-11-13T22:00:00Z", "time": "2026-11-30", "v": "20251201"}'
+    assert shifted_dates(text, 3) == (
+        b'{"generatedAt": "2026-11-16T22:00:00Z", "time": "2026-12-03", "v": "20251201"}'
+    )
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_payloads_say_they_are_sample_data(days, source):
+    for payload in read_payloads(days[1], source):
+        text = payload.data.decode("utf-8")
+        if payload.name.endswith(".html.gz"):
+            assert HTML_SAMPLE_COMMENT in text
+        elif payload.name.endswith(".json.gz"):
+            body = json.loads(text)
+            assert not isinstance(body, dict) or "sample data" in body[SAMPLE_KEY]
+
+
+def test_the_writer_is_deterministic(tmp_path, days):
+    for source in SOURCES:
+        again = Scrambled(source, SAMPLES[source]).write_run(tmp_path, 3, run_time(3))
+        first = [p.data for p in read_payloads(days[3], source)]
+        assert first == [p.data for p in read_payloads(again.parent, source)], source
+
+
+def test_the_bundled_sample_archive_is_what_the_writer_writes(days):
+    for run in days.values():
+        for source in SOURCES:
+            written = [gzip.compress(p.data, mtime=0) for p in read_payloads(run, source)]
+            bundled = [gzip.compress(p.data, mtime=0) for p in read_payloads(SAMPLE / run.name,
+                                                                              source)]  # fmt: skip
+            assert bundled == written, (
+                f"sample/archive/{run.name}/{source} is stale: run python -m chipcost.sample.build"
+            )
+
+
+def test_amd_instinct_is_sold_under_its_own_chips(days):
+    chips = {r.chip for source in SOURCES for r in parsed(days[8], source).records}
+    assert {"MI300X", "MI350X", "MI355X"} <= chips
+
+
+def test_seeweb_prices_stay_euros_and_reads_convert_them_at_the_rate_of_their_day(days, tmp_path):
+    """The dollar weakens on day 5 (sample/build/ecb_rates.py): the L40S plan's euro price
+    stays, no price change is recorded for it, and a read gives the dollars of the last rate."""
+    import duckdb
+
+    from tests import warehouses
+
+    def l40s(day: int) -> tuple[float, str]:
+        found = next(
+            r for r in parsed(days[day], "seeweb").records if r.instance_type == "ECS1GPU7"
+        )
+        return found.price_per_hour, found.currency
+
+    euros, currency = l40s(5)
+    assert l40s(4) == (euros, currency) and currency == "EUR"
+    con = duckdb.connect(str(warehouses.sample(tmp_path / "w.duckdb")), read_only=True)
+    try:
+        read = con.execute(
+            "SELECT DISTINCT price_per_hour, currency FROM current_prices "
+            "WHERE source = 'seeweb' AND instance_type = 'ECS1GPU7'"
+        ).fetchall()
+        moved = con.execute(
+            "SELECT count(*) FROM price_changes WHERE source = 'seeweb' "
+            "AND instance_type = 'ECS1GPU7' AND change = 'changed'"
+        ).fetchall()
+    finally:
+        con.close()
+    assert read == [(pytest.approx(euros * 1.0934), "USD")] and moved == [(0,)]
