@@ -36,6 +36,8 @@ SAMPLES: dict[str, Sample] = {
         rows=HTML_ROW,
         cells=DOLLARS,
         files=(("pricing-2026-08-22.html", LAMBDA_PAGE, GET),),  # the path without an API key
+        # the recorded page's B200 and H100 SXM prices, which sample/REFERENCES.md traces
+        traced=r"(B200 SXM6|H100 SXM)<",
         moves=(Move(6, "GH200", factor=0.9),),
     ),
     "modal": Sample(
