@@ -16,7 +16,8 @@ from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps,
 
 def moves_table(rows: pl.DataFrame) -> str:
     """Three columns that fit a 390 px phone: the chip with where and the pricing under it,
-    the %, and was → now on one line (a price never broken). Rows of data.alike_moves."""
+    the %, and was → now (a price never broken; the new one under the old where the line is
+    too narrow). Rows of data.alike_moves."""
     frame = rows.select(
         pl.struct(
             "chip",
@@ -28,7 +29,7 @@ def moves_table(rows: pl.DataFrame) -> str:
                 pl.col("old_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
                 pl.col("new_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
             ],
-            separator=" → ",
+            separator="\u00a0→ ",  # a break only after the arrow
         ).alias("prices"),
         *[c for c in JUMP_COLUMNS if c in rows.columns],
     )
@@ -36,7 +37,7 @@ def moves_table(rows: pl.DataFrame) -> str:
     gt = gt.fmt(_move_cell, columns="move").cols_align("left", columns="move")
     gt = gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
     gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
-    gt = nowrap(coloured(gt, ["change_pct"]), ["change_pct", "prices"])
+    gt = nowrap(coloured(gt, ["change_pct"]), ["change_pct"])
     return styled(gt).as_raw_html()
 
 

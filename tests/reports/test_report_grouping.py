@@ -70,13 +70,14 @@ def test_the_headline_names_what_it_counts(alike_report):
     )
 
 
-def test_the_sample_report_page_is_under_310_kb(sample_report):
+def test_the_sample_report_page_is_under_315_kb(sample_report):
     """On 368c4bd the sample's page was 2.4 MB (every move with its sparkline, every chip of
     every model's cost, a 9 KB stylesheet per table). 300 KB until the head-to-head section
-    drew its two charts (about 8 KB of SVG) and its break-even column."""
+    drew its two charts (about 8 KB of SVG) and its break-even column; 310 KB until the sample
+    was made from the sources' fixtures (311 KB: more offers and moves in its week)."""
     made, _ = sample_report
     page = made.html_path.read_text()
-    assert made.html_path.stat().st_size < 310_000
+    assert made.html_path.stat().st_size < 315_000
     # What it opens with, in order: the articles' questions, the index, the moves.
     order = [page.index(f'id="{key}"') for key in ("versus", "index", "changes", "cost")]
     assert order == sorted(order)
