@@ -210,11 +210,24 @@ def _usage_error(exc: click.UsageError) -> NoReturn:
     said = exc.format_message()
     if isinstance(exc, click.NoSuchOption):
         name = exc.option_name
+        if exc.ctx is not None:  # the closest of the command's own options, not --help
+            exc = click.NoSuchOption(name, possibilities=_listed(exc.ctx.command), ctx=exc.ctx)
+            said = exc.format_message()
         if renamed := RENAMED.get((prog.removeprefix("chipcost "), name)):
             said = f"{exc.message} It is {renamed} now."
         others = [q for q in QUESTIONS if f"chipcost {q}" != prog and _takes(q, name)]
         said += f" {name} is an option of {', '.join(others)}." if others else ""
     fail(f"{prog}: error: {said.rstrip('.')}; see `{prog} --help`", code=2, label=False)
+
+
+def _listed(command: click.Command) -> list[str]:
+    """The options a command's --help lists (old spellings are hidden)."""
+    return [
+        spelled
+        for param in command.params
+        if isinstance(param, click.Option) and not param.hidden
+        for spelled in (*param.opts, *param.secondary_opts)
+    ]
 
 
 def _takes(read: str, option: str) -> bool:

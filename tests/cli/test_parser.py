@@ -51,6 +51,15 @@ def test_a_misspelt_option_names_the_closest_in_one_line(run):
     ]
 
 
+def test_the_closest_options_are_those_help_lists(run):
+    """Not --help (click's own suggestion for --chipp), nor an old spelling taken hidden."""
+    done = run("prices", "--chipp", "X")
+    assert done.returncode == 2
+    assert "(Did you mean one of: '--chip', '--chip-count'?)" in done.stderr
+    index = run("index", "--buckett", "spot")  # --bucket: --pricing-model's old spelling
+    assert index.returncode == 2 and "--bucket'" not in index.stderr, index.stderr
+
+
 def test_a_misspelt_command_names_the_closest(run):
     done = run("prise")
     assert done.returncode == 2 and "No such command 'prise'. Did you mean 'prices'?" in done.stderr
