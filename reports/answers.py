@@ -31,6 +31,11 @@ class AnswerLine:
     def head(self) -> str:
         return f"{self.pair}, {self.question}"
 
+    @property
+    def link(self) -> str:
+        """What its anchor shows: its chart, or both figures where none is drawn."""
+        return "chart" if self.charted else "both figures"
+
 
 def answer_lines(answers: pl.DataFrame) -> list[AnswerLine]:
     """Each answered pair a line, in order; then, per model and workload, the pairs not

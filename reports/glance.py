@@ -55,8 +55,7 @@ def verdicts(answers: pl.DataFrame, report: str = "") -> str:
         costs = f"{escape(line.costs)}; " if line.costs else ""
         link = ""
         if line.anchor is not None:
-            label = "chart" if line.charted else "both figures"
-            link = f" <a href='{escape(report)}#{line.anchor}'>{label}</a>"
+            link = f" <a href='{escape(report)}#{line.anchor}'>{line.link}</a>"
         css = "" if line.anchor is not None else " class='meta'"
         items.append(
             f"<li{css}><b>{escape(line.pair)}</b>, {escape(line.question)}: {costs}"

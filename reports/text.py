@@ -233,8 +233,7 @@ def _answers(data: ReportData) -> list[str]:
         costs = f"{line.costs}; " if line.costs else ""
         where = ""
         if line.anchor is not None:
-            what = "chart" if line.charted else "both figures"
-            where = f" ({what}: {report_name(data)}#{line.anchor})"
+            where = f" ({line.link}: {report_name(data)}#{line.anchor})"
         lines.append(f"- {line.head}: {costs}{plain(line.said)}{where}")
     return [*lines, ""]
 

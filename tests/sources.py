@@ -30,6 +30,16 @@ SECRET = "sekrit-KEY-0123456789"
 CONTRACT = "contract.toml"
 
 
+def nested_json(value: Any) -> Any:
+    """A JSON document nested as text (AWS's PriceList entries), decoded; else None."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None
+    return None
+
+
 def payload(
     source: str,
     name: str,

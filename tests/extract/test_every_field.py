@@ -21,7 +21,7 @@ from chipcost.core.errors import ChipcostError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import registry
-from tests.sources import contract
+from tests.sources import contract, nested_json
 
 # What a provider may send where another type was expected; the text is one no row holds.
 ODD = {
@@ -40,18 +40,8 @@ MAX_FIELDS = 16
 Path_ = tuple[Any, ...]
 
 
-def _decoded(value: Any) -> Any:
-    """A JSON document nested as text (AWS's PriceList entries), decoded; else None."""
-    if isinstance(value, str) and value[:1] in "{[":
-        try:
-            return json.loads(value)
-        except ValueError:
-            return None
-    return None
-
-
 def _is_object(value: Any) -> bool:
-    return isinstance(value, dict) or isinstance(_decoded(value), dict)
+    return isinstance(value, dict) or isinstance(nested_json(value), dict)
 
 
 def _row_lists(node: Any, at: Path_ = ()) -> Iterator[tuple[Path_, list]]:
@@ -66,13 +56,13 @@ def _row_lists(node: Any, at: Path_ = ()) -> Iterator[tuple[Path_, list]]:
     if sum(_is_object(value) for _, value in items) >= 2:
         yield at, [key for key, value in items if _is_object(value)]
     for key, value in items:
-        inner = _decoded(value)
+        inner = nested_json(value)
         yield from _row_lists(inner if inner is not None else value, (*at, key))
 
 
 def _get(doc: Any, path: Path_) -> Any:
     for key in path:
-        inner = _decoded(doc)
+        inner = nested_json(doc)
         doc = (inner if inner is not None else doc)[key]
     return doc
 
@@ -80,7 +70,7 @@ def _get(doc: Any, path: Path_) -> Any:
 def _set(doc: Any, path: Path_, value: Any, *, delete: bool = False) -> Any:
     """`doc` with the value at `path` replaced (or its list entry deleted), text-nested JSON
     re-encoded as it was."""
-    inner = _decoded(doc)
+    inner = nested_json(doc)
     if inner is not None:
         return json.dumps(_set(inner, path, value, delete=delete))
     if not path:
@@ -99,7 +89,7 @@ def _fields(row: dict, at: Path_) -> list[Path_]:
     found = []
     for key, value in row.items():
         found.append((*at, key))
-        inner = _decoded(value)
+        inner = nested_json(value)
         nested = inner if inner is not None else value
         if isinstance(nested, dict):
             found.extend((*at, key, sub) for sub in nested)
@@ -199,7 +189,7 @@ def test_each_field_of_an_offer_row_replaced_leaves_the_other_rows(source):
     index, doc, wrap, row_at, without = found
     failures = []
     row = _get(doc, row_at)
-    for field in _sampled(_fields(_decoded(row) or row, row_at)):
+    for field in _sampled(_fields(nested_json(row) or row, row_at)):
         for kind, odd in ODD.items():
             changed = _with(payloads, index, _set(doc, field, odd), wrap)
             try:
@@ -220,13 +210,13 @@ def test_each_field_of_an_offer_row_replaced_leaves_the_other_rows(source):
 
 
 def _is_container(value: Any) -> bool:
-    return isinstance(value, dict | list) or _decoded(value) is not None
+    return isinstance(value, dict | list) or nested_json(value) is not None
 
 
 def _document_paths(node: Any, at: Path_ = (), depth: int = 0) -> list[Path_]:
     """Paths into a document two levels down, a list's first entry only: the page's own
     fields (the rows' list, a group of rows, a count) rather than every row's."""
-    inner = _decoded(node)
+    inner = nested_json(node)
     node = inner if inner is not None else node
     if isinstance(node, dict):
         items = list(node.items())

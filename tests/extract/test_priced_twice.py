@@ -24,7 +24,7 @@ from chipcost.core.record import ParseResult
 from chipcost.extract import registry
 from chipcost.extract.base import offers_priced_once
 from tests.helpers import record
-from tests.sources import contract
+from tests.sources import contract, nested_json
 
 SOURCES = registry()
 # Kinds of list tried per payload, entries per list (spread over it: a pricebook's first
@@ -48,18 +48,8 @@ SUMMARISED = frozenset(
 Path_ = tuple[Any, ...]
 
 
-def _decoded(value: Any) -> Any:
-    """A JSON document nested as text (AWS's PriceList entries), decoded; else None."""
-    if isinstance(value, str) and value[:1] in "{[":
-        try:
-            return json.loads(value)
-        except ValueError:
-            return None
-    return None
-
-
 def _node(value: Any) -> Any:
-    inner = _decoded(value)
+    inner = nested_json(value)
     return inner if inner is not None else value
 
 
@@ -117,7 +107,7 @@ def _get(doc: Any, path: Path_) -> Any:
 
 def _set(doc: Any, path: Path_, value: Any) -> Any:
     """`doc` with the value at `path` replaced, text-nested JSON re-encoded as it was."""
-    inner = _decoded(doc)
+    inner = nested_json(doc)
     if inner is not None:
         return json.dumps(_set(inner, path, value))
     if not path:
