@@ -26,7 +26,7 @@ two from the fewest chips that hold the weights in half their usable memory up t
 fewest, when more than 8): the one giving the most tokens/s per chip, the smaller on a tie
 (within 1%).
 Attention FLOPs, sliding-window attention and scheduling are left out: the figure is an
-upper-bound style estimate, fitted to the measurements (chipcost.pipeline.derivation_fit),
+upper-bound style estimate, fitted to the measurements (chipcost.transform.derivation_fit),
 whose error docs/cost-per-token.md states.
 """
 

@@ -120,7 +120,7 @@ class CostRow(TypedDict, total=False):
     vs_baseline: str | None
     break_even_tokens: float | None
     break_even_days: float | None
-    # what the evidence says (chipcost.pipeline.verdict.with_verdicts)
+    # what the evidence says (chipcost.transform.verdict.with_verdicts)
     throughput_range_low: float | None
     throughput_range_high: float | None
     throughput_figure_kind: str

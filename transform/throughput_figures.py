@@ -255,7 +255,7 @@ def _cited(text: str) -> str:
 
 
 # (factor, what it was fitted on) for a chip, a model and a per-user speed (None: maximum
-# throughput): the roofline fitted to the measurements (chipcost.pipeline.derivation_fit);
+# throughput): the roofline fitted to the measurements (chipcost.transform.derivation_fit);
 # None leaves it as derived.
 Calibrate = Callable[[str, Mapping[str, object], float | None], tuple[float, str] | None]
 

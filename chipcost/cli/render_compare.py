@@ -10,11 +10,11 @@ from chipcost.cli.render_cost import figure_point, print_footer
 from chipcost.cli.render_prices import ESTIMATE_MARK
 from chipcost.core.figures import speed_label
 from chipcost.pipeline.compare import CompareResult, Comparison
-from chipcost.pipeline.verdict import figure_kind
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.transform.evidence import Estimate
 from chipcost.transform.rows import CostRow
 from chipcost.transform.tokens import change_words
+from chipcost.transform.verdict import figure_kind
 
 
 def _money(row: CostRow) -> str:

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 
 from chipcost.cli.consoles import Screen
 from chipcost.pipeline.compare import CompareResult, Comparison
-from chipcost.pipeline.verdict import cost_at
 from chipcost.transform.rows import CostRow, FigureRow
+from chipcost.transform.verdict import cost_at
 
 CHART_HEIGHT = 18
 MARKS = {"a": "●", "b": "○", "estimate": "x"}

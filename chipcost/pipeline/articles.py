@@ -10,9 +10,9 @@ import duckdb
 from chipcost.core.errors import ChipcostError
 from chipcost.pipeline.compare import compare, compare_in
 from chipcost.pipeline.cost import Ask, CostRanking, every_offer, rank_cost
-from chipcost.pipeline.verdict import cost_at, figure_kind
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.rows import CostRow, FigureRow, figure_rows
+from chipcost.transform.verdict import cost_at, figure_kind
 
 # The pairs the articles chipcost grew from ask about (docs/cost-per-token.md, "Where the
 # articles' figures do not follow"): Trainium against NVIDIA's H100, H200 and B200, Google's

@@ -4,7 +4,7 @@ Both chips' offers come from the cost ranking (chipcost.pipeline.cost: the same 
 rule and throughput choice at the asked speed); the comparison is made on the same provider
 where one offers both chips on that pricing model and term, else between each chip's
 cheapest offer (said on the line), as `cost`'s `vs` column does. The answer rests on both
-chips' figures at one operating point (chipcost.pipeline.verdict): a verdict where both are
+chips' figures at one operating point (chipcost.transform.verdict): a verdict where both are
 measured there, with the range over every figure of each at that point (best case A's
 highest against B's lowest); else the break-even at the measured side's point.
 """
@@ -26,10 +26,10 @@ from chipcost.pipeline.cost import (
     taken_from,
     unreached,
 )
-from chipcost.pipeline.verdict import Evidence, at_figure, judge
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.evidence import Verdict
 from chipcost.transform.rows import CostRow, FigureRow
+from chipcost.transform.verdict import Evidence, at_figure, judge
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl

@@ -11,11 +11,11 @@ from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, speed_label
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.cost_fit import baseline_costs, choose, compared_with, reordered, with_fit
-from chipcost.pipeline.verdict import Evidence, with_verdicts
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.cost import Baseline, CostQuestion, Found, fit_rule, with_costs
 from chipcost.transform.rows import CostRow, FigureRow, cost_rows_of
 from chipcost.transform.tokens import human_count
+from chipcost.transform.verdict import Evidence, with_verdicts
 from chipcost.warehouse.cost_per_token import (
     Figures,
     at_speed,
@@ -95,7 +95,7 @@ def _why_underived(chip: str, workload: str) -> str:
     """Why no figure is derived for a chip: its family cannot run the workload, or the chips
     table lacks its peak (or the model its size)."""
     from chipcost.core.catalog import chip_rows
-    from chipcost.pipeline.references import derivation_assumptions
+    from chipcost.transform.references import derivation_assumptions
 
     row = next((r for r in chip_rows() if r["chip"] == chip), {})
     rule = next((r for r in derivation_assumptions() if r.workload == workload), None)

@@ -93,7 +93,7 @@ def choose(
 
 def reordered(rows: list[CostRow], *, unfit_last: bool = True) -> list[CostRow]:
     """`rows` in the ranking's order again after some were costed at another figure (a
-    verdict's, chipcost.pipeline.verdict.with_verdicts): the parts `choose` makes, each
+    verdict's, chipcost.transform.verdict.with_verdicts): the parts `choose` makes, each
     cheapest first (stable: ties keep their order)."""
 
     def key(row: CostRow) -> tuple:

@@ -21,9 +21,15 @@ from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import Figure
 from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
-from chipcost.pipeline import derivation_error, derivation_fit
 from chipcost.pipeline.instance_catalog import instance_type_rows
-from chipcost.pipeline.references import (
+from chipcost.transform import (
+    derivation_error,
+    derivation_fit,
+    roofline,
+    throughput_figures,
+    training,
+)
+from chipcost.transform.references import (
     derivation_assumptions,
     model_rows,
     roofline_settings,
@@ -31,7 +37,6 @@ from chipcost.pipeline.references import (
     throughput_references,
     with_interconnect,
 )
-from chipcost.transform import roofline, throughput_figures, training
 from chipcost.transform.rows import number
 from chipcost.transform.throughput_figures import capped_at_load, derived_figures
 from chipcost.transform.training import calibrate_training

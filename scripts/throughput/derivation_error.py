@@ -7,7 +7,7 @@
 
 --write replaces every block of docs/cost-per-token.md between
 `<!-- derivation-error: NAME -->` and `<!-- end derivation-error: NAME -->` with the table of
-that name (TABLES); tests/pipeline/test_derivation_error.py fails when the page differs from
+that name (TABLES); tests/transform/test_derivation_error.py fails when the page differs from
 what --write would make of it.
 """
 
@@ -21,9 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from chipcost.core.catalog import chip_rows
-from chipcost.pipeline.derivation_error import checks, markdown, summaries
-from chipcost.pipeline.derivation_fit import Held, catalogue, cells_markdown, held_out
-from chipcost.pipeline.derivation_fit import markdown as bands_markdown
+from chipcost.transform.derivation_error import checks, markdown, summaries
+from chipcost.transform.derivation_fit import Held, catalogue, cells_markdown, held_out
+from chipcost.transform.derivation_fit import markdown as bands_markdown
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cost-per-token.md"
 
@@ -117,7 +117,7 @@ TRAINING_MODELS = (("8B-class models", "llama-3-8b"), ("70B-class models", "llam
 def training_markdown() -> str:
     """The MFU each chip's derived training figure is calibrated at, per model size, and what
     it rests on (transform/training.py's calibration over the whole catalogue)."""
-    from chipcost.pipeline.references import model_rows, throughput_references
+    from chipcost.transform.references import model_rows, throughput_references
     from chipcost.transform.training import calibration_for, calibrations
 
     chips = {row["chip"]: row for row in chip_rows()}

@@ -93,7 +93,7 @@ def test_the_output_says_its_speed_and_marks_a_chip_without_a_figure_there(db):
     # MLPerf has no H100 Interactive result; NIM's table has H100 at 25.8 tokens/s per user, a
     # published figure at the asked speed; Trainium2's one figure is at batch 1 (51 tok/s per
     # user, more than twice the asked speed): derived there, and not calibrated on that point,
-    # which is of another regime (chipcost.pipeline.derivation_fit.same_regime)
+    # which is of another regime (chipcost.transform.derivation_fit.same_regime)
     assert "nim-1.8.0-h100x2-llama-3.3-70b-fp8-5000-500-c25" in out and "off-speed" not in out
     assert "derived:Trainium2:llama-3-70b:inference:25" in out and "understates" not in out
     assert "break-even tok/s" in out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from chipcost.pipeline.references import model_rows, throughput_references
+from chipcost.transform.references import model_rows, throughput_references
 from chipcost.transform.tokens import (
     cost_to_train,
     derived_tokens_per_second,

@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 
 from chipcost.core.catalog import chip_rows
-from chipcost.pipeline.references import derivation_assumptions, model_rows, throughput_references
 from chipcost.pipeline.seed import open_warehouse
+from chipcost.transform.references import derivation_assumptions, model_rows, throughput_references
 from chipcost.transform.training import (
     calibrate_training,
     calibration_for,

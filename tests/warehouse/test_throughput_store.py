@@ -10,8 +10,8 @@ import pytest
 from chipcost.core.catalog import canonical_chips
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import KINDS
-from chipcost.pipeline.references import model_rows, throughput_files, throughput_references
 from chipcost.pipeline.seed import add_user_model, open_warehouse
+from chipcost.transform.references import model_rows, throughput_files, throughput_references
 from chipcost.transform.throughput_figures import figures_from_rows
 from chipcost.transform.tokens import cost_per_million_tokens
 from chipcost.warehouse.db import scalar

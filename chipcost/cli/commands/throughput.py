@@ -231,8 +231,8 @@ def list_(
     from chipcost.cli.render_throughput import print_throughput
     from chipcost.core.names import check_known, resolve_chip_names, split_values
     from chipcost.core.settings import load_settings
-    from chipcost.pipeline.verdict import listing_with_ranges
     from chipcost.transform.throughput_figures import normalise_model
+    from chipcost.transform.verdict import listing_with_ranges
     from chipcost.warehouse.cost_per_token import throughput_listing
     from chipcost.warehouse.reader import read_connection
 

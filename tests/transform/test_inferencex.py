@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from chipcost.core.catalog import chip_rows
-from chipcost.pipeline.references import model_rows, throughput_references
 from chipcost.transform.measured import physical_roof
+from chipcost.transform.references import model_rows, throughput_references
 from tests.paths import ROOT
 
 ARCHIVE = ROOT / "chipcost" / "data" / "throughput" / "inferencex"

@@ -1,7 +1,7 @@
 """The fitted derivation's error out of sample, per group: published in docs/cost-per-token.md
 and held to a ceiling each. Raising one is a decision to publish a worse derivation: say why
 in the commit and rewrite the page's tables with scripts/throughput/derivation_error.py --write
-(tests/pipeline/test_derivation_error.py holds the page to what it writes)."""
+(tests/transform/test_derivation_error.py holds the page to what it writes)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from chipcost.pipeline.derivation_error import Check
-from chipcost.pipeline.derivation_fit import (
+from chipcost.transform.derivation_error import Check
+from chipcost.transform.derivation_fit import (
     catalogue,
     fit,
     group_names,

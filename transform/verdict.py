@@ -23,13 +23,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from chipcost.pipeline.derivation_fit import (
+from chipcost.transform.derivation_fit import (
     band_around,
     catalogue,
     group_names,
     size_group,
 )
-from chipcost.pipeline.matching import estimate_at
+from chipcost.transform.estimate import estimate_at
 from chipcost.transform.evidence import (
     Estimate,
     Match,

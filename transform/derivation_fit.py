@@ -3,7 +3,7 @@
 The roofline (transform/roofline.py) gives a figure from a datasheet; the catalogue's figures
 say how far real serving lands from it. Two constants are fitted on them, as factors on the
 roofline's tokens/s per chip (the geometric mean of published / derived over the checks of
-chipcost.pipeline.derivation_error):
+chipcost.transform.derivation_error):
 
 - per model-size group (up to 15B parameters, above): MLPerf's 8B task summarises long inputs
   into short outputs and its 70B task answers at length, so the two sizes are off in opposite
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 
-from chipcost.pipeline.derivation_error import Check
+from chipcost.transform.derivation_error import Check
 from chipcost.transform.precision import is_four_bit
 from chipcost.transform.rows import number
 
@@ -292,8 +292,8 @@ class Catalogue:
 def catalogue() -> Catalogue:
     """Fitted once per process from the files in chipcost/data (the seed and the reads)."""
     from chipcost.core.catalog import chip_rows
-    from chipcost.pipeline.derivation_error import checks
-    from chipcost.pipeline.references import model_rows
+    from chipcost.transform.derivation_error import checks
+    from chipcost.transform.references import model_rows
 
     sizes = {str(m["model"]): size_group(number(m["parameters"])) for m in model_rows()}
     vendors = {row["chip"]: row["vendor"] for row in chip_rows()}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.pipeline.derivation_error import checks, summaries
+from chipcost.transform.derivation_error import checks, summaries
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cost-per-token.md"
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "throughput" / "derivation_error.py"

@@ -19,16 +19,16 @@ from dataclasses import dataclass
 
 from chipcost.core.catalog import chip_rows
 from chipcost.core.figures import Figure
-from chipcost.pipeline.references import (
+from chipcost.transform import roofline, training
+from chipcost.transform.evidence import Reading
+from chipcost.transform.precision import WEIGHT_BYTES, dense_peak, is_four_bit
+from chipcost.transform.references import (
     derivation_assumptions,
     model_rows,
     roofline_settings,
     throughput_references,
     with_interconnect,
 )
-from chipcost.transform import roofline, training
-from chipcost.transform.evidence import Reading
-from chipcost.transform.precision import WEIGHT_BYTES, dense_peak, is_four_bit
 from chipcost.transform.rows import number
 from chipcost.transform.tokens import derived_tokens_per_second, flops_per_token
 

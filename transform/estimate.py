@@ -4,7 +4,7 @@ and calibrated, with the error band its vendor family's out-of-sample checks mea
 
 from __future__ import annotations
 
-from chipcost.pipeline.derivation_fit import band_around, catalogue, group_names, size_group
+from chipcost.transform.derivation_fit import band_around, catalogue, group_names, size_group
 from chipcost.transform.evidence import Estimate, Reading
 
 
@@ -13,7 +13,7 @@ def estimate_at(
 ) -> Estimate | None:
     """`chip`'s derived tokens/s per chip at the anchor figure's point (its shape, precision
     and speed), or None where the derivation cannot say (no memory bandwidth, no shape)."""
-    from chipcost.pipeline.derivation_error import derived_at
+    from chipcost.transform.derivation_error import derived_at
 
     found = derived_at(chip, anchor, speed)
     if found is None:

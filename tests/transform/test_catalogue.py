@@ -10,13 +10,13 @@ import pytest
 
 from chipcost.core.catalog import canonical_chips
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.references import (
+from chipcost.transform.precision import WEIGHT_BYTES
+from chipcost.transform.references import (
     model_equivalents,
     model_rows,
     throughput_files,
     throughput_references,
 )
-from chipcost.transform.precision import WEIGHT_BYTES
 from chipcost.transform.throughput_figures import figures_from_rows
 
 GOOD = {
