@@ -1,1 +1,1 @@
-"""Validation and pure transformations of price records."""
+"""Validation and pure transformations: price records, and cost per token's evidence model."""

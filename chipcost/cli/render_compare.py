@@ -9,7 +9,8 @@ from chipcost.cli.render import shown
 from chipcost.cli.render_cost import figure_point, print_footer
 from chipcost.cli.render_prices import ESTIMATE_MARK
 from chipcost.core.figures import speed_label
-from chipcost.pipeline.compare import CompareResult, Comparison
+from chipcost.pipeline.compare import CompareResult
+from chipcost.transform.comparison import Comparison
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.transform.evidence import Estimate
 from chipcost.transform.rows import CostRow

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from chipcost.cli.consoles import Screen
-from chipcost.pipeline.compare import CompareResult, Comparison
+from chipcost.pipeline.compare import CompareResult
+from chipcost.transform.comparison import Comparison
 from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.verdict import cost_at
 

@@ -10,9 +10,10 @@ import duckdb
 from chipcost.core.errors import ChipcostError
 from chipcost.pipeline.compare import compare, compare_in
 from chipcost.pipeline.cost import Ask, CostRanking, every_offer, rank_cost
+from chipcost.transform.comparison import cost_ranges
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.rows import CostRow, FigureRow, figure_rows
-from chipcost.transform.verdict import cost_at, figure_kind
+from chipcost.transform.verdict import figure_kind
 
 # The pairs the articles chipcost grew from ask about (docs/cost-per-token.md, "Where the
 # articles' figures do not follow"): Trainium against NVIDIA's H100, H200 and B200, Google's
@@ -53,20 +54,6 @@ def _figure_text(row: CostRow) -> str:
         said.append(str(row["throughput_operating_point"]))
     tps = row["tokens_per_second_per_chip"]
     return f"{tps:,.0f} tok/s per chip ({', '.join(said)})"
-
-
-def _cost_ranges(a: CostRow, b: CostRow) -> dict[str, object]:
-    """Each side's figure kind and the cost per million tokens its range allows (its point
-    cost at both ends for a published figure): what the report's chart draws."""
-    found: dict[str, object] = {}
-    for side, row in (("a", a), ("b", b)):
-        tps = row["tokens_per_second_per_chip"]
-        low = row.get("throughput_range_low") or tps
-        high = row.get("throughput_range_high") or tps
-        found[f"{side}_kind"] = figure_kind(row)
-        found[f"{side}_cost_low"] = cost_at(row, high)
-        found[f"{side}_cost_high"] = cost_at(row, low)
-    return found
 
 
 # The chips whose throughput against per-user speed the report and the explorer draw (Llama 3
@@ -137,7 +124,7 @@ def _answer(
     except ChipcostError as exc:
         why = str(exc).split(". ", 1)[0].rstrip(".")  # the reason, not the chip list
         return {**row, "why_not": f"{chip_a} against {chip_b}: {why}"}
-    line = result.lines[0]  # on demand first (_pricing_order)
+    line = result.lines[0]  # on demand first (pricing_order)
     a, b = line.a, line.b
     return {
         **row,
@@ -164,7 +151,7 @@ def _answer(
         "same_provider": line.same_provider,
         "a_figure": _figure_text(a),
         "b_figure": _figure_text(b),
-        **_cost_ranges(a, b),
+        **cost_ranges(a, b),
         "a_figure_at_speed": a.get("throughput_at_speed") is not False,
         "b_figure_at_speed": b.get("throughput_at_speed") is not False,
         "caveats": _caveats(result.notes),

@@ -4,7 +4,7 @@ Both chips' offers come from the cost ranking (chipcost.pipeline.cost: the same 
 rule and throughput choice at the asked speed); the comparison is made on the same provider
 where one offers both chips on that pricing model and term, else between each chip's
 cheapest offer (said on the line), as `cost`'s `vs` column does. The answer rests on both
-chips' figures at one operating point (chipcost.transform.verdict): a verdict where both are
+chips' figures at one operating point (chipcost.transform.comparison): a verdict where both are
 measured there, with the range over every figure of each at that point (best case A's
 highest against B's lowest); else the break-even at the measured side's point.
 """
@@ -26,10 +26,16 @@ from chipcost.pipeline.cost import (
     taken_from,
     unreached,
 )
+from chipcost.transform.comparison import (
+    Comparison,
+    comparison,
+    estimate_fields,
+    offers_by_pricing,
+    paired,
+    shared_pricing,
+)
 from chipcost.transform.cost import CostQuestion
-from chipcost.transform.evidence import Verdict
 from chipcost.transform.rows import CostRow, FigureRow
-from chipcost.transform.verdict import Evidence, at_figure, judge
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
@@ -42,35 +48,6 @@ OFFER_FIELDS = (
     "throughput_tokens_per_second_per_user", "precision", "throughput_range_low",
     "throughput_range_high", "throughput_chips", "estimate", "estimate_basis",
 )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """One pricing model and term: A's and B's offer, and A's cost change against B."""
-
-    pricing: str  # 'on_demand', 'reserved 1yr'
-    a: CostRow
-    b: CostRow
-    same_provider: bool
-    verdict: Verdict  # the break-even and what the evidence says
-
-    @property
-    def change(self) -> float | None:
-        """A's cost per token / B's - 1 (negative is cheaper) at the figures a verdict rests
-        on; None where none is drawn."""
-        return self.verdict.change
-
-    @property
-    def best(self) -> float | None:  # the change with A's highest and B's lowest figure
-        return self.verdict.best
-
-    @property
-    def worst(self) -> float | None:  # ... and with A's lowest and B's highest
-        return self.verdict.worst
-
-    def sentence(self, chip_a: str, chip_b: str) -> str:
-        """The answer as the evidence allows it to be worded."""
-        return self.verdict.sentence(chip_a, chip_b)
 
 
 @dataclass(frozen=True)
@@ -104,7 +81,7 @@ class CompareResult:
                     "break_even_for": (self.chip_a, self.chip_b)[line.verdict.needs == "b"],
                     "break_even_tokens_per_second_per_chip": line.verdict.break_even,
                     "break_even_share_of_baseline_pct": _percent(line.verdict.share),
-                    **_estimate_fields(line.verdict),
+                    **estimate_fields(line.verdict),
                     "best_case_change_pct": _percent(line.best),
                     "worst_case_change_pct": _percent(line.worst),
                     "same_provider": line.same_provider,
@@ -121,40 +98,6 @@ class CompareResult:
 def _percent(change: float | None) -> float | None:
     """A change (A's cost / B's - 1) or a share in percent, as every read gives them: -47.0."""
     return None if change is None else 100 * change
-
-
-def _estimate_fields(judged: Verdict) -> dict[str, object]:
-    """The unmeasured side's derived estimate at the measured side's point, where one was made."""
-    found = judged.estimate
-    low, high = found.band if found and found.band else (None, None)
-    return {
-        "derived_estimate": found.value if found else None,
-        "derived_estimate_low": low,
-        "derived_estimate_high": high,
-        "derived_estimate_error": found.error if found else None,
-    }
-
-
-def _pricing(row: CostRow) -> str:
-    parts = [row["pricing_model"], row["term"]]
-    return " ".join(str(p) for p in parts if p not in (None, "none", "default"))
-
-
-def _pricing_order(item: tuple[str, object]) -> tuple[int, str]:
-    """On demand first, then as the vocabulary orders pricing models, shorter terms first."""
-    from chipcost.core.vocabulary import PRICING_MODELS, TERMS
-
-    model, _, term = item[0].partition(" ")
-    rank = PRICING_MODELS.index(model) if model in PRICING_MODELS else len(PRICING_MODELS)
-    return rank, f"{TERMS.index(term) if term in TERMS else 99:02d}{term}"
-
-
-def _pair(offers_a: list[CostRow], offers_b: list[CostRow]) -> tuple[CostRow, CostRow, bool]:
-    """A's offer as `cost` ranks it (its cheapest that holds the model), against B's on the
-    same provider where that provider offers B, else B's cheapest: `cost`'s baseline rule."""
-    a_offer = offers_a[0]
-    same = [b for b in offers_b if b["provider"] == a_offer["provider"]]
-    return (a_offer, same[0], True) if same else (a_offer, offers_b[0], False)
 
 
 # compare asks no cost of a number of tokens and no break-even on a migration cost.
@@ -201,17 +144,11 @@ def _compared(
         ]
         for c in (chip_a, chip_b)
     }  # fmt: skip
-    by_pricing: dict[str, dict[str, list[CostRow]]] = {}
-    for row in rows:  # every offer, cheapest first
-        by_pricing.setdefault(_pricing(row), {}).setdefault(str(row["chip"]), []).append(row)
-    shared = [
-        (pricing, offers)
-        for pricing, offers in sorted(by_pricing.items(), key=_pricing_order)
-        if chip_a in offers and chip_b in offers
-    ]
+    by_pricing = offers_by_pricing(rows)  # every offer, cheapest first
+    shared = shared_pricing(by_pricing, chip_a, chip_b)
     free = _free_baselines(shared, chip_a, chip_b)
     lines = [
-        _line(pricing, offers[chip_a], offers[chip_b], evidence)
+        comparison(pricing, offers[chip_a], offers[chip_b], evidence)
         for pricing, offers in shared
         if pricing not in free
     ]
@@ -238,7 +175,7 @@ def _free_baselines(
     one line instead of answered."""
     free = {}
     for pricing, offers in shared:
-        b = _pair(offers[chip_a], offers[chip_b])[1]
+        b = paired(offers[chip_a], offers[chip_b])[1]
         if b["usd_per_million_tokens"] <= 0:
             free[pricing] = (
                 f"{pricing}: {chip_b}'s offer ({b['provider']} {b['instance_type']}) costs "
@@ -246,14 +183,3 @@ def _free_baselines(
                 "that rule's percent below 100 in CHIPCOST_DISCOUNTS, or compare the other way"
             )
     return free
-
-
-def _line(
-    pricing: str, offers_a: list[CostRow], offers_b: list[CostRow], evidence: Evidence
-) -> Comparison:
-    """One pricing model's answer, from both chips' figures at one point."""
-    a, b, same = _pair(offers_a, offers_b)
-    judged = judge(a, b, evidence)
-    if judged.matched:
-        a, b = at_figure(a, judged.a_figure), at_figure(b, judged.b_figure)
-    return Comparison(pricing, a, b, same, judged)
