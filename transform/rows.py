@@ -104,7 +104,7 @@ class CostRow(TypedDict, total=False):
     currency: str
     usd_rate: float | None
     rate_day: date | None
-    # whether the model fits (chipcost.pipeline.cost_fit.with_fit)
+    # whether the model fits (chipcost.transform.cost_fit.with_fit)
     memory_needed_gb: float | None
     instance_memory_gb: float | None
     fits: bool | None

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.record import OFFER_KEY
+from chipcost.transform.cost_fit import GROUP
 from chipcost.transform.rows import FigureRow, figure_rows
 from chipcost.warehouse.bound import execute, literal
 from chipcost.warehouse.db import OPEN_PRICE_ROWS, dict_rows
@@ -20,11 +21,8 @@ if TYPE_CHECKING:
     import polars as pl
 
 
-# One row per chip, pricing model and term unless every offer is asked for: the cheapest
-# offer stands for the others (its provider, region, payment and plan are shown).
-GROUP = ("chip", "pricing_model", "term")
 # Cheapest first, then a stable tie-break; an empty value before any other. The ranking of
-# chipcost.pipeline.cost_fit keeps this order within "holds the model or not".
+# chipcost.transform.cost_fit keeps this order within "holds the model or not".
 ORDER: tuple[str, ...] = (
     "usd_per_million_tokens",
     "chip",

@@ -82,7 +82,7 @@ ORDER BY stale DESC, source
 """
 
 # An offer whose instance cannot hold the model (fits False; unknown counts as holding it, as
-# in chipcost.pipeline.cost_fit): ranked after those that can.
+# in chipcost.transform.cost_fit): ranked after those that can.
 CANNOT_HOLD = pl.col("fits").eq(False).fill_null(False)
 
 # The columns the cost-per-token table shows.
@@ -221,7 +221,7 @@ def cheapest_costs(fitted: pl.DataFrame) -> pl.DataFrame:
     # column shown: the same warehouse always gives the same report.
     order = ["cannot", *[c for c in COST_COLUMNS if c not in _PER], "zone"]
     # Sizes of one offer at one price (TPU slices): the smallest that holds the model, or the
-    # largest when none does, as `chipcost cost` shows (chipcost.pipeline.rental_units).
+    # largest when none does, as `chipcost cost` shows (chipcost.transform.cost_fit).
     order.insert(order.index("instance_type"), "size")
     size = pl.when(CANNOT_HOLD).then(-pl.col("instance_memory_gb")).otherwise("instance_memory_gb")
     fitted = fitted.with_columns(size=size)
@@ -239,7 +239,7 @@ def _with_fit(rows: pl.DataFrame) -> pl.DataFrame:
     """Rows with workload, precision, parameters, chip_memory_gb and chip_count, given
     memory_needed_gb (by the rule of chipcost.transform.cost), instance_memory_gb (the chips'
     memory together), fits and instances_needed (how many such instances hold the model):
-    chipcost.pipeline.cost_fit.with_fit's columns, for every model at once in polars."""
+    chipcost.transform.cost_fit.with_fit's columns, for every model at once in polars."""
     pairs = rows.select("workload", pl.col("precision").cast(pl.String)).unique()
     per_parameter = pairs.with_columns(
         bytes_per_parameter=pl.Series(

@@ -10,9 +10,9 @@ import duckdb
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, speed_label
 from chipcost.core.settings import DEFAULT_STALE_DAYS
-from chipcost.pipeline.cost_fit import baseline_costs, choose, compared_with, reordered, with_fit
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.cost import Baseline, CostQuestion, Found, fit_rule, with_costs
+from chipcost.transform.cost_fit import baseline_costs, choose, compared_with, reordered, with_fit
 from chipcost.transform.rows import CostRow, FigureRow, cost_rows_of
 from chipcost.transform.tokens import human_count
 from chipcost.transform.verdict import Evidence, with_verdicts

@@ -4,7 +4,7 @@
 or an UltraServer's chips are all of its hosts', so a 70B model fits a v6e-8 (8 x 32 GB) and
 training counts the slices or UltraServers it needs. Among the sizes of one chip offered at
 one price in one place (a slice of 1, 4 or 8 chips at Google's per chip-hour rate), the
-ranking shows the smallest that holds the model.
+ranking shows the smallest that holds the model (chipcost.transform.cost_fit).
 """
 
 from __future__ import annotations
@@ -15,11 +15,6 @@ from functools import cache
 
 from chipcost.core.catalog import aws_ultraserver_types
 from chipcost.extract._gcp_tpus import slices
-from chipcost.transform.rows import CostRow
-
-# Offers that differ only in size: same price per token, chip, place and pricing model.
-_SAME_OFFER: tuple[str, ...] = ("usd_per_million_tokens", "chip", "provider", "region", "zone")
-_SAME_OFFER += ("pricing_model", "term", "payment", "plan")
 
 
 @dataclass(frozen=True)
@@ -47,28 +42,3 @@ def unit_of(row: Mapping[str, object]) -> Unit | None:
     name = str(row.get("instance_type") or "")
     kind = kinds().get((str(row.get("provider") or ""), name))
     return Unit(kind, name) if kind else None
-
-
-def smallest_that_holds(rows: list[CostRow]) -> list[CostRow]:
-    """The rows in their order, except within each run of one offer in several sizes (equal
-    in _SAME_OFFER): those that hold the model first, smallest first, then those that do not,
-    largest first (the fewest needed). Rows whose fit is unknown keep their order."""
-    ordered: list[CostRow] = []
-    run: list[CostRow] = []
-    for row in rows:
-        if run and _offer(row) != _offer(run[0]):
-            ordered += sorted(run, key=_size)
-            run = []
-        run.append(row)
-    return ordered + sorted(run, key=_size)
-
-
-def _offer(row: CostRow) -> tuple[object, ...]:
-    return tuple(row.get(key) for key in _SAME_OFFER)
-
-
-def _size(row: CostRow) -> tuple[int, float]:
-    memory = row.get("instance_memory_gb")
-    if row.get("fits") is None or not isinstance(memory, int | float):
-        return 1, 0.0
-    return (0, float(memory)) if row["fits"] else (1, -float(memory))

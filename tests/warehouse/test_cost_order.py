@@ -1,13 +1,13 @@
 """The order `chipcost cost` ranks in: the warehouse's ORDER, which the ranking keeps.
 
-chipcost.pipeline.cost_fit sorts only by "holds the model or not" and relies on cost_rows for
+chipcost.transform.cost_fit sorts only by "holds the model or not" and relies on cost_rows for
 the rest (cheapest first, then a stable tie-break, an empty value first): these tests hold the
 warehouse's order to that rule, ties included.
 """
 
 from __future__ import annotations
 
-from chipcost.pipeline.cost_fit import choose, with_fit
+from chipcost.transform.cost_fit import choose, with_fit
 from chipcost.warehouse.cost_per_token import GROUP, ORDER, cost_rows
 from chipcost.warehouse.db import connect
 from tests.helpers import loaded_warehouse, record

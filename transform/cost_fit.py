@@ -10,12 +10,16 @@ import math
 from collections.abc import Iterable, Sequence
 from operator import itemgetter
 
-from chipcost.pipeline.rental_units import smallest_that_holds
 from chipcost.transform.cost import memory_needed_gb
 from chipcost.transform.rows import CostRow
-from chipcost.warehouse.cost_per_token import GROUP
 
+# One row per chip, pricing model and term unless every offer is asked for: the cheapest
+# offer stands for the others (its provider, region, payment and plan are shown).
+GROUP = ("chip", "pricing_model", "term")
 _group = itemgetter(*GROUP)
+# Offers that differ only in size: same price per token, chip, place and pricing model.
+_SAME_OFFER: tuple[str, ...] = ("usd_per_million_tokens", "chip", "provider", "region", "zone")
+_SAME_OFFER += ("pricing_model", "term", "payment", "plan")
 
 
 def with_fit(offers: Iterable[CostRow], parameters: float | None, workload: str) -> list[CostRow]:
@@ -23,7 +27,7 @@ def with_fit(offers: Iterable[CostRow], parameters: float | None, workload: str)
     fits (None when either is unknown) and instances_needed (how many such instances hold
     it), a TPU slice or an UltraServer counting as one instance of all its chips. The rows are
     the caller's, completed in place (a ranking reads thousands); among the sizes of one offer
-    the smallest that holds the model comes first (chipcost.pipeline.rental_units)."""
+    the smallest that holds the model comes first (smallest_that_holds)."""
     needed_for: dict[str | None, float | None] = {}  # by precision: a few for thousands of rows
     fitted = list(offers)
     for offer in fitted:
@@ -47,6 +51,31 @@ def with_fit(offers: Iterable[CostRow], parameters: float | None, workload: str)
         offer["fits"] = fits
         offer["instances_needed"] = instances
     return smallest_that_holds(fitted)
+
+
+def smallest_that_holds(rows: list[CostRow]) -> list[CostRow]:
+    """The rows in their order, except within each run of one offer in several sizes (equal
+    in _SAME_OFFER): those that hold the model first, smallest first, then those that do not,
+    largest first (the fewest needed). Rows whose fit is unknown keep their order."""
+    ordered: list[CostRow] = []
+    run: list[CostRow] = []
+    for row in rows:
+        if run and _offer(row) != _offer(run[0]):
+            ordered += sorted(run, key=_size)
+            run = []
+        run.append(row)
+    return ordered + sorted(run, key=_size)
+
+
+def _offer(row: CostRow) -> tuple[object, ...]:
+    return tuple(row.get(key) for key in _SAME_OFFER)
+
+
+def _size(row: CostRow) -> tuple[int, float]:
+    memory = row.get("instance_memory_gb")
+    if row.get("fits") is None or not isinstance(memory, int | float):
+        return 1, 0.0
+    return (0, float(memory)) if row["fits"] else (1, -float(memory))
 
 
 def _cannot_fit(row: CostRow) -> bool:
