@@ -323,8 +323,8 @@ def _already(settings: Settings, version: Version, regions: tuple[str, ...] | No
     _check_known(lacking, held)
     return (
         f"{done} with {', '.join(held)} only: a version is loaded once, so "
-        f"{', '.join(lacking)} is not added; backfill into a new warehouse "
-        f"({COMMAND_LINE.name('db')}) for it"
+        f"{', '.join(lacking)} is not added; backfill into a new {COMMAND_LINE.name('db')} "
+        "for it"
     )
 
 
