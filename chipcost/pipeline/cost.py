@@ -118,7 +118,11 @@ def _no_throughput(chip: str, ask: Ask) -> str:
         f"no throughput for {chip} on {ask.model} {ask.workload}: no reference, no measurement, "
         f"{_why_underived(chip, ask.workload)}. Record yours with `"
         + figure_added(
-            chip=chip, model=ask.model, workload=ask.workload, tokens_per_second="N", per="chip"
+            chip=chip,
+            model=ask.model,
+            workload=ask.workload,
+            tokens_per_second="N",
+            figure_per="chip",
         )
         + "`"
     )

@@ -1,7 +1,8 @@
 """No option spelling below the command line: every message of the layers under it names a
 field through the asker's voice (chipcost.core.questions.Voice: `--speed` on the command line,
 `speed=` from Python), and a command it suggests running comes from chipcost.core.commands.
-Docstrings and comments may name options; string constants may not."""
+Docstrings and comments may name options; string constants may not. And an option they name
+that way is one the command line takes."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import re
 
 import pytest
 
+from chipcost.cli.parser import every_command
+from chipcost.core.questions import COMMAND_LINE
 from tests.paths import ROOT
 
 # The layers below the command line (pyproject.toml's [tool.importlinter] layers).
@@ -94,3 +97,69 @@ def test_a_planted_spelling_is_found(source, options):
 )
 def test_what_is_no_spelling_is_not_found(source):
     assert spellings_in(source) == []
+
+
+def _options() -> dict[str, set[str]]:
+    """Each command's options as the command line spells them ('collect': {'--replay', ...}),
+    click's own --help with them."""
+    return {
+        name: {"--help", *(o for p in command.params for o in (*p.opts, *p.secondary_opts))}
+        for name, command in every_command()
+    }
+
+
+def _text(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def named_options(source: str) -> list[tuple[str | None, str]]:
+    """(command, option) for each option a source names through the command line's voice
+    (COMMAND_LINE.name('since'): any command's, None) or in a suggested command
+    (suggested('collect', replay=...): collect's; figure_added: throughput add's)."""
+    found: list[tuple[str | None, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        call = node.func
+        if isinstance(call, ast.Attribute) and getattr(call.value, "id", "") == "COMMAND_LINE":
+            fields = node.args if call.attr == "either" else node.args[:1]
+            found += [(None, COMMAND_LINE.name(f)) for f in map(_text, fields) if f]
+        command = {"figure_added": "throughput add"}.get(getattr(call, "id", ""))
+        if getattr(call, "id", "") == "suggested" and node.args:
+            command = _text(node.args[0])
+        if command:
+            found += [(command, COMMAND_LINE.name(k.arg)) for k in node.keywords if k.arg]
+    return found
+
+
+def test_every_option_a_message_names_is_one_the_command_line_takes():
+    options = _options()
+    anywhere = set().union(*options.values())
+    named = [
+        (name, command, option)
+        for name in [*_files(), "chipcost/core/commands.py"]
+        for command, option in named_options((ROOT / name).read_text(encoding="utf-8"))
+    ]
+    assert len(named) > 50  # the walk found them
+    unknown = [
+        f"{name}: {command or 'any command'} {option}"
+        for name, command, option in named
+        if option not in (options.get(command, set()) if command else anywhere)
+    ]
+    assert unknown == []
+
+
+@pytest.mark.parametrize(
+    ("source", "unknown"),
+    [
+        ('said = COMMAND_LINE.said("sinse", day)\n', "--sinse"),
+        ('run = suggested("collect", replay_dir="DIR")\n', "--replay-dir"),
+        ('run = suggested("sources", pending=True)\n', "--pending"),  # collect's, not sources'
+    ],
+)
+def test_an_option_no_command_takes_is_found(source, unknown):
+    options = _options()
+    anywhere = set().union(*options.values())
+    [(command, option)] = named_options(source)
+    assert option == unknown
+    assert option not in (options[command] if command else anywhere)
