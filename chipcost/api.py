@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -27,29 +26,18 @@ import polars as pl
 from chipcost.core import questions
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.names import shown
-from chipcost.core.questions import COMPARE, COST, Question, Voice
+from chipcost.core.questions import COMPARE, COST, PYTHON, Question, Voice
 from chipcost.core.settings import load_settings
 
 P = ParamSpec("P")
 
 
 @contextmanager
-def _api_words() -> Iterator[None]:
-    """A refusal's advice in the API's words: db=, not --db."""
-    try:
-        yield
-    except ChipcostError as exc:
-        said = re.sub(r"--db (?!\()(\S+)", r"db='\1'", exc.headline).replace("--db", "db=")
-        raise type(exc)(said, details=exc.details) from None
-
-
-@contextmanager
 def _warehouse(db: str | Path | None) -> Iterator[tuple[duckdb.DuckDBPyConnection, int]]:
     from chipcost.warehouse.reader import limit_hit, read_connection
 
-    settings = load_settings(db=db)
-    with _api_words():
-        con = read_connection(settings)
+    settings = load_settings(db=db, voice=PYTHON)
+    con = read_connection(settings)
     try:
         yield con, settings.stale_days
     except (duckdb.InterruptException, duckdb.OutOfMemoryException) as exc:
@@ -227,7 +215,7 @@ def prices(**asked: Any) -> pl.DataFrame:
     from chipcost.pipeline.your_prices import for_read
 
     with _warehouse(asked["db"]) as (con, stale_days):
-        mine = for_read(con, asked["currency"], asked["list_prices"], api=True)
+        mine = for_read(con, asked["currency"], asked["list_prices"], voice=PYTHON)
         ask = instances_named_as_chips(con, PriceAsk.of(asked, api=True))
         return each_offer_once(con, find_prices(con, ask, stale_days=stale_days, mine=mine).frame)
 
@@ -306,7 +294,7 @@ def index(**asked: Any) -> pl.DataFrame:
 
     ask = IndexAsk.of(asked, api=True)
     with _warehouse(asked["db"]) as (con, stale_days):
-        rates = for_read(con, asked["currency"], list_prices=True, api=True).rates
+        rates = for_read(con, asked["currency"], list_prices=True, voice=PYTHON).rates
         return find_index(con, replace(ask, rates=rates, stale_days=stale_days))
 
 
@@ -325,7 +313,7 @@ def history(**asked: Any) -> pl.DataFrame:
 
     ask = HistoryAsk.of(asked, api=True)
     with _warehouse(asked["db"]) as (con, stale_days):
-        mine = for_read(con, asked["currency"], list_prices=True, api=True)
+        mine = for_read(con, asked["currency"], list_prices=True, voice=PYTHON)
         return find_history(con, ask, stale_days=stale_days, mine=mine).frame
 
 
@@ -338,12 +326,10 @@ def sql(**asked: Any) -> pl.DataFrame:
     polars has none for (a calendar INTERVAL) comes as text. No rows: an empty frame."""
     from chipcost.warehouse.readonly import run_readonly
 
-    settings = load_settings(db=asked["db"])
-    with _api_words():
-        return run_readonly(
-            settings.warehouse, asked["query"], wait=settings.read_wait,
-            limits=settings.read_limits,
-        )  # fmt: skip
+    settings = load_settings(db=asked["db"], voice=PYTHON)
+    return run_readonly(
+        settings.warehouse, asked["query"], wait=settings.read_wait, limits=settings.read_limits
+    )
 
 
 def sources(db: str | Path | None = None) -> pl.DataFrame:

@@ -26,6 +26,7 @@ from typing import Any
 from chipcost.core.clean import without_credentials
 from chipcost.core.errors import ArchiveError, ChipcostError
 from chipcost.core.payload import AHEAD_OF_NOW, Payload, sha256
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import (
     DEFAULT_PAYLOAD_MAX_MB,
     DEFAULT_SOURCE_PAYLOADS_MAX_MB,
@@ -79,7 +80,7 @@ class ReadBudget:
                 f"{path}: the payloads read {self.what.replace('per ', 'for this ')} inflate to "
                 f"more than {self.limit / (1 << 20):g} MiB together, the limit {self.what} "
                 f"({self.variable}): not read. Raise the limit if the provider really sent "
-                "that much, or replay the other sources alone (--source)"
+                f"that much, or replay the other sources alone ({COMMAND_LINE.name('source')})"
             )
 
 

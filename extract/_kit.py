@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
+from chipcost.core.commands import REPLAY, REPLAY_DIR
 from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
@@ -131,7 +132,7 @@ def require_offers(
         f"{provider}: parsed 0 offers from a non-empty page at {payload.url} "
         f"({payload.ref or payload.name or 'unarchived'}, {len(payload.data)} bytes): the page "
         "layout probably changed; the payload is archived, so report a layout change and "
-        "re-parse it with `chipcost collect --replay` once the parser is fixed"
+        f"re-parse it with `{REPLAY}` once the parser is fixed"
     )
 
 
@@ -147,7 +148,7 @@ def require_columns(
         f"{provider}: the price data at {payload.url} "
         f"({payload.ref or payload.name or 'unarchived'}) lacks {', '.join(missing)} "
         f"(found {', '.join(sorted(have)) or 'nothing'}): the layout changed; report it, then "
-        "re-parse the archived payload with `chipcost collect --replay` once fixed"
+        f"re-parse the archived payload with `{REPLAY}` once fixed"
     )
 
 
@@ -433,7 +434,7 @@ def load_json(payload: Payload, provider: str) -> Any:
         raise ParseError(
             f"{provider}: the response from {payload.url} ({payload.ref or payload.name}) is "
             f"not JSON ({exc}): the API changed or returned an error page; report it, then "
-            "re-parse the archived payload with `chipcost collect --replay` once fixed"
+            f"re-parse the archived payload with `{REPLAY}` once fixed"
         ) from exc
 
 
@@ -446,7 +447,7 @@ def shape_error(provider: str, payload: Payload, expected: str, found: object) -
     return ParseError(
         f"{provider}: the response from {payload.url} ({payload.ref or payload.name}) has no "
         f"{expected} (found {what}): the API format changed; report it, then re-parse the "
-        "archived payload with `chipcost collect --replay` once fixed"
+        f"archived payload with `{REPLAY}` once fixed"
     )
 
 
@@ -473,7 +474,7 @@ def missing_key(variable: str, provider: str, where: str) -> SourceSkipped:
     """'JL_API_KEY is not set: ...': the run goes on and the summary says what to set."""
     return SourceSkipped(
         f"{variable} is not set: {provider}'s price API needs a key; create one in {where} and set "
-        f"{variable} to collect {provider} prices (or run `chipcost collect --replay DIR`)"
+        f"{variable} to collect {provider} prices (or run `{REPLAY_DIR}`)"
     )
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from chipcost.archive import ArchiveWriter
+from chipcost.core.commands import REPLAY
 from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
 from chipcost.core.network import Network
 from chipcost.core.payload import Payload
@@ -241,7 +242,7 @@ def _empty(
         "unreadable listing is refused, not taken as every offer withdrawn; if the provider "
         "really lists nothing now, the source stays failed until it does, and its prices are "
         "kept. If the layout changed, report it and re-parse the archived payload with "
-        "`chipcost collect --replay` once fixed"
+        f"`{REPLAY}` once fixed"
     )
 
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from chipcost.core.commands import REPLAY
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
@@ -144,7 +145,7 @@ def _layout_changed(payload: Payload, what: str) -> ParseError:
     return ParseError(
         f"{PROVIDER}: the pricing page at {payload.url} ({payload.ref or payload.name}) changed "
         f"layout: {what}; the prices loaded before are kept; report it, then re-parse the "
-        "archived page with `chipcost collect --replay` once the parser is fixed"
+        f"archived page with `{REPLAY}` once the parser is fixed"
     )
 
 

@@ -15,6 +15,7 @@ from datetime import date
 
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
 from chipcost.extract._fx import Day, days, implausible, jumps, undated
@@ -154,7 +155,7 @@ SOURCE = Source(
     provider=PROVIDER,
     description=(
         "ECB euro foreign exchange reference rates (public, no key): the last 90 days, what "
-        "--currency converts prices at"
+        f"{COMMAND_LINE.name('currency')} converts prices at"
     ),
     fetch=fetch,
     parse=parse,

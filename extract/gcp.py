@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from chipcost.core.commands import REPLAY_DIR
 from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
@@ -44,7 +45,7 @@ EXPECTED_FIELDS = ("skuId", "description", "category", "serviceRegions", "pricin
 NO_KEY = (
     f"no GCP API key: set {API_KEY.env} to a Google Cloud API key allowed to call the Cloud "
     "Billing API (its catalog is public; no billing account is needed), or run "
-    "`chipcost collect --replay DIR`"
+    f"`{REPLAY_DIR}`"
 )
 
 

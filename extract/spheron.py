@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from chipcost.core.commands import REPLAY
 from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
@@ -108,7 +109,7 @@ def _groups(page: Page) -> list[dict[str, Any]]:
         raise ParseError(
             f"{PROVIDER}: no GPU type in {payload.url} ({payload.ref}) has an 'offers' list "
             f"(fields: {', '.join(sorted(field_names(groups)))}): the feed format changed; "
-            "report it, then re-parse the archived payload with `chipcost collect --replay`"
+            f"report it, then re-parse the archived payload with `{REPLAY}`"
         )
     all_offers = [o for g in groups if isinstance(g.get("offers"), list) for o in g["offers"]]
     if all_offers:

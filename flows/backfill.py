@@ -13,6 +13,7 @@ from prefect.states import Failed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import load_settings
 from chipcost.core.stopping import on_signals
 from chipcost.flows._state import returned
@@ -69,7 +70,8 @@ def backfill(
         settings = load_settings(db=db, data_dir=data_dir)
         first = parse_since(since)
         if workers < 1:
-            raise UsageError(f"--workers {workers}: give 1 or more concurrent downloads")
+            said = COMMAND_LINE.said("workers", workers)
+            raise UsageError(f"{said}: give 1 or more concurrent downloads")
         with on_signals(), ThreadPoolTaskRunner(max_workers=workers) as runner:
             outcomes = run_steps(
                 settings,

@@ -13,6 +13,7 @@ import polars as pl
 
 from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import Warehouse
 from chipcost.reports import page, text
 from chipcost.reports.data import ReportData, gather, report_name
@@ -114,7 +115,8 @@ def write_report(
 def _prepare(out_dir: Path) -> Path:
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
-        raise ReportError(f"--out {out_dir} is a file: give a directory for the report files")
+        said = COMMAND_LINE.said("out", out_dir)
+        raise ReportError(f"{said} is a file: give a directory for the report files")
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

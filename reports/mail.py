@@ -13,6 +13,7 @@ from pathlib import Path
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.outputs import written_whole
+from chipcost.core.questions import COMMAND_LINE
 
 ENV_PREFIX = "CHIPCOST_SMTP_"
 TLS_MODES = ("starttls", "ssl", "none")
@@ -74,7 +75,8 @@ def smtp_settings(values: Mapping[str, object] | None = None) -> SmtpSettings:
     if not host:
         raise EmailError(
             "no SMTP server configured: set CHIPCOST_SMTP_HOST (and CHIPCOST_SMTP_PORT, _USER, "
-            "_PASSWORD, _FROM, _TLS), or use --dry-run to write the message to a file instead"
+            f"_PASSWORD, _FROM, _TLS), or use {COMMAND_LINE.name('dry_run')} to write the message "
+            "to a file instead"
         )
     tls = (get("tls") or "starttls").lower()
     if tls not in TLS_MODES:

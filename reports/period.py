@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.questions import COMMAND_LINE
 
 DEFAULT_DAYS = 7
 # Bounds of the report's knobs: ten years of staleness, a 1000% spread between sources.
@@ -119,14 +120,19 @@ def resolve_period(
             since = until - timedelta(days=DEFAULT_DAYS - 1)
     except OverflowError:  # a week before year 1 or after 9999
         raise ReportUsageError(
-            f"--since {since} / --until {until}: the period must fall between years 1 and 9999"
+            f"{COMMAND_LINE.said('since', since)} / {COMMAND_LINE.said('until', until)}: the "
+            "period must fall between years 1 and 9999"
         ) from None
     if since > until:
-        raise ReportUsageError(f"--since {since} is after --until {until}: swap them")
+        raise ReportUsageError(
+            f"{COMMAND_LINE.said('since', since)} is after {COMMAND_LINE.said('until', until)}: "
+            "swap them"
+        )
     if until > today:
         # Days to come have no prices yet: every source would look stale, every table empty.
         raise ReportUsageError(
-            f"--until {until} is in the future (today is {today}, UTC): give a day that has "
-            "begun, or leave --until out for the week up to the newest run"
+            f"{COMMAND_LINE.said('until', until)} is in the future (today is {today}, UTC): give "
+            f"a day that has begun, or leave {COMMAND_LINE.name('until')} out for the week up to "
+            "the newest run"
         )
     return Period(since, until)

@@ -8,6 +8,7 @@ from html import escape
 import polars as pl
 from great_tables import GT
 
+from chipcost.core.commands import suggested
 from chipcost.reports import tables
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData, alike_moves
@@ -193,7 +194,7 @@ def history(data: ReportData) -> Section:
         f"Each chip's cheapest price per chip-hour at the end of each day over the last {weeks} "
         "weeks (as far as the history goes), one line per pricing model drawn as its change "
         "in % since the first day, so that a 2% move shows; its last price beside it, the "
-        "price each day on hover; `chipcost history --chip NAME` gives the numbers."
+        f"price each day on hover; `{suggested('history', chip='NAME')}` gives the numbers."
     )
     if data.history.is_empty():
         return Section("history", "Price history", explain, None, "No prices in these weeks.")
@@ -240,7 +241,7 @@ def cost_per_token(data: ReportData) -> Section:
         "`chipcost cost`); a chip none of whose offers holds it comes after those that do, "
         "with how many instances it would take. Each row names the throughput figure's kind "
         "(vendor claim, independent benchmark, estimate, derived or measured) and where it "
-        "comes from. `chipcost cost --model NAME` ranks every chip and offer."
+        f"comes from. `{suggested('cost', model='NAME')}` ranks every chip and offer."
     )
     costs = data.cost_per_token
     if data.ended_before_newest_prices:

@@ -15,6 +15,8 @@ import threading
 import time
 from email.message import EmailMessage
 
+from chipcost.core.commands import suggested
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.reports import mail
 from chipcost.reports.mail import EmailError, MaybeDelivered, RecipientsRefused, SmtpSettings
 
@@ -107,7 +109,8 @@ def send(message: EmailMessage, settings: SmtpSettings, recipients: list[str]) -
     the server refused some recipients and delivered to the others.
     """
     if not recipients:
-        raise EmailError("no recipients: pass --email ADDRESS (or the flow's recipients)")
+        said = COMMAND_LINE.said("email", "ADDRESS")
+        raise EmailError(f"no recipients: pass {said} (or the flow's recipients)")
     deadline = _Deadline(mail.SMTP_DEADLINE)
     client = _Client(settings, deadline)
     try:
@@ -158,8 +161,8 @@ def _failure(exc: Exception, client: _Client, deadline: _Deadline) -> EmailError
         how = "stopped answering" if timed_out else "closed the connection"
         return MaybeDelivered(
             f"{where} {how} after receiving the whole message, before confirming it: it may "
-            "have been delivered. Ask a recipient before sending again (chipcost report "
-            "--force sends it again)"
+            "have been delivered. Ask a recipient before sending again "
+            f"({suggested('report', force=True)} sends it again)"
         )
     if deadline.expired:
         return EmailError(

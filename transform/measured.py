@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from chipcost.core.clean import printable
 from chipcost.core.errors import ChipcostError
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.transform.precision import weight_bytes
 
 SUMMARY = "profile_export_aiperf.json"
@@ -140,7 +141,8 @@ def point_of(
     if not streamed or not throughput:
         raise ChipcostError(
             f"{endpoint} answered with no output tokens AIPerf could count at concurrency "
-            f"{concurrency}: nothing recorded; is --tokenizer the served model's?"
+            f"{concurrency}: nothing recorded; is {COMMAND_LINE.name('tokenizer')} the served "
+            "model's?"
         )
     if per_user is None or (not itl and streamed > 1):
         raise ChipcostError(
@@ -183,9 +185,10 @@ def _usage_agrees(usage: float, streamed: float, endpoint: str, concurrency: int
     if not 1 / (1 + USAGE_TOLERANCE) <= usage / streamed <= 1 + USAGE_TOLERANCE:
         raise ChipcostError(
             f"{endpoint} claims {usage:,.0f} output tokens per answer in its usage where it "
-            f"streamed {streamed:,.0f} (counted with --tokenizer) at concurrency {concurrency}: "
-            f"more than {USAGE_TOLERANCE:.0%} apart, so neither count is taken; nothing "
-            "recorded. Check --tokenizer is the served model's"
+            f"streamed {streamed:,.0f} (counted with {COMMAND_LINE.name('tokenizer')}) at "
+            f"concurrency {concurrency}: more than {USAGE_TOLERANCE:.0%} apart, so neither count "
+            f"is taken; nothing recorded. Check {COMMAND_LINE.name('tokenizer')} is the served "
+            "model's"
         )
 
 
@@ -203,12 +206,12 @@ def _shape_agrees(counted: float, output_tokens: int, drawn_from: float, endpoin
 _FAILURES = {
     "InvalidInferenceResultError": "sent a malformed stream (no chunk AIPerf could read as an "
     "OpenAI chat completion chunk)",
-    "TimeoutError": "timed out (no whole answer within --request-timeout)",
+    "TimeoutError": f"timed out (no whole answer within {COMMAND_LINE.name('request_timeout')})",
     "ClientConnectorError": "refused the connection",
     # only the proxy chipcost.pipeline.load_generator gives AIPerf for every other host
     "ClientProxyConnectionError": "redirected AIPerf's requests to another host, which "
-    "chipcost does not measure under this endpoint's name (give --endpoint the server's own "
-    "URL)",
+    "chipcost does not measure under this endpoint's name (give "
+    f"{COMMAND_LINE.name('endpoint')} the server's own URL)",
 }
 
 

@@ -6,6 +6,7 @@ import math
 import re
 
 from chipcost.core.errors import UsageError
+from chipcost.core.questions import COMMAND_LINE
 
 SECONDS_PER_HOUR = 3600
 TOKENS_PER_MILLION = 1_000_000
@@ -157,14 +158,16 @@ def tokens_per_second_per_chip(tokens_per_second: float, per: str, chips: float 
         if chips not in (None, 1, 1.0):
             raise UsageError(
                 f"a per-chip figure takes no chip count (got {chips:g}): if {tps:,.0f} tokens/s "
-                "was measured on the whole instance, say --figure-per instance"
+                "was measured on the whole instance, say "
+                + COMMAND_LINE.said("figure_per", "instance")
             )
         return tps
     if per == "instance":
         if chips is None:
             raise UsageError(
-                "a per-instance figure needs the instance's chip count (--chip-count N, e.g. 8 for "
-                "p5.48xlarge) to be turned into tokens/s per chip"
+                "a per-instance figure needs the instance's chip count "
+                f"({COMMAND_LINE.said('chip_count', 'N')}, e.g. 8 for p5.48xlarge) to be turned "
+                "into tokens/s per chip"
             )
         return tps / _positive(chips, "the chip count")
     raise UsageError(f"unknown unit {per!r}: the figure is per chip or per instance")

@@ -14,8 +14,11 @@ from pathlib import Path
 
 import duckdb
 
+from chipcost.core.commands import rebuilt
 from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import (
+    DB_ENV,
     DB_FILENAME,
     THREADS_ENV,
     WAREHOUSE_ENV,
@@ -99,8 +102,8 @@ def connect(
     if read_only and not path.exists():
         raise WarehouseError(
             f"no warehouse at {path}: run `chipcost collect` first (`chipcost demo` loads "
-            "the bundled sample, with no network), or pass --db (or set CHIPCOST_DB) to an "
-            "existing chipcost DuckDB file"
+            f"the bundled sample, with no network), or pass {warehouse.voice.option('db')} (or "
+            f"set {DB_ENV}) to an existing chipcost DuckDB file"
         )
     if not read_only:
         _check_parent(path)
@@ -122,7 +125,7 @@ def connect(
             migrate(con, path)
     except duckdb.Error as exc:
         con.close()
-        if (damage := damaged(path, exc)) is None:
+        if (damage := damaged(warehouse, exc)) is None:
             raise
         raise damage from exc
     return con
@@ -200,22 +203,25 @@ DAMAGE_SIGNS = (
 _opened: list[Path] = []
 
 
-def damaged(path: Path | None, error: BaseException) -> WarehouseError | None:
-    """A WarehouseError saying what to do, when DuckDB's error says the file is damaged."""
+def damaged(path: Path | Warehouse | None, error: BaseException) -> WarehouseError | None:
+    """A WarehouseError saying what to do, when DuckDB's error says the file is damaged; a
+    Warehouse's voice names the option that gave it as the asker did (--db, db=)."""
     if not isinstance(error, duckdb.Error):
         return None
     text = " ".join(str(error).split())
     if not any(sign in text.lower() for sign in DAMAGE_SIGNS):
         return None
+    voice = path.voice if isinstance(path, Warehouse) else COMMAND_LINE
     where = f"the warehouse {path}" if path else "the warehouse"
     advice = (
-        "restore from backup or rebuild from the archive: chipcost collect --replay "
-        "<data dir>/archive --db NEW.duckdb, then move it in place (docs/operations.md, "
-        '"Re-parsing after a parser fix")'
+        "restore from backup or rebuild from the archive: "
+        f"{rebuilt('<data dir>/archive', 'NEW.duckdb')}, then move it in place "
+        '(docs/operations.md, "Re-parsing after a parser fix")'
     )
     if DAMAGE_SIGNS[0] in text.lower():  # perhaps not damaged: perhaps not the warehouse
         return WarehouseError(
-            f"cannot open {path} as a DuckDB file ({text[:300]}): check --db (or CHIPCOST_DB); "
+            f"cannot open {path} as a DuckDB file ({text[:300]}): check {voice.option('db')} "
+            f"(or {DB_ENV}); "
             f"if it is the warehouse, it is damaged: {advice}"
         )
     return WarehouseError(f"{where} is damaged ({text[:300]}): {advice}")
@@ -335,7 +341,7 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt, claim: bo
         if others:
             raise WarehouseError(
                 f"{path or 'the file'} is a DuckDB file but not a chipcost warehouse: "
-                "pass --db a new path or an existing chipcost warehouse"
+                f"pass {COMMAND_LINE.name('db')} a new path or an existing chipcost warehouse"
             )
         con.execute(
             "CREATE TABLE IF NOT EXISTS schema_version "
@@ -410,7 +416,7 @@ def _check_parent(path: Path) -> None:
     if not path.parent.exists():
         raise WarehouseError(
             f"cannot create the warehouse {path}: the directory {path.parent} does not exist "
-            "(create it, or fix --db / CHIPCOST_DB)"
+            f"(create it, or fix {COMMAND_LINE.name('db')} / {DB_ENV})"
         )
 
 
@@ -431,12 +437,13 @@ def _a_directory(warehouse: Warehouse) -> WarehouseError:
     """The warehouse's path is a directory: named as the user gave it (--db, which variable,
     or the default in the data directory)."""
     path, given_by = warehouse.path, warehouse.given_by
-    if given_by.startswith("--"):
+    if given_by == warehouse.voice.name("db"):
         todo = "give the path of a .duckdb file"
     elif given_by:
         todo = f"set it to the path of a .duckdb file (e.g. {path / DB_FILENAME}), or unset it"
     else:
-        todo = f"move it away, or give a .duckdb file with --db or {WAREHOUSE_ENV}"
+        todo = f"move it away, or give a .duckdb file with {warehouse.voice.option('db')} or "
+        todo += WAREHOUSE_ENV
     where = named(given_by, path) if given_by else f"the warehouse {path}"
     return WarehouseError(f"{where} is a directory: {todo}")
 

@@ -16,13 +16,12 @@ from typing import NamedTuple
 
 import duckdb
 
+from chipcost.core.commands import RATES
 from chipcost.core.record import HISTORY_KEY
 from chipcost.warehouse.bound import execute, relation
 from chipcost.warehouse.where import Where
 
 MAX_RATE_AGE_DAYS = 7
-# What fetches the rates a price in another currency needs (extract/ecb_rates.py).
-RATES_COMMAND = "chipcost collect --source ecb-rates"
 # Every column of a read that is money (US dollars in the warehouse): whichever of them a
 # query has is converted, and your discounts apply to the same (chipcost.pipeline.your_prices).
 MONEY = ("price_per_chip_hour", "price_per_hour", "upfront", "usd_per_million_tokens")
@@ -188,7 +187,7 @@ class Unrated(NamedTuple):
             f"{', '.join(self.providers)} left out: no ECB rate within {MAX_RATE_AGE_DAYS} days "
             f"of {'its' if one else 'their'} day"
             f"{f' ({self.latest_day})' if one and self.latest_day else day} converts "
-            f"{'it' if one else 'them'} to US dollars; `{RATES_COMMAND}` fetches the rates"
+            f"{'it' if one else 'them'} to US dollars; `{RATES}` fetches the rates"
         )
 
 

@@ -14,6 +14,7 @@ from datetime import datetime
 
 import duckdb
 
+from chipcost.core.commands import RUNS
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.record import HISTORY_KEY
 from chipcost.warehouse import lake
@@ -50,8 +51,7 @@ def run_named(con: duckdb.DuckDBPyConnection, given: str) -> str:
             f"{' ...' if len(ids) > 5 else ''}; give one of these ids"
         )
     raise UsageError(
-        f"run {given!r} is not in the warehouse: `chipcost sources --runs` lists its runs "
-        "and their ids"
+        f"run {given!r} is not in the warehouse: `{RUNS}` lists its runs and their ids"
     )
 
 

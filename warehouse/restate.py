@@ -17,6 +17,7 @@ from datetime import datetime
 
 import duckdb
 
+from chipcost.core.commands import rebuilt
 from chipcost.core.errors import ChipcostError
 from chipcost.core.record import HISTORY_KEY
 from chipcost.core.runs import OK, RunResult, SourceResult
@@ -121,8 +122,8 @@ def _check_observations_kept(con: duckdb.DuckDBPyConnection, since: datetime) ->
             f"the history after this run cannot be restated from the warehouse: {lost[1]} "
             f"later run(s), from {lost[0]:%Y-%m-%d %H:%M} UTC, are older than the observations "
             "it keeps (CHIPCOST_OBSERVATIONS_DAYS); nothing was changed. Replay the archive "
-            "without this run into a new warehouse (`chipcost collect --replay ARCHIVE --db "
-            "NEW.duckdb`, its directory moved out first)"
+            f"without this run into a new warehouse (`{rebuilt('ARCHIVE', 'NEW.duckdb')}`, its "
+            "directory moved out first)"
         )
 
 

@@ -8,8 +8,10 @@ from datetime import UTC, datetime
 
 import duckdb
 
+from chipcost.core.commands import MEASUREMENTS
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import COLUMNS, Figure
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.insert import insert_rows
 
@@ -99,8 +101,9 @@ def add_user_figures(
     if impossible:
         raise UsageError(
             "nothing recorded: " + "; ".join(impossible) + ". If the figure was measured on a "
-            "whole instance, give --figure-per instance --chip-count N (CSV: per=instance, "
-            "chips=N); if it is right (FP4, sparsity), pass --allow-above-peak"
+            f"whole instance, give {COMMAND_LINE.said('figure_per', 'instance')} "
+            f"{COMMAND_LINE.said('chip_count', 'N')} (CSV: per=instance, chips=N); if it is right "
+            f"(FP4, sparsity), pass {COMMAND_LINE.name('allow_above_peak')}"
         )
     return ids
 
@@ -140,7 +143,7 @@ def remove_user_figure(con: duckdb.DuckDBPyConnection, throughput_id: str) -> No
     ).fetchall()
     if not rows:
         raise ChipcostError(
-            f"no throughput figure {throughput_id!r}: `chipcost throughput list --origin user` "
+            f"no throughput figure {throughput_id!r}: `{MEASUREMENTS}` "
             "shows your measurements and their ids"
         )
     if rows[0][0] != "user":

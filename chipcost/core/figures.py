@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from operator import attrgetter
 
+from chipcost.core.questions import COMMAND_LINE
+
 WORKLOADS = ("training", "inference")
 # The choice rule, best first: your own measurement, then a peer-reviewed benchmark result
 # (MLPerf: submitted by vendors, but run to published rules and reviewed by the other
@@ -26,7 +28,7 @@ DEFAULT_SPEED = f"{NAMED_SPEEDS['server']:g}"  # as the warehouse takes it: '5'
 SPEED_EXAMPLES = "max, server (5 tokens/s per user), interactive (25) or a number such as 25"
 
 
-def speed_value(value: object, option: str = "--speed") -> str:
+def speed_value(value: object, option: str = COMMAND_LINE.name("speed")) -> str:
     """The asked speed as the warehouse takes it: 'max' or tokens/s per user as text ('25').
     None is the default (MLPerf Server's bound)."""
     from chipcost.core.errors import UsageError
@@ -54,7 +56,7 @@ def speed_value(value: object, option: str = "--speed") -> str:
 DEFAULT_TTFT_NOTE = "2 s for prompts up to 2,048 tokens, 6 s beyond"
 
 
-def ttft_value(value: object, option: str = "--ttft") -> float | None:
+def ttft_value(value: object, option: str = COMMAND_LINE.name("ttft")) -> float | None:
     """The asked time-to-first-token bound in milliseconds ('2s', '500ms', '1.5' seconds), or
     None for the default per request shape."""
     from chipcost.core.errors import UsageError

@@ -67,11 +67,6 @@ EXAMPLES = {
 }
 
 
-def python_name(option: str) -> str:
-    """The Python API's parameter for a command's option: '--max-price' -> 'max_price'."""
-    return option.removeprefix("--").replace("-", "_")
-
-
 def _shown(value: object, limit: int = 60) -> str:
     """A value as a message quotes it: its repr, cut to `limit` characters."""
     text = repr(value)

@@ -160,25 +160,50 @@ def _listed(value: Any) -> list[Any]:
 
 
 class Voice(NamedTuple):
-    """How messages name a question's fields: as the command line spells them, or as the
-    Python API does."""
+    """How messages name the fields of what was asked: as the command line spells them, or as
+    the Python API does. Every message below the command line names an option through one:
+    the read's own (`Voice(COST)`, `Voice(COST, api=True)`), or COMMAND_LINE for what only the
+    command line asks (measure, backfill, report: no Python API answers them)."""
 
-    question: Question
+    question: Question | None = None  # None: a command's options are --name-with-dashes
     api: bool = False
 
     def name(self, field: str) -> str:
-        """'--max-price' (command line) or 'max_price' (Python)."""
-        return field if self.api else self.question.field(field).option
+        """'--max-price' (command line) or 'max_price' (Python): a value's label."""
+        if self.api:
+            return field
+        if self.question is None:
+            return "--" + field.replace("_", "-")
+        return self.question.field(field).option  # a field it does not declare: KeyError
+
+    def takes(self, field: str) -> bool:
+        """Whether the asker can give the field (compare takes no baseline: its chip B is)."""
+        return self.question is None or self.question.declares(field)
+
+    def option(self, field: str) -> str:
+        """'--max-price' (command line) or 'max_price=' (Python): the field named in advice
+        ("ask a lower speed (--speed)")."""
+        return f"{field}=" if self.api else self.name(field)
+
+    def either(self, *fields: str) -> str:
+        """'--region/--pricing-model' or 'region=/pricing_model=': several fields at once."""
+        return "/".join(self.option(f) for f in fields)
 
     def said(self, field: str, value: object) -> str:
-        """'--max-price 3' (command line) or 'max_price=3' (Python); a switch as it was set
-        ('--no-spot', 'spot=False')."""
+        """'--max-price 3' (command line) or 'max_price=3' (Python); a flag or a switch as it
+        was set ('--no-spot', 'spot=False')."""
         if self.api:
             return f"{field}={value}"
-        option = self.question.field(field).option
-        if self.question.field(field).kind == "switch":
+        option = self.name(field)
+        if isinstance(value, bool):  # a flag or a switch, as it was set
             return option if value else f"--no-{option.removeprefix('--')}"
         return f"{option} {value}"
+
+
+# The voice of the commands only the command line answers (collect, backfill, measure,
+# export, report, throughput) and of the settings' options (--db, --data-dir) a command names.
+COMMAND_LINE = Voice()
+PYTHON = Voice(api=True)  # the Python API's, where no read's question is at hand (db=)
 
 
 # Keywords many reads share.

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from chipcost.core.clean import without_credentials
 from chipcost.core.errors import ChipcostError
+from chipcost.core.questions import COMMAND_LINE, Voice
 from chipcost.core.sql_limits import SqlLimits, sql_limits
 
 DEFAULT_DATA_DIR = Path("data")
@@ -247,7 +248,9 @@ class Warehouse:
     lake_data: str = ""
     # The option or variable that gave the URL ("" for the file in the data directory): a
     # message names what the user set.
-    given_by: str = field(default="--db", compare=False)
+    given_by: str = field(default=COMMAND_LINE.name("db"), compare=False)
+    # How messages name the option that gives the warehouse: --db, or the API's db=.
+    voice: Voice = field(default=COMMAND_LINE, compare=False)
 
     @property
     def is_lake(self) -> bool:
@@ -296,13 +299,14 @@ class Settings:
     archive_url: str = ""  # empty: <data dir>/archive
     # The option or variable that gave db_path (or warehouse_url) and data_dir; "" for the
     # defaults (chipcost.duckdb in the data directory, ./data).
-    warehouse_given_by: str = "--db"
-    data_dir_given_by: str = "--data-dir"
+    warehouse_given_by: str = COMMAND_LINE.name("db")
+    data_dir_given_by: str = COMMAND_LINE.name("data_dir")
+    voice: Voice = COMMAND_LINE  # the asker's: the command line's options, or the API's
 
     @property
     def warehouse(self) -> Warehouse:
         url = self.warehouse_url or str(self.db_path)
-        return Warehouse(url, self.lake_data, given_by=self.warehouse_given_by)
+        return Warehouse(url, self.lake_data, self.warehouse_given_by, self.voice)
 
     @property
     def is_lake(self) -> bool:
@@ -322,19 +326,22 @@ class Settings:
         return self.data_dir / "reports"
 
 
-def load_settings(db: str | Path | None = None, data_dir: str | Path | None = None) -> Settings:
+def load_settings(
+    db: str | Path | None = None, data_dir: str | Path | None = None, voice: Voice = COMMAND_LINE
+) -> Settings:
     """Options win over CHIPCOST_WAREHOUSE / CHIPCOST_DB / CHIPCOST_DATA_DIR, then ./data.
 
-    `db` is a warehouse URL: a DuckDB file path or ducklake:postgres:<conninfo>.
+    `db` is a warehouse URL: a DuckDB file path or ducklake:postgres:<conninfo>; `voice` names
+    `db` and `data_dir` in messages as the asker gave them (--db, or the API's db=).
     """
     data_given_by, data = _first(
-        ("--data-dir", data_dir),
+        (voice.name("data_dir"), data_dir),
         (DATA_DIR_ENV, os.environ.get(DATA_DIR_ENV)),
         ("", DEFAULT_DATA_DIR),
     )
     data = Path(data)
     warehouse_given_by, url = _first(
-        ("--db", db),
+        (voice.name("db"), db),
         (WAREHOUSE_ENV, os.environ.get(WAREHOUSE_ENV, "").strip()),
         (DB_ENV, os.environ.get(DB_ENV)),
         ("", data / DB_FILENAME),
@@ -385,6 +392,7 @@ def load_settings(db: str | Path | None = None, data_dir: str | Path | None = No
         archive_url=os.environ.get(ARCHIVE_ENV, "").strip(),
         warehouse_given_by=warehouse_given_by,
         data_dir_given_by=data_given_by,
+        voice=voice,
     )
 
 
@@ -394,8 +402,8 @@ def _first(*given: tuple[str, object]) -> tuple[str, object]:
 
 
 def named(given_by: str, value: object) -> str:
-    """A value as a message names it, with what set it: `--db data`, `CHIPCOST_DB='data'`,
-    or the value alone when it is a default."""
+    """A value as a message names it, with what set it: `--db data`, `CHIPCOST_DB='data'`
+    (a variable, or the API's `db='data'`), or the value alone when it is a default."""
     if given_by.startswith("--"):
         return f"{given_by} {value}"
     return f"{given_by}={str(value)!r}" if given_by else str(value)
@@ -421,7 +429,8 @@ def check_data_dir(settings: Settings) -> None:
     elif given_by:
         todo = "set it to a directory (chipcost creates a missing one), or unset it to use ./data"
     else:
-        todo = f"move {path} away, or choose another directory with --data-dir or {DATA_DIR_ENV}"
+        option = settings.voice.option("data_dir")
+        todo = f"move {path} away, or choose another directory with {option} or {DATA_DIR_ENV}"
     raise ChipcostError(f"{what}: {todo}")
 
 

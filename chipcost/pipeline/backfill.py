@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 from chipcost import archive
 from chipcost.core.catalog import aws_location_regions
 from chipcost.core.errors import ChipcostError, Stopped, UsageError
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.runs import FAILED, OK, RunResult
 from chipcost.core.settings import Settings
 from chipcost.extract.aws import bulk as aws_bulk
@@ -74,12 +75,14 @@ def parse_since(text: str, today: date | None = None) -> date:
         since = date.fromisoformat(text)
     except ValueError as exc:
         raise UsageError(
-            f"--since {text!r} is not a day: write one that exists as YYYY-MM-DD, e.g. 2023-01-01"
+            f"{COMMAND_LINE.said('since', repr(text))} is not a day: write one that exists as "
+            "YYYY-MM-DD, e.g. 2023-01-01"
         ) from exc
     today = today or datetime.now(UTC).date()
     if since > today:
         raise UsageError(
-            f"--since {since} is in the future (today is {today}, UTC): give the first past day "
+            f"{COMMAND_LINE.said('since', since)} is in the future (today is {today}, UTC): "
+            "give the first past day "
             "to load, e.g. 2023-01-01"
         )
     return since
@@ -238,8 +241,8 @@ def _check_listed(regions: tuple[str, ...] | None, plans: list[Plan], since: dat
             shown = ", ".join(listed) if len(listed) <= 6 else f"{', '.join(listed[:5])}, …"
             count = f"{len(listed)} region{'s' if len(listed) > 1 else ''}"
             raise UsageError(
-                f"--region {region}: none of the {versions} since {since:%Y-%m-%d} has a file "
-                f"for it{hint}; they list {count}: {shown}"
+                f"{COMMAND_LINE.said('region', region)}: none of the {versions} since "
+                f"{since:%Y-%m-%d} has a file for it{hint}; they list {count}: {shown}"
             )
 
 
@@ -320,7 +323,8 @@ def _already(settings: Settings, version: Version, regions: tuple[str, ...] | No
     _check_known(lacking, held)
     return (
         f"{done} with {', '.join(held)} only: a version is loaded once, so "
-        f"{', '.join(lacking)} is not added; backfill into a new --db for it"
+        f"{', '.join(lacking)} is not added; backfill into a new {COMMAND_LINE.name('db')} "
+        "for it"
     )
 
 
@@ -333,8 +337,8 @@ def _check_known(regions: list[str], held: list[str]) -> None:
             close = difflib.get_close_matches(region, sorted(known), n=3, cutoff=0.6)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
             raise UsageError(
-                f"--region {region}: no AWS region has this code{hint}; every version since "
-                f"--since is loaded, with {', '.join(held)}"
+                f"{COMMAND_LINE.said('region', region)}: no AWS region has this code{hint}; every "
+                f"version since {COMMAND_LINE.name('since')} is loaded, with {', '.join(held)}"
             )
 
 

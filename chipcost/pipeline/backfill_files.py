@@ -13,6 +13,7 @@ from typing import Any
 from chipcost.archive import MANIFEST, ArchiveWriter, read_manifest, read_payloads, run_stamp
 from chipcost.core.errors import ChipcostError, SourceError
 from chipcost.core.payload import Payload
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import Settings
 from chipcost.extract.aws import bulk as aws_bulk
 from chipcost.extract.aws._bulk_fetch import (
@@ -96,7 +97,8 @@ def plan_version(ctx: FetchContext, files: PublicFiles, version: Version) -> Pla
         return Plan(
             note=f"AWS publishes no region index for version {version.version} "
             f"({files.url(version.region_index_path)}): older versions exist only as one "
-            "global file of several GB, which chipcost does not read; start --since later"
+            "global file of several GB, which chipcost does not read; start "
+            f"{COMMAND_LINE.name('since')} later"
         )
     data, index = found
     regions = region_files(index, files)

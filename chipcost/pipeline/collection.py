@@ -11,8 +11,10 @@ from datetime import datetime
 from pathlib import Path
 
 from chipcost import archive
+from chipcost.core.commands import PENDING, REPLAY_DIR
 from chipcost.core.errors import ChipcostError, Stopped, UsageError, WarehouseBusy
 from chipcost.core.network import Network
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.runs import ALREADY_LOADED, FAILED, SKIPPED, LoadSummary, RunResult, SourceResult
 from chipcost.core.settings import Settings
 from chipcost.core.stopping import on_signals
@@ -87,8 +89,8 @@ def collect(
     check_source_settings(settings, chosen)
     if replay and pending:
         raise UsageError(
-            "--pending loads the runs a live collection archived but did not load; "
-            "it does not go with --replay"
+            f"{COMMAND_LINE.name('pending')} loads the runs a live collection archived but did "
+            f"not load; it does not go with {COMMAND_LINE.name('replay')}"
         )
     run_dirs = list(archive.run_directories(replay)) if replay else []
     prepare_data_dir(settings)
@@ -202,7 +204,7 @@ def _live(
             raise
         raise WarehouseBusy(
             f"{exc}. The fetched payloads are archived in {settings.archive_dir}: the next "
-            "`chipcost collect` loads them first, or run `chipcost collect --pending`"
+            f"`chipcost collect` loads them first, or run `{PENDING}`"
         ) from exc
     return outcomes
 
@@ -287,7 +289,7 @@ def _all_failed_message(ran: list[SourceResult], network: Network) -> str:
         return (
             f"the network is unreachable ({network.said()}), so every source failed or was "
             "skipped: check the connection, DNS or proxy and run again, or replay an archive "
-            "with `chipcost collect --replay DIR`"
+            f"with `{REPLAY_DIR}`"
         )
     if len(ran) <= DETAILED_FAILURES:
         details = dict.fromkeys(f"{s.source}: {s.status}: {s.message}" for s in ran)

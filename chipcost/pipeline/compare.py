@@ -159,7 +159,7 @@ def _compared(
         raise ChipcostError(
             f"{chip_a} and {chip_b} share no pricing model under these filters ({chip_a}: "
             f"{', '.join(have[chip_a]) or 'none'}; {chip_b}: {', '.join(have[chip_b]) or 'none'})"
-            "; widen --provider/--region/--pricing-model"
+            f"; widen {both.voice.either('provider', 'region', 'pricing_model')}"
         )
     notes = [*free.values(), *speed_notes(both, rows)]
     notes += fit_notes(parameters, both, rows)

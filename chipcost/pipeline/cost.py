@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from chipcost.core.commands import figure_added, model_size
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, speed_label
+from chipcost.core.questions import COST, Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.cost import Baseline, CostQuestion, Found, fit_rule, with_costs
@@ -31,6 +33,9 @@ from chipcost.warehouse.prices import spot_buckets
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
 
+# `chipcost cost`'s voice: the asker a ranking has unless another is given (the API's).
+COST_COMMAND = Voice(COST)
+
 
 @dataclass(frozen=True)
 class Ask:
@@ -51,6 +56,7 @@ class Ask:
     mine: YourPrices = field(default_factory=YourPrices)  # your discounts and currency
     # Spot offers only where AWS's interruption bucket tops out at this percent or less.
     max_interruption: float | None = None
+    voice: Voice = COST_COMMAND  # names the fields in messages as the asker did
 
 
 # The rows' changes against the baseline (cost / the baseline's - 1), and their names in the
@@ -110,9 +116,15 @@ def _why_underived(chip: str, workload: str) -> str:
 def _no_throughput(chip: str, ask: Ask) -> str:
     return (
         f"no throughput for {chip} on {ask.model} {ask.workload}: no reference, no measurement, "
-        f"{_why_underived(chip, ask.workload)}. Record "
-        f"yours with `chipcost throughput add --chip {chip} --model {ask.model} --workload "
-        f"{ask.workload} --tokens-per-second N --per chip`"
+        f"{_why_underived(chip, ask.workload)}. Record yours with `"
+        + figure_added(
+            chip=chip,
+            model=ask.model,
+            workload=ask.workload,
+            tokens_per_second="N",
+            figure_per="chip",
+        )
+        + "`"
     )
 
 
@@ -148,8 +160,8 @@ def _coverage_notes(
     )
     if parameters is None:
         why = (
-            f"none derived: {ask.model} has no parameter count; give it with `chipcost "
-            f"throughput model {ask.model} --parameters N`"
+            f"none derived: {ask.model} has no parameter count; give it with "
+            f"`{model_size(ask.model)}`"
         )
     if unranked:
         notes.append(
@@ -188,10 +200,11 @@ def _baseline(
             f"measured or derived, reaches {_reach(ask.speed)}"
         )
         if ask.baseline_given:
-            raise ChipcostError(message + ": ask a lower speed (--speed)")
+            raise ChipcostError(f"{message}: ask a lower speed ({ask.voice.option('speed')})")
     if ask.baseline_given or question.migration_cost is not None:
         raise ChipcostError(message + ": widen the filters, or compare with another chip")
-    return {}, [message + ": no cost change shown (pick one with --baseline)"]
+    pick = ask.voice.option("baseline") if ask.voice.takes("baseline") else "another chip"
+    return {}, [f"{message}: no cost change shown (pick one with {pick})"]
 
 
 def _reach(speed: str) -> str:
@@ -206,7 +219,8 @@ def unreached(ask: Ask, rows: list[CostRow], chips: list[str]) -> None:
     if missing:
         raise NoMatch(
             f"speed {ask.speed}: no figure of {', '.join(missing)} for {ask.model}, measured "
-            f"or derived, reaches {_reach(ask.speed)}: ask a lower speed (--speed)"
+            f"or derived, reaches {_reach(ask.speed)}: ask a lower speed "
+            f"({ask.voice.option('speed')})"
         )
 
 
@@ -224,10 +238,12 @@ def fit_notes(parameters: float | None, ask: Ask, rows: list[CostRow]) -> list[s
         f"({parameters / 1e9:,.1f}B parameters, {sizes}): {fit_rule(ask.workload)}"
     )
     if cannot and ask.workload == "training":
+        drops = ""
+        if ask.voice.takes("max_instances"):
+            drops = f"; {ask.voice.said('max_instances', 'N')} drops what needs more than N"
         note += (
             f"; training spreads over instances, so rows are ranked by cost per token alone, "
-            f"the instances needed shown ({', '.join(cannot)} need more than one; "
-            "--max-instances N drops what needs more than N)"
+            f"the instances needed shown ({', '.join(cannot)} need more than one{drops})"
         )
     elif cannot:
         note += f"; ranked after those that do: {', '.join(cannot)} (need a larger instance)"
@@ -338,7 +354,8 @@ def _nothing_chosen(ask: Ask, offers: bool, both: list[str]) -> None:
         )
     raise NoMatch(
         f"no current offer matches for {ask.model} {ask.workload}. Chips with a price and "
-        f"a throughput: {', '.join(both) or 'none'}; widen --region/--pricing-model/--provider"
+        f"a throughput: {', '.join(both) or 'none'}; widen "
+        + ask.voice.either("region", "pricing_model", "provider")
     )
 
 
@@ -370,7 +387,9 @@ def _within_interruption(
     ]
 
 
-def interruption_percent(value: object, option: str = "--max-interruption") -> float | None:
+def interruption_percent(
+    value: object, option: str = COST.field("max_interruption").option
+) -> float | None:
     """'10%', '10' or 10 -> 10.0: a frequency of interruption, in percent (0 to 100)."""
     if value is None:
         return None
@@ -442,10 +461,13 @@ def speed_notes(ask: Ask, rows: list[CostRow]) -> list[str]:
     """Which point the figures are for, and the chips whose figure is not at it."""
     if ask.workload != "inference":
         return []
-    default = " (the default; --speed max, interactive or N to change)"
+    voice = ask.voice
+    default = f" (the default; {voice.said('speed', 'max')}, interactive or N to change)"
     note = f"throughput {speed_label(ask.speed)}"
     note += default if ask.speed == DEFAULT_SPEED else ""
-    ttft = f"{ask.ttft:g} ms (--ttft)" if ask.ttft is not None else DEFAULT_TTFT_NOTE
+    ttft = DEFAULT_TTFT_NOTE
+    if ask.ttft is not None:
+        ttft = f"{ask.ttft:g} ms ({voice.option('ttft')})"
     note += (
         f", first token within {ttft}: each chip's figure is the best point of its curves that "
         "meets both, interpolated between two measured points of one curve, never a single "
@@ -477,7 +499,7 @@ def speed_notes(ask: Ask, rows: list[CostRow]) -> list[str]:
         notes.append(
             f"no figure at that speed, ranked after those with one (their best figure is "
             f"used and may overstate or understate): {listed}. Record one at your speed with "
-            "`chipcost throughput add ... --per-user N`"
+            f"`{figure_added('...', per_user='N')}`"
         )
     return notes
 
@@ -615,8 +637,8 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> str:
     raise UsageError(
         f"no throughput for model {shown(model)}{did_you_mean(model, known)}: it has no reference "
         "figure, no measurement and no parameter count to derive one from. Record a measurement "
-        f"with `chipcost throughput add --model {cut(model)} ...`, or its size with `chipcost "
-        f"throughput model {cut(model)} --parameters {size}`"
+        f"with `{figure_added(model=cut(model))} ...`, or its size with "
+        f"`{model_size(cut(model), size)}`"
         f"{'' if size != 'N' else ' (N: its parameter count)'}. "
         f"Known models: {', '.join(known) or 'none'}"
     )
@@ -629,43 +651,38 @@ def cost_question(
     migration_cost: object = None,
     daily_tokens: object = None,
     *,
-    api: bool = False,
+    voice: Voice = COST_COMMAND,
 ) -> CostQuestion:
-    """What was asked beyond the ranking, checked; messages name the command's options
-    (--daily-tokens), or the Python API's parameters (daily_tokens) when `api`."""
-    from chipcost.core.names import python_name
+    """What was asked beyond the ranking, checked; messages name the fields as the asker did
+    (`voice`: --daily-tokens on the command line, daily_tokens= from Python)."""
     from chipcost.transform.cost import DEFAULT_OVERHEAD
     from chipcost.transform.tokens import parse_quantity
 
-    def quantity(value: object, option: str, *examples: str) -> float | None:
-        what = python_name(option) if api else option
+    def quantity(value: object, field: str, *examples: str) -> float | None:
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             value = str(value)  # refused as text (the Python API's tokens=[3e11])
-        return parse_quantity(value, what, *examples)
+        return parse_quantity(value, voice.name(field), *examples)
 
     if daily_tokens is not None and migration_cost is None:
         raise UsageError(
-            "daily_tokens is for the break-even: give migration_cost too"
-            if api
-            else "--daily-tokens is used for break-even: give --migration-cost too"
+            f"{voice.option('daily_tokens')} is for the break-even: give "
+            f"{voice.option('migration_cost')} too"
         )
     fraction = DEFAULT_OVERHEAD[workload]
     if isinstance(overhead, int | float) and not isinstance(overhead, bool) and 0 <= overhead <= 10:
         fraction = float(overhead)
     elif overhead is not None:
-        raise UsageError(
-            f"overhead={overhead!r}: give a fraction, e.g. 0.15 for 15%"
-            if api
-            else f"--overhead is a fraction, e.g. 0.15 for 15% (got {overhead:g})"
-        )
-    dollars = "250000, '250K' or 2.5e5 (USD)" if api else "250000, 250K or 2.5e5 (USD)"
+        number = isinstance(overhead, int | float) and not isinstance(overhead, bool)
+        given = f"{overhead:g}" if number else repr(overhead)
+        raise UsageError(f"{voice.said('overhead', given)}: give a fraction, e.g. 0.15 for 15%")
+    dollars = "250000, '250K' or 2.5e5 (USD)" if voice.api else "250000, 250K or 2.5e5 (USD)"
     return CostQuestion(
-        tokens=quantity(tokens, "--tokens"),
+        tokens=quantity(tokens, "tokens"),
         overhead=fraction,
-        migration_cost=quantity(migration_cost, "--migration-cost", dollars),
-        daily_tokens=quantity(daily_tokens, "--daily-tokens"),
+        migration_cost=quantity(migration_cost, "migration_cost", dollars),
+        daily_tokens=quantity(daily_tokens, "daily_tokens"),
     )
 
 
@@ -689,6 +706,7 @@ def ask_of(
     max_instances: int | None = None,
     mine: YourPrices | None = None,
     max_interruption: float | None = None,
+    voice: Voice = COST_COMMAND,
 ) -> Ask:
     """The ranking asked for, its names resolved against the warehouse (the command and the
     Python API ask alike)."""
@@ -710,6 +728,7 @@ def ask_of(
         max_instances=_max_instances(max_instances),
         mine=mine or YourPrices(),
         max_interruption=max_interruption,
+        voice=voice,
     )
 
 

@@ -65,7 +65,7 @@ def question(asked: Mapping[str, Any], voice: Voice) -> CostQuestion:
         asked["overhead"],
         asked["migration_cost"],
         daily if voice.api else (daily or None),  # a blank --daily-tokens is none
-        api=voice.api,
+        voice=voice,
     )
 
 
@@ -98,6 +98,7 @@ def ranking(
         speed=asked["speed"],
         ttft=asked.get("ttft"),
         max_instances=asked.get("max_instances"),
-        mine=for_read(con, asked["currency"], asked["list_prices"], api=voice.api),
+        mine=for_read(con, asked["currency"], asked["list_prices"], voice=voice),
         max_interruption=asked["max_interruption"],
+        voice=voice,
     )

@@ -15,6 +15,7 @@ import httpx
 
 from chipcost.core.clean import masked, printable
 from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.questions import COMMAND_LINE
 
 # How long the endpoint may take to say what it serves; a server under load still lists its
 # models in well under a second.
@@ -45,7 +46,8 @@ def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
     url = text.strip().rstrip("/")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"--endpoint {masked(text)!r}: give the server's URL, http://HOST:PORT")
+        said = COMMAND_LINE.said("endpoint", repr(masked(text)))
+        raise UsageError(f"{said}: give the server's URL, http://HOST:PORT")
     host = parts.netloc.rpartition("@")[2]
     clean = urlunsplit((parts.scheme, host, parts.path, "", "")).removesuffix("/v1")
     basic = None
@@ -54,7 +56,8 @@ def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
         basic = "Basic " + base64.b64encode(pair.encode()).decode()
     if basic and api_key:
         raise UsageError(
-            f"--endpoint {clean}: give the credentials once, in the URL or as --api-key"
+            f"{COMMAND_LINE.said('endpoint', clean)}: give the credentials once, in the URL or "
+            f"as {COMMAND_LINE.name('api_key')}"
         )
     return Endpoint(clean, basic or (f"Bearer {api_key}" if api_key else None))
 
@@ -98,7 +101,7 @@ def _redirected(endpoint: Endpoint, location: str) -> ChipcostError:
     return ChipcostError(
         f"endpoint {endpoint.url} redirects to {where} ({printable(masked(location))[:120]}): "
         "chipcost measures only the server named, not where it sends requests; nothing "
-        "recorded. Give --endpoint the server's own URL"
+        f"recorded. Give {COMMAND_LINE.name('endpoint')} the server's own URL"
     )
 
 
@@ -129,7 +132,7 @@ def model_list(body: bytes, status: int, shown: str) -> list[str]:
     if len(names) > MAX_MODELS:
         raise ChipcostError(
             f"endpoint {shown} lists {len(names):,} models, more than {MAX_MODELS:,}: name "
-            "the one to measure with --served-model"
+            f"the one to measure with {COMMAND_LINE.name('served_model')}"
         )
     bad = [n for n in names if not _model_name(n)]
     if bad:

@@ -13,6 +13,7 @@ from chipcost.core.errors import ChipcostError
 from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.names import resolve_chip_names
 from chipcost.core.outputs import written_whole
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.focus import focus_frame, focus_text_times
 from chipcost.warehouse.export import history_rows
@@ -49,7 +50,7 @@ def export_focus(
             "no price in the history to export"
             + (f" that still held on or after {since}" if since else "")
             + (f": {left.said()}" if left.count else "")
-            + ": run `chipcost collect` first, or widen --since/--chip"
+            + f": run `chipcost collect` first, or widen {COMMAND_LINE.either('since', 'chip')}"
         )
     mine = mine or YourPrices()
     if mine.discounts is not None:  # per offer; a span's currency would need a rate per day

@@ -24,8 +24,10 @@ import duckdb
 
 from chipcost.archive import ArchiveWriter, location, run_stamp
 from chipcost.core.catalog import canonical_chips
+from chipcost.core.commands import model_size
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import Figure
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import Settings
 from chipcost.pipeline.endpoint import Endpoint, served_models
 from chipcost.pipeline.load_generator import TOOL, Client, Run, run_aiperf, tool_command
@@ -101,9 +103,8 @@ def roof_of(con: duckdb.DuckDBPyConnection, setup: Setup) -> Roof:
     )
     if not models:
         raise UsageError(
-            f"--model {setup.model}: chipcost knows no size of it, so no roofline to check the "
-            f"measurement against: `chipcost throughput model {setup.model} --parameters 70B` "
-            "first"
+            f"{COMMAND_LINE.said('model', setup.model)}: chipcost knows no size of it, so no "
+            f"roofline to check the measurement against: `{model_size(setup.model, '70B')}` first"
         )
     specs = dict_rows(
         con,
@@ -120,8 +121,8 @@ def roof_of(con: duckdb.DuckDBPyConnection, setup: Setup) -> Roof:
     }.get(setup.precision, spec.get("bf16")) or spec.get("bf16")
     if not peak or not spec.get("bandwidth"):
         raise UsageError(
-            f"--chip {setup.chip}: chipcost/data/chips.csv gives no dense peak or memory "
-            "bandwidth for it, so no roofline to check a measurement against"
+            f"{COMMAND_LINE.said('chip', setup.chip)}: chipcost/data/chips.csv gives no dense "
+            "peak or memory bandwidth for it, so no roofline to check a measurement against"
         )
     return physical_roof(
         total_parameters=number(models[0]["parameters"]),
@@ -142,12 +143,13 @@ def check_endpoint(setup: Setup) -> str:
     if setup.served_model is None:
         if not listed or len(listed) != 1:
             names = f"it serves {_some(listed)}" if listed else "it lists none"
-            raise UsageError(f"--served-model: name the model to ask {shown} for ({names})")
+            said = COMMAND_LINE.name("served_model")
+            raise UsageError(f"{said}: name the model to ask {shown} for ({names})")
         return listed[0]
     if listed is not None and setup.served_model not in listed:
         raise UsageError(
-            f"--served-model {setup.served_model!r}: {shown} does not serve it (it serves "
-            f"{_some(listed) or 'nothing'}); nothing recorded"
+            f"{COMMAND_LINE.said('served_model', repr(setup.served_model))}: {shown} does not "
+            f"serve it (it serves {_some(listed) or 'nothing'}); nothing recorded"
         )
     return setup.served_model
 
@@ -167,7 +169,8 @@ def run_sweep(setup: Setup, served: str, roof: Roof) -> list[tuple[MeasuredPoint
             left = deadline - time.monotonic()
             if left <= 1:
                 raise ChipcostError(
-                    f"--max-seconds {setup.seconds:g} ran out before concurrency {concurrency}: "
+                    f"{COMMAND_LINE.said('max_seconds', f'{setup.seconds:g}')} ran out before "
+                    f"concurrency {concurrency}: "
                     "nothing recorded; give more time or fewer concurrencies"
                 )
             run = run_aiperf(
@@ -193,9 +196,9 @@ def _checked(setup: Setup, run: Run, served: str, concurrency: int, roof: Roof) 
     shown = setup.endpoint.url
     if run.tokenizer_error:
         raise ChipcostError(
-            f"--tokenizer {setup.tokenizer}: AIPerf could not load it ({run.tokenizer_error}); "
-            "nothing recorded. Give the served model's tokenizer: a folder holding "
-            "tokenizer.json, or a hub name"
+            f"{COMMAND_LINE.said('tokenizer', setup.tokenizer)}: AIPerf could not load it "
+            f"({run.tokenizer_error}); nothing recorded. Give the served model's tokenizer: a "
+            "folder holding tokenizer.json, or a hub name"
         )
     if run.summary is None:
         reason = failure_of(run.records, run.last_line)
@@ -210,15 +213,17 @@ def _checked(setup: Setup, run: Run, served: str, concurrency: int, roof: Roof) 
     )
     if point.requests < asked:
         raise ChipcostError(
-            f"concurrency {concurrency} was cut short by --max-seconds {setup.seconds:g}: "
+            f"concurrency {concurrency} was cut short by "
+            f"{COMMAND_LINE.said('max_seconds', f'{setup.seconds:g}')}: "
             f"{point.requests} of its {asked} requests answered, so it is no measurement of "
             "the point; nothing recorded. Give more time, fewer requests or fewer concurrencies"
         )
     beyond = above_roof(point, setup.chips, roof, setup.chip, setup.precision)
     if beyond and not setup.allow_above_roofline:
         raise ChipcostError(
-            f"nothing recorded: {beyond}. Check --chip, --chips and --precision; if the "
-            "server decodes speculatively, pass --allow-above-roofline"
+            f"nothing recorded: {beyond}. Check {COMMAND_LINE.name('chip')}, "
+            f"{COMMAND_LINE.name('chips')} and {COMMAND_LINE.name('precision')}; if the server "
+            f"decodes speculatively, pass {COMMAND_LINE.name('allow_above_roofline')}"
         )
     return point
 

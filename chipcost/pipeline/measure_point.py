@@ -17,6 +17,7 @@ import duckdb
 
 from chipcost.core.errors import UsageError
 from chipcost.core.figures import speed_label
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.pipeline.load_generator import Client
 from chipcost.transform.rows import FigureRow, figure_rows
 from chipcost.warehouse.cost_per_token import at_speed, figures
@@ -31,6 +32,8 @@ from chipcost.warehouse.db import dict_rows
 INFERENCEX = "InferenceX"
 INFERENCEX_CLIENT = Client(range_ratio=0.8)
 INFERENCEX_PROMPTS_PER_USER = 10
+# `measure` is asked on the command line only: the shape it may give instead of --match.
+_SHAPE = f"{COMMAND_LINE.name('input_tokens')} and {COMMAND_LINE.name('output_tokens')}"
 
 
 @dataclass(frozen=True)
@@ -60,9 +63,9 @@ def matched_point(
     chosen = [r for r in rows if r["chip"] == chip and r["chosen"]]
     if not chosen:
         raise UsageError(
-            f"--match {chip}: chipcost has no {model} inference figure of {chip} "
-            f"{speed_label(speed)}, so there is no point to match: give --input-tokens and "
-            "--output-tokens without --match"
+            f"{COMMAND_LINE.said('match', chip)}: chipcost has no {model} inference figure of "
+            f"{chip} {speed_label(speed)}, so there is no point to match: give {_SHAPE} without "
+            + COMMAND_LINE.name("match")
         )
     row = chosen[0]
     name = f"{chip}'s {row['throughput_id']} ({row['kind']}, {row['scenario'] or row['source']})"
@@ -71,8 +74,8 @@ def matched_point(
         shape = (isl, osl)
         if given and given != shape:
             raise UsageError(
-                f"--match {chip}: {name} was measured at {shape[0]}/{shape[1]} input/output "
-                "tokens; leave out --input-tokens and --output-tokens, or --match"
+                f"{COMMAND_LINE.said('match', chip)}: {name} was measured at {shape[0]}/{shape[1]} "
+                f"input/output tokens; leave out {_SHAPE}, or {COMMAND_LINE.name('match')}"
             )
         return _of_curve(con, str(row["throughput_id"]), name, *shape)
     if given:
@@ -99,8 +102,8 @@ def _nearest_curve(
     shaped = figure_rows(found)
     if not shaped:
         raise UsageError(
-            f"--match {chip}: {name} states no input and output tokens, and no public {chip} "
-            f"curve of {model} has a fixed shape: give --input-tokens and --output-tokens"
+            f"{COMMAND_LINE.said('match', chip)}: {name} states no input and output tokens, and no "
+            f"public {chip} curve of {model} has a fixed shape: give {_SHAPE}"
         )
     newest_first = sorted(shaped, key=lambda r: str(r["source_date"] or ""), reverse=True)
     best = min(newest_first, key=lambda r: _distance(r, speed))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from chipcost.core.catalog import unpublished_prices
+from chipcost.core.commands import suggested
 from chipcost.core.errors import UsageError
 from chipcost.core.names import (
     check_known,
@@ -402,7 +403,10 @@ def why_empty(
             "no current price matches all of these filters; some match without "
             f"{', or without '.join(found)}"
         )
-    return "no current price matches all of these filters; widen them (chipcost prices --help)"
+    return (
+        "no current price matches all of these filters; widen them "
+        f"({suggested('prices', help=True)})"
+    )
 
 
 def unpublished_words(chips: Sequence[str]) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 from chipcost import archive
 from chipcost.core.errors import ChipcostError, SourceSkipped, UsageError
 from chipcost.core.payload import sha256
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.record import PriceRecord
 from chipcost.core.runs import OK, RunResult, SourceResult
 from chipcost.core.settings import Settings
@@ -53,11 +54,12 @@ def check_since(since: date, today: date) -> None:
     first = today - timedelta(days=KEPT_DAYS - 1)
     if since < first:
         raise UsageError(
-            f"--since {since}: AWS keeps {KEPT_DAYS} days of spot price history; give "
-            f"{first} or later"
+            f"{COMMAND_LINE.said('since', since)}: AWS keeps {KEPT_DAYS} days of spot price "
+            f"history; give {first} or later"
         )
     if since > today:
-        raise UsageError(f"--since {since} is after today ({today}): give a past day")
+        said = COMMAND_LINE.said("since", since)
+        raise UsageError(f"{said} is after today ({today}): give a past day")
 
 
 def spot_backfill(
@@ -110,8 +112,8 @@ def _ec2_clients() -> Callable[[str], Any]:
         spot.ec2_client(spot.HOME_REGION)
     except SourceSkipped:
         raise ChipcostError(
-            "backfill --spot calls DescribeSpotPriceHistory, which needs AWS credentials: set "
-            "AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (allowing "
+            f"backfill {COMMAND_LINE.name('spot')} calls DescribeSpotPriceHistory, which needs "
+            "AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (allowing "
             f"{spot.PERMISSION})"
         ) from None
     return spot.ec2_client
@@ -128,7 +130,8 @@ def _check_order(con: Any, since: date) -> None:
         raise ChipcostError(
             f"this warehouse already holds {SOURCE} prices from daily runs (first "
             f"{first:%Y-%m-%d}): history only moves forward, so older spot prices would add "
-            "nothing. Backfill spot into a new warehouse (--db) before its first collection"
+            "nothing. Backfill spot into a new warehouse "
+            f"({COMMAND_LINE.name('db')}) before its first collection"
         )
 
 

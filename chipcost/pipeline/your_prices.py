@@ -17,8 +17,10 @@ from datetime import date, datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
+from chipcost.core.commands import RATES
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.names import cut, did_you_mean, resolve_chip_name
+from chipcost.core.questions import COMMAND_LINE, Voice
 from chipcost.core.vocabulary import PRICING_MODELS
 from chipcost.warehouse.fx import LIST_PRICE, MAX_RATE_AGE_DAYS, MONEY, RATE_COLUMNS
 
@@ -47,6 +49,7 @@ class Rates:
     days: tuple[date, ...]
     rates: tuple[float, ...]
     corrected: frozenset[date] = frozenset()  # days a later ECB file changed the rate of
+    voice: Voice = COMMAND_LINE  # names --currency as the asker did
 
     def missing(self, day: object) -> ChipcostError:
         """The error for a price of `day`, which no rate was in force on."""
@@ -55,8 +58,8 @@ class Rates:
             f"no ECB reference rate for {self.currency} on {_day(day)} or the "
             f"{MAX_RATE_AGE_DAYS} days before it{near}: load the ECB's whole history once "
             "(CHIPCOST_ECB_RATES_URL=https://www.ecb.europa.eu/stats/eurofxref/"
-            "eurofxref-hist.xml chipcost collect --source ecb-rates) or show US dollars "
-            "(--currency USD)"
+            f"eurofxref-hist.xml {RATES}) or show US dollars "
+            f"({self.voice.said('currency', BASE)})"
         )
 
 
@@ -67,6 +70,7 @@ class YourPrices:
     discounts: Discounts | None = None
     rates: Rates | None = None
     warnings: tuple[str, ...] = ()  # what is wrong with the discounts, a line each
+    voice: Voice = COMMAND_LINE  # names --list-prices as the asker did
 
     @property
     def currency(self) -> str:
@@ -148,7 +152,8 @@ class YourPrices:
             counted = f"; a rule applied to {hit} of {len(rows)} rows" if rows else ""
             said.append(
                 f"after your discounts ({self.discounts.summary()}; {DISCOUNTS_ENV}="
-                f"{PurePath(self.discounts.path).name}{counted}); --list-prices shows list prices"
+                f"{PurePath(self.discounts.path).name}{counted}); "
+                f"{self.voice.said('list_prices', True)} shows list prices"
             )
         if self.rates is not None:
             said.append(self.rate_note(rows))
@@ -164,7 +169,8 @@ class YourPrices:
         fixed = sorted(str(d) for d, _ in used if self.rates and d in self.rates.corrected)
         return (
             f"in {self.currency} at the ECB reference rate of each price's own day: 1 USD = "
-            f"{each} {self.currency} (ECB, {days}); list prices in USD: --currency USD"
+            f"{each} {self.currency} (ECB, {days}); list prices in USD: "
+            + self.voice.said("currency", BASE)
             + (
                 f"; the rate of {', '.join(fixed)} as a later ECB file corrected it"
                 if fixed
@@ -184,7 +190,7 @@ def your_prices(
     list_prices: bool = False,
     providers: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
-    api: bool = False,
+    voice: Voice = COMMAND_LINE,
 ) -> YourPrices:
     """What to do to the prices of a read: the discounts file named by $CHIPCOST_DISCOUNTS
     (unless `list_prices`), and `currency` (else $CHIPCOST_CURRENCY; US dollars by default)."""
@@ -197,9 +203,9 @@ def your_prices(
         discounts = load_discounts(path, providers)
         warnings = unknown_regions(con, discounts)
     asked = currency if currency is not None else (env.get(CURRENCY_ENV) or "").strip()
-    option = ("currency=" if api else "--currency ") if currency is not None else f"{CURRENCY_ENV}="
-    rates = currency_rates(con, asked, option) if asked else None
-    return YourPrices(discounts=discounts, rates=rates, warnings=warnings)
+    given_by = voice if currency is not None else None  # else the variable set it
+    rates = currency_rates(con, asked, given_by) if asked else None
+    return YourPrices(discounts=discounts, rates=rates, warnings=warnings, voice=voice)
 
 
 def for_read(
@@ -207,7 +213,7 @@ def for_read(
     currency: str | None,
     list_prices: bool = False,
     *,
-    api: bool = False,
+    voice: Voice = COMMAND_LINE,
 ) -> YourPrices:
     """your_prices with the providers a discount may name (read only when a file is set)."""
     providers: list[str] = []
@@ -216,7 +222,7 @@ def for_read(
 
         providers = price_providers()
     return your_prices(
-        con, currency=currency, list_prices=list_prices, providers=providers, api=api
+        con, currency=currency, list_prices=list_prices, providers=providers, voice=voice
     )
 
 
@@ -249,29 +255,36 @@ def load_discounts(path: str, providers: Sequence[str]) -> Discounts:
     return read_discounts(text, path, known)
 
 
-def currency_rates(con: duckdb.DuckDBPyConnection, asked: str, option: str) -> Rates | None:
-    """The rates of the currency asked for; None for US dollars (no conversion)."""
+def currency_rates(
+    con: duckdb.DuckDBPyConnection, asked: str, voice: Voice | None = COMMAND_LINE
+) -> Rates | None:
+    """The rates of the currency asked for; None for US dollars (no conversion). `voice`: the
+    asker's, who gave it (None: $CHIPCOST_CURRENCY gave it)."""
     from chipcost.warehouse.fx import currencies, per_usd
 
+    def said(value: str) -> str:
+        return voice.said("currency", value) if voice else f"{CURRENCY_ENV}={value}"
+
     if not isinstance(asked, str):
-        raise UsageError(f"{option}{cut(repr(asked))}: give a currency code, e.g. EUR")
+        raise UsageError(f"{said(cut(repr(asked)))}: give a currency code, e.g. EUR")
     code = asked.strip().upper()
     if code == BASE:
         return None
     known = currencies(con)
     if not known:
         raise ChipcostError(
-            f"{option}{cut(asked)}: the warehouse holds no exchange rates yet; run `chipcost "
+            f"{said(cut(asked))}: the warehouse holds no exchange rates yet; run `chipcost "
             "collect` (its ecb-rates source reads the ECB's reference rates)"
         )
     if code not in known:
         raise UsageError(
-            f"{option}{cut(asked)}: no ECB reference rate for it{did_you_mean(code, known)}; "
+            f"{said(cut(asked))}: no ECB reference rate for it{did_you_mean(code, known)}; "
             f"currencies: {', '.join(known)}"
         )
     table = per_usd(con, code)
     corrected = frozenset(t[0] for t in table if t[3])
-    return Rates(code, tuple(t[0] for t in table), tuple(t[1] for t in table), corrected)
+    days, rates = tuple(t[0] for t in table), tuple(t[1] for t in table)
+    return Rates(code, days, rates, corrected, voice=voice or COMMAND_LINE)
 
 
 def _day(value: object) -> date:

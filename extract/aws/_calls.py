@@ -11,6 +11,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from chipcost.core.catalog import ChipMatch, aws_chip_for
+from chipcost.core.commands import REPLAY_DIR
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.extract._kit import json_of, positive
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 NO_CREDENTIALS = (
     "no AWS credentials: public price files are used instead (aws-bulk, aws-spot-feed); "
     "set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY to use the APIs "
-    "(or run `chipcost collect --replay DIR`)"
+    f"(or run `{REPLAY_DIR}`)"
 )
 # Error codes that mean "these credentials may not make this call".
 CREDENTIAL_ERRORS = frozenset(

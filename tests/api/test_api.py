@@ -142,7 +142,7 @@ def test_errors_are_chipcost_errors(golden):
         (lambda db: chipcost.cost("llama-3-70b", "inference", overhead="15%", db=db),
          r"overhead='15%': give a fraction, e.g. 0.15"),
         (lambda db: chipcost.cost("llama-3-70b", "inference", daily_tokens="1B", db=db),
-         "daily_tokens is for the break-even: give migration_cost too"),
+         "daily_tokens= is for the break-even: give migration_cost= too"),
         (lambda db: chipcost.cost("llama-3-70b", "inference", migration_cost="lots", db=db),
          "migration_cost 'lots' is not a number"),
     ],

@@ -228,7 +228,7 @@ ANSWERLESS = (
         (["--daily-tokens", "1e9"], "give --migration-cost too"),
         (["--migration-cost", "abc"], "write e.g. 250000, 250K or 2.5e5 (USD)"),
         (["--baseline", "Trainium3"], "the baseline Trainium3 has no current price"),
-        (["--overhead", "-0.1"], "--overhead is a fraction"),
+        (["--overhead", "-0.1"], "--overhead -0.1: give a fraction"),
         (["--region", "mars-1"], "no current price is in region 'mars-1'"),
         (["--pricing-model", "ondemand"], "pricing model 'ondemand' (did you mean on_demand"),
         (["--region", "us-east-9"], "(did you mean us-east-1"),

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from chipcost.core.commands import RATES
 from chipcost.core.payload import Payload
 from chipcost.core.runs import OK, RunResult, SourceResult
 from chipcost.core.settings import load_settings
 from chipcost.extract.ecb_rates import RATES_90D_URL
 from chipcost.extract.ecb_rates import SOURCE as ECB
 from chipcost.pipeline.seed import open_warehouse
-from chipcost.warehouse.fx import RATES_COMMAND, unrated
+from chipcost.warehouse.fx import unrated
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.reader import read_connection
 from tests.cli_runner import chipcost as run_cli
@@ -74,7 +75,7 @@ def test_prices_of_a_chip_only_euros_list_says_why_there_is_none(no_rate):
     assert ran.returncode == 1
     assert "no source lists it today" not in ran.stderr
     assert f"no current price in US dollars matches: {BOTH}: {WHY}" in ran.stderr
-    assert f"`{RATES_COMMAND}` fetches the rates" in ran.stderr
+    assert f"`{RATES}` fetches the rates" in ran.stderr
 
 
 def test_prices_of_a_provider_whose_prices_are_all_euros_is_not_unknown(no_rate):
