@@ -21,7 +21,8 @@ from typing import Any, NoReturn
 import click
 
 from chipcost.cli.formats import FORMAT_KINDS
-from chipcost.core.questions import QUESTIONS, Field, Question, fields_of
+from chipcost.core.asks import QUESTIONS
+from chipcost.core.questions import Opt, Question, fields_of
 from chipcost.core.version import __version__
 from chipcost.core.vocabulary import old_spelling
 
@@ -90,7 +91,7 @@ _KINDS: dict[str, dict[str, Any]] = {
 }
 
 
-def _param(field: Field) -> click.Parameter:
+def _param(field: Opt) -> click.Parameter:
     """One field as click's option or argument."""
     required = field.required or field.cli_required
     if field.kind == "argument":
