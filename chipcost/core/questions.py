@@ -1,10 +1,6 @@
-"""A question a read asks, read from a typed signature: each keyword's `Opt` (in `Annotated`
-metadata) completed with its name, default and type, and the voice messages speak in.
-
-The reads' signatures are chipcost.core.asks; the command line makes click options of the
-same fields (chipcost.cli.parser), and messages spell a field as the asker did (`Voice`:
-`--max-price 3` on the command line, `max_price=3` from Python).
-"""
+"""The question a typed signature asks (chipcost.core.asks): each keyword's `Opt` completed
+with its name, default and type; the command line makes click options of them (chipcost.cli.
+parser); messages spell a field as the asker did (`Voice`: `--max-price 3`, `max_price=3`)."""
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from inspect import Parameter, signature
@@ -17,11 +13,9 @@ class Opt(NamedTuple):
     from its signature (its name, default and type)."""
 
     help: str
-    # What it is on the command line (else read from its type, _KIND_OF_TYPE): names (a
-    # repeatable text option: --chip H100 --chip A100, or a comma list), text, float, int
-    # (within low..high), flag (--name), switch (--name/--no-name, None when neither is
-    # given), format or price-format (table|csv|json[|focus]), db (the warehouse), path,
-    # argument (a positional argument).
+    # What it is on the command line, else read from its type: names (repeatable, or a comma
+    # list), text, float, int, flag (--name), switch (--name/--no-name, None when neither is
+    # given), format or price-format (table|csv|json[|focus]), path, argument (positional).
     kind: str = ""
     flags: tuple[str, ...] = ()  # the command line's spellings; () is --name-with-dashes
     low: int | None = None  # an int's bounds
@@ -30,27 +24,24 @@ class Opt(NamedTuple):
     cli_required: bool = False  # required on the command line only (the API defaults to None)
     hidden: bool = False  # taken but not listed in --help
     same_as: str | None = None  # an old spelling: its values join this field's
-    # A filter of the rows (`prices`): the keyword of the warehouse query it becomes, and how
-    # its value is checked (chipcost.pipeline.prices); why_empty tries the rows without a
-    # filter that narrows them (not an order).
+    # A filter of `prices`' rows: the keyword of the warehouse query it becomes, how its
+    # value is checked (chipcost.pipeline.prices), whether it narrows them (not an order).
     query: str | None = None
     check: str | None = None
     narrows: bool = True
     metavar: str | None = None  # the value's name in --help
-    # From the signature: the keyword, its default, whether it has none, its declared type
-    # (what the API checks a value against).
+    # From the signature: the keyword, its default (or none), its type (the API checks it).
     name: str = ""
     default: Any = None
     required: bool = False
     annotation: Any = None
 
     @property
-    def option(self) -> str:
-        """The command line's name of the field: '--max-price'."""
+    def option(self) -> str:  # the command line's name of the field: '--max-price'
         return self.flags[0] if self.flags else "--" + self.name.replace("_", "-")
 
 
-# The kind of a keyword whose Opt does not name one, from its type (chipcost.core.asks).
+# The kind of a keyword whose Opt does not name one, from its type.
 _KIND_OF_TYPE: dict[Any, str] = {
     str | Sequence[str] | None: "names", list[str] | None: "names", str | None: "text",
     str: "text", float | None: "float", float: "float", int | None: "int", int: "int",
@@ -79,16 +70,12 @@ class Question(NamedTuple):
 
     @classmethod
     def of(cls, spec: Callable[..., object], terminal: Callable[..., object] | None = None):
-        """The question a typed signature asks, with the options only the command line has
-        (the keywords of `terminal`)."""
+        """The question `spec` asks, and the options only the command line has (`terminal`'s)."""
         more = fields_of(terminal) if terminal else ()
         return cls(spec.__name__, spec.__doc__ or "", (*fields_of(spec), *more))
 
     def field(self, name: str) -> Opt:
-        for field in self.fields:
-            if field.name == name:
-                return field
-        raise KeyError(f"{self.command} declares no field {name!r}")
+        return next(f for f in self.fields if f.name == name)
 
     def declares(self, name: str) -> bool:
         return any(f.name == name for f in self.fields)
@@ -102,12 +89,8 @@ class Question(NamedTuple):
         return (f for f in self.asked() if f.narrows)
 
     def given(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """Every field's value: as given, else its default; an old spelling's values joined
-        to its field's. A name the question does not declare is a TypeError, as a Python
-        call with an unknown keyword."""
-        unknown = set(values) - {f.name for f in self.fields}
-        if unknown:
-            raise TypeError(f"{self.command}() got unexpected keyword(s) {sorted(unknown)}")
+        """Every field's value: as given (the command line and the API take only declared names),
+        else its default; an old spelling's values joined to its field's."""
         asked = {f.name: f.default for f in self.fields if not f.required} | dict(values)
         for old in (f for f in self.fields if f.same_as is not None):
             value = asked.pop(old.name, None)
@@ -124,14 +107,11 @@ def _joined(new: Any, old: Any) -> Any:
 
 
 def _listed(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list | tuple) else [value]
+    return [] if value is None else list(value) if isinstance(value, list | tuple) else [value]
 
 
 class Voice(NamedTuple):
-    """How messages name a question's fields: as the command line spells them, or as the
-    Python API does."""
+    """How messages name a question's fields: as the command line or the Python API does."""
 
     question: Question
     api: bool = False
