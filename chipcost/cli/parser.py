@@ -16,8 +16,8 @@ from typing import Any, NoReturn
 
 import click
 
-from chipcost.cli.commands import COMMANDS, RENAMED
 from chipcost.cli.formats import FORMAT_KINDS
+from chipcost.cli.registry import COMMANDS, RENAMED
 from chipcost.core.asks import QUESTIONS
 from chipcost.core.questions import Opt, Question, fields_of
 from chipcost.core.version import __version__

@@ -1,26 +1,6 @@
-"""One module per command (or group); COMMANDS names each one's module, RENAMED the options
-renamed to a spelling another command takes.
+"""One module per command (or group); chipcost.cli.registry names each one's module.
 
 A module here must not import Prefect (or anything heavy) at import time: `chipcost --help`
 loads every command module, and `chipcost demo` or `measure` the modules of the commands they
 run, and each must stay quick and Prefect-free.
 """
-
-# Every command by name, and the module here that declares it (as the attribute of its name,
-# dashes as underscores), in the order `chipcost --help` lists them (chipcost.cli.parser).
-COMMANDS = {
-    "collect": "collect", "prices": "prices", "history": "history", "index": "price_index",
-    "sql": "admin", "cost": "cost", "compare": "compare", "report": "report", "site": "site",
-    "export": "export", "backfill": "backfill", "migrate": "admin", "sources": "admin",
-    "remove-run": "admin", "demo": "demo", "throughput": "throughput", "measure": "measure",
-}  # fmt: skip
-# Options renamed whose old spelling is another command's option, so not taken: a refusal
-# names the new one (`prices --chips 8` is `--chip-count 8`; `measure --chips` is the chips
-# serving the endpoint, `collect --source` a source id, `prices --per` hour, month or year).
-RENAMED = {
-    ("prices", "--chips"): "--chip-count",
-    ("throughput add", "--chips"): "--chip-count",
-    ("throughput add", "--per"): "--figure-per",
-    ("throughput add", "--source"): "--citation",
-    ("throughput model", "--source"): "--citation",
-}
