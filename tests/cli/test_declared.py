@@ -10,8 +10,8 @@ import warnings
 import pytest
 
 from chipcost import api
-from chipcost.core.errors import ChipcostError
 from chipcost.core.asks import INDEX, PRICES
+from chipcost.core.errors import ChipcostError
 from chipcost.core.questions import Voice
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
