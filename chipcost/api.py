@@ -2,8 +2,9 @@
 
 Every function opens the warehouse read-only (default: $CHIPCOST_DB, else
 $CHIPCOST_DATA_DIR/chipcost.duckdb, else ./data/chipcost.duckdb), reads, and closes it; none
-starts Prefect or touches the network. Names work as on the command line: chip families
-(H100, A100, Trainium), comma lists or lists, any case. docs/api.md has examples.
+starts Prefect or touches the network. Each read is answered by chipcost.pipeline.answers, as
+the command line's is, and names work as there: chip families (H100, A100, Trainium), comma
+lists or lists, any case. docs/api.md has examples.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def _old_keywords(question: Question, given: Mapping[str, Any]) -> None:
     """An old keyword is taken with a DeprecationWarning naming the new one."""
     for name in given:
         if (new := question.field(name).same_as) is not None:
-            warnings.warn(f"{name}= is the old name of {new}=", DeprecationWarning, stacklevel=4)
+            warnings.warn(f"{name}= is the old name of {new}=", DeprecationWarning, stacklevel=3)
 
 
 # What a value of each kind must be where nothing later says so: an empty list is no filter
