@@ -22,7 +22,7 @@ from rich.text import Text
 from chipcost.cli import fit
 from chipcost.cli import render_prices as shown
 from chipcost.cli.consoles import Screen, print_fitted
-from chipcost.core.questions import PRICES
+from chipcost.core.asks import PRICES
 from chipcost.core.settings import load_settings
 from chipcost.pipeline.prices import PriceAsk, find_price_rows
 from chipcost.pipeline.your_prices import for_read

@@ -2,8 +2,9 @@
 
 Every function opens the warehouse read-only (default: $CHIPCOST_DB, else
 $CHIPCOST_DATA_DIR/chipcost.duckdb, else ./data/chipcost.duckdb), reads, and closes it; none
-starts Prefect or touches the network. Names work as on the command line: chip families
-(H100, A100, Trainium), comma lists or lists, any case. docs/api.md has examples.
+starts Prefect or touches the network. Each read is answered by chipcost.pipeline.answers, as
+the command line's is, and names work as there: chip families (H100, A100, Trainium), comma
+lists or lists, any case. docs/api.md has examples.
 """
 
 from __future__ import annotations
@@ -13,54 +14,45 @@ import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import date
+from inspect import signature
 from itertools import islice
 from pathlib import Path
 from types import UnionType
 from typing import Any, ParamSpec, Union, get_args, get_origin
 
-import duckdb
 import polars as pl
 
-from chipcost.core import questions
+from chipcost.core import asks
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.names import shown
-from chipcost.core.questions import COMPARE, COST, PYTHON, Question, Voice
+from chipcost.core.questions import PYTHON, Question
 from chipcost.core.settings import load_settings
+from chipcost.pipeline import answers
 
 P = ParamSpec("P")
-
-
-@contextmanager
-def _warehouse(db: str | Path | None) -> Iterator[tuple[duckdb.DuckDBPyConnection, int]]:
-    from chipcost.warehouse.reader import limit_hit, read_connection
-
-    settings = load_settings(db=db, voice=PYTHON)
-    con = read_connection(settings)
-    try:
-        yield con, settings.stale_days
-    except (duckdb.InterruptException, duckdb.OutOfMemoryException) as exc:
-        raise limit_hit(exc, settings.read_limits) or exc from None
-    finally:
-        con.close()
 
 
 def _answers(
     spec: Callable[P, object],
 ) -> Callable[[Callable[..., pl.DataFrame]], Callable[P, pl.DataFrame]]:
     """The API function of a declared read: the typed signature of `spec` (chipcost.core.
-    questions: what static checkers and IDEs read), the docstring of the function it wraps,
-    which receives every declared keyword by name (defaults filled in)."""
-    question = Question.of(spec)
+    asks: what static checkers and IDEs read), the docstring of the function it wraps, which
+    receives every declared keyword by name (defaults filled in), each value checked once, in
+    the words of the API, naming its keyword."""
+    question, takes = Question.of(spec), signature(spec)
 
     def answer(run: Callable[..., pl.DataFrame]) -> Callable[P, pl.DataFrame]:
         @functools.wraps(spec)
         def call(*args: P.args, **kwargs: P.kwargs) -> pl.DataFrame:
-            given = _bound(question, args, kwargs)
+            try:
+                given = takes.bind(*args, **kwargs).arguments
+            except TypeError as exc:  # as any Python call's: what the signature refuses
+                raise TypeError(f"{question.command}() {exc}") from None
             for name, value in given.items():
                 given[name] = value = _taken_once(name, value)
                 _check_type(question, name, value)
+            _old_keywords(question, given)
             return run(**question.given(given))
 
         call.__doc__ = run.__doc__
@@ -70,32 +62,11 @@ def _answers(
     return answer
 
 
-def _bound(question: Question, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The keywords of a call, its positional arguments named as the signature takes them;
-    what the signature refuses is a TypeError, as any Python call's."""
-    positional = [f.name for f in question.fields if f.positional]
-    if len(args) > len(positional):
-        raise TypeError(f"{question.command}() takes at most {len(positional)} positional "
-                        f"argument(s) ({len(args)} given)")  # fmt: skip
-    given = dict(zip(positional, args, strict=False))
-    unknown = sorted(set(kwargs) - {f.name for f in question.fields})
-    if unknown:
-        raise TypeError(f"{question.command}() got unexpected keyword argument(s) {unknown}")
-    for name, value in kwargs.items():
-        if name in given:
-            raise TypeError(f"{question.command}() got multiple values for argument {name!r}")
-        given[name] = value
-    missing = [f.name for f in question.fields if f.required and f.name not in given]
-    if missing:
-        raise TypeError(f"{question.command}() missing required argument(s): {missing}")
-    old = [f.name for f in question.fields if f.same_as is not None and f.name in given]
-    for name in old:
-        warnings.warn(
-            f"{name}= is the old name of {question.field(name).same_as}=",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-    return given
+def _old_keywords(question: Question, given: Mapping[str, Any]) -> None:
+    """An old keyword is taken with a DeprecationWarning naming the new one."""
+    for name in given:
+        if (new := question.field(name).same_as) is not None:
+            warnings.warn(f"{name}= is the old name of {new}=", DeprecationWarning, stacklevel=3)
 
 
 # What a value of each kind must be where nothing later says so: an empty list is no filter
@@ -183,7 +154,7 @@ def _check_type(question: Question, name: str, value: Any) -> None:
         raise UsageError(f"{name}={shown(value)}: too large; give a finite number")
 
 
-@_answers(questions.prices)
+@_answers(asks.prices)
 def prices(**asked: Any) -> pl.DataFrame:
     """Current per-chip hourly prices, cheapest first per chip, pricing model and term.
 
@@ -210,17 +181,10 @@ def prices(**asked: Any) -> pl.DataFrame:
     True on the region's cheapest zone (False on its others, null where an offer has no zone),
     so sums and counts over the frame count it once.
     """
-    from chipcost.pipeline.instances import instances_named_as_chips
-    from chipcost.pipeline.prices import PriceAsk, each_offer_once, find_prices
-    from chipcost.pipeline.your_prices import for_read
-
-    with _warehouse(asked["db"]) as (con, stale_days):
-        mine = for_read(con, asked["currency"], asked["list_prices"], voice=PYTHON)
-        ask = instances_named_as_chips(con, PriceAsk.of(asked, api=True))
-        return each_offer_once(con, find_prices(con, ask, stale_days=stale_days, mine=mine).frame)
+    return answers.prices(asked, api=True).found.frame  # type: ignore[union-attr]
 
 
-@_answers(questions.cost)
+@_answers(asks.cost)
 def cost(**asked: Any) -> pl.DataFrame:
     """Cost per million tokens of `model` ('llama-3-70b') for `workload` ('training' or
     'inference') per chip and pricing model, cheapest first, those that can hold the model
@@ -239,18 +203,10 @@ def cost(**asked: Any) -> pl.DataFrame:
     ('10%' or 10) keeps spot offers only where AWS's frequency of interruption bucket tops
     out at that percent or less (`interruption` says the bucket).
     """
-    from chipcost.pipeline import cost_asked
-    from chipcost.pipeline.cost import rank_cost
-
-    voice = Voice(COST, api=True)
-    asked = cost_asked.checked(asked, voice)
-    question = cost_asked.question(asked, voice)
-    with _warehouse(asked["db"]) as (con, stale_days):
-        ask = cost_asked.ranking(con, asked, voice, limit=10**9, stale_days=stale_days)
-        return rank_cost(con, ask, question).frame()
+    return answers.cost(asked, api=True).frame()
 
 
-@_answers(questions.compare)
+@_answers(asks.compare)
 def compare(**asked: Any) -> pl.DataFrame:
     """Is chip_a ('Trainium2') cheaper per token than chip_b ('H100-SXM') for `model` and
     `workload`? One row per pricing model both have an offer on, as `chipcost compare` answers
@@ -264,20 +220,10 @@ def compare(**asked: Any) -> pl.DataFrame:
     precision and range. speed, region, pricing_model, provider, currency and list_prices as
     in cost(). A chip without a price or a figure raises chipcost.core.errors.ChipcostError.
     """
-    from chipcost.pipeline import cost_asked
-    from chipcost.pipeline.compare import compare as compare_chips
-    from chipcost.pipeline.cost import baseline_chip
-
-    voice = Voice(COMPARE, api=True)
-    a = baseline_chip(asked["chip_a"], "chip_a")
-    b = baseline_chip(asked["chip_b"], "chip_b")
-    checked = cost_asked.checked({**asked, "baseline": b, "all_offers": True}, voice)
-    with _warehouse(checked["db"]) as (con, stale_days):
-        ask = cost_asked.ranking(con, checked, voice, limit=10**9, stale_days=stale_days)
-        return compare_chips(con, ask, a, b).frame()
+    return answers.compare(asked, api=True).frame()
 
 
-@_answers(questions.index)
+@_answers(asks.index)
 def index(**asked: Any) -> pl.DataFrame:
     """The daily rental price index per chip (docs/price-index.md): per chip, pricing_model
     ('on_demand' by default, 'spot', 'commitment': any 1-year commitment, its `term` '1yr')
@@ -289,16 +235,10 @@ def index(**asked: Any) -> pl.DataFrame:
     `latest=True` gives each chip's newest day only. currency ('EUR'; default
     $CHIPCOST_CURRENCY) states each day's level at that day's ECB rate and the changes between
     converted levels."""
-    from chipcost.pipeline.price_index import IndexAsk, find_index
-    from chipcost.pipeline.your_prices import for_read
-
-    ask = IndexAsk.of(asked, api=True)
-    with _warehouse(asked["db"]) as (con, stale_days):
-        rates = for_read(con, asked["currency"], list_prices=True, voice=PYTHON).rates
-        return find_index(con, replace(ask, rates=rates, stale_days=stale_days))
+    return answers.index(asked, api=True).frame
 
 
-@_answers(questions.history)
+@_answers(asks.history)
 def history(**asked: Any) -> pl.DataFrame:
     """Each chip's cheapest per-chip price per pricing model per UTC day.
 
@@ -308,16 +248,10 @@ def history(**asked: Any) -> pl.DataFrame:
     currency ('EUR'; default $CHIPCOST_CURRENCY) converts each day's price at that day's ECB
     reference rate (list_price_per_chip_hour_usd, currency, usd_rate, rate_day added).
     """
-    from chipcost.pipeline.history import HistoryAsk, find_history
-    from chipcost.pipeline.your_prices import for_read
-
-    ask = HistoryAsk.of(asked, api=True)
-    with _warehouse(asked["db"]) as (con, stale_days):
-        mine = for_read(con, asked["currency"], list_prices=True, voice=PYTHON)
-        return find_history(con, ask, stale_days=stale_days, mine=mine).frame
+    return answers.history(asked, api=True).found.frame
 
 
-@_answers(questions.sql)
+@_answers(asks.sql)
 def sql(**asked: Any) -> pl.DataFrame:
     """An ad hoc read-only query's rows as a polars frame: one SELECT (or an EXPLAIN of one),
     under `chipcost sql`'s guard and limits. Anything else (INSERT, ATTACH, COPY, SET, ...),
@@ -338,5 +272,5 @@ def sources(db: str | Path | None = None) -> pl.DataFrame:
 
     if db is not None and not isinstance(db, str | os.PathLike):
         raise UsageError(f"db={shown(db)}: give text or a path")
-    with _warehouse(db) as (con, stale_days):
-        return source_table(con, stale_days=stale_days)
+    with answers.reading(db, api=True) as (con, settings):
+        return source_table(con, stale_days=settings.stale_days)

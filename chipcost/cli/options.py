@@ -1,28 +1,17 @@
 """The options many commands share, as the `Annotated` types their keywords take (chipcost.cli.
-parser makes click options of them): the read commands' own (chipcost.core.questions) and a
-few more. Nothing heavy is imported here: every command module imports this to declare itself."""
+parser makes click options of them): the read commands' own (chipcost.core.asks) and a few
+more. Nothing heavy is imported here: every command module imports this to declare itself."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any
 
-from chipcost.cli.formats import OutputFormat
-from chipcost.core.questions import (
-    FORMAT,
-    STALE_DAYS,
-    WIDE,
-    Currency,
-    Db,
-    ListPrices,
-    Opt,
-)
+from chipcost.core.asks import Currency, Db, Format, ListPrices, StaleDays, Wide
+from chipcost.core.questions import Opt
 
 __all__ = ["Currency", "DataDir", "Db", "Format", "ListPrices", "StaleDays", "Wide"]
 
-Format = Annotated[OutputFormat, Opt(FORMAT.help, kind="format")]
-Wide = Annotated[bool, Opt(WIDE.help)]
-StaleDays = Annotated[int | None, Opt(STALE_DAYS.help, low=STALE_DAYS.low, high=STALE_DAYS.high)]
 DataDir = Annotated[Path | None, Opt("Data directory (default: $CHIPCOST_DATA_DIR or ./data).")]
 
 

@@ -1,14 +1,10 @@
-"""The `chipcost` command line on click: a maintained parser whose usage errors name the
-closest option or command, whose `--help` is its own, and whose group loads a command's module
-only when that command is asked for (click's lazy subcommands); prefect already brings it.
-
-A command is a typed function whose keywords are its options (`command(function)`: each
-`Annotated[type, Opt(help, ...)]`, chipcost.core.questions), or a read's question with the
-function of chipcost.cli.reads that answers it on a terminal (`Command(name, QUESTION, run)`).
-Only what click does not do is here: options given before the command (`chipcost --db FILE
-prices`), old spellings taken with a note, a refusal naming an option's new spelling or the
-reads that take it, and each usage error as one line.
-"""
+"""The `chipcost` command line on click, which gives the did-you-mean, usage errors, `--help`,
+types, choices and ranges, and a group importing a command's module only when it is asked for.
+A command is a typed function whose keywords are its options (`command(function)`), or a read's
+question and the function answering it on a terminal (`Command(name, QUESTION, run)`). Here is
+only what click does not do: options before the command (`chipcost --db FILE prices`), old
+spellings taken with a note, a refusal naming an option's new spelling or the reads that take
+it, each usage error in one line."""
 
 from __future__ import annotations
 
@@ -21,36 +17,19 @@ from typing import Any, NoReturn
 import click
 
 from chipcost.cli.formats import FORMAT_KINDS
-from chipcost.core.questions import QUESTIONS, Field, Question, fields_of
+from chipcost.cli.registry import COMMANDS, RENAMED
+from chipcost.core.asks import QUESTIONS
+from chipcost.core.questions import Opt, Question, fields_of
 from chipcost.core.version import __version__
 from chipcost.core.vocabulary import old_spelling
 
-# Every command by name, and the module of chipcost.cli.commands that declares it (as the
-# attribute of its name, dashes as underscores), in the order `chipcost --help` lists them.
-COMMANDS = {
-    "collect": "collect", "prices": "prices", "history": "history", "index": "price_index",
-    "sql": "admin", "cost": "cost", "compare": "compare", "report": "report", "site": "site",
-    "export": "export", "backfill": "backfill", "migrate": "admin", "sources": "admin",
-    "remove-run": "admin", "demo": "demo", "throughput": "throughput", "measure": "measure",
-}  # fmt: skip
-# Options renamed whose old spelling is another command's option, so not taken: a refusal
-# names the new one (`prices --chips 8` is `--chip-count 8`; `measure --chips` is the chips
-# serving the endpoint, `collect --source` a source id, `prices --per` hour, month or year).
-RENAMED = {
-    ("prices", "--chips"): "--chip-count",
-    ("throughput add", "--chips"): "--chip-count",
-    ("throughput add", "--per"): "--figure-per",
-    ("throughput add", "--source"): "--citation",
-    ("throughput model", "--source"): "--citation",
-}
 # Help at the terminal's full width ($COLUMNS when set), -h as --help.
 SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 10_000}
 
 
 class Command(click.Command):
-    """A command of declared fields. Invoked, it returns the function to run (its callback),
-    every field by name (an old spelling's value joined to its new one's, with a note) and the
-    command as typed: chipcost.cli.entry runs it."""
+    """A command of declared fields. Invoked, it returns the function to run, every field by
+    name (an old spelling's joined to its new one's, with a note) and the command as typed."""
 
     def __init__(self, name: str, question: Question, run: Callable[..., object]) -> None:
         self.question = question
@@ -59,12 +38,19 @@ class Command(click.Command):
         summary = question.summary.split("\n", 1)[0]
         super().__init__(name, SETTINGS, run, params, help=question.summary, short_help=summary)
 
+    def old_spellings(self) -> Iterator[tuple[Opt, str, str]]:
+        """Each old spelling taken: its field, as it is said ('--bucket', 'DIRECTORY without
+        --out'), and the new spelling."""
+        for old in self.fields.values():
+            if old.same_as is not None:
+                new = self.fields[old.same_as].option
+                arg = old.kind == "argument"
+                yield old, f"{old.name.upper()} without {new}" if arg else old.option, new
+
     def invoke(self, ctx: click.Context) -> Any:
         given = {k: list(v) or None if isinstance(v, tuple) else v for k, v in ctx.params.items()}
-        for old in self.fields.values():
-            if old.same_as is not None and given.get(old.name) is not None:
-                new = self.fields[old.same_as].option
-                said = f"{old.name.upper()} without {new}" if old.kind == "argument" else old.option
+        for old, said, new in self.old_spellings():
+            if given.get(old.name) is not None:
                 old_spelling(said, new)
         return self.callback, self.question.given(given), ctx.command_path
 
@@ -80,25 +66,20 @@ def _one_switch(ctx: click.Context, param: click.Option, said: tuple[bool, ...])
 # What each kind of field (chipcost.core.questions.Opt) is to click; the value's name in
 # --help is the field's metavar, else its kind's here, else its name in capitals.
 _KINDS: dict[str, dict[str, Any]] = {
-    "names": {"multiple": True, "metavar": "NAME"},
-    "flag": {"is_flag": True},
+    "names": {"multiple": True, "metavar": "NAME"}, "flag": {"is_flag": True},
     "switch": {"multiple": True, "callback": _one_switch},
-    "int": {"type": int, "metavar": "N"},
-    "float": {"type": float, "metavar": "N"},
-    "db": {"metavar": "DB"},
+    "int": {"type": int, "metavar": "N"}, "float": {"type": float, "metavar": "N"},
     "path": {"type": click.Path(path_type=Path), "metavar": "PATH"},
-}
+}  # fmt: skip
 
 
-def _param(field: Field) -> click.Parameter:
+def _param(field: Opt) -> click.Parameter:
     """One field as click's option or argument."""
     required = field.required or field.cli_required
     if field.kind == "argument":
-        help = None if field.hidden else field.help
-        return click.Argument([field.name], required, help=help)
-    flags = field.flags or (field.option,)
-    extra = {"metavar": field.name.upper(), **_KINDS.get(field.kind, {})}
-    extra["metavar"] = field.metavar or extra["metavar"]
+        return click.Argument([field.name], required, help=None if field.hidden else field.help)
+    flags, extra = field.flags or (field.option,), dict(_KINDS.get(field.kind, {}))
+    extra["metavar"] = field.metavar or extra.get("metavar") or field.name.upper()
     if field.default is not None:  # None is click's own "not given": a required one is missing
         extra["default"] = field.default
     if field.kind == "switch":
@@ -118,17 +99,16 @@ def command(function: Callable[..., object], name: str | None = None) -> Command
 
 
 class _Commands(click.Group):
-    """Every command, its module imported when it is asked for; a misspelt one gets the
-    closest."""
+    """Every command, its module imported when asked for; a misspelt one gets the closest."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in COMMANDS:
-            return None
-        module = import_module(f"chipcost.cli.commands.{COMMANDS[name]}")
-        return getattr(module, name.replace("-", "_"))
+        module = COMMANDS.get(name)
+        return module and getattr(
+            import_module(f"chipcost.cli.commands.{module}"), name.replace("-", "_")
+        )
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         try:
@@ -170,8 +150,7 @@ def options_after_command(args: Sequence[str]) -> list[str]:
     X prices` reads as `chipcost prices --db X` (a command's options are its own; any it takes
     may come first). An option before the command takes the next word as its value unless that
     word is a command or an option; `--help` and `--version` there are the top level's own."""
-    args = list(args)
-    at = 0
+    args, at = list(args), 0
     while at < len(args) and args[at].startswith("-") and args[at] != "--":
         if args[at] in ("-h", "--help", "-V", "--version"):
             return args
@@ -187,9 +166,8 @@ def options_after_command(args: Sequence[str]) -> list[str]:
 
 
 def parse(args: Sequence[str]) -> tuple[Callable[..., object], dict[str, Any], str]:
-    """The function to run, its keyword arguments and the command as typed (`chipcost
-    prices`); a usage error, `--help` or `--version` exits here (2 for an error or a command
-    line without its command, as the help says)."""
+    """The function to run, its keywords and the command as typed (`chipcost prices`); a usage
+    error, `--help` or `--version` exits here (2 for an error or no command, as help says)."""
     try:
         chosen = chipcost.main(options_after_command(args), "chipcost", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:
@@ -203,33 +181,27 @@ def parse(args: Sequence[str]) -> tuple[Callable[..., object], dict[str, Any], s
 
 
 def _usage_error(exc: click.UsageError) -> NoReturn:
-    """One line, exit 2: what was wrong, and the help to see."""
+    """One line, exit 2: what was wrong, and the help to see. A misspelt option's closest are
+    among the options --help lists (not --help itself, nor a hidden old spelling)."""
     from chipcost.cli.failures import fail
 
     prog = exc.ctx.command_path if exc.ctx else "chipcost"
     said = exc.format_message()
     if isinstance(exc, click.NoSuchOption):
         name = exc.option_name
-        if exc.ctx is not None:  # the closest of the command's own options, not --help
-            exc = click.NoSuchOption(name, possibilities=_listed(exc.ctx.command), ctx=exc.ctx)
+        if exc.ctx is not None:
+            params = [p for p in exc.ctx.command.params if isinstance(p, click.Option)]
+            listed = [o for p in params if not p.hidden for o in (*p.opts, *p.secondary_opts)]
+            exc = click.NoSuchOption(name, possibilities=listed, ctx=exc.ctx)
             said = exc.format_message()
         if renamed := RENAMED.get((prog.removeprefix("chipcost "), name)):
             said = f"{exc.message} It is {renamed} now."
-        others = [q for q in QUESTIONS if f"chipcost {q}" != prog and _takes(q, name)]
+        # The reads that take it (`--model` is cost's LLM, not prices' pricing model).
+        others = [
+            read
+            for read, question in QUESTIONS.items()
+            if f"chipcost {read}" != prog
+            and name in {o for f in question.fields if f.cli for o in f.flags or (f.option,)}
+        ]
         said += f" {name} is an option of {', '.join(others)}." if others else ""
     fail(f"{prog}: error: {said.rstrip('.')}; see `{prog} --help`", code=2, label=False)
-
-
-def _listed(command: click.Command) -> list[str]:
-    """The options a command's --help lists (old spellings are hidden)."""
-    return [
-        spelled
-        for param in command.params
-        if isinstance(param, click.Option) and not param.hidden
-        for spelled in (*param.opts, *param.secondary_opts)
-    ]
-
-
-def _takes(read: str, option: str) -> bool:
-    """Whether a read takes the option (`--model` is cost's LLM, not a pricing model)."""
-    return any(f.cli and option in (f.option, *f.flags) for f in QUESTIONS[read].fields)

@@ -1,5 +1,6 @@
 """The read commands' work, `prices`, `cost`, `compare` and `sql`, as plain functions of the
-options their questions declare (chipcost.core.questions).
+options their questions declare (chipcost.core.asks): each answered by chipcost.pipeline.
+answers, as the Python API's, and rendered here.
 
 chipcost.cli.parser makes their click options of the same declarations and calls them with
 every option by name.
@@ -11,16 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import settings_for, widened
+from chipcost.core.asks import COMPARE, COST, DEFAULT_TABLE_ROWS, MAX_LIMIT, PRICES, SQL
 from chipcost.core.errors import NoMatch, UsageError
-from chipcost.core.questions import (
-    COMPARE,
-    COST,
-    DEFAULT_TABLE_ROWS,
-    MAX_LIMIT,
-    PRICES,
-    SQL,
-    Voice,
-)
+from chipcost.core.questions import Voice
 
 if TYPE_CHECKING:
     from chipcost.warehouse.readonly import QueryResult
@@ -43,23 +37,15 @@ def resolve_chip(spelling: str) -> str:
 
 def prices(**given: Any) -> None:
     """`chipcost prices`: current per-chip hourly prices from the warehouse, without Prefect.
-    Its options are the fields of chipcost.core.questions.PRICES."""
+    Its options are the fields of chipcost.core.asks.PRICES."""
     asked = PRICES.given(given)
     focus = asked["format"] == "focus"  # the frame, under FOCUS's column names
     format = OutputFormat.csv if focus else OutputFormat(asked["format"])
-    limit, currency, list_prices = asked["limit"], asked["currency"], asked["list_prices"]
+    limit = asked["limit"]
     from chipcost.cli.consoles import notices, out
-    from chipcost.pipeline.instances import instances_named_as_chips
+    from chipcost.pipeline import answers
     from chipcost.pipeline.price_glance import per_hours
-    from chipcost.pipeline.prices import (
-        PriceAsk,
-        find_price_rows,
-        find_prices,
-        unmatched_names,
-        why_empty,
-    )
-    from chipcost.pipeline.your_prices import for_read
-    from chipcost.warehouse.reader import read_connection
+    from chipcost.pipeline.prices import unmatched_names
 
     hours = per_hours(asked["per"], Voice(PRICES).said("per", asked["per"]))
     if focus and (hours != 1 or asked["by"] is not None):  # FOCUS's columns are its own
@@ -68,32 +54,18 @@ def prices(**given: Any) -> None:
             f"{said} with --format focus: FOCUS's columns are hourly, one per "
             "offer; give --format csv or json"
         )
-    settings = settings_for(asked["db"], asked["stale_days"])
-    ask = PriceAsk.of(asked)
     table = format is OutputFormat.table
-    con = read_connection(settings)
-    try:
-        mine = for_read(con, currency, list_prices)
-        ask = instances_named_as_chips(con, ask)
-        if asked["by"] is not None:  # the glance reads rows in every format
-            rows = find_price_rows(con, ask, stale_days=settings.stale_days, mine=mine)
-            empty = why_empty(con, rows.chips, ask) if not rows.rows else None
-        # The table reads rows (no polars to import); csv and json write the frame.
-        elif table:
-            rows = find_price_rows(con, ask, stale_days=settings.stale_days, mine=mine)
-            empty = why_empty(con, rows.chips, ask) if not rows.rows else None
-        else:
-            result = find_prices(con, ask, stale_days=settings.stale_days, mine=mine)
-            empty = why_empty(con, result.chips, ask) if result.frame.is_empty() else None
-    finally:
-        con.close()
+    # The table and the glance read rows (no polars to import); csv and json write the frame.
+    answer = answers.prices(asked, rows=table or asked["by"] is not None)
+    found, ask, empty = answer.found, answer.ask, answer.empty
+    mine = found.mine
     if asked["by"] is not None:
         _hints(notices(format), ask.hints)
         if empty:
             raise NoMatch(empty)
         from chipcost.cli.render_glance import glance_output
 
-        glance_output(asked, format, rows)
+        glance_output(asked, format, found)
         return
     if table:
         from chipcost.cli.render_prices import print_prices
@@ -103,14 +75,14 @@ def prices(**given: Any) -> None:
             raise NoMatch(empty)
         from chipcost.cli.render_glance import per_rows
 
-        per = per_rows(rows.rows, hours)
-        print_prices(out, rows, limit=limit or DEFAULT_TABLE_ROWS, wide=asked["wide"], per=per)
-        _no_rows_for(out, unmatched_names(ask["chip"], {str(r["chip"]) for r in rows.rows}))
+        per = per_rows(found.rows, hours)
+        print_prices(out, found, limit=limit or DEFAULT_TABLE_ROWS, wide=asked["wide"], per=per)
+        _no_rows_for(out, unmatched_names(ask["chip"], {str(r["chip"]) for r in found.rows}))
         return
     from chipcost.cli.formats import with_currency, write_frame
     from chipcost.cli.render_fresh import print_freshness
 
-    frame = result.frame if limit is None else result.frame.head(limit)
+    frame = found.frame if limit is None else found.frame.head(limit)
     if not focus:
         frame = with_currency(frame, mine.currency)
     if hours != 1:
@@ -125,12 +97,12 @@ def prices(**given: Any) -> None:
     _hints(notices(format), ask.hints)
     if empty:
         raise NoMatch(empty)
-    _no_rows_for(notices(format), unmatched_names(ask["chip"], set(result.frame["chip"])))
-    for line in mine.notes(result.frame.to_dicts()):
+    _no_rows_for(notices(format), unmatched_names(ask["chip"], set(found.frame["chip"])))
+    for line in mine.notes(found.frame.to_dicts()):
         notices(format).say(f"note: {line}")
-    if result.frame.height > frame.height and not focus:
-        notices(format).say(f"{result.frame.height - frame.height} more rows (--limit)")
-    print_freshness(notices(format), result.freshness)
+    if found.frame.height > frame.height and not focus:
+        notices(format).say(f"{found.frame.height - frame.height} more rows (--limit)")
+    print_freshness(notices(format), found.freshness)
 
 
 def _hints(console, hints: tuple[str, ...]) -> None:
@@ -147,34 +119,25 @@ def _no_rows_for(console, names: list[str]) -> None:
 
 def cost(**given: Any) -> None:
     """`chipcost cost`: the cheapest chip and pricing model per token for a model and workload.
-    Its options are the fields of chipcost.core.questions.COST."""
+    Its options are the fields of chipcost.core.asks.COST."""
     from chipcost.cli.consoles import notices, out
     from chipcost.cli.formats import with_currency, write_frame
     from chipcost.cli.render_cost import print_ranking
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.pipeline import cost_asked
-    from chipcost.pipeline.cost import rank_cost
-    from chipcost.warehouse.reader import read_connection
+    from chipcost.pipeline import answers
 
-    voice = Voice(COST)
-    asked = cost_asked.checked(COST.given(given), voice)
+    asked = COST.given(given)
     format = OutputFormat(asked["format"])
     table = format is OutputFormat.table
-    question = cost_asked.question(asked, voice)
-    settings = settings_for(asked["db"], asked["stale_days"])
-    con = read_connection(settings)
     try:
         limit = asked["limit"] or (DEFAULT_TABLE_ROWS if table else MAX_LIMIT)
-        ask = cost_asked.ranking(con, asked, voice, limit=limit, stale_days=settings.stale_days)
-        ranking = rank_cost(con, ask, question)
+        ranking = answers.cost(asked, limit=limit)
     except NoMatch:
         if not table:  # a pipe still parses: [] or no rows
             import polars as pl
 
             write_frame(format, pl.DataFrame())
         raise
-    finally:
-        con.close()
     if table:
         print_ranking(out, ranking, wide=asked["wide"])
         return
@@ -186,7 +149,7 @@ def cost(**given: Any) -> None:
 
 def sql(**given: Any) -> None:
     """`chipcost sql`: an ad hoc read-only query against the warehouse
-    (chipcost.core.questions.SQL)."""
+    (chipcost.core.asks.SQL)."""
     import os
 
     from chipcost.cli.formats import write_rows
@@ -243,35 +206,16 @@ def _sql_freshness(result: QueryResult, format: OutputFormat) -> None:
 
 def compare(**given: Any) -> None:
     """`chipcost compare`: chip A against chip B per pricing model, in one screen
-    (chipcost.core.questions.COMPARE)."""
+    (chipcost.core.asks.COMPARE)."""
     from chipcost.cli.consoles import notices, out
     from chipcost.cli.formats import with_currency, write_frame
     from chipcost.cli.render_compare import print_comparison
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.pipeline import cost_asked
-    from chipcost.pipeline.compare import compare as compare_chips
-    from chipcost.pipeline.cost import baseline_chip
-    from chipcost.warehouse.reader import read_connection
+    from chipcost.pipeline import answers
 
-    voice = Voice(COMPARE)
-    chips = COMPARE.given(given)
-    a = baseline_chip(chips["chip_a"], "chip A")
-    b = baseline_chip(chips["chip_b"], "chip B")
-    asked = cost_asked.checked({**chips, "baseline": b, "all_offers": True}, voice)
+    asked = COMPARE.given(given)
+    result = answers.compare(asked)
     format = OutputFormat(asked["format"])
-    settings = settings_for(asked["db"], asked["stale_days"])
-    con = read_connection(settings)
-    try:
-        ask = cost_asked.ranking(
-            con,
-            asked,
-            voice,
-            limit=MAX_LIMIT,
-            stale_days=settings.stale_days,
-        )
-        result = compare_chips(con, ask, a, b)
-    finally:
-        con.close()
     if format is OutputFormat.table:
         if asked["wide"]:
             widened(out)

@@ -12,7 +12,8 @@ from chipcost.cli.formats import OutputFormat, write_rows
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.cli.render_prices import ESTIMATE_MARK, price_text
-from chipcost.core.questions import PRICES, Voice
+from chipcost.core.asks import PRICES
+from chipcost.core.questions import Voice
 from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS
 from chipcost.pipeline.price_glance import (
     KINDS,

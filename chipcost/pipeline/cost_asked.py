@@ -1,4 +1,4 @@
-"""What `cost` and `compare` were asked (the fields of chipcost.core.questions.COST and
+"""What `cost` and `compare` were asked (the fields of chipcost.core.asks.COST and
 COMPARE), checked in the asker's words, and made into the ranking to run.
 
 The command, the fast-start path and the Python API hand over the same values by the same
@@ -12,9 +12,10 @@ from typing import Any
 
 import duckdb
 
+from chipcost.core.asks import DEFAULT_BASELINE
 from chipcost.core.errors import UsageError
 from chipcost.core.figures import speed_value, ttft_value
-from chipcost.core.questions import DEFAULT_BASELINE, Voice
+from chipcost.core.questions import Voice
 from chipcost.pipeline.cost import (
     Ask,
     ask_of,

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from chipcost.core.asks import HISTORY
 from chipcost.core.errors import UsageError
 from chipcost.core.names import resolve_chip_names
-from chipcost.core.questions import HISTORY, Voice
+from chipcost.core.questions import Voice
 from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.prices import check_named, named_filters
 from chipcost.pipeline.your_prices import YourPrices
@@ -40,7 +41,7 @@ class HistoryAsk:
 
     @classmethod
     def of(cls, asked: Mapping[str, Any], *, api: bool = False) -> HistoryAsk:
-        """The ask of chipcost.core.questions.HISTORY's fields, the days read."""
+        """The ask of chipcost.core.asks.HISTORY's fields, the days read."""
         voice = Voice(HISTORY, api)
         return cls(
             chips=asked["chip"],

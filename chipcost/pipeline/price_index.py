@@ -11,9 +11,10 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from chipcost.core.asks import INDEX
 from chipcost.core.errors import NoMatch, UsageError
 from chipcost.core.names import resolve_chip_names, split_values
-from chipcost.core.questions import INDEX, Voice
+from chipcost.core.questions import Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.core.vocabulary import old_spelling
 from chipcost.pipeline.clock import until_within
@@ -49,7 +50,7 @@ class IndexAsk:
         api: bool = False,
         stale_days: int = DEFAULT_STALE_DAYS,
     ) -> IndexAsk:
-        """The ask of chipcost.core.questions.INDEX's fields, the days read."""
+        """The ask of chipcost.core.asks.INDEX's fields, the days read."""
         voice = Voice(INDEX, api)
         return cls(
             chips=asked["chip"],

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from chipcost.core.asks import PRICES
 from chipcost.core.catalog import unpublished_prices
 from chipcost.core.commands import suggested
 from chipcost.core.errors import UsageError
@@ -20,7 +21,7 @@ from chipcost.core.names import (
     resolve_chip_names,
     split_values,
 )
-from chipcost.core.questions import PRICES, Voice
+from chipcost.core.questions import Voice
 from chipcost.core.vocabulary import PRICING_MODELS, TERMS, model_code
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness

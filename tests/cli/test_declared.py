@@ -1,4 +1,4 @@
-"""A read's question declared once (chipcost.core.questions) is every spelling of it: the
+"""A read's question declared once (chipcost.core.asks) is every spelling of it: the
 command's click option (chipcost.cli.parser), the Python API's keyword (chipcost.api) and the
 name its messages use; old spellings are taken with a note."""
 
@@ -10,8 +10,9 @@ import warnings
 import pytest
 
 from chipcost import api
+from chipcost.core.asks import INDEX, PRICES
 from chipcost.core.errors import ChipcostError
-from chipcost.core.questions import INDEX, PRICES, Voice
+from chipcost.core.questions import Voice
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of

@@ -7,7 +7,8 @@ from chipcost.cli import reads
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import Db, Format, StaleDays, Wide, settings_for
 from chipcost.cli.parser import Command, command
-from chipcost.core.questions import SQL, Opt
+from chipcost.core.asks import SQL
+from chipcost.core.questions import Opt
 
 sql = Command("sql", SQL, reads.sql)
 

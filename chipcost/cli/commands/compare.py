@@ -2,6 +2,6 @@
 
 from chipcost.cli import reads
 from chipcost.cli.parser import Command
-from chipcost.core.questions import COMPARE
+from chipcost.core.asks import COMPARE
 
 compare = Command("compare", COMPARE, reads.compare)

@@ -2,6 +2,6 @@
 
 from chipcost.cli import reads
 from chipcost.cli.parser import Command
-from chipcost.core.questions import COST
+from chipcost.core.asks import COST
 
 cost = Command("cost", COST, reads.cost)

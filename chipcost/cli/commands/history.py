@@ -6,35 +6,25 @@ from typing import Any
 
 from chipcost.cli.formats import OutputFormat, PriceFormat
 from chipcost.cli.parser import Command
+from chipcost.core.asks import HISTORY
 from chipcost.core.errors import NoMatch
-from chipcost.core.questions import HISTORY
 
 
 def _history(**given: Any) -> None:
     """The cheapest per-chip-hour price per day per pricing model, with a terminal chart."""
     from chipcost.cli.consoles import notices, out
-    from chipcost.cli.options import settings_for, widened
+    from chipcost.cli.options import widened
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.pipeline.history import HistoryAsk, find_history, why_no_history
-    from chipcost.pipeline.your_prices import for_read
-    from chipcost.warehouse.reader import read_connection
+    from chipcost.pipeline.answers import history
 
     asked = HISTORY.given(given)
-    ask = HistoryAsk.of(asked)
-    settings = settings_for(asked["db"], asked["stale_days"])
-    con = read_connection(settings)
-    try:
-        # the currency; no discounts here
-        mine = for_read(con, asked["currency"], list_prices=True)
-        result = find_history(con, ask, stale_days=settings.stale_days, mine=mine)
-        empty = why_no_history(con, ask, result.chips) if result.frame.is_empty() else None
-        # Several chips asked, some without a row: each says why, as one chip alone would.
-        shown = set() if empty else set(result.frame["chip"].unique().to_list())
-        missing = {
-            c: why_no_history(con, ask, [c]) for c in result.chips if not empty and c not in shown
-        }
-    finally:
-        con.close()
+    answer = history(asked)
+    result, empty, missing, mine = (
+        answer.found,
+        answer.empty,
+        answer.missing or {},
+        answer.found.mine,
+    )
     focus = asked["format"] == PriceFormat.focus
     output = OutputFormat.csv if focus else OutputFormat(asked["format"])
     if output is not OutputFormat.table:

@@ -6,38 +6,22 @@ from typing import Any
 
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.parser import Command
-from chipcost.core.questions import INDEX
+from chipcost.core.asks import INDEX
 
 
 def _index(**given: Any) -> None:
-    """The daily rental price index per chip (chipcost.core.questions.INDEX)."""
+    """The daily rental price index per chip (chipcost.core.asks.INDEX)."""
     from chipcost.cli.consoles import notices, out
-    from chipcost.cli.options import settings_for, widened
+    from chipcost.cli.options import widened
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.core.names import resolve_chip_names
-    from chipcost.pipeline.clock import until_within
-    from chipcost.pipeline.price_index import IndexAsk, find_index
-    from chipcost.pipeline.your_prices import for_read
-    from chipcost.warehouse.freshness import freshness
-    from chipcost.warehouse.reader import read_connection
+    from chipcost.pipeline.answers import index as answer
 
     asked = INDEX.given(given)
     chip, since, output = asked["chip"], asked["since"], OutputFormat(asked["format"])
     # Every chip's latest day unless chips or a first day are asked for.
     asked["latest"] = not chip and since is None
-    settings = settings_for(asked["db"], asked["stale_days"])
-    con = read_connection(settings)
-    try:
-        mine = for_read(con, asked["currency"], list_prices=True)  # the currency only
-        ask = IndexAsk.of(asked, rates=mine.rates, stale_days=settings.stale_days)
-        frame = find_index(con, ask)
-        cut = until_within(con, ask.until, ask.voice)[1]
-        # The index rests on every source with current prices: their freshness is its own;
-        # the prices of its chips left out for want of a rate are said.
-        chips = resolve_chip_names(chip) or None
-        fresh = freshness(con, None, stale_days=settings.stale_days, chips=chips)
-    finally:
-        con.close()
+    found = answer(asked)
+    frame, mine, cut, fresh = found.frame, found.mine, found.cut, found.freshness
     if cut:
         notices(output).say(f"note: {cut}")
     if output is not OutputFormat.table:

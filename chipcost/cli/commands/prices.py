@@ -2,6 +2,6 @@
 
 from chipcost.cli import reads
 from chipcost.cli.parser import Command
-from chipcost.core.questions import PRICES
+from chipcost.core.asks import PRICES
 
 prices = Command("prices", PRICES, reads.prices)

@@ -7,8 +7,9 @@ from typing import Annotated
 
 from chipcost.cli.options import Currency, Db, ListPrices
 from chipcost.cli.parser import command
+from chipcost.core.asks import STALE_DAYS_HELP
 from chipcost.core.errors import UsageError
-from chipcost.core.questions import STALE_DAYS, Opt
+from chipcost.core.questions import Opt
 
 
 def _report(
@@ -30,7 +31,7 @@ def _report(
     force: Annotated[
         bool, Opt("Send even to recipients this report (same period) already went to.")
     ] = False,
-    stale_days: Annotated[int | None, Opt(STALE_DAYS.help, low=1)] = None,
+    stale_days: Annotated[int | None, Opt(STALE_DAYS_HELP, low=1)] = None,
     disagree_pct: Annotated[
         float, Opt("Flag offers two sources price more than this % apart.")
     ] = 5.0,

@@ -105,7 +105,7 @@ def add(
     allow_above_peak: AllowAbovePeak = False,
     db: Db = None,
     # The old spelling, taken for one release with a note (chipcost.cli.parser.Command); --per,
-    # --chips and --source are refused naming their new spelling (chipcost.cli.parser.RENAMED).
+    # --chips and --source are refused naming their new spelling (chipcost.cli.registry.RENAMED).
     per_user: Annotated[
         str | None, Opt("", hidden=True, same_as="tokens_per_second_per_user")
     ] = None,

@@ -1,0 +1,169 @@
+"""Each read answered once, for the command line and the Python API alike: the ask checked in
+the asker's words (`api`: `max_price=3` from Python, else `--max-price 3`), the warehouse
+opened read-only, the read found, the warehouse closed. The command line renders what these
+return (chipcost.cli.reads); chipcost.api returns the frame. `asked` holds every field of the
+read's question (chipcost.core.asks) by name, as `Question.given` returns it.
+
+`sql` is not here: the command line reads rows within a row bound, the API a frame
+(chipcost.warehouse.readonly has both)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from chipcost.core.asks import COMPARE, COST, MAX_LIMIT
+from chipcost.core.questions import COMMAND_LINE, PYTHON, Voice
+from chipcost.core.settings import Settings, load_settings
+from chipcost.pipeline.prices import PriceAsk, PriceResult, PriceRows
+from chipcost.pipeline.your_prices import YourPrices, for_read
+from chipcost.warehouse.reader import limit_hit, read_connection
+
+if TYPE_CHECKING:  # each read imports what it alone needs: a read's start-up is timed
+    import polars as pl
+
+    from chipcost.pipeline.compare import CompareResult
+    from chipcost.pipeline.cost import CostRanking
+    from chipcost.pipeline.history import HistoryResult
+    from chipcost.warehouse.freshness import Freshness
+
+
+def _voice(api: bool) -> Voice:
+    """Who asked, where no read's question is at hand: the command line or Python."""
+    return PYTHON if api else COMMAND_LINE
+
+
+@contextmanager
+def reading(
+    db: str | Path | None, stale_days: int | None = None, *, api: bool = False
+) -> Iterator[tuple[duckdb.DuckDBPyConnection, Settings]]:
+    """The warehouse open read-only for one read (`stale_days`, when given, over the
+    settings'; `api`: messages name db= rather than --db); a read limit reached is said
+    naming its variable."""
+    settings = load_settings(db=db, voice=_voice(api))
+    if stale_days is not None:
+        settings = replace(settings, stale_days=stale_days)
+    con = read_connection(settings)
+    try:
+        yield con, settings
+    except (duckdb.InterruptException, duckdb.OutOfMemoryException) as exc:
+        raise limit_hit(exc, settings.read_limits) or exc from None
+    finally:
+        con.close()
+
+
+@dataclass(frozen=True)
+class PriceAnswer:
+    found: PriceResult | PriceRows
+    ask: PriceAsk  # as read: `hints` says where a name was read as something else
+    empty: str | None = None  # why nothing matched (the command line's; None from Python)
+
+
+def prices(asked: Mapping[str, Any], *, api: bool = False, rows: bool = False) -> PriceAnswer:
+    """The current prices asked for: as rows (a terminal's table, which imports no polars) or
+    a frame; from Python, each offer once (chipcost.pipeline.prices.each_offer_once)."""
+    from chipcost.pipeline.instances import instances_named_as_chips
+    from chipcost.pipeline.prices import each_offer_once, find_price_rows, find_prices, why_empty
+
+    with reading(asked["db"], asked.get("stale_days"), api=api) as (con, settings):
+        mine = for_read(con, asked["currency"], asked["list_prices"], voice=_voice(api))
+        ask = instances_named_as_chips(con, PriceAsk.of(asked, api=api))
+        find = find_price_rows if rows else find_prices
+        found = find(con, ask, stale_days=settings.stale_days, mine=mine)
+        if isinstance(found, PriceResult) and api:
+            return PriceAnswer(replace(found, frame=each_offer_once(con, found.frame)), ask)
+        none = not found.rows if isinstance(found, PriceRows) else found.frame.is_empty()
+        return PriceAnswer(found, ask, why_empty(con, found.chips, ask) if none else None)
+
+
+def cost(asked: Mapping[str, Any], *, api: bool = False, limit: int = 10**9) -> CostRanking:
+    """The ranking per token of every offer asked for, cheapest first, `limit` rows at most."""
+    from chipcost.pipeline import cost_asked
+    from chipcost.pipeline.cost import rank_cost
+
+    voice = Voice(COST, api)
+    checked = cost_asked.checked(asked, voice)
+    question = cost_asked.question(checked, voice)
+    with reading(checked["db"], asked.get("stale_days"), api=api) as (con, settings):
+        ask = cost_asked.ranking(con, checked, voice, limit=limit, stale_days=settings.stale_days)
+        return rank_cost(con, ask, question)
+
+
+def compare(asked: Mapping[str, Any], *, api: bool = False) -> CompareResult:
+    """Chip A against chip B on every pricing model both have an offer on."""
+    from chipcost.pipeline import cost_asked
+    from chipcost.pipeline.compare import compare as compare_chips
+    from chipcost.pipeline.cost import baseline_chip
+
+    voice = Voice(COMPARE, api)
+    a = baseline_chip(asked["chip_a"], "chip_a" if api else "chip A")
+    b = baseline_chip(asked["chip_b"], "chip_b" if api else "chip B")
+    checked = cost_asked.checked({**asked, "baseline": b, "all_offers": True}, voice)
+    with reading(checked["db"], asked.get("stale_days"), api=api) as (con, settings):
+        limit, stale_days = MAX_LIMIT, settings.stale_days
+        ask = cost_asked.ranking(con, checked, voice, limit=limit, stale_days=stale_days)
+        return compare_chips(con, ask, a, b)
+
+
+@dataclass(frozen=True)
+class HistoryAnswer:
+    found: HistoryResult
+    empty: str | None = None  # why nothing matched (the command line's; None from Python)
+    # Of several chips asked for, why each without a row has none (the command line's).
+    missing: dict[str, str] | None = None
+
+
+def history(asked: Mapping[str, Any], *, api: bool = False) -> HistoryAnswer:
+    """Each chip's cheapest price per pricing model per day, in the currency asked for (no
+    discounts: which offer was cheapest on a day is the list prices' answer)."""
+    from chipcost.pipeline.history import HistoryAsk, find_history, why_no_history
+
+    ask = HistoryAsk.of(asked, api=api)
+    with reading(asked["db"], asked.get("stale_days"), api=api) as (con, settings):
+        mine = for_read(con, asked["currency"], list_prices=True, voice=_voice(api))
+        found = find_history(con, ask, stale_days=settings.stale_days, mine=mine)
+        if api:
+            return HistoryAnswer(found)
+        empty = why_no_history(con, ask, found.chips) if found.frame.is_empty() else None
+        shown = set() if empty else set(found.frame["chip"].unique().to_list())
+        missing = {
+            c: why_no_history(con, ask, [c]) for c in found.chips if not empty and c not in shown
+        }
+        return HistoryAnswer(found, empty, missing)
+
+
+@dataclass(frozen=True)
+class IndexAnswer:
+    frame: pl.DataFrame
+    mine: YourPrices  # the currency it is stated in
+    cut: str = ""  # an `until` past the newest day, cut to it (the command line's note)
+    # The freshness of every source with current prices: the index rests on them all (the
+    # command line's; None from Python).
+    freshness: Freshness | None = None
+
+
+def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
+    """The daily price index rows asked for."""
+    from chipcost.core.names import resolve_chip_names
+    from chipcost.pipeline.clock import until_within
+    from chipcost.pipeline.price_index import IndexAsk, find_index
+    from chipcost.warehouse.freshness import freshness
+
+    ask = IndexAsk.of(asked, api=api)
+    with reading(asked["db"], asked.get("stale_days"), api=api) as (con, settings):
+        mine = for_read(
+            con, asked["currency"], list_prices=True, voice=_voice(api)
+        )  # the currency only
+        ask = replace(ask, rates=mine.rates, stale_days=settings.stale_days)
+        frame = find_index(con, ask)
+        if api:
+            return IndexAnswer(frame, mine)
+        cut = until_within(con, ask.until, ask.voice)[1]
+        chips = resolve_chip_names(asked["chip"]) or None
+        fresh = freshness(con, None, stale_days=settings.stale_days, chips=chips)
+        return IndexAnswer(frame, mine, cut, fresh)
