@@ -12,8 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from inspect import signature
 from itertools import islice

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from chipcost.core.asks import COST
 from chipcost.core.commands import figure_added, model_size
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, speed_label
-from chipcost.core.questions import COST, Voice
+from chipcost.core.questions import Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.cost import Baseline, CostQuestion, Found, fit_rule, with_costs
