@@ -1,6 +1,6 @@
-"""The commands by name, each with its module of chipcost.cli.commands, and the options renamed
-away from a spelling another command takes: what chipcost.cli.parser and docs/cli.md's tables
-(chipcost.cli.spellings) read."""
+"""The commands by name, each with its module of chipcost.cli.commands, the options renamed
+away from a spelling another command takes and the old spellings of values: what chipcost.cli.
+parser and docs/cli.md's tables (chipcost.cli.spellings) read."""
 
 # Every command by name, and the module of chipcost.cli.commands that declares it (as the
 # attribute of its name, dashes as underscores), in the order `chipcost --help` lists them.
@@ -20,3 +20,9 @@ RENAMED = {
     ("throughput add", "--source"): "--citation",
     ("throughput model", "--source"): "--citation",
 }
+# Old spellings of values (not options), taken for one release with the same note.
+OLD_VALUES = (
+    ("`index --pricing-model 1yr`", "`index --pricing-model commitment` (term `1yr`)"),
+    ("explorer address `model=spot`, `tokens=MODEL|WORKLOAD`, `cols=...pricing`",
+     "`pricing_model=spot`, `model=MODEL|WORKLOAD`, `cols=...offer_label`"),
+)  # fmt: skip

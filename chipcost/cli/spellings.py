@@ -12,15 +12,10 @@ from pathlib import Path
 
 import click
 
-from chipcost.cli.parser import RENAMED, Command, every_command
+from chipcost.cli.parser import Command, every_command
+from chipcost.cli.registry import OLD_VALUES, RENAMED
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
-# Old spellings of values (not options), taken for one release with the same note.
-OLD_VALUES = (
-    ("`index --pricing-model 1yr`", "`index --pricing-model commitment` (term `1yr`)"),
-    ("explorer address `model=spot`, `tokens=MODEL|WORKLOAD`, `cols=...pricing`",
-     "`pricing_model=spot`, `model=MODEL|WORKLOAD`, `cols=...offer_label`"),
-)  # fmt: skip
 MARKS = {
     name: (f"<!-- spellings: {name} (python -m chipcost.cli.spellings) -->", "<!-- /spellings -->")
     for name in ("options", "old")

@@ -2,7 +2,7 @@
 with its name, default and type; the command line makes click options of them (chipcost.cli.
 parser); messages spell a field as the asker did (`Voice`: `--max-price 3`, `max_price=3`)."""
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from inspect import Parameter, signature
 from pathlib import Path
 from typing import Any, NamedTuple, get_type_hints
@@ -77,17 +77,6 @@ class Question(NamedTuple):
     def field(self, name: str) -> Opt:
         return next(f for f in self.fields if f.name == name)
 
-    def declares(self, name: str) -> bool:
-        return any(f.name == name for f in self.fields)
-
-    def asked(self) -> Iterator[Opt]:
-        """The fields that become the query's keywords (filters and order)."""
-        return (f for f in self.fields if f.query is not None)
-
-    def filters(self) -> Iterator[Opt]:
-        """The fields that narrow the rows."""
-        return (f for f in self.asked() if f.narrows)
-
     def given(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """Every field's value: as given (the command line and the API take only declared names),
         else its default; an old spelling's values joined to its field's."""
@@ -103,37 +92,31 @@ def _joined(new: Any, old: Any) -> Any:
     """An old spelling's value joined to its new one's: both lists' items, else the old."""
     if not isinstance(new, list | tuple) and not isinstance(old, list | tuple):
         return old
-    return [*_listed(new), *_listed(old)]
-
-
-def _listed(value: Any) -> list[Any]:
-    return [] if value is None else list(value) if isinstance(value, list | tuple) else [value]
+    return [
+        x for v in (new, old) if v is not None for x in (v if isinstance(v, list | tuple) else [v])
+    ]
 
 
 class Voice(NamedTuple):
-    """How messages name the fields of what was asked: as the command line spells them, or as
-    the Python API does. Every message below the command line names an option through one:
-    the read's own (`Voice(COST)`, `Voice(COST, api=True)`), or COMMAND_LINE for what only the
-    command line asks (measure, backfill, report: no Python API answers them)."""
+    """How messages name the fields asked, as the command line or the Python API spells them:
+    every message below the command line names an option through one (a read's, `Voice(COST,
+    api=True)`, or COMMAND_LINE for what only the command line asks)."""
 
     question: Question | None = None  # None: a command's options are --name-with-dashes
     api: bool = False
 
     def name(self, field: str) -> str:
         """'--max-price' (command line) or 'max_price' (Python): a value's label."""
-        if self.api:
-            return field
-        if self.question is None:
-            return "--" + field.replace("_", "-")
+        if self.api or self.question is None:
+            return field if self.api else "--" + field.replace("_", "-")
         return self.question.field(field).option  # a field it does not declare: KeyError
 
     def takes(self, field: str) -> bool:
         """Whether the asker can give the field (compare takes no baseline: its chip B is)."""
-        return self.question is None or self.question.declares(field)
+        return self.question is None or any(f.name == field for f in self.question.fields)
 
     def option(self, field: str) -> str:
-        """'--max-price' (command line) or 'max_price=' (Python): the field named in advice
-        ("ask a lower speed (--speed)")."""
+        """'--max-price' or 'max_price=': the field named in advice ("a lower --speed")."""
         return f"{field}=" if self.api else self.name(field)
 
     def either(self, *fields: str) -> str:
@@ -151,7 +134,7 @@ class Voice(NamedTuple):
         return f"{option} {value}"
 
 
-# The voice of the commands only the command line answers (collect, backfill, measure,
-# export, report, throughput) and of the settings' options (--db, --data-dir) a command names.
+# The voice of the commands only the command line answers (collect, measure, report, ...)
+# and of the settings' options (--db, --data-dir).
 COMMAND_LINE = Voice()
 PYTHON = Voice(api=True)  # the Python API's, where no read's question is at hand (db=)

@@ -37,7 +37,7 @@ def checked(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
         raise UsageError(f"{said}: give a model name, e.g. 'llama-3-70b'")
     baseline = asked.get("baseline")
     # compare's baseline is its chip B, checked as such; it takes no --max-interruption
-    declared = voice.question.declares
+    declared = voice.takes
     return {
         **asked,
         "workload": workload_name(asked["workload"], voice.name("workload")),

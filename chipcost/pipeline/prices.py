@@ -40,6 +40,9 @@ if TYPE_CHECKING:  # frames for the API, csv and json; the terminal table reads 
 # the price) and whether that run was the bundled sample.
 FRESHNESS_COLUMNS = ("source_as_of", "sample")
 
+# The fields of prices' question that become the query's keywords (filters, and the order).
+QUERIED = tuple(f for f in PRICES.fields if f.query is not None)
+
 
 @dataclass(frozen=True)
 class PriceAsk:
@@ -53,7 +56,7 @@ class PriceAsk:
 
     @classmethod
     def of(cls, values: Mapping[str, Any], *, api: bool = False) -> PriceAsk:
-        return cls({f.name: values.get(f.name) for f in PRICES.asked()}, Voice(PRICES, api))
+        return cls({f.name: values.get(f.name) for f in QUERIED}, Voice(PRICES, api))
 
     def __getitem__(self, name: str) -> Any:
         return self.given.get(name)
@@ -217,7 +220,7 @@ def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:
         "switch": lambda name: _switch(ask, name),
         "sort": lambda name: _sort(ask, name, chips),
     }
-    filters = {f.query: checks[str(f.check)](f.name) for f in PRICES.asked()}
+    filters = {f.query: checks[str(f.check)](f.name) for f in QUERIED}
     low, high = filters["min_price"], filters["max_price"]
     if low is not None and high is not None and low > high:
         raise UsageError(
@@ -424,7 +427,7 @@ def unpublished_words(chips: Sequence[str]) -> str:
 
 def _without_one(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> list[str]:
     """Each filter given (of two or more) without which some current price matches."""
-    given = [f.name for f in PRICES.filters() if ask[f.name] not in (None, "", [], ())]
+    given = [f.name for f in QUERIED if f.narrows and ask[f.name] not in (None, "", [], ())]
     if len(given) < 2:
         return []
     found = []
