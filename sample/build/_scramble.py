@@ -21,12 +21,16 @@ from typing import Any
 
 from chipcost.core.errors import ChipcostError
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, ESTIMATE_KEY
-from chipcost.sample.build._common import HTML_SAMPLE_COMMENT, SAMPLE_KEY, fresh_writer
+from chipcost.sample.build._common import HTML_SAMPLE_COMMENT, SAMPLE_KEY, fresh_writer, run_time
 
 # A number as payloads write prices: 1,234.56 or 0.00595 or 1560 (cents) or 9.0E-4.
 NUMBER = r"\d[\d,]*(?:\.\d+)?(?:[eE]-?\d+)?"
 # An ISO date, with a time or not: the dates a fixture holds are those of day 1's run.
 DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+# A JSONP answer (AWS's spot.js): JSON inside callback(...).
+JSONP = re.compile(r"(\s*[\w.$]+\s*\()(.*)(\)\s*;?\s*)", re.S)
+# What an XML file says of itself, in a comment after its declaration.
+XML_SAMPLE_COMMENT = "<!-- chipcost sample data: not fetched from the provider (sample/README.md) -->"
 # How far the seeded factor of a source's prices goes either way.
 SPREAD = 0.06
 # How far a renewed listing id moves each day.
@@ -82,6 +86,10 @@ class Sample:
     left_out: str = ""
     # Listing ids a marketplace renews each day (its JSON keys): each run's are its own.
     renumbered: tuple[str, ...] = ()
+    # A file of dated rows (the ECB's days of rates): a regex whose group 1 is a row's ISO date.
+    # Its dates stay, a run lists the rows dated before its own day (published by then), and a
+    # row's daily move is seeded by the row alone, so a day reads the same in every run.
+    dated: str = ""
 
 
 def unit(*parts: object) -> float:
@@ -102,6 +110,7 @@ class Day:
 
     def __init__(self, source: str, spec: Sample, day: int) -> None:
         self.source, self.spec, self.day = source, spec, day
+        self.date = run_time(day).date().isoformat()
         self.base = base_factor(source, spec)
         self.mark_text = (
             f"synthetic: the price of chipcost's test fixture tests/fixtures/{source}/ "
@@ -111,6 +120,9 @@ class Day:
     def listed(self, text: str) -> bool:
         """Whether an offer whose text is `text` is listed today."""
         if self.spec.left_out and re.search(self.spec.left_out, text):
+            return False
+        dated = re.search(self.spec.dated, text) if self.spec.dated else None
+        if dated and dated.group(1) >= self.date:  # not yet published on the run's day
             return False
         for move in self.spec.moves:
             if re.search(move.match, text):
@@ -130,7 +142,8 @@ class Day:
         """Today's factor on the prices of an offer whose text is `text`."""
         value = 1.0 if self.traced(text) else self.base
         if self.spec.daily:
-            value *= 1 + self.spec.daily * (2 * unit(self.source, self.day, text) - 1)
+            seed = unit(self.source, text) if self.spec.dated else unit(self.source, self.day, text)
+            value *= 1 + self.spec.daily * (2 * seed - 1)
         for move in self.spec.moves:
             if re.search(move.match, text):
                 if move.kind == "price" and self.day >= move.day:
@@ -257,15 +270,26 @@ def _applies(body: Any, path: list[str]) -> bool:
     )
 
 
-def scramble_json(data: bytes, today: Day) -> bytes:
-    """A JSON answer: the offers of the first of the source's paths that fits it moved."""
+def scramble_json(data: bytes, today: Day, indent: int | None = 1) -> bytes:
+    """A JSON answer: the offers of the first of the source's paths that fits it moved (written
+    indented, or compact as a JSONP feed is)."""
     body = json.loads(data)
     paths = [p for p in _json_paths(today.spec.offers) if _applies(body, p)]
     if paths:
         body = scrambled_json(body, paths[0], today)
     if isinstance(body, dict):
         body = {SAMPLE_KEY: LABELS[today.spec.mark is None], **body}
-    return json.dumps(body, indent=1).encode("utf-8")
+    compact = (",", ":") if indent is None else None
+    return json.dumps(body, indent=indent, separators=compact).encode("utf-8")
+
+
+def scramble_jsonp(data: bytes, today: Day) -> bytes | None:
+    """A JSONP answer: its JSON scrambled inside the same callback (None: not JSONP)."""
+    found = JSONP.fullmatch(data.decode("utf-8"))
+    if not found or not today.spec.offers:
+        return None
+    inner = scramble_json(found.group(2).encode("utf-8"), today, indent=None)
+    return found.group(1).encode("utf-8") + inner + found.group(3).encode("utf-8")
 
 
 def scramble_text(data: bytes, today: Day, ext: str) -> bytes:
@@ -299,8 +323,11 @@ def _moved_group(found: re.Match[str], factor: float) -> str:
 
 
 def _labelled_text(text: str, ext: str) -> str:
-    """HTML says it is sample data in a comment after <body>, or first in an excerpt; other
-    text is left as it is."""
+    """HTML says it is sample data in a comment after <body>, or first in an excerpt; XML in a
+    comment after its declaration; other text is left as it is."""
+    if ext == "xml":
+        return re.sub(r"^(<\?xml[^>]*\?>)?", lambda m: f"{m.group(0)}\n{XML_SAMPLE_COMMENT}",
+                      text, count=1)  # fmt: skip
     if ext != "html":
         return text
     if "<body" in text:
@@ -323,9 +350,13 @@ def shifted_dates(data: bytes, days: int) -> bytes:
 
 
 def scrambled(data: bytes, ext: str, today: Day) -> bytes:
-    """One fixture payload as today's sample payload: its dates moved on, then its prices."""
-    data = shifted_dates(data, today.day - 1)
-    return scramble_json(data, today) if ext == "json" else scramble_text(data, today, ext)
+    """One fixture payload as today's sample payload: its dates moved on (but a dated file's),
+    then its prices."""
+    if not today.spec.dated:
+        data = shifted_dates(data, today.day - 1)
+    if ext == "json":
+        return scramble_json(data, today)
+    return scramble_jsonp(data, today) or scramble_text(data, today, ext)
 
 
 # The recorded fixtures live beside the tests: building the sample needs a checkout.

@@ -3,6 +3,8 @@ scripted moves its drift reports show (sample/README.md lists them)."""
 
 from __future__ import annotations
 
+from chipcost.extract.aws.spot_advisor import ADVISOR_URL
+from chipcost.extract.aws.spot_feed import SPOT_FEED_URL
 from chipcost.extract.lambda_cloud import PAGE_URL as LAMBDA_PAGE
 from chipcost.extract.vastai import BUNDLES_URL, SEARCHES
 from chipcost.sample.build._scramble import Move, Sample
@@ -182,6 +184,32 @@ SAMPLES: dict[str, Sample] = {
             Move(6, 'vp-h100-sxm5-1x-dfw"', factor=8.0),
             Move(8, 'vp-h100-sxm5-1x-dfw"', factor=0.125),
         ),
+    ),
+    # AWS's advisor file as recorded, cut to the accelerator types (buckets, not prices: kept).
+    "aws-spot-advisor": Sample(
+        mark=None,
+        files=(
+            (
+                "recorded-spotinfo-2025-06-28-accelerators.json",
+                ADVISOR_URL,
+                {"kind": "spot-advisor"},
+            ),
+        ),
+    ),
+    "aws-spot-feed": Sample(
+        offers="config.regions.*.instanceTypes.*.sizes.*",
+        prices=("prices",),
+        daily=0.04,
+        files=(("spot.js", SPOT_FEED_URL, {"kind": "spot-feed"}),),
+    ),
+    # The ECB's days of rates (no prices, so nothing to mark): each run lists the days published
+    # before it, each day's rates moved by a share of its own, the same in every run.
+    "ecb-rates": Sample(
+        mark=None,
+        rows=r'<Cube time="[^"]*">.*?</Cube>',
+        cells=r'rate="(\d+\.\d+)"',
+        dated=r'time="(\d{4}-\d{2}-\d{2})"',
+        daily=0.003,
     ),
     "seeweb": Sample(
         left_out="eCS4",
