@@ -3,6 +3,9 @@ scripted moves its drift reports show (sample/README.md lists them)."""
 
 from __future__ import annotations
 
+from urllib.parse import quote, urlencode
+
+from chipcost.extract import azure
 from chipcost.extract.aws.spot_advisor import ADVISOR_URL
 from chipcost.extract.aws.spot_feed import SPOT_FEED_URL
 from chipcost.extract.lambda_cloud import PAGE_URL as LAMBDA_PAGE
@@ -17,6 +20,20 @@ HTML_ROW, DOLLARS = r"<tr\b[^>]*>.*?</tr>", r"\$(\d[\d,]*\.\d+)"
 # turned back into the answer): kept as it is (its dates only move), every price traced in
 # sample/REFERENCES.md.
 KEPT = Sample(mark=None)
+
+
+
+def azure_query(price_type: str, series: str, *pages: str) -> tuple[tuple[str, str, dict], ...]:
+    """One Retail Prices query's fixture pages, the second fetched from the first's NextPageLink
+    (the query again with $skip, '$' and quotes unescaped, as Azure writes it)."""
+    params = azure.query_params(price_type, series)
+    query = urlencode({**params, "$skip": 1000}, quote_via=lambda text, *_: quote(text, "$'"))
+    link = f"https://prices.azure.com:443/api/retail/prices?{query}"
+    first = (pages[0], azure.PRICES_URL, {"method": "GET", "params": params})
+    return (first, *((page, link, GET) for page in pages[1:]))
+
+
+ND_PAGES = ("consumption-nd-page-1.json", "consumption-nd-page-2.json")
 
 # Every source's fixture moves by its seeded factor and carries the estimate mark, except the
 # KEPT ones.
@@ -201,6 +218,25 @@ SAMPLES: dict[str, Sample] = {
         prices=("prices",),
         daily=0.04,
         files=(("spot.js", SPOT_FEED_URL, {"kind": "spot-feed"}),),
+    ),
+    # The capture sample/REFERENCES.md traces (the H100 v5's on-demand and spot rows in eastus)
+    # keeps its price; MI300X v5 is listed in westus only.
+    "azure": Sample(
+        offers="Items.*",
+        prices=("retailPrice", "unitPrice"),
+        traced=r'"armRegionName": "eastus",.*"type": "Consumption",.*"Standard_ND96isr_H100_v5"',
+        left_out=r'"armRegionName": "eastus",.*"armSkuName": "Standard_ND96isr_MI300X_v5"',
+        moves=(Move(4, "Standard_ND96isr_H200_v5", factor=0.9),),
+        files=(
+            *azure_query("Consumption", "Standard_ND", *ND_PAGES),
+            *azure_query("Consumption", "Standard_NC", "consumption-nc.json"),
+            *azure_query("Consumption", "Standard_NV", "consumption-nv.json"),
+            *azure_query("Consumption", "Standard_NG", "empty.json"),
+            *azure_query("Reservation", "Standard_ND", "reservation-nd.json"),
+            *azure_query("Reservation", "Standard_NC", "reservation-nc.json"),
+            *azure_query("Reservation", "Standard_NV", "empty.json"),
+            *azure_query("Reservation", "Standard_NG", "empty.json"),
+        ),
     ),
     # The ECB's days of rates (no prices, so nothing to mark): each run lists the days published
     # before it, each day's rates moved by a share of its own, the same in every run.
