@@ -178,11 +178,21 @@ def moved_value(value: Any, factor: float) -> Any:
         return float(moved_number(repr(value), factor)) if factor else 0.0
     if isinstance(value, str):
         return re.sub(NUMBER, lambda m: moved_number(m.group(0), factor), value, count=1)
+    if isinstance(value, dict) and {"units", "nanos"} <= value.keys():
+        return moved_money(value, factor)
     if isinstance(value, dict):
         return {k: moved_value(v, factor) for k, v in value.items()}
     if isinstance(value, list):
         return [moved_value(v, factor) for v in value]
     return value
+
+
+def moved_money(money: dict[str, Any], factor: float) -> dict[str, Any]:
+    """Google's Money (whole `units`, a string, and `nanos`, billionths) times factor: the two
+    move as one amount."""
+    amount = round((int(money["units"]) + money["nanos"] / 1e9) * factor * 1e9)
+    units, nanos = divmod(amount, 10**9)
+    return {**money, "units": str(units), "nanos": nanos}
 
 
 def moved_offer(offer: Any, keys: tuple[str, ...], factor: float) -> Any:

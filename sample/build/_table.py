@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlencode
 
-from chipcost.extract import azure
+from chipcost.extract import azure, gcp
 from chipcost.extract.aws.spot_advisor import ADVISOR_URL
 from chipcost.extract.aws.spot_feed import SPOT_FEED_URL
 from chipcost.extract.lambda_cloud import PAGE_URL as LAMBDA_PAGE
@@ -34,6 +34,20 @@ def azure_query(price_type: str, series: str, *pages: str) -> tuple[tuple[str, s
 
 
 ND_PAGES = ("consumption-nd-page-1.json", "consumption-nd-page-2.json")
+
+
+
+def gcp_pages(service: str, *pages: str) -> tuple[tuple[str, str, dict], ...]:
+    """One Cloud Billing service's fixture pages, each after the first asked by the token the
+    page before gave (the compute fixture's first page gives "page-2-token")."""
+    params: dict = {"key": "<redacted>", "currencyCode": "USD", "pageSize": gcp.PAGE_SIZE}
+    url = gcp.SKUS_URL.format(service=service)
+    tokens = ({}, *({"pageToken": f"page-{n}-token"} for n in range(2, len(pages) + 1)))
+    return tuple(
+        (page, url, {"method": "GET", "params": params | token})
+        for page, token in zip(pages, tokens, strict=True)
+    )
+
 
 # Every source's fixture moves by its seeded factor and carries the estimate mark, except the
 # KEPT ones.
@@ -236,6 +250,20 @@ SAMPLES: dict[str, Sample] = {
             *azure_query("Reservation", "Standard_NC", "reservation-nc.json"),
             *azure_query("Reservation", "Standard_NV", "empty.json"),
             *azure_query("Reservation", "Standard_NG", "empty.json"),
+        ),
+    ),
+    # Google's prices sample/REFERENCES.md traces keep theirs: the A100 and A2 SKUs on demand
+    # (a recorded page), TPU v6e on demand, A4's B200 slice and the flex-start and calendar SKUs
+    # (public captures).
+    "gcp": Sample(
+        offers="skus.*",
+        prices=("unitPrice",),
+        traced=r'"description": "(TpuV6e|Nvidia Tesla A100 GPU|A2 Instance (Core|Ram)) running in '
+        r'Americas"|A4 Nvidia B200 \(1 gpu slice\)|DWS Defined Duration',
+        moves=(Move(4, "Nvidia L4 GPU", factor=0.85),),
+        files=(
+            *gcp_pages(gcp.SERVICES[0], "compute-skus-page-1.json", "compute-skus-page-2.json"),
+            *gcp_pages(gcp.SERVICES[1], "tpu-skus-page-1.json"),
         ),
     ),
     # The ECB's days of rates (no prices, so nothing to mark): each run lists the days published
