@@ -234,12 +234,11 @@ SAMPLES: dict[str, Sample] = {
         files=(("spot.js", SPOT_FEED_URL, {"kind": "spot-feed"}),),
     ),
     # The capture sample/REFERENCES.md traces (the H100 v5's on-demand and spot rows in eastus)
-    # keeps its price; MI300X v5 is listed in westus only.
+    # keeps its price.
     "azure": Sample(
         offers="Items.*",
         prices=("retailPrice", "unitPrice"),
         traced=r'"armRegionName": "eastus",.*"type": "Consumption",.*"Standard_ND96isr_H100_v5"',
-        left_out=r'"armRegionName": "eastus",.*"armSkuName": "Standard_ND96isr_MI300X_v5"',
         moves=(Move(4, "Standard_ND96isr_H200_v5", factor=0.9),),
         files=(
             *azure_query("Consumption", "Standard_ND", *ND_PAGES),
@@ -260,7 +259,8 @@ SAMPLES: dict[str, Sample] = {
         prices=("unitPrice",),
         traced=r'"description": "(TpuV6e|Nvidia Tesla A100 GPU|A2 Instance (Core|Ram)) running in '
         r'Americas"|A4 Nvidia B200 \(1 gpu slice\)|DWS Defined Duration',
-        moves=(Move(4, "Nvidia L4 GPU", factor=0.85),),
+        # the g2-standard types: their L4 GPU, vCPU and memory SKUs
+        moves=(Move(4, r"Nvidia L4 GPU|G2 Instance (Core|Ram)", factor=0.85),),
         files=(
             *gcp_pages(gcp.SERVICES[0], "compute-skus-page-1.json", "compute-skus-page-2.json"),
             *gcp_pages(gcp.SERVICES[1], "tpu-skus-page-1.json"),
