@@ -3,7 +3,8 @@
 A fixture (tests/fixtures/<source>/, the payloads the contract test parses) becomes one sample
 run: every price inside an offer is multiplied by the source's factor (seeded by its name), by a
 seeded day-to-day move where the source's market moves daily, and by the scripted moves of
-sample/build/_table.py; every date moves on by the run's day; each moved offer carries the
+sample/build/_table.py; every date moves on by the run's day (a dated file's rows stay, each
+listed from the run after its day); each moved offer carries the
 estimate mark and each payload the sample label. Nothing else of the payload changes.
 """
 
@@ -30,7 +31,9 @@ DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 # A JSONP answer (AWS's spot.js): JSON inside callback(...).
 JSONP = re.compile(r"(\s*[\w.$]+\s*\()(.*)(\)\s*;?\s*)", re.S)
 # What an XML file says of itself, in a comment after its declaration.
-XML_SAMPLE_COMMENT = "<!-- chipcost sample data: not fetched from the provider (sample/README.md) -->"
+XML_SAMPLE_COMMENT = (
+    "<!-- chipcost sample data, not fetched from the provider (sample/README.md) -->"
+)
 # How far the seeded factor of a source's prices goes either way.
 SPREAD = 0.06
 # How far a renewed listing id moves each day.

@@ -22,7 +22,6 @@ HTML_ROW, DOLLARS = r"<tr\b[^>]*>.*?</tr>", r"\$(\d[\d,]*\.\d+)"
 KEPT = Sample(mark=None)
 
 
-
 def azure_query(price_type: str, series: str, *pages: str) -> tuple[tuple[str, str, dict], ...]:
     """One Retail Prices query's fixture pages, the second fetched from the first's NextPageLink
     (the query again with $skip, '$' and quotes unescaped, as Azure writes it)."""
@@ -34,7 +33,6 @@ def azure_query(price_type: str, series: str, *pages: str) -> tuple[tuple[str, s
 
 
 ND_PAGES = ("consumption-nd-page-1.json", "consumption-nd-page-2.json")
-
 
 
 def gcp_pages(service: str, *pages: str) -> tuple[tuple[str, str, dict], ...]:

@@ -18,7 +18,14 @@ from chipcost.extract import registry, source_providers
 from chipcost.sample import ARCHIVE as SAMPLE
 from chipcost.sample.build import Scrambled, run_time
 from chipcost.sample.build._common import HTML_SAMPLE_COMMENT, SAMPLE_KEY
-from chipcost.sample.build._scramble import SPREAD, Move, base_factor, fixture_files, shifted_dates
+from chipcost.sample.build._scramble import (
+    SPREAD,
+    Move,
+    base_factor,
+    fixture_files,
+    moved_money,
+    shifted_dates,
+)
 from chipcost.sample.build._table import SAMPLES
 from chipcost.transform.validate import validate_records
 from tests.paths import FIXTURES
@@ -142,6 +149,24 @@ def test_dates_move_with_the_run():
     assert shifted_dates(text, 3) == (
         b'{"generatedAt": "2026-11-16T22:00:00Z", "time": "2026-12-03", "v": "20251201"}'
     )
+
+
+def test_a_dated_file_lists_the_days_before_its_run_each_at_one_rate(days):
+    """The ECB's days stay put: a run lists those published before it, and a day's rate is
+    the same in every run that lists it (the warehouse keeps a changed one as a revision)."""
+    seen: dict[tuple, float] = {}
+    for day, run in days.items():
+        rows = parsed(run, "ecb-rates").facts["fx_rates"]
+        assert max(r["day"] for r in rows) < run_time(day).date()
+        for r in rows:
+            assert seen.setdefault((r["day"], r["currency"]), r["per_eur"]) == r["per_eur"]
+    usd = sorted((d, rate) for (d, currency), rate in seen.items() if currency == "USD")
+    assert len(usd) == 8 and len({rate for _d, rate in usd}) > 1
+
+
+def test_googles_units_and_nanos_move_as_one_amount():
+    money = {"currencyCode": "USD", "units": "2", "nanos": 933908000}
+    assert moved_money(money, 1.05) == {"currencyCode": "USD", "units": "3", "nanos": 80603400}
 
 
 @pytest.mark.parametrize("source", SOURCES)
