@@ -232,7 +232,7 @@ SAMPLES: dict[str, Sample] = {
         files=(("spot.js", SPOT_FEED_URL, {"kind": "spot-feed"}),),
     ),
     # The capture sample/REFERENCES.md traces (the H100 v5's on-demand and spot rows in eastus)
-    # keeps its price.
+    # keeps its price; MI300X v5 is listed in westus only.
     "azure": Sample(
         offers="Items.*",
         prices=("retailPrice", "unitPrice"),
