@@ -27,7 +27,7 @@ SAMPLE = ROOT / "sample" / "archive"
 # The sources of the sample's estimates; oci's quoted parts (sample/REFERENCES.md [A]) carry none.
 SOURCES = ("azure", "lambda", "aws-capacity-blocks", "oci")
 # Azure: every sample offer but the traced H100 eastus on-demand and spot prices is an estimate
-# (regions after a size's first copy its prices and say so).
+# (the fixture's price times the scrambler's factor, and says so).
 AZURE_TRACED = {("eastus", "Standard_ND96isr_H100_v5")}
 # Every Capacity Block fee of the sample is an estimate (none is traced).
 BLOCKS = "aws-capacity-blocks"
@@ -97,7 +97,8 @@ def test_the_read_query_and_the_explorer_carry_the_estimates(warehouse):
     assert marked(offers) == blocks | azure | lambda_oci
     copy = next(r for r in rows if (r["region"], r["instance_type"]) == (
         "swedencentral", "Standard_ND96isr_H100_v5"))  # fmt: skip
-    assert copy["estimate"].startswith("copies eastus's price")
+    assert copy["estimate"].startswith("synthetic: the price of chipcost's test fixture")
+    assert "tests/fixtures/azure/" in copy["estimate"]
     trn2 = next(r for r in rows if r["instance_type"] == "u-trn2x64")
     assert trn2["estimate"].startswith("an ESTIMATE, not an AWS price")
     # OCI's traced prices are quoted (sample/REFERENCES.md [A]): none of them is marked.
