@@ -18,7 +18,7 @@ import io
 import json
 from pathlib import Path
 
-from chipcost.sample.build._aws_bulk_csv import (
+from tests.aws_bulk_csv import (
     EC2_PATH,
     HEADER_2025,
     HEADER_OLD,
@@ -31,7 +31,7 @@ from chipcost.sample.build._aws_bulk_csv import (
     sp_rows,
     variant,
 )
-from chipcost.sample.build._aws_indexes import (
+from tests.aws_indexes import (
     ec2_region_index,
     offer_index,
     sp_region_index,

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chipcost.sample.build._aws_price_list import (
+from tests.aws_price_list import (
     RESERVED,
     get_products_page,
     item_string,

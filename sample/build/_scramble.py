@@ -65,12 +65,18 @@ class Sample:
     # group 1 is one of its prices.
     rows: str = ""
     cells: str = ""
+    # Where a row's format has no room for a new key (a CSV column), the estimate mark the
+    # fixture's row carries: a regex whose group 1 is its words, rewritten for the sample.
+    marks: str = ""
     moves: tuple[Move, ...] = ()
     # A spot market's prices move every day, each offer by up to this share either way.
     daily: float = 0.0
     # The fixture's files for the run, the URL each answers and its archived request (default:
     # every [[good]] file of its contract.toml).
     files: tuple[tuple[str, str, dict[str, Any]], ...] = ()
+    # Or a JSON list in the fixture folder of a run's files ({"file", "url", "request"}), where
+    # the requests are too long to declare here (AWS's, which name every accelerator type).
+    run: str = ""
     # Where in a JSON offer the estimate mark goes ("" : the offer itself), or None where the
     # fixture's prices are kept as recorded (factor 1) and sample/REFERENCES.md traces them.
     mark: str | None = ""
@@ -280,7 +286,9 @@ def scramble_text(data: bytes, today: Day, ext: str) -> bytes:
             return ""
         factor = today.factor(text)
         text = price.sub(lambda m: _moved_group(m, factor), text)
-        if not today.traced(text) and text.startswith("<"):
+        if not today.traced(text) and today.spec.marks:
+            text = re.sub(today.spec.marks, lambda m: _replaced_group(m, today.mark_text), text)
+        elif not today.traced(text) and text.startswith("<"):
             text = re.sub(r"^<\w+", lambda m: f'{m.group(0)} {ESTIMATE_ATTRIBUTE}="'
                           f'{today.mark_text}"', text)  # fmt: skip
         return text
@@ -292,10 +300,14 @@ def scramble_text(data: bytes, today: Day, ext: str) -> bytes:
 
 
 def _moved_group(found: re.Match[str], factor: float) -> str:
+    return _replaced_group(found, moved_number(found.group(1), factor))
+
+
+def _replaced_group(found: re.Match[str], value: str) -> str:
     start, end = found.span(1)
     whole = found.group(0)
     offset = found.start(0)
-    return whole[: start - offset] + moved_number(found.group(1), factor) + whole[end - offset :]
+    return whole[: start - offset] + value + whole[end - offset :]
 
 
 def _labelled_text(text: str, ext: str) -> str:
@@ -340,6 +352,12 @@ def fixture_files(source: str, spec: Sample) -> list[tuple[str, str, dict[str, A
     """(file, URL, archived request) of each payload of the source's sample run."""
     if spec.files:
         return list(spec.files)
+    if spec.run:
+        listing = FIXTURES / source / spec.run
+        if not listing.is_file():
+            raise MissingFixture(f"{listing} not found: build the sample in a checkout of chipcost")
+        listed = json.loads(listing.read_text(encoding="utf-8"))
+        return [(f["file"], f["url"], f["request"]) for f in listed]
     contract = FIXTURES / source / "contract.toml"
     if not contract.is_file():
         raise MissingFixture(f"{contract} not found: build the sample in a checkout of chipcost")
@@ -357,5 +375,6 @@ def write_run(source: str, spec: Sample, out: Path, day: int, moment: datetime) 
             raise MissingFixture(f"{path} not found: build the sample in a checkout of chipcost")
         ext = path.suffix.lstrip(".")
         data = scrambled(path.read_bytes(), ext, today)
-        writer.write(data, url, fetched_at=moment, ext=ext, request=request)
+        asked = json.loads(shifted_dates(json.dumps(request).encode(), day - 1))
+        writer.write(data, url, fetched_at=moment, ext=ext, request=asked)
     return writer.directory

@@ -1,4 +1,5 @@
-"""AWS Price List GetProducts items and pages in the real shape: the one synthetic EC2 catalog."""
+"""AWS Price List GetProducts items and pages in the real shape: the synthetic EC2 catalog that
+the aws-pricing-api and aws-bulk test fixtures (and their sample weeks, week/) are written from."""
 
 from __future__ import annotations
 

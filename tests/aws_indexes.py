@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from chipcost.extract._estimate import ESTIMATE_KEY
-from chipcost.sample.build._aws_bulk_csv import DISCLAIMER, EC2_PATH, SP_PATH
-from chipcost.sample.build._aws_price_list import SAMPLE_KEY, SAMPLE_LABEL
+from tests.aws_bulk_csv import DISCLAIMER, EC2_PATH, SP_PATH
+from tests.aws_price_list import SAMPLE_KEY, SAMPLE_LABEL
 
 
 def offer_index(published: str, *, sample: bool = False) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chipcost.extract._estimate import ESTIMATE_KEY
-from chipcost.sample.build._aws_price_list import REGIONS, offer_item, sku_for
+from tests.aws_price_list import REGIONS, offer_item, sku_for
 
 DISCLAIMER = (
     "This pricing list is for informational purposes only. All prices are subject to the "
