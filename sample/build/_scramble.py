@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -27,6 +27,8 @@ from chipcost.sample.build._common import HTML_SAMPLE_COMMENT, SAMPLE_KEY, fresh
 NUMBER = r"\d[\d,]*(?:\.\d+)?(?:[eE]-?\d+)?"
 # An ISO date, with a time or not: the dates a fixture holds are those of day 1's run.
 DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+# The keys a price is under inside its offer.
+Keys = tuple[str, ...]
 # How far the seeded factor of a source's prices goes either way.
 SPREAD = 0.06
 # How far a renewed listing id moves each day.
@@ -50,6 +52,8 @@ class Move:
     match: str
     kind: str = "price"
     factor: float = 1.0
+    # Only the prices under this key of a JSON offer (an AWS item's "OnDemand" terms): "" for all.
+    within: str = ""
 
 
 @dataclass(frozen=True)
@@ -134,16 +138,28 @@ class Day:
 
     def factor(self, text: str) -> float:
         """Today's factor on the prices of an offer whose text is `text`."""
+        return self.factors(text)(())
+
+    def factors(self, text: str) -> Callable[[Keys], float]:
+        """Today's factor on each price of an offer whose text is `text`, by the keys the price
+        is under inside the offer (a move `within` one of them applies to it alone)."""
         value = 1.0 if self.traced(text) else self.base
         if self.spec.daily:
             value *= 1 + self.spec.daily * (2 * unit(self.source, self.day, text) - 1)
-        for move in self.spec.moves:
-            if re.search(move.match, text):
+        found = [move for move in self.spec.moves if re.search(move.match, text)]
+
+        def at(keys: Keys) -> float:
+            moved = value
+            for move in found:
+                if move.within and move.within not in keys:
+                    continue
                 if move.kind == "price" and self.day >= move.day:
-                    value *= move.factor
+                    moved *= move.factor
                 elif move.kind == "zero" and self.day == move.day:
                     return 0.0
-        return value
+            return moved
+
+        return at
 
 
 def moved_number(text: str, factor: float) -> str:
@@ -178,17 +194,18 @@ def moved_value(value: Any, factor: float) -> Any:
     return value
 
 
-def moved_offer(offer: Any, keys: tuple[str, ...], factor: float) -> Any:
-    """An offer with the values of its price keys (at any depth) times factor."""
+def moved_offer(offer: Any, keys: Keys, factor: Callable[[Keys], float], at: Keys = ()) -> Any:
+    """An offer with the values of its price keys (at any depth) times the factor of where each
+    is (`at`: the keys above it)."""
+    if at and at[-1] in keys:
+        return moved_value(offer, factor(at))
     if isinstance(offer, dict):
-        return {
-            k: moved_value(v, factor) if k in keys else moved_offer(v, keys, factor)
-            for k, v in offer.items()
-        }
+        return {k: moved_offer(v, keys, factor, (*at, k)) for k, v in offer.items()}
     if isinstance(offer, list):
-        return [moved_offer(v, keys, factor) for v in offer]
+        return [moved_offer(v, keys, factor, at) for v in offer]
     if isinstance(offer, str) and offer.startswith("{"):  # an offer inside a JSON string (AWS)
-        return json.dumps(moved_offer(json.loads(offer), keys, factor), separators=(",", ":"))
+        moved = moved_offer(json.loads(offer), keys, factor, at)
+        return json.dumps(moved, separators=(",", ":"))
     return offer
 
 
@@ -225,7 +242,7 @@ def scrambled_json(node: Any, path: list[str], today: Day, context: str = "") ->
     """The JSON value with the offers at `path` moved, filtered and marked for today."""
     if not path:
         text = context + (node if isinstance(node, str) else json.dumps(node))
-        offer = moved_offer(node, today.spec.prices, today.factor(text))
+        offer = moved_offer(node, today.spec.prices, today.factors(text))
         offer = renumbered(offer, today.spec.renumbered, today.day)
         if today.spec.mark is not None and not today.traced(text):
             offer = marked(offer, [p for p in today.spec.mark.split(".") if p], today.mark_text)

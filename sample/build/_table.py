@@ -211,7 +211,7 @@ SAMPLES: dict[str, Sample] = {
         ),
         moves=(
             Move(2, aws_item(r"g5\.xlarge", "eu-north-1"), "zero"),
-            Move(4, aws_item(r"p4d\.24xlarge", "us-west-2"), factor=0.92),
+            Move(4, aws_item(r"p4d\.24xlarge", "us-west-2"), factor=0.92, within="OnDemand"),
             Move(5, aws_item(r'g6e\.[^"]+', "ap-northeast-1"), "new"),
             Move(6, aws_item(r"inf2\.48xlarge", "us-west-2"), factor=0.94),
             Move(7, aws_item(r"p4d\.24xlarge", "eu-west-1"), "gone"),
