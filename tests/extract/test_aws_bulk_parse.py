@@ -251,6 +251,12 @@ def test_a_rate_of_a_rejected_product_says_so():
         ((FIXTURES / "bad" / "ec2-missing-column.csv").read_bytes(), "'PricePerUnit'"),
         (b"<html><body>503 Service Unavailable</body></html>\n" * 6, "not an AWS price list"),
         (b'"FormatVersion","v1.0"\n"Disclaimer","x"\n', "ends before its header line"),
+        # the fifth line's quote left open swallows the column header
+        (
+            b'"FormatVersion","v1.0"\n"Disclaimer","x"\n"Publication Date","2025-12-01"\n'
+            b'"Version","1"\n"OfferCode","AmazonEC2\n"\n"SKU","OfferTermCode"\n',
+            "no column header",
+        ),
     ],
 )
 def test_bad_files_are_parse_errors_naming_the_payload(data, message):
