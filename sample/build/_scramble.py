@@ -1,10 +1,11 @@
 """The scrambler: a source's recorded fixture, its prices and dates moved for one sample day.
 
-A fixture (tests/fixtures/<source>/, the payloads the contract test parses) becomes one sample
-run: every price inside an offer is multiplied by the source's factor (seeded by its name), by a
-seeded day-to-day move where the source's market moves daily, and by the scripted moves of
-sample/build/_table.py; every date moves on by the run's day; each moved offer carries the
-estimate mark and each payload the sample label. Nothing else of the payload changes.
+A fixture (tests/fixtures/<source>/: the payloads the contract test parses, or the files the
+table names, as AWS's sample weeks) becomes one sample run: every price inside an offer is
+multiplied by the source's factor (seeded by its name), by a seeded day-to-day move where the
+source's market moves daily, and by the scripted moves of sample/build/_table.py; every date
+moves on by the run's day; each moved offer carries the estimate mark and each payload the
+sample label. Nothing else of the payload changes.
 """
 
 from __future__ import annotations

@@ -22,8 +22,11 @@ from chipcost.sample.build._scramble import (
     SPREAD,
     Day,
     Move,
+    Sample,
     base_factor,
     fixture_files,
+    moved_offer,
+    scramble_text,
     shifted_dates,
 )
 from chipcost.sample.build._table import SAMPLES
@@ -146,6 +149,25 @@ def test_dates_move_with_the_run():
     assert shifted_dates(text, 3) == (
         b'{"generatedAt": "2026-11-16T22:00:00Z", "time": "2026-12-03", "v": "20251201"}'
     )
+
+
+def test_a_move_within_a_key_moves_only_the_prices_under_it():
+    """An AWS item's on-demand cut leaves its reserved terms as they were."""
+    spec = Sample(prices=("USD",), moves=(Move(1, "p4d", factor=0.5, within="OnDemand"),))
+    today = Day("example", spec, 1)
+    item = {"type": "p4d", "OnDemand": {"a": {"USD": "10.00"}}, "Reserved": {"b": {"USD": "8.00"}}}
+    moved = moved_offer(item, spec.prices, today.factors(json.dumps(item)))
+    assert moved["OnDemand"]["a"]["USD"] == f"{10 * today.base * 0.5:.2f}"
+    assert moved["Reserved"]["b"]["USD"] == f"{8 * today.base:.2f}"
+
+
+def test_a_mark_the_fixture_row_carries_is_rewritten_where_a_new_key_has_no_room():
+    """A CSV row's own estimate column says what the sample's moved price rests on."""
+    spec = Sample(rows=r"(?m)^A,[^\n]*", cells=r"^A,(\d+\.\d+)", marks=r",(synthetic:[^,\n]*)$")
+    today = Day("example", spec, 1)
+    data = b"name,price,chipcostEstimate\nA,10.00,synthetic: the fixture's words\n"
+    lines = scramble_text(data, today, "csv").decode().splitlines()
+    assert lines == ["name,price,chipcostEstimate", f"A,{10 * today.base:.2f},{today.mark_text}"]
 
 
 @pytest.mark.parametrize("source", SOURCES)
