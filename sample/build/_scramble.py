@@ -1,11 +1,12 @@
 """The scrambler: a source's recorded fixture, its prices and dates moved for one sample day.
 
-A fixture (tests/fixtures/<source>/, the payloads the contract test parses) becomes one sample
-run: every price inside an offer is multiplied by the source's factor (seeded by its name), by a
-seeded day-to-day move where the source's market moves daily, and by the scripted moves of
-sample/build/_table.py; every date moves on by the run's day (a dated file's rows stay, each
-listed from the run after its day); each moved offer carries the
-estimate mark and each payload the sample label. Nothing else of the payload changes.
+A fixture (tests/fixtures/<source>/: the payloads the contract test parses, or the files the
+table names, as AWS's sample weeks) becomes one sample run: every price inside an offer is
+multiplied by the source's factor (seeded by its name), by a seeded day-to-day move where the
+source's market moves daily, and by the scripted moves of sample/build/_table.py; every date
+moves on by the run's day (a dated file's rows stay, each listed from the run after its day);
+each moved offer carries the estimate mark and each payload the sample label. Nothing else of
+the payload changes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -34,6 +35,8 @@ JSONP = re.compile(r"(\s*[\w.$]+\s*\()(.*)(\)\s*;?\s*)", re.S)
 XML_SAMPLE_COMMENT = (
     "<!-- chipcost sample data, not fetched from the provider (sample/README.md) -->"
 )
+# The keys a price is under inside its offer.
+Keys = tuple[str, ...]
 # How far the seeded factor of a source's prices goes either way.
 SPREAD = 0.06
 # How far a renewed listing id moves each day.
@@ -57,6 +60,8 @@ class Move:
     match: str
     kind: str = "price"
     factor: float = 1.0
+    # Only the prices under this key of a JSON offer (an AWS item's "OnDemand" terms): "" for all.
+    within: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,12 +77,18 @@ class Sample:
     # group 1 is one of its prices.
     rows: str = ""
     cells: str = ""
+    # Where a row's format has no room for a new key (a CSV column), the estimate mark the
+    # fixture's row carries: a regex whose group 1 is its words, rewritten for the sample.
+    marks: str = ""
     moves: tuple[Move, ...] = ()
     # A spot market's prices move every day, each offer by up to this share either way.
     daily: float = 0.0
     # The fixture's files for the run, the URL each answers and its archived request (default:
     # every [[good]] file of its contract.toml).
     files: tuple[tuple[str, str, dict[str, Any]], ...] = ()
+    # Or a JSON list in the fixture folder of a run's files ({"file", "url", "request"}), where
+    # the requests are too long to declare here (AWS's, which name every accelerator type).
+    run: str = ""
     # Where in a JSON offer the estimate mark goes ("" : the offer itself), or None where the
     # fixture's prices are kept as recorded (factor 1) and sample/REFERENCES.md traces them.
     mark: str | None = ""
@@ -143,17 +154,29 @@ class Day:
 
     def factor(self, text: str) -> float:
         """Today's factor on the prices of an offer whose text is `text`."""
+        return self.factors(text)(())
+
+    def factors(self, text: str) -> Callable[[Keys], float]:
+        """Today's factor on each price of an offer whose text is `text`, by the keys the price
+        is under inside the offer (a move `within` one of them applies to it alone)."""
         value = 1.0 if self.traced(text) else self.base
         if self.spec.daily:
             seed = unit(self.source, text) if self.spec.dated else unit(self.source, self.day, text)
             value *= 1 + self.spec.daily * (2 * seed - 1)
-        for move in self.spec.moves:
-            if re.search(move.match, text):
+        found = [move for move in self.spec.moves if re.search(move.match, text)]
+
+        def at(keys: Keys) -> float:
+            moved = value
+            for move in found:
+                if move.within and move.within not in keys:
+                    continue
                 if move.kind == "price" and self.day >= move.day:
-                    value *= move.factor
+                    moved *= move.factor
                 elif move.kind == "zero" and self.day == move.day:
                     return 0.0
-        return value
+            return moved
+
+        return at
 
 
 def moved_number(text: str, factor: float) -> str:
@@ -198,17 +221,18 @@ def moved_money(money: dict[str, Any], factor: float) -> dict[str, Any]:
     return {**money, "units": str(units), "nanos": nanos}
 
 
-def moved_offer(offer: Any, keys: tuple[str, ...], factor: float) -> Any:
-    """An offer with the values of its price keys (at any depth) times factor."""
+def moved_offer(offer: Any, keys: Keys, factor: Callable[[Keys], float], at: Keys = ()) -> Any:
+    """An offer with the values of its price keys (at any depth) times the factor of where each
+    is (`at`: the keys above it)."""
+    if at and at[-1] in keys:
+        return moved_value(offer, factor(at))
     if isinstance(offer, dict):
-        return {
-            k: moved_value(v, factor) if k in keys else moved_offer(v, keys, factor)
-            for k, v in offer.items()
-        }
+        return {k: moved_offer(v, keys, factor, (*at, k)) for k, v in offer.items()}
     if isinstance(offer, list):
-        return [moved_offer(v, keys, factor) for v in offer]
+        return [moved_offer(v, keys, factor, at) for v in offer]
     if isinstance(offer, str) and offer.startswith("{"):  # an offer inside a JSON string (AWS)
-        return json.dumps(moved_offer(json.loads(offer), keys, factor), separators=(",", ":"))
+        moved = moved_offer(json.loads(offer), keys, factor, at)
+        return json.dumps(moved, separators=(",", ":"))
     return offer
 
 
@@ -245,7 +269,7 @@ def scrambled_json(node: Any, path: list[str], today: Day, context: str = "") ->
     """The JSON value with the offers at `path` moved, filtered and marked for today."""
     if not path:
         text = context + (node if isinstance(node, str) else json.dumps(node))
-        offer = moved_offer(node, today.spec.prices, today.factor(text))
+        offer = moved_offer(node, today.spec.prices, today.factors(text))
         offer = renumbered(offer, today.spec.renumbered, today.day)
         if today.spec.mark is not None and not today.traced(text):
             offer = marked(offer, [p for p in today.spec.mark.split(".") if p], today.mark_text)
@@ -317,7 +341,9 @@ def scramble_text(data: bytes, today: Day, ext: str) -> bytes:
             return ""
         factor = today.factor(text)
         text = price.sub(lambda m: _moved_group(m, factor), text)
-        if not today.traced(text) and text.startswith("<"):
+        if not today.traced(text) and today.spec.marks:
+            text = re.sub(today.spec.marks, lambda m: _replaced_group(m, today.mark_text), text)
+        elif not today.traced(text) and text.startswith("<"):
             text = re.sub(r"^<\w+", lambda m: f'{m.group(0)} {ESTIMATE_ATTRIBUTE}="'
                           f'{today.mark_text}"', text)  # fmt: skip
         return text
@@ -329,10 +355,14 @@ def scramble_text(data: bytes, today: Day, ext: str) -> bytes:
 
 
 def _moved_group(found: re.Match[str], factor: float) -> str:
+    return _replaced_group(found, moved_number(found.group(1), factor))
+
+
+def _replaced_group(found: re.Match[str], value: str) -> str:
     start, end = found.span(1)
     whole = found.group(0)
     offset = found.start(0)
-    return whole[: start - offset] + moved_number(found.group(1), factor) + whole[end - offset :]
+    return whole[: start - offset] + value + whole[end - offset :]
 
 
 def _labelled_text(text: str, ext: str) -> str:
@@ -384,6 +414,12 @@ def fixture_files(source: str, spec: Sample) -> list[tuple[str, str, dict[str, A
     """(file, URL, archived request) of each payload of the source's sample run."""
     if spec.files:
         return list(spec.files)
+    if spec.run:
+        listing = FIXTURES / source / spec.run
+        if not listing.is_file():
+            raise MissingFixture(f"{listing} not found: build the sample in a checkout of chipcost")
+        listed = json.loads(listing.read_text(encoding="utf-8"))
+        return [(f["file"], f["url"], f["request"]) for f in listed]
     contract = FIXTURES / source / "contract.toml"
     if not contract.is_file():
         raise MissingFixture(f"{contract} not found: build the sample in a checkout of chipcost")
@@ -401,5 +437,6 @@ def write_run(source: str, spec: Sample, out: Path, day: int, moment: datetime) 
             raise MissingFixture(f"{path} not found: build the sample in a checkout of chipcost")
         ext = path.suffix.lstrip(".")
         data = scrambled(path.read_bytes(), ext, today)
-        writer.write(data, url, fetched_at=moment, ext=ext, request=request)
+        asked = json.loads(shifted_dates(json.dumps(request).encode(), day - 1))
+        writer.write(data, url, fetched_at=moment, ext=ext, request=asked)
     return writer.directory

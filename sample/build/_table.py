@@ -47,6 +47,16 @@ def gcp_pages(service: str, *pages: str) -> tuple[tuple[str, str, dict], ...]:
     )
 
 
+# AWS's sources: the sample week's answers in tests/fixtures/<source>/week/ (run.json lists
+# them with their requests). An item, row or rate is found by its instance type and region.
+AWS_RUN = "week/run.json"
+
+
+def aws_item(types: str, region: str) -> str:
+    """A GetProducts item of one of `types` (a regex) in `region`."""
+    return f'"instanceType":"({types})".*"regionCode":"{region}"'
+
+
 # Every source's fixture moves by its seeded factor and carries the estimate mark, except the
 # KEPT ones.
 SAMPLES: dict[str, Sample] = {
@@ -272,6 +282,47 @@ SAMPLES: dict[str, Sample] = {
         cells=r'rate="(\d+\.\d+)"',
         dated=r'time="(\d{4}-\d{2}-\d{2})"',
         daily=0.003,
+    ),
+    # the six on-demand prices sample/REFERENCES.md traces keep theirs (their reserved terms
+    # are marked in the fixture); a $0 product, a price cut, a launch, a withdrawal
+    "aws-pricing-api": Sample(
+        run=AWS_RUN,
+        offers="PriceList.*",
+        prices=("pricePerUnit",),
+        mark="terms.*.*",
+        traced="|".join(
+            (
+                aws_item(
+                    r"p5\.48xlarge|p5en\.48xlarge|p6-b200\.48xlarge|trn1\.32xlarge", "us-east-1"
+                ),
+                aws_item(r"p5\.48xlarge", "us-west-2"),
+                aws_item(r"trn2\.48xlarge", "us-east-2"),
+            )
+        ),
+        moves=(
+            Move(2, aws_item(r"g5\.xlarge", "eu-north-1"), "zero"),
+            Move(4, aws_item(r"p4d\.24xlarge", "us-west-2"), factor=0.92, within="OnDemand"),
+            Move(5, aws_item(r'g6e\.[^"]+', "ap-northeast-1"), "new"),
+            Move(6, aws_item(r"inf2\.48xlarge", "us-west-2"), factor=0.94),
+            Move(7, aws_item(r"p4d\.24xlarge", "eu-west-1"), "gone"),
+        ),
+    ),  # fmt: skip
+    "aws-bulk": Sample(
+        run=AWS_RUN,
+        rows=r'(?m)^"?[A-Z0-9]{16}"?,[^\n]*',  # a price line of the EC2 or savings-plan CSV
+        cells=r'(?:"(?:Hrs|Quantity)","|,Hrs,[^,]*,)(\d[\d.]*)',  # its PricePerUnit or rate
+        marks=r'(?<=,)"?(synthetic:[^"\n]*?)"?$',  # the fixture's chipcostEstimate column
+        moves=(Move(5, '"OnDemand".*"g6e\\.xlarge".*"ap-south-1"', factor=0.9),),
+    ),
+    "aws-savings-plans": Sample(
+        run=AWS_RUN,
+        offers="searchResults.*",
+        prices=("rate",),
+        moves=(Move(6, '"planType": "Compute".*BoxUsage:p5en\\.', factor=0.95),),
+    ),
+    "aws-spot": Sample(run=AWS_RUN, offers="SpotPriceHistory.*", prices=("SpotPrice",), daily=0.06),
+    "aws-capacity-blocks": Sample(
+        run=AWS_RUN, offers="CapacityBlockOfferings.*", prices=("UpfrontFee",), daily=0.03
     ),
     "seeweb": Sample(
         left_out="eCS4",

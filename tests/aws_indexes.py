@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chipcost.extract._estimate import ESTIMATE_KEY
-from chipcost.sample.build._aws_bulk_csv import DISCLAIMER, EC2_PATH, SP_PATH
-from chipcost.sample.build._aws_price_list import SAMPLE_KEY, SAMPLE_LABEL
+from tests.aws_bulk_csv import DISCLAIMER, EC2_PATH, SP_PATH
 
 
-def offer_index(published: str, *, sample: bool = False) -> dict[str, Any]:
+def offer_index(published: str) -> dict[str, Any]:
     """The offer index, trimmed to EC2 and two neighbours."""
     ec2 = {
         "offerCode": "AmazonEC2",
@@ -29,24 +27,23 @@ def offer_index(published: str, *, sample: bool = False) -> dict[str, Any]:
             "currentRegionIndexUrl": f"/offers/v1.0/aws/{code}/current/region_index.json",
         }
     index = {"formatVersion": "v1.0", "disclaimer": DISCLAIMER, "publicationDate": published}
-    return _labelled({**index, "offers": offers}, sample)
+    return {**index, "offers": offers}
 
 
-def ec2_region_index(version: str, regions: list[str], published: str, **kw: Any) -> dict:
+def ec2_region_index(version: str, regions: list[str], published: str) -> dict:
     entries = {
         r: {"regionCode": r, "currentVersionUrl": f"{EC2_PATH}/{version}/{r}/index.json"}
         for r in regions
     }
     index = {"formatVersion": "v1.0", "disclaimer": DISCLAIMER, "publicationDate": published}
-    return _labelled({**index, "regions": entries}, kw.get("sample", False))
+    return {**index, "regions": entries}
 
 
-def sp_region_index(version: str, regions: list[str], published: str, **kw: Any) -> dict:
+def sp_region_index(version: str, regions: list[str], published: str) -> dict:
     entries = [
         {"regionCode": r, "versionUrl": f"{SP_PATH}/{version}/{r}/index.json"} for r in regions
     ]
-    index = {"disclaimer": DISCLAIMER, "publicationDate": published, "regions": entries}
-    return _labelled(index, kw.get("sample", False))
+    return {"disclaimer": DISCLAIMER, "publicationDate": published, "regions": entries}
 
 
 def version_index(versions: list[tuple[str, str, str]], published: str) -> dict[str, Any]:
@@ -69,14 +66,8 @@ def version_index(versions: list[tuple[str, str, str]], published: str) -> dict[
     }
 
 
-def spot_feed(
-    regions: dict[str, list[tuple[str, str, str]]],
-    *,
-    sample: bool = False,
-    estimate: str | None = None,
-) -> bytes:
-    """spot.js: {feed region: [(type group, size, linux USD)]}, mswin alongside; estimate, when
-    given, marks every priced size (the sample's, beside the feed's own fields)."""
+def spot_feed(regions: dict[str, list[tuple[str, str, str]]]) -> bytes:
+    """spot.js: {feed region: [(type group, size, linux USD)]}, mswin alongside."""
     config: dict[str, Any] = {
         "rate": "perhr",
         "valueColumns": ["linux", "mswin"],
@@ -92,15 +83,9 @@ def spot_feed(
                 {"name": "mswin", "prices": {"USD": mswin}},
             ]
             entry: dict[str, Any] = {"size": size, "valueColumns": columns}
-            if estimate and not linux.startswith("N/A"):
-                entry[ESTIMATE_KEY] = estimate
             groups.setdefault(group, []).append(entry)
         types = [{"type": t, "sizes": s} for t, s in groups.items()]
         footnotes = {"*": "notAvailableForCCorCGPU"}
         config["regions"].append({"region": name, "footnotes": footnotes, "instanceTypes": types})
-    feed = _labelled({"vers": 0.01, "config": config}, sample)
+    feed = {"vers": 0.01, "config": config}
     return f"callback({json.dumps(feed, separators=(',', ':'))});".encode()
-
-
-def _labelled(body: dict[str, Any], sample: bool) -> dict[str, Any]:
-    return {**body, SAMPLE_KEY: SAMPLE_LABEL} if sample else body

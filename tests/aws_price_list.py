@@ -1,4 +1,5 @@
-"""AWS Price List GetProducts items and pages in the real shape: the one synthetic EC2 catalog."""
+"""AWS Price List GetProducts items and pages in the real shape: the synthetic EC2 catalog that
+the aws-pricing-api and aws-bulk test fixtures (and their sample weeks, week/) are written from."""
 
 from __future__ import annotations
 
@@ -7,11 +8,6 @@ import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
-
-from chipcost.extract._estimate import ESTIMATE_KEY
-from chipcost.sample.build._common import SAMPLE_KEY
-
-SAMPLE_LABEL = "synthetic sample data, not AWS prices"
 
 # regionCode -> (Price List location, usagetype prefix): AWS's own spellings.
 REGIONS = {
@@ -153,22 +149,6 @@ EFFECTIVE_DATE = "2025-06-01T00:00:00Z"
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
-# What the sample's untraced prices rest on, marked in each term (sample/REFERENCES.md traces
-# the rest). The savings-plan one holds no comma: that CSV writes its values bare.
-ON_DEMAND_ESTIMATE = (
-    "synthetic: set near AWS's public us-east-1 list price after the June 2025 cuts times a "
-    "level per region; not an AWS price"
-)
-RESERVED_ESTIMATE = (
-    "synthetic: a fixed share of the sample's on-demand price for each lease, class and "
-    "payment; not an AWS reservation price"
-)
-SAVINGS_PLAN_ESTIMATE = (
-    "synthetic: a fixed share of the sample's on-demand price for each plan term and payment; "
-    "not an AWS savings-plan rate"
-)
-
-
 def sku_for(*parts: str) -> str:
     """A stable 16-character SKU in AWS's style, derived from what the product is."""
     digest = hashlib.sha256("|".join(parts).encode()).digest()
@@ -296,12 +276,8 @@ def offer_item(
     reserved_effective: str = EFFECTIVE_DATE,
     version: str = VERSION,
     publication_date: str = PUBLICATION_DATE,
-    estimate: str | None = None,
-    reserved_estimate: str | None = None,
 ) -> dict[str, Any]:
-    """One GetProducts item (as a dict): the product, its OnDemand and its Reserved terms;
-    estimate and reserved_estimate, when given, mark the on-demand and the reserved terms (the
-    sample's mark beside each term's own fields: what the price rests on)."""
+    """One GetProducts item (as a dict): the product, its OnDemand and its Reserved terms."""
     price = listed_price(instance_type, region) if price is None else price
     prod = product(instance_type, region, market=market)
     sku = prod["sku"]
@@ -320,9 +296,6 @@ def offer_item(
             currency=currency,
             share_factor=reserved_factor,
         )
-    for term_type, mark in (("OnDemand", estimate), ("Reserved", reserved_estimate)):
-        for term in terms.get(term_type, {}).values() if mark else ():
-            term[ESTIMATE_KEY] = mark
     item = {"product": prod, "serviceCode": "AmazonEC2", "terms": terms}
     item.update(version=version, publicationDate=publication_date)
     return item
@@ -338,25 +311,19 @@ def next_token(seed: str) -> str:
     return f"{base64.b64encode(digest[:16]).decode()}:{base64.b64encode(digest[16:]).decode()}"
 
 
-def get_products_page(
-    items: list[str], token: str | None = None, *, sample: bool = False
-) -> dict[str, Any]:
+def get_products_page(items: list[str], token: str | None = None) -> dict[str, Any]:
     """A GetProducts response body (what fetch archives: the response minus ResponseMetadata)."""
     page: dict[str, Any] = {"FormatVersion": "aws_v1", "PriceList": items}
     if token:
         page["NextToken"] = token
-    if sample:
-        page[SAMPLE_KEY] = SAMPLE_LABEL
     return page
 
 
-def paginate(items: list[str], size: int, seed: str, *, sample: bool = False) -> list[dict]:
+def paginate(items: list[str], size: int, seed: str) -> list[dict]:
     """Cut items into response pages chained by NextToken."""
     chunks = [items[start : start + size] for start in range(0, len(items), size)] or [[]]
     return [
-        get_products_page(
-            chunk, next_token(f"{seed}:{n}") if n < len(chunks) else None, sample=sample
-        )
+        get_products_page(chunk, next_token(f"{seed}:{n}") if n < len(chunks) else None)
         for n, chunk in enumerate(chunks, start=1)
     ]
 

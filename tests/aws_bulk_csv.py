@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from chipcost.extract._estimate import ESTIMATE_KEY
-from chipcost.sample.build._aws_price_list import REGIONS, offer_item, sku_for
+from tests.aws_price_list import REGIONS, offer_item, sku_for
 
 DISCLAIMER = (
     "This pricing list is for informational purposes only. All prices are subject to the "
     "additional terms included in the pricing pages on http://aws.amazon.com. All Free Tier "
     "prices are also subject to the terms included at https://aws.amazon.com/free/"
 )
-SAMPLE_DISCLAIMER = "chipcost SAMPLE DATA: synthetic prices, not AWS prices. " + DISCLAIMER
 EC2_PATH = "/offers/v1.0/aws/AmazonEC2"
 SP_PATH = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan"
 # The EC2 CSV header as AWS published it in 2025 (columns grow over time).
@@ -118,8 +116,6 @@ def ec2_rows(item: dict[str, Any]) -> list[dict[str, str]]:
                     Currency=currency,
                     **term["termAttributes"],
                 )
-                if term.get(ESTIMATE_KEY):  # the sample's mark, a column of its own
-                    row[ESTIMATE_KEY] = term[ESTIMATE_KEY]
                 rows.append(row)
     return rows
 
@@ -148,12 +144,10 @@ def ec2_csv(
     header: list[str],
     version: str,
     published: str,
-    *,
-    sample: bool = False,
 ) -> bytes:
     head = [
         ["FormatVersion", "v1.0"],
-        ["Disclaimer", SAMPLE_DISCLAIMER if sample else DISCLAIMER],
+        ["Disclaimer", DISCLAIMER],
         ["Publication Date", published],
         ["Version", version],
         ["OfferCode", "AmazonEC2"],
@@ -168,11 +162,8 @@ def product_rows(instance_type: str, region: str, *args: Any, **kw: Any) -> list
     return ec2_rows(offer_item(instance_type, region, *args, **kw))
 
 
-def sp_rows(
-    rows: list[dict[str, str]], effective: str, estimate: str | None = None
-) -> list[dict[str, str]]:
-    """The twelve savings-plan rates (2 plans x 2 terms x 3 payments) of one EC2 product;
-    estimate, when given, marks each (a column of its own, ESTIMATE_KEY)."""
+def sp_rows(rows: list[dict[str, str]], effective: str) -> list[dict[str, str]]:
+    """The twelve savings-plan rates (2 plans x 2 terms x 3 payments) of one EC2 product."""
     on_demand = next(r for r in rows if r["TermType"] == "OnDemand")
     region, kind = on_demand["Region Code"], on_demand["Instance Type"]
     family = kind.split(".", 1)[0]
@@ -216,7 +207,6 @@ def sp_rows(
                     "DiscountedRegionCode": region,
                     "DiscountedInstanceType": kind,
                 }
-                | ({ESTIMATE_KEY: estimate} if estimate else {})
             )
     return found
 
@@ -226,13 +216,12 @@ def sp_csv(
     version: str,
     published: str,
     *,
-    sample: bool = False,
     header: list[str] = SP_HEADER,
 ) -> bytes:
     """As AWS writes savings-plan CSVs: values bare (none holds a comma)."""
     head = [
         "FormatVersion,v1.0",
-        f"Disclaimer,{SAMPLE_DISCLAIMER if sample else DISCLAIMER}",
+        f"Disclaimer,{DISCLAIMER}",
         f"Publication Date,{published}",
         f"Version,{version}",
         "OfferCode,AWSComputeSavingsPlan",
