@@ -74,7 +74,7 @@ FILLER_TYPES = ("m5.large", "c6i.xlarge", "r7g.2xlarge", "t3.medium", "m7i.4xlar
 
 def _template_lines() -> tuple[list[str], list[str]]:
     """(accelerator lines, filler lines) as AWS would write them, one product's worth each."""
-    from chipcost.sample.build._aws_bulk_csv import HEADER_2025, csv_line, product_rows, variant
+    from tests.aws_bulk_csv import HEADER_2025, csv_line, product_rows, variant
 
     accelerators, fillers = [], []
     for kind in ACCELERATORS:
@@ -92,7 +92,7 @@ def _template_lines() -> tuple[list[str], list[str]]:
 
 def generate(path: Path, megabytes: int) -> int:
     """A region CSV of about `megabytes` MB; returns its row count."""
-    from chipcost.sample.build._aws_bulk_csv import DISCLAIMER, HEADER_2025, csv_line
+    from tests.aws_bulk_csv import DISCLAIMER, HEADER_2025, csv_line
 
     accelerators, fillers = _template_lines()
     head = [

@@ -7,7 +7,7 @@ over HTTP as it is): the offer index, EC2's current region index and three versi
 older header, a 2025 header, and the current one whose us-west-2 file has its columns in
 another order plus two new ones), the savings-plan region index and files, and bad/ files.
 Prices: us-east-1 list prices before (98.32 USD/h for p5.48xlarge) and after the June 2025
-cuts, from the same builders as the bundled sample (chipcost.sample.build).
+cuts, from the builders in tests/aws_bulk_csv.py and tests/aws_indexes.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import io
 import json
 from pathlib import Path
 
-from chipcost.sample.build._aws_bulk_csv import (
+from tests.aws_bulk_csv import (
     EC2_PATH,
     HEADER_2025,
     HEADER_OLD,
@@ -31,7 +31,7 @@ from chipcost.sample.build._aws_bulk_csv import (
     sp_rows,
     variant,
 )
-from chipcost.sample.build._aws_indexes import (
+from tests.aws_indexes import (
     ec2_region_index,
     offer_index,
     sp_region_index,

@@ -2,7 +2,7 @@
 
     python -m tests.aws_pricing_fixtures [--out DIR]   # default tests/fixtures/aws-pricing-api
 
-The pages come from the same item builder as the bundled sample (chipcost.sample.build).
+The pages come from the item builder in tests/aws_price_list.py.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chipcost.sample.build._aws_price_list import (
+from tests.aws_price_list import (
     RESERVED,
     get_products_page,
     item_string,

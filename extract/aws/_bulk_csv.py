@@ -66,6 +66,11 @@ def parse_head(lines: list[str], where: str) -> CsvHead:
             f"lines {', '.join(METADATA_KEYS)}): the server may have sent an error page; "
             "fetch it again, or report a format change"
         )
+    if len(rows) <= len(METADATA_KEYS) or not rows[-1]:  # a line of the six split or blank
+        raise ParseError(
+            f"{where} has no column header after its five metadata lines: the file is damaged; "
+            "delete it and fetch it again"
+        )
     return CsvHead(metadata, tuple(rows[5]), "".join(lines))
 
 

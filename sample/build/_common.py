@@ -1,13 +1,10 @@
-"""What every sample builder shares: the run days, a fresh archive writer, labels, price moves."""
+"""What every sample builder shares: the run days, a fresh archive writer, labels."""
 
 from __future__ import annotations
 
-import json
 import shutil
-from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from chipcost.archive import ArchiveWriter, run_stamp
 
@@ -33,22 +30,3 @@ def fresh_writer(out: Path, moment: datetime, source: str) -> ArchiveWriter:
     stamp = run_stamp(moment)
     shutil.rmtree(out / stamp / source, ignore_errors=True)
     return ArchiveWriter(out, stamp, source, sample=True)
-
-
-def factor(moves: Mapping[tuple[str, int], float], name: str, day: int) -> float:
-    """The factor of the latest move of `name` at or before `day`; 1.0 before any move."""
-    value = 1.0
-    for (moved, since), change in sorted(moves.items(), key=lambda move: move[0][1]):
-        if moved == name and day >= since:
-            value = change
-    return value
-
-
-def indented_json(body: Any) -> bytes:
-    """JSON as the neocloud samples archive it (indented by one space)."""
-    return json.dumps(body, indent=1).encode("utf-8")
-
-
-def money(value: float) -> str:
-    """A price as the provider pages print it, e.g. $1,234.50."""
-    return f"${value:,.2f}"

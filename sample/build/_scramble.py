@@ -1,10 +1,12 @@
 """The scrambler: a source's recorded fixture, its prices and dates moved for one sample day.
 
-A fixture (tests/fixtures/<source>/, the payloads the contract test parses) becomes one sample
-run: every price inside an offer is multiplied by the source's factor (seeded by its name), by a
-seeded day-to-day move where the source's market moves daily, and by the scripted moves of
-sample/build/_table.py; every date moves on by the run's day; each moved offer carries the
-estimate mark and each payload the sample label. Nothing else of the payload changes.
+A fixture (tests/fixtures/<source>/: the payloads the contract test parses, or the files the
+table names, as AWS's sample weeks) becomes one sample run: every price inside an offer is
+multiplied by the source's factor (seeded by its name), by a seeded day-to-day move where the
+source's market moves daily, and by the scripted moves of sample/build/_table.py; every date
+moves on by the run's day (a dated file's rows stay, each listed from the run after its day);
+each moved offer carries the estimate mark and each payload the sample label. Nothing else of
+the payload changes.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -21,12 +23,20 @@ from typing import Any
 
 from chipcost.core.errors import ChipcostError
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, ESTIMATE_KEY
-from chipcost.sample.build._common import HTML_SAMPLE_COMMENT, SAMPLE_KEY, fresh_writer
+from chipcost.sample.build._common import HTML_SAMPLE_COMMENT, SAMPLE_KEY, fresh_writer, run_time
 
 # A number as payloads write prices: 1,234.56 or 0.00595 or 1560 (cents) or 9.0E-4.
 NUMBER = r"\d[\d,]*(?:\.\d+)?(?:[eE]-?\d+)?"
 # An ISO date, with a time or not: the dates a fixture holds are those of day 1's run.
 DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+# A JSONP answer (AWS's spot.js): JSON inside callback(...).
+JSONP = re.compile(r"(\s*[\w.$]+\s*\()(.*)(\)\s*;?\s*)", re.S)
+# What an XML file says of itself, in a comment after its declaration.
+XML_SAMPLE_COMMENT = (
+    "<!-- chipcost sample data, not fetched from the provider (sample/README.md) -->"
+)
+# The keys a price is under inside its offer.
+Keys = tuple[str, ...]
 # How far the seeded factor of a source's prices goes either way.
 SPREAD = 0.06
 # How far a renewed listing id moves each day.
@@ -50,6 +60,8 @@ class Move:
     match: str
     kind: str = "price"
     factor: float = 1.0
+    # Only the prices under this key of a JSON offer (an AWS item's "OnDemand" terms): "" for all.
+    within: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,12 +77,18 @@ class Sample:
     # group 1 is one of its prices.
     rows: str = ""
     cells: str = ""
+    # Where a row's format has no room for a new key (a CSV column), the estimate mark the
+    # fixture's row carries: a regex whose group 1 is its words, rewritten for the sample.
+    marks: str = ""
     moves: tuple[Move, ...] = ()
     # A spot market's prices move every day, each offer by up to this share either way.
     daily: float = 0.0
     # The fixture's files for the run, the URL each answers and its archived request (default:
     # every [[good]] file of its contract.toml).
     files: tuple[tuple[str, str, dict[str, Any]], ...] = ()
+    # Or a JSON list in the fixture folder of a run's files ({"file", "url", "request"}), where
+    # the requests are too long to declare here (AWS's, which name every accelerator type).
+    run: str = ""
     # Where in a JSON offer the estimate mark goes ("" : the offer itself), or None where the
     # fixture's prices are kept as recorded (factor 1) and sample/REFERENCES.md traces them.
     mark: str | None = ""
@@ -82,6 +100,10 @@ class Sample:
     left_out: str = ""
     # Listing ids a marketplace renews each day (its JSON keys): each run's are its own.
     renumbered: tuple[str, ...] = ()
+    # A file of dated rows (the ECB's days of rates): a regex whose group 1 is a row's ISO date.
+    # Its dates stay, a run lists the rows dated before its own day (published by then), and a
+    # row's daily move is seeded by the row alone, so a day reads the same in every run.
+    dated: str = ""
 
 
 def unit(*parts: object) -> float:
@@ -102,6 +124,7 @@ class Day:
 
     def __init__(self, source: str, spec: Sample, day: int) -> None:
         self.source, self.spec, self.day = source, spec, day
+        self.date = run_time(day).date().isoformat()
         self.base = base_factor(source, spec)
         self.mark_text = (
             f"synthetic: the price of chipcost's test fixture tests/fixtures/{source}/ "
@@ -111,6 +134,9 @@ class Day:
     def listed(self, text: str) -> bool:
         """Whether an offer whose text is `text` is listed today."""
         if self.spec.left_out and re.search(self.spec.left_out, text):
+            return False
+        dated = re.search(self.spec.dated, text) if self.spec.dated else None
+        if dated and dated.group(1) >= self.date:  # not yet published on the run's day
             return False
         for move in self.spec.moves:
             if re.search(move.match, text):
@@ -128,16 +154,29 @@ class Day:
 
     def factor(self, text: str) -> float:
         """Today's factor on the prices of an offer whose text is `text`."""
+        return self.factors(text)(())
+
+    def factors(self, text: str) -> Callable[[Keys], float]:
+        """Today's factor on each price of an offer whose text is `text`, by the keys the price
+        is under inside the offer (a move `within` one of them applies to it alone)."""
         value = 1.0 if self.traced(text) else self.base
         if self.spec.daily:
-            value *= 1 + self.spec.daily * (2 * unit(self.source, self.day, text) - 1)
-        for move in self.spec.moves:
-            if re.search(move.match, text):
+            seed = unit(self.source, text) if self.spec.dated else unit(self.source, self.day, text)
+            value *= 1 + self.spec.daily * (2 * seed - 1)
+        found = [move for move in self.spec.moves if re.search(move.match, text)]
+
+        def at(keys: Keys) -> float:
+            moved = value
+            for move in found:
+                if move.within and move.within not in keys:
+                    continue
                 if move.kind == "price" and self.day >= move.day:
-                    value *= move.factor
+                    moved *= move.factor
                 elif move.kind == "zero" and self.day == move.day:
                     return 0.0
-        return value
+            return moved
+
+        return at
 
 
 def moved_number(text: str, factor: float) -> str:
@@ -165,6 +204,8 @@ def moved_value(value: Any, factor: float) -> Any:
         return float(moved_number(repr(value), factor)) if factor else 0.0
     if isinstance(value, str):
         return re.sub(NUMBER, lambda m: moved_number(m.group(0), factor), value, count=1)
+    if isinstance(value, dict) and {"units", "nanos"} <= value.keys():
+        return moved_money(value, factor)
     if isinstance(value, dict):
         return {k: moved_value(v, factor) for k, v in value.items()}
     if isinstance(value, list):
@@ -172,17 +213,26 @@ def moved_value(value: Any, factor: float) -> Any:
     return value
 
 
-def moved_offer(offer: Any, keys: tuple[str, ...], factor: float) -> Any:
-    """An offer with the values of its price keys (at any depth) times factor."""
+def moved_money(money: dict[str, Any], factor: float) -> dict[str, Any]:
+    """Google's Money (whole `units`, a string, and `nanos`, billionths) times factor: the two
+    move as one amount."""
+    amount = round((int(money["units"]) + money["nanos"] / 1e9) * factor * 1e9)
+    units, nanos = divmod(amount, 10**9)
+    return {**money, "units": str(units), "nanos": nanos}
+
+
+def moved_offer(offer: Any, keys: Keys, factor: Callable[[Keys], float], at: Keys = ()) -> Any:
+    """An offer with the values of its price keys (at any depth) times the factor of where each
+    is (`at`: the keys above it)."""
+    if at and at[-1] in keys:
+        return moved_value(offer, factor(at))
     if isinstance(offer, dict):
-        return {
-            k: moved_value(v, factor) if k in keys else moved_offer(v, keys, factor)
-            for k, v in offer.items()
-        }
+        return {k: moved_offer(v, keys, factor, (*at, k)) for k, v in offer.items()}
     if isinstance(offer, list):
-        return [moved_offer(v, keys, factor) for v in offer]
+        return [moved_offer(v, keys, factor, at) for v in offer]
     if isinstance(offer, str) and offer.startswith("{"):  # an offer inside a JSON string (AWS)
-        return json.dumps(moved_offer(json.loads(offer), keys, factor), separators=(",", ":"))
+        moved = moved_offer(json.loads(offer), keys, factor, at)
+        return json.dumps(moved, separators=(",", ":"))
     return offer
 
 
@@ -219,7 +269,7 @@ def scrambled_json(node: Any, path: list[str], today: Day, context: str = "") ->
     """The JSON value with the offers at `path` moved, filtered and marked for today."""
     if not path:
         text = context + (node if isinstance(node, str) else json.dumps(node))
-        offer = moved_offer(node, today.spec.prices, today.factor(text))
+        offer = moved_offer(node, today.spec.prices, today.factors(text))
         offer = renumbered(offer, today.spec.renumbered, today.day)
         if today.spec.mark is not None and not today.traced(text):
             offer = marked(offer, [p for p in today.spec.mark.split(".") if p], today.mark_text)
@@ -257,15 +307,26 @@ def _applies(body: Any, path: list[str]) -> bool:
     )
 
 
-def scramble_json(data: bytes, today: Day) -> bytes:
-    """A JSON answer: the offers of the first of the source's paths that fits it moved."""
+def scramble_json(data: bytes, today: Day, indent: int | None = 1) -> bytes:
+    """A JSON answer: the offers of the first of the source's paths that fits it moved (written
+    indented, or compact as a JSONP feed is)."""
     body = json.loads(data)
     paths = [p for p in _json_paths(today.spec.offers) if _applies(body, p)]
     if paths:
         body = scrambled_json(body, paths[0], today)
     if isinstance(body, dict):
         body = {SAMPLE_KEY: LABELS[today.spec.mark is None], **body}
-    return json.dumps(body, indent=1).encode("utf-8")
+    compact = (",", ":") if indent is None else None
+    return json.dumps(body, indent=indent, separators=compact).encode("utf-8")
+
+
+def scramble_jsonp(data: bytes, today: Day) -> bytes | None:
+    """A JSONP answer: its JSON scrambled inside the same callback (None: not JSONP)."""
+    found = JSONP.fullmatch(data.decode("utf-8"))
+    if not found or not today.spec.offers:
+        return None
+    inner = scramble_json(found.group(2).encode("utf-8"), today, indent=None)
+    return found.group(1).encode("utf-8") + inner + found.group(3).encode("utf-8")
 
 
 def scramble_text(data: bytes, today: Day, ext: str) -> bytes:
@@ -280,7 +341,9 @@ def scramble_text(data: bytes, today: Day, ext: str) -> bytes:
             return ""
         factor = today.factor(text)
         text = price.sub(lambda m: _moved_group(m, factor), text)
-        if not today.traced(text) and text.startswith("<"):
+        if not today.traced(text) and today.spec.marks:
+            text = re.sub(today.spec.marks, lambda m: _replaced_group(m, today.mark_text), text)
+        elif not today.traced(text) and text.startswith("<"):
             text = re.sub(r"^<\w+", lambda m: f'{m.group(0)} {ESTIMATE_ATTRIBUTE}="'
                           f'{today.mark_text}"', text)  # fmt: skip
         return text
@@ -292,15 +355,22 @@ def scramble_text(data: bytes, today: Day, ext: str) -> bytes:
 
 
 def _moved_group(found: re.Match[str], factor: float) -> str:
+    return _replaced_group(found, moved_number(found.group(1), factor))
+
+
+def _replaced_group(found: re.Match[str], value: str) -> str:
     start, end = found.span(1)
     whole = found.group(0)
     offset = found.start(0)
-    return whole[: start - offset] + moved_number(found.group(1), factor) + whole[end - offset :]
+    return whole[: start - offset] + value + whole[end - offset :]
 
 
 def _labelled_text(text: str, ext: str) -> str:
-    """HTML says it is sample data in a comment after <body>, or first in an excerpt; other
-    text is left as it is."""
+    """HTML says it is sample data in a comment after <body>, or first in an excerpt; XML in a
+    comment after its declaration; other text is left as it is."""
+    if ext == "xml":
+        return re.sub(r"^(<\?xml[^>]*\?>)?", lambda m: f"{m.group(0)}\n{XML_SAMPLE_COMMENT}",
+                      text, count=1)  # fmt: skip
     if ext != "html":
         return text
     if "<body" in text:
@@ -323,9 +393,13 @@ def shifted_dates(data: bytes, days: int) -> bytes:
 
 
 def scrambled(data: bytes, ext: str, today: Day) -> bytes:
-    """One fixture payload as today's sample payload: its dates moved on, then its prices."""
-    data = shifted_dates(data, today.day - 1)
-    return scramble_json(data, today) if ext == "json" else scramble_text(data, today, ext)
+    """One fixture payload as today's sample payload: its dates moved on (but a dated file's),
+    then its prices."""
+    if not today.spec.dated:
+        data = shifted_dates(data, today.day - 1)
+    if ext == "json":
+        return scramble_json(data, today)
+    return scramble_jsonp(data, today) or scramble_text(data, today, ext)
 
 
 # The recorded fixtures live beside the tests: building the sample needs a checkout.
@@ -340,6 +414,12 @@ def fixture_files(source: str, spec: Sample) -> list[tuple[str, str, dict[str, A
     """(file, URL, archived request) of each payload of the source's sample run."""
     if spec.files:
         return list(spec.files)
+    if spec.run:
+        listing = FIXTURES / source / spec.run
+        if not listing.is_file():
+            raise MissingFixture(f"{listing} not found: build the sample in a checkout of chipcost")
+        listed = json.loads(listing.read_text(encoding="utf-8"))
+        return [(f["file"], f["url"], f["request"]) for f in listed]
     contract = FIXTURES / source / "contract.toml"
     if not contract.is_file():
         raise MissingFixture(f"{contract} not found: build the sample in a checkout of chipcost")
@@ -357,5 +437,6 @@ def write_run(source: str, spec: Sample, out: Path, day: int, moment: datetime) 
             raise MissingFixture(f"{path} not found: build the sample in a checkout of chipcost")
         ext = path.suffix.lstrip(".")
         data = scrambled(path.read_bytes(), ext, today)
-        writer.write(data, url, fetched_at=moment, ext=ext, request=request)
+        asked = json.loads(shifted_dates(json.dumps(request).encode(), day - 1))
+        writer.write(data, url, fetched_at=moment, ext=ext, request=asked)
     return writer.directory

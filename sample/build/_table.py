@@ -3,6 +3,11 @@ scripted moves its drift reports show (sample/README.md lists them)."""
 
 from __future__ import annotations
 
+from urllib.parse import quote, urlencode
+
+from chipcost.extract import azure, gcp
+from chipcost.extract.aws.spot_advisor import ADVISOR_URL
+from chipcost.extract.aws.spot_feed import SPOT_FEED_URL
 from chipcost.extract.lambda_cloud import PAGE_URL as LAMBDA_PAGE
 from chipcost.extract.vastai import BUNDLES_URL, SEARCHES
 from chipcost.sample.build._scramble import Move, Sample
@@ -15,6 +20,42 @@ HTML_ROW, DOLLARS = r"<tr\b[^>]*>.*?</tr>", r"\$(\d[\d,]*\.\d+)"
 # turned back into the answer): kept as it is (its dates only move), every price traced in
 # sample/REFERENCES.md.
 KEPT = Sample(mark=None)
+
+
+def azure_query(price_type: str, series: str, *pages: str) -> tuple[tuple[str, str, dict], ...]:
+    """One Retail Prices query's fixture pages, the second fetched from the first's NextPageLink
+    (the query again with $skip, '$' and quotes unescaped, as Azure writes it)."""
+    params = azure.query_params(price_type, series)
+    query = urlencode({**params, "$skip": 1000}, quote_via=lambda text, *_: quote(text, "$'"))
+    link = f"https://prices.azure.com:443/api/retail/prices?{query}"
+    first = (pages[0], azure.PRICES_URL, {"method": "GET", "params": params})
+    return (first, *((page, link, GET) for page in pages[1:]))
+
+
+ND_PAGES = ("consumption-nd-page-1.json", "consumption-nd-page-2.json")
+
+
+def gcp_pages(service: str, *pages: str) -> tuple[tuple[str, str, dict], ...]:
+    """One Cloud Billing service's fixture pages, each after the first asked by the token the
+    page before gave (the compute fixture's first page gives "page-2-token")."""
+    params: dict = {"key": "<redacted>", "currencyCode": "USD", "pageSize": gcp.PAGE_SIZE}
+    url = gcp.SKUS_URL.format(service=service)
+    tokens = ({}, *({"pageToken": f"page-{n}-token"} for n in range(2, len(pages) + 1)))
+    return tuple(
+        (page, url, {"method": "GET", "params": params | token})
+        for page, token in zip(pages, tokens, strict=True)
+    )
+
+
+# AWS's sources: the sample week's answers in tests/fixtures/<source>/week/ (run.json lists
+# them with their requests). An item, row or rate is found by its instance type and region.
+AWS_RUN = "week/run.json"
+
+
+def aws_item(types: str, region: str) -> str:
+    """A GetProducts item of one of `types` (a regex) in `region`."""
+    return f'"instanceType":"({types})".*"regionCode":"{region}"'
+
 
 # Every source's fixture moves by its seeded factor and carries the estimate mark, except the
 # KEPT ones.
@@ -182,6 +223,106 @@ SAMPLES: dict[str, Sample] = {
             Move(6, 'vp-h100-sxm5-1x-dfw"', factor=8.0),
             Move(8, 'vp-h100-sxm5-1x-dfw"', factor=0.125),
         ),
+    ),
+    # AWS's advisor file as recorded, cut to the accelerator types (buckets, not prices: kept).
+    "aws-spot-advisor": Sample(
+        mark=None,
+        files=(
+            (
+                "recorded-spotinfo-2025-06-28-accelerators.json",
+                ADVISOR_URL,
+                {"kind": "spot-advisor"},
+            ),
+        ),
+    ),
+    "aws-spot-feed": Sample(
+        offers="config.regions.*.instanceTypes.*.sizes.*",
+        prices=("prices",),
+        daily=0.04,
+        files=(("spot.js", SPOT_FEED_URL, {"kind": "spot-feed"}),),
+    ),
+    # The capture sample/REFERENCES.md traces (the H100 v5's on-demand and spot rows in eastus)
+    # keeps its price; MI300X v5 is listed in westus only.
+    "azure": Sample(
+        offers="Items.*",
+        prices=("retailPrice", "unitPrice"),
+        traced=r'"armRegionName": "eastus",.*"type": "Consumption",.*"Standard_ND96isr_H100_v5"',
+        moves=(Move(4, "Standard_ND96isr_H200_v5", factor=0.9),),
+        files=(
+            *azure_query("Consumption", "Standard_ND", *ND_PAGES),
+            *azure_query("Consumption", "Standard_NC", "consumption-nc.json"),
+            *azure_query("Consumption", "Standard_NV", "consumption-nv.json"),
+            *azure_query("Consumption", "Standard_NG", "empty.json"),
+            *azure_query("Reservation", "Standard_ND", "reservation-nd.json"),
+            *azure_query("Reservation", "Standard_NC", "reservation-nc.json"),
+            *azure_query("Reservation", "Standard_NV", "empty.json"),
+            *azure_query("Reservation", "Standard_NG", "empty.json"),
+        ),
+    ),
+    # Google's prices sample/REFERENCES.md traces keep theirs: the A100 and A2 SKUs on demand
+    # (a recorded page), TPU v6e on demand, A4's B200 slice and the flex-start and calendar SKUs
+    # (public captures).
+    "gcp": Sample(
+        offers="skus.*",
+        prices=("unitPrice",),
+        traced=r'"description": "(TpuV6e|Nvidia Tesla A100 GPU|A2 Instance (Core|Ram)) running in '
+        r'Americas"|A4 Nvidia B200 \(1 gpu slice\)|DWS Defined Duration',
+        # the g2-standard types: their L4 GPU, vCPU and memory SKUs
+        moves=(Move(4, r"Nvidia L4 GPU|G2 Instance (Core|Ram)", factor=0.85),),
+        files=(
+            *gcp_pages(gcp.SERVICES[0], "compute-skus-page-1.json", "compute-skus-page-2.json"),
+            *gcp_pages(gcp.SERVICES[1], "tpu-skus-page-1.json"),
+        ),
+    ),
+    # The ECB's days of rates (no prices, so nothing to mark): each run lists the days published
+    # before it, each day's rates moved by a share of its own, the same in every run.
+    "ecb-rates": Sample(
+        mark=None,
+        rows=r'<Cube time="[^"]*">.*?</Cube>',
+        cells=r'rate="(\d+\.\d+)"',
+        dated=r'time="(\d{4}-\d{2}-\d{2})"',
+        daily=0.003,
+    ),
+    # the six on-demand prices sample/REFERENCES.md traces keep theirs (their reserved terms
+    # are marked in the fixture); a $0 product, a price cut, a launch, a withdrawal
+    "aws-pricing-api": Sample(
+        run=AWS_RUN,
+        offers="PriceList.*",
+        prices=("pricePerUnit",),
+        mark="terms.*.*",
+        traced="|".join(
+            (
+                aws_item(
+                    r"p5\.48xlarge|p5en\.48xlarge|p6-b200\.48xlarge|trn1\.32xlarge", "us-east-1"
+                ),
+                aws_item(r"p5\.48xlarge", "us-west-2"),
+                aws_item(r"trn2\.48xlarge", "us-east-2"),
+            )
+        ),
+        moves=(
+            Move(2, aws_item(r"g5\.xlarge", "eu-north-1"), "zero"),
+            Move(4, aws_item(r"p4d\.24xlarge", "us-west-2"), factor=0.92, within="OnDemand"),
+            Move(5, aws_item(r'g6e\.[^"]+', "ap-northeast-1"), "new"),
+            Move(6, aws_item(r"inf2\.48xlarge", "us-west-2"), factor=0.94),
+            Move(7, aws_item(r"p4d\.24xlarge", "eu-west-1"), "gone"),
+        ),
+    ),  # fmt: skip
+    "aws-bulk": Sample(
+        run=AWS_RUN,
+        rows=r'(?m)^"?[A-Z0-9]{16}"?,[^\n]*',  # a price line of the EC2 or savings-plan CSV
+        cells=r'(?:"(?:Hrs|Quantity)","|,Hrs,[^,]*,)(\d[\d.]*)',  # its PricePerUnit or rate
+        marks=r'(?<=,)"?(synthetic:[^"\n]*?)"?$',  # the fixture's chipcostEstimate column
+        moves=(Move(5, '"OnDemand".*"g6e\\.xlarge".*"ap-south-1"', factor=0.9),),
+    ),
+    "aws-savings-plans": Sample(
+        run=AWS_RUN,
+        offers="searchResults.*",
+        prices=("rate",),
+        moves=(Move(6, '"planType": "Compute".*BoxUsage:p5en\\.', factor=0.95),),
+    ),
+    "aws-spot": Sample(run=AWS_RUN, offers="SpotPriceHistory.*", prices=("SpotPrice",), daily=0.06),
+    "aws-capacity-blocks": Sample(
+        run=AWS_RUN, offers="CapacityBlockOfferings.*", prices=("UpfrontFee",), daily=0.03
     ),
     "seeweb": Sample(
         left_out="eCS4",

@@ -27,10 +27,13 @@ SAMPLE = ROOT / "sample" / "archive"
 # The sources of the sample's estimates; oci's quoted parts (sample/REFERENCES.md [A]) carry none.
 SOURCES = ("azure", "lambda", "aws-capacity-blocks", "oci")
 # Azure: every sample offer but the traced H100 eastus on-demand and spot prices is an estimate
-# (regions after a size's first copy its prices and say so).
+# (the fixture's price times the scrambler's factor, and says so).
 AZURE_TRACED = {("eastus", "Standard_ND96isr_H100_v5")}
 # Every Capacity Block fee of the sample is an estimate (none is traced).
 BLOCKS = "aws-capacity-blocks"
+# what the sample's u-trn2x64 fee rests on: its fixture's (tests/fixtures/aws-capacity-blocks/
+# ORIGIN.md), moved (sample/README.md)
+TRN2_FEE = "synthetic: the price of chipcost's test fixture tests/fixtures/aws-capacity-blocks/"
 # OCI's traced shapes (sample/REFERENCES.md [A]): the rest of OCI's sample is an estimate.
 OCI_TRACED = {"BM.GPU.H100.8", "BM.GPU.H200.8", "BM.GPU.B200.8", "BM.GPU.MI300X.8"}
 # The recorded Lambda page's B200 and H100 SXM prices are kept as recorded (sample/REFERENCES.md).
@@ -97,9 +100,10 @@ def test_the_read_query_and_the_explorer_carry_the_estimates(warehouse):
     assert marked(offers) == blocks | azure | lambda_oci
     copy = next(r for r in rows if (r["region"], r["instance_type"]) == (
         "swedencentral", "Standard_ND96isr_H100_v5"))  # fmt: skip
-    assert copy["estimate"].startswith("copies eastus's price")
+    assert copy["estimate"].startswith("synthetic: the price of chipcost's test fixture")
+    assert "tests/fixtures/azure/" in copy["estimate"]
     trn2 = next(r for r in rows if r["instance_type"] == "u-trn2x64")
-    assert trn2["estimate"].startswith("an ESTIMATE, not an AWS price")
+    assert trn2["estimate"].startswith(TRN2_FEE)
     # OCI's traced prices are quoted (sample/REFERENCES.md [A]): none of them is marked.
     assert not [r for r in rows if r["instance_type"] in OCI_TRACED and r["estimate"]]
 
@@ -132,7 +136,7 @@ def test_prices_json_and_csv_carry_the_estimate_column(run, warehouse):
     table = list(csv.DictReader(io.StringIO(as_csv.stdout)))
     assert {r["instance_type"] for r in table if r["estimate"]} == blocks
     trn2 = next(r for r in table if r["instance_type"] == "u-trn2x64")
-    assert trn2["estimate"].startswith("an ESTIMATE, not an AWS price")
+    assert trn2["estimate"].startswith(TRN2_FEE)
     # a traced price carries an empty estimate cell
     as_csv = run("prices", "--provider", "oci", "--db", str(warehouse), "--format", "csv")
     table = list(csv.DictReader(io.StringIO(as_csv.stdout)))

@@ -14,7 +14,7 @@ from chipcost.core.errors import ParseError
 from chipcost.extract.aws import _bulk_csv as _aws_bulk_csv
 from chipcost.extract.aws._bulk_csv import Selection, filter_file, read_head
 from chipcost.extract.aws._bulk_parse import ec2_selection, savings_plan_selection
-from chipcost.sample.build._aws_bulk_csv import HEADER_2025, ec2_csv, product_rows, variant
+from tests.aws_bulk_csv import HEADER_2025, ec2_csv, product_rows, variant
 from tests.paths import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aws-bulk"

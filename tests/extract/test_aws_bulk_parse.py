@@ -11,6 +11,7 @@ import io
 import json
 import random
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -20,8 +21,8 @@ from chipcost.extract.aws import bulk as aws_bulk
 from chipcost.extract.aws import pricing as aws_pricing
 from chipcost.extract.aws._bulk_csv import filter_file, read_head
 from chipcost.extract.aws._bulk_parse import ec2_selection, savings_plan_selection
-from chipcost.sample.build._aws_price_list import get_products_page, item_string, offer_item
 from tests import aws_bulk_fixtures
+from tests.aws_price_list import get_products_page, item_string, offer_item
 from tests.paths import ROOT
 from tests.sources import payloads_of
 
@@ -74,14 +75,20 @@ def test_fixtures_are_what_the_writer_writes():
         ("aws-spot-feed", aws_bulk_fixtures.spot_files()),
     ):
         root = ROOT / "tests" / "fixtures" / folder
-        # ORIGIN.md, contract.toml and recorded-* files come from elsewhere (ORIGIN.md says where).
-        written = [p for p in root.rglob("*") if p.is_file() and not _kept_apart(p.name)]
+        # ORIGIN.md, contract.toml, recorded-* files and the sample week (week/) come from
+        # elsewhere (ORIGIN.md says where).
+        written = [p for p in root.rglob("*") if p.is_file() and not _kept_apart(p, root)]
         on_disk = {str(p.relative_to(root)): p.read_bytes() for p in written}
         assert built == on_disk, "run: python -m tests.aws_bulk_fixtures"
 
 
-def _kept_apart(name: str) -> bool:
-    return name in ("ORIGIN.md", "contract.toml") or name.startswith("recorded-")
+def _kept_apart(path: Path, root: Path) -> bool:
+    name = path.name
+    return (
+        name in ("ORIGIN.md", "contract.toml")
+        or name.startswith("recorded-")
+        or path.relative_to(root).parts[0] == "week"
+    )
 
 
 def test_on_demand_and_reserved_prices_as_the_api_source_makes_them(current):
@@ -244,6 +251,12 @@ def test_a_rate_of_a_rejected_product_says_so():
         ((FIXTURES / "bad" / "ec2-missing-column.csv").read_bytes(), "'PricePerUnit'"),
         (b"<html><body>503 Service Unavailable</body></html>\n" * 6, "not an AWS price list"),
         (b'"FormatVersion","v1.0"\n"Disclaimer","x"\n', "ends before its header line"),
+        # the fifth line's quote left open swallows the column header
+        (
+            b'"FormatVersion","v1.0"\n"Disclaimer","x"\n"Publication Date","2025-12-01"\n'
+            b'"Version","1"\n"OfferCode","AmazonEC2\n"\n"SKU","OfferTermCode"\n',
+            "no column header",
+        ),
     ],
 )
 def test_bad_files_are_parse_errors_naming_the_payload(data, message):

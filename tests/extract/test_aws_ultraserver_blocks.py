@@ -14,8 +14,6 @@ import pytest
 
 from chipcost.core.catalog import aws_chip_for, aws_ultraserver_types
 from chipcost.extract.aws import capacity_blocks as cb
-from chipcost.sample.build import aws_capacity_blocks as sample
-from chipcost.sample.build import run_time
 from tests.aws_stubs import fixture_json, recorded, stubbed, with_datetimes
 from tests.extract.test_aws_capacity_blocks import DATES, OFFERINGS, SOURCE, block, first_offering
 from tests.sources import context
@@ -102,23 +100,3 @@ def test_ultraservers_are_asked_in_every_zone_and_a_refusal_is_noted(tmp_path, m
         f"no Capacity Blocks of u-p6e-gb200x36 for 24h in us-east-2: UnauthorizedOperation "
         f"({refusal})"
     )
-
-
-@pytest.mark.parametrize(
-    ("server", "basis"),
-    [
-        ("u-p6e-gb200x72", "AWS's published rate, https://aws.amazon.com/ec2/capacityblocks/"),
-        ("u-trn2x64", "an ESTIMATE, not an AWS price: AWS publishes no Trn2 UltraServer rate"),
-    ],
-)
-def test_the_sample_says_what_each_ultraserver_fee_rests_on(server, basis):
-    zone = "us-east-1-dfw-2a" if "gb200" in server else "us-east-2b"
-    body = sample.ultraserver_answer(server, zone, 24, run_time(1))
-    assert basis in body["chipcostSample"]
-    [offering] = body["CapacityBlockOfferings"]
-    rate = sample.ULTRASERVER_RATE[server][0]
-    assert float(offering["UpfrontFee"]) == pytest.approx(rate * 24, abs=0.005)
-    data = json.dumps(body).encode()
-    request = {"region": zone[:9], **cb.ultraserver_request(server, 24)}
-    [record] = cb.parse([recorded(SOURCE, "x.json", request, data)]).records
-    assert record.price_per_hour == pytest.approx(rate, abs=1e-3)

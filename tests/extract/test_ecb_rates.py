@@ -26,7 +26,7 @@ def test_the_recorded_daily_file_gives_every_rate_of_its_day():
 
 def test_the_90_day_file_gives_each_day():
     found, _ = rates("eurofxref-hist-90d.xml")
-    assert {day for day, _ in found} == {"2026-11-11", "2026-11-12", "2026-11-13"}
+    assert {day for day, _ in found} == {f"2026-11-{d}" for d in (11, 12, 13, 16, 17, 18, 19, 20)}
     assert found[("2026-11-12", "USD")] == 1.05
 
 

@@ -94,7 +94,7 @@ def test_components_join_across_pages_for_every_usage_type():
 
 def test_slice_billed_types_are_chips_times_the_slice_price():
     a4 = find(parse(good()).records, "a4-highgpu-8g", model="commitment", term="1yr")
-    assert (a4.chip, a4.chip_count, a4.price_per_hour) == ("B200", 8.0, pytest.approx(8 * 11.0463))
+    assert (a4.chip, a4.chip_count, a4.price_per_hour) == ("B200", 8.0, pytest.approx(8 * 11.1159))
     assert a4.extra["billing"] == "slice" and "vcpu_per_hour" not in a4.extra
     # The slice price includes the VM: 224 vCPUs and 3,968 GiB (gcp_machine_types.csv).
     assert (a4.vcpus, a4.ram_gb) == (224.0, 3968.0)
@@ -102,7 +102,7 @@ def test_slice_billed_types_are_chips_times_the_slice_price():
 
 def test_tpus_are_rented_as_slices_priced_per_chip_hour():
     records = parse(good()).records
-    v6e8 = find(records, "ct6e-standard-8t")
+    v6e8 = find(records, "ct6e-standard-8t", "us-east5")
     # Google's per chip-hour price (2.70) times the slice's 8 chips.
     assert (v6e8.chip, v6e8.chip_count, v6e8.price_per_hour) == ("TPU-v6e", 8.0, 21.6)
     assert v6e8.extra | {"priced": "per chip-hour", "chip_per_hour": 2.7} == v6e8.extra
@@ -113,7 +113,7 @@ def test_tpus_are_rented_as_slices_priced_per_chip_hour():
     slices = [
         r
         for r in records
-        if r.chip == "TPU-v6e" and (r.region, r.pricing_model) == ("us-central1", "on_demand")
+        if r.chip == "TPU-v6e" and (r.region, r.pricing_model) == ("us-east5", "on_demand")
     ]
     assert [r.chip_count for r in slices] == [1, 4, 8, 16, 32, 64, 128, 256]
     assert {round(r.price_per_hour / r.chip_count, 9) for r in slices} == {2.7}
@@ -137,7 +137,7 @@ def test_tpu7x_is_rented_as_googles_four_chip_machine_type():
     page["skus"] = [{**v6e, "skuId": "7X00-0000-0001", "description": "TPU7x running in Americas"}]
     records = parse([payload("tpu7x.json", data=json.dumps(page).encode())]).records
     assert {r.instance_type for r in records} == {"tpu7x-standard-4t"}
-    ironwood = find(records, "tpu7x-standard-4t")
+    ironwood = find(records, "tpu7x-standard-4t", "us-east5")
     assert (ironwood.chip, ironwood.chip_count, ironwood.price_per_hour) == ("TPU-v7", 4.0, 10.8)
     assert (ironwood.extra["accelerator_type"], ironwood.extra["topology"]) == ("tpu7x-8", "2x2x1")
     assert gcp.tpu_types()["tpu7x-standard-4t"] == ("TPU-v7", "tpu7x-8", 4)

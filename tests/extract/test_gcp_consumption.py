@@ -170,7 +170,7 @@ def test_two_skus_for_one_tpu_region_and_usage_are_a_conflict():
     assert not on_demand
     assert [r for r in result.records if r.chip == "TPU-v6e" and r.pricing_model == "spot"]
     [note] = [n for n in result.notes if n.startswith("several SKUs price one TPU chip-hour")]
-    assert "TPU v6e in us-central1 (OnDemand)" in note and "TPU0-0000-0002" in note
+    assert "TPU v6e in us-east5 (OnDemand)" in note and "TPU0-0000-0002" in note
 
 
 PRICE = ("pricingInfo", 0, "pricingExpression")

@@ -21,10 +21,10 @@ from tests.smtp_server import free_port
 TITLE = (
     "[sample data] Price alert: 1 move of 5% or more, A100-40GB on demand −8%; 1 new cheapest price"
 )
-LINE = "−8% A100-40GB aws · us-west-2 · p4d.24xlarge · on demand: $2.7450 → $2.5254 per chip-hour"
+LINE = "−8% A100-40GB aws · us-west-2 · p4d.24xlarge · on demand: $2.7615 → $2.5406 per chip-hour"
 CHEAPEST = (
-    "new cheapest A100-40GB on demand: $2.5254 per chip-hour at aws · us-west-2 · "
-    "p4d.24xlarge (was $2.7450 at aws · us-east-1)"
+    "new cheapest A100-40GB on demand: $2.5406 per chip-hour at aws · us-west-2 · "
+    "p4d.24xlarge (was $2.7615 at aws · us-east-1)"
 )
 
 

@@ -146,16 +146,16 @@ def test_sample_archive_end_to_end(tmp_path):
     # One source keeps the numbers golden while other sources join the sample archive.
     collect(replay=str(SAMPLE), db=str(db), data_dir=str(tmp_path), sources=["aws-pricing-api"])
     outcome = report(db=str(db), out=str(tmp_path / "reports"), dry_run=True)
-    subject = "[sample data] 7 offers moved, A100-40GB on demand −8%: week of 2026-11-15"
+    subject = "[sample data] 14 offers moved, A100-40GB on demand −8%: week of 2026-11-15"
     assert outcome.report.subject == subject
     message = email.message_from_bytes(
         outcome.delivery.eml_path.read_bytes(), policy=email.policy.default
     )
     assert message["Subject"] == subject
     page = outcome.report.html_path.read_text()
-    assert "SAMPLE DATA" in page and "$2.7450" in page and "$2.5254" in page
+    assert "SAMPLE DATA" in page and "$2.7615" in page and "$2.5406" in page
     data = outcome.report.data
-    assert (data.moves.height, data.new_offers.height, data.withdrawn.height) == (7, 26, 13)
+    assert (data.moves.height, data.new_offers.height, data.withdrawn.height) == (14, 26, 13)
 
 
 @pytest.fixture
@@ -195,7 +195,7 @@ def test_daily_flow_sends_a_threshold_alert(two_sample_days, tmp_path, monkeypat
     subject = "[sample data] Price alert: 1 move of 5% or more, A100-40GB on demand −8%"
     assert message["Subject"] == subject and got.rcpt_tos == ["oncall@example.com"]
     body = message.get_body(("plain",)).get_content()
-    assert "aws · us-west-2 · p4d.24xlarge · on demand: $2.7450 -> $2.5254 per chip-hour" in body
+    assert "aws · us-west-2 · p4d.24xlarge · on demand: $2.7615 -> $2.5406 per chip-hour" in body
 
 
 def test_an_alert_that_cannot_be_sent_fails_the_run_but_keeps_the_prices(

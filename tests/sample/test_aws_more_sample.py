@@ -15,7 +15,6 @@ from chipcost.core.settings import Settings
 from chipcost.extract import registry
 from chipcost.pipeline.collect import collect_source
 from chipcost.pipeline.seed import open_warehouse
-from chipcost.sample.build import DAYS, aws_capacity_blocks, aws_savings_plans, aws_spot, run_time
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.prices import PRICE_COLUMNS, per_chip_prices
 from tests import warehouses
@@ -24,20 +23,6 @@ from tests.paths import ROOT
 
 SAMPLE = ROOT / "sample" / "archive"
 SOURCES = ("aws-savings-plans", "aws-spot", "aws-capacity-blocks")
-BUILDERS = (aws_savings_plans, aws_spot, aws_capacity_blocks)
-
-
-def test_sample_is_what_the_builders_write(tmp_path):
-    for number in range(1, DAYS + 1):
-        for builder in BUILDERS:
-            builder.write_run(tmp_path, number, run_time(number))
-    written = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
-    bundled = {
-        p.relative_to(SAMPLE): p.read_bytes()
-        for p in SAMPLE.rglob("*")
-        if p.is_file() and p.relative_to(SAMPLE).parts[1] in SOURCES
-    }
-    assert written == bundled, "run: python -m chipcost.sample.build"
 
 
 @pytest.mark.parametrize("source", SOURCES)
