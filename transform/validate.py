@@ -11,8 +11,8 @@ import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chips, largest_rental
 from chipcost.core.frames import records_frame
-from chipcost.core.record import OFFER_KEY, STORED_CURRENCIES, PriceRecord, Reject
-from chipcost.core.vocabulary import PAYMENTS, PLANS, PRICING_MODELS, TERM_PATTERN
+from chipcost.core.record import STORED_CURRENCIES, PriceRecord, Reject
+from chipcost.core.vocabulary import OFFER_KEY, PAYMENTS, PLANS, PRICING_MODELS, TERM_PATTERN
 
 # Per-chip hourly prices outside this band are almost surely a parsing or unit error
 # (a monthly price read as hourly, a per-instance price divided twice). The cheapest real

@@ -9,7 +9,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
-from chipcost.core.record import HISTORY_KEY
+from chipcost.core.vocabulary import HISTORY_KEY
 
 _KEY = ", ".join(HISTORY_KEY)
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from chipcost.core.record import OFFER_KEY
+from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.transform.cost_fit import GROUP
 from chipcost.transform.rows import FigureRow, figure_rows
 from chipcost.warehouse.bound import execute, literal

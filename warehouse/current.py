@@ -9,7 +9,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import ArrowStream
-from chipcost.core.record import HISTORY_KEY
+from chipcost.core.vocabulary import HISTORY_KEY
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 

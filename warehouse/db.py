@@ -44,7 +44,7 @@ def views() -> list[tuple[str, str]]:
     names (`{{figure_kinds}}`, `{{same_offer_p_n}}`: rows p and n of one offer) written in
     from where they are declared."""
     from chipcost.core.figures import KINDS
-    from chipcost.core.record import HISTORY_KEY
+    from chipcost.core.vocabulary import HISTORY_KEY
 
     lists = {
         "{{figure_kinds}}": "[" + ", ".join(f"'{kind}'" for kind in KINDS) + "]",

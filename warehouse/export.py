@@ -6,7 +6,7 @@ from datetime import date
 
 import duckdb
 
-from chipcost.core.record import OFFER_KEY
+from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.where import Where
 

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import duckdb
 
 from chipcost.core.commands import RATES
-from chipcost.core.record import HISTORY_KEY
+from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.warehouse.bound import execute, relation
 from chipcost.warehouse.where import Where
 

@@ -9,9 +9,10 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import ArrowStream, records_frame
-from chipcost.core.record import HISTORY_KEY, RECORD_COLUMNS
+from chipcost.core.record import RECORD_COLUMNS
 from chipcost.core.runs import ALREADY_LOADED, OK, LoadSummary, RunResult
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
+from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.warehouse import lake
 from chipcost.warehouse.db import checkpoint, rollback, scalar
 from chipcost.warehouse.insert import insert_rows

@@ -16,7 +16,7 @@ import duckdb
 
 from chipcost.core.commands import RUNS
 from chipcost.core.errors import ChipcostError, UsageError
-from chipcost.core.record import HISTORY_KEY
+from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.warehouse import lake
 from chipcost.warehouse.db import checkpoint, rollback
 from chipcost.warehouse.load import LAKE_LOAD_ATTEMPTS, _claim

@@ -19,8 +19,8 @@ import duckdb
 
 from chipcost.core.commands import rebuilt
 from chipcost.core.errors import ChipcostError
-from chipcost.core.record import HISTORY_KEY
 from chipcost.core.runs import OK, RunResult, SourceResult
+from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.warehouse.load import (
     _close_changed,
     _close_withdrawn,

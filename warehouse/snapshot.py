@@ -8,8 +8,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
-from chipcost.core.record import OFFER_KEY
-from chipcost.core.vocabulary import bucket_sql
+from chipcost.core.vocabulary import OFFER_KEY, bucket_sql
 from chipcost.transform.cost import bytes_per_parameter
 from chipcost.warehouse.fx import in_currency
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -52,6 +51,8 @@ def aws_family_rows() -> tuple[dict[str, str], ...]:
 @cache
 def aws_instance_chip_counts() -> dict[str, float]:
     """Instance type -> chips per instance; below 1 for a fractional GPU ("1/8" of one L4)."""
+    from fractions import Fraction  # not at import: a read that never asks pays nothing
+
     return {
         row["instance_type"]: float(Fraction(row["chip_count"]))
         for row in _rows("aws_instance_types.csv")
@@ -257,6 +258,8 @@ class ChipMatch:
         """'1/8' when the instance rents a share of one chip, '' when it rents whole chips."""
         if not 0 < self.chip_count < 1:
             return ""
+        from fractions import Fraction
+
         return str(Fraction(self.chip_count).limit_denominator(64))
 
     def share_label(self) -> dict[str, str]:

@@ -9,25 +9,14 @@ from datetime import datetime
 from operator import attrgetter
 from typing import Any
 
+from chipcost.core.vocabulary import OFFER_KEY
+
 # The vocabulary of pricing_model, term, payment and plan is declared in core/vocabulary.py.
 # The currencies a price is stored in, as the provider states it: every read sees US dollars,
 # euros converted at the ECB's rate of the price's own day (price_history_usd,
 # warehouse/views/05_price_history_usd.sql); a record in another currency is refused.
 STORED_CURRENCIES = ("USD", "EUR")
 HOURS_PER_TERM = {"1yr": 8760.0, "3yr": 26280.0}
-
-OFFER_KEY = (
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "pricing_model",
-    "term",
-    "payment",
-    "plan",
-)
-# An offer as the history keeps it: per source, so two sources pricing one offer stay apart.
-HISTORY_KEY = ("source", *OFFER_KEY)
 
 # One C call for the whole key: a replay asks each record's key several times (validation,
 # seen keys, price jumps), some 70,000 keys for the sample.

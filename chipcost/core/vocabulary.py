@@ -167,3 +167,19 @@ def model_code(value: str) -> str:
     prints a pricing model (the code in csv, json and SQL; the label in tables' headers, legends
     and sentences) is taken back as it is, without a note."""
     return value.strip().lower().replace("-", "_").replace(" ", "_")
+
+
+# An offer: what a price is the price of, whichever source quotes it (the record's key,
+# chipcost.core.record).
+OFFER_KEY = (
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "pricing_model",
+    "term",
+    "payment",
+    "plan",
+)
+# An offer as the history keeps it: per source, so two sources pricing one offer stay apart.
+HISTORY_KEY = ("source", *OFFER_KEY)

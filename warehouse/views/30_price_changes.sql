@@ -13,7 +13,7 @@ WITH events AS (
         n.price_per_hour AS new_price_per_hour,
         n.payload_ref
     FROM price_history_usd n
-    LEFT JOIN price_history_usd p  -- the same offer: core/record.py HISTORY_KEY, written in
+    LEFT JOIN price_history_usd p  -- the same offer: core/vocabulary.py HISTORY_KEY, written in
       ON p.valid_to = n.valid_from AND {{same_offer_p_n}}
     UNION ALL
     SELECT
