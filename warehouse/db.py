@@ -259,7 +259,12 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    version = schema_version(con)
+    # A reader asks the table itself (one statement, outside any transaction) rather than the
+    # information schema first: 4-5 ms of every read's start.
+    try:
+        version = int(scalar(con, "SELECT max(version) FROM schema_version") or 0)
+    except duckdb.CatalogException:
+        version = 0
     if version == 0:
         raise WarehouseError(f"{path} is not a chipcost warehouse (no schema_version table)")
     if version > SCHEMA_VERSION:
