@@ -25,8 +25,7 @@ import polars as pl
 from chipcost.core import asks
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.names import shown
-from chipcost.core.questions import PYTHON, Question
-from chipcost.core.settings import load_settings
+from chipcost.core.questions import Question
 from chipcost.pipeline import answers
 
 P = ParamSpec("P")
@@ -257,12 +256,7 @@ def sql(**asked: Any) -> pl.DataFrame:
     a file, another database or an extension is refused with a ChipcostError, and the read
     runs within $CHIPCOST_SQL_TIMEOUT, _MEMORY and _TEMP (60 s, 2GB, 1GB). A column of a type
     polars has none for (a calendar INTERVAL) comes as text. No rows: an empty frame."""
-    from chipcost.warehouse.readonly import run_readonly
-
-    settings = load_settings(db=asked["db"], voice=PYTHON)
-    return run_readonly(
-        settings.warehouse, asked["query"], wait=settings.read_wait, limits=settings.read_limits
-    )
+    return answers.sql(asked, api=True)
 
 
 def sources(db: str | Path | None = None) -> pl.DataFrame:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import settings_for, widened
+from chipcost.cli.options import widened
 from chipcost.core.asks import COMPARE, COST, DEFAULT_TABLE_ROWS, MAX_LIMIT, PRICES, SQL
 from chipcost.core.errors import NoMatch, UsageError
 from chipcost.core.questions import Voice
@@ -150,27 +150,16 @@ def cost(**given: Any) -> None:
 def sql(**given: Any) -> None:
     """`chipcost sql`: an ad hoc read-only query against the warehouse
     (chipcost.core.asks.SQL)."""
-    import os
-
     from chipcost.cli.formats import write_rows
-    from chipcost.core.sql_limits import sql_limits
-    from chipcost.warehouse.readonly import read_rows
+    from chipcost.pipeline import answers
 
     asked = SQL.given(given)
-    query, format, limit = asked["query"], OutputFormat(asked["format"]), asked["limit"]
-    settings = settings_for(asked["db"], asked["stale_days"])
+    format, limit = OutputFormat(asked["format"]), asked["limit"]
     table = format is OutputFormat.table
     # One open of the file for the query and the freshness notes under it. A table counts
     # the rows it does not show, so it reads them (within the bounds); csv and json stop at
     # --limit.
-    result = read_rows(
-        settings.warehouse,
-        query,
-        wait=settings.read_wait,
-        stale_days=settings.stale_days,
-        limits=sql_limits(os.environ),
-        max_rows=None if table else limit,
-    )
+    result = answers.sql_rows(asked, max_rows=None if table else limit)
     if result.cut:
         _say_cut(result.cut)
     if format is OutputFormat.table:

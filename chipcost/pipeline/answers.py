@@ -4,8 +4,8 @@ opened read-only, the read found, the warehouse closed. The command line renders
 return (chipcost.cli.reads); chipcost.api returns the frame. `asked` holds every field of the
 read's question (chipcost.core.asks) by name, as `Question.given` returns it.
 
-`sql` is not here: the command line reads rows within a row bound, the API a frame
-(chipcost.warehouse.readonly has both)."""
+`sql` is here too: the command line reads its rows within the row bounds, with the
+warehouse's freshness from the same open, the API a frame (chipcost.warehouse.readonly)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # each read imports what it alone needs: a read's start-up is
     from chipcost.pipeline.cost import CostRanking
     from chipcost.pipeline.history import HistoryResult
     from chipcost.warehouse.freshness import Freshness
+    from chipcost.warehouse.readonly import QueryResult
 
 
 def _voice(api: bool) -> Voice:
@@ -167,3 +168,37 @@ def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
         chips = resolve_chip_names(asked["chip"]) or None
         fresh = freshness(con, None, stale_days=settings.stale_days, chips=chips)
         return IndexAnswer(frame, mine, cut, fresh)
+
+
+def _sql_settings(asked: Mapping[str, Any], api: bool) -> Settings:
+    settings = load_settings(db=asked["db"], voice=_voice(api))
+    stale_days = asked.get("stale_days")
+    return settings if stale_days is None else replace(settings, stale_days=stale_days)
+
+
+def sql(asked: Mapping[str, Any], *, api: bool = False) -> pl.DataFrame:
+    """An ad hoc read-only query (one SELECT, or an EXPLAIN of one) under the read limits, as a
+    frame (types polars holds)."""
+    from chipcost.warehouse.readonly import run_readonly
+
+    settings = _sql_settings(asked, api)
+    return run_readonly(
+        settings.warehouse, asked["query"], wait=settings.read_wait, limits=settings.read_limits
+    )
+
+
+def sql_rows(asked: Mapping[str, Any], *, max_rows: int | None = None) -> QueryResult:
+    """The same query's rows as Python values, every DuckDB type included, up to `max_rows`
+    and the row bounds, with the warehouse's freshness read in the same open: what the
+    command line prints."""
+    from chipcost.warehouse.readonly import read_rows
+
+    settings = _sql_settings(asked, api=False)
+    return read_rows(
+        settings.warehouse,
+        asked["query"],
+        wait=settings.read_wait,
+        stale_days=settings.stale_days,
+        limits=settings.read_limits,
+        max_rows=max_rows,
+    )
