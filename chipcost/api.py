@@ -261,9 +261,6 @@ def sql(**asked: Any) -> pl.DataFrame:
 
 def sources(db: str | Path | None = None) -> pl.DataFrame:
     """Every registered source with its last successful run, age in hours and staleness."""
-    from chipcost.pipeline.sources import source_table
-
     if db is not None and not isinstance(db, str | os.PathLike):
         raise UsageError(f"db={shown(db)}: give text or a path")
-    with answers.reading(db, api=True) as (con, settings):
-        return source_table(con, stale_days=settings.stale_days)
+    return answers.sources(db, api=True)

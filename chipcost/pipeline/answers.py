@@ -4,8 +4,9 @@ opened read-only, the read found, the warehouse closed. The command line renders
 return (chipcost.cli.reads); chipcost.api returns the frame. `asked` holds every field of the
 read's question (chipcost.core.asks) by name, as `Question.given` returns it.
 
-`sql` is here too: the command line reads its rows within the row bounds, with the
-warehouse's freshness from the same open, the API a frame (chipcost.warehouse.readonly)."""
+`sources` too (the runs, or each source's freshness; before the first collection the
+registered sources alone), and `sql`: the command line reads its rows within the row bounds,
+with the warehouse's freshness from the same open, the API a frame (chipcost.warehouse.readonly)."""
 
 from __future__ import annotations
 
@@ -202,3 +203,19 @@ def sql_rows(asked: Mapping[str, Any], *, max_rows: int | None = None) -> QueryR
         limits=settings.read_limits,
         max_rows=max_rows,
     )
+
+
+def sources(
+    db: str | Path | None, stale_days: int | None = None, *, runs: bool = False, api: bool = False
+) -> pl.DataFrame:
+    """Every registered source with its last successful run, age and staleness; with `runs`
+    the warehouse's runs instead, newest first. Before the first collection (no warehouse
+    file, none named) the registered sources alone."""
+    from chipcost.pipeline.sources import registered_sources, run_table, source_table
+
+    if not runs and db is None:
+        settings = load_settings(voice=_voice(api))
+        if not settings.is_lake and not settings.db_path.exists():
+            return registered_sources()
+    with reading(db, stale_days, api=api) as (con, settings):
+        return run_table(con) if runs else source_table(con, stale_days=settings.stale_days)

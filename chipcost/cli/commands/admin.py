@@ -42,34 +42,16 @@ def _sources(
     from chipcost.cli.consoles import out
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_sources import print_runs, print_sources
-    from chipcost.pipeline.sources import registered_sources, run_table, source_table
-    from chipcost.warehouse.reader import read_connection
+    from chipcost.pipeline import answers
 
-    settings = settings_for(db, stale_days)
-    if runs:
-        con = read_connection(settings)
-        try:
-            frame = run_table(con)
-        finally:
-            con.close()
-        if format is OutputFormat.table:
-            print_runs(out, frame, wide=wide)
-        else:
-            write_frame(format, frame)
-        return
-    if db is None and not settings.is_lake and not settings.db_path.exists():
-        # Before the first collection there is no warehouse: the sources alone.
-        frame = registered_sources()
-    else:
-        con = read_connection(settings)
-        try:
-            frame = source_table(con, stale_days=settings.stale_days)
-        finally:
-            con.close()
-    if format is OutputFormat.table:
-        print_sources(out, frame, stale_days=settings.stale_days, wide=wide)
-    else:
+    frame = answers.sources(db, stale_days, runs=runs)
+    if format is not OutputFormat.table:
         write_frame(format, frame)
+    elif runs:
+        print_runs(out, frame, wide=wide)
+    else:
+        stale = settings_for(db, stale_days).stale_days
+        print_sources(out, frame, stale_days=stale, wide=wide)
 
 
 def _remove_run(
