@@ -42,12 +42,11 @@ def _export(
     from chipcost.cli.consoles import out as console
     from chipcost.cli.render import SAMPLE_BANNER
     from chipcost.core.errors import UsageError
-    from chipcost.core.settings import load_settings
+    from chipcost.pipeline import answers
     from chipcost.pipeline.export import export_focus
     from chipcost.pipeline.your_prices import for_read
     from chipcost.reports.period import parse_day
     from chipcost.warehouse.db import scalar
-    from chipcost.warehouse.reader import read_connection
 
     if format.casefold() != "focus":
         raise UsageError(f"--format {format}: the export writes FOCUS's columns; give focus")
@@ -58,18 +57,13 @@ def _export(
         )
     if out is None or not out.strip():
         raise UsageError("give a directory to write in, e.g. chipcost export --out out/")
-    settings = load_settings(db=db)
-    con = read_connection(settings)
-    try:
-        mine = for_read(
-            con, "USD", list_prices
-        )  # US dollars always: $CHIPCOST_CURRENCY is not read
+    # Opened as every read is (a read limit reached is said naming its variable).
+    with answers.reading(db) as (con, _):
+        mine = for_read(con, "USD", list_prices)  # US dollars always: not $CHIPCOST_CURRENCY
         made = export_focus(
             con, Path(out), since=parse_day(since, "--since"), chips=chip, mine=mine
         )
         sample = bool(scalar(con, "SELECT coalesce(bool_or(sample), false) FROM runs"))
-    finally:
-        con.close()
     console.say(
         f"FOCUS export: {made.rows} prices ({made.current} in force now) in "
         + " and ".join(str(f) for f in made.files),
