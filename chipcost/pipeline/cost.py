@@ -197,7 +197,8 @@ def _baseline(
     )
     if any(r["chip"] == ask.baseline for r in offers):
         message = (
-            f"speed {ask.speed}: no figure of the baseline {ask.baseline} for {ask.model}, "
+            f"{ask.voice.said('speed', ask.speed)}: no figure of the baseline {ask.baseline} "
+            f"for {ask.model}, "
             f"measured or derived, reaches {_reach(ask.speed)}"
         )
         if ask.baseline_given:
@@ -219,7 +220,8 @@ def unreached(ask: Ask, rows: list[CostRow], chips: list[str]) -> None:
     missing = [c for c in chips if c in off]
     if missing:
         raise NoMatch(
-            f"speed {ask.speed}: no figure of {', '.join(missing)} for {ask.model}, measured "
+            f"{ask.voice.said('speed', ask.speed)}: no figure of {', '.join(missing)} for "
+            f"{ask.model}, measured "
             f"or derived, reaches {_reach(ask.speed)}: ask a lower speed "
             f"({ask.voice.option('speed')})"
         )

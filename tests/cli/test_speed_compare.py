@@ -237,8 +237,22 @@ def test_a_speed_no_figure_reaches_is_one_line(db):
         "inference", "--speed", "1000", "--db", str(db),
     )  # fmt: skip
     assert result.returncode != 0 and "Traceback" not in result.stderr
-    assert "no figure of the baseline H100-SXM" in result.stderr
-    assert "ask a lower speed" in result.stderr
+    assert "--speed 1000: no figure of the baseline H100-SXM" in result.stderr
+    assert "ask a lower speed (--speed)" in result.stderr
+
+
+def test_a_speed_no_figure_reaches_is_said_in_pythons_words(db):
+    import chipcost.api as api
+    from chipcost.core.errors import ChipcostError
+
+    with pytest.raises(ChipcostError) as raised:
+        api.compare(
+            chip_a="Trainium2", chip_b="H100-SXM", model="llama-3-70b", workload="inference",
+            speed="1000", db=str(db),
+        )  # fmt: skip
+    said = str(raised.value)
+    assert "speed=1000: no figure of the baseline H100-SXM" in said
+    assert "ask a lower speed (speed=)" in said and "--speed" not in said
 
 
 @pytest.mark.parametrize("speed", ["server", "max", "25"])
