@@ -32,10 +32,16 @@ _DETAIL = re.compile(r"\s\([^()]*\)$")
 
 
 def print_outcomes(
-    console: Screen, outcomes: list, db_path: Path | Warehouse, *, verbose: bool = False
+    console: Screen,
+    outcomes: list,
+    db_path: Path | Warehouse,
+    *,
+    verbose: bool = False,
+    again: str = "",
 ) -> None:
     """The runs (and their total), then each source's summary over them, or with `verbose`
-    the latest run's sources and every note; the sample banner and the warehouse last."""
+    the latest run's sources and every note; the sample banner and the warehouse last, with a
+    read to try (`again`: what it must be given to find this warehouse, Settings.again)."""
     _print_runs(console, outcomes, every=verbose)
     if verbose:
         _print_latest_sources(console, outcomes[-1].run)
@@ -49,7 +55,7 @@ def print_outcomes(
     if outcomes and all(o.run.status == "failed" for o in outcomes):
         console.say(f"warehouse: {db_path}  (nothing was loaded: see the messages above)")
     else:
-        console.say(f"warehouse: {db_path}  (try: chipcost prices --chip H100-SXM)")
+        console.say(f"warehouse: {db_path}  (try: chipcost prices --chip H100-SXM{again})")
 
 
 def _print_runs(console: Screen, outcomes: list, *, every: bool) -> None:

@@ -308,6 +308,17 @@ class Settings:
         url = self.warehouse_url or str(self.db_path)
         return Warehouse(url, self.lake_data, self.warehouse_given_by, self.voice)
 
+    def again(self) -> str:
+        """What a later command must be given to read this warehouse: '' where a variable or
+        the default named it (the next command finds it the same way), else ' --db PATH' (an
+        option of this command line named it: --db, or --data-dir the file in it)."""
+        given = self.warehouse_given_by or self.data_dir_given_by
+        if not given.startswith("--"):
+            return ""
+        import shlex
+
+        return " " + self.voice.said("db", shlex.quote(str(self.warehouse)))
+
     @property
     def is_lake(self) -> bool:
         return self.warehouse.is_lake

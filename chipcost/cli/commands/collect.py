@@ -70,7 +70,7 @@ def _collect(
     if not outcomes:
         out.say(f"no pending runs: every run archived for {settings.warehouse} is loaded")
         return
-    print_outcomes(out, outcomes, settings.warehouse, verbose=verbose)
+    print_outcomes(out, outcomes, settings.warehouse, verbose=verbose, again=settings.again())
 
 
 def _here(
@@ -123,7 +123,7 @@ def _print_failed(settings: Settings, outcomes: list, verbose: bool) -> None:
         from chipcost.cli.consoles import out
         from chipcost.cli.render_collect import print_outcomes
 
-        print_outcomes(out, outcomes, settings.warehouse, verbose=verbose)
+        print_outcomes(out, outcomes, settings.warehouse, verbose=verbose, again=settings.again())
 
 
 def _through_prefect(

@@ -10,17 +10,27 @@ from chipcost.cli.parser import command
 
 def _demo(db: Db = None, data_dir: DataDir = None) -> None:
     """Replay the bundled SAMPLE archive (synthetic prices) into the warehouse and show them."""
+    import shlex
+
     from chipcost.cli.consoles import out
+    from chipcost.core.settings import load_settings
     from chipcost.sample import ARCHIVE
 
     out.say([(f"collect --replay {ARCHIVE}", "bold"), ("  (SAMPLE DATA: synthetic prices)", "")])
     collect.callback(replay=str(ARCHIVE), db=db, data_dir=data_dir)
+    settings = load_settings(db=db, data_dir=data_dir)
+    again = settings.again()  # the reads below and after read what was just loaded
     out.line()
-    out.say([("prices --chip H100-SXM --region us-east-1 --limit 12", "bold")])
-    prices.callback(chip=["H100-SXM"], region=["us-east-1"], limit=12, db=db)
+    out.say([(f"prices --chip H100-SXM --region us-east-1 --limit 12{again}", "bold")])
+    where = db if db is not None or not again else settings.warehouse.url
+    prices.callback(chip=["H100-SXM"], region=["us-east-1"], limit=12, db=where)
+    # The report's files go to the data directory given here too, not ./data's.
+    report = again
+    if again and data_dir is not None:
+        report += f" --out {shlex.quote(str(settings.reports_dir))}"
     out.say(
-        "\nNext: chipcost cost --model llama-3-70b --workload inference, chipcost report "
-        '--dry-run, chipcost sql "select * from price_changes limit 10"'
+        f"\nNext: chipcost cost --model llama-3-70b --workload inference{again}, chipcost report "
+        f'--dry-run{report}, chipcost sql "select * from price_changes limit 10"{again}'
     )
 
 
