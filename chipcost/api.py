@@ -260,7 +260,8 @@ def sql(**asked: Any) -> pl.DataFrame:
 
 
 def sources(db: str | Path | None = None) -> pl.DataFrame:
-    """Every registered source with its last successful run, age in hours and staleness."""
+    """Every registered source with its last successful run, age in hours and staleness;
+    before the first collection (no db given, no warehouse yet), the registered sources alone."""
     if db is not None and not isinstance(db, str | os.PathLike):
         raise UsageError(f"db={shown(db)}: give text or a path")
     return answers.sources(db, api=True)

@@ -57,6 +57,21 @@ def test_cost_and_sources(golden):
     assert "aws-pricing-api" in sources["source"].to_list()
 
 
+def test_sources_before_the_first_collection_are_the_registered_ones(tmp_path, monkeypatch):
+    """No warehouse yet: the sources `chipcost sources` lists, none of them run; a warehouse
+    named that does not exist is still an error naming it."""
+    from chipcost.extract import registry
+
+    monkeypatch.setenv("CHIPCOST_DATA_DIR", str(tmp_path / "nothing-yet"))
+    monkeypatch.delenv("CHIPCOST_DB", raising=False)
+    monkeypatch.delenv("CHIPCOST_WAREHOUSE", raising=False)
+    listed = chipcost.sources()
+    assert set(listed["source"]) == set(registry())
+    assert listed["last_success_at"].null_count() == listed.height  # none has run
+    with pytest.raises(ChipcostError, match="no warehouse at"):
+        chipcost.sources(db=tmp_path / "missing.duckdb")
+
+
 def test_compare_is_the_commands_answer_as_a_frame(golden, tmp_path):
     trn1 = record(
         instance_type="trn1.32xlarge", chip="Trainium1", chip_count=16.0, price_per_hour=20.0
