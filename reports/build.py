@@ -15,6 +15,7 @@ from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import Warehouse
+from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.reports import page, text
 from chipcost.reports.data import ReportData, gather, report_name
 from chipcost.reports.mail import (
@@ -35,14 +36,7 @@ CSV_COLUMNS = (
     "changed_at",
     "change",
     "chip",
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "pricing_model",
-    "term",
-    "payment",
-    "plan",
+    *OFFER_KEY,
     "source",
     "chip_count",
     "old_price_per_hour",

@@ -47,9 +47,18 @@ def reading(
     """The warehouse open read-only for one read (`stale_days`, when given, over the
     settings'; `api`: messages name db= rather than --db); a read limit reached is said
     naming its variable."""
+    with _opened(_settings(db, stale_days, api)) as opened:
+        yield opened
+
+
+def _settings(db: str | Path | None, stale_days: int | None, api: bool) -> Settings:
+    """The read's settings: `stale_days`, when given, over the environment's."""
     settings = load_settings(db=db, voice=_voice(api))
-    if stale_days is not None:
-        settings = replace(settings, stale_days=stale_days)
+    return settings if stale_days is None else replace(settings, stale_days=stale_days)
+
+
+@contextmanager
+def _opened(settings: Settings) -> Iterator[tuple[duckdb.DuckDBPyConnection, Settings]]:
     con = read_connection(settings)
     try:
         yield con, settings
@@ -171,18 +180,12 @@ def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
         return IndexAnswer(frame, mine, cut, fresh)
 
 
-def _sql_settings(asked: Mapping[str, Any], api: bool) -> Settings:
-    settings = load_settings(db=asked["db"], voice=_voice(api))
-    stale_days = asked.get("stale_days")
-    return settings if stale_days is None else replace(settings, stale_days=stale_days)
-
-
 def sql(asked: Mapping[str, Any], *, api: bool = False) -> pl.DataFrame:
     """An ad hoc read-only query (one SELECT, or an EXPLAIN of one) under the read limits, as a
     frame (types polars holds)."""
     from chipcost.warehouse.readonly import run_readonly
 
-    settings = _sql_settings(asked, api)
+    settings = _settings(asked["db"], asked.get("stale_days"), api)
     return run_readonly(
         settings.warehouse, asked["query"], wait=settings.read_wait, limits=settings.read_limits
     )
@@ -194,7 +197,7 @@ def sql_rows(asked: Mapping[str, Any], *, max_rows: int | None = None) -> QueryR
     command line prints."""
     from chipcost.warehouse.readonly import read_rows
 
-    settings = _sql_settings(asked, api=False)
+    settings = _settings(asked["db"], asked.get("stale_days"), api=False)
     return read_rows(
         settings.warehouse,
         asked["query"],
@@ -213,9 +216,8 @@ def sources(
     file, none named) the registered sources alone."""
     from chipcost.pipeline.sources import registered_sources, run_table, source_table
 
-    if not runs and db is None:
-        settings = load_settings(voice=_voice(api))
-        if not settings.is_lake and not settings.db_path.exists():
-            return registered_sources()
-    with reading(db, stale_days, api=api) as (con, settings):
+    settings = _settings(db, stale_days, api)
+    if not runs and db is None and not settings.is_lake and not settings.db_path.exists():
+        return registered_sources()
+    with _opened(settings) as (con, settings):
         return run_table(con) if runs else source_table(con, stale_days=settings.stale_days)

@@ -22,7 +22,7 @@ def _demo(db: Db = None, data_dir: DataDir = None) -> None:
     again = settings.again()  # the reads below and after read what was just loaded
     out.line()
     out.say([(f"prices --chip H100-SXM --region us-east-1 --limit 12{again}", "bold")])
-    where = db if db is not None or not again else settings.warehouse.url
+    where = settings.warehouse.url if again else db  # where --data-dir put it, else as given
     prices.callback(chip=["H100-SXM"], region=["us-east-1"], limit=12, db=where)
     # The report's files go to the data directory given here too, not ./data's.
     report = again
