@@ -88,6 +88,14 @@ def model_equivalents() -> dict[str, tuple[str, str]]:
     return found
 
 
+def model_standing(name: str) -> tuple[str, str | None]:
+    """(the model chipcost keeps figures of, why) for a model as named: 'Llama 3.3 70B' ->
+    ('llama-3-70b', the rule of model_equivalents.csv); any other name normalised, no rule."""
+    model = normalise_model(name)
+    target = model_equivalents().get(model)
+    return target if target else (model, None)
+
+
 @cache
 def model_rows() -> tuple[dict[str, object], ...]:
     """Models with their parameter count and where it comes from (models.csv)."""

@@ -161,7 +161,8 @@ def _compared(
             f"{', '.join(have[chip_a]) or 'none'}; {chip_b}: {', '.join(have[chip_b]) or 'none'})"
             f"; widen {both.voice.either('provider', 'region', 'pricing_model')}"
         )
-    notes = [*free.values(), *speed_notes(both, rows)]
+    notes = [*([both.model_note] if both.model_note else []), *free.values()]
+    notes += speed_notes(both, rows)
     notes += fit_notes(parameters, both, rows)
     notes += both.mine.notes([row for line in lines for row in (line.a, line.b)])
     return CompareResult(chip_a, chip_b, ranking, lines, published, notes, elsewhere)

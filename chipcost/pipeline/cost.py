@@ -58,6 +58,7 @@ class Ask:
     # Spot offers only where AWS's interruption bucket tops out at this percent or less.
     max_interruption: float | None = None
     voice: Voice = COST_COMMAND  # names the fields in messages as the asker did
+    model_note: str | None = None  # the model asked stands for `model` (model_equivalents.csv)
 
 
 # The rows' changes against the baseline (cost / the baseline's - 1), and their names in the
@@ -529,7 +530,8 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
         unreached(ask, rows, sorted({str(r["chip"]) for r in rows}))
     shown = rows[: ask.limit]
     chips = sorted({str(r["chip"]) for r in shown})
-    notes = speed_notes(ask, rows) + _coverage_notes(priced, known, parameters, ask)
+    notes = [ask.model_note] if ask.model_note else []
+    notes += speed_notes(ask, rows) + _coverage_notes(priced, known, parameters, ask)
     notes += baseline_notes + fit_notes(parameters, ask, rows) + ask.mine.notes(rows)
     sources = sorted({str(r["price_source"]) for r in shown})
     return CostRanking(
@@ -624,9 +626,12 @@ def resolve_chips(
     return chips
 
 
-def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> str:
-    """The model as stored, or a message saying how to give chipcost what it lacks."""
+def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str | None]:
+    """(the model as stored, a note when the name asked stands for it: llama-3.3-70b is
+    answered with llama-3-70b's figures), or a message saying how to give chipcost what it
+    lacks."""
     from chipcost.core.names import cut, did_you_mean, shown
+    from chipcost.transform.references import model_standing
     from chipcost.transform.throughput_figures import normalise_model
     from chipcost.transform.tokens import parameters_in_name
     from chipcost.warehouse.cost_per_token import known_models
@@ -634,7 +639,10 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> str:
     model = normalise_model(name)
     known = known_models(con)
     if model in known:
-        return model
+        return model, None
+    standing, why = model_standing(model)
+    if why and standing in known:
+        return standing, f"{model} is answered with the figures of {standing}: {why}"
     # The example fits the model named: its own size where its name states one, else none.
     size = parameters_in_name(model) or "N"
     raise UsageError(
@@ -715,9 +723,10 @@ def ask_of(
     Python API ask alike)."""
     from chipcost.pipeline.prices import checked_filters
 
-    name = resolve_model(con, model)
+    name, model_note = resolve_model(con, model)
     return Ask(
         model=name,
+        model_note=model_note,
         workload=workload,
         chips=resolve_chips(con, chip, name, workload),
         baseline=baseline,

@@ -40,6 +40,7 @@ from chipcost.transform.measured import (
     physical_roof,
     point_of,
 )
+from chipcost.transform.references import model_equivalents
 from chipcost.transform.rows import number
 from chipcost.transform.throughput_figures import figure_from_row
 from chipcost.warehouse.db import dict_rows
@@ -72,6 +73,7 @@ class Setup:
     request_timeout: float
     allow_above_roofline: bool = False
     baseline: Baseline | None = None  # the point matched (--match), its client with it
+    asked_model: str | None = None  # the name given, when it stands for `model` (llama-3.3-70b)
 
     def requests_at(self, concurrency: int) -> int:
         """Requests at one concurrency: --requests (a concurrency is only reached with at
@@ -246,7 +248,7 @@ def figures_of(
         )
         row = {
             "chip": setup.chip,
-            "model": setup.model,
+            "model": setup.asked_model or setup.model,
             "workload": "inference",
             "tokens_per_second": f"{point.output_tokens_per_second!r}",
             "per": "instance",
@@ -270,8 +272,11 @@ def figures_of(
             "source_url": f"archive:{ARCHIVE_FOLDER}/{ref}",
         }
         made.append(
-            figure_from_row(row, chips=canonical_chips(), origin="user", throughput_id="new")
-        )
+            figure_from_row(
+                row, chips=canonical_chips(), origin="user", throughput_id="new",
+                equivalents=model_equivalents(),
+            )
+        )  # fmt: skip
     return made
 
 

@@ -32,6 +32,7 @@ from chipcost.transform import (
 from chipcost.transform.references import (
     derivation_assumptions,
     model_rows,
+    model_standing,
     roofline_settings,
     throughput_files,
     throughput_references,
@@ -164,6 +165,13 @@ def add_user_model(
         raise ChipcostError(
             f"{model} is a reference model (chipcost/data/models.csv): its size is not yours to "
             "change; record measured throughput with `chipcost throughput add` instead"
+        )
+    standing, why = model_standing(model)
+    if why:
+        raise ChipcostError(
+            f"{model} is answered with the figures of {standing}, a reference model "
+            f"(chipcost/data/model_equivalents.csv: {why}); ask for it by either name, and "
+            "record measured throughput with `chipcost throughput add`"
         )
     con.execute("BEGIN TRANSACTION")
     try:

@@ -587,3 +587,50 @@ def test_an_unknown_model_s_hint_gives_its_own_size_or_none(db, model, example):
     assert f"no throughput for model '{model}'" in said, said
     assert f"chipcost throughput model {model} {example}" in said, said
     assert "13e9" not in said
+
+
+def test_a_model_named_as_inferencex_names_it_is_answered_with_its_equivalent(db):
+    """llama-3.3-70b (InferenceX's, NIM's and TensorRT-LLM's name) is Llama 3 70B's
+    architecture: cost and compare answer it with llama-3-70b's figures and say so
+    (chipcost/data/model_equivalents.csv); on 2b517ec it was "no throughput for model"."""
+    import chipcost.api as api
+
+    def asked(command: str, model: str, *more: str) -> Ran:
+        pair = ("Trainium2", "H100-SXM") if command == "compare" else ()
+        result = chipcost(
+            command, *pair, "--model", model, "--workload", "inference", *more, "--db", str(db)
+        )
+        assert result.returncode == 0, result.stderr
+        return result
+
+    note = "llama-3.3-70b is answered with the figures of llama-3-70b: Llama 3.3 70B is"
+    for command in ("cost", "compare"):
+        same = asked(command, "llama-3-70b", "--format", "json").stdout
+        assert asked(command, "Llama 3.3 70B", "--format", "json").stdout == same
+        said = " ".join(asked(command, "llama-3.3-70b", "--wide").stdout.split())
+        assert note in said, said
+        assert note.split(":")[0] not in " ".join(asked(command, "llama-3-70b").stdout.split())
+    frame = api.cost(model="llama-3.3-70b", workload="inference", db=str(db))
+    assert frame.equals(api.cost(model="llama-3-70b", workload="inference", db=str(db)))
+
+
+def test_a_model_that_stands_for_another_takes_measurements_not_a_size(fresh_db):
+    added = chipcost(
+        "throughput", "add", "--chip", "H200", "--model", "llama-3.3-70b", "--workload",
+        "inference", "--tokens-per-second", "900", "--speed", "30", "--db", str(fresh_db),
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert "H200 llama-3-70b (given as llama-3.3-70b) inference" in added.stdout
+    listed = chipcost(
+        "throughput", "list", "--model", "llama-3.3-70b", "--origin", "user", "--format",
+        "json", "--db", str(fresh_db),
+    )  # fmt: skip
+    (row,) = json.loads(listed.stdout)
+    assert (row["model"], row["published_model"]) == ("llama-3-70b", "llama-3.3-70b")
+    assert row["notes"].startswith("Published for llama-3.3-70b; stands for llama-3-70b (")
+    sized = chipcost(
+        "throughput", "model", "llama-3.3-70b", "--parameters", "70B", "--db", str(fresh_db)
+    )
+    assert sized.returncode == 1 and "Traceback" not in sized.stderr
+    said = " ".join(sized.stderr.split())
+    assert "llama-3.3-70b is answered with the figures of llama-3-70b, a reference model" in said

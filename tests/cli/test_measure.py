@@ -115,9 +115,9 @@ def _env(data: Path) -> dict[str, str]:
     return {"CHIPCOST_DATA_DIR": str(data), "COLUMNS": "200"}
 
 
-def measure(db: Path, url: str, tokenizer: Path, *args: str) -> object:
+def measure(db: Path, url: str, tokenizer: Path, *args: str, model: str = "llama-3-70b") -> object:
     return chipcost(
-        "measure", "--endpoint", url, "--model", "llama-3-70b", "--tokenizer", str(tokenizer),
+        "measure", "--endpoint", url, "--model", model, "--tokenizer", str(tokenizer),
         "--precision", "fp8", "--software", "test double (tests.openai_server)",
         "--db", str(db), "--request-timeout", "20", "--max-seconds", "300", *args,
         env=_env(db.parent / "data"),
@@ -156,17 +156,22 @@ def started(monkeypatch) -> list[list[str]]:
 def test_measured_at_the_matched_point_and_compare_answers_from_it(db, tokenizer, started):
     """Trainium2 (4 chips of a trn2.48xlarge) measured at H100-SXM's point at 25 tokens/s per
     user, two concurrencies, as few requests as each takes (one, two), the endpoint behind a
-    password. One test, not four: under pytest-xdist each test of a module may run in a worker
-    of its own, and this measurement takes a minute or two."""
+    password. The model is named as InferenceX and NIM name it, llama-3.3-70b: it is measured
+    and recorded as llama-3-70b, whose figures stand for it, and says the name it was given.
+    One test, not four: under pytest-xdist each test of a module may run in a worker of its
+    own, and this measurement takes a minute or two."""
     with serving(RATE) as double:
         guarded = double.url.replace("http://", f"http://user:{QUOTED}@")
         result = measure(
             db, guarded, tokenizer, "--instance", "trn2.48xlarge", "--chips", "4",
             "--match", "H100-SXM", "--speed", "25", "--concurrency", "1,2", "--requests", "1",
+            model="llama-3.3-70b",
         )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
+    assert "Trainium2 llama-3-70b (given as llama-3.3-70b) at concurrency 1" in result.stdout
     rows = sorted(_user_figures(db), key=lambda r: r["concurrency"])
+    assert {(r["model"], r["published_model"]) for r in rows} == {("llama-3-70b", "llama-3.3-70b")}
     _recorded_at_the_known_rate(rows, double.requests)
     _at_the_matched_point(db, rows)
     _archived(db, rows)

@@ -167,7 +167,7 @@ def measure_(
     db: Db = None,
 ) -> None:
     """Measure your endpoint's throughput with AIPerf and record each concurrency as your figure."""
-    from chipcost.cli.commands.throughput import _store
+    from chipcost.cli.commands.throughput import _store, model_named
     from chipcost.cli.consoles import err, out
     from chipcost.core.figures import speed_value
     from chipcost.core.settings import load_settings
@@ -175,6 +175,7 @@ def measure_(
     from chipcost.pipeline.measure import ARCHIVE_FOLDER, Setup, roof_of
     from chipcost.pipeline.measure import measure as run_measure
     from chipcost.pipeline.measure_point import matched_point
+    from chipcost.transform.references import model_standing
     from chipcost.transform.throughput_figures import normalise_model
     from chipcost.warehouse.reader import read_connection
 
@@ -192,7 +193,7 @@ def measure_(
         raise UsageError("--speed goes with --match")
     target = endpoint_of(endpoint, _api_key(api_key))
     settings = load_settings(db=db)
-    name = normalise_model(model)
+    name, why = model_standing(model)  # llama-3.3-70b is recorded as llama-3-70b, saying so
     con = read_connection(settings)
     try:
         chip_name, count = _chips(con, instance, chip, chips)
@@ -208,7 +209,8 @@ def measure_(
             else DEFAULT_CONCURRENCY
         )
         setup = Setup(
-            chip=chip_name, model=name, chips=count, instance=instance, precision=precision.lower(),
+            chip=chip_name, model=name, asked_model=normalise_model(model) if why else None,
+            chips=count, instance=instance, precision=precision.lower(),
             software=software, endpoint=target, served_model=served_model,
             tokenizer=_tokenizer(tokenizer), input_tokens=given[0], output_tokens=given[1],
             concurrencies=_concurrencies(sweep), requests=requests, seconds=float(max_seconds),
@@ -226,7 +228,8 @@ def measure_(
         # throughput_ranked reads the run's points as one curve: a point answers any asked
         # speed up to its own, and speeds between two points are read between them
         out.say(
-            f"recorded {ident}: {figure.chip} {figure.model} at concurrency {figure.concurrency}, "
+            f"recorded {ident}: {figure.chip} {model_named(figure)} at concurrency "
+            f"{figure.concurrency}, "
             f"{figure.tokens_per_second_per_chip:,.4g} tokens/s per chip, {user:,.3g} tokens/s "
             f"per user (measured; one point of this run's curve, which cost and compare read at "
             f"--speed up to {user:,.3g} within the first-token bound)",

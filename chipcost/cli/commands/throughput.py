@@ -114,6 +114,7 @@ def add(
     from chipcost.cli.consoles import out
     from chipcost.cli.reads import resolve_chip
     from chipcost.core.catalog import canonical_chips
+    from chipcost.transform.references import model_equivalents
     from chipcost.transform.throughput_figures import figure_from_row
 
     row = {
@@ -137,7 +138,10 @@ def add(
     elif tokens_per_second_per_user:
         row["operating_point"] = "latency-bound"
     try:
-        figure = figure_from_row(row, chips=canonical_chips(), origin="user", throughput_id="new")
+        figure = figure_from_row(
+            row, chips=canonical_chips(), origin="user", throughput_id="new",
+            equivalents=model_equivalents(),
+        )  # fmt: skip
     except ChipcostError as exc:  # named as the options are, not as the CSV's columns
         field, _, rest = str(exc).partition(" ")
         raise UsageError(f"{_OPTIONS.get(field, field)} {rest}") from None
@@ -149,10 +153,17 @@ def add(
         "for this chip, model and workload (see `chipcost throughput list`)"
     )
     out.say(
-        f"recorded {ident}: {figure.chip} {figure.model} {figure.workload}, "
+        f"recorded {ident}: {figure.chip} {model_named(figure)} {figure.workload}, "
         f"{figure.tokens_per_second_per_chip:,.6g} tokens/s per chip (measured). {used}; "
         f"undo with `chipcost throughput remove {ident}`",
     )
+
+
+def model_named(figure: Figure) -> str:
+    """'llama-3-70b (given as llama-3.3-70b)': the model a figure counts for, and the name it
+    was given where that stands for it (chipcost/data/model_equivalents.csv)."""
+    given = figure.published_model
+    return f"{figure.model} (given as {given})" if given else figure.model
 
 
 def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]]]:
@@ -193,6 +204,7 @@ def import_(
     """Record measurements from a CSV file: all rows, or none if any row is wrong."""
     from chipcost.cli.consoles import out
     from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
+    from chipcost.transform.references import model_equivalents
     from chipcost.transform.throughput_figures import figures_from_rows
 
     path = Path(path)
@@ -204,8 +216,9 @@ def import_(
         row["source"] = row.get("source") or f"user measurement ({path.name})"
         row["source_date"] = row.get("source_date") or today
     figures = figures_from_rows(
-        rows, chips=canonical_chips(), origin="user", where=str(path), lines=lines
-    )
+        rows, chips=canonical_chips(), origin="user", where=str(path), lines=lines,
+        equivalents=model_equivalents(),
+    )  # fmt: skip
     ids, chosen = _store(db, figures, allow_above_peak)
     out.say(f"recorded {len(ids)} measurement(s) from {path}: {', '.join(ids)}")
     if unused := [i for i in ids if i not in chosen]:
@@ -213,6 +226,15 @@ def import_(
             f"not used by `chipcost cost` (another measurement wins the choice rule): "
             f"{', '.join(unused)}; see `chipcost throughput list`",
         )
+
+
+def _stored_as(name: str) -> list[str]:
+    """The names a model's figures are kept under: llama-3.3-70b's are llama-3-70b's (and any
+    recorded under its own name before it stood for llama-3-70b)."""
+    from chipcost.transform.references import model_standing
+    from chipcost.transform.throughput_figures import normalise_model
+
+    return list(dict.fromkeys((normalise_model(name), model_standing(name)[0])))
 
 
 def list_(
@@ -231,7 +253,6 @@ def list_(
     from chipcost.cli.render_throughput import print_throughput
     from chipcost.core.names import check_known, resolve_chip_names, split_values
     from chipcost.core.settings import load_settings
-    from chipcost.transform.throughput_figures import normalise_model
     from chipcost.transform.verdict import listing_with_ranges
     from chipcost.warehouse.cost_per_token import throughput_listing
     from chipcost.warehouse.reader import read_connection
@@ -244,7 +265,7 @@ def list_(
     try:
         frame = throughput_listing(
             con,
-            models=[normalise_model(m) for m in split_values(model, "model") or []],
+            models=[n for m in split_values(model, "model") or [] for n in _stored_as(m)],
             chips=resolve_chip_names(chip),
             workloads=split_values(workload),
             origins=split_values(origins),
