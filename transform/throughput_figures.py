@@ -170,7 +170,7 @@ def figure_from_row(
     model, published = _model(_required(row, "model"), equivalents)
     notes = (row.get("notes") or "").strip() or None
     if published:
-        rule = f"Published for {published}; stands for {model} ({equivalents[published][1]})."
+        rule = equivalence_note(published, model, equivalents[published][1])
         notes = f"{rule} {notes}" if notes else rule
     return Figure(
         chip=chip,
@@ -193,6 +193,11 @@ def figure_from_row(
         chips=chip_count if per == "instance" else None,
         **_published(row),
     )
+
+
+def equivalence_note(published: str, model: str, why: str) -> str:
+    """What a figure's notes say first when its model stands for another."""
+    return f"Published for {published}; stands for {model} ({why})."
 
 
 def _model(name: str, equivalents: Mapping[str, tuple[str, str]]) -> tuple[str, str | None]:

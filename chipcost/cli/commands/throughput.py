@@ -21,11 +21,25 @@ if TYPE_CHECKING:  # imported when a command runs: `chipcost --help` stays light
     from chipcost.core.figures import Figure
 
 
+# A measurements CSV: what `add` takes, then where and how each point was measured.
 IMPORT_COLUMNS = (
     "chip", "model", "workload", "tokens_per_second", "per", "chips", "batch_size", "precision",
-    "sequence_length", "mfu", "source", "source_date", "notes",
+    "sequence_length", "mfu", "source", "source_date", "notes", "operating_point", "scenario",
+    "tokens_per_second_per_user", "ttft_ms", "tpot_ms", "input_tokens", "output_tokens",
+    "concurrency", "software", "system", "stated_as", "source_url",
 )  # fmt: skip
 REQUIRED_COLUMNS = ("chip", "model", "workload", "tokens_per_second")
+# What `throughput list --format csv` prints, taken back as it is: its figure per chip, its
+# origin (your measurements are recorded; chipcost's references and derived figures are its
+# own, left out) and the model as published are read; the rest chipcost works out again when
+# the rows are recorded (ids, ranks, implied MFU, the asked speed's reading, ranges).
+LISTING_READ = ("tokens_per_second_per_chip", "origin", "published_model")
+LISTING_WORKED_OUT = (
+    "throughput_id", "kind", "implied_mfu", "usable", "choice_rank", "chosen",
+    "set_aside_because", "recorded_at", "parameters", "flops_per_token", "peak_tflops",
+    "asked_speed", "at_speed", "ttft_bound_ms", "single_stream", "curve", "interpolated",
+    "figure_kind", "range_low", "range_high",
+)  # fmt: skip
 AllowAbovePeak = Annotated[
     bool, Opt("Keep a figure above the chip's dense peak (FP4 or sparsity, say).")
 ]
@@ -166,20 +180,28 @@ def model_named(figure: Figure) -> str:
     return f"{figure.model} (given as {given})" if given else figure.model
 
 
-def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]]]:
-    """(line numbers, rows) of a measurements CSV, its columns checked."""
+def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]], int]:
+    """(line numbers, rows as `add` takes them, rows left out) of a measurements CSV or of
+    what `throughput list --format csv` printed; its columns checked."""
     rows, lines = [], []
     try:
         with path.open(encoding="utf-8", newline="") as handle:
             reader = csv.DictReader(handle)
             columns = [c.strip() for c in reader.fieldnames or []]
             for r in reader:
-                rows.append({k.strip(): (v or "").strip() for k, v in r.items() if k})
+                # an empty cell is a value not given
+                given = {k.strip(): (v or "").strip() for k, v in r.items() if k}
+                rows.append({k: v for k, v in given.items() if v})
                 lines.append(reader.line_num)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ChipcostError(f"cannot read {path}: {exc}") from exc
-    unknown = [c for c in columns if c not in IMPORT_COLUMNS]
-    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    listing = "tokens_per_second_per_chip" in columns
+    allowed = IMPORT_COLUMNS + (LISTING_READ + LISTING_WORKED_OUT if listing else ())
+    required = REQUIRED_COLUMNS
+    if listing:
+        required = (*REQUIRED_COLUMNS[:3], "tokens_per_second_per_chip", "origin")
+    unknown = [c for c in columns if c not in allowed]
+    missing = [c for c in required if c not in columns]
     if unknown or missing:
         raise ChipcostError(
             f"{path}: " + "; ".join(
@@ -187,11 +209,56 @@ def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]]]:
                     f"unknown column(s) {', '.join(unknown)}" if unknown else "",
                     f"missing column(s) {', '.join(missing)}" if missing else "",
                 ) if part
-            ) + f". Columns: {', '.join(IMPORT_COLUMNS)} (the first four are required)"
+            ) + f". Columns: {', '.join(IMPORT_COLUMNS)} (the first four are required), or "
+            "what `chipcost throughput list --format csv` prints"
         )  # fmt: skip
     if not rows:
         raise ChipcostError(f"{path} has a header but no rows")
-    return lines, rows
+    if not listing:
+        return lines, rows, 0
+    kept, problems = [], []
+    for line, listed in zip(lines, rows, strict=True):
+        try:
+            row = _as_added(listed)
+        except ChipcostError as exc:
+            problems.append(f"line {line}: {exc}")
+            continue
+        if row is not None:
+            kept.append((line, row))
+    if problems:
+        raise ChipcostError(f"{path} has bad rows (nothing was loaded)", details=problems)
+    if not kept:
+        raise ChipcostError(
+            f"{path} lists no measurement of yours (origin user): chipcost ships and derives "
+            "its reference and derived figures itself"
+        )
+    return [n for n, _ in kept], [row for _, row in kept], len(rows) - len(kept)
+
+
+def _as_added(listed: dict[str, str]) -> dict[str, str] | None:
+    """A row `throughput list` printed as `add` takes it; None for a figure not the user's."""
+    from chipcost.transform.references import model_equivalents
+    from chipcost.transform.throughput_figures import equivalence_note
+    from chipcost.transform.tokens import parse_quantity
+
+    if listed.get("origin") != "user":
+        return None
+    row = {k: v for k, v in listed.items() if k in IMPORT_COLUMNS}
+    per_chip = listed.get("tokens_per_second_per_chip", "")
+    chips = listed.get("chips")
+    row["per"], row["tokens_per_second"] = "chip", per_chip
+    if chips:  # recorded per instance: the chips behind it are part of its point
+        total = parse_quantity(per_chip, "tokens_per_second_per_chip")
+        total *= parse_quantity(chips, "chips")
+        row["per"], row["tokens_per_second"] = "instance", repr(total)
+    published = listed.get("published_model")
+    rule = model_equivalents().get(published or "")
+    if published and rule:
+        # recorded as the model it stands for, the name given kept: given again, it says so again
+        row["model"] = published
+        notes = row.get("notes", "").removeprefix(equivalence_note(published, *rule))
+        row["notes"] = notes.strip()
+    return row
 
 
 def import_(
@@ -201,14 +268,18 @@ def import_(
     allow_above_peak: AllowAbovePeak = False,
     db: Db = None,
 ) -> None:
-    """Record measurements from a CSV file: all rows, or none if any row is wrong."""
+    """Record measurements from a CSV file: all rows, or none if any row is wrong.
+
+    The file is yours (docs/cost-per-token.md names its columns) or what `chipcost throughput
+    list --format csv` printed: your measurements in it are recorded, chipcost's own figures
+    left out."""
     from chipcost.cli.consoles import out
     from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
     from chipcost.transform.references import model_equivalents
     from chipcost.transform.throughput_figures import figures_from_rows
 
     path = Path(path)
-    lines, rows = _read_import(path)
+    lines, rows, left_out = _read_import(path)
     today = datetime.now(UTC).date().isoformat()
     for row in rows:
         mapped = canonical_chip(row["chip"]) if row["chip"] else UNKNOWN_CHIP
@@ -221,6 +292,11 @@ def import_(
     )  # fmt: skip
     ids, chosen = _store(db, figures, allow_above_peak)
     out.say(f"recorded {len(ids)} measurement(s) from {path}: {', '.join(ids)}")
+    if left_out:
+        out.say(
+            f"left out {left_out} reference and derived figure(s) the file lists: chipcost "
+            "ships and derives those itself"
+        )
     if unused := [i for i in ids if i not in chosen]:
         out.say(
             f"not used by `chipcost cost` (another measurement wins the choice rule): "

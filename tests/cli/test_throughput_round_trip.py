@@ -1,0 +1,148 @@
+"""What `throughput list --format csv` prints, `throughput import` takes back: your
+measurements move between warehouses (a file to a lake, one person's to a team's) with every
+field of their point, and chipcost's own figures are left out, said (tests.cli_runner, real
+DuckDB files)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tests import warehouses
+from tests.cli_runner import Ran, chipcost
+
+# A hand-written measurements CSV with each point's where and how: a load sweep of two
+# concurrencies on one 8-chip instance, TTFT and request shape stated.
+SWEEP = """chip,model,workload,tokens_per_second,per,chips,precision,source,source_date,\
+operating_point,scenario,tokens_per_second_per_user,ttft_ms,tpot_ms,input_tokens,\
+output_tokens,concurrency,software,system,notes
+H200,llama-3-70b,inference,4800,instance,8,fp8,our vLLM sweep,2026-11-20,latency-bound,\
+"ISL/OSL 1000/1000, concurrency 64",41.5,850,24.1,1000,1000,64,vLLM 0.11,8 x H200,one node
+H200,llama-3-70b,inference,7200,instance,8,fp8,our vLLM sweep,2026-11-20,latency-bound,\
+"ISL/OSL 1000/1000, concurrency 128",30.2,1400,33.1,1000,1000,128,vLLM 0.11,8 x H200,
+"""
+# Given anew on the way in, not carried: its id in the new warehouse and when it was recorded.
+RECORDED_ANEW = {"throughput_id", "recorded_at"}
+
+
+def run(*args: str) -> Ran:
+    result = chipcost(*args)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return result
+
+
+@pytest.fixture
+def mine(tmp_path) -> Path:
+    """A warehouse with measurements of every kind `add`, `import` and a model named as
+    InferenceX names it give."""
+    db = warehouses.new(tmp_path / "mine.duckdb")
+    sweep = tmp_path / "sweep.csv"
+    sweep.write_text(SWEEP, encoding="utf-8")
+    run("throughput", "import", str(sweep), "--db", str(db))
+    run(
+        "throughput", "add", "--chip", "H100 SXM5", "--model", "llama-3.3-70b", "--workload",
+        "inference", "--tokens-per-second", "2700", "--figure-per", "instance", "--chip-count",
+        "3", "--speed", "27.5", "--precision", "fp8", "--citation", "our TensorRT-LLM run",
+        "--measured-on", "2026-11-18", "--notes", "speculative decoding off", "--db", str(db),
+    )  # fmt: skip
+    run(
+        "throughput", "add", "--chip", "Trainium2", "--model", "llama-3-8b", "--workload",
+        "training", "--tokens-per-second", "5100", "--batch-size", "1024", "--precision",
+        "bf16", "--sequence-length", "8192", "--mfu", "0.39", "--db", str(db),
+    )  # fmt: skip
+    return db
+
+
+def listed(db: Path, form: str = "json") -> str:
+    return run("throughput", "list", "--origin", "user", "--format", form, "--db", str(db)).stdout
+
+
+def test_a_listing_is_taken_back_whole(mine, tmp_path):
+    printed = tmp_path / "listed.csv"
+    printed.write_text(listed(mine, "csv"), encoding="utf-8")
+    other = warehouses.new(tmp_path / "other.duckdb")
+    taken = run("throughput", "import", str(printed), "--db", str(other))
+    assert "recorded 4 measurement(s)" in taken.stdout
+    assert "left out" not in taken.stdout
+    before, after = json.loads(listed(mine)), json.loads(listed(other))
+    assert len(before) == len(after) == 4
+    for old, new in zip(before, after, strict=True):
+        per_chip = old.pop("tokens_per_second_per_chip"), new.pop("tokens_per_second_per_chip")
+        assert per_chip[1] == pytest.approx(per_chip[0], rel=1e-12)
+        assert old["implied_mfu"] == pytest.approx(new.pop("implied_mfu"), rel=1e-9)
+        old.pop("implied_mfu")
+        for name in RECORDED_ANEW:
+            old.pop(name), new.pop(name)
+        # the same figure, point, curve, choice and notes (the model's rule said once)
+        assert new == old
+    sweep = [row for row in after if row["chip"] == "H200"]
+    assert {row["curve"][12] for row in sweep} == {"8"}  # its chips, part of its curve
+    assert len({tuple(row["curve"]) for row in sweep}) == 1  # still one curve
+    renamed = next(row for row in after if row["chip"] == "H100-SXM")
+    assert (renamed["model"], renamed["published_model"]) == ("llama-3-70b", "llama-3.3-70b")
+    assert renamed["notes"].count("Published for llama-3.3-70b") == 1
+
+
+def test_chipcosts_own_figures_in_a_listing_are_left_out_and_said(mine, tmp_path):
+    printed = tmp_path / "everything.csv"
+    everything = run("throughput", "list", "--format", "csv", "--db", str(mine)).stdout
+    printed.write_text(everything, encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(everything)))
+    theirs = sum(row["origin"] != "user" for row in rows)
+    assert theirs > 100
+    other = warehouses.new(tmp_path / "other.duckdb")
+    taken = run("throughput", "import", str(printed), "--db", str(other))
+    assert "recorded 4 measurement(s)" in taken.stdout
+    assert f"left out {theirs} reference and derived figure(s)" in taken.stdout
+    # only chipcost's own: nothing of the user's to record, said, nothing recorded
+    only = tmp_path / "references.csv"
+    writer_rows = [row for row in rows if row["origin"] != "user"]
+    with only.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(writer_rows)
+    refused = chipcost("throughput", "import", str(only), "--db", str(other))
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "lists no measurement of yours (origin user)" in refused.stderr
+    assert len(json.loads(listed(other))) == 4
+
+
+def test_a_bad_row_of_a_listing_is_named_by_line_and_nothing_is_recorded(mine, tmp_path):
+    lines = listed(mine, "csv").splitlines()
+    header = lines[0].split(",")
+    cells = next(csv.reader([lines[1]]))
+    cells[header.index("chips")] = "1.5"  # a fraction of a chip
+    broken = io.StringIO()
+    csv.writer(broken, lineterminator="\n").writerows([header, cells, *csv.reader(lines[2:])])
+    path = tmp_path / "broken.csv"
+    path.write_text(broken.getvalue(), encoding="utf-8")
+    other = warehouses.new(tmp_path / "other.duckdb")
+    refused = chipcost("throughput", "import", str(path), "--db", str(other))
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    said = " ".join(refused.stderr.split())
+    assert "has bad rows (nothing was loaded)" in said and "line 2:" in said, said
+    assert "1.5" in said
+    assert json.loads(listed(other) or "[]") == []
+
+
+def test_a_measurements_csv_carries_each_points_where_and_how(mine):
+    """The point columns `add` takes as options (speed, operating point) and `measure` records
+    (TTFT, TPOT, request shape, concurrency, software, system) are columns of the CSV too: the
+    sweep is one curve (on 2b517ec the file was refused)."""
+    rows = [row for row in json.loads(listed(mine)) if row["chip"] == "H200"]
+    assert sorted(
+        (r["concurrency"], r["tokens_per_second_per_chip"], r["tokens_per_second_per_user"],
+         r["ttft_ms"], r["tpot_ms"], r["input_tokens"], r["software"], r["chips"])
+        for r in rows
+    ) == [(64, 600.0, 41.5, 850.0, 24.1, 1000, "vLLM 0.11", 8),
+          (128, 900.0, 30.2, 1400.0, 33.1, 1000, "vLLM 0.11", 8)]  # fmt: skip
+    at = run(
+        "throughput", "list", "--origin", "user", "--chip", "H200", "--format", "json",
+        "--db", str(mine),
+    )  # fmt: skip
+    assert len({tuple(r["curve"]) for r in json.loads(at.stdout)}) == 1
