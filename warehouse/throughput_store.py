@@ -108,6 +108,23 @@ def add_user_figures(
     return ids
 
 
+def repeats(con: duckdb.DuckDBPyConnection, figures: Sequence[Figure]) -> list[str | None]:
+    """For each figure, the id of a measurement of the user's already recorded with every
+    field the same (a file imported twice, the same `add` run again), else None."""
+    names = [c for c in COLUMNS if c != "throughput_id"]
+    recorded = {
+        tuple(row[1:]): row[0]
+        for row in con.execute(
+            f"SELECT throughput_id, {', '.join(names)} FROM throughput WHERE origin = 'user' "
+            "ORDER BY recorded_at DESC, throughput_id DESC"
+        ).fetchall()
+    }
+    return [
+        recorded.get(tuple("user" if n == "origin" else getattr(f, n) for n in names))
+        for f in figures
+    ]
+
+
 def chosen_ids(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> set[str]:
     """Those of `ids` the choice rule uses for their chip, model and workload."""
     if not ids:

@@ -146,3 +146,35 @@ def test_a_measurements_csv_carries_each_points_where_and_how(mine):
         "--db", str(mine),
     )  # fmt: skip
     assert len({tuple(r["curve"]) for r in json.loads(at.stdout)}) == 1
+
+
+def test_a_file_taken_twice_records_nothing_twice(mine, tmp_path):
+    """A listing imported into the warehouse it came from, or a file imported again, adds no
+    second copy of a measurement (on 2b517ec each import recorded every row again)."""
+    printed = tmp_path / "listed.csv"
+    printed.write_text(listed(mine, "csv"), encoding="utf-8")
+    again = run("throughput", "import", str(printed), "--db", str(mine))
+    assert "recorded 0 measurement(s)" in again.stdout
+    assert "already recorded, not recorded again: 4 row(s)" in again.stdout
+    assert len(json.loads(listed(mine))) == 4
+    add = (
+        "throughput", "add", "--chip", "Trainium2", "--model", "llama-3-8b", "--workload",
+        "training", "--tokens-per-second", "5100", "--batch-size", "1024", "--precision",
+        "bf16", "--sequence-length", "8192", "--mfu", "0.39", "--db", str(mine),
+    )  # fmt: skip
+    assert "already recorded as user-" in run(*add).stdout
+    assert len(json.loads(listed(mine))) == 4
+    # one field different is another measurement
+    assert "recorded user-5" in run(*add[:-2], "--notes", "second run", "--db", str(mine)).stdout
+
+
+def test_a_sweeps_slower_point_is_said_to_be_read_at_its_speed(tmp_path):
+    db = warehouses.new(tmp_path / "w.duckdb")
+    sweep = tmp_path / "sweep.csv"
+    sweep.write_text(SWEEP, encoding="utf-8")
+    said = " ".join(run("throughput", "import", str(sweep), "--db", str(db)).stdout.split())
+    assert (
+        "each a point of its curve that `chipcost cost` and `compare` read at --speed up to "
+        "its own: user-1 to 41.5"
+    ) in said, said
+    assert "not used by" not in said

@@ -222,7 +222,8 @@ def measure_(
         con.close()
     _say_point(err, setup)
     made = run_measure(settings, setup, roof)
-    ids, _ = _store(db, made, allow_above_roofline)
+    stored, _, _ = _store(db, made, allow_above_roofline)  # a point's own report: no repeat
+    ids = list(stored)
     for ident, figure in zip(ids, made, strict=True):
         user = figure.tokens_per_second_per_user or 0.0
         # throughput_ranked reads the run's points as one curve: a point answers any asked

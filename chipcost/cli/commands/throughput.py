@@ -54,27 +54,34 @@ def _open_writable(db: Path | None) -> duckdb.DuckDBPyConnection:
     return open_warehouse(settings.warehouse, wait=settings.lock_wait)
 
 
-def _store(db: Path | None, figures: list[Figure], allow: bool) -> tuple[list[str], set[str]]:
-    """The new ids, and those of them the choice rule now uses; a model chipcost knew
-    nothing of is noted, with the closest it knew (a typo makes a model of its own)."""
+def _store(
+    db: Path | None, figures: list[Figure], allow: bool
+) -> tuple[dict[str, Figure], set[str], list[str]]:
+    """The figures recorded, by their new ids; the ids the choice rule now uses; the ids of
+    measurements already recorded that some of `figures` repeat field for field (not
+    recorded again: a file imported twice adds nothing). A model chipcost knew nothing of is
+    noted, with the closest it knew (a typo makes a model of its own)."""
     from chipcost.cli.consoles import err
     from chipcost.core.names import did_you_mean
     from chipcost.warehouse.cost_per_token import known_models
-    from chipcost.warehouse.throughput_store import add_user_figures, chosen_ids
+    from chipcost.warehouse.throughput_store import add_user_figures, chosen_ids, repeats
 
     con = _open_writable(db)
     try:
         known = known_models(con)
-        ids = add_user_figures(con, figures, allow_above_peak=allow)
+        repeated = repeats(con, figures)
+        fresh = [f for f, old in zip(figures, repeated, strict=True) if old is None]
+        ids = add_user_figures(con, fresh, allow_above_peak=allow) if fresh else []
         chosen = chosen_ids(con, ids)
     finally:
         con.close()
-    for model in dict.fromkeys(f.model for f in figures if f.model not in known):
+    for model in dict.fromkeys(f.model for f in fresh if f.model not in known):
         err.say(
             f"note: {model} is a model chipcost had no figure or size of"
             f"{did_you_mean(model, known)}: `chipcost cost --model {model}` ranks it now",
         )
-    return ids, chosen
+    stored = dict(zip(ids, fresh, strict=True))
+    return stored, chosen, [old for old in repeated if old is not None]
 
 
 # The CSV columns `add` fills from its options, for its messages.
@@ -159,7 +166,14 @@ def add(
     except ChipcostError as exc:  # named as the options are, not as the CSV's columns
         field, _, rest = str(exc).partition(" ")
         raise UsageError(f"{_OPTIONS.get(field, field)} {rest}") from None
-    (ident,), chosen = _store(db, [figure], allow_above_peak)
+    stored, chosen, already = _store(db, [figure], allow_above_peak)
+    if already:
+        out.say(
+            f"already recorded as {already[0]}: {figure.chip} {model_named(figure)} "
+            f"{figure.workload}, the same figure, point, source and date; nothing recorded"
+        )
+        return
+    (ident,) = stored
     used = (
         "It is now the figure `chipcost cost` uses for this chip, model and workload"
         if ident in chosen
@@ -290,17 +304,31 @@ def import_(
         rows, chips=canonical_chips(), origin="user", where=str(path), lines=lines,
         equivalents=model_equivalents(),
     )  # fmt: skip
-    ids, chosen = _store(db, figures, allow_above_peak)
-    out.say(f"recorded {len(ids)} measurement(s) from {path}: {', '.join(ids)}")
+    stored, chosen, already = _store(db, figures, allow_above_peak)
+    recorded = f": {', '.join(stored)}" if stored else ""
+    out.say(f"recorded {len(stored)} measurement(s) from {path}{recorded}")
+    if already:
+        out.say(
+            f"already recorded, not recorded again: {len(already)} row(s) the same field for "
+            f"field as {', '.join(already)}"
+        )
     if left_out:
         out.say(
             f"left out {left_out} reference and derived figure(s) the file lists: chipcost "
             "ships and derives those itself"
         )
-    if unused := [i for i in ids if i not in chosen]:
+    unused = [i for i in stored if i not in chosen]
+    points = [i for i in unused if stored[i].tokens_per_second_per_user is not None]
+    if points:
+        speeds = ", ".join(f"{i} to {stored[i].tokens_per_second_per_user:,.3g}" for i in points)
+        out.say(
+            "not the figure at the default speed, each a point of its curve that `chipcost "
+            f"cost` and `compare` read at --speed up to its own: {speeds}"
+        )
+    if others := [i for i in unused if i not in points]:
         out.say(
             f"not used by `chipcost cost` (another measurement wins the choice rule): "
-            f"{', '.join(unused)}; see `chipcost throughput list`",
+            f"{', '.join(others)}; see `chipcost throughput list`",
         )
 
 
