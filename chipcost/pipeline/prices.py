@@ -175,8 +175,30 @@ def check_named(
         if unseen:
             among = known(con, column)
             option = voice.name(_FIELDS.get(key, key.removesuffix("s"))) if voice else None
+            if key == "providers":
+                _source_not_provider(unseen, among, option)
             where = held if key == "regions" else None
             check_known(_KINDS[key], unseen, among, held=where, option=option)
+
+
+def _source_not_provider(
+    values: Sequence[str], providers: Sequence[str], option: str | None
+) -> None:
+    """A source's name given as a provider ('aws-bulk', as `sources` lists it beside its
+    provider): refused naming the provider whose prices it collects."""
+    from chipcost.extract import registry
+
+    known = {p.lower() for p in providers}
+    sources = registry()
+    for value in values:
+        source = sources.get(value.strip().lower())
+        if source is not None and source.provider.lower() in known:
+            said = f"{option}: " if option else ""
+            raise UsageError(
+                f"{said}{value!r} is a source, not a provider: it collects provider "
+                f"{source.provider}'s prices; give {source.provider} (every price row names its "
+                "source)"
+            )
 
 
 def known_or_unrated(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:

@@ -47,6 +47,16 @@ MEASURE = (
             "--region: no current price is in region 'us-east-9' (did you mean us-east-1",
         ),
         (("prices", "--provider", "amazn"), "--provider: unknown provider 'amazn' (nearest:"),
+        # A source's name, as `sources` lists it beside its provider, is named for what it is.
+        (
+            ("prices", "--provider", "aws-bulk"),
+            "--provider: 'aws-bulk' is a source, not a provider: it collects provider aws's "
+            "prices; give aws",
+        ),
+        (
+            (*INFERENCE, "--provider", "AWS-Spot"),
+            "'AWS-Spot' is a source, not a provider: it collects provider aws's prices",
+        ),
         # Two switches asking for opposites are refused, not the last one taken.
         (("prices", "--spot", "--no-spot"), "--spot and --no-spot ask for opposites"),
         (("prices", "--no-spot", "--spot"), "--spot and --no-spot ask for opposites"),
