@@ -211,11 +211,32 @@ def resolve_chip_name(name: str) -> list[str]:
             f"its chip is {chip} (ask for {chip}, with provider aws for AWS's offers only)"
         )
     chips = sorted(canonical_chips() - {UNKNOWN_CHIP})
+    close = _named_within(name, chips) or suggested(name, [*chips, *chip_families()])
     raise UsageError(
-        f"unknown chip {_shown(name)}{suggested(name, [*chips, *chip_families()])}; give one of "
+        f"unknown chip {_shown(name)}{close}; give one of "
         f"{len(chips)} chips or {len(chip_families())} families (a line such as H100 or "
         f"Trainium, an architecture such as Hopper): `{CHIPS_LISTED}` lists them"
     )
+
+
+def _named_within(name: str, chips: Sequence[str]) -> str:
+    """' (it names H100: H100-NVL, H100-PCIe, H100-SXM)' for a provider's longer name that
+    holds a chip's or a family's name as a word ('NVIDIA H100 80GB HGX'), the longest such
+    name first; '' when it holds none."""
+    words = {normalise_spelling(w) for w in re.split(r"[\s_/,()]+", name) if w}
+    found: dict[str, tuple[str, ...]] = {}
+    for family, members in chip_families().items():
+        if normalise_spelling(family) in words:
+            found[family] = tuple(members)
+    for chip in chips:
+        if normalise_spelling(chip) in words:
+            found[chip] = (chip,)
+    if not found:
+        return ""
+    best = max(found, key=lambda k: len(normalise_spelling(k)))
+    members = found[best]
+    listed_ = f": {', '.join(sorted(members))}" if members != (best,) else ""
+    return f" (it names {best}{listed_})"
 
 
 # A memory size at the end of a marketplace's name: "MI300X 192GB", "H200 SXM 141 GB HBM3e".

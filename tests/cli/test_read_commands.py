@@ -129,6 +129,13 @@ def test_filters(db, args, chips, count):
     ("args", "message"),
     [
         (["--chip", "H100-SMX"], "unknown chip 'H100-SMX' (did you mean H100-SXM"),
+        # A provider's whole name for an offer (as `prices` shows Crusoe's) names the chips in
+        # it, not the nearest strings (A100-80GB, A100-40GB on 2b517ec).
+        (
+            ["--chip", "NVIDIA H100 80GB HGX"],
+            "unknown chip 'NVIDIA H100 80GB HGX' (it names H100: H100-NVL, H100-PCIe, H100-SXM)",
+        ),
+        (["--chip", "1x AMD MI355X 288GB"], "unknown chip '1x AMD MI355X 288GB' (it names MI355X)"),
         (
             ["--region", "us-east-9"],
             "no current price is in region 'us-east-9' (did you mean us-east-1",
