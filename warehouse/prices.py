@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -205,6 +205,23 @@ def cheapest_spot_zones(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 def known_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
     """Distinct values of a per_chip_prices column (for 'did you mean' messages)."""
     rows = con.execute(f"SELECT DISTINCT {column} FROM per_chip_prices ORDER BY 1").fetchall()
+    return [r[0] for r in rows]
+
+
+def chip_values(
+    con: duckdb.DuckDBPyConnection, chips: Sequence[str], column: str, table: str
+) -> list[str]:
+    """Distinct values of a name column among the prices of `chips` in `table`
+    (per_chip_prices: now; price_history: ever), for saying where a chip's prices are."""
+    if column not in ("provider", "region", "pricing_model") or table not in (
+        "per_chip_prices",
+        "price_history",
+    ):
+        raise ValueError(f"not a name column of {table}: {column!r}")
+    rows = con.execute(
+        f"SELECT DISTINCT {column} FROM {table} WHERE list_contains($chips, chip) ORDER BY 1",
+        {"chips": list(chips)},
+    ).fetchall()
     return [r[0] for r in rows]
 
 

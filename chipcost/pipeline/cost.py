@@ -339,12 +339,14 @@ def _ranked(
         max_instances=ask.max_instances,
     )
     if not chosen:
-        _nothing_chosen(ask, bool(offers), both)
+        _nothing_chosen(con, ask, bool(offers), both)
     rows = with_verdicts(with_costs(chosen, question, baseline), offers, ask.baseline, evidence)
     return reordered(rows, unfit_last=ask.workload != "training"), notes
 
 
-def _nothing_chosen(ask: Ask, offers: bool, both: list[str]) -> None:
+def _nothing_chosen(
+    con: duckdb.DuckDBPyConnection, ask: Ask, offers: bool, both: list[str]
+) -> None:
     """The NoMatch for a ranking that chose no offer (of `offers` when true)."""
     if ask.max_instances is not None and offers:
         raise NoMatch(
@@ -355,6 +357,14 @@ def _nothing_chosen(ask: Ask, offers: bool, both: list[str]) -> None:
         raise NoMatch(
             f"no current offer to rank for {ask.model} {ask.workload}: the warehouse has "
             "no priced chip with a throughput yet; run `chipcost collect`"
+        )
+    from chipcost.pipeline.prices import held_elsewhere
+
+    if ask.chips and (where := held_elsewhere(con, ask.chips, ask.filters)):
+        raise NoMatch(
+            f"no current offer of {', '.join(ask.chips)} matches for {ask.model} "
+            f"{ask.workload}{where}; widen "
+            + ask.voice.either("region", "pricing_model", "provider")
         )
     raise NoMatch(
         f"no current offer matches for {ask.model} {ask.workload}. Chips with a price and "

@@ -14,7 +14,7 @@ from chipcost.core.errors import UsageError
 from chipcost.core.names import resolve_chip_names
 from chipcost.core.questions import Voice
 from chipcost.pipeline.clock import until_within
-from chipcost.pipeline.prices import check_named, named_filters
+from chipcost.pipeline.prices import check_named, held_elsewhere, named_filters
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.history import daily_cheapest, history_values
@@ -137,7 +137,9 @@ def why_no_history(con: duckdb.DuckDBPyConnection, ask: HistoryAsk, chips: list[
     days = ""
     if ask.since or ask.until:
         days = f" from {ask.since or 'the start'} to {ask.until or 'the last run'}"
+    filters = named_filters(ask.regions, ask.pricing_models, ask.providers, ask.instances)
+    where = held_elsewhere(con, chips, filters, table="price_history")
     return (
-        f"no prices of {named} match these filters{days}: check the region, pricing model, "
-        "provider and days with `chipcost prices` and `chipcost sql`"
+        f"no prices of {named} match these filters{days}{where}: check the region, pricing "
+        "model, provider and days with `chipcost prices` and `chipcost sql`"
     )

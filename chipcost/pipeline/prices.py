@@ -27,6 +27,7 @@ from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.fx import unrated, unrated_values
 from chipcost.warehouse.prices import (
+    chip_values,
     instance_spellings,
     known_values,
     per_chip_price_rows,
@@ -191,6 +192,8 @@ def _source_not_provider(
     known = {p.lower() for p in providers}
     sources = registry()
     for value in values:
+        if value.strip().lower() in known:  # a provider's name as well ('lambda')
+            continue
         source = sources.get(value.strip().lower())
         if source is not None and source.provider.lower() in known:
             said = f"{option}: " if option else ""
@@ -427,12 +430,42 @@ def why_empty(
     if ask is not None and (found := _without_one(con, ask)):
         return (
             "no current price matches all of these filters; some match without "
-            f"{', or without '.join(found)}"
+            f"{', or without '.join(found)}{held_elsewhere(con, chips, _named_filters(ask))}"
         )
     return (
         "no current price matches all of these filters; widen them "
         f"({suggested('prices', help=True)})"
     )
+
+
+# How a chip's prices are placed, by named filter: "in regions us-east-2, us-west-2".
+_PLACED = {"regions": "in", "providers": "from", "pricing_models": "as"}
+
+
+def held_elsewhere(
+    con: duckdb.DuckDBPyConnection,
+    chips: Sequence[str] | None,
+    named: Mapping[str, list[str] | None],
+    table: str = "per_chip_prices",
+) -> str:
+    """'; Trainium2's prices are in regions us-east-2, us-west-2' for each region, provider or
+    pricing model filter that no price of the named `chips` meets, else '': where to look."""
+    if not chips:
+        return ""
+    said = []
+    for key, placed in _PLACED.items():
+        wanted = {str(v).lower() for v in named.get(key) or ()}
+        if not wanted:
+            continue
+        held = chip_values(con, chips, _COLUMNS.get(key, key.removesuffix("s")), table)
+        if held and not wanted & {h.lower() for h in held}:
+            kind = _KINDS[key] + ("s" if len(held) > 1 else "")
+            more = f" and {len(held) - 12} more" if len(held) > 12 else ""
+            said.append(f"{placed} {kind} {', '.join(held[:12])}{more}")
+    if not said:
+        return ""
+    now = "current " if table == "per_chip_prices" else ""
+    return f"; {', '.join(chips)}'s {now}prices are {', and '.join(said)}"
 
 
 def unpublished_words(chips: Sequence[str]) -> str:

@@ -78,3 +78,28 @@ def test_a_live_source_past_its_days_is_still_stale(run, db, tmp_path):
     prices = run("prices", "--chip", "H100-SXM", "--db", str(mine))
     said = " ".join(prices.stdout.split())
     assert "stale (no successful run in 2 days" in said and "SAMPLE DATA" not in said
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("prices", "--chip", "Trainium2", "--region", "us-east-1"),
+         "Trainium2's current prices are in regions us-east-2, us-west-2"),
+        (("history", "--chip", "Trainium2", "--region", "us-east-1"),
+         "no prices of Trainium2 match these filters; Trainium2's prices are in regions "
+         "us-east-2, us-west-2"),
+        (("cost", "--model", "llama-3-70b", "--workload", "inference", "--chip", "Trainium2",
+          "--region", "us-east-1"),
+         "no current offer of Trainium2 matches for llama-3-70b inference; Trainium2's "
+         "current prices are in regions us-east-2, us-west-2"),
+        (("prices", "--chip", "Trainium2", "--provider", "lambda"),
+         "Trainium2's current prices are from provider aws"),
+    ],
+)  # fmt: skip
+def test_a_chip_filtered_out_is_told_where_its_prices_are(run, db, args, said):
+    """A chip asked where it has no price (Trainium2 in us-east-1) is answered with where its
+    prices are; on 2b517ec history said "check the region ... with `chipcost prices`" and cost
+    listed 34 other chips."""
+    done = run(*args, "--db", db)
+    assert done.returncode == 1, done.stderr
+    assert said in " ".join(done.stderr.split()), done.stderr
