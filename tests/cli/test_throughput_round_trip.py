@@ -178,3 +178,32 @@ def test_a_sweeps_slower_point_is_said_to_be_read_at_its_speed(tmp_path):
         "its own: user-1 to 41.5"
     ) in said, said
     assert "not used by" not in said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # Excel's "CSV UTF-8": a byte-order mark before the first column's name
+        ("\ufeffchip,model,workload,tokens_per_second\nH200,llama-3-70b,inference,900\n", None),
+        ("chip,model,workload,tokens_per_second,chip\nH200,llama-3-70b,inference,900,B200\n",
+         "column(s) named twice: chip"),
+        ("chip,model,workload,tokens_per_second\nH200,llama-3-70b,inference,900,B200\n",
+         "line 2: more values than columns"),
+        # a file given by mistake: its first line is not echoed
+        ("root:x:0:0:root:/root:/bin/bash\n", "unknown column(s) one that is no column name"),
+    ],
+)  # fmt: skip
+def test_a_measurements_csv_as_editors_and_mistakes_write_it(tmp_path, text, said):
+    db = warehouses.new(tmp_path / "w.duckdb")
+    path = tmp_path / "m.csv"
+    path.write_text(text, encoding="utf-8")
+    done = chipcost("throughput", "import", str(path), "--db", str(db))
+    assert "Traceback" not in done.stderr
+    if said is None:
+        assert done.returncode == 0, done.stderr
+        assert "recorded 1 measurement(s)" in done.stdout
+        return
+    assert done.returncode == 1
+    assert said in " ".join(done.stderr.split()), done.stderr
+    assert "root:x" not in done.stderr
+    assert json.loads(listed(db) or "[]") == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -199,10 +200,14 @@ def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]], int]:
     what `throughput list --format csv` printed; its columns checked."""
     rows, lines = [], []
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
+        # utf-8-sig: Excel's "CSV UTF-8" starts with a byte-order mark, no part of a column
+        with path.open(encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle)
             columns = [c.strip() for c in reader.fieldnames or []]
+            _check_columns(path, columns)
             for r in reader:
+                if None in r:
+                    raise ChipcostError(f"{path}, line {reader.line_num}: more values than columns")
                 # an empty cell is a value not given
                 given = {k.strip(): (v or "").strip() for k, v in r.items() if k}
                 rows.append({k: v for k, v in given.items() if v})
@@ -210,22 +215,6 @@ def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]], int]:
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ChipcostError(f"cannot read {path}: {exc}") from exc
     listing = "tokens_per_second_per_chip" in columns
-    allowed = IMPORT_COLUMNS + (LISTING_READ + LISTING_WORKED_OUT if listing else ())
-    required = REQUIRED_COLUMNS
-    if listing:
-        required = (*REQUIRED_COLUMNS[:3], "tokens_per_second_per_chip", "origin")
-    unknown = [c for c in columns if c not in allowed]
-    missing = [c for c in required if c not in columns]
-    if unknown or missing:
-        raise ChipcostError(
-            f"{path}: " + "; ".join(
-                part for part in (
-                    f"unknown column(s) {', '.join(unknown)}" if unknown else "",
-                    f"missing column(s) {', '.join(missing)}" if missing else "",
-                ) if part
-            ) + f". Columns: {', '.join(IMPORT_COLUMNS)} (the first four are required), or "
-            "what `chipcost throughput list --format csv` prints"
-        )  # fmt: skip
     if not rows:
         raise ChipcostError(f"{path} has a header but no rows")
     if not listing:
@@ -247,6 +236,36 @@ def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]], int]:
             "its reference and derived figures itself"
         )
     return [n for n, _ in kept], [row for _, row in kept], len(rows) - len(kept)
+
+
+def _check_columns(path: Path, columns: list[str]) -> None:
+    """A header of known columns, each once, with the required ones: a measurements CSV's,
+    or what `throughput list --format csv` prints."""
+    listing = "tokens_per_second_per_chip" in columns
+    allowed = IMPORT_COLUMNS + (LISTING_READ + LISTING_WORKED_OUT if listing else ())
+    required = REQUIRED_COLUMNS
+    if listing:
+        required = (*REQUIRED_COLUMNS[:3], "tokens_per_second_per_chip", "origin")
+    # a column is named only when it could be a column's name: the first line of a file given
+    # by mistake (a password file) is not echoed
+    unknown = [c if _COLUMN.match(c) else "one that is no column name" for c in columns
+               if c not in allowed]  # fmt: skip
+    missing = [c for c in required if c not in columns]
+    twice = sorted({c for c in columns if columns.count(c) > 1})
+    if unknown or missing or twice:
+        raise ChipcostError(
+            f"{path}: " + "; ".join(
+                part for part in (
+                    f"unknown column(s) {', '.join(dict.fromkeys(unknown))}" if unknown else "",
+                    f"missing column(s) {', '.join(missing)}" if missing else "",
+                    f"column(s) named twice: {', '.join(twice)}" if twice else "",
+                ) if part
+            ) + f". Columns: {', '.join(IMPORT_COLUMNS)} (the first four are required, each "
+            "once), or what `chipcost throughput list --format csv` prints"
+        )  # fmt: skip
+
+
+_COLUMN = re.compile(r"^[a-z_]{1,40}$")
 
 
 def _as_added(listed: dict[str, str]) -> dict[str, str] | None:
