@@ -640,16 +640,17 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str |
     """(the model as stored, a note when the name asked stands for it: llama-3.3-70b is
     answered with llama-3-70b's figures), or a message saying how to give chipcost what it
     lacks."""
-    from chipcost.core.names import cut, did_you_mean, shown
-    from chipcost.transform.references import model_standing
     from chipcost.transform.throughput_figures import normalise_model
-    from chipcost.transform.tokens import parameters_in_name
     from chipcost.warehouse.cost_per_token import known_models
 
     model = normalise_model(name)
     known = known_models(con)
     if model in known:
         return model, None
+    from chipcost.core.names import cut, did_you_mean, shown
+    from chipcost.transform.references import model_standing
+    from chipcost.transform.tokens import parameters_in_name
+
     standing, why = model_standing(model)
     if why and standing in known:
         return standing, f"{model} is answered with the figures of {standing}: {why}"
