@@ -177,8 +177,13 @@ def _coverage_notes(
 
 
 def _baseline(
-    offers: list[CostRow], ask: Ask, question: CostQuestion
+    offers: list[CostRow],
+    ask: Ask,
+    question: CostQuestion,
+    con: duckdb.DuckDBPyConnection | None = None,
 ) -> tuple[Baseline, list[str]]:
+    """Each row's baseline offer to set it against, and the notes saying how; the errors of
+    a baseline with no offer (where its prices are, when `con` can tell)."""
     options = baseline_costs(offers, ask.baseline)
     if options:
 
@@ -196,6 +201,10 @@ def _baseline(
         f"the baseline {ask.baseline} has no current price with a throughput for {ask.model} "
         f"{ask.workload} under these filters"
     )
+    if con is not None:
+        from chipcost.pipeline.prices import held_elsewhere
+
+        message += held_elsewhere(con, [ask.baseline], ask.filters)
     if any(r["chip"] == ask.baseline for r in offers):
         message = (
             f"{ask.voice.said('speed', ask.speed)}: no figure of the baseline {ask.baseline} "
@@ -329,7 +338,7 @@ def _ranked(
     notes: list[str] = []
     if ask.max_interruption is not None:
         offers, notes = _within_interruption(con, offers, ask.max_interruption)
-    baseline, baseline_notes = _baseline(offers, ask, question)
+    baseline, baseline_notes = _baseline(offers, ask, question, con)
     notes += baseline_notes
     chosen = choose(
         offers,

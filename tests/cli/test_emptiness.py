@@ -94,6 +94,10 @@ def test_a_live_source_past_its_days_is_still_stale(run, db, tmp_path):
          "current prices are in regions us-east-2, us-west-2"),
         (("prices", "--chip", "Trainium2", "--provider", "lambda"),
          "Trainium2's current prices are from provider aws"),
+        (("compare", "Trainium2", "B300", "--model", "llama-3-70b", "--workload", "inference",
+          "--region", "us-east-2"),
+         "the baseline B300 has no current price with a throughput for llama-3-70b inference "
+         "under these filters; B300's current prices are in regions"),
     ],
 )  # fmt: skip
 def test_a_chip_filtered_out_is_told_where_its_prices_are(run, db, args, said):
