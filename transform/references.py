@@ -96,6 +96,44 @@ def model_standing(name: str) -> tuple[str, str | None]:
     return target if target else (model, None)
 
 
+# What a Hugging Face id adds to the name of the model it holds, none of which changes a
+# layer: the organisation ('meta-llama/'), Meta's own prefix ('Meta-Llama-3-70B'), the tuning
+# of the weights ('-Instruct', '-Chat', '-it') and the format they are stored in ('-FP8',
+# '-AWQ': a precision, which each figure names).
+_SUFFIXES = (
+    "-instruct", "-chat", "-it", "-fp8-kv", "-fp8-dynamic", "-fp8", "-nvfp4", "-fp4", "-mxfp4",
+    "-awq", "-gptq", "-int4", "-int8", "-w8a8", "-w4a16", "-bf16",
+)  # fmt: skip
+
+
+def repo_model(name: str) -> str | None:
+    """The model a Hugging Face id holds, as chipcost names it ('meta-llama/Llama-3.3-70B-
+    Instruct' -> 'llama-3.3-70b'), when that is a model of models.csv or one standing for one
+    (model_equivalents.csv); None for a name that is not an id, or an id of another model."""
+    if "/" not in name:
+        return None
+    model, cut = normalise_model(name.rsplit("/", 1)[1]), ""
+    while cut != model:  # '-instruct-fp8': each suffix, in any order
+        cut = model
+        for suffix in _SUFFIXES:
+            model = model.removesuffix(suffix)
+    model = model.removeprefix("meta-")
+    standing, _ = model_standing(model)
+    return model if any(m["model"] == standing for m in model_rows()) else None
+
+
+def repo_id_refused(name: str) -> str | None:
+    """What to say of a Hugging Face id given where a measurement is recorded under chipcost's
+    name for the model; None for a name that is not an id."""
+    if "/" not in name:
+        return None
+    plain = repo_model(name)
+    named = (
+        f"chipcost's name for it, {plain}" if plain else "the model's name without its organisation"
+    )
+    return f"model {name!r} is a Hugging Face id: give {named}"
+
+
 @cache
 def model_rows() -> tuple[dict[str, object], ...]:
     """Models with their parameter count and where it comes from (models.csv)."""

@@ -634,3 +634,41 @@ def test_a_model_that_stands_for_another_takes_measurements_not_a_size(fresh_db)
     assert sized.returncode == 1 and "Traceback" not in sized.stderr
     said = " ".join(sized.stderr.split())
     assert "llama-3.3-70b is answered with the figures of llama-3-70b, a reference model" in said
+
+
+def test_a_hugging_face_id_is_read_as_the_model_it_holds(db, fresh_db, tmp_path):
+    """What a server serves ('meta-llama/Llama-3.3-70B-Instruct') names a model: reads answer
+    with its figures and say how they read the id; where a figure is recorded under chipcost's
+    name, the id is refused with that name (on 2b517ec: "no throughput for model
+    'meta-llama-llama-3.3-70b-instruct'", and `throughput add` recorded a model of that name)."""
+    asked = ("cost", "--workload", "inference", "--format", "json", "--db", str(db))
+    same = chipcost(*asked, "--model", "llama-3-70b")
+    read = chipcost(*asked, "--model", "meta-llama/Llama-3.3-70B-Instruct")
+    assert read.returncode == 0, read.stderr
+    assert read.stdout == same.stdout
+    amd = "amd/Llama-3.3-70B-Instruct-FP8-KV"
+    table = chipcost("cost", "--workload", "inference", "--model", amd, "--wide", "--db", str(db))
+    said = " ".join(table.stdout.split())
+    assert "amd/Llama-3.3-70B-Instruct-FP8-KV is a Hugging Face id of llama-3.3-70b; " in said
+    added = chipcost(
+        "throughput", "add", "--chip", "H200", "--model", "nvidia/Llama-3.3-70B-Instruct-FP8",
+        "--workload", "inference", "--tokens-per-second", "900", "--db", str(fresh_db),
+    )  # fmt: skip
+    assert added.returncode == 2 and "Traceback" not in added.stderr
+    assert (
+        "--model 'nvidia/Llama-3.3-70B-Instruct-FP8' is a Hugging Face id: give chipcost's "
+        "name for it, llama-3.3-70b"
+    ) in " ".join(added.stderr.split())
+    sheet = tmp_path / "m.csv"
+    sheet.write_text(
+        "chip,model,workload,tokens_per_second\nH200,llama-3-70b,inference,900\n"
+        "H200,google/gemma-3-27b-it,inference,900\n",
+        encoding="utf-8",
+    )
+    imported = chipcost("throughput", "import", str(sheet), "--db", str(fresh_db))
+    assert imported.returncode == 1
+    assert "line 3: model 'google/gemma-3-27b-it' is a Hugging Face id: give chipcost's name " \
+        "for it, gemma-3-27b" in " ".join(imported.stderr.split())  # fmt: skip
+    listed = chipcost("throughput", "list", "--origin", "user", "--format", "json",
+                      "--db", str(fresh_db))  # fmt: skip
+    assert json.loads(listed.stdout) == []

@@ -66,6 +66,19 @@ MEASURE = (
             "--concurrency '0': give concurrencies from 1 to 1024",
         ),
         (
+            (
+                *MEASURE[:4],
+                "meta-llama/Llama-3.3-70B-Instruct",
+                *MEASURE[5:],
+                "--input-tokens",
+                "10",
+                "--output-tokens",
+                "10",
+            ),
+            "--model 'meta-llama/Llama-3.3-70B-Instruct' is a Hugging Face id: give chipcost's "
+            "name for it, llama-3.3-70b (the id the server serves goes in --served-model)",
+        ),
+        (
             (*MEASURE, "--speed", "5", "--input-tokens", "10", "--output-tokens", "10"),
             "--speed goes with --match",
         ),

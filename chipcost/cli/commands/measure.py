@@ -175,7 +175,7 @@ def measure_(
     from chipcost.pipeline.measure import ARCHIVE_FOLDER, Setup, roof_of
     from chipcost.pipeline.measure import measure as run_measure
     from chipcost.pipeline.measure_point import matched_point
-    from chipcost.transform.references import model_standing
+    from chipcost.transform.references import model_standing, repo_id_refused
     from chipcost.transform.throughput_figures import normalise_model
     from chipcost.warehouse.reader import read_connection
 
@@ -193,6 +193,8 @@ def measure_(
         raise UsageError("--speed goes with --match")
     target = endpoint_of(endpoint, _api_key(api_key))
     settings = load_settings(db=db)
+    if refused := repo_id_refused(model):  # the id the server serves goes in --served-model
+        raise UsageError(f"--{refused} (the id the server serves goes in --served-model)")
     name, why = model_standing(model)  # llama-3.3-70b is recorded as llama-3-70b, saying so
     con = read_connection(settings)
     try:

@@ -136,9 +136,11 @@ def add(
     from chipcost.cli.consoles import out
     from chipcost.cli.reads import resolve_chip
     from chipcost.core.catalog import canonical_chips
-    from chipcost.transform.references import model_equivalents
+    from chipcost.transform.references import model_equivalents, repo_id_refused
     from chipcost.transform.throughput_figures import figure_from_row
 
+    if refused := repo_id_refused(model):  # a Hugging Face id, what a server serves
+        raise UsageError(f"--{refused}")
     row = {
         "chip": resolve_chip(chip),
         "model": model,
@@ -308,11 +310,14 @@ def import_(
     left out."""
     from chipcost.cli.consoles import out
     from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
-    from chipcost.transform.references import model_equivalents
+    from chipcost.transform.references import model_equivalents, repo_id_refused
     from chipcost.transform.throughput_figures import figures_from_rows
 
     path = Path(path)
     lines, rows, left_out = _read_import(path)
+    ids = [(n, repo_id_refused(r.get("model", ""))) for n, r in zip(lines, rows, strict=True)]
+    if said := [f"line {n}: {refused}" for n, refused in ids if refused]:
+        raise ChipcostError(f"{path} has bad rows (nothing was loaded)", details=said)
     today = datetime.now(UTC).date().isoformat()
     for row in rows:
         mapped = canonical_chip(row["chip"]) if row["chip"] else UNKNOWN_CHIP
