@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import widened
-from chipcost.core.asks import COMPARE, COST, DEFAULT_TABLE_ROWS, MAX_LIMIT, PRICES, SQL
+from chipcost.core.asks import (
+    COMPARE,
+    COST,
+    DEFAULT_RANKING_ROWS,
+    DEFAULT_TABLE_ROWS,
+    MAX_LIMIT,
+    PRICES,
+    SQL,
+)
 from chipcost.core.errors import NoMatch, UsageError
 from chipcost.core.questions import Voice
 
@@ -130,7 +138,7 @@ def cost(**given: Any) -> None:
     format = OutputFormat(asked["format"])
     table = format is OutputFormat.table
     try:
-        limit = asked["limit"] or (DEFAULT_TABLE_ROWS if table else MAX_LIMIT)
+        limit = asked["limit"] or (DEFAULT_RANKING_ROWS if table else MAX_LIMIT)
         ranking = answers.cost(asked, limit=limit)
     except NoMatch:
         if not table:  # a pipe still parses: [] or no rows

@@ -23,8 +23,10 @@ from chipcost.core.vocabulary import models_help
 # The most rows a command shows: enough for any terminal or script, and a bound that keeps
 # a mistyped --limit (99999999999999999999) a clear refusal rather than an overflow.
 MAX_LIMIT = 1_000_000
-# Rows a table shows when --limit is not given (csv and json give every row).
+# Rows a table shows when --limit is not given (csv and json give every row): a listing's
+# (prices) and a ranking's (cost), whose answer is its top and whose every row cites a figure.
 DEFAULT_TABLE_ROWS = 200
+DEFAULT_RANKING_ROWS = 25
 DEFAULT_BASELINE = "H100-SXM"
 
 Names = str | Sequence[str] | None  # a name, a comma list, or a list of names
@@ -83,6 +85,15 @@ Limit = Annotated[
     Opt(
         f"Show at most this many rows (table: {DEFAULT_TABLE_ROWS} unless given; csv and json: "
         "all).",
+        low=1,
+        high=MAX_LIMIT,
+    ),
+]
+RankingLimit = Annotated[
+    int | None,
+    Opt(
+        f"Show at most this many rows (table: {DEFAULT_RANKING_ROWS} unless given; csv and "
+        "json: all).",
         low=1,
         high=MAX_LIMIT,
     ),
@@ -269,7 +280,10 @@ def cost(
 
 
 def _terminal(
-    limit: Limit = None, wide: Wide = False, format: Format = "table", stale_days: StaleDays = None
+    limit: RankingLimit = None,
+    wide: Wide = False,
+    format: Format = "table",
+    stale_days: StaleDays = None,
 ): ...
 
 

@@ -672,3 +672,19 @@ def test_a_hugging_face_id_is_read_as_the_model_it_holds(db, fresh_db, tmp_path)
     listed = chipcost("throughput", "list", "--origin", "user", "--format", "json",
                       "--db", str(fresh_db))  # fmt: skip
     assert json.loads(listed.stdout) == []
+
+
+def test_the_ranking_shows_its_top_and_says_how_many_more(tmp_path):
+    """`cost` on the sample ranks about 200 offers: the table shows the cheapest 25 and says how
+    many more there are (on 2b517ec it printed 200 of them, 721 lines at 100 columns); csv and
+    json keep every row, --limit shows more."""
+    db = str(warehouses.sample(tmp_path / "w.duckdb", last=2))
+    asked = ("cost", "--model", "llama-3-70b", "--workload", "inference", "--db", db)
+    every = json.loads(chipcost(*asked, "--format", "json").stdout)
+    table = chipcost(*asked, env={"COLUMNS": "200"})
+    assert table.returncode == 0, table.stderr
+    ranks = [int(m) for m in re.findall(r"^ *(\d+) {2,}\S", table.stdout, re.MULTILINE)]
+    assert ranks == list(range(1, 26))
+    assert f"{len(every) - 25} more rows: narrow with --chip/--region or --limit" in table.stdout
+    more = chipcost(*asked, "--limit", "30", env={"COLUMNS": "200"})
+    assert re.findall(r"^ *(\d+) {2,}\S", more.stdout, re.MULTILINE)[-1] == "30"
