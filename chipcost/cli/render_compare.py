@@ -9,6 +9,7 @@ from chipcost.cli.render import shown
 from chipcost.cli.render_cost import figure_point, print_footer
 from chipcost.cli.render_prices import ESTIMATE_MARK
 from chipcost.core.figures import speed_label
+from chipcost.core.vocabulary import pricing_words
 from chipcost.pipeline.compare import CompareResult
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.cost import cost_text, money_sign
@@ -64,7 +65,8 @@ def _cells(result: CompareResult, line: Comparison) -> dict:
     currency = str(b.get("currency") or "USD")
     who = "" if judged.needs == "a" else f"{result.chip_b} "
     return {
-        "pricing": plain(line.pricing),
+        # the pricing model's words, as prices, cost and the page say it ('savings plan 3yr')
+        "pricing": plain(pricing_words(str(a["pricing_model"]), str(a["term"]), None, None)),
         "a_price": _money(a),
         "b_price": _money(b) + ("" if line.same_provider else "*"),
         "ratio": f"{ratio:.2f}" if ratio is not None else "",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from chipcost.cli.consoles import print_fitted
 from chipcost.cli.fit import Column, fit_table, plain
+from chipcost.core.vocabulary import pricing_words
 from chipcost.transform.cost import money_sign
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def print_index_table(console: Screen, frame: pl.DataFrame, currency: str = "USD
             {
                 "chip": plain(row["chip"]),
                 "pricing_model": plain(
-                    " ".join(p for p in (row["pricing_model"], row["term"]) if p != "none")
+                    pricing_words(row["pricing_model"], row["term"], None, None)
                 ),
                 "day": str(row["day"]),
                 "level": "left out" if level is None else f"{money_sign(currency)}{level:,.4f}",

@@ -62,7 +62,7 @@ def test_every_rendering_gives_one_verdict_one_percentage_one_cost(db, a, b, mod
     assert float(row["b_usd_per_million_tokens"]) == pytest.approx(b_cost)
     # the table: the on-demand row ends with the verdict, B's $/M shown where B is measured
     table = next(
-        line for line in _compare(db, a, b, model).splitlines() if line.startswith("on_demand")
+        line for line in _compare(db, a, b, model).splitlines() if line.startswith("on demand")
     )
     assert table.rstrip().endswith(words)
     if firm or on_demand["verdict_point"]:
