@@ -63,13 +63,14 @@ def pricing_of(row: CostRow) -> str:
     return " ".join(str(p) for p in parts if p not in (None, "none", "default"))
 
 
-def pricing_order(item: tuple[str, object]) -> tuple[int, str]:
-    """On demand first, then as the vocabulary orders pricing models, shorter terms first."""
-    from chipcost.core.vocabulary import PRICING_MODELS, TERMS
+def pricing_order(item: tuple[str, object]) -> tuple[int, int, str]:
+    """On demand first, then as the vocabulary orders pricing models, shorter terms first
+    (a capacity block's 1d before its 7d and 14d)."""
+    from chipcost.core.vocabulary import PRICING_MODELS, term_hours
 
     model, _, term = item[0].partition(" ")
     rank = PRICING_MODELS.index(model) if model in PRICING_MODELS else len(PRICING_MODELS)
-    return rank, f"{TERMS.index(term) if term in TERMS else 99:02d}{term}"
+    return rank, term_hours(term), term
 
 
 def offers_by_pricing(rows: list[CostRow]) -> dict[str, dict[str, list[CostRow]]]:

@@ -92,6 +92,18 @@ WHOLE_COUNTS = ("chip_count",)
 PAYMENTS = ("none", "no_upfront", "partial_upfront", "all_upfront")
 # Fixed terms; a capacity block's duration is written as e.g. "1d", "7d", "14d".
 TERMS = ("none", "1w", "1mo", "3mo", "6mo", "1yr", "2yr", "3yr")
+# Each term's length in hours, as the warehouse's TERM_HOURS sorts them.
+_TERM_HOURS = dict(zip(TERMS, (0, 168, 730, 2190, 4380, 8760, 17520, 26280), strict=True))
+
+
+def term_hours(term: str) -> int:
+    """A term's length in hours, for ordering: '7d' 168, '1yr' 8,760 (a capacity block's
+    days and hours, '14d', '12h', as well as the vocabulary's terms; 0 for none)."""
+    if term[:-1].isdigit() and term[-1:] in ("d", "h"):
+        return int(term[:-1]) * (24 if term.endswith("d") else 1)
+    return _TERM_HOURS.get(term, 0)
+
+
 TERM_PATTERN = rf"^({'|'.join(TERMS)}|\d+[hd])$"
 # The variant inside a pricing model: RI class, savings plan type, marketplace tier, ...
 PLANS = (

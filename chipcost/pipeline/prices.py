@@ -22,7 +22,7 @@ from chipcost.core.names import (
     split_values,
 )
 from chipcost.core.questions import Voice
-from chipcost.core.vocabulary import PRICING_MODELS, TERMS, model_code
+from chipcost.core.vocabulary import PRICING_MODELS, model_code, term_hours
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.fx import unrated, unrated_values
@@ -373,16 +373,6 @@ def _frame(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]]) -> pl.
     )
 
 
-_TERM_HOURS = dict(zip(TERMS, (0, 168, 730, 2190, 4380, 8760, 17520, 26280), strict=True))
-
-
-def _term_hours(term: str) -> int:
-    """A term's length in hours, as the warehouse's TERM_HOURS sorts it ('7d', '1yr')."""
-    if term[:-1].isdigit() and term[-1:] in ("d", "h"):
-        return int(term[:-1]) * (24 if term.endswith("d") else 1)
-    return _TERM_HOURS.get(term, 0)
-
-
 def price_order(row: dict, sort: str) -> tuple:
     """The order of warehouse.prices' query, in Python: for rows whose prices changed on read."""
     model = str(row["pricing_model"])
@@ -391,7 +381,7 @@ def price_order(row: dict, sort: str) -> tuple:
         *first,
         str(row["chip"]),
         PRICING_MODELS.index(model) if model in PRICING_MODELS else 99,
-        _term_hours(str(row["term"])),
+        term_hours(str(row["term"])),
         str(row["term"]),
         row["price_per_chip_hour"],
         *(str(row.get(c) or "") for c in ("region", "zone", "instance_type", "payment", "plan")),

@@ -104,3 +104,20 @@ def test_a_published_figures_cost_range_is_its_point_and_a_ranges_ends_swap():
     assert found["b_cost_low"] == pytest.approx(cost_per_million_tokens(4.0, 2000.0))
     assert found["b_cost_high"] == pytest.approx(cost_per_million_tokens(4.0, 500.0))
     assert (found["a_kind"], found["b_kind"]) == ("benchmark", "derived")
+
+
+def test_terms_are_in_order_of_their_length():
+    """A capacity block's 1d, 7d and 14d in that order (on 2b517ec: 14d, 1d, 7d, as text),
+    after on demand and reserved 1yr and 3yr."""
+    rows = [
+        offer(chip, "aws", 2.0, model, term)
+        for chip in ("A", "B")
+        for model, term in (("capacity_block", "14d"), ("reserved", "3yr"),
+                            ("capacity_block", "1d"), ("on_demand", "none"),
+                            ("capacity_block", "7d"), ("reserved", "1yr"))
+    ]  # fmt: skip
+    order = [pricing for pricing, _ in shared_pricing(offers_by_pricing(rows), "A", "B")]
+    assert order == [
+        "on_demand", "reserved 1yr", "reserved 3yr", "capacity_block 1d", "capacity_block 7d",
+        "capacity_block 14d",
+    ]  # fmt: skip
