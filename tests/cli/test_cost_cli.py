@@ -672,6 +672,10 @@ def test_a_hugging_face_id_is_read_as_the_model_it_holds(db, fresh_db, tmp_path)
     listed = chipcost("throughput", "list", "--origin", "user", "--format", "json",
                       "--db", str(fresh_db))  # fmt: skip
     assert json.loads(listed.stdout) == []
+    # the listing finds the figures of the model an id holds
+    found = chipcost("throughput", "list", "--model", "meta-llama/Llama-3.3-70B-Instruct",
+                     "--format", "json", "--db", str(db))  # fmt: skip
+    assert {r["model"] for r in json.loads(found.stdout)} == {"llama-3-70b"}
 
 
 def test_the_ranking_shows_its_top_and_says_how_many_more(tmp_path):

@@ -359,10 +359,11 @@ def import_(
 def _stored_as(name: str) -> list[str]:
     """The names a model's figures are kept under: llama-3.3-70b's are llama-3-70b's (and any
     recorded under its own name before it stood for llama-3-70b)."""
-    from chipcost.transform.references import model_standing
+    from chipcost.transform.references import model_standing, repo_model
     from chipcost.transform.throughput_figures import normalise_model
 
-    return list(dict.fromkeys((normalise_model(name), model_standing(name)[0])))
+    plain = repo_model(name) or name  # a Hugging Face id: the model it holds
+    return list(dict.fromkeys((normalise_model(name), model_standing(plain)[0])))
 
 
 def list_(
