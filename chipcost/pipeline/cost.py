@@ -657,18 +657,21 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str |
     if model in known:
         return model, None
     from chipcost.core.names import cut, did_you_mean, shown
-    from chipcost.transform.references import model_standing, repo_model
+    from chipcost.transform.references import EQUIVALENTS_FILE, model_standing, repo_model
     from chipcost.transform.tokens import parameters_in_name
 
+    # why a model stands for another is one lookup away, with its sources: the note stays short
+    rule = f", the model it stands for ({EQUIVALENTS_FILE} says why)"
     standing, why = model_standing(model)
     if why and standing in known:
-        return standing, f"{model} is answered with the figures of {standing}: {why}"
+        return standing, f"{model} is answered with the figures of {standing}{rule}"
     if plain := repo_model(name):  # a Hugging Face id: meta-llama/Llama-3.3-70B-Instruct
         standing, why = model_standing(plain)
         if standing in known:
             said = f"{name.strip()} is a Hugging Face id of {plain}"
-            rule = f"; {plain} is answered with the figures of {standing}: {why}" if why else ""
-            return standing, said + rule
+            return standing, said + (
+                f", answered with the figures of {standing}{rule}" if why else ""
+            )
     # The example fits the model named: its own size where its name states one, else none.
     size = parameters_in_name(model) or "N"
     raise UsageError(

@@ -603,7 +603,10 @@ def test_a_model_named_as_inferencex_names_it_is_answered_with_its_equivalent(db
         assert result.returncode == 0, result.stderr
         return result
 
-    note = "llama-3.3-70b is answered with the figures of llama-3-70b: Llama 3.3 70B is"
+    note = (
+        "llama-3.3-70b is answered with the figures of llama-3-70b, the model it stands for "
+        "(chipcost/data/model_equivalents.csv says why)"
+    )
     for command in ("cost", "compare"):
         same = asked(command, "llama-3-70b", "--format", "json").stdout
         assert asked(command, "Llama 3.3 70B", "--format", "json").stdout == same
@@ -649,7 +652,10 @@ def test_a_hugging_face_id_is_read_as_the_model_it_holds(db, fresh_db, tmp_path)
     amd = "amd/Llama-3.3-70B-Instruct-FP8-KV"
     table = chipcost("cost", "--workload", "inference", "--model", amd, "--wide", "--db", str(db))
     said = " ".join(table.stdout.split())
-    assert "amd/Llama-3.3-70B-Instruct-FP8-KV is a Hugging Face id of llama-3.3-70b; " in said
+    assert (
+        "amd/Llama-3.3-70B-Instruct-FP8-KV is a Hugging Face id of llama-3.3-70b, answered with "
+        "the figures of llama-3-70b, the model it stands for" in said
+    ), said
     added = chipcost(
         "throughput", "add", "--chip", "H200", "--model", "nvidia/Llama-3.3-70B-Instruct-FP8",
         "--workload", "inference", "--tokens-per-second", "900", "--db", str(fresh_db),
