@@ -113,16 +113,23 @@ def repeats(con: duckdb.DuckDBPyConnection, figures: Sequence[Figure]) -> list[s
     field the same (a file imported twice, the same `add` run again), else None."""
     names = [c for c in COLUMNS if c != "throughput_id"]
     recorded = {
-        tuple(row[1:]): row[0]
+        _same(row[1:]): row[0]
         for row in con.execute(
             f"SELECT throughput_id, {', '.join(names)} FROM throughput WHERE origin = 'user' "
             "ORDER BY recorded_at DESC, throughput_id DESC"
         ).fetchall()
     }
     return [
-        recorded.get(tuple("user" if n == "origin" else getattr(f, n) for n in names))
+        recorded.get(_same(["user" if n == "origin" else getattr(f, n) for n in names]))
         for f in figures
     ]
+
+
+def _same(values: Sequence[object]) -> tuple:
+    """A figure's fields as repeats compares them: a number to 12 significant digits (a rate
+    per instance divided by its chips again, read back from a listing, may differ in the last
+    bit)."""
+    return tuple(float(f"{v:.12g}") if isinstance(v, float) else v for v in values)
 
 
 def chosen_ids(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> set[str]:
