@@ -122,6 +122,15 @@ def repo_model(name: str) -> str | None:
     return model if any(m["model"] == standing for m in model_rows()) else None
 
 
+def model_asked(name: str) -> tuple[str, str | None, str | None]:
+    """(the model whose figures answer `name`, the model a Hugging Face id holds or None,
+    why that model stands for another or None): 'meta-llama/Llama-3.3-70B-Instruct' ->
+    ('llama-3-70b', 'llama-3.3-70b', the rule of model_equivalents.csv)."""
+    plain = repo_model(name)
+    standing, why = model_standing(plain or name)
+    return standing, plain, why
+
+
 def repo_id_refused(name: str) -> str | None:
     """What to say of a Hugging Face id given where a measurement is recorded under chipcost's
     name for the model; None for a name that is not an id."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.vocabulary import PRICING_MODELS
-from chipcost.warehouse.bound import relation
+from chipcost.warehouse.bound import execute, relation
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.where import Where
@@ -218,7 +218,8 @@ def chip_values(
         "price_history",
     ):
         raise ValueError(f"not a name column of {table}: {column!r}")
-    rows = con.execute(
+    rows = execute(
+        con,
         f"SELECT DISTINCT {column} FROM {table} WHERE list_contains($chips, chip) ORDER BY 1",
         {"chips": list(chips)},
     ).fetchall()

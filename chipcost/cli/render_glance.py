@@ -3,7 +3,6 @@ and commitment price per chip side by side (chipcost.pipeline.price_glance)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +14,7 @@ from chipcost.cli.render_fresh import print_freshness
 from chipcost.cli.render_prices import ESTIMATE_MARK, price_text
 from chipcost.core.asks import PRICES
 from chipcost.core.questions import Voice
-from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS, TERM_PATTERN, pricing_words
+from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS
 from chipcost.pipeline.price_glance import (
     KINDS,
     PER_HOURS,
@@ -24,6 +23,7 @@ from chipcost.pipeline.price_glance import (
     per_columns,
     per_hours,
     scale_rows,
+    terms_words,
 )
 
 if TYPE_CHECKING:
@@ -96,17 +96,8 @@ def _cell(row: Mapping[str, object], column: Column, per: str) -> str:
         estimated = kind in str(row.get("estimated") or "").split(",")
         return price_text(value, per) + (ESTIMATE_MARK if estimated else "")
     if column.key == "commitment_terms":  # its codes, in the words every table says them
-        return plain(_commitment_words(str(value)))
+        return plain(terms_words(str(value)))
     return plain(value) if not column.numeric else str(value)
-
-
-def _commitment_words(terms: str) -> str:
-    """'savings_plan 3yr all_upfront' (the row's codes: model, term, payment) -> 'savings plan
-    3yr, all upfront', as prices and cost say an offer."""
-    model, *rest = terms.split(" ")
-    term = next((t for t in rest if re.fullmatch(TERM_PATTERN, t)), None)
-    payment = next((t for t in rest if t != term), None)
-    return pricing_words(model, term, payment, None)
 
 
 def per_rows(rows: list[dict[str, object]], hours: int) -> str:

@@ -657,21 +657,17 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str |
     if model in known:
         return model, None
     from chipcost.core.names import cut, did_you_mean, shown
-    from chipcost.transform.references import EQUIVALENTS_FILE, model_standing, repo_model
+    from chipcost.transform.references import EQUIVALENTS_FILE, model_asked
     from chipcost.transform.tokens import parameters_in_name
 
-    # why a model stands for another is one lookup away, with its sources: the note stays short
-    rule = f", the model it stands for ({EQUIVALENTS_FILE} says why)"
-    standing, why = model_standing(model)
-    if why and standing in known:
-        return standing, f"{model} is answered with the figures of {standing}{rule}"
-    if plain := repo_model(name):  # a Hugging Face id: meta-llama/Llama-3.3-70B-Instruct
-        standing, why = model_standing(plain)
-        if standing in known:
-            said = f"{name.strip()} is a Hugging Face id of {plain}"
-            return standing, said + (
-                f", answered with the figures of {standing}{rule}" if why else ""
-            )
+    standing, plain, why = model_asked(name)  # llama-3.3-70b, meta-llama/Llama-3.3-70B-Instruct
+    if standing != model and standing in known:
+        # why a model stands for another is one lookup away, with its sources: the note is short
+        rule = f"the figures of {standing}, the model it stands for ({EQUIVALENTS_FILE} says why)"
+        if plain is None:
+            return standing, f"{model} is answered with {rule}"
+        said = f"{name.strip()} is a Hugging Face id of {plain}"
+        return standing, said + (f", answered with {rule}" if why else "")
     # The example fits the model named: its own size where its name states one, else none.
     size = parameters_in_name(model) or "N"
     raise UsageError(

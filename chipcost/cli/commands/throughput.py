@@ -206,7 +206,7 @@ def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]], int]:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle)
             columns = [c.strip() for c in reader.fieldnames or []]
-            _check_columns(path, columns)
+            listing = _check_columns(path, columns)
             for r in reader:
                 if None in r:
                     raise ChipcostError(f"{path}, line {reader.line_num}: more values than columns")
@@ -216,7 +216,6 @@ def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]], int]:
                 lines.append(reader.line_num)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ChipcostError(f"cannot read {path}: {exc}") from exc
-    listing = "tokens_per_second_per_chip" in columns
     if not rows:
         raise ChipcostError(f"{path} has a header but no rows")
     if not listing:
@@ -240,9 +239,9 @@ def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]], int]:
     return [n for n, _ in kept], [row for _, row in kept], len(rows) - len(kept)
 
 
-def _check_columns(path: Path, columns: list[str]) -> None:
+def _check_columns(path: Path, columns: list[str]) -> bool:
     """A header of known columns, each once, with the required ones: a measurements CSV's,
-    or what `throughput list --format csv` prints."""
+    or what `throughput list --format csv` prints (then True)."""
     listing = "tokens_per_second_per_chip" in columns
     allowed = IMPORT_COLUMNS + (LISTING_READ + LISTING_WORKED_OUT if listing else ())
     required = REQUIRED_COLUMNS
@@ -265,6 +264,7 @@ def _check_columns(path: Path, columns: list[str]) -> None:
             ) + f". Columns: {', '.join(IMPORT_COLUMNS)} (the first four are required, each "
             "once), or what `chipcost throughput list --format csv` prints"
         )  # fmt: skip
+    return listing
 
 
 _COLUMN = re.compile(r"^[a-z_]{1,40}$")
@@ -359,11 +359,10 @@ def import_(
 def _stored_as(name: str) -> list[str]:
     """The names a model's figures are kept under: llama-3.3-70b's are llama-3-70b's (and any
     recorded under its own name before it stood for llama-3-70b)."""
-    from chipcost.transform.references import model_standing, repo_model
+    from chipcost.transform.references import model_asked
     from chipcost.transform.throughput_figures import normalise_model
 
-    plain = repo_model(name) or name  # a Hugging Face id: the model it holds
-    return list(dict.fromkeys((normalise_model(name), model_standing(plain)[0])))
+    return list(dict.fromkeys((normalise_model(name), model_asked(name)[0])))
 
 
 def list_(
