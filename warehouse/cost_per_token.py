@@ -47,7 +47,7 @@ def _filters(
     where.add("model = {}", model)
     where.add("workload = {}", workload)
     where.any_of("region", regions)
-    where.any_of("pricing_model", pricing_models)
+    where.pricing(pricing_models)
     where.any_of("provider", providers)
     where.any_of("instance_type", instances)
     return where

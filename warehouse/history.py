@@ -123,7 +123,7 @@ def daily_cheapest(
     where.any_of("h.chip", chips)
     where.any_of("h.provider", providers)
     where.any_of("h.region", regions)
-    where.any_of("h.pricing_model", models)
+    where.pricing(models, "h.")
     where.any_of("h.instance_type", instances)
     days = in_force_days(
         where=where.sql(), since=where.bind(_day(since)), until=where.bind(_day(until))

@@ -112,7 +112,7 @@ def _price_query(
     where = Where()
     where.any_of("p.chip", chips)
     where.any_of("region", regions)
-    where.any_of("pricing_model", models)
+    where.pricing(models)
     where.any_of("provider", providers)
     where.any_of("p.instance_type", instance_types)
     for condition, value in (

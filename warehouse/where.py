@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+
+from chipcost.core.vocabulary import pricing_parts
 
 
 @dataclass
@@ -28,5 +30,25 @@ class Where:
         if wanted:
             self.add(f"list_contains({{}}, lower({column}))", wanted)
 
+    def pricing(self, codes: Iterable[str] | None, prefix: str = "") -> None:
+        """The offer is paid as one of `codes` (chipcost.core.vocabulary.pricing_code: a
+        pricing model, and the term, payment and plan it names); nothing added when none."""
+        if either := pricing_sql(codes, self.bind, prefix):
+            self.conditions.append(either)
+
     def sql(self) -> str:
         return " AND ".join(self.conditions) or "TRUE"
+
+
+def pricing_sql(codes: Iterable[str] | None, value: Callable[[str], str], prefix: str = "") -> str:
+    """'(lower(pricing_model) = $p0 AND lower(term) = $p1 OR ...)' for pricing codes, each
+    value written by `value` (a bound parameter, or a quoted literal in SQL shown to a reader);
+    '' for none. `prefix` is the columns' table alias ('h.')."""
+    either = [
+        " AND ".join(
+            f"lower({prefix}{column}) = {value(word.lower())}"
+            for column, word in pricing_parts(code).items()
+        )
+        for code in codes or ()
+    ]
+    return f"({' OR '.join(either)})" if either else ""

@@ -10,7 +10,7 @@ from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, Line, cell_len, fit_table, plain
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
-from chipcost.core.vocabulary import pricing_words
+from chipcost.core.vocabulary import PLAN_SHORT, pricing_words
 from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
 from chipcost.transform.rows import number
 
@@ -51,11 +51,8 @@ KEEP_ORDER = (
 # Plan words shortened in the pricing label (--wide shows them whole): a 45-character
 # "savings plan 3yr, EC2 instance, partial upfront" took the upfront fee's room. The label
 # is in the vocabulary's words, as the price explorer says it (vocabulary.pricing_words).
-SHORT = {
-    "standard": "std",
-    "convertible": "conv",
-    "ec2_instance": "ec2",
-}
+# The short words are the vocabulary's, which reads them back (`--pricing-model`).
+SHORT = PLAN_SHORT
 SHORT_NOTE = (
     "pricing shortened: std, conv = standard, convertible reserved instance; ec2 = EC2 "
     "instance savings plan (--wide: whole)"
@@ -241,17 +238,30 @@ def _shortened(rows: Sequence[Row], same: dict[str, str]) -> bool:
     return any(row[p] in SHORT for row in rows for p in parts)
 
 
+def _said_once(same: dict[str, str]) -> list[tuple[str, str]]:
+    """The header's fields and values: the pricing parts every row shares in the words the
+    table's pricing column says them ('pricing model savings plan 1yr', 'payment all upfront'),
+    the model's in one label with it; the other fields as they are; none that says nothing."""
+    pairs = []
+    for key, value in same.items():
+        if value in _EMPTY or (key in _PRICING[1:] and _PRICING[0] in same):
+            continue
+        if key in _PRICING:
+            taken = _PRICING if key == _PRICING[0] else (key,)
+            value = pricing_words(*(same.get(p) if p in taken else None for p in _PRICING))
+        pairs.append((_FIELDS[key], value))
+    return pairs
+
+
 def _header(same: dict[str, str], width: int) -> list[Line]:
     """'chip H100-SXM   provider aws ...': each field's name, then its one value in bold; a
     field and its value kept on one line, the lines after the first indented."""
     indent: Line = [("  ", "")]
     lines: list[Line] = []
     line: Line = []
-    for key, value in same.items():
-        if value in _EMPTY:
-            continue
-        pair = [(f"{_FIELDS[key]} ", ""), (value, "bold")]
-        if line and cell_len("".join(t for t, _ in line) + f"   {_FIELDS[key]} {value}") > width:
+    for name, value in _said_once(same):
+        pair = [(f"{name} ", ""), (value, "bold")]
+        if line and cell_len("".join(t for t, _ in line) + f"   {name} {value}") > width:
             lines.append(line)
             line = list(indent)
         line += [*([("   ", "")] if line and line != indent else []), *pair]

@@ -4,6 +4,7 @@ reports, the charts, the explorer and the CLI's help all read it from here."""
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 
@@ -179,6 +180,87 @@ def model_code(value: str) -> str:
     prints a pricing model (the code in csv, json and SQL; the label in tables' headers, legends
     and sentences) is taken back as it is, without a note."""
     return value.strip().lower().replace("-", "_").replace(" ", "_")
+
+
+# How narrow tables shorten a plan's words ('reserved 1yr, std, all upfront').
+PLAN_SHORT = {"standard": "std", "convertible": "conv", "ec2_instance": "ec2"}
+
+
+def _pricing_words() -> dict[str, tuple[str, str]]:
+    """Each word or two a pricing label says a payment or plan in -> (kind, code): the labels,
+    the tables' short forms, the codes, and the codes with spaces."""
+    words: dict[str, tuple[str, str]] = {}
+    for kind, codes, labels in (
+        ("payment", PAYMENTS, PAYMENT_LABELS),
+        ("plan", PLANS, PLAN_LABELS),
+    ):
+        for code in codes:
+            if code in ("none", "default"):  # a label never says them
+                continue
+            for word in (code, code.replace("_", " "), labels.get(code), PLAN_SHORT.get(code)):
+                if word:
+                    words[word.lower()] = (kind, code)
+    return words
+
+
+def pricing_code(value: str) -> str:
+    """'Savings plan 1yr, all upfront' -> 'savings_plan 1yr all_upfront': a pricing label as
+    every table prints it (pricing_words, short forms included) read back as codes, the model's
+    first, then the term, payment and plan it names, in that order. A model alone ('On-Demand',
+    'capacity block') is its code (model_code), and so is a value whose first words are no
+    pricing model, for the caller's 'unknown' message. A word after a model that is no term,
+    payment or plan, or a second term, is a ValueError saying so."""
+    words = value.strip().lower().replace(",", " ").split()
+    model, rest = _model_first(words)
+    if model is None:
+        return model_code(value)
+    named: dict[str, str] = {}
+    known = _pricing_words()
+    while rest:
+        two = " ".join(rest[:2])
+        if len(rest) > 1 and two in known:
+            (kind, code), rest = known[two], rest[2:]
+        elif rest[0] in known:
+            (kind, code), rest = known[rest[0]], rest[1:]
+        elif re.fullmatch(TERM_PATTERN, rest[0]) and rest[0] != "none":
+            kind, code, rest = "term", rest[0], rest[1:]
+        else:
+            raise ValueError(f"{rest[0]!r} is no term, payment or plan of a pricing model")
+        if named.setdefault(kind, code) != code:
+            raise ValueError(f"it names two {kind}s, {named[kind]} and {code}")
+    return " ".join([model, *(named[k] for k in ("term", "payment", "plan") if k in named)])
+
+
+def _model_first(words: list[str]) -> tuple[str | None, list[str]]:
+    """The pricing model the first words name and the words after it; None if they name none."""
+    for n in range(len(words), 0, -1):
+        if (model := model_code(" ".join(words[:n]))) in PRICING_MODELS:
+            return model, words[n:]
+    return None, words
+
+
+def pricing_labels(pieces: list[str]) -> list[str]:
+    """A comma list of pricing models with each label's commas put back: ['savings plan 1yr',
+    'all upfront', 'spot'] -> ['savings plan 1yr, all upfront', 'spot']. A piece that starts
+    with no pricing model goes on the label before it (a list is split at every comma)."""
+    labels: list[str] = []
+    for piece in pieces:
+        if labels and _model_first(piece.lower().split())[0] is None:
+            labels[-1] += f", {piece}"
+        else:
+            labels.append(piece)
+    return labels
+
+
+def pricing_parts(code: str) -> dict[str, str]:
+    """pricing_code's code -> the columns it names: {'pricing_model': 'savings_plan', 'term':
+    '1yr', 'payment': 'all_upfront'} (a term is the vocabulary's or a capacity block's)."""
+    model, *rest = code.split(" ")
+    parts = {"pricing_model": model}
+    for word in rest:
+        kind = "payment" if word in PAYMENTS else "plan" if word in PLANS else "term"
+        parts[kind] = word
+    return parts
 
 
 # An offer: what a price is the price of, whichever source quotes it (the record's key,

@@ -30,6 +30,7 @@ from chipcost.warehouse.cost_per_token import (
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.fx import NONE_UNRATED, Unrated, unrated
 from chipcost.warehouse.prices import spot_buckets
+from chipcost.warehouse.where import pricing_sql
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
@@ -304,13 +305,15 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
         factor = question.tokens / 1e6 * (1 + question.overhead)
         cost = f", min(usd_per_million_tokens) * {factor:.12g} as usd_for_tokens"
     where = f"where model = {_quoted(ask.model)} and workload = {_quoted(ask.workload)}"
-    columns = {"regions": "region", "pricing_models": "pricing_model", "providers": "provider"}
+    columns = {"regions": "region", "providers": "provider"}
     for column, values in [("chip", ask.chips)] + [
         (columns[k], v) for k, v in ask.filters.items() if k in columns
     ]:
         if values:
             listed = ", ".join(_quoted(v.lower()) for v in values)
             where += f" and lower({column}) in ({listed})"
+    if paid := pricing_sql(ask.filters.get("pricing_models"), _quoted):
+        where += f" and {paid}"
     if ask.all_offers:
         row_cost = cost.replace("min(", "(")
         return f"select *{row_cost} from cost_per_token {where} order by usd_per_million_tokens"

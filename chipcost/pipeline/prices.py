@@ -21,8 +21,9 @@ from chipcost.core.names import (
     resolve_chip_names,
     split_values,
 )
+from chipcost.core.names import shown as quoted
 from chipcost.core.questions import Voice
-from chipcost.core.vocabulary import PRICING_MODELS, model_code, term_hours
+from chipcost.core.vocabulary import PRICING_MODELS, pricing_code, pricing_labels, term_hours
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.fx import unrated, unrated_values
@@ -85,9 +86,17 @@ class PriceRows:
 
 
 def pricing_model_name(value: str) -> str:
-    """'On demand' -> 'on_demand': the warehouse spells pricing models in snake case; every
-    spelling chipcost prints is taken (chipcost.core.vocabulary.model_code)."""
-    return model_code(value)
+    """'On demand' -> 'on_demand', 'savings plan 1yr, all upfront' -> 'savings_plan 1yr
+    all_upfront': the warehouse spells pricing models in snake case; every spelling chipcost
+    prints is taken, a table's whole pricing label included (chipcost.core.vocabulary
+    .pricing_code)."""
+    try:
+        return pricing_code(value)
+    except ValueError as exc:
+        raise UsageError(
+            f"pricing model {quoted(value)}: {exc}; give one as a table prints it (e.g. "
+            "'savings plan 1yr, all upfront') or a model alone (e.g. savings_plan)"
+        ) from None
 
 
 def _number(ask: PriceAsk, name: str, *, low: float = 0.0) -> float | None:
@@ -147,11 +156,20 @@ def named_filters(
         "instances": split_values(instances, "instance type"),
         "regions": split_values(regions, "region"),
         "pricing_models": [
-            pricing_model_name(m) for m in split_values(pricing_models, "pricing model") or []
+            pricing_model_name(m)
+            for m in pricing_labels(split_values(pricing_models, "pricing model") or [])
         ]
         or None,
         "providers": provider_names(split_values(providers, "provider")),
     }
+
+
+def _known_part(key: str, values: Sequence[str]) -> list[str]:
+    """The values of a named filter as its column holds them: a pricing code's model
+    ('savings_plan 1yr' -> 'savings_plan'), any other value as it is."""
+    if key != "pricing_models":
+        return list(values)
+    return list(dict.fromkeys(v.split(" ")[0] for v in values))
 
 
 def check_named(
@@ -171,6 +189,7 @@ def check_named(
         if not values:
             continue
         column = _COLUMNS.get(key, key.removesuffix("s"))
+        values = _known_part(key, values)
         shown = {str(r[column]).lower() for r in seen}
         unseen = [v for v in values if v.lower() not in shown]
         if unseen:
@@ -444,7 +463,7 @@ def held_elsewhere(
         return ""
     said = []
     for key, placed in _PLACED.items():
-        wanted = {str(v).lower() for v in named.get(key) or ()}
+        wanted = {str(v).lower() for v in _known_part(key, named.get(key) or ())}
         if not wanted:
             continue
         held = chip_values(con, chips, _COLUMNS.get(key, key.removesuffix("s")), table)

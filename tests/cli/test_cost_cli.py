@@ -106,17 +106,22 @@ def test_training_ranking_cheapest_first_with_provenance(db):
     assert "1 + 15% overhead" in out and "SAMPLE DATA" not in out
 
 
-def test_the_sql_view_answers_the_same_numbers(db):
+@pytest.mark.parametrize(
+    ("filters", "ranked_rows"),
+    # A table's whole pricing label as the filter: the query names its term and plan too.
+    [((), 5), (("--pricing-model", "reserved 1yr, standard"), 1)],
+)
+def test_the_sql_view_answers_the_same_numbers(db, filters, ranked_rows):
     ranked = chipcost(
         "cost", "--model", "llama-3-70b", "--workload", "training", "--tokens", "300e9",
-        "--db", str(db),
+        *filters, "--db", str(db),
     )  # fmt: skip
     notes = ranked.stdout.replace("\n  ", " ")  # a note's further lines, indented, joined
     (query,) = re.findall(r'same numbers by SQL: chipcost sql "(.+)"', notes)
     result = chipcost("sql", query, "--db", str(db), "--format", "csv")
     assert result.returncode == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert len(rows) == len(ROW.findall(ranked.stdout)) == 5
+    assert len(rows) == len(ROW.findall(ranked.stdout)) == ranked_rows
     for row in rows:
         assert f"${float(row['usd_per_million_tokens']):,.4f}" in ranked.stdout
         assert f"${float(row['usd_for_tokens']):,.0f}" in ranked.stdout

@@ -1,6 +1,7 @@
 """What chipcost prints it takes back: every spelling of a pricing model that a read's table
 shows (a header of `history`, a cell of `prices`, a legend, `prices --by provider`'s columns) is
-taken as `--pricing-model` without a note, and every payment and term it shows is the record's
+taken as `--pricing-model` without a note, a whole pricing label ('savings plan 1yr, all
+upfront') selects the offers it names, and every payment and term it shows is the record's
 code or its one label, on the sample replayed into a real warehouse."""
 
 from __future__ import annotations
@@ -10,7 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.core.vocabulary import PAYMENTS, PRICING_MODELS, TERMS
+from chipcost import api
+from chipcost.cli.render_prices import SHORT
+from chipcost.core.errors import UsageError
+from chipcost.core.vocabulary import (
+    MODEL_LABELS,
+    PAYMENTS,
+    PRICING_MODELS,
+    TERMS,
+    model_code,
+    pricing_words,
+)
 from tests import warehouses
 from tests.cli.test_read_commands import chipcost
 
@@ -67,8 +78,8 @@ def test_every_pricing_model_a_table_prints_is_taken_back_without_a_note(db, tab
         done = chipcost("prices", "--pricing-model", spelling, "--limit", "1", "--db", str(db))
         assert done.returncode == 0, (spelling, done.stderr)
         assert "note" not in done.stderr, (spelling, done.stderr)
-        code = spelling.lower().replace(" ", "_").replace("-", "_")
-        assert f"pricing model {code}" in done.stdout or f" {code} " in done.stdout, spelling
+        words = MODEL_LABELS[model_code(spelling)]
+        assert f"pricing model {words}" in done.stdout or f" {words} " in done.stdout, spelling
 
 
 def test_index_takes_its_own_headers_back(db, tables):
@@ -98,3 +109,80 @@ def test_every_table_says_a_pricing_model_in_its_words(tables):
     for read, text in tables.items():
         said = [c for c in codes if re.search(rf"(?<![\w-]){c}(?![\w-])", text)]
         assert not said, (read, said)
+
+
+def _label(row: dict, short: bool = False) -> str:
+    plan = SHORT.get(row["plan"], row["plan"]) if short else row["plan"]
+    return pricing_words(row["pricing_model"], row["term"], row["payment"], plan)
+
+
+_PRICING = ("pricing_model", "term", "payment", "plan")
+
+
+def _names(row: dict) -> dict[str, str]:
+    """The pricing parts an offer's label says (a label leaves out no term, no payment, the
+    default plan)."""
+    return {
+        p: row[p] for p in _PRICING if p == "pricing_model" or row[p] not in ("none", "default")
+    }
+
+
+def test_a_whole_pricing_label_from_a_table_selects_the_offers_it_names(db, tables):
+    """Each label `prices` prints (short or whole), or `compare` prints, given back as the
+    pricing model selects exactly the offers whose pricing it names; on 0cae6cf every label with
+    a term was refused ('unknown pricing model savings_plan_1yr')."""
+    every = api.prices(chip="H100-SXM", db=str(db)).to_dicts()
+    labels = {_label(r, short): r for r in every for short in (False, True)}
+    printed_labels = [x for x in labels if x in tables["prices"] or x in tables["compare"]]
+    assert {"savings plan 1yr, ec2, all upfront", "reserved 3yr, std, all upfront"} <= set(
+        printed_labels
+    ), sorted(labels)
+    for label in printed_labels:
+        wanted = _names(labels[label])
+        got = api.prices(chip="H100-SXM", pricing_model=label, db=str(db)).to_dicts()
+        named = [r for r in every if wanted.items() <= r.items()]
+        assert got and len(got) == len(named), (label, len(got), len(named))
+        assert all(wanted.items() <= r.items() for r in got), label
+
+
+def test_a_label_in_a_comma_list_keeps_its_commas(db):
+    """`--pricing-model` splits at commas, so a label's commas are put back: a piece that is no
+    pricing model belongs to the label before it."""
+    done = chipcost(
+        "prices", "--chip", "H100-SXM", "--pricing-model", "reserved 1yr, std, all upfront,spot",
+        "--format", "csv", "--db", str(db),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [line.split(",") for line in done.stdout.splitlines()[1:]]
+    head = done.stdout.splitlines()[0].split(",")
+    paid = {
+        tuple(r[head.index(c)] for c in ("pricing_model", "term", "plan", "payment")) for r in rows
+    }
+    assert ("reserved", "1yr", "standard", "all_upfront") in paid
+    assert {p for p in paid if p[0] != "spot"} == {("reserved", "1yr", "standard", "all_upfront")}
+    assert any(p[0] == "spot" for p in paid)
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("reserved 1yr, bogus", "'bogus' is no term, payment or plan of a pricing model"),
+        ("reserved 1yr 3yr", "it names two terms, 1yr and 3yr"),
+    ],
+)
+def test_a_label_with_a_word_no_offer_has_is_refused_naming_it(db, asked, said):
+    with pytest.raises(UsageError, match=said):
+        api.prices(pricing_model=asked, db=str(db))
+
+
+def test_the_prices_header_says_the_shared_pricing_in_the_columns_words(db):
+    """Pricing every row shares is said once above the table in the label's words, not as
+    codes ('pricing model savings_plan   term 1yr' on 0cae6cf)."""
+    done = chipcost(
+        "prices", "--chip", "H100-SXM", "--pricing-model", "savings plan 1yr", "--db", str(db),
+        columns=200,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    head = done.stdout.splitlines()[1]
+    assert "pricing model savings plan 1yr" in head and "savings_plan" not in head, head
+    assert "term" not in head, head
