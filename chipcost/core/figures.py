@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from operator import attrgetter
 
@@ -28,6 +29,14 @@ DEFAULT_SPEED = f"{NAMED_SPEEDS['server']:g}"  # as the warehouse takes it: '5'
 SPEED_EXAMPLES = "max, server (5 tokens/s per user), interactive (25) or a number such as 25"
 
 
+# A speed as a number, or as outputs say it (speed_label): '25 tok/s', '25 tokens/s per user',
+# 'at 25 or more tokens/s per user'.
+_SPEED_SAID = re.compile(
+    r"(?:at\s+)?(?P<number>[^\s/]+?)\s*(?:or more\s*)?"
+    r"(?:tok(?:en)?s?\s*/\s*s(?:ec)?(?:\s*(?:per\s+|/\s*)user)?)?"
+)
+
+
 def speed_value(value: object, option: str = COMMAND_LINE.name("speed")) -> str:
     """The asked speed as the warehouse takes it: 'max' or tokens/s per user as text ('25').
     None is the default (MLPerf Server's bound)."""
@@ -40,8 +49,9 @@ def speed_value(value: object, option: str = COMMAND_LINE.name("speed")) -> str:
         return "max"
     if text in NAMED_SPEEDS:
         return f"{NAMED_SPEEDS[text]:g}"
+    said = _SPEED_SAID.fullmatch(text)
     try:
-        number = float(text.removesuffix("tok/s").strip())
+        number = float(said["number"] if said else "nan")
     except ValueError:
         number = float("nan")
     if not (0 < number < 100_000) or isinstance(value, bool):

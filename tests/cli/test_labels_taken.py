@@ -7,6 +7,7 @@ code or its one label, on the sample replayed into a real warehouse."""
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from chipcost import api
 from chipcost.cli.render_prices import SHORT
 from chipcost.core.errors import UsageError
+from chipcost.core.figures import speed_label, speed_value
 from chipcost.core.vocabulary import (
     MODEL_LABELS,
     PAYMENTS,
@@ -186,3 +188,29 @@ def test_the_prices_header_says_the_shared_pricing_in_the_columns_words(db):
     head = done.stdout.splitlines()[1]
     assert "pricing model savings plan 1yr" in head and "savings_plan" not in head, head
     assert "term" not in head, head
+
+
+@pytest.mark.parametrize("speed", ["5", "25", "7.5"])
+def test_a_speed_as_the_cost_header_says_it_is_taken_back(speed):
+    """'at 25 or more tokens/s per user', as cost's and compare's headers say the speed, and
+    its shorter forms, are --speed 25 (on d938aed only a number or '25 tok/s' was)."""
+    said = speed_label(speed).split(" (")[0]  # 'at 25 or more tokens/s per user'
+    for text in (said, said.removeprefix("at "), f"{speed} tokens/s per user", f"{speed} tok/s"):
+        assert speed_value(text) == speed, text
+    for text in ("tok/s", f"{speed} tokens", f"{speed} per user", f"{speed} tok/s per"):
+        with pytest.raises(UsageError, match="give max, server"):
+            speed_value(text)
+
+
+def test_a_time_a_read_prints_is_taken_as_its_day(db, tables):
+    """'prices as of 2026-11-21 06:00 UTC' (every read's freshness line), or a time as csv and
+    json write it, given as --since is its UTC day."""
+    (stamp,) = re.findall(r"prices as of (\d{4}-\d\d-\d\d \d\d:\d\d UTC)", tables["prices"])
+    day = date.fromisoformat(stamp[:10])
+    before = day - timedelta(days=1)
+    # the evening before in New York is already `day` in UTC
+    for since in (stamp, f"{day}T06:00:00+00:00", f"{before}T23:30:00-05:00"):
+        frame = api.history(chip="H100-SXM", since=since, db=str(db))
+        assert frame["day"].min() == day, (since, frame["day"].min())
+    frame = api.history(chip="H100-SXM", since=f"{before}T12:00:00Z", db=str(db))
+    assert frame["day"].min() == before
