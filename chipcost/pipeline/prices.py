@@ -197,6 +197,8 @@ def check_named(
             option = voice.name(_FIELDS.get(key, key.removesuffix("s"))) if voice else None
             if key == "providers":
                 _source_not_provider(unseen, among, option)
+            if key == "regions":
+                _where_not_region(unseen, among, known(con, "provider"), option, voice)
             where = held if key == "regions" else None
             check_known(_KINDS[key], unseen, among, held=where, option=option)
 
@@ -220,6 +222,35 @@ def _source_not_provider(
                 f"{said}{value!r} is a source, not a provider: it collects provider "
                 f"{source.provider}'s prices; give {source.provider} (every price row names its "
                 "source)"
+            )
+
+
+def _where_not_region(
+    values: Sequence[str],
+    regions: Sequence[str],
+    providers: Sequence[str],
+    option: str | None,
+    voice: Voice | None,
+) -> None:
+    """A table's 'where' cell given as a region ('verda global', 'aws us-east-1': provider,
+    then region or zone): refused with the two filters it stands for."""
+    by_lower = {r.lower(): r for r in regions}
+    named = {p.lower(): p for p in providers}
+    for value in values:
+        first, _, rest = value.strip().partition(" ")
+        region = rest.strip().lower()
+        found = by_lower.get(region) or next(
+            (r for low, r in by_lower.items() if region.startswith(low) and region != low), None
+        )
+        if first.lower() in named and found:
+            said = f"{option}: " if option else ""
+            provider = (
+                voice.said("provider", named[first.lower()]) if voice else named[first.lower()]
+            )
+            again = voice.said("region", found) if voice else found
+            raise UsageError(
+                f"{said}{value!r} is a provider and where its offer is, as a table's 'where' "
+                f"says them: give {provider} {again}"
             )
 
 

@@ -214,3 +214,27 @@ def test_a_time_a_read_prints_is_taken_as_its_day(db, tables):
         assert frame["day"].min() == day, (since, frame["day"].min())
     frame = api.history(chip="H100-SXM", since=f"{before}T12:00:00Z", db=str(db))
     assert frame["day"].min() == before
+
+
+def test_a_where_cell_given_as_a_region_is_answered_with_the_two_filters(db, tables):
+    """`prices`' 'where' column says provider and region ('aws us-east-1'): given as a region it
+    is refused with the --provider and --region it stands for (on d938aed: 'no current price is
+    in region ...', nearest three unrelated regions), and those two select its offers."""
+    rows = api.prices(chip="H100-SXM", db=str(db)).to_dicts()
+    cells = {f"{r['provider']} {r['region']}": r for r in rows}
+    printed_cells = [c for c in cells if c in tables["prices"]]
+    assert "aws us-east-1" in printed_cells, sorted(cells)
+    for cell in printed_cells:
+        row = cells[cell]
+        done = chipcost("prices", "--chip", "H100-SXM", "--region", cell, "--db", str(db))
+        assert done.returncode == 2, (cell, done.stdout)
+        remedy = f"give --provider {row['provider']} --region {row['region']};"
+        assert remedy in done.stderr, done.stderr
+        got = api.prices(
+            chip="H100-SXM", provider=row["provider"], region=row["region"], db=str(db)
+        )
+        assert got.height > 0
+        break  # one through the command line; the rest by the API, as fast
+    for cell in printed_cells:
+        with pytest.raises(UsageError, match=f"give provider={cells[cell]['provider']} region="):
+            api.prices(chip="H100-SXM", region=cell, db=str(db))
