@@ -64,8 +64,7 @@ def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[Line]
         count = len(groups[newest])
         said = (
             f"{what} as of {when(newest)} ({ago(fresh.now - newest if newest else None)}; "
-            f"the last successful run of {'its' if count == 1 else f'all {count}'} "
-            f"source{'' if count == 1 else 's'})"
+            f"the last successful run of {_whose(count)})"
         )
         lines.append([(said, "")])
     else:
@@ -164,3 +163,8 @@ def print_freshness(screen: Screen, fresh: Freshness, what: str | None = "prices
     """The freshness lines, each wrapped to the width at spaces."""
     for line in freshness_lines(fresh, what):
         screen.say(line)
+
+
+def _whose(count: int) -> str:
+    """'its source', 'both sources', 'all 34 sources'."""
+    return {1: "its source", 2: "both sources"}.get(count, f"all {count} sources")

@@ -97,3 +97,13 @@ def test_the_width_of_a_stream(tty, env, expected, monkeypatch):
     assert terminal.width(_Stream(tty)) == expected
     measured = Screen(_Stream(tty)).width
     assert measured == expected if expected else measured > 0
+
+
+@pytest.mark.parametrize(
+    ("count", "said"), [(1, "its source"), (2, "both sources"), (34, "all 34 sources")]
+)
+def test_the_freshness_line_counts_its_sources_in_words(count, said):
+    """'the last successful run of both sources', not 'of all 2 sources'."""
+    from chipcost.cli.render_fresh import _whose
+
+    assert _whose(count) == said
