@@ -231,6 +231,14 @@ def pricing_code(value: str) -> str:
     return " ".join([model, *(named[k] for k in ("term", "payment", "plan") if k in named)])
 
 
+def code_words(code: str) -> str:
+    """pricing_code's code in the words every table says it: 'savings_plan 3yr all_upfront'
+    -> 'savings plan 3yr, all upfront'."""
+    parts = pricing_parts(code)
+    return pricing_words(parts["pricing_model"], parts.get("term"), parts.get("payment"),
+                         parts.get("plan"))  # fmt: skip
+
+
 def _model_first(words: list[str]) -> tuple[str | None, list[str]]:
     """The pricing model the first words name and the words after it; None if they name none."""
     for n in range(len(words), 0, -1):

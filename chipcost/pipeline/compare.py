@@ -11,12 +11,14 @@ highest against B's lowest); else the break-even at the measured side's point.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import duckdb
 
 from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.vocabulary import code_words
 from chipcost.pipeline.cost import (
     Ask,
     CostRanking,
@@ -32,6 +34,7 @@ from chipcost.transform.comparison import (
     estimate_fields,
     offers_by_pricing,
     paired,
+    pricing_order,
     shared_pricing,
 )
 from chipcost.transform.cost import CostQuestion
@@ -115,7 +118,13 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
     """A against B on every pricing model and term both have an offer on."""
     both = _both(ask, chip_a, chip_b)
     ranking = rank_cost(con, both, _QUESTION)
-    return _compared(ranking, ranking.rows, both, chip_a, chip_b)
+
+    def held(chips: list[str]) -> str:
+        from chipcost.pipeline.prices import held_elsewhere
+
+        return held_elsewhere(con, chips, both.filters)
+
+    return _compared(ranking, ranking.rows, both, chip_a, chip_b, held)
 
 
 def compare_in(every: CostRanking, ask: Ask, chip_a: str, chip_b: str) -> CompareResult:
@@ -127,9 +136,15 @@ def compare_in(every: CostRanking, ask: Ask, chip_a: str, chip_b: str) -> Compar
 
 
 def _compared(
-    ranking: CostRanking, rows: list[CostRow], both: Ask, chip_a: str, chip_b: str
+    ranking: CostRanking,
+    rows: list[CostRow],
+    both: Ask,
+    chip_a: str,
+    chip_b: str,
+    held: Callable[[list[str]], str] = lambda chips: "",
 ) -> CompareResult:
-    """A against B from `rows`, both chips' every offer as `ranking` ranks them."""
+    """A against B from `rows`, both chips' every offer as `ranking` ranks them; `held`
+    says where the prices of chips with no offer under the filters are (held_elsewhere)."""
     unreached(both, rows, [chip_a, chip_b])
     evidence = ranking.evidence
     assert evidence is not None  # rank_cost gives it
@@ -155,11 +170,15 @@ def _compared(
     if shared and not lines:
         raise ChipcostError(next(iter(free.values())))
     if not lines:
-        have = {c: sorted(p for p, o in by_pricing.items() if c in o) for c in (chip_a, chip_b)}
+        have = {
+            c: [code_words(p) for p, o in sorted(by_pricing.items(), key=pricing_order) if c in o]
+            for c in (chip_a, chip_b)
+        }
+        where = held([c for c in (chip_a, chip_b) if not have[c]])
         raise ChipcostError(
             f"{chip_a} and {chip_b} share no pricing model under these filters ({chip_a}: "
             f"{', '.join(have[chip_a]) or 'none'}; {chip_b}: {', '.join(have[chip_b]) or 'none'})"
-            f"; widen {both.voice.either('provider', 'region', 'pricing_model')}"
+            f"{where}; widen {both.voice.either('provider', 'region', 'pricing_model')}"
         )
     notes = [*([both.model_note] if both.model_note else []), *free.values()]
     notes += speed_notes(both, rows)

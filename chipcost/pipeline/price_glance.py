@@ -4,7 +4,6 @@ and prices per hour, month or year."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -12,8 +11,7 @@ from chipcost.core.errors import UsageError
 from chipcost.core.vocabulary import (
     GLANCE_KINDS,
     PRICING_MODEL_TABLE,
-    TERM_PATTERN,
-    pricing_words,
+    code_words,
 )
 from chipcost.pipeline.your_prices import LIST_COLUMN
 from chipcost.transform.rows import number
@@ -124,10 +122,7 @@ def _terms(row: Mapping[str, object]) -> str:
 def terms_words(terms: str) -> str:
     """_terms' codes in the words every table says them: 'savings_plan 3yr all_upfront' ->
     'savings plan 3yr, all upfront'."""
-    model, *rest = terms.split(" ")
-    term = next((t for t in rest if re.fullmatch(TERM_PATTERN, t)), None)
-    payment = next((t for t in rest if t != term), None)
-    return pricing_words(model, term, payment, None)
+    return code_words(terms)
 
 
 def _order(group: Mapping[str, object], per: str) -> tuple:

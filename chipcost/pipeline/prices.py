@@ -23,7 +23,13 @@ from chipcost.core.names import (
 )
 from chipcost.core.names import shown as quoted
 from chipcost.core.questions import Voice
-from chipcost.core.vocabulary import PRICING_MODELS, pricing_code, pricing_labels, term_hours
+from chipcost.core.vocabulary import (
+    MODEL_LABELS,
+    PRICING_MODELS,
+    pricing_code,
+    pricing_labels,
+    term_hours,
+)
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.fx import unrated, unrated_values
@@ -482,6 +488,10 @@ def why_empty(
 _PLACED = {"regions": "in", "providers": "from", "pricing_models": "as"}
 
 
+def _model_rank(model: str) -> int:
+    return PRICING_MODELS.index(model) if model in PRICING_MODELS else len(PRICING_MODELS)
+
+
 def held_elsewhere(
     con: duckdb.DuckDBPyConnection,
     chips: Sequence[str] | None,
@@ -500,6 +510,8 @@ def held_elsewhere(
         held = chip_values(con, chips, _COLUMNS.get(key, key.removesuffix("s")), table)
         if held and not wanted & {h.lower() for h in held}:
             kind = _KINDS[key] + ("s" if len(held) > 1 else "")
+            if key == "pricing_models":  # in their words, list price first
+                held = [MODEL_LABELS.get(m, m) for m in sorted(held, key=_model_rank)]
             more = f" and {len(held) - 12} more" if len(held) > 12 else ""
             said.append(f"{placed} {kind} {', '.join(held[:12])}{more}")
     if not said:

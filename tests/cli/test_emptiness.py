@@ -98,6 +98,15 @@ def test_a_live_source_past_its_days_is_still_stale(run, db, tmp_path):
           "--region", "us-east-2"),
          "the baseline B300 has no current price with a throughput for llama-3-70b inference "
          "under these filters; B300's current prices are in regions"),
+        # in the pricing's words, list price first (on 0cae6cf: its codes, A to Z, and compare
+        # named neither where B300's prices were nor the capacity blocks in words)
+        (("prices", "--chip", "B300", "--pricing-model", "reserved"),
+         "B300's current prices are as pricing models on demand, commitment, spot"),
+        (("compare", "B300", "H100-SXM", "--model", "llama-3-70b", "--workload", "inference",
+          "--pricing-model", "capacity block"),
+         "share no pricing model under these filters (B300: none; H100-SXM: capacity block 1d, "
+         "capacity block 7d, capacity block 14d); B300's current prices are as pricing models "
+         "on demand, commitment, spot; widen"),
     ],
 )  # fmt: skip
 def test_a_chip_filtered_out_is_told_where_its_prices_are(run, db, args, said):
