@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from functools import cache
 from importlib import resources
 
@@ -98,28 +99,56 @@ def model_standing(name: str) -> tuple[str, str | None]:
 
 # What a Hugging Face id adds to the name of the model it holds, none of which changes a
 # layer: the organisation ('meta-llama/'), Meta's own prefix ('Meta-Llama-3-70B'), the tuning
-# of the weights ('-Instruct', '-Chat', '-it') and the format they are stored in ('-FP8',
-# '-AWQ': a precision, which each figure names).
+# of the weights ('-Instruct', '-Chat', '-it', '-Thinking', '-Base'), Meta's '-hf' (its weights
+# in the Hugging Face format) and the format they are stored in ('-FP8', '-AWQ': a
+# precision, which each figure names).
 _SUFFIXES = (
-    "-instruct", "-chat", "-it", "-fp8-kv", "-fp8-dynamic", "-fp8", "-nvfp4", "-fp4", "-mxfp4",
+    "-instruct", "-chat", "-it", "-thinking", "-base", "-hf",
+    "-fp8-kv", "-fp8-dynamic", "-fp8", "-nvfp4", "-fp4", "-mxfp4",
     "-awq", "-gptq", "-int4", "-int8", "-w8a8", "-w4a16", "-bf16",
 )  # fmt: skip
 
 
-def repo_model(name: str) -> str | None:
-    """The model a Hugging Face id holds, as chipcost names it ('meta-llama/Llama-3.3-70B-
-    Instruct' -> 'llama-3.3-70b'), when that is a model of models.csv or one standing for one
-    (model_equivalents.csv); None for a name that is not an id, or an id of another model."""
+# What names a release or a mixture's shape rather than the model: a release tag (Qwen's
+# '-2507', DeepSeek's '-0528': year and month; Mistral's '-v0.1'), new weights of the same
+# layers, and Llama 4's active parameters and experts ('-17B-16E'), which its name already is.
+_RELEASE = re.compile(r"-(\d{4}|v\d+(?:\.\d+)*)$")
+_SHAPE = re.compile(r"-\d+b-\d+e$")
+
+
+def repo_release(name: str) -> tuple[str | None, str | None]:
+    """(the model a Hugging Face id holds, as chipcost names it, its release tag or None):
+    'Qwen/Qwen3-235B-A22B-Instruct-2507-FP8' -> ('qwen3-235b-a22b', '2507'). The model is a
+    model of models.csv or one standing for one (model_equivalents.csv); (None, None) for a
+    name that is not an id, or an id of another model."""
     if "/" not in name:
-        return None
-    model, cut = normalise_model(name.rsplit("/", 1)[1]), ""
-    while cut != model:  # '-instruct-fp8': each suffix, in any order
+        return None, None
+    model, release = repo_cut(name)
+    standing, _ = model_standing(model)
+    known = any(m["model"] == standing for m in model_rows())
+    return (model, release) if known else (None, None)
+
+
+def repo_cut(name: str) -> tuple[str, str | None]:
+    """A Hugging Face id's model name with what does not change a layer cut off, and its
+    release tag or None, known to chipcost or not: 'Qwen/Qwen2.5-72B-Instruct' -> ('qwen2.5-72b',
+    None)."""
+    model, cut, release = normalise_model(name.rsplit("/", 1)[-1]), "", None
+    while cut != model:  # '-instruct-2507-fp8': each suffix, in any order
         cut = model
         for suffix in _SUFFIXES:
             model = model.removesuffix(suffix)
-    model = model.removeprefix("meta-")
-    standing, _ = model_standing(model)
-    return model if any(m["model"] == standing for m in model_rows()) else None
+        if tag := _RELEASE.search(model):
+            model, release = model[: tag.start()], tag[1]
+        model = _SHAPE.sub("", model)
+    return model.removeprefix("meta-"), release
+
+
+def repo_model(name: str) -> str | None:
+    """The model a Hugging Face id holds, as chipcost names it ('meta-llama/Llama-3.3-70B-
+    Instruct' -> 'llama-3.3-70b'; repo_release); None for a name that is not an id, or an id
+    of another model."""
+    return repo_release(name)[0]
 
 
 def model_asked(name: str) -> tuple[str, str | None, str | None]:

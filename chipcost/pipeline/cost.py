@@ -660,23 +660,31 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str |
     if model in known:
         return model, None
     from chipcost.core.names import cut, did_you_mean, shown
-    from chipcost.transform.references import EQUIVALENTS_FILE, model_asked
+    from chipcost.transform.references import EQUIVALENTS_FILE, model_standing, repo_cut
     from chipcost.transform.tokens import parameters_in_name
 
-    standing, plain, why = model_asked(name)  # llama-3.3-70b, meta-llama/Llama-3.3-70B-Instruct
+    # A Hugging Face id (meta-llama/Llama-3.3-70B-Instruct) holds a model (llama-3.3-70b),
+    # which may stand for another (llama-3-70b): chipcost's or one you recorded figures of.
+    plain, release = repo_cut(name) if "/" in name else (None, None)
+    standing, why = model_standing(plain or name)
     if standing != model and standing in known:
         # why a model stands for another is one lookup away, with its sources: the note is short
         rule = f"the figures of {standing}, the model it stands for ({EQUIVALENTS_FILE} says why)"
         if plain is None:
             return standing, f"{model} is answered with {rule}"
         said = f"{name.strip()} is a Hugging Face id of {plain}"
+        if release:  # new weights of the same layers
+            said += f" (release {release}: new weights of its layers, read with its figures)"
         return standing, said + (f", answered with {rule}" if why else "")
+    # An id of a model chipcost holds nothing of: named as a figure would record it.
+    repo = f" (the Hugging Face id {shown(name.strip())})" if plain else ""
+    model = plain or model
     # The example fits the model named: its own size where its name states one, else none.
     size = parameters_in_name(model) or "N"
     raise UsageError(
-        f"no throughput for model {shown(model)}{did_you_mean(model, known)}: it has no reference "
-        "figure, no measurement and no parameter count to derive one from. Record a measurement "
-        f"with `{figure_added(model=cut(model))} ...`, or its size with "
+        f"no throughput for model {shown(model)}{repo}{did_you_mean(model, known)}: it has no "
+        "reference figure, no measurement and no parameter count to derive one from. Record a "
+        f"measurement with `{figure_added(model=cut(model))} ...`, or its size with "
         f"`{model_size(cut(model), size)}`"
         f"{'' if size != 'N' else ' (N: its parameter count)'}. "
         f"Known models: {', '.join(known) or 'none'}"
