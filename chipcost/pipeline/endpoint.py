@@ -15,6 +15,7 @@ import httpx
 
 from chipcost.core.clean import masked, printable
 from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.names import shown
 from chipcost.core.questions import COMMAND_LINE
 
 # How long the endpoint may take to say what it serves; a server under load still lists its
@@ -44,12 +45,23 @@ def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
     """The server's root (without a trailing /v1 or slash) and its credentials: a password
     in the URL (http://user:password@host) becomes HTTP Basic, an API key a Bearer token."""
     url = text.strip().rstrip("/")
-    parts = urlsplit(url)
+    said = COMMAND_LINE.said("endpoint", shown(masked(text), 80))
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (read to check: a port past 65535 raises)
+    except ValueError as exc:  # 'http://[::1', 'http://host:99999'
+        raise UsageError(f"{said}: {exc}; give the server's URL, http://HOST:PORT") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        said = COMMAND_LINE.said("endpoint", repr(masked(text)))
         raise UsageError(f"{said}: give the server's URL, http://HOST:PORT")
+    if not _host_name(parts.hostname):
+        raise UsageError(
+            f"{said}: {shown(parts.hostname)} is no host name; give the server's URL, http://HOST:PORT"
+        )
     host = parts.netloc.rpartition("@")[2]
-    clean = urlunsplit((parts.scheme, host, parts.path, "", "")).removesuffix("/v1")
+    path = parts.path
+    for route in _ROUTES:  # the URL of a request, pasted from a client's settings
+        path = path.removesuffix(route)
+    clean = urlunsplit((parts.scheme, host, path, "", "")).removesuffix("/v1")
     basic = None
     if parts.username is not None or parts.password is not None:
         pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
@@ -60,6 +72,22 @@ def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
             f"as {COMMAND_LINE.name('api_key')}"
         )
     return Endpoint(clean, basic or (f"Bearer {api_key}" if api_key else None))
+
+
+# OpenAI's routes under a server's root: an endpoint given as one of them is its server.
+_ROUTES = ("/chat/completions", "/completions", "/models")
+
+
+def _host_name(host: str) -> bool:
+    """Whether `host` can be looked up: printable, no space, labels of 1-63 characters once
+    in IDNA ('exa mple.com', a 300-character label, a control character: no)."""
+    if not host.isprintable() or any(c.isspace() for c in host):
+        return False
+    try:
+        labels = host.encode("idna").split(b".")
+    except UnicodeError:
+        return False
+    return ":" in host or all(0 < len(label) <= 63 for label in labels if label != b"")
 
 
 def _headers(endpoint: Endpoint) -> dict[str, str]:

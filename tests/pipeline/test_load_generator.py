@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.pipeline.endpoint import (
     MAX_MODEL_NAME,
     MAX_MODELS,
@@ -65,6 +65,42 @@ def test_a_malformed_endpoint_is_refused_without_its_password():
     with pytest.raises(ChipcostError, match="give the server's URL") as refused:
         endpoint_of("ftp://user:hunter2@host/")
     assert "hunter2" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        # on 0cae6cf the first ended in a traceback (urlsplit's ValueError), the next three
+        # passed the check and failed later, outside any message (a port past 65535, a space
+        # or a control character in the host, a label longer than DNS allows)
+        ("http://[::1", "'http://[::1': Invalid IPv6 URL; give the server's URL"),
+        ("http://127.0.0.1:99999", "Port out of range 0-65535; give the server's URL"),
+        ("http://exa mple.com:8000", "'exa mple.com' is no host name"),
+        ("http://h\x00st:8000", "'h\\x00st' is no host name"),
+        ("http://" + "a" * 300 + ":8000", "is no host name"),
+    ],
+)
+def test_an_endpoint_no_client_could_reach_is_refused_saying_why(given, said):
+    with pytest.raises(UsageError) as refused:
+        endpoint_of(given)
+    assert said in str(refused.value), str(refused.value)
+    assert len(str(refused.value)) < 300
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "http://10.0.0.5:8000/v1/chat/completions",  # a request's URL, from a client's settings
+        "http://10.0.0.5:8000/v1/completions",
+        "http://10.0.0.5:8000/v1/models",
+        "http://10.0.0.5:8000/v1/",
+    ],
+)
+def test_an_endpoint_given_as_a_route_is_its_server(given):
+    """On 0cae6cf '.../v1/chat/completions' was kept as the root: the model list was asked at
+    '.../v1/chat/completions/v1/models'."""
+    assert endpoint_of(given).url == "http://10.0.0.5:8000"
+    assert endpoint_of("https://h/openai/v1/chat/completions").url == "https://h/openai"
 
 
 def test_credentials_reach_aiperf_only_through_its_environment():
