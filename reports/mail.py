@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from email.utils import formatdate, make_msgid, parseaddr
+from email.utils import formataddr, formatdate, getaddresses, make_msgid, parseaddr
 from pathlib import Path
 
 from chipcost.core.errors import ChipcostError
@@ -103,14 +103,35 @@ def check_address(address: str, what: str = "") -> None:
         )
 
 
+# What SMTP carries (RFC 5321, 4.5.3.1): a local part of 64 octets, a path of 256 with its
+# angle brackets. A longer address is refused before the report is built, not by the server.
+MAX_LOCAL_PART = 64
+MAX_ADDRESS = 254
+
+
 def check_recipients(recipients: list[str]) -> list[str]:
-    """Addresses as given, or a message naming the first that is not an address."""
-    for address in recipients:
-        check_address(address)
-        _, addr = parseaddr(address)
-        if "@" not in addr or " " in addr:
-            raise EmailError(f"{address!r} is not an e-mail address")
-    return list(recipients)
+    """Each address given (a comma list as a mail client writes one counts as several, a
+    name in quotes kept whole: '"Doe, Jo" <jo@example.com>'), or a message naming the first
+    that is not an address."""
+    found = []
+    for given in recipients:
+        check_address(given)
+        for name, addr in getaddresses([given]):
+            if "@" not in addr or " " in addr or not addr.rpartition("@")[0]:
+                raise EmailError(f"{_cut(given)} is not an e-mail address")
+            if len(addr) > MAX_ADDRESS or len(addr.rpartition("@")[0]) > MAX_LOCAL_PART:
+                raise EmailError(
+                    f"{_cut(addr)} is longer than an e-mail address can be ({MAX_LOCAL_PART} "
+                    f"characters before the @, {MAX_ADDRESS} in all)"
+                )
+            found.append(formataddr((name, addr)) if name else addr)
+    if recipients and not found:
+        raise EmailError(f"{_cut(recipients[0])} is not an e-mail address")
+    return list(dict.fromkeys(found))
+
+
+def _cut(text: str) -> str:
+    return repr(text) if len(text) <= 80 else f"{text[:60]!r}... ({len(text):,} characters)"
 
 
 def build_message(

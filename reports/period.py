@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
+from chipcost.core.days import utc_day
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import COMMAND_LINE
 
@@ -95,11 +96,12 @@ class Period:
 
 
 def parse_day(text: str | date | None, option: str) -> date | None:
-    """A YYYY-MM-DD option value, or a message naming the option."""
-    if text is None or isinstance(text, date):
-        return text
+    """A YYYY-MM-DD option value (or a time as chipcost prints one: its UTC day), or a
+    message naming the option."""
+    if text is None:
+        return None
     try:
-        return date.fromisoformat(text.strip())
+        return utc_day(text)
     except ValueError:
         raise ReportUsageError(
             f"{option} {text!r} is not a day: write one that exists as YYYY-MM-DD, e.g. 2026-11-01"

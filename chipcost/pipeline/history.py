@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from chipcost.core.asks import HISTORY
+from chipcost.core.days import utc_day
 from chipcost.core.errors import UsageError
 from chipcost.core.names import resolve_chip_names
 from chipcost.core.questions import Voice
@@ -59,15 +60,12 @@ def day_asked(value: object, voice: Voice, name: str) -> date | None:
     """A day given as YYYY-MM-DD (or, from Python, a date or datetime), or a message naming
     the option as it was given. A time as chipcost prints one ('2026-11-21 06:00 UTC', or ISO
     8601 as csv and json write it) is its UTC day, as every day here is."""
-    if value is None or isinstance(value, date):
-        return _utc_day(value) if isinstance(value, datetime) else value
+    if value is None:
+        return None
     try:
-        if not isinstance(value, str):
+        if not isinstance(value, str | date):
             raise TypeError(value)
-        text = value.strip()
-        if len(text) == 10:
-            return date.fromisoformat(text)
-        return _utc_day(datetime.fromisoformat(text.removesuffix(" UTC")))
+        return utc_day(value)
     except (TypeError, ValueError):
         said = voice.said(name, repr(value))
         raise UsageError(
@@ -75,11 +73,6 @@ def day_asked(value: object, voice: Voice, name: str) -> date | None:
             if voice.api
             else f"{said} is not a day: write one that exists as YYYY-MM-DD, e.g. 2026-11-01"
         ) from None
-
-
-def _utc_day(moment: datetime) -> date:
-    """A time's UTC day (a time without a zone is taken as UTC, as chipcost writes times)."""
-    return moment.astimezone(UTC).date() if moment.tzinfo else moment.date()
 
 
 @dataclass(frozen=True)

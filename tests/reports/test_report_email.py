@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
 import shutil
 from dataclasses import replace
 from datetime import date
@@ -12,7 +13,7 @@ import pytest
 
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.build import deliver, write_report
-from chipcost.reports.mail import EmailError, build_message, smtp_settings
+from chipcost.reports.mail import EmailError, build_message, check_recipients, smtp_settings
 from chipcost.warehouse.load import load_run
 from tests import smtp_server
 from tests.helpers import day, record, run_of
@@ -207,6 +208,35 @@ def test_settings_defaults_and_secret_values(monkeypatch):
 def test_bad_recipient_is_refused_before_anything_is_sent(report):
     with pytest.raises(EmailError, match="'finops' is not an e-mail address"):
         deliver(report, ["finops"], dry_run=True)
+
+
+@pytest.mark.parametrize(
+    ("given", "taken"),
+    [
+        # a comma list as a mail client writes one (on 0cae6cf: "is not an e-mail address")
+        (["a@b.io, c@d.io"], ["a@b.io", "c@d.io"]),
+        (['"Doe, Jo" <jo@example.com>'], ['"Doe, Jo" <jo@example.com>']),  # a name kept whole
+        (["a@b.io", "c@d.io,a@b.io"], ["a@b.io", "c@d.io"]),  # each once
+    ],
+)
+def test_recipients_are_read_as_a_mail_client_writes_them(given, taken):
+    assert check_recipients(given) == taken
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        # on 0cae6cf a 5,000-character address was written into the .eml and left to the server
+        ("a" * 5000 + "@example.com", "is longer than an e-mail address can be (64 characters"),
+        ("a@" + "b" * 260 + ".io", "is longer than an e-mail address can be"),
+        (" , ", "' , ' is not an e-mail address"),
+        ("@example.com", "is not an e-mail address"),
+    ],
+)
+def test_an_address_smtp_cannot_carry_is_refused_short(given, said):
+    with pytest.raises(EmailError, match=re.escape(said)) as refused:
+        check_recipients([given])
+    assert len(str(refused.value)) < 200
 
 
 def test_dry_run_writes_an_eml_that_parses_back(report):

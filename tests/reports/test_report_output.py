@@ -209,7 +209,7 @@ def test_cli_sends_through_smtp(golden, tmp_path):
     env = {**os.environ, "CHIPCOST_SMTP_HOST": "127.0.0.1", "CHIPCOST_SMTP_TLS": "none"}
     env |= {"CHIPCOST_SMTP_PORT": str(controller.port), "CHIPCOST_SMTP_FROM": "r@x.io"}
     try:
-        args = ["--email", "a@b.io", "--email", "c@d.io"]
+        args = ["--email", "a@b.io", "--email", "c@d.io, a@b.io"]  # repeated, a comma list
         result = chipcost("report", "--db", str(golden), "--out", str(tmp_path), *args, env=env)
     finally:
         controller.stop()
