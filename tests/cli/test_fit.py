@@ -175,11 +175,21 @@ def test_a_long_table_is_laid_out_without_rich():
     assert fitted.text().splitlines()[:3] == ["chip      $/hr", "──────────────", "H0      0.0000"]
 
 
-@given(st.text(alphabet="ab -/日", max_size=60), st.integers(1, 30))
+@given(st.text(alphabet="ab -/日\u0301", max_size=60), st.integers(1, 30))
 def test_wrapped_lines_fit_and_lose_only_the_spaces_they_break_at(text, width):
     lines = wrapped(text, width)
     assert all(cell_len(text[s:e]) <= max(width, 2) for s, e in lines)
     assert "".join(text[s:e] for s, e in lines).replace(" ", "") == text.replace(" ", "")
+
+
+def test_a_cell_of_millions_of_characters_is_cut_into_whole_width_lines():
+    """`chipcost sql "select repeat('x', 10000000)"`: each line is measured on its own text
+    (the whole rest of the cell was measured for each line: 51 s for that query's table)."""
+    lines = wrapped("x" * 2_000_000, 200)
+    assert len(lines) == 10_000 and lines[-1] == (1_999_800, 2_000_000)
+    assert all(e - s == 200 for s, e in lines)
+    wide = wrapped("日" * 300_000, 200)  # two columns each: 100 a line
+    assert len(wide) == 3_000 and all(e - s == 100 for s, e in wide)
 
 
 def test_a_message_keeps_a_url_whole_on_a_line_of_its_own():
