@@ -21,4 +21,5 @@ def width(stream: TextIO) -> int | None:
 
 def row_count(rows: int, shown: int) -> str:
     """The line under a query's table: how many rows, and how many are shown."""
-    return f"{rows} rows" + (f" (showing {shown})" if rows > shown else "")
+    said = f"{rows:,} row{'' if rows == 1 else 's'}"
+    return said + (f" (showing {shown:,})" if rows > shown else "")

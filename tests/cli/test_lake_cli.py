@@ -105,7 +105,7 @@ def test_sql_and_sources_read_the_lake_and_its_freshness(lake, tmp_path, monkeyp
     env = {**os.environ, "CHIPCOST_LAKE_DATA": lake.lake_data, "CHIPCOST_DATA_DIR": str(tmp_path)}
     result = chipcost("sql", "select count(*) as n from price_history", "--db", lake.url, env=env)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[:4] == ["n", "─", "1", "1 rows"]
+    assert result.stdout.splitlines()[:4] == ["n", "─", "1", "1 row"]
     # The note on the lake's source (its only run is long past: stale), not on another file.
     assert "stale" in result.stdout + result.stderr and "aws-pricing-api" in result.stdout
     assert not (tmp_path / "chipcost.duckdb").exists()

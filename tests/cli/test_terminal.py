@@ -107,3 +107,14 @@ def test_the_freshness_line_counts_its_sources_in_words(count, said):
     from chipcost.cli.render_fresh import _whose
 
     assert _whose(count) == said
+
+
+@pytest.mark.parametrize(
+    ("rows", "shown", "said"),
+    [(1, 100, "1 row"), (2, 100, "2 rows"), (1_000_000, 100, "1,000,000 rows (showing 100)")],
+)
+def test_a_query_says_its_rows_as_a_number_is_read(rows, shown, said):
+    """On 0cae6cf: '1 rows', '1000000 rows (showing 100)'."""
+    from chipcost.cli.terminal import row_count
+
+    assert row_count(rows, shown) == said
