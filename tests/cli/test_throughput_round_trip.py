@@ -1,4 +1,4 @@
-"""What `throughput list --format csv` prints, `throughput import` takes back: your
+"""What `throughput list --format csv` (or json) prints, `throughput import` takes back: your
 measurements move between warehouses (a file to a lake, one person's to a team's) with every
 field of their point, and chipcost's own figures are left out, said (tests.cli_runner, real
 DuckDB files)."""
@@ -62,9 +62,10 @@ def listed(db: Path, form: str = "json") -> str:
     return run("throughput", "list", "--origin", "user", "--format", form, "--db", str(db)).stdout
 
 
-def test_a_listing_is_taken_back_whole(mine, tmp_path):
-    printed = tmp_path / "listed.csv"
-    printed.write_text(listed(mine, "csv"), encoding="utf-8")
+@pytest.mark.parametrize("form", ["csv", "json"])  # json: refused on 0cae6cf (its columns)
+def test_a_listing_is_taken_back_whole(mine, tmp_path, form):
+    printed = tmp_path / f"listed.{form}"
+    printed.write_text(listed(mine, form), encoding="utf-8")
     other = warehouses.new(tmp_path / "other.duckdb")
     taken = run("throughput", "import", str(printed), "--db", str(other))
     assert "recorded 4 measurement(s)" in taken.stdout
@@ -207,3 +208,47 @@ def test_a_measurements_csv_as_editors_and_mistakes_write_it(tmp_path, text, sai
     assert said in " ".join(done.stderr.split()), done.stderr
     assert "root:x" not in done.stderr
     assert json.loads(listed(db) or "[]") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[1, 2]", "line 1: int, not an object"),
+        ('[\n{"chip": {"a": 1}, "model": "m", "workload": "inference", "tokens_per_second": 1}\n]',
+         "line 2: chip holds a dict, not a value"),
+        ("[" * 100_000, "cannot read"),
+        ('[{"chip": "H200"} {"chip": "B200"}]', "',' or ']' expected after the object of line 1"),
+        ('[{"password": "x", "chip": "H200"}]', "unknown column(s) password"),
+        ("[]", "missing column(s) chip"),
+    ],
+)  # fmt: skip
+def test_a_json_file_out_of_shape_is_one_line_naming_where(tmp_path, text, said):
+    from chipcost.cli.commands.throughput import _read_import
+    from chipcost.core.errors import ChipcostError
+
+    path = tmp_path / "m.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ChipcostError) as refused:
+        _read_import(path)
+    assert said in str(refused.value), str(refused.value)
+    assert len(str(refused.value)) < 600
+
+
+def test_a_json_file_of_your_own_rows_reads_as_the_csv_would(tmp_path):
+    """Rows of your own as JSON (the measurements CSV's columns as keys): each row's line is
+    the line its object starts on, a null is a value not given, numbers read back exactly."""
+    from chipcost.cli.commands.throughput import _read_import
+
+    path = tmp_path / "m.json"
+    path.write_text(
+        '\ufeff[\n  {"chip": "H200", "model": "llama-3-70b", "workload": "inference",\n'
+        '   "tokens_per_second": 912.5, "precision": null, "concurrency": 8},\n'
+        '  {"chip": "B200", "model": "llama-3-70b", "workload": "inference",\n'
+        '   "tokens_per_second": 1e4}\n]\n',
+        encoding="utf-8",
+    )
+    lines, rows, left_out = _read_import(path)
+    assert (lines, left_out) == ([2, 4], 0)
+    assert rows[0] == {"chip": "H200", "model": "llama-3-70b", "workload": "inference",
+                       "tokens_per_second": "912.5", "concurrency": "8"}  # fmt: skip
+    assert rows[1]["tokens_per_second"] == "10000.0"

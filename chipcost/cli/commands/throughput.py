@@ -198,22 +198,10 @@ def model_named(figure: Figure) -> str:
 
 
 def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]], int]:
-    """(line numbers, rows as `add` takes them, rows left out) of a measurements CSV or of
-    what `throughput list --format csv` printed; its columns checked."""
-    rows, lines = [], []
+    """(line numbers, rows as `add` takes them, rows left out) of a measurements CSV, or of
+    what `throughput list` printed as csv or json; its columns checked."""
     try:
-        # utf-8-sig: Excel's "CSV UTF-8" starts with a byte-order mark, no part of a column
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle)
-            columns = [c.strip() for c in reader.fieldnames or []]
-            listing = _check_columns(path, columns)
-            for r in reader:
-                if None in r:
-                    raise ChipcostError(f"{path}, line {reader.line_num}: more values than columns")
-                # an empty cell is a value not given
-                given = {k.strip(): (v or "").strip() for k, v in r.items() if k}
-                rows.append({k: v for k, v in given.items() if v})
-                lines.append(reader.line_num)
+        listing, lines, rows = _json_rows(path) if _is_json(path) else _csv_rows(path)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ChipcostError(f"cannot read {path}: {exc}") from exc
     if not rows:
@@ -237,6 +225,96 @@ def _read_import(path: Path) -> tuple[list[int], list[dict[str, str]], int]:
             "its reference and derived figures itself"
         )
     return [n for n, _ in kept], [row for _, row in kept], len(rows) - len(kept)
+
+
+def _csv_rows(path: Path) -> tuple[bool, list[int], list[dict[str, str]]]:
+    """(whether it is a listing, line numbers, rows) of a CSV, an empty cell a value not given."""
+    rows, lines = [], []
+    # utf-8-sig: Excel's "CSV UTF-8" starts with a byte-order mark, no part of a column
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle)
+        columns = [c.strip() for c in reader.fieldnames or []]
+        listing = _check_columns(path, columns)
+        for r in reader:
+            if None in r:
+                raise ChipcostError(f"{path}, line {reader.line_num}: more values than columns")
+            given = {k.strip(): (v or "").strip() for k, v in r.items() if k}
+            rows.append({k: v for k, v in given.items() if v})
+            lines.append(reader.line_num)
+    return listing, lines, rows
+
+
+# A list of measurements is kilobytes; a file past this is no such list, and is not read.
+MAX_JSON_BYTES = 64 << 20
+
+
+def _is_json(path: Path) -> bool:
+    """Whether the file is JSON (what `throughput list --format json` prints starts with '[')."""
+    with path.open("rb") as handle:
+        head = handle.read(64).removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head[:1] == b"["
+
+
+def _json_rows(path: Path) -> tuple[bool, list[int], list[dict[str, str]]]:
+    """(whether it is a listing, line numbers, rows) of a JSON array of objects, as `throughput
+    list --format json` prints it: each object's line is the line it starts on, a null is a
+    value not given, and a number is written back as the text that reads as it."""
+    import json
+
+    if path.stat().st_size > MAX_JSON_BYTES:
+        raise ChipcostError(
+            f"{path} is over {MAX_JSON_BYTES >> 20} MB: no list of measurements is; give the "
+            "rows `chipcost throughput list --origin user --format json` prints"
+        )
+    text = path.read_text(encoding="utf-8-sig")
+    decoder, at = json.JSONDecoder(), text.index("[") + 1
+    objects: list[tuple[int, dict]] = []
+    line, counted = 1, 0
+    try:
+        while True:
+            at = _past_space(text, at)
+            if text.startswith("]", at):
+                break
+            line, counted = line + text.count("\n", counted, at), at
+            item, at = decoder.raw_decode(text, at)
+            if not isinstance(item, dict):
+                raise ChipcostError(f"{path}, line {line}: {type(item).__name__}, not an object")
+            objects.append((line, item))
+            at = _past_space(text, at)
+            if text.startswith(",", at):
+                at += 1
+            elif not text.startswith("]", at):
+                raise ValueError(f"',' or ']' expected after the object of line {line}")
+    except (ValueError, RecursionError) as exc:
+        raise ChipcostError(f"cannot read {path} as JSON: {str(exc)[:200]}") from None
+    columns = list(dict.fromkeys(k.strip() for _, item in objects for k in item))
+    listing = _check_columns(path, columns)
+    # the fields read; a listing's worked-out ones (its curve, its choice) are checked, not read
+    read = IMPORT_COLUMNS + LISTING_READ
+    rows = [
+        {k.strip(): _json_text(path, n, k, v) for k, v in item.items() if k.strip() in read}
+        for n, item in objects
+    ]
+    return listing, [n for n, _ in objects], [{k: v for k, v in r.items() if v} for r in rows]
+
+
+def _past_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _json_text(path: Path, line: int, key: str, value: object) -> str:
+    """A JSON value as the CSV cell that holds it: null empty, a number as it reads back."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return value.strip()
+    raise ChipcostError(f"{path}, line {line}: {key} holds a {type(value).__name__}, not a value")
 
 
 def _check_columns(path: Path, columns: list[str]) -> bool:
@@ -298,16 +376,20 @@ def _as_added(listed: dict[str, str]) -> dict[str, str] | None:
 
 def import_(
     path: Annotated[
-        Path, Opt("CSV with a header row; see docs/cost-per-token.md.", kind="argument")
+        Path,
+        Opt(
+            "CSV with a header row, or a JSON list of rows; see docs/cost-per-token.md.",
+            kind="argument",
+        ),
     ],
     allow_above_peak: AllowAbovePeak = False,
     db: Db = None,
 ) -> None:
-    """Record measurements from a CSV file: all rows, or none if any row is wrong.
+    """Record measurements from a CSV or JSON file: all rows, or none if any row is wrong.
 
     The file is yours (docs/cost-per-token.md names its columns) or what `chipcost throughput
-    list --format csv` printed: your measurements in it are recorded, chipcost's own figures
-    left out."""
+    list --format csv` (or json) printed: your measurements in it are recorded, chipcost's own
+    figures left out."""
     from chipcost.cli.consoles import out
     from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
     from chipcost.transform.references import model_equivalents, repo_id_refused
