@@ -267,7 +267,10 @@ def currency_rates(
 
     if not isinstance(asked, str):
         raise UsageError(f"{said(cut(repr(asked)))}: give a currency code, e.g. EUR")
-    code = asked.strip().upper()
+    from chipcost.transform.cost import SYMBOLS
+
+    # the sign the tables print the currency with ('€/chip-hr', '€0.1647') names it too
+    code = {sign: c for c, sign in SYMBOLS.items()}.get(asked.strip(), asked.strip().upper())
     if code == BASE:
         return None
     known = currencies(con)

@@ -174,6 +174,11 @@ def test_currency_converts_at_the_rate_of_the_price_day(golden):
     assert "1 USD = 0.6400 GBP (ECB, 2026-11-06)" in gbp.stdout  # 0.8 / 1.25
     frame = chipcost.prices(chip="H100-SXM", currency="EUR", db=golden)
     assert set(frame["currency"]) == {"EUR"}
+    # the sign the tables print it with ('€/chip-hr') names it too (on 0cae6cf: no ECB rate)
+    for sign, code in (("€", "EUR"), ("£", "GBP")):
+        frame = chipcost.prices(chip="H100-SXM", currency=sign, db=golden)
+        assert set(frame["currency"]) == {code}, sign
+    assert "currency" not in chipcost.prices(chip="H100-SXM", currency="$", db=golden).columns
 
 
 def test_cost_ranks_your_prices(golden, discounts):
