@@ -184,6 +184,9 @@ def model_code(value: str) -> str:
 
 # How narrow tables shorten a plan's words ('reserved 1yr, std, all upfront').
 PLAN_SHORT = {"standard": "std", "convertible": "conv", "ec2_instance": "ec2"}
+# The plan of the row `prices` adds for a region's cheapest spot zone ('spot, region
+# cheapest'): the view's (warehouse/views/20_per_chip_prices.sql), never a record's.
+REGION_ROW_PLAN = "region_cheapest"
 
 
 def _pricing_words() -> dict[str, tuple[str, str]]:
@@ -192,7 +195,7 @@ def _pricing_words() -> dict[str, tuple[str, str]]:
     words: dict[str, tuple[str, str]] = {}
     for kind, codes, labels in (
         ("payment", PAYMENTS, PAYMENT_LABELS),
-        ("plan", PLANS, PLAN_LABELS),
+        ("plan", (*PLANS, REGION_ROW_PLAN), PLAN_LABELS),
     ):
         for code in codes:
             if code in ("none", "default"):  # a label never says them
@@ -266,8 +269,8 @@ def pricing_parts(code: str) -> dict[str, str]:
     model, *rest = code.split(" ")
     parts = {"pricing_model": model}
     for word in rest:
-        kind = "payment" if word in PAYMENTS else "plan" if word in PLANS else "term"
-        parts[kind] = word
+        kind = "term" if re.fullmatch(TERM_PATTERN, word) else "payment"
+        parts[kind if kind == "term" or word in PAYMENTS else "plan"] = word
     return parts
 
 

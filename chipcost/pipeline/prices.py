@@ -26,6 +26,7 @@ from chipcost.core.questions import Voice
 from chipcost.core.vocabulary import (
     MODEL_LABELS,
     PRICING_MODELS,
+    REGION_ROW_PLAN,
     pricing_code,
     pricing_labels,
     term_hours,
@@ -350,8 +351,8 @@ def find_prices(
 
 
 # A spot zone's offer in per_chip_prices is repeated once more as its region's row (plan
-# 'region_cheapest', zone ''): sums and counts over a frame would take it twice.
-REGION_ROW_PLAN = "region_cheapest"
+# REGION_ROW_PLAN, zone ''): sums and counts over a frame would take it twice. The API's frame
+# marks the zone's row instead, in this column.
 CHEAPEST_ZONE = "cheapest_in_region"
 
 
