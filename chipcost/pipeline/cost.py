@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.asks import COST
+from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.commands import figure_added, model_size
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, speed_label
@@ -156,7 +157,7 @@ def _coverage_notes(
         return []
     notes = []
     covered = known.chips()
-    unranked = [c for c in priced if c not in covered]
+    unranked = [c for c in priced if c not in covered and c != UNKNOWN_CHIP]
     why = (
         "none derived: no dense peak, or a chip family that cannot run the workload; see "
         "chipcost/data/derivation.csv"
@@ -174,6 +175,12 @@ def _coverage_notes(
     unpriced = [c for c in known.chips(derived=False) if c not in priced]
     if unpriced:
         notes.append(f"not ranked, a throughput figure but no current price: {', '.join(unpriced)}")
+    if UNKNOWN_CHIP in priced:  # no chip to rank: the collect's notes name their GPU names
+        notes.append(
+            "not ranked, offers whose GPU names no chip chipcost knows (chip 'unknown'; "
+            '`chipcost sql "SELECT DISTINCT source, instance_type FROM current_prices WHERE '
+            "chip = 'unknown'\"` lists them)"
+        )
     return notes
 
 

@@ -701,5 +701,10 @@ def test_the_ranking_shows_its_top_and_says_how_many_more(tmp_path):
     ranks = [int(m) for m in re.findall(r"^ *(\d+) {2,}\S", table.stdout, re.MULTILINE)]
     assert ranks == list(range(1, 26))
     assert f"{len(every) - 25} more rows: narrow with --chip/--region or --limit" in table.stdout
+    # offers of GPUs chipcost cannot name are said as such, not as a chip called 'unknown'
+    notes = " ".join(table.stdout.split())
+    assert "not ranked, offers whose GPU names no chip chipcost knows" in notes
+    unranked = re.search(r"not ranked, no throughput for llama-3-70b inference: ([^(]*)", notes)
+    assert unranked and "unknown" not in unranked[1], notes
     more = chipcost(*asked, "--limit", "30", env={"COLUMNS": "200"})
     assert re.findall(r"^ *(\d+) {2,}\S", more.stdout, re.MULTILINE)[-1] == "30"
