@@ -15,6 +15,7 @@ import polars as pl
 
 from chipcost.core.record import PriceRecord
 from chipcost.core.runs import OK, SourceResult
+from chipcost.core.vocabulary import pricing_words
 from chipcost.warehouse.current import CurrentPrice, moved_prices
 
 # 3x up or down. Real list-price moves are tens of percent (a cut, a new generation) and spot
@@ -43,19 +44,10 @@ class Jump:
 
     def note(self) -> str:
         r, before = self.record, self.before
-        label = " ".join(
-            part
-            for part in (
-                r.instance_type,
-                "" if r.region in ("global", "") else r.region,
-                r.zone,
-                "" if r.plan == "default" else r.plan,
-                r.pricing_model,
-                "" if r.term == "none" else r.term,
-                "" if r.payment == "none" else r.payment,
-            )
-            if part
-        )
+        place = (r.instance_type, "" if r.region in ("global", "") else r.region, r.zone)
+        # how it is paid in the words every table says it ('reserved 1yr, all upfront')
+        paid = pricing_words(r.pricing_model, r.term, r.payment, r.plan)
+        label = " ".join(part for part in (*place, paid) if part)
         count = ""
         if r.chip_count != before.chip_count:
             count = f", {before.chip_count:g} → {r.chip_count:g} chips"

@@ -13,7 +13,7 @@ from tests.shared_prefect import artifacts_of
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
-JUMP = "1x H100 SXM5 us-central on_demand jumped 2.09 → 16.72 (×8.0)"
+JUMP = "1x H100 SXM5 us-central on demand jumped 2.09 → 16.72 (×8.0)"
 
 
 def test_the_day_6_jump_is_flagged_in_notes_and_artifact(tmp_path, sample_runs):

@@ -40,7 +40,7 @@ def test_a_jump_beyond_the_factor_is_flagged_with_old_new_factor_and_date(tmp_pa
     load(settings, run_of([h100(1.99), h100(2.00, instance_type="2x H100 SXM")], day(19)))
     second = run_of([h100(8.40), h100(2.50, instance_type="2x H100 SXM")], day(20))
     added = flag_price_jumps(settings, second.sources)
-    expected = "1x H100 SXM us-east-1 on_demand jumped 1.99 → 8.40 (×4.2) since 2026-11-20"
+    expected = "1x H100 SXM us-east-1 on demand jumped 1.99 → 8.40 (×4.2) since 2026-11-20"
     assert [note for _, note in added] == [f"{expected}: loaded; check the page"]
     assert second.sources[0].notes == [note for _, note in added]
     assert added[0][0] == "aws-pricing-api"
@@ -72,7 +72,7 @@ def test_falls_are_flagged_too_and_moves_within_the_factor_are_not(tmp_path):
     moved.append(replace(offers[2], price_per_hour=9.0 * JUMP_FACTOR))  # exactly 3x: not over
     second = run_of(moved, day(2))
     notes = [note for _, note in flag_price_jumps(settings, second.sources)]
-    assert len(notes) == 1 and notes[0].startswith("t0 us-east-1 on_demand jumped 9.00 → 2.90")
+    assert len(notes) == 1 and notes[0].startswith("t0 us-east-1 on demand jumped 9.00 → 2.90")
     assert "(×0.32)" in notes[0]
 
 
@@ -90,7 +90,7 @@ def test_plan_term_and_payment_name_the_offer(tmp_path):
     load(settings, run_of([offer], day(1)))
     second = run_of([replace(offer, price_per_hour=offer.price_per_hour / 5)], day(2))
     [(_, note)] = flag_price_jumps(settings, second.sources)
-    assert note.startswith("p5.48xlarge us-east-1 standard reserved 1yr all_upfront jumped")
+    assert note.startswith("p5.48xlarge us-east-1 reserved 1yr, standard, all upfront jumped")
 
 
 def test_an_older_observation_replayed_late_is_not_compared(tmp_path):
