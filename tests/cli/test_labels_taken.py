@@ -35,6 +35,9 @@ READS = {
     "history": ("history", "--chip", "H100-SXM"),
     "index": ("index",),
     "index --pricing-model": ("index", "--pricing-model", "on_demand,spot,commitment"),
+    # a chip's days, and the newest day's constituents under them (on 0cae6cf: "H100-SXM
+    # on_demand 2026-11-21: ...")
+    "index --chip": ("index", "--chip", "H100-SXM", "--pricing-model", "on_demand,spot"),
     "cost": ("cost", "--model", "llama-3-70b", "--workload", "inference", "--wide"),
     "compare": ("compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload",
                 "inference"),

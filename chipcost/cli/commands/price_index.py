@@ -56,12 +56,11 @@ def _show(frame, *, daily: bool, currency: str = "USD") -> None:
             "constituents per day: chipcost index --chip NAME (or --format csv/json)",
         )
     newest = frame.filter(frame["day"] == frame["day"].max()) if daily else frame.clear()
+    from chipcost.core.vocabulary import MODEL_LABELS
+
     for row in newest.iter_rows(named=True):
-        out.say(
-            shown(
-                f"{row['chip']} {row['pricing_model']} {row['day']}: {row['prices'] or 'none kept'}"
-            ),
-        )
+        paid = MODEL_LABELS.get(row["pricing_model"], row["pricing_model"])
+        out.say(shown(f"{row['chip']} {paid} {row['day']}: {row['prices'] or 'none kept'}"))
         if row["failing"]:
             out.say(shown(f"  from a failing source: {row['failing']}"))
         if row["left_out"]:
