@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
+from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, read_at_memory
 from chipcost.core.commands import REPLAY, REPLAY_DIR
 from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
 from chipcost.core.payload import Payload
@@ -217,22 +217,33 @@ class ChipNames:
     def __init__(self, provider: str, source: str = "") -> None:
         self.provider = provider
         self.source = source  # the aliases listed for this source are read first
-        self.unknown: set[str] = set()
+        self.unknown: dict[str, float | None] = {}  # each spelling, the memory first stated
 
     def chip(self, spelling: str, memory_gb: float | None = None) -> str:
         chip = canonical_chip(spelling, memory_gb, self.source)
         if chip == UNKNOWN_CHIP:
-            self.unknown.add(spelling)
+            self.unknown.setdefault(spelling, memory_gb)
         return chip
 
     def notes(self) -> list[str]:
         if not self.unknown:
             return []
-        names = ", ".join(sorted(self.unknown))
+        names = ", ".join(self._said(s) for s in sorted(self.unknown))
         return [
             f"{len(self.unknown)} GPU name(s) map to no canonical chip and were loaded as "
             f"'unknown': {names}; add them to {ALIASES_FILE} if they name a known chip"
         ]
+
+    def _said(self, spelling: str) -> str:
+        """'A100 (needs its memory: 40 GB A100-40GB, 80 GB A100-80GB; stated 48 GB)': a spelling
+        the aliases read only at a memory, and the memory the payload stated."""
+        needed = read_at_memory(spelling, self.source)
+        if not needed:
+            return spelling
+        memory = self.unknown[spelling]
+        stated = "none" if memory is None else f"{memory:g} GB"
+        at = ", ".join(f"{gb:g} GB {chip}" for chip, gb in needed)
+        return f"{spelling} (needs its memory: {at}; stated {stated})"
 
 
 def price_of(text: object, what: str) -> tuple[float | None, str]:

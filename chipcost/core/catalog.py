@@ -239,6 +239,17 @@ def _aliased(spelling: str, memory_gb: float | None, source: str) -> str:
     return UNKNOWN_CHIP
 
 
+def read_at_memory(spelling: str, source: str = "") -> list[tuple[str, float]]:
+    """(chip, memory) of each alias that reads `spelling` only at a stated memory ('A100' is
+    A100-40GB at 40 GB, A100-80GB at 80 GB): what a spelling left unknown lacked."""
+    aliases = _aliases_by_spelling().get(normalise_spelling(spelling), ())
+    return [
+        (a.chip, a.memory_gb)
+        for a in aliases
+        if a.memory_gb is not None and a.source in ("", source)
+    ]
+
+
 def _within(stated: float | None, listed: float) -> bool:
     return stated is not None and abs(stated - listed) <= 0.1 * listed
 
