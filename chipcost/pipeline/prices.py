@@ -364,6 +364,12 @@ def each_offer_once(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.D
 
     from chipcost.warehouse.prices import cheapest_spot_zones
 
+    if frame.height and set(frame["plan"]) == {REGION_ROW_PLAN}:  # asked for those rows only
+        raise UsageError(
+            f"pricing_model='spot, region cheapest' names the rows `chipcost prices` adds for "
+            f"a region's cheapest spot zone; the Python API gives each offer once: ask "
+            f"pricing_model='spot' and keep the rows whose {CHEAPEST_ZONE} is True"
+        )
     cheapest = cheapest_spot_zones(con).with_columns(pl.lit(True).alias(CHEAPEST_ZONE))
     zoned = (pl.col("pricing_model") == "spot") & (pl.col("zone") != "")
     return (

@@ -192,6 +192,15 @@ def test_a_label_with_a_word_no_offer_has_is_refused_naming_it(db, asked, said):
         api.prices(pricing_model=asked, db=str(db))
 
 
+def test_the_api_asked_for_the_region_rows_says_where_they_are(db):
+    """The Python API gives each offer once (no region rows): asked for them by their label it
+    says how to find them, instead of an empty frame."""
+    with pytest.raises(UsageError, match="ask pricing_model='spot' and keep the rows whose "):
+        api.prices(chip="H100-SXM", pricing_model="spot, region cheapest", db=str(db))
+    spot = api.prices(chip="H100-SXM", pricing_model="spot", db=str(db))
+    assert spot["cheapest_in_region"].sum() > 0
+
+
 def test_the_prices_header_says_the_shared_pricing_in_the_columns_words(db):
     """Pricing every row shares is said once above the table in the label's words, not as
     codes ('pricing model savings_plan   term 1yr' on 0cae6cf)."""
