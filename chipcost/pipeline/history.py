@@ -14,6 +14,7 @@ from chipcost.core.days import utc_day
 from chipcost.core.errors import UsageError
 from chipcost.core.names import resolve_chip_names
 from chipcost.core.questions import Voice
+from chipcost.core.vocabulary import MODEL_LABELS, code_words
 from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.prices import check_named, held_elsewhere, named_filters
 from chipcost.pipeline.your_prices import YourPrices
@@ -124,8 +125,22 @@ def find_history(
         con, shown, stale_days=stale_days, now=now, chips=chips, providers=named["providers"]
     )
     frame = mine.frame(frame)
-    notes = (cut,) if cut else ()
+    notes = ((cut,) if cut else ()) + _narrowed(named["pricing_models"] or [], ask.voice)
     return HistoryResult(frame=frame, freshness=fresh, chips=chips, mine=mine, notes=notes)
+
+
+def _narrowed(codes: list[str], voice: Voice) -> tuple[str, ...]:
+    """'the savings plan column is savings plan 1yr, all upfront only (--pricing-model)': a
+    column is its pricing model's, so a term, payment or plan asked is said beside it."""
+    said = []
+    for code in codes:
+        model, _, rest = code.partition(" ")
+        if rest:
+            label = MODEL_LABELS.get(model, model)
+            said.append(
+                f"the {label} column is {code_words(code)} only ({voice.name('pricing_model')})"
+            )
+    return tuple(said)
 
 
 def why_no_history(con: duckdb.DuckDBPyConnection, ask: HistoryAsk, chips: list[str]) -> str:

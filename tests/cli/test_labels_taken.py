@@ -264,3 +264,16 @@ def test_a_where_cell_given_as_a_region_is_answered_with_the_two_filters(db, tab
             api.prices(chip="H100-SXM", region=cell, db=str(db))
     got = api.prices(chip="H100-SXM", provider="aws", region="us-east-1", db=str(db))
     assert got.height > 0
+
+
+def test_history_says_when_a_column_is_narrower_than_its_pricing_model(db):
+    """history's columns are pricing models: a label asked with a term or payment is said
+    beside its column, not left for the reader to remember."""
+    done = chipcost(
+        "history", "--chip", "H100-SXM", "--pricing-model", "savings plan 1yr, all upfront,spot",
+        "--no-chart", "--db", str(db), columns=200,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = " ".join((done.stdout + done.stderr).split())
+    assert "the savings plan column is savings plan 1yr, all upfront only (--pricing-model)" in said
+    assert "the spot column" not in said
