@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -423,17 +424,22 @@ def _within_interruption(
 def interruption_percent(
     value: object, option: str = COST.field("max_interruption").option
 ) -> float | None:
-    """'10%', '10' or 10 -> 10.0: a frequency of interruption, in percent (0 to 100)."""
+    """'10%', '10' or 10 -> 10.0: a frequency of interruption, in percent (0 to 100); a bucket
+    as tables print it is its top: '5-10%' 10, '<5%' 5, '>20%' 100 (any)."""
     if value is None:
         return None
+    text = str(value).strip().removesuffix("%").replace(" ", "")
+    bucket = re.fullmatch(r"(<|>|\d+(?:\.\d+)?-)(\d+(?:\.\d+)?)", text)
+    if bucket:
+        text = "100" if bucket[1] == ">" else bucket[2]
     try:
-        number = float(str(value).strip().removesuffix("%")) if not isinstance(value, bool) else -1
+        number = float(text) if not isinstance(value, bool) else -1
     except ValueError:
         number = -1
     if not 0 <= number <= 100:
         raise UsageError(
-            f"{option} {value!r}: give a percent from 0 to 100, e.g. 10% (AWS's buckets: <5%, "
-            "5-10%, 10-15%, 15-20%, >20%)"
+            f"{option} {value!r}: give a percent from 0 to 100, e.g. 10%, or one of AWS's "
+            "buckets, which is its top (<5%, 5-10%, 10-15%, 15-20%, >20%)"
         )
     return number
 
