@@ -134,8 +134,14 @@ def prices(
         Names, Opt(Instance.__metadata__[0].help, query="instance_types", check="named")
     ] = None,
     min_memory: Annotated[
-        float | None,
-        Opt("At least this much memory per chip, GB.", query="min_memory_gb", check="number"),
+        float | None,  # the command line's text is read by its check (a unit taken)
+        Opt(
+            "At least this much memory per chip, GB: 80 or 80GB.",
+            kind="text",
+            query="min_memory_gb",
+            check="number",
+            metavar="N",
+        ),
     ] = None,
     min_vcpus: Annotated[
         float | None,
@@ -147,12 +153,14 @@ def prices(
         ),
     ] = None,
     min_ram: Annotated[
-        float | None,
+        float | None,  # the command line's text is read by its check (a unit taken)
         Opt(
             "At least this much instance memory, GB (offers whose source publishes none are "
             "left out).",
+            kind="text",
             query="min_ram_gb",
             check="number",
+            metavar="N",
         ),
     ] = None,
     chip_count: Annotated[
@@ -166,12 +174,24 @@ def prices(
         ),
     ] = None,
     min_price: Annotated[
-        float | None,
-        Opt("At least this many USD per chip-hour.", query="min_price", check="number"),
+        float | None,  # the command line's text is read by its check (a unit taken)
+        Opt(
+            "At least this many USD per chip-hour: 2.5 or $2.50.",
+            kind="text",
+            query="min_price",
+            check="number",
+            metavar="N",
+        ),
     ] = None,
     max_price: Annotated[
-        float | None,
-        Opt("At most this many USD per chip-hour.", query="max_price", check="number"),
+        float | None,  # the command line's text is read by its check (a unit taken)
+        Opt(
+            "At most this many USD per chip-hour: 2.5 or $2.50.",
+            kind="text",
+            query="max_price",
+            check="number",
+            metavar="N",
+        ),
     ] = None,
     spot: Annotated[
         bool | None,

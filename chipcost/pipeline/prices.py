@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -106,17 +107,50 @@ def pricing_model_name(value: str) -> str:
         ) from None
 
 
+# The unit a number's option may be written with, as tables print it: '80 GB', '$2.50'.
+_UNITS = {"min_memory": "GB", "min_ram": "GB", "min_price": "$", "max_price": "$"}
+_EXAMPLES = {"GB": "80 or 80GB", "$": "2.5 or $2.50"}
+_THOUSANDS = re.compile(r"\d{1,3}(,\d{3})+(\.\d*)?")
+
+
 def _number(ask: PriceAsk, name: str, *, low: float = 0.0) -> float | None:
     value = ask[name]
     if value is None:
         return None
+    if isinstance(value, str) and not ask.voice.api:  # from Python a number is a number
+        value = _amount(value, _UNITS.get(name, ""))
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise UsageError(f"{ask.voice.said(name, repr(value))}: give a number, e.g. 3.5")
+        example = "3.5" if ask.voice.api else _EXAMPLES.get(_UNITS.get(name, ""), "3.5")
+        raise UsageError(
+            f"{ask.voice.said(name, _as_given(ask, name))}: give a number, e.g. {example}"
+        )
     if not math.isfinite(value) or value < low:
         raise UsageError(
-            f"{ask.voice.said(name, repr(value))}: give a finite number of {low:g} or more"
+            f"{ask.voice.said(name, _as_given(ask, name))}: give a finite number of {low:g} or more"
         )
     return float(value)
+
+
+def _as_given(ask: PriceAsk, name: str) -> str:
+    """A value as the asker wrote it: the command line's text, Python's repr."""
+    value = ask[name]
+    return value if isinstance(value, str) and not ask.voice.api else repr(value)
+
+
+def _amount(text: str, unit: str) -> float | str:
+    """'$2.50' -> 2.5, '80 GB' -> 80.0, '1,024' -> 1024.0: a number as tables print it, in the
+    option's unit ('$' before, 'GB' after); the text itself when it is no such number."""
+    plain = text.strip()
+    if unit == "$":
+        plain = plain.removeprefix("$").strip()
+    elif unit:
+        plain = re.sub(rf"\s*{unit}$", "", plain, flags=re.IGNORECASE)
+    if _THOUSANDS.fullmatch(plain):
+        plain = plain.replace(",", "")
+    try:
+        return float(plain)
+    except ValueError:
+        return text
 
 
 def _counts(ask: PriceAsk, name: str) -> list[float] | None:

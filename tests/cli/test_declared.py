@@ -33,7 +33,7 @@ def test_a_declared_filter_is_an_option_a_keyword_and_a_message(run, db):
     assert "min_memory" in inspect.signature(api.prices).parameters
     refused = run("prices", "--min-memory", "-1", "--db", db)
     assert refused.returncode == 2
-    assert "--min-memory -1.0: give a finite number of 0 or more" in refused.stderr
+    assert "--min-memory -1: give a finite number of 0 or more" in refused.stderr
     with pytest.raises(ChipcostError, match=r"min_memory=-1: give a finite number"):
         api.prices(min_memory=-1, db=db)
     assert api.prices(min_memory=50, db=db)["chip"].to_list() == ["H100-SXM"]
@@ -101,3 +101,39 @@ def test_the_api_takes_an_old_keyword_with_a_warning(db):
         old = api.index(bucket="on_demand", db=db)
     assert any("bucket= is the old name of pricing_model=" in str(w.message) for w in caught)
     assert old.equals(api.index(pricing_model="on_demand", db=db))
+
+
+@pytest.mark.parametrize(
+    ("args", "same"),
+    [
+        # as tables print them: memory with its unit, a price with its sign, thousands grouped
+        (("--min-memory", "80GB"), ("--min-memory", "80")),
+        (("--min-memory", "80 GB"), ("--min-memory", "80")),
+        (("--max-price", "$7.00"), ("--max-price", "7")),
+    ],
+)
+def test_a_number_as_tables_print_it_is_taken(run, db, args, same):
+    """On 0cae6cf each was click's "'80GB' is not a valid float"."""
+    given = run("prices", *args, "--format", "json", "--db", db)
+    plain = run("prices", *same, "--format", "json", "--db", db)
+    assert given.returncode == 0, given.stderr
+    assert given.stdout == plain.stdout
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [("€2", "--max-price €2: give a number, e.g. 2.5 or $2.50"),
+     ("2,5", "--max-price 2,5: give a number, e.g. 2.5 or $2.50"),  # a decimal comma: ambiguous
+     ("1e400", "--max-price 1e400: give a finite number of 0 or more")],
+)  # fmt: skip
+def test_a_price_bound_that_is_no_dollar_amount_is_refused_as_typed(run, db, value, said):
+    refused = run("prices", "--max-price", value, "--db", db)
+    assert refused.returncode == 2 and said in refused.stderr, refused.stderr
+
+
+def test_grouped_thousands_are_one_number():
+    from chipcost.pipeline.prices import _amount
+
+    assert _amount("1,024", "GB") == 1024.0 and _amount("2,048 GB", "GB") == 2048.0
+    assert _amount("$1,234.50", "$") == 1234.5
+    assert _amount("1,02", "GB") == "1,02"  # not thousands: left for the message
