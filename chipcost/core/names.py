@@ -285,11 +285,18 @@ def resolve_chip_names(names: str | Sequence[str] | None) -> list[str] | None:
 
 
 # Company names people type for the providers chipcost names by their cloud.
-PROVIDER_ALIASES = {"amazon": "aws", "google": "gcp", "microsoft": "azure", "oracle": "oci"}
+PROVIDER_ALIASES = {
+    "amazon": "aws", "amazon web services": "aws", "google": "gcp", "google cloud": "gcp",
+    "microsoft": "azure", "microsoft azure": "azure", "oracle": "oci", "oracle cloud": "oci",
+    # the names the README and the providers' own pages give, where they are not the code
+    "lambda labs": "lambda", "datacrunch": "verda", "together ai": "together",
+    "latitude.sh": "latitude", "amd developer cloud": "amddevcloud", "cudo compute": "cudo",
+}  # fmt: skip
 
 
 def provider_names(values: list[str] | None) -> list[str] | None:
-    """Provider filters with a company name read as its cloud: 'Amazon' -> 'aws'."""
+    """Provider filters with a company name read as its cloud: 'Amazon' -> 'aws', 'Together
+    AI' -> 'together' (chipcost.pipeline.prices reads a name in words, 'Massed Compute')."""
     if values is None:
         return None
     return [PROVIDER_ALIASES.get(v.strip().lower(), v) for v in values]

@@ -201,8 +201,23 @@ def named_filters(
             for m in pricing_labels(split_values(pricing_models, "pricing model") or [])
         ]
         or None,
-        "providers": provider_names(split_values(providers, "provider")),
+        "providers": _in_words(provider_names(split_values(providers, "provider"))),
     }
+
+
+def _in_words(providers: list[str] | None) -> list[str] | None:
+    """A provider named in words that is its code without the spaces ('Massed Compute',
+    'Hot Aisle'); any other as given, for the message. No code has a space: the sources are
+    asked only for a name that has one."""
+    if not providers or not any(" " in p.strip() for p in providers):
+        return providers
+    from chipcost.extract import registry
+
+    codes = {source.provider for source in registry().values()}
+    joined = [p.strip().lower().replace(" ", "") for p in providers]
+    return [
+        j if " " in p.strip() and j in codes else p for p, j in zip(providers, joined, strict=True)
+    ]
 
 
 def _known_part(key: str, values: Sequence[str]) -> list[str]:

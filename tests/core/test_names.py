@@ -111,6 +111,19 @@ def test_a_company_name_is_read_as_its_cloud():
         "aws", "gcp", "azure", "oci", "runpod",
     ]  # fmt: skip
     assert provider_names(None) is None
+    # the names the README and the providers give (on 0cae6cf: unknown provider)
+    assert provider_names(["Google Cloud", "Together AI", "Lambda Labs", "DataCrunch"]) == [
+        "gcp", "together", "lambda", "verda",
+    ]  # fmt: skip
+
+
+def test_a_provider_named_in_words_is_its_code():
+    """'Massed Compute' is massedcompute (no code has a space); a name in words that is no
+    provider's stays as typed, so the message quotes what was typed."""
+    from chipcost.pipeline.prices import named_filters
+
+    named = named_filters(None, None, ["Massed Compute", "hot aisle", "Nowhere Cloud", "aws"])
+    assert named["providers"] == ["massedcompute", "hotaisle", "Nowhere Cloud", "aws"]
 
 
 @pytest.mark.parametrize("blank", ["", " , ", [""], ["", " "]])
