@@ -29,6 +29,12 @@ def spreadsheet_text(text: str) -> str:
     return f"'{text}" if _FORMULA.match(text) else text
 
 
+def from_spreadsheet(text: str) -> str:
+    """spreadsheet_text undone, for a CSV read back: a leading ' before what a spreadsheet
+    would run is chipcost's (or the spreadsheet's own mark of text), not the value's."""
+    return text[1:] if text.startswith("'") and _FORMULA.match(text[1:]) else text
+
+
 def printable(text: str) -> str:
     """The text with line breaks as spaces and every control or bidi character removed."""
     return _CONTROL.sub("", _BREAKS.sub(" ", text))

@@ -252,3 +252,24 @@ def test_a_json_file_of_your_own_rows_reads_as_the_csv_would(tmp_path):
     assert rows[0] == {"chip": "H200", "model": "llama-3-70b", "workload": "inference",
                        "tokens_per_second": "912.5", "concurrency": "8"}  # fmt: skip
     assert rows[1]["tokens_per_second"] == "10000.0"
+
+
+def test_text_the_csv_defused_comes_back_as_it_was(tmp_path):
+    """A note or citation a spreadsheet would run ('-5% ...', '+ ...') is written with a
+    leading ' in the listing's CSV, and read back without it: on 0cae6cf the ' was
+    kept, so the measurement came back changed and a second import recorded it again."""
+    db = warehouses.new(tmp_path / "mine.duckdb")
+    run(
+        "throughput", "add", "--chip", "H200", "--model", "llama-3-70b", "--workload",
+        "inference", "--tokens-per-second", "950", "--notes", "-5% against last week's run",
+        "--citation", "+ our own bench", "--db", str(db),
+    )  # fmt: skip
+    printed = tmp_path / "listed.csv"
+    printed.write_text(listed(db, "csv"), encoding="utf-8")
+    assert "'-5% against" in printed.read_text(encoding="utf-8")  # defused for a spreadsheet
+    other = warehouses.new(tmp_path / "other.duckdb")
+    run("throughput", "import", str(printed), "--db", str(other))
+    (row,) = json.loads(listed(other))
+    assert (row["notes"], row["source"]) == ("-5% against last week's run", "+ our own bench")
+    again = run("throughput", "import", str(printed), "--db", str(db))
+    assert "recorded 0 measurement(s)" in again.stdout and "already recorded" in again.stdout

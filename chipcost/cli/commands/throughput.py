@@ -13,6 +13,7 @@ import click
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import Db, Format, Wide
 from chipcost.cli.parser import SETTINGS, command
+from chipcost.core.clean import from_spreadsheet
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import Opt
 
@@ -238,7 +239,8 @@ def _csv_rows(path: Path) -> tuple[bool, list[int], list[dict[str, str]]]:
         for r in reader:
             if None in r:
                 raise ChipcostError(f"{path}, line {reader.line_num}: more values than columns")
-            given = {k.strip(): (v or "").strip() for k, v in r.items() if k}
+            # a text chipcost's csv defused ("'-5% against ...") is read back as it was
+            given = {k.strip(): from_spreadsheet((v or "").strip()) for k, v in r.items() if k}
             rows.append({k: v for k, v in given.items() if v})
             lines.append(reader.line_num)
     return listing, lines, rows
