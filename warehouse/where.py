@@ -41,14 +41,16 @@ class Where:
 
 
 def pricing_sql(codes: Iterable[str] | None, value: Callable[[str], str], prefix: str = "") -> str:
-    """'(lower(pricing_model) = $p0 AND lower(term) = $p1 OR ...)' for pricing codes, each
+    """'((lower(pricing_model) = $p0 AND lower(term) = $p1) OR ...)' for pricing codes, each
     value written by `value` (a bound parameter, or a quoted literal in SQL shown to a reader);
     '' for none. `prefix` is the columns' table alias ('h.')."""
     either = [
-        " AND ".join(
+        "("
+        + " AND ".join(
             f"lower({prefix}{column}) = {value(word.lower())}"
             for column, word in pricing_parts(code).items()
         )
+        + ")"
         for code in codes or ()
     ]
     return f"({' OR '.join(either)})" if either else ""

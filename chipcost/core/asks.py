@@ -110,6 +110,13 @@ PriceFormat = Annotated[
 StaleDays = Annotated[int | None, Opt(STALE_DAYS_HELP, low=1, high=99999)]
 
 
+def _amount(help: str, query: str) -> Opt:
+    """A number filter of `prices` written as tables print it ('80GB', '$2.50', '1,024'): the
+    command line's text, read in its unit by its check (chipcost.pipeline.prices); from Python
+    a number."""
+    return Opt(help, kind="text", query=query, check="number", metavar="N")
+
+
 def prices(
     chip: Annotated[
         Names,
@@ -134,14 +141,8 @@ def prices(
         Names, Opt(Instance.__metadata__[0].help, query="instance_types", check="named")
     ] = None,
     min_memory: Annotated[
-        float | None,  # the command line's text is read by its check (a unit taken)
-        Opt(
-            "At least this much memory per chip, GB: 80 or 80GB.",
-            kind="text",
-            query="min_memory_gb",
-            check="number",
-            metavar="N",
-        ),
+        float | None,
+        _amount("At least this much memory per chip, GB: 80 or 80GB.", "min_memory_gb"),
     ] = None,
     min_vcpus: Annotated[
         float | None,
@@ -153,14 +154,11 @@ def prices(
         ),
     ] = None,
     min_ram: Annotated[
-        float | None,  # the command line's text is read by its check (a unit taken)
-        Opt(
+        float | None,
+        _amount(
             "At least this much instance memory, GB (offers whose source publishes none are "
             "left out).",
-            kind="text",
-            query="min_ram_gb",
-            check="number",
-            metavar="N",
+            "min_ram_gb",
         ),
     ] = None,
     chip_count: Annotated[
@@ -174,24 +172,10 @@ def prices(
         ),
     ] = None,
     min_price: Annotated[
-        float | None,  # the command line's text is read by its check (a unit taken)
-        Opt(
-            "At least this many USD per chip-hour: 2.5 or $2.50.",
-            kind="text",
-            query="min_price",
-            check="number",
-            metavar="N",
-        ),
+        float | None, _amount("At least this many USD per chip-hour: 2.5 or $2.50.", "min_price")
     ] = None,
     max_price: Annotated[
-        float | None,  # the command line's text is read by its check (a unit taken)
-        Opt(
-            "At most this many USD per chip-hour: 2.5 or $2.50.",
-            kind="text",
-            query="max_price",
-            check="number",
-            metavar="N",
-        ),
+        float | None, _amount("At most this many USD per chip-hour: 2.5 or $2.50.", "max_price")
     ] = None,
     spot: Annotated[
         bool | None,

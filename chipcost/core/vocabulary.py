@@ -269,8 +269,8 @@ def pricing_parts(code: str) -> dict[str, str]:
     model, *rest = code.split(" ")
     parts = {"pricing_model": model}
     for word in rest:
-        kind = "term" if re.fullmatch(TERM_PATTERN, word) else "payment"
-        parts[kind if kind == "term" or word in PAYMENTS else "plan"] = word
+        term = re.fullmatch(TERM_PATTERN, word)
+        parts["term" if term else "payment" if word in PAYMENTS else "plan"] = word
     return parts
 
 
