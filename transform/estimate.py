@@ -4,24 +4,30 @@ and calibrated, with the error band its vendor family's out-of-sample checks mea
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from chipcost.transform.derivation_fit import band_around, catalogue, group_names, size_group
 from chipcost.transform.evidence import Estimate, Reading
 
 
 def estimate_at(
-    chip: str, anchor: Reading, parameters: float | None, speed: str
+    chip: str,
+    anchor: Reading,
+    parameters: float | None,
+    speed: str,
+    readings: Sequence[Reading] = (),
 ) -> Estimate | None:
     """`chip`'s derived tokens/s per chip at the anchor figure's point (its shape, precision
-    and speed), or None where the derivation cannot say (no memory bandwidth, no shape)."""
+    and speed), or None where the derivation cannot say (no memory bandwidth, no shape).
+    Training's is the chip's own derived figure among `readings`, the one `cost` ranks it by."""
     from chipcost.transform.derivation_error import derived_at
 
+    if anchor.workload == "training":
+        return training_estimate(chip, readings)
     found = derived_at(chip, anchor, speed)
     if found is None:
         return None
     raw, precision = found
-    if anchor.workload == "training":  # the assumed MFU: no fit, no measured band
-        error = "error unknown: the training derivation (an assumed MFU) has no measured band"
-        return Estimate(raw, None, error)
     fitted = catalogue()
     factor = fitted.factor(chip, parameters, None if speed == "max" else float(speed))
     value = raw * (factor.value if factor else 1.0)
@@ -38,3 +44,15 @@ def estimate_at(
         return Estimate(value, None, error)
     around, group, count = band
     return Estimate(value, around, f"error measured out of sample on {count} checks, {group}")
+
+
+def training_estimate(chip: str, readings: Sequence[Reading]) -> Estimate | None:
+    """`chip`'s derived training figure (calibrated on published training runs, else the assumed
+    MFU) as an estimate, saying how it was got; training's error has no band (its checks out of
+    sample are in docs/cost-per-token.md)."""
+    for reading in readings:
+        if reading.chip == chip and reading.kind == "derived":
+            method = reading.source.removeprefix("chipcost derivation").lstrip(": ")
+            method = method.split("; peak:")[0].split("; parameters:")[0]
+            return Estimate(reading.tokens_per_second_per_chip, None, f"error unknown: {method}")
+    return None

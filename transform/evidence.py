@@ -117,7 +117,11 @@ class Point:
             shape = f"{self.shape[0]:,} in / {self.shape[1]:,} out tokens"
         precision = self.precision or "precision not published"
         if scale is None:
-            scale = f"{self.chips} chips" if self.chips else "scale not published"
+            scale = (
+                f"{self.chips} chip{'s' * (self.chips != 1)}"
+                if self.chips
+                else "scale not published"
+            )
         if self.workload == "training" and scale != "scale not published":
             scale += " in the run"
         return f"{shape}, {precision}, {scale}"

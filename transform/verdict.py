@@ -141,7 +141,7 @@ class Evidence:
         return _once(
             self._found.estimates,
             (chip, anchor.throughput_id),
-            lambda: estimate_at(chip, anchor, self.parameters, self.speed),
+            lambda: estimate_at(chip, anchor, self.parameters, self.speed, self.readings()),
         )
 
 

@@ -97,12 +97,16 @@ def _estimate(found: Estimate | None) -> str:
     return f"derived estimate {low:,.0f}-{high:,.0f} tok/s per chip ({found.error})"
 
 
-def _measure(result: CompareResult, chip: str, baseline: str) -> str:
+def _measure(result: CompareResult, chip: str, baseline: str, fixed: CostRow) -> str:
+    """The measurement that would decide it, every option measure requires given: what the
+    user must fill in in capitals, the precision the baseline's figure was measured at."""
     header = result.ranking.header
     speed = str(header.get("speed") or "")
     at = f" --speed {speed}" if speed and speed != "5" else ""
+    precision = str(fixed.get("precision") or "PRECISION").lower()
     return (
-        f"chipcost measure --endpoint URL --chip {chip} --model {header['model']} "
+        f"chipcost measure --endpoint URL --model {header['model']} --tokenizer TOKENIZER "
+        f"--precision {precision} --software 'NAME VERSION' --chip {chip} --chips N "
         f"--match {baseline}{at}"
     )
 
@@ -134,7 +138,7 @@ def _evidence(console: Screen, result: CompareResult) -> None:
     if judged.workload == "training":
         _say_under(console, f"  to decide: record a {needs} run (`chipcost throughput add`)")
     else:
-        _say_under(console, f"  to decide: {_measure(result, needs, anchor)}")
+        _say_under(console, f"  to decide: {_measure(result, needs, anchor, fixed)}")
 
 
 def _say_under(console: Screen, text: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -143,7 +144,7 @@ def test_compare_answers_per_pricing_model_in_one_screen(db):
     answers = [line for line in lines if line.startswith(("on demand", "reserved"))]
     # the fixture's offers: on-demand for both, a reserved term for H100 only
     assert [a[:9] for a in answers] == ["on demand"]
-    # Trainium2's training figure derived (an assumed MFU, no measured error band), H100's
+    # Trainium2's training figure derived (calibrated on Trainium1's runs, no error band), H100's
     # published (NeMo's Llama 3 70B run on 64 H100): no verdict, the break-even against H100's
     # figure instead, $35.76 / 16 chips against $55.04 / 8 (the test's arithmetic, not
     # chipcost's), and how to settle it
@@ -364,3 +365,36 @@ def test_compare_charts_cost_per_token_along_the_measured_curve(db):
     assert "no chart: neither Trainium2 nor H100-SXM has a measured curve" in " ".join(
         training.stdout.split()
     )
+
+
+def test_the_measurement_that_would_decide_it_runs_as_printed(db, tmp_path):
+    result = chipcost(
+        "compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload", "inference",
+        "--db", str(db), env={"COLUMNS": "100"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    printed = text.split("to decide: ")[1].split(" note ")[0]
+    assert printed.startswith("chipcost measure ") and "--precision fp8 " in printed
+    # the user fills in what is in capitals; the endpoint here is a closed port
+    filled = {"URL": "http://127.0.0.1:9", "TOKENIZER": "gpt2", "N": "2"}
+    args = [filled.get(word, word) for word in shlex.split(printed)[1:]]
+    copy = tmp_path / "w.duckdb"
+    copy.write_bytes(db.read_bytes())
+    ran = chipcost(*args, "--db", str(copy))
+    # every option measure requires is there: it gets as far as the endpoint
+    assert ran.returncode == 1, ran.stderr
+    assert "refused the connection" in ran.stderr and "Missing option" not in ran.stderr
+
+
+def test_a_training_estimate_is_the_figure_cost_ranks_the_chip_by(db):
+    result = chipcost(
+        "compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload", "training",
+        "--format", "json", "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    for row in rows:
+        # Trainium2's calibrated BF16 figure, not the flat MFU at H100's FP8 peak (1,227)
+        assert row["derived_estimate"] == pytest.approx(row["a_tokens_per_second_per_chip"])
+        assert "median MFU" in row["derived_estimate_error"]

@@ -65,7 +65,7 @@ def test_an_answer_is_compares_on_demand_line_with_one_sign(db, answers):
         con.close()
     assert (answer["pricing_model"], answer["term"]) == ("on_demand", "none")
     assert line.pricing == "on_demand"
-    # both training figures are derived (an assumed MFU, no measured error band): no verdict,
+    # Trainium2's training figure is derived (calibrated, no error band): no verdict,
     # no percentage, the break-even against H100's figure and how to settle it
     assert answer["change_pct"] is None and line.change is None
     assert answer["verdict"] == "cannot say"
