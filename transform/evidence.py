@@ -302,6 +302,8 @@ class Verdict:
     worst: float | None = None
     a_figure: Reading | None = None  # the figures a verdict rests on
     b_figure: Reading | None = None
+    a_spread: tuple[float, float] | None = None  # each side's lowest and highest figure there
+    b_spread: tuple[float, float] | None = None
 
     @property
     def matched(self) -> bool:
@@ -358,8 +360,9 @@ def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
     ta, tb = match.tps("a"), match.tps("b")
     break_even = price_a * tb / price_b
     best = worst = None
+    spread_a, spread_b = match.spread("a"), match.spread("b")
     if len(match.a) + len(match.b) > 2:
-        (low_a, high_a), (low_b, high_b) = match.spread("a"), match.spread("b")
+        (low_a, high_a), (low_b, high_b) = spread_a, spread_b
         best = (price_a / high_a) / (price_b / low_b) - 1
         worst = (price_a / low_a) / (price_b / high_b) - 1
     software = match.software()
@@ -371,4 +374,5 @@ def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
         change=(price_a / ta) / (price_b / tb) - 1,
         point=match.words() + (f"; software {software}" if software else ""),
         best=best, worst=worst, a_figure=match.figure("a"), b_figure=match.figure("b"),
+        a_spread=spread_a, b_spread=spread_b,
     )  # fmt: skip

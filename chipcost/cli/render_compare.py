@@ -111,6 +111,25 @@ def _measure(result: CompareResult, chip: str, baseline: str, fixed: CostRow) ->
     )
 
 
+def _spread(result: CompareResult, line: Comparison) -> str:
+    """Every figure of each chip at the point, and the change from the best case to the worst
+    on the first pricing model: each row's verdict rests on each side's first figure."""
+    judged = line.verdict
+    spans = [
+        f"{chip} {low:,.0f}-{high:,.0f}" if low != high else f"{chip} {low:,.0f}"
+        for chip, (low, high) in (
+            (result.chip_a, judged.a_spread or (0.0, 0.0)),
+            (result.chip_b, judged.b_spread or (0.0, 0.0)),
+        )
+    ]
+    pricing = pricing_words(str(line.a["pricing_model"]), str(line.a["term"]), None, None)
+    return (
+        f"every figure of each there: {', '.join(spans)} tok/s per chip; {pricing} from "
+        f"{change_words(judged.best or 0.0)} to {change_words(judged.worst or 0.0)} over them "
+        "(--format json: each row's best and worst case)"
+    )
+
+
 def _evidence(console: Screen, result: CompareResult) -> None:
     """The evidence the rows rest on, once: the measured side's figure and point, the other
     side's figure there or 'none at this point', its estimate band, what would decide it."""
@@ -121,6 +140,8 @@ def _evidence(console: Screen, result: CompareResult) -> None:
         console.say(shown(f"both measured at {judged.point}:"))
         for side, row in (("a", first.a), ("b", first.b)):
             _say_under(console, f"  {chips[side]}: {_figure(row)}")
+        if judged.best is not None and judged.worst is not None:
+            _say_under(console, f"  {_spread(result, first)}")
         return
     if not judged.anchor:
         console.say(shown(f"neither chip is measured at this speed ({judged.point})"))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from chipcost.transform.tokens import change_words
 from tests.cli.test_cost_cli import H100_TRAINING, _warehouse, chipcost
 from tests.paths import ROOT
 
@@ -398,3 +399,18 @@ def test_a_training_estimate_is_the_figure_cost_ranks_the_chip_by(db):
         # Trainium2's calibrated BF16 figure, not the flat MFU at H100's FP8 peak (1,227)
         assert row["derived_estimate"] == pytest.approx(row["a_tokens_per_second_per_chip"])
         assert "median MFU" in row["derived_estimate_error"]
+
+
+def test_a_verdict_says_how_far_every_figure_at_its_point_spreads_it(db):
+    asked = ("compare", "H200", "H100-SXM", "--model", "llama-3-70b", "--workload", "inference")
+    table = chipcost(*asked, "--db", str(db), env={"COLUMNS": "100"})
+    listed = chipcost(*asked, "--format", "json", "--db", str(db))
+    assert table.returncode == 0 and listed.returncode == 0, table.stderr + listed.stderr
+    first = json.loads(listed.stdout)[0]
+    assert first["verdict"] in ("cheaper", "dearer")
+    best, worst = first["best_case_change_pct"] / 100, first["worst_case_change_pct"] / 100
+    text = " ".join(table.stdout.split())
+    said = text.split("every figure of each there: ")[1].split(" (--format json")[0]
+    # the first row's range, worded as the report words it, over both chips' figures there
+    assert said.endswith(f"from {change_words(best)} to {change_words(worst)} over them")
+    assert said.startswith("H200 ") and " H100-SXM " in said
