@@ -138,7 +138,7 @@ def _columns(ask: Mapping[str, object]) -> list[Column]:
         columns.append(Column("tokens", label, numeric=True, essential=True))
     # The point of the command: how each row compares with the baseline.
     columns.append(Column("vs", f"vs {ask['baseline']}", essential=True))
-    columns.append(Column("needs", "break-even tok/s (of base)", numeric=True))
+    columns.append(Column("needs", "break-even tok/s (share)", numeric=True))
     if ask["migration_cost"] is not None:
         columns.append(Column("break_even", "break-even", essential=True))
     columns.append(Column("fits", "fits (needs/has)", essential=True))
@@ -192,13 +192,30 @@ def reference_numbers(rows: Sequence[CostRow]) -> dict[str, int]:
     return numbers
 
 
-def print_sources(console: Screen, rows: Sequence[CostRow], refs: Mapping[str, int]) -> None:
+def _derived_parts(source: str) -> tuple[str, str, str]:
+    """A derived figure's source as (how it was derived, its chip's spec source, its model's
+    parameter source): 'chipcost derivation ...; peak: ...; parameters: ...' (training) or
+    'chipcost roofline: ...; chip: ...; model: ...' (inference)."""
+    for mark, model_mark in (("; peak: ", "; parameters: "), ("; chip: ", "; model: ")):
+        method, found, rest = source.partition(mark)
+        if found:
+            spec, _, model = rest.partition(model_mark)
+            return method, spec, model
+    method, _, model = source.partition("; parameters: ")
+    return method, "", model
+
+
+def print_sources(
+    console: Screen, rows: Sequence[CostRow], refs: Mapping[str, int], *, wide: bool = False
+) -> None:
     """One line per throughput figure used: id, kind, figure, implied MFU, source and date.
 
-    Derived figures share the model's parameter source: it is printed once, after them.
+    Derived figures share the model's parameter source: it is printed once, after them. Their
+    chips' spec sources (quotes of datasheets, often several lines each) only with `wide`.
     """
     seen: set[str] = set()
     shared: dict[str, None] = {}
+    cut = False
     for row in rows:
         ident = str(row["throughput_id"])
         if ident in seen:
@@ -209,7 +226,10 @@ def print_sources(console: Screen, rows: Sequence[CostRow], refs: Mapping[str, i
         implied = f", needs {100 * mfu:.0f}% of peak" if mfu is not None else ""
         source, dated = str(row["throughput_source"]), f" ({row['throughput_source_date']})"
         if derived:
-            source, _, parameters = source.partition("; parameters: ")
+            source, spec, parameters = _derived_parts(source)
+            if spec and wide:
+                source += f"; chip: {spec}"
+            cut = cut or bool(spec and not wide)
             shared[parameters] = None
             implied = dated = ""
         # A Text, not markup: the source is what a user typed or a reference file holds.
@@ -221,6 +241,11 @@ def print_sources(console: Screen, rows: Sequence[CostRow], refs: Mapping[str, i
         console.say(shown(f"{line}{source}{dated}"))
     for parameters in (p for p in shared if p):
         console.say(shown(f"    derived figures' parameter count: {parameters}"))
+    if cut:
+        console.say(
+            "    derived figures' chip specs (peak, memory, bandwidth): --wide quotes each "
+            "chip's sources (chipcost/data/chips.csv)"
+        )
 
 
 def figure_point(row: CostRow) -> str:
@@ -269,7 +294,7 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
         )
     if ranking.more:
         console.say(f"{ranking.more} more rows: narrow with --chip/--region or --limit")
-    print_sources(console, ranking.rows, refs)
+    print_sources(console, ranking.rows, refs, wide=wide)
     print_set_aside(console, ranking.set_aside)
     short = not wide and shortened(ranking.rows)
     said = [estimate_note(ranking.rows), *([SHORT_NOTE] if short else [])]

@@ -204,7 +204,9 @@ def _baseline(
             f"vs {ask.baseline}: the cost per token against {ask.baseline}'s on the same "
             f"provider, pricing model and term (its cheapest offer there that holds the model); "
             f"where the row's provider does not offer {ask.baseline} on it, against "
-            f"{ask.baseline}'s cheapest elsewhere, marked *; blank where it has none"
+            f"{ask.baseline}'s cheapest elsewhere, marked *; blank where it has none; "
+            f"break-even tok/s: what the row's chip must do per chip to cost as little per token "
+            f"(share: of {ask.baseline}'s figure)"
         ]
     message = (
         f"the baseline {ask.baseline} has no current price with a throughput for {ask.model} "

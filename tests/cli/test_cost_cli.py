@@ -106,6 +106,19 @@ def test_training_ranking_cheapest_first_with_provenance(db):
     assert "1 + 15% overhead" in out and "SAMPLE DATA" not in out
 
 
+def test_a_derived_figures_chip_sources_are_quoted_only_when_asked(db):
+    asked = ("cost", "--model", "llama-3-70b", "--workload", "training", "--db", str(db))
+    short, wide = chipcost(*asked), chipcost(*asked, "--wide")
+    assert short.returncode == 0 and wide.returncode == 0, short.stderr + wide.stderr
+    # Trainium2's spec source, quoted in the source of its derived figure (chips.csv)
+    datasheet = "AWS Neuron documentation, Trainium2 Architecture"
+    said = " ".join(short.stdout.split())
+    # one line a derived figure: how it was derived, its peak; where the peak comes from, once
+    assert "median MFU" in said and datasheet not in said
+    assert "derived figures' chip specs (peak, memory, bandwidth): --wide quotes each" in said
+    assert datasheet in " ".join(wide.stdout.split()) and "--wide quotes" not in wide.stdout
+
+
 @pytest.mark.parametrize(
     ("filters", "ranked_rows"),
     # A table's whole pricing label as the filter: the query names its term and plan too.
