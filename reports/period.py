@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from chipcost.core.days import utc_day
+from chipcost.core.days import DAYS_WORDS, DayOutOfRange, utc_day
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import COMMAND_LINE
 
@@ -102,6 +102,8 @@ def parse_day(text: str | date | None, option: str) -> date | None:
         return None
     try:
         return utc_day(text)
+    except DayOutOfRange:
+        raise ReportUsageError(f"{option} {text!r}: give {DAYS_WORDS}") from None
     except ValueError:
         raise ReportUsageError(
             f"{option} {text!r} is not a day: write one that exists as YYYY-MM-DD, e.g. 2026-11-01"
@@ -121,9 +123,9 @@ def resolve_period(
         if since is None:
             since = until - timedelta(days=DEFAULT_DAYS - 1)
     except OverflowError:  # a week before year 1 or after 9999
+        given = [COMMAND_LINE.said(n, d) for n, d in (("since", since), ("until", until)) if d]
         raise ReportUsageError(
-            f"{COMMAND_LINE.said('since', since)} / {COMMAND_LINE.said('until', until)}: the "
-            "period must fall between years 1 and 9999"
+            f"{' / '.join(given)}: the period must fall between years 1 and 9999"
         ) from None
     if since > until:
         raise ReportUsageError(

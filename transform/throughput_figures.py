@@ -26,6 +26,8 @@ from chipcost.transform.tokens import (
     tokens_per_second_per_chip,
 )
 
+# No accelerator chipcost knows was sold before this year (the oldest, NVIDIA's K80: 2014).
+EARLIEST_FIGURE = "2000"
 DATE_PATTERN = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?|undated")
 
 
@@ -158,6 +160,11 @@ def figure_from_row(
     if date != "undated" and date > today[: len(date)]:
         # The newest date wins the choice rule: a future one would win for good.
         raise ChipcostError(f"source_date {date!r} is in the future (today is {today})")
+    if date != "undated" and date < EARLIEST_FIGURE:
+        raise ChipcostError(
+            f"source_date {date!r} is before {EARLIEST_FIGURE}: no chip chipcost knows was "
+            "measured then; give the day it was measured"
+        )
     stated = parse_quantity(_required(row, "tokens_per_second"), "tokens_per_second")
     per = (row.get("per") or "chip").strip().lower()
     per = "instance" if per == "system" else per  # a benchmark's system is an instance

@@ -75,7 +75,9 @@ def scrub(value: Any, secrets: Sequence[str]) -> Any:
 # Passwords as connection strings carry them: a conninfo's `password=...` (quoted or not) and
 # a URL's `//user:password@`. Masked in every message chipcost prints, logs or stores.
 _CONNINFO_PASSWORD = re.compile(r"(?i)\b(password|passwd|pwd)(\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s;]+)")
-_URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+):[^\s@/]*@")
+# The user may be empty (`//:password@`); a password holding a raw '/' ends the URL's authority
+# early, so what follows it up to the '@' is masked too (over-masking a path with an '@' in it).
+_URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]*):[^\s@]*@")
 
 
 def masked(text: str) -> str:

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
 
-from chipcost.core.clean import masked, printable
+from chipcost.core.clean import masked, printable, scrub
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.names import shown
 from chipcost.core.questions import COMMAND_LINE
@@ -57,6 +57,17 @@ def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
         raise UsageError(
             f"{said}: {shown(parts.hostname)} is no host name; give the server's URL, http://HOST:PORT"
         )
+    if "@" in parts.path:  # 'http://user:pa/ss@host': a raw '/' ended the host early
+        raise UsageError(
+            f"{said}: an '@' after the host; a password with '/', '@' or ':' in it is written "
+            "percent-encoded (%2F, %40, %3A), or give the key in an environment variable "
+            f"({COMMAND_LINE.name('api_key')})"
+        )
+    if api_key is not None and not _header_safe(api_key):
+        raise UsageError(
+            "the API key holds a character an HTTP header cannot carry (a space, a line break "
+            "or a letter outside ASCII): export the key alone, as its provider gives it"
+        )
     host = parts.netloc.rpartition("@")[2]
     path = parts.path
     for route in _ROUTES:  # the URL of a request, pasted from a client's settings
@@ -78,6 +89,11 @@ def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
 _ROUTES = ("/chat/completions", "/completions", "/models")
 
 
+def _header_safe(key: str) -> bool:
+    """Whether a key can be sent as a Bearer token: visible ASCII only."""
+    return all("!" <= c <= "~" for c in key)
+
+
 def _host_name(host: str) -> bool:
     """Whether `host` can be looked up: printable, no space, labels of 1-63 characters once
     in IDNA ('exa mple.com', a 300-character label, a control character: no)."""
@@ -88,6 +104,23 @@ def _host_name(host: str) -> bool:
     except UnicodeError:
         return False
     return ":" in host or all(0 < len(label) <= 63 for label in labels if label != b"")
+
+
+# What the resolver says of a name it cannot find (glibc, macOS, a resolver that is down).
+_NO_SUCH_HOST = (
+    "Name or service not known",
+    "nodename nor servname",
+    "No address associated",
+    "Temporary failure in name resolution",
+)
+
+
+def _hidden(endpoint: Endpoint, error: Exception) -> str:
+    """An HTTP client's error as a message: passwords masked, the credentials sent removed."""
+    said = masked(str(error))
+    if endpoint.authorization:
+        said = scrub(said, [endpoint.authorization, endpoint.authorization.partition(" ")[2]])
+    return said
 
 
 def _headers(endpoint: Endpoint) -> dict[str, str]:
@@ -106,8 +139,14 @@ def served_models(endpoint: Endpoint, timeout: float) -> list[str] | None:
                 raise _redirected(endpoint, answer.headers.get("location", ""))
             body = _bounded(answer, shown)
     except httpx.ConnectError as exc:
+        said = _hidden(endpoint, exc)
+        if any(words in said for words in _NO_SUCH_HOST):
+            raise ChipcostError(
+                f"endpoint {shown}: no address for {endpoint.host} ({said}): nothing recorded; "
+                "check the host name, or give the server's address"
+            ) from None
         raise ChipcostError(
-            f"endpoint {shown} refused the connection ({masked(str(exc))}): nothing recorded; "
+            f"endpoint {shown} refused the connection ({said}): nothing recorded; "
             "is the server running and listening there?"
         ) from None
     except httpx.TimeoutException:
@@ -116,7 +155,7 @@ def served_models(endpoint: Endpoint, timeout: float) -> list[str] | None:
             "nothing recorded"
         ) from None
     except httpx.HTTPError as exc:
-        reason = masked(str(exc))
+        reason = _hidden(endpoint, exc)
         raise ChipcostError(f"endpoint {shown} failed: {reason}; nothing recorded") from None
     if answer.status_code == 404:
         return None

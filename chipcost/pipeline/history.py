@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from chipcost.core.asks import HISTORY
-from chipcost.core.days import utc_day
+from chipcost.core.days import DAYS_WORDS, DayOutOfRange, utc_day
 from chipcost.core.errors import UsageError
 from chipcost.core.names import resolve_chip_names
 from chipcost.core.questions import Voice
@@ -67,6 +67,8 @@ def day_asked(value: object, voice: Voice, name: str) -> date | None:
         if not isinstance(value, str | date):
             raise TypeError(value)
         return utc_day(value)
+    except DayOutOfRange:
+        raise UsageError(f"{voice.said(name, repr(value))}: give {DAYS_WORDS}") from None
     except (TypeError, ValueError):
         said = voice.said(name, repr(value))
         raise UsageError(

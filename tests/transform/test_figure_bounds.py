@@ -72,9 +72,21 @@ def test_a_rate_that_is_no_positive_number_is_refused(origin, text):
 
 
 @pytest.mark.parametrize("origin", ORIGINS)
-@given(day=st.dates(max_value=__import__("datetime").date(2026, 11, 1)))
+@given(
+    day=st.dates(
+        min_value=__import__("datetime").date(2000, 1, 1),
+        max_value=__import__("datetime").date(2026, 11, 1),
+    )
+)
 def test_real_days_are_taken(origin, day):
     assert _figure(origin, source_date=day.isoformat()).source_date == day.isoformat()
+
+
+@pytest.mark.parametrize("origin", ORIGINS)
+@pytest.mark.parametrize("text", ["0001-01-01", "1999-12-31", "1999"])
+def test_days_before_any_chip_are_refused(origin, text):
+    with pytest.raises(ChipcostError, match="is before 2000"):
+        _figure(origin, source_date=text)
 
 
 @pytest.mark.parametrize("origin", ORIGINS)

@@ -1,0 +1,127 @@
+"""What a careless or hostile user gave that chipcost let through before this round: days no
+calendar arithmetic can reach, passwords a URL carries in ways the mask did not see, an API key
+no HTTP header can carry, a host name that does not resolve called a refusal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chipcost.core.clean import masked
+from chipcost.core.days import DayOutOfRange, utc_day
+from chipcost.core.errors import UsageError
+from chipcost.pipeline.endpoint import endpoint_of
+from tests.helpers import loaded_warehouse, record
+
+SECRET = "hunter2SECRET"
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory) -> Path:
+    return loaded_warehouse(tmp_path_factory.mktemp("six") / "w.duckdb", [record()])
+
+
+def refused(done, said: str) -> str:
+    assert done.returncode == 2, (done.stdout[-500:], done.stderr[-1000:])
+    assert "Traceback" not in done.stderr
+    line = " ".join(done.stderr.split())
+    assert said in line, line
+    return line
+
+
+@pytest.mark.parametrize("given", ["0001-01-01", "1899-12-31", "9999-12-31"])
+def test_a_day_no_read_can_reach_is_refused(given):
+    with pytest.raises(DayOutOfRange):
+        utc_day(given)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # on a81b4ee both ended in OverflowError (a day before the first, a week before it)
+        ["report", "--out", "OUT", "--since", "0001-01-01"],
+        ["index", "--chip", "H100-SXM", "--until", "0001-01-01"],
+        ["history", "--chip", "H100-SXM", "--since", "0001-01-01"],
+        ["export", "--out", "OUT", "--since", "0001-01-01"],
+        ["report", "--out", "OUT", "--until", "9999-12-31"],
+    ],
+)
+def test_every_command_refuses_such_a_day_naming_the_range(warehouse, tmp_path, run, command):
+    args = [str(tmp_path / "out") if a == "OUT" else a for a in command]
+    refused(run(*args, "--db", str(warehouse)), "give a day from 1900-01-01 to 9998-12-31")
+
+
+def test_a_measurement_dated_before_any_chip_is_refused(warehouse, tmp_path, run):
+    copy = tmp_path / "w.duckdb"
+    copy.write_bytes(warehouse.read_bytes())
+    done = run(
+        "throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b", "--workload",
+        "inference", "--tokens-per-second", "1400", "--measured-on", "0001-01-01",
+        "--db", str(copy),
+    )  # fmt: skip
+    refused(done, "--measured-on '0001-01-01' is before 2000")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"http://:{SECRET}@127.0.0.1:1",  # no user name
+        f"http://user:Ab/cd{SECRET}@10.0.0.5:8000",  # a raw '/' in the password
+        f"ducklake:postgres:postgresql://:{SECRET}@127.0.0.1:1/db",
+        f"postgresql://u:pa/ss{SECRET}@h/db: connection refused",
+    ],
+)
+def test_a_password_is_masked_however_the_url_carries_it(text):
+    # on a81b4ee each was printed whole
+    assert SECRET not in masked(text)
+
+
+def test_a_user_name_alone_is_no_secret():
+    assert masked("postgresql://chipcost@localhost/db") == "postgresql://chipcost@localhost/db"
+
+
+@pytest.mark.parametrize(
+    "given",
+    [f"http://user:8000/{SECRET}@10.0.0.5:8000", f"http://user:Ab/cd{SECRET}@10.0.0.5:8000"],
+)
+def test_an_endpoint_whose_password_ended_its_host_is_refused(given):
+    # the first was accepted on a81b4ee: host 'user', the password part of its path
+    with pytest.raises(UsageError) as refusal:
+        endpoint_of(given)
+    assert SECRET not in str(refusal.value)
+
+
+@pytest.mark.parametrize("key", [f"sk-{SECRET}\nsk-{SECRET}", f"sk-{SECRET}€", f"sk {SECRET}"])
+def test_an_api_key_no_header_can_carry_is_refused_without_it(key):
+    # on a81b4ee the first was printed whole in httpx's error, the second a traceback
+    with pytest.raises(UsageError, match="a character an HTTP header cannot carry") as refusal:
+        endpoint_of("http://127.0.0.1:9", key)
+    assert SECRET not in str(refusal.value)
+
+
+def test_an_api_key_in_a_bad_header_is_never_printed(warehouse, tmp_path, run):
+    copy = tmp_path / "w.duckdb"
+    copy.write_bytes(warehouse.read_bytes())
+    done = run(
+        "measure", "--endpoint", "http://127.0.0.1:9", "--model", "llama-3-70b", "--tokenizer",
+        "gpt2", "--precision", "bf16", "--software", "vLLM 0.11.0", "--chip", "H100-SXM",
+        "--chips", "8", "--input-tokens", "100", "--output-tokens", "10", "--db", str(copy),
+        env={"CHIPCOST_API_KEY": f"sk-{SECRET}\nsk-{SECRET}"},
+    )  # fmt: skip
+    refused(done, "a character an HTTP header cannot carry")
+    assert SECRET not in done.stdout + done.stderr
+
+
+def test_a_host_that_does_not_resolve_is_not_called_a_refusal(warehouse, tmp_path, run):
+    copy = tmp_path / "w.duckdb"
+    copy.write_bytes(warehouse.read_bytes())
+    done = run(
+        "measure", "--endpoint", "http://no-such-host.invalid:8000", "--model", "llama-3-70b",
+        "--tokenizer", "gpt2", "--precision", "bf16", "--software", "vLLM 0.11.0", "--chip",
+        "H100-SXM", "--chips", "8", "--input-tokens", "100", "--output-tokens", "10",
+        "--db", str(copy),
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    line = " ".join(done.stderr.split())
+    assert "no address for no-such-host.invalid" in line and "refused" not in line
