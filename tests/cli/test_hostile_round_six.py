@@ -4,6 +4,7 @@ no HTTP header can carry, a host name that does not resolve called a refusal."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,47 @@ def test_a_host_that_does_not_resolve_is_not_called_a_refusal(warehouse, tmp_pat
     assert done.returncode == 1 and "Traceback" not in done.stderr
     line = " ".join(done.stderr.split())
     assert "no address for no-such-host.invalid" in line and "refused" not in line
+
+
+ROW = '{"chip": "H100-SXM", "model": "llama-3-70b", "workload": "inference", "tokens_per_second": '
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # on a81b4ee the H200 row of a second list was dropped without a word
+        (f"[{ROW}1500}}]\n[{ROW.replace('H100-SXM', 'H200')}1500}}]",
+         "line 2: more after the list's closing ']'"),
+        (f"[{ROW}1500}}] {{garbage", "line 1: more after the list's closing ']'"),
+        # ... the last of two rates was recorded
+        (f'[{ROW}1500, "tokens_per_second": 9999}}]', "'tokens_per_second' given twice"),
+        # ... a traceback (DuckDB cannot store half a UTF-16 pair)
+        (f'[{ROW}1500, "notes": "a\\ud800"}}]', "notes holds an unpaired surrogate"),
+        # ... read as a CSV: "unknown column(s)"
+        (f"{ROW}1500}}", "is one JSON object, not a list of them"),
+        # ... stored whole, where a CSV refuses a cell past 131,072 characters
+        (f'[{ROW}1500, "notes": "{"x" * 200_000}"}}]', "notes holds 200,000 characters"),
+        # ... "use sys.set_int_max_str_digits()"
+        (f"[{ROW}{'1' * 5000}}}]", "a number of more than 4,300 digits"),
+    ],
+)  # fmt: skip
+def test_a_json_import_out_of_shape_records_nothing(warehouse, tmp_path, run, text, said):
+    copy, given = tmp_path / "w.duckdb", tmp_path / "rows.json"
+    copy.write_bytes(warehouse.read_bytes())
+    given.write_text(text, encoding="utf-8")
+    done = run("throughput", "import", str(given), "--db", str(copy))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-500:]
+    assert said in " ".join(done.stderr.split())
+    listed = run("throughput", "list", "--origin", "user", "--format", "json", "--db", str(copy))
+    assert listed.returncode == 0 and json.loads(listed.stdout) == []
+
+
+def test_a_csv_cell_past_the_limit_names_its_line(warehouse, tmp_path, run):
+    given = tmp_path / "rows.csv"
+    given.write_text(
+        "chip,model,workload,tokens_per_second,notes\n"
+        f"H100-SXM,llama-3-70b,inference,1500,{'x' * 200_000}\n"
+    )
+    done = run("throughput", "import", str(given), "--db", str(warehouse))
+    assert done.returncode == 1
+    assert "rows.csv, line 2: field larger than field limit" in done.stderr

@@ -15,6 +15,7 @@ from chipcost.cli.options import Db, Format, Wide
 from chipcost.cli.parser import SETTINGS, command
 from chipcost.core.clean import from_spreadsheet
 from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.names import shown
 from chipcost.core.questions import Opt
 
 if TYPE_CHECKING:  # imported when a command runs: `chipcost --help` stays light
@@ -236,13 +237,16 @@ def _csv_rows(path: Path) -> tuple[bool, list[int], list[dict[str, str]]]:
         reader = csv.DictReader(handle)
         columns = [c.strip() for c in reader.fieldnames or []]
         listing = _check_columns(path, columns)
-        for r in reader:
-            if None in r:
-                raise ChipcostError(f"{path}, line {reader.line_num}: more values than columns")
-            # a text chipcost's csv defused ("'-5% against ...") is read back as it was
-            given = {k.strip(): from_spreadsheet((v or "").strip()) for k, v in r.items() if k}
-            rows.append({k: v for k, v in given.items() if v})
-            lines.append(reader.line_num)
+        try:
+            for r in reader:
+                if None in r:
+                    raise ChipcostError(f"{path}, line {reader.line_num}: more values than columns")
+                # a text chipcost's csv defused ("'-5% against ...") is read back as it was
+                given = {k.strip(): from_spreadsheet((v or "").strip()) for k, v in r.items() if k}
+                rows.append({k: v for k, v in given.items() if v})
+                lines.append(reader.line_num)
+        except csv.Error as exc:  # a value past the field limit, a NUL byte
+            raise ChipcostError(f"{path}, line {reader.line_num + 1}: {exc}") from None
     return listing, lines, rows
 
 
@@ -254,7 +258,7 @@ def _is_json(path: Path) -> bool:
     """Whether the file is JSON (what `throughput list --format json` prints starts with '[')."""
     with path.open("rb") as handle:
         head = handle.read(64).removeprefix(b"\xef\xbb\xbf").lstrip()
-    return head[:1] == b"["
+    return head[:1] in (b"[", b"{")
 
 
 def _json_rows(path: Path) -> tuple[bool, list[int], list[dict[str, str]]]:
@@ -269,7 +273,13 @@ def _json_rows(path: Path) -> tuple[bool, list[int], list[dict[str, str]]]:
             "rows `chipcost throughput list --origin user --format json` prints"
         )
     text = path.read_text(encoding="utf-8-sig")
-    decoder, at = json.JSONDecoder(), text.index("[") + 1
+    at = _past_space(text, 0)
+    if not text.startswith("[", at):
+        raise ChipcostError(
+            f"{path} is one JSON object, not a list of them: give [{{...}}, {{...}}], as "
+            "`chipcost throughput list --format json` prints it"
+        )
+    decoder, at = json.JSONDecoder(object_pairs_hook=_once_each), at + 1
     objects: list[tuple[int, dict]] = []
     line, counted = 1, 0
     try:
@@ -287,8 +297,20 @@ def _json_rows(path: Path) -> tuple[bool, list[int], list[dict[str, str]]]:
                 at += 1
             elif not text.startswith("]", at):
                 raise ValueError(f"',' or ']' expected after the object of line {line}")
+    except _NamedTwice as exc:
+        raise ChipcostError(f"{path}, line {line}: {exc} in one object") from None
     except (ValueError, RecursionError) as exc:
-        raise ChipcostError(f"cannot read {path} as JSON: {str(exc)[:200]}") from None
+        said = str(exc)
+        if "int_max_str_digits" in said:  # Python's guard against numbers too long to read
+            said = "a number of more than 4,300 digits, which no measurement is"
+        raise ChipcostError(f"cannot read {path} as JSON: {said[:200]}") from None
+    rest = _past_space(text, at + 1)
+    if rest < len(text):
+        after = line + text.count("\n", counted, rest)
+        raise ChipcostError(
+            f"{path}, line {after}: more after the list's closing ']'; one list of measurements "
+            "a file (join two lists into one)"
+        )
     columns = list(dict.fromkeys(k.strip() for _, item in objects for k in item))
     listing = _check_columns(path, columns)
     # the fields read; a listing's worked-out ones (its curve, its choice) are checked, not read
@@ -298,6 +320,19 @@ def _json_rows(path: Path) -> tuple[bool, list[int], list[dict[str, str]]]:
         for n, item in objects
     ]
     return listing, [n for n, _ in objects], [{k: v for k, v in r.items() if v} for r in rows]
+
+
+class _NamedTwice(ValueError):
+    """A key given twice in one JSON object (Python's JSON reader keeps the last)."""
+
+
+def _once_each(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    found: dict[str, object] = {}
+    for key, value in pairs:
+        if key.strip() in found:
+            raise _NamedTwice(f"{shown(key.strip(), 40)} given twice")
+        found[key.strip()] = value
+    return found
 
 
 def _past_space(text: str, at: int) -> int:
@@ -315,6 +350,18 @@ def _json_text(path: Path, line: int, key: str, value: object) -> str:
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
+        if len(value) > csv.field_size_limit():  # what a CSV cell may hold
+            raise ChipcostError(
+                f"{path}, line {line}: {key} holds {len(value):,} characters, more than a "
+                f"value may ({csv.field_size_limit():,})"
+            )
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # '\ud800': half of a UTF-16 pair, no character
+            raise ChipcostError(
+                f"{path}, line {line}: {key} holds an unpaired surrogate (\\ud800-\\udfff), "
+                "no character"
+            ) from None
         return value.strip()
     raise ChipcostError(f"{path}, line {line}: {key} holds a {type(value).__name__}, not a value")
 
