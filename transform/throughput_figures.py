@@ -6,6 +6,7 @@ import itertools
 import math
 import re
 import statistics
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -250,7 +251,7 @@ def figures_from_rows(
     if problems:
         raise ChipcostError(f"{where} has bad rows (nothing was loaded)", details=problems)
     ids = [f.throughput_id for f in figures]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    duplicates = sorted(i for i, n in Counter(ids).items() if n > 1)
     if duplicates:
         raise ChipcostError(f"{where} repeats the id(s) {', '.join(duplicates)}")
     return figures

@@ -15,12 +15,6 @@ from chipcost.core.questions import COMMAND_LINE
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.insert import insert_rows
 
-_INSERT = (
-    f"INSERT INTO throughput ({', '.join(COLUMNS)}, recorded_at) "
-    f"VALUES ({', '.join('?' for _ in COLUMNS)}, ?)"
-)
-
-
 SHAPE_COLUMNS = ("active_parameters", "layers", "kv_heads", "head_dim", "attention")
 
 
@@ -92,7 +86,9 @@ def add_user_figures(
     ids = [f.throughput_id for f in stored]
     con.execute("BEGIN TRANSACTION")
     try:
-        con.executemany(_INSERT, [[*f.values(), now] for f in stored])
+        insert_rows(
+            con, "throughput", [*COLUMNS, "recorded_at"], [[*f.values(), now] for f in stored]
+        )
         impossible = [] if allow_above_peak else _above_peak(con, ids)
         con.execute("ROLLBACK" if impossible else "COMMIT")
     except duckdb.Error:
@@ -132,26 +128,35 @@ def _same(values: Sequence[object]) -> tuple:
     return tuple(float(f"{v:.12g}") if isinstance(v, float) else v for v in values)
 
 
+def _listed(ids: Sequence[str]) -> str:
+    """The user ids add_user_figures gave, as a SQL list: thousands of Python parameters cost
+    DuckDB an import attempt each (10,000 rows imported in 12 s), and these ids are chipcost's
+    own ('user-12'), checked here."""
+    assert all(_USER_ID.fullmatch(i) for i in ids), "not a user id chipcost gave"
+    return ", ".join(f"'{i}'" for i in ids)
+
+
+_USER_ID = re.compile(r"user-\d+")
+
+
 def chosen_ids(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> set[str]:
-    """Those of `ids` the choice rule uses for their chip, model and workload."""
+    """Those of `ids` (user ids add_user_figures gave) the choice rule uses for their chip,
+    model and workload."""
     if not ids:
         return set()
-    marks = ", ".join("?" for _ in ids)
     rows = con.execute(
-        f"SELECT throughput_id FROM throughput_ranked WHERE chosen AND throughput_id IN ({marks})",
-        list(ids),
+        "SELECT throughput_id FROM throughput_ranked WHERE chosen "
+        f"AND throughput_id IN ({_listed(ids)})"
     ).fetchall()
     return {r[0] for r in rows}
 
 
 def _above_peak(con: duckdb.DuckDBPyConnection, ids: list[str]) -> list[str]:
     """The new figures that need more than their chip's dense peak, in words."""
-    marks = ", ".join("?" for _ in ids)
     rows = con.execute(
         "SELECT chip, model, workload, tokens_per_second_per_chip, implied_mfu, peak_tflops "
-        f"FROM throughput_ranked WHERE throughput_id IN ({marks}) AND implied_mfu > 1 "
-        "ORDER BY throughput_id",
-        ids,
+        f"FROM throughput_ranked WHERE throughput_id IN ({_listed(ids)}) AND implied_mfu > 1 "
+        "ORDER BY throughput_id"
     ).fetchall()
     return [
         f"{tps:,.0f} tokens/s per chip of {model} {workload} on {chip} needs "
