@@ -15,9 +15,10 @@ from typing import TypedDict
 
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import KINDS, OPERATING_POINTS, WORKLOADS, Assumption, Figure
+from chipcost.core.names import shown
 from chipcost.transform import roofline
 from chipcost.transform.figure_bounds import rate_in_bounds, real_date, whole_chips
-from chipcost.transform.precision import dense_peak
+from chipcost.transform.precision import PRECISION_CLASSES, WEIGHT_BYTES, dense_peak
 from chipcost.transform.roofline import Settings
 from chipcost.transform.rows import number
 from chipcost.transform.tokens import (
@@ -71,6 +72,37 @@ def _text(row: Mapping[str, str | None], column: str) -> str | None:
     return (row.get(column) or "").strip() or None
 
 
+# A name and version (software, system, scenario) is a line: the catalogue's longest is 145.
+MAX_LABEL = 300
+
+
+def _label(row: Mapping[str, str | None], column: str) -> str | None:
+    """A short one-line text (software, system, scenario), or a message naming the column."""
+    text = _text(row, column)
+    if text is not None and not text.isprintable():
+        raise ChipcostError(f"{column} holds a control character (a line break, an escape)")
+    if text is not None and len(text) > MAX_LABEL:
+        raise ChipcostError(
+            f"{column} holds {len(text):,} characters: a name and version is one short line "
+            f"(at most {MAX_LABEL})"
+        )
+    return text
+
+
+def _precision(row: Mapping[str, str | None]) -> str | None:
+    """The precision as stated, lower case, when it is one chipcost can class."""
+    text = _text(row, "precision")
+    if text is None:
+        return None
+    if text.lower() not in PRECISION_CLASSES:
+        others = ", ".join(k for k in PRECISION_CLASSES if k not in WEIGHT_BYTES)
+        raise ChipcostError(
+            f"precision {shown(text, 40)} is none chipcost knows: give one of "
+            f"{', '.join(WEIGHT_BYTES)} (or {others})"
+        )
+    return text.lower()
+
+
 def _point(row: Mapping[str, str | None], workload: str, kind: str) -> str | None:
     """The figure's operating point; a reference must state one (or say `unstated`, which
     only an author's estimate may); a measurement of yours may leave it out."""
@@ -110,15 +142,15 @@ class _Published(TypedDict):
 def _published(row: Mapping[str, str | None]) -> _Published:
     """Where and how a figure was measured, as its document states it."""
     return {
-        "scenario": _text(row, "scenario"),
+        "scenario": _label(row, "scenario"),
         "tokens_per_second_per_user": _optional_number(row, "tokens_per_second_per_user"),
         "ttft_ms": _optional_number(row, "ttft_ms"),
         "tpot_ms": _optional_number(row, "tpot_ms"),
         "input_tokens": _optional_int(row.get("input_tokens"), "input_tokens"),
         "output_tokens": _optional_int(row.get("output_tokens"), "output_tokens"),
         "concurrency": _optional_int(row.get("concurrency"), "concurrency"),
-        "software": _text(row, "software"),
-        "system": _text(row, "system"),
+        "software": _label(row, "software"),
+        "system": _label(row, "system"),
         "source_url": _text(row, "source_url"),
     }
 
@@ -185,7 +217,7 @@ def figure_from_row(
         model=model,
         workload=workload,
         batch_size=_optional_int(row.get("batch_size"), "batch_size"),
-        precision=(row.get("precision") or "").strip().lower() or None,
+        precision=_precision(row),
         sequence_length=_optional_int(row.get("sequence_length"), "sequence_length"),
         tokens_per_second_per_chip=per_chip,
         mfu=_optional_mfu(row.get("mfu")),

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chipcost.core.clean import without_credentials
+from chipcost.core.clean import masked, without_credentials
 from chipcost.core.errors import ChipcostError
 from chipcost.core.questions import COMMAND_LINE, Voice
 from chipcost.core.sql_limits import SqlLimits, sql_limits
@@ -345,6 +345,12 @@ def load_settings(
     `db` is a warehouse URL: a DuckDB file path or ducklake:postgres:<conninfo>; `voice` names
     `db` and `data_dir` in messages as the asker gave them (--db, or the API's db=).
     """
+    for name, given in (("db", db), ("data_dir", data_dir)):
+        if given is not None and not str(given).strip():  # '' would be the default: never meant
+            raise ChipcostError(
+                f"{voice.name(name)} is empty: give "
+                + ("the warehouse, a DuckDB file's path" if name == "db" else "a directory")
+            )
     data_given_by, data = _first(
         (voice.name("data_dir"), data_dir),
         (DATA_DIR_ENV, os.environ.get(DATA_DIR_ENV)),
@@ -363,7 +369,7 @@ def load_settings(
     if lake:
         _check_lake(url, lake_data)
     elif _URL.match(url):  # read as a file path, it became "no warehouse at postgres:/x"
-        shown = re.sub(r"://([^:/@]*):[^@/]*@", r"://\1:***@", url)  # no password in a message
+        shown = masked(url)  # no password in a message
         raise ChipcostError(
             f"warehouse {shown} is a URL: a warehouse is a DuckDB file's path, or a "
             "lake, ducklake:postgres:<conninfo> (e.g. ducklake:postgres:dbname=chipcost "

@@ -170,3 +170,71 @@ def test_a_csv_cell_past_the_limit_names_its_line(warehouse, tmp_path, run):
     done = run("throughput", "import", str(given), "--db", str(warehouse))
     assert done.returncode == 1
     assert "rows.csv, line 2: field larger than field limit" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        # each was recorded on a81b4ee: a precision no figure can be classed by
+        ("totally not a precision; DROP", "is none chipcost knows: give one of fp4"),
+        ("fp3", "precision 'fp3' is none chipcost knows"),
+    ],
+)
+def test_a_measurement_at_no_known_precision_is_refused(warehouse, tmp_path, run, value, said):
+    copy = tmp_path / "w.duckdb"
+    copy.write_bytes(warehouse.read_bytes())
+    done = run(
+        "throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b", "--workload",
+        "inference", "--tokens-per-second", "1400", "--precision", value, "--db", str(copy),
+    )  # fmt: skip
+    refused(done, said)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "said"),
+    [
+        # each was recorded on a81b4ee: a name of a line break and an escape, of 20,000
+        # characters
+        ("software", "vLLM\\u001b[31m\\nx", "software holds a control character"),
+        ("software", "v" * 20_000, "software holds 20,000 characters"),
+        ("system", "8x H100\\n8x H100", "system holds a control character"),
+    ],
+)
+def test_imported_labels_that_are_no_line_are_refused(
+    warehouse, tmp_path, run, column, value, said
+):
+    copy, given = tmp_path / "w.duckdb", tmp_path / "rows.json"
+    copy.write_bytes(warehouse.read_bytes())
+    given.write_text(f'[{ROW}1400, "{column}": "{value}"}}]', encoding="utf-8")
+    done = run("throughput", "import", str(given), "--db", str(copy))
+    assert done.returncode == 1 and said in " ".join(done.stderr.split()), done.stderr[-800:]
+
+
+@pytest.mark.parametrize(
+    ("software", "model", "said"),
+    [
+        # on a81b4ee the first ran the sweep and recorded no software, the second pointed at
+        # `chipcost throughput model  --parameters 70B`, the third was refused after the sweep
+        ("", "llama-3-70b", "--software is empty"),
+        ("vLLM 0.11.0", " ", "--model is empty"),
+        ("vLLM\x1b[31m", "llama-3-70b", "--software: give the serving software and version on one"),
+    ],
+)  # fmt: skip
+def test_measure_refuses_empty_labels_before_it_runs(
+    warehouse, tmp_path, run, software, model, said
+):
+    done = run(
+        "measure", "--endpoint", "http://127.0.0.1:9", "--model", model, "--tokenizer", "gpt2",
+        "--precision", "bf16", "--software", software, "--chip", "H100-SXM", "--chips", "8",
+        "--input-tokens", "100", "--output-tokens", "10", "--db", str(warehouse),
+    )  # fmt: skip
+    refused(done, said)
+    assert "measuring" not in done.stdout
+
+
+def test_an_empty_warehouse_or_directory_is_refused_not_taken_as_the_default(tmp_path, run):
+    # on a81b4ee `--db ''` read data/chipcost.duckdb and `report --out ''` wrote into the
+    # current directory
+    done = run("prices", "--db", "")
+    assert done.returncode == 1 and "--db is empty" in done.stderr
+    refused(run("report", "--out", "", "--dry-run"), "--out is empty")

@@ -176,11 +176,24 @@ def measure_(
     from chipcost.pipeline.measure import measure as run_measure
     from chipcost.pipeline.measure_point import matched_point
     from chipcost.transform.references import model_standing, repo_id_refused
-    from chipcost.transform.throughput_figures import normalise_model
+    from chipcost.transform.throughput_figures import MAX_LABEL, normalise_model
     from chipcost.warehouse.reader import read_connection
 
     if precision.lower() not in PRECISIONS:
         raise UsageError(f"--precision {precision!r}: give one of {', '.join(PRECISIONS)}")
+    if not software.strip():  # what tells two figures' serving apart (compare names it)
+        raise UsageError(
+            "--software is empty: give the serving software and version, 'vLLM 0.11.0'"
+        )
+    if not software.isprintable() or len(software) > MAX_LABEL:  # before the sweep, not after
+        raise UsageError(
+            f"--software: give the serving software and version on one line, at most {MAX_LABEL} "
+            "characters ('vLLM 0.11.0')"
+        )
+    if not model.strip():
+        raise UsageError(
+            "--model is empty: give the model served, as chipcost names it (llama-3-70b)"
+        )
     given = (input_tokens, output_tokens) if input_tokens and output_tokens else None
     if bool(input_tokens) != bool(output_tokens):
         raise UsageError("give --input-tokens and --output-tokens together")

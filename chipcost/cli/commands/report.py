@@ -20,8 +20,12 @@ def _report(
         str | None, Opt("Last day, YYYY-MM-DD (UTC). Default: the day of the newest run.")
     ] = None,
     out_dir: Annotated[
-        Path | None,
-        Opt("Directory for the files (default: <data dir>/reports).", flags=("--out",)),
+        str | None,
+        Opt(
+            "Directory for the files (default: <data dir>/reports).",
+            flags=("--out",),
+            metavar="PATH",
+        ),
     ] = None,
     email: Annotated[
         list[str] | None,
@@ -55,6 +59,8 @@ def _report(
         raise UsageError(
             f"--disagree-pct {disagree_pct:g}: give a percentage above 0 and up to {MAX_PCT:g}"
         )
+    if out_dir is not None and not out_dir.strip():  # Path("") is the current directory
+        raise UsageError("--out is empty: give the directory to write in, e.g. --out reports/")
     settings = load_settings(db=db)
     recipients = check_recipients(email or [])
     if recipients and not dry_run:
@@ -67,7 +73,7 @@ def _report(
     )
     made = write_report(
         settings.warehouse,
-        out_dir or settings.reports_dir,
+        Path(out_dir) if out_dir is not None else settings.reports_dir,
         since=parse_day(since, "--since"),
         until=parse_day(until, "--until"),
         options=options,
