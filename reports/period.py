@@ -114,6 +114,7 @@ def resolve_period(
     since: date | None, until: date | None, newest: datetime | None, today: date
 ) -> Period:
     """Default: the seven days up to the newest collection run (or today, before any)."""
+    asked = (("since", since), ("until", until))
     try:
         if until is None:
             # The newest run's day, never a day to come (a run stamped ahead of the clock).
@@ -123,7 +124,7 @@ def resolve_period(
         if since is None:
             since = until - timedelta(days=DEFAULT_DAYS - 1)
     except OverflowError:  # a week before year 1 or after 9999
-        given = [COMMAND_LINE.said(n, d) for n, d in (("since", since), ("until", until)) if d]
+        given = [COMMAND_LINE.said(n, d) for n, d in asked if d]
         raise ReportUsageError(
             f"{' / '.join(given)}: the period must fall between years 1 and 9999"
         ) from None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -238,6 +238,20 @@ def instance_spellings(
         spelled.setdefault(name.lower().removeprefix("standard_"), name)
         spelled[name.lower()] = name
     return spelled
+
+
+def as_spelled(names: Sequence[str], spellings: Mapping[str, str]) -> list[str]:
+    """Instance names (split at commas) as the warehouse spells them (instance_spellings),
+    a piece joined back to the one before where together they name a type and that one alone
+    does not: Modal's '1x A100, 40 GB'."""
+    joined: list[str] = []
+    for name in names:
+        both = f"{joined[-1]}, {name}" if joined else ""
+        if both.lower() in spellings and joined[-1].lower() not in spellings:
+            joined[-1] = both
+        else:
+            joined.append(name)
+    return [spellings.get(name.lower(), name) for name in joined]
 
 
 def last_run(con: duckdb.DuckDBPyConnection) -> tuple | None:

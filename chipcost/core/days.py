@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-# The days an option may name: none before prices were sold by the hour, and none so late that
-# a week after it (a report's period, a read's next day) is past the calendar's end.
+# The days an option may name: none before prices were sold by the hour. The last is the
+# calendar's (a read cuts an --until past its newest prices to them; a report's period that
+# would run past it is refused there).
 EARLIEST = date(1900, 1, 1)
-LATEST = date(9998, 12, 31)
+LATEST = date(9999, 12, 31)
 DAYS_WORDS = f"a day from {EARLIEST.isoformat()} to {LATEST.isoformat()}"
 
 

@@ -210,6 +210,12 @@ def resolve_chip_name(name: str) -> list[str]:
             f"{_shown(name)} is an AWS instance {'type' if '.' in name else 'family'}, not a chip: "
             f"its chip is {chip} (ask for {chip}, with provider aws for AWS's offers only)"
         )
+    if name.strip().lower() == UNKNOWN_CHIP:  # what a table shows of a GPU it cannot name
+        raise UsageError(
+            f"{_shown(name)} is no chip: it marks offers whose GPU names no chip chipcost knows; "
+            f"`chipcost sql \"SELECT provider, instance_type FROM current_prices WHERE chip = "
+            f"'{UNKNOWN_CHIP}'\"` lists them"
+        )
     chips = sorted(canonical_chips() - {UNKNOWN_CHIP})
     close = _named_within(name, chips) or suggested(name, [*chips, *chip_families()])
     raise UsageError(
@@ -291,6 +297,7 @@ PROVIDER_ALIASES = {
     # the names the README and the providers' own pages give, where they are not the code
     "lambda labs": "lambda", "datacrunch": "verda", "together ai": "together",
     "latitude.sh": "latitude", "amd developer cloud": "amddevcloud", "cudo compute": "cudo",
+    "vast.ai": "vastai",
 }  # fmt: skip
 
 

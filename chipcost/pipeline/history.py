@@ -20,7 +20,7 @@ from chipcost.pipeline.prices import check_named, held_elsewhere, named_filters
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.history import daily_cheapest, history_values
-from chipcost.warehouse.prices import instance_spellings
+from chipcost.warehouse.prices import as_spelled, instance_spellings
 
 if TYPE_CHECKING:
     import polars as pl
@@ -105,7 +105,7 @@ def find_history(
     named = named_filters(ask.regions, ask.pricing_models, ask.providers, ask.instances)
     if named["instances"]:  # as the history spells them (Azure's "Standard_" prefix)
         spellings = instance_spellings(con, history_values)
-        named["instances"] = [spellings.get(i.lower(), i) for i in named["instances"]]
+        named["instances"] = as_spelled(named["instances"], spellings)
     held = ("the history holds no price in", "its prices are in")
     check_named(con, named, known=history_values, held=held)
     until, cut = until_within(con, ask.until, ask.voice)

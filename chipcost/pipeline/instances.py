@@ -10,7 +10,7 @@ import duckdb
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import resolve_chip_name, split_values
-from chipcost.warehouse.prices import instance_spellings
+from chipcost.warehouse.prices import as_spelled, instance_spellings
 
 if TYPE_CHECKING:
     from chipcost.pipeline.prices import PriceAsk
@@ -43,6 +43,6 @@ def instances_named_as_chips(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> P
     if not asked:
         return ask
     spellings = spellings or instance_spellings(con)
-    instances = [spellings.get(i.lower(), i) for i in asked]
+    instances = as_spelled(asked, spellings)
     given = {**ask.given, "chip": chips or (ask["chip"] if not moved else None)}
     return replace(ask, given={**given, "instance": instances}, hints=(*ask.hints, *hints))

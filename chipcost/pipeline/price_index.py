@@ -64,8 +64,13 @@ class IndexAsk:
         )
 
 
+_COMMITMENT_LABELS = ("commitment 1yr", "1_yr_commitment", "commit_1yr")
+
+
 def _buckets(given: Sequence[str] | str | None, voice: Voice) -> list[str]:
     found = [pricing_model_name(b) for b in split_values(given, "pricing model") or []]
+    # the commitment rows as the index's table labels them, and the report's column
+    found = ["commitment" if b in _COMMITMENT_LABELS else b for b in found]
     if COMMITMENT_TERM in found:  # the 1-year commitments' old name, taken for one release
         old_spelling(voice.said("pricing_model", COMMITMENT_TERM),
                      voice.said("pricing_model", "commitment"))  # fmt: skip

@@ -36,6 +36,7 @@ from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.fx import unrated, unrated_values
 from chipcost.warehouse.prices import (
+    as_spelled,
     chip_values,
     instance_spellings,
     known_values,
@@ -268,16 +269,36 @@ def _source_not_provider(
 
     known = {p.lower() for p in providers}
     sources = registry()
+    said = f"{option}: " if option else ""
     for value in values:
-        if value.strip().lower() in known:  # a provider's name as well ('lambda')
+        name = value.strip().lower()
+        if name in known:  # a provider's name as well ('lambda')
             continue
-        source = sources.get(value.strip().lower())
+        source = sources.get(name)
         if source is not None and source.provider.lower() in known:
-            said = f"{option}: " if option else ""
             raise UsageError(
                 f"{said}{value!r} is a source, not a provider: it collects provider "
                 f"{source.provider}'s prices; give {source.provider} (every price row names its "
                 "source)"
+            )
+        # a provider `chipcost sources` lists (ibm, scp) whose sources have loaded no price,
+        # and the exchange rates' source (ecb-rates, provider ecb)
+        collecting = sorted(s.name for s in sources.values() if name in (s.name, s.provider))
+        if collecting and all(sources[c].reference for c in collecting):  # ECB's rates
+            raise UsageError(
+                f"{said}{value!r} publishes reference data ({', '.join(collecting)}), no "
+                "accelerator prices: give a provider that sells them (`chipcost sources` lists "
+                "each source's provider)"
+            )
+        if collecting and not any(sources[c].collected for c in collecting):
+            raise UsageError(
+                f"{said}{value!r} has no price: chipcost does not collect it (`chipcost sources` "
+                "lists it; docs/sources.md says why)"
+            )
+        if collecting:
+            raise UsageError(
+                f"{said}{value!r} has no current price: {', '.join(collecting)} collected none "
+                "(`chipcost sources` says when each last ran and what it needs)"
             )
 
 
@@ -329,7 +350,7 @@ def checked_filters(
     named = named_filters(regions, pricing_models, providers, instances)
     if named["instances"]:  # as the warehouse spells them (Azure's "Standard_" prefix)
         spellings = instance_spellings(con)
-        named["instances"] = [spellings.get(i.lower(), i) for i in named["instances"]]
+        named["instances"] = as_spelled(named["instances"], spellings)
     check_named(con, named)
     return named
 
@@ -444,6 +465,8 @@ def find_price_rows(
     """Current per-chip prices matching `ask`, each dated by its source's last successful run,
     as rows (column -> value): what the terminal table reads, without importing polars."""
     named = _named_filters(ask)
+    if named["instances"]:  # '1x A100, 40 GB' (Modal's) is one type, split at its comma
+        named["instances"] = as_spelled(named["instances"], instance_spellings(con))
     filters = _filters(ask, named)
     mine = mine or YourPrices()
     rows = per_chip_price_rows(con, currency=mine.converting, **filters)

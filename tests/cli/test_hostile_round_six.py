@@ -31,7 +31,7 @@ def refused(done, said: str) -> str:
     return line
 
 
-@pytest.mark.parametrize("given", ["0001-01-01", "1899-12-31", "9999-12-31"])
+@pytest.mark.parametrize("given", ["0001-01-01", "1899-12-31"])
 def test_a_day_no_read_can_reach_is_refused(given):
     with pytest.raises(DayOutOfRange):
         utc_day(given)
@@ -45,12 +45,11 @@ def test_a_day_no_read_can_reach_is_refused(given):
         ["index", "--chip", "H100-SXM", "--until", "0001-01-01"],
         ["history", "--chip", "H100-SXM", "--since", "0001-01-01"],
         ["export", "--out", "OUT", "--since", "0001-01-01"],
-        ["report", "--out", "OUT", "--until", "9999-12-31"],
     ],
 )
 def test_every_command_refuses_such_a_day_naming_the_range(warehouse, tmp_path, run, command):
     args = [str(tmp_path / "out") if a == "OUT" else a for a in command]
-    refused(run(*args, "--db", str(warehouse)), "give a day from 1900-01-01 to 9998-12-31")
+    refused(run(*args, "--db", str(warehouse)), "give a day from 1900-01-01 to 9999-12-31")
 
 
 def test_a_measurement_dated_before_any_chip_is_refused(warehouse, tmp_path, run):

@@ -277,3 +277,69 @@ def test_history_says_when_a_column_is_narrower_than_its_pricing_model(db):
     said = " ".join((done.stdout + done.stderr).split())
     assert "the savings plan column is savings plan 1yr, all upfront only (--pricing-model)" in said
     assert "the spot column" not in said
+
+
+def test_an_instance_type_with_a_comma_in_its_name_is_taken_back(db):
+    """Modal's '1x A100, 40 GB', as every table, csv and json prints it, selects its offers in
+    prices, history and cost and from Python, alone or in a list (on e435575 it was cut at its
+    comma: "unknown instance type '1x A100'")."""
+    rows = api.prices(provider="modal", db=str(db)).to_dicts()
+    named = sorted({r["instance_type"] for r in rows if "," in r["instance_type"]})
+    assert named, "the sample has no instance type with a comma"
+    name = named[0]
+    for asked in (name, [name], f"{name},p5.48xlarge"):
+        found = api.prices(instance=asked, db=str(db))
+        assert name in found["instance_type"].to_list(), asked
+    chip = next(r["chip"] for r in rows if r["instance_type"] == name)
+    for args in (
+        ("prices", "--instance", name),
+        ("history", "--chip", chip, "--instance", name),
+    ):
+        done = chipcost(*args, "--db", str(db), columns=300)
+        assert done.returncode == 0, (args, done.stderr)
+
+
+def test_index_takes_its_commitment_label_and_the_reports_column(db, tables):
+    """The index labels its commitment rows 'commitment 1yr' and the report's column says
+    '1-yr commitment': both are the index's commitment (on e435575: 'not a pricing model of
+    the index'); another term is refused saying the index's is 1-year."""
+    done = chipcost("index", "--chip", "H100-SXM", "--pricing-model", "commitment", "--db",
+                    str(db), columns=300)  # fmt: skip
+    assert "commitment 1yr" in done.stdout
+    for label in ("commitment 1yr", "1-yr commitment"):
+        again = chipcost("index", "--chip", "H100-SXM", "--pricing-model", label, "--db",
+                         str(db), columns=300)  # fmt: skip
+        assert again.returncode == 0, (label, again.stderr)
+        assert again.stdout == done.stdout
+    refused = chipcost("index", "--pricing-model", "commitment 3yr", "--db", str(db))
+    assert refused.returncode == 2 and "any 1-year commitment" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("provider", "said"),
+    [
+        ("Vast.ai", None),  # the README's spelling (on e435575: "did you mean vastai?")
+        ("ibm", "'ibm' has no price: chipcost does not collect it"),  # e435575: "lium?"
+        ("ecb", "publishes reference data (ecb-rates), no accelerator prices"),
+    ],
+)
+def test_a_provider_sources_lists_is_taken_or_said_why_it_has_no_price(db, provider, said):
+    done = chipcost("prices", "--provider", provider, "--limit", "1", "--db", str(db))
+    if said is None:
+        assert done.returncode == 0, done.stderr
+    else:
+        assert done.returncode == 2 and said in " ".join(done.stderr.split()), done.stderr
+
+
+def test_the_unknown_chip_a_table_shows_is_explained(db):
+    done = chipcost("prices", "--chip", "unknown", "--db", str(db))
+    assert done.returncode == 2
+    line = " ".join(done.stderr.split())
+    assert "'unknown' is no chip: it marks offers whose GPU names no chip" in line
+    assert "nearest" not in line
+
+
+def test_export_takes_the_dollar_sign_reads_print(db, tmp_path):
+    done = chipcost("export", "--out", str(tmp_path / "focus"), "--currency", "$", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "focus" / "sku_prices.csv").exists()

@@ -50,7 +50,7 @@ def _export(
 
     if format.casefold() != "focus":
         raise UsageError(f"--format {format}: the export writes FOCUS's columns; give focus")
-    if currency is not None and currency.strip().upper() != "USD":
+    if currency is not None and currency.strip().upper() not in ("USD", "$"):  # as reads print
         raise UsageError(
             f"--currency {currency}: the FOCUS export is in USD only (a price in force for "
             "months has no one day's rate); `chipcost prices --currency` converts current prices"
