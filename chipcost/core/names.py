@@ -213,7 +213,7 @@ def resolve_chip_name(name: str) -> list[str]:
     if name.strip().lower() == UNKNOWN_CHIP:  # what a table shows of a GPU it cannot name
         raise UsageError(
             f"{_shown(name)} is no chip: it marks offers whose GPU names no chip chipcost knows; "
-            f"`chipcost sql \"SELECT provider, instance_type FROM current_prices WHERE chip = "
+            f'`chipcost sql "SELECT provider, instance_type FROM current_prices WHERE chip = '
             f"'{UNKNOWN_CHIP}'\"` lists them"
         )
     chips = sorted(canonical_chips() - {UNKNOWN_CHIP})
