@@ -44,8 +44,10 @@ def speed_value(value: object, option: str = COMMAND_LINE.name("speed")) -> str:
 
     if value is None:
         return DEFAULT_SPEED
-    text = str(value).strip().lower()
-    if text == "max":
+    # a header's whole words: '5 or more tokens/s per user (MLPerf Server bound ...)',
+    # 'at maximum throughput (MLPerf Offline, ...)'
+    text = re.sub(r"\s*\(.*\)$", "", str(value).strip().lower()).removeprefix("at ")
+    if text in ("max", "maximum throughput"):
         return "max"
     if text in NAMED_SPEEDS:
         return f"{NAMED_SPEEDS[text]:g}"

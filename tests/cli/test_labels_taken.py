@@ -343,3 +343,34 @@ def test_export_takes_the_dollar_sign_reads_print(db, tmp_path):
     done = chipcost("export", "--out", str(tmp_path / "focus"), "--currency", "$", "--db", str(db))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "focus" / "sku_prices.csv").exists()
+
+
+@pytest.mark.parametrize("speed", ["5", "25", "7.5", "max"])
+def test_a_speed_header_with_its_words_is_taken_back(speed):
+    """cost's and compare's whole header ('at 5 or more tokens/s per user (MLPerf Server bound
+    for Llama 2 70B)', 'at maximum throughput (MLPerf Offline, ...)') is the speed (on e435575
+    only the words before the parenthesis were)."""
+    assert speed_value(speed_label(speed)) == speed
+    if speed == "max":
+        assert speed_value("maximum throughput") == "max"
+
+
+def test_a_measurements_speed_is_taken_as_reads_print_it(db, tmp_path):
+    copy = tmp_path / "w.duckdb"
+    copy.write_bytes(db.read_bytes())
+    base = (
+        "throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b", "--workload",
+        "inference", "--tokens-per-second", "3000", "--precision", "fp8", "--db", str(copy),
+    )  # fmt: skip
+    # compare's figure line says '6.9 tok/s per user' (on e435575: "is not a number: write e.g.
+    # 300e9, 300B"); '1K' was recorded as 1,000 tok/s per user
+    done = chipcost(*base, "--speed", "6.9 tok/s per user")
+    assert done.returncode == 0, done.stderr
+    listed = api.sql(
+        query="SELECT tokens_per_second_per_user FROM throughput WHERE origin = 'user'",
+        db=str(copy),
+    )
+    assert listed["tokens_per_second_per_user"].to_list() == [6.9]
+    for speed in ("1K", "max"):
+        refused = chipcost(*base, "--speed", speed)
+        assert refused.returncode == 2 and "--operating-point max-throughput" in refused.stderr
