@@ -112,8 +112,8 @@ StaleDays = Annotated[int | None, Opt(STALE_DAYS_HELP, low=1, high=99999)]
 
 def _amount(help: str, query: str) -> Opt:
     """A number filter of `prices` written as tables print it ('80GB', '$2.50', '1,024'): the
-    command line's text, read in its unit by its check (chipcost.pipeline.prices); from Python
-    a number."""
+    command line's text (or Python's, or a number), read in its unit by its check
+    (chipcost.pipeline.prices)."""
     return Opt(help, kind="text", query=query, check="number", metavar="N")
 
 
@@ -146,11 +146,10 @@ def prices(
     ] = None,
     min_vcpus: Annotated[
         float | None,
-        Opt(
+        _amount(
             "At least this many vCPUs per instance (offers whose source publishes none are "
             "left out).",
-            query="min_vcpus",
-            check="number",
+            "min_vcpus",
         ),
     ] = None,
     min_ram: Annotated[

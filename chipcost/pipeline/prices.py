@@ -118,10 +118,10 @@ def _number(ask: PriceAsk, name: str, *, low: float = 0.0) -> float | None:
     value = ask[name]
     if value is None:
         return None
-    if isinstance(value, str) and not ask.voice.api:  # from Python a number is a number
+    if isinstance(value, str):  # as a table prints it: '80GB', '$2.50', '1,024'
         value = _amount(value, _UNITS.get(name, ""))
     if isinstance(value, bool) or not isinstance(value, int | float):
-        example = "3.5" if ask.voice.api else _EXAMPLES.get(_UNITS.get(name, ""), "3.5")
+        example = _EXAMPLES.get(_UNITS.get(name, ""), "3.5")
         raise UsageError(
             f"{ask.voice.said(name, _as_given(ask, name))}: give a number, e.g. {example}"
         )

@@ -111,8 +111,8 @@ def test_errors_are_chipcost_errors(golden):
         chipcost.history("H100-SXM", pricing_model="ondemand", db=golden)
     with pytest.raises(UsageError, match=r"max_price='abc': give a number"):
         chipcost.prices(max_price="abc", db=golden)
-    with pytest.raises(UsageError, match=r"min_memory='80': give a number"):
-        chipcost.prices(min_memory="80", db=golden)
+    with pytest.raises(UsageError, match=r"min_memory='lots': give a number, e.g. 80 or 80GB"):
+        chipcost.prices(min_memory="lots", db=golden)
     with pytest.raises(
         UsageError,
         match=r"region: no current price is in region 'us-east-9' "

@@ -131,6 +131,27 @@ def test_a_price_bound_that_is_no_dollar_amount_is_refused_as_typed(run, db, val
     assert refused.returncode == 2 and said in refused.stderr, refused.stderr
 
 
+@pytest.mark.parametrize(
+    ("asked", "same"),
+    [
+        # from Python as the command line takes them (on e2f7b55 "give a number, e.g. 3.5")
+        ({"min_memory": "80GB"}, {"min_memory": 80}),
+        ({"max_price": "$7.00"}, {"max_price": 7}),
+        ({"min_ram": "1,024"}, {"min_ram": 1024}),
+        ({"min_vcpus": "192"}, {"min_vcpus": 192}),
+    ],
+)
+def test_the_api_takes_a_number_as_tables_print_it_too(db, asked, same):
+    assert api.prices(db=db, **asked).equals(api.prices(db=db, **same))
+
+
+def test_vcpus_take_grouped_thousands(run, db):
+    # on e2f7b55: "'1,024' is not a valid float", where --min-ram took it
+    given = run("prices", "--min-vcpus", "1,024", "--format", "json", "--db", db)
+    plain = run("prices", "--min-vcpus", "1024", "--format", "json", "--db", db)
+    assert given.stdout == plain.stdout and given.stderr == plain.stderr
+
+
 def test_grouped_thousands_are_one_number():
     from chipcost.pipeline.prices import _amount
 
