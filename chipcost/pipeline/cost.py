@@ -743,7 +743,14 @@ def cost_question(
     return CostQuestion(
         tokens=quantity(tokens, "tokens"),
         overhead=fraction,
-        migration_cost=quantity(migration_cost, "migration_cost", dollars),
+        # as cost prints money: '$36,000' (the thousands' commas parse_quantity takes)
+        migration_cost=quantity(
+            migration_cost.strip().removeprefix("$")
+            if isinstance(migration_cost, str)
+            else migration_cost,
+            "migration_cost",
+            dollars,
+        ),  # fmt: skip
         daily_tokens=quantity(daily_tokens, "daily_tokens"),
     )
 
@@ -782,7 +789,7 @@ def ask_of(
         chips=resolve_chips(con, chip, name, workload),
         baseline=baseline,
         baseline_given=baseline_given,
-        filters=checked_filters(con, region, pricing_model, provider, instance),
+        filters=checked_filters(con, region, pricing_model, provider, instance, voice),
         all_offers=all_offers,
         limit=limit,
         stale_days=stale_days,

@@ -107,7 +107,7 @@ def find_history(
         spellings = instance_spellings(con, history_values)
         named["instances"] = as_spelled(named["instances"], spellings)
     held = ("the history holds no price in", "its prices are in")
-    check_named(con, named, known=history_values, held=held)
+    check_named(con, named, known=history_values, held=held, voice=ask.voice)
     until, cut = until_within(con, ask.until, ask.voice)
     mine = mine or YourPrices()
     # The currency only: which offer was cheapest on a day is the list prices' answer.

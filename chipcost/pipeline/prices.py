@@ -256,6 +256,7 @@ def check_named(
                 _source_not_provider(unseen, among, option)
             if key == "regions":
                 _where_not_region(unseen, among, known(con, "provider"), option, voice)
+                _zone_not_region(con, unseen, option, voice)
             where = held if key == "regions" else None
             check_known(_KINDS[key], unseen, among, held=where, option=option)
 
@@ -310,12 +311,13 @@ def _where_not_region(
     voice: Voice | None,
 ) -> None:
     """A table's 'where' cell given as a region ('verda global', 'aws us-east-1': provider,
-    then region or zone): refused with the two filters it stands for."""
+    then region or zone; history's 'aws · us-east-2 · us-east-2b'): refused with the two
+    filters it stands for."""
     by_lower = {r.lower(): r for r in regions}
     named = {p.lower(): p for p in providers}
     for value in values:
-        first, _, rest = value.strip().partition(" ")
-        region = rest.strip().lower()
+        words = value.replace("·", " ").split()
+        first, region = (words + ["", ""])[0], (words + ["", ""])[1].lower()
         found = by_lower.get(region) or next(
             (r for low, r in by_lower.items() if region.startswith(low) and region != low), None
         )
@@ -328,6 +330,26 @@ def _where_not_region(
             raise UsageError(
                 f"{said}{value!r} is a provider and where its offer is, as a table's 'where' "
                 f"says them: give {provider} {again}"
+            )
+
+
+def _zone_not_region(
+    con: duckdb.DuckDBPyConnection, values: Sequence[str], option: str | None, voice: Voice | None
+) -> None:
+    """A zone (us-east-1a, as `prices` and json print an offer's) given as a region: refused
+    with its region, the filter that holds it."""
+    asked = {v.strip().lower(): v for v in values}
+    rows = con.execute(
+        "SELECT DISTINCT lower(zone), region FROM current_prices WHERE zone IS NOT NULL "
+        "AND zone <> region"
+    ).fetchall()
+    for zone, region in sorted(rows):
+        if zone in asked:
+            said = f"{option}: " if option else ""
+            again = voice.said("region", region) if voice else region
+            raise UsageError(
+                f"{said}{asked[zone]!r} is a zone of region {region}, and chipcost filters by "
+                f"region: give {again} (each offer's zone is in its row)"
             )
 
 
@@ -344,14 +366,16 @@ def checked_filters(
     pricing_models: Sequence[str] | str | None,
     providers: Sequence[str] | str | None,
     instances: Sequence[str] | str | None = None,
+    voice: Voice | None = None,
 ) -> dict[str, list[str] | None]:
     """Region, pricing model, provider and instance type filters split and checked against
-    the current prices: an unknown one is refused with the closest known values."""
+    the current prices: an unknown one is refused with the closest known values, named as
+    `voice` spells the options."""
     named = named_filters(regions, pricing_models, providers, instances)
     if named["instances"]:  # as the warehouse spells them (Azure's "Standard_" prefix)
         spellings = instance_spellings(con)
         named["instances"] = as_spelled(named["instances"], spellings)
-    check_named(con, named)
+    check_named(con, named, voice=voice)
     return named
 
 

@@ -374,3 +374,40 @@ def test_a_measurements_speed_is_taken_as_reads_print_it(db, tmp_path):
     for speed in ("1K", "max"):
         refused = chipcost(*base, "--speed", speed)
         assert refused.returncode == 2 and "--operating-point max-throughput" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("history", "--chip", "H100-SXM"),
+        ("cost", "--model", "llama-3-70b", "--workload", "inference"),
+        ("compare", "H200", "H100-SXM", "--model", "llama-3-70b", "--workload", "inference"),
+    ],
+)
+@pytest.mark.parametrize("cell", ["aws us-east-1", "aws · us-east-1"])
+def test_every_read_answers_a_where_cell_with_its_two_options(db, args, cell):
+    """history, cost and compare said 'give aws us-east-1' on e2f7b55, no option named; the
+    history's and the report's 'aws · us-east-1' was an unknown region."""
+    done = chipcost(*args, "--region", cell, "--db", str(db))
+    assert done.returncode == 2
+    assert "give --provider aws --region us-east-1" in " ".join(done.stderr.split())
+
+
+def test_a_zone_a_row_prints_given_as_a_region_is_answered_with_its_region(db):
+    rows = api.prices(chip="H100-SXM", provider="aws", db=str(db)).to_dicts()
+    zone, region = next(
+        (r["zone"], r["region"]) for r in rows if r["zone"] not in ("", None, r["region"])
+    )
+    for args in (("prices",), ("history", "--chip", "H100-SXM")):
+        done = chipcost(*args, "--region", zone, "--db", str(db))
+        assert done.returncode == 2
+        said = " ".join(done.stderr.split())
+        assert f"'{zone}' is a zone of region {region}" in said and f"--region {region}" in said
+
+
+def test_a_migration_cost_as_cost_prints_money(db):
+    asked = ("cost", "--model", "llama-3-70b", "--workload", "inference", "--format", "json")
+    signed = chipcost(*asked, "--migration-cost", "$36,000", "--db", str(db))
+    plain = chipcost(*asked, "--migration-cost", "36000", "--db", str(db))
+    assert signed.returncode == 0, signed.stderr  # on e2f7b55: "is not a number"
+    assert signed.stdout == plain.stdout
