@@ -14,7 +14,7 @@ from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import Db, Format, Wide
 from chipcost.cli.parser import SETTINGS, command
 from chipcost.core.clean import from_spreadsheet
-from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.names import shown
 from chipcost.core.questions import Opt
 
@@ -544,10 +544,11 @@ def list_(
         con.close()
     frame = listing_with_ranges(frame)
     if format is not OutputFormat.table:
-        write_frame(format, frame)
+        write_frame(format, frame)  # when empty, [] or the header: a pipe still parses
+    if frame.is_empty():  # exit 1 in every format, as every read
+        raise NoMatch("no throughput figure matches these filters (try --derived)")
+    if format is not OutputFormat.table:
         return
-    if frame.is_empty():
-        raise ChipcostError("no throughput figure matches these filters (try --derived)")
     print_throughput(out, frame, wide=wide)
 
 
