@@ -8,6 +8,7 @@ import polars as pl
 
 from chipcost.core.clean import FORMULA
 from chipcost.core.record import RECORD_COLUMNS, PriceRecord
+from chipcost.core.vocabulary import WHOLE_COUNTS
 
 # The polars type of each kind of record column (core/record.py RECORD_COLUMNS).
 _POLARS = {
@@ -57,7 +58,17 @@ def spreadsheet_safe(frame: pl.DataFrame) -> pl.DataFrame:
     """Text cells that a spreadsheet would run as a formula get a leading ' (every CSV a frame
     becomes: the export, the explorer's, the report's)."""
     text = [c for c, t in frame.schema.items() if t == pl.String]
-    return frame.with_columns(_defused(c) for c in text)
+    counts = [c for c, t in frame.schema.items() if c in WHOLE_COUNTS and t.is_float()]
+    return frame.with_columns(*(_defused(c) for c in text), *(_whole(c) for c in counts))
+
+
+def _whole(column: str) -> pl.Expr:
+    """A chip count as every csv writes it: 8 (a slice of a GPU as its fraction, 0.125)."""
+    value = pl.col(column)
+    whole = value.cast(pl.Int64, strict=False).cast(pl.String)
+    return (
+        pl.when(value == value.floor()).then(whole).otherwise(value.cast(pl.String)).alias(column)
+    )
 
 
 def _defused(column: str) -> pl.Expr:

@@ -238,3 +238,30 @@ def test_an_empty_warehouse_or_directory_is_refused_not_taken_as_the_default(tmp
     done = run("prices", "--db", "")
     assert done.returncode == 1 and "--db is empty" in done.stderr
     refused(run("report", "--out", "", "--dry-run"), "--out is empty")
+
+
+def test_every_csv_writes_a_whole_chip_count_as_an_integer():
+    """The report's changes and the explorer's offers.csv wrote 8.0 on a81b4ee, where `prices
+    --format csv` writes 8 (docs/cli.md: a whole count as an integer, a slice its fraction)."""
+    import polars as pl
+
+    from chipcost.core.frames import spreadsheet_safe
+
+    frame = pl.DataFrame({"chip_count": [8.0, 0.125, None], "price": [1.0, 2.0, 3.0]})
+    written = spreadsheet_safe(frame).write_csv().splitlines()
+    assert written == ["chip_count,price", "8,1.0", "0.125,2.0", ",3.0"]
+
+
+def test_the_reports_changes_and_the_explorers_offers_write_counts_as_prices_does(
+    warehouse, tmp_path, run
+):
+    import csv
+
+    done = run("report", "--dry-run", "--out", str(tmp_path / "r"), "--db", str(warehouse))
+    assert done.returncode == 0, done.stderr
+    site = run("site", "--out", str(tmp_path / "s"), "--db", str(warehouse))
+    assert site.returncode == 0, site.stderr
+    for path in [*(tmp_path / "r").glob("*.csv"), tmp_path / "s" / "offers.csv"]:
+        with path.open(encoding="utf-8") as handle:
+            counts = {row["chip_count"] for row in csv.DictReader(handle)}
+        assert counts and not any(c.endswith(".0") for c in counts), (path.name, counts)
