@@ -283,7 +283,9 @@ def index_table(index: pl.DataFrame) -> GT:
         providers="Providers",
         trend="Each day",
     )
-    gt = gt.fmt_currency(columns="level", decimals=4).fmt_percent(columns="change", decimals=1)
+    gt = gt.fmt_currency(columns="level", decimals=4).fmt_percent(
+        columns="change", decimals=1, force_sign=True
+    )
     if "trend" in frame.columns:
         gt = gt.fmt_nanoplot("trend", plot_type="line", options=TREND).sub_missing(
             "trend", missing_text="flat"

@@ -93,3 +93,18 @@ def test_a_failing_providers_price_is_flagged_then_left_out_past_the_stale_limit
 
 def _price(row: dict, provider: str) -> str:
     return next(p.split()[1] for p in row["prices"].split("; ") if p.split()[0] == provider)
+
+
+def test_the_reports_index_signs_a_move_as_index_does():
+    """`index` prints '+9.8%'; the report's price index printed '9.8%' for the same rise."""
+    import polars as pl
+
+    from chipcost.reports.tables import index_table
+
+    frame = pl.DataFrame(
+        {"chip": ["H100-SXM", "B200"], "level": [2.1, 3.2], "change": [0.098, -0.045],
+         "constituents": [4, 3], "constituents_changed": [False, True],
+         "trend": [[1.9, 2.1], [3.4, 3.2]]}
+    )  # fmt: skip
+    html = index_table(frame).as_raw_html()
+    assert "+9.8%" in html and "−4.5%" in html
