@@ -90,6 +90,13 @@ def smtp_settings(values: Mapping[str, object] | None = None) -> SmtpSettings:
     if not sender:
         raise EmailError("no sender address: set CHIPCOST_SMTP_FROM (e.g. reports@example.com)")
     check_address(sender, f"the sender CHIPCOST_SMTP_FROM={sender!r}")
+    try:  # one address, as a recipient's is checked
+        (sender,) = check_recipients([sender])
+    except (EmailError, ValueError):
+        raise EmailError(
+            f"the sender CHIPCOST_SMTP_FROM={_cut(sender)} is not one e-mail address: give one, "
+            "e.g. reports@example.com"
+        ) from None
     return SmtpSettings(host, int(port_text), sender, tls, user, get("password"), get("ca_file"))
 
 
@@ -119,6 +126,7 @@ def check_recipients(recipients: list[str]) -> list[str]:
         for name, addr in getaddresses([given]):
             if "@" not in addr or " " in addr or not addr.rpartition("@")[0]:
                 raise EmailError(f"{_cut(given)} is not an e-mail address")
+            addr = _ascii(given, addr)
             if len(addr) > MAX_ADDRESS or len(addr.rpartition("@")[0]) > MAX_LOCAL_PART:
                 raise EmailError(
                     f"{_cut(addr)} is longer than an e-mail address can be ({MAX_LOCAL_PART} "
@@ -128,6 +136,24 @@ def check_recipients(recipients: list[str]) -> list[str]:
     if recipients and not found:
         raise EmailError(f"{_cut(recipients[0])} is not an e-mail address")
     return list(dict.fromkeys(found))
+
+
+def _ascii(given: str, address: str) -> str:
+    """The address as SMTP without its UTF-8 extension carries it: a domain outside ASCII in
+    its IDNA form (exämple.com is xn--exmple-cua.com); a name before the @ outside ASCII is
+    refused (it needs SMTPUTF8, which chipcost does not send)."""
+    local, _, domain = address.rpartition("@")
+    if not local.isascii():
+        raise EmailError(
+            f"{_cut(given)}: the part before the @ holds a letter outside ASCII, which a mail "
+            "server takes only with SMTPUTF8 (chipcost does not send it): give an ASCII address"
+        )
+    if domain.isascii():
+        return address
+    try:
+        return f"{local}@{domain.encode('idna').decode('ascii')}"
+    except UnicodeError:
+        raise EmailError(f"{_cut(given)}: {domain!r} is no domain name") from None
 
 
 def _cut(text: str) -> str:

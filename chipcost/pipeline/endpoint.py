@@ -57,6 +57,16 @@ def endpoint_of(text: str, api_key: str | None = None) -> Endpoint:
         raise UsageError(
             f"{said}: {shown(parts.hostname)} is no host name; give the server's URL, http://HOST:PORT"
         )
+    if parts.port == 0:  # no server listens on port 0: the system picks one for a client
+        raise UsageError(f"{said}: port 0 is no server's; give the port it listens on")
+    if parts.query or parts.fragment:  # requests go to the server's routes, without them
+        bare = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))  # a key may be in it
+        raise UsageError(
+            f"{COMMAND_LINE.said('endpoint', shown(masked(bare), 80))} with a query or fragment "
+            "(?... or #..., not shown): they would not reach the server: chipcost "
+            "asks its OpenAI routes (/v1/models, /v1/chat/completions) alone; give "
+            "http://HOST:PORT"
+        )
     if "@" in parts.path:  # 'http://user:pa/ss@host': a raw '/' ended the host early
         raise UsageError(
             f"{said}: an '@' after the host; a password with '/', '@' or ':' in it is written "

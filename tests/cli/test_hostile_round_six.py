@@ -5,6 +5,7 @@ no HTTP header can carry, a host name that does not resolve called a refusal."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,62 @@ def test_the_reports_changes_and_the_explorers_offers_write_counts_as_prices_doe
         with path.open(encoding="utf-8") as handle:
             counts = {row["chip_count"] for row in csv.DictReader(handle)}
         assert counts and not any(c.endswith(".0") for c in counts), (path.name, counts)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "said"),
+    [
+        # each was taken on e2f7b55: port 0 connected to, the query dropped without a word
+        ("http://127.0.0.1:0", "port 0 is no server's"),
+        (f"http://h:1/?api_key={SECRET}", "with a query or fragment (?... or #..., not shown)"),
+    ],
+)
+def test_an_endpoint_no_request_would_reach_as_given_is_refused(endpoint, said):
+    with pytest.raises(UsageError, match=re.escape(said)) as refusal:
+        endpoint_of(endpoint)
+    assert SECRET not in str(refusal.value)
+
+
+@pytest.mark.parametrize("given", ["1_0", "+4", "١٠٢٤", "１６"])
+def test_a_concurrency_is_written_in_ascii_digits(warehouse, run, given):
+    # on e2f7b55 each was read as a number (Python's int() takes them)
+    done = run(
+        "measure", "--endpoint", "http://127.0.0.1:9", "--model", "llama-3-70b", "--tokenizer",
+        "gpt2", "--precision", "bf16", "--software", "vLLM 0.11.0", "--chip", "H100-SXM",
+        "--chips", "8", "--input-tokens", "100", "--output-tokens", "10", "--concurrency", given,
+        "--db", str(warehouse),
+    )  # fmt: skip
+    refused(done, "give concurrencies from 1 to 1024 by comma")
+
+
+def test_an_instance_chipcost_does_not_know_is_named(warehouse, run):
+    # on e2f7b55: "--chip: name the chip measured"
+    done = run(
+        "measure", "--endpoint", "http://127.0.0.1:9", "--model", "llama-3-70b", "--tokenizer",
+        "gpt2", "--precision", "bf16", "--software", "vLLM 0.11.0", "--instance", "nosuch.type",
+        "--input-tokens", "100", "--output-tokens", "10", "--db", str(warehouse),
+    )  # fmt: skip
+    refused(done, "--instance 'nosuch.type': chipcost knows no such instance type")
+
+
+def test_the_sender_is_checked_as_a_recipient_is(warehouse, tmp_path, run):
+    smtp = {"CHIPCOST_SMTP_HOST": "127.0.0.1", "CHIPCOST_SMTP_PORT": "9",
+            "CHIPCOST_SMTP_TLS": "none", "CHIPCOST_SMTP_FROM": "notanaddr"}  # fmt: skip
+    done = run("report", "--out", str(tmp_path / "r"), "--email", "a@example.com", "--db",
+               str(warehouse), env=smtp)  # fmt: skip
+    # on e2f7b55 the message went out From: notanaddr
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "CHIPCOST_SMTP_FROM='notanaddr' is not one e-mail address" in done.stderr
+
+
+def test_an_address_outside_ascii_is_sent_as_smtp_carries_it(warehouse, tmp_path, run):
+    out = tmp_path / "r"
+    done = run("report", "--dry-run", "--out", str(out), "--email", "jo@exämple.com", "--db",
+               str(warehouse))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (eml,) = out.glob("*.eml")
+    # on e2f7b55: "To: jo@=?utf-8?q?ex=C3=A4mple?=.com", no address at all
+    assert "To: jo@xn--exmple-cua.com" in eml.read_text(encoding="utf-8")
+    refused_ = run("report", "--dry-run", "--out", str(out), "--email", "ü@example.com",
+                   "--db", str(warehouse))  # fmt: skip
+    assert refused_.returncode == 1 and "outside ASCII" in refused_.stderr

@@ -29,10 +29,9 @@ _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _concurrencies(text: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.replace(" ", "").split(",") if v]
-    except ValueError:
-        values = []
+    pieces = [v for v in text.replace(" ", "").split(",") if v]
+    # ASCII digits only: int() also reads '1_0', '+4', '١٠٢٤' and '１６'
+    values = [int(v) for v in pieces] if all(re.fullmatch(r"[0-9]+", v) for v in pieces) else []
     if not values or not all(1 <= v <= MAX_CONCURRENCY for v in values):
         raise UsageError(
             f"--concurrency {text!r}: give concurrencies from 1 to {MAX_CONCURRENCY} by comma, "
@@ -81,6 +80,11 @@ def _chips(con: object, instance: str | None, chip: str | None, chips: float | N
     if known and name and name != known[0]:
         raise UsageError(f"--chip {name}: {instance} has {known[0]} chips, not {name}")
     name = name or (known[0] if known else None)
+    if name is None and instance:
+        raise UsageError(
+            f"--instance {instance!r}: chipcost knows no such instance type (`chipcost prices "
+            "--instance` lists those it prices); give --chip and --chips"
+        )
     if name is None:
         raise UsageError("--chip: name the chip measured (or an --instance chipcost knows)")
     chips = chips if chips is not None else (known[1] if known else None)
