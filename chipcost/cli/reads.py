@@ -56,6 +56,7 @@ def prices(**given: Any) -> None:
     from chipcost.pipeline.prices import unmatched_names
 
     hours = per_hours(asked["per"], Voice(PRICES).said("per", asked["per"]))
+    asked, bounds_said = _bounds_per_hour(asked, hours)
     if focus and (hours != 1 or asked["by"] is not None):  # FOCUS's columns are its own
         said = "--by" if asked["by"] is not None else "--per"
         raise UsageError(
@@ -64,6 +65,8 @@ def prices(**given: Any) -> None:
         )
     table = format is OutputFormat.table
     # The table and the glance read rows (no polars to import); csv and json write the frame.
+    for said in bounds_said:
+        notices(format).say(f"note: {said}")
     answer = answers.prices(asked, rows=table or asked["by"] is not None)
     found, ask, empty = answer.found, answer.ask, answer.empty
     mine = found.mine
@@ -111,6 +114,31 @@ def prices(**given: Any) -> None:
     if found.frame.height > frame.height and not focus:
         notices(format).say(f"{found.frame.height - frame.height} more rows (--limit)")
     print_freshness(notices(format), found.freshness)
+
+
+def _bounds_per_hour(asked: dict[str, Any], hours: int) -> tuple[dict[str, Any], list[str]]:
+    """A price bound in the table's unit: per chip-month or -year with --per (the bound the
+    table's cells can be compared with), read per chip-hour; and a bound with --currency is
+    said to be in US dollars of list price (the filter is on the warehouse's prices)."""
+    from chipcost.pipeline.prices import amount_as_printed
+
+    said = []
+    for name in ("min_price", "max_price"):
+        value = asked[name]
+        if value is None:
+            continue
+        option = Voice(PRICES).said(name, value)
+        number = amount_as_printed(str(value), "$") if isinstance(value, str) else value
+        if hours != 1 and isinstance(number, int | float):
+            asked = {**asked, name: number / hours}
+            said.append(
+                f"{option} is per chip-{asked['per']}, as the table's prices: "
+                f"{number / hours:.4f} per chip-hour"
+            )
+        currency = str(asked.get("currency") or "USD").strip().upper()
+        if currency not in ("USD", "$"):
+            said.append(f"{option} bounds list prices in USD, before --currency converts them")
+    return asked, said
 
 
 def _hints(console, hints: tuple[str, ...]) -> None:

@@ -171,10 +171,20 @@ def prices(
         ),
     ] = None,
     min_price: Annotated[
-        float | None, _amount("At least this many USD per chip-hour: 2.5 or $2.50.", "min_price")
+        float | None,
+        _amount(
+            "At least this many USD of list price per chip-hour (or per chip-month or -year, "
+            "as the table then shows): 2.5 or $2.50.",
+            "min_price",
+        ),
     ] = None,
     max_price: Annotated[
-        float | None, _amount("At most this many USD per chip-hour: 2.5 or $2.50.", "max_price")
+        float | None,
+        _amount(
+            "At most this many USD of list price per chip-hour (or per chip-month or -year, "
+            "as the table then shows): 2.5 or $2.50.",
+            "max_price",
+        ),
     ] = None,
     spot: Annotated[
         bool | None,

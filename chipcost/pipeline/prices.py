@@ -119,7 +119,7 @@ def _number(ask: PriceAsk, name: str, *, low: float = 0.0) -> float | None:
     if value is None:
         return None
     if isinstance(value, str):  # as a table prints it: '80GB', '$2.50', '1,024'
-        value = _amount(value, _UNITS.get(name, ""))
+        value = amount_as_printed(value, _UNITS.get(name, ""))
     if isinstance(value, bool) or not isinstance(value, int | float):
         example = _EXAMPLES.get(_UNITS.get(name, ""), "3.5")
         raise UsageError(
@@ -138,10 +138,10 @@ def _as_given(ask: PriceAsk, name: str) -> str:
     return value if isinstance(value, str) and not ask.voice.api else repr(value)
 
 
-def _amount(text: str, unit: str) -> float | str:
+def amount_as_printed(text: str, unit: str) -> float | str:
     """'$2.50' -> 2.5, '80 GB' -> 80.0, '1,024' -> 1024.0: a number as tables print it, in the
     option's unit ('$' before, 'GB' after); the text itself when it is no such number."""
-    plain = text.strip()
+    plain = text.strip().removesuffix(" est.")  # a cell of an estimated price: '$0.1729 est.'
     if unit == "$":
         plain = plain.removeprefix("$").strip()
     elif unit:

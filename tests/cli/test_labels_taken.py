@@ -6,6 +6,7 @@ code or its one label, on the sample replayed into a real warehouse."""
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import date, timedelta
 from pathlib import Path
@@ -411,3 +412,31 @@ def test_a_migration_cost_as_cost_prints_money(db):
     plain = chipcost(*asked, "--migration-cost", "36000", "--db", str(db))
     assert signed.returncode == 0, signed.stderr  # on e2f7b55: "is not a number"
     assert signed.stdout == plain.stdout
+
+
+def test_a_price_bound_is_read_in_the_unit_the_table_shows(db):
+    """With --per month the table's cells are per chip-month, and so is --max-price (on
+    e2f7b55 a monthly cell given back was read per chip-hour: every row passed it)."""
+    import json
+
+    asked = ("prices", "--chip", "H100-SXM", "--per", "month", "--format", "json", "--db", str(db))
+    every = json.loads(chipcost(*asked).stdout)
+    monthly = sorted(r["price_per_chip_month"] for r in every)
+    # a cell of the table, given back (to four places, rounded up: the cell's own price passes)
+    bound = math.ceil(monthly[len(monthly) // 2] * 1e4) / 1e4
+    done = chipcost(*asked, "--max-price", f"{bound:,.4f}")
+    kept = json.loads(done.stdout)
+    assert 0 < len(kept) < len(every)
+    assert all(r["price_per_chip_month"] <= bound + 1e-6 for r in kept)
+    assert len(kept) == sum(1 for m in monthly if m <= bound + 1e-6)
+    assert "is per chip-month, as the table's prices" in " ".join(done.stderr.split())
+
+
+def test_an_estimated_price_cell_is_taken_as_its_amount(db):
+    """'$0.1729 est.', as prices prints an estimated price, is $0.1729 (on e2f7b55 'give a
+    number'); with --currency the bound is said to be in US dollars of list price."""
+    plain = chipcost("prices", "--max-price", "2.5", "--format", "json", "--db", str(db))
+    marked = chipcost("prices", "--max-price", "$2.5000 est.", "--format", "json", "--db", str(db))
+    assert marked.returncode == 0 and marked.stdout == plain.stdout, marked.stderr
+    euros = chipcost("prices", "--max-price", "2.5", "--currency", "EUR", "--db", str(db))
+    assert "bounds list prices in USD, before --currency converts them" in euros.stdout
