@@ -132,7 +132,7 @@ def _bounds_per_hour(asked: dict[str, Any], hours: int) -> tuple[dict[str, Any],
         if hours != 1 and isinstance(number, int | float):
             asked = {**asked, name: number / hours}
             said.append(
-                f"{option} is per chip-{asked['per']}, as the table's prices: "
+                f"{option} is per chip-{str(asked['per']).lower()}, as the table's prices: "
                 f"{number / hours:.4f} per chip-hour"
             )
         currency = str(asked.get("currency") or "USD").strip().upper()
