@@ -6,7 +6,7 @@ from __future__ import annotations
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, Styled, fit_table, plain
 from chipcost.cli.render import shown
-from chipcost.cli.render_cost import figure_point, print_footer
+from chipcost.cli.render_cost import UNHELD_TTFT, derived_parts, figure_point, print_footer
 from chipcost.cli.render_prices import ESTIMATE_MARK
 from chipcost.core.figures import speed_label
 from chipcost.core.vocabulary import pricing_words
@@ -80,11 +80,16 @@ def _cells(result: CompareResult, line: Comparison) -> dict:
 
 
 def _figure(row: CostRow) -> str:
+    """A figure in one line: a derived one says how it was derived, not its chip's and model's
+    datasheet quotes (`cost --wide` and `throughput list --wide` give them)."""
+    source, dated = str(row["throughput_source"]), f" ({row['throughput_source_date']})"
+    if row.get("throughput_origin") == "derived":
+        source, dated = derived_parts(source)[0], ""
     return (
         f"{row['throughput_id']}: {figure_kind(row)}, "
         f"{str(row.get('precision') or 'precision not stated').upper()}, "
         f"{row['tokens_per_second_per_chip']:,.0f} tok/s per chip{figure_point(row)}; "
-        f"{row['throughput_source']} ({row['throughput_source_date']})"
+        f"{source}{dated}"
     )
 
 
@@ -215,6 +220,8 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
         )
     if not all(line.same_provider for line in result.lines):
         notes.append(f"* {result.chip_b}'s cheapest offer elsewhere: no provider offers both")
+    if header.get("ttft_ms") and any(row.get("throughput_origin") == "derived" for row in offers):
+        notes.append(UNHELD_TTFT)
     if not wide:
         notes[0] += " (--wide names each offer; --format json gives every field)"
     print_footer(console, notes, result.ranking.freshness)

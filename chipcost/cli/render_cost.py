@@ -192,7 +192,7 @@ def reference_numbers(rows: Sequence[CostRow]) -> dict[str, int]:
     return numbers
 
 
-def _derived_parts(source: str) -> tuple[str, str, str]:
+def derived_parts(source: str) -> tuple[str, str, str]:
     """A derived figure's source as (how it was derived, its chip's spec source, its model's
     parameter source): 'chipcost derivation ...; peak: ...; parameters: ...' (training) or
     'chipcost roofline: ...; chip: ...; model: ...' (inference)."""
@@ -203,6 +203,14 @@ def _derived_parts(source: str) -> tuple[str, str, str]:
             return method, spec, model
     method, _, model = source.partition("; parameters: ")
     return method, "", model
+
+
+# A time-to-first-token bound holds published points; the roofline models no queue, so a
+# derived figure has no first-token time to hold (docs/cost-per-token.md, "Reading a curve").
+UNHELD_TTFT = (
+    "derived figures are not held to the first-token bound (--ttft): the roofline models no "
+    "queue, so a tighter bound can leave a chip's derived figure where its measured one fails"
+)
 
 
 def print_sources(
@@ -226,7 +234,7 @@ def print_sources(
         implied = f", needs {100 * mfu:.0f}% of peak" if mfu is not None else ""
         source, dated = str(row["throughput_source"]), f" ({row['throughput_source_date']})"
         if derived:
-            source, spec, parameters = _derived_parts(source)
+            source, spec, parameters = derived_parts(source)
             if spec and wide:
                 source += f"; chip: {spec}"
             cut = cut or bool(spec and not wide)
@@ -298,4 +306,6 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
     print_set_aside(console, ranking.set_aside)
     short = not wide and shortened(ranking.rows)
     said = [estimate_note(ranking.rows), *([SHORT_NOTE] if short else [])]
+    if header.get("ttft_ms") and any(r["throughput_origin"] == "derived" for r in ranking.rows):
+        said.append(UNHELD_TTFT)
     print_footer(console, [*ranking.notes, *filter(None, said)], ranking.freshness)
