@@ -162,6 +162,8 @@ def _check_reads_only(query: str) -> None:
     if len(statements) != 1:
         raise ChipcostError(f"give exactly one SQL statement (got {len(statements)})")
     kind = statements[0].type.name
+    if kind == "CALL" and re.match(r"\s*(force\s+)?checkpoint\b", query, re.IGNORECASE):
+        kind = "CHECKPOINT"  # DuckDB parses it as a call of its checkpoint function
     if kind not in READ_STATEMENTS:
         raise _refuse(kind)
     if kind == "EXPLAIN":

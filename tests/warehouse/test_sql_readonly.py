@@ -43,7 +43,9 @@ REFUSED_BY_KIND = [
     ("reset threads", "a SET"),
     ("pragma enable_profiling", "a PRAGMA"),
     ("pragma force_checkpoint", "a PRAGMA"),
-    ("checkpoint", "a CALL"),
+    # DuckDB parses it as a CALL; named as written (on a81b4ee "a CALL statement is refused")
+    ("checkpoint", "a CHECKPOINT"),
+    ("force checkpoint", "a CHECKPOINT"),
     ("call pragma_version()", "a CALL"),
     ("vacuum", "a VACUUM"),
     ("begin transaction", "a TRANSACTION"),
