@@ -24,6 +24,7 @@ import polars as pl
 
 from chipcost.core import asks
 from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.frames import money_named
 from chipcost.core.names import shown
 from chipcost.core.questions import Question
 from chipcost.pipeline import answers
@@ -201,7 +202,8 @@ def cost(**asked: Any) -> pl.DataFrame:
     ('10%' or 10) keeps spot offers only where AWS's frequency of interruption bucket tops
     out at that percent or less (`interruption` says the bucket).
     """
-    return answers.cost(asked, api=True).frame()
+    ranking = answers.cost(asked, api=True)
+    return money_named(ranking.frame(), str(ranking.header["currency"]))
 
 
 @_answers(asks.compare)
@@ -218,7 +220,8 @@ def compare(**asked: Any) -> pl.DataFrame:
     precision and range. speed, region, pricing_model, provider, currency and list_prices as
     in cost(). A chip without a price or a figure raises chipcost.core.errors.ChipcostError.
     """
-    return answers.compare(asked, api=True).frame()
+    result = answers.compare(asked, api=True)
+    return money_named(result.frame(), str(result.ranking.header["currency"]))
 
 
 @_answers(asks.index)

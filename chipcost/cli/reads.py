@@ -177,7 +177,10 @@ def cost(**given: Any) -> None:
     if table:
         print_ranking(out, ranking, wide=asked["wide"])
         return
-    write_frame(format, with_currency(ranking.frame(), str(ranking.header["currency"])))
+    from chipcost.core.frames import money_named  # polars: csv and json only
+
+    money = str(ranking.header["currency"])
+    write_frame(format, with_currency(money_named(ranking.frame(), money), money))
     if ranking.more:
         notices(format).say(f"{ranking.more} more rows (--limit)")
     print_freshness(notices(format), ranking.freshness)
@@ -250,5 +253,8 @@ def compare(**given: Any) -> None:
 
             print_chart(out, result)
         return
-    write_frame(format, with_currency(result.frame(), str(result.ranking.header["currency"])))
+    from chipcost.core.frames import money_named  # polars: csv and json only
+
+    money = str(result.ranking.header["currency"])
+    write_frame(format, with_currency(money_named(result.frame(), money), money))
     print_freshness(notices(format), result.ranking.freshness)

@@ -75,3 +75,16 @@ def _defused(column: str) -> pl.Expr:
     value = pl.col(column)
     formula = value.str.contains(FORMULA)  # after any leading spaces too (core/clean.py)
     return pl.when(formula).then(pl.lit("'") + value).otherwise(value).alias(column)
+
+
+def money_named(frame: pl.DataFrame, currency: str) -> pl.DataFrame:
+    """A ranking's costs named for the money they hold: in euros, usd_per_million_tokens (and
+    baseline_..., a_..., b_...) is eur_per_million_tokens, so that a script reading a usd_
+    field never gets euros. US dollars keep the names the view gives them."""
+    code = currency.strip().lower()
+    if code in ("", "usd"):
+        return frame
+    return frame.rename(
+        {c: c.replace("usd_per_million", f"{code}_per_million") for c in frame.columns
+         if "usd_per_million" in c}
+    )  # fmt: skip

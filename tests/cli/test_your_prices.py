@@ -189,12 +189,29 @@ def test_cost_ranks_your_prices(golden, discounts):
     assert yours.returncode == 0, yours.stderr
     for row in json.loads(yours.stdout):
         before = listed[(row["chip"], row["pricing_model"])]
-        assert row["usd_per_million_tokens"] == pytest.approx(
+        # in euros the cost is named for them (on b80dacd usd_per_million_tokens held euros)
+        assert "usd_per_million_tokens" not in row
+        assert row["eur_per_million_tokens"] == pytest.approx(
             before["usd_per_million_tokens"] * 0.9 / 1.25
         )
         assert row["discount"] == "10% EDP 2026" and row["currency"] == "EUR"
     table = cli(*args[:5], "--db", str(golden), "--currency", "EUR")
     assert "€/M tokens" in table.stdout and "in EUR at the ECB reference rate" in table.stdout
+
+
+def test_a_cost_in_another_currency_is_named_for_it(golden):
+    """From Python as in csv and json: euros under eur_..., dollars under usd_ (on b80dacd the
+    usd_ columns held euros)."""
+    asked = {"model": "llama-3-70b", "workload": "inference", "db": golden}
+    euros = chipcost.cost(currency="EUR", **asked)
+    dollars = chipcost.cost(**asked)
+    assert (
+        "eur_per_million_tokens" in euros.columns and "usd_per_million_tokens" not in euros.columns
+    )
+    assert "usd_per_million_tokens" in dollars.columns
+    assert euros["eur_per_million_tokens"][0] == pytest.approx(
+        dollars["usd_per_million_tokens"][0] * 0.8, rel=1e-3
+    )
 
 
 @pytest.mark.parametrize(
