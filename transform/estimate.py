@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from chipcost.transform.derivation_fit import band_around, catalogue, group_names, size_group
+from chipcost.transform.derived_source import derived_parts
 from chipcost.transform.evidence import Estimate, Reading
 
 
@@ -52,7 +53,7 @@ def training_estimate(chip: str, readings: Sequence[Reading]) -> Estimate | None
     sample are in docs/cost-per-token.md)."""
     for reading in readings:
         if reading.chip == chip and reading.kind == "derived":
-            method = reading.source.removeprefix("chipcost derivation").lstrip(": ")
-            method = method.split("; peak:")[0].split("; parameters:")[0]
+            method = derived_parts(reading.source)[0]
+            method = method.removeprefix("chipcost derivation").lstrip(": ")
             return Estimate(reading.tokens_per_second_per_chip, None, f"error unknown: {method}")
     return None

@@ -17,6 +17,7 @@ from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import KINDS, OPERATING_POINTS, WORKLOADS, Assumption, Figure
 from chipcost.core.names import shown
 from chipcost.transform import roofline
+from chipcost.transform.derived_source import CHIP, MODEL, PARAMETERS, PEAK
 from chipcost.transform.figure_bounds import rate_in_bounds, real_date, whole_chips
 from chipcost.transform.precision import PRECISION_CLASSES, WEIGHT_BYTES, dense_peak
 from chipcost.transform.roofline import Settings
@@ -359,8 +360,8 @@ def _derived(
         kind="derived",
         source=(
             f"chipcost derivation: dense {prec.upper()} peak {peak:g} TFLOPS x MFU {rule.mfu:.2f} "
-            f"/ ({factor} x {params / 1e9:g}e9 FLOPs per token); peak: {spec} "
-            f"({chip.get('spec_date')}); parameters: {_without_url(model.get('source'))} "
+            f"/ ({factor} x {params / 1e9:g}e9 FLOPs per token){PEAK}{spec} "
+            f"({chip.get('spec_date')}){PARAMETERS}{_without_url(model.get('source'))} "
             f"({model.get('source_date') or 'undated'})"
         ),
         notes=rule.why,
@@ -459,8 +460,9 @@ def _decoded_figure(
             f"memory roof {100 * serving.bandwidth_efficiency:.0f}% of "
             f"{chip.get('memory_bandwidth_tbps')} TB/s, compute roof {100 * rule.mfu:.0f}% of "
             f"{peak:g} TFLOPS {prec.upper()}, {chip.get('memory_gb')} GB; "
-            f"chip: {_without_url(chip.get('spec_source'))} ({chip.get('spec_date')}); "
-            f"model: {_without_url(model.get('source'))} ({model.get('source_date') or 'undated'})"
+            f"{CHIP.removeprefix('; ')}{_without_url(chip.get('spec_source'))} "
+            f"({chip.get('spec_date')}){MODEL}{_without_url(model.get('source'))} "
+            f"({model.get('source_date') or 'undated'})"
         ),
         notes=(
             f"{point.bound.capitalize()}-bound at batch {point.batch} on {unit}, "

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from chipcost.core.figures import Assumption, Figure
+from chipcost.transform.derived_source import PEAK
 from chipcost.transform.precision import dense_peak, is_four_bit
 from chipcost.transform.rows import number
 
@@ -141,7 +142,7 @@ def calibrated(
             f"chipcost derivation calibrated on {count} published training figure(s) of "
             f"{calibration.scope}, models {calibration.size}: median MFU "
             f"{100 * calibration.mfu:.1f}% x dense {calibration.precision.upper()} peak "
-            f"{peak[1]:g} TFLOPS / (6 x {params / 1e9:g}e9 FLOPs per token); peak: {spec}"
+            f"{peak[1]:g} TFLOPS / (6 x {params / 1e9:g}e9 FLOPs per token){PEAK}{spec}"
         ),
         notes=(
             f"Calibrated, not measured: the median MFU that {calibration.scope}'s published "

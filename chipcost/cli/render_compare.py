@@ -6,13 +6,14 @@ from __future__ import annotations
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, Styled, fit_table, plain
 from chipcost.cli.render import shown
-from chipcost.cli.render_cost import UNHELD_TTFT, derived_parts, figure_point, print_footer
+from chipcost.cli.render_cost import UNHELD_TTFT, figure_point, print_footer
 from chipcost.cli.render_prices import ESTIMATE_MARK
 from chipcost.core.figures import speed_label
 from chipcost.core.vocabulary import pricing_words
 from chipcost.pipeline.compare import CompareResult
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.cost import cost_text, money_sign
+from chipcost.transform.derived_source import derived_parts
 from chipcost.transform.evidence import Estimate
 from chipcost.transform.rows import CostRow
 from chipcost.transform.tokens import change_words

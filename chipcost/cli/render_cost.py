@@ -19,6 +19,7 @@ from chipcost.core.figures import speed_label
 from chipcost.pipeline.cost import CostRanking
 from chipcost.pipeline.rental_units import unit_of
 from chipcost.transform.cost import cost_text, money_sign
+from chipcost.transform.derived_source import derived_parts
 from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.tokens import change_words, human_count
 from chipcost.warehouse.freshness import Freshness
@@ -192,19 +193,6 @@ def reference_numbers(rows: Sequence[CostRow]) -> dict[str, int]:
     return numbers
 
 
-def derived_parts(source: str) -> tuple[str, str, str]:
-    """A derived figure's source as (how it was derived, its chip's spec source, its model's
-    parameter source): 'chipcost derivation ...; peak: ...; parameters: ...' (training) or
-    'chipcost roofline: ...; chip: ...; model: ...' (inference)."""
-    for mark, model_mark in (("; peak: ", "; parameters: "), ("; chip: ", "; model: ")):
-        method, found, rest = source.partition(mark)
-        if found:
-            spec, _, model = rest.partition(model_mark)
-            return method, spec, model
-    method, _, model = source.partition("; parameters: ")
-    return method, "", model
-
-
 # A time-to-first-token bound holds published points; the roofline models no queue, so a
 # derived figure has no first-token time to hold (docs/cost-per-token.md, "Reading a curve").
 UNHELD_TTFT = (
@@ -235,8 +223,7 @@ def print_sources(
         source, dated = str(row["throughput_source"]), f" ({row['throughput_source_date']})"
         if derived:
             source, spec, parameters = derived_parts(source)
-            if spec and wide:
-                source += f"; chip: {spec}"
+            source += spec if wide else ""
             cut = cut or bool(spec and not wide)
             shared[parameters] = None
             implied = dated = ""

@@ -706,6 +706,11 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str |
     )
 
 
+def _unsigned(money: object) -> object:
+    """'$36,000', as cost prints money, without its sign (parse_quantity reads the commas)."""
+    return money.strip().removeprefix("$") if isinstance(money, str) else money
+
+
 def cost_question(
     workload: str,
     tokens: object = None,
@@ -743,14 +748,7 @@ def cost_question(
     return CostQuestion(
         tokens=quantity(tokens, "tokens"),
         overhead=fraction,
-        # as cost prints money: '$36,000' (the thousands' commas parse_quantity takes)
-        migration_cost=quantity(
-            migration_cost.strip().removeprefix("$")
-            if isinstance(migration_cost, str)
-            else migration_cost,
-            "migration_cost",
-            dollars,
-        ),  # fmt: skip
+        migration_cost=quantity(_unsigned(migration_cost), "migration_cost", dollars),
         daily_tokens=quantity(daily_tokens, "daily_tokens"),
     )
 

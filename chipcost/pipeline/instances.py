@@ -10,7 +10,7 @@ import duckdb
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import resolve_chip_name, split_values
-from chipcost.warehouse.prices import as_spelled, instance_spellings
+from chipcost.warehouse.prices import instance_spellings
 
 if TYPE_CHECKING:
     from chipcost.pipeline.prices import PriceAsk
@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 def instances_named_as_chips(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> PriceAsk:
     """The ask with each chip name that is no chip but a current offer's instance type
     (p5.48xlarge, a3-highgpu-8g) moved to the instance filter, with a hint saying so that
-    keeps the refusal's words (which chip the type has, where it knows); each instance name
-    in the warehouse's spelling (ND96isr_H100_v5 is Azure's Standard_ND96isr_H100_v5)."""
+    keeps the refusal's words (which chip the type has, where it knows). The read spells each
+    instance as the warehouse does (ND96isr_H100_v5 is Azure's Standard_ND96isr_H100_v5)."""
     chips: list[str] = []
     moved: list[str] = []
     hints: list[str] = []
@@ -39,10 +39,8 @@ def instances_named_as_chips(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> P
             hints.append(f"{said}; answered as {ask.voice.said('instance', name)}")
             continue
         chips.append(name)
-    asked = [*(split_values(ask["instance"], "instance type") or []), *moved]
-    if not asked:
+    if not moved:  # the instance filter is spelled where the prices are read (find_price_rows)
         return ask
-    spellings = spellings or instance_spellings(con)
-    instances = as_spelled(asked, spellings)
-    given = {**ask.given, "chip": chips or (ask["chip"] if not moved else None)}
-    return replace(ask, given={**given, "instance": instances}, hints=(*ask.hints, *hints))
+    instances = [*(split_values(ask["instance"], "instance type") or []), *moved]
+    given = {**ask.given, "chip": chips or None, "instance": instances}
+    return replace(ask, given=given, hints=(*ask.hints, *hints))

@@ -316,8 +316,8 @@ def _where_not_region(
     by_lower = {r.lower(): r for r in regions}
     named = {p.lower(): p for p in providers}
     for value in values:
-        words = value.replace("·", " ").split()
-        first, region = (words + ["", ""])[0], (words + ["", ""])[1].lower()
+        first, region, *_ = [*value.replace("·", " ").split(), "", ""]
+        region = region.lower()
         found = by_lower.get(region) or next(
             (r for low, r in by_lower.items() if region.startswith(low) and region != low), None
         )
