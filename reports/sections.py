@@ -44,7 +44,8 @@ def index(data: ReportData) -> Section:
         "Each chip's on demand rental price index: the median of each provider's cheapest "
         "per-chip-hour price (a marketplace's many offers count once; jump-and-back glitches "
         "left out), at the end of the period and its move over it, largest moves first "
-        "(`chipcost index`, docs/price-index.md)."
+        "(`chipcost index`, docs/price-index.md). An offer priced in euros counts at each "
+        "day's ECB rate, so a level can move with the euro alone."
     )
     if data.index.is_empty():
         return Section("index", title, explain, None, "No on demand prices in this period.")

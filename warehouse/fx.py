@@ -32,6 +32,14 @@ RATE_COLUMNS = ("currency", "usd_rate", "rate_day")
 # The parameter every converted query binds: the currency's ISO code.
 CURRENCY_PARAM = "fx_currency"
 
+# US dollars per euro on each day the ECB published, as last observed: a euro price's worth in
+# the dollars every read of prices stands on (views/05_price_history_usd.sql, the daily reads
+# of chipcost.warehouse.history).
+USD_PER_EUR = """
+    SELECT day, arg_max(per_eur, (observed_at, payload_ref)) AS usd
+    FROM fx_rates WHERE currency = 'USD' GROUP BY day
+"""
+
 # Each day's rate of each currency as last observed: a later file that corrected a day's rate
 # is kept beside the earlier one (warehouse/load.py, KEPT_FACTS), and the correction is used
 # (two files fetched at one moment: the later payload, whose name begins with its run stamp).

@@ -9,7 +9,7 @@ import polars as pl
 
 from chipcost.core.frames import frame_of
 from chipcost.warehouse.bound import relation
-from chipcost.warehouse.fx import in_currency
+from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, USD_PER_EUR, in_currency
 from chipcost.warehouse.where import Where
 
 # Columns of daily_cheapest's frame, in order (a stable contract for the CLI and the API).
@@ -46,13 +46,20 @@ def newest_day(con: duckdb.DuckDBPyConnection) -> date | None:
 # Each row is expanded only over its own days, not joined against a calendar, so a filtered
 # read of years of history touches only the rows it needs.
 def in_force_days(
-    *, where: str, since: str, until: str, columns: str = "h.*", lookback_days: int = 0
+    *,
+    where: str,
+    since: str,
+    until: str,
+    columns: str = "h.* EXCLUDE (price_per_hour, upfront, currency)",
+    lookback_days: int = 0,
 ) -> str:
     """The CTEs `bounds` (first_day, last_day: since/until as SQL, else the history's ends),
     `rows` (`columns` of price_history, price_per_chip_hour) and `days` (one row per day each
     price was in force, from `lookback_days` before first_day to last_day, which is never past
     NEWEST_DAY): the rule every daily read of the history shares (`chipcost history`, the
-    price index)."""
+    price index). A day's price_per_chip_hour is in US dollars at that day's rate (USD_PER_EUR:
+    a euro price held for a month is worth what each of its days' rates made it, not what the
+    rate of its last sighting makes it); a day with no rate leaves the price out that day."""
     newest = NEWEST_DAY
     return f"""
 WITH bounds AS (
@@ -62,15 +69,27 @@ WITH bounds AS (
     FROM price_history
 ),
 rows AS (
-    SELECT {columns}, per_chip_hour(h.price_per_hour, h.chip_count) AS price_per_chip_hour,
+    SELECT {columns}, h.currency AS fx_currency,
+        per_chip_hour(h.price_per_hour, h.chip_count) AS price_per_chip_hour,
         greatest(h.valid_from::DATE, b.first_day - INTERVAL {int(lookback_days)} DAY) AS from_day,
         least(coalesce((h.valid_to - INTERVAL 1 DAY)::DATE, b.last_day), b.last_day) AS to_day
-    FROM price_history_usd h, bounds b
+    FROM price_history h, bounds b
     WHERE h.chip_count > 0 AND {where}
 ),
-days AS (
+spans AS (
     SELECT unnest(generate_series(from_day, to_day, INTERVAL 1 DAY))::DATE AS day, *
     FROM rows WHERE from_day <= to_day
+),
+usd_per_eur AS ({USD_PER_EUR}),
+days AS (
+    SELECT * EXCLUDE (fx_currency) FROM spans WHERE fx_currency = 'USD'
+    UNION ALL BY NAME
+    -- to a billionth: the product's float noise (2.9763999999999995) is no part of a price
+    SELECT s.* EXCLUDE (fx_currency)
+        REPLACE (round(s.price_per_chip_hour * r.usd, 9) AS price_per_chip_hour)
+    FROM (SELECT * FROM spans WHERE fx_currency = 'EUR') s
+    ASOF JOIN usd_per_eur r ON s.day >= r.day
+    WHERE s.day - r.day <= {MAX_RATE_AGE_DAYS}
 )
 """
 

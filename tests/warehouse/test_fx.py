@@ -126,3 +126,42 @@ def test_your_prices_round_the_converted_prices_to_a_millionth_and_put_their_col
     assert [r["price_per_chip_hour"] for r in shown] == [8.0, 2.88]
     assert list(shown[0])[-4:] == ["list_price_per_chip_hour_usd", "currency", "usd_rate",
                                    "rate_day"]  # fmt: skip
+
+
+def _euro_offer(con, price_per_hour: float, chip_count: float) -> None:
+    """A euro price seen from Thursday 5 to Sunday 8 November (last seen on Sunday, whose
+    rate is Friday's), in force all four days."""
+    con.execute(
+        """
+        INSERT INTO price_history (provider, source, region, zone, instance_type, pricing_model,
+            term, payment, plan, chip, chip_count, price_per_hour, upfront, currency, sku,
+            source_url, valid_from, valid_to, last_seen_at, first_run_id, last_run_id,
+            payload_ref)
+        VALUES ('ovhcloud', 'ovhcloud', 'global', '', 'h100-380', 'on_demand', 'none', 'none',
+            'default', 'H100-SXM', $chips, $price, NULL, 'EUR', 'h100-380', 'https://x',
+            TIMESTAMPTZ '2026-11-05 06:00:00+00', NULL, TIMESTAMPTZ '2026-11-08 06:00:00+00',
+            'r1', 'r4', 'p.json')
+        """,
+        {"price": price_per_hour, "chips": chip_count},
+    )
+
+
+def test_a_daily_read_takes_each_days_rate_not_the_last_sightings(con):
+    # EUR 4.00 an hour for 2 chips, EUR 2 a chip-hour: 2.50 dollars on Thursday (1.25 a
+    # euro), 2.00 on Friday to Sunday (1.0; the weekend takes Friday's), not 2.00 on every
+    # day as the rate of the price's last sighting (Sunday's) would make it.
+    from chipcost.warehouse.history import daily_cheapest
+    from chipcost.warehouse.price_index import price_index
+
+    _euro_offer(con, 4.0, 2)
+    usd = daily_cheapest(con)
+    assert dict(zip(usd["day"], usd["price_per_chip_hour"], strict=True)) == {
+        date(2026, 11, 5): 2.5, date(2026, 11, 6): 2.0,
+        date(2026, 11, 7): 2.0, date(2026, 11, 8): 2.0,
+    }  # fmt: skip
+    # In pounds, each day's dollars at that day's rate: EUR 2 at 0.9 and 0.8 pounds a euro.
+    gbp = daily_cheapest(con, currency="GBP")
+    assert [round(p, 9) for p in gbp["price_per_chip_hour"]] == [1.8, 1.6, 1.6, 1.6]
+    # The index's level is the same day's dollars.
+    levels = price_index(con, chips=["H100-SXM"], buckets=["on_demand"])
+    assert dict(zip(levels["day"], levels["level"], strict=False))[date(2026, 11, 5)] == 2.5
