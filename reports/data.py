@@ -15,7 +15,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.clean import BREAKS, CONTROL
 from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.pipeline.rental_units import kinds
-from chipcost.reports.labels import with_labels
+from chipcost.reports.labels import money, with_labels
 from chipcost.reports.period import Period, ReportOptions
 from chipcost.warehouse.changes import Coverage, change_events, coverage, price_moves
 from chipcost.warehouse.freshness import freshness
@@ -333,21 +333,39 @@ def _units() -> pl.Expr:
 
 
 # What makes two moves alike for the e-mail: the same chip, provider, pricing and prices.
-_ALIKE = ["chip", "provider", "pricing_model", "offer", "old_price_per_chip_hour"]
-_ALIKE += ["new_price_per_chip_hour", "change_pct", "jump_back", "jump_factor", "jump_up"]
+# Offers move alike when one provider's price of a chip, under one pricing, changed by the
+# same percentage as shown (to a tenth): a repricing of every size of an instance family is
+# one move to read, whatever each size's price per chip.
+# A jump out and back is alike by its factor and direction as shown; a real move has neither.
+_ALIKE = ["chip", "provider", "pricing_model", "offer", "jump_back"]
+_SHOWN = {
+    "shown_pct": pl.col("change_pct").round(1),
+    "shown_jump": pl.when(pl.col("jump_back")).then(pl.col("jump_factor").round(1)),
+    "shown_up": pl.when(pl.col("jump_back")).then(pl.col("jump_up")),
+}
 
 
 def alike_moves(moves: pl.DataFrame) -> pl.DataFrame:
     """Moves (in their order) with the offers that moved alike on one row: one provider's
-    price of a chip changing the same way in several regions and instance sizes is one
-    move to read. `where` and `instance_type` then name them all, or count them; `offers`
-    is how many offers the row stands for."""
-    alike = [c for c in _ALIKE if c in moves.columns]
+    price of a chip changing by the same percentage in several regions and instance sizes is
+    one move to read. `where` and `instance_type` then name them all, or count them; `offers`
+    is how many offers the row stands for; `was`, `now` and `change` say the prices as
+    shown, a range ('$0.3661–$0.6851') where the offers' prices differ (moves_said)."""
+    shown = {k: v for k, v in _SHOWN.items() if k == "shown_pct" or "jump_back" in moves.columns}
+    alike = [c for c in _ALIKE if c in moves.columns] + list(shown)
     listed = {*alike, "where", "region", "instance_type"}
     places, regions = pl.col("where"), pl.col("region")
     one_place = places.list.len() == 1
-    return (
-        moves.group_by(alike, maintain_order=True)
+    priced = {"old": "old_price", "new": "new_price", "change": "change"}
+    spans = {
+        f"{short}_{end}": getattr(pl.col(f"{column}_per_chip_hour"), end)()
+        for short, column in priced.items()
+        if f"{column}_per_chip_hour" in moves.columns
+        for end in ("min", "max")
+    }
+    grouped = (
+        moves.with_columns(**shown)
+        .group_by(alike, maintain_order=True)
         .agg(
             pl.len().alias("offers"),
             places.unique(maintain_order=True),
@@ -355,6 +373,7 @@ def alike_moves(moves: pl.DataFrame) -> pl.DataFrame:
             pl.col("instance_type").unique(maintain_order=True),
             # The rest (the daily trend, when it changed) as the row's first offer has them.
             *[pl.col(c).first() for c in moves.columns if c not in listed],
+            **spans,
         )
         .with_columns(
             where=pl.when(one_place)
@@ -362,8 +381,39 @@ def alike_moves(moves: pl.DataFrame) -> pl.DataFrame:
             .otherwise(pl.concat_str(pl.col("provider"), pl.lit(" · "), _some(regions, "regions"))),
             instance_type=_some(pl.col("instance_type"), "instance types"),
         )
-        .drop("region")
+        .drop("region", *shown)
     )
+    return moves_said(grouped)
+
+
+def moves_said(rows: pl.DataFrame) -> pl.DataFrame:
+    """`rows` (of alike_moves, before its words) with `was`, `now` and `change`: each price as
+    money, or the range of the offers' prices where they differ as shown."""
+    said = {}
+    for column, name, sign in (("old", "was", ""), ("new", "now", ""), ("change", "change", "+")):
+        low, high = f"{column}_min", f"{column}_max"
+        if low in rows.columns:
+            said[name] = pl.struct(low, high).map_elements(
+                lambda r, low=low, high=high, sign=sign: _span(r[low], r[high], sign),
+                return_dtype=pl.String,
+            )
+    return rows.with_columns(**said).drop([c for c in rows.columns if c.endswith(("_min", "_max"))])
+
+
+def _span(low: float | None, high: float | None, sign: str = "") -> str:
+    """'$0.4277', '$0.3661–$0.6851', '+$0.0100' (`sign`: a change's), '−$0.0634–−$0.1027'."""
+
+    def said(value: float | None) -> str:
+        if value is None:
+            return ""
+        if not sign:
+            return money(value)
+        return f"{'+' if value >= 0 else '−'}{money(abs(value))}"
+
+    if sign and low is not None and high is not None:  # the smaller change first
+        low, high = sorted((low, high), key=abs)
+    first, last = said(low), said(high)
+    return first if first == last else f"{first}–{last}"
 
 
 def _some(names: pl.Expr, noun: str) -> pl.Expr:

@@ -10,7 +10,7 @@ from great_tables import GT
 
 from chipcost.reports.answers import answer_lines
 from chipcost.reports.data import place_of_alike
-from chipcost.reports.labels import money, prose
+from chipcost.reports.labels import prose
 from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
 
 
@@ -25,10 +25,7 @@ def moves_table(rows: pl.DataFrame) -> str:
         ).alias("move"),
         "change_pct",
         pl.concat_str(
-            [
-                pl.col("old_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
-                pl.col("new_price_per_chip_hour").map_elements(money, return_dtype=pl.String),
-            ],
+            [pl.col("was"), pl.col("now")],
             separator="\u00a0→ ",  # a break only after the arrow
         ).alias("prices"),
         *[c for c in JUMP_COLUMNS if c in rows.columns],

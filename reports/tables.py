@@ -52,12 +52,8 @@ def _day(column: str) -> pl.Expr:
     return pl.col(column).dt.strftime("%Y-%m-%d")
 
 
-PRICE_COLUMNS = [
-    "old_price_per_chip_hour",
-    "new_price_per_chip_hour",
-    "change_per_chip_hour",
-    "change_pct",
-]
+# A move's prices as alike_moves says them (a range where its offers' prices differ).
+SAID_PRICES = ["was", "now", "change"]
 
 
 def coloured(gt: GT, columns: list[str]) -> GT:
@@ -90,25 +86,24 @@ def changes_table(moves: pl.DataFrame) -> GT:
         .then(pl.concat_str([_day("changed_at"), pl.lit(" ("), pl.col("changes"), pl.lit("×)")]))
         .otherwise(_day("changed_at"))
     ).select(
-        "chip", "where", "instance_type", "offer", *PRICE_COLUMNS, "when", "trend",
+        "chip", "where", "instance_type", "offer", *SAID_PRICES, "change_pct", "when", "trend",
         *[c for c in JUMP_COLUMNS if c in moves.columns],
     )  # fmt: skip
     gt = GT(frame, groupname_col="chip").cols_label(
         where="Where",
         instance_type="Instance",
         offer="Pricing",
-        old_price_per_chip_hour="Was",
-        new_price_per_chip_hour="Now",
-        change_per_chip_hour="Change",
+        was="Was",
+        now="Now",
+        change="Change",
         change_pct="%",
         when="Changed",
         trend="Daily price",
     )
     gt = (
-        gt.fmt_currency(columns=PRICE_COLUMNS[:2], decimals=4)
-        .fmt_currency(columns="change_per_chip_hour", decimals=4, force_sign=True)
-        .fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
-        .tab_spanner("USD per chip-hour", PRICE_COLUMNS)
+        gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
+        .cols_align("right", columns=SAID_PRICES)
+        .tab_spanner("USD per chip-hour", [*SAID_PRICES, "change_pct"])
         .fmt_nanoplot("trend", plot_type="line", options=TREND)
         .sub_missing("trend", missing_text="one day only")
     )
@@ -117,7 +112,7 @@ def changes_table(moves: pl.DataFrame) -> GT:
     gt = marked_jumps(gt, frame, html=lambda mark: parts(mark, " "))
     gt = gt.cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
     gt = gt.fmt(lambda v: parts(v, " · "), columns="where").fmt(lambda v: parts(v, " "), "when")
-    return styled(nowrap(coloured(gt, PRICE_COLUMNS[2:]), ["instance_type", "change_pct"]))
+    return styled(nowrap(coloured(gt, ["change", "change_pct"]), ["instance_type", "change_pct"]))
 
 
 def nowrap(gt: GT, columns: list[str]) -> GT:

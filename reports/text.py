@@ -8,7 +8,7 @@ import polars as pl
 
 from chipcost.reports.answers import answer_lines
 from chipcost.reports.data import ReportData, alike_moves, place_of_alike, report_name
-from chipcost.reports.labels import model_label, money, move_text, plain, plural
+from chipcost.reports.labels import model_label, move_text, plain, plural
 
 SAMPLE_NOTE = (
     "SAMPLE DATA: these prices come from the bundled sample archive (synthetic, in the "
@@ -215,8 +215,7 @@ def mover_lines(moves: pl.DataFrame, limit: int) -> list[str]:
     lines = []
     rows = alike_moves(moves).with_columns(place=place_of_alike())
     for row in rows.head(limit).iter_rows(named=True):
-        old, new = money(row["old_price_per_chip_hour"]), money(row["new_price_per_chip_hour"])
-        lines.append(f"  {move_text(row):>6}  {row['chip']}: {old} -> {new}")
+        lines.append(f"  {move_text(row):>6}  {row['chip']}: {row['was']} -> {row['now']}")
         lines.append(f"          {row['place']} · {row['offer']}")
     return lines
 
@@ -297,8 +296,8 @@ def markdown(data: ReportData, footer: list[str]) -> str:
                 row["chip"],
                 row["place"],
                 row["offer"],
-                money(row["old_price_per_chip_hour"]),
-                money(row["new_price_per_chip_hour"]),
+                row["was"],
+                row["now"],
             ]
             lines.append("| " + " | ".join(_md(c) for c in cells) + " |")
     return "\n".join([*lines, "", *footer]) + "\n"

@@ -108,12 +108,12 @@ def test_the_mail_keeps_each_price_whole(sample_report):
     assert len(cells) >= 10
     # A line may break after the arrow only (a phone puts the new price under the old one):
     # the old price and its arrow are joined by a no-break space (as great-tables writes it,
-    # &nbsp;), each price has no space.
+    # &nbsp;), each price has no space; offers that moved alike at several prices give their
+    # range ('$0.4264–$1.0301'), whole prices either side of the dash.
+    price = r"\$[\d.,]+(–\$[\d.,]+)?"
     for cell in cells:
         old, new = cell.strip().split(" ")
-        assert re.fullmatch(r"\$[\d.,]+(\u00a0|&nbsp;)→", old) and re.fullmatch(
-            r"\$[\d.,]+", new
-        ), cell
+        assert re.fullmatch(price + r"(\u00a0|&nbsp;)→", old) and re.fullmatch(price, new), cell
 
 
 def test_needs_n_instances_is_said_in_words():

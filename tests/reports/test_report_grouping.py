@@ -150,3 +150,29 @@ def test_the_report_judges_staleness_now_as_the_reads_do(tmp_path):
     line = health_line(made.data)
     assert line.startswith(f"Sources now ({when}): {len(read.stale)} of 3 stale")
     assert "as `chipcost sources` reports them" in line
+
+
+def test_one_providers_repricing_of_every_size_is_one_line(tmp_path):
+    """On 2487f4c one GCP cut of 15% on L4 at every g2 size was a line per size (and two
+    lines for sizes whose per-chip prices differed in the seventh digit only), so it filled
+    every list of moves of the sample's report and hid the other chips' moves."""
+    sizes = {"g2-standard-12": 0.4277325, "g2-standard-24": 0.427733, "g2-standard-48": 0.6851}
+    runs = []
+    for n in (1, 2):
+        cut = 1.0 if n == 1 else 0.85
+        offers = [
+            record(
+                chip="L4", instance_type=size, chip_count=1, price_per_hour=price * cut, sku=size
+            )
+            for size, price in sizes.items()
+        ]
+        offers.append(record(instance_type="p5.48xlarge", price_per_hour=100 * (1.1 - n / 10)))
+        runs.append(run_of(offers, day(n)))
+    made = write_report(warehouse(tmp_path / "w.duckdb", runs), tmp_path / "r")
+    summary = markdown(made.data, [])
+    rows = [line for line in summary.splitlines() if line.startswith("| −")]
+    l4 = [row for row in rows if "| L4 |" in row]
+    assert len(l4) == 1 and "g2-standard-12, g2-standard-24, g2-standard-48" in l4[0]
+    # The offers' prices as shown: a range where they differ, never two lines for one price.
+    assert "$0.4277–$0.6851 | $0.3636–$0.5823 |" in l4[0]
+    assert made.subject.startswith("4 offers moved, L4 on demand −15% (aws, 3 offers)")
