@@ -94,7 +94,7 @@ def versions_since(index: dict[str, Any], since: date) -> tuple[list[Version], l
     When AWS republished a period (several versions with the same effective begin date),
     its last publication is the one that held: the others are skipped, with the reason.
     """
-    entries = index.get("versions")
+    entries = index.get("versions") if isinstance(index, dict) else None
     if not isinstance(entries, dict) or not entries:
         raise ChipcostError("the EC2 version index lists no versions: AWS changed its format")
     found: dict[datetime, Version] = {}
@@ -113,19 +113,29 @@ def versions_since(index: dict[str, Any], since: date) -> tuple[list[Version], l
 
 
 def _version(name: str, entry: object) -> Version | None:
-    if not isinstance(entry, dict) or not entry.get("offerVersionUrl"):
+    """The version an entry of the index describes; None (left out) for one whose URL or
+    dates are not what AWS writes: no URL, a begin that is not a time of 2000 or later, an
+    end that is given and is not one."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("offerVersionUrl"), str):
         return None
-    try:
-        begin = _instant(entry["versionEffectiveBeginDate"])
-    except (KeyError, ValueError):
+    begin = _instant(entry.get("versionEffectiveBeginDate"))
+    end_given = entry.get("versionEffectiveEndDate")
+    end = _instant(end_given) if end_given else None
+    if begin is None or (end_given and end is None):
         return None
-    end_text = entry.get("versionEffectiveEndDate") or ""
-    end = _instant(end_text) if end_text else None
     return Version(name, begin, end, str(entry["offerVersionUrl"]))
 
 
-def _instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+def _instant(text: object) -> datetime | None:
+    """An index's time ('2026-06-01T00:00:00Z') in UTC; None for anything else, or for a time
+    before 2000 (AWS's price lists began in 2015)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        instant = datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
+    return instant if instant.year >= 2000 else None
 
 
 class Pool(Protocol):

@@ -187,6 +187,9 @@ class _ExtractCache:
     def __init__(self, root: Path, url: str, fingerprint: str) -> None:
         relative = url.split("://", 1)[-1].split("/", 1)[-1]
         self.directory = root / Path(relative).parent
+        # PublicFiles.url refuses a path that climbs; kept here too, where files are removed.
+        if not self.directory.resolve().is_relative_to(root.resolve()):
+            raise SourceError(f"the download of {url} would be written outside {root}: refused")
         self.name = Path(relative).name
         self.data = self.directory / f"extract-{fingerprint}.csv"
         self.meta = self.directory / f"extract-{fingerprint}.json"

@@ -208,9 +208,13 @@ class _PartState:
             saved = json.loads(state.meta.read_text("utf-8"))
         except (OSError, ValueError):
             saved = {}
+        if not isinstance(saved, dict):  # not what save() writes: know nothing of the part
+            saved = {}
+        total = saved.get("total")
         if saved.get("url") == url and part.exists():
-            state.etag, state.total = saved.get("etag", ""), saved.get("total")
-            state.last_modified = saved.get("last_modified", "")
+            state.etag = str(saved.get("etag") or "")
+            state.total = total if isinstance(total, int) and not isinstance(total, bool) else None
+            state.last_modified = str(saved.get("last_modified") or "")
         else:  # a .part of another file, or one we know nothing about: start again
             part.unlink(missing_ok=True)
         return state

@@ -6,8 +6,10 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
-from chipcost.core.errors import SourceSkipped
+from chipcost.core.clean import printable
+from chipcost.core.errors import SourceError, SourceSkipped
 from chipcost.core.settings import STORAGE_ENV
 from chipcost.extract._http import HttpClient, http_client
 from chipcost.extract.base import FetchContext
@@ -77,10 +79,29 @@ class PublicFiles:
     client: HttpClient
 
     def url(self, path_or_url: str) -> str:
-        """AWS's indexes give paths relative to the price list host."""
-        if path_or_url.startswith(("http://", "https://")):
-            return path_or_url
-        return self.base_url.rstrip("/") + "/" + path_or_url.lstrip("/")
+        """AWS's indexes give paths relative to the price list host. A path becomes a file
+        under the downloads folder (its URL's path): one that climbs out of it ('..'), or a
+        URL on another host than the price list's, is refused naming it."""
+        text = str(path_or_url)
+        base = urlsplit(self.base_url)
+        if text.startswith(("http://", "https://")):
+            given = urlsplit(text)
+            if (given.scheme, given.netloc) != (base.scheme, base.netloc):
+                raise SourceError(
+                    f"{self.source}: an index names {_shown(text)}, not on the price list's host "
+                    f"{base.netloc}: refused; check the price list URL"
+                )
+            path, url = given.path, text
+        else:
+            path = "/" + text.lstrip("/")
+            url = self.base_url.rstrip("/") + path
+        segments = unquote(path).replace("\\", "/").split("/")
+        if any(s in (".", "..") for s in segments) or "\0" in path:
+            raise SourceError(
+                f"{self.source}: an index names the path {_shown(text)}, which climbs out of "
+                "the price list ('..'): refused; check the price list URL"
+            )
+        return url
 
     def wants(self, region: str) -> bool:
         if self.regions is not None:
@@ -119,3 +140,10 @@ def default_download_dir(ctx: FetchContext) -> Path:
     if "://" in str(ctx.archive.directory):
         return Path(tempfile.gettempdir()) / "chipcost-downloads"
     return ctx.archive.directory.parents[2] / "downloads"
+
+
+def _shown(text: str) -> str:
+    """A path or URL an index gave, quoted as a message names it: printable, at most 200
+    characters."""
+    said = printable(text)
+    return repr(said if len(said) <= 200 else said[:200] + "...")

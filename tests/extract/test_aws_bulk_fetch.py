@@ -230,3 +230,33 @@ def test_an_unreachable_host_fails_with_the_url(tmp_path):
     ctx = context(tmp_path / "archive", SOURCE, aws_price_list_url="http://127.0.0.1:9")
     with pytest.raises(SourceError, match="127.0.0.1:9/offers/v1.0/aws/index.json"):
         aws_bulk.fetch(ctx)
+
+
+REGION_INDEX = "offers/v1.0/aws/AmazonEC2/current/region_index.json"
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        # A path that climbs out of the downloads folder: on 2487f4c the download was written
+        # at /tmp/.../victim/index.csv, over the file there, and then removed.
+        f"{EC2}/us-east-1/../../../../../../../../../../victim/index.json",
+        f"{EC2}/us-east-1/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/victim/index.json",
+        # A URL on another host than the price list's was followed.
+        "http://127.0.0.1:9/offers/v1.0/aws/AmazonEC2/x/us-east-1/index.json",
+    ],
+)
+def test_an_index_naming_a_path_out_of_the_price_list_is_refused(tmp_path, served_root, hostile):
+    victim = tmp_path / "victim" / "index.csv"
+    victim.parent.mkdir()
+    victim.write_text("kept")
+    index = served_root / REGION_INDEX
+    text = index.read_text()
+    index.write_text(text.replace(f"{EC2}/us-east-1/index.json", hostile))
+    with serve(served_root) as server:
+        with pytest.raises(SourceError, match="refused") as failed:
+            aws_bulk.fetch(
+                context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url),
+            )
+    assert victim.read_text() == "kept"
+    assert "an index names" in str(failed.value)

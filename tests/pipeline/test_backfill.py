@@ -169,6 +169,32 @@ def test_since_picks_the_versions_in_effect_from_that_date():
     assert skipped[0].version.version == V3 and "superseded by 20251202000000" in skipped[0].message
 
 
+@pytest.mark.parametrize(
+    "dates",
+    [
+        {"versionEffectiveEndDate": "soon"},
+        {"versionEffectiveBeginDate": 5},
+        {"versionEffectiveEndDate": 5},
+        {"versionEffectiveBeginDate": None},
+        {"versionEffectiveBeginDate": "0001-01-01T00:00:00Z"},
+    ],
+)
+def test_a_version_whose_dates_are_not_times_is_left_out(dates):
+    """On 2487f4c each of these was a traceback (ValueError, AttributeError, and for the year
+    1 an OverflowError when its history was loaded)."""
+    import json
+
+    index = json.loads((FIXTURES / EC2.lstrip("/") / "index.json").read_text())
+    index["versions"][V3] = {**index["versions"][V3], **dates}
+    chosen, _ = versions_since(index, date(2023, 1, 1))
+    assert V3 not in [v.version for v in chosen] and [v.version for v in chosen][:1] == [V1]
+
+
+def test_a_version_index_that_is_not_an_object_is_refused():
+    with pytest.raises(ChipcostError, match="lists no versions"):
+        versions_since([1, 2], date(2023, 1, 1))
+
+
 def test_a_version_without_region_files_is_skipped_and_archives_nothing(tmp_path):
     root = tmp_path / "aws"
     shutil.copytree(FIXTURES, root)
