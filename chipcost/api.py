@@ -134,7 +134,11 @@ def _check_type(question: Question, name: str, value: Any) -> None:
     _check_text(name, value)
     field = question.field(name)
     check = _KIND_CHECKS.get(field.kind)
-    if value is None or field.required and field.kind in ("argument", "text"):
+    if value is None:
+        return  # a required one is refused where it is read, in its own words
+    if field.required and field.kind in ("argument", "text"):
+        if not isinstance(value, str):  # sql(5): what no read can take
+            raise UsageError(f"{name}={shown(value)}: give text")
         return
     if check is not None and field.query != "chip_counts":
         if not check[0](value):

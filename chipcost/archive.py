@@ -396,8 +396,9 @@ def read_manifest(source_dir: Path) -> dict[str, Any]:
                 "replayed (restore the manifest from a backup, or fetch again)"
             ) from exc
         raise ArchiveError(f"{path} is missing: this source was not archived in this run") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ArchiveError(f"{path} is not valid JSON ({exc}); restore it from a backup") from exc
+    except ValueError as exc:  # not JSON, not UTF-8, or a number past Python's 4,300 digits
+        said = " ".join(str(exc).split())[:200]
+        raise ArchiveError(f"{path} is not valid JSON ({said}); restore it from a backup") from exc
     if not isinstance(manifest, dict):
         raise ArchiveError(f"{path} is a JSON {type(manifest).__name__}, not an object; {RESTORE}")
     return manifest

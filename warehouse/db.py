@@ -99,6 +99,7 @@ def connect(
     path = warehouse.path
     if path.exists() and path.is_dir():
         raise _a_directory(warehouse)
+    _check_duckdb_file(warehouse)
     if read_only and not path.exists():
         raise WarehouseError(
             f"no warehouse at {path}: run `chipcost collect` first (`chipcost demo` loads "
@@ -132,9 +133,16 @@ def connect(
 
 
 def config() -> dict[str, object]:
-    """DuckDB's settings for a warehouse connection: its threads, when CHIPCOST_THREADS says."""
+    """DuckDB's settings for a warehouse connection: its threads, when CHIPCOST_THREADS says.
+    A query never reads a Python variable of the caller for a table it lacks (DuckDB's
+    replacement scans: a file without schema_version read the function of that name), and
+    never fetches an extension from the network (a lake loads its own files)."""
     threads = duckdb_threads(os.environ.get(THREADS_ENV))
-    return {} if threads is None else {"threads": threads}
+    fixed: dict[str, object] = {
+        "python_enable_replacements": False,
+        "autoinstall_known_extensions": False,
+    }
+    return fixed if threads is None else {**fixed, "threads": threads}
 
 
 def checkpoint(con: duckdb.DuckDBPyConnection) -> None:
@@ -438,6 +446,34 @@ def check_writable(settings: Settings) -> None:
         _check_readable(path)
 
 
+# A DuckDB database file: a checksum, then these four bytes (its header's magic).
+_DUCKDB_MAGIC = (8, b"DUCK")
+# What a file that is not one most often is, by its first bytes: said instead.
+_OTHER_FILES = ((b"SQLite format 3\0", "a SQLite database"), (b"PAR1", "a Parquet file"))
+
+
+def _check_duckdb_file(warehouse: Warehouse) -> None:
+    """Refuse a --db file that is not a DuckDB database (a CSV, a Parquet or SQLite file)
+    before DuckDB opens it: it would read a SQLite file through an extension it fetches from
+    the network, and a writer would leave a lock beside any of them."""
+    path = warehouse.path
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(16)
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        return  # a new warehouse, or one the open names the problem of
+    at, magic = _DUCKDB_MAGIC
+    if not head or head[at : at + len(magic)] == magic:
+        return
+    kind = next((name for start, name in _OTHER_FILES if head.startswith(start)), "")
+    where = named(warehouse.given_by, path) if warehouse.given_by else f"the warehouse {path}"
+    raise WarehouseError(
+        f"{where} is {kind or 'not a DuckDB file'}{', not a DuckDB file' if kind else ''}: give "
+        "the path of a chipcost warehouse (a .duckdb file `chipcost collect` made), or a new "
+        "path to create one"
+    )
+
+
 def _a_directory(warehouse: Warehouse) -> WarehouseError:
     """The warehouse's path is a directory: named as the user gave it (--db, which variable,
     or the default in the data directory)."""
@@ -472,6 +508,7 @@ def run_lock(db_path: Path | Warehouse) -> Iterator[None]:
         if db_path.is_lake:
             yield
             return
+        _check_duckdb_file(db_path)
         db_path = db_path.path
     lock_path = Path(str(db_path) + ".lock")
     _check_parent(lock_path)

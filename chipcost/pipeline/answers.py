@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from chipcost.core.asks import COMPARE, COST, MAX_LIMIT
+from chipcost.core.errors import UsageError
 from chipcost.core.questions import COMMAND_LINE, PYTHON, Voice
 from chipcost.core.settings import Settings, load_settings
 from chipcost.pipeline.prices import PriceAsk, PriceResult, PriceRows
@@ -185,6 +186,8 @@ def sql(asked: Mapping[str, Any], *, api: bool = False) -> pl.DataFrame:
     frame (types polars holds)."""
     from chipcost.warehouse.readonly import run_readonly
 
+    if not isinstance(asked["query"], str):
+        raise UsageError(f"query={asked['query']!r}: give the query as text (SELECT ...)")
     settings = _settings(asked["db"], asked.get("stale_days"), api)
     return run_readonly(
         settings.warehouse, asked["query"], wait=settings.read_wait, limits=settings.read_limits

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -123,6 +124,7 @@ class _Parsed:
     result: SourceResult
     parsed: ParseResult | None = None
     started: float = 0.0
+    may_be_empty: bool = False  # the source's own word (capacity offered only at times)
 
 
 def _fetch_and_parse(
@@ -138,7 +140,7 @@ def _fetch_and_parse(
 ) -> _Parsed:
     started = time.monotonic()
     result = SourceResult(source=source.name, provider=source.provider, status=OK)
-    found = _Parsed(result, started=started)
+    found = _Parsed(result, started=started, may_be_empty=source.may_be_empty)
     with _guarded(result, source.name, settings):
         payloads = _payloads(source, settings, stamp, replay_dir, progress, network, budget)
         result.payloads = len(payloads)
@@ -222,7 +224,23 @@ def _validate(batch: list[_Parsed], settings: Settings) -> None:
             result.message += "".join(
                 f", {len(rows)} {table} rows" for table, rows in sorted(parsed.facts.items())
             )
+        elif not result.records and result.rejects and not p.may_be_empty:
+            _all_refused(result)
         result.seconds += share
+
+
+def _all_refused(result: SourceResult) -> None:
+    """A listing whose every row was refused fails its source: a change of the provider's
+    format reads so, and taking it as every offer withdrawn would empty the provider. The
+    refused rows are kept in `rejects` with their reasons; the prices already held stand."""
+    reason, _ = Counter(r.reason for r in result.rejects).most_common(1)[0]
+    result.status, result.seen_keys = FAILED, set()
+    result.message = (
+        f"{result.source}: every one of its {len(result.rejects)} rows was refused (the most "
+        f"common reason: {reason[:200]}): a listing whose every row is refused is taken as a "
+        "change of its format, not as every offer withdrawn; the prices already held are "
+        "kept, the refused rows are in the rejects table. If it lasts, report it"
+    )
 
 
 @contextmanager
@@ -236,6 +254,12 @@ def _guarded(result: SourceResult, name: str, settings: Settings) -> Iterator[No
         result.status, result.message = FAILED, str(exc)
     except OSError as exc:
         result.status, result.message = FAILED, disk_message(name, exc)
+    except RecursionError:  # a page of a thousand nested tags: no provider's, and unreadable
+        result.status = FAILED
+        result.message = (
+            f"{name}: a payload is nested too deeply to read (tags or brackets inside one "
+            "another, hundreds of levels down): refused as malformed; if it lasts, report it"
+        )
     except Exception as exc:
         _unexpected(result, name, exc, settings)
 

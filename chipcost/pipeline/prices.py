@@ -158,7 +158,15 @@ def _counts(ask: PriceAsk, name: str) -> list[float] | None:
     values = ask[name]
     if values is None:
         return None
-    items = [values] if isinstance(values, int | float | str) else list(values)
+    taken = (int, float, str)  # a number, or its text ('8', '8,16')
+    items = [values] if isinstance(values, taken) else values
+    if not isinstance(items, list | tuple) or not all(
+        isinstance(i, taken) and not isinstance(i, bool) for i in items
+    ):
+        raise UsageError(
+            f"{ask.voice.said(name, quoted(values))}: give the chips per instance, 1 or more, "
+            "e.g. 8, or a list of such numbers"
+        )
     counts = []
     for item in split_values(items, "chip count") or []:
         try:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from chipcost.core.commands import RATES
 from chipcost.core.errors import ChipcostError, UsageError
-from chipcost.core.names import cut, did_you_mean, resolve_chip_name
+from chipcost.core.names import cut, did_you_mean, resolve_chip_name, shown
 from chipcost.core.questions import COMMAND_LINE, Voice
 from chipcost.core.vocabulary import PRICING_MODELS
 from chipcost.warehouse.fx import LIST_PRICE, MAX_RATE_AGE_DAYS, MONEY, RATE_COLUMNS
@@ -202,6 +202,9 @@ def your_prices(
 
         discounts = load_discounts(path, providers)
         warnings = unknown_regions(con, discounts)
+    if currency is not None and not isinstance(currency, str):  # 0 or False is no code
+        said = voice.said("currency", shown(currency))
+        raise UsageError(f"{said}: give a currency code such as EUR (None: US dollars)")
     asked = currency if currency is not None else (env.get(CURRENCY_ENV) or "").strip()
     given_by = voice if currency is not None else None  # else the variable set it
     rates = currency_rates(con, asked, given_by) if asked else None

@@ -148,7 +148,7 @@ def test_errors_are_chipcost_errors(golden):
          r"baseline 'H100' is a family \(H100-SXM, H100-PCIe, H100-NVL\): pick one chip"),
         (lambda db: chipcost.prices(region="x" * 5000, db=db),
          r"no current price is in region 'x{50,60}\.\.\.'"),
-        (lambda db: chipcost.prices(chip_count=True, db=db), r"chip count True: give a number"),
+        (lambda db: chipcost.prices(chip_count=True, db=db), r"chip_count=True: give the chips"),
         (lambda db: chipcost.prices(db=db.parent), r"db='.+' is a directory"),
         (lambda db: chipcost.prices(db=db.parent / "none.duckdb"),
          r"or pass db= \(or set CHIPCOST_DB\)"),

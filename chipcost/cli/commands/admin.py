@@ -73,20 +73,31 @@ def _remove_run(
     ] = False,
 ) -> None:
     """Take one run out of the warehouse and restate the price history from the rest."""
+    import duckdb
+
     from chipcost.cli.consoles import out
+    from chipcost.core.errors import WarehouseError
     from chipcost.core.settings import load_settings
     from chipcost.pipeline.seed import open_warehouse
     from chipcost.warehouse.remove_run import remove_run as remove
     from chipcost.warehouse.remove_run import run_named
 
     settings = load_settings(db=db)
-    if dry_run:
+    if dry_run or not (settings.is_lake or settings.db_path.exists()):
+        # A path that holds no warehouse is named as every read names it, never created.
         _preview_removal(settings, run_id)
         return
     con = open_warehouse(settings.warehouse, wait=settings.lock_wait)
     try:
         run_id = run_named(con, run_id)
         touched = remove(con, run_id)
+    except duckdb.Error as exc:
+        said = " ".join(str(exc).split())[:300]
+        raise WarehouseError(
+            f"run {run_id} was not removed from {settings.warehouse} (nothing was changed): "
+            f"{said}; check that you may write the file and its folder (DuckDB writes its "
+            "log beside the file)"
+        ) from None
     finally:
         con.close()
     out.say(

@@ -1,0 +1,194 @@
+"""What a careless or hostile user gave that chipcost let through before this round: a --db
+that is another application's file, a backfill index that names files outside the price list,
+a source whose every price is refused."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.cli_runner import chipcost
+
+
+def _other_files(folder: Path) -> dict[str, Path]:
+    """A CSV, a SQLite database, a Parquet file and a DuckDB file of another application."""
+    csv = folder / "prices.csv"
+    csv.write_text("chip,price\nH100,2.0\n")
+    lite = folder / "app.sqlite"
+    with sqlite3.connect(lite) as con:
+        con.execute("CREATE TABLE a (x)")
+    parquet = folder / "p.parquet"
+    other = folder / "other.duckdb"
+    with duckdb.connect(str(other)) as con:
+        con.execute("CREATE TABLE foo (x INT)")
+        con.execute(f"COPY foo TO '{parquet}' (FORMAT parquet)")
+    return {"csv": csv, "sqlite": lite, "parquet": parquet, "duckdb": other}
+
+
+SAID = {
+    "csv": "is not a DuckDB file",
+    "sqlite": "is a SQLite database, not a DuckDB file",
+    "parquet": "is a Parquet file, not a DuckDB file",
+    "duckdb": "not a chipcost warehouse",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SAID))
+@pytest.mark.parametrize("command", [["prices"], ["sources"], ["migrate"], ["remove-run", "X"]])
+def test_another_applications_file_as_db_is_named_and_left_as_it_was(tmp_path, kind, command):
+    """On 2487f4c a read of a DuckDB file without chipcost's tables was a traceback (DuckDB
+    read the Python function `schema_version` for the missing table), a SQLite file made
+    DuckDB fetch its SQLite extension from the network, a CSV or Parquet file was called "a
+    DuckDB file but not a chipcost warehouse", and each writer left a .lock beside it."""
+    path = _other_files(tmp_path)[kind]
+    before = path.read_bytes()
+    done = chipcost(*command, "--db", str(path))
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    said = " ".join(done.stderr.split())
+    assert SAID[kind] in said and str(path) in said, said
+    assert "Extension" not in said
+    assert path.read_bytes() == before
+    assert not Path(f"{path}.lock").exists() or kind == "duckdb"
+
+
+def test_remove_run_on_a_mistyped_db_creates_nothing(tmp_path):
+    """On 2487f4c it said "run 'X' is not in the warehouse" and left a new, empty 9 MB
+    warehouse at the mistyped path."""
+    typo = tmp_path / "wharehouse.duckdb"
+    done = chipcost("remove-run", "X", "--db", str(typo))
+    assert done.returncode == 1 and f"no warehouse at {typo}" in " ".join(done.stderr.split())
+    assert not typo.exists() and not Path(f"{typo}.lock").exists()
+
+
+def _replaced(run_dir: Path, source: str, data: bytes) -> None:
+    """The source's one payload replaced by `data`, its manifest made to match."""
+    import gzip
+    import hashlib
+    import json
+
+    manifest_path = run_dir / source / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    entry = manifest["payloads"][0]
+    (run_dir / source / entry["name"]).write_bytes(gzip.compress(data))
+    entry.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
+    manifest_path.write_text(json.dumps(manifest))
+
+
+def _every_price_unreadable(run_dir: Path) -> None:
+    """Latitude's answer with every hourly price 'contact us', its manifest made to match."""
+    import gzip
+    import json
+
+    payload = run_dir / "latitude" / "0001.json.gz"
+    body = json.loads(gzip.decompress(payload.read_bytes()))
+
+    def unpriced(node):
+        if isinstance(node, dict):
+            return {k: "contact us" if k == "hour" else unpriced(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [unpriced(v) for v in node]
+        return node
+
+    _replaced(run_dir, "latitude", json.dumps(unpriced(body)).encode())
+
+
+def test_a_source_whose_every_price_is_refused_fails_and_keeps_its_offers(tmp_path):
+    """On 2487f4c Latitude's answer with every price 'contact us' was "ok, 0 records, 5
+    rejects", listed under "nothing to note", and withdrew all five of its offers."""
+    import shutil
+
+    from tests.paths import ROOT
+
+    archive = tmp_path / "archive"
+    for stamp in ("2026-11-20T060000Z", "2026-11-21T060000Z"):
+        shutil.copytree(
+            ROOT / "sample" / "archive" / stamp / "latitude", archive / stamp / "latitude"
+        )
+    _every_price_unreadable(archive / "2026-11-21T060000Z")
+    db = tmp_path / "w.duckdb"
+    done = chipcost("collect", "--replay", str(archive), "--db", str(db))
+    said = " ".join((done.stdout + done.stderr).split())
+    assert "Traceback" not in said
+    assert "latitude: every one of its 5 rows was refused" in said, said
+    with duckdb.connect(str(db), read_only=True) as con:
+        current = con.execute(
+            "SELECT count(*) FROM price_history WHERE provider = 'latitude' AND valid_to IS NULL"
+        ).fetchone()[0]
+        refused = con.execute("SELECT count(*) FROM rejects WHERE source = 'latitude'").fetchone()
+    assert current == 5 and refused[0] >= 5
+
+
+def _one_run(tmp_path: Path, *sources: str) -> Path:
+    import shutil
+
+    from tests.paths import ROOT
+
+    run_dir = tmp_path / "archive" / "2026-11-21T060000Z"
+    for source in sources:
+        shutil.copytree(ROOT / "sample" / "archive" / run_dir.name / source, run_dir / source)
+    return run_dir
+
+
+def test_a_page_nested_a_thousand_deep_fails_its_source_as_malformed(tmp_path):
+    """On 2487f4c a 12 KB page of 1,000 nested <div>s was "unexpected RecursionError ...
+    This is a bug in chipcost" in eight sources that read HTML."""
+    run_dir = _one_run(tmp_path, "modal", "lambda")
+    _replaced(run_dir, "modal", ("<html><body>" + "<div>" * 1000 + "</div>" * 1000).encode())
+    done = chipcost("collect", "--replay", str(run_dir.parent), "--db", str(tmp_path / "w.db"))
+    said = " ".join((done.stdout + done.stderr).split())
+    assert "modal: a payload is nested too deeply to read" in said, said
+    assert "bug in chipcost" not in said and "RecursionError" not in said
+    assert "lambda ok" in said or "ok, nothing to note (1): lambda" in said
+
+
+def test_a_manifest_number_past_pythons_digits_is_named_as_not_json(tmp_path):
+    """On 2487f4c a manifest's 5,000-digit "bytes" was "unexpected ValueError ... This is a
+    bug in chipcost"."""
+    run_dir = _one_run(tmp_path, "lambda")
+    manifest = run_dir / "lambda" / "manifest.json"
+    text = manifest.read_text()
+    manifest.write_text(text.replace('"bytes": ', '"bytes": ' + "9" * 5000 + ', "was": ', 1))
+    done = chipcost("collect", "--replay", str(run_dir.parent), "--db", str(tmp_path / "w.db"))
+    said = " ".join((done.stdout + done.stderr).split())
+    assert f"{manifest} is not valid JSON" in said and "bug in chipcost" not in said, said
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Path:
+    from tests.helpers import loaded_warehouse, record
+
+    return loaded_warehouse(tmp_path_factory.mktemp("seven") / "w.duckdb", [record()])
+
+
+@pytest.mark.parametrize(
+    ("keywords", "said"),
+    [
+        # On 2487f4c: TypeError "'PosixPath' object is not iterable" from deep inside; bytes
+        # read as their byte values (b"\x08" as 8 chips); 0 and False as US dollars.
+        ({"chip_count": Path("/tmp")}, "chip_count=PosixPath('/tmp'): give the chips per"),
+        ({"chip_count": b"\x08"}, "chip_count=b'\\x08': give the chips per instance"),
+        ({"chip_count": [8, True]}, "chip_count=[8, True]: give the chips per instance"),
+        ({"currency": 0}, "currency=0: give a currency code"),
+        ({"currency": False}, "currency=False: give a currency code"),
+    ],
+)
+def test_the_api_names_the_keyword_of_a_value_of_the_wrong_type(small, keywords, said):
+    from chipcost import api
+    from chipcost.core.errors import UsageError
+
+    with pytest.raises(UsageError) as refused:
+        api.prices(db=small, **keywords)
+    assert said in str(refused.value)
+
+
+@pytest.mark.parametrize("query", [None, 5, b"SELECT 1"])
+def test_the_apis_sql_takes_its_query_as_text(small, query):
+    """On 2487f4c sql(None) and sql(5) were DuckDB's "incompatible function arguments"."""
+    from chipcost import api
+    from chipcost.core.errors import UsageError
+
+    with pytest.raises(UsageError, match="query=.*: give (the query as )?text"):
+        api.sql(query, db=small)
