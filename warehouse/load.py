@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import duckdb
@@ -10,25 +11,22 @@ import polars as pl
 
 from chipcost.core.frames import ArrowStream, records_frame
 from chipcost.core.record import RECORD_COLUMNS
-from chipcost.core.runs import ALREADY_LOADED, OK, LoadSummary, RunResult
+from chipcost.core.runs import ALREADY_LOADED, OK, LoadSummary, RunResult, SourceResult
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
 from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.warehouse import lake
 from chipcost.warehouse.db import checkpoint, rollback, scalar
+from chipcost.warehouse.history_steps import (
+    _close_changed,
+    _close_withdrawn,
+    _count,
+    _extend_unchanged,
+    _insert_new,
+    _refresh_catalog_fields,
+)
 from chipcost.warehouse.insert import insert_rows
 from chipcost.warehouse.run_rows import insert_attempt, insert_rejects, insert_run
 
-# Prices are stored to 10 decimals by AWS; smaller differences are float noise, not changes.
-PRICE_EPSILON = 1e-9
-
-_KEY_MATCH = " AND ".join(f"h.{c} = s.{c}" for c in HISTORY_KEY)
-# A price is its amount and its currency: 2.80 EUR then 2.80 USD is a change (every read
-# converts each row at its own currency's rate), so the open row is closed and a new one opened.
-_SAME_PRICE = (
-    f"abs(h.price_per_hour - s.price_per_hour) <= {PRICE_EPSILON} "
-    f"AND abs(coalesce(h.upfront, 0) - coalesce(s.upfront, 0)) <= {PRICE_EPSILON} "
-    "AND h.currency = s.currency"
-)
 _OBSERVATION_COLUMNS = ", ".join(["run_id", *(name for name, _ in RECORD_COLUMNS)])
 
 
@@ -84,6 +82,12 @@ def _load_once(
         con.unregister("staged_frame")
         cutoff = _retention_cutoff(con, run, observations_days)
         rejects = insert_rejects(con, run)
+        if late := _late_sources(con, run):
+            summary = _load_late(con, run, late, cutoff, staged.height, rejects)
+            con.execute("COMMIT")
+            if checkpointed:
+                checkpoint(con)
+            return summary
         _insert_observations(con, cutoff)
         changed = _close_changed(con)
         _refresh_catalog_fields(con)
@@ -102,6 +106,118 @@ def _load_once(
     if checkpointed:
         checkpoint(con)
     return summary
+
+
+def _late_sources(con: duckdb.DuckDBPyConnection, run: RunResult) -> list[SourceResult]:
+    """The run's successful sources of which a newer run is already loaded (an old archive
+    replayed late, a backfill of versions older than the prices held)."""
+    ok = [s for s in run.sources if s.status == OK and s.observed_at is not None]
+    if not ok:
+        return []
+    newest = dict(
+        con.execute(
+            "SELECT source, max(observed_at) FROM source_runs WHERE status = ? "
+            "AND list_contains(?, source) GROUP BY source",
+            [OK, [s.source for s in ok]],
+        ).fetchall()
+    )
+    return [s for s in ok if s.source in newest and newest[s.source] > s.observed_at]
+
+
+def _load_late(
+    con: duckdb.DuckDBPyConnection,
+    run: RunResult,
+    late: list[SourceResult],
+    cutoff: datetime | None,
+    records: int,
+    rejects: int,
+) -> LoadSummary:
+    """A run older than runs already loaded of its sources: the history of its sources is
+    restated from its moment on, with it in its place among the runs (warehouse/restate.py),
+    so that the order runs were loaded in does not matter. Where a later run's observations
+    are gone (older than the retention window) that cannot be done: its sources then open no
+    history row (history only moves forward), and their message says so."""
+    from chipcost.warehouse.restate import lost_observations, restate_since
+
+    ok = [s for s in run.sources if s.status == OK and s.observed_at is not None]
+    since = min([run.observed_at, *(s.observed_at for s in ok if s.observed_at is not None)])
+    _insert_observations(con, None)  # the restatement reads this run's from there
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE restated_sources AS SELECT unnest(?::VARCHAR[]) AS source",
+        [[s.source for s in ok]],
+    )
+    newest = ", ".join(sorted({s.source for s in late}))
+    if lost_observations(con, since)[1]:
+        con.execute("DROP TABLE restated_sources")
+        for source in late:
+            source.message += (
+                f"; older than {source.source} prices already loaded, and the observations "
+                "of the runs after it are past the retention window: it opens no history "
+                "row (history only moves forward); replay the whole archive into a new "
+                "warehouse to have it in the history"
+            )
+        late_names = [s.source for s in late]
+        con.execute("DELETE FROM staged WHERE list_contains(?, source)", [late_names])
+        summary = _load_forward(con, run, [s for s in ok if s not in late], records, rejects)
+    else:
+        for source in late:
+            source.notes.append(
+                f"older than {newest} prices already loaded: the history from "
+                f"{since:%Y-%m-%d %H:%M} UTC on was restated with it"
+            )
+        insert_run(con, run, LoadSummary(records, rejects, 0, 0, 0))
+        restate_since(con, since)  # adds its history changes to the run's row
+        con.execute("DROP TABLE restated_sources")
+        summary = _late_summary(con, run, records, rejects)
+    _load_facts(con, run)
+    summary = LoadSummary(
+        summary.records, summary.rejects, summary.new, summary.changed, summary.withdrawn,
+        _prune_observations(con, cutoff),
+    )  # fmt: skip
+    return summary
+
+
+def _load_forward(
+    con: duckdb.DuckDBPyConnection,
+    run: RunResult,
+    ok: list[SourceResult],
+    records: int,
+    rejects: int,
+) -> LoadSummary:
+    """The load's own steps for the run's sources in `ok` (staged holds theirs alone)."""
+    changed = _close_changed(con)
+    _refresh_catalog_fields(con)
+    _extend_unchanged(con, run.run_id)
+    withdrawn = _close_withdrawn(con, replace(run, sources=ok))
+    new = _insert_new(con, run.run_id)
+    summary = LoadSummary(records, rejects, new - changed, changed, withdrawn)
+    insert_run(con, run, summary)
+    con.execute("DROP TABLE staged")
+    return summary
+
+
+def _late_summary(
+    con: duckdb.DuckDBPyConnection, run: RunResult, records: int, rejects: int
+) -> LoadSummary:
+    """What a restated late run changed in the history, counted as a load counts it: the rows
+    it opened (a changed price's among them) and the offers it closed as withdrawn."""
+    key = " AND ".join(f"p.{c} = h.{c}" for c in HISTORY_KEY)
+    opened, changed = con.execute(
+        f"""
+        SELECT count(*), count(*) FILTER (WHERE EXISTS (
+            SELECT 1 FROM price_history p WHERE {key} AND p.valid_to = h.valid_from
+              AND p.end_reason = 'changed'))
+        FROM price_history h WHERE h.first_run_id = ?
+        """,
+        [run.run_id],
+    ).fetchall()[0]
+    withdrawn = _count(
+        con,
+        "SELECT count(*) FROM price_history h JOIN source_runs s ON s.source = h.source "
+        "AND s.observed_at = h.valid_to WHERE s.run_id = ? AND h.end_reason = 'withdrawn'",
+        [run.run_id],
+    )
+    return LoadSummary(records, rejects, opened - changed, changed, withdrawn)
 
 
 # The reference tables sources may fill beside prices (ParseResult.facts), each with the key
@@ -193,10 +309,6 @@ def _unloaded(con: duckdb.DuckDBPyConnection, run: RunResult) -> bool:
     return any(s.status != ALREADY_LOADED for s in run.sources)
 
 
-def _count(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> int:
-    return int(scalar(con, sql, params) or 0)
-
-
 def _retention_cutoff(
     con: duckdb.DuckDBPyConnection, run: RunResult, days: int | None
 ) -> datetime | None:
@@ -229,119 +341,6 @@ def _prune_observations(con: duckdb.DuckDBPyConnection, cutoff: datetime | None)
     if cutoff is None:
         return 0
     return _count(con, "DELETE FROM observations WHERE observed_at < ?", [cutoff])
-
-
-def _close_changed(con: duckdb.DuckDBPyConnection) -> int:
-    """Close open rows whose price this run saw change (only for newer observations)."""
-    return _count(
-        con,
-        f"""
-        UPDATE price_history h SET valid_to = s.observed_at, end_reason = 'changed'
-        FROM staged s
-        WHERE h.valid_to IS NULL AND {_KEY_MATCH}
-          AND s.observed_at > h.last_seen_at AND NOT ({_SAME_PRICE})
-        """,
-    )
-
-
-def _refresh_catalog_fields(con: duckdb.DuckDBPyConnection) -> None:
-    """Catalog fields of an unchanged price (chip, sku, host specs) follow the newest sighting.
-
-    Only rows where they differ are touched: rewriting four text columns of every open row
-    each day made this the slowest step of a 50,000-offer load (docs/performance.md).
-    """
-    con.execute(
-        f"""
-        UPDATE price_history h SET
-            chip = s.chip, chip_count = s.chip_count, sku = s.sku, source_url = s.source_url,
-            vcpus = s.vcpus, ram_gb = s.ram_gb, disk_gb = s.disk_gb
-        FROM staged s
-        WHERE h.valid_to IS NULL AND {_KEY_MATCH}
-          AND s.observed_at > h.last_seen_at AND {_SAME_PRICE}
-          AND (h.chip <> s.chip OR h.chip_count <> s.chip_count OR h.sku <> s.sku
-               OR h.source_url <> s.source_url OR h.vcpus IS DISTINCT FROM s.vcpus
-               OR h.ram_gb IS DISTINCT FROM s.ram_gb OR h.disk_gb IS DISTINCT FROM s.disk_gb)
-        """
-    )
-
-
-def _extend_unchanged(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """Same price seen again: move last_seen_at on."""
-    con.execute(
-        f"""
-        UPDATE price_history h SET last_seen_at = s.observed_at, last_run_id = ?
-        FROM staged s
-        WHERE h.valid_to IS NULL AND {_KEY_MATCH}
-          AND s.observed_at > h.last_seen_at AND {_SAME_PRICE}
-        """,
-        [run_id],
-    )
-
-
-def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
-    """Offers a fully successful source no longer lists are closed as withdrawn; one whose
-    row was seen but refused (by the validator: its key; by the parser: its sku) is not."""
-    ok = [s for s in run.sources if s.status == OK and s.observed_at is not None]
-    if not ok:
-        return 0
-    # Built column-wise: a frame of one dict per key cost 0.1 s a day at 50,000 offers.
-    keys = [(s.source, *key) for s in ok for key in s.seen_keys]
-    columns = list(zip(*keys, strict=True)) if keys else [[] for _ in HISTORY_KEY]
-    seen = pl.DataFrame(dict(zip(HISTORY_KEY, columns, strict=True)), schema=_key_schema())
-    sources = pl.DataFrame(
-        {"source": [s.source for s in ok], "observed_at": [s.observed_at for s in ok]},
-        schema={"source": pl.String, "observed_at": pl.Datetime("us", "UTC")},
-    )
-    refused = [(s.source, sku) for s in ok for sku in s.refused_skus]
-    refused_frame = pl.DataFrame(
-        {"source": [r[0] for r in refused], "sku": [r[1] for r in refused]},
-        schema={"source": pl.String, "sku": pl.String},
-    )
-    con.register("seen_keys", ArrowStream(seen))
-    con.register("ok_sources", ArrowStream(sources))
-    con.register("refused_skus", ArrowStream(refused_frame))
-    try:
-        key_match = " AND ".join(f"h.{c} = k.{c}" for c in HISTORY_KEY)
-        return _count(
-            con,
-            f"""
-            UPDATE price_history h SET valid_to = o.observed_at, end_reason = 'withdrawn'
-            FROM ok_sources o
-            WHERE h.valid_to IS NULL AND h.source = o.source AND h.last_seen_at < o.observed_at
-              AND NOT EXISTS (SELECT 1 FROM seen_keys k WHERE {key_match})
-              AND NOT EXISTS (
-                  SELECT 1 FROM refused_skus r WHERE r.source = h.source AND r.sku = h.sku
-              )
-            """,
-        )
-    finally:
-        con.unregister("seen_keys")
-        con.unregister("ok_sources")
-        con.unregister("refused_skus")
-
-
-def _key_schema() -> dict[str, pl.DataType]:
-    return {c: pl.String() for c in HISTORY_KEY}
-
-
-def _insert_new(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
-    """Open a row for every offer with no open row, unless history already covers that time."""
-    return _count(
-        con,
-        f"""
-        INSERT INTO price_history
-            SELECT provider, source, region, zone, instance_type, pricing_model, term, payment,
-                   plan, chip, chip_count, price_per_hour, upfront, currency, sku, source_url,
-                   observed_at, NULL, NULL, observed_at, ?, ?, payload_ref,
-                   vcpus, ram_gb, disk_gb
-            FROM staged s
-            WHERE NOT EXISTS (
-                SELECT 1 FROM price_history h
-                WHERE {_KEY_MATCH} AND (h.valid_to IS NULL OR h.last_seen_at >= s.observed_at)
-            )
-        """,
-        [run_id, run_id],
-    )
 
 
 def loaded_sources(con: duckdb.DuckDBPyConnection, archive_run: str) -> dict[str, str]:

@@ -21,7 +21,7 @@ from chipcost.core.commands import rebuilt
 from chipcost.core.errors import ChipcostError
 from chipcost.core.runs import OK, RunResult, SourceResult
 from chipcost.core.vocabulary import HISTORY_KEY
-from chipcost.warehouse.load import (
+from chipcost.warehouse.history_steps import (
     _close_changed,
     _close_withdrawn,
     _extend_unchanged,
@@ -36,7 +36,7 @@ _RESTATED = "h.source IN (SELECT source FROM restated_sources)"
 _IN_FORCE = (
     f"{_RESTATED} AND h.valid_from < $since AND (h.valid_to IS NULL OR h.valid_to >= $since)"
 )
-# Catalog fields follow an unchanged price's newest sighting (load._refresh_catalog_fields).
+# Catalog fields follow an unchanged price's newest sighting (history_steps: its refresh step).
 _CATALOG = ("chip", "chip_count", "sku", "source_url", "vcpus", "ram_gb", "disk_gb")
 
 
@@ -102,10 +102,10 @@ def _runs_since(con: duckdb.DuckDBPyConnection, since: datetime) -> list[str]:
     return [run_id for (run_id,) in rows]
 
 
-def _check_observations_kept(con: duckdb.DuckDBPyConnection, since: datetime) -> None:
-    """Refuse (before anything changes) when a run to load again has lost its observations
-    to the retention window: its prices are then only in the archive."""
-    lost = con.execute(
+def lost_observations(con: duckdb.DuckDBPyConnection, since: datetime) -> tuple[datetime, int]:
+    """(the oldest, how many) of the runs from `since` on that loaded a restated source and
+    whose observations of it the retention window has taken: (None, 0) when none has."""
+    return con.execute(
         """
         SELECT min(s.observed_at), count(DISTINCT s.run_id) FROM source_runs s
         JOIN runs r USING (run_id)
@@ -117,6 +117,12 @@ def _check_observations_kept(con: duckdb.DuckDBPyConnection, since: datetime) ->
         """,
         {"since": since},
     ).fetchall()[0]
+
+
+def _check_observations_kept(con: duckdb.DuckDBPyConnection, since: datetime) -> None:
+    """Refuse (before anything changes) when a run to load again has lost its observations
+    to the retention window: its prices are then only in the archive."""
+    lost = lost_observations(con, since)
     if lost[1]:
         raise ChipcostError(
             f"the history after this run cannot be restated from the warehouse: {lost[1]} "

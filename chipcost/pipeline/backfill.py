@@ -296,13 +296,11 @@ def _load_version(settings: Settings, version: Version, newest: datetime | None)
     with WarehouseSession(settings, maintain=False) as session:
         summary = load(session, run)
     status = STOPPED if result.status == FAILED else LOADED
-    message = result.message
-    if newest is not None and newest > version.begin and status == LOADED:
-        message += (
-            f"; older than aws-bulk prices already loaded ({newest:%Y-%m-%d}): kept in the "
-            "archive (and as observations within the retention window), but history only "
-            "moves forward (docs/operations.md)"
-        )
+    # A version older than aws-bulk prices already loaded is put in its place, the history
+    # after it restated, or opens no history where that cannot be done: the load said which
+    # (its note, or its message).
+    restated = [n for n in result.notes if n.startswith("older than")]
+    message = "; ".join([result.message, *restated])
     return Outcome(
         version, status, message, summary.records, summary.rejects, summary.history_changes
     )

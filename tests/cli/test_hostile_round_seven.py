@@ -192,3 +192,41 @@ def test_the_apis_sql_takes_its_query_as_text(small, query):
 
     with pytest.raises(UsageError, match="query=.*: give (the query as )?text"):
         api.sql(query, db=small)
+
+
+def _history(db: Path) -> set[tuple]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return set(
+            con.execute(
+                "SELECT provider, region, zone, instance_type, pricing_model, term, payment, "
+                "plan, price_per_hour, valid_from, valid_to, end_reason, last_seen_at "
+                "FROM price_history"
+            ).fetchall()
+        )
+
+
+def test_runs_replayed_out_of_order_make_the_history_an_in_order_replay_makes(tmp_path):
+    """On 2487f4c the newest run replayed first, then the older ones, left a history no
+    replay in order makes (H100-SXM on demand at 2.55 on days it was 1.29, no price on
+    others), with every run "ok"."""
+    import shutil
+
+    from tests.paths import ROOT
+
+    stamps = ("2026-11-18T060000Z", "2026-11-19T060000Z", "2026-11-20T060000Z",
+              "2026-11-21T060000Z")  # fmt: skip
+    sources = ("runpod", "lambda", "vastai", "verda")
+    whole, newest = tmp_path / "whole", tmp_path / "newest"
+    for stamp in stamps:
+        for source in sources:
+            from_dir = ROOT / "sample" / "archive" / stamp / source
+            shutil.copytree(from_dir, whole / stamp / source)
+            if stamp == stamps[-1]:
+                shutil.copytree(from_dir, newest / stamp / source)
+    in_order, late = tmp_path / "in_order.duckdb", tmp_path / "late.duckdb"
+    assert chipcost("collect", "--replay", str(whole), "--db", str(in_order)).returncode == 0
+    assert chipcost("collect", "--replay", str(newest), "--db", str(late)).returncode == 0
+    done = chipcost("collect", "--replay", str(whole), "--db", str(late), "--verbose")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "was restated with it" in " ".join(done.stdout.split())
+    assert _history(late) == _history(in_order)

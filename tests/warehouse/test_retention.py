@@ -60,10 +60,13 @@ def test_an_old_run_replayed_late_updates_nothing_it_should_not(con):
     summary = load_run(
         con, run_of([record(region="ap-south-1")], day(1), run_id="old"), observations_days=7
     )
-    # Outside the window: not written as an observation, but its new offer reaches history.
+    # Outside the window: its observations are read to restate the history from its day, then
+    # pruned; its new offer reaches history, withdrawn by the newer run that did not list it.
     assert days_kept(con) == [day(40)]
-    assert summary.pruned == 0 and summary.new == 1
-    assert rows(con, "SELECT count(*) FROM price_history WHERE region = 'ap-south-1'") == [(1,)]
+    assert summary.pruned == 1 and summary.new == 1
+    assert rows(
+        con, "SELECT valid_to, end_reason FROM price_history WHERE region = 'ap-south-1'"
+    ) == [(day(40), "withdrawn")]
 
 
 def test_keeping_every_observation(con):
@@ -99,3 +102,17 @@ def test_a_bad_setting_is_explained(text, monkeypatch):
     monkeypatch.setenv("CHIPCOST_OBSERVATIONS_DAYS", text)
     with pytest.raises(ChipcostError, match="CHIPCOST_OBSERVATIONS_DAYS"):
         load_settings()
+
+
+def test_an_old_run_whose_later_runs_lost_their_observations_opens_no_history(con):
+    """The history after it cannot be restated (the day-40 run's observations are past the
+    window; the days are past, so that the clock does not hold the window back):
+    history only moves forward, and the source's message says so."""
+    for n in (0, 10, 20):
+        load_run(con, run_of([record()], day(n)), observations_days=7)
+    late = run_of([record(region="ap-south-1"), record(price_per_hour=1.0)], day(5))
+    summary = load_run(con, late, observations_days=7)
+    assert summary.history_changes == 0
+    assert rows(con, "SELECT count(*) FROM price_history") == [(1,)]
+    said = rows(con, f"SELECT message FROM source_runs WHERE run_id = '{late.run_id}'")[0][0]
+    assert "past the retention window: it opens no history row" in said

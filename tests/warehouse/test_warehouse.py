@@ -101,11 +101,19 @@ def test_failed_source_withdraws_nothing(con):
     assert count(con, "SELECT count(*) FROM current_prices") == 1
 
 
-def test_older_observation_does_not_rewrite_history(con):
+def test_an_older_observation_takes_its_place_in_history(con):
+    """An old run loaded late is put in its place among the runs (the history from its day
+    restated): the price it saw held until the newer run's, which stays current. On 2487f4c
+    it changed nothing here, and an offer only it listed was opened and never closed."""
     load_run(con, run_of([record()], day(5)))
     summary = load_run(con, run_of([record(price_per_hour=60.0)], day(1)))
-    assert summary.history_changes == 0
+    assert (summary.new, summary.changed, summary.withdrawn) == (1, 0, 0)
     assert con.execute("SELECT price_per_hour FROM current_prices").fetchall() == [(55.04,)]
+    spans = con.execute(
+        "SELECT price_per_hour, valid_from, valid_to, end_reason FROM price_history "
+        "ORDER BY valid_from"
+    ).fetchall()
+    assert spans == [(60.0, day(1), day(5), "changed"), (55.04, day(5), None, None)]
 
 
 def test_failed_load_leaves_previous_state(con, monkeypatch):

@@ -1,0 +1,143 @@
+"""The steps of a load that write price_history from the staged observations of a run: a
+changed price closes its row, an unchanged one is seen again, an offer no longer listed is
+withdrawn, a new one opens a row. warehouse/load.py runs them for a run as it comes,
+warehouse/restate.py for the runs it loads again."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+
+from chipcost.core.frames import ArrowStream
+from chipcost.core.runs import OK, RunResult
+from chipcost.core.vocabulary import HISTORY_KEY
+from chipcost.warehouse.db import scalar
+
+# Prices are stored to 10 decimals by AWS; smaller differences are float noise, not changes.
+PRICE_EPSILON = 1e-9
+
+_KEY_MATCH = " AND ".join(f"h.{c} = s.{c}" for c in HISTORY_KEY)
+# A price is its amount and its currency: 2.80 EUR then 2.80 USD is a change (every read
+# converts each row at its own currency's rate), so the open row is closed and a new one opened.
+_SAME_PRICE = (
+    f"abs(h.price_per_hour - s.price_per_hour) <= {PRICE_EPSILON} "
+    f"AND abs(coalesce(h.upfront, 0) - coalesce(s.upfront, 0)) <= {PRICE_EPSILON} "
+    "AND h.currency = s.currency"
+)
+
+
+def _count(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> int:
+    return int(scalar(con, sql, params) or 0)
+
+
+def _close_changed(con: duckdb.DuckDBPyConnection) -> int:
+    """Close open rows whose price this run saw change (only for newer observations)."""
+    return _count(
+        con,
+        f"""
+        UPDATE price_history h SET valid_to = s.observed_at, end_reason = 'changed'
+        FROM staged s
+        WHERE h.valid_to IS NULL AND {_KEY_MATCH}
+          AND s.observed_at > h.last_seen_at AND NOT ({_SAME_PRICE})
+        """,
+    )
+
+
+def _refresh_catalog_fields(con: duckdb.DuckDBPyConnection) -> None:
+    """Catalog fields of an unchanged price (chip, sku, host specs) follow the newest sighting.
+
+    Only rows where they differ are touched: rewriting four text columns of every open row
+    each day made this the slowest step of a 50,000-offer load (docs/performance.md).
+    """
+    con.execute(
+        f"""
+        UPDATE price_history h SET
+            chip = s.chip, chip_count = s.chip_count, sku = s.sku, source_url = s.source_url,
+            vcpus = s.vcpus, ram_gb = s.ram_gb, disk_gb = s.disk_gb
+        FROM staged s
+        WHERE h.valid_to IS NULL AND {_KEY_MATCH}
+          AND s.observed_at > h.last_seen_at AND {_SAME_PRICE}
+          AND (h.chip <> s.chip OR h.chip_count <> s.chip_count OR h.sku <> s.sku
+               OR h.source_url <> s.source_url OR h.vcpus IS DISTINCT FROM s.vcpus
+               OR h.ram_gb IS DISTINCT FROM s.ram_gb OR h.disk_gb IS DISTINCT FROM s.disk_gb)
+        """
+    )
+
+
+def _extend_unchanged(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """Same price seen again: move last_seen_at on."""
+    con.execute(
+        f"""
+        UPDATE price_history h SET last_seen_at = s.observed_at, last_run_id = ?
+        FROM staged s
+        WHERE h.valid_to IS NULL AND {_KEY_MATCH}
+          AND s.observed_at > h.last_seen_at AND {_SAME_PRICE}
+        """,
+        [run_id],
+    )
+
+
+def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
+    """Offers a fully successful source no longer lists are closed as withdrawn; one whose
+    row was seen but refused (by the validator: its key; by the parser: its sku) is not."""
+    ok = [s for s in run.sources if s.status == OK and s.observed_at is not None]
+    if not ok:
+        return 0
+    # Built column-wise: a frame of one dict per key cost 0.1 s a day at 50,000 offers.
+    keys = [(s.source, *key) for s in ok for key in s.seen_keys]
+    columns = list(zip(*keys, strict=True)) if keys else [[] for _ in HISTORY_KEY]
+    seen = pl.DataFrame(dict(zip(HISTORY_KEY, columns, strict=True)), schema=_key_schema())
+    sources = pl.DataFrame(
+        {"source": [s.source for s in ok], "observed_at": [s.observed_at for s in ok]},
+        schema={"source": pl.String, "observed_at": pl.Datetime("us", "UTC")},
+    )
+    refused = [(s.source, sku) for s in ok for sku in s.refused_skus]
+    refused_frame = pl.DataFrame(
+        {"source": [r[0] for r in refused], "sku": [r[1] for r in refused]},
+        schema={"source": pl.String, "sku": pl.String},
+    )
+    con.register("seen_keys", ArrowStream(seen))
+    con.register("ok_sources", ArrowStream(sources))
+    con.register("refused_skus", ArrowStream(refused_frame))
+    try:
+        key_match = " AND ".join(f"h.{c} = k.{c}" for c in HISTORY_KEY)
+        return _count(
+            con,
+            f"""
+            UPDATE price_history h SET valid_to = o.observed_at, end_reason = 'withdrawn'
+            FROM ok_sources o
+            WHERE h.valid_to IS NULL AND h.source = o.source AND h.last_seen_at < o.observed_at
+              AND NOT EXISTS (SELECT 1 FROM seen_keys k WHERE {key_match})
+              AND NOT EXISTS (
+                  SELECT 1 FROM refused_skus r WHERE r.source = h.source AND r.sku = h.sku
+              )
+            """,
+        )
+    finally:
+        con.unregister("seen_keys")
+        con.unregister("ok_sources")
+        con.unregister("refused_skus")
+
+
+def _key_schema() -> dict[str, pl.DataType]:
+    return {c: pl.String() for c in HISTORY_KEY}
+
+
+def _insert_new(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
+    """Open a row for every offer with no open row, unless history already covers that time."""
+    return _count(
+        con,
+        f"""
+        INSERT INTO price_history
+            SELECT provider, source, region, zone, instance_type, pricing_model, term, payment,
+                   plan, chip, chip_count, price_per_hour, upfront, currency, sku, source_url,
+                   observed_at, NULL, NULL, observed_at, ?, ?, payload_ref,
+                   vcpus, ram_gb, disk_gb
+            FROM staged s
+            WHERE NOT EXISTS (
+                SELECT 1 FROM price_history h
+                WHERE {_KEY_MATCH} AND (h.valid_to IS NULL OR h.last_seen_at >= s.observed_at)
+            )
+        """,
+        [run_id, run_id],
+    )
