@@ -231,7 +231,9 @@
     if (key === "cost" && v !== null) {
       const figure = figureOf(i);
       td.title = `${Math.round(figure.tokens_per_second_per_chip)} tokens/s per chip, ` +
-        `${figure.kind}: ${figure.source}`;
+        `${figure.kind}: ${figure.source}. The chip's own figure: chipcost cost and ` +
+        "compare cost a chip set against another at the figure matched with the other's " +
+        "(same submitter, scale and software), which can differ.";
       const fit = fitOf(i);
       if (fit && !fit.fits) {
         mark(td, ` (needs ${fit.instances})`, "needs", `The model needs ` +
