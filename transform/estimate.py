@@ -32,6 +32,8 @@ def estimate_at(
     fitted = catalogue()
     factor = fitted.factor(chip, parameters, None if speed == "max" else float(speed))
     value = raw * (factor.value if factor else 1.0)
+    if speed != "max":  # a per-user speed bound never gives more than full load does
+        value = min(value, *_ceilings(chip, anchor, parameters, readings))
     vendor = fitted.vendors.get(chip)
     names = group_names(
         size=size_group(parameters),
@@ -45,6 +47,33 @@ def estimate_at(
         return Estimate(value, None, error)
     around, group, count = band
     return Estimate(value, around, f"error measured out of sample on {count} checks, {group}")
+
+
+def _ceilings(
+    chip: str, anchor: Reading, parameters: float | None, readings: Sequence[Reading]
+) -> list[float]:
+    """What `chip` does for the anchor's model at full load, the cap of any figure under a
+    speed bound, as the stored derived figures are capped (throughput_figures.capped_at_load):
+    its derived maximum throughput at the anchor's shape, and the median of its published
+    maximum-throughput figures."""
+    from statistics import median
+
+    from chipcost.transform.derivation_error import derived_at
+
+    found: list[float] = []
+    at_max = derived_at(chip, anchor, "max")
+    if at_max is not None:
+        factor = catalogue().factor(chip, parameters, None)
+        found.append(at_max[0] * (factor.value if factor else 1.0))
+    published = [
+        r.tokens_per_second_per_chip
+        for r in readings
+        if r.chip == chip and r.model == anchor.model and r.origin != "derived"
+        and r.operating_point == "max-throughput"
+    ]  # fmt: skip
+    if published:
+        found.append(median(published))
+    return found or [float("inf")]
 
 
 def training_estimate(chip: str, readings: Sequence[Reading]) -> Estimate | None:

@@ -511,8 +511,15 @@ def capped_at_load(derived: list[Figure], published: Iterable[Figure]) -> list[F
     capped = []
     for f in derived:
         key = (f.chip, f.model)
-        bounds = [ceilings.get(key), statistics.median(measured[key]) if key in measured else None]
-        cap = min((b for b in bounds if b), default=None)
+        bounds = [
+            (ceilings.get(key), "its derived maximum throughput"),
+            (
+                statistics.median(measured[key]) if key in measured else None,
+                f"the median of its {len(measured.get(key, []))} published maximum-throughput "
+                "figures",
+            ),
+        ]
+        cap, which = min(((b, w) for b, w in bounds if b), default=(None, ""))
         if (
             f.operating_point != "latency-bound"
             or cap is None
@@ -521,14 +528,24 @@ def capped_at_load(derived: list[Figure], published: Iterable[Figure]) -> list[F
             capped.append(f)
             continue
         said = (
-            f" Capped at {cap:,.0f} tokens/s per chip, the chip's maximum throughput for the "
-            "model (its derived figure, or the median of its published ones where lower): a "
-            "per-user speed bound never gives more."
+            f" Capped at {cap:,.0f} tokens/s per chip, {which} (the lower of that and its "
+            "derived one): a per-user speed bound never gives more."
+        )
+        # The roofline's batch is of the uncapped point: a capped figure has none of its own
+        # (995 tokens/s per chip at 10 per user would need a batch of 199 on 2 chips, not 350).
+        source = re.sub(
+            r", batch \d+,",
+            f", capped at {cap:,.0f} tokens/s per chip ({which}),",
+            f.source,
+            count=1,
         )
         capped.append(
             replace(
                 f,
                 tokens_per_second_per_chip=cap,
+                batch_size=None,
+                concurrency=None,
+                source=source,
                 notes=(f.notes or "") + said,
                 stated_as=f"{cap:,.0f} tokens/s per chip (capped at maximum throughput)",
             )

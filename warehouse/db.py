@@ -466,6 +466,8 @@ def _check_duckdb_file(warehouse: Warehouse) -> None:
     if not head or head[at : at + len(magic)] == magic:
         return
     kind = next((name for start, name in _OTHER_FILES if head.startswith(start)), "")
+    if not kind and path.suffix.lower() in (".duckdb", ".db"):
+        return  # a warehouse's name: more likely one damaged, which the open names so
     where = named(warehouse.given_by, path) if warehouse.given_by else f"the warehouse {path}"
     raise WarehouseError(
         f"{where} is {kind or 'not a DuckDB file'}{', not a DuckDB file' if kind else ''}: give "

@@ -122,3 +122,29 @@ def test_mi355x_published_only_in_fp4_draws_no_verdict_against_h100_in_fp8(db):
         tps = row["a_tokens_per_second_per_chip"]
         cost = row["a_price_per_chip_hour"] / (tps * 3600 / 1e6)
         assert row["a_usd_per_million_tokens"] == pytest.approx(cost)
+
+
+def test_an_unmeasured_chips_estimate_is_the_figure_cost_ranks_it_by(db):
+    """compare's derived estimate at the measured chip's point and cost's figure of the same
+    chip are one number with one band: on 2487f4c compare said Trainium2 would do 934-3,213
+    tok/s per chip at H100-SXM's MLPerf point (its roofline, uncapped), while cost ranked it
+    by 995 (439-1,511), its derived figure held to its maximum throughput."""
+    estimate = _compare(db, "Trainium2", "H100-SXM")[0]
+    ran = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "inference", "--chip", "Trainium2",
+        "--format", "json", "--db", str(db),
+    )  # fmt: skip
+    ranked = json.loads(ran.stdout)[0]
+    assert estimate["derived_estimate"] == pytest.approx(ranked["tokens_per_second_per_chip"])
+    assert estimate["derived_estimate_high"] == pytest.approx(ranked["throughput_range_high"])
+    # A capped figure names its cap, not the batch of the roofline point it replaced.
+    listed = chipcost(
+        "throughput", "list", "--chip", "Trainium2", "--model", "llama-3-70b", "--derived",
+        "--format", "json", "--db", str(db),
+    )  # fmt: skip
+    capped = [
+        f for f in json.loads(listed.stdout)
+        if f["throughput_id"] == "derived:Trainium2:llama-3-70b:inference:10"
+    ]  # fmt: skip
+    assert capped and "capped at 995 tokens/s per chip" in capped[0]["source"]
+    assert ", batch " not in capped[0]["source"] and capped[0]["batch_size"] is None

@@ -195,7 +195,7 @@ def test_foreign_duckdb_file_is_not_taken_over(tmp_path):
 def test_text_file_is_not_a_warehouse(tmp_path):
     path = tmp_path / "notes.duckdb"
     path.write_text("hello")
-    with pytest.raises(WarehouseError, match="is not a DuckDB file"):
+    with pytest.raises(WarehouseError, match="cannot open"):
         connect(path)
 
 
