@@ -120,7 +120,13 @@ def resolve_period(
             # The newest run's day, never a day to come (a run stamped ahead of the clock).
             until = min(newest.astimezone(UTC).date(), today) if newest else today
             if since is not None and since > until:
-                until = since + timedelta(days=DEFAULT_DAYS - 1)
+                if since > today:  # named as given, not as the --until it would imply
+                    raise ReportUsageError(
+                        f"{COMMAND_LINE.said('since', since)} is in the future (today is "
+                        f"{today}, UTC): give a day that has begun"
+                    )
+                # a week from it, up to today: after the newest run, no price moved in it
+                until = min(since + timedelta(days=DEFAULT_DAYS - 1), today)
         if since is None:
             since = until - timedelta(days=DEFAULT_DAYS - 1)
     except OverflowError:  # a week before year 1 or after 9999

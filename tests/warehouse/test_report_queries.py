@@ -76,7 +76,13 @@ def test_period_errors_and_defaults():
     # Days to come have no prices: every source would look stale, every table empty.
     with pytest.raises(ReportError, match=r"--until 2026-11-30 is in the future \(today is"):
         resolve_period(date(2026, 11, 1), date(2026, 11, 30), newest, date(2026, 11, 23))
-    with pytest.raises(ReportError, match="--until 2026-12-07 is in the future"):
+    # --since alone, a few days before today: the week is cut at today. On 2487f4c it said
+    # "--until 2026-12-01 is in the future", an option not given.
+    near = resolve_period(date(2026, 11, 25), None, newest, date(2026, 11, 27))
+    assert near == Period(date(2026, 11, 25), date(2026, 11, 27))
+    with pytest.raises(ReportError, match=r"^--since 2026-12-30 is in the future \(today is"):
+        resolve_period(date(2026, 12, 30), None, newest, date(2026, 11, 27))
+    with pytest.raises(ReportError, match="^--since 2026-12-01 is in the future"):
         resolve_period(date(2026, 12, 1), None, newest, date(2026, 11, 23))
     assert resolve_period(None, date(2026, 11, 23), newest, date(2026, 11, 23)).until == date(
         2026, 11, 23
