@@ -92,8 +92,11 @@ def _pct_range(moves: Sequence[float]) -> tuple[float, float]:
         pad = (MIN_SPAN - (hi - lo)) / 2
         lo, hi = lo - pad, hi + pad
     step = math.ceil((hi - lo) / TICKS)  # whole percent per tick
-    lo = math.floor(lo / step) * step
-    return float(lo), float(lo + step * TICKS)
+    while True:  # flooring the bottom to a tick may leave the top move above the last tick
+        bottom = math.floor(lo / step) * step
+        if bottom + step * TICKS >= hi:
+            return float(bottom), float(bottom + step * TICKS)
+        step += 1
 
 
 def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
