@@ -19,7 +19,7 @@ from chipcost.pipeline.price_glance import PER_HOURS
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html
-from chipcost.reports.labels import MODEL_LABELS, model_label, offer_label
+from chipcost.reports.labels import MODEL_LABELS, model_label, offer_label, prose
 from chipcost.reports.level_charts import level_chart
 from chipcost.reports.period import MAX_WEEKS, ReportError, ReportUsageError
 from chipcost.transform.cost import cost_text
@@ -124,6 +124,11 @@ def _curve(con) -> list[dict]:
     return section("throughput against speed", lambda: speed_curve(con), [])
 
 
+_VERSUS_HEADS = (
+    "For", "Answer", "A: USD / M tokens", "B: USD / M tokens", "Figures (A; B)", "Caveats",
+)  # fmt: skip
+
+
 def _versus(answers: list[dict], curve: list[dict]) -> str:
     """The answers as a static table (escaped: provider text never becomes markup), after
     their two charts."""
@@ -134,7 +139,7 @@ def _versus(answers: list[dict], curve: list[dict]) -> str:
     charts = f'<div class="versus-charts">{cost_chart(answers)}{speed_chart(curve)}</div>'
     rows = []
     for a in answers:
-        question = f"{a['model']} {a['workload']}"
+        question = f"{a['chip_a']} vs {a['chip_b']}: {a['model']} {a['workload']}"
         if a["answer"] is None:
             cells = [question, f"not answered: {a['why_not']}", "", "", "", ""]
         else:
@@ -149,18 +154,16 @@ def _versus(answers: list[dict], curve: list[dict]) -> str:
                 f"{a['a_figure']}; {a['b_figure']}",
                 a["caveats"] or "",
             ]
-        rows.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
-    head = "".join(
-        f"<th>{h}</th>"
-        for h in (
-            "For",
-            "Answer",
-            "A: USD / M tokens",
-            "B: USD / M tokens",
-            "Figures (A; B)",
-            "Caveats",
-        )  # fmt: skip
-    )
+        # Escaped, a `command` set as code (prose), each cell named for a phone's card.
+        rows.append(
+            "<tr>"
+            + "".join(
+                f'<td data-label="{escape(h)}">{prose(str(c))}</td>'
+                for h, c in zip(_VERSUS_HEADS, cells, strict=True)
+            )
+            + "</tr>"
+        )
+    head = "".join(f"<th>{h}</th>" for h in _VERSUS_HEADS)
     return (
         '<section id="versus"><h2>Is chip A cheaper than chip B?</h2><p class="meta">The '
         "articles' questions, per token, as <code>chipcost compare A B</code> answers them: on "

@@ -148,3 +148,20 @@ def test_the_pricing_is_said_in_the_clis_words(tmp_path):
     assert cost.returncode == 0, cost.stderr
     for label in said:
         assert label in cost.stdout, (label, cost.stdout)
+
+
+def test_the_answers_name_their_pair_set_commands_as_code_and_label_each_cell(tmp_path):
+    """On 2487f4c the explorer's "Is chip A cheaper" table showed `chipcost measure` with its
+    backticks, named no pair ("llama-3-70b inference" on every row), and at 390 px ran each
+    answer 30 lines down a column 110 px wide (now a card of labelled cells)."""
+    from tests import warehouses
+
+    db = warehouses.sample(tmp_path / "w.duckdb", last=1)
+    assert chipcost("site", str(tmp_path / "out"), "--db", str(db)).returncode == 0
+    page = (tmp_path / "out" / "index.html").read_text()
+    versus = page[page.index('<section id="versus"') :]
+    versus = versus[: versus.index("</section>")]
+    assert "`" not in versus and "<code>chipcost measure</code>" in versus
+    assert '<td data-label="For">Trainium2 vs H100-SXM: llama-3-70b inference</td>' in versus
+    cells = re.findall(r"<td[^>]*>", versus)
+    assert cells and all("data-label=" in c for c in cells)
