@@ -81,13 +81,19 @@ def page_html(data: dict, figures: str, versus: str) -> str:
         f'<p class="meta"><b>Your prices</b>: {escape(line)}.</p>'
         for line in data.get("yours") or []
     )
+    if data["count"]:
+        held = (
+            f"{data['count']} current offers of {chips} chips from {providers} providers, "
+            f"prices as of {escape(data['as_of'])}"
+        )
+    else:  # as the command line says it: the way to fill the page
+        held = "The warehouse has no current prices yet: run <code>chipcost collect</code>"
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>Accelerator prices: every offer per chip</title><style>{_asset('explorer.css')}"
         f"</style></head><body><main><h1>Accelerator prices per chip</h1>"
-        f'<p class="meta">{data["count"]} current offers of {chips} chips from '
-        f"{providers} providers, prices as of {escape(data['as_of'])}; made by "
+        f'<p class="meta">{held}; made by '
         f"{escape(data['generator'])}. Per chip-hour is the instance price divided by its chips "
         "(commitments: upfront fees spread over the term); a month is "
         f"{data['per_hours']['month']:,} hours.</p>"

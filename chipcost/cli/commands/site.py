@@ -51,6 +51,8 @@ def _site(
         f"price explorer: {made.index} ({made.offers} offers of {made.chips} chips)",
     )
     console.say(f"open it in a browser: file://{made.index.resolve()}")
+    if not made.offers:
+        console.say("the warehouse has no current prices yet: run `chipcost collect`")
     if made.sample:
         console.say(SAMPLE_BANNER)
 
