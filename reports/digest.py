@@ -25,8 +25,11 @@ def head_to_head(data: ReportData) -> Section | None:
         "answers: a verdict only where both chips are measured at one point (request shape, "
         "speed, precision, scale); otherwise what the unmeasured chip must reach there."
     )
-    explain += " Each answer links to its chart in the attached report."
-    body = verdicts(answers, report=report_name(data))
+    # A mail client follows no link into an attachment: the report is named instead.
+    explain += (
+        f" Each answer's chart is in the attached report ({report_name(data)}), under this heading."
+    )
+    body = verdicts(answers, report=None)
     return Section("versus", "Is chip A cheaper than chip B?", explain, body)
 
 

@@ -42,16 +42,17 @@ def _move_cell(cell: dict) -> str:
     return f"<b>{escape(cell['chip'])}</b><br><span style='{SMALL}'>{escape(cell['place'])}</span>"
 
 
-def verdicts(answers: pl.DataFrame, report: str = "") -> str:
+def verdicts(answers: pl.DataFrame, report: str | None = "") -> str:
     """Each answer a line that starts with its pair and question, then both costs per million
     tokens where known, the answer, and a link to its chart: `report` is the report's file the
-    anchors are in ('' where the answers are in the report itself). The pairs not answered
+    anchors are in ('' where the answers are in the report itself; None: no link, as in an
+    e-mail, whose reader cannot follow a link into an attachment). The pairs not answered
     for one reason share a line."""
     items = []
     for line in answer_lines(answers):
         costs = f"{escape(line.costs)}; " if line.costs else ""
         link = ""
-        if line.anchor is not None:
+        if line.anchor is not None and report is not None:
             link = f" <a href='{escape(report)}#{line.anchor}'>{line.link}</a>"
         css = "" if line.anchor is not None else " class='meta'"
         items.append(

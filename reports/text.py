@@ -227,13 +227,13 @@ def _answers(data: ReportData) -> list[str]:
     answers = data.head_to_head
     if data.ended_before_newest_prices or answers is None or answers.is_empty():
         return []
-    lines = ["Is chip A cheaper than chip B? (per token, on demand, 5 tokens/s per user)"]
+    lines = [
+        "Is chip A cheaper than chip B? (per token, on demand, 5 tokens/s per user; each "
+        f"answer's chart is in the attached report, {report_name(data)}, under this heading)"
+    ]
     for line in answer_lines(answers):
         costs = f"{line.costs}; " if line.costs else ""
-        where = ""
-        if line.anchor is not None:
-            where = f" ({line.link}: {report_name(data)}#{line.anchor})"
-        lines.append(f"- {line.head}: {costs}{plain(line.said)}{where}")
+        lines.append(f"- {line.head}: {costs}{plain(line.said)}")
     return [*lines, ""]
 
 
