@@ -274,17 +274,22 @@ def run_directories(root: Path) -> list[Path]:
     """The run directories under an archive root, oldest first; root itself if it is one."""
     root = location(root)
     if not _is_dir(root):
-        local_file = not _remote(root) and root.is_file()
-        what = "is a file, not a directory" if local_file else "does not exist"
+        there = not _remote(root) and root.exists()
+        what = "is not a directory" if there else "does not exist"
         raise ArchiveError(
             f"archive directory {root} {what}: pass the archive root or one run "
             "directory under it (see docs/archive.md)"
         )
     if _is_run_dir(root):
         return check_not_ahead([root])
-    runs = sorted(
-        (p for p in root.iterdir() if _is_run_dir(p) and _is_dir(p)), key=lambda p: p.name
-    )
+    try:
+        runs = sorted(
+            (p for p in root.iterdir() if _is_run_dir(p) and _is_dir(p)), key=lambda p: p.name
+        )
+    except ArchiveError:
+        raise
+    except Exception as exc:  # an object store that refuses (no credentials) or is not there
+        raise ArchiveError(f"cannot list {root} ({_reason(exc)}): {_CHECK_REMOTE}") from exc
     if not runs:
         raise ArchiveError(
             f"{root} holds no archived runs (expected <run stamp>/<source>/manifest.json, "

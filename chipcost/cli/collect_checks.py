@@ -29,6 +29,8 @@ def preflight(
             "--pending loads every run earlier collections archived but did not load: it "
             "takes neither --replay nor --source"
         )
+    if replay is not None and not replay.strip():  # it read '.', the working directory
+        raise UsageError("--replay is empty: give the archive root or one run directory under it")
     runs = len(run_directories(replay)) if replay is not None else None
     if replay is None or settings.db_path.parent == settings.data_dir:
         # A live run archives and downloads there; the warehouse's default place is in it.

@@ -391,14 +391,14 @@ def load_settings(
             SOURCE_PAYLOADS_MAX_ENV,
             os.environ.get(SOURCE_PAYLOADS_MAX_ENV),
             DEFAULT_SOURCE_PAYLOADS_MAX_MB,
-            "a replay reads of one source's payloads of a run together",
+            "the most a replay reads of one source's payloads in a run, all together",
         )
         << 20,
         run_payloads_max_bytes=megabytes(
             RUN_PAYLOADS_MAX_ENV,
             os.environ.get(RUN_PAYLOADS_MAX_ENV),
             DEFAULT_RUN_PAYLOADS_MAX_MB,
-            "a replay reads of one archived run's payloads together",
+            "the most a replay reads of one archived run's payloads, all together",
         )
         << 20,
         source_deadline=source_deadline(os.environ.get(SOURCE_DEADLINE_ENV)),

@@ -202,7 +202,7 @@ def test_a_replay_given_a_file_or_nothing_says_which(tmp_path):
 
     file = tmp_path / "afile"
     file.write_text("not an archive")
-    with pytest.raises(ArchiveError, match="afile is a file, not a directory"):
+    with pytest.raises(ArchiveError, match="afile is not a directory"):
         run_directories(file)
     with pytest.raises(ArchiveError, match="nowhere does not exist"):
         run_directories(tmp_path / "nowhere")

@@ -230,3 +230,35 @@ def test_runs_replayed_out_of_order_make_the_history_an_in_order_replay_makes(tm
     assert done.returncode == 0, done.stderr[-2000:]
     assert "was restated with it" in " ".join(done.stdout.split())
     assert _history(late) == _history(in_order)
+
+
+@pytest.mark.parametrize(
+    ("replay", "said"),
+    [
+        # On 2487f4c: the working directory replayed; a botocore traceback; "does not exist".
+        ("", "--replay is empty: give the archive root"),
+        ("s3://", "cannot list s3:// (NoCredentialsError"),
+        ("/dev/null", "archive directory /dev/null is not a directory"),
+    ],
+)
+def test_a_replay_path_that_is_no_archive_is_named(tmp_path, monkeypatch, replay, said):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    done = chipcost("collect", "--replay", replay, "--db", str(tmp_path / "w.duckdb"))
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert said in " ".join(done.stderr.split())
+    assert not (tmp_path / "w.duckdb").exists()
+
+
+def test_a_size_limit_variable_says_what_it_limits():
+    """On 2487f4c: "give a replay reads of one source's payloads of a run together"."""
+    from chipcost.core.errors import ChipcostError
+    from chipcost.core.settings import load_settings
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CHIPCOST_SOURCE_PAYLOADS_MAX_MB", "abc")
+        with pytest.raises(ChipcostError, match="give the most a replay reads of one source's"):
+            load_settings()
