@@ -18,6 +18,7 @@ import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -227,13 +228,29 @@ def moved_offer(offer: Any, keys: Keys, factor: Callable[[Keys], float], at: Key
     if at and at[-1] in keys:
         return moved_value(offer, factor(at))
     if isinstance(offer, dict):
-        return {k: moved_offer(v, keys, factor, (*at, k)) for k, v in offer.items()}
+        moved = {k: moved_offer(v, keys, factor, (*at, k)) for k, v in offer.items()}
+        return said_as_moved(offer, moved, keys)
     if isinstance(offer, list):
         return [moved_offer(v, keys, factor, at) for v in offer]
     if isinstance(offer, str) and offer.startswith("{"):  # an offer inside a JSON string (AWS)
         moved = moved_offer(json.loads(offer), keys, factor, at)
         return json.dumps(moved, separators=(",", ":"))
     return offer
+
+
+def said_as_moved(offer: dict[str, Any], moved: dict[str, Any], keys: Keys) -> dict[str, Any]:
+    """`moved` with the price its `description` states ('$66.048 per On Demand Linux p5...',
+    an AWS price dimension's) the moved one, as the provider writes it (no trailing zeros): a
+    sample whose text and price disagree cannot be traced by either."""
+    said = moved.get("description")
+    price = next((k for k in keys if k in offer and moved[k] != offer[k]), None)
+    if not isinstance(said, str) or price is None or not re.search(r"\$\d", said):
+        return moved
+    number = re.search(NUMBER, _scalars(moved[price]))
+    if number is None:
+        return moved
+    stated = f"{Decimal(number.group(0).replace(',', '')).normalize():f}"
+    return {**moved, "description": re.sub(r"\$[\d,.]+", f"${stated}", said, count=1)}
 
 
 def renumbered(offer: Any, keys: tuple[str, ...], day: int) -> Any:
@@ -341,6 +358,10 @@ def scramble_text(data: bytes, today: Day, ext: str) -> bytes:
             return ""
         factor = today.factor(text)
         text = price.sub(lambda m: _moved_group(m, factor), text)
+        if ext == "csv" and (moved := price.search(text)) is not None:
+            # an AWS price line's description states its price ('$63.296 per On Demand ...')
+            stated = f"{Decimal(moved.group(1)).normalize():f}"
+            text = re.sub(r'(?<=")\$[\d,.]+(?= per )', f"${stated}", text, count=1)
         if not today.traced(text) and today.spec.marks:
             text = re.sub(today.spec.marks, lambda m: _replaced_group(m, today.mark_text), text)
         elif not today.traced(text) and text.startswith("<"):
