@@ -113,8 +113,9 @@ def fit_rule(workload: str) -> str:
             "over the instance's chips; activations not counted"
         )
     return (
-        f"weights {DEFAULT_WEIGHT_BYTES:g} bytes/parameter at BF16, 1 at FP8 (the throughput "
-        "figure's precision), over the instance's chips; KV cache and activations not counted"
+        f"weights {DEFAULT_WEIGHT_BYTES:g} bytes/parameter at BF16, 1 at FP8, 0.5 at FP4 (the "
+        "throughput figure's precision), over the instance's chips; KV cache and activations "
+        "not counted, nor the chips per replica the figure was measured on"
     )
 
 
