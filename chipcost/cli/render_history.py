@@ -6,7 +6,7 @@ import polars as pl
 
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, fit_table
-from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS, PRICING_MODELS
+from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS, PRICING_MODELS, pricing_words
 from chipcost.transform.cost import money_sign
 
 # Beyond this many days the table keeps the days a price changed (and the first and last).
@@ -58,11 +58,16 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
     for row in latest.sort("pricing_model").iter_rows(named=True):
         where = " · ".join(p for p in (row["provider"], row["region"], row["zone"]) if p)
         offers = f"{row['offers']} offer{'s' if row['offers'] != 1 else ''}"
+        # The column is the cheapest of every term: the line says which one it is today.
+        label = MODEL_LABELS.get(row["pricing_model"], row["pricing_model"])
+        paid = pricing_words(
+            row["pricing_model"], row.get("term"), row.get("payment"), row.get("plan")
+        )
+        terms = paid.removeprefix(label).lstrip(" ,")
         console.say(
-            f"  {MODEL_LABELS.get(row['pricing_model'], row['pricing_model'])}: "
-            f"{money_sign(currency)}{row['price_per_chip_hour']:,.4f} "
+            f"  {label}: {money_sign(currency)}{row['price_per_chip_hour']:,.4f} "
             f"on {row['day']} at "
-            f"{where} · {row['instance_type']} ({offers})",
+            f"{where} · {row['instance_type']}{f', {terms}' if terms else ''} ({offers})",
             indent="    ",  # a line too long goes on under its own, not at column 0
         )
 

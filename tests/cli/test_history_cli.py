@@ -226,3 +226,17 @@ def test_the_chart_draws_every_series_its_legend_lists(monkeypatch):
         assert area.count(marker) > 10, (model, plot)
     assert "off, else hidden" in legend
     assert all(len(line) <= 100 for line in text.splitlines())
+
+
+def test_each_columns_line_names_the_term_it_is_the_cheapest_of(tmp_path):
+    """A column is the cheapest of every term of its pricing model: on 2487f4c the sample's
+    H100-SXM "reserved 2.6832" (3-year, all upfront) and "commitment 1.4539" (Verda's 2-year)
+    named no term anywhere."""
+    from tests import warehouses
+
+    db = warehouses.sample(tmp_path / "w.duckdb", last=1)
+    done = chipcost("history", "--chip", "H100-SXM", "--no-chart", "--db", str(db))
+    lines = " ".join(done.stdout.split())
+    assert "· p5.48xlarge, 3yr, standard, all upfront (" in lines, lines
+    assert re.search(r"commitment: \$[\d.]+ on \S+ at verda · global · \S+, \dyr \(", lines)
+    assert re.search(r"on demand: \$[\d.]+ on \S+ at [^(]* \(\d+ offers\)", lines)
