@@ -15,7 +15,8 @@ def history_rows(
     con: duckdb.DuckDBPyConnection, since: date | None = None, chips: list[str] | None = None
 ) -> list[dict[str, object]]:
     """Every price_history row (a price and the span it held: valid_from, valid_to NULL while
-    it holds), with its per-chip price; since: only prices that still held on or after it."""
+    it holds), with its per-chip price, in the currency its provider states it in (a span of
+    days has no one exchange rate); since: only prices that still held on or after it."""
     where = Where()
     if since is not None:
         where.add("(valid_to IS NULL OR valid_to >= {})", since)
@@ -26,8 +27,8 @@ def history_rows(
         SELECT provider, region, zone, instance_type, chip, chip_count, pricing_model, term,
                payment, plan, price_per_hour,
                per_chip_hour(price_per_hour, chip_count) AS price_per_chip_hour, upfront,
-               sku, source, valid_from, valid_to, end_reason, payload_ref
-        FROM price_history_usd
+               currency, sku, source, valid_from, valid_to, end_reason, payload_ref
+        FROM price_history
         WHERE {where.sql()}
         ORDER BY {", ".join(OFFER_KEY)}, valid_from
         """,

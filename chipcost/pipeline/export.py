@@ -17,7 +17,6 @@ from chipcost.core.questions import COMMAND_LINE
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.focus import focus_frame, focus_text_times
 from chipcost.warehouse.export import history_rows
-from chipcost.warehouse.fx import Unrated, unrated
 
 FOCUS_FILE = "sku_prices"  # .csv and .parquet: the SKU Price dataset's rows
 
@@ -28,7 +27,6 @@ class Exported:
     rows: int
     current: int  # rows of prices that still hold (no SkuPriceEffectiveEnd)
     discounted: int  # rows your discounts applied to
-    unrated: Unrated  # prices of the history left out for want of a rate (not in the files)
 
 
 def export_focus(
@@ -40,16 +38,15 @@ def export_focus(
     mine: YourPrices | None = None,
 ) -> Exported:
     """Write <directory>/sku_prices.csv and .parquet: one FOCUS row per price and the span it
-    held (SkuPriceEffectiveStart/End), your discounts as ContractedUnitPrice; US dollars."""
+    held (SkuPriceEffectiveStart/End), your discounts as ContractedUnitPrice; each price in the
+    currency its provider states (PricingCurrency), as the history keeps it."""
 
     chosen = resolve_chip_names(chips)
-    rows = history_rows(con, since, chosen)
-    left = unrated(con, current=False, chips=chosen, since=since)
+    rows = history_rows(con, since, chosen)  # each in its provider's currency: none left out
     if not rows:
         raise ChipcostError(
             "no price in the history to export"
             + (f" that still held on or after {since}" if since else "")
-            + (f": {left.said()}" if left.count else "")
             + f": run `chipcost collect` first, or widen {COMMAND_LINE.either('since', 'chip')}"
         )
     mine = mine or YourPrices()
@@ -75,5 +72,4 @@ def export_focus(
         rows=frame.height,
         current=frame["SkuPriceEffectiveEnd"].null_count(),
         discounted=sum(1 for r in rows if r.get("discount")),
-        unrated=left,
     )

@@ -130,12 +130,19 @@ def test_the_report_says_what_it_could_not_include(no_rate, tmp_path):
     assert "Not in this report: 3 prices in EUR of ovhcloud, seeweb left out" in page.read_text()
 
 
-def test_export_says_which_prices_it_did_not_write(no_rate, tmp_path):
+def test_export_writes_a_euro_price_in_euros_and_needs_no_rate(no_rate, tmp_path):
+    """The export converts nothing (a span of days has no one rate): a euro price is written
+    in euros, PricingCurrency EUR, as FOCUS defines it (the currency a service was priced
+    in). On 2487f4c these three prices were left out for want of a rate, and with one they
+    were written in dollars at the rate of their last sighting, PricingCurrency USD."""
     ran = cli(no_rate, "export", "--out", str(tmp_path / "focus"))
     assert ran.returncode == 0, ran.stderr
-    assert "not exported: 3 prices in EUR of ovhcloud, seeweb left out" in ran.stdout
+    assert "not exported" not in ran.stdout
     with (tmp_path / "focus" / "sku_prices.csv").open() as rows:
-        assert len(list(csv.DictReader(rows))) == 1  # aws's only
+        found = list(csv.DictReader(rows))
+    assert {r["ServiceProviderName"]: r["PricingCurrency"] for r in found} == {
+        "aws": "USD", "ovhcloud": "EUR", "seeweb": "EUR",
+    }  # fmt: skip
 
 
 def load_usd_rate(path: Path, day_text: str, per_eur: float) -> None:

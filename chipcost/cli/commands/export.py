@@ -73,9 +73,10 @@ def _export(
             f"ContractedUnitPrice after your discounts ({mine.discounts.summary()}) on "
             f"{made.discounted} rows; --list-prices for list prices only",
         )
-    console.say("columns: docs/focus.md; prices in USD (list, upfront fees spread)")
-    if made.unrated.count:
-        console.say(f"not exported: {made.unrated.said()}")
+    console.say(
+        "columns: docs/focus.md; prices in the currency each provider states (PricingCurrency: "
+        "USD, or EUR for those that sell in euros), list, upfront fees spread"
+    )
     if sample:
         console.say(SAMPLE_BANNER)
 
