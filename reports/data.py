@@ -386,6 +386,14 @@ def alike_moves(moves: pl.DataFrame) -> pl.DataFrame:
     return moves_said(grouped)
 
 
+def shown_moves(moved: pl.DataFrame, limit: int) -> pl.DataFrame:
+    """The first `limit` rows of alike_moves, and after them every jump out and back the
+    limit would hide: the headline counts each glitch, so each is named where moves are."""
+    if "jump_back" not in moved.columns or moved.height <= limit:
+        return moved.head(limit)
+    return pl.concat([moved.head(limit), moved.slice(limit).filter(pl.col("jump_back"))])
+
+
 def moves_said(rows: pl.DataFrame) -> pl.DataFrame:
     """`rows` (of alike_moves, before its words) with `was`, `now` and `change`: each price as
     money, or the range of the offers' prices where they differ as shown."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from chipcost.reports.data import ReportData, alike_moves, report_name
+from chipcost.reports.data import ReportData, alike_moves, report_name, shown_moves
 from chipcost.reports.glance import moves_table, verdicts
 from chipcost.reports.sections import Section, no_changes
 from chipcost.reports.tables import cheapest_table, cost_table
@@ -58,7 +58,7 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
         "those of one provider that moved alike share a line), per chip-hour; green is "
         "cheaper, red dearer."
     )
-    return Section(key, title, explain, moves_table(rows.head(limit)))
+    return Section(key, title, explain, moves_table(shown_moves(rows, limit)))
 
 
 def cheapest_per_token(data: ReportData) -> Section | None:

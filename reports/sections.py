@@ -11,7 +11,7 @@ from great_tables import GT
 from chipcost.core.commands import suggested
 from chipcost.reports import tables
 from chipcost.reports.charts import chip_charts
-from chipcost.reports.data import ReportData, alike_moves
+from chipcost.reports.data import ReportData, alike_moves, shown_moves
 from chipcost.reports.glance import most_moved, moves_table, verdicts
 from chipcost.reports.labels import plural
 from chipcost.reports.text import no_data
@@ -101,7 +101,7 @@ def _moves_section(
     if moved.is_empty():
         return Section(key, title, explain, None, f"No {kind} price moved in this period.")
     many = pl.col("offers") > 1
-    shown_rows = moved.head(limit).with_columns(
+    shown_rows = shown_moves(moved, limit).with_columns(
         instance_type=pl.when(many)
         .then(pl.format("{} ({} offers)", pl.col("instance_type"), pl.col("offers")))
         .otherwise(pl.col("instance_type"))
@@ -203,7 +203,7 @@ def history(data: ReportData) -> Section:
     moved = _chips_that_moved(data.history)
     flat = sorted(set(data.history["chip"]) - set(moved))
     if flat:
-        explain += f" Unchanged over these weeks (not drawn): {', '.join(flat)}."
+        explain += f" Cheapest price unchanged over these weeks (not drawn): {', '.join(flat)}."
     charts = chip_charts(data.history.filter(pl.col("chip").is_in(moved)))
     if not charts:
         return Section("history", "Price history", explain, None, "No price moved in these weeks.")
@@ -357,7 +357,13 @@ def _folded(section: Section, data: ReportData) -> Section:
         "cost": f"the cheapest chips for {pairs} models and workloads" if pairs else "",
         "new": plural(data.new_offers.height, "offer"),
         "withdrawn": plural(data.withdrawn.height, "offer"),
-        "health": f"{plural(data.health.height, 'source')}, {stale} stale now",
+        # sample data is judged as the sample week, not as stale (`chipcost sources` says so)
+        "health": f"{plural(data.health.height, 'source')}, "
+        + (
+            f"{len(data.sample_now)} holding the bundled sample week"
+            if data.sample_now
+            else f"{stale} stale now"
+        ),
         "disagree": plural(data.disagreements.height, "offer"),
     }
     return replace(section, folded=True, gist=gists.get(section.key, ""))

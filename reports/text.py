@@ -7,7 +7,13 @@ from dataclasses import dataclass
 import polars as pl
 
 from chipcost.reports.answers import answer_lines
-from chipcost.reports.data import ReportData, alike_moves, place_of_alike, report_name
+from chipcost.reports.data import (
+    ReportData,
+    alike_moves,
+    place_of_alike,
+    report_name,
+    shown_moves,
+)
 from chipcost.reports.labels import model_label, move_text, plain, plural
 
 SAMPLE_NOTE = (
@@ -214,7 +220,7 @@ def mover_lines(moves: pl.DataFrame, limit: int) -> list[str]:
     that moved alike share them."""
     lines = []
     rows = alike_moves(moves).with_columns(place=place_of_alike())
-    for row in rows.head(limit).iter_rows(named=True):
+    for row in shown_moves(rows, limit).iter_rows(named=True):
         lines.append(f"  {move_text(row):>6}  {row['chip']}: {row['was']} -> {row['now']}")
         lines.append(f"          {row['place']} · {row['offer']}")
     return lines

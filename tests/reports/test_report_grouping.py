@@ -176,3 +176,25 @@ def test_one_providers_repricing_of_every_size_is_one_line(tmp_path):
     # The offers' prices as shown: a range where they differ, never two lines for one price.
     assert "$0.4277–$0.6851 | $0.3636–$0.5823 |" in l4[0]
     assert made.subject.startswith("4 offers moved, L4 on demand −15% (aws, 3 offers)")
+
+
+def test_the_folded_health_of_the_sample_says_sample_not_fresh(sample_report):
+    """On 2487f4c the sample report's folded Health read "48 sources, 0 stale now" while
+    `chipcost sources` marked every one stale (the sample week ended days ago)."""
+    made, _ = sample_report
+    page = re.sub(r"\s+", " ", made.html_path.read_text())
+    health = page.split('id="health"', 1)[1][:3000]
+    assert "0 stale now" not in health
+    assert re.search(r"\d+ sources, \d+ holding the bundled sample week", health), health[:500]
+
+
+def test_a_glitch_the_headline_counts_is_named_in_the_moves(sample_report):
+    """On 2487f4c the headline said "1 jumped out and back (likely a data glitch)" and no list
+    named it: it sorts after the real moves, past the sixteen the page shows."""
+    made, eml = sample_report
+    assert "1 jumped out and back (likely a data glitch)" in headline(made.data)
+    page = re.sub(r"<[^>]+>", " ", made.html_path.read_text())
+    changes = page.split('id="changes"', 1)[1] if 'id="changes"' in page else page
+    assert "×8.0 and back" in " ".join(changes.split())
+    message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
+    assert "and back" in message.get_body(("plain",)).get_content()

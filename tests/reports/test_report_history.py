@@ -78,7 +78,7 @@ def test_the_report_draws_each_moved_chips_price_history(golden_report):
     captions = re.findall(r"<figcaption>([^<]+)</figcaption>", section)
     # Only the chip whose price moved is drawn; the flat ones are named in a sentence.
     assert captions == ["H100-SXM"]
-    assert "Unchanged over these weeks (not drawn): L4, Trainium1." in section
+    assert "Cheapest price unchanged over these weeks (not drawn): L4, Trainium1." in section
     h100 = section.split("<figcaption>H100-SXM</figcaption>")[1].split("</svg>")[0]
     # Two lines: on-demand (blue) and spot (orange), each labelled with its last price.
     assert h100.count("<path ") == 2
