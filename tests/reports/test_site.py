@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 from pathlib import Path
 
@@ -178,3 +179,18 @@ def test_an_empty_warehouse_says_how_to_fill_the_page(tmp_path):
     page = (tmp_path / "out" / "index.html").read_text()
     assert "prices as of ;" not in page
     assert "no current prices yet: run <code>chipcost collect</code>" in page
+
+
+def test_a_narrow_screen_gets_each_path_whole(tmp_path):
+    """On 2487f4c a 40-column terminal printed file:///.../index. and html on two lines, and
+    the report's paths broken after an underscore: none could be copied."""
+    from tests import warehouses
+
+    db = warehouses.sample(tmp_path / "w.duckdb", last=1)
+    out = tmp_path / "a_long_folder_name_for_the_explorer"
+    env = {**os.environ, "COLUMNS": "40"}
+    done = chipcost("site", str(out), "--db", str(db), env=env)
+    assert f"file://{(out / 'index.html').resolve()}" in done.stdout.splitlines()
+    made = chipcost("report", "--db", str(db), "--out", str(tmp_path / "r"), "--dry-run", env=env)
+    lines = made.stdout.splitlines()
+    assert any(line.endswith(".html") and line.startswith(str(tmp_path)) for line in lines), lines

@@ -67,6 +67,7 @@ def _export(
     console.say(
         f"FOCUS export: {made.rows} prices ({made.current} in force now) in "
         + " and ".join(str(f) for f in made.files),
+        break_words=False,  # each path whole
     )
     if mine.discounts is not None:
         console.say(

@@ -82,12 +82,12 @@ def _report(
     # Printed as text, not markup: the subject starts with "[sample data]".
     out.say([(made.subject, "bold")])
     out.say(headline(made.data))
-    out.say(f"report:  {made.html_path}")
-    out.say(f"changes: {made.csv_path} ({made.data.events.height} rows)")
+    out.say(f"report:  {made.html_path}", break_words=False)
+    out.say(f"changes: {made.csv_path} ({made.data.events.height} rows)", break_words=False)
     if dry_run or recipients:
         delivery = deliver(made, recipients, dry_run=dry_run, force=force)
         if delivery.eml_path:
-            out.say(f"e-mail:  {delivery.eml_path} (dry run: not sent)")
+            out.say(f"e-mail:  {delivery.eml_path} (dry run: not sent)", break_words=False)
         if delivery.sent_to:
             sent_to = ", ".join(delivery.sent_to)
             out.say(f"e-mail:  sent to {sent_to}")

@@ -47,10 +47,12 @@ def _site(
         currency=currency,
         list_prices=list_prices,
     )
+    # a path or URL is printed whole, on a line of its own where the screen is narrow
     console.say(
         f"price explorer: {made.index} ({made.offers} offers of {made.chips} chips)",
+        break_words=False,
     )
-    console.say(f"open it in a browser: file://{made.index.resolve()}")
+    console.say(f"open it in a browser: file://{made.index.resolve()}", break_words=False)
     if not made.offers:
         console.say("the warehouse has no current prices yet: run `chipcost collect`")
     if made.sample:
