@@ -329,6 +329,19 @@ def _reason(exc: Exception) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
 
 
+def not_runs(root: Path) -> list[str]:
+    """The directories at an archive root a replay does not read, not being named as runs are
+    (`2026-11-21T060000Z.restored`, `backup`): named to the user, never skipped in silence.
+    Hidden ones (a leading dot) and a root that is itself a run have none."""
+    root = location(root)
+    if _remote(root) or _is_run_dir(root) or not root.is_dir():
+        return []
+    return sorted(
+        p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")
+        and not _is_run_dir(p)
+    )  # fmt: skip
+
+
 def _is_run_dir(path: Path) -> bool:
     try:
         parse_stamp(path.name)

@@ -32,6 +32,8 @@ def preflight(
     if replay is not None and not replay.strip():  # it read '.', the working directory
         raise UsageError("--replay is empty: give the archive root or one run directory under it")
     runs = len(run_directories(replay)) if replay is not None else None
+    if replay is not None:
+        _say_what_is_not_replayed(replay)
     if replay is None or settings.db_path.parent == settings.data_dir:
         # A live run archives and downloads there; the warehouse's default place is in it.
         check_data_dir(settings)
@@ -78,3 +80,27 @@ def check_can_write(path: Path, what: str, option: str) -> None:
             f"cannot write to {what} {path} ({exc.strerror}): make it writable (or mount it "
             f"read-write), or choose another place with {option}"
         ) from None
+
+
+def _say_what_is_not_replayed(replay: str) -> None:
+    """A note on stderr naming what under the archive a replay leaves unread: directories not
+    named as runs are, and source directories of no registered source (a misspelt `Lambda/`)."""
+    from chipcost.archive import not_runs, run_directories, sources_in
+    from chipcost.cli.consoles import err
+    from chipcost.extract import registry
+
+    known = set(registry())
+    skipped = [
+        f"{name} (not a run: a run is named YYYY-MM-DDTHHMMSSZ)" for name in not_runs(replay)
+    ]
+    for run_dir in run_directories(replay):
+        skipped += [
+            f"{run_dir.name}/{name} (no source of that name)"
+            for name in sources_in(run_dir)
+            if name not in known
+        ]
+    if skipped:
+        shown = ", ".join(skipped[:10]) + (
+            f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
+        )
+        err.say(f"note: not replayed: {shown}")

@@ -262,3 +262,16 @@ def test_a_size_limit_variable_says_what_it_limits():
         patch.setenv("CHIPCOST_SOURCE_PAYLOADS_MAX_MB", "abc")
         with pytest.raises(ChipcostError, match="give the most a replay reads of one source's"):
             load_settings()
+
+
+def test_what_a_replay_leaves_unread_is_named(tmp_path):
+    """On 2487f4c a run folder renamed `...Z.restored` and a source folder `Lambda/` were
+    skipped in silence, even with --verbose."""
+    run_dir = _one_run(tmp_path, "runpod", "lambda")
+    (run_dir / "lambda").rename(run_dir / "Lambda")
+    restored = run_dir.parent / f"{run_dir.name}.restored"
+    restored.mkdir()
+    done = chipcost("collect", "--replay", str(run_dir.parent), "--db", str(tmp_path / "w.db"))
+    said = " ".join(done.stderr.split())
+    assert f"note: not replayed: {restored.name} (not a run" in said, said
+    assert f"{run_dir.name}/Lambda (no source of that name)" in said
