@@ -45,6 +45,13 @@ def preflight(
         check_can_write(settings.db_path, "the warehouse", "--db")
     if replay is None:
         location(settings.archive_root)  # an s3:// archive needs the `lake` extra
+        root = Path(str(settings.archive_root))
+        if "://" not in str(settings.archive_root) and root.exists() and not root.is_dir():
+            # each source would fetch, then fail writing its payloads under a file
+            raise UsageError(
+                f"the archive directory {root} is not a directory: set CHIPCOST_ARCHIVE (or "
+                "--data-dir) to a directory"
+            )
         check_can_write(settings.archive_dir, "the archive directory", "--data-dir")
     return runs
 

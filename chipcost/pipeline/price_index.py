@@ -106,6 +106,11 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
         frame = frame.filter(pl.col("day") == pl.col("day").max().over("chip", "pricing_model"))
     if frame.is_empty():
         which = f" for {', '.join(chips)}" if chips else ""
+        if since and until and since > until:  # --until was cut to the newest prices
+            raise NoMatch(
+                f"no index{which}: {ask.voice.said('since', since)} is after the newest prices "
+                f"({until}); give an earlier day"
+            )
         raise NoMatch(
             f"no index{which} ({', '.join(buckets)}) in the history"
             + (f" from {since}" if since else "")

@@ -275,3 +275,23 @@ def test_what_a_replay_leaves_unread_is_named(tmp_path):
     said = " ".join(done.stderr.split())
     assert f"note: not replayed: {restored.name} (not a run" in said, said
     assert f"{run_dir.name}/Lambda (no source of that name)" in said
+
+
+def test_an_index_asked_after_the_newest_prices_says_so(small):
+    """On 2487f4c: "no index ... in the history from 2030-01-01 to 2026-11-07", a period that
+    ends before it begins (--until cut to the newest prices)."""
+    done = chipcost("index", "--since", "2030-01-01", "--until", "2030-02-01", "--db", str(small))
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1 and "--since 2030-01-01 is after the newest prices (" in said
+
+
+def test_an_archive_that_is_a_file_is_refused_before_any_fetch(tmp_path, monkeypatch):
+    """On 2487f4c a live collect with CHIPCOST_ARCHIVE naming a file fetched every source,
+    each then failing to write its payloads "(Not a directory)"."""
+    afile = tmp_path / "archive.txt"
+    afile.write_text("x")
+    monkeypatch.setenv("CHIPCOST_ARCHIVE", str(afile))
+    done = chipcost("collect", "--db", str(tmp_path / "w.duckdb"))
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 2 and f"the archive directory {afile} is not a directory" in said
+    assert not (tmp_path / "w.duckdb").exists()
