@@ -85,7 +85,11 @@ def _row(row: Mapping[str, object]) -> dict[str, object]:
         "AvailabilityZone": row.get("zone") or None,
         "SkuId": row.get("sku") or None,
         "SkuPriceId": f"{key}:{row.get('payment') or ''}:{row.get('plan') or ''}",
-        "PricingCategory": PRICING_CATEGORY.get(model, "Other"),
+        # a price the provider moves with demand (Verda's dynamic on-demand plan) is FOCUS's
+        # Dynamic, as spot is: "changes ... based on market conditions"
+        "PricingCategory": "Dynamic"
+        if row.get("plan") == "dynamic"
+        else PRICING_CATEGORY.get(model, "Other"),
         "CommitmentDiscountCategory": COMMITMENT_CATEGORY.get(model),
         "PricingUnit": "Hours",
         "PricingCurrency": currency,

@@ -114,3 +114,17 @@ def test_history_as_focus_is_each_days_cheapest_in_force_that_day(golden):
         assert row["SkuPriceEffectiveEnd"].endswith("T00:00:00Z")
         assert float(row["x_ListUnitPricePerChipHour"]) == plain[day]["price_per_chip_hour"]
         assert row["PricingCategory"] == "Standard"
+
+
+def test_a_price_the_provider_moves_with_demand_is_dynamic():
+    """Verda's dynamic plan: on demand at a price that moves daily with demand. On 2487f4c
+    it was exported as Standard, beside the fixed price of the same instance."""
+    from chipcost.transform.focus import focus_rows
+
+    base = {
+        "provider": "verda", "region": "global", "zone": "", "instance_type": "1H100.80S.30V",
+        "pricing_model": "on_demand", "term": "none", "payment": "none", "chip_count": 1,
+        "price_per_hour": 1.62, "price_per_chip_hour": 1.62, "valid_from": None,
+    }  # fmt: skip
+    dynamic, fixed = focus_rows([{**base, "plan": "dynamic"}, {**base, "plan": "default"}])
+    assert (dynamic["PricingCategory"], fixed["PricingCategory"]) == ("Dynamic", "Standard")
