@@ -83,22 +83,12 @@ def _load_once(
         cutoff = _retention_cutoff(con, run, observations_days)
         rejects = insert_rejects(con, run)
         if late := _late_sources(con, run):
-            summary = _load_late(con, run, late, cutoff, staged.height, rejects)
-            con.execute("COMMIT")
-            if checkpointed:
-                checkpoint(con)
-            return summary
-        _insert_observations(con, cutoff)
-        changed = _close_changed(con)
-        _refresh_catalog_fields(con)
-        _extend_unchanged(con, run.run_id)
-        withdrawn = _close_withdrawn(con, run)
-        new = _insert_new(con, run.run_id)
+            summary = _load_late(con, run, late, staged.height, rejects)
+        else:
+            _insert_observations(con, cutoff)
+            summary = _load_forward(con, run, run.sources, staged.height, rejects)
         _load_facts(con, run)
-        pruned = _prune_observations(con, cutoff)
-        summary = LoadSummary(staged.height, rejects, new - changed, changed, withdrawn, pruned)
-        insert_run(con, run, summary)
-        con.execute("DROP TABLE staged")
+        summary = replace(summary, pruned=_prune_observations(con, cutoff))
         con.execute("COMMIT")
     except BaseException:
         rollback(con)
@@ -128,7 +118,6 @@ def _load_late(
     con: duckdb.DuckDBPyConnection,
     run: RunResult,
     late: list[SourceResult],
-    cutoff: datetime | None,
     records: int,
     rejects: int,
 ) -> LoadSummary:
@@ -169,11 +158,6 @@ def _load_late(
         restate_since(con, since)  # adds its history changes to the run's row
         con.execute("DROP TABLE restated_sources")
         summary = _late_summary(con, run, records, rejects)
-    _load_facts(con, run)
-    summary = LoadSummary(
-        summary.records, summary.rejects, summary.new, summary.changed, summary.withdrawn,
-        _prune_observations(con, cutoff),
-    )  # fmt: skip
     return summary
 
 
@@ -184,7 +168,8 @@ def _load_forward(
     records: int,
     rejects: int,
 ) -> LoadSummary:
-    """The load's own steps for the run's sources in `ok` (staged holds theirs alone)."""
+    """The load's own steps for the run's sources in `ok` (staged holds theirs alone), and
+    the run's row."""
     changed = _close_changed(con)
     _refresh_catalog_fields(con)
     _extend_unchanged(con, run.run_id)
