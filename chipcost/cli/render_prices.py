@@ -10,7 +10,7 @@ from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, Line, cell_len, fit_table, plain
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
-from chipcost.core.vocabulary import PLAN_SHORT, pricing_words
+from chipcost.core.vocabulary import PLAN_SHORT, gpu_alone_note, pricing_words
 from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
 from chipcost.transform.rows import number
 
@@ -290,7 +290,13 @@ def print_prices(
     if len(rows) > limit:
         console.say(f"{len(rows) - limit} more rows: narrow the filters or raise --limit")
     short = not wide and _shortened(shown, same)
-    for line in [*result.mine.notes(rows), estimate_note(shown), SHORT_NOTE if short else ""]:
+    alone = gpu_alone_note(row.get("source") for row in shown)
+    for line in [
+        *result.mine.notes(rows),
+        estimate_note(shown),
+        alone,
+        SHORT_NOTE if short else "",
+    ]:
         if line:  # provider text: never markup, wrapped to the width
             print_note(console, line, label=("note:", ""))
     print_freshness(console, result.freshness)

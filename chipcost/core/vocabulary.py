@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -128,6 +129,22 @@ PAYMENT_LABELS = {
     "all_upfront": "all upfront",
 }
 PLAN_LABELS = {"default": "", "ec2_instance": "EC2 instance"}
+# The sources whose price is the GPU's alone, its host's vCPUs, memory and disk billed beside
+# it (docs/sources.md, "What the price covers"): a read that shows one says so.
+GPU_ALONE = ("cudo", "daytona", "tensordock")
+
+
+def gpu_alone_note(sources: Iterable[object]) -> str:
+    """'cudo, daytona price the GPU alone: ...' for the sources among `sources` whose price
+    leaves the host out ('' when none)."""
+    named = sorted({str(s) for s in sources} & set(GPU_ALONE))
+    if not named:
+        return ""
+    return (
+        f"{', '.join(named)} {'prices' if len(named) == 1 else 'price'} the GPU alone: the "
+        "host's vCPUs, memory and disk are billed beside it, so an instance costs more than "
+        "shown (docs/sources.md)"
+    )
 
 
 def _said(code: str | None, labels: dict[str, str]) -> str:

@@ -295,3 +295,16 @@ def test_an_archive_that_is_a_file_is_refused_before_any_fetch(tmp_path, monkeyp
     said = " ".join(done.stderr.split())
     assert done.returncode == 2 and f"the archive directory {afile} is not a directory" in said
     assert not (tmp_path / "w.duckdb").exists()
+
+
+def test_prices_say_when_a_price_is_the_gpus_alone(tmp_path):
+    """On 2487f4c cudo's "1.8800 $/instance-hr" sat beside whole instances' prices with no word
+    that its vCPUs and memory are billed on top."""
+    from tests import warehouses
+
+    db = warehouses.sample(tmp_path / "w.duckdb", last=1)
+    done = chipcost("prices", "--provider", "cudo,runpod", "--chip", "H100", "--db", str(db))
+    said = " ".join(done.stdout.split())
+    assert "note: cudo prices the GPU alone: the host's vCPUs, memory and disk are billed" in said
+    aws = chipcost("prices", "--provider", "aws", "--chip", "H100", "--db", str(db))
+    assert "GPU alone" not in aws.stdout
