@@ -281,7 +281,7 @@ def run_directories(root: Path) -> list[Path]:
             "directory under it (see docs/archive.md)"
         )
     if _is_run_dir(root):
-        return check_not_ahead([root])
+        return check_not_ahead(_no_links([root]))
     try:
         runs = sorted(
             (p for p in root.iterdir() if _is_run_dir(p) and _is_dir(p)), key=lambda p: p.name
@@ -295,7 +295,16 @@ def run_directories(root: Path) -> list[Path]:
             f"{root} holds no archived runs (expected <run stamp>/<source>/manifest.json, "
             "see docs/archive.md)"
         )
-    return check_not_ahead(runs)
+    return check_not_ahead(_no_links(runs))
+
+
+def _no_links(runs: list[Path]) -> list[Path]:
+    """`runs`, or a refusal naming the first that is a symbolic link, before anything loads
+    (each of its sources would fail alone, and the run be stored as failed)."""
+    for run in runs:
+        if not _remote(run) and run.is_symlink():
+            _check_kind(run, stat.S_ISDIR, "a directory")
+    return runs
 
 
 def check_not_ahead(runs: list[Path], now: datetime | None = None) -> list[Path]:

@@ -308,3 +308,17 @@ def test_prices_say_when_a_price_is_the_gpus_alone(tmp_path):
     assert "note: cudo prices the GPU alone: the host's vCPUs, memory and disk are billed" in said
     aws = chipcost("prices", "--provider", "aws", "--chip", "H100", "--db", str(db))
     assert "GPU alone" not in aws.stdout
+
+
+def test_a_run_folder_that_is_a_link_is_refused_once_before_anything_loads(tmp_path):
+    """On 2487f4c it was refused 48 times, once per source, and stored as a failed run: every
+    source's latest attempt then read "failed"."""
+    run_dir = _one_run(tmp_path, "runpod", "lambda")
+    linked = tmp_path / "links" / run_dir.name
+    linked.parent.mkdir()
+    linked.symlink_to(run_dir)
+    db = tmp_path / "w.duckdb"
+    done = chipcost("collect", "--replay", str(linked.parent), "--db", str(db))
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and said.count("is a symbolic link") == 1, said
+    assert not db.exists()
