@@ -6,6 +6,7 @@ through."""
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -44,9 +45,17 @@ def written_whole(paths: Sequence[Path]) -> Iterator[list[Path]]:
         # A failed write() names no file: then the set is named.
         target = named.get(str(exc.filename))
         what = str(target) if target else f"{paths[0].parent}/ ({', '.join(p.name for p in paths)})"
+        # the advice for what went wrong: a full disk, a place no one may write, another
+        advice = {
+            errno.ENOSPC: "free some space or write elsewhere",
+            errno.EDQUOT: "free some space or write elsewhere",
+            errno.EACCES: "make the folder writable or write elsewhere",
+            errno.EPERM: "make the folder writable or write elsewhere",
+            errno.EROFS: "write elsewhere: the file system is read-only",
+        }.get(exc.errno or 0, "write elsewhere")
         raise ChipcostError(
             f"cannot write {what}: {exc.strerror or exc}; nothing of it was written and the "
-            "previous files (if any) are as they were: free some space or write elsewhere"
+            f"previous files (if any) are as they were: {advice}"
         ) from None
     finally:
         for left in temporary:

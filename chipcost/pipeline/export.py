@@ -57,7 +57,11 @@ def export_focus(
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ChipcostError(f"cannot create {directory}: {exc.strerror or exc}") from None
+        what = "a file is there, not a folder: " if directory.is_file() else ""
+        raise ChipcostError(
+            f"cannot create the folder {directory}: {what}{exc.strerror or exc}; give "
+            f"{COMMAND_LINE.option('out')} a folder, new or existing"
+        ) from None
     csv_path, parquet_path = (directory / f"{FOCUS_FILE}.{ext}" for ext in ("csv", "parquet"))
     # Both files or neither: a full disk leaves the previous export whole.
     # Made in memory, written by Python: a full disk is then an OSError naming the file, not a
