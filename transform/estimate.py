@@ -32,8 +32,9 @@ def estimate_at(
     fitted = catalogue()
     factor = fitted.factor(chip, parameters, None if speed == "max" else float(speed))
     value = raw * (factor.value if factor else 1.0)
-    if speed != "max":  # a per-user speed bound never gives more than full load does
-        value = min(value, *_ceilings(chip, anchor, parameters, readings))
+    # a per-user speed bound never gives more than full load does; nor does the anchor's
+    # precision where the chip has no peak of its own at it
+    value = min(value, *_ceilings(chip, anchor, parameters, readings))
     vendor = fitted.vendors.get(chip)
     names = group_names(
         size=size_group(parameters),
@@ -54,8 +55,8 @@ def _ceilings(
 ) -> list[float]:
     """What `chip` does for the anchor's model at full load, the cap of any figure under a
     speed bound, as the stored derived figures are capped (throughput_figures.capped_at_load):
-    its derived maximum throughput at the anchor's shape, and the median of its published
-    maximum-throughput figures."""
+    its derived maximum throughput at the anchor's shape and its stored one, and the median of
+    its published maximum-throughput figures."""
     from statistics import median
 
     from chipcost.transform.derivation_error import derived_at
@@ -65,14 +66,16 @@ def _ceilings(
     if at_max is not None:
         factor = catalogue().factor(chip, parameters, None)
         found.append(at_max[0] * (factor.value if factor else 1.0))
-    published = [
-        r.tokens_per_second_per_chip
-        for r in readings
-        if r.chip == chip and r.model == anchor.model and r.origin != "derived"
-        and r.operating_point == "max-throughput"
+    at_load = [
+        r for r in readings
+        if r.chip == chip and r.model == anchor.model and r.operating_point == "max-throughput"
     ]  # fmt: skip
+    published = [r.tokens_per_second_per_chip for r in at_load if r.origin != "derived"]
     if published:
         found.append(median(published))
+    # its stored derived maximum too, at its own precision: a chip with no peak at the
+    # anchor's (TPU v6e has no FP8) is derived above what it does at full load otherwise
+    found += [r.tokens_per_second_per_chip for r in at_load if r.origin == "derived"]
     return found or [float("inf")]
 
 

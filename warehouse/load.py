@@ -135,23 +135,25 @@ def _load_late(
         "CREATE OR REPLACE TEMP TABLE restated_sources AS SELECT unnest(?::VARCHAR[]) AS source",
         [[s.source for s in ok]],
     )
-    newest = ", ".join(sorted({s.source for s in late}))
+    priced = [s for s in late if s.records]  # a source of facts alone has no history
     if lost_observations(con, since)[1]:
         con.execute("DROP TABLE restated_sources")
-        for source in late:
-            source.message += (
-                f"; older than {source.source} prices already loaded, and the observations "
-                "of the runs after it are past the retention window: it opens no history "
-                "row (history only moves forward); replay the whole archive into a new "
-                "warehouse to have it in the history"
+        for source in priced:
+            said = (
+                f"older than {source.source} prices already loaded, and the observations of "
+                "the runs after it are past the retention window: it opens no history row "
+                "(history only moves forward); replay the whole archive into a new warehouse "
+                "to have it in the history"
             )
+            source.message += f"; {said}"
+            source.notes.append(said)  # said by default, not only with --verbose
         late_names = [s.source for s in late]
         con.execute("DELETE FROM staged WHERE list_contains(?, source)", [late_names])
         summary = _load_forward(con, run, [s for s in ok if s not in late], records, rejects)
     else:
-        for source in late:
+        for source in priced:
             source.notes.append(
-                f"older than {newest} prices already loaded: the history from "
+                f"older than {source.source} prices already loaded: the history from "
                 f"{since:%Y-%m-%d %H:%M} UTC on was restated with it"
             )
         insert_run(con, run, LoadSummary(records, rejects, 0, 0, 0))
@@ -260,6 +262,11 @@ def _replace_facts(
             )
             return len(latest)
         match = " AND ".join(f"t.{k} = s.{k}" for k in key)
+        # a run loaded late never replaces what a newer one published
+        con.execute(
+            f"DELETE FROM staged_facts s WHERE EXISTS (SELECT 1 FROM {table} t WHERE {match} "
+            "AND t.observed_at > s.observed_at)"
+        )
         con.execute(
             f"DELETE FROM {table} t WHERE EXISTS (SELECT 1 FROM staged_facts s WHERE {match})"
         )

@@ -228,7 +228,9 @@ def test_runs_replayed_out_of_order_make_the_history_an_in_order_replay_makes(tm
     assert chipcost("collect", "--replay", str(newest), "--db", str(late)).returncode == 0
     done = chipcost("collect", "--replay", str(whole), "--db", str(late), "--verbose")
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "was restated with it" in " ".join(done.stdout.split())
+    said = " ".join(done.stdout.split())
+    assert "older than runpod prices already loaded: the history from" in said
+    assert "older than lambda, runpod" not in said  # each note names its own source
     assert _history(late) == _history(in_order)
 
 

@@ -340,10 +340,13 @@ def test_the_unknown_chip_a_table_shows_is_explained(db):
     assert "nearest" not in line
 
 
-def test_export_takes_the_dollar_sign_reads_print(db, tmp_path):
+def test_export_says_why_it_takes_no_currency_not_even_the_dollar(db, tmp_path):
+    """The export converts nothing (each price in its provider's currency): `--currency $`,
+    which reads print, is answered with that, not taken as a promise of dollars only."""
     done = chipcost("export", "--out", str(tmp_path / "focus"), "--currency", "$", "--db", str(db))
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "focus" / "sku_prices.csv").exists()
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 2 and "the export converts nothing" in said
+    assert not (tmp_path / "focus").exists()
 
 
 @pytest.mark.parametrize("speed", ["5", "25", "7.5", "max"])

@@ -148,3 +148,21 @@ def test_an_unmeasured_chips_estimate_is_the_figure_cost_ranks_it_by(db):
     ]  # fmt: skip
     assert capped and "capped at 995 tokens/s per chip" in capped[0]["source"]
     assert ", batch " not in capped[0]["source"] and capped[0]["batch_size"] is None
+
+
+@pytest.mark.parametrize("speed", SPEEDS)
+@pytest.mark.parametrize("chip", ["TPU-v6e", "Trainium2"])
+def test_an_estimate_is_never_above_the_chips_own_maximum(db, chip, speed):
+    """On 4786b7d TPU-v6e's estimate at H100-SXM's MLPerf point was 451-1,305 at --speed max
+    (derived at FP8, a precision it has no peak for) against its own maximum of 1,023."""
+    listed = chipcost(
+        "throughput", "list", "--chip", chip, "--model", "llama-3-70b", "--derived",
+        "--format", "json", "--db", str(db),
+    )  # fmt: skip
+    top = max(
+        f["tokens_per_second_per_chip"] for f in json.loads(listed.stdout)
+        if f["throughput_id"] == f"derived:{chip}:llama-3-70b:inference:max"
+    )  # fmt: skip
+    for row in _compare(db, chip, "H100-SXM", *speed):
+        if row.get("derived_estimate") is not None:
+            assert row["derived_estimate"] <= top * 1.0001, (row["derived_estimate"], top)

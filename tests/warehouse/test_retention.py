@@ -116,3 +116,5 @@ def test_an_old_run_whose_later_runs_lost_their_observations_opens_no_history(co
     assert rows(con, "SELECT count(*) FROM price_history") == [(1,)]
     said = rows(con, f"SELECT message FROM source_runs WHERE run_id = '{late.run_id}'")[0][0]
     assert "past the retention window: it opens no history row" in said
+    # a note too, which the collect's summary prints without --verbose
+    assert any("it opens no history row" in note for note in late.sources[0].notes)

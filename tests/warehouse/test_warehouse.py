@@ -221,3 +221,24 @@ def test_the_chip_table_carries_the_fp4_peak(con):
         "SELECT chip, dense_fp4_tflops FROM chips WHERE chip IN ('B200', 'H100-SXM') ORDER BY chip"
     ).fetchall()
     assert rows == [("B200", 9000.0), ("H100-SXM", None)]
+
+
+def test_a_run_loaded_late_never_replaces_a_newer_fact(con):
+    """On the code before, AWS's interruption bucket of a run loaded after a newer one
+    replaced the newer bucket (<5% of the 14th over >20% of the 21st)."""
+
+    def advisor(when, bucket: str) -> None:
+        run = run_of([record()], when)
+        run.sources[0].facts = {
+            "spot_interruptions": [
+                {"region": "us-east-1", "instance_type": "p5.48xlarge", "os": "Linux",
+                 "interruption": bucket, "interruption_max": 5.0, "savings_percent": 50.0,
+                 "source": "aws-spot-advisor", "observed_at": when, "payload_ref": "a.json"}
+            ]
+        }  # fmt: skip
+        load_run(con, run)
+
+    advisor(day(7), ">20%")
+    advisor(day(1), "<5%")
+    kept = con.execute("SELECT interruption FROM spot_interruptions").fetchall()
+    assert kept == [(">20%",)]

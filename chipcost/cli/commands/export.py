@@ -29,8 +29,8 @@ def _export(
     currency: Annotated[
         str | None,
         Opt(
-            "USD, the one currency of the export (a price in force for months has no one "
-            "day's rate)."
+            "None: the export converts nothing, each price in the currency its provider "
+            "states (a price in force for months has no one day's rate)."
         ),
     ] = None,
     list_prices: ListPrices = False,
@@ -50,10 +50,12 @@ def _export(
 
     if format.casefold() != "focus":
         raise UsageError(f"--format {format}: the export writes FOCUS's columns; give focus")
-    if currency is not None and currency.strip().upper() not in ("USD", "$"):  # as reads print
+    if currency is not None:  # USD too: the euro prices would stay in euros
         raise UsageError(
-            f"--currency {currency}: the FOCUS export is in USD only (a price in force for "
-            "months has no one day's rate); `chipcost prices --currency` converts current prices"
+            f"--currency {currency}: the export converts nothing, each price is in the "
+            "currency its provider states, USD or EUR, as PricingCurrency says (a price in "
+            "force for months has no one day's rate); `chipcost prices --currency` converts "
+            "current prices"
         )
     if out is None or not out.strip():
         raise UsageError("give a directory to write in, e.g. chipcost export --out out/")
