@@ -165,3 +165,27 @@ def test_a_daily_read_takes_each_days_rate_not_the_last_sightings(con):
     # The index's level is the same day's dollars.
     levels = price_index(con, chips=["H100-SXM"], buckets=["on_demand"])
     assert dict(zip(levels["day"], levels["level"], strict=False))[date(2026, 11, 5)] == 2.5
+
+
+def test_a_euro_price_change_is_its_own_at_the_rate_of_its_day(con):
+    """EUR 4 a chip-hour until Friday 6 November, EUR 3 from then, last seen on Sunday: the
+    change is -25% in any money, both prices at Friday's rate (1.0 dollar a euro). On
+    4786b7d the old price took the rate of its last sighting (Thursday's 1.25) and the new
+    one that of its own (each later day's), so the change read -40% and moved day by day."""
+    row = """
+        INSERT INTO price_history (provider, source, region, zone, instance_type, pricing_model,
+            term, payment, plan, chip, chip_count, price_per_hour, upfront, currency, sku,
+            source_url, valid_from, valid_to, end_reason, last_seen_at, first_run_id,
+            last_run_id, payload_ref)
+        VALUES ('seeweb', 'seeweb', 'it-fr2', '', 'ECS1GPU9', 'on_demand', 'none', 'none',
+            'default', 'MI300X', 1, $price, NULL, 'EUR', 'ECS1GPU9', 'https://x', $start, $end,
+            $reason, $seen, 'r', 'r', 'p.json')
+    """
+    thursday = datetime(2026, 11, 5, 6, tzinfo=UTC)
+    friday, sunday = datetime(2026, 11, 6, 6, tzinfo=UTC), datetime(2026, 11, 8, 6, tzinfo=UTC)
+    con.execute(row, {"price": 4.0, "start": thursday, "end": friday, "reason": "changed",
+                      "seen": thursday})  # fmt: skip
+    con.execute(row, {"price": 3.0, "start": friday, "end": None, "reason": None, "seen": sunday})
+    [change] = dict_rows(con, "SELECT * FROM price_changes WHERE change = 'changed'")
+    assert (change["old_price_per_hour"], change["new_price_per_hour"]) == (4.0, 3.0)
+    assert change["change_pct"] == -25.0

@@ -2,27 +2,51 @@
 -- The previous row of an offer is found by a join (its valid_to is this row's valid_from)
 -- rather than a window over the whole history: a filter on changed_at then prunes the
 -- scan, so a week's drift reads a week, not years (docs/performance.md).
+-- In US dollars at the ECB rate of the event's day (warehouse/fx.py USD_PER_EUR, the latest
+-- rate on or before it, at most 7 days earlier), the old and the new price alike: a euro
+-- price's change is its own, and never moves afterwards as the rate of a later sighting
+-- would move it. An event of a euro price with no such rate is left out, never shown in
+-- euros under the dollar's name.
 CREATE OR REPLACE VIEW price_changes AS
-WITH events AS (
+WITH usd_per_eur AS (
+    SELECT day, arg_max(per_eur, (observed_at, payload_ref)) AS usd
+    FROM fx_rates WHERE currency = 'USD' GROUP BY day
+),
+stated AS (
     SELECT
         n.valid_from AS changed_at,
         CASE WHEN p.price_per_hour IS NOT NULL THEN 'changed' ELSE 'new' END AS change,
         n.provider, n.source, n.region, n.zone, n.instance_type, n.chip, n.chip_count,
         n.pricing_model, n.term, n.payment, n.plan,
-        p.price_per_hour AS old_price_per_hour,
-        n.price_per_hour AS new_price_per_hour,
+        p.price_per_hour AS old_price_per_hour, p.currency AS old_currency,
+        n.price_per_hour AS new_price_per_hour, n.currency AS new_currency,
         n.payload_ref
-    FROM price_history_usd n
-    LEFT JOIN price_history_usd p  -- the same offer: core/vocabulary.py HISTORY_KEY, written in
+    FROM price_history n
+    LEFT JOIN price_history p  -- the same offer: core/vocabulary.py HISTORY_KEY, written in
       ON p.valid_to = n.valid_from AND {{same_offer_p_n}}
     UNION ALL
     SELECT
         valid_to, 'withdrawn',
         provider, source, region, zone, instance_type, chip, chip_count,
         pricing_model, term, payment, plan,
-        price_per_hour, NULL, payload_ref
-    FROM price_history_usd
+        price_per_hour, currency, NULL, NULL, payload_ref
+    FROM price_history
     WHERE end_reason = 'withdrawn'
+),
+rated AS (
+    SELECT s.*, r.usd, CAST(s.changed_at AS DATE) - r.day AS rate_age
+    FROM stated s ASOF LEFT JOIN usd_per_eur r ON CAST(s.changed_at AS DATE) >= r.day
+),
+events AS (
+    SELECT * EXCLUDE (old_currency, new_currency, usd, rate_age) REPLACE (
+        CASE WHEN old_currency = 'EUR' THEN old_price_per_hour * usd
+             ELSE old_price_per_hour END AS old_price_per_hour,
+        CASE WHEN new_currency = 'EUR' THEN new_price_per_hour * usd
+             ELSE new_price_per_hour END AS new_price_per_hour
+    )
+    FROM rated
+    WHERE (coalesce(old_currency, 'USD') = 'USD' AND coalesce(new_currency, 'USD') = 'USD')
+       OR (usd IS NOT NULL AND rate_age <= 7)
 )
 SELECT
     *,
