@@ -337,7 +337,7 @@ def _units() -> pl.Expr:
 # same percentage as shown (to a tenth): a repricing of every size of an instance family is
 # one move to read, whatever each size's price per chip.
 # A jump out and back is alike by its factor and direction as shown; a real move has neither.
-_ALIKE = ["chip", "provider", "pricing_model", "offer", "jump_back"]
+_ALIKE = ["chip", "provider", "source", "pricing_model", "offer", "jump_back"]
 _SHOWN = {
     "shown_pct": pl.col("change_pct").round(1),
     "shown_jump": pl.when(pl.col("jump_back")).then(pl.col("jump_factor").round(1)),

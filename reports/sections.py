@@ -114,7 +114,13 @@ def _moves_section(
         moves_table(moved.head(glance)),
         more=_html(tables.changes_table(shown_rows)),
         more_label=(
-            f"The {shown_rows.height} largest, with instance, date and each day's price"
+            f"The {min(limit, moved.height)} largest"
+            + (
+                f" and {shown_rows.height - limit} jumped out and back past them"
+                if shown_rows.height > limit
+                else ""
+            )
+            + ", with instance, date and each day's price"
             if moved.height > glance
             else "With instance, date and each day's price"
         ),

@@ -196,5 +196,6 @@ def test_a_glitch_the_headline_counts_is_named_in_the_moves(sample_report):
     page = re.sub(r"<[^>]+>", " ", made.html_path.read_text())
     changes = page.split('id="changes"', 1)[1] if 'id="changes"' in page else page
     assert "×8.0 and back" in " ".join(changes.split())
+    assert "The 16 largest and 1 jumped out and back past them" in " ".join(changes.split())
     message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
     assert "and back" in message.get_body(("plain",)).get_content()
