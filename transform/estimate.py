@@ -34,7 +34,7 @@ def estimate_at(
     value = raw * (factor.value if factor else 1.0)
     # a per-user speed bound never gives more than full load does; nor does the anchor's
     # precision where the chip has no peak of its own at it
-    value = min(value, *_ceilings(chip, anchor, parameters, readings))
+    value = min(value, *_ceilings(chip, anchor, parameters, readings, speed))
     vendor = fitted.vendors.get(chip)
     names = group_names(
         size=size_group(parameters),
@@ -51,7 +51,7 @@ def estimate_at(
 
 
 def _ceilings(
-    chip: str, anchor: Reading, parameters: float | None, readings: Sequence[Reading]
+    chip: str, anchor: Reading, parameters: float | None, readings: Sequence[Reading], speed: str
 ) -> list[float]:
     """What `chip` does for the anchor's model at full load, the cap of any figure under a
     speed bound, as the stored derived figures are capped (throughput_figures.capped_at_load):
@@ -62,7 +62,7 @@ def _ceilings(
     from chipcost.transform.derivation_error import derived_at
 
     found: list[float] = []
-    at_max = derived_at(chip, anchor, "max")
+    at_max = None if speed == "max" else derived_at(chip, anchor, "max")  # else the value is it
     if at_max is not None:
         factor = catalogue().factor(chip, parameters, None)
         found.append(at_max[0] * (factor.value if factor else 1.0))

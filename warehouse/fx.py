@@ -32,9 +32,11 @@ RATE_COLUMNS = ("currency", "usd_rate", "rate_day")
 # The parameter every converted query binds: the currency's ISO code.
 CURRENCY_PARAM = "fx_currency"
 
-# US dollars per euro on each day the ECB published, as last observed: a euro price's worth in
-# the dollars every read of prices stands on (views/05_price_history_usd.sql, the daily reads
-# of chipcost.warehouse.history).
+# US dollars per euro on each day the ECB published, as last observed (a later file that
+# corrected a day's rate is kept beside the earlier one, and the correction is used): what a
+# euro price is worth in the dollars every read stands on. The one definition: the views
+# write it in (`{{usd_per_eur}}`, warehouse/db.py views), the daily reads use it here
+# (chipcost.warehouse.history).
 USD_PER_EUR = """
     SELECT day, arg_max(per_eur, (observed_at, payload_ref)) AS usd
     FROM fx_rates WHERE currency = 'USD' GROUP BY day

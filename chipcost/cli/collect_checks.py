@@ -31,9 +31,11 @@ def preflight(
         )
     if replay is not None and not replay.strip():  # it read '.', the working directory
         raise UsageError("--replay is empty: give the archive root or one run directory under it")
-    runs = len(run_directories(replay)) if replay is not None else None
+    runs = None
     if replay is not None:
-        _say_what_is_not_replayed(replay)
+        run_dirs = run_directories(replay)
+        runs = len(run_dirs)
+        _say_what_is_not_replayed(replay, run_dirs)
     if replay is None or settings.db_path.parent == settings.data_dir:
         # A live run archives and downloads there; the warehouse's default place is in it.
         check_data_dir(settings)
@@ -89,10 +91,11 @@ def check_can_write(path: Path, what: str, option: str) -> None:
         ) from None
 
 
-def _say_what_is_not_replayed(replay: str) -> None:
+def _say_what_is_not_replayed(replay: str, run_dirs: list[Path]) -> None:
     """A note on stderr naming what under the archive a replay leaves unread: directories not
-    named as runs are, and source directories of no registered source (a misspelt `Lambda/`)."""
-    from chipcost.archive import not_runs, run_directories, sources_in
+    named as runs are, and source directories of no registered source (a misspelt `Lambda/`)
+    in `run_dirs`, the runs it replays."""
+    from chipcost.archive import not_runs, sources_in
     from chipcost.cli.consoles import err
     from chipcost.extract import registry
 
@@ -100,7 +103,7 @@ def _say_what_is_not_replayed(replay: str) -> None:
     skipped = [
         f"{name} (not a run: a run is named YYYY-MM-DDTHHMMSSZ)" for name in not_runs(replay)
     ]
-    for run_dir in run_directories(replay):
+    for run_dir in run_dirs:
         skipped += [
             f"{run_dir.name}/{name} (no source of that name)"
             for name in sources_in(run_dir)

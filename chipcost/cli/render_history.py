@@ -60,10 +60,7 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
         offers = f"{row['offers']} offer{'s' if row['offers'] != 1 else ''}"
         # The column is the cheapest of every term: the line says which one it is today.
         label = MODEL_LABELS.get(row["pricing_model"], row["pricing_model"])
-        paid = pricing_words(
-            row["pricing_model"], row.get("term"), row.get("payment"), row.get("plan")
-        )
-        terms = paid.removeprefix(label).lstrip(" ,")
+        terms = pricing_words(None, row.get("term"), row.get("payment"), row.get("plan"))
         console.say(
             f"  {label}: {money_sign(currency)}{row['price_per_chip_hour']:,.4f} "
             f"on {row['day']} at "

@@ -195,7 +195,7 @@ def backfill(
         fetcher = Fetcher(settings, regions, progress.message, sleep)
         versions, superseded = versions_since(fetcher.version_index(), since)
         outcomes.extend(superseded)
-        loaded, newest = _warehouse_state(settings)
+        loaded = _loaded_versions(settings)
         progress.start(len(versions))
         jobs = _fetch_all(pool, fetcher, [v for v in versions if v.stamp not in loaded], since)
         try:
@@ -204,7 +204,7 @@ def backfill(
                 if version.stamp in loaded:
                     outcome = Outcome(version, ALREADY, _already(settings, version, regions))
                 else:
-                    outcome = _finish(settings, pool, version, jobs[version.stamp], newest)
+                    outcome = _finish(settings, pool, version, jobs[version.stamp])
                 outcomes.append(outcome)
                 progress.done(outcome)
                 if outcome.status == STOPPED:
@@ -256,9 +256,7 @@ def _check_listed(regions: tuple[str, ...] | None, plans: list[Plan], since: dat
             )
 
 
-def _finish(
-    settings: Settings, pool: Pool, version: Version, job: _Job, newest: datetime | None
-) -> Outcome:
+def _finish(settings: Settings, pool: Pool, version: Version, job: _Job) -> Outcome:
     """The version's outcome once all its files are in: loaded, skipped, or what stopped it."""
     if job.plan.error:
         return Outcome(version, STOPPED, job.plan.error)
@@ -267,7 +265,7 @@ def _finish(
     errors = [message for message in (f.result() for f in job.fetches) if message]
     if errors:
         return Outcome(version, STOPPED, errors[0])
-    return pool.call(f"load {version.version}", _load_version, settings, version, newest)
+    return pool.call(f"load {version.version}", _load_version, settings, version)
 
 
 def _settle(jobs: Any) -> None:
@@ -278,7 +276,7 @@ def _settle(jobs: Any) -> None:
                 future.result()
 
 
-def _load_version(settings: Settings, version: Version, newest: datetime | None) -> Outcome:
+def _load_version(settings: Settings, version: Version) -> Outcome:
     run_dir = archive.location(settings.archive_root) / version.stamp
     started = now()
     result = collect_source(SOURCE, settings=settings, stamp=version.stamp, replay_dir=run_dir)
@@ -293,13 +291,15 @@ def _load_version(settings: Settings, version: Version, newest: datetime | None)
     )
     # A connection per version: the next version's download must not keep readers out. A
     # lake is maintained once, after the last version (backfill).
+    noted = len(result.notes)
     with WarehouseSession(settings, maintain=False) as session:
         summary = load(session, run)
     status = STOPPED if result.status == FAILED else LOADED
     # A version older than aws-bulk prices already loaded is put in its place, the history
     # after it restated, or opens no history where that cannot be done: the load said which
     # (its note, or its message).
-    restated = [n for n in result.notes if n.startswith("older than")]
+    # what the load said of it (a version loaded late), once
+    restated = [note for note in result.notes[noted:] if note not in result.message]
     message = "; ".join([result.message, *restated])
     return Outcome(
         version, status, message, summary.records, summary.rejects, summary.history_changes
@@ -350,27 +350,24 @@ def _check_known(regions: list[str], held: list[str]) -> None:
             )
 
 
-def _warehouse_state(settings: Settings) -> tuple[set[str], datetime | None]:
-    """Archive runs aws-bulk was loaded from, and its newest observation before this backfill."""
+def _loaded_versions(settings: Settings) -> set[str]:
+    """Archive runs aws-bulk was loaded from before this backfill."""
     if not settings.is_lake and not settings.db_path.exists():
-        return set(), None
+        return set()
     con = connect(settings.warehouse, wait=settings.lock_wait)
     try:
         rows = con.execute(
             "SELECT archive_run FROM source_runs WHERE source = ? AND status = ?",
             [SOURCE.name, OK],
         ).fetchall()
-        newest = scalar(
-            con, "SELECT max(observed_at) FROM observations WHERE source = ?", [SOURCE.name]
-        )
     finally:
         con.close()
-    return {row[0] for row in rows}, newest if isinstance(newest, datetime) else None
+    return {row[0] for row in rows}
 
 
 def loaded_since(settings: Settings, version: Version, began: datetime) -> bool:
     """Whether a run begun at or after `began` loaded `version` (its aws-bulk source ok, as
-    `_warehouse_state` counts a version loaded); False when the warehouse cannot be read now."""
+    `_loaded_versions` counts a version loaded); False when the warehouse cannot be read now."""
     import duckdb
 
     try:

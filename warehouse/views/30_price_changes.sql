@@ -3,15 +3,12 @@
 -- rather than a window over the whole history: a filter on changed_at then prunes the
 -- scan, so a week's drift reads a week, not years (docs/performance.md).
 -- In US dollars at the ECB rate of the event's day (warehouse/fx.py USD_PER_EUR, the latest
--- rate on or before it, at most 7 days earlier), the old and the new price alike: a euro
+-- rate on or before it, at most {{max_rate_age_days}} days earlier), the old and the new price alike: a euro
 -- price's change is its own, and never moves afterwards as the rate of a later sighting
 -- would move it. An event of a euro price with no such rate is left out, never shown in
 -- euros under the dollar's name.
 CREATE OR REPLACE VIEW price_changes AS
-WITH usd_per_eur AS (
-    SELECT day, arg_max(per_eur, (observed_at, payload_ref)) AS usd
-    FROM fx_rates WHERE currency = 'USD' GROUP BY day
-),
+WITH usd_per_eur AS ({{usd_per_eur}}),
 stated AS (
     SELECT
         n.valid_from AS changed_at,
@@ -46,7 +43,7 @@ events AS (
     )
     FROM rated
     WHERE (coalesce(old_currency, 'USD') = 'USD' AND coalesce(new_currency, 'USD') = 'USD')
-       OR (usd IS NOT NULL AND rate_age <= 7)
+       OR (usd IS NOT NULL AND rate_age <= {{max_rate_age_days}})
 )
 SELECT
     *,
