@@ -1,15 +1,21 @@
 """CPU time to lay out and print the `prices` table of a warehouse (its first 200 rows): the
 one table writer (chipcost.cli.fit lays out, chipcost.cli.consoles prints) against rich's
-Table of the same cells and columns.
+Table of the same cells and columns. Then `chipcost throughput list` (every figure, 2,300
+lines at 80 columns, most rows folded onto a second line) as a whole process, against another
+install's (`--baseline`: its `chipcost` program).
 
-    python -m benchmarks.tables --db FILE
+    python -m benchmarks.tables --db FILE [--baseline OTHER/.venv/bin/chipcost]
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import os
+import resource
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +45,7 @@ def _cells(db: Path) -> tuple[list[fit.Column], list[dict]]:
     finally:
         con.close()
     same = shown.constants(rows)
-    return shown._columns(rows, same), shown._shown(rows, same)
+    return shown._columns(rows, same), shown._shown(rows, same, "hour")
 
 
 def _writer(columns: list[fit.Column], cells: list[dict], width: int) -> None:
@@ -68,16 +74,41 @@ def _cpu(draw: Callable[[], None], repeat: int) -> float:
     return statistics.median(times)
 
 
+def _listing(program: str, db: Path, width: int) -> float:
+    """CPU seconds of one `chipcost throughput list` process at `width` columns."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        [program, "--db", str(db), "throughput", "list"],
+        env={**os.environ, "COLUMNS": str(width)},
+        stdout=subprocess.DEVNULL,
+        check=True,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--db", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--baseline", help="another install's chipcost program")
     args = parser.parse_args()
     columns, cells = _cells(args.db)
     for width in (80, 120):
         for name, draw in (("writer", _writer), ("rich Table", _rich)):
             seconds = _cpu(lambda d=draw, w=width: d(columns, cells, w), args.repeat)
             print(f"{name:10}  {width} columns  {1000 * seconds:6.1f} ms CPU (median)")
+    programs = {"chipcost": str(Path(sys.executable).with_name("chipcost"))}
+    if args.baseline:
+        programs["baseline"] = args.baseline
+    for width in (80, 120):
+        seconds = {name: [] for name in programs}
+        for _ in range(args.repeat):  # alternated, so both see the machine's same minutes
+            for name, program in programs.items():
+                seconds[name].append(_listing(program, args.db, width))
+        for name, taken in seconds.items():
+            median = statistics.median(taken)
+            print(f"throughput list  {name:8}  {width} columns  {median:6.2f} s CPU (median)")
 
 
 if __name__ == "__main__":

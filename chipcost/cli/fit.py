@@ -400,12 +400,13 @@ def _two_lines(
     too wide for one line, their headers' words whole, go on to a third, and so on."""
     heads, groups, span = _laid(shown, rows, width)
     pad: Span = (" " * FOLD_INDENT, "")
-    laid = [_laid(part, rows, width - FOLD_INDENT) for part in _parts(folded, rows, width)]
+    parts = _parts(folded, rows, width)
+    laid = [_laid(part, rows, width - FOLD_INDENT) for part in parts]
     lines = [*heads, *([pad, *line] for more_heads, _, _ in laid for line in more_heads)]
     lines.append([("─" * max(span, *(FOLD_INDENT + s for _, _, s in laid)), "")])
     for n, (group, row) in enumerate(zip(groups, rows, strict=True)):
         lines += group
-        for part, (_, more_groups, _) in zip(_parts(folded, rows, width), laid, strict=True):
+        for part, (_, more_groups, _) in zip(parts, laid, strict=True):
             if any(_text(row[c.key]).strip() for c in part):
                 lines += [[pad, *line] for line in more_groups[n]]
     return lines
