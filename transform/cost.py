@@ -56,11 +56,6 @@ def with_costs(
         found = find(row)
         provider, base, same = found if found else (None, None, None)
         change = cost_change(cpm, base) if base else None
-        tokens = days = None
-        if base and question.migration_cost is not None:
-            tokens = break_even_tokens(question.migration_cost, base - cpm)
-            if question.daily_tokens:
-                days = break_even_days(tokens, question.daily_tokens)
         result.append(
             {
                 **row,
@@ -74,11 +69,30 @@ def with_costs(
                 "baseline_same_provider": same,
                 "cost_change_vs_baseline": change,
                 "vs_baseline": change_words(change) if change is not None else None,
-                "break_even_tokens": tokens,
-                "break_even_days": days,
+                "break_even_tokens": None,
+                "break_even_days": None,
             }
         )
     return result
+
+
+def with_break_even(rows: list[CostRow], question: CostQuestion) -> list[CostRow]:
+    """Each row's break-even on the migration cost asked, in tokens (and days at the daily
+    volume asked), from the costs its verdict rests on (transform/verdict.py with_verdicts):
+    none where the evidence cannot say which is cheaper, since a payback drawn from figures
+    measured at different points would be a verdict the evidence does not give. Rows are
+    completed in place."""
+    if question.migration_cost is None:
+        return rows
+    for row in rows:
+        base, change = row["baseline_usd_per_million_tokens"], row["cost_change_vs_baseline"]
+        if not base or change is None or row.get("verdict") == "cannot say":
+            continue
+        tokens = break_even_tokens(question.migration_cost, base - row["usd_per_million_tokens"])
+        row["break_even_tokens"] = tokens
+        if question.daily_tokens:
+            row["break_even_days"] = break_even_days(tokens, question.daily_tokens)
+    return rows
 
 
 def _by_pricing(baseline: Mapping[tuple[str, str], Found]) -> Callable[[CostRow], Found | None]:

@@ -85,6 +85,8 @@ def _break_even(row: CostRow, baseline: object) -> str:
         return "baseline"
     if row.get("baseline_usd_per_million_tokens") is None:
         return ""
+    if row.get("verdict") == "cannot say":
+        return "cannot say"
     if tokens is None:
         return "never (no saving)"
     return human_count(tokens) + (f" / {days:,.0f} d" if days is not None else "")

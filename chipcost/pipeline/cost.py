@@ -16,7 +16,14 @@ from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, speed_label
 from chipcost.core.questions import Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.your_prices import YourPrices
-from chipcost.transform.cost import Baseline, CostQuestion, Found, fit_rule, with_costs
+from chipcost.transform.cost import (
+    Baseline,
+    CostQuestion,
+    Found,
+    fit_rule,
+    with_break_even,
+    with_costs,
+)
 from chipcost.transform.cost_fit import baseline_costs, choose, compared_with, reordered, with_fit
 from chipcost.transform.rows import CostRow, FigureRow, cost_rows_of
 from chipcost.transform.tokens import human_count
@@ -289,7 +296,7 @@ def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
             daily = f"; days at {human_count(question.daily_tokens)} tokens/day"
         notes.append(
             f"break-even = ${question.migration_cost:,.0f} / (baseline $/M - row $/M) x 10^6 "
-            f"tokens{daily}"
+            f"tokens{daily}, at the figures the verdict rests on; none where it cannot say"
         )
     sql = f'same numbers by SQL: chipcost sql "{equivalent_sql(ask, question)}"'
     if ask.workload == "inference" and (ask.speed != DEFAULT_SPEED or ask.ttft is not None):
@@ -363,6 +370,7 @@ def _ranked(
     if not chosen:
         _nothing_chosen(con, ask, bool(offers), both)
     rows = with_verdicts(with_costs(chosen, question, baseline), offers, ask.baseline, evidence)
+    rows = with_break_even(rows, question)
     return reordered(rows, unfit_last=ask.workload != "training"), notes
 
 

@@ -170,13 +170,10 @@ def test_a_wrong_type_or_a_blank_is_a_chipcost_error_not_a_traceback(golden, cal
 def test_rankings_concatenate_and_give_the_break_even(tmp_path):
     # A column empty in every row has its type all the same (batch_size, cost_for_tokens,
     # break_even_*): a training and an inference ranking concatenate.
-    # $0.20 for 16 chips: cheaper per token than the H100's measured MLPerf figure even at
-    # Trainium1's one published Llama 70B point at load (Neuron's batch-4 table, 8.8 tokens/s
-    # per chip), so a break-even exists.
-    trn1 = record(
-        instance_type="trn1.32xlarge", chip="Trainium1", chip_count=16.0, price_per_hour=0.2
-    )
-    db = loaded_warehouse(tmp_path / "w.duckdb", [record(), trn1])
+    # H200 at $40 for 8 chips: cheaper per token than H100-SXM at $55.04, both measured at
+    # MLPerf's Server point, so the verdict is drawn and a break-even exists.
+    h200 = record(instance_type="p5e.48xlarge", chip="H200", price_per_hour=40.0, sku="S2")
+    db = loaded_warehouse(tmp_path / "w.duckdb", [record(), h200])
     training = chipcost.cost("llama-3-70b", "training", db=db)
     inference = chipcost.cost(
         "llama-3-70b", "inference", migration_cost="36K", daily_tokens=1e9, db=db

@@ -183,22 +183,35 @@ def test_inference_uses_the_mlperf_h200_figure(db):
 
 
 def test_break_even_against_the_baseline(db):
-    result = chipcost(
-        "cost", "--model", "llama-3-70b", "--workload", "training", "--pricing-model",
+    """H200 and H100-SXM are both measured at MLPerf's Server point: H200 ($60 / 8 an hour)
+    costs a little less a token there than H100 ($6.88), so the move pays back, at the costs
+    the verdict rests on, the same in the table and in JSON. Trainium2's figure is derived:
+    the evidence cannot say which costs less, so it has no break-even either."""
+    asked = (
+        "cost", "--model", "llama-3-70b", "--workload", "inference", "--pricing-model",
         "on_demand", "--migration-cost", "36000", "--daily-tokens", "1B", "--baseline",
-        "H100-SXM", "--db", str(db),
+        "H100-SXM", "--chip", "H200,H100-SXM,Trainium2", "--db", str(db),
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    # H200 (derived at its 405B runs' MFU) trains faster per chip than H100's published NeMo
-    # figure, for more an hour: cheaper per token, so the move pays back
-    saving = cost_per_million_tokens(6.88, H100_TRAINING) - cost_per_million_tokens(
-        60.0 / 8, H200_TRAINING
-    )
+    shown, answered = chipcost(*asked, env={"COLUMNS": "250"}), chipcost(*asked, "--format", "json")
+    assert shown.returncode == 0 and answered.returncode == 0, shown.stderr + answered.stderr
+    rows = {row["chip"]: row for row in json.loads(answered.stdout)}
+    h200, trn2 = rows["H200"], rows["Trainium2"]
+    assert h200["verdict"] == "cheaper", h200
+    saving = h200["baseline_usd_per_million_tokens"] - h200["usd_per_million_tokens"]
     tokens = break_even_tokens(36_000, saving)
-    days = break_even_days(tokens, 1e9)
-    assert f"{human_count(tokens)} / {days:,.0f} d" in result.stdout
-    assert "never (no saving)" in result.stdout  # Trainium2 costs more than H100 per token
-    assert "baseline" in result.stdout
+    assert h200["break_even_tokens"] == pytest.approx(tokens)
+    assert h200["break_even_days"] == pytest.approx(break_even_days(tokens, 1e9))
+    line = _ranked_line(shown.stdout, "H200")
+    assert f"{human_count(tokens)} / {break_even_days(tokens, 1e9):,.0f} d" in line
+    assert trn2["verdict"] == "cannot say"
+    assert trn2["break_even_tokens"] is None and trn2["break_even_days"] is None
+    line = _ranked_line(shown.stdout, "Trainium2")
+    assert line.count("cannot say") == 2, line  # the verdict and the break-even
+    assert "none where it cannot say" in " ".join(shown.stdout.split())
+
+
+def _ranked_line(text: str, chip: str) -> str:
+    return next(line for line in text.splitlines() if (m := ROW.match(line)) and m[1] == chip)
 
 
 def test_the_columns_asked_for_are_kept_on_a_narrow_screen(db):
