@@ -100,7 +100,8 @@ def savings_fraction(cost: float, baseline_cost: float) -> float:
 def cost_change(cost: float, baseline_cost: float) -> float:
     """The one sign every output uses: cost / the baseline's - 1, negative = cheaper
     (-0.32 is "32% cheaper", 0.15 "15% dearer")."""
-    return -savings_fraction(cost, baseline_cost)
+    # + 0.0: no saving is 0, not -0.0 (which CSV and JSON would print as "-0.0")
+    return -savings_fraction(cost, baseline_cost) + 0.0
 
 
 def change_words(change: float) -> str:

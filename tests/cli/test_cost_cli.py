@@ -555,6 +555,9 @@ def test_the_baseline_is_taken_on_the_rows_own_provider_with_one_sign(tmp_path):
         assert row["change_vs_baseline_pct"] == pytest.approx(100 * change)
         word = "cheaper" if change < -0.005 else "dearer" if change > 0.005 else "as cheap"
         assert word in row["vs_baseline"]
+    # the baseline's own offers change by nothing: 0, never "-0.0"
+    assert "-0.0" not in result.stdout
+    assert "-0.0" not in chipcost("cost", *args, "--all-offers", "--format", "csv").stdout
     table = chipcost("cost", *args, "--all-offers", env={"COLUMNS": "220"})
     assert table.returncode == 0, table.stderr
     line = next(x for x in table.stdout.splitlines() if "verda" in x)
