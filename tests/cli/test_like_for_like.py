@@ -5,6 +5,7 @@ break-even at the measured side's point and the measurement that would settle it
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,22 @@ def test_an_estimate_is_never_above_the_chips_own_maximum(db, chip, speed):
     for row in _compare(db, chip, "H100-SXM", *speed):
         if row.get("derived_estimate") is not None:
             assert row["derived_estimate"] <= top * 1.0001, (row["derived_estimate"], top)
+
+
+def test_the_seeds_question_in_the_docs_is_what_compare_prints_on_the_sample(db):
+    """docs/cost-per-token.md shows `compare Trainium2 H100-SXM` on the sample week: each line
+    it shows (its '...' stands for rows left out) is a line the command prints, in order."""
+    doc = (Path(__file__).parents[2] / "docs" / "cost-per-token.md").read_text()
+    command = (
+        "$ COLUMNS=100 chipcost compare Trainium2 H100-SXM --model llama-3-70b --workload inference"
+    )
+    shown = doc[doc.index(command) + len(command) :].split("```")[0].strip("\n").splitlines()
+    ran = chipcost(*command.split()[3:], "--db", str(db), env={**os.environ, "COLUMNS": "100"})
+    assert ran.returncode == 0, ran.stderr
+    printed = ran.stdout.splitlines()
+    at = 0
+    for line in (line for line in shown if line != "..."):
+        assert line in printed[at:], (
+            f"docs/cost-per-token.md shows {line!r}; compare prints:\n{ran.stdout}"
+        )
+        at = printed.index(line, at) + 1
