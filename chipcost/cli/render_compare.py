@@ -180,7 +180,8 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
     at = ""
     if header.get("speed"):
         ttft = f", first token within {header['ttft_ms']:g} ms" if header.get("ttft_ms") else ""
-        at = f", {speed_label(str(header['speed']))}{ttft} (--speed, --ttft to change)"
+        label = speed_label(str(header["speed"]), str(header["model"]))
+        at = f", {label}{ttft} (--speed, --ttft to change)"
     console.say(
         shown(
             f"{result.chip_a} against {result.chip_b}: {header['model']} {header['workload']}{at}"

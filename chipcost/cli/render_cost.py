@@ -277,7 +277,11 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
     """The ranking, the figures it used, what was set aside or left out, and the method."""
     refs = reference_numbers(ranking.rows)
     header = ranking.header
-    at = f", {speed_label(str(header['speed']))}" if header.get("speed") else ""
+    at = (
+        f", {speed_label(str(header['speed']), str(header['model']))}"
+        if header.get("speed")
+        else ""
+    )
     at += f", first token within {header['ttft_ms']:g} ms" if header.get("ttft_ms") else ""
     console.say(
         f"cost per million tokens: {header['model']} {header['workload']}{at} ({header['scope']})",

@@ -50,8 +50,9 @@ ListPrices = Annotated[bool, Opt("Show list prices: your discounts file is set a
 Speed = Annotated[
     float | str | None,
     Opt(
-        "Inference: tokens/s per user each chip's figure must reach: a number, server (5, "
-        "MLPerf Server's bound; the default), interactive (25) or max (maximum throughput).",
+        "Inference: tokens/s per user each chip's figure must reach: a number, server or "
+        "interactive (the model's MLPerf bounds; Llama 2 70B's 5, the default, and 25) or max "
+        "(maximum throughput).",
         kind="text",
     ),
 ]

@@ -20,13 +20,40 @@ KINDS = ("measured", "benchmark", "independent", "vendor-claim", "estimate", "de
 OPERATING_POINTS = ("max-throughput", "latency-bound", "fixed-batch", "training", "unstated")
 ORIGINS = ("reference", "derived", "user")
 # The speed a cost per token is asked at (`chipcost cost --speed`): tokens/s per user the
-# figure must reach, or 'max' for the maximum-throughput point. Named speeds are MLPerf's
-# bounds for Llama 2 70B (99th percentile time per output token within 200 ms for Server,
-# 40 ms for Interactive). The default is Server's: every chip MLPerf measured has a figure
-# there, and it is the point a throughput-oriented service runs at.
-NAMED_SPEEDS = {"server": 5.0, "interactive": 25.0}
+# figure must reach, or 'max' for the maximum-throughput point. The default is MLPerf Llama 2
+# 70B Server's bound (99th percentile time per output token within 200 ms): every chip MLPerf
+# measured has a figure there, and it is the point a throughput-oriented service runs at.
+NAMED_SPEEDS = {"server": 5.0, "interactive": 25.0}  # Llama 2 70B's, for a model of no bound
 DEFAULT_SPEED = f"{NAMED_SPEEDS['server']:g}"  # as the warehouse takes it: '5'
-SPEED_EXAMPLES = "max, server (5 tokens/s per user), interactive (25) or a number such as 25"
+SPEED_EXAMPLES = (
+    "max, server or interactive (MLPerf's bounds for the model: 5 and 25 tokens/s per user for "
+    "Llama 2 70B) or a number such as 25"
+)
+# MLPerf Inference's bounds by model, scenario: (time to first token, time per output token),
+# ms, 99th percentiles, as the catalogue's MLPerf rows quote each run's ttft_latency and
+# tpot_latency (chipcost/data/throughput/mlperf-inference*.csv). The key is the model whose
+# figures stand for the benchmark's: llama-3-70b for Llama 2 70B, llama-3-8b for Llama 3.1 8B.
+# A named speed is the model's own (`--speed interactive` for Llama 3.1 405B: 1000 / 80 ms,
+# 12.5 tokens/s per user); a model MLPerf does not run takes Llama 2 70B's.
+MLPERF_BOUNDS: dict[str, tuple[str, dict[str, tuple[float, float]]]] = {
+    "llama-3-70b": ("Llama 2 70B", {"server": (2000, 200), "interactive": (450, 40)}),
+    "llama-3-8b": ("Llama 3.1 8B", {"server": (2000, 100), "interactive": (500, 30)}),
+    "llama-3.1-405b": ("Llama 3.1 405B", {"server": (6000, 175), "interactive": (4500, 80)}),
+    "deepseek-r1": ("DeepSeek-R1", {"server": (2000, 80)}),
+}
+
+
+def _named(name: str, model: str | None) -> tuple[str, str, float] | None:
+    """(benchmark model, scenario, tokens/s per user) of a named speed for `model`."""
+    bench, scenarios = MLPERF_BOUNDS.get(model or "", MLPERF_BOUNDS["llama-3-70b"])
+    if name not in scenarios:
+        bench, scenarios = MLPERF_BOUNDS["llama-3-70b"]
+    return bench, name, _per_user(scenarios[name][1])
+
+
+def _per_user(tpot_ms: float) -> float:
+    """Tokens/s per user at a time per output token, to the hundredth (1000 / 30 ms: 33.33)."""
+    return round(1000 / tpot_ms, 2)
 
 
 # A speed as a number, or as outputs say it (speed_label): '25 tok/s', '25 tokens/s per user',
@@ -37,9 +64,12 @@ _SPEED_SAID = re.compile(
 )
 
 
-def speed_value(value: object, option: str = COMMAND_LINE.name("speed")) -> str:
+def speed_value(
+    value: object, option: str = COMMAND_LINE.name("speed"), model: str | None = None
+) -> str:
     """The asked speed as the warehouse takes it: 'max' or tokens/s per user as text ('25').
-    None is the default (MLPerf Server's bound)."""
+    None is the default (MLPerf Llama 2 70B Server's bound); 'server' and 'interactive' are
+    the bounds of `model` (the model its figures are kept under), MLPERF_BOUNDS."""
     from chipcost.core.errors import UsageError
 
     if value is None:
@@ -50,7 +80,7 @@ def speed_value(value: object, option: str = COMMAND_LINE.name("speed")) -> str:
     if text in ("max", "maximum throughput"):
         return "max"
     if text in NAMED_SPEEDS:
-        return f"{NAMED_SPEEDS[text]:g}"
+        return f"{_named(text, model)[2]:g}"
     said = _SPEED_SAID.fullmatch(text)
     try:
         number = float(said["number"] if said else "nan")
@@ -93,15 +123,23 @@ def ttft_value(value: object, option: str = COMMAND_LINE.name("ttft")) -> float 
     return number
 
 
-def speed_label(speed: str) -> str:
+def speed_label(speed: str, model: str | None = None) -> str:
     """How outputs name the asked speed: 'at maximum throughput (...)', 'at 25 or more
-    tokens/s per user (MLPerf Interactive bound for Llama 2 70B)'."""
+    tokens/s per user (MLPerf Interactive's 40 ms per output token for Llama 2 70B)'. A speed
+    that is one of the model's MLPerf bounds is named as such (its time per output token: the
+    first-token bound is said apart); the default, Llama 2 70B Server's, is named as the default
+    for any other model."""
     if speed == "max":
         return "at maximum throughput (MLPerf Offline, a vendor's maximum-load tables)"
-    named = {f"{v:g}": k for k, v in NAMED_SPEEDS.items()}
     label = f"at {speed} or more tokens/s per user"
-    if speed in named:
-        label += f" (MLPerf {named[speed].title()} bound for Llama 2 70B)"
+    bench, scenarios = MLPERF_BOUNDS.get(model or "", MLPERF_BOUNDS["llama-3-70b"])
+    for scenario, (_, tpot) in scenarios.items():
+        if speed == f"{_per_user(tpot):g}":
+            return (
+                label + f" (MLPerf {scenario.title()}'s {tpot:g} ms per output token for {bench})"
+            )
+    if speed == DEFAULT_SPEED:  # the model's own bounds are others
+        label += " (the default: MLPerf Server's 200 ms per output token for Llama 2 70B)"
     return label
 
 

@@ -46,7 +46,7 @@ def checked(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
             voice.name("baseline") if declared("baseline") else "chip B",
         ),
         "baseline_given": baseline is not None,
-        "speed": speed_value(asked["speed"], voice.name("speed")),
+        "speed": speed_value(asked["speed"], voice.name("speed"), _standing(model)),
         "ttft": ttft_value(asked.get("ttft"), voice.name("ttft")),
         "max_interruption": interruption_percent(
             asked["max_interruption"], voice.name("max_interruption")
@@ -54,6 +54,16 @@ def checked(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
         if declared("max_interruption")
         else None,
     }
+
+
+def _standing(model: str) -> str:
+    """The model whose figures answer for `model` as asked (a Hugging Face id's, an
+    equivalent's: llama-3.3-70b is answered with llama-3-70b's), whose MLPerf bounds a named
+    speed is (chipcost.core.figures.MLPERF_BOUNDS)."""
+    from chipcost.transform.references import model_standing, repo_cut
+
+    plain = repo_cut(model)[0] if "/" in model else None
+    return model_standing(plain or model)[0]
 
 
 def question(asked: Mapping[str, Any], voice: Voice) -> CostQuestion:

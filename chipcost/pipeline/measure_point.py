@@ -64,8 +64,8 @@ def matched_point(
     if not chosen:
         raise UsageError(
             f"{COMMAND_LINE.said('match', chip)}: chipcost has no {model} inference figure of "
-            f"{chip} {speed_label(speed)}, so there is no point to match: give {_SHAPE} without "
-            + COMMAND_LINE.name("match")
+            f"{chip} {speed_label(speed, model)}, so there is no point to match: give {_SHAPE} "
+            f"without {COMMAND_LINE.name('match')}"
         )
     row = chosen[0]
     name = f"{chip}'s {row['throughput_id']} ({row['kind']}, {row['scenario'] or row['source']})"

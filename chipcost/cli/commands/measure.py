@@ -220,7 +220,9 @@ def measure_(
         if match:
             from chipcost.cli.reads import resolve_chip
 
-            baseline = matched_point(con, resolve_chip(match), name, speed_value(speed), given)
+            baseline = matched_point(
+                con, resolve_chip(match), name, speed_value(speed, model=name), given
+            )
             given = (baseline.input_tokens, baseline.output_tokens)
         sweep = concurrency or (
             ",".join(map(str, baseline.concurrencies))

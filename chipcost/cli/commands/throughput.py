@@ -139,14 +139,16 @@ def add(
     from chipcost.cli.reads import resolve_chip
     from chipcost.core.catalog import canonical_chips
     from chipcost.core.figures import speed_value
-    from chipcost.transform.references import model_equivalents, repo_id_refused
+    from chipcost.transform.references import model_equivalents, model_standing, repo_id_refused
     from chipcost.transform.throughput_figures import figure_from_row
 
     if refused := repo_id_refused(model):  # a Hugging Face id, what a server serves
         raise UsageError(f"--{refused}")
     if tokens_per_second_per_user:  # as cost and compare print one: '6.9 tok/s per user'
         try:
-            tokens_per_second_per_user = speed_value(tokens_per_second_per_user, "--speed")
+            tokens_per_second_per_user = speed_value(
+                tokens_per_second_per_user, "--speed", model_standing(model)[0]
+            )
         except UsageError:
             tokens_per_second_per_user = "max"  # refused below
         if tokens_per_second_per_user == "max":
