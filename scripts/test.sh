@@ -11,6 +11,10 @@ unset PYTHONDONTWRITEBYTECODE
 # One test worker per core, each DuckDB one thread: two threads a worker on the same cores
 # only add DuckDB's hand-offs between them (docs/operations.md, CHIPCOST_THREADS).
 export CHIPCOST_THREADS=1
+# And polars one thread a worker for the same reason: pandera's checks are many small lazy
+# queries, each handed to polars' pool and back (a validation 18 ms of CPU with the pool,
+# 14 ms without).
+export POLARS_MAX_THREADS=1
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 scripts/lint-imports.sh
