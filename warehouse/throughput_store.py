@@ -70,9 +70,14 @@ def _next_user_number(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def add_user_figures(
-    con: duckdb.DuckDBPyConnection, figures: Sequence[Figure], *, allow_above_peak: bool = False
+    con: duckdb.DuckDBPyConnection,
+    figures: Sequence[Figure],
+    *,
+    allow_above_peak: bool = False,
+    recorded: Sequence[datetime | None] | None = None,
 ) -> list[str]:
-    """Store measurements (all or none) under new ids user-N; returns the ids.
+    """Store measurements (all or none) under new ids user-N; returns the ids. `recorded`:
+    when each was recorded, where that is known (a listing imported), else now.
 
     A figure that needs more than the chip's dense peak is refused unless allowed: it is
     almost always a per-instance figure given as per chip.
@@ -87,7 +92,13 @@ def add_user_figures(
     con.execute("BEGIN TRANSACTION")
     try:
         insert_rows(
-            con, "throughput", [*COLUMNS, "recorded_at"], [[*f.values(), now] for f in stored]
+            con,
+            "throughput",
+            [*COLUMNS, "recorded_at"],
+            [
+                [*f.values(), when or now]
+                for f, when in zip(stored, recorded or [None] * len(stored), strict=True)
+            ],
         )
         impossible = [] if allow_above_peak else _above_peak(con, ids)
         con.execute("ROLLBACK" if impossible else "COMMIT")

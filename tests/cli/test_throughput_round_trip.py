@@ -14,6 +14,7 @@ import pytest
 
 from tests import warehouses
 from tests.cli_runner import Ran, chipcost
+from tests.helpers import record
 
 # A hand-written measurements CSV with each point's where and how: a load sweep of two
 # concurrencies on one 8-chip instance, TTFT and request shape stated.
@@ -25,8 +26,9 @@ H200,llama-3-70b,inference,4800,instance,8,fp8,our vLLM sweep,2026-11-20,latency
 H200,llama-3-70b,inference,7200,instance,8,fp8,our vLLM sweep,2026-11-20,latency-bound,\
 "ISL/OSL 1000/1000, concurrency 128",30.2,1400,33.1,1000,1000,128,vLLM 0.11,8 x H200,
 """
-# Given anew on the way in, not carried: its id in the new warehouse and when it was recorded.
-RECORDED_ANEW = {"throughput_id", "recorded_at"}
+# Given anew on the way in, not carried: nothing (its id comes out the same in a warehouse with
+# none of yours, given in the order the listing's were recorded; when it was recorded is kept).
+RECORDED_ANEW: set[str] = set()
 
 
 def run(*args: str) -> Ran:
@@ -284,3 +286,45 @@ def test_a_listing_that_matches_nothing_exits_1_in_every_format(mine, form):
     done = chipcost("throughput", "list", "--model", "zzz", "--format", form, "--db", str(mine))
     assert done.returncode == 1 and "no throughput figure matches" in done.stderr
     assert done.stdout.strip() in ("[\n]", "[]") or done.stdout.startswith("throughput_id,")
+
+
+@pytest.mark.parametrize("form", ["csv", "json"])
+def test_a_copy_keeps_which_of_two_measurements_alike_is_newer(tmp_path, form):
+    """Two measurements of one chip at one point, the second recorded after the first: the
+    choice rule takes the newer one. The listing prints the newest first; taken into another
+    warehouse, the newer is still the newer one, and `cost` answers with the same figure."""
+    mine = warehouses.of_records(tmp_path / "mine.duckdb", [record()])  # H100-SXM on AWS
+    for tps in ("1600", "1500"):
+        run(
+            "throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b", "--workload",
+            "inference", "--tokens-per-second", tps, "--speed", "25", "--db", str(mine),
+        )  # fmt: skip
+    printed = tmp_path / f"listed.{form}"
+    printed.write_text(listed(mine, form), encoding="utf-8")
+    other = warehouses.of_records(tmp_path / "other.duckdb", [record()])
+    run("throughput", "import", str(printed), "--db", str(other))
+    answers = []
+    for db in (mine, other):
+        ranked = run("cost", "--model", "llama-3-70b", "--workload", "inference", "--chip",
+                     "H100-SXM", "--speed", "25", "--format", "json", "--db", str(db))  # fmt: skip
+        row = json.loads(ranked.stdout)[0]
+        answers.append((row["throughput_id"], row["tokens_per_second_per_chip"]))
+    assert answers == [("user-2", 1500.0), ("user-2", 1500.0)]
+
+
+def test_a_recording_time_that_is_none_or_to_come_is_refused_naming_its_line(mine, tmp_path):
+    text = listed(mine, "csv")
+    for bad in ("yesterday", "2999-01-01T00:00:00+00:00"):
+        rows = list(csv.DictReader(io.StringIO(text)))
+        rows[1]["recorded_at"] = bad
+        printed = tmp_path / "listed.csv"
+        with printed.open("w", newline="", encoding="utf-8") as out:
+            writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        other = warehouses.new(tmp_path / f"other-{len(bad)}.duckdb")
+        done = chipcost("throughput", "import", str(printed), "--db", str(other))
+        assert done.returncode != 0 and "Traceback" not in done.stderr
+        said = " ".join(done.stderr.split())
+        assert f"line 3: recorded_at '{bad}' is not a time past with its offset" in said, said
+        assert listed(other) == "[\n]\n"

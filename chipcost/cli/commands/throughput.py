@@ -34,12 +34,14 @@ IMPORT_COLUMNS = (
 REQUIRED_COLUMNS = ("chip", "model", "workload", "tokens_per_second")
 # What `throughput list --format csv` prints, taken back as it is: its figure per chip, its
 # origin (your measurements are recorded; chipcost's references and derived figures are its
-# own, left out) and the model as published are read; the rest chipcost works out again when
-# the rows are recorded (ids, ranks, implied MFU, the asked speed's reading, ranges).
-LISTING_READ = ("tokens_per_second_per_chip", "origin", "published_model")
+# own, left out), the model as published and when each was recorded (the choice rule prefers
+# the newest of two measurements alike: a copy keeps which is newer) are read; the rest
+# chipcost works out again when the rows are recorded (ids, ranks, implied MFU, the asked
+# speed's reading, ranges).
+LISTING_READ = ("tokens_per_second_per_chip", "origin", "published_model", "recorded_at")
 LISTING_WORKED_OUT = (
     "throughput_id", "kind", "implied_mfu", "usable", "choice_rank", "chosen",
-    "set_aside_because", "recorded_at", "parameters", "flops_per_token", "peak_tflops",
+    "set_aside_because", "parameters", "flops_per_token", "peak_tflops",
     "asked_speed", "at_speed", "ttft_bound_ms", "single_stream", "curve", "interpolated",
     "figure_kind", "range_low", "range_high",
 )  # fmt: skip
@@ -58,12 +60,16 @@ def _open_writable(db: Path | None) -> duckdb.DuckDBPyConnection:
 
 
 def _store(
-    db: Path | None, figures: list[Figure], allow: bool
+    db: Path | None,
+    figures: list[Figure],
+    allow: bool,
+    recorded: list[datetime | None] | None = None,
 ) -> tuple[dict[str, Figure], set[str], list[str]]:
     """The figures recorded, by their new ids; the ids the choice rule now uses; the ids of
     measurements already recorded that some of `figures` repeat field for field (not
-    recorded again: a file imported twice adds nothing). A model chipcost knew nothing of is
-    noted, with the closest it knew (a typo makes a model of its own)."""
+    recorded again: a file imported twice adds nothing). `recorded`: when each figure was
+    recorded where a listing says (else now). A model chipcost knew nothing of is noted, with
+    the closest it knew (a typo makes a model of its own)."""
     from chipcost.cli.consoles import err
     from chipcost.core.names import did_you_mean
     from chipcost.warehouse.cost_per_token import known_models
@@ -74,7 +80,9 @@ def _store(
         known = known_models(con)
         repeated = repeats(con, figures)
         fresh = [f for f, old in zip(figures, repeated, strict=True) if old is None]
-        ids = add_user_figures(con, fresh, allow_above_peak=allow) if fresh else []
+        when = [w for w, old in zip(recorded or [None] * len(figures), repeated, strict=True)
+                if old is None]  # fmt: skip
+        ids = add_user_figures(con, fresh, allow_above_peak=allow, recorded=when) if fresh else []
         chosen = chosen_ids(con, ids)
     finally:
         con.close()
@@ -326,8 +334,9 @@ def _json_rows(path: Path) -> tuple[bool, list[int], list[dict[str, str]]]:
         )
     columns = list(dict.fromkeys(k.strip() for _, item in objects for k in item))
     listing = _check_columns(path, columns)
-    # the fields read; a listing's worked-out ones (its curve, its choice) are checked, not read
-    read = IMPORT_COLUMNS + LISTING_READ
+    # the fields read (and the id, for the order new ids are given in); a listing's worked-out
+    # ones (its curve, its choice) are checked, not read
+    read = (*IMPORT_COLUMNS, *LISTING_READ, "throughput_id")
     rows = [
         {k.strip(): _json_text(path, n, k, v) for k, v in item.items() if k.strip() in read}
         for n, item in objects
@@ -419,6 +428,9 @@ def _as_added(listed: dict[str, str]) -> dict[str, str] | None:
     if listed.get("origin") != "user":
         return None
     row = {k: v for k, v in listed.items() if k in IMPORT_COLUMNS}
+    # when it was recorded, and its id there: the order the new ids are given in
+    row["recorded_at"] = listed.get("recorded_at", "")
+    row["listed_id"] = listed.get("throughput_id", "")
     per_chip = listed.get("tokens_per_second_per_chip", "")
     chips = listed.get("chips")
     row["per"], row["tokens_per_second"] = "chip", per_chip
@@ -463,6 +475,10 @@ def import_(
     if said := [f"line {n}: {refused}" for n, refused in ids if refused]:
         raise ChipcostError(f"{path} has bad rows (nothing was loaded)", details=said)
     today = datetime.now(UTC).date().isoformat()
+    when = [
+        _recorded_at(path, n, r.pop("recorded_at", "")) for n, r in zip(lines, rows, strict=True)
+    ]
+    listed = [_user_number(r.pop("listed_id", "")) for r in rows]
     for row in rows:
         mapped = canonical_chip(row["chip"]) if row["chip"] else UNKNOWN_CHIP
         row["chip"] = mapped if mapped != UNKNOWN_CHIP else row["chip"]  # keep it for the error
@@ -472,7 +488,11 @@ def import_(
         rows, chips=canonical_chips(), origin="user", where=str(path), lines=lines,
         equivalents=model_equivalents(),
     )  # fmt: skip
-    stored, chosen, already = _store(db, figures, allow_above_peak)
+    # oldest first, as they were recorded (then as they were numbered): the new ids (user-N)
+    # keep their order
+    order = sorted(range(len(figures)), key=lambda n: (when[n] is None, when[n] or 0, listed[n], n))
+    figures, when = [figures[n] for n in order], [when[n] for n in order]
+    stored, chosen, already = _store(db, figures, allow_above_peak, when)
     recorded = f": {', '.join(stored)}" if stored else ""
     out.say(f"recorded {len(stored)} measurement(s) from {path}{recorded}")
     if already:
@@ -498,6 +518,29 @@ def import_(
             f"not used by `chipcost cost` (another measurement wins the choice rule): "
             f"{', '.join(others)}; see `chipcost throughput list`",
         )
+
+
+def _user_number(listed_id: str) -> int:
+    """N of a listed id user-N (0 where it is none)."""
+    found = re.fullmatch(r"user-(\d{1,18})", listed_id.strip())
+    return int(found[1]) if found else 0
+
+
+def _recorded_at(path: Path, line: int, text: str) -> datetime | None:
+    """When a listed measurement was recorded, as the listing says (None where it says
+    nothing: now); a time that is none, or is still to come, is refused naming its line."""
+    if not text.strip():
+        return None
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None or when > datetime.now(UTC):
+        raise ChipcostError(
+            f"{path}, line {line}: recorded_at {shown(text, 40)} is not a time past with its "
+            "offset, as `chipcost throughput list` prints it (2026-11-27T08:35:14+00:00)"
+        )
+    return when
 
 
 def _stored_as(name: str) -> list[str]:
