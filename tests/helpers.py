@@ -119,3 +119,21 @@ def without_progress(stderr: str) -> str:
     """A command's stderr without collect's plain progress lines."""
     kept = [line for line in stderr.splitlines() if not line.startswith(_PROGRESS)]
     return "\n".join(kept) + ("\n" if kept else "")
+
+
+def pasted(text: str, after: str) -> list[list[str]]:
+    """The commands a user pastes from `text`: each line holding `after`, from just past it,
+    with the lines a shell's continuation (' \\') joins to it; each split as a shell splits it
+    (its first word the program)."""
+    import shlex
+
+    lines, found = text.splitlines(), []
+    for n, line in enumerate(lines):
+        if after not in line:
+            continue
+        command = line.split(after, 1)[1]
+        while command.endswith(" \\") and n + 1 < len(lines):
+            n += 1
+            command = command[:-1] + lines[n]
+        found.append(shlex.split(command))
+    return found

@@ -12,6 +12,7 @@ and dim but drops colour. rich draws only collect's and backfill's live progress
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import TYPE_CHECKING, TextIO
 
@@ -125,6 +126,22 @@ class Screen:
             piece = slice_spans(line, start, end)
             self.line([(indent, ""), *piece] if n else piece)
 
+    def command(self, lead: str, command: str) -> None:
+        """`lead` and a command to paste: on one line where they fit the width, else the
+        command broken between its arguments (an option kept with its value, a quoted one
+        whole), each line but the last ended by a shell's continuation (' \\'), so that the
+        lines pasted run as one command, and none ends inside an argument."""
+        room = max(self.width, 40)
+        line = lead
+        for unit in _arguments(command):
+            joined = f"{line} {unit}" if line.strip() else line + unit
+            if len(joined) + 2 <= room or line.strip() == lead.strip() or not line.strip():
+                line = joined
+                continue
+            self.line(line + " \\")
+            line = " " * (len(lead) - len(lead.lstrip(" ")) + 4) + unit
+        self.line(line)
+
     def flush(self) -> None:
         self.file.flush()
 
@@ -187,3 +204,24 @@ def live_on_stderr() -> RichConsole:
     from rich.console import Console
 
     return Console(stderr=True, emoji=False, width=err.width)
+
+
+_ARGUMENT = re.compile(r"""(?:'[^']*'|"[^"]*"|[^\s'"])+""")
+
+
+def _arguments(command: str) -> list[str]:
+    """A command's arguments as typed (quotes kept), each option with its value: the pieces a
+    command line is broken between."""
+    pieces = _ARGUMENT.findall(command)
+    units: list[str] = []
+    for piece in pieces:
+        if (
+            units
+            and units[-1].startswith("-")
+            and " " not in units[-1]
+            and not piece.startswith("-")
+        ):
+            units[-1] += f" {piece}"
+        else:
+            units.append(piece)
+    return units

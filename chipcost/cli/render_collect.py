@@ -55,7 +55,8 @@ def print_outcomes(
     if outcomes and all(o.run.status == "failed" for o in outcomes):
         console.say(f"warehouse: {db_path}  (nothing was loaded: see the messages above)")
     else:
-        console.say(f"warehouse: {db_path}  (try: chipcost prices --chip H100-SXM{again})")
+        console.say(f"warehouse: {db_path}")
+        console.command("try: chipcost", f"prices --chip H100-SXM{again}")
 
 
 def _print_runs(console: Screen, outcomes: list, *, every: bool) -> None:

@@ -165,7 +165,7 @@ def _evidence(console: Screen, result: CompareResult) -> None:
     if judged.workload == "training":
         _say_under(console, f"  to decide: record a {needs} run (`chipcost throughput add`)")
     else:
-        _say_under(console, f"  to decide: {_measure(result, needs, anchor, fixed)}")
+        console.command("  to decide:", _measure(result, needs, anchor, fixed))
 
 
 def _say_under(console: Screen, text: str) -> None:

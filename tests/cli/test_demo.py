@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import duckdb
 
+from tests.helpers import pasted
+
 
 def test_demo_replays_the_shipped_sample_and_shows_it(run, tmp_path):
     db = tmp_path / "w.duckdb"
@@ -25,18 +27,24 @@ def test_a_data_directory_given_is_where_the_demo_reads_and_sends_you(run, tmp_p
     ./data's, which does not exist), and every command it suggests names it."""
     monkeypatch.chdir(tmp_path)  # no ./data here
     monkeypatch.delenv("CHIPCOST_DATA_DIR", raising=False)
-    chosen = tmp_path / "chosen"
-    done = run("demo", "--data-dir", str(chosen), env={"COLUMNS": "400"})
+    chosen = tmp_path / "the chosen one"  # a space: each command quotes it
+    done = run("demo", "--data-dir", str(chosen), env={"COLUMNS": "80"})
     assert done.returncode == 0, done.stderr[-2000:]
     db = chosen / "chipcost.duckdb"
     assert "no warehouse" not in done.stdout + done.stderr
     assert "us-east-1" in done.stdout.split("prices --chip H100-SXM --region us-east-1")[-1]
-    assert f"(try: chipcost prices --chip H100-SXM --db {db})" in done.stdout
-    suggested = done.stdout.split("Next: ")[-1]
-    assert suggested.count(f"--db {db}") == 3 and f"--out {chosen / 'reports'}" in suggested
+    [tried] = pasted(done.stdout, "try: ")
+    assert tried == ["chipcost", "prices", "--chip", "H100-SXM", "--db", str(db)]
+    suggested = pasted(done.stdout.split("Next:")[-1], "  chipcost ")
+    assert [command[0] for command in suggested] == ["cost", "report", "sql"]
+    assert all(command[-2:] == ["--db", str(db)] for command in (suggested[0], suggested[2]))
+    assert suggested[1][-2:] == ["--out", str(chosen / "reports")]
     assert not (tmp_path / "data").exists()
-    # What it suggests runs as suggested.
-    assert run("sql", "select count(*) from price_changes", "--db", str(db)).returncode == 0
+    # What it suggests runs as suggested, each line pasted whole at 80 columns.
+    for command in [tried[1:], *suggested]:
+        assert run(*command).returncode == 0, command
+    assert sorted(p.name for p in chosen.iterdir() if p.is_dir()) == ["reports"]
+    assert not [p for p in (*tmp_path.iterdir(), *chosen.iterdir()) if "," in p.name]
 
 
 def test_the_default_data_directory_needs_nothing_said_again(run, tmp_path, monkeypatch):
@@ -44,5 +52,5 @@ def test_the_default_data_directory_needs_nothing_said_again(run, tmp_path, monk
     monkeypatch.delenv("CHIPCOST_DATA_DIR", raising=False)
     done = run("demo")
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "(try: chipcost prices --chip H100-SXM)" in done.stdout
-    assert "--db" not in done.stdout.split("Next: ")[-1]
+    assert pasted(done.stdout, "try: ") == [["chipcost", "prices", "--chip", "H100-SXM"]]
+    assert "--db" not in done.stdout.split("Next:")[-1]

@@ -7,6 +7,7 @@ import io
 import re
 from collections import Counter
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -199,3 +200,31 @@ def test_a_message_keeps_a_url_whole_on_a_line_of_its_own():
     lines = console.file.getvalue().splitlines()
     assert lines == ["failed: GET", f"  {url}:", "  timed out after 10 s"]
     assert "…" not in console.file.getvalue()
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 160])
+def test_a_command_too_long_for_the_screen_goes_on_over_lines_a_shell_joins(width):
+    """A suggested command is broken between its arguments, never inside one (an option stays
+    with its value, a quoted text whole), each line but the last ended by ' \\': the lines
+    pasted into a shell are the command given."""
+    import io
+    import shlex
+
+    from chipcost.cli.consoles import Screen
+    from tests.helpers import pasted
+
+    command = (
+        "measure --endpoint URL --model llama-3-70b --software 'NAME VERSION' --chips N "
+        '--db "/tmp/a folder/w.duckdb" --match H100-SXM'
+    )
+    stream = io.StringIO()
+    Screen(stream, width).command("  to decide: chipcost", command)
+    text = stream.getvalue()
+    assert pasted(text, "to decide: ") == [["chipcost", *shlex.split(command)]]
+    lines = text.splitlines()
+    assert all(len(line) <= width for line in lines), lines
+    assert all(line.endswith(" \\") for line in lines[:-1]) and not lines[-1].endswith("\\")
+    if width >= 160:
+        assert len(lines) == 1
+    for line in lines[1:]:  # each goes on with an option and its value, or a word of its own
+        assert not line.strip().startswith(("URL", "N ", "'NAME", '"/tmp')), line

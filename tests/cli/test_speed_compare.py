@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import csv
 import json
-import shlex
 from pathlib import Path
 
 import pytest
 
 from chipcost.transform.tokens import change_words
 from tests.cli.test_cost_cli import H100_TRAINING, _warehouse, chipcost
+from tests.helpers import pasted
 from tests.paths import ROOT
 
 CATALOGUE = ROOT / "chipcost" / "data" / "throughput"
@@ -374,12 +374,11 @@ def test_the_measurement_that_would_decide_it_runs_as_printed(db, tmp_path):
         "--db", str(db), env={"COLUMNS": "100"},
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    text = " ".join(result.stdout.split())
-    printed = text.split("to decide: ")[1].split(" note ")[0]
-    assert printed.startswith("chipcost measure ") and "--precision fp8 " in printed
+    [printed] = pasted(result.stdout, "to decide: ")  # its lines pasted whole
+    assert printed[:2] == ["chipcost", "measure"] and "fp8" in printed
     # the user fills in what is in capitals; the endpoint here is a closed port
     filled = {"URL": "http://127.0.0.1:9", "TOKENIZER": "gpt2", "N": "2"}
-    args = [filled.get(word, word) for word in shlex.split(printed)[1:]]
+    args = [filled.get(word, word) for word in printed[1:]]
     copy = tmp_path / "w.duckdb"
     copy.write_bytes(db.read_bytes())
     ran = chipcost(*args, "--db", str(copy))

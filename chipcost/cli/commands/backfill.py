@@ -177,10 +177,8 @@ def _spot(settings: Settings, since, regions: list[str] | None) -> None:
     ]
     title = "spot backfill (aws-spot, one run a day)"
     print_fitted(out, fit_table(out, columns, cells, title=title))
-    out.say(
-        f"warehouse: {settings.warehouse}  (try: chipcost history --chip H100-SXM "
-        "--pricing-model spot)",
-    )
+    out.say(f"warehouse: {settings.warehouse}")
+    out.command("try: chipcost", "history --chip H100-SXM --pricing-model spot")
 
 
 def _check_regions(regions: list[str] | None) -> None:
@@ -291,9 +289,10 @@ def _print(outcomes: list[Outcome], db_path: Path | Warehouse) -> None:
             | {n: str(getattr(o, n)) for n in numbers}
         )
     print_fitted(out, fit_table(out, columns, cells, title="EC2 price list versions"))
-    out.say(
-        f'warehouse: {db_path}  (try: chipcost sql "select * from price_changes where '
-        "source = 'aws-bulk' order by changed_at\")",
+    out.say(f"warehouse: {db_path}")
+    out.command(
+        "try: chipcost",
+        "sql \"select * from price_changes where source = 'aws-bulk' order by changed_at\"",
     )
 
 

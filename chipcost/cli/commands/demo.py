@@ -28,10 +28,14 @@ def _demo(db: Db = None, data_dir: DataDir = None) -> None:
     report = again
     if again and data_dir is not None:
         report += f" --out {shlex.quote(str(settings.reports_dir))}"
-    out.say(
-        f"\nNext: chipcost cost --model llama-3-70b --workload inference{again}, chipcost report "
-        f'--dry-run{report}, chipcost sql "select * from price_changes limit 10"{again}'
-    )
+    out.line()
+    out.say("Next:")
+    for step in (
+        f"cost --model llama-3-70b --workload inference{again}",
+        f"report --dry-run{report}",
+        f'sql "select * from price_changes limit 10"{again}',
+    ):
+        out.command("  chipcost", step)
 
 
 demo = command(_demo, "demo")
