@@ -11,9 +11,10 @@ a request for another model is answered 404 as vLLM answers it. Misbehaviours on
 nothing to a completion request), `inflated-usage` (stream as asked, then claim ten times the
 tokens in `usage`), `no-stream` (answer a streamed request with one JSON chat completion, as a
 server without streaming does), `redirect` (answer a completion request with a 307 to
-`redirect_to`, another server). `models` replaces the model list's ids when given. Each
-request's Authorization header is kept (`authorizations`). The server answers at most
-MAX_REQUESTS requests (410 after), so a runaway client ends by itself.
+`redirect_to`, another server), `trickle-headers` and `trickle-models` (GET answered a byte
+every 0.3 s: its headers, or blanks before the model list). `models` replaces the model list's
+ids when given. Each request's Authorization header is kept (`authorizations`). The server
+answers at most MAX_REQUESTS requests (410 after), so a runaway client ends by itself.
 """
 
 from __future__ import annotations
@@ -71,6 +72,9 @@ def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
                 double.stop.wait(60)
                 self.close_connection = True
                 return
+            if double.mode.startswith("trickle"):
+                self._trickle()
+                return
             double.authorizations.append(self.headers.get("Authorization"))
             if self.path.rstrip("/") == "/v1/models":
                 ids = [double.model] if double.models is None else double.models
@@ -78,6 +82,21 @@ def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
                 self._json(200, {"object": "list", "data": listed})
             else:
                 self._json(404, {"detail": "Not Found"})
+
+        def _trickle(self) -> None:
+            """A byte every 0.3 s, for up to 20 s: of the headers (`trickle-headers`), or of
+            the model list's body, blanks before its JSON (`trickle-models`)."""
+            self.close_connection = True
+            if double.mode == "trickle-headers":
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            else:
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n")
+            self.wfile.flush()
+            for _ in range(66):
+                if double.stop.wait(0.3):
+                    return
+                self.wfile.write(b"a" if double.mode == "trickle-headers" else b" ")
+                self.wfile.flush()
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
@@ -21,6 +24,7 @@ from chipcost.core.questions import COMMAND_LINE
 # How long the endpoint may take to say what it serves; a server under load still lists its
 # models in well under a second.
 MODELS_TIMEOUT = 10.0
+T = TypeVar("T")
 # A model list is a few KB; a server's answer is read no further than this.
 MAX_MODELS_BYTES = 1 << 20
 # More models than one server lists: name the one to measure instead.
@@ -141,13 +145,17 @@ def served_models(endpoint: Endpoint, timeout: float) -> list[str] | None:
     """The models the endpoint lists; None when it has no model list (a 404 there)."""
     shown = endpoint.url
     wait = min(timeout, MODELS_TIMEOUT)
-    try:
+
+    def asked() -> tuple[httpx.Response, bytes]:
         with httpx.stream(
             "GET", f"{shown}/v1/models", headers=_headers(endpoint), timeout=wait
         ) as answer:
             if answer.is_redirect:
                 raise _redirected(endpoint, answer.headers.get("location", ""))
-            body = _bounded(answer, shown)
+            return answer, _bounded(answer, shown)
+
+    try:
+        answer, body = _whole_within(wait, asked)
     except httpx.ConnectError as exc:
         said = _hidden(endpoint, exc)
         if any(words in said for words in _NO_SUCH_HOST):
@@ -170,6 +178,30 @@ def served_models(endpoint: Endpoint, timeout: float) -> list[str] | None:
     if answer.status_code == 404:
         return None
     return model_list(body, answer.status_code, shown)
+
+
+def _whole_within(seconds: float, call: Callable[[], T]) -> T:
+    """call() when it ends within `seconds`, else httpx's timeout: httpx bounds each read, so a
+    server sending a byte a few seconds (its headers or its body) would keep it going for
+    days. The call goes on in a daemon thread until its own timeouts end it; nothing waits
+    for it."""
+    done: list[T] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(call())
+        except BaseException as exc:  # handed to the caller as it is
+            failed.append(exc)
+
+    worker = threading.Thread(target=run, name="chipcost-endpoint-probe", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise httpx.TimeoutException(f"no whole answer within {seconds:g} s")
+    if failed:
+        raise failed[0]
+    return done[0]
 
 
 def _redirected(endpoint: Endpoint, location: str) -> ChipcostError:
