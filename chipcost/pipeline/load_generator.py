@@ -22,18 +22,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NotRequired, TypedDict, Unpack
+from typing import IO, NotRequired, TypedDict, Unpack
 from urllib.parse import urlsplit
 
 from chipcost.core.clean import REDACTED, printable
 from chipcost.core.errors import ChipcostError
 from chipcost.pipeline.endpoint import Endpoint
-from chipcost.transform.measured import RECORDS, SUMMARY
+from chipcost.transform.measured import MAX_REPORT_BYTES, RECORDS, SUMMARY
 
 TOOL = "aiperf"
 # AIPerf's own start-up and shut-down (its services, the tokenizer), on top of the requests'
 # time: measured at 20-35 s a run on a 2-core machine (docs/measure.md).
 STARTUP_SECONDS = 90.0
+# What is kept of AIPerf's printed output: its first and its last this many bytes (_Printed).
+PRINTED_KEPT = 256 << 10
 # Hub-offline variables make AIPerf 0.13 look a local tokenizer path up in the hub's cache
 # (and fail); a path needs no hub, so they are left out of its environment then.
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
@@ -165,8 +167,11 @@ def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_
             start_new_session=True,  # its services are its children: stopped as one group
         ) as child,
     ):
+        printed = _Printed()
+        reader = threading.Thread(target=printed.drain, args=(child.stdout,), daemon=True)
+        reader.start()
         try:
-            output, _ = child.communicate(timeout=limit)
+            child.wait(timeout=limit)
         except subprocess.TimeoutExpired:
             _end_group(child)
             raise ChipcostError(
@@ -175,12 +180,14 @@ def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_
             ) from None
         finally:  # done, failed, timed out or interrupted: no service of it lingers
             _end_group(child)
+            reader.join(5)
     secrets = _secrets(endpoint)
-    text = _unsaid(output, secrets).decode("utf-8", "replace")
+    text = _unsaid(printed.kept(), secrets).decode("utf-8", "replace")
     return Run(
         summary=_unsaid(_read(out / SUMMARY), secrets),
         records=_unsaid(_read(out / RECORDS), secrets),
-        command=[TOOL, *options],
+        # an option may hold what the server said (a model id it lists): the key too
+        command=[TOOL, *(_unsaid(o.encode(), secrets).decode() for o in options)],
         last_line=_last_line(text),
         tokenizer_error=_tokenizer_error(text),
     )
@@ -317,7 +324,31 @@ def _unsaid(data: bytes | None, secrets: list[bytes]) -> bytes | None:
 
 
 def _read(path: Path) -> bytes | None:
-    return path.read_bytes() if path.is_file() else None
+    """A file AIPerf wrote, to one byte past what chipcost reads of it (MAX_REPORT_BYTES): a
+    server's error bodies, repeated in every request's record, set its size."""
+    if not path.is_file():
+        return None
+    with path.open("rb") as file:
+        return file.read(MAX_REPORT_BYTES + 1)
+
+
+class _Printed:
+    """What AIPerf prints, its first and last PRINTED_KEPT bytes: the words chipcost reads of
+    it (its last line, a tokenizer's error) without holding what a server's repeated error
+    bodies make of it."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+
+    def drain(self, stream: IO[bytes]) -> None:
+        for chunk in iter(lambda: stream.read(1 << 16), b""):
+            room = PRINTED_KEPT - len(self.head)
+            self.head += chunk[:room]
+            self.tail = (self.tail + chunk[room:])[-PRINTED_KEPT:]
+
+    def kept(self) -> bytes:
+        return bytes(self.head + self.tail)
 
 
 def _tokenizer_error(text: str) -> str:

@@ -361,3 +361,54 @@ def test_a_hub_tokenizer_is_fetched_directly(tmp_path, monkeypatch):
         "10.0.0.5", "huggingface.co", "hf.co", "hf-mirror.example.org"
     ]  # fmt: skip
     assert env["HTTPS_PROXY"] == NOWHERE and "https_proxy" not in env
+
+
+LOUD = """#!{python}
+import pathlib, sys
+given = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+out = pathlib.Path(given["artifact-dir"])
+out.mkdir(parents=True)
+# a server's 50 KB error body in each of 400 requests' records, and AIPerf's console saying so
+line = b'{{"error": {{"type": "HTTPError", "message": "' + b"x" * 50_000 + b'"}}}}\\n'
+(out / "profile_export.jsonl").write_bytes(line * 400)
+for _ in range(100):
+    sys.stdout.buffer.write(b"<html>" + b"y" * 50_000 + b"</html>\\n")
+print("Reason: All 400 inference request(s) failed")
+"""
+
+
+def test_what_a_run_writes_and_prints_is_read_within_bounds_and_without_the_key(
+    tmp_path, monkeypatch
+):
+    """A server's error bodies set the size of AIPerf's records and output: chipcost reads one
+    byte past what it uses of the records and keeps the first and last of the output, never
+    the whole. A server listing the API key as its model: the archived command hides it."""
+    import sys
+
+    from chipcost.transform.measured import MAX_REPORT_BYTES
+
+    tool = tmp_path / "aiperf"
+    tool.write_text(LOUD.format(python=sys.executable))
+    tool.chmod(0o755)
+    monkeypatch.setenv("CHIPCOST_AIPERF", str(tool))
+    key = "sk-SUPERSECRETKEY123456"
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    run = _run(scratch, endpoint=endpoint_of("http://127.0.0.1:9", key), served_model=key)
+    written = scratch / "concurrency_1" / "profile_export.jsonl"
+    assert written.stat().st_size > 2 * MAX_REPORT_BYTES
+    assert len(run.records or b"") == MAX_REPORT_BYTES + 1
+    assert run.last_line == "All 400 inference request(s) failed"
+    assert key not in json.dumps(run.command) and "--model=<redacted>" in run.command
+
+
+def test_aiperfs_output_is_kept_at_its_first_and_last_bytes():
+    import io
+
+    from chipcost.pipeline.load_generator import PRINTED_KEPT, _Printed
+
+    printed = _Printed()
+    printed.drain(io.BytesIO(b"first line\n" + b"z" * (3 * PRINTED_KEPT) + b"\nlast line\n"))
+    kept = printed.kept()
+    assert len(kept) == 2 * PRINTED_KEPT
+    assert kept.startswith(b"first line\n") and kept.endswith(b"\nlast line\n")
