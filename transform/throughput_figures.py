@@ -176,6 +176,7 @@ def figure_from_row(
     `equivalents` maps a published model to (the model it stands for, why): a figure published
     for llama-2-70b counts for llama-3-70b and says so (chipcost/data/model_equivalents.csv).
     """
+    _short_enough(row)
     equivalents = equivalents or {}
     chip = _required(row, "chip")
     if chip not in set(chips):
@@ -288,6 +289,22 @@ def figures_from_rows(
     if duplicates:
         raise ChipcostError(f"{where} repeats the id(s) {', '.join(duplicates)}")
     return figures
+
+
+# The fields outputs show with a figure (a citation, the software and system, the scenario):
+# the catalogue's longest is 255 characters. A longer one is refused, not carried into every
+# report, e-mail and table that names the figure; `notes` and a URL keep what more there is.
+SHOWN_FIELDS = ("source", "software", "system", "scenario", "stated_as", "published_model")
+MAX_SHOWN = 500
+
+
+def _short_enough(row: Mapping[str, str | None]) -> None:
+    for name in SHOWN_FIELDS:
+        if len(value := row.get(name) or "") > MAX_SHOWN:
+            raise ChipcostError(
+                f"{name} holds {len(value):,} characters, more than the {MAX_SHOWN} a figure "
+                "shows with it (reports, e-mail, tables): put the rest in notes"
+            )
 
 
 def _without_url(text: object) -> str:

@@ -19,6 +19,10 @@ from chipcost.core.vocabulary import OFFER_KEY, PAYMENTS, PLANS, PRICING_MODELS,
 # rates are ~$0.05/chip-hour (Inferentia1 3yr reserved), the dearest ~$20 (GB200 on demand).
 MIN_PER_CHIP_HOUR = 0.01
 MAX_PER_CHIP_HOUR = 150.0
+# A provider's names (region, zone, instance type, SKU) are tens of characters (the longest
+# the sample's 31 sources hold: 52); longer is a misread page, or a page made to fill every
+# report, e-mail and table it reaches (a region of 120,000 characters emptied the e-mail).
+MAX_NAME = 200
 
 
 def _finite(data: pa.PolarsData) -> pl.LazyFrame:
@@ -33,9 +37,10 @@ def _price_schema(sources: Mapping[str, str]) -> pa.DataFrameSchema:
             # The providers the registered sources declare (chipcost.extract.registry()).
             "provider": pa.Column(pl.String, pa.Check.isin(sorted(set(sources.values()))), **text),
             "source": pa.Column(pl.String, pa.Check.isin(sorted(sources)), **text),
-            "region": pa.Column(pl.String, pa.Check.str_length(min_value=1), **text),
-            "zone": pa.Column(pl.String, **text),
-            "instance_type": pa.Column(pl.String, pa.Check.str_length(min_value=1), **text),
+            "region": pa.Column(pl.String, pa.Check.str_length(1, MAX_NAME), **text),
+            "zone": pa.Column(pl.String, pa.Check.str_length(0, MAX_NAME), **text),
+            "instance_type": pa.Column(pl.String, pa.Check.str_length(1, MAX_NAME), **text),
+            "sku": pa.Column(pl.String, pa.Check.str_length(0, MAX_NAME), nullable=True),
             "chip": pa.Column(
                 pl.String, pa.Check.isin(sorted(canonical_chips() | {UNKNOWN_CHIP})), **text
             ),
@@ -198,6 +203,11 @@ def _describe(case: dict) -> str:
         )
     if column == "chip":
         return f"chip {value!r} is not a canonical chip (chipcost/data/chips.csv)"
+    if check.startswith("str_length") and isinstance(value, str) and len(value) > MAX_NAME:
+        return (
+            f"{column} of {len(value):,} characters ({value[:40]!r}...): longer than any "
+            f"provider's name ({MAX_NAME} at most)"
+        )
     return f"{column}={value!r} fails {check}"
 
 

@@ -197,6 +197,10 @@ def test_a_sweeps_slower_point_is_said_to_be_read_at_its_speed(tmp_path):
          "line 2: more values than columns"),
         # a file given by mistake: its first line is not echoed
         ("root:x:0:0:root:/root:/bin/bash\n", "unknown column(s) one that is no column name"),
+        # a citation as long as a page: every report and e-mail naming the figure would hold it
+        ("chip,model,workload,tokens_per_second,source\nH200,llama-3-70b,inference,900,"
+         + "N" * 100_000 + "\n",
+         "line 2: source holds 100,000 characters, more than the 500 a figure shows with it"),
     ],
 )  # fmt: skip
 def test_a_measurements_csv_as_editors_and_mistakes_write_it(tmp_path, text, said):

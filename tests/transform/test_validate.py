@@ -47,13 +47,17 @@ def test_good_records_pass():
         ({"instance_type": ""}, "instance_type"),
         ({"price_per_hour": 5000.0}, "outside the plausible range"),
         ({"price_per_hour": 0.001}, "outside the plausible range"),
+        # a provider's name as long as a page: refused, its length said, not its whole text
+        ({"region": "L" * 120_000}, "region of 120,000 characters ('LLLL"),
+        ({"instance_type": "g" * 201}, "longer than any provider's name (200 at most)"),
+        ({"sku": "s" * 5_000}, "sku of 5,000 characters"),
     ],
 )
 def test_bad_records_are_rejected_with_a_reason(changes, reason):
     result = validate_records([record(), record(zone="eu-west-1a", **changes)], SOURCES)
     assert [r.zone for r in result.records] == [""]
     assert len(result.rejects) == 1
-    assert reason in result.rejects[0].reason
+    assert reason in result.rejects[0].reason and len(result.rejects[0].reason) < 300
     assert result.rejects[0].row["zone"] == "eu-west-1a"
 
 
