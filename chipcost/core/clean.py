@@ -15,7 +15,13 @@ SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", 
 # sees (CVE-2021-42574). Tabs and line breaks become a space: a table cell is one line.
 # The patterns are written so that Python's re and polars' (Rust) regex read them alike.
 BREAKS = r"[\t\n\r\v\f\x85\u2028\u2029]"
-CONTROL = r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+# Zero-width and invisible characters too (a soft hyphen, the Mongolian vowel separator,
+# zero-width space, joiners and no-break space, the word joiner): 'region\u200b' would show as
+# 'region' and be another.
+CONTROL = (
+    r"[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069"
+    r"\ufeff]"
+)
 _BREAKS = re.compile(BREAKS)
 _CONTROL = re.compile(CONTROL)
 # A cell a spreadsheet runs as a formula: one that starts, after any spaces, with = + - or @,
@@ -25,14 +31,19 @@ _FORMULA = re.compile(FORMULA)
 
 
 def spreadsheet_text(text: str) -> str:
-    """The text, with a leading ' where a spreadsheet would otherwise run it as a formula."""
-    return f"'{text}" if _FORMULA.match(text) else text
+    """The text, with a leading ' where a spreadsheet would otherwise run it as a formula, or
+    would once a tool strips its control and invisible characters ('\x1b=1+1')."""
+    return f"'{text}" if _runs(text) else text
+
+
+def _runs(text: str) -> bool:
+    return bool(_FORMULA.match(text) or _FORMULA.match(_CONTROL.sub("", text)))
 
 
 def from_spreadsheet(text: str) -> str:
     """spreadsheet_text undone, for a CSV read back: a leading ' before what a spreadsheet
     would run is chipcost's (or the spreadsheet's own mark of text), not the value's."""
-    return text[1:] if text.startswith("'") and _FORMULA.match(text[1:]) else text
+    return text[1:] if text.startswith("'") and _runs(text[1:]) else text
 
 
 def printable(text: str) -> str:

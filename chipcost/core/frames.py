@@ -6,7 +6,7 @@ import json
 
 import polars as pl
 
-from chipcost.core.clean import FORMULA
+from chipcost.core.clean import CONTROL, FORMULA
 from chipcost.core.record import RECORD_COLUMNS, PriceRecord
 from chipcost.core.vocabulary import WHOLE_COUNTS
 
@@ -73,7 +73,9 @@ def _whole(column: str) -> pl.Expr:
 
 def _defused(column: str) -> pl.Expr:
     value = pl.col(column)
-    formula = value.str.contains(FORMULA)  # after any leading spaces too (core/clean.py)
+    # after any leading spaces too, and once control and invisible characters are stripped
+    # (core/clean.py spreadsheet_text)
+    formula = value.str.contains(FORMULA) | value.str.replace_all(CONTROL, "").str.contains(FORMULA)
     return pl.when(formula).then(pl.lit("'") + value).otherwise(value).alias(column)
 
 

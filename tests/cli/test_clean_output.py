@@ -16,9 +16,10 @@ from chipcost.warehouse.load import load_run
 from tests import warehouses
 from tests.helpers import day, record, run_of
 
-HOSTILE = "p5\x1b[2J.48x\x00large\u202e[/]:smile:"
+# with invisible characters too: 'p5.48x\u200blarge' shows as 'p5.48xlarge' and is another
+HOSTILE = "p5\x1b[2J.48x\x00\u200b\u2060\ufeff\u00adlarge\u202e[/]:smile:"
 SHOWN = "p5[2J.48xlarge[/]:smile:"
-RAW = ("\x1b", "\x00", "\u202e")
+RAW = ("\x1b", "\x00", "\u202e", "\u200b", "\u2060", "\ufeff", "\u00ad")
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,9 @@ from tests import warehouses
 from tests.cli_runner import chipcost
 from tests.helpers import day, record, run_of
 
-HOSTILE = ['=HYPERLINK("http://x","y")', " =1+2", "@SUM(A1)", "+cmd|' /C calc'!A0", "\t=1"]
+HOSTILE = ['=HYPERLINK("http://x","y")', " =1+2", "@SUM(A1)", "+cmd|' /C calc'!A0", "\t=1",
+           # a formula behind a control or invisible character, which a tool may strip first
+           "\x1b=1+1", "\u202e=1+2", "\u200e@SUM(1)", "\u200b=1+3"]  # fmt: skip
 
 
 @pytest.mark.parametrize("text", HOSTILE)
