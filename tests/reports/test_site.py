@@ -67,6 +67,21 @@ def test_scraped_text_stays_data_outside_the_page(tmp_path):
     assert {r["instance_type"] for r in rows} == {NASTY, "p5.48xlarge"}
 
 
+def test_the_page_is_named_by_a_url_a_browser_opens(tmp_path):
+    """A folder with a '#', a '%' or a space is quoted in the URL printed (before, the URL
+    stopped at the '#', and '%41' was read as 'A')."""
+    from urllib.parse import unquote, urlsplit
+
+    db = report_warehouse.build(tmp_path / "w.duckdb")
+    out = tmp_path / "a#b c%41"
+    result = chipcost("site", str(out), "--db", str(db), env={"COLUMNS": "400"})
+    assert result.returncode == 0, result.stderr
+    url = result.stdout.split("open it in a browser: ")[1].split()[0]
+    assert urlsplit(url).fragment == "" and unquote(urlsplit(url).path) == str(
+        (out / "index.html").resolve()
+    )
+
+
 def test_offers_json_is_compact(tmp_path):
     """Text once per distinct value, numbers to six significant digits (the page shows four
     decimals): 0.30000000000000004 is 0.3."""

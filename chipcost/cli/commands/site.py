@@ -52,7 +52,8 @@ def _site(
         f"price explorer: {made.index} ({made.offers} offers of {made.chips} chips)",
         break_words=False,
     )
-    console.say(f"open it in a browser: file://{made.index.resolve()}", break_words=False)
+    # as a URL: a "#", "%" or space in the folder quoted, a newline too
+    console.say(f"open it in a browser: {made.index.resolve().as_uri()}", break_words=False)
     if not made.offers:
         console.say("the warehouse has no current prices yet: run `chipcost collect`")
     if made.sample:
