@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.frames import frame_of
 from chipcost.core.settings import READ_WAIT, Warehouse
 from chipcost.reports.data import printable_text
@@ -66,7 +67,8 @@ def alert_message(
     since: datetime | None = None,
 ) -> EmailMessage:
     """'Price alert: 3 moves of 5% or more, H100-SXM on demand −8%' and one line per move."""
-    first = moves.row(0, named=True)
+    known = moves.filter(pl.col("chip") != UNKNOWN_CHIP)  # a chip chipcost knows leads
+    first = (known if known.height else moves).row(0, named=True)
     sample = "[sample data] " if first["sample"] else ""
     count = f"{moves.height} move{'s' if moves.height != 1 else ''}"
     subject = f"{sample}Price alert: {count} of {threshold_pct:g}% or more, {top_move(first)}"

@@ -199,3 +199,26 @@ def test_a_glitch_the_headline_counts_is_named_in_the_moves(sample_report):
     assert "The 16 largest and 1 jumped out and back past them" in " ".join(changes.split())
     message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
     assert "and back" in message.get_body(("plain",)).get_content()
+
+
+def test_a_chip_chipcost_does_not_know_leads_no_subject(tmp_path):
+    """A provider's GPU chipcost cannot name (chip 'unknown', which the explorer leaves out)
+    moved ten-fold; H100-SXM moved 10%: the subject names H100-SXM's move, and the price
+    alert too."""
+    from chipcost.reports.alerts import alert_message, large_moves
+
+    runs = []
+    for n, (odd, h100) in enumerate([(1.0, 100.0), (10.0, 90.0)], start=1):
+        offers = [
+            record(chip="unknown", instance_type="mystery-gpu", chip_count=1, sku="M",
+                   price_per_hour=odd),
+            record(instance_type="p5.48xlarge", price_per_hour=h100),
+        ]  # fmt: skip
+        runs.append(run_of(offers, day(n)))
+    db = warehouse(tmp_path / "w.duckdb", runs)
+    made = write_report(db, tmp_path / "r")
+    assert made.subject.startswith("2 offers moved, H100-SXM on demand −10%"), made.subject
+    moves = large_moves(db, day(0), 5.0)
+    assert set(moves["chip"]) == {"unknown", "H100-SXM"}
+    alert = alert_message(moves, 5.0, "a@example.com", ["b@example.com"])
+    assert alert["Subject"].endswith("H100-SXM on demand −10%"), alert["Subject"]
