@@ -34,6 +34,7 @@ class CostQuestion:
     overhead: float = 0.0
     migration_cost: float | None = None
     daily_tokens: float | None = None
+    currency: str = "USD"  # of the migration cost: the ranking's
 
 
 def with_costs(

@@ -21,6 +21,7 @@ from chipcost.transform.cost import (
     CostQuestion,
     Found,
     fit_rule,
+    money_sign,
     with_break_even,
     with_costs,
 )
@@ -291,11 +292,13 @@ def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
             f"x $/chip-hr x (1 + {question.overhead:.0%} overhead)"
         )
     if question.migration_cost is not None:
+        sign = money_sign(question.currency).strip()
         daily = ""
         if question.daily_tokens:
             daily = f"; days at {human_count(question.daily_tokens)} tokens/day"
         notes.append(
-            f"break-even = ${question.migration_cost:,.0f} / (baseline $/M - row $/M) x 10^6 "
+            f"break-even = {sign}{question.migration_cost:,.0f} / (baseline {sign}/M - row "
+            f"{sign}/M) x 10^6 "
             f"tokens{daily}, at the figures the verdict rests on; none where it cannot say"
         )
     sql = f'same numbers by SQL: chipcost sql "{equivalent_sql(ask, question)}"'
@@ -716,9 +719,31 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str |
     )
 
 
-def _unsigned(money: object) -> object:
-    """'$36,000', as cost prints money, without its sign (parse_quantity reads the commas)."""
-    return money.strip().removeprefix("$") if isinstance(money, str) else money
+def _unsigned(money: object, currency: str, voice: Voice) -> object:
+    """'$36,000', '€36,000' or 'EUR 36,000', as outputs print money, without its sign
+    (parse_quantity reads the commas): the ranking's currency's sign or code, never
+    another's."""
+    from chipcost.transform.cost import SYMBOLS
+
+    if not isinstance(money, str):
+        return money
+    text = money.strip()
+    for code, sign in SYMBOLS.items():
+        for mark in (sign, code):
+            if text.upper().startswith(mark):
+                text = text[len(mark) :].strip()
+            elif text.upper().endswith(mark):
+                text = text[: -len(mark)].strip()
+            else:
+                continue
+            if code != currency:
+                raise UsageError(
+                    f"{voice.said('migration_cost', repr(money))} is in {code}, the ranking in "
+                    f"{currency}: give it in {currency}, or ask for the ranking in {code} "
+                    f"({voice.said('currency', code)})"
+                )
+            return text
+    return text
 
 
 def cost_question(
@@ -728,6 +753,7 @@ def cost_question(
     migration_cost: object = None,
     daily_tokens: object = None,
     *,
+    currency: str | None = None,
     voice: Voice = COST_COMMAND,
 ) -> CostQuestion:
     """What was asked beyond the ranking, checked; messages name the fields as the asker did
@@ -754,12 +780,14 @@ def cost_question(
         number = isinstance(overhead, int | float) and not isinstance(overhead, bool)
         given = f"{overhead:g}" if number else repr(overhead)
         raise UsageError(f"{voice.said('overhead', given)}: give a fraction, e.g. 0.15 for 15%")
-    dollars = "250000, '250K' or 2.5e5 (USD)" if voice.api else "250000, 250K or 2.5e5 (USD)"
+    code = (currency or "USD").strip().upper()
+    money = f"250000, '250K' or 2.5e5 ({code})" if voice.api else f"250000, 250K or 2.5e5 ({code})"
     return CostQuestion(
         tokens=quantity(tokens, "tokens"),
         overhead=fraction,
-        migration_cost=quantity(_unsigned(migration_cost), "migration_cost", dollars),
+        migration_cost=quantity(_unsigned(migration_cost, code, voice), "migration_cost", money),
         daily_tokens=quantity(daily_tokens, "daily_tokens"),
+        currency=code,
     )
 
 

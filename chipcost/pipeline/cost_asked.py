@@ -76,6 +76,7 @@ def question(asked: Mapping[str, Any], voice: Voice) -> CostQuestion:
         asked["overhead"],
         asked["migration_cost"],
         daily if voice.api else (daily or None),  # a blank --daily-tokens is none
+        currency=asked.get("currency"),
         voice=voice,
     )
 

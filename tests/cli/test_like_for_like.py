@@ -186,3 +186,19 @@ def test_the_seeds_question_in_the_docs_is_what_compare_prints_on_the_sample(db)
             f"docs/cost-per-token.md shows {line!r}; compare prints:\n{ran.stdout}"
         )
         at = printed.index(line, at) + 1
+
+
+def test_a_migration_cost_is_in_the_rankings_currency_as_it_prints_money(db):
+    """In euros the break-even note says €, '€36,000' (as the table prints money) is taken as
+    36000, and a cost in another currency's sign is refused naming both."""
+    asked = ("cost", "--model", "llama-3-70b", "--workload", "inference", "--currency", "EUR",
+             "--format", "json", "--db", str(db))  # fmt: skip
+    plain, signed = (chipcost(*asked, "--migration-cost", given) for given in ("36000", "€36,000"))
+    assert plain.returncode == 0 and signed.returncode == 0, plain.stderr + signed.stderr
+    assert json.loads(plain.stdout) == json.loads(signed.stdout)
+    shown = chipcost(*asked[:-4], "--migration-cost", "EUR 36,000", "--db", str(db),
+                     env={**os.environ, "COLUMNS": "250"})  # fmt: skip
+    assert "break-even = €36,000 / (baseline €/M - row €/M)" in shown.stdout, shown.stdout
+    dollars = chipcost(*asked, "--migration-cost", "$36,000")
+    assert dollars.returncode == 2
+    assert "'$36,000' is in USD, the ranking in EUR: give it in EUR" in dollars.stderr
