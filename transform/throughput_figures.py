@@ -34,9 +34,18 @@ EARLIEST_FIGURE = "2000"
 DATE_PATTERN = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?|undated")
 
 
+# MLPerf's benchmark names, as its results and chipcost's evidence lines print them: the model
+# run ('llama2-70b-99': Llama 2 70B held to 99% of the reference accuracy; '-99.9', the
+# interactive scenario's '-interactive', '-edge'; 'llama3.1-405b').
+_MLPERF_NAME = re.compile(r"llama(\d(?:\.\d)?)-(\d+b)(?:-interactive)?(?:-edge)?(?:-99(?:\.9)?)?")
+
+
 def normalise_model(name: str) -> str:
-    """'Llama 3 70B' / 'llama_3_70b' -> 'llama-3-70b': models are named in lower kebab case."""
-    return re.sub(r"[^a-z0-9.]+", "-", name.strip().lower()).strip("-")
+    """'Llama 3 70B' / 'llama_3_70b' -> 'llama-3-70b': models are named in lower kebab case;
+    an MLPerf benchmark's name is its model's ('llama2-70b-99' -> 'llama-2-70b')."""
+    model = re.sub(r"[^a-z0-9.]+", "-", name.strip().lower()).strip("-")
+    found = _MLPERF_NAME.fullmatch(model)
+    return f"llama-{found[1]}-{found[2]}" if found else model
 
 
 MAX_INT = 2**31 - 1

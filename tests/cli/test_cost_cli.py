@@ -651,6 +651,10 @@ def test_a_model_named_as_inferencex_names_it_is_answered_with_its_equivalent(db
         assert note.split(":")[0] not in " ".join(asked(command, "llama-3-70b").stdout.split())
     frame = api.cost(model="llama-3.3-70b", workload="inference", db=str(db))
     assert frame.equals(api.cost(model="llama-3-70b", workload="inference", db=str(db)))
+    # MLPerf's benchmark name, as every MLPerf evidence line prints it, is its model's
+    same = asked("cost", "llama-3-70b", "--format", "json").stdout
+    for benchmark in ("llama2-70b-99", "llama2-70b-99.9", "llama2-70b-interactive-99"):
+        assert asked("cost", benchmark, "--format", "json").stdout == same, benchmark
 
 
 def test_a_model_that_stands_for_another_takes_measurements_not_a_size(fresh_db):
