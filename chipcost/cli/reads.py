@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from chipcost.warehouse.readonly import QueryResult
 
 
-def resolve_chip(spelling: str) -> str:
-    """A canonical chip name for what the user typed, or a message naming the close ones."""
+def resolve_chip(spelling: str, option: str = "--chip") -> str:
+    """A canonical chip name for what the user typed, or a message naming the close ones (and
+    the option it was given to)."""
     from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
     from chipcost.core.names import CHIPS_LISTED, shown, suggested
 
@@ -38,8 +39,8 @@ def resolve_chip(spelling: str) -> str:
         return chip
     names = sorted(canonical_chips() - {UNKNOWN_CHIP})
     raise UsageError(
-        f"--chip {shown(spelling)}: unknown chip{suggested(spelling, names)}; {len(names)} known: "
-        f"`{CHIPS_LISTED}` lists them"
+        f"{option} {shown(spelling)}: unknown chip{suggested(spelling, names)}; {len(names)} "
+        f"known: `{CHIPS_LISTED}` lists them"
     )
 
 

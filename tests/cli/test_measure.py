@@ -332,6 +332,26 @@ def test_an_endpoint_trickling_its_model_list_is_timed_out_as_a_whole(fresh_db, 
     _nothing_recorded(fresh_db)
 
 
+@pytest.mark.parametrize(
+    ("match", "said"),
+    [
+        # a figure's id, as `throughput list` and the evidence lines print it
+        ("mlperf-v5.1-cisco-h100-sxmx32-llama2-70b-server",
+         "--match 'mlperf-v5.1-cisco-h100-sxmx32-llama2-70b-server' is a figure of H100-SXM, "
+         "not a chip: give --match H100-SXM"),
+        ("H10", "--match 'H10': unknown chip (did you mean"),
+    ],
+)  # fmt: skip
+def test_a_match_that_is_no_chip_is_named_as_the_matchs(fresh_db, tokenizer, match, said):
+    with serving(RATE) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "Trainium2", "--chips", "4",
+                         "--match", match)  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert said in " ".join(result.stderr.split()), result.stderr
+    assert "--chip 'H10'" not in result.stderr and double.requests == []
+    _nothing_recorded(fresh_db)
+
+
 def test_a_model_the_server_does_not_serve_is_named(fresh_db, tokenizer):
     with serving(RATE) as double:
         result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",

@@ -13,6 +13,8 @@ from chipcost.core.errors import UsageError
 from chipcost.core.questions import Opt
 
 if TYPE_CHECKING:  # imported when the command runs: `chipcost --help` stays light
+    import duckdb
+
     from chipcost.cli.consoles import Screen
     from chipcost.pipeline.measure import Setup
 
@@ -66,6 +68,29 @@ def _api_key(variable: str | None) -> str | None:
             f"key in it (e.g. {API_KEY_VARIABLE})"
         )
     return key or None
+
+
+def _matched_chip(con: duckdb.DuckDBPyConnection, match: str) -> str:
+    """The chip --match names; a figure's id (as `throughput list` and the evidence lines
+    print it) is refused naming its chip and the options that take its shape."""
+    from chipcost.cli.reads import resolve_chip
+    from chipcost.core.names import shown
+
+    found = con.execute(
+        "SELECT chip, input_tokens, output_tokens FROM throughput WHERE throughput_id = ?",
+        [match.strip()],
+    ).fetchone()
+    if found is None:
+        return resolve_chip(match, "--match")
+    chip, isl, osl = found
+    shape = (
+        f"--input-tokens {isl} --output-tokens {osl}" if isl and osl else
+        "--input-tokens N --output-tokens N"
+    )  # fmt: skip
+    raise UsageError(
+        f"--match {shown(match)} is a figure of {chip}, not a chip: give --match {chip} (its "
+        f"figure at the asked --speed), or that figure's shape with {shape}"
+    )
 
 
 def _chips(con: object, instance: str | None, chip: str | None, chips: float | None) -> tuple:
@@ -218,10 +243,8 @@ def measure_(
         chip_name, count = _chips(con, instance, chip, chips)
         baseline = None
         if match:
-            from chipcost.cli.reads import resolve_chip
-
             baseline = matched_point(
-                con, resolve_chip(match), name, speed_value(speed, model=name), given
+                con, _matched_chip(con, match), name, speed_value(speed, model=name), given
             )
             given = (baseline.input_tokens, baseline.output_tokens)
         sweep = concurrency or (
