@@ -9,7 +9,7 @@ import logging
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -63,6 +63,7 @@ def select_sources(names: list[str] | None) -> list[Source]:
     sources = registry()
     if not names:
         return list(sources.values())
+    names = [_source_named(n, sources) for n in names]
     unknown = [n for n in names if n not in sources]
     if unknown:
         close = did_you_mean(unknown[0], sources) if len(unknown) == 1 else ""
@@ -71,6 +72,19 @@ def select_sources(names: list[str] | None) -> list[Source]:
             f"{', '.join(sources)}"
         )
     return [sources[n] for n in names]
+
+
+def _source_named(name: str, sources: Mapping[str, Source]) -> str:
+    """A source as the other name options take one: any case, spaces around, a provider's
+    name in words ('Vast.ai', 'Massed Compute', 'Together Clusters')."""
+    from chipcost.core.names import PROVIDER_ALIASES
+
+    key = " ".join(name.split()).lower()
+    key = PROVIDER_ALIASES.get(key, key)
+    for spelled in (key, key.replace(" ", "-"), key.replace(" ", "")):
+        if spelled in sources:
+            return spelled
+    return name
 
 
 def collect_source(

@@ -131,6 +131,32 @@ def test_a_misspelt_source_gets_the_closest_name():
         select_sources(["aws-pricng-api"])
 
 
+@pytest.mark.parametrize(
+    ("given", "source"),
+    [(" aws-bulk", "aws-bulk"), ("AWS-Bulk", "aws-bulk"), ("Vast.ai", "vastai"),
+     ("Massed Compute", "massedcompute"), ("together clusters", "together-clusters")],
+)  # fmt: skip
+def test_a_source_is_taken_as_the_other_name_options_take_names(given, source):
+    """Any case, spaces around, a provider's name in words, as --provider takes them."""
+    from chipcost.pipeline.collect import select_sources
+
+    assert [s.name for s in select_sources([given])] == [source]
+
+
+@pytest.mark.parametrize("given", ["-5", "nan", "0", "ten"])
+def test_an_alert_size_that_is_none_is_refused_before_anything_runs(run, tmp_path, given):
+    done = run("collect", "--alert-pct", given, "--db", str(tmp_path / "w.duckdb"))
+    assert done.returncode == 2 and f"--alert-pct '{given}': give a percent above 0" in done.stderr
+    assert not (tmp_path / "w.duckdb").exists()
+
+
+@pytest.mark.parametrize(("given", "taken"), [("10%", 10.0), (" 7.5 % ", 7.5), ("10", 10.0)])
+def test_an_alert_size_is_taken_as_the_other_percent_options_take_one(given, taken):
+    from chipcost.cli.commands.collect import _alert_percent
+
+    assert _alert_percent(given) == taken
+
+
 def test_no_warehouse_points_at_the_demo_too(run, tmp_path):
     done = run("prices", "--chip", "H100-SXM")  # the fixture's data directory has none
     assert done.returncode == 1 and "run `chipcost collect` first (`chipcost demo`" in done.stderr

@@ -6,10 +6,12 @@ deployed collect flow, recorded by a Prefect server.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Annotated, Any
 
 from chipcost.cli.options import DataDir, Db
 from chipcost.cli.parser import command
+from chipcost.core.errors import UsageError
 from chipcost.core.questions import Opt
 
 if TYPE_CHECKING:
@@ -31,7 +33,11 @@ def _collect(
         Opt("Send price alerts to this apprise URL (repeatable; default $CHIPCOST_NOTIFY)."),
     ] = None,
     alert_pct: Annotated[
-        float | None, Opt("Alert on moves of at least this % (default 10 with --notify).")
+        str | None,
+        Opt(
+            "Alert on moves of at least this %, e.g. 10 or 10% (default 10 with --notify).",
+            kind="text",
+        ),
     ] = None,
     pending: Annotated[
         bool, Opt("Only load runs earlier collections archived but did not load.")
@@ -56,6 +62,7 @@ def _collect(
     from chipcost.cli.consoles import out
     from chipcost.core.settings import load_settings
 
+    alert_pct = _alert_percent(alert_pct)
     settings = load_settings(db=db, data_dir=data_dir)
     runs = preflight(settings, replay, source, pending)
     asked = {"replay": replay, "sources": source or None, "pending": pending}
@@ -71,6 +78,20 @@ def _collect(
         out.say(f"no pending runs: every run archived for {settings.warehouse} is loaded")
         return
     print_outcomes(out, outcomes, settings.warehouse, verbose=verbose, again=settings.again())
+
+
+def _alert_percent(value: str | float | None) -> float | None:
+    """'10', '10%' or 10 -> 10.0: a move's size in percent, more than 0 (a move of -5% or of
+    NaN% was taken without a word and alerted on every move, or on none)."""
+    if value is None:
+        return None
+    try:
+        number = float(str(value).strip().removesuffix("%").strip())
+    except ValueError:
+        number = math.nan
+    if not 0 < number <= 1000:
+        raise UsageError(f"--alert-pct {value!r}: give a percent above 0, e.g. 10 or 10%")
+    return number
 
 
 def _here(
