@@ -305,3 +305,10 @@ OFFER_KEY = (
 )
 # An offer as the history keeps it: per source, so two sources pricing one offer stay apart.
 HISTORY_KEY = ("source", *OFFER_KEY)
+
+
+# Where `chipcost measure` reads the endpoint's API key unless --api-key names another
+# variable: never from the command line, which every user of the machine can read (ps).
+# OPENAI_API_KEY is not read unasked: a key for OpenAI's service is not sent to another server
+# by default.
+API_KEY_VARIABLE = "CHIPCOST_API_KEY"

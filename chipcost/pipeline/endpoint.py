@@ -20,6 +20,7 @@ from chipcost.core.clean import masked, printable, scrub
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.names import shown
 from chipcost.core.questions import COMMAND_LINE
+from chipcost.core.vocabulary import API_KEY_VARIABLE
 
 # How long the endpoint may take to say what it serves; a server under load still lists its
 # models in well under a second.
@@ -229,7 +230,21 @@ def _bounded(answer: httpx.Response, shown: str) -> bytes:
 
 
 def model_list(body: bytes, status: int, shown: str) -> list[str]:
-    """The model ids of an OpenAI model list, each a short printable name; the list bounded."""
+    """The model ids of an OpenAI model list, each a short printable name; the list bounded.
+    An answer other than 200 is no list, whatever it holds: a server failing (5xx) or
+    refusing the credentials (401, 403) says so."""
+    if status in (401, 403):
+        raise ChipcostError(
+            f"endpoint {shown} refused the credentials (HTTP {status} to GET /v1/models): give "
+            f"the server's key in {API_KEY_VARIABLE} (or the URL's user:password); nothing "
+            "recorded"
+        )
+    if status != 200:
+        raise ChipcostError(
+            f"endpoint {shown} answered GET /v1/models with HTTP {status}"
+            + (": the server is failing" if status >= 500 else "")
+            + "; nothing recorded. Is it an OpenAI-compatible server, and up?"
+        )
     try:
         listed = json.loads(body)["data"]
         names = [m["id"] for m in listed]

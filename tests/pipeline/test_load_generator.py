@@ -218,6 +218,47 @@ def test_a_model_list_redirected_to_another_host_is_refused(location):
         server.server_close()
 
 
+def _answering(status: int, body: bytes) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+LISTED = json.dumps({"object": "list", "data": [{"id": "m"}]}).encode()
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "said"),
+    [
+        (401, b"<html>Unauthorized</html>", "refused the credentials (HTTP 401 to GET "
+         "/v1/models): give the server's key in CHIPCOST_API_KEY"),
+        (403, LISTED, "refused the credentials (HTTP 403"),
+        # a model list served with a failure is no list: before, it was taken and measured
+        (500, LISTED, "answered GET /v1/models with HTTP 500: the server is failing"),
+        (502, b"<html>Bad Gateway</html>", "with HTTP 502: the server is failing"),
+    ],
+)  # fmt: skip
+def test_a_model_list_answered_with_a_failure_says_which(status, body, said):
+    server = _answering(status, body)
+    try:
+        with pytest.raises(ChipcostError) as refused:
+            served_models(Endpoint(f"http://127.0.0.1:{server.server_address[1]}"), 5)
+        assert said in str(refused.value)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_two_measurements_in_one_second_get_folders_of_their_own(tmp_path):
     folder = str(tmp_path / "measurements")
     names = [claim_folder(folder, "2026-11-26T101010Z") for _ in range(3)]

@@ -11,6 +11,7 @@ from chipcost.cli.options import Db
 from chipcost.cli.parser import command
 from chipcost.core.errors import UsageError
 from chipcost.core.questions import Opt
+from chipcost.core.vocabulary import API_KEY_VARIABLE
 
 if TYPE_CHECKING:  # imported when the command runs: `chipcost --help` stays light
     import duckdb
@@ -23,10 +24,6 @@ DEFAULT_CONCURRENCY = "1,4,16"
 # The largest concurrency taken: a load test from one machine, not a flood.
 MAX_CONCURRENCY = 1024
 PRECISIONS = ("fp4", "int4", "fp8", "int8", "bf16", "fp16")
-# Where the endpoint's API key is read from unless --api-key names another variable: never
-# from the command line, which every user of the machine can read (ps). OPENAI_API_KEY is not
-# read unasked: a key for OpenAI's service is not sent to another server by default.
-API_KEY_VARIABLE = "CHIPCOST_API_KEY"
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
