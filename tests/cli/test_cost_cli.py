@@ -341,7 +341,11 @@ def test_a_measurement_changes_the_ranking(fresh_db):
     assert "measured [1]" in result.stdout and "user-1: measured" in result.stdout
     listed = chipcost("throughput", "list", "--origin", "user", "--db", str(fresh_db))
     assert "user-1" in listed.stdout and "chosen" in listed.stdout
-    assert chipcost("throughput", "remove", "user-1", "--db", str(fresh_db)).returncode == 0
+    # the id as copied (spaces around) or typed in capitals is the id
+    removed = chipcost("throughput", "remove", " USER-1 ", "--db", str(fresh_db))
+    assert removed.returncode == 0 and "removed user-1" in removed.stdout, removed.stderr
+    gone = chipcost("throughput", "list", "--origin", "user", "--db", str(fresh_db))
+    assert "user-1" not in gone.stdout
 
 
 def test_a_measurement_of_a_model_chipcost_did_not_know_is_noted(fresh_db):

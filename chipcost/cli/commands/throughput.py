@@ -605,6 +605,10 @@ def remove(
     from chipcost.cli.consoles import out
     from chipcost.warehouse.throughput_store import remove_user_figure
 
+    # as `throughput list` prints it, copied with spaces around, or typed in capitals
+    throughput_id = throughput_id.strip()
+    if re.fullmatch(r"(?i)user-\d+", throughput_id):
+        throughput_id = throughput_id.lower()
     con = _open_writable(db)
     try:
         remove_user_figure(con, throughput_id)
