@@ -78,6 +78,15 @@ def _optional_number(row: Mapping[str, str | None], column: str) -> float | None
     return parse_quantity(text, column) if text else None
 
 
+# A per-user speed as outputs print one: '25 tok/s', '25 tokens/s per user', '@7.2/u'.
+_PER_USER_SAID = re.compile(r"^@\s*|\s*(?:/\s*u|tok(?:en)?s?\s*/\s*s(?:ec)?(?:\s*per\s+user)?)$")
+
+
+def _per_user(row: Mapping[str, str | None]) -> float | None:
+    text = _PER_USER_SAID.sub("", (row.get("tokens_per_second_per_user") or "").strip().lower())
+    return parse_quantity(text, "tokens_per_second_per_user") if text else None
+
+
 def _text(row: Mapping[str, str | None], column: str) -> str | None:
     return (row.get(column) or "").strip() or None
 
@@ -153,7 +162,7 @@ def _published(row: Mapping[str, str | None]) -> _Published:
     """Where and how a figure was measured, as its document states it."""
     return {
         "scenario": _label(row, "scenario"),
-        "tokens_per_second_per_user": _optional_number(row, "tokens_per_second_per_user"),
+        "tokens_per_second_per_user": _per_user(row),
         "ttft_ms": _optional_number(row, "ttft_ms"),
         "tpot_ms": _optional_number(row, "tpot_ms"),
         "input_tokens": _optional_int(row.get("input_tokens"), "input_tokens"),
@@ -300,10 +309,11 @@ def figures_from_rows(
     return figures
 
 
-# The fields outputs show with a figure (a citation, the software and system, the scenario):
-# the catalogue's longest is 255 characters. A longer one is refused, not carried into every
+# The fields outputs show with a figure beside the labels _label holds to MAX_LABEL (software,
+# system, scenario): its citation, how it was stated, the model as published; the
+# catalogue's longest is 255 characters. A longer one is refused, not carried into every
 # report, e-mail and table that names the figure; `notes` and a URL keep what more there is.
-SHOWN_FIELDS = ("source", "software", "system", "scenario", "stated_as", "published_model")
+SHOWN_FIELDS = ("source", "stated_as", "published_model")
 MAX_SHOWN = 500
 
 

@@ -77,6 +77,8 @@ def speed_value(
     # a header's whole words: '5 or more tokens/s per user (MLPerf Server bound ...)',
     # 'at maximum throughput (MLPerf Offline, ...)'
     text = re.sub(r"\s*\(.*\)$", "", str(value).strip().lower()).removeprefix("at ")
+    # as `throughput list`'s point column prints it: '@7.2/u', '@max'
+    text = re.sub(r"^@\s*|\s*/\s*u$", "", text)
     if text in ("max", "maximum throughput"):
         return "max"
     if text in NAMED_SPEEDS:

@@ -111,6 +111,17 @@ def test_the_default_speed_is_named(db):
     assert "(the default; --speed max, interactive or N to change)" in out
 
 
+@pytest.mark.parametrize("said", ["@25/u", "25 tok/s", "at 25 or more tokens/s per user"])
+def test_a_speed_as_outputs_print_it_is_that_speed(db, said):
+    """`throughput list`'s point column ('@25/u'), a figure's speed ('25 tok/s') and a
+    header's words, copied into --speed."""
+    asked = ("cost", "--model", "llama-3-70b", "--workload", "inference", "--format", "json",
+             "--db", str(db))  # fmt: skip
+    given, plain = chipcost(*asked, "--speed", said), chipcost(*asked, "--speed", "25")
+    assert given.returncode == 0, given.stderr
+    assert json.loads(given.stdout) == json.loads(plain.stdout)
+
+
 @pytest.mark.parametrize("speed", ["fast", "0", "-3", "1e9"])
 def test_a_bad_speed_is_refused_with_the_choices(db, speed):
     result = chipcost(

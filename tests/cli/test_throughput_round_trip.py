@@ -197,6 +197,11 @@ def test_a_sweeps_slower_point_is_said_to_be_read_at_its_speed(tmp_path):
          "line 2: more values than columns"),
         # a file given by mistake: its first line is not echoed
         ("root:x:0:0:root:/root:/bin/bash\n", "unknown column(s) one that is no column name"),
+        # a per-user speed as outputs print one
+        ("chip,model,workload,tokens_per_second,tokens_per_second_per_user\n"
+         "H200,llama-3-70b,inference,900,25 tok/s\n", None),
+        ("chip,model,workload,tokens_per_second,tokens_per_second_per_user\n"
+         "H200,llama-3-70b,inference,900,@7.2/u\n", None),
         # a citation as long as a page: every report and e-mail naming the figure would hold it
         ("chip,model,workload,tokens_per_second,source\nH200,llama-3-70b,inference,900,"
          + "N" * 100_000 + "\n",
