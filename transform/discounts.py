@@ -31,7 +31,7 @@ from pathlib import PurePath
 
 from chipcost.core.clean import printable
 from chipcost.core.errors import ChipcostError
-from chipcost.core.names import did_you_mean
+from chipcost.core.names import did_you_mean, name_among
 from chipcost.transform.discount_overlaps import check_one_rule_per_offer
 
 FIELDS = ("provider", "pricing_model", "chip", "region", "percent", "label")
@@ -265,8 +265,10 @@ def _rule(
             f"{where}: unknown field {unknown[0]!r}{did_you_mean(unknown[0], FIELDS)}; "
             f"a rule has {', '.join(FIELDS)}"
         )
-    provider = _text(fields, "provider", where).lower()
+    given = _text(fields, "provider", where)
     providers = sorted(known.providers)
+    # as --provider takes it: 'Massed Compute', 'Vast.ai', 'Amazon'
+    provider = name_among(given, providers) or given.lower()
     if provider not in providers:
         raise ChipcostError(
             f"{where}: unknown provider {provider!r}{did_you_mean(provider, providers)}; "

@@ -301,6 +301,19 @@ PROVIDER_ALIASES = {
 }  # fmt: skip
 
 
+def name_among(name: str, known: Iterable[str]) -> str | None:
+    """The one of `known` (lower-case codes: providers, sources) a name stands for as people
+    write it: any case, spaces around or between its words, a company's name for its cloud
+    ('Vast.ai', 'Massed Compute', 'Amazon', 'together clusters'); None for none."""
+    names = set(known)
+    key = " ".join(name.split()).lower()
+    key = PROVIDER_ALIASES.get(key, key)
+    for spelled in (key, key.replace(" ", "-"), key.replace(" ", "")):
+        if spelled in names:
+            return spelled
+    return None
+
+
 def provider_names(values: list[str] | None) -> list[str] | None:
     """Provider filters with a company name read as its cloud: 'Amazon' -> 'aws', 'Together
     AI' -> 'together' (chipcost.pipeline.prices reads a name in words, 'Massed Compute')."""

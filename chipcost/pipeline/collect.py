@@ -77,14 +77,9 @@ def select_sources(names: list[str] | None) -> list[Source]:
 def _source_named(name: str, sources: Mapping[str, Source]) -> str:
     """A source as the other name options take one: any case, spaces around, a provider's
     name in words ('Vast.ai', 'Massed Compute', 'Together Clusters')."""
-    from chipcost.core.names import PROVIDER_ALIASES
+    from chipcost.core.names import name_among
 
-    key = " ".join(name.split()).lower()
-    key = PROVIDER_ALIASES.get(key, key)
-    for spelled in (key, key.replace(" ", "-"), key.replace(" ", "")):
-        if spelled in sources:
-            return spelled
-    return name
+    return name_among(name, sources) or name
 
 
 def collect_source(

@@ -88,3 +88,14 @@ def test_a_conflict_among_thousands_of_nested_rules_is_found():
     assert f"lines 5 and {at}: both rules match some offers (aws H100-SXM and aws spot r-2999)" in (
         str(refused.value)
     )
+
+
+@pytest.mark.parametrize(
+    ("given", "provider"),
+    [("Massed Compute", "massedcompute"), ("Vast.ai", "vastai"), ("Amazon", "aws"),
+     (" AWS ", "aws")],
+)  # fmt: skip
+def test_a_provider_is_taken_as_the_provider_option_takes_it(given, provider):
+    known = Vocabulary(("aws", "massedcompute", "vastai"), PRICING_MODELS, resolve_chip_name)
+    [rule] = read_discounts(rules({"provider": given}), "d.toml", known).rules
+    assert rule.provider == provider
