@@ -87,6 +87,20 @@ def _per_user(row: Mapping[str, str | None]) -> float | None:
     return parse_quantity(text, "tokens_per_second_per_user") if text else None
 
 
+def _day_of(text: str) -> str:
+    """A date as written, or the day of a time as outputs print one ('2026-11-21 06:00 UTC',
+    '2026-11-21T06:00:00+00:00': its UTC day where it has an offset)."""
+    if len(text) <= 10:
+        return text
+    try:
+        moment = datetime.fromisoformat(re.sub(r"\s*UTC$", "+00:00", text))
+    except ValueError:
+        return text  # refused as it was written
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.date().isoformat()
+
+
 def _text(row: Mapping[str, str | None], column: str) -> str | None:
     return (row.get(column) or "").strip() or None
 
@@ -205,7 +219,7 @@ def figure_from_row(
     kind = "measured" if origin == "user" else _required(row, "kind")
     if kind not in KINDS:
         raise ChipcostError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
-    date = (row.get("source_date") or "undated").strip()
+    date = _day_of((row.get("source_date") or "undated").strip())
     if not DATE_PATTERN.fullmatch(date):
         raise ChipcostError(f"source_date {date!r} is not YYYY, YYYY-MM, YYYY-MM-DD or undated")
     real_date(date)

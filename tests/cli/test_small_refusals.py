@@ -4,6 +4,7 @@ or empty; hand-typed measurements that cannot be; a currency variable the export
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -100,6 +101,23 @@ def test_a_measurement_that_cannot_be_is_refused(warehouse, tmp_path, run, optio
     args = ["throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b"]
     args += ["--workload", "inference", "--tokens-per-second", "1500", *option]
     refused(run(*args, "--db", str(db)), said, code=2)
+
+
+@pytest.mark.parametrize(
+    ("given", "day"),
+    [("2026-11-21 06:00 UTC", "2026-11-21"), ("2026-11-21T06:00:00+00:00", "2026-11-21"),
+     ("2026-11-21T22:00:00-05:00", "2026-11-22"), ("2026-11-21", "2026-11-21")],
+)  # fmt: skip
+def test_a_measurement_day_is_taken_as_outputs_print_times(warehouse, tmp_path, run, given, day):
+    """`sources --runs` and the listings print times; --measured-on takes one as its UTC day."""
+    db = tmp_path / "w.duckdb"
+    db.write_bytes(warehouse.read_bytes())
+    args = ["throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b", "--workload",
+            "inference", "--tokens-per-second", "1500", "--measured-on", given]  # fmt: skip
+    done = run(*args, "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    listed = run("throughput", "list", "--origin", "user", "--format", "json", "--db", str(db))
+    assert [row["source_date"] for row in json.loads(listed.stdout)] == [day]
 
 
 def test_the_export_does_not_read_the_currency_variable(warehouse, tmp_path, run):
