@@ -518,7 +518,7 @@ def speed_notes(ask: Ask, rows: list[CostRow]) -> list[str]:
     label = speed_label(ask.speed, ask.model)
     note = f"throughput {label}"
     if ask.speed == DEFAULT_SPEED:  # named the default already where the model's bounds differ
-        note += default.replace(" the default;", "") if "the default" in label else default
+        note += default.replace("the default; ", "") if "the default" in label else default
     ttft = DEFAULT_TTFT_NOTE
     if ask.ttft is not None:
         ttft = f"{ask.ttft:g} ms ({voice.option('ttft')})"

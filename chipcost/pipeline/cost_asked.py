@@ -7,6 +7,7 @@ names; only the Voice differs (`--speed 9x` on the command line, `speed '9x'` fr
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,9 +77,19 @@ def question(asked: Mapping[str, Any], voice: Voice) -> CostQuestion:
         asked["overhead"],
         asked["migration_cost"],
         daily if voice.api else (daily or None),  # a blank --daily-tokens is none
-        currency=asked.get("currency"),
+        currency=_currency(asked.get("currency")),
         voice=voice,
     )
+
+
+def _currency(asked: object) -> str | None:
+    """The ranking's currency as the read takes it (chipcost.pipeline.your_prices): the one
+    asked, else $CHIPCOST_CURRENCY's; the migration cost is in it."""
+    from chipcost.pipeline.your_prices import CURRENCY_ENV
+
+    if asked is not None:
+        return asked if isinstance(asked, str) else None  # refused by the read, naming it
+    return os.environ.get(CURRENCY_ENV, "").strip() or None
 
 
 def ranking(

@@ -202,3 +202,11 @@ def test_a_migration_cost_is_in_the_rankings_currency_as_it_prints_money(db):
     dollars = chipcost(*asked, "--migration-cost", "$36,000")
     assert dollars.returncode == 2
     assert "'$36,000' is in USD, the ranking in EUR: give it in EUR" in dollars.stderr
+    # euros asked by $CHIPCOST_CURRENCY: the migration cost is in them too
+    by_variable = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "inference", "--migration-cost",
+        "€36,000", "--db", str(db), env={**os.environ, "CHIPCOST_CURRENCY": "EUR",
+                                         "COLUMNS": "250"},
+    )  # fmt: skip
+    assert by_variable.returncode == 0, by_variable.stderr
+    assert "break-even = €36,000 / (baseline €/M - row €/M)" in by_variable.stdout

@@ -477,4 +477,5 @@ def test_the_default_speed_is_named_as_the_default_for_a_model_of_other_bounds(d
                      "--db", str(db), env={"COLUMNS": "200"})  # fmt: skip
     out = " ".join(shown.stdout.split())
     assert "at 5 or more tokens/s per user (the default: MLPerf Server's 200 ms per output " in out
+    assert "(the default; " not in out, out  # the note says "the default" once
     assert "(MLPerf Server's 200 ms per output token for Llama 3.1 405B)" not in out
