@@ -162,6 +162,7 @@ def collect(
     """
     logger = get_run_logger()
     try:
+        alert_pct = collection.alert_size(alert_pct)  # before anything is fetched or loaded
         settings = load_settings(db=db, data_dir=data_dir)
         with _warnings_to(logger):
             outcomes = collection.collect(

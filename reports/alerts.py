@@ -12,7 +12,6 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.frames import frame_of
 from chipcost.core.settings import READ_WAIT, Warehouse
 from chipcost.reports.data import printable_text
@@ -25,7 +24,7 @@ from chipcost.reports.mail import (
     stable_message_id,
 )
 from chipcost.reports.outbox import Claim, claim, deliver, record, recorded
-from chipcost.reports.text import SAMPLE_NOTE, top_move
+from chipcost.reports.text import SAMPLE_NOTE, first_known, top_move
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.reader import open_reader, within_limits
 
@@ -67,8 +66,7 @@ def alert_message(
     since: datetime | None = None,
 ) -> EmailMessage:
     """'Price alert: 3 moves of 5% or more, H100-SXM on demand −8%' and one line per move."""
-    known = moves.filter(pl.col("chip") != UNKNOWN_CHIP)  # a chip chipcost knows leads
-    first = (known if known.height else moves).row(0, named=True)
+    first = first_known(moves)
     sample = "[sample data] " if first["sample"] else ""
     count = f"{moves.height} move{'s' if moves.height != 1 else ''}"
     subject = f"{sample}Price alert: {count} of {threshold_pct:g}% or more, {top_move(first)}"

@@ -13,6 +13,7 @@ import duckdb
 from chipcost.core.errors import ChipcostError
 from chipcost.core.runs import OK, RunResult
 from chipcost.core.settings import Settings
+from chipcost.pipeline.collection import alert_size
 from chipcost.reports.alerts import MailAlert, claim_price_alert
 from chipcost.reports.notify import (
     Alert,
@@ -46,6 +47,7 @@ def alert_after_collect(
     One warehouse session reads what both need and claims the e-mail's recipients; the
     warehouse is closed while the mail is sent and the targets posted to (a slow one never
     holds it from the next load), and one session records what was sent."""
+    alert_pct = alert_size(alert_pct)
     # Runs whose sources were all loaded before (a replay) bring no new move to alert on.
     fresh = [run for run in runs if any(s.status == OK for s in run.sources)]
     mail = alert_pct is not None and bool(alert_to)

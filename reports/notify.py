@@ -17,7 +17,7 @@ from chipcost.core.settings import DEFAULT_NOTIFY_DEADLINE, NOTIFY_DEADLINE_ENV
 from chipcost.core.vocabulary import BUCKET_LABELS
 from chipcost.reports.alerts import moves_since
 from chipcost.reports.labels import money, signed_pct, with_labels
-from chipcost.reports.text import top_move
+from chipcost.reports.text import first_known, top_move
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.notifications import record_sent, sent_today
 from chipcost.warehouse.reader import open_reader
@@ -141,7 +141,7 @@ def price_alerts(
     parts = []
     if moves.height:
         count = f"{moves.height} move{'s' if moves.height != 1 else ''}"
-        parts.append(f"{count} of {threshold_pct:g}% or more, {top_move(moves.row(0, named=True))}")
+        parts.append(f"{count} of {threshold_pct:g}% or more, {top_move(first_known(moves))}")
     cheaper = len(alerts) - moves.height
     if cheaper:
         parts.append(f"{cheaper} new cheapest price{'s' if cheaper != 1 else ''}")

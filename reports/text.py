@@ -71,6 +71,13 @@ def top_move(row: dict) -> str:
     return f"{row['chip']} {model} {move_text(row)}"
 
 
+def first_known(moves: pl.DataFrame) -> dict:
+    """The first of the moves whose chip chipcost knows, else the first: what a subject or an
+    alert's title names (the explorer leaves out chips it cannot name)."""
+    known = moves.filter(pl.col("chip") != UNKNOWN_CHIP)
+    return (known if known.height else moves).row(0, named=True)
+
+
 def subject(data: ReportData) -> str:
     """'7 price changes, H100-SXM on demand −8%: week of 2026-11-15'."""
     c = counts(data)

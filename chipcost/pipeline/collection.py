@@ -7,6 +7,7 @@ checks before its load, and the order of loads, live here and only here.
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from pathlib import Path
 
@@ -303,3 +304,20 @@ def _all_failed_message(ran: list[SourceResult], network: Network) -> str:
         f"every source failed or was skipped: {'; '.join(groups)}. Each source's message is "
         "in the run summary; most often the network is down or the credentials are missing"
     )
+
+
+def alert_size(value: object, name: str = "alert_pct") -> float | None:
+    """The size of move to alert on, in percent: '10', '10%' or 10 -> 10.0, above 0 and at
+    most 1,000 (a move of -5% or of NaN% alerted on every move, or on none); None: none
+    asked. Every way a collection is asked (the command, the flow) checks it here."""
+    if value is None:
+        return None
+    try:
+        number = float(str(value).strip().removesuffix("%").strip())
+    except ValueError:
+        number = math.nan
+    if isinstance(value, bool) or not 0 < number <= 1000:
+        raise UsageError(
+            f"{name} {value!r}: give a percent above 0 and at most 1000, e.g. 10 or 10%"
+        )
+    return number

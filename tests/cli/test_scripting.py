@@ -143,18 +143,19 @@ def test_a_source_is_taken_as_the_other_name_options_take_names(given, source):
     assert [s.name for s in select_sources([given])] == [source]
 
 
-@pytest.mark.parametrize("given", ["-5", "nan", "0", "ten"])
+@pytest.mark.parametrize("given", ["-5", "nan", "0", "ten", "2000"])
 def test_an_alert_size_that_is_none_is_refused_before_anything_runs(run, tmp_path, given):
     done = run("collect", "--alert-pct", given, "--db", str(tmp_path / "w.duckdb"))
-    assert done.returncode == 2 and f"--alert-pct '{given}': give a percent above 0" in done.stderr
+    said = f"--alert-pct '{given}': give a percent above 0 and at most 1000"
+    assert done.returncode == 2 and said in done.stderr
     assert not (tmp_path / "w.duckdb").exists()
 
 
 @pytest.mark.parametrize(("given", "taken"), [("10%", 10.0), (" 7.5 % ", 7.5), ("10", 10.0)])
 def test_an_alert_size_is_taken_as_the_other_percent_options_take_one(given, taken):
-    from chipcost.cli.commands.collect import _alert_percent
+    from chipcost.pipeline.collection import alert_size
 
-    assert _alert_percent(given) == taken
+    assert alert_size(given) == taken
 
 
 def test_no_warehouse_points_at_the_demo_too(run, tmp_path):

@@ -161,3 +161,19 @@ def test_cli_refuses_a_wrong_url_before_collecting(tmp_path):
     assert result.returncode == 1
     assert "is not an apprise URL" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "w.duckdb").exists()
+
+
+@pytest.mark.parametrize("size", [-5.0, float("nan")])
+def test_a_move_size_that_is_none_fails_the_flow_before_it_loads(first_day, second_day, tmp_path,
+                                                                 size):  # fmt: skip
+    """The flow checks alert_pct as the command does: -5 or NaN alerted on every move, or on
+    none; nothing is loaded."""
+    db = copy_of(first_day, tmp_path / "a")
+    state = run(second_day, db, alert_pct=size)
+    assert state.is_failed() and "give a percent above 0 and at most 1000" in state.message
+    assert sent_rows(db) == []
+    runs = duckdb.connect(str(db), read_only=True)
+    try:
+        assert runs.execute("SELECT count(*) FROM runs").fetchone() == (1,)
+    finally:
+        runs.close()

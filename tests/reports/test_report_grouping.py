@@ -222,3 +222,12 @@ def test_a_chip_chipcost_does_not_know_leads_no_subject(tmp_path):
     assert set(moves["chip"]) == {"unknown", "H100-SXM"}
     alert = alert_message(moves, 5.0, "a@example.com", ["b@example.com"])
     assert alert["Subject"].endswith("H100-SXM on demand −10%"), alert["Subject"]
+    from chipcost.reports.notify import price_alerts
+    from chipcost.warehouse.db import connect
+
+    con = connect(db, read_only=True)
+    try:  # the chat apps' title too
+        _, title = price_alerts(con, day(0), day(3), 5.0)
+    finally:
+        con.close()
+    assert "moves of 5% or more, H100-SXM on demand −10%" in title, title

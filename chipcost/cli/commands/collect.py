@@ -6,12 +6,10 @@ deployed collect flow, recorded by a Prefect server.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Annotated, Any
 
 from chipcost.cli.options import DataDir, Db
 from chipcost.cli.parser import command
-from chipcost.core.errors import UsageError
 from chipcost.core.questions import Opt
 
 if TYPE_CHECKING:
@@ -61,8 +59,9 @@ def _collect(
     from chipcost.cli.collect_checks import preflight
     from chipcost.cli.consoles import out
     from chipcost.core.settings import load_settings
+    from chipcost.pipeline.collection import alert_size
 
-    alert_pct = _alert_percent(alert_pct)
+    alert_pct = alert_size(alert_pct, "--alert-pct")
     settings = load_settings(db=db, data_dir=data_dir)
     runs = preflight(settings, replay, source, pending)
     asked = {"replay": replay, "sources": source or None, "pending": pending}
@@ -78,20 +77,6 @@ def _collect(
         out.say(f"no pending runs: every run archived for {settings.warehouse} is loaded")
         return
     print_outcomes(out, outcomes, settings.warehouse, verbose=verbose, again=settings.again())
-
-
-def _alert_percent(value: str | float | None) -> float | None:
-    """'10', '10%' or 10 -> 10.0: a move's size in percent, more than 0 (a move of -5% or of
-    NaN% was taken without a word and alerted on every move, or on none)."""
-    if value is None:
-        return None
-    try:
-        number = float(str(value).strip().removesuffix("%").strip())
-    except ValueError:
-        number = math.nan
-    if not 0 < number <= 1000:
-        raise UsageError(f"--alert-pct {value!r}: give a percent above 0, e.g. 10 or 10%")
-    return number
 
 
 def _here(
