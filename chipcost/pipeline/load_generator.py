@@ -163,6 +163,9 @@ def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
+            # unbuffered: closing it does not wait for the reader, which a process that left
+            # AIPerf's group and kept the pipe would hold in read() for as long as it lives
+            bufsize=0,
             env=aiperf_environment(endpoint, str(point.get("tokenizer", "")), out.parent),
             start_new_session=True,  # its services are its children: stopped as one group
         ) as child,

@@ -453,3 +453,40 @@ def test_aiperfs_output_is_kept_at_its_first_and_last_bytes():
     kept = printed.kept()
     assert len(kept) == 2 * PRINTED_KEPT
     assert kept.startswith(b"first line\n") and kept.endswith(b"\nlast line\n")
+
+
+LEFT_BEHIND = """#!{python}
+import os, pathlib, subprocess, sys
+given = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+pathlib.Path(given["artifact-dir"]).mkdir(parents=True)
+# a process that leaves AIPerf's group and keeps its output pipe open
+left = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                        start_new_session=True)
+(pathlib.Path(given["artifact-dir"]).parent / "left").write_text(str(left.pid))
+print("Reason: nothing measured")
+"""
+
+
+def test_a_process_left_holding_aiperfs_output_does_not_hold_the_run(tmp_path, monkeypatch):
+    """A process outside AIPerf's group keeping its output pipe open: the run ends when AIPerf
+    does, the process still alive (before, closing the pipe waited for the reader until that
+    process ended)."""
+    import os
+    import signal
+    import sys
+
+    from tests.procs import alive
+
+    tool = tmp_path / "aiperf"
+    tool.write_text(LEFT_BEHIND.format(python=sys.executable))
+    tool.chmod(0o755)
+    monkeypatch.setenv("CHIPCOST_AIPERF", str(tool))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    run = _run(scratch, seconds=5.0, request_timeout=5.0)
+    left = int((scratch / "left").read_text())
+    try:
+        assert run.last_line == "nothing measured"
+        assert alive(left)  # the run did not wait for it
+    finally:
+        os.kill(left, signal.SIGKILL)
