@@ -51,6 +51,14 @@ def _named(name: str, model: str | None) -> tuple[str, str, float] | None:
     return bench, name, _per_user(scenarios[name][1])
 
 
+def mlperf_speeds() -> set[float]:
+    """Every named speed of every model (MLPERF_BOUNDS): the roofline derives a figure at each,
+    so a named speed is read at itself, not at the next speed of its grid."""
+    return {
+        _per_user(tpot) for _, scenarios in MLPERF_BOUNDS.values() for _, tpot in scenarios.values()
+    }
+
+
 def _per_user(tpot_ms: float) -> float:
     """Tokens/s per user at a time per output token, to the hundredth (1000 / 30 ms: 33.33)."""
     return round(1000 / tpot_ms, 2)
