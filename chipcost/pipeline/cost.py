@@ -292,13 +292,13 @@ def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
             f"x $/chip-hr x (1 + {question.overhead:.0%} overhead)"
         )
     if question.migration_cost is not None:
-        sign = money_sign(question.currency).strip()
+        sign = money_sign(question.currency)  # '$', '€', 'CHF '
         daily = ""
         if question.daily_tokens:
             daily = f"; days at {human_count(question.daily_tokens)} tokens/day"
         notes.append(
-            f"break-even = {sign}{question.migration_cost:,.0f} / (baseline {sign}/M - row "
-            f"{sign}/M) x 10^6 "
+            f"break-even = {sign}{question.migration_cost:,.0f} / (baseline {sign.strip()}/M - "
+            f"row {sign.strip()}/M) x 10^6 "
             f"tokens{daily}, at the figures the verdict rests on; none where it cannot say"
         )
     sql = f'same numbers by SQL: chipcost sql "{equivalent_sql(ask, question)}"'
@@ -728,6 +728,8 @@ def _unsigned(money: object, currency: str, voice: Voice) -> object:
     if not isinstance(money, str):
         return money
     text = money.strip()
+    if text.upper().startswith(currency) or text.upper().endswith(currency):  # 'CHF 36,000'
+        return text.upper().removeprefix(currency).removesuffix(currency).strip()
     for code, sign in SYMBOLS.items():
         for mark in (sign, code):
             if text.upper().startswith(mark):
