@@ -1,6 +1,6 @@
 """CPU time to lay out and print the `prices` table of a warehouse (its first 200 rows): the
 one table writer (chipcost.cli.fit lays out, chipcost.cli.consoles prints) against rich's
-Table of the same cells and columns. Then `chipcost throughput list` (every figure, 2,300
+Table of the same cells and columns. Then `chipcost throughput list` (every figure, 4,740
 lines at 80 columns, most rows folded onto a second line) as a whole process, against another
 install's (`--baseline`: its `chipcost` program).
 
