@@ -9,7 +9,7 @@ from importlib import resources
 
 from chipcost.core.catalog import canonical_chips
 from chipcost.core.errors import ChipcostError
-from chipcost.core.figures import WORKLOADS, Assumption, Figure, mlperf_speeds
+from chipcost.core.figures import WORKLOADS, Assumption, Figure
 from chipcost.transform.roofline import Settings
 from chipcost.transform.throughput_figures import figures_from_rows, normalise_model
 from chipcost.transform.tokens import parse_quantity
@@ -237,7 +237,7 @@ def roofline_settings() -> Settings:
             usable_memory=float(values["usable_memory"]),
             input_tokens=int(values["input_tokens"]),
             output_tokens=int(values["output_tokens"]),
-            speeds=tuple(sorted({float(v) for v in values["speeds"].split(";")} | mlperf_speeds())),
+            speeds=tuple(sorted(float(v) for v in values["speeds"].split(";"))),
             allreduce_latency_us=float(values["allreduce_latency_us"]),
         )
     except (KeyError, ValueError) as exc:

@@ -14,7 +14,14 @@ from functools import cache
 from typing import TypedDict
 
 from chipcost.core.errors import ChipcostError, UsageError
-from chipcost.core.figures import KINDS, OPERATING_POINTS, WORKLOADS, Assumption, Figure
+from chipcost.core.figures import (
+    KINDS,
+    OPERATING_POINTS,
+    WORKLOADS,
+    Assumption,
+    Figure,
+    named_speeds,
+)
 from chipcost.core.names import shown
 from chipcost.transform import roofline
 from chipcost.transform.derived_source import CHIP, MODEL, PARAMETERS, PEAK
@@ -456,7 +463,8 @@ def _decoded(
     spec = roofline.Chip(memory, bandwidth, peak, _number(chip.get("interconnect_gbps")))
     serving = settings.serving(rule.mfu)
     points: list[tuple[float | None, roofline.Point, tuple[float, str] | None]] = []
-    for speed in (None, *settings.speeds):
+    speeds = sorted({*settings.speeds, *named_speeds(str(model["model"]))})
+    for speed in (None, *speeds):
         point = roofline.decode_point(shape, spec, prec, serving, speed=speed)
         if point is None:
             break  # a faster speed is out of reach too

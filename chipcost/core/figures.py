@@ -51,12 +51,11 @@ def _named(name: str, model: str | None) -> tuple[str, str, float] | None:
     return bench, name, _per_user(scenarios[name][1])
 
 
-def mlperf_speeds() -> set[float]:
-    """Every named speed of every model (MLPERF_BOUNDS): the roofline derives a figure at each,
-    so a named speed is read at itself, not at the next speed of its grid."""
-    return {
-        _per_user(tpot) for _, scenarios in MLPERF_BOUNDS.values() for _, tpot in scenarios.values()
-    }
+def named_speeds(model: str) -> set[float]:
+    """The model's own named speeds (MLPERF_BOUNDS): the roofline derives a figure at each, so
+    a named speed is read at itself, not at the next speed of its grid."""
+    _, scenarios = MLPERF_BOUNDS.get(model, ("", {}))
+    return {_per_user(tpot) for _, tpot in scenarios.values()}
 
 
 def _per_user(tpot_ms: float) -> float:
