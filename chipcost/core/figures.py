@@ -148,7 +148,15 @@ def speed_label(speed: str, model: str | None = None) -> str:
                 label + f" (MLPerf {scenario.title()}'s {tpot:g} ms per output token for {bench})"
             )
     if speed == DEFAULT_SPEED:  # the model's own bounds are others
-        label += " (the default: MLPerf Server's 200 ms per output token for Llama 2 70B)"
+        return label + " (the default: MLPerf Server's 200 ms per output token for Llama 2 70B)"
+    _, fallback = MLPERF_BOUNDS["llama-3-70b"]
+    for scenario, (_, tpot) in fallback.items():
+        if scenario not in scenarios and speed == f"{_per_user(tpot):g}":
+            # a named speed the model's benchmark has no scenario for: Llama 2 70B's, said so
+            return label + (
+                f" (MLPerf {scenario.title()}'s {tpot:g} ms per output token for Llama 2 70B: "
+                f"MLPerf runs no {scenario.title()} scenario of {bench})"
+            )
     return label
 
 

@@ -476,6 +476,18 @@ def test_interactive_is_the_models_own_mlperf_bound(db, model, speed, said):
         assert any(str(r["throughput_id"]).endswith("-interactive") for r in rows), rows
 
 
+def test_a_named_speed_a_models_benchmark_lacks_says_whose_it_is(db):
+    """MLPerf runs DeepSeek-R1 in Server only: `--speed interactive` is Llama 2 70B's 25, and
+    the output says so (it named no bound at all)."""
+    shown = chipcost("cost", "--model", "deepseek-r1", "--workload", "inference", "--speed",
+                     "interactive", "--db", str(db), env={"COLUMNS": "250"})  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    assert (
+        "at 25 or more tokens/s per user (MLPerf Interactive's 40 ms per output token for Llama 2 "
+        "70B: MLPerf runs no Interactive scenario of DeepSeek-R1)"
+    ) in " ".join(shown.stdout.split())
+
+
 def test_the_default_speed_is_named_as_the_default_for_a_model_of_other_bounds(db):
     shown = chipcost("cost", "--model", "llama-3.1-405b", "--workload", "inference",
                      "--db", str(db), env={"COLUMNS": "200"})  # fmt: skip
