@@ -21,6 +21,7 @@ from chipcost.core.figures import (
     Assumption,
     Figure,
     named_speeds,
+    said_speed,
 )
 from chipcost.core.names import shown
 from chipcost.transform import roofline
@@ -85,13 +86,10 @@ def _optional_number(row: Mapping[str, str | None], column: str) -> float | None
     return parse_quantity(text, column) if text else None
 
 
-# A per-user speed as outputs print one: '25 tok/s', '25 tokens/s per user', '@7.2/u'.
-_PER_USER_SAID = re.compile(r"^@\s*|\s*(?:/\s*u|tok(?:en)?s?\s*/\s*s(?:ec)?(?:\s*per\s+user)?)$")
-
-
 def _per_user(row: Mapping[str, str | None]) -> float | None:
-    text = _PER_USER_SAID.sub("", (row.get("tokens_per_second_per_user") or "").strip().lower())
-    return parse_quantity(text, "tokens_per_second_per_user") if text else None
+    """A per-user speed, also as outputs print one ('25 tok/s', '@7.2/u')."""
+    text = (row.get("tokens_per_second_per_user") or "").strip()
+    return parse_quantity(said_speed(text), "tokens_per_second_per_user") if text else None
 
 
 def _day_of(text: str) -> str:

@@ -71,6 +71,17 @@ _SPEED_SAID = re.compile(
 )
 
 
+def said_speed(value: object) -> str:
+    """A speed as outputs say it, without its words: a header's ('5 or more tokens/s per user
+    (MLPerf Server bound ...)', 'at maximum throughput (MLPerf Offline, ...)'), a figure's
+    ('25 tok/s'), `throughput list`'s point column ('@7.2/u', '@max') -> '5', 'maximum
+    throughput', '25', '7.2', 'max'; a name ('server') as it is."""
+    text = re.sub(r"\s*\(.*\)$", "", str(value).strip().lower()).removeprefix("at ")
+    text = re.sub(r"^@\s*|\s*/\s*u$", "", text)
+    said = _SPEED_SAID.fullmatch(text)
+    return said["number"] if said else text
+
+
 def speed_value(
     value: object, option: str = COMMAND_LINE.name("speed"), model: str | None = None
 ) -> str:
@@ -81,18 +92,13 @@ def speed_value(
 
     if value is None:
         return DEFAULT_SPEED
-    # a header's whole words: '5 or more tokens/s per user (MLPerf Server bound ...)',
-    # 'at maximum throughput (MLPerf Offline, ...)'
-    text = re.sub(r"\s*\(.*\)$", "", str(value).strip().lower()).removeprefix("at ")
-    # as `throughput list`'s point column prints it: '@7.2/u', '@max'
-    text = re.sub(r"^@\s*|\s*/\s*u$", "", text)
+    text = said_speed(value)
     if text in ("max", "maximum throughput"):
         return "max"
     if text in NAMED_SPEEDS:
         return f"{_named(text, model)[2]:g}"
-    said = _SPEED_SAID.fullmatch(text)
     try:
-        number = float(said["number"] if said else "nan")
+        number = float(text)
     except ValueError:
         number = float("nan")
     if not (0 < number < 100_000) or isinstance(value, bool):

@@ -282,10 +282,16 @@ time.sleep(300)
 @pytest.fixture
 def hanging(tmp_path, monkeypatch):
     """CHIPCOST_AIPERF set to HANGING; returns the folder its run's files go in."""
+    return _stand_in(HANGING, tmp_path, monkeypatch)
+
+
+def _stand_in(script: str, tmp_path, monkeypatch):
+    """CHIPCOST_AIPERF set to a stand-in for AIPerf's console script (`script`, its Python
+    filled in); returns the folder its run's files go in."""
     import sys
 
     tool = tmp_path / "aiperf"
-    tool.write_text(HANGING.format(python=sys.executable))
+    tool.write_text(script.format(python=sys.executable))
     tool.chmod(0o755)
     monkeypatch.setenv("CHIPCOST_AIPERF", str(tool))
     scratch = tmp_path / "scratch"
@@ -424,17 +430,10 @@ def test_what_a_run_writes_and_prints_is_read_within_bounds_and_without_the_key(
     """A server's error bodies set the size of AIPerf's records and output: chipcost reads one
     byte past what it uses of the records and keeps the first and last of the output, never
     the whole. A server listing the API key as its model: the archived command hides it."""
-    import sys
-
     from chipcost.transform.measured import MAX_REPORT_BYTES
 
-    tool = tmp_path / "aiperf"
-    tool.write_text(LOUD.format(python=sys.executable))
-    tool.chmod(0o755)
-    monkeypatch.setenv("CHIPCOST_AIPERF", str(tool))
+    scratch = _stand_in(LOUD, tmp_path, monkeypatch)
     key = "sk-SUPERSECRETKEY123456"
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
     run = _run(scratch, endpoint=endpoint_of("http://127.0.0.1:9", key), served_model=key)
     written = scratch / "concurrency_1" / "profile_export.jsonl"
     assert written.stat().st_size > 2 * MAX_REPORT_BYTES
@@ -473,16 +472,10 @@ def test_a_process_left_holding_aiperfs_output_does_not_hold_the_run(tmp_path, m
     process ended)."""
     import os
     import signal
-    import sys
 
     from tests.procs import alive
 
-    tool = tmp_path / "aiperf"
-    tool.write_text(LEFT_BEHIND.format(python=sys.executable))
-    tool.chmod(0o755)
-    monkeypatch.setenv("CHIPCOST_AIPERF", str(tool))
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
+    scratch = _stand_in(LEFT_BEHIND, tmp_path, monkeypatch)
     run = _run(scratch, seconds=5.0, request_timeout=5.0)
     left = int((scratch / "left").read_text())
     try:
