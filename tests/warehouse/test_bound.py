@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from chipcost.warehouse.bound import execute, literal, relation
+from chipcost.warehouse.bound import execute, inlined, literal, relation
 from tests import warehouses
 from tests.paths import ROOT
 
@@ -110,3 +110,28 @@ def test_a_read_command_never_imports_pandas(tmp_path, args, replayed):
     )
     assert done.returncode == 0, done.stderr
     assert not mark.exists(), "DuckDB imported pandas: a query bound Python parameters"
+
+
+def test_placeholders_in_quoted_text_and_comments_are_left_as_they_are():
+    con = duckdb.connect()
+    sql = """SELECT '?' || $a AS "$a?", -- a comment's ? and $a
+        /* and $b */ 'it''s $a' AS s"""
+    assert execute(con, "SELECT ? AS a, '?' AS b", [1]).fetchall() == [(1, "?")]
+    written = inlined(sql, {"a": "x'y"})
+    assert written is not None and "$a?" in written and "? and $a" in written and "$b" in written
+    assert con.execute(written).fetchall() == [("?x'y", "it's $a")]
+
+
+@pytest.mark.parametrize(
+    ("sql", "params"),
+    [
+        ("SELECT ? + ?", [1]),  # a placeholder without a value
+        ("SELECT ?", [1, 2]),  # a value without a placeholder
+        ("SELECT $a", {"b": 1}),
+        ("SELECT $1, $x", [1]),
+    ],
+)
+def test_placeholders_that_do_not_match_the_values_are_left_to_the_client(sql, params):
+    assert inlined(sql, params) is None
+    with pytest.raises(duckdb.Error):  # and the client's own error says so
+        execute(duckdb.connect(), sql, params).fetchall()
