@@ -10,6 +10,7 @@ import polars as pl
 
 from chipcost.core.frames import ArrowStream
 from chipcost.core.vocabulary import HISTORY_KEY
+from chipcost.warehouse.bound import execute
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -42,7 +43,8 @@ def moved_prices(
         ArrowStream(records.select(*keys, "price_per_hour", "chip_count", "observed_at")),
     )
     try:
-        rows = con.execute(
+        rows = execute(
+            con,
             f"""
             WITH paired AS (
                 SELECT {", ".join(f"h.{k}" for k in keys)}, h.price_per_hour, h.chip_count,

@@ -255,7 +255,7 @@ def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None)
     DuckDB 2.0 refuses new work on a connection whose last result was not read fully,
     so never leave a fetchone() behind.
     """
-    rows = con.execute(sql, params or []).fetchall()
+    rows = bound.execute(con, sql, params or []).fetchall()
     return rows[0][0] if rows else None
 
 
@@ -380,8 +380,10 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt, claim: bo
                     "WHERE version = (SELECT max(version) FROM schema_version)"
                 )
             con.execute(adapt(sql))
-            con.execute(
-                "INSERT INTO schema_version VALUES (?, ?, ?)", [version, name, datetime.now(UTC)]
+            bound.execute(
+                con,
+                "INSERT INTO schema_version VALUES (?, ?, ?)",
+                [version, name, datetime.now(UTC)],
             )
             con.execute("COMMIT")
         except duckdb.Error:
@@ -425,8 +427,10 @@ def state(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
 
 def set_state(con: duckdb.DuckDBPyConnection, name: str, digest: str) -> None:
     # Delete then insert rather than INSERT OR REPLACE: a lake table has no primary key.
-    con.execute("DELETE FROM reference_state WHERE name = ?", [name])
-    con.execute("INSERT INTO reference_state VALUES (?, ?, ?)", [name, digest, datetime.now(UTC)])
+    bound.execute(con, "DELETE FROM reference_state WHERE name = ?", [name])
+    bound.execute(
+        con, "INSERT INTO reference_state VALUES (?, ?, ?)", [name, digest, datetime.now(UTC)]
+    )
 
 
 def _check_parent(path: Path) -> None:

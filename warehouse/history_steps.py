@@ -11,6 +11,7 @@ import polars as pl
 from chipcost.core.frames import ArrowStream
 from chipcost.core.runs import OK, RunResult
 from chipcost.core.vocabulary import HISTORY_KEY
+from chipcost.warehouse.bound import execute
 from chipcost.warehouse.db import scalar
 
 # Prices are stored to 10 decimals by AWS; smaller differences are float noise, not changes.
@@ -66,7 +67,8 @@ def _refresh_catalog_fields(con: duckdb.DuckDBPyConnection) -> None:
 
 def _extend_unchanged(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Same price seen again: move last_seen_at on."""
-    con.execute(
+    execute(
+        con,
         f"""
         UPDATE price_history h SET last_seen_at = s.observed_at, last_run_id = ?
         FROM staged s

@@ -15,6 +15,7 @@ from chipcost.core.runs import ALREADY_LOADED, OK, LoadSummary, RunResult, Sourc
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
 from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.warehouse import lake
+from chipcost.warehouse.bound import execute
 from chipcost.warehouse.db import checkpoint, rollback, scalar
 from chipcost.warehouse.history_steps import (
     _close_changed,
@@ -105,7 +106,8 @@ def _late_sources(con: duckdb.DuckDBPyConnection, run: RunResult) -> list[Source
     if not ok:
         return []
     newest = dict(
-        con.execute(
+        execute(
+            con,
             "SELECT source, max(observed_at) FROM source_runs WHERE status = ? "
             "AND list_contains(?, source) GROUP BY source",
             [OK, [s.source for s in ok]],
@@ -131,7 +133,8 @@ def _load_late(
     ok = [s for s in run.sources if s.status == OK and s.observed_at is not None]
     since = min([run.observed_at, *(s.observed_at for s in ok if s.observed_at is not None)])
     _insert_observations(con, None)  # the restatement reads this run's from there
-    con.execute(
+    execute(
+        con,
         "CREATE OR REPLACE TEMP TABLE restated_sources AS SELECT unnest(?::VARCHAR[]) AS source",
         [[s.source for s in ok]],
     )
@@ -148,7 +151,7 @@ def _load_late(
             source.message += f"; {said}"
             source.notes.append(said)  # said by default, not only with --verbose
         late_names = [s.source for s in late]
-        con.execute("DELETE FROM staged WHERE list_contains(?, source)", [late_names])
+        execute(con, "DELETE FROM staged WHERE list_contains(?, source)", [late_names])
         summary = _load_forward(con, run, [s for s in ok if s not in late], records, rejects)
     else:
         for source in priced:
@@ -189,7 +192,8 @@ def _late_summary(
     """What a restated late run changed in the history, counted as a load counts it: the rows
     it opened (a changed price's among them) and the offers it closed as withdrawn."""
     key = " AND ".join(f"p.{c} = h.{c}" for c in HISTORY_KEY)
-    opened, changed = con.execute(
+    opened, changed = execute(
+        con,
         f"""
         SELECT count(*), count(*) FILTER (WHERE EXISTS (
             SELECT 1 FROM price_history p WHERE {key} AND p.valid_to = h.valid_from
@@ -324,8 +328,8 @@ def _insert_observations(con: duckdb.DuckDBPyConnection, cutoff: datetime | None
     # A record already outside the window (an old archive replayed late) is not written
     # only to be pruned: its prices still reach price_history below.
     where, params = ("WHERE observed_at >= ?", [cutoff]) if cutoff else ("", [])
-    con.execute(
-        f"INSERT INTO observations SELECT {_OBSERVATION_COLUMNS} FROM staged {where}", params
+    execute(
+        con, f"INSERT INTO observations SELECT {_OBSERVATION_COLUMNS} FROM staged {where}", params
     )
 
 
@@ -337,7 +341,8 @@ def _prune_observations(con: duckdb.DuckDBPyConnection, cutoff: datetime | None)
 
 def loaded_sources(con: duckdb.DuckDBPyConnection, archive_run: str) -> dict[str, str]:
     """Sources already loaded successfully from an archived run: source -> payload digest."""
-    rows = con.execute(
+    rows = execute(
+        con,
         "SELECT source, payload_digest FROM source_runs WHERE archive_run = ? AND status = ?",
         [archive_run, OK],
     ).fetchall()

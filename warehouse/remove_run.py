@@ -18,6 +18,7 @@ from chipcost.core.commands import RUNS
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.warehouse import lake
+from chipcost.warehouse.bound import execute
 from chipcost.warehouse.db import checkpoint, rollback
 from chipcost.warehouse.load import LAKE_LOAD_ATTEMPTS, _claim
 from chipcost.warehouse.restate import restate_since
@@ -37,7 +38,8 @@ def run_named(con: duckdb.DuckDBPyConnection, given: str) -> str:
     `collect` prints for it (its archive run, or the id without its suffix) when one run
     alone has it. Anything else is refused with the runs it could mean."""
     name = given.strip()
-    found = con.execute(
+    found = execute(
+        con,
         "SELECT run_id FROM runs WHERE run_id = $name OR archive_run = $name "
         "OR starts_with(run_id, $name || '-') ORDER BY run_id = $name DESC, observed_at DESC",
         {"name": name},
@@ -90,7 +92,7 @@ def _remove_once(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
         since = _since(con, run_id)
         _remove_rates(con, run_id)
         for table in ("observations", "rejects", "source_runs", "runs"):
-            con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
+            execute(con, f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         if since is not None:
             restate_since(con, since)
         con.execute("DROP TABLE restated_sources")
@@ -125,17 +127,17 @@ def removal_preview(con: duckdb.DuckDBPyConnection, run_id: str) -> RemovalPrevi
     run_id = run_named(con, run_id)
     _sources_of(con, run_id)
     since = _since(con, run_id)
-    [(archive_run, observed_at)] = con.execute(
-        "SELECT archive_run, observed_at FROM runs WHERE run_id = ?", [run_id]
+    [(archive_run, observed_at)] = execute(
+        con, "SELECT archive_run, observed_at FROM runs WHERE run_id = ?", [run_id]
     ).fetchall()
-    sources = con.execute(
-        "SELECT source, status FROM source_runs WHERE run_id = ? ORDER BY source", [run_id]
+    sources = execute(
+        con, "SELECT source, status FROM source_runs WHERE run_id = ? ORDER BY source", [run_id]
     ).fetchall()
 
     def count(sql: str, **params: object) -> int:
         named = {"run": run_id, **params}
         used = {k: v for k, v in named.items() if f"${k}" in sql}
-        return int(con.execute(sql, used).fetchall()[0][0])
+        return int(execute(con, sql, used).fetchall()[0][0])
 
     restated = count(
         f"SELECT count(*) FROM price_history h WHERE {_RESTATED_FROM}", since=since
@@ -182,7 +184,8 @@ def _remove_rates(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     under the first later run of the same source whose file holds its day, each rate that
     run's file gave too (it added nothing then, the rate being known): what a replay of the
     archive without the run loads."""
-    con.execute(
+    execute(
+        con,
         "CREATE OR REPLACE TEMP TABLE removed_rates AS SELECT f.*, r.archive_run, r.observed_at "
         "AS run_observed_at FROM fx_rates f, runs r WHERE r.run_id = ? AND f.source IN "
         "(SELECT source FROM restated_sources) "
@@ -193,7 +196,8 @@ def _remove_rates(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
         "DELETE FROM fx_rates f WHERE EXISTS (SELECT 1 FROM removed_rates r WHERE "
         "r.payload_ref = f.payload_ref AND r.day = f.day AND r.currency = f.currency)"
     )
-    con.execute(
+    execute(
+        con,
         f"""
         INSERT INTO fx_rates (day, currency, per_eur, source, observed_at, payload_ref)
         SELECT r.day, r.currency, r.per_eur, r.source, n.observed_at,
@@ -219,7 +223,8 @@ def _remove_rates(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 def _touched(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
     """The offers whose history the run opened, extended or closed."""
     return int(
-        con.execute(
+        execute(
+            con,
             f"""
             SELECT count(*) FROM (
                 SELECT DISTINCT {_KEY} FROM price_history h
@@ -238,7 +243,8 @@ def _sources_of(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """The sources whose history the run could have changed (temp table restated_sources):
     those that loaded (a failed or skipped source changed nothing). No other source's offers
     are in its rows or its withdrawals."""
-    con.execute(
+    execute(
+        con,
         """
         CREATE OR REPLACE TEMP TABLE restated_sources AS
         SELECT source FROM source_runs WHERE run_id = $1 AND status = 'ok'
@@ -255,7 +261,8 @@ def _since(con: duckdb.DuckDBPyConnection, run_id: str):
     the removed run's, and could not rewrite it). None when no source of it loaded."""
     if not con.execute("SELECT 1 FROM restated_sources").fetchall():
         return None
-    return con.execute(
+    return execute(
+        con,
         """
         WITH removed AS (SELECT finished_at FROM runs WHERE run_id = $1),
         later AS (

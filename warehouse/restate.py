@@ -21,6 +21,7 @@ from chipcost.core.commands import rebuilt
 from chipcost.core.errors import ChipcostError
 from chipcost.core.runs import OK, RunResult, SourceResult
 from chipcost.core.vocabulary import HISTORY_KEY
+from chipcost.warehouse.bound import execute
 from chipcost.warehouse.history_steps import (
     _close_changed,
     _close_withdrawn,
@@ -45,14 +46,16 @@ def restate_since(con: duckdb.DuckDBPyConnection, since: datetime) -> None:
     transaction), and each restated run's count of history changes."""
     runs = _runs_since(con, since)
     _check_observations_kept(con, since)
-    con.execute(
+    execute(
+        con,
         "CREATE OR REPLACE TEMP TABLE changes_before AS " + _CHANGES_BY_RUN,
         {"since": since},
     )
     _cut_back(con, since)
     for run_id in runs:
         _load_again(con, run_id)
-    con.execute(
+    execute(
+        con,
         "CREATE OR REPLACE TEMP TABLE changes_after AS " + _CHANGES_BY_RUN,
         {"since": since},
     )
@@ -88,7 +91,8 @@ SELECT run_id, count(*) AS n FROM (
 
 def _runs_since(con: duckdb.DuckDBPyConnection, since: datetime) -> list[str]:
     """The remaining runs from `since` on that loaded a restated source, in load order."""
-    rows = con.execute(
+    rows = execute(
+        con,
         """
         SELECT r.run_id FROM runs r
         WHERE r.observed_at >= $since AND EXISTS (
@@ -105,7 +109,8 @@ def _runs_since(con: duckdb.DuckDBPyConnection, since: datetime) -> list[str]:
 def lost_observations(con: duckdb.DuckDBPyConnection, since: datetime) -> tuple[datetime, int]:
     """(the oldest, how many) of the runs from `since` on that loaded a restated source and
     whose observations of it the retention window has taken: (None, 0) when none has."""
-    return con.execute(
+    return execute(
+        con,
         """
         SELECT min(s.observed_at), count(DISTINCT s.run_id) FROM source_runs s
         JOIN runs r USING (run_id)
@@ -137,12 +142,15 @@ def _cut_back(con: duckdb.DuckDBPyConnection, since: datetime) -> None:
     """Rows that began from `since` on go; each row in force at `since` is open again as of
     its last sighting before it (and that sighting's catalog fields)."""
     params = {"since": since}
-    con.execute(f"DELETE FROM price_history h WHERE {_RESTATED} AND h.valid_from >= $since", params)
+    execute(
+        con, f"DELETE FROM price_history h WHERE {_RESTATED} AND h.valid_from >= $since", params
+    )
     # Its last sighting: the newest observation of it before `since`; where those are gone
     # (older than the window), the newest successful run of its source before `since`.
     key = ", ".join(f"h.{c}" for c in HISTORY_KEY)
     last = ", ".join(f"arg_max_null(o.{c}, o.observed_at) AS o_{c}" for c in _CATALOG)
-    con.execute(
+    execute(
+        con,
         f"""
         CREATE OR REPLACE TEMP TABLE last_sighting AS
         WITH in_force AS (
@@ -174,7 +182,8 @@ def _cut_back(con: duckdb.DuckDBPyConnection, since: datetime) -> None:
     )
     match = " AND ".join(f"h.{c} = l.{c}" for c in HISTORY_KEY)
     catalog = ", ".join(f"{c} = CASE WHEN l.observed THEN l.o_{c} ELSE h.{c} END" for c in _CATALOG)
-    con.execute(
+    execute(
+        con,
         f"""
         UPDATE price_history h SET last_seen_at = l.seen_at, last_run_id = l.seen_run, {catalog}
         FROM last_sighting l WHERE {match} AND {_IN_FORCE}
@@ -182,7 +191,8 @@ def _cut_back(con: duckdb.DuckDBPyConnection, since: datetime) -> None:
         params,
     )
     con.execute("DROP TABLE last_sighting")
-    con.execute(
+    execute(
+        con,
         f"UPDATE price_history h SET valid_to = NULL, end_reason = NULL WHERE {_IN_FORCE}",
         params,
     )
@@ -190,7 +200,8 @@ def _cut_back(con: duckdb.DuckDBPyConnection, since: datetime) -> None:
 
 def _load_again(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """One remaining run's observations of the restated sources, loaded again."""
-    con.execute(
+    execute(
+        con,
         "CREATE OR REPLACE TEMP TABLE staged AS SELECT o.* FROM observations o WHERE "
         "o.run_id = ? AND o.source IN (SELECT source FROM restated_sources)",
         [run_id],
@@ -205,19 +216,22 @@ def _load_again(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 def _sightings(con: duckdb.DuckDBPyConnection, run_id: str) -> RunResult:
     """What the withdrawal step needs of a stored run: its successful restated sources, the
     keys each listed (observations) and the skus each refused (rejects)."""
-    rows = con.execute(
+    rows = execute(
+        con,
         "SELECT source, provider, observed_at FROM source_runs WHERE run_id = ? AND status = ? "
         "AND source IN (SELECT source FROM restated_sources)",
         [run_id, OK],
     ).fetchall()
     sources = []
     for source, provider, observed_at in rows:
-        seen = con.execute(
+        seen = execute(
+            con,
             f"SELECT {', '.join(HISTORY_KEY[1:])} FROM observations WHERE run_id = ? "
             "AND source = ?",
             [run_id, source],
         ).fetchall()
-        refused = con.execute(
+        refused = execute(
+            con,
             "SELECT DISTINCT sku FROM rejects WHERE run_id = ? AND source = ? AND sku <> ''",
             [run_id, source],
         ).fetchall()

@@ -8,6 +8,7 @@ import duckdb
 
 from chipcost.core.runs import ALREADY_LOADED, LoadSummary, RunResult
 from chipcost.core.version import __version__
+from chipcost.warehouse.bound import execute
 from chipcost.warehouse.insert import insert_rows
 
 _REJECT_COLUMNS = ("run_id", "source", "observed_at", "reason", "sku", "payload_ref", "row_json")
@@ -35,7 +36,8 @@ def insert_rejects(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
 
 
 def insert_run(con: duckdb.DuckDBPyConnection, run: RunResult, summary: LoadSummary) -> None:
-    con.execute(
+    execute(
+        con,
         "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             run.run_id,
@@ -82,7 +84,8 @@ def insert_run(con: duckdb.DuckDBPyConnection, run: RunResult, summary: LoadSumm
 
 def insert_attempt(con: duckdb.DuckDBPyConnection, run: RunResult) -> None:
     """A run that found everything already loaded: kept apart from `runs` (migration 010)."""
-    con.execute(
+    execute(
+        con,
         "INSERT INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [
             run.run_id,

@@ -10,6 +10,7 @@ import polars as pl
 from chipcost.core.frames import frame_of
 from chipcost.core.vocabulary import OFFER_KEY, bucket_sql
 from chipcost.transform.cost import bytes_per_parameter
+from chipcost.warehouse.bound import execute
 from chipcost.warehouse.fx import in_currency
 
 # Prices in force at $at, from offers some source still saw after $fresh: an offer whose
@@ -150,7 +151,8 @@ def source_health(
 
 def relation_columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     """Columns of a table or view, empty when it does not exist."""
-    rows = con.execute(
+    rows = execute(
+        con,
         "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
         "ORDER BY ordinal_position",
         [name],
