@@ -71,7 +71,10 @@ neighbours AS (
     WHERE within_bounds AND origin <> 'derived' AND workload = 'inference'
         AND concurrency IS NOT NULL AND tokens_per_second_per_user > 0 AND tokens_per_second_per_chip > 0
         AND asked_speed <> 'max'
-    WINDOW faster AS (PARTITION BY curve ORDER BY tokens_per_second_per_user, throughput_id)
+    WINDOW faster AS (
+        PARTITION BY chip, model, workload, curve
+        ORDER BY tokens_per_second_per_user, throughput_id
+    )
 ),
 interpolated AS (
     SELECT
