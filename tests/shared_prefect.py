@@ -155,14 +155,24 @@ def task_runs_of(state) -> list:
     return _every_page("read_task_runs", flow_run_filter=only)
 
 
-def every_artifact() -> list:
-    return _every_page("read_artifacts", sort=_newest_artifacts())
+def every_artifact(since=None) -> list:
+    """Every artifact on the server, newest first; only those created at `since` or after,
+    when given (a datetime: what a test's own runs published, and what other workers' runs
+    published meanwhile), read page by page until an older one."""
+    if since is None:
+        return _every_page("read_artifacts", sort=_newest_artifacts())
+    return _every_page(
+        "read_artifacts", sort=_newest_artifacts(), until=lambda a: a.created < since
+    )
 
 
-def every_log() -> list:
+def every_log(since=None) -> list:
+    """Every log line on the server, oldest first; only those from `since` on, when given."""
+    from prefect.client.schemas.filters import LogFilter, LogFilterTimestamp
     from prefect.client.schemas.sorting import LogSort
 
-    return _every_page("read_logs", sort=LogSort.TIMESTAMP_ASC)
+    after = None if since is None else LogFilter(timestamp=LogFilterTimestamp(after_=since))
+    return _every_page("read_logs", log_filter=after, sort=LogSort.TIMESTAMP_ASC)
 
 
 def _newest_artifacts():
@@ -171,7 +181,9 @@ def _newest_artifacts():
     return ArtifactSort.CREATED_DESC
 
 
-def _every_page(method: str, **filters) -> list:
+def _every_page(method: str, until=None, **filters) -> list:
+    """Every item `method` reads, page by page; with `until`, up to the first item for which
+    it holds (in the pages' own order)."""
     import asyncio
 
     from prefect.client.orchestration import get_client
@@ -181,8 +193,14 @@ def _every_page(method: str, **filters) -> list:
         async with get_client() as client:
             while True:
                 page = await getattr(client, method)(**filters, limit=PAGE, offset=len(found))
+                if until is not None and any(until(item) for item in page):
+                    return found + [item for item in page[: _first(until, page)]]
                 found.extend(page)
                 if len(page) < PAGE:
                     return found
 
     return asyncio.run(read())
+
+
+def _first(holds, items: list) -> int:
+    return next(i for i, item in enumerate(items) if holds(item))

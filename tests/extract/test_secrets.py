@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -73,8 +74,12 @@ def found_in(text: str, secrets: dict[str, str]) -> list[str]:
 def warehouse_text(db: Path) -> str:
     con = duckdb.connect(str(db), read_only=True)
     try:
+        # What the file stores: its tables (a view only reads them again)
         tables = [
-            r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()
+            r[0]
+            for r in con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+            ).fetchall()
         ]
         return "\n".join(str(con.execute(f'SELECT * FROM "{t}"').fetchall()) for t in tables)
     finally:
@@ -91,14 +96,15 @@ def files_text(folder: Path) -> str:
     return "\n".join(parts)
 
 
-def prefect_text() -> str:
-    """Every artifact and log line on the server (the runs of this test among them)."""
+def prefect_text(since: datetime) -> str:
+    """Every artifact and log line the server took from `since` on: this test's runs among
+    them (and those of other workers meanwhile)."""
     from tests.shared_prefect import every_artifact, every_log
 
     return "\n".join(
         [
-            *(str(a.data) + str(a.description) for a in every_artifact()),
-            *(line.message for line in every_log()),
+            *(str(a.data) + str(a.description) for a in every_artifact(since)),
+            *(line.message for line in every_log(since)),
         ]
     )
 
@@ -158,6 +164,8 @@ def test_no_secret_leaks_from_collection_or_report(
         finally:
             for logger in loggers:
                 logger.removeHandler(caplog.handler)
+    # what this test's own runs told the server is among what is searched
+    assert str(tmp_path) in places["prefect"]
     for place, text in places.items():
         assert text, f"nothing to search in {place}: the test would prove nothing"
         assert not found_in(text, secrets), f"{place} holds {found_in(text, secrets)}"
@@ -182,6 +190,7 @@ def _run_everything(tmp_path, secrets, live_servers, caplog, capfd, sample_runs)
     from chipcost.flows.report import report
 
     db = tmp_path / "w.duckdb"
+    started = datetime.now(UTC) - timedelta(seconds=1)
     # The replay as a user runs it: the command, its output captured, the secrets in its env.
     replayed = chipcost("collect", "--replay", str(sample_runs[0]), "--db", str(db))
     replayed_again = collect(replay=str(sample_runs[1]), db=str(db), data_dir=str(tmp_path))
@@ -213,7 +222,7 @@ def _run_everything(tmp_path, secrets, live_servers, caplog, capfd, sample_runs)
     places = {
         "logs": "\n".join(f"{r.getMessage()} {r.args}" for r in caplog.records),
         "output": captured.out + captured.err + replayed + reported,
-        "prefect": prefect_text(),
+        "prefect": prefect_text(started),
         "warehouse": warehouse_text(db),
         "archive": files_text(tmp_path / "archive"),
         "reports": files_text(out_dir),
