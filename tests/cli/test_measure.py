@@ -350,9 +350,12 @@ def test_a_model_the_server_does_not_serve_is_named(fresh_db, tokenizer):
     _nothing_recorded(fresh_db)
 
 
-def test_a_figure_without_a_shape_is_matched_through_the_nearest_curve(fresh_db, tokenizer):
+def test_a_figure_without_a_shape_is_matched_through_the_nearest_curve(
+    fresh_db, tokenizer, recorded
+):
     # H100-SXM's figure at the default speed is MLPerf Server's, which states no token counts:
     # the shape is that of H100-SXM's nearest public curve with one (NIM's, 5,000 in / 500 out)
+    asked = recorded("nim-shape")  # AIPerf at 5,000/500 against the double at RATE
     with serving(RATE) as double:
         result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "2",
                          "--match", "H100-SXM", "--concurrency", "1",
@@ -366,7 +369,7 @@ def test_a_figure_without_a_shape_is_matched_through_the_nearest_curve(fresh_db,
     assert (row["input_tokens"], row["output_tokens"]) == (5000, 500)
     assert row["tokens_per_second_per_user"] == pytest.approx(RATE, rel=0.10)
     assert row["tokens_per_second_per_chip"] == pytest.approx(RATE / 2, rel=0.10)
-    assert {r["max_completion_tokens"] for r in double.requests} == {500}
+    assert [(a["input_tokens"], a["output_tokens"]) for a in asked] == [(5000, 500)]
 
 
 def test_a_shape_given_stands_for_the_one_the_figure_lacks(fresh_db, tokenizer, recorded):
