@@ -34,8 +34,8 @@ def literal(value: object) -> str:
         return "NULL"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, int):  # a negative one in parentheses: `1 -?` is not a comment
+        return str(value) if value >= 0 else f"({value})"
     if isinstance(value, float):
         text = repr(value) if math.isfinite(value) else str(value)
         return f"CAST('{text}' AS DOUBLE)"

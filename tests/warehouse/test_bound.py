@@ -117,6 +117,9 @@ def test_placeholders_in_quoted_text_and_comments_are_left_as_they_are():
     sql = """SELECT '?' || $a AS "$a?", -- a comment's ? and $a
         /* and $b */ 'it''s $a' AS s"""
     assert execute(con, "SELECT ? AS a, '?' AS b", [1]).fetchall() == [(1, "?")]
+    # a negative value after a minus is a value, not the start of a comment
+    assert execute(con, "SELECT 1 -?", [-5]).fetchall() == [(6,)]
+    assert execute(con, "SELECT 2-$n", {"n": -1}).fetchall() == [(3,)]
     written = inlined(sql, {"a": "x'y"})
     assert written is not None and "$a?" in written and "? and $a" in written and "$b" in written
     assert con.execute(written).fetchall() == [("?x'y", "it's $a")]
