@@ -118,9 +118,9 @@ def prices(**given: Any) -> None:
 
 
 def _bounds_per_hour(asked: dict[str, Any], hours: int) -> tuple[dict[str, Any], list[str]]:
-    """A price bound in the table's unit: per chip-month or -year with --per (the bound the
-    table's cells can be compared with), read per chip-hour; and a bound with --currency is
-    said to be in US dollars of list price (the filter is on the warehouse's prices)."""
+    """What a price bound is read as: per chip-month or -year with --per, as the table's
+    cells (chipcost.pipeline.prices reads it per chip-hour); with --currency, in US dollars of
+    list price (the filter is on the warehouse's prices)."""
     from chipcost.pipeline.prices import amount_as_printed
 
     said = []
@@ -131,7 +131,6 @@ def _bounds_per_hour(asked: dict[str, Any], hours: int) -> tuple[dict[str, Any],
         option = Voice(PRICES).said(name, value)
         number = amount_as_printed(str(value), "$") if isinstance(value, str) else value
         if hours != 1 and isinstance(number, int | float):
-            asked = {**asked, name: number / hours}
             said.append(
                 f"{option} is per chip-{str(asked['per']).lower()}, as the table's prices: "
                 f"{number / hours:.4f} per chip-hour"

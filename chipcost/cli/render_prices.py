@@ -11,6 +11,7 @@ from chipcost.cli.fit import Column, Line, cell_len, fit_table, plain
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.vocabulary import PLAN_SHORT, gpu_alone_note, pricing_words
+from chipcost.pipeline.price_glance import PRICE_DECIMALS
 from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
 from chipcost.transform.rows import number
 
@@ -81,11 +82,6 @@ _WIDE = (
     Column("source_as_of", "as of (UTC)"),
     Column("estimate", "estimate: rests on"),
 )
-
-
-# A price's decimals by what it is per: an hour's needs four to show a small move; a month's
-# or a year's (hundreds, thousands) is to the cent. Every view of prices shows them so.
-PRICE_DECIMALS = {"hour": 4, "month": 2, "year": 2}
 
 
 def price_text(value: float, per: str = "hour") -> str:

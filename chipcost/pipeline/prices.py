@@ -32,6 +32,7 @@ from chipcost.core.vocabulary import (
     pricing_labels,
     term_hours,
 )
+from chipcost.pipeline.price_glance import PER_HOURS, PRICE_DECIMALS
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.fx import unrated, unrated_values
@@ -64,10 +65,16 @@ class PriceAsk:
     given: Mapping[str, Any] = field(default_factory=dict)
     voice: Voice = Voice(PRICES)
     hints: tuple[str, ...] = ()  # what the ask was read as, where a name was not what it said
+    per: str = "hour"  # what the price bounds are per, as the table shows prices (--per)
 
     @classmethod
     def of(cls, values: Mapping[str, Any], *, api: bool = False) -> PriceAsk:
-        return cls({f.name: values.get(f.name) for f in QUERIED}, Voice(PRICES, api))
+        per = str(values.get("per") or "hour").strip().lower()
+        return cls(
+            {f.name: values.get(f.name) for f in QUERIED},
+            Voice(PRICES, api),
+            per=per if per in PER_HOURS else "hour",
+        )
 
     def __getitem__(self, name: str) -> Any:
         return self.given.get(name)
@@ -411,7 +418,19 @@ def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:
             f"{ask.voice.said('min_price', f'{low:g}')} is above "
             f"{ask.voice.said('max_price', f'{high:g}')}"
         )
-    return filters
+    return {**filters, **_per_chip_hour(low, high, ask.per)}
+
+
+def _per_chip_hour(low: float | None, high: float | None, per: str) -> dict[str, float | None]:
+    """The price bounds, given per `per` as the table shows prices, per chip-hour (what the
+    warehouse holds); each takes in the prices shown as it: a price is shown rounded to its
+    decimals (PRICE_DECIMALS), so `--max-price 4.1624` copied from a cell keeps that cell's
+    offer, stored at 4.16240011, and `--min-price 1.6707` the one stored at 1.67069."""
+    hours, half = PER_HOURS[per], 0.5 * 10 ** -PRICE_DECIMALS[per]
+    return {
+        "min_price": None if low is None else max(low - half, 0.0) / hours,
+        "max_price": None if high is None else (high + half) / hours,
+    }
 
 
 def _switch(ask: PriceAsk, name: str) -> bool | None:

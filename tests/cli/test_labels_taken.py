@@ -443,3 +443,29 @@ def test_an_estimated_price_cell_is_taken_as_its_amount(db):
     assert marked.returncode == 0 and marked.stdout == plain.stdout, marked.stderr
     euros = chipcost("prices", "--max-price", "2.5", "--currency", "EUR", "--db", str(db))
     assert "bounds list prices in USD, before --currency converts them" in euros.stdout
+
+
+@pytest.mark.parametrize("per", ["hour", "month"])
+def test_a_price_cell_given_back_as_a_bound_keeps_its_row(db, per):
+    """A cell is its price rounded (four decimals an hour, cents a month): given back as
+    `--max-price` and `--min-price` it keeps the rows shown as it, those stored a hair above or
+    below it among them (4.1624 stored 4.16240011)."""
+    import json
+
+    from chipcost.cli.render_prices import price_text
+
+    asked = ("prices", "--chip", "H100-SXM", "--region", "us-east-1", "--per", per)
+    done = chipcost(*asked, "--format", "json", "--db", str(db))
+    rows = json.loads(done.stdout)
+    column = f"price_per_chip_{per}"
+    rounded = [r for r in rows if float(price_text(r[column], per).replace(",", "")) != r[column]]
+    assert len(rounded) >= 3  # cells that are not their stored price
+    for row in rounded[:4]:
+        cell = price_text(row[column], per)
+        kept = chipcost(*asked, "--min-price", cell, "--max-price", cell, "--format", "json",
+                        "--db", str(db))  # fmt: skip
+        assert kept.returncode == 0, (cell, kept.stderr)
+        key = ("instance_type", "pricing_model", "term", "payment", "plan", "sku")
+        assert {tuple(r[k] for k in key) for r in json.loads(kept.stdout)} >= {
+            tuple(row[k] for k in key)
+        }, (cell, row[column])
