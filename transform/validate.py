@@ -37,7 +37,7 @@ def _price_schema(sources: Mapping[str, str]) -> pa.DataFrameSchema:
 @cache
 def _schema_of(sources: tuple[tuple[str, str], ...]) -> pa.DataFrameSchema:
     """The schema for these (source, provider) pairs, made once: pandera copies each column
-    as it builds one (3 ms, of a validation's 30)."""
+    as it builds one (about 1 ms of a validation's 29)."""
     providers = sorted({provider for _, provider in sources})
     names = sorted(source for source, _ in sources)
     text = {"nullable": False}

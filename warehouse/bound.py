@@ -20,8 +20,16 @@ import duckdb
 
 Params = Mapping[str, object] | Sequence[object] | None
 
-# What a placeholder may sit beside: quoted text and identifiers, and comments, which keep theirs.
-_PARTS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|\$\w+|\?", re.S)
+# A query's parts a placeholder may sit beside, by kind: text this reads whole (quoted text and
+# identifiers, comments), which keeps its ? and $name; text it does not (an E'' string's
+# backslashes, a $$ or $tag$ string, a comment within a comment) and DuckDB's numbered ?1,
+# which leave the query to the client's binding; and the placeholders themselves.
+_PARTS = re.compile(
+    r"(?P<unread>(?<![\w$])[eE]'|\$\w*\$|\?\d|/\*(?:(?!\*/).)*?/\*)"
+    r"|(?P<kept>'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/)"
+    r"|(?P<placeholder>\$\w+|\?)",
+    re.S,
+)
 
 
 class _Unwritable(Exception):
@@ -34,8 +42,12 @@ def literal(value: object) -> str:
         return "NULL"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
-    if isinstance(value, int):  # a negative one in parentheses: `1 -?` is not a comment
-        return str(value) if value >= 0 else f"({value})"
+    if isinstance(value, int):  # of the type the client binds it as (INTEGER if it fits)
+        if -(2**31) <= value < 2**31:
+            return f"CAST({value} AS INTEGER)"
+        if -(2**63) <= value < 2**63:
+            return f"CAST({value} AS BIGINT)"
+        raise _Unwritable(value)
     if isinstance(value, float):
         text = repr(value) if math.isfinite(value) else str(value)
         return f"CAST('{text}' AS DOUBLE)"
@@ -49,6 +61,8 @@ def literal(value: object) -> str:
     if isinstance(value, date):
         return f"DATE '{value.isoformat()}'"
     if isinstance(value, list | tuple):
+        if len({type(v) for v in value if v is not None}) > 1:
+            raise _Unwritable(value)  # the client finds the list's one type
         return "[" + ", ".join(literal(v) for v in value) + "]"
     raise _Unwritable(value)
 
@@ -66,13 +80,15 @@ def inlined(sql: str, params: Params) -> str | None:
 
     def value(part: re.Match[str]) -> str:
         text = part.group(0)
+        if part.group("unread"):
+            raise _Unwritable(text)
+        if part.group("kept"):
+            return text
         if text == "?":
             key: object = next(place, None)
-        elif text.startswith("$"):
+        else:
             name = text[1:]
             key = name if named else (int(name) - 1 if name.isdigit() else None)
-        else:
-            return text  # quoted text, an identifier or a comment
         if key is None or key not in values:
             raise _Unwritable(text)
         used.add(key)

@@ -138,3 +138,23 @@ def test_placeholders_that_do_not_match_the_values_are_left_to_the_client(sql, p
     assert inlined(sql, params) is None
     with pytest.raises(duckdb.Error):  # and the client's own error says so
         execute(duckdb.connect(), sql, params).fetchall()
+
+
+@pytest.mark.parametrize(
+    ("sql", "params"),
+    [
+        # an E'' string's backslash escape: read as '' strings are, the quoted '$1' after it
+        # would take the value, and the value's own quotes would end that string
+        (r"SELECT E'\'' AS a, '$1' AS c, $1 AS b", [" || (SELECT 'secret') || "]),
+        ("SELECT $$ $1 $$ AS a, $1 AS b", ["x"]),  # a dollar-quoted string keeps its $1
+        ("SELECT ?2 - ?1", [10, 3]),  # DuckDB's numbered placeholders
+        ("SELECT /* a /* b */ ? */ ?", [1]),  # a comment within a comment
+        ("SELECT ? + 127::TINYINT", [1]),  # an INTEGER, as bound, not a literal made TINYINT
+        ("SELECT ? * 2::SMALLINT", [20000]),
+        ("SELECT ?", [("a", 1)]),  # a list of two types: the client finds its one type
+        ("SELECT ?", [2**63]),  # past BIGINT
+    ],
+)
+def test_what_the_writing_does_not_read_gives_the_clients_rows(sql, params):
+    con = duckdb.connect()
+    assert execute(con, sql, params).fetchall() == con.execute(sql, params).fetchall()
