@@ -133,15 +133,30 @@ def _out_of_reach(name: str) -> bool:
     )
 
 
+def _parser() -> duckdb.DuckDBPyConnection:
+    """An empty database to read a query with, as sandboxed as the one that runs it: DuckDB
+    expands some statements as it parses them (IMPORT DATABASE reads the folder's schema.sql,
+    a PRAGMA of an extension's installs it), and a refused query reaches nothing."""
+    return duckdb.connect(
+        config={
+            "enable_external_access": False,
+            "autoinstall_known_extensions": False,
+            "autoload_known_extensions": False,
+        }
+    )
+
+
 def _check_reach(query: str) -> None:
     """Refuse a query naming what reaches past the warehouse (see _OUT_OF_REACH)."""
     import json
 
-    with duckdb.connect() as con:
+    with _parser() as con:
         serialized = execute(con, "SELECT json_serialize_sql(?::VARCHAR)", [query])
         tree = json.loads(serialized.fetchone()[0])
     if tree.get("error"):  # a statement the serializer does not take: judged by its words
         names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query)
+        if names[:1] and names[0].lower() == "pragma" and len(names) > 1:
+            names.append(f"pragma_{names[1]}")  # PRAGMA database_list: its table function
     else:
         names = list(_reached(tree))
     refused = sorted({n for n in names if _out_of_reach(n)})
@@ -156,7 +171,8 @@ def _check_reach(query: str) -> None:
 def _check_reads_only(query: str) -> None:
     """Refuse anything but one SELECT (or an EXPLAIN of one), with a message saying why."""
     try:
-        statements = duckdb.extract_statements(query)
+        with _parser() as con:
+            statements = con.extract_statements(query)
     except duckdb.Error as exc:
         raise ChipcostError(f"cannot parse the query: {exc}") from exc
     if len(statements) != 1:
@@ -169,7 +185,8 @@ def _check_reads_only(query: str) -> None:
     if kind == "EXPLAIN":
         explained = _EXPLAIN.sub("", query, count=1)
         try:
-            inner = duckdb.extract_statements(explained)
+            with _parser() as con:
+                inner = con.extract_statements(explained)
         except duckdb.Error as exc:
             raise ChipcostError(f"cannot parse the explained query: {exc}") from exc
         if len(inner) != 1 or inner[0].type.name != "SELECT":

@@ -28,6 +28,9 @@ INTROSPECTION = [
     "SELECT current_setting('allowed_paths')",
     "SELECT current_setting('allowed_' || 'paths')",
     "SELECT (SELECT list(path) FROM duckdb_databases()) AS x",
+    # the PRAGMA statement that is the table function (a SELECT to DuckDB)
+    "PRAGMA database_list",
+    "pragma  database_list;",
 ]
 
 

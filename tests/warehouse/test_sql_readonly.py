@@ -99,6 +99,21 @@ def test_a_select_cannot_reach_files(db, tmp_path, statement):
     assert not out.exists()
 
 
+def test_reading_the_query_reaches_no_file_and_installs_nothing(db, tmp_path, monkeypatch):
+    """DuckDB expands IMPORT DATABASE as it parses it (it reads the folder's schema.sql) and a
+    PRAGMA of an extension's installs the extension: the query is read as sandboxed as it runs,
+    so a file's first words never reach a parse error and no extension is fetched."""
+    (tmp_path / "schema.sql").write_text("db_password=hunter2 and more\n")
+    (tmp_path / "load.sql").write_text("")
+    home = tmp_path / "home"  # where DuckDB would install an extension
+    monkeypatch.setenv("HOME", str(home))
+    for query in (f"import database '{tmp_path}'", "pragma create_fts_index('runs', 'a', 'b')"):
+        with pytest.raises(ChipcostError) as raised:
+            run_readonly(db, query)
+        assert "hunter2" not in str(raised.value) and "db_password" not in str(raised.value)
+    assert not (home / ".duckdb").exists()
+
+
 def test_file_access_is_explained(db, tmp_path):
     probe = tmp_path / "probe.csv"
     probe.write_text("a\n1\n")
