@@ -233,6 +233,12 @@ def pricing_code(value: str) -> str:
     words = value.strip().lower().replace(",", " ").split()
     model, rest = _model_first(words)
     if model is None:
+        if words and _no_model(value):
+            raise ValueError(
+                "it names no pricing model: a cell under a header that names one ('pricing "
+                "model reserved') is that model's; give the model first, as in 'reserved 1yr, "
+                "std, all upfront'"
+            )
         return model_code(value)
     named: dict[str, str] = {}
     known = _pricing_words()
@@ -249,6 +255,18 @@ def pricing_code(value: str) -> str:
         if named.setdefault(kind, code) != code:
             raise ValueError(f"it names two {kind}s, {named[kind]} and {code}")
     return " ".join([model, *(named[k] for k in ("term", "payment", "plan") if k in named)])
+
+
+def _no_model(value: str) -> bool:
+    """Whether `value` is a pricing label without its model ('1yr, std, all upfront', as
+    `prices` prints a cell under a header that names the model): it reads as one after it,
+    with a payment or a plan (a term alone, '1yr', is the index's old spelling of a
+    commitment's)."""
+    try:
+        parts = pricing_parts(pricing_code(f"reserved {value}"))
+    except ValueError:
+        return False
+    return "payment" in parts or "plan" in parts
 
 
 def code_words(code: str) -> str:

@@ -469,3 +469,21 @@ def test_a_price_cell_given_back_as_a_bound_keeps_its_row(db, per):
         assert {tuple(r[k] for k in key) for r in json.loads(kept.stdout)} >= {
             tuple(row[k] for k in key)
         }, (cell, row[column])
+
+
+def test_a_cell_under_a_header_that_names_its_pricing_model_is_refused_saying_so(db):
+    """`prices --pricing-model reserved` heads its table 'pricing model reserved' and prints
+    each cell without it ('1yr, std, all upfront'): given back alone, it is refused in the
+    words it was typed in, saying to put the model first."""
+    done = chipcost("prices", "--chip", "H100-SXM", "--pricing-model", "reserved", "--db",
+                    str(db), columns=400)  # fmt: skip
+    assert "pricing model reserved" in done.stdout and "1yr, std, all upfront" in done.stdout
+    refused = chipcost("prices", "--chip", "H100-SXM", "--pricing-model",
+                       "1yr, std, all upfront", "--db", str(db))  # fmt: skip
+    assert refused.returncode == 2
+    said = " ".join(refused.stderr.split())
+    assert "'1yr, std, all upfront'" in said and "_" not in said.split("'")[1]
+    assert "give the model first" in said
+    named = chipcost("prices", "--chip", "H100-SXM", "--pricing-model",
+                     "reserved 1yr, std, all upfront", "--db", str(db))  # fmt: skip
+    assert named.returncode == 0, named.stderr
