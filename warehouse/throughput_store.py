@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import duckdb
 
+from chipcost.core.clean import from_spreadsheet, printable
 from chipcost.core.commands import MEASUREMENTS
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import COLUMNS, Figure
@@ -136,8 +137,16 @@ def repeats(con: duckdb.DuckDBPyConnection, figures: Sequence[Figure]) -> list[s
 def _same(values: Sequence[object]) -> tuple:
     """A figure's fields as repeats compares them: a number to 12 significant digits (a rate
     per instance divided by its chips again, read back from a listing, may differ in the last
-    bit)."""
-    return tuple(float(f"{v:.12g}") if isinstance(v, float) else v for v in values)
+    bit), and text as a listing's CSV gives it back (line breaks as spaces, no control
+    characters, no leading ' a spreadsheet would take for its own)."""
+    return tuple(
+        float(f"{v:.12g}")
+        if isinstance(v, float)
+        else printable(from_spreadsheet(v))
+        if isinstance(v, str)
+        else v
+        for v in values
+    )
 
 
 def _listed(ids: Sequence[str]) -> str:

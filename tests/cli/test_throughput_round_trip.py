@@ -337,3 +337,20 @@ def test_a_recording_time_that_is_none_or_to_come_is_refused_naming_its_line(min
         said = " ".join(done.stderr.split())
         assert f"line 3: recorded_at '{bad}' is not a time past with its offset" in said, said
         assert listed(other) == "[\n]\n"
+
+
+def test_a_listings_csv_of_odd_text_taken_back_records_nothing_twice(tmp_path):
+    """The CSV writes text as a spreadsheet should read it: a line break as a space, no
+    control characters, a leading ' before what would run as a formula. Its own listing taken
+    back is still the measurements it lists (on 2f65616 each came back as a new one)."""
+    db = warehouses.new(tmp_path / "w.duckdb")
+    add = ("throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b", "--workload",
+           "inference", "--tokens-per-second", "900", "--db", str(db))  # fmt: skip
+    assert run(*add, "--notes", "line one\nline two\x07").returncode == 0
+    assert run(*add, "--citation", "'=1+1 my bench").returncode == 0
+    printed = tmp_path / "listed.csv"
+    printed.write_text(listed(db, "csv"), encoding="utf-8")
+    again = run("throughput", "import", str(printed), "--db", str(db))
+    assert "recorded 0 measurement(s)" in again.stdout, again.stdout
+    assert "already recorded, not recorded again: 2 row(s)" in again.stdout
+    assert len(json.loads(listed(db))) == 2
