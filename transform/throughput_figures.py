@@ -282,6 +282,8 @@ def equivalence_note(published: str, model: str, why: str) -> str:
 def _model(name: str, equivalents: Mapping[str, tuple[str, str]]) -> tuple[str, str | None]:
     """(the model a figure counts for, the model as published when a rule maps it)."""
     published = normalise_model(name)
+    if not published:  # '?': punctuation alone
+        raise ChipcostError(f"model {name!r} names no model (no letter or digit)")
     if published in equivalents:
         return equivalents[published][0], published
     return published, None

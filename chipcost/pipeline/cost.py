@@ -688,6 +688,12 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str |
     if model in known:
         return model, None
     from chipcost.core.names import cut, did_you_mean, shown
+
+    if not model:  # '?', '/*': punctuation alone names no model
+        raise UsageError(
+            f"model {shown(name)} names no model (no letter or digit); give one such as "
+            f"llama-3-70b. Known models: {', '.join(known) or 'none'}"
+        )
     from chipcost.transform.references import EQUIVALENTS_FILE, model_standing, repo_cut
     from chipcost.transform.tokens import parameters_in_name
 

@@ -747,3 +747,22 @@ def test_the_ranking_shows_its_top_and_says_how_many_more(tmp_path):
     assert unranked and "unknown" not in unranked[1], notes
     more = chipcost(*asked, "--limit", "30", env={"COLUMNS": "200"})
     assert re.findall(r"^ *(\d+) {2,}\S", more.stdout, re.MULTILINE)[-1] == "30"
+
+
+@pytest.mark.parametrize("name", ["?", "/*", "--"])
+def test_a_model_of_punctuation_alone_is_refused_not_read_as_a_blank_name(db, tmp_path, name):
+    """normalise_model keeps letters, digits and dots: '?' was the model '' (cost said "no
+    throughput for model ''" and advised `throughput add --model  ...`; add recorded it)."""
+    for args in (
+        ("cost", "--workload", "inference", "--model", name),
+        ("compare", "H100-SXM", "H200", "--workload", "inference", "--model", name),
+    ):
+        done = chipcost(*args, "--db", str(db))
+        assert done.returncode == 2 and "names no model" in done.stderr, done.stderr
+        assert "--model  " not in done.stderr
+    mine = warehouses.new(tmp_path / "w.duckdb")
+    added = run_chipcost("throughput", "add", "--chip", "H100-SXM", "--model", name,
+                         "--workload", "inference", "--tokens-per-second", "900",
+                         "--db", str(mine))  # fmt: skip
+    assert added.returncode == 2 and "recorded" not in added.stdout, added.stderr
+    assert "names no model" in added.stderr or "Hugging Face id" in added.stderr  # '/*'
