@@ -8,6 +8,7 @@ every option by name.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from chipcost.cli.formats import OutputFormat
@@ -130,6 +131,11 @@ def _bounds_per_hour(asked: dict[str, Any], hours: int) -> tuple[dict[str, Any],
             continue
         option = Voice(PRICES).said(name, value)
         number = amount_as_printed(str(value), "$") if isinstance(value, str) else value
+        if isinstance(value, str) and re.match(r"\s*(€|£|eur\b|gbp\b)", value, re.IGNORECASE):
+            raise UsageError(
+                f"{option}: a price bound is US dollars of list price (the warehouse's prices, "
+                "before --currency converts them): give it in dollars, e.g. $2.50"
+            )
         if hours != 1 and isinstance(number, int | float):
             said.append(
                 f"{option} is per chip-{str(asked['per']).lower()}, as the table's prices: "

@@ -171,8 +171,8 @@ def _counts(ask: PriceAsk, name: str) -> list[float] | None:
         isinstance(i, taken) and not isinstance(i, bool) for i in items
     ):
         raise UsageError(
-            f"{ask.voice.said(name, quoted(values))}: give the chips per instance, 1 or more, "
-            "e.g. 8, or a list of such numbers"
+            f"{ask.voice.said(name, quoted(values))}: give the chips per instance, more than 0 "
+            "(a fraction of a GPU: 0.125), e.g. 8, or a list of such numbers"
         )
     counts = []
     for item in split_values(items, "chip count") or []:
@@ -182,8 +182,8 @@ def _counts(ask: PriceAsk, name: str) -> list[float] | None:
             count = math.nan
         if not math.isfinite(count) or count <= 0 or count > 1e6:
             raise UsageError(
-                f"{ask.voice.said(name, repr(item))}: give the chips per instance, 1 or more, "
-                "e.g. 8"
+                f"{ask.voice.said(name, repr(item))}: give the chips per instance, more than 0 "
+                "(a fraction of a GPU: 0.125), e.g. 8"
             )
         counts.append(count)
     return counts or None

@@ -487,3 +487,16 @@ def test_a_cell_under_a_header_that_names_its_pricing_model_is_refused_saying_so
     named = chipcost("prices", "--chip", "H100-SXM", "--pricing-model",
                      "reserved 1yr, std, all upfront", "--db", str(db))  # fmt: skip
     assert named.returncode == 0, named.stderr
+
+
+@pytest.mark.parametrize("bound", ["€3.8616", "EUR 3.8616"])
+def test_a_euro_amount_as_a_bound_is_refused_saying_bounds_are_dollars(db, bound):
+    """`prices --currency EUR` prints euros, but a bound is on the warehouse's US dollars of
+    list price: an amount in euros is refused so, in one line (on 2f65616 a note said the
+    bound was in USD, then the error asked for "a number, e.g. 2.5 or $2.50")."""
+    done = chipcost("prices", "--chip", "H100-SXM", "--currency", "EUR", "--max-price", bound,
+                    "--db", str(db))  # fmt: skip
+    assert done.returncode == 2
+    said = " ".join(done.stderr.split())
+    assert f"--max-price {bound}: a price bound is US dollars of list price" in said
+    assert "note:" not in said
