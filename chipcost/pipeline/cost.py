@@ -774,7 +774,13 @@ def cost_question(
             return None
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             value = str(value)  # refused as text (the Python API's tokens=[3e11])
-        return parse_quantity(value, voice.name(field), *examples)
+        number = parse_quantity(value, voice.name(field), *examples)
+        if number > _MOST[field]:  # 1e308 tokens filled the table with 300-digit dollars
+            raise UsageError(
+                f"{voice.said(field, str(value))}: {_MOST_SAID[field]}; give at most "
+                f"{_MOST[field]:.0e}".replace("e+", "e")
+            )
+        return number
 
     if daily_tokens is not None and migration_cost is None:
         raise UsageError(
@@ -797,6 +803,18 @@ def cost_question(
         daily_tokens=quantity(daily_tokens, "daily_tokens"),
         currency=code,
     )
+
+
+# The largest quantities a cost question takes: a quintillion tokens is some 60,000 times the
+# 15 trillion Llama 3 was trained on; a quadrillion dollars is more than the world makes in a
+# decade.
+_MOST = {"tokens": 1e18, "daily_tokens": 1e18, "migration_cost": 1e15}
+_MOST_SAID = {
+    "tokens": "more tokens than any workload (Llama 3 was trained on 15 trillion)",
+    "daily_tokens": "more tokens than any workload (Llama 3 was trained on 15 trillion)",
+    "migration_cost": "more than any move costs (a quadrillion is more than the world makes "
+    "in a decade)",
+}
 
 
 def ask_of(

@@ -766,3 +766,18 @@ def test_a_model_of_punctuation_alone_is_refused_not_read_as_a_blank_name(db, tm
                          "--db", str(mine))  # fmt: skip
     assert added.returncode == 2 and "recorded" not in added.stdout, added.stderr
     assert "names no model" in added.stderr or "Hugging Face id" in added.stderr  # '/*'
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--tokens", "1e308"), "--tokens 1e308: more tokens than any workload"),
+        (("--migration-cost", "1e300", "--daily-tokens", "1B"), "--migration-cost 1e300: more"),
+        (("--migration-cost", "36000", "--daily-tokens", "2e18"), "--daily-tokens 2e18: more"),
+    ],
+)
+def test_a_quantity_past_any_workload_is_refused_not_printed_in_300_digits(db, args, said):
+    done = chipcost("cost", "--workload", "inference", "--model", "llama-3-70b", *args,
+                    "--db", str(db))  # fmt: skip
+    assert done.returncode == 2 and said in " ".join(done.stderr.split()), done.stderr
+    assert not re.search(r"\d{40}", done.stdout + done.stderr)

@@ -149,7 +149,10 @@ def test_filters(db, args, chips, count):
         ),
         (["--provider", "AWS", "--provider", "aw"], "unknown provider 'aw' (did you mean aws"),
         (["--min-price", "3", "--max-price", "2"], "--min-price 3 is above --max-price 2"),
-        (["--chip-count", "eight"], "--chip-count 'eight': give the chips per instance, more than 0"),
+        (
+            ["--chip-count", "eight"],
+            "--chip-count 'eight': give the chips per instance, more than 0",
+        ),
         (["--chip-count", "0"], "--chip-count '0': give the chips per instance, more than 0"),
         (["--min-memory", "nan"], "--min-memory nan"),
     ],
