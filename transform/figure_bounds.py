@@ -21,6 +21,11 @@ from chipcost.core.errors import ChipcostError, UsageError
 # Below a hundredth of a token a second per chip no workload is served or trained: a unit
 # slip, or a measurement divided by chips it did not run on.
 MIN_TOKENS_PER_SECOND = 0.01
+# Above a billion tokens a second per chip none is: the catalogue's most dense compute, GB300's
+# 15 PFLOPS at FP4 (chipcost/data/chips.csv), at 2 FLOPs per parameter per token would serve
+# that many only for a model of 7.5 million parameters, a forty-fifth of BERT-Large (340
+# million), the smallest model it holds.
+MAX_TOKENS_PER_SECOND = 1e9
 # The most chips one figure can stand for, by workload.
 # Inference: one replica, the chips behind one endpoint. The largest single system sold is a
 # rack-scale NVLink domain: 72 GPUs in a GB200 NVL72 (the largest inference scale in the
@@ -50,7 +55,8 @@ def whole_chips(value: float, workload: str, column: str = "chips") -> int:
 
 
 def rate_in_bounds(tokens_per_second_per_chip: float, column: str = "tokens_per_second") -> float:
-    """A per-chip rate that is finite and at least MIN_TOKENS_PER_SECOND."""
+    """A per-chip rate that is finite, at least MIN_TOKENS_PER_SECOND and at most
+    MAX_TOKENS_PER_SECOND."""
     if not math.isfinite(tokens_per_second_per_chip) or not (
         tokens_per_second_per_chip >= MIN_TOKENS_PER_SECOND
     ):
@@ -58,6 +64,12 @@ def rate_in_bounds(tokens_per_second_per_chip: float, column: str = "tokens_per_
             f"{column}: {tokens_per_second_per_chip:g} tokens/s per chip is below "
             f"{MIN_TOKENS_PER_SECOND:g}: no workload runs that slowly (a unit slip, or chips "
             "counted that did not serve it?)"
+        )
+    if tokens_per_second_per_chip > MAX_TOKENS_PER_SECOND:
+        raise ChipcostError(
+            f"{column}: {tokens_per_second_per_chip:g} tokens/s per chip is more than any chip "
+            f"processes ({MAX_TOKENS_PER_SECOND:g} at most: GB300's 15 PFLOPS would serve that "
+            "many only for a model of 7.5 million parameters); a unit slip?"
         )
     return tokens_per_second_per_chip
 

@@ -13,7 +13,11 @@ from hypothesis import strategies as st
 
 from chipcost.core.catalog import canonical_chips
 from chipcost.core.errors import ChipcostError
-from chipcost.transform.figure_bounds import MAX_CHIPS, MIN_TOKENS_PER_SECOND
+from chipcost.transform.figure_bounds import (
+    MAX_CHIPS,
+    MAX_TOKENS_PER_SECOND,
+    MIN_TOKENS_PER_SECOND,
+)
 from chipcost.transform.throughput_figures import figure_from_row
 
 ROW = {
@@ -62,6 +66,15 @@ def test_a_rate_below_the_floor_is_refused(origin, rate):
     # per instance of 8 chips: below 0.01 per chip
     with pytest.raises(ChipcostError, match="tokens/s per chip is below 0.01"):
         _figure(origin, tokens_per_second=repr(rate))
+
+
+@pytest.mark.parametrize("origin", ORIGINS)
+@given(rate=st.floats(min_value=MAX_TOKENS_PER_SECOND * 8, max_value=1e308, exclude_min=True))
+def test_a_rate_past_any_chip_is_refused_in_a_short_line(origin, rate):
+    # per instance of 8 chips: over a billion per chip (1e308 said in 309 digits before)
+    with pytest.raises(ChipcostError, match="more than any chip processes") as refused:
+        _figure(origin, tokens_per_second=repr(rate))
+    assert len(str(refused.value)) < 300
 
 
 @pytest.mark.parametrize("origin", ORIGINS)
