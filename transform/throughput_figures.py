@@ -56,6 +56,11 @@ def normalise_model(name: str) -> str:
     return f"llama-{found[1]}-{found[2]}" if found else model
 
 
+def no_model(name: str) -> str:
+    """Why a name normalise_model makes nothing of ('?', '--': punctuation alone) is refused."""
+    return f"model {name!r} names no model (no letter or digit)"
+
+
 MAX_INT = 2**31 - 1
 
 
@@ -282,8 +287,8 @@ def equivalence_note(published: str, model: str, why: str) -> str:
 def _model(name: str, equivalents: Mapping[str, tuple[str, str]]) -> tuple[str, str | None]:
     """(the model a figure counts for, the model as published when a rule maps it)."""
     published = normalise_model(name)
-    if not published:  # '?': punctuation alone
-        raise ChipcostError(f"model {name!r} names no model (no letter or digit)")
+    if not published:
+        raise ChipcostError(no_model(name))
     if published in equivalents:
         return equivalents[published][0], published
     return published, None

@@ -146,13 +146,13 @@ def _parser() -> duckdb.DuckDBPyConnection:
     )
 
 
-def _check_reach(query: str) -> None:
-    """Refuse a query naming what reaches past the warehouse (see _OUT_OF_REACH)."""
+def _check_reach(con: duckdb.DuckDBPyConnection, query: str) -> None:
+    """Refuse a query naming what reaches past the warehouse (see _OUT_OF_REACH); `con` is
+    the _parser() that read it."""
     import json
 
-    with _parser() as con:
-        serialized = execute(con, "SELECT json_serialize_sql(?::VARCHAR)", [query])
-        tree = json.loads(serialized.fetchone()[0])
+    serialized = execute(con, "SELECT json_serialize_sql(?::VARCHAR)", [query])
+    tree = json.loads(serialized.fetchone()[0])
     if tree.get("error"):  # a statement the serializer does not take: judged by its words
         names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query)
         if names[:1] and names[0].lower() == "pragma" and len(names) > 1:
@@ -170,29 +170,30 @@ def _check_reach(query: str) -> None:
 
 def _check_reads_only(query: str) -> None:
     """Refuse anything but one SELECT (or an EXPLAIN of one), with a message saying why."""
-    try:
-        with _parser() as con:
-            statements = con.extract_statements(query)
-    except duckdb.Error as exc:
-        raise ChipcostError(f"cannot parse the query: {exc}") from exc
-    if len(statements) != 1:
-        raise ChipcostError(f"give exactly one SQL statement (got {len(statements)})")
-    kind = statements[0].type.name
-    if kind == "CALL" and re.match(r"\s*(force\s+)?checkpoint\b", query, re.IGNORECASE):
-        kind = "CHECKPOINT"  # DuckDB parses it as a call of its checkpoint function
-    if kind not in READ_STATEMENTS:
-        raise _refuse(kind)
-    if kind == "EXPLAIN":
-        explained = _EXPLAIN.sub("", query, count=1)
+    with _parser() as con:
         try:
-            with _parser() as con:
-                inner = con.extract_statements(explained)
+            statements = con.extract_statements(query)
         except duckdb.Error as exc:
-            raise ChipcostError(f"cannot parse the explained query: {exc}") from exc
-        if len(inner) != 1 or inner[0].type.name != "SELECT":
-            raise _refuse(f"EXPLAIN of {_statement(inner[0].type.name) if inner else 'nothing'}")
-        query = explained
-    _check_reach(query)
+            raise ChipcostError(f"cannot parse the query: {exc}") from exc
+        if len(statements) != 1:
+            raise ChipcostError(f"give exactly one SQL statement (got {len(statements)})")
+        kind = statements[0].type.name
+        if kind == "CALL" and re.match(r"\s*(force\s+)?checkpoint\b", query, re.IGNORECASE):
+            kind = "CHECKPOINT"  # DuckDB parses it as a call of its checkpoint function
+        if kind not in READ_STATEMENTS:
+            raise _refuse(kind)
+        if kind == "EXPLAIN":
+            explained = _EXPLAIN.sub("", query, count=1)
+            try:
+                inner = con.extract_statements(explained)
+            except duckdb.Error as exc:
+                raise ChipcostError(f"cannot parse the explained query: {exc}") from exc
+            if len(inner) != 1 or inner[0].type.name != "SELECT":
+                raise _refuse(
+                    f"EXPLAIN of {_statement(inner[0].type.name) if inner else 'nothing'}"
+                )
+            query = explained
+        _check_reach(con, query)
 
 
 def run_readonly(

@@ -139,14 +139,13 @@ def _same(values: Sequence[object]) -> tuple:
     per instance divided by its chips again, read back from a listing, may differ in the last
     bit), and text as a listing's CSV gives it back (line breaks as spaces, no control
     characters, no leading ' a spreadsheet would take for its own)."""
-    return tuple(
-        float(f"{v:.12g}")
-        if isinstance(v, float)
-        else printable(from_spreadsheet(v))
-        if isinstance(v, str)
-        else v
-        for v in values
-    )
+    return tuple(_compared(v) for v in values)
+
+
+def _compared(value: object) -> object:
+    if isinstance(value, float):
+        return float(f"{value:.12g}")
+    return printable(from_spreadsheet(value)) if isinstance(value, str) else value
 
 
 def _listed(ids: Sequence[str]) -> str:

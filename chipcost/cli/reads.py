@@ -8,7 +8,6 @@ every option by name.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from chipcost.cli.formats import OutputFormat
@@ -58,7 +57,7 @@ def prices(**given: Any) -> None:
     from chipcost.pipeline.prices import unmatched_names
 
     hours = per_hours(asked["per"], Voice(PRICES).said("per", asked["per"]))
-    asked, bounds_said = _bounds_per_hour(asked, hours)
+    bounds_said = _bound_notes(asked, hours)
     if focus and (hours != 1 or asked["by"] is not None):  # FOCUS's columns are its own
         said = "--by" if asked["by"] is not None else "--per"
         raise UsageError(
@@ -118,33 +117,29 @@ def prices(**given: Any) -> None:
     print_freshness(notices(format), found.freshness)
 
 
-def _bounds_per_hour(asked: dict[str, Any], hours: int) -> tuple[dict[str, Any], list[str]]:
+def _bound_notes(asked: dict[str, Any], hours: int) -> list[str]:
     """What a price bound is read as: per chip-month or -year with --per, as the table's
     cells (chipcost.pipeline.prices reads it per chip-hour); with --currency, in US dollars of
-    list price (the filter is on the warehouse's prices)."""
+    list price (the filter is on the warehouse's prices). None for a bound that is no amount
+    (chipcost.pipeline.prices says why)."""
     from chipcost.pipeline.prices import amount_as_printed
 
     said = []
+    currency = str(asked.get("currency") or "USD").strip().upper()
     for name in ("min_price", "max_price"):
         value = asked[name]
-        if value is None:
+        number = amount_as_printed(str(value), "$") if isinstance(value, str) else value
+        if value is None or not isinstance(number, int | float):
             continue
         option = Voice(PRICES).said(name, value)
-        number = amount_as_printed(str(value), "$") if isinstance(value, str) else value
-        if isinstance(value, str) and re.match(r"\s*(€|£|eur\b|gbp\b)", value, re.IGNORECASE):
-            raise UsageError(
-                f"{option}: a price bound is US dollars of list price (the warehouse's prices, "
-                "before --currency converts them): give it in dollars, e.g. $2.50"
-            )
-        if hours != 1 and isinstance(number, int | float):
+        if hours != 1:
             said.append(
                 f"{option} is per chip-{str(asked['per']).lower()}, as the table's prices: "
                 f"{number / hours:.4f} per chip-hour"
             )
-        currency = str(asked.get("currency") or "USD").strip().upper()
         if currency not in ("USD", "$"):
             said.append(f"{option} bounds list prices in USD, before --currency converts them")
-    return asked, said
+    return said
 
 
 def _hints(console, hints: tuple[str, ...]) -> None:

@@ -680,7 +680,7 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str |
     """(the model as stored, a note when the name asked stands for it: llama-3.3-70b is
     answered with llama-3-70b's figures), or a message saying how to give chipcost what it
     lacks."""
-    from chipcost.transform.throughput_figures import normalise_model
+    from chipcost.transform.throughput_figures import no_model, normalise_model
     from chipcost.warehouse.cost_per_token import known_models
 
     model = normalise_model(name)
@@ -689,10 +689,10 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str |
         return model, None
     from chipcost.core.names import cut, did_you_mean, shown
 
-    if not model:  # '?', '/*': punctuation alone names no model
+    if not model:
         raise UsageError(
-            f"model {shown(name)} names no model (no letter or digit); give one such as "
-            f"llama-3-70b. Known models: {', '.join(known) or 'none'}"
+            f"{no_model(name)}; give one such as llama-3-70b. Known models: "
+            f"{', '.join(known) or 'none'}"
         )
     from chipcost.transform.references import EQUIVALENTS_FILE, model_standing, repo_cut
     from chipcost.transform.tokens import parameters_in_name
@@ -809,9 +809,10 @@ def cost_question(
 # 15 trillion Llama 3 was trained on; a quadrillion dollars is more than the world makes in a
 # decade.
 _MOST = {"tokens": 1e18, "daily_tokens": 1e18, "migration_cost": 1e15}
+_TOKENS_SAID = "more tokens than any workload (Llama 3 was trained on 15 trillion)"
 _MOST_SAID = {
-    "tokens": "more tokens than any workload (Llama 3 was trained on 15 trillion)",
-    "daily_tokens": "more tokens than any workload (Llama 3 was trained on 15 trillion)",
+    "tokens": _TOKENS_SAID,
+    "daily_tokens": _TOKENS_SAID,
     "migration_cost": "more than any move costs (a quadrillion is more than the world makes "
     "in a decade)",
 }

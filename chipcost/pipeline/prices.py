@@ -119,12 +119,20 @@ def pricing_model_name(value: str) -> str:
 _UNITS = {"min_memory": "GB", "min_ram": "GB", "min_price": "$", "max_price": "$"}
 _EXAMPLES = {"GB": "80 or 80GB", "$": "2.5 or $2.50"}
 _THOUSANDS = re.compile(r"\d{1,3}(,\d{3})+(\.\d*)?")
+# An amount in another currency, as `prices --currency EUR` prints one: '€3.86', 'EUR 3.86'.
+_NOT_DOLLARS = re.compile(r"\s*(€|£|eur\b|gbp\b)", re.IGNORECASE)
 
 
 def _number(ask: PriceAsk, name: str, *, low: float = 0.0) -> float | None:
     value = ask[name]
     if value is None:
         return None
+    if isinstance(value, str) and _UNITS.get(name) == "$" and _NOT_DOLLARS.match(value):
+        raise UsageError(
+            f"{ask.voice.said(name, _as_given(ask, name))}: a price bound is US dollars of list "
+            "price (the warehouse's prices, before --currency converts them): give it in "
+            "dollars, e.g. $2.50"
+        )
     if isinstance(value, str):  # as a table prints it: '80GB', '$2.50', '1,024'
         value = amount_as_printed(value, _UNITS.get(name, ""))
     if isinstance(value, bool) or not isinstance(value, int | float):
