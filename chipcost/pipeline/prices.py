@@ -130,8 +130,8 @@ def _number(ask: PriceAsk, name: str, *, low: float = 0.0) -> float | None:
     if isinstance(value, str) and _UNITS.get(name) == "$" and _NOT_DOLLARS.match(value):
         raise UsageError(
             f"{ask.voice.said(name, _as_given(ask, name))}: a price bound is US dollars of list "
-            "price (the warehouse's prices, before --currency converts them): give it in "
-            "dollars, e.g. $2.50"
+            f"price (the warehouse's prices, before {ask.voice.option('currency')} converts "
+            "them): give it in dollars, e.g. $2.50"
         )
     if isinstance(value, str):  # as a table prints it: '80GB', '$2.50', '1,024'
         value = amount_as_printed(value, _UNITS.get(name, ""))
