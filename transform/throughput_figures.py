@@ -15,6 +15,7 @@ from typing import TypedDict
 
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import (
+    DEPLOYMENTS,
     KINDS,
     OPERATING_POINTS,
     WORKLOADS,
@@ -198,6 +199,16 @@ def _published(row: Mapping[str, str | None]) -> _Published:
     }
 
 
+def _deployment(row: Mapping[str, str | None]) -> str | None:
+    """How the replica was deployed (DEPLOYMENTS), None where the row does not say."""
+    value = (row.get("deployment") or "").strip().lower()
+    if not value:
+        return None
+    if value not in DEPLOYMENTS:
+        raise ChipcostError(f"deployment {value!r} is not one of {', '.join(DEPLOYMENTS)}")
+    return value
+
+
 def _required(row: Mapping[str, str | None], column: str) -> str:
     value = (row.get(column) or "").strip()
     if not value:
@@ -274,7 +285,8 @@ def figure_from_row(
         stated_as=(row.get("stated_as") or "").strip() or f"{stated:,.6g} tokens/s {unit}",
         operating_point=_point(row, workload, kind),
         published_model=published,
-        chips=chip_count if per == "instance" else None,
+        chips=chip_count,
+        deployment=_deployment(row),
         **_published(row),
     )
 

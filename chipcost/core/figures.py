@@ -19,6 +19,10 @@ KINDS = ("measured", "benchmark", "independent", "vendor-claim", "estimate", "de
 # per-user speed given, in training, or not said by the document (an author's estimate).
 OPERATING_POINTS = ("max-throughput", "latency-bound", "fixed-batch", "training", "unstated")
 ORIGINS = ("reference", "derived", "user")
+# How a serving replica was deployed: on one node, or disaggregated (prefill and decode on
+# separate workers, InferenceX's multi-node runs); '+mtp' where speculative decoding (MTP, a
+# draft model) served it. Figures of different classes are not set against each other.
+DEPLOYMENTS = ("single-node", "single-node+mtp", "disaggregated", "disaggregated+mtp")
 # The speed a cost per token is asked at (`chipcost cost --speed`): tokens/s per user the
 # figure must reach, or 'max' for the maximum-throughput point. The default is MLPerf Llama 2
 # 70B Server's bound (99th percentile time per output token within 200 ms): every chip MLPerf
@@ -202,6 +206,8 @@ class Figure:
     # The scale (schema 97): chips of the published system or serving replica, or of the
     # whole training run; None where the document does not say.
     chips: int | None = None
+    # How the replica was deployed (schema 101): one of DEPLOYMENTS; None where not said.
+    deployment: str | None = None
 
     def values(self) -> list:
         # Every field is a plain value: read in column order, without asdict's deep copy
