@@ -98,6 +98,14 @@ class Client:
     client (InferenceX) draws each length within a range below the point's."""
 
     range_ratio: float | None = None  # each length drawn from [ratio x length, length]
+    named: str = ""  # whose client it is, for the plan shown ("InferenceX's benchmark client")
+
+    def shortest(self, length: int) -> int:
+        """The shortest length drawn for a point's `length`: AIPerf's SGLang-style window,
+        [max(1, int(ratio x length)), length]; the length itself with fixed lengths."""
+        if self.range_ratio is None:
+            return length
+        return max(1, int(length * self.range_ratio))
 
 
 def aiperf_options(

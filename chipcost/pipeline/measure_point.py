@@ -6,6 +6,11 @@ none (MLPerf's rows: its dataset has no fixed shape), the shape is the user's
 (`--input-tokens/--output-tokens`), else that of the nearest public curve of the chip and model
 that has one: an InferenceX curve first (its client is known, and rerun as it runs), then the
 curve whose per-user speed is nearest the asked one. What was taken is said.
+
+A figure interpolated at the asked speed between two points of one curve (its id the faster
+point's, `@speed` after it: warehouse/views/35_throughput_ranked.sql) is measured as the curve it
+was read from: the curve of the point before the `@`, as the view draws curves (one source,
+chip, model, shape, precision, software, scale and system).
 """
 
 from __future__ import annotations
@@ -29,11 +34,19 @@ from chipcost.warehouse.db import dict_rows
 # $((CONC * 10)) --max-concurrency $CONC --request-rate inf --ignore-eos`: random prompts whose
 # input and output lengths are drawn between 80% and 100% of the shape's, the end-of-sequence
 # token ignored, ten prompts per concurrent user at each concurrency of its sweep.
-INFERENCEX = "InferenceX"
-INFERENCEX_CLIENT = Client(range_ratio=0.8)
+# The names InferenceX's figures carry in their source, wherever in it ("SemiAnalysis InferenceX
+# (formerly InferenceMAX), official CI run ..."), its former name with it.
+INFERENCEX = ("InferenceX", "InferenceMAX")
+INFERENCEX_CLIENT = Client(range_ratio=0.8, named="InferenceX's benchmark client")
 INFERENCEX_PROMPTS_PER_USER = 10
 # `measure` is asked on the command line only: the shape it may give instead of --match.
 _SHAPE = f"{COMMAND_LINE.name('input_tokens')} and {COMMAND_LINE.name('output_tokens')}"
+
+
+def is_inferencex(source: object) -> bool:
+    """Whether a figure's source names InferenceX (INFERENCEX) anywhere, in any case."""
+    said = str(source or "").casefold()
+    return any(name.casefold() in said for name in INFERENCEX)
 
 
 @dataclass(frozen=True)
@@ -77,7 +90,10 @@ def matched_point(
                 f"{COMMAND_LINE.said('match', chip)}: {name} was measured at {shape[0]}/{shape[1]} "
                 f"input/output tokens; leave out {_SHAPE}, or {COMMAND_LINE.name('match')}"
             )
-        return _of_curve(con, str(row["throughput_id"]), name, *shape)
+        point = str(row["throughput_id"])
+        if row["interpolated"]:  # '<faster point>@<speed>': no row of its own, its curve's
+            point = point.rpartition("@")[0]
+        return _of_curve(con, point, name, *shape)
     if given:
         return Baseline(
             *given, named=f"{name}, at the shape given",
@@ -119,7 +135,7 @@ def _nearest_curve(
 
 def _distance(row: FigureRow, speed: str) -> tuple[bool, float]:
     """InferenceX's first, then the nearest per-user speed (at 'max', the highest per chip)."""
-    own = not str(row["source"] or "").startswith(INFERENCEX)
+    own = not is_inferencex(row["source"])
     user = row["tokens_per_second_per_user"]
     if speed == "max":
         return own, -(row["tokens_per_second_per_chip"] or 0)
@@ -127,24 +143,27 @@ def _distance(row: FigureRow, speed: str) -> tuple[bool, float]:
 
 
 def _of_curve(
-    con: duckdb.DuckDBPyConnection, ident: str, name: str, isl: int, osl: int, taken: str = ""
+    con: duckdb.DuckDBPyConnection, point: str, name: str, isl: int, osl: int, taken: str = ""
 ) -> Baseline:
-    """The baseline at a shaped figure; an InferenceX figure brings its curve's client and
-    sweep (the concurrencies of its source, chip, model, shape, precision and system)."""
-    sweep = con.execute(
-        "SELECT DISTINCT c.concurrency FROM throughput f JOIN throughput c "
-        "ON c.source = f.source AND c.chip = f.chip AND c.model = f.model "
-        "AND c.input_tokens = f.input_tokens AND c.output_tokens = f.output_tokens "
-        "AND c.precision IS NOT DISTINCT FROM f.precision "
-        "AND c.system IS NOT DISTINCT FROM f.system "
-        "WHERE f.throughput_id = ? AND starts_with(f.source, ?) AND c.concurrency > 0 "
+    """The baseline at a shaped figure (`point`, a figure of the throughput table); an InferenceX
+    figure brings its curve's client and sweep: the concurrencies of every point of its curve,
+    as throughput_ranked draws the curve, a concurrency of 1 among them kept (it is one of the
+    sweep's runs; `chipcost measure` refuses a plan of it alone)."""
+    found = dict_rows(
+        con,
+        "WITH ranked AS (SELECT r.throughput_id, r.source, r.curve, r.concurrency, "
+        "r.interpolated FROM throughput_ranked r JOIN throughput t "
+        "ON t.chip = r.chip AND t.model = r.model AND t.workload = r.workload "
+        "WHERE t.throughput_id = $point) "
+        "SELECT DISTINCT c.concurrency, f.source FROM ranked f JOIN ranked c ON c.curve = f.curve "
+        "WHERE f.throughput_id = $point AND NOT c.interpolated AND c.concurrency > 0 "
         "ORDER BY c.concurrency",
-        [ident, INFERENCEX],
-    ).fetchall()
-    if not sweep:
+        {"point": point},
+    )
+    if not found or not is_inferencex(found[0]["source"]):
         return Baseline(isl, osl, named=name, taken=taken)
     return Baseline(
         isl, osl, named=f"{name}, with InferenceX's client", taken=taken,
-        concurrencies=tuple(int(c) for (c,) in sweep), client=INFERENCEX_CLIENT,
+        concurrencies=tuple(int(r["concurrency"]) for r in found), client=INFERENCEX_CLIENT,
         prompts_per_user=INFERENCEX_PROMPTS_PER_USER,
     )  # fmt: skip
