@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from chipcost.transform.evidence import Verdict
 from chipcost.transform.rows import CostRow
-from chipcost.transform.verdict import Evidence, at_figure, cost_at, figure_kind, judge
+from chipcost.transform.verdict import Evidence, cost_at, figure_kind, judge
 
 
 @dataclass(frozen=True)
@@ -93,11 +93,10 @@ def shared_pricing(
 
 
 def paired(offers_a: list[CostRow], offers_b: list[CostRow]) -> tuple[CostRow, CostRow, bool]:
-    """A's offer as `cost` ranks it (its cheapest that holds the model), against B's on the
-    same provider where that provider offers B, else B's cheapest: `cost`'s baseline rule."""
-    a_offer = offers_a[0]
-    same = [b for b in offers_b if b["provider"] == a_offer["provider"]]
-    return (a_offer, same[0], True) if same else (a_offer, offers_b[0], False)
+    """Each chip's own cheapest offer that holds the model, chosen the same whichever chip is
+    named first, and whether one provider sells both."""
+    a_offer, b_offer = offers_a[0], offers_b[0]
+    return a_offer, b_offer, a_offer["provider"] == b_offer["provider"]
 
 
 def comparison(
@@ -105,10 +104,7 @@ def comparison(
 ) -> Comparison:
     """One pricing model's answer, from both chips' figures at one point."""
     a, b, same = paired(offers_a, offers_b)
-    judged = judge(a, b, evidence)
-    if judged.matched:
-        a, b = at_figure(a, judged.a_figure), at_figure(b, judged.b_figure)
-    return Comparison(pricing, a, b, same, judged)
+    return Comparison(pricing, a, b, same, judge(a, b, evidence))
 
 
 def cost_ranges(a: CostRow, b: CostRow) -> dict[str, object]:

@@ -89,7 +89,10 @@ def with_break_even(rows: list[CostRow], question: CostQuestion) -> list[CostRow
         base, change = row["baseline_usd_per_million_tokens"], row["cost_change_vs_baseline"]
         if not base or change is None or row.get("verdict") == "cannot say":
             continue
-        tokens = break_even_tokens(question.migration_cost, base - row["usd_per_million_tokens"])
+        # at the costs the verdict rests on (its point's), where it rests on other figures
+        own = row.get("usd_per_million_tokens_at_point") or row["usd_per_million_tokens"]
+        base = row.get("baseline_usd_per_million_tokens_at_point") or base
+        tokens = break_even_tokens(question.migration_cost, base - own)
         row["break_even_tokens"] = tokens
         if question.daily_tokens:
             row["break_even_days"] = break_even_days(tokens, question.daily_tokens)

@@ -63,6 +63,9 @@ class Reading:
     usable: bool = True
     at_speed: bool = True
     choice_rank: int = 0
+    deployment: str | None = None  # core.figures.DEPLOYMENTS, None where not said
+    lower_bound: bool = False  # a curve's point faster than asked: at least this at the speed
+    superseded: bool = False  # its configuration's newer run is held
 
     @classmethod
     def of(cls, row: Mapping[str, object]) -> Reading:
@@ -90,6 +93,9 @@ class Reading:
             usable=bool(row.get("usable", True)),
             at_speed=bool(row.get("at_speed", True)),
             choice_rank=_whole(row.get("choice_rank")) or 0,
+            deployment=_text(row.get("deployment")),
+            lower_bound=bool(row.get("lower_bound")),
+            superseded=bool(row.get("superseded")),
         )
 
 
@@ -101,6 +107,7 @@ class Point:
     shape: tuple[object, ...]  # (input, output tokens), ('dataset', model, source), training's
     precision: str | None  # class
     chips: int | None
+    deployment: str | None = None  # core.figures.DEPLOYMENTS; None where not said
 
     def words(self, scale: str | None = None) -> str:
         """'5,000 in / 500 out tokens, FP8, 2 chips' (the speed is said once, by the header);
@@ -124,7 +131,10 @@ class Point:
             )
         if self.workload == "training" and scale != "scale not published":
             scale += " in the run"
-        return f"{shape}, {precision}, {scale}"
+        said = f"{shape}, {precision}, {scale}"
+        if self.deployment and self.deployment != "single-node":
+            said += f", {deployment_words(self.deployment)}"
+        return said
 
 
 def _benchmark(reading: Reading) -> str:
@@ -147,7 +157,26 @@ def point_of(reading: Reading) -> Point:
     else:
         model = reading.published_model or reading.model
         shape = ("dataset", model, _benchmark(reading))
-    return Point(reading.workload, shape, precision_class(reading.precision), reading.chips)
+    return Point(
+        reading.workload, shape, precision_class(reading.precision), reading.chips,
+        reading.deployment,
+    )  # fmt: skip
+
+
+def deployment_words(deployment: str | None) -> str:
+    """'disaggregated prefill/decode, MTP': a deployment class as the answer says it."""
+    if not deployment:
+        return "deployment not published"
+    layout, _, spec = deployment.partition("+")
+    words = "disaggregated prefill/decode" if layout == "disaggregated" else "single node"
+    return words + (", MTP speculative decoding" if spec else "")
+
+
+def _deployment_class(point: Point) -> str:
+    """A point's deployment for comparing: a figure that does not say is a single node
+    without speculative decoding (what MLPerf's closed division, NIM's and the vendors'
+    tables run)."""
+    return point.deployment or "single-node"
 
 
 def differences(a: Point, b: Point) -> list[str]:
@@ -165,9 +194,15 @@ def differences(a: Point, b: Point) -> list[str]:
     # side by side: the system's size is not the replica's, and per-chip throughput is
     # comparable across them. Elsewhere (a curve's tensor-parallel size, a training run) the
     # scale is the replica's or the run's.
+    if a.workload == "inference" and _deployment_class(a) != _deployment_class(b):
+        said.append("deployment")
     system_sizes = a.workload == "inference" and "dataset" in (a.shape[0], b.shape[0])
+    # Curves that state their deployment (InferenceX's) are per-GPU figures of replicas of
+    # any parallelism within one deployment class: a chip's frontier is drawn across them.
+    curves = a.workload == "inference" and bool(a.deployment and b.deployment)
     if (
         not system_sizes
+        and not curves
         and a.chips
         and b.chips
         and max(a.chips, b.chips) > SCALE_RATIO * min(a.chips, b.chips)
@@ -214,31 +249,70 @@ class Match:
 
 
 def published(readings: list[Reading], chip: str) -> list[Reading]:
-    """A chip's usable published (or your own) figures at the asked speed, best first."""
+    """A chip's usable published (or your own) figures at the asked speed, best first (none
+    of a configuration a newer run of it supersedes)."""
     mine = [
         r for r in readings
         if r.chip == chip and r.usable and r.origin != "derived" and r.at_speed
+        and not r.superseded
     ]  # fmt: skip
     return sorted(mine, key=lambda r: r.choice_rank)
 
 
+# Which shared point a verdict is drawn at when the chips share several, best first by each
+# of these in turn; none depends on which chip was named first.
+# 1. both figures exact at the asked speed before a lower bound (a curve's faster point);
+# 2. a fixed request shape before a benchmark's own dataset: a shape anyone can rerun
+#    (`chipcost measure --match` replays it), where a dataset point has none;
+# 3. the kinds of figure there (your own, then published, then an author's estimate);
+# 4. the precision class, the one serving the most bytes per weight first (BF16, FP8, FP4):
+#    the answer at the precision both chips serve with the least loss;
+# 5. then the point's own order (shape, deployment, scale), so a tie is broken the same way
+#    whichever chip is named first.
+PRECISION_ORDER = ("BF16-FP16", "FP8", "INT8", "FP4")
+_KIND_CLASS = {"measured": 0, "estimate": 2}  # published kinds: 1
+
+
+def _kind_class(reading: Reading) -> int:
+    return _KIND_CLASS.get(reading.kind, 1)
+
+
+def point_order(point: Point) -> tuple[object, ...]:
+    shape = tuple((0, v) if isinstance(v, int) else (1, str(v)) for v in point.shape)
+    precision = (
+        PRECISION_ORDER.index(point.precision)
+        if point.precision in PRECISION_ORDER
+        else len(PRECISION_ORDER) + (point.precision is None)
+    )
+    return (
+        precision, str(point.precision), point.shape[0] == "dataset", shape,
+        _deployment_class(point), point.chips or 0, point.workload,
+    )  # fmt: skip
+
+
+def _preference(point: Point, mine: list[Reading], theirs: list[Reading]) -> tuple:
+    best = [min(side, key=lambda r: r.choice_rank) for side in (mine, theirs)]
+    bounds = sum(r.lower_bound for r in best)
+    kinds = sorted(_kind_class(r) for r in best)
+    order = point_order(point)
+    return (bounds, point.shape[0] == "dataset", kinds[1], kinds[0], *order)
+
+
 def matched(a_readings: list[Reading], b_readings: list[Reading]) -> Match | None:
-    """The point both chips are published at: B's best figure's point where A has one there,
-    else B's next, ... Each side's figures there are those of one publication where one holds
-    both chips (one source at one scale for both), else all those at that point."""
-    for anchor in b_readings:
-        point = point_of(anchor)
+    """The point both chips are published at, chosen the same whichever chip is A: of every
+    point either chip has a figure at where the other has one too, the first by the
+    preference above. Each side's figures there are all its figures at that point; the
+    answer rests on each side's best there (its frontier, Match.figure)."""
+    found: list[tuple[tuple, Point, list[Reading], list[Reading]]] = []
+    for point in {point_of(r) for r in (*a_readings, *b_readings)}:
         mine = [r for r in a_readings if not differences(point_of(r), point)]
-        if not mine:
-            continue
         theirs = [r for r in b_readings if not differences(point_of(r), point)]
-        shared = {r.source for r in mine} & {r.source for r in theirs}
-        if shared:
-            source = next(r.source for r in theirs if r.source in shared)
-            mine = [r for r in mine if r.source == source]
-            theirs = [r for r in theirs if r.source == source]
-        return Match(point, tuple(mine), tuple(theirs))
-    return None
+        if mine and theirs:
+            found.append((_preference(point, mine, theirs), point, mine, theirs))
+    if not found:
+        return None
+    _, point, mine, theirs = min(found, key=lambda f: f[0])
+    return Match(point, tuple(mine), tuple(theirs))
 
 
 def why_unmatched(a_readings: list[Reading], b_readings: list[Reading]) -> str:
@@ -304,6 +378,15 @@ class Verdict:
     b_figure: Reading | None = None
     a_spread: tuple[float, float] | None = None  # each side's lowest and highest figure there
     b_spread: tuple[float, float] | None = None
+    # 'a', 'b' or 'ab': whose figure is a lower bound (a curve's point faster than asked)
+    bound: str = ""
+    bound_change: float | None = None  # the change at the bounds, where they decide nothing
+
+    @property
+    def matched_point(self) -> bool:
+        """Both chips have published figures at one point (a verdict, or bounds that do not
+        decide one)."""
+        return self.a_figure is not None and self.b_figure is not None
 
     @property
     def matched(self) -> bool:
@@ -315,9 +398,10 @@ class Verdict:
         if not self.matched:
             return self.word
         change = self.change or 0.0
+        least = "at least " if self.bound else ""
         if change > 9:  # no four-digit percentages
-            return f"{change + 1:.0f} times as dear"
-        return change_words(change)
+            return f"{least}{change + 1:.0f} times as dear"
+        return least + change_words(change)
 
     def sentence(self, chip_a: str, chip_b: str) -> str:
         """The answer as the evidence allows it to be worded."""
@@ -325,7 +409,15 @@ class Verdict:
         if self.word == "as cheap":
             return f"{chip_a} is as cheap per token as {chip_b}"
         if self.matched:
-            return f"{chip_a} is {self.change_words()} per token than {chip_b}"
+            said = f"{chip_a} is {self.change_words()} per token than {chip_b}"
+            return said + self._bound_words(names)
+        if self.bound:
+            return (
+                f"cannot say: at this speed {self._bound_words(names)[2:]}, and "
+                f"{chip_a} must do {self.break_even:,.0f} tok/s per chip to cost as little per "
+                f"token as {chip_b} ({self.point}); measure "
+                f"{' and '.join(names[s] for s in self.bound)} at the speed (`chipcost measure`)"
+            )
         if not self.anchor:
             why = f" ({self.differ})" if self.differ else ""
             return (
@@ -347,6 +439,20 @@ class Verdict:
             )
         return said + f"; no {needs} measurement at that point: {how} it"
 
+    def _bound_words(self, names: dict[str, str]) -> str:
+        """'; B200's figure is a lower bound (its curve's slowest point, 68 tok/s per user,
+        is faster than asked)' where a side's figure is one."""
+        said = []
+        for side in self.bound:
+            figure = self.a_figure if side == "a" else self.b_figure
+            user = figure.tokens_per_second_per_user if figure else None
+            speed = f", {user:,.0f} tok/s per user," if user else ""
+            said.append(
+                f"{names[side]}'s figure is a lower bound (its curve's slowest point{speed} is "
+                "faster than asked)"
+            )
+        return "; " + "; ".join(said) if said else ""
+
     def _measure_both(self) -> str:
         if self.workload == "training":
             return "record a training run of each (`chipcost throughput add`)"
@@ -356,8 +462,11 @@ class Verdict:
 def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
     """The verdict where both chips are measured at one point: the change at each side's
     figure there by the choice rule, the break-even, and the range over every figure of each
-    there."""
-    ta, tb = match.tps("a"), match.tps("b")
+    there. A side whose figure is a lower bound (its curve's slowest point is faster than
+    asked) does at least that much at the speed: the verdict stands only where the bound
+    decides it ("at least 25% cheaper"), else it cannot say."""
+    fa, fb = match.figure("a"), match.figure("b")
+    ta, tb = fa.tokens_per_second_per_chip, fb.tokens_per_second_per_chip
     break_even = price_a * tb / price_b
     best = worst = None
     spread_a, spread_b = match.spread("a"), match.spread("b")
@@ -366,13 +475,23 @@ def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
         best = (price_a / high_a) / (price_b / low_b) - 1
         worst = (price_a / low_a) / (price_b / high_b) - 1
     software = match.software()
+    change = (price_a / ta) / (price_b / tb) - 1
     word = "cheaper" if ta > break_even else "dearer"
     if abs(ta / break_even - 1) < 0.005:
         word = "as cheap"
+    point = match.words() + (f"; software {software}" if software else "")
+    bound = "".join(side for side, f in (("a", fa), ("b", fb)) if f.lower_bound)
+    # A's bound can only lower A's cost, B's only B's: each decides one way.
+    decided = (
+        not bound or (bound == "a" and word == "cheaper") or (bound == "b" and word == "dearer")
+    )
+    if not decided:
+        return Verdict(
+            "cannot say", break_even, break_even / tb, point=point, a_figure=fa, b_figure=fb,
+            a_spread=spread_a, b_spread=spread_b, bound=bound, bound_change=change,
+        )  # fmt: skip
     return Verdict(
-        word, break_even, break_even / tb,
-        change=(price_a / ta) / (price_b / tb) - 1,
-        point=match.words() + (f"; software {software}" if software else ""),
-        best=best, worst=worst, a_figure=match.figure("a"), b_figure=match.figure("b"),
-        a_spread=spread_a, b_spread=spread_b,
+        word, break_even, break_even / tb, change=change, point=point,
+        best=best, worst=worst, a_figure=fa, b_figure=fb,
+        a_spread=spread_a, b_spread=spread_b, bound=bound,
     )  # fmt: skip

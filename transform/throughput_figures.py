@@ -260,7 +260,12 @@ def figure_from_row(
     chip_count = parse_quantity(count, "chips") if count and count.strip() else None
     if chip_count is not None:
         chip_count = whole_chips(chip_count, workload)
-    per_chip = rate_in_bounds(tokens_per_second_per_chip(stated, per, chip_count))
+    # A published per-GPU figure states the replica's scale beside it (InferenceX's tp); one
+    # of yours given per chip with a chip count is the usual sign of a mix-up, and refused.
+    scale_only = per == "chip" and origin == "reference"
+    per_chip = rate_in_bounds(
+        tokens_per_second_per_chip(stated, per, None if scale_only else chip_count)
+    )
     unit = f"per instance of {chip_count:g} chips" if per == "instance" else "per chip"
     model, published = _model(_required(row, "model"), equivalents)
     notes = (row.get("notes") or "").strip() or None

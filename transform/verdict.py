@@ -38,6 +38,7 @@ from chipcost.transform.evidence import (
     at_match,
     matched,
     point_of,
+    point_order,
     published,
     why_unmatched,
 )
@@ -161,9 +162,9 @@ def judge(a: CostRow, b: CostRow, evidence: Evidence) -> Verdict:
     pa, pb = _price(a), _price(b)
     differ = evidence.why_unmatched(chip_a, chip_b)
     workload = str(a.get("workload") or "inference")
-    if theirs or mine:  # one side measured: its best figure's point anchors
-        anchor = "b" if theirs else "a"
-        fixed = (theirs or mine)[0]
+    if theirs or mine:  # one side measured (or both, at no shared point): its best anchors
+        anchor = _anchor(mine, theirs, chip_a, chip_b)
+        fixed = (theirs if anchor == "b" else mine)[0]
         other = chip_a if anchor == "b" else chip_b
         found = evidence.estimate_at(other, fixed)
         t_fixed = fixed.tokens_per_second_per_chip
@@ -183,41 +184,27 @@ def judge(a: CostRow, b: CostRow, evidence: Evidence) -> Verdict:
     return Verdict("cannot say", needed, needed / tb, differ=differ, point=point, workload=workload)
 
 
+def _anchor(mine: list[Reading], theirs: list[Reading], chip_a: str, chip_b: str) -> str:
+    """Whose measured point anchors the break-even where no point is shared: the measured
+    side; where both are measured (at different points), the same chip whichever is named
+    first: the one whose best point comes first in the point preference, else by name."""
+    if not mine or not theirs:
+        return "b" if theirs else "a"
+    keys = {
+        side: (point_order(point_of(found[0])), chip)
+        for side, found, chip in (("a", mine, chip_a), ("b", theirs, chip_b))
+    }
+    return min(keys, key=lambda side: keys[side])
+
+
 def cost_at(row: CostRow, tps: float) -> float:
     """The cost per million tokens of an offer at `tps` tokens/s per chip."""
     return cost_per_million_tokens(row["price_per_chip_hour"], tps)
 
 
-def _figure_fields(figure: Reading) -> CostRow:
-    """A figure's fields (throughput_ranked) as an offer row of the ranking names them."""
-    return {
-        "throughput_id": figure.throughput_id, "throughput_kind": figure.kind,
-        "throughput_source": figure.source, "throughput_source_date": figure.source_date,
-        "precision": figure.precision, "throughput_chips": figure.chips,
-        "throughput_operating_point": figure.operating_point,
-        "throughput_scenario": figure.scenario,
-        "throughput_tokens_per_second_per_user": figure.tokens_per_second_per_user,
-        "throughput_input_tokens": figure.input_tokens,
-        "throughput_output_tokens": figure.output_tokens,
-    }  # fmt: skip
-
-
-def at_figure(row: CostRow, figure: Reading | None) -> CostRow:
-    """The offer with the figure the answer rests on (where it is not the ranking's chosen
-    one), and its cost per token there."""
-    if figure is None or figure.throughput_id == row.get("throughput_id"):
-        return row
-    tps = figure.tokens_per_second_per_chip
-    return {
-        **row, **_figure_fields(figure), "tokens_per_second_per_chip": tps,
-        "usd_per_million_tokens": cost_at(row, tps),
-        "throughput_figure_kind": figure.kind, "throughput_at_speed": True,
-        "throughput_range_low": None, "throughput_range_high": None,
-    }  # fmt: skip
-
-
 # What with_verdicts adds to a row with no baseline to judge it against.
 _NOT_SAID: CostRow = {
+    "usd_per_million_tokens_at_point": None, "baseline_usd_per_million_tokens_at_point": None,
     "break_even_tokens_per_second_per_chip": None, "break_even_share": None,
     "break_even_for": None, "verdict": None, "verdict_point": None, "in_words": None,
     "vs_baseline_at_point": None,
@@ -250,16 +237,16 @@ def with_verdicts(
             row.update(_NOT_SAID)
             continue
         judged = judge(row, b, evidence)
-        if judged.matched and judged.b_figure is not None:
-            # A verdict's row is costed at the figures it rests on, as compare costs it: one
-            # cost per million tokens for an offer in every read.
-            before = row["tokens_per_second_per_chip"]
-            row.update(at_figure(row, judged.a_figure))
-            cost = row.get("cost_for_tokens")
-            if cost:  # the cost of N tokens scales as 1 / tokens/s
-                row["cost_for_tokens"] = cost * before / row["tokens_per_second_per_chip"]
-            b_tps = judged.b_figure.tokens_per_second_per_chip
-            row["baseline_usd_per_million_tokens"] = cost_at(b, b_tps)
+        # An offer's cost per million tokens is its chip's figure's at the asked speed, the
+        # same against any baseline and in every read; a verdict drawn at other figures (the
+        # point both chips are measured at) carries its own costs there.
+        fa, fb = (judged.a_figure, judged.b_figure) if judged.matched else (None, None)
+        row["usd_per_million_tokens_at_point"] = (
+            cost_at(row, fa.tokens_per_second_per_chip) if fa else None
+        )
+        row["baseline_usd_per_million_tokens_at_point"] = (
+            cost_at(b, fb.tokens_per_second_per_chip) if fb else None
+        )
         row["break_even_tokens_per_second_per_chip"] = judged.break_even
         row["break_even_share"] = judged.share
         row["break_even_for"] = row["chip"] if judged.needs == "a" else baseline

@@ -14,47 +14,103 @@ from chipcost.pipeline.compare import CompareResult
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.transform.derived_source import derived_parts
-from chipcost.transform.evidence import Estimate
+from chipcost.transform.evidence import Estimate, Reading
 from chipcost.transform.rows import CostRow
 from chipcost.transform.tokens import change_words
-from chipcost.transform.verdict import figure_kind
+from chipcost.transform.verdict import cost_at, figure_kind
+
+# An estimated price (no price the provider publishes) in compare's table, said in a note: its
+# columns are many and the mark short.
+PRICE_MARK = "*"
 
 
 def _money(row: CostRow) -> str:
     sign = money_sign(str(row.get("currency") or "USD"))
-    est = ESTIMATE_MARK if row.get("estimate") else ""
+    est = PRICE_MARK if row.get("estimate") else ""
     return f"{sign}{row['price_per_chip_hour']:,.4f}{est}"
 
 
 def _verdict(line: Comparison) -> str | Styled:
     judged = line.verdict
     if not judged.matched:
-        return Styled("cannot say", "yellow")
-    words = change_words(judged.change or 0.0)
+        lean = leaning(line)
+        return Styled(f"cannot say, {lean}" if lean else "cannot say", "yellow")
+    words = judged.change_words()
     return Styled(words, "green" if (judged.change or 0) < 0 else "red")
 
 
+def leaning(line: Comparison) -> str:
+    """Which way a 'cannot say' leans on the figures chipcost holds: '~3.0x dearer' where the
+    unmeasured side's derived estimate stands against the measured one (est.), '≤40% dearer'
+    where a side's figure is a lower bound that decides nothing; '' where nothing leans."""
+    judged = line.verdict
+    if judged.bound and judged.bound_change is not None:
+        # a lower bound undecided only ever says "at most": A could be cheaper, or dearer
+        return f"≤{_times(judged.bound_change)}"
+    if judged.estimate is not None and judged.anchor:
+        if judged.estimate.value <= 0:
+            return ""
+        # the estimate against the break-even: A's cost / B's = needed / estimate (A needs)
+        ratio = judged.break_even / judged.estimate.value
+        change = ratio - 1 if judged.needs == "a" else 1 / ratio - 1
+        return f"~{_times(change)}"
+    return ""
+
+
+def _times(change: float) -> str:
+    """'about 3.0x dearer', '40% cheaper': a leaning's size in words."""
+    if change >= 1:
+        return f"{change + 1:.{(change + 1) < 10:d}f}x dearer"
+    if change <= -0.5:
+        return f"{1 / (1 + change):.{1 / (1 + change) < 10:d}f}x cheaper"
+    return change_words(change)
+
+
 def _columns(result: CompareResult, wide: bool) -> list[Column]:
-    a, b = result.chip_a, result.chip_b
+    a, b, lines = result.chip_a, result.chip_b, result.lines
     sign = money_sign(str(result.lines[0].a.get("currency") or "USD")).strip()
+    # A chip's figure is one whatever the pricing: a derived one marks its $/M column.
+    est = {
+        side: ESTIMATE_MARK
+        if all(figure_kind(getattr(line, side)) in ("derived", "calibrated") for line in lines)
+        and not any(line.verdict.matched for line in lines)
+        else ""
+        for side in ("a", "b")
+    }
     columns = [
         Column("pricing", "pricing model", essential=True, whole=True),
         Column("a_price", f"{a} {sign}/hr", numeric=True, essential=True),
         Column("b_price", f"{b} {sign}/hr", numeric=True, essential=True),
-        Column("ratio", "ratio", numeric=True),
-        Column("b_cpm", f"{sign}/M", numeric=True),
+        Column("a_cpm", f"{a} {sign}/M{est['a']}", numeric=True, essential=True),
+        Column("b_cpm", f"{b} {sign}/M{est['b']}", numeric=True, essential=True),
         Column("needs", "must do", numeric=True, essential=True),
-        Column("share", "share", numeric=True),
         Column("verdict", "verdict", essential=True, whole=True),
     ]
     if wide:
-        columns += [Column("a_offer", f"{a} offer"), Column("b_offer", f"{b} offer")]
+        columns += [
+            Column("ratio", "ratio", numeric=True),
+            Column("share", "share", numeric=True),
+            Column("a_offer", f"{a} offer"),
+            Column("b_offer", f"{b} offer"),
+        ]
     return columns
 
 
 # Beside the essential columns (pricing, both prices, the break-even and the verdict), kept on
-# the row's line while they fit, else folded under it: the ratio, the share, B's cost per token.
-_KEEP = ("ratio", "share", "b_cpm")
+# the row's line while they fit, else folded under it: the ratio, the share, the costs per token.
+_KEEP = ("ratio", "share")
+
+
+def _who_needs(result: CompareResult) -> str | None:
+    """The chip every row's break-even is for (its column's heading names it), or None where
+    the rows' differ (each cell names its own)."""
+    needs = {line.verdict.needs for line in result.lines}
+    return (result.chip_a if needs == {"a"} else result.chip_b) if len(needs) == 1 else None
+
+
+def _cost(row: CostRow, usd: float) -> str:
+    """A cost per million tokens (its column's heading marks a derived figure's est.)."""
+    return cost_text(usd, str(row.get("currency") or "USD"))
 
 
 def _cells(result: CompareResult, line: Comparison) -> dict:
@@ -62,22 +118,51 @@ def _cells(result: CompareResult, line: Comparison) -> dict:
     a, b = line.a, line.b
     pb = b["price_per_chip_hour"]
     ratio = a["price_per_chip_hour"] / pb if pb else None
-    b_cost = judged.matched or judged.anchor == "b"
-    currency = str(b.get("currency") or "USD")
-    who = "" if judged.needs == "a" else f"{result.chip_b} "
+    chips = {"a": result.chip_a, "b": result.chip_b}
+    who = "" if _who_needs(result) else f"{chips[judged.needs]} "
+    # Where a verdict is drawn, both costs at the figures it rests on (one point); else each
+    # chip's own at the asked speed, which the verdict does not set against each other.
+    at = {"a": judged.a_figure, "b": judged.b_figure} if judged.matched else {}
+    currency = str(a.get("currency") or "USD")
+    cpm = {
+        side: cost_text(cost_at(row, at[side].tokens_per_second_per_chip), currency)
+        if at.get(side)
+        else _cost(row, row["usd_per_million_tokens"])
+        for side, row in (("a", a), ("b", b))
+    }
     return {
         # the pricing model's words, as prices, cost and the page say it ('savings plan 3yr')
         "pricing": plain(pricing_words(str(a["pricing_model"]), str(a["term"]), None, None)),
         "a_price": _money(a),
-        "b_price": _money(b) + ("" if line.same_provider else "*"),
+        "b_price": _money(b),
         "ratio": f"{ratio:.2f}" if ratio is not None else "",
-        "b_cpm": cost_text(b["usd_per_million_tokens"], currency) if b_cost else "",
+        "a_cpm": cpm["a"],
+        "b_cpm": cpm["b"],
         "needs": f"{who}{judged.break_even:,.0f}",
         "share": f"{judged.share:.0%}",
         "verdict": _verdict(line),
         "a_offer": plain(f"{a['provider']} {a['region']} {a['instance_type']}"),
         "b_offer": plain(f"{b['provider']} {b['region']} {b['instance_type']}"),
     }
+
+
+def _reading(figure: Reading) -> str:
+    """A published figure in one line, as _figure says an offer's."""
+    point = figure_point(
+        {
+            "throughput_operating_point": figure.operating_point,
+            "throughput_scenario": figure.scenario,
+            "throughput_tokens_per_second_per_user": figure.tokens_per_second_per_user,
+        }
+    )
+    dated = f" ({figure.source_date})" if figure.source_date else ""
+    bound = " (a lower bound at the asked speed)" if figure.lower_bound else ""
+    return (
+        f"{figure.throughput_id}: {figure.kind}, "
+        f"{str(figure.precision or 'precision not stated').upper()}, "
+        f"{figure.tokens_per_second_per_chip:,.0f} tok/s per chip{point}{bound}; "
+        f"{figure.source}{dated}"
+    )
 
 
 def _figure(row: CostRow) -> str:
@@ -142,10 +227,10 @@ def _evidence(console: Screen, result: CompareResult) -> None:
     first = result.lines[0]
     judged = first.verdict
     chips = {"a": result.chip_a, "b": result.chip_b}
-    if judged.matched:
+    if judged.a_figure is not None and judged.b_figure is not None:
         console.say(shown(f"both measured at {judged.point}:"))
-        for side, row in (("a", first.a), ("b", first.b)):
-            _say_under(console, f"  {chips[side]}: {_figure(row)}")
+        for side, figure in (("a", judged.a_figure), ("b", judged.b_figure)):
+            _say_under(console, f"  {chips[side]}: {_reading(figure)}")
         if judged.best is not None and judged.worst is not None:
             _say_under(console, f"  {_spread(result, first)}")
         return
@@ -195,22 +280,25 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
     # whether an instance holds the model is said only where one does not (no column shows it)
     fit = all(row.get("fits") is not False for row in offers)
     notes = [note for note in result.notes if not (fit and note.startswith("fits:"))]
-    a, b = result.chip_a, result.chip_b
+    a = result.chip_a
     # the asked speed is in the heading, with how to change it
     notes = [note for note in notes if not note.startswith("throughput at")]
     other = {line.verdict.needs for line in result.lines} != {"a"}
     needs = f"{a} (or the chip named)" if other else a
-    notes.insert(
-        0,
-        f"$/hr: per chip-hour; ratio: {a}'s price / {b}'s; $/M: {b}'s cost per million tokens; "
-        f"must do: the tok/s per chip {needs} must reach to cost as little per token; share: "
-        "its share of the other chip's figure",
-    )
-    if any(row.get("estimate") for row in offers):
-        notes.append(
-            f"{ESTIMATE_MARK.strip()} = an estimate, no price the provider publishes "
-            "(`--format json` says what each rests on)"
-        )
+    marks = [
+        "$/hr: per chip-hour, each chip's cheapest offer"
+        + (
+            f" ({PRICE_MARK}: an estimated price)" if any(r.get("estimate") for r in offers) else ""
+        ),
+        "$/M: per million tokens, at the figures a verdict rests on",
+        f"must do: the tok/s per chip {needs} must reach to cost as little per token",
+    ]
+    leans = {leaning(line)[:1] for line in result.lines} - {""}
+    if "~" in leans:
+        marks.append("~: which way the derived estimate (est.) leans, no verdict")
+    if "≤" in leans:
+        marks.append("≤: a figure is a lower bound (faster than asked), no verdict")
+    notes.insert(0, "; ".join(marks))
     yours = {
         f"{row['chip']} {row['provider']}: {row['discount']}": None
         for row in offers
@@ -220,10 +308,8 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
         notes.append(
             f"prices after your discount ({'; '.join(yours)}); --list-prices for list prices"
         )
-    if not all(line.same_provider for line in result.lines):
-        notes.append(f"* {result.chip_b}'s cheapest offer elsewhere: no provider offers both")
     if header.get("ttft_ms") and any(row.get("throughput_origin") == "derived" for row in offers):
         notes.append(UNHELD_TTFT)
     if not wide:
-        notes[0] += " (--wide names each offer; --format json gives every field)"
+        notes[0] += " (--wide: each offer; --format json: every field)"
     print_footer(console, notes, result.ranking.freshness)

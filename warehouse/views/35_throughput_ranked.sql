@@ -23,11 +23,15 @@
 -- speed falls between two of its points that meet the bounds, a figure interpolated linearly
 -- between them is added (id '<faster point>@<speed>'), never beyond the curve's ends. MLPerf's
 -- scenarios are points at their own bounds, not a curve: none is interpolated between them.
--- Choice rule, per chip, model and workload: usable first; then at the asked speed; then
--- published before derived; then measured > benchmark > independent > vendor-claim > estimate >
--- derived (chipcost/core/figures.py KINDS); then the newest source date; then the newest
--- measurement; then the best throughput per chip (the frontier's best point that meets the
--- speed and the bound); then the id.
+-- A configuration (a curve but for its publication: chip, model, shape, precision, software,
+-- scale, system, deployment) is superseded by its newest run: an older run's points are kept,
+-- marked superseded, and never chosen while the newer one is there.
+-- Choice rule, per chip, model and workload: usable first; then at the asked speed; then not
+-- superseded; then published before derived, and an author's estimate after every measurement;
+-- your own measurement before published ones; then the best throughput per chip (the chip's
+-- frontier across configurations at the asked speed and TTFT, as InferenceX draws it); dates
+-- break ties only (the newest source date, then the newest measurement); then the kind
+-- (chipcost/core/figures.py KINDS); then the id.
 CREATE OR REPLACE VIEW throughput_ranked AS
 WITH asked AS (
     SELECT
@@ -56,8 +60,21 @@ pointed AS (
         [chip, model, workload, origin, kind, source, source_date, coalesce(published_model, ''),
             coalesce(input_tokens, 0)::VARCHAR, coalesce(output_tokens, 0)::VARCHAR,
             coalesce(precision, ''), coalesce(software, ''), coalesce(chips, 0)::VARCHAR,
-            coalesce(system, '')] AS curve
+            coalesce(system, ''), coalesce(deployment, '')] AS curve,
+        -- one configuration: a curve but for its publication; its newest run supersedes
+        [chip, model, workload, origin, kind, coalesce(published_model, ''),
+            coalesce(input_tokens, 0)::VARCHAR, coalesce(output_tokens, 0)::VARCHAR,
+            coalesce(precision, ''), coalesce(software, ''), coalesce(chips, 0)::VARCHAR,
+            coalesce(system, ''), coalesce(deployment, '')] AS configuration
     FROM bounded
+),
+current AS (
+    SELECT
+        *,
+        source_date <> 'undated' AND source_date < max(CASE WHEN source_date <> 'undated'
+            THEN source_date END) OVER (PARTITION BY chip, model, workload, configuration)
+            AS superseded
+    FROM pointed
 ),
 neighbours AS (
     SELECT
@@ -67,8 +84,8 @@ neighbours AS (
         lead(tokens_per_second_per_chip) OVER faster AS next_tps,
         lead(ttft_ms) OVER faster AS next_ttft,
         lead(scenario) OVER faster AS next_scenario
-    FROM pointed
-    WHERE within_bounds AND origin <> 'derived' AND workload = 'inference'
+    FROM current
+    WHERE within_bounds AND NOT superseded AND origin <> 'derived' AND workload = 'inference'
         AND concurrency IS NOT NULL AND tokens_per_second_per_user > 0 AND tokens_per_second_per_chip > 0
         AND asked_speed <> 'max'
     WINDOW faster AS (
@@ -108,7 +125,7 @@ figures AS (
             ELSE coalesce(tokens_per_second_per_user >= TRY_CAST(asked_speed AS DOUBLE), FALSE)
         END AS at_speed
     FROM (
-        SELECT * FROM pointed
+        SELECT * FROM current
         UNION ALL BY NAME
         SELECT * FROM interpolated
     )
@@ -144,11 +161,14 @@ ranked AS (
             ORDER BY
                 (origin = 'user' OR coalesce(implied_mfu <= 1, TRUE)) DESC,
                 at_speed DESC,
+                superseded,
                 kind = 'derived',
-                kind_rank,
+                kind = 'estimate',
+                kind <> 'measured',
+                tokens_per_second_per_chip DESC,
                 CASE WHEN source_date <> 'undated' THEN source_date END DESC NULLS LAST,
                 recorded_at DESC NULLS LAST,
-                tokens_per_second_per_chip DESC,
+                kind_rank,
                 throughput_id
         ) AS choice_rank
     FROM judged
@@ -165,5 +185,12 @@ SELECT
     output_tokens, concurrency, software, system, published_model, source_url, chips,
     asked_speed, at_speed,
     -- appended so the columns above keep their places
-    ttft_bound_ms, single_stream, curve, throughput_id LIKE '%@%' AS interpolated
+    ttft_bound_ms, single_stream, curve, throughput_id LIKE '%@%' AS interpolated,
+    deployment, superseded,
+    -- a point of a load curve measured faster than asked, which no point of its curve at or
+    -- below the asked speed reads: the chip does at least this much there, maybe more
+    at_speed AND asked_speed <> 'max' AND origin <> 'derived' AND concurrency IS NOT NULL
+        AND throughput_id NOT LIKE '%@%'
+        AND tokens_per_second_per_user > 1.02 * TRY_CAST(asked_speed AS DOUBLE)
+        AS lower_bound
 FROM ranked;
