@@ -12,6 +12,7 @@ JSON, CSV, the report, the explorer and the e-mail.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -356,6 +357,9 @@ class Estimate:
 
 
 VERDICTS = ("cheaper", "dearer", "as cheap", "cannot say")
+# Two costs per token within half a percent of each other are as cheap (a log band, so that
+# naming the chips the other way round keeps it).
+AS_CHEAP = math.log(1.005)
 
 
 @dataclass(frozen=True)
@@ -477,7 +481,7 @@ def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
     software = match.software()
     change = (price_a / ta) / (price_b / tb) - 1
     word = "cheaper" if ta > break_even else "dearer"
-    if abs(ta / break_even - 1) < 0.005:
+    if abs(math.log(ta / break_even)) < AS_CHEAP:  # the same band either way round
         word = "as cheap"
     point = match.words() + (f"; software {software}" if software else "")
     bound = "".join(side for side, f in (("a", fa), ("b", fb)) if f.lower_bound)

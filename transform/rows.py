@@ -50,6 +50,9 @@ class FigureRow(TypedDict, total=False):
     interpolated: bool
     source_url: str | None
     curve: list[str] | None
+    deployment: str | None
+    lower_bound: bool
+    superseded: bool
 
 
 class CostRow(TypedDict, total=False):

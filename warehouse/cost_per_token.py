@@ -189,7 +189,7 @@ def figures(con: duckdb.DuckDBPyConnection, model: str, workload: str) -> Figure
             "input_tokens, output_tokens, precision, chips, sequence_length, batch_size, "
             "published_model, scenario, tokens_per_second_per_user, operating_point, source_date, "
             "software, system, ttft_ms, tpot_ms, concurrency, ttft_bound_ms, single_stream, "
-            "interpolated, source_url, curve "
+            "interpolated, source_url, curve, deployment, lower_bound, superseded "
             "FROM throughput_ranked "
             "WHERE model = $model AND workload = $workload ORDER BY chip, throughput_id",
             {"model": model, "workload": workload},
