@@ -93,11 +93,14 @@ def test_measured_figures_cover_the_chips_the_question_is_about():
 
 
 def test_h200_is_above_h100_at_every_70b_point_both_have():
-    """The same publication, scenario and sequence lengths: H200 ahead of H100-SXM per chip."""
+    """The same publication, scenario, sequence lengths and serving configuration (framework,
+    GPUs and parallel layout: a curve publication such as InferenceX sweeps several per chip):
+    H200 ahead of H100-SXM per chip."""
     points: dict[tuple, dict[str, float]] = defaultdict(dict)
     for f in throughput_references():
         if f.model == "llama-3-70b" and f.chip in ("H100-SXM", "H200"):
-            key = (f.source.split(",")[0], f.scenario, f.input_tokens, f.output_tokens)
+            layout = (f.software or "").split(",")[0], (f.system or "").replace(f.chip, "")
+            key = (f.source.split(",")[0], f.scenario, f.input_tokens, f.output_tokens, *layout)
             points[key][f.chip] = f.tokens_per_second_per_chip
     shared = {k: v for k, v in points.items() if len(v) == 2}
     assert len(shared) >= 10
