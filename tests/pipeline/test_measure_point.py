@@ -13,7 +13,7 @@ from chipcost.core.errors import ChipcostError
 from chipcost.core.figures import COLUMNS, DEFAULT_SPEED
 from chipcost.pipeline.endpoint import Endpoint
 from chipcost.pipeline.measure import Setup
-from chipcost.pipeline.measure_point import matched_point
+from chipcost.pipeline.measure_point import is_inferencex, matched_point
 from chipcost.transform.throughput_figures import figure_from_row
 from chipcost.warehouse.cost_per_token import at_speed, figures
 from chipcost.warehouse.db import connect
@@ -68,12 +68,33 @@ def inferencex_rows(
     ]
 
 
+def without_inferencex(db: Path, chip: str = "H100-SXM", model: str = "llama-3-70b") -> Path:
+    """The catalogue's InferenceX figures of the chip and model taken out of the warehouse: the
+    catalogue gains curves with each InferenceX run, and a test of which curve is taken, or of
+    how one is read, holds to the curves it sets."""
+    con = connect(db)
+    try:
+        con.execute(
+            "DELETE FROM throughput WHERE chip = ? AND model = ? AND origin = 'reference' "
+            "AND contains(lower(source), 'inferencex')",
+            [chip, model],
+        )
+    finally:
+        con.close()
+    return db
+
+
 def with_inferencex(db: Path, rows: list | None = None) -> Path:
+    """`rows` (else inferencex_rows()) added in place of the catalogue's InferenceX figures of
+    their chips and models."""
+    rows = inferencex_rows() if rows is None else rows
+    for chip, model in {(f.chip, f.model) for f in rows}:
+        without_inferencex(db, chip, model)
     con = connect(db)
     try:
         insert_rows(
             con, "throughput", [*COLUMNS, "recorded_at"],
-            [[*f.values(), None] for f in (inferencex_rows() if rows is None else rows)],
+            [[*f.values(), None] for f in rows],
         )  # fmt: skip
     finally:
         con.close()
@@ -82,7 +103,14 @@ def with_inferencex(db: Path, rows: list | None = None) -> Path:
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory) -> Path:
-    return _warehouse(tmp_path_factory.mktemp("shipped") / "w.duckdb")
+    """The shipped catalogue, but H100-SXM's Llama 3 70B InferenceX curves (without_inferencex):
+    its own figures and NIM's curve are what the tests of a figure's shape match."""
+    return without_inferencex(_warehouse(tmp_path_factory.mktemp("shipped") / "w.duckdb"))
+
+
+@pytest.fixture(scope="module")
+def catalogue(tmp_path_factory) -> Path:
+    return _warehouse(tmp_path_factory.mktemp("catalogue") / "w.duckdb")
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +148,7 @@ def _curve_sweep(db: Path, point: str) -> tuple[int, ...]:
         same = " AND ".join(
             f"c.{k} IS NOT DISTINCT FROM p.{k}"
             for k in ("source", "chip", "model", "input_tokens", "output_tokens", "precision",
-                      "software", "chips", "system")
+                      "software", "chips", "system", "deployment")
         )  # fmt: skip
         found = con.execute(
             f"SELECT DISTINCT c.concurrency FROM throughput p JOIN throughput c ON {same} "
@@ -165,31 +193,46 @@ def test_an_inferencex_curve_comes_first_with_its_client(with_curve):
     assert [setup.requests_at(c) for c in SWEEP] == [40, 160, 640]  # ten prompts a user
 
 
-def test_the_catalogues_inferencex_curve_is_rerun_with_its_client(shipped):
+def test_the_catalogues_inferencex_curves_are_rerun_with_their_client(catalogue):
     """The shipped InferenceX rows name it inside their source ("SemiAnalysis InferenceX ..."):
-    H200's DeepSeek-R1 figure at 5 tokens/s per user is the top of its 1k/8k SGLang sweep."""
-    chosen = _chosen(shipped, "H200", "deepseek-r1", "5")
-    assert "InferenceX" in chosen["source"] and not chosen["source"].startswith("InferenceX")
-    baseline = _matched(shipped, "5", chip="H200", model="deepseek-r1")
-    assert (baseline.input_tokens, baseline.output_tokens) == (1024, 8192)
-    assert baseline.client.range_ratio == 0.8 and baseline.prompts_per_user == 10
-    assert baseline.concurrencies == _curve_sweep(shipped, chosen["throughput_id"])
-    assert len(baseline.concurrencies) > 1 and "with InferenceX's client" in baseline.named
+    every chip whose DeepSeek-R1 figure at 5 tokens/s per user is one of them is matched with
+    InferenceX's client over that figure's curve."""
+    con = connect(catalogue, read_only=True)
+    try:
+        with at_speed(con, "5"):
+            rows = figures(con, "deepseek-r1", "inference").rows
+    finally:
+        con.close()
+    chosen = [r for r in rows if r["chosen"] and is_inferencex(r["source"])]
+    assert chosen and not [r for r in chosen if r["source"].startswith("InferenceX")]
+    for row in chosen:
+        baseline = _matched(catalogue, "5", chip=row["chip"], model="deepseek-r1")
+        assert (baseline.input_tokens, baseline.output_tokens) == (
+            row["input_tokens"], row["output_tokens"],
+        )  # fmt: skip
+        assert baseline.client.range_ratio == 0.8 and baseline.prompts_per_user == 10
+        point = row["throughput_id"].rpartition("@")[0] or row["throughput_id"]
+        assert baseline.concurrencies == _curve_sweep(catalogue, point), row["throughput_id"]
+        assert "with InferenceX's client" in baseline.named
 
 
-def test_an_interpolated_figure_is_measured_as_the_curve_it_was_read_from(shipped):
+# An InferenceX curve of H200 serving DeepSeek-R1, in place of the catalogue's: at 50 tokens/s
+# per user its figure is read between its two points.
+H200_SWEEP = {2: 70.0, 4: 40.0}
+
+
+def test_an_interpolated_figure_is_measured_as_the_curve_it_was_read_from(tmp_path):
     """At 50 tokens/s per user H200's figure is read between two points of one curve: its id
     (the faster point's, '@50' after it) has no row, its curve does."""
-    chosen = _chosen(shipped, "H200", "deepseek-r1", "50")
-    point, at, speed = chosen["throughput_id"].rpartition("@")
-    assert chosen["interpolated"] and at and speed == "50"
-    baseline = _matched(shipped, "50", chip="H200", model="deepseek-r1")
-    assert (baseline.input_tokens, baseline.output_tokens) == (
-        chosen["input_tokens"], chosen["output_tokens"],
-    )  # fmt: skip
-    assert baseline.concurrencies == _curve_sweep(shipped, point)
+    rows = inferencex_rows(H200_SWEEP, chip="H200", model="deepseek-r1", shape=(64, 16))
+    db = with_inferencex(_warehouse(tmp_path / "w.duckdb"), rows)
+    chosen = _chosen(db, "H200", "deepseek-r1", "50")
+    assert chosen["interpolated"] and chosen["throughput_id"] == "inferencex-test-c2@50"
+    baseline = _matched(db, "50", chip="H200", model="deepseek-r1")
+    assert (baseline.input_tokens, baseline.output_tokens) == (64, 16)
+    assert baseline.concurrencies == tuple(H200_SWEEP)
     assert baseline.client.range_ratio == 0.8 and baseline.prompts_per_user == 10
-    assert chosen["throughput_id"] in baseline.named
+    assert baseline.named.startswith("H200's inferencex-test-c2@50 (independent, ")
 
 
 def test_the_sweep_is_one_curves_not_its_neighbours(tmp_path):
