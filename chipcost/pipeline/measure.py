@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypedDict
 
 import duckdb
 
@@ -30,7 +31,14 @@ from chipcost.core.figures import Figure
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import Settings
 from chipcost.pipeline.endpoint import Endpoint, served_models
-from chipcost.pipeline.load_generator import TOOL, Client, Run, run_aiperf, tool_command
+from chipcost.pipeline.load_generator import (
+    TOOL,
+    Client,
+    Run,
+    aiperf_options,
+    run_aiperf,
+    tool_command,
+)
 from chipcost.pipeline.measure_point import Baseline
 from chipcost.transform.measured import (
     MeasuredPoint,
@@ -74,6 +82,11 @@ class Setup:
     allow_above_roofline: bool = False
     baseline: Baseline | None = None  # the point matched (--match), its client with it
     asked_model: str | None = None  # the name given, when it stands for `model` (llama-3.3-70b)
+
+    @property
+    def client(self) -> Client:
+        """How AIPerf sends the prompts: the matched baseline's client, else fixed lengths."""
+        return self.baseline.client if self.baseline else Client()
 
     def requests_at(self, concurrency: int) -> int:
         """Requests at one concurrency: --requests (a concurrency is only reached with at
@@ -175,21 +188,49 @@ def run_sweep(setup: Setup, served: str, roof: Roof) -> list[tuple[MeasuredPoint
                     f"concurrency {concurrency}: "
                     "nothing recorded; give more time or fewer concurrencies"
                 )
-            run = run_aiperf(
-                endpoint=setup.endpoint,
-                served_model=served,
-                tokenizer=setup.tokenizer,
-                input_tokens=setup.input_tokens,
-                output_tokens=setup.output_tokens,
-                concurrency=concurrency,
-                requests=setup.requests_at(concurrency),
-                seconds=left,
-                request_timeout=setup.request_timeout,
-                out=Path(folder) / f"concurrency_{concurrency}",
-                client=setup.baseline.client if setup.baseline else Client(),
-            )
+            out = Path(folder) / f"concurrency_{concurrency}"
+            run = run_aiperf(**run_at(setup, served, concurrency, left, out))
             done.append((_checked(setup, run, served, concurrency, roof), run))
     return done
+
+
+class RunAt(TypedDict):
+    """run_aiperf's keywords at one concurrency of a sweep."""
+
+    endpoint: Endpoint
+    served_model: str
+    tokenizer: str
+    input_tokens: int
+    output_tokens: int
+    concurrency: int
+    requests: int
+    seconds: float
+    request_timeout: float
+    out: Path
+    client: Client
+
+
+def run_at(setup: Setup, served: str, concurrency: int, seconds: float, out: Path) -> RunAt:
+    """What AIPerf is run with at one concurrency of the sweep: the sweep's own runs and the
+    plan `measure --dry-run` shows are made of it, so the plan shown is the one run."""
+    return RunAt(
+        endpoint=setup.endpoint, served_model=served, tokenizer=setup.tokenizer,
+        input_tokens=setup.input_tokens, output_tokens=setup.output_tokens,
+        concurrency=concurrency, requests=setup.requests_at(concurrency), seconds=seconds,
+        request_timeout=setup.request_timeout, out=out, client=setup.client,
+    )  # fmt: skip
+
+
+def planned_commands(setup: Setup, served: str, folder: str) -> list[list[str]]:
+    """AIPerf's command line at each concurrency of the sweep, as run_sweep runs it (the whole
+    sweep's time given to each; `folder` standing for its temporary folder)."""
+    planned = []
+    for concurrency in setup.concurrencies:
+        out = Path(folder) / f"concurrency_{concurrency}"
+        planned.append(
+            [TOOL, *aiperf_options(**run_at(setup, served, concurrency, setup.seconds, out))]
+        )
+    return planned
 
 
 def _checked(setup: Setup, run: Run, served: str, concurrency: int, roof: Roof) -> MeasuredPoint:
@@ -209,9 +250,8 @@ def _checked(setup: Setup, run: Run, served: str, concurrency: int, roof: Roof) 
             "nothing recorded"
         )
     asked = setup.requests_at(concurrency)
-    client = setup.baseline.client if setup.baseline else Client()
     point = point_of(
-        run.summary, concurrency, shown, setup.output_tokens, client.range_ratio or 1.0
+        run.summary, concurrency, shown, setup.output_tokens, setup.client.range_ratio or 1.0
     )
     if point.requests < asked:
         raise ChipcostError(

@@ -25,6 +25,7 @@ from chipcost.pipeline.measure_point import matched_point
 from chipcost.warehouse.db import connect
 from tests.cli.test_cost_cli import _warehouse, chipcost
 from tests.openai_server import serving
+from tests.pipeline.test_measure_point import inferencex_rows, with_inferencex, without_inferencex
 
 # The known rate of the double, tokens/s per user: within MLPerf Interactive's speed band
 # (25 to 50 tokens/s per user at `--speed 25`), so the figure is used at that speed.
@@ -106,9 +107,16 @@ def _options(command: list[str]) -> dict[str, str]:
     return found | {name: value for name, eq, value in joined if eq and name in _COMPARED}
 
 
+def _shipped(path: Path) -> Path:
+    """The shipped catalogue, but H100-SXM's Llama 3 70B InferenceX curves: the tests that match
+    H100-SXM measure at its own figures' shapes and NIM's (InferenceX's are matched below on a
+    curve of the test's own)."""
+    return without_inferencex(_warehouse(path))
+
+
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> Path:
-    return _warehouse(tmp_path_factory.mktemp("measure") / "w.duckdb")
+    return _shipped(tmp_path_factory.mktemp("measure") / "w.duckdb")
 
 
 def _env(data: Path) -> dict[str, str]:
@@ -124,9 +132,9 @@ def measure(db: Path, url: str, tokenizer: Path, *args: str, model: str = "llama
     )  # fmt: skip
 
 
-def _user_figures(db: Path) -> list[dict]:
+def _user_figures(db: Path, model: str = "llama-3-70b") -> list[dict]:
     result = chipcost(
-        "throughput", "list", "--origin", "user", "--model", "llama-3-70b", "--format", "json",
+        "throughput", "list", "--origin", "user", "--model", model, "--format", "json",
         "--db", str(db),
     )  # fmt: skip
     return json.loads(result.stdout) if result.returncode == 0 else []
@@ -265,14 +273,15 @@ def _refused(result, *words: str) -> str:
              if line.startswith(("error:", "chipcost measure: error:"))]  # fmt: skip
     assert len(lines) == 1, result.stderr
     others = [line for line in result.stderr.splitlines() if line.strip() and line not in lines]
-    assert all(line.startswith(("measuring ", "--match: ")) for line in others), result.stderr
+    # what was about to be measured, its further lines indented
+    assert all(line.startswith(("measuring ", "--match: ", "  ")) for line in others), result.stderr
     for word in words:
         assert word in lines[0], lines[0]
     return lines[0]
 
 
-def _nothing_recorded(db: Path) -> None:
-    assert _user_figures(db) == []
+def _nothing_recorded(db: Path, model: str = "llama-3-70b") -> None:
+    assert _user_figures(db, model) == []
 
 
 def _warehouse_now(db: Path) -> dict:
@@ -284,7 +293,7 @@ def _warehouse_now(db: Path) -> dict:
 
 @pytest.fixture
 def fresh_db(tmp_path) -> Path:
-    return _warehouse(tmp_path / "w.duckdb")
+    return _shipped(tmp_path / "w.duckdb")
 
 
 def test_an_endpoint_that_refuses_is_named(fresh_db, tokenizer):
@@ -624,7 +633,7 @@ def test_an_inferencex_baseline_is_rerun_with_its_client(fresh_db, tokenizer, mo
     80-100% and the end-of-sequence token ignored reach AIPerf's command line."""
     from chipcost.pipeline import load_generator
     from chipcost.pipeline import measure as measuring
-    from tests.pipeline.test_measure_point import SWEEP, with_inferencex
+    from tests.pipeline.test_measure_point import SWEEP
 
     with_inferencex(fresh_db)
     asked: list[list[str]] = []
@@ -663,3 +672,169 @@ def test_a_point_below_the_floor_is_refused_before_anything_is_archived(
         result = _fast(fresh_db, double.url, tokenizer, "--allow-above-roofline")
     _refused(result, "tokens/s per chip is below 0.01")
     assert _warehouse_now(fresh_db) == {"figures": [], "archived": False}
+
+
+# The double's rate for the InferenceX run below, tokens/s per user: above the asked 50, so
+# every point of the curve recorded is read at --speed 50.
+INFERENCEX_RATE = 100.0
+# An InferenceX curve of H200 serving DeepSeek-R1 at a shape small enough to sweep in seconds
+# (64 input and 16 output tokens, concurrency 2 and 4: 20 and 40 requests, InferenceX's ten a
+# user), newer than the catalogue's: at 50 tokens/s per user H200's figure is read between its
+# two points (an interpolated id, '<faster point>@50').
+H200_SWEEP = {2: 70.0, 4: 40.0}
+H200_SHAPE = (64, 16)
+
+
+def _with_h200_curve(db: Path) -> str:
+    """The H200 curve above added; the id of the figure compare reads for H200 at 50."""
+    with_inferencex(db, inferencex_rows(H200_SWEEP, chip="H200", model="deepseek-r1",
+                                        shape=H200_SHAPE, tag="h200-test"))  # fmt: skip
+    return "inferencex-h200-test-c2@50"
+
+
+def _plan(stdout: str) -> dict[int, list[str]]:
+    """measure --dry-run's AIPerf command line at each concurrency, its continued lines
+    joined and read as a shell reads them."""
+    import re
+    import shlex
+
+    found: dict[int, list[str]] = {}
+    concurrency = None
+    lines: list[str] = []
+    for line in [*stdout.splitlines(), "AIPerf at concurrency 0:"]:
+        header = re.fullmatch(r"AIPerf at concurrency (\d+):", line)
+        if header:
+            if concurrency is not None:
+                found[concurrency] = shlex.split(" ".join(x.removesuffix("\\") for x in lines))
+            concurrency, lines = int(header[1]), []
+        elif concurrency is not None:
+            lines.append(line)
+    return found
+
+
+def _inferencex_client(options: list[str], concurrency: int, shape: tuple[int, int]) -> None:
+    """InferenceX's benchmark client in AIPerf's options: lengths drawn within 80-100% of the
+    shape (SGLang's window), the end-of-sequence token ignored, ten prompts a user."""
+    assert options[:2] == ["aiperf", "profile"]
+    for option in (
+        f"--isl={shape[0]}", f"--osl={shape[1]}", "--random-range-ratio=0.8",
+        "--random-corpus-style=sglang", "--extra-inputs=ignore_eos:true",
+        f"--concurrency={concurrency}", f"--request-count={10 * concurrency}",
+    ):  # fmt: skip
+        assert option in options, (option, options)
+    assert not [o for o in options if o.startswith(("--isl-stddev", "--extra-inputs=min_tokens"))]
+
+
+def test_a_dry_run_shows_inferencex_client_and_sweep_and_sends_nothing(fresh_db, tokenizer):
+    """`--match H200 --model deepseek-r1 --speed 50` on the shipped catalogue: H200's figure
+    there is one of an InferenceX curve (its source reads "SemiAnalysis InferenceX ..."): the
+    plan is InferenceX's client over that curve's own sweep."""
+    con = connect(fresh_db, read_only=True)
+    try:
+        baseline = matched_point(con, "H200", "deepseek-r1", "50")
+    finally:
+        con.close()
+    assert "with InferenceX's client" in baseline.named and baseline.concurrencies
+    shape = (baseline.input_tokens, baseline.output_tokens)
+    with serving(RATE) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "Trainium2", "--chips", "16",
+                         "--match", "H200", "--speed", "50", "--dry-run",
+                         model="deepseek-r1")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert double.requests == [] and double.authorizations == []  # not even asked its models
+    _nothing_recorded(fresh_db, "deepseek-r1")
+    said = " ".join(result.stdout.split())
+    assert "nothing sent to it, nothing recorded" in said
+    assert f"point: ISL/OSL {shape[0]}/{shape[1]} of H200's inferencex-" in said
+    low = (int(0.8 * shape[0]), int(0.8 * shape[1]))
+    assert (
+        f"client: InferenceX's benchmark client: input lengths drawn from {low[0]}-{shape[0]} "
+        f"tokens and output lengths from {low[1]}-{shape[1]} (80-100% of the shape), the "
+        "end-of-sequence token ignored"
+    ) in said
+    sweep = ", ".join(map(str, baseline.concurrencies))
+    counts = ", ".join(f"{10 * c:,}" for c in baseline.concurrencies)
+    assert f"sweep: concurrency {sweep} (the curve's sweep), requests {counts} (10 prompts" in said
+    plan = _plan(result.stdout)
+    assert list(plan) == list(baseline.concurrencies)
+    for concurrency, options in plan.items():
+        _inferencex_client(options, concurrency, shape)
+        assert "--model=SERVED_MODEL" in options and f"--url={double.url}" in options
+
+
+def test_an_inferencex_plan_of_one_stream_alone_is_refused(fresh_db, tokenizer, answered):
+    asked = answered(_fast_report())
+    with serving(RATE) as double:
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "Trainium2", "--chips", "16",
+                         "--match", "H200", "--speed", "50", "--concurrency", "1",
+                         model="deepseek-r1")  # fmt: skip
+    said = _refused(result, "--concurrency 1: a single stream answers no load question")
+    con = connect(fresh_db, read_only=True)
+    try:
+        sweep = matched_point(con, "H200", "deepseek-r1", "50").concurrencies
+    finally:
+        con.close()
+    assert f"give its sweep, --concurrency {','.join(map(str, sweep))}," in said
+    assert asked == [] and double.requests == []
+    _nothing_recorded(fresh_db, "deepseek-r1")
+
+
+def test_an_inferencex_baseline_is_measured_with_its_client_and_compared_on_the_curve(
+    fresh_db, tokenizer
+):
+    """AIPerf for real, as InferenceX's client, against the test double of the user's server:
+    `measure --match H200 --speed 50` plans the curve's sweep (2 and 4) with ten prompts a user
+    (20 and 40 requests), lengths drawn within 80-100% of 64/16 and the end-of-sequence token
+    ignored; the curve is recorded, and compare reads Trainium2 from it at 50 tokens/s per user
+    against the H200 figure it was matched to."""
+    h200 = _with_h200_curve(fresh_db)
+    with serving(INFERENCEX_RATE) as double:
+        planned = measure(fresh_db, double.url, tokenizer, "--chip", "Trainium2", "--chips",
+                          str(TRN2_CHIPS), "--match", "H200", "--speed", "50", "--dry-run",
+                          model="deepseek-r1")  # fmt: skip
+        # the double streams faster than 671B weights read from 4 Trainium2 chips allow
+        result = measure(fresh_db, double.url, tokenizer, "--chip", "Trainium2", "--chips",
+                         str(TRN2_CHIPS), "--match", "H200", "--speed", "50",
+                         "--allow-above-roofline", model="deepseek-r1")  # fmt: skip
+    assert planned.returncode == 0, planned.stderr
+    plan = _plan(planned.stdout)
+    assert list(plan) == list(H200_SWEEP)
+    for concurrency, options in plan.items():
+        _inferencex_client(options, concurrency, H200_SHAPE)
+    assert result.returncode == 0, result.stderr
+    said = " ".join(result.stderr.split())
+    assert f"{h200} (independent" in said and "with InferenceX's client" in said
+    assert "concurrency 2, 4 (the curve's sweep), requests 20, 40 (10 prompts" in said
+    # what AIPerf sent the double: InferenceX's client, ten prompts a user at each concurrency
+    isl, osl = H200_SHAPE
+    assert len(double.requests) == 10 * sum(H200_SWEEP)
+    assert all(r["ignore_eos"] is True for r in double.requests)
+    asked = [r["max_completion_tokens"] for r in double.requests]
+    assert min(asked) >= int(0.8 * osl) and max(asked) <= osl and len(set(asked)) > 1
+    rows = sorted(_user_figures(fresh_db, "deepseek-r1"), key=lambda r: r["concurrency"])
+    assert [r["concurrency"] for r in rows] == list(H200_SWEEP)
+    for row in rows:
+        assert (row["input_tokens"], row["output_tokens"]) == H200_SHAPE
+        assert f"Point matched to H200's {h200}" in row["notes"]
+        assert "with InferenceX's client" in row["notes"]
+        assert row["tokens_per_second_per_user"] > 50
+        # AIPerf's own report of the point: each prompt drawn within 80-100% of the shape
+        ref = row["source_url"].removeprefix("archive:")
+        report = json.loads(gzip.decompress((db_archive(fresh_db) / ref).read_bytes()))
+        drawn = report["input_sequence_length"]
+        assert int(0.8 * isl) <= drawn["min"] <= drawn["max"] <= isl
+        assert report["request_count"]["avg"] == 10 * row["concurrency"]
+    compared = chipcost(
+        "compare", "Trainium2", "H200", "--model", "deepseek-r1", "--workload", "inference",
+        "--speed", "50", "--format", "json", "--db", str(fresh_db),
+    )  # fmt: skip
+    assert compared.returncode == 0, compared.stderr
+    lines = json.loads(compared.stdout)
+    ours = {r["throughput_id"] for r in rows}
+    assert lines and all(line["a_throughput_id"] in ours for line in lines), lines
+    assert {line["a_throughput_figure_kind"] for line in lines} == {"measured"}
+    assert {line["b_throughput_id"] for line in lines} == {h200}
+
+
+def db_archive(db: Path) -> Path:
+    return db.parent / "data" / "archive"

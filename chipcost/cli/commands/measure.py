@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # imported when the command runs: `chipcost --help` stays lig
 
     from chipcost.cli.consoles import Screen
     from chipcost.pipeline.measure import Setup
+    from chipcost.pipeline.measure_point import Baseline
 
 # Concurrencies swept when none are given: one user, a few, a busy server's handful.
 DEFAULT_CONCURRENCY = "1,4,16"
@@ -190,6 +191,13 @@ def measure_(
     allow_above_roofline: Annotated[
         bool, Opt("Keep a point above the chip's roofline (speculative decoding).")
     ] = False,
+    dry_run: Annotated[
+        bool,
+        Opt(
+            "Show the plan (the point, the client, the sweep, AIPerf's command at each "
+            "concurrency); send nothing to the endpoint, record nothing."
+        ),
+    ] = False,
     db: Db = None,
 ) -> None:
     """Measure your endpoint's throughput with AIPerf and record each concurrency as your figure."""
@@ -249,6 +257,8 @@ def measure_(
             if baseline and baseline.concurrencies
             else DEFAULT_CONCURRENCY
         )
+        if baseline and baseline.concurrencies and _concurrencies(sweep) == [1]:
+            raise UsageError(_single_stream(baseline, given_sweep=bool(concurrency)))
         setup = Setup(
             chip=chip_name, model=name, asked_model=normalise_model(model) if why else None,
             chips=count, instance=instance, precision=precision.lower(),
@@ -261,7 +271,10 @@ def measure_(
         roof = roof_of(con, setup)
     finally:
         con.close()
-    _say_point(err, setup)
+    if dry_run:
+        _show_plan(out, setup, bool(concurrency), bool(requests))
+        return
+    _say_point(err, setup, bool(concurrency), bool(requests))
     made = run_measure(settings, setup, roof)
     stored, _, _ = _store(db, made, allow_above_roofline)  # a point's own report: no repeat
     ids = list(stored)
@@ -284,17 +297,103 @@ def measure_(
     )
 
 
-def _say_point(err: Screen, setup: Setup) -> None:
+def _single_stream(baseline: Baseline, *, given_sweep: bool) -> str:
+    """Why a plan of concurrency 1 alone is refused where a curve's client is rerun."""
+    if given_sweep:
+        sweep = ",".join(map(str, baseline.concurrencies))
+        return (
+            f"--concurrency 1: a single stream answers no load question, so it measures no point "
+            f"of {baseline.named}: give its sweep, --concurrency {sweep}, or leave the option out"
+        )
+    return (
+        f"--match: {baseline.named} was swept at concurrency 1 alone, a single stream, which "
+        "answers no load question: give --concurrency with concurrencies above 1"
+    )
+
+
+def _sweep_words(setup: Setup, given_sweep: bool, given_requests: bool) -> str:
+    """'concurrency 4, 8 (the curve's sweep), requests 40, 80 (10 prompts per concurrent user)'."""
+    baseline = setup.baseline
+    own = baseline.concurrencies if baseline else ()
+    if given_sweep:
+        whose = f"given; the curve's: {', '.join(map(str, own))}" if own else "given"
+    else:
+        whose = "the curve's sweep" if own else f"the default, {DEFAULT_CONCURRENCY}"
+    prompts = baseline.prompts_per_user if baseline else None
+    if given_requests:
+        per = "--requests, at least the concurrency"
+    elif prompts:
+        per = f"{prompts} prompts per concurrent user"
+    else:
+        per = "4 x the concurrency, at least 8"
+    counts = ", ".join(f"{setup.requests_at(c):,}" for c in setup.concurrencies)
+    sweep = ", ".join(map(str, setup.concurrencies))
+    return f"concurrency {sweep} ({whose}), requests {counts} ({per})"
+
+
+def _client_words(setup: Setup) -> str:
+    """How AIPerf sends the prompts: the lengths and the end-of-sequence token."""
+    client = setup.client
+    isl, osl = setup.input_tokens, setup.output_tokens
+    if client.range_ratio is None:
+        return (
+            f"fixed lengths, {isl} input and {osl} output tokens a request, the end-of-sequence "
+            "token ignored"
+        )
+    share = f"{client.range_ratio * 100:g}-100%"
+    return (
+        f"{client.named or 'a client drawing its lengths'}: input lengths drawn from "
+        f"{client.shortest(isl)}-{isl} tokens and output lengths from {client.shortest(osl)}-{osl} "
+        f"({share} of the shape), the end-of-sequence token ignored"
+    )
+
+
+def _say_point(err: Screen, setup: Setup, given_sweep: bool, given_requests: bool) -> None:
     """What is about to be measured, and how the point was chosen when --match had to."""
     baseline = setup.baseline
     if baseline and baseline.taken:
         err.say(f"--match: {baseline.taken}")
     named = f" ({baseline.named})" if baseline else ""
-    sweep = ", ".join(map(str, setup.concurrencies))
     err.say(
         f"measuring {setup.endpoint.url} at ISL/OSL {setup.input_tokens}/{setup.output_tokens}"
-        f"{named}, concurrency {sweep} (AIPerf; each concurrency takes half a minute or more)",
+        f"{named}, {_sweep_words(setup, given_sweep, given_requests)}; "
+        f"{_client_words(setup)} (AIPerf; each concurrency takes half a minute or more)",
+        indent="  ",
     )
+
+
+# What stands for the served model in the plan when --served-model is not given: the endpoint
+# is asked for it only when the measurement runs.
+SERVED_PLACEHOLDER = "SERVED_MODEL"
+
+
+def _show_plan(out: Screen, setup: Setup, given_sweep: bool, given_requests: bool) -> None:
+    """measure --dry-run: the point, the client, the sweep and AIPerf's command line at each
+    concurrency, as the measurement would run them; nothing sent, nothing recorded."""
+    import shlex
+
+    from chipcost.pipeline.measure import planned_commands
+
+    baseline = setup.baseline
+    out.say(f"plan for {setup.endpoint.url} (--dry-run: nothing sent to it, nothing recorded)")
+    if baseline and baseline.taken:
+        out.say(f"--match: {baseline.taken}", indent="  ")
+    named = f" of {baseline.named}" if baseline else ""
+    out.say(f"point: ISL/OSL {setup.input_tokens}/{setup.output_tokens}{named}", indent="  ")
+    out.say(f"client: {_client_words(setup)}", indent="  ")
+    out.say(f"sweep: {_sweep_words(setup, given_sweep, given_requests)}", indent="  ")
+    served = setup.served_model or SERVED_PLACEHOLDER
+    if not setup.served_model:
+        out.say(
+            f"{SERVED_PLACEHOLDER}: the model the endpoint lists, asked when the measurement "
+            "runs (or give --served-model)",
+            indent="  ",
+        )
+    # AIPerf's files go to a temporary folder of the run's own, removed when it ends
+    planned = planned_commands(setup, served, "TEMPORARY_FOLDER")
+    for concurrency, line in zip(setup.concurrencies, planned, strict=True):
+        out.say(f"AIPerf at concurrency {concurrency}:")
+        out.command("  ", shlex.join(line))
 
 
 measure = command(measure_)
