@@ -134,6 +134,10 @@ class CostRow(TypedDict, total=False):
     verdict_point: str | None
     in_words: str | None
     vs_baseline_at_point: float | None
+    # the costs per million tokens at the figures a verdict rests on, where it is drawn at
+    # figures other than the offers' own (the point both chips are measured at)
+    usd_per_million_tokens_at_point: float | None
+    baseline_usd_per_million_tokens_at_point: float | None
 
 
 def figure_rows(rows: list[dict[str, object]]) -> list[FigureRow]:

@@ -88,6 +88,7 @@ class CompareResult:
                     "best_case_change_pct": _percent(line.best),
                     "worst_case_change_pct": _percent(line.worst),
                     "same_provider": line.same_provider,
+                    **_at_point(line),
                     **{
                         f"{k}_{name}": line_row.get(name)
                         for k, line_row in (("a", line.a), ("b", line.b))
@@ -96,6 +97,25 @@ class CompareResult:
                 }
             )
         return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def _at_point(line: Comparison) -> dict[str, object]:
+    """Each side's figure the verdict rests on (where both are measured at one point) and its
+    cost per million tokens there; the offer's own figure and cost are a_/b_ as cost gives
+    them."""
+    from chipcost.transform.verdict import cost_at
+
+    found: dict[str, object] = {}
+    for side, row, figure in (
+        ("a", line.a, line.verdict.a_figure),
+        ("b", line.b, line.verdict.b_figure),
+    ):
+        tps = figure.tokens_per_second_per_chip if figure else None
+        found[f"{side}_throughput_id_at_point"] = figure.throughput_id if figure else None
+        found[f"{side}_tokens_per_second_per_chip_at_point"] = tps
+        found[f"{side}_usd_per_million_tokens_at_point"] = cost_at(row, tps) if tps else None
+        found[f"{side}_lower_bound"] = figure.lower_bound if figure else None
+    return found
 
 
 def _percent(change: float | None) -> float | None:

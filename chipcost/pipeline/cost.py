@@ -96,6 +96,8 @@ _COLUMN_TYPES = {
     "baseline_same_provider": "Boolean",
     "cost_change_vs_baseline": "Float64",
     "vs_baseline_at_point": "Float64",
+    "usd_per_million_tokens_at_point": "Float64",
+    "baseline_usd_per_million_tokens_at_point": "Float64",
     "vs_baseline": "String",
     "break_even_tokens": "Float64",
     "break_even_days": "Float64",

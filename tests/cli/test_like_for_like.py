@@ -35,19 +35,30 @@ def _compare(db: Path, a: str, b: str, *args: str, workload: str = "inference") 
 def test_h200_against_h100_rests_on_one_point_or_draws_no_verdict(db, speed):
     for row in _compare(db, "H200", "H100-SXM", *speed):
         if row["verdict"] in MATCHED:
-            # MLPerf's matched systems put H200 about 1.1x H100 on Llama 2 70B
-            ratio = row["a_tokens_per_second_per_chip"] / row["b_tokens_per_second_per_chip"]
-            assert 1.0 <= ratio <= 1.4, row["verdict_point"]
+            ratio = (
+                row["a_tokens_per_second_per_chip_at_point"]
+                / row["b_tokens_per_second_per_chip_at_point"]
+            )
+            if "own requests" in row["verdict_point"]:
+                # MLPerf's matched systems put H200 about 1.1x H100 on Llama 2 70B
+                assert 1.0 <= ratio <= 1.4, row["verdict_point"]
+            else:  # InferenceX's curves: H200 ahead, its serving software said where it differs
+                assert ratio >= 1.0, row["verdict_point"]
             assert "FP8" in row["verdict_point"] and row["change_pct"] is not None
         else:
             assert row["verdict"] == "cannot say" and row["change_pct"] is None
 
 
 @pytest.mark.parametrize("speed", SPEEDS)
-def test_b200_in_fp4_is_not_set_against_h100_in_fp8(db, speed):
+def test_b200_is_never_set_against_h100_fp4_against_fp8(db, speed):
+    """B200 runs Llama 3.3 70B at FP4 and FP8 (InferenceX), H100 at FP8 only: a verdict is
+    drawn at FP8, never at the FP4 figure against H100's FP8 one."""
     rows = _compare(db, "B200", "H100-SXM", *speed)
-    assert {r["verdict"] for r in rows} == {"cannot say"}
-    assert all("FP4 against FP8" in r["in_words"] for r in rows)
+    for row in rows:
+        if row["verdict"] in MATCHED:
+            assert "FP8" in row["verdict_point"] and "FP4" not in row["verdict_point"]
+        else:
+            assert "FP4 against FP8" not in row["verdict_point"]
 
 
 @pytest.mark.parametrize("chip", ["Trainium2", "TPU-v6e"])
@@ -90,7 +101,7 @@ def test_estimated_prices_keep_their_mark_in_cost_and_compare(db):
         "compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload",
         "inference", "--wide", "--db", str(db), env={"COLUMNS": "200"},
     ).stdout  # fmt: skip
-    assert "u-trn2x64" in text and " est. " in text and "est. = an estimate" in text
+    assert "u-trn2x64" in text and "*: an estimated price" in text
 
 
 def test_the_fit_note_names_only_chips_no_offer_of_which_fits(db):
@@ -111,15 +122,15 @@ def test_the_fit_note_names_only_chips_no_offer_of_which_fits(db):
     assert named and not set(named) & fitting
 
 
-def test_mi355x_published_only_in_fp4_draws_no_verdict_against_h100_in_fp8(db):
-    """Every MI355X result of Llama 2 70B ran an FP4 checkpoint (one submitter's measurements
-    JSON says fp8, its README gives the FP8 model to MI300X and MI325X only): against H100's
-    FP8 there is no like-for-like verdict, and the cost shown is the FP4 figure's."""
+def test_mi355x_is_judged_against_h100_at_fp8_only(db):
+    """Every MI355X result of Llama 2 70B in MLPerf ran an FP4 checkpoint; InferenceX runs it at
+    FP8 and FP4. A verdict against H100 (FP8 only) rests on FP8 figures of both, and each
+    offer's cost is its own figure's."""
     rows = _compare(db, "MI355X", "H100-SXM")
-    assert rows and {row["verdict"] for row in rows} == {"cannot say"}
+    assert rows
     for row in rows:
-        assert (row["a_precision"], row["b_precision"]) == ("fp4", "fp8")
-        assert "FP4 against FP8" in row["in_words"] and "chipcost measure" in row["in_words"]
+        if row["verdict"] in MATCHED:
+            assert "FP8" in row["verdict_point"] and "FP4" not in row["verdict_point"]
         tps = row["a_tokens_per_second_per_chip"]
         cost = row["a_price_per_chip_hour"] / (tps * 3600 / 1e6)
         assert row["a_usd_per_million_tokens"] == pytest.approx(cost)
@@ -165,7 +176,9 @@ def test_an_estimate_is_never_above_the_chips_own_maximum(db, chip, speed):
         if f["throughput_id"] == f"derived:{chip}:llama-3-70b:inference:max"
     )  # fmt: skip
     for row in _compare(db, chip, "H100-SXM", *speed):
-        if row.get("derived_estimate") is not None:
+        # the estimate is the unmeasured side's (where both are measured at different points,
+        # the chip the rule anchors on is the other)
+        if row.get("derived_estimate") is not None and row["break_even_for"] == chip:
             assert row["derived_estimate"] <= top * 1.0001, (row["derived_estimate"], top)
 
 

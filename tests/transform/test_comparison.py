@@ -67,12 +67,13 @@ def test_shared_pricings_come_on_demand_first_then_shorter_terms_and_only_where_
     assert [r["provider"] for r in by_pricing["on_demand"]["B"]] == ["gcp", "aws"]
 
 
-def test_a_is_paired_with_b_on_its_own_provider_else_with_bs_cheapest():
+def test_each_chip_takes_its_own_cheapest_offer_whichever_is_named_first():
     a_offers = [offer("A", "aws", 2.0)]
     b_there = [offer("B", "gcp", 3.0), offer("B", "aws", 4.0)]
-    assert paired(a_offers, b_there)[1:] == (b_there[1], True)
-    b_elsewhere = [offer("B", "gcp", 3.0), offer("B", "azure", 3.5)]
-    assert paired(a_offers, b_elsewhere)[1:] == (b_elsewhere[0], False)
+    assert paired(a_offers, b_there) == (a_offers[0], b_there[0], False)
+    assert paired(b_there, a_offers) == (b_there[0], a_offers[0], False)
+    b_same = [offer("B", "aws", 3.0), offer("B", "gcp", 3.5)]
+    assert paired(a_offers, b_same)[1:] == (b_same[0], True)
 
 
 def test_both_measured_at_one_point_draws_a_verdict_at_those_figures():
@@ -81,9 +82,9 @@ def test_both_measured_at_one_point_draws_a_verdict_at_those_figures():
         "on_demand", [offer("A", "aws", 2.0)], [offer("B", "gcp", 3.0), offer("B", "aws", 4.0)],
         evidence,
     )  # fmt: skip
-    assert (line.a["provider"], line.b["provider"], line.same_provider) == ("aws", "aws", True)
+    assert (line.a["provider"], line.b["provider"], line.same_provider) == ("aws", "gcp", False)
     assert line.verdict.word == "cheaper"
-    assert line.change == pytest.approx(2.0 / 4.0 - 1)  # half B's price, same throughput
+    assert line.change == pytest.approx(2.0 / 3.0 - 1)  # B's cheapest, same throughput
 
 
 def test_only_one_side_measured_gives_the_break_even_and_no_verdict_word():
