@@ -29,7 +29,7 @@ IMPORT_COLUMNS = (
     "chip", "model", "workload", "tokens_per_second", "per", "chips", "batch_size", "precision",
     "sequence_length", "mfu", "source", "source_date", "notes", "operating_point", "scenario",
     "tokens_per_second_per_user", "ttft_ms", "tpot_ms", "input_tokens", "output_tokens",
-    "concurrency", "software", "system", "stated_as", "source_url",
+    "concurrency", "software", "system", "stated_as", "source_url", "deployment",
 )  # fmt: skip
 REQUIRED_COLUMNS = ("chip", "model", "workload", "tokens_per_second")
 # What `throughput list --format csv` prints, taken back as it is: its figure per chip, its
@@ -43,7 +43,7 @@ LISTING_WORKED_OUT = (
     "throughput_id", "kind", "implied_mfu", "usable", "choice_rank", "chosen",
     "set_aside_because", "parameters", "flops_per_token", "peak_tflops",
     "asked_speed", "at_speed", "ttft_bound_ms", "single_stream", "curve", "interpolated",
-    "figure_kind", "range_low", "range_high",
+    "figure_kind", "range_low", "range_high", "superseded", "lower_bound",
 )  # fmt: skip
 AllowAbovePeak = Annotated[
     bool, Opt("Keep a figure above the chip's dense peak (FP4 or sparsity, say).")
