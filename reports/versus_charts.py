@@ -155,14 +155,29 @@ def speed_chart(points: Sequence[Mapping[str, object]]) -> str:
         spots = {
             (8 * round(x(p["tokens_per_second_per_user"]) / 8),
              8 * round(y(p["tokens_per_second_per_chip"]) / 8))
-            for p in mine
-            if p["kind"] != "derived"
+            for p in _frontier([p for p in mine if p["kind"] != "derived"])
         }  # fmt: skip
         dots = "".join(f'<circle cx="{cx}" cy="{cy}" r="4"/>' for cx, cy in sorted(spots))
         parts.append(f'<g fill="{colour}" stroke="{colour}">{dots}</g>')
     parts.append(_speed_legend(chips, bottom_y + 46))
     title = "Tokens per second per chip against tokens per second per user, Llama 3 70B"
     return _svg(bottom_y + 46 + 14 * ((len(chips) + 2) // 3) + 34, "".join(parts), title)
+
+
+def _frontier(points: Sequence[Mapping[str, object]]) -> list[Mapping[str, object]]:
+    """A chip's published points that no other of its points beats on both axes (more tokens/s
+    per chip at as many or more per user): the frontier a chip's figure is read from, as
+    InferenceX draws it; the configurations under it say nothing the answer uses."""
+
+    def at(p: Mapping[str, object]) -> tuple[float, float]:
+        return number(p["tokens_per_second_per_user"] or 0), number(p["tokens_per_second_per_chip"])
+
+    kept, best = [], -1.0
+    for p in sorted(points, key=lambda p: (-at(p)[0], -at(p)[1])):  # fastest per user first
+        if at(p)[1] > best:
+            kept.append(p)
+            best = at(p)[1]
+    return kept
 
 
 def _speed_axes(x, y, most_x: float, most_y: float, top: float, bottom: float, left: float) -> str:

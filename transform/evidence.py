@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from chipcost.core.figures import KIND_CLASSES
 from chipcost.transform.precision import precision_class
 from chipcost.transform.tokens import change_words
 
@@ -271,11 +272,10 @@ def published(readings: list[Reading], chip: str) -> list[Reading]:
 # 5. then the point's own order (shape, deployment, scale), so a tie is broken the same way
 #    whichever chip is named first.
 PRECISION_ORDER = ("BF16-FP16", "FP8", "INT8", "FP4")
-_KIND_CLASS = {"measured": 0, "estimate": 2}  # published kinds: 1
 
 
 def _kind_class(reading: Reading) -> int:
-    return _KIND_CLASS.get(reading.kind, 1)
+    return KIND_CLASSES.get(reading.kind, len(KIND_CLASSES))
 
 
 def point_order(point: Point) -> tuple[object, ...]:

@@ -44,12 +44,13 @@ def views() -> list[tuple[str, str]]:
     names (`{{figure_kinds}}`, `{{same_offer_p_n}}`: rows p and n of one offer,
     `{{max_rate_age_days}}`, `{{usd_per_eur}}`) written in
     from where they are declared."""
-    from chipcost.core.figures import KINDS
+    from chipcost.core.figures import KIND_CLASSES, KINDS
     from chipcost.core.vocabulary import HISTORY_KEY
     from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, USD_PER_EUR
 
     lists = {
         "{{figure_kinds}}": "[" + ", ".join(f"'{kind}'" for kind in KINDS) + "]",
+        "{{figure_classes}}": "[" + ", ".join(str(KIND_CLASSES[kind]) for kind in KINDS) + "]",
         "{{same_offer_p_n}}": " AND ".join(f"p.{c} = n.{c}" for c in HISTORY_KEY),
         "{{max_rate_age_days}}": str(MAX_RATE_AGE_DAYS),
         "{{usd_per_eur}}": USD_PER_EUR.strip(),

@@ -96,9 +96,9 @@ def _columns(result: CompareResult, wide: bool) -> list[Column]:
     return columns
 
 
-# Beside the essential columns (pricing, both prices, the break-even and the verdict), kept on
-# the row's line while they fit, else folded under it: the ratio, the share, the costs per token.
-_KEEP = ("ratio", "share")
+# Both costs per token stay on the row's line while the table fits, else are folded under it;
+# with --wide, the ratio and the share too.
+_KEEP = ("a_cpm", "b_cpm", "ratio", "share")
 
 
 def _who_needs(result: CompareResult) -> str | None:

@@ -14,6 +14,13 @@ WORKLOADS = ("training", "inference")
 # submitters), then an independent measurement, then what a vendor claims, then an author's
 # estimate, and last chipcost's own derivation.
 KINDS = ("measured", "benchmark", "independent", "vendor-claim", "estimate", "derived")
+# The choice rule's classes of figure, best first: your own measurement; a published one
+# (MLPerf's, an independent benchmark's, a vendor's: among them the best throughput wins, the
+# chip's frontier); an author's estimate; chipcost's derivation. Dates break ties only.
+KIND_CLASSES = {
+    "measured": 0, "benchmark": 1, "independent": 1, "vendor-claim": 1, "estimate": 2,
+    "derived": 3,
+}  # fmt: skip
 # Where a figure was measured: at the largest batch the system takes (MLPerf Offline), under a
 # per-user speed or latency bound (MLPerf Server and Interactive), at a stated batch with no
 # per-user speed given, in training, or not said by the document (an author's estimate).

@@ -343,7 +343,8 @@ def _layout(point: Point, *, detailed: bool = False) -> str:
         # each side's ep and dp-attention where the same workers and GPUs are laid out otherwise
         if not detailed:
             return text
-        return f"{text}-pep{pep}{'-dpa' if pdpa else ''}-dep{dep}{'-dpa' if ddpa else ''}"
+        # '-ep8d-1': prefill ep 8 with dp-attention (d), decode ep 1 without
+        return f"{text}-ep{pep}{'d' if pdpa else ''}-{dep}{'d' if ddpa else ''}"
     tp, ep, dpa = point.layout
     if ep is None:  # the October artifacts state no expert parallelism: their month
         return f"tp{tp}-2510"

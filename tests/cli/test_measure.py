@@ -259,9 +259,14 @@ def _compared(db: Path, ids: set[str]) -> None:
     lines = json.loads(result.stdout)
     assert lines and all(line["a_throughput_id"] in ids for line in lines)
     assert {line["a_throughput_figure_kind"] for line in lines} == {"measured"}
-    # both measured at one point (shape, speed, FP8, 4 chips against 2): a verdict, and tens
-    # of tokens/s per chip against H100-SXM's hundreds is dearer
-    assert {line["verdict"] for line in lines} == {"dearer"}, [x["in_words"] for x in lines]
+    # both measured at one point (shape, FP8, 4 chips against 2), but the double streams every
+    # user at RATE, faster than the 25 asked: Trainium2's figure there is a lower bound, which
+    # cannot show it dearer (tens of tokens/s per chip against H100-SXM's hundreds): no
+    # verdict, the bound said, and how far dearer it could at most be
+    assert {line["verdict"] for line in lines} == {"cannot say"}, [x["in_words"] for x in lines]
+    for line in lines:
+        assert line["a_lower_bound"] is True and line["b_lower_bound"] is False
+        assert "Trainium2's figure is a lower bound" in line["in_words"]
 
 
 def _refused(result, *words: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -167,7 +168,9 @@ def test_compare_answers_per_pricing_model_in_one_screen(db):
     # only Trainium2 lacks a measurement at H100's point (64 chips, FP8, 8,192 tokens)
     assert "evidence at H100-SXM's point (" in text and "Trainium2: none at this point" in text
     assert "to decide: record a Trainium2 run (`chipcost throughput add`)" in text
-    assert "likely" not in result.stdout and "% dearer" not in result.stdout
+    # no verdict word: only the derived estimate's leaning, marked ~
+    assert "likely" not in result.stdout
+    assert all(part.endswith("~") for part in re.split(r"\d+% dearer", result.stdout)[:-1])
     # H100 trains at FP8 (NeMo's run)
     assert "vendor-claim, FP8," in text
 
@@ -186,7 +189,8 @@ def test_compare_as_json_gives_the_signed_change_and_both_offers(db):
     assert word in row["in_words"] and row["verdict"] == word  # measured on both sides
     needed = row["a_price_per_chip_hour"] / (row["b_usd_per_million_tokens_at_point"] * 3600 / 1e6)
     assert row["break_even_tokens_per_second_per_chip"] == pytest.approx(needed)
-    assert row["best_case_change_pct"] <= row["change_pct"] <= row["worst_case_change_pct"]
+    if row["best_case_change_pct"] is not None:  # more than one figure at the point
+        assert row["best_case_change_pct"] <= row["change_pct"] <= row["worst_case_change_pct"]
 
 
 @pytest.mark.parametrize(
@@ -246,8 +250,9 @@ def test_the_articles_pairs_answer_at_every_speed(db, chip, speed):
             assert "derived" not in (row["a_throughput_kind"], row["b_throughput_kind"])
     if chip == "Trainium2":  # one publication, batch 1: never a verdict word from it
         assert {row["verdict"] for row in rows} == {"cannot say"}
-    if chip == "H200" and speed == "25":  # H100 is published at 5,000/500 only, H200 is not
-        assert {row["verdict"] for row in rows} == {"cannot say"}
+    if chip == "H200" and speed == "25":  # InferenceX's Llama 3.3 70B curves hold both
+        assert {row["verdict"] for row in rows} <= {"cheaper", "dearer", "as cheap"}
+        assert all(row["a_throughput_id_at_point"].startswith("inferencex-") for row in rows)
 
 
 def test_a_speed_no_figure_reaches_is_one_line(db):

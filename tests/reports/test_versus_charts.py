@@ -56,6 +56,19 @@ def test_the_speed_chart_draws_figures_as_dots_and_the_derivation_dashed():
     assert speed_chart([]) == ""
 
 
+def test_the_speed_chart_draws_each_chips_frontier_only():
+    """A point another of the chip's beats on both axes (a configuration under its frontier)
+    is not drawn: InferenceX's hundreds of points per chip made the report's chart 12 KB."""
+    points = [
+        {"chip": "B200", "tokens_per_second_per_chip": tps, "tokens_per_second_per_user": user,
+         "kind": "independent"}
+        for tps, user in ((4000, 20), (3000, 40), (1000, 80), (2500, 30), (900, 60))
+    ]  # fmt: skip
+    svg = speed_chart(points)
+    # (2500, 30) is under (3000, 40), (900, 60) under (1000, 80): three drawn, one legend dot
+    assert svg.count("<circle") == 3 + 1
+
+
 # Each label's box and text, read in one call (a round trip per label was most of the test).
 LABELS = """chart => [...chart.querySelectorAll('text')].map(t => {
   const box = t.getBoundingClientRect();

@@ -4,4 +4,4 @@
 -- say. Verdicts set figures of one deployment class against each other only
 -- (docs/cost-per-token.md, "Like against like").
 
-ALTER TABLE throughput ADD COLUMN IF NOT EXISTS deployment VARCHAR;
+ALTER TABLE throughput ADD COLUMN deployment VARCHAR;

@@ -24,8 +24,9 @@
 -- between them is added (id '<faster point>@<speed>'), never beyond the curve's ends. MLPerf's
 -- scenarios are points at their own bounds, not a curve: none is interpolated between them.
 -- A configuration (a curve but for its publication: chip, model, shape, precision, software,
--- scale, system, deployment) is superseded by its newest run: an older run's points are kept,
--- marked superseded, and never chosen while the newer one is there.
+-- scale, system, deployment) is superseded by its newest run, and a point measured again by its
+-- newest measurement: the older are kept, marked superseded, and never chosen while the newer
+-- is there.
 -- Choice rule, per chip, model and workload: usable first; then at the asked speed; then not
 -- superseded; then published before derived, and an author's estimate after every measurement;
 -- your own measurement before published ones; then the best throughput per chip (the chip's
@@ -71,9 +72,13 @@ pointed AS (
 current AS (
     SELECT
         *,
-        source_date <> 'undated' AND source_date < max(CASE WHEN source_date <> 'undated'
-            THEN source_date END) OVER (PARTITION BY chip, model, workload, configuration)
-            AS superseded
+        coalesce(
+            source_date <> 'undated' AND source_date < max(CASE WHEN source_date <> 'undated'
+                THEN source_date END) OVER (PARTITION BY chip, model, workload, configuration)
+            -- a point measured again (your own, recorded later) replaces its earlier measurement
+            OR recorded_at < max(recorded_at) OVER (PARTITION BY chip, model, workload,
+                configuration, concurrency, tokens_per_second_per_user),
+            FALSE) AS superseded
     FROM pointed
 ),
 neighbours AS (
@@ -143,7 +148,9 @@ judged AS (
             ELSE greatest(c.dense_fp8_tflops, c.dense_bf16_tflops)
         END AS peak_tflops,
         -- chipcost/core/figures.py KINDS, written in when the views are created
-        list_position({{figure_kinds}}, f.kind) AS kind_rank
+        list_position({{figure_kinds}}, f.kind) AS kind_rank,
+        -- chipcost/core/figures.py KIND_CLASSES, in KINDS' order
+        {{figure_classes}}[list_position({{figure_kinds}}, f.kind)] AS kind_class
     FROM figures f
     LEFT JOIN models m ON m.model = f.model
     LEFT JOIN chips c ON c.chip = f.chip
@@ -162,9 +169,7 @@ ranked AS (
                 (origin = 'user' OR coalesce(implied_mfu <= 1, TRUE)) DESC,
                 at_speed DESC,
                 superseded,
-                kind = 'derived',
-                kind = 'estimate',
-                kind <> 'measured',
+                kind_class,
                 tokens_per_second_per_chip DESC,
                 CASE WHEN source_date <> 'undated' THEN source_date END DESC NULLS LAST,
                 recorded_at DESC NULLS LAST,
