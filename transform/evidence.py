@@ -165,10 +165,8 @@ def point_of(reading: Reading) -> Point:
     )  # fmt: skip
 
 
-def deployment_words(deployment: str | None) -> str:
+def deployment_words(deployment: str) -> str:
     """'disaggregated prefill/decode, MTP': a deployment class as the answer says it."""
-    if not deployment:
-        return "deployment not published"
     layout, _, spec = deployment.partition("+")
     words = "disaggregated prefill/decode" if layout == "disaggregated" else "single node"
     return words + (", MTP speculative decoding" if spec else "")
@@ -235,9 +233,6 @@ class Match:
         """The figure a side's answer rests on: its first at the point by the choice rule
         (throughput_ranked's choice_rank, whose order `published` keeps)."""
         return min(self.side(side), key=lambda r: r.choice_rank)
-
-    def tps(self, side: str) -> float:
-        return self.figure(side).tokens_per_second_per_chip
 
     def spread(self, side: str) -> tuple[float, float]:
         values = [r.tokens_per_second_per_chip for r in self.side(side)]
@@ -385,12 +380,6 @@ class Verdict:
     # 'a', 'b' or 'ab': whose figure is a lower bound (a curve's point faster than asked)
     bound: str = ""
     bound_change: float | None = None  # the change at the bounds, where they decide nothing
-
-    @property
-    def matched_point(self) -> bool:
-        """Both chips have published figures at one point (a verdict, or bounds that do not
-        decide one)."""
-        return self.a_figure is not None and self.b_figure is not None
 
     @property
     def matched(self) -> bool:

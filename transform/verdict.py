@@ -202,6 +202,16 @@ def cost_at(row: CostRow, tps: float) -> float:
     return cost_per_million_tokens(row["price_per_chip_hour"], tps)
 
 
+def costs_at_point(judged: Verdict, a: CostRow, b: CostRow) -> tuple[float, float] | None:
+    """A's and B's cost per million tokens at the figures of the point both are measured at
+    (a verdict's, or bounds that decide none), None where no point is shared: what every
+    read sets side by side with the answer, the offers' own costs being each chip's figure's."""
+    fa, fb = judged.a_figure, judged.b_figure
+    if fa is None or fb is None:
+        return None
+    return cost_at(a, fa.tokens_per_second_per_chip), cost_at(b, fb.tokens_per_second_per_chip)
+
+
 # What with_verdicts adds to a row with no baseline to judge it against.
 _NOT_SAID: CostRow = {
     "usd_per_million_tokens_at_point": None, "baseline_usd_per_million_tokens_at_point": None,
@@ -240,13 +250,9 @@ def with_verdicts(
         # An offer's cost per million tokens is its chip's figure's at the asked speed, the
         # same against any baseline and in every read; a verdict drawn at other figures (the
         # point both chips are measured at) carries its own costs there.
-        fa, fb = (judged.a_figure, judged.b_figure) if judged.matched else (None, None)
-        row["usd_per_million_tokens_at_point"] = (
-            cost_at(row, fa.tokens_per_second_per_chip) if fa else None
-        )
-        row["baseline_usd_per_million_tokens_at_point"] = (
-            cost_at(b, fb.tokens_per_second_per_chip) if fb else None
-        )
+        at_point = costs_at_point(judged, row, b) or (None, None)
+        row["usd_per_million_tokens_at_point"] = at_point[0]
+        row["baseline_usd_per_million_tokens_at_point"] = at_point[1]
         row["break_even_tokens_per_second_per_chip"] = judged.break_even
         row["break_even_share"] = judged.share
         row["break_even_for"] = row["chip"] if judged.needs == "a" else baseline

@@ -17,7 +17,7 @@ from chipcost.transform.derived_source import derived_parts
 from chipcost.transform.evidence import Estimate, Reading
 from chipcost.transform.rows import CostRow
 from chipcost.transform.tokens import change_words
-from chipcost.transform.verdict import cost_at, figure_kind
+from chipcost.transform.verdict import costs_at_point, figure_kind
 
 # An estimated price (no price the provider publishes) in compare's table, said in a note: its
 # columns are many and the mark short.
@@ -69,11 +69,12 @@ def _times(change: float) -> str:
 def _columns(result: CompareResult, wide: bool) -> list[Column]:
     a, b, lines = result.chip_a, result.chip_b, result.lines
     sign = money_sign(str(result.lines[0].a.get("currency") or "USD")).strip()
-    # A chip's figure is one whatever the pricing: a derived one marks its $/M column.
+    # A chip's figure is one whatever the pricing: a derived one marks its $/M column, where
+    # no row sets the two chips' figures at a shared point instead.
     est = {
         side: ESTIMATE_MARK
         if all(figure_kind(getattr(line, side)) in ("derived", "calibrated") for line in lines)
-        and not any(line.verdict.matched for line in lines)
+        and not any(costs_at_point(line.verdict, line.a, line.b) for line in lines)
         else ""
         for side in ("a", "b")
     }
@@ -108,11 +109,6 @@ def _who_needs(result: CompareResult) -> str | None:
     return (result.chip_a if needs == {"a"} else result.chip_b) if len(needs) == 1 else None
 
 
-def _cost(row: CostRow, usd: float) -> str:
-    """A cost per million tokens (its column's heading marks a derived figure's est.)."""
-    return cost_text(usd, str(row.get("currency") or "USD"))
-
-
 def _cells(result: CompareResult, line: Comparison) -> dict:
     judged = line.verdict
     a, b = line.a, line.b
@@ -120,15 +116,16 @@ def _cells(result: CompareResult, line: Comparison) -> dict:
     ratio = a["price_per_chip_hour"] / pb if pb else None
     chips = {"a": result.chip_a, "b": result.chip_b}
     who = "" if _who_needs(result) else f"{chips[judged.needs]} "
-    # Where a verdict is drawn, both costs at the figures it rests on (one point); else each
-    # chip's own at the asked speed, which the verdict does not set against each other.
-    at = {"a": judged.a_figure, "b": judged.b_figure} if judged.matched else {}
-    currency = str(a.get("currency") or "USD")
+    # Where both chips are measured at one point, both costs at its figures (the verdict's, or
+    # the bounds a leaning rests on); else each chip's own at the asked speed, which the answer
+    # does not set against each other.
+    at_point = costs_at_point(judged, a, b)
     cpm = {
-        side: cost_text(cost_at(row, at[side].tokens_per_second_per_chip), currency)
-        if at.get(side)
-        else _cost(row, row["usd_per_million_tokens"])
-        for side, row in (("a", a), ("b", b))
+        side: cost_text(
+            at_point[i] if at_point else row["usd_per_million_tokens"],
+            str(row.get("currency") or "USD"),
+        )
+        for i, (side, row) in enumerate((("a", a), ("b", b)))
     }
     return {
         # the pricing model's words, as prices, cost and the page say it ('savings plan 3yr')

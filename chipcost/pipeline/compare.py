@@ -39,6 +39,7 @@ from chipcost.transform.comparison import (
 )
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.rows import CostRow, FigureRow
+from chipcost.transform.verdict import costs_at_point
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
@@ -100,20 +101,17 @@ class CompareResult:
 
 
 def _at_point(line: Comparison) -> dict[str, object]:
-    """Each side's figure the verdict rests on (where both are measured at one point) and its
-    cost per million tokens there; the offer's own figure and cost are a_/b_ as cost gives
-    them."""
-    from chipcost.transform.verdict import cost_at
-
+    """Each side's figure at the point both are measured at and its cost per million tokens
+    there; the offer's own figure and cost are a_/b_ as cost gives them."""
+    judged = line.verdict
+    costs = costs_at_point(judged, line.a, line.b) or (None, None)
     found: dict[str, object] = {}
-    for side, row, figure in (
-        ("a", line.a, line.verdict.a_figure),
-        ("b", line.b, line.verdict.b_figure),
-    ):
-        tps = figure.tokens_per_second_per_chip if figure else None
+    for side, figure, cost in (("a", judged.a_figure, costs[0]), ("b", judged.b_figure, costs[1])):
         found[f"{side}_throughput_id_at_point"] = figure.throughput_id if figure else None
-        found[f"{side}_tokens_per_second_per_chip_at_point"] = tps
-        found[f"{side}_usd_per_million_tokens_at_point"] = cost_at(row, tps) if tps else None
+        found[f"{side}_tokens_per_second_per_chip_at_point"] = (
+            figure.tokens_per_second_per_chip if figure else None
+        )
+        found[f"{side}_usd_per_million_tokens_at_point"] = cost
         found[f"{side}_lower_bound"] = figure.lower_bound if figure else None
     return found
 

@@ -201,16 +201,22 @@ def _tokens_of(shape: str) -> tuple[int, int]:
     return int(isl) * 1024, int(osl) * 1024
 
 
+def _workers(p: dict) -> tuple[tuple, int]:
+    """A disaggregated point's prefill and decode workers (count, tp, ep, dp-attention, GPUs),
+    as artifacts and the dashboard both name them, and its GPUs in all."""
+    layout = tuple(
+        (p[f"{s}_num_workers"], p[f"{s}_tp"], p[f"{s}_ep"], _bool(p[f"{s}_dp_attention"]),
+         p[f"num_{s}_gpu"])
+        for s in ("prefill", "decode")
+    )  # fmt: skip
+    return layout, int(p["num_prefill_gpu"]) + int(p["num_decode_gpu"])
+
+
 def _from_artifact(source: Archived, index: int, p: dict) -> Point:
     """A point of a December 2025 / January 2026 artifact (agg_bmk.json)."""
     disagg = bool(p.get("disagg"))
     if disagg:
-        layout = tuple(
-            (p[f"{s}_num_workers"], p[f"{s}_tp"], p[f"{s}_ep"], _bool(p[f"{s}_dp_attention"]),
-             p[f"num_{s}_gpu"])
-            for s in ("prefill", "decode")
-        )  # fmt: skip
-        gpus = int(p["num_prefill_gpu"]) + int(p["num_decode_gpu"])
+        layout, gpus = _workers(p)
     else:
         layout = (p["tp"], p["ep"], _bool(p["dp_attention"]))
         gpus = int(p["tp"])
@@ -254,12 +260,7 @@ def _from_dashboard(source: Archived, index: int, p: dict) -> Point:
             layout: tuple = (("total", p["decode_tp"]),)
             gpus = int(p["decode_tp"])
         else:
-            layout = tuple(
-                (p[f"{s}_num_workers"], p[f"{s}_tp"], p[f"{s}_ep"],
-                 _bool(p[f"{s}_dp_attention"]), p[f"num_{s}_gpu"])
-                for s in ("prefill", "decode")
-            )  # fmt: skip
-            gpus = int(p["num_prefill_gpu"]) + int(p["num_decode_gpu"])
+            layout, gpus = _workers(p)
     else:
         layout = (p["decode_tp"], p["decode_ep"], _bool(p["decode_dp_attention"]))
         gpus = int(p["decode_tp"])

@@ -250,15 +250,22 @@ def _archived(db: Path, rows: list[dict]) -> None:
         )
 
 
-def _compared(db: Path, ids: set[str]) -> None:
+def _compared_with(db: Path, ids: set[str], chip: str, model: str, speed: str) -> list[dict]:
+    """compare Trainium2 against `chip` as JSON, Trainium2's side resting on the figures `ids`
+    measured."""
     result = chipcost(
-        "compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload", "inference",
-        "--speed", "25", "--format", "json", "--db", str(db),
+        "compare", "Trainium2", chip, "--model", model, "--workload", "inference",
+        "--speed", speed, "--format", "json", "--db", str(db),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     lines = json.loads(result.stdout)
-    assert lines and all(line["a_throughput_id"] in ids for line in lines)
+    assert lines and all(line["a_throughput_id"] in ids for line in lines), lines
     assert {line["a_throughput_figure_kind"] for line in lines} == {"measured"}
+    return lines
+
+
+def _compared(db: Path, ids: set[str]) -> None:
+    lines = _compared_with(db, ids, "H100-SXM", "llama-3-70b", "25")
     # both measured at one point (shape, FP8, 4 chips against 2), but the double streams every
     # user at RATE, faster than the 25 asked: Trainium2's figure there is a lower bound, which
     # cannot show it dearer (tens of tokens/s per chip against H100-SXM's hundreds): no
@@ -829,15 +836,9 @@ def test_an_inferencex_baseline_is_measured_with_its_client_and_compared_on_the_
         drawn = report["input_sequence_length"]
         assert int(0.8 * isl) <= drawn["min"] <= drawn["max"] <= isl
         assert report["request_count"]["avg"] == 10 * row["concurrency"]
-    compared = chipcost(
-        "compare", "Trainium2", "H200", "--model", "deepseek-r1", "--workload", "inference",
-        "--speed", "50", "--format", "json", "--db", str(fresh_db),
-    )  # fmt: skip
-    assert compared.returncode == 0, compared.stderr
-    lines = json.loads(compared.stdout)
-    ours = {r["throughput_id"] for r in rows}
-    assert lines and all(line["a_throughput_id"] in ours for line in lines), lines
-    assert {line["a_throughput_figure_kind"] for line in lines} == {"measured"}
+    lines = _compared_with(
+        fresh_db, {r["throughput_id"] for r in rows}, "H200", "deepseek-r1", "50"
+    )
     assert {line["b_throughput_id"] for line in lines} == {h200}
 
 

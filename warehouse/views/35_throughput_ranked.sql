@@ -57,16 +57,18 @@ pointed AS (
     SELECT
         *,
         NOT single_stream AND coalesce(ttft_ms <= ttft_bound_ms, TRUE) AS within_bounds,
-        -- one curve: the points of one publication (or one measurement) at one configuration
-        [chip, model, workload, origin, kind, source, source_date, coalesce(published_model, ''),
-            coalesce(input_tokens, 0)::VARCHAR, coalesce(output_tokens, 0)::VARCHAR,
-            coalesce(precision, ''), coalesce(software, ''), coalesce(chips, 0)::VARCHAR,
-            coalesce(system, ''), coalesce(deployment, '')] AS curve,
-        -- one configuration: a curve but for its publication; its newest run supersedes
+        -- one configuration: chip, model, shape, precision, software, scale, system and
+        -- deployment; its newest run supersedes the older
         [chip, model, workload, origin, kind, coalesce(published_model, ''),
             coalesce(input_tokens, 0)::VARCHAR, coalesce(output_tokens, 0)::VARCHAR,
             coalesce(precision, ''), coalesce(software, ''), coalesce(chips, 0)::VARCHAR,
-            coalesce(system, ''), coalesce(deployment, '')] AS configuration
+            coalesce(system, ''), coalesce(deployment, '')] AS configuration,
+        -- one curve: the points of one publication (or one measurement) of a configuration
+        -- (its list as `throughput list` has always given it: the publication after the kind)
+        [chip, model, workload, origin, kind, source, source_date, coalesce(published_model, ''),
+            coalesce(input_tokens, 0)::VARCHAR, coalesce(output_tokens, 0)::VARCHAR,
+            coalesce(precision, ''), coalesce(software, ''), coalesce(chips, 0)::VARCHAR,
+            coalesce(system, ''), coalesce(deployment, '')] AS curve
     FROM bounded
 ),
 current AS (
