@@ -116,10 +116,15 @@ def interruptible(said: Callable[[], str]) -> Iterator[None]:
 
 
 def interrupted(message: str, signum: int = signal.SIGINT) -> NoReturn:
-    """What was done and what to do, after a Ctrl-C or SIGTERM: exit 128 + the signal's
-    number (130, 143), as a shell expects."""
+    """What was done and what to do, after a Ctrl-C or another stop signal (SIGTERM, SIGHUP,
+    SIGQUIT): exit 128 + the signal's number (130, 143, 129, 131), as a shell expects."""
     from chipcost.cli.consoles import err
 
-    word = "interrupted:" if signum == signal.SIGINT else "stopped (SIGTERM):"
-    err.line([(word, "bold yellow"), (f" {message}", "")])
+    word = (
+        "interrupted:" if signum == signal.SIGINT else f"stopped ({signal.Signals(signum).name}):"
+    )
+    try:
+        err.line([(word, "bold yellow"), (f" {message}", "")])
+    except OSError:  # the terminal is gone (SIGHUP): the exit status says it
+        pass
     sys.exit(128 + signum)

@@ -20,7 +20,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NotRequired, TypedDict, Unpack
 from urllib.parse import urlsplit
@@ -164,34 +164,38 @@ def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_
     )  # fmt: skip
     command = launcher(tool_command(), bool(endpoint.authorization)) + options
     limit = seconds + request_timeout + STARTUP_SECONDS
-    with (
-        stopped_on_term(),
-        subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            # unbuffered: closing it does not wait for the reader, which a process that left
-            # AIPerf's group and kept the pipe would hold in read() for as long as it lives
-            bufsize=0,
-            env=aiperf_environment(endpoint, str(point.get("tokenizer", "")), out.parent),
-            start_new_session=True,  # its services are its children: stopped as one group
-        ) as child,
-    ):
-        printed = _Printed()
+    printed = _Printed()
+    with stopped_on_signals():
+        with _starting():  # a stop signal meanwhile is raised once the group is known
+            child = subprocess.Popen(
+                command,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                # unbuffered: closing it does not wait for the reader, which a process that
+                # left AIPerf's group and kept the pipe would hold in read() for as long as it
+                # lives
+                bufsize=0,
+                env=aiperf_environment(endpoint, str(point.get("tokenizer", "")), out.parent),
+                start_new_session=True,  # its services are its children: stopped as one group
+            )
+            _STOP.groups.add(child.pid)
         reader = threading.Thread(target=printed.drain, args=(child.stdout,), daemon=True)
-        reader.start()
-        try:
+        try:  # done, failed, timed out or stopped by a signal: no service of it lingers
+            _STOP.raise_pending()
+            reader.start()
             child.wait(timeout=limit)
         except subprocess.TimeoutExpired:
-            _end_group(child)
             raise ChipcostError(
                 f"AIPerf did not finish against {endpoint.url} within {limit:g} s at "
                 f"concurrency {concurrency}: the endpoint timed out; nothing recorded"
             ) from None
-        finally:  # done, failed, timed out or interrupted: no service of it lingers
+        finally:
             _end_group(child)
-            reader.join(5)
+            if reader.is_alive():
+                reader.join(5)
+            if child.stdout:
+                child.stdout.close()
     secrets = _secrets(endpoint)
     text = _unsaid(printed.kept(), secrets).decode("utf-8", "replace")
     return Run(
@@ -209,26 +213,99 @@ def _end_group(child: subprocess.Popen) -> None:
         os.killpg(child.pid, signal.SIGKILL)
     except ProcessLookupError:  # the group is gone already
         pass
+    _STOP.groups.discard(child.pid)
     if child.returncode is None:
         child.wait()
 
 
+# What stops a measurement: Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal closed) and SIGQUIT
+# (Ctrl-\). AIPerf runs in a session of its own, so none of them reaches it from the
+# terminal: chipcost ends its group.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
+class Signalled(KeyboardInterrupt):
+    """A measurement stopped by a signal of STOP_SIGNALS: raised as Ctrl-C's interrupt, so every
+    signal takes its way out (AIPerf's group ended, its temporary files removed)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@dataclass
+class _Stopping:
+    """The stop signals' state in this process: the AIPerf groups under way (each led by the
+    process started), the signal received, whether a run is being started (its group not known
+    yet), and how deep stopped_on_signals is nested (the outermost sets the handlers)."""
+
+    groups: set[int] = field(default_factory=set)
+    signum: int | None = None
+    starting: bool = False
+    depth: int = 0
+
+    def end_groups(self) -> None:
+        for pid in list(self.groups):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):  # gone, its id maybe taken since
+                self.groups.discard(pid)
+
+    def raise_pending(self) -> None:
+        if self.signum is not None:
+            self.end_groups()
+            raise Signalled(self.signum)
+
+
+_STOP = _Stopping()
+
+
 @contextmanager
-def stopped_on_term() -> Iterator[None]:
-    """SIGTERM raised as KeyboardInterrupt while AIPerf runs, so the way out that Ctrl-C takes
-    (AIPerf's group ended, its temporary files removed) is taken for it too."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    before = signal.signal(signal.SIGTERM, interrupt)
+def _starting() -> Iterator[None]:
+    _STOP.starting = True
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, before)
+        _STOP.starting = False
+
+
+@contextmanager
+def stopped_on_signals() -> Iterator[None]:
+    """While the block runs, a signal of STOP_SIGNALS ends every AIPerf group under way at
+    once and is raised as Signalled (a KeyboardInterrupt), once: a second signal on the way
+    out ends the groups again without cutting the way out short. A signal the process was
+    started ignoring (`nohup chipcost measure`) stays ignored. Outside the main thread no
+    handler can be set: the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if _STOP.depth:  # within a sweep's block: its handlers stand
+        _STOP.depth += 1
+        try:
+            yield
+        finally:
+            _STOP.depth -= 1
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        _STOP.end_groups()
+        if _STOP.signum is None:
+            _STOP.signum = signum
+            if not _STOP.starting:  # else raised as soon as the run's group is known
+                raise Signalled(signum)
+
+    before = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+    taken = [s for s, was in before.items() if was != signal.SIG_IGN]
+    for signum in taken:
+        signal.signal(signum, stop)
+    _STOP.depth, _STOP.signum = 1, None
+    try:
+        yield
+    finally:
+        _STOP.depth = 0
+        for signum in taken:
+            was = before[signum]
+            signal.signal(signum, signal.SIG_DFL if was is None else was)
 
 
 # Started in place of AIPerf's own entry point: it moves the endpoint's Authorization header

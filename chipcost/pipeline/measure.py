@@ -37,6 +37,7 @@ from chipcost.pipeline.load_generator import (
     Run,
     aiperf_options,
     run_aiperf,
+    stopped_on_signals,
     tool_command,
 )
 from chipcost.pipeline.measure_point import Baseline
@@ -176,10 +177,11 @@ def _some(names: list[str], shown: int = 10) -> str:
 
 def run_sweep(setup: Setup, served: str, roof: Roof) -> list[tuple[MeasuredPoint, Run]]:
     """Every concurrency measured and checked, or a ChipcostError naming the first bad one.
-    AIPerf's files live in a temporary folder removed on every way out."""
+    AIPerf's files live in a temporary folder removed on every way out, a stop signal's
+    between two runs included (stopped_on_signals)."""
     deadline = time.monotonic() + setup.seconds
     done: list[tuple[MeasuredPoint, Run]] = []
-    with tempfile.TemporaryDirectory(prefix="chipcost-measure-") as folder:
+    with stopped_on_signals(), tempfile.TemporaryDirectory(prefix="chipcost-measure-") as folder:
         for concurrency in setup.concurrencies:
             left = deadline - time.monotonic()
             if left <= 1:

@@ -201,8 +201,11 @@ def measure_(
     db: Db = None,
 ) -> None:
     """Measure your endpoint's throughput with AIPerf and record each concurrency as your figure."""
+    from signal import SIGINT
+
     from chipcost.cli.commands.throughput import _store, model_named
     from chipcost.cli.consoles import err, out
+    from chipcost.cli.failures import interrupted
     from chipcost.core.figures import speed_value
     from chipcost.core.settings import load_settings
     from chipcost.pipeline.endpoint import endpoint_of
@@ -275,7 +278,11 @@ def measure_(
         _show_plan(out, setup, bool(concurrency), bool(requests))
         return
     _say_point(err, setup, bool(concurrency), bool(requests))
-    made = run_measure(settings, setup, roof)
+    try:
+        made = run_measure(settings, setup, roof)
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP, SIGQUIT (Signalled)
+        # AIPerf's group was ended and its files removed on the way here
+        interrupted("AIPerf's run ended; nothing recorded", getattr(exc, "signum", SIGINT))
     stored, _, _ = _store(db, made, allow_above_roofline)  # a point's own report: no repeat
     ids = list(stored)
     for ident, figure in zip(ids, made, strict=True):
