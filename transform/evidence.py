@@ -244,6 +244,35 @@ class Match:
         a, b = (self.figure(s).software or "" for s in ("a", "b"))
         return f"{a or 'not published'} against {b or 'not published'}" if a != b else ""
 
+    def same_software(self) -> tuple[str, Reading, Reading] | None:
+        """Where the figures a verdict rests on ran different serving software: the best
+        pair of one software at the point (each side's best figure of it, the software with
+        the most throughput on the slower side first), or None where none is shared. The
+        verdict stays on each chip's frontier; this pair is said beside it."""
+        families = {software_family(self.figure(s).software) for s in ("a", "b")}
+        if len(families) == 1 and "" not in families:  # one software, versions aside
+            return None
+        pairs = []
+        for name in {software_family(r.software) for r in self.a} - {""}:
+            mine = [r for r in self.a if software_family(r.software) == name]
+            theirs = [r for r in self.b if software_family(r.software) == name]
+            if mine and theirs:
+                fa = min(mine, key=lambda r: r.choice_rank)
+                fb = min(theirs, key=lambda r: r.choice_rank)
+                slower = min(fa.tokens_per_second_per_chip, fb.tokens_per_second_per_chip)
+                pairs.append((-slower, name, fa, fb))
+        if not pairs:
+            return None
+        _, name, fa, fb = min(pairs, key=lambda p: (p[0], p[1]))
+        return name, fa, fb
+
+
+def software_family(software: str | None) -> str:
+    """'vllm' of 'vllm, image not stated' or 'vLLM 0.10.1': the serving software's name
+    without its version or image, lower case, for pairing like with like."""
+    text = (software or "").split(",", 1)[0].strip().lower()
+    return text.split()[0] if text else ""
+
 
 def published(readings: list[Reading], chip: str) -> list[Reading]:
     """A chip's usable published (or your own) figures at the asked speed, best first (none
@@ -473,6 +502,14 @@ def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
     if abs(math.log(ta / break_even)) < AS_CHEAP:  # the same band either way round
         word = "as cheap"
     point = match.words() + (f"; software {software}" if software else "")
+    same = match.same_software()
+    if same is not None:
+        name, sa, sb = same
+        ca, cb = sa.tokens_per_second_per_chip, sb.tokens_per_second_per_chip
+        point += (
+            f"; with {name} on both, {ca:,.0f} against {cb:,.0f} tok/s per chip: "
+            f"{_change_at(price_a, price_b, ca, cb)}"
+        )
     bound = "".join(side for side, f in (("a", fa), ("b", fb)) if f.lower_bound)
     # A's bound can only lower A's cost, B's only B's: each decides one way.
     decided = (
@@ -488,3 +525,11 @@ def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
         best=best, worst=worst, a_figure=fa, b_figure=fb,
         a_spread=spread_a, b_spread=spread_b, bound=bound,
     )  # fmt: skip
+
+
+def _change_at(price_a: float, price_b: float, ta: float, tb: float) -> str:
+    """'12% cheaper': A's cost per token against B's at two figures, in the verdict's words."""
+    change = (price_a / ta) / (price_b / tb) - 1
+    if abs(math.log(1 + change)) < AS_CHEAP:
+        return "as cheap"
+    return change_words(change) if change <= 9 else f"{change + 1:.0f} times as dear"

@@ -31,3 +31,58 @@ def test_each_side_rests_on_its_figure_by_the_choice_rule_and_the_rest_is_its_ra
     assert verdict.change == 1.0  # twice B's price at the benchmark's equal throughput
     # the range: A at its fastest figure there (a third dearer) and at its slowest
     assert (verdict.best, verdict.worst) == (pytest.approx(1 / 3), 1.0)
+
+
+def _served(throughput_id: str, chip: str, software: str, tps: float, rank: int) -> Reading:
+    return Reading(
+        throughput_id=throughput_id, chip=chip, model="llama-3-70b", workload="inference",
+        kind="benchmark", origin="reference", tokens_per_second_per_chip=tps,
+        source="Bench", precision="fp8", chips=8, input_tokens=1024, output_tokens=1024,
+        choice_rank=rank, software=software,
+    )  # fmt: skip
+
+
+def test_a_cross_software_verdict_stays_on_the_frontier_and_says_the_same_software_pair():
+    # A's best ran TensorRT-LLM, B's only vLLM; A's vLLM figure is slower than its best.
+    a = [
+        _served("a-trt", "A", "trt, image not stated", 400.0, 1),
+        _served("a-vllm", "A", "vLLM 0.10.1", 250.0, 2),
+    ]
+    b = [_served("b-vllm", "B", "vllm, image not stated", 200.0, 1)]
+    verdict = at_match(1.0, 1.0, matched(a, b))
+    assert verdict.a_figure.throughput_id == "a-trt"  # the verdict: each chip's best
+    assert verdict.change == pytest.approx(-0.5)
+    assert "software trt, image not stated against vllm, image not stated" in verdict.point
+    # beside it, the pair of one software: vLLM on both, 250 against 200: 20% cheaper
+    assert "with vllm on both, 250 against 200 tok/s per chip: 20% cheaper" in verdict.point
+
+
+@pytest.mark.parametrize("software_b", ["sglang", "", None])
+def test_no_same_software_pair_is_said_where_none_exists(software_b):
+    a = [_served("a-trt", "A", "trt", 400.0, 1)]
+    b = [_served("b", "B", software_b, 200.0, 1)]
+    match = matched(a, b)
+    assert match.same_software() is None
+    assert "on both" not in at_match(1.0, 1.0, match).point
+
+
+def test_one_software_on_both_figures_says_no_pair_beside_the_verdict():
+    # the figures the verdict rests on both ran vLLM (versions differ): that is the pair
+    a = [_served("a", "A", "vllm 0.9", 400.0, 1), _served("a2", "A", "trt", 300.0, 2)]
+    b = [_served("b", "B", "vllm 0.10", 200.0, 1), _served("b2", "B", "trt", 350.0, 2)]
+    assert matched(a, b).same_software() is None
+
+
+def test_the_same_software_pair_said_is_the_one_with_the_fastest_slower_side():
+    a = [
+        _served("a", "A", "dynamo", 900.0, 1),
+        _served("a2", "A", "vllm", 400.0, 2),
+        _served("a3", "A", "trt", 300.0, 3),
+    ]
+    b = [
+        _served("b", "B", "sglang", 800.0, 1),
+        _served("b2", "B", "trt", 350.0, 2),
+        _served("b3", "B", "vllm", 200.0, 3),
+    ]
+    name, fa, fb = matched(a, b).same_software()
+    assert (name, fa.throughput_id, fb.throughput_id) == ("trt", "a3", "b2")
