@@ -1,0 +1,134 @@
+"""Pages as browsers read them: each web source yields its recorded offers from its page grown
+with valid or merely sloppy markup (a footer of `<li>` without `</li>`, `<p>` never closed,
+`<![ ... ]>` junk, an unterminated `<a<a<a...`), and the tree closes optional end tags as the
+HTML5 parse does. Time against size is in benchmarks/html_pages.py, not here."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from chipcost.extract import source_modules
+from chipcost.extract._html_tree import MAX_DEPTH, NestedTooDeep, parse_html
+from tests.paths import FIXTURES, ROOT
+from tests.sources import payloads_of
+
+# Each source that reads HTML, and the recorded page of it read through the element tree.
+RECORDED = {
+    "civo": "pricing.html",
+    "coreweave": "pricing-2026-08-22.html",
+    "crusoe": "pricing-2026-08-22.html",
+    "gmicloud": "pricing.html",
+    "lambda_cloud": "pricing-2026-08-22.html",
+    "modal": "pricing.html",
+    "nebius": "prices.html",
+    "together_clusters": "pricing-2026-08-22.html",
+}
+
+GROWN_BY = {
+    "a footer of 1,000 <li> without </li>": "<footer><ul>"
+    + "<li><a href='/about'>About</a>" * 1000
+    + "</ul></footer>",
+    "1,000 <p> never closed": "<div>" + "<p>A paragraph" * 1000 + "</div>",
+    "<dd>, <option>, <td> without end tags": (
+        "<dl>"
+        + "<dt>term<dd>meaning" * 300
+        + "</dl><select>"
+        + "<option>one" * 300
+        + "</select><table>"
+        + "<tr><td>a<td>b" * 300
+        + "</table>"
+    ),
+    "<![ ... ]> and <!CDATA[ junk": (
+        "<p><![ square brackets ]> <![CDATA[ x < y ]]> <!CDATA[ junk ]> <!> <!--> <?php x ?>"
+        "<![if !supportLists]>- <![endif]></p>"
+    ),
+    "100 KB of an unterminated <a<a<a": "<a" * 50_000,
+    "100 KB of <a<a<a ended by a >": "<a" * 50_000 + " >",
+}
+
+
+def _page(module_name: str) -> tuple[object, object, str]:
+    module = importlib.import_module(f"chipcost.extract.{module_name}")
+    url = getattr(module, "PAGE_URL", None) or module.PRICING_URL
+    payload = payloads_of(module.SOURCE.name, url)
+    name = RECORDED[module_name]
+    return module, payload, (FIXTURES / module.SOURCE.name / name).read_text(encoding="utf-8")
+
+
+def _said(result) -> tuple[list[str], list[str]]:
+    return sorted(map(repr, result.records)), sorted(map(repr, result.rejects))
+
+
+def _grown(page: str, markup: str) -> str:
+    """`markup` before the page's </body>; after the end of a recording that is an excerpt,
+    closing the script lambda's is cut inside (a stray </script> elsewhere is ignored)."""
+    at = page.rfind("</body>")
+    return page + "</script>" + markup if at < 0 else page[:at] + markup + page[at:]
+
+
+def test_every_source_reading_html_is_here():
+    """A new web source reading the element tree is tried with the markup below."""
+    reading = {
+        name
+        for name in source_modules()
+        if "_html_tree import" in (ROOT / "extract" / f"{name.replace('.', '/')}.py").read_text()
+    }
+    assert reading == set(RECORDED)
+
+
+@pytest.mark.parametrize("markup", GROWN_BY.values(), ids=GROWN_BY.keys())
+@pytest.mark.parametrize("module_name", sorted(RECORDED))
+def test_a_page_grown_with_markup_browsers_take_yields_the_same_offers(module_name, markup):
+    module, payload, page = _page(module_name)
+    name = RECORDED[module_name]
+    recorded = module.parse([payload(name)])
+    assert recorded.records
+    grown = module.parse([payload(name, data=_grown(page, markup).encode())])
+    assert _said(grown) == _said(recorded)
+
+
+@pytest.mark.parametrize("module_name", sorted(RECORDED))
+def test_a_page_nested_past_a_browsers_depth_is_refused_as_too_deep(module_name):
+    """Past 512 levels a browser no longer nests (Chromium); the page is refused, not read
+    flattened. NestedTooDeep is a RecursionError: the collect names the source, malformed."""
+    module, payload, page = _page(module_name)
+    deep = _grown(page, "<div>" * (MAX_DEPTH + 10) + "</div>" * (MAX_DEPTH + 10))
+    with pytest.raises(NestedTooDeep):
+        module.parse([payload(RECORDED[module_name], data=deep.encode())])
+    assert issubclass(NestedTooDeep, RecursionError)
+
+
+def test_optional_end_tags_are_closed_where_the_next_element_implies():
+    tree = parse_html("<ul><li>one<li>two <b>2</b></ul><p>para<div>block</div><p>x<table>")
+    assert [li.text() for li in tree.find_all("li")] == ["one", "two 2"]
+    assert all(not li.find("li") for li in tree.find_all("li"))
+    first_p = tree.find("p")
+    assert first_p is not None and first_p.text() == "para" and not first_p.find("div")
+    assert [row.text() for row in parse_html("<table><tr><td>a<td>b<tr><td>c").find_all("tr")] == [
+        "a b",
+        "c",
+    ]
+
+
+def test_bracketed_and_unterminated_markup_is_no_text():
+    tree = parse_html("<p>a<![ square brackets ]>b<![CDATA[ c ]]>d</p><a<a<a")
+    assert tree.text() == "abd"
+    assert not any(e.tag.startswith("a<") for e in tree.iter())
+
+
+def test_scripts_templates_and_footnotes_are_apart_from_the_text():
+    tree = parse_html(
+        "<td>4<sup>1</sup><script>var x = '<td>';</script><template><i>t</i></template></td>"
+    )
+    assert tree.text() == "4" and tree.text(footnotes=True) == "41"
+    assert tree.footnotes() == ["1"]
+
+
+def test_a_page_at_a_browsers_depth_is_read_and_one_past_it_refused():
+    within = parse_html("<div>" * (MAX_DEPTH - 5) + "<span class='x'>deep</span>")
+    span = within.find("span", "x")
+    assert span is not None and span.text() == "deep" and within.text() == "deep"
+    with pytest.raises(NestedTooDeep):
+        parse_html("<span>" * 100_000)
