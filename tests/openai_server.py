@@ -4,8 +4,10 @@ A test double of the user's serving stack (vLLM, SGLang, TensorRT-LLM...), not o
 generator: `chipcost measure` drives the real AIPerf against it. Each answer is server-sent
 events as vLLM streams them: one `chat.completion.chunk` per token, `rate` tokens a second
 from the request's start, then a last chunk with `usage` (when the request asks for it with
-`stream_options.include_usage`) and `data: [DONE]`. `GET /v1/models` lists the served model;
-a request for another model is answered 404 as vLLM answers it. Misbehaviours on cue
+`stream_options.include_usage`) and `data: [DONE]`; a request with `"stream": false` is
+answered with one JSON chat completion. `GET /v1/models` lists the served model (`model`); a
+request for another model is answered 404 as vLLM answers it. Every answer names `model`, or
+`answers_as` when given (a proxy listing one model and routing to another). Misbehaviours on cue
 (`mode`): `no-usage` (never a usage chunk), `malformed` (chunks that are not JSON), `stall`
 (accept and say nothing until the server stops), `stall-answers` (list the model, then say
 nothing to a completion request), `inflated-usage` (stream as asked, then claim ten times the
@@ -42,6 +44,7 @@ class Double:
     mode: str = "normal"
     redirect_to: str = ""
     models: list | None = None  # the model list's ids, when not [model]
+    answers_as: str | None = None  # the model every answer names, when not `model`
     requests: list[dict] = field(default_factory=list)
     authorizations: list[str | None] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -129,7 +132,7 @@ def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
 
         def _stream(self, body: dict) -> None:
             tokens = int(body.get("max_completion_tokens") or body.get("max_tokens") or 16)
-            if double.mode == "no-stream":
+            if double.mode == "no-stream" or body.get("stream") is False:
                 self._whole(tokens)
                 return
             self.send_response(200)
@@ -140,7 +143,7 @@ def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
                 "id": "chatcmpl-1",
                 "object": "chat.completion.chunk",
                 "created": int(time.time()),
-                "model": double.model,
+                "model": double.answers_as or double.model,
             }
             start = time.monotonic()
             for n in range(tokens):
@@ -176,7 +179,8 @@ def _handler(double: Double) -> type[BaseHTTPRequestHandler]:
             message = {"role": "assistant", "content": text}
             choice = {"index": 0, "message": message, "finish_reason": "length"}
             self._json(200, {"id": "chatcmpl-1", "object": "chat.completion",
-                             "created": int(time.time()), "model": double.model,
+                             "created": int(time.time()),
+                             "model": double.answers_as or double.model,
                              "choices": [choice], "usage": usage})  # fmt: skip
 
     return Handler
@@ -190,9 +194,13 @@ def serving(
     mode: str = "normal",
     redirect_to: str = "",
     models: list | None = None,
+    answers_as: str | None = None,
 ) -> Iterator[Double]:
     """The double on a free port of 127.0.0.1 for the block; every stall ends with it."""
-    double = Double(rate=rate, model=model, mode=mode, redirect_to=redirect_to, models=models)
+    double = Double(
+        rate=rate, model=model, mode=mode, redirect_to=redirect_to, models=models,
+        answers_as=answers_as,
+    )  # fmt: skip
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(double))
     server.daemon_threads = True
     double.port = server.server_address[1]

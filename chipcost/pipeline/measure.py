@@ -3,8 +3,9 @@ point, and record each concurrency's result as a measured figure of theirs.
 
 The point is the baseline's where one is named (chipcost.pipeline.measure_point), else the
 tokens given. Everything that can be checked before the load is (the tool installed, the
-model's size and the chip's roofline known, the endpoint answering and serving the model),
-each failure one line; then AIPerf runs once per concurrency; every point is checked (its
+model's size and the chip's roofline known, the endpoint answering and serving the model: the
+name it lists and the name its answers carry are the model's, chipcost.pipeline.served), each
+failure one line; then AIPerf runs once per concurrency; every point is checked (its
 report's schema, no failed request, streamed, usage agreeing with the stream, every request
 answered, the asked output length reached, under the roofline) before anything is written,
 so a bad point records nothing. The tool's reports are archived like a source's payloads, in
@@ -41,6 +42,7 @@ from chipcost.pipeline.load_generator import (
     tool_command,
 )
 from chipcost.pipeline.measure_point import Baseline
+from chipcost.pipeline.served import answered_model, refuse_other_model
 from chipcost.transform.measured import (
     MeasuredPoint,
     Roof,
@@ -153,7 +155,8 @@ def roof_of(con: duckdb.DuckDBPyConnection, setup: Setup) -> Roof:
 
 
 def check_endpoint(setup: Setup) -> str:
-    """The model name to ask for, after asking the endpoint what it serves."""
+    """The model name to ask for, after asking the endpoint what it serves: a name it lists,
+    and one that is the model measured (chipcost.pipeline.served)."""
     listed = served_models(setup.endpoint, setup.request_timeout)
     shown = setup.endpoint.url
     if setup.served_model is None:
@@ -161,13 +164,27 @@ def check_endpoint(setup: Setup) -> str:
             names = f"it serves {_some(listed)}" if listed else "it lists none"
             said = COMMAND_LINE.name("served_model")
             raise UsageError(f"{said}: name the model to ask {shown} for ({names})")
-        return listed[0]
-    if listed is not None and setup.served_model not in listed:
+        served, how = listed[0], "lists only"
+    elif listed is not None and setup.served_model not in listed:
         raise UsageError(
             f"{COMMAND_LINE.said('served_model', repr(setup.served_model))}: {shown} does not "
             f"serve it (it serves {_some(listed) or 'nothing'}); nothing recorded"
         )
-    return setup.served_model
+    else:
+        served, how = setup.served_model, f"is asked ({COMMAND_LINE.name('served_model')}) for"
+    refuse_other_model(served, setup.model, setup.asked_model or setup.model, shown, how)
+    return served
+
+
+def check_answers(setup: Setup, served: str) -> str | None:
+    """The model the endpoint's answers name, when one does (chipcost.pipeline.served), after
+    refusing one that is not the model measured."""
+    answered = answered_model(setup.endpoint, served, setup.request_timeout)
+    if answered is not None and answered != served:
+        how = f"answers a request for {served!r} as"
+        shown = setup.endpoint.url
+        refuse_other_model(answered, setup.model, setup.asked_model or setup.model, shown, how)
+    return answered
 
 
 def _some(names: list[str], shown: int = 10) -> str:
@@ -273,11 +290,17 @@ def _checked(setup: Setup, run: Run, served: str, concurrency: int, roof: Roof) 
 
 
 def figures_of(
-    setup: Setup, points: list[tuple[MeasuredPoint, Run]], refs: list[str]
+    setup: Setup,
+    points: list[tuple[MeasuredPoint, Run]],
+    refs: list[str],
+    served: tuple[str, str | None] = ("", None),
 ) -> list[Figure]:
-    """One measured figure per point, its point and provenance on it."""
+    """One measured figure per point, its point and provenance on it: `served` is the model's
+    name on the endpoint and the one its answers gave (None: they gave none), said in the
+    notes."""
     today = datetime.now(UTC).date().isoformat()
     system = f"{setup.chips} x {setup.chip}" + (f" (on {setup.instance})" if setup.instance else "")
+    by = _served_words(*served)
     made = []
     for (point, _), ref in zip(points, refs, strict=True):
         tool = point.tool_version
@@ -286,7 +309,9 @@ def figures_of(
             f"Measured with AIPerf {tool} against {setup.endpoint.url} ({point.requests} "
             "requests, streamed; output tokens the lower of the server's usage and the streamed "
             f"text's count by the model's tokenizer: {point.output_tokens:,.0f} per request on "
-            "average)." + (f" Point matched to {setup.baseline.named}." if setup.baseline else "")
+            "average)."
+            + (f" Point matched to {setup.baseline.named}." if setup.baseline else "")
+            + by
         )
         row = {
             "chip": setup.chip,
@@ -320,6 +345,15 @@ def figures_of(
             )
         )  # fmt: skip
     return made
+
+
+def _served_words(name: str, answered: str | None) -> str:
+    """' Served as 'llama-3-70b'.' for a figure's notes; the name the answers gave too when
+    another ('llama-3-70b-0528')."""
+    if not name:
+        return ""
+    other = f", its answers naming {answered!r}" if answered not in (None, name) else ""
+    return f" Served as {name!r}{other}."
 
 
 def archive_reports(
@@ -371,9 +405,10 @@ def measure(settings: Settings, setup: Setup, roof: Roof) -> list[Figure]:
     load runs."""
     served = check_endpoint(setup)
     tool_command()
+    answered = check_answers(setup, served)
     points = run_sweep(setup, served, roof)
     # every figure through the gate (chipcost.transform.figure_bounds) before any report is
     # archived: a point the gate refuses leaves nothing behind
-    figures_of(setup, points, ["not archived yet"] * len(points))
+    figures_of(setup, points, ["not archived yet"] * len(points), (served, answered))
     refs = archive_reports(settings, setup, points)
-    return figures_of(setup, points, refs)
+    return figures_of(setup, points, refs, (served, answered))

@@ -180,7 +180,7 @@ def test_measured_at_the_matched_point_and_compare_answers_from_it(db, tokenizer
     assert "Trainium2 llama-3-70b (given as llama-3.3-70b) at concurrency 1" in result.stdout
     rows = sorted(_user_figures(db), key=lambda r: r["concurrency"])
     assert {(r["model"], r["published_model"]) for r in rows} == {("llama-3-70b", "llama-3.3-70b")}
-    _recorded_at_the_known_rate(rows, double.requests)
+    _recorded_at_the_known_rate(rows, _load(double))
     _at_the_matched_point(db, rows)
     _archived(db, rows)
     _compared(db, {r["throughput_id"] for r in rows})
@@ -199,6 +199,12 @@ def _password_kept_to_the_server(db: Path, result, authorizations: list, started
     for text in seen:
         for secret in (PASSWORD, QUOTED, basic.split()[1]):
             assert secret not in text
+
+
+def _load(double) -> list[dict]:
+    """The requests of AIPerf's load, streamed: not chipcost's own one-token request, unstreamed,
+    asking which model answers (chipcost.pipeline.served)."""
+    return [r for r in double.requests if r.get("stream")]
 
 
 def _archive(db: Path) -> Path:
@@ -617,7 +623,8 @@ def test_the_api_key_comes_from_the_environment_and_is_never_shown(fresh_db, tok
                         "--input-tokens", "32", "--output-tokens", "20",
                         "--api-key", "NO_SUCH_VARIABLE")  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert double.authorizations == [f"Bearer {key}"]  # the model list, asked with it
+    # the model list and the one-token answer naming the model, each asked with it
+    assert double.authorizations == [f"Bearer {key}"] * 2
     _refused(typed, "--api-key takes the name of the environment variable")
     _refused(unset, "--api-key names an environment variable that is not set")
     for ran in (result, typed, unset):
@@ -636,7 +643,7 @@ def test_a_redirect_to_another_host_is_not_measured(fresh_db, tokenizer):
                              "--chips", "8", "--input-tokens", "32", "--output-tokens", "8",
                              "--concurrency", "1", "--requests", "1")  # fmt: skip
     _refused(result, double.url, "redirected AIPerf's requests to another host")
-    assert len(double.requests) == 1 and elsewhere.requests == []
+    assert len(_load(double)) == 1 and elsewhere.requests == []
     assert _warehouse_now(fresh_db) == {"figures": [], "archived": False}
 
 
@@ -819,9 +826,10 @@ def test_an_inferencex_baseline_is_measured_with_its_client_and_compared_on_the_
     assert "concurrency 2, 4 (the curve's sweep), requests 20, 40 (10 prompts" in said
     # what AIPerf sent the double: InferenceX's client, ten prompts a user at each concurrency
     isl, osl = H200_SHAPE
-    assert len(double.requests) == 10 * sum(H200_SWEEP)
-    assert all(r["ignore_eos"] is True for r in double.requests)
-    asked = [r["max_completion_tokens"] for r in double.requests]
+    load = _load(double)
+    assert len(load) == 10 * sum(H200_SWEEP)
+    assert all(r["ignore_eos"] is True for r in load)
+    asked = [r["max_completion_tokens"] for r in load]
     assert min(asked) >= int(0.8 * osl) and max(asked) <= osl and len(set(asked)) > 1
     rows = sorted(_user_figures(fresh_db, "deepseek-r1"), key=lambda r: r["concurrency"])
     assert [r["concurrency"] for r in rows] == list(H200_SWEEP)
