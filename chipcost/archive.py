@@ -216,8 +216,15 @@ def _atomic_write(path: Path, data: bytes) -> None:
         _put(path, data)
         return
     tmp = path.with_name(path.name + ".part")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)  # a full disk leaves no part of a payload behind
+        if exc.filename:
+            raise
+        # a failed write() names no file: the payload's named, as the full disk's message says
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
 
 
 # PUTs given up on at their deadline, by object: their threads go on with botocore's retries

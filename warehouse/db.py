@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 
 from chipcost.core.commands import rebuilt
+from chipcost.core.disk import no_room
 from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import (
@@ -212,15 +213,25 @@ DAMAGE_SIGNS = (
     "database has been invalidated",
     "internal error",
 )
+# What a write to the warehouse that failed leaves: its transaction rolled back, and what a
+# collection archived is loaded by the next one.
+WAREHOUSE_KEPT = (
+    "the warehouse keeps what was committed before it; runs archived but not loaded are "
+    "loaded by the next `chipcost collect`"
+)
 # The file this process opened last: a damage found by a later query names it.
 _opened: list[Path] = []
 
 
 def damaged(path: Path | Warehouse | None, error: BaseException) -> WarehouseError | None:
     """A WarehouseError saying what to do, when DuckDB's error says the file is damaged; a
-    Warehouse's voice names the option that gave it as the asker did (--db, db=)."""
+    Warehouse's voice names the option that gave it as the asker did (--db, db=). A write
+    that failed for lack of room (which invalidates the database: "database has been
+    invalidated") is said as a full disk, not a damage."""
     if not isinstance(error, duckdb.Error):
         return None
+    if (full := no_room(error, str(path) if path else None)) is not None:
+        return WarehouseError(f"{full}; {WAREHOUSE_KEPT}")
     text = " ".join(str(error).split())
     if not any(sign in text.lower() for sign in DAMAGE_SIGNS):
         return None

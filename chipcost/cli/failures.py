@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
+from chipcost.core.disk import no_room
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.stopping import SIGNALS as STOP_SIGNALS
 
@@ -51,6 +52,8 @@ def guarded(run: Callable[[], object], prog: str = "chipcost") -> None:
             fail(f"{exc.headline}:", details=exc.details)
         fail(str(exc))
     except OSError as exc:
+        if (full := no_room(exc)) is not None:
+            fail(full)
         # A path the system refuses (too long, read-only, no permission) is the user's to fix.
         name = str(exc.filename or "")
         shown = name if len(name) < 200 else name[:100] + "…" + name[-40:]
@@ -60,6 +63,8 @@ def guarded(run: Callable[[], object], prog: str = "chipcost") -> None:
         from chipcost.warehouse.db import damaged_after_open
         from chipcost.warehouse.reader import limit_hit
 
+        if (full := no_room(exc)) is not None:  # a write with no room left (DuckDB's log)
+            fail(str(damaged_after_open(exc) or full))  # the warehouse's, said as such
         if (hit := limit_hit(exc)) is not None:  # a read's time, memory or disk limit
             fail(str(hit))
         if (damage := damaged_after_open(exc)) is None:

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from chipcost.core.disk import NO_ROOM, disk_full
 from chipcost.core.errors import ChipcostError
 
 # The process's file mode mask, read once (setting it back at once: os.umask only swaps).
@@ -53,6 +54,11 @@ def written_whole(paths: Sequence[Path]) -> Iterator[list[Path]]:
             errno.EPERM: "make the folder writable or write elsewhere",
             errno.EROFS: "write elsewhere: the file system is read-only",
         }.get(exc.errno or 0, "write elsewhere")
+        if exc.errno in NO_ROOM:  # the disk named, its mount point
+            full = disk_full(target or paths[0], exc.strerror or str(exc))
+            raise ChipcostError(
+                f"cannot write {what}: {full}; the previous files (if any) are as they were"
+            ) from None
         raise ChipcostError(
             f"cannot write {what}: {exc.strerror or exc}; nothing of it was written and the "
             f"previous files (if any) are as they were: {advice}"

@@ -9,6 +9,7 @@ import traceback
 from collections.abc import Sequence
 
 from chipcost.core.clean import masked, scrub
+from chipcost.core.disk import NO_ROOM, mount_of
 from chipcost.core.errors import ChipcostError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
@@ -34,8 +35,9 @@ def not_empty(source: Source, parsed: ParseResult, payloads: list[Payload]) -> P
 def disk_message(name: str, exc: OSError) -> str:
     """What a full, read-only or refused disk means for a source, and what to do."""
     where = f" {exc.filename}" if exc.filename else ""
-    if exc.errno == errno.ENOSPC:
-        what = f"the disk holding{where or ' the archive'} is full"
+    if exc.errno in NO_ROOM:
+        disk = f" (the file system at {mount_of(exc.filename)})" if exc.filename else ""
+        what = f"the disk holding{where or ' the archive'}{disk} is full"
         advice = "free some space, or point CHIPCOST_DATA_DIR (or CHIPCOST_ARCHIVE) elsewhere"
     elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         what = f"cannot write{where or ' to the archive'}"

@@ -1,0 +1,114 @@
+"""A write with no room left ends in one line naming the disk and the path, exits non-zero and
+leaves nothing half-written: the warehouse's DuckDB log (`collect --replay` into a warehouse,
+`migrate` of a new one), an archived payload, a set of report files.
+
+What it simulates: a full disk, by /dev/full, the device every write to which fails with ENOSPC
+("No space left on device"), put where the write goes: the warehouse's write-ahead log
+(<file>.wal) a symbolic link to it, which DuckDB writes through when it commits; an archived
+payload's temporary file the same; a write to it in the middle of a report's set of files. (A
+small full file system needs root to mount; a file size limit, RLIMIT_FSIZE, fails with EFBIG,
+not ENOSPC.)"""
+
+from __future__ import annotations
+
+import errno
+import gzip
+import json
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from chipcost.archive import ArchiveWriter
+from chipcost.core.disk import mount_of, no_room
+from chipcost.core.errors import ChipcostError
+from chipcost.core.outputs import written_whole
+from tests.cli_runner import chipcost
+
+FULL = Path("/dev/full")
+pytestmark = pytest.mark.skipif(not FULL.exists(), reason="no /dev/full on this system")
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "CHIPCOST_DATA_DIR": str(tmp_path / "data"), "CHIPCOST_TRACEBACK": "0"}
+
+
+def _one_line_naming_the_disk(result, path: Path) -> None:
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, result.stderr
+    said = errors[0]
+    assert f"the disk holding {path} (the file system at {mount_of(path)}) is full" in said
+    assert "No space left on device" in said and "nothing of the write was kept" in said
+    assert "damaged" not in said  # DuckDB invalidates the database: not a damage
+
+
+def _tables(db: Path) -> dict[str, int]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        names = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()]
+        return {n: con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+    finally:
+        con.close()
+
+
+def test_migrate_of_a_new_warehouse_on_a_full_disk(tmp_path):
+    db = tmp_path / "w.duckdb"
+    wal = tmp_path / "w.duckdb.wal"
+    wal.symlink_to(FULL)
+    result = chipcost("migrate", "--db", str(db), env=_env(tmp_path))
+    _one_line_naming_the_disk(result, wal)
+    wal.unlink()  # room again: the warehouse is made whole, from nothing
+    again = chipcost("migrate", "--db", str(db), env=_env(tmp_path))
+    assert again.returncode == 0, again.stderr
+    assert _tables(db)["schema_version"] > 0
+
+
+def test_a_replay_on_a_full_disk_loads_nothing_and_the_next_loads_it(tmp_path, sample_runs):
+    db = tmp_path / "w.duckdb"
+    made = chipcost("migrate", "--db", str(db), env=_env(tmp_path))
+    assert made.returncode == 0, made.stderr
+    before = _tables(db)
+    wal = tmp_path / "w.duckdb.wal"
+    wal.symlink_to(FULL)
+    run = str(sample_runs[0])
+    result = chipcost("collect", "--replay", run, "--db", str(db), env=_env(tmp_path))
+    _one_line_naming_the_disk(result, wal)
+    assert "the warehouse keeps what was committed before it" in result.stderr
+    wal.unlink()
+    assert _tables(db) == before  # nothing of the run, nothing half of it
+    again = chipcost("collect", "--replay", run, "--db", str(db), env=_env(tmp_path))
+    assert again.returncode == 0, again.stderr
+    assert _tables(db)["observations"] > before["observations"]
+
+
+def test_an_archived_payload_on_a_full_disk_leaves_no_part_of_it(tmp_path):
+    writer = ArchiveWriter(str(tmp_path / "archive"), "2026-11-26T101010Z", "lambda")
+    writer.write(b'{"first": 1}', "https://example.com/1")
+    folder = tmp_path / "archive" / "2026-11-26T101010Z" / "lambda"
+    manifest = (folder / "manifest.json").read_bytes()
+    part = folder / "0002.json.gz.part"
+    part.symlink_to(FULL)
+    with pytest.raises(OSError) as failed:
+        writer.write(b'{"second": 2}', "https://example.com/2")
+    assert failed.value.errno == errno.ENOSPC
+    assert sorted(p.name for p in folder.iterdir()) == ["0001.json.gz", "manifest.json"]
+    assert (folder / "manifest.json").read_bytes() == manifest  # lists the first alone
+    assert json.loads(gzip.decompress((folder / "0001.json.gz").read_bytes())) == {"first": 1}
+    said = no_room(failed.value)
+    assert said and f"the disk holding {folder / '0002.json.gz'} (the file system at" in said
+
+
+def test_a_report_on_a_full_disk_writes_none_of_its_files(tmp_path):
+    page, table = tmp_path / "report.html", tmp_path / "changes.csv"
+    table.write_text("the previous report's\n")
+    with pytest.raises(ChipcostError) as failed, written_whole([page, table]) as (html, csv):
+        html.write_text("<html>a whole page</html>")
+        csv.write_text("a,b\n")
+        FULL.write_text("the disk fills as the report is written")
+    said = str(failed.value)
+    assert "is full (No space left on device)" in said and "nothing of the write was kept" in said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["changes.csv"]
+    assert table.read_text() == "the previous report's\n"
