@@ -105,7 +105,9 @@ def test_derived_figures_cover_chips_with_a_peak_and_state_their_assumption(con)
         # batch 32 states no per-user speed, so at the default speed Trainium3's derived
         # figure there (calibrated on that estimate) is used, the estimate beside it
         ("Trainium3", "llama-3-70b", "inference", "derived:Trainium3:llama-3-70b:inference:5"),
-        ("H100-SXM", "bert-large", "training", "bitslovers-h100-bert-large"),
+        # the article's BERT-Large figure is within the peak, but its source gives others
+        # needing five times it: the source is set aside whole, the derivation used
+        ("H100-SXM", "bert-large", "training", "derived:H100-SXM:bert-large:training"),
         # an estimate above the chip's peak is set aside: NeMo's published 70B run is used
         ("H100-SXM", "llama-3-70b", "training", "nemo-26.04.01-dgx-h100-llama-3-70b-fp8-64"),
         ("Trainium3", "gpt-3-175b", "training", "derived:Trainium3:gpt-3-175b:training"),
@@ -121,6 +123,46 @@ def test_set_aside_figures_say_why(con):
         "WHERE throughput_id = 'bitslovers-h100-llama-3-70b'"
     ).fetchall()[0]
     assert not usable and because == "needs 574% of the chip's dense peak"
+
+
+def test_a_source_with_a_figure_over_the_peak_is_set_aside_whole(con):
+    rows = con.execute(
+        "SELECT throughput_id, usable, set_aside_because FROM throughput_ranked "
+        "WHERE source LIKE '%(Bits Lovers)%' ORDER BY throughput_id"
+    ).fetchall()
+    assert len(rows) == 8 and not any(usable for _, usable, _ in rows)
+    because = {i: b for i, _, b in rows}
+    # BERT-Large's figure is not over its peak: set aside for its source's others
+    assert because["bitslovers-h100-bert-large"] == (
+        "its source gives a figure needing 594% of its chip's dense peak, so none of its "
+        "figures is used"
+    )
+    # no other published source has a figure over its chip's peak
+    assert con.execute(
+        "SELECT count(*) FROM throughput_ranked WHERE NOT usable "
+        "AND source NOT LIKE '%(Bits Lovers)%'"
+    ).fetchone() == (0,)
+
+
+def test_a_users_figure_over_the_peak_stays_usable_and_sets_aside_no_source(tmp_path):
+    con = open_warehouse(tmp_path / "w.duckdb")
+    try:
+        con.execute(
+            "INSERT INTO throughput SELECT * REPLACE ('mine-1' AS throughput_id, 'user' AS "
+            "origin, 10 * tokens_per_second_per_chip AS tokens_per_second_per_chip) "
+            "FROM throughput WHERE throughput_id = 'nemo-26.04.01-dgx-h100-llama-3-70b-fp8-64'"
+        )
+        rows = con.execute(
+            "SELECT throughput_id, usable FROM throughput_ranked "
+            "WHERE throughput_id IN ('mine-1', 'nemo-26.04.01-dgx-h100-llama-3-70b-fp8-64')"
+        ).fetchall()
+        # the user's own figure over the peak stays theirs; it sets aside no published one
+        assert sorted(rows) == [
+            ("mine-1", True),
+            ("nemo-26.04.01-dgx-h100-llama-3-70b-fp8-64", True),
+        ]
+    finally:
+        con.close()
 
 
 def test_a_measurement_wins_and_survives_the_refresh(tmp_path):

@@ -158,17 +158,35 @@ judged AS (
     LEFT JOIN chips c ON c.chip = f.chip
     WHERE f.tokens_per_second_per_chip > 0
 ),
-ranked AS (
+peaks AS (
     SELECT
         *,
         CASE WHEN peak_tflops > 0 AND flops_per_token > 0
             THEN tokens_per_second_per_chip * flops_per_token / (peak_tflops * 1e12)
-        END AS implied_mfu,
-        origin = 'user' OR coalesce(implied_mfu <= 1, TRUE) AS usable,
+        END AS implied_mfu
+    FROM judged
+),
+sourced AS (
+    -- A published source one of whose figures needs more than its chip's peak is set aside
+    -- whole: the figures it gives beside that one (another model, another chip) come from the
+    -- same arithmetic, and none can be told right from the others.
+    SELECT
+        *,
+        max(implied_mfu) FILTER (WHERE origin = 'reference')
+            OVER (PARTITION BY source) AS source_mfu
+    FROM peaks
+),
+ranked AS (
+    SELECT
+        *,
+        origin = 'user' OR (
+            coalesce(implied_mfu <= 1, TRUE)
+            AND (origin <> 'reference' OR coalesce(source_mfu <= 1, TRUE))
+        ) AS usable,
         row_number() OVER (
             PARTITION BY chip, model, workload
             ORDER BY
-                (origin = 'user' OR coalesce(implied_mfu <= 1, TRUE)) DESC,
+                usable DESC,
                 at_speed DESC,
                 superseded,
                 kind_class,
@@ -178,14 +196,18 @@ ranked AS (
                 kind_rank,
                 throughput_id
         ) AS choice_rank
-    FROM judged
+    FROM sourced
 )
 SELECT
     throughput_id, chip, model, workload, tokens_per_second_per_chip, kind, origin,
     batch_size, precision, sequence_length, mfu, implied_mfu, usable,
     choice_rank, usable AND choice_rank = 1 AS chosen,
-    CASE WHEN NOT usable THEN
-        'needs ' || round(100 * implied_mfu)::INTEGER || '% of the chip''s dense peak'
+    CASE
+        WHEN usable THEN NULL
+        WHEN implied_mfu > 1 THEN
+            'needs ' || round(100 * implied_mfu)::INTEGER || '% of the chip''s dense peak'
+        ELSE 'its source gives a figure needing ' || round(100 * source_mfu)::INTEGER
+            || '% of its chip''s dense peak, so none of its figures is used'
     END AS set_aside_because,
     source, source_date, stated_as, notes, recorded_at, parameters, flops_per_token, peak_tflops,
     operating_point, scenario, tokens_per_second_per_user, ttft_ms, tpot_ms, input_tokens,
