@@ -1,36 +1,39 @@
-"""A streamed HTTP response read whole within its limits, or refused: its size, its own deadline,
-the fetch's stop and deadline at every chunk, its Content-Length, and the end of its gzip or
-deflate stream and of its HTML page (a body cut short must never load as a whole price list)."""
+"""A streamed HTTP response read whole within its limits, or refused: its size as sent and as
+decoded (one answer's, the source's and the run's, extract/_codings.py undoing the codings as
+bytes arrive), its own deadline, the fetch's stop and deadline at every chunk, its
+Content-Length, and the end of its gzip or deflate stream and of its HTML page (a body cut
+short must never load as a whole price list). Its headers are kept as the bytes they came in."""
 
 from __future__ import annotations
 
-import gzip
-import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chipcost.core.errors import SourceError
+from chipcost.core.budget import ByteBudget, OverLimit
+from chipcost.core.settings import ANSWER_MAX_ENV, DEFAULT_ANSWER_MAX_MB
+from chipcost.extract._codings import ENCODINGS, CutShort, Decoder, decoded
 
 if TYPE_CHECKING:  # imported where a request is made: a replay only parses, never fetches
     import httpx
 
-# A price API answers in kilobytes to a few megabytes; a body past this is not a price list
-# (AWS's price files, hundreds of megabytes, stream to disk through extract/aws/_files.py).
-MAX_BODY_BYTES = 64 << 20
-BIG = "not a price list; report it"
+__all__ = ["ENCODINGS", "Bounds", "CutShort", "decoded", "ends_html", "whole"]
+
 # One response, connect to last byte: a server sending a byte every few seconds never trips
 # the per-read timeout, so the whole body has a deadline of its own.
 BODY_DEADLINE_SECONDS = 120.0
-# The codings to ask for: those decoded() reads to their end (httpx's own decoder takes a
-# gzip stream cut short for a whole one).
-ENCODINGS = "gzip, deflate"
 
 
-class CutShort(Exception):
-    """A response whose body did not arrive whole: retried, then named as such.
+@dataclass(frozen=True)
+class Bounds:
+    """What a fetch's answers may come to, decoded: one answer (CHIPCOST_ANSWER_MAX_MB), and
+    the budgets its answers share: the source's in this run and the run's."""
 
-    Not an httpx.TransportError (httpx is imported only when a source fetches): every
-    `except httpx.TransportError` around a read names CutShort beside it."""
+    answer: int = DEFAULT_ANSWER_MAX_MB << 20
+    shared: tuple[ByteBudget, ...] = ()
+
+    def one_answer(self) -> ByteBudget:
+        return ByteBudget(self.answer, ANSWER_MAX_ENV, "the answer", "per answer")
 
 
 def whole(
@@ -39,51 +42,86 @@ def whole(
     check: Callable[[str], None],
     clock: Callable[[], float],
     started: float,
+    bounds: Bounds = Bounds(),
 ) -> httpx.Response:
     """`response` (streamed, sent at `started`) rebuilt on its whole, decoded body; `check`
-    raises when the fetch must stop. SourceError past the size cap, httpx.ReadTimeout past
-    the body's deadline, CutShort when it did not arrive whole."""
+    raises when the fetch must stop. OverLimit past a bound, httpx.ReadTimeout past the
+    body's deadline, CutShort when it did not arrive whole. A success's decoded bytes stay
+    counted in the shared budgets; anything else's are given back."""
     import httpx  # imported when a source fetches: a replay only parses
 
-    length = response.headers.get("Content-Length", "")
-    raw = bytearray()
+    answer = bounds.one_answer()
+    # An error's body is kept as sent, for its message: counted as one answer only.
+    budgets = [answer, *bounds.shared] if response.is_success else [answer]
     try:
-        if length.isdigit() and int(length) > MAX_BODY_BYTES:
-            raise SourceError(
-                f"{where} announced {int(length):,} bytes, more than {MAX_BODY_BYTES >> 20} MB: "
-                f"{BIG}"
-            )
-        # The body as sent (still encoded), from a network stream or one held in memory alike.
-        for chunk in response.stream:  # type: ignore[union-attr]
-            raw += chunk
-            if len(raw) > MAX_BODY_BYTES:
-                raise SourceError(f"{where} sent more than {MAX_BODY_BYTES >> 20} MB: {BIG}")
-            if clock() - started > BODY_DEADLINE_SECONDS:
-                raise httpx.ReadTimeout(f"body not received within {BODY_DEADLINE_SECONDS:.0f} s")
-            check(where)
+        body = _read(response, where, check, clock, started, answer, budgets)
+        kind = response.headers.get("Content-Type", "").lower()
+        if response.is_success and "html" in kind and not ends_html(body):
+            raise CutShort("HTML page cut short: it never closes </html>")
+    except BaseException:
+        for budget in budgets[1:]:
+            budget.give(answer.used)  # not kept, so no longer held
+        raise
     finally:
         response.close()
-    if length.isdigit() and int(length) != len(raw):
-        raise CutShort(f"body cut short: {len(raw)} of {length} bytes")
-    coding = response.headers.get("Content-Encoding", "").strip().lower()
-    body = decoded(bytes(raw), coding) if response.is_success else bytes(raw)
-    kind = response.headers.get("Content-Type", "").lower()
-    if response.is_success and "html" in kind and not ends_html(body):
-        raise CutShort("HTML page cut short: it never closes </html>")
-    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() != "content-encoding"]
+    # The headers as the bytes they came in: decoded and encoded again as ASCII, one byte
+    # past 127 (X-Served-By: cache-caf\xe9) failed the source.
+    headers = [(k, v) for k, v in response.headers.raw if k.lower() != b"content-encoding"]
     return httpx.Response(
         response.status_code, headers=headers, content=body, request=response.request
     )
 
 
-def decoded(raw: bytes, coding: str) -> bytes:
-    """The body without its gzip or deflate coding; a stream that does not end is cut short."""
-    try:
-        if coding in ("gzip", "x-gzip"):
-            return gzip.decompress(raw)
-        return zlib.decompress(raw) if coding == "deflate" else raw
-    except (OSError, EOFError, zlib.error) as exc:
-        raise CutShort(f"{coding} body cut short or corrupt ({exc})") from None
+def _read(
+    response: httpx.Response,
+    where: str,
+    check: Callable[[str], None],
+    clock: Callable[[], float],
+    started: float,
+    answer: ByteBudget,
+    budgets: list[ByteBudget],
+) -> bytes:
+    """The body decoded as it arrives, each piece counted in `budgets` before it is held."""
+    import httpx  # imported when a source fetches: a replay only parses
+
+    length = digits(response.headers.get("Content-Length", ""))
+    if length is not None and length > answer.limit:
+        raise OverLimit(answer.passed(where, f"as announced ({length:,} bytes)"))
+    coding = response.headers.get("Content-Encoding", "") if response.is_success else ""
+    decoder, body, sent = Decoder(coding, where), bytearray(), 0
+    # The body as sent (still coded), from a network stream or one held in memory alike.
+    for chunk in response.stream:  # type: ignore[union-attr]
+        sent += len(chunk)
+        if sent > answer.limit:  # codings that give little from much: bounded as sent too
+            raise OverLimit(answer.passed(where, "as sent"))
+        for piece in decoder.feed(chunk):
+            _take(budgets, len(piece), where)
+            body += piece
+        if clock() - started > BODY_DEADLINE_SECONDS:
+            raise httpx.ReadTimeout(f"body not received within {BODY_DEADLINE_SECONDS:.0f} s")
+        check(where)
+    if length is not None and length != sent:
+        raise CutShort(f"body cut short: {sent} of {length} bytes")
+    decoder.end()
+    return bytes(body)
+
+
+def _take(budgets: list[ByteBudget], size: int, where: str) -> None:
+    """`size` bytes taken from every budget, or from none of them when one is passed."""
+    for i, budget in enumerate(budgets):
+        try:
+            budget.take(size, where)
+        except OverLimit:
+            for earlier in budgets[:i]:
+                earlier.give(size)
+            raise
+
+
+def digits(text: str) -> int | None:
+    """A header's whole number, ASCII digits only (str.isdigit() takes '²', which int() does
+    not), or None."""
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 def ends_html(body: bytes) -> bool:

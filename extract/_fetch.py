@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from chipcost.core.budget import OverLimit
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.extract._http import HttpClient, get, http_client
@@ -97,6 +98,8 @@ def optional(
     this run (the rest of the source still loads)."""
     try:
         return [get(ctx, client, url, ext=ext)]
+    except OverLimit:
+        raise  # a bound passed: the next answer would pass it too, so the source fails
     except SourceError as exc:
         log.warning("%s (%s)", exc, lost)
         ctx.progress(f"{what} unavailable: {exc}")

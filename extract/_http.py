@@ -1,5 +1,5 @@
 """Shared HTTP for web sources: an httpx client retried by tenacity, and what is chipcost's
-own: each body archived as it arrives, the fetch's deadline, body caps (extract/_body.py),
+own: each body archived as it arrives, the fetch's deadline, body bounds (extract/_body.py),
 secrets kept out of archives and messages, errors naming the URL and what to do."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.stopping import Deadline, pause
 from chipcost.core.stopping import check as on_time
 from chipcost.core.version import __version__
-from chipcost.extract._body import ENCODINGS, CutShort, whole
+from chipcost.extract._body import ENCODINGS, Bounds, CutShort, digits, whole
 from chipcost.extract.base import FetchContext
 
 if TYPE_CHECKING:  # imported where a request is made: a replay only parses, never fetches
@@ -95,6 +95,7 @@ class HttpClient(AbstractContextManager["HttpClient"]):
     stop: threading.Event | None = None  # FetchContext.stop
     deadline: Deadline | None = None  # FetchContext.deadline: the whole fetch's budget
     network: Network | None = None  # FetchContext.network: what the run's requests met
+    bounds: Bounds = field(default_factory=Bounds)  # FetchContext.bounds: bytes it may take
 
     def left(self) -> float:
         """Seconds left before the fetch's deadline; infinity without one."""
@@ -171,7 +172,7 @@ def http_client(
     )
     run: dict[str, Any] = {} if ctx is None else {"secrets": ctx.settings.secrets()}
     if ctx is not None:
-        run.update(stop=ctx.stop, deadline=ctx.deadline, network=network)
+        run.update(stop=ctx.stop, deadline=ctx.deadline, network=network, bounds=ctx.bounds)
     return HttpClient(provider, client, sleep=sleep or pause, key_hint=key_hint, **run)
 
 
@@ -270,13 +271,23 @@ def send(client: HttpClient, url: str, method: str = "GET", **sent: Any) -> http
 
 
 def complete(client: HttpClient, where: str, request: httpx.Request) -> httpx.Response:
-    """One attempt: the response, its body read whole within its limits (extract/_body.py)."""
+    """One attempt: the response, its body read whole within its limits (extract/_body.py).
+
+    Redirects are followed here, not by httpx, which reads and decodes a redirect's body whole
+    before it follows it: a 302 may carry a gzip bomb. Its body is not read at all."""
+    import httpx  # imported when a source fetches: a replay only parses
+
     request.extensions["timeout"] = client.timeout().as_dict()  # none past the deadline
-    started = client.clock()
-    with _slot(request.url.host):
-        with client.reaching(request.url.host):
-            response = client.client.send(request, stream=True)
-        return whole(response, where, client.check, client.clock, started)
+    for _ in range(MAX_REDIRECTS + 1):
+        started = client.clock()
+        with _slot(request.url.host):
+            with client.reaching(request.url.host):
+                response = client.client.send(request, stream=True, follow_redirects=False)
+            if response.next_request is None:  # the redirect's target passed _on_host
+                return whole(response, where, client.check, client.clock, started, client.bounds)
+        response.close()
+        request = response.next_request
+    raise httpx.TooManyRedirects("Exceeded maximum allowed redirects.", request=request)
 
 
 def backoff(attempt: int) -> float:
@@ -318,8 +329,8 @@ class Gone(SourceError):
 def retry_after(response: httpx.Response, now: datetime | None = None) -> float | None:
     """Seconds the server asked us to wait (Retry-After as seconds or an HTTP date), if any."""
     value = response.headers.get("Retry-After", "").strip()
-    if value.isdigit():
-        return float(value)
+    if (seconds := digits(value)) is not None:
+        return float(seconds)
     try:
         when = email.utils.parsedate_to_datetime(value)
         return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())

@@ -19,6 +19,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.core.settings import SourceSettings
 from chipcost.core.stopping import Deadline, check
+from chipcost.extract._body import Bounds
 from chipcost.extract._kit import (
     ROW_FAILURES,
     ChipNames,
@@ -73,6 +74,9 @@ class FetchContext:
     # What the live run's requests met: once the network is judged down, every source's
     # next retry fails at once (chipcost.core.network). None: each source retries alone.
     network: Network | None = None
+    # What the fetch's answers may come to, decoded: one answer, the source's in this run,
+    # the run's (shared by its sources). Default: one answer's bound alone.
+    bounds: Bounds = field(default_factory=Bounds)
 
     def on_time(self, where: str) -> None:
         """SourceError when the run is stopping or this fetch's deadline has passed: a source

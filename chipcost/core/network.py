@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 import threading
 
+from chipcost.core.budget import ByteBudget
 from chipcost.core.errors import SourceError
+from chipcost.core.settings import DEFAULT_RUN_PAYLOADS_MAX_MB, RUN_PAYLOADS_MAX_ENV
 
 # Distinct hosts that must fail before the network is judged down: one or two hosts failing
 # is a provider's outage (or its DNS), to be retried as usual.
@@ -20,9 +22,18 @@ UNREACHABLE_HOSTS = 3
 
 
 class Network:
-    """What the requests of one run met: the hosts that failed to connect, and any answer."""
+    """What the requests of one run met: the hosts that failed to connect, any answer, and
+    the bytes the answers kept came to, decoded, every source's together (`bytes`)."""
 
-    def __init__(self, threshold: int = UNREACHABLE_HOSTS) -> None:
+    def __init__(
+        self, threshold: int = UNREACHABLE_HOSTS, run_bytes: int = DEFAULT_RUN_PAYLOADS_MAX_MB << 20
+    ) -> None:
+        self.bytes = ByteBudget(
+            run_bytes,
+            RUN_PAYLOADS_MAX_ENV,
+            "the run's answers, every source's together,",
+            "per run",
+        )
         self._lock = threading.Lock()
         self._failed: dict[str, str] = {}  # host -> the reason it could not be reached
         self._answered = False

@@ -46,8 +46,14 @@ READ_WAIT = 30.0
 # region CSV fits (aws-bulk archives extracts of a few MB), a gzip bomb does not.
 DEFAULT_PAYLOAD_MAX_MB = 512
 PAYLOAD_MAX_ENV = "CHIPCOST_PAYLOAD_MAX_MB"
-# And so are a source's payloads of one run together past this many bytes, and a replayed
-# run's together past this many: many payloads each within the limit held gigabytes at once.
+# One HTTP answer is refused once it decodes (gzip, deflate) past this many bytes: a price API
+# answers in kilobytes to a few megabytes, and 199 KB of gzip can inflate to 200 MB. AWS's
+# price files stream to disk (extract/aws/_files.py) and are not bounded by it.
+DEFAULT_ANSWER_MAX_MB = 64
+ANSWER_MAX_ENV = "CHIPCOST_ANSWER_MAX_MB"
+# And so are a source's payloads of one run together past this many bytes, and a run's
+# together past this many, fetched (decoded answers) or replayed: many payloads each within
+# the limit held gigabytes at once.
 DEFAULT_SOURCE_PAYLOADS_MAX_MB = 1024
 SOURCE_PAYLOADS_MAX_ENV = "CHIPCOST_SOURCE_PAYLOADS_MAX_MB"
 DEFAULT_RUN_PAYLOADS_MAX_MB = 4096
@@ -278,7 +284,8 @@ class Settings:
     notify: tuple[str, ...] = field(default=(), repr=False)
     lock_wait: float = DEFAULT_LOCK_WAIT  # seconds a writer waits for the file
     payload_max_bytes: int = DEFAULT_PAYLOAD_MAX_MB << 20  # per archived payload, uncompressed
-    # A source's archived payloads of one run together, and a replayed run's, uncompressed.
+    answer_max_bytes: int = DEFAULT_ANSWER_MAX_MB << 20  # per HTTP answer fetched, decoded
+    # A source's payloads of one run together, and a run's, fetched or replayed, uncompressed.
     source_payloads_max_bytes: int = DEFAULT_SOURCE_PAYLOADS_MAX_MB << 20
     run_payloads_max_bytes: int = DEFAULT_RUN_PAYLOADS_MAX_MB << 20
     source_deadline: float = DEFAULT_SOURCE_DEADLINE  # seconds a source's fetch may take
@@ -387,6 +394,13 @@ def load_settings(
         notify=notify_urls(os.environ.get(NOTIFY_ENV)),
         lock_wait=lock_wait(os.environ.get(LOCK_WAIT_ENV)),
         payload_max_bytes=payload_max_mb(os.environ.get(PAYLOAD_MAX_ENV)) << 20,
+        answer_max_bytes=megabytes(
+            ANSWER_MAX_ENV,
+            os.environ.get(ANSWER_MAX_ENV),
+            DEFAULT_ANSWER_MAX_MB,
+            "the largest HTTP answer a fetch takes, decoded",
+        )
+        << 20,
         source_payloads_max_bytes=megabytes(
             SOURCE_PAYLOADS_MAX_ENV,
             os.environ.get(SOURCE_PAYLOADS_MAX_ENV),

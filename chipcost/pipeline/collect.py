@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 
 from chipcost import archive
+from chipcost.core.budget import ByteBudget
 from chipcost.core.clean import masked, scrub
 from chipcost.core.errors import ChipcostError, SourceSkipped, UsageError
 from chipcost.core.names import cut, did_you_mean
@@ -34,9 +35,10 @@ from chipcost.core.runs import (
     SourceResult,
     payload_digest,
 )
-from chipcost.core.settings import Settings, check_data_dir
+from chipcost.core.settings import SOURCE_PAYLOADS_MAX_ENV, Settings, check_data_dir
 from chipcost.core.stopping import Deadline
 from chipcost.extract import FetchContext, Source, registry, source_providers
+from chipcost.extract._body import Bounds
 from chipcost.pipeline.clock import check_dates
 from chipcost.pipeline.refusals import disk_message, not_empty, unexpected
 from chipcost.pipeline.seed import open_warehouse
@@ -200,10 +202,24 @@ def _payloads(
         download_dir=settings.data_dir / "downloads",
         deadline=Deadline.after(settings.source_deadline),
         network=network,
+        bounds=_bounds(settings, network),
     )
     payloads = source.fetch(context)
     writer.finish()
     return payloads
+
+
+def _bounds(settings: Settings, network: Network | None) -> Bounds:
+    """What one source's fetch may take, decoded: each answer, its answers together, and the
+    run's (held by the run's Network, shared by its sources)."""
+    source = ByteBudget(
+        settings.source_payloads_max_bytes,
+        SOURCE_PAYLOADS_MAX_ENV,
+        "the source's answers this run",
+        "per source",
+    )
+    run = (network.bytes,) if network is not None else ()
+    return Bounds(settings.answer_max_bytes, (source, *run))
 
 
 def _validate(batch: list[_Parsed], settings: Settings) -> None:

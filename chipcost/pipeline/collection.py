@@ -95,7 +95,7 @@ def collect(
         )
     run_dirs = list(archive.run_directories(replay)) if replay else []
     prepare_data_dir(settings)
-    network = Network()
+    network = Network(run_bytes=settings.run_payloads_max_bytes)
     try:
         # SIGTERM/SIGINT: every fetch stops at its next wait or chunk (chipcost.core.stopping).
         with on_signals(), run_lock(settings.warehouse), WarehouseSession(settings) as session:

@@ -84,8 +84,9 @@ def test_a_stop_ends_a_retry_wait_at_once(tmp_path, monkeypatch):
     assert "stopped" in str(error) and took < 4
 
 
-def small_file(tmp_path: Path, server, seconds: float | None = None) -> bytes:
+def small_file(tmp_path: Path, server, seconds: float | None = None, answer: int = 0) -> bytes:
     ctx = context(tmp_path, "vultr", deadline=seconds, real_waits=True)
+    ctx.bounds = _body.Bounds(answer) if answer else ctx.bounds
     with _http.http_client("aws", ctx) as client:
         return _files.get_bytes(client, f"{server.url}/spot.js", "aws-spot-feed")
 
@@ -94,12 +95,12 @@ def test_an_aws_small_file_announcing_600_mb_is_refused_unread(tmp_path):
     big = drip(b"x" * 10, 1.0, length=600 << 20)
     with fault_server(big) as server:
         error, took = timed(lambda: small_file(tmp_path, server))
-    assert "announced 629,145,600 bytes, more than 64 MB: not a price list" in str(error)
+    assert "the answer passed 64 MiB as announced (629,145,600 bytes)" in str(error)
+    assert "the limit per answer (CHIPCOST_ANSWER_MAX_MB)" in str(error)
     assert took < 3
 
 
-def test_an_aws_small_file_streaming_past_the_cap_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(_body, "MAX_BODY_BYTES", 1000)
+def test_an_aws_small_file_streaming_past_the_cap_is_refused(tmp_path):
 
     def endless(handler, stop) -> None:  # no Content-Length: the body ends when the server closes
         handler.send_response(200)
@@ -111,8 +112,8 @@ def test_an_aws_small_file_streaming_past_the_cap_is_refused(tmp_path, monkeypat
                 return
 
     with fault_server(endless) as server:
-        error, _ = timed(lambda: small_file(tmp_path, server))
-    assert "aws-spot-feed: GET" in str(error) and "sent more than" in str(error)
+        error, _ = timed(lambda: small_file(tmp_path, server, answer=1000))
+    assert "aws-spot-feed: GET" in str(error) and "the answer passed" in str(error)
 
 
 def test_an_aws_small_file_trickling_meets_the_deadline(tmp_path):

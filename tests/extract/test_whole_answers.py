@@ -143,11 +143,14 @@ def test_a_server_sending_a_byte_at_a_time_meets_the_body_deadline(tmp_path, mon
     assert time.monotonic() - started < 10
 
 
-def test_a_body_over_the_size_cap_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(_body, "MAX_BODY_BYTES", 1000)
+def test_a_body_over_the_size_cap_is_refused(tmp_path):
+    client = _http.http_client("vultr")
+    client.bounds = _body.Bounds(1000)
     with fault_server(respond(200, METAL)) as server:
-        with pytest.raises(SourceError, match="announced 1,049 bytes, more than 0 MB"):
-            served(tmp_path, server)
+        with pytest.raises(
+            SourceError, match=r"as announced \(1,049 bytes\), the limit per answer"
+        ):
+            _http.get(context(tmp_path, "vultr"), client, f"{server.url}/v2/plans-metal")
 
 
 def test_the_manifest_keeps_the_final_url_and_replays(tmp_path):
