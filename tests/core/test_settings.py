@@ -126,14 +126,18 @@ def test_load_settings_reads_the_environment(monkeypatch):
 def test_lock_wait_and_payload_cap_come_from_the_environment(monkeypatch):
     monkeypatch.delenv("CHIPCOST_LOCK_WAIT", raising=False)
     monkeypatch.delenv("CHIPCOST_PAYLOAD_MAX_MB", raising=False)
+    monkeypatch.delenv("CHIPCOST_ANSWER_MAX_MB", raising=False)
     default = load_settings(db="x.duckdb", data_dir="d")
     assert default.lock_wait == 300 and default.read_wait == 30
     assert default.payload_max_bytes == 512 << 20
+    assert default.answer_max_bytes == 64 << 20
     monkeypatch.setenv("CHIPCOST_LOCK_WAIT", " 2.5 ")
     monkeypatch.setenv("CHIPCOST_PAYLOAD_MAX_MB", "64")
+    monkeypatch.setenv("CHIPCOST_ANSWER_MAX_MB", "200")
     chosen = load_settings(db="x.duckdb", data_dir="d")
     assert chosen.lock_wait == 2.5 and chosen.read_wait == 2.5
     assert chosen.payload_max_bytes == 64 << 20
+    assert chosen.answer_max_bytes == 200 << 20
 
 
 @pytest.mark.parametrize(
@@ -145,6 +149,8 @@ def test_lock_wait_and_payload_cap_come_from_the_environment(monkeypatch):
         ("CHIPCOST_PAYLOAD_MAX_MB", "0"),
         ("CHIPCOST_PAYLOAD_MAX_MB", "1.5"),
         ("CHIPCOST_PAYLOAD_MAX_MB", "²"),  # a digit to str.isdigit(), not to int()
+        ("CHIPCOST_ANSWER_MAX_MB", "0"),
+        ("CHIPCOST_ANSWER_MAX_MB", "²"),
         ("CHIPCOST_STALE_DAYS", "²"),
     ],
 )
