@@ -29,6 +29,7 @@ from chipcost.flows._state import returned
 from chipcost.pipeline import collection, runners
 from chipcost.pipeline.collect import WarehouseSession, load
 from chipcost.pipeline.collection import CollectFailed, RunOutcome
+from chipcost.warehouse.load import LoadedFrom
 
 __all__ = ["CollectFailed", "RunOutcome", "collect", "run_collect"]
 
@@ -45,7 +46,7 @@ def collect_source_task(
 
 @task(name="replay-run", task_run_name="{run_dir.name}", cache_policy=NO_CACHE)
 def replay_run_task(
-    sources: list[Source], settings: Settings, run_dir: Path, loaded: dict[str, str]
+    sources: list[Source], settings: Settings, run_dir: Path, loaded: dict[str, LoadedFrom]
 ) -> list[SourceResult]:
     """Every source of one archived run: one task run per archived run, not per source per
     run (Prefect's round trips were most of a sample replay's time)."""
@@ -83,7 +84,11 @@ class TaskRunner:
         return collect_source_task.submit(source, settings, stamp, quote(network))
 
     def archived(
-        self, sources: list[Source], settings: Settings, run_dir: Path, loaded: dict[str, str]
+        self,
+        sources: list[Source],
+        settings: Settings,
+        run_dir: Path,
+        loaded: dict[str, LoadedFrom],
     ) -> PrefectFuture[list[SourceResult]]:
         return replay_run_task.submit(sources, settings, run_dir, loaded)
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
 import duckdb
 import polars as pl
 
 from chipcost.core.frames import ArrowStream, records_frame
 from chipcost.core.record import RECORD_COLUMNS
-from chipcost.core.runs import ALREADY_LOADED, OK, LoadSummary, RunResult, SourceResult
+from chipcost.core.runs import ALREADY_LOADED, FAILED, OK, LoadSummary, RunResult, SourceResult
 from chipcost.core.settings import DEFAULT_OBSERVATIONS_DAYS
 from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.warehouse import lake
@@ -288,20 +289,25 @@ def _claim(con: duckdb.DuckDBPyConnection) -> None:
 
 def _unloaded(con: duckdb.DuckDBPyConnection, run: RunResult) -> bool:
     """Whether the run has anything left to load, its sources already loaded from the same
-    archived run with the same payloads (by another collect at the same time, seen in this
-    transaction's snapshot) marked so and emptied. A source found loaded before the load
-    began was marked by the collect and has no records."""
+    archived run (by another collect at the same time, seen in this transaction's snapshot)
+    emptied: marked so when their payloads were the same, failed as a conflict when they were
+    not (the first load stands). A source found loaded before the load began was marked by
+    the collect and has no records."""
     loaded = loaded_sources(con, run.archive_run) if run.archive_run else {}
     for source in run.sources:
-        if (
-            source.status == OK
-            and source.payload_digest
-            and (loaded.get(source.source) == source.payload_digest)
-        ):
+        first = loaded.get(source.source)
+        if source.status != OK or not source.payload_digest or first is None:
+            continue
+        if first.digest == source.payload_digest:
             source.status = ALREADY_LOADED
             source.message = "already loaded from this archive by another collect: nothing to do"
-            source.records, source.rejects, source.seen_keys = [], [], set()
-            source.refused_skus = set()
+        else:
+            source.status = FAILED
+            source.message = replay_conflict(
+                source.source, run.archive_run, first, f"{source.payloads} payload(s)"
+            )
+        source.records, source.rejects, source.seen_keys = [], [], set()
+        source.refused_skus, source.frame = set(), None
     return any(s.status != ALREADY_LOADED for s in run.sources)
 
 
@@ -339,11 +345,33 @@ def _prune_observations(con: duckdb.DuckDBPyConnection, cutoff: datetime | None)
     return _count(con, "DELETE FROM observations WHERE observed_at < ?", [cutoff])
 
 
-def loaded_sources(con: duckdb.DuckDBPyConnection, archive_run: str) -> dict[str, str]:
-    """Sources already loaded successfully from an archived run: source -> payload digest."""
+class LoadedFrom(NamedTuple):
+    """A source loaded successfully from an archived run: the digest of its payloads then,
+    and the run that loaded them."""
+
+    digest: str
+    run_id: str
+
+
+def loaded_sources(con: duckdb.DuckDBPyConnection, archive_run: str) -> dict[str, LoadedFrom]:
+    """Sources already loaded successfully from an archived run: source -> what loaded it.
+    The first load stands (docs/archive.md): a replay of the run whose payloads differ is a
+    conflict (replay_conflict), not a second load."""
     rows = execute(
         con,
-        "SELECT source, payload_digest FROM source_runs WHERE archive_run = ? AND status = ?",
+        "SELECT source, arg_min(payload_digest, observed_at), arg_min(run_id, observed_at) "
+        "FROM source_runs WHERE archive_run = ? AND status = ? GROUP BY source",
         [archive_run, OK],
     ).fetchall()
-    return {source: digest for source, digest in rows}
+    return {source: LoadedFrom(digest, run_id) for source, digest, run_id in rows}
+
+
+def replay_conflict(source: str, archive_run: str, loaded: LoadedFrom, payloads: str) -> str:
+    """What a source says when an archived run it was loaded from is read again with other
+    payloads: the first load stands, this one loads nothing."""
+    return (
+        f"{source}: conflict: archive run {archive_run} was loaded before (run "
+        f"{loaded.run_id}) from other payloads than the {payloads} it now holds; the first "
+        f"load stands and nothing of this one was loaded; to load these instead, `chipcost "
+        f"remove-run {loaded.run_id}`, then replay the run"
+    )

@@ -14,6 +14,7 @@ from datetime import datetime
 
 import duckdb
 
+from chipcost.archive import parse_stamp, run_stamp
 from chipcost.core.commands import RUNS
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.vocabulary import HISTORY_KEY
@@ -34,15 +35,19 @@ RUNS_QUERY = (
 
 
 def run_named(con: duckdb.DuckDBPyConnection, given: str) -> str:
-    """The run `given` names: its id (runs.run_id, `2026-11-25T205912Z-fa76c9`), or the stamp
-    `collect` prints for it (its archive run, or the id without its suffix) when one run
-    alone has it. Anything else is refused with the runs it could mean."""
+    """The run `given` names: its full id (runs.run_id, `2026-11-25T205912Z-fa76c9`), or its
+    whole stamp (its archive run, as `collect` prints it, or the id without its suffix) when
+    one run alone has it, as `sources --runs` lists them. Anything else (a year, a day, a
+    stamp cut short) names no run and is refused saying what is taken: removing a run is not
+    undone, so a part of a name is never taken for the whole."""
     name = given.strip()
     found = execute(
         con,
         "SELECT run_id FROM runs WHERE run_id = $name OR archive_run = $name "
-        "OR starts_with(run_id, $name || '-') ORDER BY run_id = $name DESC, observed_at DESC",
-        {"name": name},
+        "OR ($stamp AND starts_with(run_id, $name || '-') "
+        "AND NOT contains(run_id[length($name) + 2:], '-')) "
+        "ORDER BY run_id = $name DESC, observed_at DESC",
+        {"name": name, "stamp": _is_stamp(name)},
     ).fetchall()
     ids = [row[0] for row in found]
     if ids and (ids[0] == name or len(ids) == 1):
@@ -53,8 +58,18 @@ def run_named(con: duckdb.DuckDBPyConnection, given: str) -> str:
             f"{' ...' if len(ids) > 5 else ''}; give one of these ids"
         )
     raise UsageError(
-        f"run {given!r} is not in the warehouse: `{RUNS}` lists its runs and their ids"
+        f"run {given!r} is not in the warehouse: remove-run takes a run's full id "
+        f"(2026-11-25T205912Z-fa76c9) or its whole stamp (2026-11-25T205912Z), as `{RUNS}` "
+        "lists its runs and their ids"
     )
+
+
+def _is_stamp(name: str) -> bool:
+    """Whether `name` is a whole run stamp (2026-11-25T205912Z), written as chipcost writes one."""
+    try:
+        return run_stamp(parse_stamp(name)) == name
+    except ValueError:
+        return False
 
 
 def remove_run(con: duckdb.DuckDBPyConnection, run_id: str) -> int:

@@ -45,7 +45,7 @@ from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_batches
 from chipcost.warehouse.db import checkpoint, maintain
 from chipcost.warehouse.lake import lost
-from chipcost.warehouse.load import load_run, loaded_sources
+from chipcost.warehouse.load import LoadedFrom, load_run, loaded_sources, replay_conflict
 from chipcost.warehouse.run_rows import insert_attempt
 
 log = logging.getLogger("chipcost.collect")
@@ -90,7 +90,7 @@ def collect_source(
     settings: Settings,
     stamp: str,
     replay_dir: Path | None = None,
-    already_loaded: str | None = None,
+    already_loaded: LoadedFrom | None = None,
     network: Network | None = None,
     progress: Progress = lambda message: None,
 ) -> SourceResult:
@@ -108,7 +108,7 @@ def replay_sources(
     *,
     settings: Settings,
     replay_dir: Path,
-    already_loaded: dict[str, str],
+    already_loaded: dict[str, LoadedFrom],
     progress: Progress = lambda message: None,
 ) -> list[SourceResult]:
     """`collect_source` of each source of one archived run, validated together.
@@ -143,7 +143,7 @@ def _fetch_and_parse(
     settings: Settings,
     stamp: str,
     replay_dir: Path | None,
-    already_loaded: str | None,
+    already_loaded: LoadedFrom | None,
     progress: Progress,
     network: Network | None = None,
     *,
@@ -156,9 +156,20 @@ def _fetch_and_parse(
         payloads = _payloads(source, settings, stamp, replay_dir, progress, network, budget)
         result.payloads = len(payloads)
         result.payload_digest = payload_digest([sha256(p.data) for p in payloads])
-        if already_loaded is not None and already_loaded == result.payload_digest:
+        if already_loaded is not None and already_loaded.digest == result.payload_digest:
             result.status = ALREADY_LOADED
             result.message = "already loaded from this archive: nothing to do"
+        elif already_loaded is not None:  # the run read again, its payloads changed since
+            named = ", ".join(p.ref or p.name for p in payloads[:3])
+            more = f" and {len(payloads) - 3} more" if len(payloads) > 3 else ""
+            raise ChipcostError(
+                replay_conflict(
+                    source.name,
+                    stamp,
+                    already_loaded,
+                    f"{len(payloads)} payload(s) ({named}{more})",
+                )
+            )
         elif not payloads and replay_dir is not None:
             raise ChipcostError(
                 f"{source.name}: its manifest in {replay_dir} lists no payloads, so there is "
@@ -381,14 +392,14 @@ class WarehouseSession:
             self.close()
 
 
-def already_loaded_sources(session: WarehouseSession, archive_run: str) -> dict[str, str]:
+def already_loaded_sources(session: WarehouseSession, archive_run: str) -> dict[str, LoadedFrom]:
     """Sources loaded from this archived run; the file is released again for the parse."""
     return already_loaded_runs(session, [archive_run]).get(archive_run, {})
 
 
 def already_loaded_runs(
     session: WarehouseSession, archive_runs: list[str]
-) -> dict[str, dict[str, str]]:
+) -> dict[str, dict[str, LoadedFrom]]:
     """`already_loaded_sources` of several archived runs at one open of the file."""
     if not session.exists():
         return {}

@@ -42,6 +42,7 @@ from chipcost.pipeline.runners import (
     progress_log,
 )
 from chipcost.warehouse.db import damaged_after_open, run_lock
+from chipcost.warehouse.load import LoadedFrom
 
 # Up to this many sources, the failure message carries each one's own message.
 DETAILED_FAILURES = 2
@@ -136,7 +137,7 @@ def _replay(
         return now(), runner.archived(chosen, settings, run_dir, here)
 
     outcomes: list[RunOutcome] = []
-    loaded: dict[str, dict[str, str]] = {}
+    loaded: dict[str, dict[str, LoadedFrom]] = {}
     try:
         with session.held():
             # A new file has nothing loaded: its first run is parsed while it is made.

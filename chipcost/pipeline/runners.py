@@ -17,6 +17,7 @@ from chipcost.core.runs import LoadSummary, RunResult, SourceResult
 from chipcost.core.settings import Settings
 from chipcost.extract import Source
 from chipcost.pipeline.collect import WarehouseSession, collect_source, load, replay_sources
+from chipcost.warehouse.load import LoadedFrom
 
 T = TypeVar("T")
 progress_log = logging.getLogger("chipcost.progress")
@@ -42,7 +43,11 @@ class Runner(Protocol):
         ...
 
     def archived(
-        self, sources: list[Source], settings: Settings, run_dir: Path, loaded: dict[str, str]
+        self,
+        sources: list[Source],
+        settings: Settings,
+        run_dir: Path,
+        loaded: dict[str, LoadedFrom],
     ) -> Future[list[SourceResult]]:
         """Every source of one archived run, parsed and validated (`parse_run`)."""
         ...
@@ -70,7 +75,7 @@ def fetch_source(source: Source, settings: Settings, stamp: str, network: Networ
 
 
 def parse_run(
-    sources: list[Source], settings: Settings, run_dir: Path, loaded: dict[str, str]
+    sources: list[Source], settings: Settings, run_dir: Path, loaded: dict[str, LoadedFrom]
 ) -> list[SourceResult]:
     """Every source of one archived run, validated together."""
     return replay_sources(
@@ -90,7 +95,11 @@ class ThreadRunner:
         return self.pool.submit(fetch_source, source, settings, stamp, network)
 
     def archived(
-        self, sources: list[Source], settings: Settings, run_dir: Path, loaded: dict[str, str]
+        self,
+        sources: list[Source],
+        settings: Settings,
+        run_dir: Path,
+        loaded: dict[str, LoadedFrom],
     ) -> Future[list[SourceResult]]:
         return self.pool.submit(parse_run, sources, settings, run_dir, loaded)
 
