@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from chipcost.core.catalog import chip_rows
@@ -86,13 +87,22 @@ def _impossible(figure: Figure, chip: dict[str, str], model: dict) -> bool:
     return figure.tokens_per_second_per_chip * per_token > highest * 1e12
 
 
-# Figures the derivation is neither fitted on nor checked against: InferenceX's sweeps are of
-# mixture-of-experts models (DeepSeek-R1, gpt-oss) served as disaggregated prefill and decode
-# pools, with speculative decoding and expert parallelism across nodes, which the one-replica
-# roofline (transform/roofline.py) does not model; 484 such points pooled with the dense
-# models' few dozen would set every chip's fitted efficiency (its worst point 24x off). They
-# answer as measured figures at their own points; the derivation is held to the rest.
+# Figures the derivation is neither fitted on nor checked against: InferenceX's sweeps of
+# mixture-of-experts models (DeepSeek-R1, gpt-oss), and any of its runs served as
+# disaggregated prefill and decode pools or with speculative decoding (MTP), which the
+# one-replica roofline (transform/roofline.py) does not model: pooled with the dense models'
+# figures they would set every chip's fitted efficiency (their worst point 24x off). They
+# answer as measured figures at their own points. Its dense models on one node (Llama 3.3
+# 70B, tensor parallel on 1-8 GPUs) are what the roofline models: fitted and checked.
 NOT_FITTED_SOURCES = ("SemiAnalysis InferenceX",)
+
+
+def _not_modelled(figure: Figure, model: Mapping[str, object]) -> bool:
+    """An InferenceX point the roofline does not model (above)."""
+    if not str(figure.source).startswith(NOT_FITTED_SOURCES):
+        return False
+    moe = float(model.get("active_parameters") or 0) < float(model.get("parameters") or 0)
+    return moe or (figure.deployment or "single-node") != "single-node"
 
 
 def checks(figures: tuple[Figure, ...] | None = None) -> list[Check]:
@@ -109,7 +119,7 @@ def checks(figures: tuple[Figure, ...] | None = None) -> list[Check]:
             continue
         if figure.kind == "derived" or chip.get("family") in rules[figure.workload].not_on:
             continue
-        if str(figure.source).startswith(NOT_FITTED_SOURCES):
+        if _not_modelled(figure, model):
             continue
         if _impossible(figure, chip, model):
             continue  # set aside by the choice rule too: nothing to hold the derivation to

@@ -195,8 +195,9 @@ def main(argv: list[str]) -> None:
             at_max, at_25 = math.exp(line.at(None)), math.exp(line.at(25))
             print(f"{size}: x{at_max:.2f} at maximum throughput, x{at_25:.2f} at 25 tokens/s "
                   f"per user ({line.count} figures)")  # fmt: skip
-        for chip, (efficiency, count) in sorted(fitted.fit.chips.items()):
-            print(f"{chip}: x{math.exp(efficiency):.2f} of its size's line ({count} figures)")
+        for chip, residuals in sorted(fitted.fit.chips.items()):
+            mean = statistics.fmean(r for _, r in residuals)
+            print(f"{chip}: x{math.exp(mean):.2f} of its size's line ({len(residuals)} figures)")
         return
     found = checks()
     print(markdown(summaries(found)))

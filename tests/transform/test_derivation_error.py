@@ -21,12 +21,16 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "throughput" / "deriv
 CEILINGS = {
     # Ironwood's Qwen3-32B figures (tpu-recipes, FP8 on one chip): the roofline promises 1.6 to
     # 2.3 times what Google measured, which moves both medians past 1.8 and 1.55
-    ("inference", "all"): (420, 1.85, 15.0),
-    ("inference", "FP8/BF16 figures"): (210, 1.6, 15.0),
+    # InferenceX's Llama 3.3 70B single-node curves joined the check (661 points at
+    # concurrency 4-64, where the bare roofline, serving the largest batch the memory holds,
+    # promises about twice what was measured): all 1.78 -> 1.94, FP8/BF16 1.57 -> 1.68, FP4
+    # 2.03 -> 2.41, its worst 10.8 -> 11.6 (MI355X FP4 at concurrency 32)
+    ("inference", "all"): (1100, 2.0, 15.0),
+    ("inference", "FP8/BF16 figures"): (650, 1.72, 15.0),
     # MLPerf Inference v6.0's 405B Interactive results on B300 (FP4): the roofline promises
     # 10.8 times what was measured there (11.6 before B300's NVLink was in interconnect.csv),
     # against 10.7 at worst on v5.1's B200
-    ("inference", "FP4 figures"): (210, 2.7, 11.7),
+    ("inference", "FP4 figures"): (450, 2.45, 11.7),
     # 49 published training figures (MLPerf Training v5.1, MaxText, Neuron) and two article
     # estimates, each against the MFU calibrated without its own document's figures of its
     # model; worst: MLPerf's Llama 3.1 8B on 512 GB200, where scale costs three quarters
@@ -47,10 +51,13 @@ def test_the_error_does_not_grow(found):
         assert row.count >= count, key  # fewer checks would hide error, not remove it
         assert row.median_factor <= median, (key, row)
         assert row.worst_factor <= worst, (key, row)
-        if key[1] != "FP4 figures" and key != ("inference", "all"):
-            # the derivation neither promises nor withholds systematically (within a third);
-            # FP4 figures are held to the FP8 peak and are mostly MLPerf's 405B and R1 runs,
-            # where the roofline promises about three times what was measured
+        if key[0] == "training":
+            # the derivation neither promises nor withholds systematically (within a third).
+            # Not so the bare inference roofline: FP4 figures are held to the FP8 peak, and
+            # InferenceX's curves (most of the inference checks) run at concurrency 4-64,
+            # below the batch the memory holds that the roofline serves, so it promises 1.6
+            # times the median there; the fitted derivation's line in the per-user speed and
+            # each chip's efficiency take that out (tests/transform/test_derivation_fit.py)
             assert 0.75 <= row.median_ratio <= 1.34, (key, row)
 
 

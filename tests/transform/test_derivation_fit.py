@@ -37,7 +37,9 @@ CEILINGS = {
     # RTX PRO 6000's dense peaks (chips.csv) bring its 58 MLPerf checks into the fit: the
     # uncalibrated Dell MI300X Interactive point moves from 3.11 to 3.21 times off while the
     # worst check over all inference falls from 4.46 to 4.09
-    "vendor: amd": (90, 7.6, 3.25),
+    # InferenceX's MI300X, MI325X and MI355X Llama 3.3 70B curves (240 points) joined the
+    # fit: AMD's worst check is now MI355X FP4 at concurrency 64, 3.74 times off
+    "vendor: amd": (330, 7.6, 3.8),
     # Hugging Face optimum-neuron's TGI tables (Trainium1 at batch 4 and 8, Inferentia2) and
     # Neuron's Trn1 decoder latency table joined the one Trainium2 figure: 13 checks, whose
     # spread (0.38-3.10, the fit promising Trainium1 at batch 8 3.4 times what was measured

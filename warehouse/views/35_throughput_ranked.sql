@@ -129,6 +129,10 @@ figures AS (
                 operating_point = 'max-throughput' OR (origin <> 'derived' AND concurrency > 1),
                 FALSE)
             WHEN origin = 'user' AND tokens_per_second_per_user IS NULL THEN TRUE
+            -- a derived maximum-throughput figure is calibrated as at full load (the fitted
+            -- line at speed 0): at a per-user speed only the derivation at that speed answers,
+            -- else a chip would serve more per chip at a speed than at a slower one
+            WHEN origin = 'derived' AND operating_point = 'max-throughput' THEN FALSE
             ELSE coalesce(tokens_per_second_per_user >= TRY_CAST(asked_speed AS DOUBLE), FALSE)
         END AS at_speed
     FROM (
@@ -136,6 +140,97 @@ figures AS (
         UNION ALL BY NAME
         SELECT * FROM interpolated
     )
+),
+-- The chip's measured frontier at the asked speed, per precision class and request shape
+-- (lengths within 10%: a derived figure's 1,000/1,000 is InferenceX's 1,024/1,024), where the
+-- measurements pin it: the best published or own figure at the speed (a point within 2% of
+-- it, or read between two); beyond the fastest point measured, the best at that point (a chip
+-- serves no more tokens per chip at a faster speed). Where every point is faster than asked
+-- (lower bounds) it is not pinned: the chip may do more there.
+measured AS (
+    SELECT
+        *,
+        CASE WHEN lower(precision) LIKE 'fp8%' THEN 'fp8'
+            WHEN lower(precision) IN ('bf16', 'fp16') THEN 'bf16' END AS precision_class,
+        max(tokens_per_second_per_user) OVER (PARTITION BY chip, model,
+            CASE WHEN lower(precision) LIKE 'fp8%' THEN 'fp8'
+                WHEN lower(precision) IN ('bf16', 'fp16') THEN 'bf16' END,
+            input_tokens, output_tokens) AS fastest_user
+    FROM figures
+    WHERE workload = 'inference' AND origin <> 'derived' AND within_bounds AND NOT superseded
+        AND asked_speed <> 'max' AND tokens_per_second_per_user > 0
+),
+frontier AS (
+    SELECT
+        chip, model, precision_class, input_tokens, output_tokens,
+        CASE WHEN count(*) FILTER (WHERE at_speed) = 0
+            THEN max(tokens_per_second_per_chip) FILTER (
+                WHERE tokens_per_second_per_user >= fastest_user / 1.02)
+            ELSE max(tokens_per_second_per_chip) FILTER (WHERE at_speed AND (
+                throughput_id LIKE '%@%'
+                OR tokens_per_second_per_user <= 1.02 * TRY_CAST(asked_speed AS DOUBLE)))
+        END AS frontier_tps,
+        CASE WHEN count(*) FILTER (WHERE at_speed) = 0
+            THEN arg_max(throughput_id, tokens_per_second_per_chip) FILTER (
+                WHERE tokens_per_second_per_user >= fastest_user / 1.02)
+            ELSE arg_max(throughput_id, tokens_per_second_per_chip) FILTER (WHERE at_speed AND (
+                throughput_id LIKE '%@%'
+                OR tokens_per_second_per_user <= 1.02 * TRY_CAST(asked_speed AS DOUBLE)))
+        END AS frontier_id
+    FROM measured
+    WHERE precision_class IS NOT NULL AND input_tokens > 0 AND output_tokens > 0
+    GROUP BY ALL
+),
+-- Beyond a chip's fastest measured point (any shape or precision: what the choice rule takes
+-- there), its best figure at that point: a derived figure at a faster speed is held to it, so
+-- the figure chosen never rises as the asked speed rises.
+ceiling AS (
+    SELECT
+        chip, model,
+        max(tokens_per_second_per_chip) FILTER (
+            WHERE tokens_per_second_per_user >= fastest / 1.02) AS ceiling_tps,
+        arg_max(throughput_id, tokens_per_second_per_chip) FILTER (
+            WHERE tokens_per_second_per_user >= fastest / 1.02) AS ceiling_id
+    FROM (
+        SELECT *, max(tokens_per_second_per_user) OVER (PARTITION BY chip, model) AS fastest
+        FROM measured
+    )
+    WHERE TRY_CAST(asked_speed AS DOUBLE) > fastest
+    GROUP BY ALL
+),
+-- A derived figure is never above the chip's own measured frontier at its point: the
+-- derivation is an estimate where nothing is measured, not a claim against a measurement.
+capped AS (
+    SELECT
+        f.* REPLACE (
+            CASE WHEN c.cap < f.tokens_per_second_per_chip THEN c.cap
+                ELSE f.tokens_per_second_per_chip END AS tokens_per_second_per_chip,
+            CASE WHEN c.cap < f.tokens_per_second_per_chip THEN
+                coalesce(f.notes || ' ', '') || 'Held to ' || round(c.cap)::BIGINT
+                    || ' tokens/s per chip, the chip''s own measured ' || c.why || ' ('
+                    || c.cap_id || '), from ' || round(f.tokens_per_second_per_chip)::BIGINT
+                    || ' derived.'
+                ELSE f.notes END AS notes
+        )
+    FROM figures f
+    LEFT JOIN LATERAL (
+        SELECT arg_min(cap, cap) AS cap, arg_min(cap_id, cap) AS cap_id, arg_min(why, cap) AS why
+        FROM (
+            SELECT frontier_tps AS cap, frontier_id AS cap_id,
+                'frontier at this speed or slower, precision and shape' AS why
+            FROM frontier x
+            WHERE x.chip = f.chip AND x.model = f.model
+                AND x.precision_class = lower(f.precision)
+                AND abs(ln(x.input_tokens / f.input_tokens)) < ln(1.1)
+                AND abs(ln(x.output_tokens / f.output_tokens)) < ln(1.1)
+            UNION ALL
+            SELECT ceiling_tps, ceiling_id,
+                'best figure at its fastest measured speed, which the asked one is beyond'
+            FROM ceiling x
+            WHERE x.chip = f.chip AND x.model = f.model
+        )
+        WHERE f.origin = 'derived' AND f.workload = 'inference' AND cap IS NOT NULL
+    ) c ON TRUE
 ),
 judged AS (
     SELECT
@@ -153,7 +248,7 @@ judged AS (
         list_position({{figure_kinds}}, f.kind) AS kind_rank,
         -- chipcost/core/figures.py KIND_CLASSES, in KINDS' order
         {{figure_classes}}[list_position({{figure_kinds}}, f.kind)] AS kind_class
-    FROM figures f
+    FROM capped f
     LEFT JOIN models m ON m.model = f.model
     LEFT JOIN chips c ON c.chip = f.chip
     WHERE f.tokens_per_second_per_chip > 0
