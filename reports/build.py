@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from chipcost.core.errors import NoMatch
 from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
 from chipcost.core.questions import COMMAND_LINE
@@ -83,10 +84,14 @@ def write_report(
     until: date | None = None,
     options: ReportOptions | None = None,
     wait: float = 0.0,
+    without_data: bool = True,
 ) -> Report:
     """Read the period from the warehouse (read-only) and write the HTML report and CSV.
 
     `wait`: seconds to wait for a collection that holds the file (warehouse/lock_wait.py).
+    `without_data`: a period the warehouse holds no data of is written as a report that says
+    so (the schedule's); False: NoMatch, saying what the warehouse holds, and nothing written
+    (`chipcost report`, which exits 1 on it as grep on no match).
     """
     options = options or ReportOptions()
     con = open_reader(db_path, wait=wait)
@@ -96,6 +101,8 @@ def write_report(
         data = gather(con, period, options)
     finally:
         con.close()
+    if not without_data and (empty := _no_data(data)):
+        raise NoMatch(f"{empty}: no report written")
     out_dir = _prepare(out_dir)
     subject = text.subject(data)
     html_path = out_dir / report_name(data)
@@ -104,6 +111,13 @@ def write_report(
         html_file.write_text(page.report_html(data, subject), encoding="utf-8")
         csv_file.write_text(changes_csv(data.events).write_csv(), encoding="utf-8")
     return Report(data, subject, html_path, csv_path, db_path)
+
+
+def _no_data(data: ReportData) -> str:
+    """What the warehouse holds, for a period it holds no data of ('' when it holds some)."""
+    if not data.has_history:
+        return "the warehouse holds no price history yet (`chipcost collect` loads prices)"
+    return text.no_data(data)
 
 
 def _prepare(out_dir: Path) -> Path:

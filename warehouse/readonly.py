@@ -1,4 +1,5 @@
-"""Ad hoc SQL against the warehouse, refused unless it only reads."""
+"""Ad hoc SQL against the warehouse, refused unless it only reads. A query refused, not
+parsed, or naming what the warehouse does not have is a UsageError (the asker's to fix)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import duckdb
 
 from chipcost.core.durations import iso_duration
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.settings import Warehouse
 from chipcost.core.sql_limits import ROWS_ENV, SqlLimits, check_read_time
 from chipcost.warehouse.bound import execute
@@ -24,6 +25,10 @@ from chipcost.warehouse.reader import limit_hit, open_reader
 if TYPE_CHECKING:  # `chipcost sql` reads rows without loading polars
     import polars as pl
 
+# DuckDB's errors of the query itself (a table or column it does not have, a type or value it
+# cannot take), the asker's to fix: a usage error, as a statement refused or not parsed. The
+# others (a lock, a file, an internal error) are chipcost's failures.
+QUERY_ERRORS = (duckdb.ProgrammingError, duckdb.DataError, duckdb.NotImplementedException)
 # Statement types that only read. Everything else (INSERT, ATTACH, COPY, INSTALL, SET, ...)
 # is refused even though the connection is read-only: ATTACH and COPY ... TO could still
 # write other files.
@@ -61,8 +66,8 @@ def _statement(kind: str) -> str:
     return f"{'an' if kind[:1] in 'AEIOU' else 'a'} {kind}"
 
 
-def _refuse(kind: str) -> ChipcostError:
-    return ChipcostError(
+def _refuse(kind: str) -> UsageError:
+    return UsageError(
         f"`chipcost sql` only reads: {_statement(kind)} statement is refused. Open the file "
         "with the "
         "duckdb CLI or Python if you really mean to change it (stop scheduled runs first)"
@@ -161,7 +166,7 @@ def _check_reach(con: duckdb.DuckDBPyConnection, query: str) -> None:
         names = list(_reached(tree))
     refused = sorted({n for n in names if _out_of_reach(n)})
     if refused:
-        raise ChipcostError(
+        raise UsageError(
             f"`chipcost sql` reads only the warehouse: {', '.join(refused)} reaches past it "
             "(the lake's catalog database, other databases, SQL given as text, stored "
             "secrets). Use psql or the duckdb CLI for those"
@@ -174,9 +179,9 @@ def _check_reads_only(query: str) -> None:
         try:
             statements = con.extract_statements(query)
         except duckdb.Error as exc:
-            raise ChipcostError(f"cannot parse the query: {exc}") from exc
+            raise UsageError(f"cannot parse the query: {exc}") from exc
         if len(statements) != 1:
-            raise ChipcostError(f"give exactly one SQL statement (got {len(statements)})")
+            raise UsageError(f"give exactly one SQL statement (got {len(statements)})")
         kind = statements[0].type.name
         if kind == "CALL" and re.match(r"\s*(force\s+)?checkpoint\b", query, re.IGNORECASE):
             kind = "CHECKPOINT"  # DuckDB parses it as a call of its checkpoint function
@@ -187,7 +192,7 @@ def _check_reads_only(query: str) -> None:
             try:
                 inner = con.extract_statements(explained)
             except duckdb.Error as exc:
-                raise ChipcostError(f"cannot parse the explained query: {exc}") from exc
+                raise UsageError(f"cannot parse the explained query: {exc}") from exc
             if len(inner) != 1 or inner[0].type.name != "SELECT":
                 raise _refuse(
                     f"EXPLAIN of {_statement(inner[0].type.name) if inner else 'nothing'}"
@@ -381,11 +386,14 @@ def _sandboxed(
     except (duckdb.InterruptException, duckdb.OutOfMemoryException) as exc:
         raise limit_hit(exc, limits) or exc from exc
     except duckdb.PermissionException as exc:
-        raise ChipcostError(
+        raise UsageError(
             f"`chipcost sql` reads only the warehouse: files, other databases and extensions "
             f"are out of its reach ({exc}). Use the duckdb CLI for those"
         ) from exc
     except duckdb.Error as exc:
-        raise damaged(db_path, exc) or ChipcostError(f"query failed: {exc}") from exc
+        if found := damaged(db_path, exc):
+            raise found from exc
+        asker = isinstance(exc, QUERY_ERRORS)
+        raise (UsageError if asker else ChipcostError)(f"query failed: {exc}") from exc
     finally:
         con.close()

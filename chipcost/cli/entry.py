@@ -1,12 +1,13 @@
 """The `chipcost` console script: the command line read by chipcost.cli.parser, the command
 run; expected failures end in one line (chipcost.cli.failures), Ctrl-C with exit 130, a closed
-pipe quietly."""
+pipe quietly with exit 141."""
 
 from __future__ import annotations
 
 import atexit
 import errno
 import gc
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -69,10 +70,12 @@ def _refuse_undecodable(args: list[str]) -> None:
 
 
 def _ended(run: Callable[..., object], given: dict[str, Any]) -> None:
-    """Run the command; Ctrl-C exits 130, end of input 1, a closed pipe 1 without a second
-    error when Python flushes at exit (`chipcost prices | head`)."""
+    """Run the command; Ctrl-C exits 130, end of input 1. A reader that closed the pipe
+    (`chipcost prices | head -2`) ends it quietly with exit 141 (128 + SIGPIPE), as grep,
+    cat or sort are ended by the signal: no message, and not 1, which says nothing matched."""
     try:
         run(**given)
+        sys.stdout.flush()  # what is still buffered: a pipe closed now is closed as above
     except KeyboardInterrupt:
         sys.exit(130)
     except EOFError:
@@ -83,7 +86,11 @@ def _ended(run: Callable[..., object], given: dict[str, Any]) -> None:
             raise
         sys.stdout = _QuietFlush(sys.stdout)
         sys.stderr = _QuietFlush(sys.stderr)
-        sys.exit(1)
+        sys.exit(PIPE_CLOSED)
+
+
+# A shell's status for a command ended by SIGPIPE (128 + 13).
+PIPE_CLOSED = 128 + signal.SIGPIPE
 
 
 class _QuietFlush:

@@ -46,7 +46,7 @@ def loaded_lake(pg_server, lake_template, tmp_path_factory):
 def test_sql_refuses_what_shows_the_conninfo(loaded_lake, query):
     env = {**os.environ, "CHIPCOST_LAKE_DATA": loaded_lake.lake_data}
     done = chipcost("sql", query, "--db", loaded_lake.url, "--format", "csv", env=env)
-    assert done.returncode == 1 and "reaches past it" in done.stderr
+    assert done.returncode == 2 and "reaches past it" in done.stderr
     assert PASSWORD not in done.stdout + done.stderr
 
 

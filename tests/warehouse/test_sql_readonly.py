@@ -149,7 +149,7 @@ def test_settings_stay_locked_inside_a_query(db):
 def test_cli_refuses_with_one_clear_line(db, tmp_path):
     out = tmp_path / "x.parquet"
     result = run_chipcost("sql", f"copy runs to '{out}'", "--db", str(db))
-    assert result.returncode == 1
+    assert result.returncode == 2  # refused: the asker's to change
     assert "a COPY statement is refused" in result.stderr
     assert "Traceback" not in result.stderr
     assert not out.exists()

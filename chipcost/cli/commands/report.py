@@ -78,6 +78,7 @@ def _report(
         until=parse_day(until, "--until"),
         options=options,
         wait=settings.read_wait,
+        without_data=False,  # a period without data: one line, exit 1, no file
     )
     # Printed as text, not markup: the subject starts with "[sample data]".
     out.say([(made.subject, "bold")])
