@@ -329,8 +329,10 @@ def figures_from_rows(
     known_models = frozenset(models or ())
     figures, problems = [], []
     numbers = iter(lines) if lines is not None else itertools.count(2)
+    on_line: Counter[int] = Counter()  # a JSON list on one line has all its rows on line 1
     for line, row in zip(numbers, rows, strict=False):
-        ident = (row.get("id") or "").strip() or f"{origin}-{line}"
+        nth, on_line[line] = on_line[line], on_line[line] + 1
+        ident = (row.get("id") or "").strip() or f"{origin}-{line}" + (f".{nth}" if nth else "")
         try:
             figure = figure_from_row(
                 row, chips=known, origin=origin, throughput_id=ident, equivalents=equivalents

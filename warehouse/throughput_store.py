@@ -128,10 +128,26 @@ def repeats(con: duckdb.DuckDBPyConnection, figures: Sequence[Figure]) -> list[s
             "ORDER BY recorded_at DESC, throughput_id DESC"
         ).fetchall()
     }
-    return [
-        recorded.get(_same(["user" if n == "origin" else getattr(f, n) for n in names]))
-        for f in figures
-    ]
+    return [recorded.get(_fields(f)) for f in figures]
+
+
+def repeated_within(figures: Sequence[Figure]) -> list[int | None]:
+    """For each figure, the position of an earlier one of `figures` with every field the same
+    (a row given twice in one file), else None: compared as `repeats` compares a figure with
+    those recorded, so that a file's repeated row is refused as a second import of it is."""
+    first: dict[tuple, int] = {}
+    found: list[int | None] = []
+    for n, figure in enumerate(figures):
+        fields = _fields(figure)
+        found.append(first.get(fields))
+        first.setdefault(fields, n)
+    return found
+
+
+def _fields(figure: Figure) -> tuple:
+    """A user figure's fields as repeats compares them (its id left out)."""
+    names = [c for c in COLUMNS if c != "throughput_id"]
+    return _same(["user" if n == "origin" else getattr(figure, n) for n in names])
 
 
 def _same(values: Sequence[object]) -> tuple:

@@ -468,6 +468,7 @@ def import_(
     from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
     from chipcost.transform.references import model_equivalents, repo_id_refused
     from chipcost.transform.throughput_figures import figures_from_rows
+    from chipcost.warehouse.throughput_store import repeated_within
 
     path = Path(path)
     lines, rows, left_out = _read_import(path)
@@ -488,6 +489,15 @@ def import_(
         rows, chips=canonical_chips(), origin="user", where=str(path), lines=lines,
         equivalents=model_equivalents(),
     )  # fmt: skip
+    # A row the file gives again, field for field, is not recorded twice: refused as a second
+    # import of the file refuses it, naming both lines.
+    twice = repeated_within(figures)
+    # a JSON list on one line: its rows named by their place in the list
+    at = [f"line {n}" for n in lines] if len(set(lines)) == len(lines) else [
+        f"row {n + 1}" for n in range(len(lines))]  # fmt: skip
+    again = [f"{at[n]} (as {at[first]})" for n, first in enumerate(twice) if first is not None]
+    kept = [n for n, first in enumerate(twice) if first is None]
+    figures, when, listed = ([x[n] for n in kept] for x in (figures, when, listed))
     # oldest first, as they were recorded (then as they were numbered): the new ids (user-N)
     # keep their order
     order = sorted(range(len(figures)), key=lambda n: (when[n] is None, when[n] or 0, listed[n], n))
@@ -499,6 +509,14 @@ def import_(
         out.say(
             f"already recorded, not recorded again: {len(already)} row(s) the same field for "
             f"field as {', '.join(already)}"
+        )
+    if again:
+        shown_again = ", ".join(again[:10]) + (
+            f" and {len(again) - 10} more" if len(again) > 10 else ""
+        )
+        out.say(
+            f"given twice in {path}, not recorded again: {len(again)} row(s) the same field for "
+            f"field as an earlier row: {shown_again}"
         )
     if left_out:
         out.say(
