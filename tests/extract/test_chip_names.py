@@ -1,7 +1,8 @@
 """Every GPU name a source hands the catalog maps to a known chip, or is a deliberate 'unknown'.
 
 The names are those each source's parser asks the catalog about over the fixtures its contract
-declares (tests/fixtures/<source>/contract.toml: good files, and each bad-rows file beside them),
+declares (tests/fixtures/<source>/contract.toml: good files, and each bad-rows file beside them)
+and over every run of the sample archive (sample/archive: each source's payloads as archived),
 and those of the name lists kept from real answers (tests/fixtures/<source>/gpu-names.csv, each
 with its origin). A name that maps to no chip fails here naming the row to add to
 chipcost/data/chip_aliases.csv, or the note to add to DELIBERATE.
@@ -11,12 +12,15 @@ from __future__ import annotations
 
 import csv
 from functools import cache
+from pathlib import Path
 
 import pytest
 
+from chipcost.archive import archived_sources, read_payloads
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
 from chipcost.core.errors import ChipcostError
 from chipcost.extract import _kit, registry
+from chipcost.sample import ARCHIVE
 from tests.paths import FIXTURES
 from tests.sources import contract
 
@@ -25,8 +29,6 @@ Name = tuple[str, str, float | None]  # source, spelling, memory stated beside i
 
 # (source, spelling) -> why it is left `unknown` on purpose.
 DELIBERATE = {
-    ("fluidstack", "Quadro_RTX_6000_16GB"): "the name says 16 GB; the Quadro RTX 6000 has 24 GB "
-    "(chips.csv): which card Fluidstack rents under it is not known",
     ("cudo", "RTX 3080"): "Cudo names no memory, and the RTX 3080 was sold with 10 and 12 GB",
     ("daytona", "MI400X"): "bad-rows.json: a GPU type no one rents yet",
     ("digitalocean", "nvidia_x9000"): "bad-rows.json: a made-up GPU",
@@ -37,9 +39,15 @@ DELIBERATE = {
 }
 
 
+def archived_runs() -> list[Path]:
+    """The sample archive's runs, oldest first."""
+    return sorted(path for path in ARCHIVE.iterdir() if path.is_dir())
+
+
 @cache
 def parsed_names() -> frozenset[Name]:
-    """What every source's parser asks the catalog, over its contract's fixtures."""
+    """What every source's parser asks the catalog, over its contract's fixtures and every
+    run of the sample archive."""
     asked: set[Name] = set()
     ask = _kit.ChipNames.chip
 
@@ -59,6 +67,9 @@ def parsed_names() -> frozenset[Name]:
                     source.parse([*good, *bad])
                 except ChipcostError:
                     continue  # a fixture refused whole names nothing more than it asked
+        for run in archived_runs():
+            for name in archived_sources(run):
+                registry()[name].parse(read_payloads(run, name))
     finally:
         _kit.ChipNames.chip = ask  # type: ignore[method-assign]
     return frozenset(asked)
@@ -79,6 +90,29 @@ def listed_names() -> frozenset[Name]:
 
 def every_name() -> list[Name]:
     return sorted(parsed_names() | listed_names(), key=lambda n: (n[0], n[1], n[2] or 0))
+
+
+def test_every_archived_source_is_a_source_and_parses():
+    """The sample archive's runs replay: each source directory is a registered source, and
+    parsed_names() read them all (a parse that fails fails here, not quietly)."""
+    runs = archived_runs()
+    assert len(runs) >= 8
+    archived = {name for run in runs for name in archived_sources(run)}
+    assert archived <= set(registry()) and len(archived) >= 25
+    assert parsed_names()
+
+
+def test_no_archived_offer_loads_as_unknown_but_by_a_deliberate_name():
+    """Every offer of every run of the sample archive has a chip, but those whose name is left
+    `unknown` on purpose (DELIBERATE, each with its reason)."""
+    unknown: dict[str, set[str]] = {}
+    for run in archived_runs():
+        for name in archived_sources(run):
+            for record in registry()[name].parse(read_payloads(run, name)).records:
+                if record.chip == UNKNOWN_CHIP:
+                    unknown.setdefault(name, set()).add(record.instance_type)
+    deliberate = {source for source, _ in DELIBERATE}
+    assert set(unknown) <= deliberate, {s: sorted(t) for s, t in unknown.items()}
 
 
 def test_the_names_come_from_every_source_and_every_list():
@@ -115,6 +149,21 @@ def test_each_name_maps_to_a_known_chip_or_is_deliberately_unknown(name):
         ("daytona", "H100", None, "H100-SXM"),
         ("runpod", "H100", None, UNKNOWN_CHIP),  # which H100, elsewhere, its memory says
         ("seeweb", "MI300X 80GB", None, UNKNOWN_CHIP),  # a memory the chip does not have
+        # Fluidstack names the 24 GB Quadro RTX 6000 "16GB": read by its name, for Fluidstack
+        ("fluidstack", "Quadro_RTX_6000_16GB", None, "Quadro-RTX-6000"),
+        ("shadeform", "Quadro_RTX_6000_16GB", None, UNKNOWN_CHIP),
+        # Issue 75: a RunPod gpuTypes answer of 2026 (ids with their memoryInGb)
+        ("runpod", "NVIDIA RTX PRO 5000 Blackwell", 48.0, "RTX-PRO-5000"),
+        ("runpod", "RTX PRO 5000", 48.0, "RTX-PRO-5000"),
+        ("runpod", "NVIDIA RTX PRO 5000 Blackwell", 72.0, "RTX-PRO-5000-72GB"),
+        ("runpod", "NVIDIA RTX PRO 5000 Blackwell", None, UNKNOWN_CHIP),  # 48 or 72 GB
+        ("runpod", "NVIDIA RTX PRO 4000 Blackwell", 24.0, "RTX-PRO-4000"),
+        ("runpod", "RTX PRO 4000", 24.0, "RTX-PRO-4000"),
+        ("runpod", "RTX PRO 4000 Blackwell SFF", 24.0, UNKNOWN_CHIP),  # another card (70 W)
+        # RunPod's GPU types table (runpod/docs references/gpu-types.mdx): id, display name
+        ("runpod", "NVIDIA RTX 4000 SFF Ada Generation", 20.0, "RTX-4000-SFF-Ada"),
+        ("runpod", "RTX 4000 Ada SFF", 20.0, "RTX-4000-SFF-Ada"),
+        ("runpod", "NVIDIA RTX 4000 Ada Generation", 20.0, "RTX-4000-Ada"),  # not the SFF card
     ],
 )
 def test_source_rows_and_memory_suffixes_read_as_the_table_says(source, spelling, memory, chip):
