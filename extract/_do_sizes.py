@@ -17,6 +17,7 @@ from chipcost.extract._kit import (
     listed_rows,
     load_json,
     parse_count,
+    too_many_places,
 )
 from chipcost.extract.base import FetchContext, Item, Page, Skip
 
@@ -83,6 +84,8 @@ def size_offers(size: Any, page: Page) -> list[Item]:
     regions = [str(r) for r in size.get("regions") or [] if r]
     if not regions or size.get("available") is False:
         return [Skip(UNAVAILABLE, slug)]
+    if why := too_many_places(regions, slug):
+        return [page.reject(why, size, slug)]
     memory = _memory_per_gpu(gpu, count)
     # "nvidia_h100", "amd_mi300x", "nvidia_rtx6000_ada": the vendor and words, underscored.
     chip = page.chip(model, memory)  # the catalog reads underscores as spaces

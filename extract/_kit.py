@@ -8,7 +8,7 @@ import math
 import re
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence, Sized
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -394,6 +394,25 @@ def market_medians(
         median = round(statistics.median(prices), SUMMARY_DIGITS)
         found.append(replace(cheapest, price_per_hour=median, extra=extra))
     return found
+
+
+# The most places (regions, zones, datacenters, locations) one listed row may be sold in: more
+# than any provider has. The largest today are AWS (38 regions, about 120 zones) and Google
+# Cloud (42 regions, about 130 zones); a web source's plan lists its provider's locations (Vultr
+# 32, Fluidstack, CloudRift, Seeweb, Latitude and DigitalOcean fewer). A row past it is refused
+# whole: each place would become an offer, and 10,000 of them from one plan are a feed's fault,
+# not a price list (the sources' bounds: docs/sources.md, "How many places a row lists").
+MAX_PLACES_PER_ROW = 200
+
+
+def too_many_places(places: Sized, what: str) -> str | None:
+    """Why a row listing `places` is refused (more than MAX_PLACES_PER_ROW), else None."""
+    if len(places) <= MAX_PLACES_PER_ROW:
+        return None
+    return (
+        f"{what}: lists {len(places):,} places to rent it in, more than any provider has "
+        f"(at most {MAX_PLACES_PER_ROW} a row): not read as offers"
+    )
 
 
 def reject(source: str, reason: str, row: Any, payload: Payload, sku: str = "") -> Reject:

@@ -15,6 +15,7 @@ from chipcost.extract._kit import (
     parse_count,
     require_columns,
     shape_error,
+    too_many_places,
 )
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -97,6 +98,8 @@ def offers(row: tuple[str, Any], page: Page) -> list[Item]:
     places = sorted(datacenters) if isinstance(datacenters, dict) else []
     if not places:
         return [Skip("a variant offered in no datacenter today", name)]
+    if why := too_many_places(places, name):
+        return [page.reject(why, variant, name)]
     vram = variant.get("vram")
     memory = round(vram / GIB) if isinstance(vram, int | float) and vram > 0 else None
     chip = page.chip(brand, memory)

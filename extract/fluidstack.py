@@ -13,6 +13,7 @@ from chipcost.extract._kit import (
     parse_count,
     require_columns,
     shape_error,
+    too_many_places,
 )
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
@@ -61,6 +62,8 @@ def offers(plan: Any, page: Page) -> list[Item]:
     counts, regions = plan.get("gpu_counts"), plan.get("regions")
     if not isinstance(counts, list) or not counts or not isinstance(regions, list) or not regions:
         return [page.reject(f"{gpu}: no gpu_counts or regions listed", plan, gpu)]
+    if why := too_many_places(regions, gpu):
+        return [page.reject(why, plan, gpu)]
     chip = page.chip(gpu)
     made: list[Item] = []
     for count in counts:

@@ -16,6 +16,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
     slug,
+    too_many_places,
 )
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -54,7 +55,9 @@ def rows(page: Page) -> list[Any]:
     found: list[Any] = []
     for plan in plans:
         regions = _attributes(plan).get("regions")
-        if isinstance(regions, list) and regions:
+        if isinstance(regions, list) and too_many_places(regions, ""):
+            found.append((plan, regions))  # refused whole by `offers`
+        elif isinstance(regions, list) and regions:
             found += [(plan, region) for region in regions]
         else:
             found.append((plan, None))
@@ -70,6 +73,8 @@ def offers(row: Any, page: Page) -> list[Item]:
     gpu = specs.get("gpu")
     if not name:
         return [page.reject(f"plan {plan!r:.80} has no slug", plan)]
+    if isinstance(region, list) and (why := too_many_places(region, name)):
+        return [page.reject(why, plan, name)]
     if not gpu:  # {} or null: a CPU-only server
         return [Skip("a CPU-only plan: no accelerator to price", name)]
     if not isinstance(gpu, dict) or not str(gpu.get("type") or "").strip():

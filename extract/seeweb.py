@@ -11,7 +11,7 @@ from chipcost.core.record import ParseResult
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._fx import prices_only
-from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
+from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count, too_many_places
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "seeweb"
@@ -65,6 +65,8 @@ def offers(plan: Any, page: Page) -> list[Item]:
     regions = _regions(plan)
     if not regions:
         return [page.reject(f"{name}: the plan lists no region to rent it in", plan, name)]
+    if why := too_many_places(regions, name):
+        return [page.reject(why, plan, name)]
     # "L40s 48GB", "RTX PRO 6000 96GB": the catalog reads a label's trailing memory size.
     chip = page.chip(label)
     extra: dict[str, Any] = {

@@ -11,7 +11,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.vocabulary import not_rentable
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._kit import host_spec, json_price, listed_rows, load_json
+from chipcost.extract._kit import host_spec, json_price, listed_rows, load_json, too_many_places
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "vultr"
@@ -166,6 +166,8 @@ def _offers(plan: dict, page: Page, chip: str, count: int, extra: dict) -> list[
     locations = [str(location) for location in listed if location]
     if not locations:
         return [page.reject(f"{name}: the plan lists no location to rent it in", plan, name)]
+    if why := too_many_places(locations, name):
+        return [page.reject(why, plan, name)]
     made: list[Item] = []
     prices = []
     # deploy_ondemand / deploy_preemptible false: listed with a price no one can rent at
