@@ -161,6 +161,7 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         health["source"].to_list() if not health.is_empty() else [],
         stale_days=options.stale_days,
         now=generated,
+        spans_since=period.since,  # the week's prices, not only today's
     )
     return ReportData(
         generated_at=generated,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import NamedTuple
 
 import duckdb
@@ -141,13 +141,19 @@ def freshness(
     now: datetime | None = None,
     chips: Sequence[str] | None = None,
     providers: Sequence[str] | None = None,
+    spans_since: date | None = None,
 ) -> Freshness:
     """The freshness of `sources` (the ones whose prices are shown; None: every source with
     current prices), and the current prices of `chips` and `providers` (None: any) that no
-    rate converts to US dollars, which no read shows."""
+    rate converts to US dollars, which no read shows; with `spans_since`, every price of the
+    history that held on or after that day (a read of the history, not of today)."""
     known, shown = _read(con, shown=sources is None)
     if sources is None:
         sources = shown
     picked = tuple(known[s] for s in dict.fromkeys(sources) if s in known)
-    left = unrated(con, chips=chips, providers=providers)
+    if spans_since is None:
+        left = unrated(con, chips=chips, providers=providers)
+    else:
+        since = None if spans_since == date.min else spans_since
+        left = unrated(con, current=False, since=since, chips=chips, providers=providers)
     return Freshness(picked, now or datetime.now(UTC), stale_days, left)

@@ -19,6 +19,7 @@ from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.prices import check_named, held_elsewhere, named_filters
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
+from chipcost.warehouse.fx import unrated
 from chipcost.warehouse.history import daily_cheapest, history_values
 from chipcost.warehouse.prices import as_spelled, instance_spellings
 
@@ -124,8 +125,9 @@ def find_history(
     )
     shown = frame["source"].unique().sort().to_list()
     fresh = freshness(
-        con, shown, stale_days=stale_days, now=now, chips=chips, providers=named["providers"]
-    )
+        con, shown, stale_days=stale_days, now=now, chips=chips, providers=named["providers"],
+        spans_since=ask.since or date.min,
+    )  # fmt: skip
     frame = mine.frame(frame)
     notes = ((cut,) if cut else ()) + _narrowed(named["pricing_models"] or [], ask.voice)
     return HistoryResult(frame=frame, freshness=fresh, chips=chips, mine=mine, notes=notes)
@@ -157,6 +159,12 @@ def why_no_history(con: duckdb.DuckDBPyConnection, ask: HistoryAsk, chips: list[
     if ask.since or ask.until:
         days = f" from {ask.since or 'the start'} to {ask.until or 'the last run'}"
     filters = named_filters(ask.regions, ask.pricing_models, ask.providers, ask.instances)
+    # A euro price no rate converts is in the history, not in its dollars: said, not "no price".
+    left = unrated(
+        con, current=False, chips=chips or None, providers=filters["providers"], since=ask.since
+    )
+    if left.count:
+        return f"no prices of {named} in US dollars match these filters{days}: {left.said()}"
     where = held_elsewhere(con, chips, filters, table="price_history")
     return (
         f"no prices of {named} match these filters{days}{where}: check the region, pricing "

@@ -23,6 +23,7 @@ from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.pipeline.prices import pricing_model_name
 from chipcost.pipeline.your_prices import Rates
 from chipcost.warehouse.freshness import Freshness, freshness
+from chipcost.warehouse.fx import unrated
 from chipcost.warehouse.history import newest_day
 from chipcost.warehouse.price_index import BUCKETS, COMMITMENT_TERM, price_index
 
@@ -111,6 +112,9 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
                 f"no index{which}: {ask.voice.said('since', since)} is after the newest prices "
                 f"({until}); give an earlier day"
             )
+        left = unrated(con, current=False, chips=chips, since=since)
+        if left.count:  # euro prices no rate converts: in the history, not in its dollars
+            raise NoMatch(f"no index{which} ({', '.join(buckets)}) in US dollars: {left.said()}")
         raise NoMatch(
             f"no index{which} ({', '.join(buckets)}) in the history"
             + (f" from {since}" if since else "")

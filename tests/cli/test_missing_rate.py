@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -181,3 +182,47 @@ def test_a_rate_older_than_seven_days_converts_nothing(no_rate):
         assert unrated(con, current=False).count == 3
     finally:
         con.close()
+
+
+@pytest.mark.parametrize(
+    "rate_day", [None, "2026-10-24", "2026-11-20"]
+)  # none, 8 days early, later
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("history", "--chip", "L40S"), "no prices of L40S in US dollars match these filters"),
+        (("history", "--chip", "L40S", "--format", "json"), "no prices of L40S in US dollars"),
+        (("history", "--chip", "L40S", "--provider", "seeweb"), "1 price in EUR of seeweb"),
+        (("index", "--chip", "L40S"), "no index for L40S (on_demand) in US dollars"),
+    ],
+)
+def test_a_chip_priced_only_in_euros_without_a_rate_is_said_by_history_and_index(
+    no_rate, rate_day, args, said
+):
+    """On 697f5e5 these said "no prices of L40S match these filters" and "no index for L40S
+    ... run `chipcost collect`", with no word of the rate (a rate after the prices' day is
+    none for them either)."""
+    if rate_day:
+        load_usd_rate(no_rate, rate_day, 1.1)
+    ran = cli(no_rate, *args)
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr
+    text = " ".join(ran.stderr.split())
+    assert said in text and "left out: no ECB rate within 7 days" in text
+    assert f"`{RATES}` fetches the rates" in text
+
+
+def test_history_says_a_past_euro_price_left_out_though_todays_has_a_rate(tmp_path):
+    """A Seeweb price of a day no rate converts, then a changed one a rate converts: the
+    history shows the second and says the first was left out (it spoke of today's alone)."""
+    later = day(10)
+    dearer = replace(SEEWEB, price_per_hour=1.8)
+    runs = [
+        run_by_provider({"aws": [AWS], "seeweb": [SEEWEB]}, day(0)),
+        run_by_provider({"aws": [AWS], "seeweb": [dearer]}, later),
+    ]
+    db = of_runs(tmp_path / "w.duckdb", runs)
+    load_usd_rate(db, later.date().isoformat(), 1.1)
+    ran = cli(db, "history", "--chip", "L40S")
+    assert ran.returncode == 0, ran.stderr
+    said = " ".join((ran.stdout + ran.stderr).split())
+    assert "1 price in EUR of seeweb left out: no ECB rate within 7 days of its day" in said
