@@ -47,6 +47,8 @@ CSV_COLUMNS = (
     "change_pct",
     "history_start",
     "payload_ref",
+    "estimate",  # what a price no public page gives rests on; empty for a published price
+    "sample",  # true for the bundled sample's prices
 )
 
 

@@ -46,6 +46,7 @@ COLUMNS = (
     "last_seen_at",
     "interruption",  # AWS spot only: the Spot Instance Advisor's frequency of interruption
     "estimate",  # what a price no public page gives rests on (the sample's estimates only)
+    "sample",  # the bundled sample's price (the Download CSV's mark; the page's banner)
     # The host (vCPUs, memory and local disk, GB) where the source publishes it, else null.
     "vcpus",
     "ram_gb",

@@ -3,9 +3,11 @@
 A chipcost price row becomes one FOCUS row per offer: the list price per instance-hour in
 ListUnitPrice with PricingUnit "Hours", the per-chip price beside it in a custom column, the
 pricing model as PricingCategory, what the price is of (instance type, GPUs, term, payment)
-in SkuPriceDetails, and the price's validity as the SKU Price dataset's effective start and
-end. Column IDs and allowed values are the specification's (chipcost/data/focus_columns.csv
-says where each was read); custom columns and properties start with "x_", as it requires.
+in SkuPriceDetails, the price's validity as the SKU Price dataset's effective start and
+end, and what the price is: an estimate (no price the provider publishes) and what it rests
+on, and whether it is the bundled sample's. Column IDs and allowed values are the
+specification's (chipcost/data/focus_columns.csv says where each was read); custom columns and
+properties start with "x_", as it requires.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ FOCUS_COLUMNS = (
     "x_UpfrontCost",
     "x_Source",
     "x_PayloadRef",
+    "x_Estimate",
+    "x_EstimateBasis",
+    "x_Sample",
 )
 
 
@@ -103,6 +108,10 @@ def _row(row: Mapping[str, object]) -> dict[str, object]:
         "x_UpfrontCost": row.get("upfront"),
         "x_Source": row.get("source"),
         "x_PayloadRef": row.get("payload_ref"),
+        # a read's `estimate` is what the estimate rests on, None for a published price
+        "x_Estimate": bool(row.get("estimate")),
+        "x_EstimateBasis": row.get("estimate") or None,
+        "x_Sample": bool(row.get("sample")),
     }
 
 

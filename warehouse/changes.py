@@ -10,6 +10,7 @@ import polars as pl
 
 from chipcost.core.frames import frame_of
 from chipcost.core.vocabulary import HISTORY_KEY
+from chipcost.warehouse.prices import ESTIMATE, SAMPLE
 
 _KEY = ", ".join(HISTORY_KEY)
 
@@ -21,17 +22,21 @@ WITH first_success AS (
     GROUP BY source
 )
 SELECT
-    e.changed_at, e.change, e.chip, e.provider, e.region, e.zone, e.instance_type,
-    e.pricing_model, e.term, e.payment, e.plan, e.source, e.chip_count,
-    e.old_price_per_hour, e.new_price_per_hour,
-    per_chip_hour(e.old_price_per_hour, e.chip_count) AS old_price_per_chip_hour,
-    per_chip_hour(e.new_price_per_hour, e.chip_count) AS new_price_per_chip_hour,
-    e.change_pct,
-    coalesce(e.change = 'new' AND e.changed_at <= f.first_ok, FALSE) AS history_start,
-    e.payload_ref
-FROM price_changes e LEFT JOIN first_success f USING (source)
-WHERE e.changed_at >= $start AND e.changed_at < $end
-ORDER BY e.changed_at, e.chip, {", ".join(f"e.{c}" for c in HISTORY_KEY)}
+    p.changed_at, p.change, p.chip, p.provider, p.region, p.zone, p.instance_type,
+    p.pricing_model, p.term, p.payment, p.plan, p.source, p.chip_count,
+    p.old_price_per_hour, p.new_price_per_hour,
+    per_chip_hour(p.old_price_per_hour, p.chip_count) AS old_price_per_chip_hour,
+    per_chip_hour(p.new_price_per_hour, p.chip_count) AS new_price_per_chip_hour,
+    p.change_pct,
+    coalesce(p.change = 'new' AND p.changed_at <= f.first_ok, FALSE) AS history_start,
+    p.payload_ref,
+    -- what the new price (a withdrawal: the old) rests on where it is an estimate, and
+    -- whether it is the bundled sample's
+    {ESTIMATE} AS estimate,
+    {SAMPLE} AS sample
+FROM price_changes p LEFT JOIN first_success f USING (source)
+WHERE p.changed_at >= $start AND p.changed_at < $end
+ORDER BY p.changed_at, p.chip, {", ".join(f"p.{c}" for c in HISTORY_KEY)}
 """
 
 _MOVES = f"""
@@ -137,7 +142,9 @@ def coverage(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> 
 
 
 def change_events(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> pl.DataFrame:
-    """Every new, changed and withdrawn event in [start, end), with per-chip prices."""
+    """Every new, changed and withdrawn event in [start, end), with per-chip prices, what the
+    price rests on where it is an estimate (`estimate`, else None) and whether it is the
+    bundled sample's (`sample`)."""
     return frame_of(con.sql(_EVENTS, params={"start": start, "end": end}))
 
 

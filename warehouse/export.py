@@ -8,6 +8,7 @@ import duckdb
 
 from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.warehouse.db import dict_rows
+from chipcost.warehouse.prices import ESTIMATE, SAMPLE
 from chipcost.warehouse.where import Where
 
 
@@ -16,7 +17,9 @@ def history_rows(
 ) -> list[dict[str, object]]:
     """Every price_history row (a price and the span it held: valid_from, valid_to NULL while
     it holds), with its per-chip price, in the currency its provider states it in (a span of
-    days has no one exchange rate); since: only prices that still held on or after it."""
+    days has no one exchange rate), what it rests on where it is an estimate (`estimate`) and
+    whether it is the bundled sample's (`sample`); since: only prices that still held on or
+    after it."""
     where = Where()
     if since is not None:
         where.add("(valid_to IS NULL OR valid_to >= {})", since)
@@ -27,8 +30,9 @@ def history_rows(
         SELECT provider, region, zone, instance_type, chip, chip_count, pricing_model, term,
                payment, plan, price_per_hour,
                per_chip_hour(price_per_hour, chip_count) AS price_per_chip_hour, upfront,
-               currency, sku, source, valid_from, valid_to, end_reason, payload_ref
-        FROM price_history
+               currency, sku, source, valid_from, valid_to, end_reason, payload_ref,
+               {ESTIMATE} AS estimate, {SAMPLE} AS sample
+        FROM price_history p
         WHERE {where.sql()}
         ORDER BY {", ".join(OFFER_KEY)}, valid_from
         """,

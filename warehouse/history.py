@@ -10,6 +10,7 @@ import polars as pl
 from chipcost.core.frames import frame_of
 from chipcost.warehouse.bound import relation
 from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, USD_PER_EUR, in_currency
+from chipcost.warehouse.prices import ESTIMATE, SAMPLE
 from chipcost.warehouse.where import Where
 
 # Columns of daily_cheapest's frame, in order (a stable contract for the CLI and the API).
@@ -28,6 +29,10 @@ HISTORY_COLUMNS = (
     "plan",
     "source",
     "offers",
+    # What the day's cheapest price rests on where it is an estimate (no price the provider
+    # publishes), else None; whether it is the bundled sample's.
+    "estimate",
+    "sample",
 )
 
 
@@ -94,22 +99,29 @@ days AS (
 """
 
 
-_DAILY = """
+# The day's cheapest offer's payload (what its estimate and sample flag are read from) is
+# looked into for the days' rows only, after the cheapest is chosen.
+_DAILY = f"""
+, daily AS (
 SELECT
     day, chip, pricing_model,
     min(price_per_chip_hour) AS price_per_chip_hour,
-    arg_min(provider, {tie}) AS provider,
-    arg_min(region, {tie}) AS region,
-    arg_min(zone, {tie}) AS zone,
-    arg_min(instance_type, {tie}) AS instance_type,
-    arg_min(chip_count, {tie}) AS chip_count,
-    arg_min(term, {tie}) AS term,
-    arg_min(payment, {tie}) AS payment,
-    arg_min(plan, {tie}) AS plan,
-    arg_min(source, {tie}) AS source,
-    count(*) AS offers
+    arg_min(provider, {{tie}}) AS provider,
+    arg_min(region, {{tie}}) AS region,
+    arg_min(zone, {{tie}}) AS zone,
+    arg_min(instance_type, {{tie}}) AS instance_type,
+    arg_min(chip_count, {{tie}}) AS chip_count,
+    arg_min(term, {{tie}}) AS term,
+    arg_min(payment, {{tie}}) AS payment,
+    arg_min(plan, {{tie}}) AS plan,
+    arg_min(source, {{tie}}) AS source,
+    count(*) AS offers,
+    arg_min(payload_ref, {{tie}}) AS payload_ref
 FROM days
 GROUP BY day, chip, pricing_model
+)
+SELECT p.* EXCLUDE (payload_ref), {ESTIMATE} AS estimate, {SAMPLE} AS sample
+FROM daily p
 ORDER BY chip, pricing_model, day
 """
 

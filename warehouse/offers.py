@@ -9,7 +9,7 @@ import polars as pl
 from chipcost.core.frames import frame_of
 from chipcost.transform.cost import memory_needed_gb
 from chipcost.warehouse.fx import in_currency
-from chipcost.warehouse.prices import ESTIMATE, SPOT_BUCKET_JOIN
+from chipcost.warehouse.prices import ESTIMATE, SAMPLE, SPOT_BUCKET_JOIN
 
 # Spot rows summarised per region (plan 'region_cheapest') repeat a zone's offer: left out.
 _OFFERS = f"""
@@ -18,7 +18,7 @@ SELECT
     p.vcpus, p.ram_gb, p.disk_gb,
     p.pricing_model, p.term, p.payment, p.plan,
     p.price_per_chip_hour, p.price_per_hour, p.upfront, p.source, p.valid_from, p.last_seen_at,
-    si.interruption, {ESTIMATE} AS estimate
+    si.interruption, {ESTIMATE} AS estimate, {SAMPLE} AS sample
 FROM per_chip_prices p LEFT JOIN chips c USING (chip)
 {SPOT_BUCKET_JOIN}
 WHERE p.plan <> 'region_cheapest' AND p.chip <> 'unknown'
@@ -36,7 +36,8 @@ ORDER BY t.model, t.workload, t.chip
 
 
 def current_offers(con: duckdb.DuckDBPyConnection, currency: str | None = None) -> pl.DataFrame:
-    """Every current per-chip offer of a known chip, with the chip's memory (GB); in
+    """Every current per-chip offer of a known chip, with the chip's memory (GB), what its
+    price rests on where it is an estimate and whether it is the bundled sample's; in
     `currency` at the rate of the day each was last seen when given (chipcost.warehouse.fx)."""
     sql, params = in_currency(con, _OFFERS, None, currency, day="last_seen_at")
     return frame_of(con.sql(sql, params=params or None))

@@ -82,6 +82,13 @@ ESTIMATE = """(
                 AND o.pricing_model = p.pricing_model AND o.term = p.term
         )"""
 
+# Whether a price row `p` is the bundled sample's: a run that read the archive run its payload
+# is in (payload_ref's first part) replayed the sample. Runs are few: no observation is read.
+SAMPLE = """coalesce((
+            SELECT bool_or(r.sample) FROM runs r
+            WHERE r.archive_run = split_part(p.payload_ref, '/', 1)
+        ), FALSE)"""
+
 # What `--sort` puts first; then by chip, pricing model, term and price as always.
 SORTS = {
     "chip": "",

@@ -9,7 +9,7 @@ from chipcost.cli.render import shown
 from chipcost.cli.render_cost import UNHELD_TTFT, figure_point, print_footer
 from chipcost.cli.render_prices import ESTIMATE_MARK
 from chipcost.core.figures import speed_label
-from chipcost.core.vocabulary import pricing_words
+from chipcost.core.vocabulary import NO_TERM_WORDS, no_term_rest, pricing_words
 from chipcost.pipeline.compare import CompareResult
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.cost import cost_text, money_sign
@@ -128,8 +128,11 @@ def _cells(result: CompareResult, line: Comparison) -> dict:
         for i, (side, row) in enumerate((("a", a), ("b", b)))
     }
     return {
-        # the pricing model's words, as prices, cost and the page say it ('savings plan 3yr')
-        "pricing": plain(pricing_words(str(a["pricing_model"]), str(a["term"]), None, None)),
+        # the pricing model's words, as prices, cost and the page say it ('savings plan 3yr');
+        # kept whole on one line, so a reservation's 'no term' says the rest in a note
+        "pricing": plain(
+            pricing_words(str(a["pricing_model"]), str(a["term"]), None, None, short=True)
+        ),
         "a_price": _money(a),
         "b_price": _money(b),
         "ratio": f"{ratio:.2f}" if ratio is not None else "",
@@ -290,6 +293,8 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
         "$/M: per million tokens, at the figures a verdict rests on",
         f"must do: the tok/s per chip {needs} must reach to cost as little per token",
     ]
+    bare = {str(r["pricing_model"]) for r in offers if r.get("term") == "none"}
+    marks += [no_term_rest(model) for model in sorted(bare & NO_TERM_WORDS.keys())]
     leans = {leaning(line)[:1] for line in result.lines} - {""}
     if "~" in leans:
         marks.append("~: which way the derived estimate (est.) leans, no verdict")

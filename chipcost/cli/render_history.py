@@ -6,6 +6,7 @@ import polars as pl
 
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, fit_table
+from chipcost.cli.render_prices import ESTIMATE_MARK, estimate_note
 from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS, PRICING_MODELS, pricing_words
 from chipcost.transform.cost import money_sign
 
@@ -38,6 +39,12 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
         table = shown
     console.say([(chip, "bold"), (f": cheapest {currency} per chip-hour by day{note}", "")])
     models = table.columns[1:]
+    # est. after a day's cheapest that is an estimate, as `prices` and `compare` mark it.
+    estimated = {
+        (row["day"], row["pricing_model"]): row
+        for row in frame.iter_rows(named=True)
+        if row.get("estimate")
+    }
     # The days and prices are never cut: a header wraps a word a line ("capacity" over
     # "block") where the screen is narrow.
     columns = [Column("day", "day", essential=True, whole=True)]
@@ -45,10 +52,14 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
     cells = [
         {
             "day": str(day),
-            **{m: "" if p is None else f"{p:,.4f}" for m, p in zip(models, prices, strict=False)},
+            **{
+                m: "" if p is None else f"{p:,.4f}" + (ESTIMATE_MARK * ((day, m) in estimated))
+                for m, p in zip(models, prices, strict=False)
+            },
         }
         for day, *prices in table.iter_rows()
     ]
+    shown = {day for day, *_ in table.iter_rows()}
     # Where even a word a line does not fit, the pricing models least asked about (flex-start,
     # then capacity block, ...) fold to a second line under each day: on demand, spot and the
     # commitments (the glance's kinds) stay on the day's line.
@@ -60,13 +71,18 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
         offers = f"{row['offers']} offer{'s' if row['offers'] != 1 else ''}"
         # The column is the cheapest of every term: the line says which one it is today.
         label = MODEL_LABELS.get(row["pricing_model"], row["pricing_model"])
-        terms = pricing_words(None, row.get("term"), row.get("payment"), row.get("plan"))
+        terms = pricing_words(
+            *(row.get(p) for p in ("pricing_model", "term", "payment", "plan")), model_said=False
+        )
+        mark = ESTIMATE_MARK if row.get("estimate") else ""
         console.say(
-            f"  {label}: {money_sign(currency)}{row['price_per_chip_hour']:,.4f} "
+            f"  {label}: {money_sign(currency)}{row['price_per_chip_hour']:,.4f}{mark} "
             f"on {row['day']} at "
             f"{where} · {row['instance_type']}{f', {terms}' if terms else ''} ({offers})",
             indent="    ",  # a line too long goes on under its own, not at column 0
         )
+    if note := estimate_note([r for (day, _), r in estimated.items() if day in shown]):
+        console.say(f"note: {note}", indent="  ")
 
 
 def _steps(days: list[str], prices: list[float]) -> tuple[list[str], list[float]]:

@@ -119,7 +119,13 @@ def pricing_cell(row: Row, skip: Mapping[str, str] = {}, short: bool = False) ->
     model, term, payment, plan = (_text(row[p]) if p not in skip else None for p in _PRICING)
     if short and plan is not None:
         plan = SHORT.get(plan, plan)
-    return plain(pricing_words(model, term, payment, plan))
+    # A term of none, never printed, is meant ('reserved, no term, at on-demand rate') unless
+    # the header says the model and the term both.
+    if "pricing_model" not in skip or "term" not in skip:
+        model = _text(row["pricing_model"])
+        if row["term"] == "none":
+            term = "none"
+    return plain(pricing_words(model, term, payment, plan, model_said="pricing_model" not in skip))
 
 
 def _text(value: object) -> str | None:

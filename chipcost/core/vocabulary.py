@@ -25,6 +25,9 @@ class PricingModel:
     focus_commitment: str | None = None
     # What it means, in a line, for legends (the explorer's).
     meaning: str = ""
+    # What its price is when it has no term, said after its label ('reserved, no term, at
+    # on-demand rate'); '' when a term is no part of it.
+    no_term: str = ""
 
 
 # In the order listings show them: list price first, commitments, then the rest.
@@ -40,7 +43,10 @@ PRICING_MODEL_TABLE = (
                  meaning="the list price, paid by the hour, no commitment"),
     PricingModel("reserved", "reserved", "Reserved", "#059669", commits=True,
                  focus="Committed", focus_commitment="Usage",
-                 meaning="a 1- or 3-year reservation; upfront fees are spread over the term"),
+                 meaning="a 1- or 3-year reservation; upfront fees are spread over the term. "
+                 "With no term, capacity held for you and charged at the on-demand rate "
+                 "(Google's future reservations of shapes it does not rent on demand)",
+                 no_term="no term, at on-demand rate"),
     PricingModel("savings_plan", "savings plan", "Savings plan", "#7c3aed", commits=True,
                  focus="Committed", focus_commitment="Spend",
                  meaning="a 1- or 3-year commitment to spend so much an hour (AWS)"),
@@ -59,6 +65,8 @@ PRICING_MODEL_TABLE = (
 PRICING_MODELS = tuple(model.code for model in PRICING_MODEL_TABLE)
 MODEL_LABELS = {model.code: model.label for model in PRICING_MODEL_TABLE}
 MODEL_COLOURS = {model.code: model.colour for model in PRICING_MODEL_TABLE}
+# A reservation with no term holds capacity at the on-demand rate: its label says so.
+NO_TERM_WORDS = {model.code: model.no_term for model in PRICING_MODEL_TABLE if model.no_term}
 OWN_BUCKET_MODELS = tuple(model.code for model in PRICING_MODEL_TABLE if not model.commits)
 # The columns of `prices --by` and the pricing models of `index`: on demand, spot, and any
 # commitment (reserved, savings plan, a neocloud's term) as one, named by the commitment
@@ -152,17 +160,31 @@ def _said(code: str | None, labels: dict[str, str]) -> str:
 
 
 def pricing_words(
-    pricing_model: str | None, term: str | None, payment: str | None, plan: str | None
+    pricing_model: str | None,
+    term: str | None,
+    payment: str | None,
+    plan: str | None,
+    *,
+    model_said: bool = True,
+    short: bool = False,
 ) -> str:
-    """'on demand', 'reserved 3yr, standard, all upfront', 'on demand, dynamic': how an offer
-    is paid, in one wording for every page and table that says it."""
-    head = " ".join(
-        w
-        for w in (pricing_model and MODEL_LABELS.get(pricing_model, pricing_model), term)
-        if w and w != "none"
-    )
-    parts = (head, _said(plan, PLAN_LABELS), _said(payment, PAYMENT_LABELS))
+    """'on demand', 'reserved 3yr, standard, all upfront', 'on demand, dynamic', 'reserved, no
+    term, at on-demand rate': how an offer is paid, in one wording for every page and table
+    that says it. `model_said` False leaves the model's label out (a header says it) and keeps
+    what its term of none means; `short` says that as 'no term' (a table whose labels are
+    kept whole on one line says the rest in a note, no_term_rest)."""
+    label = model_said and pricing_model and MODEL_LABELS.get(pricing_model, pricing_model)
+    head = " ".join(w for w in (label, term) if w and w != "none")
+    bare = NO_TERM_WORDS.get(pricing_model or "", "") if term == "none" else ""
+    bare = bare.split(", ")[0] if short else bare
+    parts = (head, bare, _said(plan, PLAN_LABELS), _said(payment, PAYMENT_LABELS))
     return ", ".join(p for p in parts if p)
+
+
+def no_term_rest(pricing_model: str) -> str:
+    """'reserved, no term: at on-demand rate': what a short label leaves out (pricing_words)."""
+    short = pricing_words(pricing_model, "none", None, None, short=True)
+    return f"{short}: {NO_TERM_WORDS[pricing_model].split(', ', 1)[1]}"
 
 
 def not_rentable(model: str, why: str) -> str:
@@ -220,6 +242,10 @@ def _pricing_words() -> dict[str, tuple[str, str]]:
             for word in (code, code.replace("_", " "), labels.get(code), PLAN_SHORT.get(code)):
                 if word:
                     words[word.lower()] = (kind, code)
+    # 'no term, at on-demand rate' (NO_TERM_WORDS) and its parts say the term none
+    for said in NO_TERM_WORDS.values():
+        for part in (said, *said.split(", ")):
+            words[part.replace(",", "")] = ("term", "none")
     return words
 
 
@@ -242,12 +268,11 @@ def pricing_code(value: str) -> str:
         return model_code(value)
     named: dict[str, str] = {}
     known = _pricing_words()
+    longest = max(len(w.split()) for w in known)
     while rest:
-        two = " ".join(rest[:2])
-        if len(rest) > 1 and two in known:
-            (kind, code), rest = known[two], rest[2:]
-        elif rest[0] in known:
-            (kind, code), rest = known[rest[0]], rest[1:]
+        n = next((n for n in range(longest, 0, -1) if " ".join(rest[:n]) in known), 0)
+        if n:
+            (kind, code), rest = known[" ".join(rest[:n])], rest[n:]
         elif re.fullmatch(TERM_PATTERN, rest[0]) and rest[0] != "none":
             kind, code, rest = "term", rest[0], rest[1:]
         else:
@@ -260,13 +285,13 @@ def pricing_code(value: str) -> str:
 def _no_model(value: str) -> bool:
     """Whether `value` is a pricing label without its model ('1yr, std, all upfront', as
     `prices` prints a cell under a header that names the model): it reads as one after it,
-    with a payment or a plan (a term alone, '1yr', is the index's old spelling of a
+    with a payment, a plan or no term (a term alone, '1yr', is the index's old spelling of a
     commitment's)."""
     try:
         parts = pricing_parts(pricing_code(f"reserved {value}"))
     except ValueError:
         return False
-    return "payment" in parts or "plan" in parts
+    return "payment" in parts or "plan" in parts or parts.get("term") == "none"
 
 
 def code_words(code: str) -> str:

@@ -72,7 +72,8 @@
       help: "Local disk of the whole instance, GB as its source writes them (0: network storage only)." },
   ].filter((c) => c.key === "cost" || c.key in col);
   const declared = new Set(COLUMNS.map((c) => c.key));
-  const SKIP = new Set(["pricing_model", "estimate", "currency"]);  // said in other cells
+  // Said in other cells, the page's banner, and the Download CSV's marks.
+  const SKIP = new Set(["pricing_model", "estimate", "sample", "currency"]);
   for (const key of cols) {
     if (!declared.has(key) && !SKIP.has(key)) {
       const numeric = typeof col[key].find((v) => v != null) === "number";
@@ -123,6 +124,13 @@
     .replace("{per}", state.per);
 
   const figureOf = (i) => (throughput[state.model] || {})[col.chip[i]];
+  // A throughput figure neither measured nor published: a cost per token resting on one is
+  // marked with its kind, in the table and the Download CSV.
+  const ESTIMATED = new Set(["derived", "estimate"]);
+  const estimatedKind = (i) => {
+    const kind = figureOf(i)?.kind;
+    return ESTIMATED.has(kind) ? kind : "";
+  };
   function costOf(i) {
     const figure = figureOf(i);
     if (!figure) return null;
@@ -234,6 +242,12 @@
         `${figure.kind}: ${figure.source}. The chip's own figure: chipcost cost and ` +
         "compare cost a chip set against another at the figure matched with the other's " +
         "(same submitter, scale and software), which can differ.";
+      const kind = estimatedKind(i);
+      if (kind) {
+        mark(td, ` (${kind})`, "estimate", kind === "derived" ?
+          "Not a measured or published throughput: chipcost derived it from other figures." :
+          "Not a measured or published throughput: its author's estimate.");
+      }
       const fit = fitOf(i);
       if (fit && !fit.fits) {
         mark(td, ` (needs ${fit.instances})`, "needs", `The model needs ` +
@@ -396,13 +410,28 @@
     return /[",\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
   };
   // The CSV is the table: its columns as shown (headed as shown, in the chosen currency and
-  // unit), every row of the view in its order, the prices as numbers.
+  // unit), every row of the view in its order, the prices as numbers; then the marks the
+  // cells show as words, each a column of its own: what an estimated price rests on (empty
+  // for a published one), whether the price is the bundled sample's, and, with the cost per
+  // token, the kind of an estimated throughput figure it rests on (derived or estimate).
   const plainNumber = (v) => (typeof v === "number" ? Number(v.toPrecision(10)) : v);
+  function marks(columns) {
+    const kept = [
+      { label: "Price estimate", of: (i) => col.estimate?.[i] ?? "" },
+      { label: "Sample data", of: (i) => Boolean(col.sample?.[i] ?? data.sample) },
+    ];
+    if (columns.some((c) => c.key === "cost")) {
+      kept.push({ label: "Cost estimate", of: estimatedKind });
+    }
+    return kept;
+  }
   $("download").addEventListener("click", () => {
     const columns = visible();
-    const lines = [columns.map(labelOf).map(safe).join(",")];
+    const marked = marks(columns);
+    const lines = [[...columns.map(labelOf), ...marked.map((m) => m.label)].map(safe).join(",")];
     for (const i of state.rows) {
-      lines.push(columns.map((c) => safe(plainNumber(shown(i, c)))).join(","));
+      lines.push([...columns.map((c) => safe(plainNumber(shown(i, c)))),
+        ...marked.map((m) => safe(m.of(i)))].join(","));
     }
     const blob = new Blob([lines.join("\n") + "\n"], { type: "text/csv" });
     const link = document.createElement("a");

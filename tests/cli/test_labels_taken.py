@@ -19,6 +19,7 @@ from chipcost.core.errors import UsageError
 from chipcost.core.figures import speed_label, speed_value
 from chipcost.core.vocabulary import (
     MODEL_LABELS,
+    NO_TERM_WORDS,
     PAYMENTS,
     PRICING_MODELS,
     TERMS,
@@ -127,10 +128,13 @@ _PRICING = ("pricing_model", "term", "payment", "plan")
 
 def _names(row: dict) -> dict[str, str]:
     """The pricing parts an offer's label says (a label leaves out no term, no payment, the
-    default plan)."""
-    return {
+    default plan; a reservation's 'no term' says its term of none)."""
+    named = {
         p: row[p] for p in _PRICING if p == "pricing_model" or row[p] not in ("none", "default")
     }
+    if row["term"] == "none" and row["pricing_model"] in NO_TERM_WORDS:
+        named["term"] = "none"
+    return named
 
 
 def test_a_whole_pricing_label_from_a_table_selects_the_offers_it_names(db, tables):
@@ -500,3 +504,36 @@ def test_a_euro_amount_as_a_bound_is_refused_saying_bounds_are_dollars(db, bound
     said = " ".join(done.stderr.split())
     assert f"--max-price {bound}: a price bound is US dollars of list price" in said
     assert "note:" not in said
+
+
+def test_a_reservation_with_no_term_says_it_is_held_at_the_on_demand_rate(db):
+    """Google's future reservations (no term, charged as on demand: $11.27 an H100-SXM hour in
+    the sample) were a plain 'reserved' beside 3-year reservations: the label says what they
+    are, every table that shows one says it (compare's short label with a note), and the
+    label, whole or short, is taken back as the offers it names."""
+    assert pricing_words("reserved", "none", "none", "default") == (
+        "reserved, no term, at on-demand rate"
+    )
+    assert pricing_words("reserved", "none", None, None, short=True) == "reserved, no term"
+    assert pricing_words("reserved", "3yr", None, None) == "reserved 3yr"
+    assert pricing_words("on_demand", "none", "none", "default") == "on demand"
+    shown = chipcost("prices", "--chip", "H100-SXM", "--pricing-model", "reserved",
+                     "--db", str(db), columns=200)  # fmt: skip
+    lines = [line for line in shown.stdout.splitlines() if line.startswith("gcp ")]
+    assert lines and all("no term, at on-demand rate" in line for line in lines), lines
+    history = chipcost("history", "--chip", "H100-SXM", "--provider", "gcp", "--pricing-model",
+                       "reserved", "--no-chart", "--db", str(db), columns=200)  # fmt: skip
+    assert ", no term, at on-demand rate (" in " ".join(history.stdout.split())
+    compare = chipcost("compare", "B200", "H100-SXM", "--model", "llama-3-70b", "--workload",
+                       "inference", "--db", str(db), columns=80)  # fmt: skip
+    assert compare.returncode == 0, compare.stderr
+    assert any(line.startswith("reserved, no term  ") for line in compare.stdout.splitlines())
+    assert "reserved, no term: at on-demand rate" in " ".join(compare.stdout.split())
+    for label in ("reserved, no term, at on-demand rate", "reserved, no term"):
+        got = api.prices(chip="H100-SXM", pricing_model=label, db=str(db))
+        assert got.height and set(got["provider"]) == {"gcp"}, label
+        assert set(got["term"]) == {"none"} and set(got["pricing_model"]) == {"reserved"}
+    both = api.prices(
+        chip="H100-SXM", pricing_model="reserved, no term, at on-demand rate,spot", db=str(db)
+    )
+    assert set(both["pricing_model"]) == {"reserved", "spot"}

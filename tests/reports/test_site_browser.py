@@ -147,7 +147,14 @@ def test_download_gives_the_rows_shown_as_csv(page, tmp_path):
     saved = tmp_path / "offers.csv"
     download.value.save_as(saved)
     rows = list(csv.DictReader(io.StringIO(saved.read_text())))
-    assert list(rows[0]) == [*KEY_COLUMNS, "USD upfront"]  # the columns shown, named as shown
+    # the columns shown, named as shown; then the marks the cells show, as columns
+    assert list(rows[0]) == [
+        *KEY_COLUMNS,
+        "USD upfront",
+        "Price estimate",
+        "Sample data",
+        "Cost estimate",
+    ]
     assert [float(r["USD / chip-hour"]) for r in rows] == [12.6, 12.6, 10.0, 9.25, 5.0]
     assert [r["Pricing"] for r in rows] == column(page, "Pricing")
     assert all(r["Chip"] == "H100-SXM" and float(r["USD / M tokens"]) > 0 for r in rows)
@@ -320,5 +327,42 @@ def test_hostile_provider_text_neither_blanks_nor_runs_in_the_page(browser, tmp_
         assert page.inner_text("#count") == "2 of 2 offers"
         assert text in column(page, "Instance")
         assert errors == [] and dialogs == []
+    finally:
+        context.close()
+
+
+def test_the_download_keeps_the_marks_the_cells_show(browser, slices_site, tmp_path):
+    """The CSV writes as columns what the cells mark: the price an estimate rests on ('8x H100
+    (estimate)' on the page; on 2ef1a0c a bare number), the sample flag, and the kind of a
+    throughput figure neither measured nor published that a cost rests on ('(derived)' in the
+    cell, not only in its tooltip)."""
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(slices_site.as_uri())
+        with page.expect_download() as download:
+            page.click("#download")
+        saved = tmp_path / "offers.csv"
+        download.value.save_as(saved)
+        rows = list(csv.DictReader(io.StringIO(saved.read_text())))
+        assert list(rows[0])[-3:] == ["Price estimate", "Sample data", "Cost estimate"]
+        by_instance = {r["Instance"]: r for r in rows}
+        assert by_instance["p5.48xlarge"]["Price estimate"] == "no public price found"
+        assert by_instance["p5.4xlarge"]["Price estimate"] == ""
+        assert {r["Sample data"] for r in rows} == {"false"}  # collected, not the sample
+        # each cost the CSV marks derived says so in its cell, and no other does
+        costs = dict(zip(column(page, "Instance"), column(page, "USD / M tokens"), strict=True))
+        kinds = {r["Instance"]: r["Cost estimate"] for r in rows}
+        assert "derived" in kinds.values(), kinds
+        for instance, kind in kinds.items():
+            assert (f" ({kind})" in costs[instance]) == bool(kind), (instance, costs)
+        # no cost column in view: no cost mark either
+        page.click("#picker summary")
+        page.uncheck("#columns input[value=cost]")
+        with page.expect_download() as download:
+            page.click("#download")
+        download.value.save_as(saved)
+        head = saved.read_text().splitlines()[0].split(",")
+        assert head[-2:] == ["Price estimate", "Sample data"] and "Cost estimate" not in head
     finally:
         context.close()

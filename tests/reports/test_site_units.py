@@ -123,7 +123,8 @@ def test_the_csv_holds_the_columns_and_rows_shown_in_the_unit_and_currency_chose
     saved = tmp_path / "offers.csv"
     download.value.save_as(saved)
     header, *rows = list(csv.reader(io.StringIO(saved.read_text())))
-    assert header == shown
+    # the columns shown, then the marks the cells show (test_site_browser.py)
+    assert header == [*shown, "Price estimate", "Sample data", "Cost estimate"]
     assert [r[header.index("Pricing")] for r in rows] == column(page, "Pricing")
     for label in ("GBP / chip-month", "GBP upfront"):
         cells = column(page, label)
