@@ -175,28 +175,29 @@ def report_html(data: ReportData, title: str) -> str:
 def _email_variants(data: ReportData) -> list[Callable[[], list[Section]]]:
     """From richest to plainest: the first that fits the size limit is sent."""
     top = data.options.top_movers
-    # the answer to the question chipcost exists for comes first, in every variant but the last
+    # What changed opens the e-mail, a line a move; then the answers to the question chipcost
+    # exists for, each a dense line of figures (the attached report opens with them, charted).
     answer = [s for s in [digest.head_to_head(data)] if s is not None]
 
     def rich() -> list[Section]:
         extra = [digest.cheapest_per_token(data), digest.cheapest_now(data)]
-        return [*answer, *digest.movers(data, top), *[s for s in extra if s is not None]]
+        return [*digest.movers(data, top), *answer, *[s for s in extra if s is not None]]
 
     def lean() -> list[Section]:
         cheapest = filter(None, [digest.cheapest_per_token(data)])
-        return [*answer, *digest.movers(data, top), *cheapest]
+        return [*digest.movers(data, top), *answer, *cheapest]
 
     return [
         rich,
         lean,
-        lambda: [*answer, *digest.movers(data, top)],
-        lambda: [*answer, *digest.movers(data, min(top, 5))],
+        lambda: [*digest.movers(data, top), *answer],
+        lambda: [*digest.movers(data, min(top, 5)), *answer],
         lambda: [],
     ]
 
 
 def email_html(data: ReportData, title: str) -> str:
-    """The e-mail body: summary, the head-to-head answers, top movers, cheapest; CSS inlined;
+    """The e-mail body: summary, top movers, the head-to-head answers, cheapest; CSS inlined;
     under the size limit."""
     closing = (
         "<p class='meta'>The full report (every change with its daily prices, new and "

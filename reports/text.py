@@ -260,7 +260,6 @@ def text_body(data: ReportData, limit: int) -> str:
     if data.sample:
         lines += [SAMPLE_NOTE, ""]
     lines += [headline(data), plain(health_line(data)), *map(plain, lacks(data)), ""]
-    lines += _answers(data)
     # Spot moves apart, as in the HTML body: they move daily and would crowd out the rest.
     spot = pl.col("pricing_model") == "spot"
     groups = (
@@ -272,6 +271,7 @@ def text_body(data: ReportData, limit: int) -> str:
             shown = f"{plural(moves.height, 'offer')}; those that moved alike share a line"
             lines.append(f"Largest moves of {kind} ({shown}), USD per chip-hour:")
             lines += mover_lines(moves, most) + [""]
+    lines += _answers(data)  # after what changed, as in the HTML body
     lines.append("The full report (HTML, with every change and the cheapest prices per chip) and")
     lines.append("a CSV of every change are attached.")
     return "\n".join(lines) + "\n"

@@ -46,7 +46,7 @@ def _filters(
     where = Where()
     where.add("model = {}", model)
     where.add("workload = {}", workload)
-    where.any_of("region", regions)
+    where.places(regions)  # a region, or a zone as a row prints it
     where.pricing(pricing_models)
     where.any_of("provider", providers)
     where.any_of("instance_type", instances)

@@ -153,7 +153,7 @@ def daily_cheapest(
     where = Where()
     where.any_of("h.chip", chips)
     where.any_of("h.provider", providers)
-    where.any_of("h.region", regions)
+    where.places(regions, "h.")  # a region, or a zone as a row prints it
     where.pricing(models, "h.")
     where.any_of("h.instance_type", instances)
     days = in_force_days(

@@ -118,7 +118,7 @@ def _price_query(
     of SORTS. The filters bound to parameters; the price bounds on list prices in USD."""
     where = Where()
     where.any_of("p.chip", chips)
-    where.any_of("region", regions)
+    where.places(regions)  # a region, or a zone as a row prints it
     where.pricing(models)
     where.any_of("provider", providers)
     where.any_of("p.instance_type", instance_types)

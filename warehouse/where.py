@@ -30,6 +30,18 @@ class Where:
         if wanted:
             self.add(f"list_contains({{}}, lower({column}))", wanted)
 
+    def places(self, values: Iterable[str] | None, prefix: str = "") -> None:
+        """The offer is in one of `values`, each a region or a zone as a row prints it
+        ('us-east-1', 'us-east-2b': that zone's offers alone), in any case; `prefix` is the
+        columns' table alias ('h.'). Nothing added when there are none."""
+        wanted = [v.lower() for v in values or ()]
+        if wanted:
+            bound = self.bind(wanted)
+            self.conditions.append(
+                f"(list_contains({bound}, lower({prefix}region)) "
+                f"OR list_contains({bound}, lower({prefix}zone)))"
+            )
+
     def pricing(self, codes: Iterable[str] | None, prefix: str = "") -> None:
         """The offer is paid as one of `codes` (chipcost.core.vocabulary.pricing_code: a
         pricing model, and the term, payment and plan it names); nothing added when none."""

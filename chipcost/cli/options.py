@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from chipcost.core.asks import Currency, Db, Format, ListPrices, StaleDays, Wide
+from chipcost.core.asks import Currency, Db, Format, Limit, ListPrices, StaleDays, Wide
 from chipcost.core.questions import Opt
 
-__all__ = ["Currency", "DataDir", "Db", "Format", "ListPrices", "StaleDays", "Wide"]
+__all__ = ["Currency", "DataDir", "Db", "Format", "Limit", "ListPrices", "StaleDays", "Wide"]
 
 DataDir = Annotated[Path | None, Opt("Data directory (default: $CHIPCOST_DATA_DIR or ./data).")]
 

@@ -1,5 +1,6 @@
-"""`chipcost prices --by provider`: one row per chip and provider, its cheapest on demand, spot
-and commitment price per chip side by side (chipcost.pipeline.price_glance)."""
+"""`chipcost prices --by chip`: one row per chip, its cheapest offer anywhere; `--by provider`:
+one row per chip and provider, its cheapest on demand, spot and commitment price per chip side
+by side (chipcost.pipeline.price_glance)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,14 @@ from chipcost.cli.fit import GAP, Column, fit_table, floor, plain
 from chipcost.cli.formats import OutputFormat, write_rows
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
-from chipcost.cli.render_prices import ESTIMATE_MARK, price_text
+from chipcost.cli.render_prices import (
+    ESTIMATE_MARK,
+    SHORT_NOTE,
+    estimate_note,
+    price_text,
+    pricing_cell,
+    where_cell,
+)
 from chipcost.core.asks import PRICES
 from chipcost.core.questions import Voice
 from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS
@@ -19,6 +27,7 @@ from chipcost.pipeline.price_glance import (
     KINDS,
     PER_HOURS,
     by_keys,
+    cheapest_per_chip,
     glance,
     per_columns,
     per_hours,
@@ -80,6 +89,46 @@ def print_glance(
         print_note(console, ESTIMATE_NOTE.format(count=marked), label=("note:", ""))
 
 
+def print_cheapest(
+    console: Screen, rows: Sequence[Mapping[str, object]], *, per: str, currency: str, wide: bool
+) -> None:
+    """`--by chip`: each chip's cheapest offer, where it is, how it is paid and on what
+    instance, with how many offers the chip has; estimates marked and said under it."""
+    columns = [
+        Column("chip", "chip", essential=True, whole=True),
+        Column("price", "cheapest", numeric=True, essential=True),
+        Column("where", "where", essential=True),
+        Column("pricing", "pricing model", essential=True),
+        Column("instance_type", "instance", whole=True),
+        Column("offers", "offers", numeric=True),
+    ]
+    cells = []
+    for row in rows:
+        price = price_text(float(str(row[f"price_per_chip_{per}"])), per)
+        cells.append(
+            {
+                "chip": plain(row["chip"]),
+                "price": price + (ESTIMATE_MARK if row.get("estimate") else ""),
+                "where": where_cell(row),
+                "pricing": pricing_cell(row, short=not wide),
+                "instance_type": plain(row["instance_type"]),
+                "offers": str(row["offers"]),
+            }
+        )
+    # Where the offer is and how it is paid stay on the row's line, wrapped at need; the
+    # instance and the offers, kept while they fit, are folded under it where they do not.
+    fitted = fit_table(console, columns, cells, keep_order=("instance_type", "offers"), wide=wide)
+    console.say(
+        f"cheapest current offer of each chip {per_words(per)} ({currency}; any provider, "
+        "region and pricing model the filters leave)"
+    )
+    print_fitted(console, fitted)
+    shortened = any(c["pricing"] != pricing_cell(r) for c, r in zip(cells, rows, strict=True))
+    for line in (estimate_note(rows), SHORT_NOTE if shortened else ""):
+        if line:
+            print_note(console, line, label=("note:", ""))
+
+
 # The estimates a glance shows: counted; `prices` without --by names what each rests on.
 ESTIMATE_NOTE = (
     f"{ESTIMATE_MARK.strip()} = an estimate, no price the provider publishes ({{count}} shown; "
@@ -117,20 +166,24 @@ def per_frame(frame: pl.DataFrame, hours: int) -> pl.DataFrame:
 
 
 def glance_output(asked: dict[str, Any], format: OutputFormat, found: PriceRows) -> None:
-    """`prices --by provider|region`: one row per chip and provider (and region), its cheapest
-    on demand, spot and commitment price per chip side by side."""
+    """`prices --by chip`: one row per chip, its cheapest offer; `--by provider|region`: one
+    row per chip and provider (and region), its cheapest on demand, spot and commitment price
+    per chip side by side."""
     from chipcost.cli.consoles import out
 
     voice = Voice(PRICES)
     keys = by_keys(asked["by"], voice.said("by", asked["by"]))
     per_hours(asked["per"], voice.said("per", asked["per"]))  # refuses a unit it does not know
     per = str(asked["per"] or "hour").strip().lower()
-    rows = glance(found.rows, keys, per)
+    rows = glance(found.rows, keys, per) if keys else cheapest_per_chip(found.rows, per)
     if asked["limit"] is not None:
         rows = rows[: asked["limit"]]
     if format is OutputFormat.table:
         currency = found.mine.heading()
-        print_glance(out, rows, keys=keys, per=per, currency=currency, wide=asked["wide"])
+        if keys:
+            print_glance(out, rows, keys=keys, per=per, currency=currency, wide=asked["wide"])
+        else:
+            print_cheapest(out, rows, per=per, currency=currency, wide=asked["wide"])
         print_freshness(out, found.freshness)
         return
     rows = [{**row, "currency": found.mine.currency} for row in rows]  # json names its money

@@ -38,6 +38,11 @@ _WHERE = ("provider", "region", "zone")
 _PRICING = ("pricing_model", "term", "payment", "plan")
 # Parts of a price that say nothing when shown (an on demand price has no term).
 _EMPTY = ("", "none", "default")
+# Under a table cut at its --limit: how to see the rest, or the answer it holds at a glance.
+MORE_ROWS = (
+    "--by chip gives each chip's cheapest offer in a row; --chip NAME, --provider, --region or "
+    "--pricing-model narrow the offers; --limit N shows more"
+)
 # After a price no public page gives (the record's extra says so): the mark, and its note.
 ESTIMATE_MARK = " est."
 # Past this many estimates the note names the first ones and counts the rest.
@@ -139,6 +144,12 @@ def _joined(row: Mapping[str, object], parts: tuple[str, ...], skip: dict[str, s
     if "zone" in parts and row.get("zone") and "region" not in skip:
         values = [v for v in values if v != row["region"] or not str(row["zone"]).startswith(v)]
     return " ".join(values)
+
+
+def where_cell(row: Row) -> str:
+    """'aws us-east-2b', 'verda global': the offer's provider and region (or its zone), as the
+    table's "where" says them."""
+    return _joined(row, _WHERE, {})
 
 
 def _columns(rows: Sequence[Row], same: dict[str, str]) -> list[Column]:
@@ -290,7 +301,7 @@ def print_prices(
         console.line(line)
     print_fitted(console, fitted)
     if len(rows) > limit:
-        console.say(f"{len(rows) - limit} more rows: narrow the filters or raise --limit")
+        console.say(f"{len(rows) - limit} more rows: {MORE_ROWS}")
     short = not wide and _shortened(shown, same)
     alone = gpu_alone_note(row.get("source") for row in shown)
     for line in [

@@ -92,11 +92,18 @@ _RUN_COLUMNS = (
 )
 
 
-def print_runs(console: Screen, frame: pl.DataFrame, *, wide: bool) -> None:
-    """The warehouse's runs, newest first, with the ids `remove-run` takes."""
+def print_runs(
+    console: Screen, frame: pl.DataFrame, *, total: int | None = None, wide: bool
+) -> None:
+    """The warehouse's runs, newest first, with the ids `remove-run` takes; how many first
+    (`total`, of which `frame` holds the newest: all by default)."""
     if frame.is_empty():
         console.say("no runs yet: `chipcost collect` loads the first")
         return
+    total = frame.height if total is None else total
+    more = total > frame.height
+    cut = f", the newest {frame.height:,} shown (--limit N shows more)" if more else ""
+    console.say(f"{total:,} run{'s' if total != 1 else ''}, newest first{cut}")
     rows = [
         {k: plain(text_value(v)) for k, v in r.items()}
         | {
@@ -107,7 +114,7 @@ def print_runs(console: Screen, frame: pl.DataFrame, *, wide: bool) -> None:
     ]
     fitted = fit_table(console, list(_RUN_COLUMNS), rows, wide=wide)
     print_fitted(console, fitted)
-    console.say(f"{len(rows)} run(s); `chipcost remove-run RUN_ID` takes one out")
+    console.say("`chipcost remove-run RUN_ID` takes one out")
 
 
 def print_removal(console: Screen, preview: RemovalPreview, warehouse: object) -> None:

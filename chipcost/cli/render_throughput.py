@@ -9,6 +9,13 @@ from chipcost.cli.fit import Cell, Column, Styled, fit_table, plain
 from chipcost.cli.render import shown
 
 
+def counted(shown: int, total: int | None) -> str:
+    """'200 of 2,787 (--limit N shows more)', or '74' when every figure is shown."""
+    if total is None or total <= shown:
+        return f"{shown:,}"
+    return f"{shown:,} of {total:,} (--limit N shows more)"
+
+
 def status(row: dict) -> Cell:
     """chosen, alternative, or set aside (the reason is said under the table)."""
     if row["chosen"]:
@@ -53,9 +60,12 @@ def _point(row: dict) -> str:
     return " ".join(p for p in said if p)
 
 
-def print_throughput(console: Screen, frame: pl.DataFrame, *, wide: bool = False) -> None:
+def print_throughput(
+    console: Screen, frame: pl.DataFrame, *, total: int | None = None, wide: bool = False
+) -> None:
     """The figures as a table that fits the terminal, each source a numbered line under it:
-    a derivation's source is a paragraph, which wrapped one word a line in a table cell."""
+    a derivation's source is a paragraph, which wrapped one word a line in a table cell.
+    `total`: how many figures matched, said first with how many are shown (default: all)."""
     columns = [
         Column("id", "id", essential=True),
         Column("chip", "chip", essential=True),
@@ -98,7 +108,7 @@ def print_throughput(console: Screen, frame: pl.DataFrame, *, wide: bool = False
     # after a '-' (two lines at 80 columns, not four).
     keep = ("kind", "range", "model", "workload", "precision", "point", "peak", "batch")
     fitted = fit_table(console, columns, cells, keep_order=keep, wide=wide)
-    console.say("throughput figures (tokens/s per chip)")
+    console.say(f"throughput figures (tokens/s per chip): {counted(frame.height, total)}")
     print_fitted(console, fitted)
     for row in frame.filter(~pl.col("usable")).iter_rows(named=True):
         said = shown(f"set aside: {row['throughput_id']}: {row['set_aside_because']}")

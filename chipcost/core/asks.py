@@ -66,7 +66,7 @@ Ttft = Annotated[
 ]
 Model = Annotated[str, Opt("Model, e.g. llama-3-70b (see `throughput list`).")]
 Workload = Annotated[str, Opt("training or inference.")]
-OnlyRegion = Annotated[Names, Opt("Only this region.")]
+OnlyRegion = Annotated[Names, Opt("Only this region, or zone as a row prints it (us-east-2b).")]
 OnlyPricingModel = Annotated[Names, Opt(f"Only this pricing model: {models_help()}.")]
 OnlyProvider = Annotated[Names, Opt("Only this provider.")]
 Instance = Annotated[
@@ -131,7 +131,12 @@ def prices(
     *,
     region: Annotated[
         Names,
-        Opt("Region code, e.g. us-east-1 (repeat or comma list).", query="regions", check="named"),
+        Opt(
+            "Region code, e.g. us-east-1, or a zone as a row prints it, e.g. us-east-2b (repeat "
+            "or comma list).",
+            query="regions",
+            check="named",
+        ),
     ] = None,
     pricing_model: Annotated[Names, Opt(f"{models_help()}.", query="models", check="named")] = None,
     provider: Annotated[
@@ -222,8 +227,10 @@ def _prices_terminal(
     by: Annotated[
         str | None,
         Opt(
-            "One row per chip and provider (provider) or per provider and region (region): "
-            "the cheapest on demand, spot and commitment price per chip side by side."
+            "One row per chip (chip): its cheapest offer anywhere, with where, pricing model, "
+            "instance and its count of offers; or per chip and provider (provider) or per "
+            "provider and region (region): the cheapest on demand, spot and commitment price "
+            "per chip side by side."
         ),
     ] = None,
     per: Annotated[
@@ -345,7 +352,9 @@ def history(
     ] = None,
     *,
     provider: Annotated[Names, Opt("Provider, e.g. aws.")] = None,
-    region: Annotated[Names, Opt("Region code, e.g. us-east-1.")] = None,
+    region: Annotated[
+        Names, Opt("Region code, e.g. us-east-1, or a zone as a row prints it, e.g. us-east-2b.")
+    ] = None,
     instance: Instance = None,
     pricing_model: Annotated[Names, Opt(f"{models_help()}.")] = None,
     since: Annotated[

@@ -333,7 +333,10 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
     ]:
         if values:
             listed = ", ".join(_quoted(v.lower()) for v in values)
-            where += f" and lower({column}) in ({listed})"
+            held = f"lower({column}) in ({listed})"
+            if column == "region":  # or a zone, as a row prints it (Where.places)
+                held = f"({held} or lower(zone) in ({listed}))"
+            where += f" and {held}"
     if paid := pricing_sql(ask.filters.get("pricing_models"), _quoted):
         where += f" and {paid}"
     if ask.all_offers:

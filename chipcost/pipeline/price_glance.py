@@ -1,9 +1,11 @@
-"""Prices at a glance: one row per chip and provider (or provider and region) with its cheapest
-on demand, spot and commitment price per chip side by side, as `sky show-gpus H100` answers;
-and prices per hour, month or year."""
+"""Prices at a glance: one row per chip, its cheapest offer anywhere, as `sky show-gpus`
+answers; one row per chip and provider (or provider and region) with its cheapest on demand,
+spot and commitment price per chip side by side, as `sky show-gpus H100` answers; and prices
+per hour, month or year."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -16,8 +18,14 @@ from chipcost.core.vocabulary import (
 from chipcost.pipeline.your_prices import LIST_COLUMN
 from chipcost.transform.rows import number
 
-# What a row of the glance is per: `--by provider` or `--by region` (provider and region).
-BY = {"provider": ("provider",), "region": ("provider", "region")}
+# What a row of the glance is per: `--by chip` (the chip alone: its cheapest offer, with
+# where and how it is paid), `--by provider` or `--by region` (provider and region).
+BY = {"chip": (), "provider": ("provider",), "region": ("provider", "region")}
+# What `--by chip` says of each chip's cheapest offer: where it is, how it is paid, on what.
+OFFER_FIELDS = (
+    "provider", "region", "zone", "pricing_model", "term", "payment", "plan", "instance_type",
+    "chip_count",
+)  # fmt: skip
 # A month is 730 hours (8,760 / 12) and a year 8,760 (365 days of 24): the hours a price runs
 # for when it is shown per month or per year.
 PER_HOURS = {"hour": 1, "month": 730, "year": 8760}
@@ -63,6 +71,32 @@ def by_keys(by: str, said: str) -> tuple[str, ...]:
     if wanted not in BY:
         raise UsageError(f"{said}: give one of {', '.join(BY)}")
     return BY[wanted]
+
+
+def cheapest_per_chip(rows: Sequence[Mapping[str, object]], per: str) -> list[dict]:
+    """Per chip, its cheapest offer among `rows` (any provider, region and pricing model the
+    filters left), per `per` (hour, month or year): the price, OFFER_FIELDS, what the price
+    rests on where it is an estimate (`estimate`, None for a published price) and how many
+    offers the chip has. The chips in the order their first row comes (the rows' --sort: by
+    chip, or by price, cheapest chip first); of two offers at one price, the first."""
+    hours = PER_HOURS[per]
+    cheapest: dict[str, tuple[float, Mapping[str, object]]] = {}
+    offers: Counter[str] = Counter()
+    for row in rows:
+        chip, price = str(row["chip"]), number(row["price_per_chip_hour"])
+        offers[chip] += 1
+        if chip not in cheapest or price < cheapest[chip][0]:
+            cheapest[chip] = (price, row)
+    return [
+        {
+            "chip": row["chip"],
+            f"price_per_chip_{per}": price * hours,
+            **{k: row.get(k) for k in OFFER_FIELDS},
+            "estimate": row.get("estimate") or None,
+            "offers": offers[chip],
+        }
+        for chip, (price, row) in cheapest.items()
+    ]
 
 
 def _kind(model: str) -> str | None:

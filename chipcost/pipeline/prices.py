@@ -278,8 +278,11 @@ def check_named(
             if key == "providers":
                 _source_not_provider(unseen, among, option)
             if key == "regions":
-                _where_not_region(unseen, among, known(con, "provider"), option, voice)
-                _zone_not_region(con, unseen, option, voice)
+                zones = zones_held(con)
+                _where_not_region(unseen, among, zones, known(con, "provider"), option, voice)
+                unseen = [v for v in unseen if v.strip().lower() not in zones]
+                if not unseen:
+                    continue
             where = held if key == "regions" else None
             check_known(_KINDS[key], unseen, among, held=where, option=option)
 
@@ -329,21 +332,22 @@ def _source_not_provider(
 def _where_not_region(
     values: Sequence[str],
     regions: Sequence[str],
+    zones: Mapping[str, str],
     providers: Sequence[str],
     option: str | None,
     voice: Voice | None,
 ) -> None:
-    """A table's 'where' cell given as a region ('verda global', 'aws us-east-1': provider,
+    """A table's 'where' cell given as a region ('verda global', 'aws us-east-2b': provider,
     then region or zone; history's 'aws · us-east-2 · us-east-2b'): refused with the two
-    filters it stands for."""
+    filters it stands for (its zone where it names one)."""
     by_lower = {r.lower(): r for r in regions}
     named = {p.lower(): p for p in providers}
     for value in values:
-        first, region, *_ = [*value.replace("·", " ").split(), "", ""]
+        first, region, *rest = [*value.replace("·", " ").split(), "", ""]
         region = region.lower()
-        found = by_lower.get(region) or next(
-            (r for low, r in by_lower.items() if region.startswith(low) and region != low), None
-        )
+        zone = next((zones[z] for z in (region, *(r.lower() for r in rest)) if z in zones), None)
+        near = (r for low, r in by_lower.items() if region.startswith(low) and region != low)
+        found = zone or by_lower.get(region) or next(near, None)
         if first.lower() in named and found:
             said = f"{option}: " if option else ""
             provider = (
@@ -356,24 +360,15 @@ def _where_not_region(
             )
 
 
-def _zone_not_region(
-    con: duckdb.DuckDBPyConnection, values: Sequence[str], option: str | None, voice: Voice | None
-) -> None:
-    """A zone (us-east-1a, as `prices` and json print an offer's) given as a region: refused
-    with its region, the filter that holds it."""
-    asked = {v.strip().lower(): v for v in values}
+def zones_held(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Every zone an offer was ever priced in (us-east-2b, as a row's "where" prints it), by
+    its lower case: a region filter takes one and keeps that zone's offers
+    (chipcost.warehouse.where.Where.places)."""
     rows = con.execute(
-        "SELECT DISTINCT lower(zone), region FROM current_prices WHERE zone IS NOT NULL "
+        "SELECT DISTINCT zone FROM price_history WHERE zone IS NOT NULL AND zone <> '' "
         "AND zone <> region"
     ).fetchall()
-    for zone, region in sorted(rows):
-        if zone in asked:
-            said = f"{option}: " if option else ""
-            again = voice.said("region", region) if voice else region
-            raise UsageError(
-                f"{said}{asked[zone]!r} is a zone of region {region}, and chipcost filters by "
-                f"region: give {again} (each offer's zone is in its row)"
-            )
+    return {str(zone).lower(): str(zone) for (zone,) in rows}
 
 
 def known_or_unrated(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:

@@ -366,8 +366,8 @@ def test_the_throughput_list_fits_and_cites_each_source_once_under_it(db):
     # A derivation's source is a paragraph: in a cell it wrapped one word a line (2,669
     # lines for 74 figures at 120 columns).
     listed = chipcost(
-        "throughput", "list", "--chip", "H100-SXM", "--derived", "--db", str(db),
-        env={"COLUMNS": "100"},
+        "throughput", "list", "--chip", "H100-SXM", "--derived", "--limit", "1000", "--db",
+        str(db), env={"COLUMNS": "100"},
     )  # fmt: skip
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()

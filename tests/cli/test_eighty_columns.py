@@ -65,7 +65,7 @@ def test_prices_keeps_the_upfront_fee_and_interruption(db, width):
 def test_throughput_ids_break_only_after_a_dash_and_over_three_lines_at_most(db, width):
     listed = chipcost("throughput", "list", "--format", "json", "--db", db)
     ids = [row["throughput_id"] for row in json.loads(listed.stdout)]
-    lines = _shown(db, width, "throughput", "list")
+    lines = _shown(db, width, "throughput", "list", "--limit", str(len(ids)))
     rule = next(i for i, line in enumerate(lines) if line.startswith("───"))
     table = [line.split() for line in lines[rule + 1 :]]
     for ident in ids:

@@ -5,7 +5,7 @@ from typing import Annotated
 
 from chipcost.cli import reads
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import Db, Format, StaleDays, Wide, settings_for
+from chipcost.cli.options import Db, Format, Limit, StaleDays, Wide, settings_for
 from chipcost.cli.parser import Command, command
 from chipcost.core.asks import SQL
 from chipcost.core.questions import Opt
@@ -37,21 +37,30 @@ def _sources(
     runs: Annotated[
         bool, Opt("List the warehouse's runs instead, newest first, with the ids remove-run takes.")
     ] = False,
+    limit: Limit = None,
 ) -> None:
     """List the registered sources, with each one's last successful run when a warehouse exists."""
-    from chipcost.cli.consoles import out
+    from chipcost.cli.consoles import notices, out
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_sources import print_runs, print_sources
+    from chipcost.core.asks import DEFAULT_TABLE_ROWS, MAX_LIMIT
     from chipcost.pipeline import answers
 
     frame = answers.sources(db, stale_days, runs=runs)
-    if format is not OutputFormat.table:
-        write_frame(format, frame)
+    table = format is OutputFormat.table
+    # As `prices --limit`: a table shows DEFAULT_TABLE_ROWS unless given, csv and json all.
+    shown = frame.head(limit or DEFAULT_TABLE_ROWS) if table else frame.head(limit or MAX_LIMIT)
+    if not table:
+        write_frame(format, shown)
+        if frame.height > shown.height:
+            notices(format).say(f"{frame.height - shown.height} more rows (--limit)")
     elif runs:
-        print_runs(out, frame, wide=wide)
+        print_runs(out, shown, total=frame.height, wide=wide)
     else:
         stale = settings_for(db, stale_days).stale_days
-        print_sources(out, frame, stale_days=stale, wide=wide)
+        print_sources(out, shown, stale_days=stale, wide=wide)
+        if frame.height > shown.height:
+            out.say(f"{frame.height - shown.height} more sources (--limit N shows more)")
 
 
 def _remove_run(

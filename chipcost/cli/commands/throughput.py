@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import click
 
 from chipcost.cli.formats import OutputFormat
-from chipcost.cli.options import Db, Format, Wide
+from chipcost.cli.options import Db, Format, Limit, Wide
 from chipcost.cli.parser import SETTINGS, command
 from chipcost.core.clean import from_spreadsheet
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
@@ -576,14 +576,16 @@ def list_(
     workload: Annotated[list[str] | None, Opt("training or inference.")] = None,
     origin: Annotated[list[str] | None, Opt("reference, derived or user.")] = None,
     derived: Annotated[bool, Opt("Include derived figures.")] = False,
+    limit: Limit = None,
     wide: Wide = False,
     format: Format = OutputFormat.table,
     db: Db = None,
 ) -> None:
     """Every throughput figure, the one the choice rule uses first, with where it came from."""
-    from chipcost.cli.consoles import out
+    from chipcost.cli.consoles import notices, out
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_throughput import print_throughput
+    from chipcost.core.asks import DEFAULT_TABLE_ROWS, MAX_LIMIT
     from chipcost.core.names import check_known, resolve_chip_names, split_values
     from chipcost.core.settings import load_settings
     from chipcost.transform.verdict import listing_with_ranges
@@ -606,13 +608,18 @@ def list_(
     finally:
         con.close()
     frame = listing_with_ranges(frame)
-    if format is not OutputFormat.table:
-        write_frame(format, frame)  # when empty, [] or the header: a pipe still parses
+    table = format is OutputFormat.table
+    # As `prices --limit`: a table shows DEFAULT_TABLE_ROWS unless given, csv and json all.
+    shown = frame.head(limit or DEFAULT_TABLE_ROWS) if table else frame.head(limit or MAX_LIMIT)
+    if not table:
+        write_frame(format, shown)  # when empty, [] or the header: a pipe still parses
     if frame.is_empty():  # exit 1 in every format, as every read
         raise NoMatch("no throughput figure matches these filters (try --derived)")
-    if format is not OutputFormat.table:
+    if not table:
+        if frame.height > shown.height:
+            notices(format).say(f"{frame.height - shown.height} more rows (--limit)")
         return
-    print_throughput(out, frame, wide=wide)
+    print_throughput(out, shown, total=frame.height, wide=wide)
 
 
 def remove(

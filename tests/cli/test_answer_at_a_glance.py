@@ -1,0 +1,178 @@
+"""An answer at a glance: `prices --by chip` gives each chip's cheapest offer anywhere (as `sky
+show-gpus` does) under the other filters; plain `prices` says how to narrow what it cuts;
+`throughput list` and `sources --runs` take --limit and say their count first; the e-mail
+opens with what changed, the dense head-to-head answers after. The sample's two newest runs."""
+
+from __future__ import annotations
+
+import csv
+import email
+import email.policy
+import io
+import json
+import re
+from collections import defaultdict
+
+import pytest
+
+from tests import warehouses
+from tests.cli.test_read_commands import chipcost
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> str:
+    return str(warehouses.sample(tmp_path_factory.mktemp("glance") / "w.duckdb", last=2))
+
+
+def _json(run, *args: str) -> list[dict]:
+    done = run(*args, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        (),
+        ("--pricing-model", "on_demand"),
+        ("--provider", "aws"),
+        ("--region", "us-east-1"),
+        ("--chip", "H100"),
+        ("--no-spot", "--min-memory", "80"),
+    ],
+    ids=["all", "on-demand", "aws", "us-east-1", "h100", "no-spot-80gb"],
+)
+def test_by_chip_is_each_chip_s_cheapest_offer_under_the_filters(run, db, filters):
+    every = _json(run, "prices", *filters, "--db", db)
+    glance = _json(run, "prices", "--by", "chip", *filters, "--db", db)
+    offers: dict[str, list[dict]] = defaultdict(list)
+    for row in every:
+        offers[row["chip"]].append(row)
+    assert [r["chip"] for r in glance] == list(dict.fromkeys(r["chip"] for r in every))
+    for row in glance:
+        cheapest = min(offers[row["chip"]], key=lambda r: r["price_per_chip_hour"])
+        assert row["price_per_chip_hour"] == cheapest["price_per_chip_hour"], row
+        assert row["offers"] == len(offers[row["chip"]])
+        same = ("provider", "region", "zone", "pricing_model", "term", "instance_type")
+        assert {k: row[k] for k in same} == {k: cheapest[k] for k in same}
+        assert row["estimate"] == (cheapest.get("estimate") or None)
+        assert row["currency"] == "USD"
+
+
+def test_by_chip_in_a_table_a_row_a_chip_with_where_and_how_it_is_paid(run, db):
+    done = run("prices", "--by", "chip", "--chip", "H100-SXM,H200", "--db", db)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("cheapest current offer of each chip per chip-hour (USD")
+    header = lines[1].split()
+    assert header[:3] == ["chip", "cheapest", "where"] and "offers" in header
+    rows = [line for line in lines if line.startswith(("H100-SXM ", "H200 "))]
+    assert len(rows) == 2
+    glance = _json(run, "prices", "--by", "chip", "--chip", "H100-SXM,H200", "--db", db)
+    for row, line in zip(glance, rows, strict=True):
+        assert f"{row['price_per_chip_hour']:.4f}" in line and row["provider"] in line
+        assert str(row["offers"]) in line.split()[-1]
+
+
+def test_by_chip_takes_per_limit_sort_and_csv(run, db):
+    month = _json(run, "prices", "--by", "chip", "--per", "month", "--db", db)
+    hour = _json(run, "prices", "--by", "chip", "--db", db)
+    assert [r["price_per_chip_month"] for r in month] == pytest.approx(
+        [730 * r["price_per_chip_hour"] for r in hour]
+    )
+    cheapest = _json(run, "prices", "--by", "chip", "--sort", "price", "--limit", "3", "--db", db)
+    prices = sorted(r["price_per_chip_hour"] for r in hour)
+    assert [r["price_per_chip_hour"] for r in cheapest] == prices[:3]
+    listed = run("prices", "--by", "chip", "--format", "csv", "--db", db)
+    assert listed.returncode == 0, listed.stderr
+    rows = list(csv.DictReader(io.StringIO(listed.stdout)))
+    assert [r["chip"] for r in rows] == [r["chip"] for r in hour]
+    assert {"price_per_chip_hour", "provider", "region", "pricing_model", "instance_type",
+            "offers"} <= set(rows[0])  # fmt: skip
+
+
+@pytest.mark.parametrize("width", [60, 80, 100])
+def test_by_chip_keeps_every_chip_on_a_narrow_terminal(db, width):
+    done = chipcost("prices", "--by", "chip", "--provider", "aws", "--db", db, columns=width)
+    assert done.returncode == 0, done.stderr
+    assert all(len(line) <= width for line in done.stdout.splitlines())
+    chips = [r["chip"] for r in json.loads(
+        chipcost("prices", "--by", "chip", "--provider", "aws", "--format", "json",
+                 "--db", db).stdout)]  # fmt: skip
+    firsts = [line.split()[0] for line in done.stdout.splitlines() if line.strip()]
+    assert all(chip in firsts for chip in chips)
+
+
+def test_plain_prices_says_how_to_narrow_what_it_cuts(run, db):
+    done = run("prices", "--db", db)
+    assert done.returncode == 0, done.stderr
+    every = _json(run, "prices", "--db", db)
+    said = " ".join(done.stdout.split())
+    assert f"{len(every) - 200} more rows: --by chip gives each chip's cheapest offer" in said
+    assert "--chip NAME" in said and "--limit N shows more" in said
+    assert done.stdout.count("\n") > 200  # the listing kept: every offer, 200 of them
+
+
+@pytest.mark.parametrize("limit", [1, 5])
+def test_throughput_list_takes_limit_and_says_its_count_first(run, db, limit):
+    every = _json(run, "throughput", "list", "--db", db)
+    table = run("throughput", "list", "--limit", str(limit), "--db", db, env={"COLUMNS": "250"})
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[0] == (
+        f"throughput figures (tokens/s per chip): {limit} of {len(every):,} (--limit N shows more)"
+    )
+    rule = next(i for i, line in enumerate(lines) if line.startswith("───"))
+    shown = [line.split()[0] for line in lines[rule + 1 :] if line and not line[0].isspace()]
+    ids = [r["throughput_id"] for r in every[:limit]]
+    assert shown[:limit] == ids and not any(r["throughput_id"] in shown for r in every[limit:])
+    for fmt in ("csv", "json"):
+        cut = run("throughput", "list", "--limit", str(limit), "--format", fmt, "--db", db)
+        assert cut.returncode == 0 and f"{len(every) - limit} more rows (--limit)" in cut.stderr
+        got = json.loads(cut.stdout) if fmt == "json" else list(csv.DictReader(io.StringIO(
+            cut.stdout)))  # fmt: skip
+        assert [r["throughput_id"] for r in got] == ids
+
+
+def test_throughput_list_table_shows_200_unless_given_csv_and_json_every_figure(run, db):
+    every = _json(run, "throughput", "list", "--db", db)
+    assert len(every) > 200  # the catalogue's reference figures
+    table = run("throughput", "list", "--db", db)
+    assert table.stdout.startswith(f"throughput figures (tokens/s per chip): 200 of {len(every):,}")
+    few = run("throughput", "list", "--chip", "Trainium2", "--db", db)
+    counted = len(_json(run, "throughput", "list", "--chip", "Trainium2", "--db", db))
+    assert few.stdout.splitlines()[0] == f"throughput figures (tokens/s per chip): {counted}"
+
+
+@pytest.mark.parametrize("limit", [None, 1])
+def test_sources_runs_take_limit_and_say_their_count_first(run, db, limit):
+    given = () if limit is None else ("--limit", str(limit))
+    every = _json(run, "sources", "--runs", "--db", db)
+    assert len(every) == 2
+    table = run("sources", "--runs", *given, "--db", db)
+    assert table.returncode == 0, table.stderr
+    first = table.stdout.splitlines()[0]
+    if limit is None:
+        assert first == "2 runs, newest first"
+        assert all(r["run_id"] in table.stdout for r in every)
+    else:
+        assert first == "2 runs, newest first, the newest 1 shown (--limit N shows more)"
+        assert every[0]["run_id"] in table.stdout and every[1]["run_id"] not in table.stdout
+        listed = run("sources", "--runs", *given, "--format", "csv", "--db", db)
+        rows = list(csv.DictReader(io.StringIO(listed.stdout)))
+        assert [r["run_id"] for r in rows] == [every[0]["run_id"]]
+        assert "1 more rows (--limit)" in listed.stderr
+
+
+def test_the_e_mail_opens_with_what_changed(run, db, tmp_path):
+    done = run("report", "--dry-run", "--out", str(tmp_path), "--db", db)
+    assert done.returncode == 0, done.stderr
+    (eml,) = tmp_path.glob("*.eml")
+    message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
+    html = message.get_body(("html",)).get_content()
+    text = message.get_body(("plain",)).get_content()
+    answers = "Is chip A cheaper than chip B?"
+    assert answers in html and answers in text  # the sample holds both
+    changed = re.search(r">What changed<", html)
+    assert changed and changed.start() < html.index(answers)
+    assert text.index("Largest moves of") < text.index(answers)
