@@ -95,7 +95,9 @@ def test_historys_legend_goes_on_indented(db):
     args = ("history", "--chip", "H100-SXM", "--no-chart", "--db", str(db))
     lines = chipcost(*args, columns=80).stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("  capacity block: $"))
-    legend = lines[start : next(i for i, line in enumerate(lines) if line.startswith("prices as"))]
+    # the legend ends at the notes under it (est. = ...) or at the freshness line
+    end = next(i for i, line in enumerate(lines) if line.startswith(("note:", "prices as")))
+    legend = lines[start:end]
     assert len(legend) > 7, legend  # one a pricing model, some wrapped
     assert all(line.startswith("  ") for line in legend), legend
     assert all(line.startswith("    ") for line in legend if ": $" not in line), legend
