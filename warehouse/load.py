@@ -293,7 +293,10 @@ def _unloaded(con: duckdb.DuckDBPyConnection, run: RunResult) -> bool:
     emptied: marked so when their payloads were the same, failed as a conflict when they were
     not (the first load stands). A source found loaded before the load began was marked by
     the collect and has no records."""
-    loaded = loaded_sources(con, run.archive_run) if run.archive_run else {}
+    # A spot backfill loads one archived fetch day by day, each day a load of its own (its
+    # digest names the day, and the backfill skips a day already loaded): not a replay.
+    replay = run.archive_run and run.mode != "backfill"
+    loaded = loaded_sources(con, run.archive_run) if replay else {}
     for source in run.sources:
         first = loaded.get(source.source)
         if source.status != OK or not source.payload_digest or first is None:
