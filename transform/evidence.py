@@ -250,8 +250,8 @@ class Match:
         the most throughput on the slower side first), or None where none is shared. The
         verdict stays on each chip's frontier; this pair is said beside it."""
         families = {software_family(self.figure(s).software) for s in ("a", "b")}
-        if len(families) == 1 and "" not in families:  # one software, versions aside
-            return None
+        if not self.software() or (len(families) == 1 and "" not in families):
+            return None  # the same software (both unstated, or versions aside)
         pairs = []
         for name in {software_family(r.software) for r in self.a} - {""}:
             mine = [r for r in self.a if software_family(r.software) == name]

@@ -66,6 +66,14 @@ def test_no_same_software_pair_is_said_where_none_exists(software_b):
     assert "on both" not in at_match(1.0, 1.0, match).point
 
 
+def test_figures_both_unstated_say_no_pair_though_others_share_one():
+    # the figures the verdict rests on both state no software: nothing differs to explain
+    a = [_served("a", "A", None, 400.0, 1), _served("a2", "A", "trt", 300.0, 2)]
+    b = [_served("b", "B", None, 200.0, 1), _served("b2", "B", "trt", 350.0, 2)]
+    match = matched(a, b)
+    assert match.software() == "" and match.same_software() is None
+
+
 def test_one_software_on_both_figures_says_no_pair_beside_the_verdict():
     # the figures the verdict rests on both ran vLLM (versions differ): that is the pair
     a = [_served("a", "A", "vllm 0.9", 400.0, 1), _served("a2", "A", "trt", 300.0, 2)]
