@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import time
 
+from benchmarks import fastest
 from chipcost.core.names import resolve_chip_name
 from chipcost.core.vocabulary import PRICING_MODELS
 from chipcost.transform.discount_overlaps import check_one_rule_per_offer
@@ -63,15 +63,6 @@ def every_pair(found: Discounts) -> int:
     """The check as it was: each pair of rules tried (the count of overlapping pairs)."""
     rules = found.rules
     return sum(a.overlaps(b) for i, a in enumerate(rules) for b in rules[i + 1 :])
-
-
-def fastest(work, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Callable
 
+from benchmarks import fastest
 from chipcost.extract._html_tree import parse_html
 from tests.paths import FIXTURES
 
@@ -42,15 +42,6 @@ def grown(page: str, unit: str, kb: int) -> str:
         return page + filler
     at = page.rfind("</body>")
     return page[:at] + "<footer><ul>" + filler + "</ul></footer>" + page[at:]
-
-
-def fastest(work: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

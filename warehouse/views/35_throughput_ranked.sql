@@ -150,35 +150,30 @@ figures AS (
 measured AS (
     SELECT
         *,
-        CASE WHEN lower(precision) LIKE 'fp8%' THEN 'fp8'
-            WHEN lower(precision) IN ('bf16', 'fp16') THEN 'bf16' END AS precision_class,
-        max(tokens_per_second_per_user) OVER (PARTITION BY chip, model,
+        max(tokens_per_second_per_user) OVER point AS fastest_user,
+        bool_or(at_speed) OVER point AS reached
+    FROM (
+        SELECT
+            *,
             CASE WHEN lower(precision) LIKE 'fp8%' THEN 'fp8'
-                WHEN lower(precision) IN ('bf16', 'fp16') THEN 'bf16' END,
-            input_tokens, output_tokens) AS fastest_user
-    FROM figures
-    WHERE workload = 'inference' AND origin <> 'derived' AND within_bounds AND NOT superseded
-        AND asked_speed <> 'max' AND tokens_per_second_per_user > 0
+                WHEN lower(precision) IN ('bf16', 'fp16') THEN 'bf16' END AS precision_class
+        FROM figures
+        WHERE workload = 'inference' AND origin <> 'derived' AND within_bounds
+            AND NOT superseded AND asked_speed <> 'max' AND tokens_per_second_per_user > 0
+    )
+    WINDOW point AS (PARTITION BY chip, model, precision_class, input_tokens, output_tokens)
 ),
 frontier AS (
     SELECT
         chip, model, precision_class, input_tokens, output_tokens,
-        CASE WHEN count(*) FILTER (WHERE at_speed) = 0
-            THEN max(tokens_per_second_per_chip) FILTER (
-                WHERE tokens_per_second_per_user >= fastest_user / 1.02)
-            ELSE max(tokens_per_second_per_chip) FILTER (WHERE at_speed AND (
-                throughput_id LIKE '%@%'
-                OR tokens_per_second_per_user <= 1.02 * TRY_CAST(asked_speed AS DOUBLE)))
-        END AS frontier_tps,
-        CASE WHEN count(*) FILTER (WHERE at_speed) = 0
-            THEN arg_max(throughput_id, tokens_per_second_per_chip) FILTER (
-                WHERE tokens_per_second_per_user >= fastest_user / 1.02)
-            ELSE arg_max(throughput_id, tokens_per_second_per_chip) FILTER (WHERE at_speed AND (
-                throughput_id LIKE '%@%'
-                OR tokens_per_second_per_user <= 1.02 * TRY_CAST(asked_speed AS DOUBLE)))
-        END AS frontier_id
+        max(tokens_per_second_per_chip) AS frontier_tps,
+        arg_max(throughput_id, tokens_per_second_per_chip) AS frontier_id
     FROM measured
     WHERE precision_class IS NOT NULL AND input_tokens > 0 AND output_tokens > 0
+        AND CASE WHEN reached
+            THEN at_speed AND (throughput_id LIKE '%@%'
+                OR tokens_per_second_per_user <= 1.02 * TRY_CAST(asked_speed AS DOUBLE))
+            ELSE tokens_per_second_per_user >= fastest_user / 1.02 END
     GROUP BY ALL
 ),
 -- Beyond a chip's fastest measured point (any shape or precision: what the choice rule takes
