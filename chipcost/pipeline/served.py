@@ -3,8 +3,11 @@
 `model`), each read as chipcost names models. A name that is a model chipcost knows
 (chipcost/data/models.csv, or a name standing for one by model_equivalents.csv, a Hugging Face
 id's organisation and tuning cut off) must be the model measured; a name it cannot read a model
-from (an alias: 'prod', 'test-model') must at least state no other size ('my-8b' is no 70B
-model). Anything else is refused in one line before the load: a figure recorded under another
+from must state no other size ('my-8b' is no 70B model) and name no other family of models
+chipcost knows ('qwen-prod' is no Llama), and one stating a size must name the measured model's
+family too ('mistral-70b', 'falcon-70b' or 'prod-70b' is no Llama 3 70B by its size alone;
+'Hermes-3-Llama-3.1-70B' may be): only an alias stating nothing ('prod', 'test-model') is taken
+on trust. Anything else is refused in one line before the load: a figure recorded under another
 model's name would price that model at this one's speed."""
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from chipcost.transform.throughput_figures import normalise_model
 
 # A parameter count in a name: '70b', '8b', '1.5b', '8x7b' ('a3b', an active count, is not one).
 _SIZE = re.compile(r"(?<![a-z0-9.])((?:\d+x)?\d+(?:\.\d+)?)b(?![a-z0-9])")
+# A family of models: the letters a model's name opens with ('llama' of 'llama-3-70b', 'qwen' of
+# 'qwen3-32b'), and any run of letters in a served name ('llama' in 'Hermes-3-Llama-3.1-70B').
+_LETTERS = re.compile(r"[a-z]+")
 # The answer to one token read no further than this: an answer naming its model is a few KB.
 MAX_ANSWER_BYTES = 1 << 20
 # What the endpoint is asked to answer, one token of it, to read the model its answers name.
@@ -45,6 +51,21 @@ def _sizes(name: str) -> set[str]:
     return set(_SIZE.findall(normalise_model(name.rsplit("/", 1)[-1])))
 
 
+def _words(name: str) -> set[str]:
+    return set(_LETTERS.findall(normalise_model(name)))
+
+
+def family(model: str) -> str:
+    """The family a chipcost model name opens with: 'llama-3-70b' -> 'llama'."""
+    found = _LETTERS.match(normalise_model(model))
+    return found.group() if found else model
+
+
+def known_families() -> frozenset[str]:
+    """The families of the models chipcost knows: 'llama', 'qwen', 'gemma' ..."""
+    return frozenset(family(str(m["model"])) for m in model_rows())
+
+
 def other_model(name: str, model: str) -> tuple[str, str | None] | None:
     """(what a served `name` is, the model it names or None) when it cannot be `model`:
     ('llama-3-8b', 'llama-3-8b'), ('8B by its name', None); None when it may be `model`.
@@ -54,8 +75,17 @@ def other_model(name: str, model: str) -> tuple[str, str | None] | None:
     if named is not None and named_model(model) == model:
         return None if named == model else (named, named)
     said, own = _sizes(name), _sizes(model)
+    size = f"{', '.join(s.upper() for s in sorted(said))}B by its name"
     if said and own and not said & own:
-        return f"{', '.join(s.upper() for s in sorted(said))}B by its name", None
+        return size, None
+    words, kin = _words(name), family(model)
+    if kin in words:
+        return None
+    others = sorted((words & known_families()) - {kin})
+    if others:
+        return f"a {others[0]} model by its name", None
+    if said:
+        return f"{size}, no {kin} model", None
     return None
 
 

@@ -61,6 +61,11 @@ POINT = ("--chip", "H100-SXM", "--chips", "8", "--input-tokens", "32", "--output
         ("Llama-3.1-8B-Instruct-FP8", "(llama-3-8b), not llama-3-70b"),
         ("qwen3-32b", "'qwen3-32b', not llama-3-70b"),
         ("my-llama-8b", "(8B by its name), not llama-3-70b"),  # an alias stating its size
+        # names chipcost does not know stating the same size: a size alone is no Llama 3 70B
+        ("tiiuae/falcon-70b", "(70B by its name, no llama model), not llama-3-70b"),
+        ("prod-70B", "(70B by its name, no llama model), not llama-3-70b"),
+        ("Qwen-70B-Chat", "(a qwen model by its name), not llama-3-70b"),
+        ("gemma-prod", "(a gemma model by its name), not llama-3-70b"),  # no size, a family
     ],
 )
 def test_an_endpoint_listing_another_model_is_refused_before_any_load(
@@ -105,6 +110,9 @@ def test_answers_naming_another_model_are_refused_before_the_load(
          "Served as 'meta-llama/Llama-3.3-70B-Instruct'."),
         # an alias naming no model: nothing to refuse, the name kept
         ("prod", None, "Served as 'prod'."),
+        # a fine-tune chipcost does not know, of the model's family and size
+        ("NousResearch/Hermes-3-Llama-3.1-70B", None,
+         "Served as 'NousResearch/Hermes-3-Llama-3.1-70B'."),
         ("llama-3-70b", "llama-3-70b-instruct-0528",
          "Served as 'llama-3-70b', its answers naming 'llama-3-70b-instruct-0528'."),
     ],
