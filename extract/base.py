@@ -20,6 +20,7 @@ from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.core.settings import SourceSettings
 from chipcost.core.stopping import Deadline, check
 from chipcost.extract._body import Bounds
+from chipcost.extract._formats import Format, drift
 from chipcost.extract._kit import (
     ROW_FAILURES,
     ChipNames,
@@ -336,6 +337,10 @@ class Source:
     # What the provider has announced it will retire of what this source reads, and when
     # (RunPod's GraphQL API): `chipcost sources` says it beside the source. "" when nothing.
     retiring: str = ""
+    # Every format it has read, retired ones too, declared beside its parser
+    # (extract/_formats.py): which one an archived payload is, by its URL, and the fields of
+    # its rows; each run compares its payloads with them (`drift`) before parsing.
+    formats: tuple[Format, ...] = ()
     # The environment variables its fetch reads, by the name it reads them as from
     # ctx.settings ({"runpod_api_key": "RUNPOD_API_KEY"}): a keyed source declares its key
     # here and nowhere else (chipcost.extract.source_env() gathers them for a run).
@@ -347,6 +352,11 @@ class Source:
                 raise TypeError(f"source {self.name}: give parse, or rows and offers")
             object.__setattr__(self, "parse", self._parse_rows)
         object.__setattr__(self, "parse", one_price_each(self.parse))
+
+    def drift(self, payloads: Sequence[Payload]) -> list[str]:
+        """What the payloads show that the formats it declares do not (new, missing or
+        retyped fields), one note per format and place; nothing when it declares none."""
+        return drift(self.formats, payloads, self.name)
 
     def _parse_rows(self, payloads: Sequence[Payload]) -> ParseResult:
         """Price records from archived payloads; pure."""

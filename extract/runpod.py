@@ -13,6 +13,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import field_names, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
@@ -72,14 +73,58 @@ PRICE_FIELDS = {
 }
 # On-demand prices a listed cloud must carry; spot and commitments are optional extras.
 REQUIRED_WHEN_LISTED = frozenset({"securePrice", "communityPrice"})
-EXPECTED_FIELDS = ("id", "displayName", "memoryInGb", "securePrice", "communityPrice")
+_PRICE = "number|null"
+GRAPHQL = Format(
+    "GraphQL gpuTypes",
+    "/graphql",
+    (
+        Rows(
+            "data.gpuTypes[]",
+            {
+                "id": "string",
+                "displayName": "string",
+                "manufacturer": "string",
+                "memoryInGb": "integer",
+                "secureCloud": "boolean",
+                "communityCloud": "boolean",
+                **dict.fromkeys(PRICE_FIELDS, _PRICE),
+                "lowestPrice": "object|null",
+            },
+            required=("id", "displayName", "memoryInGb", "securePrice", "communityPrice"),
+        ),
+    ),
+)
 REGION = "global"
 
 
 # REST v2 `price` keys -> the plan of the record; a cloud's flag (`secure`, `community`) says
 # whether it is sold there (an unsold cloud's price is 0).
 REST_CLOUDS = ("secure", "community")
-REST_FIELDS = ("id", "name", "memory", "secure", "community", "price")
+REST = Format(
+    "REST v2 catalog",
+    REST_PATH,
+    (
+        Rows(
+            "gpus[]",
+            {
+                "id": "string",
+                "name": "string",
+                "pool": "string|null",
+                "manufacturer": "string",
+                "memory": "integer",
+                "secure": "boolean",
+                "community": "boolean",
+                "price": "object",
+                "maxCount": "object",
+                # Carried by the documented example, not by every answer.
+                "availability": "string",
+                "dataCenters": "array",
+            },
+            required=("id", "name", "memory", "secure", "community", "price"),
+            optional=("availability", "dataCenters"),
+        ),
+    ),
+)
 ON_DEMAND = frozenset(
     name for name, (model, *_rest) in PRICE_FIELDS.items() if model == "on_demand"
 )
@@ -141,7 +186,7 @@ def rows(page: Page) -> list[Any]:
         gpus = body.get("gpus") if isinstance(body, dict) else None
         if not isinstance(gpus, list):
             raise shape_error(PROVIDER, payload, "gpus list", body)
-        require_columns(field_names(gpus), REST_FIELDS, payload, PROVIDER)
+        require_columns(field_names(gpus), REST.required("gpus[]"), payload, PROVIDER)
         return gpus
     if isinstance(body, dict) and body.get("errors"):
         messages = "; ".join(str(e.get("message", e)) for e in body["errors"][:3])
@@ -155,7 +200,8 @@ def rows(page: Page) -> list[Any]:
         raise shape_error(
             PROVIDER, payload, "gpus list (REST v2) or data.gpuTypes list", data or body
         )
-    require_columns(field_names(data["gpuTypes"]), EXPECTED_FIELDS, payload, PROVIDER)
+    needed = GRAPHQL.required("data.gpuTypes[]")
+    require_columns(field_names(data["gpuTypes"]), needed, payload, PROVIDER)
     return data["gpuTypes"]
 
 
@@ -260,4 +306,5 @@ SOURCE = Source(
     fetch=fetch,
     parse=parse,
     retiring=RETIRING,
+    formats=(REST, GRAPHQL),
 )

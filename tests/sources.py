@@ -142,6 +142,9 @@ class Contract:
     # of the good files (they would price the same offers again, or are too large for the
     # field-by-field walks over the good files): each is parsed alone
     recorded: tuple[Case, ...] = ()
+    # answers of a format the source no longer fetches (an API version it moved on from),
+    # each replayed alone: an archive of every format it has known still parses
+    retired: tuple[Case, ...] = ()
 
     def good_payloads(self) -> list[Payload]:
         return [case.payload(self.source) for case in self.good]
@@ -170,6 +173,7 @@ def contract(source: str) -> Contract | None:
         empty=Case(**spec["empty"]) if "empty" in spec else None,
         fetch=spec.get("fetch", "http"),
         recorded=tuple(Case(**c) for c in spec.get("recorded", [])),
+        retired=tuple(Case(**c) for c in spec.get("retired", [])),
     )
 
 

@@ -157,3 +157,23 @@ def freshness(
         since = None if spans_since == date.min else spans_since
         left = unrated(con, current=False, since=since, chips=chips, providers=providers)
     return Freshness(picked, now or datetime.now(UTC), stale_days, left)
+
+
+# The notes of each source's latest attempt (the one of its newest prices, as last_status
+# reads it) that begin with a prefix: what its latest run said of its payloads' format.
+_LATEST_NOTES = """
+SELECT source, notes FROM (
+    SELECT s.source, list_filter(s.notes, n -> starts_with(n, ?)) AS notes,
+           row_number() OVER (
+               PARTITION BY s.source ORDER BY r.observed_at DESC, r.started_at DESC
+           ) AS latest
+    FROM source_runs s JOIN runs r USING (run_id)
+)
+WHERE latest = 1 AND len(notes) > 0
+ORDER BY source
+"""
+
+
+def latest_notes(con: duckdb.DuckDBPyConnection, prefix: str) -> dict[str, list[str]]:
+    """Per source, the notes of its latest attempt that begin with `prefix`."""
+    return {row[0]: list(row[1]) for row in con.execute(_LATEST_NOTES, [prefix]).fetchall()}

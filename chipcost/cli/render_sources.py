@@ -63,6 +63,9 @@ def print_sources(console: Screen, frame: pl.DataFrame, *, stale_days: int, wide
             f"`chipcost remove-run {r['last_success_run']}` takes it out"
         )
         console.say([DATED_AHEAD, (said, "")])
+    for r in frame.iter_rows(named=True):
+        for said in filter(None, (r["format_drift"] or "").splitlines()):
+            console.say(said)
     for r in frame.filter(frame["retiring"].fill_null("") != "").iter_rows(named=True):
         console.say(f"{r['source']}: reads an endpoint its provider retires: {r['retiring']}")
     sampled = frame.filter(frame["sample"].fill_null(False))

@@ -183,6 +183,8 @@ def _fetch_and_parse(
         else:
             check_dates(source.name, stamp, payloads, now=None if replay_dir else now())
             result.observed_at = min(p.fetched_at for p in payloads)
+            # Said before the parse, so a format change is named even where it fails it.
+            result.notes = source.drift(payloads)
             found.parsed = not_empty(source, source.parse(payloads), payloads)
     result.seconds = time.monotonic() - started
     return found
@@ -253,7 +255,7 @@ def _validate(batch: list[_Parsed], settings: Settings) -> None:
         result.rejects = parsed.rejects + valid.rejects
         result.seen_keys = {r.offer_key() for r in parsed.records}
         result.refused_skus = {r.sku for r in parsed.rejects if r.sku}
-        result.notes = list(dict.fromkeys(parsed.notes))
+        result.notes = list(dict.fromkeys([*result.notes, *parsed.notes]))  # drift first
         result.facts = parsed.facts
         result.message = f"{len(result.records)} records, {len(result.rejects)} rejects"
         if parsed.facts:

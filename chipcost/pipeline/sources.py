@@ -8,7 +8,8 @@ import duckdb
 import polars as pl
 
 from chipcost.extract import registry
-from chipcost.warehouse.freshness import source_freshness
+from chipcost.extract._formats import DRIFT
+from chipcost.warehouse.freshness import latest_notes, source_freshness
 
 SOURCE_SCHEMA = {
     "source": pl.String,
@@ -27,6 +28,9 @@ SOURCE_SCHEMA = {
     # stamped in the future: `chipcost remove-run` takes it out).
     "last_success_run": pl.String,
     "ahead": pl.Boolean,
+    # What its latest run found new, missing or changed in its payloads' format (the drift
+    # notes of extract/_formats.py), one a line; "" when nothing.
+    "format_drift": pl.String,
 }
 
 
@@ -64,6 +68,7 @@ def source_table(
     last successful run, its age in hours, whether it is stale, and its latest attempt."""
     now = now or datetime.now(UTC)
     fresh = source_freshness(con) if con is not None else {}
+    drifted = latest_notes(con, DRIFT) if con is not None else {}
     rows = []
     known = registry()
     for name in [*known, *(s for s in fresh if s not in known)]:
@@ -84,6 +89,7 @@ def source_table(
                 "last_attempt_at": state.last_attempt_at if state else None,
                 "last_success_run": state.last_ok_run if state else None,
                 "ahead": state.is_ahead(now) if state else None,
+                "format_drift": "\n".join(drifted.get(name, [])),
             }
         )
     if con is not None:

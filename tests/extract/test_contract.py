@@ -18,6 +18,7 @@ from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import registry, source_providers
+from chipcost.extract._formats import format_of
 from chipcost.extract.base import NOTHING_MADE, Page, Skip, each_row
 from chipcost.transform.validate import validate_records
 from tests.sources import (
@@ -100,6 +101,51 @@ def test_each_recorded_payload_parses_alone_to_records_that_validate(case: Contr
         assert not validated.rejects, [r.reason for r in validated.rejects]
     assert all((r["payload_ref"] if source.reference else r.payload_ref) == ref for r in made)
     assert not [r for r in result.rejects if r.reason == NOTHING_MADE]
+
+
+def _every_case(case: Contract) -> list:
+    return [*case.good, *case.recorded, *case.retired]
+
+
+def _retired() -> list:
+    return [
+        pytest.param(c, found, id=f"{c.source}:{found.file}")
+        for c in DECLARED.values()
+        for found in c.retired
+    ]
+
+
+@pytest.mark.parametrize(("case", "found"), _retired())
+def test_an_answer_of_a_retired_format_still_parses(case: Contract, found):
+    """An archived answer of an API the source moved on from is read by that format's parser,
+    chosen by the URL the archive keeps, to records that validate."""
+    source = SOURCES[case.source]
+    known = format_of(source.formats, found.payload(case.source))
+    assert known is not None and known.retired, (
+        f"{case.source}: {found.url} is declared retired in contract.toml but matches no "
+        "retired format the source declares (Source.formats)"
+    )
+    result = source.parse([found.payload(case.source)])
+    assert result.records, f"{case.source}: {found.file} ({known.name}) gave no record"
+    validated = validate_records(result.records, source_providers())
+    assert not validated.rejects, [r.reason for r in validated.rejects]
+    assert all(r.source_url == found.url for r in result.records)
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, id=c.source) for c in DECLARED.values() if SOURCES[c.source].formats]
+)
+def test_every_format_a_source_has_known_is_run_by_its_contract(case: Contract):
+    """Each declared format, current or retired, has a fixture of its own in contract.toml,
+    and the fixtures show no drift from what the source declares of them."""
+    source = SOURCES[case.source]
+    cases = _every_case(case)
+    for known in source.formats:
+        assert any(known.matches(c.url) for c in cases), (
+            f"{case.source}: no fixture of its format {known.name!r} ({known.path}) in "
+            f"tests/fixtures/{case.source}/contract.toml"
+        )
+    assert source.drift([c.payload(case.source) for c in cases]) == []
 
 
 @pytest.mark.parametrize("case", contracts(renamed=True))

@@ -1,7 +1,8 @@
 """A verdict is a function of the question (transform/evidence.py, transform/verdict.py):
 properties over generated figure sets. Naming the chips the other way round mirrors the
 answer (the same evidence pair, the inverse change, the opposite words); a figure that is not
-better at the point changes nothing; a lower bound decides one way only."""
+better at the point changes nothing; a better one of the same class never raises that chip's
+cost; a lower bound decides one way only."""
 
 from __future__ import annotations
 
@@ -112,6 +113,28 @@ def test_a_figure_not_better_at_the_point_changes_nothing(a, b, pa, pb, share):
     after = _judged(_ranked([*a, worse]), b, pa, pb)
     assert after.word == before.word and after.change == before.change
     assert after.a_figure.throughput_id == best.throughput_id
+
+
+@relaxed
+@given(readings("A"), readings("B"), prices, prices, st.floats(min_value=1.01, max_value=5))
+def test_a_better_figure_of_the_same_class_never_raises_that_chips_cost(a, b, pa, pb, gain):
+    before = _judged(a, b, pa, pb)
+    if not before.matched:
+        return
+    best = before.a_figure
+    better = replace(
+        best,
+        throughput_id="A-better",
+        tokens_per_second_per_chip=best.tokens_per_second_per_chip * gain,
+        lower_bound=False,  # measured at the point, not faster than asked
+    )
+    after = _judged(_ranked([*a, better]), b, pa, pb)
+    # A's figure at the point (its cost per token there is its price over it) never falls
+    assert after.a_figure.tokens_per_second_per_chip >= best.tokens_per_second_per_chip
+    if after.matched:  # still decided (B's lower bound may leave a cheaper A undecided)
+        assert after.change <= before.change + 1e-12
+    else:
+        assert after.word == "cannot say" and "b" in after.bound
 
 
 @relaxed

@@ -116,3 +116,42 @@ def test_a_derived_maximum_throughput_figure_answers_only_max(con):
                 "WHERE origin = 'derived' AND operating_point = 'max-throughput'"
             ).fetchall()
         assert found == [(expected,)], speed
+
+
+@pytest.mark.parametrize("speed", ["5", "25", "max"])
+def test_a_better_figure_of_the_same_class_never_lowers_a_chips_figure(tmp_path, speed):
+    """For every chip and model, a copy of its chosen figure 10% better (the same kind,
+    origin and point, from a source of its own) never leaves the chip with a lower figure:
+    its cost per token never rises."""
+    con = open_warehouse(tmp_path / "w.duckdb")
+    try:
+        with at_speed(con, speed):
+            before = _chosen(con)
+            columns = [
+                c for (c,) in con.execute(
+                    "SELECT column_name FROM information_schema.columns "
+                    "WHERE table_name = 'throughput' ORDER BY ordinal_position"
+                ).fetchall()
+            ]  # fmt: skip
+            copied = {"throughput_id", "tokens_per_second_per_chip", "source", "recorded_at"}
+            kept = ", ".join(c for c in columns if c not in copied)
+            con.execute(
+                f"INSERT INTO throughput BY NAME SELECT {kept}, "
+                "'better-' || row_number() OVER () AS throughput_id, "
+                "1.1 * tokens_per_second_per_chip AS tokens_per_second_per_chip, "
+                "source || ' (better copy ' || row_number() OVER () || ')' AS source, "
+                "recorded_at FROM throughput_ranked "
+                "WHERE chosen AND at_speed"
+            )
+            after = _chosen(con)
+    finally:
+        con.close()
+    assert len(before) > 600
+    lowered = [
+        (key, was, after.get(key))
+        for key, was in before.items()
+        if key not in after or after[key][0] < was[0] * (1 - 1e-9)
+    ]
+    assert not lowered, lowered[:5]
+    raised = sum(after[key][0] > was[0] * (1 + 1e-9) for key, was in before.items())
+    assert raised > len(before) / 2  # the copies are taken where they are better
