@@ -33,6 +33,10 @@ MAX_PAGES = 50
 TERMS = {"1 Year": "1yr", "3 Years": "3yr"}
 UNMAPPED = "GPU VM size no rule maps to a chip and GPU count"
 EXPECTED_FIELDS = ("armSkuName", "armRegionName", "retailPrice", "currencyCode", "type")
+# Each item states its currencyCode; the page's envelope states it once too (BillingCurrency).
+# An item without its own is read in the envelope's (a recorded answer trimmed to a few fields
+# keeps no currencyCode); a page stating neither is refused naming currencyCode.
+ENVELOPE_CURRENCY = "BillingCurrency"
 __all__ = ["SOURCE", "documented_sizes", "fetch", "map_size", "parse", "query_params"]
 
 
@@ -78,8 +82,16 @@ def rows(page: Page) -> list[Any]:
         raise shape_error(PROVIDER, page.payload, "Items list", body)
     items = body["Items"]
     if items:
-        require_columns(field_names(items), EXPECTED_FIELDS, page.payload, PROVIDER)
+        expected = EXPECTED_FIELDS
+        if isinstance(body.get(ENVELOPE_CURRENCY), str):
+            expected = tuple(f for f in EXPECTED_FIELDS if f != "currencyCode")
+        require_columns(field_names(items), expected, page.payload, PROVIDER)
     return items
+
+
+def _currency(item: dict[str, Any], page: Page) -> Any:
+    """The item's currencyCode, else the one its page's envelope bills in."""
+    return item.get("currencyCode", page.json().get(ENVELOPE_CURRENCY))
 
 
 def offers(item: Any, page: Page) -> list[Item]:
@@ -90,7 +102,7 @@ def offers(item: Any, page: Page) -> list[Item]:
     if why_skip:
         return [Skip(f"{why_skip} (not Linux GPU VM prices)")]
     sku, price = item.get("armSkuName"), item.get("retailPrice")
-    problem = _problem(item, price)
+    problem = _problem(item, price, _currency(item, page))
     if problem:
         return [page.reject(problem, item, str(item.get("skuId", "")))]
     mapped, why = map_size(str(sku))
@@ -120,9 +132,9 @@ def _not_ours(item: dict[str, Any]) -> str:
     return ""
 
 
-def _problem(item: dict[str, Any], price: Any) -> str:
-    if item.get("currencyCode") != "USD":
-        return f"currency {item.get('currencyCode')!r} is not USD (the request asked for USD)"
+def _problem(item: dict[str, Any], price: Any, currency: Any) -> str:
+    if currency != "USD":
+        return f"currency {currency!r} is not USD (the request asked for USD)"
     if item.get("unitOfMeasure", "1 Hour") != "1 Hour":
         return f"unit {item.get('unitOfMeasure')!r} is not '1 Hour'"
     if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
@@ -198,7 +210,7 @@ def _vm(item: dict[str, Any], page: Page, mapped: Mapped) -> Offer:
         instance_type=str(item["armSkuName"]),
         chip=mapped.chip,
         chip_count=float(mapped.count),
-        currency=str(item["currencyCode"]),
+        currency=str(_currency(item, page)),
         sku=str(item.get("skuId", "")),
         extra=extra,
     )

@@ -1,11 +1,11 @@
 """Every GPU name a source hands the catalog maps to a known chip, or is a deliberate 'unknown'.
 
 The names are those each source's parser asks the catalog about over the fixtures its contract
-declares (tests/fixtures/<source>/contract.toml: good files, and each bad-rows file beside them)
-and over every run of the sample archive (sample/archive: each source's payloads as archived),
-and those of the name lists kept from real answers (tests/fixtures/<source>/gpu-names.csv, each
-with its origin). A name that maps to no chip fails here naming the row to add to
-chipcost/data/chip_aliases.csv, or the note to add to DELIBERATE.
+declares (tests/fixtures/<source>/contract.toml: good files, each bad-rows file beside them, and
+each recorded answer parsed alone) and over every run of the sample archive (sample/archive:
+each source's payloads as archived), and those of the name lists kept from real answers
+(tests/fixtures/<source>/gpu-names.csv, each with its origin). A name that maps to no chip fails
+here naming the row to add to chipcost/data/chip_aliases.csv, or the note to add to DELIBERATE.
 """
 
 from __future__ import annotations
@@ -67,6 +67,8 @@ def parsed_names() -> frozenset[Name]:
                     source.parse([*good, *bad])
                 except ChipcostError:
                     continue  # a fixture refused whole names nothing more than it asked
+            for kept in found.recorded:  # real answers parsed alone (test_contract.py)
+                source.parse([kept.payload(name)])
         for run in archived_runs():
             for name in archived_sources(run):
                 registry()[name].parse(read_payloads(run, name))
