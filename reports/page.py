@@ -14,6 +14,7 @@ from chipcost.reports import digest, sections
 from chipcost.reports.data import ReportData
 from chipcost.reports.labels import prose
 from chipcost.reports.sections import Section
+from chipcost.reports.sparklines import compact_sparklines
 from chipcost.reports.text import SAMPLE_NOTE, headline, health_line, lacks
 
 # Gmail clips HTML bodies over about 100 KB (102 KB); stay clear of it.
@@ -169,7 +170,7 @@ def report_html(data: ReportData, title: str) -> str:
         "next to this file</a>; every offer, filterable, in the price explorer "
         "(<code>chipcost site DIR</code>).</footer></main>"
     )
-    return shared_styles(_document(title, body))
+    return compact_sparklines(shared_styles(_document(title, body)))
 
 
 def _email_variants(data: ReportData) -> list[Callable[[], list[Section]]]:
