@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chips
 from chipcost.core.errors import ParseError
 from chipcost.core.record import PriceRecord
 from chipcost.extract.azure import PRICES_URL, parse
@@ -42,6 +43,8 @@ def test_the_recording_loads_every_linux_item_and_skips_the_windows_ones():
     result = parse([payload(RECORDED)])
     assert len(result.records) == 83 - 30 and not result.rejects
     assert any("30 row(s) not loaded: a Windows row" in note for note in result.notes)
+    # every size the recording names is one of the catalog's chips (issue 75, item 3)
+    assert {r.chip for r in result.records} <= set(canonical_chips()) - {UNKNOWN_CHIP}
 
 
 @pytest.mark.parametrize(
