@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from chipcost.core.payload import Payload
+from chipcost.extract._estimate import ESTIMATE_KEY
 
 # How every drift note starts: `chipcost sources` picks the latest run's notes out by it.
 DRIFT = "format drift"
@@ -175,7 +176,8 @@ def _said(source: str, formats: Sequence[Format], name: str, at: str, place: _Se
     if place.absent:
         parts.append(f"no {at} in {place.absent} payload(s)")
     if place.rows:
-        new = sorted(set(place.keys) - set(declared.fields))
+        # The sample's own mark on an estimated price is no provider's field.
+        new = sorted(set(place.keys) - set(declared.fields) - {ESTIMATE_KEY})
         missing = sorted(set(declared.fields) - set(place.keys) - set(declared.optional))
         if new:
             parts.append(f"new {', '.join(new)}")

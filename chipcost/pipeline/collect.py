@@ -39,6 +39,7 @@ from chipcost.core.settings import SOURCE_PAYLOADS_MAX_ENV, Settings, check_data
 from chipcost.core.stopping import Deadline
 from chipcost.extract import FetchContext, Source, registry, source_providers
 from chipcost.extract._body import Bounds
+from chipcost.extract._formats import DRIFT
 from chipcost.pipeline.clock import check_dates
 from chipcost.pipeline.refusals import disk_message, not_empty, unexpected
 from chipcost.pipeline.seed import open_warehouse
@@ -289,7 +290,7 @@ def _guarded(result: SourceResult, name: str, settings: Settings) -> Iterator[No
     except SourceSkipped as exc:
         result.status, result.message = SKIPPED, str(exc)
     except ChipcostError as exc:
-        result.status, result.message = FAILED, str(exc)
+        result.status, result.message = FAILED, _with_drift(str(exc), result.notes)
     except OSError as exc:
         result.status, result.message = FAILED, disk_message(name, exc)
     except RecursionError:  # a page of a thousand nested tags: no provider's, and unreadable
@@ -300,6 +301,13 @@ def _guarded(result: SourceResult, name: str, settings: Settings) -> Iterator[No
         )
     except Exception as exc:
         _unexpected(result, name, exc, settings)
+
+
+def _with_drift(message: str, notes: list[str]) -> str:
+    """A failure's message with the format changes found in its payloads before the parse:
+    what the provider changed is said beside what it broke."""
+    drifted = [note for note in notes if note.startswith(DRIFT)]
+    return "; ".join([message, *drifted])
 
 
 def _unexpected(result: SourceResult, name: str, exc: Exception, settings: Settings) -> None:

@@ -71,3 +71,16 @@ def test_an_archive_of_a_retired_format_loads_and_a_changed_format_is_named(run,
         text
     )
     assert "format drift (tensordock" not in text
+
+
+def test_a_change_that_fails_the_parse_is_named_beside_the_failure(run, tmp_path):
+    """RunPod's catalog with `price` renamed `prices`: the source fails naming the field, and
+    the summary names the change found before the parse."""
+    root = tmp_path / "archive"
+    renamed = (FIXTURES / "runpod" / "bad-catalog-renamed-field.json").read_bytes()
+    writer = ArchiveWriter(root, STAMP, "runpod")
+    writer.write(renamed, runpod.REST_URL, fetched_at=parse_stamp(STAMP))
+    ran = run("collect", "--replay", str(root), "--source", "runpod")
+    said = " ".join(ran.stdout.split())
+    assert "runpod failed" in said, said
+    assert "format drift (runpod, REST v2 catalog, gpus[]): new prices; missing price" in said
