@@ -152,6 +152,19 @@ def require_columns(
     )
 
 
+def missing_fields(row: object, decisive: Iterable[str]) -> str:
+    """Why a row is refused when it lacks a field that decides what its price means (a cloud
+    flag, a currency, a pricing unit): '' when each is there with a value, else the reason
+    naming every one missing. Never a default in its place: a price read under an assumed
+    currency or unit is a wrong price, not a missing one (docs/sources.md)."""
+    have = row if isinstance(row, dict) else {}
+    missing = [name for name in decisive if have.get(name) is None or have.get(name) == ""]
+    if not missing:
+        return ""
+    which = "it decides" if len(missing) == 1 else "they decide"
+    return f"lacks {', '.join(missing)}: {which} what its price means, so it is not read"
+
+
 @dataclass(frozen=True)
 class Origin:
     """Where the rows being parsed came from: stamped on every record and reject."""

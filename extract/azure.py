@@ -10,7 +10,8 @@ from chipcost.core.record import HOURS_PER_TERM, PriceRecord
 from chipcost.extract import _fetch, _http
 from chipcost.extract._azure_sizes import SERIES_TABLE, Mapped, documented_sizes, map_size
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._kit import Offer, field_names, require_columns, shape_error
+from chipcost.extract._kit import Offer, field_names, missing_fields, require_columns, shape_error
+from chipcost.extract._slices import SliceError, share_of
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "azure"
@@ -32,6 +33,8 @@ SERIES = ("Standard_ND", "Standard_NC", "Standard_NV", "Standard_NG")
 MAX_PAGES = 50
 TERMS = {"1 Year": "1yr", "3 Years": "3yr"}
 UNMAPPED = "GPU VM size no rule maps to a chip and GPU count"
+# The fields that decide what a row's price means: never assumed when missing (the kit's rule).
+DECISIVE = ("currencyCode", "unitOfMeasure")
 EXPECTED_FIELDS = ("armSkuName", "armRegionName", "retailPrice", "currencyCode", "type")
 # Each item states its currencyCode; the page's envelope states it once too (BillingCurrency).
 # An item without its own is read in the envelope's (a recorded answer trimmed to a few fields
@@ -108,10 +111,11 @@ def offers(item: Any, page: Page) -> list[Item]:
     mapped, why = map_size(str(sku))
     if mapped is None:
         return [Skip(f"{UNMAPPED} ({why} in chipcost/data/{SERIES_TABLE})", str(sku))]
-    if mapped.count.denominator != 1:
-        problem = f"{sku} rents {mapped.count} of a GPU: a fractional GPU is not priced per chip"
-        return [page.reject(problem, item, str(item.get("skuId", "")))]
-    vm = _vm(item, page, mapped)
+    try:  # a size renting a share of one GPU is marked by the slice rule (extract/_slices.py)
+        count, mark = share_of(mapped.chip, mapped.count)
+    except SliceError as exc:
+        return [page.reject(f"{sku}: {exc}", item, str(item.get("skuId", "")))]
+    vm = _vm(item, page, mapped, count, mark)
     if item.get("type") == "Reservation":
         return [_reserved(item, vm, float(price))]
     model, plan = _consumption_kind(item)
@@ -133,9 +137,12 @@ def _not_ours(item: dict[str, Any]) -> str:
 
 
 def _problem(item: dict[str, Any], price: Any, currency: Any) -> str:
+    missing = missing_fields({**item, "currencyCode": currency}, DECISIVE)
+    if missing:
+        return missing
     if currency != "USD":
         return f"currency {currency!r} is not USD (the request asked for USD)"
-    if item.get("unitOfMeasure", "1 Hour") != "1 Hour":
+    if item.get("unitOfMeasure") != "1 Hour":
         return f"unit {item.get('unitOfMeasure')!r} is not '1 Hour'"
     if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
         return f"retailPrice {price!r} is not a positive price"
@@ -194,9 +201,12 @@ def _savings_plans(item: dict[str, Any], vm: Offer, page: Page) -> list[Item]:
     return made
 
 
-def _vm(item: dict[str, Any], page: Page, mapped: Mapped) -> Offer:
+def _vm(
+    item: dict[str, Any], page: Page, mapped: Mapped, count: float, mark: dict[str, str]
+) -> Offer:
     """What every price of one VM size in one region shares."""
     extra = {
+        **mark,
         "meter": item.get("meterName"),
         "product": item.get("productName"),
         "series": mapped.series,
@@ -209,7 +219,7 @@ def _vm(item: dict[str, Any], page: Page, mapped: Mapped) -> Offer:
         region=str(item["armRegionName"]),
         instance_type=str(item["armSkuName"]),
         chip=mapped.chip,
-        chip_count=float(mapped.count),
+        chip_count=count,
         currency=str(_currency(item, page)),
         sku=str(item.get("skuId", "")),
         extra=extra,

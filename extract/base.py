@@ -20,6 +20,7 @@ from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.core.settings import SourceSettings
 from chipcost.core.stopping import Deadline, check
 from chipcost.extract._body import Bounds
+from chipcost.extract._doubts import mark_doubts
 from chipcost.extract._formats import Format, drift
 from chipcost.extract._kit import (
     ROW_FAILURES,
@@ -255,13 +256,14 @@ Parse = Callable[[Sequence[Payload]], ParseResult]
 
 
 def one_price_each(parse: Parse) -> Parse:
-    """`parse` with the kit's rule on what it returns: one offer, one price per payload."""
+    """`parse` with the kit's rules on what it returns: one offer, one price per payload,
+    and doubtful rows marked (extract/_doubts.py)."""
     if getattr(parse, "one_price_each", False):
         return parse  # a source copied with dataclasses.replace: already kept
 
     @functools.wraps(parse)  # __wrapped__: the source's own parse
     def kept(payloads: Sequence[Payload]) -> ParseResult:
-        return offers_priced_once(parse(payloads))
+        return mark_doubts(offers_priced_once(parse(payloads)))
 
     kept.one_price_each = True  # type: ignore[attr-defined]
     return kept

@@ -3,6 +3,7 @@ commitment prices from its GraphQL API (gpuTypes) while that answers; no key: Gr
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
@@ -10,11 +11,12 @@ from urllib.parse import urlsplit
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip
 from chipcost.core.errors import ParseError, SourceSkipped
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
-from chipcost.extract._kit import field_names, require_columns, shape_error
+from chipcost.extract._kit import field_names, missing_fields, require_columns, shape_error
+from chipcost.extract._slices import SliceError, memory_share, mig_profile, share_of
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "runpod"
@@ -95,6 +97,18 @@ GRAPHQL = Format(
     ),
 )
 REGION = "global"
+# The flags that say on which cloud each price is sold: without one, a price would be read as
+# unsold (or sold) on that cloud, so a GPU type lacking either is refused naming it.
+CLOUD_FLAGS = ("secureCloud", "communityCloud")
+
+
+@dataclass(frozen=True)
+class Chip:
+    """The chip one of RunPod's GPUs is, and the share of it (a MIG slice's) marked."""
+
+    chip: str
+    count: float = 1.0
+    mark: dict[str, str] = field(default_factory=dict)
 
 
 # REST v2 `price` keys -> the plan of the record; a cloud's flag (`secure`, `community`) says
@@ -214,9 +228,14 @@ def offers(gpu: Any, page: Page, *, rest: bool = False) -> list[Item]:
         return [page.reject(f"gpuTypes entry {gpu!r:.60} is not a GPU type with an id", gpu)]
     if gpu["id"] == "unknown":
         return [Skip("RunPod's 'unknown' placeholder type, listed with no prices")]
+    missing = missing_fields(gpu, CLOUD_FLAGS)
+    if missing:
+        return [page.reject(missing, gpu, str(gpu["id"]))]
     chip = _chip(
         page, str(gpu["id"]), str(gpu.get("displayName") or gpu["id"]), gpu.get("memoryInGb")
     )
+    if isinstance(chip, Reject):
+        return [chip]
     made: list[Item] = []
     for name, (model, plan, term, flag) in PRICE_FIELDS.items():
         if not gpu.get(flag) or (rest and name in ON_DEMAND):
@@ -240,8 +259,13 @@ def rest_offers(gpu: Any, page: Page) -> list[Item]:
     """A REST v2 catalog entry: its list price on each cloud that sells it; pure."""
     if not isinstance(gpu, dict) or not gpu.get("id"):
         return [page.reject(f"gpus entry {gpu!r:.60} is not a GPU type with an id", gpu)]
+    missing = missing_fields(gpu, REST_CLOUDS)
+    if missing:
+        return [page.reject(missing, gpu, str(gpu["id"]))]
     prices = gpu.get("price") if isinstance(gpu.get("price"), dict) else {}
     chip = _chip(page, str(gpu["id"]), str(gpu.get("name") or gpu["id"]), gpu.get("memory"))
+    if isinstance(chip, Reject):
+        return [chip]
     made: list[Item] = []
     for cloud in REST_CLOUDS:
         if gpu.get(cloud) is not True:
@@ -260,15 +284,26 @@ def rest_offers(gpu: Any, page: Page) -> list[Item]:
     return made or [Skip("a GPU type sold on neither Secure nor Community Cloud", str(gpu["id"]))]
 
 
-def _chip(page: Page, gpu_id: str, display: str, memory: Any) -> str:
-    """The canonical chip of RunPod's GPU id, else of its display name (named in the notes)."""
+def _chip(page: Page, gpu_id: str, display: str, memory: Any) -> Chip | Reject:
+    """The canonical chip of RunPod's GPU id, else of its display name (named in the notes),
+    and the share of it one GPU of the type is: 1, or a MIG slice's (the slice rule,
+    extract/_slices.py: 'MIG 1g.24gb' of a 96 GB card is 1/4 of it)."""
     gb = memory if isinstance(memory, int | float) and not isinstance(memory, bool) else None
+    mig = mig_profile(gpu_id) or mig_profile(display)
+    if mig is not None:
+        card, gb = mig
+        chip = canonical_chip(card, None, SOURCE_NAME)
+        try:
+            count, mark = share_of(chip, memory_share(chip, gb))
+        except SliceError as exc:
+            return page.reject(f"{display}: a MIG slice, {exc}", {"id": gpu_id}, gpu_id)
+        return Chip(chip, count, mark)
     chip = canonical_chip(gpu_id, gb, SOURCE_NAME)
-    return page.chip(display, gb) if chip == UNKNOWN_CHIP else chip
+    return Chip(page.chip(display, gb) if chip == UNKNOWN_CHIP else chip)
 
 
 def _offer(
-    gpu: dict[str, Any], page: Page, chip: str, price: float, offer: tuple[str, str, str]
+    gpu: dict[str, Any], page: Page, chip: Chip, price: float, offer: tuple[str, str, str]
 ) -> PriceRecord:
     model, plan, term = offer
     lowest = gpu.get("lowestPrice") if isinstance(gpu.get("lowestPrice"), dict) else {}
@@ -278,13 +313,14 @@ def _offer(
         "stock_status": lowest.get("stockStatus"),
         "priced": "per GPU-hour",
         **estimate_of(gpu),
+        **chip.mark,
     }
     return page.record(
         region=REGION,
         # RunPod rents single GPUs; multi-GPU pods cost the per-GPU price times the count.
         instance_type=f"1x {gpu.get('displayName') or gpu['id']}",
-        chip=chip,
-        chip_count=1.0,
+        chip=chip.chip,
+        chip_count=chip.count,
         pricing_model=model,
         term=term,
         plan=plan,

@@ -12,6 +12,7 @@ from chipcost.core.vocabulary import not_rentable
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import host_spec, json_price, listed_rows, load_json, too_many_places
+from chipcost.extract._slices import SliceError, memory_share, share_of
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "vultr"
@@ -41,7 +42,6 @@ VDM_ID = re.compile(r"^vcg-(?P<gpu>[a-z][a-z0-9]*)-\d+c-\d+g-(?P<vram>\d+)vram$"
 # src/gpuhunt/providers/vultr.py at 3b389574). A plan's cards are its vram over this, so the
 # half server vcg-mi325x-126c-1436g-768vram is 4 cards, not 3 of 256 GB.
 ID_CARD_GB = {"mi325x": 192.0}
-SLICE = "a Cloud GPU plan selling a slice of one card: prices are per whole chip here"
 NOT_ON_DEMAND = not_rentable("on_demand", "the plan is not deployable on demand (deploy_ondemand)")
 NOT_PREEMPTIBLE = not_rentable(
     "spot", "the plan is not deployable preemptible (deploy_preemptible)"
@@ -118,8 +118,13 @@ def _cloud_gpu_offers(plan: Any, page: Page) -> list[Item]:
     chip = page.chip(gpu_type, float(vram))
     card = chip_memory_gb().get(chip)
     count = vram / card if card else 1.0
-    if count < 0.95:
-        return [Skip(SLICE, name)]
+    if count < 0.95:  # a shared card: priced by the slice rule (extract/_slices.py)
+        try:
+            share, mark = share_of(chip, memory_share(chip, float(vram)))
+        except SliceError as exc:
+            return [page.reject(f"{name}: {exc}", plan, name)]
+        extra = {"gpu_type": gpu_type, "gpu_vram_gb": vram, **mark}
+        return _offers(plan, page, chip, share, extra)
     if abs(count - round(count)) > 0.05:
         why = f"{name}: {vram} GB is not a whole number of {card:g} GB {chip} cards"
         return [page.reject(why, plan, name)]
@@ -160,7 +165,7 @@ def _host(plan: dict) -> dict[str, float | None]:
     }
 
 
-def _offers(plan: dict, page: Page, chip: str, count: int, extra: dict) -> list[Item]:
+def _offers(plan: dict, page: Page, chip: str, count: float, extra: dict) -> list[Item]:
     name = str(plan["id"])
     listed = plan.get("locations") if isinstance(plan.get("locations"), list) else []
     locations = [str(location) for location in listed if location]

@@ -355,3 +355,28 @@ HISTORY_KEY = ("source", *OFFER_KEY)
 # OPENAI_API_KEY is not read unasked: a key for OpenAI's service is not sent to another server
 # by default.
 API_KEY_VARIABLE = "CHIPCOST_API_KEY"
+
+
+# Regions most buyers cannot rent in: government clouds (Azure's usgov*/usdod*, AWS GovCloud
+# us-gov-*, OCI's US and UK government regions), China's clouds run by local operators (AWS
+# cn-*, Azure china*) and sovereign clouds (AWS European Sovereign Cloud eusc-*, OCI's EU
+# Sovereign Cloud eu-frankfurt-2 and eu-madrid-2). Their prices load, marked, and stay out of
+# the price index and the cheapest-offer answers unless --region names them (docs/sources.md).
+RESTRICTED_REGIONS = (
+    ("a US government", r"^(usgov|usdod|us-gov-|us-langley-1$|us-luke-1$)"),
+    ("a UK government", r"^uk-gov-"),
+    ("a China", r"^(cn-|china)"),
+    ("an EU sovereign", r"^(eusc-|eu-frankfurt-2$|eu-madrid-2$)"),
+)
+# The same rule as one pattern, for the warehouse's reads (regexp_matches on region).
+RESTRICTED_REGION_PATTERN = "|".join(f"({p})" for _, p in RESTRICTED_REGIONS)
+
+
+def restricted_region(region: str) -> str:
+    """'a US government region' when most buyers cannot rent in `region`; '' otherwise."""
+    import re
+
+    for kind, pattern in RESTRICTED_REGIONS:
+        if re.match(pattern, region.strip().lower()):
+            return f"{kind} region"
+    return ""

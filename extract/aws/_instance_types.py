@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from fractions import Fraction
 from typing import Any
 
-from chipcost.core.catalog import UNKNOWN_CHIP, ChipMatch, canonical_chip, chip_rows
+from chipcost.core.catalog import UNKNOWN_CHIP, ChipMatch, canonical_chip
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract._kit import RowUnreadable, json_of, read_row
+from chipcost.extract._slices import SliceError, memory_share
 from chipcost.extract.base import FetchContext
 
 OPERATION = "DescribeInstanceTypes"
@@ -114,14 +114,15 @@ def _accelerator(info: dict[str, Any]) -> tuple[str, str, float] | None:
 
 
 def _share(chip: str, memory_gb: float | None) -> float:
-    """A fractional GPU (AWS g6f) reports 0 GPUs and its slice's memory: the share of one chip.
-
-    0 when the chip or its memory is unknown, so the Price List's count stands.
-    """
-    full = next((r["memory_gb"] for r in chip_rows() if r["chip"] == chip), "")
-    if not memory_gb or not full:
+    """A fractional GPU (AWS g6f) reports 0 GPUs and its slice's memory: the share of one chip
+    (the slice rule, extract/_slices.py). 0 when the chip or its memory is unknown, so the
+    Price List's count stands."""
+    if not memory_gb:
         return 0.0
-    return float(Fraction(memory_gb / float(full)).limit_denominator(16))
+    try:
+        return float(memory_share(chip, memory_gb, denominator=16))
+    except SliceError:
+        return 0.0
 
 
 def name_unknown(result: ParseResult, names: dict[str, tuple[str, str, float]]) -> None:

@@ -20,6 +20,7 @@ from chipcost.core.errors import ParseError, SourceError
 from chipcost.extract import azure
 from chipcost.extract._azure_sizes import map_size, series_table
 from chipcost.extract.azure import PRICES_URL, documented_sizes, fetch, parse, query_params
+from tests.paths import FIXTURES
 from tests.sources import STAMP, assert_loadable, payloads_of
 from tests.sources import context as fake_context
 
@@ -85,11 +86,17 @@ def test_reservations_are_term_totals_amortised_per_hour(good):
     assert three.price_per_hour == pytest.approx(1098340.0 / 26280)
 
 
-def test_a_fractional_gpu_size_is_refused_with_its_share(good):
-    reasons = {r.reason for r in good.rejects}
-    assert reasons == {
-        "Standard_NC8ads_A10_v4 rents 1/3 of a GPU: a fractional GPU is not priced per chip"
-    }
+def test_a_fractional_gpu_size_is_priced_per_whole_chip_and_marked_as_a_share(good):
+    # NC8ads_A10_v4 rents a third of an A10: the slice rule (extract/_slices.py), as AWS's g6f.
+    sliced = [r for r in good.records if r.instance_type == "Standard_NC8ads_A10_v4"]
+    assert sorted((r.pricing_model, r.chip, round(r.chip_count, 6)) for r in sliced) == [
+        ("on_demand", "A10", 0.333333),
+        ("spot", "A10", 0.333333),
+    ]
+    assert {r.extra["share"] for r in sliced} == {"1/3 of one A10"}
+    spot = find(good.records, "Standard_NC8ads_A10_v4", "eastus", "spot")
+    assert spot.price_per_hour / spot.chip_count == pytest.approx(0.36 * 3)  # one whole A10
+    assert not good.rejects
     assert_loadable(good)
 
 
@@ -97,6 +104,7 @@ def test_every_size_in_the_fixtures_is_mapped_by_rule(good):
     skus = {r.instance_type for r in good.records}
     assert {map_size(s)[0].chip for s in skus} == {
         "H100-SXM", "H200", "MI300X", "A100-80GB", "A100-80GB-PCIe", "A100-40GB", "H100-NVL",
+        "A10",
     }  # fmt: skip
 
 
@@ -118,7 +126,6 @@ def test_bad_rows_become_rejects_or_are_skipped_with_a_note():
     result = parse([payload("bad-rows.json")])
     reasons = sorted(r.reason for r in result.rejects)
     assert reasons == [
-        "Standard_NC16ads_A10_v4 rents 2/3 of a GPU: a fractional GPU is not priced per chip",
         "currency 'EUR' is not USD (the request asked for USD)",
         "reservationTerm '5 Years' is not 1 Year or 3 Years",
         "retailPrice 0.0 is not a positive price",
@@ -130,7 +137,56 @@ def test_bad_rows_become_rejects_or_are_skipped_with_a_note():
         assert f"1 row(s) not loaded: {skipped} (not Linux GPU VM prices)" in notes
     # A size no rule maps is a note naming it, not a reject: the source stays ok.
     assert "no series 'ND B300 v7'" in notes and "Standard_ND96isr_B300_v7" in notes
-    assert [r.term for r in result.records] == ["none", "1yr"]  # the A100 row and its 1yr plan
+    # The A100 row and its 1yr plan; the NC16ads size, 2/3 of an A10, by the slice rule.
+    assert [r.term for r in result.records] == ["none", "none", "1yr"]
+    assert result.records[0].extra["share"] == "2/3 of one A10"
+
+
+def one_row(**changed):
+    """The first row of consumption-nc.json alone, with `changed` fields."""
+    body = json.loads((FIXTURES / "azure" / "consumption-nc.json").read_text())
+    body["Items"] = [{**body["Items"][0], **changed}]
+    return parse([payload("consumption-nc.json", data=json.dumps(body).encode())])
+
+
+@pytest.mark.parametrize("field", ["unitOfMeasure", "currencyCode"])
+def test_a_row_without_its_unit_or_currency_is_refused_naming_it(field):
+    # A row's currency may come from its page (BillingCurrency): here the page states none.
+    body = json.loads((FIXTURES / "azure" / "consumption-nc.json").read_text())
+    del body["BillingCurrency"]
+    del body["Items"][0][field]
+    result = parse([payload("consumption-nc.json", data=json.dumps(body).encode())])
+    [refused] = result.rejects
+    assert refused.reason == f"lacks {field}: it decides what its price means, so it is not read"
+    assert refused.sku == body["Items"][0]["skuId"]
+    assert len(result.records) > 1  # the page's other rows load
+
+
+def test_a_spot_price_not_below_on_demand_is_loaded_and_marked():
+    body = json.loads((FIXTURES / "azure" / "consumption-nc.json").read_text())
+    spot = next(i for i in body["Items"] if i["meterName"] == "NC8ads A10 v4 Spot")
+    listed = next(
+        i for i in body["Items"]
+        if i["armSkuName"] == spot["armSkuName"] and i["meterName"] == "NC8ads A10 v4"
+    )  # fmt: skip
+    spot["retailPrice"] = listed["retailPrice"]  # the spot meter at the on-demand rate
+    result = parse([payload("consumption-nc.json", data=json.dumps(body).encode())])
+    marked = find(result.records, spot["armSkuName"], "eastus", "spot")
+    assert marked.extra["spot_not_below_on_demand"].startswith(
+        f"spot {listed['retailPrice']:g} USD/h is not below on demand ({listed['retailPrice']:g} "
+        "in eastus)"
+    )
+    assert "1 spot price(s) not below on demand" in " ".join(result.notes)
+    others = [r for r in result.records if r is not marked]
+    assert not any("spot_not_below_on_demand" in r.extra for r in others)
+
+
+def test_a_us_government_region_is_loaded_and_marked():
+    result = one_row(armRegionName="usgovvirginia")
+    assert len(result.records) == 3  # on demand and its two savings plans
+    assert {r.extra["restricted_region"] for r in result.records} == {"a US government region"}
+    assert "out of the index and the cheapest answers" in " ".join(result.notes)
+    assert not any("restricted_region" in r.extra for r in one_row().records)
 
 
 def test_a_renamed_field_is_a_layout_change():

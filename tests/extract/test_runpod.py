@@ -24,6 +24,7 @@ from chipcost.extract.runpod import (
     fetch,
     parse,
 )
+from tests.paths import FIXTURES
 from tests.sources import FETCHED_AT, STAMP, assert_loadable, payloads_of
 from tests.sources import context as fake_context
 
@@ -240,3 +241,87 @@ def test_a_refused_key_names_the_variable(tmp_path):
     ctx = fake_context(tmp_path, "runpod", lambda request: httpx.Response(401), settings=refused)
     with pytest.raises(SourceError, match=f"check the API key \\({API_KEY.env}\\)"):
         fetch(ctx)
+
+
+def with_types(*changed: dict, file: str = "gpu-types.json", drop: tuple[str, ...] = ()):
+    """The GraphQL answer of `file`, its first GPU type's fields changed by each of `changed`
+    (one GPU type each, added after the others) and `drop` removed from every GPU type."""
+    body = json.loads((FIXTURES / "runpod" / file).read_text())
+    types = body["data"]["gpuTypes"]
+    types += [{**types[0], **change} for change in changed]
+    for gpu in types:
+        for name in drop:
+            gpu.pop(name, None)
+    return parse([payload(file, data=json.dumps(body).encode())])
+
+
+# RunPod's MIG slices of its RTX PRO 6000 Blackwell Server Edition, as RunPod names them (the
+# names public RunPod users record: "NVIDIA RTX PRO 6000 Blackwell Server Edition MIG 1g.24gb");
+# the $0.59 of the 1g.24gb slice is the price issue 75 quotes from a RunPod gpuTypes answer of
+# 2026, the rest of each entry the shape of gpu-types.json.
+MIG_1G = {
+    "id": "NVIDIA RTX PRO 6000 Blackwell Server Edition MIG 1g.24gb",
+    "displayName": "RTX PRO 6000 MIG 1g.24gb", "memoryInGb": 24, "securePrice": 0.59,
+    "communityCloud": False, "communityPrice": 0, "secureSpotPrice": 0, "communitySpotPrice": 0,
+    "oneWeekPrice": 0, "oneMonthPrice": 0, "threeMonthPrice": 0, "sixMonthPrice": 0,
+}  # fmt: skip
+MIG_2G = {**MIG_1G, "id": MIG_1G["id"].replace("1g.24gb", "2g.48gb"), "memoryInGb": 48,
+          "displayName": "RTX PRO 6000 MIG 2g.48gb", "securePrice": 1.18}  # fmt: skip
+
+
+def test_a_mig_slice_is_its_share_of_the_whole_card_priced_per_whole_chip_and_marked():
+    result = with_types(MIG_1G, MIG_2G)
+    quarter = offer(result.records, "1x RTX PRO 6000 MIG 1g.24gb")
+    half = offer(result.records, "1x RTX PRO 6000 MIG 2g.48gb")
+    # 24 GB and 48 GB of the 96 GB card (chips.csv): the slice rule, extract/_slices.py.
+    assert (quarter.chip, quarter.chip_count, quarter.price_per_hour) == (
+        "RTX-PRO-6000",
+        0.25,
+        0.59,
+    )
+    assert (half.chip, half.chip_count) == ("RTX-PRO-6000", 0.5)
+    assert quarter.extra["share"] == "1/4 of one RTX-PRO-6000"
+    assert half.extra["share"] == "1/2 of one RTX-PRO-6000"
+    assert quarter.price_per_hour / quarter.chip_count == pytest.approx(2.36)  # a whole card
+    whole = [r for r in result.records if "MIG" not in r.instance_type]
+    assert not any("share" in r.extra for r in whole)
+    assert_loadable(result)
+
+
+def test_a_mig_slice_of_a_card_chipcost_does_not_know_is_refused_naming_it():
+    odd = {**MIG_1G, "id": "NVIDIA Mystery 9000 MIG 1g.10gb", "displayName": "Mystery MIG"}
+    result = with_types(odd)
+    [refused] = result.rejects
+    assert refused.reason.startswith("Mystery MIG: a MIG slice, ")
+    assert "no whole chip to price it against" in refused.reason
+
+
+@pytest.mark.parametrize(
+    "flags", [("communityCloud",), ("secureCloud",), ("secureCloud", "communityCloud")]
+)
+def test_a_gpu_type_without_a_cloud_flag_is_refused_naming_it(flags):
+    # Without communityCloud each community price would vanish unsaid; with neither flag,
+    # every GPU type would be "sold on neither Secure nor Community Cloud".
+    body = json.loads((FIXTURES / "runpod" / "gpu-types.json").read_text())
+    first = body["data"]["gpuTypes"][0]
+    for flag in flags:
+        del first[flag]
+    result = parse([payload("gpu-types.json", data=json.dumps(body).encode())])
+    [refused] = result.rejects
+    verb = "it decides" if len(flags) == 1 else "they decide"
+    assert refused.reason == (
+        f"lacks {', '.join(flags)}: {verb} what its price means, so it is not read"
+    )
+    assert refused.sku == first["id"]
+    assert not any(r.sku == first["id"] for r in result.records)
+    assert len(result.records) > 1  # the other GPU types load
+
+
+def test_a_rest_entry_without_a_cloud_flag_is_refused_naming_it():
+    body = json.loads((FIXTURES / "runpod" / "catalog-gpus.json").read_text())
+    first = body["gpus"][0]
+    del first["community"]
+    result = parse([catalog("catalog-gpus.json", data=json.dumps(body).encode())])
+    [refused] = result.rejects
+    assert refused.reason == "lacks community: it decides what its price means, so it is not read"
+    assert refused.sku == first["id"]

@@ -18,7 +18,7 @@ from chipcost.core.payload import Payload
 from chipcost.extract.base import FetchContext
 from chipcost.extract.vultr import METAL_URL, PLANS_URL, SOURCE, fetch, parse
 from tests.paths import FIXTURES
-from tests.sources import FETCHED_AT, STAMP, payloads_of
+from tests.sources import FETCHED_AT, STAMP, assert_loadable, payloads_of
 
 FIXTURES = FIXTURES / "vultr"
 
@@ -48,17 +48,25 @@ def test_bare_metal_plans_priced_per_server_with_preemptible_as_spot():
     assert h100.source_url == METAL_URL and h100.payload_ref.endswith("plans-metal.json")
 
 
-def test_whole_cloud_gpu_cards_load_and_slices_are_named_in_a_note():
+def test_whole_cloud_gpu_cards_load_and_slices_are_priced_as_shares():
     result = parse(good())
     [a100] = offers(result.records, "vcg-a100-12c-120g-80vram").values()
     assert (a100.region, a100.chip, a100.chip_count, a100.price_per_hour) == (
         "ewr", "A100-80GB", 1, 2.397,
     )  # fmt: skip
-    assert not offers(result.records, "vcg-a100-1c-6g-4vram")
+    assert "share" not in a100.extra
     # vcpu_count 12; ram 122880 MB; disk 1400 GB, disk_count 1.
     assert (a100.vcpus, a100.ram_gb, a100.disk_gb) == (12.0, 120.0, 1400.0)
-    [note] = [n for n in result.notes if "slice" in n]
-    assert "vcg-a100-1c-6g-4vram" in note and "vcg-a100-6c-60g-40vram" in note
+    # The slice rule (extract/_slices.py): 4 GB and 40 GB of an 80 GB A100 are 1/20 and 1/2 of
+    # one, priced per whole-chip equivalent and marked.
+    [tiny] = offers(result.records, "vcg-a100-1c-6g-4vram").values()
+    [half] = offers(result.records, "vcg-a100-6c-60g-40vram").values()
+    assert (tiny.chip, tiny.chip_count, tiny.price_per_hour) == ("A100-80GB", 0.05, 0.123)
+    assert (half.chip, half.chip_count, half.price_per_hour) == ("A100-80GB", 0.5, 1.397)
+    assert tiny.extra["share"] == "1/20 of one A100-80GB"
+    assert half.extra["share"] == "1/2 of one A100-80GB"
+    assert not any("slice" in n for n in result.notes)
+    assert_loadable(result)
 
 
 def test_one_record_per_location():
