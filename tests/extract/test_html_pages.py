@@ -132,3 +132,52 @@ def test_a_page_at_a_browsers_depth_is_read_and_one_past_it_refused():
     assert span is not None and span.text() == "deep" and within.text() == "deep"
     with pytest.raises(NestedTooDeep):
         parse_html("<span>" * 100_000)
+
+
+NESTINGS = {
+    "<div>": "<div>",
+    "<span>": "<span>",
+    "lists in list items": "<ul><li>",
+    "tables in cells": "<table><tr><td>",
+    "<b> outside a table's cells": "<tr><td><b>",
+}
+
+
+@pytest.mark.parametrize("unit", NESTINGS.values(), ids=NESTINGS)
+def test_a_page_nested_too_deeply_is_refused_before_it_is_parsed(monkeypatch, unit):
+    """lexbor builds nested blocks in time quadratic in their depth (200 KB of <div>: 4 s);
+    the depth is read in one pass first, so the parse is never started."""
+    from chipcost.extract import _html_tree
+
+    def no_parse(text):
+        raise AssertionError("parsed a page the depth pass should have refused")
+
+    monkeypatch.setattr(_html_tree, "LexborHTMLParser", no_parse)
+    with pytest.raises(NestedTooDeep):
+        parse_html(unit * 40_000)
+
+
+def _parsed_depth(tree) -> int:
+    deepest, stack = 0, [(tree, -1)]
+    while stack:
+        element, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((c, depth + 1) for c in element.children if not isinstance(c, str))
+    return deepest
+
+
+@pytest.mark.parametrize("markup", GROWN_BY.values(), ids=GROWN_BY)
+def test_the_depth_pass_reads_every_recorded_page_as_deep_as_the_parse(markup):
+    """Read before the parse, the depth of each recorded web page, and of it grown by markup
+    browsers close by themselves, is within 2 levels of the parsed tree's: a page well within
+    the bound is never refused by the pass."""
+    from chipcost.extract._html_depth import deeper_than
+
+    pages = sorted(FIXTURES.glob("*/*.html"))
+    assert len(pages) > 20
+    for path in pages:
+        page = path.read_text(errors="replace")
+        for text in (page, _grown(page, markup) if "</body>" in page else page):
+            depth = _parsed_depth(parse_html(text))
+            assert not deeper_than(text, depth + 3), path.name
+            assert deeper_than(text, depth - 1) or depth < 2, path.name
