@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from email.message import EmailMessage
@@ -87,6 +87,7 @@ def write_report(
     options: ReportOptions | None = None,
     wait: float = 0.0,
     without_data: bool = True,
+    step: Callable[[str], None] | None = None,
 ) -> Report:
     """Read the period from the warehouse (read-only) and write the HTML report and CSV.
 
@@ -94,13 +95,16 @@ def write_report(
     `without_data`: a period the warehouse holds no data of is written as a report that says
     so (the schedule's); False: NoMatch, saying what the warehouse holds, and nothing written
     (`chipcost report`, which exits 1 on it as grep on no match).
+    `step`: told each step as it starts (the reads, the page, the files), for a progress line.
     """
+    step = step or _quiet
     options = options or ReportOptions()
+    step("opening the warehouse")
     con = open_reader(db_path, wait=wait)
     try:
         today = datetime.now(UTC).date()
         period = resolve_period(since, until, newest_run(con), today)
-        data = gather(con, period, options)
+        data = gather(con, period, options, step)
     finally:
         con.close()
     if not without_data and (empty := _no_data(data)):
@@ -109,10 +113,15 @@ def write_report(
     subject = text.subject(data)
     html_path = out_dir / report_name(data)
     csv_path = out_dir / page.csv_name(data)
+    step(f"laying out the page and writing {html_path.name}")
     with written_whole([html_path, csv_path]) as (html_file, csv_file):
         html_file.write_text(page.report_html(data, subject), encoding="utf-8")
         csv_file.write_text(changes_csv(data.events).write_csv(), encoding="utf-8")
     return Report(data, subject, html_path, csv_path, db_path)
+
+
+def _quiet(_: str) -> None:
+    """No progress said."""
 
 
 def _no_data(data: ReportData) -> str:

@@ -141,18 +141,32 @@ def _ended_before_newest_prices(covered: Coverage, end: datetime) -> bool:
     return newest is not None and newest >= end
 
 
-def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOptions) -> ReportData:
-    """Run every report query for the period against an open (read-only) warehouse."""
+def _quiet(_: str) -> None:
+    """No progress said (a schedule, a test)."""
+
+
+def gather(
+    con: duckdb.DuckDBPyConnection,
+    period: Period,
+    options: ReportOptions,
+    step: Callable[[str], None] = _quiet,
+) -> ReportData:
+    """Run every report query for the period against an open (read-only) warehouse; `step`
+    is told, before each read, which section's data it reads (`chipcost report` shows it)."""
     from chipcost.pipeline.your_prices import for_read
 
     mine = for_read(con, options.currency, options.list_prices)
     start, end = period.start, period.end
     fresh = end - timedelta(days=options.fresh_days)
+    step("reading the cheapest prices now")
     cheapest, yours = _cheapest(con, end, fresh, mine)
+    step("reading what changed")
     moves = price_moves(con, start, end, end - timedelta(days=options.trend_days))
     covered = coverage(con, start, end)
+    events = with_labels(printable_text(change_events(con, start, end)))
     later = _ended_before_newest_prices(covered, end)
     generated = datetime.now(UTC)
+    step("reading the sources' health")
     health = _collected(
         printable_text(source_health(con, start, end, end - timedelta(days=options.stale_days)))
     )
@@ -163,6 +177,17 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         now=generated,
         spans_since=period.since,  # the week's prices, not only today's
     )
+    step("reading cost per token")
+    costs = None if later else _labelled(printable_text(_costs(con, end, mine)))
+    step("reading where sources disagree")
+    comparisons = printable_text(source_disagreements(con, end, fresh, options.disagree_pct))
+    step("reading the price history")
+    history = _history(con, period, options)
+    step("reading the head-to-head answers")
+    head_to_head = None if later else _head_to_head(con, options)
+    speed_curve = () if later else _speed_curve(con)
+    step("reading the price index")
+    index = _index(con, period)
     return ReportData(
         generated_at=generated,
         stale_now=tuple(s.source for s in judged.stale if not s.sample),
@@ -175,19 +200,17 @@ def gather(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOption
         options=options,
         coverage=covered,
         moves=with_jumps(with_labels(printable_text(moves))),
-        events=with_labels(printable_text(change_events(con, start, end))),
+        events=events,
         cheapest=with_labels(printable_text(cheapest)),
-        cost_per_token=None if later else _labelled(printable_text(_costs(con, end, mine))),
+        cost_per_token=costs,
         currency=mine.currency,
         yours=tuple(yours),
         health=health,
-        comparisons=with_labels(
-            printable_text(source_disagreements(con, end, fresh, options.disagree_pct))
-        ),
-        history=_history(con, period, options),
-        head_to_head=None if later else _head_to_head(con, options),
-        speed_curve=() if later else _speed_curve(con),
-        index=_index(con, period),
+        comparisons=with_labels(comparisons),
+        history=history,
+        head_to_head=head_to_head,
+        speed_curve=speed_curve,
+        index=index,
     )
 
 

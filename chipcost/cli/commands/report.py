@@ -47,6 +47,7 @@ def _report(
     # Imported here: `chipcost --help` loads this module and must stay light.
     from chipcost.cli.consoles import out
     from chipcost.cli.render import SAMPLE_BANNER
+    from chipcost.cli.steps import steps_shown
     from chipcost.core.settings import load_settings
     from chipcost.reports.build import deliver, write_report
     from chipcost.reports.mail import check_recipients, smtp_settings
@@ -71,22 +72,26 @@ def _report(
         currency=currency,
         list_prices=list_prices,
     )
-    made = write_report(
-        settings.warehouse,
-        Path(out_dir) if out_dir is not None else settings.reports_dir,
-        since=parse_day(since, "--since"),
-        until=parse_day(until, "--until"),
-        options=options,
-        wait=settings.read_wait,
-        without_data=False,  # a period without data: one line, exit 1, no file
-    )
+    # On a terminal, each step on stderr as it goes (the reads take seconds).
+    with steps_shown("starting the report") as step:
+        made = write_report(
+            settings.warehouse,
+            Path(out_dir) if out_dir is not None else settings.reports_dir,
+            since=parse_day(since, "--since"),
+            until=parse_day(until, "--until"),
+            options=options,
+            wait=settings.read_wait,
+            without_data=False,  # a period without data: one line, exit 1, no file
+            step=step,
+        )
     # Printed as text, not markup: the subject starts with "[sample data]".
     out.say([(made.subject, "bold")])
     out.say(headline(made.data))
     out.say(f"report:  {made.html_path}", break_words=False)
     out.say(f"changes: {made.csv_path} ({made.data.events.height} rows)", break_words=False)
     if dry_run or recipients:
-        delivery = deliver(made, recipients, dry_run=dry_run, force=force)
+        with steps_shown("writing the e-mail" if dry_run else "sending the e-mail"):
+            delivery = deliver(made, recipients, dry_run=dry_run, force=force)
         if delivery.eml_path:
             out.say(f"e-mail:  {delivery.eml_path} (dry run: not sent)", break_words=False)
         if delivery.sent_to:
