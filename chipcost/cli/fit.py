@@ -2,9 +2,10 @@
 
 Every command that prints a table lays it out here: a header, a rule, a line (or a few) per
 row, columns three spaces apart. A command names its columns in order of importance: the
-essential ones are kept at any width, the others only while the table fits. When even the
-essential columns are wider than the terminal, text cells wrap (at spaces, then after '-',
-'_', '/' or '.'), the widest first; a number or a name marked `whole` is never broken.
+essential ones are kept at any width, the others only while the table fits. A cell is kept
+whole (an id, a stamp, a label, a number): what does not fit the row's line is folded under
+it, column by column, never cut. Only a column of prose (`prose`: a message, a title) wraps,
+at spaces, then after '-', '_', '/' or '.', the widest first.
 
 Plain Python: cells are text, never markup (a provider's "[x]" is shown as it is), with a
 style only where a renderer gives one (`Styled`). chipcost.cli.consoles writes the laid-out
@@ -62,7 +63,9 @@ class Column:
     header: str
     numeric: bool = False
     essential: bool = False  # kept at any width; optional columns are left out to fit
-    whole: bool = False  # a name never broken (a source, an id): other columns wrap instead
+    # Sentences (a message, a title): wrapped to the column's width. Every other cell is whole,
+    # on one line (an id, a stamp, a label): columns are folded under the row to make room.
+    prose: bool = False
     # Prose beside the row (a description): shown with --wide only, and the table says so
     # (Fitted.dropped); every other column is kept, on the row's line or folded under it.
     detail: bool = False
@@ -194,13 +197,13 @@ def _longest_head_word(header: str) -> int:
 
 def floor(column: Column, header: str, texts: Sequence[str], level: int = 0) -> int:
     """The narrowest a column gets at each level, tried in turn until the table fits: a
-    number or a whole name never below its widest cell; a text column at level 0 no word
-    broken (up to WORD_CAP columns of it), at 1 and 2 down to NARROWEST. At every level a
+    column not of prose never below its widest cell; prose at level 0 no word broken (up to
+    WORD_CAP columns of it), at 1 and 2 down to NARROWEST. At every level a
     header's words are whole (before level 2 each word; at 2 a compound may break after its
     hyphen): a header is never broken inside a word."""
     widest = _natural(texts)
     head_word = _longest_word([header]) if level < 2 else _longest_head_word(header)
-    if column.numeric or column.whole:
+    if not column.prose:
         return max(widest, head_word, 1)
     natural = max(widest, cell_len(header))
     if level == 0:
@@ -339,8 +342,9 @@ def fit_table(
     """The essential columns, then each optional one in `keep_order` (keys, then the rest in
     their order) on the row's line while the table still fits the width without wrapping;
     `wide` keeps every column on one line, unwrapped, however wide. When the essential
-    columns do not fit even with their text wrapped a word a line, those named in
-    `keep_order` leave the line, the last named first. A column that leaves the line but
+    columns do not fit even with their prose wrapped a word a line, those named in
+    `keep_order` leave the line, the last named first, then the others, the last declared
+    first. A column that leaves the line but
     holds a value in a row shown is folded, never dropped: under each row, indented, a second
     line holds those columns (headed by a second header line); a column with no value in any
     row is left out, having nothing to say."""
@@ -362,6 +366,12 @@ def fit_table(
     droppable = [k for k in keep_order if k in essential]
     while droppable and total(kept, least) > width:
         kept.discard(droppable.pop())
+    # Cells are never cut: while the essential columns at their narrowest (each whole cell
+    # whole) are still wider than the width, the last declared leaves the row's line, to be
+    # folded under it.
+    last_first = [c.key for c in reversed(columns) if c.key in kept]
+    while len(kept) > 1 and total(kept, least) > width:
+        kept.discard(last_first.pop(0))
     optional = [k for k in keep_order if k in natural and k not in essential]
     optional += [c.key for c in columns if not c.essential and c.key not in optional]
     for key in optional:

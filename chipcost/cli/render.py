@@ -58,7 +58,7 @@ def _print_expanded(
 ) -> None:
     """Each row as a block of `name  value` lines (psql's expanded display): a table wider
     than the terminal would cut every name and value into pieces."""
-    names = [Column("name", "", whole=True, essential=True), Column("value", "", essential=True)]
+    names = [Column("name", "", essential=True), Column("value", "", essential=True, prose=True)]
     for n, row in enumerate(rows, start=1):
         console.say([(f"-[ row {n} ]".ljust(min(console.width, 40), "-"), "dim")])
         cells: list[dict[str, Cell]] = [

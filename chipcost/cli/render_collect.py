@@ -62,7 +62,7 @@ def print_outcomes(
 def _print_runs(console: Screen, outcomes: list, *, every: bool) -> None:
     """A row per run (past RUNS_LISTED, the earlier ones share a row), and their total."""
     columns = [
-        Column("run", "archive run", essential=True, whole=True),
+        Column("run", "archive run", essential=True),
         Column("status", "status", essential=True),
         *(Column(n, n, numeric=True, essential=True) for n in _NUMBERS),
     ]
@@ -93,12 +93,12 @@ def _sums(outcomes: list) -> dict[str, Cell]:
 def _print_latest_sources(console: Screen, run) -> None:
     """--verbose: the latest run's table of sources, each with its message."""
     columns = [
-        Column("source", "source", essential=True, whole=True),
+        Column("source", "source", essential=True),
         Column("status", "status", essential=True),
         Column("records", "records", numeric=True, essential=True),
         Column("rejects", "rejects", numeric=True, essential=True),
         Column("seconds", "seconds", numeric=True, essential=True),
-        Column("message", "message", essential=True),  # wraps: a URL is never cut
+        Column("message", "message", essential=True, prose=True),  # wraps: a URL is never cut
     ]
     cells: list[dict[str, Cell]] = [
         {

@@ -79,13 +79,13 @@ def _columns(result: CompareResult, wide: bool) -> list[Column]:
         for side in ("a", "b")
     }
     columns = [
-        Column("pricing", "pricing model", essential=True, whole=True),
+        Column("pricing", "pricing model", essential=True),
         Column("a_price", f"{a} {sign}/hr", numeric=True, essential=True),
         Column("b_price", f"{b} {sign}/hr", numeric=True, essential=True),
         Column("a_cpm", f"{a} {sign}/M{est['a']}", numeric=True, essential=True),
         Column("b_cpm", f"{b} {sign}/M{est['b']}", numeric=True, essential=True),
         Column("needs", "must do", numeric=True, essential=True),
-        Column("verdict", "verdict", essential=True, whole=True),
+        Column("verdict", "verdict", essential=True),
     ]
     if wide:
         columns += [

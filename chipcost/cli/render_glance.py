@@ -64,8 +64,8 @@ def print_glance(
     """The glance's rows, the prices' currency and unit said once above them."""
     # The unit and currency are said once above: the headers stay short enough for 80 columns.
     columns = [
-        Column("chip", "chip", essential=True, whole=True),
-        *(Column(k, k, essential=True, whole=k == "provider") for k in keys),
+        Column("chip", "chip", essential=True),
+        *(Column(k, k, essential=True) for k in keys),
         *(Column(f"{k}_per_chip_{per}", _HEADS[k], numeric=True, essential=True) for k in KINDS),
         Column("commitment_terms", "commitment is"),
         Column("offers", "offers", numeric=True),
@@ -95,11 +95,11 @@ def print_cheapest(
     """`--by chip`: each chip's cheapest offer, where it is, how it is paid and on what
     instance, with how many offers the chip has; estimates marked and said under it."""
     columns = [
-        Column("chip", "chip", essential=True, whole=True),
+        Column("chip", "chip", essential=True),
         Column("price", "cheapest", numeric=True, essential=True),
         Column("where", "where", essential=True),
         Column("pricing", "pricing model", essential=True),
-        Column("instance_type", "instance", whole=True),
+        Column("instance_type", "instance"),
         Column("offers", "offers", numeric=True),
     ]
     cells = []

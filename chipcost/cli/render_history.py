@@ -47,7 +47,7 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
     }
     # The days and prices are never cut: a header wraps a word a line ("capacity" over
     # "block") where the screen is narrow.
-    columns = [Column("day", "day", essential=True, whole=True)]
+    columns = [Column("day", "day", essential=True)]
     columns += [Column(m, MODEL_LABELS.get(m, m), numeric=True, essential=True) for m in models]
     cells = [
         {

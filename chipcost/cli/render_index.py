@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 # Kept at any width: chip, pricing model, level and the providers behind it; the day and the moves
 # (1d first) while they fit.
 _COLUMNS = (
-    Column("chip", "chip", essential=True, whole=True),
+    Column("chip", "chip", essential=True),
     Column("pricing_model", "pricing model", essential=True),
     Column("day", "day"),
     Column("level", "level", numeric=True, essential=True),

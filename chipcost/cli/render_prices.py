@@ -163,7 +163,7 @@ def _columns(rows: Sequence[Row], same: dict[str, str]) -> list[Column]:
         columns.append(Column("pricing", "pricing model", essential=True))
     if "instance_type" in varying:
         # What tells two offers of one provider and region apart: kept on any screen.
-        columns.append(Column("instance_type", "instance", essential=True, whole=True))
+        columns.append(Column("instance_type", "instance", essential=True))
     if "chip_count" in varying:
         columns.append(Column("chip_count", "chip count", numeric=True))
     columns.append(Column("price_per_chip_hour", "$/chip-hr", numeric=True, essential=True))

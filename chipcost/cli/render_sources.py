@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from chipcost.warehouse.remove_run import RemovalPreview
 
 _SOURCE_COLUMNS = (
-    Column("source", "source", essential=True, whole=True),
+    Column("source", "source", essential=True),
     Column("provider", "provider", essential=True),
     Column("last_success_at", "last success (UTC)", essential=True),
     Column("age", "age", essential=True),
@@ -32,7 +32,7 @@ def print_sources(console: Screen, frame: pl.DataFrame, *, stale_days: int, wide
     """Every source, and its last successful run and age when a warehouse was read."""
     if frame["last_attempt_at"].is_null().all() and not frame["stale"].any():
         essential = ("source", "provider", "description")
-        columns = [Column(c.key, c.header, essential=True, whole=c.whole) for c in _SOURCE_COLUMNS]
+        columns = [Column(c.key, c.header, essential=True) for c in _SOURCE_COLUMNS]
         columns = [c for c in columns if c.key in essential]
     else:
         columns = list(_SOURCE_COLUMNS)
@@ -83,7 +83,7 @@ def print_sources(console: Screen, frame: pl.DataFrame, *, stale_days: int, wide
 
 
 _RUN_COLUMNS = (
-    Column("run_id", "run id", essential=True, whole=True),
+    Column("run_id", "run id", essential=True),
     Column("archive_run", "archive run", essential=True),
     Column("observed_at", "observed (UTC)", essential=True),
     Column("mode", "mode"),

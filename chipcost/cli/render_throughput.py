@@ -104,8 +104,8 @@ def print_throughput(
                 "source": f"[{number}]",
             }
         )
-    # Kept last: id, chip, tok/s/chip, status and the source's number; an id breaks only
-    # after a '-' (two lines at 80 columns, not four).
+    # Kept last: id, chip, tok/s/chip, status and the source's number; the id whole, the
+    # rest folded under it where the line is too narrow.
     keep = ("kind", "range", "model", "workload", "precision", "point", "peak", "batch")
     fitted = fit_table(console, columns, cells, keep_order=keep, wide=wide)
     console.say(f"throughput figures (tokens/s per chip): {counted(frame.height, total)}")

@@ -31,7 +31,7 @@ def tables(draw):
     count = draw(st.integers(1, 6))
     columns = [
         Column(f"c{i}", f"{draw(words)}c{i}", numeric=draw(st.booleans()),
-               essential=draw(st.booleans()), whole=draw(st.booleans()))
+               essential=draw(st.booleans()), prose=draw(st.booleans()))
         for i in range(count)
     ]  # fmt: skip
     rows = draw(st.lists(st.fixed_dictionaries({c.key: cells for c in columns}), max_size=10))
@@ -64,10 +64,10 @@ def test_a_table_fits_the_width_unless_its_numbers_and_names_alone_do_not(table,
     least = sum(floor(c, c.header, texts[c.key], 2) for c in columns)
     if least + GAP * (len(columns) - 1) + FOLD_INDENT <= width:
         assert fitted.width <= width, fitted.text()
-    # A number or a whole name is on one line, in full.
+    # Every cell but prose is on one line, in full.
     lines = fitted.text().splitlines()
     for column in columns:
-        if column.numeric or column.whole:
+        if not column.prose:
             for value in texts[column.key]:
                 assert not value.strip() or any(value.strip() in line for line in lines)
 
@@ -161,12 +161,28 @@ def test_a_row_whose_folded_cells_are_blank_has_no_second_line():
     ]
 
 
-def test_a_text_column_wraps_at_spaces_then_after_a_dash():
-    columns = [Column("id", "id", essential=True), Column("n", "n", numeric=True, essential=True)]
-    rows = [{"id": "mlperf-v5.1-gigacomputing-b200x8-deepseek-r1-offline", "n": "3,859"}]
+def test_a_prose_column_wraps_at_spaces_then_after_a_dash():
+    columns = [
+        Column("said", "said", essential=True, prose=True),
+        Column("n", "n", numeric=True, essential=True),
+    ]
+    rows = [{"said": "mlperf-v5.1-gigacomputing-b200x8-deepseek-r1-offline", "n": "3,859"}]
     lines = fit_table(36, columns, rows).text().splitlines()
     first = "mlperf-v5.1-gigacomputing-".ljust(28 + GAP) + "3,859"
     assert lines[2:] == [first, "b200x8-deepseek-r1-offline"]
+
+
+def test_an_id_too_wide_for_the_line_beside_a_number_keeps_the_line_and_the_number_folds():
+    columns = [Column("id", "id", essential=True), Column("n", "n", numeric=True, essential=True)]
+    rows = [{"id": "mlperf-v5.1-gigacomputing-b200x8-deepseek-r1-offline", "n": "3,859"}]
+    lines = fit_table(56, columns, rows).text().splitlines()
+    assert lines == [
+        "id",
+        "      n",
+        "─" * 52,
+        "mlperf-v5.1-gigacomputing-b200x8-deepseek-r1-offline",
+        "  3,859",
+    ]
 
 
 def test_a_long_table_is_laid_out_without_rich():

@@ -161,7 +161,7 @@ def _spot(settings: Settings, since, regions: list[str] | None) -> None:
             progress=lambda message: err.say(message),
         )
     columns = [
-        Column("day", "day", essential=True, whole=True),
+        Column("day", "day", essential=True),
         Column("status", "status", essential=True),
         Column("offers", "zone prices", numeric=True, essential=True),
         Column("changes", "took effect that day", numeric=True, essential=True),
@@ -270,7 +270,7 @@ def _print(outcomes: list[Outcome], db_path: Path | Warehouse) -> None:
         return
     numbers = ("records", "rejects", "changes")
     columns = [
-        Column("version", "version", essential=True, whole=True),
+        Column("version", "version", essential=True),
         Column("effective", "effective", essential=True),
         Column("status", "status", essential=True),
         *(Column(n, n, numeric=True, essential=True) for n in numbers),
