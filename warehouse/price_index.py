@@ -20,6 +20,9 @@ The method (docs/price-index.md):
 - **Entries and exits**: the level is the median of the providers present that day;
   `constituents_changed` says when the set differs from the day before, so a move that comes
   from a provider entering or leaving is told apart from prices moving.
+- **Who can rent it**: a slice of a GPU (chip_count below 1: a MIG instance, a fractional VM)
+  and a government, China or sovereign region (core/vocabulary.py RESTRICTED_REGIONS) are no
+  constituents.
 - **Restatement**: the index is computed on read from `price_history`; a late load (a
   backfill, a replayed archive) restates the days it covers. Nothing is stored.
 """
@@ -33,7 +36,11 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
-from chipcost.core.vocabulary import GLANCE_KINDS, PRICING_MODEL_TABLE
+from chipcost.core.vocabulary import (
+    GLANCE_KINDS,
+    PRICING_MODEL_TABLE,
+    RESTRICTED_REGION_PATTERN,
+)
 from chipcost.warehouse.bound import relation
 from chipcost.warehouse.fx import RATE_COLUMNS, index_in_currency
 from chipcost.warehouse.history import in_force_days
@@ -182,6 +189,10 @@ def price_index(
     where.any_of("h.chip", chips)
     bucket = _BUCKET.format(commitments=where.bind(list(COMMITMENTS)))
     where.conditions += ["h.price_per_hour > 0", "h.chip <> 'unknown'"]
+    # A slice of a GPU (chip_count below 1) and a region most buyers cannot rent in are no
+    # constituents: the index is of whole chips anyone can rent (docs/price-index.md).
+    where.conditions.append("h.chip_count >= 1")
+    where.add("NOT regexp_matches(lower(h.region), {})", RESTRICTED_REGION_PATTERN)
     where.add(f"list_contains({{}}, {bucket})", chosen)
     days = in_force_days(
         where=where.sql(),

@@ -32,6 +32,7 @@ from chipcost.pipeline.price_glance import (
     per_columns,
     per_hours,
     scale_rows,
+    set_apart_note,
     terms_words,
 )
 
@@ -175,7 +176,11 @@ def glance_output(asked: dict[str, Any], format: OutputFormat, found: PriceRows)
     keys = by_keys(asked["by"], voice.said("by", asked["by"]))
     per_hours(asked["per"], voice.said("per", asked["per"]))  # refuses a unit it does not know
     per = str(asked["per"] or "hour").strip().lower()
-    rows = glance(found.rows, keys, per) if keys else cheapest_per_chip(found.rows, per)
+    asked_regions = bool(asked["region"])  # a restricted region answers when named
+    if keys:
+        rows = glance(found.rows, keys, per, regions_asked=asked_regions)
+    else:
+        rows = cheapest_per_chip(found.rows, per, regions_asked=asked_regions)
     if asked["limit"] is not None:
         rows = rows[: asked["limit"]]
     if format is OutputFormat.table:
@@ -184,6 +189,9 @@ def glance_output(asked: dict[str, Any], format: OutputFormat, found: PriceRows)
             print_glance(out, rows, keys=keys, per=per, currency=currency, wide=asked["wide"])
         else:
             print_cheapest(out, rows, per=per, currency=currency, wide=asked["wide"])
+        apart = set_apart_note(found.rows, left_out=True, regions_asked=asked_regions)
+        if apart:
+            print_note(out, apart, label=("note:", ""))
         print_freshness(out, found.freshness)
         return
     rows = [{**row, "currency": found.mine.currency} for row in rows]  # json names its money

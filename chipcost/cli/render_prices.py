@@ -11,7 +11,7 @@ from chipcost.cli.fit import Column, Line, cell_len, fit_table, plain
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.vocabulary import PLAN_SHORT, gpu_alone_note, pricing_words
-from chipcost.pipeline.price_glance import PRICE_DECIMALS
+from chipcost.pipeline.price_glance import PRICE_DECIMALS, set_apart_note
 from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
 from chipcost.transform.rows import number
 
@@ -307,6 +307,7 @@ def print_prices(
     for line in [
         *result.mine.notes(rows),
         estimate_note(shown),
+        set_apart_note(shown),
         alone,
         SHORT_NOTE if short else "",
     ]:

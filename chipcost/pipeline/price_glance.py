@@ -14,6 +14,7 @@ from chipcost.core.vocabulary import (
     GLANCE_KINDS,
     PRICING_MODEL_TABLE,
     code_words,
+    restricted_region,
 )
 from chipcost.pipeline.your_prices import LIST_COLUMN
 from chipcost.transform.rows import number
@@ -73,16 +74,59 @@ def by_keys(by: str, said: str) -> tuple[str, ...]:
     return BY[wanted]
 
 
-def cheapest_per_chip(rows: Sequence[Mapping[str, object]], per: str) -> list[dict]:
+def in_cheapest(row: Mapping[str, object], regions_asked: bool = False) -> bool:
+    """Whether an offer may answer "cheapest": not a slice of a GPU (chip_count below 1, its
+    price per chip a whole-chip equivalent of a share no one rents whole), and not in a region
+    most buyers cannot rent in (a government, China or sovereign cloud) unless --region asked
+    for it (docs/sources.md, "Slices of a GPU" and "Doubtful rows")."""
+    if 0 < number(row["chip_count"]) < 1:
+        return False
+    return regions_asked or not restricted_region(str(row["region"]))
+
+
+def set_apart_note(
+    rows: Sequence[Mapping[str, object]], *, left_out: bool = False, regions_asked: bool = False
+) -> str:
+    """What `rows` hold that the cheapest answers and the index set apart (in_cheapest): the
+    offers renting a share of one GPU and those in restricted regions, named; '' when none.
+    `left_out`: said by a cheapest answer that left them out, else by a listing that shows
+    them."""
+    shares = sum(1 for r in rows if 0 < number(r["chip_count"]) < 1)
+    regions = sorted({str(r["region"]) for r in rows if restricted_region(str(r["region"]))})
+    held = 0 if regions_asked else sum(1 for r in rows if str(r["region"]) in regions)
+    parts = []
+    if shares:
+        parts.append(
+            f"{shares} offer(s) renting a share of one GPU (chip count below 1: the price per "
+            "chip is a whole chip's equivalent)"
+        )
+    if held:
+        parts.append(
+            f"{held} in a government, China or sovereign region ({', '.join(regions)}; "
+            "--region naming it brings it in)"
+        )
+    if not parts:
+        return ""
+    if left_out:
+        return "left out of the cheapest: " + "; ".join(parts)
+    return "; ".join(parts) + ": listed here, left out of --by and the index"
+
+
+def cheapest_per_chip(
+    rows: Sequence[Mapping[str, object]], per: str, *, regions_asked: bool = False
+) -> list[dict]:
     """Per chip, its cheapest offer among `rows` (any provider, region and pricing model the
     filters left), per `per` (hour, month or year): the price, OFFER_FIELDS, what the price
     rests on where it is an estimate (`estimate`, None for a published price) and how many
-    offers the chip has. The chips in the order their first row comes (the rows' --sort: by
-    chip, or by price, cheapest chip first); of two offers at one price, the first."""
+    offers the chip has; slices and restricted regions left out (in_cheapest). The chips in
+    the order their first row comes (the rows' --sort: by chip, or by price, cheapest chip
+    first); of two offers at one price, the first."""
     hours = PER_HOURS[per]
     cheapest: dict[str, tuple[float, Mapping[str, object]]] = {}
     offers: Counter[str] = Counter()
     for row in rows:
+        if not in_cheapest(row, regions_asked):
+            continue
         chip, price = str(row["chip"]), number(row["price_per_chip_hour"])
         offers[chip] += 1
         if chip not in cheapest or price < cheapest[chip][0]:
@@ -105,7 +149,13 @@ def _kind(model: str) -> str | None:
     return "commitment" if model in _COMMITS else None
 
 
-def glance(rows: Sequence[Mapping[str, object]], keys: tuple[str, ...], per: str) -> list[dict]:
+def glance(
+    rows: Sequence[Mapping[str, object]],
+    keys: tuple[str, ...],
+    per: str,
+    *,
+    regions_asked: bool = False,
+) -> list[dict]:
     """Per chip and `keys`: the cheapest price per chip of each of KINDS (None where the
     provider has none), the commitment's terms, which of those prices are estimates (no
     price the provider publishes: `estimated`, their kinds by comma, None when none is), and
@@ -114,6 +164,8 @@ def glance(rows: Sequence[Mapping[str, object]], keys: tuple[str, ...], per: str
     hours = PER_HOURS[per]
     groups: dict[tuple[str, ...], _Glance] = {}
     for row in rows:
+        if not in_cheapest(row, regions_asked):
+            continue
         key = tuple(str(row[k]) for k in ("chip", *keys))
         group = groups.setdefault(key, _Glance({"chip": row["chip"], **{k: row[k] for k in keys}}))
         group.offers += 1
