@@ -7,7 +7,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._kit import json_price, listed_rows
+from chipcost.extract._kit import json_price, listed_rows, missing_fields
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
 SOURCE_NAME = "daytona"
@@ -40,12 +40,15 @@ def offers(gpu: Any, page: Page) -> list[Item]:
     if not name:
         return [page.reject(f"GPU entry {gpu!r:.60} has no type", gpu)]
     body = page.json()
+    missing = missing_fields(body, ("currency",))  # the page states it once, for every GPU
+    if missing:
+        return [page.reject(f"the price list {missing}", gpu, name)]
     card = page.offer(
         region=REGION,
         instance_type=f"1x {name}",
         chip=page.chip(name),
         chip_count=1.0,
-        currency=str(body.get("currency") or "USD").upper(),
+        currency=str(body["currency"]).upper(),
         sku=name,
     )
     resources = body.get("resources") if isinstance(body.get("resources"), dict) else {}

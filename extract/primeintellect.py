@@ -19,6 +19,7 @@ from chipcost.extract._kit import (
     json_price,
     listed_rows,
     load_json,
+    missing_fields,
     parse_count,
 )
 from chipcost.extract._resale import seller, with_part
@@ -109,6 +110,8 @@ def offers(item: Any, page: Page) -> list[Item]:
     price, field, why = _price(prices, PLANS[security], name)
     if price is None:
         return [page.reject(why, item, cloud_id)]
+    if missing := missing_fields(prices, ("currency",)):
+        return [page.reject(f"{name}: its prices {missing}", item, cloud_id)]
     spelling, memory = _spelling(gpu, item.get("socket"))
     basis = _basis(item, price)
     return [
@@ -121,7 +124,7 @@ def offers(item: Any, page: Page) -> list[Item]:
             pricing_model="spot" if item.get("isSpot") is True else "on_demand",
             plan=PLANS[security],
             price_per_hour=price,
-            currency=str(prices.get("currency") or "USD").upper(),
+            currency=str(prices["currency"]).upper(),
             sku=cloud_id,
             extra={
                 **_extra(item, upstream),

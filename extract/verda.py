@@ -17,6 +17,7 @@ from chipcost.extract._kit import (
     host_spec,
     json_price,
     load_json,
+    missing_fields,
     parse_count,
     require_columns,
     shape_error,
@@ -128,6 +129,8 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
     gpu = row.get("gpu") if isinstance(row.get("gpu"), dict) else {}
     if gpu.get("number_of_gpus") == 0 and not gpu.get("description"):
         return [Skip("a CPU-only type: no accelerator to price", name)]
+    if missing := missing_fields(row, ("currency",)):
+        return [page.reject(f"{name}: {missing}", row, name)]
     try:
         count = parse_count(gpu.get("number_of_gpus"))
     except ValueError as exc:
@@ -137,7 +140,7 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
         instance_type=name,
         chip=page.chip(_gpu_name(row, gpu), _memory_per_gpu(row, count)),
         chip_count=float(count),
-        currency=str(row.get("currency") or "USD").upper(),
+        currency=str(row["currency"]).upper(),
         sku=str(row.get("id") or name),
         extra={"price_basis": "per instance-hour", **estimate_of(row)},
         **_host(row),
