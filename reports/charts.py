@@ -20,7 +20,10 @@ from chipcost.reports.labels import MODEL_LABELS, money, signed_pct
 COLOURS = MODEL_COLOURS
 OTHER_COLOUR = "#6b7280"
 WIDTH, HEIGHT = 400, 172
-LEFT, RIGHT, TOP, BOTTOM = 44, 148, 22, 28  # room for % labels, the legend, axis title, dates
+LEFT, RIGHT, TOP, BOTTOM = 44, 176, 22, 28  # room for % labels, the legend, axis title, dates
+# Within this many pixels all along, a line drawn later lies over an earlier one: the legend
+# says the earlier one is under it (its edge, a pixel or less, is no way to read it).
+COVERED_PX = 1.0
 TICKS = 4
 # The least span of the % axis: a 0.3% wobble must not fill the chart as a crash would.
 MIN_SPAN = 5.0
@@ -113,12 +116,13 @@ def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
     x = _scale(first.toordinal(), last.toordinal() + 1, inner_w)  # the last day ends the axis
     y = _scale(lo, hi, inner_h, flip=True)
     body = _axes(lo, hi, first, last, y, x)
-    legend = []
+    under = _covered(drawn, y)
+    legend, ly = [], 4
     for i, (key, points) in enumerate(drawn.items()):
         colour = COLOURS.get(key, OTHER_COLOUR)
         label, (day, price) = labels.get(key, key), prices[key][-1]
         # Lines that moved alike lie on each other: each drawn thinner than the one under
-        # it, so the one below shows as an edge.
+        # it, so the one below shows as an edge; the legend says which is under which.
         width = 2 + round(2.5 * (len(drawn) - 1 - i) / max(len(drawn) - 1, 1), 1)
         body.append(
             f'<path d="{step_path(points, x, y)}" fill="none" stroke="{colour}" '
@@ -126,12 +130,38 @@ def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
             f"<title>{escape(label)}: {escape(money(price))} on {day.isoformat()} "
             f"({escape(signed_pct(points[-1][1]))} since {first.isoformat()})</title></path>"
         )
-        ly = 4 + 16 * i
+        # Its last price as the tables print it (four decimals).
         legend.append(
             f'<rect x="{inner_w + 10}" y="{ly - 9}" width="10" height="10" fill="{colour}"/>'
-            f'<text x="{inner_w + 24}" y="{ly}">{escape(label)} {escape(money(price, 2))}</text>'
+            f'<text x="{inner_w + 24}" y="{ly}">{escape(label)} {escape(money(price))}</text>'
         )
+        if key in under:
+            cover = labels.get(under[key], under[key])
+            legend.append(
+                f'<text x="{inner_w + 24}" y="{ly + 11}" font-size="10">'
+                f"hidden under {escape(cover)}</text>"
+            )
+            ly += 11
+        ly += 16
     return svg_frame(title, "".join(body) + "".join(legend), (WIDTH, HEIGHT), (LEFT, TOP))
+
+
+def _covered(drawn: Mapping[str, Sequence[tuple[date, float]]], y) -> dict[str, str]:
+    """Each line another drawn after it lies on all along (within COVERED_PX every day it
+    has), and the topmost such line: what the reader sees in its place."""
+    at = {key: {day: y(move) for day, move in points} for key, points in drawn.items()}
+    keys = list(drawn)
+    under = {}
+    for i, key in enumerate(keys):
+        for later in reversed(keys[i + 1 :]):
+            days = at[key]
+            if all(
+                day in at[later] and abs(at[later][day] - py) <= COVERED_PX
+                for day, py in days.items()
+            ):
+                under[key] = later
+                break
+    return under
 
 
 def svg_frame(title: str, inner: str, size: tuple[int, int], offset: tuple[int, int]) -> str:

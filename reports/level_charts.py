@@ -20,6 +20,7 @@ LEFT, RIGHT, TOP, BOTTOM = 52, 150, 24, 28  # room for prices, the lines' names,
 # Past this ratio of the dearest price to the cheapest the axis is logarithmic: spot at a
 # fifth of a capacity block would be a flat line at the bottom of a linear one.
 LOG_RATIO = 3.0
+TABLE_DECIMALS = 4  # as labels.money and the tables print a price per chip-hour
 LABEL_GAP = 12  # pixels between two lines' names at the right edge
 SAME_LINE_OFFSET = 3  # pixels between lines of the very same prices, each drawn beside the last
 
@@ -38,9 +39,9 @@ def _log_ticks(lo: float, hi: float) -> list[float]:
     return ticks
 
 
-def _linear_ticks(lo: float, hi: float) -> list[float]:
-    """Evenly spaced round prices in [lo, hi], about four steps."""
-    raw = (hi - lo) / 4
+def linear_ticks(lo: float, hi: float, steps: int = 4) -> list[float]:
+    """Evenly spaced round prices in [lo, hi], about `steps` steps (at most)."""
+    raw = (hi - lo) / steps
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
     first = math.ceil(lo / step)
@@ -59,7 +60,7 @@ def _axis(prices: Sequence[float]) -> tuple[float, float, bool, list[float]]:
         return low, high, True, _log_ticks(low, high)
     pad = (high - low) * 0.15
     low, high = max(low - pad, 0.0), high + pad
-    return low, high, False, _linear_ticks(low, high)
+    return low, high, False, linear_ticks(low, high)
 
 
 def _y_scale(low: float, high: float, log: bool, size: float):
@@ -74,10 +75,23 @@ def _y_scale(low: float, high: float, log: bool, size: float):
 
 
 def _price_text(value: float, ticks: Sequence[float]) -> str:
-    """$0.80, $2.50, $12, $1,200: cents, or as many digits as tell the closest ticks apart."""
-    step = min((b - a for a, b in zip(ticks, ticks[1:], strict=False)), default=value) or value
-    decimals = max(0 if min(ticks) >= 10 else 2, -math.floor(math.log10(step)))
-    return f"${value:,.{decimals}f}"
+    """$0.80, $2.50, $0.125, $12, $1,200: each tick as it is, never rounded (a step of 0.025
+    labelled in cents read $0.12 at 0.125)."""
+    return f"${value:,.{tick_decimals(ticks)}f}"
+
+
+def tick_decimals(ticks: Sequence[float]) -> int:
+    """Cents, whole units from 10, or the fewest decimals that print every tick exactly, up
+    to the tables' four (the report's axes and `chipcost history`'s)."""
+    least = 0 if min(ticks, default=0.0) >= 10 else 2
+    return next(
+        (d for d in range(least, TABLE_DECIMALS + 1) if all(_exact(t, d) for t in ticks)),
+        TABLE_DECIMALS,
+    )
+
+
+def _exact(value: float, decimals: int) -> bool:
+    return abs(round(value, decimals) - value) < 1e-9
 
 
 def _spread(wanted: list[float], gap: float, top: float, bottom: float) -> list[float]:
@@ -154,7 +168,8 @@ def _lines(
             f'stroke-width="2"><title>{escape(label)}: {escape(money(price))} per chip-hour on '
             f"{day.isoformat()}</title></path>"
         )
-        ends.append((shifted(price), colour, f"{label} {money(price, 2)}"))
+        # Its last price as the tables print it (four decimals), not a rounder one.
+        ends.append((shifted(price), colour, f"{label} {money(price)}"))
     placed = _spread([e[0] for e in ends], LABEL_GAP, 0.0, inner_h)
     for (end, colour, text), at in zip(ends, placed, strict=True):
         out.append(

@@ -103,10 +103,10 @@ MARKERS = ("o", "+", "x", "*", "#", "=", "%", "@", "&", "~")
 
 def chart(chip: str, frame: pl.DataFrame, width: int, colour: bool, currency: str = "USD") -> str:
     """A terminal line chart (plotext) of each pricing model's cheapest price per day, each
-    model in its own marker, and its legend on a line under the plot (plotext draws its
-    own legend over the plot's top lines). A model whose line another draws over wholly (two
-    prices within a row of each other) is drawn a row up or down, and the legend says so:
-    every model the legend lists is on the plot."""
+    model in its own marker at the row of its prices, on ticks that print exactly, and its
+    legend on a line under the plot (plotext draws its own legend over the plot's top lines).
+    A model whose marks another model's draw over wholly (prices within a row) is said hidden
+    under it in the legend: every mark is where its price is."""
     models = sorted(set(frame["pricing_model"].to_list()))
     marks = dict(zip(models, MARKERS * len(models), strict=False))
     series = {}
@@ -114,46 +114,52 @@ def chart(chip: str, frame: pl.DataFrame, width: int, colour: bool, currency: st
         rows = frame.filter(pl.col("pricing_model") == model).sort("day")
         days = [d.isoformat() for d in rows["day"].to_list()]
         series[model] = _steps(days, rows["price_per_chip_hour"].to_list())
-    rows_moved = dict.fromkeys(models, 0)
-    text = _plot(chip, series, marks, rows_moved, width, currency)
-    for _ in models:  # each pass moves the models still hidden a row further
-        hidden = [m for m in models if marks[m] not in _plot_area(text)]
-        if not hidden:
-            break
-        for model in hidden:
-            rows_moved[model] += 1
-        text = _plot(chip, series, marks, rows_moved, width, currency)
+    text = _plot(chip, series, marks, width, currency)
+    area = _plot_area(text)
+    hidden = {m: _cover(m, series) for m in models if marks[m] not in area}
     text = text if colour else _uncolored(text)
-    return text + "\n" + legend(models, width, rows_moved)
+    return text + "\n" + legend(models, width, hidden)
+
+
+def _cover(model: str, series: dict[str, tuple[list[str], list[float]]]) -> str | None:
+    """The model drawn after `model` (plotext draws in order, the last on top) whose prices lie
+    nearest its own on its days: what shows in its place; None if none shares its days."""
+    own = dict(zip(*series[model], strict=True))
+    later = list(series)[list(series).index(model) + 1 :]
+    gaps = {}
+    for other in later:
+        theirs = dict(zip(*series[other], strict=True))
+        if set(own) <= set(theirs):
+            gaps[other] = max(abs(theirs[day] - price) for day, price in own.items())
+    return min(gaps, key=lambda other: gaps[other]) if gaps else None
 
 
 def _plot(
     chip: str,
     series: dict[str, tuple[list[str], list[float]]],
     marks: dict[str, str],
-    rows_moved: dict[str, int],
     width: int,
     currency: str,
 ) -> str:
-    """The plot, each model's prices moved by its rows (alternately up and down, within the
-    prices' range where it can)."""
+    """The plot, each model's prices where they are, the price axis on round ticks labelled
+    exactly (reports.level_charts': 2.50, not 2.51 for 2.5083)."""
     import plotext as plt
+
+    from chipcost.reports.level_charts import linear_ticks, tick_decimals
 
     prices = [y for _, ys in series.values() for y in ys]
     low, high = min(prices), max(prices)
-    row = (high - low) / max(CHART_HEIGHT - 5, 1) or max(abs(high) * 0.01, 0.01)
+    pad = (high - low) * 0.05 or max(abs(high) * 0.05, 0.01)
+    low, high = low - pad, high + pad
     plt.clear_figure()
     plt.date_form("Y-m-d")
-    shown = []
     for model, (xs, ys) in series.items():
-        moved = rows_moved[model]
-        step = (moved + 1) // 2 * (1 if moved % 2 else -1) * row
-        if step < 0 and min(ys) + step < low or step > 0 and max(ys) + step > high:
-            step = -step  # the other way, inside the range
-        shown += [y + step for y in ys]
-        plt.plot(xs, [y + step for y in ys], marker=marks[model])
-    if min(low, *shown) < max(high, *shown):  # one price alone: plotext picks the range
-        plt.ylim(min(low, *shown), max(high, *shown))
+        plt.plot(xs, ys, marker=marks[model])
+    # About one tick every 3 rows of the plot's 15: a 20-row chart with 2 ticks reads badly.
+    ticks = linear_ticks(max(low, 0.0), high, steps=6) or [round(prices[0], 4)]
+    decimals = tick_decimals(ticks)
+    plt.ylim(low, high)
+    plt.yticks(ticks, [f"{tick:,.{decimals}f}" for tick in ticks])
     plt.plotsize(width, CHART_HEIGHT)
     plt.title(f"{chip}: cheapest {currency} per chip-hour")
     plt.theme("clear")
@@ -176,16 +182,18 @@ def _plot_area(text: str) -> str:
     return "\n".join(inside)
 
 
-def legend(models: list[str], width: int, rows_moved: dict[str, int] | None = None) -> str:
+def legend(models: list[str], width: int, hidden: dict[str, str | None] | None = None) -> str:
     """'o capacity block   + commitment   ...' (the models' labels, as the table's headers),
-    wrapped to the chart's width; a model drawn off its price (hidden under another's line
-    otherwise) says so."""
+    wrapped to the chart's width; a model another's marks hide says so, and under which."""
     keys = []
     for model, marker in zip(models, MARKERS * len(models), strict=False):
-        moved = (rows_moved or {}).get(model, 0)
-        rows = (moved + 1) // 2
-        off = f" (drawn {rows} row{'s' if rows > 1 else ''} off, else hidden)" if moved else ""
-        keys.append(f"{marker} {MODEL_LABELS.get(model, model)}{off}")
+        key = f"{marker} {MODEL_LABELS.get(model, model)}"
+        if model in (hidden or {}):
+            cover = (hidden or {})[model]
+            mark = MARKERS[models.index(cover) % len(MARKERS)] if cover else ""
+            under = f"{mark} {MODEL_LABELS.get(cover, cover)}" if cover else "other marks"
+            key += f" (hidden under {under})"
+        keys.append(key)
     lines, line = [], ""
     for key in keys:
         if line and len(line) + 3 + len(key) > width:

@@ -191,10 +191,12 @@ def test_the_chart_tells_its_series_apart_without_colour(monkeypatch):
         assert plot.count(marker) > 10, plot
 
 
-def test_the_chart_draws_every_series_its_legend_lists(monkeypatch):
+def test_the_chart_draws_each_series_where_it_is_or_says_it_hidden(monkeypatch):
     """On 4084da5 the sample's H100-SXM chart drew 5 of its 7 series: reserved (2.68) under
-    savings_plan (2.61), commitment (1.53) under on_demand (1.29). A series another draws over
-    wholly is now drawn a row off, and the legend says so."""
+    savings_plan (2.61), commitment (1.53) under on_demand (1.29). On 697f5e5 a hidden series
+    was drawn rows off its price (Trainium2's capacity blocks, 2.08-2.16, on the 2.51 row) and
+    the axis read 5.37, 4.80, 4.23. Now each series is on the row of its price, or its legend
+    says under which series it is hidden; ticks are round prices printed exactly."""
     from datetime import date
 
     import polars as pl
@@ -217,14 +219,25 @@ def test_the_chart_draws_every_series_its_legend_lists(monkeypatch):
     print_chart(console, "H100-SXM", frame)
     text = console.file.getvalue()
     plot, legend = text.split("└")[0], text.split("└")[1]
-    area = "\n".join(  # inside the frame: after the axis (┤ or │)
-        line.split("┤", 1)[1] if "┤" in line else line.split("│", 1)[-1]
-        for line in plot.splitlines()[2:]
-    )
+    rows = plot.splitlines()[2:]
+    ticks = {float(line.split("┤")[0]): i for i, line in enumerate(rows) if "┤" in line}
+    assert sorted(ticks) == [1.0, 2.0, 3.0, 4.0]  # round prices, printed as they are
+    (a, row_a), (b, row_b) = sorted(ticks.items())[0], sorted(ticks.items())[-1]
+    per_row = (b - a) / (row_a - row_b)  # prices per row (rows count down the screen)
+
+    def row_of(price: float) -> int:
+        return round(row_a - (price - a) / per_row)
+
+    legend = " ".join(legend.split())
     for model, marker in zip(sorted(prices), MARKERS, strict=False):
+        drawn = [i for i, line in enumerate(rows) if marker in line.split("┤")[-1][1:]]
+        if f"{marker} {MODEL_LABELS[model]} (hidden under" in legend:
+            assert not drawn, model
+            continue
         assert f"{marker} {MODEL_LABELS[model]}" in legend
-        assert area.count(marker) > 10, (model, plot)
-    assert "off, else hidden" in legend
+        assert drawn and all(abs(i - row_of(prices[model])) <= 1 for i in drawn), (model, plot)
+    # savings plan (2.61) is drawn after reserved (2.68), on its row: reserved is said hidden.
+    assert "# reserved (hidden under = savings plan)" in legend
     assert all(len(line) <= 100 for line in text.splitlines())
 
 

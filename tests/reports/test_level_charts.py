@@ -37,7 +37,8 @@ def test_flat_lines_at_their_prices_stay_apart_and_are_named():
     assert heights["savings plan"] < heights["reserved"] < heights["on demand"] < heights["spot"]
     assert "USD per chip-hour (log scale)" in svg  # spot at a third of the savings plan
     assert {"$1.00", "$2.00"} <= set(re.findall(r">(\$[\d.,]+)<", svg))
-    for name in ("on demand $1.75", "reserved $2.55", "savings plan $2.89", "spot $0.95"):
+    # Each line's last price as the tables print it (four decimals; two until issue 74).
+    for name in ("on demand $1.7494", "reserved $2.5506", "savings plan $2.8862", "spot $0.9500"):
         assert f">{name}<" in svg
     names = sorted(name_heights(svg))
     assert all(b - a >= LABEL_GAP - 0.01 for a, b in zip(names, names[1:], strict=False))
@@ -52,3 +53,28 @@ def test_lines_of_the_same_prices_are_drawn_side_by_side():
 
 def test_no_points_no_chart():
     assert level_chart({"spot": []}, MODEL_LABELS, "x") == ""
+
+
+def tick_labels(svg: str) -> list[str]:
+    """The price axis's labels, bottom to top (each beside its grid line)."""
+    return re.findall(r'<line x1="0" [^>]*/><text x="-6" [^>]*>(\$[\d.,]+)</text>', svg)
+
+
+def test_each_tick_prints_its_value_exactly():
+    """On 697f5e5 the explorer's A10 axis read $0.10, $0.12, $0.15, $0.17: ticks 0.025 apart
+    labelled in cents, 0.125 and 0.175 rounded."""
+    svg = level_chart({"on_demand": flat(0.10), "spot": flat(0.17)}, MODEL_LABELS, "A10")
+    labels = tick_labels(svg)
+    assert labels == ["$0.100", "$0.125", "$0.150", "$0.175"]
+    ticks = [float(label.removeprefix("$")) for label in labels]
+    steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:], strict=False)}
+    assert steps == {0.025}  # evenly spaced: a label is the value its line stands at
+
+
+def test_ticks_in_cents_and_dollars_stay_as_they_were():
+    assert tick_labels(level_chart({"spot": flat(2.0), "on_demand": flat(2.7)}, {}, "x")) == [
+        "$2.00", "$2.25", "$2.50", "$2.75",
+    ]  # fmt: skip
+    assert tick_labels(level_chart({"spot": flat(12.0), "on_demand": flat(30.0)}, {}, "x")) == [
+        "$10", "$20", "$30",
+    ]  # fmt: skip
