@@ -508,7 +508,7 @@ def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
         ca, cb = sa.tokens_per_second_per_chip, sb.tokens_per_second_per_chip
         point += (
             f"; with {name} on both, {ca:,.0f} against {cb:,.0f} tok/s per chip: "
-            f"{_change_at(price_a, price_b, ca, cb)}"
+            f"{_pair_words(price_a, price_b, sa, sb)}"
         )
     bound = "".join(side for side, f in (("a", fa), ("b", fb)) if f.lower_bound)
     # A's bound can only lower A's cost, B's only B's: each decides one way.
@@ -525,6 +525,19 @@ def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
         best=best, worst=worst, a_figure=fa, b_figure=fb,
         a_spread=spread_a, b_spread=spread_b, bound=bound,
     )  # fmt: skip
+
+
+def _pair_words(price_a: float, price_b: float, fa: Reading, fb: Reading) -> str:
+    """A pair's change in words as a verdict would say it: 'at least 28% dearer' where a
+    lower bound decides it, 'no verdict (a lower bound)' where it cannot."""
+    ta, tb = fa.tokens_per_second_per_chip, fb.tokens_per_second_per_chip
+    words = _change_at(price_a, price_b, ta, tb)
+    bound = "".join(side for side, f in (("a", fa), ("b", fb)) if f.lower_bound)
+    if not bound:
+        return words
+    if (bound == "a" and words.endswith("cheaper")) or (bound == "b" and "dear" in words):
+        return f"at least {words}"
+    return "no verdict (a figure faster than asked, a lower bound)"
 
 
 def _change_at(price_a: float, price_b: float, ta: float, tb: float) -> str:

@@ -34,6 +34,30 @@ def precision_class(precision: object) -> str | None:
     return PRECISION_CLASSES.get(text, PRECISION_CLASSES.get(text.split("-")[0], text.upper()))
 
 
+PRECISION_EXAMPLES = "fp8, bf16 (or fp16), fp4 or int8"
+
+
+def precision_asked(value: object, option: str) -> str | None:
+    """The precision class asked for (`--precision fp8` -> 'FP8'), or None where none is asked
+    (every precision answers)."""
+    from chipcost.core.errors import UsageError
+
+    if value is None:
+        return None
+    text = str(value).strip().lower() if isinstance(value, str) else ""
+    if text.upper() in set(PRECISION_CLASSES.values()):
+        return text.upper()
+    if text not in PRECISION_CLASSES:
+        raise UsageError(f"{option} {value!r}: give {PRECISION_EXAMPLES}")
+    return PRECISION_CLASSES[text]
+
+
+def spellings(klass: str) -> list[str]:
+    """Every spelling of a precision class a figure may be stored at ('FP8' -> 'fp8',
+    'mxfp8', ...): what the warehouse's view matches a figure's precision against."""
+    return sorted(name for name, of in PRECISION_CLASSES.items() if of == klass)
+
+
 def is_four_bit(precision: object) -> bool:
     """A 4-bit figure (FP4, INT4): held to the FP8 peak, so its errors are told apart."""
     return precision_class(precision) == "FP4"

@@ -110,20 +110,37 @@ def cost_rows(
 
 @contextmanager
 def at_speed(
-    con: duckdb.DuckDBPyConnection, speed: str, ttft_ms: float | None = None
+    con: duckdb.DuckDBPyConnection,
+    speed: str,
+    ttft_ms: float | None = None,
+    shape: tuple[int, int] | None = None,
+    precision: str | None = None,
 ) -> Iterator[None]:
     """Within the block, throughput_ranked and cost_per_token choose each chip's figure at
     `speed` ('max' or tokens/s per user as text; chipcost.core.figures.speed_value) and, where
-    given, a time-to-first-token bound in milliseconds (else the default per request shape)."""
-    con.execute(f"SET VARIABLE chipcost_speed = {literal(speed)}")
-    if ttft_ms is not None:
-        con.execute(f"SET VARIABLE chipcost_ttft_ms = {float(ttft_ms)!r}")
+    given, a time-to-first-token bound in milliseconds (else the default per request shape),
+    among the figures at a request shape (input, output tokens; lengths within 10%) and of a
+    precision class ('FP8'; chipcost.transform.precision) where given (else any)."""
+    from chipcost.transform.precision import spellings
+
+    given = {
+        "chipcost_speed": literal(speed),
+        "chipcost_ttft_ms": None if ttft_ms is None else repr(float(ttft_ms)),
+        "chipcost_input_tokens": None if shape is None else str(int(shape[0])),
+        "chipcost_output_tokens": None if shape is None else str(int(shape[1])),
+        "chipcost_precisions": None
+        if precision is None
+        else "[" + ", ".join(literal(s) for s in spellings(precision)) + "]",
+    }
+    for name, value in given.items():
+        if value is not None:
+            con.execute(f"SET VARIABLE {name} = {value}")
     try:
         yield
     finally:
-        con.execute("RESET VARIABLE chipcost_speed")
-        if ttft_ms is not None:
-            con.execute("RESET VARIABLE chipcost_ttft_ms")
+        for name, value in given.items():
+            if value is not None:
+                con.execute(f"RESET VARIABLE {name}")
 
 
 def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -8,7 +8,7 @@ from chipcost.cli.fit import Column, Styled, fit_table, plain
 from chipcost.cli.render import shown
 from chipcost.cli.render_cost import UNHELD_TTFT, figure_point, print_footer
 from chipcost.cli.render_prices import ESTIMATE_MARK
-from chipcost.core.figures import speed_label
+from chipcost.core.figures import point_label, speed_label
 from chipcost.core.vocabulary import NO_TERM_WORDS, no_term_rest, pricing_words
 from chipcost.pipeline.compare import CompareResult
 from chipcost.transform.comparison import Comparison
@@ -266,7 +266,8 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
     if header.get("speed"):
         ttft = f", first token within {header['ttft_ms']:g} ms" if header.get("ttft_ms") else ""
         label = speed_label(str(header["speed"]), str(header["model"]))
-        at = f", {label}{ttft} (--speed, --ttft to change)"
+        point = point_label(header.get("shape"), header.get("precision"))
+        at = f", {label}{ttft}{point} (--speed, --ttft, --shape, --precision to change)"
     console.say(
         shown(
             f"{result.chip_a} against {result.chip_b}: {header['model']} {header['workload']}{at}"

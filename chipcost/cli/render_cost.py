@@ -15,7 +15,7 @@ from chipcost.cli.render_prices import (
     estimate_note,
     pricing_cell,
 )
-from chipcost.core.figures import speed_label
+from chipcost.core.figures import point_label, speed_label
 from chipcost.pipeline.cost import CostRanking
 from chipcost.pipeline.rental_units import unit_of
 from chipcost.transform.cost import cost_text, money_sign
@@ -283,6 +283,7 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
         else ""
     )
     at += f", first token within {header['ttft_ms']:g} ms" if header.get("ttft_ms") else ""
+    at += point_label(header.get("shape"), header.get("precision"))
     console.say(
         f"cost per million tokens: {header['model']} {header['workload']}{at} ({header['scope']})",
     )

@@ -64,6 +64,20 @@ Ttft = Annotated[
         kind="text",
     ),
 ]
+Shape = Annotated[
+    str | None,
+    Opt(
+        "Inference: the request shape a figure must be measured at, input/output tokens: "
+        "1k/1k, 8k/1k or 1024/8192 (each length within 10%; default: any).",
+        kind="text",
+    ),
+]
+Precision = Annotated[
+    str | None,
+    Opt(
+        "Inference: the precision class a figure must be served at: fp8, bf16, ... (default: any)."
+    ),
+]
 Model = Annotated[str, Opt("Model, e.g. llama-3-70b (see `throughput list`).")]
 Workload = Annotated[str, Opt("training or inference.")]
 OnlyRegion = Annotated[Names, Opt("Only this region, or zone as a row prints it (us-east-2b).")]
@@ -179,16 +193,16 @@ def prices(
     min_price: Annotated[
         float | None,
         _amount(
-            "At least this many USD of list price per chip-hour (or per chip-month or -year, "
-            "as the table then shows): 2.5 or $2.50.",
+            "At least this price per chip-hour (or per chip-month or -year), in the currency "
+            "and unit the table shows (USD unless --currency): 2.5 or $2.50.",
             "min_price",
         ),
     ] = None,
     max_price: Annotated[
         float | None,
         _amount(
-            "At most this many USD of list price per chip-hour (or per chip-month or -year, "
-            "as the table then shows): 2.5 or $2.50.",
+            "At most this price per chip-hour (or per chip-month or -year), in the currency "
+            "and unit the table shows (USD unless --currency): 2.5 or $2.50.",
             "max_price",
         ),
     ] = None,
@@ -274,6 +288,8 @@ def cost(
     ] = None,
     speed: Speed = None,
     ttft: Ttft = None,
+    shape: Shape = None,
+    precision: Precision = None,
     region: OnlyRegion = None,
     pricing_model: OnlyPricingModel = None,
     provider: OnlyProvider = None,
@@ -319,6 +335,8 @@ def compare(
     *,
     speed: Speed = None,
     ttft: Ttft = None,
+    shape: Shape = None,
+    precision: Precision = None,
     region: OnlyRegion = None,
     pricing_model: OnlyPricingModel = None,
     provider: OnlyProvider = None,

@@ -117,6 +117,41 @@ def speed_value(
     return f"{number:g}"
 
 
+# A request shape as asked (`--shape`): input/output tokens, "k" a thousand and twenty-four
+# as InferenceX names its shapes (1k/1k is 1,024 in and 1,024 out). A figure answers it when
+# both its lengths are within SHAPE_TOLERANCE of the asked ones (1,000/1,000 answers 1k/1k).
+SHAPE_TOLERANCE = 1.1
+SHAPE_EXAMPLES = "input/output tokens such as 1k/1k, 8k/1k or 1024/8192"
+_SHAPE = re.compile(r"(?P<input>\d+(?:\.\d+)?)(?P<ik>k?)\s*/\s*(?P<output>\d+(?:\.\d+)?)(?P<ok>k?)")
+
+
+def shape_value(value: object, option: str = COMMAND_LINE.name("shape")) -> tuple[int, int] | None:
+    """The asked request shape as (input, output) tokens ('1k/1k' -> (1024, 1024)), or None
+    where none is asked (every shape answers)."""
+    from chipcost.core.errors import UsageError
+
+    if value is None:
+        return None
+    said = _SHAPE.fullmatch(str(value).strip().lower()) if not isinstance(value, bool) else None
+    lengths = []
+    for number, k in ((said["input"], said["ik"]), (said["output"], said["ok"])) if said else ():
+        lengths.append(round(float(number) * (1024 if k else 1)))
+    if len(lengths) != 2 or not all(1 <= n <= 10_000_000 for n in lengths):
+        raise UsageError(f"{option} {value!r}: give {SHAPE_EXAMPLES}")
+    return lengths[0], lengths[1]
+
+
+def point_label(shape: object, precision: object) -> str:
+    """', 1,024 in / 1,024 out tokens, FP8' for the request shape and precision class asked
+    (a header's words after the speed), '' where neither is."""
+    said = ""
+    if isinstance(shape, tuple | list) and len(shape) == 2:
+        said += f", {shape[0]:,} in / {shape[1]:,} out tokens"
+    if precision:
+        said += f", {precision}"
+    return said
+
+
 # The time-to-first-token bound a figure must meet to answer a speed, where the user sets
 # none (`--ttft`): by the request shape's input tokens, MLPerf's own Server bounds: 2 s for
 # Llama 2 70B and Llama 3.1 8B (prompts up to about 2,000 tokens), 6 s for Llama 3.1 405B

@@ -12,7 +12,7 @@ from chipcost.core.asks import COST
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.commands import figure_added, model_size
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
-from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, speed_label
+from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, point_label, speed_label
 from chipcost.core.questions import Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.pipeline.your_prices import YourPrices
@@ -64,6 +64,8 @@ class Ask:
     stale_days: int = DEFAULT_STALE_DAYS
     speed: str = DEFAULT_SPEED  # 'max' or tokens/s per user (core.figures.speed_value)
     ttft: float | None = None  # the TTFT bound in ms; None: the default per request shape
+    shape: tuple[int, int] | None = None  # (input, output tokens) asked; None: any
+    precision: str | None = None  # the precision class asked ('FP8'); None: any
     max_instances: int | None = None  # drop offers needing more instances to hold the model
     mine: YourPrices = field(default_factory=YourPrices)  # your discounts and currency
     # Spot offers only where AWS's interruption bucket tops out at this percent or less.
@@ -129,6 +131,17 @@ def _why_underived(chip: str, workload: str) -> str:
 
 
 def _no_throughput(chip: str, ask: Ask) -> str:
+    if ask.shape or ask.precision:  # figures there may be at other points
+        voice = ask.voice
+        asked = " and ".join(
+            voice.option(name) for name in ("shape", "precision") if getattr(ask, name)
+        )
+        return (
+            f"no throughput for {chip} on {ask.model} {ask.workload} at"
+            f"{point_label(ask.shape, ask.precision).lstrip(',')} (chipcost's own estimate is "
+            f"at 1,000 in / 1,000 out tokens, FP8 or BF16, only): leave out or change {asked}; "
+            f"`chipcost throughput list --chip {chip} --model {ask.model}` shows its points"
+        )
     return (
         f"no throughput for {chip} on {ask.model} {ask.workload}: no reference, no measurement, "
         f"{_why_underived(chip, ask.workload)}. Record yours with `"
@@ -287,6 +300,8 @@ def fit_notes(parameters: float | None, ask: Ask, rows: list[CostRow]) -> list[s
 
 
 def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
+    from chipcost.transform.precision import spellings
+
     notes = ["$/M tokens = $/chip-hr / (tok/s per chip x 3600 / 10^6)"]
     if question.tokens:
         notes.append(
@@ -304,11 +319,22 @@ def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
             f"tokens{daily}, at the figures the verdict rests on; none where it cannot say"
         )
     sql = f'same numbers by SQL: chipcost sql "{equivalent_sql(ask, question)}"'
-    if ask.workload == "inference" and (ask.speed != DEFAULT_SPEED or ask.ttft is not None):
-        ttft = f", chipcost_ttft_ms = {ask.ttft:g}" if ask.ttft is not None else ""
+    asked_point = ask.shape or ask.precision
+    if ask.workload == "inference" and (
+        ask.speed != DEFAULT_SPEED or ask.ttft is not None or asked_point
+    ):
+        ttft = f"; SET VARIABLE chipcost_ttft_ms = {ask.ttft:g}" if ask.ttft is not None else ""
+        if ask.shape:
+            ttft += (
+                f"; SET VARIABLE chipcost_input_tokens = {ask.shape[0]}"
+                f"; SET VARIABLE chipcost_output_tokens = {ask.shape[1]}"
+            )
+        if ask.precision:
+            ttft += f"; SET VARIABLE chipcost_precisions = {spellings(ask.precision)}"
         sql += (
-            f" (the view chooses figures at the default speed and TTFT bound: in a DuckDB "
-            f"session of your own, run SET VARIABLE chipcost_speed = '{ask.speed}'{ttft} first)"
+            f" (the view chooses figures at the default speed and TTFT bound, at every shape "
+            f"and precision: in a DuckDB session of your own, run SET VARIABLE chipcost_speed "
+            f"= '{ask.speed}'{ttft} first)"
         )
     if ask.mine.active:
         sql += " (list prices in US dollars: the view holds neither discounts nor currencies)"
@@ -391,6 +417,15 @@ def _nothing_chosen(
             f"no offer holds {ask.model} for {ask.workload} in {ask.max_instances} instance(s) "
             "or fewer: allow more instances, or pick a smaller model"
         )
+    if not both and (ask.shape or ask.precision):
+        asked = " and ".join(
+            ask.voice.option(name) for name in ("shape", "precision") if getattr(ask, name)
+        )
+        raise NoMatch(
+            f"no priced chip has a figure for {ask.model} {ask.workload} at"
+            f"{point_label(ask.shape, ask.precision).lstrip(',')}: leave out or change {asked}; "
+            f"`chipcost throughput list --model {ask.model}` shows the points held"
+        )
     if not both and not any(ask.filters.values()):
         raise NoMatch(
             f"no current offer to rank for {ask.model} {ask.workload}: the warehouse has "
@@ -469,6 +504,7 @@ def _header(ask: Ask, question: CostQuestion) -> dict[str, object]:
         "baseline": ask.baseline, "migration_cost": question.migration_cost,
         "speed": ask.speed if ask.workload == "inference" else None,
         "ttft_ms": ask.ttft if ask.workload == "inference" else None,
+        "shape": list(ask.shape) if ask.shape else None, "precision": ask.precision,
         "currency": ask.mine.currency,
     }  # fmt: skip
 
@@ -510,7 +546,7 @@ class CostRanking:
 
 def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:
     """The ranking of `ask`, or a ChipcostError saying why there is none."""
-    with at_speed(con, ask.speed, ask.ttft):
+    with at_speed(con, ask.speed, ask.ttft, ask.shape, ask.precision):
         return _rank_cost(con, ask, question)
 
 
@@ -532,6 +568,13 @@ def speed_notes(ask: Ask, rows: list[CostRow]) -> list[str]:
         "meets both, interpolated between two measured points of one curve, never a single "
         "stream (the sources say where measured)"
     )
+    if ask.shape:
+        note += (
+            f"; only figures at {ask.shape[0]:,} in / {ask.shape[1]:,} out tokens (each length "
+            f"within 10%, {voice.option('shape')})"
+        )
+    if ask.precision:
+        note += f"; only figures served at {ask.precision} ({voice.option('precision')})"
     notes = [note]
     below: dict[str, str] = {}
     far: dict[str, str] = {}
@@ -840,6 +883,8 @@ def ask_of(
     stale_days: int,
     speed: str = DEFAULT_SPEED,
     ttft: float | None = None,
+    shape: tuple[int, int] | None = None,
+    precision: str | None = None,
     max_instances: int | None = None,
     mine: YourPrices | None = None,
     max_interruption: float | None = None,
@@ -863,6 +908,8 @@ def ask_of(
         stale_days=stale_days,
         speed=speed,
         ttft=ttft,
+        shape=shape,
+        precision=precision,
         max_instances=_max_instances(max_instances),
         mine=mine or YourPrices(),
         max_interruption=max_interruption,

@@ -15,7 +15,7 @@ import duckdb
 
 from chipcost.core.asks import DEFAULT_BASELINE
 from chipcost.core.errors import UsageError
-from chipcost.core.figures import speed_value, ttft_value
+from chipcost.core.figures import shape_value, speed_value, ttft_value
 from chipcost.core.questions import Voice
 from chipcost.pipeline.cost import (
     Ask,
@@ -49,11 +49,29 @@ def checked(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
         "baseline_given": baseline is not None,
         "speed": speed_value(asked["speed"], voice.name("speed"), _standing(model)),
         "ttft": ttft_value(asked.get("ttft"), voice.name("ttft")),
+        **_point(asked, voice),
         "max_interruption": interruption_percent(
             asked["max_interruption"], voice.name("max_interruption")
         )
         if declared("max_interruption")
         else None,
+    }
+
+
+def _point(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
+    """The request shape and precision class asked for (None: any), checked: a shape is
+    inference's only."""
+    from chipcost.transform.precision import precision_asked
+
+    shape = shape_value(asked.get("shape"), voice.name("shape"))
+    if shape is not None and workload_name(asked["workload"], "") == "training":
+        raise UsageError(
+            f"{voice.name('shape')} is a request shape of inference: training figures are "
+            f"at their sequence length; leave {voice.name('shape')} out for training"
+        )
+    return {
+        "shape": shape,
+        "precision": precision_asked(asked.get("precision"), voice.name("precision")),
     }
 
 
@@ -120,6 +138,8 @@ def ranking(
         stale_days=stale_days,
         speed=asked["speed"],
         ttft=asked.get("ttft"),
+        shape=asked.get("shape"),
+        precision=asked.get("precision"),
         max_instances=asked.get("max_instances"),
         mine=for_read(con, asked["currency"], asked["list_prices"], voice=voice),
         max_interruption=asked["max_interruption"],

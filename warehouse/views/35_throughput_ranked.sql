@@ -5,6 +5,9 @@
 -- needs, at 6 (training) or 2 (inference) FLOPs per parameter per token. Above 1 the figure is
 -- physically impossible: a reference or derived figure that needs more than the chip's peak is
 -- set aside (usable = false); the user's own measurements are always usable.
+-- The asked request shape and precision class, where asked (`--shape`, `--precision`): the
+-- session variables chipcost_input_tokens and chipcost_output_tokens (a figure's lengths each
+-- within 10% of them), chipcost_precisions (the class's spellings, lower case); else any.
 -- The asked speed: the session variable chipcost_speed ('max', or tokens/s per user as text;
 -- `chipcost cost --speed` sets it), else the default, 5 tokens/s per user (MLPerf Llama 2 70B
 -- Server's bound: 99th percentile time per output token within 200 ms). The time-to-first-token
@@ -37,7 +40,10 @@ CREATE OR REPLACE VIEW throughput_ranked AS
 WITH asked AS (
     SELECT
         coalesce(CAST(getvariable('chipcost_speed') AS VARCHAR), '5') AS speed,
-        TRY_CAST(getvariable('chipcost_ttft_ms') AS DOUBLE) AS ttft_ms
+        TRY_CAST(getvariable('chipcost_ttft_ms') AS DOUBLE) AS ttft_ms,
+        TRY_CAST(getvariable('chipcost_input_tokens') AS DOUBLE) AS input_tokens,
+        TRY_CAST(getvariable('chipcost_output_tokens') AS DOUBLE) AS output_tokens,
+        TRY_CAST(getvariable('chipcost_precisions') AS VARCHAR[]) AS precisions
 ),
 bounded AS (
     SELECT
@@ -52,6 +58,13 @@ bounded AS (
             AS single_stream
     FROM throughput t
     CROSS JOIN asked a
+    -- a request shape asked (inference): only figures whose lengths are both within 10% of it
+    WHERE (a.input_tokens IS NULL OR t.workload <> 'inference' OR coalesce(
+            abs(ln(t.input_tokens / a.input_tokens)) < ln(1.1)
+            AND abs(ln(t.output_tokens / a.output_tokens)) < ln(1.1), FALSE))
+        -- a precision class asked: only figures stored at one of its spellings
+        AND (a.precisions IS NULL OR coalesce(list_contains(a.precisions, lower(t.precision))
+            OR list_contains(a.precisions, split_part(lower(t.precision), '-', 1)), FALSE))
 ),
 pointed AS (
     SELECT

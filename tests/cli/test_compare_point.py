@@ -1,0 +1,128 @@
+"""`compare` and `cost` asked at one request shape and precision (`--shape`, `--precision`):
+the verdict is drawn only from figures at the point asked, on the bundled sample week's prices
+and the shipped catalogue (InferenceX's Llama 3.3 70B curves), as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests import warehouses
+from tests.cli.test_cost_cli import chipcost
+
+LLAMA = ("--model", "llama-3-70b", "--workload", "inference")
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    return warehouses.sample(tmp_path_factory.mktemp("point") / "w.duckdb")
+
+
+def _compare(db: Path, a: str, b: str, *args: str) -> list[dict]:
+    result = chipcost("compare", a, b, *LLAMA, *args, "--format", "json", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("chip", ["H200", "B200", "MI300X"])
+def test_at_1k_1k_fp8_every_verdict_rests_on_inferencex_curves_there(db, chip):
+    rows = _compare(db, chip, "H100-SXM", "--speed", "25", "--shape", "1k/1k", "--precision", "fp8")
+    assert rows
+    for row in rows:
+        assert row["verdict_point"].startswith("1,024 in / 1,024 out tokens, FP8")
+        for side in ("a", "b"):
+            assert "-fp8-1k1k-" in row[f"{side}_throughput_id_at_point"]
+            assert row[f"{side}_throughput_id_at_point"].startswith("inferencex-70b-")
+        # H100-SXM's 1k/1k curves (TP2, 4, 8) all end at 34.4 tok/s per user or faster: at 25
+        # its figure is a lower bound, which decides only where the other chip is dearer
+        assert row["b_lower_bound"] is True
+        if row["verdict"] != "cannot say":
+            assert row["verdict"] == "dearer" and row["in_words"].startswith(f"{chip} is at least")
+
+
+def test_without_a_shape_the_verdict_is_drawn_where_both_curves_span_the_speed(db):
+    [on_demand, *_] = _compare(db, "H200", "H100-SXM", "--speed", "25")
+    assert on_demand["verdict_point"].startswith("8,192 in / 1,024 out tokens, FP8")
+    assert on_demand["b_lower_bound"] is False and on_demand["verdict"] in ("cheaper", "dearer")
+
+
+def test_the_asked_point_is_said_in_the_header_and_notes(db):
+    result = chipcost(
+        "compare", "MI300X", "H100-SXM", *LLAMA, "--speed", "25", "--shape", "1k/1k",
+        "--precision", "fp8", "--db", str(db), env={"COLUMNS": "200"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    header = " ".join(result.stdout.splitlines()[:2])
+    assert "1,024 in / 1,024 out tokens, FP8 (--speed, --ttft, --shape, --precision" in header
+    assert "at least" in result.stdout  # MI300X dearer than H100's lower bound on demand
+
+
+def test_cost_says_the_asked_point(db):
+    result = chipcost(
+        "cost", *LLAMA, "--speed", "25", "--shape", "1k/1k", "--precision", "bf16",
+        "--db", str(db), env={"COLUMNS": "200"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    said = " ".join(result.stdout.split())
+    assert "1,024 out tokens, BF16-FP16 (cheapest offer" in said
+    assert "only figures at 1,024 in / 1,024 out tokens (each length within 10%, --shape)" in said
+    assert "only figures served at BF16-FP16 (--precision)" in said
+    nothing = chipcost(
+        "cost", *LLAMA, "--speed", "25", "--shape", "8k/1k", "--precision", "bf16",
+        "--db", str(db),
+    )  # fmt: skip
+    assert nothing.returncode == 1 and "Traceback" not in nothing.stderr
+    assert "no priced chip has a figure for llama-3-70b inference at 8,192 in / 1,024 out" in (
+        nothing.stderr
+    )
+    assert "leave out or change --shape and --precision" in nothing.stderr
+
+
+def test_cost_reads_the_same_point(db):
+    result = chipcost(
+        "cost", *LLAMA, "--speed", "25", "--shape", "8k/1k", "--precision", "fp8",
+        "--chip", "H200,H100-SXM,MI300X", "--format", "json", "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert {r["chip"] for r in rows} == {"H200", "H100-SXM", "MI300X"}
+    for row in rows:
+        assert (row["throughput_input_tokens"], row["throughput_output_tokens"]) == (8192, 1024)
+        assert row["precision"] == "fp8"
+
+
+def test_a_precision_no_figure_of_a_chip_has_is_one_line(db):
+    result = chipcost(
+        "compare", "H200", "H100-SXM", *LLAMA, "--speed", "25", "--precision", "fp4",
+        "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert "no throughput for H200 on llama-3-70b inference at FP4" in line
+    assert "leave out or change --precision" in line
+    assert "chipcost throughput list --chip H200 --model llama-3-70b" in line
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--shape", "1k"], "--shape '1k': give input/output tokens such as 1k/1k"),
+        (["--shape", "0/1"], "--shape '0/1': give input/output tokens"),
+        (["--precision", "fp7"], "--precision 'fp7': give fp8, bf16"),
+    ],
+)
+def test_a_bad_point_is_refused_with_the_choices(db, args, message):
+    result = chipcost("compare", "H200", "H100-SXM", *LLAMA, *args, "--db", str(db))
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_shape_for_training_is_refused(db):
+    result = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "training", "--shape", "1k/1k",
+        "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "--shape is a request shape of inference" in result.stderr
