@@ -168,8 +168,9 @@ def prices(**asked: Any) -> pl.DataFrame:
     where the source publishes none), source_as_of (the source's last
     successful run) and sample (bundled sample data). min_memory is GB per chip, chip_count the
     chips per instance, min_vcpus/min_ram the host's vCPUs and memory (GB; an offer without
-    them is left out), min_price/max_price USD per chip-hour, to the four decimals tables
-    show (max_price=4.1624 keeps an offer at 4.16240011), spot True/False to keep only/no
+    them is left out), min_price/max_price per chip-hour in the currency asked (USD
+    unless currency=), on the prices returned (after your discounts), to the four decimals
+    tables show (max_price=4.1624 keeps an offer at 4.16240011), spot True/False to keep only/no
     spot prices; sort "price", "chip", "provider" or "region" (default: price when
     the chip names stand for several chips, such as "H100", else chip). instance names
     instance types (p5.48xlarge, a3-highgpu-8g); a current offer's instance type given as

@@ -119,8 +119,8 @@ def prices(**given: Any) -> None:
 
 def _bound_notes(asked: dict[str, Any], hours: int) -> list[str]:
     """What a price bound is read as: per chip-month or -year with --per, as the table's
-    cells (chipcost.pipeline.prices reads it per chip-hour); with --currency, in US dollars of
-    list price (the filter is on the warehouse's prices). None for a bound that is no amount
+    cells (chipcost.pipeline.prices reads it per chip-hour); with --currency, in that currency,
+    as the cells (the bound is on the prices shown). None for a bound that is no amount
     (chipcost.pipeline.prices says why)."""
     from chipcost.pipeline.prices import amount_as_printed
 
@@ -138,7 +138,7 @@ def _bound_notes(asked: dict[str, Any], hours: int) -> list[str]:
                 f"{number / hours:.4f} per chip-hour"
             )
         if currency not in ("USD", "$"):
-            said.append(f"{option} bounds list prices in USD, before --currency converts them")
+            said.append(f"{option} is in {currency}, as the table's prices")
     return said
 
 

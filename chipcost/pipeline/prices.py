@@ -119,20 +119,26 @@ def pricing_model_name(value: str) -> str:
 _UNITS = {"min_memory": "GB", "min_ram": "GB", "min_price": "$", "max_price": "$"}
 _EXAMPLES = {"GB": "80 or 80GB", "$": "2.5 or $2.50"}
 _THOUSANDS = re.compile(r"\d{1,3}(,\d{3})+(\.\d*)?")
-# An amount in another currency, as `prices --currency EUR` prints one: '€3.86', 'EUR 3.86'.
-_NOT_DOLLARS = re.compile(r"\s*(€|£|eur\b|gbp\b)", re.IGNORECASE)
+# An amount with its currency, as a table or a person writes one: '€3.86', 'EUR 3.86', '$2.50'.
+_CURRENCY_SIGN = re.compile(r"\s*(€|£|\$|eur\b|gbp\b|usd\b)\s*", re.IGNORECASE)
+_SIGNS = {"€": "EUR", "£": "GBP", "$": "USD"}
 
 
-def _number(ask: PriceAsk, name: str, *, low: float = 0.0) -> float | None:
+def _number(ask: PriceAsk, name: str, *, low: float = 0.0, currency: str = "USD") -> float | None:
+    """The option's number; a price bound in `currency`, the one the table shows (a sign or a
+    code before it must name that currency)."""
     value = ask[name]
     if value is None:
         return None
-    if isinstance(value, str) and _UNITS.get(name) == "$" and _NOT_DOLLARS.match(value):
-        raise UsageError(
-            f"{ask.voice.said(name, _as_given(ask, name))}: a price bound is US dollars of list "
-            f"price (the warehouse's prices, before {ask.voice.option('currency')} converts "
-            "them): give it in dollars, e.g. $2.50"
-        )
+    if isinstance(value, str) and _UNITS.get(name) == "$" and (sign := _CURRENCY_SIGN.match(value)):
+        if _SIGNS.get(sign[1], sign[1].upper()) != currency:
+            raise UsageError(
+                f"{ask.voice.said(name, _as_given(ask, name))}: a price bound is in the "
+                f"currency the table shows, {currency} ({ask.voice.option('currency')} "
+                f"{'changes it' if currency == 'USD' else currency}): give it as its cells print "
+                "it, e.g. 2.50"
+            )
+        value = value[sign.end() :]
     if isinstance(value, str):  # as a table prints it: '80GB', '$2.50', '1,024'
         value = amount_as_printed(value, _UNITS.get(name, ""))
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -155,10 +161,11 @@ def _as_given(ask: PriceAsk, name: str) -> str:
 
 def amount_as_printed(text: str, unit: str) -> float | str:
     """'$2.50' -> 2.5, '80 GB' -> 80.0, '1,024' -> 1024.0: a number as tables print it, in the
-    option's unit ('$' before, 'GB' after); the text itself when it is no such number."""
+    option's unit ('$' before, or a currency's sign or code: '€2.50', 'EUR 2.50'; 'GB' after);
+    the text itself when it is no such number."""
     plain = text.strip().removesuffix(" est.")  # a cell of an estimated price: '$0.1729 est.'
-    if unit == "$":
-        plain = plain.removeprefix("$").strip()
+    if unit == "$" and (sign := _CURRENCY_SIGN.match(plain)):  # '$2.50', '€2.50', 'EUR 2.50'
+        plain = plain[sign.end() :]
     elif unit:
         plain = re.sub(rf"\s*{unit}$", "", plain, flags=re.IGNORECASE)
     if _THOUSANDS.fullmatch(plain):
@@ -401,15 +408,15 @@ def _named_filters(ask: PriceAsk) -> dict[str, list[str] | None]:
     return named_filters(ask["region"], ask["pricing_model"], ask["provider"], ask["instance"])
 
 
-def _filters(ask: PriceAsk, named: dict[str, list[str] | None]) -> dict:
+def _filters(ask: PriceAsk, named: dict[str, list[str] | None], currency: str = "USD") -> dict:
     """The query's keywords (each asked field's `query`), each value checked as its field's
-    `check` says; the names (`named`: regions, pricing models, providers) are checked against
-    the warehouse by check_named."""
+    `check` says (a price bound in `currency`); the names (`named`: regions, pricing models,
+    providers) are checked against the warehouse by check_named."""
     chips = resolve_chip_names(ask["chip"])
     checks: dict[str, Callable[[str], Any]] = {
         "chips": lambda _: chips,
         "named": lambda name: named[f"{name}s"],
-        "number": lambda name: _number(ask, name),
+        "number": lambda name: _number(ask, name, currency=currency),
         "counts": lambda name: _counts(ask, name),
         "switch": lambda name: _switch(ask, name),
         "sort": lambda name: _sort(ask, name, chips),
@@ -434,6 +441,16 @@ def _per_chip_hour(low: float | None, high: float | None, per: str) -> dict[str,
         "min_price": None if low is None else max(low - half, 0.0) / hours,
         "max_price": None if high is None else (high + half) / hours,
     }
+
+
+def within(
+    rows: list[dict[str, object]], min_price: float | None, max_price: float | None
+) -> list[dict[str, object]]:
+    """The rows whose price per chip-hour (as shown: converted, discounted) is within the
+    bounds (per chip-hour, _per_chip_hour)."""
+    low = -math.inf if min_price is None else min_price
+    high = math.inf if max_price is None else max_price
+    return [row for row in rows if low <= float(row["price_per_chip_hour"]) <= high]  # type: ignore[arg-type]
 
 
 def _switch(ask: PriceAsk, name: str) -> bool | None:
@@ -521,9 +538,14 @@ def find_price_rows(
     named = _named_filters(ask)
     if named["instances"]:  # '1x A100, 40 GB' (Modal's) is one type, split at its comma
         named["instances"] = as_spelled(named["instances"], instance_spellings(con))
-    filters = _filters(ask, named)
     mine = mine or YourPrices()
-    rows = per_chip_price_rows(con, currency=mine.converting, **filters)
+    filters = _filters(ask, named, mine.currency)
+    # A bound is on the prices shown, as the explorer's filter is: in your currency, after
+    # your discounts, so those are bounded once they are applied; plain USD in the query.
+    bounds = {k: filters[k] for k in ("min_price", "max_price")} if mine.active else {}
+    rows = per_chip_price_rows(
+        con, currency=mine.converting, **{**filters, **dict.fromkeys(bounds)}
+    )
     # A name the rows show is known: only the others are looked up (the usual case: none).
     check_named(con, named, seen=rows, known=known_or_unrated, voice=ask.voice)
     shown = sorted({str(r["source"]) for r in rows})
@@ -533,7 +555,7 @@ def find_price_rows(
     for row in rows:
         row["source_as_of"], row["sample"] = dated.get(str(row["source"]), (None, False))
     if mine.active:
-        mine.rows(rows)
+        rows = within(mine.rows(rows), **bounds)
         if mine.discounts is not None:  # a discount may change which offer is cheaper
             rows.sort(key=lambda row: price_order(row, filters["sort"]))
     return PriceRows(rows=rows, freshness=fresh, chips=filters["chips"], mine=mine)

@@ -122,7 +122,7 @@ def test_a_number_as_tables_print_it_is_taken(run, db, args, same):
 
 @pytest.mark.parametrize(
     ("value", "said"),
-    [("€2", "--max-price €2: a price bound is US dollars of list price"),
+    [("€2", "--max-price €2: a price bound is in the currency the table shows, USD"),
      ("2,5", "--max-price 2,5: give a number, e.g. 2.5 or $2.50"),  # a decimal comma: ambiguous
      ("1e400", "--max-price 1e400: give a finite number of 0 or more")],
 )  # fmt: skip

@@ -439,12 +439,12 @@ def test_a_price_bound_is_read_in_the_unit_the_table_shows(db):
 
 def test_an_estimated_price_cell_is_taken_as_its_amount(db):
     """'$0.1729 est.', as prices prints an estimated price, is $0.1729 (on e2f7b55 'give a
-    number'); with --currency the bound is said to be in US dollars of list price."""
+    number'); with --currency the bound is said to be in that currency, as the cells."""
     plain = chipcost("prices", "--max-price", "2.5", "--format", "json", "--db", str(db))
     marked = chipcost("prices", "--max-price", "$2.5000 est.", "--format", "json", "--db", str(db))
     assert marked.returncode == 0 and marked.stdout == plain.stdout, marked.stderr
     euros = chipcost("prices", "--max-price", "2.5", "--currency", "EUR", "--db", str(db))
-    assert "bounds list prices in USD, before --currency converts them" in euros.stdout
+    assert "--max-price 2.5 is in EUR, as the table's prices" in euros.stdout
 
 
 @pytest.mark.parametrize("per", ["hour", "month"])
@@ -491,17 +491,51 @@ def test_a_cell_under_a_header_that_names_its_pricing_model_is_refused_saying_so
     assert named.returncode == 0, named.stderr
 
 
-@pytest.mark.parametrize("bound", ["€3.8616", "EUR 3.8616"])
-def test_a_euro_amount_as_a_bound_is_refused_saying_bounds_are_dollars(db, bound):
-    """`prices --currency EUR` prints euros, but a bound is on the warehouse's US dollars of
-    list price: an amount in euros is refused so, in one line (on 2f65616 a note said the
-    bound was in USD, then the error asked for "a number, e.g. 2.5 or $2.50")."""
+@pytest.mark.parametrize("sign", ["", "€", "EUR "])
+def test_a_euro_cell_given_back_as_a_bound_keeps_its_row(db, sign):
+    """A bound is in the currency and unit the table shows, as the explorer's filter is: a
+    cell of `prices --currency EUR --per month`, given back as --max-price and --min-price
+    (bare, or with the sign or code of the euro), keeps its row; a cent below it as the
+    --max-price drops it. On 031889ca the bound was read as US dollars of list price, and a
+    euro cell dropped its own row."""
+    import json
+
+    from chipcost.cli.render_prices import price_text
+
+    asked = ("prices", "--chip", "H100-SXM", "--currency", "EUR", "--per", "month")
+    table = chipcost(*asked, "--limit", "400", "--db", str(db), columns=400).stdout
+    rows = json.loads(chipcost(*asked, "--format", "json", "--db", str(db)).stdout)
+    key = ("provider", "region", "zone", "instance_type", "pricing_model", "term", "payment",
+           "plan", "sku")  # fmt: skip
+    euros = [r for r in rows if r["currency"] == "EUR" and r["price_per_chip_month"]]
+    picked = [euros[0], euros[len(euros) // 2], euros[-1]]
+    for row in picked:
+        cell = price_text(row["price_per_chip_month"], "month")
+        assert cell in table.split(), cell  # a cell the table shows
+        bound = f"{sign}{cell}"
+        kept = chipcost(*asked, "--min-price", bound, "--max-price", bound, "--format", "json",
+                        "--db", str(db))  # fmt: skip
+        assert kept.returncode == 0, (bound, kept.stderr)
+        assert tuple(row[k] for k in key) in {
+            tuple(r[k] for k in key) for r in json.loads(kept.stdout)
+        }
+        below = f"{float(cell.replace(',', '')) - 0.01:.2f}"
+        under = chipcost(*asked, "--min-price", "0", "--max-price", below, "--format", "json",
+                         "--db", str(db))  # fmt: skip
+        shown = {tuple(r[k] for k in key) for r in json.loads(under.stdout or "[]")}
+        assert tuple(row[k] for k in key) not in shown, (below, row)
+
+
+@pytest.mark.parametrize("bound", ["$3.8616", "USD 3.8616", "£3.8616"])
+def test_a_bound_in_another_currency_than_the_table_s_is_refused_saying_which(db, bound):
+    """With --currency EUR the table's cells are euros: a bound in dollars or pounds is
+    refused in one line naming the table's currency."""
     done = chipcost("prices", "--chip", "H100-SXM", "--currency", "EUR", "--max-price", bound,
                     "--db", str(db))  # fmt: skip
     assert done.returncode == 2
     said = " ".join(done.stderr.split())
-    assert f"--max-price {bound}: a price bound is US dollars of list price" in said
-    assert "note:" not in said
+    assert f"--max-price {bound}: a price bound is in the currency the table shows, EUR" in said
+    assert "Traceback" not in said
 
 
 def test_a_reservation_with_no_term_says_it_is_held_at_the_on_demand_rate(db):
