@@ -71,7 +71,7 @@ def _spot_doubt(record: PriceRecord, on_demand: dict[_Key, list[float]]) -> str:
     for place, plan, said in (
         (record.region, record.plan, f"in {record.region}"),
         (record.region, "", f"in {record.region}"),
-        ("", "", "elsewhere (its region lists none)"),
+        ("", "", "elsewhere, its region listing none"),
     ):
         prices = on_demand.get((*key, place, plan))
         if prices:
@@ -80,7 +80,7 @@ def _spot_doubt(record: PriceRecord, on_demand: dict[_Key, list[float]]) -> str:
                 return ""
             return (
                 f"spot {record.price_per_hour:g} {record.currency}/h is not below on demand "
-                f"({lowest * record.chip_count:g} {said}): no discount, a stale or mislabelled "
+                f"{said} ({lowest * record.chip_count:g}): no discount, a stale or mislabelled "
                 "price"
             )
     return ""

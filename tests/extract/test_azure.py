@@ -173,8 +173,8 @@ def test_a_spot_price_not_below_on_demand_is_loaded_and_marked():
     result = parse([payload("consumption-nc.json", data=json.dumps(body).encode())])
     marked = find(result.records, spot["armSkuName"], "eastus", "spot")
     assert marked.extra["spot_not_below_on_demand"].startswith(
-        f"spot {listed['retailPrice']:g} USD/h is not below on demand ({listed['retailPrice']:g} "
-        "in eastus)"
+        f"spot {listed['retailPrice']:g} USD/h is not below on demand in eastus "
+        f"({listed['retailPrice']:g})"
     )
     assert "1 spot price(s) not below on demand" in " ".join(result.notes)
     others = [r for r in result.records if r is not marked]
@@ -352,3 +352,28 @@ def test_every_gpu_size_in_a_retail_prices_page_is_mapped_or_named():
     assert {"Standard_ND40s_v3", "Standard_NV6_Promo", "Standard_NC12_Promo"} <= named
     assert "series 'NV - v1' was retired on 2023-09-06" in notes
     assert_loadable(result)
+
+
+def test_the_recorded_answer_marks_its_government_rows_and_its_spot_at_on_demand():
+    # The real Retail Prices items of tests/fixtures/azure/ORIGIN.md: uksouth's ND96isr H200 v5
+    # Spot meter at 106.0, the size's on-demand rate in japaneast and usgovvirginia (uksouth
+    # lists no on-demand H200 there), and two usgovvirginia sizes.
+    result = parse([payload("recorded-items-gpu-price-index.json")])
+    spot = find(result.records, "Standard_ND96isr_H200_v5", "uksouth", "spot")
+    assert spot.price_per_hour == 106.0
+    assert spot.extra["spot_not_below_on_demand"] == (
+        "spot 106 USD/h is not below on demand elsewhere, its region listing none (106): no "
+        "discount, a stale or mislabelled price"
+    )
+    marked = {r.instance_type for r in result.records if "spot_not_below_on_demand" in r.extra}
+    assert marked == {"Standard_ND96isr_H200_v5"}
+    governed = {
+        (r.instance_type, r.extra["restricted_region"])
+        for r in result.records
+        if "restricted_region" in r.extra
+    }
+    assert governed == {
+        ("Standard_ND96isr_H200_v5", "a US government region"),
+        ("Standard_ND96asr_v4", "a US government region"),
+    }
+    assert {r.region for r in result.records if "restricted_region" in r.extra} == {"usgovvirginia"}
