@@ -73,6 +73,17 @@ def legend() -> str:
     )
 
 
+def _contents(with_versus: bool) -> str:
+    """Links to the page's parts from its top: on a phone the comparison starts after every
+    offer's card (18,337 px down a 29,336 px page on 697f5e5, with no way there but scrolling)."""
+    parts = [("offers", "Every offer")]
+    if with_versus:
+        parts.append(("versus", "Is chip A cheaper than chip B?"))
+    parts.append(("history", "Price history"))
+    links = " · ".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in parts)
+    return f'<nav class="contents" aria-label="On this page">{links}</nav>'
+
+
 def page_html(data: dict, figures: str, versus: str) -> str:
     """The page, without the data: offers.js beside it holds that."""
     offers = data["offers"]
@@ -101,7 +112,7 @@ def page_html(data: dict, figures: str, versus: str) -> str:
         "(commitments: upfront fees spread over the term); a month is "
         f"{data['per_hours']['month']:,} hours.</p>"
         f'<p class="meta" id="money">Prices in {escape(currency)}.</p>'
-        f"{yours}{banner}{_filters(currency)}{_toolbar()}"
+        f"{_contents(bool(versus))}{yours}{banner}{_filters(currency)}{_toolbar()}"
         '<div class="scroll"><table id="offers"><thead><tr></tr></thead>'
         '<tbody></tbody></table></div><button type="button" id="more" hidden></button>'
         f"{legend()}{versus}"

@@ -366,3 +366,35 @@ def test_the_download_keeps_the_marks_the_cells_show(browser, slices_site, tmp_p
         assert head[-2:] == ["Price estimate", "Sample data"] and "Cost estimate" not in head
     finally:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def sample_site(tmp_path_factory) -> Path:
+    """The bundled sample's explorer: its 2,705 offers' cards on a phone before the comparison."""
+    from tests import warehouses
+
+    root = tmp_path_factory.mktemp("sample-site")
+    write_site(warehouses.sample(root / "w.duckdb"), root / "site")
+    return root / "site"
+
+
+def test_on_a_phone_the_comparison_is_a_link_from_the_top(browser, sample_site):
+    """On 697f5e5, at 390 px, "Is chip A cheaper than chip B?" started 18,337 px down a
+    29,336 px page, after 100 cards, with no link to it at the top."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto((sample_site / "index.html").as_uri())
+        link = page.locator("nav.contents a", has_text="Is chip A cheaper than chip B?")
+        box = link.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 844, box  # in the first screen
+        versus = page.locator("#versus").bounding_box()
+        assert versus is not None and versus["y"] > 5 * 844  # far down: the link is needed
+        link.click()
+        page.wait_for_function("Math.abs(document.querySelector('#versus')"
+                               ".getBoundingClientRect().top) < 2")  # fmt: skip
+        for key in ("offers", "history"):  # the other parts it names are there too
+            assert page.locator(f'nav.contents a[href="#{key}"]').count() == 1
+            assert page.locator(f"#{key}").count() == 1
+    finally:
+        context.close()
