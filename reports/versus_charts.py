@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from html import escape
 
+from chipcost.transform.cost import cost_text
 from chipcost.transform.rows import number
 
 WIDTH = 360
@@ -93,7 +94,8 @@ def cost_chart(answers: Sequence[Mapping[str, object]]) -> str:
             point = number(a[f"{side}_usd_per_million_tokens"])
             published = a[f"{side}_kind"] in PUBLISHED
             parts.append(
-                f'<text x="{LEFT}" y="{cy + 4}">{escape(chip)} ${point:,.2f}</text>'
+                # As the tables print a cost per million tokens: $0.0902, not $0.09.
+                f'<text x="{LEFT}" y="{cy + 4}">{escape(chip)} {cost_text(point)}</text>'
                 f'<line x1="{x(low)}" x2="{x(high)}" y1="{cy}" y2="{cy}" stroke="{colour}" '
                 f'stroke-width="2"/>{_dot(x(point), cy, colour, published)}'
             )

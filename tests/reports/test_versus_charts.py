@@ -37,6 +37,13 @@ def test_the_cost_chart_tells_published_from_derived_and_draws_the_range():
     assert cost_chart([{**ANSWER, "answer": None}]) == ""
 
 
+def test_the_cost_chart_says_each_cost_as_the_tables_do():
+    """On 697f5e5 the chart said "H100-SXM $0.09" beside a table's $0.0902."""
+    svg = cost_chart([{**ANSWER, "a_usd_per_million_tokens": 1.7812, "b_usd_per_million_tokens":
+                       0.0902, "b_cost_low": 0.0902, "b_cost_high": 0.0902}])  # fmt: skip
+    assert ">Trainium2 $1.7812<" in svg and ">H100-SXM $0.0902<" in svg
+
+
 def test_the_speed_chart_draws_figures_as_dots_and_the_derivation_dashed():
     points = [
         {"chip": "B200", "tokens_per_second_per_chip": 12690, "tokens_per_second_per_user": None,
