@@ -177,6 +177,15 @@ def cheapest_cost_per_token(con: duckdb.DuckDBPyConnection) -> pl.DataFrame | No
 _HOLDS_ALIKE = ("chip", "workload", "model", "precision", "chip_count")
 
 
+# Of the offers alike in all but the price (_HOLDS_ALIKE: one figure per chip, model and
+# workload, so the chip and its count), the cheapest per chip-hour has the cheapest cost per
+# token: the offers are cut to those before they meet every model's figure, so the rows
+# DuckDB ranks are the chips' cheapest, not every offer times every model.
+_CHEAPEST_PRICE = """(k.chip, k.chip_count, k.price_per_chip_hour) IN (
+    SELECT (chip, chip_count, min(price_per_chip_hour)) FROM per_chip_prices
+    WHERE price_per_chip_hour > 0 GROUP BY chip, chip_count)"""
+
+
 def cost_offers(
     con: duckdb.DuckDBPyConnection,
     currency: str | None = None,
@@ -194,6 +203,7 @@ def cost_offers(
         return None
     partition = ", ".join(f"k.{c}" for c in _HOLDS_ALIKE)
     only = (
+        f"AND {_CHEAPEST_PRICE} "
         f"QUALIFY rank() OVER (PARTITION BY {partition} ORDER BY k.usd_per_million_tokens) = 1"
         if cheapest_only
         else ""

@@ -86,3 +86,31 @@ def test_the_email_names_the_cheapest_chip_that_holds_the_model(made):
     line = html[html.index(f"{MODEL}, inference") :]
     line = line[: line.index("</tr>")]
     assert "H100-SXM" in line and "L4" not in line
+
+
+def test_the_cheapest_read_from_each_chips_cheapest_offers_is_the_ranking_of_every_offer(
+    tmp_path,
+):
+    """The report's cost section cuts the offers to each chip's cheapest per chip-hour (per
+    chip count) before they meet every model's figure (warehouse/snapshot.py), so its memory
+    does not grow with the offers; what it chooses is what ranking every offer chooses. Many
+    offers of each chip and count, several at the cheapest price (ties kept)."""
+    from chipcost.warehouse.snapshot import cheapest_cost_per_token, cheapest_costs, cost_offers
+
+    offers = [
+        record(instance_type=f"p5.{n}x", chip=chip, chip_count=float(count), sku=f"{chip}{n}",
+               region=region, price_per_hour=round(count * (1.5 + (n * 7 % 11) / 10), 2))
+        for chip in ("H100-SXM", "L4", "A100-80GB")
+        for count in (1, 8)
+        for n in range(12)
+        for region in ("us-east-1", "eu-west-1")
+    ]  # fmt: skip
+    db = warehouse(tmp_path / "w.duckdb", [run_of(offers, day(0))])
+    con = connect(db, read_only=True)
+    try:
+        cut = cheapest_cost_per_token(con)
+        every = cost_offers(con)
+        assert cut is not None and every is not None and len(every) > 10 * len(cut)
+        assert cut.equals(cheapest_costs(every))
+    finally:
+        con.close()

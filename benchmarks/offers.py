@@ -1,0 +1,98 @@
+"""`chipcost report` and `chipcost cost` against the number of offers: peak memory and time.
+
+# python -m benchmarks.offers                          # 1,000, 10,000 and 100,000 offers
+# python -m benchmarks.offers --offers 1000 50000 --repeat 3
+# python -m benchmarks.offers --uncut                  # beside it, the offers not cut first
+
+For each count a new warehouse is built in a scratch folder: the shipped reference data
+(chips, models, throughput figures) and two days of synthetic offers (benchmarks/synthetic.py:
+AWS's pricing models, RunPod, Vast.ai and CoreWeave in their proportions, the chips that have
+figures), loaded by the loader. Then each command runs as a new process and its peak resident
+memory (the kernel's maxrss of that process alone) and wall seconds are printed, the lowest of
+--repeat runs. With --uncut, the same commands run again with the cost section's cut of the
+offers to each chip's cheapest turned off (warehouse/snapshot.py `_CHEAPEST_PRICE`), the query
+as it was before the cut (ca5631c), in the same minutes. Figures in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import synthetic
+from benchmarks.cli import CHIPCOST
+from chipcost.pipeline.seed import open_warehouse
+from chipcost.warehouse.load import load_run
+
+COMMANDS = {
+    "report": ["report", "--dry-run", "--out", "{out}", "--since", "2024-01-01",
+               "--until", "2024-01-03"],
+    "cost": ["cost", "--model", "llama-3-70b", "--workload", "inference"],
+}  # fmt: skip
+# chipcost with every offer meeting every model's figure before the ranking, as before the cut.
+UNCUT = [
+    sys.executable, "-c",
+    "import sys; from chipcost.warehouse import snapshot; snapshot._CHEAPEST_PRICE = 'TRUE'; "
+    "from chipcost.cli.entry import main; sys.argv[0] = 'chipcost'; sys.exit(main())",
+]  # fmt: skip
+
+
+def build(path: Path, count: int) -> int:
+    """A warehouse of about `count` offers seen on two days; the number of offers."""
+    offers = synthetic.offers(count)
+    con = open_warehouse(path)
+    try:
+        for day in (0, 1):
+            load_run(con, synthetic.run_for(day, offers))
+    finally:
+        con.close()
+    return len(offers)
+
+
+def peak(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak resident MB of one process."""
+    env = {**os.environ, "COLUMNS": "160", "CHIPCOST_DISCOUNTS": ""}
+    begin = time.perf_counter()
+    process = subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - begin
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in (0, 1):
+        said = process.stderr.read()[-2000:] if process.stderr else ""
+        raise SystemExit(f"{' '.join(args)} failed ({process.returncode}):\n{said}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--offers", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--uncut", action="store_true", help="also with the cut turned off")
+    args = parser.parse_args()
+    executables = {"this": [CHIPCOST], **({"uncut": UNCUT} if args.uncut else {})}
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"peak resident memory and wall time, lowest of {args.repeat} (load {load})")
+    with tempfile.TemporaryDirectory() as scratch:
+        for count in args.offers:
+            db = Path(scratch) / f"w{count}.duckdb"
+            offers = build(db, count)
+            for name, command in COMMANDS.items():
+                for label, chipcost in executables.items():
+                    given = [a.format(out=Path(scratch) / "out") for a in command]
+                    runs = [peak([*chipcost, *given, "--db", str(db)]) for _ in range(args.repeat)]
+                    wall, mb = min(r[0] for r in runs), min(r[1] for r in runs)
+                    print(
+                        f"  {offers:>8,} offers  {name:7} {label:8} {mb:8.0f} MB {wall:7.2f} s",
+                        flush=True,
+                    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
