@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from chipcost.core.vocabulary import OFFER_KEY
+from chipcost.core.vocabulary import OFFER_KEY, RESTRICTED_REGION_PATTERN
 from chipcost.transform.cost_fit import GROUP
 from chipcost.transform.rows import FigureRow, figure_rows
 from chipcost.warehouse.bound import execute, literal
@@ -69,6 +69,7 @@ def cost_rows(
     *,
     chips: list[str] | None = None,
     all_offers: bool = False,
+    cheapest_of: tuple[str, ...] = (),
     currency: str | None = None,
     **filters: list[str] | None,
 ) -> list[dict[str, object]]:
@@ -76,14 +77,23 @@ def cost_rows(
     first), with chip_memory_gb, one chip's memory (chips.csv), `estimate` (whether the price
     is an estimate, no price the provider publishes) and `estimate_basis`, what it rests on;
     their money in `currency` at the rate of the day each price was last seen, when given
-    (chipcost.warehouse.fx)."""
+    (chipcost.warehouse.fx). Unless `all_offers`, slices of a GPU and, unless regions name
+    them, restricted regions are no chip's cheapest (docs/sources.md)."""
     where = _filters(model, workload, **filters)
     where.any_of("chip", chips)
+    if not all_offers:  # the cheapest offer of a chip: a whole chip anyone can rent
+        where.conditions.append("chip_count >= 1")
+        if not filters.get("regions"):  # a restricted region answers when --region names it
+            where.add("NOT regexp_matches(lower(region), {})", RESTRICTED_REGION_PATTERN)
     order = ", ".join(f"{column} NULLS FIRST" for column in ORDER)
     qualify = (
-        ""
-        if all_offers
-        else f"QUALIFY row_number() OVER (PARTITION BY {', '.join(GROUP)} ORDER BY {order}) = 1"
+        f"QUALIFY row_number() OVER (PARTITION BY {', '.join(GROUP)} ORDER BY {order}) = 1"
+        if not all_offers
+        # of the offers alike in `cheapest_of` the cheapest only, ties kept (chipcost cost)
+        else f"QUALIFY rank() OVER (PARTITION BY {', '.join(cheapest_of)} "
+        "ORDER BY usd_per_million_tokens) = 1"
+        if cheapest_of
+        else ""
     )
     sql = f"""
         WITH k AS (

@@ -110,3 +110,29 @@ def test_the_tables_say_what_the_cheapest_sets_apart(db):
     assert "note: left out of the cheapest: 1 offer(s) renting a share" in glance.stdout
     asked = run_cli("prices", "--by", "chip", "--region", "usgovvirginia", "--db", db)
     assert "left out" not in asked.stdout
+
+
+def test_the_cheapest_cost_per_token_is_a_whole_chip_anyone_can_rent(db):
+    from chipcost.warehouse.cost_per_token import cost_rows
+    from chipcost.warehouse.db import connect
+
+    con = connect(db, read_only=True)
+    try:
+        every = cost_rows(
+            con, "bert-large", "inference", chips=["A10", "H100-SXM"], all_offers=True
+        )
+        cheapest = cost_rows(con, "bert-large", "inference", chips=["A10", "H100-SXM"])
+        asked = cost_rows(con, "bert-large", "inference", chips=["H100-SXM"],
+                          regions=["usgovvirginia"])  # fmt: skip
+    finally:
+        con.close()
+    # The catalogue's derived figures price every offer; the slice and the government region
+    # are the cheapest per million tokens of all, and answer no chip's cheapest.
+    first = {}
+    for row in sorted(every, key=lambda r: r["usd_per_million_tokens"]):
+        first.setdefault(row["chip"], row["instance_type"])
+    assert first == {"A10": "Standard_NC8ads_A10_v4", "H100-SXM": "Standard_ND96isr_H100_v5"}
+    assert {(r["chip"], r["instance_type"]) for r in cheapest} == {
+        ("A10", "Standard_NC32ads_A10_v4"), ("H100-SXM", "p5.48xlarge"),
+    }  # fmt: skip
+    assert [r["region"] for r in asked] == ["usgovvirginia"]
