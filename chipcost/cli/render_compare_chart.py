@@ -79,6 +79,13 @@ def chart(result: CompareResult, line: Comparison, width: int, colour: bool) -> 
         )
     if not keys:
         return "", ""
+    from chipcost.cli.plot_axes import round_x_axis, round_y_axis
+
+    points = [point for side in ("a", "b") for point in series[side]]
+    if found is not None and found.band and speed not in ("", "max"):
+        points += [(float(speed), cost_at(needs, bound)) for bound in found.band]
+    round_x_axis(plt, [x for x, _ in points])
+    round_y_axis(plt, [y for _, y in points])
     plt.plotsize(width, CHART_HEIGHT)
     plt.title(f"{line.pricing}: $ per million tokens against tokens/s per user")
     plt.xlabel("tokens/s per user")

@@ -145,21 +145,13 @@ def _plot(
     exactly (reports.level_charts': 2.50, not 2.51 for 2.5083)."""
     import plotext as plt
 
-    from chipcost.reports.level_charts import linear_ticks, tick_decimals
+    from chipcost.cli.plot_axes import round_y_axis
 
-    prices = [y for _, ys in series.values() for y in ys]
-    low, high = min(prices), max(prices)
-    pad = (high - low) * 0.05 or max(abs(high) * 0.05, 0.01)
-    low, high = low - pad, high + pad
     plt.clear_figure()
     plt.date_form("Y-m-d")
     for model, (xs, ys) in series.items():
         plt.plot(xs, ys, marker=marks[model])
-    # About one tick every 3 rows of the plot's 15: a 20-row chart with 2 ticks reads badly.
-    ticks = linear_ticks(max(low, 0.0), high, steps=6) or [round(prices[0], 4)]
-    decimals = tick_decimals(ticks)
-    plt.ylim(low, high)
-    plt.yticks(ticks, [f"{tick:,.{decimals}f}" for tick in ticks])
+    round_y_axis(plt, [y for _, ys in series.values() for y in ys])
     plt.plotsize(width, CHART_HEIGHT)
     plt.title(f"{chip}: cheapest {currency} per chip-hour")
     plt.theme("clear")

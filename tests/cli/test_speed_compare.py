@@ -382,6 +382,18 @@ def test_compare_charts_cost_per_token_along_the_measured_curve(db):
     assert "○ H100-SXM measured" in legend and "● H200 measured" in legend
     plot = [line for line in out.splitlines() if line.count("│") == 2]
     assert sum(line.count("○") for line in plot) >= 3  # the sweep's points, joined
+    # Both axes on round values printed as they are (on 697f5e5: 0.0973, 0.0908, 0.0842 and
+    # 6.9, 11.5, 16.0, each a rounding of a fifth of the range).
+    lines = out.splitlines()
+    y_ticks = [float(line.split("┤")[0].replace(",", "")) for line in lines if "┤" in line]
+    x_row = lines[next(i for i, line in enumerate(lines) if "└" in line) + 1]
+    x_ticks = [float(tick.replace(",", "")) for tick in x_row.split()]
+    for ticks in (y_ticks, x_ticks):
+        assert len(ticks) >= 3, out
+        steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:], strict=False)}
+        assert len(steps) == 1, ticks  # evenly spaced: each label is where it stands
+        step = steps.pop()
+        assert all(round(t / step, 9).is_integer() for t in ticks), ticks  # round values
     training = chipcost(
         "compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload", "training",
         "--chart", "--db", str(db),
