@@ -67,15 +67,18 @@ Ttft = Annotated[
 Shape = Annotated[
     str | None,
     Opt(
-        "Inference: the request shape a figure must be measured at, input/output tokens: "
-        "1k/1k, 8k/1k or 1024/8192 (each length within 10%; default: any).",
+        "Inference: only figures at this request shape, input/output tokens: 1k/1k, 8k/1k, "
+        "1024/8192 (k is 1,024, as InferenceX names its shapes; each length within 10%). "
+        "Default: every shape, the verdict drawn at the one both chips share.",
         kind="text",
     ),
 ]
 Precision = Annotated[
     str | None,
     Opt(
-        "Inference: the precision class a figure must be served at: fp8, bf16, ... (default: any)."
+        "Only figures served at this precision class: fp8, bf16 (fp16), fp4 or int8. "
+        "Default: every precision, the verdict drawn at the one both chips share.",
+        kind="text",
     ),
 ]
 Model = Annotated[str, Opt("Model, e.g. llama-3-70b (see `throughput list`).")]
