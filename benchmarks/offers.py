@@ -9,9 +9,10 @@ For each count a new warehouse is built in a scratch folder: the shipped referen
 AWS's pricing models, RunPod, Vast.ai and CoreWeave in their proportions, the chips that have
 figures), loaded by the loader. Then each command runs as a new process and its peak resident
 memory (the kernel's maxrss of that process alone) and wall seconds are printed, the lowest of
---repeat runs. With --uncut, the same commands run again with the cost section's cut of the
-offers to each chip's cheapest turned off (warehouse/snapshot.py `_CHEAPEST_PRICE`), the query
-as it was before the cut (ca5631c), in the same minutes. Figures in docs/performance.md.
+--repeat runs. With --uncut, the same commands run again with the cuts of the offers to the
+cheapest of those alike turned off (the report's cost section: warehouse/snapshot.py
+`_CHEAPEST_PRICE`; cost's ranking: transform/cost_fit.py `ALIKE`), the queries as they were
+before the cuts (ca5631c), in the same minutes. Figures in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ COMMANDS = {
                "--until", "2024-01-03"],
     "cost": ["cost", "--model", "llama-3-70b", "--workload", "inference"],
 }  # fmt: skip
-# chipcost with every offer meeting every model's figure before the ranking, as before the cut.
+# chipcost with every offer read into each ranking, as before the cuts.
 UNCUT = [
     sys.executable, "-c",
     "import sys; from chipcost.warehouse import snapshot; snapshot._CHEAPEST_PRICE = 'TRUE'; "
+    "from chipcost.pipeline import cost; cost.ALIKE = (); "
     "from chipcost.cli.entry import main; sys.argv[0] = 'chipcost'; sys.exit(main())",
 ]  # fmt: skip
 

@@ -16,6 +16,10 @@ from chipcost.transform.rows import CostRow
 # One row per chip, pricing model and term unless every offer is asked for: the cheapest
 # offer stands for the others (its provider, region, payment and plan are shown).
 GROUP = ("chip", "pricing_model", "term")
+# Offers alike in all a choice reads but the price: the group's, the provider (a baseline is
+# compared on its own provider) and the chips per instance (whether it holds the model). Of
+# these only the cheapest can be chosen or be a baseline, so a ranking reads those alone.
+ALIKE = (*GROUP, "provider", "chip_count")
 _group = itemgetter(*GROUP)
 # Offers that differ only in size: same price per token, chip, place and pricing model.
 _SAME_OFFER: tuple[str, ...] = ("usd_per_million_tokens", "chip", "provider", "region", "zone")

@@ -69,6 +69,7 @@ def cost_rows(
     *,
     chips: list[str] | None = None,
     all_offers: bool = False,
+    cheapest_of: tuple[str, ...] = (),
     currency: str | None = None,
     **filters: list[str] | None,
 ) -> list[dict[str, object]]:
@@ -86,9 +87,13 @@ def cost_rows(
             where.add("NOT regexp_matches(lower(region), {})", RESTRICTED_REGION_PATTERN)
     order = ", ".join(f"{column} NULLS FIRST" for column in ORDER)
     qualify = (
-        ""
-        if all_offers
-        else f"QUALIFY row_number() OVER (PARTITION BY {', '.join(GROUP)} ORDER BY {order}) = 1"
+        f"QUALIFY row_number() OVER (PARTITION BY {', '.join(GROUP)} ORDER BY {order}) = 1"
+        if not all_offers
+        # of the offers alike in `cheapest_of` the cheapest only, ties kept (chipcost cost)
+        else f"QUALIFY rank() OVER (PARTITION BY {', '.join(cheapest_of)} "
+        "ORDER BY usd_per_million_tokens) = 1"
+        if cheapest_of
+        else ""
     )
     sql = f"""
         WITH k AS (

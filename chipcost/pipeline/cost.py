@@ -25,7 +25,14 @@ from chipcost.transform.cost import (
     with_break_even,
     with_costs,
 )
-from chipcost.transform.cost_fit import baseline_costs, choose, compared_with, reordered, with_fit
+from chipcost.transform.cost_fit import (
+    ALIKE,
+    baseline_costs,
+    choose,
+    compared_with,
+    reordered,
+    with_fit,
+)
 from chipcost.transform.rows import CostRow, FigureRow, cost_rows_of
 from chipcost.transform.tokens import human_count
 from chipcost.transform.verdict import Evidence, with_verdicts
@@ -383,9 +390,14 @@ def _ranked(
 ) -> tuple[list[CostRow], list[str]]:
     """The ranking's rows with fit, costs, savings and break-even, and the baseline's note;
     an empty ranking is an error."""
+    # Of the offers alike (ALIKE) only the cheapest are read, so the ranking holds rows in the
+    # number of chips, providers and terms, not of offers; all are read when every offer is
+    # shown, or where discounts, each price's day's rate or interruption rates may change
+    # which one is cheapest.
+    cut = not (ask.all_offers or ask.mine.active or ask.max_interruption is not None)
     found = cost_rows(
         con, ask.model, ask.workload, all_offers=True, currency=ask.mine.converting,
-        **ask.filters,
+        cheapest_of=ALIKE if cut else (), **ask.filters,
     )  # fmt: skip
     # before the ranking: a discount may change which offer is cheaper
     offers = with_fit(cost_rows_of(ask.mine.rows(found)), evidence.parameters, ask.workload)

@@ -1,0 +1,84 @@
+"""`chipcost cost` reads, of the offers alike in all a choice reads but the price (chip,
+pricing model, term, provider, chips per instance: transform/cost_fit.py ALIKE), the cheapest
+only, cut in DuckDB, so its ranking holds rows in the number of chips, providers and terms, not
+of offers. What it answers is what ranking every offer answers: the same command with the cut
+turned off, on a real DuckDB warehouse of many offers, ties and baselines among them."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from chipcost.pipeline import cost
+from chipcost.warehouse import cost_per_token
+from tests.cli_runner import chipcost
+from tests.helpers import day, record, run_of
+from tests.warehouses import of_runs
+
+CHIPS = (("H100-SXM", (1, 8)), ("H200", (8,)), ("A100-80GB", (1, 8)), ("L4", (1, 4)))
+PROVIDERS = ("aws", "lambda", "runpod")
+PRICINGS = (("on_demand", "none", "none"), ("reserved", "1yr", "all_upfront"))
+
+
+def _offers() -> list:
+    found = []
+    for c, (chip, counts) in enumerate(CHIPS):
+        for count in counts:
+            for p, provider in enumerate(PROVIDERS):
+                for pricing_model, term, payment in PRICINGS:
+                    for n, region in enumerate(("us-east-1", "eu-west-1", "ap-south-1")):
+                        # a provider cheapest for each chip in turn, a one-chip instance cheaper
+                        # per chip than a larger one that holds more, regions apart but two
+                        # at one price (a tie)
+                        per_chip = (
+                            1.0
+                            + (p + c) % 3 / 10
+                            + min(n, 1) / 4
+                            + (0.5 if term == "1yr" else 0)
+                            - (0.3 if count == 1 else 0)
+                        )
+                        found.append(record(
+                            provider=provider, source=provider, region=region, chip=chip,
+                            instance_type=f"{chip.lower()}.{count}x", chip_count=float(count),
+                            pricing_model=pricing_model, term=term, payment=payment,
+                            price_per_hour=round(per_chip * count, 4),
+                            sku=f"{provider}-{chip}-{count}-{region}-{term}",
+                        ))  # fmt: skip
+    return found
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    return of_runs(tmp_path_factory.mktemp("cut") / "w.duckdb", [run_of(_offers(), day(0))])
+
+
+ASKED = [
+    ("--model", "llama-3-70b", "--workload", "inference"),
+    ("--model", "llama-3-70b", "--workload", "training"),
+    ("--model", "gpt-3-175b", "--workload", "inference"),
+    ("--model", "llama-3-70b", "--workload", "inference", "--baseline", "A100-80GB"),
+    ("--model", "llama-3-8b", "--workload", "inference", "--baseline", "H100-SXM"),
+    ("--model", "llama-3-70b", "--workload", "inference", "--max-instances", "1"),
+]
+
+
+@pytest.mark.parametrize("args", ASKED, ids=[" ".join(a[1::2][:3]) for a in ASKED])
+def test_the_cut_ranking_is_the_ranking_of_every_offer(db, monkeypatch, args):
+    env = {**os.environ, "CHIPCOST_DISCOUNTS": ""}
+    read: list[int] = []
+    rows_of = cost_per_token.cost_rows
+
+    def counted(*given, **options):
+        rows = rows_of(*given, **options)
+        read.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(cost, "cost_rows", counted)
+    cut = chipcost("cost", *args, "--format", "json", "--db", str(db), env=env)
+    monkeypatch.setattr(cost, "ALIKE", ())
+    every = chipcost("cost", *args, "--format", "json", "--db", str(db), env=env)
+    assert cut.returncode == every.returncode == 0, cut.stderr + every.stderr
+    assert json.loads(cut.stdout) and cut.stdout == every.stdout and cut.stderr == every.stderr
+    assert read[0] < read[-1] / 2  # the cut read fewer than half the offers
