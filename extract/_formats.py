@@ -28,8 +28,9 @@ class Rows:
     """The rows at one place of a format's answer and their fields.
 
     `at`: the path to them, dot-separated from the document's top: `name[]` is each item of
-    the list under `name`, `*` each value of an object keyed by id ("data.locations[]",
-    "hostnodes.*", "hostnodes.*.specs.gpu.*"). `fields`: every field the rows are known to
+    the list under `name` (`[]` alone: each item of a document that is a list), `*` each
+    value of an object keyed by id ("data.locations[]", "[]", "hostnodes.*",
+    "hostnodes.*.specs.gpu.*"). `fields`: every field the rows are known to
     carry, by its JSON type ("string", "number|null", ...); `required`: those the parser
     cannot read a row without (a rename of one fails the parse naming it)."""
 
@@ -90,6 +91,11 @@ def walk(document: Any, at: str) -> list[Any] | None:
                 found += list(node.values())
                 continue
             name, each = (step[:-2], True) if step.endswith("[]") else (step, False)
+            if not name and each:  # a document (or row) that is itself the list
+                if not isinstance(node, list):
+                    return None
+                found += node
+                continue
             if not isinstance(node, dict) or name not in node:
                 return None
             value = node[name]

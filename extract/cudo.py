@@ -9,6 +9,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import json_price, listed_rows
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -17,7 +18,41 @@ PROVIDER = "cudo"
 # Every machine type in every data centre with its component prices, public and without a
 # key (what gpuhunt's Cudo provider reads; SkyPilot's fetcher reads it through Cudo's SDK).
 MACHINE_TYPES_URL = "https://rest.compute.cudo.org/v1/vms/machine-types-2"
-FIELDS = ("dataCenterId", "machineType", "gpuModel", "gpuPriceHr")
+FORMAT = Format(
+    "machine types",
+    "/v1/vms/machine-types-2",
+    (
+        Rows(
+            "machineTypes[]",
+            {
+                "dataCenterId": "string",
+                "machineType": "string",
+                "cpuModel": "string",
+                "gpuModel": "string",
+                "gpuModelId": "string",
+                "minVcpuPerMemoryGib": "number",
+                "maxVcpuPerMemoryGib": "integer",
+                "minVcpuPerGpu": "integer",
+                "maxVcpuPerGpu": "integer",
+                "vcpuPriceHr": "object",
+                "memoryGibPriceHr": "object",
+                "gpuPriceHr": "object",
+                "minStorageGibPriceHr": "object",
+                "ipv4PriceHr": "object",
+                "maxVcpuFree": "integer",
+                "totalVcpuFree": "integer",
+                "maxMemoryGibFree": "integer",
+                "totalMemoryGibFree": "integer",
+                "maxGpuFree": "integer",
+                "totalGpuFree": "integer",
+                "maxStorageGibFree": "integer",
+                "totalStorageGibFree": "integer",
+            },
+            required=("dataCenterId", "machineType", "gpuModel", "gpuPriceHr"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("machineTypes[]")
 # The rates a VM pays beside its GPUs: extra.resource_rates, by the name the record gives them.
 RESOURCES = {"vcpu": "vcpuPriceHr", "memory_gib": "memoryGibPriceHr",
              "storage_gib": "minStorageGibPriceHr", "ipv4": "ipv4PriceHr"}  # fmt: skip
@@ -77,6 +112,7 @@ def _value(money: Any) -> Any:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

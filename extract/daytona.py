@@ -7,6 +7,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import json_price, listed_rows, missing_fields
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
@@ -15,7 +16,24 @@ PROVIDER = "daytona"
 # The rate card Daytona's billing serves for anyone (no key): GPU rates per GPU, and the
 # vCPU, memory and disk rates billed beside them.
 PRICING_URL = "https://billing.app.daytona.io/gpu-pricing"
-FIELDS = ("type", "onDemandPricePerHour")
+FORMAT = Format(
+    "GPU pricing",
+    "/gpu-pricing",
+    (
+        Rows(
+            "gpus[]",
+            {
+                "type": "string",
+                "onDemandPricePerHour": "number",
+                "spotPricePerHour": "number",
+                "onDemandPricePerSecond": "number",
+                "spotPricePerSecond": "number",
+            },
+            required=("type", "onDemandPricePerHour"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("gpus[]")
 PRICES = (("onDemandPricePerHour", "on_demand", "onDemand"), ("spotPricePerHour", "spot", "spot"))
 # GPU capacity is pooled across Daytona's fleet; a sandbox cannot pick a region.
 REGION = "global"
@@ -72,6 +90,7 @@ def offers(gpu: Any, page: Page) -> list[Item]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

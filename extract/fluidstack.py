@@ -7,6 +7,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
     json_price,
@@ -30,7 +31,23 @@ API_KEY = _fetch.ApiKey(
     header="api-key",
     scheme="",
 )
-FIELDS = ("gpu_type", "gpu_counts", "price_per_gpu_hr", "regions")
+FORMAT = Format(
+    "available configurations",
+    "/list_available_configurations",
+    (
+        Rows(
+            "[]",
+            {
+                "gpu_type": "string",
+                "gpu_counts": "array",
+                "price_per_gpu_hr": "number",
+                "regions": "array",
+            },
+            required=("gpu_type", "gpu_counts", "price_per_gpu_hr", "regions"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -92,6 +109,7 @@ def offers(plan: Any, page: Page) -> list[Item]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

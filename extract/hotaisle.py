@@ -11,6 +11,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -33,7 +34,21 @@ API_KEY = _fetch.ApiKey(
     accept_json=True,
 )
 TEAM_ENV = "HOTAISLE_TEAM_HANDLE"
-FIELDS = ("OnDemandPrice", "Specs")
+FORMAT = Format(
+    "available virtual machines",
+    "/virtual_machines/available/",
+    (
+        Rows(
+            "[]",
+            {
+                "OnDemandPrice": "number",
+                "Specs": "object",
+            },
+            required=("OnDemandPrice", "Specs"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("[]")
 GIB = 1024**3
 # Hot Aisle's API names no location for its VMs.
 REGION = "global"
@@ -138,6 +153,7 @@ def _configuration(vm: Any) -> tuple[str, dict[str, Any]]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings={**API_KEY.settings, "hotaisle_team": TEAM_ENV},
     name=SOURCE_NAME,
     provider=PROVIDER,

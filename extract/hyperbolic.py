@@ -8,6 +8,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
@@ -19,7 +20,36 @@ CATALOG_URL = "https://api.hyperbolic.xyz/v2/skypilot/catalog"
 API_KEY = _fetch.ApiKey(
     "hyperbolic_api_key", "HYPERBOLIC_API_KEY", "Hyperbolic", "its app (Settings, API key)"
 )
-FIELDS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region", "GpuInfo")
+FORMAT = Format(
+    "SkyPilot catalog v2",
+    "/v2/skypilot/catalog",
+    (
+        Rows(
+            "vms[]",
+            {
+                "InstanceType": "string",
+                "AcceleratorName": "string",
+                "AcceleratorCount": "integer",
+                "vCPUs": "integer",
+                "MemoryGiB": "integer",
+                "StorageGiB": "integer",
+                "Price": "number",
+                "Region": "string",
+                "GpuInfo": "object",
+                "SpotPrice": "null",
+            },
+            required=(
+                "InstanceType",
+                "AcceleratorName",
+                "AcceleratorCount",
+                "Price",
+                "Region",
+                "GpuInfo",
+            ),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("vms[]")
 # Hyperbolic lists every shape in Region "default": it names no place, so the record says global.
 UNPLACED = {"default": "global", "": "global"}
 MIB_PER_GB = 1024
@@ -106,6 +136,7 @@ def _extra(vm: dict, region: str, memory: float | None, model: Any) -> dict[str,
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

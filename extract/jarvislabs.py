@@ -9,6 +9,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import host_spec, json_price, listed_rows
 from chipcost.extract.base import FetchContext, Item, Page, Source
 
@@ -19,7 +20,31 @@ SERVER_META_URL = "https://backendn.jarvislabs.net/misc/server_meta"
 API_KEY = _fetch.ApiKey(
     "jarvislabs_api_key", "JL_API_KEY", "JarvisLabs", "its dashboard (API keys)"
 )
-FIELDS = ("gpu_type", "region", "price_per_hour")
+FORMAT = Format(
+    "server meta",
+    "/misc/server_meta",
+    (
+        Rows(
+            "server_meta[]",
+            {
+                "gpu_type": "string",
+                "region": "string",
+                "num_free_devices": "integer",
+                "effective_num_free_devices": "integer",
+                "spot_num_free_devices": "integer",
+                "price_per_hour": "number",
+                "spot_price": "number|null",
+                "vram": "string",
+                "cpus_per_gpu": "integer",
+                "ram_per_gpu": "integer",
+                "workload_type": "string|null",
+                "num_gpus": "string",
+            },
+            required=("gpu_type", "region", "price_per_hour"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("server_meta[]")
 # workload_type -> the kind of instance in the offer's name. Rows without one are the older
 # VM-capable rows (gpuhunt provisions VMs from them).
 KINDS = {"vm": "VM", None: "VM", "container": "container"}
@@ -97,6 +122,7 @@ def _offer(page: Page, row: dict, offer: tuple[str, str, str, str, float]) -> Pr
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

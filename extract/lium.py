@@ -8,6 +8,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of, estimate_of_all
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
     json_price,
@@ -23,7 +24,36 @@ PROVIDER = "lium"
 # Every node rentable on Lium, public and without a key; Lium documents the feed and adds
 # fields under /public/v1 only (breaking changes go to /public/v2).
 NODES_URL = "https://lium.io/api/public/v1/nodes"
-FIELDS = ("id", "gpu_model", "gpu_count", "price_per_gpu_hour", "tier")
+FORMAT = Format(
+    "public nodes v1",
+    "/api/public/v1/nodes",
+    (
+        Rows(
+            "nodes[]",
+            {
+                "id": "string",
+                "gpu_model": "string",
+                "gpu_count": "integer",
+                "available_gpu_count": "integer",
+                "price_per_gpu_hour": "number",
+                "min_rentable_gpu_count": "integer",
+                "gpu_memory_gb": "integer",
+                "cpu_count": "integer",
+                "ram_gb": "integer",
+                "disk_gb": "integer",
+                "tier": "string",
+                "country": "string",
+                "country_code": "string",
+                "region": "string",
+                "city": "string",
+                "rent_url": "string",
+                "price_per_node_hour": "number",
+            },
+            required=("id", "gpu_model", "gpu_count", "price_per_gpu_hour", "tier"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("nodes[]")
 # tier -> pricing model: "secure" nodes are rented on demand, "spot" nodes can be reclaimed.
 TIERS = {"secure": "on_demand", "spot": "spot"}
 REGION = "global"
@@ -116,6 +146,7 @@ def _market(nodes: list[PriceRecord], cheapest: PriceRecord) -> dict[str, Any]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

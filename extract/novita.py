@@ -8,6 +8,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import host_spec, json_price, listed_rows
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -19,7 +20,31 @@ PRODUCTS_URL = "https://api.novita.ai/gpu-instance/openapi/v1/products"
 API_KEY = _fetch.ApiKey(
     "novita_api_key", "NOVITA_API_KEY", "Novita", "its console (Settings, Key Management)"
 )
-FIELDS = ("id", "name", "price", "regions")
+FORMAT = Format(
+    "GPU instance products v1",
+    "/gpu-instance/openapi/v1/products",
+    (
+        Rows(
+            "data[]",
+            {
+                "id": "string",
+                "name": "string",
+                "cpuPerGpu": "integer",
+                "memoryPerGpu": "integer",
+                "diskPerGpu": "integer",
+                "availableDeploy": "boolean",
+                "price": "string",
+                "spotPrice": "string",
+                "regions": "array",
+                "billingMethods": "array",
+                "inventoryState": "string",
+                "canBuy": "boolean",
+            },
+            required=("id", "name", "price", "regions"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("data[]")
 # `price` is in 1/100,000 USD per GPU-hour ("35000" is $0.35), as the API sends it.
 PRICE_UNITS_PER_USD = 100_000
 # "RTX 4090 24GB", "A100 SXM 80GB": the GPU, then its memory.
@@ -86,6 +111,7 @@ def _region(text: str) -> str:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

@@ -9,6 +9,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of, estimate_of_all
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
     json_price,
@@ -32,7 +33,30 @@ API_KEY = _fetch.ApiKey(
     header="X-AUTH-TOKEN",
     scheme="",
 )
-FIELDS = ("gpuModel", "gpuCount", "pricePerGpu", "rig")
+FORMAT = Format(
+    "market list",
+    "/instances/market/list",
+    (
+        Rows(
+            "[]",
+            {
+                "id": "integer",
+                "instanceMarket": "string",
+                "gpuModel": "string",
+                "gpuCount": "integer",
+                "gpuMemorySize": "integer",
+                "cpuCoreCount": "integer",
+                "systemMemory": "integer",
+                "pricePerGpu": "number",
+                "rentalStatus": "string",
+                "isAvailableForDemand": "boolean",
+                "rig": "object",
+            },
+            required=("gpuModel", "gpuCount", "pricePerGpu", "rig"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("[]")
 MIB_PER_GB = 1024  # gpuMemorySize is in MiB (12288 for a 12 GB RTX 3060)
 
 
@@ -105,6 +129,7 @@ def _market(same: list[PriceRecord], cheapest: PriceRecord) -> dict[str, Any]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
