@@ -8,6 +8,7 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -28,8 +29,38 @@ REQUEST = {
     "version": API_VERSION,
     "data": {"selector": {"ByServiceAndLocation": {"services": ["vm"]}}},
 }
-VARIANT_FIELDS = ("name", "cost_per_hour", "gpu_count", "nodes_per_dc")
 GIB = 1024**3
+
+FORMAT = Format(
+    "instance types list",
+    "/api/v1/instance-types/list",
+    (
+        Rows(
+            "data.instance_types[]",
+            {
+                "brand_short": "string",
+                "variants": "array",
+            },
+            required=("brand_short", "variants"),
+        ),
+        Rows(
+            "data.instance_types[].variants[]",
+            {
+                "name": "string",
+                "nodes_per_dc": "object",
+                "cost_per_hour": "number",
+                "cpu_count": "integer",
+                "logical_cpu_count": "integer",
+                "dram": "integer",
+                "disk": "integer",
+                "gpu_count": "integer",
+                "vram": "integer",
+            },
+            required=("name", "cost_per_hour", "gpu_count", "nodes_per_dc"),
+        ),
+    ),
+)
+VARIANT_FIELDS = FORMAT.required("data.instance_types[].variants[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -125,6 +156,7 @@ def offers(row: tuple[str, Any], page: Page) -> list[Item]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

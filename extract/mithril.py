@@ -11,6 +11,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -32,8 +33,45 @@ AVAILABILITY_URL = f"{API_URL}/spot/availability"
 API_KEY = _fetch.ApiKey(
     "mithril_api_key", "MITHRIL_API_KEY", "Mithril", "its console (Account, API keys)"
 )
-TYPE_FIELDS = ("fid", "name", "gpu_type", "num_gpus")
-AUCTION_FIELDS = ("instance_type", "region", "last_instance_price")
+
+TYPES = Format(
+    "instance types v2",
+    "/v2/instance-types",
+    (
+        Rows(
+            "[]",
+            {
+                "fid": "string",
+                "name": "string",
+                "gpu_type": "string",
+                "num_gpus": "integer",
+                "gpu_memory_gb": "integer",
+                "num_cpus": "integer",
+                "ram_gb": "integer",
+            },
+            required=("fid", "name", "gpu_type", "num_gpus"),
+        ),
+    ),
+)
+AUCTIONS = Format(
+    "spot availability v2",
+    "/v2/spot/availability",
+    (
+        Rows(
+            "[]",
+            {
+                "fid": "string",
+                "instance_type": "string",
+                "region": "string",
+                "capacity": "integer",
+                "last_instance_price": "string",
+            },
+            required=("instance_type", "region", "last_instance_price"),
+        ),
+    ),
+)
+TYPE_FIELDS = TYPES.required("[]")
+AUCTION_FIELDS = AUCTIONS.required("[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -130,6 +168,10 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
 
 
 SOURCE = Source(
+    formats=(
+        TYPES,
+        AUCTIONS,
+    ),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

@@ -10,7 +10,8 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.core.record import STORED_CURRENCIES, ParseResult
 from chipcost.extract import _fetch
-from chipcost.extract._fx import prices_only
+from chipcost.extract._formats import Format, Rows
+from chipcost.extract._fx import ECB_DAILY, prices_only
 from chipcost.extract._kit import host_spec, listed_rows, parse_count
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
@@ -19,7 +20,6 @@ PROVIDER = "ovhcloud"
 # The public catalog of Public Cloud for the French subsidiary (euros): every instance flavor is
 # an addon with its technical blob (CPU, memory, GPU) and its pricings. No key is needed.
 CATALOG_URL = "https://api.ovh.com/1.0/order/catalog/public/cloud?ovhSubsidiary=FR"
-FIELDS = ("planCode", "product", "pricings")
 INSTANCE_PRODUCT = "publiccloud-instance"
 # The hourly, pay-as-you-go plan of a flavor ("h100-380.consumption"); the monthly one
 # ("h100-380.monthly.postpaid") is kept beside it, not as a price per hour.
@@ -32,6 +32,29 @@ UNITS_PER_CURRENCY = 100_000_000
 # other unit is refused, naming it.
 HOURS_PER_UNIT = {"hour": 1, "day": 24}
 MONTH = "month"
+
+FORMAT = Format(
+    "public cloud catalog",
+    "/1.0/order/catalog/public/cloud",
+    (
+        Rows(
+            "addons[]",
+            {
+                "planCode": "string",
+                "invoiceName": "string",
+                "product": "string",
+                "pricingType": "string",
+                "consumptionConfiguration": "null",
+                "pricings": "array",
+                "configurations": "array",
+                "addonFamilies": "array",
+                "blobs": "object",
+            },
+            required=("planCode", "product", "pricings"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("addons[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -168,6 +191,7 @@ def _monthly(addon: Any, currency: str) -> str | None:
 
 
 SOURCE = Source(
+    formats=(FORMAT, ECB_DAILY),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -14,6 +14,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     host_spec,
     json_price,
@@ -39,7 +40,6 @@ API_KEY = _fetch.ApiKey(
     "Prime Intellect",
     "its dashboard (Settings, API keys)",
 )
-FIELDS = ("cloudId", "gpuType", "provider", "gpuCount", "prices")
 # security -> the record's plan: Prime lists secure-cloud and community-cloud offers.
 PLANS = {"secure_cloud": "secure", "community_cloud": "community", None: "default"}
 # security's plan -> the prices field its price is in first: Prime's answers give a community
@@ -53,6 +53,41 @@ PRICE_FIELDS = {
 HOST_PARTS = (("vcpu", "vcpus", "vCPU"), ("memory", "ram_gb", "GB"), ("disk", "disk_gb", "GB"))
 # gpuType names the memory per GPU after an underscore: "H100_80GB", "RTX_PRO_6000B_96GB".
 GPU_TYPE = re.compile(r"^(?P<base>.+?)_(?P<gb>\d+(?:\.\d+)?)GB$", re.I)
+
+FORMAT = Format(
+    "GPU availability v1",
+    "/api/v1/availability/gpus",
+    (
+        Rows(
+            "items[]",
+            {
+                "cloudId": "string",
+                "gpuType": "string",
+                "socket": "string",
+                "provider": "string",
+                "dataCenter": "string|null",
+                "country": "string|null",
+                "gpuCount": "integer",
+                "gpuMemory": "integer",
+                "disk": "object",
+                "vcpu": "object",
+                "memory": "object",
+                "internetSpeed": "integer|null",
+                "interconnect": "null",
+                "interconnectType": "null",
+                "provisioningTime": "null",
+                "stockStatus": "string",
+                "security": "string",
+                "prices": "object",
+                "images": "array",
+                "isSpot": "null",
+                "prepaidTime": "null",
+            },
+            required=("cloudId", "gpuType", "provider", "gpuCount", "prices"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("items[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -254,6 +289,7 @@ def _cheapest(records: list[PriceRecord]) -> list[PriceRecord]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

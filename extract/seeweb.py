@@ -10,7 +10,8 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._fx import prices_only
+from chipcost.extract._formats import Format, Rows
+from chipcost.extract._fx import ECB_DAILY, prices_only
 from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count, too_many_places
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
 
@@ -26,7 +27,31 @@ API_KEY = _fetch.ApiKey(
     scheme="",
     accept_json=True,
 )
-FIELDS = ("name", "gpu", "hourly_price", "available_regions")
+
+FORMAT = Format(
+    "ECS plans v2",
+    "/ecs/v2/plans",
+    (
+        Rows(
+            "plans[]",
+            {
+                "name": "string",
+                "cpu": "string",
+                "ram": "string",
+                "disk": "string",
+                "gpu": "string",
+                "gpu_label": "string|null",
+                "hourly_price": "number",
+                "available": "boolean",
+                "id": "integer",
+                "host_type": "string",
+                "available_regions": "array",
+            },
+            required=("name", "gpu", "hourly_price", "available_regions"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("plans[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -106,6 +131,7 @@ def _regions(plan: dict[str, Any]) -> list[str]:
 
 
 SOURCE = Source(
+    formats=(FORMAT, ECB_DAILY),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

@@ -10,6 +10,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import Reject
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     Offer,
     host_spec,
@@ -33,18 +34,39 @@ API_KEY = _fetch.ApiKey(
     header="X-API-KEY",
     scheme="",
 )
-FIELDS = (
-    "cloud",
-    "shade_instance_type",
-    "cloud_instance_type",
-    "configuration",
-    "hourly_price",
-    "availability",
-)
 # An availability entry's rental_type -> the record's pricing model. Entries carry it since
 # spot came (Shadeform's spot guide: "Every entry in an instance type's `availability` array
 # carries a `rental_type`"); an entry without one is on demand, as every entry was before.
 RENTAL_TYPES = {"on_demand": "on_demand", None: "on_demand", "spot": "spot"}
+
+FORMAT = Format(
+    "instance types v1",
+    "/v1/instances/types",
+    (
+        Rows(
+            "instance_types[]",
+            {
+                "cloud": "string",
+                "shade_instance_type": "string",
+                "cloud_instance_type": "string",
+                "configuration": "object",
+                "hourly_price": "number",
+                "deployment_type": "string",
+                "availability": "array",
+                "boot_time": "object",
+            },
+            required=(
+                "cloud",
+                "shade_instance_type",
+                "cloud_instance_type",
+                "configuration",
+                "hourly_price",
+                "availability",
+            ),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("instance_types[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -178,6 +200,7 @@ def _extra(row: dict, config: dict, cloud: str, memory: float | None) -> dict[st
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

@@ -11,6 +11,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     Offer,
     field_names,
@@ -32,7 +33,6 @@ API = "https://api.verda.com/v1"
 INSTANCE_TYPES_URL = f"{API}/instance-types"
 PERIODS_URL = f"{API}/long-term/periods/instances"
 # What every instance type must carry; a list without them changed format (ParseError).
-FIELDS = ("instance_type", "price_per_hour", "gpu")
 # Verda prices are the same in every location (FIN-01, FIN-02, FIN-03, ICE-01).
 REGION = "global"
 # Price fields -> (pricing model, plan). Dynamic pricing is on-demand at a price that moves
@@ -49,6 +49,61 @@ TERMS = {("month", 1): "1mo", ("month", 3): "3mo", ("month", 6): "6mo", ("month"
 TERMS |= {("year", 1): "1yr", ("year", 2): "2yr", ("year", 3): "3yr"}
 
 log = logging.getLogger("chipcost.extract.verda")
+
+PERIODS = Format(
+    "long-term periods v1",
+    "/v1/long-term/periods/instances",
+    (
+        Rows(
+            "[]",
+            {
+                "code": "string",
+                "name": "string",
+                "is_enabled": "boolean",
+                "unit_name": "string",
+                "unit_value": "integer",
+                "discount_percentage": "number",
+            },
+            required=("unit_name", "unit_value", "discount_percentage"),
+        ),
+    ),
+)
+TYPES = Format(
+    "instance types v1",
+    "/v1/instance-types",
+    (
+        Rows(
+            "[]",
+            {
+                "best_for": "array",
+                "cpu": "object",
+                "deploy_warning": "null",
+                "description": "string",
+                "gpu": "object",
+                "gpu_memory": "object",
+                "id": "string",
+                "instance_type": "string",
+                "memory": "object",
+                "model": "string",
+                "name": "string",
+                "p2p": "string|null",
+                "price_per_hour": "string",
+                "spot_price": "string",
+                "dynamic_price": "string|null",
+                "max_dynamic_price": "string",
+                "serverless_price": "string|null",
+                "serverless_spot_price": "null",
+                "storage": "object",
+                "currency": "string",
+                "manufacturer": "string",
+                "display_name": "null",
+                "supported_os": "array",
+            },
+            required=("instance_type", "price_per_hour", "gpu"),
+        ),
+    ),
+)
+FIELDS = TYPES.required("[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -105,8 +160,7 @@ def _discounts(payload: Payload) -> list[tuple[str, float, dict[str, Any]]]:
     body = load_json(payload, PROVIDER)
     if not isinstance(body, list):
         raise shape_error(PROVIDER, payload, "list of long-term periods", body)
-    require_columns(field_names(body), ("unit_name", "unit_value", "discount_percentage"),
-                    payload, PROVIDER)  # fmt: skip
+    require_columns(field_names(body), PERIODS.required("[]"), payload, PROVIDER)
     found = []
     for period in (p for p in body if isinstance(p, dict) and p.get("is_enabled")):
         unit = str(period.get("unit_name", "")).lower().rstrip("s")
@@ -219,6 +273,7 @@ def _commitment(
 
 
 SOURCE = Source(
+    formats=(TYPES, PERIODS),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

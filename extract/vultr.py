@@ -11,6 +11,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.vocabulary import not_rentable
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import host_spec, json_price, listed_rows, load_json, too_many_places
 from chipcost.extract._slices import SliceError, memory_share, share_of
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
@@ -24,7 +25,6 @@ PLANS_URL = f"{API}/plans"
 PAGE_SIZE = 500  # the API's maximum: one page holds every plan today
 MAX_PAGES = 20  # a cursor that never ends stops here
 LISTS = {METAL_URL: ("plans_metal", {}), PLANS_URL: ("plans", {"type": "all"})}
-FIELDS = ("id", "hourly_cost", "locations")
 # Bare-metal ids name count and GPU: vbm-256c-2048gb-8-mi300x-gpu, vbm-72c-480gb-gh200-gpu.
 METAL_ID = re.compile(r"^vbm-.*?-(?:(?P<count>\d+)-)?(?P<gpu>[a-z][a-z0-9]*)-gpu$")
 # Bare-metal id tokens and Cloud GPU gpu_types name the GPU in Vultr's own words ("h100",
@@ -46,6 +46,61 @@ NOT_ON_DEMAND = not_rentable("on_demand", "the plan is not deployable on demand 
 NOT_PREEMPTIBLE = not_rentable(
     "spot", "the plan is not deployable preemptible (deploy_preemptible)"
 )
+
+METAL = Format(
+    "bare-metal plans v2",
+    "/v2/plans-metal",
+    (
+        Rows(
+            "plans_metal[]",
+            {
+                "id": "string",
+                "physical_cpus": "integer",
+                "cpu_count": "integer",
+                "cpu_cores": "integer",
+                "cpu_threads": "integer",
+                "cpu_model": "string",
+                "cpu_mhz": "integer",
+                "ram": "integer",
+                "disk": "integer",
+                "disk_count": "integer",
+                "bandwidth": "integer",
+                "monthly_cost": "number",
+                "hourly_cost": "number",
+                "monthly_cost_preemptible": "number",
+                "hourly_cost_preemptible": "number",
+                "type": "string",
+                "locations": "array",
+            },
+            required=("id", "hourly_cost", "locations"),
+        ),
+    ),
+)
+CLOUD = Format(
+    "cloud plans v2",
+    "/v2/plans",
+    (
+        Rows(
+            "plans[]",
+            {
+                "id": "string",
+                "vcpu_count": "integer",
+                "ram": "integer",
+                "disk": "integer",
+                "disk_count": "integer",
+                "bandwidth": "integer",
+                "monthly_cost": "number",
+                "hourly_cost": "number",
+                "type": "string",
+                "locations": "array",
+                "gpu_vram_gb": "integer",
+                "gpu_type": "string",
+            },
+            required=METAL.required("plans_metal[]"),
+        ),
+    ),
+)
+FIELDS = METAL.required("plans_metal[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -214,6 +269,10 @@ def _offers(plan: dict, page: Page, chip: str, count: float, extra: dict) -> lis
 
 
 SOURCE = Source(
+    formats=(
+        METAL,
+        CLOUD,
+    ),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(
