@@ -82,6 +82,17 @@ ESTIMATE = """(
                 AND o.pricing_model = p.pricing_model AND o.term = p.term
         )"""
 
+# Why a spot price row `p` is doubtful: not below its offer's on-demand price (the parse marks
+# it, extract/_doubts.py: no discount, a stale or mislabelled price); NULL where it is not.
+SPOT_DOUBT = """(
+            SELECT min(json_extract_string(o.extra, '$.spot_not_below_on_demand'))
+            FROM observations o
+            WHERE p.pricing_model = 'spot' AND o.payload_ref = p.payload_ref
+                AND o.source = p.source AND o.region = p.region
+                AND o.instance_type = p.instance_type AND o.pricing_model = p.pricing_model
+                AND o.term = p.term AND o.extra LIKE '%spot_not_below_on_demand%'
+        )"""
+
 # Whether a price row `p` is the bundled sample's: a run that read the archive run its payload
 # is in (payload_ref's first part) replayed the sample. Runs are few: no observation is read.
 SAMPLE = """coalesce((
@@ -143,7 +154,7 @@ def _price_query(
     )
     first = SORTS[sort]
     sql = f"""
-        SELECT {columns}, si.interruption, {ESTIMATE} AS estimate
+        SELECT {columns}, si.interruption, {ESTIMATE} AS estimate, {SPOT_DOUBT} AS spot_doubt
         FROM per_chip_prices p LEFT JOIN chips c ON c.chip = p.chip
         {SPOT_BUCKET_JOIN}
         WHERE {where.sql()}

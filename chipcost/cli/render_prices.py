@@ -45,6 +45,8 @@ MORE_ROWS = (
 )
 # After a price no public page gives (the record's extra says so): the mark, and its note.
 ESTIMATE_MARK = " est."
+# After a spot price's pricing model: not below its offer's on-demand price (doubt_note).
+DOUBT_MARK = " (!)"
 # Past this many estimates the note names the first ones and counts the rest.
 _ESTIMATES_LISTED = 4
 # Kept at any width: chip, where, pricing and $/chip-hr. Then the instance, the upfront fee and
@@ -186,8 +188,26 @@ def _shown(rows: Sequence[Row], same: dict[str, str], per: str) -> list[dict[str
         shown["pricing"] = pricing_cell(row, same, short=True)
         if row.get("estimate"):
             shown["price_per_chip_hour"] += ESTIMATE_MARK
+        if row.get("spot_doubt"):
+            shown["pricing"] += DOUBT_MARK
         cells.append(shown)
     return cells
+
+
+def doubt_note(rows: Sequence[Row]) -> str:
+    """What the spot prices marked doubtful are ('' when none is)."""
+    marked = [row for row in rows if row.get("spot_doubt")]
+    if not marked:
+        return ""
+    named = [f"{row['provider']} {row['region']} {row['instance_type']}" for row in marked]
+    more = len(named) - _ESTIMATES_LISTED
+    return (
+        f"{DOUBT_MARK.strip()} = a spot price not below its offer's on-demand price (no "
+        f"discount: stale or mislabelled at the source; {len(marked)} row"
+        f"{'s' if len(marked) != 1 else ''}): "
+        + "; ".join(dict.fromkeys(named[:_ESTIMATES_LISTED]))
+        + (f"; and {more} more" if more > 0 else "")
+    )
 
 
 def estimate_note(rows: Sequence[Row]) -> str:
@@ -307,6 +327,7 @@ def print_prices(
     for line in [
         *result.mine.notes(rows),
         estimate_note(shown),
+        doubt_note(shown),
         set_apart_note(shown),
         alone,
         SHORT_NOTE if short else "",
