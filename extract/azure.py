@@ -10,6 +10,7 @@ from chipcost.core.record import HOURS_PER_TERM, PriceRecord
 from chipcost.extract import _fetch, _http
 from chipcost.extract._azure_sizes import SERIES_TABLE, Mapped, documented_sizes, map_size
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import Offer, field_names, missing_fields, require_columns, shape_error
 from chipcost.extract._slices import SliceError, share_of
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
@@ -35,12 +36,47 @@ TERMS = {"1 Year": "1yr", "3 Years": "3yr"}
 UNMAPPED = "GPU VM size no rule maps to a chip and GPU count"
 # The fields that decide what a row's price means: never assumed when missing (the kit's rule).
 DECISIVE = ("currencyCode", "unitOfMeasure")
-EXPECTED_FIELDS = ("armSkuName", "armRegionName", "retailPrice", "currencyCode", "type")
 # Each item states its currencyCode; the page's envelope states it once too (BillingCurrency).
 # An item without its own is read in the envelope's (a recorded answer trimmed to a few fields
 # keeps no currencyCode); a page stating neither is refused naming currencyCode.
 ENVELOPE_CURRENCY = "BillingCurrency"
 __all__ = ["SOURCE", "documented_sizes", "fetch", "map_size", "parse", "query_params"]
+
+FORMAT = Format(
+    "retail prices",
+    "/api/retail/prices",
+    (
+        Rows(
+            "Items[]",
+            {
+                "currencyCode": "string",
+                "tierMinimumUnits": "number",
+                "retailPrice": "number",
+                "unitPrice": "number",
+                "armRegionName": "string",
+                "location": "string",
+                "effectiveStartDate": "string",
+                "meterId": "string",
+                "meterName": "string",
+                "productId": "string",
+                "skuId": "string",
+                "productName": "string",
+                "skuName": "string",
+                "serviceName": "string",
+                "serviceId": "string",
+                "serviceFamily": "string",
+                "unitOfMeasure": "string",
+                "type": "string",
+                "isPrimaryMeterRegion": "boolean",
+                "armSkuName": "string",
+                "savingsPlan": "array",
+                "reservationTerm": "string",
+            },
+            required=("armSkuName", "armRegionName", "retailPrice", "currencyCode", "type"),
+        ),
+    ),
+)
+EXPECTED_FIELDS = FORMAT.required("Items[]")
 
 
 def query_params(price_type: str, series: str) -> dict[str, str]:
@@ -227,6 +263,7 @@ def _vm(
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -16,6 +16,7 @@ from chipcost.extract import _fetch, _http
 from chipcost.extract import _gcp_skus as skus
 from chipcost.extract import _gcp_tpus as tpus
 from chipcost.extract._estimate import estimate_of, estimate_of_all
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._gcp_machines import Rate, machine_records
 from chipcost.extract._kit import (
     Origin,
@@ -41,12 +42,36 @@ PAGE_SIZE = 5000
 # Compute Engine lists some tens of thousands of SKUs: a handful of pages. A runaway
 # nextPageToken chain stops here.
 MAX_PAGES = 40
-EXPECTED_FIELDS = ("skuId", "description", "category", "serviceRegions", "pricingInfo")
 NO_KEY = (
     f"no GCP API key: set {API_KEY.env} to a Google Cloud API key allowed to call the Cloud "
     "Billing API (its catalog is public; no billing account is needed), or run "
     f"`{REPLAY_DIR}`"
 )
+
+FORMAT = Format(
+    "Cloud Billing SKUs v1",
+    "/skus",
+    (
+        Rows(
+            "skus[]",
+            {
+                "name": "string",
+                "skuId": "string",
+                "description": "string",
+                "category": "object",
+                "serviceRegions": "array",
+                "pricingInfo": "array",
+                "serviceProviderName": "string",
+                "geoTaxonomy": "object",
+                "node": "null",
+                "pv": "null",
+            },
+            required=("skuId", "description", "category", "serviceRegions", "pricingInfo"),
+            optional=("node", "pv"),
+        ),
+    ),
+)
+EXPECTED_FIELDS = FORMAT.required("skus[]")
 
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
@@ -274,6 +299,7 @@ def _notes(catalog: Catalog) -> list[str]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

@@ -10,6 +10,7 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _fetch
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     Lookup,
     field_names,
@@ -39,10 +40,64 @@ API_KEY = _fetch.ApiKey(
     scheme="",
     accept_json=True,
 )
-GROUP_FIELDS = ("gpu", "region_name", "flavors")
-PRICE_FIELDS = ("name", "original_value")
 # Marks a group whose `flavors` is no list, or a flavor that is no object: a reject, not a loss.
 UNREAD = "unreadable"
+
+FLAVORS = Format(
+    "core flavors v1",
+    "/v1/core/flavors",
+    (
+        Rows(
+            "data[]",
+            {
+                "gpu": "string",
+                "region_name": "string",
+                "flavors": "array",
+            },
+            required=("gpu", "region_name", "flavors"),
+        ),
+        Rows(
+            "data[].flavors[]",
+            {
+                "id": "integer",
+                "name": "string",
+                "display_name": "null",
+                "region_name": "string",
+                "cpu": "integer",
+                "ram": "number",
+                "disk": "integer",
+                "ephemeral": "integer",
+                "gpu": "string",
+                "gpu_count": "integer",
+                "stock_available": "boolean",
+                "created_at": "string",
+                "labels": "array",
+                "features": "object",
+            },
+        ),
+    ),
+)
+PRICEBOOK = Format(
+    "pricebook v1",
+    "/v1/pricebook",
+    (
+        Rows(
+            "[]",
+            {
+                "id": "integer",
+                "name": "string",
+                "value": "number|string",
+                "original_value": "number|string",
+                "discount_applied": "boolean",
+                "start_time": "null",
+                "end_time": "null",
+            },
+            required=("name", "original_value"),
+        ),
+    ),
+)
+GROUP_FIELDS = FLAVORS.required("data[]")
+PRICE_FIELDS = PRICEBOOK.required("[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -148,6 +203,10 @@ def offers(flavor: Any, page: Page, rates: Lookup[str, dict[str, Any]]) -> list[
 
 
 SOURCE = Source(
+    formats=(
+        FLAVORS,
+        PRICEBOOK,
+    ),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

@@ -8,6 +8,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -32,10 +33,37 @@ API_KEY = _fetch.ApiKey(
     "its dashboard (API keys)",
     accept_json=True,
 )
-FIELDS = ("slug", "specs", "regions")
 # The price read: US dollars per hour. The month and year prices of the same currency are kept
 # beside it; Latitude.sh sets its BRL prices on their own, and they are not read.
 CURRENCY, PERIOD = "USD", "hour"
+
+FORMAT = Format(
+    "plans",
+    "/plans",
+    (
+        Rows(
+            "data[]",
+            {
+                "id": "string",
+                "type": "string",
+                "attributes": "object",
+            },
+        ),
+        Rows(
+            "data[].attributes",
+            {
+                "slug": "string",
+                "name": "string",
+                "features": "array",
+                "specs": "object",
+                "regions": "array",
+                "available_operating_systems": "array",
+            },
+            required=("slug", "specs", "regions"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("data[].attributes")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -126,6 +154,7 @@ def _attributes(plan: Any) -> dict[str, Any]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

@@ -9,6 +9,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -30,7 +31,6 @@ API_KEY = _fetch.ApiKey(
     "Massed Compute",
     "its console (Settings, API)",
 )
-FIELDS = ("name", "description", "price_cents_per_hour")
 # description: "4x H100 NVL (94GB) NVLink", "1x RTX A6000 (48GB) [Premium]": the count, the
 # GPU, its memory in brackets where given, then words of the variant.
 DESCRIPTION = re.compile(
@@ -42,6 +42,32 @@ SPOT = re.compile(r"\[\s*spot\s*\]", re.IGNORECASE)
 # Massed Compute places a VM where it has capacity: the API names regions with capacity, not a
 # price per region.
 REGION = "global"
+
+FORMAT = Format(
+    "GPU inventory v1",
+    "/api/v1/gpu-inventory",
+    (
+        Rows(
+            "gpu_inventory.*",
+            {
+                "instance_type": "object",
+                "regions_with_capacity_available": "array",
+                "capacity_available": "integer",
+            },
+        ),
+        Rows(
+            "gpu_inventory.*.instance_type",
+            {
+                "name": "string",
+                "description": "string",
+                "price_cents_per_hour": "number",
+                "specs": "object",
+            },
+            required=("name", "description", "price_cents_per_hour"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("gpu_inventory.*.instance_type")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -108,6 +134,7 @@ def offers(entry: Any, page: Page) -> list[Item]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

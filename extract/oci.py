@@ -13,6 +13,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import field_names, require_columns, shape_error
 from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
 
@@ -32,9 +33,29 @@ PAYG = "PAY_AS_YOU_GO"
 # on-premises (Cloud@Customer, Roving Edge) or VMware bundles. Counted in a note.
 NOT_RENTALS = ("NVIDIA AI Enterprise", "Cloud@Customer", "Roving Edge", "VMware")
 UNMAPPED = f"is not in chipcost/data/{SHAPE_TABLE}"
-EXPECTED_FIELDS = ("partNumber", "displayName", "metricName", "currencyCodeLocalizations")
 # OCI lists one price for every commercial region.
 REGION = "global"
+
+FORMAT = Format(
+    "cetools products v1",
+    "/pls/apex/cetools/api/v1/products/",
+    (
+        Rows(
+            "items[]",
+            {
+                "partNumber": "string",
+                "displayName": "string",
+                "metricName": "string",
+                "serviceCategory": "string",
+                "currencyCodeLocalizations": "array",
+                "description": "string",
+            },
+            required=("partNumber", "displayName", "metricName", "currencyCodeLocalizations"),
+            optional=("description",),
+        ),
+    ),
+)
+EXPECTED_FIELDS = FORMAT.required("items[]")
 
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
@@ -166,6 +187,7 @@ def _usd_payg(item: dict[str, Any]) -> tuple[float, str]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

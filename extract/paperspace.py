@@ -9,6 +9,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -33,7 +34,6 @@ API_KEY = _fetch.ApiKey(
     "Paperspace",
     "its console (Team settings, API keys)",
 )
-FIELDS = ("label", "gpu", "defaultUsageRates")
 # Where the answer keeps the list (tRPC's result envelope).
 MACHINE_TYPES_PATH = ("result", "data", "json", "machineTypes")
 # A usage rate's `type` is its period: the hourly one is the price; a monthly one is kept beside.
@@ -45,6 +45,28 @@ COUNT_SUFFIX = re.compile(r"x(\d+)$")
 # The price is the same in each region; the regions where the machine is available are kept.
 REGION = "global"
 GIB = 1024**3
+
+FORMAT = Format(
+    "machines createFormDataV2",
+    "/trpc/machines.createFormDataV2",
+    (
+        Rows(
+            "result.data.json.machineTypes[]",
+            {
+                "label": "string",
+                "cpus": "integer",
+                "ram": "string",
+                "gpu": "string|null",
+                "metadata": "object",
+                "supportsNvlink": "boolean",
+                "defaultUsageRates": "array",
+                "availability": "array",
+            },
+            required=("label", "gpu", "defaultUsageRates"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("result.data.json.machineTypes[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -130,6 +152,7 @@ def _number(text: object) -> float | None:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

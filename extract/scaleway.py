@@ -11,7 +11,8 @@ from urllib.parse import urlsplit
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
-from chipcost.extract._fx import prices_only
+from chipcost.extract._formats import Format, Rows
+from chipcost.extract._fx import ECB_DAILY, prices_only
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -30,8 +31,38 @@ PRODUCTS_URL = "https://api.scaleway.com/instance/v1/zones/{zone}/products/serve
 # answers with CPU types only.
 ZONES = ("fr-par-1", "fr-par-2", "nl-ams-1", "pl-waw-2")
 PER_PAGE = 100  # the API's largest page
-FIELDS = ("hourly_price", "gpu", "ncpus")
 GIB = 1024**3
+
+FORMAT = Format(
+    "instance server products v1",
+    "/products/servers",
+    (
+        Rows(
+            "servers.*",
+            {
+                "alt_names": "array",
+                "arch": "string",
+                "ncpus": "integer",
+                "ram": "integer",
+                "gpu": "integer",
+                "gpu_info": "object|null",
+                "mig_profile": "null",
+                "volumes_constraint": "object",
+                "per_volume_constraint": "object",
+                "scratch_storage_max_size": "integer",
+                "scratch_storage_max_volumes_count": "integer",
+                "monthly_price": "number",
+                "hourly_price": "number",
+                "capabilities": "object",
+                "network": "object",
+                "block_bandwidth": "integer",
+                "end_of_service": "boolean",
+            },
+            required=("hourly_price", "gpu", "ncpus"),
+        ),
+    ),
+)
+FIELDS = FORMAT.required("servers.*")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -123,6 +154,7 @@ def offers(row: Any, page: Page) -> list[Item]:
 
 
 SOURCE = Source(
+    formats=(FORMAT, ECB_DAILY),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

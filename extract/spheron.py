@@ -14,6 +14,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of, estimate_of_all
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -37,8 +38,60 @@ PAGE_SIZE = 50
 # A feed that keeps reporting more pages stops here instead of looping for ever.
 MAX_PAGES = 20
 # What every offer must carry; an offer list without them changed format (ParseError).
-OFFER_FIELDS = ("price", "gpuCount")
 DEFAULT_REGION = "global"
+
+FORMAT = Format(
+    "GPU offers",
+    "/api/gpu-offers",
+    (
+        Rows(
+            "data[]",
+            {
+                "gpuType": "string",
+                "gpuModel": "string",
+                "baseGpuType": "string",
+                "interconnectVariants": "array",
+                "hasMultipleVariants": "boolean",
+                "displayName": "string",
+                "popularity": "integer",
+                "totalAvailable": "integer",
+                "lowestPrice": "number",
+                "highestPrice": "number",
+                "averagePrice": "number",
+                "providers": "array",
+                "offers": "array",
+            },
+        ),
+        Rows(
+            "data[].offers[]",
+            {
+                "provider": "string",
+                "offerId": "string",
+                "name": "string",
+                "description": "string",
+                "vcpus": "integer",
+                "memory": "integer",
+                "storage": "integer",
+                "gpuCount": "integer",
+                "price": "number",
+                "available": "boolean",
+                "clusters": "array",
+                "region": "string",
+                "gpu_memory": "integer",
+                "os_options": "array",
+                "maintenance": "boolean",
+                "interconnectType": "string",
+                "interconnectDescription": "string",
+                "instanceType": "string",
+                "supportsCloudInit": "boolean",
+                "spot_price": "number",
+            },
+            required=("price", "gpuCount"),
+            optional=("spot_price",),
+        ),
+    ),
+)
+OFFER_FIELDS = FORMAT.required("data[].offers[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -202,6 +255,7 @@ def _access_notes(payloads: Sequence[Payload]) -> list[str]:
 
 
 SOURCE = Source(
+    formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

@@ -8,6 +8,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -26,13 +27,52 @@ API = "https://cloud-api.voltagepark.com/api/v1"
 # pricing page says "Contact for pricing" and is not read.
 BARE_METAL_URL = f"{API}/bare-metal/locations"
 PRESETS_URL = f"{API}/instant-deploy-presets/"
-BARE_METAL_FIELDS = ("id", "gpu_price_ethernet", "gpu_price_infiniband", "specs_per_node")
-PRESET_FIELDS = ("id", "resources", "compute_rate_hourly")
 # A bare-metal location's two prices, per GPU-hour of a whole node: the fabric is the plan's
 # difference (the node is the same), so each is an instance type of its own.
 NETWORKS = {"ethernet": "gpu_price_ethernet", "infiniband": "gpu_price_infiniband"}
 # Locations are opaque ids (no city in the answer): the offers' zone, under one region.
 REGION = "global"
+
+BARE_METAL = Format(
+    "bare-metal locations v1",
+    "/api/v1/bare-metal/locations",
+    (
+        Rows(
+            "results[]",
+            {
+                "id": "string",
+                "gpu_count_ethernet": "integer",
+                "gpu_price_ethernet": "string",
+                "gpu_count_infiniband": "integer",
+                "gpu_price_infiniband": "string",
+                "reserved_gpu_count_infiniband_cluster_one": "null",
+                "reserved_gpu_count_infiniband_cluster_two": "null",
+                "specs_per_node": "object",
+            },
+            required=("id", "gpu_price_ethernet", "gpu_price_infiniband", "specs_per_node"),
+        ),
+    ),
+)
+PRESETS = Format(
+    "instant-deploy presets v1",
+    "/api/v1/instant-deploy-presets/",
+    (
+        Rows(
+            "[]",
+            {
+                "id": "string",
+                "resources": "object",
+                "operating_system": "string",
+                "compute_rate_hourly": "string",
+                "storage_rate_hourly": "string",
+                "location_ids_with_availability": "array",
+            },
+            required=("id", "resources", "compute_rate_hourly"),
+        ),
+    ),
+)
+BARE_METAL_FIELDS = BARE_METAL.required("results[]")
+PRESET_FIELDS = PRESETS.required("[]")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -151,6 +191,10 @@ def _preset(preset: Any, page: Page) -> list[Item]:
 
 
 SOURCE = Source(
+    formats=(
+        BARE_METAL,
+        PRESETS,
+    ),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(
