@@ -11,6 +11,7 @@ from chipcost.core.payload import Payload
 from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._fetch import ApiKey
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     host_spec,
     json_price,
@@ -24,7 +25,33 @@ from chipcost.extract.base import FetchContext, Item, Page, Skip
 SIZES_PATH = "/v2/sizes"
 PAGE_SIZE = 200  # the API's maximum page size
 MAX_PAGES = 20
-FIELDS = ("slug", "price_hourly", "regions")
+# The sizes answer as both clouds' recordings and the sample give it.
+SIZES = Format(
+    "sizes v2",
+    SIZES_PATH,
+    (
+        Rows(
+            "sizes[]",
+            {
+                "slug": "string",
+                "memory": "integer",
+                "vcpus": "integer",
+                "disk": "integer",
+                "transfer": "number",
+                "price_monthly": "number",
+                "price_hourly": "number",
+                "regions": "array",
+                "available": "boolean",
+                "description": "string",
+                "networking_throughput": "integer",
+                "disk_info": "array",
+                "gpu_info": "object",
+            },
+            required=("slug", "price_hourly", "regions"),
+        ),
+    ),
+)
+FIELDS = SIZES.required("sizes[]")
 UNAVAILABLE = "a GPU size listed but sold in no region"
 
 

@@ -4,7 +4,14 @@ hour, per region; the cloud runs on DigitalOcean's platform and answers its size
 from __future__ import annotations
 
 from chipcost.core.payload import Payload
-from chipcost.extract._do_sizes import SIZES_PATH, SizesApi, fetch_sizes, size_offers, size_rows
+from chipcost.extract._do_sizes import (
+    SIZES,
+    SIZES_PATH,
+    SizesApi,
+    fetch_sizes,
+    size_offers,
+    size_rows,
+)
 from chipcost.extract._fetch import ApiKey
 from chipcost.extract.base import FetchContext, Source
 
@@ -25,6 +32,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 
 SOURCE = Source(
+    formats=(SIZES,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,

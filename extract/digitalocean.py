@@ -5,6 +5,7 @@ from __future__ import annotations
 from chipcost.core.payload import Payload
 from chipcost.extract._do_sizes import (
     PAGE_SIZE,
+    SIZES,
     SIZES_PATH,
     SizesApi,
     fetch_sizes,
@@ -30,6 +31,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 
 SOURCE = Source(
+    formats=(SIZES,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
