@@ -9,6 +9,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import (
     host_spec,
@@ -53,11 +54,43 @@ TERM_HEADER = "duration"
 # The host's columns of the pricing page, by header ("vCPUs", "RAM", "Storage"): read where the
 # page has them, left empty where it has not (the price does not depend on them).
 HOST_HEADERS = {"vcpus": "vcpus", "ram": "ram", "storage": "storage"}
-EXPECTED_API_FIELDS = ("name", "description", "price_cents_per_hour", "specs")
 # Lambda's on-demand price is the same in every region; capacity differs and is kept in extra.
 REGION = "global"
 ON_DEMAND = {"region": REGION, "pricing_model": "on_demand"}
 COMMITTED = "a 1-Click Cluster's price for a term, not on demand: not collected"
+
+API = Format(
+    "instance types v1",
+    "/api/v1/instance-types",
+    (
+        Rows(
+            "data.*",
+            {
+                "instance_type": "object",
+                "regions_with_capacity_available": "array",
+            },
+        ),
+        Rows(
+            "data.*.instance_type",
+            {
+                "name": "string",
+                "description": "string",
+                "gpu_description": "string",
+                "price_cents_per_hour": "number",
+                "specs": "object",
+            },
+            required=("name", "description", "price_cents_per_hour", "specs"),
+        ),
+    ),
+)
+# The page read without a key: HTML, no JSON rows to compare; its tables are found by their
+# headers (COLUMNS), and a table without them fails the parse naming them.
+PAGE = Format(
+    "public pricing page (HTML)",
+    "/pricing",
+    (),
+)
+EXPECTED_API_FIELDS = API.required("data.*.instance_type")
 
 
 def fetch(ctx: FetchContext, client: _http.HttpClient | None = None) -> list[Payload]:
@@ -286,6 +319,10 @@ def _cell(cells: list[str], columns: dict[str, int], key: str) -> str:
 
 
 SOURCE = Source(
+    formats=(
+        API,
+        PAGE,
+    ),
     settings=API_KEY.settings,
     name=SOURCE_NAME,
     provider=PROVIDER,
