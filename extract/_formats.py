@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -40,6 +40,9 @@ class Rows:
     # Fields only some answers carry (a documented example's, a provider's optional ones):
     # not said missing when no row has them.
     optional: tuple[str, ...] = ()
+    # False for a place some answers lack by design (an error the API answered in place of the
+    # list, archived as it came): its absence is not said.
+    always: bool = True
 
     def __post_init__(self) -> None:
         for name, kind in self.fields.items():
@@ -61,6 +64,9 @@ class Format:
     path: str
     rows: tuple[Rows, ...]
     retired: str = ""
+    # How a payload's bytes are read as a document: JSON unless the source says (a JSONP feed
+    # unwrapped by its own reader).
+    decode: Callable[[bytes], Any] = json.loads
     fields_at: dict[str, Rows] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -150,7 +156,7 @@ def drift(formats: Sequence[Format], payloads: Sequence[Payload], source: str) -
             unknown.append(urlsplit(payload.url).path or payload.url)
             continue
         try:
-            document = json.loads(payload.data)
+            document = known.decode(payload.data)
         except ValueError:
             continue
         for rows in known.rows:
@@ -179,7 +185,7 @@ def drift(formats: Sequence[Format], payloads: Sequence[Payload], source: str) -
 def _said(source: str, formats: Sequence[Format], name: str, at: str, place: _Seen) -> str:
     declared = next(f for f in formats if f.name == name).fields_at[at]
     parts = []
-    if place.absent:
+    if place.absent and declared.always:
         parts.append(f"no {at} in {place.absent} payload(s)")
     if place.rows:
         # The sample's own mark on an estimated price is no provider's field.

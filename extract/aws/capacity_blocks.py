@@ -14,6 +14,7 @@ from chipcost.core.catalog import aws_capacity_block_types, aws_chip_for, aws_ul
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import Origin, RowUnreadable, read_row
 from chipcost.extract.aws._calls import (
     AwsCallFailed,
@@ -51,6 +52,36 @@ NOT_OFFERED = frozenset({"Unsupported", "UnsupportedOperation", "InvalidParamete
 # UltraServer"): noted like a type not offered, the instance blocks still collected.
 ULTRASERVER_REFUSED = frozenset({"UnauthorizedOperation"})
 PAGE_SIZE = 100
+
+OFFERINGS = Format(
+    "EC2 DescribeCapacityBlockOfferings",
+    "/ DescribeCapacityBlockOfferings",
+    (
+        Rows(
+            "CapacityBlockOfferings[]",
+            {
+                "CapacityBlockOfferingId": "string",
+                "InstanceType": "string",
+                "AvailabilityZone": "string",
+                "InstanceCount": "integer",
+                "StartDate": "string",
+                "EndDate": "string",
+                "CapacityBlockDurationHours": "integer",
+                "UpfrontFee": "string",
+                "CurrencyCode": "string",
+                "Tenancy": "string",
+                "CapacityBlockDurationMinutes": "integer",
+                "UltraserverType": "string",
+                "UltraserverCount": "integer",
+                "ZoneType": "string",
+            },
+            # An answer of no offering today has an empty list; an error (a type not sold in
+            # the region) comes in its place, archived as it came.
+            always=False,
+        ),
+        Rows("Error", {"Code": "string", "Message": "string"}, always=False),
+    ),
+)
 
 
 def offerings_request(instance_type: str, hours: int) -> dict[str, Any]:
@@ -307,6 +338,7 @@ def _cheapest(found: list[PriceRecord]) -> PriceRecord:
 
 
 SOURCE = Source(
+    formats=(OFFERINGS,),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -8,6 +8,7 @@ from typing import Any
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract.aws._calls import (
     CREDENTIAL_ERRORS,
     NO_CREDENTIALS,
@@ -45,6 +46,38 @@ PAGE_SIZE = 100
 # A query per instanceFamily spans every region: a few thousand products, tens of pages.
 # A runaway paginator stops here instead of looping for ever.
 MAX_PAGES = 400
+
+PRODUCTS = Format(
+    "Price List GetProducts",
+    "/ GetProducts",
+    (),
+)
+INSTANCE_TYPES = Format(
+    "EC2 DescribeInstanceTypes",
+    "/ DescribeInstanceTypes",
+    (
+        Rows(
+            "InstanceTypes[]",
+            {
+                "InstanceType": "string",
+                "CurrentGeneration": "boolean",
+                "ProcessorInfo": "object",
+                "VCpuInfo": "object",
+                "MemoryInfo": "object",
+                "GpuInfo": "object",
+            },
+        ),
+        Rows(
+            "InstanceTypes[].GpuInfo.Gpus[]",
+            {
+                "Name": "string",
+                "Manufacturer": "string",
+                "Count": "integer",
+                "MemoryInfo": "object",
+            },
+        ),
+    ),
+)
 
 
 def query_filters(instance_family: str) -> list[dict[str, str]]:
@@ -196,6 +229,10 @@ def _price_list(payload: Payload) -> list[Any]:
 
 
 SOURCE = Source(
+    formats=(
+        PRODUCTS,
+        INSTANCE_TYPES,
+    ),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -10,6 +10,7 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import Origin
 from chipcost.extract.aws._calls import RowRefused as _Refused
 from chipcost.extract.aws._calls import (
@@ -52,6 +53,33 @@ PAGE_SIZE = 1000
 TYPES_PER_REQUEST = 40
 # A few hundred rates per batch are a handful of pages; a runaway token loop stops here.
 MAX_PAGES = 200
+
+RATES = Format(
+    "DescribeSavingsPlansOfferingRates",
+    "/ DescribeSavingsPlansOfferingRates",
+    (
+        Rows(
+            "searchResults[]",
+            {
+                "savingsPlanOffering": "object",
+                "rate": "string",
+                "unit": "string",
+                "productType": "string",
+                "serviceCode": "string",
+                "usageType": "string",
+                "operation": "string",
+                "properties": "array",
+            },
+        ),
+        Rows(
+            "searchResults[].properties[]",
+            {
+                "name": "string",
+                "value": "string",
+            },
+        ),
+    ),
+)
 
 
 def offering_rates_request(
@@ -267,6 +295,7 @@ def _search_results(payload: Payload) -> list[Any]:
 
 
 SOURCE = Source(
+    formats=(RATES,),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

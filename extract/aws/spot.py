@@ -11,6 +11,7 @@ from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import Origin
 from chipcost.extract.aws._calls import (
     REGION_UNUSABLE,
@@ -65,6 +66,43 @@ REGIONS = (
 )
 # The API's largest page: a region's accelerator spot prices fit in one or two pages.
 PAGE_SIZE = 1000
+
+REGIONS_FORMAT = Format(
+    "EC2 DescribeRegions",
+    "/ DescribeRegions",
+    (
+        Rows(
+            "Regions[]",
+            {
+                "OptInStatus": "string",
+                "RegionName": "string",
+                "Endpoint": "string",
+            },
+        ),
+    ),
+)
+HISTORY_FORMAT = Format(
+    "EC2 DescribeSpotPriceHistory",
+    "/ DescribeSpotPriceHistory",
+    (
+        Rows(
+            "SpotPriceHistory[]",
+            {
+                "AvailabilityZone": "string",
+                "InstanceType": "string",
+                "ProductDescription": "string",
+                "SpotPrice": "string",
+                "Timestamp": "string",
+                "AvailabilityZoneId": "string",
+            },
+            # Carried by the recorded answers, not by the sample's week.
+            optional=("AvailabilityZoneId",),
+            # A region this account cannot use answers an error in its place, archived as it came.
+            always=False,
+        ),
+        Rows("Error", {"Code": "string", "Message": "string"}, always=False),
+    ),
+)
 
 
 def spot_types() -> list[str]:
@@ -340,6 +378,7 @@ def _notes(payloads: Sequence[Payload], unanswered: set[str], superseded: int) -
 
 
 SOURCE = Source(
+    formats=(REGIONS_FORMAT, HISTORY_FORMAT),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

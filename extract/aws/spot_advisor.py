@@ -23,6 +23,7 @@ from chipcost.core.catalog import aws_families, aws_family
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._http import http_client
 from chipcost.extract._kit import Origin, TooDeep, json_of
 from chipcost.extract.aws._files import get_bytes
@@ -36,6 +37,37 @@ TABLE = "spot_interruptions"
 # "<5%", "5-10%", ">20%": the upper bound of a bucket, in percent (100 for an open one).
 _BOUND = re.compile(r"^\s*(?:(?P<lt><)\s*(?P<lt_v>\d+(?:\.\d+)?)|(?P<lo>\d+(?:\.\d+)?)\s*-\s*"
                     r"(?P<hi>\d+(?:\.\d+)?)|(?P<gt>>)\s*\d+(?:\.\d+)?)\s*%\s*$")  # fmt: skip
+
+ADVISOR = Format(
+    "Spot Instance Advisor data",
+    "/spot-advisor-data.json",
+    (
+        Rows(
+            "ranges[]",
+            {
+                "index": "integer",
+                "label": "string",
+                "dots": "integer",
+                "max": "integer",
+            },
+        ),
+        Rows(
+            "instance_types.*",
+            {
+                "emr": "boolean",
+                "cores": "integer",
+                "ram_gb": "number",
+            },
+        ),
+        Rows(
+            "spot_advisor.*.*.*",
+            {
+                "s": "integer",
+                "r": "integer",
+            },
+        ),
+    ),
+)
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -178,6 +210,7 @@ def _row(
 
 
 SOURCE = Source(
+    formats=(ADVISOR,),
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

@@ -20,6 +20,7 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._formats import Format, Rows
 from chipcost.extract._http import http_client
 from chipcost.extract._kit import Origin, json_of, positive
 from chipcost.extract.aws._files import get_bytes
@@ -43,6 +44,28 @@ REGION_ALIASES = {
 # callback({...}); copies of the feed kept by other projects may open with a /* comment */.
 JSONP = re.compile(r"^\s*(?:/\*.*?\*/\s*)*[\w.$]+\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
 INSTANCE_TYPES_CSV = "chipcost/data/aws_instance_types.csv"
+
+
+def _document(data: bytes) -> Any:
+    """The feed's object, out of its callback(...) when it has one."""
+    text = data.decode("utf-8", errors="replace")
+    match = JSONP.match(text)
+    return json.loads(match.group("body") if match else text)
+
+
+# The feed's regions, their instance types, sizes and price columns, as spot.js (JSONP) and
+# the plain spot.json a mirror may serve hold them.
+FEED_ROWS = (
+    Rows("config.regions[]", {"region": "string", "footnotes": "object", "instanceTypes": "array"}),
+    Rows("config.regions[].instanceTypes[]", {"type": "string", "sizes": "array"}),
+    Rows("config.regions[].instanceTypes[].sizes[]", {"size": "string", "valueColumns": "array"}),
+    Rows(
+        "config.regions[].instanceTypes[].sizes[].valueColumns[]",
+        {"name": "string", "prices": "object"},
+    ),
+)
+FEED = Format("spot price feed (JSONP)", "/spot.js", FEED_ROWS, decode=_document)
+PLAIN_FEED = Format("spot price feed (plain JSON)", "/spot.json", FEED_ROWS)
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -173,6 +196,7 @@ def spot_price(text: str) -> float:
 
 
 SOURCE = Source(
+    formats=(FEED, PLAIN_FEED),
     settings={"aws_spot_feed_url": "CHIPCOST_AWS_SPOT_FEED_URL"},
     name=SOURCE_NAME,
     provider=PROVIDER,
