@@ -48,6 +48,7 @@ FORMAT = Format(
                 "type": "string",
                 "attributes": "object",
             },
+            required=("attributes",),
         ),
         Rows(
             "data[].attributes",

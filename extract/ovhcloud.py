@@ -50,7 +50,7 @@ FORMAT = Format(
                 "addonFamilies": "array",
                 "blobs": "object",
             },
-            required=("planCode", "product", "pricings"),
+            required=("planCode", "product", "pricings", "blobs"),
         ),
     ),
 )

@@ -61,6 +61,7 @@ FORMAT = Format(
                 "providers": "array",
                 "offers": "array",
             },
+            required=("offers",),
         ),
         Rows(
             "data[].offers[]",

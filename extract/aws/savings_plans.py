@@ -70,6 +70,7 @@ RATES = Format(
                 "operation": "string",
                 "properties": "array",
             },
+            required=("properties",),
         ),
         Rows(
             "searchResults[].properties[]",

@@ -8,6 +8,8 @@ archives every payload and never a key; a 5xx is retried, then named.
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -18,7 +20,7 @@ from chipcost.core.errors import ParseError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.core.record import PriceRecord
 from chipcost.extract import registry, source_providers
-from chipcost.extract._formats import format_of
+from chipcost.extract._formats import DRIFT, format_of, walk
 from chipcost.extract.base import NOTHING_MADE, Page, Skip, each_row
 from chipcost.transform.validate import validate_records
 from tests.sources import (
@@ -146,6 +148,92 @@ def test_every_format_a_source_has_known_is_run_by_its_contract(case: Contract):
             f"tests/fixtures/{case.source}/contract.toml"
         )
     assert source.drift([c.payload(case.source) for c in cases]) == []
+
+
+def _is_json(found: Payload) -> bool:
+    try:
+        json.loads(found.data)
+    except ValueError:
+        return False
+    return True
+
+
+# Sources some of whose answers are JSON: each declares its formats. The others read HTML,
+# CSV or XML, whose layout the parser checks by the headers it needs (docs/sources.md).
+JSON_SOURCES = [
+    pytest.param(c, id=c.source)
+    for c in DECLARED.values()
+    if any(_is_json(found.payload(c.source)) for found in _every_case(c))
+]
+
+
+@pytest.mark.parametrize("case", JSON_SOURCES)
+def test_every_source_answering_json_declares_its_formats(case: Contract):
+    assert SOURCES[case.source].formats, (
+        f"{case.source}: its answers are JSON but it declares no format: declare "
+        "Source.formats beside its parser (extract/_formats.py, docs/layout.md)"
+    )
+
+
+PROBE = "chipcostProbeField"
+
+
+def _decoded(source, found: Payload):
+    known = format_of(source.formats, found)
+    if known is None or not known.rows:
+        return None, None
+    try:
+        return known, known.decode(found.data)
+    except ValueError:
+        return None, None
+
+
+def _droppable(source, payloads: list[Payload]):
+    """A place of a declared format the good run has rows at, and the last field it declares
+    there that every row carries and the parser does not require: the first place that has
+    one, else the first with rows and None (the parser requires every field declared there)."""
+    places = []
+    for found in payloads:
+        known, document = _decoded(source, found)
+        for rows in known.rows if known else ():
+            got = [r for r in walk(document, rows.at) or [] if isinstance(r, dict)]
+            if not got:
+                continue
+            carried = set.intersection(*(set(r) for r in got))
+            spare = set(rows.required) | set(rows.optional)
+            fields = [f for f in rows.fields if f in carried and f not in spare]
+            places.append((known, rows, (fields or [None])[-1]))
+    return next((p for p in places if p[2]), places[0] if places else None)
+
+
+FORMATTED = [pytest.param(c, id=c.source) for c in DECLARED.values() if SOURCES[c.source].formats]
+
+
+@pytest.mark.parametrize("case", FORMATTED)
+def test_a_field_added_and_one_dropped_are_named_and_the_prices_still_load(case: Contract):
+    """In every row at one place of the good run: a field the declaration does not know added
+    and a declared field the parser does not require removed."""
+    source = SOURCES[case.source]
+    good = case.good_payloads()
+    target = _droppable(source, good)
+    assert target, f"{case.source}: no declared place of its good fixtures has rows to change"
+    known, rows, dropped = target
+    edited = []
+    for found in good:
+        format_, document = _decoded(source, found)
+        if format_ is known:
+            for row in walk(document, rows.at) or []:
+                if isinstance(row, dict):
+                    row[PROBE] = "x"
+                    row.pop(dropped, None)
+            found = replace(found, data=json.dumps(document).encode())
+        edited.append(found)
+    where = f"{DRIFT} ({case.source}, {known.name}, {rows.at}): new {PROBE}"
+    said = [n for n in source.drift(edited) if n.startswith(where)]
+    assert len(said) == 1, source.drift(edited)
+    assert dropped is None or f"; missing {dropped}" in said[0], said[0]
+    result = source.parse(edited)
+    assert result.records or _facts_of(result), f"{case.source}: nothing loads without {dropped}"
 
 
 @pytest.mark.parametrize("case", contracts(renamed=True))

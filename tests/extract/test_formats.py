@@ -7,8 +7,10 @@ import json
 
 import pytest
 
+from chipcost.archive import read_payloads
 from chipcost.extract import registry
 from chipcost.extract._formats import Format, Rows, drift
+from chipcost.sample import ARCHIVE
 from tests.paths import FIXTURES
 from tests.sources import payload
 
@@ -76,3 +78,12 @@ def test_a_declaration_with_an_unknown_type_or_an_undeclared_required_field_is_r
 ):
     with pytest.raises(ValueError):
         Rows("rows[]", fields, required)
+
+
+@pytest.mark.parametrize("name", [n for n, s in SOURCES.items() if s.formats])
+def test_the_bundled_sample_shows_no_drift_from_what_each_source_declares(name):
+    """Every run of the sample archive a source is in, compared as a live run compares it."""
+    runs = [run for run in sorted(ARCHIVE.iterdir()) if (run / name).is_dir()]
+    assert runs, f"{name}: declares formats but is in no run of the sample archive"
+    for run in runs:
+        assert SOURCES[name].drift(read_payloads(run, name)) == [], run.name
