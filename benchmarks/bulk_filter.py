@@ -1,7 +1,7 @@
 """Filtering an EC2 region price list CSV: seconds and peak memory against file size."""
 
-# python benchmarks/bulk_filter.py                        # 30 MB and 300 MB files
-# python benchmarks/bulk_filter.py --sizes 30 300 2000 --methods chipcost gpuhunt
+# python -m benchmarks.bulk_filter                      # 30 MB and 300 MB files
+# python -m benchmarks.bulk_filter --sizes 30 300 2000 --methods chipcost gpuhunt
 #
 # Writes synthetic region CSVs in AWS's real format (the five metadata lines, the 2025
 # header, every value quoted; mostly non-accelerator rows, a few thousand accelerator rows

@@ -1,22 +1,28 @@
 """Years of price history written in bulk, so the real loader can then run on top of it.
 
-The scale benchmark loads every day through warehouse.load.load_run by default. On a busy
-machine three years of that takes hours; `--prefill-days N` writes the first N days here
-instead (the same offers and change rates, one INSERT), then loads the remaining days
-through the real path. The rows are the ones the loader would have written; the file
-layout is tidier (one bulk insert, no daily updates), so file-size figures come from runs
-without prefill (docs/performance.md).
+The scale benchmark loads every day through warehouse.load.load_run by default. Ten years
+of that at 50,000 offers a day is more than a day of this machine; `--prefill-days N` writes
+the first N days here instead (the same offers, change rates and churn, in bulk), then loads
+the remaining days through the real path. The rows are the ones the loader would have
+written, in the order it would have appended them (by valid_from); the file layout is tidier
+(one bulk insert, no daily updates), so file-size figures come from runs without prefill
+(docs/performance.md).
+
+The rows are made a block of offers at a time and staged in the warehouse file, so memory
+holds one block, not the years: ten years of 50,000 offers are about 12 million rows.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 
 import duckdb
 import polars as pl
 
 from benchmarks import synthetic
+from chipcost.core.frames import ArrowStream
 from chipcost.core.version import __version__
 
 HISTORY_COLUMNS = (
@@ -24,56 +30,102 @@ HISTORY_COLUMNS = (
     "price_per_hour upfront currency sku source_url valid_from valid_to end_reason last_seen_at "
     "first_run_id last_run_id payload_ref"
 ).split()
+# Offers whose rows are made and staged at once: about 240 rows each over ten years.
+BLOCK = 2_000
+# DuckDB's memory while it orders the staged rows into price_history (it spills beyond).
+SORT_MEMORY = "2GB"
 
 
 def _gap(rng: random.Random, rate: float) -> int:
-    """Days until an offer's next price change (geometric with the daily change rate)."""
+    """Days until an offer's next event at daily probability `rate` (geometric)."""
     if rate <= 0:
         return 10**9
     return max(1, math.ceil(math.log(1.0 - rng.random()) / math.log(1.0 - rate)))
 
 
-def _offer_rows(offer: synthetic.Offer, days: int, rng: random.Random) -> list[tuple]:
-    source, provider, region, zone, instance, model, term, payment, plan = offer.key
-    rows, day = [], 0
+class _Days:
+    """Each day's timestamp and run id, made once."""
+
+    def __init__(self, days: int) -> None:
+        self.at = [synthetic.day_at(d) for d in range(days + 1)]
+        self.run = [f"{when:%Y-%m-%dT%H%M%SZ}-bench" for when in self.at]
+
+
+def _offer_rows(
+    offer: synthetic.Offer, days: int, rng: random.Random, when: _Days
+) -> Iterator[tuple]:
+    """The history rows of one offer's line over `days`, the offer moved on in place to the
+    last day (its price changed, or its key that of the offer that took its place)."""
+    day = 0
     while True:
-        end = day + _gap(rng, offer.change_rate)
+        source, provider, region, zone, instance, model, term, payment, plan = offer.key
+        change = day + _gap(rng, offer.change_rate)
+        # An offer is withdrawn and another takes its place (synthetic.CHURN, as advance does).
+        gone = day + _gap(rng, synthetic.CHURN)
+        end = min(change, gone)
         closed = end < days
-        stamp = synthetic.day_at(day).strftime("%Y-%m-%dT%H%M%SZ")
-        rows.append(
-            (provider, source, region, zone, instance, model, term, payment, plan, offer.chip,
-             offer.chip_count, offer.price, None, "USD", f"sku-{instance}",
-             "https://example.invalid/prices", synthetic.day_at(day),
-             synthetic.day_at(end) if closed else None, "changed" if closed else None,
-             synthetic.day_at(min(end, days) - 1), f"{stamp}-bench",
-             f"{synthetic.day_at(min(end, days) - 1):%Y-%m-%dT%H%M%SZ}-bench",
-             f"{stamp}/{source}/0001.json.gz")
+        reason = None if not closed else ("changed" if change <= gone else "withdrawn")
+        last = min(end, days) - 1
+        yield (
+            provider, source, region, zone, instance, model, term, payment, plan, offer.chip,
+            offer.chip_count, offer.price, None, "USD", f"sku-{instance}",
+            "https://example.invalid/prices", when.at[day], when.at[end] if closed else None,
+            reason, when.at[last], when.run[day], when.run[last],
+            f"{when.run[day].removesuffix('-bench')}/{source}/0001.json.gz",
         )  # fmt: skip
         if not closed:
-            return rows
-        step = rng.uniform(-0.12, 0.12) if model == "spot" else rng.uniform(-0.2, 0.1)
-        offer.price = round(max(0.05, offer.price * (1 + step)), 4)
+            return
+        if reason == "changed":
+            step = rng.uniform(-0.12, 0.12) if model == "spot" else rng.uniform(-0.2, 0.1)
+            offer.price = round(max(0.05, offer.price * (1 + step)), 4)
+        else:
+            offer.key = (source, provider, region, zone, f"{instance}-r{rng.randrange(10**6)}",
+                         model, term, payment, plan)  # fmt: skip
         day = end
 
 
+def _stage(con: duckdb.DuckDBPyConnection, rows: list[tuple], schema: dict) -> None:
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    con.register("prefill_block", ArrowStream(frame))
+    try:
+        con.execute("INSERT INTO prefill_history SELECT * FROM prefill_block")
+    finally:
+        con.unregister("prefill_block")
+
+
+def _schema(con: duckdb.DuckDBPyConnection) -> dict:
+    """price_history's columns typed as polars types (text, numbers, UTC timestamps)."""
+    types = {
+        "VARCHAR": pl.String(),
+        "DOUBLE": pl.Float64(),
+        "TIMESTAMP WITH TIME ZONE": pl.Datetime("us", "UTC"),
+    }
+    described = {row[0]: row[1] for row in con.execute("DESCRIBE price_history").fetchall()}
+    return {c: types[described[c]] for c in HISTORY_COLUMNS}
+
+
 def prefill(con: duckdb.DuckDBPyConnection, offers: list[synthetic.Offer], days: int) -> int:
-    """Write `days` of history for `offers` (prices moved on in place); history rows written."""
+    """Write `days` of history for `offers` (moved on in place); history rows written."""
     rng = random.Random(5)
-    rows = [row for offer in offers for row in _offer_rows(offer, days, rng)]
-    rows.sort(key=lambda row: row[16])  # valid_from order, as daily loads would append them
-    frame = pl.DataFrame(rows, schema=HISTORY_COLUMNS, orient="row", infer_schema_length=None)
-    runs = pl.DataFrame(
-        {
-            "run_id": [f"{synthetic.day_at(d):%Y-%m-%dT%H%M%SZ}-bench" for d in range(days)],
-            "observed_at": [synthetic.day_at(d) for d in range(days)],
-        }
-    )
-    con.register("prefill_history", frame)
-    con.register("prefill_runs", runs)
+    when = _Days(days)
+    schema = _schema(con)
+    listed = ", ".join(HISTORY_COLUMNS)
+    con.execute(f"CREATE TABLE prefill_history AS SELECT {listed} FROM price_history LIMIT 0")
+    for start in range(0, len(offers), BLOCK):
+        rows = [
+            row
+            for offer in offers[start : start + BLOCK]
+            for row in _offer_rows(offer, days, rng, when)
+        ]
+        _stage(con, rows, schema)
+    runs = pl.DataFrame({"run_id": when.run[:days], "observed_at": when.at[:days]})
+    con.register("prefill_runs", ArrowStream(runs))
+    limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    con.execute(f"SET memory_limit = '{SORT_MEMORY}'")
     con.execute("BEGIN TRANSACTION")
     con.execute(
-        f"INSERT INTO price_history ({', '.join(HISTORY_COLUMNS)}) "
-        f"SELECT {', '.join(HISTORY_COLUMNS)} FROM prefill_history"
+        f"INSERT INTO price_history ({listed}) SELECT {listed} FROM prefill_history "
+        "ORDER BY valid_from"
     )
     con.execute(
         "INSERT INTO runs SELECT run_id, observed_at, observed_at + INTERVAL 1 MINUTE,"
@@ -86,8 +138,10 @@ def prefill(con: duckdb.DuckDBPyConnection, offers: list[synthetic.Offer], days:
         " 1, 0.0, r.observed_at, strftime(r.observed_at, '%Y-%m-%dT%H%M%SZ'), '', []"
         " FROM prefill_runs r, (SELECT DISTINCT source, provider FROM prefill_history) s"
     )
+    written = con.execute("SELECT count(*) FROM prefill_history").fetchone()[0]
+    con.execute("DROP TABLE prefill_history")
     con.execute("COMMIT")
-    con.unregister("prefill_history")
+    con.execute(f"SET memory_limit = '{limit}'")
     con.unregister("prefill_runs")
     con.execute("CHECKPOINT")
-    return len(rows)
+    return written

@@ -78,7 +78,6 @@ def time_reads(path: Path) -> list[tuple[str, int, float, float]]:
                 lambda: per_chip_prices(con, chips=["H100-SXM"]),
             ),
             (cost_label, cost),
-            ("cost_per_token (whole view)", lambda: frame_of(con.sql("FROM cost_per_token"))),
         ]
         return [(label, *_timed(query)) for label, query in reads]
     finally:

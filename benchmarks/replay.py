@@ -1,6 +1,6 @@
 """The sample replay: as a user runs it (with and without Prefect), and where its time goes.
 
-    .venv/bin/python -m benchmarks.replay [--archive sample/archive] [--repeat 3]
+    .venv/bin/python -m benchmarks.replay [--archive sample/archive] [--repeat 3] [--no-prefect]
 
 First `chipcost collect --replay` in a new process each time, on a new warehouse: the
 one-off path (a thread pool, no Prefect) `--repeat` times, then `--prefect` (the collect
@@ -41,12 +41,13 @@ def timed(label: str) -> Iterator[None]:
         STEPS_CPU[label] = STEPS_CPU.get(label, 0.0) + time.process_time() - cpu
 
 
-def as_a_user(archive: Path, work: Path, repeat: int) -> None:
+def as_a_user(archive: Path, work: Path, repeat: int, *, prefect: bool = True) -> None:
     """Wall seconds of whole `chipcost collect --replay` processes, each on a new warehouse."""
     chipcost = str(Path(sys.executable).with_name("chipcost"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
     env.update(PREFECT_HOME=str(work / "prefect-home"), DO_NOT_TRACK="1")
-    runs = [("chipcost collect --replay", [])] * repeat + [("... --prefect", ["--prefect"])]
+    runs = [("chipcost collect --replay", [])] * repeat
+    runs += [("... --prefect", ["--prefect"])] if prefect else []
     for count, (label, extra) in enumerate(runs):
         db = work / f"user-{count}.duckdb"
         command = [chipcost, "collect", "--replay", str(archive), "--db", str(db), *extra]
@@ -121,9 +122,12 @@ def main() -> None:
     parser.add_argument(
         "--validate-per-source", action="store_true", help="validate each source alone"
     )
+    parser.add_argument(
+        "--no-prefect", action="store_true", help="leave out the run with --prefect (about 30 s)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="chipcost-replay-") as work:
-        as_a_user(args.archive, Path(work), args.repeat)
+        as_a_user(args.archive, Path(work), args.repeat, prefect=not args.no_prefect)
         without_prefect(args.archive, Path(work), per_source=args.validate_per_source)
     load = ", ".join(f"{n:.1f}" for n in os.getloadavg())
     print(f"sample replay ({os.cpu_count()} CPUs, Python {sys.version.split()[0]}, load {load})")
