@@ -237,6 +237,41 @@ def unrated(
     )
 
 
+def unrated_offers(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    chips: Sequence[str] | None = None,
+    providers: Sequence[str] | None = None,
+    regions: Sequence[str] | None = None,
+    pricing_models: Sequence[str] | None = None,
+    instances: Sequence[str] | None = None,
+) -> list[dict[str, object]]:
+    """The current prices of `chips`, `providers`, `regions`, `pricing_models` and
+    `instances` (None: any) no rate converts to
+    US dollars, each in its own currency per chip-hour with the day it was last seen: what a
+    read shows apart, kept and marked, rather than leave out."""
+    from chipcost.warehouse.db import dict_rows
+
+    where = Where()
+    where.conditions.append("valid_to IS NULL AND chip_count > 0")
+    where.any_of("chip", chips)
+    where.any_of("provider", providers)
+    where.places(regions)
+    where.pricing(pricing_models)
+    where.any_of("instance_type", instances)
+    return dict_rows(
+        con,
+        f"""
+        SELECT provider, region, zone, instance_type, chip, chip_count, pricing_model, term,
+               price_per_hour / chip_count AS price_per_chip_hour, currency,
+               CAST(last_seen_at AS DATE) AS day
+        FROM ({UNRATED_ROWS}) WHERE {where.sql()}
+        ORDER BY chip, price_per_chip_hour, provider, region, instance_type
+        """,
+        where.params,
+    )
+
+
 def unrated_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
     """The distinct values of a column among the current prices left out for want of a rate:
     a provider whose every price is in euros is known, not unknown, when its rate is missing."""

@@ -12,6 +12,7 @@ from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.vocabulary import PLAN_SHORT, gpu_alone_note, pricing_words
 from chipcost.pipeline.price_glance import PRICE_DECIMALS, set_apart_note
+from chipcost.pipeline.prices import unconverted_words
 from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
 from chipcost.transform.rows import number
 
@@ -328,6 +329,7 @@ def print_prices(
         *result.mine.notes(rows),
         estimate_note(shown),
         doubt_note(shown),
+        unconverted_words(result.unconverted),
         set_apart_note(shown),
         alone,
         SHORT_NOTE if short else "",

@@ -99,6 +99,9 @@ class PriceRows:
     freshness: Freshness
     chips: list[str] | None
     mine: YourPrices = YourPrices()
+    # the current prices the filters match that no rate converts (warehouse.fx.unrated_offers):
+    # shown apart in their own currency, never left out unsaid
+    unconverted: list[dict[str, object]] = field(default_factory=list)
 
 
 def pricing_model_name(value: str) -> str:
@@ -558,7 +561,20 @@ def find_price_rows(
         rows = within(mine.rows(rows), **bounds)
         if mine.discounts is not None:  # a discount may change which offer is cheaper
             rows.sort(key=lambda row: price_order(row, filters["sort"]))
-    return PriceRows(rows=rows, freshness=fresh, chips=filters["chips"], mine=mine)
+    from chipcost.warehouse.fx import unrated_offers
+
+    unconverted = fresh.unrated.count and unrated_offers(
+        con,
+        chips=chips,
+        providers=providers,
+        regions=named["regions"],
+        pricing_models=named["pricing_models"],
+        instances=named["instances"],
+    )
+    return PriceRows(
+        rows=rows, freshness=fresh, chips=filters["chips"], mine=mine,
+        unconverted=unconverted or [],
+    )  # fmt: skip
 
 
 def _frame(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]]) -> pl.DataFrame:
@@ -609,6 +625,37 @@ def unmatched_names(names: Sequence[str] | str | None, shown: set[str]) -> list[
     return [n for n in typed if not set(resolve_chip_name(n)) & shown]
 
 
+# The prices no rate converts that a message names one by one; the rest are counted.
+_UNCONVERTED_LISTED = 5
+
+
+def unconverted_words(rows: Sequence[dict[str, object]], *, why: bool = True) -> str:
+    """The prices no rate converts (warehouse.fx.unrated_offers), each in its own currency:
+    kept and said, not left out ('' when there are none); without `why`, the list alone."""
+    from chipcost.core.commands import RATES
+    from chipcost.core.vocabulary import code_words
+    from chipcost.transform.cost import money_sign
+    from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS
+
+    if not rows:
+        return ""
+    said = [
+        f"{row['chip']} {row['provider']} {row['region']} {row['instance_type']} "
+        f"{code_words(str(row['pricing_model']))}: {money_sign(str(row['currency']))}"
+        f"{float(row['price_per_chip_hour']):,.4f} a chip-hour on {row['day']}"  # type: ignore[arg-type]
+        for row in rows[:_UNCONVERTED_LISTED]
+    ]
+    more = len(rows) - len(said)
+    listed = "; ".join(said) + (f"; and {more} more" if more > 0 else "")
+    if not why:
+        return listed
+    return (
+        f"not in this table, no ECB rate within {MAX_RATE_AGE_DAYS} days of their day "
+        f"converting them to US dollars ({len(rows)} price{'s' if len(rows) != 1 else ''}, "
+        f"in their own currency; `{RATES}` fetches the rates): {listed}"
+    )
+
+
 def why_empty(
     con: duckdb.DuckDBPyConnection, chips: list[str] | None, ask: PriceAsk | None = None
 ) -> str:
@@ -617,7 +664,14 @@ def why_empty(
     providers = _named_filters(ask)["providers"] if ask is not None else None
     left = unrated(con, chips=chips, providers=providers)
     if left.count:
-        return f"no current price in US dollars matches: {left.said()}"
+        from chipcost.warehouse.fx import unrated_offers
+
+        kept = unrated_offers(con, chips=chips, providers=providers)
+        listed = unconverted_words(kept, why=False)
+        return (
+            f"no current price in US dollars matches: {left.said()}. In their own currency: "
+            f"{listed}"
+        )
     priced = known_values(con, "chip")
     if not priced:
         return "the warehouse has no current prices yet: run `chipcost collect`"

@@ -1,4 +1,5 @@
-"""A euro price with no ECB rate within 7 days is left out of every read in US dollars, and
+"""A euro price with no ECB rate within 7 days is left out of every read in US dollars (`prices`
+lists it apart, in its own currency), and
 every read says so: how many, whose, and the command that fetches the rates. On a real DuckDB
 warehouse holding Seeweb's and OVHcloud's euro prices and no rate, then with a rate loaded
 through the ECB source's own parser and the loader."""
@@ -226,3 +227,25 @@ def test_history_says_a_past_euro_price_left_out_though_todays_has_a_rate(tmp_pa
     assert ran.returncode == 0, ran.stderr
     said = " ".join((ran.stdout + ran.stderr).split())
     assert "1 price in EUR of seeweb left out: no ECB rate within 7 days of its day" in said
+
+
+def test_prices_keep_the_unconverted_prices_in_their_own_currency(no_rate):
+    ran = cli(no_rate, "prices", "--by", "offer")
+    assert ran.returncode == 0, ran.stderr
+    said = " ".join(ran.stdout.split())
+    assert "not in this table, no ECB rate within 7 days of their day converting them to US " in (
+        said
+    )
+    for kept in (
+        "H100-PCIe ovhcloud GRA11 h100-380 on demand: €2.9000 a chip-hour on 2026-11-01",
+        "L40S ovhcloud GRA11 l40s-90 on demand: €1.4000 a chip-hour on 2026-11-01",
+        "L40S seeweb it-fr2 L40S-1 on demand: €1.5000 a chip-hour on 2026-11-01",
+    ):
+        assert kept in said
+    # filtered as the table is: only Seeweb's when only Seeweb and AWS are asked
+    narrowed = " ".join(cli(no_rate, "prices", "--provider", "seeweb,aws").stdout.split())
+    assert "(1 price, in their own currency;" in narrowed and "ovhcloud GRA11" not in narrowed
+    # with nothing in US dollars to show, the message lists them
+    only = cli(no_rate, "prices", "--chip", "L40S")
+    assert only.returncode == 1
+    assert "In their own currency: L40S ovhcloud GRA11 l40s-90 on demand: €1.4000" in only.stderr
