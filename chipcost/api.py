@@ -185,8 +185,28 @@ def prices(**asked: Any) -> pl.DataFrame:
     Each offer once: a spot price priced per zone is its zone's row, `cheapest_in_region`
     True on the region's cheapest zone (False on its others, null where an offer has no zone),
     so sums and counts over the frame count it once.
+
+    by="chip" gives one row per chip instead, its cheapest offer anywhere the other keywords
+    leave (price_per_chip_hour, where, how it is paid, on what instance, `estimate`, its count
+    of `offers`, `currency`), slices of a GPU and government regions left out unless region=
+    names one; by="provider" or "region" the cheapest on demand, spot and commitment price per
+    chip side by side: the rows `chipcost prices --by ... --format json` writes. by="offer" (or
+    none) is every offer, as above.
     """
-    return answers.prices(asked, api=True).found.frame  # type: ignore[union-attr]
+    from chipcost.pipeline.price_glance import every_offer, glance_rows
+
+    if every_offer(asked["by"]):
+        return answers.prices(asked, api=True).found.frame  # type: ignore[union-attr]
+    found = answers.prices(asked, api=True, rows=True).found
+    rows = glance_rows(
+        found.rows,  # type: ignore[union-attr]
+        asked["by"],
+        "hour",
+        said=f"by={asked['by']}",
+        regions_asked=bool(asked["region"]),
+        currency=found.mine.currency,
+    )
+    return pl.DataFrame(rows, infer_schema_length=None)
 
 
 @_answers(asks.cost)

@@ -53,18 +53,23 @@ def prices(**given: Any) -> None:
     limit = asked["limit"]
     from chipcost.cli.consoles import notices, out
     from chipcost.pipeline import answers
-    from chipcost.pipeline.price_glance import per_hours
+    from chipcost.pipeline.price_glance import every_offer, per_hours
     from chipcost.pipeline.prices import unmatched_names
 
     hours = per_hours(asked["per"], Voice(PRICES).said("per", asked["per"]))
     bounds_said = _bound_notes(asked, hours)
+    table = format is OutputFormat.table
+    # A table asked nothing but `prices` leads with each chip's cheapest offer (--by chip);
+    # any filter, --sort or --limit, `--by offer`, and csv, json and focus (scripts read them)
+    # list every offer.
+    plain = table and asked["by"] is None and not _narrowed(asked)
+    asked["by"] = "chip" if plain else None if every_offer(asked["by"]) else asked["by"]
     if focus and (hours != 1 or asked["by"] is not None):  # FOCUS's columns are its own
         said = "--by" if asked["by"] is not None else "--per"
         raise UsageError(
             f"{said} with --format focus: FOCUS's columns are hourly, one per "
             "offer; give --format csv or json"
         )
-    table = format is OutputFormat.table
     # The table and the glance read rows (no polars to import); csv and json write the frame.
     for said in bounds_said:
         notices(format).say(f"note: {said}")
@@ -77,7 +82,7 @@ def prices(**given: Any) -> None:
             raise NoMatch(empty)
         from chipcost.cli.render_glance import glance_output
 
-        glance_output(asked, format, found)
+        glance_output(asked, format, found, plain=plain)
         return
     if table:
         from chipcost.cli.render_prices import print_prices
@@ -115,6 +120,12 @@ def prices(**given: Any) -> None:
     if found.frame.height > frame.height and not focus:
         notices(format).say(f"{found.frame.height - frame.height} more rows (--limit)")
     print_freshness(notices(format), found.freshness)
+
+
+def _narrowed(asked: dict[str, Any]) -> bool:
+    """Whether `prices` was asked for any filter of its offers, an order or a count."""
+    given = [f.name for f in PRICES.fields if f.query is not None and f.narrows]
+    return any(asked[name] not in (None, "", [], ()) for name in (*given, "sort", "limit"))
 
 
 def _bound_notes(asked: dict[str, Any], hours: int) -> list[str]:

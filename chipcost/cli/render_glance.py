@@ -27,8 +27,7 @@ from chipcost.pipeline.price_glance import (
     KINDS,
     PER_HOURS,
     by_keys,
-    cheapest_per_chip,
-    glance,
+    glance_rows,
     per_columns,
     per_hours,
     scale_rows,
@@ -166,25 +165,33 @@ def per_frame(frame: pl.DataFrame, hours: int) -> pl.DataFrame:
     return frame.with_columns(pl.col(old) * hours for old in names).rename(names)
 
 
-def glance_output(asked: dict[str, Any], format: OutputFormat, found: PriceRows) -> None:
+def glance_output(
+    asked: dict[str, Any], format: OutputFormat, found: PriceRows, *, plain: bool = False
+) -> None:
     """`prices --by chip`: one row per chip, its cheapest offer; `--by provider|region`: one
     row per chip and provider (and region), its cheapest on demand, spot and commitment price
-    per chip side by side."""
+    per chip side by side. `plain`: `prices` with no filter, led by chip's, says in one line
+    how to list every offer."""
     from chipcost.cli.consoles import out
 
+    by = asked["by"] or "chip"
     voice = Voice(PRICES)
-    keys = by_keys(asked["by"], voice.said("by", asked["by"]))
     per_hours(asked["per"], voice.said("per", asked["per"]))  # refuses a unit it does not know
     per = str(asked["per"] or "hour").strip().lower()
     asked_regions = bool(asked["region"])  # a restricted region answers when named
-    if keys:
-        rows = glance(found.rows, keys, per, regions_asked=asked_regions)
-    else:
-        rows = cheapest_per_chip(found.rows, per, regions_asked=asked_regions)
+    rows = glance_rows(
+        found.rows,
+        by,
+        per,
+        said=voice.said("by", by),
+        regions_asked=asked_regions,
+        currency=None if format is OutputFormat.table else found.mine.currency,
+    )
     if asked["limit"] is not None:
         rows = rows[: asked["limit"]]
     if format is OutputFormat.table:
         currency = found.mine.heading()
+        keys = by_keys(by, voice.said("by", by))
         if keys:
             print_glance(out, rows, keys=keys, per=per, currency=currency, wide=asked["wide"])
         else:
@@ -192,9 +199,14 @@ def glance_output(asked: dict[str, Any], format: OutputFormat, found: PriceRows)
         apart = set_apart_note(found.rows, left_out=True, regions_asked=asked_regions)
         if apart:
             print_note(out, apart, label=("note:", ""))
+        if plain:
+            out.say(EVERY_OFFER_LINE.format(count=len(found.rows)))
         print_freshness(out, found.freshness)
         return
-    rows = [{**row, "currency": found.mine.currency} for row in rows]  # json names its money
     columns = list(rows[0]) if rows else []
     write_rows(format, columns, [list(r.values()) for r in rows])
     print_freshness(notices(format), found.freshness)
+
+
+# Under plain `prices`' glance: how to see what it stands for, every offer a row.
+EVERY_OFFER_LINE = "all {count:,} offers, one a row: `prices --by offer` (or a filter: --chip H100)"

@@ -223,6 +223,17 @@ def prices(
             narrows=False,
         ),
     ] = None,
+    by: Annotated[
+        str | None,
+        Opt(
+            "One row per chip (chip): its cheapest offer anywhere, with where, pricing model, "
+            "instance and its count of offers; or per chip and provider (provider) or per "
+            "provider and region (region): the cheapest on demand, spot and commitment price "
+            "per chip side by side; or every offer, one a row (offer). Default: a table with "
+            "no filter, --sort or --limit leads with chip; any of them, and csv, json and "
+            "focus, list every offer."
+        ),
+    ] = None,
     currency: Currency = None,
     list_prices: ListPrices = False,
     db: Db = None,
@@ -241,15 +252,6 @@ def prices(
 
 
 def _prices_terminal(
-    by: Annotated[
-        str | None,
-        Opt(
-            "One row per chip (chip): its cheapest offer anywhere, with where, pricing model, "
-            "instance and its count of offers; or per chip and provider (provider) or per "
-            "provider and region (region): the cheapest on demand, spot and commitment price "
-            "per chip side by side."
-        ),
-    ] = None,
     per: Annotated[
         str | None, Opt("Prices per hour (the default), month (730 hours) or year (8,760 hours).")
     ] = None,

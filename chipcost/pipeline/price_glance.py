@@ -22,6 +22,8 @@ from chipcost.transform.rows import number
 # What a row of the glance is per: `--by chip` (the chip alone: its cheapest offer, with
 # where and how it is paid), `--by provider` or `--by region` (provider and region).
 BY = {"chip": (), "provider": ("provider",), "region": ("provider", "region")}
+# `--by offer`: no glance, every offer a row (the listing, as csv, json and focus give it).
+EVERY_OFFER = "offer"
 # What `--by chip` says of each chip's cheapest offer: where it is, how it is paid, on what.
 OFFER_FIELDS = (
     "provider", "region", "zone", "pricing_model", "term", "payment", "plan", "instance_type",
@@ -70,8 +72,13 @@ def by_keys(by: str, said: str) -> tuple[str, ...]:
     """The columns a glance row is per, for `--by`; `said` names the option as given."""
     wanted = str(by).strip().lower()
     if wanted not in BY:
-        raise UsageError(f"{said}: give one of {', '.join(BY)}")
+        raise UsageError(f"{said}: give one of {', '.join((*BY, EVERY_OFFER))}")
     return BY[wanted]
+
+
+def every_offer(by: str | None) -> bool:
+    """Whether `by` asks for no glance: not given, or `offer` (every offer, one a row)."""
+    return by is None or str(by).strip().lower() == EVERY_OFFER
 
 
 def in_cheapest(row: Mapping[str, object], regions_asked: bool = False) -> bool:
@@ -118,29 +125,76 @@ def cheapest_per_chip(
     """Per chip, its cheapest offer among `rows` (any provider, region and pricing model the
     filters left), per `per` (hour, month or year): the price, OFFER_FIELDS, what the price
     rests on where it is an estimate (`estimate`, None for a published price) and how many
-    offers the chip has; slices and restricted regions left out (in_cheapest). The chips in
-    the order their first row comes (the rows' --sort: by chip, or by price, cheapest chip
-    first); of two offers at one price, the first."""
+    offers the chip has (cheapest_offers)."""
     hours = PER_HOURS[per]
-    cheapest: dict[str, tuple[float, Mapping[str, object]]] = {}
+    found = []
+    for index, offers in cheapest_offers(rows, regions_asked=regions_asked).values():
+        row = rows[index]
+        found.append(
+            {
+                "chip": row["chip"],
+                f"price_per_chip_{per}": number(row["price_per_chip_hour"]) * hours,
+                **{k: row.get(k) for k in OFFER_FIELDS},
+                "estimate": row.get("estimate") or None,
+                "offers": offers,
+            }
+        )
+    return found
+
+
+def cheapest_offers(
+    rows: Sequence[Mapping[str, object]], *, regions_asked: bool = False
+) -> dict[str, tuple[int, int]]:
+    """Per chip, the index in `rows` of its cheapest offer per chip-hour and how many offers
+    it has; slices and restricted regions left out (in_cheapest). The chips in the order their
+    first row comes (the rows' --sort: by chip, or by price, cheapest chip first); of two
+    offers at one price, the first. `prices --by chip` and the explorer's first view both
+    stand on it."""
+    cheapest: dict[str, tuple[float, int]] = {}
     offers: Counter[str] = Counter()
-    for row in rows:
+    for index, row in enumerate(rows):
         if not in_cheapest(row, regions_asked):
             continue
         chip, price = str(row["chip"]), number(row["price_per_chip_hour"])
         offers[chip] += 1
         if chip not in cheapest or price < cheapest[chip][0]:
-            cheapest[chip] = (price, row)
-    return [
-        {
-            "chip": row["chip"],
-            f"price_per_chip_{per}": price * hours,
-            **{k: row.get(k) for k in OFFER_FIELDS},
-            "estimate": row.get("estimate") or None,
-            "offers": offers[chip],
-        }
-        for chip, (price, row) in cheapest.items()
-    ]
+            cheapest[chip] = (price, index)
+    return {chip: (index, offers[chip]) for chip, (_, index) in cheapest.items()}
+
+
+def cheapest_per_model(rows: Sequence[Mapping[str, object]]) -> dict[str, list[int]]:
+    """The explorer's first view: per pricing model (and '' for any), the indexes in `rows` of
+    each chip's cheapest offer of it, by the rule of `prices --by chip` (cheapest_offers)."""
+    models = sorted({str(row["pricing_model"]) for row in rows})
+    found = {"": [i for i, _ in cheapest_offers(rows).values()]}
+    for model in models:
+        indexes = [i for i, row in enumerate(rows) if row["pricing_model"] == model]
+        of_model = [rows[i] for i in indexes]
+        found[model] = [indexes[i] for i, _ in cheapest_offers(of_model).values()]
+    return found
+
+
+def glance_rows(
+    rows: Sequence[Mapping[str, object]],
+    by: str,
+    per: str,
+    *,
+    said: str,
+    regions_asked: bool = False,
+    currency: str | None = None,
+) -> list[dict]:
+    """`rows` at a glance, as `prices --by` answers on the command line and `prices(by=)` in
+    Python: by chip, each chip's cheapest offer (cheapest_per_chip); by provider or region,
+    the cheapest of each kind side by side (glance). `said` names the option as asked;
+    `currency`, when given, is named on every row (json's and the API's money)."""
+    keys = by_keys(by, said)
+    if keys:
+        found = glance(rows, keys, per, regions_asked=regions_asked)
+    else:
+        found = cheapest_per_chip(rows, per, regions_asked=regions_asked)
+    if currency is None:
+        return found
+    return [{**row, "currency": currency} for row in found]
 
 
 def _kind(model: str) -> str | None:

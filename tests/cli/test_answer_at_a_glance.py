@@ -15,6 +15,7 @@ from collections import defaultdict
 
 import pytest
 
+from chipcost.core.errors import UsageError
 from chipcost.pipeline.price_glance import in_cheapest
 from tests import warehouses
 from tests.cli.test_read_commands import chipcost
@@ -109,14 +110,49 @@ def test_by_chip_keeps_every_chip_on_a_narrow_terminal(db, width):
     assert all(chip in firsts for chip in chips)
 
 
-def test_plain_prices_says_how_to_narrow_what_it_cuts(run, db):
-    done = run("prices", "--db", db)
+def test_plain_prices_leads_with_one_row_per_chip_and_says_how_to_see_every_offer(run, db):
+    done = run("prices", "--db", db, env={"COLUMNS": "100"})
     assert done.returncode == 0, done.stderr
-    every = _json(run, "prices", "--db", db)
-    said = " ".join(done.stdout.split())
-    assert f"{len(every) - 200} more rows: --by chip gives each chip's cheapest offer" in said
-    assert "--chip NAME" in said and "--limit N shows more" in said
-    assert done.stdout.count("\n") > 200  # the listing kept: every offer, 200 of them
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("cheapest current offer of each chip per chip-hour (USD")
+    glance = _json(run, "prices", "--by", "chip", "--db", db)
+    every = _json(run, "prices", "--db", db)  # json of plain prices: every offer, as scripts read
+    assert len(every) > len(glance) > 20 and set(every[0]) > {"source", "payload_ref"}
+    firsts = [line.split()[0] for line in lines if line and not line[0].isspace()]
+    assert [c for c in firsts if c in {r["chip"] for r in glance}] == [r["chip"] for r in glance]
+    (line,) = [x for x in lines if x.startswith(f"all {len(every):,} offers, one a row: `prices")]
+    assert len(line) <= 100 and "`prices --by offer`" in line
+    assert line.endswith("(or a filter: --chip H100)")
+    listed = run("prices", "--by", "offer", "--db", db)
+    assert listed.returncode == 0, listed.stderr
+    assert f"{len(every) - 200} more rows: --by chip gives each chip's cheapest offer" in " ".join(
+        listed.stdout.split()
+    )
+    assert listed.stdout.count("\n") > 200  # the listing: every offer, 200 of them shown
+
+
+@pytest.mark.parametrize(
+    "args", [("--chip", "H100"), ("--no-spot",), ("--sort", "price"), ("--limit", "5")]
+)
+def test_any_filter_order_or_count_keeps_the_listing(run, db, args):
+    done = run("prices", *args, "--db", db, env={"COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    assert not done.stdout.startswith("cheapest current offer") and "--by offer" not in done.stdout
+    header = next(line for line in done.stdout.splitlines() if line.startswith("chip "))
+    assert "$/chip-hr" in header.split() and "cheapest" not in header.split()
+
+
+def test_the_python_api_by_chip_gives_the_rows_of_by_chip_json(run, db):
+    import chipcost
+
+    for by, args in (("chip", {}), ("chip", {"provider": "aws"}), ("provider", {"chip": "H100"})):
+        given = [x for k, v in args.items() for x in (f"--{k}", v)]
+        assert chipcost.prices(by=by, db=db, **args).to_dicts() == _json(
+            run, "prices", "--by", by, *given, "--db", db
+        )
+    assert chipcost.prices(by="offer", db=db).equals(chipcost.prices(db=db))
+    with pytest.raises(UsageError, match="by=zone: give one of chip, provider, region, offer"):
+        chipcost.prices(by="zone", db=db)
 
 
 @pytest.mark.parametrize("limit", [1, 5])

@@ -132,7 +132,7 @@ def test_per_month_and_year_count_730_and_8760_hours(run, db, per, hours):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--by", "vendor"], "--by vendor: give one of chip, provider, region"),
+        (["--by", "vendor"], "--by vendor: give one of chip, provider, region, offer"),
         (["--per", "week"], "--per week: give one of hour, month, year"),
         (["--per", "month", "--format", "focus"], "--per with --format focus: FOCUS's columns"),
         (["--by", "provider", "--format", "focus"], "--by with --format focus"),

@@ -301,7 +301,7 @@ def test_columns_follow_the_rows_shown_not_those_cut_by_the_limit(db):
 def test_an_80_column_screen_keeps_the_instance(db):
     # The instance tells two offers of one provider and region apart: at 80 columns it was
     # left out, and three OCI A10 rows read 'oci global on_demand 2.0000' alike.
-    result = chipcost("prices", "--db", str(db), columns=80)
+    result = chipcost("prices", "--by", "offer", "--db", str(db), columns=80)
     assert result.returncode == 0, result.stderr
     header = next(line for line in result.stdout.splitlines() if "$/chip-hr" in line)
     lines = result.stdout.splitlines()

@@ -100,7 +100,7 @@ def test_the_index_is_of_whole_chips_anyone_can_rent(db):
 
 
 def test_the_tables_say_what_the_cheapest_sets_apart(db):
-    listing = run_cli("prices", "--db", db, env={"COLUMNS": "200"})
+    listing = run_cli("prices", "--by", "offer", "--db", db, env={"COLUMNS": "200"})
     assert listing.returncode == 0, listing.stderr
     said = " ".join(listing.stdout.split())
     assert "1 offer(s) renting a share of one GPU" in said

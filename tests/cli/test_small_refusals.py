@@ -64,7 +64,9 @@ def test_a_label_with_terminal_escapes_is_shown_plain(warehouse, tmp_path, run):
         '[[discount]]\nprovider = "aws"\npercent = 10\nlabel = "EDP\\u001b]8;;http://x\\u0007'
         '\\u202e 2026"\n'
     )
-    done = run("prices", "--db", str(warehouse), env={"CHIPCOST_DISCOUNTS": str(rules)})
+    done = run(
+        "prices", "--by", "offer", "--db", str(warehouse), env={"CHIPCOST_DISCOUNTS": str(rules)}
+    )
     assert done.returncode == 0, done.stderr[-1000:]
     assert "\x1b" not in done.stdout and "\u202e" not in done.stdout
     assert "EDP]8;;http://x 2026" in done.stdout

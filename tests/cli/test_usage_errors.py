@@ -30,7 +30,7 @@ MEASURE = (
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (("prices", "--by", "zone"), "--by zone: give one of chip, provider, region"),
+        (("prices", "--by", "zone"), "--by zone: give one of chip, provider, region, offer"),
         (("prices", "--per", "week"), "--per week: give one of hour, month, year"),
         (("prices", "--sort", "cost"), "--sort cost: sort by one of chip, price, provider, region"),
         (("prices", "--chip-count", "eight"), "--chip-count 'eight': give the chips per instance"),
