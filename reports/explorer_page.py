@@ -17,7 +17,13 @@ def _asset(name: str) -> str:
 def _filters(currency: str) -> str:
     selects = [("chip", "Chip"), ("provider", "Provider"), ("region", "Region")]
     selects.append(("pricing_model", "Pricing model"))
+    # What the table shows: each chip's cheapest offer (the page opens on it, as plain
+    # `chipcost prices` does), or every offer.
     parts = [
+        '<label>Show<select id="view"><option value="chip">each chip\'s cheapest offer</option>'
+        '<option value="offer">every offer</option></select></label>'
+    ]
+    parts += [
         f'<label>{label}<select id="{key}"><option value="">all</option></select></label>'
         for key, label in selects
     ]
@@ -76,7 +82,8 @@ def legend() -> str:
 def _contents(with_versus: bool) -> str:
     """Links to the page's parts from its top: on a phone the comparison starts after every
     offer's card (18,337 px down a 29,336 px page on 697f5e5, with no way there but scrolling)."""
-    parts = [("offers", "Every offer")]
+    # "Every offer" opens the table on every offer (the page's script scrolls to it).
+    parts = [("view=offer", "Every offer")]
     if with_versus:
         parts.append(("versus", "Is chip A cheaper than chip B?"))
     parts.append(("history", "Price history"))

@@ -15,7 +15,7 @@ from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
 from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
-from chipcost.pipeline.price_glance import PER_HOURS
+from chipcost.pipeline.price_glance import PER_HOURS, cheapest_per_model
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html
@@ -194,6 +194,13 @@ def site_data(offers: pl.DataFrame, throughput: pl.DataFrame, meta: dict) -> dic
         "columns": list(columns),
         "count": offers.height,
         "offers": columnar(rows.select(columns)),
+        # The page's first view: each chip's cheapest offer per pricing model, as the rows'
+        # indexes, by the rule of `prices --by chip` (not re-made in the page's script).
+        "cheapest": cheapest_per_model(
+            offers.select(
+                "chip", "price_per_chip_hour", "chip_count", "region", "pricing_model"
+            ).to_dicts()
+        ),
         "throughput": columnar(throughput, phrases={"source": "; "}),
         "model_labels": MODEL_LABELS,
         "default_model": DEFAULT_MODEL,

@@ -89,11 +89,17 @@
     Object.keys(throughput).sort()[0] || "";
   // In the address: pricing_model= a pricing model's code, model= the model and workload
   // ("llama-3-70b|inference") costs per token are for, as `chipcost cost --model` names it.
-  const DEFAULTS = { chip: "", provider: "", region: "", pricing_model: "on_demand", memory: "",
+  // view=chip: each chip's cheapest offer of the pricing model chosen (any: of every model),
+  // the rows offers.js names under `cheapest` (chipcost's rule of `prices --by chip`: no slice
+  // of a GPU, no government, China or sovereign region); view=offer: every offer.
+  const cheapest = Object.fromEntries(Object.entries(data.cheapest || {})
+    .map(([model, rows]) => [model, new Set(rows)]));
+  const DEFAULTS = { view: data.cheapest ? "chip" : "offer", chip: "", provider: "", region: "",
+    pricing_model: "on_demand", memory: "",
     price: "", search: "", model: tokensDefault, per: "hour", currency: base,
     sort: tokensDefault ? "cost" : "price_per_chip_hour", dir: "asc", cols: SHOWN.join(",") };
-  const FIELDS = ["chip", "provider", "region", "pricing_model", "memory", "price", "search",
-    "model", "per", "currency"];
+  const FIELDS = ["view", "chip", "provider", "region", "pricing_model", "memory", "price",
+    "search", "model", "per", "currency"];
   const state = { ...DEFAULTS, rows: [], limit: 0 };
   const PAGE = 100;  // rows drawn at once: drawing thousands is what made the page slow
 
@@ -158,7 +164,9 @@
     const want = (key, c) => !state[key] || col[c][i] === state[key];
     const memory = parseFloat(state.memory), price = parseFloat(state.price);
     const text = state.search.trim().toLowerCase();
-    return want("chip", "chip") && want("provider", "provider") && want("region", "region") &&
+    const inView = state.view !== "chip" || cheapest[state.pricing_model]?.has(i);
+    return inView && want("chip", "chip") && want("provider", "provider") &&
+      want("region", "region") &&
       want("pricing_model", "pricing_model") &&
       (isNaN(memory) || memoryPerChip(i) >= memory) &&
       (isNaN(price) || col.price_per_chip_hour[i] * scaleOf(byKey.price_per_chip_hour) <= price) &&
@@ -302,6 +310,16 @@
     $("more").textContent = `Show ${Math.min(left, PAGE * 4)} more of ${left}`;
   }
 
+  // How many rows, and in the first view what they are and where every offer is.
+  function countWords() {
+    if (state.view !== "chip") return `${state.rows.length} of ${n} offers`;
+    const model = state.pricing_model ? (data.model_labels[state.pricing_model] ||
+      state.pricing_model) + " " : "";
+    return `${state.rows.length} chips, each its cheapest ${model}offer anywhere (the rule of ` +
+      "chipcost prices --by chip: no slice of a GPU, no government, China or sovereign " +
+      `region). Show "every offer" for all ${n.toLocaleString("en-US")} offers.`;
+  }
+
   function describe() {
     const column = byKey[state.sort];
     const [model, workload] = state.model.split("|");
@@ -326,7 +344,7 @@
     state.limit = PAGE;
     drawHead();
     drawRows();
-    $("count").textContent = `${state.rows.length} of ${n} offers`;
+    $("count").textContent = countWords();
     $("order").textContent = describe();
     for (const th of $("offers").tHead.rows[0].cells) {
       const sorted = th.dataset.key === state.sort;
@@ -457,6 +475,13 @@
   window.addEventListener("hashchange", () => {
     restore();
     render();
+  });
+  // The link bar's "Every offer": the table on every offer, scrolled to.
+  document.querySelector('nav.contents a[href="#view=offer"]')?.addEventListener("click", (e) => {
+    e.preventDefault();
+    state.view = $("view").value = "offer";
+    render();
+    $("filters").scrollIntoView();
   });
   restore();
   render();

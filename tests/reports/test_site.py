@@ -209,3 +209,38 @@ def test_a_narrow_screen_gets_each_path_whole(tmp_path):
     made = chipcost("report", "--db", str(db), "--out", str(tmp_path / "r"), "--dry-run", env=env)
     lines = made.stdout.splitlines()
     assert any(line.endswith(".html") and line.startswith(str(tmp_path)) for line in lines), lines
+
+
+@pytest.mark.parametrize("model", ["", "on_demand", "spot", "reserved"])
+def test_the_first_view_is_each_chips_cheapest_offer_as_prices_by_chip(sample_explorer, model):
+    """The explorer opens on one row per chip: offers.json names, per pricing model ('' for
+    any), the offer `chipcost prices --by chip` answers for each chip (price_glance's rule, no
+    second copy in the page's script): a slice of a GPU or a government region is none."""
+    import chipcost
+    from chipcost.pipeline.price_glance import in_cheapest
+
+    db, data = sample_explorer
+    offers = offer_rows(data)
+    chosen = [offers[i] for i in data["cheapest"][model]]
+    glance = chipcost.prices(by="chip", pricing_model=model or None, db=db).to_dicts()
+    glance = [r for r in glance if r["chip"] != "unknown"]  # the explorer holds known chips
+    assert len(glance) > 10 and len(chosen) == len({r["chip"] for r in chosen})
+    assert {r["chip"]: r["price_per_chip_hour"] for r in chosen} == pytest.approx(
+        {r["chip"]: r["price_per_chip_hour"] for r in glance},
+        rel=1e-5,  # six digits
+    )
+    assert all(in_cheapest(r) for r in chosen)
+    assert all(r["pricing_model"] == model for r in chosen if model)
+    if not model:  # the rule matters here: the sample holds slices, none of them chosen
+        assert any(not in_cheapest(r) for r in offers)
+
+
+@pytest.fixture(scope="module")
+def sample_explorer(tmp_path_factory):
+    """The bundled sample's warehouse and the offers.json of its explorer."""
+    from tests import warehouses
+
+    root = tmp_path_factory.mktemp("sample-explorer")
+    db = warehouses.sample(root / "w.duckdb")
+    write_site(db, root / "site")
+    return str(db), json.loads((root / "site" / "offers.json").read_text())

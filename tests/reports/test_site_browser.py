@@ -35,12 +35,16 @@ def page(browser, site):
     errors, fetched = [], []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("request", lambda r: fetched.append(r.url))
-    page.goto((site / "index.html").as_uri())
+    page.goto((site / "index.html").as_uri() + EVERY_OFFER)
     yield page
     # Self-contained: the page runs without errors and asks no server for anything.
     assert errors == []
     assert [u for u in fetched if not u.startswith(("file:", "data:", "blob:"))] == []
     context.close()
+
+
+# The table of every offer (the page opens on each chip's cheapest: test_it_opens_on_...).
+EVERY_OFFER = "#view=offer"
 
 
 def column(page, label: str) -> list[str]:
@@ -73,11 +77,57 @@ def test_it_opens_on_demand_cheapest_per_token_first(page):
     header = page.locator("#offers thead th", has_text="USD / M tokens")
     assert header.get_attribute("aria-sort") == "ascending"
     assert "llama-3-70b inference, lowest first" in page.inner_text("#order")
-    assert page.evaluate("location.hash") == ""  # the defaults say nothing in the address
+    assert page.evaluate("location.hash") == EVERY_OFFER  # the one change from the defaults
     every_model(page)
     assert page.inner_text("#count") == "6 of 6 offers"
     assert column(page, "Pricing")[0] == "spot"  # per token: the Trainium1 offer has no figure
     assert column(page, "Pricing")[-1] == "reserved 1yr, standard, all upfront"
+
+
+def test_it_opens_on_each_chips_cheapest_offer_and_links_to_every_offer(browser, site):
+    """As plain `chipcost prices`, the page opens on one row per chip: its cheapest offer of
+    the pricing model chosen (on demand first), with provider and region; "Every offer" in
+    the link bar and the Show choice give the table of every offer."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto((site / "index.html").as_uri())
+        assert page.input_value("#view") == "chip" and page.evaluate("location.hash") == ""
+        assert page.inner_text("#count").startswith(
+            "1 chips, each its cheapest on demand offer anywhere (the rule of chipcost prices "
+            "--by chip"
+        )
+        assert shown(page) == answered(site, "on_demand")
+        every_model(page)  # any pricing model: H100-SXM's spot, and Trainium1's reservation
+        assert page.inner_text("#count").startswith("2 chips, each its cheapest offer anywhere")
+        assert shown(page) == answered(site, None) and len(shown(page)) == 2
+        page.click('nav.contents a:has-text("Every offer")')
+        assert page.input_value("#view") == "offer" and page.inner_text("#count") == "6 of 6 offers"
+        assert "view=offer" in page.evaluate("location.hash")
+        box = page.locator("#filters").bounding_box()
+        assert box is not None and abs(box["y"]) < 2  # scrolled to the table's controls
+        page.select_option("#view", "chip")
+        assert page.inner_text("#count").startswith("2 chips")
+    finally:
+        context.close()
+
+
+def shown(page) -> list[tuple]:
+    """The rows shown: chip, price per chip-hour, provider and region, sorted."""
+    labels = ("Chip", "USD / chip-hour", "Provider", "Region")
+    cells = zip(*(column(page, label) for label in labels), strict=True)
+    return sorted((chip, float(price), provider, region) for chip, price, provider, region in cells)
+
+
+def answered(site: Path, model: str | None) -> list[tuple]:
+    """What `chipcost.prices(by="chip")` answers of the site's warehouse, as `shown`."""
+    import chipcost
+
+    glance = chipcost.prices(by="chip", pricing_model=model, db=site.parent / "w.duckdb")
+    return sorted(
+        (r["chip"], round(r["price_per_chip_hour"], 4), r["provider"], r["region"])
+        for r in glance.to_dicts()
+    )
 
 
 def test_filters_narrow_the_rows_and_the_charts(page):
@@ -87,6 +137,7 @@ def test_filters_narrow_the_rows_and_the_charts(page):
     assert column(page, "Pricing") == ["reserved 1yr, standard, all upfront"]
     assert page.locator("figure[data-chip]:visible figcaption").all_inner_texts() == ["Trainium1"]
     page.click("button[type=reset]")
+    page.select_option("#view", "offer")
     every_model(page)
     page.fill("#memory", "64")  # H100-SXM has 80 GB, Trainium1 32
     page.fill("#price", "10")
@@ -195,7 +246,9 @@ def test_the_key_columns_are_in_view_on_a_laptop_beside_long_names(browser, tmp_
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
-        page.goto((tmp_path / "site" / "index.html").as_uri() + "#pricing_model=")  # not on demand
+        page.goto(
+            (tmp_path / "site" / "index.html").as_uri() + "#view=offer&pricing_model="
+        )  # not on demand
         assert page.inner_text("#count") == "1 of 1 offers"
         headers = [
             " ".join(h.split()).rstrip(" ▲▼") for h in page.locator("#offers th").all_inner_texts()
@@ -217,7 +270,8 @@ def test_reset_clears_the_filters_and_keeps_the_default_model(page):
     page.locator("#offers thead th", has_text="Region").click()
     page.click("button[type=reset]")
     assert page.input_value("#model") == "llama-3-70b|inference"  # not the list's first
-    assert page.input_value("#chip") == "" and page.inner_text("#count") == "4 of 6 offers"
+    assert page.input_value("#chip") == "" and page.input_value("#view") == "chip"
+    assert page.inner_text("#count").startswith("1 chips, each its cheapest on demand offer")
     assert page.input_value("#pricing_model") == "on_demand"
     assert page.evaluate("location.hash") == ""
     header = page.locator("#offers thead th", has_text="USD / M tokens")
@@ -251,7 +305,7 @@ def slices_site(tmp_path_factory) -> Path:
 def slices(browser, slices_site):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.goto(slices_site.as_uri())
+    page.goto(slices_site.as_uri() + EVERY_OFFER)
     yield page
     context.close()
 
@@ -294,7 +348,7 @@ def test_the_price_is_in_view_on_a_phone_and_the_page_does_not_overflow(browser,
     context = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         page = context.new_page()
-        page.goto((site / "index.html").as_uri())
+        page.goto((site / "index.html").as_uri() + EVERY_OFFER)
         box = page.locator("#offers thead th", has_text="USD / chip-hour").bounding_box()
         assert box is not None and box["x"] + box["width"] <= 390, box
         # The table may scroll sideways in its box; the page itself does not.
@@ -323,7 +377,7 @@ def test_hostile_provider_text_neither_blanks_nor_runs_in_the_page(browser, tmp_
         errors, dialogs = [], []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.goto((tmp_path / "site" / "index.html").as_uri())
+        page.goto((tmp_path / "site" / "index.html").as_uri() + EVERY_OFFER)
         assert page.inner_text("#count") == "2 of 2 offers"
         assert text in column(page, "Instance")
         assert errors == [] and dialogs == []
@@ -339,7 +393,7 @@ def test_the_download_keeps_the_marks_the_cells_show(browser, slices_site, tmp_p
     context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
-        page.goto(slices_site.as_uri())
+        page.goto(slices_site.as_uri() + EVERY_OFFER)
         with page.expect_download() as download:
             page.click("#download")
         saved = tmp_path / "offers.csv"
@@ -393,8 +447,36 @@ def test_on_a_phone_the_comparison_is_a_link_from_the_top(browser, sample_site):
         link.click()
         page.wait_for_function("Math.abs(document.querySelector('#versus')"
                                ".getBoundingClientRect().top) < 2")  # fmt: skip
-        for key in ("offers", "history"):  # the other parts it names are there too
+        for key in ("view=offer", "history"):  # the other parts it names are there too
             assert page.locator(f'nav.contents a[href="#{key}"]').count() == 1
-            assert page.locator(f"#{key}").count() == 1
+        assert page.locator("#history").count() == 1
+    finally:
+        context.close()
+
+
+def test_on_a_phone_it_opens_on_a_card_per_chip_and_every_offer_is_a_link_away(
+    browser, sample_site
+):
+    """At 390 px the sample's page opened on 100 of 2,705 offers' cards; it opens on one card
+    per chip (its cheapest on demand offer), and "Every offer" at the top gives them all."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto((sample_site / "index.html").as_uri())
+        count = page.inner_text("#count")
+        chips = int(count.split()[0])
+        assert count.startswith(f"{chips} chips, each its cheapest on demand offer")
+        assert page.locator("#offers tbody tr").count() == chips and 20 < chips < 100
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        link = page.locator("nav.contents a", has_text="Every offer")
+        box = link.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 844, box  # in the first screen
+        link.click()
+        assert page.input_value("#view") == "offer"
+        shown, total = (int(n) for n in page.inner_text("#count").split()[0:3:2])
+        assert shown > chips and total > 2000  # every on-demand offer of the sample
+        assert page.locator("#offers tbody tr").count() == min(shown, 100)
+        box = page.locator("#filters").bounding_box()
+        assert box is not None and abs(box["y"]) < 2
     finally:
         context.close()

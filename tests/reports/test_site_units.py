@@ -58,7 +58,7 @@ def page(browser, site):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(site.as_uri() + "#pricing_model=")  # every pricing model
+    page.goto(site.as_uri() + "#view=offer&pricing_model=")  # every offer, every pricing model
     yield page
     assert errors == []
     context.close()

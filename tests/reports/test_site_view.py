@@ -28,7 +28,9 @@ def index(golden_site) -> str:
 
 @pytest.fixture
 def open_page(browser):
-    """A new page (a new context: nothing kept from an earlier one) on an address."""
+    """A new page (a new context: nothing kept from an earlier one) on an address, on the
+    table of every offer unless the address names a view (the page opens on each chip's
+    cheapest: test_site_browser.py)."""
     contexts = []
 
     def opened(url: str, width: int = 1280):
@@ -37,6 +39,8 @@ def open_page(browser):
         page = context.new_page()
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        if "view=" not in url:
+            url = url.replace("#", "#view=offer&") if "#" in url else url + "#view=offer"
         page.goto(url)
         page.errors = errors
         return page
@@ -69,6 +73,7 @@ def test_a_filtered_sorted_view_is_written_to_the_address_and_restored_from_it(i
     assert prices(page) == [10.0, 9.25, 5.0]
     said = view(page)
     assert said == {
+        "view": "offer",
         "chip": "H100-SXM",
         "pricing_model": "",
         "price": "12",
@@ -113,7 +118,7 @@ def test_an_address_of_the_last_release_opens_on_the_view_it_meant(index, open_p
 def test_going_back_to_an_earlier_address_restores_its_view(index, open_page):
     page = open_page(index + "#pricing_model=")
     assert page.inner_text("#count") == "6 of 6 offers"
-    page.evaluate("location.hash = 'chip=Trainium1&pricing_model='")
+    page.evaluate("location.hash = 'view=offer&chip=Trainium1&pricing_model='")
     page.wait_for_function("document.getElementById('count').textContent === '1 of 6 offers'")
     assert page.input_value("#chip") == "Trainium1"
 
