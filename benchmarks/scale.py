@@ -3,6 +3,7 @@
     .venv/bin/python -m benchmarks.scale                    # 3 years x 50,000 offers a day
     .venv/bin/python -m benchmarks.scale --days 90 --offers 20000
     .venv/bin/python -m benchmarks.scale --days 1070 --prefill-days 1055   # years in bulk first
+    .venv/bin/python -m benchmarks.scale --days 3650 --prefill-days 3640   # ten years, 3.4 GB
     .venv/bin/python -m benchmarks.scale --reads-only --db FILE           # reads of a kept file
 
 Prints seconds per daily load, file size and bytes per stored price change as history
