@@ -250,8 +250,6 @@ def unrated_offers(
     `instances` (None: any) no rate converts to
     US dollars, each in its own currency per chip-hour with the day it was last seen: what a
     read shows apart, kept and marked, rather than leave out."""
-    from chipcost.warehouse.db import dict_rows
-
     where = Where()
     where.conditions.append("valid_to IS NULL AND chip_count > 0")
     where.any_of("chip", chips)
@@ -259,7 +257,7 @@ def unrated_offers(
     where.places(regions)
     where.pricing(pricing_models)
     where.any_of("instance_type", instances)
-    return dict_rows(
+    cursor = execute(
         con,
         f"""
         SELECT provider, region, zone, instance_type, chip, chip_count, pricing_model, term,
@@ -270,6 +268,8 @@ def unrated_offers(
         """,
         where.params,
     )
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def unrated_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
