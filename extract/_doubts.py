@@ -41,7 +41,7 @@ def mark_doubts(result: ParseResult) -> ParseResult:
     if counts[RESTRICTED]:
         result.notes.append(
             f"{counts[RESTRICTED]} price(s) in government, China or sovereign regions: loaded, "
-            "marked, out of the index and the cheapest answers unless --region names them"
+            "marked, out of the index and the cheapest answers unless a read asks for their region"
         )
     return result
 
@@ -50,15 +50,14 @@ _Key = tuple[str, str, str, str]
 
 
 def _on_demand_prices(records: list[PriceRecord]) -> dict[_Key, list[float]]:
-    """The on-demand prices per chip-hour by (currency, instance type, region, plan), the
-    region '' holding every region's."""
+    """The on-demand prices per instance-hour by (currency, instance type, region, plan), the
+    region '' holding every region's: one instance type holds one count of chips, so its spot
+    and on-demand prices compare as they stand."""
     prices: dict[_Key, list[float]] = defaultdict(list)
     for r in records:
         if r.pricing_model == "on_demand" and r.chip_count > 0:
-            per_chip = r.price_per_hour / r.chip_count
-            prices[(r.currency, r.instance_type, r.region, r.plan)].append(per_chip)
-            prices[(r.currency, r.instance_type, r.region, "")].append(per_chip)
-            prices[(r.currency, r.instance_type, "", "")].append(per_chip)
+            for place, plan in ((r.region, r.plan), (r.region, ""), ("", "")):
+                prices[(r.currency, r.instance_type, place, plan)].append(r.price_per_hour)
     return prices
 
 
@@ -75,12 +74,11 @@ def _spot_doubt(record: PriceRecord, on_demand: dict[_Key, list[float]]) -> str:
     ):
         prices = on_demand.get((*key, place, plan))
         if prices:
-            spot, lowest = record.price_per_hour / record.chip_count, min(prices)
-            if spot < lowest:
+            lowest = min(prices)
+            if record.price_per_hour < lowest:
                 return ""
             return (
                 f"spot {record.price_per_hour:g} {record.currency}/h is not below on demand "
-                f"{said} ({lowest * record.chip_count:g}): no discount, a stale or mislabelled "
-                "price"
+                f"{said} ({lowest:g}): no discount, a stale or mislabelled price"
             )
     return ""

@@ -261,7 +261,7 @@ def unrated_offers(
         con,
         f"""
         SELECT provider, region, zone, instance_type, chip, chip_count, pricing_model, term,
-               price_per_hour / chip_count AS price_per_chip_hour, currency,
+               per_chip_hour(price_per_hour, chip_count) AS price_per_chip_hour, currency,
                CAST(last_seen_at AS DATE) AS day
         FROM ({UNRATED_ROWS}) WHERE {where.sql()}
         ORDER BY chip, price_per_chip_hour, provider, region, instance_type

@@ -10,7 +10,7 @@ import duckdb
 
 from chipcost.core.asks import COST
 from chipcost.core.catalog import UNKNOWN_CHIP
-from chipcost.core.commands import figure_added, model_size
+from chipcost.core.commands import figure_added, model_size, suggested
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, point_label, speed_label
 from chipcost.core.questions import Voice
@@ -147,7 +147,7 @@ def _no_throughput(chip: str, ask: Ask) -> str:
             f"no throughput for {chip} on {ask.model} {ask.workload} at"
             f"{point_label(ask.shape, ask.precision).lstrip(',')} (chipcost's own estimate is "
             f"at 1,000 in / 1,000 out tokens, FP8 or BF16, only): leave out or change {asked}; "
-            f"`chipcost throughput list --chip {chip} --model {ask.model}` shows its points"
+            f"`{suggested('throughput list', chip=chip, model=ask.model)}` shows its points"
         )
     return (
         f"no throughput for {chip} on {ask.model} {ask.workload}: no reference, no measurement, "
@@ -436,7 +436,7 @@ def _nothing_chosen(
         raise NoMatch(
             f"no priced chip has a figure for {ask.model} {ask.workload} at"
             f"{point_label(ask.shape, ask.precision).lstrip(',')}: leave out or change {asked}; "
-            f"`chipcost throughput list --model {ask.model}` shows the points held"
+            f"`{suggested('throughput list', model=ask.model)}` shows the points held"
         )
     if not both and not any(ask.filters.values()):
         raise NoMatch(

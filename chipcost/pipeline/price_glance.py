@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from chipcost.core.errors import UsageError
+from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.vocabulary import (
     GLANCE_KINDS,
     PRICING_MODEL_TABLE,
@@ -110,13 +111,14 @@ def set_apart_note(
     if held:
         parts.append(
             f"{held} in a government, China or sovereign region ({', '.join(regions)}; "
-            "--region naming it brings it in)"
+            f"{COMMAND_LINE.option('region')} naming it brings it in)"
         )
     if not parts:
         return ""
     if left_out:
         return "left out of the cheapest: " + "; ".join(parts)
-    return "; ".join(parts) + ": listed here, left out of --by and the index"
+    by = COMMAND_LINE.option("by")
+    return "; ".join(parts) + f": listed here, left out of {by} and the index"
 
 
 def cheapest_per_chip(
