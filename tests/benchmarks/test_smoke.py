@@ -102,7 +102,7 @@ def placeholders(tmp_path_factory) -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("command", sorted(to_run()))
+@pytest.mark.parametrize("command", sorted(to_run()), ids=str)
 def test_documented_command_runs(
     command: str, placeholders: dict[str, str], tmp_path: Path
 ) -> None:
