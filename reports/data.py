@@ -73,6 +73,8 @@ class ReportData:
     stale_now: tuple[str, ...] | None = None
     # The current prices no read could show when the report was made, for want of a rate.
     unrated: Unrated = NONE_UNRATED
+    # those prices one by one, in their own currency (warehouse.fx.unrated_offers)
+    unconverted: tuple[dict[str, object], ...] = ()
     # The sources whose prices are the bundled sample's (never called stale: they are as old
     # as the sample week), and the day that week ends.
     sample_now: tuple[str, ...] = ()
@@ -176,6 +178,7 @@ def gather(
         stale_days=options.stale_days,
         now=generated,
         spans_since=period.since,  # the week's prices, not only today's
+        listed=True,  # those left out for want of a rate, each in its own currency
     )
     step("reading cost per token")
     costs = None if later else _labelled(printable_text(_costs(con, end, mine)))
@@ -192,6 +195,7 @@ def gather(
         generated_at=generated,
         stale_now=tuple(s.source for s in judged.stale if not s.sample),
         unrated=judged.unrated,
+        unconverted=judged.unconverted,
         sample_now=judged.sample,
         sample_week_end=max(
             (s.last_ok_at for s in judged.sources if s.sample and s.last_ok_at), default=None

@@ -6,8 +6,10 @@ from __future__ import annotations
 from html import escape
 from importlib import resources
 
+from chipcost.core.commands import RATES
 from chipcost.core.vocabulary import PRICING_MODEL_TABLE
 from chipcost.reports.text import SAMPLE_NOTE
+from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS
 
 
 def _asset(name: str) -> str:
@@ -91,6 +93,21 @@ def _contents(with_versus: bool) -> str:
     return f'<nav class="contents" aria-label="On this page">{links}</nav>'
 
 
+def _unconverted(rows: list[dict]) -> str:
+    """The offers no ECB rate converts, apart from the table and each marked, in its own
+    currency: in the table they would be sorted, filtered and converted as US dollars."""
+    if not rows:
+        return ""
+    items = "".join(f"<li><b>no rate</b>: {escape(row['said'])}</li>" for row in rows)
+    return (
+        '<section id="unconverted"><h2>Offers not in the table: no exchange rate</h2>'
+        f'<p class="meta">{len(rows)} current offer{"s" if len(rows) != 1 else ""} in their '
+        f"own currency, which no ECB rate within {MAX_RATE_AGE_DAYS} days of their day "
+        f"converts to US dollars; <code>{escape(RATES)}</code> fetches the rates.</p>"
+        f"<ul>{items}</ul></section>"
+    )
+
+
 def page_html(data: dict, figures: str, versus: str) -> str:
     """The page, without the data: offers.js beside it holds that."""
     offers = data["offers"]
@@ -122,7 +139,7 @@ def page_html(data: dict, figures: str, versus: str) -> str:
         f"{_contents(bool(versus))}{yours}{banner}{_filters(currency)}{_toolbar()}"
         '<div class="scroll"><table id="offers"><thead><tr></tr></thead>'
         '<tbody></tbody></table></div><button type="button" id="more" hidden></button>'
-        f"{legend()}{versus}"
+        f"{_unconverted(data.get('unconverted') or [])}{legend()}{versus}"
         '<section id="history"><h2>Price history</h2><p class="meta">Each chip\'s cheapest '
         "price per chip-hour at the end of each day, one line per pricing model, named at its end: "
         "list prices in US dollars an hour, whatever the table above is set to.</p>"

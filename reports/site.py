@@ -16,6 +16,7 @@ from chipcost.core.outputs import written_whole
 from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
 from chipcost.pipeline.price_glance import PER_HOURS, cheapest_per_model
+from chipcost.pipeline.prices import unconverted_words
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html
@@ -23,7 +24,7 @@ from chipcost.reports.labels import MODEL_LABELS, model_label, offer_label, pros
 from chipcost.reports.level_charts import level_chart
 from chipcost.reports.period import MAX_WEEKS, ReportError, ReportUsageError
 from chipcost.transform.cost import cost_text
-from chipcost.warehouse.fx import newest_per_usd
+from chipcost.warehouse.fx import newest_per_usd, unrated, unrated_offers
 from chipcost.warehouse.history import daily_cheapest
 from chipcost.warehouse.offers import chosen_throughput, current_offers
 from chipcost.warehouse.reader import open_reader
@@ -82,6 +83,7 @@ def _read(
         answers = _answers(con)
         curve = _curve(con)
         rates = newest_per_usd(con)
+        unconverted = unrated_offers(con) if unrated(con).count else []
     finally:
         con.close()
     meta = {"as_of": f"{newest:%Y-%m-%d %H:%M} UTC" if newest else "", "sample": bool(sample)}
@@ -92,6 +94,13 @@ def _read(
     meta["yours"] = mine.notes(offers.to_dicts()) if mine.active else []
     meta["rates"] = _offered(rates, mine.currency)
     meta["per_hours"] = PER_HOURS  # the switch of the price columns: per hour, month, year
+    # The current offers no ECB rate converts, listed apart in their own currency: in the
+    # table they would be ranked, filtered and converted as if they were US dollars.
+    meta["unconverted"] = [
+        {**row, "price_per_chip_hour": significant(row["price_per_chip_hour"]),
+         "day": str(row["day"]), "said": unconverted_words([row], why=False)}
+        for row in unconverted
+    ]  # fmt: skip
     return offers, throughput, history.filter(pl.col("chip") != "unknown"), meta
 
 

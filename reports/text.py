@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP
+from chipcost.pipeline.prices import unconverted_words
 from chipcost.reports.answers import answer_lines
 from chipcost.reports.data import (
     ReportData,
@@ -174,6 +175,8 @@ def health_line(data: ReportData) -> str:
         )
     if data.unrated.count:  # every read says what it left out for want of a rate
         text += f" Not in this report: {data.unrated.said()}."
+        if data.unconverted:  # each named, in its own currency
+            text += f" In their own currency: {unconverted_words(data.unconverted, why=False)}."
     return text
 
 

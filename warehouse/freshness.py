@@ -10,7 +10,7 @@ import duckdb
 
 from chipcost.core.payload import AHEAD_OF_NOW
 from chipcost.warehouse.db import OPEN_PRICE_ROWS
-from chipcost.warehouse.fx import NONE_UNRATED, Unrated, unrated
+from chipcost.warehouse.fx import NONE_UNRATED, Unrated, unrated, unrated_offers
 
 # Times are read as microseconds since the epoch and made UTC datetimes here: a DuckDB
 # TIMESTAMPTZ fetched as a datetime brings in pytz for its time zone, a tenth of what a
@@ -73,6 +73,9 @@ class Freshness(NamedTuple):
     now: datetime
     stale_days: int
     unrated: Unrated = NONE_UNRATED
+    # those prices one by one, in their own currency (warehouse.fx.unrated_offers), where the
+    # read asked them (freshness(listed=True)): named under its rows, not only counted
+    unconverted: tuple[dict[str, object], ...] = ()
 
     @property
     def sample(self) -> tuple[str, ...]:
@@ -142,21 +145,34 @@ def freshness(
     chips: Sequence[str] | None = None,
     providers: Sequence[str] | None = None,
     spans_since: date | None = None,
+    listed: bool = False,
+    regions: Sequence[str] | None = None,
+    pricing_models: Sequence[str] | None = None,
+    instances: Sequence[str] | None = None,
 ) -> Freshness:
     """The freshness of `sources` (the ones whose prices are shown; None: every source with
     current prices), and the current prices of `chips` and `providers` (None: any) that no
     rate converts to US dollars, which no read shows; with `spans_since`, every price of the
-    history that held on or after that day (a read of the history, not of today)."""
+    history that held on or after that day (a read of the history, not of today); `listed`,
+    those prices one by one, of the `regions`, `pricing_models` and `instances` (None: any)
+    too (read only when there are some, so a read without them runs no extra query)."""
     known, shown = _read(con, shown=sources is None)
     if sources is None:
         sources = shown
     picked = tuple(known[s] for s in dict.fromkeys(sources) if s in known)
-    if spans_since is None:
-        left = unrated(con, chips=chips, providers=providers)
-    else:
-        since = None if spans_since == date.min else spans_since
-        left = unrated(con, current=False, since=since, chips=chips, providers=providers)
-    return Freshness(picked, now or datetime.now(UTC), stale_days, left)
+    current = spans_since is None
+    since = None if spans_since in (None, date.min) else spans_since
+    left = unrated(con, current=current, since=since, chips=chips, providers=providers)
+    unconverted: tuple[dict[str, object], ...] = ()
+    if listed and left.count:
+        unconverted = tuple(
+            unrated_offers(
+                con, chips=chips, providers=providers, regions=regions,
+                pricing_models=pricing_models, instances=instances,
+                current=current, since=since,
+            )
+        )  # fmt: skip
+    return Freshness(picked, now or datetime.now(UTC), stale_days, left, unconverted)
 
 
 # The notes of each source's latest attempt (the one of its newest prices, as last_status

@@ -245,26 +245,34 @@ def unrated_offers(
     regions: Sequence[str] | None = None,
     pricing_models: Sequence[str] | None = None,
     instances: Sequence[str] | None = None,
+    current: bool = True,
+    since: date | None = None,
 ) -> list[dict[str, object]]:
-    """The current prices of `chips`, `providers`, `regions`, `pricing_models` and
-    `instances` (None: any) no rate converts to
-    US dollars, each in its own currency per chip-hour with the day it was last seen: what a
-    read shows apart, kept and marked, rather than leave out."""
+    """The current prices (or, not `current`, every span of the history that held on or
+    after `since`) of `chips`, `providers`, `regions`, `pricing_models` and `instances`
+    (None: any) no rate converts to US dollars, each in its own currency per chip-hour with
+    the day it was last seen (and, of the history, `first_day`, the day its span began): what
+    a read shows apart, kept and marked, rather than leave out."""
     where = Where()
-    where.conditions.append("valid_to IS NULL AND chip_count > 0")
+    where.conditions.append("chip_count > 0")
+    if current:
+        where.conditions.append("valid_to IS NULL")
+    if since is not None:
+        where.add("(valid_to IS NULL OR valid_to >= {})", since)
     where.any_of("chip", chips)
     where.any_of("provider", providers)
     where.places(regions)
     where.pricing(pricing_models)
     where.any_of("instance_type", instances)
+    first_day = "" if current else ", CAST(valid_from AS DATE) AS first_day"
     cursor = execute(
         con,
         f"""
         SELECT provider, region, zone, instance_type, chip, chip_count, pricing_model, term,
                per_chip_hour(price_per_hour, chip_count) AS price_per_chip_hour, currency,
-               CAST(last_seen_at AS DATE) AS day
+               CAST(last_seen_at AS DATE) AS day{first_day}
         FROM ({UNRATED_ROWS}) WHERE {where.sql()}
-        ORDER BY chip, price_per_chip_hour, provider, region, instance_type
+        ORDER BY chip, price_per_chip_hour, provider, region, instance_type, day
         """,
         where.params,
     )

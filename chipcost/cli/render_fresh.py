@@ -98,8 +98,14 @@ def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[Line]
 
 
 def unrated_line(fresh: Freshness) -> Line:
-    """The prices the read left out for want of a rate, and how to get it."""
-    return [("no exchange rate", "yellow"), (f": {fresh.unrated.said()}", "")]
+    """The prices the read left out for want of a rate, and how to get it; where the read
+    listed them, each in its own currency (chipcost.pipeline.prices.unconverted_words)."""
+    from chipcost.pipeline.prices import unconverted_words
+
+    said = f": {fresh.unrated.said()}"
+    if fresh.unconverted:
+        said += f". In their own currency: {unconverted_words(fresh.unconverted, why=False)}"
+    return [("no exchange rate", "yellow"), (said, "")]
 
 
 def sample_week_end(fresh: Freshness) -> datetime | None:

@@ -34,6 +34,7 @@ from chipcost.pipeline.price_glance import (
     set_apart_note,
     terms_words,
 )
+from chipcost.pipeline.prices import unconverted_words
 
 if TYPE_CHECKING:
     import polars as pl
@@ -197,15 +198,17 @@ def glance_output(
         else:
             print_cheapest(out, rows, per=per, currency=currency, wide=asked["wide"])
         apart = set_apart_note(found.rows, left_out=True, regions_asked=asked_regions)
-        if apart:
-            print_note(out, apart, label=("note:", ""))
+        for note in (apart, unconverted_words(found.unconverted)):  # none left out unsaid
+            if note:
+                print_note(out, note, label=("note:", ""))
         if plain:
             out.say(EVERY_OFFER_LINE.format(count=len(found.rows)))
         print_freshness(out, found.freshness)
         return
     columns = list(rows[0]) if rows else []
     write_rows(format, columns, [list(r.values()) for r in rows])
-    print_freshness(notices(format), found.freshness)
+    # rows have no place for a price no rate converts: named on stderr, in its own currency
+    print_freshness(notices(format), found.freshness._replace(unconverted=tuple(found.unconverted)))
 
 
 # Under plain `prices`' glance: how to see what it stands for, every offer a row.

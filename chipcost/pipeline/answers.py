@@ -177,7 +177,8 @@ def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
             return IndexAnswer(frame, mine)
         cut = until_within(con, ask.until, ask.voice)[1]
         chips = resolve_chip_names(asked["chip"]) or None
-        fresh = freshness(con, None, stale_days=settings.stale_days, chips=chips)
+        # the constituents left out for want of a rate, each named in its own currency
+        fresh = freshness(con, None, stale_days=settings.stale_days, chips=chips, listed=True)
         return IndexAnswer(frame, mine, cut, fresh)
 
 

@@ -16,10 +16,15 @@ from chipcost.core.names import resolve_chip_names
 from chipcost.core.questions import Voice
 from chipcost.core.vocabulary import MODEL_LABELS, code_words
 from chipcost.pipeline.clock import until_within
-from chipcost.pipeline.prices import check_named, held_elsewhere, named_filters
+from chipcost.pipeline.prices import (
+    check_named,
+    held_elsewhere,
+    named_filters,
+    unconverted_words,
+)
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.fx import unrated
+from chipcost.warehouse.fx import unrated, unrated_offers
 from chipcost.warehouse.history import daily_cheapest, history_values
 from chipcost.warehouse.prices import as_spelled, instance_spellings
 
@@ -126,7 +131,8 @@ def find_history(
     shown = frame["source"].unique().sort().to_list()
     fresh = freshness(
         con, shown, stale_days=stale_days, now=now, chips=chips, providers=named["providers"],
-        spans_since=ask.since or date.min,
+        spans_since=ask.since or date.min, listed=True, regions=named["regions"],
+        pricing_models=named["pricing_models"], instances=named["instances"],
     )  # fmt: skip
     frame = mine.frame(frame)
     notes = ((cut,) if cut else ()) + _narrowed(named["pricing_models"] or [], ask.voice)
@@ -164,7 +170,14 @@ def why_no_history(con: duckdb.DuckDBPyConnection, ask: HistoryAsk, chips: list[
         con, current=False, chips=chips or None, providers=filters["providers"], since=ask.since
     )
     if left.count:
-        return f"no prices of {named} in US dollars match these filters{days}: {left.said()}"
+        kept = unrated_offers(
+            con, chips=chips or None, providers=filters["providers"],
+            regions=filters["regions"], pricing_models=filters["pricing_models"],
+            instances=filters["instances"], current=False, since=ask.since,
+        )  # fmt: skip
+        return f"no prices of {named} in US dollars match these filters{days}: {left.said()}" + (
+            f". In their own currency: {unconverted_words(kept, why=False)}" if kept else ""
+        )
     where = held_elsewhere(con, chips, filters, table="price_history")
     return (
         f"no prices of {named} match these filters{days}{where}: check the region, pricing "

@@ -20,10 +20,10 @@ from chipcost.core.vocabulary import old_spelling
 from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.history import day_asked
 from chipcost.pipeline.jumps import JUMP_FACTOR
-from chipcost.pipeline.prices import pricing_model_name
+from chipcost.pipeline.prices import pricing_model_name, unconverted_words
 from chipcost.pipeline.your_prices import Rates
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.fx import unrated
+from chipcost.warehouse.fx import unrated, unrated_offers
 from chipcost.warehouse.history import newest_day
 from chipcost.warehouse.price_index import BUCKETS, COMMITMENT_TERM, price_index
 
@@ -114,7 +114,11 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
             )
         left = unrated(con, current=False, chips=chips, since=since)
         if left.count:  # euro prices no rate converts: in the history, not in its dollars
-            raise NoMatch(f"no index{which} ({', '.join(buckets)}) in US dollars: {left.said()}")
+            kept = unrated_offers(con, chips=chips, current=False, since=since)
+            raise NoMatch(
+                f"no index{which} ({', '.join(buckets)}) in US dollars: {left.said()}"
+                + (f". In their own currency: {unconverted_words(kept, why=False)}" if kept else "")
+            )
         raise NoMatch(
             f"no index{which} ({', '.join(buckets)}) in the history"
             + (f" from {since}" if since else "")

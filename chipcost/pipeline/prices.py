@@ -397,13 +397,14 @@ def checked_filters(
     voice: Voice | None = None,
 ) -> dict[str, list[str] | None]:
     """Region, pricing model, provider and instance type filters split and checked against
-    the current prices: an unknown one is refused with the closest known values, named as
-    `voice` spells the options."""
+    the current prices (those no rate converts too: known, and said as left out, not
+    unknown): an unknown one is refused with the closest known values, named as `voice`
+    spells the options."""
     named = named_filters(regions, pricing_models, providers, instances)
     if named["instances"]:  # as the warehouse spells them (Azure's "Standard_" prefix)
         spellings = instance_spellings(con)
         named["instances"] = as_spelled(named["instances"], spellings)
-    check_named(con, named, voice=voice)
+    check_named(con, named, known=known_or_unrated, voice=voice)
     return named
 
 
@@ -489,8 +490,11 @@ def find_prices(
     """find_price_rows as a polars frame (the Python API, csv and json), each column of the
     warehouse's type: the same read, the same rows."""
     found = find_price_rows(con, ask, stale_days=stale_days, now=now, mine=mine)
+    # A frame has no place for a price in another currency: the freshness names those no
+    # rate converts (its `unconverted`), which csv and json say on stderr.
+    fresh = found.freshness._replace(unconverted=tuple(found.unconverted))
     return PriceResult(
-        frame=_frame(con, found.rows), freshness=found.freshness, chips=found.chips, mine=found.mine
+        frame=_frame(con, found.rows), freshness=fresh, chips=found.chips, mine=found.mine
     )
 
 
@@ -629,9 +633,12 @@ def unmatched_names(names: Sequence[str] | str | None, shown: set[str]) -> list[
 _UNCONVERTED_LISTED = 5
 
 
-def unconverted_words(rows: Sequence[dict[str, object]], *, why: bool = True) -> str:
+def unconverted_words(
+    rows: Sequence[dict[str, object]], *, why: bool = True, listed: int = _UNCONVERTED_LISTED
+) -> str:
     """The prices no rate converts (warehouse.fx.unrated_offers), each in its own currency:
-    kept and said, not left out ('' when there are none); without `why`, the list alone."""
+    kept and said, not left out ('' when there are none), the first `listed` named and the
+    rest counted; without `why`, the list alone."""
     from chipcost.core.commands import RATES
     from chipcost.core.vocabulary import code_words
     from chipcost.transform.cost import money_sign
@@ -642,8 +649,8 @@ def unconverted_words(rows: Sequence[dict[str, object]], *, why: bool = True) ->
     said = [
         f"{row['chip']} {row['provider']} {row['region']} {row['instance_type']} "
         f"{code_words(str(row['pricing_model']))}: {money_sign(str(row['currency']))}"
-        f"{float(row['price_per_chip_hour']):,.4f} a chip-hour on {row['day']}"  # type: ignore[arg-type]
-        for row in rows[:_UNCONVERTED_LISTED]
+        f"{float(row['price_per_chip_hour']):,.4f} a chip-hour {_days(row)}"  # type: ignore[arg-type]
+        for row in rows[:listed]
     ]
     more = len(rows) - len(said)
     listed = "; ".join(said) + (f"; and {more} more" if more > 0 else "")
@@ -654,6 +661,14 @@ def unconverted_words(rows: Sequence[dict[str, object]], *, why: bool = True) ->
         f"converting them to US dollars ({len(rows)} price{'s' if len(rows) != 1 else ''}, "
         f"in their own currency; `{RATES}` fetches the rates): {listed}"
     )
+
+
+def _days(row: dict[str, object]) -> str:
+    """'on 2026-11-01', or of a span of the history 'from 2026-10-20 to 2026-11-01'."""
+    first = row.get("first_day")
+    if first is not None and first != row["day"]:
+        return f"from {first} to {row['day']}"
+    return f"on {row['day']}"
 
 
 def why_empty(
