@@ -249,3 +249,144 @@ def test_prices_keep_the_unconverted_prices_in_their_own_currency(no_rate):
     only = cli(no_rate, "prices", "--chip", "L40S")
     assert only.returncode == 1
     assert "In their own currency: L40S ovhcloud GRA11 l40s-90 on demand: €1.4000" in only.stderr
+
+
+# Each read names the prices it leaves out for want of a rate, in their own currency, through
+# the one list prices uses (chipcost.pipeline.prices.unconverted_words).
+OWN = "In their own currency: "
+H100_PCIE = "H100-PCIe ovhcloud GRA11 h100-380 on demand: €2.9000 a chip-hour on 2026-11-01"
+L40S_OVH = "L40S ovhcloud GRA11 l40s-90 on demand: €1.4000 a chip-hour on 2026-11-01"
+L40S_SEEWEB = "L40S seeweb it-fr2 L40S-1 on demand: €1.5000 a chip-hour on 2026-11-01"
+
+
+def said_by(ran) -> str:
+    return " ".join((ran.stdout + ran.stderr).split())
+
+
+def test_plain_prices_name_the_unconverted_under_the_glance(no_rate):
+    said = said_by(cli(no_rate, "prices"))
+    assert "not in this table, no ECB rate within 7 days" in said
+    assert all(kept in said for kept in (H100_PCIE, L40S_OVH, L40S_SEEWEB))
+
+
+@pytest.mark.parametrize("args", [("--chip", "H100"), ("--by", "chip", "--chip", "H100")])
+@pytest.mark.parametrize("format", ["json", "csv"])
+def test_prices_as_rows_name_the_unconverted_on_stderr(no_rate, args, format):
+    """A list of rows in US dollars has no place for a price in euros: it is named on stderr."""
+    ran = cli(no_rate, "prices", *args, "--format", format)
+    assert ran.returncode == 0, ran.stderr
+    assert f"{OWN}{H100_PCIE}" in " ".join(ran.stderr.split())
+    assert "ovhcloud" not in ran.stdout and "L40S" not in ran.stderr
+
+
+def test_history_names_the_unconverted_prices_in_their_own_currency(no_rate):
+    ran = cli(no_rate, "history", "--chip", "L40S,H100")
+    assert ran.returncode == 0, ran.stderr
+    said = said_by(ran)
+    assert OWN in said and all(kept in said for kept in (H100_PCIE, L40S_OVH, L40S_SEEWEB))
+    # filtered as the rows are: a provider asked names its prices alone
+    seeweb = said_by(cli(no_rate, "history", "--chip", "L40S,H100", "--provider", "seeweb,aws"))
+    assert L40S_SEEWEB in seeweb and "ovhcloud GRA11" not in seeweb
+    # JSON is the rows in US dollars; the prices kept apart are said on stderr
+    as_json = cli(no_rate, "history", "--chip", "L40S,H100", "--format", "json")
+    assert as_json.returncode == 0, as_json.stderr
+    assert {r["provider"] for r in json.loads(as_json.stdout)} == {"aws"}
+    assert L40S_SEEWEB in " ".join(as_json.stderr.split())
+    # where nothing in dollars matches, the message lists them
+    only = cli(no_rate, "history", "--chip", "L40S")
+    assert only.returncode == 1
+    said = " ".join(only.stderr.split())
+    assert f"converts them to US dollars; `{RATES}` fetches the rates. {OWN}{L40S_OVH}" in said
+    assert L40S_SEEWEB in said and "Traceback" not in only.stderr
+
+
+def test_history_gives_a_past_unconverted_price_its_days(tmp_path):
+    """Seeweb's price held from day 0 to day 5 with no rate, then changed on day 10 with one:
+    the first is named with its span's days, the second is in the rows."""
+    dearer = replace(SEEWEB, price_per_hour=1.8)
+    runs = [
+        run_by_provider({"aws": [AWS], "seeweb": [SEEWEB]}, day(0)),
+        run_by_provider({"aws": [AWS], "seeweb": [SEEWEB]}, day(5)),
+        run_by_provider({"aws": [AWS], "seeweb": [dearer]}, day(10)),
+    ]
+    db = of_runs(tmp_path / "w.duckdb", runs)
+    load_usd_rate(db, day(10).date().isoformat(), 1.1)
+    said = said_by(cli(db, "history", "--chip", "L40S"))
+    first, last = day(0).date(), day(5).date()
+    assert f"L40S seeweb it-fr2 L40S-1 on demand: €1.5000 a chip-hour from {first} to {last}" in (
+        said
+    )
+    assert "€1.8000" not in said  # converted: in the rows, not apart
+
+
+def test_index_names_the_constituents_it_could_not_convert(no_rate):
+    ran = cli(no_rate, "index", "--chip", "H100")
+    assert ran.returncode == 0, ran.stderr
+    said = said_by(ran)
+    assert f"{OWN}{H100_PCIE}" in said and "L40S" not in said.split(OWN)[1]
+    only = cli(no_rate, "index", "--chip", "L40S")
+    assert only.returncode == 1
+    assert L40S_OVH in " ".join(only.stderr.split()) and L40S_SEEWEB in only.stderr
+
+
+def test_cost_names_the_offers_left_out_of_its_ranking(no_rate):
+    args = ("cost", "--model", "llama-3-70b", "--workload", "inference")
+    ranked = cli(no_rate, *args)
+    assert ranked.returncode == 0, ranked.stderr
+    said = said_by(ranked)
+    assert all(kept in said for kept in (H100_PCIE, L40S_OVH, L40S_SEEWEB))
+    # filtered as the ranking is
+    narrowed = said_by(cli(no_rate, *args, "--provider", "aws,seeweb"))
+    assert L40S_SEEWEB in narrowed and "ovhcloud GRA11" not in narrowed
+    only = cli(no_rate, *args, "--chip", "L40S")
+    assert only.returncode == 1
+    assert f"{OWN}{L40S_OVH}; {L40S_SEEWEB}" in " ".join(only.stderr.split())
+    # a provider whose every price is in euros is known, its offers named, not "collected none"
+    euros = cli(no_rate, *args, "--provider", "seeweb")
+    assert euros.returncode == 1 and "collected none" not in euros.stderr
+    said = " ".join(euros.stderr.split())
+    assert "(1 in their own currency, no ECB rate within 7 days of their day" in said
+    assert L40S_SEEWEB in said and "Traceback" not in euros.stderr
+
+
+def test_compare_names_the_offers_of_a_chip_it_could_not_convert(no_rate):
+    ran = cli(no_rate, "compare", "H100-SXM", "L40S", "--model", "llama-3-70b",
+              "--workload", "inference")  # fmt: skip
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr
+    said = " ".join(ran.stderr.split())
+    assert "no current price for L40S in US dollars" in said
+    assert f"{OWN}{L40S_OVH}; {L40S_SEEWEB}" in said and "H100-PCIe" not in said
+
+
+def test_the_report_names_what_it_could_not_include(no_rate, tmp_path):
+    ran = cli(no_rate, "report", "--since", "2026-10-30", "--until", "2026-11-02",
+              "--out", str(tmp_path / "report"))  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    [page] = (tmp_path / "report").glob("*.html")
+    text = " ".join(page.read_text().split())
+    assert OWN in text
+    assert all(kept in text for kept in (H100_PCIE, L40S_OVH, L40S_SEEWEB))
+
+
+def test_the_explorer_lists_the_unconverted_offers_apart(no_rate, tmp_path):
+    ran = cli(no_rate, "site", "--out", str(tmp_path / "site"))
+    assert ran.returncode == 0, ran.stderr
+    data = json.loads((tmp_path / "site" / "offers.json").read_text())
+    # not in the table (its prices are US dollars, sorted and converted as such) ...
+    assert data["offers"]["provider"]["dictionary"] == ["aws"]
+    # ... but listed apart, each in its own currency
+    kept = {(r["provider"], r["chip"]): (r["price_per_chip_hour"], r["currency"], r["day"])
+            for r in data["unconverted"]}  # fmt: skip
+    assert kept == {
+        ("ovhcloud", "H100-PCIe"): (2.9, "EUR", "2026-11-01"),
+        ("ovhcloud", "L40S"): (1.4, "EUR", "2026-11-01"),
+        ("seeweb", "L40S"): (1.5, "EUR", "2026-11-01"),
+    }
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert page.count("<li><b>no rate</b>: ") == 3 and f"{L40S_SEEWEB}</li>" in page
+    # with a rate in force, they are offers like any other, and nothing is listed apart
+    load_usd_rate(no_rate, "2026-10-30", 1.1)
+    assert cli(no_rate, "site", "--out", str(tmp_path / "rated")).returncode == 0
+    rated = json.loads((tmp_path / "rated" / "offers.json").read_text())
+    assert rated["unconverted"] == [] and rated["count"] == 4
+    assert 'id="unconverted"' not in (tmp_path / "rated" / "index.html").read_text()
