@@ -3,6 +3,7 @@
 # python -m benchmarks.offers                          # 1,000, 10,000 and 100,000 offers
 # python -m benchmarks.offers --offers 1000 50000 --repeat 3
 # python -m benchmarks.offers --uncut                  # beside it, the offers not cut first
+# python -m benchmarks.offers --before                 # beside it, the report's answers uncut
 
 For each count a new warehouse is built in a scratch folder: the shipped reference data
 (chips, models, throughput figures) and two days of synthetic offers (benchmarks/synthetic.py:
@@ -12,7 +13,9 @@ memory (the kernel's maxrss of that process alone) and wall seconds are printed,
 --repeat runs. With --uncut, the same commands run again with the cuts of the offers to the
 cheapest of those alike turned off (the report's cost section: warehouse/snapshot.py
 `_CHEAPEST_PRICE`; cost's ranking: transform/cost_fit.py `ALIKE`), the queries as they were
-before the cuts (ca5631c), in the same minutes. Figures in docs/performance.md.
+before the cuts (ca5631c), in the same minutes. With --before, the report's head-to-head
+answers rank every offer again (chipcost/pipeline/articles.py without `Ask.cheapest_alike`, as
+at c7aed6d), the other cuts kept. Figures in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -40,6 +43,13 @@ UNCUT = [
     sys.executable, "-c",
     "import sys; from chipcost.warehouse import snapshot; snapshot._CHEAPEST_PRICE = 'TRUE'; "
     "from chipcost.pipeline import cost; cost.ALIKE = (); "
+    "from chipcost.cli.entry import main; sys.argv[0] = 'chipcost'; sys.exit(main())",
+]  # fmt: skip
+# chipcost with the head-to-head answers ranking every offer, as before Ask.cheapest_alike.
+BEFORE = [
+    sys.executable, "-c",
+    "import sys; from chipcost.pipeline import articles; "
+    "articles.replace = lambda ask, **changes: ask; "
     "from chipcost.cli.entry import main; sys.argv[0] = 'chipcost'; sys.exit(main())",
 ]  # fmt: skip
 
@@ -77,8 +87,15 @@ def main() -> None:
     parser.add_argument("--offers", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--uncut", action="store_true", help="also with the cut turned off")
+    parser.add_argument(
+        "--before", action="store_true", help="also with the head-to-head answers uncut"
+    )
     args = parser.parse_args()
-    executables = {"this": [CHIPCOST], **({"uncut": UNCUT} if args.uncut else {})}
+    executables = {
+        "this": [CHIPCOST],
+        **({"before": BEFORE} if args.before else {}),
+        **({"uncut": UNCUT} if args.uncut else {}),
+    }
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"peak resident memory and wall time, lowest of {args.repeat} (load {load})")
     with tempfile.TemporaryDirectory() as scratch:

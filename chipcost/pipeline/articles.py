@@ -5,6 +5,8 @@ speed. One ranking per model and workload answers all its pairs."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import duckdb
 
 from chipcost.core.errors import ChipcostError
@@ -88,7 +90,10 @@ def article_answers(con: duckdb.DuckDBPyConnection, stale_days: int) -> list[dic
     """For each article pair, model and workload: A against B on demand (else the first
     pricing model both have), at the default speed, as `chipcost compare` answers it; a pair
     chipcost cannot answer says why instead. Every pair of a model and workload is taken from
-    one ranking of every chip's every offer (the ranking `chipcost cost --all-offers` makes)."""
+    one ranking of every chip's every offer (the ranking `chipcost cost --all-offers` makes),
+    of which only the cheapest of the offers alike are read (`Ask.cheapest_alike`): an answer
+    pairs each chip's cheapest per pricing model and term, so the ranking holds rows in the
+    number of chips, providers and terms, not of offers."""
     answers = []
     for model, workload in ARTICLE_QUESTIONS:
         ask = Ask(
@@ -97,7 +102,7 @@ def article_answers(con: duckdb.DuckDBPyConnection, stale_days: int) -> list[dic
         )  # fmt: skip
         every: CostRanking | None = None
         try:
-            every = rank_cost(con, every_offer(ask), CostQuestion())
+            every = rank_cost(con, replace(every_offer(ask), cheapest_alike=True), CostQuestion())
         except ChipcostError:  # nothing to rank at all: each pair says why, as compare does
             pass
         for chip_a, chip_b in ARTICLE_PAIRS:

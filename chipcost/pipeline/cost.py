@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -11,12 +10,11 @@ import duckdb
 
 from chipcost.core.asks import COST
 from chipcost.core.catalog import UNKNOWN_CHIP
-from chipcost.core.commands import RATES, figure_added, model_size, suggested
+from chipcost.core.commands import figure_added, model_size, suggested
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, point_label, speed_label
 from chipcost.core.questions import Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
-from chipcost.pipeline.prices import unconverted_words
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.cost import (
     Baseline,
@@ -47,13 +45,7 @@ from chipcost.warehouse.cost_per_token import (
     model_parameters,
 )
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.fx import (
-    MAX_RATE_AGE_DAYS,
-    NONE_UNRATED,
-    Unrated,
-    unrated,
-    unrated_offers,
-)
+from chipcost.warehouse.fx import NONE_UNRATED, Unrated, unrated
 from chipcost.warehouse.prices import spot_buckets
 from chipcost.warehouse.where import pricing_sql
 
@@ -87,6 +79,9 @@ class Ask:
     max_interruption: float | None = None
     voice: Voice = COST_COMMAND  # names the fields in messages as the asker did
     model_note: str | None = None  # the model asked stands for `model` (model_equivalents.csv)
+    # Of every offer (all_offers), only the cheapest of those alike (ALIKE) are ranked: the
+    # reader takes each chip's cheapest per pricing model and term (the articles' answers).
+    cheapest_alike: bool = False
 
 
 # The rows' changes against the baseline (cost / the baseline's - 1), and their names in the
@@ -172,20 +167,13 @@ def _no_throughput(chip: str, ask: Ask) -> str:
 
 
 def _check_chips(
-    priced: list[str],
-    covered: list[str],
-    ask: Ask,
-    left: Unrated = NONE_UNRATED,
-    kept: Sequence[dict[str, object]] = (),
+    priced: list[str], covered: list[str], ask: Ask, left: Unrated = NONE_UNRATED
 ) -> None:
     """Each chip asked has a current price in US dollars and a throughput; `left`: the prices
-    left out for want of a rate, said where they are the chip's, and `kept` those prices one
-    by one (warehouse.fx.unrated_offers), the chip's named in their own currency."""
+    left out for want of a rate, said where they are the chip's."""
     for chip in ask.chips:
         if chip not in priced and chip in left.chips:
-            its = [row for row in kept if row["chip"] == chip]
-            listed = f". In their own currency: {unconverted_words(its, why=False)}" if its else ""
-            raise NoMatch(f"no current price for {chip} in US dollars: {left.said()}{listed}")
+            raise NoMatch(f"no current price for {chip} in US dollars: {left.said()}")
         if chip not in priced:
             raise NoMatch(
                 f"no current price for {chip}: no source lists it today, so its cost per token "
@@ -407,9 +395,10 @@ def _ranked(
     an empty ranking is an error."""
     # Of the offers alike (ALIKE) only the cheapest are read, so the ranking holds rows in the
     # number of chips, providers and terms, not of offers; all are read when every offer is
-    # shown, or where discounts, each price's day's rate or interruption rates may change
-    # which one is cheapest.
-    cut = not (ask.all_offers or ask.mine.active or ask.max_interruption is not None)
+    # shown (all_offers, unless cheapest_alike), or where discounts, each price's day's rate or
+    # interruption rates may change which one is cheapest.
+    shown = ask.all_offers and not ask.cheapest_alike
+    cut = not (shown or ask.mine.active or ask.max_interruption is not None)
     found = cost_rows(
         con, ask.model, ask.workload, all_offers=True, currency=ask.mine.converting,
         cheapest_of=ALIKE if cut else (), **ask.filters,
@@ -466,21 +455,9 @@ def _nothing_chosen(
             f"{ask.workload}{where}; widen "
             + ask.voice.either("region", "pricing_model", "provider")
         )
-    f = ask.filters
-    kept = unrated_offers(
-        con, chips=ask.chips or None, providers=f.get("providers"), regions=f.get("regions"),
-        pricing_models=f.get("pricing_models"), instances=f.get("instances"),
-    )  # fmt: skip
-    left = (  # the offers these filters match are in a currency no rate converts
-        f" ({len(kept)} in their own currency, no ECB rate within {MAX_RATE_AGE_DAYS} days of "
-        f"their day converting them to US dollars; `{RATES}` fetches the rates: "
-        f"{unconverted_words(kept, why=False)})"
-        if kept
-        else ""
-    )
     raise NoMatch(
-        f"no current offer matches for {ask.model} {ask.workload}{left}. Chips with a price "
-        f"and a throughput: {', '.join(both) or 'none'}; widen "
+        f"no current offer matches for {ask.model} {ask.workload}. Chips with a price and "
+        f"a throughput: {', '.join(both) or 'none'}; widen "
         + ask.voice.either("region", "pricing_model", "provider")
     )
 
@@ -658,9 +635,7 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
     priced = chips_with_prices(con)
     known = figures(con, ask.model, ask.workload)
     covered = known.chips()
-    left = unrated(con, chips=ask.chips or None)
-    kept = unrated_offers(con, chips=ask.chips or None) if left.count else []
-    _check_chips(priced, covered, ask, left, kept)
+    _check_chips(priced, covered, ask, unrated(con, chips=ask.chips or None))
     parameters = model_parameters(con, ask.model)
     both = sorted(set(priced) & set(covered))
     evidence = Evidence(known.rows, parameters, ask.speed)
@@ -679,18 +654,7 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
         more=len(rows) - len(shown),
         set_aside=known.set_aside(chips),
         notes=notes + _method_notes(ask, question),
-        # the offers left out for want of a rate, each named in its own currency
-        freshness=freshness(
-            con,
-            sources,
-            stale_days=ask.stale_days,
-            chips=ask.chips or None,
-            listed=True,
-            providers=ask.filters.get("providers"),
-            regions=ask.filters.get("regions"),
-            pricing_models=ask.filters.get("pricing_models"),
-            instances=ask.filters.get("instances"),
-        ),  # fmt: skip
+        freshness=freshness(con, sources, stale_days=ask.stale_days, chips=ask.chips or None),
         evidence=evidence,
         priced=tuple(priced),
         covered=tuple(covered),
@@ -712,8 +676,7 @@ def taken_from(every: CostRanking, ask: Ask, question: CostQuestion) -> list[Cos
     are `every`'s (its baseline's), not `ask`'s."""
     if every.more or not every.header["scope"] == "every offer" or every.evidence is None:
         raise ValueError("taken_from takes the rows of a ranking of every offer (every_offer)")
-    fresh = every.freshness
-    _check_chips(list(every.priced), list(every.covered), ask, fresh.unrated, fresh.unconverted)
+    _check_chips(list(every.priced), list(every.covered), ask, every.freshness.unrated)
     offers = every.rows  # every offer, each chip's in the order choose ranks them
     _baseline(offers, ask, question)  # its errors only
     rows = [r for r in offers if r["chip"] in ask.chips or not ask.chips]

@@ -1,8 +1,10 @@
 """`chipcost cost` reads, of the offers alike in all a choice reads but the price (chip,
 pricing model, term, provider, chips per instance: transform/cost_fit.py ALIKE), the cheapest
 only, cut in DuckDB, so its ranking holds rows in the number of chips, providers and terms, not
-of offers. What it answers is what ranking every offer answers: the same command with the cut
-turned off, on a real DuckDB warehouse of many offers, ties and baselines among them."""
+of offers; the report's and the explorer's head-to-head answers read their ranking of every
+offer so cut too (chipcost/pipeline/articles.py). What each answers is what ranking every offer
+answers: the same question with the cut turned off, on a real DuckDB warehouse of many offers,
+ties and baselines among them."""
 
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ import os
 import pytest
 
 from chipcost.pipeline import cost
+from chipcost.pipeline.articles import article_answers
 from chipcost.warehouse import cost_per_token
+from chipcost.warehouse.reader import open_reader
 from tests.cli_runner import chipcost
 from tests.helpers import day, record, run_of
 from tests.warehouses import of_runs
@@ -22,9 +26,9 @@ PROVIDERS = ("aws", "lambda", "runpod")
 PRICINGS = (("on_demand", "none", "none"), ("reserved", "1yr", "all_upfront"))
 
 
-def _offers() -> list:
+def _offers(chips=CHIPS) -> list:
     found = []
-    for c, (chip, counts) in enumerate(CHIPS):
+    for c, (chip, counts) in enumerate(chips):
         for count in counts:
             for p, provider in enumerate(PROVIDERS):
                 for pricing_model, term, payment in PRICINGS:
@@ -82,3 +86,36 @@ def test_the_cut_ranking_is_the_ranking_of_every_offer(db, monkeypatch, args):
     assert cut.returncode == every.returncode == 0, cut.stderr + every.stderr
     assert json.loads(cut.stdout) and cut.stdout == every.stdout and cut.stderr == every.stderr
     assert read[0] < read[-1] / 2  # the cut read fewer than half the offers
+
+
+# The chips the articles pair (chipcost.pipeline.articles.ARTICLE_PAIRS), Trainium3 unpriced.
+ARTICLE_CHIPS = (
+    ("H100-SXM", (1, 8)), ("H200", (8,)), ("B200", (8,)), ("Trainium2", (16,)),
+    ("TPU-v6e", (1, 8)), ("MI300X", (8,)),
+)  # fmt: skip
+
+
+def test_the_head_to_head_answers_are_those_of_every_offer(tmp_path, monkeypatch):
+    db = of_runs(tmp_path / "w.duckdb", [run_of(_offers(ARTICLE_CHIPS), day(0))])
+    read: list[int] = []
+    rows_of = cost_per_token.cost_rows
+
+    def counted(*given, **options):
+        rows = rows_of(*given, **options)
+        read.append(len(rows))
+        return rows
+
+    def answers() -> list[dict]:
+        con = open_reader(db)
+        try:
+            return article_answers(con, stale_days=10_000)
+        finally:
+            con.close()
+
+    monkeypatch.setattr(cost, "cost_rows", counted)
+    cut = answers()
+    monkeypatch.setattr(cost, "ALIKE", ())
+    every = answers()
+    assert cut == every
+    assert sum(a["answer"] is not None for a in cut) >= 8, cut  # the pairs priced are answered
+    assert len(read) == 4 and read[0] < read[2] / 2 and read[1] < read[3] / 2
