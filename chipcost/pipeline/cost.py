@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -10,11 +11,12 @@ import duckdb
 
 from chipcost.core.asks import COST
 from chipcost.core.catalog import UNKNOWN_CHIP
-from chipcost.core.commands import figure_added, model_size, suggested
+from chipcost.core.commands import RATES, figure_added, model_size, suggested
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, point_label, speed_label
 from chipcost.core.questions import Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
+from chipcost.pipeline.prices import unconverted_words
 from chipcost.pipeline.your_prices import YourPrices
 from chipcost.transform.cost import (
     Baseline,
@@ -45,7 +47,13 @@ from chipcost.warehouse.cost_per_token import (
     model_parameters,
 )
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.fx import NONE_UNRATED, Unrated, unrated
+from chipcost.warehouse.fx import (
+    MAX_RATE_AGE_DAYS,
+    NONE_UNRATED,
+    Unrated,
+    unrated,
+    unrated_offers,
+)
 from chipcost.warehouse.prices import spot_buckets
 from chipcost.warehouse.where import pricing_sql
 
@@ -167,13 +175,20 @@ def _no_throughput(chip: str, ask: Ask) -> str:
 
 
 def _check_chips(
-    priced: list[str], covered: list[str], ask: Ask, left: Unrated = NONE_UNRATED
+    priced: list[str],
+    covered: list[str],
+    ask: Ask,
+    left: Unrated = NONE_UNRATED,
+    kept: Sequence[dict[str, object]] = (),
 ) -> None:
     """Each chip asked has a current price in US dollars and a throughput; `left`: the prices
-    left out for want of a rate, said where they are the chip's."""
+    left out for want of a rate, said where they are the chip's, and `kept` those prices one
+    by one (warehouse.fx.unrated_offers), the chip's named in their own currency."""
     for chip in ask.chips:
         if chip not in priced and chip in left.chips:
-            raise NoMatch(f"no current price for {chip} in US dollars: {left.said()}")
+            its = [row for row in kept if row["chip"] == chip]
+            listed = f". In their own currency: {unconverted_words(its, why=False)}" if its else ""
+            raise NoMatch(f"no current price for {chip} in US dollars: {left.said()}{listed}")
         if chip not in priced:
             raise NoMatch(
                 f"no current price for {chip}: no source lists it today, so its cost per token "
@@ -455,9 +470,21 @@ def _nothing_chosen(
             f"{ask.workload}{where}; widen "
             + ask.voice.either("region", "pricing_model", "provider")
         )
+    f = ask.filters
+    kept = unrated_offers(
+        con, chips=ask.chips or None, providers=f.get("providers"), regions=f.get("regions"),
+        pricing_models=f.get("pricing_models"), instances=f.get("instances"),
+    )  # fmt: skip
+    left = (  # the offers these filters match are in a currency no rate converts
+        f" ({len(kept)} in their own currency, no ECB rate within {MAX_RATE_AGE_DAYS} days of "
+        f"their day converting them to US dollars; `{RATES}` fetches the rates: "
+        f"{unconverted_words(kept, why=False)})"
+        if kept
+        else ""
+    )
     raise NoMatch(
-        f"no current offer matches for {ask.model} {ask.workload}. Chips with a price and "
-        f"a throughput: {', '.join(both) or 'none'}; widen "
+        f"no current offer matches for {ask.model} {ask.workload}{left}. Chips with a price "
+        f"and a throughput: {', '.join(both) or 'none'}; widen "
         + ask.voice.either("region", "pricing_model", "provider")
     )
 
@@ -635,7 +662,9 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
     priced = chips_with_prices(con)
     known = figures(con, ask.model, ask.workload)
     covered = known.chips()
-    _check_chips(priced, covered, ask, unrated(con, chips=ask.chips or None))
+    left = unrated(con, chips=ask.chips or None)
+    kept = unrated_offers(con, chips=ask.chips or None) if left.count else []
+    _check_chips(priced, covered, ask, left, kept)
     parameters = model_parameters(con, ask.model)
     both = sorted(set(priced) & set(covered))
     evidence = Evidence(known.rows, parameters, ask.speed)
@@ -654,7 +683,18 @@ def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion)
         more=len(rows) - len(shown),
         set_aside=known.set_aside(chips),
         notes=notes + _method_notes(ask, question),
-        freshness=freshness(con, sources, stale_days=ask.stale_days, chips=ask.chips or None),
+        # the offers left out for want of a rate, each named in its own currency
+        freshness=freshness(
+            con,
+            sources,
+            stale_days=ask.stale_days,
+            chips=ask.chips or None,
+            listed=True,
+            providers=ask.filters.get("providers"),
+            regions=ask.filters.get("regions"),
+            pricing_models=ask.filters.get("pricing_models"),
+            instances=ask.filters.get("instances"),
+        ),  # fmt: skip
         evidence=evidence,
         priced=tuple(priced),
         covered=tuple(covered),
@@ -676,7 +716,8 @@ def taken_from(every: CostRanking, ask: Ask, question: CostQuestion) -> list[Cos
     are `every`'s (its baseline's), not `ask`'s."""
     if every.more or not every.header["scope"] == "every offer" or every.evidence is None:
         raise ValueError("taken_from takes the rows of a ranking of every offer (every_offer)")
-    _check_chips(list(every.priced), list(every.covered), ask, every.freshness.unrated)
+    fresh = every.freshness
+    _check_chips(list(every.priced), list(every.covered), ask, fresh.unrated, fresh.unconverted)
     offers = every.rows  # every offer, each chip's in the order choose ranks them
     _baseline(offers, ask, question)  # its errors only
     rows = [r for r in offers if r["chip"] in ask.chips or not ask.chips]
