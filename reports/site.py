@@ -63,6 +63,7 @@ class Site:
     offers: int
     chips: int
     sample: bool
+    unconverted: int = 0  # current offers no rate converts, listed apart under the table
 
 
 def _read(
@@ -255,4 +256,6 @@ def write_site(
         script_file.write_text(as_script(page_data), encoding="utf-8")
         json_file.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
         csv_file.write_text(spreadsheet_safe(table).write_csv(), encoding="utf-8")
-    return Site(index, offers.height, offers["chip"].n_unique(), data["sample"])
+    return Site(
+        index, offers.height, offers["chip"].n_unique(), data["sample"], len(data["unconverted"])
+    )

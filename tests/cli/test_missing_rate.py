@@ -371,6 +371,9 @@ def test_the_report_names_what_it_could_not_include(no_rate, tmp_path):
 def test_the_explorer_lists_the_unconverted_offers_apart(no_rate, tmp_path):
     ran = cli(no_rate, "site", "--out", str(tmp_path / "site"))
     assert ran.returncode == 0, ran.stderr
+    assert "3 offers more, in their own currency, listed apart under the table" in " ".join(
+        ran.stdout.split()
+    )
     data = json.loads((tmp_path / "site" / "offers.json").read_text())
     # not in the table (its prices are US dollars, sorted and converted as such) ...
     assert data["offers"]["provider"]["dictionary"] == ["aws"]

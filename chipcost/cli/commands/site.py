@@ -54,7 +54,17 @@ def _site(
     )
     # as a URL: a "#", "%" or space in the folder quoted, a newline too
     console.say(f"open it in a browser: {made.index.resolve().as_uri()}", break_words=False)
-    if not made.offers:
+    if made.unconverted:  # not in its table, but not left out unsaid
+        from chipcost.core.commands import RATES
+        from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS
+
+        many = "s" if made.unconverted != 1 else ""
+        console.say(
+            f"{made.unconverted} offer{many} more, in their own currency, listed apart under the "
+            f"table: no ECB rate within {MAX_RATE_AGE_DAYS} days of their day converts them to "
+            f"US dollars; `{RATES}` fetches the rates"
+        )
+    if not made.offers and not made.unconverted:
         console.say("the warehouse has no current prices yet: run `chipcost collect`")
     if made.sample:
         console.say(SAMPLE_BANNER)
