@@ -13,9 +13,10 @@ memory (the kernel's maxrss of that process alone) and wall seconds are printed,
 --repeat runs. With --uncut, the same commands run again with the cuts of the offers to the
 cheapest of those alike turned off (the report's cost section: warehouse/snapshot.py
 `_CHEAPEST_PRICE`; cost's ranking: transform/cost_fit.py `ALIKE`), the queries as they were
-before the cuts (ca5631c), in the same minutes. With --before, the report's head-to-head
-answers rank every offer again (chipcost/pipeline/articles.py without `Ask.cheapest_alike`, as
-at c7aed6d), the other cuts kept. Figures in docs/performance.md.
+before the cuts (ca5631c), in the same minutes. With --before, the code as at c7aed6d: the
+report's head-to-head answers rank every offer (chipcost/pipeline/articles.py without
+`Ask.cheapest_alike`) and the cuts run within the read limit, not warehouse/reader.py's
+CUT_MEMORY (--uncut turns that off too). Figures in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -38,18 +39,20 @@ COMMANDS = {
                "--until", "2024-01-03"],
     "cost": ["cost", "--model", "llama-3-70b", "--workload", "inference"],
 }  # fmt: skip
-# chipcost with every offer read into each ranking, as before the cuts.
+# chipcost with every offer read into each ranking, as before the cuts (memory unbounded).
 UNCUT = [
     sys.executable, "-c",
     "import sys; from chipcost.warehouse import snapshot; snapshot._CHEAPEST_PRICE = 'TRUE'; "
     "from chipcost.pipeline import cost; cost.ALIKE = (); "
+    "from chipcost.warehouse import reader; reader.CUT_MEMORY = '1000TB'; "
     "from chipcost.cli.entry import main; sys.argv[0] = 'chipcost'; sys.exit(main())",
 ]  # fmt: skip
-# chipcost with the head-to-head answers ranking every offer, as before Ask.cheapest_alike.
+# chipcost as at c7aed6d: the head-to-head answers rank every offer, the cuts' memory unbounded.
 BEFORE = [
     sys.executable, "-c",
     "import sys; from chipcost.pipeline import articles; "
     "articles.replace = lambda ask, **changes: ask; "
+    "from chipcost.warehouse import reader; reader.CUT_MEMORY = '1000TB'; "
     "from chipcost.cli.entry import main; sys.argv[0] = 'chipcost'; sys.exit(main())",
 ]  # fmt: skip
 

@@ -15,6 +15,7 @@ from chipcost.warehouse.bound import execute, literal
 from chipcost.warehouse.db import OPEN_PRICE_ROWS, dict_rows
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.prices import ESTIMATE
+from chipcost.warehouse.reader import in_working_memory
 from chipcost.warehouse.where import Where
 
 if TYPE_CHECKING:
@@ -115,7 +116,10 @@ def cost_rows(
     sql, params = in_currency(
         con, sql, where.params, currency, day="fx_seen_at", drop=("fx_seen_at",)
     )
-    return dict_rows(con, sql, params)
+    if not cheapest_of:
+        return dict_rows(con, sql, params)
+    # every offer of the model read to keep a few: in bounded memory (reader.CUT_MEMORY)
+    return in_working_memory(con, lambda: dict_rows(con, sql, params))
 
 
 @contextmanager

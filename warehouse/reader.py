@@ -15,7 +15,10 @@ import shutil
 import tempfile
 import threading
 import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 
@@ -27,11 +30,22 @@ from chipcost.core.sql_limits import (
     SqlLimits,
     read_timed_out,
     reading,
+    size_in_bytes,
     sql_limits,
 )
 from chipcost.warehouse.db import connect
 
+T = TypeVar("T")
+# What a read that scans every offer to keep a few (the cuts to the cheapest of the offers
+# alike: warehouse/cost_per_token.py, warehouse/snapshot.py) holds DuckDB's memory to, beyond
+# which DuckDB spills to the read's temporary directory: its memory stays flat in the number
+# of offers (docs/performance.md).
+CUT_MEMORY = "256MB"
 _SPILL: list[Path] = []
+# The limits each open read was given (what working_memory returns it to).
+_LIMITS: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, SqlLimits] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def spill_directory() -> Path:
@@ -58,18 +72,55 @@ def within_limits(
     """`con` held to the read limits (a writer that reads first, as an alert claiming its
     recipients does, reads within them too)."""
     limits = limits or sql_limits(os.environ)
-    spill = str(spill_directory()).replace("'", "''")
+    spill = str(spill_directory())
     try:
-        for setting in (*limits.settings(), f"SET temp_directory = '{spill}'"):
+        for setting in limits.settings():
             con.execute(setting).fetchall()
+        # Set once per database: DuckDB refuses to set it again, even to the same directory,
+        # once a read of the same file in this process has spilled into it.
+        (now,) = con.execute("SELECT current_setting('temp_directory')").fetchone()
+        if now != spill:
+            quoted = spill.replace("'", "''")
+            con.execute(f"SET temp_directory = '{quoted}'").fetchall()
     except BaseException:
         con.close()
         raise
+    _LIMITS[con] = limits
     timer = threading.Timer(limits.timeout, _interrupt, [con])
     timer.daemon = True  # a read that ended long before leaves nothing waiting on it
     timer.start()
     reading(limits.timeout, functools.partial(_interrupt, weakref.ref(con)))
     return con
+
+
+@contextmanager
+def working_memory(con: duckdb.DuckDBPyConnection, size: str) -> Iterator[bool]:
+    """Within the block, DuckDB's memory on the read `con` is held to `size` where its read
+    limit is larger (what goes beyond is spilled to the read's temporary directory), then
+    returned to the read limit; yields whether it was lowered (not for a connection that is
+    no read's, nor under a smaller read limit)."""
+    limits = _LIMITS.get(con)
+    if limits is None or size_in_bytes(limits.memory) <= size_in_bytes(size):
+        yield False
+        return
+    con.execute(f"SET memory_limit = '{size}'").fetchall()
+    try:
+        yield True
+    finally:
+        con.execute(f"SET memory_limit = '{limits.memory}'").fetchall()
+
+
+def in_working_memory(con: duckdb.DuckDBPyConnection, read: Callable[[], T]) -> T:
+    """`read()` with DuckDB's memory held to CUT_MEMORY (working_memory); a read that does not
+    fit even so, spilling, is run again within the read limit."""
+    lowered = False
+    try:
+        with working_memory(con, CUT_MEMORY) as lowered:
+            return read()
+    except duckdb.OutOfMemoryException:
+        if not lowered:
+            raise
+    return read()
 
 
 def read_connection(settings: Settings) -> duckdb.DuckDBPyConnection:

@@ -12,6 +12,7 @@ from chipcost.core.vocabulary import OFFER_KEY, bucket_sql
 from chipcost.transform.cost import bytes_per_parameter
 from chipcost.warehouse.bound import execute
 from chipcost.warehouse.fx import in_currency
+from chipcost.warehouse.reader import in_working_memory
 
 # Prices in force at $at, from offers some source still saw after $fresh: an offer whose
 # source stopped running long ago is not "cheapest now" (the health table names the source).
@@ -221,7 +222,11 @@ def cost_offers(
         con, sql, {"rate_at": rate_at}, currency, day="fx_day", list_price=False,
         drop=("fx_day",),
     )  # fmt: skip
-    rows = frame_of(con.sql(sql, params=params)).drop("fx_day", strict=False)
+    if cheapest_only:  # every offer read to keep a few: in bounded memory (reader.CUT_MEMORY)
+        rows = in_working_memory(con, lambda: frame_of(con.sql(sql, params=params)))
+    else:
+        rows = frame_of(con.sql(sql, params=params))
+    rows = rows.drop("fx_day", strict=False)
     return _with_fit(rows).with_columns(CANNOT_HOLD.alias("cannot"))
 
 
