@@ -144,8 +144,8 @@ class _Seen:
 def drift(formats: Sequence[Format], payloads: Sequence[Payload], source: str) -> list[str]:
     """What the payloads show that their declared formats do not: per format and place, the
     fields new, missing (from every row) or of another type; a payload of no declared
-    format, and a place not found, said too. Payloads that are not JSON are left to the
-    parse. Nothing when the source declares no format."""
+    format, and a place not found, said too. Payloads that are not JSON (or nested deeper than
+    the reader goes) are left to the parse. Nothing when the source declares no format."""
     if not formats:
         return []
     seen: dict[tuple[str, str], _Seen] = {}
@@ -157,8 +157,8 @@ def drift(formats: Sequence[Format], payloads: Sequence[Payload], source: str) -
             continue
         try:
             document = known.decode(payload.data)
-        except ValueError:
-            continue
+        except (ValueError, RecursionError):  # not JSON, or nested past the reader: the
+            continue  # parse refuses it, naming the payload
         for rows in known.rows:
             place = seen.setdefault((known.name, rows.at), _Seen())
             found = walk(document, rows.at)
