@@ -8,6 +8,7 @@ from importlib import resources
 
 from chipcost.core.commands import RATES
 from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+from chipcost.reports.labels import plural
 from chipcost.reports.text import SAMPLE_NOTE
 from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS
 
@@ -121,7 +122,8 @@ def page_html(data: dict, figures: str, versus: str) -> str:
     )
     if data["count"]:
         held = (
-            f"{data['count']} current offers of {chips} chips from {providers} providers, "
+            f"{plural(data['count'], 'current offer')} of {plural(chips, 'chip')} from "
+            f"{plural(providers, 'provider')}, "
             f"prices as of {escape(data['as_of'])}"
         )
     else:  # as the command line says it: the way to fill the page

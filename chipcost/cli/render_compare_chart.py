@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from chipcost.cli.consoles import Screen
+from chipcost.core.vocabulary import code_words
 from chipcost.pipeline.compare import CompareResult
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.rows import CostRow, FigureRow
@@ -87,7 +88,7 @@ def chart(result: CompareResult, line: Comparison, width: int, colour: bool) -> 
     round_x_axis(plt, [x for x, _ in points])
     round_y_axis(plt, [y for _, y in points])
     plt.plotsize(width, CHART_HEIGHT)
-    plt.title(f"{line.pricing}: $ per million tokens against tokens/s per user")
+    plt.title(f"{code_words(line.pricing)}: $ per million tokens against tokens/s per user")
     plt.xlabel("tokens/s per user")
     plt.theme("clear")
     text = plt.build()
@@ -110,4 +111,4 @@ def print_chart(console: Screen, result: CompareResult) -> None:
     console.line(text)
     console.say(keys)
     if len(result.lines) > 1:
-        console.say(f"    (charted: {line.pricing}; --pricing-model charts another)")
+        console.say(f"    (charted: {code_words(line.pricing)}; --pricing-model charts another)")

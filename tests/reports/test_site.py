@@ -244,3 +244,13 @@ def sample_explorer(tmp_path_factory):
     db = warehouses.sample(root / "w.duckdb")
     write_site(db, root / "site")
     return str(db), json.loads((root / "site" / "offers.json").read_text())
+
+
+def test_one_offer_is_counted_in_the_singular(tmp_path):
+    """The command and the page said "1 offers of 1 chips" of a warehouse of one offer."""
+    db = warehouse(tmp_path / "w.duckdb", [run_of([record()], day(0))])
+    done = chipcost("site", str(tmp_path / "out"), "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert "(1 offer of 1 chip)" in done.stdout
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert "1 current offer of 1 chip from 1 provider, prices as of" in page

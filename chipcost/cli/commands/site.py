@@ -8,6 +8,7 @@ from typing import Annotated
 from chipcost.cli.options import Currency, Db, ListPrices
 from chipcost.cli.parser import command
 from chipcost.core.questions import Opt
+from chipcost.reports.labels import plural
 
 
 def _site(
@@ -49,7 +50,8 @@ def _site(
     )
     # a path or URL is printed whole, on a line of its own where the screen is narrow
     console.say(
-        f"price explorer: {made.index} ({made.offers} offers of {made.chips} chips)",
+        f"price explorer: {made.index} ({plural(made.offers, 'offer')} of "
+        f"{plural(made.chips, 'chip')})",
         break_words=False,
     )
     # as a URL: a "#", "%" or space in the folder quoted, a newline too
