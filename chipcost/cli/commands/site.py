@@ -8,7 +8,6 @@ from typing import Annotated
 from chipcost.cli.options import Currency, Db, ListPrices
 from chipcost.cli.parser import command
 from chipcost.core.questions import Opt
-from chipcost.reports.labels import plural
 
 
 def _site(
@@ -48,6 +47,8 @@ def _site(
         currency=currency,
         list_prices=list_prices,
     )
+    from chipcost.reports.labels import plural  # with the page's own libraries, at run time
+
     # a path or URL is printed whole, on a line of its own where the screen is narrow
     console.say(
         f"price explorer: {made.index} ({plural(made.offers, 'offer')} of "
