@@ -6,6 +6,11 @@ FROM python:3.11-slim AS build
 WORKDIR /src
 COPY pyproject.toml constraints.txt README.md ./
 COPY chipcost chipcost
+COPY api api
+COPY archive archive
+COPY cli cli
+COPY core core
+COPY pipeline pipeline
 COPY extract extract
 COPY transform transform
 COPY warehouse warehouse

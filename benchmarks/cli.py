@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
@@ -81,8 +82,10 @@ def compiled() -> None:
     import compileall
 
     root = Path(__file__).resolve().parents[1]
-    for package in ("chipcost", "warehouse", "extract", "transform", "reports", "flows"):
-        compileall.compile_dir(root / package, quiet=1)
+    with (root / "pyproject.toml").open("rb") as handle:
+        folders = tomllib.load(handle)["tool"]["setuptools"]["package-dir"].values()
+    for folder in folders:  # chipcost.X is the folder X
+        compileall.compile_dir(root / folder, quiet=1)
 
 
 def seconds(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:

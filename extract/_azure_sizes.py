@@ -1,5 +1,5 @@
 """Azure GPU VM sizes read by rule: the size name says the family, vCPUs, accelerator and
-version; chipcost/data/azure_series.csv says only what the name does not (the series' chip and
+version; core/data/azure_series.csv says only what the name does not (the series' chip and
 vCPUs per GPU)."""
 
 from __future__ import annotations
@@ -112,8 +112,8 @@ def map_size(name: str) -> tuple[Mapped | None, str]:
 
 @cache
 def series_table() -> dict[str, Series]:
-    """Series name -> Series, from chipcost/data/azure_series.csv."""
-    path = resources.files("chipcost").joinpath("data", SERIES_TABLE)
+    """Series name -> Series, from core/data/azure_series.csv."""
+    path = resources.files("chipcost.core").joinpath("data", SERIES_TABLE)
     with path.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(line for line in handle if not line.startswith("#")))
     return {

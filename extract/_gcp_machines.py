@@ -71,7 +71,7 @@ class Unsold:
                 else f"no Google page found says the family is sold by {option}"
             )
             notes.append(
-                f"{not_rentable(model, why)} (chipcost/data/{skus.CONSUMPTION_TABLE}): "
+                f"{not_rentable(model, why)} (core/data/{skus.CONSUMPTION_TABLE}): "
                 + "; ".join(machines)
             )
         return notes

@@ -36,7 +36,7 @@ OPTION = {
 }
 OPTIONS_OFFERED = ("yes", "no", "not_stated")
 # The pricing model each option's prices are recorded under: its own name (on_demand, spot,
-# flex_start, commitment: chipcost/core/vocabulary.py), but for these two.
+# flex_start, commitment: core/vocabulary.py), but for these two.
 _MODEL_NAMED_APART = {"calendar_mode": "capacity_block", "future_reservation": "reserved"}
 
 
@@ -200,14 +200,14 @@ class MachineType:
 
 
 def _rows(name: str) -> list[dict[str, str]]:
-    path = resources.files("chipcost").joinpath("data", name)
+    path = resources.files("chipcost.core").joinpath("data", name)
     with path.open(encoding="utf-8") as handle:
         return list(csv.DictReader(line for line in handle if not line.startswith("#")))
 
 
 @cache
 def machine_types() -> tuple[MachineType, ...]:
-    """chipcost/data/gcp_machine_types.csv, with SKU stems as stem keys."""
+    """core/data/gcp_machine_types.csv, with SKU stems as stem keys."""
     return tuple(
         MachineType(
             name=row["machine_type"],
@@ -235,7 +235,7 @@ def unlisted_notes(listed: set[str]) -> list[str]:
             unlisted.setdefault(machine.gpu_sku, []).append(machine.name)
     return [
         f"no SKU '{sku}' (spelled any way) in the pages: {', '.join(names)} not priced; check "
-        f"its description in chipcost/data/{MACHINE_TABLE}"
+        f"its description in core/data/{MACHINE_TABLE}"
         for sku, names in sorted(unlisted.items())
     ]
 
@@ -252,7 +252,7 @@ class Consumption:
 
 @cache
 def consumption() -> dict[tuple[str, str], Consumption]:
-    """(family, option) -> Consumption: chipcost/data/gcp_consumption.csv."""
+    """(family, option) -> Consumption: core/data/gcp_consumption.csv."""
     return {
         (row["family"], row["option"]): Consumption(
             row["offered"], row["source"], row["retrieved"], row["quote"]

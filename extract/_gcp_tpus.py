@@ -1,4 +1,4 @@
-"""Cloud TPU shapes as Google rents them: the slices of chipcost/data/gcp_tpu_slices.csv.
+"""Cloud TPU shapes as Google rents them: the slices of core/data/gcp_tpu_slices.csv.
 
 Google prices TPUs per chip-hour; a slice of n chips costs n chip-hours an hour. A chip with
 slices listed is priced as those slices (a 70B model is held by a v6e-8, not by one chip); a
@@ -27,8 +27,8 @@ class Shape:
 
 @cache
 def slices() -> dict[str, tuple[Shape, ...]]:
-    """Canonical chip -> its slices (chipcost/data/gcp_tpu_slices.csv), smallest first."""
-    path = resources.files("chipcost").joinpath("data", SLICE_TABLE)
+    """Canonical chip -> its slices (core/data/gcp_tpu_slices.csv), smallest first."""
+    path = resources.files("chipcost.core").joinpath("data", SLICE_TABLE)
     with path.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(line for line in handle if not line.startswith("#")))
     found: dict[str, list[Shape]] = {}

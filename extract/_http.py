@@ -158,7 +158,7 @@ def http_client(
     if ctx is not None:
         transport, sleep = transport or ctx.transport, sleep or ctx.sleep
     network = ctx.network if ctx is not None else None
-    # Any answer, a redirect refused too, proves the network is there (chipcost/core/network.py).
+    # Any answer, a redirect refused too, proves the network is there (core/network.py).
     answered = [lambda response: network.answered()] if network is not None else []
     client = httpx.Client(
         transport=transport,

@@ -215,7 +215,7 @@ class Offer:
         return self.origin.record(**fields)
 
 
-ALIASES_FILE = "chipcost/data/chip_aliases.csv"
+ALIASES_FILE = "core/data/chip_aliases.csv"
 # A JSON API sends prices as numbers or plain decimal strings ("2.19"). Anything else there
 # ("$2.49/hr", "2,49") means the API changed what it sends: refused, not guessed at.
 PLAIN_NUMBER = re.compile(r"^\d+(\.\d+)?$")

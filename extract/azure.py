@@ -23,7 +23,7 @@ PRICES_URL = "https://prices.azure.com/api/retail/prices"
 API_VERSION = "2023-01-01-preview"
 # One query per price type and GPU series prefix: plain `and` filters only, which every API
 # version supports. Windows rows (licence included) are left out at the source. Every series in
-# chipcost/data/azure_series.csv starts with one of these prefixes (a test holds it): ND and NC
+# core/data/azure_series.csv starts with one of these prefixes (a test holds it): ND and NC
 # (training and inference), NV (visualisation: NVv2, NVv3, NVv4, NVadsA10 v5, NVads V710 v5) and
 # NG (NGads V620). What is priced is what the API lists: each size is mapped to its chip by rule
 # (extract/_azure_sizes.py), and a size no rule maps is named in the run's notes.
@@ -146,7 +146,7 @@ def offers(item: Any, page: Page) -> list[Item]:
         return [page.reject(problem, item, str(item.get("skuId", "")))]
     mapped, why = map_size(str(sku))
     if mapped is None:
-        return [Skip(f"{UNMAPPED} ({why} in chipcost/data/{SERIES_TABLE})", str(sku))]
+        return [Skip(f"{UNMAPPED} ({why} in core/data/{SERIES_TABLE})", str(sku))]
     try:  # a size renting a share of one GPU is marked by the slice rule (extract/_slices.py)
         count, mark = share_of(mapped.chip, mapped.count)
     except SliceError as exc:

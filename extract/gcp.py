@@ -243,7 +243,7 @@ def _named(rate: Rate) -> str:
 
 
 def machine_types() -> tuple[skus.MachineType, ...]:
-    """The accelerator machine types this source prices (chipcost/data/gcp_machine_types.csv)."""
+    """The accelerator machine types this source prices (core/data/gcp_machine_types.csv)."""
     return skus.machine_types()
 
 
@@ -293,7 +293,7 @@ def _notes(catalog: Catalog) -> list[str]:
         notes.append(
             f"{len(catalog.unmapped)} accelerator SKU(s) price no machine type or TPU that "
             f"chipcost knows: {'; '.join(sorted(catalog.unmapped))}; add them to "
-            f"chipcost/data/{skus.MACHINE_TABLE} or {skus.TPU_TABLE}"
+            f"core/data/{skus.MACHINE_TABLE} or {skus.TPU_TABLE}"
         )
     return notes
 

@@ -32,7 +32,7 @@ PAYG = "PAY_AS_YOU_GO"
 # Rows with the GPU metric that are not cloud rentals: per-GPU software licences and
 # on-premises (Cloud@Customer, Roving Edge) or VMware bundles. Counted in a note.
 NOT_RENTALS = ("NVIDIA AI Enterprise", "Cloud@Customer", "Roving Edge", "VMware")
-UNMAPPED = f"is not in chipcost/data/{SHAPE_TABLE}"
+UNMAPPED = f"is not in core/data/{SHAPE_TABLE}"
 # OCI lists one price for every commercial region.
 REGION = "global"
 
@@ -78,7 +78,7 @@ SHAPE_NAME = re.compile(r"^(?:BM|VM)\.(?:GPU\.(?P<model>[^.]+)|(?P<gen>GPU\d+))\
 
 
 def _data_rows(name: str) -> list[dict[str, str]]:
-    path = resources.files("chipcost").joinpath("data", name)
+    path = resources.files("chipcost.core").joinpath("data", name)
     with path.open(encoding="utf-8") as handle:
         return list(csv.DictReader(line for line in handle if not line.startswith("#")))
 
@@ -98,7 +98,7 @@ def shape_chip(shape: str, models: dict[str, str]) -> tuple[str, int]:
     """(chip, GPUs) a GPU shape's name gives; chip 'unknown' for a model the table lacks."""
     found = SHAPE_NAME.match(shape)
     if not found:
-        raise ValueError(f"{shape} in chipcost/data/{SHAPE_TABLE} is not a GPU shape name")
+        raise ValueError(f"{shape} in core/data/{SHAPE_TABLE} is not a GPU shape name")
     model = found.group("model") or found.group("gen")
     return models.get(model, UNKNOWN_CHIP), int(found.group("count"))
 
@@ -109,7 +109,7 @@ def notes(result: ParseResult) -> list[str]:
     unknown = sorted({r.instance_type for r in result.records if r.chip == UNKNOWN_CHIP})
     if unknown:
         said.append(
-            f"shape(s) {', '.join(unknown)} name a GPU not in chipcost/data/{MODEL_TABLE}: "
+            f"shape(s) {', '.join(unknown)} name a GPU not in core/data/{MODEL_TABLE}: "
             "loaded as chip 'unknown'; add the model"
         )
     unmapped = sorted(
@@ -119,7 +119,7 @@ def notes(result: ParseResult) -> list[str]:
     )
     if unmapped:
         said.append(
-            f"{len(unmapped)} GPU part(s) price no shape in chipcost/data/{SHAPE_TABLE}: "
+            f"{len(unmapped)} GPU part(s) price no shape in core/data/{SHAPE_TABLE}: "
             f"{', '.join(unmapped)}; add the shapes each prices"
         )
     return said

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Check the import contract (pyproject.toml [tool.importlinter]) on the package as installed:
-# the layer folders at the top of the repository are chipcost.<layer>, so lint a view of the
+# every folder X at the top of the repository is chipcost.X, so lint a view of the
 # tree laid out that way (a copy of the Python files in a temporary directory), whatever the
 # install mode: the import graph is read from files, and an editable install maps folders.
 set -euo pipefail
@@ -12,7 +12,7 @@ copy() {  # the .py files of folder $1 into $2
     | xargs -0 -I{} install -D -m 644 {} "$2/{}")
 }
 copy chipcost "$view/chipcost"
-for layer in extract transform warehouse reports flows sample; do
+for layer in api archive cli core pipeline extract transform warehouse reports flows sample; do
   copy "$layer" "$view/chipcost/$layer"
 done
 repo=$PWD

@@ -290,7 +290,7 @@ class Catalogue:
 
 @cache
 def catalogue() -> Catalogue:
-    """Fitted once per process from the files in chipcost/data (the seed and the reads)."""
+    """Fitted once per process from the files in core/data (the seed and the reads)."""
     from chipcost.core.catalog import chip_rows
     from chipcost.transform.derivation_error import checks
     from chipcost.transform.references import model_rows

@@ -22,7 +22,7 @@ from chipcost.core.errors import ChipcostError, UsageError
 # slip, or a measurement divided by chips it did not run on.
 MIN_TOKENS_PER_SECOND = 0.01
 # Above a billion tokens a second per chip none is: the catalogue's most dense compute, GB300's
-# 15 PFLOPS at FP4 (chipcost/data/chips.csv), at 2 FLOPs per parameter per token would serve
+# 15 PFLOPS at FP4 (core/data/chips.csv), at 2 FLOPs per parameter per token would serve
 # that many only for a model of 7.5 million parameters, a forty-fifth of BERT-Large (340
 # million), the smallest model it holds.
 MAX_TOKENS_PER_SECOND = 1e9

@@ -6,7 +6,7 @@ pricing model as PricingCategory, what the price is of (instance type, GPUs, ter
 in SkuPriceDetails, the price's validity as the SKU Price dataset's effective start and
 end, and what the price is: an estimate (no price the provider publishes) and what it rests
 on, and whether it is the bundled sample's. Column IDs and allowed values are the
-specification's (chipcost/data/focus_columns.csv says where each was read); custom columns and
+specification's (core/data/focus_columns.csv says where each was read); custom columns and
 properties start with "x_", as it requires.
 """
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import polars as pl
 
 # The pricing model as FOCUS's PricingCategory and CommitmentDiscountCategory: declared with
-# the pricing models (chipcost/core/vocabulary.py).
+# the pricing models (core/vocabulary.py).
 PRICING_CATEGORY = {m.code: m.focus for m in PRICING_MODEL_TABLE}
 COMMITMENT_CATEGORY = {m.code: m.focus_commitment for m in PRICING_MODEL_TABLE}
 FOCUS_COLUMNS = (

@@ -1,4 +1,4 @@
-"""Throughput references, model sizes and derivation assumptions: data files in chipcost/data."""
+"""Throughput references, model sizes and derivation assumptions: data files in core/data."""
 
 from __future__ import annotations
 
@@ -17,21 +17,21 @@ from chipcost.transform.tokens import parse_quantity
 # The throughput catalogue: one file per publication family (articles, MLPerf, vendors' pages),
 # every file in the folder read (docs/cost-per-token.md, "The throughput catalogue").
 THROUGHPUT_DIR = "throughput"
-MODELS_FILE = "chipcost/data/models.csv"
-EQUIVALENTS_FILE = "chipcost/data/model_equivalents.csv"
-DERIVATION_FILE = "chipcost/data/derivation.csv"
+MODELS_FILE = "core/data/models.csv"
+EQUIVALENTS_FILE = "core/data/model_equivalents.csv"
+DERIVATION_FILE = "core/data/derivation.csv"
 
 
 def throughput_files() -> list[str]:
-    """The catalogue's files, relative to chipcost/data, in a stable order."""
-    folder = resources.files("chipcost").joinpath("data", THROUGHPUT_DIR)
+    """The catalogue's files, relative to core/data, in a stable order."""
+    folder = resources.files("chipcost.core").joinpath("data", THROUGHPUT_DIR)
     names = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".csv"))
     return [f"{THROUGHPUT_DIR}/{name}" for name in names]
 
 
 def _numbered_rows(name: str) -> tuple[list[int], list[dict[str, str]]]:
     """(line numbers, rows) of a data file; '#' lines are skipped but still counted."""
-    path = resources.files("chipcost").joinpath("data", *name.split("/"))
+    path = resources.files("chipcost.core").joinpath("data", *name.split("/"))
     with path.open(encoding="utf-8") as handle:
         kept = [(n, line) for n, line in enumerate(handle, start=1) if not line.startswith("#")]
     reader = csv.DictReader(line for _, line in kept)
@@ -59,7 +59,7 @@ def throughput_references() -> tuple[Figure, ...]:
             rows,
             chips=chips,
             origin="reference",
-            where=f"chipcost/data/{name}",
+            where=f"core/data/{name}",
             lines=lines,
             equivalents=equivalents,
             models=models,
@@ -67,9 +67,7 @@ def throughput_references() -> tuple[Figure, ...]:
     ids = [f.throughput_id for f in figures]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
-        raise ChipcostError(
-            f"chipcost/data/{THROUGHPUT_DIR}/ repeats the id(s) {', '.join(repeated)}"
-        )
+        raise ChipcostError(f"core/data/{THROUGHPUT_DIR}/ repeats the id(s) {', '.join(repeated)}")
     return tuple(figures)
 
 
@@ -223,7 +221,7 @@ def derivation_assumptions() -> tuple[Assumption, ...]:
     return tuple(rules)
 
 
-ROOFLINE_FILE = "chipcost/data/roofline.csv"
+ROOFLINE_FILE = "core/data/roofline.csv"
 ATTENTION = ("gqa", "mha", "mla", "none")
 
 
@@ -256,7 +254,7 @@ def interconnect() -> dict[str, float]:
         value = parse_quantity(row["interconnect_gbps"], "interconnect_gbps")
         if value <= 0 or not (row.get("source") or "").strip():
             raise ChipcostError(
-                f"chipcost/data/interconnect.csv: {row['chip']} needs a positive bandwidth and "
+                f"core/data/interconnect.csv: {row['chip']} needs a positive bandwidth and "
                 "its source"
             )
         found[row["chip"]] = value

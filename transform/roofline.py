@@ -18,7 +18,7 @@ moving 2(N-1)/N of them through each chip at half its stated (bidirectional) int
 bandwidth, each all-reduce also paying a fixed latency (roofline.csv). It does not overlap
 the step's other work, so the faster each user is served, the larger the share of the step it
 takes: the throughput per chip falls with the per-user speed, as measured curves do. A chip
-with no interconnect figure (chipcost/data/interconnect.csv) is derived without it.
+with no interconnect figure (core/data/interconnect.csv) is derived without it.
 
 The batch is the largest the memory holds (the whole context reserved per sequence) and, at an
 asked speed, the largest whose step time still gives that speed. The serving unit is a power of
@@ -74,7 +74,7 @@ class Chip:
 
 @dataclass(frozen=True)
 class Serving:
-    """The derivation's constants (chipcost/data/roofline.csv)."""
+    """The derivation's constants (core/data/roofline.csv)."""
 
     bandwidth_efficiency: float
     compute_efficiency: float

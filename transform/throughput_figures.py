@@ -227,13 +227,13 @@ def figure_from_row(
     """A checked Figure from a CSV-like row; raises ChipcostError naming the bad field.
 
     `equivalents` maps a published model to (the model it stands for, why): a figure published
-    for llama-2-70b counts for llama-3-70b and says so (chipcost/data/model_equivalents.csv).
+    for llama-2-70b counts for llama-3-70b and says so (core/data/model_equivalents.csv).
     """
     _short_enough(row)
     equivalents = equivalents or {}
     chip = _required(row, "chip")
     if chip not in set(chips):
-        raise ChipcostError(f"chip {chip!r} is not a canonical chip (see chipcost/data/chips.csv)")
+        raise ChipcostError(f"chip {chip!r} is not a canonical chip (see core/data/chips.csv)")
     workload = _required(row, "workload").lower()
     if workload not in WORKLOADS:
         raise ChipcostError(f"workload {workload!r} is neither training nor inference")
@@ -339,8 +339,8 @@ def figures_from_rows(
             )
             if models is not None and figure.model not in known_models:
                 raise ChipcostError(
-                    f"model {figure.model!r} has no config in chipcost/data/models.csv and no "
-                    "rule in chipcost/data/model_equivalents.csv: add one of them"
+                    f"model {figure.model!r} has no config in core/data/models.csv and no "
+                    "rule in core/data/model_equivalents.csv: add one of them"
                 )
             figures.append(figure)
         except ChipcostError as exc:
@@ -548,7 +548,7 @@ def _decoded_figure(
         ),
         notes=(
             f"{point.bound.capitalize()}-bound at batch {point.batch} on {unit}, "
-            f"ISL/OSL {serving.input_tokens}/{serving.output_tokens} (chipcost/data/roofline.csv). "
+            f"ISL/OSL {serving.input_tokens}/{serving.output_tokens} (core/data/roofline.csv). "
             f"{rule.why}{kv_note}{fit_note}"
         ),
         throughput_id=(

@@ -212,7 +212,7 @@ def _describe(case: dict) -> str:
             "a misread count; add the offer's row to the catalog if it really is one rental"
         )
     if column == "chip":
-        return f"chip {value!r} is not a canonical chip (chipcost/data/chips.csv)"
+        return f"chip {value!r} is not a canonical chip (core/data/chips.csv)"
     if check.startswith("str_length") and isinstance(value, str) and len(value) > MAX_NAME:
         return (
             f"{column} of {len(value):,} characters ({value[:40]!r}...): longer than any "

@@ -50,7 +50,7 @@ from chipcost.warehouse.where import Where
 # savings plan, a neocloud's term) as one, named by the commitment model's code with its term.
 BUCKETS = GLANCE_KINDS
 COMMITMENT_TERM = "1yr"
-# The pricing models that commit to a term (chipcost/core/vocabulary.py's `commits`).
+# The pricing models that commit to a term (core/vocabulary.py's `commits`).
 COMMITMENTS = tuple(m.code for m in PRICING_MODEL_TABLE if m.commits)
 
 INDEX_COLUMNS = (

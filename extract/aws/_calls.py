@@ -75,7 +75,7 @@ def catalog_accelerator(instance_type: str) -> ChipMatch:
     if not match.known_type:
         raise RowRefused(
             f"instance type {instance_type} is not an accelerator type of the catalog "
-            "(chipcost/data/aws_instance_types.csv), and this source asked only for those"
+            "(core/data/aws_instance_types.csv), and this source asked only for those"
         )
     return match
 

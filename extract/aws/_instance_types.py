@@ -152,5 +152,5 @@ def name_unknown(result: ParseResult, names: dict[str, tuple[str, str, float]]) 
     for instance_type, spelling, chip in sorted(named):
         result.notes.append(
             f"{instance_type} named {chip} from DescribeInstanceTypes ({spelling!r}); "
-            "add its family to chipcost/data/aws_families.csv to make it permanent"
+            "add its family to core/data/aws_families.csv to make it permanent"
         )

@@ -15,7 +15,7 @@ from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._kit import Origin, RowUnreadable, host_spec, json_of, read_row
 
-# The Price List's words for a reserved term, in the record's vocabulary (chipcost/core/record.py).
+# The Price List's words for a reserved term, in the record's vocabulary (core/record.py).
 LEASE_TERMS = {"1yr": "1yr", "3yr": "3yr"}
 PURCHASE_OPTIONS = {
     "No Upfront": "no_upfront",
@@ -40,9 +40,9 @@ CAPACITY_BLOCK_REASON = (
     "capacity-block rows are listed at $0 in the Price List and are not prices "
     "(Capacity Block prices come from the EC2 capacity-block offerings)"
 )
-FAMILIES_CSV = "chipcost/data/aws_families.csv"
-INSTANCE_TYPES_CSV = "chipcost/data/aws_instance_types.csv"
-LOCATIONS_CSV = "chipcost/data/aws_locations.csv"
+FAMILIES_CSV = "core/data/aws_families.csv"
+INSTANCE_TYPES_CSV = "core/data/aws_instance_types.csv"
+LOCATIONS_CSV = "core/data/aws_locations.csv"
 
 
 # Shared by the Price List API source and the price list files (aws_bulk).
@@ -58,7 +58,7 @@ TERM_MATCH = {
     "licenseModel": "No License required",
 }
 # One query per accelerator family value finds every accelerator type in every region,
-# including types our catalog (chipcost/data/aws_families.csv) does not know yet.
+# including types our catalog (core/data/aws_families.csv) does not know yet.
 INSTANCE_FAMILIES = ("GPU instance", "Machine Learning ASIC Instances")
 
 

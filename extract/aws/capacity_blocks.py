@@ -35,7 +35,7 @@ OPERATION = "DescribeCapacityBlockOfferings"
 EC2_URL = "https://ec2.{region}.amazonaws.com/ " + OPERATION
 PERMISSION = "ec2:DescribeCapacityBlockOfferings"
 # Regions that sell Capacity Blocks for ML (EC2 User Guide, supported instance types and
-# Regions). Every type of chipcost/data/aws_capacity_block_types.csv is asked in each: the
+# Regions). Every type of core/data/aws_capacity_block_types.csv is asked in each: the
 # per-type region lists change often, and an empty answer costs one call.
 REGIONS = ("us-east-1", "us-east-2", "us-west-2", "ap-northeast-1", "ap-southeast-4")
 # 1, 7 and 14 days: the short blocks people rent for a fine-tune or an experiment.
@@ -274,14 +274,14 @@ def _rented(raw: dict[str, Any], rented: str) -> tuple[str, float]:
         server = aws_ultraserver_types().get(rented)
         if server is None:
             raise _Refused(
-                f"UltraServer type {rented} is not in chipcost/data/aws_ultraserver_types.csv: "
+                f"UltraServer type {rented} is not in core/data/aws_ultraserver_types.csv: "
                 "chips unknown; add a row there"
             )
         return server.chip, float(server.chip_count)
     match = aws_chip_for(rented)
     if not match.known_type:
         raise _Refused(
-            f"instance type {rented} is not in chipcost/data/aws_instance_types.csv: "
+            f"instance type {rented} is not in core/data/aws_instance_types.csv: "
             "chip count unknown; add a row there"
         )
     return match.chip, match.chip_count

@@ -43,7 +43,7 @@ REGION_ALIASES = {
 }
 # callback({...}); copies of the feed kept by other projects may open with a /* comment */.
 JSONP = re.compile(r"^\s*(?:/\*.*?\*/\s*)*[\w.$]+\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
-INSTANCE_TYPES_CSV = "chipcost/data/aws_instance_types.csv"
+INSTANCE_TYPES_CSV = "core/data/aws_instance_types.csv"
 
 
 def _document(data: bytes) -> Any:

@@ -1,8 +1,8 @@
-"""Rows for chipcost/data/throughput/independent-inferencex.csv from the InferenceX files archived
-in chipcost/data/throughput/inferencex/ (its README.md says where each file came from, its
+"""Rows for core/data/throughput/independent-inferencex.csv from the InferenceX files archived
+in core/data/throughput/inferencex/ (its README.md says where each file came from, its
 run(s), date and kind, and the sha256 of the bytes archived).
 
-Usage: python scripts/throughput/inferencex.py > chipcost/data/throughput/independent-inferencex.csv
+Usage: python scripts/throughput/inferencex.py > core/data/throughput/independent-inferencex.csv
 
 Three kinds of file, each point of each read alike:
 - an official run artifact of December 2025 or January 2026, `agg_bmk.json` (one object per
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ARCHIVE = ROOT / "chipcost" / "data" / "throughput" / "inferencex"
+ARCHIVE = ROOT / "core" / "data" / "throughput" / "inferencex"
 RUN_PAGE = "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/{run}"
 # The runner names the chip ("b200-trt", "mi355x-amd_0"): its first word.
 CHIPS = {
@@ -61,7 +61,7 @@ MODELS = {
         "DeepSeek-R1-0528, the May 2025 checkpoint of DeepSeek-R1 with its architecture and size",
     ),
     "gptoss": ("gpt-oss-120b", "gpt-oss-120b"),
-    # chipcost/data/model_equivalents.csv has it stand for llama-3-70b
+    # core/data/model_equivalents.csv has it stand for llama-3-70b
     "70b": ("llama-3.3-70b", "Llama 3.3 70B Instruct"),
 }
 # One framework under two names, for what supersedes what: the dashboard's copies of run
@@ -79,7 +79,7 @@ COLUMNS = (
 HEADER = (
     "# Independent benchmark: SemiAnalysis InferenceX (formerly InferenceMAX): official CI\n"
     "# run artifacts and the dashboard's API answers, archived in\n"
-    "# chipcost/data/throughput/inferencex/ (README.md there: each file's repository, path,\n"
+    "# core/data/throughput/inferencex/ (README.md there: each file's repository, path,\n"
     "# commit, run(s), date and kind). One row per point of a run's concurrency sweep, the\n"
     "# newest run of each configuration; per GPU, output tokens; `chips` the GPUs of one\n"
     "# replica. Written by scripts/throughput/inferencex.py: edit that, not this file.\n"
@@ -431,7 +431,7 @@ def row(point: Point, ident: str) -> dict[str, str]:
         )
         origin = (
             f"Official run artifact of run {point.run} ({run_page}), archived unmodified in "
-            f"chipcost/data/throughput/inferencex/{source.file}; run date from {source.date_from}."
+            f"core/data/throughput/inferencex/{source.file}; run date from {source.date_from}."
         )
     else:
         attempt = f" attempt {point.attempt}" if point.attempt else ""
@@ -443,7 +443,7 @@ def row(point: Point, ident: str) -> dict[str, str]:
         origin = (
             f"The dashboard's copy of run {point.run}{attempt} ({run_page}), its API's answer "
             f"as SemiAnalysisAI/InferenceX-app keeps it for its tests, archived in "
-            f"chipcost/data/throughput/inferencex/{source.file} (item {point.index}); the "
+            f"core/data/throughput/inferencex/{source.file} (item {point.index}); the "
             "date is the point's own `date`."
         )
     notes = (

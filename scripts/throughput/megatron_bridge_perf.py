@@ -1,4 +1,4 @@
-"""Rows for chipcost/data/throughput/vendor-nvidia-nemo.csv from NVIDIA NeMo Megatron-Bridge's
+"""Rows for core/data/throughput/vendor-nvidia-nemo.csv from NVIDIA NeMo Megatron-Bridge's
 performance summary (docs/performance-summary.md and docs/performance-summary-archive.md).
 
 Usage: python scripts/throughput/megatron_bridge_perf.py PAGE COMMIT VERSION=DATE [...]

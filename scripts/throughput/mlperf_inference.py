@@ -1,4 +1,4 @@
-"""Rows for chipcost/data/throughput/mlperf-inference.csv from a checkout of one of MLCommons'
+"""Rows for core/data/throughput/mlperf-inference.csv from a checkout of one of MLCommons'
 MLPerf Inference results repositories (inference_results_vX.Y).
 
 Usage: python scripts/throughput/mlperf_inference.py CHECKOUT ROUND DATE COMMIT [BENCHMARK ...]
@@ -32,7 +32,7 @@ import re
 import sys
 from pathlib import Path
 
-# The accelerator names of the systems' JSON -> canonical chips (chipcost/data/chips.csv).
+# The accelerator names of the systems' JSON -> canonical chips (core/data/chips.csv).
 CHIPS = {
     "NVIDIA H100-SXM-80GB": "H100-SXM",
     "NVIDIA H200-SXM-141GB": "H200",

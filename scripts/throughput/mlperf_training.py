@@ -1,4 +1,4 @@
-"""Rows for chipcost/data/throughput/mlperf-training-v5.1.csv from a checkout of one of MLCommons'
+"""Rows for core/data/throughput/mlperf-training-v5.1.csv from a checkout of one of MLCommons'
 MLPerf Training results repositories (training_results_vX.Y).
 
 Usage: python scripts/throughput/mlperf_training.py CHECKOUT ROUND DATE COMMIT [BENCHMARK ...]
@@ -35,7 +35,7 @@ import re
 import sys
 from pathlib import Path
 
-# The accelerator names of the systems' JSON -> canonical chips (chipcost/data/chips.csv).
+# The accelerator names of the systems' JSON -> canonical chips (core/data/chips.csv).
 CHIPS = {
     "NVIDIA H100-SXM5-80GB": "H100-SXM",
     "NVIDIA H200-SXM5-141GB": "H200",

@@ -1,4 +1,4 @@
-"""Rows of chipcost/data/throughput/vendor-nvidia.csv from TensorRT-LLM's performance overview.
+"""Rows of core/data/throughput/vendor-nvidia.csv from TensorRT-LLM's performance overview.
 
 Usage: python scripts/throughput/trtllm_perf_overview.py perf-overview.md COMMIT > vendor-nvidia.csv
 where perf-overview.md is docs/source/performance/perf-overview.md of NVIDIA/TensorRT-LLM at
@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 # The page's section titles -> the model as chipcost names it (models with a config in
-# chipcost/data/models.csv or a rule in model_equivalents.csv).
+# core/data/models.csv or a rule in model_equivalents.csv).
 SECTIONS = {"Llama 3.3 70B": "llama-3.3-70b", "Llama 3.1 8B": "llama-3.1-8b"}
-# The page's GPU names -> canonical chips (chipcost/data/chips.csv).
+# The page's GPU names -> canonical chips (core/data/chips.csv).
 GPUS = {"B200": "B200", "GB200": "GB200", "H200": "H200", "H100": "H100-SXM"}
 HEADER = re.compile(r"^(?P<gpu>[A-Z0-9]+)<br/>TP(?P<tp>\d+) \((?P<precision>FP\d)\)$")
 COLUMNS = (

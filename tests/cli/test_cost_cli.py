@@ -631,7 +631,7 @@ def test_an_unknown_model_s_hint_gives_its_own_size_or_none(db, model, example):
 def test_a_model_named_as_inferencex_names_it_is_answered_with_its_equivalent(db):
     """llama-3.3-70b (InferenceX's, NIM's and TensorRT-LLM's name) is Llama 3 70B's
     architecture: cost and compare answer it with llama-3-70b's figures and say so
-    (chipcost/data/model_equivalents.csv); on 2b517ec it was "no throughput for model"."""
+    (core/data/model_equivalents.csv); on 2b517ec it was "no throughput for model"."""
     import chipcost.api as api
 
     def asked(command: str, model: str, *more: str) -> Ran:
@@ -644,7 +644,7 @@ def test_a_model_named_as_inferencex_names_it_is_answered_with_its_equivalent(db
 
     note = (
         "llama-3.3-70b is answered with the figures of llama-3-70b, the model it stands for "
-        "(chipcost/data/model_equivalents.csv says why)"
+        "(core/data/model_equivalents.csv says why)"
     )
     for command in ("cost", "compare"):
         same = asked(command, "llama-3-70b", "--format", "json").stdout

@@ -2,7 +2,7 @@
 pricing model, term, provider, chips per instance: transform/cost_fit.py ALIKE), the cheapest
 only, cut in DuckDB, so its ranking holds rows in the number of chips, providers and terms, not
 of offers; the report's and the explorer's head-to-head answers read their ranking of every
-offer so cut too (chipcost/pipeline/articles.py). What each answers is what ranking every offer
+offer so cut too (pipeline/articles.py). What each answers is what ranking every offer
 answers: the same question with the cut turned off, on a real DuckDB warehouse of many offers,
 ties and baselines among them."""
 

@@ -1,5 +1,5 @@
 """`chipcost prices --format focus`: FOCUS's column names and allowed values, checked against
-the column list read from the specification (chipcost/data/focus_columns.csv)."""
+the column list read from the specification (core/data/focus_columns.csv)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from tests.paths import ROOT
 
 SPEC = {
     row["column_id"]: row
-    for row in csv.DictReader((ROOT / "chipcost/data/focus_columns.csv").open(encoding="utf-8"))
+    for row in csv.DictReader((ROOT / "core/data/focus_columns.csv").open(encoding="utf-8"))
 }
 
 

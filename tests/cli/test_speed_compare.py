@@ -15,7 +15,7 @@ from tests.cli.test_cost_cli import H100_TRAINING, _warehouse, chipcost
 from tests.helpers import pasted
 from tests.paths import ROOT
 
-CATALOGUE = ROOT / "chipcost" / "data" / "throughput"
+CATALOGUE = ROOT / "core" / "data" / "throughput"
 
 
 @pytest.fixture(scope="module")

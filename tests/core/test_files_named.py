@@ -8,10 +8,10 @@ import re
 from functools import cache
 from pathlib import Path
 
-from tests.paths import ROOT
+from tests.paths import PRODUCT, ROOT
 
 # The repository's own top-level folders: a path starting with one of them is a file of ours.
-OWN = ("docs", "chipcost", "extract", "transform", "warehouse", "reports", "flows", "scripts")
+OWN = ("docs", *PRODUCT, "scripts")
 OWN += ("sample", "benchmarks", "tests")
 EXTENSIONS = "md|py|sql|csv|toml|yaml|yml|json|sh|txt|html"
 NAMED = re.compile(
@@ -19,8 +19,7 @@ NAMED = re.compile(
     r"|[A-Z][A-Z_]+\.md)\b"
 )
 # Where the names are read: the code users run, its pages and the README.
-CODE = ("chipcost", "extract", "transform", "warehouse", "reports", "flows", "benchmarks")
-CODE += ("sample",)
+CODE = (*PRODUCT, "benchmarks")
 # docs/layout.md's worked example of adding a source, "acme": files a reader would create.
 EXAMPLE = "acme"
 

@@ -16,13 +16,13 @@ from chipcost.core.questions import COMMAND_LINE
 from tests.paths import ROOT
 
 # The layers below the command line (pyproject.toml's [tool.importlinter] layers).
-BELOW = ("chipcost/core", "chipcost/archive.py", "chipcost/pipeline", "extract", "transform",
+BELOW = ("core", "archive/__init__.py", "pipeline", "extract", "transform",
          "warehouse", "reports", "flows", "sample")  # fmt: skip
 # Files whose option spellings are no message to a chipcost user, and why.
 EXEMPT = {
-    "chipcost/core/questions.py": "the Voice that spells the options",
-    "chipcost/core/asks.py": "declares the reads' options (their spellings and help)",
-    "chipcost/pipeline/load_generator.py": "AIPerf's own command line, which it runs",
+    "core/questions.py": "the Voice that spells the options",
+    "core/asks.py": "declares the reads' options (their spellings and help)",
+    "pipeline/load_generator.py": "AIPerf's own command line, which it runs",
     "sample/build/__main__.py": "the sample builder's own argparse options",
 }
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
@@ -138,7 +138,7 @@ def test_every_option_a_message_names_is_one_the_command_line_takes():
     anywhere = set().union(*options.values())
     named = [
         (name, command, option)
-        for name in [*_files(), "chipcost/core/commands.py"]
+        for name in [*_files(), "core/commands.py"]
         for command, option in named_options((ROOT / name).read_text(encoding="utf-8"))
     ]
     assert len(named) > 50  # the walk found them

@@ -21,11 +21,11 @@ from chipcost.core.vocabulary import (
     bucket_sql,
 )
 from chipcost.reports.digest import EMAIL_BUCKETS
-from tests.paths import ROOT
+from tests.paths import PRODUCT, ROOT
 
 # The code folders (tests excepted: they may name models to check them).
-CODE = ("chipcost", "extract", "transform", "warehouse", "reports", "flows", "sample")
-VOCABULARY = ROOT / "chipcost" / "core" / "vocabulary.py"
+CODE = PRODUCT
+VOCABULARY = ROOT / "core" / "vocabulary.py"
 
 
 def test_every_pricing_model_has_its_label_colour_and_report_bucket():
@@ -78,7 +78,7 @@ def test_no_module_lists_the_pricing_models_again():
         for p in modules
         if (found := spelled_lists(p.read_text(encoding="utf-8")))
     }
-    assert not again, f"read them from chipcost/core/vocabulary.py instead: {again}"
+    assert not again, f"read them from core/vocabulary.py instead: {again}"
 
 
 def test_the_check_sees_a_list_spelled_out():

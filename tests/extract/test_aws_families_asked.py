@@ -1,4 +1,4 @@
-"""Every AWS instance family the catalog prices (chipcost/data/aws_instance_types.csv) is asked
+"""Every AWS instance family the catalog prices (core/data/aws_instance_types.csv) is asked
 for by the AWS sources' filters: the bulk files' marks by construction, the Price List API's two
 instanceFamily values where a payload shows which one AWS files the family under.
 

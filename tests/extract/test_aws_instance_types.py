@@ -62,4 +62,4 @@ def test_a_named_fractional_type_gets_its_share_and_label():
     name_unknown(result, accelerator_names([described({"InstanceType": "g9f.large", **gpus})]))
     [named] = result.records
     assert (named.chip, named.chip_count, named.extra["share"]) == ("L4", 0.125, "1/8 of one L4")
-    assert "add its family to chipcost/data/aws_families.csv" in result.notes[0]
+    assert "add its family to core/data/aws_families.csv" in result.notes[0]

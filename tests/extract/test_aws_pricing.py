@@ -227,8 +227,8 @@ def test_unknown_types_load_as_unknown_chip_with_a_note():
     assert len(result.records) == 26
     assert result.notes == [
         "unknown accelerator type g9x.48xlarge (instanceFamily GPU instance, gpu=8): loaded as "
-        "chip 'unknown'; add it to chipcost/data/aws_families.csv",
-        "trn2.24xlarge is not in chipcost/data/aws_instance_types.csv: chip_count 8 taken from "
+        "chip 'unknown'; add it to core/data/aws_families.csv",
+        "trn2.24xlarge is not in core/data/aws_instance_types.csv: chip_count 8 taken from "
         "the Price List gpu attribute; add a row there",
     ]
 
@@ -277,8 +277,8 @@ def test_no_payloads_no_records():
             0,
             [
                 "missing attribute regionCode (location 'US West (Los Angeles)' is not in "
-                "chipcost/data/aws_locations.csv): cannot tell what or where it is",
-                "chip count unknown: g9x.48xlarge is not in chipcost/data/aws_instance_types.csv "
+                "core/data/aws_locations.csv): cannot tell what or where it is",
+                "chip count unknown: g9x.48xlarge is not in core/data/aws_instance_types.csv "
                 "and the Price List gives no gpu count (gpu=missing); add a row there",
             ],
         ),

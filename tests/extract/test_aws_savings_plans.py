@@ -129,7 +129,7 @@ def test_bad_rates_become_rejects_with_reasons():
     assert [r.reason for r in result.rejects] == [
         "non-USD currency CNY: not converted",
         "instance type m5.xlarge is not an accelerator type of the catalog "
-        "(chipcost/data/aws_instance_types.csv), and this source asked only for those",
+        "(core/data/aws_instance_types.csv), and this source asked only for those",
         "productDescription is 'Windows', not 'Linux/UNIX': not a price this source collects",
         "usage type 'UnusedBox:p5.48xlarge' is not shared-tenancy instance usage (BoxUsage): "
         "not a price this source collects",

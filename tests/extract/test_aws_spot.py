@@ -157,7 +157,7 @@ def test_bad_prices_become_rejects_with_reasons():
         "SpotPrice '0.000000' is not a positive number",
         "ProductDescription is 'Windows', not 'Linux/UNIX': not a price this source collects",
         "instance type m5.large is not an accelerator type of the catalog "
-        "(chipcost/data/aws_instance_types.csv), and this source asked only for those",
+        "(core/data/aws_instance_types.csv), and this source asked only for those",
         "zone us-east-2a is not in the region asked (us-east-1)",
         "Timestamp 'yesterday' is not an ISO 8601 time",
     ]

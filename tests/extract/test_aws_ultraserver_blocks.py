@@ -56,7 +56,7 @@ def test_an_ultraserver_type_not_in_the_catalog_is_refused():
     result = cb.parse([recorded(SOURCE, "x.json", {"region": "us-east-2"}, data)])
     assert not result.records
     assert [r.reason for r in result.rejects] == [
-        "UltraServer type u-trn9x999 is not in chipcost/data/aws_ultraserver_types.csv: chips "
+        "UltraServer type u-trn9x999 is not in core/data/aws_ultraserver_types.csv: chips "
         "unknown; add a row there"
     ]
 

@@ -5,7 +5,7 @@ declares (tests/fixtures/<source>/contract.toml: good files, each bad-rows file 
 each recorded answer parsed alone) and over every run of the sample archive (sample/archive:
 each source's payloads as archived), and those of the name lists kept from real answers
 (tests/fixtures/<source>/gpu-names.csv, each with its origin). A name that maps to no chip fails
-here naming the row to add to chipcost/data/chip_aliases.csv, or the note to add to DELIBERATE.
+here naming the row to add to core/data/chip_aliases.csv, or the note to add to DELIBERATE.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def test_each_name_maps_to_a_known_chip_or_is_deliberately_unknown(name):
         return
     assert chip in canonical_chips() and chip != UNKNOWN_CHIP, (
         f"{source} names {spelling!r} ({memory or 'no'} GB) and it maps to no chip: add a row "
-        f"'{spelling},{memory or ''},<chip>,' to chipcost/data/chip_aliases.csv (with {source} in "
+        f"'{spelling},{memory or ''},<chip>,' to core/data/chip_aliases.csv (with {source} in "
         "the source column if it means another chip elsewhere), or a DELIBERATE note here"
     )
 

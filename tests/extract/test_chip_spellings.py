@@ -1,7 +1,7 @@
 """Every GPU spelling in the coreweave, spheron, nebius and verda fixtures maps to its chip.
 
 A fixture that gains a spelling this table does not list fails here, so each new spelling is
-decided (a row in chipcost/data/chip_aliases.csv, or knowingly 'unknown') and tested.
+decided (a row in core/data/chip_aliases.csv, or knowingly 'unknown') and tested.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""gcp: each shape priced under every way Google sells it (chipcost/data/gcp_consumption.csv),
+"""gcp: each shape priced under every way Google sells it (core/data/gcp_consumption.csv),
 SKUs read by their whole meaning, and bad rows one reject each. The pages are the catalog's
 recorded shape (tests/fixtures/gcp/ORIGIN.md), changed here one SKU at a time."""
 
@@ -51,7 +51,7 @@ def test_every_family_has_every_option_with_googles_words():
 
 
 def test_the_consumption_file_is_plain_csv_with_one_row_per_family_and_option():
-    path = resources.files("chipcost").joinpath("data", "gcp_consumption.csv")
+    path = resources.files("chipcost.core").joinpath("data", "gcp_consumption.csv")
     with path.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(line for line in handle if not line.startswith("#")))
     keys = [(r["family"], r["option"]) for r in rows]

@@ -68,7 +68,7 @@ def test_bad_rows_become_rejects_with_reasons():
     reasons = sorted(r.reason for r in result.rejects)
     assert reasons == [
         "GPU part B109480 (OCI - Compute - GPU - H100T) is not in "
-        "chipcost/data/oci_gpu_shapes.csv: add the shapes it prices",
+        "core/data/oci_gpu_shapes.csv: add the shapes it prices",
         "PAY_AS_YOU_GO value 0 is not a positive number",
         "expected one PAY_AS_YOU_GO price, found 2",
         "expected one USD price, found currencies ['EUR']",

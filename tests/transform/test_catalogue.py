@@ -1,4 +1,4 @@
-"""The throughput catalogue (chipcost/data/throughput/): every file loads, figures carry their
+"""The throughput catalogue (core/data/throughput/): every file loads, figures carry their
 operating point, per-system figures become per-chip, a published model stands for another only
 by the stated rule, and bad rows are refused naming the file and line."""
 
@@ -40,7 +40,7 @@ def load(*rows: dict) -> list:
         rows,
         chips=canonical_chips(),
         origin="reference",
-        where="chipcost/data/throughput/test.csv",
+        where="core/data/throughput/test.csv",
         equivalents=model_equivalents(),
         models=[str(m["model"]) for m in model_rows()],
     )
@@ -63,7 +63,7 @@ def test_a_per_system_figure_becomes_per_chip_and_stands_for_its_model_by_the_ru
         ({"operating_point": "unstated"}, "'unstated' is for an author's estimate only"),
         ({"operating_point": "training"}, "does not fit a inference figure"),
         ({"chips": ""}, "needs the instance's chip count"),
-        ({"model": "my-13b"}, "model 'my-13b' has no config in chipcost/data/models.csv"),
+        ({"model": "my-13b"}, "model 'my-13b' has no config in core/data/models.csv"),
         ({"chip": "H100"}, "chip 'H100' is not a canonical chip"),
         ({"kind": "rumour"}, "kind 'rumour' is not one of"),
     ],
@@ -71,7 +71,7 @@ def test_a_per_system_figure_becomes_per_chip_and_stands_for_its_model_by_the_ru
 def test_a_bad_row_is_refused_naming_the_file_line_and_what_to_give(change, said):
     with pytest.raises(ChipcostError) as error:
         load({**GOOD, "id": "x-ok"}, {**GOOD, **change})
-    assert "chipcost/data/throughput/test.csv has bad rows (nothing was loaded)" in str(error.value)
+    assert "core/data/throughput/test.csv has bad rows (nothing was loaded)" in str(error.value)
     assert any(d.startswith("line 3: ") and said in d for d in error.value.details), (
         error.value.details
     )

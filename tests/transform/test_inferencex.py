@@ -1,5 +1,5 @@
 """InferenceX in the catalogue: every row read back from the archived file it names
-(chipcost/data/throughput/inferencex/: official run artifacts and the dashboard's API copies),
+(core/data/throughput/inferencex/: official run artifacts and the dashboard's API copies),
 in the catalogue and in a seeded warehouse; every archived point either imported or left out for
 a stated reason; every archived file named in the README with its origin, date and sha256."""
 
@@ -21,14 +21,14 @@ from chipcost.transform.measured import physical_roof
 from chipcost.transform.references import model_rows, throughput_references
 from tests.paths import ROOT
 
-ARCHIVE = ROOT / "chipcost" / "data" / "throughput" / "inferencex"
-CATALOGUE = ROOT / "chipcost" / "data" / "throughput" / "independent-inferencex.csv"
+ARCHIVE = ROOT / "core" / "data" / "throughput" / "inferencex"
+CATALOGUE = ROOT / "core" / "data" / "throughput" / "independent-inferencex.csv"
 # The runner (hw, hardware) -> canonical chip; InferenceX's model prefix -> chipcost's model.
 CHIPS = {"h100": "H100-SXM", "h200": "H200", "b200": "B200", "b300": "B300", "gb200": "GB200",
          "gb300": "GB300", "mi300x": "MI300X", "mi325x": "MI325X", "mi355x": "MI355X"}  # fmt: skip
 MODELS = {"dsr1": "deepseek-r1", "gptoss": "gpt-oss-120b", "70b": "llama-3.3-70b"}
 KINDS = ("official artifact", "dashboard API copy")
-_FILE = re.compile(r"chipcost/data/throughput/inferencex/(\S+?\.json(?:\.gz)?)")
+_FILE = re.compile(r"core/data/throughput/inferencex/(\S+?\.json(?:\.gz)?)")
 _RUN = re.compile(r"(?:CI run|run) (\d+)")
 
 

@@ -1,7 +1,7 @@
 """The inference roofline: memory bandwidth bounds decoding, compute the rest, memory the batch.
 
 Expected values are worked by hand from the docstring's formula with the chips' datasheet
-figures (chipcost/data/chips.csv) and Llama 3 70B's config (80 layers, 8 KV heads of 128)."""
+figures (core/data/chips.csv) and Llama 3 70B's config (80 layers, 8 KV heads of 128)."""
 
 from __future__ import annotations
 

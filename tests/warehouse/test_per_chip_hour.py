@@ -7,10 +7,8 @@ import re
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
-from tests.paths import ROOT
+from tests.paths import PRODUCT, ROOT
 
-# The product's packages: code that could divide a price by its chips.
-PRODUCT = ("chipcost", "extract", "transform", "reports", "warehouse", "flows")
 # A price (per hour, old, new) divided by a chip count, however guarded.
 DIVISION = re.compile(r"price_per_hour\s*/\s*(?:\w+\()?[\w.]*chip_count")
 

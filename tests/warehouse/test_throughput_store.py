@@ -275,7 +275,7 @@ def test_a_version_1_warehouse_is_upgraded_with_throughput(tmp_path):
 
 @pytest.mark.parametrize("name", throughput_files())
 def test_the_shipped_csv_has_one_header_and_no_stray_columns(name):
-    path = resources.files("chipcost").joinpath("data", *name.split("/"))
+    path = resources.files("chipcost.core").joinpath("data", *name.split("/"))
     with path.open(encoding="utf-8") as handle:
         rows = list(csv.reader(line for line in handle if not line.startswith("#")))
     assert all(len(row) == len(rows[0]) for row in rows)

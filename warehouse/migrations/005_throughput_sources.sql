@@ -1,6 +1,6 @@
 -- Schema version 5: throughput figures carry an id, an origin and their date, so that every
 -- cost says which figure it used; the user's own measurements live beside the references
--- (origin 'user') and survive the refresh from chipcost/data/throughput.csv. The models
+-- (origin 'user') and survive the refresh from core/data/throughput.csv. The models
 -- table gives the parameter counts that derived figures and implied MFU need.
 
 ALTER TABLE throughput ADD COLUMN throughput_id VARCHAR;
@@ -15,5 +15,5 @@ CREATE TABLE models (
     source      VARCHAR NOT NULL,
     source_date VARCHAR,
     notes       VARCHAR,
-    origin      VARCHAR NOT NULL       -- reference (chipcost/data/models.csv) | user
+    origin      VARCHAR NOT NULL       -- reference (core/data/models.csv) | user
 );

@@ -1,5 +1,5 @@
 -- What reference data (chips, reference models, reference and derived throughput) was last
--- loaded from chipcost/data, by digest: a writer reseeds only when the files changed.
+-- loaded from core/data, by digest: a writer reseeds only when the files changed.
 CREATE TABLE reference_state (
     name VARCHAR PRIMARY KEY,
     digest VARCHAR NOT NULL,

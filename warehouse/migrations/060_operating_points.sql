@@ -1,7 +1,7 @@
 -- Schema version 60: a throughput figure says where it was measured (its operating point:
 -- max throughput, a latency or per-user-speed bound, a fixed batch, training) and where it
 -- was published (system, software, URL); a figure published for one model that stands for
--- another by the rule in chipcost/data/model_equivalents.csv keeps the published name.
+-- another by the rule in core/data/model_equivalents.csv keeps the published name.
 
 ALTER TABLE throughput ADD COLUMN operating_point VARCHAR;
 ALTER TABLE throughput ADD COLUMN scenario VARCHAR;

@@ -35,7 +35,7 @@
 -- your own measurement before published ones; then the best throughput per chip (the chip's
 -- frontier across configurations at the asked speed and TTFT, as InferenceX draws it); dates
 -- break ties only (the newest source date, then the newest measurement); then the kind
--- (chipcost/core/figures.py KINDS); then the id.
+-- (core/figures.py KINDS); then the id.
 CREATE OR REPLACE VIEW throughput_ranked AS
 WITH asked AS (
     SELECT
@@ -252,9 +252,9 @@ judged AS (
             WHEN lower(f.precision) IN ('bf16', 'fp16') THEN c.dense_bf16_tflops
             ELSE greatest(c.dense_fp8_tflops, c.dense_bf16_tflops)
         END AS peak_tflops,
-        -- chipcost/core/figures.py KINDS, written in when the views are created
+        -- core/figures.py KINDS, written in when the views are created
         list_position({{figure_kinds}}, f.kind) AS kind_rank,
-        -- chipcost/core/figures.py KIND_CLASSES, in KINDS' order
+        -- core/figures.py KIND_CLASSES, in KINDS' order
         {{figure_classes}}[list_position({{figure_kinds}}, f.kind)] AS kind_class
     FROM capped f
     LEFT JOIN models m ON m.model = f.model

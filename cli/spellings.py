@@ -15,7 +15,7 @@ import click
 from chipcost.cli.parser import Command, every_command
 from chipcost.cli.registry import OLD_VALUES, RENAMED
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 MARKS = {
     name: (f"<!-- spellings: {name} (python -m chipcost.cli.spellings) -->", "<!-- /spellings -->")
     for name in ("options", "old")

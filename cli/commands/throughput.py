@@ -215,7 +215,7 @@ def add(
 
 def model_named(figure: Figure) -> str:
     """'llama-3-70b (given as llama-3.3-70b)': the model a figure counts for, and the name it
-    was given where that stands for it (chipcost/data/model_equivalents.csv)."""
+    was given where that stands for it (core/data/model_equivalents.csv)."""
     given = figure.published_model
     return f"{figure.model} (given as {given})" if given else figure.model
 

@@ -1,7 +1,7 @@
 """Reference data into the warehouse: chips, instance types, models and throughput.
 
 The chips, instance types, reference models and reference throughput figures mirror the files
-in chipcost/data; derived figures are computed from them. A writer opens the warehouse
+in core/data; derived figures are computed from them. A writer opens the warehouse
 through `open_warehouse`, which reseeds once when those files (or the derivation) changed
 since the last seed, not on every connection.
 """
@@ -71,7 +71,8 @@ def reference_digest() -> str:
     digest = hashlib.sha256(__version__.encode())
     for name in (*REFERENCE_FILES, *throughput_files()):
         digest.update(name.encode())
-        digest.update(resources.files("chipcost").joinpath("data", *name.split("/")).read_bytes())
+        data = resources.files("chipcost.core").joinpath("data", *name.split("/"))
+        digest.update(data.read_bytes())
     modules = (roofline, throughput_figures, training, derivation_error, derivation_fit)
     for module in modules:  # a change re-derives without a release
         digest.update(Path(str(module.__file__)).read_bytes())
@@ -163,14 +164,14 @@ def add_user_model(
     """Record (or replace) the size of a model of the user's own, then re-derive its figures."""
     if any(m["model"] == model for m in model_rows()):
         raise ChipcostError(
-            f"{model} is a reference model (chipcost/data/models.csv): its size is not yours to "
+            f"{model} is a reference model (core/data/models.csv): its size is not yours to "
             "change; record measured throughput with `chipcost throughput add` instead"
         )
     standing, why = model_standing(model)
     if why:
         raise ChipcostError(
             f"{model} is answered with the figures of {standing}, a reference model "
-            f"(chipcost/data/model_equivalents.csv: {why}); ask for it by either name, and "
+            f"(core/data/model_equivalents.csv: {why}); ask for it by either name, and "
             "record measured throughput with `chipcost throughput add`"
         )
     con.execute("BEGIN TRANSACTION")

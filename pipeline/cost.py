@@ -143,9 +143,9 @@ def _why_underived(chip: str, workload: str) -> str:
     if rule is not None and row.get("family") in rule.not_on:
         return (
             f"none is derived, since {row['family']} chips are not built for {workload} "
-            "(chipcost/data/derivation.csv)"
+            "(core/data/derivation.csv)"
         )
-    return "and no dense peak (chipcost/data/chips.csv) or parameter count to derive one"
+    return "and no dense peak (core/data/chips.csv) or parameter count to derive one"
 
 
 def _no_throughput(chip: str, ask: Ask) -> str:
@@ -209,7 +209,7 @@ def _coverage_notes(
     unranked = [c for c in priced if c not in covered and c != UNKNOWN_CHIP]
     why = (
         "none derived: no dense peak, or a chip family that cannot run the workload; see "
-        "chipcost/data/derivation.csv"
+        "core/data/derivation.csv"
     )
     if parameters is None:
         why = (

@@ -139,7 +139,7 @@ def roof_of(con: duckdb.DuckDBPyConnection, setup: Setup) -> Roof:
     }.get(setup.precision, spec.get("bf16")) or spec.get("bf16")
     if not peak or not spec.get("bandwidth"):
         raise UsageError(
-            f"{COMMAND_LINE.said('chip', setup.chip)}: chipcost/data/chips.csv gives no dense "
+            f"{COMMAND_LINE.said('chip', setup.chip)}: core/data/chips.csv gives no dense "
             "peak or memory bandwidth for it, so no roofline to check a measurement against"
         )
     return physical_roof(

@@ -42,7 +42,7 @@ SPEED_EXAMPLES = (
 )
 # MLPerf Inference's bounds by model, scenario: (time to first token, time per output token),
 # ms, 99th percentiles, as the catalogue's MLPerf rows quote each run's ttft_latency and
-# tpot_latency (chipcost/data/throughput/mlperf-inference*.csv). The key is the model whose
+# tpot_latency (core/data/throughput/mlperf-inference*.csv). The key is the model whose
 # figures stand for the benchmark's: llama-3-70b for Llama 2 70B, llama-3-8b for Llama 3.1 8B.
 # A named speed is the model's own (`--speed interactive` for Llama 3.1 405B: 1000 / 80 ms,
 # 12.5 tokens/s per user); a model MLPerf does not run takes Llama 2 70B's.

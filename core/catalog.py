@@ -1,6 +1,6 @@
 """The accelerator catalog: canonical chips with specs, and AWS instance type -> chip.
 
-All of it is data (chipcost/data/*.csv): a new chip or instance type is a row, not code.
+All of it is data (core/data/*.csv): a new chip or instance type is a row, not code.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ UNKNOWN_CHIP = "unknown"
 
 
 def _rows(name: str) -> list[dict[str, str]]:
-    with resources.files("chipcost").joinpath("data", name).open(encoding="utf-8") as handle:
+    with resources.files("chipcost.core").joinpath("data", name).open(encoding="utf-8") as handle:
         return list(csv.DictReader(line for line in handle if not line.startswith("#")))
 
 

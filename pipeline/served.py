@@ -1,7 +1,7 @@
 """Whether the user's endpoint serves the model `chipcost measure` records: the name it lists
 (GET /v1/models, or --served-model) and the name its answers carry (a chat completion's
 `model`), each read as chipcost names models. A name that is a model chipcost knows
-(chipcost/data/models.csv, or a name standing for one by model_equivalents.csv, a Hugging Face
+(core/data/models.csv, or a name standing for one by model_equivalents.csv, a Hugging Face
 id's organisation and tuning cut off) must be the model measured; a name it cannot read a model
 from must state no other size ('my-8b' is no 70B model) and name no other family of models
 chipcost knows ('qwen-prod' is no Llama), and one stating a size must name the measured model's

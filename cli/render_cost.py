@@ -241,7 +241,7 @@ def print_sources(
     if cut:
         console.say(
             "    derived figures' chip specs (peak, memory, bandwidth): --wide quotes each "
-            "chip's sources (chipcost/data/chips.csv)"
+            "chip's sources (core/data/chips.csv)"
         )
 
 

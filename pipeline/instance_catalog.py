@@ -13,7 +13,7 @@ from chipcost.core.catalog import (
 )
 from chipcost.extract import azure, gcp, oci
 
-DATA = "chipcost/data"
+DATA = "core/data"
 
 
 def instance_type_rows() -> list[dict[str, Any]]:
