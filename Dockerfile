@@ -11,6 +11,7 @@ COPY archive archive
 COPY cli cli
 COPY core core
 COPY pipeline pipeline
+COPY reads reads
 COPY extract extract
 COPY transform transform
 COPY warehouse warehouse

@@ -2,7 +2,7 @@
 
 Every function opens the warehouse read-only (default: $CHIPCOST_DB, else
 $CHIPCOST_DATA_DIR/chipcost.duckdb, else ./data/chipcost.duckdb), reads, and closes it; none
-starts Prefect or touches the network. Each read is answered by chipcost.pipeline.answers, as
+starts Prefect or touches the network. Each read is answered by chipcost.reads.answers, as
 the command line's is, and names work as there: chip families (H100, A100, Trainium), comma
 lists or lists, any case. docs/api.md has examples.
 """
@@ -27,7 +27,7 @@ from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.frames import money_named
 from chipcost.core.names import shown
 from chipcost.core.questions import Question
-from chipcost.pipeline import answers
+from chipcost.reads import answers
 
 P = ParamSpec("P")
 
@@ -193,7 +193,7 @@ def prices(**asked: Any) -> pl.DataFrame:
     chip side by side: the rows `chipcost prices --by ... --format json` writes. by="offer" (or
     none) is every offer, as above.
     """
-    from chipcost.pipeline.price_glance import every_offer, glance_rows
+    from chipcost.reads.price_glance import every_offer, glance_rows
 
     if every_offer(asked["by"]):
         return answers.prices(asked, api=True).found.frame  # type: ignore[union-attr]

@@ -14,7 +14,7 @@ memory (the kernel's maxrss of that process alone) and wall seconds are printed,
 cheapest of those alike turned off (the report's cost section: warehouse/snapshot.py
 `_CHEAPEST_PRICE`; cost's ranking: transform/cost_fit.py `ALIKE`), the queries as they were
 before the cuts (ca5631c), in the same minutes. With --before, the code as at c7aed6d: the
-report's head-to-head answers rank every offer (pipeline/articles.py without
+report's head-to-head answers rank every offer (reads/articles.py without
 `Ask.cheapest_alike`) and the cuts run within the read limit, not warehouse/reader.py's
 CUT_MEMORY (--uncut turns that off too). Figures in docs/performance.md.
 """

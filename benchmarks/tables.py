@@ -30,8 +30,8 @@ from chipcost.cli import render_prices as shown
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.core.asks import PRICES
 from chipcost.core.settings import load_settings
-from chipcost.pipeline.prices import PriceAsk, find_price_rows
-from chipcost.pipeline.your_prices import for_read
+from chipcost.reads.prices import PriceAsk, find_price_rows
+from chipcost.reads.your_prices import for_read
 from chipcost.warehouse.reader import read_connection
 
 

@@ -52,9 +52,9 @@ def prices(**given: Any) -> None:
     format = OutputFormat.csv if focus else OutputFormat(asked["format"])
     limit = asked["limit"]
     from chipcost.cli.consoles import notices, out
-    from chipcost.pipeline import answers
-    from chipcost.pipeline.price_glance import every_offer, per_hours
-    from chipcost.pipeline.prices import unmatched_names
+    from chipcost.reads import answers
+    from chipcost.reads.price_glance import every_offer, per_hours
+    from chipcost.reads.prices import unmatched_names
 
     hours = per_hours(asked["per"], Voice(PRICES).said("per", asked["per"]))
     bounds_said = _bound_notes(asked, hours)
@@ -130,10 +130,10 @@ def _narrowed(asked: dict[str, Any]) -> bool:
 
 def _bound_notes(asked: dict[str, Any], hours: int) -> list[str]:
     """What a price bound is read as: per chip-month or -year with --per, as the table's
-    cells (chipcost.pipeline.prices reads it per chip-hour); with --currency, in that currency,
+    cells (chipcost.reads.prices reads it per chip-hour); with --currency, in that currency,
     as the cells (the bound is on the prices shown). None for a bound that is no amount
-    (chipcost.pipeline.prices says why)."""
-    from chipcost.pipeline.prices import amount_as_printed
+    (chipcost.reads.prices says why)."""
+    from chipcost.reads.prices import amount_as_printed
 
     said = []
     currency = str(asked.get("currency") or "USD").strip().upper()
@@ -172,7 +172,7 @@ def cost(**given: Any) -> None:
     from chipcost.cli.formats import with_currency, write_frame
     from chipcost.cli.render_cost import print_ranking
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.pipeline import answers
+    from chipcost.reads import answers
 
     asked = COST.given(given)
     format = OutputFormat(asked["format"])
@@ -202,7 +202,7 @@ def sql(**given: Any) -> None:
     """`chipcost sql`: an ad hoc read-only query against the warehouse
     (chipcost.core.asks.SQL)."""
     from chipcost.cli.formats import write_rows
-    from chipcost.pipeline import answers
+    from chipcost.reads import answers
 
     asked = SQL.given(given)
     format, limit = OutputFormat(asked["format"]), asked["limit"]
@@ -251,7 +251,7 @@ def compare(**given: Any) -> None:
     from chipcost.cli.formats import with_currency, write_frame
     from chipcost.cli.render_compare import print_comparison
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.pipeline import answers
+    from chipcost.reads import answers
 
     asked = COMPARE.given(given)
     result = answers.compare(asked)

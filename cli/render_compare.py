@@ -10,7 +10,7 @@ from chipcost.cli.render_cost import UNHELD_TTFT, figure_point, print_footer
 from chipcost.cli.render_prices import ESTIMATE_MARK
 from chipcost.core.figures import point_label, speed_label
 from chipcost.core.vocabulary import NO_TERM_WORDS, no_term_rest, pricing_words
-from chipcost.pipeline.compare import CompareResult
+from chipcost.reads.compare import CompareResult
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.transform.derived_source import derived_parts

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from chipcost.cli.consoles import Screen
 from chipcost.core.vocabulary import code_words
-from chipcost.pipeline.compare import CompareResult
+from chipcost.reads.compare import CompareResult
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.verdict import cost_at

@@ -16,8 +16,8 @@ from chipcost.cli.render_prices import (
     pricing_cell,
 )
 from chipcost.core.figures import point_label, speed_label
-from chipcost.pipeline.cost import CostRanking
-from chipcost.pipeline.rental_units import unit_of
+from chipcost.reads.cost import CostRanking
+from chipcost.reads.rental_units import unit_of
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.transform.derived_source import derived_parts
 from chipcost.transform.rows import CostRow, FigureRow

@@ -1,6 +1,6 @@
 """`chipcost prices --by chip`: one row per chip, its cheapest offer anywhere; `--by provider`:
 one row per chip and provider, its cheapest on demand, spot and commitment price per chip side
-by side (chipcost.pipeline.price_glance)."""
+by side (chipcost.reads.price_glance)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from chipcost.cli.render_prices import (
 from chipcost.core.asks import PRICES
 from chipcost.core.questions import Voice
 from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS
-from chipcost.pipeline.price_glance import (
+from chipcost.reads.price_glance import (
     KINDS,
     PER_HOURS,
     by_keys,
@@ -34,12 +34,12 @@ from chipcost.pipeline.price_glance import (
     set_apart_note,
     terms_words,
 )
-from chipcost.pipeline.prices import unconverted_words
+from chipcost.reads.prices import unconverted_words
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from chipcost.pipeline.prices import PriceRows
+    from chipcost.reads.prices import PriceRows
 
 _HEADS = {kind: MODEL_LABELS[kind] for kind in GLANCE_KINDS}
 # Kept while they fit, most useful first: the prices, and what a row is per, always stay.

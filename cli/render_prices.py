@@ -11,13 +11,13 @@ from chipcost.cli.fit import Column, Line, cell_len, fit_table, plain
 from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.vocabulary import PLAN_SHORT, gpu_alone_note, pricing_words
-from chipcost.pipeline.price_glance import PRICE_DECIMALS, set_apart_note
-from chipcost.pipeline.prices import unconverted_words
-from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
+from chipcost.reads.price_glance import PRICE_DECIMALS, set_apart_note
+from chipcost.reads.prices import unconverted_words
+from chipcost.reads.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
 from chipcost.transform.rows import number
 
 if TYPE_CHECKING:  # the table reads rows: neither DuckDB's nor polars' import is needed here
-    from chipcost.pipeline.prices import PriceRows
+    from chipcost.reads.prices import PriceRows
 
 Row = Mapping[str, object]
 
@@ -261,7 +261,7 @@ def _per_headers(columns: list[Column], per: str) -> list[Column]:
 
 def _per_words(per: str) -> str:
     """', per month of 730 hours': said beside the currency when the prices are not hourly."""
-    from chipcost.pipeline.price_glance import PER_HOURS
+    from chipcost.reads.price_glance import PER_HOURS
 
     return "" if per == "hour" else f", per {per} of {PER_HOURS[per]:,} hours"
 

@@ -14,7 +14,7 @@ import polars as pl
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.clean import BREAKS, CONTROL
 from chipcost.pipeline.jumps import JUMP_FACTOR
-from chipcost.pipeline.rental_units import kinds
+from chipcost.reads.rental_units import kinds
 from chipcost.reports.labels import money, with_labels
 from chipcost.reports.period import Period, ReportOptions
 from chipcost.warehouse.changes import Coverage, change_events, coverage, price_moves
@@ -155,7 +155,7 @@ def gather(
 ) -> ReportData:
     """Run every report query for the period against an open (read-only) warehouse; `step`
     is told, before each read, which section's data it reads (`chipcost report` shows it)."""
-    from chipcost.pipeline.your_prices import for_read
+    from chipcost.reads.your_prices import for_read
 
     mine = for_read(con, options.currency, options.list_prices)
     start, end = period.start, period.end
@@ -281,9 +281,9 @@ def _index(con: duckdb.DuckDBPyConnection, period: Period) -> pl.DataFrame:
 
 
 def _head_to_head(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> pl.DataFrame | None:
-    """The article pairs answered (chipcost.pipeline.compare.ARTICLE_PAIRS); None without the
+    """The article pairs answered (chipcost.reads.compare.ARTICLE_PAIRS); None without the
     views cost per token needs."""
-    from chipcost.pipeline.articles import article_answers
+    from chipcost.reads.articles import article_answers
 
     answers = section("head-to-head", lambda: article_answers(con, options.stale_days), None)
     if answers is None:
@@ -293,7 +293,7 @@ def _head_to_head(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> pl.
 
 def _speed_curve(con: duckdb.DuckDBPyConnection) -> tuple[dict, ...]:
     """The figures the throughput-against-speed chart draws (none without the views)."""
-    from chipcost.pipeline.articles import speed_curve
+    from chipcost.reads.articles import speed_curve
 
     return section("throughput against speed", lambda: tuple(speed_curve(con)), ())
 
@@ -354,7 +354,7 @@ def _labelled(frame: pl.DataFrame | None) -> pl.DataFrame | None:
 
 def _units() -> pl.Expr:
     """'instances', or 'slices' / 'UltraServers' for an offer that rents a TPU slice or an
-    UltraServer (chipcost.pipeline.rental_units)."""
+    UltraServer (chipcost.reads.rental_units)."""
     words = {f"{provider} {name}": f"{kind}s" for (provider, name), kind in kinds().items()}
     offer = pl.concat_str(pl.col("provider"), pl.col("instance_type"), separator=" ")
     return offer.replace_strict(words, default="instances", return_dtype=pl.String)

@@ -15,8 +15,8 @@ from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
 from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
-from chipcost.pipeline.price_glance import PER_HOURS, cheapest_per_model
-from chipcost.pipeline.prices import unconverted_words
+from chipcost.reads.price_glance import PER_HOURS, cheapest_per_model
+from chipcost.reads.prices import unconverted_words
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html
@@ -69,7 +69,7 @@ class Site:
 def _read(
     db_path: Path | Warehouse, weeks: int, currency: str | None = None, list_prices: bool = False
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict]:
-    from chipcost.pipeline.your_prices import for_read
+    from chipcost.reads.your_prices import for_read
 
     con = open_reader(db_path)
     try:
@@ -118,10 +118,10 @@ def _offered(rates: dict[str, tuple[date, float]], currency: str) -> dict[str, d
 
 
 def _answers(con) -> list[dict]:
-    """The article pairs answered as `chipcost compare` does (chipcost.pipeline.compare), as
+    """The article pairs answered as `chipcost compare` does (chipcost.reads.compare), as
     the weekly report shows them."""
     from chipcost.core.settings import DEFAULT_STALE_DAYS
-    from chipcost.pipeline.articles import article_answers
+    from chipcost.reads.articles import article_answers
     from chipcost.reports.data import section
 
     return section("head-to-head", lambda: article_answers(con, DEFAULT_STALE_DAYS), [])
@@ -129,7 +129,7 @@ def _answers(con) -> list[dict]:
 
 def _curve(con) -> list[dict]:
     """The figures the throughput-against-speed chart draws."""
-    from chipcost.pipeline.articles import speed_curve
+    from chipcost.reads.articles import speed_curve
     from chipcost.reports.data import section
 
     return section("throughput against speed", lambda: speed_curve(con), [])

@@ -20,7 +20,7 @@ from chipcost.transform.rows import number
 WIDTH = 360
 LEFT, RIGHT = 8, 8
 FONT = ""  # the font is set once on the <svg> (inherited): the report stays small
-# one colour per chip of chipcost.pipeline.articles.CURVE_CHIPS (and a grey for any other)
+# one colour per chip of chipcost.reads.articles.CURVE_CHIPS (and a grey for any other)
 CHIP_COLOURS = {
     "H100-SXM": "#2563eb", "H200": "#7c3aed", "B200": "#0891b2", "MI300X": "#dc2626",
     "Trainium2": "#d97706", "TPU-v6e": "#16a34a",

@@ -12,7 +12,8 @@ copy() {  # the .py files of folder $1 into $2
     | xargs -0 -I{} install -D -m 644 {} "$2/{}")
 }
 copy chipcost "$view/chipcost"
-for layer in api archive cli core pipeline extract transform warehouse reports flows sample; do
+# every chipcost.X of pyproject's package-dir (the folder X)
+for layer in $(.venv/bin/python -c 'import tomllib; print(*list(tomllib.load(open("pyproject.toml", "rb"))["tool"]["setuptools"]["package-dir"])[1:])' | sed 's/chipcost\.//g'); do
   copy "$layer" "$view/chipcost/$layer"
 done
 repo=$PWD

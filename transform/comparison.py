@@ -3,7 +3,7 @@ pricing, A's paired with B's by `cost`'s baseline rule, and judged from both chi
 one operating point (chipcost.transform.verdict); pure.
 
 The offers are cost rows as the ranking ranks them (every offer, cheapest first); the
-pipeline reads them (chipcost.pipeline.compare) and says what cannot be compared.
+pipeline reads them (chipcost.reads.compare) and says what cannot be compared.
 """
 
 from __future__ import annotations

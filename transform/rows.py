@@ -101,7 +101,7 @@ class CostRow(TypedDict, total=False):
     chip_memory_gb: float | None
     estimate: bool
     estimate_basis: str | None
-    # in another currency or after your discounts (chipcost.pipeline.your_prices: ADDED)
+    # in another currency or after your discounts (chipcost.reads.your_prices: ADDED)
     list_price_per_chip_hour_usd: float | None
     discount: str | None
     currency: str
@@ -112,7 +112,7 @@ class CostRow(TypedDict, total=False):
     instance_memory_gb: float | None
     fits: bool | None
     instances_needed: int | None
-    # a spot offer's interruption bucket, where one is asked (chipcost.pipeline.cost)
+    # a spot offer's interruption bucket, where one is asked (chipcost.reads.cost)
     interruption: str
     # against the baseline (chipcost.transform.cost.with_costs)
     cost_for_tokens: float | None

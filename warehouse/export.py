@@ -1,4 +1,4 @@
-"""The whole price history as rows, for exports (chipcost.pipeline.export)."""
+"""The whole price history as rows, for exports (chipcost.reads.export)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ A price's rate is the latest the ECB published on or before the price's day, at 
 MAX_RATE_AGE_DAYS earlier (the ECB publishes on working days: a Sunday's price gets Friday's
 rate), crossed through the euro: units of the currency per euro / US dollars per euro. A price
 with no such rate comes back with no rate (`usd_rate` NULL), never unconverted under another
-currency's name: the reader says which day lacks one (chipcost.pipeline.your_prices).
+currency's name: the reader says which day lacks one (chipcost.reads.your_prices).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from chipcost.warehouse.where import Where
 
 MAX_RATE_AGE_DAYS = 7
 # Every column of a read that is money (US dollars in the warehouse): whichever of them a
-# query has is converted, and your discounts apply to the same (chipcost.pipeline.your_prices).
+# query has is converted, and your discounts apply to the same (chipcost.reads.your_prices).
 MONEY = ("price_per_chip_hour", "price_per_hour", "upfront", "usd_per_million_tokens")
 # The list price kept beside a converted or discounted price, in US dollars.
 LIST_PRICE = ("price_per_chip_hour", "list_price_per_chip_hour_usd")
@@ -102,7 +102,7 @@ def _rate(on: str, alias: str) -> tuple[str, str, str]:
         f"ASOF LEFT JOIN fx_per_usd {alias} ON {day} >= {alias}.day",
         f"CASE WHEN {fresh} THEN {alias}.usd_rate END",
         # With no rate in force: the day that lacks one, for the reader to name (the read is
-        # refused then, chipcost.pipeline.your_prices).
+        # refused then, chipcost.reads.your_prices).
         f"CASE WHEN {fresh} THEN {alias}.day ELSE {day} END",
     )
 
@@ -133,7 +133,7 @@ def in_currency(
 ) -> tuple[str, dict[str, object]]:
     """`sql` (a query, its order kept) and its parameters, with its MONEY columns in
     `currency` at the rate of each row's `day` column (not rounded: the reader rounds them to
-    a millionth once, after your discounts, chipcost.pipeline.your_prices); the US dollars
+    a millionth once, after your discounts, chipcost.reads.your_prices); the US dollars
     of LIST_PRICE kept beside it (`list_price`); then RATE_COLUMNS. `drop` leaves out columns
     the query carried only to be converted. None: `sql` as it is, in US dollars."""
     if not currency:

@@ -44,7 +44,7 @@ def _sources(
     from chipcost.cli.formats import write_frame
     from chipcost.cli.render_sources import print_runs, print_sources
     from chipcost.core.asks import DEFAULT_TABLE_ROWS, MAX_LIMIT
-    from chipcost.pipeline import answers
+    from chipcost.reads import answers
 
     frame = answers.sources(db, stale_days, runs=runs)
     table = format is OutputFormat.table

@@ -42,9 +42,9 @@ def _export(
     from chipcost.cli.consoles import out as console
     from chipcost.cli.render import SAMPLE_BANNER
     from chipcost.core.errors import UsageError
-    from chipcost.pipeline import answers
-    from chipcost.pipeline.export import export_focus
-    from chipcost.pipeline.your_prices import for_read
+    from chipcost.reads import answers
+    from chipcost.reads.export import export_focus
+    from chipcost.reads.your_prices import for_read
     from chipcost.reports.period import parse_day
     from chipcost.warehouse.db import scalar
 

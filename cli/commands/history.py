@@ -15,7 +15,7 @@ def _history(**given: Any) -> None:
     from chipcost.cli.consoles import notices, out
     from chipcost.cli.options import widened
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.pipeline.answers import history
+    from chipcost.reads.answers import history
 
     asked = HISTORY.given(given)
     answer = history(asked)

@@ -14,7 +14,7 @@ def _index(**given: Any) -> None:
     from chipcost.cli.consoles import notices, out
     from chipcost.cli.options import widened
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.pipeline.answers import index as answer
+    from chipcost.reads.answers import index as answer
 
     asked = INDEX.given(given)
     chip, since, output = asked["chip"], asked["since"], OutputFormat(asked["format"])

@@ -16,7 +16,7 @@ from collections import defaultdict
 import pytest
 
 from chipcost.core.errors import UsageError
-from chipcost.pipeline.price_glance import in_cheapest
+from chipcost.reads.price_glance import in_cheapest
 from tests import warehouses
 from tests.cli.test_read_commands import chipcost
 

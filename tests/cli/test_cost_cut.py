@@ -2,7 +2,7 @@
 pricing model, term, provider, chips per instance: transform/cost_fit.py ALIKE), the cheapest
 only, cut in DuckDB, so its ranking holds rows in the number of chips, providers and terms, not
 of offers; the report's and the explorer's head-to-head answers read their ranking of every
-offer so cut too (pipeline/articles.py). What each answers is what ranking every offer
+offer so cut too (reads/articles.py). What each answers is what ranking every offer
 answers: the same question with the cut turned off, on a real DuckDB warehouse of many offers,
 ties and baselines among them."""
 
@@ -13,8 +13,8 @@ import os
 
 import pytest
 
-from chipcost.pipeline import cost
-from chipcost.pipeline.articles import article_answers
+from chipcost.reads import cost
+from chipcost.reads.articles import article_answers
 from chipcost.warehouse import cost_per_token
 from chipcost.warehouse.reader import open_reader
 from tests.cli_runner import chipcost
@@ -88,7 +88,7 @@ def test_the_cut_ranking_is_the_ranking_of_every_offer(db, monkeypatch, args):
     assert read[0] < read[-1] / 2  # the cut read fewer than half the offers
 
 
-# The chips the articles pair (chipcost.pipeline.articles.ARTICLE_PAIRS), Trainium3 unpriced.
+# The chips the articles pair (chipcost.reads.articles.ARTICLE_PAIRS), Trainium3 unpriced.
 ARTICLE_CHIPS = (
     ("H100-SXM", (1, 8)), ("H200", (8,)), ("B200", (8,)), ("Trainium2", (16,)),
     ("TPU-v6e", (1, 8)), ("MI300X", (8,)),

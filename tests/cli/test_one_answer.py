@@ -13,7 +13,7 @@ import re
 import pytest
 
 import chipcost
-from chipcost.pipeline.articles import article_answers
+from chipcost.reads.articles import article_answers
 from chipcost.transform.tokens import change_words
 from chipcost.warehouse.db import connect
 from tests.cli.test_cost_cli import _warehouse

@@ -15,7 +15,7 @@ from chipcost.core.errors import SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.extract import registry
 from chipcost.extract.base import FetchContext
-from chipcost.pipeline.sources import registered_sources
+from chipcost.reads.sources import registered_sources
 
 # source -> the start of its reason, a word of its description, and a URL its parse may be
 # handed (an archive that claims to hold its answer).

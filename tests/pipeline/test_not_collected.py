@@ -6,7 +6,7 @@ from __future__ import annotations
 from chipcost.core.errors import SourceSkipped
 from chipcost.extract import registry
 from chipcost.extract.base import Source
-from chipcost.pipeline import sources
+from chipcost.reads import sources
 
 
 def _skipped(payloads):

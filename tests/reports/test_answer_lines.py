@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from chipcost.pipeline.articles import ARTICLE_QUESTIONS
+from chipcost.reads.articles import ARTICLE_QUESTIONS
 from chipcost.reports.build import deliver
 from chipcost.reports.versus_charts import PUBLISHED
 from chipcost.transform.cost import cost_text

@@ -9,14 +9,14 @@ import json
 import pytest
 
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.articles import (
+from chipcost.reads.articles import (
     ARTICLE_PAIRS,
     ARTICLE_QUESTIONS,
     _caveats,
     article_answers,
 )
-from chipcost.pipeline.compare import compare
-from chipcost.pipeline.cost import Ask
+from chipcost.reads.compare import compare
+from chipcost.reads.cost import Ask
 from chipcost.reports.site import write_site
 from chipcost.warehouse.db import connect
 from tests.cli.test_cost_cli import _warehouse, chipcost

@@ -217,7 +217,7 @@ def test_the_first_view_is_each_chips_cheapest_offer_as_prices_by_chip(sample_ex
     any), the offer `chipcost prices --by chip` answers for each chip (price_glance's rule, no
     second copy in the page's script): a slice of a GPU or a government region is none."""
     import chipcost
-    from chipcost.pipeline.price_glance import in_cheapest
+    from chipcost.reads.price_glance import in_cheapest
 
     db, data = sample_explorer
     offers = offer_rows(data)

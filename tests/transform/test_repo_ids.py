@@ -37,8 +37,8 @@ def test_a_repo_id_is_read_as_its_model_and_release(repo, model, release):
 
 def test_cost_says_the_release_it_read(tmp_path):
     """The note of a read answered through an id says the release it cut."""
-    from chipcost.pipeline.cost import resolve_model
     from chipcost.pipeline.seed import open_warehouse
+    from chipcost.reads.cost import resolve_model
     from tests import warehouses
 
     con = open_warehouse(warehouses.new(tmp_path / "w.duckdb"))
@@ -58,8 +58,8 @@ def test_an_id_of_a_model_you_sized_is_read_once_you_have(tmp_path):
     would record it (on 0cae6cf: 'qwen-qwen2.5-72b-instruct', which `throughput add` would have
     kept as a model of its own); once its size is recorded, the id is read as it."""
     from chipcost.core.errors import UsageError
-    from chipcost.pipeline.cost import resolve_model
     from chipcost.pipeline.seed import add_user_model, open_warehouse
+    from chipcost.reads.cost import resolve_model
     from tests import warehouses
 
     con = open_warehouse(warehouses.new(tmp_path / "w.duckdb"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from chipcost.pipeline.cost import ask_of, cost_question, rank_cost
+from chipcost.reads.cost import ask_of, cost_question, rank_cost
 from chipcost.transform.rows import CostRow, FigureRow, number
 from chipcost.warehouse.cost_per_token import figures
 from chipcost.warehouse.db import connect

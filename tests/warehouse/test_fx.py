@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.your_prices import Rates, YourPrices
+from chipcost.reads.your_prices import Rates, YourPrices
 from chipcost.warehouse.db import connect, dict_rows
 from chipcost.warehouse.fx import in_currency, index_in_currency, per_usd
 

@@ -198,7 +198,7 @@ def your_prices(
     discounts, warnings = None, ()
     path = (env.get(DISCOUNTS_ENV) or "").strip()
     if path and not list_prices:
-        from chipcost.pipeline.discount_regions import unknown_regions
+        from chipcost.reads.discount_regions import unknown_regions
 
         discounts = load_discounts(path, providers)
         warnings = unknown_regions(con, discounts)

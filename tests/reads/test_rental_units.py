@@ -16,7 +16,7 @@ import pytest
 
 from chipcost.extract import gcp
 from chipcost.extract.aws import capacity_blocks as cb
-from chipcost.pipeline.rental_units import unit_of
+from chipcost.reads.rental_units import unit_of
 from chipcost.transform.cost_fit import smallest_that_holds
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.snapshot import cheapest_cost_per_token

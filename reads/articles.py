@@ -10,8 +10,8 @@ from dataclasses import replace
 import duckdb
 
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.compare import compare, compare_in
-from chipcost.pipeline.cost import Ask, CostRanking, every_offer, rank_cost
+from chipcost.reads.compare import compare, compare_in
+from chipcost.reads.cost import Ask, CostRanking, every_offer, rank_cost
 from chipcost.transform.comparison import cost_ranges
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.rows import CostRow, FigureRow, figure_rows

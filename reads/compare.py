@@ -1,6 +1,6 @@
 """What `chipcost compare A B` does: is chip A cheaper per token than chip B, per pricing model.
 
-Both chips' offers come from the cost ranking (chipcost.pipeline.cost: the same prices, fit
+Both chips' offers come from the cost ranking (chipcost.reads.cost: the same prices, fit
 rule and throughput choice at the asked speed); the comparison is made on the same provider
 where one offers both chips on that pricing model and term, else between each chip's
 cheapest offer (said on the line), as `cost`'s `vs` column does. The answer rests on both
@@ -19,7 +19,7 @@ import duckdb
 
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.vocabulary import code_words
-from chipcost.pipeline.cost import (
+from chipcost.reads.cost import (
     Ask,
     CostRanking,
     fit_notes,
@@ -138,7 +138,7 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
     ranking = rank_cost(con, both, _QUESTION)
 
     def held(chips: list[str]) -> str:
-        from chipcost.pipeline.prices import held_elsewhere
+        from chipcost.reads.prices import held_elsewhere
 
         return held_elsewhere(con, chips, both.filters)
 
@@ -147,7 +147,7 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
 
 def compare_in(every: CostRanking, ask: Ask, chip_a: str, chip_b: str) -> CompareResult:
     """A against B as compare answers it, both chips' offers taken from `every`, the ranking of
-    every chip's every offer (chipcost.pipeline.cost.every_offer(ask)): many pairs of one model
+    every chip's every offer (chipcost.reads.cost.every_offer(ask)): many pairs of one model
     and workload are answered from one ranking. The result's ranking is `every`."""
     both = _both(ask, chip_a, chip_b)
     return _compared(every, taken_from(every, both, _QUESTION), both, chip_a, chip_b)

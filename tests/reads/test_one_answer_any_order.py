@@ -11,9 +11,9 @@ from dataclasses import replace
 import pytest
 
 from chipcost.core.errors import ChipcostError
-from chipcost.pipeline.compare import compare_in
-from chipcost.pipeline.cost import Ask, every_offer, rank_cost
 from chipcost.pipeline.seed import open_warehouse
+from chipcost.reads.compare import compare_in
+from chipcost.reads.cost import Ask, every_offer, rank_cost
 from chipcost.transform.cost import CostQuestion
 from tests import warehouses
 

@@ -32,8 +32,8 @@ from chipcost.core.vocabulary import (
     pricing_labels,
     term_hours,
 )
-from chipcost.pipeline.price_glance import PER_HOURS, PRICE_DECIMALS
-from chipcost.pipeline.your_prices import YourPrices
+from chipcost.reads.price_glance import PER_HOURS, PRICE_DECIMALS
+from chipcost.reads.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.fx import unrated, unrated_values
 from chipcost.warehouse.prices import (
@@ -586,7 +586,7 @@ def _frame(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]]) -> pl.
     (FRESHNESS_COLUMNS, and your prices' columns where they apply)."""
     import polars as pl
 
-    from chipcost.pipeline.your_prices import DISCOUNT_COLUMN, LIST_COLUMN, RATE_COLUMNS
+    from chipcost.reads.your_prices import DISCOUNT_COLUMN, LIST_COLUMN, RATE_COLUMNS
 
     schema = dict(per_chip_price_schema(con))
     types = {

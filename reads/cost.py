@@ -16,8 +16,8 @@ from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, point_label, speed_label
 from chipcost.core.questions import Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
-from chipcost.pipeline.prices import unconverted_words
-from chipcost.pipeline.your_prices import YourPrices
+from chipcost.reads.prices import unconverted_words
+from chipcost.reads.your_prices import YourPrices
 from chipcost.transform.cost import (
     Baseline,
     CostQuestion,
@@ -261,7 +261,7 @@ def _baseline(
         f"{ask.workload} under these filters"
     )
     if con is not None:
-        from chipcost.pipeline.prices import held_elsewhere
+        from chipcost.reads.prices import held_elsewhere
 
         message += held_elsewhere(con, [ask.baseline], ask.filters)
     if any(r["chip"] == ask.baseline for r in offers):
@@ -462,7 +462,7 @@ def _nothing_chosen(
             f"no current offer to rank for {ask.model} {ask.workload}: the warehouse has "
             "no priced chip with a throughput yet; run `chipcost collect`"
         )
-    from chipcost.pipeline.prices import held_elsewhere
+    from chipcost.reads.prices import held_elsewhere
 
     if ask.chips and (where := held_elsewhere(con, ask.chips, ask.filters)):
         raise NoMatch(
@@ -949,7 +949,7 @@ def ask_of(
 ) -> Ask:
     """The ranking asked for, its names resolved against the warehouse (the command and the
     Python API ask alike)."""
-    from chipcost.pipeline.prices import checked_filters
+    from chipcost.reads.prices import checked_filters
 
     name, model_note = resolve_model(con, model)
     return Ask(

@@ -17,7 +17,7 @@ from chipcost.core.asks import DEFAULT_BASELINE
 from chipcost.core.errors import UsageError
 from chipcost.core.figures import shape_value, speed_value, ttft_value
 from chipcost.core.questions import Voice
-from chipcost.pipeline.cost import (
+from chipcost.reads.cost import (
     Ask,
     ask_of,
     baseline_chip,
@@ -101,9 +101,9 @@ def question(asked: Mapping[str, Any], voice: Voice) -> CostQuestion:
 
 
 def _currency(asked: object) -> str | None:
-    """The ranking's currency as the read takes it (chipcost.pipeline.your_prices): the one
+    """The ranking's currency as the read takes it (chipcost.reads.your_prices): the one
     asked, else $CHIPCOST_CURRENCY's; the migration cost is in it."""
-    from chipcost.pipeline.your_prices import CURRENCY_ENV
+    from chipcost.reads.your_prices import CURRENCY_ENV
 
     if asked is not None:
         return asked if isinstance(asked, str) else None  # refused by the read, naming it
@@ -120,7 +120,7 @@ def ranking(
 ) -> Ask:
     """The ranking asked for, its names resolved against the warehouse; `asked` as `checked`
     returns it."""
-    from chipcost.pipeline.your_prices import for_read
+    from chipcost.reads.your_prices import for_read
 
     return ask_of(
         con,

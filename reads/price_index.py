@@ -18,10 +18,10 @@ from chipcost.core.questions import Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
 from chipcost.core.vocabulary import old_spelling
 from chipcost.pipeline.clock import until_within
-from chipcost.pipeline.history import day_asked
 from chipcost.pipeline.jumps import JUMP_FACTOR
-from chipcost.pipeline.prices import pricing_model_name, unconverted_words
-from chipcost.pipeline.your_prices import Rates
+from chipcost.reads.history import day_asked
+from chipcost.reads.prices import pricing_model_name, unconverted_words
+from chipcost.reads.your_prices import Rates
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.fx import unrated, unrated_offers
 from chipcost.warehouse.history import newest_day

@@ -1,4 +1,4 @@
-"""Each read answered once (chipcost.pipeline.answers), for the command line and the Python API:
+"""Each read answered once (chipcost.reads.answers), for the command line and the Python API:
 the same offers as a terminal's rows or a frame, why nothing matched in the asker's words, the
 warehouse closed after every read, its checks made before the warehouse is opened. Real DuckDB
 files."""
@@ -10,7 +10,7 @@ import pytest
 
 from chipcost.core.asks import HISTORY, INDEX, PRICES
 from chipcost.core.errors import UsageError
-from chipcost.pipeline import answers
+from chipcost.reads import answers
 from tests.helpers import loaded_warehouse, record
 
 
@@ -89,14 +89,14 @@ def test_a_wrong_day_is_refused_before_the_warehouse_is_opened(tmp_path):
     ],
 )
 def test_an_interruption_bucket_as_printed_is_its_top(given, top):
-    from chipcost.pipeline.cost import interruption_percent
+    from chipcost.reads.cost import interruption_percent
 
     assert interruption_percent(given) == top
 
 
 @pytest.mark.parametrize("given", ["often", "-5", "5-", "<", "101", "20-120%"])
 def test_what_is_no_interruption_percent_is_refused(given):
-    from chipcost.pipeline.cost import interruption_percent
+    from chipcost.reads.cost import interruption_percent
 
     with pytest.raises(UsageError, match="give a percent from 0 to 100, e.g. 10%, or one of AWS"):
         interruption_percent(given)

@@ -14,7 +14,7 @@ from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.names import resolve_chip_names
 from chipcost.core.outputs import written_whole
 from chipcost.core.questions import COMMAND_LINE
-from chipcost.pipeline.your_prices import YourPrices
+from chipcost.reads.your_prices import YourPrices
 from chipcost.transform.focus import focus_frame, focus_text_times
 from chipcost.warehouse.export import history_rows
 

@@ -22,16 +22,16 @@ from chipcost.core.asks import COMPARE, COST, MAX_LIMIT
 from chipcost.core.errors import UsageError
 from chipcost.core.questions import COMMAND_LINE, PYTHON, Voice
 from chipcost.core.settings import Settings, load_settings
-from chipcost.pipeline.prices import PriceAsk, PriceResult, PriceRows
-from chipcost.pipeline.your_prices import YourPrices, for_read
+from chipcost.reads.prices import PriceAsk, PriceResult, PriceRows
+from chipcost.reads.your_prices import YourPrices, for_read
 from chipcost.warehouse.reader import limit_hit, read_connection
 
 if TYPE_CHECKING:  # each read imports what it alone needs: a read's start-up is timed
     import polars as pl
 
-    from chipcost.pipeline.compare import CompareResult
-    from chipcost.pipeline.cost import CostRanking
-    from chipcost.pipeline.history import HistoryResult
+    from chipcost.reads.compare import CompareResult
+    from chipcost.reads.cost import CostRanking
+    from chipcost.reads.history import HistoryResult
     from chipcost.warehouse.freshness import Freshness
     from chipcost.warehouse.readonly import QueryResult
 
@@ -78,9 +78,9 @@ class PriceAnswer:
 
 def prices(asked: Mapping[str, Any], *, api: bool = False, rows: bool = False) -> PriceAnswer:
     """The current prices asked for: as rows (a terminal's table, which imports no polars) or
-    a frame; from Python, each offer once (chipcost.pipeline.prices.each_offer_once)."""
-    from chipcost.pipeline.instances import instances_named_as_chips
-    from chipcost.pipeline.prices import each_offer_once, find_price_rows, find_prices, why_empty
+    a frame; from Python, each offer once (chipcost.reads.prices.each_offer_once)."""
+    from chipcost.reads.instances import instances_named_as_chips
+    from chipcost.reads.prices import each_offer_once, find_price_rows, find_prices, why_empty
 
     with reading(asked["db"], asked.get("stale_days"), api=api) as (con, settings):
         mine = for_read(con, asked["currency"], asked["list_prices"], voice=_voice(api))
@@ -95,8 +95,8 @@ def prices(asked: Mapping[str, Any], *, api: bool = False, rows: bool = False) -
 
 def cost(asked: Mapping[str, Any], *, api: bool = False, limit: int = 10**9) -> CostRanking:
     """The ranking per token of every offer asked for, cheapest first, `limit` rows at most."""
-    from chipcost.pipeline import cost_asked
-    from chipcost.pipeline.cost import rank_cost
+    from chipcost.reads import cost_asked
+    from chipcost.reads.cost import rank_cost
 
     voice = Voice(COST, api)
     checked = cost_asked.checked(asked, voice)
@@ -108,9 +108,9 @@ def cost(asked: Mapping[str, Any], *, api: bool = False, limit: int = 10**9) -> 
 
 def compare(asked: Mapping[str, Any], *, api: bool = False) -> CompareResult:
     """Chip A against chip B on every pricing model both have an offer on."""
-    from chipcost.pipeline import cost_asked
-    from chipcost.pipeline.compare import compare as compare_chips
-    from chipcost.pipeline.cost import baseline_chip
+    from chipcost.reads import cost_asked
+    from chipcost.reads.compare import compare as compare_chips
+    from chipcost.reads.cost import baseline_chip
 
     voice = Voice(COMPARE, api)
     a = baseline_chip(asked["chip_a"], "chip_a" if api else "chip A")
@@ -133,7 +133,7 @@ class HistoryAnswer:
 def history(asked: Mapping[str, Any], *, api: bool = False) -> HistoryAnswer:
     """Each chip's cheapest price per pricing model per day, in the currency asked for (no
     discounts: which offer was cheapest on a day is the list prices' answer)."""
-    from chipcost.pipeline.history import HistoryAsk, find_history, why_no_history
+    from chipcost.reads.history import HistoryAsk, find_history, why_no_history
 
     ask = HistoryAsk.of(asked, api=api)
     with reading(asked["db"], asked.get("stale_days"), api=api) as (con, settings):
@@ -163,7 +163,7 @@ def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
     """The daily price index rows asked for."""
     from chipcost.core.names import resolve_chip_names
     from chipcost.pipeline.clock import until_within
-    from chipcost.pipeline.price_index import IndexAsk, find_index
+    from chipcost.reads.price_index import IndexAsk, find_index
     from chipcost.warehouse.freshness import freshness
 
     ask = IndexAsk.of(asked, api=api)
@@ -218,7 +218,7 @@ def sources(
     """Every registered source with its last successful run, age and staleness; with `runs`
     the warehouse's runs instead, newest first. Before the first collection (no warehouse
     file, none named) the registered sources alone."""
-    from chipcost.pipeline.sources import registered_sources, run_table, source_table
+    from chipcost.reads.sources import registered_sources, run_table, source_table
 
     settings = _settings(db, stale_days, api)
     if not runs and db is None and not settings.is_lake and not settings.db_path.exists():
