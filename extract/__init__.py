@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 # Subpackages that hold the sources of one provider and the helpers only they share.
 PROVIDER_PACKAGES = ("aws",)
-KIT_MODULES = frozenset({"base"})
+KIT_MODULES = frozenset({"base", "docs"})
 
 
 @cache

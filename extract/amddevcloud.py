@@ -13,7 +13,7 @@ from chipcost.extract._do_sizes import (
     size_rows,
 )
 from chipcost.extract._fetch import ApiKey
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import Checked, FetchContext, Source
 
 SOURCE_NAME = "amddevcloud"
 PROVIDER = "amddevcloud"
@@ -43,5 +43,18 @@ SOURCE = Source(
     fetch=fetch,
     rows=size_rows,
     offers=size_offers,
+    title="AMD Developer Cloud",
+    checked=Checked(
+        asks="`GET https://api-amd.digitalocean.com/v2/sizes`, every page",
+        against=(
+            "DigitalOcean's sizes shape (gpuhunt's mock, as digitalocean); slugs, prices and "
+            "region as a public project recorded them with `doctl`"
+        ),
+        when="2026-07-09",
+        rest=(
+            "the Developer Cloud's answer reconstructed from DigitalOcean's; searched 2026-11-26, "
+            "none found"
+        ),
+    ),
 )
 parse = SOURCE.parse

@@ -13,7 +13,7 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import Offer, field_names, missing_fields, require_columns, shape_error
 from chipcost.extract._slices import SliceError, share_of
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "azure"
 PROVIDER = "azure"
@@ -273,5 +273,21 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Azure",
+    checked=Checked(
+        asks="Retail Prices API, Consumption and Reservation, ND, NC, NV and NG series, Linux",
+        against=(
+            "**recorded**: 83 Consumption items of ten GPU sizes in 27 regions "
+            "(ewyluda/gpu-price-index's fixture, seven fields an item, no `currencyCode`), parsed "
+            "alone; documentation, other projects' parsers, a public live capture of the eastus "
+            "`Standard_ND96isr_H100_v5` rows (98.32 on demand, 18.169536 spot) and 82 real size "
+            "names"
+        ),
+        when="stamped 2026-09-28; capture 2026-09-16",
+        rest=(
+            "the page envelope, Reservation items, `savingsPlan`; the good pages reconstructed in "
+            "the documented shape, their other prices synthetic"
+        ),
+    ),
 )
 parse = SOURCE.parse

@@ -308,6 +308,22 @@ def _refused(record: PriceRecord, reason: str) -> Reject:
 
 
 @dataclass(frozen=True)
+class Checked:
+    """What a source asks for and what its parser's reading of a live answer rests on: its row
+    of docs/sources.md's table, generated (`python -m chipcost.extract.docs`)."""
+
+    # What the fetch asks the provider for.
+    asks: str
+    # The answers the parser was checked against: **recorded**, **documented example**, **mock**
+    # or docs only, with their origin (the fixture folder's ORIGIN.md has the details).
+    against: str = "—"
+    # How old those answers are.
+    when: str = "—"
+    # What the fixtures reconstruct beyond them.
+    rest: str = "—"
+
+
+@dataclass(frozen=True)
 class Source:
     """One registered source: its name is the `source` column of the records it yields.
 
@@ -347,6 +363,13 @@ class Source:
     # ctx.settings ({"runpod_api_key": "RUNPOD_API_KEY"}): a keyed source declares its key
     # here and nowhere else (chipcost.extract.source_env() gathers them for a run).
     settings: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    # What the docs say of it (docs/sources.md's tables and the README's provider list are
+    # generated from these): the provider's name in words, what it asks for and what its
+    # parser was checked against, and, for a source that declares no JSON format (an HTML
+    # page, CSV or XML), how its parser finds the layout changed.
+    title: str = ""
+    checked: Checked | None = None
+    layout: str = ""
 
     def __post_init__(self) -> None:
         if self.parse is None:
@@ -385,9 +408,10 @@ class Source:
         return result
 
 
-def not_collected(name: str, provider: str, description: str, reason: str) -> Source:
+def not_collected(name: str, provider: str, description: str, reason: str, **docs: Any) -> Source:
     """A provider registered only to say, on every run, why its prices are not collected: its
-    fetch sends no request and its parse reads nothing, both skipped with `reason`."""
+    fetch sends no request and its parse reads nothing, both skipped with `reason`; `docs`:
+    what the docs say of it (Source.title, Source.checked)."""
 
     def skipped(*_: object) -> NoReturn:
         raise SourceSkipped(reason)
@@ -399,4 +423,5 @@ def not_collected(name: str, provider: str, description: str, reason: str) -> So
         fetch=skipped,
         parse=skipped,
         collected=False,
+        **docs,
     )

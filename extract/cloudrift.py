@@ -18,7 +18,7 @@ from chipcost.extract._kit import (
     shape_error,
     too_many_places,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "cloudrift"
 PROVIDER = "cloudrift"
@@ -166,5 +166,11 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="CloudRift",
+    checked=Checked(
+        asks="instance types of the `vm` service",
+        against="docs only: the fields gpuhunt and SkyPilot read",
+        rest="reconstructed",
+    ),
 )
 parse = SOURCE.parse

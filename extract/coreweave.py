@@ -10,7 +10,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, parse_count, price_of, require_columns, size_gb, slug
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "coreweave"
 PROVIDER = "coreweave"
@@ -224,5 +224,17 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="CoreWeave",
+    checked=Checked(
+        asks="the public pricing page",
+        against=(
+            "**recorded** page (getcomputable/gpu-index's fixture, its GPU and first CPU tables)"
+        ),
+        when="2026-08-22",
+    ),
+    layout=(
+        "HTML page: the parser requires the labels `GPU Count` and `On-Demand Price` and fails "
+        "naming a missing one"
+    ),
 )
 parse = SOURCE.parse

@@ -13,7 +13,7 @@ from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import PriceError, parse_price, require_columns, size_gb
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "crusoe"
 PROVIDER = "crusoe"
@@ -159,5 +159,18 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Crusoe",
+    checked=Checked(
+        asks="the public pricing page",
+        against=(
+            "**recorded** page (getcomputable/gpu-index's fixture, a contiguous excerpt of the "
+            'live page): six on-demand prices, every spot cell "Contact sales"'
+        ),
+        when="2026-08-22",
+    ),
+    layout=(
+        "HTML page: the parser requires the table headers `GPU model` and `On-demand` and fails "
+        "naming a missing one"
+    ),
 )
 parse = SOURCE.parse

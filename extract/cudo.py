@@ -11,7 +11,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import json_price, listed_rows
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "cudo"
 PROVIDER = "cudo"
@@ -122,5 +122,15 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Cudo Compute",
+    checked=Checked(
+        asks="`GET /v1/vms/machine-types-2`",
+        against=(
+            "**mock**: gpuhunt's one machine type; GPU rates derived from SkyPilot's published "
+            "Cudo catalog"
+        ),
+        when="catalog commit 16f33dd",
+        rest="the other types' resource rates, CPU models, free counts",
+    ),
 )
 parse = SOURCE.parse

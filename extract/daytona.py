@@ -9,7 +9,7 @@ from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import json_price, listed_rows, missing_fields
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "daytona"
 PROVIDER = "daytona"
@@ -100,5 +100,14 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Daytona",
+    checked=Checked(
+        asks="the GPU rate card",
+        against=(
+            "**mock**, probably captured (it carries the server's `generatedAt`): gpuhunt's rate "
+            "card"
+        ),
+        rest="searched 2026-11-26, no recording found",
+    ),
 )
 parse = SOURCE.parse

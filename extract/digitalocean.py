@@ -13,7 +13,7 @@ from chipcost.extract._do_sizes import (
     size_rows,
 )
 from chipcost.extract._fetch import ApiKey
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import Checked, FetchContext, Source
 
 SOURCE_NAME = "digitalocean"
 PROVIDER = "digitalocean"
@@ -42,6 +42,12 @@ SOURCE = Source(
     fetch=fetch,
     rows=size_rows,
     offers=size_offers,
+    title="DigitalOcean",
+    checked=Checked(
+        asks="every size, all pages",
+        against="**mock**: gpuhunt's `/v2/sizes` (looks like a trimmed real answer)",
+        rest="searched 2026-11-26, no recording found",
+    ),
 )
 parse = SOURCE.parse
 __all__ = ["PAGE_SIZE", "SIZES_URL", "SOURCE", "fetch", "parse"]

@@ -20,7 +20,7 @@ from chipcost.core.record import ParseResult
 from chipcost.extract import _http
 from chipcost.extract._fx import Day, days, implausible, jumps, undated
 from chipcost.extract._kit import Origin
-from chipcost.extract.base import FetchContext, Source, refuse_empty
+from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "ecb-rates"
 PROVIDER = "ecb"
@@ -160,4 +160,15 @@ SOURCE = Source(
     fetch=fetch,
     parse=parse,
     reference=True,
+    title="the ECB",
+    checked=Checked(
+        asks="the ECB's 90-day reference rates",
+        against="**recorded** daily file (OpenBuildings/monetary)",
+        when="2013-08-20",
+        rest="the 90-day layout's rates synthetic",
+    ),
+    layout=(
+        "XML: the parser reads each `<Cube time>` day and its rates, and a file with rates but no "
+        "day fails naming it"
+    ),
 )

@@ -16,7 +16,7 @@ from chipcost.extract._kit import (
     shape_error,
     too_many_places,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "fluidstack"
 PROVIDER = "fluidstack"
@@ -120,5 +120,16 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Fluidstack",
+    checked=Checked(
+        asks="`GET /list_available_configurations`",
+        against=(
+            "docs only: SkyPilot's fetcher (field list); configurations read back from SkyPilot's "
+            "published Fluidstack catalog; **recorded** GPU names: the 23 `gpu_type` names of that"
+            " fetcher's map"
+        ),
+        when="catalog commit 002403b",
+        rest="the whole answer reconstructed: JSON types, order",
+    ),
 )
 parse = SOURCE.parse

@@ -28,7 +28,7 @@ from chipcost.extract._kit import (
     require_offers,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import Checked, FetchContext, Source
 
 SOURCE_NAME = "gcp"
 PROVIDER = "gcp"
@@ -310,4 +310,18 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="Google Cloud",
+    checked=Checked(
+        asks="Cloud Billing Catalog SKUs of Compute Engine and Cloud TPU",
+        against=(
+            "**recorded** Cloud Billing Catalog page (opencost `pkg/cloud/gcp/test/skus.json`): "
+            "the A100 GPU and A2 vCPU/RAM SKUs; `a2-highgpu-1g` prices at Google's $3.673385"
+        ),
+        when="effective 2023-03-24",
+        rest=(
+            "H100, H200, L4, B200, GB200, spot, commitment and TPU SKU descriptions reconstructed;"
+            " the ways Google sells each family quoted from its consumption pages "
+            "(`gcp_consumption.csv`)"
+        ),
+    ),
 )

@@ -11,7 +11,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import price_of
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "gmicloud"
 PROVIDER = "gmicloud"
@@ -112,5 +112,15 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="GMI Cloud",
+    checked=Checked(
+        asks="the public pricing page (English)",
+        against="**recorded** page (a public GPU price index's fixture), its card grid",
+        when="2026-08-22",
+    ),
+    layout=(
+        "HTML page: the parser reads a card per GPU (heading, price, unit); a unit other than a "
+        "GPU-hour is refused, and a page with no card is refused as an empty listing"
+    ),
 )
 parse = SOURCE.parse

@@ -20,7 +20,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "hotaisle"
 PROVIDER = "hotaisle"
@@ -165,5 +165,11 @@ SOURCE = Source(
     rows=rows,
     offers=offers,
     combine=combine,
+    title="Hot Aisle",
+    checked=Checked(
+        asks="the VMs a team can rent now",
+        against="**mock**: gpuhunt's one hand-written VM",
+        rest="the rest reconstructed",
+    ),
 )
 parse = SOURCE.parse

@@ -10,7 +10,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "hyperbolic"
 PROVIDER = "hyperbolic"
@@ -147,5 +147,15 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Hyperbolic",
+    checked=Checked(
+        asks="`GET /v2/skypilot/catalog`",
+        against=(
+            "**recorded** catalog rows: SkyPilot's published Hyperbolic catalog, written entry by "
+            "entry from this endpoint's answer, read back into it"
+        ),
+        when="catalog commit 00e7b16",
+        rest="the JSON types of the numbers, `SpotPrice` null",
+    ),
 )
 parse = SOURCE.parse

@@ -23,7 +23,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "hyperstack"
 PROVIDER = "hyperstack"
@@ -216,4 +216,14 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="Hyperstack",
+    checked=Checked(
+        asks="`GET /v1/pricebook`, then `GET /v1/core/flavors`",
+        against=(
+            "**documented examples**: the pricebook entry and the CPU flavor of Hyperstack's API "
+            "reference; field lists of SkyPilot's fetcher and a Rust client"
+        ),
+        when="docs as served 2026",
+        rest="the GPU flavors reconstructed",
+    ),
 )

@@ -3,7 +3,7 @@ collected yet: no price source was found to build on."""
 
 from __future__ import annotations
 
-from chipcost.extract.base import not_collected
+from chipcost.extract.base import Checked, not_collected
 
 SOURCE_NAME = "ibm"
 PROVIDER = "ibm"
@@ -28,5 +28,10 @@ SOURCE = not_collected(
         "among them) without prices, and no priced source was found (docs/sources.md)"
     ),
     reason=NOT_COLLECTED,
+    title="IBM Cloud",
+    checked=Checked(
+        asks="nothing (registered, not collected)",
+    ),
+    layout="not collected (no price API to read)",
 )
 fetch, parse = SOURCE.fetch, SOURCE.parse

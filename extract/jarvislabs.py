@@ -11,7 +11,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import host_spec, json_price, listed_rows
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "jarvislabs"
 PROVIDER = "jarvislabs"
@@ -133,5 +133,11 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="JarvisLabs",
+    checked=Checked(
+        asks="`server_meta`",
+        against="**mock**: gpuhunt's `server_meta`",
+        when="2026-05 to 2026-06",
+    ),
 )
 parse = SOURCE.parse

@@ -19,7 +19,7 @@ from chipcost.extract._kit import (
     shape_error,
     size_gb,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "lambda"
 PROVIDER = "lambda"
@@ -333,5 +333,17 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Lambda",
+    checked=Checked(
+        asks="instance types (with `LAMBDA_API_KEY`), else the public pricing page",
+        against=(
+            "**recorded** pricing page (an excerpt: the 1-Click Clusters and Instances tabs), "
+            "recorded 2026-08-22 in getcomputable/gpu-index at commit "
+            "055204adf5e64e62595f97c49b7eb65400149871; the API from documentation and other "
+            "projects' parsers"
+        ),
+        when="2026-08-22",
+        rest="the API's answers reconstructed",
+    ),
 )
 parse = SOURCE.parse

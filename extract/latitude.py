@@ -19,7 +19,7 @@ from chipcost.extract._kit import (
     slug,
     too_many_places,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "latitude"
 PROVIDER = "latitude"
@@ -166,5 +166,15 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Latitude.sh",
+    checked=Checked(
+        asks="`GET /plans?filter[gpu]=true` (with `LATITUDE_API_KEY`)",
+        against=(
+            "**recorded** plan objects, as the public pricing page embeds them (a public GPU price"
+            " index's fixture)"
+        ),
+        when="2026-08-22",
+        rest='the API\'s `{"data": [...]}` envelope',
+    ),
 )
 parse = SOURCE.parse

@@ -17,7 +17,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "lium"
 PROVIDER = "lium"
@@ -157,5 +157,11 @@ SOURCE = Source(
     rows=rows,
     offers=offers,
     combine=combine,
+    title="Lium",
+    checked=Checked(
+        asks="the public nodes feed",
+        against="**recorded** response kept by gpuhunt, trimmed to four nodes",
+        when="2026-09-10",
+    ),
 )
 parse = SOURCE.parse

@@ -18,7 +18,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "massedcompute"
 PROVIDER = "massedcompute"
@@ -145,5 +145,13 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Massed Compute",
+    checked=Checked(
+        asks="`GET /api/v1/gpu-inventory` (with `MASSED_COMPUTE_API_KEY`)",
+        against=(
+            "**mock**: a public API client's test answer (brevdev/cloud), in the shape of the "
+            "API's OpenAPI document"
+        ),
+    ),
 )
 parse = SOURCE.parse

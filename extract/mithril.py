@@ -21,7 +21,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Source, each_row
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, each_row
 
 SOURCE_NAME = "mithril"
 PROVIDER = "mithril"
@@ -181,4 +181,14 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="Mithril",
+    checked=Checked(
+        asks="`GET /v2/instance-types`, then `GET /v2/spot/availability`",
+        against=(
+            "docs only: SkyPilot's fetcher and Mithril's Flow SDK models (field lists); prices per"
+            " region from SkyPilot's published Mithril catalog"
+        ),
+        when="catalog commit 1ba9415",
+        rest="both answers reconstructed: most fids, auction ids, capacities",
+    ),
 )

@@ -11,7 +11,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import json_price
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "modal"
 PROVIDER = "modal"
@@ -96,5 +96,19 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Modal",
+    checked=Checked(
+        asks="the public pricing page",
+        against=(
+            'docs only: what SkyPilot\'s fetcher reads from the page (label, then "$... / sec"); '
+            "five prices as a public cheat sheet quotes them"
+        ),
+        when="quotes 2026-05-07",
+        rest="the page reconstructed",
+    ),
+    layout=(
+        "HTML page: the parser reads each `<GPU> $<price> / sec` line; a page with none is refused"
+        " as an empty listing"
+    ),
 )
 parse = SOURCE.parse

@@ -11,7 +11,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, price_of, require_columns
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "nebius"
 PROVIDER = "nebius"
@@ -201,5 +201,18 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Nebius",
+    checked=Checked(
+        asks="the public prices page",
+        against=(
+            "**recorded** table data of the page (getcomputable/gpu-index's fixture, an excerpt)"
+        ),
+        when="2026-08-22",
+        rest="the rendered tables (the sample's format) reconstructed",
+    ),
+    layout=(
+        "HTML page: the parser requires the headers `Item` and `On-demand, GPU-hour` and fails "
+        "naming a missing one"
+    ),
 )
 parse = SOURCE.parse

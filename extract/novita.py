@@ -10,7 +10,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import host_spec, json_price, listed_rows
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "novita"
 PROVIDER = "novita"
@@ -121,5 +121,16 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Novita",
+    checked=Checked(
+        asks="`GET /gpu-instance/openapi/v1/products`",
+        against=(
+            "**test mock**: three product objects of a public aggregator's parser test, said to "
+            'mirror live answers ("verified live": price in 1/100,000 USD); the `data` envelope '
+            "and fields of Novita's API reference; SkyPilot's fetcher divides by 100,000 too"
+        ),
+        when="read 2026-11",
+        rest="the envelope",
+    ),
 )
 parse = SOURCE.parse

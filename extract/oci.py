@@ -15,7 +15,7 @@ from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import field_names, require_columns, shape_error
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "oci"
 PROVIDER = "oci"
@@ -204,5 +204,17 @@ SOURCE = Source(
     rows=rows,
     offers=offers,
     notes=notes,
+    title="OCI",
+    checked=Checked(
+        asks="the whole public price list (`cetools` products, USD)",
+        against=(
+            "**recorded** price lists: opencost's (`pkg/cloud/oracle/test/prices_usd.json`, 450 "
+            "items, 7 GPU parts) and getcomputable/gpu-index's (35 items, every one of the 29 "
+            "GPU-metric rows, captured 2026-08-22): every GPU part prices its shapes but H100T and"
+            " E4"
+        ),
+        when="committed 2024-01-19; captured 2026-08-22",
+        rest="the sample's list",
+    ),
 )
 parse = SOURCE.parse

@@ -13,7 +13,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._fx import ECB_DAILY, prices_only
 from chipcost.extract._kit import host_spec, listed_rows, parse_count
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "ovhcloud"
 PROVIDER = "ovhcloud"
@@ -200,4 +200,15 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="OVHcloud",
+    checked=Checked(
+        asks="the public Public Cloud order catalog (FR), prices in its currency (euros)",
+        against=(
+            "docs only: the fields a public project reads from a saved copy of the catalog; "
+            "flavors and euro prices from its table generated from the catalog; **recorded** GPU "
+            "names: the `gpu.model` labels gpu-index pins from real catalogs (2026-08-22)"
+        ),
+        when="table 2025-01-27",
+        rest="the catalog reconstructed",
+    ),
 )

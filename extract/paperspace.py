@@ -20,7 +20,7 @@ from chipcost.extract._kit import (
     shape_error,
     size_gb,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "paperspace"
 PROVIDER = "paperspace"
@@ -163,5 +163,11 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Paperspace",
+    checked=Checked(
+        asks="the console's `machines.createFormDataV2` (with `PAPERSPACE_API_KEY`)",
+        against="docs only: the fields two public scrapers of it read",
+        rest="reconstructed, every value made up",
+    ),
 )
 parse = SOURCE.parse

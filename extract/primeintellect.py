@@ -24,7 +24,7 @@ from chipcost.extract._kit import (
     parse_count,
 )
 from chipcost.extract._resale import seller, with_part
-from chipcost.extract.base import FetchContext, Item, Page, Source, each_row
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, each_row
 
 SOURCE_NAME = "primeintellect"
 PROVIDER = "primeintellect"
@@ -299,4 +299,17 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="Prime Intellect",
+    checked=Checked(
+        asks="every page of `GET /api/v1/availability/gpus`, unfiltered",
+        against=(
+            "**recorded** answers kept by Prime Intellect's own CLI for its tests "
+            "(PrimeIntellect-ai/prime `tests/data/availability_response.json` @ a79151f and @ "
+            "6744759); **documented examples**: the offers in Prime Intellect's \"Get Availability "
+            'Information" and "Provision GPU" guides; further offers from SkyPilot\'s published '
+            "Prime Intellect catalog"
+        ),
+        when="docs as served 2026",
+        rest="socket, country, stock of the catalog-derived offers reconstructed",
+    ),
 )

@@ -17,7 +17,7 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import field_names, missing_fields, require_columns, shape_error
 from chipcost.extract._slices import SliceError, memory_share, mig_profile, share_of
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "runpod"
 PROVIDER = "runpod"
@@ -343,4 +343,19 @@ SOURCE = Source(
     parse=parse,
     retiring=RETIRING,
     formats=(REST, GRAPHQL),
+    title="RunPod",
+    checked=Checked(
+        asks=(
+            "with `RUNPOD_API_KEY`: REST API v2 `GET /v2/catalog/gpus` (on demand), then GraphQL "
+            "`gpuTypes` (spot, commitments); without: GraphQL alone. GraphQL is retired in early "
+            "2027"
+        ),
+        against=(
+            "**documented example**: the v2 OpenAPI schema's `listGpuTypes` response (runpod/docs "
+            "@ a900806); GraphQL from documentation and other projects' parsers; **recorded** GPU "
+            "names of a narrower query's answer (gpu-index, 2026-08-22)"
+        ),
+        when="schema 2026-08-20",
+        rest="the other catalog entries and every GraphQL answer",
+    ),
 )

@@ -21,7 +21,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "scaleway"
 PROVIDER = "scaleway"
@@ -163,4 +163,14 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="Scaleway",
+    checked=Checked(
+        asks="`GET /instance/v1/zones/{zone}/products/servers` for four zones, every page (euros)",
+        against=(
+            "**recorded**: eight instance types of a public project's capture of this endpoint "
+            '("Real answers ... captured 2026-10-01")'
+        ),
+        when="2026-10-01",
+        rest="the zone of each type, the envelope",
+    ),
 )

@@ -3,7 +3,7 @@ prices are not collected yet: no price answer was found to build on."""
 
 from __future__ import annotations
 
-from chipcost.extract.base import not_collected
+from chipcost.extract.base import Checked, not_collected
 
 SOURCE_NAME = "scp"
 PROVIDER = "scp"
@@ -29,5 +29,10 @@ SOURCE = not_collected(
         "no GPU server price in any recorded answer, and no price list was found (docs/sources.md)"
     ),
     reason=NOT_COLLECTED,
+    title="Samsung Cloud Platform",
+    checked=Checked(
+        asks="nothing (registered, not collected)",
+    ),
+    layout="not collected (no price API to read)",
 )
 fetch, parse = SOURCE.fetch, SOURCE.parse

@@ -13,7 +13,7 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._fx import ECB_DAILY, prices_only
 from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count, too_many_places
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "seeweb"
 PROVIDER = "seeweb"
@@ -141,4 +141,13 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="Seeweb",
+    checked=Checked(
+        asks="GPU plans (euros)",
+        against=(
+            '**mock**: gpuhunt\'s `/plans` ("mirrors the live /plans shape"); a recorded ECB file '
+            "(an earlier version's archive)"
+        ),
+        when="ECB file 2017-03-08",
+    ),
 )

@@ -19,7 +19,7 @@ from chipcost.extract._kit import (
     parse_count,
 )
 from chipcost.extract._resale import seller, with_part
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "shadeform"
 PROVIDER = "shadeform"
@@ -212,5 +212,15 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Shadeform",
+    checked=Checked(
+        asks="`GET /v1/instances/types`, unfiltered",
+        against=(
+            "**documented example** of `GET /instances/types` (Shadeform's `openapi.yaml`); "
+            "listing prices from SkyPilot's published Shadeform catalog"
+        ),
+        when="docs 2026-03-05",
+        rest="cloud instance names, storage, boot times reconstructed",
+    ),
 )
 parse = SOURCE.parse

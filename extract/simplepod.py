@@ -18,7 +18,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "simplepod"
 PROVIDER = "simplepod"
@@ -141,5 +141,15 @@ SOURCE = Source(
     rows=rows,
     offers=offers,
     combine=combine,
+    title="SimplePod",
+    checked=Checked(
+        asks="`GET /instances/market/list?rentalStatus=active&itemsPerPage=1000`",
+        against=(
+            "docs only: SkyPilot's fetcher and a public TypeScript client (field lists); machines "
+            "and prices from SkyPilot's published SimplePod catalog"
+        ),
+        when="catalog commit 1010b75",
+        rest="the whole answer reconstructed",
+    ),
 )
 parse = SOURCE.parse

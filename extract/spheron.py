@@ -24,7 +24,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Source, each_row
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, each_row
 
 SOURCE_NAME = "spheron"
 PROVIDER = "spheron"
@@ -266,4 +266,10 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="Spheron",
+    checked=Checked(
+        asks="every page of the GPU offers feed",
+        against="documentation and other projects' parsers",
+        rest="reconstructed",
+    ),
 )

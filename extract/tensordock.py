@@ -20,7 +20,7 @@ from chipcost.extract._kit import (
     shape_error,
     slug,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "tensordock"
 PROVIDER = "tensordock"
@@ -291,5 +291,15 @@ SOURCE = Source(
     offers=offers,
     combine=combine,
     formats=(V2, V0),
+    title="TensorDock",
+    checked=Checked(
+        asks="v2 API `GET /api/v2/locations` (`TENSORDOCK_API_KEY` sent when set)",
+        against=(
+            "**documented example**: the `List Available Locations` response on TensorDock's API "
+            "docs (its first GPU entry whole); **recorded** GPU names: the 16 of gpuhunt's v0 map"
+        ),
+        when="read 2026-11-26",
+        rest="the other locations; the sample's (at the published rates)",
+    ),
 )
 parse = SOURCE.parse

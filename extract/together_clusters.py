@@ -12,7 +12,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import price_of
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "together-clusters"
 PROVIDER = "together"
@@ -108,5 +108,20 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Together AI",
+    checked=Checked(
+        asks="the public pricing page",
+        against=(
+            "**recorded** page (an excerpt: Dedicated Inference, then GPU Clusters), recorded "
+            "2026-08-22 in getcomputable/gpu-index at commit "
+            "055204adf5e64e62595f97c49b7eb65400149871"
+        ),
+        when="2026-08-22",
+        rest="the failure pages reconstructed",
+    ),
+    layout=(
+        "HTML page: the parser reads the rows of the GPU table (rows opening with NVIDIA or AMD); "
+        "a page with none is refused as an empty listing"
+    ),
 )
 parse = SOURCE.parse

@@ -16,7 +16,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "vastai"
 PROVIDER = "vastai"
@@ -387,5 +387,20 @@ SOURCE = Source(
     # One record per GPU model and pricing model: the median per-GPU price of its offers.
     combine=_summaries,
     notes=_basis_notes,
+    title="Vast.ai",
+    checked=Checked(
+        asks="two bundle searches (on demand, interruptible), verified rentable offers",
+        against=(
+            "**recorded** answers of a B300 and an H100 SXM search (another project's query: no "
+            "`allocated_storage`), recorded 2026-08-22 in getcomputable/gpu-index at commit "
+            "055204adf5e64e62595f97c49b7eb65400149871; the Vast CLI's field list and options "
+            "(vast-ai/vast-python, 2024-12) for field meanings"
+        ),
+        when="2026-08-22",
+        rest=(
+            "the two searches' answers (other GPUs, hosts not verified, the bid search) "
+            "reconstructed"
+        ),
+    ),
 )
 parse = SOURCE.parse

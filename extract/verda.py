@@ -23,7 +23,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "verda"
 PROVIDER = "verda"
@@ -282,4 +282,14 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="Verda",
+    checked=Checked(
+        asks="instance types and long-term periods",
+        against=(
+            "items of `instance_types.get()` kept in gpuhunt's tests (likely trimmed real items, "
+            "not stated to be a recording)"
+        ),
+        when="2023-11 to 2025-12",
+        rest="periods and the rest reconstructed; searched 2026-11-26, no recording found",
+    ),
 )

@@ -18,7 +18,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "voltagepark"
 PROVIDER = "voltagepark"
@@ -204,5 +204,11 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Voltage Park",
+    checked=Checked(
+        asks="`GET /api/v1/bare-metal/locations` and `/instant-deploy-presets/`, public",
+        against="**recorded** answers (a public GPU price index's fixtures)",
+        when="2026-08-22",
+    ),
 )
 parse = SOURCE.parse

@@ -14,7 +14,7 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import host_spec, json_price, listed_rows, load_json, too_many_places
 from chipcost.extract._slices import SliceError, memory_share, share_of
-from chipcost.extract.base import FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "vultr"
 PROVIDER = "vultr"
@@ -282,5 +282,10 @@ SOURCE = Source(
     fetch=fetch,
     rows=rows,
     offers=offers,
+    title="Vultr",
+    checked=Checked(
+        asks="every bare-metal and other plan (`plans-metal`, `plans?type=all`), all pages",
+        against="**mock**: gpuhunt's mocks of both lists",
+    ),
 )
 parse = SOURCE.parse

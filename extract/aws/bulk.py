@@ -37,7 +37,7 @@ from chipcost.extract.aws._public import (
     public_files,
     skip_if_credentials,
 )
-from chipcost.extract.base import FetchContext, Source, refuse_empty
+from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-bulk"
 PROVIDER = "aws"
@@ -214,4 +214,15 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="AWS",
+    checked=Checked(
+        asks="the public EC2 and Savings Plans price-list files (index, then per-region CSVs)",
+        against="the 2025 CSV header; gpuhunt's filters on the same file",
+        rest="reconstructed; searched 2026-11-26, none found",
+    ),
+    layout=(
+        "not declared: the offer files are CSV of hundreds of MB; the parser requires its columns "
+        "by name (`EC2_REQUIRED`, `SP_REQUIRED` in `extract/aws/_bulk_parse.py`) and fails naming "
+        "any missing, and a file of another offer code is refused"
+    ),
 )

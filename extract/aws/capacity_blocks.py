@@ -27,7 +27,7 @@ from chipcost.extract.aws._calls import (
     response_bytes,
 )
 from chipcost.extract.aws._calls import RowRefused as _Refused
-from chipcost.extract.base import FetchContext, Source
+from chipcost.extract.base import Checked, FetchContext, Source
 
 SOURCE_NAME = "aws-capacity-blocks"
 PROVIDER = "aws"
@@ -349,4 +349,11 @@ SOURCE = Source(
     parse=parse,
     # No Capacity Block on offer today is an answer, not a failure.
     may_be_empty=True,
+    title="AWS",
+    checked=Checked(
+        asks="`DescribeCapacityBlockOfferings` per region",
+        against="botocore service models (field lists)",
+        when="2026-08",
+        rest="reconstructed; searched 2026-11-26, none found",
+    ),
 )

@@ -30,7 +30,7 @@ from chipcost.extract.aws._price_list import (
     decode_item,
     item_offers,
 )
-from chipcost.extract.base import FetchContext, Source, refuse_empty
+from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-pricing-api"
 PROVIDER = "aws"
@@ -241,4 +241,16 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="AWS",
+    checked=Checked(
+        asks=(
+            "`GetProducts` (AmazonEC2, GPU and ML ASIC instance families, Linux, shared, on demand)"
+        ),
+        against=(
+            "**documented example**: botocore's `GetProducts` example (PriceList as strings, "
+            "`location` without `regionCode`)"
+        ),
+        when="2017 data, 2022 commit",
+        rest="accelerator items reconstructed; searched 2026-11-26, none found",
+    ),
 )

@@ -22,7 +22,7 @@ from chipcost.extract.aws._calls import (
     positive_number,
     token_pages,
 )
-from chipcost.extract.base import FetchContext, Source, refuse_empty
+from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-savings-plans"
 PROVIDER = "aws"
@@ -306,4 +306,11 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="AWS",
+    checked=Checked(
+        asks="`DescribeSavingsPlansOfferingRates`",
+        against="botocore service models (field lists)",
+        when="2026-08",
+        rest="reconstructed; searched 2026-11-26, none found",
+    ),
 )

@@ -25,7 +25,7 @@ from chipcost.extract._http import http_client
 from chipcost.extract._kit import Origin, json_of, positive
 from chipcost.extract.aws._files import get_bytes
 from chipcost.extract.aws._public import REGION_CODE, skip_if_credentials
-from chipcost.extract.base import FetchContext, Source, refuse_empty
+from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-spot-feed"
 PROVIDER = "aws"
@@ -206,4 +206,15 @@ SOURCE = Source(
     ),
     fetch=fetch,
     parse=parse,
+    title="AWS",
+    checked=Checked(
+        asks="the public `spot.js` feed",
+        against=(
+            "**recorded**: AWS's feed as its `spot.json` twin serves it (alexei-led/spotinfo's "
+            "copy), an excerpt: af-south-1's GPU group, seven g4dn sizes and inf1.24xlarge; "
+            "spot.js trimmed by ligoj/plugin-prov-aws to 4 non-accelerator sizes"
+        ),
+        when="2025 or later; 2018-04-10",
+        rest="the other regions' accelerator sizes",
+    ),
 )
