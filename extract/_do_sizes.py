@@ -48,6 +48,7 @@ SIZES = Format(
                 "gpu_info": "object",
             },
             required=("slug", "price_hourly", "regions"),
+            prices=("price_monthly", "price_hourly"),
         ),
     ),
 )

@@ -43,6 +43,9 @@ class Rows:
     # False for a place some answers lack by design (an error the API answered in place of the
     # list, archived as it came): its absence is not said.
     always: bool = True
+    # Where these rows are the source's offers: the keys, at any depth inside a row, its prices
+    # are under (the sample moves them: sample/build/_table.py reads them from here).
+    prices: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name, kind in self.fields.items():

@@ -73,6 +73,7 @@ FORMAT = Format(
                 "reservationTerm": "string",
             },
             required=("armSkuName", "armRegionName", "retailPrice", "currencyCode", "type"),
+            prices=("retailPrice", "unitPrice"),
         ),
     ),
 )

@@ -57,6 +57,7 @@ FORMAT = Format(
                 "vram": "integer",
             },
             required=("name", "cost_per_hour", "gpu_count", "nodes_per_dc"),
+            prices=("cost_per_hour",),
         ),
     ),
 )

@@ -49,6 +49,13 @@ FORMAT = Format(
                 "totalStorageGibFree": "integer",
             },
             required=("dataCenterId", "machineType", "gpuModel", "gpuPriceHr"),
+            prices=(
+                "vcpuPriceHr",
+                "memoryGibPriceHr",
+                "gpuPriceHr",
+                "minStorageGibPriceHr",
+                "ipv4PriceHr",
+            ),
         ),
     ),
 )

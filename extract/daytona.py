@@ -30,6 +30,12 @@ FORMAT = Format(
                 "spotPricePerSecond": "number",
             },
             required=("type", "onDemandPricePerHour"),
+            prices=(
+                "onDemandPricePerHour",
+                "spotPricePerHour",
+                "onDemandPricePerSecond",
+                "spotPricePerSecond",
+            ),
         ),
     ),
 )

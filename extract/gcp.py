@@ -68,6 +68,7 @@ FORMAT = Format(
             },
             required=("skuId", "description", "category", "serviceRegions", "pricingInfo"),
             optional=("node", "pv"),
+            prices=("unitPrice",),
         ),
     ),
 )

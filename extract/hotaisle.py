@@ -45,6 +45,7 @@ FORMAT = Format(
                 "Specs": "object",
             },
             required=("OnDemandPrice", "Specs"),
+            prices=("OnDemandPrice",),
         ),
     ),
 )

@@ -46,6 +46,7 @@ FORMAT = Format(
                 "Region",
                 "GpuInfo",
             ),
+            prices=("Price", "SpotPrice"),
         ),
     ),
 )

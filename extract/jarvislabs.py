@@ -41,6 +41,7 @@ FORMAT = Format(
                 "num_gpus": "string",
             },
             required=("gpu_type", "region", "price_per_hour"),
+            prices=("price_per_hour", "spot_price"),
         ),
     ),
 )

@@ -50,6 +50,7 @@ FORMAT = Format(
                 "price_per_node_hour": "number",
             },
             required=("id", "gpu_model", "gpu_count", "price_per_gpu_hour", "tier"),
+            prices=("price_per_gpu_hour",),
         ),
     ),
 )

@@ -54,6 +54,7 @@ FORMAT = Format(
                 "regions_with_capacity_available": "array",
                 "capacity_available": "integer",
             },
+            prices=("price_cents_per_hour",),
         ),
         Rows(
             "gpu_inventory.*.instance_type",

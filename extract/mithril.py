@@ -67,6 +67,7 @@ AUCTIONS = Format(
                 "last_instance_price": "string",
             },
             required=("instance_type", "region", "last_instance_price"),
+            prices=("last_instance_price",),
         ),
     ),
 )

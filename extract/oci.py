@@ -58,6 +58,7 @@ FORMAT = Format(
                 "currencyCodeLocalizations",
             ),
             optional=("description",),
+            prices=("currencyCodeLocalizations",),
         ),
     ),
 )

@@ -63,6 +63,7 @@ FORMAT = Format(
                 "availability": "array",
             },
             required=("label", "gpu", "defaultUsageRates"),
+            prices=("defaultUsageRates",),
         ),
     ),
 )

@@ -84,6 +84,7 @@ FORMAT = Format(
                 "prepaidTime": "null",
             },
             required=("cloudId", "gpuType", "provider", "gpuCount", "prices"),
+            prices=("prices",),
         ),
     ),
 )

@@ -93,6 +93,17 @@ GRAPHQL = Format(
                 "lowestPrice": "object|null",
             },
             required=("id", "displayName", "memoryInGb", "securePrice", "communityPrice"),
+            prices=(
+                "securePrice",
+                "communityPrice",
+                "secureSpotPrice",
+                "communitySpotPrice",
+                "oneWeekPrice",
+                "oneMonthPrice",
+                "threeMonthPrice",
+                "sixMonthPrice",
+                "lowestPrice",
+            ),
         ),
     ),
 )
@@ -136,6 +147,7 @@ REST = Format(
             },
             required=("id", "name", "memory", "secure", "community", "price"),
             optional=("availability", "dataCenters"),
+            prices=("price",),
         ),
     ),
 )

@@ -48,6 +48,7 @@ FORMAT = Format(
                 "available_regions": "array",
             },
             required=("name", "gpu", "hourly_price", "available_regions"),
+            prices=("hourly_price",),
         ),
     ),
 )

@@ -63,6 +63,7 @@ FORMAT = Format(
                 "hourly_price",
                 "availability",
             ),
+            prices=("hourly_price",),
         ),
     ),
 )

@@ -53,6 +53,7 @@ FORMAT = Format(
                 "rig": "object",
             },
             required=("gpuModel", "gpuCount", "pricePerGpu", "rig"),
+            prices=("pricePerGpu",),
         ),
     ),
 )

@@ -89,6 +89,7 @@ FORMAT = Format(
             },
             required=("price", "gpuCount"),
             optional=("spot_price",),
+            prices=("price", "spot_price"),
         ),
     ),
 )

@@ -51,6 +51,7 @@ V2 = Format(
                 "gpus": "array",
             },
             required=("id", "country", "gpus"),
+            prices=("price_per_hr", "pricing"),
         ),
         Rows(
             "data.locations[].gpus[]",

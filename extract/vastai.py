@@ -228,6 +228,7 @@ FORMAT = Format(
                 "internet_up_cost_per_tb",
                 "internet_down_cost_per_tb",
             ),
+            prices=("dph_base", "dph_total", "min_bid"),
         ),
     ),
 )

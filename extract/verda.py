@@ -100,6 +100,7 @@ TYPES = Format(
                 "supported_os": "array",
             },
             required=("instance_type", "price_per_hour", "gpu"),
+            prices=("price_per_hour", "spot_price", "dynamic_price", "max_dynamic_price"),
         ),
     ),
 )

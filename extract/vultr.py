@@ -73,6 +73,12 @@ METAL = Format(
                 "locations": "array",
             },
             required=("id", "hourly_cost", "locations"),
+            prices=(
+                "monthly_cost",
+                "hourly_cost",
+                "monthly_cost_preemptible",
+                "hourly_cost_preemptible",
+            ),
         ),
     ),
 )
@@ -97,6 +103,7 @@ CLOUD = Format(
                 "gpu_type": "string",
             },
             required=METAL.required("plans_metal[]"),
+            prices=("monthly_cost", "hourly_cost"),
         ),
     ),
 )

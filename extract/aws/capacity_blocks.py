@@ -78,6 +78,7 @@ OFFERINGS = Format(
             # An answer of no offering today has an empty list; an error (a type not sold in
             # the region) comes in its place, archived as it came.
             always=False,
+            prices=("UpfrontFee",),
         ),
         Rows("Error", {"Code": "string", "Message": "string"}, always=False),
     ),

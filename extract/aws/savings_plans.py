@@ -71,6 +71,7 @@ RATES = Format(
                 "properties": "array",
             },
             required=("properties",),
+            prices=("rate",),
         ),
         Rows(
             "searchResults[].properties[]",

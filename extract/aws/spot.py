@@ -99,6 +99,7 @@ HISTORY_FORMAT = Format(
             optional=("AvailabilityZoneId",),
             # A region this account cannot use answers an error in its place, archived as it came.
             always=False,
+            prices=("SpotPrice",),
         ),
         Rows("Error", {"Code": "string", "Message": "string"}, always=False),
     ),

@@ -58,7 +58,11 @@ def _document(data: bytes) -> Any:
 FEED_ROWS = (
     Rows("config.regions[]", {"region": "string", "footnotes": "object", "instanceTypes": "array"}),
     Rows("config.regions[].instanceTypes[]", {"type": "string", "sizes": "array"}),
-    Rows("config.regions[].instanceTypes[].sizes[]", {"size": "string", "valueColumns": "array"}),
+    Rows(
+        "config.regions[].instanceTypes[].sizes[]",
+        {"size": "string", "valueColumns": "array"},
+        prices=("prices",),
+    ),
     Rows(
         "config.regions[].instanceTypes[].sizes[].valueColumns[]",
         {"name": "string", "prices": "object"},

@@ -1,11 +1,15 @@
 """Every scrambled source of the sample: where its fixture's offers and prices are, and the
-scripted moves its drift reports show (sample/README.md lists them)."""
+scripted moves its drift reports show (sample/README.md lists them). A JSON source's offers and
+price keys are those its module's formats declare (`Rows.prices`); an entry gives its own only
+where they are not declared rows (an AWS price list item inside a JSON string, the rows of a
+listing whose prices the sample keeps)."""
 
 from __future__ import annotations
 
+import dataclasses
 from urllib.parse import quote, urlencode
 
-from chipcost.extract import azure, gcp
+from chipcost.extract import azure, gcp, registry
 from chipcost.extract.aws.spot_advisor import ADVISOR_URL
 from chipcost.extract.aws.spot_feed import SPOT_FEED_URL
 from chipcost.extract.lambda_cloud import PAGE_URL as LAMBDA_PAGE
@@ -59,7 +63,7 @@ def aws_item(types: str, region: str) -> str:
 
 # Every source's fixture moves by its seeded factor and carries the estimate mark, except the
 # KEPT ones.
-SAMPLES: dict[str, Sample] = {
+TABLE: dict[str, Sample] = {
     "civo": KEPT,
     "coreweave": KEPT,
     "crusoe": KEPT,
@@ -91,88 +95,51 @@ SAMPLES: dict[str, Sample] = {
     ),
     # the four shapes the comparison articles quote (sample/REFERENCES.md [A]) keep their price
     "oci": Sample(
-        offers="items.*",
-        prices=("currencyCodeLocalizations",),
         left_out="AI Enterprise|OCPU",
         traced=r"GPU - (H100|H200|B200|MI300X)\"",
     ),
     "amddevcloud": Sample(mark=None, offers="sizes.*", left_out="s-1vcpu"),
     "digitalocean": Sample(
-        offers="sizes.*",
-        prices=("price_monthly", "price_hourly"),
         left_out="s-1vcpu",
         moves=(Move(3, "gpu-mi300x", factor=0.9),),
     ),
     "cloudrift": Sample(
-        offers="data.instance_types.*.variants.*",
-        prices=("cost_per_hour",),
         left_out="rtx59-16c-nr.4",
         moves=(Move(4, "rtx49-16c-nr.1", factor=0.92),),
     ),
     "cudo": Sample(
-        offers="machineTypes.*",
         left_out="epyc-milan",
-        prices=(
-            "vcpuPriceHr",
-            "memoryGibPriceHr",
-            "gpuPriceHr",
-            "minStorageGibPriceHr",
-            "ipv4PriceHr",
-        ),
     ),
     "daytona": Sample(
-        offers="gpus.*",
-        prices=(
-            "onDemandPricePerHour",
-            "spotPricePerHour",
-            "onDemandPricePerSecond",
-            "spotPricePerSecond",
-        ),
         moves=(Move(3, "RTX.?4090", factor=0.9),),
     ),
-    "hotaisle": Sample(
-        offers="*", prices=("OnDemandPrice",), moves=(Move(6, "MI300X", factor=0.95),)
-    ),
-    "hyperbolic": Sample(offers="vms.*", prices=("Price", "SpotPrice")),
+    "hotaisle": Sample(moves=(Move(6, "MI300X", factor=0.95),)),
+    "hyperbolic": Sample(),
     "jarvislabs": Sample(
-        offers="server_meta.*",
-        prices=("price_per_hour", "spot_price"),
         moves=(Move(4, '"gpu_type": "H100"', factor=0.9),),
     ),
     "lium": Sample(
-        offers="nodes.*",
-        prices=("price_per_gpu_hour",),
         moves=(Move(3, "RTX 5090", factor=1.1), Move(5, "H200", factor=0.92)),
     ),
     # The fixture's 4x H200 NVL spot offer is a test mock's 78 cents an hour ($0.18 a chip,
     # about a fifteenth of any H200's rent): no level a user would see, so not in the sample.
     "massedcompute": Sample(
-        offers="gpu_inventory.*",
         left_out="cpu_small|h200_nvl",
         mark="instance_type",
-        prices=("price_cents_per_hour",),
         moves=(Move(4, "gpu_1x_l40", factor=0.93),),
     ),
-    "mithril": Sample(offers="*", prices=("last_instance_price",), daily=0.04),
+    "mithril": Sample(daily=0.04),
     "paperspace": Sample(
-        offers="result.data.json.machineTypes.*",
         left_out='"label": "C5"',
-        prices=("defaultUsageRates",),
         moves=(Move(7, '"label": "A6000', factor=0.9),),
     ),
-    "primeintellect": Sample(offers="items.*", prices=("prices",)),
-    "shadeform": Sample(offers="instance_types.*", prices=("hourly_price",)),
+    "primeintellect": Sample(),
+    "shadeform": Sample(),
     "simplepod": Sample(
-        offers="*",
-        prices=("pricePerGpu",),
         traced=r'"gpuModel": "RTX (A4000|4090|5090|PRO 6000)',
     ),
-    "tensordock": Sample(
-        offers="data.locations.*", prices=("price_per_hr", "pricing"), left_out=r'"gpus": \[\]'
-    ),
+    "tensordock": Sample(left_out=r'"gpus": \[\]'),
     "vastai": Sample(
-        offers="offers.*",
-        prices=("dph_base", "dph_total", "min_bid"),
         renumbered=("id", "ask_contract_id", "bundle_id"),
         moves=(Move(5, '"gpu_name": "H100 SXM"', factor=0.95),),
         files=tuple(
@@ -181,41 +148,17 @@ SAMPLES: dict[str, Sample] = {
         ),
     ),
     "verda": Sample(
-        offers="*",
-        prices=("price_per_hour", "spot_price", "dynamic_price", "max_dynamic_price"),
         left_out="CPU.4V",
         moves=(Move(7, '"instance_type": "1B200', factor=0.95),),
     ),
     "vultr": Sample(
-        offers="plans_metal.*|plans.*",
         left_out="vcg-a100-(1c|6c)",
-        prices=(
-            "monthly_cost",
-            "hourly_cost",
-            "monthly_cost_preemptible",
-            "hourly_cost_preemptible",
-        ),
         moves=(Move(4, "h100", factor=0.9),),
     ),
     "runpod": Sample(
-        offers="gpus.*|data.gpuTypes.*",
-        prices=(
-            "price",
-            "securePrice",
-            "communityPrice",
-            "secureSpotPrice",
-            "communitySpotPrice",
-            "oneWeekPrice",
-            "oneMonthPrice",
-            "threeMonthPrice",
-            "sixMonthPrice",
-            "lowestPrice",
-        ),
         moves=(Move(3, "H200", factor=0.94),),
     ),
     "spheron": Sample(
-        offers="data.*.offers.*",
-        prices=("price", "spot_price"),
         moves=(
             Move(2, "sph-rtx4090-1x-hel", "zero"),
             Move(3, "h200-sxm5-1x-.*::spot", factor=0.95),
@@ -238,16 +181,12 @@ SAMPLES: dict[str, Sample] = {
         ),
     ),
     "aws-spot-feed": Sample(
-        offers="config.regions.*.instanceTypes.*.sizes.*",
-        prices=("prices",),
         daily=0.04,
         files=(("spot.js", SPOT_FEED_URL, {"kind": "spot-feed"}),),
     ),
     # The capture sample/REFERENCES.md traces (the H100 v5's on-demand and spot rows in eastus)
     # keeps its price; MI300X v5 is listed in westus only.
     "azure": Sample(
-        offers="Items.*",
-        prices=("retailPrice", "unitPrice"),
         traced=r'"armRegionName": "eastus",.*"type": "Consumption",.*"Standard_ND96isr_H100_v5"',
         moves=(Move(4, "Standard_ND96isr_H200_v5", factor=0.9),),
         files=(
@@ -265,8 +204,6 @@ SAMPLES: dict[str, Sample] = {
     # (a recorded page), TPU v6e on demand, A4's B200 slice and the flex-start and calendar SKUs
     # (public captures).
     "gcp": Sample(
-        offers="skus.*",
-        prices=("unitPrice",),
         traced=r'"description": "(TpuV6e|Nvidia Tesla A100 GPU|A2 Instance (Core|Ram)) running in '
         r'Americas"|A4 Nvidia B200 \(1 gpu slice\)|DWS Defined Duration',
         # the g2-standard types: their L4 GPU, vCPU and memory SKUs
@@ -318,18 +255,35 @@ SAMPLES: dict[str, Sample] = {
     ),
     "aws-savings-plans": Sample(
         run=AWS_RUN,
-        offers="searchResults.*",
-        prices=("rate",),
         moves=(Move(6, '"planType": "Compute".*BoxUsage:p5en\\.', factor=0.95),),
     ),
-    "aws-spot": Sample(run=AWS_RUN, offers="SpotPriceHistory.*", prices=("SpotPrice",), daily=0.06),
-    "aws-capacity-blocks": Sample(
-        run=AWS_RUN, offers="CapacityBlockOfferings.*", prices=("UpfrontFee",), daily=0.03
-    ),
+    "aws-spot": Sample(run=AWS_RUN, daily=0.06),
+    "aws-capacity-blocks": Sample(run=AWS_RUN, daily=0.03),
     "seeweb": Sample(
         left_out="eCS4",
-        offers="plans.*",
-        prices=("hourly_price",),
         moves=(Move(5, "MI300X", factor=0.92),),
     ),
 }
+
+
+def declared(source: str, sample: Sample) -> Sample:
+    """`sample` with its offers and their price keys where the source's formats declare them:
+    the rows with `prices` of the formats it fetches now (a retired format is no sample's)."""
+    if sample.offers or sample.rows:
+        return sample
+    formats = registry()[source].formats
+    rows = [rows for form in formats if not form.retired for rows in form.rows if rows.prices]
+    if not rows:
+        return sample
+    offers = "|".join(dict.fromkeys(offers_path(rows.at) for rows in rows))
+    prices = tuple(dict.fromkeys(key for rows in rows for key in rows.prices))
+    return dataclasses.replace(sample, offers=offers, prices=prices)
+
+
+def offers_path(at: str) -> str:
+    """A format's place as the scrambler's path: 'data[].offers[]' -> 'data.*.offers.*',
+    '[]' -> '*' (every item of the answer), 'servers.*' as it is."""
+    return at.replace("[]", ".*").lstrip(".")
+
+
+SAMPLES: dict[str, Sample] = {name: declared(name, sample) for name, sample in TABLE.items()}
