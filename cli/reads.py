@@ -54,7 +54,7 @@ def prices(**given: Any) -> None:
     from chipcost.cli.consoles import notices, out
     from chipcost.reads import answers
     from chipcost.reads.price_glance import every_offer, per_hours
-    from chipcost.reads.prices import unmatched_names
+    from chipcost.reads.price_notes import unmatched_names
 
     hours = per_hours(asked["per"], Voice(PRICES).said("per", asked["per"]))
     bounds_said = _bound_notes(asked, hours)
@@ -130,10 +130,10 @@ def _narrowed(asked: dict[str, Any]) -> bool:
 
 def _bound_notes(asked: dict[str, Any], hours: int) -> list[str]:
     """What a price bound is read as: per chip-month or -year with --per, as the table's
-    cells (chipcost.reads.prices reads it per chip-hour); with --currency, in that currency,
+    cells (chipcost.reads.price_filters reads it per chip-hour); with --currency, in that currency,
     as the cells (the bound is on the prices shown). None for a bound that is no amount
-    (chipcost.reads.prices says why)."""
-    from chipcost.reads.prices import amount_as_printed
+    (chipcost.reads.price_filters says why)."""
+    from chipcost.reads.price_filters import amount_as_printed
 
     said = []
     currency = str(asked.get("currency") or "USD").strip().upper()

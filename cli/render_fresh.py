@@ -99,8 +99,8 @@ def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[Line]
 
 def unrated_line(fresh: Freshness) -> Line:
     """The prices the read left out for want of a rate, and how to get it; where the read
-    listed them, each in its own currency (chipcost.reads.prices.unconverted_words)."""
-    from chipcost.reads.prices import unconverted_words
+    listed them, each in its own currency (chipcost.reads.price_notes.unconverted_words)."""
+    from chipcost.reads.price_notes import unconverted_words
 
     said = f": {fresh.unrated.said()}"
     if fresh.unconverted:

@@ -34,7 +34,7 @@ from chipcost.reads.price_glance import (
     set_apart_note,
     terms_words,
 )
-from chipcost.reads.prices import unconverted_words
+from chipcost.reads.price_notes import unconverted_words
 
 if TYPE_CHECKING:
     import polars as pl

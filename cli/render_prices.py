@@ -12,7 +12,7 @@ from chipcost.cli.render import print_note
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.vocabulary import PLAN_SHORT, gpu_alone_note, pricing_words
 from chipcost.reads.price_glance import PRICE_DECIMALS, set_apart_note
-from chipcost.reads.prices import unconverted_words
+from chipcost.reads.price_notes import unconverted_words
 from chipcost.reads.your_prices import DISCOUNT_COLUMN, LIST_COLUMN
 from chipcost.transform.rows import number
 

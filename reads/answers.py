@@ -80,7 +80,8 @@ def prices(asked: Mapping[str, Any], *, api: bool = False, rows: bool = False) -
     """The current prices asked for: as rows (a terminal's table, which imports no polars) or
     a frame; from Python, each offer once (chipcost.reads.prices.each_offer_once)."""
     from chipcost.reads.instances import instances_named_as_chips
-    from chipcost.reads.prices import each_offer_once, find_price_rows, find_prices, why_empty
+    from chipcost.reads.price_notes import why_empty
+    from chipcost.reads.prices import each_offer_once, find_price_rows, find_prices
 
     with reading(asked["db"], asked.get("stale_days"), api=api) as (con, settings):
         mine = for_read(con, asked["currency"], asked["list_prices"], voice=_voice(api))

@@ -138,7 +138,7 @@ def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) 
     ranking = rank_cost(con, both, _QUESTION)
 
     def held(chips: list[str]) -> str:
-        from chipcost.reads.prices import held_elsewhere
+        from chipcost.reads.price_notes import held_elsewhere
 
         return held_elsewhere(con, chips, both.filters)
 

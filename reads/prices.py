@@ -1,10 +1,10 @@
-"""What `chipcost prices` and chipcost.prices() do: check the filters, query, date the prices."""
+"""What `chipcost prices` and chipcost.prices() do: the question asked (PriceAsk), its query
+and its answer, each price dated by its source's last run. Its filters are checked in
+chipcost.reads.price_filters, its notes worded in chipcost.reads.price_notes."""
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -12,35 +12,23 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from chipcost.core.asks import PRICES
-from chipcost.core.catalog import unpublished_prices
-from chipcost.core.commands import suggested
 from chipcost.core.errors import UsageError
-from chipcost.core.names import (
-    check_known,
-    provider_names,
-    resolve_chip_name,
-    resolve_chip_names,
-    split_values,
-)
-from chipcost.core.names import shown as quoted
 from chipcost.core.questions import Voice
-from chipcost.core.vocabulary import (
-    MODEL_LABELS,
-    PRICING_MODELS,
-    REGION_ROW_PLAN,
-    pricing_code,
-    pricing_labels,
-    term_hours,
+from chipcost.core.vocabulary import PRICING_MODELS, REGION_ROW_PLAN, term_hours
+from chipcost.reads.price_filters import (
+    QUERIED,
+    check_named,
+    known_or_unrated,
+    named_filters_of,
+    query_filters,
+    within,
 )
-from chipcost.reads.price_glance import PER_HOURS, PRICE_DECIMALS
+from chipcost.reads.price_glance import PER_HOURS
 from chipcost.reads.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.fx import unrated, unrated_values
 from chipcost.warehouse.prices import (
     as_spelled,
-    chip_values,
     instance_spellings,
-    known_values,
     per_chip_price_rows,
     per_chip_price_schema,
 )
@@ -51,9 +39,6 @@ if TYPE_CHECKING:  # frames for the API, csv and json; the terminal table reads 
 # Columns the read adds to the warehouse's: when the row's source last succeeded (what dates
 # the price) and whether that run was the bundled sample.
 FRESHNESS_COLUMNS = ("source_as_of", "sample")
-
-# The fields of prices' question that become the query's keywords (filters, and the order).
-QUERIED = tuple(f for f in PRICES.fields if f.query is not None)
 
 
 @dataclass(frozen=True)
@@ -102,381 +87,6 @@ class PriceRows:
     # the current prices the filters match that no rate converts (warehouse.fx.unrated_offers):
     # shown apart in their own currency, never left out unsaid
     unconverted: list[dict[str, object]] = field(default_factory=list)
-
-
-def pricing_model_name(value: str) -> str:
-    """'On demand' -> 'on_demand', 'savings plan 1yr, all upfront' -> 'savings_plan 1yr
-    all_upfront': the warehouse spells pricing models in snake case; every spelling chipcost
-    prints is taken, a table's whole pricing label included (chipcost.core.vocabulary
-    .pricing_code)."""
-    try:
-        return pricing_code(value)
-    except ValueError as exc:
-        raise UsageError(
-            f"pricing model {quoted(value)}: {exc}; give one as a table prints it (e.g. "
-            "'savings plan 1yr, all upfront') or a model alone (e.g. savings_plan)"
-        ) from None
-
-
-# The unit a number's option may be written with, as tables print it: '80 GB', '$2.50'.
-_UNITS = {"min_memory": "GB", "min_ram": "GB", "min_price": "$", "max_price": "$"}
-_EXAMPLES = {"GB": "80 or 80GB", "$": "2.5 or $2.50"}
-_THOUSANDS = re.compile(r"\d{1,3}(,\d{3})+(\.\d*)?")
-# An amount with its currency, as a table or a person writes one: '€3.86', 'EUR 3.86', '$2.50'.
-_CURRENCY_SIGN = re.compile(r"\s*(€|£|\$|eur\b|gbp\b|usd\b)\s*", re.IGNORECASE)
-_SIGNS = {"€": "EUR", "£": "GBP", "$": "USD"}
-
-
-def _number(ask: PriceAsk, name: str, *, low: float = 0.0, currency: str = "USD") -> float | None:
-    """The option's number; a price bound in `currency`, the one the table shows (a sign or a
-    code before it must name that currency)."""
-    value = ask[name]
-    if value is None:
-        return None
-    if isinstance(value, str) and _UNITS.get(name) == "$" and (sign := _CURRENCY_SIGN.match(value)):
-        if _SIGNS.get(sign[1], sign[1].upper()) != currency:
-            raise UsageError(
-                f"{ask.voice.said(name, _as_given(ask, name))}: a price bound is in the "
-                f"currency the table shows, {currency} ({ask.voice.option('currency')} "
-                f"{'changes it' if currency == 'USD' else currency}): give it as its cells print "
-                "it, e.g. 2.50"
-            )
-        value = value[sign.end() :]
-    if isinstance(value, str):  # as a table prints it: '80GB', '$2.50', '1,024'
-        value = amount_as_printed(value, _UNITS.get(name, ""))
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        example = _EXAMPLES.get(_UNITS.get(name, ""), "3.5")
-        raise UsageError(
-            f"{ask.voice.said(name, _as_given(ask, name))}: give a number, e.g. {example}"
-        )
-    if not math.isfinite(value) or value < low:
-        raise UsageError(
-            f"{ask.voice.said(name, _as_given(ask, name))}: give a finite number of {low:g} or more"
-        )
-    return float(value)
-
-
-def _as_given(ask: PriceAsk, name: str) -> str:
-    """A value as the asker wrote it: the command line's text, Python's repr."""
-    value = ask[name]
-    return value if isinstance(value, str) and not ask.voice.api else repr(value)
-
-
-def amount_as_printed(text: str, unit: str) -> float | str:
-    """'$2.50' -> 2.5, '80 GB' -> 80.0, '1,024' -> 1024.0: a number as tables print it, in the
-    option's unit ('$' before, or a currency's sign or code: '€2.50', 'EUR 2.50'; 'GB' after);
-    the text itself when it is no such number."""
-    plain = text.strip().removesuffix(" est.")  # a cell of an estimated price: '$0.1729 est.'
-    if unit == "$" and (sign := _CURRENCY_SIGN.match(plain)):  # '$2.50', '€2.50', 'EUR 2.50'
-        plain = plain[sign.end() :]
-    elif unit:
-        plain = re.sub(rf"\s*{unit}$", "", plain, flags=re.IGNORECASE)
-    if _THOUSANDS.fullmatch(plain):
-        plain = plain.replace(",", "")
-    try:
-        return float(plain)
-    except ValueError:
-        return text
-
-
-def _counts(ask: PriceAsk, name: str) -> list[float] | None:
-    values = ask[name]
-    if values is None:
-        return None
-    taken = (int, float, str)  # a number, or its text ('8', '8,16')
-    items = [values] if isinstance(values, taken) else values
-    if not isinstance(items, list | tuple) or not all(
-        isinstance(i, taken) and not isinstance(i, bool) for i in items
-    ):
-        raise UsageError(
-            f"{ask.voice.said(name, quoted(values))}: give the chips per instance, more than 0 "
-            "(a fraction of a GPU: 0.125), e.g. 8, or a list of such numbers"
-        )
-    counts = []
-    for item in split_values(items, "chip count") or []:
-        try:
-            count = float(item)
-        except ValueError:
-            count = math.nan
-        if not math.isfinite(count) or count <= 0 or count > 1e6:
-            raise UsageError(
-                f"{ask.voice.said(name, repr(item))}: give the chips per instance, more than 0 "
-                "(a fraction of a GPU: 0.125), e.g. 8"
-            )
-        counts.append(count)
-    return counts or None
-
-
-_KINDS = {
-    "regions": "region",
-    "pricing_models": "pricing model",
-    "providers": "provider",
-    "instances": "instance type",
-}
-# The warehouse's column of a named filter whose key is not its column's plural.
-_COLUMNS = {"instances": "instance_type"}
-# The question's field of a named filter whose key is not its field's plural.
-_FIELDS = {"instances": "instance"}
-
-
-def named_filters(
-    regions: Sequence[str] | str | None,
-    pricing_models: Sequence[str] | str | None,
-    providers: Sequence[str] | str | None,
-    instances: Sequence[str] | str | None = None,
-) -> dict[str, list[str] | None]:
-    """The filters as the warehouse spells them: lists split, pricing models in snake case,
-    a company name read as its cloud."""
-    return {
-        "instances": split_values(instances, "instance type"),
-        "regions": split_values(regions, "region"),
-        "pricing_models": [
-            pricing_model_name(m)
-            for m in pricing_labels(split_values(pricing_models, "pricing model") or [])
-        ]
-        or None,
-        "providers": _in_words(provider_names(split_values(providers, "provider"))),
-    }
-
-
-def _in_words(providers: list[str] | None) -> list[str] | None:
-    """A provider named in words that is its code without the spaces ('Massed Compute',
-    'Hot Aisle'); any other as given, for the message. No code has a space: the sources are
-    asked only for a name that has one."""
-    if not providers or not any(" " in p.strip() for p in providers):
-        return providers
-    from chipcost.extract import registry
-
-    codes = {source.provider for source in registry().values()}
-    joined = [p.strip().lower().replace(" ", "") for p in providers]
-    return [
-        j if " " in p.strip() and j in codes else p for p, j in zip(providers, joined, strict=True)
-    ]
-
-
-def _known_part(key: str, values: Sequence[str]) -> list[str]:
-    """The values of a named filter as its column holds them: a pricing code's model
-    ('savings_plan 1yr' -> 'savings_plan'), any other value as it is."""
-    if key != "pricing_models":
-        return list(values)
-    return list(dict.fromkeys(v.split(" ")[0] for v in values))
-
-
-def check_named(
-    con: duckdb.DuckDBPyConnection,
-    named: dict[str, list[str] | None],
-    seen: Sequence[dict] = (),
-    known: Callable[[duckdb.DuckDBPyConnection, str], list[str]] = known_values,
-    held: tuple[str, str] = ("no current price is in", "current prices are in"),
-    voice: Voice | None = None,
-) -> None:
-    """Refuse an unknown region, pricing model or provider with the closest known values
-    (`known` lists a column's values: the current prices' by default, whose name is `held`).
-    A value among `seen` (rows the filters matched) is known without asking the warehouse
-    again. A region may be real without prices: it is said to have none, not to be unknown.
-    `voice`, when given, names the option in the message as the asker spelled it."""
-    for key, values in named.items():
-        if not values:
-            continue
-        column = _COLUMNS.get(key, key.removesuffix("s"))
-        values = _known_part(key, values)
-        shown = {str(r[column]).lower() for r in seen}
-        unseen = [v for v in values if v.lower() not in shown]
-        if unseen:
-            among = known(con, column)
-            option = voice.name(_FIELDS.get(key, key.removesuffix("s"))) if voice else None
-            if key == "providers":
-                _source_not_provider(unseen, among, option)
-            if key == "regions":
-                zones = zones_held(con)
-                _where_not_region(unseen, among, zones, known(con, "provider"), option, voice)
-                unseen = [v for v in unseen if v.strip().lower() not in zones]
-                if not unseen:
-                    continue
-            where = held if key == "regions" else None
-            check_known(_KINDS[key], unseen, among, held=where, option=option)
-
-
-def _source_not_provider(
-    values: Sequence[str], providers: Sequence[str], option: str | None
-) -> None:
-    """A source's name given as a provider ('aws-bulk', as `sources` lists it beside its
-    provider): refused naming the provider whose prices it collects."""
-    from chipcost.extract import registry
-
-    known = {p.lower() for p in providers}
-    sources = registry()
-    said = f"{option}: " if option else ""
-    for value in values:
-        name = value.strip().lower()
-        if name in known:  # a provider's name as well ('lambda')
-            continue
-        source = sources.get(name)
-        if source is not None and source.provider.lower() in known:
-            raise UsageError(
-                f"{said}{value!r} is a source, not a provider: it collects provider "
-                f"{source.provider}'s prices; give {source.provider} (every price row names its "
-                "source)"
-            )
-        # a provider `chipcost sources` lists (ibm, scp) whose sources have loaded no price,
-        # and the exchange rates' source (ecb-rates, provider ecb)
-        collecting = sorted(s.name for s in sources.values() if name in (s.name, s.provider))
-        if collecting and all(sources[c].reference for c in collecting):  # ECB's rates
-            raise UsageError(
-                f"{said}{value!r} publishes reference data ({', '.join(collecting)}), no "
-                "accelerator prices: give a provider that sells them (`chipcost sources` lists "
-                "each source's provider)"
-            )
-        if collecting and not any(sources[c].collected for c in collecting):
-            raise UsageError(
-                f"{said}{value!r} has no price: chipcost does not collect it (`chipcost sources` "
-                "lists it; docs/sources.md says why)"
-            )
-        if collecting:
-            raise UsageError(
-                f"{said}{value!r} has no current price: {', '.join(collecting)} collected none "
-                "(`chipcost sources` says when each last ran and what it needs)"
-            )
-
-
-def _where_not_region(
-    values: Sequence[str],
-    regions: Sequence[str],
-    zones: Mapping[str, str],
-    providers: Sequence[str],
-    option: str | None,
-    voice: Voice | None,
-) -> None:
-    """A table's 'where' cell given as a region ('verda global', 'aws us-east-2b': provider,
-    then region or zone; history's 'aws · us-east-2 · us-east-2b'): refused with the two
-    filters it stands for (its zone where it names one)."""
-    by_lower = {r.lower(): r for r in regions}
-    named = {p.lower(): p for p in providers}
-    for value in values:
-        first, region, *rest = [*value.replace("·", " ").split(), "", ""]
-        region = region.lower()
-        zone = next((zones[z] for z in (region, *(r.lower() for r in rest)) if z in zones), None)
-        near = (r for low, r in by_lower.items() if region.startswith(low) and region != low)
-        found = zone or by_lower.get(region) or next(near, None)
-        if first.lower() in named and found:
-            said = f"{option}: " if option else ""
-            provider = (
-                voice.said("provider", named[first.lower()]) if voice else named[first.lower()]
-            )
-            again = voice.said("region", found) if voice else found
-            raise UsageError(
-                f"{said}{value!r} is a provider and where its offer is, as a table's 'where' "
-                f"says them: give {provider} {again}"
-            )
-
-
-def zones_held(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """Every zone an offer was ever priced in (us-east-2b, as a row's "where" prints it), by
-    its lower case: a region filter takes one and keeps that zone's offers
-    (chipcost.warehouse.where.Where.places)."""
-    rows = con.execute(
-        "SELECT DISTINCT zone FROM price_history WHERE zone IS NOT NULL AND zone <> '' "
-        "AND zone <> region"
-    ).fetchall()
-    return {str(zone).lower(): str(zone) for (zone,) in rows}
-
-
-def known_or_unrated(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
-    """A column's values among the current prices and among those left out for want of a
-    rate: a provider whose prices are all in euros is known, and the read says why it shows
-    none (why_empty), rather than calling it unknown."""
-    return sorted({*known_values(con, column), *unrated_values(con, column)})
-
-
-def checked_filters(
-    con: duckdb.DuckDBPyConnection,
-    regions: Sequence[str] | str | None,
-    pricing_models: Sequence[str] | str | None,
-    providers: Sequence[str] | str | None,
-    instances: Sequence[str] | str | None = None,
-    voice: Voice | None = None,
-) -> dict[str, list[str] | None]:
-    """Region, pricing model, provider and instance type filters split and checked against
-    the current prices (those no rate converts too: known, and said as left out, not
-    unknown): an unknown one is refused with the closest known values, named as `voice`
-    spells the options."""
-    named = named_filters(regions, pricing_models, providers, instances)
-    if named["instances"]:  # as the warehouse spells them (Azure's "Standard_" prefix)
-        spellings = instance_spellings(con)
-        named["instances"] = as_spelled(named["instances"], spellings)
-    check_named(con, named, known=known_or_unrated, voice=voice)
-    return named
-
-
-def _named_filters(ask: PriceAsk) -> dict[str, list[str] | None]:
-    return named_filters(ask["region"], ask["pricing_model"], ask["provider"], ask["instance"])
-
-
-def _filters(ask: PriceAsk, named: dict[str, list[str] | None], currency: str = "USD") -> dict:
-    """The query's keywords (each asked field's `query`), each value checked as its field's
-    `check` says (a price bound in `currency`); the names (`named`: regions, pricing models,
-    providers) are checked against the warehouse by check_named."""
-    chips = resolve_chip_names(ask["chip"])
-    checks: dict[str, Callable[[str], Any]] = {
-        "chips": lambda _: chips,
-        "named": lambda name: named[f"{name}s"],
-        "number": lambda name: _number(ask, name, currency=currency),
-        "counts": lambda name: _counts(ask, name),
-        "switch": lambda name: _switch(ask, name),
-        "sort": lambda name: _sort(ask, name, chips),
-    }
-    filters = {f.query: checks[str(f.check)](f.name) for f in QUERIED}
-    low, high = filters["min_price"], filters["max_price"]
-    if low is not None and high is not None and low > high:
-        raise UsageError(
-            f"{ask.voice.said('min_price', f'{low:g}')} is above "
-            f"{ask.voice.said('max_price', f'{high:g}')}"
-        )
-    return {**filters, **_per_chip_hour(low, high, ask.per)}
-
-
-def _per_chip_hour(low: float | None, high: float | None, per: str) -> dict[str, float | None]:
-    """The price bounds, given per `per` as the table shows prices, per chip-hour (what the
-    warehouse holds); each takes in the prices shown as it: a price is shown rounded to its
-    decimals (PRICE_DECIMALS), so `--max-price 4.1624` copied from a cell keeps that cell's
-    offer, stored at 4.16240011, and `--min-price 1.6707` the one stored at 1.67069."""
-    hours, half = PER_HOURS[per], 0.5 * 10 ** -PRICE_DECIMALS[per]
-    return {
-        "min_price": None if low is None else max(low - half, 0.0) / hours,
-        "max_price": None if high is None else (high + half) / hours,
-    }
-
-
-def within(
-    rows: list[dict[str, object]], min_price: float | None, max_price: float | None
-) -> list[dict[str, object]]:
-    """The rows whose price per chip-hour (as shown: converted, discounted) is within the
-    bounds (per chip-hour, _per_chip_hour)."""
-    low = -math.inf if min_price is None else min_price
-    high = math.inf if max_price is None else max_price
-    return [row for row in rows if low <= float(row["price_per_chip_hour"]) <= high]  # type: ignore[arg-type]
-
-
-def _switch(ask: PriceAsk, name: str) -> bool | None:
-    if ask[name] is not None and not isinstance(ask[name], bool):
-        raise UsageError(
-            f"{ask.voice.said(name, repr(ask[name]))}: give True (only {name}), False (no "
-            f"{name}) or None"
-        )
-    return ask[name]
-
-
-def _sort(ask: PriceAsk, name: str, chips: list[str] | None) -> str:
-    """The order asked for, or the default: cheapest first across a family's variants (the
-    alphabetically first variant would fill the page), else by chip."""
-    from chipcost.warehouse.prices import SORTS
-
-    if ask[name] is None:
-        return "price" if chips is not None and len(chips) > 1 else "chip"
-    wanted = str(ask[name]).strip().lower()
-    if wanted not in SORTS:
-        raise UsageError(f"{ask.voice.said(name, ask[name])}: sort by one of {', '.join(SORTS)}")
-    return wanted
 
 
 def find_prices(
@@ -542,11 +152,11 @@ def find_price_rows(
 ) -> PriceRows:
     """Current per-chip prices matching `ask`, each dated by its source's last successful run,
     as rows (column -> value): what the terminal table reads, without importing polars."""
-    named = _named_filters(ask)
+    named = named_filters_of(ask)
     if named["instances"]:  # '1x A100, 40 GB' (Modal's) is one type, split at its comma
         named["instances"] = as_spelled(named["instances"], instance_spellings(con))
     mine = mine or YourPrices()
-    filters = _filters(ask, named, mine.currency)
+    filters = query_filters(ask, named, mine.currency)
     # A bound is on the prices shown, as the explorer's filter is: in your currency, after
     # your discounts, so those are bounded once they are applied; plain USD in the query.
     bounds = {k: filters[k] for k in ("min_price", "max_price")} if mine.active else {}
@@ -618,161 +228,3 @@ def price_order(row: dict, sort: str) -> tuple:
         *(str(row.get(c) or "") for c in ("region", "zone", "instance_type", "payment", "plan")),
         str(row["source"]),
     )
-
-
-def unmatched_names(names: Sequence[str] | str | None, shown: set[str]) -> list[str]:
-    """The typed chip names (of several) none of whose chips has a row among `shown`: 'K80'
-    in 'H100-SXM,K80', where the rows would otherwise leave it out without a word."""
-    typed = split_values(names, "chip name") or []
-    if len(typed) < 2:
-        return []
-    return [n for n in typed if not set(resolve_chip_name(n)) & shown]
-
-
-# The prices no rate converts that a message names one by one; the rest are counted.
-_UNCONVERTED_LISTED = 5
-
-
-def unconverted_words(
-    rows: Sequence[dict[str, object]], *, why: bool = True, listed: int = _UNCONVERTED_LISTED
-) -> str:
-    """The prices no rate converts (warehouse.fx.unrated_offers), each in its own currency:
-    kept and said, not left out ('' when there are none), the first `listed` named and the
-    rest counted; without `why`, the list alone."""
-    from chipcost.core.commands import RATES
-    from chipcost.core.vocabulary import code_words
-    from chipcost.transform.cost import money_sign
-    from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS
-
-    if not rows:
-        return ""
-    said = [
-        f"{row['chip']} {row['provider']} {row['region']} {row['instance_type']} "
-        f"{code_words(str(row['pricing_model']))}: {money_sign(str(row['currency']))}"
-        f"{float(row['price_per_chip_hour']):,.4f} a chip-hour {_days(row)}"  # type: ignore[arg-type]
-        for row in rows[:listed]
-    ]
-    more = len(rows) - len(said)
-    listed = "; ".join(said) + (f"; and {more} more" if more > 0 else "")
-    if not why:
-        return listed
-    return (
-        f"not in this table, no ECB rate within {MAX_RATE_AGE_DAYS} days of their day "
-        f"converting them to US dollars ({len(rows)} price{'s' if len(rows) != 1 else ''}, "
-        f"in their own currency; `{RATES}` fetches the rates): {listed}"
-    )
-
-
-def _days(row: dict[str, object]) -> str:
-    """'on 2026-11-01', or of a span of the history 'from 2026-10-20 to 2026-11-01'."""
-    first = row.get("first_day")
-    if first is not None and first != row["day"]:
-        return f"from {first} to {row['day']}"
-    return f"on {row['day']}"
-
-
-def why_empty(
-    con: duckdb.DuckDBPyConnection, chips: list[str] | None, ask: PriceAsk | None = None
-) -> str:
-    """A message for a query that matched no current price: prices left out for want of a
-    rate, which part of it has none, or which filter, dropped alone, would give prices."""
-    providers = _named_filters(ask)["providers"] if ask is not None else None
-    left = unrated(con, chips=chips, providers=providers)
-    if left.count:
-        from chipcost.warehouse.fx import unrated_offers
-
-        kept = unrated_offers(con, chips=chips, providers=providers)
-        listed = unconverted_words(kept, why=False)
-        return (
-            f"no current price in US dollars matches: {left.said()}. In their own currency: "
-            f"{listed}"
-        )
-    priced = known_values(con, "chip")
-    if not priced:
-        return "the warehouse has no current prices yet: run `chipcost collect`"
-    unpriced = [c for c in chips or [] if c not in priced]
-    if chips and len(unpriced) == len(chips):
-        return (
-            f"no current prices for {', '.join(unpriced)}: no source lists "
-            f"{'it' if len(unpriced) == 1 else 'them'} today. {unpublished_words(unpriced)}"
-            f"Chips with prices: {', '.join(priced)}"
-        )
-    if ask is not None and (found := _without_one(con, ask)):
-        return (
-            "no current price matches all of these filters; some match without "
-            f"{', or without '.join(found)}{held_elsewhere(con, chips, _named_filters(ask))}"
-        )
-    return (
-        "no current price matches all of these filters; widen them "
-        f"({suggested('prices', help=True)})"
-    )
-
-
-# How a chip's prices are placed, by named filter: "in regions us-east-2, us-west-2".
-_PLACED = {"regions": "in", "providers": "from", "pricing_models": "as"}
-
-
-def _model_rank(model: str) -> int:
-    return PRICING_MODELS.index(model) if model in PRICING_MODELS else len(PRICING_MODELS)
-
-
-def held_elsewhere(
-    con: duckdb.DuckDBPyConnection,
-    chips: Sequence[str] | None,
-    named: Mapping[str, list[str] | None],
-    table: str = "per_chip_prices",
-) -> str:
-    """'; Trainium2's prices are in regions us-east-2, us-west-2' for each region, provider or
-    pricing model filter that no price of the named `chips` meets, else '': where to look."""
-    if not chips:
-        return ""
-    said = []
-    for key, placed in _PLACED.items():
-        wanted = {str(v).lower() for v in _known_part(key, named.get(key) or ())}
-        if not wanted:
-            continue
-        held = chip_values(con, chips, _COLUMNS.get(key, key.removesuffix("s")), table)
-        if held and not wanted & {h.lower() for h in held}:
-            kind = _KINDS[key] + ("s" if len(held) > 1 else "")
-            if key == "pricing_models":  # in their words, list price first
-                held = [MODEL_LABELS.get(m, m) for m in sorted(held, key=_model_rank)]
-            more = f" and {len(held) - 12} more" if len(held) > 12 else ""
-            said.append(f"{placed} {kind} {', '.join(held[:12])}{more}")
-    if not said:
-        return ""
-    now = "current " if table == "per_chip_prices" else ""
-    return f"; {', '.join(chips)}'s {now}prices are {', and '.join(said)}"
-
-
-def unpublished_words(chips: Sequence[str]) -> str:
-    """'Trainium3: price not published (source, date: "words"). ' for each chip whose seller
-    publishes no rental price (unpublished_prices.csv), else ''."""
-    found = unpublished_prices()
-    return "".join(
-        f"{chip}: price {found[chip]['status']} ({found[chip]['source']}, "
-        f'{found[chip]["date"]}: "{found[chip]["words"]}"). '
-        for chip in chips
-        if chip in found
-    )
-
-
-def _without_one(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> list[str]:
-    """Each filter given (of two or more) without which some current price matches."""
-    given = [f.name for f in QUERIED if f.narrows and ask[f.name] not in (None, "", [], ())]
-    if len(given) < 2:
-        return []
-    found = []
-    for name in given:
-        rest = ask.without(name)
-        if per_chip_price_rows(con, **_filters(rest, _named_filters(rest))):
-            found.append(_shown_filter(ask, name))
-    return found
-
-
-def _shown_filter(ask: PriceAsk, name: str) -> str:
-    value = ask[name]
-    if isinstance(value, list | tuple):
-        value = ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
-    elif isinstance(value, float):
-        value = f"{value:g}"
-    return ask.voice.said(name, value)

@@ -16,7 +16,7 @@ from chipcost.core.outputs import written_whole
 from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
 from chipcost.reads.price_glance import PER_HOURS, cheapest_per_model
-from chipcost.reads.prices import unconverted_words
+from chipcost.reads.price_notes import unconverted_words
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html

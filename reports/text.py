@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP
-from chipcost.reads.prices import unconverted_words
+from chipcost.reads.price_notes import unconverted_words
 from chipcost.reports.answers import answer_lines
 from chipcost.reports.data import (
     ReportData,

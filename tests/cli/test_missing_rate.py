@@ -252,7 +252,7 @@ def test_prices_keep_the_unconverted_prices_in_their_own_currency(no_rate):
 
 
 # Each read names the prices it leaves out for want of a rate, in their own currency, through
-# the one list prices uses (chipcost.reads.prices.unconverted_words).
+# the one list prices uses (chipcost.reads.price_notes.unconverted_words).
 OWN = "In their own currency: "
 H100_PCIE = "H100-PCIe ovhcloud GRA11 h100-380 on demand: €2.9000 a chip-hour on 2026-11-01"
 L40S_OVH = "L40S ovhcloud GRA11 l40s-90 on demand: €1.4000 a chip-hour on 2026-11-01"

@@ -4,7 +4,7 @@ its source and words, when no source has a current price for it."""
 from __future__ import annotations
 
 from chipcost.core.catalog import canonical_chips, unpublished_prices
-from chipcost.reads.prices import unpublished_words
+from chipcost.reads.price_notes import unpublished_words
 
 
 def test_trainium3_and_tpu7x_say_not_published_with_their_source():
