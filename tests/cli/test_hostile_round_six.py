@@ -38,21 +38,6 @@ def test_a_day_no_read_can_reach_is_refused(given):
         utc_day(given)
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        # on a81b4ee both ended in OverflowError (a day before the first, a week before it)
-        ["report", "--out", "OUT", "--since", "0001-01-01"],
-        ["index", "--chip", "H100-SXM", "--until", "0001-01-01"],
-        ["history", "--chip", "H100-SXM", "--since", "0001-01-01"],
-        ["export", "--out", "OUT", "--since", "0001-01-01"],
-    ],
-)
-def test_every_command_refuses_such_a_day_naming_the_range(warehouse, tmp_path, run, command):
-    args = [str(tmp_path / "out") if a == "OUT" else a for a in command]
-    refused(run(*args, "--db", str(warehouse)), "give a day from 1900-01-01 to 9999-12-31")
-
-
 def test_a_measurement_dated_before_any_chip_is_refused(warehouse, tmp_path, run):
     copy = tmp_path / "w.duckdb"
     copy.write_bytes(warehouse.read_bytes())
