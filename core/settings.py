@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from chipcost.core.clean import masked, without_credentials
 from chipcost.core.errors import ChipcostError
@@ -347,34 +348,36 @@ class Settings:
 def load_settings(
     db: str | Path | None = None, data_dir: str | Path | None = None, voice: Voice = COMMAND_LINE
 ) -> Settings:
-    """Options win over CHIPCOST_WAREHOUSE / CHIPCOST_DB / CHIPCOST_DATA_DIR, then ./data.
+    """Options win over CHIPCOST_WAREHOUSE / CHIPCOST_DB / CHIPCOST_DATA_DIR, then ./data; the
+    other CHIPCOST_* variables are read and checked by chipcost.core.environment.
 
     `db` is a warehouse URL: a DuckDB file path or ducklake:postgres:<conninfo>; `voice` names
     `db` and `data_dir` in messages as the asker gave them (--db, or the API's db=).
     """
+    # pydantic-settings is imported here, when settings are built, not with chipcost's --help.
+    from chipcost.core.environment import environment
+
     for name, given in (("db", db), ("data_dir", data_dir)):
         if given is not None and not str(given).strip():  # '' would be the default: never meant
             raise ChipcostError(
                 f"{voice.name(name)} is empty: give "
                 + ("the warehouse, a DuckDB file's path" if name == "db" else "a directory")
             )
+    env = environment()
     data_given_by, data = _first(
-        (voice.name("data_dir"), data_dir),
-        (DATA_DIR_ENV, os.environ.get(DATA_DIR_ENV)),
-        ("", DEFAULT_DATA_DIR),
+        (voice.name("data_dir"), data_dir), (DATA_DIR_ENV, env.data_dir), ("", DEFAULT_DATA_DIR)
     )
     data = Path(data)
     warehouse_given_by, url = _first(
         (voice.name("db"), db),
-        (WAREHOUSE_ENV, os.environ.get(WAREHOUSE_ENV, "").strip()),
-        (DB_ENV, os.environ.get(DB_ENV)),
+        (WAREHOUSE_ENV, env.warehouse),
+        (DB_ENV, env.db),
         ("", data / DB_FILENAME),
     )
     url = str(url)
     lake = url.startswith(LAKE_PREFIX)
-    lake_data = os.environ.get(LAKE_DATA_ENV, "").strip()
     if lake:
-        _check_lake(url, lake_data)
+        _check_lake(url)
     elif _URL.match(url):  # read as a file path, it became "no warehouse at postgres:/x"
         shown = masked(url)  # no password in a message
         raise ChipcostError(
@@ -382,45 +385,26 @@ def load_settings(
             "lake, ducklake:postgres:<conninfo> (e.g. ducklake:postgres:dbname=chipcost "
             "host=db.internal), docs/deploy.md"
         )
-    days = observations_days(os.environ.get(OBSERVATIONS_DAYS_ENV))
     return Settings(
         data_dir=data,
         # A lake has no file: db_path names where a file warehouse would be, and is unused.
         db_path=data / DB_FILENAME if lake else Path(url),
-        observations_days=days,
-        stale_days=stale_days(os.environ.get(STALE_DAYS_ENV)),
+        observations_days=env.observations_days,
+        stale_days=env.stale_days,
         sources=SourceSettings.from_environment(),
         secrets=secret_values(os.environ),
-        notify=notify_urls(os.environ.get(NOTIFY_ENV)),
-        lock_wait=lock_wait(os.environ.get(LOCK_WAIT_ENV)),
-        payload_max_bytes=payload_max_mb(os.environ.get(PAYLOAD_MAX_ENV)) << 20,
-        answer_max_bytes=megabytes(
-            ANSWER_MAX_ENV,
-            os.environ.get(ANSWER_MAX_ENV),
-            DEFAULT_ANSWER_MAX_MB,
-            "the largest HTTP answer a fetch takes, decoded",
-        )
-        << 20,
-        source_payloads_max_bytes=megabytes(
-            SOURCE_PAYLOADS_MAX_ENV,
-            os.environ.get(SOURCE_PAYLOADS_MAX_ENV),
-            DEFAULT_SOURCE_PAYLOADS_MAX_MB,
-            "the most a replay reads of one source's payloads in a run, all together",
-        )
-        << 20,
-        run_payloads_max_bytes=megabytes(
-            RUN_PAYLOADS_MAX_ENV,
-            os.environ.get(RUN_PAYLOADS_MAX_ENV),
-            DEFAULT_RUN_PAYLOADS_MAX_MB,
-            "the most a replay reads of one archived run's payloads, all together",
-        )
-        << 20,
-        source_deadline=source_deadline(os.environ.get(SOURCE_DEADLINE_ENV)),
-        notify_deadline=notify_deadline(os.environ.get(NOTIFY_DEADLINE_ENV)),
+        notify=env.notify,
+        lock_wait=env.lock_wait,
+        payload_max_bytes=env.payload_max_mb << 20,
+        answer_max_bytes=env.answer_max_mb << 20,
+        source_payloads_max_bytes=env.source_payloads_max_mb << 20,
+        run_payloads_max_bytes=env.run_payloads_max_mb << 20,
+        source_deadline=env.source_deadline,
+        notify_deadline=env.notify_deadline,
         read_limits=sql_limits(os.environ),
         warehouse_url=url if lake else "",
-        lake_data=lake_data,
-        archive_url=os.environ.get(ARCHIVE_ENV, "").strip(),
+        lake_data=env.lake_data,
+        archive_url=env.archive,
         warehouse_given_by=warehouse_given_by,
         data_dir_given_by=data_given_by,
         voice=voice,
@@ -474,7 +458,7 @@ def notify_urls(text: str | None) -> tuple[str, ...]:
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
-def _check_lake(url: str, lake_data: str) -> None:
+def _check_lake(url: str) -> None:
     if not url.startswith(LAKE_PREFIX + "postgres:"):
         raise ChipcostError(
             f"warehouse {Warehouse(url)}: a lake is ducklake:postgres:<conninfo>, e.g. "
@@ -486,119 +470,27 @@ def _check_lake(url: str, lake_data: str) -> None:
 
 def observations_days(text: str | None) -> int | None:
     """CHIPCOST_OBSERVATIONS_DAYS: a number of days (1 or more), or 'all' to keep them all."""
-    if text is None or not text.strip():
-        return DEFAULT_OBSERVATIONS_DAYS
-    if text.strip().lower() == "all":
-        return None
-    days = _whole(text, digits=9)
-    if not 1 <= days <= MAX_OBSERVATIONS_DAYS:
-        raise ChipcostError(
-            f"{OBSERVATIONS_DAYS_ENV}={text!r}: give a number of days from 1 to "
-            f"{MAX_OBSERVATIONS_DAYS:,}, or 'all' to keep every observation"
-        )
-    return days
-
-
-def _whole(text: str, digits: int | None = None) -> int:
-    """`text` as a whole number of at most `digits` digits, surrounding blanks aside; 0 when it
-    is anything else. ASCII only: str.isdigit() also accepts "²" and other digits int()
-    refuses."""
-    text = text.strip()
-    if not (text.isascii() and text.isdigit()) or (digits is not None and len(text) > digits):
-        return 0
-    return int(text)
-
-
-def stale_days(text: str | None) -> int:
-    """CHIPCOST_STALE_DAYS: days without a successful run before a source is called stale."""
-    if text is None or not text.strip():
-        return DEFAULT_STALE_DAYS
-    days = _whole(text, digits=5)
-    if days < 1:
-        raise ChipcostError(
-            f"{STALE_DAYS_ENV}={text!r}: give a whole number of days from 1 to 99999, e.g. 2"
-        )
-    return days
-
-
-def lock_wait(text: str | None) -> float:
-    """CHIPCOST_LOCK_WAIT: seconds (0 or more, decimals allowed) a writer waits for the file."""
-    if text is None or not text.strip():
-        return DEFAULT_LOCK_WAIT
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds <= 86400:
-        raise ChipcostError(
-            f"{LOCK_WAIT_ENV}={text!r}: give the seconds a collection waits for readers of the "
-            "warehouse to close it (0 to 86400, e.g. 300), or unset it"
-        )
-    return seconds
+    return _variable(OBSERVATIONS_DAYS_ENV, text)
 
 
 def duckdb_threads(text: str | None) -> int | None:
     """CHIPCOST_THREADS: a whole number of threads from 1 to 1024; None when unset."""
-    if text is None or not text.strip():
-        return None
-    threads = _whole(text, digits=4)
-    if not 1 <= threads <= 1024:
-        raise ChipcostError(
-            f"{THREADS_ENV}={text!r}: give the threads DuckDB may use, a whole number from 1 "
-            "to 1024 (e.g. 2), or unset it to use one per core"
-        )
-    return threads
+    return _variable(THREADS_ENV, text)
 
 
 def source_deadline(text: str | None) -> float:
     """CHIPCOST_SOURCE_DEADLINE: seconds a source's whole fetch may take (1 to 86400)."""
-    return _seconds(
-        SOURCE_DEADLINE_ENV,
-        text,
-        DEFAULT_SOURCE_DEADLINE,
-        "a source's fetch may take, retries and downloads included (1 to 86400, e.g. 3600)",
-    )
+    return _variable(SOURCE_DEADLINE_ENV, text)
 
 
 def notify_deadline(text: str | None) -> float:
     """CHIPCOST_NOTIFY_DEADLINE: seconds one alert target may take to answer (1 to 86400)."""
-    return _seconds(
-        NOTIFY_DEADLINE_ENV,
-        text,
-        DEFAULT_NOTIFY_DEADLINE,
-        "one alert target may take to answer (1 to 86400, e.g. 30)",
-    )
+    return _variable(NOTIFY_DEADLINE_ENV, text)
 
 
-def _seconds(variable: str, text: str | None, default: float, what: str) -> float:
-    if text is None or not text.strip():
-        return default
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = 0.0
-    if not 1 <= seconds <= 86400:
-        raise ChipcostError(f"{variable}={text!r}: give the seconds {what}, or unset it")
-    return seconds
+def _variable(name: str, text: str | None) -> Any:
+    """One variable's value, given as `text`, as load_settings reads it (its default when
+    None or blank); a ChipcostError naming it when it is wrong."""
+    from chipcost.core.environment import one_variable
 
-
-def payload_max_mb(text: str | None) -> int:
-    """CHIPCOST_PAYLOAD_MAX_MB: the largest archived payload read back, in MiB (1 or more)."""
-    return megabytes(
-        PAYLOAD_MAX_ENV,
-        text,
-        DEFAULT_PAYLOAD_MAX_MB,
-        "the largest uncompressed payload a replay reads",
-    )
-
-
-def megabytes(variable: str, text: str | None, default: int, what: str) -> int:
-    """A size in MiB (1 or more) a variable gives, or `default` when unset; `what` it bounds."""
-    if text is None or not text.strip():
-        return default
-    size = _whole(text)
-    if size < 1:
-        raise ChipcostError(
-            f"{variable}={text!r}: give {what}, in MiB (1 or more; default {default}), or unset it"
-        )
-    return size
+    return one_variable(name, text)

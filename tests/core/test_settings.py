@@ -222,3 +222,17 @@ def test_settings_carry_every_secret_value_for_scrubbing(monkeypatch):
     settings = load_settings()
     assert {"runpod-key-value", "smtp-password-value"} <= set(settings.secrets)
     assert "runpod-key-value" not in repr(settings) and "smtp-password" not in repr(settings)
+
+
+def test_a_blank_variable_means_its_default_and_names_are_exact(monkeypatch):
+    from chipcost.core.environment import Environment
+
+    variables = [f.validation_alias for f in Environment.model_fields.values()]
+    for name in variables:
+        monkeypatch.setenv(name, "  ")
+    blank = load_settings(db="x.duckdb", data_dir="d")
+    for name in variables:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("chipcost_stale_days", "7")  # not CHIPCOST_STALE_DAYS
+    unset = load_settings(db="x.duckdb", data_dir="d")
+    assert blank == unset and unset.stale_days == 2 and unset.observations_days == 35
