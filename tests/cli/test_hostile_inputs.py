@@ -8,73 +8,18 @@ the command line through the in-process runner."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
 
-import chipcost
 from chipcost.core.errors import ChipcostError
 from chipcost.core.names import close_matches
 from chipcost.core.sql_limits import SqlLimits
 from chipcost.warehouse.reader import open_reader
 from tests.conftest import SAMPLE
 from tests.helpers import loaded_warehouse, record
-
-LLAMA = ("llama-3-70b", "inference")
-
-
-@pytest.mark.parametrize(
-    "once",
-    [
-        lambda: iter(["H100"]),
-        lambda: (name for name in ["H100"]),
-        lambda: {"H100"},
-        lambda: dict.fromkeys(["H100"]).keys(),
-    ],
-    ids=["iterator", "generator", "set", "keys"],
-)
-def test_an_iterable_is_read_once_and_filters(golden, once):
-    listed = chipcost.prices(chip=["H100"], db=golden)
-    every = chipcost.prices(db=golden)
-    assert 0 < len(listed) < len(every)
-    assert chipcost.prices(chip=once(), db=golden).equals(listed)
-
-
-def test_an_iterable_of_chip_counts_and_regions_filters(golden):
-    eights = chipcost.prices(chip_count=iter([8]), db=golden)
-    assert len(eights) and set(eights["chip_count"]) == {8}
-    region = chipcost.prices(region=iter(["us-east-1"]), db=golden)
-    assert len(region) and set(region["region"]) == {"us-east-1"}
-
-
-@pytest.mark.parametrize(
-    ("call", "said"),
-    [
-        (lambda db: chipcost.prices(chip=iter([]), db=db), "chip=[]: give a name"),
-        (lambda db: chipcost.prices(chip=itertools.count(), db=db), "chip: more than 10,000"),
-        (lambda db: chipcost.prices(currency=5, db=db), "currency=5: give a currency code"),
-        (lambda db: chipcost.prices(currency=["EUR"], db=db), "currency=['EUR']: give text"),
-        (lambda db: chipcost.prices(max_price=10**400, db=db), "max_price=1000"),
-        (lambda db: chipcost.prices(min_memory=10**400, db=db), "too large; give a finite"),
-        (lambda db: chipcost.prices(region="\udce9", db=db), "region: '\\\\udce9' is not UTF-8"),
-        (lambda db: chipcost.prices(chip=["H100", "\ud800"], db=db), "chip: '\\\\ud800' is not"),
-        (lambda db: chipcost.cost(*LLAMA, tokens=[1], db=db), "tokens=[1]: give a number or"),
-        (lambda db: chipcost.cost(*LLAMA, tokens=10**400, db=db), "tokens=1000"),
-        (lambda db: chipcost.cost(*LLAMA, migration_cost={"a": 1}, db=db), "migration_cost="),
-        (lambda db: chipcost.cost(*LLAMA, max_instances=10**400, db=db), "max_instances=1000"),
-        (lambda db: chipcost.index(pricing_model=5, db=db), "pricing model 5: give a name"),
-        (lambda db: chipcost.sources(db=5), "db=5: give text or a path"),
-    ],
-    ids=lambda v: "" if callable(v) else v[:24],
-)
-def test_a_keyword_that_cannot_be_is_refused_naming_it(golden, call, said):
-    with pytest.raises(ChipcostError) as refused:
-        call(golden)
-    assert said in str(refused.value), str(refused.value)
 
 
 @pytest.mark.parametrize(
@@ -224,14 +169,3 @@ def test_json_output_escapes_control_characters_and_keeps_the_text(hostile, run)
     assert "\u202e" not in done.stdout
     [row] = json.loads(done.stdout)
     assert row["instance_type"] == HOSTILE  # the data as it is, escaped in the JSON text
-
-
-def test_a_read_through_the_api_still_runs_after_a_read_timed_out(golden):
-    con = open_reader(golden, limits=SqlLimits(timeout=0.05))
-    time.sleep(0.1)
-    con.close()
-    with pytest.raises(duckdb.ConnectionException):
-        con.execute("SELECT 1")
-    # the stale limit of the closed read does not stop the next one's did-you-mean
-    with pytest.raises(ChipcostError, match="did you mean"):
-        chipcost.prices(instance="p5.48xlarg", db=golden)

@@ -163,37 +163,6 @@ def small(tmp_path_factory) -> Path:
     return loaded_warehouse(tmp_path_factory.mktemp("seven") / "w.duckdb", [record()])
 
 
-@pytest.mark.parametrize(
-    ("keywords", "said"),
-    [
-        # On 2487f4c: TypeError "'PosixPath' object is not iterable" from deep inside; bytes
-        # read as their byte values (b"\x08" as 8 chips); 0 and False as US dollars.
-        ({"chip_count": Path("/tmp")}, "chip_count=PosixPath('/tmp'): give the chips per"),
-        ({"chip_count": b"\x08"}, "chip_count=b'\\x08': give the chips per instance"),
-        ({"chip_count": [8, True]}, "chip_count=[8, True]: give the chips per instance"),
-        ({"currency": 0}, "currency=0: give a currency code"),
-        ({"currency": False}, "currency=False: give a currency code"),
-    ],
-)
-def test_the_api_names_the_keyword_of_a_value_of_the_wrong_type(small, keywords, said):
-    from chipcost import api
-    from chipcost.core.errors import UsageError
-
-    with pytest.raises(UsageError) as refused:
-        api.prices(db=small, **keywords)
-    assert said in str(refused.value)
-
-
-@pytest.mark.parametrize("query", [None, 5, b"SELECT 1"])
-def test_the_apis_sql_takes_its_query_as_text(small, query):
-    """On 2487f4c sql(None) and sql(5) were DuckDB's "incompatible function arguments"."""
-    from chipcost import api
-    from chipcost.core.errors import UsageError
-
-    with pytest.raises(UsageError, match="query=.*: give (the query as )?text"):
-        api.sql(query, db=small)
-
-
 def _history(db: Path) -> set[tuple]:
     with duckdb.connect(str(db), read_only=True) as con:
         return set(

@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-import chipcost
-from chipcost.core.errors import ChipcostError
 from tests.helpers import loaded_warehouse, record
 
 
@@ -71,21 +69,6 @@ def test_a_label_with_terminal_escapes_is_shown_plain(warehouse, tmp_path, run):
     assert "\x1b" not in done.stdout and "\u202e" not in done.stdout
     assert "EDP]8;;http://x 2026" in done.stdout
     assert str(tmp_path) not in done.stdout  # the file's name, not where it lives
-
-
-@pytest.mark.parametrize(
-    ("given", "said"),
-    [
-        ({"chip": []}, "chip=[]: give a name, a comma list or a non-empty list of names"),
-        ({"region": []}, "region=[]: give a name"),
-        ({"list_prices": "no"}, "list_prices='no': give True or False"),
-        ({"min_memory": "lots"}, "min_memory='lots': give a number"),
-        ({"chip": 5}, "chip name 5: give a name"),
-    ],
-)
-def test_api_keywords_of_the_wrong_type_are_refused_naming_them(warehouse, given, said):
-    with pytest.raises(ChipcostError, match=said.replace("[", r"\[").replace("]", r"\]")):
-        chipcost.prices(db=warehouse, **given)
 
 
 @pytest.mark.parametrize(
