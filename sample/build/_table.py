@@ -1,6 +1,7 @@
 """Every scrambled source of the sample: where its fixture's offers and prices are, and the
 scripted moves its drift reports show (sample/README.md lists them). A JSON source's offers and
-price keys are those its module's formats declare (`Rows.prices`); an entry gives its own only
+price keys are those its module's formats declare (`Rows.prices`), and such a source needs an
+entry only for what else it moves (scripted moves, rows left out); an entry gives its own only
 where they are not declared rows (an AWS price list item inside a JSON string, the rows of a
 listing whose prices the sample keeps)."""
 
@@ -12,6 +13,7 @@ from urllib.parse import quote, urlencode
 from chipcost.extract import azure, gcp, registry
 from chipcost.extract.aws.spot_advisor import ADVISOR_URL
 from chipcost.extract.aws.spot_feed import SPOT_FEED_URL
+from chipcost.extract.base import Source
 from chipcost.extract.lambda_cloud import PAGE_URL as LAMBDA_PAGE
 from chipcost.extract.vastai import BUNDLES_URL, SEARCHES
 from chipcost.sample.build._scramble import Move, Sample
@@ -114,7 +116,6 @@ TABLE: dict[str, Sample] = {
         moves=(Move(3, "RTX.?4090", factor=0.9),),
     ),
     "hotaisle": Sample(moves=(Move(6, "MI300X", factor=0.95),)),
-    "hyperbolic": Sample(),
     "jarvislabs": Sample(
         moves=(Move(4, '"gpu_type": "H100"', factor=0.9),),
     ),
@@ -133,8 +134,6 @@ TABLE: dict[str, Sample] = {
         left_out='"label": "C5"',
         moves=(Move(7, '"label": "A6000', factor=0.9),),
     ),
-    "primeintellect": Sample(),
-    "shadeform": Sample(),
     "simplepod": Sample(
         traced=r'"gpuModel": "RTX (A4000|4090|5090|PRO 6000)',
     ),
@@ -286,4 +285,13 @@ def offers_path(at: str) -> str:
     return at.replace("[]", ".*").lstrip(".")
 
 
-SAMPLES: dict[str, Sample] = {name: declared(name, sample) for name, sample in TABLE.items()}
+def _declares_prices(source: Source) -> bool:
+    return any(rows.prices for form in source.formats for rows in form.rows)
+
+
+# The table's sources, and every source whose formats declare its offers and prices, which needs
+# no entry of its own.
+SAMPLES: dict[str, Sample] = {
+    name: declared(name, TABLE.get(name, Sample()))
+    for name in (*TABLE, *(n for n, s in registry().items() if _declares_prices(s)))
+}
