@@ -66,7 +66,8 @@ def checked_table(sources: Iterable[Source]) -> str:
 
 
 def providers_paragraph(sources: Iterable[Source]) -> str:
-    """The README's list: every provider by its name in words, with its sources."""
+    """The README's list: every provider by its name in words, those with most sources first
+    (AWS), then by name."""
     titles: dict[str, str] = {}
     of: dict[str, list[Source]] = {}
     for source in sources:
@@ -78,12 +79,11 @@ def providers_paragraph(sources: Iterable[Source]) -> str:
             )
         of.setdefault(source.provider, []).append(source)
     groups: dict[str, list[str]] = {"prices": [], "reference": [], "not collected": []}
-    for provider, title in sorted(titles.items(), key=lambda item: item[1].lower()):
-        names = ", ".join(f"`{source.name}`" for source in of[provider])
-        groups[_group(of[provider])].append(f"{title} ({names})")
+    for provider in sorted(titles, key=lambda p: (-len(of[p]), titles[p].lower())):
+        groups[_group(of[provider])].append(titles[provider])
     text = (
-        f"Prices from {len(groups['prices'])} providers, by source (`chipcost sources` lists "
-        f"them): {', '.join(groups['prices'])}."
+        f"Prices from {len(groups['prices'])} providers (`chipcost sources` lists their "
+        f"sources): {', '.join(groups['prices'])}."
     )
     if groups["reference"]:
         text += f" Exchange rates from {', '.join(groups['reference'])}."
