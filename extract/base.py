@@ -408,6 +408,14 @@ class Source:
         return result
 
 
+def read_by(what: str, names: Sequence[str]) -> str:
+    """The `Source.layout` of an HTML page its parser reads by `names` (its table headers or
+    labels, the parser's own constant): how a changed layout is found, said from them."""
+    listed = ", ".join(f"`{name}`" for name in names[:-1])
+    listed = f"{listed} and `{names[-1]}`" if listed else f"`{names[-1]}`"
+    return f"HTML page: the parser requires the {what} {listed} and fails naming a missing one"
+
+
 def not_collected(name: str, provider: str, description: str, reason: str, **docs: Any) -> Source:
     """A provider registered only to say, on every run, why its prices are not collected: its
     fetch sends no request and its parse reads nothing, both skipped with `reason`; `docs`:

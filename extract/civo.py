@@ -11,7 +11,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, parse_count, price_of, require_columns, size_gb
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, read_by
 
 SOURCE_NAME = "civo"
 PROVIDER = "civo"
@@ -171,9 +171,6 @@ SOURCE = Source(
         ),
         when="2026-08-22",
     ),
-    layout=(
-        "HTML page: the parser requires the table headers `size`, `on-demand`, `commitment` and "
-        "fails naming a missing one"
-    ),
+    layout=read_by("table headers", EXPECTED),
 )
 parse = SOURCE.parse

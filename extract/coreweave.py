@@ -10,7 +10,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, parse_count, price_of, require_columns, size_gb, slug
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, read_by
 
 SOURCE_NAME = "coreweave"
 PROVIDER = "coreweave"
@@ -232,9 +232,6 @@ SOURCE = Source(
         ),
         when="2026-08-22",
     ),
-    layout=(
-        "HTML page: the parser requires the labels `GPU Count` and `On-Demand Price` and fails "
-        "naming a missing one"
-    ),
+    layout=read_by("labels", EXPECTED),
 )
 parse = SOURCE.parse

@@ -13,7 +13,7 @@ from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import PriceError, parse_price, require_columns, size_gb
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, read_by
 
 SOURCE_NAME = "crusoe"
 PROVIDER = "crusoe"
@@ -168,9 +168,6 @@ SOURCE = Source(
         ),
         when="2026-08-22",
     ),
-    layout=(
-        "HTML page: the parser requires the table headers `GPU model` and `On-demand` and fails "
-        "naming a missing one"
-    ),
+    layout=read_by("table headers", EXPECTED),
 )
 parse = SOURCE.parse

@@ -11,7 +11,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, price_of, require_columns
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, read_by
 
 SOURCE_NAME = "nebius"
 PROVIDER = "nebius"
@@ -210,9 +210,6 @@ SOURCE = Source(
         when="2026-08-22",
         rest="the rendered tables (the sample's format) reconstructed",
     ),
-    layout=(
-        "HTML page: the parser requires the headers `Item` and `On-demand, GPU-hour` and fails "
-        "naming a missing one"
-    ),
+    layout=read_by("headers", EXPECTED),
 )
 parse = SOURCE.parse

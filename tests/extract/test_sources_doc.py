@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from chipcost.extract import docs, registry
+from chipcost.extract.base import read_by
 
 FILES = ("docs/sources.md", "README.md")
 
@@ -90,3 +91,24 @@ def test_a_source_without_json_formats_says_how_its_layout_is_checked() -> None:
     assert not civo.formats
     with pytest.raises(ValueError, match="^source civo declares no layout "):
         docs.formats_table([dataclasses.replace(civo, layout="")])
+
+
+@pytest.mark.parametrize(
+    ("names", "said"),
+    [
+        (("Item",), "`Item`"),
+        (("GPU model", "On-demand"), "`GPU model` and `On-demand`"),
+        (("size", "on-demand", "commitment"), "`size`, `on-demand` and `commitment`"),
+    ],
+)
+def test_a_page_read_by_its_headers_says_them(names: tuple[str, ...], said: str) -> None:
+    assert read_by("headers", names) == (
+        f"HTML page: the parser requires the headers {said} and fails naming a missing one"
+    )
+
+
+def test_the_page_sources_say_the_headers_their_parser_requires() -> None:
+    from chipcost.extract import crusoe
+
+    assert "`GPU model` and `On-demand`" in registry()["crusoe"].layout
+    assert crusoe.EXPECTED == ("GPU model", "On-demand")
