@@ -1,9 +1,11 @@
-"""Provider and user text on the terminal and in the report: no control or bidi character
-reaches the reader, and no bracket is taken for rich markup."""
+"""Provider and user text on the terminal, in the report and in --format csv and json: no
+control or bidi character reaches the reader (json keeps the text, each written as its \\u
+escape), and no bracket is taken for rich markup."""
 
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from chipcost.pipeline.seed import open_warehouse
 from chipcost.reports.build import deliver, write_report
 from chipcost.warehouse.load import load_run
 from tests import warehouses
-from tests.helpers import day, record, run_of
+from tests.helpers import day, loaded_warehouse, record, run_of
 
 # with invisible characters too: 'p5.48x\u200blarge' shows as 'p5.48xlarge' and is another
 HOSTILE = "p5\x1b[2J.48x\x00\u200b\u2060\ufeff\u00adlarge\u202e[/]:smile:"
@@ -95,3 +97,31 @@ def test_a_source_message_in_the_run_summary_is_clean_and_literal():
     # Nothing was loaded: no hint to read prices that are not there.
     assert "w.duckdb  (nothing was loaded: see the messages above)" in buffer.getvalue()
     assert "try: chipcost prices" not in buffer.getvalue()
+
+
+# A provider's names as a hostile one could write them, for --format csv and json: an OSC 8
+# link, a bell, a cursor move, the 8-bit CSI, a right-to-left override.
+ESCAPES = "evil\x1b]8;;http://x\x07link\x1b]8;;\x07\x1b[2J\x9b31m\u202egpu"
+
+
+@pytest.fixture(scope="module")
+def escapes(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("escapes") / "w.duckdb"
+    return loaded_warehouse(path, [record(instance_type=ESCAPES, sku="SKU\x1b[31m")])
+
+
+def test_csv_output_has_no_control_character(escapes, run):
+    done = run("prices", "--format", "csv", "--db", str(escapes))
+    assert done.returncode == 0, done.stderr[-1000:]
+    assert not [c for c in done.stdout if (ord(c) < 32 and c != "\n") or 0x7F <= ord(c) <= 0x9F]
+    assert "\u202e" not in done.stdout
+    assert "evil]8;;http://xlink]8;;[2J31mgpu" in done.stdout  # what the table shows
+
+
+def test_json_output_escapes_control_characters_and_keeps_the_text(escapes, run):
+    done = run("prices", "--format", "json", "--db", str(escapes))
+    assert done.returncode == 0, done.stderr[-1000:]
+    assert not [c for c in done.stdout if (ord(c) < 32 and c != "\n") or 0x7F <= ord(c) <= 0x9F]
+    assert "\u202e" not in done.stdout
+    [row] = json.loads(done.stdout)
+    assert row["instance_type"] == ESCAPES  # the data as it is, escaped in the JSON text

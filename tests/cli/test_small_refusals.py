@@ -5,7 +5,6 @@ or empty; hand-typed measurements that cannot be; a currency variable the export
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -25,50 +24,6 @@ def refused(done, said: str, code: int = 1) -> str:
     line = " ".join(done.stderr.split())
     assert said in line, line
     return line
-
-
-@pytest.mark.parametrize(
-    "command", [["prices"], ["site", "--out", "SITE"], ["report", "--dry-run"]]
-)
-def test_a_discount_that_is_no_table_is_refused_naming_it(warehouse, tmp_path, run, command):
-    rules = tmp_path / "discounts.toml"
-    rules.write_text('discount = [ { provider = "aws", percent = 10 }, 5 ]\n')
-    args = [str(tmp_path / "site") if a == "SITE" else a for a in command]
-    done = run(*args, "--db", str(warehouse), env={"CHIPCOST_DISCOUNTS": str(rules)})
-    refused(done, "rule 2 of discount is a int, not a table")
-
-
-def test_a_discounts_file_that_is_no_regular_file_is_refused_before_it_is_read(
-    warehouse, tmp_path, run
-):
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
-    for path in (fifo, Path("/dev/zero"), tmp_path):  # would block, never end, not a file
-        done = run("prices", "--db", str(warehouse), env={"CHIPCOST_DISCOUNTS": str(path)})
-        refused(done, f"CHIPCOST_DISCOUNTS={path}: not a regular file")
-
-
-def test_a_discounts_file_that_is_not_ours_is_not_echoed(warehouse, tmp_path, run):
-    shadow = tmp_path / "shadow.csv"
-    shadow.write_text("root:$6$saltsalt$hashhashhash:19000:0:99999:7:::,x\n")
-    done = run("prices", "--db", str(warehouse), env={"CHIPCOST_DISCOUNTS": str(shadow)})
-    line = refused(done, "unknown column that is no field name")
-    assert "saltsalt" not in line and "hashhash" not in line
-
-
-def test_a_label_with_terminal_escapes_is_shown_plain(warehouse, tmp_path, run):
-    rules = tmp_path / "discounts.toml"
-    rules.write_text(
-        '[[discount]]\nprovider = "aws"\npercent = 10\nlabel = "EDP\\u001b]8;;http://x\\u0007'
-        '\\u202e 2026"\n'
-    )
-    done = run(
-        "prices", "--by", "offer", "--db", str(warehouse), env={"CHIPCOST_DISCOUNTS": str(rules)}
-    )
-    assert done.returncode == 0, done.stderr[-1000:]
-    assert "\x1b" not in done.stdout and "\u202e" not in done.stdout
-    assert "EDP]8;;http://x 2026" in done.stdout
-    assert str(tmp_path) not in done.stdout  # the file's name, not where it lives
 
 
 @pytest.mark.parametrize(
