@@ -162,10 +162,14 @@ def stale(root: Path = ROOT) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog=COMMAND,
+        description="Write docs/sources.md's tables and the README's provider list from the "
+        "sources' declarations.",
+    )
     parser.add_argument("--check", action="store_true", help="only say which file differs")
     parser.add_argument(
-        "--root", type=Path, default=ROOT, help="the repository (default: %(default)s)"
+        "--root", type=Path, default=ROOT, help="the repository (default: this one)"
     )
     args = parser.parse_args(argv)
     try:
