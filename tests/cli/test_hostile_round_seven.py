@@ -293,16 +293,3 @@ def test_a_run_folder_that_is_a_link_is_refused_once_before_anything_loads(tmp_p
     said = done.stdout + done.stderr
     assert done.returncode != 0 and said.count("is a symbolic link") == 1, said
     assert not db.exists()
-
-
-def test_export_to_a_file_or_a_place_no_file_can_be_made_says_what_to_do(small, tmp_path):
-    """On 2487f4c: "cannot create FILE: File exists", and /proc got "free some space"."""
-    afile = tmp_path / "afile"
-    afile.write_text("x")
-    done = chipcost("export", "--out", str(afile), "--db", str(small))
-    said = " ".join(done.stderr.split())
-    assert f"cannot create the folder {afile}: a file is there, not a folder" in said
-    assert "give --out a folder" in said
-    proc = chipcost("export", "--out", "/proc", "--db", str(small))
-    said = " ".join(proc.stderr.split())
-    assert proc.returncode == 1 and said.endswith("write elsewhere") and "free some" not in said
