@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
-from chipcost.core.days import utc_day
+from chipcost.core.days import DayOutOfRange, utc_day
 from chipcost.core.errors import ChipcostError
 from chipcost.reports.period import parse_day
 
@@ -44,3 +44,9 @@ def test_what_is_no_day_is_refused_naming_the_option(given):
         utc_day(given)
     with pytest.raises(ChipcostError, match=f"--since {given!r} is not a day"):
         parse_day(given, "--since")
+
+
+@pytest.mark.parametrize("given", ["0001-01-01", "1899-12-31"])
+def test_a_day_no_read_can_reach_is_refused(given):
+    with pytest.raises(DayOutOfRange):
+        utc_day(given)

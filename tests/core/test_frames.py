@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import duckdb
 import polars as pl
 
-from chipcost.core.frames import ArrowStream, frame_of
+from chipcost.core.frames import ArrowStream, frame_of, spreadsheet_safe
 from tests.paths import ROOT
 
 
@@ -58,3 +58,11 @@ print(per_chip_prices(con).height)
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-1] == "1"
+
+
+def test_every_csv_writes_a_whole_chip_count_as_an_integer():
+    """The report's changes and the explorer's offers.csv wrote 8.0 on a81b4ee, where `prices
+    --format csv` writes 8 (docs/cli.md: a whole count as an integer, a slice its fraction)."""
+    frame = pl.DataFrame({"chip_count": [8.0, 0.125, None], "price": [1.0, 2.0, 3.0]})
+    written = spreadsheet_safe(frame).write_csv().splitlines()
+    assert written == ["chip_count,price", "8,1.0", "0.125,2.0", ",3.0"]

@@ -386,7 +386,7 @@ def test_a_sweep_leaves_no_file_and_no_process_behind(hanging, monkeypatch, tmp_
     assert list(temporary.iterdir()) == []  # AIPerf's folder, its dataset files in it, removed
 
 
-# (a key outside ASCII is refused before anything is sent: tests/cli/test_hostile_round_six.py)
+# (a key outside ASCII is refused before anything is sent: tests/pipeline/test_endpoint.py)
 @pytest.mark.parametrize("key", ['k"ey\\with/quotes', "sk-plain-0123", "sk-+/=~!{}"])
 def test_what_aiperf_writes_is_read_without_the_credentials(key):
     from chipcost.pipeline.load_generator import _secrets, _unsaid
