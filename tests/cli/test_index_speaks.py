@@ -108,3 +108,11 @@ def test_the_reports_index_signs_a_move_as_index_does():
     )  # fmt: skip
     html = index_table(frame).as_raw_html()
     assert "+9.8%" in html and "−4.5%" in html
+
+
+def test_an_index_asked_after_the_newest_prices_says_so(warehouse, run):
+    """On 2487f4c: "no index ... in the history from 2030-01-01 to 2026-11-07", a period that
+    ends before it begins (--until cut to the newest prices)."""
+    done = run("index", "--since", "2030-01-01", "--until", "2030-02-01", "--db", str(warehouse))
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1 and "--since 2030-01-01 is after the newest prices (" in said

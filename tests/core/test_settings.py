@@ -225,7 +225,7 @@ def test_settings_carry_every_secret_value_for_scrubbing(monkeypatch):
 
 
 def test_a_blank_variable_means_its_default_and_names_are_exact(monkeypatch):
-    from chipcost.core.environment import Environment
+    from chipcost.core.settings import Environment
 
     variables = [f.validation_alias for f in Environment.model_fields.values()]
     for name in variables:
@@ -236,3 +236,11 @@ def test_a_blank_variable_means_its_default_and_names_are_exact(monkeypatch):
     monkeypatch.setenv("chipcost_stale_days", "7")  # not CHIPCOST_STALE_DAYS
     unset = load_settings(db="x.duckdb", data_dir="d")
     assert blank == unset and unset.stale_days == 2 and unset.observations_days == 35
+
+
+def test_a_size_limit_variable_says_what_it_limits():
+    """On 2487f4c: "give a replay reads of one source's payloads of a run together"."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CHIPCOST_SOURCE_PAYLOADS_MAX_MB", "abc")
+        with pytest.raises(ChipcostError, match="give the most a replay reads of one source's"):
+            load_settings()
