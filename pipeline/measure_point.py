@@ -25,7 +25,7 @@ from chipcost.core.figures import speed_label
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.pipeline.load_generator import Client
 from chipcost.transform.rows import FigureRow, figure_rows
-from chipcost.warehouse.cost_per_token import at_speed, figures
+from chipcost.warehouse.cost_per_token import Point, figures
 from chipcost.warehouse.db import dict_rows
 
 # InferenceX's benchmark client, as its README's "Benchmark Client Configuration" gives it
@@ -71,8 +71,7 @@ def matched_point(
 ) -> Baseline:
     """The baseline of `chip` and `model` at `speed`: the shape of the figure `cost` and
     `compare` use, or (when it states none) the `given` shape or the nearest shaped curve's."""
-    with at_speed(con, speed):
-        rows = figures(con, model, "inference").rows
+    rows = figures(con, model, "inference", Point(speed)).rows
     chosen = [r for r in rows if r["chip"] == chip and r["chosen"]]
     if not chosen:
         raise UsageError(

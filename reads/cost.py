@@ -16,7 +16,7 @@ from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, point_label, speed_label
 from chipcost.core.questions import Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
-from chipcost.reads.prices import unconverted_words
+from chipcost.reads.price_notes import unconverted_words
 from chipcost.reads.your_prices import YourPrices
 from chipcost.transform.cost import (
     Baseline,
@@ -40,7 +40,7 @@ from chipcost.transform.tokens import human_count
 from chipcost.transform.verdict import Evidence, with_verdicts
 from chipcost.warehouse.cost_per_token import (
     Figures,
-    at_speed,
+    Point,
     chips_with_prices,
     cost_rows,
     figures,
@@ -90,6 +90,11 @@ class Ask:
     # Of every offer (all_offers), only the cheapest of those alike (ALIKE) are ranked: the
     # reader takes each chip's cheapest per pricing model and term (the articles' answers).
     cheapest_alike: bool = False
+
+    @property
+    def point(self) -> Point:
+        """The point each chip's figure is chosen at."""
+        return Point(self.speed, self.ttft, self.shape, self.precision)
 
 
 # The rows' changes against the baseline (cost / the baseline's - 1), and their names in the
@@ -261,7 +266,7 @@ def _baseline(
         f"{ask.workload} under these filters"
     )
     if con is not None:
-        from chipcost.reads.prices import held_elsewhere
+        from chipcost.reads.price_notes import held_elsewhere
 
         message += held_elsewhere(con, [ask.baseline], ask.filters)
     if any(r["chip"] == ask.baseline for r in offers):
@@ -325,8 +330,6 @@ def fit_notes(parameters: float | None, ask: Ask, rows: list[CostRow]) -> list[s
 
 
 def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
-    from chipcost.transform.precision import spellings
-
     notes = ["$/M tokens = $/chip-hr / (tok/s per chip x 3600 / 10^6)"]
     if question.tokens:
         notes.append(
@@ -344,23 +347,6 @@ def _method_notes(ask: Ask, question: CostQuestion) -> list[str]:
             f"tokens{daily}, at the figures the verdict rests on; none where it cannot say"
         )
     sql = f'same numbers by SQL: chipcost sql "{equivalent_sql(ask, question)}"'
-    asked_point = ask.shape or ask.precision
-    if ask.workload == "inference" and (
-        ask.speed != DEFAULT_SPEED or ask.ttft is not None or asked_point
-    ):
-        ttft = f"; SET VARIABLE chipcost_ttft_ms = {ask.ttft:g}" if ask.ttft is not None else ""
-        if ask.shape:
-            ttft += (
-                f"; SET VARIABLE chipcost_input_tokens = {ask.shape[0]}"
-                f"; SET VARIABLE chipcost_output_tokens = {ask.shape[1]}"
-            )
-        if ask.precision:
-            ttft += f"; SET VARIABLE chipcost_precisions = {spellings(ask.precision)}"
-        sql += (
-            f" (the view chooses figures at the default speed and TTFT bound, at every shape "
-            f"and precision: in a DuckDB session of your own, run SET VARIABLE chipcost_speed "
-            f"= '{ask.speed}'{ttft} first)"
-        )
     if ask.mine.active:
         sql += " (list prices in US dollars: the view holds neither discounts nor currencies)"
     notes.append(sql)
@@ -372,7 +358,11 @@ def _quoted(value: str) -> str:
 
 
 def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
-    """A query on cost_per_token that gives the ranking's numbers, filters included."""
+    """A query on cost_per_token that gives the ranking's numbers, filters included: the view
+    where the figures are at the default point, else cost_per_token_at with the asked point's
+    arguments (training's figures are at their one point whatever the speed)."""
+    point = ask.point if ask.workload == "inference" else Point()
+    table = point.of("cost_per_token_at") if point != Point() else "cost_per_token"
     cost = ""
     if question.tokens:
         factor = question.tokens / 1e6 * (1 + question.overhead)
@@ -392,10 +382,10 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
         where += f" and {paid}"
     if ask.all_offers:
         row_cost = cost.replace("min(", "(")
-        return f"select *{row_cost} from cost_per_token {where} order by usd_per_million_tokens"
+        return f"select *{row_cost} from {table} {where} order by usd_per_million_tokens"
     return (
         "select chip, pricing_model, term, min(usd_per_million_tokens) as usd_per_million_tokens"
-        f"{cost} from cost_per_token {where} group by all order by 4"
+        f"{cost} from {table} {where} group by all order by 4"
     )
 
 
@@ -416,7 +406,7 @@ def _ranked(
     cut = not (shown or ask.mine.active or ask.max_interruption is not None)
     found = cost_rows(
         con, ask.model, ask.workload, all_offers=True, currency=ask.mine.converting,
-        cheapest_of=ALIKE if cut else (), **ask.filters,
+        cheapest_of=ALIKE if cut else (), point=ask.point, **ask.filters,
     )  # fmt: skip
     # before the ranking: a discount may change which offer is cheaper
     offers = with_fit(cost_rows_of(ask.mine.rows(found)), evidence.parameters, ask.workload)
@@ -462,7 +452,7 @@ def _nothing_chosen(
             f"no current offer to rank for {ask.model} {ask.workload}: the warehouse has "
             "no priced chip with a throughput yet; run `chipcost collect`"
         )
-    from chipcost.reads.prices import held_elsewhere
+    from chipcost.reads.price_notes import held_elsewhere
 
     if ask.chips and (where := held_elsewhere(con, ask.chips, ask.filters)):
         raise NoMatch(
@@ -589,8 +579,7 @@ class CostRanking:
 
 def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:
     """The ranking of `ask`, or a ChipcostError saying why there is none."""
-    with at_speed(con, ask.speed, ask.ttft, ask.shape, ask.precision):
-        return _rank_cost(con, ask, question)
+    return _rank_cost(con, ask, question)
 
 
 def speed_notes(ask: Ask, rows: list[CostRow]) -> list[str]:
@@ -660,7 +649,7 @@ def point_text(row: CostRow) -> str:
 
 def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:
     priced = chips_with_prices(con)
-    known = figures(con, ask.model, ask.workload)
+    known = figures(con, ask.model, ask.workload, ask.point)
     covered = known.chips()
     left = unrated(con, chips=ask.chips or None)
     kept = unrated_offers(con, chips=ask.chips or None) if left.count else []
@@ -949,7 +938,7 @@ def ask_of(
 ) -> Ask:
     """The ranking asked for, its names resolved against the warehouse (the command and the
     Python API ask alike)."""
-    from chipcost.reads.prices import checked_filters
+    from chipcost.reads.price_ask import checked_filters
 
     name, model_note = resolve_model(con, model)
     return Ask(

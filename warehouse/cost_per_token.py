@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import duckdb
 
+from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.core.vocabulary import OFFER_KEY, RESTRICTED_REGION_PATTERN
 from chipcost.transform.cost_fit import GROUP
 from chipcost.transform.rows import FigureRow, figure_rows
-from chipcost.warehouse.bound import execute, literal
+from chipcost.warehouse.bound import execute
 from chipcost.warehouse.db import OPEN_PRICE_ROWS, dict_rows
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.prices import ESTIMATE
@@ -33,6 +33,55 @@ ORDER: tuple[str, ...] = (
     "instance_type",
 )
 ORDER += ("payment", "plan")
+
+
+@dataclass(frozen=True)
+class Point:
+    """The point each chip's figure is chosen at: `speed` ('max' or tokens/s per user as text;
+    chipcost.core.figures.speed_value), a time-to-first-token bound in milliseconds (None: the
+    default per request shape), a request shape (input, output tokens; lengths within 10%) and
+    a precision class ('FP8'; chipcost.transform.precision), None for any."""
+
+    speed: str = DEFAULT_SPEED
+    ttft_ms: float | None = None
+    shape: tuple[int, int] | None = None
+    precision: str | None = None
+
+    def arguments(self) -> str:
+        """The named arguments of throughput_at and cost_per_token_at
+        (warehouse/views/35_throughput_ranked.sql) for this point, the defaults left out: as
+        a user may type them."""
+        from chipcost.transform.precision import spellings
+
+        given = {
+            "speed": None if self.speed == DEFAULT_SPEED else literal_text(self.speed),
+            "ttft": None if self.ttft_ms is None else _number(self.ttft_ms),
+            "in_tokens": None if self.shape is None else str(int(self.shape[0])),
+            "out_tokens": None if self.shape is None else str(int(self.shape[1])),
+            "precisions": None
+            if self.precision is None
+            else "[" + ", ".join(literal_text(s) for s in spellings(self.precision)) + "]",
+        }
+        return ", ".join(f"{name} := {value}" for name, value in given.items() if value)
+
+    def of(self, macro: str) -> str:
+        """`macro` (throughput_at, cost_per_token_at) called at this point."""
+        return f"{macro}({self.arguments()})"
+
+
+# The point every figure is chosen at unless one is asked: the views' (throughput_ranked,
+# cost_per_token).
+DEFAULT_POINT = Point()
+
+
+def _number(value: float) -> str:
+    """3000000.0 -> '3000000', 2.5 -> '2.5': as a user types a number."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def literal_text(text: str) -> str:
+    """A SQL string literal of `text`."""
+    return "'" + str(text).replace("'", "''") + "'"
 
 
 def _filters(
@@ -72,6 +121,7 @@ def cost_rows(
     all_offers: bool = False,
     cheapest_of: tuple[str, ...] = (),
     currency: str | None = None,
+    point: Point = DEFAULT_POINT,
     **filters: list[str] | None,
 ) -> list[dict[str, object]]:
     """Rows of cost_per_token for a model and workload in ORDER (cheapest per million tokens
@@ -79,7 +129,8 @@ def cost_rows(
     is an estimate, no price the provider publishes) and `estimate_basis`, what it rests on;
     their money in `currency` at the rate of the day each price was last seen, when given
     (chipcost.warehouse.fx). Unless `all_offers`, slices of a GPU and, unless regions name
-    them, restricted regions are no chip's cheapest (docs/sources.md)."""
+    them, restricted regions are no chip's cheapest (docs/sources.md). The figures are chosen
+    at `point`."""
     where = _filters(model, workload, **filters)
     where.any_of("chip", chips)
     if not all_offers:  # the cheapest offer of a chip: a whole chip anyone can rent
@@ -105,7 +156,7 @@ def cost_rows(
                     {ESTIMATE} AS estimate_basis
                 FROM (
                     SELECT *, price_payload_ref AS payload_ref, price_source AS source
-                    FROM cost_per_token
+                    FROM {point.of("cost_per_token_at")}
                 ) p LEFT JOIN chips c ON c.chip = p.chip
             )
         )
@@ -120,41 +171,6 @@ def cost_rows(
         return dict_rows(con, sql, params)
     # every offer of the model read to keep a few: in bounded memory (reader.CUT_MEMORY)
     return in_working_memory(con, lambda: dict_rows(con, sql, params))
-
-
-@contextmanager
-def at_speed(
-    con: duckdb.DuckDBPyConnection,
-    speed: str,
-    ttft_ms: float | None = None,
-    shape: tuple[int, int] | None = None,
-    precision: str | None = None,
-) -> Iterator[None]:
-    """Within the block, throughput_ranked and cost_per_token choose each chip's figure at
-    `speed` ('max' or tokens/s per user as text; chipcost.core.figures.speed_value) and, where
-    given, a time-to-first-token bound in milliseconds (else the default per request shape),
-    among the figures at a request shape (input, output tokens; lengths within 10%) and of a
-    precision class ('FP8'; chipcost.transform.precision) where given (else any)."""
-    from chipcost.transform.precision import spellings
-
-    given = {
-        "chipcost_speed": literal(speed),
-        "chipcost_ttft_ms": None if ttft_ms is None else repr(float(ttft_ms)),
-        "chipcost_input_tokens": None if shape is None else str(int(shape[0])),
-        "chipcost_output_tokens": None if shape is None else str(int(shape[1])),
-        "chipcost_precisions": None
-        if precision is None
-        else "[" + ", ".join(literal(s) for s in spellings(precision)) + "]",
-    }
-    for name, value in given.items():
-        if value is not None:
-            con.execute(f"SET VARIABLE {name} = {value}")
-    try:
-        yield
-    finally:
-        for name, value in given.items():
-            if value is not None:
-                con.execute(f"RESET VARIABLE {name}")
 
 
 def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -211,7 +227,10 @@ class Figures:
         ]  # fmt: skip
 
 
-def figures(con: duckdb.DuckDBPyConnection, model: str, workload: str) -> Figures:
+def figures(
+    con: duckdb.DuckDBPyConnection, model: str, workload: str, point: Point = DEFAULT_POINT
+) -> Figures:
+    """The figures of `model` and `workload` as chosen at `point`."""
     return Figures(
         dict_rows(
             con,
@@ -221,7 +240,7 @@ def figures(con: duckdb.DuckDBPyConnection, model: str, workload: str) -> Figure
             "published_model, scenario, tokens_per_second_per_user, operating_point, source_date, "
             "software, system, ttft_ms, tpot_ms, concurrency, ttft_bound_ms, single_stream, "
             "interpolated, source_url, curve, deployment, lower_bound, superseded "
-            "FROM throughput_ranked "
+            f"FROM {point.of('throughput_at')} "
             "WHERE model = $model AND workload = $workload ORDER BY chip, throughput_id",
             {"model": model, "workload": workload},
         )

@@ -79,7 +79,9 @@ def _refuse(kind: str) -> UsageError:
 # given as text (beyond the checks here), and the secrets hold storage credentials.
 # The catalog functions that show how databases are attached (a lake's conninfo, with its
 # password) or the settings (allowed paths) are refused too: information_schema and
-# duckdb_tables() describe the warehouse without them.
+# duckdb_tables() describe the warehouse without them. No view reads a session variable
+# (the point cost asks is throughput_at's and cost_per_token_at's arguments), so getvariable
+# would read only what something else set in the session: refused too.
 _OUT_OF_REACH = {
     "query",
     "query_table",

@@ -4,6 +4,7 @@ DuckDB, the shipped throughput catalogue."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 from pathlib import Path
@@ -522,3 +523,42 @@ def test_the_default_speed_is_named_as_the_default_for_a_model_of_other_bounds(d
     assert "at 5 or more tokens/s per user (the default: MLPerf Server's 200 ms per output " in out
     assert "(the default; " not in out, out  # the note says "the default" once
     assert "(MLPerf Server's 200 ms per output token for Llama 3.1 405B)" not in out
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        ("--speed", "25"),
+        ("--speed", "max"),
+        ("--speed", "25", "--ttft", "3", "--shape", "1024/1024", "--precision", "fp8"),
+    ],
+)
+def test_the_sql_note_at_an_asked_point_gives_the_commands_numbers(db, point):
+    """cost's note gives the query of cost_per_token_at with the point's arguments; it answers
+    the same $/M tokens as the command, where the view at the default point does not."""
+    asked = ("cost", "--model", "llama-3-70b", "--workload", "inference", "--db", str(db))
+    ranked = chipcost(*asked, *point, "--all-offers", "--limit", "1000", "--format", "json")
+    shown = chipcost(*asked, *point)
+    assert ranked.returncode == 0 and shown.returncode == 0, ranked.stderr + shown.stderr
+    notes = shown.stdout.replace("\n  ", " ")  # a note's further lines, indented, joined
+    (query,) = re.findall(r'same numbers by SQL: chipcost sql "(.+)"', notes)
+    assert "cost_per_token_at(" in query and "VARIABLE" not in notes
+    result = chipcost("sql", query, "--db", str(db), "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    by_sql = {
+        (r["chip"], r["pricing_model"], r["term"]): round(float(r["usd_per_million_tokens"]), 9)
+        for r in csv.DictReader(io.StringIO(result.stdout))
+    }
+    cheapest: dict[tuple[str, str, str], float] = {}
+    for row in json.loads(ranked.stdout):
+        key = (row["chip"], row["pricing_model"], row["term"])
+        cost = round(row["usd_per_million_tokens"], 9)
+        cheapest[key] = min(cost, cheapest.get(key, cost))
+    assert by_sql == cheapest
+    at_default = query.replace(re.search(r"cost_per_token_at\([^)]*\)", query)[0], "cost_per_token")
+    default = chipcost("sql", at_default, "--db", str(db), "--format", "csv")
+    assert default.returncode == 0, default.stderr
+    assert {
+        (r["chip"], r["pricing_model"], r["term"]): round(float(r["usd_per_million_tokens"]), 9)
+        for r in csv.DictReader(io.StringIO(default.stdout))
+    } != cheapest

@@ -11,7 +11,6 @@ import pytest
 
 from chipcost.transform.evidence import Reading
 from chipcost.transform.evidence import point_of as point_of_reading
-from chipcost.warehouse.cost_per_token import at_speed
 from chipcost.warehouse.db import dict_rows
 from tests import warehouses
 
@@ -90,13 +89,14 @@ def test_maximum_throughput_is_never_dearer_than_a_latency_bound(con, speed):
     its cap) or both published at one request shape."""
     chosen: dict[str, dict[tuple, dict]] = {}
     for asked in ("max", speed):
-        with at_speed(con, asked):
-            rows = dict_rows(
-                con,
-                "SELECT chip, model, tokens_per_second_per_chip, origin, input_tokens, "
-                "output_tokens, published_model, source, precision, chips, workload, "
-                "throughput_id FROM throughput_ranked WHERE chosen AND workload = 'inference'",
-            )
+        rows = dict_rows(
+            con,
+            "SELECT chip, model, tokens_per_second_per_chip, origin, input_tokens, "
+            "output_tokens, published_model, source, precision, chips, workload, "
+            "throughput_id FROM throughput_at(speed := $speed) "
+            "WHERE chosen AND workload = 'inference'",
+            {"speed": asked},
+        )
         chosen[asked] = {(r["chip"], r["model"]): r for r in rows}
     compared = 0
     for key, slow in chosen[speed].items():

@@ -15,7 +15,7 @@ from chipcost.pipeline.endpoint import Endpoint
 from chipcost.pipeline.measure import Setup
 from chipcost.pipeline.measure_point import is_inferencex, matched_point
 from chipcost.transform.throughput_figures import figure_from_row
-from chipcost.warehouse.cost_per_token import at_speed, figures
+from chipcost.warehouse.cost_per_token import Point, figures
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.insert import insert_rows
 from tests.cli.test_cost_cli import _warehouse
@@ -132,8 +132,7 @@ def _chosen(db: Path, chip: str, model: str, speed: str) -> dict:
     """The figure cost and compare use for the chip at the speed (throughput_ranked's)."""
     con = connect(db, read_only=True)
     try:
-        with at_speed(con, speed):
-            rows = figures(con, model, "inference").rows
+        rows = figures(con, model, "inference", Point(speed)).rows
     finally:
         con.close()
     [row] = [r for r in rows if r["chip"] == chip and r["chosen"]]
@@ -199,8 +198,7 @@ def test_the_catalogues_inferencex_curves_are_rerun_with_their_client(catalogue)
     InferenceX's client over that figure's curve."""
     con = connect(catalogue, read_only=True)
     try:
-        with at_speed(con, "5"):
-            rows = figures(con, "deepseek-r1", "inference").rows
+        rows = figures(con, "deepseek-r1", "inference", Point("5")).rows
     finally:
         con.close()
     chosen = [r for r in rows if r["chosen"] and is_inferencex(r["source"])]

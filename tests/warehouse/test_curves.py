@@ -1,13 +1,11 @@
 """Reading a curve (warehouse/views/35_throughput_ranked.sql): a chip's figure at an asked speed
 is the best point of its curves that meets the speed and the time-to-first-token bound,
 interpolated between two measured points of one load sweep, never beyond its ends, never a
-single stream, never a saturated point. Real DuckDB, the view as every read uses it."""
+single stream, never a saturated point. Real DuckDB, throughput_at as every read uses it."""
 
 from __future__ import annotations
 
 import pytest
-
-from chipcost.warehouse.cost_per_token import at_speed
 
 SOURCE = "a load sweep under test"
 # One chip's sweep at 1,000 in / 1,000 out tokens (tokens/s per user, tokens/s per chip, TTFT
@@ -45,13 +43,13 @@ def _add(con, chip: str, points, *, source: str = SOURCE, input_tokens: int = 10
 
 
 def _chosen(con, chip: str, speed: str, ttft_ms: float | None = None) -> dict | None:
-    with at_speed(con, speed, ttft_ms):
-        found = con.execute(
-            "SELECT throughput_id, tokens_per_second_per_chip, tokens_per_second_per_user, "
-            "at_speed, interpolated, concurrency, ttft_ms FROM throughput_ranked "
-            "WHERE chip = $chip AND model = 'curve-model' AND chosen",
-            {"chip": chip},
-        ).fetchall()
+    found = con.execute(
+        "SELECT throughput_id, tokens_per_second_per_chip, tokens_per_second_per_user, "
+        "at_speed, interpolated, concurrency, ttft_ms "
+        "FROM throughput_at(speed := $speed, ttft := $ttft) "
+        "WHERE chip = $chip AND model = 'curve-model' AND chosen",
+        {"chip": chip, "speed": speed, "ttft": ttft_ms},
+    ).fetchall()
     if not found or not found[0][3]:
         return None
     names = ("id", "tps", "user", "at_speed", "interpolated", "concurrency", "ttft")

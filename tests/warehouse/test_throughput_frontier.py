@@ -11,7 +11,6 @@ from collections import defaultdict
 import pytest
 
 from chipcost.pipeline.seed import open_warehouse
-from chipcost.warehouse.cost_per_token import at_speed
 
 SPEEDS = ("5", "10", "15", "20", "25", "30", "40", "50", "60", "75", "100", "150", "200")
 
@@ -23,10 +22,11 @@ def con(tmp_path_factory):
     con.close()
 
 
-def _chosen(con) -> dict[tuple[str, str], tuple[float, str]]:
+def _chosen(con, speed: str) -> dict[tuple[str, str], tuple[float, str]]:
     rows = con.execute(
-        "SELECT chip, model, tokens_per_second_per_chip, throughput_id FROM throughput_ranked "
-        "WHERE workload = 'inference' AND chosen AND at_speed"
+        "SELECT chip, model, tokens_per_second_per_chip, throughput_id "
+        "FROM throughput_at(speed := $speed) WHERE workload = 'inference' AND chosen AND at_speed",
+        {"speed": speed},
     ).fetchall()
     return {(chip, model): (tps, ident) for chip, model, tps, ident in rows}
 
@@ -34,9 +34,8 @@ def _chosen(con) -> dict[tuple[str, str], tuple[float, str]]:
 def test_the_figure_chosen_never_rises_as_the_asked_speed_rises(con):
     seen: dict[tuple[str, str], list[tuple[str, float, str]]] = defaultdict(list)
     for speed in SPEEDS:
-        with at_speed(con, speed):
-            for key, (tps, ident) in _chosen(con).items():
-                seen[key].append((speed, tps, ident))
+        for key, (tps, ident) in _chosen(con, speed).items():
+            seen[key].append((speed, tps, ident))
     assert len(seen) > 600  # every chip and model with a figure at some speed
     rises = [
         (key, slower, faster)
@@ -60,13 +59,13 @@ def test_no_derived_figure_is_above_the_chips_measured_frontier_at_its_point(con
 def _held(con, speed: str) -> int:
     """How many derived figures at `speed` sit at their chip's measured frontier (held to it);
     fails where one is above it."""
-    with at_speed(con, speed):
-        rows = con.execute(
-            "SELECT chip, model, origin, precision, input_tokens, output_tokens, "
-            "tokens_per_second_per_chip, tokens_per_second_per_user, interpolated, lower_bound, "
-            "superseded, at_speed, throughput_id FROM throughput_ranked "
-            "WHERE workload = 'inference' AND usable AND input_tokens > 0"
-        ).fetchall()
+    rows = con.execute(
+        "SELECT chip, model, origin, precision, input_tokens, output_tokens, "
+        "tokens_per_second_per_chip, tokens_per_second_per_user, interpolated, lower_bound, "
+        "superseded, at_speed, throughput_id FROM throughput_at(speed := $speed) "
+        "WHERE workload = 'inference' AND usable AND input_tokens > 0",
+        {"speed": speed},
+    ).fetchall()
     asked = float(speed)
     # the frontier, read here from the view's points: measured (not derived), at the speed,
     # not a lower bound (a point within 2% of the speed, or read between two)
@@ -92,17 +91,16 @@ def _held(con, speed: str) -> int:
 
 
 def test_a_held_derived_figure_says_to_what_and_from_how_much(con):
-    with at_speed(con, "25"):
-        tps, notes = con.execute(
-            "SELECT tokens_per_second_per_chip, notes FROM throughput_ranked "
-            "WHERE throughput_id = 'derived:MI300X:llama-3-70b:inference:25'"
-        ).fetchone()
-        frontier = con.execute(
-            "SELECT max(tokens_per_second_per_chip) FROM throughput_ranked "
-            "WHERE chip = 'MI300X' AND model = 'llama-3-70b' AND origin = 'reference' "
-            "AND at_speed AND NOT lower_bound AND precision = 'fp8' "
-            "AND input_tokens = 1024 AND output_tokens = 1024"
-        ).fetchone()[0]
+    tps, notes = con.execute(
+        "SELECT tokens_per_second_per_chip, notes FROM throughput_at(speed := '25') "
+        "WHERE throughput_id = 'derived:MI300X:llama-3-70b:inference:25'"
+    ).fetchone()
+    frontier = con.execute(
+        "SELECT max(tokens_per_second_per_chip) FROM throughput_at(speed := '25') "
+        "WHERE chip = 'MI300X' AND model = 'llama-3-70b' AND origin = 'reference' "
+        "AND at_speed AND NOT lower_bound AND precision = 'fp8' "
+        "AND input_tokens = 1024 AND output_tokens = 1024"
+    ).fetchone()[0]
     assert tps == pytest.approx(frontier)
     assert f"Held to {round(frontier)} tokens/s per chip, the chip's own measured frontier" in notes
     assert notes.endswith(" derived.")
@@ -110,11 +108,11 @@ def test_a_held_derived_figure_says_to_what_and_from_how_much(con):
 
 def test_a_derived_maximum_throughput_figure_answers_only_max(con):
     for speed, expected in (("max", True), ("5", False), ("50", False)):
-        with at_speed(con, speed):
-            found = con.execute(
-                "SELECT DISTINCT at_speed FROM throughput_ranked "
-                "WHERE origin = 'derived' AND operating_point = 'max-throughput'"
-            ).fetchall()
+        found = con.execute(
+            "SELECT DISTINCT at_speed FROM throughput_at(speed := $speed) "
+            "WHERE origin = 'derived' AND operating_point = 'max-throughput'",
+            {"speed": speed},
+        ).fetchall()
         assert found == [(expected,)], speed
 
 
@@ -125,25 +123,25 @@ def test_a_better_figure_of_the_same_class_never_lowers_a_chips_figure(tmp_path,
     its cost per token never rises."""
     con = open_warehouse(tmp_path / "w.duckdb")
     try:
-        with at_speed(con, speed):
-            before = _chosen(con)
-            columns = [
-                c for (c,) in con.execute(
-                    "SELECT column_name FROM information_schema.columns "
-                    "WHERE table_name = 'throughput' ORDER BY ordinal_position"
-                ).fetchall()
-            ]  # fmt: skip
-            copied = {"throughput_id", "tokens_per_second_per_chip", "source", "recorded_at"}
-            kept = ", ".join(c for c in columns if c not in copied)
-            con.execute(
-                f"INSERT INTO throughput BY NAME SELECT {kept}, "
-                "'better-' || row_number() OVER () AS throughput_id, "
-                "1.1 * tokens_per_second_per_chip AS tokens_per_second_per_chip, "
-                "source || ' (better copy ' || row_number() OVER () || ')' AS source, "
-                "recorded_at FROM throughput_ranked "
-                "WHERE chosen AND at_speed"
-            )
-            after = _chosen(con)
+        before = _chosen(con, speed)
+        columns = [
+            c for (c,) in con.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_name = 'throughput' ORDER BY ordinal_position"
+            ).fetchall()
+        ]  # fmt: skip
+        copied = {"throughput_id", "tokens_per_second_per_chip", "source", "recorded_at"}
+        kept = ", ".join(c for c in columns if c not in copied)
+        con.execute(
+            f"INSERT INTO throughput BY NAME SELECT {kept}, "
+            "'better-' || row_number() OVER () AS throughput_id, "
+            "1.1 * tokens_per_second_per_chip AS tokens_per_second_per_chip, "
+            "source || ' (better copy ' || row_number() OVER () || ')' AS source, "
+            "recorded_at FROM throughput_at(speed := $speed) "
+            "WHERE chosen AND at_speed",
+            {"speed": speed},
+        )
+        after = _chosen(con, speed)
     finally:
         con.close()
     assert len(before) > 600

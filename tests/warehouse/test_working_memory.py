@@ -10,7 +10,7 @@ import pytest
 
 from chipcost.core.sql_limits import SqlLimits, size_in_bytes
 from chipcost.warehouse import reader
-from chipcost.warehouse.cost_per_token import at_speed, cost_rows
+from chipcost.warehouse.cost_per_token import Point, cost_rows
 from chipcost.warehouse.reader import in_working_memory, open_reader, working_memory
 from chipcost.warehouse.snapshot import cheapest_cost_per_token
 from tests.helpers import day, record, run_of
@@ -90,10 +90,10 @@ def test_the_cuts_read_the_same_rows_in_bounded_memory_and_within_the_read_limit
     def reads() -> tuple[list, object]:
         con = open_reader(db, limits=SqlLimits(memory="2GB"))
         try:
-            with at_speed(con, "max"):
-                rows = cost_rows(
-                    con, "llama-3-70b", "inference", all_offers=True, cheapest_of=ALIKE
-                )
+            rows = cost_rows(
+                con, "llama-3-70b", "inference", all_offers=True, cheapest_of=ALIKE,
+                point=Point("max"),
+            )  # fmt: skip
             return rows, cheapest_cost_per_token(con)
         finally:
             con.close()

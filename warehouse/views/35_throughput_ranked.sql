@@ -1,20 +1,27 @@
 -- Every throughput figure with what it implies and its place in the choice rule, and each
--- curve read at the asked speed (docs/cost-per-token.md, "Reading a curve").
+-- curve read at the asked point (docs/cost-per-token.md, "Reading a curve").
 -- implied_mfu: the share of the chip's dense peak (at the figure's precision; the higher of
 -- FP8 and BF16 when none is stated or it is another, e.g. FP4 or INT8) that the figure
 -- needs, at 6 (training) or 2 (inference) FLOPs per parameter per token. Above 1 the figure is
 -- physically impossible: a reference or derived figure that needs more than the chip's peak is
 -- set aside (usable = false); the user's own measurements are always usable.
--- The asked request shape and precision class, where asked (`--shape`, `--precision`): the
--- session variables chipcost_input_tokens and chipcost_output_tokens (a figure's lengths each
--- within 10% of them), chipcost_precisions (the class's spellings, lower case); else any.
--- The asked speed: the session variable chipcost_speed ('max', or tokens/s per user as text;
--- `chipcost cost --speed` sets it), else the default, 5 tokens/s per user (MLPerf Llama 2 70B
--- Server's bound: 99th percentile time per output token within 200 ms). The time-to-first-token
--- bound: chipcost_ttft_ms (`--ttft`), else the default for the figure's request shape: 2 s for
--- prompts up to 2,048 tokens (MLPerf Llama 2 70B and Llama 3.1 8B Server), 6 s beyond (MLPerf
--- Llama 3.1 405B Server, whose prompts run to thousands of tokens); a benchmark's own dataset
--- (MLPerf, no fixed shape) met its scenario's bound by the benchmark's rules.
+-- throughput_at(...) is the table of the figures at an asked point, given as its named
+-- arguments; the view throughput_ranked is it at every default. The arguments:
+--   speed: 'max', or tokens/s per user as text (`chipcost cost --speed`); by default
+--     {{default_speed}} (core/figures.py DEFAULT_SPEED: MLPerf Llama 2 70B Server's bound, 99th
+--     percentile time per output token within 200 ms).
+--   ttft: the time-to-first-token bound in ms (`--ttft`); by default the figure's request
+--     shape's: 2 s for prompts up to 2,048 tokens (MLPerf Llama 2 70B and Llama 3.1 8B
+--     Server), 6 s beyond (MLPerf Llama 3.1 405B Server, whose prompts run to thousands of
+--     tokens); a benchmark's own dataset (MLPerf, no fixed shape) met its scenario's bound by
+--     the benchmark's rules.
+--   in_tokens, out_tokens: the request shape (`--shape`): only figures whose lengths are each
+--     within 10% of them; by default any.
+--   precisions: a precision class's spellings, lower case (`--precision FP8`: ['fp8',
+--     'fp8-e4m3', ...], chipcost.transform.precision); by default any.
+-- An argument that is not a number (a list for precisions) is not asked: the default.
+-- The arguments are named so that no column of the body is: a macro's argument stands for
+-- every column reference of its name.
 -- A figure is at the asked speed (at_speed) when: training; 'max' and it was measured at maximum
 -- throughput or is a point of a load curve (the frontier's top is then the best of them); a
 -- speed and its tokens_per_second_per_user is at least that; or it is the user's own and states
@@ -36,14 +43,19 @@
 -- frontier across configurations at the asked speed and TTFT, as InferenceX draws it); dates
 -- break ties only (the newest source date, then the newest measurement); then the kind
 -- (core/figures.py KINDS); then the id.
-CREATE OR REPLACE VIEW throughput_ranked AS
+CREATE OR REPLACE MACRO throughput_at(
+    -- words, not NULL, for "not asked": a lake keeps no NULL default (DuckLake refuses
+    -- type NULL and reads a typed NULL back as the text 'NULL')
+    speed := {{default_speed}}, ttft := 'by shape', in_tokens := 'any', out_tokens := 'any',
+    precisions := 'any'
+) AS TABLE
 WITH asked AS (
     SELECT
-        coalesce(CAST(getvariable('chipcost_speed') AS VARCHAR), '5') AS speed,
-        TRY_CAST(getvariable('chipcost_ttft_ms') AS DOUBLE) AS ttft_ms,
-        TRY_CAST(getvariable('chipcost_input_tokens') AS DOUBLE) AS input_tokens,
-        TRY_CAST(getvariable('chipcost_output_tokens') AS DOUBLE) AS output_tokens,
-        TRY_CAST(getvariable('chipcost_precisions') AS VARCHAR[]) AS precisions
+        coalesce(CAST(speed AS VARCHAR), {{default_speed}}) AS speed,
+        TRY_CAST(ttft AS DOUBLE) AS ttft_ms,
+        TRY_CAST(in_tokens AS DOUBLE) AS input_tokens,
+        TRY_CAST(out_tokens AS DOUBLE) AS output_tokens,
+        TRY_CAST(precisions AS VARCHAR[]) AS precisions
 ),
 bounded AS (
     SELECT
@@ -326,3 +338,5 @@ SELECT
         AND tokens_per_second_per_user > 1.02 * TRY_CAST(asked_speed AS DOUBLE)
         AS lower_bound
 FROM ranked;
+
+CREATE OR REPLACE VIEW throughput_ranked AS FROM throughput_at();

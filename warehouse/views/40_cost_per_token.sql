@@ -4,7 +4,14 @@
 --   usd_per_million_tokens = price_per_chip_hour / (tokens_per_second_per_chip * 3600 / 1e6)
 -- Each row names the figure (throughput_id and its kind, source and date) and the price
 -- (the offer key, price_source, price_valid_from and the archived payload) it came from.
-CREATE OR REPLACE VIEW cost_per_token AS
+-- cost_per_token_at(...) chooses the figures at an asked point, its arguments throughput_at's
+-- (warehouse/views/35_throughput_ranked.sql); the view cost_per_token is it at every default.
+CREATE OR REPLACE MACRO cost_per_token_at(
+    -- words, not NULL, for "not asked": a lake keeps no NULL default (DuckLake refuses
+    -- type NULL and reads a typed NULL back as the text 'NULL')
+    speed := {{default_speed}}, ttft := 'by shape', in_tokens := 'any', out_tokens := 'any',
+    precisions := 'any'
+) AS TABLE
 SELECT
     p.chip, t.model, t.workload, p.provider, p.region, p.zone, p.instance_type,
     p.pricing_model, p.term, p.payment, p.plan,
@@ -37,5 +44,10 @@ SELECT
     -- and the scale: chips of the system or replica (of the run, for training)
     t.chips AS throughput_chips
 FROM per_chip_prices p
-JOIN throughput_ranked t ON t.chip = p.chip AND t.chosen
+JOIN throughput_at(
+    speed := speed, ttft := ttft, in_tokens := in_tokens, out_tokens := out_tokens,
+    precisions := precisions
+) t ON t.chip = p.chip AND t.chosen
 WHERE p.price_per_chip_hour > 0 AND t.tokens_per_second_per_chip > 0;
+
+CREATE OR REPLACE VIEW cost_per_token AS FROM cost_per_token_at();
