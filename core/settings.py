@@ -1,4 +1,6 @@
-"""One settings object: where data lives and what sources use, from options and environment."""
+"""One settings object: where data lives and what sources use, from options and the CHIPCOST_*
+variables (`Environment`, read by pydantic-settings); the sources' keys and the object store's
+are chipcost.core.credentials."""
 
 from __future__ import annotations
 
@@ -7,9 +9,19 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from chipcost.core.clean import masked, without_credentials
+from pydantic import Field, StringConstraints, ValidationError, field_validator
+from pydantic_core import PydanticUseDefault
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+
+from chipcost.core.clean import masked
+from chipcost.core.credentials import REGION_NAME as REGION_NAME
+from chipcost.core.credentials import STORAGE_ENV as STORAGE_ENV
+from chipcost.core.credentials import SourceSettings as SourceSettings
+from chipcost.core.credentials import object_store as object_store
+from chipcost.core.credentials import secret_values as secret_values
+from chipcost.core.credentials import source_settings as source_settings
 from chipcost.core.errors import ChipcostError
 from chipcost.core.questions import COMMAND_LINE, Voice
 from chipcost.core.sql_limits import SqlLimits, sql_limits
@@ -72,179 +84,9 @@ NOTIFY_DEADLINE_ENV = "CHIPCOST_NOTIFY_DEADLINE"
 # sees. Lower where the machine is shared (several collectors or test workers, each given a
 # core) or where a container's CPU quota is smaller than the cores DuckDB sees.
 THREADS_ENV = "CHIPCOST_THREADS"
-# Object storage for s3:// paths (the archive, the lake's Parquet files): an endpoint and keys
-# of its own, read by chipcost.archive and chipcost.warehouse.lake alike (docs/deploy.md,
-# "Object storage"). AWS_* mean AWS itself, for the AWS sources: boto3 sends every AWS call to
-# AWS_ENDPOINT_URL, and a store's keys in AWS_ACCESS_KEY_ID read as AWS credentials.
-STORAGE_ENV = {
-    "endpoint_url": "CHIPCOST_S3_ENDPOINT_URL",
-    "key_id": "CHIPCOST_S3_ACCESS_KEY_ID",
-    "secret": "CHIPCOST_S3_SECRET_ACCESS_KEY",
-    "session_token": "CHIPCOST_S3_SESSION_TOKEN",
-    "region": "CHIPCOST_S3_REGION",
-}
-# Where chipcost took the store's endpoint from before STORAGE_ENV: set without
-# CHIPCOST_S3_ENDPOINT_URL while a path is on object storage, it is refused saying what to set.
-AWS_ENDPOINT_ENV = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
-# Variables whose values are credentials, by name (the sources' keys, AWS's, the SMTP
-# password, a Prefect API key): every value set is scrubbed from messages (chipcost.core.clean).
-SECRET_VARIABLE = re.compile(r"(_API_KEY|_TOKEN|_PASSWORD|_SECRET|_ACCESS_KEY|_ACCESS_KEY_ID)$")
-# Shorter values are not scrubbed: replacing "abc" everywhere would garble every message, and
-# a credential that short protects nothing.
-MIN_SECRET_LENGTH = 6
 # The longest retention a user can ask for (about 270 years): beyond it the window's start
 # falls before year 1 and cannot be computed; 'all' keeps everything.
 MAX_OBSERVATIONS_DAYS = 100_000
-# Lower-case words joined by hyphens (us-east-1, us-gov-west-1, us-west-2-lax-1): catches a
-# list written with spaces or semicolons instead of commas before any download starts.
-REGION_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
-
-
-class SourceSettings:
-    """Credentials and endpoints of the sources, by the names the sources declare
-    (`Source(settings={"runpod_api_key": "RUNPOD_API_KEY"})`, chipcost.extract.source_env()):
-    a name not set is "" (None for aws_regions, every region).
-
-    load_settings leaves them unread (`from_environment`): a run that fetches reads the
-    variables the registered sources declare (`read`), so no list of the sources' variables is
-    kept here. Keys are kept out of repr, so that a logged or printed settings object shows no
-    secret.
-    """
-
-    __slots__ = ("_unread", "_values")
-
-    def __init__(self, **values: object) -> None:
-        object.__setattr__(self, "_values", dict(values))
-        object.__setattr__(self, "_unread", False)
-
-    @classmethod
-    def from_environment(cls) -> SourceSettings:
-        """The process's environment, to be read by `read` when a run fetches."""
-        unread = cls()
-        object.__setattr__(unread, "_unread", True)
-        return unread
-
-    def read(self, declared: Mapping[str, str]) -> SourceSettings:
-        """The values of the declared variables (setting name -> variable) in the environment,
-        checked; settings given as values are returned as they are."""
-        return source_settings(os.environ, declared) if self._unread else self
-
-    def __getattr__(self, name: str) -> object:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return self._values.get(name, None if name == "aws_regions" else "")
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("SourceSettings are read-only")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SourceSettings):
-            return NotImplemented
-        return (self._values, self._unread) == (other._values, other._unread)
-
-    def __hash__(self) -> int:
-        return hash(tuple(sorted(self._values.items())))
-
-    def __repr__(self) -> str:
-        shown = ", ".join(
-            f"{name}={value!r}"
-            for name, value in sorted(self._values.items())
-            if not name.endswith("_api_key")
-        )
-        return f"SourceSettings({shown})"
-
-    def secrets(self) -> tuple[str, ...]:
-        """The credential values set: what the HTTP layer scrubs from anything it archives."""
-        return tuple(
-            value
-            for name, value in self._values.items()
-            if name.endswith("_api_key") and value and isinstance(value, str)
-        )
-
-
-def source_settings(environ: Mapping[str, str], declared: Mapping[str, str]) -> SourceSettings:
-    """SourceSettings from the declared variables (setting name -> variable) set in `environ`;
-    a malformed value is a ChipcostError naming its variable."""
-    values: dict[str, object] = {}
-    for name, variable in declared.items():
-        text = environ.get(variable, "").strip()
-        if not text:
-            continue
-        if name == "aws_regions":
-            values[name] = _regions(variable, text)
-        elif name.endswith("_url"):
-            values[name] = _url(variable, text)
-        else:
-            values[name] = text
-    return SourceSettings(**values)
-
-
-def _url(variable: str, text: str) -> str:
-    if not text.startswith(("http://", "https://")):
-        raise ChipcostError(f"{variable}={text!r}: give an http:// or https:// URL, or unset it")
-    return text
-
-
-def _regions(variable: str, text: str) -> tuple[str, ...] | None:
-    regions = tuple(dict.fromkeys(r.strip() for r in text.split(",") if r.strip()))
-    wrong = [r for r in regions if not REGION_NAME.match(r)]
-    if wrong:
-        raise ChipcostError(
-            f"{variable}={text!r}: {', '.join(map(repr, wrong))} is not a region code; give "
-            "codes separated by commas, e.g. us-east-1,us-west-2"
-        )
-    return regions or None
-
-
-@dataclass(frozen=True)
-class ObjectStore:
-    """Where s3:// paths live. No endpoint: AWS S3; no keys: boto3's usual chain (AWS's own
-    credentials, right for AWS S3 and AWS endpoints; any other store needs its keys here)."""
-
-    endpoint_url: str = ""
-    key_id: str = field(default="", repr=False)
-    secret: str = field(default="", repr=False)
-    session_token: str = field(default="", repr=False)
-    region: str = ""
-
-
-def object_store(environ: Mapping[str, str], where: str) -> ObjectStore:
-    """The store of `where` (e.g. "the archive s3://b/x") from STORAGE_ENV; a ChipcostError
-    for half a key pair, an endpoint that is no URL, or one left in AWS_ENDPOINT_URL."""
-    values = {name: environ.get(var, "").strip() for name, var in STORAGE_ENV.items()}
-    store = ObjectStore(**values)
-    env = STORAGE_ENV
-    if store.endpoint_url:
-        _url(env["endpoint_url"], store.endpoint_url)
-    elif legacy := next((v for v in AWS_ENDPOINT_ENV if environ.get(v, "").strip()), ""):
-        endpoint, where = without_credentials(environ[legacy].strip()), without_credentials(where)
-        raise ChipcostError(
-            f"{legacy}={endpoint!r} is set and {where} is on object storage: chipcost "
-            f"takes the store's endpoint and keys from {env['endpoint_url']}, "
-            f"{env['key_id']} and {env['secret']}, never from AWS_*, which mean AWS itself "
-            f"(boto3 would send the AWS pricing calls to {legacy}): set "
-            f"{env['endpoint_url']}={endpoint!r} and the store's keys there, then unset "
-            f"{legacy} (and the AWS_ keys too if they are the store's); docs/deploy.md"
-        )
-    if bool(store.key_id) != bool(store.secret):
-        given, missing = (
-            (env["key_id"], env["secret"]) if store.key_id else (env["secret"], env["key_id"])
-        )
-        raise ChipcostError(
-            f"{given} is set without {missing}: set both to the keys of the store of "
-            f"{without_credentials(where)}, or neither to use AWS's usual credentials"
-        )
-    return store
-
-
-def secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
-    """The values of every credential variable set (SECRET_VARIABLE), longest first."""
-    values = {
-        value.strip()
-        for name, value in environ.items()
-        if SECRET_VARIABLE.search(name.upper()) and len(value.strip()) >= MIN_SECRET_LENGTH
-    }
-    return tuple(sorted(values, key=len, reverse=True))
 
 
 @dataclass(frozen=True)
@@ -349,14 +191,11 @@ def load_settings(
     db: str | Path | None = None, data_dir: str | Path | None = None, voice: Voice = COMMAND_LINE
 ) -> Settings:
     """Options win over CHIPCOST_WAREHOUSE / CHIPCOST_DB / CHIPCOST_DATA_DIR, then ./data; the
-    other CHIPCOST_* variables are read and checked by chipcost.core.environment.
+    other CHIPCOST_* variables are read and checked by `environment` (Environment, below).
 
     `db` is a warehouse URL: a DuckDB file path or ducklake:postgres:<conninfo>; `voice` names
     `db` and `data_dir` in messages as the asker gave them (--db, or the API's db=).
     """
-    # pydantic-settings is imported here, when settings are built, not with chipcost's --help.
-    from chipcost.core.environment import environment
-
     for name, given in (("db", db), ("data_dir", data_dir)):
         if given is not None and not str(given).strip():  # '' would be the default: never meant
             raise ChipcostError(
@@ -468,29 +307,194 @@ def _check_lake(url: str) -> None:
     # on a file system reads the data path its catalog keeps (warehouse/lake.py).
 
 
+_Stripped = Annotated[str, StringConstraints(strip_whitespace=True)]
+# Seconds from 1 to a day, the bound of every deadline.
+_DAY = 86400
+
+
+def _mib(default: int, variable: str, what: str) -> Any:
+    """A size in MiB, 1 or more."""
+    advice = f"give {what}, in MiB (1 or more; default {default}), or unset it"
+    return Field(default, ge=1, validation_alias=variable, description=advice)
+
+
+def _deadline(default: float, variable: str, what: str) -> Any:
+    """Seconds from 1 to a day."""
+    advice = f"give the seconds {what} (1 to {_DAY}, e.g. {default:.0f}), or unset it"
+    return Field(default, ge=1, le=_DAY, validation_alias=variable, description=advice)
+
+
+class Environment(BaseSettings):
+    """What the CHIPCOST_* variables set; unset or blank, the default. The names are exact
+    (case-sensitive), and nothing else is read (no .env file). A wrong value's message is
+    "NAME='value': " and its field's description."""
+
+    model_config = SettingsConfigDict(case_sensitive=True, frozen=True, validate_default=False)
+
+    data_dir: str = Field("", validation_alias=DATA_DIR_ENV)
+    warehouse: _Stripped = Field("", validation_alias=WAREHOUSE_ENV)
+    db: str = Field("", validation_alias=DB_ENV)
+    lake_data: _Stripped = Field("", validation_alias=LAKE_DATA_ENV)
+    archive: _Stripped = Field("", validation_alias=ARCHIVE_ENV)
+    notify: Annotated[tuple[str, ...], NoDecode] = Field((), validation_alias=NOTIFY_ENV)
+    observations_days: int | None = Field(  # None keeps every observation
+        DEFAULT_OBSERVATIONS_DAYS,
+        ge=1,
+        le=MAX_OBSERVATIONS_DAYS,
+        validation_alias=OBSERVATIONS_DAYS_ENV,
+        description=f"give a number of days from 1 to {MAX_OBSERVATIONS_DAYS:,}, or 'all' "
+        "to keep every observation",
+    )
+    stale_days: int = Field(
+        DEFAULT_STALE_DAYS,
+        ge=1,
+        le=99999,
+        validation_alias=STALE_DAYS_ENV,
+        description="give a whole number of days from 1 to 99999, e.g. 2",
+    )
+    lock_wait: float = Field(
+        DEFAULT_LOCK_WAIT,
+        ge=0,
+        le=_DAY,
+        validation_alias=LOCK_WAIT_ENV,
+        description="give the seconds a collection waits for readers of the warehouse to close "
+        f"it (0 to {_DAY}, e.g. 300), or unset it",
+    )
+    threads: int | None = Field(  # None: DuckDB's own default, a thread per core it sees
+        None,
+        ge=1,
+        le=1024,
+        validation_alias=THREADS_ENV,
+        description="give the threads DuckDB may use, a whole number from 1 to 1024 (e.g. 2), "
+        "or unset it to use one per core",
+    )
+    payload_max_mb: int = _mib(
+        DEFAULT_PAYLOAD_MAX_MB,
+        PAYLOAD_MAX_ENV,
+        "the largest uncompressed payload a replay reads",
+    )
+    answer_max_mb: int = _mib(
+        DEFAULT_ANSWER_MAX_MB,
+        ANSWER_MAX_ENV,
+        "the largest HTTP answer a fetch takes, decoded",
+    )
+    source_payloads_max_mb: int = _mib(
+        DEFAULT_SOURCE_PAYLOADS_MAX_MB,
+        SOURCE_PAYLOADS_MAX_ENV,
+        "the most a replay reads of one source's payloads in a run, all together",
+    )
+    run_payloads_max_mb: int = _mib(
+        DEFAULT_RUN_PAYLOADS_MAX_MB,
+        RUN_PAYLOADS_MAX_ENV,
+        "the most a replay reads of one archived run's payloads, all together",
+    )
+    source_deadline: float = _deadline(
+        DEFAULT_SOURCE_DEADLINE,
+        SOURCE_DEADLINE_ENV,
+        "a source's fetch may take, retries and downloads included",
+    )
+    notify_deadline: float = _deadline(
+        DEFAULT_NOTIFY_DEADLINE, NOTIFY_DEADLINE_ENV, "one alert target may take to answer"
+    )
+
+    @field_validator("notify", mode="before")
+    @classmethod
+    def _urls(cls, text: str) -> tuple[str, ...]:
+        return notify_urls(text)
+
+    @field_validator(
+        "observations_days",
+        "stale_days",
+        "threads",
+        "payload_max_mb",
+        "answer_max_mb",
+        "source_payloads_max_mb",
+        "run_payloads_max_mb",
+        mode="before",
+    )
+    @classmethod
+    def _whole(cls, text: object, info: Any) -> object:
+        """ASCII digits, blanks around aside (str.isdigit() also takes "²", which int()
+        refuses, and pydantic's own parsing takes "1.0" and "1_000"); -1, below every range,
+        for anything else."""
+        if not isinstance(text, str):
+            return text
+        text = _unless_blank(text).strip()
+        if info.field_name == "observations_days" and text.lower() == "all":
+            return None
+        # Python's int() takes at most 4,300 digits.
+        return int(text) if text.isascii() and text.isdigit() and len(text) <= 4300 else -1
+
+    @field_validator("lock_wait", "source_deadline", "notify_deadline", mode="before")
+    @classmethod
+    def _seconds(cls, text: object) -> object:
+        """Python's float(): decimals and exponents; nan and inf fall outside every range."""
+        try:
+            return float(_unless_blank(text))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return -1.0
+
+
+def _unless_blank(text: Any) -> Any:
+    """A blank value (CHIPCOST_STALE_DAYS=" ") means the default, as an unset one does."""
+    if isinstance(text, str) and not text.strip():
+        raise PydanticUseDefault()
+    return text
+
+
+class _Given(Environment):
+    """The variables given to it, and no others: one variable checked alone."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource, **_: Any
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
+def environment() -> Environment:
+    """The process's CHIPCOST_* variables, checked: a wrong value is a ChipcostError naming
+    its variable and what to give."""
+    try:
+        return Environment()
+    except ValidationError as error:
+        raise _refusal(error, os.environ) from None
+
+
+def one_variable(variable: str, text: str | None) -> Any:
+    """The value of `variable` given as `text` (None or blank: its default), checked as
+    `environment` checks it, the rest of the environment aside."""
+    field = next(f for f, i in Environment.model_fields.items() if i.validation_alias == variable)
+    given = {} if text is None else {variable: text}
+    try:
+        return getattr(_Given(**given), field)
+    except ValidationError as error:
+        raise _refusal(error, given) from None
+
+
+def _refusal(error: ValidationError, given: Mapping[str, str]) -> ChipcostError:
+    variable = str(error.errors()[0]["loc"][0])
+    advice = next(
+        i.description for i in Environment.model_fields.values() if i.validation_alias == variable
+    )
+    return ChipcostError(f"{variable}={given.get(variable)!r}: {advice}")
+
+
 def observations_days(text: str | None) -> int | None:
     """CHIPCOST_OBSERVATIONS_DAYS: a number of days (1 or more), or 'all' to keep them all."""
-    return _variable(OBSERVATIONS_DAYS_ENV, text)
+    return one_variable(OBSERVATIONS_DAYS_ENV, text)
 
 
 def duckdb_threads(text: str | None) -> int | None:
     """CHIPCOST_THREADS: a whole number of threads from 1 to 1024; None when unset."""
-    return _variable(THREADS_ENV, text)
+    return one_variable(THREADS_ENV, text)
 
 
 def source_deadline(text: str | None) -> float:
     """CHIPCOST_SOURCE_DEADLINE: seconds a source's whole fetch may take (1 to 86400)."""
-    return _variable(SOURCE_DEADLINE_ENV, text)
+    return one_variable(SOURCE_DEADLINE_ENV, text)
 
 
 def notify_deadline(text: str | None) -> float:
     """CHIPCOST_NOTIFY_DEADLINE: seconds one alert target may take to answer (1 to 86400)."""
-    return _variable(NOTIFY_DEADLINE_ENV, text)
-
-
-def _variable(name: str, text: str | None) -> Any:
-    """One variable's value, given as `text`, as load_settings reads it (its default when
-    None or blank); a ChipcostError naming it when it is wrong."""
-    from chipcost.core.environment import one_variable
-
-    return one_variable(name, text)
+    return one_variable(NOTIFY_DEADLINE_ENV, text)
