@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from chipcost import archive
+from chipcost.archive import writer
 from chipcost.core.errors import ArchiveError
 
 
@@ -27,13 +27,13 @@ class SlowObject:
 
 
 def test_an_abandoned_put_lands_before_the_next_put_of_the_same_object(monkeypatch):
-    monkeypatch.setattr(archive, "PUT_SECONDS", 0.5)
+    monkeypatch.setattr(writer, "PUT_SECONDS", 0.5)
     landed: list[bytes] = []
     release = threading.Event()
     target = SlowObject(landed, release)
     with pytest.raises(ArchiveError, match="no answer"):
-        archive._put(target, b"older manifest")
+        writer._put(target, b"older manifest")
     # The endpoint answers the abandoned request a moment after the next write starts.
     threading.Timer(0.2, release.set).start()
-    archive._put(target, b"newer manifest")
+    writer._put(target, b"newer manifest")
     assert landed == [b"older manifest", b"newer manifest"]

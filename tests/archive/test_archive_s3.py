@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from chipcost import archive
+from chipcost.archive import store
 from chipcost.core.errors import ArchiveError
 from chipcost.core.settings import Settings, Warehouse
 from chipcost.warehouse.db import connect
@@ -101,7 +102,7 @@ def test_the_sample_replayed_from_s3_loads_what_the_local_copy_loads(
 def refusing_endpoint(monkeypatch) -> None:
     """Nothing listens there; one attempt, not botocore's retries with their back-off."""
     monkeypatch.setenv(ENDPOINT_ENV, f"http://127.0.0.1:{free_port()}")
-    monkeypatch.setitem(archive.S3_OPTIONS, "config_kwargs", {"retries": {"max_attempts": 1}})
+    monkeypatch.setitem(store.S3_OPTIONS, "config_kwargs", {"retries": {"max_attempts": 1}})
 
 
 def test_an_endpoint_that_refuses_is_one_line_and_leaves_no_manifest(

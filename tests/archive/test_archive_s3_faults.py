@@ -15,6 +15,7 @@ from datetime import date
 import pytest
 
 from chipcost import archive
+from chipcost.archive import store, writer
 from chipcost.core.settings import Settings, SourceSettings
 from chipcost.pipeline.backfill import backfill
 from tests.pipeline.test_backfill import FIXTURES, V2, V3, history, utc
@@ -45,10 +46,10 @@ def test_an_endpoint_failing_mid_archive_stops_plainly_and_the_next_run_recovers
     how, s3_bucket, s3_endpoint, monkeypatch, tmp_path
 ):
     # A stalled request gives up after seconds, not the minutes a real archive allows.
-    normal, normal_put = archive.S3_OPTIONS["config_kwargs"], archive.PUT_SECONDS
+    normal, normal_put = store.S3_OPTIONS["config_kwargs"], writer.PUT_SECONDS
     quick = {"connect_timeout": 2, "read_timeout": 2, "retries": {"max_attempts": 2}}
-    monkeypatch.setitem(archive.S3_OPTIONS, "config_kwargs", quick)
-    monkeypatch.setattr(archive, "PUT_SECONDS", 4.0)
+    monkeypatch.setitem(store.S3_OPTIONS, "config_kwargs", quick)
+    monkeypatch.setattr(writer, "PUT_SECONDS", 4.0)
     with serve(FIXTURES) as files, proxying(s3_endpoint, FIRST_VERSION_PUTS + 1, how) as proxy:
         monkeypatch.setenv(ENDPOINT_ENV, proxy.url)
         forget_clients()
@@ -62,8 +63,8 @@ def test_an_endpoint_failing_mid_archive_stops_plainly_and_the_next_run_recovers
         proxy.heal()
         # The endpoint is back: the next run has the usual deadlines (under load, moto on
         # this process's threads can take more than the seconds allowed above).
-        monkeypatch.setitem(archive.S3_OPTIONS, "config_kwargs", normal)
-        monkeypatch.setattr(archive, "PUT_SECONDS", normal_put)
+        monkeypatch.setitem(store.S3_OPTIONS, "config_kwargs", normal)
+        monkeypatch.setattr(writer, "PUT_SECONDS", normal_put)
         forget_clients()
         _every_listed_payload_landed(s3_bucket)
         # Each run is a new process in use: no listing cached by the checks above.

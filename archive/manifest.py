@@ -1,0 +1,150 @@
+"""A source's manifest read back and checked, field by field: nothing in the archive is
+trusted, so a manifest too large, too deep or malformed is refused naming the file and field."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from chipcost.archive.runs import unfinished_sources
+from chipcost.archive.store import MANIFEST, check_file, fetch_object, is_remote, location
+from chipcost.core.errors import ArchiveError
+
+# A payload's name as the writer makes it (0001.json.gz): one file of the source's directory,
+# so no '/', no '..', no absolute path can lead a replay out of the archive.
+PAYLOAD_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]*(\.[0-9A-Za-z_-]+)*\.gz")
+SHA256 = re.compile(r"[0-9a-f]{64}")
+RESTORE = "restore the manifest from a backup, or remove this source's directory from the run"
+# A manifest lists a source's payloads of one run, some 300 bytes each, nested a few levels
+# (payloads, an entry, its request's filters): one larger or deeper is not what the writer
+# wrote, and is refused before it is read whole or parsed (a JSON reader recurses per level).
+MANIFEST_MAX_BYTES = 16 << 20
+MANIFEST_MAX_DEPTH = 32
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST = re.compile(r"\[\]|\{\}")
+
+
+def read_manifest(source_dir: Path) -> dict[str, Any]:
+    path = location(source_dir) / MANIFEST
+    try:
+        if is_remote(path):
+            text = fetch_object(path, MANIFEST_MAX_BYTES + 1).decode("utf-8")
+        else:
+            check_file(path)
+            with path.open("rb") as handle:
+                text = handle.read(MANIFEST_MAX_BYTES + 1).decode("utf-8")
+        _check_manifest_size(path, text)
+        manifest = json.loads(text)
+    except FileNotFoundError as exc:
+        if source_dir.name in unfinished_sources(location(source_dir).parent):
+            raise ArchiveError(
+                f"{path} is missing, though the payloads beside it are there: the run "
+                "stopped before writing it, or it was deleted; without it they are not "
+                "replayed (restore the manifest from a backup, or fetch again)"
+            ) from exc
+        raise ArchiveError(f"{path} is missing: this source was not archived in this run") from exc
+    except ValueError as exc:  # not JSON, not UTF-8, or a number past Python's 4,300 digits
+        said = " ".join(str(exc).split())[:200]
+        raise ArchiveError(f"{path} is not valid JSON ({said}); restore it from a backup") from exc
+    if not isinstance(manifest, dict):
+        raise ArchiveError(f"{path} is a JSON {type(manifest).__name__}, not an object; {RESTORE}")
+    return manifest
+
+
+def _check_manifest_size(path: Path, text: str) -> None:
+    """A manifest within MANIFEST_MAX_BYTES and MANIFEST_MAX_DEPTH, or an ArchiveError."""
+    if len(text) > MANIFEST_MAX_BYTES:
+        raise ArchiveError(
+            f"{path} is larger than {MANIFEST_MAX_BYTES >> 20} MiB: not a manifest chipcost "
+            f"wrote; {RESTORE}"
+        )
+    if _deeper_than(text, MANIFEST_MAX_DEPTH):
+        raise ArchiveError(
+            f"{path} is nested deeper than {MANIFEST_MAX_DEPTH} levels (or its brackets do not "
+            f"balance): not a manifest chipcost wrote; {RESTORE}"
+        )
+
+
+def _deeper_than(text: str, limit: int) -> bool:
+    """True when the JSON text nests more than `limit` levels: its brackets outside strings,
+    innermost pairs taken away one level a pass (no recursion, however deep the text)."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    for _ in range(limit):
+        if not brackets:
+            return False
+        brackets = _INNERMOST.sub("", brackets)
+    return bool(brackets)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One manifest entry, checked."""
+
+    name: str
+    sha256: str
+    fetched_at: datetime
+    url: str = ""
+    request: dict[str, Any] = field(default_factory=dict)
+
+
+def manifest_entries(manifest: dict[str, Any], path: Path) -> list[Entry]:
+    """The manifest's payload entries; a missing or malformed field names the file and field."""
+    raw = manifest.get("payloads")
+    if not isinstance(raw, list):
+        raise ArchiveError(f"{path}: field 'payloads' is not a list of payloads; {RESTORE}")
+    return [_entry(item, n, path) for n, item in enumerate(raw, start=1)]
+
+
+def _entry(item: object, n: int, path: Path) -> Entry:
+    where = f"{path}: payload {n}"
+    if not isinstance(item, dict):
+        raise ArchiveError(f"{where} is a JSON {type(item).__name__}, not an object; {RESTORE}")
+    if isinstance(item.get("name"), str):
+        where = f"{where} ({item['name']})"
+    name, digest, fetched = (_text(item, key, where) for key in ("name", "sha256", "fetched_at"))
+    if not PAYLOAD_NAME.fullmatch(name):
+        raise ArchiveError(
+            f"{where}: field 'name' is not a file name of this directory (no '/', '..' or "
+            f"absolute path; e.g. 0001.json.gz); {RESTORE}"
+        )
+    if not SHA256.fullmatch(digest):
+        raise ArchiveError(f"{where}: field 'sha256' is not 64 lower-case hex digits; {RESTORE}")
+    try:
+        fetched_at = datetime.fromisoformat(fetched)
+    except ValueError:
+        fetched_at = None
+    if fetched_at is None or fetched_at.tzinfo is None:
+        raise ArchiveError(
+            f"{where}: field 'fetched_at' {fetched!r} is not an ISO 8601 time with a UTC "
+            f"offset (e.g. 2026-11-21T06:00:03+00:00); {RESTORE}"
+        )
+    url, request = item.get("url", ""), item.get("request") or {}
+    if not isinstance(url, str) or not isinstance(request, dict):
+        bad = "url" if not isinstance(url, str) else "request"
+        raise ArchiveError(f"{where}: field {bad!r} has the wrong type; {RESTORE}")
+    return Entry(name, digest, fetched_at, url, request)
+
+
+def _text(item: dict[str, Any], key: str, where: str) -> str:
+    value = item.get(key)
+    if not isinstance(value, str) or not value:
+        state = "is missing" if value is None else "is not a text"
+        raise ArchiveError(f"{where}: field {key!r} {state}; {RESTORE}")
+    return value
+
+
+def check_complete(manifest: dict[str, Any], source_dir: Path, count: int) -> None:
+    complete = manifest.get("complete", True)  # archives before the field are whole
+    if complete is False:
+        raise ArchiveError(
+            f"{source_dir}: the fetch of this source did not finish (the collector stopped "
+            f"after {count} payload(s)): not loaded, since the offers it did not reach would "
+            "be taken as withdrawn; its payloads stay archived"
+        )
+    if complete is not True:
+        raise ArchiveError(f"{source_dir / MANIFEST}: field 'complete' is not true or false")
