@@ -26,11 +26,12 @@ from rich.table import Table
 from rich.text import Text
 
 from chipcost.cli import fit
-from chipcost.cli import render_prices as shown
+from chipcost.cli.commands import prices as shown
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.core.asks import PRICES
 from chipcost.core.settings import load_settings
-from chipcost.reads.prices import PriceAsk, find_price_rows
+from chipcost.reads.price_ask import PriceAsk
+from chipcost.reads.prices import find_price_rows
 from chipcost.reads.your_prices import for_read
 from chipcost.warehouse.reader import read_connection
 
@@ -50,12 +51,12 @@ def _cells(db: Path) -> tuple[list[fit.Column], list[dict]]:
 
 def _writer(columns: list[fit.Column], cells: list[dict], width: int) -> None:
     screen = Screen(io.StringIO(), width)
-    print_fitted(screen, fit.fit_table(screen, columns, cells, keep_order=shown.KEEP_ORDER))
+    print_fitted(screen, fit.fit_table(screen, columns, cells, keep_order=shown.keep_order()))
 
 
 def _rich(columns: list[fit.Column], cells: list[dict], width: int) -> None:
     console = Console(file=io.StringIO(), width=width, emoji=False)
-    fitted = fit.fit_table(console, columns, cells, keep_order=shown.KEEP_ORDER)
+    fitted = fit.fit_table(console, columns, cells, keep_order=shown.keep_order())
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     kept = [c for c in columns if c.header not in fitted.dropped]
     for column in kept:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, Styled, fit_table, plain
+from chipcost.cli.price_cells import ESTIMATE_MARK
 from chipcost.cli.render import shown
 from chipcost.cli.render_cost import UNHELD_TTFT, figure_point, print_footer
-from chipcost.cli.render_prices import ESTIMATE_MARK
-from chipcost.core.figures import point_label, speed_label
+from chipcost.core.figures import DEFAULT_SPEED, point_label, speed_label
 from chipcost.core.vocabulary import NO_TERM_WORDS, no_term_rest, pricing_words
 from chipcost.reads.compare import CompareResult
 from chipcost.transform.comparison import Comparison
@@ -193,7 +193,7 @@ def _measure(result: CompareResult, chip: str, baseline: str, fixed: CostRow) ->
     user must fill in in capitals, the precision the baseline's figure was measured at."""
     header = result.ranking.header
     speed = str(header.get("speed") or "")
-    at = f" --speed {speed}" if speed and speed != "5" else ""
+    at = f" --speed {speed}" if speed and speed != DEFAULT_SPEED else ""
     precision = str(fixed.get("precision") or "PRECISION").lower()
     return (
         f"chipcost measure --endpoint URL --model {header['model']} --tokenizer TOKENIZER "

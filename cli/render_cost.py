@@ -6,15 +6,15 @@ from collections.abc import Mapping, Sequence
 
 from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Cell, Column, Fitted, Styled, fit_table, plain
-from chipcost.cli.render import print_note, shown
-from chipcost.cli.render_fresh import print_freshness
-from chipcost.cli.render_prices import (
+from chipcost.cli.price_cells import (
     ESTIMATE_MARK,
     SHORT,
     SHORT_NOTE,
     estimate_note,
     pricing_cell,
 )
+from chipcost.cli.render import print_note, shown
+from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.figures import point_label, speed_label
 from chipcost.reads.cost import CostRanking
 from chipcost.reads.rental_units import unit_of

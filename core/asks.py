@@ -131,7 +131,7 @@ StaleDays = Annotated[int | None, Opt(STALE_DAYS_HELP, low=1, high=99999)]
 def _amount(help: str, query: str) -> Opt:
     """A number filter of `prices` written as tables print it ('80GB', '$2.50', '1,024'): the
     command line's text (or Python's, or a number), read in its unit by its check
-    (chipcost.reads.price_filters)."""
+    (chipcost.reads.price_ask)."""
     return Opt(help, kind="text", query=query, check="number", metavar="N")
 
 

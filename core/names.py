@@ -316,7 +316,7 @@ def name_among(name: str, known: Iterable[str]) -> str | None:
 
 def provider_names(values: list[str] | None) -> list[str] | None:
     """Provider filters with a company name read as its cloud: 'Amazon' -> 'aws', 'Together
-    AI' -> 'together' (chipcost.reads.price_filters reads a name in words, 'Massed Compute')."""
+    AI' -> 'together' (chipcost.reads.price_ask reads a name in words, 'Massed Compute')."""
     if values is None:
         return None
     return [PROVIDER_ALIASES.get(v.strip().lower(), v) for v in values]

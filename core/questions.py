@@ -25,7 +25,7 @@ class Opt(NamedTuple):
     hidden: bool = False  # taken but not listed in --help
     same_as: str | None = None  # an old spelling: its values join this field's
     # A filter of `prices`' rows: the keyword of the warehouse query it becomes, how its
-    # value is checked (chipcost.reads.price_filters), whether it narrows them (not an order).
+    # value is checked (chipcost.reads.price_ask), whether it narrows them (not an order).
     query: str | None = None
     check: str | None = None
     narrows: bool = True

@@ -22,7 +22,8 @@ from chipcost.core.asks import COMPARE, COST, MAX_LIMIT
 from chipcost.core.errors import UsageError
 from chipcost.core.questions import COMMAND_LINE, PYTHON, Voice
 from chipcost.core.settings import Settings, load_settings
-from chipcost.reads.prices import PriceAsk, PriceResult, PriceRows
+from chipcost.reads.price_ask import PriceAsk
+from chipcost.reads.prices import PriceResult, PriceRows
 from chipcost.reads.your_prices import YourPrices, for_read
 from chipcost.warehouse.reader import limit_hit, read_connection
 

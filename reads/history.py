@@ -16,7 +16,7 @@ from chipcost.core.names import resolve_chip_names
 from chipcost.core.questions import Voice
 from chipcost.core.vocabulary import MODEL_LABELS, code_words
 from chipcost.pipeline.clock import until_within
-from chipcost.reads.price_filters import check_named, named_filters
+from chipcost.reads.price_ask import check_named, named_filters
 from chipcost.reads.price_notes import held_elsewhere, unconverted_words
 from chipcost.reads.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness

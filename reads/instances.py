@@ -13,7 +13,7 @@ from chipcost.core.names import resolve_chip_name, split_values
 from chipcost.warehouse.prices import instance_spellings
 
 if TYPE_CHECKING:
-    from chipcost.reads.prices import PriceAsk
+    from chipcost.reads.price_ask import PriceAsk
 
 
 def instances_named_as_chips(con: duckdb.DuckDBPyConnection, ask: PriceAsk) -> PriceAsk:

@@ -35,7 +35,7 @@ OFFER_FIELDS = (
 PER_HOURS = {"hour": 1, "month": 730, "year": 8760}
 # A price's decimals by what it is per: an hour's needs four to show a small move; a month's
 # or a year's (hundreds, thousands) is to the cent. Every view of prices shows them so, and a
-# price bound takes in the prices shown as it (chipcost.reads.price_filters).
+# price bound takes in the prices shown as it (chipcost.reads.price_ask).
 PRICE_DECIMALS = {"hour": 4, "month": 2, "year": 2}
 # The glance's columns of price: on demand, spot, and any commitment (reserved, savings plan,
 # a neocloud's term) as one. A capacity block is neither: it is left out of the glance.

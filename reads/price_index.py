@@ -20,7 +20,7 @@ from chipcost.core.vocabulary import old_spelling
 from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.reads.history import day_asked
-from chipcost.reads.price_filters import pricing_model_name
+from chipcost.reads.price_ask import pricing_model_name
 from chipcost.reads.price_notes import unconverted_words
 from chipcost.reads.your_prices import Rates
 from chipcost.warehouse.freshness import Freshness, freshness

@@ -12,7 +12,7 @@ from chipcost.core.catalog import unpublished_prices
 from chipcost.core.commands import suggested
 from chipcost.core.names import resolve_chip_name, split_values
 from chipcost.core.vocabulary import MODEL_LABELS, PRICING_MODELS
-from chipcost.reads.price_filters import (
+from chipcost.reads.price_ask import (
     COLUMNS,
     KINDS,
     QUERIED,
@@ -24,7 +24,7 @@ from chipcost.warehouse.fx import unrated
 from chipcost.warehouse.prices import chip_values, known_values, per_chip_price_rows
 
 if TYPE_CHECKING:
-    from chipcost.reads.prices import PriceAsk
+    from chipcost.reads.price_ask import PriceAsk
 
 
 def unmatched_names(names: Sequence[str] | str | None, shown: set[str]) -> list[str]:

@@ -1,29 +1,25 @@
-"""What `chipcost prices` and chipcost.prices() do: the question asked (PriceAsk), its query
-and its answer, each price dated by its source's last run. Its filters are checked in
-chipcost.reads.price_filters, its notes worded in chipcost.reads.price_notes."""
+"""What `chipcost prices` and chipcost.prices() do: the query of what was asked and its answer,
+each price dated by its source's last run. The ask and its checks are chipcost.reads.price_ask,
+the notes beside the rows chipcost.reads.price_notes."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import duckdb
 
-from chipcost.core.asks import PRICES
 from chipcost.core.errors import UsageError
-from chipcost.core.questions import Voice
 from chipcost.core.vocabulary import PRICING_MODELS, REGION_ROW_PLAN, term_hours
-from chipcost.reads.price_filters import (
-    QUERIED,
+from chipcost.reads.price_ask import (
+    PriceAsk,
     check_named,
     known_or_unrated,
     named_filters_of,
     query_filters,
     within,
 )
-from chipcost.reads.price_glance import PER_HOURS
 from chipcost.reads.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.prices import (
@@ -39,33 +35,6 @@ if TYPE_CHECKING:  # frames for the API, csv and json; the terminal table reads 
 # Columns the read adds to the warehouse's: when the row's source last succeeded (what dates
 # the price) and whether that run was the bundled sample.
 FRESHNESS_COLUMNS = ("source_as_of", "sample")
-
-
-@dataclass(frozen=True)
-class PriceAsk:
-    """What `prices` was asked (the fields of PRICES that become its query: filters and order)
-    as a user gave them: names may be families or comma lists, any case. `voice` spells the
-    fields in messages as the asker did: `--max-price 3`, or `max_price=3` from Python."""
-
-    given: Mapping[str, Any] = field(default_factory=dict)
-    voice: Voice = Voice(PRICES)
-    hints: tuple[str, ...] = ()  # what the ask was read as, where a name was not what it said
-    per: str = "hour"  # what the price bounds are per, as the table shows prices (--per)
-
-    @classmethod
-    def of(cls, values: Mapping[str, Any], *, api: bool = False) -> PriceAsk:
-        per = str(values.get("per") or "hour").strip().lower()
-        return cls(
-            {f.name: values.get(f.name) for f in QUERIED},
-            Voice(PRICES, api),
-            per=per if per in PER_HOURS else "hour",
-        )
-
-    def __getitem__(self, name: str) -> Any:
-        return self.given.get(name)
-
-    def without(self, name: str) -> PriceAsk:
-        return replace(self, given={**self.given, name: None})
 
 
 @dataclass(frozen=True)

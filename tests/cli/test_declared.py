@@ -153,7 +153,7 @@ def test_vcpus_take_grouped_thousands(run, db):
 
 
 def test_grouped_thousands_are_one_number():
-    from chipcost.reads.price_filters import amount_as_printed as _amount
+    from chipcost.reads.price_ask import amount_as_printed as _amount
 
     assert _amount("1,024", "GB") == 1024.0 and _amount("2,048 GB", "GB") == 2048.0
     assert _amount("$1,234.50", "$") == 1234.5

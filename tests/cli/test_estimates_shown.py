@@ -11,7 +11,7 @@ import json
 import pytest
 
 from chipcost.archive import run_directories
-from chipcost.cli.render_prices import ESTIMATE_MARK
+from chipcost.cli.price_cells import ESTIMATE_MARK
 from chipcost.core.runs import OK, RunResult
 from chipcost.core.settings import Settings
 from chipcost.extract import registry

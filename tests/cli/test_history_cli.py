@@ -137,8 +137,8 @@ def test_an_80_column_screen_shows_whole_days_and_pricing_models():
 
     import polars as pl
 
+    from chipcost.cli.commands.history import print_history
     from chipcost.cli.consoles import Screen
-    from chipcost.cli.render_history import print_history
 
     models = ["capacity_block", "commitment", "on_demand", "reserved", "savings_plan", "spot"]
     frame = pl.DataFrame(
@@ -169,8 +169,8 @@ def test_the_chart_tells_its_series_apart_without_colour(monkeypatch):
 
     import polars as pl
 
+    from chipcost.cli.commands.history import MARKERS, print_chart
     from chipcost.cli.consoles import Screen
-    from chipcost.cli.render_history import MARKERS, print_chart
 
     monkeypatch.setenv("NO_COLOR", "1")
     frame = pl.DataFrame(
@@ -201,8 +201,8 @@ def test_the_chart_draws_each_series_where_it_is_or_says_it_hidden(monkeypatch):
 
     import polars as pl
 
+    from chipcost.cli.commands.history import MARKERS, print_chart
     from chipcost.cli.consoles import Screen
-    from chipcost.cli.render_history import MARKERS, print_chart
 
     monkeypatch.setenv("NO_COLOR", "1")
     prices = {

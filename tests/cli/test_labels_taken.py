@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from chipcost import api
-from chipcost.cli.render_prices import SHORT
+from chipcost.cli.price_cells import SHORT
 from chipcost.core.errors import UsageError
 from chipcost.core.figures import speed_label, speed_value
 from chipcost.core.vocabulary import (
@@ -454,7 +454,7 @@ def test_a_price_cell_given_back_as_a_bound_keeps_its_row(db, per):
     below it among them (4.1624 stored 4.16240011)."""
     import json
 
-    from chipcost.cli.render_prices import price_text
+    from chipcost.cli.price_cells import price_text
 
     asked = ("prices", "--chip", "H100-SXM", "--region", "us-east-1", "--per", per)
     done = chipcost(*asked, "--format", "json", "--db", str(db))
@@ -500,7 +500,7 @@ def test_a_euro_cell_given_back_as_a_bound_keeps_its_row(db, sign):
     euro cell dropped its own row."""
     import json
 
-    from chipcost.cli.render_prices import price_text
+    from chipcost.cli.price_cells import price_text
 
     asked = ("prices", "--chip", "H100-SXM", "--currency", "EUR", "--per", "month")
     table = chipcost(*asked, "--limit", "400", "--db", str(db), columns=400).stdout

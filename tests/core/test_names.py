@@ -120,7 +120,7 @@ def test_a_company_name_is_read_as_its_cloud():
 def test_a_provider_named_in_words_is_its_code():
     """'Massed Compute' is massedcompute (no code has a space); a name in words that is no
     provider's stays as typed, so the message quotes what was typed."""
-    from chipcost.reads.price_filters import named_filters
+    from chipcost.reads.price_ask import named_filters
 
     named = named_filters(None, None, ["Massed Compute", "hot aisle", "Nowhere Cloud", "aws"])
     assert named["providers"] == ["massedcompute", "hotaisle", "Nowhere Cloud", "aws"]

@@ -1,13 +1,14 @@
-"""The filters a price read is asked (prices, and history, index and cost as well): each option
-checked, and the names spelled as the warehouse holds them or refused with the closest it
-holds."""
+"""What `prices` was asked (PriceAsk), and the checks of the filters a price read is asked
+(prices, and history, index and cost as well): each option checked, and the names spelled as
+the warehouse holds them or refused with the closest it holds."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import duckdb
 
@@ -26,11 +27,35 @@ from chipcost.reads.price_glance import PER_HOURS, PRICE_DECIMALS
 from chipcost.warehouse.fx import unrated_values
 from chipcost.warehouse.prices import as_spelled, instance_spellings, known_values
 
-if TYPE_CHECKING:
-    from chipcost.reads.prices import PriceAsk
-
 # The fields of prices' question that become the query's keywords (filters, and the order).
 QUERIED = tuple(f for f in PRICES.fields if f.query is not None)
+
+
+@dataclass(frozen=True)
+class PriceAsk:
+    """What `prices` was asked (the fields of PRICES that become its query: filters and order)
+    as a user gave them: names may be families or comma lists, any case. `voice` spells the
+    fields in messages as the asker did: `--max-price 3`, or `max_price=3` from Python."""
+
+    given: Mapping[str, Any] = field(default_factory=dict)
+    voice: Voice = Voice(PRICES)
+    hints: tuple[str, ...] = ()  # what the ask was read as, where a name was not what it said
+    per: str = "hour"  # what the price bounds are per, as the table shows prices (--per)
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any], *, api: bool = False) -> PriceAsk:
+        per = str(values.get("per") or "hour").strip().lower()
+        return cls(
+            {f.name: values.get(f.name) for f in QUERIED},
+            Voice(PRICES, api),
+            per=per if per in PER_HOURS else "hour",
+        )
+
+    def __getitem__(self, name: str) -> Any:
+        return self.given.get(name)
+
+    def without(self, name: str) -> PriceAsk:
+        return replace(self, given={**self.given, name: None})
 
 
 def pricing_model_name(value: str) -> str:
