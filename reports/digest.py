@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reports.data import ReportData, alike_moves, report_name, shown_moves
 from chipcost.reports.glance import moves_table, verdicts
 from chipcost.reports.sections import Section, no_changes
@@ -21,9 +22,10 @@ def head_to_head(data: ReportData) -> Section | None:
     if data.ended_before_newest_prices or answers is None or answers.is_empty():
         return None
     explain = (
-        "Per token, for Llama 3 70B on demand at 5 tokens/s per user, as `chipcost compare A B` "
-        "answers: a verdict only where both chips are measured at one point (request shape, "
-        "speed, precision, scale); otherwise what the unmeasured chip must reach there."
+        f"Per token, for Llama 3 70B on demand at {DEFAULT_SPEED} tokens/s per user, as "
+        "`chipcost compare A B` answers: a verdict only where both chips are measured at one "
+        "point (request shape, speed, precision, scale); otherwise what the unmeasured chip "
+        "must reach there."
     )
     # A mail client follows no link into an attachment: the report is named instead.
     explain += (

@@ -9,6 +9,7 @@ import polars as pl
 from great_tables import GT
 
 from chipcost.core.commands import suggested
+from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reports import tables
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData, alike_moves, shown_moves
@@ -279,11 +280,11 @@ def head_to_head(data: ReportData) -> Section:
         "The questions the articles ask (Trainium against H100, H200 and B200; TPU v6e and "
         "MI300X against H100), answered per token for Llama 3 70B as `chipcost compare A B` "
         "answers them: on demand, A's cheapest offer against B's on the same provider where it "
-        "has one, at the default speed (5 tokens/s per user). A verdict (cheaper or dearer) "
-        "is drawn only where both chips are measured at one point: request shape, speed, "
-        "precision and scale; otherwise the answer is the break-even at the measured chip's "
-        "point, the other chip's derived estimate there as context, and the measurement that "
-        "would settle it. The first chart draws each pair's cost "
+        f"has one, at the default speed ({DEFAULT_SPEED} tokens/s per user). A verdict "
+        "(cheaper or dearer) is drawn only where both chips are measured at one point: request "
+        "shape, speed, precision and scale; otherwise the answer is the break-even at the "
+        "measured chip's point, the other chip's derived estimate there as context, and the "
+        "measurement that would settle it. The first chart draws each pair's cost "
         "per million tokens with those ranges; the second, throughput per chip against the "
         "speed each user gets, published figures as dots, the derivation dashed."
     )
@@ -298,8 +299,9 @@ def head_to_head(data: ReportData) -> Section:
     speed = f'<div class="versus-charts">{speed}</div>' if speed else ""
     more = speed + _html(tables.head_to_head_table(answers))
     gist = (
-        "Per token, for Llama 3 70B at 5 tokens/s per user, on demand, as `chipcost compare A B` "
-        "answers; the chart draws each pair's cost per million tokens and its range."
+        f"Per token, for Llama 3 70B at {DEFAULT_SPEED} tokens/s per user, on demand, as "
+        "`chipcost compare A B` answers; the chart draws each pair's cost per million tokens "
+        "and its range."
     )
     return Section(
         "versus", title, explain, top, more=more, gist=gist,

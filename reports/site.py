@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
 from chipcost.core.settings import Warehouse
@@ -179,8 +180,8 @@ def _versus(answers: list[dict], curve: list[dict]) -> str:
         '<section id="versus"><h2>Is chip A cheaper than chip B?</h2><p class="meta">The '
         "articles' questions, per token, as <code>chipcost compare A B</code> answers them: on "
         "demand, A's cheapest offer against B's on the same provider where it has one, at the "
-        "default speed (5 tokens/s per user); each figure's kind says how far to trust it. "
-        "The weekly report adds the range over the figures held.</p>"
+        f"default speed ({DEFAULT_SPEED} tokens/s per user); each figure's kind says how far to "
+        "trust it. The weekly report adds the range over the figures held.</p>"
         f"{charts}"
         f'<div class="scroll"><table class="versus"><thead><tr>{head}</tr></thead><tbody>'
         f"{''.join(rows)}</tbody></table></div></section>"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP
+from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reads.price_notes import unconverted_words
 from chipcost.reports.answers import answer_lines
 from chipcost.reports.data import (
@@ -247,8 +248,8 @@ def _answers(data: ReportData) -> list[str]:
     if data.ended_before_newest_prices or answers is None or answers.is_empty():
         return []
     lines = [
-        "Is chip A cheaper than chip B? (per token, on demand, 5 tokens/s per user; each "
-        f"answer's chart is in the attached report, {report_name(data)}, under this heading)"
+        f"Is chip A cheaper than chip B? (per token, on demand, {DEFAULT_SPEED} tokens/s per user; "
+        f"each answer's chart is in the attached report, {report_name(data)}, under this heading)"
     ]
     for line in answer_lines(answers):
         costs = f"{line.costs}; " if line.costs else ""
