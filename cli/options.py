@@ -1,6 +1,7 @@
 """The options many commands share, as the `Annotated` types their keywords take (chipcost.cli.
 parser makes click options of them): the read commands' own (chipcost.core.asks) and a few
-more. Nothing heavy is imported here: every command module imports this to declare itself."""
+more, and a --chip value read as a chip (resolve_chip, for measure and throughput). Nothing
+heavy is imported here: every command module imports this to declare itself."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from chipcost.core.asks import Currency, Db, Format, Limit, ListPrices, StaleDays, Wide
+from chipcost.core.errors import UsageError
 from chipcost.core.questions import Opt
 
 __all__ = ["Currency", "DataDir", "Db", "Format", "Limit", "ListPrices", "StaleDays", "Wide"]
@@ -29,3 +31,19 @@ def widened(console: Any) -> None:
     """--wide on a table that wraps its cells to the terminal: laid out at its natural width
     instead, each cell on one line, however wide that is."""
     console.width = 10_000
+
+
+def resolve_chip(spelling: str, option: str = "--chip") -> str:
+    """A canonical chip name for what the user typed, or a message naming the close ones (and
+    the option it was given to)."""
+    from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
+    from chipcost.core.names import CHIPS_LISTED, shown, suggested
+
+    chip = canonical_chip(spelling)
+    if chip != UNKNOWN_CHIP:
+        return chip
+    names = sorted(canonical_chips() - {UNKNOWN_CHIP})
+    raise UsageError(
+        f"{option} {shown(spelling)}: unknown chip{suggested(spelling, names)}; {len(names)} "
+        f"known: `{CHIPS_LISTED}` lists them"
+    )

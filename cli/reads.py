@@ -18,23 +18,7 @@ from chipcost.core.asks import (
     DEFAULT_RANKING_ROWS,
     MAX_LIMIT,
 )
-from chipcost.core.errors import NoMatch, UsageError
-
-
-def resolve_chip(spelling: str, option: str = "--chip") -> str:
-    """A canonical chip name for what the user typed, or a message naming the close ones (and
-    the option it was given to)."""
-    from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
-    from chipcost.core.names import CHIPS_LISTED, shown, suggested
-
-    chip = canonical_chip(spelling)
-    if chip != UNKNOWN_CHIP:
-        return chip
-    names = sorted(canonical_chips() - {UNKNOWN_CHIP})
-    raise UsageError(
-        f"{option} {shown(spelling)}: unknown chip{suggested(spelling, names)}; {len(names)} "
-        f"known: `{CHIPS_LISTED}` lists them"
-    )
+from chipcost.core.errors import NoMatch
 
 
 def cost(**given: Any) -> None:

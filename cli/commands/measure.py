@@ -71,7 +71,7 @@ def _api_key(variable: str | None) -> str | None:
 def _matched_chip(con: duckdb.DuckDBPyConnection, match: str) -> str:
     """The chip --match names; a figure's id (as `throughput list` and the evidence lines
     print it) is refused naming its chip and the options that take its shape."""
-    from chipcost.cli.reads import resolve_chip
+    from chipcost.cli.options import resolve_chip
     from chipcost.core.names import shown
 
     found = con.execute(
@@ -94,7 +94,7 @@ def _matched_chip(con: duckdb.DuckDBPyConnection, match: str) -> str:
 def _chips(con: object, instance: str | None, chip: str | None, chips: float | None) -> tuple:
     """(chip, chips serving the endpoint) from the options and the instance type the warehouse
     knows: its chip, and its chip count unless --chips says the replica uses another."""
-    from chipcost.cli.reads import resolve_chip
+    from chipcost.cli.options import resolve_chip
     from chipcost.pipeline.measure import instance_chips
     from chipcost.transform.figure_bounds import whole_chips
 
