@@ -41,8 +41,8 @@ def _bare_names() -> frozenset[str]:
 def _exists(name: str) -> bool:
     if "/" not in name:
         return name in _bare_names()
-    # The top-level folders install under chipcost: chipcost/warehouse/fx.py is warehouse/fx.py.
-    return (ROOT / name).exists() or (ROOT / name.removeprefix("chipcost/")).exists()
+    # One layout rule: chipcost.warehouse.fx is warehouse/fx.py, never chipcost/warehouse/fx.py.
+    return (ROOT / name).exists()
 
 
 # Another repository's file, as the pages cite one: `path` @ commit, `path` at commit
@@ -72,10 +72,10 @@ def test_every_file_named_exists():
 def test_the_walk_finds_what_it_looks_for(tmp_path):
     page = tmp_path / "page.md"
     page.write_text(
-        "see docs/prices.md, DESIGN.md and chipcost/warehouse/fx.py; not "
+        "see docs/prices.md, DESIGN.md, chipcost/warehouse/fx.py and warehouse/fx.py; not "
         "https://github.com/o/r/blob/main/docs/x.md nor src/gpuhunt/providers/oci.py nor "
         "o/r `tests/data/x.json` @ a79151f nor `docs/y.md` at commit 067f987d\n"
     )
     names = [name for name, _ in named_files(page)]
-    assert names == ["docs/prices.md", "DESIGN.md", "chipcost/warehouse/fx.py"]
-    assert [_exists(n) for n in names] == [False, False, True]
+    assert names == ["docs/prices.md", "DESIGN.md", "chipcost/warehouse/fx.py", "warehouse/fx.py"]
+    assert [_exists(n) for n in names] == [False, False, False, True]
