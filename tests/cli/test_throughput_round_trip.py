@@ -237,13 +237,13 @@ def test_a_measurements_csv_as_editors_and_mistakes_write_it(tmp_path, text, sai
     ],
 )  # fmt: skip
 def test_a_json_file_out_of_shape_is_one_line_naming_where(tmp_path, text, said):
-    from chipcost.cli.commands.throughput import _read_import
+    from chipcost.cli.commands.throughput_file import read_import
     from chipcost.core.errors import ChipcostError
 
     path = tmp_path / "m.json"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ChipcostError) as refused:
-        _read_import(path)
+        read_import(path)
     assert said in str(refused.value), str(refused.value)
     assert len(str(refused.value)) < 600
 
@@ -251,7 +251,7 @@ def test_a_json_file_out_of_shape_is_one_line_naming_where(tmp_path, text, said)
 def test_a_json_file_of_your_own_rows_reads_as_the_csv_would(tmp_path):
     """Rows of your own as JSON (the measurements CSV's columns as keys): each row's line is
     the line its object starts on, a null is a value not given, numbers read back exactly."""
-    from chipcost.cli.commands.throughput import _read_import
+    from chipcost.cli.commands.throughput_file import read_import
 
     path = tmp_path / "m.json"
     path.write_text(
@@ -261,7 +261,7 @@ def test_a_json_file_of_your_own_rows_reads_as_the_csv_would(tmp_path):
         '   "tokens_per_second": 1e4}\n]\n',
         encoding="utf-8",
     )
-    lines, rows, left_out = _read_import(path)
+    lines, rows, left_out = read_import(path)
     assert (lines, left_out) == ([2, 4], 0)
     assert rows[0] == {"chip": "H200", "model": "llama-3-70b", "workload": "inference",
                        "tokens_per_second": "912.5", "concurrency": "8"}  # fmt: skip
