@@ -14,9 +14,8 @@ from chipcost.reads.compare import CompareResult
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.transform.derived_source import derived_parts
-from chipcost.transform.evidence import Estimate, Reading
+from chipcost.transform.evidence import Estimate, Reading, change_words
 from chipcost.transform.rows import CostRow
-from chipcost.transform.tokens import change_words
 from chipcost.transform.verdict import costs_at_point, figure_kind
 
 # An estimated price (no price the provider publishes) in compare's table, said in a note: its

@@ -21,7 +21,7 @@ from chipcost.reads.rental_units import unit_of
 from chipcost.transform.cost import cost_text, money_sign
 from chipcost.transform.derived_source import derived_parts
 from chipcost.transform.rows import CostRow, FigureRow
-from chipcost.transform.tokens import change_words, human_count
+from chipcost.transform.tokens import human_count
 from chipcost.warehouse.freshness import Freshness
 
 
@@ -44,17 +44,9 @@ def _change(row: CostRow) -> str:
     """'48% cheaper', '15% dearer' (at the figures the verdict rests on, both at one point),
     or 'cannot say' where the figures do not meet (the break-even column says what would
     decide it); * when against the baseline on another provider."""
-    words = row.get("vs_baseline")
+    words = row.get("vs_baseline")  # the verdict's words (transform.evidence.change_words)
     if not words:
         return ""
-    verdict = str(row.get("verdict") or "")
-    change = row.get("vs_baseline_at_point")
-    if not verdict:  # the baseline chip itself, on another offer: one figure, its own
-        pass
-    elif verdict == "cannot say" or change is None:
-        words = "cannot say"
-    else:
-        words = change_words(change)
     return f"{words}{'' if row.get('baseline_same_provider') else '*'}"
 
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from chipcost.core.figures import KIND_CLASSES
 from chipcost.transform.precision import precision_class
-from chipcost.transform.tokens import change_words
 
 # Figures of two systems are compared when one has at most this many times the other's chips:
 # an 8-GPU server against a 16-GPU pair of them, not 8 GPUs against a 128-GPU training run,
@@ -384,6 +383,23 @@ VERDICTS = ("cheaper", "dearer", "as cheap", "cannot say")
 # Two costs per token within half a percent of each other are as cheap (a log band, so that
 # naming the chips the other way round keeps it).
 AS_CHEAP = math.log(1.005)
+# Beyond this change (1,000% dearer) a change is said as a ratio: no four-digit percentages.
+TIMES = 9.0
+
+
+def change_words(change: float, *, least: bool = False) -> str:
+    """'32% cheaper', '40% dearer', '3.4 times as dear', 'as cheap' (within half a percent,
+    AS_CHEAP), 'at least ...' where `least` (a lower bound decides it): A's cost / B's - 1 in
+    words, the one way every output words a change (cost, compare, the report, the e-mail)."""
+    if change <= -1:  # free against a price: no ratio, every percent
+        return f"{'at least ' if least else ''}100% cheaper"
+    if abs(math.log(1 + change)) < AS_CHEAP:
+        return "as cheap"
+    if change > TIMES:
+        said = f"{change + 1:.0f} times as dear"
+    else:  # outside the band, so never '0%'
+        said = f"{max(1, round(abs(change) * 100))}% {'cheaper' if change < 0 else 'dearer'}"
+    return f"at least {said}" if least else said
 
 
 @dataclass(frozen=True)
@@ -419,11 +435,7 @@ class Verdict:
         'cannot say': the one way every output words the change."""
         if not self.matched:
             return self.word
-        change = self.change or 0.0
-        least = "at least " if self.bound else ""
-        if change > 9:  # no four-digit percentages
-            return f"{least}{change + 1:.0f} times as dear"
-        return least + change_words(change)
+        return change_words(self.change or 0.0, least=bool(self.bound))
 
     def sentence(self, chip_a: str, chip_b: str) -> str:
         """The answer as the evidence allows it to be worded."""
@@ -542,7 +554,4 @@ def _pair_words(price_a: float, price_b: float, fa: Reading, fb: Reading) -> str
 
 def _change_at(price_a: float, price_b: float, ta: float, tb: float) -> str:
     """'12% cheaper': A's cost per token against B's at two figures, in the verdict's words."""
-    change = (price_a / ta) / (price_b / tb) - 1
-    if abs(math.log(1 + change)) < AS_CHEAP:
-        return "as cheap"
-    return change_words(change) if change <= 9 else f"{change + 1:.0f} times as dear"
+    return change_words((price_a / ta) / (price_b / tb) - 1)

@@ -104,14 +104,6 @@ def cost_change(cost: float, baseline_cost: float) -> float:
     return -savings_fraction(cost, baseline_cost) + 0.0
 
 
-def change_words(change: float) -> str:
-    """'32% cheaper', '15% dearer', 'as cheap' (within half a percent)."""
-    percent = round(abs(change) * 100)
-    if percent == 0:
-        return "as cheap"
-    return f"{percent}% {'cheaper' if change < 0 else 'dearer'}"
-
-
 def break_even_tokens(migration_cost: float, saving_per_million_tokens: float) -> float | None:
     """Tokens to process before a one-off cost is paid back; None when nothing is saved."""
     cost = _not_negative(migration_cost, "the migration cost")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.transform.tokens import change_words
+from chipcost.transform.evidence import change_words
 from tests.cli.test_cost_cli import H100_TRAINING, _warehouse, chipcost
 from tests.helpers import pasted
 from tests.paths import ROOT
