@@ -23,12 +23,14 @@ from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
 from chipcost.pipeline.instance_catalog import instance_type_rows
 from chipcost.transform import (
+    derivation,
     derivation_error,
     derivation_fit,
     roofline,
     throughput_figures,
     training,
 )
+from chipcost.transform.derivation import capped_at_load, derived_figures
 from chipcost.transform.references import (
     derivation_assumptions,
     model_rows,
@@ -39,7 +41,6 @@ from chipcost.transform.references import (
     with_interconnect,
 )
 from chipcost.transform.rows import number
-from chipcost.transform.throughput_figures import capped_at_load, derived_figures
 from chipcost.transform.training import calibrate_training
 from chipcost.warehouse import throughput_store
 from chipcost.warehouse.db import connect, set_state, state
@@ -73,7 +74,7 @@ def reference_digest() -> str:
         digest.update(name.encode())
         data = resources.files("chipcost.core").joinpath("data", *name.split("/"))
         digest.update(data.read_bytes())
-    modules = (roofline, throughput_figures, training, derivation_error, derivation_fit)
+    modules = (roofline, throughput_figures, derivation, training, derivation_error, derivation_fit)
     for module in modules:  # a change re-derives without a release
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()

@@ -1,6 +1,6 @@
 """A derived figure's source text: how it was derived, then its chip's sources after PEAK or
 CHIP, then its model's after PARAMETERS or MODEL. The derivations write it
-(transform/throughput_figures.py, transform/training.py); the outputs that say the method alone
+(transform/derivation.py, transform/training.py); the outputs that say the method alone
 read it back with `derived_parts`."""
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def _ceilings(
     chip: str, anchor: Reading, parameters: float | None, readings: Sequence[Reading], speed: str
 ) -> list[float]:
     """What `chip` does for the anchor's model at full load, the cap of any figure under a
-    speed bound, as the stored derived figures are capped (throughput_figures.capped_at_load):
+    speed bound, as the stored derived figures are capped (derivation.capped_at_load):
     its derived maximum throughput at the anchor's shape and its stored one, and the median of
     its published maximum-throughput figures."""
     from statistics import median
