@@ -1,8 +1,9 @@
 """Each read answered once, for the command line and the Python API alike: the ask checked in
 the asker's words (`api`: `max_price=3` from Python, else `--max-price 3`), the warehouse
 opened read-only, the read found, the warehouse closed. The command line renders what these
-return (chipcost.cli.reads); chipcost.api returns the frame. `asked` holds every field of the
-read's question (chipcost.core.asks) by name, as `Question.given` returns it.
+return (each command's module in chipcost.cli.commands); chipcost.api returns the frame.
+`asked` holds every field of the read's question (chipcost.core.asks) by name, as
+`Question.given` returns it.
 
 `sources` too (the runs, or each source's freshness; before the first collection the
 registered sources alone), and `sql`: the command line reads its rows within the row bounds,
