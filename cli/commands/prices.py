@@ -1,7 +1,7 @@
 """`chipcost prices`: current per-chip prices from the warehouse, without Prefect: its
 options (the fields of chipcost.core.asks.PRICES), the table of every offer, the glance
 (`--by chip|provider|region`: one row a chip, or a chip and provider) and csv, json and FOCUS.
-The question is chipcost.reads.prices'; its checks reads.price_filters', its notes
+The question is chipcost.reads.prices'; its ask and checks reads.price_ask', its notes
 reads.price_notes'.
 """
 
