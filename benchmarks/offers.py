@@ -44,14 +44,14 @@ COMMANDS = {
 UNCUT = [
     sys.executable, "-c",
     "import sys; from chipcost.warehouse import snapshot; snapshot._CHEAPEST_PRICE = 'TRUE'; "
-    "from chipcost.pipeline import cost; cost.ALIKE = (); "
+    "from chipcost.reads import cost; cost.ALIKE = (); "
     "from chipcost.warehouse import reader; reader.CUT_MEMORY = '1000TB'; "
     "from chipcost.cli.entry import main; sys.argv[0] = 'chipcost'; sys.exit(main())",
 ]  # fmt: skip
 # chipcost as at c7aed6d: the head-to-head answers rank every offer, the cuts' memory unbounded.
 BEFORE = [
     sys.executable, "-c",
-    "import sys; from chipcost.pipeline import articles; "
+    "import sys; from chipcost.reads import articles; "
     "articles.replace = lambda ask, **changes: ask; "
     "from chipcost.warehouse import reader; reader.CUT_MEMORY = '1000TB'; "
     "from chipcost.cli.entry import main; sys.argv[0] = 'chipcost'; sys.exit(main())",
