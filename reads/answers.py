@@ -113,7 +113,7 @@ def compare(asked: Mapping[str, Any], *, api: bool = False) -> CompareResult:
     """Chip A against chip B on every pricing model both have an offer on."""
     from chipcost.reads import cost_asked
     from chipcost.reads.compare import compare as compare_chips
-    from chipcost.reads.cost import baseline_chip
+    from chipcost.reads.cost_asked import baseline_chip
 
     voice = Voice(COMPARE, api)
     a = baseline_chip(asked["chip_a"], "chip_a" if api else "chip A")

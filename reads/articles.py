@@ -11,7 +11,8 @@ import duckdb
 
 from chipcost.core.errors import ChipcostError
 from chipcost.reads.compare import compare, compare_in
-from chipcost.reads.cost import Ask, CostRanking, every_offer, rank_cost
+from chipcost.reads.cost import CostRanking, rank_cost
+from chipcost.reads.cost_asked import Ask, every_offer
 from chipcost.transform.comparison import cost_ranges
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.rows import CostRow, FigureRow, figure_rows

@@ -19,15 +19,9 @@ import duckdb
 
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.vocabulary import code_words
-from chipcost.reads.cost import (
-    Ask,
-    CostRanking,
-    fit_notes,
-    rank_cost,
-    speed_notes,
-    taken_from,
-    unreached,
-)
+from chipcost.reads.cost import CostRanking, rank_cost, taken_from
+from chipcost.reads.cost_asked import Ask
+from chipcost.reads.cost_notes import fit_notes, speed_notes, unreached
 from chipcost.transform.comparison import (
     Comparison,
     comparison,

@@ -1,5 +1,7 @@
 """What `cost` and `compare` were asked (the fields of chipcost.core.asks.COST and
-COMPARE), checked in the asker's words, and made into the ranking to run.
+COMPARE), checked in the asker's words, and made into the ranking to run (Ask): the model,
+workload, chips and baseline resolved against the warehouse, the point, the quantities of a
+cost question.
 
 The command, the fast-start path and the Python API hand over the same values by the same
 names; only the Voice differs (`--speed 9x` on the command line, `speed '9x'` from Python).
@@ -8,24 +10,351 @@ names; only the Voice differs (`--speed 9x` on the command line, `speed '9x'` fr
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
 
-from chipcost.core.asks import DEFAULT_BASELINE
-from chipcost.core.errors import UsageError
-from chipcost.core.figures import shape_value, speed_value, ttft_value
+from chipcost.core.asks import COST, DEFAULT_BASELINE
+from chipcost.core.commands import figure_added, model_size
+from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.figures import DEFAULT_SPEED, shape_value, speed_value, ttft_value
 from chipcost.core.questions import Voice
-from chipcost.reads.cost import (
-    Ask,
-    ask_of,
-    baseline_chip,
-    cost_question,
-    interruption_percent,
-    workload_name,
+from chipcost.core.settings import DEFAULT_STALE_DAYS
+from chipcost.reads.your_prices import YourPrices
+from chipcost.transform.cost import (
+    CostQuestion,
 )
-from chipcost.transform.cost import CostQuestion
+from chipcost.warehouse.cost_per_token import (
+    Point,
+    chips_with_prices,
+    figures,
+)
+
+# `chipcost cost`'s voice: the asker a ranking has unless another is given (the API's).
+COST_COMMAND = Voice(COST)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """The ranking asked for: a model and workload, optionally narrowed."""
+
+    model: str
+    workload: str
+    chips: list[str]
+    baseline: str
+    baseline_given: bool
+    filters: dict[str, list[str] | None] = field(default_factory=dict)
+    all_offers: bool = False
+    limit: int = 200
+    stale_days: int = DEFAULT_STALE_DAYS
+    speed: str = DEFAULT_SPEED  # 'max' or tokens/s per user (core.figures.speed_value)
+    ttft: float | None = None  # the TTFT bound in ms; None: the default per request shape
+    shape: tuple[int, int] | None = None  # (input, output tokens) asked; None: any
+    precision: str | None = None  # the precision class asked ('FP8'); None: any
+    max_instances: int | None = None  # drop offers needing more instances to hold the model
+    mine: YourPrices = field(default_factory=YourPrices)  # your discounts and currency
+    # Spot offers only where AWS's interruption bucket tops out at this percent or less.
+    max_interruption: float | None = None
+    voice: Voice = COST_COMMAND  # names the fields in messages as the asker did
+    model_note: str | None = None  # the model asked stands for `model` (model_equivalents.csv)
+    # Of every offer (all_offers), only the cheapest of those alike (ALIKE) are ranked: the
+    # reader takes each chip's cheapest per pricing model and term (the articles' answers).
+    cheapest_alike: bool = False
+
+    @property
+    def point(self) -> Point:
+        """The point each chip's figure is chosen at."""
+        return Point(self.speed, self.ttft, self.shape, self.precision)
+
+
+def interruption_percent(
+    value: object, option: str = COST.field("max_interruption").option
+) -> float | None:
+    """'10%', '10' or 10 -> 10.0: a frequency of interruption, in percent (0 to 100); a bucket
+    as tables print it is its top: '5-10%' 10, '<5%' 5, '>20%' 100 (any)."""
+    if value is None:
+        return None
+    text = str(value).strip().removesuffix("%").replace(" ", "")
+    bucket = re.fullmatch(r"(<|>|\d+(?:\.\d+)?-)(\d+(?:\.\d+)?)", text)
+    if bucket:
+        text = "100" if bucket[1] == ">" else bucket[2]
+    try:
+        number = float(text) if not isinstance(value, bool) else -1
+    except ValueError:
+        number = -1
+    if not 0 <= number <= 100:
+        raise UsageError(
+            f"{option} {value!r}: give a percent from 0 to 100, e.g. 10%, or one of AWS's "
+            "buckets, which is its top (<5%, 5-10%, 10-15%, 15-20%, >20%)"
+        )
+    return number
+
+
+def every_offer(ask: Ask) -> Ask:
+    """The ranking of every chip's every offer under `ask`'s model, workload, speed, filters
+    and prices, without a limit: the one ranking narrower asks are taken from (taken_from)."""
+    return replace(
+        ask, chips=[], baseline_given=False, all_offers=True, limit=10**9, max_instances=None
+    )
+
+
+def workload_name(value: object, option: str = "workload") -> str:
+    """'Inference ' -> 'inference'; anything but training or inference is refused."""
+    from chipcost.core.figures import WORKLOADS
+
+    name = value.strip().lower() if isinstance(value, str) else value
+    if name not in WORKLOADS:
+        raise UsageError(f"{option} {value!r}: use training or inference")
+    return str(name)
+
+
+def baseline_chip(name: object, option: str = "baseline") -> str:
+    """The one chip savings are shown against: a chip or its spelling, never a family."""
+    from chipcost.core.names import resolve_chip_name
+
+    if not isinstance(name, str):
+        raise UsageError(f"{option} {name!r}: give one chip, e.g. H100-SXM")
+    if not name.strip():
+        raise UsageError(f"the {option} is empty: give one chip, e.g. H100-SXM")
+    chips = resolve_chip_name(name)
+    if len(chips) > 1:
+        raise UsageError(
+            f"{option} {name!r} is a family ({', '.join(chips)}): pick one chip, e.g. {chips[0]}"
+        )
+    return chips[0]
+
+
+def resolve_chips(
+    con: duckdb.DuckDBPyConnection, names: list[str] | str | None, model: str, workload: str
+) -> list[str]:
+    """Chips for typed names: a chip stays (rank_cost says if it has no price or figure); a
+    family (H100, Trainium) becomes its members with a price and a throughput figure."""
+    from chipcost.core.names import resolve_chip_name, split_values
+
+    both: set[str] | None = None  # read only for a family: two queries rank_cost runs again
+    chips: list[str] = []
+    for name in split_values(names, "chip name") or []:
+        members = resolve_chip_name(name)
+        if len(members) > 1:
+            if both is None:
+                priced = chips_with_prices(con)
+                both = set(priced) & set(figures(con, model, workload).chips())
+            members = [c for c in members if c in both]
+            if not members:
+                raise ChipcostError(
+                    f"no {name} chip ({', '.join(resolve_chip_name(name))}) has a current price "
+                    f"and a throughput for {model} {workload}"
+                )
+        chips += [c for c in members if c not in chips]
+    return chips
+
+
+def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str | None]:
+    """(the model as stored, a note when the name asked stands for it: llama-3.3-70b is
+    answered with llama-3-70b's figures), or a message saying how to give chipcost what it
+    lacks."""
+    from chipcost.transform.throughput_figures import no_model, normalise_model
+    from chipcost.warehouse.cost_per_token import known_models
+
+    model = normalise_model(name)
+    known = known_models(con)
+    if model in known:
+        return model, None
+    from chipcost.core.names import cut, did_you_mean, shown
+
+    if not model:
+        raise UsageError(
+            f"{no_model(name)}; give one such as llama-3-70b. Known models: "
+            f"{', '.join(known) or 'none'}"
+        )
+    from chipcost.transform.references import EQUIVALENTS_FILE, model_standing, repo_cut
+    from chipcost.transform.tokens import parameters_in_name
+
+    # A Hugging Face id (meta-llama/Llama-3.3-70B-Instruct) holds a model (llama-3.3-70b),
+    # which may stand for another (llama-3-70b): chipcost's or one you recorded figures of.
+    plain, release = repo_cut(name) if "/" in name else (None, None)
+    standing, why = model_standing(plain or name)
+    if standing != model and standing in known:
+        # why a model stands for another is one lookup away, with its sources: the note is short
+        rule = f"the figures of {standing}, the model it stands for ({EQUIVALENTS_FILE} says why)"
+        if plain is None:
+            return standing, f"{model} is answered with {rule}"
+        said = f"{name.strip()} is a Hugging Face id of {plain}"
+        if release:  # new weights of the same layers
+            said += f" (release {release}: new weights of its layers, read with its figures)"
+        return standing, said + (f", answered with {rule}" if why else "")
+    # An id of a model chipcost holds nothing of: named as a figure would record it.
+    repo = f" (the Hugging Face id {shown(name.strip())})" if plain else ""
+    model = plain or model
+    # The example fits the model named: its own size where its name states one, else none.
+    size = parameters_in_name(model) or "N"
+    raise UsageError(
+        f"no throughput for model {shown(model)}{repo}{did_you_mean(model, known)}: it has no "
+        "reference figure, no measurement and no parameter count to derive one from. Record a "
+        f"measurement with `{figure_added(model=cut(model))} ...`, or its size with "
+        f"`{model_size(cut(model), size)}`"
+        f"{'' if size != 'N' else ' (N: its parameter count)'}. "
+        f"Known models: {', '.join(known) or 'none'}"
+    )
+
+
+def _unsigned(money: object, currency: str, voice: Voice) -> object:
+    """'$36,000', '€36,000' or 'EUR 36,000', as outputs print money, without its sign
+    (parse_quantity reads the commas): the ranking's currency's sign or code, never
+    another's."""
+    from chipcost.transform.cost import SYMBOLS
+
+    if not isinstance(money, str):
+        return money
+    text = money.strip()
+    if text.upper().startswith(currency) or text.upper().endswith(currency):  # 'CHF 36,000'
+        return text.upper().removeprefix(currency).removesuffix(currency).strip()
+    for code, sign in SYMBOLS.items():
+        for mark in (sign, code):
+            if text.upper().startswith(mark):
+                text = text[len(mark) :].strip()
+            elif text.upper().endswith(mark):
+                text = text[: -len(mark)].strip()
+            else:
+                continue
+            if code != currency:
+                raise UsageError(
+                    f"{voice.said('migration_cost', repr(money))} is in {code}, the ranking in "
+                    f"{currency}: give it in {currency}, or ask for the ranking in {code} "
+                    f"({voice.said('currency', code)})"
+                )
+            return text
+    return text
+
+
+def cost_question(
+    workload: str,
+    tokens: object = None,
+    overhead: object = None,
+    migration_cost: object = None,
+    daily_tokens: object = None,
+    *,
+    currency: str | None = None,
+    voice: Voice = COST_COMMAND,
+) -> CostQuestion:
+    """What was asked beyond the ranking, checked; messages name the fields as the asker did
+    (`voice`: --daily-tokens on the command line, daily_tokens= from Python)."""
+    from chipcost.transform.cost import DEFAULT_OVERHEAD
+    from chipcost.transform.tokens import parse_quantity
+
+    def quantity(value: object, field: str, *examples: str) -> float | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            value = str(value)  # refused as text (the Python API's tokens=[3e11])
+        number = parse_quantity(value, voice.name(field), *examples)
+        if number > _MOST[field]:  # 1e308 tokens filled the table with 300-digit dollars
+            raise UsageError(
+                f"{voice.said(field, str(value))}: {_MOST_SAID[field]}; give at most "
+                f"{_MOST[field]:.0e}".replace("e+", "e")
+            )
+        return number
+
+    if daily_tokens is not None and migration_cost is None:
+        raise UsageError(
+            f"{voice.option('daily_tokens')} is for the break-even: give "
+            f"{voice.option('migration_cost')} too"
+        )
+    fraction = DEFAULT_OVERHEAD[workload]
+    if isinstance(overhead, int | float) and not isinstance(overhead, bool) and 0 <= overhead <= 10:
+        fraction = float(overhead)
+    elif overhead is not None:
+        number = isinstance(overhead, int | float) and not isinstance(overhead, bool)
+        given = f"{overhead:g}" if number else repr(overhead)
+        raise UsageError(f"{voice.said('overhead', given)}: give a fraction, e.g. 0.15 for 15%")
+    code = (currency or "USD").strip().upper()
+    money = f"250000, '250K' or 2.5e5 ({code})" if voice.api else f"250000, 250K or 2.5e5 ({code})"
+    return CostQuestion(
+        tokens=quantity(tokens, "tokens"),
+        overhead=fraction,
+        migration_cost=quantity(_unsigned(migration_cost, code, voice), "migration_cost", money),
+        daily_tokens=quantity(daily_tokens, "daily_tokens"),
+        currency=code,
+    )
+
+
+# The largest quantities a cost question takes: a quintillion tokens is some 60,000 times the
+# 15 trillion Llama 3 was trained on; a quadrillion dollars is more than the world makes in a
+# decade.
+_MOST = {"tokens": 1e18, "daily_tokens": 1e18, "migration_cost": 1e15}
+
+
+_TOKENS_SAID = "more tokens than any workload (Llama 3 was trained on 15 trillion)"
+
+
+_MOST_SAID = {
+    "tokens": _TOKENS_SAID,
+    "daily_tokens": _TOKENS_SAID,
+    "migration_cost": "more than any move costs (a quadrillion is more than the world makes "
+    "in a decade)",
+}
+
+
+def ask_of(
+    con: duckdb.DuckDBPyConnection,
+    model: str,
+    workload: str,
+    *,
+    chip: list[str] | str | None,
+    baseline: str,
+    baseline_given: bool,
+    region: list[str] | str | None,
+    pricing_model: list[str] | str | None,
+    provider: list[str] | str | None,
+    all_offers: bool,
+    instance: list[str] | str | None = None,
+    limit: int,
+    stale_days: int,
+    speed: str = DEFAULT_SPEED,
+    ttft: float | None = None,
+    shape: tuple[int, int] | None = None,
+    precision: str | None = None,
+    max_instances: int | None = None,
+    mine: YourPrices | None = None,
+    max_interruption: float | None = None,
+    voice: Voice = COST_COMMAND,
+) -> Ask:
+    """The ranking asked for, its names resolved against the warehouse (the command and the
+    Python API ask alike)."""
+    from chipcost.reads.price_ask import checked_filters
+
+    name, model_note = resolve_model(con, model)
+    return Ask(
+        model=name,
+        model_note=model_note,
+        workload=workload,
+        chips=resolve_chips(con, chip, name, workload),
+        baseline=baseline,
+        baseline_given=baseline_given,
+        filters=checked_filters(con, region, pricing_model, provider, instance, voice),
+        all_offers=all_offers,
+        limit=limit,
+        stale_days=stale_days,
+        speed=speed,
+        ttft=ttft,
+        shape=shape,
+        precision=precision,
+        max_instances=_max_instances(max_instances),
+        mine=mine or YourPrices(),
+        max_interruption=max_interruption,
+        voice=voice,
+    )
+
+
+def _max_instances(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UsageError(f"max instances {value!r}: give a whole number of instances, 1 or more")
+    return value
 
 
 def checked(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:

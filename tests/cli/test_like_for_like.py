@@ -231,7 +231,7 @@ def test_a_migration_cost_is_in_the_rankings_currency_as_it_prints_money(db):
      ("$36,000", "USD", 36_000.0)],
 )  # fmt: skip
 def test_a_migration_cost_in_a_currency_of_no_symbol_is_taken_with_its_code(given, currency, taken):
-    from chipcost.reads.cost import cost_question
+    from chipcost.reads.cost_asked import cost_question
 
     asked = cost_question("inference", migration_cost=given, currency=currency)
     assert asked.migration_cost == taken

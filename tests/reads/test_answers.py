@@ -89,14 +89,14 @@ def test_a_wrong_day_is_refused_before_the_warehouse_is_opened(tmp_path):
     ],
 )
 def test_an_interruption_bucket_as_printed_is_its_top(given, top):
-    from chipcost.reads.cost import interruption_percent
+    from chipcost.reads.cost_asked import interruption_percent
 
     assert interruption_percent(given) == top
 
 
 @pytest.mark.parametrize("given", ["often", "-5", "5-", "<", "101", "20-120%"])
 def test_what_is_no_interruption_percent_is_refused(given):
-    from chipcost.reads.cost import interruption_percent
+    from chipcost.reads.cost_asked import interruption_percent
 
     with pytest.raises(UsageError, match="give a percent from 0 to 100, e.g. 10%, or one of AWS"):
         interruption_percent(given)

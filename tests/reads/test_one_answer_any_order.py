@@ -13,7 +13,8 @@ import pytest
 from chipcost.core.errors import ChipcostError
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.reads.compare import compare_in
-from chipcost.reads.cost import Ask, every_offer, rank_cost
+from chipcost.reads.cost import rank_cost
+from chipcost.reads.cost_asked import Ask, every_offer
 from chipcost.transform.cost import CostQuestion
 from tests import warehouses
 

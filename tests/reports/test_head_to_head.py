@@ -16,7 +16,7 @@ from chipcost.reads.articles import (
     article_answers,
 )
 from chipcost.reads.compare import compare
-from chipcost.reads.cost import Ask
+from chipcost.reads.cost_asked import Ask
 from chipcost.reports.site import write_site
 from chipcost.warehouse.db import connect
 from tests.cli.test_cost_cli import _warehouse, chipcost

@@ -38,7 +38,7 @@ def test_a_repo_id_is_read_as_its_model_and_release(repo, model, release):
 def test_cost_says_the_release_it_read(tmp_path):
     """The note of a read answered through an id says the release it cut."""
     from chipcost.pipeline.seed import open_warehouse
-    from chipcost.reads.cost import resolve_model
+    from chipcost.reads.cost_asked import resolve_model
     from tests import warehouses
 
     con = open_warehouse(warehouses.new(tmp_path / "w.duckdb"))
@@ -59,7 +59,7 @@ def test_an_id_of_a_model_you_sized_is_read_once_you_have(tmp_path):
     kept as a model of its own); once its size is recorded, the id is read as it."""
     from chipcost.core.errors import UsageError
     from chipcost.pipeline.seed import add_user_model, open_warehouse
-    from chipcost.reads.cost import resolve_model
+    from chipcost.reads.cost_asked import resolve_model
     from tests import warehouses
 
     con = open_warehouse(warehouses.new(tmp_path / "w.duckdb"))

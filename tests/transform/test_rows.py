@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from chipcost.reads.cost import ask_of, cost_question, rank_cost
+from chipcost.reads.cost import rank_cost
+from chipcost.reads.cost_asked import ask_of, cost_question
 from chipcost.transform.rows import CostRow, FigureRow, number
 from chipcost.warehouse.cost_per_token import figures
 from chipcost.warehouse.db import connect
