@@ -292,7 +292,7 @@ def taken_from(every: CostRanking, ask: Ask, question: CostQuestion) -> list[Cos
     if ask.max_instances is not None:
         rows = [r for r in rows if (r.get("instances_needed") or 1) <= ask.max_instances]
     if not rows:
-        nothing_chosen(ask, bool(offers), sorted(set(every.priced) & set(every.covered)))
+        nothing_chosen(None, ask, bool(offers), sorted(set(every.priced) & set(every.covered)))
     if all(r.get("throughput_at_speed") is False for r in rows):
         unreached(ask, rows, sorted({str(r["chip"]) for r in rows}))
     return rows

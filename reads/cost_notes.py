@@ -242,8 +242,12 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
     )
 
 
-def nothing_chosen(con: duckdb.DuckDBPyConnection, ask: Ask, offers: bool, both: list[str]) -> None:
-    """The NoMatch for a ranking that chose no offer (of `offers` when true)."""
+def nothing_chosen(
+    con: duckdb.DuckDBPyConnection | None, ask: Ask, offers: bool, both: list[str]
+) -> None:
+    """The NoMatch for a ranking that chose no offer (of `offers` when true); without `con`
+    (a ranking taken from another, reads.cost.taken_from) where else the chips are priced and
+    the offers no rate converts go unsaid."""
     if ask.max_instances is not None and offers:
         raise NoMatch(
             f"no offer holds {ask.model} for {ask.workload} in {ask.max_instances} instance(s) "
@@ -265,7 +269,7 @@ def nothing_chosen(con: duckdb.DuckDBPyConnection, ask: Ask, offers: bool, both:
         )
     from chipcost.reads.price_notes import held_elsewhere
 
-    if ask.chips and (where := held_elsewhere(con, ask.chips, ask.filters)):
+    if con is not None and ask.chips and (where := held_elsewhere(con, ask.chips, ask.filters)):
         raise NoMatch(
             f"no current offer of {', '.join(ask.chips)} matches for {ask.model} "
             f"{ask.workload}{where}; widen "
@@ -275,7 +279,7 @@ def nothing_chosen(con: duckdb.DuckDBPyConnection, ask: Ask, offers: bool, both:
     kept = unrated_offers(
         con, chips=ask.chips or None, providers=f.get("providers"), regions=f.get("regions"),
         pricing_models=f.get("pricing_models"), instances=f.get("instances"),
-    )  # fmt: skip
+    ) if con is not None else []  # fmt: skip
     left = (  # the offers these filters match are in a currency no rate converts
         f" ({len(kept)} in their own currency, no ECB rate within {MAX_RATE_AGE_DAYS} days of "
         f"their day converting them to US dollars; `{RATES}` fetches the rates: "

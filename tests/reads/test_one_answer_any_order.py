@@ -89,3 +89,20 @@ def test_an_offers_cost_per_token_is_the_same_under_any_baseline(con, model, spe
     assert len(shared) > 20
     for key in shared:
         assert len({costs[baseline][key] for baseline in costs}) == 1, key
+
+
+def test_a_narrower_ask_no_offer_answers_is_refused_in_words_as_rank_cost_refuses_it(con):
+    """taken_from's refusal where no offer of the chip is left (--max-instances): the NoMatch
+    rank_cost gives for the same ask, not an error of its own."""
+    from chipcost.core.errors import NoMatch
+    from chipcost.reads.cost import taken_from
+
+    ask = _ask("deepseek-r1", "30")
+    every = rank_cost(con, every_offer(ask), CostQuestion())
+    narrow = replace(ask, chips=["H100-SXM"], all_offers=True, max_instances=1)
+    with pytest.raises(NoMatch) as direct:
+        rank_cost(con, narrow, CostQuestion())
+    with pytest.raises(NoMatch) as taken:
+        taken_from(every, narrow, CostQuestion())
+    assert str(taken.value) == str(direct.value)
+    assert "no offer holds deepseek-r1 for inference in 1 instance(s)" in str(taken.value)
