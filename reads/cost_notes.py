@@ -213,8 +213,8 @@ def _quoted(value: str) -> str:
 def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
     """A query on cost_per_token that gives the ranking's numbers, filters included: the view
     where the figures are at the default point, else cost_per_token_at with the asked point's
-    arguments (training's figures are at their one point whatever the speed)."""
-    point = ask.point if ask.workload == "inference" else Point()
+    arguments (a precision narrows training's figures too)."""
+    point = ask.point if ask.workload == "inference" else Point(precision=ask.precision)
     table = point.of("cost_per_token_at") if point != Point() else "cost_per_token"
     cost = ""
     if question.tokens:
