@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from email.message import EmailMessage
 from pathlib import Path
 
+import duckdb
 import polars as pl
 
 from chipcost.core.errors import NoMatch
@@ -18,7 +20,7 @@ from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import Warehouse
 from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.reports import page, text
-from chipcost.reports.data import ReportData, gather, report_name
+from chipcost.reports.data import ReportData, gather, printable_text, report_name
 from chipcost.reports.mail import (
     DRY_RUN_SENDER,
     EmailError,
@@ -29,8 +31,8 @@ from chipcost.reports.mail import (
     write_eml,
 )
 from chipcost.reports.outbox import send_once
-from chipcost.reports.period import ReportError, ReportOptions, resolve_period
-from chipcost.warehouse.changes import newest_run
+from chipcost.reports.period import Period, ReportError, ReportOptions, resolve_period
+from chipcost.warehouse.changes import newest_run, write_change_events
 from chipcost.warehouse.reader import open_reader
 
 CSV_COLUMNS = (
@@ -50,6 +52,8 @@ CSV_COLUMNS = (
     "estimate",  # what a price no public page gives rests on; empty for a published price
     "sample",  # true for the bundled sample's prices
 )
+# Rows of the changes CSV made at a time: what the report holds of it, whatever the period.
+CSV_BATCH = 10_000
 
 
 @dataclass
@@ -105,18 +109,20 @@ def write_report(
         today = datetime.now(UTC).date()
         period = resolve_period(since, until, newest_run(con), today)
         data = gather(con, period, options, step)
+        if not without_data and (empty := _no_data(data)):
+            raise NoMatch(f"{empty}: no report written")
+        out_dir = _prepare(out_dir)
+        subject = text.subject(data)
+        html_path = out_dir / report_name(data)
+        csv_path = out_dir / page.csv_name(data)
+        with written_whole([html_path, csv_path]) as (html_file, csv_file):
+            step(f"writing {csv_path.name}")
+            write_changes_csv(con, period, csv_file)
+            con.close()  # the warehouse is free while the page is laid out
+            step(f"laying out the page and writing {html_path.name}")
+            html_file.write_text(page.report_html(data, subject), encoding="utf-8")
     finally:
         con.close()
-    if not without_data and (empty := _no_data(data)):
-        raise NoMatch(f"{empty}: no report written")
-    out_dir = _prepare(out_dir)
-    subject = text.subject(data)
-    html_path = out_dir / report_name(data)
-    csv_path = out_dir / page.csv_name(data)
-    step(f"laying out the page and writing {html_path.name}")
-    with written_whole([html_path, csv_path]) as (html_file, csv_file):
-        html_file.write_text(page.report_html(data, subject), encoding="utf-8")
-        csv_file.write_text(changes_csv(data.events).write_csv(), encoding="utf-8")
     return Report(data, subject, html_path, csv_path, db_path)
 
 
@@ -145,8 +151,24 @@ def _prepare(out_dir: Path) -> Path:
     return out_dir
 
 
+def write_changes_csv(
+    con: duckdb.DuckDBPyConnection, period: Period, path: Path, batch: int = CSV_BATCH
+) -> None:
+    """The CSV of every event of the period at `path`: DuckDB writes the events to a Parquet
+    file beside it, read back and written out `batch` rows at a time, each as changes_csv
+    makes it; the report never holds every event (docs/performance.md)."""
+    with tempfile.TemporaryDirectory(prefix=".chipcost-changes-", dir=path.parent) as scratch:
+        events = Path(scratch) / "events.parquet"
+        write_change_events(con, period.start, period.end, events)
+        read = pl.scan_parquet(events)
+        with path.open("w", encoding="utf-8", newline="") as out:
+            out.write(changes_csv(read.head(0).collect()).write_csv())  # the header, even alone
+            for rows in read.collect_batches(chunk_size=batch):
+                out.write(changes_csv(printable_text(rows)).write_csv(include_header=False))
+
+
 def changes_csv(events: pl.DataFrame) -> pl.DataFrame:
-    """Every event of the period, timestamps in ISO UTC, text safe to open in a spreadsheet."""
+    """Events of the period, timestamps in ISO UTC, text safe to open in a spreadsheet."""
     frame = events.select(CSV_COLUMNS).with_columns(
         pl.col("changed_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     )

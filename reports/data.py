@@ -17,7 +17,16 @@ from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.reads.rental_units import kinds
 from chipcost.reports.labels import money, with_labels
 from chipcost.reports.period import Period, ReportOptions
-from chipcost.warehouse.changes import Coverage, change_events, coverage, price_moves
+from chipcost.warehouse.changes import (
+    NEW,
+    WITHDRAWN,
+    Coverage,
+    EventCounts,
+    change_events,
+    coverage,
+    event_counts,
+    price_moves,
+)
 from chipcost.warehouse.freshness import freshness
 from chipcost.warehouse.fx import NONE_UNRATED, Unrated
 from chipcost.warehouse.history import daily_cheapest
@@ -52,7 +61,12 @@ class ReportData:
     options: ReportOptions
     coverage: Coverage
     moves: pl.DataFrame  # one row per offer whose price changed, largest move first
-    events: pl.DataFrame  # every new / changed / withdrawn event (the CSV)
+    # the period's new / changed / withdrawn events counted by kind; the CSV holds them all,
+    # written from the warehouse (reports/build.py), never held here
+    events: EventCounts
+    # the first new and withdrawn offers, as many as the report shows (report_rows // 2)
+    new_shown: pl.DataFrame
+    withdrawn_shown: pl.DataFrame
     cheapest: pl.DataFrame  # per chip and pricing bucket, at the end of the period
     # None: the warehouse has no usable view, or the period ended before the newest prices
     cost_per_token: pl.DataFrame | None
@@ -89,17 +103,9 @@ class ReportData:
         return self.coverage.sample
 
     @property
-    def new_offers(self) -> pl.DataFrame:
-        return self.events.filter((pl.col("change") == "new") & ~pl.col("history_start"))
-
-    @property
-    def withdrawn(self) -> pl.DataFrame:
-        return self.events.filter(pl.col("change") == "withdrawn")
-
-    @property
     def first_seen(self) -> int:
         """Offers whose history began in this period (a source's first run): not news."""
-        return self.events.filter(pl.col("history_start")).height
+        return self.events.first_seen
 
     @property
     def real_moves(self) -> pl.DataFrame:
@@ -117,7 +123,7 @@ class ReportData:
     def price_changes(self) -> int:
         """Price changes in the period (an offer may change more than once): the CSV's rows
         of changed prices."""
-        return self.events.filter(pl.col("change") == "changed").height
+        return self.events.changed
 
     @property
     def disagreements(self) -> pl.DataFrame:
@@ -165,7 +171,12 @@ def gather(
     step("reading what changed")
     moves = price_moves(con, start, end, end - timedelta(days=options.trend_days))
     covered = coverage(con, start, end)
-    events = with_labels(printable_text(change_events(con, start, end)))
+    events = event_counts(con, start, end)
+    shown = options.report_rows // 2
+    new_shown, withdrawn_shown = (
+        with_labels(printable_text(change_events(con, start, end, kind, shown)))
+        for kind in (NEW, WITHDRAWN)
+    )
     later = _ended_before_newest_prices(covered, end)
     generated = datetime.now(UTC)
     step("reading the sources' health")
@@ -205,6 +216,8 @@ def gather(
         coverage=covered,
         moves=with_jumps(with_labels(printable_text(moves))),
         events=events,
+        new_shown=new_shown,
+        withdrawn_shown=withdrawn_shown,
         cheapest=with_labels(printable_text(cheapest)),
         cost_per_token=costs,
         currency=mine.currency,

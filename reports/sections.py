@@ -132,13 +132,17 @@ def _moves_section(
     )
 
 
-def _capped(frame: pl.DataFrame, limit: int, what: str) -> tuple[pl.DataFrame, str]:
-    """The first `limit` rows, and a sentence on the rest ('' when none is left out)."""
-    if frame.height <= limit:
+def _capped(
+    frame: pl.DataFrame, limit: int, what: str, total: int | None = None
+) -> tuple[pl.DataFrame, str]:
+    """The first `limit` rows, and a sentence on the rest ('' when none is left out); `total`:
+    how many there are where `frame` holds only the first of them."""
+    total = frame.height if total is None else total
+    if total <= limit:
         return frame, ""
     said = (
-        f" The first {limit} of {frame.height} {what} are shown; the other "
-        f"{frame.height - limit} are in the CSV next to this report and in the price explorer."
+        f" The first {limit} of {total} {what} are shown; the other "
+        f"{total - limit} are in the CSV next to this report and in the price explorer."
     )
     return frame.head(limit), said
 
@@ -153,9 +157,10 @@ def no_changes(data: ReportData) -> str:
 
 def new_offers(data: ReportData) -> Section:
     explain = "Offers a source listed for the first time in the period (or listed again)."
-    if data.new_offers.is_empty():
+    if not data.events.new:
         return Section("new", "New offers", explain, None, "No new offers in this period.")
-    offers, rest = _capped(data.new_offers, data.options.report_rows // 2, "new offers")
+    limit = data.options.report_rows // 2
+    offers, rest = _capped(data.new_shown, limit, "new offers", data.events.new)
     explain += rest
     gt = tables.offers_table(offers, price="new_price_per_chip_hour", day="Listed")
     return Section("new", "New offers", explain, _html(gt))
@@ -163,9 +168,10 @@ def new_offers(data: ReportData) -> Section:
 
 def withdrawn(data: ReportData) -> Section:
     explain = "Offers a source that ran successfully no longer lists, with their last price."
-    if data.withdrawn.is_empty():
+    if not data.events.withdrawn:
         return Section("withdrawn", "Withdrawn offers", explain, None, "No offer was withdrawn.")
-    offers, rest = _capped(data.withdrawn, data.options.report_rows // 2, "withdrawn offers")
+    limit = data.options.report_rows // 2
+    offers, rest = _capped(data.withdrawn_shown, limit, "withdrawn offers", data.events.withdrawn)
     explain += rest
     gt = tables.offers_table(offers, price="old_price_per_chip_hour", day="Withdrawn")
     return Section("withdrawn", "Withdrawn offers", explain, _html(gt))
@@ -363,8 +369,8 @@ def _folded(section: Section, data: ReportData) -> Section:
     gists = {
         "cheapest": f"by pricing model, for {plural(data.cheapest['chip'].n_unique(), 'chip')}",
         "cost": f"the cheapest chips for {pairs} models and workloads" if pairs else "",
-        "new": plural(data.new_offers.height, "offer"),
-        "withdrawn": plural(data.withdrawn.height, "offer"),
+        "new": plural(data.events.new, "offer"),
+        "withdrawn": plural(data.events.withdrawn, "offer"),
         # sample data is judged as the sample week, not as stale (`chipcost sources` says so)
         "health": f"{plural(data.health.height, 'source')}, "
         + (

@@ -46,8 +46,8 @@ def counts(data: ReportData) -> Counts:
         glitches=data.glitches.height,
         down=int((pct < 0).sum()),
         up=int((pct > 0).sum()),
-        new=data.new_offers.height,
-        withdrawn=data.withdrawn.height,
+        new=data.events.new,
+        withdrawn=data.events.withdrawn,
         stale=data.stale_sources.height,
         disagreements=data.disagreements.height,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -20,23 +21,38 @@ WITH first_success AS (
     -- not offers the provider added: the report lists them apart.
     SELECT source, min(observed_at) AS first_ok FROM source_runs WHERE status = 'ok'
     GROUP BY source
+),
+events AS (
+    SELECT
+        p.changed_at, p.change, p.chip, p.provider, p.region, p.zone, p.instance_type,
+        p.pricing_model, p.term, p.payment, p.plan, p.source, p.chip_count,
+        p.old_price_per_hour, p.new_price_per_hour,
+        per_chip_hour(p.old_price_per_hour, p.chip_count) AS old_price_per_chip_hour,
+        per_chip_hour(p.new_price_per_hour, p.chip_count) AS new_price_per_chip_hour,
+        p.change_pct,
+        coalesce(p.change = 'new' AND p.changed_at <= f.first_ok, FALSE) AS history_start,
+        p.payload_ref,
+        -- what the new price (a withdrawal: the old) rests on where it is an estimate, and
+        -- whether it is the bundled sample's
+        {ESTIMATE} AS estimate,
+        {SAMPLE} AS sample
+    FROM price_changes p LEFT JOIN first_success f USING (source)
+    WHERE p.changed_at >= $start AND p.changed_at < $end
 )
-SELECT
-    p.changed_at, p.change, p.chip, p.provider, p.region, p.zone, p.instance_type,
-    p.pricing_model, p.term, p.payment, p.plan, p.source, p.chip_count,
-    p.old_price_per_hour, p.new_price_per_hour,
-    per_chip_hour(p.old_price_per_hour, p.chip_count) AS old_price_per_chip_hour,
-    per_chip_hour(p.new_price_per_hour, p.chip_count) AS new_price_per_chip_hour,
-    p.change_pct,
-    coalesce(p.change = 'new' AND p.changed_at <= f.first_ok, FALSE) AS history_start,
-    p.payload_ref,
-    -- what the new price (a withdrawal: the old) rests on where it is an estimate, and
-    -- whether it is the bundled sample's
-    {ESTIMATE} AS estimate,
-    {SAMPLE} AS sample
-FROM price_changes p LEFT JOIN first_success f USING (source)
-WHERE p.changed_at >= $start AND p.changed_at < $end
-ORDER BY p.changed_at, p.chip, {", ".join(f"p.{c}" for c in HISTORY_KEY)}
+"""
+_IN_ORDER = f"ORDER BY changed_at, chip, {_KEY}"
+# The kinds of event the report tells apart (a new offer of a source's first run is the start
+# of its history, not news).
+NEW = "change = 'new' AND NOT history_start"
+WITHDRAWN = "change = 'withdrawn'"
+
+_COUNTS = f"""{_EVENTS}
+SELECT count(*),
+    count(*) FILTER (WHERE {NEW}),
+    count(*) FILTER (WHERE {WITHDRAWN}),
+    count(*) FILTER (WHERE change = 'changed'),
+    count(*) FILTER (WHERE history_start)
+FROM events
 """
 
 _MOVES = f"""
@@ -141,11 +157,48 @@ def coverage(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> 
     return Coverage(row[0], row[1], int(row[2]), int(row[3]), bool(row[4]))
 
 
-def change_events(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> pl.DataFrame:
-    """Every new, changed and withdrawn event in [start, end), with per-chip prices, what the
-    price rests on where it is an estimate (`estimate`, else None) and whether it is the
-    bundled sample's (`sample`)."""
-    return frame_of(con.sql(_EVENTS, params={"start": start, "end": end}))
+@dataclass(frozen=True)
+class EventCounts:
+    """How many events of each kind a period holds, counted in DuckDB."""
+
+    events: int  # every new, changed and withdrawn event
+    new: int  # offers a source listed for the first time (not in its first run)
+    withdrawn: int
+    changed: int  # price changes (an offer may change more than once)
+    first_seen: int  # offers first seen in their source's first run: the start of its history
+
+
+def change_events(
+    con: duckdb.DuckDBPyConnection,
+    start: datetime,
+    end: datetime,
+    where: str = "TRUE",
+    first: int | None = None,
+) -> pl.DataFrame:
+    """The new, changed and withdrawn events in [start, end) (those of `where`: NEW,
+    WITHDRAWN; the `first` of them only where given), in time order, with per-chip prices,
+    what the price rests on where it is an estimate (`estimate`, else None) and whether it is
+    the bundled sample's (`sample`)."""
+    limit = "" if first is None else f" LIMIT {int(first)}"
+    query = f"{_EVENTS} SELECT * FROM events WHERE {where} {_IN_ORDER}{limit}"
+    return frame_of(con.sql(query, params={"start": start, "end": end}))
+
+
+def event_counts(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> EventCounts:
+    """The events in [start, end) counted by kind, none of them read out."""
+    row = con.execute(_COUNTS, {"start": start, "end": end}).fetchall()[0]
+    return EventCounts(*(int(n) for n in row))
+
+
+def write_change_events(
+    con: duckdb.DuckDBPyConnection, start: datetime, end: datetime, path: Path
+) -> None:
+    """Every event of change_events in [start, end), in its order, written by DuckDB to the
+    Parquet file `path`: read back a batch at a time, a period of many offers is never held
+    whole (the report's CSV of every change)."""
+    quoted = str(path).replace("'", "''")
+    query = f"{_EVENTS} SELECT * FROM events {_IN_ORDER}"
+    con.execute(f"COPY ({query}) TO '{quoted}' (FORMAT parquet)", {"start": start, "end": end})
 
 
 def price_moves(

@@ -88,7 +88,7 @@ def _report(
     out.say([(made.subject, "bold")])
     out.say(headline(made.data))
     out.say(f"report:  {made.html_path}", break_words=False)
-    out.say(f"changes: {made.csv_path} ({made.data.events.height} rows)", break_words=False)
+    out.say(f"changes: {made.csv_path} ({made.data.events.events} rows)", break_words=False)
     if dry_run or recipients:
         with steps_shown("writing the e-mail" if dry_run else "sending the e-mail"):
             delivery = deliver(made, recipients, dry_run=dry_run, force=force)

@@ -155,7 +155,9 @@ def test_sample_archive_end_to_end(tmp_path):
     page = outcome.report.html_path.read_text()
     assert "SAMPLE DATA" in page and "$2.7615" in page and "$2.5406" in page
     data = outcome.report.data
-    assert (data.moves.height, data.new_offers.height, data.withdrawn.height) == (14, 26, 13)
+    assert (data.moves.height, data.events.new, data.events.withdrawn) == (14, 26, 13)
+    # of those, the report holds the rows it shows: report_rows // 2 of each
+    assert (data.new_shown.height, data.withdrawn_shown.height) == (8, 8)
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ STEPS = (
     "reading what changed",
     "reading the price history",
     "reading the price index",
+    "writing chipcost-changes_2026-11-15_2026-11-21.csv",
     "laying out the page and writing chipcost-report_2026-11-15_2026-11-21.html",
     "writing the e-mail",
 )

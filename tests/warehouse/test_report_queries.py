@@ -111,18 +111,19 @@ def test_sparkline_is_the_price_at_the_end_of_each_day(week):
 
 
 def test_new_withdrawn_and_history_start_are_told_apart(week):
-    new = week.new_offers
+    new = week.new_shown
     assert new.select("chip", "region", "zone", "pricing_model").rows() == [
         ("H100-SXM", "us-east-2", "us-east-2a", "spot")
     ]
     assert new["new_price_per_chip_hour"].to_list() == [5.0]
-    withdrawn = week.withdrawn
+    withdrawn = week.withdrawn_shown
     assert withdrawn.select("chip", "region", "old_price_per_chip_hour").rows() == [
         ("L4", "eu-west-1", 0.8)
     ]
     # A, B, C, D from the API and A, B from the bulk files: first run of each source.
     assert week.first_seen == 6
-    assert week.events.height == 2 + 1 + 1 + 1 + 6  # A twice, B, E, D withdrawn, firsts
+    assert week.events.events == 2 + 1 + 1 + 1 + 6  # A twice, B, E, D withdrawn, firsts
+    assert (week.events.new, week.events.withdrawn, week.events.changed) == (1, 1, 3)
 
 
 def test_cheapest_now_per_chip_and_pricing_model(week):
