@@ -1,6 +1,6 @@
 """The notes `chipcost cost` and `compare` give the user about a ranking, and the errors
 that say why there is none: chips left out and why, the point the figures are at, whether the
-model fits, how the numbers are made and the same numbers by SQL."""
+model fits, how the numbers are made and each chip's cheapest by SQL."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.commands import RATES, figure_added, model_size, suggested
 from chipcost.core.errors import NoMatch
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, point_label, speed_label
+from chipcost.core.vocabulary import RESTRICTED_REGION_PATTERN
 from chipcost.reads.cost_asked import Ask
 from chipcost.reads.price_notes import unconverted_words
 from chipcost.transform.cost import (
@@ -199,7 +200,12 @@ def method_notes(ask: Ask, question: CostQuestion) -> list[str]:
             f"row {sign.strip()}/M) x 10^6 "
             f"tokens{daily}, at the figures the verdict rests on; none where it cannot say"
         )
-    sql = f'same numbers by SQL: chipcost sql "{equivalent_sql(ask, question)}"'
+    # The ranking's own numbers where each chip's cheapest offer holds the model; where it
+    # cannot, the table takes a larger instance (transform/cost_fit.py), which SQL leaves out.
+    sql = (
+        "each chip's cheapest by SQL (where that instance cannot hold the model, the table "
+        f'shows one that can): chipcost sql "{equivalent_sql(ask, question)}"'
+    )
     if ask.mine.active:
         sql += " (list prices in US dollars: the view holds neither discounts nor currencies)"
     notes.append(sql)
@@ -233,6 +239,11 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
             where += f" and {held}"
     if paid := pricing_sql(ask.filters.get("pricing_models"), _quoted):
         where += f" and {paid}"
+    if not ask.all_offers:  # as the ranking: a whole chip anyone can rent (cost_rows)
+        where += " and chip_count >= 1"
+        if not ask.filters.get("regions"):
+            pattern = _quoted(RESTRICTED_REGION_PATTERN)
+            where += f" and not regexp_matches(lower(region), {pattern})"
     if ask.all_offers:
         row_cost = cost.replace("min(", "(")
         return f"select *{row_cost} from {table} {where} order by usd_per_million_tokens"

@@ -130,7 +130,7 @@ def test_the_sql_view_answers_the_same_numbers(db, filters, ranked_rows):
         *filters, "--db", str(db),
     )  # fmt: skip
     notes = ranked.stdout.replace("\n  ", " ")  # a note's further lines, indented, joined
-    (query,) = re.findall(r'same numbers by SQL: chipcost sql "(.+)"', notes)
+    (query,) = re.findall(r'cheapest by SQL [^:]*: chipcost sql "(.+)"', notes)
     result = chipcost("sql", query, "--db", str(db), "--format", "csv")
     assert result.returncode == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(result.stdout)))

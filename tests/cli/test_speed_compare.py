@@ -541,7 +541,7 @@ def test_the_sql_note_at_an_asked_point_gives_the_commands_numbers(db, point):
     shown = chipcost(*asked, *point)
     assert ranked.returncode == 0 and shown.returncode == 0, ranked.stderr + shown.stderr
     notes = shown.stdout.replace("\n  ", " ")  # a note's further lines, indented, joined
-    (query,) = re.findall(r'same numbers by SQL: chipcost sql "(.+)"', notes)
+    (query,) = re.findall(r'cheapest by SQL [^:]*: chipcost sql "(.+)"', notes)
     assert "cost_per_token_at(" in query and "VARIABLE" not in notes
     result = chipcost("sql", query, "--db", str(db), "--format", "csv")
     assert result.returncode == 0, result.stderr
