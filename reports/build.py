@@ -33,7 +33,7 @@ from chipcost.reports.mail import (
 from chipcost.reports.outbox import send_once
 from chipcost.reports.period import Period, ReportError, ReportOptions, resolve_period
 from chipcost.warehouse.changes import newest_run, write_change_events
-from chipcost.warehouse.reader import open_reader
+from chipcost.warehouse.reader import in_working_memory, open_reader
 
 CSV_COLUMNS = (
     "changed_at",
@@ -159,7 +159,8 @@ def write_changes_csv(
     makes it; the report never holds every event (docs/performance.md)."""
     with tempfile.TemporaryDirectory(prefix=".chipcost-changes-", dir=path.parent) as scratch:
         events = Path(scratch) / "events.parquet"
-        write_change_events(con, period.start, period.end, events)
+        # every event sorted and written out: in bounded memory (reader.CUT_MEMORY)
+        in_working_memory(con, lambda: write_change_events(con, period.start, period.end, events))
         read = pl.scan_parquet(events)
         with path.open("w", encoding="utf-8", newline="") as out:
             out.write(changes_csv(read.head(0).collect()).write_csv())  # the header, even alone

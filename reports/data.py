@@ -30,6 +30,7 @@ from chipcost.warehouse.changes import (
 from chipcost.warehouse.freshness import freshness
 from chipcost.warehouse.fx import NONE_UNRATED, Unrated
 from chipcost.warehouse.history import daily_cheapest
+from chipcost.warehouse.reader import in_working_memory
 from chipcost.warehouse.snapshot import (
     CHEAPEST_ORDER,
     cheapest_by_model,
@@ -171,12 +172,10 @@ def gather(
     step("reading what changed")
     moves = price_moves(con, start, end, end - timedelta(days=options.trend_days))
     covered = coverage(con, start, end)
-    events = event_counts(con, start, end)
+    # every event counted, in bounded memory (reader.CUT_MEMORY), none of them held
+    events = in_working_memory(con, lambda: event_counts(con, start, end))
     shown = options.report_rows // 2
-    new_shown, withdrawn_shown = (
-        with_labels(printable_text(change_events(con, start, end, kind, shown)))
-        for kind in (NEW, WITHDRAWN)
-    )
+    new_shown, withdrawn_shown = (_first_events(con, period, k, shown) for k in (NEW, WITHDRAWN))
     later = _ended_before_newest_prices(covered, end)
     generated = datetime.now(UTC)
     step("reading the sources' health")
@@ -229,6 +228,17 @@ def gather(
         speed_curve=speed_curve,
         index=index,
     )
+
+
+def _first_events(
+    con: duckdb.DuckDBPyConnection, period: Period, kind: str, rows: int
+) -> pl.DataFrame:
+    """The first `rows` events of a kind (NEW, WITHDRAWN) as the report shows them: every event
+    is sorted to find them, in bounded memory (reader.CUT_MEMORY)."""
+    events = in_working_memory(
+        con, lambda: change_events(con, period.start, period.end, kind, rows)
+    )
+    return with_labels(printable_text(events))
 
 
 def _cheapest(

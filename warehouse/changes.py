@@ -15,7 +15,7 @@ from chipcost.warehouse.prices import ESTIMATE, SAMPLE
 
 _KEY = ", ".join(HISTORY_KEY)
 
-_EVENTS = f"""
+_EVENTS = """
 WITH first_success AS (
     -- Offers first seen in a source's first successful run are the start of its history,
     -- not offers the provider added: the report lists them apart.
@@ -31,11 +31,7 @@ events AS (
         per_chip_hour(p.new_price_per_hour, p.chip_count) AS new_price_per_chip_hour,
         p.change_pct,
         coalesce(p.change = 'new' AND p.changed_at <= f.first_ok, FALSE) AS history_start,
-        p.payload_ref,
-        -- what the new price (a withdrawal: the old) rests on where it is an estimate, and
-        -- whether it is the bundled sample's
-        {ESTIMATE} AS estimate,
-        {SAMPLE} AS sample
+        p.payload_ref
     FROM price_changes p LEFT JOIN first_success f USING (source)
     WHERE p.changed_at >= $start AND p.changed_at < $end
 )
@@ -157,6 +153,14 @@ def coverage(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> 
     return Coverage(row[0], row[1], int(row[2]), int(row[3]), bool(row[4]))
 
 
+def _marked(kept: str) -> str:
+    """The events the query `kept` keeps, with what the new price (a withdrawal: the old) rests
+    on where it is an estimate and whether it is the bundled sample's, looked up for those rows
+    only: the lookups read the observations, which counting the events does not need."""
+    marks = f"{ESTIMATE} AS estimate, {SAMPLE} AS sample"
+    return f"{_EVENTS} SELECT p.*, {marks} FROM ({kept}) p {_IN_ORDER}"
+
+
 @dataclass(frozen=True)
 class EventCounts:
     """How many events of each kind a period holds, counted in DuckDB."""
@@ -180,8 +184,8 @@ def change_events(
     what the price rests on where it is an estimate (`estimate`, else None) and whether it is
     the bundled sample's (`sample`)."""
     limit = "" if first is None else f" LIMIT {int(first)}"
-    query = f"{_EVENTS} SELECT * FROM events WHERE {where} {_IN_ORDER}{limit}"
-    return frame_of(con.sql(query, params={"start": start, "end": end}))
+    kept = f"SELECT * FROM events WHERE {where} {_IN_ORDER}{limit}"
+    return frame_of(con.sql(_marked(kept), params={"start": start, "end": end}))
 
 
 def event_counts(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> EventCounts:
@@ -197,7 +201,7 @@ def write_change_events(
     Parquet file `path`: read back a batch at a time, a period of many offers is never held
     whole (the report's CSV of every change)."""
     quoted = str(path).replace("'", "''")
-    query = f"{_EVENTS} SELECT * FROM events {_IN_ORDER}"
+    query = _marked("SELECT * FROM events")
     con.execute(f"COPY ({query}) TO '{quoted}' (FORMAT parquet)", {"start": start, "end": end})
 
 
