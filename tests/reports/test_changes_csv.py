@@ -54,6 +54,4 @@ def test_the_report_holds_the_counts_and_the_first_rows_it_shows(sample_report):
     shown = data.options.report_rows // 2
     assert new.height > shown  # the sample week has more new offers than the report shows
     assert data.new_shown.select(whole.columns).equals(printable_text(new.head(shown)))
-    assert data.withdrawn_shown.select(whole.columns).equals(
-        printable_text(withdrawn.head(shown))
-    )
+    assert data.withdrawn_shown.select(whole.columns).equals(printable_text(withdrawn.head(shown)))
