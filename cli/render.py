@@ -1,5 +1,5 @@
 """Terminal output: a query's rows, notes wrapped to the width, a status in its colour
-(a collection's summary: chipcost.cli.render_collect)."""
+(a collection's summary: chipcost.cli.commands.collect)."""
 
 from __future__ import annotations
 

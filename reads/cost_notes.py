@@ -12,7 +12,6 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.commands import RATES, figure_added, model_size, suggested
 from chipcost.core.errors import NoMatch
 from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, point_label, speed_label
-from chipcost.core.vocabulary import RESTRICTED_REGION_PATTERN
 from chipcost.reads.cost_asked import Ask
 from chipcost.reads.price_notes import unconverted_words
 from chipcost.transform.cost import (
@@ -242,8 +241,7 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
     if not ask.all_offers:  # as the ranking: a whole chip anyone can rent (cost_rows)
         where += " and chip_count >= 1"
         if not ask.filters.get("regions"):
-            pattern = _quoted(RESTRICTED_REGION_PATTERN)
-            where += f" and not regexp_matches(lower(region), {pattern})"
+            where += " and not restricted_region(region)"
     if ask.all_offers:
         row_cost = cost.replace("min(", "(")
         return f"select *{row_cost} from {table} {where} order by usd_per_million_tokens"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.figures import DEFAULT_SPEED
-from chipcost.core.vocabulary import OFFER_KEY, RESTRICTED_REGION_PATTERN
+from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.transform.cost_fit import GROUP
 from chipcost.transform.rows import FigureRow, figure_rows
 from chipcost.warehouse.bound import execute
@@ -136,7 +136,7 @@ def cost_rows(
     if not all_offers:  # the cheapest offer of a chip: a whole chip anyone can rent
         where.conditions.append("chip_count >= 1")
         if not filters.get("regions"):  # a restricted region answers when --region names it
-            where.add("NOT regexp_matches(lower(region), {})", RESTRICTED_REGION_PATTERN)
+            where.conditions.append("NOT restricted_region(region)")
     order = ", ".join(f"{column} NULLS FIRST" for column in ORDER)
     qualify = (
         f"QUALIFY row_number() OVER (PARTITION BY {', '.join(GROUP)} ORDER BY {order}) = 1"

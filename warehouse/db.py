@@ -43,10 +43,10 @@ def _sql_files(folder: str) -> list[tuple[str, str]]:
 def views() -> list[tuple[str, str]]:
     """(file name, SQL) for every file in warehouse/views, in order, with the lists a view
     names (`{{figure_kinds}}`, `{{same_offer_p_n}}`: rows p and n of one offer,
-    `{{max_rate_age_days}}`, `{{usd_per_eur}}`, `{{default_speed}}`) written in
-    from where they are declared."""
+    `{{max_rate_age_days}}`, `{{usd_per_eur}}`, `{{default_speed}}`, `{{restricted_pattern}}`)
+    written in from where they are declared."""
     from chipcost.core.figures import DEFAULT_SPEED, KIND_CLASSES, KINDS
-    from chipcost.core.vocabulary import HISTORY_KEY
+    from chipcost.core.vocabulary import HISTORY_KEY, RESTRICTED_REGION_PATTERN
     from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, USD_PER_EUR
 
     lists = {
@@ -56,6 +56,7 @@ def views() -> list[tuple[str, str]]:
         "{{max_rate_age_days}}": str(MAX_RATE_AGE_DAYS),
         "{{usd_per_eur}}": USD_PER_EUR.strip(),
         "{{default_speed}}": bound.literal(DEFAULT_SPEED),
+        "{{restricted_pattern}}": bound.literal(RESTRICTED_REGION_PATTERN),
     }
     found = []
     for name, sql in _sql_files("views"):

@@ -39,7 +39,6 @@ from chipcost.core.frames import frame_of
 from chipcost.core.vocabulary import (
     GLANCE_KINDS,
     PRICING_MODEL_TABLE,
-    RESTRICTED_REGION_PATTERN,
 )
 from chipcost.warehouse.bound import relation
 from chipcost.warehouse.fx import RATE_COLUMNS, index_in_currency
@@ -192,7 +191,7 @@ def price_index(
     # A slice of a GPU (chip_count below 1) and a region most buyers cannot rent in are no
     # constituents: the index is of whole chips anyone can rent (docs/price-index.md).
     where.conditions.append("h.chip_count >= 1")
-    where.add("NOT regexp_matches(lower(h.region), {})", RESTRICTED_REGION_PATTERN)
+    where.conditions.append("NOT restricted_region(h.region)")
     where.add(f"list_contains({{}}, {bucket})", chosen)
     days = in_force_days(
         where=where.sql(),

@@ -6,14 +6,26 @@ deployed collect flow, recorded by a Prefect server.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+from chipcost.cli.consoles import print_fitted, print_wrapped
+from chipcost.cli.fit import Cell, Column, fit_table, plain
 from chipcost.cli.options import DataDir, Db
 from chipcost.cli.parser import command
+from chipcost.cli.render import print_note, status_cell
+from chipcost.cli.render_fresh import SAMPLE_BANNER
+from chipcost.core.clean import printable
 from chipcost.core.questions import Opt
 
-if TYPE_CHECKING:
-    from chipcost.core.settings import Settings
+# chipcost.core.runs (the statuses) imports polars: imported where a summary is drawn
+if TYPE_CHECKING:  # imported when it runs: `chipcost collect --help` stays light
+    from chipcost.cli.consoles import Screen
+    from chipcost.core.runs import SourceResult
+    from chipcost.core.settings import Settings, Warehouse
 
 
 def _collect(
@@ -71,8 +83,6 @@ def _collect(
         )
     else:
         outcomes = _here(settings, runs, asked, notify=notify, alert_pct=alert_pct, verbose=verbose)
-    from chipcost.cli.render_collect import print_outcomes
-
     if not outcomes:
         out.say(f"no pending runs: every run archived for {settings.warehouse} is loaded")
         return
@@ -127,7 +137,6 @@ def _alerts(
 def _print_failed(settings: Settings, outcomes: list, verbose: bool) -> None:
     if outcomes:
         from chipcost.cli.consoles import out
-        from chipcost.cli.render_collect import print_outcomes
 
         print_outcomes(out, outcomes, settings.warehouse, verbose=verbose, again=settings.again())
 
@@ -212,6 +221,203 @@ def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) ->
 
 def _runs(count: int) -> str:
     return f"{count} run{'s' if count != 1 else ''}"
+
+
+# What `chipcost collect` prints at its end: the runs it loaded with their total, then one
+# summary per source over every run (its statuses, its notes said once with the number of runs
+# that said them). With --verbose, the latest run's table of sources and every note as each
+# run said it.
+_NUMBERS = ("records", "rejects", "new", "changed", "withdrawn")
+# The runs listed in the table; a longer replay's earlier runs share one row (--verbose: all).
+RUNS_LISTED = 10
+# A note's last parenthesis, when it holds no other: the ids or versions it names, which
+# differ run by run ("... left out of the medians (18402628)"): notes are grouped without it.
+_DETAIL = re.compile(r"\s\([^()]*\)$")
+
+
+def print_outcomes(
+    console: Screen,
+    outcomes: list,
+    db_path: Path | Warehouse,
+    *,
+    verbose: bool = False,
+    again: str = "",
+) -> None:
+    """The runs (and their total), then each source's summary over them, or with `verbose`
+    the latest run's sources and every note; the sample banner and the warehouse last, with a
+    read to try (`again`: what it must be given to find this warehouse, Settings.again)."""
+    _print_runs(console, outcomes, every=verbose)
+    if verbose:
+        _print_latest_sources(console, outcomes[-1].run)
+        notes = [f"{s.source}: {n}" for o in outcomes for s in o.run.sources for n in s.notes]
+        for note in dict.fromkeys(notes):
+            print_note(console, note, label=("note", "yellow"))
+    else:
+        _print_source_summaries(console, outcomes)
+    if any(o.run.sample for o in outcomes):
+        console.say(SAMPLE_BANNER)
+    if outcomes and all(o.run.status == "failed" for o in outcomes):
+        console.say(f"warehouse: {db_path}  (nothing was loaded: see the messages above)")
+    else:
+        console.say(f"warehouse: {db_path}")
+        console.command("try: chipcost", f"prices --chip H100-SXM{again}")
+
+
+def _print_runs(console: Screen, outcomes: list, *, every: bool) -> None:
+    """A row per run (past RUNS_LISTED, the earlier ones share a row), and their total."""
+    columns = [
+        Column("run", "archive run", essential=True),
+        Column("status", "status", essential=True),
+        *(Column(n, n, numeric=True, essential=True) for n in _NUMBERS),
+    ]
+    listed = outcomes if every or len(outcomes) <= RUNS_LISTED else outcomes[-RUNS_LISTED:]
+    earlier = outcomes[: len(outcomes) - len(listed)]
+    cells: list[dict[str, Cell]] = []
+    if earlier:
+        cells.append(_row(f"{len(earlier)} earlier runs (--verbose lists them)", earlier))
+    for outcome in listed:
+        run = outcome.run
+        label = f"{run.archive_run}{' (sample)' if run.sample else ''}"
+        cells.append({"run": plain(label), "status": status_cell(run.status)} | _sums([outcome]))
+    if len(outcomes) > 1:
+        cells.append(_row(f"total, {len(outcomes)} runs", outcomes))
+    print_fitted(console, fit_table(console, columns, cells))
+
+
+def _row(label: str, outcomes: list) -> dict[str, Cell]:
+    statuses = Counter(o.run.status for o in outcomes)
+    said = ", ".join(f"{n} {status}" for status, n in statuses.items())
+    return {"run": plain(label), "status": plain(said)} | _sums(outcomes)
+
+
+def _sums(outcomes: list) -> dict[str, Cell]:
+    return {n: str(sum(getattr(o.summary, n) for o in outcomes)) for n in _NUMBERS}
+
+
+def _print_latest_sources(console: Screen, run) -> None:
+    """--verbose: the latest run's table of sources, each with its message."""
+    columns = [
+        Column("source", "source", essential=True),
+        Column("status", "status", essential=True),
+        Column("records", "records", numeric=True, essential=True),
+        Column("rejects", "rejects", numeric=True, essential=True),
+        Column("seconds", "seconds", numeric=True, essential=True),
+        Column("message", "message", essential=True, prose=True),  # wraps: a URL is never cut
+    ]
+    cells: list[dict[str, Cell]] = [
+        {
+            "source": plain(s.source),
+            "status": status_cell(s.status),
+            "records": str(len(s.records)),
+            "rejects": str(len(s.rejects)),
+            "seconds": f"{s.seconds:.2f}",
+            "message": plain(s.message),
+        }
+        for s in run.sources
+    ]
+    title = f"sources in {run.archive_run}"
+    print_fitted(console, fit_table(console, columns, cells, title=title))
+
+
+@dataclass
+class _Said:
+    """One thing a source said in several runs: how many, and the latest run's words."""
+
+    runs: int = 0
+    latest: str = ""
+    alike: bool = True
+    message: bool = False  # why it failed or was skipped, not a note: said first
+
+    def add(self, text: str) -> None:
+        self.alike = self.alike and (not self.latest or text == self.latest)
+        self.runs, self.latest = self.runs + 1, text
+
+    def shown(self, of_runs: int) -> str:
+        if of_runs <= 1 or self.runs <= 1:
+            return self.latest
+        count = f"{self.runs} runs" if self.alike else f"{self.runs} runs, as the latest said it"
+        return f"{self.latest} ({count})"
+
+
+@dataclass
+class _Source:
+    """A source over the runs: its statuses, and its messages (where not ok) and notes."""
+
+    name: str
+    statuses: Counter = field(default_factory=Counter)
+    said: dict[str, _Said] = field(default_factory=dict)
+
+    def add(self, result: SourceResult) -> None:
+        from chipcost.core.runs import ALREADY_LOADED, OK
+
+        self.statuses[result.status] += 1
+        texts = [(printable(n), False) for n in dict.fromkeys(result.notes)]
+        if result.status not in (OK, ALREADY_LOADED):
+            texts.insert(0, (f"{result.status}: {printable(result.message)}", True))
+        for text, message in texts:
+            self.said.setdefault(_DETAIL.sub("", text), _Said(message=message)).add(text)
+
+    @property
+    def quiet(self) -> bool:
+        from chipcost.core.runs import ALREADY_LOADED, OK
+
+        return not self.said and set(self.statuses) <= {OK, ALREADY_LOADED}
+
+    def line(self, runs: int, room: int) -> str:
+        """Its statuses, then what it said, each once: as many as fit in `room` characters
+        (one at least, its failure first), the rest counted."""
+        statuses = ", ".join(f"{status} {n}" for status, n in self.statuses.items())
+        if len(self.statuses) == 1:  # one status in every run: its word alone
+            statuses = next(iter(self.statuses))
+        # What fewer runs said first: news (a price that jumped) before what every run says.
+        ordered = sorted(self.said.values(), key=lambda s: (not s.message, s.runs))
+        said = [s.shown(runs) for s in ordered]
+        if len(self.statuses) == 1 and ordered[:1] and ordered[0].message:
+            said[0] = said[0].removeprefix(f"{statuses}: ")  # "failed: failed: ..." once
+        if not said:
+            return statuses
+        line = f"{statuses}: {said[0]}"
+        for n, more in enumerate(said[1:], start=1):
+            left = len(said) - n
+            counted = f"; {left} more note{'s' if left > 1 else ''}"
+            fits = len(line) + len(more) + 2 + (len(counted) if left > 1 else 0) <= room
+            if not fits:
+                return line + counted
+            line += f"; {more}"
+        return line
+
+
+def _print_source_summaries(console: Screen, outcomes: list) -> None:
+    """One summary per source over every run: those with nothing to say in one list, each
+    other a line of its own (what it said, each once, with the runs that said it)."""
+    from chipcost.core.runs import ALREADY_LOADED, OK
+
+    sources: dict[str, _Source] = {}
+    for outcome in outcomes:
+        for result in outcome.run.sources:
+            sources.setdefault(result.source, _Source(result.source)).add(result)
+    runs = len(outcomes)
+    over = f"over the {runs} runs" if runs > 1 else "in this run"
+    statuses = Counter(
+        "ok" if set(s.statuses) <= {OK, ALREADY_LOADED} else "not ok" for s in sources.values()
+    )
+    every = " in every run" if runs > 1 else ""
+    counted = "what several runs said, once with their count; " if runs > 1 else ""
+    failed = statuses["not ok"]
+    console.say(
+        f"sources {over}: {len(sources)}, {statuses['ok']} ok{every}"
+        + (f", {failed} failed or skipped{' in some' if runs > 1 else ''}" if failed else "")
+        + f" ({counted}--verbose: every note, and the table of sources)"
+    )
+    for source in sorted(sources.values(), key=lambda s: s.quiet):
+        if not source.quiet:
+            head = (f"  {source.name}", "bold")
+            room = console.width - len(head[0]) - 1
+            print_wrapped(console, source.line(runs, room), indent="    ", head=head)
+    quiet = [s.name for s in sources.values() if s.quiet]
+    if quiet:
+        head = (f"  ok, nothing to note ({len(quiet)}):", "dim")
+        print_wrapped(console, ", ".join(quiet), indent="    ", head=head)
 
 
 collect = command(_collect, "collect")

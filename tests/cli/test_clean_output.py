@@ -82,7 +82,7 @@ def test_the_report_the_email_and_the_csv_are_clean(db, tmp_path):
 
 
 def test_a_source_message_in_the_run_summary_is_clean_and_literal():
-    from chipcost.cli.render_collect import print_outcomes
+    from chipcost.cli.commands.collect import print_outcomes
     from chipcost.pipeline.collection import RunOutcome
 
     source = SourceResult("runpod", "runpod", FAILED, message="answered 500 ([/x]\x1b[31m\u202e)")

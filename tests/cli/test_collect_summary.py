@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from chipcost.cli.commands.collect import print_outcomes
 from chipcost.cli.consoles import Screen
-from chipcost.cli.render_collect import print_outcomes
 from chipcost.core.runs import FAILED, OK, LoadSummary, RunResult, SourceResult
 from chipcost.pipeline.collection import RunOutcome
 from tests import warehouses

@@ -147,9 +147,17 @@ def test_the_choice_rule_view_ranks_the_kinds_of_core_figures(tmp_path):
         assert sum(f"'{k}'" in text for k in KINDS) < 3, f"{view.name}: use {{{{figure_kinds}}}}"
     con = connect(tmp_path / "w.duckdb")
     try:
+        # the views, and the table macros they stand on (throughput_at: the choice rule)
         sql = con.execute(
             "SELECT string_agg(sql, ' ') FROM duckdb_views() WHERE NOT internal"
         ).fetchall()[0][0]
+        sql += " ".join(
+            str(definition)
+            for (definition,) in con.execute(
+                "SELECT macro_definition FROM duckdb_functions() "
+                "WHERE function_type = 'table_macro' AND NOT internal"
+            ).fetchall()
+        )
     finally:
         con.close()
     assert "{{" not in sql
