@@ -1,19 +1,15 @@
 """One settings object: where data lives and what sources use, from options and the CHIPCOST_*
-variables (`Environment`, read by pydantic-settings); the sources' keys and the object store's
+variables (`VARIABLES`, each declared once, read into `Environment`); the sources' keys and the object store's
 are chipcost.core.credentials."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import Field, StringConstraints, ValidationError, field_validator
-from pydantic_core import PydanticUseDefault
-from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+from typing import Any
 
 from chipcost.core.clean import masked
 from chipcost.core.credentials import REGION_NAME as REGION_NAME
@@ -307,177 +303,200 @@ def _check_lake(url: str) -> None:
     # on a file system reads the data path its catalog keeps (warehouse/lake.py).
 
 
-_Stripped = Annotated[str, StringConstraints(strip_whitespace=True)]
 # Seconds from 1 to a day, the bound of every deadline.
 _DAY = 86400
 
 
-def _mib(default: int, variable: str, what: str) -> Any:
-    """A size in MiB, 1 or more."""
-    advice = f"give {what}, in MiB (1 or more; default {default}), or unset it"
-    return Field(default, ge=1, validation_alias=variable, description=advice)
+@dataclass(frozen=True)
+class Variable:
+    """One CHIPCOST_* variable: the field it sets, its default (unset or blank), how its text
+    is read (`read` raises ValueError for a value outside what it takes) and the advice a
+    wrong value gets: "NAME='value': advice"."""
+
+    field: str
+    name: str
+    default: Any
+    read: Callable[[str], Any]
+    advice: str = ""
+    blank_is_default: bool = True
 
 
-def _deadline(default: float, variable: str, what: str) -> Any:
-    """Seconds from 1 to a day."""
-    advice = f"give the seconds {what} (1 to {_DAY}, e.g. {default:.0f}), or unset it"
-    return Field(default, ge=1, le=_DAY, validation_alias=variable, description=advice)
-
-
-class Environment(BaseSettings):
-    """What the CHIPCOST_* variables set; unset or blank, the default. The names are exact
-    (case-sensitive), and nothing else is read (no .env file). A wrong value's message is
-    "NAME='value': " and its field's description."""
-
-    model_config = SettingsConfigDict(case_sensitive=True, frozen=True, validate_default=False)
-
-    data_dir: str = Field("", validation_alias=DATA_DIR_ENV)
-    warehouse: _Stripped = Field("", validation_alias=WAREHOUSE_ENV)
-    db: str = Field("", validation_alias=DB_ENV)
-    lake_data: _Stripped = Field("", validation_alias=LAKE_DATA_ENV)
-    archive: _Stripped = Field("", validation_alias=ARCHIVE_ENV)
-    notify: Annotated[tuple[str, ...], NoDecode] = Field((), validation_alias=NOTIFY_ENV)
-    observations_days: int | None = Field(  # None keeps every observation
-        DEFAULT_OBSERVATIONS_DAYS,
-        ge=1,
-        le=MAX_OBSERVATIONS_DAYS,
-        validation_alias=OBSERVATIONS_DAYS_ENV,
-        description=f"give a number of days from 1 to {MAX_OBSERVATIONS_DAYS:,}, or 'all' "
-        "to keep every observation",
-    )
-    stale_days: int = Field(
-        DEFAULT_STALE_DAYS,
-        ge=1,
-        le=99999,
-        validation_alias=STALE_DAYS_ENV,
-        description="give a whole number of days from 1 to 99999, e.g. 2",
-    )
-    lock_wait: float = Field(
-        DEFAULT_LOCK_WAIT,
-        ge=0,
-        le=_DAY,
-        validation_alias=LOCK_WAIT_ENV,
-        description="give the seconds a collection waits for readers of the warehouse to close "
-        f"it (0 to {_DAY}, e.g. 300), or unset it",
-    )
-    threads: int | None = Field(  # None: DuckDB's own default, a thread per core it sees
-        None,
-        ge=1,
-        le=1024,
-        validation_alias=THREADS_ENV,
-        description="give the threads DuckDB may use, a whole number from 1 to 1024 (e.g. 2), "
-        "or unset it to use one per core",
-    )
-    payload_max_mb: int = _mib(
-        DEFAULT_PAYLOAD_MAX_MB,
-        PAYLOAD_MAX_ENV,
-        "the largest uncompressed payload a replay reads",
-    )
-    answer_max_mb: int = _mib(
-        DEFAULT_ANSWER_MAX_MB,
-        ANSWER_MAX_ENV,
-        "the largest HTTP answer a fetch takes, decoded",
-    )
-    source_payloads_max_mb: int = _mib(
-        DEFAULT_SOURCE_PAYLOADS_MAX_MB,
-        SOURCE_PAYLOADS_MAX_ENV,
-        "the most a replay reads of one source's payloads in a run, all together",
-    )
-    run_payloads_max_mb: int = _mib(
-        DEFAULT_RUN_PAYLOADS_MAX_MB,
-        RUN_PAYLOADS_MAX_ENV,
-        "the most a replay reads of one archived run's payloads, all together",
-    )
-    source_deadline: float = _deadline(
-        DEFAULT_SOURCE_DEADLINE,
-        SOURCE_DEADLINE_ENV,
-        "a source's fetch may take, retries and downloads included",
-    )
-    notify_deadline: float = _deadline(
-        DEFAULT_NOTIFY_DEADLINE, NOTIFY_DEADLINE_ENV, "one alert target may take to answer"
-    )
-
-    @field_validator("notify", mode="before")
-    @classmethod
-    def _urls(cls, text: str) -> tuple[str, ...]:
-        return notify_urls(text)
-
-    @field_validator(
-        "observations_days",
-        "stale_days",
-        "threads",
-        "payload_max_mb",
-        "answer_max_mb",
-        "source_payloads_max_mb",
-        "run_payloads_max_mb",
-        mode="before",
-    )
-    @classmethod
-    def _whole(cls, text: object, info: Any) -> object:
-        """ASCII digits, blanks around aside (str.isdigit() also takes "²", which int()
-        refuses, and pydantic's own parsing takes "1.0" and "1_000"); -1, below every range,
-        for anything else."""
-        if not isinstance(text, str):
-            return text
-        text = _unless_blank(text).strip()
-        if info.field_name == "observations_days" and text.lower() == "all":
-            return None
-        # Python's int() takes at most 4,300 digits.
-        return int(text) if text.isascii() and text.isdigit() and len(text) <= 4300 else -1
-
-    @field_validator("lock_wait", "source_deadline", "notify_deadline", mode="before")
-    @classmethod
-    def _seconds(cls, text: object) -> object:
-        """Python's float(): decimals and exponents; nan and inf fall outside every range."""
-        try:
-            return float(_unless_blank(text))  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            return -1.0
-
-
-def _unless_blank(text: Any) -> Any:
-    """A blank value (CHIPCOST_STALE_DAYS=" ") means the default, as an unset one does."""
-    if isinstance(text, str) and not text.strip():
-        raise PydanticUseDefault()
+def _as_text(text: str) -> str:
     return text
 
 
-class _Given(Environment):
-    """The variables given to it, and no others: one variable checked alone."""
+def _stripped(text: str) -> str:
+    return text.strip()
 
-    @classmethod
-    def settings_customise_sources(
-        cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource, **_: Any
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings,)
+
+def _whole(low: int, high: float, *, every: bool = False) -> Callable[[str], int | None]:
+    """ASCII digits from `low` to `high`, blanks around aside (str.isdigit() also takes "²",
+    which int() refuses; Python's int() takes at most 4,300 digits); 'all' is None where
+    `every` allows it."""
+
+    def read(text: str) -> int | None:
+        text = text.strip()
+        if every and text.lower() == "all":
+            return None
+        if not (text.isascii() and text.isdigit() and len(text) <= 4300):
+            raise ValueError(text)
+        value = int(text)
+        if not low <= value <= high:
+            raise ValueError(text)
+        return value
+
+    return read
+
+
+def _seconds(low: float, high: float) -> Callable[[str], float]:
+    """Python's float(): decimals and exponents; nan and inf fall outside every range."""
+
+    def read(text: str) -> float:
+        value = float(text)
+        if not low <= value <= high:
+            raise ValueError(text)
+        return value
+
+    return read
+
+
+def _mib(field: str, name: str, default: int, what: str) -> Variable:
+    """A size in MiB, 1 or more."""
+    advice = f"give {what}, in MiB (1 or more; default {default}), or unset it"
+    return Variable(field, name, default, _whole(1, float("inf")), advice)
+
+
+def _deadline(field: str, name: str, default: float, what: str) -> Variable:
+    """Seconds from 1 to a day."""
+    advice = f"give the seconds {what} (1 to {_DAY}, e.g. {default:.0f}), or unset it"
+    return Variable(field, name, default, _seconds(1, _DAY), advice)
+
+
+# What the CHIPCOST_* variables set, each declared once; unset or blank, the default. The names
+# are exact (case-sensitive), and nothing else is read (no .env file). pydantic-settings reads
+# the same declarations, but its import (about 0.15 s of CPU in every process) would double
+# what a read costs beside its query (docs/performance.md).
+VARIABLES: tuple[Variable, ...] = (
+    Variable("data_dir", DATA_DIR_ENV, "", _as_text, blank_is_default=False),
+    Variable("warehouse", WAREHOUSE_ENV, "", _stripped),
+    Variable("db", DB_ENV, "", _as_text, blank_is_default=False),
+    Variable("lake_data", LAKE_DATA_ENV, "", _stripped),
+    Variable("archive", ARCHIVE_ENV, "", _stripped),
+    Variable("notify", NOTIFY_ENV, (), lambda text: notify_urls(text), blank_is_default=False),
+    Variable(  # None keeps every observation
+        "observations_days",
+        OBSERVATIONS_DAYS_ENV,
+        DEFAULT_OBSERVATIONS_DAYS,
+        _whole(1, MAX_OBSERVATIONS_DAYS, every=True),
+        f"give a number of days from 1 to {MAX_OBSERVATIONS_DAYS:,}, or 'all' to keep every "
+        "observation",
+    ),
+    Variable(
+        "stale_days",
+        STALE_DAYS_ENV,
+        DEFAULT_STALE_DAYS,
+        _whole(1, 99999),
+        "give a whole number of days from 1 to 99999, e.g. 2",
+    ),
+    Variable(
+        "lock_wait",
+        LOCK_WAIT_ENV,
+        DEFAULT_LOCK_WAIT,
+        _seconds(0, _DAY),
+        "give the seconds a collection waits for readers of the warehouse to close it "
+        f"(0 to {_DAY}, e.g. 300), or unset it",
+    ),
+    Variable(  # None: DuckDB's own default, a thread per core it sees
+        "threads",
+        THREADS_ENV,
+        None,
+        _whole(1, 1024),
+        "give the threads DuckDB may use, a whole number from 1 to 1024 (e.g. 2), or unset it "
+        "to use one per core",
+    ),
+    _mib(
+        "payload_max_mb",
+        PAYLOAD_MAX_ENV,
+        DEFAULT_PAYLOAD_MAX_MB,
+        "the largest uncompressed payload a replay reads",
+    ),
+    _mib(
+        "answer_max_mb",
+        ANSWER_MAX_ENV,
+        DEFAULT_ANSWER_MAX_MB,
+        "the largest HTTP answer a fetch takes, decoded",
+    ),
+    _mib(
+        "source_payloads_max_mb",
+        SOURCE_PAYLOADS_MAX_ENV,
+        DEFAULT_SOURCE_PAYLOADS_MAX_MB,
+        "the most a replay reads of one source's payloads in a run, all together",
+    ),
+    _mib(
+        "run_payloads_max_mb",
+        RUN_PAYLOADS_MAX_ENV,
+        DEFAULT_RUN_PAYLOADS_MAX_MB,
+        "the most a replay reads of one archived run's payloads, all together",
+    ),
+    _deadline(
+        "source_deadline",
+        SOURCE_DEADLINE_ENV,
+        DEFAULT_SOURCE_DEADLINE,
+        "a source's fetch may take, retries and downloads included",
+    ),
+    _deadline(
+        "notify_deadline",
+        NOTIFY_DEADLINE_ENV,
+        DEFAULT_NOTIFY_DEADLINE,
+        "one alert target may take to answer",
+    ),
+)
+_BY_NAME = {variable.name: variable for variable in VARIABLES}
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What the CHIPCOST_* variables set (VARIABLES), checked."""
+
+    data_dir: str
+    warehouse: str
+    db: str
+    lake_data: str
+    archive: str
+    notify: tuple[str, ...]
+    observations_days: int | None
+    stale_days: int
+    lock_wait: float
+    threads: int | None
+    payload_max_mb: int
+    answer_max_mb: int
+    source_payloads_max_mb: int
+    run_payloads_max_mb: int
+    source_deadline: float
+    notify_deadline: float
+
+
+def _value(variable: Variable, text: str | None) -> Any:
+    """The value `text` gives `variable` (None, or blank where that means it: the default),
+    or a ChipcostError naming the variable and what to give."""
+    if text is None or (variable.blank_is_default and not text.strip()):
+        return variable.default
+    try:
+        return variable.read(text)
+    except (TypeError, ValueError, OverflowError):
+        raise ChipcostError(f"{variable.name}={text!r}: {variable.advice}") from None
 
 
 def environment() -> Environment:
     """The process's CHIPCOST_* variables, checked: a wrong value is a ChipcostError naming
     its variable and what to give."""
-    try:
-        return Environment()
-    except ValidationError as error:
-        raise _refusal(error, os.environ) from None
+    return Environment(**{v.field: _value(v, os.environ.get(v.name)) for v in VARIABLES})
 
 
 def one_variable(variable: str, text: str | None) -> Any:
     """The value of `variable` given as `text` (None or blank: its default), checked as
     `environment` checks it, the rest of the environment aside."""
-    field = next(f for f, i in Environment.model_fields.items() if i.validation_alias == variable)
-    given = {} if text is None else {variable: text}
-    try:
-        return getattr(_Given(**given), field)
-    except ValidationError as error:
-        raise _refusal(error, given) from None
-
-
-def _refusal(error: ValidationError, given: Mapping[str, str]) -> ChipcostError:
-    variable = str(error.errors()[0]["loc"][0])
-    advice = next(
-        i.description for i in Environment.model_fields.values() if i.validation_alias == variable
-    )
-    return ChipcostError(f"{variable}={given.get(variable)!r}: {advice}")
+    return _value(_BY_NAME[variable], text)
 
 
 def observations_days(text: str | None) -> int | None:

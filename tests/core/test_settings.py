@@ -225,9 +225,9 @@ def test_settings_carry_every_secret_value_for_scrubbing(monkeypatch):
 
 
 def test_a_blank_variable_means_its_default_and_names_are_exact(monkeypatch):
-    from chipcost.core.settings import Environment
+    from chipcost.core.settings import VARIABLES
 
-    variables = [f.validation_alias for f in Environment.model_fields.values()]
+    variables = [v.name for v in VARIABLES]
     for name in variables:
         monkeypatch.setenv(name, "  ")
     blank = load_settings(db="x.duckdb", data_dir="d")
