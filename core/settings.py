@@ -1,6 +1,6 @@
 """One settings object: where data lives and what sources use, from options and the CHIPCOST_*
-variables (`VARIABLES`, each declared once, read into `Environment`); the sources' keys and the object store's
-are chipcost.core.credentials."""
+variables (`VARIABLES`, each declared once, read into `Environment`); the sources' keys and the
+object store's are chipcost.core.credentials."""
 
 from __future__ import annotations
 

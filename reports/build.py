@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Callable, Mapping
@@ -13,6 +14,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from chipcost.core.disk import no_room
 from chipcost.core.errors import NoMatch
 from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
@@ -160,7 +162,16 @@ def write_changes_csv(
     with tempfile.TemporaryDirectory(prefix=".chipcost-changes-", dir=path.parent) as scratch:
         events = Path(scratch) / "events.parquet"
         # every event sorted and written out: in bounded memory (reader.CUT_MEMORY)
-        in_working_memory(con, lambda: write_change_events(con, period.start, period.end, events))
+        try:
+            in_working_memory(
+                con, lambda: write_change_events(con, period.start, period.end, events)
+            )
+        except duckdb.IOException as exc:
+            # said as the CSV's own write failing (written_whole: the path, the previous
+            # files kept), not as the warehouse's
+            full = no_room(exc, path)
+            code = errno.ENOSPC if full else errno.EIO
+            raise OSError(code, os.strerror(code) if full else str(exc), str(path)) from None
         read = pl.scan_parquet(events)
         with path.open("w", encoding="utf-8", newline="") as out:
             out.write(changes_csv(read.head(0).collect()).write_csv())  # the header, even alone

@@ -24,6 +24,7 @@ EXEMPT = {
     "core/asks.py": "declares the reads' options (their spellings and help)",
     "pipeline/load_generator.py": "AIPerf's own command line, which it runs",
     "sample/build/__main__.py": "the sample builder's own argparse options",
+    "extract/docs.py": "the sources' docs writer's own argparse options",
 }
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
 
