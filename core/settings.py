@@ -321,10 +321,6 @@ class Variable:
     blank_is_default: bool = True
 
 
-def _as_text(text: str) -> str:
-    return text
-
-
 def _stripped(text: str) -> str:
     return text.strip()
 
@@ -377,12 +373,12 @@ def _deadline(field: str, name: str, default: float, what: str) -> Variable:
 # the same declarations, but its import (about 0.15 s of CPU in every process) would double
 # what a read costs beside its query (docs/performance.md).
 VARIABLES: tuple[Variable, ...] = (
-    Variable("data_dir", DATA_DIR_ENV, "", _as_text, blank_is_default=False),
+    Variable("data_dir", DATA_DIR_ENV, "", str, blank_is_default=False),
     Variable("warehouse", WAREHOUSE_ENV, "", _stripped),
-    Variable("db", DB_ENV, "", _as_text, blank_is_default=False),
+    Variable("db", DB_ENV, "", str, blank_is_default=False),
     Variable("lake_data", LAKE_DATA_ENV, "", _stripped),
     Variable("archive", ARCHIVE_ENV, "", _stripped),
-    Variable("notify", NOTIFY_ENV, (), lambda text: notify_urls(text), blank_is_default=False),
+    Variable("notify", NOTIFY_ENV, (), notify_urls, blank_is_default=False),
     Variable(  # None keeps every observation
         "observations_days",
         OBSERVATIONS_DAYS_ENV,
