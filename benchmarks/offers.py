@@ -39,7 +39,28 @@ COMMANDS = {
     "report": ["report", "--dry-run", "--out", "{out}", "--since", "2024-01-01",
                "--until", "2024-01-03"],
     "cost": ["cost", "--model", "llama-3-70b", "--workload", "inference"],
+    # your prices: a discount file (DISCOUNTS), euros and a bound on interruptions, each of which
+    # may change which offer is cheapest
+    "cost yours": ["cost", "--model", "llama-3-70b", "--workload", "inference",
+                   "--currency", "EUR", "--max-interruption", "10"],
 }  # fmt: skip
+DISCOUNTS = """\
+[[discount]]
+provider = "aws"
+percent = 12
+label = "benchmark"
+
+[[discount]]
+provider = "aws"
+pricing_model = "spot"
+percent = 20
+label = "benchmark"
+
+[[discount]]
+provider = "runpod"
+percent = 7
+label = "benchmark"
+"""
 # chipcost with every offer read into each ranking, as before the cuts (memory unbounded).
 UNCUT = [
     sys.executable, "-c",
@@ -65,14 +86,31 @@ def build(path: Path, count: int) -> int:
     try:
         for day in (0, 1):
             load_run(con, synthetic.run_for(day, offers))
+        # made-up facts for `cost yours`, labelled so: a euro rate for each day and the week
+        # before, and an interruption bucket for each AWS spot offer's type and region
+        first = synthetic.FIRST_DAY.date()
+        con.execute(
+            "INSERT INTO fx_rates SELECT CAST($first AS DATE) + CAST(d AS INTEGER), c, "
+            "CASE c WHEN 'EUR' THEN 1 ELSE 1.08 + d / 1000 END, 'synthetic', now(), "
+            "'synthetic' FROM range(-7, 2) t(d), (VALUES ('USD'), ('EUR')) v(c)",
+            {"first": first},
+        )
+        con.execute(
+            "INSERT INTO spot_interruptions SELECT region, instance_type, 'Linux', b[1], "
+            "CAST(b[2] AS DOUBLE), NULL, 'synthetic', now(), 'synthetic' FROM ("
+            "SELECT DISTINCT region, instance_type, "
+            "[['<5%', '5'], ['5-10%', '10'], ['10-15%', '15'], ['>20%', '100']]"
+            "[CAST(1 + hash(region || instance_type) % 4 AS BIGINT)] AS b FROM current_prices "
+            "WHERE provider = 'aws' AND pricing_model = 'spot')"
+        )
     finally:
         con.close()
     return len(offers)
 
 
-def peak(args: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak resident MB of one process."""
-    env = {**os.environ, "COLUMNS": "160", "CHIPCOST_DISCOUNTS": ""}
+def peak(args: list[str], discounts: str = "") -> tuple[float, float]:
+    """Wall seconds and peak resident MB of one process (with CHIPCOST_DISCOUNTS)."""
+    env = {**os.environ, "COLUMNS": "160", "CHIPCOST_DISCOUNTS": discounts}
     begin = time.perf_counter()
     process = subprocess.Popen(
         args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
@@ -103,6 +141,8 @@ def main() -> None:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"peak resident memory and wall time, lowest of {args.repeat} (load {load})")
     with tempfile.TemporaryDirectory() as scratch:
+        discounts = Path(scratch) / "discounts.toml"
+        discounts.write_text(DISCOUNTS)
         for count in args.offers:
             db = Path(scratch) / f"w{count}.duckdb"
             # built in a process of its own: a command's maxrss counts what its parent held
@@ -112,10 +152,14 @@ def main() -> None:
             for name, command in COMMANDS.items():
                 for label, chipcost in executables.items():
                     given = [a.format(out=Path(scratch) / "out") for a in command]
-                    runs = [peak([*chipcost, *given, "--db", str(db)]) for _ in range(args.repeat)]
+                    rules = str(discounts) if name == "cost yours" else ""
+                    runs = [
+                        peak([*chipcost, *given, "--db", str(db)], rules)
+                        for _ in range(args.repeat)
+                    ]
                     wall, mb = min(r[0] for r in runs), min(r[1] for r in runs)
                     print(
-                        f"  {offers:>8,} offers  {name:7} {label:8} {mb:8.0f} MB {wall:7.2f} s",
+                        f"  {offers:>8,} offers  {name:10} {label:8} {mb:8.0f} MB {wall:7.2f} s",
                         flush=True,
                     )
 

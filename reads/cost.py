@@ -15,12 +15,12 @@ from chipcost.reads.cost_notes import (
     check_chips,
     coverage_notes,
     fit_notes,
+    interruption_note,
     method_notes,
     nothing_chosen,
     reach,
     speed_notes,
     unreached,
-    within_interruption,
 )
 from chipcost.transform.cost import (
     Baseline,
@@ -151,21 +151,21 @@ def _ranked(
 ) -> tuple[list[CostRow], list[str]]:
     """The ranking's rows with fit, costs, savings and break-even, and the baseline's note;
     an empty ranking is an error."""
-    # Of the offers alike (ALIKE) only the cheapest are read, so the ranking holds rows in the
-    # number of chips, providers and terms, not of offers; all are read when every offer is
-    # shown (all_offers, unless cheapest_alike), or where discounts, each price's day's rate or
-    # interruption rates may change which one is cheapest.
+    # Of the offers alike (ALIKE) only the cheapest are read, after your discounts, the
+    # conversion and --max-interruption (which may change which one is cheapest), so the
+    # ranking holds rows in the number of chips, providers and terms, not of offers; all are
+    # read when every offer is shown (all_offers, unless cheapest_alike).
     shown = ask.all_offers and not ask.cheapest_alike
-    cut = not (shown or ask.mine.active or ask.max_interruption is not None)
     found = cost_rows(
         con, ask.model, ask.workload, all_offers=True, currency=ask.mine.converting,
-        cheapest_of=ALIKE if cut else (), point=ask.point, **ask.filters,
+        cheapest_of=() if shown else ALIKE, point=ask.point,
+        discount=ask.mine.factor if ask.mine.discounts else None,
+        max_interruption=ask.max_interruption, **ask.filters,
     )  # fmt: skip
-    # before the ranking: a discount may change which offer is cheaper
     offers = with_fit(cost_rows_of(ask.mine.rows(found)), evidence.parameters, ask.workload)
     notes: list[str] = []
     if ask.max_interruption is not None:
-        offers, notes = within_interruption(con, offers, ask.max_interruption)
+        notes = interruption_note(con, ask)
     baseline, baseline_notes = _baseline(offers, ask, question, con)
     notes += baseline_notes
     chosen = choose(

@@ -24,6 +24,7 @@ from chipcost.transform.tokens import human_count
 from chipcost.warehouse.cost_per_token import (
     Figures,
     Point,
+    interruption_counts,
 )
 from chipcost.warehouse.fx import (
     MAX_RATE_AGE_DAYS,
@@ -31,7 +32,6 @@ from chipcost.warehouse.fx import (
     Unrated,
     unrated_offers,
 )
-from chipcost.warehouse.prices import spot_buckets
 from chipcost.warehouse.where import pricing_sql
 
 
@@ -303,28 +303,13 @@ def nothing_chosen(
     )
 
 
-def within_interruption(
-    con: duckdb.DuckDBPyConnection, offers: list[CostRow], most: float
-) -> tuple[list[CostRow], list[str]]:
-    """The offers without the spot ones whose interruption bucket (AWS's Spot Instance
-    Advisor) may go above `most` percent, or whose risk no one publishes."""
-    buckets = spot_buckets(con)
-    kept: list[CostRow] = []
-    above = unknown = 0
-    for row in offers:
-        if row["pricing_model"] != "spot":
-            kept.append(row)
-            continue
-        found = buckets.get((row["region"], row["instance_type"]))
-        if row["provider"] == "aws" and found is not None:
-            row["interruption"] = found[0]
-            if found[1] <= most:
-                kept.append(row)
-                continue
-            above += 1
-        else:
-            unknown += 1
-    return kept, [
+def interruption_note(con: duckdb.DuckDBPyConnection, ask: Ask) -> list[str]:
+    """How many spot offers --max-interruption left out of the ranking, and why."""
+    most = float(ask.max_interruption)  # type: ignore[arg-type]
+    above, unknown = interruption_counts(
+        con, ask.model, ask.workload, most, point=ask.point, **ask.filters
+    )
+    return [
         f"max interruption {most:g}%: {above} AWS spot offer(s) left out for a frequency of "
         f"interruption bucket above it (AWS Spot Instance Advisor), {unknown} spot offer(s) "
         "for a risk no one publishes (other providers' spot, AWS types the advisor lacks)"

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the discounts file's reader is imported when one is set
     import duckdb
     import polars as pl
 
-    from chipcost.transform.discounts import Discounts
+    from chipcost.transform.discounts import Discount, Discounts
 
 DISCOUNTS_ENV = "CHIPCOST_DISCOUNTS"
 CURRENCY_ENV = "CHIPCOST_CURRENCY"
@@ -63,6 +63,10 @@ class Rates:
         )
 
 
+def _factor(rule: Discount | None) -> float:
+    return rule.factor if rule else 1.0
+
+
 @dataclass(frozen=True)
 class YourPrices:
     """What a read does to its list prices: nothing by default."""
@@ -85,6 +89,10 @@ class YourPrices:
     def active(self) -> bool:
         return self.discounts is not None or self.rates is not None
 
+    def factor(self, offer: Mapping[str, object]) -> float:
+        """What your discounts leave of an offer's list price (1: none applies)."""
+        return _factor(self.discounts.rule_for(offer) if self.discounts is not None else None)
+
     def rows(
         self,
         rows: list[dict[str, object]],
@@ -101,7 +109,7 @@ class YourPrices:
             if price is not None and LIST_COLUMN not in row:
                 row[LIST_COLUMN] = row.get(price)
             rule = self.discounts.rule_for(row) if self.discounts is not None else None
-            factor = rule.factor if rule else 1.0
+            factor = _factor(rule)
             for column in MONEY:  # rounded once, converted and discounted
                 value = row.get(column)
                 if isinstance(value, int | float) and not isinstance(value, bool):
@@ -134,7 +142,7 @@ class YourPrices:
             rules = [self.discounts.rule_for(r) for r in frame.select(keys).iter_rows(named=True)]
             added.append(pl.Series(DISCOUNT_COLUMN, [r.shown if r else None for r in rules],
                                    dtype=pl.String))  # fmt: skip
-        factors = pl.Series([r.factor if r else 1.0 for r in rules], dtype=pl.Float64)
+        factors = pl.Series([_factor(r) for r in rules], dtype=pl.Float64)
         added += [  # rounded once, converted and discounted
             (pl.col(c).cast(pl.Float64) * factors).round(6).alias(c)
             for c in MONEY

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -11,7 +12,7 @@ from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.transform.cost_fit import GROUP
 from chipcost.transform.rows import FigureRow, figure_rows
-from chipcost.warehouse.bound import execute
+from chipcost.warehouse.bound import execute, literal
 from chipcost.warehouse.db import OPEN_PRICE_ROWS, dict_rows
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.prices import ESTIMATE
@@ -112,42 +113,22 @@ GROUP BY ALL) s ON {on} AND s.source = k.price_source".format(
 )
 
 
-def cost_rows(
-    con: duckdb.DuckDBPyConnection,
-    model: str,
-    workload: str,
-    *,
-    chips: list[str] | None = None,
-    all_offers: bool = False,
-    cheapest_of: tuple[str, ...] = (),
-    currency: str | None = None,
-    point: Point = DEFAULT_POINT,
-    **filters: list[str] | None,
-) -> list[dict[str, object]]:
-    """Rows of cost_per_token for a model and workload in ORDER (cheapest per million tokens
-    first), with chip_memory_gb, one chip's memory (chips.csv), `estimate` (whether the price
-    is an estimate, no price the provider publishes) and `estimate_basis`, what it rests on;
-    their money in `currency` at the rate of the day each price was last seen, when given
-    (chipcost.warehouse.fx). Unless `all_offers`, slices of a GPU and, unless regions name
-    them, restricted regions are no chip's cheapest (docs/sources.md). The figures are chosen
-    at `point`."""
-    where = _filters(model, workload, **filters)
-    where.any_of("chip", chips)
-    if not all_offers:  # the cheapest offer of a chip: a whole chip anyone can rent
-        where.conditions.append("chip_count >= 1")
-        if not filters.get("regions"):  # a restricted region answers when --region names it
-            where.conditions.append("NOT restricted_region(region)")
-    order = ", ".join(f"{column} NULLS FIRST" for column in ORDER)
-    qualify = (
-        f"QUALIFY row_number() OVER (PARTITION BY {', '.join(GROUP)} ORDER BY {order}) = 1"
-        if not all_offers
-        # of the offers alike in `cheapest_of` the cheapest only, ties kept (chipcost cost)
-        else f"QUALIFY rank() OVER (PARTITION BY {', '.join(cheapest_of)} "
-        "ORDER BY usd_per_million_tokens) = 1"
-        if cheapest_of
-        else ""
-    )
-    sql = f"""
+# AWS's frequency of interruption bucket of a spot offer (the Spot Instance Advisor's, Linux),
+# joined to each cost row: `interruption` its label, `interruption_max` its upper bound in
+# percent; NULL for any other row, and for a spot offer whose risk no one publishes (other
+# providers' spot, AWS types the advisor lacks).
+_SPOT = """LEFT JOIN (SELECT region AS si_region, instance_type AS si_type, interruption,
+    interruption_max FROM spot_interruptions WHERE os = 'Linux') si
+    ON k.pricing_model = 'spot' AND k.provider = 'aws' AND si.si_region = k.region
+    AND si.si_type = k.instance_type"""
+# What a discount rule matches on (chipcost.transform.discounts.Discount.matches).
+_DISCOUNT_KEY = ("provider", "pricing_model", "chip", "region")
+
+
+def _offers(point: Point, spot: bool) -> str:
+    """The offers of cost_per_token at `point` (`f`), with chip_memory_gb and the estimate,
+    and each spot offer's interruption bucket when `spot`."""
+    return f"""
         WITH k AS (
             SELECT * EXCLUDE (estimate_basis), estimate_basis IS NOT NULL AS estimate,
                 estimate_basis
@@ -159,18 +140,137 @@ def cost_rows(
                     FROM {point.of("cost_per_token_at")}
                 ) p LEFT JOIN chips c ON c.chip = p.chip
             )
-        )
-        SELECT * FROM k WHERE {where.sql()} {qualify} ORDER BY {order}
+        ),
+        f AS (
+            SELECT k.*{", si.interruption, si.interruption_max" if spot else ""}
+            FROM k {_SPOT if spot else ""}
+        )"""
+
+
+def cost_rows(
+    con: duckdb.DuckDBPyConnection,
+    model: str,
+    workload: str,
+    *,
+    chips: list[str] | None = None,
+    all_offers: bool = False,
+    cheapest_of: tuple[str, ...] = (),
+    currency: str | None = None,
+    point: Point = DEFAULT_POINT,
+    discount: Callable[[Mapping[str, object]], float] | None = None,
+    max_interruption: float | None = None,
+    **filters: list[str] | None,
+) -> list[dict[str, object]]:
+    """Rows of cost_per_token for a model and workload in ORDER (cheapest per million tokens
+    first), with chip_memory_gb, one chip's memory (chips.csv), `estimate` (whether the price
+    is an estimate, no price the provider publishes) and `estimate_basis`, what it rests on;
+    their money in `currency` at the rate of the day each price was last seen, when given
+    (chipcost.warehouse.fx). Unless `all_offers`, slices of a GPU and, unless regions name
+    them, restricted regions are no chip's cheapest (docs/sources.md). The figures are chosen
+    at `point`.
+
+    `discount` gives your discount's factor for an offer (a mapping of its _DISCOUNT_KEY): the
+    rows come in the order of their money times it, and of the offers alike in `cheapest_of`
+    the cheapest after it and after the conversion to `currency` are kept, as your prices make
+    them; the money itself is left as listed (or converted), for chipcost.reads.your_prices to
+    discount. With `max_interruption`, spot offers whose interruption bucket may go above it,
+    or whose risk no one publishes, are left out before the cut, and AWS's kept spot offers
+    say their bucket (`interruption`; interruption_counts counts those left out)."""
+    where = _filters(model, workload, **filters)
+    where.any_of("chip", chips)
+    if not all_offers:  # the cheapest offer of a chip: a whole chip anyone can rent
+        where.conditions.append("chip_count >= 1")
+        if not filters.get("regions"):  # a restricted region answers when --region names it
+            where.conditions.append("NOT restricted_region(region)")
+    spot = max_interruption is not None
+    if spot:  # not spot, or a spot offer whose bucket's upper bound is within it
+        most = where.bind(float(max_interruption))  # type: ignore[arg-type]
+        where.conditions.append(f"(pricing_model <> 'spot' OR interruption_max <= {most})")
+    # In US dollars at list prices the first query cuts and orders; otherwise the last, after
+    # the conversion and your discounts, which may change which offer is cheapest.
+    adjusted = bool(currency or discount)
+    order = [f"{column} NULLS FIRST" for column in ORDER]
+    sql = f"""{_offers(point, spot)}
+        SELECT * {"EXCLUDE (interruption_max)" if spot else ""} FROM f WHERE {where.sql()}
     """
-    if currency:  # each row's day, its order kept
-        sql = f"SELECT k.*, s.fx_seen_at FROM ({sql}) k {_SEEN} ORDER BY {order}"
+    if not adjusted:
+        sql += f"{_kept(all_offers, cheapest_of, order)} ORDER BY {', '.join(order)}"
+    if currency:  # each row's day
+        sql = f"SELECT k.*, s.fx_seen_at FROM ({sql}) k {_SEEN}"
     sql, params = in_currency(
         con, sql, where.params, currency, day="fx_seen_at", drop=("fx_seen_at",)
     )
-    if not cheapest_of:
-        return dict_rows(con, sql, params)
+    if adjusted:
+        joined, columns = _factors(con, discount) if discount else ("", "")
+        factor = " * coalesce(d_factor, 1)" if discount else ""
+        order[0] = f"usd_per_million_tokens{factor} NULLS FIRST"
+        sql = f"""SELECT * {columns} FROM ({sql}) q {joined}
+            {_kept(all_offers, cheapest_of, order)} ORDER BY {", ".join(order)}"""
+    rows = lambda: dict_rows(con, sql, params)  # noqa: E731
+    if spot:  # a row with no bucket says none
+        rows = lambda: [  # noqa: E731
+            {k: v for k, v in row.items() if k != "interruption" or v is not None}
+            for row in dict_rows(con, sql, params)
+        ]
+    if not cheapest_of and not adjusted:
+        return rows()
     # every offer of the model read to keep a few: in bounded memory (reader.CUT_MEMORY)
-    return in_working_memory(con, lambda: dict_rows(con, sql, params))
+    return in_working_memory(con, rows)
+
+
+def _kept(all_offers: bool, cheapest_of: tuple[str, ...], order: list[str]) -> str:
+    """The QUALIFY clause keeping each chip's cheapest offer (unless `all_offers`), or the
+    cheapest of the offers alike in `cheapest_of` (ties kept), or none."""
+    if not all_offers:
+        window = f"row_number() OVER (PARTITION BY {', '.join(GROUP)} ORDER BY {', '.join(order)})"
+    elif cheapest_of:
+        window = f"rank() OVER (PARTITION BY {', '.join(cheapest_of)} ORDER BY {order[0]})"
+    else:
+        return ""
+    return f"QUALIFY {window} = 1"
+
+
+def _factors(
+    con: duckdb.DuckDBPyConnection, discount: Callable[[Mapping[str, object]], float]
+) -> tuple[str, str]:
+    """The join of `q` to your discount's factor (d_factor) of each current offer key it
+    changes, every key asked once (their number grows with providers, chips and regions, not
+    with offers); and the EXCLUDE of its columns."""
+    keys = con.execute(f"SELECT DISTINCT {', '.join(_DISCOUNT_KEY)} FROM ({OPEN_PRICE_ROWS})")
+    changed = ["(NULL, NULL, NULL, NULL, CAST(1 AS DOUBLE))"]
+    for key in keys.fetchall():
+        value = discount(dict(zip(_DISCOUNT_KEY, key, strict=True)))
+        if value != 1:
+            changed.append(f"({', '.join(literal(v) for v in (*key, float(value)))})")
+    names = [f"d_{c}" for c in (*_DISCOUNT_KEY, "factor")]
+    on = " AND ".join(f"d_{c} IS NOT DISTINCT FROM q.{c}" for c in _DISCOUNT_KEY)
+    return (
+        f"LEFT JOIN (VALUES {', '.join(changed)}) d({', '.join(names)}) ON {on}",
+        f"EXCLUDE ({', '.join(names)})",
+    )
+
+
+def interruption_counts(
+    con: duckdb.DuckDBPyConnection,
+    model: str,
+    workload: str,
+    most: float,
+    *,
+    point: Point = DEFAULT_POINT,
+    **filters: list[str] | None,
+) -> tuple[int, int]:
+    """Of the offers cost_rows(all_offers=True, max_interruption=most) reads, the spot offers
+    it leaves out: AWS's whose bucket may go above `most`, and those whose risk no one
+    publishes."""
+    where = _filters(model, workload, **filters)
+    bound = where.bind(float(most))
+    sql = f"""{_offers(point, True)}
+        SELECT count(*) FILTER (WHERE interruption_max > {bound}),
+            count(*) FILTER (WHERE interruption_max IS NULL)
+        FROM f WHERE pricing_model = 'spot' AND {where.sql()}
+    """
+    above, unknown = execute(con, sql, where.params).fetchone()  # type: ignore[misc]
+    return int(above), int(unknown)
 
 
 def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -284,13 +284,3 @@ def last_run(con: duckdb.DuckDBPyConnection) -> tuple | None:
         "started_at DESC LIMIT 1"
     ).fetchall()
     return rows[0] if rows else None
-
-
-def spot_buckets(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tuple[str, float]]:
-    """AWS's frequency of interruption bucket per (region, instance type), Linux: label and
-    upper bound in percent (spot_interruptions, the Spot Instance Advisor's)."""
-    rows = con.execute(
-        "SELECT region, instance_type, interruption, interruption_max FROM spot_interruptions "
-        "WHERE os = 'Linux'"
-    ).fetchall()
-    return {(r[0], r[1]): (r[2], float(r[3])) for r in rows}

@@ -119,3 +119,87 @@ def test_the_head_to_head_answers_are_those_of_every_offer(tmp_path, monkeypatch
     assert cut == every
     assert sum(a["answer"] is not None for a in cut) >= 8, cut  # the pairs priced are answered
     assert len(read) == 4 and read[0] < read[2] / 2 and read[1] < read[3] / 2
+
+
+# Your prices: a discount, another currency or a bound on interruptions may change which of the
+# offers alike is cheapest, so the cut is taken after them, in DuckDB, as every offer's ranking
+# takes them (on the sample warehouse: its ECB rates and AWS's interruption buckets).
+YOURS = [
+    ("--currency", "EUR"),
+    ("--max-interruption", "10"),
+    ("--max-interruption", "5", "--currency", "EUR"),
+    ("--discounts",),
+    ("--discounts", "--currency", "EUR", "--max-interruption", "20"),
+]
+DISCOUNTS = """\
+[[discount]]
+provider = "aws"
+percent = 40
+region = "us-west-2"
+
+[[discount]]
+provider = "aws"
+percent = 10
+
+[[discount]]
+provider = "lambda"
+percent = 25
+"""
+
+
+@pytest.fixture(scope="module")
+def sample_db(tmp_path_factory):
+    from tests import warehouses
+
+    return warehouses.sample(tmp_path_factory.mktemp("sample") / "w.duckdb")
+
+
+@pytest.mark.parametrize("asked", YOURS, ids=[" ".join(a) for a in YOURS])
+def test_the_cut_after_your_prices_is_the_ranking_of_every_offer(
+    sample_db, tmp_path, monkeypatch, asked
+):
+    rules = tmp_path / "discounts.toml"
+    rules.write_text(DISCOUNTS)
+    env = {**os.environ, "CHIPCOST_DISCOUNTS": str(rules) if "--discounts" in asked else ""}
+    args = [a for a in asked if a != "--discounts"]
+    read: list[int] = []
+    rows_of = cost_per_token.cost_rows
+
+    def counted(*given, **options):
+        rows = rows_of(*given, **options)
+        read.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(cost, "cost_rows", counted)
+    ask = ("cost", "--model", "llama-3-70b", "--workload", "inference", "--format", "json")
+    cut = chipcost(*ask, *args, "--db", str(sample_db), env=env)
+    monkeypatch.setattr(cost, "ALIKE", ())
+    every = chipcost(*ask, *args, "--db", str(sample_db), env=env)
+    assert cut.returncode == every.returncode == 0, cut.stderr + every.stderr
+    rows = json.loads(cut.stdout)["rows"] if cut.stdout.startswith("{") else json.loads(cut.stdout)
+    assert rows and cut.stdout == every.stdout and cut.stderr == every.stderr
+    assert read[0] < read[-1] / 2, read  # the cut read fewer than half the offers
+    if "--currency" in args:
+        assert {r["currency"] for r in rows} == {"EUR"}
+    if "--max-interruption" in args:
+        spot = [r for r in rows if r["pricing_model"] == "spot"]
+        assert all(r["provider"] == "aws" and r["interruption"] for r in spot), spot
+
+
+def test_your_discount_chooses_the_offer_it_makes_cheapest(db, tmp_path):
+    """Half off runpod in ap-south-1, its dearest region at list price, makes its offers there
+    each chip's cheapest: on the code before, the ranking chose among the offers at their list
+    prices and then discounted the chosen (us-east-1's)."""
+    rules = tmp_path / "discounts.toml"
+    rules.write_text('[[discount]]\nprovider = "runpod"\nregion = "ap-south-1"\npercent = 50\n')
+    env = {**os.environ, "CHIPCOST_DISCOUNTS": str(rules)}
+    done = chipcost(
+        "cost", "--model", "llama-3-8b", "--workload", "inference", "--format", "json",
+        "--db", str(db), env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    assert rows and {(r["provider"], r["region"], r["discount"]) for r in rows} == {
+        ("runpod", "ap-south-1", "50% discounts.toml")
+    }, [(r["chip"], r["provider"], r["region"], r["discount"]) for r in rows]
