@@ -1,5 +1,8 @@
 """An answer's content codings undone as its bytes arrive, in steps of at most STEP bytes, so
-what it inflates to is counted before it is held (199 KB of gzip inflated to 200 MB whole)."""
+what it inflates to is counted before it is held (199 KB of gzip inflated to 200 MB whole):
+gzip and deflate with zlib, brotli with Google's bindings (`brotli`), zstd with the backport
+of Python 3.14's compression.zstd (`backports.zstd`, the standard library's from 3.14), each
+given an output bound per step."""
 
 from __future__ import annotations
 
@@ -13,8 +16,11 @@ from chipcost.core.errors import SourceError
 STEP = 1 << 16
 # The codings chipcost asks for (Accept-Encoding) and undoes, read to their end (httpx's own
 # decoder takes a gzip stream cut short for a whole one).
-ENCODINGS = "gzip, deflate"
+ENCODINGS = "gzip, deflate, br, zstd"
 GZIP = ("gzip", "x-gzip")
+# A zstd frame's window is at most 8 MB in HTTP (RFC 9659): a frame asking more memory of the
+# decoder is refused, not given it.
+ZSTD_WINDOW_LOG_MAX = 23
 
 
 class CutShort(Exception):
@@ -28,7 +34,7 @@ class Inflater:
     """One gzip stream (its members one after another, as gzip.decompress reads them) or one
     deflate stream (zlib's wrapper, or the bare deflate some servers send, as httpx reads it)."""
 
-    def __init__(self, coding: str) -> None:
+    def __init__(self, coding: str, where: str = "an answer") -> None:
         self.coding = coding
         self.gzip = coding in GZIP
         self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS) if self.gzip else None
@@ -80,21 +86,107 @@ class Inflater:
             raise CutShort(f"{self.coding} body cut short or corrupt (its stream does not end)")
 
 
+class Unbrotli:
+    """One brotli stream ('br'), its output taken STEP bytes at a time."""
+
+    def __init__(self, coding: str, where: str = "an answer") -> None:
+        import brotli
+
+        self.coding = coding
+        self.error = brotli.error
+        self.decompressor = brotli.Decompressor()
+        self.begun = False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        if not data:
+            return
+        self.begun = True
+        try:
+            out = self.decompressor.process(data, output_buffer_limit=STEP)
+            # until a step gives nothing: the input is used up (or the stream ended)
+            while out:
+                yield out
+                if self.decompressor.is_finished():
+                    return
+                out = self.decompressor.process(b"", output_buffer_limit=STEP)
+        except self.error as exc:
+            raise CutShort(f"{self.coding} body cut short or corrupt ({exc})") from None
+
+    def end(self) -> None:
+        if self.begun and not self.decompressor.is_finished():
+            raise CutShort(f"{self.coding} body cut short or corrupt (its stream does not end)")
+
+
+class Unzstd:
+    """One zstd stream (its frames one after another), its output taken STEP bytes at a time,
+    a frame's window bounded (ZSTD_WINDOW_LOG_MAX)."""
+
+    def __init__(self, coding: str, where: str = "an answer") -> None:
+        try:
+            from compression import zstd  # type: ignore[import-not-found]  # Python 3.14
+        except ImportError:
+            from backports import zstd
+
+        self.coding, self.where = coding, where
+        self.zstd = zstd
+        self.decompressor: zstd.ZstdDecompressor | None = None
+
+    def _new(self) -> object:
+        zstd = self.zstd
+        return zstd.ZstdDecompressor(
+            options={zstd.DecompressionParameter.window_log_max: ZSTD_WINDOW_LOG_MAX}
+        )
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        try:
+            while data:
+                if self.decompressor is None:
+                    self.decompressor = self._new()  # type: ignore[assignment]
+                decompressor = self.decompressor
+                assert decompressor is not None
+                out = decompressor.decompress(data, max_length=STEP)
+                data = b""
+                while True:
+                    if out:
+                        yield out
+                    if decompressor.eof or decompressor.needs_input:
+                        break
+                    out = decompressor.decompress(b"", max_length=STEP)
+                if decompressor.eof:  # another frame may follow
+                    data, self.decompressor = decompressor.unused_data, None
+        except self.zstd.ZstdError as exc:
+            if "too much memory" in str(exc):
+                raise SourceError(
+                    f"{self.where} answered a zstd frame whose window passes "
+                    f"{1 << ZSTD_WINDOW_LOG_MAX >> 20} MB, the bound for HTTP (RFC 9659): "
+                    "not read; report it"
+                ) from None
+            raise CutShort(f"{self.coding} body cut short or corrupt ({exc})") from None
+
+    def end(self) -> None:
+        if self.decompressor is not None and not self.decompressor.eof:
+            raise CutShort(f"{self.coding} body cut short or corrupt (its stream does not end)")
+
+
+# Each coding's decoder, by the name an answer gives it.
+_STEPS = {**dict.fromkeys(GZIP, Inflater), "deflate": Inflater, "br": Unbrotli, "zstd": Unzstd}
+
+
 class Decoder:
     """An answer's codings, undone from the last applied (RFC 9110: listed in the order they
     were applied); 'identity' or none is the body as sent."""
 
     def __init__(self, codings: str, where: str) -> None:
         names = [c.strip().lower() for c in codings.split(",") if c.strip()]
-        unknown = [n for n in names if n not in (*GZIP, "deflate", "identity")]
+        unknown = [n for n in names if n not in (*_STEPS, "identity")]
         if unknown:
-            # Never asked for (br, zstd, compress): refused, not kept still coded nor decoded
-            # unbounded.
+            # Never asked for (compress, or a name no one registered): refused, not kept still
+            # coded nor decoded unbounded.
             raise SourceError(
                 f"{where} answered in {', '.join(unknown)} coding, which chipcost does not ask "
                 f"for (it asks for {ENCODINGS}): not read; report it"
             )
-        self.steps = [Inflater(n) for n in reversed(names) if n != "identity"]
+        self.steps = [_STEPS[n](n, where) for n in reversed(names) if n != "identity"]
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         """The decoded bytes of `data`, in pieces of at most STEP bytes."""
@@ -116,7 +208,7 @@ class Decoder:
 
 def decoded(raw: bytes, coding: str) -> bytes:
     """The whole of `raw` without its codings; CutShort when a stream does not end."""
-    decoder = Decoder(coding, "an answer")
+    decoder = Decoder(coding, "a payload")
     body = b"".join(decoder.feed(raw))
     decoder.end()
     return body

@@ -61,18 +61,32 @@ def bomb(coding: str, size: int) -> bytes:
 
 
 def coded(body: bytes, coding: str) -> bytes:
+    import brotli
+    from backports import zstd
+
     if coding == "gzip, gzip":
         return gzip.compress(gzip.compress(body))
-    return {"gzip": gzip.compress, "deflate": zlib.compress}[coding](body)
+    if coding == "br, gzip":
+        return gzip.compress(brotli.compress(body))
+    return {"gzip": gzip.compress, "deflate": zlib.compress, "br": brotli.compress,
+            "zstd": zstd.compress}[coding](body)  # fmt: skip
 
 
-def brotli_bytes(body: bytes) -> bytes:
-    """Real brotli where the library is installed; the refusal does not depend on it."""
-    try:
-        import brotli  # type: ignore[import-not-found]
-    except ImportError:
-        return b"\x1b\x03\x00\xf8" + body[:16]
-    return brotli.compress(body)
+def spaces(size: int) -> bytes:
+    """`size` bytes of spaces inside a JSON string Runpod's parser would read."""
+    return b'{"data": {"gpuTypes": [], "pad": "' + b" " * size + b'"}}'
+
+
+def brotli_bomb(size: int) -> bytes:
+    import brotli
+
+    return brotli.compress(spaces(size), quality=5)
+
+
+def zstd_bomb(size: int) -> bytes:
+    from backports import zstd
+
+    return zstd.compress(spaces(size))
 
 
 def page(cursor: str, pad: int) -> bytes:
@@ -88,7 +102,11 @@ def page(cursor: str, pad: int) -> bytes:
         "deflate-bomb",
         "raw-deflate-bomb",
         "gzip-in-gzip",
-        "brotli",
+        "br-bomb",
+        "zstd-bomb",
+        "zstd-in-gzip",
+        "zstd-window",
+        "compress",
         "source-bound",
         "run-bound",
     ],
@@ -97,7 +115,31 @@ def test_answers_are_bounded_as_they_inflate(tmp_path, warehouse, monkeypatch, c
     settings = settings_for(tmp_path, warehouse, answer_max_bytes=MiB)
     network = None
     gz = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
-    if case.endswith("-bomb"):
+    if case in ("br-bomb", "zstd-bomb"):
+        coding = case.removesuffix("-bomb")
+        body = (brotli_bomb if coding == "br" else zstd_bomb)(64 * MiB)
+        script, source = [respond(200, body, {"Content-Encoding": coding})], "runpod"
+        words = "the answer passed 1 MiB decoded, the limit per answer (CHIPCOST_ANSWER_MAX_MB)"
+    elif case == "zstd-in-gzip":  # listed in the order applied: zstd first, then gzip
+        body = gzip.compress(zstd_bomb(64 * MiB))
+        script, source = [respond(200, body, {"Content-Encoding": "zstd, gzip"})], "runpod"
+        words = "the answer passed 1 MiB decoded, the limit per answer (CHIPCOST_ANSWER_MAX_MB)"
+    elif case == "zstd-window":  # a frame asking the decoder for a 64 MB window
+        from backports import zstd
+
+        # streamed, its size unsaid, so the frame declares the window
+        window = {zstd.CompressionParameter.window_log: 26}
+        window[zstd.CompressionParameter.content_size_flag] = 0
+        packer = zstd.ZstdCompressor(options=window)
+        body = packer.compress(RUNPOD_BODY) + packer.flush()
+        script, source = [respond(200, body, {"Content-Encoding": "zstd"})], "runpod"
+        words = "answered a zstd frame whose window passes 8 MB, the bound for HTTP (RFC 9659)"
+    elif case == "compress":  # never asked for: refused, not kept still coded
+        body = b"\x1f\x9d\x90" + RUNPOD_BODY[:64]
+        script, source = [respond(200, body, {"Content-Encoding": "compress"})], "runpod"
+        words = "answered in compress coding, which chipcost does not ask for (it asks for "
+        words += "gzip, deflate, br, zstd): not read"
+    elif case.endswith("-bomb"):
         coding = case.removesuffix("-bomb")
         body = bomb(coding, 64 * MiB)  # 64 MiB decoded, a few dozen KB as sent
         sent = {"Content-Encoding": "deflate" if "deflate" in coding else coding}
@@ -107,10 +149,6 @@ def test_answers_are_bounded_as_they_inflate(tmp_path, warehouse, monkeypatch, c
         body = coded(b'{"data": {"gpuTypes": [], "pad": "' + b" " * 3 * MiB + b'"}}', "gzip, gzip")
         script, source = [respond(200, body, {"Content-Encoding": "gzip, gzip"})], "runpod"
         words = "the answer passed 1 MiB decoded, the limit per answer (CHIPCOST_ANSWER_MAX_MB)"
-    elif case == "brotli":
-        body = brotli_bytes(RUNPOD_BODY)
-        script, source = [respond(200, body, {"Content-Encoding": "br"})], "runpod"
-        words = "answered in br coding, which chipcost does not ask for (it asks for gzip"
     else:  # 20 pages of 400 KB each (1 KB as sent), every one within the answer's bound
         pages = [page(f"c{i + 1}", 400 << 10) for i in range(19)] + [page("", 400 << 10)]
         script, source = [respond(200, gzip.compress(p), gz) for p in pages], "vultr"
@@ -152,7 +190,7 @@ def test_answers_are_bounded_as_they_inflate(tmp_path, warehouse, monkeypatch, c
         assert later.status == OK, later.message
 
 
-@pytest.mark.parametrize("coding", ["gzip", "deflate", "gzip, gzip"])
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "gzip, gzip", "br", "zstd", "br, gzip"])
 def test_a_coded_answer_within_its_bounds_loads(tmp_path, warehouse, monkeypatch, coding):
     settings = settings_for(tmp_path, warehouse, answer_max_bytes=MiB)
     answer = respond(200, coded(RUNPOD_BODY, coding), {"Content-Encoding": coding})

@@ -268,7 +268,7 @@ def test_user_agent_timeouts_and_extension(ctx):
     assert script.requests[0].headers["User-Agent"] == USER_AGENT
     assert USER_AGENT.startswith("chipcost/") and USER_AGENT.endswith("(+price collector)")
     # Only the codings extract/_body.py reads to their end, whatever decoders httpx has.
-    assert script.requests[0].headers["Accept-Encoding"] == "gzip, deflate"
+    assert script.requests[0].headers["Accept-Encoding"] == "gzip, deflate, br, zstd"
     timeout = client.client.timeout
     assert (timeout.connect, timeout.read, timeout.write, timeout.pool) == (10, 60, 30, 30)
     assert payload.name.endswith(".html.gz")
