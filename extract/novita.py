@@ -9,7 +9,7 @@ from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
-from chipcost.extract._kit import host_spec, json_price, listed_rows
+from chipcost.extract._kit import host_spec, json_price, listed_rows, too_many_places
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "novita"
@@ -76,6 +76,8 @@ def offers(product: Any, page: Page) -> list[Item]:
     if not isinstance(regions, list):
         return [page.reject(f"{sku}: regions {regions!r:.40} is not a list", product, sku)]
     codes = [_region(r) for r in regions if isinstance(r, str) and r.strip()]
+    if why := too_many_places(codes, sku):
+        return [page.reject(why, product, sku)]
     if not codes:
         return [Skip("a product listed in no region", sku)]
     named = NAME_MEMORY.match(name)

@@ -57,6 +57,11 @@ def _digitalocean(body: dict, places: list[str]) -> str:
     return size["slug"]
 
 
+def _novita(body: dict, places: list[str]) -> str:
+    body["data"][0]["regions"] = places
+    return body["data"][0]["id"]
+
+
 SOURCES = {
     "vultr": ("plans-metal.json", "METAL_URL", _vultr),
     "fluidstack": ("configurations.json", "CONFIGURATIONS_URL", _fluidstack),
@@ -64,6 +69,7 @@ SOURCES = {
     "seeweb": ("plans.json", "PLANS_URL", _seeweb),
     "latitude": ("plans.json", "PLANS_URL", _latitude),
     "digitalocean": ("sizes.json", "SIZES_URL", _digitalocean),
+    "novita": ("products.json", "PRODUCTS_URL", _novita),
 }
 
 
