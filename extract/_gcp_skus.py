@@ -11,6 +11,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from chipcost.extract._kit import too_many_places
+
 MACHINE_TABLE = "gcp_machine_types.csv"
 TPU_TABLE = "gcp_tpus.csv"
 CONSUMPTION_TABLE = "gcp_consumption.csv"
@@ -320,7 +322,10 @@ def service_regions(sku: dict[str, Any]) -> tuple[list[str], str]:
         return [], ""
     if not isinstance(listed, list):
         return [], f"serviceRegions is {_kind(listed)}, not a list"
-    return [r for r in listed if isinstance(r, str) and r], ""
+    regions = [r for r in listed if isinstance(r, str) and r]
+    if why := too_many_places(regions, "serviceRegions"):
+        return [], why
+    return regions, ""
 
 
 def _kind(value: Any) -> str:

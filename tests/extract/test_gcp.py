@@ -273,3 +273,18 @@ def test_a3_high_without_local_ssd_is_priced_as_a3_high():
         bare = find(records, f"a3-highgpu-{size}-nolssd", model=model)
         assert (bare.chip, bare.chip_count) == (plain.chip, plain.chip_count)
         assert bare.price_per_hour == plain.price_per_hour
+
+
+@pytest.mark.parametrize("count", [201, 10_000])
+def test_a_sku_sold_in_more_regions_than_any_provider_has_is_refused(count):
+    """A GPU, core and memory SKU each listing `count` regions would price every machine type
+    in each: refused whole, naming the bound (extract/_kit.py MAX_PLACES_PER_ROW)."""
+    name = "recorded-compute-skus-opencost.json"
+    body = json.loads((FIXTURES / "gcp" / name).read_text())
+    places = [f"place-{i}" for i in range(count)]
+    for sku in body["skus"]:
+        sku["serviceRegions"] = places
+    result = parse([payload(name, data=json.dumps(body).encode())])
+    refused = [r.reason for r in result.rejects if "more than any provider has" in r.reason]
+    assert refused and all(f"lists {count:,} places to rent it in" in r for r in refused)
+    assert not any(r.region.startswith("place-") for r in result.records)
