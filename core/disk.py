@@ -12,6 +12,8 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
+import sys
 from pathlib import Path
 
 NO_ROOM = (errno.ENOSPC, errno.EDQUOT)
@@ -59,14 +61,36 @@ def no_room(exc: BaseException, path: str | Path | None = None) -> str | None:
 def disk_full(where: str | Path | None, reason: str = os.strerror(errno.ENOSPC)) -> str:
     """'the disk holding PATH (the file system at MOUNT) is full (REASON)' and what to do."""
     if where is None:
-        return (
-            f"a disk is full ({reason}): nothing of the write was kept; free some space and "
-            "run again"
-        )
+        if (output := _full_output()) is not None:
+            return (
+                f"the disk holding the standard output, {output} (the file system at "
+                f"{mount_of(output)}), is full ({reason}): what was written there is cut short; "
+                "free some space there, or write elsewhere, and run again"
+            )
+        return f"a disk is full ({reason}): the write failed; free some space and run again"
     return (
         f"the disk holding {where} (the file system at {mount_of(where)}) is full ({reason}): "
         "nothing of the write was kept; free some space there, or write elsewhere, and run again"
     )
+
+
+# Less room than this left where the standard output goes: the disk a write with no file named
+# filled is taken to be that one.
+_NEARLY_FULL = 64 << 10
+
+
+def _full_output() -> str | None:
+    """The file the standard output is redirected to, when it is one on a nearly full disk."""
+    try:
+        fd = sys.stdout.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        room = os.fstatvfs(fd)
+        if room.f_bavail * room.f_frsize >= _NEARLY_FULL:
+            return None
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

@@ -112,3 +112,45 @@ def test_a_report_on_a_full_disk_writes_none_of_its_files(tmp_path):
     assert "is full (No space left on device)" in said and "nothing of the write was kept" in said
     assert sorted(p.name for p in tmp_path.iterdir()) == ["changes.csv"]
     assert table.read_text() == "the previous report's\n"
+
+
+def test_a_read_written_to_a_full_device_says_so_in_one_line(tmp_path, golden):
+    """The standard output on /dev/full: one line, exit 1, and no claim that nothing was
+    kept (a redirected output keeps what was written before the disk filled)."""
+    import subprocess
+    import sys
+
+    command = [str(Path(sys.executable).with_name("chipcost")), "prices", "--by", "offer"]
+    with FULL.open("w") as full:
+        done = subprocess.run(
+            [*command, "--format", "csv", "--db", str(golden)], env=_env(tmp_path),
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=300,
+        )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        "error: a disk is full (No space left on device): the write failed; free some space "
+        "and run again"
+    ], done.stderr
+
+
+def test_a_redirected_output_on_a_nearly_full_disk_is_named(tmp_path, monkeypatch):
+    """A write with no file named, the standard output a file on a disk with no room left:
+    that file and its disk are named, and what was written there said to be cut short."""
+    import sys
+
+    from chipcost.core import disk
+
+    out = (tmp_path / "out.csv").open("w")
+    monkeypatch.setattr(sys, "stdout", out)
+    room = os.statvfs_result((4096, 4096, 100, 0, 0, 10, 0, 0, 0, 255))
+    monkeypatch.setattr(disk.os, "fstatvfs", lambda fd: room)
+    try:
+        said = no_room(OSError(errno.ENOSPC, "No space left on device"))
+    finally:
+        out.close()
+    assert said == (
+        f"the disk holding the standard output, {tmp_path / 'out.csv'} (the file system at "
+        f"{mount_of(tmp_path / 'out.csv')}), is full (No space left on device): what was "
+        "written there is cut short; free some space there, or write elsewhere, and run again"
+    )
