@@ -53,6 +53,20 @@ def _offers(chips=CHIPS) -> list:
     return found
 
 
+def _counted(monkeypatch) -> list[int]:
+    """How many rows each of cost's reads of cost_per_token returned, in order."""
+    read: list[int] = []
+    rows_of = cost_per_token.cost_rows
+
+    def counted(*given, **options):
+        rows = rows_of(*given, **options)
+        read.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(cost, "cost_rows", counted)
+    return read
+
+
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     return of_runs(tmp_path_factory.mktemp("cut") / "w.duckdb", [run_of(_offers(), day(0))])
@@ -71,15 +85,7 @@ ASKED = [
 @pytest.mark.parametrize("args", ASKED, ids=[" ".join(a[1::2][:3]) for a in ASKED])
 def test_the_cut_ranking_is_the_ranking_of_every_offer(db, monkeypatch, args):
     env = {**os.environ, "CHIPCOST_DISCOUNTS": ""}
-    read: list[int] = []
-    rows_of = cost_per_token.cost_rows
-
-    def counted(*given, **options):
-        rows = rows_of(*given, **options)
-        read.append(len(rows))
-        return rows
-
-    monkeypatch.setattr(cost, "cost_rows", counted)
+    read = _counted(monkeypatch)
     cut = chipcost("cost", *args, "--format", "json", "--db", str(db), env=env)
     monkeypatch.setattr(cost, "ALIKE", ())
     every = chipcost("cost", *args, "--format", "json", "--db", str(db), env=env)
@@ -97,13 +103,6 @@ ARTICLE_CHIPS = (
 
 def test_the_head_to_head_answers_are_those_of_every_offer(tmp_path, monkeypatch):
     db = of_runs(tmp_path / "w.duckdb", [run_of(_offers(ARTICLE_CHIPS), day(0))])
-    read: list[int] = []
-    rows_of = cost_per_token.cost_rows
-
-    def counted(*given, **options):
-        rows = rows_of(*given, **options)
-        read.append(len(rows))
-        return rows
 
     def answers() -> list[dict]:
         con = open_reader(db)
@@ -112,7 +111,7 @@ def test_the_head_to_head_answers_are_those_of_every_offer(tmp_path, monkeypatch
         finally:
             con.close()
 
-    monkeypatch.setattr(cost, "cost_rows", counted)
+    read = _counted(monkeypatch)
     cut = answers()
     monkeypatch.setattr(cost, "ALIKE", ())
     every = answers()
@@ -162,15 +161,7 @@ def test_the_cut_after_your_prices_is_the_ranking_of_every_offer(
     rules.write_text(DISCOUNTS)
     env = {**os.environ, "CHIPCOST_DISCOUNTS": str(rules) if "--discounts" in asked else ""}
     args = [a for a in asked if a != "--discounts"]
-    read: list[int] = []
-    rows_of = cost_per_token.cost_rows
-
-    def counted(*given, **options):
-        rows = rows_of(*given, **options)
-        read.append(len(rows))
-        return rows
-
-    monkeypatch.setattr(cost, "cost_rows", counted)
+    read = _counted(monkeypatch)
     ask = ("cost", "--model", "llama-3-70b", "--workload", "inference", "--format", "json")
     cut = chipcost(*ask, *args, "--db", str(sample_db), env=env)
     monkeypatch.setattr(cost, "ALIKE", ())
