@@ -233,10 +233,11 @@ def _kept(all_offers: bool, cheapest_of: tuple[str, ...], order: list[str]) -> s
 def _factors(
     con: duckdb.DuckDBPyConnection, discount: Callable[[Mapping[str, object]], float]
 ) -> tuple[str, str]:
-    """The join of `q` to your discount's factor (d_factor) of each current offer key it
-    changes, every key asked once (their number grows with providers, chips and regions, not
-    with offers); and the EXCLUDE of its columns."""
-    keys = con.execute(f"SELECT DISTINCT {', '.join(_DISCOUNT_KEY)} FROM ({OPEN_PRICE_ROWS})")
+    """The join of `q` to your discount's factor (d_factor) of each offer key it changes,
+    every key asked once (their number grows with providers, chips and regions, not with
+    offers); and the EXCLUDE of its columns."""
+    # the offers cost_per_token prices (warehouse/views/40_cost_per_token.sql)
+    keys = con.execute(f"SELECT DISTINCT {', '.join(_DISCOUNT_KEY)} FROM per_chip_prices")
     changed = ["(NULL, NULL, NULL, NULL, CAST(1 AS DOUBLE))"]
     for key in keys.fetchall():
         value = discount(dict(zip(_DISCOUNT_KEY, key, strict=True)))
