@@ -23,6 +23,9 @@ class Payload:
     name: str = ""
     ref: str = ""
     request: dict[str, Any] = field(default_factory=dict)
+    # The charset the answer's Content-Type declared ("" when it named none): a web page's
+    # bytes are read by it before any <meta> (extract/_html_encoding.py).
+    charset: str = ""
 
     def text(self) -> str:
         """The payload as UTF-8 text; a payload that is not is a ParseError naming it."""

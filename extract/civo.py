@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
+from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, parse_count, price_of, require_columns, size_gb
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, read_by
@@ -58,7 +59,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 def rows(page: Page) -> list[Row]:
     """The sizes of every GPU table in the NVIDIA GPUs section; each table's header must name
     the Size, On-demand and Commitment columns."""
-    root = parse_html(page.payload.text())
+    root = parse_html(html_text(page.payload))
     section = next(
         (e for e in root.iter() if e.tag == "section" and e.attrs.get("id") == SECTION_ID), None
     )

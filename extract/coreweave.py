@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, parse_count, price_of, require_columns, size_gb, slug
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, read_by
@@ -64,7 +65,7 @@ class Row:
 
 def rows(page: Page) -> list[Row]:
     """The page's GPU rows; the labels and prices the parser reads must be among them."""
-    found = gpu_rows(parse_html(page.payload.text()))
+    found = gpu_rows(parse_html(html_text(page.payload)))
     if found:
         labels = {label for row in found for label in row.labels}
         priced = {"on-demand price"} if any("on_demand" in r.prices for r in found) else set()

@@ -11,6 +11,7 @@ from chipcost.core.commands import REPLAY
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
+from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import PriceError, parse_price, require_columns, size_gb
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, read_by
@@ -63,7 +64,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 def rows(page: Page) -> list[Row]:
     """The GPU items of the "GPU instances pricing" section; its headings must name the GPU
     model and On-demand columns, and its items must hold price cells."""
-    section = _gpu_section(parse_html(page.payload.text()), page.payload)
+    section = _gpu_section(parse_html(html_text(page.payload)), page.payload)
     header = [cell.text().lower() for cell in section.find_all("div", HEADING)]
     require_columns(header, EXPECTED, page.payload, PROVIDER)
     unread = [name for name in header[1:] if name not in COLUMNS]

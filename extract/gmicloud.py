@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
+from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import price_of
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
@@ -48,7 +49,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 def rows(page: Page) -> list[Card]:
     """Every card: an element whose own heading (h3) names an NVIDIA GPU."""
-    root = parse_html(page.payload.text())
+    root = parse_html(html_text(page.payload))
     return [card for e in root.iter() if (card := _card(e)) is not None]
 
 

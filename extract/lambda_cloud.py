@@ -10,6 +10,7 @@ from chipcost.core.payload import Payload
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
+from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import (
     host_spec,
@@ -197,7 +198,7 @@ def _api_offer(entry: Any, page: Page) -> Item:
 
 
 def _page_rows(page: Page) -> list[dict[str, Any]]:
-    tree = parse_html(page.payload.text())
+    tree = parse_html(html_text(page.payload))
     tabs = _tab_labels(tree)
     found: list[dict[str, Any]] = []
     for table in tree.find_all("table"):

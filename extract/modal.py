@@ -9,6 +9,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import json_price
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
@@ -41,7 +42,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 def rows(page: Page) -> list[dict[str, Any]]:
     """Each GPU row of the page: its label, price text and marks (the innermost element whose
     text is one GPU and its per-second price)."""
-    found = [e for e in parse_html(page.payload.text()).iter() if ROW.fullmatch(e.text())]
+    found = [e for e in parse_html(html_text(page.payload)).iter() if ROW.fullmatch(e.text())]
     innermost = [e for e in found if not any(_inside(other, e) for other in found)]
     seen: dict[str, dict[str, Any]] = {}
     for element in innermost:

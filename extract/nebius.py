@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import host_spec, price_of, require_columns
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, read_by
@@ -73,7 +74,8 @@ def rows(page: Page) -> list[Line]:
     from its rendered tables; the page must have the columns the parser reads (a new layout
     fails loudly)."""
     payload = page.payload
-    tables = _data_tables(payload.text()) or _html_tables(payload.text())
+    text = html_text(payload)
+    tables = _data_tables(text) or _html_tables(text)
     gpu_tables = [t for t in tables if any(GPU_HOUR in h.lower() for h in t[0])]
     found = {h for headers, _ in (gpu_tables or tables) for h in headers}
     require_columns(found, (EXPECTED[0],), payload, PROVIDER)

@@ -10,6 +10,7 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import price_of
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
@@ -41,7 +42,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 def rows(page: Page) -> list[dict[str, Any]]:
     """Each GPU node type's row of the GPU Clusters tables the page shows: its cells and marks."""
     found = []
-    for table in _cluster_tables(parse_html(page.payload.text())):
+    for table in _cluster_tables(parse_html(html_text(page.payload))):
         for row in table.find_all("tr"):
             cells = [" ".join(td.text().split()) for td in row.find_all("td")]
             if cells and GPU_ROW.match(cells[0]):
