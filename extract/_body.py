@@ -51,7 +51,7 @@ def whole(
     import httpx  # imported when a source fetches: a replay only parses
 
     answer = bounds.one_answer()
-    # An error's body is kept as sent, for its message: counted as one answer only.
+    # An error's body is read for its message only (_error_body): counted in no budget.
     budgets = [answer, *bounds.shared] if response.is_success else [answer]
     try:
         body = _read(response, where, check, clock, started, answer, budgets)
@@ -82,12 +82,13 @@ def _read(
     budgets: list[ByteBudget],
 ) -> bytes:
     """The body decoded as it arrives, each piece counted in `budgets` before it is held."""
-    import httpx  # imported when a source fetches: a replay only parses
 
     length = digits(response.headers.get("Content-Length", ""))
     if length is not None and length > answer.limit:
         raise OverLimit(answer.passed(where, f"as announced ({length:,} bytes)"))
-    coding = response.headers.get("Content-Encoding", "") if response.is_success else ""
+    coding = response.headers.get("Content-Encoding", "")
+    if not response.is_success:
+        return _error_body(response, coding, where, lambda: _on_time(clock, started, check, where))
     decoder, body, sent = Decoder(coding, where), bytearray(), 0
     # The body as sent (still coded), from a network stream or one held in memory alike.
     for chunk in response.stream:  # type: ignore[union-attr]
@@ -97,13 +98,52 @@ def _read(
         for piece in decoder.feed(chunk):
             _take(budgets, len(piece), where)
             body += piece
-        if clock() - started > BODY_DEADLINE_SECONDS:
-            raise httpx.ReadTimeout(f"body not received within {BODY_DEADLINE_SECONDS:.0f} s")
-        check(where)
+        _on_time(clock, started, check, where)
     if length is not None and length != sent:
         raise CutShort(f"body cut short: {sent} of {length} bytes")
     decoder.end()
     return bytes(body)
+
+
+# What is read of an answer that is not a success: enough for its message, decoded (an API's
+# error in gzip is quoted as its words, not its gzip bytes), the rest not read.
+ERROR_BODY_BYTES = 16 << 10
+
+
+def _error_body(
+    response: httpx.Response, coding: str, where: str, on_time: Callable[[], None]
+) -> bytes:
+    """The first ERROR_BODY_BYTES of an error answer's body, decoded, of at most 64 times
+    that as sent; what cannot be decoded (a coding never asked for, a stream cut short) ends
+    it where it is, never the answer."""
+    from chipcost.core.errors import SourceError
+
+    body, sent = bytearray(), 0
+    try:
+        decoder = Decoder(coding, where)
+        for chunk in response.stream:  # type: ignore[union-attr]
+            sent += len(chunk)
+            for piece in decoder.feed(chunk):
+                body += piece[: ERROR_BODY_BYTES - len(body)]
+                if len(body) >= ERROR_BODY_BYTES:
+                    return bytes(body)
+            if sent > ERROR_BODY_BYTES << 6:  # a coding giving little from much
+                break
+            on_time()
+    except (SourceError, CutShort):
+        pass
+    return bytes(body)
+
+
+def _on_time(
+    clock: Callable[[], float], started: float, check: Callable[[str], None], where: str
+) -> None:
+    """httpx.ReadTimeout past the body's deadline; `check` raises when the fetch must stop."""
+    import httpx  # imported when a source fetches: a replay only parses
+
+    if clock() - started > BODY_DEADLINE_SECONDS:
+        raise httpx.ReadTimeout(f"body not received within {BODY_DEADLINE_SECONDS:.0f} s")
+    check(where)
 
 
 def _take(budgets: list[ByteBudget], size: int, where: str) -> None:

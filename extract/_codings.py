@@ -18,6 +18,9 @@ STEP = 1 << 16
 # decoder takes a gzip stream cut short for a whole one).
 ENCODINGS = "gzip, deflate, br, zstd"
 GZIP = ("gzip", "x-gzip")
+# The most codings one answer may have applied one after another (a server applies one; a
+# proxy may add a second): 1,500 nested gzip streams were taken for a payload nested too deep.
+MAX_CODINGS = 4
 # A zstd frame's window is at most 8 MB in HTTP (RFC 9659): a frame asking more memory of the
 # decoder is refused, not given it.
 ZSTD_WINDOW_LOG_MAX = 23
@@ -186,7 +189,14 @@ class Decoder:
                 f"{where} answered in {', '.join(unknown)} coding, which chipcost does not ask "
                 f"for (it asks for {ENCODINGS}): not read; report it"
             )
-        self.steps = [_STEPS[n](n, where) for n in reversed(names) if n != "identity"]
+        applied = [n for n in reversed(names) if n != "identity"]
+        if len(applied) > MAX_CODINGS:
+            raise SourceError(
+                f"{where} answered in {len(applied):,} content codings one inside another, "
+                f"more than any server applies (chipcost undoes at most {MAX_CODINGS}): not "
+                "read; report it"
+            )
+        self.steps = [_STEPS[n](n, where) for n in applied]
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         """The decoded bytes of `data`, in pieces of at most STEP bytes."""

@@ -61,6 +61,13 @@ ADVICE = {
 SLOW = "the provider is slow or unreachable: check the network or proxy, run again"
 CUT = "the connection was cut mid-answer: nothing of it is loaded; run again"
 UNREACHED = "check the network, DNS or proxy, then run again"
+NOT_HTTP = (
+    "the provider's server (or a proxy before it) sent a malformed answer: run again later; "
+    "report it if it lasts"
+)
+# The longest Retry-After taken as asked (longer is past every budget anyway): 400 digits are
+# no float.
+MAX_RETRY_AFTER = 10**15
 
 
 @cache
@@ -222,6 +229,7 @@ def get(
         scrub(public_url(url), client.secrets),
         ext=ext or extension(response),
         request=scrub(request, client.secrets),
+        charset=response.charset_encoding or "",  # a web page is read by it (_html_encoding)
     )
 
 
@@ -282,7 +290,13 @@ def complete(client: HttpClient, where: str, request: httpx.Request) -> httpx.Re
         started = client.clock()
         with _slot(request.url.host):
             with client.reaching(request.url.host):
-                response = client.client.send(request, stream=True, follow_redirects=False)
+                try:
+                    response = client.client.send(request, stream=True, follow_redirects=False)
+                except httpx.InvalidURL as exc:  # a redirect's Location that is no URL
+                    raise SourceError(
+                        f"{where} redirected to a Location that is no URL ({exc}): not "
+                        "followed; if it lasts, report it"
+                    ) from None
             if response.next_request is None:  # the redirect's target passed _on_host
                 return whole(response, where, client.check, client.clock, started, client.bounds)
         response.close()
@@ -319,6 +333,8 @@ def _failed(client: HttpClient, met: BaseException | httpx.Response) -> tuple[st
         return f"timed out ({type(met).__name__})", SLOW
     if isinstance(met, CutShort):
         return f"sent an incomplete response ({met})", CUT
+    if isinstance(met, httpx.RemoteProtocolError):  # a status or header line HTTP forbids
+        return f"answered in a form that is not HTTP ({met})", NOT_HTTP
     return f"could not connect ({type(met).__name__}: {met})", UNREACHED
 
 
@@ -330,7 +346,7 @@ def retry_after(response: httpx.Response, now: datetime | None = None) -> float 
     """Seconds the server asked us to wait (Retry-After as seconds or an HTTP date), if any."""
     value = response.headers.get("Retry-After", "").strip()
     if (seconds := digits(value)) is not None:
-        return float(seconds)
+        return float(min(seconds, MAX_RETRY_AFTER))  # 400 digits are no float
     try:
         when = email.utils.parsedate_to_datetime(value)
         return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
@@ -342,8 +358,17 @@ def status_text(response: httpx.Response, secrets: Sequence[str] = ()) -> str:
     # Scrubbed before it is cut: a key straddling the cut would otherwise leave its start.
     body = scrub(response.text, secrets) if response.content else ""
     snippet = " ".join(body[:160].split())
+    if snippet and not _text(snippet):  # a charset it is not in, or bytes that are no text
+        snippet = f"{len(response.content):,} bytes that are not text"
     text = f"{response.status_code} {response.reason_phrase}".strip()
     return f"{text} ({snippet})" if snippet else text
+
+
+def _text(snippet: str) -> bool:
+    """Whether a body's start reads as text: at most one character in ten a control or an
+    undecodable byte."""
+    odd = sum(1 for c in snippet if c == "\ufffd" or (c < " " and c not in "\t\n\r"))
+    return odd * 10 <= len(snippet)
 
 
 def advice_for(client: HttpClient, response: httpx.Response) -> str:

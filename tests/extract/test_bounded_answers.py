@@ -199,3 +199,34 @@ def test_a_coded_answer_within_its_bounds_loads(tmp_path, warehouse, monkeypatch
         result = collect_source(registry()["runpod"], settings=settings, stamp=STAMP)
     assert result.status == OK, result.message
     assert load_day(settings, result).status == OK
+
+
+def test_an_error_answer_is_quoted_decoded_and_read_no_further(tmp_path, warehouse, monkeypatch):
+    """An error's body is decoded for its message (an API's refusal in gzip quoted as its
+    words), at most 16 KiB of it read, so a gzip bomb as an error's body is never held (and
+    one of zeros is said as bytes that are not text); 1,500 codings one inside another are
+    refused as such. On 57591a84 the message quoted the gzip bytes as sent."""
+    settings = settings_for(tmp_path, warehouse)
+    refusal = gzip.compress(b'{"message": "invalid api key"}')
+    cases = [
+        ([respond(403, refusal, {"Content-Encoding": "gzip"})],
+         'answered 403 Forbidden ({"message": "invalid api key"})'),
+        ([respond(500, bomb("gzip", 64 * MiB), {"Content-Encoding": "gzip"})] * 5,
+         'answered 500 Internal Server Error ({"data": {"gpuTypes": [], "pad": ");'),
+        ([respond(500, gzip.compress(bytes(64 * MiB)), {"Content-Encoding": "gzip"})] * 5,
+         "answered 500 Internal Server Error (16,384 bytes that are not text)"),
+        ([respond(200, RUNPOD_BODY, {"Content-Encoding": ", ".join(["gzip"] * 1500)})],
+         "answered in 1,500 content codings one inside another, more than any server applies"),
+    ]  # fmt: skip
+    for script, words in cases:
+        with fault_server(*script) as server, monkeypatch.context() as patched:
+            patched.setattr(runpod, "GRAPHQL_URL", f"{server.url}/graphql")
+            tracemalloc.start()
+            try:
+                result = collect_source(registry()["runpod"], settings=settings, stamp=STAMP)
+                _, peak = tracemalloc.get_traced_memory()
+            finally:
+                tracemalloc.stop()
+        assert result.status == FAILED and words in result.message, result.message
+        assert "\n" not in result.message and "bug in chipcost" not in result.message
+        assert peak < 8 * MiB, peak

@@ -79,3 +79,42 @@ def test_header_bytes_never_fail_the_source(tmp_path, warehouse, monkeypatch, sc
     assert result.status == OK, result.message
     assert result.records
     assert load_day(settings, result).status == OK
+
+
+@pytest.mark.parametrize(
+    ("script", "words"),
+    [
+        (
+            [respond(302, b"", {"Location": "/a\x01b"}), respond(200, BODY)],
+            "redirected to a Location that is no URL (Invalid non-printable ASCII character",
+        ),
+        (
+            [respond(302, b"", {"Location": "http://127.0.0.1:1 x/"}), respond(200, BODY)],
+            "redirected to a Location that is no URL (Invalid port: '1 x'): not followed",
+        ),
+        (
+            [respond(429, b"", {"Retry-After": "9" * 400}), respond(200, BODY)],
+            "answered 429 Too Many Requests; gave up after 1 attempt(s) in 0 s, as a further "
+            "1000000000000000 s wait would pass the retry budget",
+        ),
+        (
+            [respond(200, BODY, {"X-Caf\xe9": "1"})] * 5,
+            "answered in a form that is not HTTP (illegal header line",
+        ),
+    ],
+    ids=["location-control-byte", "location-bad-port", "retry-after-400-digits", "header-name"],
+)
+def test_headers_no_url_or_http_allows_fail_the_source_in_one_line(
+    tmp_path, warehouse, monkeypatch, script, words
+):
+    """On 57591a84 the two Locations and the 400 digits failed the source as "unexpected
+    InvalidURL / OverflowError ... This is a bug in chipcost", and a header name HTTP forbids
+    was "could not connect ... check the network, DNS or proxy"."""
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
+    shutil.copy(warehouse, settings.db_path)
+    with fault_server(*script) as server:
+        monkeypatch.setattr(runpod, "GRAPHQL_URL", f"{server.url}/graphql")
+        result = collect_source(registry()["runpod"], settings=settings, stamp=STAMP)
+    assert result.status != OK and words in result.message, result.message
+    assert result.message.startswith("runpod: ") and "\n" not in result.message
+    assert "bug in chipcost" not in result.message and "check the network" not in result.message
