@@ -90,6 +90,7 @@ class Entry:
     fetched_at: datetime
     url: str = ""
     request: dict[str, Any] = field(default_factory=dict)
+    charset: str = ""
 
 
 def manifest_entries(manifest: dict[str, Any], path: Path) -> list[Entry]:
@@ -123,11 +124,13 @@ def _entry(item: object, n: int, path: Path) -> Entry:
             f"{where}: field 'fetched_at' {fetched!r} is not an ISO 8601 time with a UTC "
             f"offset (e.g. 2026-11-21T06:00:03+00:00); {RESTORE}"
         )
-    url, request = item.get("url", ""), item.get("request") or {}
-    if not isinstance(url, str) or not isinstance(request, dict):
-        bad = "url" if not isinstance(url, str) else "request"
-        raise ArchiveError(f"{where}: field {bad!r} has the wrong type; {RESTORE}")
-    return Entry(name, digest, fetched_at, url, request)
+    # The answer's Content-Type charset is kept where it named one (a web page is read by it).
+    kept = {"url": item.get("url", ""), "request": item.get("request") or {}}
+    kept["charset"] = item.get("charset", "")
+    for key, kind in (("url", str), ("request", dict), ("charset", str)):
+        if not isinstance(kept[key], kind):
+            raise ArchiveError(f"{where}: field {key!r} has the wrong type; {RESTORE}")
+    return Entry(name, digest, fetched_at, **kept)
 
 
 def _text(item: dict[str, Any], key: str, where: str) -> str:

@@ -96,6 +96,7 @@ def read_payloads(
                 name=entry.name,
                 ref=f"{run_dir.name}/{source}/{entry.name}",
                 request=entry.request,
+                charset=entry.charset,
             )
         )
     return payloads

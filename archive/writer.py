@@ -56,6 +56,7 @@ class ArchiveWriter:
         fetched_at: datetime | None = None,
         ext: str = "json",
         request: dict[str, Any] | None = None,
+        charset: str = "",
     ) -> Payload:
         fetched_at = fetched_at or datetime.now(UTC)
         name = f"{len(self.manifest['payloads']) + 1:04d}.{ext}.gz"
@@ -70,6 +71,8 @@ class ArchiveWriter:
             "bytes": len(data),
             "request": request or {},
         }
+        if charset:  # the answer's Content-Type charset, which a web page is read by
+            entry["charset"] = charset
         self.manifest["payloads"].append(entry)
         self._write_manifest()
         return Payload(
@@ -79,6 +82,7 @@ class ArchiveWriter:
             name=name,
             ref=f"{self.stamp}/{self.source}/{name}",
             request=request or {},
+            charset=charset,
         )
 
     def _write_manifest(self) -> None:

@@ -131,6 +131,7 @@ def test_a_payload_that_inflates_past_the_cap_is_refused_without_inflating_it(tm
         (lambda e: e.pop("name"), "payload 1: field 'name' is missing"),
         (lambda e: e.update(name=7), "field 'name' is not a text"),
         (lambda e: e.update(request=[1]), "field 'request' has the wrong type"),
+        (lambda e: e.update(charset=["utf-8"]), "field 'charset' has the wrong type"),
     ],
 )
 def test_a_malformed_entry_names_the_file_and_the_field(tmp_path, change, words):
