@@ -261,8 +261,11 @@ def index(**asked: Any) -> pl.DataFrame:
     failed its latest attempt). Default days: the 30 to `until` (or the newest);
     `latest=True` gives each chip's newest day only. currency ('EUR'; default
     $CHIPCOST_CURRENCY) states each day's level at that day's ECB rate and the changes between
-    converted levels."""
-    return answers.index(asked, api=True).frame
+    converted levels. Constituents left out of some days for want of an exchange rate are
+    named, with those days, in a chipcost.core.errors.MissingRateWarning."""
+    answer = answers.index(asked, api=True)
+    _warn_unrated(answer.left_out)
+    return answer.frame
 
 
 @_answers(asks.history)
@@ -273,9 +276,25 @@ def history(**asked: Any) -> pl.DataFrame:
     (provider, region, zone, instance_type, chip_count, term, payment, plan, source) and how
     many offers were priced that day. since/until are inclusive days ('2026-11-01' or dates).
     currency ('EUR'; default $CHIPCOST_CURRENCY) converts each day's price at that day's ECB
-    reference rate (list_price_per_chip_hour_usd, currency, usd_rate, rate_day added).
+    reference rate (list_price_per_chip_hour_usd, currency, usd_rate, rate_day added). A
+    price left out of some days for want of an exchange rate is named, in its own currency
+    with those days, in a chipcost.core.errors.MissingRateWarning.
     """
-    return answers.history(asked, api=True).found.frame
+    found = answers.history(asked, api=True).found
+    _warn_unrated(found.freshness.unconverted)
+    return found.frame
+
+
+def _warn_unrated(rows: Sequence[dict[str, object]]) -> None:
+    """A MissingRateWarning naming the prices a daily read left out of some days for want of
+    a rate (none: no warning), as the command line says them under its rows."""
+    if rows:
+        from chipcost.core.errors import MissingRateWarning
+        from chipcost.reads.price_notes import left_out_words
+        from chipcost.warehouse.fx import unrated_of
+
+        said = left_out_words(unrated_of(rows), rows)
+        warnings.warn(f"no exchange rate: {said}", MissingRateWarning, stacklevel=4)
 
 
 @_answers(asks.sql)

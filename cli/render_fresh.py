@@ -100,11 +100,9 @@ def freshness_lines(fresh: Freshness, what: str | None = "prices") -> list[Line]
 def unrated_line(fresh: Freshness) -> Line:
     """The prices the read left out for want of a rate, and how to get it; where the read
     listed them, each in its own currency (chipcost.reads.price_notes.unconverted_words)."""
-    from chipcost.reads.price_notes import unconverted_words
+    from chipcost.reads.price_notes import left_out_words
 
-    said = f": {fresh.unrated.said()}"
-    if fresh.unconverted:
-        said += f". In their own currency: {unconverted_words(fresh.unconverted, why=False)}"
+    said = f": {left_out_words(fresh.unrated, fresh.unconverted)}"
     return [("no exchange rate", "yellow"), (said, "")]
 
 

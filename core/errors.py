@@ -18,6 +18,12 @@ class ChipcostError(Exception):
         super().__init__(f"{message}: {'; '.join(self.details)}" if self.details else message)
 
 
+class MissingRateWarning(UserWarning):
+    """A read of the Python API left prices out for want of an exchange rate: the warning
+    names them, each in its own currency with its days, and the command that fetches the
+    rates (the command line says the same under its rows)."""
+
+
 class NoMatch(ChipcostError):
     """A read matched nothing: the message says which part of the question has no answer.
     The CLI exits 1 in every format; csv and json first write an empty result."""

@@ -160,13 +160,15 @@ class IndexAnswer:
     # The freshness of every source with current prices: the index rests on them all (the
     # command line's; None from Python).
     freshness: Freshness | None = None
+    # the constituents left out of some days for want of a rate, each run of days in its own
+    # currency (chipcost.reads.price_index.index_left_out)
+    left_out: tuple[dict[str, object], ...] = ()
 
 
 def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
     """The daily price index rows asked for."""
-    from chipcost.core.names import resolve_chip_names
     from chipcost.pipeline.clock import until_within
-    from chipcost.reads.price_index import IndexAsk, find_index
+    from chipcost.reads.price_index import IndexAsk, find_index, index_left_out
     from chipcost.warehouse.freshness import freshness
 
     ask = IndexAsk.of(asked, api=api)
@@ -176,13 +178,14 @@ def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
         )  # the currency only
         ask = replace(ask, rates=mine.rates, stale_days=settings.stale_days)
         frame = find_index(con, ask)
+        # the constituents left out of its days for want of a rate, each named in its own
+        # currency with those days
+        left = tuple(index_left_out(con, ask))
         if api:
-            return IndexAnswer(frame, mine)
+            return IndexAnswer(frame, mine, left_out=left)
         cut = until_within(con, ask.until, ask.voice)[1]
-        chips = resolve_chip_names(asked["chip"]) or None
-        # the constituents left out for want of a rate, each named in its own currency
-        fresh = freshness(con, None, stale_days=settings.stale_days, chips=chips, listed=True)
-        return IndexAnswer(frame, mine, cut, fresh)
+        fresh = freshness(con, None, stale_days=settings.stale_days, left=left)
+        return IndexAnswer(frame, mine, cut, fresh, left)
 
 
 def sql(asked: Mapping[str, Any], *, api: bool = False) -> pl.DataFrame:

@@ -20,8 +20,8 @@ from chipcost.reads.price_ask import check_named, named_filters
 from chipcost.reads.price_notes import held_elsewhere, unconverted_words
 from chipcost.reads.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.fx import unrated, unrated_offers
-from chipcost.warehouse.history import daily_cheapest, history_values
+from chipcost.warehouse.fx import unrated_of
+from chipcost.warehouse.history import daily_cheapest, daily_unrated, history_values
 from chipcost.warehouse.prices import as_spelled, instance_spellings
 
 if TYPE_CHECKING:
@@ -125,11 +125,12 @@ def find_history(
         currency=mine.converting,
     )
     shown = frame["source"].unique().sort().to_list()
-    fresh = freshness(
-        con, shown, stale_days=stale_days, now=now, chips=chips, providers=named["providers"],
-        spans_since=ask.since or date.min, listed=True, regions=named["regions"],
-        pricing_models=named["pricing_models"], instances=named["instances"],
+    # the days of a price no rate converts, each run of them named: the rows leave them out
+    left = daily_unrated(
+        con, chips, named["providers"], named["regions"], named["pricing_models"],
+        ask.since, until, named["instances"],
     )  # fmt: skip
+    fresh = freshness(con, shown, stale_days=stale_days, now=now, left=left)
     frame = mine.frame(frame)
     notes = ((cut,) if cut else ()) + _narrowed(named["pricing_models"] or [], ask.voice)
     return HistoryResult(frame=frame, freshness=fresh, chips=chips, mine=mine, notes=notes)
@@ -162,17 +163,15 @@ def why_no_history(con: duckdb.DuckDBPyConnection, ask: HistoryAsk, chips: list[
         days = f" from {ask.since or 'the start'} to {ask.until or 'the last run'}"
     filters = named_filters(ask.regions, ask.pricing_models, ask.providers, ask.instances)
     # A euro price no rate converts is in the history, not in its dollars: said, not "no price".
-    left = unrated(
-        con, current=False, chips=chips or None, providers=filters["providers"], since=ask.since
-    )
-    if left.count:
-        kept = unrated_offers(
-            con, chips=chips or None, providers=filters["providers"],
-            regions=filters["regions"], pricing_models=filters["pricing_models"],
-            instances=filters["instances"], current=False, since=ask.since,
-        )  # fmt: skip
-        return f"no prices of {named} in US dollars match these filters{days}: {left.said()}" + (
-            f". In their own currency: {unconverted_words(kept, why=False)}" if kept else ""
+    kept = daily_unrated(
+        con, chips or None, filters["providers"], filters["regions"],
+        filters["pricing_models"], ask.since, ask.until, filters["instances"],
+    )  # fmt: skip
+    if kept:
+        return (
+            f"no prices of {named} in US dollars match these filters{days}: "
+            f"{unrated_of(kept).said()}. In their own currency: "
+            f"{unconverted_words(kept, why=False)}"
         )
     where = held_elsewhere(con, chips, filters, table="price_history")
     return (

@@ -21,12 +21,12 @@ from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.reads.history import day_asked
 from chipcost.reads.price_ask import pricing_model_name
-from chipcost.reads.price_notes import unconverted_words
+from chipcost.reads.price_notes import left_out_words
 from chipcost.reads.your_prices import Rates
 from chipcost.warehouse.freshness import Freshness, freshness
-from chipcost.warehouse.fx import unrated, unrated_offers
+from chipcost.warehouse.fx import unrated_of
 from chipcost.warehouse.history import newest_day
-from chipcost.warehouse.price_index import BUCKETS, COMMITMENT_TERM, price_index
+from chipcost.warehouse.price_index import BUCKETS, COMMITMENT_TERM, index_unrated, price_index
 
 # With chips named and no --since: the last 30 days of their index.
 DEFAULT_DAYS = 30
@@ -93,11 +93,7 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
         raise UsageError(f"{first} is after {last}")
     chips = resolve_chip_names(ask.chips) or None
     buckets = _buckets(ask.buckets, ask.voice)
-    since = ask.since
-    until = until_within(con, ask.until, ask.voice)[0]
-    if since is None and not ask.latest:
-        end = until or newest_day(con)
-        since = end - timedelta(days=DEFAULT_DAYS - 1) if end else None
+    since, until = _days(con, ask)
     fresh = freshness(con, None, stale_days=ask.stale_days)
     frame = price_index(
         con, chips, buckets, since, until,
@@ -113,12 +109,11 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
                 f"no index{which}: {ask.voice.said('since', since)} is after the newest prices "
                 f"({until}); give an earlier day"
             )
-        left = unrated(con, current=False, chips=chips, since=since)
-        if left.count:  # euro prices no rate converts: in the history, not in its dollars
-            kept = unrated_offers(con, chips=chips, current=False, since=since)
+        kept = index_unrated(con, chips, buckets, since, until)
+        if kept:  # euro prices no rate converts: in the history, not in its dollars
             raise NoMatch(
-                f"no index{which} ({', '.join(buckets)}) in US dollars: {left.said()}"
-                + (f". In their own currency: {unconverted_words(kept, why=False)}" if kept else "")
+                f"no index{which} ({', '.join(buckets)}) in US dollars: "
+                f"{left_out_words(unrated_of(kept), kept)}"
             )
         raise NoMatch(
             f"no index{which} ({', '.join(buckets)}) in the history"
@@ -130,6 +125,29 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
         raise ask.rates.missing(frame.filter(pl.col("usd_rate").is_null())["rate_day"][0])
     # As every read's rows: whether the prices it rests on are the bundled sample's.
     return frame.with_columns(pl.lit(bool(fresh.sample)).alias("sample"))
+
+
+def _days(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> tuple[date | None, date | None]:
+    """The first and last day the index is read for: the days asked, `until` cut to the
+    newest prices; with no `since`, the DEFAULT_DAYS to `until` (for `latest`: every day,
+    each chip's newest kept)."""
+    since = ask.since
+    until = until_within(con, ask.until, ask.voice)[0]
+    if since is None and not ask.latest:
+        end = until or newest_day(con)
+        since = end - timedelta(days=DEFAULT_DAYS - 1) if end else None
+    return since, until
+
+
+def index_left_out(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> list[dict[str, object]]:
+    """The constituents the index asked leaves out of some of its days for want of a rate,
+    each run of days one row in its own currency (chipcost.warehouse.price_index.
+    index_unrated): what the index says under its rows."""
+    chips = resolve_chip_names(ask.chips) or None
+    since, until = _days(con, ask)
+    if ask.latest and since is None:  # the newest day is what it shows
+        since = until or newest_day(con)
+    return index_unrated(con, chips, _buckets(ask.buckets, ask.voice), since, until)
 
 
 def failing_since(fresh: Freshness) -> dict[str, date]:

@@ -20,7 +20,7 @@ from chipcost.reads.price_ask import (
     named_filters_of,
     query_filters,
 )
-from chipcost.warehouse.fx import unrated
+from chipcost.warehouse.fx import Unrated, unrated
 from chipcost.warehouse.prices import chip_values, known_values, per_chip_price_rows
 
 if TYPE_CHECKING:
@@ -67,6 +67,17 @@ def unconverted_words(
         f"not in this table, no ECB rate within {MAX_RATE_AGE_DAYS} days of their day "
         f"converting them to US dollars ({len(rows)} price{'s' if len(rows) != 1 else ''}, "
         f"in their own currency; `{RATES}` fetches the rates): {listed}"
+    )
+
+
+def left_out_words(left: Unrated, rows: Sequence[dict[str, object]]) -> str:
+    """What a read left out for want of a rate (`left`), then each of `rows` in its own
+    currency with its days (unconverted_words): what the command line says under the rows and
+    the Python API warns ('' for nothing)."""
+    if not left.count:
+        return ""
+    return left.said() + (
+        f". In their own currency: {unconverted_words(rows, why=False)}" if rows else ""
     )
 
 

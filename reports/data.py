@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
 
 import duckdb
@@ -29,7 +29,7 @@ from chipcost.warehouse.changes import (
 )
 from chipcost.warehouse.freshness import freshness
 from chipcost.warehouse.fx import NONE_UNRATED, Unrated
-from chipcost.warehouse.history import daily_cheapest
+from chipcost.warehouse.history import daily_cheapest, daily_unrated
 from chipcost.warehouse.reader import in_working_memory
 from chipcost.warehouse.snapshot import (
     CHEAPEST_ORDER,
@@ -187,8 +187,9 @@ def gather(
         health["source"].to_list() if not health.is_empty() else [],
         stale_days=options.stale_days,
         now=generated,
-        spans_since=period.since,  # the week's prices, not only today's
-        listed=True,  # those left out for want of a rate, each in its own currency
+        # those left out of any day it shows for want of a rate, each run of days named in
+        # its own currency: today's prices, the week's and its history's and index's days
+        left=daily_unrated(con, since=_shown_since(period, options), until=period.until),
     )
     step("reading cost per token")
     costs = None if later else _labelled(printable_text(_costs(con, end, mine)))
@@ -331,6 +332,13 @@ def printable_text(frame: pl.DataFrame | None) -> pl.DataFrame | None:
     return frame.with_columns(
         pl.col(text).str.replace_all(BREAKS, " ").str.replace_all(CONTROL, "")
     )
+
+
+def _shown_since(period: Period, options: ReportOptions) -> date:
+    """The first day the report shows a price of: its history's, or the day before the
+    period (the index's start), whichever is earlier."""
+    first = period.until - timedelta(days=7 * options.history_weeks - 1)
+    return min(first, period.since - timedelta(days=1))
 
 
 def _history(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOptions):

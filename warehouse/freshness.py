@@ -10,7 +10,7 @@ import duckdb
 
 from chipcost.core.payload import AHEAD_OF_NOW
 from chipcost.warehouse.db import OPEN_PRICE_ROWS
-from chipcost.warehouse.fx import NONE_UNRATED, Unrated, unrated, unrated_offers
+from chipcost.warehouse.fx import NONE_UNRATED, Unrated, unrated, unrated_of, unrated_offers
 
 # Times are read as microseconds since the epoch and made UTC datetimes here: a DuckDB
 # TIMESTAMPTZ fetched as a datetime brings in pytz for its time zone, a tenth of what a
@@ -149,22 +149,29 @@ def freshness(
     regions: Sequence[str] | None = None,
     pricing_models: Sequence[str] | None = None,
     instances: Sequence[str] | None = None,
+    left: Sequence[dict[str, object]] | None = None,
 ) -> Freshness:
     """The freshness of `sources` (the ones whose prices are shown; None: every source with
     current prices), and the current prices of `chips` and `providers` (None: any) that no
     rate converts to US dollars, which no read shows; with `spans_since`, every price of the
     history that held on or after that day (a read of the history, not of today); `listed`,
     those prices one by one, of the `regions`, `pricing_models` and `instances` (None: any)
-    too (read only when there are some, so a read without them runs no extra query)."""
+    too (read only when there are some, so a read without them runs no extra query). `left`:
+    what a daily read found it left out itself, day by day (chipcost.warehouse.history.
+    unrated_days: a euro price whose rates stop for some days in the middle of its span is
+    left out of those days, which its last sighting's rate does not tell), said instead."""
     known, shown = _read(con, shown=sources is None)
     if sources is None:
         sources = shown
     picked = tuple(known[s] for s in dict.fromkeys(sources) if s in known)
+    if left is not None:
+        rows = tuple(left)
+        return Freshness(picked, now or datetime.now(UTC), stale_days, unrated_of(rows), rows)
     current = spans_since is None
     since = None if spans_since in (None, date.min) else spans_since
-    left = unrated(con, current=current, since=since, chips=chips, providers=providers)
+    said = unrated(con, current=current, since=since, chips=chips, providers=providers)
     unconverted: tuple[dict[str, object], ...] = ()
-    if listed and left.count:
+    if listed and said.count:
         unconverted = tuple(
             unrated_offers(
                 con, chips=chips, providers=providers, regions=regions,
@@ -172,7 +179,7 @@ def freshness(
                 current=current, since=since,
             )
         )  # fmt: skip
-    return Freshness(picked, now or datetime.now(UTC), stale_days, left, unconverted)
+    return Freshness(picked, now or datetime.now(UTC), stale_days, said, unconverted)
 
 
 # The notes of each source's latest attempt (the one of its newest prices, as last_status

@@ -204,6 +204,22 @@ class Unrated(NamedTuple):
 NONE_UNRATED = Unrated(0, (), (), None, ())
 
 
+def unrated_of(rows: Sequence[dict[str, object]]) -> Unrated:
+    """What `rows` (unrated_offers', or the days a daily read left a price out of,
+    chipcost.warehouse.history.unrated_days) come to: how many, whose, in which currencies,
+    the newest day among them, their chips."""
+    if not rows:
+        return NONE_UNRATED
+    days = [r["day"] for r in rows if isinstance(r["day"], date)]
+    return Unrated(
+        len(rows),
+        tuple(sorted({str(r["provider"]) for r in rows})),
+        tuple(sorted({str(r["currency"]) for r in rows})),
+        max(days, default=None),
+        tuple(sorted({str(r["chip"]) for r in rows})),
+    )
+
+
 def unrated(
     con: duckdb.DuckDBPyConnection,
     *,

@@ -8,7 +8,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
-from chipcost.warehouse.bound import relation
+from chipcost.warehouse.bound import execute, relation
 from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, USD_PER_EUR, in_currency
 from chipcost.warehouse.prices import ESTIMATE, SAMPLE
 from chipcost.warehouse.where import Where
@@ -150,12 +150,7 @@ def daily_cheapest(
     each day's ECB rate when given (chipcost.warehouse.fx): which offer was cheapest on a day
     is the US dollars' answer.
     """
-    where = Where()
-    where.any_of("h.chip", chips)
-    where.any_of("h.provider", providers)
-    where.places(regions, "h.")  # a region, or a zone as a row prints it
-    where.pricing(models, "h.")
-    where.any_of("h.instance_type", instances)
+    where = _filters(chips, providers, regions, models, instances)
     days = in_force_days(
         where=where.sql(), since=where.bind(_day(since)), until=where.bind(_day(until))
     )
@@ -164,6 +159,87 @@ def daily_cheapest(
     )
     frame = frame_of(relation(con, sql, params))
     return frame.select(*HISTORY_COLUMNS, *(c for c in frame.columns if c not in HISTORY_COLUMNS))
+
+
+def _filters(
+    chips: list[str] | None,
+    providers: list[str] | None,
+    regions: list[str] | None,
+    models: list[str] | None,
+    instances: list[str] | None,
+) -> Where:
+    """The conditions on price_history (as `h`) of a daily read's filters."""
+    where = Where()
+    where.any_of("h.chip", chips)
+    where.any_of("h.provider", providers)
+    where.places(regions, "h.")  # a region, or a zone as a row prints it
+    where.pricing(models, "h.")
+    where.any_of("h.instance_type", instances)
+    return where
+
+
+# What a price left out of a day for want of a rate is named by, and the span it belongs to.
+_NAMED = "provider, region, zone, instance_type, chip, chip_count, pricing_model, term"
+_SPAN = f"{_NAMED}, payment, plan, source, valid_from"
+
+# The days in_force_days leaves a price out of for want of a rate (none within
+# MAX_RATE_AGE_DAYS of the day), each run of consecutive days of one price one row, in its
+# own currency: first_day and day (the last). A price whose rates stop for some days in the
+# middle of its span is left out of those days alone, and they are what is said.
+_UNRATED_DAYS = f"""
+, unrated AS (
+    SELECT s.* FROM (SELECT * FROM spans WHERE fx_currency <> 'USD') s
+    ASOF LEFT JOIN usd_per_eur r ON s.day >= r.day
+    WHERE r.day IS NULL OR s.day - r.day > {MAX_RATE_AGE_DAYS}
+),
+runs AS (
+    SELECT *, day - CAST(row_number() OVER (PARTITION BY {_SPAN} ORDER BY day) AS INTEGER)
+        AS run
+    FROM unrated
+)
+SELECT {_NAMED}, any_value(price_per_chip_hour) AS price_per_chip_hour,
+    any_value(fx_currency) AS currency, min(day) AS first_day, max(day) AS day
+FROM runs
+GROUP BY {_SPAN}, run
+ORDER BY chip, price_per_chip_hour, provider, region, instance_type, day
+"""
+
+
+def unrated_days(
+    con: duckdb.DuckDBPyConnection,
+    where: Where,
+    since: date | None,
+    until: date | None,
+) -> list[dict[str, object]]:
+    """The prices of price_history (as `h`) matching `where` that a daily read from `since`
+    to `until` (None: the history's ends) leaves out of some of its days for want of a rate:
+    one row per run of such days, as chipcost.warehouse.fx.unrated_offers gives a span (its
+    `first_day` and last `day`), what the read names in their own currency."""
+    days = in_force_days(
+        where=where.sql(),
+        since=where.bind(since),
+        until=where.bind(until),
+        columns=f"{', '.join(f'h.{c}' for c in _SPAN.split(', '))}",
+    )
+    cursor = execute(con, days + _UNRATED_DAYS, where.params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def daily_unrated(
+    con: duckdb.DuckDBPyConnection,
+    chips: list[str] | None = None,
+    providers: list[str] | None = None,
+    regions: list[str] | None = None,
+    models: list[str] | None = None,
+    since: date | datetime | None = None,
+    until: date | datetime | None = None,
+    instances: list[str] | None = None,
+) -> list[dict[str, object]]:
+    """The days daily_cheapest, asked the same, leaves a price out of for want of a rate
+    (unrated_days)."""
+    where = _filters(chips, providers, regions, models, instances)
+    return unrated_days(con, where, _day(since), _day(until))
 
 
 def _day(value: date | datetime | None) -> date | None:

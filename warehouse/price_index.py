@@ -42,7 +42,7 @@ from chipcost.core.vocabulary import (
 )
 from chipcost.warehouse.bound import relation
 from chipcost.warehouse.fx import RATE_COLUMNS, index_in_currency
-from chipcost.warehouse.history import in_force_days
+from chipcost.warehouse.history import in_force_days, unrated_days
 from chipcost.warehouse.where import Where
 
 # The index's three pricing models: on demand, spot, and any 1-year commitment (reserved,
@@ -161,6 +161,34 @@ ORDER BY chip, bucket, day
 """
 
 
+def _constituents(chips: list[str] | None, buckets: list[str]) -> tuple[Where, str]:
+    """The conditions on price_history (as `h`) of the index's constituents of `chips` (None:
+    any) in `buckets`, and the SQL of a row's bucket."""
+    where = Where()
+    where.any_of("h.chip", chips)
+    bucket = _BUCKET.format(commitments=where.bind(list(COMMITMENTS)))
+    where.conditions += ["h.price_per_hour > 0", "h.chip <> 'unknown'"]
+    # A slice of a GPU (chip_count below 1) and a region most buyers cannot rent in are no
+    # constituents: the index is of whole chips anyone can rent (docs/price-index.md).
+    where.conditions.append("h.chip_count >= 1")
+    where.conditions.append("NOT restricted_region(h.region)")
+    where.add(f"list_contains({{}}, {bucket})", buckets)
+    return where, bucket
+
+
+def index_unrated(
+    con: duckdb.DuckDBPyConnection,
+    chips: list[str] | None,
+    buckets: list[str],
+    since: date | None,
+    until: date | None,
+) -> list[dict[str, object]]:
+    """The constituents of `chips` in `buckets` the index leaves out of some of its days from
+    `since` to `until` for want of a rate, one row per run of such days, in their own
+    currency (chipcost.warehouse.history.unrated_days)."""
+    return unrated_days(con, _constituents(chips, buckets)[0], since, until)
+
+
 def price_index(
     con: duckdb.DuckDBPyConnection,
     chips: list[str] | None = None,
@@ -184,15 +212,7 @@ def price_index(
     unknown = sorted(set(chosen) - set(BUCKETS))
     if unknown:
         raise ValueError(f"unknown index bucket(s): {', '.join(unknown)}")
-    where = Where()
-    where.any_of("h.chip", chips)
-    bucket = _BUCKET.format(commitments=where.bind(list(COMMITMENTS)))
-    where.conditions += ["h.price_per_hour > 0", "h.chip <> 'unknown'"]
-    # A slice of a GPU (chip_count below 1) and a region most buyers cannot rent in are no
-    # constituents: the index is of whole chips anyone can rent (docs/price-index.md).
-    where.conditions.append("h.chip_count >= 1")
-    where.conditions.append("NOT restricted_region(h.region)")
-    where.add(f"list_contains({{}}, {bucket})", chosen)
+    where, bucket = _constituents(chips, chosen)
     days = in_force_days(
         where=where.sql(),
         since=where.bind(since),

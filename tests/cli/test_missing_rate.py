@@ -302,7 +302,8 @@ def test_history_names_the_unconverted_prices_in_their_own_currency(no_rate):
 
 def test_history_gives_a_past_unconverted_price_its_days(tmp_path):
     """Seeweb's price held from day 0 to day 5 with no rate, then changed on day 10 with one:
-    the first is named with its span's days, the second is in the rows."""
+    the first is named with the days it was in force and the rows lack (to day 9: the
+    history carries a price to the day before it changed), the second is in the rows."""
     dearer = replace(SEEWEB, price_per_hour=1.8)
     runs = [
         run_by_provider({"aws": [AWS], "seeweb": [SEEWEB]}, day(0)),
@@ -312,7 +313,7 @@ def test_history_gives_a_past_unconverted_price_its_days(tmp_path):
     db = of_runs(tmp_path / "w.duckdb", runs)
     load_usd_rate(db, day(10).date().isoformat(), 1.1)
     said = said_by(cli(db, "history", "--chip", "L40S"))
-    first, last = day(0).date(), day(5).date()
+    first, last = day(0).date(), day(9).date()
     assert f"L40S seeweb it-fr2 L40S-1 on demand: €1.5000 a chip-hour from {first} to {last}" in (
         said
     )
