@@ -73,8 +73,11 @@ _ENCODINGS = (
     ("x-user-defined", "x-user-defined"),
 )
 LABELS = {label: codec for codec, labels in _ENCODINGS for label in labels.split()}
-BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_BE, "utf-16-be"))
-BOMS += ((codecs.BOM_UTF16_LE, "utf-16-le"),)
+BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+)
 # windows-1252 as the standard reads it: the five bytes Python's cp1252 leaves undefined (0x81,
 # 0x8D, 0x8F, 0x90, 0x9D) are the C1 controls of the same number, not errors.
 _C1 = "chipcost-whatwg-windows-1252"
@@ -86,7 +89,7 @@ PRESCAN_BYTES = 1024
 _PIECE = re.compile(
     r"<!--.*?(?:-->|$)|(?P<meta><meta[\s/])|(?P<tag></?[A-Za-z][^\s>]*)|<[!/?][^>]*>?", re.S | re.I
 )
-_ATTR = re.compile(r"""[\s/]*([^\s/>=][^\s/>=]*)\s*(?:=\s*("[^"]*"?|'[^']*'?|[^\s>]*))?""")
+_ATTR = re.compile(r"""[\s/]*([^\s/>=]+)\s*(?:=\s*("[^"]*"?|'[^']*'?|[^\s>]*))?""")
 _CHARSET_IN = re.compile(r"""charset\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s;"']+))""", re.I)
 
 

@@ -12,9 +12,13 @@ import re
 
 import pytest
 
+from chipcost.archive import ArchiveWriter, read_payloads
 from chipcost.core.errors import ParseError
+from chipcost.extract import modal
 from chipcost.extract._html_encoding import PRESCAN_BYTES, decode_html
+from chipcost.extract.base import FetchContext
 from tests.extract.test_html_pages import RECORDED, _grown, _page, _said
+from tests.fault_server import fault_server, respond
 
 META_UTF8 = re.compile(r"""<meta charset=["']?utf-8["']?\s*/?>""", re.IGNORECASE)
 CAFE = "<p>caf\xe9</p>"  # é: one byte in windows-1252, never a whole UTF-8 sequence alone
@@ -72,6 +76,33 @@ def test_the_answers_charset_is_read_before_the_pages_meta(module_name):
     data = _grown(_declaring(page, "utf-8"), CAFE).encode("cp1252")
     served = dataclasses.replace(payload(name, data=data), charset="windows-1252")
     assert _said(module.parse([served])) == _said(recorded)
+
+
+def test_a_fetched_pages_charset_is_archived_and_read_on_replay(tmp_path, monkeypatch):
+    """Through a local server: the page in windows-1252, its <meta> saying UTF-8, served as
+    `text/html; charset=windows-1252`; the manifest keeps the charset and the replay reads
+    the page by it."""
+    _, payload, page = _page("modal")
+    recorded = modal.parse([payload(RECORDED["modal"])])
+    data = _grown(_declaring(page, "utf-8"), CAFE).encode("cp1252")
+    served = respond(200, data, {"Content-Type": "text/html; charset=windows-1252"})
+    with fault_server(served) as server:
+        monkeypatch.setattr(modal, "PAGE_URL", f"{server.url}/pricing")
+        archive = ArchiveWriter(tmp_path, "2026-11-16T060000Z", "modal")
+        fetched = modal.fetch(FetchContext(archive=archive))
+    assert [p.charset for p in fetched] == ["windows-1252"]
+    assert archive.manifest["payloads"][0]["charset"] == "windows-1252"
+    replayed = read_payloads(tmp_path / "2026-11-16T060000Z", "modal")
+    assert [p.charset for p in replayed] == ["windows-1252"]
+    assert _offers(modal.parse(replayed)) == _offers(recorded)
+    # Without the header, the <meta> rules: é and — are U+FFFD, the page's own words differ.
+    assert "\ufffd" in decode_html(replayed[0].data)
+
+
+def _offers(result) -> list[tuple]:
+    """The prices and what they are of, without their provenance (the server's URL, the run)."""
+    said = [(r.sku, r.chip, r.pricing_model, r.price_per_hour, r.extra) for r in result.records]
+    return sorted(said, key=repr)
 
 
 CASES = {
