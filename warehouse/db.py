@@ -185,7 +185,12 @@ def _checkpoint(con: duckdb.DuckDBPyConnection, failure: str) -> None:
     try:
         con.execute("CHECKPOINT").fetchall()
     except duckdb.Error as exc:
-        log.warning("%s: %s", failure, exc)
+        from chipcost.core.disk import no_room
+
+        full = no_room(exc)
+        if full is not None:  # the log holds it: written into the file once there is room
+            full = full.replace("nothing of the write was kept", "the log (.wal) keeps it")
+        log.warning("%s: %s", failure, full or exc)
 
 
 def _connect_lake(

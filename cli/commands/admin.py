@@ -147,6 +147,10 @@ def _remove_run(
         run_id = run_named(con, run_id)
         touched = remove(con, run_id)
     except duckdb.Error as exc:
+        from chipcost.core.disk import no_room
+
+        if (full := no_room(exc, str(settings.warehouse))) is not None:
+            raise WarehouseError(f"run {run_id} was not removed: {full}") from None
         said = " ".join(str(exc).split())[:300]
         raise WarehouseError(
             f"run {run_id} was not removed from {settings.warehouse} (nothing was changed): "

@@ -154,3 +154,45 @@ def test_a_redirected_output_on_a_nearly_full_disk_is_named(tmp_path, monkeypatc
         f"{mount_of(tmp_path / 'out.csv')}), is full (No space left on device): what was "
         "written there is cut short; free some space there, or write elsewhere, and run again"
     )
+
+
+def test_remove_run_on_a_full_disk_names_it_and_changes_nothing(tmp_path, sample_runs):
+    """On 57591a84 remove-run said DuckDB's words and advised checking permissions."""
+    db = tmp_path / "w.duckdb"
+    loaded = chipcost(
+        "collect", "--replay", str(sample_runs[0]), "--db", str(db), env=_env(tmp_path)
+    )
+    assert loaded.returncode == 0, loaded.stderr
+    listed = chipcost("sources", "--runs", "--format", "json", "--db", str(db), env=_env(tmp_path))
+    run_id = json.loads(listed.stdout)[0]["run_id"]
+    before = _tables(db)
+    wal = tmp_path / "w.duckdb.wal"
+    wal.symlink_to(FULL)
+    result = chipcost("remove-run", run_id, "--db", str(db), env=_env(tmp_path))
+    _one_line_naming_the_disk(result, wal)
+    assert f"run {run_id} was not removed: " in result.stderr
+    wal.unlink()
+    assert _tables(db) == before
+
+
+def test_a_checkpoint_with_no_room_is_said_as_the_full_disk(tmp_path, caplog):
+    """A load committed to the log whose checkpoint finds the disk full: said as the disk, the
+    log keeping the load, not as DuckDB's FATAL words."""
+    from chipcost.warehouse import db
+
+    class Full:
+        def execute(self, sql):
+            raise duckdb.IOException(
+                "FATAL Error: Failed to create checkpoint because of error: Could not write "
+                f'file "{tmp_path}/w.duckdb": No space left on device'
+            )
+
+    with caplog.at_level("WARNING"):
+        db._checkpoint(Full(), "checkpoint after the load failed (the load is committed)")
+    said = caplog.records[-1].getMessage()
+    assert said == (
+        "checkpoint after the load failed (the load is committed): the disk holding "
+        f"{tmp_path}/w.duckdb (the file system at {mount_of(tmp_path / 'w.duckdb')}) is full "
+        "(No space left on device): the log (.wal) keeps it; free some space there, or write "
+        "elsewhere, and run again"
+    )
