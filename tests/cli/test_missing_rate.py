@@ -149,8 +149,15 @@ def test_export_writes_a_euro_price_in_euros_and_needs_no_rate(no_rate, tmp_path
 
 def load_usd_rate(path: Path, day_text: str, per_eur: float) -> None:
     """An ECB file with one day's dollar rate, parsed by the ecb-rates source and loaded."""
-    xml = (f'<gesmes:Envelope><Cube><Cube time="{day_text}"><Cube currency="USD" '
-           f'rate="{per_eur}"/></Cube></Cube></gesmes:Envelope>').encode()  # fmt: skip
+    load_usd_rates(path, {day_text: per_eur})
+
+
+def load_usd_rates(path: Path, rates: dict[str, float]) -> None:
+    """An ECB file with these days' dollar rates, as the ECB writes one (each day a Cube),
+    parsed by the ecb-rates source and loaded."""
+    days = "".join(f'<Cube time="{day_text}"><Cube currency="USD" rate="{per_eur}"/></Cube>'
+                   for day_text, per_eur in rates.items())  # fmt: skip
+    xml = f"<gesmes:Envelope><Cube>{days}</Cube></gesmes:Envelope>".encode()
     stamp = "2026-11-01T170000Z"
     parsed = ECB.parse([Payload(xml, RATES_90D_URL, LOADED, "r.xml", f"{stamp}/ecb-rates/r.xml")])
     result = SourceResult(source="ecb-rates", provider="ecb", status=OK, observed_at=LOADED,
@@ -394,3 +401,135 @@ def test_the_explorer_lists_the_unconverted_offers_apart(no_rate, tmp_path):
     rated = json.loads((tmp_path / "rated" / "offers.json").read_text())
     assert rated["unconverted"] == [] and rated["count"] == 4
     assert 'id="unconverted"' not in (tmp_path / "rated" / "index.html").read_text()
+
+
+# Rates that stop in the middle of the history: Seeweb's L40S in euros and AWS's in dollars,
+# seen on days 0, 4, 8 and 12 (2026-11-01 to 11-13) at one price, one span each; the last
+# sighting has a rate, so no count of prices by their last sighting says anything.
+AWS_L40S = record(instance_type="g6e.xlarge", chip="L40S", chip_count=1.0, price_per_hour=1.9,
+                  sku="g6e")  # fmt: skip
+GAPS = {
+    # a rate on 11-01 holds to 11-08; the next is 11-13's: 11-09 to 11-12 have none
+    "middle": ({"2026-11-01": 1.1, "2026-11-13": 1.1}, [("2026-11-09", "2026-11-12")]),
+    # none before 11-03, and 11-03's holds to 11-10: two runs of days, one price
+    "start and middle": (
+        {"2026-11-03": 1.1, "2026-11-13": 1.1},
+        [("2026-11-01", "2026-11-02"), ("2026-11-11", "2026-11-12")],
+    ),
+}
+
+
+def gapped(tmp_path: Path, rates: dict[str, float]) -> Path:
+    runs = [run_by_provider({"aws": [AWS_L40S], "seeweb": [SEEWEB]}, day(n)) for n in (0, 4, 8, 12)]
+    db = of_runs(tmp_path / "gapped.duckdb", runs)
+    load_usd_rates(db, rates)
+    return db
+
+
+def gap_words(first: str, last: str) -> str:
+    return f"{L40S_SEEWEB.split(' on 2026')[0]} from {first} to {last}"
+
+
+def rated_days(gaps: list[tuple[str, str]]) -> set[str]:
+    """The days 2026-11-01 to 11-13 outside `gaps`."""
+    every = {f"2026-11-{n:02d}" for n in range(1, 14)}
+    return {d for d in every if not any(first <= d <= last for first, last in gaps)}
+
+
+@pytest.mark.parametrize("gap", GAPS)
+@pytest.mark.parametrize("format", ["table", "csv", "json"])
+def test_history_names_the_days_rates_are_missing_and_keeps_the_rest(tmp_path, gap, format):
+    """On fca3d7b's parent, Seeweb's price left these days' rows and nothing was said: the
+    count of prices without a rate looked at the last sighting, which had one."""
+    rates, gaps = GAPS[gap]
+    db = gapped(tmp_path, rates)
+    ran = cli(db, "history", "--chip", "L40S", "--provider", "seeweb", "--format", format)
+    assert ran.returncode == 0, ran.stderr
+    said = said_by(ran) if format == "table" else " ".join(ran.stderr.split())
+    assert f"{len(gaps)} price{'s' if len(gaps) > 1 else ''} in EUR of seeweb left out" in said
+    assert f"`{RATES}` fetches the rates" in said
+    for first, last in gaps:
+        assert gap_words(first, last) in said
+    if format == "json":  # the days with a rate, and those alone, are rows, in dollars
+        rows = json.loads(ran.stdout)
+        assert {r["day"] for r in rows} == rated_days(gaps)
+        assert [r["price_per_chip_hour"] for r in rows] == pytest.approx([1.65] * len(rows))
+    if format == "csv":
+        assert {r["day"] for r in csv.DictReader(ran.stdout.splitlines())} == rated_days(gaps)
+
+
+def test_history_of_every_provider_shows_the_dearer_price_on_the_days_without_a_rate(tmp_path):
+    rates, gaps = GAPS["middle"]
+    ran = cli(gapped(tmp_path, rates), "history", "--chip", "L40S", "--format", "json")
+    assert ran.returncode == 0, ran.stderr
+    by_day = {r["day"]: r["provider"] for r in json.loads(ran.stdout)}
+    assert len(by_day) == 13
+    assert {d for d, p in by_day.items() if p == "aws"} == {"2026-11-09", "2026-11-10",
+                                                            "2026-11-11", "2026-11-12"}  # fmt: skip
+    assert gap_words(*gaps[0]) in " ".join(ran.stderr.split())
+
+
+def test_history_of_days_all_without_a_rate_says_so_in_its_message(tmp_path):
+    rates, gaps = GAPS["middle"]
+    db = gapped(tmp_path, rates)
+    args = ("--chip", "L40S", "--provider", "seeweb")
+    ran = cli(db, "history", *args, "--since", "2026-11-10", "--until", "2026-11-12")
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr
+    said = " ".join(ran.stderr.split())
+    assert "no prices of L40S in US dollars match these filters from 2026-11-10 to 2026-11-12" in (
+        said
+    )
+    assert gap_words("2026-11-10", "2026-11-12") in said
+
+
+def test_with_every_day_rated_nothing_is_said(tmp_path):
+    db = gapped(tmp_path, {"2026-11-01": 1.1, "2026-11-07": 1.1, "2026-11-13": 1.1})
+    for args in (("history", "--chip", "L40S"), ("index", "--chip", "L40S")):
+        ran = cli(db, *args)
+        assert ran.returncode == 0, ran.stderr
+        assert "left out" not in said_by(ran) and "€" not in said_by(ran)
+
+
+@pytest.mark.parametrize("gap", GAPS)
+def test_index_names_the_constituents_days_without_a_rate(tmp_path, gap):
+    rates, gaps = GAPS[gap]
+    db = gapped(tmp_path, rates)
+    for format in ("table", "json"):
+        ran = cli(db, "index", "--chip", "L40S", "--since", "2026-11-01", "--format", format)
+        assert ran.returncode == 0, ran.stderr
+        said = said_by(ran) if format == "table" else " ".join(ran.stderr.split())
+        assert all(gap_words(first, last) in said for first, last in gaps), said
+        if format == "json":  # one constituent on the days without a rate, two on the others
+            rows = {r["day"]: r["constituents"] for r in json.loads(ran.stdout)}
+            assert {d for d, n in rows.items() if n == 2} == rated_days(gaps)
+    # days asked after the gap: nothing to say
+    after = cli(db, "index", "--chip", "L40S", "--since", "2026-11-13")
+    assert after.returncode == 0 and "left out" not in said_by(after)
+
+
+def test_the_python_api_warns_the_days_it_left_out(tmp_path):
+    import chipcost
+    from chipcost.core.errors import MissingRateWarning
+
+    rates, gaps = GAPS["start and middle"]
+    db = gapped(tmp_path, rates)
+    with pytest.warns(MissingRateWarning) as warned:
+        frame = chipcost.history("L40S", provider="seeweb", db=db)
+    [message] = [str(w.message) for w in warned]
+    assert all(gap_words(first, last) in message for first, last in gaps)
+    assert f"`{RATES}` fetches the rates" in message
+    assert {str(d) for d in frame["day"].to_list()} == rated_days(gaps)
+    with pytest.warns(MissingRateWarning, match="from 2026-11-11 to 2026-11-12"):
+        chipcost.index("L40S", since="2026-11-01", db=db)
+
+
+def test_the_report_names_the_days_its_history_lacks_a_rate(tmp_path):
+    rates, gaps = GAPS["middle"]
+    db = gapped(tmp_path, rates)
+    ran = cli(db, "report", "--since", "2026-11-07", "--until", "2026-11-13",
+              "--out", str(tmp_path / "report"))  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    [page] = (tmp_path / "report").glob("*.html")
+    text = " ".join(page.read_text().split())
+    assert "Not in this report: 1 price in EUR of seeweb left out" in text
+    assert gap_words(*gaps[0]) in text
