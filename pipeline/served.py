@@ -7,13 +7,17 @@ from must state no other size ('my-8b' is no 70B model) and name no other family
 chipcost knows ('qwen-prod' is no Llama), and one stating a size must name the measured model's
 family too ('mistral-70b', 'falcon-70b' or 'prod-70b' is no Llama 3 70B by its size alone;
 'Hermes-3-Llama-3.1-70B' may be): only an alias stating nothing ('prod', 'test-model') is taken
-on trust. Anything else is refused in one line before the load: a figure recorded under another
-model's name would price that model at this one's speed."""
+on trust. Whatever the name, it must not state another version of the family ('Llama-2-70b' is
+no Llama 3 70B, though model_equivalents.csv lets a published Llama 2 figure stand for one) nor
+two sizes ('llama-3-70b-distilled-to-8b'). Anything else is refused in one line before the load:
+a figure recorded under another model's name would price that model at this one's speed."""
 
 from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
+from typing import NamedTuple
 
 import httpx
 
@@ -21,11 +25,13 @@ from chipcost.core.errors import UsageError
 from chipcost.core.names import shown
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.pipeline.endpoint import MODELS_TIMEOUT, Endpoint, _headers, _whole_within
-from chipcost.transform.references import model_rows, model_standing, repo_cut
+from chipcost.transform.references import model_equivalents, model_rows, model_standing, repo_cut
 from chipcost.transform.throughput_figures import normalise_model
 
-# A parameter count in a name: '70b', '8b', '1.5b', '8x7b' ('a3b', an active count, is not one).
-_SIZE = re.compile(r"(?<![a-z0-9.])((?:\d+x)?\d+(?:\.\d+)?)b(?![a-z0-9])")
+# A parameter count in a name: '70b', '8b', '1.5b', '8x7b', '135m', '1t', read as a number, so
+# '0.07t' is 70B and '70m' is not ('a3b', an active count, is not one; nor is '128k', a context).
+_SIZE = re.compile(r"(?<![a-z0-9.])((?:\d+x)?)(\d+(?:\.\d+)?)([mbt])(?![a-z0-9])")
+_UNITS = {"m": 6, "b": 9, "t": 12}  # powers of ten
 # A family of models: the letters a model's name opens with ('llama' of 'llama-3-70b', 'qwen' of
 # 'qwen3-32b'), and any run of letters in a served name ('llama' in 'Hermes-3-Llama-3.1-70B').
 _LETTERS = re.compile(r"[a-z]+")
@@ -47,8 +53,23 @@ def named_model(name: str) -> str | None:
     return None
 
 
-def _sizes(name: str) -> set[str]:
-    return set(_SIZE.findall(normalise_model(name.rsplit("/", 1)[-1])))
+def _sizes(name: str) -> dict[tuple[str, Decimal], str]:
+    """The parameter counts a name states, each as (experts, count) -> as written, upper case:
+    'llama-3-70b' -> {('', 70e9): '70B'}; 'mixtral-8x7b' -> {('8x', 7e9): '8X7B'}."""
+    sizes = {}
+    for experts, count, unit in _SIZE.findall(normalise_model(name.rsplit("/", 1)[-1])):
+        parameters = Decimal(count).scaleb(_UNITS[unit]).normalize()
+        sizes[experts, parameters] = f"{experts}{count}{unit}".upper()
+    return sizes
+
+
+def _generations(name: str, kin: str) -> set[str]:
+    """The generations of family `kin` a name states: the whole number of the version after the
+    family's name ('Llama-3.1-70B' -> {'3'}, 'llama2-70b' -> {'2'}, 'deepseek-v3' -> {'3'});
+    a point release is its generation's (model_equivalents.csv has Llama 3.1 and 3.3 70B stand
+    for Llama 3 70B, the same layers); a count after the name ('llama-70b') is no version."""
+    version = re.compile(rf"(?<![a-z]){re.escape(kin)}-?v?(\d+)(?:\.\d+)*(?=-|$)")
+    return set(version.findall(normalise_model(name.rsplit("/", 1)[-1])))
 
 
 def _words(name: str) -> set[str]:
@@ -66,46 +87,78 @@ def known_families() -> frozenset[str]:
     return frozenset(family(str(m["model"])) for m in model_rows())
 
 
-def other_model(name: str, model: str) -> tuple[str, str | None] | None:
-    """(what a served `name` is, the model it names or None) when it cannot be `model`:
-    ('llama-3-8b', 'llama-3-8b'), ('8B by its name', None); None when it may be `model`.
-    `model` is chipcost's name for the model measured; one the catalogue does not know (its
-    size given with `model size`) is checked by size alone."""
+class Other(NamedTuple):
+    """What a served name is when it cannot be the model measured: how it reads ('llama-3-8b',
+    '8B by its name'), the name --model takes to measure it (None when chipcost has none), and
+    whether it states two sizes (then no --model says which model it is)."""
+
+    what: str
+    named: str | None
+    ambiguous: bool = False
+
+
+def known_as(name: str) -> str | None:
+    """chipcost's name for a served name the catalogue knows, as --model takes it:
+    'meta-llama/Llama-2-70b-chat-hf' -> 'llama-2-70b' (which stands for llama-3-70b by
+    model_equivalents.csv); None for a name it does not know."""
+    known = {str(m["model"]) for m in model_rows()} | set(model_equivalents())
+    for candidate in (normalise_model(name.rsplit("/", 1)[-1]), repo_cut(name)[0]):
+        if candidate in known:
+            return candidate
+    return None
+
+
+def other_model(name: str, model: str, given: str | None = None) -> Other | None:
+    """What a served `name` is when it cannot be `model` (chipcost's name for the model
+    measured, given on the command line as `given`, 'llama-3.3-70b' for 'llama-3-70b'): None
+    when it may be. A model the catalogue does not know (its size given with `model size`) is
+    checked by size, version and family."""
+    given = given or model
+    said, own = _sizes(name), _sizes(model)
+    if len(said) > 1:
+        return Other(f"{' and '.join(said.values())} by its name: two sizes", None, True)
+    lineage = family(given)
+    stated, meant = _generations(name, lineage), _generations(given, lineage)
+    if meant and stated - meant:
+        plain = known_as(name)
+        return Other(plain or f"{lineage} {', '.join(sorted(stated))} by its name", plain)
     named = named_model(name)
     if named is not None and named_model(model) == model:
-        return None if named == model else (named, named)
-    said, own = _sizes(name), _sizes(model)
-    size = f"{', '.join(s.upper() for s in sorted(said))}B by its name"
-    if said and own and not said & own:
-        return size, None
+        return None if named == model else Other(named, named)
+    size = f"{', '.join(said.values())} by its name"
+    if said and own and not said.keys() & own.keys():
+        return Other(size, None)
     words, kin = _words(name), family(model)
     if kin in words:
         return None
     others = sorted((words & known_families()) - {kin})
     if others:
-        return f"a {others[0]} model by its name", None
+        return Other(f"a {others[0]} model by its name", None)
     if said:
-        return f"{size}, no {kin} model", None
+        return Other(f"{size}, no {kin} model", None)
     return None
 
 
 def refuse_other_model(name: str, model: str, given: str, endpoint: str, how: str) -> None:
     """A UsageError when the endpoint serves `name` (as `how` says: 'lists', 'answers as')
     and that is not `model` (given on the command line as `given`)."""
-    other = other_model(name, model)
+    other = other_model(name, model, given)
     if other is None:
         return
-    what, named = other
-    measure_it = (
-        f"{COMMAND_LINE.said('model', named)} to measure it"
-        if named
-        else f"the {COMMAND_LINE.name('model')} it serves"
-    )
-    which = f" ({what})" if what != name else ""
+    served_model = COMMAND_LINE.name("served_model")
+    if other.ambiguous:  # no --model can say which of its sizes is served
+        advice = f"Give {served_model} a name it serves {model} by that states one size"
+    else:
+        measure_it = (
+            f"{COMMAND_LINE.said('model', other.named)} to measure it"
+            if other.named
+            else f"the {COMMAND_LINE.name('model')} it serves"
+        )
+        advice = f"Give {measure_it}, or {served_model} the name it serves {model} by"
+    which = f" ({other.what})" if other.what != name else ""
     raise UsageError(
         f"{COMMAND_LINE.said('model', given)}: {endpoint} {how} {shown(name)}{which}, not "
-        f"{model}; nothing measured. Give {measure_it}, or {COMMAND_LINE.name('served_model')} "
-        f"the name it serves {model} by"
+        f"{model}; nothing measured. {advice}"
     )
 
 

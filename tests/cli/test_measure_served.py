@@ -66,6 +66,14 @@ POINT = ("--chip", "H100-SXM", "--chips", "8", "--input-tokens", "32", "--output
         ("prod-70B", "(70B by its name, no llama model), not llama-3-70b"),
         ("Qwen-70B-Chat", "(a qwen model by its name), not llama-3-70b"),
         ("gemma-prod", "(a gemma model by its name), not llama-3-70b"),  # no size, a family
+        # another generation of the family: model_equivalents.csv lets a published Llama 2 70B
+        # figure stand for Llama 3 70B, but a measurement of it is Llama 2's
+        ("llama-2-70b", "'llama-2-70b', not llama-3-70b"),
+        ("meta-llama/Llama-2-70b-chat-hf", "(llama-2-70b), not llama-3-70b"),
+        ("llama2-70b-prod", "(llama 2 by its name), not llama-3-70b"),
+        ("Llama 2 70B", "(llama-2-70b), not llama-3-70b"),
+        # a count in another unit is read as a number: 70M is no 70B
+        ("llama-3-70m", "(70M by its name), not llama-3-70b"),
     ],
 )
 def test_an_endpoint_listing_another_model_is_refused_before_any_load(
@@ -80,6 +88,39 @@ def test_an_endpoint_listing_another_model_is_refused_before_any_load(
     _nothing_recorded(fresh_db)
 
 
+@pytest.mark.parametrize(
+    ("listed", "sizes"),
+    [
+        ("llama-3-70b-distilled-to-8b", "70B and 8B"),
+        ("Llama-3-8B-Instruct-70b-tokens", "8B and 70B"),  # a count of tokens looks like one
+    ],
+)
+def test_a_name_stating_two_sizes_is_refused_as_ambiguous(
+    fresh_db, tokenizer, answered, listed, sizes
+):
+    asked = answered
+    with serving(200.0, model=listed) as double:
+        result = measure(fresh_db, double.url, tokenizer, *POINT)
+    line = _refused(result, f"lists only '{listed}' ({sizes} by its name: two sizes)")
+    assert "Give --served-model a name it serves llama-3-70b by that states one size" in line
+    assert "--model llama" not in line.partition("nothing measured")[2]  # no model to give
+    assert result.returncode == 2 and double.requests == [] and asked == []
+    _nothing_recorded(fresh_db)
+
+
+def test_the_model_a_refusal_names_is_measured_as_it_says(fresh_db, tokenizer, answered):
+    """`--model llama-2-70b`, as the refusal of a Llama 2 endpoint advises: measured, and
+    recorded as given, a Llama 2 figure counting for Llama 3 70B (model_equivalents.csv)."""
+    with serving(200.0, model="meta-llama/Llama-2-70b-chat-hf") as double:
+        refused = measure(fresh_db, double.url, tokenizer, *POINT)
+        _refused(refused, "Give --model llama-2-70b to measure it")
+        result = measure(fresh_db, double.url, tokenizer, *POINT, model="llama-2-70b")
+    assert result.returncode == 0, result.stderr
+    [figure] = _user_figures(fresh_db, "llama-2-70b")
+    assert figure["model"] == "llama-3-70b" and figure["published_model"] == "llama-2-70b"
+    assert "Served as 'meta-llama/Llama-2-70b-chat-hf'." in figure["notes"]
+
+
 def test_a_served_model_named_for_another_model_is_refused(fresh_db, tokenizer, answered):
     asked = answered
     with serving(200.0, model="llama-3-8b", models=["llama-3-70b", "llama-3-8b"]) as double:
@@ -89,7 +130,10 @@ def test_a_served_model_named_for_another_model_is_refused(fresh_db, tokenizer, 
     _nothing_recorded(fresh_db)
 
 
-@pytest.mark.parametrize("answers_as", ["llama-3-8b", "meta-llama/Llama-3.1-8B-Instruct"])
+@pytest.mark.parametrize(
+    "answers_as",
+    ["llama-3-8b", "meta-llama/Llama-3.1-8B-Instruct", "llama-2-70b", "llama-3-8b-to-70b"],
+)
 def test_answers_naming_another_model_are_refused_before_the_load(
     fresh_db, tokenizer, answered, answers_as
 ):
@@ -115,6 +159,12 @@ def test_answers_naming_another_model_are_refused_before_the_load(
          "Served as 'NousResearch/Hermes-3-Llama-3.1-70B'."),
         ("llama-3-70b", "llama-3-70b-instruct-0528",
          "Served as 'llama-3-70b', its answers naming 'llama-3-70b-instruct-0528'."),
+        # a point release of the generation, quantised (a precision, which the figure names)
+        ("Llama-3.1-70B-Instruct-AWQ-INT4", "meta-llama/Llama-3.3-70B-Instruct",
+         "Served as 'Llama-3.1-70B-Instruct-AWQ-INT4', its answers naming "
+         "'meta-llama/Llama-3.3-70B-Instruct'."),
+        # a count in another unit is read as a number: 0.07T is 70B
+        ("llama-3-0.07t", None, "Served as 'llama-3-0.07t'."),
     ],
 )  # fmt: skip
 def test_the_served_name_is_kept_with_the_figure(
