@@ -13,7 +13,7 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import Offer, field_names, missing_fields, require_columns, shape_error
 from chipcost.extract._slices import SliceError, share_of
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import CLOUD_OFFERS, Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "azure"
 PROVIDER = "azure"
@@ -264,6 +264,7 @@ def _vm(
 
 
 SOURCE = Source(
+    most_offers=CLOUD_OFFERS,
     formats=(FORMAT,),
     name=SOURCE_NAME,
     provider=PROVIDER,

@@ -323,6 +323,17 @@ class Checked:
     rest: str = "—"
 
 
+# The most offers a run of one source may yield, unless it says otherwise: a neocloud's listing
+# is its GPU types times its places and terms (the sample's largest, Verda, 99 offers), so
+# 25,000 is past any of them; a plan listing 250 GPU types in 200 places each (50,000 offers)
+# is a feed's fault, not a price list.
+MOST_OFFERS = 25_000
+# The clouds' whole catalogues: every GPU instance type in every region and zone, in every
+# pricing model, term and payment (the sample's AWS Price List API run: 1,040 offers of a few
+# regions).
+CLOUD_OFFERS = 250_000
+
+
 @dataclass(frozen=True)
 class Source:
     """One registered source: its name is the `source` column of the records it yields.
@@ -349,6 +360,9 @@ class Source:
     # today): every other source that yields no offer at all fails the run's collection and
     # withdraws nothing (chipcost.pipeline.collect).
     may_be_empty: bool = False
+    # The most offers one run of it may yield: more than its provider lists (docs/sources.md,
+    # "How many offers a source lists"); a run past it fails, none of it loaded.
+    most_offers: int = MOST_OFFERS
     # True for a source of reference facts, not prices (the ECB's exchange rates): its
     # provider sells nothing, so no discount or price filter names it.
     reference: bool = False

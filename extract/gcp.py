@@ -28,7 +28,7 @@ from chipcost.extract._kit import (
     require_offers,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Source
+from chipcost.extract.base import CLOUD_OFFERS, Checked, FetchContext, Source
 
 SOURCE_NAME = "gcp"
 PROVIDER = "gcp"
@@ -300,6 +300,7 @@ def _notes(catalog: Catalog) -> list[str]:
 
 
 SOURCE = Source(
+    most_offers=CLOUD_OFFERS,
     formats=(FORMAT,),
     settings=API_KEY.settings,
     name=SOURCE_NAME,

@@ -186,7 +186,15 @@ def _fetch_and_parse(
             result.observed_at = min(p.fetched_at for p in payloads)
             # Said before the parse, so a format change is named even where it fails it.
             result.notes = source.drift(payloads)
-            found.parsed = not_empty(source, source.parse(payloads), payloads)
+            parsed = not_empty(source, source.parse(payloads), payloads)
+            if (offers := len(parsed.records)) > source.most_offers:
+                raise ChipcostError(
+                    f"{source.name}: {offers:,} offers in one run, more than its provider lists "
+                    f'(at most {source.most_offers:,}; docs/sources.md, "How many offers a '
+                    'source lists"): none loaded, the prices already held are kept; the '
+                    "payloads are archived: if the provider really lists that many, report it"
+                )
+            found.parsed = parsed
     result.seconds = time.monotonic() - started
     return found
 

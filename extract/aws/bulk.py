@@ -37,7 +37,7 @@ from chipcost.extract.aws._public import (
     public_files,
     skip_if_credentials,
 )
-from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
+from chipcost.extract.base import CLOUD_OFFERS, Checked, FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-bulk"
 PROVIDER = "aws"
@@ -204,6 +204,7 @@ def _version_notes(versions: dict[str, set[str]]) -> list[str]:
 
 
 SOURCE = Source(
+    most_offers=CLOUD_OFFERS,
     settings=PUBLIC_FILE_SETTINGS,
     name=SOURCE_NAME,
     provider=PROVIDER,

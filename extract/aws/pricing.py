@@ -30,7 +30,7 @@ from chipcost.extract.aws._price_list import (
     decode_item,
     item_offers,
 )
-from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
+from chipcost.extract.base import CLOUD_OFFERS, Checked, FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-pricing-api"
 PROVIDER = "aws"
@@ -229,6 +229,7 @@ def _price_list(payload: Payload) -> list[Any]:
 
 
 SOURCE = Source(
+    most_offers=CLOUD_OFFERS,
     formats=(
         PRODUCTS,
         INSTANCE_TYPES,

@@ -22,7 +22,7 @@ from chipcost.extract.aws._calls import (
     positive_number,
     token_pages,
 )
-from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
+from chipcost.extract.base import CLOUD_OFFERS, Checked, FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-savings-plans"
 PROVIDER = "aws"
@@ -297,6 +297,7 @@ def _search_results(payload: Payload) -> list[Any]:
 
 
 SOURCE = Source(
+    most_offers=CLOUD_OFFERS,
     formats=(RATES,),
     name=SOURCE_NAME,
     provider=PROVIDER,

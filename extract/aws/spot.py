@@ -28,7 +28,7 @@ from chipcost.extract.aws._calls import (
 )
 from chipcost.extract.aws._calls import RowRefused as _Refused
 from chipcost.extract.aws._calls import response_bytes as _bytes
-from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
+from chipcost.extract.base import CLOUD_OFFERS, Checked, FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-spot"
 PROVIDER = "aws"
@@ -379,6 +379,7 @@ def _notes(payloads: Sequence[Payload], unanswered: set[str], superseded: int) -
 
 
 SOURCE = Source(
+    most_offers=CLOUD_OFFERS,
     formats=(REGIONS_FORMAT, HISTORY_FORMAT),
     name=SOURCE_NAME,
     provider=PROVIDER,

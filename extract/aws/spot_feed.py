@@ -25,7 +25,7 @@ from chipcost.extract._http import http_client
 from chipcost.extract._kit import Origin, json_of, positive
 from chipcost.extract.aws._files import get_bytes
 from chipcost.extract.aws._public import REGION_CODE, skip_if_credentials
-from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
+from chipcost.extract.base import CLOUD_OFFERS, Checked, FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-spot-feed"
 PROVIDER = "aws"
@@ -200,6 +200,7 @@ def spot_price(text: str) -> float:
 
 
 SOURCE = Source(
+    most_offers=CLOUD_OFFERS,
     formats=(FEED, PLAIN_FEED),
     settings={"aws_spot_feed_url": "CHIPCOST_AWS_SPOT_FEED_URL"},
     name=SOURCE_NAME,
