@@ -72,14 +72,14 @@ def _csv_rows(path: Path) -> tuple[bool, list[int], list[dict[str, str]]]:
     # utf-8-sig: Excel's "CSV UTF-8" starts with a byte-order mark, no part of a column
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
-        columns = [c.strip() for c in reader.fieldnames or []]
+        columns = [_column(c) for c in reader.fieldnames or []]
         listing = _check_columns(path, columns)
         try:
             for r in reader:
                 if None in r:
                     raise ChipcostError(f"{path}, line {reader.line_num}: more values than columns")
                 # a text chipcost's csv defused ("'-5% against ...") is read back as it was
-                given = {k.strip(): from_spreadsheet((v or "").strip()) for k, v in r.items() if k}
+                given = {_column(k): from_spreadsheet((v or "").strip()) for k, v in r.items() if k}
                 rows.append({k: v for k, v in given.items() if v})
                 lines.append(reader.line_num)
         except csv.Error as exc:  # a value past the field limit, a NUL byte
@@ -148,13 +148,13 @@ def _json_rows(path: Path) -> tuple[bool, list[int], list[dict[str, str]]]:
             f"{path}, line {after}: more after the list's closing ']'; one list of measurements "
             "a file (join two lists into one)"
         )
-    columns = list(dict.fromkeys(k.strip() for _, item in objects for k in item))
+    columns = list(dict.fromkeys(_column(k) for _, item in objects for k in item))
     listing = _check_columns(path, columns)
     # the fields read (and the id, for the order new ids are given in); a listing's worked-out
     # ones (its curve, its choice) are checked, not read
     read = (*IMPORT_COLUMNS, *LISTING_READ, "throughput_id")
     rows = [
-        {k.strip(): _json_text(path, n, k, v) for k, v in item.items() if k.strip() in read}
+        {_column(k): _json_text(path, n, k, v) for k, v in item.items() if _column(k) in read}
         for n, item in objects
     ]
     return listing, [n for n, _ in objects], [{k: v for k, v in r.items() if v} for r in rows]
@@ -167,9 +167,9 @@ class _NamedTwice(ValueError):
 def _once_each(pairs: list[tuple[str, object]]) -> dict[str, object]:
     found: dict[str, object] = {}
     for key, value in pairs:
-        if key.strip() in found:
-            raise _NamedTwice(f"{shown(key.strip(), 40)} given twice")
-        found[key.strip()] = value
+        if _column(key) in found:
+            raise _NamedTwice(f"{shown(_column(key), 40)} given twice")
+        found[_column(key)] = value
     return found
 
 
@@ -233,6 +233,11 @@ def _check_columns(path: Path, columns: list[str]) -> bool:
 
 
 _COLUMN = re.compile(r"^[a-z_]{1,40}$")
+
+
+def _column(name: str) -> str:
+    """A column as the header gives it, read as chipcost names them: `Chip ` is chip."""
+    return name.strip().lower()
 
 
 def _as_added(listed: dict[str, str]) -> dict[str, str] | None:

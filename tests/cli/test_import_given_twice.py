@@ -83,3 +83,28 @@ def test_a_listing_holding_one_measurement_twice_is_taken_back_once(tmp_path):
         in done.stdout
     )
     assert len(_listed(other)) == 1
+
+
+def test_a_header_in_capitals_reads_as_its_columns_and_a_column_twice_is_refused(tmp_path):
+    """`Chip,Model,Workload` is the header chipcost names chip, model, workload (on 57591a84:
+    "unknown column(s) one that is no column name; missing column(s) chip, model, workload");
+    the same column in two spellings is named twice, in CSV and in JSON alike."""
+    from tests import warehouses
+
+    db = warehouses.new(tmp_path / "w.duckdb")
+    header = "Chip, Model ,WORKLOAD,Tokens_Per_Second,per,chips,precision,source_date,notes"
+    given = tmp_path / "caps.csv"
+    given.write_text(f"{header}\nH100-SXM,llama-3-70b,inference,1500,chip,1,fp8,2026-11-01,x\n")
+    done = chipcost("throughput", "import", str(given), "--db", str(db))
+    assert done.returncode == 0 and "recorded 1 measurement(s)" in done.stdout, done.stderr
+    twice = tmp_path / "twice.csv"
+    twice.write_text("chip,Chip,model,workload,tokens_per_second\nH100-SXM,H100-SXM,m,training,1\n")
+    refused = chipcost("throughput", "import", str(twice), "--db", str(db))
+    assert refused.returncode == 1 and "column(s) named twice: chip" in refused.stderr
+    doubled = tmp_path / "twice.json"
+    doubled.write_text(
+        '[{"chip": "H100-SXM", "Chip": "H200", "model": "m", "workload": "training",'
+        ' "tokens_per_second": 1}]'
+    )
+    refused = chipcost("throughput", "import", str(doubled), "--db", str(db))
+    assert refused.returncode == 1 and "'chip' given twice in one object" in refused.stderr
