@@ -165,8 +165,15 @@ def digits(text: str) -> int | None:
 
 
 def ends_html(body: bytes) -> bool:
-    """Whether an HTML document that opens as one also closes (a page cut mid-way does not)."""
-    head = body[:512].lstrip().lower()
-    if not head.startswith((b"<!doctype html", b"<html")):
+    """Whether an HTML document that opens as one also closes (a page cut mid-way does not);
+    a page in UTF-16 (its byte order mark says so) read in it, one in UTF-8 past its mark."""
+    if body[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        codec = "utf-16-le" if body[:2] == b"\xff\xfe" else "utf-16-be"
+        head = body[2:1026].decode(codec, "replace").lstrip().lower()
+        tail = body[-8192 if len(body) % 2 == 0 else -8191 :].decode(codec, "replace").lower()
+    else:
+        head = body[:512].removeprefix(b"\xef\xbb\xbf").decode("latin-1").lstrip().lower()
+        tail = body[-4096:].decode("latin-1").lower()
+    if not head.startswith(("<!doctype html", "<html")):
         return True  # a fragment: nothing to compare
-    return b"</html>" in body[-4096:].lower()
+    return "</html>" in tail

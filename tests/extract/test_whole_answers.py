@@ -86,6 +86,19 @@ def test_an_html_page_closed_early_without_a_length_fails_the_source(tmp_path):
             served(tmp_path, server, "/pricing")
 
 
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_a_page_behind_a_byte_order_mark_closed_early_fails_the_source(tmp_path, encoding):
+    """On 57591a84 a page opening with a byte order mark was taken for a fragment, so a cut
+    one was read as whole."""
+    page = PAGE.decode("utf-8").encode(encoding)
+    cut = raw(200, page[: len(page) // 2 // 2 * 2], {"Content-Type": "text/html"})
+    with fault_server(cut) as server:
+        with pytest.raises(SourceError, match="HTML page cut short"):
+            served(tmp_path, server, "/pricing")
+    with fault_server(raw(200, page, {"Content-Type": "text/html"})) as server:
+        assert served(tmp_path, server, "/pricing").data == page
+
+
 def test_a_whole_html_page_without_a_length_is_read(tmp_path):
     with fault_server(raw(200, PAGE, {"Content-Type": "text/html"})) as server:
         payload = served(tmp_path, server, "/pricing")
