@@ -216,10 +216,10 @@ def unrated_days(
     one row per run of such days, as chipcost.warehouse.fx.unrated_offers gives a span (its
     `first_day` and last `day`), what the read names in their own currency."""
     days = in_force_days(
-        where=where.sql(),
+        where=f"{where.sql()} AND h.currency <> 'USD'",  # only a price in another currency
         since=where.bind(since),
         until=where.bind(until),
-        columns=f"{', '.join(f'h.{c}' for c in _SPAN.split(', '))}",
+        columns=", ".join(f"h.{c}" for c in _SPAN.split(", ")),
     )
     cursor = execute(con, days + _UNRATED_DAYS, where.params)
     names = [d[0] for d in cursor.description]
