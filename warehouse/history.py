@@ -64,7 +64,8 @@ def in_force_days(
     NEWEST_DAY): the rule every daily read of the history shares (`chipcost history`, the
     price index). A day's price_per_chip_hour is in US dollars at that day's rate (USD_PER_EUR:
     a euro price held for a month is worth what each of its days' rates made it, not what the
-    rate of its last sighting makes it); a day with no rate leaves the price out that day."""
+    rate of its last sighting makes it); a day with no rate leaves the price out that day,
+    and unrated_days says which."""
     newest = NEWEST_DAY
     return f"""
 WITH bounds AS (
