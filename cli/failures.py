@@ -18,6 +18,7 @@ from typing import NoReturn
 from chipcost.core.disk import no_room
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.stopping import SIGNALS as STOP_SIGNALS
+from chipcost.core.stopping import signal_name
 
 
 class _WaitHandler(logging.Handler):
@@ -122,12 +123,11 @@ def interruptible(said: Callable[[], str]) -> Iterator[None]:
 
 def interrupted(message: str, signum: int = signal.SIGINT) -> NoReturn:
     """What was done and what to do, after a Ctrl-C or another stop signal (SIGTERM, SIGHUP,
-    SIGQUIT): exit 128 + the signal's number (130, 143, 129, 131), as a shell expects."""
+    SIGQUIT, SIGUSR1...): exit 128 + the signal's number (130, 143, 129, 131, 138), as a shell
+    expects."""
     from chipcost.cli.consoles import err
 
-    word = (
-        "interrupted:" if signum == signal.SIGINT else f"stopped ({signal.Signals(signum).name}):"
-    )
+    word = "interrupted:" if signum == signal.SIGINT else f"stopped ({signal_name(signum)}):"
     try:
         err.line([(word, "bold yellow"), (f" {message}", "")])
     except OSError:  # the terminal is gone (SIGHUP): the exit status says it

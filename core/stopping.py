@@ -28,6 +28,15 @@ GRACE_SECONDS = 10.0
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
+def signal_name(signum: int) -> str:
+    """'SIGTERM' for 15; a real-time signal, which has no name of its own, as 'SIGRTMIN+3'."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        low = getattr(signal, "SIGRTMIN", None)
+        return f"SIGRTMIN+{signum - low}" if low is not None and signum > low else str(signum)
+
+
 def stopping() -> bool:
     return STOP.is_set()
 

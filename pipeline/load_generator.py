@@ -2,7 +2,8 @@
 (chipcost.pipeline.endpoint, asked first what it serves).
 
 AIPerf's own command line runs once per concurrency (its `profile` command, in a child process
-of its own session: it starts services of its own), reaching no host but the endpoint's, the
+of its own session: it starts services of its own, ended with it by
+chipcost.pipeline.aiperf_group), reaching no host but the endpoint's, the
 endpoint's credentials given inside its process, never on a command line; the run's summary
 and per-request records are returned, credentials replaced, as the fetch of a source returns
 its payload; reading them is chipcost.transform.measured's. Why AIPerf: docs/measure.md.
@@ -14,19 +15,23 @@ import importlib.util
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, NotRequired, TypedDict, Unpack
 from urllib.parse import urlsplit
 
 from chipcost.core.clean import REDACTED, printable
 from chipcost.core.errors import ChipcostError
+from chipcost.pipeline.aiperf_group import (
+    dies_with_chipcost,
+    end_group,
+    raise_pending,
+    starting,
+    stopped_on_signals,
+)
 from chipcost.pipeline.endpoint import Endpoint
 from chipcost.transform.measured import MAX_REPORT_BYTES, RECORDS, SUMMARY
 
@@ -166,7 +171,7 @@ def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_
     limit = seconds + request_timeout + STARTUP_SECONDS
     printed = _Printed()
     with stopped_on_signals():
-        with _starting():  # a stop signal meanwhile is raised once the group is known
+        with starting() as started:  # a stop signal meanwhile is raised once it is known
             child = subprocess.Popen(
                 command,
                 stdout=subprocess.PIPE,
@@ -178,11 +183,12 @@ def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_
                 bufsize=0,
                 env=aiperf_environment(endpoint, str(point.get("tokenizer", "")), out.parent),
                 start_new_session=True,  # its services are its children: stopped as one group
+                preexec_fn=dies_with_chipcost(),  # signalled when chipcost dies, SIGKILL too
             )
-            _STOP.groups.add(child.pid)
+            started(child.pid)
         reader = threading.Thread(target=printed.drain, args=(child.stdout,), daemon=True)
         try:  # done, failed, timed out or stopped by a signal: no service of it lingers
-            _STOP.raise_pending()
+            raise_pending()
             reader.start()
             child.wait(timeout=limit)
         except subprocess.TimeoutExpired:
@@ -191,7 +197,7 @@ def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_
                 f"concurrency {concurrency}: the endpoint timed out; nothing recorded"
             ) from None
         finally:
-            _end_group(child)
+            end_group(child)
             if reader.is_alive():
                 reader.join(5)
             if child.stdout:
@@ -206,106 +212,6 @@ def run_aiperf(*, endpoint: Endpoint, concurrency: int, seconds: float, request_
         last_line=_last_line(text),
         tokenizer_error=_tokenizer_error(text),
     )
-
-
-def _end_group(child: subprocess.Popen) -> None:
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except ProcessLookupError:  # the group is gone already
-        pass
-    _STOP.groups.discard(child.pid)
-    if child.returncode is None:
-        child.wait()
-
-
-# What stops a measurement: Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal closed) and SIGQUIT
-# (Ctrl-\). AIPerf runs in a session of its own, so none of them reaches it from the
-# terminal: chipcost ends its group.
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
-
-
-class Signalled(KeyboardInterrupt):
-    """A measurement stopped by a signal of STOP_SIGNALS: raised as Ctrl-C's interrupt, so every
-    signal takes its way out (AIPerf's group ended, its temporary files removed)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-@dataclass
-class _Stopping:
-    """The stop signals' state in this process: the AIPerf groups under way (each led by the
-    process started), the signal received, whether a run is being started (its group not known
-    yet), and how deep stopped_on_signals is nested (the outermost sets the handlers)."""
-
-    groups: set[int] = field(default_factory=set)
-    signum: int | None = None
-    starting: bool = False
-    depth: int = 0
-
-    def end_groups(self) -> None:
-        for pid in list(self.groups):
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):  # gone, its id maybe taken since
-                self.groups.discard(pid)
-
-    def raise_pending(self) -> None:
-        if self.signum is not None:
-            self.end_groups()
-            raise Signalled(self.signum)
-
-
-_STOP = _Stopping()
-
-
-@contextmanager
-def _starting() -> Iterator[None]:
-    _STOP.starting = True
-    try:
-        yield
-    finally:
-        _STOP.starting = False
-
-
-@contextmanager
-def stopped_on_signals() -> Iterator[None]:
-    """While the block runs, a signal of STOP_SIGNALS ends every AIPerf group under way at
-    once and is raised as Signalled (a KeyboardInterrupt), once: a second signal on the way
-    out ends the groups again without cutting the way out short. A signal the process was
-    started ignoring (`nohup chipcost measure`) stays ignored. Outside the main thread no
-    handler can be set: the block runs as it is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    if _STOP.depth:  # within a sweep's block: its handlers stand
-        _STOP.depth += 1
-        try:
-            yield
-        finally:
-            _STOP.depth -= 1
-        return
-
-    def stop(signum: int, frame: object) -> None:
-        _STOP.end_groups()
-        if _STOP.signum is None:
-            _STOP.signum = signum
-            if not _STOP.starting:  # else raised as soon as the run's group is known
-                raise Signalled(signum)
-
-    before = {s: signal.getsignal(s) for s in STOP_SIGNALS}
-    taken = [s for s, was in before.items() if was != signal.SIG_IGN]
-    for signum in taken:
-        signal.signal(signum, stop)
-    _STOP.depth, _STOP.signum = 1, None
-    try:
-        yield
-    finally:
-        _STOP.depth = 0
-        for signum in taken:
-            was = before[signum]
-            signal.signal(signum, signal.SIG_DFL if was is None else was)
 
 
 # Started in place of AIPerf's own entry point: it moves the endpoint's Authorization header

@@ -31,6 +31,7 @@ from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import Figure
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import Settings
+from chipcost.pipeline.aiperf_group import stopped_on_signals
 from chipcost.pipeline.endpoint import Endpoint, served_models
 from chipcost.pipeline.load_generator import (
     TOOL,
@@ -38,7 +39,6 @@ from chipcost.pipeline.load_generator import (
     Run,
     aiperf_options,
     run_aiperf,
-    stopped_on_signals,
     tool_command,
 )
 from chipcost.pipeline.measure_point import Baseline

@@ -280,7 +280,7 @@ def measure_(
     _say_point(err, setup, bool(concurrency), bool(requests))
     try:
         made = run_measure(settings, setup, roof)
-    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP, SIGQUIT (Signalled)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or any stop signal (Signalled)
         # AIPerf's group was ended and its files removed on the way here
         interrupted("AIPerf's run ended; nothing recorded", getattr(exc, "signum", SIGINT))
     stored, _, _ = _store(db, made, allow_above_roofline)  # a point's own report: no repeat

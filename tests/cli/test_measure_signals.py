@@ -1,7 +1,9 @@
 """`chipcost measure` as a process of its own, stopped by a signal or ending on its own: AIPerf
 runs in a session of its own (its services are its children), which no signal from the terminal
 reaches, so chipcost must end its whole process group on every way out: Ctrl-C, SIGTERM,
-SIGHUP (the terminal closed), SIGQUIT, a run that fails, a run that ends. AIPerf is a stand-in
+SIGHUP (the terminal closed), SIGQUIT, every other signal whose default action ends a process
+(SIGUSR1, SIGALRM, SIGXCPU, a real-time signal...), SIGKILL (no handler runs: the group ends
+without chipcost), a run that fails, a run that ends. AIPerf is a stand-in
 (CHIPCOST_AIPERF) that starts a service of its own and says both process ids; the endpoint is
 tests.openai_server; the warehouse is the shipped catalogue's (tests.cli.test_measure)."""
 
@@ -12,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,7 @@ import pytest
 from tests.cli.test_measure import _nothing_recorded, _shipped
 from tests.openai_server import serving
 from tests.paths import ROOT
-from tests.procs import alive, gone
+from tests.procs import alive, gone, with_environment
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 # AIPerf's stand-in: a service of its own in its group, both ids written where the test reads
@@ -33,17 +36,41 @@ if os.environ["STAND_IN_MODE"] == "hang":
 """
 
 
-def _as_from_a_shell() -> None:
-    """Every stop signal at its default, as in a terminal's shell: a suite started in the
-    background (`&`, `nohup`) passes its ignored SIGHUP and SIGQUIT down, and chipcost rightly
-    leaves a signal it was started ignoring ignored."""
-    for signum in (signal.SIGHUP, signal.SIGQUIT, signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, signal.SIG_DFL)
+# One signal of each kind whose default action ends a process, beside the four of a terminal:
+# the user's, timers', limits' (SIGXFSZ, which Python itself ignores at start), power failing,
+# I/O and a real-time signal (which has no name of its own).
+OTHER_ENDING = [
+    getattr(signal, name)
+    for name in ("SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF", "SIGXCPU", "SIGXFSZ",
+                 "SIGPWR", "SIGIO")
+    if hasattr(signal, name)
+] + ([signal.SIGRTMIN + 3] if hasattr(signal, "SIGRTMIN") else [])  # fmt: skip
 
 
-def _measure(tmp_path: Path, url: str, mode: str) -> tuple[subprocess.Popen, Path]:
-    """`chipcost measure` started against `url` with the stand-in; (the process, the file the
-    stand-in writes its ids to)."""
+def _name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"SIGRTMIN+{signum - signal.SIGRTMIN}"
+
+
+def _as_from_a_shell(ignored: tuple[int, ...] = ()) -> Callable[[], None]:
+    """Every stop signal at its default, as in a terminal's shell (a suite started in the
+    background, `&` or `nohup`, passes its ignored SIGHUP and SIGQUIT down, and chipcost rightly
+    leaves a signal it was started ignoring ignored), but `ignored`."""
+
+    def reset() -> None:
+        for signum in (signal.SIGHUP, signal.SIGQUIT, signal.SIGINT, signal.SIGTERM, *OTHER_ENDING):
+            signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
+
+    return reset
+
+
+def _measure(
+    tmp_path: Path, url: str, mode: str, ignored: tuple[int, ...] = ()
+) -> tuple[subprocess.Popen, Path]:
+    """`chipcost measure` started against `url` with the stand-in, `ignored` signals ignored;
+    (the process, the file the stand-in writes its ids to)."""
     tool = tmp_path / "aiperf"
     tool.write_text(STAND_IN.format(python=sys.executable))
     tool.chmod(0o755)
@@ -62,7 +89,8 @@ def _measure(tmp_path: Path, url: str, mode: str) -> tuple[subprocess.Popen, Pat
     ]  # fmt: skip
     process = subprocess.Popen(
         command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_as_from_a_shell,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_as_from_a_shell(ignored),
     )  # fmt: skip
     return process, pids
 
@@ -79,8 +107,9 @@ def _started(process: subprocess.Popen, pids: Path) -> list[int]:
 
 
 @pytest.mark.parametrize(
-    "signum", [signal.SIGHUP, signal.SIGQUIT, signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name
-)
+    "signum", [signal.SIGHUP, signal.SIGQUIT, signal.SIGTERM, signal.SIGINT, *OTHER_ENDING],
+    ids=_name,
+)  # fmt: skip
 def test_a_stop_signal_ends_aiperfs_whole_group(tmp_path, signum):
     with serving(45.0) as double:
         process, marker = _measure(tmp_path, double.url, "hang")
@@ -95,13 +124,52 @@ def test_a_stop_signal_ends_aiperfs_whole_group(tmp_path, signum):
     left = gone(pids, 10)
     for pid in left:  # a failing test leaves nothing loading the machine
         os.kill(pid, signal.SIGKILL)
-    assert left == [], f"AIPerf's group outlived {signum.name}"
+    assert left == [], f"AIPerf's group outlived {_name(signum)}"
     assert process.returncode == 128 + signum, err
-    said = "interrupted:" if signum == signal.SIGINT else f"stopped ({signum.name}):"
+    said = "interrupted:" if signum == signal.SIGINT else f"stopped ({_name(signum)}):"
     assert f"{said} AIPerf's run ended; nothing recorded" in err
     assert "Traceback" not in err
     assert list((tmp_path / "tmp").iterdir()) == []  # AIPerf's temporary folder removed
     _nothing_recorded(tmp_path / "w.duckdb")
+
+
+def test_sigkill_ends_aiperfs_whole_group_without_chipcost(tmp_path):
+    """SIGKILL runs no handler: the group's leader is signalled by the kernel (Linux) and a
+    watcher of chipcost's own ends the whole group, the stand-in's service included, which
+    ends with nobody (AIPerf's own services end with their leader); then the watcher ends."""
+    with serving(45.0) as double:
+        process, marker = _measure(tmp_path, double.url, "hang")
+        pids = _started(process, marker)
+        process.kill()
+        process.communicate(timeout=30)
+        left = gone(pids, 10)
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert left == [], "AIPerf's group outlived chipcost's SIGKILL"
+        # nothing of the run left: the watcher (its environment is chipcost's) gone too
+        assert gone(with_environment("STAND_IN_PIDS", str(marker)), 10) == []
+    assert process.returncode == -signal.SIGKILL
+    _nothing_recorded(tmp_path / "w.duckdb")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGUSR1], ids=_name)
+def test_a_signal_ignored_at_start_stays_ignored(tmp_path, signum):
+    """`nohup chipcost measure` (SIGHUP ignored), or a caller ignoring SIGUSR1: the signal
+    neither stops the measurement nor ends AIPerf; SIGTERM still does."""
+    with serving(45.0) as double:
+        process, marker = _measure(tmp_path, double.url, "hang", ignored=(signum,))
+        pids = _started(process, marker)
+        process.send_signal(signum)
+        time.sleep(2)
+        still = process.poll() is None and all(alive(p) for p in pids)
+        process.terminate()
+        _, err = process.communicate(timeout=30)
+    left = gone(pids, 10)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert still, f"{_name(signum)}, ignored at start, stopped the measurement: {err}"
+    assert left == [] and process.returncode == 128 + signal.SIGTERM, err
+    assert "stopped (SIGTERM): AIPerf's run ended; nothing recorded" in err
 
 
 def test_a_run_that_ends_leaves_no_service_of_it_behind(tmp_path):
