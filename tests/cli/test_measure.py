@@ -195,7 +195,8 @@ def _password_kept_to_the_server(db: Path, result, authorizations: list, started
         *(gzip.decompress(f.read_bytes()).decode() for f in _archive(db).rglob("*.gz")),
         *(f.read_text() for f in _archive(db).rglob("manifest.json")),
     ]  # fmt: skip
-    assert len(started) == 2  # one AIPerf a concurrency
+    # one AIPerf a concurrency, each with a watcher of its group (chipcost.pipeline.aiperf_group)
+    assert sum("profile" in command for command in started) == 2 and len(started) == 4
     for text in seen:
         for secret in (PASSWORD, QUOTED, basic.split()[1]):
             assert secret not in text
