@@ -8,7 +8,8 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
-from chipcost.warehouse.bound import execute, relation
+from chipcost.warehouse.bound import relation
+from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, USD_PER_EUR, in_currency
 from chipcost.warehouse.prices import ESTIMATE, SAMPLE
 from chipcost.warehouse.where import Where
@@ -222,9 +223,7 @@ def unrated_days(
         until=where.bind(until),
         columns=", ".join(f"h.{c}" for c in _SPAN.split(", ")),
     )
-    cursor = execute(con, days + _UNRATED_DAYS, where.params)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return dict_rows(con, days + _UNRATED_DAYS, where.params)
 
 
 def daily_unrated(
