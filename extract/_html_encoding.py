@@ -1,7 +1,7 @@
 """A web page's bytes decoded as browsers decode them (WHATWG HTML, "determining the character
 encoding"): a byte order mark, else the charset the answer's Content-Type declared, else a
-`<meta>` charset in the page's first 1024 bytes, else UTF-8 when the bytes are UTF-8 and
-windows-1252 when they are not. Labels are the WHATWG Encoding Standard's
+`<meta>` charset in the page's first 1024 bytes, else UTF-8 when the bytes are (mostly) UTF-8
+and windows-1252 when they are not. Labels are the WHATWG Encoding Standard's
 (encoding.spec.whatwg.org, "Names and labels"): `iso-8859-1`, `latin1` and `ascii` are
 windows-1252 there, as browsers read them, and a label outside the standard (`utf-7`) is
 ignored as browsers ignore it. A byte an encoding cannot decode is U+FFFD, as in a browser.
@@ -123,7 +123,18 @@ def decode_html(data: bytes, charset: str = "") -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        return _decode(data, "windows-1252", "")
+        return _undeclared(data)
+
+
+def _undeclared(data: bytes) -> str:
+    """A page that declares nothing and is not UTF-8 throughout: UTF-8 still where it is
+    mostly UTF-8 (more whole multi-byte sequences than stray bytes: a page written in UTF-8
+    with a stray byte, each such byte U+FFFD), as Firefox's and Chrome's detectors read it;
+    else windows-1252, the standard's fallback for a page in a Western language."""
+    text = data.decode("utf-8", errors="replace")
+    stray = text.count("\ufffd") - data.count("\ufffd".encode())
+    whole = sum(1 for c in text if c > "\x7f") - stray - data.count("\ufffd".encode())
+    return text if whole > stray else _decode(data, "windows-1252", "")
 
 
 def _label(said: str | None) -> str:

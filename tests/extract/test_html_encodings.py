@@ -42,11 +42,20 @@ def _windows_1252(page: str) -> bytes:
     return data
 
 
+def _stray_byte(page: str) -> bytes:
+    """The page in UTF-8 with one byte no UTF-8 sequence holds (a `caf\xe9` pasted in)."""
+    data = _grown(page, "<p>caf\x00</p>").encode().replace(b"caf\x00", b"caf\xe9")
+    with pytest.raises(UnicodeDecodeError):
+        data.decode("utf-8")
+    return data
+
+
 ENCODED = {
     "UTF-16LE with a BOM": lambda page: codecs.BOM_UTF16_LE + page.encode("utf-16-le"),
     "UTF-16BE with a BOM": lambda page: codecs.BOM_UTF16_BE + page.encode("utf-16-be"),
     "UTF-8 with a BOM": lambda page: codecs.BOM_UTF8 + page.encode(),
     "windows-1252, undeclared": lambda page: _windows_1252(_declaring(page, None)),
+    "UTF-8 with a stray byte, undeclared": lambda page: _stray_byte(_declaring(page, None)),
     '<meta charset="iso-8859-1">': lambda page: _windows_1252(_declaring(page, "iso-8859-1")),
     "<meta http-equiv> windows-1252": lambda page: _windows_1252(
         _declaring(page, None).replace(
