@@ -56,7 +56,8 @@ def whole(
     try:
         body = _read(response, where, check, clock, started, answer, budgets)
         kind = response.headers.get("Content-Type", "").lower()
-        if response.is_success and "html" in kind and not ends_html(body):
+        whole_page = ends_html(body, response.charset_encoding)
+        if response.is_success and "html" in kind and not whole_page:
             raise CutShort("HTML page cut short: it never closes </html>")
     except BaseException:
         for budget in budgets[1:]:
@@ -164,16 +165,29 @@ def digits(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() else None
 
 
-def ends_html(body: bytes) -> bool:
-    """Whether an HTML document that opens as one also closes (a page cut mid-way does not);
-    a page in UTF-16 (its byte order mark says so) read in it, one in UTF-8 past its mark."""
-    if body[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        codec = "utf-16-le" if body[:2] == b"\xff\xfe" else "utf-16-be"
-        head = body[2:1026].decode(codec, "replace").lstrip().lower()
-        tail = body[-8192 if len(body) % 2 == 0 else -8191 :].decode(codec, "replace").lower()
+def ends_html(body: bytes, charset: str | None = None) -> bool:
+    """Whether an HTML document that opens as one also closes (a page cut mid-way does not):
+    one whose first 4 KB hold `<html` (behind a comment, an XML declaration, white space) must
+    end with `</html>`. A page in UTF-16 (its byte order mark or its answer's charset says so)
+    is read in it; any other, byte for byte."""
+    codec = _utf16(body, charset)
+    if codec:
+        mark = 2 if body[:2] in (b"\xff\xfe", b"\xfe\xff") else 0
+        head = body[mark : mark + 8192].decode(codec, "replace").lower()
+        tail = body[-8192 - len(body) % 2 :].decode(codec, "replace").lower()
     else:
-        head = body[:512].removeprefix(b"\xef\xbb\xbf").decode("latin-1").lstrip().lower()
-        tail = body[-4096:].decode("latin-1").lower()
-    if not head.startswith(("<!doctype html", "<html")):
+        head, tail = body[:4096].decode("latin-1").lower(), body[-4096:].decode("latin-1").lower()
+    if "<html" not in head:
         return True  # a fragment: nothing to compare
     return "</html>" in tail
+
+
+def _utf16(body: bytes, charset: str | None) -> str:
+    """The UTF-16 codec a page is in, by its byte order mark or else its answer's charset
+    (WHATWG's labels: utf-16 is little-endian); "" for any other."""
+    if body[:2] == b"\xff\xfe":
+        return "utf-16-le"
+    if body[:2] == b"\xfe\xff":
+        return "utf-16-be"
+    label = (charset or "").strip().lower()
+    return {"utf-16": "utf-16-le", "utf-16le": "utf-16-le", "utf-16be": "utf-16-be"}.get(label, "")

@@ -21,6 +21,9 @@ GZIP = ("gzip", "x-gzip")
 # The most codings one answer may have applied one after another (a server applies one; a
 # proxy may add a second): 1,500 nested gzip streams were taken for a payload nested too deep.
 MAX_CODINGS = 4
+# The most gzip members or zstd frames one answer may hold one after another: a server sends
+# one (a few where it flushes); 60 MB of empty zstd frames cost 85 s of CPU, one decoder each.
+MAX_FRAMES = 1_000
 # A zstd frame's window is at most 8 MB in HTTP (RFC 9659): a frame asking more memory of the
 # decoder is refused, not given it.
 ZSTD_WINDOW_LOG_MAX = 23
@@ -38,7 +41,7 @@ class Inflater:
     deflate stream (zlib's wrapper, or the bare deflate some servers send, as httpx reads it)."""
 
     def __init__(self, coding: str, where: str = "an answer") -> None:
-        self.coding = coding
+        self.coding, self.where, self.frames = coding, where, 0
         self.gzip = coding in GZIP
         self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS) if self.gzip else None
         self.head = b""  # deflate: its first two bytes, which tell the wrapper from bare
@@ -79,6 +82,7 @@ class Inflater:
             data = self.inflater.unused_data
             if not self.gzip:
                 return  # bytes after a deflate stream's end: ignored, as zlib.decompress does
+            self.frames = _one_more(self.frames, self.coding, self.where)
             self.inflater, self.between = zlib.decompressobj(16 + zlib.MAX_WBITS), True
 
     def end(self) -> None:
@@ -130,7 +134,7 @@ class Unzstd:
         except ImportError:
             from backports import zstd
 
-        self.coding, self.where = coding, where
+        self.coding, self.where, self.frames = coding, where, 0
         self.zstd = zstd
         self.decompressor: zstd.ZstdDecompressor | None = None
 
@@ -156,6 +160,7 @@ class Unzstd:
                         break
                     out = decompressor.decompress(b"", max_length=STEP)
                 if decompressor.eof:  # another frame may follow
+                    self.frames = _one_more(self.frames, self.coding, self.where)
                     data, self.decompressor = decompressor.unused_data, None
         except self.zstd.ZstdError as exc:
             if "too much memory" in str(exc):
@@ -169,6 +174,16 @@ class Unzstd:
     def end(self) -> None:
         if self.decompressor is not None and not self.decompressor.eof:
             raise CutShort(f"{self.coding} body cut short or corrupt (its stream does not end)")
+
+
+def _one_more(frames: int, coding: str, where: str) -> int:
+    """`frames` + 1, or SourceError past MAX_FRAMES."""
+    if frames + 1 > MAX_FRAMES:
+        raise SourceError(
+            f"{where} answered a {coding} body of more than {MAX_FRAMES:,} streams one after "
+            "another, which no server sends: not read; report it"
+        )
+    return frames + 1
 
 
 # Each coding's decoder, by the name an answer gives it.
@@ -200,7 +215,8 @@ class Decoder:
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         """The decoded bytes of `data`, in pieces of at most STEP bytes."""
-        yield from self._through(0, data)
+        for start in range(0, len(data), STEP):  # a frame's rest is then copied 64 KB at most
+            yield from self._through(0, data[start : start + STEP])
 
     def end(self) -> None:
         """CutShort unless every coding's stream ended (each gave its output as it came)."""

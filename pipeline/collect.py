@@ -40,6 +40,7 @@ from chipcost.core.stopping import Deadline
 from chipcost.extract import FetchContext, Source, registry, source_providers
 from chipcost.extract._body import Bounds
 from chipcost.extract._formats import DRIFT
+from chipcost.extract._kit import offers_bounded
 from chipcost.pipeline.clock import check_dates
 from chipcost.pipeline.refusals import disk_message, not_empty, unexpected
 from chipcost.pipeline.seed import open_warehouse
@@ -186,15 +187,9 @@ def _fetch_and_parse(
             result.observed_at = min(p.fetched_at for p in payloads)
             # Said before the parse, so a format change is named even where it fails it.
             result.notes = source.drift(payloads)
-            parsed = not_empty(source, source.parse(payloads), payloads)
-            if (offers := len(parsed.records)) > source.most_offers:
-                raise ChipcostError(
-                    f"{source.name}: {offers:,} offers in one run, more than its provider lists "
-                    f'(at most {source.most_offers:,}; docs/sources.md, "How many offers a '
-                    'source lists"): none loaded, the prices already held are kept; the '
-                    "payloads are archived: if the provider really lists that many, report it"
-                )
-            found.parsed = parsed
+            # refused as its offers are made past the source's bound, never all held first
+            with offers_bounded(source.name, source.most_offers):
+                found.parsed = not_empty(source, source.parse(payloads), payloads)
     result.seconds = time.monotonic() - started
     return found
 

@@ -230,3 +230,25 @@ def test_an_error_answer_is_quoted_decoded_and_read_no_further(tmp_path, warehou
         assert result.status == FAILED and words in result.message, result.message
         assert "\n" not in result.message and "bug in chipcost" not in result.message
         assert peak < 8 * MiB, peak
+
+
+@pytest.mark.parametrize("coding", ["zstd", "gzip"])
+def test_an_answer_of_thousands_of_streams_is_refused_at_once(
+    tmp_path, warehouse, monkeypatch, coding
+):
+    """Runpod's answer, then 2 MB of empty zstd frames (gzip members): on 9165155e 60 MB of
+    empty frames took 85 s of CPU, one decoder each, and loaded."""
+    from backports import zstd
+
+    empty = zstd.compress(b"") if coding == "zstd" else gzip.compress(b"", mtime=0)
+    packed = zstd.compress if coding == "zstd" else gzip.compress
+    body = packed(RUNPOD_BODY) + empty * ((2 * MiB) // len(empty))
+    settings = settings_for(tmp_path, warehouse)
+    with fault_server(respond(200, body, {"Content-Encoding": coding})) as server:
+        monkeypatch.setattr(runpod, "GRAPHQL_URL", f"{server.url}/graphql")
+        result = collect_source(registry()["runpod"], settings=settings, stamp=STAMP)
+        asked = len(server.requests)
+    assert result.status == FAILED and asked == 1, result.message
+    assert f"answered a {coding} body of more than 1,000 streams one after another" in (
+        result.message
+    )

@@ -86,16 +86,28 @@ def test_an_html_page_closed_early_without_a_length_fails_the_source(tmp_path):
             served(tmp_path, server, "/pricing")
 
 
-@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
-def test_a_page_behind_a_byte_order_mark_closed_early_fails_the_source(tmp_path, encoding):
-    """On 57591a84 a page opening with a byte order mark was taken for a fragment, so a cut
-    one was read as whole."""
-    page = PAGE.decode("utf-8").encode(encoding)
-    cut = raw(200, page[: len(page) // 2 // 2 * 2], {"Content-Type": "text/html"})
+OPENINGS = {
+    "a UTF-8 byte order mark": (lambda page: page.encode("utf-8-sig"), "text/html"),
+    "a UTF-16 byte order mark": (lambda page: page.encode("utf-16"), "text/html"),
+    "UTF-16 named by its charset": (
+        lambda page: page.encode("utf-16-le"), "text/html; charset=utf-16"),
+    "a comment": (lambda page: ("<!-- generated -->" + page).encode(), "text/html"),
+    "an XML declaration": (
+        lambda page: ('<?xml version="1.0"?>' + page).encode(), "text/html"),
+    "600 spaces": (lambda page: (" " * 600 + page).encode(), "text/html"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("encode", "kind"), OPENINGS.values(), ids=OPENINGS)
+def test_a_page_however_it_opens_closed_early_fails_the_source(tmp_path, encode, kind):
+    """On 57591a84 a page opening with any of these was taken for a fragment, so a cut one
+    was read as whole (modal loaded 9 of its 10 offers)."""
+    page = encode(PAGE.decode("utf-8"))
+    cut = raw(200, page[: len(page) * 4 // 5 // 2 * 2], {"Content-Type": kind})
     with fault_server(cut) as server:
         with pytest.raises(SourceError, match="HTML page cut short"):
             served(tmp_path, server, "/pricing")
-    with fault_server(raw(200, page, {"Content-Type": "text/html"})) as server:
+    with fault_server(raw(200, page, {"Content-Type": kind})) as server:
         assert served(tmp_path, server, "/pricing").data == page
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from chipcost.core.runs import FAILED, OK
 from chipcost.core.settings import Settings
-from chipcost.extract import _http, registry, vultr
+from chipcost.extract import _http, _kit, registry, vultr
 from chipcost.extract.base import CLOUD_OFFERS, MOST_OFFERS
 from chipcost.pipeline.collect import collect_source
 from tests.fault_server import fault_server, respond
@@ -68,13 +68,24 @@ def _collect(tmp_path, warehouse, monkeypatch, body: bytes, most: int | None = N
 def test_a_feed_of_fifty_thousand_offers_fails_its_source_in_one_line(
     tmp_path, warehouse, monkeypatch
 ):
+    """Refused at the first offer past the bound: the parse never makes the other 25,000 (on
+    the code before the bound was counted once every offer was made and held)."""
+    made = []
+    record = _kit.Origin.record
+
+    def counted(self, **offer):
+        made.append(1)
+        return record(self, **offer)
+
+    monkeypatch.setattr(_kit.Origin, "record", counted)
     settings, result = _collect(tmp_path, warehouse, monkeypatch, _plans(250, 100))
     assert result.status == FAILED, result.message
+    assert len(made) == MOST_OFFERS + 1
     assert result.message == (
-        f"vultr: 50,000 offers in one run, more than its provider lists (at most "
-        f'{MOST_OFFERS:,}; docs/sources.md, "How many offers a source lists"): none loaded, '
-        "the prices already held are kept; the payloads are archived: if the provider really "
-        "lists that many, report it"
+        f"vultr: more than {MOST_OFFERS:,} offers in one run, more than its provider lists (at "
+        f'most {MOST_OFFERS:,}; docs/sources.md, "How many offers a source lists"): none '
+        "loaded, the prices already held are kept; the payloads are archived: if the provider "
+        "really lists that many, report it"
     )
     contained(settings, result)  # the source's history untouched, the other source loads
 
