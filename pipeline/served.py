@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from decimal import Decimal
 from typing import NamedTuple
 
@@ -30,8 +31,14 @@ from chipcost.transform.throughput_figures import normalise_model
 
 # A parameter count in a name: '70b', '8b', '1.5b', '8x7b', '135m', '1t', read as a number, so
 # '0.07t' is 70B and '70m' is not ('a3b', an active count, is not one; nor is '128k', a context).
-_SIZE = re.compile(r"(?<![a-z0-9.])((?:\d+x)?)(\d+(?:\.\d+)?)([mbt])(?![a-z0-9])")
-_UNITS = {"m": 6, "b": 9, "t": 12}  # powers of ten
+# Written as people write it too: '8-b', '8 B', '8bn', '8billion', glued to a word before it
+# ('instruct8b': two letters or more, so 'a3b' stays an active count) or to one after it that
+# names a variant ('8binstruct'), in full-width digits ('８b', read as NFKC reads them).
+_SIZE = re.compile(
+    r"(?:(?<![a-z0-9.])|(?<=[a-z]{2}))((?:\d+x)?)(\d+(?:\.\d+)?)-?"
+    r"(billion|million|trillion|bn|mn|tn|[mbt])(?=(?:instruct|chat|base|hf)?(?![a-z0-9]))"
+)
+_UNITS = {"m": 6, "b": 9, "t": 12}  # powers of ten, by the unit's first letter
 # A family of models: the letters a model's name opens with ('llama' of 'llama-3-70b', 'qwen' of
 # 'qwen3-32b'), and any run of letters in a served name ('llama' in 'Hermes-3-Llama-3.1-70B').
 _LETTERS = re.compile(r"[a-z]+")
@@ -57,9 +64,10 @@ def _sizes(name: str) -> dict[tuple[str, Decimal], str]:
     """The parameter counts a name states, each as (experts, count) -> as written, upper case:
     'llama-3-70b' -> {('', 70e9): '70B'}; 'mixtral-8x7b' -> {('8x', 7e9): '8X7B'}."""
     sizes = {}
-    for experts, count, unit in _SIZE.findall(normalise_model(name.rsplit("/", 1)[-1])):
-        parameters = Decimal(count).scaleb(_UNITS[unit]).normalize()
-        sizes[experts, parameters] = f"{experts}{count}{unit}".upper()
+    plain = unicodedata.normalize("NFKC", name.rsplit("/", 1)[-1])
+    for experts, count, unit in _SIZE.findall(normalise_model(plain)):
+        parameters = Decimal(count).scaleb(_UNITS[unit[0]]).normalize()
+        sizes[experts, parameters] = f"{experts}{count}{unit[0]}".upper()
     return sizes
 
 
@@ -114,6 +122,7 @@ def other_model(name: str, model: str, given: str | None = None) -> Other | None
     when it may be. A model the catalogue does not know (its size given with `model size`) is
     checked by size, version and family."""
     given = given or model
+    name = unicodedata.normalize("NFKC", name)  # full-width 'ｌｌａｍａ-２' is llama-2
     said, own = _sizes(name), _sizes(model)
     if len(said) > 1:
         return Other(f"{' and '.join(said.values())} by its name: two sizes", None, True)

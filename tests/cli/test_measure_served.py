@@ -176,3 +176,32 @@ def test_the_served_name_is_kept_with_the_figure(
     [figure] = _user_figures(fresh_db)
     assert figure["model"] == "llama-3-70b" and kept in figure["notes"]
     assert [r["max_tokens"] for r in double.requests] == [1]  # one token asked, no load
+
+
+@pytest.mark.parametrize(
+    "served",
+    [
+        "llama-3-8-b", "llama-3-8bn", "llama-3-\uff18b", "llama-3-8 B", "llama-3-8billion",
+        "llama3-8binstruct", "llama-3-instruct8b", "llama-3-8\uff42", "llama-\uff12-70b",
+    ],
+)  # fmt: skip
+def test_a_size_or_generation_however_written_is_read(served):
+    """On 9165155e each of these was taken for Llama 3 70B (the size pattern read only '8b'
+    between separators, in ASCII)."""
+    from chipcost.pipeline.served import other_model
+
+    assert other_model(served, "llama-3-70b") is not None
+
+
+@pytest.mark.parametrize(
+    "served",
+    [
+        "Meta-Llama-3.1-70B", "llama3.3:70b", "llama-3-70b-instruct-fp8",
+        "Llama-3-70B-Instruct-GPTQ-4bit", "llama-3-70bn", "Llama 3 70 B", "llama-3-70b-128k",
+        "meta-llama/Meta-Llama-3-70B-Instruct", "Llama-3.1-70B-Instruct-AWQ-INT4",
+    ],
+)  # fmt: skip
+def test_the_model_however_written_is_taken(served):
+    from chipcost.pipeline.served import other_model
+
+    assert other_model(served, "llama-3-70b") is None
