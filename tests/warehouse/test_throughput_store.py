@@ -203,6 +203,16 @@ def test_a_figure_above_the_peak_is_refused_unless_allowed(con):
     assert _chosen(con, "H100-SXM", "llama-3-70b", "training")[2] == 6400
 
 
+def test_a_refusal_of_many_figures_above_the_peak_names_five_and_counts_the_rest(con):
+    """On 9165155e 7,000 such rows made one line of 700 KB."""
+    rows = [_measure(tokens_per_second=str(6400 + n)) for n in range(20)]
+    with pytest.raises(UsageError) as caught:
+        _user(con, *rows)
+    message = str(caught.value)
+    assert message.count("of its dense peak") == 5 and "; and 15 more such figures." in message
+    assert scalar(con, "SELECT count(*) FROM throughput WHERE origin = 'user'") == 0
+
+
 def test_bad_rows_stop_the_whole_import(con):
     rows = [_measure(), _measure(tokens_per_second="0"), _measure(chip="H100"), _measure(per="x")]
     with pytest.raises(ChipcostError) as caught:
