@@ -1,7 +1,7 @@
 """A streamed HTTP response read whole within its limits, or refused: its size as sent and as
 decoded (one answer's, the source's and the run's, extract/_codings.py undoing the codings as
 bytes arrive), its own deadline, the fetch's stop and deadline at every chunk, its
-Content-Length, and the end of its gzip or deflate stream and of its HTML page (a body cut
+Content-Length, and the end of its coded stream and of its HTML page (a body cut
 short must never load as a whole price list). Its headers are kept as the bytes they came in."""
 
 from __future__ import annotations
