@@ -17,7 +17,7 @@ from chipcost.core.questions import Voice
 from chipcost.core.vocabulary import MODEL_LABELS, code_words
 from chipcost.pipeline.clock import until_within
 from chipcost.reads.price_ask import check_named, named_filters
-from chipcost.reads.price_notes import held_elsewhere, unconverted_words
+from chipcost.reads.price_notes import held_elsewhere, left_out_words
 from chipcost.reads.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.fx import unrated_of
@@ -170,8 +170,7 @@ def why_no_history(con: duckdb.DuckDBPyConnection, ask: HistoryAsk, chips: list[
     if kept:
         return (
             f"no prices of {named} in US dollars match these filters{days}: "
-            f"{unrated_of(kept).said()}. In their own currency: "
-            f"{unconverted_words(kept, why=False)}"
+            f"{left_out_words(unrated_of(kept), kept)}"
         )
     where = held_elsewhere(con, chips, filters, table="price_history")
     return (

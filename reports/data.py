@@ -334,15 +334,19 @@ def printable_text(frame: pl.DataFrame | None) -> pl.DataFrame | None:
     )
 
 
+def _history_since(period: Period, options: ReportOptions) -> date:
+    """The first day of the report's history chart: its weeks up to the period's end."""
+    return period.until - timedelta(days=7 * options.history_weeks - 1)
+
+
 def _shown_since(period: Period, options: ReportOptions) -> date:
     """The first day the report shows a price of: its history's, or the day before the
     period (the index's start), whichever is earlier."""
-    first = period.until - timedelta(days=7 * options.history_weeks - 1)
-    return min(first, period.since - timedelta(days=1))
+    return min(_history_since(period, options), period.since - timedelta(days=1))
 
 
 def _history(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOptions):
-    first = period.until - timedelta(days=7 * options.history_weeks - 1)
+    first = _history_since(period, options)
     frame = daily_cheapest(con, since=first, until=period.until)
     return frame.filter(pl.col("chip") != UNKNOWN_CHIP)
 

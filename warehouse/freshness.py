@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
 import duckdb
@@ -144,7 +144,6 @@ def freshness(
     now: datetime | None = None,
     chips: Sequence[str] | None = None,
     providers: Sequence[str] | None = None,
-    spans_since: date | None = None,
     listed: bool = False,
     regions: Sequence[str] | None = None,
     pricing_models: Sequence[str] | None = None,
@@ -153,13 +152,12 @@ def freshness(
 ) -> Freshness:
     """The freshness of `sources` (the ones whose prices are shown; None: every source with
     current prices), and the current prices of `chips` and `providers` (None: any) that no
-    rate converts to US dollars, which no read shows; with `spans_since`, every price of the
-    history that held on or after that day (a read of the history, not of today); `listed`,
-    those prices one by one, of the `regions`, `pricing_models` and `instances` (None: any)
-    too (read only when there are some, so a read without them runs no extra query). `left`:
-    what a daily read found it left out itself, day by day (chipcost.warehouse.history.
-    unrated_days: a euro price whose rates stop for some days in the middle of its span is
-    left out of those days, which its last sighting's rate does not tell), said instead."""
+    rate converts to US dollars, which no read shows; `listed`, those prices one by one, of
+    the `regions`, `pricing_models` and `instances` (None: any) too (read only when there are
+    some, so a read without them runs no extra query). `left`: what a daily read found it
+    left out itself, day by day (chipcost.warehouse.history.unrated_days: a euro price whose
+    rates stop for some days in the middle of its span is left out of those days, which its
+    last sighting's rate does not tell), said instead."""
     known, shown = _read(con, shown=sources is None)
     if sources is None:
         sources = shown
@@ -167,16 +165,13 @@ def freshness(
     if left is not None:
         rows = tuple(left)
         return Freshness(picked, now or datetime.now(UTC), stale_days, unrated_of(rows), rows)
-    current = spans_since is None
-    since = None if spans_since in (None, date.min) else spans_since
-    said = unrated(con, current=current, since=since, chips=chips, providers=providers)
+    said = unrated(con, chips=chips, providers=providers)
     unconverted: tuple[dict[str, object], ...] = ()
     if listed and said.count:
         unconverted = tuple(
             unrated_offers(
                 con, chips=chips, providers=providers, regions=regions,
                 pricing_models=pricing_models, instances=instances,
-                current=current, since=since,
             )
         )  # fmt: skip
     return Freshness(picked, now or datetime.now(UTC), stale_days, said, unconverted)
