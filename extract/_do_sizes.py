@@ -9,6 +9,7 @@ from typing import Any
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
+from chipcost.extract._bounds import too_many_places
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._fetch import ApiKey
 from chipcost.extract._formats import Format, Rows
@@ -18,7 +19,6 @@ from chipcost.extract._kit import (
     listed_rows,
     load_json,
     parse_count,
-    too_many_places,
 )
 from chipcost.extract.base import FetchContext, Item, Page, Skip
 

@@ -11,7 +11,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from chipcost.extract._kit import too_many_places
+from chipcost.extract._bounds import too_many_places
 
 MACHINE_TABLE = "gcp_machine_types.csv"
 TPU_TABLE = "gcp_tpus.csv"

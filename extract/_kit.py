@@ -8,18 +8,17 @@ import math
 import re
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence, Sized
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, read_at_memory
 from chipcost.core.commands import REPLAY, REPLAY_DIR
-from chipcost.core.errors import ChipcostError, ParseError, SourceError, SourceSkipped
+from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract._bounds import count_offer
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
@@ -184,10 +183,7 @@ class Origin:
     def record(self, **offer: Any) -> PriceRecord:
         """A PriceRecord of this origin; `offer` gives the rest (region, chip, price, ...).
         TooManyOffers past the bound of the parse under way (offers_bounded)."""
-        if (left := _OFFERS_LEFT.get()) is not None:
-            left.taken += 1
-            if left.taken > left.most:
-                raise TooManyOffers(left.message())
+        count_offer()
         offer.setdefault("source_url", self.source_url)
         return PriceRecord(
             observed_at=self.observed_at,
@@ -204,41 +200,6 @@ class Origin:
         """What this origin's records of one rented thing share (instance type, chip, region,
         ...), for a row that lists several prices of it."""
         return Offer(self, shared)
-
-
-class TooManyOffers(SourceError):
-    """A parse past its source's bound on offers (Source.most_offers): refused as the offers
-    are made, never all held first."""
-
-
-@dataclass
-class _Left:
-    source: str
-    most: int
-    taken: int = 0
-
-    def message(self) -> str:
-        return (
-            f"{self.source}: more than {self.most:,} offers in one run, more than its provider "
-            f'lists (at most {self.most:,}; docs/sources.md, "How many offers a source lists"): '
-            "none loaded, the prices already held are kept; the payloads are archived: if the "
-            "provider really lists that many, report it"
-        )
-
-
-# The bound of the parse under way, in this thread (offers_bounded); None: none.
-_OFFERS_LEFT: ContextVar[_Left | None] = ContextVar("chipcost_offers_left", default=None)
-
-
-@contextmanager
-def offers_bounded(source: str, most: int) -> Iterator[None]:
-    """Within it, a parse making more than `most` offers (Origin.record) raises TooManyOffers
-    at the first past it: a feed of 800,000 offers held 840 MB before it was counted."""
-    token = _OFFERS_LEFT.set(_Left(source, most))
-    try:
-        yield
-    finally:
-        _OFFERS_LEFT.reset(token)
 
 
 @dataclass(frozen=True)
@@ -449,25 +410,6 @@ def market_medians(
         median = round(statistics.median(prices), SUMMARY_DIGITS)
         found.append(replace(cheapest, price_per_hour=median, extra=extra))
     return found
-
-
-# The most places (regions, zones, datacenters, locations) one listed row may be sold in: more
-# than any provider has. The largest today are AWS (38 regions, about 120 zones) and Google
-# Cloud (42 regions, about 130 zones); a web source's plan lists its provider's locations (Vultr
-# 32, Fluidstack, CloudRift, Seeweb, Latitude and DigitalOcean fewer). A row past it is refused
-# whole: each place would become an offer, and 10,000 of them from one plan are a feed's fault,
-# not a price list (the sources' bounds: docs/sources.md, "How many places a row lists").
-MAX_PLACES_PER_ROW = 200
-
-
-def too_many_places(places: Sized, what: str) -> str | None:
-    """Why a row listing `places` is refused (more than MAX_PLACES_PER_ROW), else None."""
-    if len(places) <= MAX_PLACES_PER_ROW:
-        return None
-    return (
-        f"{what}: lists {len(places):,} places to rent it in, more than any provider has "
-        f"(at most {MAX_PLACES_PER_ROW} a row): not read as offers"
-    )
 
 
 def reject(source: str, reason: str, row: Any, payload: Payload, sku: str = "") -> Reject:

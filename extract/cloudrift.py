@@ -7,6 +7,7 @@ from typing import Any
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract import _http
+from chipcost.extract._bounds import too_many_places
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
@@ -16,7 +17,6 @@ from chipcost.extract._kit import (
     parse_count,
     require_columns,
     shape_error,
-    too_many_places,
 )
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 

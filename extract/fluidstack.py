@@ -7,6 +7,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
+from chipcost.extract._bounds import too_many_places
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     field_names,
@@ -14,7 +15,6 @@ from chipcost.extract._kit import (
     parse_count,
     require_columns,
     shape_error,
-    too_many_places,
 )
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 

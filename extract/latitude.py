@@ -7,6 +7,7 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
+from chipcost.extract._bounds import too_many_places
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
@@ -17,7 +18,6 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
     slug,
-    too_many_places,
 )
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 

@@ -7,9 +7,10 @@ from typing import Any
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
+from chipcost.extract._bounds import too_many_places
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
-from chipcost.extract._kit import host_spec, json_price, listed_rows, too_many_places
+from chipcost.extract._kit import host_spec, json_price, listed_rows
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "novita"

@@ -9,10 +9,11 @@ from typing import Any
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _fetch
+from chipcost.extract._bounds import too_many_places
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._fx import ECB_DAILY, prices_only
-from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count, too_many_places
+from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
 
 SOURCE_NAME = "seeweb"

@@ -39,8 +39,8 @@ from chipcost.core.settings import SOURCE_PAYLOADS_MAX_ENV, Settings, check_data
 from chipcost.core.stopping import Deadline
 from chipcost.extract import FetchContext, Source, registry, source_providers
 from chipcost.extract._body import Bounds
+from chipcost.extract._bounds import offers_bounded
 from chipcost.extract._formats import DRIFT
-from chipcost.extract._kit import offers_bounded
 from chipcost.pipeline.clock import check_dates
 from chipcost.pipeline.refusals import disk_message, not_empty, unexpected
 from chipcost.pipeline.seed import open_warehouse

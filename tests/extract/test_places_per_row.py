@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from chipcost.extract._kit import MAX_PLACES_PER_ROW
+from chipcost.extract._bounds import MAX_PLACES_PER_ROW
 from tests.paths import FIXTURES
 from tests.sources import payloads_of
 
