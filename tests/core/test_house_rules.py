@@ -1,0 +1,56 @@
+"""The house's layout rules (docs/layout.md), checked on every run so they do not drift: one
+layout rule (`chipcost.X` is the folder `X/`), no product module over 600 lines, and no
+DuckDB session variable carrying a parameter."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+from tests.paths import PRODUCT, ROOT
+
+MOST_LINES = 600
+# SET VARIABLE in SQL, or a read of one: a parameter passed through the session, not bound.
+SESSION_VARIABLE = re.compile(r"(?i)\bset\s+variable\b|\bgetvariable\s*\(")
+
+
+def test_every_subpackage_is_its_own_top_level_folder() -> None:
+    with (ROOT / "pyproject.toml").open("rb") as handle:
+        setuptools = tomllib.load(handle)["tool"]["setuptools"]
+    mapping = setuptools["package-dir"]
+    for package in setuptools["packages"]:
+        parts = package.split(".")
+        top = ".".join(parts[:2])
+        folder = mapping.get(top)
+        assert folder == (parts[1] if len(parts) > 1 else "chipcost"), (
+            f"{package}: installed from {folder!r}; chipcost.X lives at X/ (docs/layout.md)"
+        )
+        path = ROOT.joinpath(folder, *parts[2:])
+        assert (path / "__init__.py").is_file(), f"{package}: no {path.relative_to(ROOT)}/"
+    assert sorted(p.name for p in (ROOT / "chipcost").iterdir() if p.suffix == ".py") == [
+        "__init__.py"
+    ], "chipcost/ holds only __init__.py: a module goes in its layer's folder"
+
+
+def test_no_product_module_is_over_600_lines() -> None:
+    files = [p for folder in PRODUCT for p in (ROOT / folder).rglob("*.py")]
+    assert len(files) > 100, f"found only {len(files)} product modules: is PRODUCT right?"
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in files
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MOST_LINES
+    }
+    assert not long, f"split these by what they do (at most {MOST_LINES} lines): {long}"
+
+
+def test_no_parameter_rides_a_duckdb_session_variable() -> None:
+    found = []
+    for folder in PRODUCT:
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix not in {".py", ".sql"}:
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                code = line.split("#", 1)[0] if path.suffix == ".py" else line.split("--", 1)[0]
+                if SESSION_VARIABLE.search(code):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "bind the value as a parameter or a macro argument:\n" + "\n".join(found)
