@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import warnings
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import duckdb
 import pytest
 
 import chipcost
+from chipcost.core.errors import MissingRateWarning
 from chipcost.core.settings import Settings
 from chipcost.pipeline import clock
 from tests import warehouses
@@ -120,9 +122,14 @@ def test_no_read_expands_days_to_come(holding_ahead, run):
     today = datetime.now(UTC).date()
     # The day of the newest real run; with a run dated 2099 in the file, today, never 2099.
     for db, last in ((good, newest), (bad, today)):
-        frame = chipcost.history(chip="H100", until=date(9999, 12, 31), db=db)
+        with warnings.catch_warnings():
+            # The file holding a run dated 2099 reads up to today: once today is more than 7
+            # days past the sample's last ECB rate, its euro prices of those days are said as
+            # left out (tests/cli/test_missing_rate.py); here the days are the point.
+            warnings.simplefilter("ignore", MissingRateWarning)
+            frame = chipcost.history(chip="H100", until=date(9999, 12, 31), db=db)
+            index = chipcost.index(chip="H100", since="2026-11-01", until="9999-12-31", db=db)
         assert frame["day"].max() == last, db
-        index = chipcost.index(chip="H100", since="2026-11-01", until="9999-12-31", db=db)
         assert index["day"].max() == last
     done = run("history", "--chip", "H100", "--until", "2027-11-25", "--format", "csv",
                "--db", str(good))  # fmt: skip
