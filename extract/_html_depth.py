@@ -1,23 +1,26 @@
-"""How deep a page nests, read in one pass before the HTML5 parse, so a page nested too deeply
-is refused before lexbor builds it.
+"""How deep a page nests and what building it will cost, read in one pass before the HTML5
+parse, so a page whose tree would take the parse time growing with the square of its depth is
+refused before lexbor builds it.
 
-Building a tree the HTML5 way costs, for many start tags (`<div>`, `<p>`, `<li>`), a look down
-the open elements for one to close: a page nested N deep costs N per tag, and 100 KB of `<div>`
-inside one another takes lexbor a second (200 KB, four) before the page is refused. This pass
-reads the tags once and keeps the elements a browser keeps open, closing them by the HTML5
-rules that keep ordinary pages shallow: an optional end tag closed by the next element that
-implies it (`<li>`, `<p>`, `<dt>`, `<dd>`, `<option>`, table rows and cells), an `<a>` closing
-the last `<a>`, a second `<form>` ignored, an end tag closing the elements opened after its
-own start; void elements and raw text (`<script>`, `<style>`, comments) open nothing. Where it
-errs, it errs shallow (it closes what a browser might keep open): a page it passes is still
-measured on the parsed tree (parse_html), so what it misses costs time, never a wrong reading.
-Each step looks at the last element of a handful of names, never down the whole stack.
+Building a tree the HTML5 way costs, for many start tags (`<div>`, `<section>`, `<p>`,
+`<li>`), a look down the open elements for one to close: a page nested N deep costs N per such
+tag, and 100 KB of `<div>` inside one another (20,000 levels) takes lexbor a second (200 KB,
+four), where 100 KB of `<span>`, which looks for nothing, takes 2 ms. This pass reads the tags
+once and keeps the elements a browser keeps open, closing them by the HTML5 rules that keep
+ordinary pages shallow: an optional end tag closed by the next element that implies it
+(`<li>`, `<p>`, `<dt>`, `<dd>`, `<option>`, table rows and cells), an `<a>` closing the last
+`<a>`, a second `<form>` ignored, an end tag closing the elements opened after its own start;
+void elements and raw text (`<script>`, `<style>`, comments) open nothing. Where it errs, it
+errs shallow (it closes what a browser might keep open), so what it misses costs time, never
+a wrong reading. Each step looks at the last element of a handful of names, never down the
+whole stack.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 
 # Elements with no content and no end tag: they open nothing.
 VOID = frozenset(
@@ -78,9 +81,10 @@ _IN_TABLE = _SETS.index(_TABLE)
 _RULE = {tag: (_SETS.index(closes), _SETS.index(stops)) for tag, (closes, stops) in CLOSES.items()}
 
 
-def deeper_than(text: str, bound: int) -> bool:
-    """Whether the page opens, by the rules above, an element `bound` levels below <html>
-    (the <body> one of them); read once, and no further than that element."""
+def depths(text: str) -> Iterator[tuple[int, bool]]:
+    """Each element the page opens, by the rules above, in order: the levels below <html> it
+    opens at (the <body> one of them), and whether its start tag looks down the open elements
+    for one to close (CLOSES). Read once."""
     lowered = text.lower()
     stack: list[str] = []
     at: dict[str, list[int]] = {}  # each name's places in the stack
@@ -123,6 +127,16 @@ def deeper_than(text: str, bound: int) -> bool:
             for i in _IN_SETS.get(tag, ()):
                 marks[i].append(place)
             stack.append(tag)
-            if place + 2 >= bound:
-                return True
+            yield place + 2, rule is not None
+
+
+def costlier_than(text: str, most: int) -> bool:
+    """Whether building the page's tree would take the HTML5 parse more than `most` steps: a
+    start tag that looks down the open elements (CLOSES) costs the levels it opens at, any
+    other one step. Read no further than the step past `most`."""
+    steps = 0
+    for depth, looks in depths(text):
+        steps += depth if looks else 1
+        if steps > most:
+            return True
     return False

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from chipcost.extract._html_depth import deeper_than
+from chipcost.extract._html_depth import costlier_than
 
 # Text that is never a visible cell value: scripts and styles. Footnote markers (<sup>) are
 # kept apart so "4<sup>1</sup>" reads as 4 with footnote 1, not as 41.
@@ -30,17 +30,24 @@ HIDDEN = frozenset({"script", "style", "noscript", "template"})
 # Elements whose text is set apart from their neighbours', as a browser lays them out.
 BLOCK = frozenset({"br", "p", "div", "li", "td", "th", "tr"})
 # The deepest element a browser keeps inside its parent (Chromium's
-# kMaximumHTMLParserDOMTreeDepth; past it the parser puts elements beside their parent, so the
-# page's tables and lists fall apart). A page nested deeper is refused, not read flattened into
-# rows that may pair the wrong cells, and every read of an element's text is bounded by this
-# many levels, not by the page's size. No pricing page nests a tenth as deep.
+# kMaximumHTMLParserDOMTreeDepth): past it the parser puts an element beside its parent
+# instead, and so does parse_html, so every walk over the tree is bounded by this many levels.
+# No pricing page nests a tenth as deep.
 MAX_DEPTH = 512
-_TOO_DEEP = f"an HTML page nested deeper than {MAX_DEPTH} elements"
+# The most steps the HTML5 parse may take looking down the open elements (_html_depth's
+# costlier_than): about 0.1 s of lexbor's time, some 6,000 nested `<div>` (a pricing page takes
+# a few hundred thousand). Past it the page is refused before the parse: its time grows with
+# the square of its depth (20,000 nested `<div>`: a second; 40,000: four).
+MOST_STEPS = 20_000_000
+_TOO_DEEP = (
+    "an HTML page whose elements nest so deep that building it would take the parse past "
+    f"{MOST_STEPS:,} steps (its time grows with the square of the depth)"
+)
 
 
 class NestedTooDeep(RecursionError):
-    """A page nested deeper than MAX_DEPTH: refused as a payload nested past the reader's own
-    recursion limit is (the collect names the source and calls it malformed)."""
+    """A page nested too deep to build in time (MOST_STEPS): refused as a payload nested past
+    the reader's own recursion limit is (the collect names the source and calls it malformed)."""
 
 
 @dataclass(eq=False, slots=True)  # identity, not value: elements are dict keys and set members
@@ -99,11 +106,11 @@ class Element:
 
 def parse_html(text: str) -> Element:
     """The document's element tree as a browser builds it; never raises on malformed markup,
-    only NestedTooDeep on a page nested deeper than a browser keeps."""
+    only NestedTooDeep on a page nested too deep to build in time (MOST_STEPS). An element
+    past MAX_DEPTH is put beside its parent, its own children beside it, as Chromium does."""
     root = Element("#document")
-    # Refused before lexbor builds it: a tree nested N deep costs lexbor N for each block
-    # start tag, so 200 KB of nested <div> took 4 s to be refused after the parse.
-    if deeper_than(text, MAX_DEPTH):
+    # Refused before lexbor builds it: 200 KB of nested <div> took 4 s to parse.
+    if costlier_than(text, MOST_STEPS):
         raise NestedTooDeep(_TOO_DEEP)
     html = LexborHTMLParser(text).root
     if html is None:
@@ -123,9 +130,10 @@ def parse_html(text: str) -> Element:
         elif node.is_element_node:
             element = Element(node.tag or "", _attrs(node))
             parent.children.append(element)
-            if depth >= MAX_DEPTH:
-                raise NestedTooDeep(_TOO_DEEP)
-            stack.append((node.first_child, element, depth + 1))
+            if depth < MAX_DEPTH:
+                stack.append((node.first_child, element, depth + 1))
+            else:  # at a browser's depth: its children go beside it, into its parent
+                stack.append((node.first_child, parent, depth))
     return root
 
 

@@ -296,11 +296,11 @@ def _guarded(result: SourceResult, name: str, settings: Settings) -> Iterator[No
         result.status, result.message = FAILED, _with_drift(str(exc), result.notes)
     except OSError as exc:
         result.status, result.message = FAILED, disk_message(name, exc)
-    except RecursionError:  # a page of a thousand nested tags: no provider's, and unreadable
+    except RecursionError:  # thousands of nested tags or brackets: no provider's, unreadable
         result.status = FAILED
         result.message = (
             f"{name}: a payload is nested too deeply to read (tags or brackets inside one "
-            "another, hundreds of levels down): refused as malformed; if it lasts, report it"
+            "another, thousands of levels down): refused as malformed; if it lasts, report it"
         )
     except Exception as exc:
         _unexpected(result, name, exc, settings)
