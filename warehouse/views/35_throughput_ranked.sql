@@ -234,6 +234,36 @@ ceiling AS (
 ),
 -- A derived figure is never above the chip's own measured frontier at its point: the
 -- derivation is an estimate where nothing is measured, not a claim against a measurement.
+-- The lowest cap of each point a derived figure is at (its chip, model, precision and shape),
+-- joined back to the figures.
+caps AS (
+    SELECT
+        d.chip, d.model, d.precision, d.input_tokens, d.output_tokens,
+        min(x.cap) AS cap,
+        -- of caps alike, the frontier's: a figure at the asked speed before one faster
+        first(x.cap_id ORDER BY x.cap, x.ceiling) AS cap_id,
+        first(x.why ORDER BY x.cap, x.ceiling) AS why
+    FROM (
+        SELECT DISTINCT chip, model, precision, input_tokens, output_tokens
+        FROM figures
+        WHERE origin = 'derived' AND workload = 'inference'
+    ) d
+    JOIN (
+        SELECT chip, model, precision_class, input_tokens, output_tokens,
+            frontier_tps AS cap, frontier_id AS cap_id,
+            'frontier at this speed or slower, precision and shape' AS why, FALSE AS ceiling
+        FROM frontier
+        UNION ALL
+        SELECT chip, model, NULL, NULL, NULL, ceiling_tps, ceiling_id,
+            'best figure at its fastest measured speed, which the asked one is beyond', TRUE
+        FROM ceiling
+    ) x ON x.chip = d.chip AND x.model = d.model AND (x.precision_class IS NULL OR (
+            x.precision_class = lower(d.precision)
+            AND abs(ln(x.input_tokens / d.input_tokens)) < ln(1.1)
+            AND abs(ln(x.output_tokens / d.output_tokens)) < ln(1.1)))
+    WHERE x.cap IS NOT NULL
+    GROUP BY ALL
+),
 capped AS (
     SELECT
         f.* REPLACE (
@@ -247,24 +277,11 @@ capped AS (
                 ELSE f.notes END AS notes
         )
     FROM figures f
-    LEFT JOIN LATERAL (
-        SELECT arg_min(cap, cap) AS cap, arg_min(cap_id, cap) AS cap_id, arg_min(why, cap) AS why
-        FROM (
-            SELECT frontier_tps AS cap, frontier_id AS cap_id,
-                'frontier at this speed or slower, precision and shape' AS why
-            FROM frontier x
-            WHERE x.chip = f.chip AND x.model = f.model
-                AND x.precision_class = lower(f.precision)
-                AND abs(ln(x.input_tokens / f.input_tokens)) < ln(1.1)
-                AND abs(ln(x.output_tokens / f.output_tokens)) < ln(1.1)
-            UNION ALL
-            SELECT ceiling_tps, ceiling_id,
-                'best figure at its fastest measured speed, which the asked one is beyond'
-            FROM ceiling x
-            WHERE x.chip = f.chip AND x.model = f.model
-        )
-        WHERE f.origin = 'derived' AND f.workload = 'inference' AND cap IS NOT NULL
-    ) c ON TRUE
+    LEFT JOIN caps c ON f.origin = 'derived' AND f.workload = 'inference'
+        AND c.chip = f.chip AND c.model = f.model
+        AND c.precision IS NOT DISTINCT FROM f.precision
+        AND c.input_tokens IS NOT DISTINCT FROM f.input_tokens
+        AND c.output_tokens IS NOT DISTINCT FROM f.output_tokens
 ),
 judged AS (
     SELECT
