@@ -1,15 +1,16 @@
 """Whole-process timing of the two builds: `chipcost report --dry-run` and `chipcost site`.
 
-    .venv/bin/python -m benchmarks.builds --db FILE [--repeat 5] [--baseline CHIPCOST]
+    .venv/bin/python -m benchmarks.builds --db FILE [--repeat 5] [--baseline CHIPCOST] [--warmup 1]
 
 Each build runs `--repeat` times as a new process (interpreter start and imports included),
-after one run that is not counted (it writes the bytecode of a new checkout); the medians of
-wall and CPU (user+sys) seconds are printed. With `--baseline`, the `chipcost` executable of
-another checkout (its own venv: `git worktree add DIR REV && DIR/scripts/setup.sh`) runs in
-turns with this one, which goes first alternating, so that a busy moment of a shared machine
-slows both; the median of the ratio of each pair is printed too. FILE should hold the sample
-replay (`chipcost collect --replay sample/archive --db FILE`); the report is of the sample's
-week (its default period ends on the newest run's day). Target: each under 3 s wall.
+after `--warmup` runs that are not counted (1: it writes the bytecode of a new checkout;
+0 where that is written already); the medians of wall and CPU (user+sys) seconds are
+printed. With `--baseline`, the `chipcost` executable of another checkout (its own venv:
+`git worktree add DIR REV && DIR/scripts/setup.sh`) runs in turns with this one, which goes
+first alternating, so that a busy moment of a shared machine slows both; the median of the
+ratio of each pair is printed too. FILE should hold the sample replay (`chipcost collect
+--replay sample/archive --db FILE`); the report is of the sample's week (its default period
+ends on the newest run's day). Target: each under 3 s wall.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def main() -> None:
     parser.add_argument("--db", type=Path, required=True, help="a warehouse with the sample")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--baseline", help="another checkout's chipcost executable")
+    parser.add_argument("--warmup", type=int, default=1, help="runs of each build not counted")
     args = parser.parse_args()
     # Bytecode is written and read as a user's Python does, whatever this shell says.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -61,9 +63,10 @@ def main() -> None:
         for label, build in BUILDS.items():
             ours = _args(CHIPCOST, build, args.db, out / "new")
             theirs = _args(args.baseline, build, args.db, out / "old") if args.baseline else None
-            seconds(ours)  # bytecode written, files created: not counted
-            if theirs:
-                seconds(theirs)
+            for _ in range(args.warmup):  # bytecode written, files created: not counted
+                seconds(ours)
+                if theirs:
+                    seconds(theirs)
             runs, base = [], []
             for n in range(args.repeat):
                 if theirs and n % 2:

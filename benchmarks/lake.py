@@ -9,7 +9,8 @@ Then the reads `chipcost prices` and the weekly report make, then one more daily
 another process while `--readers` threads each open the warehouse read-only and run
 `chipcost prices --chip H100-SXM` until it commits. The lake's catalog lives in a throwaway
 PostgreSQL 15 cluster started here (tests/pg_server.py). Last, benchmarks/lake_backfill.py
-backfills synthetic price list versions with 1, 2 and 4 workers.
+backfills synthetic price list versions with 1, 2 and 4 workers (`--workers`). `--repeat`
+sets how many times each read runs after its first (5: the median of 5).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 import duckdb
 
 from benchmarks import synthetic
+from benchmarks.lake_backfill import WORKERS
 from benchmarks.prefill import prefill
 from benchmarks.reads import time_reads
 from chipcost.core.runs import RunResult
@@ -42,10 +44,16 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--offers", type=int, default=50_000, help="offers a day")
     parser.add_argument("--loads", type=int, default=5, help="last days through the loader")
     parser.add_argument("--readers", type=int, default=20, help="readers during a load")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="runs of each read after its first (the median)"
+    )
     parser.add_argument("--versions", type=int, default=8, help="backfill: price list versions")
     parser.add_argument("--file-mb", type=int, default=16, help="backfill: MB per region file")
     parser.add_argument(
         "--pace-mb", type=float, default=8.0, help="backfill: MB/s per download (0: unpaced)"
+    )
+    parser.add_argument(
+        "--workers", type=int, nargs="+", default=list(WORKERS), help="backfill: worker counts"
     )
     parser.add_argument("--skip-backfill", action="store_true")
     return parser.parse_args()
@@ -150,12 +158,15 @@ def measure(label: str, warehouse: Warehouse, args: argparse.Namespace) -> None:
         f"  daily load of {args.offers:,} offers, last {len(seconds)} days: mean "
         f"{statistics.mean(seconds):.2f} s, max {max(seconds):.2f} s"
     )
-    print("  reads (seconds: first run, median of 5 after):")
-    for name, rows, cold, warm in time_reads(warehouse):
+    print(f"  reads (seconds: first run, median of {args.repeat} after):")
+    for name, rows, cold, warm in time_reads(warehouse, args.repeat):
         print(f"    {name:44s} {cold:6.3f} {warm:6.3f}   ({rows:,} rows)")
-    alone = [read_once(warehouse) for _ in range(5)]
+    alone = [read_once(warehouse) for _ in range(args.repeat)]
     median = statistics.median(alone)
-    print(f"  prices --chip H100-SXM with open and close, no load running: median {median:.3f} s")
+    print(
+        f"  prices --chip H100-SXM with open and close, no load running: median of "
+        f"{args.repeat} {median:.3f} s"
+    )
     found = reads_during_load(warehouse, next_run, args.readers)
     got = found["latencies"]
     print(
@@ -186,7 +197,9 @@ def main() -> None:
         if not args.skip_backfill:
             from benchmarks.lake_backfill import backfill_workers
 
-            backfill_workers(root / "backfill", args.versions, args.file_mb, args.pace_mb)
+            backfill_workers(
+                root / "backfill", args.versions, args.file_mb, args.pace_mb, args.workers
+            )
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@
 Every version has one region file (benchmarks/bulk_filter.py's synthetic CSV in AWS's
 format); the server sends each download at `--pace-mb` MB/s, as one connection to AWS's
 price list host would, so what the workers overlap is waiting on the network. Each worker
-count backfills into a new data directory (a file warehouse) through the Prefect flow, on
-a temporary Prefect server.
+count (`--workers`, 1, 2 and 4 unless given) backfills into a new data directory (a file
+warehouse) through the Prefect flow, on a temporary Prefect server.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -60,8 +61,10 @@ def build_tree(root: Path, versions: int, megabytes: int) -> list[str]:
     return names
 
 
-def backfill_workers(root: Path, versions: int, megabytes: int, pace_mb: float) -> None:
-    """Backfill the same versions with 1, 2 and 4 workers; print seconds and overlap."""
+def backfill_workers(
+    root: Path, versions: int, megabytes: int, pace_mb: float, workers: Sequence[int] = WORKERS
+) -> None:
+    """Backfill the same versions with each count of `workers`; print seconds and overlap."""
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -78,8 +81,8 @@ def backfill_workers(root: Path, versions: int, megabytes: int, pace_mb: float) 
     )
     with temporary_server(), serve(root / "aws", Faults(pace=pace)) as server:
         os.environ["CHIPCOST_AWS_PRICE_LIST_URL"] = server.url
-        for workers in WORKERS:
-            data = root / f"data-{workers}"
+        for count in workers:
+            data = root / f"data-{count}"
             server.traffic.most = 0
             begin = time.perf_counter()
             outcomes = run_backfill(
@@ -87,12 +90,12 @@ def backfill_workers(root: Path, versions: int, megabytes: int, pace_mb: float) 
                 regions=["us-east-1"],
                 db=str(data / "w.duckdb"),
                 data_dir=str(data),
-                workers=workers,
+                workers=count,
             )
             seconds = time.perf_counter() - begin
             loaded = sum(o.status == "loaded" for o in outcomes)
             print(
-                f"  {workers} worker(s): {seconds:6.1f} s, {loaded} versions loaded, at most "
+                f"  {count} worker(s): {seconds:6.1f} s, {loaded} versions loaded, at most "
                 f"{server.traffic.most} requests in flight",
                 flush=True,
             )
@@ -103,9 +106,10 @@ def main() -> None:
     parser.add_argument("--versions", type=int, default=8)
     parser.add_argument("--file-mb", type=int, default=16)
     parser.add_argument("--pace-mb", type=float, default=8.0)
+    parser.add_argument("--workers", type=int, nargs="+", default=list(WORKERS))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="chipcost-backfill-") as tmp:
-        backfill_workers(Path(tmp), args.versions, args.file_mb, args.pace_mb)
+        backfill_workers(Path(tmp), args.versions, args.file_mb, args.pace_mb, args.workers)
 
 
 if __name__ == "__main__":

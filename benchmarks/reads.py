@@ -50,8 +50,9 @@ def _cost_query(con: duckdb.DuckDBPyConnection) -> tuple[str, Callable[[], objec
     return f"chipcost cost --model {model} ({workload})", lambda: cost_rows(con, model, workload)
 
 
-def time_reads(path: Path) -> list[tuple[str, int, float, float]]:
-    """(label, rows, first run seconds, median warm seconds) of each read, read-only.
+def time_reads(path: Path, repeat: int = 5) -> list[tuple[str, int, float, float]]:
+    """(label, rows, first run seconds, median warm seconds of `repeat` more) of each read,
+    read-only.
 
     The week is the one before the newest run, as the weekly report reads it.
     """
@@ -79,7 +80,7 @@ def time_reads(path: Path) -> list[tuple[str, int, float, float]]:
             ),
             (cost_label, cost),
         ]
-        return [(label, *_timed(query)) for label, query in reads]
+        return [(label, *_timed(query, repeat)) for label, query in reads]
     finally:
         con.close()
 

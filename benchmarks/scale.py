@@ -54,6 +54,9 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument(
         "--reads-only", action="store_true", help="only time the reads on an existing --db"
     )
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="runs of each read after its first (the median)"
+    )
     return parser.parse_args()
 
 
@@ -178,8 +181,8 @@ def report_loads(
     )
 
 
-def _print_reads(timings: list[tuple[str, int, float, float]]) -> None:
-    print("\nreads over the whole history (seconds: first run, median of 5 after):")
+def _print_reads(timings: list[tuple[str, int, float, float]], repeat: int) -> None:
+    print(f"\nreads over the whole history (seconds: first run, median of {repeat} after):")
     for label, rows, cold, warm in timings:
         print(f"  {label:44s} {cold:6.3f} {warm:6.3f}   ({rows:,} rows)")
 
@@ -204,7 +207,7 @@ def main() -> None:
         print(
             f"\nvalidating one day's {args.offers:,} records: {time_validation(args.offers):.2f} s"
         )
-    _print_reads(time_reads(path))
+    _print_reads(time_reads(path, args.repeat), args.repeat)
     if workdir is not None:
         workdir.cleanup()
 

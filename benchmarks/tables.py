@@ -5,6 +5,8 @@ lines at 80 columns, most rows folded onto a second line) as a whole process, ag
 install's (`--baseline`: its `chipcost` program).
 
     python -m benchmarks.tables --db FILE [--baseline OTHER/.venv/bin/chipcost]
+
+Each at 80 and at 120 columns (`--widths`).
 """
 
 from __future__ import annotations
@@ -93,16 +95,17 @@ def main() -> None:
     parser.add_argument("--db", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--baseline", help="another install's chipcost program")
+    parser.add_argument("--widths", type=int, nargs="+", default=[80, 120], help="columns")
     args = parser.parse_args()
     columns, cells = _cells(args.db)
-    for width in (80, 120):
+    for width in args.widths:
         for name, draw in (("writer", _writer), ("rich Table", _rich)):
             seconds = _cpu(lambda d=draw, w=width: d(columns, cells, w), args.repeat)
             print(f"{name:10}  {width} columns  {1000 * seconds:6.1f} ms CPU (median)")
     programs = {"chipcost": str(Path(sys.executable).with_name("chipcost"))}
     if args.baseline:
         programs["baseline"] = args.baseline
-    for width in (80, 120):
+    for width in args.widths:
         seconds = {name: [] for name in programs}
         for _ in range(args.repeat):  # alternated, so both see the machine's same minutes
             for name, program in programs.items():

@@ -3,7 +3,8 @@
 The commands are read from the doc itself, so a command it names that no longer runs (a
 module renamed, an option gone, an import only a checkout has) fails here. Each runs as a
 new process from the repository's root, as a reader would type it; only the sizes are made
-small (SHRINK, below) and the doc's placeholders filled in (FILE, DIR, OTHER).
+small (SHRINK, below) and the doc's placeholders filled in (FILE, DIR, OTHER, and ONE_RUN
+for SHRINK's own).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from chipcost.archive import run_directories
 from tests import warehouses
 from tests.browser import CHROMIUM
 from tests.paths import ROOT
@@ -25,24 +27,30 @@ DOC = ROOT / "docs" / "performance.md"
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 
 # THE SIZE-SHRINKING: options set on top of the doc's command, per benchmark module, so
-# each runs in seconds. Nothing else of the command is changed.
+# each runs in seconds. Nothing else of the command is changed. Each read timed once after
+# its first (--repeat 1), one count of backfill workers, one width of table, no build run
+# only to write bytecode (the suite has written it), one run of the sample replayed.
 SHRINK: dict[str, dict[str, list[str]]] = {
     "bulk_filter": {"--sizes": ["1"], "--repeat": ["1"]},
-    "scale": {"--days": ["4"], "--offers": ["300"], "--prefill-days": ["2"], "--samples": ["1"]},
+    "scale": {
+        **{"--days": ["4"], "--offers": ["300"], "--prefill-days": ["2"], "--samples": ["1"]},
+        "--repeat": ["1"],
+    },
     "discounts": {"--rules": ["20"], "--repeat": ["1"]},
     "html_pages": {"--kb": ["4"], "--repeat": ["1"]},
-    "tables": {"--repeat": ["1"]},
+    "tables": {"--repeat": ["1"], "--widths": ["80"]},
     "imports": {"--rows": ["20"], "--repeat": ["1"]},
     "cli": {"--repeat": ["1"]},
     "reads": {"--repeat": ["1"]},
     "lake": {
         **{"--days": ["3"], "--offers": ["200"], "--loads": ["1"], "--readers": ["2"]},
-        **{"--versions": ["1"], "--file-mb": ["1"], "--pace-mb": ["100"]},
+        **{"--versions": ["1"], "--file-mb": ["1"], "--pace-mb": ["100"], "--workers": ["1"]},
+        "--repeat": ["1"],
     },
     "offers": {"--offers": ["200"]},
-    "builds": {"--repeat": ["1"]},
+    "builds": {"--repeat": ["1"], "--warmup": ["0"]},
     "explorer": {"--repeat": ["1"]},
-    "replay": {"--repeat": ["1"], "--no-prefect": []},
+    "replay": {"--repeat": ["1"], "--no-prefect": [], "--archive": ["ONE_RUN"]},
 }
 # What each benchmark needs beyond the installed chipcost, and where the suite finds it.
 NEEDS = {"explorer": (CHROMIUM.exists(), f"no chromium at {CHROMIUM}")}
@@ -86,7 +94,8 @@ def shrunk(words: list[str], module: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def placeholders(tmp_path_factory) -> dict[str, str]:
-    """The doc's placeholders: FILE the sample warehouse, DIR and SITE_DIR its site."""
+    """The doc's placeholders: FILE the sample warehouse, DIR and SITE_DIR its site; and
+    SHRINK's ONE_RUN, the sample archive's first run."""
     folder = tmp_path_factory.mktemp("smoke")
     db = warehouses.sample(folder / "sample.duckdb")
     site = folder / "site"
@@ -99,6 +108,7 @@ def placeholders(tmp_path_factory) -> dict[str, str]:
         "SITE_DIR": str(site),
         "OLD_SITE_DIR": str(site),
         "OTHER/.venv/bin/chipcost": CHIPCOST,
+        "ONE_RUN": str(run_directories(ROOT / "sample" / "archive")[0]),
     }
 
 
