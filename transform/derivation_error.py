@@ -105,8 +105,9 @@ def _not_modelled(figure: Figure, model: Mapping[str, object]) -> bool:
     return moe or (figure.deployment or "single-node") != "single-node"
 
 
-def checks(figures: tuple[Figure, ...] | None = None) -> list[Check]:
-    """Every figure of the catalogue (or `figures`) the derivation can be held to."""
+def checks(figures: tuple[Figure, ...] | None = None, workload: str | None = None) -> list[Check]:
+    """Every figure of the catalogue (or `figures`) the derivation can be held to; of one
+    `workload` only, where given (the inference fit needs no training derivation)."""
     chips = {row["chip"]: row for row in with_interconnect(chip_rows())}
     models = {str(m["model"]): m for m in model_rows()}
     rules = {rule.workload: rule for rule in derivation_assumptions()}
@@ -114,6 +115,8 @@ def checks(figures: tuple[Figure, ...] | None = None) -> list[Check]:
     found = []
     catalogue = throughput_references() if figures is None else figures
     for figure in catalogue:
+        if workload is not None and figure.workload != workload:
+            continue
         chip, model = chips.get(figure.chip), models.get(figure.model)
         if chip is None or model is None or figure.operating_point in (None, "unstated"):
             continue

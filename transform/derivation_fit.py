@@ -297,7 +297,7 @@ def catalogue() -> Catalogue:
 
     sizes = {str(m["model"]): size_group(number(m["parameters"])) for m in model_rows()}
     vendors = {row["chip"]: row["vendor"] for row in chip_rows()}
-    found = [c for c in checks() if c.workload == "inference"]
+    found = checks(workload="inference")
     rows = bands(held_out(found, sizes), sizes, vendors)
     return Catalogue(fit(found, sizes), {b.group: b for b in rows}, sizes, vendors)
 

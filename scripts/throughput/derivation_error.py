@@ -43,7 +43,7 @@ LISTED = ("aws", "google")
 
 def _held() -> list[Held]:
     fitted = catalogue()
-    found = [c for c in checks() if c.workload == "inference"]
+    found = checks(workload="inference")
     return held_out(found, fitted.sizes)
 
 
