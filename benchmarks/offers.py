@@ -61,21 +61,29 @@ provider = "runpod"
 percent = 7
 label = "benchmark"
 """
+# Sets a module's attribute that exists, else stops: a renamed target would otherwise measure
+# the code unpatched under the patched name.
+_PUT = (
+    "import sys\n"
+    "def put(module, name, value):\n"
+    "    if not hasattr(module, name):\n"
+    "        sys.exit(f'benchmarks.offers: {module.__name__}.{name} is gone: update the patch')\n"
+    "    setattr(module, name, value)\n"
+)
+_MAIN = "from chipcost.cli.entry import main; sys.argv[0] = 'chipcost'; sys.exit(main())"
 # chipcost with every offer read into each ranking, as before the cuts (memory unbounded).
 UNCUT = [
     sys.executable, "-c",
-    "import sys; from chipcost.warehouse import snapshot; snapshot._CHEAPEST_PRICE = 'TRUE'; "
-    "from chipcost.reads import cost; cost.ALIKE = (); "
-    "from chipcost.warehouse import reader; reader.CUT_MEMORY = '1000TB'; "
-    "from chipcost.cli.entry import main; sys.argv[0] = 'chipcost'; sys.exit(main())",
+    _PUT + "from chipcost.warehouse import snapshot, reader; from chipcost.reads import cost\n"
+    "put(snapshot, '_CHEAPEST_PRICE', 'TRUE'); put(cost, 'ALIKE', ())\n"
+    "put(reader, 'CUT_MEMORY', '1000TB')\n" + _MAIN,
 ]  # fmt: skip
 # chipcost as at c7aed6d: the head-to-head answers rank every offer, the cuts' memory unbounded.
 BEFORE = [
     sys.executable, "-c",
-    "import sys; from chipcost.reads import articles; "
-    "articles.replace = lambda ask, **changes: ask; "
-    "from chipcost.warehouse import reader; reader.CUT_MEMORY = '1000TB'; "
-    "from chipcost.cli.entry import main; sys.argv[0] = 'chipcost'; sys.exit(main())",
+    _PUT + "from chipcost.reads import articles; from chipcost.warehouse import reader\n"
+    "put(articles, 'replace', lambda ask, **changes: ask)\n"
+    "put(reader, 'CUT_MEMORY', '1000TB')\n" + _MAIN,
 ]  # fmt: skip
 
 
