@@ -17,14 +17,16 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from chipcost.pipeline.measure_point import matched_point
-from chipcost.warehouse.db import connect
+from chipcost.warehouse.db import connect, dict_rows
 from tests.cli.test_cost_cli import _warehouse, chipcost
-from tests.openai_server import serving
+from tests.cli_runner import Ran
+from tests.openai_server import Double, serving
 from tests.pipeline.test_measure_point import inferencex_rows, with_inferencex, without_inferencex
 
 # The known rate of the double, tokens/s per user: within MLPerf Interactive's speed band
@@ -145,9 +147,8 @@ PASSWORD = "s3cr:t/p@ss"
 QUOTED = "s3cr%3At%2Fp%40ss"
 
 
-@pytest.fixture
-def started(monkeypatch) -> list[list[str]]:
-    """The command line of every process chipcost starts (what `ps` shows of it)."""
+def _watch_processes(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The command line of every process chipcost starts from now on (what `ps` shows of it)."""
     import subprocess
 
     seen: list[list[str]] = []
@@ -161,45 +162,101 @@ def started(monkeypatch) -> list[list[str]]:
     return seen
 
 
-def test_measured_at_the_matched_point_and_compare_answers_from_it(db, tokenizer, started):
+@pytest.fixture
+def started(monkeypatch) -> list[list[str]]:
+    """Every process chipcost starts in the test: none where it refuses before AIPerf runs."""
+    return _watch_processes(monkeypatch)
+
+
+@dataclass
+class Matched:
+    """The measurement at H100-SXM's point, what it said, what the endpoint saw, the figures
+    `throughput list` shows of it and every process it started."""
+
+    result: Ran
+    double: Double
+    rows: list[dict]
+    started: list[list[str]]
+
+
+@pytest.fixture(scope="module")
+def matched(db, tokenizer) -> Matched:
     """Trainium2 (4 chips of a trn2.48xlarge) measured at H100-SXM's point at 25 tokens/s per
     user, two concurrencies, as few requests as each takes (one, two), the endpoint behind a
     password. The model is named as InferenceX and NIM name it, llama-3.3-70b: it is measured
     and recorded as llama-3-70b, whose figures stand for it, and says the name it was given.
-    One test, not four: under pytest-xdist each test of a module may run in a worker of its
-    own, and this measurement takes a minute or two."""
-    with serving(RATE) as double:
+    AIPerf runs for real, once a concurrency, for the module: the tests below each check one
+    thing of this one measurement (scripts/test.sh keeps a file's tests in one worker)."""
+    with pytest.MonkeyPatch.context() as patch, serving(RATE) as double:
+        started = _watch_processes(patch)
         guarded = double.url.replace("http://", f"http://user:{QUOTED}@")
         result = measure(
             db, guarded, tokenizer, "--instance", "trn2.48xlarge", "--chips", "4",
             "--match", "H100-SXM", "--speed", "25", "--concurrency", "1,2", "--requests", "1",
             model="llama-3.3-70b",
         )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr
-    assert "Trainium2 llama-3-70b (given as llama-3.3-70b) at concurrency 1" in result.stdout
     rows = sorted(_user_figures(db), key=lambda r: r["concurrency"])
+    return Matched(result, double, rows, started)
+
+
+def _measured(matched: Matched) -> list[dict]:
+    """The measurement's figures, once it is known to have succeeded."""
+    assert matched.result.returncode == 0, matched.result.stderr
+    assert "Traceback" not in matched.result.stderr
+    return matched.rows
+
+
+def test_measured_at_the_matched_point_as_the_model_given(matched):
+    rows = _measured(matched)
+    said = "Trainium2 llama-3-70b (given as llama-3.3-70b) at concurrency 1"
+    assert said in matched.result.stdout
     assert {(r["model"], r["published_model"]) for r in rows} == {("llama-3-70b", "llama-3.3-70b")}
-    _recorded_at_the_known_rate(rows, _load(double))
-    _at_the_matched_point(db, rows)
-    _archived(db, rows)
-    _compared(db, {r["throughput_id"] for r in rows})
-    _password_kept_to_the_server(db, result, double.authorizations, started)
 
 
-def _password_kept_to_the_server(db: Path, result, authorizations: list, started: list) -> None:
+def test_measured_at_the_matched_point_at_the_known_rate(matched):
+    _recorded_at_the_known_rate(_measured(matched), _load(matched.double))
+
+
+def test_measured_at_the_matched_point_at_its_shape(matched, db):
+    _at_the_matched_point(db, _measured(matched))
+
+
+def test_measured_at_the_matched_point_archived_as_aiperf_wrote_it(matched, db):
+    _archived(db, _measured(matched))
+
+
+def test_measured_at_the_matched_point_and_compare_answers_from_it(matched, db):
+    _compared(db, {r["throughput_id"] for r in _measured(matched)})
+
+
+def test_measured_at_the_matched_point_keeps_the_password_to_the_server(matched, db):
+    _password_kept_to_the_server(
+        db, _measured(matched), matched.result, matched.double.authorizations, matched.started
+    )
+
+
+def _password_kept_to_the_server(
+    db: Path, rows: list[dict], result, authorizations: list, started: list
+) -> None:
     basic = "Basic " + base64.b64encode(f"user:{PASSWORD}".encode()).decode()
     assert authorizations and set(authorizations) == {basic}  # every request carried it
     seen = [
-        result.stdout, result.stderr, json.dumps(_user_figures(db)), json.dumps(started),
+        result.stdout, result.stderr, json.dumps(rows), json.dumps(_stored(db), default=str),
+        json.dumps(started),
         *(gzip.decompress(f.read_bytes()).decode() for f in _archive(db).rglob("*.gz")),
         *(f.read_text() for f in _archive(db).rglob("manifest.json")),
     ]  # fmt: skip
     # one AIPerf a concurrency, each with a watcher of its group (chipcost.pipeline.aiperf_group)
-    assert sum("profile" in command for command in started) == 2 and len(started) == 4
+    assert _aiperf_runs(started) == 2 and len(started) == 4
     for text in seen:
         for secret in (PASSWORD, QUOTED, basic.split()[1]):
             assert secret not in text
+
+
+def _aiperf_runs(started: list[list[str]]) -> int:
+    """How many of the processes started were AIPerf's `profile` (each has a watcher beside
+    it: chipcost.pipeline.aiperf_group)."""
+    return sum("profile" in command for command in started)
 
 
 def _load(double) -> list[dict]:
@@ -299,13 +356,24 @@ def _refused(result, *words: str) -> str:
     return lines[0]
 
 
-def _nothing_recorded(db: Path, model: str = "llama-3-70b") -> None:
-    assert _user_figures(db, model) == []
+def _stored(db: Path) -> list[dict]:
+    """The user's figures as the warehouse holds them: every row of the throughput table of
+    origin 'user', whatever its model. What a refusal must leave empty, read in a hundredth of
+    the time of `throughput list`, which ranks the whole catalogue to list them."""
+    con = connect(db, read_only=True)
+    try:
+        return dict_rows(con, "SELECT * FROM throughput WHERE origin = 'user'")
+    finally:
+        con.close()
+
+
+def _nothing_recorded(db: Path) -> None:
+    assert _stored(db) == []
 
 
 def _warehouse_now(db: Path) -> dict:
     return {
-        "figures": _user_figures(db),
+        "figures": _stored(db),
         "archived": (db.parent / "data" / "archive" / "measurements").exists(),
     }
 
@@ -315,13 +383,14 @@ def fresh_db(tmp_path) -> Path:
     return _shipped(tmp_path / "w.duckdb")
 
 
-def test_an_endpoint_that_refuses_is_named(fresh_db, tokenizer):
+def test_an_endpoint_that_refuses_is_named(fresh_db, tokenizer, started):
     with serving(RATE) as double:
         url = double.url  # closed at the block's end: nothing listens there after
     result = measure(fresh_db, url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
                      "--input-tokens", "64", "--output-tokens", "16")  # fmt: skip
     _refused(result, url, "refused")
     _nothing_recorded(fresh_db)
+    assert started == []  # AIPerf never started
 
 
 @pytest.mark.parametrize(
@@ -335,7 +404,7 @@ def test_an_endpoint_that_refuses_is_named(fresh_db, tokenizer):
         ("trickle-models", "no answer to GET /v1/models within 1 s"),
     ],
 )
-def test_an_endpoint_that_times_out_is_named(fresh_db, tokenizer, mode, said):
+def test_an_endpoint_that_times_out_is_named(fresh_db, tokenizer, started, mode, said):
     with serving(RATE, mode=mode) as double:
         result = chipcost(
             "measure", "--endpoint", double.url, "--model", "llama-3-70b", "--tokenizer",
@@ -346,6 +415,8 @@ def test_an_endpoint_that_times_out_is_named(fresh_db, tokenizer, mode, said):
         )  # fmt: skip
     _refused(result, double.url, "timed out", said)
     _nothing_recorded(fresh_db)
+    # AIPerf runs only where the endpoint lists its model and then stalls its requests
+    assert _aiperf_runs(started) == (1 if mode == "stall-answers" else 0), started
 
 
 @pytest.mark.parametrize(
@@ -358,7 +429,7 @@ def test_an_endpoint_that_times_out_is_named(fresh_db, tokenizer, mode, said):
         ("H10", "--match 'H10': unknown chip (did you mean"),
     ],
 )  # fmt: skip
-def test_a_match_that_is_no_chip_is_named_as_the_matchs(fresh_db, tokenizer, match, said):
+def test_a_match_that_is_no_chip_is_named_as_the_matchs(fresh_db, tokenizer, started, match, said):
     with serving(RATE) as double:
         result = measure(fresh_db, double.url, tokenizer, "--chip", "Trainium2", "--chips", "4",
                          "--match", match)  # fmt: skip
@@ -366,9 +437,10 @@ def test_a_match_that_is_no_chip_is_named_as_the_matchs(fresh_db, tokenizer, mat
     assert said in " ".join(result.stderr.split()), result.stderr
     assert "--chip 'H10'" not in result.stderr and double.requests == []
     _nothing_recorded(fresh_db)
+    assert started == []
 
 
-def test_a_model_the_server_does_not_serve_is_named(fresh_db, tokenizer):
+def test_a_model_the_server_does_not_serve_is_named(fresh_db, tokenizer, started):
     with serving(RATE) as double:
         result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", "8",
                          "--input-tokens", "64", "--output-tokens", "16",
@@ -376,6 +448,7 @@ def test_a_model_the_server_does_not_serve_is_named(fresh_db, tokenizer):
     _refused(result, "llama-4", "does not serve it", "test-model")
     assert result.returncode == 2
     _nothing_recorded(fresh_db)
+    assert started == []
 
 
 def test_a_figure_without_a_shape_is_matched_through_the_nearest_curve(
@@ -393,7 +466,7 @@ def test_a_figure_without_a_shape_is_matched_through_the_nearest_curve(
     assert "--match: H100-SXM's mlperf-" in said
     assert "states no input and output tokens: measured at 5000/500" in said
     assert "the shape of H100-SXM's nearest public curve with one, nim-" in said
-    [row] = _user_figures(fresh_db)
+    [row] = _stored(fresh_db)
     assert (row["input_tokens"], row["output_tokens"]) == (5000, 500)
     assert row["tokens_per_second_per_user"] == pytest.approx(RATE, rel=0.10)
     assert row["tokens_per_second_per_chip"] == pytest.approx(RATE / 2, rel=0.10)
@@ -410,7 +483,7 @@ def test_a_shape_given_stands_for_the_one_the_figure_lacks(fresh_db, tokenizer, 
     assert result.returncode == 0, result.stderr
     assert "states no input and output tokens: measured at the 32/20 given" in result.stderr
     assert [(a["input_tokens"], a["output_tokens"]) for a in asked] == [(32, 20)]
-    [row] = _user_figures(fresh_db)
+    [row] = _stored(fresh_db)
     assert "at the shape given" in row["notes"]
 
 
@@ -453,11 +526,11 @@ def test_a_figure_above_the_roofline_is_refused(fresh_db, tokenizer, recorded):
     _refused(result, "roofline", "24 tokens/s per user")
     assert refused == {"figures": [], "archived": False}
     assert kept.returncode == 0, kept.stderr
-    [figure] = _user_figures(fresh_db)
+    [figure] = _stored(fresh_db)
     assert figure["tokens_per_second_per_user"] > 24
 
 
-def test_without_aiperf_it_says_what_to_install(fresh_db, tokenizer, monkeypatch):
+def test_without_aiperf_it_says_what_to_install(fresh_db, tokenizer, monkeypatch, started):
     from chipcost.pipeline import load_generator
 
     monkeypatch.setattr(load_generator, "_candidates", lambda: [])
@@ -471,7 +544,7 @@ def test_without_aiperf_it_says_what_to_install(fresh_db, tokenizer, monkeypatch
                          env={"CHIPCOST_AIPERF": "/nonexistent/aiperf"})  # fmt: skip
     _refused(result, "chipcost[measure]", "CHIPCOST_AIPERF")
     _refused(given, "CHIPCOST_AIPERF=/nonexistent/aiperf is not a program")
-    assert double.requests == []  # asked what it serves, never loaded
+    assert double.requests == [] and started == []  # asked what it serves, never loaded
 
 
 @pytest.fixture
@@ -571,7 +644,7 @@ def test_two_measurements_in_one_second_keep_a_report_each(
         with serving(200.0) as double:
             result = _fast(fresh_db, double.url, tokenizer, "--allow-above-roofline")
         assert result.returncode == 0, result.stderr
-    rows = sorted(_user_figures(fresh_db), key=lambda r: r["throughput_id"])
+    rows = sorted(_stored(fresh_db), key=lambda r: r["throughput_id"])
     refs = [r["source_url"].removeprefix("archive:measurements/") for r in rows]
     assert refs == ["2026-11-26T101010Z/aiperf/0001.json.gz",
                     "2026-11-26T101010Z-2/aiperf/0001.json.gz"]  # fmt: skip
@@ -587,12 +660,13 @@ def test_two_measurements_in_one_second_keep_a_report_each(
      ("16384", "--chips 16384: give 1 to 576 chips behind one inference replica"),
      ("577", "give 1 to 576"), ("0", "give 1 to 576"), ("1e10", "give 1 to 576")],
 )  # fmt: skip
-def test_chips_are_whole_and_within_one_replica(fresh_db, tokenizer, chips, said):
+def test_chips_are_whole_and_within_one_replica(fresh_db, tokenizer, started, chips, said):
     with serving(RATE) as double:
         result = measure(fresh_db, double.url, tokenizer, "--chip", "H100-SXM", "--chips", chips,
                          "--input-tokens", "64", "--output-tokens", "16")  # fmt: skip
     _refused(result, said)
     assert double.requests == [] and double.authorizations == []  # refused before any request
+    assert started == []
 
 
 def test_a_model_named_like_an_option_is_passed_as_one_argument(fresh_db, tokenizer, answered):
@@ -630,7 +704,7 @@ def test_the_api_key_comes_from_the_environment_and_is_never_shown(fresh_db, tok
     _refused(unset, "--api-key names an environment variable that is not set")
     for ran in (result, typed, unset):
         assert key not in ran.stdout + ran.stderr
-    assert key not in json.dumps(_user_figures(fresh_db))
+    assert key not in json.dumps(_stored(fresh_db), default=str)
 
 
 def test_a_redirect_to_another_host_is_not_measured(fresh_db, tokenizer):
@@ -679,7 +753,7 @@ def test_an_inferencex_baseline_is_rerun_with_its_client(fresh_db, tokenizer, mo
         assert "--random-range-ratio=0.8" in options and "--random-corpus-style=sglang" in options
         assert "--isl=1024" in options and "--osl=1024" in options
         assert "--extra-inputs=ignore_eos:true" in options
-    assert {r["concurrency"] for r in _user_figures(fresh_db)} == set(SWEEP)
+    assert {r["concurrency"] for r in _stored(fresh_db)} == set(SWEEP)
 
 
 @pytest.mark.parametrize("rate", [1e-9, 0.05, 1e-300])
@@ -745,7 +819,9 @@ def _inferencex_client(options: list[str], concurrency: int, shape: tuple[int, i
     assert not [o for o in options if o.startswith(("--isl-stddev", "--extra-inputs=min_tokens"))]
 
 
-def test_a_dry_run_shows_inferencex_client_and_sweep_and_sends_nothing(fresh_db, tokenizer):
+def test_a_dry_run_shows_inferencex_client_and_sweep_and_sends_nothing(
+    fresh_db, tokenizer, started
+):
     """`--match H200 --model deepseek-r1 --speed 50` on the shipped catalogue: H200's figure
     there is one of an InferenceX curve (its source reads "SemiAnalysis InferenceX ..."): the
     plan is InferenceX's client over that curve's own sweep."""
@@ -762,7 +838,8 @@ def test_a_dry_run_shows_inferencex_client_and_sweep_and_sends_nothing(fresh_db,
                          model="deepseek-r1")  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert double.requests == [] and double.authorizations == []  # not even asked its models
-    _nothing_recorded(fresh_db, "deepseek-r1")
+    assert started == []  # nor AIPerf started
+    _nothing_recorded(fresh_db)
     said = " ".join(result.stdout.split())
     assert "nothing sent to it, nothing recorded" in said
     assert f"point: ISL/OSL {shape[0]}/{shape[1]} of H200's inferencex-" in said
@@ -796,7 +873,7 @@ def test_an_inferencex_plan_of_one_stream_alone_is_refused(fresh_db, tokenizer, 
         con.close()
     assert f"give its sweep, --concurrency {','.join(map(str, sweep))}," in said
     assert asked == [] and double.requests == []
-    _nothing_recorded(fresh_db, "deepseek-r1")
+    _nothing_recorded(fresh_db)
 
 
 def test_an_inferencex_baseline_is_measured_with_its_client_and_compared_on_the_curve(

@@ -16,6 +16,7 @@ from tests.cli.test_measure import (
     _nothing_recorded,
     _refused,
     _shipped,
+    _stored,
     _user_figures,
     make_tokenizer,
     measure,
@@ -173,7 +174,7 @@ def test_the_served_name_is_kept_with_the_figure(
     with serving(200.0, model=listed, answers_as=answers_as) as double:
         result = measure(fresh_db, double.url, tokenizer, *POINT)
     assert result.returncode == 0, result.stderr
-    [figure] = _user_figures(fresh_db)
+    [figure] = _stored(fresh_db)
     assert figure["model"] == "llama-3-70b" and kept in figure["notes"]
     assert [r["max_tokens"] for r in double.requests] == [1]  # one token asked, no load
 
