@@ -65,9 +65,13 @@ class Point:
         }
         return ", ".join(f"{name} := {value}" for name, value in given.items() if value)
 
-    def of(self, macro: str) -> str:
-        """`macro` (throughput_at, cost_per_token_at) called at this point."""
-        return f"{macro}({self.arguments()})"
+    def of(self, macro: str, model: str | None = None) -> str:
+        """`macro` (throughput_at, cost_per_token_at) called at this point; of `model`'s
+        figures alone where given (the others are not ranked)."""
+        arguments = self.arguments()
+        if model is not None:
+            arguments += f"{', ' if arguments else ''}of_models := [{literal_text(model)}]"
+        return f"{macro}({arguments})"
 
 
 # The point every figure is chosen at unless one is asked: the views' (throughput_ranked,
@@ -125,9 +129,9 @@ _SPOT = """LEFT JOIN (SELECT region AS si_region, instance_type AS si_type, inte
 _DISCOUNT_KEY = ("provider", "pricing_model", "chip", "region")
 
 
-def _offers(point: Point, spot: bool) -> str:
-    """The offers of cost_per_token at `point` (`f`), with chip_memory_gb and the estimate,
-    and each spot offer's interruption bucket when `spot`."""
+def _offers(point: Point, spot: bool, model: str | None = None) -> str:
+    """The offers of cost_per_token at `point` (`f`), of `model` alone where given, with
+    chip_memory_gb and the estimate, and each spot offer's interruption bucket when `spot`."""
     return f"""
         WITH k AS (
             SELECT * EXCLUDE (estimate_basis), estimate_basis IS NOT NULL AS estimate,
@@ -137,7 +141,7 @@ def _offers(point: Point, spot: bool) -> str:
                     {ESTIMATE} AS estimate_basis
                 FROM (
                     SELECT *, price_payload_ref AS payload_ref, price_source AS source
-                    FROM {point.of("cost_per_token_at")}
+                    FROM {point.of("cost_per_token_at", model)}
                 ) p LEFT JOIN chips c ON c.chip = p.chip
             )
         ),
@@ -190,7 +194,7 @@ def cost_rows(
     # the conversion and your discounts, which may change which offer is cheapest.
     adjusted = bool(currency or discount)
     order = [f"{column} NULLS FIRST" for column in ORDER]
-    sql = f"""{_offers(point, spot)}
+    sql = f"""{_offers(point, spot, model)}
         SELECT * {"EXCLUDE (interruption_max)" if spot else ""} FROM f WHERE {where.sql()}
     """
     if not adjusted:
@@ -265,7 +269,7 @@ def interruption_counts(
     publishes."""
     where = _filters(model, workload, **filters)
     bound = where.bind(float(most))
-    sql = f"""{_offers(point, True)}
+    sql = f"""{_offers(point, True, model)}
         SELECT count(*) FILTER (WHERE interruption_max > {bound}),
             count(*) FILTER (WHERE interruption_max IS NULL)
         FROM f WHERE pricing_model = 'spot' AND {where.sql()}
@@ -341,7 +345,7 @@ def figures(
             "published_model, scenario, tokens_per_second_per_user, operating_point, source_date, "
             "software, system, ttft_ms, tpot_ms, concurrency, ttft_bound_ms, single_stream, "
             "interpolated, source_url, curve, deployment, lower_bound, superseded "
-            f"FROM {point.of('throughput_at')} "
+            f"FROM {point.of('throughput_at', model)} "
             "WHERE model = $model AND workload = $workload ORDER BY chip, throughput_id",
             {"model": model, "workload": workload},
         )

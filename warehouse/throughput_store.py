@@ -186,21 +186,20 @@ def chosen_ids(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> set[str]:
     if not ids:
         return set()
     rows = con.execute(
-        f"SELECT throughput_id FROM throughput_ranked WHERE chosen AND {_of_ids(con, ids)}"
+        f"SELECT throughput_id FROM {_ranking_of(con, ids)} WHERE chosen AND "
+        f"throughput_id IN ({_listed(ids)})"
     ).fetchall()
     return {r[0] for r in rows}
 
 
-def _of_ids(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> str:
-    """throughput_ranked's rows of `ids`, as a condition that names their models too: DuckDB
-    then reads only those models' figures before the view's windows (each partitioned by
-    model), where the ids alone made it rank every figure (80 ms on the sample) to keep a few."""
-    listed = _listed(ids)
+def _ranking_of(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> str:
+    """throughput_ranked of the models of `ids` alone (throughput_at's of_models): their
+    figures are ranked, not every model's (80 ms on the sample) to keep a few."""
     models = con.execute(
-        f"SELECT DISTINCT model FROM throughput WHERE throughput_id IN ({listed})"
+        f"SELECT DISTINCT model FROM throughput WHERE throughput_id IN ({_listed(ids)})"
     ).fetchall()
-    named = ", ".join(literal(m) for (m,) in models) or "NULL"
-    return f"model IN ({named}) AND throughput_id IN ({listed})"
+    named = ", ".join(literal(m) for (m,) in models)
+    return f"throughput_at(of_models := [{named}]::VARCHAR[])"
 
 
 # The figures past their chip's peak a refusal names, the rest counted: 7,000 of them made one
@@ -212,8 +211,8 @@ def _above_peak(con: duckdb.DuckDBPyConnection, ids: list[str]) -> list[str]:
     """The new figures that need more than their chip's dense peak, in words."""
     rows = con.execute(
         "SELECT chip, model, workload, tokens_per_second_per_chip, implied_mfu, peak_tflops "
-        f"FROM throughput_ranked WHERE {_of_ids(con, ids)} AND implied_mfu > 1 "
-        "ORDER BY throughput_id"
+        f"FROM {_ranking_of(con, ids)} WHERE throughput_id IN ({_listed(ids)}) "
+        "AND implied_mfu > 1 ORDER BY throughput_id"
     ).fetchall()
     return [
         f"{tps:,.0f} tokens/s per chip of {model} {workload} on {chip} needs "

@@ -19,6 +19,8 @@
 --     within 10% of them; by default any.
 --   precisions: a precision class's spellings, lower case (`--precision FP8`: ['fp8',
 --     'fp8-e4m3', ...], chipcost.transform.precision); by default any.
+--   of_models: the models whose figures are chosen (['llama-3-70b']); by default every one.
+--     A read of one model's ranking does not rank every other's.
 -- An argument that is not a number (a list for precisions) is not asked: the default.
 -- The arguments are named so that no column of the body is: a macro's argument stands for
 -- every column reference of its name.
@@ -43,11 +45,25 @@
 -- frontier across configurations at the asked speed and TTFT, as InferenceX draws it); dates
 -- break ties only (the newest source date, then the newest measurement); then the kind
 -- (core/figures.py KINDS); then the id.
+-- What a figure implies, one rule for throughput_at's figures and for each source's highest:
+-- the FLOPs a token takes (6 a parameter in training, 2 in inference; a mixture of experts'
+-- active parameters), the chip's dense peak at the figure's precision, and the share of that
+-- peak the figure needs.
+CREATE OR REPLACE MACRO flops_per_token_of(figure_workload, all_parameters, active_parameters)
+    AS CASE figure_workload WHEN 'training' THEN 6 WHEN 'inference' THEN 2 END
+        * coalesce(active_parameters, all_parameters);
+CREATE OR REPLACE MACRO dense_peak_of(figure_precision, fp8_tflops, bf16_tflops) AS CASE
+    WHEN lower(figure_precision) LIKE 'fp8%' THEN fp8_tflops
+    WHEN lower(figure_precision) IN ('bf16', 'fp16') THEN bf16_tflops
+    ELSE greatest(fp8_tflops, bf16_tflops)
+END;
+CREATE OR REPLACE MACRO mfu_of(per_chip, flops, peak) AS
+    CASE WHEN peak > 0 AND flops > 0 THEN per_chip * flops / (peak * 1e12) END;
 CREATE OR REPLACE MACRO throughput_at(
     -- words, not NULL, for "not asked": a lake keeps no NULL default (DuckLake refuses
     -- type NULL and reads a typed NULL back as the text 'NULL')
     speed := {{default_speed}}, ttft := 'by shape', in_tokens := 'any', out_tokens := 'any',
-    precisions := 'any'
+    precisions := 'any', of_models := 'any'
 ) AS TABLE
 WITH asked AS (
     SELECT
@@ -55,7 +71,8 @@ WITH asked AS (
         TRY_CAST(ttft AS DOUBLE) AS ttft_ms,
         TRY_CAST(in_tokens AS DOUBLE) AS input_tokens,
         TRY_CAST(out_tokens AS DOUBLE) AS output_tokens,
-        TRY_CAST(precisions AS VARCHAR[]) AS precisions
+        TRY_CAST(precisions AS VARCHAR[]) AS precisions,
+        TRY_CAST(of_models AS VARCHAR[]) AS models
 ),
 bounded AS (
     SELECT
@@ -67,7 +84,8 @@ bounded AS (
             ELSE 6000
         END) AS ttft_bound_ms,
         t.workload = 'inference' AND coalesce(t.concurrency = 1 OR t.batch_size = 1, FALSE)
-            AS single_stream
+            AS single_stream,
+        a.models IS NULL OR list_contains(a.models, t.model) AS of_asked_model
     FROM throughput t
     CROSS JOIN asked a
     -- a request shape asked (inference): only figures whose lengths are both within 10% of it
@@ -79,8 +97,10 @@ bounded AS (
             OR list_contains(a.precisions, split_part(lower(t.precision), '-', 1)), FALSE))
 ),
 pointed AS (
+    -- the models asked (of_models: every model by default); each choice below is within a
+    -- model, but for a source's highest share of a peak (source_peaks)
     SELECT
-        *,
+        * EXCLUDE (of_asked_model),
         NOT single_stream AND coalesce(ttft_ms <= ttft_bound_ms, TRUE) AS within_bounds,
         -- one configuration: chip, model, shape, precision, software, scale, system and
         -- deployment; its newest run supersedes the older
@@ -95,6 +115,7 @@ pointed AS (
             coalesce(precision, ''), coalesce(software, ''), coalesce(chips, 0)::VARCHAR,
             coalesce(system, ''), coalesce(deployment, '')] AS curve
     FROM bounded
+    WHERE of_asked_model
 ),
 -- The newest of each configuration and of each point, grouped and joined back rather than as
 -- windows over every column of every figure (a third of the view's time on the sample).
@@ -287,14 +308,8 @@ judged AS (
     SELECT
         f.*,
         m.parameters,
-        CASE f.workload WHEN 'training' THEN 6 WHEN 'inference' THEN 2 END
-            * coalesce(m.active_parameters, m.parameters)
-            AS flops_per_token,
-        CASE
-            WHEN lower(f.precision) LIKE 'fp8%' THEN c.dense_fp8_tflops
-            WHEN lower(f.precision) IN ('bf16', 'fp16') THEN c.dense_bf16_tflops
-            ELSE greatest(c.dense_fp8_tflops, c.dense_bf16_tflops)
-        END AS peak_tflops,
+        flops_per_token_of(f.workload, m.parameters, m.active_parameters) AS flops_per_token,
+        dense_peak_of(f.precision, c.dense_fp8_tflops, c.dense_bf16_tflops) AS peak_tflops,
         -- core/figures.py KINDS, written in when the views are created
         list_position({{figure_kinds}}, f.kind) AS kind_rank,
         -- core/figures.py KIND_CLASSES, in KINDS' order
@@ -306,11 +321,23 @@ judged AS (
 ),
 peaks AS (
     SELECT
-        *,
-        CASE WHEN peak_tflops > 0 AND flops_per_token > 0
-            THEN tokens_per_second_per_chip * flops_per_token / (peak_tflops * 1e12)
-        END AS implied_mfu
+        *, mfu_of(tokens_per_second_per_chip, flops_per_token, peak_tflops) AS implied_mfu
     FROM judged
+),
+-- Each source's highest share of a chip's peak among its published figures at the asked
+-- shape and precision, of every model, whichever are asked: a point read between two of a
+-- curve's needs no more than the higher of them.
+source_peaks AS (
+    SELECT b.source, max(mfu_of(
+        b.tokens_per_second_per_chip,
+        flops_per_token_of(b.workload, m.parameters, m.active_parameters),
+        dense_peak_of(b.precision, c.dense_fp8_tflops, c.dense_bf16_tflops)
+    )) AS source_mfu
+    FROM bounded b
+    LEFT JOIN models m ON m.model = b.model
+    LEFT JOIN chips c ON c.chip = b.chip
+    WHERE b.origin = 'reference' AND b.tokens_per_second_per_chip > 0
+    GROUP BY b.source
 ),
 sourced AS (
     -- A published source one of whose figures needs more than its chip's peak is set aside
@@ -318,11 +345,7 @@ sourced AS (
     -- same arithmetic, and none can be told right from the others.
     SELECT p.*, s.source_mfu
     FROM peaks p
-    LEFT JOIN (
-        SELECT source, max(implied_mfu) FILTER (WHERE origin = 'reference') AS source_mfu
-        FROM peaks
-        GROUP BY source
-    ) s ON s.source IS NOT DISTINCT FROM p.source
+    LEFT JOIN source_peaks s ON s.source IS NOT DISTINCT FROM p.source
 ),
 ranked AS (
     SELECT

@@ -10,7 +10,7 @@ CREATE OR REPLACE MACRO cost_per_token_at(
     -- words, not NULL, for "not asked": a lake keeps no NULL default (DuckLake refuses
     -- type NULL and reads a typed NULL back as the text 'NULL')
     speed := {{default_speed}}, ttft := 'by shape', in_tokens := 'any', out_tokens := 'any',
-    precisions := 'any'
+    precisions := 'any', of_models := 'any'
 ) AS TABLE
 SELECT
     p.chip, t.model, t.workload, p.provider, p.region, p.zone, p.instance_type,
@@ -46,7 +46,7 @@ SELECT
 FROM per_chip_prices p
 JOIN throughput_at(
     speed := speed, ttft := ttft, in_tokens := in_tokens, out_tokens := out_tokens,
-    precisions := precisions
+    precisions := precisions, of_models := of_models
 ) t ON t.chip = p.chip AND t.chosen
 WHERE p.price_per_chip_hour > 0 AND t.tokens_per_second_per_chip > 0;
 
