@@ -364,13 +364,21 @@ def throughput_listing(
     from chipcost.core.frames import frame_of
 
     where = Where()
-    where.any_of("model", models)
     where.any_of("chip", chips)
     where.any_of("workload", workloads)
     where.any_of("origin", origins)
+    ranked = "throughput_ranked"
+    if models:  # those models' figures alone ranked, each named as the table names it
+        asked = ", ".join(literal(m.lower()) for m in models)
+        named = con.execute(
+            f"SELECT DISTINCT model FROM throughput WHERE list_contains([{asked}], lower(model))"
+        ).fetchall()
+        ranked = (
+            f"throughput_at(of_models := [{', '.join(literal(m) for (m,) in named)}]::VARCHAR[])"
+        )
     return frame_of(
         con.sql(
-            f"SELECT * FROM throughput_ranked WHERE {where.sql()} "
+            f"SELECT * FROM {ranked} WHERE {where.sql()} "
             "ORDER BY model, workload, chip, choice_rank",
             params=where.params or None,
         )
