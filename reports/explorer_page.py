@@ -109,6 +109,14 @@ def _unconverted(rows: list[dict]) -> str:
     )
 
 
+def _left_out(said: str) -> str:
+    """The prices the charts leave out of some days for want of an exchange rate, and those
+    days ('' for none): as the report and `chipcost history` say them."""
+    if not said:
+        return ""
+    return f'<p class="meta" id="history-left-out"><b>Not in these charts</b>: {escape(said)}.</p>'
+
+
 def page_html(data: dict, figures: str, versus: str) -> str:
     """The page, without the data: offers.js beside it holds that."""
     offers = data["offers"]
@@ -145,6 +153,7 @@ def page_html(data: dict, figures: str, versus: str) -> str:
         '<section id="history"><h2>Price history</h2><p class="meta">Each chip\'s cheapest '
         "price per chip-hour at the end of each day, one line per pricing model, named at its end: "
         "list prices in US dollars an hour, whatever the table above is set to.</p>"
+        f"{_left_out(data.get('history_left_out') or '')}"
         f'<div class="charts">{figures}</div></section>'
         "<footer>offers.json and offers.csv beside this page hold the same offers (offers.js "
         "is offers.json for this page, which a browser lets load from disk).</footer></main>"

@@ -17,7 +17,7 @@ from chipcost.core.outputs import written_whole
 from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
 from chipcost.reads.price_glance import PER_HOURS, cheapest_per_model
-from chipcost.reads.price_notes import unconverted_words
+from chipcost.reads.price_notes import left_out_words, unconverted_words
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html
@@ -25,8 +25,8 @@ from chipcost.reports.labels import MODEL_LABELS, model_label, offer_label, pros
 from chipcost.reports.level_charts import level_chart
 from chipcost.reports.period import MAX_WEEKS, ReportError, ReportUsageError
 from chipcost.transform.cost import cost_text
-from chipcost.warehouse.fx import newest_per_usd, unrated, unrated_offers
-from chipcost.warehouse.history import daily_cheapest
+from chipcost.warehouse.fx import newest_per_usd, unrated, unrated_of, unrated_offers
+from chipcost.warehouse.history import daily_cheapest, daily_unrated
 from chipcost.warehouse.offers import chosen_throughput, current_offers
 from chipcost.warehouse.reader import open_reader
 
@@ -81,7 +81,10 @@ def _read(
         row = con.execute("SELECT max(observed_at), bool_or(sample) FROM runs").fetchall()[0]
         newest, sample = row
         until = newest.date() if newest else datetime.now(UTC).date()
-        history = daily_cheapest(con, since=until - timedelta(days=7 * weeks - 1), until=until)
+        since = until - timedelta(days=7 * weeks - 1)
+        history = daily_cheapest(con, since=since, until=until)
+        # the prices those days' charts leave out for want of a rate, each run of days named
+        left = daily_unrated(con, since=since, until=until)
         answers = _answers(con)
         curve = _curve(con)
         rates = newest_per_usd(con)
@@ -103,6 +106,7 @@ def _read(
          "day": str(row["day"]), "said": unconverted_words([row], why=False)}
         for row in unconverted
     ]  # fmt: skip
+    meta["history_left_out"] = left_out_words(unrated_of(left), left)
     return offers, throughput, history.filter(pl.col("chip") != "unknown"), meta
 
 

@@ -533,3 +533,27 @@ def test_the_report_names_the_days_its_history_lacks_a_rate(tmp_path):
     text = " ".join(page.read_text().split())
     assert "Not in this report: 1 price in EUR of seeweb left out" in text
     assert gap_words(*gaps[0]) in text
+
+
+@pytest.mark.parametrize("gap", GAPS)
+def test_the_explorer_names_the_days_its_history_charts_lack_a_rate(tmp_path, gap):
+    rates, gaps = GAPS[gap]
+    db = gapped(tmp_path, rates)
+    ran = cli(db, "site", "--out", str(tmp_path / "site"), "--weeks", "2")
+    assert ran.returncode == 0, ran.stderr
+    page = " ".join((tmp_path / "site" / "index.html").read_text().split())
+    said = page.split('id="history-left-out">', 1)[1].split("</p>", 1)[0]
+    # each run of days without a rate is named, as `chipcost history` names it
+    counted = "1 price" if len(gaps) == 1 else f"{len(gaps)} prices"
+    assert said.startswith(f"<b>Not in these charts</b>: {counted} in EUR of seeweb left out")
+    for first, last in gaps:
+        assert gap_words(first, last) in said
+    data = json.loads((tmp_path / "site" / "offers.json").read_text())
+    assert data["history_left_out"].startswith(f"{counted} in EUR of seeweb left out")
+
+
+def test_the_explorer_with_every_day_rated_says_nothing_of_its_charts(tmp_path):
+    db = gapped(tmp_path, {"2026-11-01": 1.1, "2026-11-07": 1.1, "2026-11-13": 1.1})
+    assert cli(db, "site", "--out", str(tmp_path / "site"), "--weeks", "2").returncode == 0
+    assert 'id="history-left-out"' not in (tmp_path / "site" / "index.html").read_text()
+    assert json.loads((tmp_path / "site" / "offers.json").read_text())["history_left_out"] == ""
