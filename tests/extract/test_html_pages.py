@@ -9,6 +9,7 @@ import importlib
 
 import pytest
 
+from chipcost.core.errors import ParseError
 from chipcost.extract import source_modules
 from chipcost.extract._html_tree import MAX_DEPTH, NestedTooDeep, parse_html
 from tests.paths import FIXTURES, ROOT
@@ -102,6 +103,19 @@ def test_a_page_nested_too_deep_to_build_in_time_is_refused(module_name):
     with pytest.raises(NestedTooDeep, match="20,000,000 steps"):
         module.parse([payload(RECORDED[module_name], data=deep.encode())])
     assert issubclass(NestedTooDeep, RecursionError)
+
+
+@pytest.mark.parametrize("module_name", sorted(RECORDED))
+def test_a_page_whose_tables_lie_past_a_browsers_depth_fails_as_a_changed_layout(module_name):
+    """The page's content inside 600 <div>: its tables are flattened as Chromium flattens
+    them, so no row pairs cells it should not; the source fails as a changed layout, and no
+    offer is read."""
+    module, payload, page = _page(module_name)
+    at = page.find("<body")
+    at = page.find(">", at) + 1 if at >= 0 else 0
+    deep = page[:at] + "<div>" * 600 + page[at:]
+    with pytest.raises(ParseError):
+        module.parse([payload(RECORDED[module_name], data=deep.encode())])
 
 
 def test_optional_end_tags_are_closed_where_the_next_element_implies():
