@@ -15,7 +15,6 @@ figure names its own.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +29,7 @@ from chipcost.core.commands import model_size
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import Figure
 from chipcost.core.questions import COMMAND_LINE
+from chipcost.core.scratch import scratch
 from chipcost.core.settings import Settings
 from chipcost.pipeline.aiperf_group import stopped_on_signals
 from chipcost.pipeline.endpoint import Endpoint, served_models
@@ -198,7 +198,7 @@ def run_sweep(setup: Setup, served: str, roof: Roof) -> list[tuple[MeasuredPoint
     between two runs included (stopped_on_signals)."""
     deadline = time.monotonic() + setup.seconds
     done: list[tuple[MeasuredPoint, Run]] = []
-    with stopped_on_signals(), tempfile.TemporaryDirectory(prefix="chipcost-measure-") as folder:
+    with stopped_on_signals(), scratch("chipcost-measure") as folder:
         for concurrency in setup.concurrencies:
             left = deadline - time.monotonic()
             if left <= 1:

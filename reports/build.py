@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -19,6 +18,7 @@ from chipcost.core.errors import NoMatch
 from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
 from chipcost.core.questions import COMMAND_LINE
+from chipcost.core.scratch import scratch
 from chipcost.core.settings import Warehouse
 from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.reports import page, text
@@ -159,8 +159,8 @@ def write_changes_csv(
     """The CSV of every event of the period at `path`: DuckDB writes the events to a Parquet
     file beside it, read back and written out `batch` rows at a time, each as changes_csv
     makes it; the report never holds every event (docs/performance.md)."""
-    with tempfile.TemporaryDirectory(prefix=".chipcost-changes-", dir=path.parent) as scratch:
-        events = Path(scratch) / "events.parquet"
+    with scratch(".chipcost-changes", path.parent) as folder:
+        events = folder / "events.parquet"
         # every event sorted and written out: in bounded memory (reader.CUT_MEMORY)
         try:
             in_working_memory(

@@ -12,7 +12,6 @@ import atexit
 import functools
 import os
 import shutil
-import tempfile
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -23,6 +22,7 @@ from typing import TypeVar
 import duckdb
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.scratch import scratch_folder
 from chipcost.core.settings import READ_WAIT, Settings, Warehouse
 from chipcost.core.sql_limits import (
     MEMORY_ENV,
@@ -50,9 +50,10 @@ _LIMITS: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, SqlLimits] = (
 
 def spill_directory() -> Path:
     """This process's spill directory in the system's temporary directory ($TMPDIR), made on
-    first use and removed at exit; DuckDB keeps it under the temporary-disk limit."""
+    first use and removed at exit (one a killed process left is removed by the next:
+    chipcost.core.scratch); DuckDB keeps it under the temporary-disk limit."""
     if not _SPILL:
-        _SPILL.append(Path(tempfile.mkdtemp(prefix="chipcost-spill-")))
+        _SPILL.append(scratch_folder("chipcost-spill"))
         atexit.register(shutil.rmtree, _SPILL[0], True)
     return _SPILL[0]
 
