@@ -73,7 +73,7 @@ def speed_curve(con: duckdb.DuckDBPyConnection, model: str = "llama-3-70b") -> l
     found = dict_rows(
         con,
         "SELECT chip, tokens_per_second_per_chip, tokens_per_second_per_user, operating_point, "
-        f"kind, scenario FROM {DEFAULT_POINT.of('throughput_at', model)} "
+        f"kind, scenario FROM {DEFAULT_POINT.of('throughput_at', [model])} "
         "WHERE workload = 'inference' AND usable AND model = $model "
         "AND list_contains($chips, chip) "
         "AND (operating_point = 'max-throughput' OR tokens_per_second_per_user IS NOT NULL) "

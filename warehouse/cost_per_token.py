@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -65,12 +65,14 @@ class Point:
         }
         return ", ".join(f"{name} := {value}" for name, value in given.items() if value)
 
-    def of(self, macro: str, model: str | None = None) -> str:
-        """`macro` (throughput_at, cost_per_token_at) called at this point; of `model`'s
-        figures alone where given (the others are not ranked)."""
+    def of(self, macro: str, models: Sequence[str] | None = None) -> str:
+        """`macro` (throughput_at, cost_per_token_at) called at this point; of `models`'
+        figures alone where given, each named as the throughput table names it (the others
+        are not ranked; none given: none)."""
         arguments = self.arguments()
-        if model is not None:
-            arguments += f"{', ' if arguments else ''}of_models := [{literal_text(model)}]"
+        if models is not None:
+            listed = ", ".join(literal_text(m) for m in models)
+            arguments += f"{', ' if arguments else ''}of_models := [{listed}]::VARCHAR[]"
         return f"{macro}({arguments})"
 
 
@@ -129,7 +131,7 @@ _SPOT = """LEFT JOIN (SELECT region AS si_region, instance_type AS si_type, inte
 _DISCOUNT_KEY = ("provider", "pricing_model", "chip", "region")
 
 
-def _offers(point: Point, spot: bool, model: str | None = None) -> str:
+def _offers(point: Point, spot: bool, model: str) -> str:
     """The offers of cost_per_token at `point` (`f`), of `model` alone where given, with
     chip_memory_gb and the estimate, and each spot offer's interruption bucket when `spot`."""
     return f"""
@@ -141,7 +143,7 @@ def _offers(point: Point, spot: bool, model: str | None = None) -> str:
                     {ESTIMATE} AS estimate_basis
                 FROM (
                     SELECT *, price_payload_ref AS payload_ref, price_source AS source
-                    FROM {point.of("cost_per_token_at", model)}
+                    FROM {point.of("cost_per_token_at", [model])}
                 ) p LEFT JOIN chips c ON c.chip = p.chip
             )
         ),
@@ -345,7 +347,7 @@ def figures(
             "published_model, scenario, tokens_per_second_per_user, operating_point, source_date, "
             "software, system, ttft_ms, tpot_ms, concurrency, ttft_bound_ms, single_stream, "
             "interpolated, source_url, curve, deployment, lower_bound, superseded "
-            f"FROM {point.of('throughput_at', model)} "
+            f"FROM {point.of('throughput_at', [model])} "
             "WHERE model = $model AND workload = $workload ORDER BY chip, throughput_id",
             {"model": model, "workload": workload},
         )
@@ -373,9 +375,7 @@ def throughput_listing(
         named = con.execute(
             f"SELECT DISTINCT model FROM throughput WHERE list_contains([{asked}], lower(model))"
         ).fetchall()
-        ranked = (
-            f"throughput_at(of_models := [{', '.join(literal(m) for (m,) in named)}]::VARCHAR[])"
-        )
+        ranked = DEFAULT_POINT.of("throughput_at", [m for (m,) in named])
     return frame_of(
         con.sql(
             f"SELECT * FROM {ranked} WHERE {where.sql()} "

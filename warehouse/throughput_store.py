@@ -13,7 +13,7 @@ from chipcost.core.commands import MEASUREMENTS
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.figures import COLUMNS, Figure
 from chipcost.core.questions import COMMAND_LINE
-from chipcost.warehouse.bound import literal
+from chipcost.warehouse.cost_per_token import DEFAULT_POINT
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.insert import insert_rows
 
@@ -198,8 +198,7 @@ def _ranking_of(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> str:
     models = con.execute(
         f"SELECT DISTINCT model FROM throughput WHERE throughput_id IN ({_listed(ids)})"
     ).fetchall()
-    named = ", ".join(literal(m) for (m,) in models)
-    return f"throughput_at(of_models := [{named}]::VARCHAR[])"
+    return DEFAULT_POINT.of("throughput_at", [m for (m,) in models])
 
 
 # The figures past their chip's peak a refusal names, the rest counted: 7,000 of them made one
