@@ -32,15 +32,35 @@ RATE_COLUMNS = ("currency", "usd_rate", "rate_day")
 # The parameter every converted query binds: the currency's ISO code.
 CURRENCY_PARAM = "fx_currency"
 
-# US dollars per euro on each day the ECB published, as last observed (a later file that
-# corrected a day's rate is kept beside the earlier one, and the correction is used): what a
-# euro price is worth in the dollars every read stands on. The one definition: the views
-# write it in (`{{usd_per_eur}}`, warehouse/db.py views), the daily reads use it here
-# (chipcost.warehouse.history).
-USD_PER_EUR = """
+
+def in_force(rates: str) -> str:
+    """`rates` (a query of one rate a `day`) as the rate in force on each day: a row per day
+    (`on_day`) with the rate's own `day` and columns, from its day to the day before the next
+    rate, at most MAX_RATE_AGE_DAYS after its own. Joined on `on_day = <a price's day>`, it
+    gives the latest rate published on or before that day and no row where that is older than
+    MAX_RATE_AGE_DAYS: the one rule of which rate converts a day's price.
+
+    An equality join, not an ASOF join: DuckDB 1.5's ASOF join, streamed on one thread, can
+    wait forever where a plan holds two of them (per_chip_prices, a union of current_prices'
+    rows: `chipcost sql "FROM per_chip_prices"` on a year of history with one DuckDB thread,
+    as a one-core machine has)."""
+    after = MAX_RATE_AGE_DAYS + 1
+    return f"""
+        SELECT unnest(range(day, least(next_day, day + {after}), INTERVAL 1 DAY))::DATE
+            AS on_day, * EXCLUDE (next_day)
+        FROM (SELECT *, lead(day) OVER (ORDER BY day) AS next_day FROM ({rates}))
+    """
+
+
+# US dollars per euro in force on each day (`on_day`, in_force), from the rates the ECB
+# published, each as last observed (a later file that corrected a day's rate is kept beside the
+# earlier one, and the correction is used): what a euro price is worth in the dollars every
+# read stands on. The one definition: the views write it in (`{{usd_per_eur}}`,
+# warehouse/db.py views), the daily reads use it here (chipcost.warehouse.history).
+USD_PER_EUR = in_force("""
     SELECT day, arg_max(per_eur, (observed_at, payload_ref)) AS usd
     FROM fx_rates WHERE currency = 'USD' GROUP BY day
-"""
+""")
 
 # Each day's rate of each currency as last observed: a later file that corrected a day's rate
 # is kept beside the earlier one (warehouse/load.py, KEPT_FACTS), and the correction is used
@@ -95,15 +115,15 @@ def newest_per_usd(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[date, floa
 
 def _rate(on: str, alias: str) -> tuple[str, str, str]:
     """(join, rate, rate's day) of the rate in force on day `on` (SQL), as `alias`: the latest
-    published on or before that day, NULL when that is more than MAX_RATE_AGE_DAYS before it."""
+    published on or before that day, NULL when that is more than MAX_RATE_AGE_DAYS before it
+    (in_force)."""
     day = f"CAST({on} AS DATE)"
-    fresh = f"{day} - {alias}.day <= {MAX_RATE_AGE_DAYS}"
     return (
-        f"ASOF LEFT JOIN fx_per_usd {alias} ON {day} >= {alias}.day",
-        f"CASE WHEN {fresh} THEN {alias}.usd_rate END",
+        f"LEFT JOIN fx_per_usd {alias} ON {alias}.on_day = {day}",
+        f"{alias}.usd_rate",
         # With no rate in force: the day that lacks one, for the reader to name (the read is
         # refused then, chipcost.reads.your_prices).
-        f"CASE WHEN {fresh} THEN {alias}.day ELSE {day} END",
+        f"coalesce({alias}.day, {day})",
     )
 
 
@@ -112,7 +132,7 @@ def _converted(sql: str, day: str, columns: str, joins: Sequence[str] = ()) -> s
     order kept, then RATE_COLUMNS."""
     join, rate, rate_day = _rate(f"q.{day}", "r")
     return f"""
-        WITH fx_per_usd AS ({_PER_USD}),
+        WITH fx_per_usd AS ({in_force(_PER_USD)}),
         q AS (SELECT *, row_number() OVER () AS fx_n FROM ({sql}))
         SELECT {columns},
             ${CURRENCY_PARAM} AS currency, {rate} AS usd_rate, {rate_day} AS rate_day

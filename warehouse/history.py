@@ -10,7 +10,7 @@ import polars as pl
 from chipcost.core.frames import frame_of
 from chipcost.warehouse.bound import relation
 from chipcost.warehouse.db import dict_rows
-from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, USD_PER_EUR, in_currency
+from chipcost.warehouse.fx import USD_PER_EUR, in_currency
 from chipcost.warehouse.prices import ESTIMATE, SAMPLE
 from chipcost.warehouse.where import Where
 
@@ -95,8 +95,7 @@ days AS (
     SELECT s.* EXCLUDE (fx_currency)
         REPLACE (round(s.price_per_chip_hour * r.usd, 9) AS price_per_chip_hour)
     FROM (SELECT * FROM spans WHERE fx_currency = 'EUR') s
-    ASOF JOIN usd_per_eur r ON s.day >= r.day
-    WHERE s.day - r.day <= {MAX_RATE_AGE_DAYS}
+    JOIN usd_per_eur r ON r.on_day = s.day
 )
 """
 
@@ -191,8 +190,7 @@ _SPAN = f"{_NAMED}, payment, plan, source, valid_from"
 _UNRATED_DAYS = f"""
 , unrated AS (
     SELECT s.* FROM (SELECT * FROM spans WHERE fx_currency <> 'USD') s
-    ASOF LEFT JOIN usd_per_eur r ON s.day >= r.day
-    WHERE r.day IS NULL OR s.day - r.day > {MAX_RATE_AGE_DAYS}
+    ANTI JOIN usd_per_eur r ON r.on_day = s.day
 ),
 runs AS (
     SELECT *, day - CAST(row_number() OVER (PARTITION BY {_SPAN} ORDER BY day) AS INTEGER)

@@ -2,8 +2,8 @@
 -- The previous row of an offer is found by a join (its valid_to is this row's valid_from)
 -- rather than a window over the whole history: a filter on changed_at then prunes the
 -- scan, so a week's drift reads a week, not years (docs/performance.md).
--- In US dollars at the ECB rate of the event's day (warehouse/fx.py USD_PER_EUR, the latest
--- rate on or before it, at most {{max_rate_age_days}} days earlier), the old and the new price alike: a euro
+-- In US dollars at the ECB rate in force on the event's day (warehouse/fx.py USD_PER_EUR:
+-- the latest rate on or before it, at most {{max_rate_age_days}} days earlier), the old and the new price alike: a euro
 -- price's change is its own, and never moves afterwards as the rate of a later sighting
 -- would move it. An event of a euro price with no such rate is left out, never shown in
 -- euros under the dollar's name.
@@ -31,11 +31,11 @@ stated AS (
     WHERE end_reason = 'withdrawn'
 ),
 rated AS (
-    SELECT s.*, r.usd, CAST(s.changed_at AS DATE) - r.day AS rate_age
-    FROM stated s ASOF LEFT JOIN usd_per_eur r ON CAST(s.changed_at AS DATE) >= r.day
+    SELECT s.*, r.usd
+    FROM stated s LEFT JOIN usd_per_eur r ON r.on_day = CAST(s.changed_at AS DATE)
 ),
 events AS (
-    SELECT * EXCLUDE (old_currency, new_currency, usd, rate_age) REPLACE (
+    SELECT * EXCLUDE (old_currency, new_currency, usd) REPLACE (
         CASE WHEN old_currency = 'EUR' THEN old_price_per_hour * usd
              ELSE old_price_per_hour END AS old_price_per_hour,
         CASE WHEN new_currency = 'EUR' THEN new_price_per_hour * usd
@@ -43,7 +43,7 @@ events AS (
     )
     FROM rated
     WHERE (coalesce(old_currency, 'USD') = 'USD' AND coalesce(new_currency, 'USD') = 'USD')
-       OR (usd IS NOT NULL AND rate_age <= {{max_rate_age_days}})
+       OR usd IS NOT NULL
 )
 SELECT
     *,
