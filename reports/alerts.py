@@ -25,6 +25,7 @@ from chipcost.reports.mail import (
 )
 from chipcost.reports.outbox import Claim, claim, deliver, record, recorded
 from chipcost.reports.text import SAMPLE_NOTE, first_known, top_move
+from chipcost.warehouse.bound import relation
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.reader import open_reader, within_limits
 
@@ -54,7 +55,7 @@ def moves_since(
     con: duckdb.DuckDBPyConnection, since: datetime, threshold_pct: float
 ) -> pl.DataFrame:
     """large_moves on an open connection, with `offer` and `where` labels."""
-    frame = frame_of(con.sql(_MOVES, params={"since": since, "threshold": threshold_pct}))
+    frame = frame_of(relation(con, _MOVES, {"since": since, "threshold": threshold_pct}))
     return with_labels(printable_text(frame))
 
 

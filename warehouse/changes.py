@@ -11,6 +11,7 @@ import polars as pl
 
 from chipcost.core.frames import frame_of
 from chipcost.core.vocabulary import HISTORY_KEY
+from chipcost.warehouse.bound import relation
 from chipcost.warehouse.prices import ESTIMATE, SAMPLE
 
 _KEY = ", ".join(HISTORY_KEY)
@@ -160,7 +161,7 @@ def newest_run(con: duckdb.DuckDBPyConnection) -> datetime | None:
 
 def coverage(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> Coverage:
     """History start, newest observation, runs and days of data in [start, end), sample flag."""
-    row = con.sql(_COVERAGE, params={"start": start, "end": end}).fetchall()[0]
+    row = relation(con, _COVERAGE, {"start": start, "end": end}).fetchall()[0]
     return Coverage(row[0], row[1], int(row[2]), int(row[3]), bool(row[4]))
 
 
@@ -196,7 +197,7 @@ def change_events(
     the bundled sample's (`sample`)."""
     limit = "" if first is None else f" LIMIT {int(first)}"
     kept = f"SELECT * FROM events WHERE {where} {_IN_ORDER}{limit}"
-    return frame_of(con.sql(_marked(kept), params={"start": start, "end": end}))
+    return frame_of(relation(con, _marked(kept), {"start": start, "end": end}))
 
 
 def event_counts(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> EventCounts:
@@ -223,4 +224,4 @@ def price_moves(
     period reached, and the daily per-chip price from trend_start to end as a list (NULL with
     fewer than two days), largest move first."""
     params = {"start": start, "end": end, "trend_start": trend_start}
-    return frame_of(con.sql(_MOVES, params=params))
+    return frame_of(relation(con, _MOVES, params))

@@ -8,6 +8,7 @@ import polars as pl
 
 from chipcost.core.frames import frame_of
 from chipcost.transform.cost import memory_needed_gb
+from chipcost.warehouse.bound import relation
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.prices import ESTIMATE, SAMPLE, SPOT_BUCKET_JOIN
 
@@ -40,7 +41,7 @@ def current_offers(con: duckdb.DuckDBPyConnection, currency: str | None = None) 
     price rests on where it is an estimate and whether it is the bundled sample's; in
     `currency` at the rate of the day each was last seen when given (chipcost.warehouse.fx)."""
     sql, params = in_currency(con, _OFFERS, None, currency, day="last_seen_at")
-    return frame_of(con.sql(sql, params=params or None))
+    return frame_of(relation(con, sql, params or None))
 
 
 def chosen_throughput(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:

@@ -10,7 +10,7 @@ import polars as pl
 from chipcost.core.frames import frame_of
 from chipcost.core.vocabulary import OFFER_KEY, bucket_sql
 from chipcost.transform.cost import bytes_per_parameter
-from chipcost.warehouse.bound import execute
+from chipcost.warehouse.bound import execute, relation
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.reader import in_working_memory
 
@@ -114,7 +114,7 @@ def priced_at(
     at the rate of the day each was last seen when given (chipcost.warehouse.fx)."""
     sql = f"WITH priced AS ({_AS_OF}) SELECT * FROM priced WHERE chip <> 'unknown'"
     sql, params = in_currency(con, sql, {"at": at, "fresh": fresh}, currency, day="last_seen_at")
-    return frame_of(con.sql(sql, params=params))
+    return frame_of(relation(con, sql, params))
 
 
 # The order cheapest_by_model breaks ties in, for the same choice made outside SQL.
@@ -129,7 +129,7 @@ def cheapest_by_model(
 ) -> pl.DataFrame:
     """Per chip and pricing bucket (on_demand, commit_1yr, commit_3yr, commit_other, spot,
     capacity_block), the cheapest per-chip hourly price in force at `at`."""
-    return frame_of(con.sql(_CHEAPEST, params={"at": at, "fresh": fresh}))
+    return frame_of(relation(con, _CHEAPEST, {"at": at, "fresh": fresh}))
 
 
 def source_disagreements(
@@ -138,7 +138,7 @@ def source_disagreements(
     """Offers priced by two or more sources at `at`, with their spread; `disagrees` marks
     those whose highest price is more than threshold_pct above the lowest."""
     params = {"at": at, "fresh": fresh, "threshold": threshold_pct}
-    return frame_of(con.sql(_DISAGREEMENTS, params=params))
+    return frame_of(relation(con, _DISAGREEMENTS, params))
 
 
 def source_health(
@@ -147,7 +147,7 @@ def source_health(
     """Per source: last success before `end`, runs, rows loaded and rejected in [start, end),
     and whether it is stale (no success since stale_before)."""
     params = {"start": start, "end": end, "stale_before": stale_before}
-    return frame_of(con.sql(_HEALTH, params=params))
+    return frame_of(relation(con, _HEALTH, params))
 
 
 def relation_columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
@@ -223,9 +223,9 @@ def cost_offers(
         drop=("fx_day",),
     )  # fmt: skip
     if cheapest_only:  # every offer read to keep a few: in bounded memory (reader.CUT_MEMORY)
-        rows = in_working_memory(con, lambda: frame_of(con.sql(sql, params=params)))
+        rows = in_working_memory(con, lambda: frame_of(relation(con, sql, params)))
     else:
-        rows = frame_of(con.sql(sql, params=params))
+        rows = frame_of(relation(con, sql, params))
     rows = rows.drop("fx_day", strict=False)
     return _with_fit(rows).with_columns(CANNOT_HOLD.alias("cannot"))
 
