@@ -35,7 +35,7 @@ log = logging.getLogger("chipcost.warehouse")
 
 
 def _sql_files(folder: str) -> list[tuple[str, str]]:
-    directory = resources.files("chipcost.warehouse").joinpath(folder)
+    directory = resources.files("chipcost.warehouse").joinpath(*folder.split("/"))
     files = sorted(p for p in directory.iterdir() if p.name.endswith(".sql"))
     return [(p.name, p.read_text(encoding="utf-8")) for p in files]
 
@@ -44,7 +44,8 @@ def views() -> list[tuple[str, str]]:
     """(file name, SQL) for every file in warehouse/views, in order, with the lists a view
     names (`{{figure_kinds}}`, `{{same_offer_p_n}}`: rows p and n of one offer,
     `{{max_rate_age_days}}`, `{{usd_per_eur}}`, `{{default_speed}}`, `{{restricted_pattern}}`)
-    written in from where they are declared."""
+    written in from where they are declared, and the parts two views share
+    (each file of warehouse/views/parts as `{{its name}}`)."""
     from chipcost.core.figures import DEFAULT_SPEED, KIND_CLASSES, KINDS
     from chipcost.core.vocabulary import HISTORY_KEY, RESTRICTED_REGION_PATTERN
     from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, USD_PER_EUR
@@ -58,6 +59,11 @@ def views() -> list[tuple[str, str]]:
         "{{default_speed}}": bound.literal(DEFAULT_SPEED),
         "{{restricted_pattern}}": bound.literal(RESTRICTED_REGION_PATTERN),
     }
+    # the parts first, so that the lists they name are written in with the views'
+    parts = {
+        "{{" + name.removesuffix(".sql") + "}}": sql for name, sql in _sql_files("views/parts")
+    }
+    lists = parts | lists
     found = []
     for name, sql in _sql_files("views"):
         for marker, values in lists.items():

@@ -1,26 +1,7 @@
--- Per region, the cheapest current spot price of each instance type across its zones.
--- Spot is priced per availability zone; a user choosing a region wants its cheapest zone.
--- per_chip_prices shows each of these as a region-level row (zone '', plan 'region_cheapest')
--- beside the per-zone rows; this view also says which zone it is and how far zones differ.
+-- Per region, the cheapest current spot price of each instance type across its zones
+-- (views/parts/cheapest_zone.sql). per_chip_prices shows each of these as a region-level row
+-- (zone '', plan 'region_cheapest') beside the per-zone rows; this view also says which zone
+-- it is and how far zones differ.
 CREATE OR REPLACE VIEW spot_region_cheapest AS
-WITH zoned AS (
-    SELECT
-        *,
-        row_number() OVER offer AS price_rank,
-        count(*) OVER offer AS zones,
-        max(price_per_hour) OVER offer AS max_zone_price_per_hour
-    FROM current_prices
-    WHERE pricing_model = 'spot' AND zone <> ''
-    WINDOW offer AS (
-        PARTITION BY provider, source, region, instance_type, term, payment, plan
-        ORDER BY price_per_hour, zone
-        ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
-    )
-)
-SELECT
-    provider, source, region, zone AS cheapest_zone, zones, instance_type, chip, chip_count,
-    pricing_model, term, payment, plan, price_per_hour, max_zone_price_per_hour,
-    upfront, currency, sku, source_url, valid_from, last_seen_at, payload_ref,
-    vcpus, ram_gb, disk_gb
-FROM zoned
-WHERE price_rank = 1;
+WITH cur AS (FROM current_prices)
+{{cheapest_zone}};

@@ -1,7 +1,13 @@
 -- Current prices per chip-hour: the number to compare across instance sizes and providers.
 -- Spot is listed per zone and once more per region at its cheapest zone (zone '', plan
--- 'region_cheapest'; the zone itself is in spot_region_cheapest).
+-- 'region_cheapest'; the zone itself is in spot_region_cheapest). current_prices is read once
+-- for both (`cur`): its open rows of price_history, spread over the whole history, are most
+-- of a read of this view (docs/performance.md).
 CREATE OR REPLACE VIEW per_chip_prices AS
+WITH cur AS (FROM current_prices),
+cheapest AS (
+{{cheapest_zone}}
+)
 SELECT
     chip, provider, region, zone, instance_type, chip_count,
     pricing_model, term, payment, plan,
@@ -9,7 +15,7 @@ SELECT
     price_per_hour,
     upfront,
     source, sku, valid_from, last_seen_at, payload_ref, vcpus, ram_gb, disk_gb
-FROM current_prices
+FROM cur
 WHERE chip_count > 0
 UNION ALL
 SELECT
@@ -19,5 +25,5 @@ SELECT
     price_per_hour,
     upfront,
     source, sku, valid_from, last_seen_at, payload_ref, vcpus, ram_gb, disk_gb
-FROM spot_region_cheapest
+FROM cheapest
 WHERE chip_count > 0;
