@@ -232,8 +232,8 @@ def _kept(sql: str, all_offers: bool, cheapest_of: tuple[str, ...], order: list[
 
     Each GROUP's first row is picked by arg_min over the order's expressions as one key (each
     preceded by whether it is known, so that an unknown one comes first), then the rows kept
-    by their number: a window ordering every offer's whole row took three times as long
-    (docs/performance.md)."""
+    by their number: a window ordering every offer's whole row made a one-year warehouse's
+    `cost` 0.44 s of CPU against 0.37 s (docs/performance.md)."""
     if not all_offers:
         terms = [term.removesuffix(" NULLS FIRST") for term in order]
         key = ", ".join(f"({term}) IS NOT NULL, {term}" for term in terms)
