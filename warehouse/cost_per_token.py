@@ -12,7 +12,7 @@ from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.transform.cost_fit import GROUP
 from chipcost.transform.rows import FigureRow, figure_rows
-from chipcost.warehouse.bound import execute, literal
+from chipcost.warehouse.bound import execute, literal, relation
 from chipcost.warehouse.db import OPEN_PRICE_ROWS, dict_rows
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.prices import ESTIMATE
@@ -391,9 +391,10 @@ def throughput_listing(
         ).fetchall()
         ranked = DEFAULT_POINT.of("throughput_at", [m for (m,) in named])
     return frame_of(
-        con.sql(
+        relation(
+            con,
             f"SELECT * FROM {ranked} WHERE {where.sql()} "
             "ORDER BY model, workload, chip, choice_rank",
-            params=where.params or None,
+            where.params or None,
         )
     )

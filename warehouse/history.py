@@ -118,8 +118,7 @@ FROM (
     SELECT
         day, chip, pricing_model,
         min(price_per_chip_hour) AS price_per_chip_hour,
-        arg_min({{{{{", ".join(f"'{c}': {c}" for c in (*_CHOSEN, "payload_ref"))}}}}},
-            {{tie}}) AS w,
+        arg_min(struct_pack({", ".join((*_CHOSEN, "payload_ref"))}), {{tie}}) AS w,
         count(*) AS offers
     FROM days
     GROUP BY day, chip, pricing_model

@@ -60,18 +60,20 @@ def test_no_parameter_rides_a_duckdb_session_variable() -> None:
 # when it is made, and again when its rows are read: a read twice its cost (the weekly moves
 # on a year of history, 0.74 s against 0.32 s). warehouse/bound.py `relation` writes the
 # values in and makes it lazy; it alone falls back to the client's binding.
-RELATION_WITH_PARAMS = re.compile(r"\.sql\([^#\n]*\bparams\s*=")
+# The call may span lines: its arguments up to `params=`, parentheses one deep within them.
+RELATION_WITH_PARAMS = re.compile(r"\.sql\((?:[^()]|\([^()]*\))*?\bparams\s*=")
 
 
 def test_no_relation_runs_its_query_twice() -> None:
     assert RELATION_WITH_PARAMS.search("frame_of(con.sql(_MOVES, params=params))")
     assert not RELATION_WITH_PARAMS.search("frame_of(relation(con, _MOVES, params))")
+    assert RELATION_WITH_PARAMS.search('con.sql(\n    f"SELECT {x}",\n    params=where.params,\n)')
     found = [
-        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, call.start()) + 1}"
         for folder in PRODUCT
         for path in (ROOT / folder).rglob("*.py")
         if path != ROOT / "warehouse" / "bound.py"
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if RELATION_WITH_PARAMS.search(line)
+        for text in [path.read_text(encoding="utf-8")]
+        for call in RELATION_WITH_PARAMS.finditer(text)
     ]
     assert not found, "make it with warehouse.bound.relation:\n" + "\n".join(found)
