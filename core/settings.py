@@ -1,15 +1,16 @@
 """One settings object: where data lives and what sources use, from options and the CHIPCOST_*
-variables (`VARIABLES`, each declared once, read into `Environment`); the sources' keys and the
-object store's are chipcost.core.credentials."""
+variables (`Environment`, a pydantic-settings model, each variable declared once there); the
+sources' keys and the object store's are chipcost.core.credentials."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic_settings import NoDecode
 
 from chipcost.core.clean import masked
 from chipcost.core.credentials import REGION_NAME as REGION_NAME
@@ -21,6 +22,7 @@ from chipcost.core.credentials import source_settings as source_settings
 from chipcost.core.errors import ChipcostError
 from chipcost.core.questions import COMMAND_LINE, Voice
 from chipcost.core.sql_limits import SqlLimits, sql_limits
+from chipcost.core.variables import Reading, Variables, seconds, stripped, variable, whole
 
 DEFAULT_DATA_DIR = Path("data")
 DATA_DIR_ENV = "CHIPCOST_DATA_DIR"
@@ -236,7 +238,7 @@ def load_settings(
         run_payloads_max_bytes=env.run_payloads_max_mb << 20,
         source_deadline=env.source_deadline,
         notify_deadline=env.notify_deadline,
-        read_limits=sql_limits(os.environ),
+        read_limits=sql_limits(),
         warehouse_url=url if lake else "",
         lake_data=env.lake_data,
         archive_url=env.archive,
@@ -307,192 +309,103 @@ def _check_lake(url: str) -> None:
 _DAY = 86400
 
 
-@dataclass(frozen=True)
-class Variable:
-    """One CHIPCOST_* variable: the field it sets, its default (unset or blank), how its text
-    is read (`read` raises ValueError for a value outside what it takes) and the advice a
-    wrong value gets: "NAME='value': advice"."""
-
-    field: str
-    name: str
-    default: Any
-    read: Callable[[str], Any]
-    advice: str = ""
-    blank_is_default: bool = True
-
-
-def _stripped(text: str) -> str:
-    return text.strip()
-
-
-def _whole(low: int, high: float, *, every: bool = False) -> Callable[[str], int | None]:
-    """ASCII digits from `low` to `high`, blanks around aside (str.isdigit() also takes "²",
-    which int() refuses; Python's int() takes at most 4,300 digits); 'all' is None where
-    `every` allows it."""
-
-    def read(text: str) -> int | None:
-        text = text.strip()
-        if every and text.lower() == "all":
-            return None
-        if not (text.isascii() and text.isdigit() and len(text) <= 4300):
-            raise ValueError(text)
-        value = int(text)
-        if not low <= value <= high:
-            raise ValueError(text)
-        return value
-
-    return read
-
-
-def _seconds(low: float, high: float) -> Callable[[str], float]:
-    """Python's float(): decimals and exponents; nan and inf fall outside every range."""
-
-    def read(text: str) -> float:
-        value = float(text)
-        if not low <= value <= high:
-            raise ValueError(text)
-        return value
-
-    return read
-
-
-def _mib(field: str, name: str, default: int, what: str) -> Variable:
+def _mib(default: int, what: str) -> Reading:
     """A size in MiB, 1 or more."""
     advice = f"give {what}, in MiB (1 or more; default {default}), or unset it"
-    return Variable(field, name, default, _whole(1, float("inf")), advice)
+    return Reading(whole(1, float("inf")), advice)
 
 
-def _deadline(field: str, name: str, default: float, what: str) -> Variable:
+def _deadline(default: float, what: str) -> Reading:
     """Seconds from 1 to a day."""
     advice = f"give the seconds {what} (1 to {_DAY}, e.g. {default:.0f}), or unset it"
-    return Variable(field, name, default, _seconds(1, _DAY), advice)
+    return Reading(seconds(1, _DAY), advice)
 
 
-# What the CHIPCOST_* variables set, each declared once; unset or blank, the default. The names
-# are exact (case-sensitive), and nothing else is read (no .env file). pydantic-settings reads
-# the same declarations, but its import (about 0.15 s of CPU in every process) would double
-# what a read costs beside its query (docs/performance.md).
-VARIABLES: tuple[Variable, ...] = (
-    Variable("data_dir", DATA_DIR_ENV, "", str, blank_is_default=False),
-    Variable("warehouse", WAREHOUSE_ENV, "", _stripped),
-    Variable("db", DB_ENV, "", str, blank_is_default=False),
-    Variable("lake_data", LAKE_DATA_ENV, "", _stripped),
-    Variable("archive", ARCHIVE_ENV, "", _stripped),
-    Variable("notify", NOTIFY_ENV, (), notify_urls, blank_is_default=False),
-    Variable(  # None keeps every observation
-        "observations_days",
-        OBSERVATIONS_DAYS_ENV,
-        DEFAULT_OBSERVATIONS_DAYS,
-        _whole(1, MAX_OBSERVATIONS_DAYS, every=True),
-        f"give a number of days from 1 to {MAX_OBSERVATIONS_DAYS:,}, or 'all' to keep every "
-        "observation",
-    ),
-    Variable(
-        "stale_days",
-        STALE_DAYS_ENV,
-        DEFAULT_STALE_DAYS,
-        _whole(1, 99999),
-        "give a whole number of days from 1 to 99999, e.g. 2",
-    ),
-    Variable(
-        "lock_wait",
-        LOCK_WAIT_ENV,
-        DEFAULT_LOCK_WAIT,
-        _seconds(0, _DAY),
-        "give the seconds a collection waits for readers of the warehouse to close it "
-        f"(0 to {_DAY}, e.g. 300), or unset it",
-    ),
-    Variable(  # None: DuckDB's own default, a thread per core it sees
-        "threads",
-        THREADS_ENV,
-        None,
-        _whole(1, 1024),
-        "give the threads DuckDB may use, a whole number from 1 to 1024 (e.g. 2), or unset it "
-        "to use one per core",
-    ),
-    _mib(
-        "payload_max_mb",
-        PAYLOAD_MAX_ENV,
-        DEFAULT_PAYLOAD_MAX_MB,
-        "the largest uncompressed payload a replay reads",
-    ),
-    _mib(
-        "answer_max_mb",
-        ANSWER_MAX_ENV,
-        DEFAULT_ANSWER_MAX_MB,
-        "the largest HTTP answer a fetch takes, decoded",
-    ),
-    _mib(
-        "source_payloads_max_mb",
-        SOURCE_PAYLOADS_MAX_ENV,
-        DEFAULT_SOURCE_PAYLOADS_MAX_MB,
-        "the most a replay reads of one source's payloads in a run, all together",
-    ),
-    _mib(
-        "run_payloads_max_mb",
-        RUN_PAYLOADS_MAX_ENV,
-        DEFAULT_RUN_PAYLOADS_MAX_MB,
-        "the most a replay reads of one archived run's payloads, all together",
-    ),
-    _deadline(
-        "source_deadline",
-        SOURCE_DEADLINE_ENV,
-        DEFAULT_SOURCE_DEADLINE,
-        "a source's fetch may take, retries and downloads included",
-    ),
-    _deadline(
-        "notify_deadline",
-        NOTIFY_DEADLINE_ENV,
-        DEFAULT_NOTIFY_DEADLINE,
-        "one alert target may take to answer",
-    ),
-)
-_BY_NAME = {variable.name: variable for variable in VARIABLES}
+class Environment(Variables):
+    """What the CHIPCOST_* variables set, each declared once: its field, the variable, its
+    default, how its text is read and the advice a wrong value gets (core/variables.py); the
+    CHIPCOST_SQL_* limits are SqlVariables (core/sql_limits.py)."""
+
+    data_dir: Annotated[str, Reading(str, blank_is_default=False)] = variable(DATA_DIR_ENV, "")
+    warehouse: Annotated[str, Reading(stripped)] = variable(WAREHOUSE_ENV, "")
+    db: Annotated[str, Reading(str, blank_is_default=False)] = variable(DB_ENV, "")
+    lake_data: Annotated[str, Reading(stripped)] = variable(LAKE_DATA_ENV, "")
+    archive: Annotated[str, Reading(stripped)] = variable(ARCHIVE_ENV, "")
+    notify: Annotated[tuple[str, ...], NoDecode, Reading(notify_urls, blank_is_default=False)] = (
+        variable(NOTIFY_ENV, (), shown=False)
+    )
+    observations_days: Annotated[  # None keeps every observation
+        int | None,
+        Reading(
+            whole(1, MAX_OBSERVATIONS_DAYS, every=True),
+            f"give a number of days from 1 to {MAX_OBSERVATIONS_DAYS:,}, or 'all' to keep "
+            "every observation",
+        ),
+    ] = variable(OBSERVATIONS_DAYS_ENV, DEFAULT_OBSERVATIONS_DAYS)
+    stale_days: Annotated[
+        int, Reading(whole(1, 99999), "give a whole number of days from 1 to 99999, e.g. 2")
+    ] = variable(STALE_DAYS_ENV, DEFAULT_STALE_DAYS)
+    lock_wait: Annotated[
+        float,
+        Reading(
+            seconds(0, _DAY),
+            "give the seconds a collection waits for readers of the warehouse to close it "
+            f"(0 to {_DAY}, e.g. 300), or unset it",
+        ),
+    ] = variable(LOCK_WAIT_ENV, DEFAULT_LOCK_WAIT)
+    threads: Annotated[  # None: DuckDB's own default, a thread per core it sees
+        int | None,
+        Reading(
+            whole(1, 1024),
+            "give the threads DuckDB may use, a whole number from 1 to 1024 (e.g. 2), or unset "
+            "it to use one per core",
+        ),
+    ] = variable(THREADS_ENV, None)
+    payload_max_mb: Annotated[
+        int, _mib(DEFAULT_PAYLOAD_MAX_MB, "the largest uncompressed payload a replay reads")
+    ] = variable(PAYLOAD_MAX_ENV, DEFAULT_PAYLOAD_MAX_MB)
+    answer_max_mb: Annotated[
+        int, _mib(DEFAULT_ANSWER_MAX_MB, "the largest HTTP answer a fetch takes, decoded")
+    ] = variable(ANSWER_MAX_ENV, DEFAULT_ANSWER_MAX_MB)
+    source_payloads_max_mb: Annotated[
+        int,
+        _mib(
+            DEFAULT_SOURCE_PAYLOADS_MAX_MB,
+            "the most a replay reads of one source's payloads in a run, all together",
+        ),
+    ] = variable(SOURCE_PAYLOADS_MAX_ENV, DEFAULT_SOURCE_PAYLOADS_MAX_MB)
+    run_payloads_max_mb: Annotated[
+        int,
+        _mib(
+            DEFAULT_RUN_PAYLOADS_MAX_MB,
+            "the most a replay reads of one archived run's payloads, all together",
+        ),
+    ] = variable(RUN_PAYLOADS_MAX_ENV, DEFAULT_RUN_PAYLOADS_MAX_MB)
+    source_deadline: Annotated[
+        float,
+        _deadline(
+            DEFAULT_SOURCE_DEADLINE, "a source's fetch may take, retries and downloads included"
+        ),
+    ] = variable(SOURCE_DEADLINE_ENV, DEFAULT_SOURCE_DEADLINE)
+    notify_deadline: Annotated[
+        float, _deadline(DEFAULT_NOTIFY_DEADLINE, "one alert target may take to answer")
+    ] = variable(NOTIFY_DEADLINE_ENV, DEFAULT_NOTIFY_DEADLINE)
 
 
-@dataclass(frozen=True)
-class Environment:
-    """What the CHIPCOST_* variables set (VARIABLES), checked."""
-
-    data_dir: str
-    warehouse: str
-    db: str
-    lake_data: str
-    archive: str
-    notify: tuple[str, ...]
-    observations_days: int | None
-    stale_days: int
-    lock_wait: float
-    threads: int | None
-    payload_max_mb: int
-    answer_max_mb: int
-    source_payloads_max_mb: int
-    run_payloads_max_mb: int
-    source_deadline: float
-    notify_deadline: float
-
-
-def _value(variable: Variable, text: str | None) -> Any:
-    """The value `text` gives `variable` (None, or blank where that means it: the default),
-    or a ChipcostError naming the variable and what to give."""
-    if text is None or (variable.blank_is_default and not text.strip()):
-        return variable.default
-    try:
-        return variable.read(text)
-    except (TypeError, ValueError, OverflowError):
-        raise ChipcostError(f"{variable.name}={text!r}: {variable.advice}") from None
+# Every CHIPCOST_* variable Environment reads, in its order (docs/operations.md lists them).
+VARIABLES: tuple[str, ...] = Environment.names()
 
 
 def environment() -> Environment:
     """The process's CHIPCOST_* variables, checked: a wrong value is a ChipcostError naming
     its variable and what to give."""
-    return Environment(**{v.field: _value(v, os.environ.get(v.name)) for v in VARIABLES})
+    return Environment()
 
 
 def one_variable(variable: str, text: str | None) -> Any:
     """The value of `variable` given as `text` (None or blank: its default), checked as
     `environment` checks it, the rest of the environment aside."""
-    return _value(_BY_NAME[variable], text)
+    return Environment.one(variable, text)
 
 
 def observations_days(text: str | None) -> int | None:

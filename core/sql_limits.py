@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Annotated
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.variables import Reading, Variables, seconds, variable, whole
 
 TIMEOUT_ENV = "CHIPCOST_SQL_TIMEOUT"  # seconds
 MEMORY_ENV = "CHIPCOST_SQL_MEMORY"  # DuckDB's size words: 2GB, 512MB
@@ -54,30 +56,35 @@ class SqlLimits:
         )
 
 
-def sql_limits(environ: Mapping[str, str]) -> SqlLimits:
-    """SqlLimits from CHIPCOST_SQL_TIMEOUT, _MEMORY and _TEMP; a malformed one is refused."""
-    found = SqlLimits()
-    text = environ.get(TIMEOUT_ENV, "").strip()
-    if text:
-        try:
-            seconds = float(text)
-        except ValueError:
-            seconds = 0.0
-        if not 0 < seconds <= 86400:
-            raise ChipcostError(f"{TIMEOUT_ENV}={text!r}: give seconds from 1 to 86400, e.g. 60")
-        found = SqlLimits(seconds, found.memory, found.temp)
-    memory = _size(environ, MEMORY_ENV) or found.memory
-    temp = _size(environ, TEMP_ENV) or found.temp
-    return SqlLimits(found.timeout, memory, temp, _rows(environ), _size(environ, RESULT_ENV))
+def _size(text: str) -> str:
+    """DuckDB's size words (512MB, 4 GiB), blanks aside."""
+    if not _SIZE.match(text.strip()):
+        raise ValueError(text)
+    return text.strip().replace(" ", "")
 
 
-def _rows(environ: Mapping[str, str]) -> int:
-    text = environ.get(ROWS_ENV, "").strip()
-    if not text:
-        return DEFAULT_ROWS
-    if not (text.isascii() and text.isdigit() and len(text) <= 10 and int(text) >= 1):
-        raise ChipcostError(f"{ROWS_ENV}={text!r}: give a whole number of rows, e.g. 100000")
-    return int(text)
+_A_SIZE = "give a size such as 512MB or 4GB"
+
+
+class SqlVariables(Variables):
+    """The CHIPCOST_SQL_* variables (core/variables.py): unset or blank, the default."""
+
+    timeout: Annotated[
+        float,
+        Reading(seconds(0, 86400, above_low=True), "give seconds from 1 to 86400, e.g. 60"),
+    ] = variable(TIMEOUT_ENV, DEFAULT_TIMEOUT)
+    memory: Annotated[str, Reading(_size, _A_SIZE)] = variable(MEMORY_ENV, DEFAULT_MEMORY)
+    temp: Annotated[str, Reading(_size, _A_SIZE)] = variable(TEMP_ENV, DEFAULT_TEMP)
+    rows: Annotated[
+        int, Reading(whole(1, 9_999_999_999), "give a whole number of rows, e.g. 100000")
+    ] = variable(ROWS_ENV, DEFAULT_ROWS)
+    result: Annotated[str, Reading(_size, _A_SIZE)] = variable(RESULT_ENV, "")
+
+
+def sql_limits() -> SqlLimits:
+    """SqlLimits from the process's CHIPCOST_SQL_* variables; a malformed one is refused."""
+    found = SqlVariables()
+    return SqlLimits(found.timeout, found.memory, found.temp, found.rows, found.result)
 
 
 def size_in_bytes(text: str) -> int:
@@ -86,13 +93,6 @@ def size_in_bytes(text: str) -> int:
     if match is None or match[2].lower() not in _UNITS:
         raise ChipcostError(f"{text!r} is not a size such as 512MB or 4GB")
     return int(float(match[1]) * _UNITS[match[2].lower()])
-
-
-def _size(environ: Mapping[str, str], name: str) -> str:
-    text = environ.get(name, "").strip()
-    if text and not _SIZE.match(text):
-        raise ChipcostError(f"{name}={text!r}: give a size such as 512MB or 4GB")
-    return text.replace(" ", "")
 
 
 # The read under way in this context: when its time limit passes, the limit, and whether it

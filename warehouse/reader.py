@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import functools
-import os
 import shutil
 import threading
 import weakref
@@ -72,7 +71,7 @@ def within_limits(
 ) -> duckdb.DuckDBPyConnection:
     """`con` held to the read limits (a writer that reads first, as an alert claiming its
     recipients does, reads within them too)."""
-    limits = limits or sql_limits(os.environ)
+    limits = limits or sql_limits()
     spill = str(spill_directory())
     try:
         for setting in limits.settings():
@@ -148,7 +147,7 @@ def limit_hit(exc: BaseException, limits: SqlLimits | None = None) -> ChipcostEr
     if not isinstance(exc, duckdb.InterruptException | duckdb.OutOfMemoryException):
         return None
     try:
-        limits = limits or sql_limits(os.environ)
+        limits = limits or sql_limits()
     except ChipcostError:
         limits = SqlLimits()
     if isinstance(exc, duckdb.InterruptException):

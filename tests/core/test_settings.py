@@ -227,7 +227,7 @@ def test_settings_carry_every_secret_value_for_scrubbing(monkeypatch):
 def test_a_blank_variable_means_its_default_and_names_are_exact(monkeypatch):
     from chipcost.core.settings import VARIABLES
 
-    variables = [v.name for v in VARIABLES]
+    variables = list(VARIABLES)
     for name in variables:
         monkeypatch.setenv(name, "  ")
     blank = load_settings(db="x.duckdb", data_dir="d")
@@ -244,3 +244,19 @@ def test_a_size_limit_variable_says_what_it_limits():
         patch.setenv("CHIPCOST_SOURCE_PAYLOADS_MAX_MB", "abc")
         with pytest.raises(ChipcostError, match="give the most a replay reads of one source's"):
             load_settings()
+
+
+def test_the_variables_are_read_by_pydantic_settings(monkeypatch):
+    """Environment and the SQL limits are pydantic-settings models; a list variable is read
+    as its commas say (not as JSON), and a URL's token stays out of repr."""
+    from pydantic_settings import BaseSettings
+
+    from chipcost.core.settings import Environment, environment
+    from chipcost.core.sql_limits import SqlVariables
+
+    assert issubclass(Environment, BaseSettings) and issubclass(SqlVariables, BaseSettings)
+    monkeypatch.setenv("CHIPCOST_NOTIFY", " json://host/hook-secret-token , form://b/y")
+    env = environment()
+    assert env.notify == ("json://host/hook-secret-token", "form://b/y")
+    assert "hook-secret-token" not in repr(env)
+    assert load_settings(db="x.duckdb").notify == env.notify

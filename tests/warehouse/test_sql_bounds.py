@@ -102,12 +102,18 @@ def test_the_cli_with_a_limit_reads_that_many_and_says_nothing_of_a_cut(db):
         ({"CHIPCOST_SQL_RESULT": "huge"}, "CHIPCOST_SQL_RESULT='huge'"),
     ],
 )
-def test_a_malformed_bound_is_refused_naming_it(env, said):
+def test_a_malformed_bound_is_refused_naming_it(env, said, monkeypatch):
+    for name, text in env.items():
+        monkeypatch.setenv(name, text)
     with pytest.raises(ChipcostError, match=said):
-        sql_limits(env)
+        sql_limits()
 
 
-def test_bounds_read_from_the_environment():
-    found = sql_limits({"CHIPCOST_SQL_ROWS": "500", "CHIPCOST_SQL_RESULT": "64MB"})
+def test_bounds_read_from_the_environment(monkeypatch):
+    monkeypatch.setenv("CHIPCOST_SQL_ROWS", "500")
+    monkeypatch.setenv("CHIPCOST_SQL_RESULT", "64MB")
+    found = sql_limits()
     assert (found.rows, found.result, found.result_bytes()) == (500, "64MB", 64 * MB)
-    assert sql_limits({"CHIPCOST_SQL_MEMORY": "256MB"}).result_bytes() == 256 * MB
+    monkeypatch.delenv("CHIPCOST_SQL_RESULT")
+    monkeypatch.setenv("CHIPCOST_SQL_MEMORY", "256MB")
+    assert sql_limits().result_bytes() == 256 * MB

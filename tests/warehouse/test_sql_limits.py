@@ -58,11 +58,15 @@ def test_the_cli_takes_its_limits_from_the_environment(db):
         ({"CHIPCOST_SQL_TEMP": "-1GB"}, "CHIPCOST_SQL_TEMP='-1GB'"),
     ],
 )
-def test_a_malformed_limit_is_refused_naming_it(env, said):
+def test_a_malformed_limit_is_refused_naming_it(env, said, monkeypatch):
+    for name, text in env.items():
+        monkeypatch.setenv(name, text)
     with pytest.raises(ChipcostError, match=said):
-        sql_limits(env)
+        sql_limits()
 
 
-def test_limits_read_from_the_environment():
-    found = sql_limits({"CHIPCOST_SQL_TIMEOUT": "5", "CHIPCOST_SQL_MEMORY": "512MB"})
+def test_limits_read_from_the_environment(monkeypatch):
+    monkeypatch.setenv("CHIPCOST_SQL_TIMEOUT", "5")
+    monkeypatch.setenv("CHIPCOST_SQL_MEMORY", "512MB")
+    found = sql_limits()
     assert found == SqlLimits(timeout=5.0, memory="512MB", temp="1GB")
