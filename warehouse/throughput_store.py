@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import duckdb
 
@@ -77,12 +78,14 @@ def add_user_figures(
     *,
     allow_above_peak: bool = False,
     recorded: Sequence[datetime | None] | None = None,
-) -> list[str]:
-    """Store measurements (all or none) under new ids user-N; returns the ids. `recorded`:
-    when each was recorded, where that is known (a listing imported), else now.
+) -> Added:
+    """Store measurements (all or none) under new ids user-N; returns the ids and those the
+    choice rule uses. `recorded`: when each was recorded, where that is known (a listing
+    imported), else now.
 
     A figure that needs more than the chip's dense peak is refused unless allowed: it is
-    almost always a per-instance figure given as per chip.
+    almost always a per-instance figure given as per chip. Both are read from one ranking of
+    the new figures' models (the costliest part of an add: 90 ms on the sample).
     """
     first = _next_user_number(con)
     now = datetime.now(UTC)
@@ -102,7 +105,8 @@ def add_user_figures(
                 for f, when in zip(stored, recorded or [None] * len(stored), strict=True)
             ],
         )
-        impossible = [] if allow_above_peak else _above_peak(con, ids)
+        ranked = _ranked(con, ids)
+        impossible = [] if allow_above_peak else [r.above_peak for r in ranked if r.above_peak]
         con.execute("ROLLBACK" if impossible else "COMMIT")
     except duckdb.Error:
         con.execute("ROLLBACK")
@@ -119,7 +123,7 @@ def add_user_figures(
             f"{COMMAND_LINE.said('chip_count', 'N')} (CSV: per=instance, chips=N); if it is right "
             f"(FP4, sparsity), pass {COMMAND_LINE.name('allow_above_peak')}"
         )
-    return ids
+    return Added(ids, {r.throughput_id for r in ranked if r.chosen})
 
 
 def repeats(con: duckdb.DuckDBPyConnection, figures: Sequence[Figure]) -> list[str | None]:
@@ -180,44 +184,49 @@ def _listed(ids: Sequence[str]) -> str:
 _USER_ID = re.compile(r"user-\d+")
 
 
-def chosen_ids(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> set[str]:
-    """Those of `ids` (user ids add_user_figures gave) the choice rule uses for their chip,
-    model and workload."""
-    if not ids:
-        return set()
-    rows = con.execute(
-        f"SELECT throughput_id FROM {_ranking_of(con, ids)} WHERE chosen AND "
-        f"throughput_id IN ({_listed(ids)})"
-    ).fetchall()
-    return {r[0] for r in rows}
+class Added(NamedTuple):
+    """Figures add_user_figures stored: their ids, and those the choice rule uses for their
+    chip, model and workload."""
+
+    ids: list[str]
+    chosen: set[str]
 
 
-def _ranking_of(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> str:
-    """throughput_ranked of the models of `ids` alone (throughput_at's of_models): their
-    figures are ranked, not every model's (80 ms on the sample) to keep a few."""
+class _Ranked(NamedTuple):
+    throughput_id: str
+    chosen: bool
+    above_peak: str  # the figure in words where it needs more than its chip's dense peak
+
+
+def _ranked(con: duckdb.DuckDBPyConnection, ids: list[str]) -> list[_Ranked]:
+    """The new figures as throughput_ranked ranks them among their models' alone
+    (throughput_at's of_models: not every model's figures ranked to keep a few)."""
+    listed = _listed(ids)
     models = con.execute(
-        f"SELECT DISTINCT model FROM throughput WHERE throughput_id IN ({_listed(ids)})"
+        f"SELECT DISTINCT model FROM throughput WHERE throughput_id IN ({listed})"
     ).fetchall()
-    return DEFAULT_POINT.of("throughput_at", [m for (m,) in models])
+    rows = con.execute(
+        "SELECT throughput_id, coalesce(chosen, false), implied_mfu > 1, chip, model, workload, "
+        "tokens_per_second_per_chip, implied_mfu, peak_tflops "
+        f"FROM {DEFAULT_POINT.of('throughput_at', [m for (m,) in models])} "
+        f"WHERE throughput_id IN ({listed}) ORDER BY throughput_id"
+    ).fetchall()
+    return [
+        _Ranked(
+            throughput_id,
+            chosen,
+            f"{tps:,.0f} tokens/s per chip of {model} {workload} on {chip} needs "
+            f"{100 * mfu:,.0f}% of its dense peak ({peak:g} TFLOPS)"
+            if above
+            else "",
+        )
+        for throughput_id, chosen, above, chip, model, workload, tps, mfu, peak in rows
+    ]
 
 
 # The figures past their chip's peak a refusal names, the rest counted: 7,000 of them made one
 # line of 700 KB.
 _SHOWN = 5
-
-
-def _above_peak(con: duckdb.DuckDBPyConnection, ids: list[str]) -> list[str]:
-    """The new figures that need more than their chip's dense peak, in words."""
-    rows = con.execute(
-        "SELECT chip, model, workload, tokens_per_second_per_chip, implied_mfu, peak_tflops "
-        f"FROM {_ranking_of(con, ids)} WHERE throughput_id IN ({_listed(ids)}) "
-        "AND implied_mfu > 1 ORDER BY throughput_id"
-    ).fetchall()
-    return [
-        f"{tps:,.0f} tokens/s per chip of {model} {workload} on {chip} needs "
-        f"{100 * mfu:,.0f}% of its dense peak ({peak:g} TFLOPS)"
-        for chip, model, workload, tps, mfu, peak in rows
-    ]
 
 
 def remove_user_figure(con: duckdb.DuckDBPyConnection, throughput_id: str) -> None:

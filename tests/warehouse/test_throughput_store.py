@@ -37,7 +37,7 @@ def _measure(**changes) -> dict[str, str]:
 
 def _user(con, *rows: dict[str, str], allow: bool = False) -> list[str]:
     figures = figures_from_rows(rows, chips=canonical_chips(), origin="user", where="test")
-    return add_user_figures(con, figures, allow_above_peak=allow)
+    return add_user_figures(con, figures, allow_above_peak=allow).ids
 
 
 def _chosen(con, chip: str, model: str, workload: str) -> tuple:
