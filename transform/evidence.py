@@ -328,9 +328,15 @@ def matched(a_readings: list[Reading], b_readings: list[Reading]) -> Match | Non
     preference above. Each side's figures there are all its figures at that point; the
     answer rests on each side's best there (its frontier, Match.figure)."""
     found: list[tuple[tuple, Point, list[Reading], list[Reading]]] = []
-    for point in {point_of(r) for r in (*a_readings, *b_readings)}:
-        mine = [r for r in a_readings if not differences(point_of(r), point)]
-        theirs = [r for r in b_readings if not differences(point_of(r), point)]
+    # Each figure's point worked out once, and each pair of points compared once: a chip has
+    # hundreds of figures at a few dozen points.
+    a_points = [(point_of(r), r) for r in a_readings]
+    b_points = [(point_of(r), r) for r in b_readings]
+    points = {p for p, _ in (*a_points, *b_points)}
+    for point in points:
+        alike = {p for p in points if not differences(p, point)}
+        mine = [r for p, r in a_points if p in alike]
+        theirs = [r for p, r in b_points if p in alike]
         if mine and theirs:
             found.append((_preference(point, mine, theirs), point, mine, theirs))
     if not found:
