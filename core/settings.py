@@ -82,6 +82,14 @@ NOTIFY_DEADLINE_ENV = "CHIPCOST_NOTIFY_DEADLINE"
 # sees. Lower where the machine is shared (several collectors or test workers, each given a
 # core) or where a container's CPU quota is smaller than the cores DuckDB sees.
 THREADS_ENV = "CHIPCOST_THREADS"
+# Your discounts file (docs/your-prices.md), applied by every read unless --list-prices.
+DISCOUNTS_ENV = "CHIPCOST_DISCOUNTS"
+# The currency reads convert prices to (a code such as EUR); unset, US dollars.
+CURRENCY_ENV = "CHIPCOST_CURRENCY"
+# AIPerf's command for `chipcost measure` (docs/measure.md); unset, the one chipcost finds.
+AIPERF_ENV = "CHIPCOST_AIPERF"
+# Set (to anything but 0), a source's unexpected error writes its traceback to the log.
+TRACEBACK_ENV = "CHIPCOST_TRACEBACK"
 # The longest retention a user can ask for (about 270 years): beyond it the window's start
 # falls before year 1 and cannot be computed; 'all' keeps everything.
 MAX_OBSERVATIONS_DAYS = 100_000
@@ -390,6 +398,12 @@ class Environment(Variables):
     notify_deadline: Annotated[
         float, _deadline(DEFAULT_NOTIFY_DEADLINE, "one alert target may take to answer")
     ] = variable(NOTIFY_DEADLINE_ENV, DEFAULT_NOTIFY_DEADLINE)
+    discounts: Annotated[str, Reading(stripped)] = variable(DISCOUNTS_ENV, "")
+    currency: Annotated[str, Reading(stripped)] = variable(CURRENCY_ENV, "")
+    aiperf: Annotated[str, Reading(stripped)] = variable(AIPERF_ENV, "")
+    traceback: Annotated[  # any value but "" or "0"
+        bool, Reading(lambda text: text not in ("", "0"), blank_is_default=False)
+    ] = variable(TRACEBACK_ENV, False)
 
 
 # Every CHIPCOST_* variable Environment reads, in its order (docs/operations.md lists them).
@@ -406,6 +420,11 @@ def one_variable(variable: str, text: str | None) -> Any:
     """The value of `variable` given as `text` (None or blank: its default), checked as
     `environment` checks it, the rest of the environment aside."""
     return Environment.one(variable, text)
+
+
+def process_variable(variable: str) -> Any:
+    """The value of `variable` as this process's environment sets it, checked alone."""
+    return one_variable(variable, os.environ.get(variable))
 
 
 def observations_days(text: str | None) -> int | None:

@@ -34,8 +34,8 @@ def variable(name: str, default: Any, *, shown: bool = True) -> Any:
 
 class Variables(BaseSettings):
     """Fields declared `name: Annotated[type, Reading(...)] = variable(NAME, default)`:
-    `Model()` reads the process's environment, `Model.model_validate({NAME: text})` one text
-    (the environment aside)."""
+    `Model()` reads the process's environment, `Model.one(NAME, text)` one text (the
+    environment aside)."""
 
     model_config = SettingsConfigDict(
         case_sensitive=True, frozen=True, validate_default=False, extra="ignore"
@@ -44,9 +44,13 @@ class Variables(BaseSettings):
     @field_validator("*", mode="before")
     @classmethod
     def _read(cls, text: Any, info: ValidationInfo) -> Any:
-        """The value `text` gives the field's variable (blank, where that means it: the
+        return cls._value(info.field_name or "", text)
+
+    @classmethod
+    def _value(cls, field: str, text: Any) -> Any:
+        """The value `text` gives `field`'s variable (blank, where that means it: the
         default), or a ChipcostError naming the variable and what to give."""
-        field_info = cls.model_fields[info.field_name or ""]
+        field_info = cls.model_fields[field]
         reading = next(m for m in field_info.metadata if isinstance(m, Reading))
         if not isinstance(text, str):
             return text
@@ -66,10 +70,10 @@ class Variables(BaseSettings):
     @classmethod
     def one(cls, name: str, text: str | None) -> Any:
         """The value the variable `name` takes from `text` (None or blank: its default),
-        checked as the environment's is, the rest of the environment aside."""
-        given = cls.model_validate({} if text is None else {name: text})
+        checked as the environment's is, the rest of the environment aside (not through
+        model_validate, which pydantic-settings fills from the environment)."""
         field = next(f for f, i in cls.model_fields.items() if i.validation_alias == name)
-        return getattr(given, field)
+        return cls.model_fields[field].default if text is None else cls._value(field, text)
 
 
 def stripped(text: str) -> str:

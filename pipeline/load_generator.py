@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from chipcost.core.clean import REDACTED, printable
 from chipcost.core.errors import ChipcostError
+from chipcost.core.settings import AIPERF_ENV, process_variable
 from chipcost.pipeline.aiperf_group import (
     dies_with_chipcost,
     end_group,
@@ -60,7 +61,7 @@ def tool_command() -> list[str]:
     """How to start AIPerf: $CHIPCOST_AIPERF, else the `aiperf` beside this Python (the
     `measure` extra, or the link scripts/setup.sh makes to an environment of its own), else
     this Python's module, else `aiperf` on the PATH; a ChipcostError saying how to install it."""
-    given = os.environ.get("CHIPCOST_AIPERF", "").strip()
+    given = process_variable(AIPERF_ENV)
     if given:
         if not os.access(given, os.X_OK):
             raise ChipcostError(f"CHIPCOST_AIPERF={given} is not a program: give AIPerf's command")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import logging
-import os
 import traceback
 from collections.abc import Sequence
 
@@ -13,6 +12,7 @@ from chipcost.core.disk import NO_ROOM, mount_of
 from chipcost.core.errors import ChipcostError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
+from chipcost.core.settings import TRACEBACK_ENV, process_variable
 from chipcost.extract import Source
 
 log = logging.getLogger("chipcost.collect")
@@ -52,13 +52,12 @@ def disk_message(name: str, exc: OSError) -> str:
 
 
 # Set (to anything but 0) to see the traceback of an unexpected error in a source.
-TRACEBACK_ENV = "CHIPCOST_TRACEBACK"
 
 
 def unexpected(name: str, exc: BaseException, secrets: Sequence[str]) -> str:
     """The one line a source's unexpected error ends in ("... a bug in chipcost"); its
     traceback goes to the log only when TRACEBACK_ENV asks for it, scrubbed of secrets."""
-    if os.environ.get(TRACEBACK_ENV, "0") not in ("", "0"):
+    if process_variable(TRACEBACK_ENV):
         trace = "".join(traceback.format_exception(exc))
         log.error("unexpected error in source %s\n%s", name, scrub(trace, secrets))
     return masked(

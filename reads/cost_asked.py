@@ -9,7 +9,6 @@ names; only the Voice differs (`--speed 9x` on the command line, `speed '9x'` fr
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -432,11 +431,11 @@ def question(asked: Mapping[str, Any], voice: Voice) -> CostQuestion:
 def _currency(asked: object) -> str | None:
     """The ranking's currency as the read takes it (chipcost.reads.your_prices): the one
     asked, else $CHIPCOST_CURRENCY's; the migration cost is in it."""
-    from chipcost.reads.your_prices import CURRENCY_ENV
+    from chipcost.core.settings import CURRENCY_ENV, process_variable
 
     if asked is not None:
         return asked if isinstance(asked, str) else None  # refused by the read, naming it
-    return os.environ.get(CURRENCY_ENV, "").strip() or None
+    return process_variable(CURRENCY_ENV) or None
 
 
 def ranking(

@@ -9,7 +9,6 @@ that cannot be converted is an error, never shown unconverted under another curr
 
 from __future__ import annotations
 
-import os
 import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from chipcost.core.commands import RATES
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.names import cut, did_you_mean, resolve_chip_name, shown
 from chipcost.core.questions import COMMAND_LINE, Voice
+from chipcost.core.settings import CURRENCY_ENV, DISCOUNTS_ENV, process_variable
 from chipcost.core.vocabulary import PRICING_MODELS
 from chipcost.warehouse.fx import LIST_PRICE, MAX_RATE_AGE_DAYS, MONEY, RATE_COLUMNS
 
@@ -30,8 +30,6 @@ if TYPE_CHECKING:  # the discounts file's reader is imported when one is set
 
     from chipcost.transform.discounts import Discount, Discounts
 
-DISCOUNTS_ENV = "CHIPCOST_DISCOUNTS"
-CURRENCY_ENV = "CHIPCOST_CURRENCY"
 BASE = "USD"
 # Columns added to an adjusted row: what it was before, and what was done to it.
 LIST_COLUMN = LIST_PRICE[1]
@@ -197,14 +195,12 @@ def your_prices(
     currency: str | None = None,
     list_prices: bool = False,
     providers: Sequence[str] = (),
-    env: Mapping[str, str] | None = None,
     voice: Voice = COMMAND_LINE,
 ) -> YourPrices:
     """What to do to the prices of a read: the discounts file named by $CHIPCOST_DISCOUNTS
     (unless `list_prices`), and `currency` (else $CHIPCOST_CURRENCY; US dollars by default)."""
-    env = os.environ if env is None else env
     discounts, warnings = None, ()
-    path = (env.get(DISCOUNTS_ENV) or "").strip()
+    path = process_variable(DISCOUNTS_ENV)
     if path and not list_prices:
         from chipcost.reads.discount_regions import unknown_regions
 
@@ -213,7 +209,7 @@ def your_prices(
     if currency is not None and not isinstance(currency, str):  # 0 or False is no code
         said = voice.said("currency", shown(currency))
         raise UsageError(f"{said}: give a currency code such as EUR (None: US dollars)")
-    asked = currency if currency is not None else (env.get(CURRENCY_ENV) or "").strip()
+    asked = currency if currency is not None else process_variable(CURRENCY_ENV)
     given_by = voice if currency is not None else None  # else the variable set it
     rates = currency_rates(con, asked, given_by) if asked else None
     return YourPrices(discounts=discounts, rates=rates, warnings=warnings, voice=voice)
@@ -228,7 +224,7 @@ def for_read(
 ) -> YourPrices:
     """your_prices with the providers a discount may name (read only when a file is set)."""
     providers: list[str] = []
-    if os.environ.get(DISCOUNTS_ENV, "").strip() and not list_prices:
+    if process_variable(DISCOUNTS_ENV) and not list_prices:
         from chipcost.extract import price_providers
 
         providers = price_providers()

@@ -260,3 +260,27 @@ def test_the_variables_are_read_by_pydantic_settings(monkeypatch):
     assert env.notify == ("json://host/hook-secret-token", "form://b/y")
     assert "hook-secret-token" not in repr(env)
     assert load_settings(db="x.duckdb").notify == env.notify
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"), [(None, False), ("", False), ("0", False), ("1", True), ("yes", True)]
+)
+def test_a_traceback_is_asked_by_any_value_but_zero(monkeypatch, text, shown):
+    from chipcost.core.settings import TRACEBACK_ENV, process_variable
+
+    if text is None:
+        monkeypatch.delenv(TRACEBACK_ENV, raising=False)
+    else:
+        monkeypatch.setenv(TRACEBACK_ENV, text)
+    assert process_variable(TRACEBACK_ENV) is shown
+
+
+def test_the_reads_variables_are_read_stripped_and_alone(monkeypatch):
+    """CHIPCOST_CURRENCY and CHIPCOST_DISCOUNTS are read by themselves: a wrong value of
+    another variable is not theirs to refuse."""
+    from chipcost.core.settings import CURRENCY_ENV, DISCOUNTS_ENV, process_variable
+
+    monkeypatch.setenv(CURRENCY_ENV, " EUR ")
+    monkeypatch.setenv(DISCOUNTS_ENV, "   ")
+    monkeypatch.setenv("CHIPCOST_STALE_DAYS", "soon")
+    assert (process_variable(CURRENCY_ENV), process_variable(DISCOUNTS_ENV)) == ("EUR", "")

@@ -13,10 +13,9 @@ import pytest
 
 from chipcost.core.clean import REDACTED, printable, scrub
 from chipcost.core.runs import FAILED, OK
-from chipcost.core.settings import Settings, SourceSettings, secret_values
+from chipcost.core.settings import TRACEBACK_ENV, Settings, SourceSettings, secret_values
 from chipcost.extract import registry, runpod
 from chipcost.pipeline.collect import collect_source
-from chipcost.pipeline.refusals import TRACEBACK_ENV
 from tests.fault_server import fault_server, respond
 from tests.paths import ROOT
 

@@ -130,7 +130,8 @@ def test_a_document_nested_past_the_reader_fails_in_one_line(tmp_path, caplog):
 
 @pytest.mark.parametrize("asked", [False, True])
 def test_an_unexpected_error_shows_its_traceback_only_when_asked(monkeypatch, caplog, asked):
-    from chipcost.pipeline.refusals import TRACEBACK_ENV, unexpected
+    from chipcost.core.settings import TRACEBACK_ENV
+    from chipcost.pipeline.refusals import unexpected
 
     if asked:
         monkeypatch.setenv(TRACEBACK_ENV, "1")
