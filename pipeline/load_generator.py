@@ -64,7 +64,7 @@ def tool_command() -> list[str]:
     given = process_variable(AIPERF_ENV)
     if given:
         if not os.access(given, os.X_OK):
-            raise ChipcostError(f"CHIPCOST_AIPERF={given} is not a program: give AIPerf's command")
+            raise ChipcostError(f"{AIPERF_ENV}={given} is not a program: give AIPerf's command")
         return [given]
     for found in _candidates():
         if found:

@@ -51,9 +51,6 @@ def disk_message(name: str, exc: OSError) -> str:
     )
 
 
-# Set (to anything but 0) to see the traceback of an unexpected error in a source.
-
-
 def unexpected(name: str, exc: BaseException, secrets: Sequence[str]) -> str:
     """The one line a source's unexpected error ends in ("... a bug in chipcost"); its
     traceback goes to the log only when TRACEBACK_ENV asks for it, scrubbed of secrets."""
