@@ -204,7 +204,7 @@ def _unsigned(money: object, currency: str, voice: Voice) -> object:
     """'$36,000', '€36,000' or 'EUR 36,000', as outputs print money, without its sign
     (parse_quantity reads the commas): the ranking's currency's sign or code, never
     another's."""
-    from chipcost.transform.cost import SYMBOLS
+    from chipcost.transform.tokens import SYMBOLS
 
     if not isinstance(money, str):
         return money

@@ -48,7 +48,7 @@ def unconverted_words(
     rest counted; without `why`, the list alone."""
     from chipcost.core.commands import RATES
     from chipcost.core.vocabulary import code_words
-    from chipcost.transform.cost import money_sign
+    from chipcost.transform.tokens import money_sign
     from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS
 
     if not rows:

@@ -274,7 +274,7 @@ def currency_rates(
 
     if not isinstance(asked, str):
         raise UsageError(f"{said(cut(repr(asked)))}: give a currency code, e.g. EUR")
-    from chipcost.transform.cost import SYMBOLS
+    from chipcost.transform.tokens import SYMBOLS
 
     # the sign the tables print the currency with ('€/chip-hr', '€0.1647') names it too
     code = {sign: c for c, sign in SYMBOLS.items()}.get(asked.strip(), asked.strip().upper())

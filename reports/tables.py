@@ -11,7 +11,8 @@ from great_tables import GT, loc, nanoplot_options, style
 
 from chipcost.core.vocabulary import BUCKET_LABELS
 from chipcost.reports.labels import holds_words, jump_mark, model_label, money
-from chipcost.transform.cost import cost_text, money_sign
+from chipcost.transform.cost import cost_text
+from chipcost.transform.tokens import money_sign
 from chipcost.warehouse.snapshot import CANNOT_HOLD
 
 # Cheaper is good news for the people renting: green down, red up.

@@ -13,6 +13,7 @@ from chipcost.transform.tokens import (
     break_even_tokens,
     cost_change,
     cost_to_train,
+    money_sign,
 )
 
 # The published articles' allowance for checkpointing, data loading and restarts on a
@@ -148,13 +149,6 @@ def cost_decimals(usd: float) -> int:
 
 
 # How an amount of money is prefixed: a symbol where it is one currency's only, else its code.
-SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
-
-
-def money_sign(currency: str = "USD") -> str:
-    return SYMBOLS.get(currency, f"{currency} ")
-
-
 def cost_text(usd: float, currency: str = "USD") -> str:
     """'$0.1813', '$0.000712', '€0.1660': a cost per million tokens as every output shows it."""
     return f"{money_sign(currency)}{usd:,.{cost_decimals(usd)}f}"

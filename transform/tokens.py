@@ -16,6 +16,15 @@ TOKENS_PER_MILLION = 1_000_000
 # as in the usual MFU definition (Kaplan et al. 2020; Chowdhery et al. 2022, appendix B).
 FLOPS_PER_PARAMETER = {"training": 6.0, "inference": 2.0}
 
+# The sign each output prints a currency with ('€0.1647', '€/chip-hr'); another code is
+# written before the amount ('CHF 0.18').
+SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+
+
+def money_sign(currency: str = "USD") -> str:
+    return SYMBOLS.get(currency, f"{currency} ")
+
+
 _SUFFIXES = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 
 

@@ -26,10 +26,10 @@ from chipcost.core.asks import COST, DEFAULT_RANKING_ROWS, MAX_LIMIT
 from chipcost.core.errors import NoMatch
 from chipcost.core.figures import point_label, speed_label
 from chipcost.reads.rental_units import unit_of
-from chipcost.transform.cost import cost_text, money_sign
+from chipcost.transform.cost import cost_text
 from chipcost.transform.derived_source import derived_parts
 from chipcost.transform.rows import CostRow, FigureRow
-from chipcost.transform.tokens import human_count
+from chipcost.transform.tokens import human_count, money_sign
 
 if TYPE_CHECKING:  # the table reads rows: DuckDB's import is not needed to print them
     from chipcost.reads.cost import CostRanking

@@ -14,7 +14,7 @@ from chipcost.cli.price_cells import ESTIMATE_MARK, estimate_note
 from chipcost.core.asks import HISTORY
 from chipcost.core.errors import NoMatch
 from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS, PRICING_MODELS, pricing_words
-from chipcost.transform.cost import money_sign
+from chipcost.transform.tokens import money_sign
 
 if TYPE_CHECKING:  # polars loads when the command runs, not for --help
     import polars as pl

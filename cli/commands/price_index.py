@@ -12,7 +12,7 @@ from chipcost.cli.formats import OutputFormat
 from chipcost.cli.parser import Command
 from chipcost.core.asks import INDEX
 from chipcost.core.vocabulary import pricing_words
-from chipcost.transform.cost import money_sign
+from chipcost.transform.tokens import money_sign
 
 if TYPE_CHECKING:
     import polars as pl
