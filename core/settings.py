@@ -406,10 +406,6 @@ class Environment(Variables):
     ] = variable(TRACEBACK_ENV, False)
 
 
-# Every CHIPCOST_* variable Environment reads, in its order (docs/operations.md lists them).
-VARIABLES: tuple[str, ...] = Environment.names()
-
-
 def environment() -> Environment:
     """The process's CHIPCOST_* variables, checked: a wrong value is a ChipcostError naming
     its variable and what to give."""
@@ -430,11 +426,6 @@ def process_variable(variable: str) -> Any:
 def observations_days(text: str | None) -> int | None:
     """CHIPCOST_OBSERVATIONS_DAYS: a number of days (1 or more), or 'all' to keep them all."""
     return one_variable(OBSERVATIONS_DAYS_ENV, text)
-
-
-def duckdb_threads(text: str | None) -> int | None:
-    """CHIPCOST_THREADS: a whole number of threads from 1 to 1024; None when unset."""
-    return one_variable(THREADS_ENV, text)
 
 
 def source_deadline(text: str | None) -> float:

@@ -25,8 +25,8 @@ from chipcost.core.settings import (
     WAREHOUSE_ENV,
     Settings,
     Warehouse,
-    duckdb_threads,
     named,
+    process_variable,
 )
 from chipcost.warehouse import bound, lake
 from chipcost.warehouse.lock_wait import open_waiting
@@ -151,7 +151,7 @@ def config() -> dict[str, object]:
     A query never reads a Python variable of the caller for a table it lacks (DuckDB's
     replacement scans: a file without schema_version read the function of that name), and
     never fetches an extension from the network (a lake loads its own files)."""
-    threads = duckdb_threads(os.environ.get(THREADS_ENV))
+    threads = process_variable(THREADS_ENV)
     fixed: dict[str, object] = {
         "python_enable_replacements": False,
         "autoinstall_known_extensions": False,

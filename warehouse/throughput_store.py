@@ -87,6 +87,8 @@ def add_user_figures(
     almost always a per-instance figure given as per chip. Both are read from one ranking of
     the new figures' models (the costliest part of an add: 90 ms on the sample).
     """
+    if not figures:
+        return Added([], set())
     first = _next_user_number(con)
     now = datetime.now(UTC)
     stored = [

@@ -55,7 +55,7 @@ def _store(
     from chipcost.cli.consoles import err
     from chipcost.core.names import did_you_mean
     from chipcost.warehouse.cost_per_token import known_models
-    from chipcost.warehouse.throughput_store import Added, add_user_figures, repeats
+    from chipcost.warehouse.throughput_store import add_user_figures, repeats
 
     con = _open_writable(db)
     try:
@@ -64,12 +64,7 @@ def _store(
         fresh = [f for f, old in zip(figures, repeated, strict=True) if old is None]
         when = [w for w, old in zip(recorded or [None] * len(figures), repeated, strict=True)
                 if old is None]  # fmt: skip
-        added = (
-            add_user_figures(con, fresh, allow_above_peak=allow, recorded=when)
-            if fresh
-            else Added([], set())
-        )
-        ids, chosen = added
+        ids, chosen = add_user_figures(con, fresh, allow_above_peak=allow, recorded=when)
     finally:
         con.close()
     for model in dict.fromkeys(f.model for f in fresh if f.model not in known):

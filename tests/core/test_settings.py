@@ -225,9 +225,9 @@ def test_settings_carry_every_secret_value_for_scrubbing(monkeypatch):
 
 
 def test_a_blank_variable_means_its_default_and_names_are_exact(monkeypatch):
-    from chipcost.core.settings import VARIABLES
+    from chipcost.core.settings import Environment
 
-    variables = list(VARIABLES)
+    variables = list(Environment.names())
     for name in variables:
         monkeypatch.setenv(name, "  ")
     blank = load_settings(db="x.duckdb", data_dir="d")
