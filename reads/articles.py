@@ -17,6 +17,7 @@ from chipcost.transform.comparison import cost_ranges
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.rows import CostRow, FigureRow, figure_rows
 from chipcost.transform.verdict import figure_kind
+from chipcost.warehouse.cost_per_token import Figures, figures
 
 # The pairs the articles chipcost grew from ask about (docs/cost-per-token.md, "Where the
 # articles' figures do not follow"): Trainium against NVIDIA's H100, H200 and B200, Google's
@@ -103,13 +104,17 @@ def article_answers(con: duckdb.DuckDBPyConnection, stale_days: int) -> list[dic
             model=model, workload=workload, chips=[], baseline=ARTICLE_PAIRS[0][1],
             baseline_given=False, stale_days=stale_days,
         )  # fmt: skip
+        # the figures every ranking of this model and workload reads, read once
+        known = figures(con, model, workload, ask.point)
         every: CostRanking | None = None
         try:
-            every = rank_cost(con, replace(every_offer(ask), cheapest_alike=True), CostQuestion())
+            every = rank_cost(
+                con, replace(every_offer(ask), cheapest_alike=True), CostQuestion(), known
+            )
         except ChipcostError:  # nothing to rank at all: each pair says why, as compare does
             pass
         for chip_a, chip_b in ARTICLE_PAIRS:
-            answers.append(_answer(con, ask, every, chip_a, chip_b))
+            answers.append(_answer(con, ask, every, known, chip_a, chip_b))
     return answers
 
 
@@ -117,6 +122,7 @@ def _answer(
     con: duckdb.DuckDBPyConnection,
     ask: Ask,
     every: CostRanking | None,
+    known: Figures,
     chip_a: str,
     chip_b: str,
 ) -> dict[str, object]:
@@ -126,7 +132,7 @@ def _answer(
     }  # fmt: skip
     try:
         if every is None:
-            result = compare(con, ask, chip_a, chip_b)
+            result = compare(con, ask, chip_a, chip_b, known)
         else:
             result = compare_in(every, ask, chip_a, chip_b)
     except ChipcostError as exc:

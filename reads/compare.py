@@ -34,6 +34,7 @@ from chipcost.transform.comparison import (
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.verdict import costs_at_point
+from chipcost.warehouse.cost_per_token import Figures
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
     import polars as pl
@@ -126,10 +127,17 @@ def _both(ask: Ask, chip_a: str, chip_b: str) -> Ask:
     return replace(ask, chips=[chip_a, chip_b], baseline=chip_b, all_offers=True, limit=10**9)
 
 
-def compare(con: duckdb.DuckDBPyConnection, ask: Ask, chip_a: str, chip_b: str) -> CompareResult:
-    """A against B on every pricing model and term both have an offer on."""
+def compare(
+    con: duckdb.DuckDBPyConnection,
+    ask: Ask,
+    chip_a: str,
+    chip_b: str,
+    known: Figures | None = None,
+) -> CompareResult:
+    """A against B on every pricing model and term both have an offer on; `known` as
+    rank_cost takes it."""
     both = _both(ask, chip_a, chip_b)
-    ranking = rank_cost(con, both, _QUESTION)
+    ranking = rank_cost(con, both, _QUESTION, known)
 
     def held(chips: list[str]) -> str:
         from chipcost.reads.price_notes import held_elsewhere

@@ -40,6 +40,7 @@ from chipcost.transform.cost_fit import (
 from chipcost.transform.rows import CostRow, FigureRow, cost_rows_of
 from chipcost.transform.verdict import Evidence, with_verdicts
 from chipcost.warehouse.cost_per_token import (
+    Figures,
     chips_with_prices,
     cost_rows,
     figures,
@@ -229,14 +230,24 @@ class CostRanking:
         ).drop(*(old for old in CHANGES if old in frame.columns))
 
 
-def rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:
-    """The ranking of `ask`, or a ChipcostError saying why there is none."""
-    return _rank_cost(con, ask, question)
+def rank_cost(
+    con: duckdb.DuckDBPyConnection,
+    ask: Ask,
+    question: CostQuestion,
+    known: Figures | None = None,
+) -> CostRanking:
+    """The ranking of `ask`, or a ChipcostError saying why there is none. `known`: the figures
+    of the ask's model and workload at its point, when the caller has read them already (one
+    read answers many asks of the same model, workload and speed)."""
+    return _rank_cost(con, ask, question, known)
 
 
-def _rank_cost(con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion) -> CostRanking:
+def _rank_cost(
+    con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion, known: Figures | None
+) -> CostRanking:
     priced = chips_with_prices(con)
-    known = figures(con, ask.model, ask.workload, ask.point)
+    if known is None:
+        known = figures(con, ask.model, ask.workload, ask.point)
     covered = known.chips()
     left = unrated(con, chips=ask.chips or None)
     kept = unrated_offers(con, chips=ask.chips or None) if left.count else []
