@@ -86,7 +86,9 @@ def within_limits(
         con.close()
         raise
     _LIMITS[con] = limits
-    timer = threading.Timer(limits.timeout, _interrupt, [con])
+    # Both hold the connection weakly: a read its caller has dropped (the Python API's, in a
+    # process that goes on) is freed then, not when its time limit is up.
+    timer = threading.Timer(limits.timeout, _interrupt, [weakref.ref(con)])
     timer.daemon = True  # a read that ended long before leaves nothing waiting on it
     timer.start()
     reading(limits.timeout, functools.partial(_interrupt, weakref.ref(con)))

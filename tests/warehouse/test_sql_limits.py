@@ -4,14 +4,17 @@ then failed its lock wait), or spilled next to the warehouse until the disk was 
 
 from __future__ import annotations
 
+import gc
 import os
 import time
+import weakref
 from pathlib import Path
 
 import pytest
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.sql_limits import SqlLimits, sql_limits
+from chipcost.warehouse.reader import open_reader
 from chipcost.warehouse.readonly import read_rows
 from tests.cli_runner import chipcost as run_chipcost
 from tests.helpers import loaded_warehouse, record
@@ -29,6 +32,18 @@ def test_a_runaway_query_is_stopped_at_its_time_limit(db):
     with pytest.raises(ChipcostError, match=r"ran past 1 s \(CHIPCOST_SQL_TIMEOUT\)"):
         read_rows(db, RUNAWAY, limits=SqlLimits(timeout=1.0))
     assert time.monotonic() - started < 15
+
+
+def test_a_closed_read_is_not_held_until_its_time_limit(db):
+    """The limit's timer waits out the read's time, but holds its connection weakly: a
+    process that goes on (the Python API's) frees a read it has closed and dropped."""
+    con = open_reader(db, limits=SqlLimits(timeout=600.0))
+    assert con.execute("SELECT count(*) FROM price_history").fetchone() == (1,)
+    held = weakref.ref(con)
+    con.close()
+    del con
+    gc.collect()
+    assert held() is None
 
 
 def test_a_query_past_its_memory_is_stopped_naming_the_limit(db):
