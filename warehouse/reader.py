@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import atexit
 import functools
+import heapq
+import itertools
+import os
 import shutil
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -88,9 +92,7 @@ def within_limits(
     _LIMITS[con] = limits
     # Both hold the connection weakly: a read its caller has dropped (the Python API's, in a
     # process that goes on) is freed then, not when its time limit is up.
-    timer = threading.Timer(limits.timeout, _interrupt, [weakref.ref(con)])
-    timer.daemon = True  # a read that ended long before leaves nothing waiting on it
-    timer.start()
+    _WATCH.interrupt_at(time.monotonic() + limits.timeout, weakref.ref(con))
     reading(limits.timeout, functools.partial(_interrupt, weakref.ref(con)))
     return con
 
@@ -128,6 +130,55 @@ def in_working_memory(con: duckdb.DuckDBPyConnection, read: Callable[[], T]) -> 
 def read_connection(settings: Settings) -> duckdb.DuckDBPyConnection:
     """`open_reader` of the settings' warehouse, reader wait and read limits."""
     return open_reader(settings.warehouse, wait=settings.read_wait, limits=settings.read_limits)
+
+
+class _Watch:
+    """One thread for every read's time limit, started with the first: it sleeps until the
+    nearest deadline and interrupts that read's query if its connection is still there. A
+    thread a read (a timer each) left as many sleeping threads as reads in the limit's time:
+    a thousand reads of the Python API in a minute, a thousand threads."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, weakref.ref]] = []  # a heap: the nearest first
+        self._added = itertools.count()
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def interrupt_at(self, deadline: float, con: weakref.ref) -> None:
+        with self._changed:
+            heapq.heappush(self._due, (deadline, next(self._added), con))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="chipcost-read-limit", daemon=True
+                )
+                self._thread.start()
+            self._changed.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                # reads whose connection is gone need no interrupt
+                while self._due and self._due[0][2]() is None:
+                    heapq.heappop(self._due)
+                if not self._due:
+                    self._changed.wait()
+                    continue
+                left = self._due[0][0] - time.monotonic()
+                if left > 0:
+                    self._changed.wait(left)
+                    continue
+                _, _, con = heapq.heappop(self._due)
+            _interrupt(con)
+
+    def after_fork(self) -> None:
+        """A child process starts with no thread and no reads of its parent's to watch."""
+        self._due = []
+        self._changed = threading.Condition()
+        self._thread = None
+
+
+_WATCH = _Watch()
+os.register_at_fork(after_in_child=_WATCH.after_fork)
 
 
 def _interrupt(con: duckdb.DuckDBPyConnection | weakref.ref) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
 import time
 import weakref
 from pathlib import Path
@@ -44,6 +45,32 @@ def test_a_closed_read_is_not_held_until_its_time_limit(db):
     del con
     gc.collect()
     assert held() is None
+
+
+def test_reads_in_their_time_limit_share_one_thread(db):
+    """Twenty reads open at once (a process of the Python API's) wait out their limits on one
+    thread, not a thread each."""
+    before = threading.active_count()
+    cons = [open_reader(db, limits=SqlLimits(timeout=600.0)) for _ in range(20)]
+    try:
+        assert threading.active_count() <= before + 1
+    finally:
+        for con in cons:
+            con.close()
+
+
+def test_a_read_past_its_limit_is_stopped_while_later_ones_wait(db):
+    """The limit of each read is its own: one with a long limit opened first does not hold
+    back the interrupt of a short one opened after it."""
+    patient = open_reader(db, limits=SqlLimits(timeout=600.0))
+    try:
+        started = time.monotonic()
+        with pytest.raises(ChipcostError, match=r"ran past 1 s"):
+            read_rows(db, RUNAWAY, limits=SqlLimits(timeout=1.0))
+        assert time.monotonic() - started < 15
+        assert patient.execute("SELECT count(*) FROM price_history").fetchone() == (1,)
+    finally:
+        patient.close()
 
 
 def test_a_query_past_its_memory_is_stopped_naming_the_limit(db):
