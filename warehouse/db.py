@@ -43,12 +43,13 @@ def _sql_files(folder: str) -> list[tuple[str, str]]:
 def views() -> list[tuple[str, str]]:
     """(file name, SQL) for every file in warehouse/views, in order, with the lists a view
     names (`{{figure_kinds}}`, `{{same_offer_p_n}}`: rows p and n of one offer,
-    `{{max_rate_age_days}}`, `{{usd_per_eur}}`, `{{default_speed}}`, `{{restricted_pattern}}`)
+    `{{max_rate_age_days}}`, `{{usd_per_eur}}`, `{{rated_on_its_day}}`, `{{default_speed}}`,
+    `{{restricted_pattern}}`)
     written in from where they are declared, and the parts two views share
     (each file of warehouse/views/parts as `{{its name}}`)."""
     from chipcost.core.figures import DEFAULT_SPEED, KIND_CLASSES, KINDS
     from chipcost.core.vocabulary import HISTORY_KEY, RESTRICTED_REGION_PATTERN
-    from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, USD_PER_EUR
+    from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, RATED_ON_ITS_DAY, USD_PER_EUR
 
     lists = {
         "{{figure_kinds}}": "[" + ", ".join(f"'{kind}'" for kind in KINDS) + "]",
@@ -56,6 +57,7 @@ def views() -> list[tuple[str, str]]:
         "{{same_offer_p_n}}": " AND ".join(f"p.{c} = n.{c}" for c in HISTORY_KEY),
         "{{max_rate_age_days}}": str(MAX_RATE_AGE_DAYS),
         "{{usd_per_eur}}": USD_PER_EUR.strip(),
+        "{{rated_on_its_day}}": RATED_ON_ITS_DAY,
         "{{default_speed}}": bound.literal(DEFAULT_SPEED),
         "{{restricted_pattern}}": bound.literal(RESTRICTED_REGION_PATTERN),
     }

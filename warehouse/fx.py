@@ -183,16 +183,23 @@ def index_in_currency(sql: str, params: dict[str, object], currency: str) -> tup
     return _converted(sql, "day", columns, joins), {**params, CURRENCY_PARAM: currency}
 
 
+# A price in euros is worth the dollars of the rate in force on the day it was last seen: the
+# join of a row `h` of price_history to a row `r` of USD_PER_EUR. The one definition: the view
+# price_history_usd writes it in (`{{rated_on_its_day}}`, warehouse/db.py views), UNRATED_ROWS
+# uses it here.
+RATED_ON_ITS_DAY = "r.on_day = CAST(h.last_seen_at AS DATE)"
+
+
 # The prices price_history_usd leaves out for want of a rate: price_history's rows in another
-# currency than US dollars that no US dollars per euro in force on their day converts (the
-# view converts a euro price joined to USD_PER_EUR on that day, views/05_price_history_usd.sql;
-# which rate is in force is in_force's rule alone). Every read that says what it left out asks
+# currency than US dollars that no US dollars per euro in force on their day converts (as the
+# view price_history_usd joins them, RATED_ON_ITS_DAY; which rate is in force is in_force's
+# rule alone). Every read that says what it left out asks
 # this, with its own conditions on `h`'s rows: they are the scan's, where matching every row
 # of the view by its key read the whole history (3.6 s of a ten-year `prices --chip`).
 UNRATED_ROWS = f"""
     SELECT h.* FROM price_history h
     LEFT JOIN ({USD_PER_EUR}) r
-        ON h.currency = 'EUR' AND r.on_day = CAST(h.last_seen_at AS DATE)
+        ON h.currency = 'EUR' AND {RATED_ON_ITS_DAY}
     WHERE h.currency <> 'USD' AND r.usd IS NULL
 """
 

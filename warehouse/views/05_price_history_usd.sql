@@ -11,7 +11,7 @@ WITH usd_per_eur AS ({{usd_per_eur}}),
 in_euros AS (
     SELECT h.*, r.usd
     FROM (SELECT * FROM price_history WHERE currency = 'EUR') h
-    JOIN usd_per_eur r ON r.on_day = CAST(h.last_seen_at AS DATE)
+    JOIN usd_per_eur r ON {{rated_on_its_day}}
 )
 SELECT * FROM price_history WHERE currency = 'USD'
 UNION ALL BY NAME
