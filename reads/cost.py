@@ -239,12 +239,6 @@ def rank_cost(
     """The ranking of `ask`, or a ChipcostError saying why there is none. `known`: the figures
     of the ask's model and workload at its point, when the caller has read them already (one
     read answers many asks of the same model, workload and speed)."""
-    return _rank_cost(con, ask, question, known)
-
-
-def _rank_cost(
-    con: duckdb.DuckDBPyConnection, ask: Ask, question: CostQuestion, known: Figures | None
-) -> CostRanking:
     priced = chips_with_prices(con)
     if known is None:
         known = figures(con, ask.model, ask.workload, ask.point)

@@ -193,9 +193,9 @@ RATED_ON_ITS_DAY = "r.on_day = CAST(h.last_seen_at AS DATE)"
 # The prices price_history_usd leaves out for want of a rate: price_history's rows in another
 # currency than US dollars that no US dollars per euro in force on their day converts (as the
 # view price_history_usd joins them, RATED_ON_ITS_DAY; which rate is in force is in_force's
-# rule alone). Every read that says what it left out asks
-# this, with its own conditions on `h`'s rows: they are the scan's, where matching every row
-# of the view by its key read the whole history (3.6 s of a ten-year `prices --chip`).
+# rule alone). Every read that says what it left out asks this, with its own conditions on
+# `h`'s rows: they are the scan's, where matching every row of the view by its key read the
+# whole history (3.6 s of a ten-year `prices --chip`).
 UNRATED_ROWS = f"""
     SELECT h.* FROM price_history h
     LEFT JOIN ({USD_PER_EUR}) r

@@ -134,9 +134,9 @@ def read_connection(settings: Settings) -> duckdb.DuckDBPyConnection:
 
 class _Watch:
     """One thread for every read's time limit, started with the first: it sleeps until the
-    nearest deadline and interrupts that read's query if its connection is still there. A
-    thread a read (a timer each) left as many sleeping threads as reads in the limit's time:
-    a thousand reads of the Python API in a minute, a thousand threads."""
+    nearest deadline and interrupts that read's query if its connection is still there, so a
+    process holds one such thread however many reads it makes (the Python API's, a thousand
+    in a minute)."""
 
     def __init__(self) -> None:
         self._due: list[tuple[float, int, weakref.ref]] = []  # a heap: the nearest first
