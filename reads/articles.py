@@ -68,13 +68,13 @@ CURVE_CHIPS = ("H100-SXM", "H200", "B200", "MI300X", "Trainium2", "TPU-v6e")
 def speed_curve(con: duckdb.DuckDBPyConnection, model: str = "llama-3-70b") -> list[FigureRow]:
     """Every usable inference figure of CURVE_CHIPS for `model`: chip, tokens/s per chip and
     per user (None at maximum throughput), whether derived (calibrated or not) or published."""
-    from chipcost.warehouse.cost_per_token import DEFAULT_POINT
+    from chipcost.warehouse.cost_per_token import DEFAULT_POINT, ranked_at
     from chipcost.warehouse.db import dict_rows
 
     found = dict_rows(
         con,
         "SELECT chip, tokens_per_second_per_chip, tokens_per_second_per_user, operating_point, "
-        f"kind, scenario FROM {DEFAULT_POINT.of('throughput_at', [model])} "
+        f"kind, scenario FROM {ranked_at(con, DEFAULT_POINT, [model])} "
         "WHERE workload = 'inference' AND usable AND model = $model "
         "AND list_contains($chips, chip) "
         "AND (operating_point = 'max-throughput' OR tokens_per_second_per_user IS NOT NULL) "

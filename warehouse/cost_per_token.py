@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -13,7 +14,7 @@ from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.transform.cost_fit import GROUP
 from chipcost.transform.rows import FigureRow, figure_rows
 from chipcost.warehouse.bound import execute, literal, relation
-from chipcost.warehouse.db import OPEN_PRICE_ROWS, dict_rows
+from chipcost.warehouse.db import OPEN_PRICE_ROWS, dict_rows, view_part
 from chipcost.warehouse.fx import in_currency
 from chipcost.warehouse.prices import ESTIMATE
 from chipcost.warehouse.reader import in_working_memory
@@ -81,6 +82,49 @@ class Point:
 DEFAULT_POINT = Point()
 
 
+@dataclass
+class _Ranked:
+    """A connection's figures ranked so far (throughput_at's call -> its temporary table),
+    kept only on a read-only connection."""
+
+    read_only: bool
+    tables: dict[str, str] = field(default_factory=dict)
+
+
+# The figures each read has ranked, by connection: a read ranks a model's figures at a point
+# once (`cost` asks which chips have one, then prices them; the report asks each model many
+# times), in a temporary table the connection drops when it closes.
+_RANKED: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, _Ranked] = weakref.WeakKeyDictionary()
+
+
+def ranked_at(
+    con: duckdb.DuckDBPyConnection, point: Point, models: Sequence[str] | None = None
+) -> str:
+    """What to read throughput_at's rows at `point` of `models` from (Point.of): on a read-only
+    connection, a temporary table of them made by the read's first such ask and read by the
+    others (nothing changes the figures under a read); on a writer, the macro's call, since
+    what it writes may change them."""
+    call = point.of("throughput_at", models)
+    ranked = _RANKED.get(con)
+    if ranked is None:
+        ranked = _RANKED[con] = _Ranked(read_only=_read_only(con))
+    if not ranked.read_only:
+        return call
+    if call not in ranked.tables:
+        name = f"temp.main.chipcost_ranked_{len(ranked.tables) + 1}"
+        execute(con, f"CREATE OR REPLACE TEMPORARY TABLE {name} AS FROM {call}")
+        ranked.tables[call] = name
+    return ranked.tables[call]
+
+
+def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the warehouse `con` reads was opened read-only (a file's or a lake's)."""
+    found = execute(
+        con, "SELECT readonly FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchone()
+    return bool(found and found[0])
+
+
 def _number(value: float) -> str:
     """3000000.0 -> '3000000', 2.5 -> '2.5': as a user types a number."""
     return str(int(value)) if float(value).is_integer() else repr(float(value))
@@ -131,9 +175,14 @@ _SPOT = """LEFT JOIN (SELECT region AS si_region, instance_type AS si_type, inte
 _DISCOUNT_KEY = ("provider", "pricing_model", "chip", "region")
 
 
-def _offers(point: Point, spot: bool, model: str) -> str:
-    """The offers of cost_per_token at `point` (`f`), of `model` alone where given, with
-    chip_memory_gb and the estimate, and each spot offer's interruption bucket when `spot`."""
+# cost_per_token_at's offers priced by `figures` (warehouse/views/parts/priced_figures.sql).
+PRICED = view_part("priced_figures")
+
+
+def _offers(con: duckdb.DuckDBPyConnection, point: Point, spot: bool, model: str) -> str:
+    """The offers of cost_per_token at `point` (`f`), of `model` alone, with chip_memory_gb and
+    the estimate, and each spot offer's interruption bucket when `spot`: priced as
+    cost_per_token_at prices them, on the figures the read has ranked (ranked_at)."""
     return f"""
         WITH k AS (
             SELECT * EXCLUDE (estimate_basis), estimate_basis IS NOT NULL AS estimate,
@@ -143,7 +192,7 @@ def _offers(point: Point, spot: bool, model: str) -> str:
                     {ESTIMATE} AS estimate_basis
                 FROM (
                     SELECT *, price_payload_ref AS payload_ref, price_source AS source
-                    FROM {point.of("cost_per_token_at", [model])}
+                    FROM (WITH figures AS (FROM {ranked_at(con, point, [model])}) {PRICED})
                 ) p LEFT JOIN chips c ON c.chip = p.chip
             )
         ),
@@ -196,7 +245,7 @@ def cost_rows(
     # the conversion and your discounts, which may change which offer is cheapest.
     adjusted = bool(currency or discount)
     order = [f"{column} NULLS FIRST" for column in ORDER]
-    sql = f"""{_offers(point, spot, model)}
+    sql = f"""{_offers(con, point, spot, model)}
         SELECT * {"EXCLUDE (interruption_max)" if spot else ""} FROM f WHERE {where.sql()}
     """
     if not adjusted:
@@ -285,7 +334,7 @@ def interruption_counts(
     publishes."""
     where = _filters(model, workload, **filters)
     bound = where.bind(float(most))
-    sql = f"""{_offers(point, True, model)}
+    sql = f"""{_offers(con, point, True, model)}
         SELECT count(*) FILTER (WHERE interruption_max > {bound}),
             count(*) FILTER (WHERE interruption_max IS NULL)
         FROM f WHERE pricing_model = 'spot' AND {where.sql()}
@@ -361,7 +410,7 @@ def figures(
             "published_model, scenario, tokens_per_second_per_user, operating_point, source_date, "
             "software, system, ttft_ms, tpot_ms, concurrency, ttft_bound_ms, single_stream, "
             "interpolated, source_url, curve, deployment, lower_bound, superseded "
-            f"FROM {point.of('throughput_at', [model])} "
+            f"FROM {ranked_at(con, point, [model])} "
             "WHERE model = $model AND workload = $workload ORDER BY chip, throughput_id",
             {"model": model, "workload": workload},
         )

@@ -74,6 +74,12 @@ def views() -> list[tuple[str, str]]:
     return found
 
 
+def view_part(name: str) -> str:
+    """The part of warehouse/views/parts named `name` (its file's name without .sql), as a
+    read that runs it beside the views writes it in."""
+    return dict(_sql_files("views/parts"))[f"{name}.sql"]
+
+
 def migrations() -> list[tuple[int, str, str]]:
     """(version, file name, SQL) for every file in warehouse/migrations, in order."""
     found = []
