@@ -25,6 +25,7 @@ from chipcost.warehouse.history_steps import (
     _extend_unchanged,
     _insert_new,
     _refresh_catalog_fields,
+    keep_open_rows_last,
 )
 from chipcost.warehouse.insert import insert_rows
 from chipcost.warehouse.run_rows import insert_attempt, insert_rejects, insert_run
@@ -91,6 +92,8 @@ def _load_once(
             summary = _load_forward(con, run, run.sources, staged.height, rejects)
         _load_facts(con, run)
         summary = replace(summary, pruned=_prune_observations(con, cutoff))
+        if not lake.is_lake(con):
+            keep_open_rows_last(con)
         con.execute("COMMIT")
     except BaseException:
         rollback(con)
