@@ -35,19 +35,31 @@ def _timed(query: Callable[[], object], repeat: int = 5) -> tuple[int, float, fl
     return len(result), cold, statistics.median(warm)
 
 
-def _cost_query(con: duckdb.DuckDBPyConnection) -> tuple[str, Callable[[], object]]:
-    """`chipcost cost` for the model with the most throughput figures, else the raw view."""
+def _cost_query(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[str, Callable[[], object]]:
+    """`chipcost cost` for the model with the most throughput figures (its figures, then its
+    offers priced by them, on a read-only connection of its own each time: a read ranks the
+    figures once and keeps them for its later asks, warehouse/cost_per_token.py ranked_at,
+    so a second read on the same connection would not rank them); else the raw view."""
     rows = con.execute(
         "SELECT model, workload FROM throughput GROUP BY ALL ORDER BY count(*) DESC LIMIT 1"
     ).fetchall()
     try:
-        from chipcost.warehouse.cost_per_token import cost_rows
+        from chipcost.warehouse.cost_per_token import cost_rows, figures
     except ImportError:
         cost_rows = None
     if not rows or cost_rows is None:
         return "cost_per_token (whole view)", lambda: frame_of(con.sql("FROM cost_per_token"))
     model, workload = rows[0]
-    return f"chipcost cost --model {model} ({workload})", lambda: cost_rows(con, model, workload)
+
+    def cost() -> list[dict[str, object]]:
+        read = connect(path, read_only=True)
+        try:
+            figures(read, model, workload)
+            return cost_rows(read, model, workload)
+        finally:
+            read.close()
+
+    return f"chipcost cost --model {model} ({workload})", cost
 
 
 def time_reads(path: Path, repeat: int = 5) -> list[tuple[str, int, float, float]]:
@@ -63,7 +75,7 @@ def time_reads(path: Path, repeat: int = 5) -> list[tuple[str, int, float, float
         newest: datetime = con.execute("SELECT max(observed_at) FROM runs").fetchall()[0][0]
         end = newest + timedelta(hours=1)
         start = end - WEEK
-        cost_label, cost = _cost_query(con)
+        cost_label, cost = _cost_query(con, path)
         reads: list[tuple[str, Callable[[], object]]] = [
             (
                 "weekly drift: change events (7 days)",

@@ -103,9 +103,15 @@ spans AS (
 ),
 trends AS (
     -- Each span's price once for each of its days, the spans in time order: ordering a few
-    -- spans an offer, not a point a day (a third of this query on a year of history).
+    -- spans an offer, not a point a day (a third of this query on a year of history); the
+    -- spans gathered as they come and each offer's list sorted by its first day, where an
+    -- aggregate ordered by it buffered and sorted every span's list of days (0.35 s of CPU
+    -- to 0.18 s on a year of 50,000 offers).
     SELECT offer_no,
-        flatten(list(repeat([price], last_day - first_day + 1) ORDER BY first_day)) AS trend
+        flatten(list_transform(
+            list_sort(list({{'first_day': first_day, 'price': price,
+                'days': last_day - first_day + 1}})),
+            span -> repeat([span.price], span.days))) AS trend
     FROM spans
     WHERE last_day >= first_day
     GROUP BY offer_no
