@@ -7,8 +7,9 @@ the remaining days through the real path. The rows are the ones the loader would
 written, where it would have left them: by the day each was last written, which is the day it
 opened unless it lay far behind the newest rows while still open, when a load moved it to the
 end (warehouse/history_steps.py keep_open_rows_last; here by the days those rows make at the
-prefill's mean rows a day). The file layout is tidier (one bulk insert, no daily updates), so
-file-size figures come from runs without prefill (docs/performance.md).
+prefill's mean rows a day); a lake's loads move none. The file layout is tidier (one bulk
+insert, no daily updates), so file-size figures come from runs without prefill
+(docs/performance.md).
 
 The rows are made a block of offers at a time and staged in the warehouse file, so memory
 holds one block, not the years: ten years of 50,000 offers are about 12 million rows.
@@ -107,18 +108,22 @@ def _schema(con: duckdb.DuckDBPyConnection) -> dict:
 
 
 def _last_written(con: duckdb.DuckDBPyConnection, offers: int, days: int, when: _Days) -> str:
-    """The day (from the first, fractional) each staged row was last written by the daily
-    loads: a load moves an open row that lies more than max(4 row groups, 3 x the open rows)
+    """The ORDER BY term (with its comma) of the day, from the first, each staged row was last
+    written by the daily loads; none for a lake, whose loads leave a row where it was written.
+    A file's load moves an open row that lies more than max(4 row groups, 3 x the open rows)
     behind the newest (keep_open_rows_last), so a row open for longer than the days that many
     rows make is written again that many days after it opened, as often as it stays open."""
+    from chipcost.warehouse import lake
     from chipcost.warehouse.history_steps import ROW_GROUP
 
+    if lake.is_lake(con):  # a lake's loads leave every row where it was written
+        return ""
     rows = con.execute("SELECT count(*) FROM prefill_history").fetchone()[0]
     behind = max(4 * ROW_GROUP, 3 * offers) / max(rows / days, 1.0)  # in days
     first, end = when.at[0].timestamp(), when.at[days].timestamp()
     opened = f"(epoch(valid_from) - {first}) / 86400"
     ended = f"(coalesce(epoch(valid_to), {end}) - {first}) / 86400"
-    return f"{opened} + greatest(0, ceil(({ended} - {opened}) / {behind}) - 1) * {behind}"
+    return f"{opened} + greatest(0, ceil(({ended} - {opened}) / {behind}) - 1) * {behind}, "
 
 
 def prefill(con: duckdb.DuckDBPyConnection, offers: list[synthetic.Offer], days: int) -> int:
@@ -142,7 +147,7 @@ def prefill(con: duckdb.DuckDBPyConnection, offers: list[synthetic.Offer], days:
     con.execute("BEGIN TRANSACTION")
     con.execute(
         f"INSERT INTO price_history ({listed}) SELECT {listed} FROM prefill_history "
-        f"ORDER BY {_last_written(con, len(offers), days, when)}, valid_from"
+        f"ORDER BY {_last_written(con, len(offers), days, when)}valid_from"
     )
     con.execute(
         "INSERT INTO runs SELECT run_id, observed_at, observed_at + INTERVAL 1 MINUTE,"
