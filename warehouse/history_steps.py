@@ -163,7 +163,8 @@ def keep_open_rows_last(con: duckdb.DuckDBPyConnection) -> int:
     back to the edge after some 130 days) and moves few rows (the first on that ten-year file
     moved 14,828 in 0.8 s of CPU). For a file warehouse (warehouse/load.py): a lake's files
     are DuckLake's, and each moved row would be a deletion and an insertion in its
-    snapshots."""
+    snapshots. Run it before the transaction adds rows: DuckDB numbers the rows a transaction
+    adds from 2**55 until it commits, so after them every open row would be behind."""
     newest, open_rows = con.execute(
         "SELECT max(rowid), count(*) FILTER (WHERE valid_to IS NULL) FROM price_history"
     ).fetchone()  # type: ignore[misc]

@@ -77,6 +77,8 @@ def _load_once(
             insert_attempt(con, run)  # another writer loaded all of it meanwhile
             con.execute("COMMIT")
             return LoadSummary(0, 0, 0, 0, 0)
+        if not lake.is_lake(con):  # first: the rows this transaction adds have no file row ids
+            keep_open_rows_last(con)
         frames = [s.records_frame() for s in run.sources]
         staged = pl.concat(frames) if frames else records_frame([])
         staged = staged.with_columns(pl.lit(run.run_id).alias("run_id"))
@@ -92,8 +94,6 @@ def _load_once(
             summary = _load_forward(con, run, run.sources, staged.height, rejects)
         _load_facts(con, run)
         summary = replace(summary, pruned=_prune_observations(con, cutoff))
-        if not lake.is_lake(con):
-            keep_open_rows_last(con)
         con.execute("COMMIT")
     except BaseException:
         rollback(con)

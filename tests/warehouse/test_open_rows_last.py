@@ -12,12 +12,15 @@ from tests.helpers import day, record, run_of
 BEHIND = 10  # closed rows written after the two open ones
 
 
+# the offer whose price stays, and the one whose price the loads below change
+STILL = record(sku="A", chip="H200", instance_type="p5e.48xlarge")
+
+
 def _with_open_rows_behind(path):
-    """A warehouse whose two open rows (H200's, H100's) come first, then BEHIND closed rows
-    of a withdrawn offer."""
+    """A warehouse whose two open rows (STILL's, B's) come first, then BEHIND closed rows of
+    a withdrawn offer."""
     con = open_warehouse(path)
-    load_run(con, run_of([record(sku="A", chip="H200", instance_type="p5e.48xlarge"),
-                          record(sku="B")], day(0)))  # fmt: skip
+    load_run(con, run_of([STILL, record(sku="B")], day(0)))
     for n in range(BEHIND):
         con.execute(
             "INSERT INTO price_history SELECT * REPLACE (sku AS sku, 'p4d.24xlarge' AS "
@@ -69,20 +72,23 @@ def test_rows_within_reach_of_the_end_stay(tmp_path):
         con.close()
 
 
-def test_each_load_of_a_file_warehouse_keeps_them_last(tmp_path, monkeypatch):
+def test_each_load_of_a_file_warehouse_keeps_them_last_moving_each_row_once(tmp_path, monkeypatch):
     con = _with_open_rows_behind(tmp_path / "w.duckdb")
-    calls = []
+    moved = []
 
     def counted(con):
-        calls.append(con)
-        return history_steps.keep_open_rows_last(con)
+        moved.append(history_steps.keep_open_rows_last(con))
+        return moved[-1]
 
     monkeypatch.setattr(load, "keep_open_rows_last", counted)
     monkeypatch.setattr(history_steps, "ROW_GROUP", 1)
     try:
-        load_run(con, run_of([record(sku="B", price_per_hour=60.0)], day(1)))
+        load_run(con, run_of([STILL, record(sku="B", price_per_hour=60.0)], day(1)))
         newest = con.execute("SELECT max(rowid) FROM price_history").fetchone()[0]
         assert all(newest - rowid < 6 for rowid in _open_rowids(con))
+        # the next load finds STILL's row near the end and leaves it: the rows a load adds
+        # are numbered past every row of the file until it commits, so the move comes first
+        load_run(con, run_of([STILL, record(sku="B", price_per_hour=61.0)], day(2)))
     finally:
         con.close()
-    assert calls == [con]
+    assert moved == [2, 0]
