@@ -157,14 +157,17 @@ def keep_open_rows_last(con: duckdb.DuckDBPyConnection) -> int:
     Every read of the current prices reads the open rows, and a file keeps rows in the order
     they were written: an offer whose price has not moved for years has its open row among
     those years' closed rows, and a read of the current prices fetches every column of nearly
-    every row group (after ten years of 50,000 offers a day, the open rows lay in 86 of 98).
-    Far behind is more than max(4 row groups, 3 x the open rows) before the newest row, so
-    that a move is rare (at 50,000 offers and about 3,300 new rows a day, the rows moved come
-    back to the edge after some 130 days) and moves few rows (the first on that ten-year file
-    moved 14,828 in 0.8 s of CPU). For a file warehouse (warehouse/load.py): a lake's files
-    are DuckLake's, and each moved row would be a deletion and an insertion in its
-    snapshots. Run it before the transaction adds rows: DuckDB numbers the rows a transaction
-    adds from 2**55 until it commits, so after them every open row would be behind."""
+    every row group (ten years of 50,000 offers a day written in the order rows opened held
+    them in 86 of 98). Far behind is more than max(4 row groups, 3 x the open rows) before
+    the newest row, so that a move is rare (at 50,000 offers and about 3,300 new rows a day,
+    the rows moved come back to the edge after some 130 days) and moves few rows (the first
+    on that ten-year file moved 14,828 in 0.8 s of CPU). For a file warehouse
+    (warehouse/load.py): a lake's files are DuckLake's, and each moved row would be a deletion
+    and an insertion in its snapshots.
+
+    Run it before the transaction adds rows: DuckDB numbers the rows a transaction adds from
+    36,028,797,018,960,000 (about 2**55) until it commits, so after them every open row of
+    the file would be behind."""
     newest, open_rows = con.execute(
         "SELECT max(rowid), count(*) FILTER (WHERE valid_to IS NULL) FROM price_history"
     ).fetchone()  # type: ignore[misc]
