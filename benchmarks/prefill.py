@@ -107,23 +107,25 @@ def _schema(con: duckdb.DuckDBPyConnection) -> dict:
     return {c: types[described[c]] for c in HISTORY_COLUMNS}
 
 
-def _last_written(con: duckdb.DuckDBPyConnection, offers: int, days: int, when: _Days) -> str:
-    """The ORDER BY term (with its comma) of the day, from the first, each staged row was last
-    written by the daily loads; none for a lake, whose loads leave a row where it was written.
-    A file's load moves an open row that lies more than max(4 row groups, 3 x the open rows)
-    behind the newest (keep_open_rows_last), so a row open for longer than the days that many
-    rows make is written again that many days after it opened, as often as it stays open."""
+def _written_order(con: duckdb.DuckDBPyConnection, offers: int, days: int, when: _Days) -> str:
+    """The ORDER BY of the staged rows as the daily loads would have left them: by the day,
+    from the first, each was last written, then by valid_from; by valid_from alone in a lake,
+    whose loads leave a row where it was written. A file's load moves an open row that lies
+    far behind the newest (keep_open_rows_last), so a row open for longer than the days that
+    many rows make is written again that many days after it opened, as often as it stays
+    open."""
     from chipcost.warehouse import lake
-    from chipcost.warehouse.history_steps import ROW_GROUP
+    from chipcost.warehouse.history_steps import far_behind
 
-    if lake.is_lake(con):  # a lake's loads leave every row where it was written
-        return ""
+    if lake.is_lake(con):
+        return "valid_from"
     rows = con.execute("SELECT count(*) FROM prefill_history").fetchone()[0]
-    behind = max(4 * ROW_GROUP, 3 * offers) / max(rows / days, 1.0)  # in days
+    behind = far_behind(offers) / max(rows / days, 1.0)  # in days
     first, end = when.at[0].timestamp(), when.at[days].timestamp()
     opened = f"(epoch(valid_from) - {first}) / 86400"
     ended = f"(coalesce(epoch(valid_to), {end}) - {first}) / 86400"
-    return f"{opened} + greatest(0, ceil(({ended} - {opened}) / {behind}) - 1) * {behind}, "
+    written = f"{opened} + greatest(0, ceil(({ended} - {opened}) / {behind}) - 1) * {behind}"
+    return f"{written}, valid_from"
 
 
 def prefill(con: duckdb.DuckDBPyConnection, offers: list[synthetic.Offer], days: int) -> int:
@@ -147,7 +149,7 @@ def prefill(con: duckdb.DuckDBPyConnection, offers: list[synthetic.Offer], days:
     con.execute("BEGIN TRANSACTION")
     con.execute(
         f"INSERT INTO price_history ({listed}) SELECT {listed} FROM prefill_history "
-        f"ORDER BY {_last_written(con, len(offers), days, when)}valid_from"
+        f"ORDER BY {_written_order(con, len(offers), days, when)}"
     )
     con.execute(
         "INSERT INTO runs SELECT run_id, observed_at, observed_at + INTERVAL 1 MINUTE,"

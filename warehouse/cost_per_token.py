@@ -175,10 +175,6 @@ _SPOT = """LEFT JOIN (SELECT region AS si_region, instance_type AS si_type, inte
 _DISCOUNT_KEY = ("provider", "pricing_model", "chip", "region")
 
 
-# cost_per_token_at's offers priced by `figures` (warehouse/views/parts/priced_figures.sql).
-PRICED = view_part("priced_figures")
-
-
 def _offers(con: duckdb.DuckDBPyConnection, point: Point, spot: bool, model: str) -> str:
     """The offers of cost_per_token at `point` (`f`), of `model` alone, with chip_memory_gb and
     the estimate, and each spot offer's interruption bucket when `spot`: priced as
@@ -192,7 +188,8 @@ def _offers(con: duckdb.DuckDBPyConnection, point: Point, spot: bool, model: str
                     {ESTIMATE} AS estimate_basis
                 FROM (
                     SELECT *, price_payload_ref AS payload_ref, price_source AS source
-                    FROM (WITH figures AS (FROM {ranked_at(con, point, [model])}) {PRICED})
+                    FROM (WITH figures AS (FROM {ranked_at(con, point, [model])})
+                        {view_part("priced_figures")})
                 ) p LEFT JOIN chips c ON c.chip = p.chip
             )
         ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import functools
 import logging
 import os
 import time
@@ -74,9 +75,11 @@ def views() -> list[tuple[str, str]]:
     return found
 
 
+@functools.cache
 def view_part(name: str) -> str:
     """The part of warehouse/views/parts named `name` (its file's name without .sql), as a
-    read that runs it beside the views writes it in."""
+    read that runs it beside the views writes it in; read from its file once, when first
+    asked."""
     return dict(_sql_files("views/parts"))[f"{name}.sql"]
 
 

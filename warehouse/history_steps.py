@@ -149,6 +149,12 @@ def _insert_new(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
 ROW_GROUP = 122_880
 
 
+def far_behind(open_rows: int) -> int:
+    """How many rows before the newest an open row may lie before keep_open_rows_last moves
+    it: max(4 row groups, 3 x the open rows)."""
+    return max(4 * ROW_GROUP, 3 * open_rows)
+
+
 def keep_open_rows_last(con: duckdb.DuckDBPyConnection) -> int:
     """Move price_history's open rows that lie far behind its newest rows to its end, in the
     caller's transaction: the same rows inserted again, the old ones deleted. Returns how many
@@ -171,7 +177,7 @@ def keep_open_rows_last(con: duckdb.DuckDBPyConnection) -> int:
     newest, open_rows = con.execute(
         "SELECT max(rowid), count(*) FILTER (WHERE valid_to IS NULL) FROM price_history"
     ).fetchone()  # type: ignore[misc]
-    edge = (newest or 0) - max(4 * ROW_GROUP, 3 * open_rows)
+    edge = (newest or 0) - far_behind(open_rows)
     if edge <= 0:
         return 0
     behind = f"FROM price_history WHERE valid_to IS NULL AND rowid < {int(edge)}"
