@@ -63,6 +63,7 @@ SPOT_BUCKET_JOIN = """LEFT JOIN (
         ) si ON p.provider = 'aws' AND p.pricing_model = 'spot'
             AND si.si_region = p.region AND si.si_type = p.instance_type"""
 
+
 # What an estimated price rests on, as a column of a query over per_chip_prices `p`: the
 # record's extra says so (extract/_estimate.py; only the sample's estimates carry it), read
 # from the observation the current price was loaded from (its payload), so a price quoted
@@ -75,25 +76,20 @@ SPOT_BUCKET_JOIN = """LEFT JOIN (
 # us-east-1` 29 ms to 33 ms of CPU); on a year of 50,000 offers a day the reads of many save
 # the join (the week's change events 0.14 s to 0.10 s, `cost` 0.37 s to 0.31 s, `prices` 0.32
 # s to 0.29 s). An empty estimate counts as none.
-ESTIMATE = """(
+def estimate_of(payload_ref: str = "p.payload_ref", source: str = "p.source") -> str:
+    """ESTIMATE of a row `p` whose payload and price source are in other columns (a cost row's
+    price_payload_ref and price_source)."""
+    return f"""(
             SELECT min(nullif(json_extract_string(o.extra, '$.estimate'), ''))
             FROM observations o
-            WHERE o.extra LIKE '%"estimate"%' AND o.payload_ref = p.payload_ref
-                AND o.source = p.source
+            WHERE o.extra LIKE '%"estimate"%' AND o.payload_ref = {payload_ref}
+                AND o.source = {source}
                 AND o.region = p.region AND o.instance_type = p.instance_type
                 AND o.pricing_model = p.pricing_model AND o.term = p.term
         )"""
 
-# Why a spot price row `p` is doubtful: not below its offer's on-demand price (the parse marks
-# it, extract/_doubts.py: no discount, a stale or mislabelled price); NULL where it is not.
-SPOT_DOUBT = """(
-            SELECT min(json_extract_string(o.extra, '$.spot_not_below_on_demand'))
-            FROM observations o
-            WHERE p.pricing_model = 'spot' AND o.payload_ref = p.payload_ref
-                AND o.source = p.source AND o.region = p.region
-                AND o.instance_type = p.instance_type AND o.pricing_model = p.pricing_model
-                AND o.term = p.term AND o.extra LIKE '%spot_not_below_on_demand%'
-        )"""
+
+ESTIMATE = estimate_of()
 
 # Whether a price row `p` is the bundled sample's: a run that read the archive run its payload
 # is in (payload_ref's first part) replayed the sample. Runs are few: no observation is read.
@@ -101,6 +97,32 @@ SAMPLE = """coalesce((
             SELECT bool_or(r.sample) FROM runs r
             WHERE r.archive_run = split_part(p.payload_ref, '/', 1)
         ), FALSE)"""
+
+# The prices a read lists (`priced`, a CTE of its query) have ESTIMATE's estimate and a spot
+# price's doubt: why it is doubtful, not below its offer's on-demand price (the parse marks it,
+# extract/_doubts.py: no discount, a stale or mislabelled price; NULL where it is not), each
+# from the observations of its payload: those that name either (the LIKEs scan every
+# observation's extra once) of the payloads the prices were read from, grouped by what a
+# price row is matched on (m_*). As two subqueries per row, DuckDB kept every listed row
+# whole beside the observations' join: ten years of 50,000 offers a day listed 74,000 prices
+# in 0.44 s of CPU, 0.28 s so (the sample's 2,700, most of them estimates, 48 ms against
+# 57 ms; docs/performance.md).
+_MARKS = """
+            SELECT payload_ref AS m_ref, source AS m_source, region AS m_region,
+                instance_type AS m_type, pricing_model AS m_model, term AS m_term,
+                min(nullif(json_extract_string(extra, '$.estimate'), ''))
+                    FILTER (WHERE extra LIKE '%"estimate"%') AS estimate,
+                min(json_extract_string(extra, '$.spot_not_below_on_demand')) FILTER (
+                    WHERE pricing_model = 'spot' AND extra LIKE '%spot_not_below_on_demand%'
+                ) AS spot_doubt
+            FROM observations
+            WHERE (extra LIKE '%"estimate"%'
+                    OR (pricing_model = 'spot' AND extra LIKE '%spot_not_below_on_demand%'))
+                AND payload_ref IN (SELECT DISTINCT payload_ref FROM priced)
+            GROUP BY ALL"""
+_MARKED = """m.m_ref = q.payload_ref AND m.m_source = q.source AND m.m_region = q.region
+            AND m.m_type = q.instance_type AND m.m_model = q.pricing_model
+            AND m.m_term = q.term"""
 
 # What `--sort` puts first; then by chip, pricing model, term and price as always.
 SORTS = {
@@ -156,11 +178,16 @@ def _price_query(
     )
     first = SORTS[sort]
     sql = f"""
-        SELECT {columns}, si.interruption, {ESTIMATE} AS estimate, {SPOT_DOUBT} AS spot_doubt
-        FROM per_chip_prices p LEFT JOIN chips c ON c.chip = p.chip
-        {SPOT_BUCKET_JOIN}
-        WHERE {where.sql()}
-        ORDER BY {first}p.chip, coalesce(list_position([{order}], pricing_model), 99),
+        WITH priced AS (
+            SELECT {columns}, si.interruption
+            FROM per_chip_prices p LEFT JOIN chips c ON c.chip = p.chip
+            {SPOT_BUCKET_JOIN}
+            WHERE {where.sql()}
+        ),
+        marks AS ({_MARKS})
+        SELECT q.*, m.estimate, m.spot_doubt
+        FROM priced q LEFT JOIN marks m ON {_MARKED}
+        ORDER BY {first}chip, coalesce(list_position([{order}], pricing_model), 99),
                  {TERM_HOURS}, term, price_per_chip_hour, region, zone, instance_type,
                  payment, plan, source
     """

@@ -2,6 +2,9 @@
 -- `cur`: current_prices' rows, a CTE of the view this is written into (spot_region_cheapest,
 -- and per_chip_prices, which reads them once for its zone rows and its region rows).
 -- Spot is priced per availability zone; a user choosing a region wants its cheapest zone.
+-- Each offer's cheapest zone is its row with the least (price, zone), taken whole by arg_min
+-- over its zones: a window numbering every zone row took 30-40 ms more of a ten-year read's
+-- CPU (docs/performance.md).
 SELECT
     provider, source, region, zone AS cheapest_zone, zones, instance_type, chip, chip_count,
     pricing_model, term, payment, plan, price_per_hour, max_zone_price_per_hour,
@@ -9,16 +12,10 @@ SELECT
     vcpus, ram_gb, disk_gb
 FROM (
     SELECT
-        *,
-        row_number() OVER offer AS price_rank,
-        count(*) OVER offer AS zones,
-        max(price_per_hour) OVER offer AS max_zone_price_per_hour
-    FROM cur
-    WHERE pricing_model = 'spot' AND zone <> ''
-    WINDOW offer AS (
-        PARTITION BY provider, source, region, instance_type, term, payment, plan
-        ORDER BY price_per_hour, zone
-        ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
-    )
+        unnest(arg_min(c, (c.price_per_hour, c.zone))),
+        count(*) AS zones,
+        max(c.price_per_hour) AS max_zone_price_per_hour
+    FROM cur c
+    WHERE c.pricing_model = 'spot' AND c.zone <> ''
+    GROUP BY c.provider, c.source, c.region, c.instance_type, c.term, c.payment, c.plan
 )
-WHERE price_rank = 1
