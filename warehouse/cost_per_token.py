@@ -287,19 +287,17 @@ def _kept(sql: str, all_offers: bool, cheapest_of: tuple[str, ...], order: list[
     `order` (`expression NULLS FIRST`, each) within GROUP; or the cheapest of the offers alike
     in `cheapest_of` (ties kept); or all of them. Unordered.
 
-    Each GROUP's first row is picked by arg_min over the order's expressions as one key (each
-    preceded by whether it is known, so that an unknown one comes first), then the rows kept
-    by their number: a window ordering every offer's whole row made a one-year warehouse's
-    `cost` 0.44 s of CPU against 0.37 s (docs/performance.md)."""
+    Each GROUP's first row is taken whole by arg_min over the order's expressions as one key
+    (each preceded by whether it is known, so that an unknown one comes first): a window
+    ordering every offer's whole row made a one-year warehouse's `cost` 0.44 s of CPU against
+    0.37 s, and numbering the offers to keep the first's number kept every offer whole
+    beside the cut (60 ms of a ten-year `cost`; docs/performance.md)."""
     if not all_offers:
         terms = [term.removesuffix(" NULLS FIRST") for term in order]
         key = ", ".join(f"({term}) IS NOT NULL, {term}" for term in terms)
         return f"""
-            WITH numbered AS (SELECT *, row_number() OVER () AS kept_n FROM ({sql})),
-            kept AS (
-                SELECT arg_min(kept_n, ({key})) AS kept_n FROM numbered GROUP BY {", ".join(GROUP)}
-            )
-            SELECT * EXCLUDE (kept_n) FROM numbered SEMI JOIN kept USING (kept_n)
+            SELECT unnest(arg_min(q, ({key})))
+            FROM ({sql}) q GROUP BY {", ".join(f"q.{c}" for c in GROUP)}
         """
     if cheapest_of:
         window = f"rank() OVER (PARTITION BY {', '.join(cheapest_of)} ORDER BY {order[0]})"
