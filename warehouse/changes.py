@@ -90,16 +90,24 @@ spans AS (
     -- The moved offers' rows that overlap the trend window, joined before anything else (the
     -- other join order expanded every row of years of history, docs/performance.md), each
     -- with the first and last day whose end it is in force at: no point before the offer
-    -- existed, none in a gap.
+    -- existed, none in a gap. The rows closed in the window, and the open rows opened since
+    -- the period's start: an offer that moved in it opened its open row at that move or
+    -- later. Each half is a range of valid_to or valid_from, which DuckDB skips whole row
+    -- groups by; "open or closed in the window" read every row of the history (0.26 s to
+    -- 0.17 s of DuckDB's CPU on ten years of 50,000 offers a day).
     SELECT m.offer_no, per_chip_hour(h.price_per_hour, h.chip_count) AS price,
         greatest(0, floor((epoch_us(h.valid_from) - d.first_us) / 86400e6))::BIGINT AS first_day,
         CASE WHEN h.valid_to IS NULL THEN d.days - 1
             ELSE least(d.days, floor((epoch_us(h.valid_to) - d.first_us) / 86400e6)::BIGINT) - 1
         END AS last_day
     FROM numbered m
-    JOIN price_history_usd h USING ({_KEY})
+    JOIN (
+        SELECT * FROM price_history_usd WHERE valid_to >= $trend_start AND valid_from < $end
+        UNION ALL
+        SELECT * FROM price_history_usd
+        WHERE valid_to IS NULL AND valid_from >= $start AND valid_from < $end
+    ) h USING ({_KEY})
     CROSS JOIN trend_days d
-    WHERE h.valid_from < $end AND (h.valid_to IS NULL OR h.valid_to >= $trend_start)
 ),
 trends AS (
     -- Each span's price once for each of its days, the spans in time order: ordering a few
