@@ -76,20 +76,16 @@ SPOT_BUCKET_JOIN = """LEFT JOIN (
 # us-east-1` 29 ms to 33 ms of CPU); on a year of 50,000 offers a day the reads of many save
 # the join (the week's change events 0.14 s to 0.10 s, `cost` 0.37 s to 0.31 s, `prices` 0.32
 # s to 0.29 s). An empty estimate counts as none.
-def estimate_of(payload_ref: str = "p.payload_ref", source: str = "p.source") -> str:
-    """ESTIMATE of a row `p` whose payload and price source are in other columns (a cost row's
-    price_payload_ref and price_source)."""
-    return f"""(
-            SELECT min(nullif(json_extract_string(o.extra, '$.estimate'), ''))
+ESTIMATE_NAMED = """extra LIKE '%"estimate"%'"""  # an observation whose extra names one
+ESTIMATE_TEXT = "min(nullif(json_extract_string(extra, '$.estimate'), ''))"  # of its observations
+ESTIMATE = f"""(
+            SELECT {ESTIMATE_TEXT}
             FROM observations o
-            WHERE o.extra LIKE '%"estimate"%' AND o.payload_ref = {payload_ref}
-                AND o.source = {source}
+            WHERE {ESTIMATE_NAMED} AND o.payload_ref = p.payload_ref
+                AND o.source = p.source
                 AND o.region = p.region AND o.instance_type = p.instance_type
                 AND o.pricing_model = p.pricing_model AND o.term = p.term
         )"""
-
-
-ESTIMATE = estimate_of()
 
 # Whether a price row `p` is the bundled sample's: a run that read the archive run its payload
 # is in (payload_ref's first part) replayed the sample. Runs are few: no observation is read.
@@ -107,16 +103,15 @@ SAMPLE = """coalesce((
 # whole beside the observations' join: ten years of 50,000 offers a day listed 74,000 prices
 # in 0.44 s of CPU, 0.28 s so (the sample's 2,700, most of them estimates, 48 ms against
 # 57 ms; docs/performance.md).
-_MARKS = """
+_MARKS = f"""
             SELECT payload_ref AS m_ref, source AS m_source, region AS m_region,
                 instance_type AS m_type, pricing_model AS m_model, term AS m_term,
-                min(nullif(json_extract_string(extra, '$.estimate'), ''))
-                    FILTER (WHERE extra LIKE '%"estimate"%') AS estimate,
+                {ESTIMATE_TEXT} FILTER (WHERE {ESTIMATE_NAMED}) AS estimate,
                 min(json_extract_string(extra, '$.spot_not_below_on_demand')) FILTER (
                     WHERE pricing_model = 'spot' AND extra LIKE '%spot_not_below_on_demand%'
                 ) AS spot_doubt
             FROM observations
-            WHERE (extra LIKE '%"estimate"%'
+            WHERE ({ESTIMATE_NAMED}
                     OR (pricing_model = 'spot' AND extra LIKE '%spot_not_below_on_demand%'))
                 AND payload_ref IN (SELECT DISTINCT payload_ref FROM priced)
             GROUP BY ALL"""
