@@ -101,7 +101,7 @@ SAMPLE = """coalesce((
 # observation's extra once) of the payloads the prices were read from, grouped by what a
 # price row is matched on (m_*). As two subqueries per row, DuckDB kept every listed row
 # whole beside the observations' join: ten years of 50,000 offers a day listed 74,000 prices
-# in 0.44 s of CPU, 0.28 s so (the sample's 2,700, most of them estimates, 48 ms against
+# in 0.45 s of CPU, 0.29 s so (the sample's 2,700, most of them estimates, 48 ms against
 # 57 ms; docs/performance.md).
 _MARKS = f"""
             SELECT payload_ref AS m_ref, source AS m_source, region AS m_region,

@@ -3,8 +3,8 @@
 -- and per_chip_prices, which reads them once for its zone rows and its region rows).
 -- Spot is priced per availability zone; a user choosing a region wants its cheapest zone.
 -- Each offer's cheapest zone is its row with the least (price, zone), taken whole by arg_min
--- over its zones: a window numbering every zone row took 30-40 ms more of a ten-year read's
--- CPU (docs/performance.md).
+-- over its zones: a window numbering every zone row took about 20 ms more of a ten-year
+-- read's CPU (docs/performance.md).
 SELECT
     provider, source, region, zone AS cheapest_zone, zones, instance_type, chip, chip_count,
     pricing_model, term, payment, plan, price_per_hour, max_zone_price_per_hour,
