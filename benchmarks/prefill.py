@@ -109,16 +109,18 @@ def _schema(con: duckdb.DuckDBPyConnection) -> dict:
 
 def _written_order(con: duckdb.DuckDBPyConnection, offers: int, days: int, when: _Days) -> str:
     """The ORDER BY of the staged rows as the daily loads would have left them: by the day,
-    from the first, each was last written, then by valid_from; by valid_from alone in a lake,
-    whose loads leave a row where it was written. A file's load moves an open row that lies
-    far behind the newest (keep_open_rows_last), so a row open for longer than the days that
-    many rows make is written again that many days after it opened, as often as it stays
-    open."""
+    from the first, each was last written, then by valid_from. A file's load updates a row in
+    place and moves an open row that lies far behind the newest (keep_open_rows_last), so a
+    row open for longer than the days that many rows make is written again that many days
+    after it opened, as often as it stays open. A lake writes an updated row anew (DuckLake
+    deletes it and inserts it in a new data file), and each load updates every open row it
+    sees (`last_seen_at`): a closed row lies with the load that closed it, the open rows with
+    the newest load."""
     from chipcost.warehouse import lake
     from chipcost.warehouse.history_steps import far_behind
 
     if lake.is_lake(con):
-        return "valid_from"
+        return "valid_to NULLS LAST, valid_from"
     rows = con.execute("SELECT count(*) FROM prefill_history").fetchone()[0]
     behind = far_behind(offers) / max(rows / days, 1.0)  # in days
     first, end = when.at[0].timestamp(), when.at[days].timestamp()

@@ -63,7 +63,6 @@ SPOT_BUCKET_JOIN = """LEFT JOIN (
         ) si ON p.provider = 'aws' AND p.pricing_model = 'spot'
             AND si.si_region = p.region AND si.si_type = p.instance_type"""
 
-
 # What an estimated price rests on, as a column of a query over per_chip_prices `p`: the
 # record's extra says so (extract/_estimate.py; only the sample's estimates carry it), read
 # from the observation the current price was loaded from (its payload), so a price quoted
