@@ -4,10 +4,11 @@ The scale benchmark loads every day through warehouse.load.load_run by default. 
 of that at 50,000 offers a day is more than a day of this machine; `--prefill-days N` writes
 the first N days here instead (the same offers, change rates and churn, in bulk), then loads
 the remaining days through the real path. The rows are the ones the loader would have
-written, where it would have left them: by the day each was last written, which is the day it
-opened unless it lay far behind the newest rows while still open, when a load moved it to the
-end (warehouse/history_steps.py keep_open_rows_last; here by the days those rows make at the
-prefill's mean rows a day); a lake's loads move none. The file layout is tidier (one bulk
+written, where it would have left them: by the day each was last written (_written_order).
+In a file that is the day it opened unless it lay far behind the newest rows while still
+open, when a load moved it to the end (warehouse/history_steps.py keep_open_rows_last; here
+by the days those rows make at the prefill's mean rows a day); in a lake, the day it closed,
+the open rows last. The file layout is tidier (one bulk
 insert, no daily updates), so file-size figures come from runs without prefill
 (docs/performance.md).
 

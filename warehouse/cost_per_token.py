@@ -16,7 +16,7 @@ from chipcost.transform.rows import FigureRow, figure_rows
 from chipcost.warehouse.bound import execute, literal, relation
 from chipcost.warehouse.db import OPEN_PRICE_ROWS, dict_rows, view_part
 from chipcost.warehouse.fx import in_currency
-from chipcost.warehouse.prices import ESTIMATE_NAMED, ESTIMATE_TEXT
+from chipcost.warehouse.prices import marked_on, marks_of
 from chipcost.warehouse.reader import in_working_memory
 from chipcost.warehouse.where import Where
 
@@ -272,23 +272,14 @@ def _estimated(sql: str, order: list[str], hidden: str = "") -> str:
     `hidden` names (an EXCLUDE). Read for the rows kept, not for every offer before the cut:
     on ten years of 50,000 offers a day that looked into the observations of 74,000 current
     prices (0.1 s of `cost`'s 0.5 s) to keep about 90; and from the observations of the kept
-    rows' payloads only, which DuckDB finds by their row groups, where a subquery per row read
-    every observation's extra (20 ms more there; the same on the sample)."""
+    rows' payloads only (warehouse.prices marks_of), where a subquery per row read every
+    observation's extra (20 ms more there; the same on the sample)."""
     return f"""
         WITH kept AS ({sql}),
-        basis AS (
-            SELECT payload_ref AS b_ref, source AS b_source, region AS b_region,
-                instance_type AS b_type, pricing_model AS b_model, term AS b_term,
-                {ESTIMATE_TEXT} AS b_basis
-            FROM observations
-            WHERE {ESTIMATE_NAMED}
-                AND payload_ref IN (SELECT DISTINCT price_payload_ref FROM kept)
-            GROUP BY ALL
-        )
-        SELECT k.* {hidden} REPLACE (b.b_basis IS NOT NULL AS estimate, b.b_basis AS estimate_basis)
-        FROM kept k LEFT JOIN basis b ON b.b_ref = k.price_payload_ref
-            AND b.b_source = k.price_source AND b.b_region = k.region
-            AND b.b_type = k.instance_type AND b.b_model = k.pricing_model AND b.b_term = k.term
+        marks AS ({marks_of("kept", "price_payload_ref", doubts=False)})
+        SELECT k.* {hidden}
+            REPLACE (m.estimate IS NOT NULL AS estimate, m.estimate AS estimate_basis)
+        FROM kept k LEFT JOIN marks m ON {marked_on("k", "price_payload_ref", "price_source")}
         ORDER BY {", ".join(order)}"""
 
 

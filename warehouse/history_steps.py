@@ -168,8 +168,9 @@ def keep_open_rows_last(con: duckdb.DuckDBPyConnection) -> int:
     the newest row, so that a move is rare (at 50,000 offers and about 3,300 new rows a day,
     the rows moved come back to the edge after some 130 days) and moves few rows (the first
     on that ten-year file moved 14,828 in 0.8 s of CPU). For a file warehouse
-    (warehouse/load.py): a lake's files are DuckLake's, and each moved row would be a deletion
-    and an insertion in its snapshots.
+    (warehouse/load.py): a lake needs no move, since DuckLake writes an updated row anew and
+    each load updates every open row it sees (`last_seen_at`), so its open rows are in the
+    newest load's files (docs/warehouse.md).
 
     Run it before the transaction adds rows: DuckDB numbers the rows a transaction adds from
     36,028,797,018,960,000 (about 2**55) until it commits, so after them every open row of

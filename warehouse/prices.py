@@ -93,30 +93,38 @@ SAMPLE = """coalesce((
             WHERE r.archive_run = split_part(p.payload_ref, '/', 1)
         ), FALSE)"""
 
-# The prices a read lists (`priced`, a CTE of its query) have ESTIMATE's estimate and a spot
-# price's doubt: why it is doubtful, not below its offer's on-demand price (the parse marks it,
-# extract/_doubts.py: no discount, a stale or mislabelled price; NULL where it is not), each
-# from the observations of its payload: those that name either (the LIKEs scan every
-# observation's extra once) of the payloads the prices were read from, grouped by what a
-# price row is matched on (m_*). As two subqueries per row, DuckDB kept every listed row
-# whole beside the observations' join: ten years of 50,000 offers a day listed 74,000 prices
-# in 0.45 s of CPU, 0.29 s so (the sample's 2,700, most of them estimates, 48 ms against
-# 57 ms; docs/performance.md).
-_MARKS = f"""
+
+def marks_of(rows: str, payload_ref: str = "payload_ref", *, doubts: bool = True) -> str:
+    """What the prices of `rows` (a CTE of the query this is written into; their payload in
+    the column `payload_ref`) rest on, from the observations of their payloads, grouped by
+    what a price row is matched on (m_ref, m_source, m_region, m_type, m_model, m_term; joined
+    by marked_on): ESTIMATE's `estimate`, and with `doubts` a spot price's `spot_doubt`: why
+    it is doubtful, not below its offer's on-demand price (the parse marks it,
+    extract/_doubts.py: no discount, a stale or mislabelled price; NULL where it is not).
+    Only the observations that name either are read (the LIKEs scan every observation's extra
+    once), of the payloads the rows were read from, which DuckDB finds by their row groups.
+    As a subquery per row, DuckDB kept every listed row whole beside the observations' join:
+    ten years of 50,000 offers a day listed 74,000 prices in 0.45 s of CPU, 0.29 s so (the
+    sample's 2,700, most of them estimates, 48 ms against 57 ms; docs/performance.md)."""
+    doubt = "pricing_model = 'spot' AND extra LIKE '%spot_not_below_on_demand%'"
+    named = f"({ESTIMATE_NAMED} OR ({doubt}))" if doubts else ESTIMATE_NAMED
+    doubted = "json_extract_string(extra, '$.spot_not_below_on_demand')"
+    spot_doubt = f", min({doubted}) FILTER (WHERE {doubt}) AS spot_doubt" if doubts else ""
+    return f"""
             SELECT payload_ref AS m_ref, source AS m_source, region AS m_region,
                 instance_type AS m_type, pricing_model AS m_model, term AS m_term,
-                {ESTIMATE_TEXT} FILTER (WHERE {ESTIMATE_NAMED}) AS estimate,
-                min(json_extract_string(extra, '$.spot_not_below_on_demand')) FILTER (
-                    WHERE pricing_model = 'spot' AND extra LIKE '%spot_not_below_on_demand%'
-                ) AS spot_doubt
+                {ESTIMATE_TEXT} FILTER (WHERE {ESTIMATE_NAMED}) AS estimate{spot_doubt}
             FROM observations
-            WHERE ({ESTIMATE_NAMED}
-                    OR (pricing_model = 'spot' AND extra LIKE '%spot_not_below_on_demand%'))
-                AND payload_ref IN (SELECT DISTINCT payload_ref FROM priced)
+            WHERE {named} AND payload_ref IN (SELECT DISTINCT {payload_ref} FROM {rows})
             GROUP BY ALL"""
-_MARKED = """m.m_ref = q.payload_ref AND m.m_source = q.source AND m.m_region = q.region
-            AND m.m_type = q.instance_type AND m.m_model = q.pricing_model
-            AND m.m_term = q.term"""
+
+
+def marked_on(row: str, payload_ref: str = "payload_ref", source: str = "source") -> str:
+    """The join of marks_of's rows `m` to a price row `row`."""
+    return f"""m.m_ref = {row}.{payload_ref} AND m.m_source = {row}.{source}
+            AND m.m_region = {row}.region AND m.m_type = {row}.instance_type
+            AND m.m_model = {row}.pricing_model AND m.m_term = {row}.term"""
+
 
 # What `--sort` puts first; then by chip, pricing model, term and price as always.
 SORTS = {
@@ -178,9 +186,9 @@ def _price_query(
             {SPOT_BUCKET_JOIN}
             WHERE {where.sql()}
         ),
-        marks AS ({_MARKS})
+        marks AS ({marks_of("priced")})
         SELECT q.*, m.estimate, m.spot_doubt
-        FROM priced q LEFT JOIN marks m ON {_MARKED}
+        FROM priced q LEFT JOIN marks m ON {marked_on("q")}
         ORDER BY {first}chip, coalesce(list_position([{order}], pricing_model), 99),
                  {TERM_HOURS}, term, price_per_chip_hour, region, zone, instance_type,
                  payment, plan, source
