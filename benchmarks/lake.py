@@ -33,7 +33,7 @@ from benchmarks.prefill import prefill
 from benchmarks.reads import time_reads
 from chipcost.core.runs import RunResult
 from chipcost.core.settings import Warehouse
-from chipcost.warehouse.db import connect
+from chipcost.warehouse.db import connect, maintain
 from chipcost.warehouse.load import load_run
 from chipcost.warehouse.prices import per_chip_prices
 
@@ -81,8 +81,13 @@ def read_once(warehouse: Warehouse) -> float:
     return time.perf_counter() - begin
 
 
-def build(warehouse: Warehouse, args: argparse.Namespace) -> tuple[list[float], RunResult]:
-    """The history in bulk, then `loads` days through the loader: their seconds, the next run."""
+def build(
+    warehouse: Warehouse, args: argparse.Namespace
+) -> tuple[list[float], list[float], RunResult]:
+    """The history in bulk, then `loads` days through the loader, each followed by what a
+    collection does when it ends (`maintain`: a lake's CHECKPOINT, which flushes the rows it
+    inlined into its catalog, merges small files and drops what no snapshot needs; nothing for a
+    file, which `load_run` checkpoints): the loads' seconds, the maintenances', the next run."""
     rng = random.Random(11)
     offers = synthetic.offers(args.offers)
     first = args.days - args.loads
@@ -91,17 +96,20 @@ def build(warehouse: Warehouse, args: argparse.Namespace) -> tuple[list[float], 
         begin = time.perf_counter()
         rows = prefill(con, offers, first)
         print(f"  prefill: {rows:,} history rows, {time.perf_counter() - begin:.0f} s", flush=True)
-        seconds = []
+        seconds, upkeep = [], []
         for day in range(first, args.days):
             synthetic.advance(offers, rng)
             run = synthetic.run_for(day, offers)
             begin = time.perf_counter()
             load_run(con, run)
             seconds.append(time.perf_counter() - begin)
+            begin = time.perf_counter()
+            maintain(con)
+            upkeep.append(time.perf_counter() - begin)
     finally:
         con.close()
     synthetic.advance(offers, rng)
-    return seconds, synthetic.run_for(args.days, offers)
+    return seconds, upkeep, synthetic.run_for(args.days, offers)
 
 
 def _load_in_child(warehouse: Warehouse, run: RunResult, opened, result) -> None:
@@ -153,11 +161,13 @@ def reads_during_load(warehouse: Warehouse, run: RunResult, readers: int) -> dic
 
 def measure(label: str, warehouse: Warehouse, args: argparse.Namespace) -> None:
     print(f"\n{label} warehouse", flush=True)
-    seconds, next_run = build(warehouse, args)
+    seconds, upkeep, next_run = build(warehouse, args)
     print(
         f"  daily load of {args.offers:,} offers, last {len(seconds)} days: mean "
         f"{statistics.mean(seconds):.2f} s, max {max(seconds):.2f} s"
     )
+    if warehouse.is_lake:
+        print(f"  the lake's maintenance after each load: mean {statistics.mean(upkeep):.2f} s")
     print(f"  reads (seconds: first run, median of {args.repeat} after):")
     for name, rows, cold, warm in time_reads(warehouse, args.repeat):
         print(f"    {name:44s} {cold:6.3f} {warm:6.3f}   ({rows:,} rows)")
