@@ -6,10 +6,10 @@
 -- earlier, as the ECB publishes on working days), the rates warehouse/fx.py converts a read
 -- into the currency asked with. A price with no such rate is left out, never shown in euros
 -- under the dollar's name.
--- One scan of price_history, each row joined to the rate in force only where it is in euros:
--- a union of the dollar rows and the converted euro rows scanned the history twice, and on a
--- lake planned and ran each half on its own (the weekly moves on ten years of a lake 0.35 s
--- to 0.28 s of CPU, docs/performance.md).
+-- One scan of price_history, each row joined to the rate in force only where it is in euros
+-- (RATED_ON_ITS_DAY matches no rate to a row in dollars): a union of the dollar rows and the
+-- converted euro rows scanned the history twice, and on a lake planned and ran each half on
+-- its own (docs/performance.md, "Ten years of history").
 CREATE OR REPLACE VIEW price_history_usd AS
 WITH usd_per_eur AS ({{usd_per_eur}})
 SELECT h.* REPLACE (
@@ -19,5 +19,5 @@ SELECT h.* REPLACE (
     'USD' AS currency
 )
 FROM price_history h
-LEFT JOIN usd_per_eur r ON h.currency = 'EUR' AND {{rated_on_its_day}}
+LEFT JOIN usd_per_eur r ON {{rated_on_its_day}}
 WHERE h.currency = 'USD' OR r.usd IS NOT NULL;
