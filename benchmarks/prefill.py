@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterator
+from datetime import timedelta
 
 import duckdb
 import polars as pl
@@ -72,7 +73,7 @@ def _offer_rows(
         last = min(end, days) - 1
         yield (
             provider, source, region, zone, instance, model, term, payment, plan, offer.chip,
-            offer.chip_count, offer.price, None, "USD", f"sku-{instance}",
+            offer.chip_count, offer.price, None, synthetic.currency_of(source), f"sku-{instance}",
             "https://example.invalid/prices", when.at[day], when.at[end] if closed else None,
             reason, when.at[last], when.run[day], when.run[last],
             f"{when.run[day].removesuffix('-bench')}/{source}/0001.json.gz",
@@ -165,6 +166,18 @@ def prefill(con: duckdb.DuckDBPyConnection, offers: list[synthetic.Offer], days:
         " 1, 0.0, r.observed_at, strftime(r.observed_at, '%Y-%m-%dT%H%M%SZ'), '', []"
         " FROM prefill_runs r, (SELECT DISTINCT source, provider FROM prefill_history) s"
     )
+    # The ECB's rates of every working day the prefilled runs saw (the first run's file goes
+    # 90 days back), each as the run of the morning after observed it.
+    rates = synthetic.rate_rows(
+        when.at[0].date() - timedelta(days=synthetic.RATES_DAYS),
+        when.at[days - 1].date() - timedelta(days=1),
+    )
+    con.register("prefill_rates", ArrowStream(pl.DataFrame(rates)))
+    con.execute(
+        "INSERT INTO fx_rates (day, currency, per_eur, source, observed_at, payload_ref) "
+        "SELECT day, currency, per_eur, source, observed_at, payload_ref FROM prefill_rates"
+    )
+    con.unregister("prefill_rates")
     written = con.execute("SELECT count(*) FROM prefill_history").fetchone()[0]
     con.execute("DROP TABLE prefill_history")
     con.execute("COMMIT")

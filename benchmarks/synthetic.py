@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from chipcost.core.record import PriceRecord
 from chipcost.core.runs import OK, RunResult, SourceResult
@@ -30,11 +31,18 @@ MIX = (
     ("aws-pricing-api", "aws", "reserved", 0.24, 0.002),
     ("aws-savings-plans", "aws", "savings_plan", 0.12, 0.002),
     ("aws-capacity-blocks", "aws", "capacity_block", 0.02, 0.15),
-    ("aws-spot", "aws", "spot", 0.46, 0.10),
+    ("aws-spot", "aws", "spot", 0.44, 0.10),
     ("runpod", "runpod", "on_demand", 0.02, 0.01),
     ("vastai", "vastai", "spot", 0.06, 0.25),
     ("coreweave", "coreweave", "commitment", 0.04, 0.004),
+    ("ovhcloud", "ovhcloud", "on_demand", 0.02, 0.004),
 )
+# Sources whose prices are stated in euros, as OVHcloud's, Seeweb's and Scaleway's are: every
+# read converts them at the ECB's rate of their day (warehouse/fx.py), so a history without them
+# would time reads that skip the conversion a real warehouse pays for.
+EURO_SOURCES = frozenset({"ovhcloud"})
+# The ECB's reference rates each run brings (extract/ecb_rates.py reads its 90-day file).
+RATES_SOURCE, RATES_PROVIDER, RATES_DAYS = "ecb-rates", "ecb", 90
 TERMS = (("1yr", "no_upfront"), ("1yr", "partial_upfront"), ("3yr", "all_upfront"))
 PLANS = {"reserved": ("standard", "convertible"), "savings_plan": ("compute", "ec2_instance")}
 # Offers that appear or disappear per day (new instance types, regions, marketplace hosts).
@@ -117,6 +125,40 @@ def advance(offers_now: list[Offer], rng: random.Random) -> None:
             )
 
 
+def currency_of(source: str) -> str:
+    return "EUR" if source in EURO_SOURCES else "USD"
+
+
+def usd_per_eur(day: date) -> float:
+    """The dollars a euro bought on `day`: a slow swing about 1.08."""
+    return round(1.08 + 0.06 * math.sin(day.toordinal() / 90), 4)
+
+
+def rate_rows(first: date, last: date, observed_at: datetime | None = None) -> list[dict]:
+    """fx_rates' rows the ECB published from `first` to `last`: the euro (at 1) and the dollar
+    on each working day, as extract/ecb_rates.py reads them; observed at `observed_at`, or
+    (None) by the run of the morning after each day."""
+    rows = []
+    for n in range((last - first).days + 1):
+        day = first + timedelta(days=n)
+        if day.weekday() >= 5:
+            continue
+        seen = observed_at or datetime.combine(day + timedelta(days=1), FIRST_DAY.timetz())
+        ref = f"{seen:%Y-%m-%dT%H%M%SZ}/{RATES_SOURCE}/0001.xml.gz"
+        for currency, per_eur in (("EUR", 1.0), ("USD", usd_per_eur(day))):
+            rows.append(
+                {
+                    "day": day,
+                    "currency": currency,
+                    "per_eur": per_eur,
+                    "source": RATES_SOURCE,
+                    "observed_at": seen,
+                    "payload_ref": ref,
+                }
+            )
+    return rows
+
+
 def run_for(day: int, offers_now: list[Offer]) -> RunResult:
     """The run a collector would hand the loader on `day`: one SourceResult per source."""
     when = FIRST_DAY + timedelta(days=day)
@@ -144,13 +186,17 @@ def run_for(day: int, offers_now: list[Offer]) -> RunResult:
                 payment=payment,
                 plan=plan,
                 price_per_hour=offer.price,
-                currency="USD",
+                currency=currency_of(source),
                 sku=f"sku-{instance}",
                 source_url="https://example.invalid/prices",
                 payload_ref=f"{stamp}/{source}/0001.json.gz",
             )
         )
         result.seen_keys.add(offer.key[1:])
+    # The rates published up to the day before (the ECB's come after a morning run).
+    published = (when - timedelta(days=1)).date()
+    rates = SourceResult(source=RATES_SOURCE, provider=RATES_PROVIDER, status=OK, observed_at=when)
+    rates.facts["fx_rates"] = rate_rows(published - timedelta(days=RATES_DAYS - 1), published, when)
     return RunResult(
         run_id=f"{stamp}-bench",
         started_at=when,
@@ -158,7 +204,7 @@ def run_for(day: int, offers_now: list[Offer]) -> RunResult:
         mode="live",
         archive_run=stamp,
         sample=True,
-        sources=list(by_source.values()),
+        sources=[*by_source.values(), rates],
     )
 
 
