@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from chipcost.core.record import PriceRecord
 from chipcost.core.runs import OK, RunResult, SourceResult
+from chipcost.extract import ecb_rates
 
 FIRST_DAY = datetime(2024, 1, 1, 6, 0, tzinfo=UTC)
 CHIPS = (
@@ -41,8 +42,9 @@ MIX = (
 # read converts them at the ECB's rate of their day (warehouse/fx.py), so a history without them
 # would time reads that skip the conversion a real warehouse pays for.
 EURO_SOURCES = frozenset({"ovhcloud"})
-# The ECB's reference rates each run brings (extract/ecb_rates.py reads its 90-day file).
-RATES_SOURCE, RATES_PROVIDER, RATES_DAYS = "ecb-rates", "ecb", 90
+# The days of the ECB's reference rates each run brings (extract/ecb_rates.py reads its 90-day
+# file).
+RATES_DAYS = 90
 TERMS = (("1yr", "no_upfront"), ("1yr", "partial_upfront"), ("3yr", "all_upfront"))
 PLANS = {"reserved": ("standard", "convertible"), "savings_plan": ("compute", "ec2_instance")}
 # Offers that appear or disappear per day (new instance types, regions, marketplace hosts).
@@ -144,14 +146,14 @@ def rate_rows(first: date, last: date, observed_at: datetime | None = None) -> l
         if day.weekday() >= 5:
             continue
         seen = observed_at or datetime.combine(day + timedelta(days=1), FIRST_DAY.timetz())
-        ref = f"{seen:%Y-%m-%dT%H%M%SZ}/{RATES_SOURCE}/0001.xml.gz"
+        ref = f"{seen:%Y-%m-%dT%H%M%SZ}/{ecb_rates.SOURCE_NAME}/0001.xml.gz"
         for currency, per_eur in (("EUR", 1.0), ("USD", usd_per_eur(day))):
             rows.append(
                 {
                     "day": day,
                     "currency": currency,
                     "per_eur": per_eur,
-                    "source": RATES_SOURCE,
+                    "source": ecb_rates.SOURCE_NAME,
                     "observed_at": seen,
                     "payload_ref": ref,
                 }
@@ -195,8 +197,11 @@ def run_for(day: int, offers_now: list[Offer]) -> RunResult:
         result.seen_keys.add(offer.key[1:])
     # The rates published up to the day before (the ECB's come after a morning run).
     published = (when - timedelta(days=1)).date()
-    rates = SourceResult(source=RATES_SOURCE, provider=RATES_PROVIDER, status=OK, observed_at=when)
-    rates.facts["fx_rates"] = rate_rows(published - timedelta(days=RATES_DAYS - 1), published, when)
+    rates = SourceResult(
+        source=ecb_rates.SOURCE_NAME, provider=ecb_rates.PROVIDER, status=OK, observed_at=when
+    )
+    first = published - timedelta(days=RATES_DAYS - 1)
+    rates.facts[ecb_rates.TABLE] = rate_rows(first, published, when)
     return RunResult(
         run_id=f"{stamp}-bench",
         started_at=when,
