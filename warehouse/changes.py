@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -12,6 +13,8 @@ import polars as pl
 from chipcost.core.frames import frame_of
 from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.warehouse.bound import relation
+from chipcost.warehouse.db import view_part
+from chipcost.warehouse.fx import USD_PER_EUR
 from chipcost.warehouse.prices import ESTIMATE, SAMPLE
 
 _KEY = ", ".join(HISTORY_KEY)
@@ -52,9 +55,33 @@ SELECT count(*),
 FROM events
 """
 
-_MOVES = f"""
-WITH events AS (
-    SELECT * FROM price_changes
+
+@functools.cache
+def _moves() -> str:
+    """The weekly moves' query: the rows of price_history it needs read once (`chosen`), for
+    the changes of the period (views/parts/history_changes.sql, price_changes' body) and for
+    the sparklines
+    (views/parts/history_in_usd.sql, price_history_usd's), each rule written in from its one
+    file. Four reads of the history (the changes' row and the row before it, the sparklines'
+    two ranges) took a ten-year lake's moves to 0.38 s (docs/performance.md)."""
+    return f"""
+WITH usd_per_eur AS ({USD_PER_EUR}),
+chosen AS MATERIALIZED (
+    -- The rows the period and its sparklines need: those closed in the trend window or the
+    -- period, whichever begins first, and the open rows opened since the period's start (an
+    -- offer that moved in it opened its open row at that move or later). Each change of the
+    -- period is among them, and so is the row before it (closed at the change). Each half is
+    -- a range of valid_to or valid_from, which DuckDB skips whole row groups by; "open or
+    -- closed in the window" read every row of the history (0.26 s to 0.17 s of DuckDB's CPU
+    -- on ten years of 50,000 offers a day).
+    SELECT * FROM price_history
+    WHERE valid_to >= least($trend_start, $start) AND valid_from < $end
+    UNION ALL
+    SELECT * FROM price_history
+    WHERE valid_to IS NULL AND valid_from >= $start AND valid_from < $end
+),
+events AS (
+    SELECT * FROM ({view_part("history_changes", history="chosen")})
     WHERE change = 'changed' AND changed_at >= $start AND changed_at < $end
 ),
 moves AS (
@@ -87,26 +114,17 @@ trend_days AS (
             AS days
 ),
 spans AS (
-    -- The moved offers' rows that overlap the trend window, joined before anything else (the
+    -- The moved offers' rows of `chosen`, in US dollars, joined before anything else (the
     -- other join order expanded every row of years of history, docs/performance.md), each
     -- with the first and last day whose end it is in force at: no point before the offer
-    -- existed, none in a gap. The rows closed in the window, and the open rows opened since
-    -- the period's start: an offer that moved in it opened its open row at that move or
-    -- later. Each half is a range of valid_to or valid_from, which DuckDB skips whole row
-    -- groups by; "open or closed in the window" read every row of the history (0.26 s to
-    -- 0.17 s of DuckDB's CPU on ten years of 50,000 offers a day).
+    -- existed, none in a gap.
     SELECT m.offer_no, per_chip_hour(h.price_per_hour, h.chip_count) AS price,
         greatest(0, floor((epoch_us(h.valid_from) - d.first_us) / 86400e6))::BIGINT AS first_day,
         CASE WHEN h.valid_to IS NULL THEN d.days - 1
             ELSE least(d.days, floor((epoch_us(h.valid_to) - d.first_us) / 86400e6)::BIGINT) - 1
         END AS last_day
     FROM numbered m
-    JOIN (
-        SELECT * FROM price_history_usd WHERE valid_to >= $trend_start AND valid_from < $end
-        UNION ALL
-        SELECT * FROM price_history_usd
-        WHERE valid_to IS NULL AND valid_from >= $start AND valid_from < $end
-    ) h USING ({_KEY})
+    JOIN ({view_part("history_in_usd", history="chosen")}) h USING ({_KEY})
     CROSS JOIN trend_days d
 ),
 trends AS (
@@ -138,6 +156,7 @@ SELECT
 FROM numbered m LEFT JOIN trends t USING (offer_no)
 ORDER BY abs(change_pct) DESC, m.chip, {", ".join(f"m.{c}" for c in HISTORY_KEY)}
 """
+
 
 _COVERAGE = """
 SELECT
@@ -238,4 +257,4 @@ def price_moves(
     period reached, and the daily per-chip price from trend_start to end as a list (NULL with
     fewer than two days), largest move first."""
     params = {"start": start, "end": end, "trend_start": trend_start}
-    return frame_of(relation(con, _MOVES, params))
+    return frame_of(relation(con, _moves(), params))

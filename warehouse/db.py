@@ -41,18 +41,17 @@ def _sql_files(folder: str) -> list[tuple[str, str]]:
     return [(p.name, p.read_text(encoding="utf-8")) for p in files]
 
 
-def views() -> list[tuple[str, str]]:
-    """(file name, SQL) for every file in warehouse/views, in order, with the lists a view
-    names (`{{figure_kinds}}`, `{{same_offer_p_n}}`: rows p and n of one offer,
-    `{{max_rate_age_days}}`, `{{usd_per_eur}}`, `{{rated_on_its_day}}`, `{{default_speed}}`,
-    `{{restricted_pattern}}`)
-    written in from where they are declared, and the parts two views share
-    (each file of warehouse/views/parts as `{{its name}}`)."""
+def _lists(history: str = "price_history") -> dict[str, str]:
+    """What a view's SQL names, by its marker: the lists declared elsewhere (`{{figure_kinds}}`,
+    `{{same_offer_p_n}}`: rows p and n of one offer, `{{max_rate_age_days}}`,
+    `{{usd_per_eur}}`, `{{rated_on_its_day}}`, `{{default_speed}}`, `{{restricted_pattern}}`),
+    and the rows of the history a part reads (`{{history}}`: `history`, every row of it
+    in a view)."""
     from chipcost.core.figures import DEFAULT_SPEED, KIND_CLASSES, KINDS
     from chipcost.core.vocabulary import HISTORY_KEY, RESTRICTED_REGION_PATTERN
     from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, RATED_ON_ITS_DAY, USD_PER_EUR
 
-    lists = {
+    return {
         "{{figure_kinds}}": "[" + ", ".join(f"'{kind}'" for kind in KINDS) + "]",
         "{{figure_classes}}": "[" + ", ".join(str(KIND_CLASSES[kind]) for kind in KINDS) + "]",
         "{{same_offer_p_n}}": " AND ".join(f"p.{c} = n.{c}" for c in HISTORY_KEY),
@@ -61,26 +60,36 @@ def views() -> list[tuple[str, str]]:
         "{{rated_on_its_day}}": RATED_ON_ITS_DAY,
         "{{default_speed}}": bound.literal(DEFAULT_SPEED),
         "{{restricted_pattern}}": bound.literal(RESTRICTED_REGION_PATTERN),
+        "{{history}}": history,
     }
+
+
+def _written(sql: str, lists: dict[str, str]) -> str:
+    for marker, values in lists.items():
+        sql = sql.replace(marker, values)
+    return sql
+
+
+def views() -> list[tuple[str, str]]:
+    """(file name, SQL) for every file in warehouse/views, in order, with the lists a view
+    names written in from where they are declared (_lists), and the parts two views share
+    (each file of warehouse/views/parts as `{{its name}}`)."""
+    lists = _lists()
     # the parts first, so that the lists they name are written in with the views'
     parts = {
         "{{" + name.removesuffix(".sql") + "}}": sql for name, sql in _sql_files("views/parts")
     }
     lists = parts | lists
-    found = []
-    for name, sql in _sql_files("views"):
-        for marker, values in lists.items():
-            sql = sql.replace(marker, values)
-        found.append((name, sql))
-    return found
+    return [(name, _written(sql, lists)) for name, sql in _sql_files("views")]
 
 
 @functools.cache
-def view_part(name: str) -> str:
-    """The part of warehouse/views/parts named `name` (its file's name without .sql), as a
-    read that runs it beside the views writes it in; read from its file once, when first
-    asked."""
-    return dict(_sql_files("views/parts"))[f"{name}.sql"]
+def view_part(name: str, history: str = "price_history") -> str:
+    """The part of warehouse/views/parts named `name` (its file's name without .sql), with the
+    lists it names written in, as a read that runs it beside the views writes it in; on the
+    rows `history` (a CTE of the read's: the rows of price_history it has chosen) where the
+    part reads the history. Read from its file once, when first asked."""
+    return _written(dict(_sql_files("views/parts"))[f"{name}.sql"], _lists(history))
 
 
 def migrations() -> list[tuple[int, str, str]]:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import polars as pl
 import pytest
 
 from chipcost.core.frames import frame_of
 from chipcost.core.runs import FAILED
+from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.reports.data import ReportData, gather
 from chipcost.reports.period import Period, ReportError, ReportOptions, resolve_period
-from chipcost.warehouse.changes import newest_run
+from chipcost.warehouse.changes import newest_run, price_moves
 from chipcost.warehouse.db import connect
 from tests import report_warehouse
 
@@ -215,6 +216,42 @@ def test_trend_window_covers_only_days_with_history(con):
     assert row["trend"] == [10.0, 10.0, 10.0, 9.0]  # 11-01 .. 11-04, nothing before
     short = gather(con, WEEK, ReportOptions(trend_days=1))
     assert short.moves["trend"].to_list() == [None, None]  # one point is not a line
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "trend_days"),
+    [
+        (datetime(2026, 11, 1, tzinfo=UTC), datetime(2026, 11, 8, tzinfo=UTC), 56),
+        (datetime(2026, 11, 4, tzinfo=UTC), datetime(2026, 11, 5, tzinfo=UTC), 56),
+        (datetime(2026, 11, 2, tzinfo=UTC), datetime(2026, 11, 6, tzinfo=UTC), 1),
+        (datetime(2026, 11, 3, 12, tzinfo=UTC), datetime(2026, 11, 8, tzinfo=UTC), 2),
+    ],
+)
+def test_moves_are_the_changes_price_changes_holds(con, start, end, trend_days):
+    # The moves read only the rows of price_history their period and sparklines need
+    # (warehouse/changes.py `chosen`): every change of the period and the row before it must
+    # be among them, a sparkline shorter than the period as well as a longer one.
+    changed = frame_of(
+        con.sql(
+            "SELECT * FROM price_changes WHERE change = 'changed' "
+            f"AND changed_at >= TIMESTAMPTZ '{start}' AND changed_at < TIMESTAMPTZ '{end}'"
+        )
+    )
+    key = list(HISTORY_KEY)
+    expected = (
+        changed.sort("changed_at")
+        .group_by(key)
+        .agg(
+            changes=pl.len(),
+            old_price_per_hour=pl.col("old_price_per_hour").first(),
+            new_price_per_hour=pl.col("new_price_per_hour").last(),
+        )
+        .sort(key)
+    )
+    moves = price_moves(con, start, end, end - timedelta(days=trend_days))
+    got = moves.select(*key, "changes", "old_price_per_hour", "new_price_per_hour").sort(key)
+    assert expected.height > 0
+    assert got.to_dicts() == expected.to_dicts()
 
 
 @pytest.mark.parametrize(

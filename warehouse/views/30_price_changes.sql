@@ -1,52 +1,6 @@
--- Every event in an offer's history: new, changed (old and new price) and withdrawn.
--- The previous row of an offer is found by a join (its valid_to is this row's valid_from)
--- rather than a window over the whole history: a filter on changed_at then prunes the
--- scan, so a week's drift reads a week, not years (docs/performance.md).
--- In US dollars at the ECB rate in force on the event's day (warehouse/fx.py USD_PER_EUR:
--- the latest rate on or before it, at most {{max_rate_age_days}} days earlier), the old and the new price alike: a euro
--- price's change is its own, and never moves afterwards as the rate of a later sighting
--- would move it. An event of a euro price with no such rate is left out, never shown in
--- euros under the dollar's name.
+-- Every event in an offer's history: new, changed (old and new price) and withdrawn, in US
+-- dollars at the ECB rate in force on the event's day. Its body is
+-- views/parts/history_changes.sql on every row of the history.
 CREATE OR REPLACE VIEW price_changes AS
-WITH usd_per_eur AS ({{usd_per_eur}}),
-stated AS (
-    SELECT
-        n.valid_from AS changed_at,
-        CASE WHEN p.price_per_hour IS NOT NULL THEN 'changed' ELSE 'new' END AS change,
-        n.provider, n.source, n.region, n.zone, n.instance_type, n.chip, n.chip_count,
-        n.pricing_model, n.term, n.payment, n.plan,
-        p.price_per_hour AS old_price_per_hour, p.currency AS old_currency,
-        n.price_per_hour AS new_price_per_hour, n.currency AS new_currency,
-        n.payload_ref
-    FROM price_history n
-    LEFT JOIN price_history p  -- the same offer: core/vocabulary.py HISTORY_KEY, written in
-      ON p.valid_to = n.valid_from AND {{same_offer_p_n}}
-    UNION ALL
-    SELECT
-        valid_to, 'withdrawn',
-        provider, source, region, zone, instance_type, chip, chip_count,
-        pricing_model, term, payment, plan,
-        price_per_hour, currency, NULL, NULL, payload_ref
-    FROM price_history
-    WHERE end_reason = 'withdrawn'
-),
-rated AS (
-    SELECT s.*, r.usd
-    FROM stated s LEFT JOIN usd_per_eur r ON r.on_day = CAST(s.changed_at AS DATE)
-),
-events AS (
-    SELECT * EXCLUDE (old_currency, new_currency, usd) REPLACE (
-        CASE WHEN old_currency = 'EUR' THEN old_price_per_hour * usd
-             ELSE old_price_per_hour END AS old_price_per_hour,
-        CASE WHEN new_currency = 'EUR' THEN new_price_per_hour * usd
-             ELSE new_price_per_hour END AS new_price_per_hour
-    )
-    FROM rated
-    WHERE (coalesce(old_currency, 'USD') = 'USD' AND coalesce(new_currency, 'USD') = 'USD')
-       OR usd IS NOT NULL
-)
-SELECT
-    *,
-    new_price_per_hour - old_price_per_hour AS change_per_hour,
-    round(100 * (new_price_per_hour - old_price_per_hour) / old_price_per_hour, 2) AS change_pct
-FROM events;
+WITH usd_per_eur AS ({{usd_per_eur}})
+FROM ({{history_changes}});
