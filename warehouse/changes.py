@@ -58,12 +58,12 @@ FROM events
 
 @functools.cache
 def _moves() -> str:
-    """The weekly moves' query: the rows of price_history it needs read once (`chosen`), for
+    """The weekly moves' query: the rows of price_history it needs, read once (`chosen`), for
     the changes of the period (views/parts/history_changes.sql, price_changes' body) and for
-    the sparklines
-    (views/parts/history_in_usd.sql, price_history_usd's), each rule written in from its one
-    file. Four reads of the history (the changes' row and the row before it, the sparklines'
-    two ranges) took a ten-year lake's moves to 0.38 s (docs/performance.md)."""
+    the sparklines (views/parts/history_in_usd.sql, price_history_usd's), each rule written
+    in from its one file. Read through the two views, the history was read four times (the
+    changes' rows, the rows before them, the sparklines' two ranges), and a lake decodes the
+    offer key's text columns of each (docs/performance.md)."""
     return f"""
 WITH usd_per_eur AS ({USD_PER_EUR}),
 chosen AS MATERIALIZED (

@@ -45,8 +45,8 @@ def _lists(history: str = "price_history") -> dict[str, str]:
     """What a view's SQL names, by its marker: the lists declared elsewhere (`{{figure_kinds}}`,
     `{{same_offer_p_n}}`: rows p and n of one offer, `{{max_rate_age_days}}`,
     `{{usd_per_eur}}`, `{{rated_on_its_day}}`, `{{default_speed}}`, `{{restricted_pattern}}`),
-    and the rows of the history a part reads (`{{history}}`: `history`, every row of it
-    in a view)."""
+    and the rows of the history a part reads (`{{history}}`: the table or CTE named
+    `history`, price_history itself in a view)."""
     from chipcost.core.figures import DEFAULT_SPEED, KIND_CLASSES, KINDS
     from chipcost.core.vocabulary import HISTORY_KEY, RESTRICTED_REGION_PATTERN
     from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS, RATED_ON_ITS_DAY, USD_PER_EUR
