@@ -1,6 +1,6 @@
 -- Every event in the rows of the history it is written on (every row of price_history in a
--- view, the rows a read has chosen in that read): new, changed (old and new price) and withdrawn, `usd_per_eur`
--- (warehouse/fx.py USD_PER_EUR, a CTE there too) the rates.
+-- view, the rows a read has chosen in that read): new, changed (old and new price) and
+-- withdrawn, `usd_per_eur` (warehouse/fx.py USD_PER_EUR, a CTE there too) the rates.
 -- The previous row of an offer is found by a join (its valid_to is this row's valid_from)
 -- rather than a window over the whole history: a filter on changed_at then prunes the
 -- scan, so a week's drift reads a week, not years (docs/performance.md).
