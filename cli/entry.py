@@ -7,6 +7,7 @@ from __future__ import annotations
 import atexit
 import errno
 import gc
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -30,7 +31,32 @@ def _tolerant_streams() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
+def _absent_streams() -> None:
+    """A stdout or stderr closed before chipcost started (`chipcost prices >&-`), which Python
+    leaves as None: /dev/null in its place, so that the command does its work and says nothing
+    there. Its descriptor is taken too, so that no file the command opens (the warehouse)
+    lands on 1 or 2, where a library's print would write into it."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        null = os.open(os.devnull, os.O_WRONLY)
+        if null != fd and not _is_open(fd):
+            os.dup2(null, fd)
+            os.close(null)
+            null = fd
+        setattr(sys, name, open(null, "w", encoding="utf-8", errors="backslashreplace"))
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
 def main() -> None:
+    _absent_streams()
     _tolerant_streams()
     _refuse_undecodable(sys.argv[1:])
     from chipcost.cli.parser import parse

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from chipcost.cli.options import Currency, Db, ListPrices
 from chipcost.cli.parser import command
 from chipcost.core.asks import STALE_DAYS_HELP
-from chipcost.core.errors import UsageError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import Opt
+
+if TYPE_CHECKING:
+    from chipcost.reports.build import Delivery, Report
 
 
 def _report(
@@ -49,10 +53,9 @@ def _report(
     from chipcost.cli.render import SAMPLE_BANNER
     from chipcost.cli.steps import steps_shown
     from chipcost.core.settings import load_settings
-    from chipcost.reports.build import deliver, write_report
+    from chipcost.reports.build import write_report
     from chipcost.reports.mail import check_recipients, smtp_settings
     from chipcost.reports.period import MAX_DAYS, MAX_PCT, ReportOptions, parse_day
-    from chipcost.reports.text import headline
 
     if stale_days is not None and stale_days > MAX_DAYS:
         raise UsageError(f"--stale-days {stale_days}: give a number of days from 1 to {MAX_DAYS}")
@@ -84,27 +87,55 @@ def _report(
             without_data=False,  # a period without data: one line, exit 1, no file
             step=step,
         )
+    # The e-mail is written or sent before a line is printed: a reader that closed the pipe
+    # (`| head -1`) cuts the lines short, never the .eml, the send or its record.
+    try:
+        delivery = _delivered(made, recipients, dry_run=dry_run, force=force)
+    except ChipcostError:
+        with suppress(BrokenPipeError):  # the failure is said on stderr all the same
+            _say_made(made)
+        raise
+    _say_made(made)
+    _say_delivery(delivery)
+    if made.data.sample:
+        out.say(SAMPLE_BANNER)
+
+
+def _delivered(made: Report, recipients: list[str], *, dry_run: bool, force: bool) -> Delivery:
+    """The e-mail written as .eml (dry run) or sent; nothing asked of it without either."""
+    from chipcost.cli.steps import steps_shown
+    from chipcost.reports.build import Delivery, deliver
+
+    if not (dry_run or recipients):
+        return Delivery()
+    with steps_shown("writing the e-mail" if dry_run else "sending the e-mail"):
+        return deliver(made, recipients, dry_run=dry_run, force=force)
+
+
+def _say_made(made: Report) -> None:
+    """The subject, the headline and the two files written."""
+    from chipcost.cli.consoles import out
+    from chipcost.reports.text import headline
+
     # Printed as text, not markup: the subject starts with "[sample data]".
     out.say([(made.subject, "bold")])
     out.say(headline(made.data))
     out.say(f"report:  {made.html_path}", break_words=False)
     out.say(f"changes: {made.csv_path} ({made.data.events.events} rows)", break_words=False)
-    if dry_run or recipients:
-        with steps_shown("writing the e-mail" if dry_run else "sending the e-mail"):
-            delivery = deliver(made, recipients, dry_run=dry_run, force=force)
-        if delivery.eml_path:
-            out.say(f"e-mail:  {delivery.eml_path} (dry run: not sent)", break_words=False)
-        if delivery.sent_to:
-            sent_to = ", ".join(delivery.sent_to)
-            out.say(f"e-mail:  sent to {sent_to}")
-        for recipient, when in delivery.already.items():
-            out.say(
-                f"e-mail:  not sent again to {recipient} ({when}); --force sends it again",
-            )
-    else:
+
+
+def _say_delivery(delivery: Delivery) -> None:
+    """Where the .eml is, who it was sent to and who already had it; or how to mail it."""
+    from chipcost.cli.consoles import out
+
+    if delivery.eml_path:
+        out.say(f"e-mail:  {delivery.eml_path} (dry run: not sent)", break_words=False)
+    if delivery.sent_to:
+        out.say(f"e-mail:  sent to {', '.join(delivery.sent_to)}")
+    for recipient, when in delivery.already.items():
+        out.say(f"e-mail:  not sent again to {recipient} ({when}); --force sends it again")
+    if not (delivery.eml_path or delivery.sent_to or delivery.already):
         out.say("(add --dry-run to write the e-mail as .eml, or --email ADDRESS to send it)")
-    if made.data.sample:
-        out.say(SAMPLE_BANNER)
 
 
 report = command(_report, "report")
