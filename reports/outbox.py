@@ -68,10 +68,13 @@ def claim(
     force: bool = False,
 ) -> Claim:
     """The recipients that do not have the message yet (all of them when forced), marked
-    `sending` before it is sent."""
+    `sending` before it is sent; `already`, those of them that have it (never someone a
+    past run sent it to and this one was not asked to)."""
     entry = {"message_id": str(message["Message-ID"]), "kind": kind}
     entry["subject"] = str(message["Subject"])
-    already = {} if force else delivered(con, entry["message_id"])
+    asked = {address(r) for r in recipients}
+    had = {} if force else delivered(con, entry["message_id"])
+    already = {a: when for a, when in had.items() if a in asked}
     todo = _pending(recipients, set(already))
     if todo:
         mark(con, **entry, recipients=[address(r) for r in todo], status=SENDING)

@@ -98,6 +98,15 @@ def test_a_new_recipient_gets_it_and_the_others_do_not_again(report, inbox):
     assert [m.rcpt_tos for m in inbox.messages] == [["finops@example.com"], ["infra@example.org"]]
 
 
+def test_only_this_run_s_recipients_are_said_not_sent_again(report, inbox):
+    deliver(report, TO, dry_run=False)
+    other = deliver(report, ["a@example.com"], dry_run=False)
+    # on 8f824434: "not sent again to finops@example.com" and infra@, who were not asked for
+    assert other.sent_to == ["a@example.com"] and other.already == {}
+    one = deliver(report, ["Infra <INFRA@example.org>"], dry_run=False)
+    assert one.sent_to == [] and list(one.already) == ["infra@example.org"]
+
+
 def test_a_drop_after_the_whole_message_may_have_delivered_it(report, monkeypatch):
     with Scripted(smtp_server.drop_after_data) as server:
         point_at(monkeypatch, server.port)
