@@ -163,12 +163,14 @@ class IndexAnswer:
     # the constituents left out of some days for want of a rate, each run of days in its own
     # currency (chipcost.reads.price_index.index_left_out)
     left_out: tuple[dict[str, object], ...] = ()
+    empty: str | None = None  # why no row is (the command line's; Python's NoMatch says it)
 
 
 def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
-    """The daily price index rows asked for."""
+    """The daily price index rows asked for; from Python, none raises NoMatch saying why."""
+    from chipcost.core.errors import NoMatch
     from chipcost.pipeline.clock import until_within
-    from chipcost.reads.price_index import IndexAsk, find_index, index_left_out
+    from chipcost.reads.price_index import IndexAsk, find_index, index_left_out, why_no_index
     from chipcost.warehouse.freshness import freshness
 
     ask = IndexAsk.of(asked, api=api)
@@ -178,6 +180,9 @@ def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
         )  # the currency only
         ask = replace(ask, rates=mine.rates, stale_days=settings.stale_days)
         frame = find_index(con, ask)
+        empty = why_no_index(con, ask) if frame.is_empty() else None
+        if empty and api:
+            raise NoMatch(empty)
         # the constituents left out of its days for want of a rate, each named in its own
         # currency with those days
         left = tuple(index_left_out(con, ask))
@@ -185,7 +190,7 @@ def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
             return IndexAnswer(frame, mine, left_out=left)
         cut = until_within(con, ask.until, ask.voice)[1]
         fresh = freshness(con, None, stale_days=settings.stale_days, left=left)
-        return IndexAnswer(frame, mine, cut, fresh, left)
+        return IndexAnswer(frame, mine, cut, fresh, left, empty)
 
 
 def sql(asked: Mapping[str, Any], *, api: bool = False) -> pl.DataFrame:

@@ -12,7 +12,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.asks import INDEX
-from chipcost.core.errors import NoMatch, UsageError
+from chipcost.core.errors import UsageError
 from chipcost.core.names import resolve_chip_names, split_values
 from chipcost.core.questions import Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
@@ -52,11 +52,12 @@ class IndexAsk:
         api: bool = False,
         stale_days: int = DEFAULT_STALE_DAYS,
     ) -> IndexAsk:
-        """The ask of chipcost.core.asks.INDEX's fields, the days read."""
+        """The ask of chipcost.core.asks.INDEX's fields, the days and pricing models read (an
+        old spelling noted once, here)."""
         voice = Voice(INDEX, api)
         return cls(
             chips=asked["chip"],
-            buckets=asked["pricing_model"],
+            buckets=_buckets(asked["pricing_model"], voice),
             since=day_asked(asked["since"], voice, "since"),
             until=day_asked(asked["until"], voice, "until"),
             latest=asked["latest"],
@@ -87,7 +88,8 @@ def _buckets(given: Sequence[str] | str | None, voice: Voice) -> list[str]:
 
 
 def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
-    """The index rows asked for: every day from since to until, or each chip's newest day."""
+    """The index rows asked for: every day from since to until, or each chip's newest day;
+    none where none is (why_no_index says why)."""
     if ask.since and ask.until and ask.since > ask.until:
         first, last = ask.voice.said("since", ask.since), ask.voice.said("until", ask.until)
         raise UsageError(f"{first} is after {last}")
@@ -102,29 +104,36 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
     )  # fmt: skip
     if ask.latest and not frame.is_empty():
         frame = frame.filter(pl.col("day") == pl.col("day").max().over("chip", "pricing_model"))
-    if frame.is_empty():
-        which = f" for {', '.join(chips)}" if chips else ""
-        if since and until and since > until:  # --until was cut to the newest prices
-            raise NoMatch(
-                f"no index{which}: {ask.voice.said('since', since)} is after the newest prices "
-                f"({until}); give an earlier day"
-            )
-        kept = index_unrated(con, chips, buckets, since, until)
-        if kept:  # euro prices no rate converts: in the history, not in its dollars
-            raise NoMatch(
-                f"no index{which} ({', '.join(buckets)}) in US dollars: "
-                f"{left_out_words(unrated_of(kept), kept)}"
-            )
-        raise NoMatch(
-            f"no index{which} ({', '.join(buckets)}) in the history"
-            + (f" from {since}" if since else "")
-            + (f" to {until}" if until else "")
-            + ": run `chipcost collect` (or `chipcost backfill` for past years), or widen the days"
-        )
     if ask.rates is not None and frame["usd_rate"].null_count():
         raise ask.rates.missing(frame.filter(pl.col("usd_rate").is_null())["rate_day"][0])
     # As every read's rows: whether the prices it rests on are the bundled sample's.
     return frame.with_columns(pl.lit(bool(fresh.sample)).alias("sample"))
+
+
+def why_no_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> str:
+    """Why the index asked has no row: the days past the newest prices, prices no rate
+    converts to US dollars, or none in the history of those days."""
+    chips = resolve_chip_names(ask.chips) or None
+    buckets = _buckets(ask.buckets, ask.voice)
+    since, until = _days(con, ask)
+    which = f" for {', '.join(chips)}" if chips else ""
+    if since and until and since > until:  # --until was cut to the newest prices
+        return (
+            f"no index{which}: {ask.voice.said('since', since)} is after the newest prices "
+            f"({until}); give an earlier day"
+        )
+    kept = index_unrated(con, chips, buckets, since, until)
+    if kept:  # euro prices no rate converts: in the history, not in its dollars
+        return (
+            f"no index{which} ({', '.join(buckets)}) in US dollars: "
+            f"{left_out_words(unrated_of(kept), kept)}"
+        )
+    return (
+        f"no index{which} ({', '.join(buckets)}) in the history"
+        + (f" from {since}" if since else "")
+        + (f" to {until}" if until else "")
+        + ": run `chipcost collect` (or `chipcost backfill` for past years), or widen the days"
+    )
 
 
 def _days(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> tuple[date | None, date | None]:

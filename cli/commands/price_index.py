@@ -11,6 +11,7 @@ from chipcost.cli.fit import Column, fit_table, plain
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.parser import Command
 from chipcost.core.asks import INDEX
+from chipcost.core.errors import NoMatch
 from chipcost.core.vocabulary import pricing_words
 from chipcost.transform.tokens import money_sign
 
@@ -35,10 +36,13 @@ def _index(**given: Any) -> None:
     frame, mine, cut, fresh = found.frame, found.mine, found.cut, found.freshness
     if cut:
         notices(output).say(f"note: {cut}")
-    if output is not OutputFormat.table:
+    if output is not OutputFormat.table:  # when empty, [] or the header: a pipe still parses
         from chipcost.cli.formats import with_currency, write_frame
 
         write_frame(output, with_currency(frame, mine.currency))
+    if found.empty:
+        raise NoMatch(found.empty)
+    if output is not OutputFormat.table:
         if mine.rates is not None:
             notices(output).say(f"note: {mine.rate_note(frame.to_dicts())}")
         print_freshness(notices(output), fresh)
