@@ -187,10 +187,11 @@ def prices(**asked: Any) -> pl.DataFrame:
     so sums and counts over the frame count it once.
 
     by="chip" gives one row per chip instead, its cheapest offer anywhere the other keywords
-    leave (price_per_chip_hour, where, how it is paid, on what instance, `estimate`, its count
-    of `offers`, `currency`), slices of a GPU and government regions left out unless region=
-    names one; by="provider" or "region" the cheapest on demand, spot and commitment price per
-    chip side by side: the rows `chipcost prices --by ... --format json` writes. by="offer" (or
+    leave (price_per_chip_hour, where, how it is paid, on what instance, `estimate`, `sample`,
+    its count of `offers`, `currency`), slices of a GPU and GPUs of no known chip left out,
+    government regions too unless region= names one; by="provider" or "region" the cheapest on
+    demand, spot and commitment price per chip side by side: the rows `chipcost prices --by ...
+    --format json` writes. by="offer" (or
     none) is every offer, as above.
     """
     from chipcost.reads.price_glance import every_offer, glance_rows

@@ -7,6 +7,7 @@ command line's voice, as every other message below the command line spells them.
 
 from __future__ import annotations
 
+from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.questions import COMMAND_LINE
 
 
@@ -24,6 +25,10 @@ REPLAY_DIR = suggested("collect", replay="DIR")
 PENDING = suggested("collect", pending=True)
 # The ECB's reference rates, which --currency converts at.
 RATES = suggested("collect", source="ecb-rates")
+# The offers whose GPU names no chip chipcost knows (chip `unknown`), by provider and type.
+UNKNOWN_OFFERS = suggested(
+    "sql", f"\"SELECT provider, instance_type FROM current_prices WHERE chip = '{UNKNOWN_CHIP}'\""
+)
 # The warehouse's runs, with the ids remove-run takes.
 RUNS = suggested("sources", runs=True)
 # The user's own throughput measurements, with their ids.

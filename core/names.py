@@ -16,6 +16,7 @@ from chipcost.core.catalog import (
     chip_rows,
     normalise_spelling,
 )
+from chipcost.core.commands import UNKNOWN_OFFERS
 from chipcost.core.errors import UsageError
 from chipcost.core.sql_limits import check_read_time
 
@@ -213,8 +214,7 @@ def resolve_chip_name(name: str) -> list[str]:
     if name.strip().lower() == UNKNOWN_CHIP:  # what a table shows of a GPU it cannot name
         raise UsageError(
             f"{_shown(name)} is no chip: it marks offers whose GPU names no chip chipcost knows; "
-            f'`chipcost sql "SELECT provider, instance_type FROM current_prices WHERE chip = '
-            f"'{UNKNOWN_CHIP}'\"` lists them"
+            f"`{UNKNOWN_OFFERS}` lists them"
         )
     chips = sorted(canonical_chips() - {UNKNOWN_CHIP})
     close = _named_within(name, chips) or suggested(name, [*chips, *chip_families()])

@@ -95,7 +95,8 @@ def check_chips(
         if chip not in priced:
             raise NoMatch(
                 f"no current price for {chip}: no source lists it today, so its cost per token "
-                f"cannot be computed. Chips with prices: {', '.join(priced) or 'none'}"
+                f"cannot be computed. Chips with prices: "
+                f"{', '.join(c for c in priced if c != UNKNOWN_CHIP) or 'none'}"
             )
         if chip not in covered:
             raise NoMatch(_no_throughput(chip, ask))

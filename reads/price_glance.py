@@ -9,6 +9,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from chipcost.core.catalog import UNKNOWN_CHIP
+from chipcost.core.commands import UNKNOWN_OFFERS
 from chipcost.core.errors import UsageError
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.vocabulary import (
@@ -60,6 +62,14 @@ def per_columns(per: str) -> dict[str, str]:
     return {c: c.replace("hour", per) for c in hourly}
 
 
+def per_price(hourly: object, per: str) -> float:
+    """A price per chip-hour as a price per `per` (hour, month or year): an hour's as stored, a
+    month's or a year's to the cent it is shown to (PRICE_DECIMALS), so that csv and json hold
+    the number the table shows (4723.1, not the product's 4723.099999999999)."""
+    price = number(hourly) * PER_HOURS[per]
+    return price if per == "hour" else round(price, PRICE_DECIMALS[per])
+
+
 def scale_rows(rows: Sequence[dict[str, object]], hours: int) -> None:
     """Each hourly price of `prices`' rows times `hours`, in place (names kept: a table's
     headers say the unit)."""
@@ -83,11 +93,12 @@ def every_offer(by: str | None) -> bool:
 
 
 def in_cheapest(row: Mapping[str, object], regions_asked: bool = False) -> bool:
-    """Whether an offer may answer "cheapest": not a slice of a GPU (chip_count below 1, its
-    price per chip a whole-chip equivalent of a share no one rents whole), and not in a region
-    most buyers cannot rent in (a government, China or sovereign cloud) unless --region asked
-    for it (docs/sources.md, "Slices of a GPU" and "Doubtful rows")."""
-    if 0 < number(row["chip_count"]) < 1:
+    """Whether an offer may answer "cheapest": of a chip chipcost knows (not `unknown`, which
+    marks a GPU no chip is named for: no chip to answer for), not a slice of a GPU (chip_count
+    below 1, its price per chip a whole-chip equivalent of a share no one rents whole), and not
+    in a region most buyers cannot rent in (a government, China or sovereign cloud) unless
+    --region asked for it (docs/sources.md, "Slices of a GPU" and "Doubtful rows")."""
+    if row["chip"] == UNKNOWN_CHIP or 0 < number(row["chip_count"]) < 1:
         return False
     return regions_asked or not restricted_region(str(row["region"]))
 
@@ -96,13 +107,20 @@ def set_apart_note(
     rows: Sequence[Mapping[str, object]], *, left_out: bool = False, regions_asked: bool = False
 ) -> str:
     """What `rows` hold that the cheapest answers and the index set apart (in_cheapest): the
-    offers renting a share of one GPU and those in restricted regions, named; '' when none.
+    offers of a GPU no known chip is named for, those renting a share of one GPU and those in
+    restricted regions, named; '' when none.
     `left_out`: said by a cheapest answer that left them out, else by a listing that shows
     them."""
     shares = sum(1 for r in rows if 0 < number(r["chip_count"]) < 1)
     regions = sorted({str(r["region"]) for r in rows if restricted_region(str(r["region"]))})
     held = 0 if regions_asked else sum(1 for r in rows if str(r["region"]) in regions)
+    unknown = sum(1 for r in rows if r["chip"] == UNKNOWN_CHIP)
     parts = []
+    if unknown:
+        parts.append(
+            f"{unknown} offer(s) whose GPU names no chip chipcost knows (chip {UNKNOWN_CHIP}; "
+            f"`{UNKNOWN_OFFERS}` lists them)"
+        )
     if shares:
         parts.append(
             f"{shares} offer(s) renting a share of one GPU (chip count below 1: the price per "
@@ -127,17 +145,17 @@ def cheapest_per_chip(
     """Per chip, its cheapest offer among `rows` (any provider, region and pricing model the
     filters left), per `per` (hour, month or year): the price, OFFER_FIELDS, what the price
     rests on where it is an estimate (`estimate`, None for a published price) and how many
-    offers the chip has (cheapest_offers)."""
-    hours = PER_HOURS[per]
+    offers the chip has (cheapest_offers), whether it is the bundled sample's (`sample`)."""
     found = []
     for index, offers in cheapest_offers(rows, regions_asked=regions_asked).values():
         row = rows[index]
         found.append(
             {
                 "chip": row["chip"],
-                f"price_per_chip_{per}": number(row["price_per_chip_hour"]) * hours,
+                f"price_per_chip_{per}": per_price(row["price_per_chip_hour"], per),
                 **{k: row.get(k) for k in OFFER_FIELDS},
                 "estimate": row.get("estimate") or None,
+                "sample": bool(row.get("sample")),
                 "offers": offers,
             }
         )
@@ -188,15 +206,29 @@ def glance_rows(
     """`rows` at a glance, as `prices --by` answers on the command line and `prices(by=)` in
     Python: by chip, each chip's cheapest offer (cheapest_per_chip); by provider or region,
     the cheapest of each kind side by side (glance). `said` names the option as asked;
-    `currency`, when given, is named on every row (json's and the API's money)."""
+    `currency`, when given, is named on every row (json's and the API's money). Each row's
+    fields are glance_columns', in their order."""
     keys = by_keys(by, said)
     if keys:
         found = glance(rows, keys, per, regions_asked=regions_asked)
     else:
         found = cheapest_per_chip(rows, per, regions_asked=regions_asked)
-    if currency is None:
-        return found
-    return [{**row, "currency": currency} for row in found]
+    columns = glance_columns(by, per, said=said, currency=currency)
+    return [{c: currency if c == "currency" else row[c] for c in columns} for row in found]
+
+
+def glance_columns(by: str, per: str, *, said: str, currency: str | None = None) -> list[str]:
+    """The fields of glance_rows' rows, in order, with none to hold them too (the header of an
+    empty csv): by chip, the cheapest offer's; by provider or region, the kinds' side by side;
+    the marks `estimate` (`estimated`: the kinds that are) and `sample`; `currency` when
+    given."""
+    keys = by_keys(by, said)
+    if keys:
+        prices = [f"{k}_per_chip_{per}" for k in KINDS]
+        columns = ["chip", *keys, *prices, "commitment_terms", "estimated", "sample", "offers"]
+    else:
+        columns = ["chip", f"price_per_chip_{per}", *OFFER_FIELDS, "estimate", "sample", "offers"]
+    return columns + (["currency"] if currency is not None else [])
 
 
 def _kind(model: str) -> str | None:
@@ -214,10 +246,10 @@ def glance(
 ) -> list[dict]:
     """Per chip and `keys`: the cheapest price per chip of each of KINDS (None where the
     provider has none), the commitment's terms, which of those prices are estimates (no
-    price the provider publishes: `estimated`, their kinds by comma, None when none is), and
-    how many offers the row stands for; cheapest on demand first within a chip. Prices are
-    per `per` (hour, month or year)."""
-    hours = PER_HOURS[per]
+    price the provider publishes: `estimated`, their kinds by comma, None when none is),
+    whether one of those prices is the bundled sample's (`sample`) and how many offers the row
+    stands for; cheapest on demand first within a chip. Prices are per `per` (hour, month or
+    year; per_price)."""
     groups: dict[tuple[str, ...], _Glance] = {}
     for row in rows:
         if not in_cheapest(row, regions_asked):
@@ -228,11 +260,12 @@ def glance(
         kind = _kind(str(row["pricing_model"]))
         if kind is None:
             continue
-        price = number(row["price_per_chip_hour"]) * hours
+        price = per_price(row["price_per_chip_hour"], per)
         cheapest = group.cheapest.get(kind)
         if cheapest is None or price < cheapest:
             group.cheapest[kind] = price
             group.estimated[kind] = bool(row.get("estimate"))
+            group.sampled[kind] = bool(row.get("sample"))
             if kind == "commitment":
                 group.terms = _terms(row)
     return sorted((g.row(per) for g in groups.values()), key=lambda g: _order(g, per))
@@ -241,11 +274,13 @@ def glance(
 @dataclass
 class _Glance:
     """One row of the glance as it is gathered: its chip and keys, the cheapest price of each
-    kind so far, whether that price is an estimate, the commitment's terms and the offers."""
+    kind so far, whether that price is an estimate and the bundled sample's, the commitment's
+    terms and the offers."""
 
     head: dict[str, object]
     cheapest: dict[str, float] = field(default_factory=dict)
     estimated: dict[str, bool] = field(default_factory=dict)
+    sampled: dict[str, bool] = field(default_factory=dict)
     terms: str | None = None
     offers: int = 0
 
@@ -255,6 +290,7 @@ class _Glance:
             **{f"{k}_per_chip_{per}": self.cheapest.get(k) for k in KINDS},
             "commitment_terms": self.terms,
             "estimated": ",".join(k for k in KINDS if self.estimated.get(k)) or None,
+            "sample": any(self.sampled.values()),
             "offers": self.offers,
         }
 

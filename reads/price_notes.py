@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from chipcost.core.catalog import unpublished_prices
+from chipcost.core.catalog import UNKNOWN_CHIP, unpublished_prices
 from chipcost.core.commands import suggested
 from chipcost.core.names import resolve_chip_name, split_values
 from chipcost.core.vocabulary import MODEL_LABELS, PRICING_MODELS
@@ -113,7 +113,7 @@ def why_empty(
         return (
             f"no current prices for {', '.join(unpriced)}: no source lists "
             f"{'it' if len(unpriced) == 1 else 'them'} today. {unpublished_words(unpriced)}"
-            f"Chips with prices: {', '.join(priced)}"
+            f"Chips with prices: {', '.join(c for c in priced if c != UNKNOWN_CHIP)}"
         )
     if ask is not None and (found := _without_one(con, ask)):
         return (

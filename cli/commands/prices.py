@@ -73,13 +73,15 @@ def _prices(**given: Any) -> None:
             "offer; give --format csv or json"
         )
     # The table and the glance read rows (no polars to import); csv and json write the frame.
-    for said in bounds_said:
-        notices(format).say(f"note: {said}")
     answer = answers.prices(asked, rows=table or asked["by"] is not None)
     found, ask, empty = answer.found, answer.ask, answer.empty
     mine = found.mine
+    for said in bounds_said:  # once the bounds are taken: no note before a refusal
+        notices(format).say(f"note: {said}")
     if asked["by"] is not None:
         _hints(notices(format), ask.hints)
+        if empty and not table:  # [] or the header: a pipe still parses
+            write_rows(format, _glance_columns(asked, mine.currency), [])
         if empty:
             raise NoMatch(empty)
         glance_output(asked, format, found, plain=plain)
@@ -489,15 +491,27 @@ def per_rows(rows: list[dict[str, object]], hours: int) -> str:
 
 
 def per_frame(frame: pl.DataFrame, hours: int) -> pl.DataFrame:
-    """csv and json per month or year: the hourly columns scaled and named for the unit
-    (price_per_chip_month)."""
+    """csv and json per month or year: the hourly columns priced per the unit as the tables
+    show them (per_price: to the cent) and named for it (price_per_chip_month)."""
     import polars as pl
 
-    from chipcost.reads.price_glance import PER_HOURS, per_columns
+    from chipcost.reads.price_glance import PER_HOURS, per_columns, per_price
 
     per = next(name for name, h in PER_HOURS.items() if h == hours)
     names = {old: new for old, new in per_columns(per).items() if old in frame.columns}
-    return frame.with_columns(pl.col(old) * hours for old in names).rename(names)
+    priced = (
+        pl.Series(old, [None if v is None else per_price(v, per) for v in frame[old]], pl.Float64)
+        for old in names
+    )
+    return frame.with_columns(priced).rename(names)
+
+
+def _glance_columns(asked: dict[str, Any], currency: str) -> list[str]:
+    """The fields of `--by`'s csv and json rows (chipcost.reads.price_glance.glance_columns)."""
+    from chipcost.reads.price_glance import glance_columns
+
+    by, per = asked["by"] or "chip", str(asked["per"] or "hour").strip().lower()
+    return glance_columns(by, per, said=Voice(PRICES).said("by", by), currency=currency)
 
 
 def glance_output(
@@ -540,8 +554,8 @@ def glance_output(
             out.say(EVERY_OFFER_LINE.format(count=len(found.rows)))
         print_freshness(out, found.freshness)
         return
-    columns = list(rows[0]) if rows else []
-    write_rows(format, columns, [list(r.values()) for r in rows])
+    columns = _glance_columns(asked, found.mine.currency)
+    write_rows(format, columns, [[r[c] for c in columns] for r in rows])
     # rows have no place for a price no rate converts: named on stderr, in its own currency
     print_freshness(notices(format), found.freshness._replace(unconverted=tuple(found.unconverted)))
 

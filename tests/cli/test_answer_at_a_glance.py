@@ -84,9 +84,9 @@ def test_by_chip_in_a_table_a_row_a_chip_with_where_and_how_it_is_paid(run, db):
 def test_by_chip_takes_per_limit_sort_and_csv(run, db):
     month = _json(run, "prices", "--by", "chip", "--per", "month", "--db", db)
     hour = _json(run, "prices", "--by", "chip", "--db", db)
-    assert [r["price_per_chip_month"] for r in month] == pytest.approx(
-        [730 * r["price_per_chip_hour"] for r in hour]
-    )
+    assert [r["price_per_chip_month"] for r in month] == [
+        round(730 * r["price_per_chip_hour"], 2) for r in hour
+    ]
     cheapest = _json(run, "prices", "--by", "chip", "--sort", "price", "--limit", "3", "--db", db)
     prices = sorted(r["price_per_chip_hour"] for r in hour)
     assert [r["price_per_chip_hour"] for r in cheapest] == prices[:3]
@@ -129,6 +129,26 @@ def test_plain_prices_leads_with_one_row_per_chip_and_says_how_to_see_every_offe
         listed.stdout.split()
     )
     assert listed.stdout.count("\n") > 200  # the listing: every offer, 200 of them shown
+
+
+def test_offers_of_no_known_chip_are_listed_left_out_of_the_glance_and_said(run, db):
+    """`unknown` marks a GPU no chip is named for: no chip to answer for, so no row of the
+    glance (as the index and the explorer leave it out), counted under it with the query that
+    lists them; `--by offer` lists them, and no list of chips with prices names it."""
+    every = _json(run, "prices", "--db", db)
+    unknown = sum(1 for r in every if r["chip"] == "unknown")
+    assert unknown, "the sample holds offers of a GPU no chip is named for"
+    for by in ("chip", "provider", "region"):
+        assert "unknown" not in {r["chip"] for r in _json(run, "prices", "--by", by, "--db", db)}
+    done = run("prices", "--db", db, env={"COLUMNS": "200"})
+    firsts = {line.split()[0] for line in done.stdout.splitlines() if line.strip()}
+    assert "unknown" not in firsts, done.stdout
+    said = " ".join(done.stdout.split())
+    assert f"left out of the cheapest: {unknown} offer(s) whose GPU names no chip" in said
+    assert "WHERE chip = 'unknown'\"` lists them" in said
+    missing = run("prices", "--chip", "Gaudi2", "--db", db)
+    assert missing.returncode == 1 and "Chips with prices: A10" in missing.stderr
+    assert "unknown" not in missing.stderr, missing.stderr
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,9 @@ of a period without data writes nothing and exits 1."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +55,35 @@ def test_a_pipe_closed_by_its_reader_ends_quietly_with_sigpipe_s_status(db, tmp_
     assert code == 141, said.decode(errors="replace")
     # Nothing said: a sample's note, perhaps, but no error, no traceback.
     assert b"Traceback" not in said and b"error" not in said.lower() and b"Broken" not in said
+
+
+# A read that matches nothing, and the same read that matches: the same columns.
+NOTHING = {
+    "prices": ("--chip", "H100-SXM", "--max-price", "0.01"),
+    "prices --by chip": ("--chip", "H100-SXM", "--max-price", "0.01", "--by", "chip"),
+    "prices --by provider": ("--chip", "H100-SXM", "--max-price", "0.01", "--by", "provider"),
+    "prices --by region": ("--chip", "H100-SXM", "--max-price", "0.01", "--by", "region"),
+    "index --since": ("--chip", "H100-SXM", "--since", "2027-01-01"),
+    "index commitment": ("--chip", "A10", "--pricing-model", "commitment"),
+}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+@pytest.mark.parametrize("case", list(NOTHING))
+def test_a_read_matching_nothing_writes_its_header_or_an_empty_list_and_exits_1(run, db, case, fmt):
+    command = case.split()[0]
+    done = run(command, *NOTHING[case], "--format", fmt, "--db", db)
+    assert done.returncode == 1 and "error: no " in done.stderr, done.stderr
+    if fmt == "json":
+        assert json.loads(done.stdout) == []
+        return
+    matching = [a for a in NOTHING[case] if a not in ("--max-price", "0.01")][:2]
+    if command == "prices":
+        matching = [*matching, *NOTHING[case][4:]]
+    found = run(command, *matching, "--format", "csv", "--db", db)
+    assert found.returncode == 0, found.stderr
+    (header,) = csv.reader(io.StringIO(done.stdout))
+    assert header == next(csv.reader(io.StringIO(found.stdout)))
 
 
 def test_a_whole_answer_still_exits_0(run, db):

@@ -83,6 +83,19 @@ def test_history_json_and_csv_carry_estimate_and_sample(db):
         assert {str(r["sample"]).lower() for r in rows} == {"true"}
 
 
+@pytest.mark.parametrize("by", ["chip", "provider", "region"])
+def test_prices_at_a_glance_json_and_csv_carry_the_sample_mark(db, by):
+    """Each row of `prices --by` says whether its price is the bundled sample's, as every
+    offer's row does (on 8f82443 neither json nor csv of --by had `sample`)."""
+    args = ("prices", "--chip", "Trainium2", "--by", by)
+    as_json = json.loads(_read(db, *args, "--format", "json"))
+    as_csv = list(csv.DictReader(io.StringIO(_read(db, *args, "--format", "csv"))))
+    for rows in (as_json, as_csv):
+        assert rows and {str(r["sample"]).lower() for r in rows} == {"true"}
+    marked = "estimate" if by == "chip" else "estimated"  # the kinds that are, by provider
+    assert marked in as_csv[0] and list(as_json[0]) == list(as_csv[0])
+
+
 def test_history_table_marks_each_estimated_day_as_compare_does(db):
     text = _read(
         db, "history", "--chip", "Trainium2", "--pricing-model", "capacity block,on demand",
