@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+from click.core import ParameterSource
 
 from chipcost.cli.formats import FORMAT_KINDS
 from chipcost.cli.registry import COMMANDS, RENAMED
@@ -51,8 +52,20 @@ class Command(click.Command):
         given = {k: list(v) or None if isinstance(v, tuple) else v for k, v in ctx.params.items()}
         for old, said, new in self.old_spellings():
             if given.get(old.name) is not None:
+                _one_of_both(ctx, old, said, new)
                 old_spelling(said, new)
         return self.callback, self.question.given(given), ctx.command_path
+
+
+def _one_of_both(ctx: click.Context, old: Opt, said: str, new: str) -> None:
+    """An old spelling given with its new one, of an option that takes one value: refused, as
+    neither could be chosen unsaid (a list's values, `--bucket` and `--pricing-model`, join)."""
+    name = old.same_as or ""
+    taken = next(p for p in ctx.command.params if p.name == name)
+    if taken.multiple or ctx.get_parameter_source(name) is not ParameterSource.COMMANDLINE:
+        return
+    old_said = old.name.upper() if old.kind == "argument" else old.option
+    raise click.UsageError(f"{old_said} is the old spelling of {new}: give one of them", ctx)
 
 
 def _one_switch(ctx: click.Context, param: click.Option, said: tuple[bool, ...]) -> bool | None:

@@ -136,6 +136,37 @@ def test_site_takes_out_and_its_old_positional_directory(run, db, tmp_path):
     assert "DIRECTORY without --out is the old spelling of --out" in old.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["site", "{tmp}/A", "--out", "{tmp}/B"], "DIRECTORY is the old spelling of --out"),
+        (["export", "--focus", "{tmp}/A", "--out", "{tmp}/B"],
+         "--focus is the old spelling of --out"),
+        (["sql", "select 1", "--max-rows", "2", "--limit", "5"],
+         "--max-rows is the old spelling of --limit"),
+        (["--limit", "5", "sql", "select 1", "--max-rows", "2"],
+         "--max-rows is the old spelling of --limit"),
+    ],
+    ids=["site", "export", "sql", "sql-before"],
+)  # fmt: skip
+def test_an_old_spelling_given_with_its_new_one_is_refused_naming_both(
+    run, db, tmp_path, args, said
+):
+    """Neither value is taken unsaid (the old one won on 8f82443): refused as --spot --no-spot."""
+    done = run(*(a.format(tmp=tmp_path) for a in args), "--db", db)
+    command = next(a for a in args if not a.startswith("-") and a != "5")
+    assert done.returncode == 2 and not done.stdout, done.stdout
+    assert done.stderr.startswith(f"chipcost {command}: error: {said}: give one of them; see ")
+    assert "note:" not in done.stderr and not list(tmp_path.iterdir())
+
+
+def test_the_old_and_new_spellings_of_a_list_join(run, db):
+    both = run("index", "--bucket", "spot", "--pricing-model", "on_demand", "--format", "json",
+               "--db", db)  # fmt: skip
+    apart = run("index", "--pricing-model", "on_demand,spot", "--format", "json", "--db", db)
+    assert both.returncode == 0 and both.stdout == apart.stdout, both.stderr
+
+
 @pytest.mark.parametrize("args", [[], ["prices"], ["throughput", "add"], ["collect"]])
 def test_parsing_imports_nothing_heavy(args):
     """Every command's module stays cheap to import: the heavy libraries load when it runs."""
