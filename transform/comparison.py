@@ -1,6 +1,6 @@
 """Chip A against chip B, one pricing model and term at a time: both chips' offers grouped by
-pricing, A's paired with B's by `cost`'s baseline rule, and judged from both chips' figures at
-one operating point (chipcost.transform.verdict); pure.
+pricing, each chip's cheapest paired whichever is named first, and judged from both chips'
+figures at one operating point (chipcost.transform.verdict); pure.
 
 The offers are cost rows as the ranking ranks them (every offer, cheapest first); the
 pipeline reads them (chipcost.reads.compare) and says what cannot be compared.

@@ -13,7 +13,7 @@ JSON, CSV, the report, the explorer and the e-mail.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from chipcost.core.figures import KIND_CLASSES
@@ -408,6 +408,29 @@ def change_words(change: float, *, least: bool = False) -> str:
     return f"at least {said}" if least else said
 
 
+# What a leaning's mark means, as a table's note says it (Verdict.leaning).
+LEANING_MARKS = {
+    "~": "~: which way the derived estimate (est.) leans, no verdict",
+    "≤": "≤: a figure is a lower bound (faster than asked), no verdict",
+}
+
+
+def leaning_notes(cells: Iterable[str]) -> list[str]:
+    """The notes of the leaning marks these cells show ('cannot say, ~3.6x dearer')."""
+    shown = {cell.partition(", ")[2][:1] for cell in cells if cell}
+    return [said for mark, said in LEANING_MARKS.items() if mark in shown]
+
+
+def _times(change: float) -> str:
+    """A leaning's size, never a verdict: '3.0x dearer', '2.5x cheaper' beyond double or half,
+    else as change_words says it."""
+    if change >= 1:
+        return f"{change + 1:.{(change + 1) < 10:d}f}x dearer"
+    if change <= -0.5:
+        return f"{1 / (1 + change):.{1 / (1 + change) < 10:d}f}x cheaper"
+    return change_words(change)
+
+
 @dataclass(frozen=True)
 class Verdict:
     """A against B on one pricing model, as the evidence allows."""
@@ -442,6 +465,28 @@ class Verdict:
         if not self.matched:
             return self.word
         return change_words(self.change or 0.0, least=bool(self.bound))
+
+    def leaning(self) -> str:
+        """Which way a 'cannot say' leans on the figures chipcost holds: '~3.0x dearer' where
+        the unmeasured side's derived estimate stands against the measured one (est.),
+        '≤40% dearer' where a side's figure is a lower bound that decides nothing; '' where
+        nothing leans, or a verdict is drawn."""
+        if self.matched:
+            return ""
+        if self.bound and self.bound_change is not None:
+            # a lower bound undecided only ever says "at most": A could be cheaper, or dearer
+            return f"≤{_times(self.bound_change)}"
+        if self.estimate is None or not self.anchor or self.estimate.value <= 0:
+            return ""
+        # the estimate against the break-even: A's cost / B's = needed / estimate (A needs)
+        ratio = self.break_even / self.estimate.value
+        return f"~{_times(ratio - 1 if self.needs == 'a' else 1 / ratio - 1)}"
+
+    def cell_words(self) -> str:
+        """The answer in a table cell: the change where a verdict is drawn ('32% cheaper'),
+        else 'cannot say' and which way the evidence leans ('cannot say, ~3.6x dearer')."""
+        lean = self.leaning()
+        return f"{self.word}, {lean}" if lean else self.change_words()
 
     def sentence(self, chip_a: str, chip_b: str) -> str:
         """The answer as the evidence allows it to be worded."""

@@ -263,7 +263,7 @@ def with_verdicts(
         # is drawn, and no percentage at all where the evidence cannot say.
         row["vs_baseline_at_point"] = judged.change
         row["cost_change_vs_baseline"] = judged.change
-        row["vs_baseline"] = judged.change_words()
+        row["vs_baseline"] = judged.cell_words()  # as compare's table says it
     return rows
 
 

@@ -30,7 +30,7 @@ from chipcost.core.vocabulary import NO_TERM_WORDS, code_words, no_term_rest, pr
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.cost import cost_text
 from chipcost.transform.derived_source import derived_parts
-from chipcost.transform.evidence import Estimate, Reading, change_words
+from chipcost.transform.evidence import Estimate, Reading, change_words, leaning_notes
 from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.tokens import money_sign
 from chipcost.transform.verdict import cost_at, costs_at_point, figure_kind
@@ -74,38 +74,10 @@ def _money(row: CostRow) -> str:
 
 def _verdict(line: Comparison) -> str | Styled:
     judged = line.verdict
+    words = judged.cell_words()
     if not judged.matched:
-        lean = leaning(line)
-        return Styled(f"cannot say, {lean}" if lean else "cannot say", "yellow")
-    words = judged.change_words()
+        return Styled(words, "yellow")
     return Styled(words, "green" if (judged.change or 0) < 0 else "red")
-
-
-def leaning(line: Comparison) -> str:
-    """Which way a 'cannot say' leans on the figures chipcost holds: '~3.0x dearer' where the
-    unmeasured side's derived estimate stands against the measured one (est.), '≤40% dearer'
-    where a side's figure is a lower bound that decides nothing; '' where nothing leans."""
-    judged = line.verdict
-    if judged.bound and judged.bound_change is not None:
-        # a lower bound undecided only ever says "at most": A could be cheaper, or dearer
-        return f"≤{_times(judged.bound_change)}"
-    if judged.estimate is not None and judged.anchor:
-        if judged.estimate.value <= 0:
-            return ""
-        # the estimate against the break-even: A's cost / B's = needed / estimate (A needs)
-        ratio = judged.break_even / judged.estimate.value
-        change = ratio - 1 if judged.needs == "a" else 1 / ratio - 1
-        return f"~{_times(change)}"
-    return ""
-
-
-def _times(change: float) -> str:
-    """'about 3.0x dearer', '40% cheaper': a leaning's size in words."""
-    if change >= 1:
-        return f"{change + 1:.{(change + 1) < 10:d}f}x dearer"
-    if change <= -0.5:
-        return f"{1 / (1 + change):.{1 / (1 + change) < 10:d}f}x cheaper"
-    return change_words(change)
 
 
 def _columns(result: CompareResult, wide: bool) -> list[Column]:
@@ -323,11 +295,10 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
     # whether an instance holds the model is said only where one does not (no column shows it)
     fit = all(row.get("fits") is not False for row in offers)
     notes = [note for note in result.notes if not (fit and note.startswith("fits:"))]
-    a = result.chip_a
     # the asked speed is in the heading, with how to change it
     notes = [note for note in notes if not note.startswith("throughput at")]
-    other = {line.verdict.needs for line in result.lines} != {"a"}
-    needs = f"{a} (or the chip named)" if other else a
+    # one chip where every row's break-even is the same chip's; else each cell names its chip
+    needs = _who_needs(result) or "the chip the row names"
     marks = [
         "$/hr: per chip-hour, each chip's cheapest offer"
         + (
@@ -338,11 +309,7 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
     ]
     bare = {str(r["pricing_model"]) for r in offers if r.get("term") == "none"}
     marks += [no_term_rest(model) for model in sorted(bare & NO_TERM_WORDS.keys())]
-    leans = {leaning(line)[:1] for line in result.lines} - {""}
-    if "~" in leans:
-        marks.append("~: which way the derived estimate (est.) leans, no verdict")
-    if "≤" in leans:
-        marks.append("≤: a figure is a lower bound (faster than asked), no verdict")
+    marks += leaning_notes(line.verdict.cell_words() for line in result.lines)
     notes.insert(0, "; ".join(marks))
     yours = {
         f"{row['chip']} {row['provider']}: {row['discount']}": None

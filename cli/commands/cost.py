@@ -28,6 +28,7 @@ from chipcost.core.figures import point_label, speed_label
 from chipcost.reads.rental_units import unit_of
 from chipcost.transform.cost import cost_text
 from chipcost.transform.derived_source import derived_parts
+from chipcost.transform.evidence import leaning_notes
 from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.tokens import human_count, money_sign
 
@@ -82,9 +83,10 @@ def _money(value: float | None, digits: int = 2, currency: str = "USD") -> str:
 
 def _change(row: CostRow) -> str:
     """'48% cheaper', '15% dearer' (at the figures the verdict rests on, both at one point),
-    or 'cannot say' where the figures do not meet (the break-even column says what would
-    decide it); * when against the baseline on another provider."""
-    words = row.get("vs_baseline")  # the verdict's words (transform.evidence.change_words)
+    or 'cannot say' where the figures do not meet, with which way they lean ('cannot say,
+    ~3.6x dearer'; the break-even column says what would decide it); * when against the
+    baseline on another provider."""
+    words = row.get("vs_baseline")  # the verdict's words (transform.evidence.Verdict.cell_words)
     if not words:
         return ""
     return f"{words}{'' if row.get('baseline_same_provider') else '*'}"
@@ -332,6 +334,7 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
     print_set_aside(console, ranking.set_aside)
     short = not wide and shortened(ranking.rows)
     said = [estimate_note(ranking.rows), *([SHORT_NOTE] if short else [])]
+    said += leaning_notes(str(row.get("vs_baseline") or "") for row in ranking.rows)
     if header.get("ttft_ms") and any(r["throughput_origin"] == "derived" for r in ranking.rows):
         said.append(UNHELD_TTFT)
     print_footer(console, [*ranking.notes, *filter(None, said)], ranking.freshness)

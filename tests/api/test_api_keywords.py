@@ -1,11 +1,13 @@
 """The API's keywords checked at its edge, on the golden warehouse: an iterable is read once,
 as polars takes one, and filters; a value of a type no read takes, an empty list, an endless
 iterator, a number past a float or text Unicode cannot hold is refused naming the keyword; a
-read that timed out leaves no limit on the next."""
+read that timed out leaves no limit on the next; docs/api.md's headings list every keyword."""
 
 from __future__ import annotations
 
+import inspect
 import itertools
+import re
 import time
 from pathlib import Path
 
@@ -120,3 +122,22 @@ def test_a_read_through_the_api_still_runs_after_a_read_timed_out(golden):
     # the stale limit of the closed read does not stop the next one's did-you-mean
     with pytest.raises(ChipcostError, match="did you mean"):
         chipcost.prices(instance="p5.48xlarg", db=golden)
+
+
+def test_docs_api_names_every_keyword_each_read_takes():
+    """Each `## \\`name(...)\\`` heading of docs/api.md lists the keywords the function takes,
+    in its order, but for the old names it still takes with a warning."""
+    from chipcost.core import asks
+    from tests.paths import ROOT
+
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    headings = dict(re.findall(r"^## `(\w+)\(([^)]*)\)`", text, flags=re.M))
+    assert {"prices", "cost", "compare", "index", "history", "sources", "sql"} <= set(headings)
+    for name, listed in headings.items():
+        declared = getattr(asks, name, None)
+        old = (
+            {f.name for f in asks.Question.of(declared).fields if f.same_as} if declared else set()
+        )
+        takes = [p for p in inspect.signature(getattr(chipcost, name)).parameters if p not in old]
+        said = [part.split("=")[0].strip() for part in listed.split(",")]
+        assert [p for p in said if p != "*"] == takes, name
