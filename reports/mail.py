@@ -5,6 +5,7 @@ from __future__ import annotations
 import email.policy
 import mimetypes
 import os
+import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import EmailMessage
@@ -97,7 +98,27 @@ def smtp_settings(values: Mapping[str, object] | None = None) -> SmtpSettings:
             f"the sender CHIPCOST_SMTP_FROM={_cut(sender)} is not one e-mail address: give one, "
             "e.g. reports@example.com"
         ) from None
-    return SmtpSettings(host, int(port_text), sender, tls, user, get("password"), get("ca_file"))
+    ca_file = _ca_file(get("ca_file"), tls)
+    return SmtpSettings(host, int(port_text), sender, tls, user, get("password"), ca_file)
+
+
+def _ca_file(path: str | None, tls: str) -> str | None:
+    """The CA bundle, read once before anything is built or sent: one missing, unreadable or
+    holding no certificate is said as the setting's, not as a server that cannot be reached."""
+    if path is None or tls == "none":  # no TLS: no certificate to check against it
+        return path
+    fix = "give a readable CA bundle (PEM), or unset it to trust the system's CAs"
+    try:
+        ssl.create_default_context(cafile=path)
+    except ssl.SSLError:  # an OSError too: said first
+        raise EmailError(
+            f"CHIPCOST_SMTP_CA_FILE={_cut(path)} holds no certificate (PEM expected): {fix}"
+        ) from None
+    except OSError as exc:
+        raise EmailError(
+            f"CHIPCOST_SMTP_CA_FILE={_cut(path)} cannot be read ({exc.strerror}): {fix}"
+        ) from None
+    return path
 
 
 def check_address(address: str, what: str = "") -> None:

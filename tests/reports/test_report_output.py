@@ -170,6 +170,10 @@ def test_cli_errors_are_one_clear_line(golden, tmp_path, args, message):
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
+# TLS with a CA file the settings name: the file is read before anything is built.
+CA = {"HOST": "127.0.0.1", "FROM": "r@example.com", "TLS": "starttls"}
+
+
 @pytest.mark.parametrize(
     ("smtp", "message"),
     [
@@ -177,6 +181,15 @@ def test_cli_errors_are_one_clear_line(golden, tmp_path, args, message):
         ({"HOST": "127.0.0.1", "TLS": "maybe"}, "CHIPCOST_SMTP_TLS='maybe' is not one of"),
         ({"HOST": "127.0.0.1"}, "no sender address: set CHIPCOST_SMTP_FROM"),
         ({"HOST": "127.0.0.1", "FROM": "r@example.com\nBcc: x@example.com"}, "control character"),
+        # on 8f824434: "cannot reach the SMTP server 127.0.0.1:587: [Errno 2] No such file ..."
+        # after the report files were written
+        (
+            {**CA, "CA_FILE": "/nonexistent/ca.pem"},
+            "CHIPCOST_SMTP_CA_FILE='/nonexistent/ca.pem' cannot be read (No such file or "
+            "directory): give a readable CA bundle (PEM), or unset it",
+        ),
+        ({**CA, "CA_FILE": "/"}, "CHIPCOST_SMTP_CA_FILE='/' cannot be read (Is a directory)"),
+        ({**CA, "CA_FILE": "/dev/null"}, "CHIPCOST_SMTP_CA_FILE='/dev/null' holds no certificate"),
     ],
 )
 def test_smtp_settings_that_cannot_work_are_refused_before_the_report_is_built(
