@@ -14,7 +14,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.disk import no_room
-from chipcost.core.errors import NoMatch
+from chipcost.core.errors import ChipcostError, NoMatch
 from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
 from chipcost.core.questions import COMMAND_LINE
@@ -225,6 +225,11 @@ def deliver(
         sent = send_once(db, message, settings, recipients, kind="report", force=force)
     except EmailError as exc:
         raise EmailError(f"{exc} (the report files are in {report.html_path.parent})") from None
+    except ChipcostError as exc:  # the warehouse, which records each delivery before it is sent
+        raise ChipcostError(
+            f"{exc}. Nothing was sent: sending records each delivery in the warehouse, which "
+            f"needs write access to it (the report files are in {report.html_path.parent})"
+        ) from None
     already = {
         r: f"{d.status} {d.attempted_at:%Y-%m-%d %H:%M} UTC" for r, d in sent.already.items()
     }

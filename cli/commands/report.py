@@ -13,6 +13,7 @@ from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import Opt
 
 if TYPE_CHECKING:
+    from chipcost.core.settings import Settings
     from chipcost.reports.build import Delivery, Report
 
 
@@ -69,6 +70,7 @@ def _report(
     recipients = check_recipients(email or [])
     if recipients and not dry_run:
         smtp_settings()  # a setting that cannot work is said before the report is built
+        _check_records(settings)
     options = ReportOptions(
         stale_days=stale_days or settings.stale_days,
         disagree_pct=disagree_pct,
@@ -99,6 +101,26 @@ def _report(
     _say_delivery(delivery)
     if made.data.sample:
         out.say(SAMPLE_BANNER)
+
+
+def _check_records(settings: Settings) -> None:
+    """Sending records each delivery in the warehouse: one it cannot write is said before the
+    report is built, in collect's words."""
+    from chipcost.cli.collect_checks import check_can_write
+
+    if settings.is_lake:
+        return
+    path = settings.db_path
+    try:
+        check_can_write(path.parent, "the warehouse's directory", "--db")
+        if path.is_file():
+            check_can_write(path, "the warehouse", "--db")
+    except ChipcostError as exc:
+        raise ChipcostError(
+            f"{exc}. Sending records each delivery in the warehouse, so that no one gets the "
+            "report twice: nothing was built or sent (--dry-run writes the e-mail as .eml "
+            "without sending, and needs no write access)"
+        ) from None
 
 
 def _delivered(made: Report, recipients: list[str], *, dry_run: bool, force: bool) -> Delivery:

@@ -17,6 +17,7 @@ import pytest
 
 from tests import procs, shared_prefect
 from tests.conftest import SAMPLE
+from tests.permissions import without_override
 
 CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 SERVER_MODULE = "chipcost.cli.prefect_server"
@@ -104,21 +105,6 @@ def test_sigkill_of_collect_leaves_no_process(tmp_path, env):
             command.kill()
     assert procs.gone(helpers) == [], f"still running after the command was killed: {helpers}"
     assert procs.with_environment("PREFECT_HOME", env["PREFECT_HOME"]) == []
-
-
-PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 24, 1, 2
-
-
-def without_override() -> None:
-    """Root writes anywhere: the child of a root test loses the capability to (Linux)."""
-    if os.geteuid() != 0:
-        return
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    for capability in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
-        if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "cannot drop the capability to override modes")
 
 
 @pytest.fixture

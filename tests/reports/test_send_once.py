@@ -5,18 +5,27 @@ from __future__ import annotations
 
 import email
 import email.policy
+import os
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import duckdb
 import pytest
 
+from chipcost.core.errors import ChipcostError
 from chipcost.reports import mail
 from chipcost.reports.build import deliver
 from chipcost.reports.mail import EmailError
 from tests import smtp_server
+from tests.holders import holding
+from tests.permissions import without_override
+from tests.refusals import refused
 from tests.smtp_server import Inbox, Scripted
 
+CHIPCOST = str(Path(sys.executable).with_name("chipcost"))
 TO = ["finops@example.com", "Infra Team <infra@example.org>"]
 
 
@@ -105,6 +114,51 @@ def test_only_this_run_s_recipients_are_said_not_sent_again(report, inbox):
     assert other.sent_to == ["a@example.com"] and other.already == {}
     one = deliver(report, ["Infra <INFRA@example.org>"], dry_run=False)
     assert one.sent_to == [] and list(one.already) == ["infra@example.org"]
+
+
+def test_a_warehouse_that_cannot_record_the_delivery_stops_the_send(report, inbox):
+    with holding(report.db_path, read_only=True), pytest.raises(ChipcostError) as said:
+        deliver(report, TO, dry_run=False)
+    # on 8f824434: the warehouse's own error alone, neither why it was opened nor the files
+    message = str(said.value)
+    assert "Nothing was sent: sending records each delivery in the warehouse" in message
+    assert f"the report files are in {report.html_path.parent}" in message
+    assert inbox.messages == []
+
+
+@pytest.mark.parametrize("read_only", ["directory", "file"])
+def test_a_warehouse_the_command_cannot_write_is_said_before_the_report_is_built(
+    made, tmp_path, read_only
+):
+    """A process of its own that cannot write past the modes (tests/permissions.py)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHIPCOST_SMTP_")}
+    env |= {"CHIPCOST_SMTP_HOST": "127.0.0.1", "CHIPCOST_SMTP_TLS": "none"}
+    env |= {"CHIPCOST_SMTP_PORT": str(smtp_server.free_port()), "CHIPCOST_SMTP_FROM": "r@x.io"}
+    (tmp_path / "warehouse").mkdir()
+    db = Path(shutil.copy(made.db_path, tmp_path / "warehouse" / "w.duckdb"))
+    out = tmp_path / "out"
+    locked = db.parent if read_only == "directory" else db
+    mode = locked.stat().st_mode
+    locked.chmod(0o555 if read_only == "directory" else 0o444)
+
+    def report_(*args: str) -> subprocess.CompletedProcess:
+        command = [CHIPCOST, "report", "--db", str(db), "--out", str(out), *args]
+        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300,
+                              preexec_fn=without_override)  # fmt: skip
+
+    try:
+        done = report_("--email", "a@example.com")
+        built = out.exists()
+        dry = report_("--dry-run", "--email", "a@example.com")
+    finally:
+        locked.chmod(mode)
+    # on 8f824434: the files written, then "cannot open ... as a DuckDB file: IO Error"
+    what = "the warehouse's directory" if read_only == "directory" else "the warehouse"
+    said = refused(done, f"cannot write to {what} {locked} (Permission denied)", code=1)
+    assert "Sending records each delivery in the warehouse" in said and "--dry-run" in said
+    assert not built
+    assert dry.returncode == 0, dry.stderr  # a dry run records nothing: it needs no write
+    assert {p.suffix for p in out.iterdir()} == {".html", ".csv", ".eml"}
 
 
 def test_a_drop_after_the_whole_message_may_have_delivered_it(report, monkeypatch):
