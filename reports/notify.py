@@ -26,7 +26,8 @@ from chipcost.warehouse.snapshot import cheapest_by_model
 # The same freshness as the report's "cheapest now": an offer whose source stopped running
 # a week ago is not today's cheapest.
 FRESH_DAYS = 7
-# Lines in one notification: chat services cut long messages (Discord at 2,000 characters).
+# Lines in one notification, "… and N more" among them: chat services cut long messages
+# (Discord at 2,000 characters).
 MAX_LINES = 15
 
 
@@ -185,9 +186,10 @@ def _post(url: str, title: str, lines: list[str], done: list[BaseException | Non
 def _notify(url: str, title: str, lines: list[str]) -> None:
     import apprise
 
-    shown = lines[:MAX_LINES]
-    if len(lines) > MAX_LINES:
-        shown.append(f"… and {len(lines) - MAX_LINES} more: see the weekly report")
+    shown = lines
+    if len(lines) > MAX_LINES:  # the line that counts the rest is one of the MAX_LINES
+        kept = MAX_LINES - 1
+        shown = [*lines[:kept], f"… and {len(lines) - kept} more: see the weekly report"]
     notifier = apprise.Apprise()
     notifier.add(url)
     body = "\n".join(chat_text(line) for line in shown)

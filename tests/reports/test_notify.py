@@ -141,6 +141,37 @@ def test_provider_text_reaches_a_chat_as_plain_text(tmp_path):
     assert "‹!channel› @\u200beveryone (docs)(http://evil.test)" in text
 
 
+@pytest.mark.parametrize(("offers", "more"), [(15, 0), (21, 7)])
+def test_a_message_has_at_most_15_lines_the_last_counting_the_rest(tmp_path, offers, more):
+    """docs/reports.md: at most 15 lines, the rest counted. Each offer moves 20% or less: an
+    alert each (the chip's cheapest price is new in the history: no alert)."""
+    from chipcost.pipeline.seed import open_warehouse
+    from chipcost.warehouse.load import load_run
+    from tests.helpers import record, run_of
+
+    db = tmp_path / "w.duckdb"
+    con = open_warehouse(db)
+    try:
+        for n, price in enumerate((10.0, 8.0)):
+            moved = [record(instance_type=f"p5.{i}xlarge", price_per_hour=price + i)
+                     for i in range(offers)]  # fmt: skip
+            load_run(con, run_of(moved, day(n)))
+    finally:
+        con.close()
+    with webhook_server.serving() as (port, inbox):
+        done = send_alerts(db, [f"json://127.0.0.1:{port}/hook"], day(0), day(1), 5.0)
+    assert done.alerts == offers
+    (hook,) = inbox.hooks
+    lines = hook.fields()["message"].splitlines()
+    # on 8f824434: 16 lines, 15 alerts and "… and 6 more"; 15 lines were 15 alerts
+    assert len(lines) == min(done.alerts, 15)
+    if more:
+        assert lines[-1] == f"… and {more} more: see the weekly report"
+        assert done.alerts == 14 + more
+    else:
+        assert not any(line.startswith("… and") for line in lines)
+
+
 def test_the_artifact_escapes_markdown_links_and_images():
     from chipcost.reports.text import _md
 
