@@ -50,7 +50,9 @@ def read_manifest(source_dir: Path) -> dict[str, Any]:
         raise ArchiveError(f"{path} is missing: this source was not archived in this run") from exc
     except ValueError as exc:  # not JSON, not UTF-8, or a number past Python's 4,300 digits
         said = " ".join(str(exc).split())[:200]
-        raise ArchiveError(f"{path} is not valid JSON ({said}); restore it from a backup") from exc
+        raise ArchiveError(
+            f"{path} is cut short or not valid JSON ({said}); restore it from a backup"
+        ) from exc
     if not isinstance(manifest, dict):
         raise ArchiveError(f"{path} is a JSON {type(manifest).__name__}, not an object; {RESTORE}")
     return manifest
@@ -72,13 +74,20 @@ def _check_manifest_size(path: Path, text: str) -> None:
 
 def _deeper_than(text: str, limit: int) -> bool:
     """True when the JSON text nests more than `limit` levels: its brackets outside strings,
-    innermost pairs taken away one level a pass (no recursion, however deep the text)."""
+    innermost pairs taken away one level a pass (no recursion, however deep the text). What
+    is left of a text cut short, a few brackets opened and never closed, is no nesting: the
+    parse says it is not JSON."""
     brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
     for _ in range(limit):
         if not brackets:
             return False
         brackets = _INNERMOST.sub("", brackets)
-    return bool(brackets)
+    return bool(brackets) and not _cut_short(brackets, limit)
+
+
+def _cut_short(brackets: str, limit: int) -> bool:
+    """Only opening brackets left, no more than `limit`: a text that stops before it closes."""
+    return len(brackets) <= limit and not any(c in brackets for c in "]}")
 
 
 @dataclass(frozen=True)

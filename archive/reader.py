@@ -125,6 +125,17 @@ def run_budget(limit: int) -> ReadBudget:
     return ReadBudget(limit, RUN_PAYLOADS_MAX_ENV, "per run")
 
 
+def _not_empty(raw: Any, path: Path) -> None:
+    """A payload file of 0 bytes is no gzip (even an empty payload is 20 bytes archived): it
+    was cut short, said as such rather than as a sha256 that does not match."""
+    if raw.seek(0, io.SEEK_END) == 0:
+        raise ArchiveError(
+            f"{path} is empty (0 bytes): it was cut short, not archived whole; restore it from "
+            "a backup, or remove this source's directory from the run"
+        )
+    raw.seek(0)
+
+
 def _inflate(path: Path, max_bytes: int, budgets: list[ReadBudget] | None = None) -> bytes:
     """A payload file uncompressed, refused as soon as it passes max_bytes or a budget."""
     chunks: list[bytes] = []
@@ -146,6 +157,7 @@ def _inflate(path: Path, max_bytes: int, budgets: list[ReadBudget] | None = None
             check_file(path)
             raw = path.open("rb")
         with raw, gzip.GzipFile(fileobj=raw, mode="rb") as stream:
+            _not_empty(raw, path)
             while chunk := stream.read(READ_BLOCK):
                 size += len(chunk)
                 if size > max_bytes:

@@ -153,6 +153,29 @@ def test_a_manifest_of_the_wrong_shape_is_refused(tmp_path, body, words):
         read_payloads(run_dir, SOURCE)
 
 
+@pytest.mark.parametrize("kept", [0.5, 0.9, 1])
+def test_a_manifest_cut_short_is_said_cut_short(tmp_path, kept):
+    run_dir = archived(tmp_path, b"one", b"two")
+    path = run_dir / SOURCE / MANIFEST
+    text = path.read_text()
+    path.write_text(text[: int(len(text) * kept) - 1])
+    with pytest.raises(ArchiveError) as caught:
+        read_payloads(run_dir, SOURCE)
+    # on 8f824434: "is nested deeper than 32 levels (or its brackets do not balance)"
+    assert f"{path} is cut short or not valid JSON" in str(caught.value)
+
+
+def test_an_empty_payload_file_is_said_empty_not_changed(tmp_path):
+    run_dir = archived(tmp_path, b"one", b"two")
+    (payload,) = (run_dir / SOURCE).glob("0002.*")
+    payload.write_bytes(b"")
+    with pytest.raises(ArchiveError) as caught:
+        read_payloads(run_dir, SOURCE)
+    # on 8f824434: "does not match its sha256 in the manifest: the file changed"
+    assert f"{payload} is empty (0 bytes): it was cut short" in str(caught.value)
+    assert "sha256" not in str(caught.value)
+
+
 def test_a_fetch_that_did_not_finish_is_not_replayed_as_whole(tmp_path):
     writer = ArchiveWriter(tmp_path, STAMP, SOURCE, in_progress=True)
     writer.write(b"page 1", "https://example.test/1")
