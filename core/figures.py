@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, fields
 from operator import attrgetter
 
+from chipcost.core.errors import UsageError
 from chipcost.core.questions import COMMAND_LINE
 
 WORKLOADS = ("training", "inference")
@@ -36,6 +38,7 @@ DEPLOYMENTS = ("single-node", "single-node+mtp", "disaggregated", "disaggregated
 # measured has a figure there, and it is the point a throughput-oriented service runs at.
 NAMED_SPEEDS = {"server": 5.0, "interactive": 25.0}  # Llama 2 70B's, for a model of no bound
 DEFAULT_SPEED = f"{NAMED_SPEEDS['server']:g}"  # as the warehouse takes it: '5'
+MAX_SPEED = 100_000.0  # tokens/s per user: above it no speed any figure could be read at
 SPEED_EXAMPLES = (
     "max, server or interactive (MLPerf's bounds for the model: 5 and 25 tokens/s per user for "
     "Llama 2 70B) or a number such as 25"
@@ -93,6 +96,10 @@ def said_speed(value: object) -> str:
     return said["number"] if said else text
 
 
+class SpeedOutOfBounds(UsageError):
+    """A speed given as a number no user is served at (0, negative, 100,000 and more)."""
+
+
 def speed_value(
     value: object, option: str = COMMAND_LINE.name("speed"), model: str | None = None
 ) -> str:
@@ -112,8 +119,13 @@ def speed_value(
         number = float(text)
     except ValueError:
         number = float("nan")
-    if not (0 < number < 100_000) or isinstance(value, bool):
+    if math.isnan(number) or isinstance(value, bool):
         raise UsageError(f"{option} {value!r}: give {SPEED_EXAMPLES}")
+    if not 0 < number < MAX_SPEED:
+        # a number, but no speed a user is served at: say which bound it is outside
+        raise SpeedOutOfBounds(
+            f"{option} {value!r}: a speed is tokens/s per user, above 0 and below {MAX_SPEED:,.0f}"
+        )
     return f"{number:g}"
 
 

@@ -121,14 +121,26 @@ def _baseline(
             f"break-even tok/s: what the row's chip must do per chip to cost as little per token "
             f"(share: of {ask.baseline}'s figure)"
         ]
+    filtered = any(ask.filters.values()) or ask.max_interruption is not None
     message = (
         f"the baseline {ask.baseline} has no current price with a throughput for {ask.model} "
-        f"{ask.workload} under these filters"
+        f"{ask.workload}{' under these filters' if filtered else ''}"
     )
+    pick = ask.voice.option("baseline") if ask.voice.takes("baseline") else ""
+    other = f"compare with another chip{f' ({pick})' if pick else ''}"
+    widen = f"widen the filters, or {other}" if filtered else other
     if con is not None:
-        from chipcost.reads.price_notes import held_elsewhere
+        from chipcost.reads.price_notes import held_elsewhere, unpublished_words
+        from chipcost.warehouse.prices import chip_values
 
-        message += held_elsewhere(con, [ask.baseline], ask.filters)
+        if not chip_values(con, [ask.baseline], "provider", "per_chip_prices"):
+            said = unpublished_words([ask.baseline]).strip()
+            message = f"the baseline {ask.baseline} has no current price" + (
+                f" ({said.rstrip('.')})" if said else ": no source lists it today"
+            )
+            widen = other
+        else:
+            message += held_elsewhere(con, [ask.baseline], ask.filters)
     if any(r["chip"] == ask.baseline for r in offers):
         message = (
             f"{ask.voice.said('speed', ask.speed)}: no figure of the baseline {ask.baseline} "
@@ -138,9 +150,8 @@ def _baseline(
         if ask.baseline_given:
             raise ChipcostError(f"{message}: ask a lower speed ({ask.voice.option('speed')})")
     if ask.baseline_given or question.migration_cost is not None:
-        raise ChipcostError(message + ": widen the filters, or compare with another chip")
-    pick = ask.voice.option("baseline") if ask.voice.takes("baseline") else "another chip"
-    return {}, [f"{message}: no cost change shown (pick one with {pick})"]
+        raise ChipcostError(f"{message}: {widen}")
+    return {}, [f"{message}: no cost change shown (pick one with {pick or 'another chip'})"]
 
 
 def _ranked(

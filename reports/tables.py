@@ -298,7 +298,7 @@ def _needs(row: dict) -> str:
 def head_to_head_table(answers: pl.DataFrame) -> GT:
     """Per model and workload, each article pair: the answer, both costs and figures."""
     from chipcost.reports.labels import plain
-    from chipcost.transform.evidence import change_words
+    from chipcost.transform.change_words import change_words
 
     def ranged(row: dict) -> str:
         best, worst = row["best_case_change_pct"], row["worst_case_change_pct"]

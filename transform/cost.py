@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from chipcost.transform.evidence import change_words
+from chipcost.transform.change_words import change_words
 from chipcost.transform.precision import DEFAULT_WEIGHT_BYTES, weight_bytes
 from chipcost.transform.rows import CostRow
 from chipcost.transform.tokens import (

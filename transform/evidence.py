@@ -13,10 +13,11 @@ JSON, CSV, the report, the explorer and the e-mail.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from chipcost.core.figures import KIND_CLASSES
+from chipcost.transform.change_words import AS_CHEAP, change_words, times_words
 from chipcost.transform.precision import precision_class
 
 # Figures of two systems are compared when one has at most this many times the other's chips:
@@ -385,52 +386,6 @@ class Estimate:
         return f"{low:,.0f}-{high:,.0f}{side} ({self.error})"
 
 
-VERDICTS = ("cheaper", "dearer", "as cheap", "cannot say")
-# Two costs per token within half a percent of each other are as cheap (a log band, so that
-# naming the chips the other way round keeps it).
-AS_CHEAP = math.log(1.005)
-# Beyond this change (1,000% dearer) a change is said as a ratio: no four-digit percentages.
-TIMES = 9.0
-
-
-def change_words(change: float, *, least: bool = False) -> str:
-    """'32% cheaper', '40% dearer', '3.4 times as dear', 'as cheap' (within half a percent,
-    AS_CHEAP), 'at least ...' where `least` (a lower bound decides it): A's cost / B's - 1 in
-    words, the one way every output words a change (cost, compare, the report, the e-mail)."""
-    if change <= -1:  # free against a price: no ratio, every percent
-        return f"{'at least ' if least else ''}100% cheaper"
-    if abs(math.log(1 + change)) < AS_CHEAP:
-        return "as cheap"
-    if change > TIMES:
-        said = f"{change + 1:.0f} times as dear"
-    else:  # outside the band, so never '0%'
-        said = f"{max(1, round(abs(change) * 100))}% {'cheaper' if change < 0 else 'dearer'}"
-    return f"at least {said}" if least else said
-
-
-# What a leaning's mark means, as a table's note says it (Verdict.leaning).
-LEANING_MARKS = {
-    "~": "~: which way the derived estimate (est.) leans, no verdict",
-    "≤": "≤: a figure is a lower bound (faster than asked), no verdict",
-}
-
-
-def leaning_notes(cells: Iterable[str]) -> list[str]:
-    """The notes of the leaning marks these cells show ('cannot say, ~3.6x dearer')."""
-    shown = {cell.partition(", ")[2][:1] for cell in cells if cell}
-    return [said for mark, said in LEANING_MARKS.items() if mark in shown]
-
-
-def _times(change: float) -> str:
-    """A leaning's size, never a verdict: '3.0x dearer', '2.5x cheaper' beyond double or half,
-    else as change_words says it."""
-    if change >= 1:
-        return f"{change + 1:.{(change + 1) < 10:d}f}x dearer"
-    if change <= -0.5:
-        return f"{1 / (1 + change):.{1 / (1 + change) < 10:d}f}x cheaper"
-    return change_words(change)
-
-
 @dataclass(frozen=True)
 class Verdict:
     """A against B on one pricing model, as the evidence allows."""
@@ -475,12 +430,12 @@ class Verdict:
             return ""
         if self.bound and self.bound_change is not None:
             # a lower bound undecided only ever says "at most": A could be cheaper, or dearer
-            return f"≤{_times(self.bound_change)}"
+            return f"≤{times_words(self.bound_change)}"
         if self.estimate is None or not self.anchor or self.estimate.value <= 0:
             return ""
         # the estimate against the break-even: A's cost / B's = needed / estimate (A needs)
         ratio = self.break_even / self.estimate.value
-        return f"~{_times(ratio - 1 if self.needs == 'a' else 1 / ratio - 1)}"
+        return f"~{times_words(ratio - 1 if self.needs == 'a' else 1 / ratio - 1)}"
 
     def cell_words(self) -> str:
         """The answer in a table cell: the change where a verdict is drawn ('32% cheaper'),

@@ -27,10 +27,11 @@ from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.asks import COMPARE
 from chipcost.core.figures import DEFAULT_SPEED, point_label, speed_label
 from chipcost.core.vocabulary import NO_TERM_WORDS, code_words, no_term_rest, pricing_words
+from chipcost.transform.change_words import change_words, leaning_notes
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.cost import cost_text
 from chipcost.transform.derived_source import derived_parts
-from chipcost.transform.evidence import Estimate, Reading, change_words, leaning_notes
+from chipcost.transform.evidence import Estimate, Reading
 from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.tokens import money_sign
 from chipcost.transform.verdict import cost_at, costs_at_point, figure_kind

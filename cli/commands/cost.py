@@ -26,9 +26,9 @@ from chipcost.core.asks import COST, DEFAULT_RANKING_ROWS, MAX_LIMIT
 from chipcost.core.errors import NoMatch
 from chipcost.core.figures import point_label, speed_label
 from chipcost.reads.rental_units import unit_of
+from chipcost.transform.change_words import leaning_notes
 from chipcost.transform.cost import cost_text
 from chipcost.transform.derived_source import derived_parts
-from chipcost.transform.evidence import leaning_notes
 from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.tokens import human_count, money_sign
 

@@ -127,7 +127,7 @@ def add(
     from chipcost.cli.consoles import out
     from chipcost.cli.options import resolve_chip
     from chipcost.core.catalog import canonical_chips
-    from chipcost.core.figures import speed_value
+    from chipcost.core.figures import SpeedOutOfBounds, speed_value
     from chipcost.transform.references import model_equivalents, model_standing, repo_id_refused
     from chipcost.transform.throughput_figures import figure_from_row
 
@@ -138,6 +138,8 @@ def add(
             tokens_per_second_per_user = speed_value(
                 tokens_per_second_per_user, "--speed", model_standing(model)[0]
             )
+        except SpeedOutOfBounds:
+            raise
         except UsageError:
             tokens_per_second_per_user = "max"  # refused below
         if tokens_per_second_per_user == "max":
@@ -184,8 +186,9 @@ def add(
     used = (
         "It is now the figure `chipcost cost` uses for this chip, model and workload"
         if ident in chosen
-        else "Another measurement of yours, dated later, stays the one `chipcost cost` uses "
-        "for this chip, model and workload (see `chipcost throughput list`)"
+        else "Another figure stays the one `chipcost cost` uses for this chip, model and "
+        "workload by the choice rule (a newer run of the same configuration, or a better figure "
+        "at the speed: `chipcost throughput list` marks it)"
     )
     out.say(
         f"recorded {ident}: {figure.chip} {model_named(figure)} {figure.workload}, "

@@ -504,7 +504,7 @@ def test_an_older_measurement_is_recorded_but_not_said_to_be_used(fresh_db):
     older = chipcost(*base, "--tokens-per-second", "900", "--measured-on", "2026-10-01")
     assert older.returncode == 0, older.stderr
     assert "It is now the figure" not in older.stdout
-    assert "Another measurement of yours, dated later, stays the one" in older.stdout
+    assert "Another figure stays the one `chipcost cost` uses" in older.stdout
 
 
 @pytest.mark.parametrize(

@@ -96,6 +96,14 @@ def test_a_live_source_past_its_days_is_still_stale(run, db, tmp_path):
           "--region", "us-east-2"),
          "the baseline B300 has no current price with a throughput for llama-3-70b inference "
          "under these filters; B300's current prices are in regions"),
+        # no filter given: none is named; a chip no one rents says why (it said "under these
+        # filters: widen the filters" here)
+        (("cost", "--model", "llama-3-70b", "--workload", "inference", "--chip", "H200",
+          "--baseline", "Trainium3"),
+         "the baseline Trainium3 has no current price (Trainium3: price not published (AWS "),
+        (("cost", "--model", "llama-3-70b", "--workload", "inference", "--baseline", "RTX-3060"),
+         "the baseline RTX-3060 has no current price with a throughput for llama-3-70b "
+         "inference: compare with another chip (--baseline)"),
         # in the pricing's words, list price first (on 0cae6cf: its codes, A to Z, and compare
         # named neither where B300's prices were nor the capacity blocks in words)
         (("prices", "--chip", "B300", "--pricing-model", "reserved"),
@@ -114,3 +122,5 @@ def test_a_chip_filtered_out_is_told_where_its_prices_are(run, db, args, said):
     done = run(*args, "--db", db)
     assert done.returncode == 1, done.stderr
     assert said in " ".join(done.stderr.split()), done.stderr
+    if not any(a.startswith(("--region", "--provider", "--pricing")) for a in args):
+        assert "filters" not in done.stderr

@@ -14,7 +14,7 @@ import pytest
 
 import chipcost
 from chipcost.reads.articles import article_answers
-from chipcost.transform.evidence import change_words
+from chipcost.transform.change_words import change_words
 from chipcost.warehouse.db import connect
 from tests.cli.test_cost_cli import _warehouse
 from tests.cli.test_cost_cli import chipcost as run

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from chipcost.transform.evidence import change_words
+from chipcost.transform.change_words import change_words
 from tests.cli.test_cost_cli import H100_TRAINING, _warehouse, chipcost
 from tests.helpers import pasted
 from tests.paths import ROOT
@@ -125,14 +125,32 @@ def test_a_speed_as_outputs_print_it_is_that_speed(db, said):
     assert json.loads(given.stdout) == json.loads(plain.stdout)
 
 
-@pytest.mark.parametrize("speed", ["fast", "0", "-3", "1e9"])
-def test_a_bad_speed_is_refused_with_the_choices(db, speed):
+@pytest.mark.parametrize(
+    ("speed", "said"),
+    [
+        ("fast", "give max, server or interactive (MLPerf's bounds for the model"),
+        ("nan", "give max, server or interactive (MLPerf's bounds for the model"),
+        # a number: which bound it is outside
+        ("0", "a speed is tokens/s per user, above 0 and below 100,000"),
+        ("-3", "a speed is tokens/s per user, above 0 and below 100,000"),
+        ("1e9", "a speed is tokens/s per user, above 0 and below 100,000"),
+    ],
+)
+@pytest.mark.parametrize("command", ["cost", "compare", "throughput add"])
+def test_a_bad_speed_is_refused_with_the_choices(db, speed, said, command):
+    asked = {
+        "cost": ["cost"],
+        "compare": ["compare", "H200", "H100-SXM"],
+        "throughput add": ["throughput", "add", "--chip", "H100-SXM", "--tokens-per-second", "900"],
+    }[command]
     result = chipcost(
-        "cost", "--model", "llama-3-70b", "--workload", "inference", "--speed", speed,
-        "--db", str(db),
+        *asked[0].split(), *asked[1:], "--model", "llama-3-70b", "--workload", "inference",
+        "--speed", speed, "--db", str(db),
     )  # fmt: skip
-    assert result.returncode != 0
-    assert "give max, server or interactive (MLPerf's bounds for the model" in result.stderr
+    assert result.returncode == 2, result.stderr
+    if command == "throughput add" and not said.startswith("a speed"):
+        said = "--speed: give the tokens/s each user saw"  # max or a name is no speed seen
+    assert said in result.stderr
     assert "Traceback" not in result.stderr
 
 

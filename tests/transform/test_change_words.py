@@ -1,4 +1,4 @@
-"""One function words a change (transform.evidence.change_words): cost's vs column, compare's
+"""One function words a change (transform.change_words): cost's vs column, compare's
 verdict, the report's answers and ranges, and the e-mail say the same words for the same change.
 Real DuckDB, the shipped throughput catalogue."""
 
@@ -13,7 +13,8 @@ import pytest
 from chipcost.reads.articles import article_answers
 from chipcost.reports.answers import answer_lines
 from chipcost.reports.tables import head_to_head_table
-from chipcost.transform.evidence import AS_CHEAP, Verdict, change_words
+from chipcost.transform.change_words import AS_CHEAP, change_words
+from chipcost.transform.evidence import Verdict
 from chipcost.warehouse.db import connect
 from tests.cli.test_cost_cli import _warehouse
 from tests.cli.test_cost_cli import chipcost as run

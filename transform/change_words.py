@@ -1,0 +1,53 @@
+"""A cost change in words, the one way every output says it (cost, compare, the report, the
+e-mail, the explorer): a verdict's change ('32% cheaper', '3 times as dear', 'as cheap') and,
+where the evidence draws none, which way it leans ('~3.6x dearer', '≤40% cheaper'); pure."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+VERDICTS = ("cheaper", "dearer", "as cheap", "cannot say")
+# Two costs per token within half a percent of each other are as cheap (a log band, so that
+# naming the chips the other way round keeps it).
+AS_CHEAP = math.log(1.005)
+# Beyond this change (1,000% dearer) a change is said as a ratio: no four-digit percentages.
+TIMES = 9.0
+
+
+def change_words(change: float, *, least: bool = False) -> str:
+    """'32% cheaper', '40% dearer', '3.4 times as dear', 'as cheap' (within half a percent,
+    AS_CHEAP), 'at least ...' where `least` (a lower bound decides it): A's cost / B's - 1 in
+    words, the one way every output words a change (cost, compare, the report, the e-mail)."""
+    if change <= -1:  # free against a price: no ratio, every percent
+        return f"{'at least ' if least else ''}100% cheaper"
+    if abs(math.log(1 + change)) < AS_CHEAP:
+        return "as cheap"
+    if change > TIMES:
+        said = f"{change + 1:.0f} times as dear"
+    else:  # outside the band, so never '0%'
+        said = f"{max(1, round(abs(change) * 100))}% {'cheaper' if change < 0 else 'dearer'}"
+    return f"at least {said}" if least else said
+
+
+# What a leaning's mark means, as a table's note says it (Verdict.leaning).
+LEANING_MARKS = {
+    "~": "~: which way the derived estimate (est.) leans, no verdict",
+    "≤": "≤: a figure is a lower bound (faster than asked), no verdict",
+}
+
+
+def leaning_notes(cells: Iterable[str]) -> list[str]:
+    """The notes of the leaning marks these cells show ('cannot say, ~3.6x dearer')."""
+    shown = {cell.partition(", ")[2][:1] for cell in cells if cell}
+    return [said for mark, said in LEANING_MARKS.items() if mark in shown]
+
+
+def times_words(change: float) -> str:
+    """A leaning's size, never a verdict: '3.0x dearer', '2.5x cheaper' beyond double or half,
+    else as change_words says it."""
+    if change >= 1:
+        return f"{change + 1:.{(change + 1) < 10:d}f}x dearer"
+    if change <= -0.5:
+        return f"{1 / (1 + change):.{1 / (1 + change) < 10:d}f}x cheaper"
+    return change_words(change)
