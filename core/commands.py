@@ -29,6 +29,8 @@ RATES = suggested("collect", source="ecb-rates")
 UNKNOWN_OFFERS = suggested(
     "sql", f"\"SELECT provider, instance_type FROM current_prices WHERE chip = '{UNKNOWN_CHIP}'\""
 )
+# A new warehouse, made at a path of the user's choosing.
+NEW_WAREHOUSE = suggested("collect", db="NEW.duckdb")
 # The warehouse's runs, with the ids remove-run takes.
 RUNS = suggested("sources", runs=True)
 # The user's own throughput measurements, with their ids.

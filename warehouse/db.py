@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from chipcost.core.commands import rebuilt
+from chipcost.core.commands import NEW_WAREHOUSE, rebuilt
 from chipcost.core.disk import no_room
 from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
 from chipcost.core.questions import COMMAND_LINE
@@ -155,7 +155,7 @@ def connect(
     try:
         con.execute("SET TimeZone = 'UTC'").fetchall()
         if read_only:
-            _check_version(con, path)
+            _check_version(con, warehouse)
         else:
             migrate(con, path)
     except duckdb.Error as exc:
@@ -226,7 +226,7 @@ def _connect_lake(
     try:
         con.execute("SET TimeZone = 'UTC'").fetchall()
         if read_only:
-            _check_version(con, Path(str(warehouse)))
+            _check_version(con, warehouse)
         else:
             migrate(con, Path(str(warehouse)))
     except BaseException:
@@ -315,7 +315,7 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     return int(scalar(con, "SELECT max(version) FROM schema_version") or 0)
 
 
-def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+def _check_version(con: duckdb.DuckDBPyConnection, where: Warehouse) -> None:
     # A reader asks the table itself (one statement, outside any transaction) rather than the
     # information schema first: 4-5 ms of every read's start.
     try:
@@ -323,10 +323,10 @@ def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     except duckdb.CatalogException:
         version = 0
     if version == 0:
-        raise WarehouseError(f"{path} is not a chipcost warehouse (no schema_version table)")
+        raise _not_a_warehouse(where)
     if version > SCHEMA_VERSION:
         raise WarehouseError(
-            f"{path} has schema version {version}, newer than this chipcost knows "
+            f"{where} has schema version {version}, newer than this chipcost knows "
             f"({SCHEMA_VERSION}): upgrade chipcost"
         )
     if version < SCHEMA_VERSION:
@@ -338,7 +338,7 @@ def _check_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
             else ""
         )
         raise WarehouseError(
-            f"{path} has schema version {version}; this chipcost needs {SCHEMA_VERSION}: "
+            f"{where} has schema version {version}; this chipcost needs {SCHEMA_VERSION}: "
             f"run `chipcost migrate` (or any `chipcost collect`) to upgrade it{meanwhile}"
         )
 
@@ -365,6 +365,17 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
                     "nothing half-applied is kept: run `chipcost migrate` again"
                 ) from exc
             time.sleep(min(0.2 * attempt, 2.0))
+
+
+def _not_a_warehouse(warehouse: Warehouse) -> WarehouseError:
+    """A DuckDB file (or lake) without chipcost's tables, named as the user gave it, and the
+    two ways on: the warehouse collect made, or a new one collect makes."""
+    said = named(warehouse.given_by, warehouse) if warehouse.given_by else str(warehouse)
+    return WarehouseError(
+        f"{said} is not a chipcost warehouse (no schema_version table): point "
+        f"{warehouse.voice.option('db')} at the warehouse `chipcost collect` made, or make one "
+        f"with `{NEW_WAREHOUSE}` (`chipcost demo` loads the bundled sample)"
+    )
 
 
 def _first_look(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
@@ -410,7 +421,7 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, adapt, claim: bo
             "(version INTEGER, file VARCHAR, applied_at TIMESTAMPTZ)"
         )
     if current > SCHEMA_VERSION:
-        _check_version(con, path or Path("?"))
+        _check_version(con, Warehouse(str(path or "?")))
     for version, name, sql in migrations():
         if version <= current:
             continue

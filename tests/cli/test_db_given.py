@@ -57,6 +57,23 @@ def test_another_applications_file_as_db_is_named_and_left_as_it_was(tmp_path, k
     assert not Path(f"{path}.lock").exists() or kind == "duckdb"
 
 
+@pytest.mark.parametrize(
+    "command", [["prices"], ["sql", "select 1"], ["sources"], ["site"], ["export"]]
+)
+def test_a_duckdb_file_of_another_application_says_what_to_do(tmp_path, run, command):
+    """On 131508c0 every read, site and export said only "... is not a chipcost warehouse (no
+    schema_version table)", with no next step."""
+    path = _other_files(tmp_path)["duckdb"]
+    out = ["--out", str(tmp_path / "out")] if command[0] in ("site", "export") else []
+    done = run(*command, "--db", str(path), *out)
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1, said
+    assert f"--db {path} is not a chipcost warehouse" in said, said
+    assert "point --db at the warehouse `chipcost collect` made" in said, said
+    assert "`chipcost collect --db NEW.duckdb`" in said, said
+    assert not (tmp_path / "out").exists()
+
+
 def test_remove_run_on_a_mistyped_db_creates_nothing(tmp_path):
     """On 2487f4c it said "run 'X' is not in the warehouse" and left a new, empty 9 MB
     warehouse at the mistyped path."""
