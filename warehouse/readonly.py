@@ -396,6 +396,23 @@ def _sandboxed(
         if found := damaged(db_path, exc):
             raise found from exc
         asker = isinstance(exc, QUERY_ERRORS)
-        raise (UsageError if asker else ChipcostError)(f"query failed: {exc}") from exc
+        said = in_their_words(exc, query)
+        raise (UsageError if asker else ChipcostError)(f"query failed: {said}") from exc
     finally:
         con.close()
+
+
+# DuckDB's context under its message: "LINE n: " and the line of the SQL it ran (cut short
+# with "..." at either end), then a caret under the place.
+_CONTEXT = re.compile(r"\n\s*\nLINE \d+: (?P<line>[^\n]*)(?:\n[ \t]*\^)?\s*$")
+
+
+def in_their_words(error: duckdb.Error, query: str) -> str:
+    """DuckDB's message, its LINE and caret left out when the line is not of the query the
+    user gave (the reader's own wrapper around it, or DuckDB's rewrite of it)."""
+    text = str(error)
+    context = _CONTEXT.search(text)
+    if context is None:
+        return text
+    quoted = context["line"].removeprefix("...").removesuffix("...")
+    return text if quoted in query else text[: context.start()]

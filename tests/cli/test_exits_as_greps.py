@@ -114,6 +114,24 @@ def test_sql_exits_say_which_outcome(run, db, query, code, said, fmt):
         assert done.stderr.startswith("chipcost sql: error: ") and not done.stdout
 
 
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ("select 'a'::int", "Conversion Error: Could not convert string 'a' to INT32;"),
+        ("select 1 where 'b'::int = 1", "Conversion Error: Could not convert string 'b' to INT32;"),
+        ("selec 1", 'syntax error at or near "selec" LINE 1: selec 1 ^;'),
+    ],
+)
+def test_sql_errors_quote_the_query_given_not_the_readers_rewrite(run, db, query, said):
+    """On 131508c0 `sql "select 'a'::int"` quoted the reader's wrapper around the query
+    (`LINE 1: SELECT #1 FROM (SELECT CAST('a' AS INTEGER)) AS unnamed_relation_...`); DuckDB's
+    line of the query is kept where it is the user's own."""
+    done = run("sql", query, "--db", db)
+    line = " ".join(done.stderr.split())
+    assert done.returncode == 2 and said in line, line
+    assert "unnamed_relation" not in line and "CAST(" not in line, line
+
+
 @pytest.mark.parametrize("delivery", [(), ("--dry-run",)], ids=["files", "dry-run"])
 @pytest.mark.parametrize(
     ("since", "until"), [("2020-01-01", "2020-01-07"), ("2026-10-01", "2026-10-31")]
