@@ -37,11 +37,22 @@ def resolve_chip(spelling: str, option: str = "--chip") -> str:
     """A canonical chip name for what the user typed, or a message naming the close ones (and
     the option it was given to)."""
     from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, canonical_chips
-    from chipcost.core.names import CHIPS_LISTED, shown, suggested
+    from chipcost.core.names import CHIPS_LISTED, resolve_chip_name, shown, suggested
+    from chipcost.reads.cost_asked import family_refused
 
     chip = canonical_chip(spelling)
     if chip != UNKNOWN_CHIP:
         return chip
+    try:  # a family, an instance family or a spelling compare and cost take
+        named = resolve_chip_name(spelling)
+    except UsageError as exc:
+        if not str(exc).startswith("unknown chip"):  # an instance family, 'unknown': as said
+            raise UsageError(f"{option} {exc}") from None
+        named = []
+    if len(named) > 1:
+        raise family_refused(option, spelling, named)
+    if named:
+        return named[0]
     names = sorted(canonical_chips() - {UNKNOWN_CHIP})
     raise UsageError(
         f"{option} {shown(spelling)}: unknown chip{suggested(spelling, names)}; {len(names)} "

@@ -120,10 +120,15 @@ def baseline_chip(name: object, option: str = "baseline") -> str:
         raise UsageError(f"the {option} is empty: give one chip, e.g. H100-SXM")
     chips = resolve_chip_name(name)
     if len(chips) > 1:
-        raise UsageError(
-            f"{option} {name!r} is a family ({', '.join(chips)}): pick one chip, e.g. {chips[0]}"
-        )
+        raise family_refused(option, name, chips)
     return chips[0]
+
+
+def family_refused(option: str, name: str, chips: list[str]) -> UsageError:
+    """Where one chip is asked for: a family's name names several."""
+    return UsageError(
+        f"{option} {name!r} is a family ({', '.join(chips)}): pick one chip, e.g. {chips[0]}"
+    )
 
 
 def resolve_chips(

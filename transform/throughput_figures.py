@@ -20,7 +20,7 @@ from chipcost.core.figures import (
     Figure,
     said_speed,
 )
-from chipcost.core.names import shown
+from chipcost.core.names import did_you_mean, shown
 from chipcost.transform.figure_bounds import rate_in_bounds, real_date, whole_chips
 from chipcost.transform.precision import PRECISION_CLASSES, WEIGHT_BYTES
 from chipcost.transform.tokens import (
@@ -223,7 +223,10 @@ def figure_from_row(
     equivalents = equivalents or {}
     chip = _required(row, "chip")
     if chip not in set(chips):
-        raise ChipcostError(f"chip {chip!r} is not a canonical chip (see core/data/chips.csv)")
+        raise ChipcostError(
+            f"chip {chip!r} is not a canonical chip{did_you_mean(chip, sorted(chips))} "
+            "(see core/data/chips.csv)"
+        )
     workload = _required(row, "workload").lower()
     if workload not in WORKLOADS:
         raise ChipcostError(f"workload {workload!r} is neither training nor inference")

@@ -162,14 +162,15 @@ def tokens_per_second_per_chip(tokens_per_second: float, per: str, chips: float 
                 f"a per-chip figure takes no chip count (got {chips:g}): if {tps:,.0f} tokens/s "
                 "was measured on the whole instance, say "
                 + COMMAND_LINE.said("figure_per", "instance")
+                + " (in a file: per=instance)"
             )
         return tps
     if per == "instance":
         if chips is None:
             raise UsageError(
                 "a per-instance figure needs the instance's chip count "
-                f"({COMMAND_LINE.said('chip_count', 'N')}, e.g. 8 for p5.48xlarge) to be turned "
-                "into tokens/s per chip"
+                f"({COMMAND_LINE.said('chip_count', 'N')}, in a file the chips column; e.g. 8 for "
+                "p5.48xlarge) to be turned into tokens/s per chip"
             )
         return tps / _positive(chips, "the chip count")
     raise UsageError(f"unknown unit {per!r}: the figure is per chip or per instance")

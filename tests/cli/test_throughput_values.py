@@ -148,3 +148,23 @@ def test_imported_labels_that_are_no_line_are_refused(
     given.write_text(f'[{ROW}1400, "{column}": "{value}"}}]', encoding="utf-8")
     done = run("throughput", "import", str(given), "--db", str(copy))
     assert done.returncode == 1 and said in " ".join(done.stderr.split()), done.stderr[-800:]
+
+
+@pytest.mark.parametrize(
+    ("chip", "said"),
+    [
+        # as compare and cost say them (add said "unknown chip" for each on 8f824434)
+        ("H100", "--chip 'H100' is a family (H100-SXM, H100-PCIe, H100-NVL): pick one chip"),
+        ("trn2", "--chip 'trn2' is an AWS instance family, not a chip: its chip is Trainium2"),
+        ("unknown", "--chip 'unknown' is no chip"),
+        ("H100-SXX", "--chip 'H100-SXX': unknown chip (did you mean H100-SXM?)"),
+    ],
+)
+def test_a_chip_add_cannot_record_is_said_as_compare_says_it(warehouse, tmp_path, run, chip, said):
+    copy = tmp_path / "w.duckdb"
+    copy.write_bytes(warehouse.read_bytes())
+    done = run(
+        "throughput", "add", "--chip", chip, "--model", "llama-3-70b", "--workload",
+        "inference", "--tokens-per-second", "1400", "--db", str(copy),
+    )  # fmt: skip
+    refused(done, said)

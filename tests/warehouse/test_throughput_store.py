@@ -215,12 +215,16 @@ def test_a_refusal_of_many_figures_above_the_peak_names_five_and_counts_the_rest
 
 def test_bad_rows_stop_the_whole_import(con):
     rows = [_measure(), _measure(tokens_per_second="0"), _measure(chip="H100"), _measure(per="x")]
+    rows += [_measure(chip="H100-SXX"), _measure(per="instance", chips="")]
     with pytest.raises(ChipcostError) as caught:
         _user(con, *rows)
     message = str(caught.value)
     assert "line 3: tokens_per_second must be a positive number" in message
     assert "line 4: chip 'H100' is not a canonical chip" in message
     assert "line 5: unknown unit 'x'" in message
+    # a misspelt chip gets the nearest name; a missing count names the file's column
+    assert "line 6: chip 'H100-SXX' is not a canonical chip (did you mean H100-SXM?)" in message
+    assert "in a file the chips column" in message
     assert scalar(con, "SELECT count(*) FROM throughput WHERE origin = 'user'") == 0
 
 
