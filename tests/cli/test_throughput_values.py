@@ -25,14 +25,18 @@ def warehouse(tmp_path_factory) -> Path:
 ROW = '{"chip": "H100-SXM", "model": "llama-3-70b", "workload": "inference", "tokens_per_second": '
 
 
-def test_a_measurement_dated_before_any_chip_is_refused(warehouse, tmp_path, run):
+def _added(run, warehouse: Path, tmp_path: Path, *options: str, chip: str = "H100-SXM"):
+    """`throughput add` of 1,400 tokens/s on Llama 3 70B inference, on a copy of the warehouse."""
     copy = tmp_path / "w.duckdb"
     copy.write_bytes(warehouse.read_bytes())
-    done = run(
-        "throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b", "--workload",
-        "inference", "--tokens-per-second", "1400", "--measured-on", "0001-01-01",
-        "--db", str(copy),
+    return run(
+        "throughput", "add", "--chip", chip, "--model", "llama-3-70b", "--workload",
+        "inference", "--tokens-per-second", "1400", *options, "--db", str(copy),
     )  # fmt: skip
+
+
+def test_a_measurement_dated_before_any_chip_is_refused(warehouse, tmp_path, run):
+    done = _added(run, warehouse, tmp_path, "--measured-on", "0001-01-01")
     refused(done, "--measured-on '0001-01-01' is before 2000")
 
 
@@ -45,13 +49,7 @@ def test_a_measurement_dated_before_any_chip_is_refused(warehouse, tmp_path, run
     ],
 )
 def test_a_measurement_at_no_known_precision_is_refused(warehouse, tmp_path, run, value, said):
-    copy = tmp_path / "w.duckdb"
-    copy.write_bytes(warehouse.read_bytes())
-    done = run(
-        "throughput", "add", "--chip", "H100-SXM", "--model", "llama-3-70b", "--workload",
-        "inference", "--tokens-per-second", "1400", "--precision", value, "--db", str(copy),
-    )  # fmt: skip
-    refused(done, said)
+    refused(_added(run, warehouse, tmp_path, "--precision", value), said)
 
 
 @pytest.mark.parametrize(
@@ -161,10 +159,4 @@ def test_imported_labels_that_are_no_line_are_refused(
     ],
 )
 def test_a_chip_add_cannot_record_is_said_as_compare_says_it(warehouse, tmp_path, run, chip, said):
-    copy = tmp_path / "w.duckdb"
-    copy.write_bytes(warehouse.read_bytes())
-    done = run(
-        "throughput", "add", "--chip", chip, "--model", "llama-3-70b", "--workload",
-        "inference", "--tokens-per-second", "1400", "--db", str(copy),
-    )  # fmt: skip
-    refused(done, said)
+    refused(_added(run, warehouse, tmp_path, chip=chip), said)
