@@ -80,6 +80,13 @@ def day_asked(value: object, voice: Voice, name: str) -> date | None:
         ) from None
 
 
+def days_in_order(since: date | None, until: date | None, voice: Voice) -> None:
+    """Refuse a first day after the last (history's and index's --since and --until)."""
+    if since and until and since > until:
+        first, last = voice.said("since", since), voice.said("until", until)
+        raise UsageError(f"{first} is after {last}: swap them")
+
+
 @dataclass(frozen=True)
 class HistoryResult:
     frame: pl.DataFrame  # daily_cheapest's columns
@@ -100,9 +107,7 @@ def find_history(
     """Each chip's cheapest price per pricing model per day, the names checked against the
     history (a region, pricing model or provider it never held is refused with the closest
     ones) and the days checked against each other."""
-    if ask.since and ask.until and ask.since > ask.until:
-        first, last = ask.voice.said("since", ask.since), ask.voice.said("until", ask.until)
-        raise UsageError(f"{first} is after {last}: swap them")
+    days_in_order(ask.since, ask.until, ask.voice)
     chips = resolve_chip_names(ask.chips) or []
     named = named_filters(ask.regions, ask.pricing_models, ask.providers, ask.instances)
     if named["instances"]:  # as the history spells them (Azure's "Standard_" prefix)

@@ -16,17 +16,23 @@ from chipcost.core.errors import UsageError
 from chipcost.core.names import resolve_chip_names, split_values
 from chipcost.core.questions import Voice
 from chipcost.core.settings import DEFAULT_STALE_DAYS
-from chipcost.core.vocabulary import old_spelling
+from chipcost.core.vocabulary import MODEL_LABELS, old_spelling
 from chipcost.pipeline.clock import until_within
 from chipcost.pipeline.jumps import JUMP_FACTOR
-from chipcost.reads.history import day_asked
+from chipcost.reads.history import day_asked, days_in_order
 from chipcost.reads.price_ask import pricing_model_name
 from chipcost.reads.price_notes import left_out_words
 from chipcost.reads.your_prices import Rates
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.fx import unrated_of
 from chipcost.warehouse.history import newest_day
-from chipcost.warehouse.price_index import BUCKETS, COMMITMENT_TERM, index_unrated, price_index
+from chipcost.warehouse.price_index import (
+    BUCKETS,
+    COMMITMENT_TERM,
+    buckets_held,
+    index_unrated,
+    price_index,
+)
 
 # With chips named and no --since: the last 30 days of their index.
 DEFAULT_DAYS = 30
@@ -90,9 +96,7 @@ def _buckets(given: Sequence[str] | str | None, voice: Voice) -> list[str]:
 def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
     """The index rows asked for: every day from since to until, or each chip's newest day;
     none where none is (why_no_index says why)."""
-    if ask.since and ask.until and ask.since > ask.until:
-        first, last = ask.voice.said("since", ask.since), ask.voice.said("until", ask.until)
-        raise UsageError(f"{first} is after {last}")
+    days_in_order(ask.since, ask.until, ask.voice)
     chips = resolve_chip_names(ask.chips) or None
     buckets = _buckets(ask.buckets, ask.voice)
     since, until = _days(con, ask)
@@ -122,6 +126,13 @@ def why_no_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> str:
             f"no index{which}: {ask.voice.said('since', since)} is after the newest prices "
             f"({until}); give an earlier day"
         )
+    held = buckets_held(con, chips)
+    if chips and held and not set(buckets) & set(held):  # no such offer on any day
+        return (
+            f"no index{which} ({', '.join(buckets)}): the history holds no "
+            f"{_in_words(buckets, 'or')} offer of {', '.join(chips)} on any day, only "
+            f"{_in_words(held, 'and')}: give {ask.voice.said('pricing_model', ','.join(held))}"
+        )
     kept = index_unrated(con, chips, buckets, since, until)
     if kept:  # euro prices no rate converts: in the history, not in its dollars
         return (
@@ -134,6 +145,13 @@ def why_no_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> str:
         + (f" to {until}" if until else "")
         + ": run `chipcost collect` (or `chipcost backfill` for past years), or widen the days"
     )
+
+
+def _in_words(buckets: Sequence[str], joined: str) -> str:
+    """'on demand and spot', '1-year commitment': the index's pricing models in prose."""
+    words = ["1-year commitment" if b == "commitment" else MODEL_LABELS[b]
+             for b in buckets]  # fmt: skip
+    return f" {joined} ".join(words)
 
 
 def _days(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> tuple[date | None, date | None]:

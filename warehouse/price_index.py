@@ -176,6 +176,15 @@ def _constituents(chips: list[str] | None, buckets: list[str]) -> tuple[Where, s
     return where, bucket
 
 
+def buckets_held(con: duckdb.DuckDBPyConnection, chips: list[str] | None) -> list[str]:
+    """The index's pricing models (BUCKETS' codes, in their order) the whole history holds a
+    constituent of `chips` (None: any) in."""
+    where, bucket = _constituents(chips, list(BUCKETS))
+    sql = f"SELECT DISTINCT {bucket} FROM price_history h WHERE {where.sql()}"
+    held = {row[0] for row in relation(con, sql, where.params).fetchall()}
+    return [b for b in BUCKETS if b in held]
+
+
 def index_unrated(
     con: duckdb.DuckDBPyConnection,
     chips: list[str] | None,

@@ -116,3 +116,32 @@ def test_an_index_asked_after_the_newest_prices_says_so(warehouse, run):
     done = run("index", "--since", "2030-01-01", "--until", "2030-02-01", "--db", str(warehouse))
     said = " ".join(done.stderr.split())
     assert done.returncode == 1 and "--since 2030-01-01 is after the newest prices (" in said
+
+
+def test_an_index_of_a_pricing_model_the_chip_never_had_says_which_it_has(warehouse, run):
+    """On 131508c0 `index --chip A10 --pricing-model commitment` advised running collect or
+    widening the days, neither of which gives a chip with no commitment offer an index."""
+    done = run("index", "--chip", "A10", "--pricing-model", "commitment", "--db", str(warehouse))
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1, said
+    assert "the history holds no 1-year commitment offer of A10 on any day" in said, said
+    assert "only on demand and spot: give --pricing-model on_demand,spot" in said, said
+    assert "widen the days" not in said
+    done = run("index", "--chip", "A10", "--pricing-model", "spot", "--db", str(warehouse))
+    assert done.returncode == 0, done.stderr
+
+
+def test_an_index_of_days_without_prices_still_says_to_collect_or_widen(warehouse, run):
+    done = run("index", "--chip", "A10", "--pricing-model", "commitment,on_demand",
+               "--since", "2020-01-01", "--until", "2020-02-01", "--db", str(warehouse))  # fmt: skip
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1 and "or widen the days" in said, said
+
+
+@pytest.mark.parametrize("command", [["index"], ["history", "--chip", "H100"]])
+def test_swapped_days_are_refused_with_the_same_hint_by_index_and_history(warehouse, run, command):
+    """On 131508c0 `index` refused --since after --until without history's "swap them"."""
+    done = run(*command, "--since", "2026-11-18", "--until", "2026-11-15", "--db", str(warehouse))
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 2, said
+    assert "--since 2026-11-18 is after --until 2026-11-15: swap them;" in said, said
