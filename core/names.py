@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 
 from chipcost.core.catalog import (
@@ -152,28 +152,44 @@ def too_long(value: str, known: Sequence[str]) -> bool:
     return len(value) > max(map(len, known), default=0) + LONGER_BY
 
 
-def did_you_mean(value: str, known: Iterable[str]) -> str:
-    names = list(dict.fromkeys(known))
+def _spellings(known: Iterable[str], aliases: Mapping[str, str] | None) -> dict[str, str]:
+    """Each name searched for a typed one and the known name it stands for: the known names,
+    then the aliases (a company's name for its cloud) of those among them."""
+    names = {k: k for k in known}
+    lowered = {k.lower(): k for k in names}
+    stand_for = {a: lowered[c.lower()] for a, c in (aliases or {}).items() if c.lower() in lowered}
+    return {**names, **{a: k for a, k in stand_for.items() if a not in names}}
+
+
+def did_you_mean(value: str, known: Iterable[str], aliases: Mapping[str, str] | None = None) -> str:
+    """' (did you mean X, Y?)' for the known names a few edits from `value`, or from it
+    through one of their `aliases` (amazn: aws, for amazon)."""
+    spellings = _spellings(known, aliases)
+    names = list(spellings)
     if names and too_long(value, names):
         return f" ({len(value):,} characters, longer than any known name)"
-    close = close_matches(value, names)
+    close = dict.fromkeys(spellings[c] for c in close_matches(value, names))
     return f" (did you mean {', '.join(close)}?)" if close else ""
 
 
-def suggested(value: str, known: Sequence[str], n: int = 3) -> str:
+def suggested(
+    value: str, known: Sequence[str], n: int = 3, aliases: Mapping[str, str] | None = None
+) -> str:
     """' (did you mean X, Y?)' for names a few edits away, else the `n` nearest of a long
     list (' (nearest: X, Y, Z)', by difflib's ratio): a suggestion even for a name far from
-    any, where a list too long to print gives the reader nothing else to go on."""
-    if close := did_you_mean(value, known):
+    any, where a list too long to print gives the reader nothing else to go on. A name's
+    `aliases` are searched as it."""
+    if close := did_you_mean(value, known, aliases):
         return close
     if len(known) <= LISTED:
         return ""
     import difflib
 
-    by_lower = {k.lower(): k for k in known}
+    by_lower = {k.lower(): name for k, name in _spellings(known, aliases).items()}
     check_read_time()
-    near = difflib.get_close_matches(value.lower(), list(by_lower), n=n, cutoff=0.0)
-    return f" (nearest: {', '.join(by_lower[k] for k in near)})" if near else ""
+    near = difflib.get_close_matches(value.lower(), list(by_lower), n=len(by_lower), cutoff=0)
+    nearest = list(dict.fromkeys(by_lower[k] for k in near))[:n]
+    return f" (nearest: {', '.join(nearest)})" if nearest else ""
 
 
 # The most names a message lists in full; past it, the first ones and where to see them all.
@@ -340,7 +356,7 @@ def check_known(
     for value in values or []:
         if value.lower() in lowered:
             continue
-        close = suggested(value, known)
+        close = suggested(value, known, aliases=ALIASES.get(kind))
         said = f"{option}: " if option else ""
         if held and known:  # a value that may be real, with nothing under it
             where = ", ".join(known) if len(known) <= LISTED else f"{len(known)} {kind}s"
@@ -356,6 +372,8 @@ def check_known(
         raise UsageError(f"{said}unknown {kind} {_shown(value)}{close}{listing}")
 
 
+# The names people type for the known values of a kind, searched for the nearest too.
+ALIASES = {"provider": PROVIDER_ALIASES}
 # Commands that list the values of a filter too long for a message.
 LISTERS = {
     "instance type": 'chipcost sql "SELECT DISTINCT provider, instance_type FROM current_prices '

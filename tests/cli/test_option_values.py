@@ -46,7 +46,13 @@ MEASURE = (
             ("prices", "--region", "us-east-9"),
             "--region: no current price is in region 'us-east-9' (did you mean us-east-1",
         ),
-        (("prices", "--provider", "amazn"), "--provider: unknown provider 'amazn' (nearest:"),
+        # A documented alias (amazon: aws) is searched for the nearest name too: on 131508c0
+        # amazn got "(nearest: lambda, modal, azure)".
+        (
+            ("prices", "--provider", "amazn"),
+            "--provider: unknown provider 'amazn' (did you mean aws?)",
+        ),
+        (("history", "--chip", "H100", "--provider", "gogle"), "'gogle' (did you mean gcp?)"),
         # A source's name, as `sources` lists it beside its provider, is named for what it is.
         (
             ("prices", "--provider", "aws-bulk"),
