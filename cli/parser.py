@@ -19,7 +19,6 @@ from click.core import ParameterSource
 
 from chipcost.cli.formats import FORMAT_KINDS
 from chipcost.cli.registry import COMMANDS, RENAMED
-from chipcost.core.asks import QUESTIONS
 from chipcost.core.questions import Opt, Question, fields_of
 from chipcost.core.version import __version__
 from chipcost.core.vocabulary import old_spelling
@@ -193,6 +192,12 @@ def parse(args: Sequence[str]) -> tuple[Callable[..., object], dict[str, Any], s
     return chosen
 
 
+def _listed(command: click.Command) -> list[str]:
+    """Every spelling of the options a command's --help lists (no hidden old spelling)."""
+    params = [p for p in command.params if isinstance(p, click.Option) and not p.hidden]
+    return [o for p in params for o in (*p.opts, *p.secondary_opts)]
+
+
 def _usage_error(exc: click.UsageError) -> NoReturn:
     """One line, exit 2: what was wrong, and the help to see. A misspelt option's closest are
     among the options --help lists (not --help itself, nor a hidden old spelling)."""
@@ -203,18 +208,16 @@ def _usage_error(exc: click.UsageError) -> NoReturn:
     if isinstance(exc, click.NoSuchOption):
         name = exc.option_name
         if exc.ctx is not None:
-            params = [p for p in exc.ctx.command.params if isinstance(p, click.Option)]
-            listed = [o for p in params if not p.hidden for o in (*p.opts, *p.secondary_opts)]
+            listed = _listed(exc.ctx.command)
             exc = click.NoSuchOption(name, possibilities=listed, ctx=exc.ctx)
             said = exc.format_message()
         if renamed := RENAMED.get((prog.removeprefix("chipcost "), name)):
             said = f"{exc.message} It is {renamed} now."
-        # The reads that take it (`--model` is cost's LLM, not prices' pricing model).
+        # The commands that take it (`--model` is cost's LLM, not prices' pricing model).
         others = [
-            read
-            for read, question in QUESTIONS.items()
-            if f"chipcost {read}" != prog
-            and name in {o for f in question.fields if f.cli for o in f.flags or (f.option,)}
+            called
+            for called, command in every_command()
+            if f"chipcost {called}" != prog and name in _listed(command)
         ]
         said += f" {name} is an option of {', '.join(others)}." if others else ""
     fail(f"{prog}: error: {said.rstrip('.')}; see `{prog} --help`", code=2, label=False)

@@ -90,7 +90,8 @@ def test_an_option_of_another_command_is_said_to_be_so(run, db):
     assert "No such option '--model'. (Did you mean one of: " in done.stderr
     assert (
         "'--pricing-model'" in done.stderr
-        and "--model is an option of cost, compare" in done.stderr
+        and "--model is an option of cost, compare, throughput add, throughput list, measure"
+        in done.stderr
     )
     assert "llama_3_70b" not in done.stderr
 

@@ -60,6 +60,23 @@ def test_the_closest_options_are_those_help_lists(run):
     assert index.returncode == 2 and "--bucket'" not in index.stderr, index.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["history", "--limit", "5"], "--limit is an option of prices, sql, cost, sources, "
+         "throughput list;"),
+        (["prices", "--origin", "user"], "--origin is an option of throughput list;"),
+        (["sources", "--since", "2026-11-01"], "--since is an option of history, index, "
+         "report, export, backfill;"),
+    ],
+)  # fmt: skip
+def test_an_option_of_other_commands_names_every_command_that_takes_it(run, args, said):
+    """On 131508c0 `history --limit 5` said "--limit is an option of prices, cost, sql": the
+    reads alone, not sources nor throughput list, which take it too."""
+    done = run(*args)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+
+
 def test_a_misspelt_command_names_the_closest(run):
     done = run("prise")
     assert done.returncode == 2 and "No such command 'prise'. Did you mean 'prices'?" in done.stderr
