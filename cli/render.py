@@ -16,7 +16,7 @@ from chipcost.core.clean import printable
 if TYPE_CHECKING:
     from chipcost.cli.consoles import Screen
 
-__all__ = ["SAMPLE_BANNER", "print_note", "print_rows", "status_cell"]
+__all__ = ["SAMPLE_BANNER", "print_note", "print_rows", "say_more_rows", "status_cell"]
 
 STATUS_STYLE = {"ok": "green", "skipped": "yellow", "failed": "red", "already_loaded": "dim"}
 
@@ -29,6 +29,13 @@ def shown(value: object) -> str:
 def print_note(console: Screen, note: str, *, label: tuple[str, str] = ("note", "dim")) -> None:
     """'note ...': provider or user text, wrapped to the width, further lines indented."""
     print_wrapped(console, printable(note), indent="  ", head=label)
+
+
+def say_more_rows(console: Screen, more: int) -> None:
+    """One line for the rows --limit left out (beside csv, json and focus, on stderr:
+    chipcost.cli.consoles.notices)."""
+    if more > 0:
+        console.say(f"{more} more rows (--limit)")
 
 
 def status_cell(status: str) -> Styled:

@@ -252,6 +252,8 @@ class QueryResult(NamedTuple):
     freshness: Freshness | None = None  # of the whole warehouse, when asked for
     # The bound the rows stopped at, with its variable, when the result had more ("" if not).
     cut: str = ""
+    # Rows past the caller's max_rows, counted, not read (up to the rows bound).
+    more: int = 0
 
 
 # Rows fetched from DuckDB at a time: the result streams, and is cut at a bound as it grows.
@@ -325,31 +327,42 @@ def read_rows(
         columns = list(relation.columns)
         kinds = [str(t) for t in relation.types]
         projected = ", ".join(_projection(n, k) for n, k in enumerate(kinds, start=1))
-        rows, cut = _fetched(relation.project(projected), kinds, limits, max_rows)
+        rows, cut, more = _fetched(relation.project(projected), kinds, limits, max_rows)
         fresh = None if stale_days is None else _freshness(con, db_path, stale_days)
-    return QueryResult(columns=columns, types=kinds, rows=rows, freshness=fresh, cut=cut)
+    return QueryResult(columns=columns, types=kinds, rows=rows, freshness=fresh, cut=cut, more=more)
 
 
 def _fetched(
     relation: duckdb.DuckDBPyRelation, kinds: list[str], limits: SqlLimits, wanted: int | None
-) -> tuple[list[tuple], str]:
+) -> tuple[list[tuple], str, int]:
     """The relation's rows, converted batch by batch, up to `wanted` or a limit; with the
-    limit that cut them ("" when none did)."""
+    limit that cut them ("" when none did) and the rows past `wanted` (counted, not read)."""
     most_rows, most_bytes = limits.rows, limits.result_bytes()
     rows: list[tuple] = []
     held = 0
     while batch := relation.fetchmany(BATCH_ROWS):
-        for row in batch:
-            if wanted is not None and len(rows) >= wanted:
-                return rows, ""  # as many as asked for: not a cut
+        for at, row in enumerate(batch):
+            if wanted is not None and len(rows) >= wanted:  # as many as asked for: not a cut
+                return rows, "", len(batch) - at + _counted(relation, most_rows - wanted)
             if len(rows) >= most_rows:
-                return rows, f"{most_rows:,} rows ({ROWS_ENV})"
+                return rows, f"{most_rows:,} rows ({ROWS_ENV})", 0
             held += _held(row)
             if held > most_bytes:
-                return rows, f"{limits.result or limits.memory} ({limits.result_variable()})"
+                cut = f"{limits.result or limits.memory} ({limits.result_variable()})"
+                return rows, cut, 0
             rows.append(tuple(_value(v, k) for v, k in zip(row, kinds, strict=True)))
         check_read_time()
-    return rows, ""
+    return rows, "", 0
+
+
+def _counted(relation: duckdb.DuckDBPyRelation, most: int) -> int:
+    """The rows left in the relation, up to about `most`, fetched and let go a batch at a
+    time (within the read's time limit)."""
+    count = 0
+    while count < most and (batch := relation.fetchmany(BATCH_ROWS)):
+        count += len(batch)
+        check_read_time()
+    return count
 
 
 def _held(value: object) -> int:

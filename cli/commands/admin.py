@@ -11,7 +11,7 @@ from chipcost.cli.fit import Column, Styled, fit_table, plain
 from chipcost.cli.formats import OutputFormat, text_value, write_frame, write_rows
 from chipcost.cli.options import Db, Format, Limit, StaleDays, Wide, settings_for
 from chipcost.cli.parser import Command, command
-from chipcost.cli.render import print_rows
+from chipcost.cli.render import print_rows, say_more_rows
 from chipcost.cli.render_fresh import DATED_AHEAD, ago, names, print_freshness, when
 from chipcost.core.asks import SQL
 from chipcost.core.errors import NoMatch
@@ -41,8 +41,8 @@ def _sql(**given: Any) -> None:
     if format is OutputFormat.table:
         print_rows(out, result.columns, result.rows, max_rows=limit or SQL_TABLE_ROWS)
     else:
-        rows = result.rows if limit is None else result.rows[:limit]
-        write_rows(format, result.columns, rows)
+        write_rows(format, result.columns, result.rows)
+        say_more_rows(err, result.more)
     _sql_freshness(result, format)
     if not result.rows:  # as every read that matches nothing: exit 1, stdout still parses
         raise NoMatch("the query returned no rows")
@@ -99,8 +99,7 @@ def _sources(
     shown = frame.head(limit or DEFAULT_TABLE_ROWS) if table else frame.head(limit or MAX_LIMIT)
     if not table:
         write_frame(format, shown)
-        if frame.height > shown.height:
-            notices(format).say(f"{frame.height - shown.height} more rows (--limit)")
+        say_more_rows(err, frame.height - shown.height)
     elif runs:
         print_runs(out, shown, total=frame.height, wide=wide)
     else:

@@ -34,7 +34,7 @@ from chipcost.cli.price_cells import (
     pricing_cell,
     where_cell,
 )
-from chipcost.cli.render import print_note
+from chipcost.cli.render import print_note, say_more_rows
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.asks import DEFAULT_TABLE_ROWS, PRICES
 from chipcost.core.errors import NoMatch, UsageError
@@ -112,8 +112,7 @@ def _prices(**given: Any) -> None:
     _no_rows_for(notices(format), unmatched_names(ask["chip"], set(found.frame["chip"])))
     for line in mine.notes(found.frame.to_dicts()):
         notices(format).say(f"note: {line}")
-    if found.frame.height > frame.height and not focus:
-        notices(format).say(f"{found.frame.height - frame.height} more rows (--limit)")
+    say_more_rows(notices(format), found.frame.height - frame.height)
     print_freshness(notices(format), found.freshness)
 
 
@@ -537,8 +536,8 @@ def glance_output(
         regions_asked=asked_regions,
         currency=None if format is OutputFormat.table else found.mine.currency,
     )
-    if asked["limit"] is not None:
-        rows = rows[: asked["limit"]]
+    more = 0 if asked["limit"] is None else max(len(rows) - asked["limit"], 0)
+    rows = rows[: len(rows) - more]
     if format is OutputFormat.table:
         currency = found.mine.heading()
         keys = by_keys(by, voice.said("by", by))
@@ -546,6 +545,7 @@ def glance_output(
             print_glance(out, rows, keys=keys, per=per, currency=currency, wide=asked["wide"])
         else:
             print_cheapest(out, rows, per=per, currency=currency, wide=asked["wide"])
+        say_more_rows(out, more)
         apart = set_apart_note(found.rows, left_out=True, regions_asked=asked_regions)
         for note in (apart, unconverted_words(found.unconverted)):  # none left out unsaid
             if note:
@@ -556,6 +556,7 @@ def glance_output(
         return
     columns = _glance_columns(asked, found.mine.currency)
     write_rows(format, columns, [[r[c] for c in columns] for r in rows])
+    say_more_rows(notices(format), more)
     # rows have no place for a price no rate converts: named on stderr, in its own currency
     print_freshness(notices(format), found.freshness._replace(unconverted=tuple(found.unconverted)))
 

@@ -82,12 +82,32 @@ def test_each_chip_without_history_says_why(run, db, fmt):
         assert why in done.stdout and "H100-SXM" in done.stdout
 
 
-@pytest.mark.parametrize("command", [["prices", "--chip", "H100-SXM"], [*COST]])
-def test_rows_cut_by_the_limit_are_counted_on_stderr(run, db, command):
+@pytest.mark.parametrize(
+    ("command", "fmt"),
+    [
+        (["prices", "--chip", "H100-SXM"], "json"),
+        ([*COST], "json"),
+        # on 131508c0 these said nothing of the rows --limit left out
+        (["prices", "--chip", "H100-SXM"], "focus"),
+        (["prices", "--by", "chip"], "csv"),
+        (["prices", "--by", "region"], "json"),
+        (["sql", "select * from price_history"], "csv"),
+        (["sql", "select * from price_history"], "json"),
+        (["sources"], "csv"),
+    ],
+)
+def test_rows_cut_by_the_limit_are_counted_on_stderr(run, db, command, fmt):
     every = json.loads(run(*command, "--format", "json", "--db", db).stdout)
-    done = run(*command, "--format", "json", "--limit", "1", "--db", db)
-    assert done.returncode == 0 and len(json.loads(done.stdout)) == 1
-    assert len(every) > 1 and f"{len(every) - 1} more rows (--limit)" in done.stderr
+    done = run(*command, "--format", fmt, "--limit", "1", "--db", db)
+    assert done.returncode == 0, done.stderr
+    if fmt == "json":
+        assert len(json.loads(done.stdout)) == 1
+    else:
+        assert len(list(csv.DictReader(io.StringIO(done.stdout)))) == 1
+    said = f"{len(every) - 1} more rows (--limit)"
+    assert len(every) > 1 and done.stderr.count(said) == 1, done.stderr
+    whole = run(*command, "--format", fmt, "--limit", str(len(every)), "--db", db)
+    assert whole.returncode == 0 and "more rows" not in whole.stderr, whole.stderr
 
 
 @pytest.mark.parametrize("fmt", ["table", "json"])
