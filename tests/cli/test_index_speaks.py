@@ -132,8 +132,9 @@ def test_an_index_of_a_pricing_model_the_chip_never_had_says_which_it_has(wareho
 
 
 def test_an_index_of_days_without_prices_still_says_to_collect_or_widen(warehouse, run):
-    done = run("index", "--chip", "A10", "--pricing-model", "commitment,on_demand",
-               "--since", "2020-01-01", "--until", "2020-02-01", "--db", str(warehouse))  # fmt: skip
+    days = ("--since", "2020-01-01", "--until", "2020-02-01")
+    done = run("index", "--chip", "A10", "--pricing-model", "commitment,on_demand", *days,
+               "--db", str(warehouse))  # fmt: skip
     said = " ".join(done.stderr.split())
     assert done.returncode == 1 and "or widen the days" in said, said
 
