@@ -283,7 +283,8 @@ def measure_(
     except KeyboardInterrupt as exc:  # Ctrl-C, or any stop signal (Signalled)
         # AIPerf's group was ended and its files removed on the way here
         interrupted("AIPerf's run ended; nothing recorded", getattr(exc, "signum", SIGINT))
-    stored, _, _ = _store(db, made, allow_above_roofline)  # a point's own report: no repeat
+    # a point's own report: no repeat; the model as given, never a sweep's run refused after it
+    stored, _, _ = _store(db, made, allow_above_roofline, new_model=True)
     ids = list(stored)
     for ident, figure in zip(ids, made, strict=True):
         user = figure.tokens_per_second_per_user or 0.0

@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # imported when a command runs: `chipcost --help` stays light
 AllowAbovePeak = Annotated[
     bool, Opt("Keep a figure above the chip's dense peak (FP4 or sparsity, say).")
 ]
+NewModel = Annotated[
+    bool, Opt("Record a model named close to one chipcost knows as a model of its own.")
+]
 
 
 def _open_writable(db: Path | None) -> duckdb.DuckDBPyConnection:
@@ -46,20 +49,31 @@ def _store(
     figures: list[Figure],
     allow: bool,
     recorded: list[datetime | None] | None = None,
+    new_model: bool = False,
 ) -> tuple[dict[str, Figure], set[str], list[str]]:
     """The figures recorded, by their new ids; the ids the choice rule now uses; the ids of
     measurements already recorded that some of `figures` repeat field for field (not
     recorded again: a file imported twice adds nothing). `recorded`: when each figure was
     recorded where a listing says (else now). A model chipcost knew nothing of is noted, with
-    the closest it knew (a typo makes a model of its own)."""
+    the closest it knew; one a few letters from a known one is refused unless `new_model`
+    (a typo would make a model of its own that no `cost` of the known one reads)."""
     from chipcost.cli.consoles import err
-    from chipcost.core.names import did_you_mean
+    from chipcost.core.names import close_matches, did_you_mean
     from chipcost.warehouse.cost_per_token import known_models
     from chipcost.warehouse.throughput_store import add_user_figures, repeats
 
     con = _open_writable(db)
     try:
         known = known_models(con)
+        if not new_model:
+            for model in dict.fromkeys(f.model for f in figures if f.model not in known):
+                if close := close_matches(model, known):
+                    raise UsageError(
+                        f"model {model!r} is none chipcost knows (did you mean "
+                        f"{', '.join(close)}?): nothing recorded; give the model's name as "
+                        f"`chipcost throughput list` shows it, or pass --new-model to record "
+                        f"{model!r} as a model of its own"
+                    )
         repeated = repeats(con, figures)
         fresh = [f for f, old in zip(figures, repeated, strict=True) if old is None]
         when = [w for w, old in zip(recorded or [None] * len(figures), repeated, strict=True)
@@ -116,6 +130,7 @@ def add(
     measured_on: Annotated[str | None, Opt("YYYY-MM-DD (default today).")] = None,
     notes: Annotated[str | None, Opt("Caveats worth keeping.")] = None,
     allow_above_peak: AllowAbovePeak = False,
+    new_model: NewModel = False,
     db: Db = None,
     # The old spelling, taken for one release with a note (chipcost.cli.parser.Command); --per,
     # --chips and --source are refused naming their new spelling (chipcost.cli.registry.RENAMED).
@@ -175,7 +190,7 @@ def add(
     except ChipcostError as exc:  # named as the options are, not as the CSV's columns
         field, _, rest = str(exc).partition(" ")
         raise UsageError(f"{_OPTIONS.get(field, field)} {rest}") from None
-    stored, chosen, already = _store(db, [figure], allow_above_peak)
+    stored, chosen, already = _store(db, [figure], allow_above_peak, new_model=new_model)
     if already:
         out.say(
             f"already recorded as {already[0]}: {figure.chip} {model_named(figure)} "
@@ -213,6 +228,7 @@ def import_(
         ),
     ],
     allow_above_peak: AllowAbovePeak = False,
+    new_model: NewModel = False,
     db: Db = None,
 ) -> None:
     """Record measurements from a CSV or JSON file: all rows, or none if any row is wrong.
@@ -258,7 +274,7 @@ def import_(
     # keep their order
     order = sorted(range(len(figures)), key=lambda n: (when[n] is None, when[n] or 0, listed[n], n))
     figures, when = [figures[n] for n in order], [when[n] for n in order]
-    stored, chosen, already = _store(db, figures, allow_above_peak, when)
+    stored, chosen, already = _store(db, figures, allow_above_peak, when, new_model)
     recorded = f": {', '.join(stored)}" if stored else ""
     out.say(f"recorded {len(stored)} measurement(s) from {path}{recorded}")
     if already:

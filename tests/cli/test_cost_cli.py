@@ -348,14 +348,29 @@ def test_a_measurement_changes_the_ranking(fresh_db):
     assert "user-1" not in gone.stdout
 
 
-def test_a_measurement_of_a_model_chipcost_did_not_know_is_noted(fresh_db):
+def test_a_measurement_of_a_model_chipcost_did_not_know_is_noted(fresh_db, tmp_path):
     add = ["throughput", "add", "--chip", "H100-SXM", "--workload", "inference"]
+    # a few letters from a known model: a typo, refused (add recorded it under its own name,
+    # which no `cost --model llama-3-70b` reads, on 8f824434), in add and in import alike
     typo = chipcost(*add, "--model", "lama-3-70b", "--tokens-per-second", "900",
                     "--db", str(fresh_db))  # fmt: skip
-    assert typo.returncode == 0, typo.stderr
+    assert typo.returncode == 2, typo.stderr
+    said = " ".join(typo.stderr.split())
+    assert "model 'lama-3-70b' is none chipcost knows (did you mean llama-3-70b" in said
+    assert "nothing recorded" in said and "--new-model" in said
+    given = tmp_path / "mine.csv"
+    given.write_text("chip,model,workload,tokens_per_second\nH100-SXM,lama-3-70b,inference,900\n")
+    imported = chipcost("throughput", "import", str(given), "--db", str(fresh_db))
+    assert imported.returncode == 2 and "--new-model" in imported.stderr, imported.stderr
+    listed = chipcost("throughput", "list", "--origin", "user", "--db", str(fresh_db))
+    assert listed.returncode == 1  # none recorded
+    # meant: recorded, and noted with the closest model chipcost knew
+    meant = chipcost(*add, "--model", "lama-3-70b", "--tokens-per-second", "900",
+                     "--new-model", "--db", str(fresh_db))  # fmt: skip
+    assert meant.returncode == 0, meant.stderr
     assert (
         "note: lama-3-70b is a model chipcost had no figure or size of (did you mean "
-        "llama-3-70b" in typo.stderr
+        "llama-3-70b" in meant.stderr
     )
     known = chipcost(*add, "--model", "llama-3-70b", "--tokens-per-second", "900",
                      "--db", str(fresh_db))  # fmt: skip
