@@ -223,6 +223,18 @@ def sql_rows(asked: Mapping[str, Any], *, max_rows: int | None = None) -> QueryR
     )
 
 
+def prices_held(db: str | Path | None, *, api: bool = False) -> None:
+    """Refuse a warehouse that holds no current price yet (NoMatch: exit 1), before anything
+    is written of it (the price explorer)."""
+    from chipcost.core.errors import NoMatch
+    from chipcost.reads.price_notes import NO_PRICES_YET
+    from chipcost.warehouse.prices import holds_current_prices
+
+    with reading(db, api=api) as (con, _):
+        if not holds_current_prices(con):
+            raise NoMatch(NO_PRICES_YET)
+
+
 def sources(
     db: str | Path | None, stale_days: int | None = None, *, runs: bool = False, api: bool = False
 ) -> pl.DataFrame:

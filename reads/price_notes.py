@@ -89,6 +89,10 @@ def _days(row: dict[str, object]) -> str:
     return f"on {row['day']}"
 
 
+# A warehouse no collection has loaded a price into yet: every read and the explorer say so.
+NO_PRICES_YET = "the warehouse has no current prices yet: run `chipcost collect`"
+
+
 def why_empty(
     con: duckdb.DuckDBPyConnection, chips: list[str] | None, ask: PriceAsk | None = None
 ) -> str:
@@ -107,7 +111,7 @@ def why_empty(
         )
     priced = known_values(con, "chip")
     if not priced:
-        return "the warehouse has no current prices yet: run `chipcost collect`"
+        return NO_PRICES_YET
     unpriced = [c for c in chips or [] if c not in priced]
     if chips and len(unpriced) == len(chips):
         return (

@@ -251,6 +251,13 @@ def cheapest_spot_zones(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
+def holds_current_prices(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether any offer has a price now (in any currency): none before the first collect."""
+    return bool(
+        con.execute("SELECT EXISTS (FROM price_history WHERE valid_to IS NULL)").fetchall()[0][0]
+    )
+
+
 def known_values(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
     """Distinct values of a per_chip_prices column (for 'did you mean' messages)."""
     rows = con.execute(f"SELECT DISTINCT {column} FROM per_chip_prices ORDER BY 1").fetchall()

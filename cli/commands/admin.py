@@ -98,15 +98,17 @@ def _sources(
     # As `prices --limit`: a table shows DEFAULT_TABLE_ROWS unless given, csv and json all.
     shown = frame.head(limit or DEFAULT_TABLE_ROWS) if table else frame.head(limit or MAX_LIMIT)
     if not table:
-        write_frame(format, shown)
+        write_frame(format, shown)  # when empty, [] or the header: a pipe still parses
         say_more_rows(err, frame.height - shown.height)
-    elif runs:
+    elif runs and not frame.is_empty():
         print_runs(out, shown, total=frame.height, wide=wide)
-    else:
+    elif not runs:
         stale = settings_for(db, stale_days).stale_days
         print_sources(out, shown, stale_days=stale, wide=wide)
         if frame.height > shown.height:
             out.say(f"{frame.height - shown.height} more sources (--limit N shows more)")
+    if runs and frame.is_empty():  # nothing matched, as every read that lists nothing: exit 1
+        raise NoMatch(NO_RUNS)
 
 
 def _remove_run(
@@ -263,14 +265,15 @@ _RUN_COLUMNS = (
 )
 
 
+# `sources --runs` of a warehouse no collection has loaded yet.
+NO_RUNS = "the warehouse holds no runs yet: `chipcost collect` loads the first"
+
+
 def print_runs(
     console: Screen, frame: pl.DataFrame, *, total: int | None = None, wide: bool
 ) -> None:
     """The warehouse's runs, newest first, with the ids `remove-run` takes; how many first
     (`total`, of which `frame` holds the newest: all by default)."""
-    if frame.is_empty():
-        console.say("no runs yet: `chipcost collect` loads the first")
-        return
     total = frame.height if total is None else total
     more = total > frame.height
     cut = f", the newest {frame.height:,} shown (--limit N shows more)" if more else ""

@@ -28,6 +28,7 @@ def _site(
     from chipcost.cli.render import SAMPLE_BANNER
     from chipcost.core.errors import UsageError
     from chipcost.core.settings import load_settings
+    from chipcost.reads import answers
     from chipcost.reports.period import MAX_WEEKS
     from chipcost.reports.site import write_site
 
@@ -40,6 +41,7 @@ def _site(
         raise UsageError(
             "the directory is empty: give where to write, e.g. chipcost site --out public/"
         )
+    answers.prices_held(db)  # none yet: nothing written, exit 1
     made = write_site(
         load_settings(db=db).warehouse,
         Path(where),
@@ -67,8 +69,6 @@ def _site(
             f"table: no ECB rate within {MAX_RATE_AGE_DAYS} days of their day converts them to "
             f"US dollars; `{RATES}` fetches the rates"
         )
-    if not made.offers and not made.unconverted:
-        console.say("the warehouse has no current prices yet: run `chipcost collect`")
     if made.sample:
         console.say(SAMPLE_BANNER)
 

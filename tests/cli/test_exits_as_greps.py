@@ -132,6 +132,34 @@ def test_sql_errors_quote_the_query_given_not_the_readers_rewrite(run, db, query
     assert "unnamed_relation" not in line and "CAST(" not in line, line
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("site",), "the warehouse has no current prices yet: run `chipcost collect`"),
+        (
+            ("sources", "--runs"),
+            "the warehouse holds no runs yet: `chipcost collect` loads the first",
+        ),
+        (
+            ("sources", "--runs", "--format", "csv"),
+            "the warehouse holds no runs yet: `chipcost collect` loads the first",
+        ),
+        (("prices",), "the warehouse has no current prices yet: run `chipcost collect`"),
+    ],
+)
+def test_an_empty_warehouse_matches_nothing_and_exits_1(run, tmp_path, args, said):
+    """On 131508c0 `site` on a freshly migrated warehouse exited 0, writing a page of "0 offers
+    of 0 chips", and `sources --runs` exited 0 listing no run."""
+    db = tmp_path / "w.duckdb"
+    assert run("migrate", "--db", str(db)).returncode == 0
+    out = ("--out", str(tmp_path / "site")) if args[0] == "site" else ()
+    done = run(*args, *out, "--db", str(db))
+    assert done.returncode == 1 and done.stderr == f"error: {said}\n", done.stderr
+    assert not (tmp_path / "site").exists()
+    if "csv" in args:
+        assert done.stdout.startswith("run_id,")  # the header: a pipe still parses
+
+
 @pytest.mark.parametrize("delivery", [(), ("--dry-run",)], ids=["files", "dry-run"])
 @pytest.mark.parametrize(
     ("since", "until"), [("2020-01-01", "2020-01-07"), ("2026-10-01", "2026-10-31")]
