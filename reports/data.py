@@ -15,7 +15,8 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.clean import BREAKS, CONTROL
 from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.reads.rental_units import kinds
-from chipcost.reports.labels import money, with_labels
+from chipcost.reports.estimates import with_estimates
+from chipcost.reports.labels import ESTIMATED, money, with_labels
 from chipcost.reports.period import Period, ReportOptions
 from chipcost.warehouse.changes import (
     NEW,
@@ -214,11 +215,11 @@ def gather(
         period=period,
         options=options,
         coverage=covered,
-        moves=with_jumps(with_labels(printable_text(moves))),
+        moves=with_jumps(with_labels(printable_text(with_estimates(con, moves, "changed_at")))),
         events=events,
         new_shown=new_shown,
         withdrawn_shown=withdrawn_shown,
-        cheapest=with_labels(printable_text(cheapest)),
+        cheapest=with_labels(printable_text(with_estimates(con, cheapest, "last_seen_at"))),
         cost_per_token=costs,
         currency=mine.currency,
         yours=tuple(yours),
@@ -400,12 +401,15 @@ def _units() -> pl.Expr:
 # same percentage as shown (to a tenth): a repricing of every size of an instance family is
 # one move to read, whatever each size's price per chip.
 # A jump out and back is alike by its factor and direction as shown; a real move has neither.
+# Estimated prices are alike only with estimates: a row's mark is true of each of its prices.
 _ALIKE = ["chip", "provider", "source", "pricing_model", "offer", "jump_back"]
 _SHOWN = {
     "shown_pct": pl.col("change_pct").round(1),
     "shown_jump": pl.when(pl.col("jump_back")).then(pl.col("jump_factor").round(1)),
     "shown_up": pl.when(pl.col("jump_back")).then(pl.col("jump_up")),
+    "shown_estimate": pl.col("estimate").is_not_null(),
 }
+_NEEDS = {"shown_jump": "jump_back", "shown_up": "jump_back", "shown_estimate": "estimate"}
 
 
 def alike_moves(moves: pl.DataFrame) -> pl.DataFrame:
@@ -414,7 +418,7 @@ def alike_moves(moves: pl.DataFrame) -> pl.DataFrame:
     one move to read. `where` and `instance_type` then name them all, or count them; `offers`
     is how many offers the row stands for; `was`, `now` and `change` say the prices as
     shown, a range ('$0.3661–$0.6851') where the offers' prices differ (moves_said)."""
-    shown = {k: v for k, v in _SHOWN.items() if k == "shown_pct" or "jump_back" in moves.columns}
+    shown = {k: v for k, v in _SHOWN.items() if _NEEDS.get(k, "change_pct") in moves.columns}
     alike = [c for c in _ALIKE if c in moves.columns] + list(shown)
     listed = {*alike, "where", "region", "instance_type"}
     places, regions = pl.col("where"), pl.col("region")
@@ -459,7 +463,8 @@ def shown_moves(moved: pl.DataFrame, limit: int) -> pl.DataFrame:
 
 def moves_said(rows: pl.DataFrame) -> pl.DataFrame:
     """`rows` (of alike_moves, before its words) with `was`, `now` and `change`: each price as
-    money, or the range of the offers' prices where they differ as shown."""
+    money, or the range of the offers' prices where they differ as shown; `now` marked
+    ESTIMATED where it is an estimate (the mark is said once, after the price a move is to)."""
     said = {}
     for column, name, sign in (("old", "was", ""), ("new", "now", ""), ("change", "change", "+")):
         low, high = f"{column}_min", f"{column}_max"
@@ -468,7 +473,14 @@ def moves_said(rows: pl.DataFrame) -> pl.DataFrame:
                 lambda r, low=low, high=high, sign=sign: _span(r[low], r[high], sign),
                 return_dtype=pl.String,
             )
-    return rows.with_columns(**said).drop([c for c in rows.columns if c.endswith(("_min", "_max"))])
+    rows = rows.with_columns(**said)
+    if "now" in said and "estimate" in rows.columns:
+        rows = rows.with_columns(
+            now=pl.when(pl.col("estimate").is_not_null())
+            .then(pl.col("now") + pl.lit(ESTIMATED))
+            .otherwise(pl.col("now"))
+        )
+    return rows.drop([c for c in rows.columns if c.endswith(("_min", "_max"))])
 
 
 def _span(low: float | None, high: float | None, sign: str = "") -> str:

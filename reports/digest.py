@@ -7,6 +7,7 @@ import polars as pl
 from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reports.data import ReportData, alike_moves, report_name, shown_moves
 from chipcost.reports.glance import moves_table, verdicts
+from chipcost.reports.labels import estimated_note
 from chipcost.reports.sections import Section, no_changes
 from chipcost.reports.tables import cheapest_table, cost_table
 
@@ -60,7 +61,8 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
         "those of one provider that moved alike share a line), per chip-hour; green is "
         "cheaper, red dearer."
     )
-    return Section(key, title, explain, moves_table(shown_moves(rows, limit)))
+    shown = shown_moves(rows, limit)
+    return Section(key, title, explain + estimated_note(shown), moves_table(shown))
 
 
 def cheapest_per_token(data: ReportData) -> Section | None:
@@ -83,9 +85,10 @@ def cheapest_now(data: ReportData) -> Section | None:
     (reports/tables.py), of EMAIL_BUCKETS, compact."""
     if data.cheapest.filter(pl.col("bucket").is_in(EMAIL_BUCKETS)).is_empty():
         return None
+    shown = data.cheapest.filter(pl.col("bucket").is_in(EMAIL_BUCKETS))
     table = cheapest_table(data.cheapest, data.currency, EMAIL_BUCKETS, compact=True)
     explain = (
         f"Cheapest per chip-hour at the end of {data.period.until}; 3-year commitments and "
         "more in the report." + "".join(f" Your prices: {y}." for y in data.yours)
-    )
+    ) + estimated_note(shown)
     return Section("cheapest", "Cheapest now", explain, table.as_raw_html())

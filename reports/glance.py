@@ -10,32 +10,51 @@ from great_tables import GT
 
 from chipcost.reports.answers import answer_lines
 from chipcost.reports.data import place_of_alike
-from chipcost.reports.labels import prose
-from chipcost.reports.tables import JUMP_COLUMNS, SMALL, coloured, marked_jumps, nowrap, styled
+from chipcost.reports.labels import ESTIMATED, prose
+from chipcost.reports.tables import (
+    JUMP_COLUMNS,
+    SMALL,
+    coloured,
+    marked_jumps,
+    styled,
+    whole,
+)
 
 
 def moves_table(rows: pl.DataFrame) -> str:
     """Three columns that fit a 390 px phone: the chip with where and the pricing under it,
-    the %, and was → now (a price never broken; the new one under the old where the line is
-    too narrow). Rows of data.alike_moves."""
+    the %, and was → now (a price or range never broken; the new one under the old where the
+    line is too narrow). Rows of data.alike_moves."""
     frame = rows.select(
         pl.struct(
             "chip",
             pl.concat_str([place_of_alike(), pl.col("offer")], separator=" · ").alias("place"),
         ).alias("move"),
         "change_pct",
-        pl.concat_str(
-            [pl.col("was"), pl.col("now")],
-            separator="\u00a0→ ",  # a break only after the arrow
-        ).alias("prices"),
+        pl.struct("was", "now").alias("prices"),
         *[c for c in JUMP_COLUMNS if c in rows.columns],
     )
     gt = GT(frame).cols_label(move="Chip, where, pricing", prices="Was → now", change_pct="%")
     gt = gt.fmt(_move_cell, columns="move").cols_align("left", columns="move")
+    gt = gt.fmt(_prices_cell, columns="prices").cols_align("left", columns="prices")
     gt = gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
     gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
-    gt = nowrap(coloured(gt, ["change_pct"]), ["change_pct"])
+    # A % has no place to break; a jump's "×8.0 and back" may, between its words, to leave
+    # the prices their room on a phone.
+    gt = coloured(gt, ["change_pct"])
     return styled(gt).as_raw_html()
+
+
+ARROW = "\u00a0→"  # with the price before it
+
+
+def _prices_cell(cell: dict) -> str:
+    """'$1.0500 → $0.9400', each price (or range, '$0.4264–$1.0301') whole, the arrow with
+    the old one: a line too narrow breaks between the two, never inside either (an estimate's
+    'est.' may go under its range: a phone has no room for both on one line)."""
+    now = cell["now"].removesuffix(ESTIMATED)
+    mark = " est." if now != cell["now"] else ""
+    return f"{whole(cell['was'] + ARROW)} {whole(now)}{mark}"
 
 
 def _move_cell(cell: dict) -> str:

@@ -9,6 +9,14 @@ import polars as pl
 from chipcost.core.vocabulary import MODEL_LABELS, pricing_words
 
 MINUS = "\u2212"  # a real minus sign: "−8%" reads better than "-8%" and matches great-tables
+# After a price no public page gives (its `estimate` says what it rests on), as `chipcost
+# prices` marks it (the explorer says "(estimate)"); ESTIMATE_NOTE says what the mark means
+# wherever one is shown.
+ESTIMATED = "\u00a0est."  # never alone at the start of a line
+ESTIMATE_NOTE = (
+    "est. after a price: an estimate, not a price the provider publishes (`chipcost prices` "
+    "and the price explorer say what it rests on)."
+)
 
 
 def offer_label() -> pl.Expr:
@@ -51,6 +59,17 @@ def plural(n: int, word: str) -> str:
 def money(value: float | None, decimals: int = 4) -> str:
     """$6.8800 (per chip-hour prices need four decimals to show a small move)."""
     return "" if value is None else f"${value:,.{decimals}f}"
+
+
+def marked(price: str, estimate: str | None) -> str:
+    """A price as shown, '$1.2900 est.' where it is an estimate (ESTIMATED)."""
+    return f"{price}{ESTIMATED}" if estimate else price
+
+
+def estimated_note(shown: pl.DataFrame) -> str:
+    """ESTIMATE_NOTE, as a sentence to add, where a row `shown` is an estimate; else ''."""
+    marks = "estimate" in shown.columns and shown["estimate"].is_not_null().any()
+    return f" {ESTIMATE_NOTE}" if marks else ""
 
 
 def model_label(pricing_model: str, term: str) -> str:

@@ -14,7 +14,7 @@ from chipcost.reports import tables
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData, alike_moves, shown_moves
 from chipcost.reports.glance import most_moved, moves_table, verdicts
-from chipcost.reports.labels import plural
+from chipcost.reports.labels import estimated_note, plural
 from chipcost.reports.text import no_data
 from chipcost.reports.versus_charts import cost_chart, speed_chart
 
@@ -101,6 +101,7 @@ def _moves_section(
         )
     if moved.is_empty():
         return Section(key, title, explain, None, f"No {kind} price moved in this period.")
+    explain += estimated_note(moves)
     many = pl.col("offers") > 1
     shown_rows = shown_moves(moved, limit).with_columns(
         instance_type=pl.when(many)
@@ -128,6 +129,7 @@ def _moves_section(
         gist=(
             f"The {glance} largest of {plural(moves.height, 'offer')} whose {kind} price moved, "
             "per chip-hour (instance price ÷ chips); green is cheaper, red dearer."
+            + estimated_note(moved.head(glance))
         ),
     )
 
@@ -161,7 +163,7 @@ def new_offers(data: ReportData) -> Section:
         return Section("new", "New offers", explain, None, "No new offers in this period.")
     limit = data.options.report_rows // 2
     offers, rest = _capped(data.new_shown, limit, "new offers", data.events.new)
-    explain += rest
+    explain += rest + estimated_note(offers)
     gt = tables.offers_table(offers, price="new_price_per_chip_hour", day="Listed")
     return Section("new", "New offers", explain, _html(gt))
 
@@ -172,7 +174,7 @@ def withdrawn(data: ReportData) -> Section:
         return Section("withdrawn", "Withdrawn offers", explain, None, "No offer was withdrawn.")
     limit = data.options.report_rows // 2
     offers, rest = _capped(data.withdrawn_shown, limit, "withdrawn offers", data.events.withdrawn)
-    explain += rest
+    explain += rest + estimated_note(offers)
     gt = tables.offers_table(offers, price="old_price_per_chip_hour", day="Withdrawn")
     return Section("withdrawn", "Withdrawn offers", explain, _html(gt))
 
@@ -188,7 +190,7 @@ def cheapest(data: ReportData) -> Section:
     if data.cheapest.is_empty():
         empty = f"No prices known at the end of {data.period.until}."
         return Section("cheapest", "Cheapest now", explain, None, empty)
-    explain += _yours(data)
+    explain += _yours(data) + estimated_note(data.cheapest)
     table = tables.cheapest_table(data.cheapest, data.currency)
     return Section("cheapest", "Cheapest now", explain, _html(table))
 

@@ -10,7 +10,7 @@ import polars as pl
 from great_tables import GT, loc, nanoplot_options, style
 
 from chipcost.core.vocabulary import BUCKET_LABELS
-from chipcost.reports.labels import holds_words, jump_mark, model_label, money
+from chipcost.reports.labels import holds_words, jump_mark, marked, model_label, money
 from chipcost.transform.cost import cost_text
 from chipcost.transform.tokens import money_sign
 from chipcost.warehouse.snapshot import CANNOT_HOLD
@@ -113,7 +113,15 @@ def changes_table(moves: pl.DataFrame) -> GT:
     gt = marked_jumps(gt, frame, html=lambda mark: parts(mark, " "))
     gt = gt.cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
     gt = gt.fmt(lambda v: parts(v, " · "), columns="where").fmt(lambda v: parts(v, " "), "when")
-    return styled(nowrap(coloured(gt, ["change", "change_pct"]), ["instance_type", "change_pct"]))
+    # Each price, range and change whole: at 1280 px a range broke after its dash.
+    kept = ["instance_type", *SAID_PRICES, "change_pct"]
+    return styled(nowrap(coloured(gt, ["change", "change_pct"]), kept))
+
+
+def whole(text: str) -> str:
+    """A price, or a range of prices ('$0.4264–$1.0301'), as HTML no line breaks inside: a
+    browser would break a range after its dash, and a price from its 'est.'."""
+    return f"<span style='white-space:nowrap'>{escape(text)}</span>"
 
 
 def nowrap(gt: GT, columns: list[str]) -> GT:
@@ -131,14 +139,18 @@ def parts(text: str, separator: str) -> str:
 
 def offers_table(offers: pl.DataFrame, *, price: str, day: str) -> GT:
     """New or withdrawn offers, grouped by chip, with their (last) per-chip price."""
-    frame = offers.with_columns(day=_day("changed_at")).select(
+    estimate = pl.col("estimate") if "estimate" in offers.columns else pl.lit(None, pl.String)
+    shown = pl.struct(pl.col(price).alias("price"), estimate.alias("estimate")).map_elements(
+        lambda r: marked(money(r["price"]), r["estimate"]), return_dtype=pl.String
+    )
+    frame = offers.with_columns(day=_day("changed_at"), **{price: shown}).select(
         "chip", "where", "instance_type", "offer", price, "day"
     )
     gt = GT(frame, groupname_col="chip").cols_label(
         where="Where", instance_type="Instance", offer="Pricing", day=day
     )
-    gt = gt.cols_label(**{price: "USD per chip-hour"}).fmt_currency(columns=price, decimals=4)
-    return styled(nowrap(gt, ["where", "instance_type", "day"]))
+    gt = gt.cols_label(**{price: "USD per chip-hour"}).cols_align("right", columns=price)
+    return styled(nowrap(gt, ["where", "instance_type", "day", price]))
 
 
 def price_text(price: float, currency: str = "USD") -> str:
@@ -159,7 +171,7 @@ def _price_cell(cell: dict | None, currency: str = "USD", compact: bool = False)
             detail += f"<br>{escape(cell['offer'])}"
         if cell.get("discount"):
             detail += f"<br>your discount {escape(cell['discount'])}"
-    shown = price_text(cell["price_per_chip_hour"], currency)
+    shown = marked(price_text(cell["price_per_chip_hour"], currency), cell.get("estimate"))
     return f"<b style='white-space:nowrap'>{shown}</b><br><span style='{SMALL}'>{detail}</span>"
 
 
@@ -177,8 +189,9 @@ def cheapest_table(
     wide = cheapest.select("chip").unique().sort("chip")
     present = [b for b in buckets if b in set(cheapest["bucket"].to_list())]
     fields: list = ["price_per_chip_hour", "where", "instance_type", "offer", "bucket"]
-    if "discount" in cheapest.columns:  # "" where none applied: a null field reads as missing
-        fields.append(pl.col("discount").fill_null(""))
+    for optional in ("discount", "estimate"):  # "": none; a null field reads as missing
+        if optional in cheapest.columns:
+            fields.append(pl.col(optional).fill_null(""))
     for bucket in present:
         cells = cheapest.filter(pl.col("bucket") == bucket).select(
             "chip", pl.struct(*fields).alias(bucket)

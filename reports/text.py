@@ -17,7 +17,14 @@ from chipcost.reports.data import (
     report_name,
     shown_moves,
 )
-from chipcost.reports.labels import model_label, move_text, plain, plural
+from chipcost.reports.labels import (
+    ESTIMATE_NOTE,
+    estimated_note,
+    model_label,
+    move_text,
+    plain,
+    plural,
+)
 
 SAMPLE_NOTE = (
     "SAMPLE DATA: these prices come from the bundled sample archive (synthetic, in the "
@@ -275,6 +282,8 @@ def text_body(data: ReportData, limit: int) -> str:
             shown = f"{plural(moves.height, 'offer')}; those that moved alike share a line"
             lines.append(f"Largest moves of {kind} ({shown}), USD per chip-hour:")
             lines += mover_lines(moves, most) + [""]
+    if estimated_note(data.moves):
+        lines += [plain(ESTIMATE_NOTE), ""]
     lines += _answers(data)  # after what changed, as in the HTML body
     lines.append("The full report (HTML, with every change and the cheapest prices per chip) and")
     lines.append("a CSV of every change are attached.")

@@ -100,20 +100,49 @@ def test_the_history_charts_show_the_move_not_a_price_from_zero(sample_report):
     assert ">−12%</text>" in l4 and ">0%</text>" in l4
 
 
-def test_the_mail_keeps_each_price_whole(sample_report):
-    _, eml = sample_report
-    message = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
-    html = message.get_body(("html",)).get_content()
-    cells = re.findall(r"<td[^>]*>\s*(\$[^<]*→[^<]*)\s*</td>", html)
-    assert len(cells) >= 10
-    # A line may break after the arrow only (a phone puts the new price under the old one):
-    # the old price and its arrow are joined by a no-break space (as great-tables writes it,
-    # &nbsp;), each price has no space; offers that moved alike at several prices give their
-    # range ('$0.4264–$1.0301'), whole prices either side of the dash.
-    price = r"\$[\d.,]+(–\$[\d.,]+)?"
-    for cell in cells:
-        old, new = cell.strip().split(" ")
-        assert re.fullmatch(price + r"(\u00a0|&nbsp;)→", old) and re.fullmatch(price, new), cell
+# Each price in a table cell that a line breaks inside: a price or a range of prices
+# ('$0.4264–$1.0301'), with its arrow or 'est.' mark, whose text lies on two lines or more.
+BROKEN_PRICES = r"""() => {
+  const price = /[−+]?\$[\d.,]+(–[−+]?\$[\d.,]+)?(\u00a0(→|est\.))?/g;
+  const broken = [];
+  for (const cell of document.querySelectorAll('td, th')) {
+    if (!cell.checkVisibility()) continue;
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    const nodes = []; let text = '';
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      nodes.push([n, text.length]); text += n.data;
+    }
+    const at = i => { let k = nodes.length - 1; while (nodes[k][1] > i) k--;
+                      return [nodes[k][0], i - nodes[k][1]]; };
+    for (const m of text.matchAll(price)) {
+      const range = document.createRange();
+      range.setStart(...at(m.index)); range.setEnd(...at(m.index + m[0].length - 1));
+      range.setEnd(range.endContainer, range.endOffset + 1);
+      const tops = new Set([...range.getClientRects()].filter(r => r.width > 0)
+                            .map(r => Math.round(r.top)));
+      if (tops.size > 1) broken.push(m[0]);
+    }
+  }
+  return broken;
+}"""
+
+
+@needs_chromium
+@pytest.mark.parametrize("kind", ["page", "e-mail"])
+def test_no_price_is_broken_across_lines(sample_report, tmp_path, kind, browser):
+    """On ef102b3 the e-mail at 390 px broke '$0.4264–$1.0301 → $0.3624–$0.8756' over four
+    lines, the page's folded table broke its ranges at the dash at 1,280 px. A line may break
+    between the old price (with its arrow) and the new one, never inside either."""
+    made, eml = sample_report
+    shown = made.html_path if kind == "page" else _mail_html(eml, tmp_path)
+    for width in (1280, 390):
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(shown.as_uri())
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        cells = page.evaluate("document.querySelectorAll('td').length")
+        broken = page.evaluate(BROKEN_PRICES)
+        page.close()
+        assert cells > 20 and not broken, (width, broken[:8])
 
 
 def test_needs_n_instances_is_said_in_words():
