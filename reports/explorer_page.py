@@ -32,8 +32,9 @@ def _filters(currency: str) -> str:
     ]
     parts += [
         '<label>GB / chip ≥<input id="memory" type="number" min="0" step="8"></label>',
-        f'<label><span id="price-label">{escape(currency)} / chip-hour</span> ≤'
-        '<input id="price" type="number" min="0" step="0.1"></label>',
+        # One caption, "≤" kept beside its unit (a label's texts are stacked items each).
+        f'<label><span class="caption"><span id="price-label">{escape(currency)} / chip-hour'
+        '</span> ≤</span><input id="price" type="number" min="0" step="0.1"></label>',
         '<label>Search<input id="search" type="search" placeholder="instance, source…"></label>',
         '<label>Cost per token for<select id="model"></select></label>',
         # Filled by the script from offers.js: the hours of each unit, the currencies with a rate.
@@ -85,12 +86,13 @@ def legend() -> str:
 def _contents(with_versus: bool) -> str:
     """Links to the page's parts from its top: on a phone the comparison starts after every
     offer's card (18,337 px down a 29,336 px page on 697f5e5, with no way there but scrolling)."""
-    # "Every offer" opens the table on every offer (the page's script scrolls to it).
-    parts = [("view=offer", "Every offer")]
+    # "Every offer" opens the table of every offer, of every pricing model (the page's script
+    # keeps the other filters and scrolls to it).
+    parts = [("view=offer&pricing_model=", "Every offer")]
     if with_versus:
         parts.append(("versus", "Is chip A cheaper than chip B?"))
     parts.append(("history", "Price history"))
-    links = " · ".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in parts)
+    links = " · ".join(f'<a href="#{escape(key)}">{escape(title)}</a>' for key, title in parts)
     return f'<nav class="contents" aria-label="On this page">{links}</nav>'
 
 
@@ -130,7 +132,8 @@ def page_html(data: dict, figures: str, versus: str) -> str:
     )
     if data["count"]:
         held = (
-            f"{plural(data['count'], 'current offer')} of {plural(chips, 'chip')} from "
+            f"{data['count']:,} current offer{'' if data['count'] == 1 else 's'} of "
+            f"{plural(chips, 'chip')} from "
             f"{plural(providers, 'provider')}, "
             f"prices as of {escape(data['as_of'])}"
         )

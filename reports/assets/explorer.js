@@ -45,9 +45,12 @@
       help: "Per million tokens of the model chosen in 'Cost per token for': per chip-hour ÷ " +
         "(tokens/s per chip × 3600) × 10⁶. Grey with (needs N): the instance cannot hold the " +
         "model; N of them would." },
-    { key: "provider", label: "Provider", show: true },
-    { key: "region", label: "Region", show: true, wrap: true },
-    { key: "instance_type", label: "Instance", show: true, wrap: true },
+    { key: "provider", label: "Provider", show: true,
+      help: "The cloud or marketplace that sells the instance." },
+    { key: "region", label: "Region", show: true, wrap: true,
+      help: "Where the instance runs, in the provider's own name for it." },
+    { key: "instance_type", label: "Instance", show: true, wrap: true,
+      help: "The instance type (or machine, plan) as the provider names it." },
     { key: "chip_count", label: "Chip count", num: 0, most: 3, show: true,
       help: "Chips per instance; a fraction is a slice of one GPU." },
     { key: "price_per_hour", label: "{money} / instance-{per}", num: 4, money: "hour", show: true,
@@ -61,7 +64,8 @@
       help: "AWS Spot Instance Advisor's frequency of interruption over the last month." },
     { key: "source", label: "Source", help: "The chipcost source that read this price." },
     { key: "last_seen_at", label: "Last seen", help: "When a collection last saw this price." },
-    { key: "discount", label: "Your discount", show: true },
+    { key: "discount", label: "Your discount", show: true,
+      help: "Your discount off the list price, from your discounts file." },
     { key: "list_price_per_chip_hour_usd", label: "List {money} / chip-{per}", num: 4,
       money: "hour", from: "USD" },
     { key: "vcpus", label: "vCPUs", num: 0,
@@ -77,7 +81,8 @@
   for (const key of cols) {
     if (!declared.has(key) && !SKIP.has(key)) {
       const numeric = typeof col[key].find((v) => v != null) === "number";
-      COLUMNS.push({ key, label: key, num: numeric ? 0 : undefined, most: 2 });
+      COLUMNS.push({ key, label: key, num: numeric ? 0 : undefined, most: 2,
+        help: `offers.json's column ${key}.` });
     }
   }
   const byKey = Object.fromEntries(COLUMNS.map((c) => [c.key, c]));
@@ -101,7 +106,16 @@
   const FIELDS = ["view", "chip", "provider", "region", "pricing_model", "memory", "price",
     "search", "model", "per", "currency"];
   const state = { ...DEFAULTS, rows: [], limit: 0 };
+  // "Every offer" (Show: every offer, or the link at the top) shows every offer: a pricing
+  // model still on the on demand the page opened on goes to all; one chosen by hand stays.
+  const everyOffer = (s) => ({ ...s, view: "offer",
+    pricing_model: s.pricing_model === DEFAULTS.pricing_model ? "" : s.pricing_model });
+  function showEveryOffer() {
+    Object.assign(state, everyOffer(state));
+    for (const key of ["view", "pricing_model"]) $(key).value = state[key];
+  }
   const PAGE = 100;  // rows drawn at once: drawing thousands is what made the page slow
+  const counted = (k) => k.toLocaleString("en-US");  // 2,707, as the page's first line
 
   function fill(select, values, label) {
     for (const v of values) {
@@ -160,11 +174,12 @@
   const textOf = (i) => (haystack ??= Array.from({ length: n },
     (_, r) => cols.map((c) => col[c][r] ?? "").join(" ").toLowerCase()))[i];
 
-  function matches(i) {
-    const want = (key, c) => !state[key] || col[c][i] === state[key];
-    const memory = parseFloat(state.memory), price = parseFloat(state.price);
-    const text = state.search.trim().toLowerCase();
-    const inView = state.view !== "chip" || cheapest[state.pricing_model]?.has(i);
+  // Whether offer i is a row of view `s` (the view shown unless said).
+  function matches(i, s = state) {
+    const want = (key, c) => !s[key] || col[c][i] === s[key];
+    const memory = parseFloat(s.memory), price = parseFloat(s.price);
+    const text = s.search.trim().toLowerCase();
+    const inView = s.view !== "chip" || cheapest[s.pricing_model]?.has(i);
     return inView && want("chip", "chip") && want("provider", "provider") &&
       want("region", "region") &&
       want("pricing_model", "pricing_model") &&
@@ -282,7 +297,7 @@
         th.append(money + " / ", span);
       } else th.textContent = labelOf(column);
       th.dataset.key = column.key;
-      if (column.help) th.title = column.help;
+      th.title = column.help;
       th.tabIndex = 0;
       const sort = () => {
         state.dir = state.sort === column.key && state.dir === "asc" ? "desc" : "asc";
@@ -305,19 +320,23 @@
       body.appendChild(tr);
     }
     $("offers").replaceChild(body, $("offers").tBodies[0]);
-    const left = state.rows.length - state.limit;
-    $("more").hidden = left <= 0;
-    $("more").textContent = `Show ${Math.min(left, PAGE * 4)} more of ${left}`;
+    const left = Math.max(state.rows.length - state.limit, 0);
+    $("more").hidden = !left;
+    $("more").textContent = left ? `Show ${Math.min(left, PAGE)} more of ${counted(left)}` : "";
   }
 
   // How many rows, and in the first view what they are and where every offer is.
   function countWords() {
-    if (state.view !== "chip") return `${state.rows.length} of ${n} offers`;
+    if (state.view !== "chip") return `${counted(state.rows.length)} of ${counted(n)} offers`;
     const model = state.pricing_model ? (data.model_labels[state.pricing_model] ||
       state.pricing_model) + " " : "";
+    const every = Array.from({ length: n }, (_, i) => i)
+      .filter((i) => matches(i, everyOffer(state))).length;
     return `${state.rows.length} chips, each its cheapest ${model}offer anywhere (the rule of ` +
       "chipcost prices --by chip: no slice of a GPU, no government, China or sovereign " +
-      `region). Show "every offer" for all ${n.toLocaleString("en-US")} offers.`;
+      `region). Show "every offer" for ${every === n ? `all ${counted(n)} offers` :
+        `the ${counted(every)} offer${every === 1 ? "" : "s"} these filters keep (of ` +
+        `${counted(n)})`}.`;
   }
 
   function describe() {
@@ -340,7 +359,7 @@
   }
 
   function render() {
-    state.rows = Array.from({ length: n }, (_, i) => i).filter(matches).sort(compare);
+    state.rows = Array.from({ length: n }, (_, i) => i).filter((i) => matches(i)).sort(compare);
     state.limit = PAGE;
     drawHead();
     drawRows();
@@ -406,7 +425,7 @@
     const box = document.createElement("input");
     box.type = "checkbox";
     box.value = column.key;
-    if (column.help) label.title = column.help;
+    label.title = column.help;
     label.append(box, " " + labelOf(column));
     $("columns").appendChild(label);
   }
@@ -416,7 +435,7 @@
     render();
   });
   $("more").addEventListener("click", () => {
-    state.limit += PAGE * 4;
+    state.limit += PAGE;
     drawRows();
   });
 
@@ -459,8 +478,9 @@
     link.click();
     link.remove();
   });
-  $("filters").addEventListener("input", () => {
+  $("filters").addEventListener("input", (event) => {
     for (const key of FIELDS) state[key] = $(key).value;
+    if (event.target === $("view") && state.view === "offer") showEveryOffer();
     render();
   });
   // Reset goes back to the view the page opens on (on demand, the default model and order),
@@ -476,10 +496,10 @@
     restore();
     render();
   });
-  // The link bar's "Every offer": the table on every offer, scrolled to.
-  document.querySelector('nav.contents a[href="#view=offer"]')?.addEventListener("click", (e) => {
+  // The link bar's "Every offer": the table of every offer, scrolled to.
+  document.querySelector('nav.contents a[href^="#view=offer"]')?.addEventListener("click", (e) => {
     e.preventDefault();
-    state.view = $("view").value = "offer";
+    showEveryOffer();
     render();
     $("filters").scrollIntoView();
   });

@@ -160,6 +160,9 @@ def test_on_a_phone_nothing_overflows_and_the_sort_column_shows(browser, sample_
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         box = page.locator("#columns").bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+        # "Columns shown" under the order's words (on 71def2b over "to sort by it.")
+        order, shown = (page.locator(s).bounding_box() for s in ("#order", "#columns legend"))
+        assert order and shown and shown["y"] >= order["y"] + order["height"], (order, shown)
         sorted_by = page.locator("#offers thead th[aria-sort=ascending]")
         assert sorted_by.inner_text().strip().startswith("USD / M tokens")
         box = sorted_by.bounding_box()
