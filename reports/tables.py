@@ -85,7 +85,8 @@ def changes_table(moves: pl.DataFrame) -> GT:
     frame = moves.with_columns(
         when=pl.when(pl.col("changes") > 1)
         .then(pl.concat_str([_day("changed_at"), pl.lit(" ("), pl.col("changes"), pl.lit("×)")]))
-        .otherwise(_day("changed_at"))
+        .otherwise(_day("changed_at")),
+        chip=_glitches_apart(moves),
     ).select(
         "chip", "where", "instance_type", "offer", *SAID_PRICES, "change_pct", "when", "trend",
         *[c for c in JUMP_COLUMNS if c in moves.columns],
@@ -122,6 +123,16 @@ def whole(text: str) -> str:
     """A price, or a range of prices ('$0.4264–$1.0301'), as HTML no line breaks inside: a
     browser would break a range after its dash, and a price from its 'est.'."""
     return f"<span style='white-space:nowrap'>{escape(text)}</span>"
+
+
+def _glitches_apart(moves: pl.DataFrame) -> pl.Expr:
+    """The row's group: its chip, or for a jump out and back a group of its own after the
+    real moves ('H100-SXM, jumped out and back'), where the rows place it (data.with_jumps):
+    a table grouped by chip lists a chip's rows together, and put the glitch among them."""
+    if "jump_back" not in moves.columns:
+        return pl.col("chip")
+    apart = pl.col("chip") + pl.lit(", jumped out and back (likely a data glitch)")
+    return pl.when(pl.col("jump_back")).then(apart).otherwise(pl.col("chip"))
 
 
 def nowrap(gt: GT, columns: list[str]) -> GT:
