@@ -25,6 +25,7 @@ LEFT, RIGHT, TOP, BOTTOM = 44, 176, 22, 28  # room for % labels, the legend, axi
 # says the earlier one is under it (its edge, a pixel or less, is no way to read it).
 COVERED_PX = 1.0
 TICKS = 4
+LEGEND_DESCENT = 5  # pixels below a legend entry's baseline its 11px text may reach
 # The least span of the % axis: a 0.3% wobble must not fill the chart as a crash would.
 MIN_SPAN = 5.0
 
@@ -143,7 +144,10 @@ def price_chart(series: Series, labels: Mapping[str, str], title: str) -> str:
             )
             ly += 11
         ly += 16
-    return svg_frame(title, "".join(body) + "".join(legend), (WIDTH, HEIGHT), (LEFT, TOP))
+    # Every line named: a legend longer than the plot makes the chart taller (the last
+    # baseline, less the step to the next entry, and a descender's room).
+    height = max(HEIGHT, TOP + ly - 16 + LEGEND_DESCENT)
+    return svg_frame(title, "".join(body) + "".join(legend), (WIDTH, height), (LEFT, TOP))
 
 
 def _covered(drawn: Mapping[str, Sequence[tuple[date, float]]], y) -> dict[str, str]:

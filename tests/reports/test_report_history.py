@@ -136,3 +136,23 @@ def test_a_2_percent_move_shows_beside_a_price_five_times_higher():
     assert ">change since 2026-11-19</text>" in svg and ">0%</text>" in svg
     assert ">−2%</text>" in svg and "$0.00" not in svg
     assert "on demand: $9.8000 on 2026-11-21 (−2% since 2026-11-19)" in svg
+
+
+def test_a_chart_is_tall_enough_to_name_every_line():
+    """On ef102b3 H100-SXM's chart had seven lines, five of them hidden under flex-start: the
+    legend's last entry ('flex-start $4.7078') stood at 177 px in a chart 172 px tall."""
+    from datetime import date
+
+    from chipcost.reports.charts import COLOURS, LEGEND_DESCENT, TOP, price_chart
+
+    days = [date(2026, 11, d) for d in (19, 20, 21)]
+    models = list(COLOURS)[:7]
+    series = {m: [(d, 1.0 + i) for d in days] for i, m in enumerate(models)}  # all flat
+    svg = price_chart(series, {}, "seven lines")
+    height = float(re.search(r'<svg [^>]*height="([\d.]+)"', svg).group(1))
+    assert re.search(r'viewBox="0 0 400 ' + f'{height:g}"', svg)
+    legend = re.findall(r'<text x="204" y="([\d.]+)"[^>]*>([^<]+)</text>', svg)
+    assert [name for _, name in legend].count("hidden under " + models[-1]) == 6
+    last_y, last = legend[-1]
+    assert last == f"{models[-1]} $7.0000"
+    assert TOP + float(last_y) + LEGEND_DESCENT <= height
