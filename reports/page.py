@@ -42,7 +42,8 @@ footer { color: #6b7280; font-size: 12px; margin-top: 32px; }
 .chart figcaption { font-size: 13px; font-weight: 600; margin-bottom: 2px; }
 .parts, .parts > span { white-space: nowrap; }
 @media (max-width: 1199px) { .parts { white-space: normal; } }
-code { font-size: 12px; background: #f3f4f6; padding: 0 3px; border-radius: 3px; }
+code { font-size: 12px; background: #f3f4f6; padding: 0 3px; border-radius: 3px;
+       white-space: nowrap; }  /* a command whole, never broken at its spaces */
 .fresh { font-size: 13px; color: #374151; }
 details.fold { border-bottom: 1px solid #e5e7eb; }
 details.fold > summary { cursor: pointer; padding: 10px 0 8px; }

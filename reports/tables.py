@@ -245,7 +245,7 @@ def cost_table(
 
 
 def _cost_cell(cell: dict | None, currency: str = "USD", compact: bool = False) -> str:
-    """'H200 $0.21' over 'aws · us-east-1 · p5e.48xlarge, on demand' and '4,156 tok/s per
+    """'H200 $0.21/M' over 'aws · us-east-1 · p5e.48xlarge, on demand' and '4,156 tok/s per
     chip, benchmark: MLPerf Inference v5.1 Datacenter, closed division, llama3.1-70b' (the
     source's lead phrase whole; `chipcost cost` prints all of it); a chip whose instance does
     not hold the model says how many it needs, in words."""
@@ -263,8 +263,8 @@ def _cost_cell(cell: dict | None, currency: str = "USD", compact: bool = False) 
     figure = f"{speed:,.0f} tok/s per chip, " if speed is not None else ""
     source = lead_phrase(cell["throughput_source"] or "")
     said = f"{escape(cell['throughput_kind'] or '')}: {escape(source)}"
-    return (
-        f"<b>{escape(cell['chip'])}</b> <span style='white-space:nowrap'>{cost}</span>"
+    return (  # '/M': per million tokens, as the answers write a cost (the heading has no unit)
+        f"<b>{escape(cell['chip'])}</b> <span style='white-space:nowrap'>{cost}/M</span>"
         f"<span style='{SMALL}'>{holds}<br>{place}<br>{figure}{said}</span>"
     )
 
@@ -310,8 +310,9 @@ def index_table(index: pl.DataFrame) -> GT:
         gt = gt.fmt_nanoplot("trend", plot_type="line", options=TREND).sub_missing(
             "trend", missing_text="flat"
         )
-    # a chip's name may break after a hyphen (A100-80GB-PCIe): the table fits a 390 px phone
-    return styled(gt)
+    # a chip's name whole (a phone broke "RTX-5090" after its hyphen): the table still fits
+    # a 390 px phone (tests/reports/test_report_glance.py)
+    return styled(nowrap(gt, ["chip"]))
 
 
 def _needs(row: dict) -> str:

@@ -167,3 +167,34 @@ def test_needs_n_instances_is_said_in_words():
     for compact in (True, False):  # the e-mail's and the page's
         shown = _cost_cell(cell, compact=compact)
         assert words in shown and "(no, needs" not in shown
+
+
+@needs_chromium
+def test_a_chip_name_and_a_command_stay_whole_on_a_phone(sample_report, browser):
+    """On ef102b3, at 390 px, the index broke 'RTX-5090' and 'H100-SXM' at the hyphen and the
+    footer broke 'chipcost site DIR' over two lines."""
+    made, _ = sample_report
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    page.goto(made.html_path.as_uri())
+    lines = """es => es.map(e => { const r = document.createRange(); r.selectNodeContents(e);
+        const tops = [...r.getClientRects()].map(x => Math.round(x.top));
+        return [e.textContent.trim(), new Set(tops).size]; })"""
+    chips = page.eval_on_selector_all("#index tbody tr td:first-child", lines)
+    codes = page.eval_on_selector_all("footer code, .explain code", lines)
+    page.close()
+    assert len(chips) >= 8 and "H100-SXM" in dict(chips)
+    assert [c for c in chips if c[1] > 1] == [], chips
+    assert "chipcost site DIR" in dict(codes) and [c for c in codes if c[1] > 1] == [], codes
+
+
+def test_a_cost_per_token_says_its_unit():
+    """On ef102b3 a cell of Cost per token read '$0.3259', its heading 'Cheapest': no unit."""
+    from chipcost.reports.tables import _cost_cell
+
+    cell = {
+        "chip": "H200", "holds": "yes", "where": "aws · us-east-1", "instance_type": "p5e",
+        "offer": "on demand", "usd_per_million_tokens": 0.3259,
+        "tokens_per_second_per_chip": 4156.0, "throughput_kind": "benchmark",
+        "throughput_source": "MLPerf",
+    }  # fmt: skip
+    assert "$0.3259/M</span>" in _cost_cell(cell)
