@@ -40,8 +40,8 @@ footer { color: #6b7280; font-size: 12px; margin-top: 32px; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px 24px; }
 .chart { margin: 8px 0; }
 .chart figcaption { font-size: 13px; font-weight: 600; margin-bottom: 2px; }
-.parts, .parts > span { white-space: nowrap; }
-@media (max-width: 1199px) { .parts { white-space: normal; } }
+/* A cell of parts wraps between them, never inside one, and only where its table needs room. */
+.parts { white-space: normal; } .parts > span { white-space: nowrap; }
 code { font-size: 12px; background: #f3f4f6; padding: 0 3px; border-radius: 3px;
        white-space: nowrap; }  /* a command whole, never broken at its spaces */
 .fresh { font-size: 13px; color: #374151; }

@@ -109,13 +109,14 @@ def changes_table(moves: pl.DataFrame) -> GT:
         .fmt_nanoplot("trend", plot_type="line", options=TREND)
         .sub_missing("trend", missing_text="one day only")
     )
-    # The widest table: on a screen too narrow for it (the report page's .parts rule), where,
-    # when and a jump's "×8.0 and back" wrap between their parts, never inside a code.
+    # The widest table: where it needs room (the report page's .parts rule), where, the
+    # instance, when and a jump's "×8.0 and back" wrap between their parts, never inside a code.
     gt = marked_jumps(gt, frame, html=lambda mark: parts(mark, " "))
     gt = gt.cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
     gt = gt.fmt(lambda v: parts(v, " · "), columns="where").fmt(lambda v: parts(v, " "), "when")
+    gt = gt.fmt(lambda v: parts(v, " ("), columns="instance_type")  # "(2 offers)" under it
     # Each price, range and change whole: at 1280 px a range broke after its dash.
-    kept = ["instance_type", *SAID_PRICES, "change_pct"]
+    kept = [*SAID_PRICES, "change_pct"]
     return styled(nowrap(coloured(gt, ["change", "change_pct"]), kept))
 
 
