@@ -84,17 +84,25 @@ def scrub(value: Any, secrets: Sequence[str]) -> Any:
 
 
 # Passwords as connection strings carry them: a conninfo's `password=...` (quoted or not) and
-# a URL's `//user:password@`. Masked in every message chipcost prints, logs or stores.
-_CONNINFO_PASSWORD = re.compile(r"(?i)\b(password|passwd|pwd)(\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s;]+)")
+# a URL's `//user:password@`. Shown as PASSWORD_MASK in every message chipcost prints, logs or
+# stores (a key or token is REDACTED).
+PASSWORD_MASK = "***"
+# A password already masked (a warehouse shown in a message is masked, and the message is masked
+# again where it is raised and where it is printed) is left as it is: read again as a password
+# it took the text after it up to the next space, the ': ' a message goes on with.
+_MASKED_ALREADY = r"\*\*\*(?=[:;,.)\]'\"]*(?:\s|$))"
+_CONNINFO_PASSWORD = re.compile(
+    rf"(?i)\b(password|passwd|pwd)(\s*=\s*)(?!{_MASKED_ALREADY})('(?:[^'\\]|\\.)*'|[^\s;]+)"
+)
 # The user may be empty (`//:password@`); a password holding a raw '/' ends the URL's authority
 # early, so what follows it up to the '@' is masked too (over-masking a path with an '@' in it).
 _URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]*):[^\s@]*@")
 
 
 def masked(text: str) -> str:
-    """The text with every password of a conninfo or URL replaced by REDACTED."""
-    text = _CONNINFO_PASSWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
-    return _URL_PASSWORD.sub(lambda m: f"{m.group(1)}:{REDACTED}@", text)
+    """The text with every password of a conninfo or URL replaced by PASSWORD_MASK."""
+    text = _CONNINFO_PASSWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}{PASSWORD_MASK}", text)
+    return _URL_PASSWORD.sub(lambda m: f"{m.group(1)}:{PASSWORD_MASK}@", text)
 
 
 def without_credentials(url: str) -> str:

@@ -118,8 +118,7 @@ class Warehouse:
 
     def __str__(self) -> str:
         # Shown in tables and errors: a password in the conninfo or a URL never is.
-        shown = re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", self.url)
-        return re.sub(r"(//[^\s:/@]+):[^\s@/]*@", r"\1:***@", shown)
+        return masked(self.url)
 
 
 @dataclass(frozen=True)

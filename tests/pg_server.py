@@ -68,6 +68,20 @@ class PgServer:
             capture_output=True,
         )
 
+    @contextmanager
+    def hba_line(self, line: str) -> Iterator[None]:
+        """The server with `line` first in its pg_hba.conf (so it decides for what it matches),
+        as long as the block lasts."""
+        hba = self.directory / "data" / "pg_hba.conf"
+        before = hba.read_text()
+        hba.write_text(f"{line}\n{before}")
+        self.psql("SELECT pg_reload_conf()")
+        try:
+            yield
+        finally:
+            hba.write_text(before)
+            self.psql("SELECT pg_reload_conf()")
+
     def _ctl(self) -> list[str]:
         data = self.directory / "data"
         return [str(BIN / "pg_ctl"), "-D", str(data), "-l", str(self.directory / "log")]

@@ -210,6 +210,20 @@ def _attach_message(warehouse: Warehouse, error: Exception) -> str:
     where = f"the lake catalog {warehouse}"
     if "password authentication failed" in text or "no password supplied" in text:
         return f"{where}: PostgreSQL refused the user or password: fix the conninfo's user/password"
+    # A server that trusts the host (no password asked) says the role is unknown.
+    role = re.search(r'role "([^"]*)" does not exist', text)
+    if role:
+        return (
+            f"{where}: PostgreSQL has no role {role.group(1)}: fix the conninfo's user (or "
+            f"create the role: createuser {role.group(1)})"
+        )
+    # "no pg_hba.conf entry for host ..." or "pg_hba.conf rejects connection for host ...".
+    if "pg_hba.conf" in text:
+        return (
+            f"{where}: PostgreSQL's pg_hba.conf does not admit this host, user and database: "
+            "fix the conninfo's host, user or dbname, or admit them in the server's pg_hba.conf "
+            "and reload it"
+        )
     denied = re.search(r"permission denied for (?:table|schema|relation) (\S+)", text)
     if denied:
         return (
@@ -220,6 +234,11 @@ def _attach_message(warehouse: Warehouse, error: Exception) -> str:
         )
     if "does not exist" in text and "database" in text:
         return f"{where}: that PostgreSQL database does not exist: create it (createdb) first"
+    if "could not translate host name" in text:
+        return (
+            f"{where}: PostgreSQL is not reachable (the host name is not known here); fix the "
+            "conninfo's host"
+        )
     if "Connection refused" in text or "could not connect" in text or "timeout" in text.lower():
         return (
             f"{where}: PostgreSQL is not reachable (is the server running, are host and port "

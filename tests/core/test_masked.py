@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from chipcost.core.clean import masked
+from chipcost.core.settings import Warehouse
 
 SECRET = "hunter2SECRET"
 
@@ -27,3 +28,32 @@ def test_a_password_is_masked_however_the_url_carries_it(text):
 
 def test_a_user_name_alone_is_no_secret():
     assert masked("postgresql://chipcost@localhost/db") == "postgresql://chipcost@localhost/db"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            f"ducklake:postgres:dbname=chipcost host=h user=postgres password={SECRET}",
+            "ducklake:postgres:dbname=chipcost host=h user=postgres password=***",
+        ),
+        (
+            f"ducklake:postgres:dbname=chipcost password='{SECRET} x' host=h",
+            "ducklake:postgres:dbname=chipcost password=*** host=h",
+        ),
+        (
+            f"ducklake:postgres:postgresql://u:{SECRET}@h/db",
+            "ducklake:postgres:postgresql://u:***@h/db",
+        ),
+    ],
+)
+def test_a_warehouse_in_a_message_shows_its_password_as_stars_and_keeps_what_follows(url, shown):
+    # On 7dfc559 the message, masked again where it was raised and printed, lost the colon
+    # after the password: "... password=<redacted> PostgreSQL is not reachable".
+    message = f"the lake catalog {Warehouse(url)}: PostgreSQL is not reachable"
+    assert masked(masked(message)) == f"the lake catalog {shown}: PostgreSQL is not reachable"
+
+
+@pytest.mark.parametrize("password", ["***:x", "****", "***abc", "***.x"])
+def test_a_password_that_starts_like_the_mask_is_masked_whole(password):
+    assert masked(f"host=h password={password} user=u") == "host=h password=*** user=u"

@@ -270,7 +270,42 @@ def test_postgres_down_is_one_line_naming_what_to_do(pg_server, tmp_path):
         connect(Warehouse(url, str(tmp_path / "d")))
     message = str(error.value)
     assert "not reachable" in message and "\n" not in message
+    # On 7dfc559 the mask took the colon after the password ("password=<redacted> PostgreSQL").
+    assert "password=***: PostgreSQL is not reachable" in message
     assert "lake-test-pw" not in message
+
+
+def test_an_unknown_host_is_named_as_the_conninfo_s_host(pg_server, tmp_path):
+    url = "ducklake:postgres:" + pg_server.conninfo("chipcost").replace(
+        "host=127.0.0.1", "host=no-such-host.invalid"
+    )
+    with pytest.raises(WarehouseError) as error:
+        connect(Warehouse(url, str(tmp_path / "d")), read_only=True)
+    assert "(the host name is not known here); fix the conninfo's host" in str(error.value)
+
+
+def test_a_role_postgres_does_not_know_is_named(pg_server, tmp_path):
+    """On 7dfc559 a server that trusts the host said DuckDB's raw 'FATAL: role "bob" does not
+    exist' (one that asks for a password says it refused the user or password, above)."""
+    role = f"nobody_{abs(hash(str(tmp_path))) % 10**6}"
+    url = f"ducklake:postgres:dbname=postgres host=127.0.0.1 port={pg_server.port} user={role}"
+    with pg_server.hba_line(f"host all {role} 127.0.0.1/32 trust"):
+        with pytest.raises(WarehouseError) as error:
+            connect(Warehouse(url, str(tmp_path / "d")), read_only=True)
+    assert f"PostgreSQL has no role {role}: fix the conninfo's user (or create the role" in str(
+        error.value
+    )
+
+
+def test_a_connection_pg_hba_refuses_is_named(pg_server, tmp_path):
+    role = f"refused_{abs(hash(str(tmp_path))) % 10**6}"
+    url = f"ducklake:postgres:dbname=postgres host=127.0.0.1 port={pg_server.port} user={role}"
+    with pg_server.hba_line(f"host all {role} 127.0.0.1/32 reject"):
+        with pytest.raises(WarehouseError) as error:
+            connect(Warehouse(url, str(tmp_path / "d")), read_only=True)
+    assert "PostgreSQL's pg_hba.conf does not admit this host, user and database" in str(
+        error.value
+    )
 
 
 def test_a_wrong_password_is_named_and_not_shown(pg_server, tmp_path):
