@@ -16,7 +16,7 @@ from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import load_settings
 from chipcost.core.stopping import on_signals
-from chipcost.flows._state import returned
+from chipcost.flows._state import plain_failures, returned
 from chipcost.pipeline.backfill import (
     BackfillStopped,
     Future,
@@ -66,6 +66,7 @@ def backfill(
     are parsed and loaded by this flow alone, in effective-date order; a re-run skips what is
     loaded and reuses what is archived. `progress` and `sleep` are for the CLI and tests.
     """
+    plain_failures()
     try:
         settings = load_settings(db=db, data_dir=data_dir)
         first = parse_since(since)

@@ -25,7 +25,7 @@ from chipcost.core.network import Network
 from chipcost.core.runs import FAILED, SKIPPED, LoadSummary, RunResult, SourceResult
 from chipcost.core.settings import Settings, load_settings
 from chipcost.extract import Source
-from chipcost.flows._state import returned
+from chipcost.flows._state import plain_failures, returned
 from chipcost.pipeline import collection, runners
 from chipcost.pipeline.collect import WarehouseSession, load
 from chipcost.pipeline.collection import CollectFailed, RunOutcome
@@ -166,6 +166,7 @@ def collect(
     new cheapest prices go there too, each at most once a day per target.
     """
     logger = get_run_logger()
+    plain_failures()
     try:
         alert_pct = collection.alert_size(alert_pct)  # before anything is fetched or loaded
         settings = load_settings(db=db, data_dir=data_dir)
@@ -179,7 +180,7 @@ def collect(
         return Failed(message=str(exc), data=exc)
     except ChipcostError as exc:
         logger.error("%s", exc)
-        return Failed(message=str(exc))
+        return Failed(message=str(exc), data=exc)
     failure = _alert(settings, outcomes, alert_pct, alert_to, notify, notify_block)
     if failure:
         return Failed(message=failure, data=CollectFailed(failure, outcomes))

@@ -14,6 +14,7 @@ from prefect.states import Failed
 
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Settings, Warehouse, load_settings
+from chipcost.flows._state import plain_failures
 from chipcost.reports.build import Delivery, Report, deliver, write_report
 from chipcost.reports.mail import EmailError
 from chipcost.reports.notify import NotifyError
@@ -129,6 +130,7 @@ def report(
     this report (same period) already went to is not sent it again, unless `force`.
     """
     logger = get_run_logger()
+    plain_failures()
     try:
         settings = load_settings(db=db, data_dir=data_dir)
         options = ReportOptions(stale_days=stale_days, disagree_pct=disagree_pct)

@@ -76,8 +76,9 @@ def smtp_settings(values: Mapping[str, object] | None = None) -> SmtpSettings:
     if not host:
         raise EmailError(
             "no SMTP server configured: set CHIPCOST_SMTP_HOST (and CHIPCOST_SMTP_PORT, _USER, "
-            f"_PASSWORD, _FROM, _TLS), or use {COMMAND_LINE.name('dry_run')} to write the message "
-            "to a file instead"
+            "_PASSWORD, _FROM, _TLS) or, in a Prefect flow, name a Secret block (smtp_block); "
+            f"or write the message to a file instead ({COMMAND_LINE.name('dry_run')}, a flow's "
+            "dry_run)"
         )
     tls = (get("tls") or "starttls").lower()
     if tls not in TLS_MODES:

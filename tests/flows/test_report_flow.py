@@ -5,6 +5,7 @@ from __future__ import annotations
 import email
 import email.policy
 import inspect
+import logging
 import shutil
 from pathlib import Path
 
@@ -226,3 +227,30 @@ def test_an_alert_that_cannot_be_sent_fails_the_run_but_keeps_the_prices(
         assert con.execute("SELECT count(*) FROM runs").fetchall() == [(2,)]
     finally:
         con.close()
+
+
+def test_a_deployed_runs_expected_failure_is_logged_once_without_a_traceback(tmp_path):
+    """A worker's process runs a deployment through Prefect's engine, which returns the run's
+    result at its end: a Failed state's exception is raised there and logged to the flow runs'
+    logger with its traceback ('Engine execution exited with unexpected exception'). A
+    chipcost failure is said once, its one line, as the run's Failed message."""
+    from prefect.flow_engine import run_flow
+
+    logger = logging.getLogger("prefect.flow_runs")
+    kept: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = kept.append  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        with pytest.raises(ReportFailed, match="absent.duckdb"):
+            run_flow(
+                report,
+                parameters={"db": str(tmp_path / "absent.duckdb"), "out": str(tmp_path)},
+                error_logger=logger,
+            )
+    finally:
+        logger.removeHandler(handler)
+    said = [r.getMessage() for r in kept]
+    assert sum("absent.duckdb" in line for line in said) >= 1, said
+    assert [r.getMessage() for r in kept if r.exc_info] == []
+    assert not any("unexpected exception" in line for line in said)
