@@ -27,6 +27,11 @@ EXTENSIONS = (
     ("duckdb_extension_postgres_scanner", "postgres_scanner"),
 )
 HTTPFS = ("duckdb_extension_httpfs", "httpfs")
+# chipcost is installed from its clone (it is not on PyPI), and always with constraints.txt.
+INSTALL_LAKE = (
+    "in chipcost's clone run scripts/setup.sh lake (for another environment: pip install "
+    "-c constraints.txt '.[lake]' in the clone, with that environment's pip)"
+)
 # A commit that loses a race to another writer is retried this many times by DuckLake itself
 # (when the two touched different things) before the load is rerun (conflicts).
 COMMIT_RETRIES = 20
@@ -138,8 +143,8 @@ def extension_file(package: str, name: str) -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise WarehouseError(
-            f"the DuckDB extension {name} is not installed: install chipcost with the `lake` "
-            f"extra (pip install 'chipcost[lake]'), which brings {package.replace('_', '-')}"
+            f"the DuckDB extension {name} is not installed: install chipcost's `lake` extra, "
+            f"which brings {package.replace('_', '-')}: {INSTALL_LAKE}"
         )
     base = Path(next(iter(spec.submodule_search_locations)))
     path = base / "extensions" / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"

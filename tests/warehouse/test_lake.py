@@ -483,3 +483,16 @@ def test_an_extension_file_changed_since_its_check_is_checked_again(
     replacement.replace(copy)
     with pytest.raises(WarehouseError, match="signature"):
         read()
+
+
+def test_a_missing_extension_says_the_install_that_works_from_a_clone():
+    # On 7dfc559 it said pip install 'chipcost[lake]': chipcost is not on PyPI, and that
+    # skipped constraints.txt.
+    from chipcost.warehouse.lake import extension_file
+
+    with pytest.raises(WarehouseError) as missing:
+        extension_file("duckdb_extension_not_here", "not_here")
+    said = str(missing.value)
+    assert "the DuckDB extension not_here is not installed" in said
+    assert "in chipcost's clone run scripts/setup.sh lake" in said
+    assert "pip install -c constraints.txt '.[lake]'" in said and "chipcost[lake]" not in said
