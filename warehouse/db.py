@@ -566,10 +566,8 @@ def _check_readable(path: Path) -> None:
 
 @contextmanager
 def run_lock(db_path: Path | Warehouse) -> Iterator[None]:
-    """Hold <db>.lock for a whole collection, so two collectors never interleave.
-
-    A lake needs none: each load is one DuckLake transaction, and writers commit side by side.
-    """
+    """Hold <db>.lock for a whole collection, so two collectors never interleave. A lake needs
+    none: each load is one DuckLake transaction, and writers commit side by side."""
     if isinstance(db_path, Warehouse):
         if db_path.is_lake:
             yield
@@ -584,16 +582,17 @@ def run_lock(db_path: Path | Warehouse) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
             handle.seek(0)
-            holder = handle.read().strip()
-            detail = f" ({holder})" if holder else ""
+            detail = f" ({holder})" if (holder := handle.read().strip()) else ""
             raise WarehouseBusy(
                 f"the warehouse {db_path} is in use by another run{detail}: wait for it to "
                 "finish and try again"
             ) from exc
-        handle.seek(0)
-        handle.truncate()
+        handle.truncate(0)  # "a+" writes at the end, wherever the position is
         handle.write(f"process {os.getpid()}, started {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC")
         handle.flush()
-        yield
+        try:
+            yield
+        finally:  # free again, with no holder named (a run killed outright leaves its line)
+            handle.truncate(0)
     finally:
         handle.close()

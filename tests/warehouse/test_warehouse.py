@@ -144,6 +144,41 @@ def test_second_collector_gets_a_clear_message(tmp_path):
                 pass
 
 
+def test_a_backup_under_flock_waits_for_the_collection_and_holds_it_off(tmp_path):
+    """docs/operations.md, "Backups": `flock <db>.lock cp <db> BACKUP` takes the lock the
+    collection holds (both are flock(2)), so the copy waits for the run to end; while it
+    copies, a collection is refused, and the file names no stale holder."""
+    import subprocess
+    import time
+
+    db = tmp_path / "w.duckdb"
+    db.write_text("the warehouse as the run leaves it")
+    backup = tmp_path / "backup.duckdb"
+    lock = Path(f"{db}.lock")
+    copy = ["flock", str(lock), "cp", str(db), str(backup)]
+    with run_lock(db):
+        assert lock.read_text().startswith("process ")
+        copying = subprocess.Popen(copy)
+        time.sleep(1.0)
+        assert copying.poll() is None and not backup.exists()  # waiting for the run
+    assert copying.wait(timeout=30) == 0 and backup.exists()
+    # Free again: on 7dfc559 the file kept "process 4742, started ..." after the run.
+    assert lock.read_text() == ""
+    holding = subprocess.Popen(["flock", str(lock), "sleep", "30"])
+    try:
+        while subprocess.run(["flock", "-n", str(lock), "true"]).returncode == 0:
+            time.sleep(0.05)
+        with pytest.raises(WarehouseBusy) as busy:
+            with run_lock(db):
+                pass
+        assert str(busy.value) == (
+            f"the warehouse {db} is in use by another run: wait for it to finish and try again"
+        )
+    finally:
+        holding.kill()
+        holding.wait()
+
+
 def test_duckdb_lock_held_by_another_process_is_reported(tmp_path):
     import subprocess
     import sys
