@@ -88,11 +88,12 @@ def connect_lake(
             "or s3://bucket/prefix where the lake keeps its Parquet files (reading commands "
             "need it only for a lake on object storage)"
         )
-    if not read_only and not data.startswith("s3://"):
+    local = not read_only and not data.startswith("s3://")
+    if local:
         _check_data_dir(Path(data))
     for attempt in range(1, ATTACH_ATTEMPTS + 1):
         try:
-            return _attach(warehouse, read_only=read_only, options=options or {})
+            con = _attach(warehouse, read_only=read_only, options=options or {})
         except duckdb.Error as exc:
             # Two first connections both create the catalog tables: the loser retries and
             # finds them made.
@@ -100,6 +101,11 @@ def connect_lake(
                 time.sleep(0.3 * attempt)
                 continue
             raise WarehouseError(_attach_message(warehouse, exc)) from exc
+        # Made only once the catalog took this data path: a wrong one is refused and left
+        # uncreated.
+        if local:
+            _make_data_dir(Path(data), con)
+        return con
     raise AssertionError("unreachable")
 
 
@@ -196,18 +202,29 @@ def _s3_secret(con: duckdb.DuckDBPyConnection, data: str) -> None:
 
 
 def _check_data_dir(path: Path) -> None:
+    """Refuse a data directory that cannot be made or written, creating nothing."""
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():
+        raise WarehouseError(
+            f"cannot create the lake data directory {path} ({existing} is not a directory): "
+            f"fix {LAKE_DATA_ENV} or the directory's permissions"
+        )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise WarehouseError(
+            f"the lake data directory {path} is not writable ({existing}): fix its "
+            f"permissions or point {LAKE_DATA_ENV} elsewhere"
+        )
+
+
+def _make_data_dir(path: Path, con: duckdb.DuckDBPyConnection) -> None:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        con.close()
         raise WarehouseError(
             f"cannot create the lake data directory {path} ({exc.strerror}): fix "
             f"{LAKE_DATA_ENV} or the directory's permissions"
         ) from exc
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise WarehouseError(
-            f"the lake data directory {path} is not writable: fix its permissions or point "
-            f"{LAKE_DATA_ENV} elsewhere"
-        )
 
 
 def _attach_message(warehouse: Warehouse, error: Exception) -> str:

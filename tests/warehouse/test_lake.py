@@ -424,6 +424,15 @@ def test_another_data_path_names_the_setting_and_the_lakes_own(read_lake, tmp_pa
     assert "OVERRIDE_DATA_PATH" not in str(refused.value)
 
 
+def test_a_writer_given_another_data_path_is_refused_and_creates_nothing(read_lake, tmp_path):
+    # On 7dfc559 `CHIPCOST_LAKE_DATA=/tmp/wrong chipcost migrate` was refused but first made
+    # the empty directory.
+    wrong = tmp_path / "wrong" / "deeper"
+    with pytest.raises(WarehouseError, match="keeps its data at .*: set CHIPCOST_LAKE_DATA to"):
+        connect(Warehouse(read_lake.url, str(wrong)))
+    assert not (tmp_path / "wrong").exists()
+
+
 def test_a_role_without_access_to_the_catalog_is_told_what_to_grant(read_lake, pg_server):
     """On 368c4bd a wrong role was DuckDB's raw "Failed to attach DuckLake MetaData"."""
     role = f"reader_{abs(hash(read_lake.url)) % 10**6}"
