@@ -34,7 +34,7 @@ def test_replay_into_the_lake_and_read_prices_while_another_replay_loads(
     shutil.copytree(sample_runs[1], second / sample_runs[1].name)
     done = chipcost("collect", "--replay", str(first), env=env)
     assert done.returncode == 0, done.stderr
-    assert "password=***" in done.stdout or "lake-test-pw" not in done.stdout
+    assert "password=***" in done.stdout and "lake-test-pw" not in done.stdout
     # The second replay stalls inside its load's open transaction (tests/stall.py) until the
     # marker goes: a read then happens mid-load for certain.
     marker = tmp_path / "loading"
