@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from chipcost.core.clean import without_credentials
+from chipcost.core.commands import INSTALL_LAKE
 from chipcost.core.credentials import object_store
 from chipcost.core.errors import ArchiveError, ChipcostError
 
@@ -79,7 +80,7 @@ def _check_installed(url: str) -> None:
         shown = without_credentials(url)
         raise ArchiveError(
             f"the archive {shown} is an {scheme}:// URL, which needs chipcost's `lake` extra: "
-            f"pip install 'chipcost[lake]' (it brings {' and '.join(missing)})"
+            f"{INSTALL_LAKE} (it brings {' and '.join(missing)})"
         )
 
 

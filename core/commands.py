@@ -50,3 +50,11 @@ def model_size(model: str, size: str = "N") -> str:
 def figure_added(*words: str, **options: object) -> str:
     """'chipcost throughput add --chip H200 ...': a throughput figure of the user's own."""
     return suggested("throughput add", *words, **options)
+
+
+# How to add the `lake` extra (DuckLake, PostgreSQL, S3 archives): chipcost is installed from
+# its clone (it is not on PyPI), and always with constraints.txt.
+INSTALL_LAKE = (
+    "in chipcost's clone run scripts/setup.sh lake (for another environment: pip install "
+    "-c constraints.txt '.[lake]' in the clone, with that environment's pip)"
+)

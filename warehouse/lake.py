@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 
 from chipcost.core.clean import masked
+from chipcost.core.commands import INSTALL_LAKE
 from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError, WarehouseLost
 from chipcost.core.settings import LAKE_DATA_ENV, LAKE_PREFIX, Warehouse, object_store
 
@@ -27,11 +28,6 @@ EXTENSIONS = (
     ("duckdb_extension_postgres_scanner", "postgres_scanner"),
 )
 HTTPFS = ("duckdb_extension_httpfs", "httpfs")
-# chipcost is installed from its clone (it is not on PyPI), and always with constraints.txt.
-INSTALL_LAKE = (
-    "in chipcost's clone run scripts/setup.sh lake (for another environment: pip install "
-    "-c constraints.txt '.[lake]' in the clone, with that environment's pip)"
-)
 # A commit that loses a race to another writer is retried this many times by DuckLake itself
 # (when the two touched different things) before the load is rerun (conflicts).
 COMMIT_RETRIES = 20

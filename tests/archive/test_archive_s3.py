@@ -133,7 +133,7 @@ def test_an_archive_url_without_the_lake_extra_says_what_to_install(
     with pytest.raises(ArchiveError) as error:
         archive.location(url)
     said = str(error.value)
-    assert "needs chipcost's `lake` extra: pip install 'chipcost[lake]'" in said
+    assert "needs chipcost's `lake` extra: in chipcost's clone run scripts/setup.sh lake" in said
     assert said.endswith(f"(it brings {brings})") and "secret" not in said
     assert archive.location("plain/directory") == Path("plain/directory")
 

@@ -126,7 +126,9 @@ def test_an_s3_archive_without_the_lake_extra(run, monkeypatch, args, env):
     message = said(run(*args, env=env))
     assert message == (
         "error: the archive s3://bucket/x is an s3:// URL, which needs chipcost's `lake` extra: "
-        "pip install 'chipcost[lake]' (it brings universal-pathlib)"
+        "in chipcost's clone run scripts/setup.sh lake (for another environment: pip install "
+        "-c constraints.txt '.[lake]' in the clone, with that environment's pip) (it brings "
+        "universal-pathlib)"
     )
 
 
