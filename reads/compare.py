@@ -19,7 +19,7 @@ import duckdb
 
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.vocabulary import code_words
-from chipcost.reads.cost import CostRanking, rank_cost, taken_from
+from chipcost.reads.cost import CostRanking, rank_cost, taken_from, typed_empty
 from chipcost.reads.cost_asked import Ask
 from chipcost.reads.cost_notes import fit_notes, speed_notes, unreached
 from chipcost.transform.comparison import (
@@ -47,6 +47,31 @@ OFFER_FIELDS = (
     "throughput_tokens_per_second_per_user", "precision", "throughput_range_low",
     "throughput_range_high", "throughput_chips", "estimate", "estimate_basis",
 )  # fmt: skip
+
+
+# The frame's columns that may be empty in every row (a "cannot say" has no change, a USD
+# offer no currency), by polars type name; any other such column is text (typed_empty).
+_COLUMN_TYPES = {
+    **dict.fromkeys(
+        ("change_pct", "best_case_change_pct", "worst_case_change_pct", "derived_estimate",
+         "derived_estimate_low", "derived_estimate_high", "break_even_tokens_per_second_per_chip",
+         "break_even_share_of_baseline_pct"), "Float64",
+    ),
+    "same_provider": "Boolean",
+    **{
+        f"{side}_{name}": kind
+        for side in "ab"
+        for names, kind in (
+            (("tokens_per_second_per_chip_at_point", "usd_per_million_tokens_at_point",
+              "price_per_chip_hour", "tokens_per_second_per_chip", "usd_per_million_tokens",
+              "throughput_tokens_per_second_per_user", "throughput_range_low",
+              "throughput_range_high"), "Float64"),
+            (("lower_bound", "estimate"), "Boolean"),
+            (("throughput_chips",), "Int64"),
+        )
+        for name in names
+    },
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -92,7 +117,7 @@ class CompareResult:
                     },
                 }
             )
-        return pl.DataFrame(rows, infer_schema_length=None)
+        return typed_empty(pl.DataFrame(rows, infer_schema_length=None), _COLUMN_TYPES)
 
 
 def _at_point(line: Comparison) -> dict[str, object]:

@@ -4,6 +4,7 @@ break-even; its notes are chipcost.reads.cost_notes'."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -70,6 +71,7 @@ CHANGES = {
 # column is text.
 _COLUMN_TYPES = {
     "batch_size": "Int64",
+    "throughput_chips": "Int64",
     "implied_mfu": "Float64",
     "chip_memory_gb": "Float64",
     "memory_needed_gb": "Float64",
@@ -227,18 +229,29 @@ class CostRanking:
         import polars as pl
 
         rows = [{"rank": n, **row} for n, row in enumerate(self.rows, start=1)]
-        frame = pl.DataFrame(rows, infer_schema_length=None)
-        # A column empty in every row has no type of its own (Null): give it its type, so
-        # that rankings (training and inference, two models) concatenate.
-        frame = frame.with_columns(
-            pl.col(name).cast(getattr(pl, _COLUMN_TYPES.get(name, "String")))
-            for name, kind in frame.schema.items()
-            if kind == pl.Null
-        )
+        frame = typed_empty(pl.DataFrame(rows, infer_schema_length=None), _COLUMN_TYPES)
+        # a spot offer's interruption bucket, read where --max-interruption asks for it: the
+        # column is in every ranking, last, so that one asked with it concatenates too
+        if "interruption" not in frame.columns:
+            frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias("interruption"))
+        frame = frame.select(pl.exclude("interruption"), pl.col("interruption"))
         # Changes and shares in percent, as every read gives them (the rows keep the fraction).
         return frame.with_columns(
             (pl.col(old) * 100).alias(new) for old, new in CHANGES.items() if old in frame.columns
         ).drop(*(old for old in CHANGES if old in frame.columns))
+
+
+def typed_empty(frame: pl.DataFrame, types: Mapping[str, str]) -> pl.DataFrame:
+    """A column empty in every row has no type of its own (Null): given its type (`types`, by
+    polars type name; else text), so that two answers' frames (training and inference, two
+    models, two pairs of chips) concatenate."""
+    import polars as pl
+
+    return frame.with_columns(
+        pl.col(name).cast(getattr(pl, types.get(name, "String")))
+        for name, kind in frame.schema.items()
+        if kind == pl.Null
+    )
 
 
 def rank_cost(

@@ -198,3 +198,28 @@ def test_the_old_name_of_chip_count_is_taken_with_a_deprecation_warning(golden):
         old = chipcost.prices(chips=8, db=golden)
     new = chipcost.prices(chip_count=8, db=golden)
     assert old.height == new.height > 0 and set(old["chip_count"].to_list()) == {8}
+
+
+def test_answers_to_other_questions_concatenate_as_they_are(tmp_path):
+    """polars.concat as it is (vertical: the same columns, in order, of the same types): a
+    ranking asked with max_interruption (its interruption column), a compare with no verdict
+    (no change, no figure at a point) and one with a verdict. On 8f824434 both failed."""
+    from tests import warehouses
+
+    db = str(warehouses.sample(tmp_path / "w.duckdb"))
+    rankings = [
+        chipcost.cost("llama-3-70b", "inference", chip="H100-SXM", pricing_model="spot",
+                      max_interruption="10%", db=db),
+        chipcost.cost("llama-3-70b", "inference", chip="H200", db=db),
+        chipcost.cost("llama-3-70b", "training", chip="H200", db=db),
+    ]  # fmt: skip
+    assert rankings[0]["interruption"].drop_nulls().len() > 0
+    assert rankings[1]["interruption"].null_count() == rankings[1].height
+    assert pl.concat(rankings).height == sum(r.height for r in rankings)
+    answers = [
+        chipcost.compare("Trainium2", "H100-SXM", "llama-3-70b", "inference", speed="max", db=db),
+        chipcost.compare("H200", "H100-SXM", "llama-3-70b", "inference", db=db),
+    ]
+    assert answers[0]["change_pct"].null_count() == answers[0].height  # cannot say, each line
+    assert answers[1]["change_pct"].drop_nulls().len() > 0
+    assert pl.concat(answers).height == sum(a.height for a in answers)
