@@ -66,7 +66,7 @@ PLAIN_SECONDS = 5.0
 class Shown(logging.Handler):
     """What the run says as it goes, and the archive runs whose load committed, in order.
 
-    The record fields are chipcost.pipeline.runners' STARTED, FINISHED and LOADED,
+    The record fields are chipcost.pipeline.runners' STARTED, FINISHED, LOADED and NOTE,
     spelled here so that a command that fails early imports nothing of the pipeline.
     """
 
@@ -98,6 +98,10 @@ class Shown(logging.Handler):
                 return
             # The bar counts a replay's runs; a live run's counts its sources, fetched.
             self._step(said, completed=len(self.loaded) if self.runs else None)
+        elif getattr(record, "note", None):  # a warning the command line says, as a note
+            from chipcost.cli.consoles import err, print_wrapped
+
+            print_wrapped(err, f"note: {record.getMessage()}", indent="  ")
         elif self.bar is not None:  # what a step is doing now: the bar's line only
             self.describe(record.getMessage())
 

@@ -34,6 +34,7 @@ from chipcost.pipeline.jumps import flag_price_jumps
 from chipcost.pipeline.pending import clear_pending, is_archived_run, mark_pending, pending_runs
 from chipcost.pipeline.runners import (
     LOADED,
+    NOTE,
     STARTED,
     Future,
     Runner,
@@ -95,6 +96,8 @@ def collect(
             f"not load; it does not go with {COMMAND_LINE.name('replay')}"
         )
     run_dirs = list(archive.run_directories(replay)) if replay else []
+    if sources and run_dirs:
+        run_dirs = _holding(run_dirs, chosen)
     prepare_data_dir(settings)
     network = Network(run_bytes=settings.run_payloads_max_bytes)
     try:
@@ -153,6 +156,36 @@ def _replay(
         for outcome, run_dir in zip(outcomes, run_dirs, strict=False):
             _clear_pending(settings, outcome.run, run_dir)
     return outcomes
+
+
+def _holding(run_dirs: list[Path], sources: list[Source]) -> list[Path]:
+    """The runs of a replay asked for some sources that hold a payload of one of them; the
+    others are named (a warning) and not loaded. None: ChipcostError, nothing is loaded."""
+    names = {s.name for s in sources}
+    asked = ", ".join(sorted(names))
+    held = {d: archive.sources_in(d) for d in run_dirs}
+    holding = [d for d in run_dirs if names & set(held[d])]
+    if not holding:
+        if len(run_dirs) == 1:
+            there = ", ".join(held[run_dirs[0]]) or "none"
+            where = (
+                f"the archive run {run_dirs[0]} holds no payload of {asked} (its sources: {there})"
+            )
+        else:
+            there = ", ".join(sorted({n for h in held.values() for n in h})) or "none"
+            where = (
+                f"none of the {len(run_dirs)} archive runs under {run_dirs[0].parent} holds a "
+                f"payload of {asked} (their sources: {there})"
+            )
+        raise ChipcostError(
+            f"{where}: nothing was loaded; give --source a source the "
+            "archive holds, or replay an archive that holds it"
+        )
+    if without := [d.name for d in run_dirs if d not in holding]:
+        progress_log.warning(
+            "%s", f"not replayed: {', '.join(without)} (no payload of {asked})", extra={NOTE: True}
+        )
+    return holding
 
 
 def _archived(sources: list[Source], run_dir: Path) -> list[Source]:

@@ -1,6 +1,7 @@
 """`collect` on archives out of the ordinary: a source whose every price is refused fails and
 keeps its offers; a page nested a thousand deep or a manifest number past Python's digits fails
-its source alone, named; runs replayed out of order make the history a replay in order makes;
+its source alone, named; a source a replay's runs do not hold is named (with the runs that
+do not); runs replayed out of order make the history a replay in order makes;
 a replay path that is no archive, a folder a replay does not read, a run folder that is a link
 and an archive directory that is a file are named before anything loads. Copies of the bundled
 sample archive, the command line as its own process."""
@@ -209,3 +210,37 @@ def test_a_run_folder_that_is_a_link_is_refused_once_before_anything_loads(tmp_p
     said = done.stdout + done.stderr
     assert done.returncode != 0 and said.count("is a symbolic link") == 1, said
     assert not db.exists()
+
+
+def test_a_source_no_run_holds_is_named_and_nothing_loads(tmp_path):
+    """On ad7e6775 `--replay RUN --source lambda` of a run without lambda printed an `ok` run of
+    0 records and exit 0: nothing loaded, nothing said."""
+    run_dir = _one_run(tmp_path, "runpod", "modal")
+    db = tmp_path / "w.duckdb"
+    done = chipcost("collect", "--replay", str(run_dir), "--source", "lambda", "--db", str(db))
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert (
+        f"the archive run {run_dir} holds no payload of lambda (its sources: modal, runpod): "
+        "nothing was loaded; give --source a source the archive holds" in said
+    ), said
+    assert not db.exists() and "try: chipcost" not in done.stdout
+
+
+def test_runs_without_the_source_asked_are_named_and_the_others_load(tmp_path):
+    import shutil
+
+    from tests.paths import ROOT
+
+    holding = _one_run(tmp_path, "lambda")
+    other = holding.parent / "2026-11-20T060000Z"
+    shutil.copytree(ROOT / "sample" / "archive" / other.name / "runpod", other / "runpod")
+    db = tmp_path / "w.duckdb"
+    replay = str(holding.parent)
+    done = chipcost("collect", "--replay", replay, "--source", "lambda", "--db", str(db))
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = " ".join(done.stderr.split())
+    assert f"note: not replayed: {other.name} (no payload of lambda)" in said, said
+    with duckdb.connect(str(db), read_only=True) as con:
+        runs = con.sql("SELECT archive_run FROM runs").fetchall()
+    assert runs == [(holding.name,)]
