@@ -42,6 +42,11 @@ def _concurrencies(text: str) -> list[int]:
 
 def _tokenizer(text: str) -> str:
     """A tokenizer path made absolute (AIPerf runs elsewhere), or a name as given."""
+    if not text.strip():  # Path('') is '.', the working directory
+        raise UsageError(
+            "--tokenizer is empty: give the model's tokenizer, a local folder or file or a hub "
+            "name (meta-llama/Llama-3.1-70B-Instruct)"
+        )
     path = Path(text).expanduser()
     if path.exists():
         return str(path.resolve())
@@ -231,6 +236,12 @@ def measure_(
         raise UsageError(
             "--model is empty: give the model served, as chipcost names it (llama-3-70b)"
         )
+    if served_model is not None and not served_model.strip():  # else read as not given
+        raise UsageError(
+            "--served-model is empty: give the name the server knows the model by, or leave "
+            "the option out for the one it lists"
+        )
+    tokenizer = _tokenizer(tokenizer)
     given = (input_tokens, output_tokens) if input_tokens and output_tokens else None
     if bool(input_tokens) != bool(output_tokens):
         raise UsageError("give --input-tokens and --output-tokens together")
@@ -266,7 +277,7 @@ def measure_(
             chip=chip_name, model=name, asked_model=normalise_model(model) if why else None,
             chips=count, instance=instance, precision=precision.lower(),
             software=software, endpoint=target, served_model=served_model,
-            tokenizer=_tokenizer(tokenizer), input_tokens=given[0], output_tokens=given[1],
+            tokenizer=tokenizer, input_tokens=given[0], output_tokens=given[1],
             concurrencies=_concurrencies(sweep), requests=requests, seconds=float(max_seconds),
             request_timeout=float(request_timeout), allow_above_roofline=allow_above_roofline,
             baseline=baseline,

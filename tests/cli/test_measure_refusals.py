@@ -1,5 +1,6 @@
 """`chipcost measure` refuses what cannot be measured before its sweep sends anything: an API
-key no HTTP header can carry (never printed), empty labels or a label that is no line, a
+key no HTTP header can carry (never printed), empty labels, a blank tokenizer or served
+model (with --dry-run as without) or a label that is no line, a
 concurrency not in ASCII digits, an instance type chipcost does not know; a host name that does
 not resolve is said as such, not called a refusal. On a real warehouse, the command line
 through the in-process runner."""
@@ -68,6 +69,29 @@ def test_measure_refuses_empty_labels_before_it_runs(
     )  # fmt: skip
     refused(done, said)
     assert "measuring" not in done.stdout
+
+
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        # on ad7e6775 the first was the working directory, the second read as not given
+        ("--tokenizer", "", "--tokenizer is empty: give the model's tokenizer"),
+        ("--served-model", " ", "--served-model is empty: give the name the server knows"),
+        ("--precision", "fp9", "--precision 'fp9': give one of fp4"),
+        ("--software", "", "--software is empty"),
+    ],
+)  # fmt: skip
+def test_a_value_refused_is_refused_with_dry_run_too(warehouse, run, option, value, said, dry_run):
+    values = {"--tokenizer": "gpt2", "--precision": "bf16", "--software": "vLLM 0.11.0"}
+    values[option] = value
+    done = run(
+        "measure", "--endpoint", "http://127.0.0.1:9", "--model", "llama-3-70b",
+        *(word for pair in values.items() for word in pair), "--chip", "H100-SXM", "--chips",
+        "8", "--input-tokens", "100", "--output-tokens", "10", "--db", str(warehouse), *dry_run,
+    )  # fmt: skip
+    refused(done, said)
+    assert "plan for" not in done.stdout and "measuring" not in done.stderr
 
 
 @pytest.mark.parametrize("given", ["1_0", "+4", "١٠٢٤", "１６"])
