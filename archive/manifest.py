@@ -159,4 +159,6 @@ def check_complete(manifest: dict[str, Any], source_dir: Path, count: int) -> No
             "be taken as withdrawn; its payloads stay archived"
         )
     if complete is not True:
-        raise ArchiveError(f"{source_dir / MANIFEST}: field 'complete' is not true or false")
+        raise ArchiveError(
+            f"{source_dir / MANIFEST}: field 'complete' is not true or false; {RESTORE}"
+        )

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from chipcost.archive import MANIFEST, ArchiveWriter, read_payloads
+from chipcost.archive.manifest import RESTORE
 from chipcost.core.errors import ArchiveError
 from chipcost.core.payload import sha256
 from chipcost.core.settings import Settings
@@ -151,6 +152,16 @@ def test_a_manifest_of_the_wrong_shape_is_refused(tmp_path, body, words):
     (run_dir / SOURCE / MANIFEST).write_text(json.dumps(body))
     with pytest.raises(ArchiveError, match=words):
         read_payloads(run_dir, SOURCE)
+
+
+@pytest.mark.parametrize("complete", ["yes", 1, None])
+def test_a_complete_field_not_true_or_false_says_what_to_do(tmp_path, complete):
+    run_dir = archived(tmp_path, b"data")
+    path = rewrite_manifest(run_dir, lambda m: m.update(complete=complete))
+    with pytest.raises(ArchiveError) as caught:
+        read_payloads(run_dir, SOURCE)
+    # on ad7e6775 it ended at "is not true or false", saying nothing of what to do
+    assert str(caught.value) == f"{path}: field 'complete' is not true or false; {RESTORE}"
 
 
 @pytest.mark.parametrize("kept", [0.5, 0.9, 1])
