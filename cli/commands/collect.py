@@ -200,6 +200,11 @@ def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) ->
     if loaded:
         span = loaded[0] if len(loaded) == 1 else f"{loaded[0]} … {loaded[-1]}"
         count = f"{len(loaded)} of {runs} runs" if runs else _runs(len(loaded))
+        if runs and len(loaded) >= runs:  # the signal came after the last load committed
+            return (
+                f"every run was loaded: {count} ({span}) into {settings.warehouse}, each whole; "
+                "nothing left to load"
+            )
         done = (
             f"{count} loaded ({span}) into {settings.warehouse}, each whole; nothing of the "
             "run under way"
