@@ -150,6 +150,8 @@ def _check_type(question: Question, name: str, value: Any) -> None:
     # where it is read, in that field's words; a container or an object of any other class
     # is refused here, before anything reads it.
     takes = _types(field.annotation)
+    if os.PathLike in takes and not isinstance(value, str | os.PathLike):  # db=5: no path
+        raise UsageError(f"{name}={shown(value)}: give text or a path")
     if not isinstance(value, (*_SCALARS, *takes)):
         words = [_WORDS[t] for t in takes if t in _WORDS and not (t is int and float in takes)]
         raise UsageError(f"{name}={shown(value)}: give {' or '.join(words)}")

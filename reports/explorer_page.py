@@ -132,7 +132,7 @@ def page_html(data: dict, figures: str, versus: str) -> str:
     )
     if data["count"]:
         held = (
-            f"{data['count']:,} current offer{'' if data['count'] == 1 else 's'} of "
+            f"{plural(data['count'], 'current offer')} of "
             f"{plural(chips, 'chip')} from "
             f"{plural(providers, 'provider')}, "
             f"prices as of {escape(data['as_of'])}"

@@ -52,8 +52,8 @@ def signed_pct(value: float | None) -> str:
 
 
 def plural(n: int, word: str) -> str:
-    """'1 offer', '3 offers'."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    """'1 offer', '3 offers', '2,707 offers'."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def money(value: float | None, decimals: int = 4) -> str:

@@ -150,6 +150,9 @@ def test_errors_are_chipcost_errors(golden):
          r"no current price is in region 'x{50,60}\.\.\.'"),
         (lambda db: chipcost.prices(chip_count=True, db=db), r"chip_count=True: give the chips"),
         (lambda db: chipcost.prices(db=db.parent), r"db='.+' is a directory"),
+        # a number as db= said "no warehouse at 5: run `chipcost collect` first" (8f824434)
+        (lambda db: chipcost.prices(db=5), r"db=5: give text or a path"),
+        (lambda db: chipcost.history(db=True), r"db=True: give text or a path"),
         (lambda db: chipcost.prices(db=db.parent / "none.duckdb"),
          r"or pass db= \(or set CHIPCOST_DB\)"),
         (lambda db: chipcost.prices(chip="trn2", db=db),
