@@ -178,7 +178,7 @@ def _holding(run_dirs: list[Path], sources: list[Source]) -> list[Path]:
                 f"payload of {asked} (their sources: {there})"
             )
         raise ChipcostError(
-            f"{where}: nothing was loaded; give --source a source the "
+            f"{where}: nothing was loaded; give {COMMAND_LINE.name('source')} a source the "
             "archive holds, or replay an archive that holds it"
         )
     if without := [d.name for d in run_dirs if d not in holding]:
