@@ -341,9 +341,9 @@ def _fetched(
     rows: list[tuple] = []
     held = 0
     while batch := relation.fetchmany(BATCH_ROWS):
-        for at, row in enumerate(batch):
+        for row in batch:
             if wanted is not None and len(rows) >= wanted:  # as many as asked for: not a cut
-                return rows, "", len(batch) - at + _counted(relation, most_rows - wanted)
+                return rows, "", _counted(relation, wanted, most_rows)
             if len(rows) >= most_rows:
                 return rows, f"{most_rows:,} rows ({ROWS_ENV})", 0
             held += _held(row)
@@ -355,14 +355,11 @@ def _fetched(
     return rows, "", 0
 
 
-def _counted(relation: duckdb.DuckDBPyRelation, most: int) -> int:
-    """The rows left in the relation, up to about `most`, fetched and let go a batch at a
-    time (within the read's time limit)."""
-    count = 0
-    while count < most and (batch := relation.fetchmany(BATCH_ROWS)):
-        count += len(batch)
-        check_read_time()
-    return count
+def _counted(relation: duckdb.DuckDBPyRelation, read: int, most: int) -> int:
+    """The relation's rows past the `read` first, up to the rows bound `most`: counted by
+    DuckDB, none of them converted into Python (the relation is read no further)."""
+    rest = relation.limit(max(most - read, 0), offset=read).aggregate("count(*)")
+    return int(rest.fetchall()[0][0])
 
 
 def _held(value: object) -> int:
