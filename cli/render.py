@@ -43,21 +43,21 @@ def status_cell(status: str) -> Styled:
 
 
 def print_rows(
-    console: Screen, columns: Sequence[str], rows: Sequence[Sequence[object]], *, max_rows: int
+    console: Screen, columns: Sequence[str], rows: Sequence[Sequence[object]], *, total: int
 ) -> None:
-    """Any query's rows, each value whole, and each name and value as the text it is: never
-    read as rich markup or :emoji: codes. A table wider than the terminal is printed a
-    block a row instead."""
-    fitted = rows_table(columns, rows[:max_rows], console.width)
+    """A query's rows, each value whole, and each name and value as the text it is: never
+    read as rich markup or :emoji: codes, with a line of the `total` rows of the result. A
+    table wider than the terminal is printed a block a row instead."""
+    fitted = rows_table(columns, rows, console.width)
     if fitted is None:
-        _print_expanded(console, columns, rows[:max_rows])
+        _print_expanded(console, columns, rows)
         console.say(
-            f"{row_count(len(rows), max_rows)}, a block each: a table would be wider than "
+            f"{row_count(total, len(rows))}, a block each: a table would be wider than "
             f"{console.width} columns (--format csv or json for every row on one line)",
         )
         return
     print_fitted(console, fitted)
-    console.say(row_count(len(rows), max_rows))
+    console.say(row_count(total, len(rows)))
 
 
 def _print_expanded(

@@ -254,6 +254,9 @@ class QueryResult(NamedTuple):
     cut: str = ""
     # Rows past the caller's max_rows, counted, not read (up to the rows bound).
     more: int = 0
+    # The rows bound, with its variable, when the count of `more` stopped at it ("" if not):
+    # a table says it as a cut, since its line under the rows counts the whole result.
+    counted_to: str = ""
 
 
 # Rows fetched from DuckDB at a time: the result streams, and is cut at a bound as it grows.
@@ -329,7 +332,13 @@ def read_rows(
         projected = ", ".join(_projection(n, k) for n, k in enumerate(kinds, start=1))
         rows, cut, more = _fetched(relation.project(projected), kinds, limits, max_rows)
         fresh = None if stale_days is None else _freshness(con, db_path, stale_days)
-    return QueryResult(columns=columns, types=kinds, rows=rows, freshness=fresh, cut=cut, more=more)
+    counted_to = ""
+    if len(rows) + more > limits.rows:  # counted one past the bound: the result is past it
+        more, counted_to = limits.rows - len(rows), f"{limits.rows:,} rows ({ROWS_ENV})"
+    return QueryResult(
+        columns=columns, types=kinds, rows=rows, freshness=fresh, cut=cut, more=more,
+        counted_to=counted_to,
+    )  # fmt: skip
 
 
 def _fetched(
@@ -343,7 +352,7 @@ def _fetched(
     while batch := relation.fetchmany(BATCH_ROWS):
         for row in batch:
             if wanted is not None and len(rows) >= wanted:  # as many as asked for: not a cut
-                return rows, "", _counted(relation, wanted, most_rows)
+                return rows, "", _counted(relation, wanted, most_rows + 1)
             if len(rows) >= most_rows:
                 return rows, f"{most_rows:,} rows ({ROWS_ENV})", 0
             held += _held(row)
@@ -356,7 +365,7 @@ def _fetched(
 
 
 def _counted(relation: duckdb.DuckDBPyRelation, read: int, most: int) -> int:
-    """The relation's rows past the `read` first, up to the rows bound `most`: counted by
+    """The relation's rows past the `read` first, up to `most` rows in all: counted by
     DuckDB, none of them converted into Python (the relation is read no further)."""
     rest = relation.limit(max(most - read, 0), offset=read).aggregate("count(*)")
     return int(rest.fetchall()[0][0])

@@ -32,14 +32,14 @@ def _sql(**given: Any) -> None:
     asked = SQL.given(given)
     format, limit = OutputFormat(asked["format"]), asked["limit"]
     table = format is OutputFormat.table
-    # One open of the file for the query and the freshness notes under it. A table counts
-    # the rows it does not show, so it reads them (within the bounds); csv and json stop at
-    # --limit.
-    result = answers.sql_rows(asked, max_rows=None if table else limit)
-    if result.cut:
-        _say_cut(result.cut)
+    # One open of the file for the query and the freshness notes under it. Every format
+    # reads the rows it shows; DuckDB counts the rest (up to the rows bound), for the
+    # table's line under its rows and for the line beside csv and json.
+    result = answers.sql_rows(asked, max_rows=limit or SQL_TABLE_ROWS if table else limit)
+    if cut := result.cut or (result.counted_to if table else ""):
+        _say_cut(cut)
     if format is OutputFormat.table:
-        print_rows(out, result.columns, result.rows, max_rows=limit or SQL_TABLE_ROWS)
+        print_rows(out, result.columns, result.rows, total=len(result.rows) + result.more)
     else:
         write_rows(format, result.columns, result.rows)
         say_more_rows(err, result.more)

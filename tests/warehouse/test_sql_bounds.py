@@ -117,3 +117,39 @@ def test_bounds_read_from_the_environment(monkeypatch):
     monkeypatch.delenv("CHIPCOST_SQL_RESULT")
     monkeypatch.setenv("CHIPCOST_SQL_MEMORY", "256MB")
     assert sql_limits().result_bytes() == 256 * MB
+
+
+@pytest.mark.parametrize(("made", "more", "counted_to"), [
+    (5000, 4997, ""),  # within the bound: every row past the three counted
+    (10**12, 999_997, "1,000,000 rows (CHIPCOST_SQL_ROWS)"),  # past it: counted to the bound
+])  # fmt: skip
+def test_rows_past_a_limit_are_counted_not_read(db, made, more, counted_to):
+    """On 444acd6f a table read every row up to the rows bound to count the ones it did not
+    show: `sql --limit 3` on a ten-year warehouse's history took 20 s and 1.9 GB."""
+    tracemalloc.start()
+    try:
+        result = read_rows(db, f"SELECT range AS n FROM range({made})", max_rows=3)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [n for (n,) in result.rows] == [0, 1, 2] and result.cut == ""
+    assert (result.more, result.counted_to) == (more, counted_to)
+    assert peak < 4 * MB, f"{peak / MB:.0f} MB held for three rows"
+
+
+@pytest.mark.parametrize(("bound", "said"), [
+    ({}, ["5,000 rows (showing 3)"]),
+    ({"CHIPCOST_SQL_ROWS": "30"}, [
+        "result cut at 30 rows (CHIPCOST_SQL_ROWS): raise it, or ask for fewer rows (--limit, "
+        "or a LIMIT)",
+        "30 rows (showing 3)",
+    ]),
+])  # fmt: skip
+def test_a_table_with_a_limit_counts_the_rows_it_does_not_show(db, bound, said):
+    env = {**os.environ, "COLUMNS": "80", **bound}
+    done = run_chipcost("sql", "SELECT range AS n FROM range(5000)", "--db", str(db),
+                        "--limit", "3", env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [line.strip() for line in (done.stderr + done.stdout).splitlines()]
+    assert [line for line in lines if "rows" in line] == said
+    assert [line for line in lines if line.isdigit()] == ["0", "1", "2"]
