@@ -66,8 +66,9 @@ PLAIN_SECONDS = 5.0
 class Shown(logging.Handler):
     """What the run says as it goes, and the archive runs whose load committed, in order.
 
-    The record fields are chipcost.pipeline.runners' STARTED, FINISHED, LOADED and NOTE,
-    spelled here so that a command that fails early imports nothing of the pipeline.
+    The record fields are chipcost.pipeline.runners' STARTED, FINISHED, LOADED, NOTE and
+    REPLAYING, spelled here so that a command that fails early imports nothing of the
+    pipeline.
     """
 
     def __init__(self, runs: int | None) -> None:
@@ -79,6 +80,11 @@ class Shown(logging.Handler):
         self.started = self.said_at = time.monotonic()
 
     def emit(self, record: logging.LogRecord) -> None:
+        if (held := getattr(record, "replay_runs", None)) is not None:
+            # The runs holding a source asked for: the bar and a Ctrl-C count these.
+            self.runs = held
+            if self.bar is not None:
+                self.bar.update(self.task, total=held)
         if (total := getattr(record, "sources_started", None)) is not None:
             self.total, self.started = total, time.monotonic()
             self._step(f"fetching {total} sources", total=total, completed=0)

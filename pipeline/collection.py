@@ -35,6 +35,7 @@ from chipcost.pipeline.pending import clear_pending, is_archived_run, mark_pendi
 from chipcost.pipeline.runners import (
     LOADED,
     NOTE,
+    REPLAYING,
     STARTED,
     Future,
     Runner,
@@ -183,7 +184,9 @@ def _holding(run_dirs: list[Path], sources: list[Source]) -> list[Path]:
         )
     if without := [d.name for d in run_dirs if d not in holding]:
         progress_log.warning(
-            "%s", f"not replayed: {', '.join(without)} (no payload of {asked})", extra={NOTE: True}
+            "%s",
+            f"not replayed: {', '.join(without)} (no payload of {asked})",
+            extra={NOTE: True, REPLAYING: len(holding)},
         )
     return holding
 

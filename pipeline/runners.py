@@ -23,8 +23,10 @@ T = TypeVar("T")
 progress_log = logging.getLogger("chipcost.progress")
 # Fields of progress records: the number of sources a live fetch starts (STARTED), each
 # source's result as it finishes (FINISHED), each committed load's archive run (LOADED), a
-# warning said as a note on the command line (NOTE).
+# warning said as a note on the command line (NOTE), the runs a replay loads once the ones
+# without a source asked for are left out (REPLAYING).
 STARTED, FINISHED, LOADED, NOTE = "sources_started", "source_finished", "loaded_run", "note"
+REPLAYING = "replay_runs"
 # Concurrent fetches of a one-off command: every source at once (each host is limited on
 # its own, extract/_http.py), as Prefect's thread pool runs a deployed run's tasks.
 THREADS = 32

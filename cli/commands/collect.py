@@ -107,7 +107,7 @@ def _here(
     check_sources(settings, asked["sources"], notify)
     shown = Shown(runs)
     with (
-        interruptible(lambda: _after_interrupt(settings, runs, shown.loaded)),
+        interruptible(lambda: _after_interrupt(settings, shown.runs, shown.loaded)),
         shown_on(shown, first_line(runs, asked["replay"])),
         runners.ThreadRunner() as runner,
     ):
@@ -165,10 +165,12 @@ def _through_prefect(
 
     shown = Shown(runs)
     with (
-        interruptible(lambda: _after_interrupt(settings, runs, shown.loaded)),
+        interruptible(lambda: _after_interrupt(settings, shown.runs, shown.loaded)),
         shown_on(shown, "starting Prefect…"),
         flow_server(
-            "the collection", meanwhile, lambda: _after_interrupt(settings, runs, shown.loaded)
+            "the collection",
+            meanwhile,
+            lambda: _after_interrupt(settings, shown.runs, shown.loaded),
         ),
     ):
         from chipcost.flows import collect as collect_flow

@@ -27,3 +27,30 @@ def test_a_replay_stopped_midway_says_the_same_command_loads_the_rest(tmp_path):
         f"1 of 2 runs loaded ({RUNS[0]}) into {settings.warehouse}, each whole; nothing of the "
         "run under way. Run the same command again to load the rest (loaded runs are skipped)"
     )
+
+
+def test_a_replay_of_one_source_counts_the_runs_holding_it(tmp_path):
+    """On 444acd6f `--replay ARCHIVE --source lambda` over two runs, one holding lambda, counted
+    both: stopped after that run's load it said "1 of 2 runs loaded ... Run the same command
+    again to load the rest", where nothing was left (the bar's total was 2 as well)."""
+    import shutil
+
+    from chipcost.cli.collect_progress import Shown, shown_on
+    from chipcost.pipeline.collect import select_sources
+    from chipcost.pipeline.collection import _holding
+    from chipcost.pipeline.runners import LOADED, progress_log
+    from tests.paths import ROOT
+
+    archive = tmp_path / "archive"
+    for run, source in zip(RUNS, ["lambda", "runpod"], strict=True):
+        shutil.copytree(ROOT / "sample" / "archive" / run / source, archive / run / source)
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
+    shown = Shown(len(RUNS))
+    with shown_on(shown, "replaying"):
+        held = _holding(sorted(archive.iterdir()), select_sources(["lambda"]))
+        progress_log.info("loaded", extra={LOADED: held[0].name})
+    assert [d.name for d in held] == RUNS[:1] and shown.runs == 1
+    assert _after_interrupt(settings, shown.runs, shown.loaded) == (
+        f"every run was loaded: 1 of 1 runs ({RUNS[0]}) into {settings.warehouse}, each whole; "
+        "nothing left to load"
+    )
