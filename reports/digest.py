@@ -9,7 +9,7 @@ from chipcost.reports.data import ReportData, alike_moves, report_name, shown_mo
 from chipcost.reports.glance import moves_table, verdicts
 from chipcost.reports.labels import estimated_note
 from chipcost.reports.sections import Section, no_changes
-from chipcost.reports.tables import cheapest_table, cost_table
+from chipcost.reports.tables import cheapest_table, cost_table, table_html
 
 # Pricing buckets the e-mail shows (four columns fit a 390 px phone screen); the attached
 # report has them all.
@@ -77,7 +77,7 @@ def cheapest_per_token(data: ReportData) -> Section | None:
         "The cheapest chip for each model and workload at current prices, among the offers "
         "whose instance holds the model." + "".join(f" Your prices: {y}." for y in data.yours)
     )
-    return Section("cost", "Cost per token", explain, table.as_raw_html())
+    return Section("cost", "Cost per token", explain, table_html(table))
 
 
 def cheapest_now(data: ReportData) -> Section | None:
@@ -91,4 +91,4 @@ def cheapest_now(data: ReportData) -> Section | None:
         f"Cheapest per chip-hour at the end of {data.period.until}; 3-year commitments and "
         "more in the report." + "".join(f" Your prices: {y}." for y in data.yours)
     ) + estimated_note(shown)
-    return Section("cheapest", "Cheapest now", explain, table.as_raw_html())
+    return Section("cheapest", "Cheapest now", explain, table_html(table))

@@ -17,6 +17,7 @@ from chipcost.reports.tables import (
     coloured,
     marked_jumps,
     styled,
+    table_html,
     whole,
 )
 
@@ -42,7 +43,7 @@ def moves_table(rows: pl.DataFrame) -> str:
     # A % has no place to break; a jump's "×8.0 and back" may, between its words, to leave
     # the prices their room on a phone.
     gt = coloured(gt, ["change_pct"])
-    return styled(gt).as_raw_html()
+    return table_html(styled(gt))
 
 
 ARROW = "\u00a0→"  # with the price before it

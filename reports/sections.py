@@ -6,7 +6,6 @@ from dataclasses import dataclass, replace
 from html import escape
 
 import polars as pl
-from great_tables import GT
 
 from chipcost.core.commands import suggested
 from chipcost.core.figures import DEFAULT_SPEED
@@ -35,8 +34,7 @@ class Section:
     gist: str = ""
 
 
-def _html(gt: GT) -> str:
-    return gt.as_raw_html()
+_html = tables.table_html
 
 
 def index(data: ReportData) -> Section:

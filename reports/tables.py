@@ -37,6 +37,20 @@ TREND = nanoplot_options(
 )
 
 
+# great-tables names each column heading and row stub by an id (the column's name,
+# `stub-1`, ...) and lists them in every cell's `headers`: a page of several tables repeats
+# the ids (`spot` is a column and a section), and its `scope` attributes already tie each
+# cell to its headings.
+_HEADING_ID = re.compile(r'(<th\b[^>]*?) id="[^"]*"')
+_CELL_HEADERS = re.compile(r'(<td\b[^>]*?) headers="[^"]*"')
+
+
+def table_html(gt: GT) -> str:
+    """The table's HTML for a page of many: no id of great-tables' on a heading or a stub,
+    no `headers` list on a cell (the headings' `scope` says which cells they head)."""
+    return _CELL_HEADERS.sub(r"\1", _HEADING_ID.sub(r"\1", gt.as_raw_html()))
+
+
 def styled(gt: GT) -> GT:
     """The house look: compact, full width, system font."""
     return gt.tab_options(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import email
 import email.policy
 import re
+from collections import Counter
 
 import pytest
 
@@ -95,6 +96,10 @@ def test_the_sample_report_page_is_under_300_kb(sample_report):
     order = [page.index(f'id="{key}"') for key in ("versus", "index", "changes", "cost")]
     assert order == sorted(order)
     changes = page.split('id="changes"')[1].split("</section>")[0]
+    # Each element id once: on 444acd6f great-tables' heading ids repeated across the tables
+    # (`stub-1` eleven times, a column `spot` beside the section `spot`), 52 ids in all.
+    ids = Counter(re.findall(r'\bid="([^"]+)"', page))
+    assert [name for name, n in ids.items() if n > 1] == [] and "spot" in ids
     # The 8 largest (a header and a row each), then the 16 largest folded (two header rows,
     # rows, chip group rows at most).
     assert changes.count("<tr") <= (1 + 8) + (2 + 16 + 16)
