@@ -305,8 +305,9 @@ def sql(**asked: Any) -> pl.DataFrame:
     """An ad hoc read-only query's rows as a polars frame: one SELECT (or an EXPLAIN of one),
     under `chipcost sql`'s guard and limits. Anything else (INSERT, ATTACH, COPY, SET, ...),
     a file, another database or an extension is refused with a ChipcostError, and the read
-    runs within $CHIPCOST_SQL_TIMEOUT, _MEMORY and _TEMP (60 s, 2GB, 1GB). A column of a type
-    polars has none for (a calendar INTERVAL) comes as text. No rows: an empty frame."""
+    runs within $CHIPCOST_SQL_TIMEOUT, _MEMORY and _TEMP (60 s, 2GB, 1GB). An INTERVAL
+    column comes as DuckDB's text, whatever its values: polars has no type for its months and
+    days. No rows: an empty frame."""
     return answers.sql(asked, api=True)
 
 

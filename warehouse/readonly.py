@@ -210,7 +210,8 @@ def run_readonly(
     within `limits` (the read's time, memory and spill; default SqlLimits())."""
     with _sandboxed(db_path, query, wait=wait, limits=limits) as con:
         relation = con.sql(query)
-        # polars has no type for a calendar INTERVAL (months and days): those come as text.
+        # polars has no type for an INTERVAL's months and days: every INTERVAL column comes
+        # as DuckDB's text, whatever its values (a column's type does not hang on its rows).
         columns = list(zip(relation.columns, [str(t) for t in relation.types], strict=True))
         if any(kind == "INTERVAL" for _, kind in columns):
             relation = relation.project(

@@ -33,6 +33,17 @@ def test_sql_returns_a_polars_frame_of_the_query(db):
     assert empty.is_empty() and "run_id" in empty.columns
 
 
+def test_sql_gives_every_interval_column_as_text_whatever_its_values(db):
+    """One type per column, as docs/api.md says: an hours-only INTERVAL is text too."""
+    frame = chipcost.sql(
+        "SELECT INTERVAL 3 HOUR AS h, INTERVAL 2 MONTH AS m, v FROM (VALUES "
+        "(INTERVAL 1 DAY), (INTERVAL 90 MINUTE)) t(v)",
+        db=db,
+    )
+    assert frame.schema == {"h": pl.String, "m": pl.String, "v": pl.String}
+    assert frame.rows() == [("03:00:00", "2 months", "1 day"), ("03:00:00", "2 months", "01:30:00")]
+
+
 @pytest.mark.parametrize(
     ("query", "said"),
     [
